@@ -1,0 +1,190 @@
+// Builds one self-contained kiln executable per target in targets/: esbuild bundles src/main.ts with the
+// target's default config (and, on Windows, koffi's addon) embedded, then @yao-pkg/pkg --sea bakes the
+// bundle into the official Node binary of that target. Only the npm registry is contacted.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, copyFileSync, rmSync, chmodSync, renameSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+
+const repo = dirname(fileURLToPath(import.meta.url));
+const cacheDir = join(repo, '.cache');
+const packageJson = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
+
+/** Every target described in targets/, by name. */
+export function loadTargets() {
+  const dir = join(repo, 'targets');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** The target this machine can run (tests use it). */
+export function hostTarget() {
+  const os = process.platform === 'win32' ? 'win' : process.platform;
+  const found = loadTargets().find((t) => t.os === os && t.arch === process.arch);
+  if (!found) throw new Error(`no target in targets/ for this host (${os}-${process.arch})`);
+  return found;
+}
+
+/** Fetches NAME@VERSION from the npm registry once into .cache/npm and returns the unpacked folder. */
+export function npmPackage(name, version) {
+  const unpacked = join(cacheDir, 'npm', `${name.replace('/', '+')}@${version}`);
+  if (existsSync(join(unpacked, '.ok'))) return unpacked;
+  rmSync(unpacked, { recursive: true, force: true });
+  mkdirSync(unpacked, { recursive: true });
+  const tarballs = join(cacheDir, 'npm', 'tarballs');
+  mkdirSync(tarballs, { recursive: true });
+  console.log(`fetching ${name}@${version} from the npm registry`);
+  const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', tarballs, `${name}@${version}`], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const tarball = join(tarballs, out.trim().split('\n').pop());
+  execFileSync('tar', ['-xzf', tarball, '-C', unpacked, '--strip-components=1']);
+  rmSync(tarball);
+  writeFileSync(join(unpacked, '.ok'), '');
+  return unpacked;
+}
+
+/** A Node binary of the targets' version that runs on this host: pkg must generate the SEA blob with it. */
+function hostNode(version) {
+  const os = process.platform === 'win32' ? 'win' : process.platform;
+  const dir = npmPackage(`node-${os}-${process.arch}`, version);
+  return join(dir, 'bin', os === 'win' ? 'node.exe' : 'node');
+}
+
+/**
+ * Places the target's Node binary where pkg's SEA mode looks for it (~/.pkg-cache/sea under the HOME we
+ * give pkg), with the archive and extraction markers that make pkg skip its own download from nodejs.org.
+ * The Linux bases are stripped of their symbol table first where a strip for that architecture exists.
+ */
+function seedPkgCache(target, pkgHome) {
+  const version = target.node.version;
+  const sea = join(pkgHome, '.pkg-cache', 'sea');
+  mkdirSync(sea, { recursive: true });
+  const base = `node-v${version}-${target.os}-${target.arch}`;
+  const archive = join(sea, `${base}.${target.os === 'win' ? 'zip' : 'tar.gz'}`);
+  const extracted = target.os === 'win' ? join(sea, `${base}.exe`) : join(sea, base, 'bin', 'node');
+  const source = join(npmPackage(target.node.package, version), target.node.file);
+  const stamp = `${version} ${statSync(source).size} strip=${target.strip ?? 'none'}`;
+  if (existsSync(`${extracted}.ok`) && readFileSync(`${extracted}.ok`, 'utf8') === stamp) return;
+  mkdirSync(dirname(extracted), { recursive: true });
+  copyFileSync(source, extracted);
+  chmodSync(extracted, 0o755);
+  if (target.strip) {
+    if (commandExists(target.strip)) execFileSync(target.strip, ['--strip-all', extracted]);
+    else console.warn(`warning: ${target.strip} not found; ${target.name} keeps Node's symbol table`);
+  }
+  // pkg only checks that the archive exists next to its marker; it is never opened once the binary is there.
+  writeFileSync(archive, `placeholder: ${target.node.package}@${version} from the npm registry, see build.mjs\n`);
+  writeFileSync(`${archive}.ok`, '');
+  writeFileSync(`${extracted}.ok`, stamp);
+}
+
+function commandExists(cmd) {
+  try {
+    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The esbuild plugin behind `import ... from 'kiln:target'`: the build facts, default configs and
+ * (Windows only) koffi's addon for one target. Tests use it with the host target.
+ */
+export function targetPlugin(target, { embedAddon = true } = {}) {
+  return {
+    name: 'kiln-target',
+    setup(build) {
+      build.onResolve({ filter: /^kiln:target$/ }, () => ({ path: 'kiln-target', namespace: 'kiln' }));
+      build.onLoad({ filter: /.*/, namespace: 'kiln' }, () => {
+        const configs = {};
+        for (const [name, file] of Object.entries(target.defaultConfigs)) configs[name] = readFileSync(join(repo, file), 'utf8');
+        let addon = null;
+        if (target.koffi && embedAddon) {
+          const koffiVersion = JSON.parse(readFileSync(join(repo, 'node_modules/koffi/package.json'), 'utf8')).version;
+          const bytes = readFileSync(join(npmPackage(target.koffi.package, koffiVersion), target.koffi.file));
+          addon = { version: koffiVersion, sha256: createHash('sha256').update(bytes).digest('hex'), base64: bytes.toString('base64') };
+        }
+        const facts = {
+          version: packageJson.version,
+          target: { name: target.name, os: target.os, arch: target.arch, nodeVersion: target.node.version },
+          defaultConfigs: configs,
+          koffiAddon: addon,
+        };
+        return { contents: `export default ${JSON.stringify(facts)};`, loader: 'js' };
+      });
+    },
+  };
+}
+
+async function bundle(target) {
+  const outfile = join(repo, '.build', 'bundle', target.name, 'kiln.cjs');
+  await esbuild.build({
+    entryPoints: [join(repo, 'src', 'main.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node22',
+    minify: true,
+    legalComments: 'none',
+    plugins: [targetPlugin(target)],
+    logLevel: 'warning',
+  });
+  return outfile;
+}
+
+function bake(target, bundleFile, node) {
+  const pkgHome = join(cacheDir, 'pkg-home');
+  seedPkgCache(target, pkgHome);
+  const output = join(repo, target.output);
+  mkdirSync(dirname(output), { recursive: true });
+  // pkg adds .exe to Windows outputs itself, so the temporary name keeps the extension last.
+  const partial = output.replace(/(\.exe)?$/, '.partial$1');
+  rmSync(partial, { force: true });
+  execFileSync(
+    node,
+    [join(repo, 'node_modules/@yao-pkg/pkg/lib-es5/bin.js'), bundleFile, '--sea', '-t', `node${target.node.version}-${target.os}-${target.arch}`, '-o', partial],
+    { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, HOME: pkgHome, PATH: `${dirname(node)}:${process.env.PATH}` } },
+  );
+  renameSync(partial, output);
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  const bundleOnly = args.includes('--bundle-only');
+  const wanted = args.filter((a) => !a.startsWith('--'));
+  const all = loadTargets();
+  const unknown = wanted.filter((w) => !all.some((t) => t.name === w));
+  if (unknown.length) {
+    console.error(`build.mjs: unknown target(s) ${unknown.join(', ')}; known: ${all.map((t) => t.name).join(', ')}`);
+    process.exit(2);
+  }
+  const targets = wanted.length ? all.filter((t) => wanted.includes(t.name)) : all;
+  const node = bundleOnly ? null : hostNode(targets[0].node.version);
+  const sizes = [];
+  for (const target of targets) {
+    const bundleFile = await bundle(target);
+    if (bundleOnly) {
+      sizes.push([target.name, resolve(bundleFile), statSync(bundleFile).size]);
+      continue;
+    }
+    bake(target, bundleFile, node);
+    sizes.push([target.name, target.output, statSync(join(repo, target.output)).size]);
+  }
+  console.log('\nbuilt:');
+  for (const [name, file, size] of sizes) console.log(`  ${name.padEnd(12)} ${(size / 1048576).toFixed(1).padStart(6)} MB  ${file}`);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((err) => {
+    console.error(`build failed: ${err.stack ?? err}`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,57 @@
+// The shape of a subcommand and of what it is given to run.
+import type { BuildFacts } from '../build-info';
+import type { Platform } from '../platform/platform';
+import type { Log, Logger } from '../util/log';
+import type { Face } from './face';
+
+export interface FlagSpec {
+  /** Flags taking a value, without dashes. */
+  string?: string[];
+  /** Flags that are on or off. */
+  boolean?: string[];
+  /** Short or alternative names: alias → canonical name. */
+  alias?: Record<string, string>;
+  /** Flags that may be given several times (values collected in a list). */
+  repeatable?: string[];
+  /** One line per flag for --help. */
+  help?: string[];
+}
+
+export interface ParsedArgs {
+  /** Positional arguments after the command words. */
+  positional: string[];
+  flags: Record<string, string | boolean | string[] | undefined>;
+}
+
+export interface Output {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export interface CommandContext {
+  face: Face;
+  facts: BuildFacts;
+  root: string;
+  dryRun: boolean;
+  debug: boolean;
+  logger: Logger;
+  log: Log;
+  io: Output;
+  env: NodeJS.ProcessEnv;
+  /** The platform for --root (wrapped for --dry-run); made on first use. */
+  platform(): Platform;
+}
+
+export interface Command {
+  /** Words that select the command: ['version'], ['devel', 'show-config']. */
+  readonly words: string[];
+  readonly summary: string;
+  /** Usage line after the program name, e.g. 'version [--long]'. */
+  readonly usage: string;
+  readonly flags: FlagSpec;
+  /** Faces that offer the command. */
+  readonly faces: Face[];
+  /** Positional arguments accepted: [min, max] (max Infinity for any). */
+  readonly positional?: [number, number];
+  run(ctx: CommandContext, args: ParsedArgs): Promise<number>;
+}

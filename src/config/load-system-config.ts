@@ -1,0 +1,35 @@
+// Loads the system config: the embedded defaults, then cloud.cfg, cloud.cfg.d/*.cfg and /run/cloud-init/cloud.cfg.
+import type { Platform } from '../platform/platform';
+import { mergeSystemConfig } from './merge-system-config';
+import { parseYamlConfig, type ConfigMap } from './parse-yaml-config';
+
+export interface SystemConfig {
+  config: ConfigMap;
+  /** Where each layer came from, lowest first ('<embedded>' for the built-in defaults). */
+  sources: string[];
+}
+
+export const SYSTEM_CONFIG_FILE = '/etc/cloud/cloud.cfg';
+export const SYSTEM_CONFIG_DIR = '/etc/cloud/cloud.cfg.d';
+export const RUN_CONFIG_FILE = '/run/cloud-init/cloud.cfg';
+
+export async function loadSystemConfig(platform: Platform, embedded: string | undefined): Promise<SystemConfig> {
+  let config: ConfigMap = {};
+  const sources: string[] = [];
+  if (embedded !== undefined) {
+    config = parseYamlConfig(embedded, '<embedded cloud.cfg>');
+    sources.push('<embedded>');
+  }
+  const files: string[] = [SYSTEM_CONFIG_FILE];
+  if (await platform.exists(SYSTEM_CONFIG_DIR)) {
+    for (const name of await platform.listDir(SYSTEM_CONFIG_DIR)) if (name.endsWith('.cfg')) files.push(`${SYSTEM_CONFIG_DIR}/${name}`);
+  }
+  files.push(RUN_CONFIG_FILE);
+  for (const file of files) {
+    const text = await platform.readTextIfExists(file);
+    if (text === undefined) continue;
+    config = mergeSystemConfig(config, parseYamlConfig(text, file));
+    sources.push(file);
+  }
+  return { config, sources };
+}

@@ -1,0 +1,24 @@
+// Parses a YAML config text into a mapping, with errors that name the file, line and column.
+import { parseDocument } from 'yaml';
+import { ConfigError } from '../util/errors';
+
+export type ConfigMap = Record<string, unknown>;
+
+export function isConfigMap(value: unknown): value is ConfigMap {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Parses TEXT (from SOURCE, a file name for messages); an empty document is an empty mapping. */
+export function parseYamlConfig(text: string, source: string): ConfigMap {
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: false });
+  const first = doc.errors[0];
+  if (first) {
+    const pos = first.linePos?.[0];
+    const where = pos ? `${source}:${pos.line}:${pos.col}` : source;
+    throw new ConfigError(`${where}: invalid YAML: ${first.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`);
+  }
+  const value: unknown = doc.toJS({ maxAliasCount: 1000 });
+  if (value === null || value === undefined) return {};
+  if (!isConfigMap(value)) throw new ConfigError(`${source}: expected a mapping at the top level, found ${Array.isArray(value) ? 'a list' : typeof value}`);
+  return value;
+}

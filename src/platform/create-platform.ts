@@ -1,0 +1,29 @@
+// Makes the platform for this run: the only place that asks which OS kiln is running on.
+import type { BuildFacts } from '../build-info';
+import type { Log } from '../util/log';
+import { DryRunPlatform } from './dry-run-platform';
+import { LinuxPlatform } from './linux/linux-platform';
+import type { Platform } from './platform';
+import { WindowsPlatform } from './windows/windows-platform';
+
+export interface PlatformChoice {
+  root: string;
+  dryRun: boolean;
+  log: Log;
+  facts: BuildFacts;
+  env: NodeJS.ProcessEnv;
+}
+
+export function createPlatform(choice: PlatformChoice): Platform {
+  const base: Platform =
+    process.platform === 'win32'
+      ? new WindowsPlatform({ root: choice.root, log: choice.log, facts: choice.facts })
+      : new LinuxPlatform({
+          root: choice.root,
+          log: choice.log,
+          // KILN_COMMAND_ISOLATION=chroot for applying to a mounted image where namespaces are not wanted.
+          commandIsolation: choice.env.KILN_COMMAND_ISOLATION === 'chroot' ? 'chroot' : 'sandbox',
+          isolateNetwork: choice.env.KILN_ISOLATE_NETWORK === '1',
+        });
+  return choice.dryRun ? new DryRunPlatform(base) : base;
+}

@@ -1,0 +1,115 @@
+// --dry-run: reads go to the real target, every effect is recorded (and kept in memory) but never applied.
+import { posix } from 'node:path';
+import type { Effect, FileOpts, OsVersion, Platform, RunOpts, RunResult } from './platform';
+
+export class DryRunPlatform implements Platform {
+  readonly effects: Effect[] = [];
+  /** Files "written" so far, so later reads in the same run see the planned content. */
+  private readonly written = new Map<string, Uint8Array>();
+  private readonly removed = new Set<string>();
+
+  constructor(private readonly inner: Platform) {}
+
+  get root(): string {
+    return this.inner.root;
+  }
+  get os(): 'linux' | 'windows' {
+    return this.inner.os;
+  }
+  hostPath(path: string): string {
+    return this.inner.hostPath(path);
+  }
+  osVersion(): Promise<OsVersion> {
+    return this.inner.osVersion();
+  }
+
+  private key(path: string): string {
+    return posix.normalize(posix.join('/', path.replace(/\\/g, '/')));
+  }
+
+  async readFile(path: string): Promise<Uint8Array> {
+    const k = this.key(path);
+    const planned = this.written.get(k);
+    if (planned) return planned;
+    if (this.removed.has(k)) throw Object.assign(new Error(`ENOENT: ${path} (removed in this dry run)`), { code: 'ENOENT' });
+    return this.inner.readFile(path);
+  }
+  async readText(path: string): Promise<string> {
+    return Buffer.from(await this.readFile(path)).toString('utf8');
+  }
+  async readTextIfExists(path: string): Promise<string | undefined> {
+    try {
+      return await this.readText(path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+  async exists(path: string): Promise<boolean> {
+    const k = this.key(path);
+    if (this.written.has(k)) return true;
+    if (this.removed.has(k)) return false;
+    return this.inner.exists(path);
+  }
+  async listDir(path: string): Promise<string[]> {
+    const base = this.key(path);
+    const names = new Set((await this.inner.exists(path)) ? await this.inner.listDir(path) : []);
+    for (const k of this.written.keys()) if (posix.dirname(k) === base) names.add(posix.basename(k));
+    for (const k of this.removed) if (posix.dirname(k) === base) names.delete(posix.basename(k));
+    return [...names].sort();
+  }
+
+  async writeFile(path: string, data: string | Uint8Array, opts: FileOpts = {}): Promise<void> {
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    const k = this.key(path);
+    let content: Uint8Array = bytes;
+    if (opts.append) {
+      const before = (await this.exists(path)) ? await this.readFile(path) : new Uint8Array();
+      content = Buffer.concat([before, bytes]);
+    }
+    this.written.set(k, content);
+    this.removed.delete(k);
+    this.effects.push({
+      kind: 'write-file',
+      path: k,
+      bytes: bytes.length,
+      ...(opts.mode !== undefined ? { mode: opts.mode } : {}),
+      ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
+      ...(opts.append ? { append: true } : {}),
+    });
+  }
+  async mkdir(path: string, opts?: { mode?: number }): Promise<void> {
+    this.effects.push({ kind: 'mkdir', path: this.key(path), ...(opts?.mode !== undefined ? { mode: opts.mode } : {}) });
+  }
+  async remove(path: string): Promise<void> {
+    const k = this.key(path);
+    this.written.delete(k);
+    this.removed.add(k);
+    this.effects.push({ kind: 'remove', path: k });
+  }
+  async symlink(target: string, path: string): Promise<void> {
+    this.effects.push({ kind: 'symlink', path: this.key(path), target });
+  }
+  async run(cmd: string[] | string, opts: RunOpts = {}): Promise<RunResult> {
+    let shown = typeof cmd === 'string' ? cmd : cmd.join(' ');
+    for (const s of opts.secrets ?? []) if (s) shown = shown.split(s).join('REDACTED');
+    this.effects.push({ kind: 'run', command: shown });
+    return { code: 0, stdout: '', stderr: '' };
+  }
+}
+
+/** One line per effect, as `--dry-run` prints them. */
+export function describeEffect(e: Effect): string {
+  switch (e.kind) {
+    case 'write-file':
+      return `write ${e.path} (${e.bytes} bytes${e.mode !== undefined ? `, mode ${e.mode.toString(8).padStart(4, '0')}` : ''}${e.owner ? `, owner ${e.owner}` : ''}${e.append ? ', append' : ''})`;
+    case 'mkdir':
+      return `mkdir ${e.path}`;
+    case 'remove':
+      return `remove ${e.path}`;
+    case 'symlink':
+      return `symlink ${e.path} -> ${e.target}`;
+    case 'run':
+      return `run ${e.command}`;
+  }
+}

@@ -1,0 +1,199 @@
+// The Linux platform: files and commands in a target root ('/' at boot, an image or sandbox with --root).
+import { randomBytes } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import { release } from 'node:os';
+import { posix } from 'node:path';
+import type { Log } from '../../util/log';
+import { PlatformError } from '../../util/errors';
+import { execProcess } from '../../util/exec';
+import { resolveInRoot } from '../../util/paths';
+import { readOsRelease } from '../os-release';
+import type { FileOpts, OsVersion, Platform, RunOpts, RunResult } from '../platform';
+import { resolveOwner } from './passwd-lookup';
+
+export interface LinuxPlatformOptions {
+  root: string;
+  log: Log;
+  /**
+   * How commands reach a non-'/' root. 'chroot' alone (applying to a mounted image), or 'sandbox':
+   * chroot inside new UTS, IPC, mount and PID namespaces so a command such as `hostname` cannot change
+   * the host. With `isolateNetwork` the command also gets an empty network namespace.
+   */
+  commandIsolation?: 'chroot' | 'sandbox';
+  isolateNetwork?: boolean;
+}
+
+export class LinuxPlatform implements Platform {
+  readonly os = 'linux' as const;
+  readonly root: string;
+  private readonly log: Log;
+  private readonly isolation: 'chroot' | 'sandbox';
+  private readonly isolateNetwork: boolean;
+
+  constructor(opts: LinuxPlatformOptions) {
+    this.root = opts.root === '' ? '/' : posix.resolve(opts.root);
+    this.log = opts.log;
+    this.isolation = opts.commandIsolation ?? 'sandbox';
+    this.isolateNetwork = opts.isolateNetwork ?? false;
+  }
+
+  hostPath(path: string): string {
+    return this.root === '/' ? posix.normalize(posix.join('/', path)) : posix.join(this.root, posix.normalize(posix.join('/', path)));
+  }
+
+  async osVersion(): Promise<OsVersion> {
+    const rel = await readOsRelease(this);
+    return {
+      id: rel.ID ?? 'linux',
+      pretty: rel.PRETTY_NAME ?? (`${rel.NAME ?? 'Linux'} ${rel.VERSION ?? ''}`.trim()),
+      version: rel.VERSION_ID ?? '',
+      source: Object.keys(rel).length ? '/etc/os-release' : 'none (no os-release in the target)',
+      kernel: release(),
+    };
+  }
+
+  private resolve(path: string): Promise<string> {
+    return resolveInRoot(this.root, path, fsp);
+  }
+
+  async readFile(path: string): Promise<Uint8Array> {
+    return fsp.readFile(await this.resolve(path));
+  }
+
+  async readText(path: string): Promise<string> {
+    return fsp.readFile(await this.resolve(path), 'utf8');
+  }
+
+  async readTextIfExists(path: string): Promise<string | undefined> {
+    try {
+      return await this.readText(path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  async exists(path: string): Promise<boolean> {
+    try {
+      await fsp.stat(await this.resolve(path));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async listDir(path: string): Promise<string[]> {
+    return (await fsp.readdir(await this.resolve(path))).sort();
+  }
+
+  async mkdir(path: string, opts?: { mode?: number }): Promise<void> {
+    await fsp.mkdir(await this.resolve(path), { recursive: true, mode: opts?.mode ?? 0o755 });
+  }
+
+  async remove(path: string, opts?: { recursive?: boolean }): Promise<void> {
+    const host = await this.resolveParentOnly(path);
+    await fsp.rm(host, { force: true, recursive: opts?.recursive ?? false });
+  }
+
+  async symlink(target: string, path: string): Promise<void> {
+    const host = await this.resolveParentOnly(path);
+    await fsp.mkdir(posix.dirname(host), { recursive: true });
+    const temp = `${host}.kiln-${randomBytes(4).toString('hex')}`;
+    await fsp.symlink(target, temp);
+    await fsp.rename(temp, host);
+  }
+
+  /** The host path of PATH with its folder resolved but the last component kept (to act on a link itself). */
+  private async resolveParentOnly(path: string): Promise<string> {
+    const norm = posix.normalize(posix.join('/', path));
+    return posix.join(await this.resolve(posix.dirname(norm)), posix.basename(norm));
+  }
+
+  async writeFile(path: string, data: string | Uint8Array, opts: FileOpts = {}): Promise<void> {
+    const host = await this.resolve(path);
+    const dir = posix.dirname(host);
+    await fsp.mkdir(dir, { recursive: true });
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    let existing: { mode: number; uid: number; gid: number } | undefined;
+    try {
+      const st = await fsp.stat(host);
+      existing = { mode: st.mode & 0o7777, uid: st.uid, gid: st.gid };
+    } catch {
+      existing = undefined;
+    }
+    const content = opts.append && existing ? Buffer.concat([await fsp.readFile(host), bytes]) : bytes;
+    const ids = opts.owner ? await this.ownerIds(opts.owner, path) : existing ? { uid: existing.uid, gid: existing.gid } : undefined;
+    const mode = opts.mode ?? existing?.mode ?? 0o644;
+    const temp = posix.join(dir, `.${posix.basename(host)}.kiln-${randomBytes(6).toString('hex')}`);
+    const handle = await fsp.open(temp, 'wx', 0o600);
+    try {
+      await handle.writeFile(content);
+      await handle.sync();
+      if (ids) await handle.chown(ids.uid, ids.gid);
+      await handle.chmod(mode);
+    } catch (err) {
+      await handle.close();
+      await fsp.rm(temp, { force: true });
+      throw new PlatformError(`cannot write ${path}: ${(err as Error).message}`, { cause: err });
+    }
+    await handle.close();
+    try {
+      await fsp.rename(temp, host);
+    } catch (err) {
+      await fsp.rm(temp, { force: true });
+      throw new PlatformError(`cannot write ${path}: ${(err as Error).message}`, { cause: err });
+    }
+    this.log.debug(`Writing to ${path} - wb: [${mode.toString(8)}] ${content.length} bytes`);
+  }
+
+  private async ownerIds(owner: string, forPath: string): Promise<{ uid: number; gid: number }> {
+    const passwd = (await this.readTextIfExists('/etc/passwd')) ?? '';
+    const group = (await this.readTextIfExists('/etc/group')) ?? '';
+    try {
+      return resolveOwner(owner, passwd, group);
+    } catch (err) {
+      throw new PlatformError(`cannot set owner '${owner}' on ${forPath}: ${(err as Error).message}`);
+    }
+  }
+
+  /** The argv that runs CMD in the target root. */
+  commandLine(cmd: string[] | string): string[] {
+    const argv = typeof cmd === 'string' ? ['/bin/sh', '-c', cmd] : cmd;
+    if (this.root === '/') return argv;
+    const chroot = ['chroot', this.root, ...argv];
+    if (this.isolation === 'chroot') return chroot;
+    const ns = ['--uts', '--ipc', '--mount', '--pid', '--fork', '--kill-child'];
+    if (this.isolateNetwork) ns.push('--net');
+    return ['unshare', ...ns, ...chroot];
+  }
+
+  async run(cmd: string[] | string, opts: RunOpts = {}): Promise<RunResult> {
+    const argv = this.commandLine(cmd);
+    const shown = scrubAll(typeof cmd === 'string' ? cmd : cmd.join(' '), opts.secrets);
+    this.log.debug(`Running command ${shown}${this.root === '/' ? '' : ` in ${this.root}`}`);
+    const outcome = await execProcess({
+      argv,
+      ...(opts.input !== undefined ? { input: opts.input } : {}),
+      env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', ...opts.env },
+      ...(opts.cwd !== undefined ? { cwd: this.hostPath(opts.cwd) } : {}),
+      ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+    });
+    const result: RunResult = { code: outcome.code, stdout: outcome.stdout, stderr: outcome.stderr };
+    const failed = outcome.code !== 0 || outcome.timedOut || outcome.spawnError !== undefined;
+    if (failed && !opts.allowFailure) {
+      const why = outcome.spawnError
+        ? `could not start (${outcome.spawnError})`
+        : outcome.timedOut
+          ? `timed out after ${opts.timeoutMs} ms`
+          : `exited with code ${outcome.code}`;
+      throw new PlatformError(`command '${shown}' ${why}${outcome.stderr ? `: ${scrubAll(outcome.stderr.trim(), opts.secrets)}` : ''}`);
+    }
+    return result;
+  }
+}
+
+function scrubAll(text: string, secrets: string[] | undefined): string {
+  let out = text;
+  for (const s of secrets ?? []) if (s) out = out.split(s).join('REDACTED');
+  return out;
+}

@@ -1,0 +1,73 @@
+// The one seam through which kiln affects the operating system; nothing outside src/platform touches it.
+
+export interface FileOpts {
+  /** Permission bits, e.g. 0o600. Default 0o644 for new files; an existing file keeps its mode unless given. */
+  mode?: number;
+  /** Owner as `user`, `user:group`, or numeric ids; names are looked up in the target root's passwd/group. */
+  owner?: string;
+  /** Append to the file instead of replacing it (still atomic: the whole new file is renamed into place). */
+  append?: boolean;
+}
+
+export interface RunOpts {
+  /** Text written to the command's standard input. */
+  input?: string;
+  /** Extra environment variables. */
+  env?: Record<string, string>;
+  /** Working directory inside the target root. */
+  cwd?: string;
+  /** Milliseconds before the command is killed; default no limit. */
+  timeoutMs?: number;
+  /** Resolve with the exit code instead of throwing when the command fails. */
+  allowFailure?: boolean;
+  /** Strings to scrub from the logged command line and output (passwords on a command line, say). */
+  secrets?: string[];
+}
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** One recorded effect: what `--dry-run` prints and what tests assert on. */
+export type Effect =
+  | { kind: 'write-file'; path: string; bytes: number; mode?: number; owner?: string; append?: boolean }
+  | { kind: 'mkdir'; path: string; mode?: number }
+  | { kind: 'remove'; path: string }
+  | { kind: 'symlink'; path: string; target: string }
+  | { kind: 'run'; command: string };
+
+/** The operating system of the target, as far as it can be read without changing anything. */
+export interface OsVersion {
+  /** 'debian', 'ubuntu', 'rhel' … on Linux (os-release ID); 'windows' on Windows. */
+  id: string;
+  /** A line a person reads: 'Debian GNU/Linux 12 (bookworm)', 'Windows 10.0.20348'. */
+  pretty: string;
+  version: string;
+  /** Where it was read from: '/etc/os-release', 'ntdll!RtlGetVersion'. */
+  source: string;
+  kernel?: string;
+}
+
+export interface Platform {
+  /** '/' at boot; a mounted image or sandbox with --root. Paths given to methods are inside this root. */
+  readonly root: string;
+  readonly os: 'linux' | 'windows';
+  /** The host path of PATH inside the root. */
+  hostPath(path: string): string;
+  readFile(path: string): Promise<Uint8Array>;
+  readText(path: string): Promise<string>;
+  /** Like readText, but undefined when the file does not exist. */
+  readTextIfExists(path: string): Promise<string | undefined>;
+  exists(path: string): Promise<boolean>;
+  listDir(path: string): Promise<string[]>;
+  /** Writes atomically: temp file in the same folder, fsync, mode and owner set, rename. */
+  writeFile(path: string, data: string | Uint8Array, opts?: FileOpts): Promise<void>;
+  mkdir(path: string, opts?: { mode?: number }): Promise<void>;
+  remove(path: string, opts?: { recursive?: boolean }): Promise<void>;
+  symlink(target: string, path: string): Promise<void>;
+  osVersion(): Promise<OsVersion>;
+  /** Runs a command in the target root (a chroot when the root is not '/'). Argument arrays are never shell-parsed. */
+  run(cmd: string[] | string, opts?: RunOpts): Promise<RunResult>;
+}

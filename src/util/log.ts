@@ -1,0 +1,114 @@
+// Logging in cloud-init's line format (`YYYY-MM-DD HH:MM:SS,mmm - file[LEVEL]: message`) to stderr and files.
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Redactor } from './redact';
+
+export type LogLevel = 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR' | 'CRITICAL';
+
+const LEVEL_RANK: Record<LogLevel, number> = { DEBUG: 10, INFO: 20, WARNING: 30, ERROR: 40, CRITICAL: 50 };
+
+export interface LogSink {
+  readonly minLevel: LogLevel;
+  write(line: string): void;
+  close?(): void;
+}
+
+/** Formats a time as cloud-init's log does (local time, comma before milliseconds). */
+export function formatLogTime(d: Date): string {
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())},${p(d.getMilliseconds(), 3)}`;
+}
+
+export function formatLogLine(time: Date, file: string, level: LogLevel, message: string): string {
+  return `${formatLogTime(time)} - ${file}[${level}]: ${message}\n`;
+}
+
+export class StreamSink implements LogSink {
+  constructor(
+    readonly minLevel: LogLevel,
+    private readonly stream: { write(s: string): unknown },
+  ) {}
+  write(line: string): void {
+    this.stream.write(line);
+  }
+}
+
+/**
+ * Appends to a log file. Writes are synchronous on purpose: at boot a line must be on disk before a crash
+ * or reboot that may follow it, and log lines are few.
+ */
+export class FileSink implements LogSink {
+  private fd: number | null = null;
+  constructor(
+    readonly minLevel: LogLevel,
+    private readonly path: string,
+    private readonly mode = 0o640,
+  ) {}
+  write(line: string): void {
+    if (this.fd === null) {
+      mkdirSync(dirname(this.path), { recursive: true });
+      this.fd = openSync(this.path, 'a', this.mode);
+    }
+    writeSync(this.fd, line);
+  }
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+}
+
+/** Collects lines in memory (tests, dry runs). */
+export class MemorySink implements LogSink {
+  readonly lines: string[] = [];
+  constructor(readonly minLevel: LogLevel = 'DEBUG') {}
+  write(line: string): void {
+    this.lines.push(line);
+  }
+}
+
+/** The root of logging for one run: where lines go and which secrets to scrub. Pass it down; never global. */
+export class Logger {
+  private readonly sinks: LogSink[] = [];
+  constructor(
+    readonly redactor: Redactor = new Redactor(),
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  addSink(sink: LogSink): void {
+    this.sinks.push(sink);
+  }
+
+  /** A logger whose lines carry FILE in the file column, as cloud-init's carry the Python module. */
+  for(file: string): Log {
+    return new Log(this, file);
+  }
+
+  emit(file: string, level: LogLevel, message: string): void {
+    if (this.sinks.length === 0) return;
+    const line = formatLogLine(this.now(), file, level, this.redactor.scrub(message));
+    for (const sink of this.sinks) if (LEVEL_RANK[level] >= LEVEL_RANK[sink.minLevel]) sink.write(line);
+  }
+
+  close(): void {
+    for (const sink of this.sinks) sink.close?.();
+  }
+}
+
+export class Log {
+  constructor(
+    private readonly logger: Logger,
+    readonly file: string,
+  ) {}
+  debug(msg: string): void {
+    this.logger.emit(this.file, 'DEBUG', msg);
+  }
+  info(msg: string): void {
+    this.logger.emit(this.file, 'INFO', msg);
+  }
+  warn(msg: string): void {
+    this.logger.emit(this.file, 'WARNING', msg);
+  }
+  error(msg: string): void {
+    this.logger.emit(this.file, 'ERROR', msg);
+  }
+}

@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { faceFromInvocation } from '../../src/cli/face';
+import { parseInvocation } from '../../src/cli/parse-args';
+import { COMMANDS } from '../../src/cli/registry';
+import { UsageError } from '../../src/util/errors';
+
+test('the face follows the invocation name', () => {
+  assert.equal(faceFromInvocation('/usr/bin/cloud-init'), 'cloud-init');
+  assert.equal(faceFromInvocation('C:\\Program Files\\kiln\\cloudbase-init.exe'), 'cloudbase-init');
+  assert.equal(faceFromInvocation('CLOUDBASE-INIT.EXE'), 'cloudbase-init');
+  assert.equal(faceFromInvocation('/tmp/x/kiln-linux-x64'), 'kiln');
+  assert.equal(faceFromInvocation('/tmp/x/kiln', 'cloud-init'), 'cloud-init');
+});
+
+test('global flags and the command are found wherever the flags stand', () => {
+  const inv = parseInvocation(['--root', '/tmp/r', 'version', '--long', '--dry-run'], COMMANDS, 'kiln');
+  assert.deepEqual(inv.command?.words, ['version']);
+  assert.equal(inv.global.root, '/tmp/r');
+  assert.equal(inv.global.dryRun, true);
+  assert.equal(inv.args.flags.long, true);
+});
+
+test('two-word commands and their positional arguments', () => {
+  const inv = parseInvocation(['devel', 'write-file', '/etc/x', '--content', 'hi', '--mode', '0600'], COMMANDS, 'kiln');
+  assert.deepEqual(inv.command?.words, ['devel', 'write-file']);
+  assert.deepEqual(inv.args.positional, ['/etc/x']);
+  assert.equal(inv.args.flags.mode, '0600');
+});
+
+test('unknown commands, unknown flags and missing values are usage errors', () => {
+  assert.throws(() => parseInvocation(['frobnicate'], COMMANDS, 'kiln'), (e: unknown) => e instanceof UsageError && /unknown command 'frobnicate'/.test(e.message));
+  assert.throws(() => parseInvocation(['version', '--bogus'], COMMANDS, 'kiln'), (e: unknown) => e instanceof UsageError && /--bogus/.test(e.message));
+  assert.throws(() => parseInvocation(['version', 'extra'], COMMANDS, 'kiln'), /unexpected argument 'extra'/);
+  assert.throws(() => parseInvocation(['devel', 'write-file'], COMMANDS, 'kiln'), /needs 1 argument/);
+  assert.throws(() => parseInvocation(['version', '--root'], COMMANDS, 'kiln'), /--root needs a value/);
+});
+
+test('a group word alone is reported as a group', () => {
+  const inv = parseInvocation(['devel'], COMMANDS, 'kiln');
+  assert.deepEqual(inv.group, ['devel']);
+  assert.throws(() => parseInvocation(['devel', 'nope'], COMMANDS, 'kiln'), /unknown command|unexpected argument/);
+});
+
+test('--help on a command does not demand its arguments', () => {
+  const inv = parseInvocation(['devel', 'write-file', '--help'], COMMANDS, 'kiln');
+  assert.equal(inv.global.help, true);
+});

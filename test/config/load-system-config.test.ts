@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { buildFacts } from '../../src/build-info';
+import { loadSystemConfig } from '../../src/config/load-system-config';
+import { parseYamlConfig } from '../../src/config/parse-yaml-config';
+import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
+import { Logger } from '../../src/util/log';
+import { tempDir } from '../helpers/temp';
+
+test('embedded defaults < cloud.cfg < cloud.cfg.d (sorted) < /run/cloud-init/cloud.cfg', async (t) => {
+  const root = tempDir(t);
+  mkdirSync(join(root, 'etc/cloud/cloud.cfg.d'), { recursive: true });
+  mkdirSync(join(root, 'run/cloud-init'), { recursive: true });
+  writeFileSync(join(root, 'etc/cloud/cloud.cfg'), 'preserve_hostname: true\nsystem_info: {default_user: {name: admin}}\n');
+  writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/90-b.cfg'), 'datasource_list: [Ec2]\n');
+  writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/10-a.cfg'), 'datasource_list: [NoCloud]\nfoo: 1\n');
+  writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/ignored.txt'), 'foo: 2\n');
+  writeFileSync(join(root, 'run/cloud-init/cloud.cfg'), 'foo: 3\n');
+  const loaded = await loadSystemConfig(new LinuxPlatform({ root, log: new Logger().for('t') }), buildFacts.defaultConfigs['cloud.cfg']);
+  const c = loaded.config as Record<string, any>; // any: test reads nested values directly
+  assert.equal(c.preserve_hostname, true);
+  assert.deepEqual(c.datasource_list, ['Ec2']);
+  assert.equal(c.foo, 3);
+  assert.equal(c.system_info.default_user.name, 'admin');
+  assert.equal(c.system_info.default_user.shell, '/bin/bash', 'nested keys of the defaults survive');
+  assert.ok(Array.isArray(c.cloud_init_modules));
+  assert.deepEqual(loaded.sources.slice(1), ['/etc/cloud/cloud.cfg', '/etc/cloud/cloud.cfg.d/10-a.cfg', '/etc/cloud/cloud.cfg.d/90-b.cfg', '/run/cloud-init/cloud.cfg']);
+});
+
+test('bad YAML names the file, line and column', () => {
+  assert.throws(() => parseYamlConfig('a: 1\nb: [1, 2\n', '/etc/cloud/cloud.cfg'), /\/etc\/cloud\/cloud\.cfg:\d+:\d+: invalid YAML/);
+  assert.throws(() => parseYamlConfig('- 1\n', 'x.cfg'), /x\.cfg: expected a mapping/);
+});

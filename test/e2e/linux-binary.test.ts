@@ -1,0 +1,74 @@
+// The built Linux binary, run as people run it.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { builtBinary } from '../helpers/repo';
+import { need } from '../helpers/requirements';
+import { tempDir } from '../helpers/temp';
+
+const binary = builtBinary('kiln-linux-x64');
+
+function run(path: string, args: string[]) {
+  const r = spawnSync(path, args, { encoding: 'utf8', env: { ...process.env, KILN_FACE: '' } });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+test('--version and version --long', (t) => {
+  if (!need(t, binary !== undefined, 'dist/kiln-linux-x64 is not built (npm run build)')) return;
+  const v = run(binary as string, ['--version']);
+  assert.equal(v.code, 0);
+  assert.match(v.out, /^kiln \d+\.\d+\.\d+/);
+  const long = run(binary as string, ['version', '--long']);
+  assert.equal(long.code, 0, long.err);
+  assert.match(long.out, /target: linux-x64/);
+  assert.match(long.out, /node: v22\./);
+  assert.match(long.out, /os: /);
+});
+
+test('the invocation name picks the face', (t) => {
+  if (!need(t, binary !== undefined, 'dist/kiln-linux-x64 is not built (npm run build)')) return;
+  const dir = tempDir(t);
+  symlinkSync(binary as string, join(dir, 'cloud-init'));
+  symlinkSync(binary as string, join(dir, 'kiln'));
+  const ci = run(join(dir, 'cloud-init'), ['--help']);
+  assert.equal(ci.code, 0);
+  assert.match(ci.out, /^usage: cloud-init /);
+  assert.match(ci.out, /cloud-init \(kiln\)/);
+  const k = run(join(dir, 'kiln'), ['--help']);
+  assert.match(k.out, /^usage: kiln /);
+  assert.match(run(join(dir, 'cloud-init'), ['--version']).out, /^\/usr\/bin\/cloud-init /);
+});
+
+test('unknown commands and flags exit 2 with a clear message', (t) => {
+  if (!need(t, binary !== undefined, 'dist/kiln-linux-x64 is not built (npm run build)')) return;
+  const a = run(binary as string, ['frobnicate']);
+  assert.equal(a.code, 2);
+  assert.match(a.err, /unknown command 'frobnicate'/);
+  const b = run(binary as string, ['version', '--frob']);
+  assert.equal(b.code, 2);
+  assert.match(b.err, /unknown flag --frob/);
+});
+
+test('a write under --root lands there; with --dry-run it is only printed', (t) => {
+  if (!need(t, binary !== undefined, 'dist/kiln-linux-x64 is not built (npm run build)')) return;
+  const root = tempDir(t);
+  const dry = run(binary as string, ['--root', root, '--dry-run', 'devel', 'write-file', '/etc/motd', '--content', 'hi\n', '--mode', '0640']);
+  assert.equal(dry.code, 0, dry.err);
+  assert.match(dry.out, /dry run: 1 effect not applied\n {2}write \/etc\/motd \(3 bytes, mode 0640\)/);
+  assert.equal(existsSync(join(root, 'etc/motd')), false);
+  const real = run(binary as string, ['--root', root, 'devel', 'write-file', '/etc/motd', '--content', 'hi\n']);
+  assert.equal(real.code, 0, real.err);
+  assert.equal(readFileSync(join(root, 'etc/motd'), 'utf8'), 'hi\n');
+});
+
+test('the embedded default config is shown and overridden by files under --root', (t) => {
+  if (!need(t, binary !== undefined, 'dist/kiln-linux-x64 is not built (npm run build)')) return;
+  const root = tempDir(t);
+  assert.match(run(binary as string, ['devel', 'show-config', '--embedded']).out, /cloud_init_modules:/);
+  run(binary as string, ['--root', root, 'devel', 'write-file', '/etc/cloud/cloud.cfg.d/99-test.cfg', '--content', 'datasource_list: [NoCloud]\n']);
+  const shown = run(binary as string, ['--root', root, 'devel', 'show-config', '--format', 'json']);
+  assert.equal(shown.code, 0, shown.err);
+  assert.deepEqual(JSON.parse(shown.out).datasource_list, ['NoCloud']);
+});

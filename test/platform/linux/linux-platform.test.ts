@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { DryRunPlatform } from '../../../src/platform/dry-run-platform';
+import { LinuxPlatform } from '../../../src/platform/linux/linux-platform';
+import { resolveOwner } from '../../../src/platform/linux/passwd-lookup';
+import { Logger } from '../../../src/util/log';
+import { tempDir } from '../../helpers/temp';
+
+function platformAt(root: string): LinuxPlatform {
+  return new LinuxPlatform({ root, log: new Logger().for('test.ts') });
+}
+
+test('writeFile is atomic, sets the mode, and leaves no temp file behind', async (t) => {
+  const root = tempDir(t);
+  const p = platformAt(root);
+  await p.writeFile('/etc/kiln/a.conf', 'one\n', { mode: 0o600 });
+  assert.equal(readFileSync(join(root, 'etc/kiln/a.conf'), 'utf8'), 'one\n');
+  assert.equal(statSync(join(root, 'etc/kiln/a.conf')).mode & 0o777, 0o600);
+  await p.writeFile('/etc/kiln/a.conf', 'two\n', { append: true });
+  assert.equal(readFileSync(join(root, 'etc/kiln/a.conf'), 'utf8'), 'one\ntwo\n');
+  assert.equal(statSync(join(root, 'etc/kiln/a.conf')).mode & 0o777, 0o600, 'an existing file keeps its mode');
+  assert.deepEqual(readdirSync(join(root, 'etc/kiln')), ['a.conf']);
+});
+
+test('writes through an absolute symlink stay inside the root', async (t) => {
+  const root = tempDir(t);
+  mkdirSync(join(root, 'var/lib/cloud/instances/i-9'), { recursive: true });
+  symlinkSync('/var/lib/cloud/instances/i-9', join(root, 'var/lib/cloud/instance'));
+  await platformAt(root).writeFile('/var/lib/cloud/instance/boot-finished', 'x');
+  assert.equal(readFileSync(join(root, 'var/lib/cloud/instances/i-9/boot-finished'), 'utf8'), 'x');
+});
+
+test('owners are looked up in the target root', async (t) => {
+  const root = tempDir(t);
+  mkdirSync(join(root, 'etc'));
+  writeFileSync(join(root, 'etc/passwd'), 'root:x:0:0::/root:/bin/sh\nalice:x:1234:1235::/home/alice:/bin/sh\n');
+  writeFileSync(join(root, 'etc/group'), 'root:x:0:\nalice:x:1235:\nstaff:x:50:\n');
+  assert.deepEqual(resolveOwner('alice', readFileSync(join(root, 'etc/passwd'), 'utf8'), ''), { uid: 1234, gid: 1235 });
+  assert.deepEqual(resolveOwner('alice:staff', readFileSync(join(root, 'etc/passwd'), 'utf8'), readFileSync(join(root, 'etc/group'), 'utf8')), { uid: 1234, gid: 50 });
+  const p = platformAt(root);
+  await assert.rejects(p.writeFile('/x', 'y', { owner: 'mallory' }), /mallory/);
+  if (process.getuid?.() === 0) {
+    await p.writeFile('/home/alice/f', 'y', { owner: 'alice:staff' });
+    const st = statSync(join(root, 'home/alice/f'));
+    assert.equal(st.uid, 1234);
+    assert.equal(st.gid, 50);
+  }
+});
+
+test('dry runs record effects, change nothing, and read back what they planned', async (t) => {
+  const root = tempDir(t);
+  const dry = new DryRunPlatform(platformAt(root));
+  await dry.writeFile('/etc/hostname', 'web1\n', { mode: 0o644 });
+  await dry.run(['hostname', 'web1']);
+  assert.equal(await dry.readText('/etc/hostname'), 'web1\n');
+  assert.deepEqual(readdirSync(root), []);
+  assert.deepEqual(
+    dry.effects.map((e) => e.kind),
+    ['write-file', 'run'],
+  );
+});
+
+test('commands in a non-/ root run in a chroot inside new namespaces', (t) => {
+  const p = platformAt(tempDir(t));
+  const argv = p.commandLine(['hostname', 'x']);
+  assert.equal(argv[0], 'unshare');
+  assert.ok(argv.includes('--uts'));
+  assert.deepEqual(argv.slice(-4), ['chroot', p.root, 'hostname', 'x']);
+  assert.deepEqual(platformAt('/').commandLine(['true']), ['true']);
+});
