@@ -72,12 +72,15 @@ function seedPkgCache(target, pkgHome) {
   const stamp = `${version} ${statSync(source).size} strip=${target.strip ?? 'none'}`;
   if (existsSync(`${extracted}.ok`) && readFileSync(`${extracted}.ok`, 'utf8') === stamp) return;
   mkdirSync(dirname(extracted), { recursive: true });
-  copyFileSync(source, extracted);
-  chmodSync(extracted, 0o755);
+  // Prepared under a private name and renamed, so concurrent builds never see a half-written base.
+  const temp = `${extracted}.${process.pid}.tmp`;
+  copyFileSync(source, temp);
+  chmodSync(temp, 0o755);
   if (target.strip) {
-    if (commandExists(target.strip)) execFileSync(target.strip, ['--strip-all', extracted]);
+    if (commandExists(target.strip)) execFileSync(target.strip, ['--strip-all', temp]);
     else console.warn(`warning: ${target.strip} not found; ${target.name} keeps Node's symbol table`);
   }
+  renameSync(temp, extracted);
   // pkg only checks that the archive exists next to its marker; it is never opened once the binary is there.
   writeFileSync(archive, `placeholder: ${target.node.package}@${version} from the npm registry, see build.mjs\n`);
   writeFileSync(`${archive}.ok`, '');

@@ -1,0 +1,60 @@
+// The contract of a cloud-config module (cloud-init's cc_* modules).
+import type { InstanceData } from '../sources/datasource';
+import type { Platform } from '../platform/platform';
+import { KilnError } from '../util/errors';
+import type { Log } from '../util/log';
+
+export type ModuleStage = 'init' | 'config' | 'final';
+export type Frequency = 'once-per-instance' | 'always' | 'once';
+
+/** The merged cloud-config (system config < datasource < vendor data < user data). */
+export type CloudConfig = Record<string, unknown>;
+
+/** Facts about the target's distribution, read from /etc/os-release under the root. */
+export interface DistroInfo {
+  /** cloud-init's distro name: 'debian', 'ubuntu', 'rhel', 'fedora', 'centos', 'rocky', 'almalinux', 'opensuse', 'sles', 'alpine', 'arch' … */
+  name: string;
+  /** cloud-init's osfamily: 'debian', 'redhat', 'suse', 'alpine', 'arch'. */
+  family: 'debian' | 'redhat' | 'suse' | 'alpine' | 'arch' | 'unknown';
+  version: string;
+}
+
+export interface ModuleContext {
+  platform: Platform;
+  log: Log;
+  distro: DistroInfo;
+  /** The instance's data, undefined only for modules run with no datasource at all. */
+  instance: InstanceData | undefined;
+  /** /var/lib/cloud/instance (the per-instance folder inside the target root). */
+  instanceDir: string;
+  /** cloud-init's paths: cloud_dir (/var/lib/cloud), run_dir (/run/cloud-init). */
+  paths: { cloudDir: string; runDir: string };
+  /** Appends command output to /var/log/cloud-init-output.log (as cloud-init's output redirection does). */
+  output(text: string): Promise<void>;
+  /** Records a problem that did not stop the module (cloud-init's recoverable_errors). */
+  recoverable(level: 'WARNING' | 'ERROR', message: string): void;
+}
+
+export interface Module {
+  /** cloud-init's name without the cc_ prefix: 'write_files', 'set_hostname' … */
+  readonly name: string;
+  readonly stage: ModuleStage;
+  readonly frequency: Frequency;
+  /** Distros the module supports ('all' for any), as cloud-init declares them. */
+  readonly distros: string[] | 'all';
+  /** Top-level cloud-config keys that activate the module; empty means it always runs. */
+  readonly activateBy: string[];
+  run(ctx: ModuleContext, cfg: CloudConfig): Promise<void>;
+}
+
+/** A module that failed: the runner logs it with the module name and goes on with the others. */
+export class ModuleError extends KilnError {
+  override readonly name = 'ModuleError';
+  constructor(
+    readonly module: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${module}: ${message}`, options);
+  }
+}

@@ -1,0 +1,82 @@
+// The contract every datasource implements, and the one shape they all normalise to.
+import type { FilesystemFinder, FileTree } from '../devices/filesystem-finder';
+import { KilnError } from '../util/errors';
+import type { Log } from '../util/log';
+import type { Platform } from '../platform/platform';
+
+/** What every source normalises to; the runner writes instance-data.json from it. */
+export interface InstanceData {
+  instanceId: string;
+  /** cloud-init's cloud_name: 'nocloud', 'openstack', 'aws', 'none' … */
+  cloudName: string;
+  /** cloud-init's platform: 'nocloud', 'openstack', 'ec2', 'none' … */
+  platform: string;
+  /** cloud-init's subplatform: 'seed-dir (/var/lib/cloud/seed/nocloud)', 'config-disk (/dev/sr0)', 'metadata (http://…)'. */
+  subplatform: string;
+  localHostname?: string;
+  region?: string;
+  availabilityZone?: string;
+  publicKeys: string[];
+  userData?: Uint8Array;
+  vendorData?: Uint8Array;
+  /** vendor_data2.json (OpenStack) and the like, processed after vendorData. */
+  vendorData2?: Uint8Array;
+  /** Parsed network config as the source gives it; `format` says how to read `config`. */
+  networkConfig?: { format: 'v1' | 'v2' | 'openstack' | 'ec2' | 'eni'; config: unknown };
+  adminPassword?: string;
+  certificates?: string[];
+  /** Config the source contributes below vendor data (cloud-init's datasource config, e.g. Ec2's). */
+  sourceConfig?: Record<string, unknown>;
+  /** Extra files the source delivers (OpenStack `files`/content): absolute path → bytes. */
+  files?: Array<{ path: string; content: Uint8Array }>;
+  /** The raw metadata tree, for instance-data.json (`ds.meta_data`) and jinja. */
+  metadata: Record<string, unknown>;
+  /** Anything else under `ds` in instance-data.json (e.g. `ec2_metadata`, `dynamic`). */
+  extra?: Record<string, unknown>;
+}
+
+export interface DetectContext {
+  platform: Platform;
+  log: Log;
+  /** /proc/cmdline text of the target. */
+  kernelCmdline: string;
+  /** DMI fields from /sys/class/dmi/id (product_name, sys_vendor, product_uuid, chassis_asset_tag, product_serial …). */
+  dmi: Record<string, string>;
+  /** Merged system config (datasource_list, datasource: {<Name>: {...}}). */
+  config: Record<string, unknown>;
+  finder: FilesystemFinder;
+}
+
+export interface CrawlContext extends DetectContext {
+  /** This source's settings: config.datasource[<Name>], or {}. */
+  settings: Record<string, unknown>;
+  /** Base URL override (tests point sources at a mock server on 127.0.0.1). */
+  baseUrl?: string;
+  /** Aborted when the stage's total wait budget runs out. */
+  signal?: AbortSignal;
+}
+
+export interface Datasource {
+  /** cloud-init's name: 'NoCloud', 'ConfigDrive', 'OpenStack', 'Ec2', 'None'. */
+  readonly name: string;
+  /** Local sources run in the init-local stage, before networking; network ones in the init stage. */
+  readonly kind: 'local' | 'network';
+  /** Cheap: DMI, labels, files, kernel cmdline. No cloud round-trips. */
+  detect(ctx: DetectContext): Promise<boolean>;
+  /** Reads everything; throws SourceError with a clear reason. */
+  crawl(ctx: CrawlContext): Promise<InstanceData>;
+}
+
+/** A source that was detected but could not be read: names the source and what went wrong. */
+export class SourceError extends KilnError {
+  override readonly name = 'SourceError';
+  constructor(
+    readonly source: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${source}: ${message}`, options);
+  }
+}
+
+export type { FileTree };

@@ -1,0 +1,101 @@
+// A debootstrap'd Debian bookworm rootfs with Debian's cloud-init, built once and cached outside the repo:
+// the oracle for parity tests, and the sandbox for end-to-end runs of the built binary.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const ROOTFS_CACHE = process.env.KILN_ROOTFS_CACHE ?? '/var/cache/kiln-test';
+
+/** Packages beyond minbase: the real cloud-init and what its modules call in a chroot. */
+export const ROOTFS_PACKAGES = [
+  'cloud-init', 'openssh-server', 'sudo', 'passwd', 'adduser', 'locales', 'tzdata', 'netplan.io', 'ifupdown',
+  'ca-certificates', 'python3-jinja2', 'python3-yaml', 'iproute2', 'isc-dhcp-client', 'e2fsprogs', 'cloud-guest-utils',
+];
+
+const SUITE = 'bookworm';
+
+/** The Debian mirror this machine's apt uses (deb822 or one-line format), so no host is named here. */
+export function aptMirror(): string {
+  const files = ['/etc/apt/sources.list', ...listDir('/etc/apt/sources.list.d').filter((f) => /\.(list|sources)$/.test(f)).map((f) => join('/etc/apt/sources.list.d', f))];
+  for (const file of files) {
+    let text = '';
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const block of text.split(/\n\s*\n/)) {
+      const uri = /^URIs:\s*(\S+)/m.exec(block)?.[1];
+      const suites = /^Suites:\s*(.+)$/m.exec(block)?.[1] ?? '';
+      if (uri && suites.split(/\s+/).includes(SUITE) && !uri.includes('security')) return uri;
+    }
+    for (const line of text.split('\n')) {
+      const m = /^deb\s+(?:\[[^\]]*\]\s+)?(\S+)\s+(\S+)/.exec(line.trim());
+      if (m && m[2] === SUITE && !m[1]?.includes('security')) return m[1] as string;
+    }
+  }
+  throw new Error(`no apt source for Debian ${SUITE} found in /etc/apt; cannot debootstrap`);
+}
+
+function listDir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+function stamp(): string {
+  return `${SUITE} ${ROOTFS_PACKAGES.join(',')}\n`;
+}
+
+/**
+ * Returns the path of the cached rootfs, building it first when missing or stale (several minutes, once).
+ * A lock folder makes concurrent test files wait for one build.
+ */
+export function ensureDebianRootfs(): string {
+  const dir = join(ROOTFS_CACHE, `${SUITE}-cloud-init`);
+  const ok = join(dir, '.kiln-rootfs-ok');
+  if (existsSync(ok) && readFileSync(ok, 'utf8') === stamp()) return dir;
+  mkdirSync(ROOTFS_CACHE, { recursive: true });
+  const lock = join(ROOTFS_CACHE, `${SUITE}-cloud-init.lock`);
+  const deadline = Date.now() + 30 * 60_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (existsSync(ok) && readFileSync(ok, 'utf8') === stamp()) return dir;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for another build of ${dir} (remove ${lock} if stale)`);
+      spawnSync('sleep', ['2']);
+    }
+  }
+  try {
+    if (existsSync(ok) && readFileSync(ok, 'utf8') === stamp()) return dir;
+    const building = `${dir}.building`;
+    rmSync(building, { recursive: true, force: true });
+    const r = spawnSync('debootstrap', ['--variant=minbase', `--include=${ROOTFS_PACKAGES.join(',')}`, SUITE, building, aptMirror()], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    if (r.status !== 0) throw new Error(`debootstrap failed (${r.status}): ${(r.stderr || r.stdout).slice(-2000)}`);
+    // Nothing in the rootfs may start services or reach out when tests chroot into it.
+    writeFileSync(join(building, 'usr/sbin/policy-rc.d'), '#!/bin/sh\nexit 101\n', { mode: 0o755 });
+    rmSync(join(building, 'var/cache/apt/archives'), { recursive: true, force: true });
+    mkdirSync(join(building, 'var/cache/apt/archives/partial'), { recursive: true });
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(building, dir);
+    writeFileSync(ok, stamp());
+    return dir;
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/** A private copy of the cached rootfs for one test, removed by the caller (cp -a keeps owners and modes). */
+export function copyRootfs(into: string): string {
+  const src = ensureDebianRootfs();
+  const r = spawnSync('cp', ['-a', '--reflink=auto', `${src}/.`, into]);
+  if (r.status !== 0) throw new Error(`copying the rootfs failed: ${r.stderr}`);
+  return into;
+}
