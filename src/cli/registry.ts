@@ -4,6 +4,7 @@ import { develFsCatCommand } from './devel-fs-cat';
 import { develFsLsCommand } from './devel-fs-ls';
 import { develShowConfigCommand } from './devel-show-config';
 import { develWriteFileCommand } from './devel-write-file';
+import { makeSeedCommand } from './make-seed';
 import { probeCommand } from './probe';
 import { versionCommand } from './version';
 
@@ -14,4 +15,5 @@ export const COMMANDS: Command[] = [
   probeCommand,
   develFsLsCommand,
   develFsCatCommand,
+  makeSeedCommand,
 ];
