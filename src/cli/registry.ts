@@ -2,6 +2,7 @@
 import type { Command } from './command';
 import { develFsCatCommand } from './devel-fs-cat';
 import { develFsLsCommand } from './devel-fs-ls';
+import { develServeMetadataCommand } from './devel-serve-metadata';
 import { develShowConfigCommand } from './devel-show-config';
 import { develWriteFileCommand } from './devel-write-file';
 import { makeSeedCommand } from './make-seed';
@@ -16,4 +17,5 @@ export const COMMANDS: Command[] = [
   develFsLsCommand,
   develFsCatCommand,
   makeSeedCommand,
+  develServeMetadataCommand,
 ];

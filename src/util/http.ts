@@ -202,6 +202,8 @@ export class HttpClient {
     for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
     const declared = flat['content-length'] !== undefined ? Number(flat['content-length']) : undefined;
     if (declared !== undefined && declared > maxBytes) {
+      // Nobody reads the body: without a listener its abort error would surface as an uncaught exception.
+      res.body.on('error', () => undefined);
       res.body.destroy();
       throw new HttpError(url.href, 'too-large', `body of ${declared} bytes is over the ${maxBytes}-byte limit`, res.statusCode);
     }
@@ -212,6 +214,7 @@ export class HttpClient {
         const buf = chunk as Buffer;
         size += buf.length;
         if (size > maxBytes) {
+          res.body.on('error', () => undefined);
           res.body.destroy();
           throw new HttpError(url.href, 'too-large', `body is over the ${maxBytes}-byte limit`, res.statusCode);
         }

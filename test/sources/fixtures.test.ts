@@ -113,7 +113,7 @@ for (const { name, dir } of scenarios) {
     if (sc.expect === undefined && sc.expectError === undefined) return;
     // Never let a network source reach a real endpoint: its URLs must come from the mock server.
     if (source.kind === 'network') assert.ok(server, `${name}: a network source crawled without a mock server would reach real endpoints`);
-    for (const u of ((cctx0(sc).metadata_urls as string[] | undefined) ?? [])) assert.match(u, /^http:\/\/(127\.0\.0\.1|\[::1\]|\{\{url\}\})/, `${name}: metadata_urls must stay on loopback`);
+    for (const u of ((cctx0(sc).metadata_urls as string[] | undefined) ?? [])) assert.match(u, /^(http:\/\/(127\.0\.0\.1|\[::1\])[:/]|\{\{url\}\})/, `${name}: metadata_urls must stay on loopback`);
     const budget = sc.maxMs ?? 5000;
     const cctx: CrawlContext = {
       ...dctx,
