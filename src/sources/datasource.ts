@@ -55,6 +55,8 @@ export interface CrawlContext extends DetectContext {
   baseUrl?: string;
   /** Aborted when the stage's total wait budget runs out. */
   signal?: AbortSignal;
+  /** 'local' in init-local (no network configured yet), 'network' in init; unset means the network is usable. */
+  stage?: 'local' | 'network';
   /** Set when the network is not up yet (init-local): network reads happen inside a lease from it. */
   network?: EphemeralNetwork;
   /** Proxy variables for non-link-local URLs (a NoCloud seedfrom on the internet); link-local never uses them. */

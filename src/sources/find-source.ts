@@ -28,10 +28,12 @@ export async function findSource(ctx: DetectContext, candidates: readonly Dataso
   const failures: FoundSource['failures'] = [];
   for (const source of candidates) {
     if (opts.stage === 'local' && source.kind === 'network' && !opts.network) continue;
+    // NoCloud may still need the network (an http seedfrom): its crawl says so and the network stage retries it.
     if (opts.stage === 'local' && source.name === 'None') continue;
     const crawl: CrawlContext = {
       ...ctx,
       settings: sourceSettings(ctx.config, source.name),
+      stage: opts.stage,
       ...(opts.signal ? { signal: opts.signal } : {}),
       ...(opts.stage === 'local' && source.kind === 'network' && opts.network ? { network: opts.network } : {}),
       ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}),

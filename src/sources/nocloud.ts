@@ -91,6 +91,8 @@ async function readUrlSeed(ctx: CrawlContext, seedfrom: string): Promise<Seed> {
     return readTreeSeed(new FolderTree(ctx.platform, dir), base);
   }
   if (!/^https?:\/\//.test(base)) throw new SourceError('NoCloud', `seedfrom '${seedfrom}' must start with http://, https:// or file://`);
+  // cloud-init's local NoCloud leaves network seeds to NoCloudNet in the network stage; so do we, unless a lease is offered.
+  if (ctx.stage === 'local' && !ctx.network) throw new SourceError('NoCloud', `seedfrom ${base} needs the network; it is read in the network stage`);
   const timeout = Number(ctx.settings.timeout ?? 10);
   const retries = Number(ctx.settings.retries ?? 3);
   const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });

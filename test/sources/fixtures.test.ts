@@ -26,6 +26,7 @@ interface Scenario {
   settings?: Record<string, unknown>;
   serve?: { kind: 'openstack' | 'ec2' | 'nocloud'; dir: string; host?: string; imdsv2?: 'required' | 'optional' | 'disabled'; tokenUses?: number; misbehave?: Misbehaviour[] };
   baseUrl?: false;
+  stage?: 'local' | 'network';
   needsIpv6?: boolean;
   expectDetect?: boolean;
   expect?: Record<string, unknown>;
@@ -34,6 +35,7 @@ interface Scenario {
   expectAllTokened?: boolean;
   expectMinPuts?: number;
   expectNoGets?: boolean;
+  expectNoRequests?: boolean;
 }
 
 const ROOT = join(FIXTURES, 'sources');
@@ -118,6 +120,7 @@ for (const { name, dir } of scenarios) {
     const cctx: CrawlContext = {
       ...dctx,
       settings: sub(sc.settings ?? {}) as Record<string, unknown>,
+      ...(sc.stage ? { stage: sc.stage } : {}),
       ...(server && sc.baseUrl !== false && sc.source !== 'NoCloud' ? { baseUrl: server.url } : {}),
       // A hard stop well past the scenario's budget, so a hang fails the test instead of stalling the run.
       signal: AbortSignal.timeout(budget * 3),
@@ -150,6 +153,7 @@ for (const { name, dir } of scenarios) {
       const puts = server.requests.filter((r) => r.method === 'PUT').length;
       assert.ok(puts >= sc.expectMinPuts, `expected at least ${sc.expectMinPuts} token requests, saw ${puts}`);
     }
+    if (server && sc.expectNoRequests) assert.equal(server.requests.length, 0, 'no request may be sent');
     if (server && sc.expectNoGets) assert.equal(server.requests.filter((r) => r.method === 'GET').length, 0, 'no IMDSv1 GET may be sent');
     // Secrets never reach the log.
     const logged = sink.lines.join('');
