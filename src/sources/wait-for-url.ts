@@ -10,7 +10,7 @@ export interface EndpointProbe<T> {
 }
 
 /**
- * Returns the first base URL (in list order among those that answer in the same round) whose probe succeeds.
+ * Returns the first base URL whose probe succeeds (all are tried at once each round; the first answer wins).
  * Rounds repeat `retries` times with backoff, all inside `maxWait` seconds and the caller's signal.
  */
 export async function waitForEndpoint<T>(

@@ -32,6 +32,8 @@ interface Scenario {
   expect?: Record<string, unknown>;
   expectError?: string;
   maxMs?: number;
+  /** The stage's total budget given to crawl() as ctx.signal (default: 3 × maxMs, as a safety net). */
+  signalMs?: number;
   expectAllTokened?: boolean;
   expectMinPuts?: number;
   expectNoGets?: boolean;
@@ -123,7 +125,7 @@ for (const { name, dir } of scenarios) {
       ...(sc.stage ? { stage: sc.stage } : {}),
       ...(server && sc.baseUrl !== false && sc.source !== 'NoCloud' ? { baseUrl: server.url } : {}),
       // A hard stop well past the scenario's budget, so a hang fails the test instead of stalling the run.
-      signal: AbortSignal.timeout(budget * 3),
+      signal: AbortSignal.timeout(sc.signalMs ?? budget * 3),
     };
     const started = performance.now();
     let data: InstanceData | undefined;
