@@ -1,7 +1,21 @@
 // Every subcommand, in one explicit list (no registration by import side effects).
 import type { Command } from './command';
+import { develFsCatCommand } from './devel-fs-cat';
+import { develFsLsCommand } from './devel-fs-ls';
+import { develServeMetadataCommand } from './devel-serve-metadata';
 import { develShowConfigCommand } from './devel-show-config';
 import { develWriteFileCommand } from './devel-write-file';
+import { makeSeedCommand } from './make-seed';
+import { probeCommand } from './probe';
 import { versionCommand } from './version';
 
-export const COMMANDS: Command[] = [versionCommand, develShowConfigCommand, develWriteFileCommand];
+export const COMMANDS: Command[] = [
+  versionCommand,
+  develShowConfigCommand,
+  develWriteFileCommand,
+  probeCommand,
+  develFsLsCommand,
+  develFsCatCommand,
+  makeSeedCommand,
+  develServeMetadataCommand,
+];
