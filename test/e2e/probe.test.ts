@@ -125,3 +125,19 @@ test('kiln-win-x64.exe probe finds a wine drive letter labelled config-2 (GetLog
   r = runUnderWine(windows as string, ['probe', '--label', 'config-2', '--must-contain', 'openstack/latest/nothing.json'], env);
   assert.equal(r.code, 1);
 });
+
+test('kiln-win-x64.exe make-seed writes a config drive ISO that isoinfo reads', (t) => {
+  if (!need(t, windows !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
+  if (!need(t, hasCommand('wine') && hasCommand('isoinfo'), 'wine and isoinfo are needed')) return;
+  const dir = tempDir(t);
+  const seed = join(dir, 'seed');
+  mkdirSync(join(seed, 'openstack/latest'), { recursive: true });
+  writeFileSync(join(seed, 'openstack/latest/meta_data.json'), '{"uuid": "from-windows"}');
+  const out = join(dir, 'cd.iso');
+  // Z: maps to / in every wine prefix.
+  const r = runUnderWine(windows as string, ['make-seed', '--kind', 'configdrive', '-o', `Z:${out}`, `Z:${seed}`]);
+  assert.equal(r.code, 0, r.stderr);
+  const x = spawnSync('isoinfo', ['-R', '-x', '/openstack/latest/meta_data.json', '-i', out], { encoding: 'utf8' });
+  assert.equal(x.stdout, '{"uuid": "from-windows"}');
+  assert.match(spawnSync('isoinfo', ['-d', '-i', out], { encoding: 'utf8' }).stdout, /Volume id: config-2/);
+});
