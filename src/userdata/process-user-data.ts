@@ -157,13 +157,13 @@ class SourceProcessor {
       else if (enc === 'quoted-printable') body = decodeQuotedPrintable(entity.body.toString('latin1'));
       else body = entity.body;
     } catch (err) {
-      this.counter++;
       this.error(partLabel(), (err as Error).message);
+      this.counter++;
       return;
     }
     if (body.length > this.maxPart) {
-      this.counter++;
       this.error(partLabel(), `${body.length} bytes is larger than the ${this.maxPart}-byte limit for one part; part skipped`);
+      this.counter++;
       return;
     }
     await this.leaf(entity, body, depth, where);
@@ -181,8 +181,8 @@ class SourceProcessor {
         body = await gunzipBytes(body, this.maxPart);
         wasCompressed = true;
       } catch (err) {
-        this.counter++;
         this.error(provisional(), (err as Error).message);
+        this.counter++;
         return;
       }
     }
@@ -208,8 +208,8 @@ class SourceProcessor {
       const sub = typeFromStartsWith(rendered);
       const allowed: string[] = [CT.cloudConfig, CT.shellscript, CT.boothook, CT.cloudConfigJsonp];
       if (!sub || !allowed.includes(sub)) {
-        this.counter++;
         this.error(provisional(), `rendered jinja template is ${sub ?? 'of no known type'}; kiln renders templates into #cloud-config, #cloud-config-jsonp, #! scripts and #cloud-boothook only`);
+        this.counter++;
         return;
       }
       body = Buffer.from(rendered, 'utf8');
