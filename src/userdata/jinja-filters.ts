@@ -127,7 +127,7 @@ export const FILTERS: Record<string, Filter> = {
   rejectattr: (v, [attr, test, ...a]) => seq(v).filter((x) => { const y = attrOf(x, String(attr)); return !(test === undefined ? truthy(y) : runTest(String(test), y, a)); }),
   items: (v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.entries(v) : []),
   dictsort: (v) => (v && typeof v === 'object' ? Object.entries(v).sort((a, b) => compare(a[0], b[0])) : []),
-  tojson: (v, [indent]) => JSON.stringify(v ?? null, null, indent === undefined ? undefined : Number(indent)),
+  tojson: (v, [indent]) => htmlSafeJson(pyJson(v ?? null, indent === undefined ? undefined : Number(indent), 0)),
   indent: (v, [width = 4, first = false, blank = false]) => {
     const pad = typeof width === 'string' ? width : ' '.repeat(Number(width));
     return toStr(v).split('\n').map((l, i) => ((i === 0 && !first) || (!blank && l.trim() === '') ? l : pad + l)).join('\n');
@@ -143,6 +143,22 @@ export const FILTERS: Record<string, Filter> = {
   batch: (v, [n, fill]) => { const s = seq(v); const out: unknown[][] = []; for (let i = 0; i < s.length; i += Number(n)) out.push(s.slice(i, i + Number(n))); const last = out[out.length - 1]; if (fill !== undefined && last) while (last.length < Number(n)) last.push(fill); return out; },
 };
 FILTERS.d = FILTERS.default as Filter;
+
+/** Python's json.dumps(sort_keys=True) text: ', ' and ': ' separators, or an indented form. */
+function pyJson(v: unknown, indent: number | undefined, depth: number): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+  const pad = (d: number) => (indent === undefined ? '' : `\n${' '.repeat(indent * d)}`);
+  const sep = indent === undefined ? ', ' : ',';
+  if (Array.isArray(v)) return v.length === 0 ? '[]' : `[${pad(depth + 1)}${v.map((x) => pyJson(x, indent, depth + 1)).join(sep + pad(depth + 1))}${pad(depth)}]`;
+  const keys = Object.keys(v).sort();
+  if (keys.length === 0) return '{}';
+  return `{${pad(depth + 1)}${keys.map((k) => `${JSON.stringify(k)}: ${pyJson((v as Record<string, unknown>)[k], indent, depth + 1)}`).join(sep + pad(depth + 1))}${pad(depth)}}`;
+}
+
+/** Jinja's tojson escapes <, >, & and ' so the output is safe inside HTML. */
+function htmlSafeJson(s: string): string {
+  return s.replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/'/g, '\\u0027');
+}
 
 function escapeClass(s: string): string {
   return s.replace(/[\\\]^-]/g, '\\$&');
