@@ -71,13 +71,14 @@ export function entityFilename(entity: MimeEntity): string | undefined {
   return entity.params.name;
 }
 
-/** True when TEXT opens with a MIME header block (a `Content-Type:` or `MIME-Version:` line in the first block). */
-export function looksLikeMime(text: string): boolean {
-  const end = text.search(/\r?\n\r?\n/);
-  const head = end < 0 ? text.slice(0, 4096) : text.slice(0, end);
-  const lines = head.split(/\r?\n/);
-  if (!lines.every((l) => /^[!-9;-~]+:/.test(l) || /^[ \t]/.test(l))) return false;
-  return lines.some((l) => /^(content-type|mime-version):/i.test(l));
+/** cloud-init's test for a MIME message: `mime-version:` anywhere in the first 4096 bytes. */
+export function looksLikeMime(head: string): boolean {
+  return head.slice(0, 4096).toLowerCase().includes('mime-version:');
+}
+
+/** A message that opens with a Content-Type header but that cloud-init will not read as MIME (no MIME-Version). */
+export function looksLikeMimeWithoutVersion(head: string): boolean {
+  return /^content-type:\s*multipart\//i.test(head) && !looksLikeMime(head);
 }
 
 const MAX_DEPTH = 20;

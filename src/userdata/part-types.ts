@@ -41,8 +41,8 @@ export function typeFromStartsWith(text: string, dflt?: string): string | undefi
   return dflt;
 }
 
-/** Types whose real kind is read from the content (cloud-init's TYPE_NEEDED plus octet-stream). */
-export const TYPE_NEEDED = new Set<string>([CT.plain, CT.notMultipart, 'application/octet-stream']);
+/** Types whose real kind is read from the content (cloud-init's TYPE_NEEDED). */
+export const TYPE_NEEDED = new Set<string>([CT.plain, CT.notMultipart]);
 
 export const GZIP_TYPES = new Set(['application/gzip', 'application/x-gzip', 'application/x-gzip-compressed', 'application/gzip-compressed', 'application/x-compress', 'application/x-compressed']);
 

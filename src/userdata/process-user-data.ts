@@ -8,7 +8,7 @@ import { renderJinja } from './jinja-render';
 import { applyJsonPatch } from './json-patch';
 import { loadYaml, YamlSyntaxError } from './load-yaml';
 import { mergeCloudConfigPart, mergeManyConfigs } from './merge-config';
-import { entityFilename, header, looksLikeMime, parseMime, type MimeEntity, type MimeHeader } from './mime';
+import { entityFilename, header, looksLikeMime, looksLikeMimeWithoutVersion, parseMime, type MimeEntity, type MimeHeader } from './mime';
 import { CT, GZIP_TYPES, TYPE_NEEDED, typeFromStartsWith } from './part-types';
 
 export type DataSource = 'user' | 'vendor' | 'vendor2';
@@ -131,10 +131,13 @@ class SourceProcessor {
         return;
       }
     }
-    const head = bytes.subarray(0, 8192).toString('latin1');
+    const head = bytes.subarray(0, 4096).toString('latin1');
     if (looksLikeMime(head)) {
       await this.walk(parseMime(bytes), where, depth);
       return;
+    }
+    if (looksLikeMimeWithoutVersion(head)) {
+      this.error(where === 'message' ? 'MIME message' : where, 'starts with a multipart Content-Type but has no MIME-Version header, so it is read as one plain-text part (as cloud-init does); add "MIME-Version: 1.0"');
     }
     if (bytes.length > this.maxPart) {
       this.error(where, `${bytes.length} bytes is larger than the ${this.maxPart}-byte limit for one part; part skipped`);
@@ -175,22 +178,20 @@ class SourceProcessor {
     let ctype = entity.contentType;
     let body = raw;
     const provisional = () => `part-${String(this.counter + 1).padStart(3, '0')}${filename ? ` (${filename})` : ''}`;
-    let wasCompressed = false;
-    if (GZIP_TYPES.has(ctype) || isGzip(body)) {
+    if (GZIP_TYPES.has(ctype)) {
       try {
         body = await gunzipBytes(body, this.maxPart);
-        wasCompressed = true;
       } catch (err) {
         this.error(provisional(), (err as Error).message);
         this.counter++;
         return;
       }
+      ctype = CT.plain;
     }
     const charset = entity.params.charset;
     const text = () => bytesToText(body, charset);
-    if (TYPE_NEEDED.has(ctype) || wasCompressed || GZIP_TYPES.has(ctype)) {
-      ctype = typeFromStartsWith(body.subarray(0, 128).toString('utf8'), ctype === CT.notMultipart || GZIP_TYPES.has(ctype) ? CT.plain : ctype) ?? CT.plain;
-    }
+    // As cloud-init: untyped parts, and shell scripts too, take the type their first line implies.
+    if (TYPE_NEEDED.has(ctype) || ctype === CT.shellscript) ctype = typeFromStartsWith(body.subarray(0, 128).toString('utf8')) ?? ctype;
     if (ctype === CT.include || ctype === CT.includeOnce) {
       await this.include(text(), ctype === CT.includeOnce, depth, provisional());
       return;

@@ -18,7 +18,7 @@ test('a 100 MB user data is refused with a clear error; vendor data still proces
 });
 
 test('a 100 MB MIME part is skipped with an error naming it; the other parts run', async () => {
-  const head = 'Content-Type: multipart/mixed; boundary=B\n\n--B\nContent-Type: text/x-shellscript\nContent-Disposition: attachment; filename="huge.sh"\n\n#!/bin/sh\n';
+  const head = 'Content-Type: multipart/mixed; boundary=B\nMIME-Version: 1.0\n\n--B\nContent-Type: text/x-shellscript\nContent-Disposition: attachment; filename="huge.sh"\n\n#!/bin/sh\n';
   const tail = '\n--B\nContent-Type: text/x-shellscript\nContent-Disposition: attachment; filename="small.sh"\n\n#!/bin/sh\necho ok\n--B--\n';
   const data = Buffer.concat([Buffer.from(head), Buffer.alloc(100 * MB, '#'), Buffer.from(tail)]);
   const r = await processUserData({ userData: data });
