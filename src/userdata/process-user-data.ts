@@ -189,7 +189,9 @@ class SourceProcessor {
       ctype = CT.plain;
     }
     const charset = entity.params.charset;
-    const text = () => bytesToText(body, charset);
+    // Parts in another charset (iso-8859-1, utf-16 …) are re-encoded so everything after reads UTF-8.
+    if (charset && !/^(utf-?8|us-ascii|ascii)$/i.test(charset) && ctype.startsWith('text/')) body = Buffer.from(bytesToText(body, charset), 'utf8');
+    const text = () => bytesToText(body);
     // As cloud-init: untyped parts, and shell scripts too, take the type their first line implies.
     if (TYPE_NEEDED.has(ctype) || ctype === CT.shellscript) ctype = typeFromStartsWith(body.subarray(0, 128).toString('utf8')) ?? ctype;
     if (ctype === CT.include || ctype === CT.includeOnce) {

@@ -17,6 +17,7 @@ const DIFFERENT: Record<string, string> = {
   'truncated-gzip-whole': 'cloud-init turns a corrupt gzip into a text part; kiln reports the corruption',
   'truncated-gzip-part': 'cloud-init 22.4 stops processing with DecompressionError; kiln reports the part and goes on',
   'bad-base64': "Python's email module decodes bad base64 leniently; kiln reports the part",
+  'charset-latin1': 'cloud-init 22.4 ends with an empty config for the iso-8859-1 part; kiln decodes it by its charset',
   'broken-boundary-wrong': "Python's email module keeps the whole body as one part; kiln reports the missing boundary",
 };
 
