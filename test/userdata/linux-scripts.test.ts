@@ -4,7 +4,7 @@ import { existsSync, readFileSync, rmSync, statSync, readdirSync } from 'node:fs
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
-import { runBoothooks, runScriptsIn, writeUserScripts } from '../../src/userdata/linux-scripts';
+import { cleanName, runBoothooks, runScriptsIn, scriptDir, writeUserScripts } from '../../src/userdata/linux-scripts';
 import { processUserData } from '../../src/userdata/process-user-data';
 import { Logger } from '../../src/util/log';
 import { copyRootfs } from '../helpers/debian-rootfs';
@@ -102,4 +102,14 @@ test('scripts land in cloud-init folders with mode 0700 and run in the target ro
   assert.equal(again[2]?.code, -1);
   assert.match(again[2]?.error ?? '', /30-python\.py cannot run: its interpreter 'python3' \(from '#!\/usr\/bin\/env python3'\) is not installed in the target root/);
   assert.ok(existsSync(join(root, 'root/sh-ran')));
+});
+
+test('script names from user data cannot leave their folder', () => {
+  assert.equal(cleanName('../../etc/cron.d/x'), '.._.._etc_cron.d_x');
+  assert.equal(cleanName('..'), '_');
+  assert.equal(cleanName('a\nb'), 'ab');
+  assert.equal(scriptDir({ source: 'user', frequency: 'per-instance', frequencyFromType: false, kind: 'script' }, '../i'), '/var/lib/cloud/instances/.._i/scripts');
+  assert.equal(scriptDir({ source: 'vendor2', frequency: 'per-instance', frequencyFromType: false, kind: 'script' }, 'i-1'), '/var/lib/cloud/instances/i-1/scripts/vendor');
+  assert.equal(scriptDir({ source: 'user', frequency: 'per-once', frequencyFromType: true, kind: 'script' }, 'i-1'), '/var/lib/cloud/scripts/per-once');
+  assert.equal(scriptDir({ source: 'user', frequency: 'per-boot', frequencyFromType: false, kind: 'boothook' }, 'i-1'), '/var/lib/cloud/instances/i-1/boothooks');
 });
