@@ -69,6 +69,23 @@ function lex(src: string): Chunk[] {
       inner = inner.slice(0, -1);
     } else if (inner.endsWith('+')) inner = inner.slice(0, -1);
     pushText(text, line);
+    if (kind === '%' && inner.trim() === 'raw') {
+      // {% raw %}…{% endraw %}: the text between is output as it is.
+      const endRe = /\{%([-+]?)\s*endraw\s*([-+]?)%\}/g;
+      endRe.lastIndex = end + 2;
+      const m = endRe.exec(src);
+      if (!m) throw new TemplateError(tagLine, "'raw' opened here is never closed with 'endraw'");
+      let rawText = src.slice(end + 2, m.index);
+      if (stripAfter) rawText = rawText.replace(/^\s+/, '');
+      else rawText = rawText.replace(/^\r?\n/, '');
+      if (m[1] === '-') rawText = rawText.replace(/\s+$/, '');
+      if (rawText) chunks.push({ kind: 'text', text: rawText, line: tagLine });
+      line = tagLine + countNl(src.slice(start, m.index + m[0].length));
+      i = m.index + m[0].length;
+      trimNextLeading = m[2] === '-';
+      trimNextNewline = m[2] !== '-';
+      continue;
+    }
     if (kind === '{') chunks.push({ kind: 'var', text: inner, line: tagLine });
     else if (kind === '%') chunks.push({ kind: 'block', text: inner, line: tagLine });
     line = tagLine + countNl(src.slice(start, end + 2));

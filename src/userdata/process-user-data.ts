@@ -149,7 +149,12 @@ class SourceProcessor {
   private async walk(entity: MimeEntity, where: string, depth: number): Promise<void> {
     for (const d of entity.defects) this.error(where === 'message' ? 'MIME message' : where, d);
     if (entity.contentType.startsWith('multipart/')) {
-      for (const child of entity.parts) await this.walk(child, where, depth);
+      const li = header(entity, 'launch-index');
+      for (const child of entity.parts) {
+        // A Launch-Index on the message applies to the parts that carry none (cloud-init's _attach_launch_index).
+        if (li !== undefined && header(child, 'launch-index') === undefined) child.headers.push({ name: 'Launch-Index', value: li });
+        await this.walk(child, where, depth);
+      }
       return;
     }
     let body: Buffer;

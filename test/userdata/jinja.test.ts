@@ -40,6 +40,7 @@ const PARITY: string[] = [
   'x\n  {%- if true %}\nkept\n  {% endif %}\nafter\n',
   '{{ "line1\nline2" | indent(2) }}',
   'trailing newline dropped\n',
+  'a {% raw %}{{ not rendered }} {% if %}{% endraw %} b\n{% raw -%}\n  x {{ y }}\n{%- endraw %}\nz',
 ];
 
 test('fixed renders', () => {
