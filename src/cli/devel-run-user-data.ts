@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { posix } from 'node:path';
 import type { Platform } from '../platform/platform';
 import { runBoothooks, runScriptsIn, scriptDir, writeUserScripts, type ScriptOutcome, type ScriptRunContext } from '../userdata/linux-scripts';
+import { runPartHandlers } from '../userdata/part-handlers';
 import { processUserData } from '../userdata/process-user-data';
 import { processWindowsUserData } from '../userdata/windows-user-data';
 import { combineRequests, runWindowsScript, windowsHostFacts } from '../userdata/windows-runner';
@@ -44,6 +45,10 @@ async function runLinux(ctx: CommandContext, platform: Platform, args: Record<st
   for (const o of await runBoothooks(rctx, processed.boothooks)) {
     report(ctx, o);
     outcomes.push(o);
+  }
+  for (const h of await runPartHandlers(rctx, processed)) {
+    ctx.io.out(`part-handler ${h.name}: ${h.ok ? `handled ${h.handled.length} part(s)` : h.error}\n`);
+    if (!h.ok) outcomes.push({ name: h.name, path: h.name, code: -1, ok: false, stdout: '', stderr: '' });
   }
   await writeUserScripts(rctx, processed.scripts);
   const dirs = [

@@ -25,6 +25,18 @@ export interface ScriptPart {
   /** Set when the MIME type itself named the frequency (text/x-shellscript-per-*): such scripts go to /var/lib/cloud/scripts/<freq>. */
   frequencyFromType: boolean;
   content: Uint8Array;
+  /** Position among all parts processed (vendor, vendor2, then user), for part handlers. */
+  order: number;
+}
+
+/** A part of a type no built-in handler takes; a `#part-handler` listed after it may (see runPartHandlers). */
+export interface CustomPart {
+  source: DataSource;
+  name: string;
+  contentType: string;
+  headers: Record<string, string>;
+  content: Uint8Array;
+  order: number;
 }
 
 export interface PartError {
@@ -50,6 +62,8 @@ export interface ProcessedUserData {
   scripts: ScriptPart[];
   boothooks: ScriptPart[];
   partHandlers: ScriptPart[];
+  /** Parts of types no built-in handler takes (also listed in `ignored`), with their content for part handlers. */
+  customParts: CustomPart[];
   parts: PartSummary[];
   /** Parts of a type nobody handles (text/plain …): logged, never fatal. */
   ignored: Array<{ part: string; contentType: string }>;
@@ -346,6 +360,7 @@ function handleLeaves(source: DataSource, leaves: Leaf[], out: ProcessedUserData
   for (const leaf of leaves) {
     const part = `${label} ${leaf.name}`;
     out.parts.push({ source, name: leaf.name, contentType: leaf.contentType, bytes: leaf.content.length });
+    const order = out.parts.length;
     const text = () => leaf.content.toString('utf8');
     try {
       const freq = scriptFrequency(leaf.contentType);
@@ -373,18 +388,19 @@ function handleLeaves(source: DataSource, leaves: Leaf[], out: ProcessedUserData
         }
         cfg = applyJsonPatch(cfg, patch) as Record<string, unknown>;
       } else if (freq) {
-        out.scripts.push({ name: leaf.name, source, frequency: freq, kind: 'script', contentType: leaf.contentType, frequencyFromType: leaf.contentType !== CT.shellscript, content: leaf.content });
+        out.scripts.push({ name: leaf.name, source, frequency: freq, kind: 'script', contentType: leaf.contentType, frequencyFromType: leaf.contentType !== CT.shellscript, content: leaf.content, order });
       } else if (leaf.contentType === CT.boothook) {
         const t = text();
         const stripped = t.replace(/^\s*#cloud-boothook[^\n]*\n?/i, '');
-        out.boothooks.push({ name: leaf.name, source, frequency: 'per-boot', kind: 'boothook', contentType: leaf.contentType, frequencyFromType: false, content: Buffer.from(stripped, 'utf8') });
+        out.boothooks.push({ name: leaf.name, source, frequency: 'per-boot', kind: 'boothook', contentType: leaf.contentType, frequencyFromType: false, content: Buffer.from(stripped, 'utf8'), order });
       } else if (leaf.contentType === CT.partHandler) {
-        out.partHandlers.push({ name: leaf.name, source, frequency: 'per-instance', kind: 'part-handler', contentType: leaf.contentType, frequencyFromType: false, content: leaf.content });
-        throw new Error('#part-handler parts hold Python code that cloud-init imports; kiln does not run them (part skipped)');
+        out.partHandlers.push({ name: leaf.name, source, frequency: 'per-instance', kind: 'part-handler', contentType: leaf.contentType, frequencyFromType: false, content: leaf.content, order });
+        log?.info(`${part}: part handler kept for runPartHandlers (Python, run in the target root)`);
       } else if (leaf.contentType === CT.upstartJob) {
         throw new Error('#upstart-job user data is no longer supported (cloud-init dropped it too); part skipped');
       } else {
         out.ignored.push({ part, contentType: leaf.contentType });
+        out.customParts.push({ source, name: leaf.name, contentType: leaf.contentType, headers: Object.fromEntries(leaf.headers.map((h) => [h.name, h.value])), content: leaf.content, order });
         log?.warn(`Unhandled ${leaf.contentType} ${part}: ${JSON.stringify(text().slice(0, 40))}… (no handler for this type)`);
       }
     } catch (err) {
@@ -409,6 +425,7 @@ export async function processUserData(inputs: UserDataInputs, opts: ProcessOptio
     scripts: [],
     boothooks: [],
     partHandlers: [],
+    customParts: [],
     parts: [],
     ignored: [],
     errors: [],

@@ -42,6 +42,7 @@ interface Expected {
   boothooks?: ExpectedScript[];
   ignored?: Array<{ part: string; contentType: string }>;
   certificate?: boolean;
+  partHandlers?: string[];
   errors?: Array<{ part: string; match: string }>;
 }
 
@@ -144,5 +145,6 @@ for (const name of cases) {
     checkScripts(r.scripts as unknown as Array<Record<string, unknown>>, expected.scripts ?? [], 'scripts');
     checkScripts(r.boothooks as unknown as Array<Record<string, unknown>>, expected.boothooks ?? [], 'boothooks');
     if (expected.ignored) assert.deepEqual(r.ignored, expected.ignored, 'ignored');
+    assert.deepEqual(r.partHandlers.map((h) => h.name), expected.partHandlers ?? [], 'part handlers');
   });
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import { cleanName, runBoothooks, runScriptsIn, scriptDir, writeUserScripts } from '../../src/userdata/linux-scripts';
+import { runPartHandlers } from '../../src/userdata/part-handlers';
 import { processUserData } from '../../src/userdata/process-user-data';
 import { Logger } from '../../src/util/log';
 import { copyRootfs } from '../helpers/debian-rootfs';
@@ -112,4 +113,53 @@ test('script names from user data cannot leave their folder', () => {
   assert.equal(scriptDir({ source: 'vendor2', frequency: 'per-instance', frequencyFromType: false, kind: 'script' }, 'i-1'), '/var/lib/cloud/instances/i-1/scripts/vendor');
   assert.equal(scriptDir({ source: 'user', frequency: 'per-once', frequencyFromType: true, kind: 'script' }, 'i-1'), '/var/lib/cloud/scripts/per-once');
   assert.equal(scriptDir({ source: 'user', frequency: 'per-boot', frequencyFromType: false, kind: 'boothook' }, 'i-1'), '/var/lib/cloud/instances/i-1/boothooks');
+});
+
+const WITH_HANDLERS = `Content-Type: multipart/mixed; boundary="H"
+MIME-Version: 1.0
+
+--H
+Content-Type: text/x-custom
+Content-Disposition: attachment; filename="before.txt"
+
+too early for the handler
+--H
+Content-Type: text/part-handler
+Content-Disposition: attachment; filename="broken.py"
+
+#part-handler
+raise RuntimeError("broken on purpose")
+--H
+Content-Type: text/part-handler
+Content-Disposition: attachment; filename="custom.py"
+
+#part-handler
+handler_version = 2
+def list_types():
+    return ["text/x-custom"]
+def handle_part(data, ctype, filename, payload, frequency):
+    with open("/root/handler.log", "a") as f:
+        f.write("%s %s %s %s\\n" % (ctype, filename, frequency, (payload or "").strip()))
+--H
+Content-Type: text/x-custom
+Content-Disposition: attachment; filename="after.txt"
+
+handled by custom.py
+--H--
+`;
+
+test('#part-handler Python runs in the target root and gets the later parts of its types', async (t) => {
+  if (!need(t, isRoot(), 'needs root (chroot and namespaces)')) return;
+  if (!need(t, hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs unshare, chroot and debootstrap')) return;
+  const root = copyRootfs(tempDir(t, 'kiln-ud-ph-'));
+  const platform = new LinuxPlatform({ root, log: new Logger().for('test.ts') });
+  const processed = await processUserData({ userData: WITH_HANDLERS });
+  assert.deepEqual(processed.errors, []);
+  assert.deepEqual(processed.partHandlers.map((h) => h.name), ['broken.py', 'custom.py']);
+  const outcomes = await runPartHandlers({ platform, instanceId: 'iid-ph' }, processed);
+  assert.equal(outcomes[0]?.ok, false);
+  assert.match(outcomes[0]?.error ?? '', /part handler broken\.py failed \(exit 1\): RuntimeError: broken on purpose/);
+  assert.deepEqual(outcomes[1], { name: 'custom.py', types: ['text/x-custom'], handled: ['after.txt'], ok: true });
+  assert.equal(readFileSync(join(root, 'root/handler.log'), 'utf8'), ['__begin__ None once-per-instance ', 'text/x-custom after.txt once-per-instance handled by custom.py', '__end__ None once-per-instance ', ''].join('\n'));
+  assert.ok(existsSync(join(root, 'var/lib/cloud/instances/iid-ph/handlers/part-handler-001.py')));
 });
