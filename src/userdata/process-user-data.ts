@@ -242,7 +242,9 @@ class SourceProcessor {
 
   private renderTemplate(source: string, part: string): string | undefined {
     const nl = source.indexOf('\n');
-    const bodyText = nl < 0 ? '' : source.slice(nl + 1);
+    const hasHeader = /^\s*## template:\s*jinja/i.test(source);
+    const bodyText = !hasHeader ? source : nl < 0 ? '' : source.slice(nl + 1);
+    const shift = hasHeader ? 1 : 0;
     if (!this.opts.instanceData) {
       this.error(part, 'cannot render the jinja template: no instance data given');
       return undefined;
@@ -250,7 +252,7 @@ class SourceProcessor {
     try {
       return renderJinja(bodyText, jinjaVariables(this.opts.instanceData));
     } catch (err) {
-      if (err instanceof TemplateError) this.error(part, `jinja template, line ${err.line + 1}: ${err.reason}`);
+      if (err instanceof TemplateError) this.error(part, `jinja template, line ${err.line + shift}: ${err.reason}`);
       else this.error(part, `jinja template: ${(err as Error).message}`);
       return undefined;
     }
