@@ -2,6 +2,9 @@
 import type { Command } from './command';
 import { develFsCatCommand } from './devel-fs-cat';
 import { develFsLsCommand } from './devel-fs-ls';
+import { develMakeMimeCommand } from './devel-make-mime';
+import { develRenderCommand } from './devel-render';
+import { develRunUserDataCommand } from './devel-run-user-data';
 import { develServeMetadataCommand } from './devel-serve-metadata';
 import { develShowConfigCommand } from './devel-show-config';
 import { develWriteFileCommand } from './devel-write-file';
@@ -18,4 +21,7 @@ export const COMMANDS: Command[] = [
   develFsCatCommand,
   makeSeedCommand,
   develServeMetadataCommand,
+  develMakeMimeCommand,
+  develRenderCommand,
+  develRunUserDataCommand,
 ];
