@@ -9,6 +9,24 @@ async function colonNames(platform: Platform, file: string): Promise<Set<string>
   return new Set(text.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split(':')[0] as string));
 }
 
+/** A hostname file with HOSTNAME in place of its old name; comment and blank lines are kept (cloud-init's HostnameConf). */
+export function renderHostnameFile(old: string, hostname: string): string {
+  const out: string[] = [];
+  let placed = false;
+  for (const line of old.split('\n')) {
+    const t = line.trim();
+    if (!t || t.startsWith('#')) {
+      out.push(line);
+      continue;
+    }
+    if (!placed) out.push(hostname);
+    placed = true;
+  }
+  while (out.length > 0 && out[out.length - 1] === '') out.pop();
+  if (!placed) out.push(hostname);
+  return `${out.join('\n')}\n`;
+}
+
 export abstract class BaseDistro implements DistroOps {
   readonly hostnameFile: string = '/etc/hostname';
   readonly sudoGroup: string = 'sudo';
@@ -83,14 +101,19 @@ export abstract class BaseDistro implements DistroOps {
     await platform.run(['passwd', '--expire', user]);
   }
 
-  async writeHostname(platform: Platform, hostname: string): Promise<void> {
-    await platform.writeFile(this.hostnameFile, `${hostname}\n`, { mode: 0o644 });
+  async writeHostname(platform: Platform, hostname: string, file: string = this.hostnameFile): Promise<void> {
+    const old = (await platform.readTextIfExists(file)) ?? '';
+    await platform.writeFile(file, renderHostnameFile(old, hostname), { mode: 0o644 });
   }
 
-  async readHostname(platform: Platform): Promise<string | undefined> {
-    const text = await platform.readTextIfExists(this.hostnameFile);
+  async readHostname(platform: Platform, file: string = this.hostnameFile): Promise<string | undefined> {
+    const text = await platform.readTextIfExists(file);
     const line = text?.split('\n').map((l) => l.trim()).find((l) => l && !l.startsWith('#'));
     return line || undefined;
+  }
+
+  async applyHostname(platform: Platform, hostname: string): Promise<boolean> {
+    return (await platform.run(['hostname', hostname], { allowFailure: true })).code === 0;
   }
 
   abstract packageCommand(action: PackageAction, pkgs?: string[]): PackageCommand;

@@ -57,10 +57,12 @@ export interface DistroOps {
   setPasswords(platform: Platform, entries: Array<{ user: string; password: string }>, hashed: boolean): Promise<void>;
   /** Expires USER's password so it must be changed at next login. */
   expirePassword(platform: Platform, user: string): Promise<void>;
-  /** Writes the static hostname file (no hostnamectl: the target may not be running). */
-  writeHostname(platform: Platform, hostname: string): Promise<void>;
-  /** Reads the static hostname back, undefined when not set. */
-  readHostname(platform: Platform): Promise<string | undefined>;
+  /** Writes HOSTNAME into FILE (default: the static hostname file), keeping its comments; no hostnamectl, the target may not be running. */
+  writeHostname(platform: Platform, hostname: string, file?: string): Promise<void>;
+  /** Reads the hostname in FILE (default: the static hostname file), undefined when not set. */
+  readHostname(platform: Platform, file?: string): Promise<string | undefined>;
+  /** Sets the running hostname (`hostname NAME`, non-persistent); failures are only logged by callers. */
+  applyHostname(platform: Platform, hostname: string): Promise<boolean>;
   /** The package-manager command for ACTION over PKGS. */
   packageCommand(action: PackageAction, pkgs?: string[]): PackageCommand;
   /** Runs the package manager in the target root. */
