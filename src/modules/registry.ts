@@ -2,7 +2,9 @@
 import { bootcmd } from './bootcmd';
 import { caCerts } from './ca-certs';
 import type { Module } from './module';
+import { growpart } from './growpart';
 import { mounts } from './mounts';
+import { resizefs } from './resizefs';
 import { resolvConf } from './resolv-conf';
 import { rsyslog } from './rsyslog';
 import { seedRandom } from './seed-random';
@@ -23,6 +25,8 @@ export const MODULES: readonly Module[] = [
   seedRandom,
   bootcmd,
   writeFiles,
+  growpart,
+  resizefs,
   mounts,
   setHostname,
   updateHostname,
