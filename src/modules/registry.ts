@@ -2,6 +2,7 @@
 import { bootcmd } from './bootcmd';
 import { caCerts } from './ca-certs';
 import type { Module } from './module';
+import { diskSetup } from './disk-setup';
 import { growpart } from './growpart';
 import { mounts } from './mounts';
 import { resizefs } from './resizefs';
@@ -27,6 +28,7 @@ export const MODULES: readonly Module[] = [
   writeFiles,
   growpart,
   resizefs,
+  diskSetup,
   mounts,
   setHostname,
   updateHostname,
