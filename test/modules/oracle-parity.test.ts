@@ -54,6 +54,28 @@ const SCENARIOS: Scenario[] = [
     publicKeys: [],
     files: ['/etc/hostname', '/etc/hosts', '/var/lib/cloud/data/set-hostname', '/var/lib/cloud/data/previous-hostname', '/etc/fstab', '/etc/app/a.conf', '/etc/app/b.bin', '/etc/rsyslog.d/20-cloud-config.conf'],
   },
+  {
+    name: 'localhost hosts entry, resolv.conf, legacy user and chpasswd forms',
+    modules: ['update_etc_hosts', 'users_groups', 'ssh', 'set_passwords', 'resolv_conf', 'write_files'],
+    cfg: {
+      hostname: 'node7',
+      fqdn: 'node7.lan',
+      manage_etc_hosts: 'localhost',
+      user: { name: 'admin', gecos: 'Admin User' },
+      users: { default: true, bob: { groups: ['adm'], no_create_home: false, ssh_authorized_keys: KEY_B, lock_passwd: true } },
+      disable_root: false,
+      ssh_deletekeys: false,
+      ssh_genkeytypes: [],
+      chpasswd: { list: ['bob:$6$rounds=5000$xyz$LVl9R8dY1hXGcmCaaWsWnM06bd9mtfzkTVwyBzjPjhG0JwazIM.pa1HGBNh7wmW1A7zuJALi.AU/K4mfxZkuf0'], expire: true },
+      ssh_pwauth: 'unchanged',
+      manage_resolv_conf: true,
+      resolv_conf: { nameservers: ['192.0.2.53'], searchdomains: ['lan'], options: { rotate: true, attempts: 3 } },
+      write_files: [{ path: '/opt/gz', encoding: 'gz+b64', content: 'H4sIAAAAAAAAA8tIzcnJBwCGphA2BQAAAA==', owner: 'bob:adm', permissions: 416 }, { path: '/opt/later', content: 'x', defer: true }],
+    },
+    metadata: { 'local-hostname': 'meta' },
+    publicKeys: [KEY_A],
+    files: ['/etc/hosts', '/etc/passwd', '/etc/group', '/etc/shadow', '/etc/sudoers.d/90-cloud-init-users', '/home/admin/.ssh/authorized_keys', '/home/bob/.ssh/authorized_keys', '/root/.ssh/authorized_keys', '/etc/ssh/sshd_config', '/etc/resolv.conf', '/opt/gz', '/opt/later'],
+  },
 ];
 
 /** Lines that differ by design: creation-time headers and password-change days, and Python's set order of keys. */
@@ -89,6 +111,8 @@ for (const s of SCENARIOS) {
       await mod.run(ctx, cfg);
     }
     for (const f of s.files) assert.equal(describe(kiln, f), describe(oracle, f), `${f} differs`);
+    // Only deferred files may be missing on both sides: the comparison must be of real content.
+    for (const f of s.files) if (f !== '/opt/later') assert.ok(existsSync(join(kiln, f)), `${f} was written`);
     if (s.modules.includes('ssh')) {
       const keys = (root: string) => readdirSync(join(root, 'etc/ssh')).filter((n) => n.startsWith('ssh_host_')).sort();
       assert.deepEqual(keys(kiln), keys(oracle), 'the same host key files');
