@@ -113,6 +113,9 @@ export abstract class BaseDistro implements DistroOps {
   }
 
   async applyHostname(platform: Platform, hostname: string): Promise<boolean> {
+    // Only the running system has a hostname to set; under --root (a mounted image, where commands may run
+    // in a plain chroot sharing the host's UTS namespace) the files are the whole job.
+    if (platform.root !== '/') return true;
     return (await platform.run(['hostname', hostname], { allowFailure: true })).code === 0;
   }
 
