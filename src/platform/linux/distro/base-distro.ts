@@ -101,7 +101,14 @@ export abstract class BaseDistro implements DistroOps {
     await platform.run(['passwd', '--expire', user]);
   }
 
+  /** RHEL and SUSE (systemd) write previous-hostname as the bare name, without a newline. */
+  protected readonly bareRecordFiles: boolean = false;
+
   async writeHostname(platform: Platform, hostname: string, file: string = this.hostnameFile): Promise<void> {
+    if (this.bareRecordFiles && file.endsWith('/previous-hostname')) {
+      await platform.writeFile(file, hostname);
+      return;
+    }
     const old = (await platform.readTextIfExists(file)) ?? '';
     await platform.writeFile(file, renderHostnameFile(old, hostname), { mode: 0o644 });
   }
