@@ -213,16 +213,26 @@ function renderSubnetRoutes(cfg: IfCfg, subnets: Subnet[], flavor: Flavor): void
   }
 }
 
-function renderResolvConf(ns: NetworkState): string | undefined {
+function renderResolvConf(ns: NetworkState, existing = ''): string | undefined {
   if (!ns.dns.nameservers.length && !ns.dns.search.length) return undefined;
+  const header = '; Created by cloud-init on instance boot automatically, do not edit.\n;';
+  const kept: string[] = [];
   const servers: string[] = [];
-  for (const n of ns.dns.nameservers) if (!servers.includes(n) && servers.length < 3) servers.push(n);
   const search: string[] = [];
+  for (const line of existing.split('\n')) {
+    const m = /^\s*(nameserver|search|domain)\s+(.*)$/.exec(line);
+    if (m?.[1] === 'nameserver') servers.push((m[2] as string).trim());
+    else if (m?.[1] === 'search') search.push(...(m[2] as string).trim().split(/\s+/));
+    else if (line !== '' || kept.length) kept.push(line);
+  }
+  for (const n of ns.dns.nameservers) if (!servers.includes(n) && servers.length < 3) servers.push(n);
   for (const d of ns.dns.search) if (!search.includes(d)) search.push(d);
-  let out = '; Created by cloud-init on instance boot automatically, do not edit.\n;\n';
+  while (kept.length && kept[kept.length - 1] === '') kept.pop();
+  let out = kept.join('\n');
+  if (out) out += '\n';
   for (const n of servers) out += `nameserver ${n}\n`;
   if (search.length) out += `search ${search.join(' ')}\n`;
-  return out;
+  return out.startsWith(header) ? out : `${header}\n${out}`;
 }
 
 function fill(tpl: string, base: string, name: string): string {
@@ -331,7 +341,7 @@ export function renderSysconfig(ns: NetworkState, cfg: RendererConfig): Rendered
       }
     }
   }
-  const resolv = renderResolvConf(ns);
+  const resolv = renderResolvConf(ns, cfg.existingResolvConf);
   if (resolv) files.push({ path: '/etc/resolv.conf', content: resolv });
   if (ns.dns.nameservers.length) files.push({ path: '/etc/NetworkManager/conf.d/99-cloud-init.conf', content: `${HEADER}\n[main]\ndns = none\n` });
   if (cfg.netrulesPath) files.push({ path: cfg.netrulesPath, content: renderPersistentNetRules(ns) });
