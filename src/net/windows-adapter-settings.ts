@@ -1,4 +1,5 @@
 // The model turned into what the Windows platform sets per adapter (matched by MAC): addresses, gateways, DNS, MTU.
+import { expandIpv6 } from './ip';
 import type { NetworkState, Subnet } from './model';
 import { isIpv6Subnet, isDefaultRoute } from './model';
 
@@ -105,8 +106,11 @@ export function toWindowsAdapterSettings(ns: NetworkState): WindowsNetworkPlan {
 }
 
 function sameSubnet(a: string, b: string, prefix: number): boolean {
-  if (a.includes(':') || b.includes(':')) return a.split(':').slice(0, Math.floor(prefix / 16)).join(':') === b.split(':').slice(0, Math.floor(prefix / 16)).join(':');
-  const n = (ip: string) => ip.split('.').reduce((acc, o) => (acc << 8) + Number(o), 0) >>> 0;
-  const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
-  return ((n(a) & mask) >>> 0) === ((n(b) & mask) >>> 0);
+  const bits = (ip: string) =>
+    ip.includes(':')
+      ? expandIpv6(ip).split(':').map((h) => parseInt(h, 16).toString(2).padStart(16, '0')).join('')
+      : ip.split('.').map((o) => Number(o).toString(2).padStart(8, '0')).join('');
+  const x = bits(a);
+  const y = bits(b);
+  return x.length === y.length && x.slice(0, prefix) === y.slice(0, prefix);
 }
