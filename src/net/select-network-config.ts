@@ -86,7 +86,7 @@ export function selectNetworkConfig(input: SelectInput): Selection {
     if (isDisabled(cfg)) return { disabled: true, source, reason: REASONS[source] };
     if (!present(cfg)) continue;
     const key = source === 'system_cfg' ? 'system config network' : source === 'cmdline' ? 'kernel network-config' : source === 'initramfs' ? 'initramfs' : 'datasource network';
-    return { disabled: false, source, config: cfg, state: parseNetworkInput('yaml', cfg, { macs, key }) };
+    return { disabled: false, source, config: cfg, state: parseNetworkInput('yaml', cfg, { macs, key, nics: input.nics }) };
   }
   const fb = fallbackNetworkConfig(input.nics, input.blacklistDrivers ? { blacklistDrivers: input.blacklistDrivers } : {});
   if (!fb) return { disabled: true, source: 'none', reason: 'no network config given and no NIC in /sys/class/net qualifies for the DHCP fallback' };
