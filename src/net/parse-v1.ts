@@ -17,6 +17,8 @@ const KEYS: Record<string, string[]> = {
 };
 const SUBNET_TYPES = ['loopback', 'dhcp', 'dhcp4', 'dhcp6', 'static', 'static6', 'ipv6_slaac', 'ipv6_dhcpv6-stateless', 'ipv6_dhcpv6-stateful', 'manual'];
 const SUBNET_KEYS = ['type', 'control', 'address', 'ip_address', 'netmask', 'prefix', 'broadcast', 'gateway', 'metric', 'dns_nameservers', 'dns_search', 'routes', 'mtu', 'ipv4', 'ipv6', 'description', 'dns_domain', 'pointopoint', 'scope'];
+/** Bond modes by name or by the kernel's number, as ifenslave accepts them. */
+const V1_BOND_MODES = ['balance-rr', 'active-backup', 'balance-xor', 'broadcast', '802.3ad', 'balance-tlb', 'balance-alb', '0', '1', '2', '3', '4', '5', '6'];
 const ROUTE_KEYS = ['network', 'destination', 'netmask', 'prefix', 'gateway', 'metric', 'type'];
 
 function checkRoute(r: unknown, key: string): Obj {
@@ -96,6 +98,8 @@ export function parseV1(config: unknown, key = 'network.config'): NetworkState {
     if (type === 'bond') {
       c.bond_interfaces = members(o.bond_interfaces ?? [], `${k}.bond_interfaces`, 'bond');
       if (o.params === undefined) c.params = {};
+      const mode = (c.params as Obj)['bond-mode'] ?? (c.params as Obj).bond_mode;
+      if (mode !== undefined && !V1_BOND_MODES.includes(String(mode))) throw new NetworkConfigError(`${k}.params.bond-mode`, `unknown bond mode '${String(mode)}'; expected one of ${V1_BOND_MODES.join(', ')}`);
       it.bond(c, k);
     } else if (type === 'bridge') {
       if (o.bridge_interfaces === undefined) throw new NetworkConfigError(`${k}.bridge_interfaces`, 'a bridge needs bridge_interfaces');
