@@ -54,6 +54,13 @@ test('OpenStack links that cannot be named are errors naming the link', () => {
   );
 });
 
+test('bad addresses in network_data.json are named by their place in network_data.json', () => {
+  const doc = { links: [{ id: 'a', name: 'eth0', type: 'phy' }], networks: [{ id: 'n', link: 'a', type: 'ipv4', ip_address: '10.0.0.300', netmask: '255.255.255.0' }] };
+  assert.throws(() => parseNetworkInput('openstack', doc), (e: unknown) => e instanceof NetworkConfigError && e.key === 'network_data.json.networks[0].ip_address');
+  const doc2 = { ...doc, networks: [{ ...doc.networks[0], ip_address: '10.0.0.3', routes: [{ network: '0.0.0.0', netmask: '0.0.0.0', gateway: 'router' }] }] };
+  assert.throws(() => parseNetworkInput('openstack', doc2), (e: unknown) => e instanceof NetworkConfigError && e.key === 'network_data.json.networks[0].routes[0].gateway');
+});
+
 test('a bad system config is an error, not a silent fallback to DHCP', () => {
   const nics: NicFacts[] = [{ name: 'eth0', mac: '52:54:00:00:00:01', carrier: 1, isBridge: false, isBond: false, hasMaster: false, standbyFeature: false }];
   assert.throws(
