@@ -5,7 +5,7 @@ import { NetworkConfigError } from './net-error';
 import type { Obj } from './check';
 
 export function emptyState(version: 1 | 2): NetworkState {
-  return { version, interfaces: new Map(), routes: [], dns: { nameservers: [], search: [] }, useIpv6: false };
+  return { version, interfaces: new Map(), routes: [], dns: { nameservers: [], search: [] }, useIpv6: false, warnings: [] };
 }
 
 function truthy(v: unknown): boolean {

@@ -49,7 +49,10 @@ function checkInterface(o: Obj, key: string): Obj {
   const c: Obj = { ...o };
   c.name = str(o.name, `${key}.name`);
   if (!/^[^\s/]{1,15}$/.test(c.name as string)) throw new NetworkConfigError(`${key}.name`, `'${String(c.name)}' is not a valid interface name (1-15 characters, no spaces or slashes)`);
-  if (o.mac_address !== undefined) c.mac_address = str(o.mac_address, `${key}.mac_address`);
+  if (o.mac_address !== undefined && o.mac_address !== null) {
+    c.mac_address = str(o.mac_address, `${key}.mac_address`);
+    if (!/^([0-9a-f]{2}[:-]){5,19}[0-9a-f]{2}$/i.test(c.mac_address as string)) throw new NetworkConfigError(`${key}.mac_address`, `'${String(c.mac_address)}' is not a MAC address`);
+  }
   if (o.mtu !== undefined && o.mtu !== null) c.mtu = int(o.mtu, `${key}.mtu`, 68, 65535);
   if (o['accept-ra'] !== undefined) c['accept-ra'] = bool(o['accept-ra'], `${key}.accept-ra`);
   if (o.wakeonlan !== undefined) c.wakeonlan = bool(o.wakeonlan, `${key}.wakeonlan`);

@@ -169,7 +169,10 @@ export function parseV2(doc: unknown, key = 'network', opts: V2Options = {}): Ne
         if (mac !== undefined && !/^([0-9a-f]{2}:){5,19}[0-9a-f]{2}$/i.test(mac)) throw new NetworkConfigError(`${k}.match.macaddress`, `'${mac}' is not a MAC address`);
         if (c['set-name'] !== undefined) name = str(c['set-name'], `${k}.set-name`);
         else if (mac && opts.interfacesByMac?.get(mac.toLowerCase())) name = opts.interfacesByMac.get(mac.toLowerCase()) as string;
-        if (section === 'wifis') continue; // only netplan renders wifis, as in cloud-init
+        if (section === 'wifis') {
+          state.warnings.push(`${k}: wifi configuration is only rendered by netplan; other renderers leave it out`);
+          continue;
+        }
         const driver = match.driver === undefined ? undefined : str(match.driver, `${k}.match.driver`);
         const nameGlob = match.name === undefined ? undefined : str(match.name, `${k}.match.name`);
         let targets: Array<{ name: string; mac?: string }> = [{ name, ...(mac ? { mac } : {}) }];

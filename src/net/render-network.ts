@@ -53,11 +53,12 @@ export interface RenderOptions {
 }
 
 /** Writes the files for MODEL under the platform's root; returns the renderer used and the paths written. */
-export async function renderNetwork(p: Platform, model: NetworkState, opts: RenderOptions): Promise<{ renderer: RendererName; files: string[] }> {
+export async function renderNetwork(p: Platform, model: NetworkState, opts: RenderOptions): Promise<{ renderer: RendererName; files: string[]; warnings: string[] }> {
   const renderer = opts.renderer ?? (await selectRenderer(p, opts.distro, opts.renderers));
   const cfg = rendererConfigFor(opts.distro, renderer);
   if (renderer === 'sysconfig') cfg.existingResolvConf = await p.readTextIfExists('/etc/resolv.conf');
   const files = RENDERERS[renderer].render(model, cfg);
   for (const f of files) await p.writeFile(f.path, f.content, f.mode !== undefined ? { mode: f.mode } : {});
-  return { renderer, files: files.map((f) => f.path) };
+  const warnings = renderer === 'netplan' ? [] : model.warnings;
+  return { renderer, files: files.map((f) => f.path), warnings };
 }

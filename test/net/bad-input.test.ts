@@ -35,6 +35,7 @@ const CASES: Array<[string, string, string, RegExp]> = [
   ['v1 unknown key', 'version: 1\nconfig:\n  - type: physical\n    name: eth0\n    colour: blue\n', 'network.config[0].colour', /unknown key/],
   ['v1 duplicate name', 'version: 1\nconfig:\n  - type: physical\n    name: eth0\n  - type: physical\n    name: eth0\n', 'network.config[1].name', /already defined at network.config\[0\]/],
   ['v1 bond member missing', 'version: 1\nconfig:\n  - type: physical\n    name: eth0\n  - type: bond\n    name: bond0\n    bond_interfaces: [eth0, eth1]\n', 'network.config[1].bond_interfaces[1]', /bond member 'eth1' is not defined/],
+  ['v1 bad MAC', 'version: 1\nconfig:\n  - type: physical\n    name: eth0\n    mac_address: 52-54-00\n', 'network.config[0].mac_address', /not a MAC address/],
   ['v1 bad bond mode', 'version: 1\nconfig:\n  - type: physical\n    name: eth0\n  - type: bond\n    name: bond0\n    bond_interfaces: [eth0]\n    params:\n      bond-mode: round-robin\n', 'network.config[1].params.bond-mode', /unknown bond mode 'round-robin'/],
   ['v1 bad subnet type', 'version: 1\nconfig:\n  - type: physical\n    name: eth0\n    subnets:\n      - type: dhcp7\n', 'network.config[0].subnets[0].type', /unknown subnet type/],
   ['v1 bad static address', 'version: 1\nconfig:\n  - type: physical\n    name: eth0\n    subnets:\n      - type: static\n        address: 10.1.2\n', 'network.config[0].subnets[0].address', /not an IP address/],

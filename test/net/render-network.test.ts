@@ -27,7 +27,7 @@ test('picks the first available renderer in cloud-init default order and writes 
   const { root, p } = rootWith(t, ['usr/sbin/netplan', 'usr/bin/nmcli', 'etc/NetworkManager/NetworkManager.conf']);
   assert.equal(await selectRenderer(p, 'ubuntu'), 'netplan', 'eni and sysconfig are missing, netplan comes next');
   const r = await renderNetwork(p, model(), { distro: 'ubuntu' });
-  assert.deepEqual(r, { renderer: 'netplan', files: ['/etc/netplan/50-cloud-init.yaml'] });
+  assert.deepEqual(r, { renderer: 'netplan', files: ['/etc/netplan/50-cloud-init.yaml'], warnings: [] });
   assert.match(readFileSync(join(root, 'etc/netplan/50-cloud-init.yaml'), 'utf8'), /addresses:\n {12}- 10\.0\.0\.2\/24/);
   const nm = await renderNetwork(p, model(), { distro: 'ubuntu', renderers: ['network-manager', 'netplan'] });
   assert.equal(nm.renderer, 'network-manager');
@@ -61,4 +61,11 @@ test('--dry-run records the writes and changes nothing', async (t) => {
   await renderNetwork(dry, model(), { distro: 'debian', renderer: 'networkd' });
   assert.deepEqual(dry.effects.map((e) => e.kind === 'write-file' && e.path), ['/etc/systemd/network/10-cloud-init-eth0.network']);
   assert.equal(existsSync(join(root, 'etc/systemd')), false);
+});
+
+test('wifis are rendered by netplan only; other renderers report them as a warning', async (t) => {
+  const { p } = rootWith(t, []);
+  const wifi = parseNetworkDocument({ network: { version: 2, wifis: { wlan0: { dhcp4: true, 'access-points': { ap: {} } } } } });
+  assert.deepEqual((await renderNetwork(p, wifi, { distro: 'debian', renderer: 'netplan' })).warnings, []);
+  assert.deepEqual((await renderNetwork(p, wifi, { distro: 'debian', renderer: 'networkd' })).warnings, ['network.wifis.wlan0: wifi configuration is only rendered by netplan; other renderers leave it out']);
 });
