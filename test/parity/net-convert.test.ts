@@ -94,6 +94,10 @@ test('kiln and cloud-init 22.4 net-convert write the same files for every fixtur
       const ns = parseNetworkInput(c.kind, c.load(), { macs });
       const cfg = rendererConfigFor(distroFor(c, renderer), renderer);
       if (renderer === 'netplan') cfg.features = ['dhcp-use-domains', 'ipv6-mtu'];
+      // Deliberate: kiln's networkd output adds .netdev files for bonds, bridges and VLANs and the Bond=/Bridge=/
+      // VLAN= lines that attach members (22.4 creates no virtual devices under networkd). Compared here with that
+      // switched off; test/net/fixtures checks the full output.
+      if (renderer === 'networkd') cfg.networkdNetdevs = false;
       const kiln = new Map(RENDERERS[renderer].render(ns, cfg).map((f) => [f.path, f.content]));
       const theirs = new Map(walk(out).map((f) => [`/${relative(out, f)}`, readFileSync(f, 'utf8')]));
       assert.deepEqual([...kiln.keys()].sort(), [...theirs.keys()].sort(), 'the same set of files');
