@@ -5,7 +5,6 @@ import { NetworkConfigError } from './net-error';
 
 const PHYSICAL_KEYS = ['name', 'type', 'mac_address', 'subnets', 'params', 'mtu'];
 const SUBNET_KEYS = ['type', 'address', 'netmask', 'broadcast', 'metric', 'gateway', 'pointopoint', 'scope', 'dns_nameservers', 'dns_search', 'routes'];
-const PHYSICAL_TYPES = [undefined, null, 'bgpovs', 'bridge', 'cascading', 'dvs', 'ethernet', 'hw_veb', 'hyperv', 'ovs', 'phy', 'tap', 'vhostuser', 'vif'];
 
 /** MACS maps a lower-case MAC to the interface name on this machine (names links that carry none). */
 export function convertOpenStackNetworkData(input: unknown, macs: Map<string, string>): { version: 1; config: Obj[] } {
@@ -88,9 +87,7 @@ export function convertOpenStackNetworkData(input: unknown, macs: Map<string, st
       cur.mac = String(link.vlan_mac_address);
       cur.name = name;
     } else {
-      if (!PHYSICAL_TYPES.includes(type as string)) {
-        // cloud-init warns and treats unknown link types as physical; so does kiln.
-      }
+      // Any other link type (phy, ovs, tap, vif … or one cloud-init does not know) is a physical NIC, as in cloud-init.
       Object.assign(cfg, { type: 'physical', mac_address: mac });
       if (cfg.mac_address === undefined) delete cfg.mac_address;
     }

@@ -6,6 +6,8 @@ export interface RenderedFile {
   path: string;
   content: string;
   mode?: number;
+  /** `user:group` that should own the file when that user exists in the target (networkd's systemd-network). */
+  owner?: string;
 }
 
 export type RendererName = 'eni' | 'netplan' | 'networkd' | 'sysconfig' | 'network-manager';

@@ -69,3 +69,16 @@ test('wifis are rendered by netplan only; other renderers report them as a warni
   assert.deepEqual((await renderNetwork(p, wifi, { distro: 'debian', renderer: 'netplan' })).warnings, []);
   assert.deepEqual((await renderNetwork(p, wifi, { distro: 'debian', renderer: 'networkd' })).warnings, ['network.wifis.wlan0: wifi configuration is only rendered by netplan; other renderers leave it out']);
 });
+
+test('networkd files belong to systemd-network when the target has that user; other files are 0644', async (t) => {
+  const { root, p } = rootWith(t, []);
+  mkdirSync(join(root, 'etc'), { recursive: true });
+  writeFileSync(join(root, 'etc/passwd'), 'root:x:0:0::/root:/bin/sh\nsystemd-network:x:998:997::/run/systemd:/usr/sbin/nologin\n');
+  writeFileSync(join(root, 'etc/group'), 'root:x:0:\nsystemd-network:x:997:\n');
+  await renderNetwork(p, model(), { distro: 'debian', renderer: 'networkd' });
+  const st = statSync(join(root, 'etc/systemd/network/10-cloud-init-eth0.network'));
+  assert.deepEqual([st.uid, st.gid, st.mode & 0o777], [998, 997, 0o644]);
+  const { root: bare, p: p2 } = rootWith(t, []);
+  await renderNetwork(p2, model(), { distro: 'debian', renderer: 'networkd' });
+  assert.equal(statSync(join(bare, 'etc/systemd/network/10-cloud-init-eth0.network')).uid, process.getuid?.() ?? 0, 'no such user: left as written');
+});

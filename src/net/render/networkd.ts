@@ -196,7 +196,7 @@ export const networkdRenderer: NetworkRenderer = {
   name: 'networkd',
   render(ns: NetworkState, cfg: RendererConfig): RenderedFile[] {
     const netdevs = cfg.networkdNetdevs !== false;
-    const files: RenderedFile[] = [...renderNetworkdFiles(ns, { netdevs })].map(([name, content]) => ({ path: `/etc/systemd/network/10-cloud-init-${name}.network`, content }));
+    const files: RenderedFile[] = [...renderNetworkdFiles(ns, { netdevs })].map(([name, content]) => ({ path: `/etc/systemd/network/10-cloud-init-${name}.network`, content, owner: 'systemd-network:systemd-network' }));
     if (netdevs) for (const [name, content] of renderNetdevs(ns).netdevs) files.push({ path: `/etc/systemd/network/10-cloud-init-${name}.netdev`, content });
     return files;
   },
