@@ -2,7 +2,7 @@
 // `netplan generate` in the Debian rootfs on the same v2 input must create the same devices with the same settings.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { rendererConfigFor } from '../../src/net/distro-renderer-configs';
@@ -39,8 +39,11 @@ test("kiln's .netdev files match what netplan generate makes from the same v2 in
   if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the Debian rootfs with netplan')) return;
   const cases = loadCases().filter((c) => c.kind === 'yaml' && /^\s*version:\s*2/m.test(readFileSync(c.input, 'utf8')) && /bonds:|bridges:|vlans:/.test(readFileSync(c.input, 'utf8')));
   assert.ok(cases.length > 0, 'a v2 fixture with bonds, bridges or VLANs');
+  const root = copyRootfs(tempDir(t, 'kiln-net-netdev-'));
   for (const c of cases) {
-    const root = copyRootfs(tempDir(t, 'kiln-net-netdev-'));
+    // One rootfs copy serves every case: netplan's inputs and outputs are cleared in between.
+    rmSync(join(root, 'etc/netplan'), { recursive: true, force: true });
+    rmSync(join(root, 'run/systemd'), { recursive: true, force: true });
     mkdirSync(join(root, 'etc/netplan'), { recursive: true });
     copyFileSync(c.input, join(root, 'etc/netplan/50-kiln-test.yaml'));
     const r = spawnSync('unshare', ['--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, 'netplan', 'generate'], { encoding: 'utf8' });
