@@ -3,6 +3,7 @@ import type { Command } from './command';
 import { develFsCatCommand } from './devel-fs-cat';
 import { develFsLsCommand } from './devel-fs-ls';
 import { develMakeMimeCommand } from './devel-make-mime';
+import { develNetConvertCommand } from './devel-net-convert';
 import { develRenderCommand } from './devel-render';
 import { develRunUserDataCommand } from './devel-run-user-data';
 import { develServeMetadataCommand } from './devel-serve-metadata';
@@ -24,4 +25,5 @@ export const COMMANDS: Command[] = [
   develMakeMimeCommand,
   develRenderCommand,
   develRunUserDataCommand,
+  develNetConvertCommand,
 ];
