@@ -1,0 +1,34 @@
+// What the cloudbase-init plugins and runner need from Windows beyond files and commands: registry, names, users, reboots.
+import type { RegRoot, RegValue } from './win32/registry-value';
+
+export type { RegRoot, RegValue } from './win32/registry-value';
+
+export interface WindowsSystem {
+  regGet(root: RegRoot, key: string, name: string): RegValue | undefined;
+  regSet(root: RegRoot, key: string, name: string, value: RegValue): void;
+  regList(root: RegRoot, key: string): Array<{ name: string; value: RegValue }> | undefined;
+  regListKeys(root: RegRoot, key: string): string[] | undefined;
+  regDeleteValue(root: RegRoot, key: string, name: string): void;
+  regDeleteTree(root: RegRoot, key: string): void;
+  /** The NetBIOS name in use now, and the one set for the next boot. */
+  computerName(): { active: string; pending: string };
+  /** Sets the DNS host name (and with it the NetBIOS name) for the next boot. */
+  setComputerName(name: string): void;
+  userExists(name: string): boolean;
+  createUser(name: string, password: string, opts?: { comment?: string; passwordNeverExpires?: boolean }): void;
+  setUserPassword(name: string, password: string): void;
+  /** Forces a password change at the next logon. */
+  expireUserPassword(name: string): void;
+  /** Creates the local group when missing. */
+  ensureGroup(name: string): void;
+  /** Adds USER to GROUP; no error when it already is a member. */
+  addUserToGroup(user: string, group: string): void;
+  groupMembers(group: string): string[];
+  /** Whether USER can log on with PASSWORD. */
+  checkPassword(user: string, password: string): boolean;
+  /** Sets the time zone by its Windows key name ('UTC', 'W. Europe Standard Time'). */
+  setTimeZone(keyName: string): void;
+  timeZone(): string;
+  /** Asks Windows to restart in TIMEOUT seconds (SeShutdownPrivilege enabled first). */
+  reboot(message: string, timeoutSeconds?: number): void;
+}

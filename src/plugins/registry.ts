@@ -1,0 +1,53 @@
+// Every cloudbase-init plugin kiln implements, in one explicit list, and the class paths it knows but lacks.
+import { bcdConfigPlugin } from './bcd-config';
+import { bootStatusPolicyPlugin } from './boot-status-policy';
+import { createUserPlugin } from './create-user';
+import { displayIdleTimeoutPlugin } from './display-idle-timeout';
+import { localScriptsPlugin } from './local-scripts';
+import { pageFilesPlugin } from './page-files';
+import type { Plugin } from './plugin';
+import { rdpSettingsPlugin } from './rdp-settings';
+import { sanPolicyPlugin } from './san-policy';
+import { setHostNamePlugin } from './set-host-name';
+import { setUserPasswordPlugin } from './set-user-password';
+import { trimConfigPlugin } from './trim-config';
+import { userDataPlugin } from './user-data';
+import { windowsAutoUpdatesPlugin } from './windows-auto-updates';
+import { windowsLicensingPlugin } from './windows-licensing';
+
+export const PLUGINS: Plugin[] = [
+  setHostNamePlugin,
+  createUserPlugin,
+  windowsLicensingPlugin,
+  userDataPlugin,
+  setUserPasswordPlugin,
+  localScriptsPlugin,
+  rdpSettingsPlugin,
+  windowsAutoUpdatesPlugin,
+  sanPolicyPlugin,
+  trimConfigPlugin,
+  pageFilesPlugin,
+  displayIdleTimeoutPlugin,
+  bootStatusPolicyPlugin,
+  bcdConfigPlugin,
+];
+
+/** cloudbase-init plugins kiln does not implement yet: configuring one is an error that says so. */
+export const MISSING_PLUGINS: string[] = [
+  'cloudbaseinit.plugins.common.mtu.MTUPlugin',
+  'cloudbaseinit.plugins.windows.ntpclient.NTPClientPlugin',
+  'cloudbaseinit.plugins.common.networkconfig.NetworkConfigPlugin',
+  'cloudbaseinit.plugins.common.sshpublickeys.SetUserSSHPublicKeysPlugin',
+  'cloudbaseinit.plugins.windows.extendvolumes.ExtendVolumesPlugin',
+  'cloudbaseinit.plugins.windows.winrmlistener.ConfigWinRMListenerPlugin',
+  'cloudbaseinit.plugins.windows.winrmcertificateauth.ConfigWinRMCertificateAuthPlugin',
+  'cloudbaseinit.plugins.common.ephemeraldisk.EphemeralDiskPlugin',
+  'cloudbaseinit.plugins.windows.certificates.ServerCertificatesPlugin',
+  'cloudbaseinit.plugins.windows.rdp.RDPPostCertificateThumbprintPlugin',
+];
+
+/** The plugin for a class path from the `plugins` option (the short class name alone is accepted too). */
+export function findPlugin(classPath: string, plugins: Plugin[] = PLUGINS): Plugin | undefined {
+  const short = classPath.split('.').pop();
+  return plugins.find((p) => p.classPath === classPath || p.name === classPath || p.name === short);
+}
