@@ -1,8 +1,24 @@
 // Every subcommand, in one explicit list (no registration by import side effects).
 import { cloudbaseInitRunCommand, kilnCloudbaseInitCommand } from './cloudbase-init-run';
 import type { Command } from './command';
+import { develFsCatCommand } from './devel-fs-cat';
+import { develFsLsCommand } from './devel-fs-ls';
+import { develServeMetadataCommand } from './devel-serve-metadata';
 import { develShowConfigCommand } from './devel-show-config';
 import { develWriteFileCommand } from './devel-write-file';
+import { makeSeedCommand } from './make-seed';
+import { probeCommand } from './probe';
 import { versionCommand } from './version';
 
-export const COMMANDS: Command[] = [versionCommand, develShowConfigCommand, develWriteFileCommand, cloudbaseInitRunCommand, kilnCloudbaseInitCommand];
+export const COMMANDS: Command[] = [
+  versionCommand,
+  develShowConfigCommand,
+  develWriteFileCommand,
+  probeCommand,
+  develFsLsCommand,
+  develFsCatCommand,
+  makeSeedCommand,
+  develServeMetadataCommand,
+  cloudbaseInitRunCommand,
+  kilnCloudbaseInitCommand,
+];
