@@ -1,11 +1,14 @@
 // The cloudbase-init face's default command (and `kiln cloudbase-init`): load cloudbase-init.conf and run the plugin flow.
+import { createFilesystemFinder } from '../devices/create-finder';
 import type { FilesystemFinder } from '../devices/filesystem-finder';
+import type { ConfigDriveLocation, ConfigDriveType } from '../devices/windows-finder';
 import { loadCloudbaseConf, type CloudbaseConf } from '../config/cloudbase-init-conf';
 import { DryRunPlatform } from '../platform/dry-run-platform';
 import { WindowsPlatform } from '../platform/windows/windows-platform';
 import { randomPassword } from '../plugins/random-password';
 import { runCloudbaseInit, type RunReport } from '../plugins/runner';
 import type { Datasource } from '../sources/datasource';
+import { DATASOURCES } from '../sources/registry';
 import { UsageError } from '../util/errors';
 import { FileSink, StreamSink } from '../util/log';
 import type { Command, CommandContext, ParsedArgs } from './command';
@@ -16,8 +19,12 @@ export interface WindowsSources {
   finder: FilesystemFinder;
 }
 
-function windowsSources(): WindowsSources {
-  return { datasources: [], finder: { find: async () => [] } };
+/** The real sources: kiln's datasources, and drive letters and physical drives searched in [config_drive] types × locations order. */
+function windowsSources(ctx: CommandContext, conf: CloudbaseConf): WindowsSources {
+  const types = (conf.list('types', 'config_drive') ?? []).filter((t): t is ConfigDriveType => t === 'vfat' || t === 'iso');
+  const locations = (conf.list('locations', 'config_drive') ?? []).filter((l): l is ConfigDriveLocation => l === 'cdrom' || l === 'hdd' || l === 'partition');
+  const finder = createFilesystemFinder({ os: 'windows', root: ctx.root, facts: ctx.facts, env: ctx.env, log: ctx.logger.for('configdrive.py'), types, locations });
+  return { datasources: [...DATASOURCES], finder };
 }
 
 const FLAGS = {
@@ -62,7 +69,7 @@ function summary(report: RunReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-async function run(ctx: CommandContext, args: ParsedArgs, sources: WindowsSources = windowsSources()): Promise<number> {
+async function run(ctx: CommandContext, args: ParsedArgs): Promise<number> {
   const platform = ctx.platform();
   if (platform instanceof DryRunPlatform) throw new UsageError('--dry-run is not supported by the cloudbase-init flow yet (registry and account changes cannot be planned)');
   if (!(platform instanceof WindowsPlatform)) throw new UsageError('the cloudbase-init flow runs on Windows only; this is not a Windows build');
@@ -73,6 +80,7 @@ async function run(ctx: CommandContext, args: ParsedArgs, sources: WindowsSource
   if (args.flags.verbose === true && !ctx.debug) ctx.logger.addSink(new StreamSink('INFO', { write: (s: string) => ctx.io.err(s) }));
   const log = ctx.logger.for('init.py');
   for (const u of conf.unknown) log.warn(u);
+  const sources = windowsSources(ctx, conf);
   const report = await runCloudbaseInit({
     platform,
     windows: platform,
@@ -81,6 +89,7 @@ async function run(ctx: CommandContext, args: ParsedArgs, sources: WindowsSource
     datasources: sources.datasources,
     finder: sources.finder,
     randomPassword,
+    env: ctx.env,
     sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
   });
   ctx.io.out(summary(report));

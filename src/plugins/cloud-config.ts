@@ -1,6 +1,5 @@
 // The #cloud-config subset cloudbase-init supports on Windows: write_files, set_timezone, set_hostname, ntp, groups, users, runcmd.
 import { gunzipSync } from 'node:zlib';
-import { parse as parseYaml } from 'yaml';
 import { applyHostName } from './set-host-name';
 import { PluginError, type PluginContext, type PluginResult } from './plugin';
 import { combineResults, runScript } from './windows-script';
@@ -29,16 +28,7 @@ function asList(v: unknown, key: string): unknown[] {
 }
 
 /** Applies a #cloud-config document; unsupported keys are warned about, as cloudbase-init does. */
-export async function applyCloudConfig(ctx: PluginContext, text: string): Promise<PluginResult> {
-  let doc: unknown;
-  try {
-    doc = parseYaml(text);
-  } catch (err) {
-    throw fail(`not valid YAML: ${(err as Error).message}`);
-  }
-  if (doc === null || doc === undefined) return { status: 'done', reboot: false };
-  if (typeof doc !== 'object' || Array.isArray(doc)) throw fail('the document must be a mapping');
-  const cfg = doc as Record<string, unknown>;
+export async function applyCloudConfig(ctx: PluginContext, cfg: Record<string, unknown>): Promise<PluginResult> {
   const results: PluginResult[] = [];
   for (const key of Object.keys(cfg)) if (!SUPPORTED.has(key)) ctx.log.warn(`#cloud-config: '${key}' is not supported on Windows; ignored`);
 
@@ -114,8 +104,8 @@ export async function applyCloudConfig(ctx: PluginContext, text: string): Promis
       if (Array.isArray(c)) return c.map((a) => (/[\s"]/.test(String(a)) ? `"${String(a).replace(/"/g, '""')}"` : String(a))).join(' ');
       throw fail(`runcmd[${i}] must be a string or a list`);
     });
-    const run = await runScript(ctx.platform, ctx.log, { kind: 'cmd', body: `@echo off\n${lines.join('\n')}\n` }, 'runcmd');
-    results.push(run.result);
+    const content = Buffer.from(`@echo off\r\n${lines.join('\r\n')}\r\n`, 'utf8');
+    results.push(await runScript({ platform: ctx.platform, log: ctx.log, env: ctx.env }, { kind: 'cmd', name: 'cloud-config runcmd', content, persist: false, runAsLocalSystem: false }));
   }
   return combineResults(results);
 }

@@ -1,6 +1,6 @@
 // LocalScriptsPlugin: runs the scripts in local_scripts_path in name order, honouring 1001/1002/1003.
-import { combineResults, runScriptFile, scriptKindFromExtension } from './windows-script';
 import type { Plugin, PluginContext, PluginResult } from './plugin';
+import { combineResults, runScriptFile } from './windows-script';
 
 export const localScriptsPlugin: Plugin = {
   classPath: 'cloudbaseinit.plugins.common.localscripts.LocalScriptsPlugin',
@@ -13,12 +13,12 @@ export const localScriptsPlugin: Plugin = {
       ctx.log.info(`local_scripts_path ${dir} does not exist; nothing to run`);
       return { status: 'done', reboot: false };
     }
+    const timeout = ctx.conf.int('user_data_script_timeout');
     const results: PluginResult[] = [];
     for (const name of await ctx.platform.listDir(dir)) {
-      const kind = scriptKindFromExtension(name);
-      if (!kind) continue;
-      const path = `${dir.replace(/[\\/]+$/, '')}\\${name}`;
-      const { result } = await runScriptFile(ctx.platform, ctx.log, kind, path, name, ctx.conf.int('user_data_script_timeout') ? (ctx.conf.int('user_data_script_timeout') as number) * 1000 : undefined);
+      const path = ctx.platform.hostPath(`${dir.replace(/[\\/]+$/, '')}\\${name}`);
+      const result = await runScriptFile({ platform: ctx.platform, log: ctx.log, env: ctx.env, ...(timeout ? { timeoutMs: timeout * 1000 } : {}) }, path, name);
+      if (!result) continue;
       results.push(result);
       if (result.reboot) break;
     }

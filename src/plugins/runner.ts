@@ -24,6 +24,7 @@ export interface RunnerDeps {
   datasources: Datasource[];
   finder: FilesystemFinder;
   randomPassword(length: number): string;
+  env: NodeJS.ProcessEnv;
   sleep(ms: number): Promise<void>;
   /** The plugins to pick from; default the registry (tests add their own). */
   plugins?: Plugin[];
@@ -187,6 +188,7 @@ async function runStage(
       instance,
       shared,
       randomPassword: deps.randomPassword,
+      env: deps.env,
     };
     let result: PluginResult;
     try {

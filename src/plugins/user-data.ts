@@ -1,23 +1,8 @@
-// UserDataPlugin: runs the instance's user data: scripts (cmd, PowerShell, shell, EC2 tags), MIME parts and #cloud-config.
+// UserDataPlugin: runs the instance's user data as cloudbase-init does: #cloud-config (the Windows subset) and scripts, with 1001/1002/1003.
+import { processWindowsUserData } from '../userdata/windows-user-data';
 import { applyCloudConfig } from './cloud-config';
-import { DONE, type Plugin, type PluginContext, type PluginResult } from './plugin';
-import { maybeGunzip, splitUserData, type UserDataPart } from './user-data-parts';
-import { combineResults, detectScript, runScript } from './windows-script';
-
-async function runPart(ctx: PluginContext, part: UserDataPart, index: number): Promise<PluginResult | undefined> {
-  const label = part.filename ?? `part-${String(index + 1).padStart(3, '0')}`;
-  if (part.contentType === 'text/cloud-config' || part.body.trimStart().startsWith('#cloud-config')) {
-    return applyCloudConfig(ctx, part.body);
-  }
-  const script = detectScript(part.body);
-  if (script) {
-    const timeout = ctx.conf.int('user_data_script_timeout');
-    const run = await runScript(ctx.platform, ctx.log, script, label, timeout ? timeout * 1000 : undefined);
-    return run.result;
-  }
-  ctx.log.warn(`User data ${label}${part.contentType ? ` (${part.contentType})` : ''} is neither a script nor #cloud-config; skipped`);
-  return undefined;
-}
+import { DONE, PluginError, type Plugin, type PluginContext, type PluginResult } from './plugin';
+import { combineResults, runScript } from './windows-script';
 
 export const userDataPlugin: Plugin = {
   classPath: 'cloudbaseinit.plugins.common.userdata.UserDataPlugin',
@@ -29,11 +14,23 @@ export const userDataPlugin: Plugin = {
       ctx.log.info('No user data');
       return DONE;
     }
-    const text = Buffer.from(maybeGunzip(raw)).toString('utf8');
+    const ud = await processWindowsUserData(raw, { log: ctx.log });
+    for (const i of ud.ignored) ctx.log.warn(`User data part ${i.part} (${i.contentType}) is not handled on Windows; skipped`);
     const results: PluginResult[] = [];
-    for (const [i, part] of splitUserData(text).entries()) {
-      const r = await runPart(ctx, part, i);
-      if (r) results.push(r);
+    if (Object.keys(ud.cloudConfig).length > 0) results.push(await applyCloudConfig(ctx, ud.cloudConfig));
+    const timeout = ctx.conf.int('user_data_script_timeout');
+    const failures: string[] = [];
+    for (const script of ud.scripts) {
+      try {
+        results.push(await runScript({ platform: ctx.platform, log: ctx.log, env: ctx.env, ...(timeout ? { timeoutMs: timeout * 1000 } : {}) }, script));
+      } catch (err) {
+        failures.push((err as Error).message);
+      }
+    }
+    if (ud.errors.length > 0 || failures.length > 0) {
+      const all = [...ud.errors.map((e) => `${e.part}: ${e.message}`), ...failures];
+      if (results.length === 0) throw new PluginError('UserDataPlugin', all.join('; '));
+      ctx.log.error(`UserDataPlugin: ${all.join('; ')}`);
     }
     return combineResults(results);
   },

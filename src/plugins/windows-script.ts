@@ -1,83 +1,14 @@
-// Runs a script the way cloudbase-init does (cmd, PowerShell, shell, EC2 tags) and reads its 1001/1002/1003 exit code.
-import { randomBytes } from 'node:crypto';
+// Runs scripts for the plugins through src/userdata's Windows runner and folds their 1001/1002/1003 requests into a plugin result.
 import type { Platform } from '../platform/platform';
+import { runWindowsScript, windowsHostFacts, type WindowsScriptOutcome } from '../userdata/windows-runner';
+import { exitCodeRequest, windowsLaunchLine, type WindowsScript } from '../userdata/windows-scripts';
 import type { Log } from '../util/log';
 import type { PluginResult } from './plugin';
 
-export type ScriptKind = 'cmd' | 'powershell' | 'powershell-x86' | 'shell' | 'python' | 'exe';
-
-export interface Script {
-  kind: ScriptKind;
-  /** The body as it is written to disk (EC2 tags removed). */
-  body: string;
-}
-
-/** The kind of a user-data script from its first bytes, as cloudbase-init's userdatautils reads them; undefined if not a script. */
-export function detectScript(text: string): Script | undefined {
-  const head = text.replace(/^\uFEFF/, '');
-  const lower = head.trimStart().toLowerCase();
-  if (lower.startsWith('rem cmd')) return { kind: 'cmd', body: head };
-  if (lower.startsWith('#ps1_x86')) return { kind: 'powershell-x86', body: head };
-  if (lower.startsWith('#ps1_sysnative') || lower.startsWith('#ps1')) return { kind: 'powershell', body: head };
-  if (head.startsWith('#!')) return { kind: /^#!\S*python/.test(head) ? 'python' : 'shell', body: head };
-  const ec2 = /<(script|powershell)>([\s\S]*?)<\/\1>/i.exec(head);
-  if (ec2) return { kind: (ec2[1] as string).toLowerCase() === 'script' ? 'cmd' : 'powershell', body: ec2[2] as string };
-  return undefined;
-}
-
-/** The kind of a local script from its file extension; undefined for files cloudbase-init skips. */
-export function scriptKindFromExtension(name: string): ScriptKind | undefined {
-  const ext = name.toLowerCase().split('.').pop();
-  switch (ext) {
-    case 'cmd':
-    case 'bat':
-      return 'cmd';
-    case 'ps1':
-      return 'powershell';
-    case 'sh':
-      return 'shell';
-    case 'py':
-      return 'python';
-    case 'exe':
-      return 'exe';
-    default:
-      return undefined;
-  }
-}
-
-const EXTENSION: Record<ScriptKind, string> = {
-  cmd: 'cmd',
-  powershell: 'ps1',
-  'powershell-x86': 'ps1',
-  shell: 'sh',
-  python: 'py',
-  exe: 'exe',
-};
-
-/** The command line for a script file at HOSTPATH. */
-export function scriptCommand(kind: ScriptKind, hostPath: string, systemRoot: string): string[] {
-  switch (kind) {
-    case 'cmd':
-      return [`${systemRoot}\\System32\\cmd.exe`, '/c', hostPath];
-    case 'powershell':
-      return [`${systemRoot}\\System32\\WindowsPowerShell\\v1.0\\powershell.exe`, '-ExecutionPolicy', 'RemoteSigned', '-NonInteractive', '-File', hostPath];
-    case 'powershell-x86':
-      return [`${systemRoot}\\SysWOW64\\WindowsPowerShell\\v1.0\\powershell.exe`, '-ExecutionPolicy', 'RemoteSigned', '-NonInteractive', '-File', hostPath];
-    case 'shell':
-      return ['bash.exe', hostPath];
-    case 'python':
-      return ['python.exe', hostPath];
-    case 'exe':
-      return [hostPath];
-  }
-}
-
-/** cloudbase-init's exit codes: 1001 reboot, 1002 run again next boot, 1003 both; anything else is done. */
+/** cloudbase-init's exit codes as a plugin result: 1001 reboot, 1002 run again next boot, 1003 both. */
 export function resultFromExitCode(code: number): PluginResult {
-  return {
-    reboot: code === 1001 || code === 1003,
-    status: code === 1002 || code === 1003 ? 'next-boot' : 'done',
-  };
+  const req = exitCodeRequest(code);
+  return { reboot: req.reboot, status: req.runAgain ? 'next-boot' : 'done' };
 }
 
 /** Folds several results into one: any reboot reboots, any run-again runs the plugin again. */
@@ -88,33 +19,45 @@ export function combineResults(results: PluginResult[]): PluginResult {
   };
 }
 
-export interface ScriptRun {
-  code: number;
-  result: PluginResult;
+export interface ScriptHost {
+  platform: Platform;
+  log: Log;
+  env: NodeJS.ProcessEnv;
+  timeoutMs?: number;
 }
 
-/** Writes SCRIPT to a private temp folder under the target's Windows\Temp, runs it, removes it. */
-export async function runScript(platform: Platform, log: Log, script: Script, label: string, timeoutMs?: number): Promise<ScriptRun> {
-  const dir = `Windows\\Temp\\kiln-${randomBytes(6).toString('hex')}`;
-  const file = `${dir}\\${label.replace(/[^A-Za-z0-9_.-]/g, '_')}.${EXTENSION[script.kind]}`;
-  // cmd.exe reads scripts in the OEM code page and wants CRLF line ends.
-  const body = script.kind === 'cmd' ? script.body.replace(/\r?\n/g, '\r\n') : script.body;
-  await platform.writeFile(file, body);
-  try {
-    return await runScriptFile(platform, log, script.kind, file, label, timeoutMs);
-  } finally {
-    await platform.remove(dir, { recursive: true });
-  }
+/** Writes SCRIPT to a private temp file in %SystemRoot%\Temp, runs it, removes it; logs its output. */
+export async function runScript(host: ScriptHost, script: WindowsScript): Promise<PluginResult> {
+  const facts = windowsHostFacts(host.env);
+  const outcome = await runWindowsScript(
+    { platform: host.platform, host: facts, tempDir: `${facts.systemRoot}\\Temp`, log: host.log, ...(host.timeoutMs ? { timeoutMs: host.timeoutMs } : {}) },
+    script,
+  );
+  logOutcome(host.log, outcome);
+  if (outcome.error) throw new Error(`${script.name}: ${outcome.error}`);
+  return { reboot: outcome.reboot, status: outcome.runAgain ? 'next-boot' : 'done' };
 }
 
-/** Runs an existing script file (a local script) of KIND. */
-export async function runScriptFile(platform: Platform, log: Log, kind: ScriptKind, file: string, label: string, timeoutMs?: number): Promise<ScriptRun> {
-  const systemRoot = platform.hostPath('Windows');
-  const argv = scriptCommand(kind, platform.hostPath(file), systemRoot);
-  log.info(`Executing ${label} (${kind})`);
-  const r = await platform.run(argv, { allowFailure: true, ...(timeoutMs ? { timeoutMs } : {}) });
-  if (r.stdout.trim()) log.debug(`${label} stdout: ${r.stdout.trim()}`);
-  if (r.stderr.trim()) log.debug(`${label} stderr: ${r.stderr.trim()}`);
-  log.info(`${label} exited with code ${r.code}`);
-  return { code: r.code, result: resultFromExitCode(r.code) };
+function logOutcome(log: Log, o: WindowsScriptOutcome): void {
+  if (o.stdout.trim()) log.debug(`${o.name} stdout: ${o.stdout.trim()}`);
+  if (o.stderr.trim()) log.debug(`${o.name} stderr: ${o.stderr.trim()}`);
+}
+
+/** Runs an existing script file (a local script): .cmd/.bat, .ps1, .py, .sh or .exe. */
+export async function runScriptFile(host: ScriptHost, hostPath: string, name: string): Promise<PluginResult | undefined> {
+  const ext = name.toLowerCase().match(/\.([a-z0-9]+)$/)?.[1];
+  const facts = windowsHostFacts(host.env);
+  let argv: string[];
+  if (ext === 'cmd' || ext === 'bat') argv = windowsLaunchLine('cmd', hostPath, facts);
+  else if (ext === 'ps1') argv = windowsLaunchLine('powershell', hostPath, facts);
+  else if (ext === 'py') argv = windowsLaunchLine('python', hostPath, facts);
+  else if (ext === 'sh') argv = windowsLaunchLine('bash', hostPath, facts);
+  else if (ext === 'exe') argv = [hostPath];
+  else return undefined;
+  host.log.info(`Executing local script ${name}`);
+  const r = await host.platform.run(argv, { allowFailure: true, ...(host.timeoutMs ? { timeoutMs: host.timeoutMs } : {}) });
+  host.log.info(`Script ${name} ended with return code: ${r.code}`);
+  if (r.stdout.trim()) host.log.debug(`${name} stdout: ${r.stdout.trim()}`);
+  if (r.stderr.trim()) host.log.debug(`${name} stderr: ${r.stderr.trim()}`);
+  return resultFromExitCode(r.code);
 }

@@ -39,6 +39,7 @@ function setup(conf: string, datasources: Datasource[], win = new FakeWindows())
     datasources,
     finder: { find: async () => [] },
     randomPassword: (n) => 'Rr1!'.padEnd(n, 'x'),
+    env: { SystemRoot: 'C:\\Windows' },
     sleep: async () => undefined,
   };
   return { deps, win, files, sink };
