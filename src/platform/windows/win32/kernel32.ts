@@ -61,7 +61,17 @@ export function bindKernel32(koffi: Koffi): Kernel32 {
   const SetComputerNameExW = lib.func('__stdcall', 'SetComputerNameExW', 'int', ['int', 'str16']);
   const CloseHandle = lib.func('__stdcall', 'CloseHandle', 'int', ['intptr_t']);
   const GetDynamicTimeZoneInformation = lib.func('__stdcall', 'GetDynamicTimeZoneInformation', 'uint32_t', ['void *']);
-  const SetDynamicTimeZoneInformation = lib.func('__stdcall', 'SetDynamicTimeZoneInformation', 'int', ['void *']);
+  // Bound on first use: not every kernel32 (wine's) exports it, and a missing export must not break the other bindings.
+  let SetDynamicTimeZoneInformation: ((info: Buffer) => unknown) | undefined;
+  const setDynamicTimeZoneInformation = (info: Buffer): boolean => {
+    try {
+      SetDynamicTimeZoneInformation ??= lib.func('__stdcall', 'SetDynamicTimeZoneInformation', 'int', ['void *']);
+    } catch {
+      // Without the dynamic variant, TIME_ZONE_INFORMATION (the first 172 bytes) still sets bias, names and dates.
+      SetDynamicTimeZoneInformation = lib.func('__stdcall', 'SetTimeZoneInformation', 'int', ['void *']);
+    }
+    return Boolean(SetDynamicTimeZoneInformation(info));
+  };
   const GetCurrentProcessId = lib.func('__stdcall', 'GetCurrentProcessId', 'uint32_t', []);
 
   function lastErrorText(code: number = GetLastError() as number): string {
@@ -103,7 +113,7 @@ export function bindKernel32(koffi: Koffi): Kernel32 {
       Buffer.from(tz.daylightDate).copy(info, 152, 0, 16);
       info.writeInt32LE(tz.daylightBias, 168);
       info.write(tz.keyName.slice(0, 127), DTZI_KEY_OFFSET, 'utf16le');
-      if (!SetDynamicTimeZoneInformation(info)) throw new PlatformError(`SetDynamicTimeZoneInformation '${tz.keyName}' failed: ${lastErrorText()}`);
+      if (!setDynamicTimeZoneInformation(info)) throw new PlatformError(`SetDynamicTimeZoneInformation '${tz.keyName}' failed: ${lastErrorText()}`);
     },
     getCurrentProcessId(): number {
       return GetCurrentProcessId() as number;

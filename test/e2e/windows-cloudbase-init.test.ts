@@ -1,0 +1,134 @@
+// The built kiln-win-x64.exe as cloudbase-init under wine: config drive on a drive letter, plugins, registry state, user data 1001/1002.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { builtBinary } from '../helpers/repo';
+import { hasCommand, need } from '../helpers/requirements';
+import { tempDir } from '../helpers/temp';
+import { runUnderWine, WINE_PREFIX, type WineResult } from '../helpers/wine';
+
+const exe = builtBinary('kiln-win-x64.exe');
+const PLUGINS_KEY = 'HKLM\\SOFTWARE\\Cloudbase Solutions\\Cloudbase-Init';
+
+/**
+ * A private wine prefix: the shared prefix's drive_c (so wine is not initialised again) with its own registry
+ * and drive letters, so the registry state, computer name and drives of this test touch no other test.
+ */
+function privatePrefix(dir: string, drives: Record<string, string>, cdroms: string[]): string {
+  if (!existsSync(join(WINE_PREFIX, 'system.reg'))) runUnderWine(exe as string, ['--version']);
+  const prefix = join(dir, 'wine-prefix');
+  mkdirSync(join(prefix, 'dosdevices'), { recursive: true });
+  for (const f of readdirSync(WINE_PREFIX)) if (f.endsWith('.reg') || f === '.update-timestamp') copyFileSync(join(WINE_PREFIX, f), join(prefix, f));
+  symlinkSync(join(WINE_PREFIX, 'drive_c'), join(prefix, 'drive_c'));
+  symlinkSync('../drive_c', join(prefix, 'dosdevices', 'c:'));
+  symlinkSync('/', join(prefix, 'dosdevices', 'z:'));
+  for (const [letter, target] of Object.entries(drives)) symlinkSync(target, join(prefix, 'dosdevices', `${letter}:`));
+  if (cdroms.length > 0) appendFileSync(join(prefix, 'system.reg'), `\n[Software\\\\Wine\\\\Drives] 1700000000\n${cdroms.map((l) => `"${l}:"="cdrom"`).join('\n')}\n`);
+  return prefix;
+}
+
+/** One registry value read back through wine's own reg.exe (so it comes from wineserver, not a stale .reg file). */
+function regQuery(prefix: string, key: string, name: string): string | undefined {
+  const r = spawnSync('wine', ['reg', 'query', key, '/v', name], { env: { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' }, encoding: 'utf8', timeout: 60_000 });
+  const m = new RegExp(`^\\s*${name}\\s+(REG_\\w+)\\s+(.*?)\\s*$`, 'im').exec(r.stdout ?? '');
+  return m ? `${m[1]} ${m[2]}` : undefined;
+}
+
+function writeConfigDrive(drive: string, instanceId: string, userData: string): void {
+  mkdirSync(join(drive, 'openstack', 'latest'), { recursive: true });
+  writeFileSync(join(drive, '.windows-label'), 'config-2\n');
+  writeFileSync(join(drive, 'openstack', 'latest', 'meta_data.json'), JSON.stringify({ uuid: instanceId, hostname: 'kiln-e2e-wine-host-name.example.org', name: 'e2e' }));
+  writeFileSync(join(drive, 'openstack', 'latest', 'user_data'), userData);
+}
+
+test('cloudbase-init under wine: config drive Q: labelled config-2, SetHostName, CreateUser, UserData 1002 then 1001, registry state honoured', (t) => {
+  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
+  if (!need(t, hasCommand('wine'), 'wine is not installed (apt-get install wine wine64)')) return;
+  const dir = tempDir(t);
+  const drive = join(dir, 'config-drive');
+  const marker = join(dir, 'ran.txt');
+  const script = (code: number) => `rem cmd\r\necho ran ${code}>> Z:${marker.replace(/\//g, '\\')}\r\nexit ${code}\r\n`;
+  writeConfigDrive(drive, 'kiln-e2e-1', script(1002));
+  const prefix = privatePrefix(dir, { q: drive }, ['q']);
+  const conf = join(dir, 'cloudbase-init.conf');
+  writeFileSync(
+    conf,
+    [
+      '[DEFAULT]',
+      'username=kilne2e',
+      'groups=Administrators',
+      'inject_user_password=true',
+      'metadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService',
+      'plugins=cloudbaseinit.plugins.common.sethostname.SetHostNamePlugin,cloudbaseinit.plugins.windows.createuser.CreateUserPlugin,cloudbaseinit.plugins.common.userdata.UserDataPlugin',
+      'allow_reboot=false',
+      `log_dir=Z:${dir}`,
+      'log_file=cloudbase-init.log',
+      'an_option_kiln_does_not_know=1',
+      '',
+      '[config_drive]',
+      'types=iso',
+      'locations=cdrom',
+      '',
+    ].join('\r\n'),
+  );
+  const run = (): WineResult => runUnderWine(exe as string, ['--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  const ranLines = () => (existsSync(marker) ? readFileSync(marker, 'utf8').trim().split(/\r?\n/) : []);
+
+  // First boot: every plugin runs; the user-data script asks (1002) to run again.
+  let r = run();
+  assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+  assert.match(r.stdout, /^metadata: cloudbaseinit\.metadata\.services\.configdrive\.ConfigDriveService \(ConfigDrive\), instance kiln-e2e-1$/m);
+  assert.match(r.stdout, /SetHostNamePlugin\s+done \(reboot\)/);
+  assert.match(r.stdout, /CreateUserPlugin\s+done/);
+  assert.match(r.stdout, /UserDataPlugin\s+next-boot/);
+  assert.match(r.stdout, /a reboot was asked for but allow_reboot is false/);
+  assert.match(r.stderr, /unknown option 'an_option_kiln_does_not_know' in \[DEFAULT\]/);
+  assert.deepEqual(ranLines(), ['ran 1002']);
+  const state = `${PLUGINS_KEY}\\kiln-e2e-1\\Plugins`;
+  assert.equal(regQuery(prefix, state, 'SetHostNamePlugin'), 'REG_DWORD 0x1');
+  assert.equal(regQuery(prefix, state, 'CreateUserPlugin'), 'REG_DWORD 0x1');
+  assert.equal(regQuery(prefix, state, 'UserDataPlugin'), 'REG_DWORD 0x2');
+  // The NetBIOS rules: domain dropped, 15 characters.
+  assert.equal(regQuery(prefix, 'HKLM\\System\\CurrentControlSet\\Control\\ComputerName\\ComputerName', 'ComputerName'), 'REG_SZ KILN-E2E-WINE-H');
+  const log = readFileSync(join(dir, 'cloudbase-init.log'), 'utf8');
+  assert.match(log, /Creating user kilne2e/);
+  assert.match(log, /Added user kilne2e to local group Administrators/);
+  assert.match(log, /Script user-data ended with return code: 1002/);
+
+  // Second boot: done plugins are skipped; the user data runs again as 1002 asked.
+  r = run();
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /SetHostNamePlugin\s+already-done/);
+  assert.match(r.stdout, /CreateUserPlugin\s+already-done/);
+  assert.match(r.stdout, /UserDataPlugin\s+next-boot/);
+  assert.deepEqual(ranLines(), ['ran 1002', 'ran 1002']);
+
+  // A new instance whose script exits 1001: run once, marked done, reboot asked; never run again.
+  writeConfigDrive(drive, 'kiln-e2e-2', script(1001));
+  r = run();
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /UserDataPlugin\s+done \(reboot\)/);
+  assert.equal(regQuery(prefix, `${PLUGINS_KEY}\\kiln-e2e-2\\Plugins`, 'UserDataPlugin'), 'REG_DWORD 0x1');
+  r = run();
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /UserDataPlugin\s+already-done/);
+  assert.deepEqual(ranLines(), ['ran 1002', 'ran 1002', 'ran 1001']);
+});
+
+test('cloudbase-init under wine without a config drive: a clear error, MAIN not run', (t) => {
+  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
+  if (!need(t, hasCommand('wine'), 'wine is not installed')) return;
+  const dir = tempDir(t);
+  const prefix = privatePrefix(dir, {}, []);
+  const conf = join(dir, 'c.conf');
+  writeFileSync(
+    conf,
+    '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService,cloudbaseinit.metadata.services.gceservice.GCEService\nplugins=cloudbaseinit.plugins.common.sethostname.SetHostNamePlugin\n[config_drive]\ntypes=iso\nlocations=cdrom\n',
+  );
+  const r = runUnderWine(exe as string, ['--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  assert.equal(r.code, 1);
+  assert.match(r.stdout, /warning: metadata service cloudbaseinit\.metadata\.services\.gceservice\.GCEService needs kiln's GCE datasource/);
+  assert.match(r.stdout, /error: No available metadata service found \(tried ConfigDriveService, GCEService\); MAIN plugins not run/);
+});
