@@ -27,7 +27,7 @@ function windowsSources(ctx: CommandContext, conf: CloudbaseConf): WindowsSource
   return { datasources: [...DATASOURCES], finder };
 }
 
-const FLAGS = {
+export const CLOUDBASE_INIT_FLAGS = {
   string: ['config-file', 'log-file', 'log-dir'],
   boolean: ['reset_service_password', 'noreset_service_password', 'verbose', 'nostop_service_on_exit', 'noallow_reboot'],
   repeatable: ['config-file'],
@@ -69,7 +69,8 @@ function summary(report: RunReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-async function run(ctx: CommandContext, args: ParsedArgs): Promise<number> {
+/** Loads the configuration and runs the whole flow; the exit code is 1 when a plugin or the discovery failed. */
+export async function runCloudbaseInitFlow(ctx: CommandContext, args: ParsedArgs): Promise<number> {
   const platform = ctx.platform();
   if (platform instanceof DryRunPlatform) throw new UsageError('--dry-run is not supported by the cloudbase-init flow yet (registry and account changes cannot be planned)');
   if (!(platform instanceof WindowsPlatform)) throw new UsageError('the cloudbase-init flow runs on Windows only; this is not a Windows build');
@@ -103,8 +104,8 @@ export const cloudbaseInitRunCommand: Command = {
   usage: '[--config-file PATH] [--noreset_service_password] [--noallow_reboot]',
   faces: ['cloudbase-init'],
   positional: [0, 0],
-  flags: FLAGS,
-  run: (ctx, args) => run(ctx, args),
+  flags: CLOUDBASE_INIT_FLAGS,
+  run: (ctx, args) => runCloudbaseInitFlow(ctx, args),
 };
 
 export const kilnCloudbaseInitCommand: Command = {

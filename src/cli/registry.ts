@@ -12,6 +12,7 @@ import { develShowConfigCommand } from './devel-show-config';
 import { develWriteFileCommand } from './devel-write-file';
 import { makeSeedCommand } from './make-seed';
 import { probeCommand } from './probe';
+import { serviceInstallCommand, serviceRunCommand, serviceUninstallCommand } from './service';
 import { versionCommand } from './version';
 
 export const COMMANDS: Command[] = [
@@ -25,6 +26,9 @@ export const COMMANDS: Command[] = [
   develServeMetadataCommand,
   cloudbaseInitRunCommand,
   kilnCloudbaseInitCommand,
+  serviceInstallCommand,
+  serviceUninstallCommand,
+  serviceRunCommand,
   develMakeMimeCommand,
   develRenderCommand,
   develRunUserDataCommand,

@@ -132,3 +132,50 @@ test('cloudbase-init under wine without a config drive: a clear error, MAIN not 
   assert.match(r.stdout, /warning: metadata service cloudbaseinit\.metadata\.services\.gceservice\.GCEService needs kiln's GCE datasource/);
   assert.match(r.stdout, /error: No available metadata service found \(tried ConfigDriveService, GCEService\); MAIN plugins not run/);
 });
+
+test('kiln service install|uninstall under wine: LocalSystem, dependencies, and a start by the service control manager runs the flow', (t) => {
+  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
+  if (!need(t, hasCommand('wine'), 'wine is not installed')) return;
+  const dir = tempDir(t);
+  const drive = join(dir, 'config-drive');
+  writeConfigDrive(drive, 'kiln-e2e-service', 'rem cmd\r\nexit 0\r\n');
+  const prefix = privatePrefix(dir, { q: drive }, ['q']);
+  // Services inherit the system environment, not the test's: Node under wine needs this to start at all.
+  appendFileSync(join(prefix, 'system.reg'), '\n[System\\\\CurrentControlSet\\\\Control\\\\Session Manager\\\\Environment] 1700000000\n"NODE_SKIP_PLATFORM_CHECK"="1"\n');
+  const conf = join(dir, 'cloudbase-init.conf');
+  writeFileSync(conf, `[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.common.userdata.UserDataPlugin\nallow_reboot=false\nlog_dir=Z:${dir}\nlog_file=service.log\n[config_drive]\ntypes=iso\nlocations=cdrom\n`);
+  const env = { WINEPREFIX: prefix };
+  const wine = (args: string[]) => spawnSync('wine', args, { env: { ...process.env, ...env, WINEDEBUG: '-all' }, encoding: 'utf8', timeout: 120_000 });
+
+  let r = runUnderWine(exe as string, ['service', 'install', '--start', 'demand', '--depend', 'RpcSs', '--config-file', `Z:${conf}`], env);
+  assert.equal(r.code, 0, r.stderr);
+  const key = 'HKLM\\System\\CurrentControlSet\\Services\\cloudbase-init';
+  assert.equal(regQuery(prefix, key, 'ObjectName'), 'REG_SZ LocalSystem');
+  assert.equal(regQuery(prefix, key, 'Start'), 'REG_DWORD 0x3');
+  assert.equal(regQuery(prefix, key, 'DependOnService'), 'REG_MULTI_SZ RpcSs');
+  assert.match(regQuery(prefix, key, 'ImagePath') ?? '', /kiln-win-x64\.exe service run --config-file Z:/);
+  r = runUnderWine(exe as string, ['service', 'install', '--config-file', `Z:${conf}`], env);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /CreateServiceW 'cloudbase-init' failed: .*\(error 1073\)/);
+
+  const started = wine(['net', 'start', 'cloudbase-init']);
+  assert.equal(started.status, 0, `${started.stdout}${started.stderr}`);
+  // The service reports STOPPED when the flow is done; wait for it.
+  let state = '';
+  for (let i = 0; i < 60 && !/STATE\s+:\s+1\s+STOPPED/.test(state); i++) {
+    spawnSync('sleep', ['1']);
+    state = wine(['sc', 'query', 'cloudbase-init']).stdout ?? '';
+  }
+  assert.match(state, /STATE\s+:\s+1\s+STOPPED/);
+  assert.match(state, /WIN32_EXIT_CODE\s+:\s+0/);
+  assert.equal(regQuery(prefix, `${PLUGINS_KEY}\\kiln-e2e-service\\Plugins`, 'UserDataPlugin'), 'REG_DWORD 0x1');
+  assert.match(readFileSync(join(dir, 'service.log'), 'utf8'), /Script user-data ended with return code: 0/);
+
+  r = runUnderWine(exe as string, ['service', 'uninstall'], env);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(regQuery(prefix, key, 'ImagePath'), undefined);
+  r = runUnderWine(exe as string, ['service', 'run', '--config-file', `Z:${conf}`], env);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /cannot connect to the service control manager as 'cloudbase-init'/);
+  spawnSync('wineserver', ['-k'], { env: { ...process.env, WINEPREFIX: prefix } });
+});

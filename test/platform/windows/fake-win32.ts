@@ -19,6 +19,7 @@ export class FakeWindows {
   readonly shutdowns: Array<{ message: string; reboot: boolean }> = [];
   readonly privileges: string[] = [];
   readonly services = new Map<string, ServiceSpec>();
+  readonly serviceExitCodes: number[] = [];
   /** Calls in order, for assertions on which API was used. */
   readonly calls: string[] = [];
 
@@ -100,6 +101,10 @@ export class FakeWindows {
       deleteService: (name) => this.services.delete(name.toLowerCase()),
       queryService: (name) => (this.services.has(name.toLowerCase()) ? { currentState: 1, exitCode: 0 } : undefined),
       stopService: () => undefined,
+      runService: async (name, work) => {
+        this.calls.push(`StartServiceCtrlDispatcherW ${name}`);
+        this.serviceExitCodes.push(await work());
+      },
     };
   }
 

@@ -72,6 +72,12 @@ export interface Advapi32 {
   deleteService(name: string): boolean;
   queryService(name: string): ServiceState | undefined;
   stopService(name: string): void;
+  /**
+   * Runs as the service NAME: connects to the service control manager (StartServiceCtrlDispatcherW on a koffi
+   * worker thread), reports RUNNING, runs WORK, reports STOPPED with its exit code. Rejects when this process
+   * was not started by the service control manager.
+   */
+  runService(name: string, work: () => Promise<number>, log?: (line: string) => void): Promise<void>;
 }
 
 export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
@@ -102,6 +108,22 @@ export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
   const QueryServiceStatus = lib.func('__stdcall', 'QueryServiceStatus', 'int', ['intptr_t', 'void *']);
   const SERVICE_DESCRIPTIONW = koffi.struct('SERVICE_DESCRIPTIONW', { lpDescription: 'str16' });
   const ChangeServiceConfig2W = lib.func('__stdcall', 'ChangeServiceConfig2W', 'int', ['intptr_t', 'uint32_t', koffi.pointer(SERVICE_DESCRIPTIONW)]);
+
+  const SERVICE_STATUS = koffi.struct('SERVICE_STATUS', {
+    dwServiceType: 'uint32_t',
+    dwCurrentState: 'uint32_t',
+    dwControlsAccepted: 'uint32_t',
+    dwWin32ExitCode: 'uint32_t',
+    dwServiceSpecificExitCode: 'uint32_t',
+    dwCheckPoint: 'uint32_t',
+    dwWaitHint: 'uint32_t',
+  });
+  const ServiceMainProto = koffi.proto('__stdcall', 'KilnServiceMain', 'void', ['uint32_t', 'void *']);
+  const HandlerExProto = koffi.proto('__stdcall', 'KilnServiceHandlerEx', 'uint32_t', ['uint32_t', 'uint32_t', 'void *', 'void *']);
+  const SERVICE_TABLE_ENTRYW = koffi.struct('SERVICE_TABLE_ENTRYW', { lpServiceName: 'str16', lpServiceProc: 'void *' });
+  const StartServiceCtrlDispatcherW = lib.func('__stdcall', 'StartServiceCtrlDispatcherW', 'int', [koffi.pointer(SERVICE_TABLE_ENTRYW)]);
+  const RegisterServiceCtrlHandlerExW = lib.func('__stdcall', 'RegisterServiceCtrlHandlerExW', 'intptr_t', ['str16', koffi.pointer(HandlerExProto), 'void *']);
+  const SetServiceStatus = lib.func('__stdcall', 'SetServiceStatus', 'int', ['intptr_t', koffi.pointer(SERVICE_STATUS)]);
 
   const regFail = (what: string, root: RegRoot, key: string, code: number) =>
     new PlatformError(`${what} ${root}\\${key} failed: ${kernel32.lastErrorText(code)}`);
@@ -274,6 +296,59 @@ export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
         const status = Buffer.alloc(28);
         if (!QueryServiceStatus(h, status)) throw new PlatformError(`QueryServiceStatus '${name}' failed: ${kernel32.lastErrorText()}`);
         return { currentState: status.readUInt32LE(4), exitCode: status.readUInt32LE(12) };
+      });
+    },
+    runService(name, work, log) {
+      const SERVICE_RUNNING = 4;
+      const SERVICE_STOPPED = 1;
+      const SERVICE_ACCEPT_SHUTDOWN = 0x4;
+      const SERVICE_CONTROL_INTERROGATE = 4;
+      const ERROR_SERVICE_SPECIFIC_ERROR = 1066;
+      const ERROR_CALL_NOT_IMPLEMENTED = 120;
+      return new Promise((resolve, reject) => {
+        let handle = 0;
+        const setStatus = (state: number, code = 0) =>
+          SetServiceStatus(handle, {
+            dwServiceType: SERVICE_WIN32_OWN_PROCESS,
+            dwCurrentState: state,
+            dwControlsAccepted: state === SERVICE_RUNNING ? SERVICE_ACCEPT_SHUTDOWN : 0,
+            dwWin32ExitCode: code === 0 ? 0 : ERROR_SERVICE_SPECIFIC_ERROR,
+            dwServiceSpecificExitCode: code,
+            dwCheckPoint: 0,
+            dwWaitHint: 0,
+          });
+        // Stop is not accepted while plugins run (a half-run plugin is worse than a late stop); shutdown is noted.
+        const handler = koffi.register((control: number) => {
+          if (control === SERVICE_CONTROL_INTERROGATE) return 0;
+          log?.(`service control ${control} received while running; the run finishes first`);
+          return control === SERVICE_CONTROL_STOP ? ERROR_CALL_NOT_IMPLEMENTED : 0;
+        }, koffi.pointer(HandlerExProto));
+        const main = koffi.register(() => {
+          handle = RegisterServiceCtrlHandlerExW(name, handler, null) as number;
+          if (!handle) {
+            log?.(`RegisterServiceCtrlHandlerExW '${name}' failed: ${kernel32.lastErrorText()}`);
+            return;
+          }
+          setStatus(SERVICE_RUNNING);
+          work().then(
+            (code) => setStatus(SERVICE_STOPPED, code),
+            (err: unknown) => {
+              log?.(`service run failed: ${err instanceof Error ? err.message : String(err)}`);
+              setStatus(SERVICE_STOPPED, 1);
+            },
+          );
+        }, koffi.pointer(ServiceMainProto));
+        const table = [
+          { lpServiceName: name, lpServiceProc: main },
+          { lpServiceName: null, lpServiceProc: null },
+        ];
+        StartServiceCtrlDispatcherW.async(table, (err: unknown, ok: number) => {
+          koffi.unregister(main);
+          koffi.unregister(handler);
+          if (err) reject(new PlatformError(`StartServiceCtrlDispatcherW failed: ${String(err)}`));
+          else if (!ok) reject(new PlatformError(`cannot connect to the service control manager as '${name}': 'service run' is started by Windows for the installed service, not by hand (use 'cloudbase-init' or 'kiln cloudbase-init' to run the flow directly)`));
+          else resolve();
+        });
       });
     },
     stopService(name) {
