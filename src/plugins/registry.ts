@@ -4,6 +4,7 @@ import { bootStatusPolicyPlugin } from './boot-status-policy';
 import { createUserPlugin } from './create-user';
 import { displayIdleTimeoutPlugin } from './display-idle-timeout';
 import { localScriptsPlugin } from './local-scripts';
+import { networkConfigPlugin } from './network-config';
 import { pageFilesPlugin } from './page-files';
 import type { Plugin } from './plugin';
 import { rdpSettingsPlugin } from './rdp-settings';
@@ -18,6 +19,7 @@ import { windowsLicensingPlugin } from './windows-licensing';
 export const PLUGINS: Plugin[] = [
   setHostNamePlugin,
   createUserPlugin,
+  networkConfigPlugin,
   windowsLicensingPlugin,
   userDataPlugin,
   setUserPasswordPlugin,
@@ -36,7 +38,6 @@ export const PLUGINS: Plugin[] = [
 export const MISSING_PLUGINS: string[] = [
   'cloudbaseinit.plugins.common.mtu.MTUPlugin',
   'cloudbaseinit.plugins.windows.ntpclient.NTPClientPlugin',
-  'cloudbaseinit.plugins.common.networkconfig.NetworkConfigPlugin',
   'cloudbaseinit.plugins.common.sshpublickeys.SetUserSSHPublicKeysPlugin',
   'cloudbaseinit.plugins.windows.extendvolumes.ExtendVolumesPlugin',
   'cloudbaseinit.plugins.windows.winrmlistener.ConfigWinRMListenerPlugin',

@@ -9,6 +9,7 @@ import { execProcess } from '../../util/exec';
 import type { FileOpts, OsVersion, Platform, RunOpts, RunResult } from '../platform';
 import { loadKoffi, type Koffi } from './koffi-loader';
 import { bindAdvapi32, type Advapi32 } from './win32/advapi32';
+import { bindIphlpapi, type AdapterRef, type IpFamily, type Iphlpapi, type NetAdapter } from './win32/iphlpapi';
 import { ComputerNameFormat, bindKernel32, type Kernel32 } from './win32/kernel32';
 import { bindNetapi32, type Netapi32 } from './win32/netapi32';
 import { bindNtdll, type Ntdll } from './win32/ntdll';
@@ -20,6 +21,7 @@ export interface Win32Bindings {
   ntdll: Ntdll;
   advapi32: Advapi32;
   netapi32: Netapi32;
+  iphlpapi: Iphlpapi;
 }
 
 const TIME_ZONES_KEY = 'SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Time Zones';
@@ -50,6 +52,7 @@ export class WindowsPlatform implements Platform, WindowsSystem {
         ntdll: bindNtdll(this.koffi),
         advapi32: bindAdvapi32(this.koffi, kernel32),
         netapi32: bindNetapi32(this.koffi, kernel32),
+        iphlpapi: bindIphlpapi(this.koffi, kernel32),
       };
     }
     return this.bindings;
@@ -138,6 +141,24 @@ export class WindowsPlatform implements Platform, WindowsSystem {
       standardDate: b.subarray(12, 28),
       daylightDate: b.subarray(28, 44),
     });
+  }
+
+  netAdapters(): NetAdapter[] {
+    return this.win32().iphlpapi.adapters();
+  }
+  addIpAddress(adapter: AdapterRef, address: string, prefixLength: number, family: IpFamily): boolean {
+    const r = this.win32().iphlpapi.addUnicastAddress(adapter, address, prefixLength, family);
+    this.log.info(`${r === 'added' ? 'Added' : 'Already had'} ${address}/${prefixLength} on interface ${adapter.ifIndex}`);
+    return r === 'added';
+  }
+  addRoute(adapter: AdapterRef, route: { destination: string; prefixLength: number; nextHop: string; family: IpFamily; metric?: number }): boolean {
+    const r = this.win32().iphlpapi.addRoute(adapter, route);
+    this.log.info(`${r === 'added' ? 'Added' : 'Already had'} route ${route.destination}/${route.prefixLength} via ${route.nextHop} on interface ${adapter.ifIndex}`);
+    return r === 'added';
+  }
+  setInterfaceMtu(adapter: AdapterRef, family: IpFamily, mtu: number): void {
+    this.log.info(`Setting the ${family} MTU of interface ${adapter.ifIndex} to ${mtu}`);
+    this.win32().iphlpapi.setMtu(adapter, family, mtu);
   }
 
   reboot(message: string, timeoutSeconds = 0): void {

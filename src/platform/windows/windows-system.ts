@@ -1,5 +1,8 @@
 // What the cloudbase-init plugins and runner need from Windows beyond files and commands: registry, names, users, reboots.
+import type { AdapterRef, IpFamily, NetAdapter } from './win32/iphlpapi';
 import type { RegRoot, RegValue } from './win32/registry-value';
+
+export type { AdapterRef, IpFamily, NetAdapter } from './win32/iphlpapi';
 
 export type { RegRoot, RegValue } from './win32/registry-value';
 
@@ -29,6 +32,12 @@ export interface WindowsSystem {
   /** Sets the time zone by its Windows key name ('UTC', 'W. Europe Standard Time'). */
   setTimeZone(keyName: string): void;
   timeZone(): string;
+  /** Network adapters with their MAC, GUID, addresses and MTU (GetAdaptersAddresses). */
+  netAdapters(): NetAdapter[];
+  /** Adds a static address now; false when the adapter already had it. */
+  addIpAddress(adapter: AdapterRef, address: string, prefixLength: number, family: IpFamily): boolean;
+  addRoute(adapter: AdapterRef, route: { destination: string; prefixLength: number; nextHop: string; family: IpFamily; metric?: number }): boolean;
+  setInterfaceMtu(adapter: AdapterRef, family: IpFamily, mtu: number): void;
   /** Asks Windows to restart in TIMEOUT seconds (SeShutdownPrivilege enabled first). */
   reboot(message: string, timeoutSeconds?: number): void;
 }

@@ -3,6 +3,7 @@ import { PlatformError } from '../../../src/util/errors';
 import { Logger } from '../../../src/util/log';
 import type { Advapi32, ServiceSpec } from '../../../src/platform/windows/win32/advapi32';
 import type { DynamicTimeZone, Kernel32 } from '../../../src/platform/windows/win32/kernel32';
+import type { Iphlpapi, NetAdapter } from '../../../src/platform/windows/win32/iphlpapi';
 import type { Netapi32 } from '../../../src/platform/windows/win32/netapi32';
 import type { Ntdll } from '../../../src/platform/windows/win32/ntdll';
 import type { RegRoot, RegValue } from '../../../src/platform/windows/win32/registry-value';
@@ -20,6 +21,8 @@ export class FakeWindows {
   readonly privileges: string[] = [];
   readonly services = new Map<string, ServiceSpec>();
   readonly serviceExitCodes: number[] = [];
+  readonly adapters: NetAdapter[] = [];
+  readonly routes: Array<{ ifIndex: number; destination: string; prefixLength: number; nextHop: string; metric?: number }> = [];
   /** Calls in order, for assertions on which API was used. */
   readonly calls: string[] = [];
 
@@ -150,8 +153,37 @@ export class FakeWindows {
     };
   }
 
+  iphlpapi(): Iphlpapi {
+    const find = (ifIndex: number) => {
+      const a = this.adapters.find((x) => x.ifIndex === ifIndex);
+      if (!a) throw new PlatformError(`no interface ${ifIndex}`);
+      return a;
+    };
+    return {
+      adapters: () => this.adapters.map((a) => ({ ...a, unicast: [...a.unicast], dnsServers: [...a.dnsServers] })),
+      addUnicastAddress: (ref, address, prefixLength, family) => {
+        const a = find(ref.ifIndex);
+        this.calls.push(`CreateUnicastIpAddressEntry ${ref.ifIndex} ${address}/${prefixLength}`);
+        if (a.unicast.some((u) => u.address === address)) return 'exists';
+        a.unicast.push({ address, prefixLength, family });
+        return 'added';
+      },
+      addRoute: (ref, route) => {
+        find(ref.ifIndex);
+        this.calls.push(`CreateIpForwardEntry2 ${ref.ifIndex} ${route.destination}/${route.prefixLength} via ${route.nextHop}`);
+        if (this.routes.some((r) => r.ifIndex === ref.ifIndex && r.destination === route.destination && r.prefixLength === route.prefixLength)) return 'exists';
+        this.routes.push({ ifIndex: ref.ifIndex, ...route });
+        return 'added';
+      },
+      setMtu: (ref, family, mtu) => {
+        this.calls.push(`SetIpInterfaceEntry ${ref.ifIndex} ${family} mtu ${mtu}`);
+        find(ref.ifIndex).mtu = mtu;
+      },
+    };
+  }
+
   bindings(): Win32Bindings {
-    return { kernel32: this.kernel32(), ntdll: this.ntdll(), advapi32: this.advapi32(), netapi32: this.netapi32() };
+    return { kernel32: this.kernel32(), ntdll: this.ntdll(), advapi32: this.advapi32(), netapi32: this.netapi32(), iphlpapi: this.iphlpapi() };
   }
 
   /** A WindowsPlatform whose Win32 layer is this fake. */
