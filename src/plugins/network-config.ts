@@ -56,6 +56,9 @@ export const networkConfigPlugin: Plugin = {
       return { status: 'done', reboot: false };
     }
     const adapters = ctx.windows.netAdapters();
+    for (const a of adapters) {
+      ctx.log.debug(`Adapter ${a.ifIndex} '${a.friendlyName}' ${a.mac || '(no MAC)'} ${a.guid} mtu ${a.mtu} ${a.dhcpv4 ? 'dhcp' : 'static'} ${a.unicast.map((u) => `${u.address}/${u.prefixLength}`).join(' ')}`);
+    }
     const macs = new Map(adapters.filter((a) => a.mac).map((a) => [a.mac, a.friendlyName]));
     const state = parseNetworkInput(nc.format as InputKind, nc.config, { macs, key: 'network config' });
     const plan = toWindowsAdapterSettings(state);

@@ -179,3 +179,24 @@ test('kiln service install|uninstall under wine: LocalSystem, dependencies, and 
   assert.match(r.stderr, /cannot connect to the service control manager as 'cloudbase-init'/);
   spawnSync('wineserver', ['-k'], { env: { ...process.env, WINEPREFIX: prefix } });
 });
+
+test('NetworkConfigPlugin under wine reads the adapters through GetAdaptersAddresses and changes nothing for a MAC that is not here', (t) => {
+  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
+  if (!need(t, hasCommand('wine'), 'wine is not installed')) return;
+  const dir = tempDir(t);
+  const drive = join(dir, 'config-drive');
+  writeConfigDrive(drive, 'kiln-e2e-net', '');
+  // A locally administered MAC no host adapter has: the plugin must stop before any IP Helper write.
+  writeFileSync(
+    join(drive, 'openstack', 'latest', 'network_data.json'),
+    JSON.stringify({ links: [{ id: 'tap1', type: 'phy', ethernet_mac_address: '02:00:5e:00:53:99' }], networks: [{ id: 'n4', type: 'ipv4', link: 'tap1', ip_address: '192.0.2.77', netmask: '255.255.255.0' }], services: [] }),
+  );
+  const prefix = privatePrefix(dir, { q: drive }, ['q']);
+  const conf = join(dir, 'c.conf');
+  writeFileSync(conf, '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.common.networkconfig.NetworkConfigPlugin\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
+  const r = runUnderWine(exe as string, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /Adapter \d+ '[^']+' \(no MAC\) \{[0-9A-Fa-f-]+\} mtu \d+ static .*127\.0\.0\.1\/8/);
+  assert.match(r.stdout, /NetworkConfigPlugin\s+failed: .*no interface on this machine has MAC 02:00:5e:00:53:99/);
+  assert.equal(regQuery(prefix, `${PLUGINS_KEY}\\kiln-e2e-net\\Plugins`, 'NetworkConfigPlugin'), undefined);
+});

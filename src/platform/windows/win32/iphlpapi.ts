@@ -64,14 +64,26 @@ function writeSockaddr(buf: Buffer, offset: number, address: string, family: IpF
 export function bindIphlpapi(koffi: Koffi, kernel32: Kernel32): Iphlpapi {
   const lib = koffi.load('iphlpapi.dll');
   const GetAdaptersAddresses = lib.func('__stdcall', 'GetAdaptersAddresses', 'uint32_t', ['uint32_t', 'uint32_t', 'void *', 'void *', koffi.inout(koffi.pointer('uint32_t'))]);
-  const InitializeUnicastIpAddressEntry = lib.func('__stdcall', 'InitializeUnicastIpAddressEntry', 'void', ['void *']);
-  const CreateUnicastIpAddressEntry = lib.func('__stdcall', 'CreateUnicastIpAddressEntry', 'uint32_t', ['void *']);
-  const InitializeIpForwardEntry = lib.func('__stdcall', 'InitializeIpForwardEntry', 'void', ['void *']);
-  const CreateIpForwardEntry2 = lib.func('__stdcall', 'CreateIpForwardEntry2', 'uint32_t', ['void *']);
-  const InitializeIpInterfaceEntry = lib.func('__stdcall', 'InitializeIpInterfaceEntry', 'void', ['void *']);
-  const GetIpInterfaceEntry = lib.func('__stdcall', 'GetIpInterfaceEntry', 'uint32_t', ['void *']);
-  const SetIpInterfaceEntry = lib.func('__stdcall', 'SetIpInterfaceEntry', 'uint32_t', ['void *']);
+  const InitializeUnicastIpAddressEntry = lazy('InitializeUnicastIpAddressEntry', 'void');
+  const CreateUnicastIpAddressEntry = lazy('CreateUnicastIpAddressEntry', 'uint32_t');
+  const InitializeIpForwardEntry = lazy('InitializeIpForwardEntry', 'void');
+  const CreateIpForwardEntry2 = lazy('CreateIpForwardEntry2', 'uint32_t');
+  const InitializeIpInterfaceEntry = lazy('InitializeIpInterfaceEntry', 'void');
+  const GetIpInterfaceEntry = lazy('GetIpInterfaceEntry', 'uint32_t');
+  const SetIpInterfaceEntry = lazy('SetIpInterfaceEntry', 'uint32_t');
 
+  function lazy(name: string, result: string): (row: Buffer) => unknown {
+    // Bound on first use: an export missing from this iphlpapi (wine's lacks the row initialisers) fails only its caller.
+    let fn: ((row: Buffer) => unknown) | undefined;
+    return (row) => {
+      try {
+        fn ??= lib.func('__stdcall', name, result, ['void *']);
+      } catch (err) {
+        throw new PlatformError(`iphlpapi.dll has no ${name}: ${(err as Error).message}`);
+      }
+      return fn(row);
+    };
+  }
   const fail = (what: string, code: number) => new PlatformError(`${what} failed: ${kernel32.lastErrorText(code)}`);
 
   return {
