@@ -11,6 +11,7 @@ import { rdpSettingsPlugin } from './rdp-settings';
 import { sanPolicyPlugin } from './san-policy';
 import { setHostNamePlugin } from './set-host-name';
 import { setUserPasswordPlugin } from './set-user-password';
+import { setUserSshPublicKeysPlugin } from './set-user-ssh-public-keys';
 import { trimConfigPlugin } from './trim-config';
 import { userDataPlugin } from './user-data';
 import { windowsAutoUpdatesPlugin } from './windows-auto-updates';
@@ -21,6 +22,7 @@ export const PLUGINS: Plugin[] = [
   createUserPlugin,
   networkConfigPlugin,
   windowsLicensingPlugin,
+  setUserSshPublicKeysPlugin,
   userDataPlugin,
   setUserPasswordPlugin,
   localScriptsPlugin,
@@ -38,7 +40,6 @@ export const PLUGINS: Plugin[] = [
 export const MISSING_PLUGINS: string[] = [
   'cloudbaseinit.plugins.common.mtu.MTUPlugin',
   'cloudbaseinit.plugins.windows.ntpclient.NTPClientPlugin',
-  'cloudbaseinit.plugins.common.sshpublickeys.SetUserSSHPublicKeysPlugin',
   'cloudbaseinit.plugins.windows.extendvolumes.ExtendVolumesPlugin',
   'cloudbaseinit.plugins.windows.winrmlistener.ConfigWinRMListenerPlugin',
   'cloudbaseinit.plugins.windows.winrmcertificateauth.ConfigWinRMCertificateAuthPlugin',

@@ -221,3 +221,14 @@ test('command plugins run the Windows tools with cloudbase-init\'s settings', as
     'cscript.exe //NoLogo slmgr.vbs /ato',
   ]);
 });
+
+test('SetUserSSHPublicKeysPlugin writes authorized_keys in the profile, creating the profile when missing', async () => {
+  const { ctx, win, files } = context('username=cloud\n', { publicKeys: ['ssh-ed25519 AAAA one', 'ssh-rsa BBBB two '] });
+  await assert.rejects(plugin('SetUserSSHPublicKeysPlugin').execute(ctx), /user "cloud" does not exist/);
+  win.users.set('cloud', { password: 'x', comment: '', flags: 0x201 });
+  assert.deepEqual(await plugin('SetUserSSHPublicKeysPlugin').execute(ctx), { status: 'done', reboot: false });
+  assert.ok(win.calls.includes('CreateProfile cloud'));
+  assert.equal(Buffer.from(files.files.get('users\\cloud\\.ssh\\authorized_keys') ?? []).toString(), 'ssh-ed25519 AAAA one\nssh-rsa BBBB two\n');
+  await plugin('SetUserSSHPublicKeysPlugin').execute(ctx);
+  assert.equal(win.calls.filter((c) => c === 'CreateProfile cloud').length, 1, 'an existing profile is reused');
+});

@@ -9,6 +9,7 @@ import { execProcess } from '../../util/exec';
 import type { FileOpts, OsVersion, Platform, RunOpts, RunResult } from '../platform';
 import { loadKoffi, type Koffi } from './koffi-loader';
 import { bindAdvapi32, type Advapi32 } from './win32/advapi32';
+import { bindUserenv, type Userenv } from './win32/userenv';
 import { bindIphlpapi, type AdapterRef, type IpFamily, type Iphlpapi, type NetAdapter } from './win32/iphlpapi';
 import { ComputerNameFormat, bindKernel32, type Kernel32 } from './win32/kernel32';
 import { bindNetapi32, type Netapi32 } from './win32/netapi32';
@@ -22,6 +23,7 @@ export interface Win32Bindings {
   advapi32: Advapi32;
   netapi32: Netapi32;
   iphlpapi: Iphlpapi;
+  userenv: Userenv;
 }
 
 const TIME_ZONES_KEY = 'SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Time Zones';
@@ -53,6 +55,7 @@ export class WindowsPlatform implements Platform, WindowsSystem {
         advapi32: bindAdvapi32(this.koffi, kernel32),
         netapi32: bindNetapi32(this.koffi, kernel32),
         iphlpapi: bindIphlpapi(this.koffi, kernel32),
+        userenv: bindUserenv(this.koffi, kernel32),
       };
     }
     return this.bindings;
@@ -141,6 +144,17 @@ export class WindowsPlatform implements Platform, WindowsSystem {
       standardDate: b.subarray(12, 28),
       daylightDate: b.subarray(28, 44),
     });
+  }
+
+  userProfilePath(user: string, create: boolean): string | undefined {
+    const api = this.win32();
+    const sid = api.advapi32.accountSid(user);
+    if (!sid) return undefined;
+    const v = this.regGet('HKLM', `SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\ProfileList\\${sid}`, 'ProfileImagePath');
+    if (v && (v.type === 'REG_SZ' || v.type === 'REG_EXPAND_SZ')) return v.data.replace(/%([^%]+)%/g, (m, name: string) => process.env[name] ?? m);
+    if (!create) return undefined;
+    this.log.info(`Creating the profile of ${user}`);
+    return api.userenv.createProfile(sid, user);
   }
 
   netAdapters(): NetAdapter[] {

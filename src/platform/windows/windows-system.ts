@@ -32,6 +32,8 @@ export interface WindowsSystem {
   /** Sets the time zone by its Windows key name ('UTC', 'W. Europe Standard Time'). */
   setTimeZone(keyName: string): void;
   timeZone(): string;
+  /** The user's profile folder (ProfileList by SID); with CREATE, the profile is made when missing. Undefined: no such user. */
+  userProfilePath(user: string, create: boolean): string | undefined;
   /** Network adapters with their MAC, GUID, addresses and MTU (GetAdaptersAddresses). */
   netAdapters(): NetAdapter[];
   /** Adds a static address now; false when the adapter already had it. */

@@ -4,6 +4,7 @@ import { Logger } from '../../../src/util/log';
 import type { Advapi32, ServiceSpec } from '../../../src/platform/windows/win32/advapi32';
 import type { DynamicTimeZone, Kernel32 } from '../../../src/platform/windows/win32/kernel32';
 import type { Iphlpapi, NetAdapter } from '../../../src/platform/windows/win32/iphlpapi';
+import type { Userenv } from '../../../src/platform/windows/win32/userenv';
 import type { Netapi32 } from '../../../src/platform/windows/win32/netapi32';
 import type { Ntdll } from '../../../src/platform/windows/win32/ntdll';
 import type { RegRoot, RegValue } from '../../../src/platform/windows/win32/registry-value';
@@ -104,6 +105,7 @@ export class FakeWindows {
       deleteService: (name) => this.services.delete(name.toLowerCase()),
       queryService: (name) => (this.services.has(name.toLowerCase()) ? { currentState: 1, exitCode: 0 } : undefined),
       stopService: () => undefined,
+      accountSid: (name) => (this.users.has(name.toLowerCase()) ? `S-1-5-21-1-2-3-${1000 + [...this.users.keys()].indexOf(name.toLowerCase())}` : undefined),
       runService: async (name, work) => {
         this.calls.push(`StartServiceCtrlDispatcherW ${name}`);
         this.serviceExitCodes.push(await work());
@@ -182,8 +184,20 @@ export class FakeWindows {
     };
   }
 
+  userenv(): Userenv {
+    return {
+      profilesDirectory: () => 'C:\\Users',
+      createProfile: (sid, user) => {
+        this.calls.push(`CreateProfile ${user}`);
+        const path = `C:\\Users\\${user}`;
+        this.setValue('HKLM', `SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\ProfileList\\${sid}`, 'ProfileImagePath', { type: 'REG_EXPAND_SZ', data: path });
+        return path;
+      },
+    };
+  }
+
   bindings(): Win32Bindings {
-    return { kernel32: this.kernel32(), ntdll: this.ntdll(), advapi32: this.advapi32(), netapi32: this.netapi32(), iphlpapi: this.iphlpapi() };
+    return { kernel32: this.kernel32(), ntdll: this.ntdll(), advapi32: this.advapi32(), netapi32: this.netapi32(), iphlpapi: this.iphlpapi(), userenv: this.userenv() };
   }
 
   /** A WindowsPlatform whose Win32 layer is this fake. */

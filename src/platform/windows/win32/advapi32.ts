@@ -78,6 +78,8 @@ export interface Advapi32 {
    * was not started by the service control manager.
    */
   runService(name: string, work: () => Promise<number>, log?: (line: string) => void): Promise<void>;
+  /** The account's SID as text ('S-1-5-21-…'), or undefined when there is no such account. */
+  accountSid(name: string): string | undefined;
 }
 
 export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
@@ -124,6 +126,10 @@ export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
   const StartServiceCtrlDispatcherW = lib.func('__stdcall', 'StartServiceCtrlDispatcherW', 'int', [koffi.pointer(SERVICE_TABLE_ENTRYW)]);
   const RegisterServiceCtrlHandlerExW = lib.func('__stdcall', 'RegisterServiceCtrlHandlerExW', 'intptr_t', ['str16', koffi.pointer(HandlerExProto), 'void *']);
   const SetServiceStatus = lib.func('__stdcall', 'SetServiceStatus', 'int', ['intptr_t', koffi.pointer(SERVICE_STATUS)]);
+
+  const LookupAccountNameW = lib.func('__stdcall', 'LookupAccountNameW', 'int', ['str16', 'str16', 'void *', U32_INOUT, 'void *', U32_INOUT, U32_OUT]);
+  const ConvertSidToStringSidW = lib.func('__stdcall', 'ConvertSidToStringSidW', 'int', ['void *', koffi.out(koffi.pointer('void *'))]);
+  const LocalFree = koffi.load('kernel32.dll').func('__stdcall', 'LocalFree', 'void *', ['void *']);
 
   const regFail = (what: string, root: RegRoot, key: string, code: number) =>
     new PlatformError(`${what} ${root}\\${key} failed: ${kernel32.lastErrorText(code)}`);
@@ -350,6 +356,23 @@ export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
           else resolve();
         });
       });
+    },
+    accountSid(name) {
+      const sid = Buffer.alloc(256);
+      const domain = Buffer.alloc(512);
+      const ERROR_NONE_MAPPED = 1332;
+      if (!LookupAccountNameW(null, name, sid, [sid.length], domain, [256], [0])) {
+        const code = kernel32.lastError();
+        if (code === ERROR_NONE_MAPPED) return undefined;
+        throw new PlatformError(`LookupAccountNameW '${name}' failed: ${kernel32.lastErrorText(code)}`);
+      }
+      const out: [unknown] = [null];
+      if (!ConvertSidToStringSidW(sid, out)) throw new PlatformError(`ConvertSidToStringSidW for '${name}' failed: ${kernel32.lastErrorText()}`);
+      try {
+        return koffi.decode.string16(out[0]);
+      } finally {
+        LocalFree(out[0]);
+      }
     },
     stopService(name) {
       withService(name, (h) => {
