@@ -16,6 +16,7 @@ import { trimConfigPlugin } from './trim-config';
 import { userDataPlugin } from './user-data';
 import { windowsAutoUpdatesPlugin } from './windows-auto-updates';
 import { windowsLicensingPlugin } from './windows-licensing';
+import { winrmListenerPlugin } from './winrm-listener';
 
 export const PLUGINS: Plugin[] = [
   setHostNamePlugin,
@@ -25,6 +26,7 @@ export const PLUGINS: Plugin[] = [
   setUserSshPublicKeysPlugin,
   userDataPlugin,
   setUserPasswordPlugin,
+  winrmListenerPlugin,
   localScriptsPlugin,
   rdpSettingsPlugin,
   windowsAutoUpdatesPlugin,
@@ -41,7 +43,6 @@ export const MISSING_PLUGINS: string[] = [
   'cloudbaseinit.plugins.common.mtu.MTUPlugin',
   'cloudbaseinit.plugins.windows.ntpclient.NTPClientPlugin',
   'cloudbaseinit.plugins.windows.extendvolumes.ExtendVolumesPlugin',
-  'cloudbaseinit.plugins.windows.winrmlistener.ConfigWinRMListenerPlugin',
   'cloudbaseinit.plugins.windows.winrmcertificateauth.ConfigWinRMCertificateAuthPlugin',
   'cloudbaseinit.plugins.common.ephemeraldisk.EphemeralDiskPlugin',
   'cloudbaseinit.plugins.windows.certificates.ServerCertificatesPlugin',

@@ -200,3 +200,21 @@ test('NetworkConfigPlugin under wine reads the adapters through GetAdaptersAddre
   assert.match(r.stdout, /NetworkConfigPlugin\s+failed: .*no interface on this machine has MAC 02:00:5e:00:53:99/);
   assert.equal(regQuery(prefix, `${PLUGINS_KEY}\\kiln-e2e-net\\Plugins`, 'NetworkConfigPlugin'), undefined);
 });
+
+test('ConfigWinRMListenerPlugin under wine: the self-signed certificate lands in LocalMachine\\My; wine has no WinRM, which is reported', (t) => {
+  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
+  if (!need(t, hasCommand('wine'), 'wine is not installed')) return;
+  const dir = tempDir(t);
+  const drive = join(dir, 'config-drive');
+  writeConfigDrive(drive, 'kiln-e2e-winrm', '');
+  const prefix = privatePrefix(dir, { q: drive }, ['q']);
+  const conf = join(dir, 'c.conf');
+  writeFileSync(conf, '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.windows.winrmlistener.ConfigWinRMListenerPlugin\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
+  const r = runUnderWine(exe as string, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  assert.equal(r.code, 1);
+  const thumbprint = /Created a self-signed certificate for CN=\S+ in LocalMachine\\My: ([0-9A-F]{40})/.exec(r.stderr)?.[1];
+  assert.ok(thumbprint, r.stderr);
+  const q = spawnSync('wine', ['reg', 'query', 'HKLM\\Software\\Microsoft\\SystemCertificates\\MY\\Certificates'], { env: { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' }, encoding: 'utf8' });
+  assert.match(q.stdout, new RegExp(`Certificates\\\\${thumbprint}`));
+  assert.match(r.stdout, /ConfigWinRMListenerPlugin\s+failed: .*the WinRM service is not installed/);
+});

@@ -232,3 +232,30 @@ test('SetUserSSHPublicKeysPlugin writes authorized_keys in the profile, creating
   await plugin('SetUserSSHPublicKeysPlugin').execute(ctx);
   assert.equal(win.calls.filter((c) => c === 'CreateProfile cloud').length, 1, 'an existing profile is reused');
 });
+
+test('ConfigWinRMListenerPlugin: certificate for the computer name, WinRM started, HTTPS listener with its thumbprint, firewall, basic auth', async () => {
+  const win = new FakeWindows();
+  win.computerName = 'WEB01';
+  win.serviceStates.set('winrm', 1);
+  const { ctx, files } = context('winrm_configure_http_listener=true\n', {}, win);
+  files.onRun = (argv) => ({ code: argv[1] === 'get' && argv[2]?.includes('HTTPS') ? 0 : argv[1] === 'get' ? 1 : 0 });
+  assert.deepEqual(await plugin('ConfigWinRMListenerPlugin').execute(ctx), { status: 'done', reboot: false });
+  assert.deepEqual(win.certificates, [{ subject: 'CN=WEB01', store: 'MY', thumbprint: `${'A'.repeat(39)}1` }]);
+  const runs = files.runs.map((r) => r.map((a) => a.replace(/^C:\\Windows\\System32\\/, '')).join(' '));
+  assert.deepEqual(runs, [
+    'sc.exe config WinRM start= auto',
+    'net.exe start WinRM',
+    'winrm.cmd get winrm/config/Listener?Address=*+Transport=HTTPS',
+    'winrm.cmd delete winrm/config/Listener?Address=*+Transport=HTTPS',
+    `winrm.cmd create winrm/config/Listener?Address=*+Transport=HTTPS @{Hostname="WEB01";CertificateThumbprint="${'A'.repeat(39)}1"}`,
+    'netsh.exe advfirewall firewall delete rule name=WinRM HTTPS',
+    'netsh.exe advfirewall firewall add rule name=WinRM HTTPS dir=in action=allow protocol=TCP localport=5986',
+    'winrm.cmd get winrm/config/Listener?Address=*+Transport=HTTP',
+    'winrm.cmd create winrm/config/Listener?Address=*+Transport=HTTP @{}',
+    'netsh.exe advfirewall firewall delete rule name=WinRM HTTP',
+    'netsh.exe advfirewall firewall add rule name=WinRM HTTP dir=in action=allow protocol=TCP localport=5985',
+    'winrm.cmd set winrm/config/service/auth @{Basic="true"}',
+  ]);
+  const missing = context('', {}, new FakeWindows());
+  await assert.rejects(plugin('ConfigWinRMListenerPlugin').execute(missing.ctx), /the WinRM service is not installed/);
+});

@@ -10,6 +10,7 @@ import type { FileOpts, OsVersion, Platform, RunOpts, RunResult } from '../platf
 import { loadKoffi, type Koffi } from './koffi-loader';
 import { bindAdvapi32, type Advapi32 } from './win32/advapi32';
 import { bindUserenv, type Userenv } from './win32/userenv';
+import { bindCrypt32, type Crypt32 } from './win32/crypt32';
 import { bindIphlpapi, type AdapterRef, type IpFamily, type Iphlpapi, type NetAdapter } from './win32/iphlpapi';
 import { ComputerNameFormat, bindKernel32, type Kernel32 } from './win32/kernel32';
 import { bindNetapi32, type Netapi32 } from './win32/netapi32';
@@ -24,6 +25,7 @@ export interface Win32Bindings {
   netapi32: Netapi32;
   iphlpapi: Iphlpapi;
   userenv: Userenv;
+  crypt32: Crypt32;
 }
 
 const TIME_ZONES_KEY = 'SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Time Zones';
@@ -56,6 +58,7 @@ export class WindowsPlatform implements Platform, WindowsSystem {
         netapi32: bindNetapi32(this.koffi, kernel32),
         iphlpapi: bindIphlpapi(this.koffi, kernel32),
         userenv: bindUserenv(this.koffi, kernel32),
+        crypt32: bindCrypt32(this.koffi, kernel32),
       };
     }
     return this.bindings;
@@ -155,6 +158,15 @@ export class WindowsPlatform implements Platform, WindowsSystem {
     if (!create) return undefined;
     this.log.info(`Creating the profile of ${user}`);
     return api.userenv.createProfile(sid, user);
+  }
+
+  createSelfSignedCertificate(subject: string, validDays: number): string {
+    const thumbprint = this.win32().crypt32.createSelfSignedCertificate(subject, { store: 'MY', container: `kiln-${subject.replace(/[^A-Za-z0-9-]/g, '_')}-${Date.now()}`, validDays });
+    this.log.info(`Created a self-signed certificate for ${subject} in LocalMachine\\My: ${thumbprint}`);
+    return thumbprint;
+  }
+  serviceState(name: string): number | undefined {
+    return this.win32().advapi32.queryService(name)?.currentState;
   }
 
   netAdapters(): NetAdapter[] {

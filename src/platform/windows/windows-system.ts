@@ -34,6 +34,10 @@ export interface WindowsSystem {
   timeZone(): string;
   /** The user's profile folder (ProfileList by SID); with CREATE, the profile is made when missing. Undefined: no such user. */
   userProfilePath(user: string, create: boolean): string | undefined;
+  /** A self-signed SHA-256/RSA-2048 certificate in LocalMachine\My; returns its SHA-1 thumbprint. */
+  createSelfSignedCertificate(subject: string, validDays: number): string;
+  /** SERVICE_STOPPED 1 … SERVICE_RUNNING 4; undefined when the service is not installed. */
+  serviceState(name: string): number | undefined;
   /** Network adapters with their MAC, GUID, addresses and MTU (GetAdaptersAddresses). */
   netAdapters(): NetAdapter[];
   /** Adds a static address now; false when the adapter already had it. */

@@ -4,6 +4,7 @@ import { Logger } from '../../../src/util/log';
 import type { Advapi32, ServiceSpec } from '../../../src/platform/windows/win32/advapi32';
 import type { DynamicTimeZone, Kernel32 } from '../../../src/platform/windows/win32/kernel32';
 import type { Iphlpapi, NetAdapter } from '../../../src/platform/windows/win32/iphlpapi';
+import type { Crypt32 } from '../../../src/platform/windows/win32/crypt32';
 import type { Userenv } from '../../../src/platform/windows/win32/userenv';
 import type { Netapi32 } from '../../../src/platform/windows/win32/netapi32';
 import type { Ntdll } from '../../../src/platform/windows/win32/ntdll';
@@ -23,6 +24,9 @@ export class FakeWindows {
   readonly services = new Map<string, ServiceSpec>();
   readonly serviceExitCodes: number[] = [];
   readonly adapters: NetAdapter[] = [];
+  readonly certificates: Array<{ subject: string; store: string; thumbprint: string }> = [];
+  /** Service name (lower case) → SERVICE_* state, for services the tests pretend exist. */
+  readonly serviceStates = new Map<string, number>();
   readonly routes: Array<{ ifIndex: number; destination: string; prefixLength: number; nextHop: string; metric?: number }> = [];
   /** Calls in order, for assertions on which API was used. */
   readonly calls: string[] = [];
@@ -103,7 +107,10 @@ export class FakeWindows {
         this.services.set(spec.name.toLowerCase(), spec);
       },
       deleteService: (name) => this.services.delete(name.toLowerCase()),
-      queryService: (name) => (this.services.has(name.toLowerCase()) ? { currentState: 1, exitCode: 0 } : undefined),
+      queryService: (name) => {
+        const state = this.serviceStates.get(name.toLowerCase()) ?? (this.services.has(name.toLowerCase()) ? 1 : undefined);
+        return state === undefined ? undefined : { currentState: state, exitCode: 0 };
+      },
       stopService: () => undefined,
       accountSid: (name) => (this.users.has(name.toLowerCase()) ? `S-1-5-21-1-2-3-${1000 + [...this.users.keys()].indexOf(name.toLowerCase())}` : undefined),
       runService: async (name, work) => {
@@ -196,8 +203,19 @@ export class FakeWindows {
     };
   }
 
+  crypt32(): Crypt32 {
+    return {
+      createSelfSignedCertificate: (subject, { store }) => {
+        const thumbprint = (this.certificates.length + 1).toString(16).toUpperCase().padStart(40, 'A');
+        this.certificates.push({ subject, store, thumbprint });
+        this.calls.push(`CertCreateSelfSignCertificate ${subject}`);
+        return thumbprint;
+      },
+    };
+  }
+
   bindings(): Win32Bindings {
-    return { kernel32: this.kernel32(), ntdll: this.ntdll(), advapi32: this.advapi32(), netapi32: this.netapi32(), iphlpapi: this.iphlpapi(), userenv: this.userenv() };
+    return { kernel32: this.kernel32(), ntdll: this.ntdll(), advapi32: this.advapi32(), netapi32: this.netapi32(), iphlpapi: this.iphlpapi(), userenv: this.userenv(), crypt32: this.crypt32() };
   }
 
   /** A WindowsPlatform whose Win32 layer is this fake. */
