@@ -16,6 +16,7 @@ import { trimConfigPlugin } from './trim-config';
 import { userDataPlugin } from './user-data';
 import { windowsAutoUpdatesPlugin } from './windows-auto-updates';
 import { windowsLicensingPlugin } from './windows-licensing';
+import { winrmCertificateAuthPlugin } from './winrm-certificate-auth';
 import { winrmListenerPlugin } from './winrm-listener';
 
 export const PLUGINS: Plugin[] = [
@@ -27,6 +28,7 @@ export const PLUGINS: Plugin[] = [
   userDataPlugin,
   setUserPasswordPlugin,
   winrmListenerPlugin,
+  winrmCertificateAuthPlugin,
   localScriptsPlugin,
   rdpSettingsPlugin,
   windowsAutoUpdatesPlugin,
@@ -43,7 +45,6 @@ export const MISSING_PLUGINS: string[] = [
   'cloudbaseinit.plugins.common.mtu.MTUPlugin',
   'cloudbaseinit.plugins.windows.ntpclient.NTPClientPlugin',
   'cloudbaseinit.plugins.windows.extendvolumes.ExtendVolumesPlugin',
-  'cloudbaseinit.plugins.windows.winrmcertificateauth.ConfigWinRMCertificateAuthPlugin',
   'cloudbaseinit.plugins.common.ephemeraldisk.EphemeralDiskPlugin',
   'cloudbaseinit.plugins.windows.certificates.ServerCertificatesPlugin',
   'cloudbaseinit.plugins.windows.rdp.RDPPostCertificateThumbprintPlugin',

@@ -6,8 +6,9 @@ const SERVICE_RUNNING = 4;
 const CERT_VALID_DAYS = 3650;
 
 async function winrm(ctx: PluginContext, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const cmd = ctx.platform.hostPath('Windows\\System32\\winrm.cmd');
-  return ctx.platform.run([cmd, ...args], { allowFailure: true });
+  // winrm.cmd is a wrapper around this; Node will not start .cmd files without a shell (CVE-2024-27980).
+  const cscript = ctx.platform.hostPath('Windows\\System32\\cscript.exe');
+  return ctx.platform.run([cscript, '//NoLogo', ctx.platform.hostPath('Windows\\System32\\winrm.vbs'), ...args], { allowFailure: true });
 }
 
 async function ensureListener(ctx: PluginContext, transport: 'HTTP' | 'HTTPS', settings: string): Promise<void> {

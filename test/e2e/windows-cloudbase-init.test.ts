@@ -36,10 +36,10 @@ function regQuery(prefix: string, key: string, name: string): string | undefined
   return m ? `${m[1]} ${m[2]}` : undefined;
 }
 
-function writeConfigDrive(drive: string, instanceId: string, userData: string): void {
+function writeConfigDrive(drive: string, instanceId: string, userData: string, meta?: Record<string, string>): void {
   mkdirSync(join(drive, 'openstack', 'latest'), { recursive: true });
   writeFileSync(join(drive, '.windows-label'), 'config-2\n');
-  writeFileSync(join(drive, 'openstack', 'latest', 'meta_data.json'), JSON.stringify({ uuid: instanceId, hostname: 'kiln-e2e-wine-host-name.example.org', name: 'e2e' }));
+  writeFileSync(join(drive, 'openstack', 'latest', 'meta_data.json'), JSON.stringify({ uuid: instanceId, hostname: 'kiln-e2e-wine-host-name.example.org', name: 'e2e', ...(meta ? { meta } : {}) }));
   writeFileSync(join(drive, 'openstack', 'latest', 'user_data'), userData);
 }
 
@@ -217,4 +217,31 @@ test('ConfigWinRMListenerPlugin under wine: the self-signed certificate lands in
   const q = spawnSync('wine', ['reg', 'query', 'HKLM\\Software\\Microsoft\\SystemCertificates\\MY\\Certificates'], { env: { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' }, encoding: 'utf8' });
   assert.match(q.stdout, new RegExp(`Certificates\\\\${thumbprint}`));
   assert.match(r.stdout, /ConfigWinRMListenerPlugin\s+failed: .*the WinRM service is not installed/);
+});
+
+test('ConfigWinRMCertificateAuthPlugin under wine: the admin_cert0.. client certificate is trusted in Root and TrustedPeople with its UPN read', (t) => {
+  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
+  if (!need(t, hasCommand('wine') && hasCommand('openssl'), 'wine and openssl are needed')) return;
+  const dir = tempDir(t);
+  const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem'), '-days', '30', '-subj', '/CN=kilne2e', '-addext', 'subjectAltName=otherName:1.3.6.1.4.1.311.20.2.3;UTF8:kilne2e@kiln.test'], { encoding: 'utf8' });
+  assert.equal(made.status, 0, made.stderr);
+  const pem = readFileSync(join(dir, 'c.pem'), 'utf8');
+  const thumbprint = spawnSync('openssl', ['x509', '-in', join(dir, 'c.pem'), '-noout', '-fingerprint', '-sha1'], { encoding: 'utf8' }).stdout.replace(/^.*=/, '').replace(/:/g, '').trim();
+  // OpenStack metadata values are short: the certificate comes in 255-character pieces.
+  const meta: Record<string, string> = {};
+  for (let i = 0; i * 255 < pem.length; i++) meta[`admin_cert${i}`] = pem.slice(i * 255, (i + 1) * 255);
+  const drive = join(dir, 'config-drive');
+  writeConfigDrive(drive, 'kiln-e2e-certauth', '', meta);
+  const prefix = privatePrefix(dir, { q: drive }, ['q']);
+  const conf = join(dir, 'c.conf');
+  writeFileSync(conf, '[DEFAULT]\nusername=kilne2e\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.windows.createuser.CreateUserPlugin,cloudbaseinit.plugins.windows.winrmcertificateauth.ConfigWinRMCertificateAuthPlugin\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
+  const r = runUnderWine(exe as string, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, new RegExp(`Imported certificate ${thumbprint} into LocalMachine\\\\Root`));
+  assert.match(r.stderr, new RegExp(`Imported certificate ${thumbprint} into LocalMachine\\\\TrustedPeople`));
+  // Past the UPN check (CertGetNameStringW found kilne2e@kiln.test); wine has no WinRM to take the mapping.
+  assert.match(r.stdout, /ConfigWinRMCertificateAuthPlugin\s+failed: .*WinRM is not installed on this Windows \(no System32\\winrm\.vbs\); the certificates are trusted but not mapped/);
+  const q = (store: string) => spawnSync('wine', ['reg', 'query', `HKLM\\Software\\Microsoft\\SystemCertificates\\${store}\\Certificates`], { env: { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' }, encoding: 'utf8' }).stdout;
+  assert.match(q('ROOT'), new RegExp(thumbprint));
+  assert.match(q('TrustedPeople'), new RegExp(thumbprint));
 });

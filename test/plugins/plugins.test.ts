@@ -238,24 +238,53 @@ test('ConfigWinRMListenerPlugin: certificate for the computer name, WinRM starte
   win.computerName = 'WEB01';
   win.serviceStates.set('winrm', 1);
   const { ctx, files } = context('winrm_configure_http_listener=true\n', {}, win);
-  files.onRun = (argv) => ({ code: argv[1] === 'get' && argv[2]?.includes('HTTPS') ? 0 : argv[1] === 'get' ? 1 : 0 });
+  files.onRun = (argv) => ({ code: argv[3] === 'get' && argv[4]?.includes('HTTPS') ? 0 : argv[3] === 'get' ? 1 : 0 });
   assert.deepEqual(await plugin('ConfigWinRMListenerPlugin').execute(ctx), { status: 'done', reboot: false });
   assert.deepEqual(win.certificates, [{ subject: 'CN=WEB01', store: 'MY', thumbprint: `${'A'.repeat(39)}1` }]);
   const runs = files.runs.map((r) => r.map((a) => a.replace(/^C:\\Windows\\System32\\/, '')).join(' '));
   assert.deepEqual(runs, [
     'sc.exe config WinRM start= auto',
     'net.exe start WinRM',
-    'winrm.cmd get winrm/config/Listener?Address=*+Transport=HTTPS',
-    'winrm.cmd delete winrm/config/Listener?Address=*+Transport=HTTPS',
-    `winrm.cmd create winrm/config/Listener?Address=*+Transport=HTTPS @{Hostname="WEB01";CertificateThumbprint="${'A'.repeat(39)}1"}`,
+    'cscript.exe //NoLogo winrm.vbs get winrm/config/Listener?Address=*+Transport=HTTPS',
+    'cscript.exe //NoLogo winrm.vbs delete winrm/config/Listener?Address=*+Transport=HTTPS',
+    `cscript.exe //NoLogo winrm.vbs create winrm/config/Listener?Address=*+Transport=HTTPS @{Hostname="WEB01";CertificateThumbprint="${'A'.repeat(39)}1"}`,
     'netsh.exe advfirewall firewall delete rule name=WinRM HTTPS',
     'netsh.exe advfirewall firewall add rule name=WinRM HTTPS dir=in action=allow protocol=TCP localport=5986',
-    'winrm.cmd get winrm/config/Listener?Address=*+Transport=HTTP',
-    'winrm.cmd create winrm/config/Listener?Address=*+Transport=HTTP @{}',
+    'cscript.exe //NoLogo winrm.vbs get winrm/config/Listener?Address=*+Transport=HTTP',
+    'cscript.exe //NoLogo winrm.vbs create winrm/config/Listener?Address=*+Transport=HTTP @{}',
     'netsh.exe advfirewall firewall delete rule name=WinRM HTTP',
     'netsh.exe advfirewall firewall add rule name=WinRM HTTP dir=in action=allow protocol=TCP localport=5985',
-    'winrm.cmd set winrm/config/service/auth @{Basic="true"}',
+    'cscript.exe //NoLogo winrm.vbs set winrm/config/service/auth @{Basic="true"}',
   ]);
   const missing = context('', {}, new FakeWindows());
   await assert.rejects(plugin('ConfigWinRMListenerPlugin').execute(missing.ctx), /the WinRM service is not installed/);
+});
+
+test('ConfigWinRMCertificateAuthPlugin: admin_cert0.. joined, imported to Root and TrustedPeople, mapped to the admin user; the password never in errors', async () => {
+  const der = Buffer.from('not really DER, the fake only hashes it');
+  const pem = `-----BEGIN CERTIFICATE-----\n${der.toString('base64')}\n-----END CERTIFICATE-----\n`;
+  const win = new FakeWindows();
+  const { createHash } = await import('node:crypto');
+  const thumbprint = createHash('sha1').update(der).digest('hex').toUpperCase();
+  win.certificateUpns.set(thumbprint, 'admin@kiln.test');
+  const { ctx, files } = context('username=admin\n', { metadata: { meta: { admin_cert0: pem.slice(0, 40), admin_cert1: pem.slice(40) } } }, win);
+  await files.writeFile('Windows\\System32\\winrm.vbs', "' WinRM");
+  assert.deepEqual(await plugin('ConfigWinRMCertificateAuthPlugin').execute(ctx), { status: 'done', reboot: false }, 'no password in this run: skipped');
+  assert.equal(files.runs.length, 0);
+  ctx.shared.set('admin_password', 'Pa$$w0rd!');
+  await plugin('ConfigWinRMCertificateAuthPlugin').execute(ctx);
+  assert.deepEqual(win.certificates.map((c) => c.store), ['Root', 'TrustedPeople']);
+  const runs = files.runs.map((r) => r.slice(3).join(' '));
+  assert.deepEqual(runs, [
+    'set winrm/config/service/auth @{Certificate="true"}',
+    `delete winrm/config/service/certmapping?Issuer=${thumbprint}+Subject=admin@kiln.test+URI=*`,
+    `create winrm/config/service/certmapping?Issuer=${thumbprint}+Subject=admin@kiln.test+URI=* @{Enabled="true";Password="Pa$$w0rd!";UserName="admin"}`,
+  ]);
+  files.onRun = (argv) => (argv[3] === 'create' ? { code: 1, stderr: `bad mapping for Pa$$w0rd!` } : {});
+  await assert.rejects(plugin('ConfigWinRMCertificateAuthPlugin').execute(ctx), (e: Error) => /bad mapping for \*\*\*\*\*\*\*\*/.test(e.message) && !e.message.includes('Pa$$w0rd!'));
+  win.certificateUpns.clear();
+  files.onRun = () => ({});
+  const before = files.runs.length;
+  await assert.rejects(plugin('ConfigWinRMCertificateAuthPlugin').execute(ctx), /has no UPN/);
+  assert.equal(files.runs.length, before, 'nothing is configured for a certificate WinRM cannot map');
 });

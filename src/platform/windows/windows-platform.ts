@@ -165,6 +165,11 @@ export class WindowsPlatform implements Platform, WindowsSystem {
     this.log.info(`Created a self-signed certificate for ${subject} in LocalMachine\\My: ${thumbprint}`);
     return thumbprint;
   }
+  importCertificate(der: Uint8Array, store: string): { thumbprint: string; upn: string } {
+    const r = this.win32().crypt32.importCertificate(der, store);
+    this.log.info(`Imported certificate ${r.thumbprint} into LocalMachine\\${store}`);
+    return r;
+  }
   serviceState(name: string): number | undefined {
     return this.win32().advapi32.queryService(name)?.currentState;
   }

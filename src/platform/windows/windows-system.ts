@@ -36,6 +36,8 @@ export interface WindowsSystem {
   userProfilePath(user: string, create: boolean): string | undefined;
   /** A self-signed SHA-256/RSA-2048 certificate in LocalMachine\My; returns its SHA-1 thumbprint. */
   createSelfSignedCertificate(subject: string, validDays: number): string;
+  /** Adds a DER certificate to LocalMachine\STORE ('Root', 'TrustedPeople' …); its thumbprint and UPN ('' when none). */
+  importCertificate(der: Uint8Array, store: string): { thumbprint: string; upn: string };
   /** SERVICE_STOPPED 1 … SERVICE_RUNNING 4; undefined when the service is not installed. */
   serviceState(name: string): number | undefined;
   /** Network adapters with their MAC, GUID, addresses and MTU (GetAdaptersAddresses). */

@@ -1,4 +1,5 @@
 // In-memory fakes of the Win32 bindings (the binding boundary): registry, accounts, computer name, shutdown.
+import { createHash } from 'node:crypto';
 import { PlatformError } from '../../../src/util/errors';
 import { Logger } from '../../../src/util/log';
 import type { Advapi32, ServiceSpec } from '../../../src/platform/windows/win32/advapi32';
@@ -24,6 +25,8 @@ export class FakeWindows {
   readonly services = new Map<string, ServiceSpec>();
   readonly serviceExitCodes: number[] = [];
   readonly adapters: NetAdapter[] = [];
+  /** Thumbprint → UPN that imported certificates report. */
+  readonly certificateUpns = new Map<string, string>();
   readonly certificates: Array<{ subject: string; store: string; thumbprint: string }> = [];
   /** Service name (lower case) → SERVICE_* state, for services the tests pretend exist. */
   readonly serviceStates = new Map<string, number>();
@@ -205,6 +208,12 @@ export class FakeWindows {
 
   crypt32(): Crypt32 {
     return {
+      importCertificate: (der, store) => {
+        const thumbprint = createHash('sha1').update(der).digest('hex').toUpperCase();
+        this.certificates.push({ subject: 'imported', store, thumbprint });
+        this.calls.push(`CertAddCertificateContextToStore ${store}`);
+        return { thumbprint, upn: this.certificateUpns.get(thumbprint) ?? '' };
+      },
       createSelfSignedCertificate: (subject, { store }) => {
         const thumbprint = (this.certificates.length + 1).toString(16).toUpperCase().padStart(40, 'A');
         this.certificates.push({ subject, store, thumbprint });

@@ -9,6 +9,8 @@ export interface Crypt32 {
    * ('CN=host'), valid from now for VALIDDAYS, added to LocalMachine\STORE; returns its SHA-1 thumbprint (hex, upper case).
    */
   createSelfSignedCertificate(subject: string, opts: { store: string; container: string; validDays: number }): string;
+  /** Adds a DER certificate to LocalMachine\STORE; returns its thumbprint and its UPN (subject alternative name), '' when none. */
+  importCertificate(der: Uint8Array, store: string): { thumbprint: string; upn: string };
 }
 
 const X509_ASN_ENCODING = 0x1;
@@ -73,9 +75,44 @@ export function bindCrypt32(koffi: Koffi, kernel32: Kernel32): Crypt32 {
   const CryptDestroyKey = adv.func('__stdcall', 'CryptDestroyKey', 'int', ['uintptr_t']);
   const CryptReleaseContext = adv.func('__stdcall', 'CryptReleaseContext', 'int', ['uintptr_t', 'uint32_t']);
 
+  const CertCreateCertificateContext = lib.func('__stdcall', 'CertCreateCertificateContext', 'void *', ['uint32_t', 'void *', 'uint32_t']);
+  const CertGetNameStringW = lib.func('__stdcall', 'CertGetNameStringW', 'uint32_t', ['void *', 'uint32_t', 'uint32_t', 'void *', 'void *', 'uint32_t']);
+  const CERT_NAME_UPN_TYPE = 8;
+
   const fail = (what: string) => new PlatformError(`${what} failed: ${kernel32.lastErrorText()}`);
 
+  function thumbprintOf(cert: unknown): string {
+    const hash = Buffer.alloc(20);
+    const len = [20];
+    if (!CertGetCertificateContextProperty(cert, CERT_SHA1_HASH_PROP_ID, hash, len)) throw fail('CertGetCertificateContextProperty (SHA-1 thumbprint)');
+    return hash.subarray(0, len[0] as number).toString('hex').toUpperCase();
+  }
+
+  function addToStore(cert: unknown, store: string): void {
+    const hStore = CertOpenStore(CERT_STORE_PROV_SYSTEM_W, X509_ASN_ENCODING | PKCS_7_ASN_ENCODING, 0, CERT_SYSTEM_STORE_LOCAL_MACHINE, store) as unknown;
+    if (!hStore) throw fail(`CertOpenStore LocalMachine\\${store}`);
+    try {
+      if (!CertAddCertificateContextToStore(hStore, cert, CERT_STORE_ADD_REPLACE_EXISTING, null)) throw fail(`CertAddCertificateContextToStore LocalMachine\\${store}`);
+    } finally {
+      CertCloseStore(hStore, 0);
+    }
+  }
+
   return {
+    importCertificate(der, store) {
+      const bytes = Buffer.from(der);
+      const cert = CertCreateCertificateContext(X509_ASN_ENCODING | PKCS_7_ASN_ENCODING, bytes, bytes.length) as unknown;
+      if (!cert) throw fail('CertCreateCertificateContext (not a DER X.509 certificate?)');
+      try {
+        addToStore(cert, store);
+        const buf = Buffer.alloc(1024);
+        const n = CertGetNameStringW(cert, CERT_NAME_UPN_TYPE, 0, null, buf, 512) as number;
+        const upn = n > 1 ? buf.subarray(0, (n - 1) * 2).toString('utf16le') : '';
+        return { thumbprint: thumbprintOf(cert), upn };
+      } finally {
+        CertFreeCertificateContext(cert);
+      }
+    },
     createSelfSignedCertificate(subject, { store, container, validDays }) {
       const size = [0];
       if (!CertStrToNameW(X509_ASN_ENCODING, subject, CERT_X500_NAME_STR, null, null, size, null)) throw fail(`CertStrToNameW '${subject}'`);
@@ -104,17 +141,8 @@ export function bindCrypt32(koffi: Koffi, kernel32: Kernel32): Crypt32 {
         ) as unknown;
         if (!cert) throw fail(`CertCreateSelfSignCertificate '${subject}'`);
         try {
-          const hStore = CertOpenStore(CERT_STORE_PROV_SYSTEM_W, X509_ASN_ENCODING | PKCS_7_ASN_ENCODING, 0, CERT_SYSTEM_STORE_LOCAL_MACHINE, store) as unknown;
-          if (!hStore) throw fail(`CertOpenStore LocalMachine\\${store}`);
-          try {
-            if (!CertAddCertificateContextToStore(hStore, cert, CERT_STORE_ADD_REPLACE_EXISTING, null)) throw fail(`CertAddCertificateContextToStore LocalMachine\\${store}`);
-          } finally {
-            CertCloseStore(hStore, 0);
-          }
-          const hash = Buffer.alloc(20);
-          const len = [20];
-          if (!CertGetCertificateContextProperty(cert, CERT_SHA1_HASH_PROP_ID, hash, len)) throw fail('CertGetCertificateContextProperty (SHA-1 thumbprint)');
-          return hash.subarray(0, len[0] as number).toString('hex').toUpperCase();
+          addToStore(cert, store);
+          return thumbprintOf(cert);
         } finally {
           CertFreeCertificateContext(cert);
         }
