@@ -3,6 +3,7 @@ import { bcdConfigPlugin } from './bcd-config';
 import { bootStatusPolicyPlugin } from './boot-status-policy';
 import { createUserPlugin } from './create-user';
 import { displayIdleTimeoutPlugin } from './display-idle-timeout';
+import { ephemeralDiskPlugin } from './ephemeral-disk';
 import { localScriptsPlugin } from './local-scripts';
 import { networkConfigPlugin } from './network-config';
 import { pageFilesPlugin } from './page-files';
@@ -38,6 +39,7 @@ export const PLUGINS: Plugin[] = [
   displayIdleTimeoutPlugin,
   bootStatusPolicyPlugin,
   bcdConfigPlugin,
+  ephemeralDiskPlugin,
 ];
 
 /** cloudbase-init plugins kiln does not implement yet: configuring one is an error that says so. */
@@ -45,7 +47,6 @@ export const MISSING_PLUGINS: string[] = [
   'cloudbaseinit.plugins.common.mtu.MTUPlugin',
   'cloudbaseinit.plugins.windows.ntpclient.NTPClientPlugin',
   'cloudbaseinit.plugins.windows.extendvolumes.ExtendVolumesPlugin',
-  'cloudbaseinit.plugins.common.ephemeraldisk.EphemeralDiskPlugin',
   'cloudbaseinit.plugins.windows.certificates.ServerCertificatesPlugin',
   'cloudbaseinit.plugins.windows.rdp.RDPPostCertificateThumbprintPlugin',
 ];

@@ -245,3 +245,21 @@ test('ConfigWinRMCertificateAuthPlugin under wine: the admin_cert0.. client cert
   assert.match(q('ROOT'), new RegExp(thumbprint));
   assert.match(q('TrustedPeople'), new RegExp(thumbprint));
 });
+
+test('EphemeralDiskPlugin under wine: the drive labelled "Temporary Storage" (GetVolumeInformationW) gets the data loss warning', (t) => {
+  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
+  if (!need(t, hasCommand('wine'), 'wine is not installed')) return;
+  const dir = tempDir(t);
+  const drive = join(dir, 'config-drive');
+  writeConfigDrive(drive, 'kiln-e2e-ephemeral', '');
+  const temp = join(dir, 'temporary');
+  mkdirSync(temp);
+  writeFileSync(join(temp, '.windows-label'), 'Temporary Storage\n');
+  const prefix = privatePrefix(dir, { q: drive, t: temp }, ['q']);
+  const conf = join(dir, 'c.conf');
+  writeFileSync(conf, '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.common.ephemeraldisk.EphemeralDiskPlugin\nephemeral_disk_volume_label=Temporary Storage\nephemeral_disk_data_loss_warning_path=DATALOSS_WARNING_README.txt\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
+  const r = runUnderWine(exe as string, ['--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  assert.equal(r.code, 0, `${r.stdout}${r.stderr}`);
+  assert.match(r.stdout, /EphemeralDiskPlugin\s+done/);
+  assert.match(readFileSync(join(temp, 'DATALOSS_WARNING_README.txt'), 'utf8'), /THIS IS A TEMPORARY DISK/);
+});

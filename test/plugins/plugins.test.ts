@@ -288,3 +288,15 @@ test('ConfigWinRMCertificateAuthPlugin: admin_cert0.. joined, imported to Root a
   await assert.rejects(plugin('ConfigWinRMCertificateAuthPlugin').execute(ctx), /has no UPN/);
   assert.equal(files.runs.length, before, 'nothing is configured for a certificate WinRM cannot map');
 });
+
+test('EphemeralDiskPlugin writes the data loss warning on the volume with that label; PageFilesPlugin finds volumes by label', async () => {
+  const win = new FakeWindows();
+  win.drives.push({ root: 'D:\\', label: 'Temporary Storage' });
+  const { ctx, files } = context('ephemeral_disk_volume_label=temporary storage\nephemeral_disk_data_loss_warning_path=DATALOSS_WARNING_README.txt\npage_file_volume_labels=Temporary Storage\n', {}, win);
+  assert.deepEqual(await plugin('EphemeralDiskPlugin').execute(ctx), { status: 'done', reboot: false });
+  assert.match(Buffer.from(files.files.get('d:\\dataloss_warning_readme.txt') ?? files.files.get('dataloss_warning_readme.txt') ?? []).toString(), /THIS IS A TEMPORARY DISK/);
+  assert.deepEqual(await plugin('PageFilesPlugin').execute(ctx), { status: 'done', reboot: true });
+  assert.deepEqual(win.getValue('HKLM', 'SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Memory Management', 'PagingFiles'), { type: 'REG_MULTI_SZ', data: ['D:\\pagefile.sys 0 0'] });
+  const none = context('ephemeral_disk_volume_label=Nope\n');
+  await assert.rejects(plugin('EphemeralDiskPlugin').execute(none.ctx), /no volume labelled 'Nope' \(volumes: C:\\ ''\)/);
+});

@@ -12,7 +12,7 @@ import { bindAdvapi32, type Advapi32 } from './win32/advapi32';
 import { bindUserenv, type Userenv } from './win32/userenv';
 import { bindCrypt32, type Crypt32 } from './win32/crypt32';
 import { bindIphlpapi, type AdapterRef, type IpFamily, type Iphlpapi, type NetAdapter } from './win32/iphlpapi';
-import { ComputerNameFormat, bindKernel32, type Kernel32 } from './win32/kernel32';
+import { ComputerNameFormat, bindKernel32, bindKernel32Disk, type Kernel32, type Kernel32Disk } from './win32/kernel32';
 import { bindNetapi32, type Netapi32 } from './win32/netapi32';
 import { bindNtdll, type Ntdll } from './win32/ntdll';
 import type { RegRoot, RegValue } from './win32/registry-value';
@@ -26,6 +26,8 @@ export interface Win32Bindings {
   iphlpapi: Iphlpapi;
   userenv: Userenv;
   crypt32: Crypt32;
+  /** Drive letters, labels and raw reads (src/devices' part of kernel32). */
+  disk: Kernel32Disk;
 }
 
 const TIME_ZONES_KEY = 'SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Time Zones';
@@ -59,6 +61,7 @@ export class WindowsPlatform implements Platform, WindowsSystem {
         iphlpapi: bindIphlpapi(this.koffi, kernel32),
         userenv: bindUserenv(this.koffi, kernel32),
         crypt32: bindCrypt32(this.koffi, kernel32),
+        disk: bindKernel32Disk(this.koffi),
       };
     }
     return this.bindings;
@@ -169,6 +172,13 @@ export class WindowsPlatform implements Platform, WindowsSystem {
     const r = this.win32().crypt32.importCertificate(der, store);
     this.log.info(`Imported certificate ${r.thumbprint} into LocalMachine\\${store}`);
     return r;
+  }
+  volumes(): Array<{ root: string; label: string }> {
+    const disk = this.win32().disk;
+    return disk.logicalDrives().flatMap((root) => {
+      const info = disk.volumeInformation(root);
+      return info ? [{ root, label: info.label }] : [];
+    });
   }
   serviceState(name: string): number | undefined {
     return this.win32().advapi32.queryService(name)?.currentState;

@@ -38,6 +38,8 @@ export interface WindowsSystem {
   createSelfSignedCertificate(subject: string, validDays: number): string;
   /** Adds a DER certificate to LocalMachine\STORE ('Root', 'TrustedPeople' …); its thumbprint and UPN ('' when none). */
   importCertificate(der: Uint8Array, store: string): { thumbprint: string; upn: string };
+  /** Mounted volumes with a medium: drive root ('D:\\') and label. */
+  volumes(): Array<{ root: string; label: string }>;
   /** SERVICE_STOPPED 1 … SERVICE_RUNNING 4; undefined when the service is not installed. */
   serviceState(name: string): number | undefined;
   /** Network adapters with their MAC, GUID, addresses and MTU (GetAdaptersAddresses). */

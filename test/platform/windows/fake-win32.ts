@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { PlatformError } from '../../../src/util/errors';
 import { Logger } from '../../../src/util/log';
 import type { Advapi32, ServiceSpec } from '../../../src/platform/windows/win32/advapi32';
-import type { DynamicTimeZone, Kernel32 } from '../../../src/platform/windows/win32/kernel32';
+import type { DynamicTimeZone, Kernel32, Kernel32Disk } from '../../../src/platform/windows/win32/kernel32';
 import type { Iphlpapi, NetAdapter } from '../../../src/platform/windows/win32/iphlpapi';
 import type { Crypt32 } from '../../../src/platform/windows/win32/crypt32';
 import type { Userenv } from '../../../src/platform/windows/win32/userenv';
@@ -27,6 +27,8 @@ export class FakeWindows {
   readonly adapters: NetAdapter[] = [];
   /** Thumbprint → UPN that imported certificates report. */
   readonly certificateUpns = new Map<string, string>();
+  /** Drive letters with a medium: root and volume label. */
+  readonly drives: Array<{ root: string; label: string }> = [{ root: 'C:\\', label: '' }];
   readonly certificates: Array<{ subject: string; store: string; thumbprint: string }> = [];
   /** Service name (lower case) → SERVICE_* state, for services the tests pretend exist. */
   readonly serviceStates = new Map<string, number>();
@@ -223,8 +225,24 @@ export class FakeWindows {
     };
   }
 
+  disk(): Kernel32Disk {
+    return {
+      logicalDrives: () => this.drives.map((d) => d.root),
+      driveType: () => 3,
+      volumeInformation: (root) => {
+        const d = this.drives.find((x) => x.root === root);
+        return d ? { label: d.label, serial: 0x1234abcd, fsName: 'NTFS' } : undefined;
+      },
+      openDevice: () => ({ error: 2 }),
+      deviceLength: () => undefined,
+      readAt: () => 0,
+      closeHandle: () => undefined,
+      lastErrorText: (code?: number) => `fake error (error ${code ?? 0})`,
+    };
+  }
+
   bindings(): Win32Bindings {
-    return { kernel32: this.kernel32(), ntdll: this.ntdll(), advapi32: this.advapi32(), netapi32: this.netapi32(), iphlpapi: this.iphlpapi(), userenv: this.userenv(), crypt32: this.crypt32() };
+    return { kernel32: this.kernel32(), ntdll: this.ntdll(), advapi32: this.advapi32(), netapi32: this.netapi32(), iphlpapi: this.iphlpapi(), userenv: this.userenv(), crypt32: this.crypt32(), disk: this.disk() };
   }
 
   /** A WindowsPlatform whose Win32 layer is this fake. */
