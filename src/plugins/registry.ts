@@ -6,6 +6,7 @@ import { displayIdleTimeoutPlugin } from './display-idle-timeout';
 import { ephemeralDiskPlugin } from './ephemeral-disk';
 import { localScriptsPlugin } from './local-scripts';
 import { networkConfigPlugin } from './network-config';
+import { ntpClientPlugin } from './ntp-client';
 import { pageFilesPlugin } from './page-files';
 import type { Plugin } from './plugin';
 import { rdpSettingsPlugin } from './rdp-settings';
@@ -21,6 +22,7 @@ import { winrmCertificateAuthPlugin } from './winrm-certificate-auth';
 import { winrmListenerPlugin } from './winrm-listener';
 
 export const PLUGINS: Plugin[] = [
+  ntpClientPlugin,
   setHostNamePlugin,
   createUserPlugin,
   networkConfigPlugin,
@@ -45,7 +47,6 @@ export const PLUGINS: Plugin[] = [
 /** cloudbase-init plugins kiln does not implement yet: configuring one is an error that says so. */
 export const MISSING_PLUGINS: string[] = [
   'cloudbaseinit.plugins.common.mtu.MTUPlugin',
-  'cloudbaseinit.plugins.windows.ntpclient.NTPClientPlugin',
   'cloudbaseinit.plugins.windows.extendvolumes.ExtendVolumesPlugin',
   'cloudbaseinit.plugins.windows.certificates.ServerCertificatesPlugin',
   'cloudbaseinit.plugins.windows.rdp.RDPPostCertificateThumbprintPlugin',

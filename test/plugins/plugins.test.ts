@@ -300,3 +300,14 @@ test('EphemeralDiskPlugin writes the data loss warning on the volume with that l
   const none = context('ephemeral_disk_volume_label=Nope\n');
   await assert.rejects(plugin('EphemeralDiskPlugin').execute(none.ctx), /no volume labelled 'Nope' \(volumes: C:\\ ''\)/);
 });
+
+test('NTPClientPlugin starts W32Time automatically and sets RealTimeIsUniversal; DHCP NTP servers are warned about', async () => {
+  const win = new FakeWindows();
+  win.serviceStates.set('w32time', 1);
+  const { ctx, files, lines } = context('real_time_clock_utc=true\nntp_use_dhcp_config=true\n', {}, win);
+  assert.deepEqual(await plugin('NTPClientPlugin').execute(ctx), { status: 'done', reboot: false });
+  assert.deepEqual(files.runs.map((r) => r.map((a) => a.replace(/^C:\\Windows\\System32\\/, '')).join(' ')), ['sc.exe config W32Time start= auto', 'net.exe start W32Time']);
+  assert.deepEqual(win.getValue('HKLM', 'SYSTEM\\CurrentControlSet\\Control\\TimeZoneInformation', 'RealTimeIsUniversal'), { type: 'REG_DWORD', data: 1 });
+  assert.match(lines.join(''), /does not read NTP servers from DHCP yet/);
+  await assert.rejects(plugin('NTPClientPlugin').execute(context('').ctx), /W32Time\) is not installed/);
+});
