@@ -91,6 +91,7 @@ export async function runCloudbaseInitFlow(ctx: CommandContext, args: ParsedArgs
     finder: sources.finder,
     randomPassword,
     env: ctx.env,
+    secret: (value) => ctx.logger.redactor.add(value),
     sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
   });
   ctx.io.out(summary(report));

@@ -84,6 +84,7 @@ export async function applyCloudConfig(ctx: PluginContext, cfg: Record<string, u
     const user = u as Record<string, unknown>;
     if (typeof user.name !== 'string') throw fail(`users[${i}] has no 'name'`);
     const password = typeof user.passwd === 'string' ? user.passwd : typeof user.plain_text_passwd === 'string' ? user.plain_text_passwd : undefined;
+    if (password) ctx.secret(password);
     if (!ctx.windows.userExists(user.name)) {
       ctx.windows.createUser(user.name, password ?? ctx.randomPassword(ctx.conf.int('user_password_length') ?? 20), {
         ...(typeof user.gecos === 'string' ? { comment: user.gecos } : {}),

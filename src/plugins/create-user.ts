@@ -18,6 +18,7 @@ export const createUserPlugin: Plugin = {
     const user = adminUserName(ctx);
     const injected = ctx.conf.bool('inject_user_password') ? ctx.instance?.adminPassword : undefined;
     const password = injected ?? ctx.randomPassword(ctx.conf.int('user_password_length') ?? 20);
+    ctx.secret(password);
     if (ctx.windows.userExists(user)) {
       ctx.log.info(`Setting password for existing user "${user}"`);
       ctx.windows.setUserPassword(user, password);

@@ -26,6 +26,8 @@ export interface PluginContext {
   instance: InstanceData | undefined;
   /** cloudbase-init's shared_data: what one plugin leaves for a later one (the created user's password …). */
   shared: Map<string, unknown>;
+  /** Registers a secret (a password) so no log line or error kiln prints carries it. */
+  secret(value: string): void;
   /** The process environment (SystemRoot, PROCESSOR_ARCHITECTURE … for script launch lines). */
   env: NodeJS.ProcessEnv;
   /** Makes a random password of LENGTH characters meeting Windows' complexity rules (injected so tests are repeatable). */

@@ -25,6 +25,8 @@ export interface RunnerDeps {
   finder: FilesystemFinder;
   randomPassword(length: number): string;
   env: NodeJS.ProcessEnv;
+  /** Scrubs a secret from every log line and error from now on (the logger's redactor). */
+  secret?(value: string): void;
   sleep(ms: number): Promise<void>;
   /** The plugins to pick from; default the registry (tests add their own). */
   plugins?: Plugin[];
@@ -189,6 +191,7 @@ async function runStage(
       shared,
       randomPassword: deps.randomPassword,
       env: deps.env,
+      secret: (value) => deps.secret?.(value),
     };
     let result: PluginResult;
     try {

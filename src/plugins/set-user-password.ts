@@ -29,6 +29,7 @@ export const setUserPasswordPlugin: Plugin = {
         ctx.log.info(`Random password set for user "${user}"`);
       }
     }
+    ctx.secret(password);
     ctx.shared.set(SHARED.adminPassword, password);
     const behaviour = ctx.conf.str('first_logon_behaviour') ?? 'clear_text_injected_only';
     if (behaviour === 'always' || (behaviour === 'clear_text_injected_only' && injected)) {

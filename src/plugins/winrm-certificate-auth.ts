@@ -48,6 +48,7 @@ export const winrmCertificateAuthPlugin: Plugin = {
       ctx.log.info('No password for the admin user in this run (CreateUserPlugin or SetUserPasswordPlugin did not run): WinRM certificate mapping skipped');
       return { status: 'done', reboot: false };
     }
+    ctx.secret(password);
     const ders = (await clientCertificates(ctx)).flatMap(pemToDer);
     if (ders.length === 0) {
       ctx.log.info('The metadata has no client certificate for WinRM');

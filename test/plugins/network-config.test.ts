@@ -22,6 +22,7 @@ function setup(networkConfig: InstanceData['networkConfig']) {
     instance: { instanceId: 'i', cloudName: 'openstack', platform: 'openstack', subplatform: 'x', publicKeys: [], metadata: {}, ...(networkConfig ? { networkConfig } : {}) },
     shared: new Map(),
     randomPassword: () => 'x',
+    secret: () => undefined,
     env: {},
   };
   return { ctx, win };

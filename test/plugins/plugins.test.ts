@@ -25,6 +25,7 @@ function context(conf: string, instance: Partial<InstanceData> = {}, win = new F
     instance: { instanceId: 'i-1', cloudName: 'openstack', platform: 'openstack', subplatform: 'x', publicKeys: [], metadata: {}, ...instance },
     shared: new Map(),
     randomPassword: (n) => 'Rand0m!'.padEnd(n, 'z'),
+    secret: (v) => logger.redactor.add(v),
     env: { SystemRoot: 'C:\\Windows', PROCESSOR_ARCHITECTURE: 'AMD64' },
   };
   return { ctx, win, files, lines: sink.lines };
@@ -64,12 +65,14 @@ test('SetHostNamePlugin sets the name once and asks for a reboot; unchanged name
 });
 
 test('CreateUserPlugin creates the user with the injected password and adds it to every group', async () => {
-  const { ctx, win } = context('username=cloud\ngroups=Administrators,Users\n', { adminPassword: 'S3cret!pw' });
+  const { ctx, win, lines } = context('username=cloud\ngroups=Administrators,Users\n', { adminPassword: 'S3cret!pw' });
   assert.deepEqual(await plugin('CreateUserPlugin').execute(ctx), { status: 'done', reboot: false });
   assert.equal(win.users.get('cloud')?.password, 'S3cret!pw');
   assert.deepEqual(win.groups.get('administrators'), ['cloud']);
   assert.deepEqual(win.groups.get('users'), ['cloud']);
   assert.equal(ctx.shared.get('admin_password'), 'S3cret!pw');
+  ctx.log.warn('a message that happens to carry S3cret!pw');
+  assert.doesNotMatch(lines.join(''), /S3cret!pw/, 'the password is registered as a secret');
   // An existing user gets the password reset instead.
   const again = context('username=cloud\ninject_user_password=false\n', {}, win);
   await plugin('CreateUserPlugin').execute(again.ctx);
