@@ -1,23 +1,37 @@
 // The contract of a cloudbase-init plugin.
+import type { CloudbaseConf } from '../config/cloudbase-init-conf';
 import type { InstanceData } from '../sources/datasource';
 import type { Platform } from '../platform/platform';
+import type { WindowsSystem } from '../platform/windows/windows-system';
 import type { Log } from '../util/log';
+import { KilnError } from '../util/errors';
 
 export type PluginStage = 'pre-networking' | 'pre-metadata-discovery' | 'main';
 
 export interface PluginResult {
-  /** 'done' is recorded in the registry (1) and the plugin is not run again for this instance. */
+  /** 'done' is recorded in the registry (1) and the plugin is not run again for this instance; 'next-boot' (2) runs it again. */
   status: 'done' | 'next-boot';
   reboot: boolean;
 }
 
 export interface PluginContext {
+  /** Files and commands. */
   platform: Platform;
+  /** Registry, computer name, users and groups, time zone, reboots. */
+  windows: WindowsSystem;
   log: Log;
-  /** cloudbase-init.conf, parsed: section → key → value ('DEFAULT' for the default section). */
-  conf: Record<string, Record<string, string>>;
+  /** cloudbase-init.conf, typed, with cloudbase-init's defaults. */
+  conf: CloudbaseConf;
   /** Undefined in the stages before metadata discovery. */
   instance: InstanceData | undefined;
+  /** cloudbase-init's shared_data: what one plugin leaves for a later one (the created user's password …). */
+  shared: Map<string, unknown>;
+  /** Registers a secret (a password) so no log line or error kiln prints carries it. */
+  secret(value: string): void;
+  /** The process environment (SystemRoot, PROCESSOR_ARCHITECTURE … for script launch lines). */
+  env: NodeJS.ProcessEnv;
+  /** Makes a random password of LENGTH characters meeting Windows' complexity rules (injected so tests are repeatable). */
+  randomPassword(length: number): string;
 }
 
 export interface Plugin {
@@ -28,3 +42,23 @@ export interface Plugin {
   readonly stage: PluginStage;
   execute(ctx: PluginContext): Promise<PluginResult>;
 }
+
+/** A plugin that cannot do its work; names the plugin and what to change. */
+export class PluginError extends KilnError {
+  override readonly name = 'PluginError';
+  constructor(
+    readonly plugin: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${plugin}: ${message}`, options);
+  }
+}
+
+export const DONE: PluginResult = { status: 'done', reboot: false };
+
+/** cloudbase-init's shared_data keys. */
+export const SHARED = {
+  adminUser: 'admin_user_name',
+  adminPassword: 'admin_password',
+} as const;

@@ -9,35 +9,205 @@ import { execProcess } from '../../util/exec';
 import type { FileOpts, OsVersion, Platform, RunOpts, RunResult } from '../platform';
 import { undefinedIfMissing } from '../missing-file';
 import { loadKoffi, type Koffi } from './koffi-loader';
-import { bindKernel32, type Kernel32 } from './win32/kernel32';
+import { bindAdvapi32, type Advapi32 } from './win32/advapi32';
+import { bindUserenv, type Userenv } from './win32/userenv';
+import { bindCrypt32, type Crypt32 } from './win32/crypt32';
+import { bindIphlpapi, type AdapterRef, type IpFamily, type Iphlpapi, type NetAdapter } from './win32/iphlpapi';
+import { ComputerNameFormat, bindKernel32, bindKernel32Disk, type Kernel32, type Kernel32Disk } from './win32/kernel32';
+import { bindNetapi32, type Netapi32 } from './win32/netapi32';
 import { bindNtdll, type Ntdll } from './win32/ntdll';
+import type { RegRoot, RegValue } from './win32/registry-value';
+import type { WindowsSystem } from './windows-system';
 
 export interface Win32Bindings {
   kernel32: Kernel32;
   ntdll: Ntdll;
+  advapi32: Advapi32;
+  netapi32: Netapi32;
+  iphlpapi: Iphlpapi;
+  userenv: Userenv;
+  crypt32: Crypt32;
+  /** Drive letters, labels and raw reads (src/devices' part of kernel32). */
+  disk: Kernel32Disk;
 }
 
-export class WindowsPlatform implements Platform {
+const TIME_ZONES_KEY = 'SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Time Zones';
+
+export class WindowsPlatform implements Platform, WindowsSystem {
   readonly os = 'windows' as const;
   readonly root: string;
   private bindings: Win32Bindings | undefined;
   private koffi: Koffi | undefined;
 
   constructor(
-    opts: { root: string; log: Log; facts: BuildFacts },
+    opts: { root: string; log: Log; facts: BuildFacts; bindings?: Win32Bindings },
     private readonly log: Log = opts.log,
     private readonly facts: BuildFacts = opts.facts,
   ) {
     this.root = opts.root === '/' || opts.root === '' ? 'C:\\' : opts.root;
+    // Tests hand in fakes of the bindings: the binding boundary is where Windows is faked.
+    this.bindings = opts.bindings;
   }
 
   /** The Win32 API, bound on first use so commands that need none never load the addon. */
   win32(): Win32Bindings {
     if (!this.bindings) {
       this.koffi ??= loadKoffi(this.facts);
-      this.bindings = { kernel32: bindKernel32(this.koffi), ntdll: bindNtdll(this.koffi) };
+      const kernel32 = bindKernel32(this.koffi);
+      this.bindings = {
+        kernel32,
+        ntdll: bindNtdll(this.koffi),
+        advapi32: bindAdvapi32(this.koffi, kernel32),
+        netapi32: bindNetapi32(this.koffi, kernel32),
+        iphlpapi: bindIphlpapi(this.koffi, kernel32),
+        userenv: bindUserenv(this.koffi, kernel32),
+        crypt32: bindCrypt32(this.koffi, kernel32),
+        disk: bindKernel32Disk(this.koffi),
+      };
     }
     return this.bindings;
+  }
+
+  regGet(root: RegRoot, key: string, name: string): RegValue | undefined {
+    return this.win32().advapi32.regGetValue(root, key, name);
+  }
+  regSet(root: RegRoot, key: string, name: string, value: RegValue): void {
+    this.log.debug(`Setting registry value ${root}\\${key}\\${name} (${value.type})`);
+    this.win32().advapi32.regSetValue(root, key, name, value);
+  }
+  regList(root: RegRoot, key: string): Array<{ name: string; value: RegValue }> | undefined {
+    return this.win32().advapi32.regListValues(root, key);
+  }
+  regListKeys(root: RegRoot, key: string): string[] | undefined {
+    return this.win32().advapi32.regListKeys(root, key);
+  }
+  regDeleteValue(root: RegRoot, key: string, name: string): void {
+    this.win32().advapi32.regDeleteValue(root, key, name);
+  }
+  regDeleteTree(root: RegRoot, key: string): void {
+    this.win32().advapi32.regDeleteTree(root, key);
+  }
+
+  computerName(): { active: string; pending: string } {
+    const k = this.win32().kernel32;
+    const pending = this.regGet('HKLM', 'SYSTEM\\CurrentControlSet\\Control\\ComputerName\\ComputerName', 'ComputerName');
+    const active = k.getComputerNameEx(ComputerNameFormat.NetBIOS);
+    return { active, pending: pending?.type === 'REG_SZ' ? pending.data : active };
+  }
+  setComputerName(name: string): void {
+    this.log.info(`Setting the computer name to ${name} (applied at the next boot)`);
+    this.win32().kernel32.setComputerNameEx(ComputerNameFormat.PhysicalDnsHostname, name);
+  }
+
+  userExists(name: string): boolean {
+    return this.win32().netapi32.userGetInfo(name) !== undefined;
+  }
+  createUser(name: string, password: string, opts: { comment?: string; passwordNeverExpires?: boolean } = {}): void {
+    this.log.info(`Creating user ${name}`);
+    this.win32().netapi32.userAdd({ name, password, ...opts });
+  }
+  setUserPassword(name: string, password: string): void {
+    this.log.info(`Setting the password of user ${name}`);
+    this.win32().netapi32.userSetPassword(name, password);
+  }
+  expireUserPassword(name: string): void {
+    this.win32().netapi32.userSetPasswordExpired(name, true);
+  }
+  ensureGroup(name: string): void {
+    if (this.win32().netapi32.localGroupAdd(name)) this.log.info(`Created local group ${name}`);
+  }
+  addUserToGroup(user: string, group: string): void {
+    if (this.win32().netapi32.localGroupAddMember(group, user)) this.log.info(`Added user ${user} to local group ${group}`);
+    else this.log.debug(`User ${user} already is a member of ${group}`);
+  }
+  groupMembers(group: string): string[] {
+    return this.win32().netapi32.localGroupMembers(group);
+  }
+  checkPassword(user: string, password: string): boolean {
+    return this.win32().advapi32.logonUser(user, password);
+  }
+
+  timeZone(): string {
+    return this.win32().kernel32.getTimeZoneKeyName();
+  }
+  setTimeZone(keyName: string): void {
+    const key = `${TIME_ZONES_KEY}\\${keyName}`;
+    const tzi = this.regGet('HKLM', key, 'TZI');
+    const std = this.regGet('HKLM', key, 'Std');
+    const dlt = this.regGet('HKLM', key, 'Dlt');
+    if (!tzi || tzi.type !== 'REG_BINARY' || tzi.data.length < 44) {
+      throw new PlatformError(`unknown Windows time zone '${keyName}' (no TZI value under HKLM\\${key})`);
+    }
+    const b = Buffer.from(tzi.data);
+    this.win32().advapi32.enablePrivilege('SeTimeZonePrivilege');
+    this.log.info(`Setting the time zone to ${keyName}`);
+    this.win32().kernel32.setDynamicTimeZone({
+      keyName,
+      standardName: std?.type === 'REG_SZ' ? std.data : keyName,
+      daylightName: dlt?.type === 'REG_SZ' ? dlt.data : keyName,
+      bias: b.readInt32LE(0),
+      standardBias: b.readInt32LE(4),
+      daylightBias: b.readInt32LE(8),
+      standardDate: b.subarray(12, 28),
+      daylightDate: b.subarray(28, 44),
+    });
+  }
+
+  userProfilePath(user: string, create: boolean): string | undefined {
+    const api = this.win32();
+    const sid = api.advapi32.accountSid(user);
+    if (!sid) return undefined;
+    const v = this.regGet('HKLM', `SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\ProfileList\\${sid}`, 'ProfileImagePath');
+    if (v && (v.type === 'REG_SZ' || v.type === 'REG_EXPAND_SZ')) return v.data.replace(/%([^%]+)%/g, (m, name: string) => process.env[name] ?? m);
+    if (!create) return undefined;
+    this.log.info(`Creating the profile of ${user}`);
+    return api.userenv.createProfile(sid, user);
+  }
+
+  createSelfSignedCertificate(subject: string, validDays: number): string {
+    const thumbprint = this.win32().crypt32.createSelfSignedCertificate(subject, { store: 'MY', container: `kiln-${subject.replace(/[^A-Za-z0-9-]/g, '_')}-${Date.now()}`, validDays });
+    this.log.info(`Created a self-signed certificate for ${subject} in LocalMachine\\My: ${thumbprint}`);
+    return thumbprint;
+  }
+  importCertificate(der: Uint8Array, store: string): { thumbprint: string; upn: string } {
+    const r = this.win32().crypt32.importCertificate(der, store);
+    this.log.info(`Imported certificate ${r.thumbprint} into LocalMachine\\${store}`);
+    return r;
+  }
+  volumes(): Array<{ root: string; label: string }> {
+    const disk = this.win32().disk;
+    return disk.logicalDrives().flatMap((root) => {
+      const info = disk.volumeInformation(root);
+      return info ? [{ root, label: info.label }] : [];
+    });
+  }
+  serviceState(name: string): number | undefined {
+    return this.win32().advapi32.queryService(name)?.currentState;
+  }
+
+  netAdapters(): NetAdapter[] {
+    return this.win32().iphlpapi.adapters();
+  }
+  addIpAddress(adapter: AdapterRef, address: string, prefixLength: number, family: IpFamily): boolean {
+    const r = this.win32().iphlpapi.addUnicastAddress(adapter, address, prefixLength, family);
+    this.log.info(`${r === 'added' ? 'Added' : 'Already had'} ${address}/${prefixLength} on interface ${adapter.ifIndex}`);
+    return r === 'added';
+  }
+  addRoute(adapter: AdapterRef, route: { destination: string; prefixLength: number; nextHop: string; family: IpFamily; metric?: number }): boolean {
+    const r = this.win32().iphlpapi.addRoute(adapter, route);
+    this.log.info(`${r === 'added' ? 'Added' : 'Already had'} route ${route.destination}/${route.prefixLength} via ${route.nextHop} on interface ${adapter.ifIndex}`);
+    return r === 'added';
+  }
+  setInterfaceMtu(adapter: AdapterRef, family: IpFamily, mtu: number): void {
+    this.log.info(`Setting the ${family} MTU of interface ${adapter.ifIndex} to ${mtu}`);
+    this.win32().iphlpapi.setMtu(adapter, family, mtu);
+  }
+
+  reboot(message: string, timeoutSeconds = 0): void {
+    const api = this.win32().advapi32;
+    api.enablePrivilege('SeShutdownPrivilege');
+    this.log.info(`Rebooting: ${message}`);
+    api.initiateSystemShutdown({ message, timeoutSeconds, reboot: true, force: true });
   }
 
   async osVersion(): Promise<OsVersion> {

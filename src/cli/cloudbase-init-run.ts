@@ -1,0 +1,117 @@
+// The cloudbase-init face's default command (and `kiln cloudbase-init`): load cloudbase-init.conf and run the plugin flow.
+import { createFilesystemFinder } from '../devices/create-finder';
+import type { FilesystemFinder } from '../devices/filesystem-finder';
+import type { ConfigDriveLocation, ConfigDriveType } from '../devices/windows-finder';
+import { loadCloudbaseConf, type CloudbaseConf } from '../config/cloudbase-init-conf';
+import { DryRunPlatform } from '../platform/dry-run-platform';
+import { WindowsPlatform } from '../platform/windows/windows-platform';
+import { randomPassword } from '../plugins/random-password';
+import { runCloudbaseInit, type RunReport } from '../plugins/runner';
+import type { Datasource } from '../sources/datasource';
+import { DATASOURCES } from '../sources/registry';
+import { UsageError } from '../util/errors';
+import { FileSink, StreamSink } from '../util/log';
+import type { Command, CommandContext, ParsedArgs } from './command';
+
+/** The datasources and device finder the Windows face uses. */
+export interface WindowsSources {
+  datasources: Datasource[];
+  finder: FilesystemFinder;
+}
+
+/** The real sources: kiln's datasources, and drive letters and physical drives searched in [config_drive] types × locations order. */
+function windowsSources(ctx: CommandContext, conf: CloudbaseConf): WindowsSources {
+  const types = (conf.list('types', 'config_drive') ?? []).filter((t): t is ConfigDriveType => t === 'vfat' || t === 'iso');
+  const locations = (conf.list('locations', 'config_drive') ?? []).filter((l): l is ConfigDriveLocation => l === 'cdrom' || l === 'hdd' || l === 'partition');
+  const finder = createFilesystemFinder({ os: 'windows', root: ctx.root, facts: ctx.facts, env: ctx.env, log: ctx.logger.for('configdrive.py'), types, locations });
+  return { datasources: [...DATASOURCES], finder };
+}
+
+export const CLOUDBASE_INIT_FLAGS = {
+  string: ['config-file', 'log-file', 'log-dir'],
+  boolean: ['reset_service_password', 'noreset_service_password', 'verbose', 'nostop_service_on_exit', 'noallow_reboot'],
+  repeatable: ['config-file'],
+  help: [
+    '--config-file PATH            cloudbase-init.conf to read (may be repeated; later files win over earlier ones)',
+    '--noreset_service_password    do not reset the service account password (kiln runs as LocalSystem: no effect)',
+    '--noallow_reboot              never reboot, even when a plugin asks to (allow_reboot=false)',
+    '--log-file NAME, --log-dir D  log to D\\NAME as cloudbase-init does (log_file, log_dir)',
+    '--verbose                     log INFO messages to stderr',
+  ],
+};
+
+async function loadConf(ctx: CommandContext, args: ParsedArgs): Promise<CloudbaseConf> {
+  const platform = ctx.platform();
+  const files: Array<{ path: string; text: string }> = [];
+  const embedded = ctx.facts.defaultConfigs['cloudbase-init.conf'];
+  if (embedded !== undefined) files.push({ path: '<embedded cloudbase-init.conf>', text: embedded });
+  for (const path of (args.flags['config-file'] as string[] | undefined) ?? []) {
+    const text = await platform.readTextIfExists(path);
+    if (text === undefined) throw new UsageError(`--config-file ${path}: no such file`);
+    files.push({ path, text });
+  }
+  const conf = loadCloudbaseConf(files);
+  if (args.flags.noreset_service_password === true) conf.set('reset_service_password', 'false');
+  if (args.flags.noallow_reboot === true) conf.set('allow_reboot', 'false');
+  if (args.flags.nostop_service_on_exit === true) conf.set('stop_service_on_exit', 'false');
+  if (typeof args.flags['log-file'] === 'string') conf.set('log_file', args.flags['log-file']);
+  if (typeof args.flags['log-dir'] === 'string') conf.set('log_dir', args.flags['log-dir']);
+  return conf;
+}
+
+function summary(report: RunReport): string {
+  const lines = report.plugins.map((p) => `${p.stage.padEnd(22)} ${p.name.padEnd(34)} ${p.outcome}${p.reboot ? ' (reboot)' : ''}${p.error ? `: ${p.error}` : ''}`);
+  if (report.service) lines.unshift(`metadata: ${report.service.classPath} (${report.service.datasource}), instance ${report.instanceId ?? '?'}`);
+  for (const w of report.warnings) lines.push(`warning: ${w}`);
+  for (const e of report.errors) lines.push(`error: ${e}`);
+  if (report.rebooting) lines.push('rebooting');
+  else if (report.rebootSuppressed) lines.push('a reboot was asked for but allow_reboot is false');
+  return `${lines.join('\n')}\n`;
+}
+
+/** Loads the configuration and runs the whole flow; the exit code is 1 when a plugin or the discovery failed. */
+export async function runCloudbaseInitFlow(ctx: CommandContext, args: ParsedArgs): Promise<number> {
+  const platform = ctx.platform();
+  if (platform instanceof DryRunPlatform) throw new UsageError('--dry-run is not supported by the cloudbase-init flow yet (registry and account changes cannot be planned)');
+  if (!(platform instanceof WindowsPlatform)) throw new UsageError('the cloudbase-init flow runs on Windows only; this is not a Windows build');
+  const conf = await loadConf(ctx, args);
+  const logDir = conf.str('log_dir');
+  const logFile = conf.str('log_file');
+  if (logDir && logFile) ctx.logger.addSink(new FileSink(conf.bool('debug') || ctx.debug ? 'DEBUG' : 'INFO', platform.hostPath(`${logDir.replace(/[\\/]+$/, '')}\\${logFile}`)));
+  if (args.flags.verbose === true && !ctx.debug) ctx.logger.addSink(new StreamSink('INFO', { write: (s: string) => ctx.io.err(s) }));
+  const log = ctx.logger.for('init.py');
+  for (const u of conf.unknown) log.warn(u);
+  const sources = windowsSources(ctx, conf);
+  const report = await runCloudbaseInit({
+    platform,
+    windows: platform,
+    log,
+    conf,
+    datasources: sources.datasources,
+    finder: sources.finder,
+    randomPassword,
+    env: ctx.env,
+    secret: (value) => ctx.logger.redactor.add(value),
+    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+  });
+  ctx.io.out(summary(report));
+  const failed = report.plugins.some((p) => p.outcome === 'failed') || report.errors.length > 0;
+  return failed ? 1 : 0;
+}
+
+export const cloudbaseInitRunCommand: Command = {
+  words: [],
+  summary: 'run the cloudbase-init flow: PRE_NETWORKING, PRE_METADATA_DISCOVERY, metadata discovery, MAIN plugins',
+  usage: '[--config-file PATH] [--noreset_service_password] [--noallow_reboot]',
+  faces: ['cloudbase-init'],
+  positional: [0, 0],
+  flags: CLOUDBASE_INIT_FLAGS,
+  run: (ctx, args) => runCloudbaseInitFlow(ctx, args),
+};
+
+export const kilnCloudbaseInitCommand: Command = {
+  ...cloudbaseInitRunCommand,
+  words: ['cloudbase-init'],
+  usage: 'cloudbase-init [--config-file PATH] [--noreset_service_password] [--noallow_reboot]',
+  faces: ['kiln'],
+};

@@ -1,0 +1,155 @@
+// crypt32.dll bindings (with advapi32's CryptoAPI key calls): self-signed certificates in the LocalMachine certificate stores.
+import type { Koffi } from '../koffi-loader';
+import { PlatformError } from '../../../util/errors';
+import type { Kernel32 } from './kernel32';
+
+export interface Crypt32 {
+  /**
+   * Makes an RSA 2048 key in a machine key container and a self-signed SHA-256 certificate for SUBJECT
+   * ('CN=host'), valid from now for VALIDDAYS, added to LocalMachine\STORE; returns its SHA-1 thumbprint (hex, upper case).
+   */
+  createSelfSignedCertificate(subject: string, opts: { store: string; container: string; validDays: number }): string;
+  /** Adds a DER certificate to LocalMachine\STORE; returns its thumbprint and its UPN (subject alternative name), '' when none. */
+  importCertificate(der: Uint8Array, store: string): { thumbprint: string; upn: string };
+}
+
+const X509_ASN_ENCODING = 0x1;
+const PKCS_7_ASN_ENCODING = 0x10000;
+const CERT_X500_NAME_STR = 3;
+const PROV_RSA_AES = 24;
+const CRYPT_NEWKEYSET = 0x8;
+const CRYPT_MACHINE_KEYSET = 0x20;
+const AT_KEYEXCHANGE = 1;
+const CRYPT_EXPORTABLE = 0x1;
+const NTE_EXISTS = 0x8009000f;
+const CERT_STORE_PROV_SYSTEM_W = 10;
+const CERT_SYSTEM_STORE_LOCAL_MACHINE = 0x20000;
+const CERT_STORE_ADD_REPLACE_EXISTING = 3;
+const CERT_SHA1_HASH_PROP_ID = 3;
+const SHA256_RSA_OID = '1.2.840.113549.1.1.11';
+
+/** SYSTEMTIME for a Date, in UTC. */
+function systemTime(d: Date): Record<string, number> {
+  return {
+    wYear: d.getUTCFullYear(),
+    wMonth: d.getUTCMonth() + 1,
+    wDayOfWeek: d.getUTCDay(),
+    wDay: d.getUTCDate(),
+    wHour: d.getUTCHours(),
+    wMinute: d.getUTCMinutes(),
+    wSecond: d.getUTCSeconds(),
+    wMilliseconds: 0,
+  };
+}
+
+export function bindCrypt32(koffi: Koffi, kernel32: Kernel32): Crypt32 {
+  const lib = koffi.load('crypt32.dll');
+  const adv = koffi.load('advapi32.dll');
+  const BLOB = koffi.struct('KILN_CRYPT_BLOB', { cbData: 'uint32_t', pbData: 'void *' });
+  const ALGORITHM = koffi.struct('KILN_CRYPT_ALGORITHM_IDENTIFIER', { pszObjId: 'str', Parameters: BLOB });
+  const KEY_PROV_INFO = koffi.struct('KILN_CRYPT_KEY_PROV_INFO', {
+    pwszContainerName: 'str16',
+    pwszProvName: 'str16',
+    dwProvType: 'uint32_t',
+    dwFlags: 'uint32_t',
+    cProvParam: 'uint32_t',
+    rgProvParam: 'void *',
+    dwKeySpec: 'uint32_t',
+  });
+  const SYSTEMTIME = koffi.struct('KILN_SYSTEMTIME', {
+    wYear: 'uint16_t', wMonth: 'uint16_t', wDayOfWeek: 'uint16_t', wDay: 'uint16_t',
+    wHour: 'uint16_t', wMinute: 'uint16_t', wSecond: 'uint16_t', wMilliseconds: 'uint16_t',
+  });
+  const U32_INOUT = koffi.inout(koffi.pointer('uint32_t'));
+  const CertStrToNameW = lib.func('__stdcall', 'CertStrToNameW', 'int', ['uint32_t', 'str16', 'uint32_t', 'void *', 'void *', U32_INOUT, 'void *']);
+  const CertCreateSelfSignCertificate = lib.func('__stdcall', 'CertCreateSelfSignCertificate', 'void *', [
+    'uintptr_t', koffi.pointer(BLOB), 'uint32_t', koffi.pointer(KEY_PROV_INFO), koffi.pointer(ALGORITHM), koffi.pointer(SYSTEMTIME), koffi.pointer(SYSTEMTIME), 'void *',
+  ]);
+  const CertOpenStore = lib.func('__stdcall', 'CertOpenStore', 'void *', ['uintptr_t', 'uint32_t', 'uintptr_t', 'uint32_t', 'str16']);
+  const CertAddCertificateContextToStore = lib.func('__stdcall', 'CertAddCertificateContextToStore', 'int', ['void *', 'void *', 'uint32_t', 'void *']);
+  const CertGetCertificateContextProperty = lib.func('__stdcall', 'CertGetCertificateContextProperty', 'int', ['void *', 'uint32_t', 'void *', U32_INOUT]);
+  const CertFreeCertificateContext = lib.func('__stdcall', 'CertFreeCertificateContext', 'int', ['void *']);
+  const CertCloseStore = lib.func('__stdcall', 'CertCloseStore', 'int', ['void *', 'uint32_t']);
+  const CryptAcquireContextW = adv.func('__stdcall', 'CryptAcquireContextW', 'int', [koffi.out(koffi.pointer('uintptr_t')), 'str16', 'str16', 'uint32_t', 'uint32_t']);
+  const CryptGenKey = adv.func('__stdcall', 'CryptGenKey', 'int', ['uintptr_t', 'uint32_t', 'uint32_t', koffi.out(koffi.pointer('uintptr_t'))]);
+  const CryptDestroyKey = adv.func('__stdcall', 'CryptDestroyKey', 'int', ['uintptr_t']);
+  const CryptReleaseContext = adv.func('__stdcall', 'CryptReleaseContext', 'int', ['uintptr_t', 'uint32_t']);
+
+  const CertCreateCertificateContext = lib.func('__stdcall', 'CertCreateCertificateContext', 'void *', ['uint32_t', 'void *', 'uint32_t']);
+  const CertGetNameStringW = lib.func('__stdcall', 'CertGetNameStringW', 'uint32_t', ['void *', 'uint32_t', 'uint32_t', 'void *', 'void *', 'uint32_t']);
+  const CERT_NAME_UPN_TYPE = 8;
+
+  const fail = (what: string) => new PlatformError(`${what} failed: ${kernel32.lastErrorText()}`);
+
+  function thumbprintOf(cert: unknown): string {
+    const hash = Buffer.alloc(20);
+    const len = [20];
+    if (!CertGetCertificateContextProperty(cert, CERT_SHA1_HASH_PROP_ID, hash, len)) throw fail('CertGetCertificateContextProperty (SHA-1 thumbprint)');
+    return hash.subarray(0, len[0] as number).toString('hex').toUpperCase();
+  }
+
+  function addToStore(cert: unknown, store: string): void {
+    const hStore = CertOpenStore(CERT_STORE_PROV_SYSTEM_W, X509_ASN_ENCODING | PKCS_7_ASN_ENCODING, 0, CERT_SYSTEM_STORE_LOCAL_MACHINE, store) as unknown;
+    if (!hStore) throw fail(`CertOpenStore LocalMachine\\${store}`);
+    try {
+      if (!CertAddCertificateContextToStore(hStore, cert, CERT_STORE_ADD_REPLACE_EXISTING, null)) throw fail(`CertAddCertificateContextToStore LocalMachine\\${store}`);
+    } finally {
+      CertCloseStore(hStore, 0);
+    }
+  }
+
+  return {
+    importCertificate(der, store) {
+      const bytes = Buffer.from(der);
+      const cert = CertCreateCertificateContext(X509_ASN_ENCODING | PKCS_7_ASN_ENCODING, bytes, bytes.length) as unknown;
+      if (!cert) throw fail('CertCreateCertificateContext (not a DER X.509 certificate?)');
+      try {
+        addToStore(cert, store);
+        const buf = Buffer.alloc(1024);
+        const n = CertGetNameStringW(cert, CERT_NAME_UPN_TYPE, 0, null, buf, 512) as number;
+        const upn = n > 1 ? buf.subarray(0, (n - 1) * 2).toString('utf16le') : '';
+        return { thumbprint: thumbprintOf(cert), upn };
+      } finally {
+        CertFreeCertificateContext(cert);
+      }
+    },
+    createSelfSignedCertificate(subject, { store, container, validDays }) {
+      const size = [0];
+      if (!CertStrToNameW(X509_ASN_ENCODING, subject, CERT_X500_NAME_STR, null, null, size, null)) throw fail(`CertStrToNameW '${subject}'`);
+      const name = Buffer.alloc(size[0] as number);
+      if (!CertStrToNameW(X509_ASN_ENCODING, subject, CERT_X500_NAME_STR, null, name, size, null)) throw fail(`CertStrToNameW '${subject}'`);
+      const prov = [0];
+      if (!CryptAcquireContextW(prov, container, null, PROV_RSA_AES, CRYPT_NEWKEYSET | CRYPT_MACHINE_KEYSET)) {
+        if (kernel32.lastError() >>> 0 !== NTE_EXISTS || !CryptAcquireContextW(prov, container, null, PROV_RSA_AES, CRYPT_MACHINE_KEYSET)) {
+          throw fail(`CryptAcquireContextW (machine key container '${container}')`);
+        }
+      }
+      const key = [0];
+      try {
+        if (!CryptGenKey(prov[0] as number, AT_KEYEXCHANGE, (2048 << 16) | CRYPT_EXPORTABLE, key)) throw fail('CryptGenKey (RSA 2048)');
+        const start = new Date();
+        const end = new Date(start.getTime() + validDays * 86_400_000);
+        const cert = CertCreateSelfSignCertificate(
+          prov[0] as number,
+          { cbData: name.length, pbData: name },
+          0,
+          { pwszContainerName: container, pwszProvName: null, dwProvType: PROV_RSA_AES, dwFlags: CRYPT_MACHINE_KEYSET, cProvParam: 0, rgProvParam: null, dwKeySpec: AT_KEYEXCHANGE },
+          { pszObjId: SHA256_RSA_OID, Parameters: { cbData: 0, pbData: null } },
+          systemTime(start),
+          systemTime(end),
+          null,
+        ) as unknown;
+        if (!cert) throw fail(`CertCreateSelfSignCertificate '${subject}'`);
+        try {
+          addToStore(cert, store);
+          return thumbprintOf(cert);
+        } finally {
+          CertFreeCertificateContext(cert);
+        }
+      } finally {
+        if (key[0]) CryptDestroyKey(key[0] as number);
+        CryptReleaseContext(prov[0] as number, 0);
+      }
+    },
+  };
+}

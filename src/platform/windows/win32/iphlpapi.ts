@@ -1,0 +1,191 @@
+// iphlpapi.dll bindings: adapters (GetAdaptersAddresses), static addresses, routes and interface MTU through the IP Helper API.
+import type { Koffi } from '../koffi-loader';
+import { PlatformError } from '../../../util/errors';
+import type { Kernel32 } from './kernel32';
+import { addressBytes, sockaddrText } from './sockaddr';
+
+export type IpFamily = 'ipv4' | 'ipv6';
+
+export interface NetAdapter {
+  ifIndex: number;
+  luid: bigint;
+  /** The adapter's GUID name, '{…}': its key under Tcpip\Parameters\Interfaces. */
+  guid: string;
+  /** Lower-case, colon separated. */
+  mac: string;
+  friendlyName: string;
+  description: string;
+  mtu: number;
+  dhcpv4: boolean;
+  up: boolean;
+  unicast: Array<{ address: string; prefixLength: number; family: IpFamily }>;
+  dnsServers: string[];
+}
+
+export interface AdapterRef {
+  luid: bigint;
+  ifIndex: number;
+}
+
+export interface Iphlpapi {
+  adapters(): NetAdapter[];
+  /** 'exists' when Windows already has the address on the adapter. */
+  addUnicastAddress(adapter: AdapterRef, address: string, prefixLength: number, family: IpFamily): 'added' | 'exists';
+  addRoute(adapter: AdapterRef, route: { destination: string; prefixLength: number; nextHop: string; family: IpFamily; metric?: number }): 'added' | 'exists';
+  /** Sets the interface MTU (NlMtu) for FAMILY. */
+  setMtu(adapter: AdapterRef, family: IpFamily, mtu: number): void;
+}
+
+const AF_INET = 2;
+const AF_INET6 = 23;
+const ERROR_BUFFER_OVERFLOW = 111;
+const ERROR_OBJECT_ALREADY_EXISTS = 5010;
+const ERROR_NO_DATA = 232;
+const GAA_FLAG_SKIP_ANYCAST = 0x2;
+const GAA_FLAG_SKIP_MULTICAST = 0x4;
+const IP_ADAPTER_DHCP_ENABLED = 0x4;
+const IF_OPER_STATUS_UP = 1;
+const IP_PREFIX_ORIGIN_MANUAL = 1;
+const IP_SUFFIX_ORIGIN_MANUAL = 1;
+
+/** Byte offsets in the x64 layouts of the IP Helper structures kiln reads and writes. */
+const ADAPTER = { ifIndex: 4, next: 8, adapterName: 16, firstUnicast: 24, firstDns: 48, description: 64, friendlyName: 72, physical: 80, physicalLength: 88, flags: 92, mtu: 96, operStatus: 104, luid: 224 };
+const UNICAST = { next: 8, sockaddr: 16, prefixLength: 56 };
+const DNS = { next: 8, sockaddr: 16 };
+const UNICAST_ROW = { size: 88, luid: 32, ifIndex: 40, prefixOrigin: 44, suffixOrigin: 48, prefixLength: 60 };
+const FORWARD_ROW = { size: 104, luid: 0, ifIndex: 8, destination: 12, destinationLength: 40, nextHop: 44, metric: 84 };
+const INTERFACE_ROW = { size: 168, family: 0, luid: 8, sitePrefixLength: 144, mtu: 152 };
+
+function writeSockaddr(buf: Buffer, offset: number, address: string, family: IpFamily): void {
+  buf.writeUInt16LE(family === 'ipv4' ? AF_INET : AF_INET6, offset);
+  Buffer.from(addressBytes(address, family)).copy(buf, offset + (family === 'ipv4' ? 4 : 8));
+}
+
+export function bindIphlpapi(koffi: Koffi, kernel32: Kernel32): Iphlpapi {
+  const lib = koffi.load('iphlpapi.dll');
+  const GetAdaptersAddresses = lib.func('__stdcall', 'GetAdaptersAddresses', 'uint32_t', ['uint32_t', 'uint32_t', 'void *', 'void *', koffi.inout(koffi.pointer('uint32_t'))]);
+  const InitializeUnicastIpAddressEntry = lazy('InitializeUnicastIpAddressEntry', 'void');
+  const CreateUnicastIpAddressEntry = lazy('CreateUnicastIpAddressEntry', 'uint32_t');
+  const InitializeIpForwardEntry = lazy('InitializeIpForwardEntry', 'void');
+  const CreateIpForwardEntry2 = lazy('CreateIpForwardEntry2', 'uint32_t');
+  const InitializeIpInterfaceEntry = lazy('InitializeIpInterfaceEntry', 'void');
+  const GetIpInterfaceEntry = lazy('GetIpInterfaceEntry', 'uint32_t');
+  const SetIpInterfaceEntry = lazy('SetIpInterfaceEntry', 'uint32_t');
+
+  function lazy(name: string, result: string): (row: Buffer) => unknown {
+    // Bound on first use: an export missing from this iphlpapi (wine's lacks the row initialisers) fails only its caller.
+    let fn: ((row: Buffer) => unknown) | undefined;
+    return (row) => {
+      try {
+        fn ??= lib.func('__stdcall', name, result, ['void *']);
+      } catch (err) {
+        throw new PlatformError(`iphlpapi.dll has no ${name}: ${(err as Error).message}`);
+      }
+      return fn(row);
+    };
+  }
+  const fail = (what: string, code: number) => new PlatformError(`${what} failed: ${kernel32.lastErrorText(code)}`);
+
+  return {
+    adapters() {
+      let size = 16 * 1024;
+      for (let attempt = 0; attempt < 4; attempt++) {
+        const mem = koffi.alloc('uint8_t', size);
+        const len = [size];
+        const rc = GetAdaptersAddresses(0, GAA_FLAG_SKIP_ANYCAST | GAA_FLAG_SKIP_MULTICAST, null, mem, len) as number;
+        if (rc === ERROR_BUFFER_OVERFLOW) {
+          size = (len[0] as number) + 1024;
+          continue;
+        }
+        if (rc === ERROR_NO_DATA) return [];
+        if (rc !== 0) throw fail('GetAdaptersAddresses', rc);
+        // Every pointer in the result points into this one buffer: read it as bytes, follow pointers as offsets.
+        const buf = Buffer.from(koffi.view(mem, size));
+        const base = BigInt(koffi.address(mem));
+        const at = (ptr: bigint): number | undefined => (ptr === 0n ? undefined : Number(ptr - base));
+        const ptrAt = (off: number) => at(buf.readBigUInt64LE(off));
+        const wstr = (off: number | undefined): string => {
+          if (off === undefined) return '';
+          let end = off;
+          while (end + 1 < buf.length && (buf[end] !== 0 || buf[end + 1] !== 0)) end += 2;
+          return buf.subarray(off, end).toString('utf16le');
+        };
+        const cstr = (off: number | undefined): string => (off === undefined ? '' : buf.subarray(off, buf.indexOf(0, off)).toString('latin1'));
+        const sockaddr = (off: number): { address: string; family: IpFamily } | undefined => {
+          const sa = ptrAt(off);
+          return sa === undefined ? undefined : sockaddrText(buf.subarray(sa, sa + 28));
+        };
+        const out: NetAdapter[] = [];
+        for (let a: number | undefined = 0; a !== undefined; a = ptrAt(a + ADAPTER.next)) {
+          const unicast: NetAdapter['unicast'] = [];
+          for (let u = ptrAt(a + ADAPTER.firstUnicast); u !== undefined; u = ptrAt(u + UNICAST.next)) {
+            const sa = sockaddr(u + UNICAST.sockaddr);
+            if (sa) unicast.push({ ...sa, prefixLength: buf.readUInt8(u + UNICAST.prefixLength) });
+          }
+          const dnsServers: string[] = [];
+          for (let d = ptrAt(a + ADAPTER.firstDns); d !== undefined; d = ptrAt(d + DNS.next)) {
+            const sa = sockaddr(d + DNS.sockaddr);
+            if (sa) dnsServers.push(sa.address);
+          }
+          const macLen = Math.min(buf.readUInt32LE(a + ADAPTER.physicalLength), 8);
+          out.push({
+            ifIndex: buf.readUInt32LE(a + ADAPTER.ifIndex),
+            luid: buf.readBigUInt64LE(a + ADAPTER.luid),
+            guid: cstr(ptrAt(a + ADAPTER.adapterName)),
+            mac: [...buf.subarray(a + ADAPTER.physical, a + ADAPTER.physical + macLen)].map((b) => b.toString(16).padStart(2, '0')).join(':'),
+            friendlyName: wstr(ptrAt(a + ADAPTER.friendlyName)),
+            description: wstr(ptrAt(a + ADAPTER.description)),
+            mtu: buf.readUInt32LE(a + ADAPTER.mtu),
+            dhcpv4: (buf.readUInt32LE(a + ADAPTER.flags) & IP_ADAPTER_DHCP_ENABLED) !== 0,
+            up: buf.readUInt32LE(a + ADAPTER.operStatus) === IF_OPER_STATUS_UP,
+            unicast,
+            dnsServers,
+          });
+        }
+        return out;
+      }
+      throw new PlatformError('GetAdaptersAddresses: the adapter list kept growing; try again');
+    },
+    addUnicastAddress(adapter, address, prefixLength, family) {
+      const row = Buffer.alloc(UNICAST_ROW.size);
+      InitializeUnicastIpAddressEntry(row);
+      writeSockaddr(row, 0, address, family);
+      row.writeBigUInt64LE(adapter.luid, UNICAST_ROW.luid);
+      row.writeUInt32LE(adapter.ifIndex, UNICAST_ROW.ifIndex);
+      row.writeUInt32LE(IP_PREFIX_ORIGIN_MANUAL, UNICAST_ROW.prefixOrigin);
+      row.writeUInt32LE(IP_SUFFIX_ORIGIN_MANUAL, UNICAST_ROW.suffixOrigin);
+      row.writeUInt8(prefixLength, UNICAST_ROW.prefixLength);
+      const rc = CreateUnicastIpAddressEntry(row) as number;
+      if (rc === ERROR_OBJECT_ALREADY_EXISTS) return 'exists';
+      if (rc !== 0) throw fail(`CreateUnicastIpAddressEntry ${address}/${prefixLength} on interface ${adapter.ifIndex}`, rc);
+      return 'added';
+    },
+    addRoute(adapter, route) {
+      const row = Buffer.alloc(FORWARD_ROW.size);
+      InitializeIpForwardEntry(row);
+      row.writeBigUInt64LE(adapter.luid, FORWARD_ROW.luid);
+      row.writeUInt32LE(adapter.ifIndex, FORWARD_ROW.ifIndex);
+      writeSockaddr(row, FORWARD_ROW.destination, route.destination, route.family);
+      row.writeUInt8(route.prefixLength, FORWARD_ROW.destinationLength);
+      writeSockaddr(row, FORWARD_ROW.nextHop, route.nextHop, route.family);
+      if (route.metric !== undefined) row.writeUInt32LE(route.metric, FORWARD_ROW.metric);
+      const rc = CreateIpForwardEntry2(row) as number;
+      if (rc === ERROR_OBJECT_ALREADY_EXISTS) return 'exists';
+      if (rc !== 0) throw fail(`CreateIpForwardEntry2 ${route.destination}/${route.prefixLength} via ${route.nextHop}`, rc);
+      return 'added';
+    },
+    setMtu(adapter, family, mtu) {
+      const row = Buffer.alloc(INTERFACE_ROW.size);
+      InitializeIpInterfaceEntry(row);
+      row.writeUInt16LE(family === 'ipv4' ? AF_INET : AF_INET6, INTERFACE_ROW.family);
+      row.writeBigUInt64LE(adapter.luid, INTERFACE_ROW.luid);
+      let rc = GetIpInterfaceEntry(row) as number;
+      if (rc !== 0) throw fail(`GetIpInterfaceEntry (interface ${adapter.ifIndex})`, rc);
+      row.writeUInt32LE(mtu, INTERFACE_ROW.mtu);
+      // SetIpInterfaceEntry rejects IPv4 rows whose SitePrefixLength is not 0.
+      if (family === 'ipv4') row.writeUInt32LE(0, INTERFACE_ROW.sitePrefixLength);
+      rc = SetIpInterfaceEntry(row) as number;
+      if (rc !== 0) throw fail(`SetIpInterfaceEntry MTU ${mtu} (interface ${adapter.ifIndex})`, rc);
+    },
+  };
+}

@@ -1,0 +1,53 @@
+// What the cloudbase-init plugins and runner need from Windows beyond files and commands: registry, names, users, reboots.
+import type { AdapterRef, IpFamily, NetAdapter } from './win32/iphlpapi';
+import type { RegRoot, RegValue } from './win32/registry-value';
+
+export type { AdapterRef, IpFamily, NetAdapter } from './win32/iphlpapi';
+
+export type { RegRoot, RegValue } from './win32/registry-value';
+
+export interface WindowsSystem {
+  regGet(root: RegRoot, key: string, name: string): RegValue | undefined;
+  regSet(root: RegRoot, key: string, name: string, value: RegValue): void;
+  regList(root: RegRoot, key: string): Array<{ name: string; value: RegValue }> | undefined;
+  regListKeys(root: RegRoot, key: string): string[] | undefined;
+  regDeleteValue(root: RegRoot, key: string, name: string): void;
+  regDeleteTree(root: RegRoot, key: string): void;
+  /** The NetBIOS name in use now, and the one set for the next boot. */
+  computerName(): { active: string; pending: string };
+  /** Sets the DNS host name (and with it the NetBIOS name) for the next boot. */
+  setComputerName(name: string): void;
+  userExists(name: string): boolean;
+  createUser(name: string, password: string, opts?: { comment?: string; passwordNeverExpires?: boolean }): void;
+  setUserPassword(name: string, password: string): void;
+  /** Forces a password change at the next logon. */
+  expireUserPassword(name: string): void;
+  /** Creates the local group when missing. */
+  ensureGroup(name: string): void;
+  /** Adds USER to GROUP; no error when it already is a member. */
+  addUserToGroup(user: string, group: string): void;
+  groupMembers(group: string): string[];
+  /** Whether USER can log on with PASSWORD. */
+  checkPassword(user: string, password: string): boolean;
+  /** Sets the time zone by its Windows key name ('UTC', 'W. Europe Standard Time'). */
+  setTimeZone(keyName: string): void;
+  timeZone(): string;
+  /** The user's profile folder (ProfileList by SID); with CREATE, the profile is made when missing. Undefined: no such user. */
+  userProfilePath(user: string, create: boolean): string | undefined;
+  /** A self-signed SHA-256/RSA-2048 certificate in LocalMachine\My; returns its SHA-1 thumbprint. */
+  createSelfSignedCertificate(subject: string, validDays: number): string;
+  /** Adds a DER certificate to LocalMachine\STORE ('Root', 'TrustedPeople' …); its thumbprint and UPN ('' when none). */
+  importCertificate(der: Uint8Array, store: string): { thumbprint: string; upn: string };
+  /** Mounted volumes with a medium: drive root ('D:\\') and label. */
+  volumes(): Array<{ root: string; label: string }>;
+  /** SERVICE_STOPPED 1 … SERVICE_RUNNING 4; undefined when the service is not installed. */
+  serviceState(name: string): number | undefined;
+  /** Network adapters with their MAC, GUID, addresses and MTU (GetAdaptersAddresses). */
+  netAdapters(): NetAdapter[];
+  /** Adds a static address now; false when the adapter already had it. */
+  addIpAddress(adapter: AdapterRef, address: string, prefixLength: number, family: IpFamily): boolean;
+  addRoute(adapter: AdapterRef, route: { destination: string; prefixLength: number; nextHop: string; family: IpFamily; metric?: number }): boolean;
+  setInterfaceMtu(adapter: AdapterRef, family: IpFamily, mtu: number): void;
+  /** Asks Windows to restart in TIMEOUT seconds (SeShutdownPrivilege enabled first). */
+  reboot(message: string, timeoutSeconds?: number): void;
+}

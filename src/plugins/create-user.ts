@@ -1,0 +1,37 @@
+// CreateUserPlugin: creates the configured user (or resets its password) and adds it to the configured groups.
+import { PluginError, SHARED, type Plugin, type PluginContext, type PluginResult } from './plugin';
+
+/** cloudbase-init's admin user name: the metadata's admin_username when given, else the `username` option. */
+export function adminUserName(ctx: PluginContext): string {
+  const meta = ctx.instance?.metadata;
+  const fromMeta = meta && typeof meta.admin_username === 'string' ? meta.admin_username : undefined;
+  const name = fromMeta ?? ctx.conf.str('username');
+  if (!name) throw new PluginError('CreateUserPlugin', "no user name: set 'username' in [DEFAULT] of cloudbase-init.conf");
+  return name;
+}
+
+export const createUserPlugin: Plugin = {
+  classPath: 'cloudbaseinit.plugins.windows.createuser.CreateUserPlugin',
+  name: 'CreateUserPlugin',
+  stage: 'main',
+  async execute(ctx: PluginContext): Promise<PluginResult> {
+    const user = adminUserName(ctx);
+    const injected = ctx.conf.bool('inject_user_password') ? ctx.instance?.adminPassword : undefined;
+    const password = injected ?? ctx.randomPassword(ctx.conf.int('user_password_length') ?? 20);
+    ctx.secret(password);
+    if (ctx.windows.userExists(user)) {
+      ctx.log.info(`Setting password for existing user "${user}"`);
+      ctx.windows.setUserPassword(user, password);
+    } else {
+      ctx.log.info(`Creating user "${user}" and setting password`);
+      ctx.windows.createUser(user, password, { comment: 'Created by kiln (cloudbase-init)', passwordNeverExpires: true });
+      if (!ctx.windows.userExists(user)) throw new PluginError('CreateUserPlugin', `user "${user}" was created but cannot be found afterwards`);
+    }
+    ctx.shared.set(SHARED.adminUser, user);
+    ctx.shared.set(SHARED.adminPassword, password);
+    for (const group of ctx.conf.list('groups') ?? []) {
+      ctx.windows.addUserToGroup(user, group);
+    }
+    return { status: 'done', reboot: false };
+  },
+};

@@ -1,0 +1,59 @@
+// Every cloudbase-init plugin kiln implements, in one explicit list, and the class paths it knows but lacks.
+import { bcdConfigPlugin } from './bcd-config';
+import { bootStatusPolicyPlugin } from './boot-status-policy';
+import { createUserPlugin } from './create-user';
+import { displayIdleTimeoutPlugin } from './display-idle-timeout';
+import { ephemeralDiskPlugin } from './ephemeral-disk';
+import { localScriptsPlugin } from './local-scripts';
+import { networkConfigPlugin } from './network-config';
+import { ntpClientPlugin } from './ntp-client';
+import { pageFilesPlugin } from './page-files';
+import type { Plugin } from './plugin';
+import { rdpSettingsPlugin } from './rdp-settings';
+import { sanPolicyPlugin } from './san-policy';
+import { setHostNamePlugin } from './set-host-name';
+import { setUserPasswordPlugin } from './set-user-password';
+import { setUserSshPublicKeysPlugin } from './set-user-ssh-public-keys';
+import { trimConfigPlugin } from './trim-config';
+import { userDataPlugin } from './user-data';
+import { windowsAutoUpdatesPlugin } from './windows-auto-updates';
+import { windowsLicensingPlugin } from './windows-licensing';
+import { winrmCertificateAuthPlugin } from './winrm-certificate-auth';
+import { winrmListenerPlugin } from './winrm-listener';
+
+export const PLUGINS: Plugin[] = [
+  ntpClientPlugin,
+  setHostNamePlugin,
+  createUserPlugin,
+  networkConfigPlugin,
+  windowsLicensingPlugin,
+  setUserSshPublicKeysPlugin,
+  userDataPlugin,
+  setUserPasswordPlugin,
+  winrmListenerPlugin,
+  winrmCertificateAuthPlugin,
+  localScriptsPlugin,
+  rdpSettingsPlugin,
+  windowsAutoUpdatesPlugin,
+  sanPolicyPlugin,
+  trimConfigPlugin,
+  pageFilesPlugin,
+  displayIdleTimeoutPlugin,
+  bootStatusPolicyPlugin,
+  bcdConfigPlugin,
+  ephemeralDiskPlugin,
+];
+
+/** cloudbase-init plugins kiln does not implement yet: configuring one is an error that says so. */
+export const MISSING_PLUGINS: string[] = [
+  'cloudbaseinit.plugins.common.mtu.MTUPlugin',
+  'cloudbaseinit.plugins.windows.extendvolumes.ExtendVolumesPlugin',
+  'cloudbaseinit.plugins.windows.certificates.ServerCertificatesPlugin',
+  'cloudbaseinit.plugins.windows.rdp.RDPPostCertificateThumbprintPlugin',
+];
+
+/** The plugin for a class path from the `plugins` option (the short class name alone is accepted too). */
+export function findPlugin(classPath: string, plugins: Plugin[] = PLUGINS): Plugin | undefined {
+  const short = classPath.split('.').pop();
+  return plugins.find((p) => p.classPath === classPath || p.name === classPath || p.name === short);
+}

@@ -1,0 +1,260 @@
+// The cloudbase-init flow: wait for sysprep, PRE_NETWORKING and PRE_METADATA_DISCOVERY plugins, metadata discovery, MAIN plugins, reboot.
+import type { CloudbaseConf } from '../config/cloudbase-init-conf';
+import type { FilesystemFinder } from '../devices/filesystem-finder';
+import type { Platform } from '../platform/platform';
+import type { WindowsSystem } from '../platform/windows/windows-system';
+import type { Datasource, DetectContext, InstanceData } from '../sources/datasource';
+import { describeError } from '../util/errors';
+import type { Log } from '../util/log';
+import { datasourceForService } from './metadata-services';
+import type { Plugin, PluginContext, PluginResult, PluginStage } from './plugin';
+import { PLUGIN_EXECUTE_ON_NEXT_BOOT, PLUGIN_EXECUTION_DONE, PluginState } from './plugin-state';
+import { MISSING_PLUGINS, PLUGINS, findPlugin } from './registry';
+
+export const SYSPREP_KEY = 'SYSTEM\\Setup\\Status\\SysprepStatus';
+const GENERALIZATION_DONE = 7;
+const BIOS_KEY = 'HARDWARE\\DESCRIPTION\\System\\BIOS';
+
+export interface RunnerDeps {
+  platform: Platform;
+  windows: WindowsSystem;
+  log: Log;
+  conf: CloudbaseConf;
+  /** The datasources kiln has, by their cloud-init names. */
+  datasources: Datasource[];
+  finder: FilesystemFinder;
+  randomPassword(length: number): string;
+  env: NodeJS.ProcessEnv;
+  /** Scrubs a secret from every log line and error from now on (the logger's redactor). */
+  secret?(value: string): void;
+  sleep(ms: number): Promise<void>;
+  /** The plugins to pick from; default the registry (tests add their own). */
+  plugins?: Plugin[];
+  /** How long to wait for sysprep's generalization to finish; default 15 minutes. */
+  sysprepTimeoutMs?: number;
+}
+
+export type PluginOutcome = 'done' | 'next-boot' | 'already-done' | 'failed' | 'stopped';
+
+export interface PluginReport {
+  name: string;
+  stage: PluginStage;
+  outcome: PluginOutcome;
+  reboot: boolean;
+  seconds: number;
+  error?: string;
+}
+
+export interface RunReport {
+  plugins: PluginReport[];
+  /** The service that gave the metadata: cloudbase-init's class path and kiln's datasource. */
+  service?: { classPath: string; datasource: string };
+  instanceId?: string;
+  /** Errors outside plugins: unknown plugins or services, a metadata service that failed, no metadata found. */
+  errors: string[];
+  /** Configured plugins and metadata services kiln does not implement yet: skipped, not fatal. */
+  warnings: string[];
+  /** A reboot was asked for and allowed; the caller has initiated it. */
+  rebooting: boolean;
+  /** A reboot was asked for but allow_reboot is false. */
+  rebootSuppressed: boolean;
+}
+
+const STAGE_LABEL: Record<PluginStage, string> = {
+  'pre-networking': 'PRE_NETWORKING',
+  'pre-metadata-discovery': 'PRE_METADATA_DISCOVERY',
+  main: 'MAIN',
+};
+
+export async function waitForSysprep(deps: RunnerDeps): Promise<void> {
+  const deadline = Date.now() + (deps.sysprepTimeoutMs ?? 15 * 60_000);
+  for (;;) {
+    const v = deps.windows.regGet('HKLM', SYSPREP_KEY, 'GeneralizationState');
+    if (v === undefined) {
+      deps.log.debug(`No HKLM\\${SYSPREP_KEY}\\GeneralizationState: not a sysprepped image, not waiting`);
+      return;
+    }
+    if (v.type === 'REG_DWORD' && v.data === GENERALIZATION_DONE) return;
+    if (Date.now() >= deadline) {
+      deps.log.warn(`Sysprep generalization still not done (GeneralizationState ${String(v.data)}); going on anyway`);
+      return;
+    }
+    deps.log.info(`Waiting for sysprep to finish (GeneralizationState ${String(v.data)}, want ${GENERALIZATION_DONE})`);
+    await deps.sleep(1000);
+  }
+}
+
+/** The configured plugins in the configured order, split by stage; unknown ones are reported. */
+export function resolvePlugins(conf: CloudbaseConf, errors: string[], warnings: string[], available: Plugin[] = PLUGINS): Plugin[] {
+  const out: Plugin[] = [];
+  for (const classPath of conf.list('plugins') ?? []) {
+    const plugin = findPlugin(classPath, available);
+    if (plugin) out.push(plugin);
+    else if (MISSING_PLUGINS.includes(classPath)) warnings.push(`plugin ${classPath} is not implemented by kiln yet; skipped`);
+    else errors.push(`unknown plugin '${classPath}' in 'plugins' of cloudbase-init.conf`);
+  }
+  return out;
+}
+
+function readDmi(win: WindowsSystem): Record<string, string> {
+  const read = (name: string): string => {
+    const v = win.regGet('HKLM', BIOS_KEY, name);
+    return v?.type === 'REG_SZ' ? v.data : '';
+  };
+  return {
+    sys_vendor: read('SystemManufacturer'),
+    product_name: read('SystemProductName'),
+    product_version: read('SystemVersion'),
+    bios_vendor: read('BIOSVendor'),
+    bios_version: read('BIOSVersion'),
+    board_vendor: read('BaseBoardManufacturer'),
+  };
+}
+
+/** Tries the metadata services in metadata_services order; the first whose datasource detects and crawls wins. */
+export async function discoverMetadata(deps: RunnerDeps, report: RunReport): Promise<InstanceData | undefined> {
+  const detect: DetectContext = {
+    platform: deps.platform,
+    log: deps.log,
+    kernelCmdline: '',
+    dmi: readDmi(deps.windows),
+    config: {},
+    finder: deps.finder,
+  };
+  for (const classPath of deps.conf.list('metadata_services') ?? []) {
+    const name = datasourceForService(classPath);
+    if (!name) {
+      report.errors.push(`unknown metadata service '${classPath}' in 'metadata_services'`);
+      continue;
+    }
+    const source = deps.datasources.find((d) => d.name === name);
+    if (!source) {
+      report.warnings.push(`metadata service ${classPath} needs kiln's ${name} datasource, which this build does not have yet; skipped`);
+      continue;
+    }
+    deps.log.info(`Trying metadata service ${classPath} (kiln datasource ${name})`);
+    try {
+      if (!(await source.detect(detect))) {
+        deps.log.debug(`${name}: not found`);
+        continue;
+      }
+      const section = name === 'OpenStack' ? 'openstack' : name === 'Ec2' ? 'ec2' : undefined;
+      const baseUrl = section && deps.conf.isSet('metadata_base_url', section) ? deps.conf.str('metadata_base_url', section) : undefined;
+      const instance = await source.crawl({ ...detect, settings: {}, ...(baseUrl ? { baseUrl } : {}) });
+      deps.log.info(`Metadata service loaded: ${classPath} (instance ${instance.instanceId})`);
+      report.service = { classPath, datasource: name };
+      return instance;
+    } catch (err) {
+      report.errors.push(`metadata service ${classPath}: ${describeError(err)}`);
+      deps.log.error(`Metadata service ${classPath} failed: ${describeError(err)}`);
+    }
+  }
+  return undefined;
+}
+
+/** Runs the plugins of one stage; returns true when one asked for a reboot that is allowed (the rest are then left for the next boot). */
+async function runStage(
+  deps: RunnerDeps,
+  stage: PluginStage,
+  plugins: Plugin[],
+  instance: InstanceData | undefined,
+  shared: Map<string, unknown>,
+  report: RunReport,
+): Promise<boolean> {
+  const state = new PluginState(deps.windows, instance?.instanceId);
+  const allowReboot = deps.conf.bool('allow_reboot') ?? true;
+  const guard = deps.conf.bool('enable_reboot_loop_guard') ?? true;
+  const maxReboots = deps.conf.int('max_consecutive_reboots') ?? 3;
+  deps.log.info(`Executing plugins for stage ${STAGE_LABEL[stage]}`);
+  for (const plugin of plugins.filter((p) => p.stage === stage)) {
+    const started = Date.now();
+    const entry = (outcome: PluginOutcome, reboot: boolean, error?: string): PluginReport => ({
+      name: plugin.name,
+      stage,
+      outcome,
+      reboot,
+      seconds: (Date.now() - started) / 1000,
+      ...(error !== undefined ? { error } : {}),
+    });
+    if (state.get(plugin.name) === PLUGIN_EXECUTION_DONE) {
+      deps.log.debug(`Plugin '${plugin.name}' already executed. Skipping`);
+      report.plugins.push(entry('already-done', false));
+      continue;
+    }
+    deps.log.info(`Executing plugin '${plugin.name}'`);
+    const ctx: PluginContext = {
+      platform: deps.platform,
+      windows: deps.windows,
+      log: deps.log,
+      conf: deps.conf,
+      instance,
+      shared,
+      randomPassword: deps.randomPassword,
+      env: deps.env,
+      secret: (value) => deps.secret?.(value),
+    };
+    let result: PluginResult;
+    try {
+      result = await plugin.execute(ctx);
+    } catch (err) {
+      // As cloudbase-init: the failure is logged, no state is saved, so the plugin runs again at the next boot.
+      deps.log.error(`plugin '${plugin.name}' failed: ${describeError(err)}`);
+      report.plugins.push(entry('failed', false, describeError(err)));
+      continue;
+    }
+    if (result.status === 'next-boot' && result.reboot && guard) {
+      const count = state.rebootRequests(plugin.name) + 1;
+      if (count > maxReboots) {
+        const msg = `plugin '${plugin.name}' asked for a reboot and to run again ${count} times in a row (max_consecutive_reboots=${maxReboots}); stopped and marked done to break the reboot loop`;
+        deps.log.error(msg);
+        state.set(plugin.name, PLUGIN_EXECUTION_DONE);
+        state.setRebootRequests(plugin.name, 0);
+        report.plugins.push(entry('stopped', false, msg));
+        continue;
+      }
+      state.setRebootRequests(plugin.name, count);
+    } else if (guard) {
+      state.setRebootRequests(plugin.name, 0);
+    }
+    state.set(plugin.name, result.status === 'done' ? PLUGIN_EXECUTION_DONE : PLUGIN_EXECUTE_ON_NEXT_BOOT);
+    report.plugins.push(entry(result.status, result.reboot));
+    if (result.reboot) {
+      if (allowReboot) {
+        deps.log.info(`Plugin '${plugin.name}' asked for a reboot`);
+        return true;
+      }
+      deps.log.warn(`Plugin '${plugin.name}' asked for a reboot, but allow_reboot is false`);
+      report.rebootSuppressed = true;
+    }
+  }
+  return false;
+}
+
+/** Runs the whole flow; never throws for a plugin or a metadata service, only reports. */
+export async function runCloudbaseInit(deps: RunnerDeps): Promise<RunReport> {
+  const report: RunReport = { plugins: [], errors: [], warnings: [], rebooting: false, rebootSuppressed: false };
+  await waitForSysprep(deps);
+  const plugins = resolvePlugins(deps.conf, report.errors, report.warnings, deps.plugins);
+  for (const e of report.errors) deps.log.error(e);
+  for (const w of report.warnings) deps.log.warn(w);
+  const shared = new Map<string, unknown>();
+  const reboot = (why: string): RunReport => {
+    report.rebooting = true;
+    deps.windows.reboot(`kiln (cloudbase-init): ${why}`);
+    return report;
+  };
+  if (await runStage(deps, 'pre-networking', plugins, undefined, shared, report)) return reboot('PRE_NETWORKING plugin asked for a reboot');
+  if (await runStage(deps, 'pre-metadata-discovery', plugins, undefined, shared, report)) return reboot('PRE_METADATA_DISCOVERY plugin asked for a reboot');
+  const instance = await discoverMetadata(deps, report);
+  for (const w of report.warnings.filter((x) => x.startsWith('metadata service'))) deps.log.warn(w);
+  if (!instance) {
+    const tried = (deps.conf.list('metadata_services') ?? []).map((c) => c.split('.').pop()).join(', ');
+    const msg = `No available metadata service found (tried ${tried || 'none: metadata_services is empty'}); MAIN plugins not run`;
+    report.errors.push(msg);
+    deps.log.error(msg);
+    return report;
+  }
+  report.instanceId = instance.instanceId;
+  if (await runStage(deps, 'main', plugins, instance, shared, report)) return reboot('MAIN plugin asked for a reboot');
+  return report;
+}

@@ -1,0 +1,41 @@
+// SetUserPasswordPlugin: sets the admin user's password from the metadata (or a random one) and applies first_logon_behaviour.
+import { adminUserName } from './create-user';
+import { SHARED, type Plugin, type PluginContext, type PluginResult } from './plugin';
+
+export const setUserPasswordPlugin: Plugin = {
+  classPath: 'cloudbaseinit.plugins.common.setuserpassword.SetUserPasswordPlugin',
+  name: 'SetUserPasswordPlugin',
+  stage: 'main',
+  async execute(ctx: PluginContext): Promise<PluginResult> {
+    const user = adminUserName(ctx);
+    if (!ctx.windows.userExists(user)) {
+      ctx.log.warn(`User "${user}" does not exist; SetUserPasswordPlugin runs again at the next boot`);
+      return { status: 'next-boot', reboot: false };
+    }
+    const injected = ctx.conf.bool('inject_user_password') ? ctx.instance?.adminPassword : undefined;
+    let password: string;
+    if (injected) {
+      password = injected;
+      ctx.windows.setUserPassword(user, password);
+      ctx.log.info(`Password of user "${user}" set from the metadata`);
+    } else {
+      const created = ctx.shared.get(SHARED.adminPassword);
+      if (typeof created === 'string' && ctx.shared.get(SHARED.adminUser) === user) {
+        password = created;
+        ctx.log.info(`Keeping the random password CreateUserPlugin gave "${user}"`);
+      } else {
+        password = ctx.randomPassword(ctx.conf.int('user_password_length') ?? 20);
+        ctx.windows.setUserPassword(user, password);
+        ctx.log.info(`Random password set for user "${user}"`);
+      }
+    }
+    ctx.secret(password);
+    ctx.shared.set(SHARED.adminPassword, password);
+    const behaviour = ctx.conf.str('first_logon_behaviour') ?? 'clear_text_injected_only';
+    if (behaviour === 'always' || (behaviour === 'clear_text_injected_only' && injected)) {
+      ctx.windows.expireUserPassword(user);
+      ctx.log.info(`User "${user}" must change the password at the first logon (first_logon_behaviour=${behaviour})`);
+    }
+    return { status: 'done', reboot: false };
+  },
+};

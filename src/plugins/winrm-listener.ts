@@ -1,0 +1,63 @@
+// ConfigWinRMListenerPlugin: WinRM started automatically, HTTPS listener on 5986 with a self-signed certificate, optional HTTP, basic auth, firewall rules.
+import { adminUserName } from './create-user';
+import { PluginError, type Plugin, type PluginContext, type PluginResult } from './plugin';
+
+const SERVICE_RUNNING = 4;
+const CERT_VALID_DAYS = 3650;
+
+async function winrm(ctx: PluginContext, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  // winrm.cmd is a wrapper around this; Node will not start .cmd files without a shell (CVE-2024-27980).
+  const cscript = ctx.platform.hostPath('Windows\\System32\\cscript.exe');
+  return ctx.platform.run([cscript, '//NoLogo', ctx.platform.hostPath('Windows\\System32\\winrm.vbs'), ...args], { allowFailure: true });
+}
+
+async function ensureListener(ctx: PluginContext, transport: 'HTTP' | 'HTTPS', settings: string): Promise<void> {
+  const selector = `winrm/config/Listener?Address=*+Transport=${transport}`;
+  const existing = await winrm(ctx, ['get', selector]);
+  if (existing.code === 0) {
+    // As cloudbase-init: an existing listener is replaced, so the certificate and host name are current.
+    const del = await winrm(ctx, ['delete', selector]);
+    if (del.code !== 0) throw new PluginError('ConfigWinRMListenerPlugin', `winrm delete ${selector} failed (${del.code}): ${del.stderr.trim() || del.stdout.trim()}`);
+  }
+  const r = await winrm(ctx, ['create', selector, settings]);
+  if (r.code !== 0) throw new PluginError('ConfigWinRMListenerPlugin', `winrm create ${selector} failed (${r.code}): ${r.stderr.trim() || r.stdout.trim()}`);
+  ctx.log.info(`WinRM ${transport} listener configured`);
+}
+
+async function firewall(ctx: PluginContext, name: string, port: number): Promise<void> {
+  const netsh = ctx.platform.hostPath('Windows\\System32\\netsh.exe');
+  await ctx.platform.run([netsh, 'advfirewall', 'firewall', 'delete', 'rule', `name=${name}`], { allowFailure: true });
+  await ctx.platform.run([netsh, 'advfirewall', 'firewall', 'add', 'rule', `name=${name}`, 'dir=in', 'action=allow', 'protocol=TCP', `localport=${port}`]);
+}
+
+export const winrmListenerPlugin: Plugin = {
+  classPath: 'cloudbaseinit.plugins.windows.winrmlistener.ConfigWinRMListenerPlugin',
+  name: 'ConfigWinRMListenerPlugin',
+  stage: 'main',
+  async execute(ctx: PluginContext): Promise<PluginResult> {
+    const https = ctx.conf.bool('winrm_configure_https_listener') ?? true;
+    const http = ctx.conf.bool('winrm_configure_http_listener') ?? false;
+    const hostname = ctx.windows.computerName().pending;
+    // The certificate first: it is what the HTTPS listener is bound to.
+    const thumbprint = https ? ctx.windows.createSelfSignedCertificate(`CN=${hostname}`, CERT_VALID_DAYS) : undefined;
+    const state = ctx.windows.serviceState('WinRM');
+    if (state === undefined) throw new PluginError('ConfigWinRMListenerPlugin', 'the WinRM service is not installed on this Windows');
+    const sc = ctx.platform.hostPath('Windows\\System32\\sc.exe');
+    await ctx.platform.run([sc, 'config', 'WinRM', 'start=', 'auto']);
+    if (state !== SERVICE_RUNNING) await ctx.platform.run([ctx.platform.hostPath('Windows\\System32\\net.exe'), 'start', 'WinRM']);
+    if (thumbprint) {
+      await ensureListener(ctx, 'HTTPS', `@{Hostname="${hostname}";CertificateThumbprint="${thumbprint}"}`);
+      await firewall(ctx, 'WinRM HTTPS', 5986);
+    }
+    if (http) {
+      await ensureListener(ctx, 'HTTP', '@{}');
+      await firewall(ctx, 'WinRM HTTP', 5985);
+    }
+    if (ctx.conf.bool('winrm_enable_basic_auth') ?? true) {
+      const r = await winrm(ctx, ['set', 'winrm/config/service/auth', '@{Basic="true"}']);
+      if (r.code !== 0) throw new PluginError('ConfigWinRMListenerPlugin', `enabling basic auth failed (${r.code}): ${r.stderr.trim() || r.stdout.trim()}`);
+      ctx.log.info(`WinRM basic authentication enabled (for local accounts such as ${adminUserName(ctx)})`);
+    }
+    return { status: 'done', reboot: false };
+  },
+};

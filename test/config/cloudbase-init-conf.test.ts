@@ -1,0 +1,78 @@
+// cloudbase-init.conf by oslo.config's INI rules: sections, lists, booleans, defaults, unknown options.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { loadCloudbaseConf, parseIni } from '../../src/config/cloudbase-init-conf';
+import { ConfigError } from '../../src/util/errors';
+
+const CONF = `# a comment
+[DEFAULT]
+username = kilnadmin
+groups=Administrators, Remote Desktop Users
+inject_user_password: no
+allow_reboot=False
+retry_count = 7
+metadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService,
+  cloudbaseinit.metadata.services.ec2service.EC2Service
+; another comment
+local_scripts_path=C:\\Scripts\\
+something_new = 1
+
+[config_drive]
+types = iso
+[openstack]
+metadata_base_url = http://127.0.0.1:8080/
+`;
+
+test('reads [DEFAULT] and sections with oslo.config types', () => {
+  const conf = loadCloudbaseConf([{ path: 'cloudbase-init.conf', text: CONF }]);
+  assert.equal(conf.str('username'), 'kilnadmin');
+  assert.deepEqual(conf.list('groups'), ['Administrators', 'Remote Desktop Users']);
+  assert.equal(conf.bool('inject_user_password'), false);
+  assert.equal(conf.bool('allow_reboot'), false);
+  assert.equal(conf.int('retry_count'), 7);
+  assert.deepEqual(conf.list('metadata_services'), ['cloudbaseinit.metadata.services.configdrive.ConfigDriveService', 'cloudbaseinit.metadata.services.ec2service.EC2Service']);
+  assert.equal(conf.str('local_scripts_path'), 'C:\\Scripts\\');
+  assert.deepEqual(conf.list('types', 'config_drive'), ['iso']);
+  assert.equal(conf.str('metadata_base_url', 'openstack'), 'http://127.0.0.1:8080/');
+  assert.equal(conf.isSet('metadata_base_url', 'openstack'), true);
+  assert.equal(conf.isSet('metadata_base_url', 'ec2'), false);
+});
+
+test('falls back to cloudbase-init defaults', () => {
+  const conf = loadCloudbaseConf([{ path: 'c.conf', text: '[DEFAULT]\n' }]);
+  assert.equal(conf.str('username'), 'Admin');
+  assert.deepEqual(conf.list('groups'), ['Administrators']);
+  assert.equal(conf.bool('allow_reboot'), true);
+  assert.equal(conf.bool('netbios_host_name_compatibility'), true);
+  assert.equal(conf.str('first_logon_behaviour'), 'clear_text_injected_only');
+  assert.equal(conf.int('user_password_length'), 20);
+  assert.equal(conf.list('metadata_services')?.[0], 'cloudbaseinit.metadata.services.httpservice.HttpService');
+  assert.equal(conf.str('local_scripts_path'), undefined);
+});
+
+test('later files override earlier ones key by key', () => {
+  const conf = loadCloudbaseConf([
+    { path: 'embedded', text: '[DEFAULT]\nusername=Admin\nretry_count=3\n' },
+    { path: 'C:\\conf\\cloudbase-init.conf', text: '[DEFAULT]\nusername=Other\n' },
+  ]);
+  assert.equal(conf.str('username'), 'Other');
+  assert.equal(conf.int('retry_count'), 3);
+});
+
+test('unknown options are reported with file and line, not fatal', () => {
+  const conf = loadCloudbaseConf([{ path: 'cloudbase-init.conf', text: CONF }]);
+  assert.deepEqual(conf.unknown, ["cloudbase-init.conf:12: unknown option 'something_new' in [DEFAULT] (ignored)"]);
+});
+
+test('bad values and lines name the file and line', () => {
+  assert.throws(() => loadCloudbaseConf([{ path: 'x.conf', text: '[DEFAULT]\nallow_reboot = perhaps\n' }]), (e: unknown) => e instanceof ConfigError && /x\.conf:2: option 'allow_reboot' wants a boolean/.test(e.message));
+  assert.throws(() => loadCloudbaseConf([{ path: 'x.conf', text: '[DEFAULT]\nretry_count = many\n' }]), /x\.conf:2: option 'retry_count' wants an integer/);
+  assert.throws(() => parseIni('username = a\n', 'y.conf'), /y\.conf:1: 'username' comes before any \[section\]/);
+  assert.throws(() => parseIni('[DEFAULT]\njust words\n', 'z.conf'), /z\.conf:2: not a 'key = value' line/);
+});
+
+test('command-line overrides win', () => {
+  const conf = loadCloudbaseConf([{ path: 'c.conf', text: '[DEFAULT]\nallow_reboot=true\n' }]);
+  conf.set('allow_reboot', 'false');
+  assert.equal(conf.bool('allow_reboot'), false);
+});

@@ -1,0 +1,265 @@
+// The built kiln-win-x64.exe as cloudbase-init under wine: config drive on a drive letter, plugins, registry state, user data 1001/1002.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { builtBinary } from '../helpers/repo';
+import { hasCommand, need } from '../helpers/requirements';
+import { tempDir } from '../helpers/temp';
+import { runUnderWine, WINE_PREFIX, type WineResult } from '../helpers/wine';
+
+const exe = builtBinary('kiln-win-x64.exe');
+const PLUGINS_KEY = 'HKLM\\SOFTWARE\\Cloudbase Solutions\\Cloudbase-Init';
+
+/**
+ * A private wine prefix: the shared prefix's drive_c (so wine is not initialised again) with its own registry
+ * and drive letters, so the registry state, computer name and drives of this test touch no other test.
+ */
+function privatePrefix(dir: string, drives: Record<string, string>, cdroms: string[]): string {
+  if (!existsSync(join(WINE_PREFIX, 'system.reg'))) runUnderWine(exe as string, ['--version']);
+  const prefix = join(dir, 'wine-prefix');
+  mkdirSync(join(prefix, 'dosdevices'), { recursive: true });
+  for (const f of readdirSync(WINE_PREFIX)) if (f.endsWith('.reg') || f === '.update-timestamp') copyFileSync(join(WINE_PREFIX, f), join(prefix, f));
+  symlinkSync(join(WINE_PREFIX, 'drive_c'), join(prefix, 'drive_c'));
+  symlinkSync('../drive_c', join(prefix, 'dosdevices', 'c:'));
+  symlinkSync('/', join(prefix, 'dosdevices', 'z:'));
+  for (const [letter, target] of Object.entries(drives)) symlinkSync(target, join(prefix, 'dosdevices', `${letter}:`));
+  if (cdroms.length > 0) appendFileSync(join(prefix, 'system.reg'), `\n[Software\\\\Wine\\\\Drives] 1700000000\n${cdroms.map((l) => `"${l}:"="cdrom"`).join('\n')}\n`);
+  return prefix;
+}
+
+/** One registry value read back through wine's own reg.exe (so it comes from wineserver, not a stale .reg file). */
+function regQuery(prefix: string, key: string, name: string): string | undefined {
+  const r = spawnSync('wine', ['reg', 'query', key, '/v', name], { env: { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' }, encoding: 'utf8', timeout: 60_000 });
+  const m = new RegExp(`^\\s*${name}\\s+(REG_\\w+)\\s+(.*?)\\s*$`, 'im').exec(r.stdout ?? '');
+  return m ? `${m[1]} ${m[2]}` : undefined;
+}
+
+function writeConfigDrive(drive: string, instanceId: string, userData: string, meta?: Record<string, string>): void {
+  mkdirSync(join(drive, 'openstack', 'latest'), { recursive: true });
+  writeFileSync(join(drive, '.windows-label'), 'config-2\n');
+  writeFileSync(join(drive, 'openstack', 'latest', 'meta_data.json'), JSON.stringify({ uuid: instanceId, hostname: 'kiln-e2e-wine-host-name.example.org', name: 'e2e', ...(meta ? { meta } : {}) }));
+  writeFileSync(join(drive, 'openstack', 'latest', 'user_data'), userData);
+}
+
+test('cloudbase-init under wine: config drive Q: labelled config-2, SetHostName, CreateUser, UserData 1002 then 1001, registry state honoured', (t) => {
+  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
+  if (!need(t, hasCommand('wine'), 'wine is not installed (apt-get install wine wine64)')) return;
+  const dir = tempDir(t);
+  const drive = join(dir, 'config-drive');
+  const marker = join(dir, 'ran.txt');
+  const script = (code: number) => `rem cmd\r\necho ran ${code}>> Z:${marker.replace(/\//g, '\\')}\r\nexit ${code}\r\n`;
+  writeConfigDrive(drive, 'kiln-e2e-1', script(1002));
+  const prefix = privatePrefix(dir, { q: drive }, ['q']);
+  const conf = join(dir, 'cloudbase-init.conf');
+  writeFileSync(
+    conf,
+    [
+      '[DEFAULT]',
+      'username=kilne2e',
+      'groups=Administrators',
+      'inject_user_password=true',
+      'metadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService',
+      'plugins=cloudbaseinit.plugins.common.sethostname.SetHostNamePlugin,cloudbaseinit.plugins.windows.createuser.CreateUserPlugin,cloudbaseinit.plugins.common.userdata.UserDataPlugin',
+      'allow_reboot=false',
+      `log_dir=Z:${dir}`,
+      'log_file=cloudbase-init.log',
+      'an_option_kiln_does_not_know=1',
+      '',
+      '[config_drive]',
+      'types=iso',
+      'locations=cdrom',
+      '',
+    ].join('\r\n'),
+  );
+  const run = (): WineResult => runUnderWine(exe as string, ['--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  const ranLines = () => (existsSync(marker) ? readFileSync(marker, 'utf8').trim().split(/\r?\n/) : []);
+
+  // First boot: every plugin runs; the user-data script asks (1002) to run again.
+  let r = run();
+  assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+  assert.match(r.stdout, /^metadata: cloudbaseinit\.metadata\.services\.configdrive\.ConfigDriveService \(ConfigDrive\), instance kiln-e2e-1$/m);
+  assert.match(r.stdout, /SetHostNamePlugin\s+done \(reboot\)/);
+  assert.match(r.stdout, /CreateUserPlugin\s+done/);
+  assert.match(r.stdout, /UserDataPlugin\s+next-boot/);
+  assert.match(r.stdout, /a reboot was asked for but allow_reboot is false/);
+  assert.match(r.stderr, /unknown option 'an_option_kiln_does_not_know' in \[DEFAULT\]/);
+  assert.deepEqual(ranLines(), ['ran 1002']);
+  const state = `${PLUGINS_KEY}\\kiln-e2e-1\\Plugins`;
+  assert.equal(regQuery(prefix, state, 'SetHostNamePlugin'), 'REG_DWORD 0x1');
+  assert.equal(regQuery(prefix, state, 'CreateUserPlugin'), 'REG_DWORD 0x1');
+  assert.equal(regQuery(prefix, state, 'UserDataPlugin'), 'REG_DWORD 0x2');
+  // The NetBIOS rules: domain dropped, 15 characters.
+  assert.equal(regQuery(prefix, 'HKLM\\System\\CurrentControlSet\\Control\\ComputerName\\ComputerName', 'ComputerName'), 'REG_SZ KILN-E2E-WINE-H');
+  const log = readFileSync(join(dir, 'cloudbase-init.log'), 'utf8');
+  assert.match(log, /Creating user kilne2e/);
+  assert.match(log, /Added user kilne2e to local group Administrators/);
+  assert.match(log, /Script user-data ended with return code: 1002/);
+
+  // Second boot: done plugins are skipped; the user data runs again as 1002 asked.
+  r = run();
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /SetHostNamePlugin\s+already-done/);
+  assert.match(r.stdout, /CreateUserPlugin\s+already-done/);
+  assert.match(r.stdout, /UserDataPlugin\s+next-boot/);
+  assert.deepEqual(ranLines(), ['ran 1002', 'ran 1002']);
+
+  // A new instance whose script exits 1001: run once, marked done, reboot asked; never run again.
+  writeConfigDrive(drive, 'kiln-e2e-2', script(1001));
+  r = run();
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /UserDataPlugin\s+done \(reboot\)/);
+  assert.equal(regQuery(prefix, `${PLUGINS_KEY}\\kiln-e2e-2\\Plugins`, 'UserDataPlugin'), 'REG_DWORD 0x1');
+  r = run();
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /UserDataPlugin\s+already-done/);
+  assert.deepEqual(ranLines(), ['ran 1002', 'ran 1002', 'ran 1001']);
+});
+
+test('cloudbase-init under wine without a config drive: a clear error, MAIN not run', (t) => {
+  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
+  if (!need(t, hasCommand('wine'), 'wine is not installed')) return;
+  const dir = tempDir(t);
+  const prefix = privatePrefix(dir, {}, []);
+  const conf = join(dir, 'c.conf');
+  writeFileSync(
+    conf,
+    '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService,cloudbaseinit.metadata.services.gceservice.GCEService\nplugins=cloudbaseinit.plugins.common.sethostname.SetHostNamePlugin\n[config_drive]\ntypes=iso\nlocations=cdrom\n',
+  );
+  const r = runUnderWine(exe as string, ['--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  assert.equal(r.code, 1);
+  assert.match(r.stdout, /warning: metadata service cloudbaseinit\.metadata\.services\.gceservice\.GCEService needs kiln's GCE datasource/);
+  assert.match(r.stdout, /error: No available metadata service found \(tried ConfigDriveService, GCEService\); MAIN plugins not run/);
+});
+
+test('kiln service install|uninstall under wine: LocalSystem, dependencies, and a start by the service control manager runs the flow', (t) => {
+  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
+  if (!need(t, hasCommand('wine'), 'wine is not installed')) return;
+  const dir = tempDir(t);
+  const drive = join(dir, 'config-drive');
+  writeConfigDrive(drive, 'kiln-e2e-service', 'rem cmd\r\nexit 0\r\n');
+  const prefix = privatePrefix(dir, { q: drive }, ['q']);
+  // Services inherit the system environment, not the test's: Node under wine needs this to start at all.
+  appendFileSync(join(prefix, 'system.reg'), '\n[System\\\\CurrentControlSet\\\\Control\\\\Session Manager\\\\Environment] 1700000000\n"NODE_SKIP_PLATFORM_CHECK"="1"\n');
+  const conf = join(dir, 'cloudbase-init.conf');
+  writeFileSync(conf, `[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.common.userdata.UserDataPlugin\nallow_reboot=false\nlog_dir=Z:${dir}\nlog_file=service.log\n[config_drive]\ntypes=iso\nlocations=cdrom\n`);
+  const env = { WINEPREFIX: prefix };
+  const wine = (args: string[]) => spawnSync('wine', args, { env: { ...process.env, ...env, WINEDEBUG: '-all' }, encoding: 'utf8', timeout: 120_000 });
+
+  let r = runUnderWine(exe as string, ['service', 'install', '--start', 'demand', '--depend', 'RpcSs', '--config-file', `Z:${conf}`], env);
+  assert.equal(r.code, 0, r.stderr);
+  const key = 'HKLM\\System\\CurrentControlSet\\Services\\cloudbase-init';
+  assert.equal(regQuery(prefix, key, 'ObjectName'), 'REG_SZ LocalSystem');
+  assert.equal(regQuery(prefix, key, 'Start'), 'REG_DWORD 0x3');
+  assert.equal(regQuery(prefix, key, 'DependOnService'), 'REG_MULTI_SZ RpcSs');
+  assert.match(regQuery(prefix, key, 'ImagePath') ?? '', /kiln-win-x64\.exe service run --config-file Z:/);
+  r = runUnderWine(exe as string, ['service', 'install', '--config-file', `Z:${conf}`], env);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /CreateServiceW 'cloudbase-init' failed: .*\(error 1073\)/);
+
+  const started = wine(['net', 'start', 'cloudbase-init']);
+  assert.equal(started.status, 0, `${started.stdout}${started.stderr}`);
+  // The service reports STOPPED when the flow is done; wait for it.
+  let state = '';
+  for (let i = 0; i < 60 && !/STATE\s+:\s+1\s+STOPPED/.test(state); i++) {
+    spawnSync('sleep', ['1']);
+    state = wine(['sc', 'query', 'cloudbase-init']).stdout ?? '';
+  }
+  assert.match(state, /STATE\s+:\s+1\s+STOPPED/);
+  assert.match(state, /WIN32_EXIT_CODE\s+:\s+0/);
+  assert.equal(regQuery(prefix, `${PLUGINS_KEY}\\kiln-e2e-service\\Plugins`, 'UserDataPlugin'), 'REG_DWORD 0x1');
+  assert.match(readFileSync(join(dir, 'service.log'), 'utf8'), /Script user-data ended with return code: 0/);
+
+  r = runUnderWine(exe as string, ['service', 'uninstall'], env);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(regQuery(prefix, key, 'ImagePath'), undefined);
+  r = runUnderWine(exe as string, ['service', 'run', '--config-file', `Z:${conf}`], env);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /cannot connect to the service control manager as 'cloudbase-init'/);
+  spawnSync('wineserver', ['-k'], { env: { ...process.env, WINEPREFIX: prefix } });
+});
+
+test('NetworkConfigPlugin under wine reads the adapters through GetAdaptersAddresses and changes nothing for a MAC that is not here', (t) => {
+  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
+  if (!need(t, hasCommand('wine'), 'wine is not installed')) return;
+  const dir = tempDir(t);
+  const drive = join(dir, 'config-drive');
+  writeConfigDrive(drive, 'kiln-e2e-net', '');
+  // A locally administered MAC no host adapter has: the plugin must stop before any IP Helper write.
+  writeFileSync(
+    join(drive, 'openstack', 'latest', 'network_data.json'),
+    JSON.stringify({ links: [{ id: 'tap1', type: 'phy', ethernet_mac_address: '02:00:5e:00:53:99' }], networks: [{ id: 'n4', type: 'ipv4', link: 'tap1', ip_address: '192.0.2.77', netmask: '255.255.255.0' }], services: [] }),
+  );
+  const prefix = privatePrefix(dir, { q: drive }, ['q']);
+  const conf = join(dir, 'c.conf');
+  writeFileSync(conf, '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.common.networkconfig.NetworkConfigPlugin\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
+  const r = runUnderWine(exe as string, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /Adapter \d+ '[^']+' \(no MAC\) \{[0-9A-Fa-f-]+\} mtu \d+ static .*127\.0\.0\.1\/8/);
+  assert.match(r.stdout, /NetworkConfigPlugin\s+failed: .*no interface on this machine has MAC 02:00:5e:00:53:99/);
+  assert.equal(regQuery(prefix, `${PLUGINS_KEY}\\kiln-e2e-net\\Plugins`, 'NetworkConfigPlugin'), undefined);
+});
+
+test('ConfigWinRMListenerPlugin under wine: the self-signed certificate lands in LocalMachine\\My; wine has no WinRM, which is reported', (t) => {
+  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
+  if (!need(t, hasCommand('wine'), 'wine is not installed')) return;
+  const dir = tempDir(t);
+  const drive = join(dir, 'config-drive');
+  writeConfigDrive(drive, 'kiln-e2e-winrm', '');
+  const prefix = privatePrefix(dir, { q: drive }, ['q']);
+  const conf = join(dir, 'c.conf');
+  writeFileSync(conf, '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.windows.winrmlistener.ConfigWinRMListenerPlugin\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
+  const r = runUnderWine(exe as string, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  assert.equal(r.code, 1);
+  const thumbprint = /Created a self-signed certificate for CN=\S+ in LocalMachine\\My: ([0-9A-F]{40})/.exec(r.stderr)?.[1];
+  assert.ok(thumbprint, r.stderr);
+  const q = spawnSync('wine', ['reg', 'query', 'HKLM\\Software\\Microsoft\\SystemCertificates\\MY\\Certificates'], { env: { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' }, encoding: 'utf8' });
+  assert.match(q.stdout, new RegExp(`Certificates\\\\${thumbprint}`));
+  assert.match(r.stdout, /ConfigWinRMListenerPlugin\s+failed: .*the WinRM service is not installed/);
+});
+
+test('ConfigWinRMCertificateAuthPlugin under wine: the admin_cert0.. client certificate is trusted in Root and TrustedPeople with its UPN read', (t) => {
+  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
+  if (!need(t, hasCommand('wine') && hasCommand('openssl'), 'wine and openssl are needed')) return;
+  const dir = tempDir(t);
+  const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem'), '-days', '30', '-subj', '/CN=kilne2e', '-addext', 'subjectAltName=otherName:1.3.6.1.4.1.311.20.2.3;UTF8:kilne2e@kiln.test'], { encoding: 'utf8' });
+  assert.equal(made.status, 0, made.stderr);
+  const pem = readFileSync(join(dir, 'c.pem'), 'utf8');
+  const thumbprint = spawnSync('openssl', ['x509', '-in', join(dir, 'c.pem'), '-noout', '-fingerprint', '-sha1'], { encoding: 'utf8' }).stdout.replace(/^.*=/, '').replace(/:/g, '').trim();
+  // OpenStack metadata values are short: the certificate comes in 255-character pieces.
+  const meta: Record<string, string> = {};
+  for (let i = 0; i * 255 < pem.length; i++) meta[`admin_cert${i}`] = pem.slice(i * 255, (i + 1) * 255);
+  const drive = join(dir, 'config-drive');
+  writeConfigDrive(drive, 'kiln-e2e-certauth', '', meta);
+  const prefix = privatePrefix(dir, { q: drive }, ['q']);
+  const conf = join(dir, 'c.conf');
+  writeFileSync(conf, '[DEFAULT]\nusername=kilne2e\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.windows.createuser.CreateUserPlugin,cloudbaseinit.plugins.windows.winrmcertificateauth.ConfigWinRMCertificateAuthPlugin\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
+  const r = runUnderWine(exe as string, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, new RegExp(`Imported certificate ${thumbprint} into LocalMachine\\\\Root`));
+  assert.match(r.stderr, new RegExp(`Imported certificate ${thumbprint} into LocalMachine\\\\TrustedPeople`));
+  // Past the UPN check (CertGetNameStringW found kilne2e@kiln.test); wine has no WinRM to take the mapping.
+  assert.match(r.stdout, /ConfigWinRMCertificateAuthPlugin\s+failed: .*WinRM is not installed on this Windows \(no System32\\winrm\.vbs\); the certificates are trusted but not mapped/);
+  const q = (store: string) => spawnSync('wine', ['reg', 'query', `HKLM\\Software\\Microsoft\\SystemCertificates\\${store}\\Certificates`], { env: { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' }, encoding: 'utf8' }).stdout;
+  assert.match(q('ROOT'), new RegExp(thumbprint));
+  assert.match(q('TrustedPeople'), new RegExp(thumbprint));
+});
+
+test('EphemeralDiskPlugin under wine: the drive labelled "Temporary Storage" (GetVolumeInformationW) gets the data loss warning', (t) => {
+  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
+  if (!need(t, hasCommand('wine'), 'wine is not installed')) return;
+  const dir = tempDir(t);
+  const drive = join(dir, 'config-drive');
+  writeConfigDrive(drive, 'kiln-e2e-ephemeral', '');
+  const temp = join(dir, 'temporary');
+  mkdirSync(temp);
+  writeFileSync(join(temp, '.windows-label'), 'Temporary Storage\n');
+  const prefix = privatePrefix(dir, { q: drive, t: temp }, ['q']);
+  const conf = join(dir, 'c.conf');
+  writeFileSync(conf, '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.common.ephemeraldisk.EphemeralDiskPlugin\nephemeral_disk_volume_label=Temporary Storage\nephemeral_disk_data_loss_warning_path=DATALOSS_WARNING_README.txt\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
+  const r = runUnderWine(exe as string, ['--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  assert.equal(r.code, 0, `${r.stdout}${r.stderr}`);
+  assert.match(r.stdout, /EphemeralDiskPlugin\s+done/);
+  assert.match(readFileSync(join(temp, 'DATALOSS_WARNING_README.txt'), 'utf8'), /THIS IS A TEMPORARY DISK/);
+});

@@ -1,0 +1,253 @@
+// In-memory fakes of the Win32 bindings (the binding boundary): registry, accounts, computer name, shutdown.
+import { createHash } from 'node:crypto';
+import { PlatformError } from '../../../src/util/errors';
+import { Logger } from '../../../src/util/log';
+import type { Advapi32, ServiceSpec } from '../../../src/platform/windows/win32/advapi32';
+import type { DynamicTimeZone, Kernel32, Kernel32Disk } from '../../../src/platform/windows/win32/kernel32';
+import type { Iphlpapi, NetAdapter } from '../../../src/platform/windows/win32/iphlpapi';
+import type { Crypt32 } from '../../../src/platform/windows/win32/crypt32';
+import type { Userenv } from '../../../src/platform/windows/win32/userenv';
+import type { Netapi32 } from '../../../src/platform/windows/win32/netapi32';
+import type { Ntdll } from '../../../src/platform/windows/win32/ntdll';
+import type { RegRoot, RegValue } from '../../../src/platform/windows/win32/registry-value';
+import { WindowsPlatform, type Win32Bindings } from '../../../src/platform/windows/windows-platform';
+import type { BuildFacts } from '../../../src/build-info';
+
+export class FakeWindows {
+  /** 'HKLM\\key' (lower case) → value name (lower case) → value. */
+  readonly registry = new Map<string, Map<string, { name: string; value: RegValue }>>();
+  readonly users = new Map<string, { password: string; comment: string; flags: number }>();
+  readonly groups = new Map<string, string[]>([['administrators', []], ['users', []]]);
+  computerName = 'WINE-HOST';
+  timeZone = 'UTC';
+  readonly shutdowns: Array<{ message: string; reboot: boolean }> = [];
+  readonly privileges: string[] = [];
+  readonly services = new Map<string, ServiceSpec>();
+  readonly serviceExitCodes: number[] = [];
+  readonly adapters: NetAdapter[] = [];
+  /** Thumbprint → UPN that imported certificates report. */
+  readonly certificateUpns = new Map<string, string>();
+  /** Drive letters with a medium: root and volume label. */
+  readonly drives: Array<{ root: string; label: string }> = [{ root: 'C:\\', label: '' }];
+  readonly certificates: Array<{ subject: string; store: string; thumbprint: string }> = [];
+  /** Service name (lower case) → SERVICE_* state, for services the tests pretend exist. */
+  readonly serviceStates = new Map<string, number>();
+  readonly routes: Array<{ ifIndex: number; destination: string; prefixLength: number; nextHop: string; metric?: number }> = [];
+  /** Calls in order, for assertions on which API was used. */
+  readonly calls: string[] = [];
+
+  private keyOf(root: RegRoot, key: string): string {
+    return `${root}\\${key}`.toLowerCase();
+  }
+
+  setValue(root: RegRoot, key: string, name: string, value: RegValue): void {
+    const parts = key.split('\\');
+    for (let i = 1; i <= parts.length; i++) {
+      const k = this.keyOf(root, parts.slice(0, i).join('\\'));
+      if (!this.registry.has(k)) this.registry.set(k, new Map());
+    }
+    this.registry.get(this.keyOf(root, key))?.set(name.toLowerCase(), { name, value });
+  }
+  getValue(root: RegRoot, key: string, name: string): RegValue | undefined {
+    return this.registry.get(this.keyOf(root, key))?.get(name.toLowerCase())?.value;
+  }
+
+  kernel32(): Kernel32 {
+    return {
+      lastErrorText: (code?: number) => `fake error (error ${code ?? 0})`,
+      getComputerNameEx: () => this.computerName,
+      lastError: () => 0,
+      setComputerNameEx: (_format: number, name: string) => {
+        this.calls.push(`SetComputerNameExW ${name}`);
+        if (name.length > 63 || /[\s"/\\[\]:|<>+=;,?*]/.test(name)) throw new PlatformError(`SetComputerNameExW '${name}' failed: invalid name`);
+        this.setValue('HKLM', 'SYSTEM\\CurrentControlSet\\Control\\ComputerName\\ComputerName', 'ComputerName', { type: 'REG_SZ', data: name.toUpperCase().slice(0, 15) });
+      },
+      closeHandle: () => undefined,
+      getTimeZoneKeyName: () => this.timeZone,
+      setDynamicTimeZone: (tz: DynamicTimeZone) => {
+        this.calls.push(`SetDynamicTimeZoneInformation ${tz.keyName}`);
+        this.timeZone = tz.keyName;
+      },
+      getCurrentProcessId: () => 4242,
+    };
+  }
+
+  ntdll(): Ntdll {
+    return { rtlGetVersion: () => ({ major: 10, minor: 0, build: 20348, platformId: 2, servicePack: '', productType: 3 }) };
+  }
+
+  advapi32(): Advapi32 {
+    return {
+      regGetValue: (root, key, name) => this.getValue(root, key, name),
+      regSetValue: (root, key, name, value) => {
+        this.calls.push(`RegSetValueExW ${root}\\${key}\\${name}`);
+        this.setValue(root, key, name, value);
+      },
+      regListValues: (root, key) => {
+        const k = this.registry.get(this.keyOf(root, key));
+        return k ? [...k.values()].map((v) => ({ name: v.name, value: v.value })) : undefined;
+      },
+      regListKeys: (root, key) => {
+        const prefix = `${this.keyOf(root, key)}\\`;
+        if (!this.registry.has(this.keyOf(root, key))) return undefined;
+        return [...this.registry.keys()].filter((k) => k.startsWith(prefix) && !k.slice(prefix.length).includes('\\')).map((k) => k.slice(prefix.length));
+      },
+      regDeleteValue: (root, key, name) => {
+        this.registry.get(this.keyOf(root, key))?.delete(name.toLowerCase());
+      },
+      regDeleteTree: (root, key) => {
+        const k = this.keyOf(root, key);
+        for (const existing of [...this.registry.keys()]) if (existing === k || existing.startsWith(`${k}\\`)) this.registry.delete(existing);
+      },
+      enablePrivilege: (name) => {
+        this.privileges.push(name);
+      },
+      initiateSystemShutdown: ({ message, reboot }) => {
+        this.calls.push('InitiateSystemShutdownExW');
+        this.shutdowns.push({ message, reboot });
+      },
+      logonUser: (user, password) => this.users.get(user.toLowerCase())?.password === password,
+      createService: (spec) => {
+        if (this.services.has(spec.name.toLowerCase())) throw new PlatformError(`CreateServiceW '${spec.name}' failed: The specified service already exists. (error 1073)`);
+        this.services.set(spec.name.toLowerCase(), spec);
+      },
+      deleteService: (name) => this.services.delete(name.toLowerCase()),
+      queryService: (name) => {
+        const state = this.serviceStates.get(name.toLowerCase()) ?? (this.services.has(name.toLowerCase()) ? 1 : undefined);
+        return state === undefined ? undefined : { currentState: state, exitCode: 0 };
+      },
+      stopService: () => undefined,
+      accountSid: (name) => (this.users.has(name.toLowerCase()) ? `S-1-5-21-1-2-3-${1000 + [...this.users.keys()].indexOf(name.toLowerCase())}` : undefined),
+      runService: async (name, work) => {
+        this.calls.push(`StartServiceCtrlDispatcherW ${name}`);
+        this.serviceExitCodes.push(await work());
+      },
+    };
+  }
+
+  netapi32(): Netapi32 {
+    return {
+      userGetInfo: (name) => {
+        const u = this.users.get(name.toLowerCase());
+        return u ? { name, comment: u.comment, disabled: (u.flags & 2) !== 0 } : undefined;
+      },
+      userAdd: ({ name, password, comment }) => {
+        this.calls.push(`NetUserAdd ${name}`);
+        if (this.users.has(name.toLowerCase())) throw new PlatformError(`NetUserAdd '${name}' failed: The account already exists (error 2224)`);
+        this.users.set(name.toLowerCase(), { password, comment: comment ?? '', flags: 0x201 });
+      },
+      userSetPassword: (name, password) => {
+        this.calls.push(`NetUserSetInfo(1003) ${name}`);
+        const u = this.users.get(name.toLowerCase());
+        if (!u) throw new PlatformError(`NetUserSetInfo(1003) '${name}' failed: The user name could not be found (error 2221)`);
+        u.password = password;
+      },
+      userSetPasswordExpired: (name, expired) => {
+        const u = this.users.get(name.toLowerCase());
+        if (u) u.flags = expired ? u.flags | 0x800000 : u.flags & ~0x800000;
+      },
+      userEnable: () => undefined,
+      userDelete: (name) => this.users.delete(name.toLowerCase()),
+      userEnum: () => [...this.users.keys()],
+      localGroupAdd: (name) => {
+        if (this.groups.has(name.toLowerCase())) return false;
+        this.calls.push(`NetLocalGroupAdd ${name}`);
+        this.groups.set(name.toLowerCase(), []);
+        return true;
+      },
+      localGroupAddMember: (group, member) => {
+        const g = this.groups.get(group.toLowerCase());
+        if (!g) throw new PlatformError(`NetLocalGroupAddMembers '${member}' to '${group}' failed: The specified local group does not exist (error 1376)`);
+        if (g.includes(member)) return false;
+        this.calls.push(`NetLocalGroupAddMembers ${group} ${member}`);
+        g.push(member);
+        return true;
+      },
+      localGroupMembers: (group) => this.groups.get(group.toLowerCase()) ?? [],
+    };
+  }
+
+  iphlpapi(): Iphlpapi {
+    const find = (ifIndex: number) => {
+      const a = this.adapters.find((x) => x.ifIndex === ifIndex);
+      if (!a) throw new PlatformError(`no interface ${ifIndex}`);
+      return a;
+    };
+    return {
+      adapters: () => this.adapters.map((a) => ({ ...a, unicast: [...a.unicast], dnsServers: [...a.dnsServers] })),
+      addUnicastAddress: (ref, address, prefixLength, family) => {
+        const a = find(ref.ifIndex);
+        this.calls.push(`CreateUnicastIpAddressEntry ${ref.ifIndex} ${address}/${prefixLength}`);
+        if (a.unicast.some((u) => u.address === address)) return 'exists';
+        a.unicast.push({ address, prefixLength, family });
+        return 'added';
+      },
+      addRoute: (ref, route) => {
+        find(ref.ifIndex);
+        this.calls.push(`CreateIpForwardEntry2 ${ref.ifIndex} ${route.destination}/${route.prefixLength} via ${route.nextHop}`);
+        if (this.routes.some((r) => r.ifIndex === ref.ifIndex && r.destination === route.destination && r.prefixLength === route.prefixLength)) return 'exists';
+        this.routes.push({ ifIndex: ref.ifIndex, ...route });
+        return 'added';
+      },
+      setMtu: (ref, family, mtu) => {
+        this.calls.push(`SetIpInterfaceEntry ${ref.ifIndex} ${family} mtu ${mtu}`);
+        find(ref.ifIndex).mtu = mtu;
+      },
+    };
+  }
+
+  userenv(): Userenv {
+    return {
+      profilesDirectory: () => 'C:\\Users',
+      createProfile: (sid, user) => {
+        this.calls.push(`CreateProfile ${user}`);
+        const path = `C:\\Users\\${user}`;
+        this.setValue('HKLM', `SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\ProfileList\\${sid}`, 'ProfileImagePath', { type: 'REG_EXPAND_SZ', data: path });
+        return path;
+      },
+    };
+  }
+
+  crypt32(): Crypt32 {
+    return {
+      importCertificate: (der, store) => {
+        const thumbprint = createHash('sha1').update(der).digest('hex').toUpperCase();
+        this.certificates.push({ subject: 'imported', store, thumbprint });
+        this.calls.push(`CertAddCertificateContextToStore ${store}`);
+        return { thumbprint, upn: this.certificateUpns.get(thumbprint) ?? '' };
+      },
+      createSelfSignedCertificate: (subject, { store }) => {
+        const thumbprint = (this.certificates.length + 1).toString(16).toUpperCase().padStart(40, 'A');
+        this.certificates.push({ subject, store, thumbprint });
+        this.calls.push(`CertCreateSelfSignCertificate ${subject}`);
+        return thumbprint;
+      },
+    };
+  }
+
+  disk(): Kernel32Disk {
+    return {
+      logicalDrives: () => this.drives.map((d) => d.root),
+      driveType: () => 3,
+      volumeInformation: (root) => {
+        const d = this.drives.find((x) => x.root === root);
+        return d ? { label: d.label, serial: 0x1234abcd, fsName: 'NTFS' } : undefined;
+      },
+      openDevice: () => ({ error: 2 }),
+      deviceLength: () => undefined,
+      readAt: () => 0,
+      closeHandle: () => undefined,
+      lastErrorText: (code?: number) => `fake error (error ${code ?? 0})`,
+    };
+  }
+
+  bindings(): Win32Bindings {
+    return { kernel32: this.kernel32(), ntdll: this.ntdll(), advapi32: this.advapi32(), netapi32: this.netapi32(), iphlpapi: this.iphlpapi(), userenv: this.userenv(), crypt32: this.crypt32(), disk: this.disk() };
+  }
+
+  /** A WindowsPlatform whose Win32 layer is this fake. */
+  platform(logger = new Logger()): WindowsPlatform {
+    const facts = { version: 'test', target: { name: 'win-x64' }, defaultConfigs: {} } as unknown as BuildFacts;
+    return new WindowsPlatform({ root: 'C:\\', log: logger.for('windows-platform.ts'), facts, bindings: this.bindings() });
+  }
+}

@@ -1,0 +1,316 @@
+// The plugins against the Win32 layer faked at the binding boundary and an in-memory file system.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { gzipSync } from 'node:zlib';
+import { loadCloudbaseConf } from '../../src/config/cloudbase-init-conf';
+import { toComputerName } from '../../src/plugins/netbios-name';
+import type { PluginContext } from '../../src/plugins/plugin';
+import { findPlugin, PLUGINS } from '../../src/plugins/registry';
+import { randomPassword } from '../../src/plugins/random-password';
+import type { InstanceData } from '../../src/sources/datasource';
+import { Logger, MemorySink } from '../../src/util/log';
+import { FakeWindows } from '../platform/windows/fake-win32';
+import { FakeFiles } from './fake-files';
+
+function context(conf: string, instance: Partial<InstanceData> = {}, win = new FakeWindows()) {
+  const sink = new MemorySink();
+  const logger = new Logger();
+  logger.addSink(sink);
+  const files = new FakeFiles();
+  const ctx: PluginContext = {
+    platform: files,
+    windows: win.platform(logger),
+    log: logger.for('test'),
+    conf: loadCloudbaseConf([{ path: 'c.conf', text: `[DEFAULT]\n${conf}` }]),
+    instance: { instanceId: 'i-1', cloudName: 'openstack', platform: 'openstack', subplatform: 'x', publicKeys: [], metadata: {}, ...instance },
+    shared: new Map(),
+    randomPassword: (n) => 'Rand0m!'.padEnd(n, 'z'),
+    secret: (v) => logger.redactor.add(v),
+    env: { SystemRoot: 'C:\\Windows', PROCESSOR_ARCHITECTURE: 'AMD64' },
+  };
+  return { ctx, win, files, lines: sink.lines };
+}
+
+function plugin(name: string) {
+  const p = findPlugin(name);
+  assert.ok(p, `${name} is registered`);
+  return p;
+}
+
+test('every registered plugin has cloudbase-init\'s class path and short name', () => {
+  for (const p of PLUGINS) {
+    assert.match(p.classPath, /^cloudbaseinit\.plugins\.(common|windows)\.[a-z]+\.[A-Za-z]+$/);
+    assert.equal(p.classPath.split('.').pop(), p.name);
+  }
+  assert.equal(new Set(PLUGINS.map((p) => p.name)).size, PLUGINS.length);
+});
+
+test('computer names follow the NetBIOS rules', () => {
+  assert.deepEqual(toComputerName('web-01.example.com', true).name, 'web-01');
+  assert.equal(toComputerName('a-very-long-host-name-indeed', true).name, 'a-very-long-hos');
+  assert.equal(toComputerName('a-very-long-host-name-indeed', false).name, 'a-very-long-host-name-indeed');
+  assert.equal(toComputerName('abcdefghijklmn-x', true).name, 'abcdefghijklmn0');
+});
+
+test('SetHostNamePlugin sets the name once and asks for a reboot; unchanged names need none', async () => {
+  const { ctx, win } = context('', { localHostname: 'db-server-0001-primary.cloud' });
+  assert.deepEqual(await plugin('SetHostNamePlugin').execute(ctx), { status: 'done', reboot: true });
+  assert.deepEqual(win.calls, ['SetComputerNameExW db-server-00010']);
+  assert.deepEqual(await plugin('SetHostNamePlugin').execute(ctx), { status: 'done', reboot: true }, 'pending for the next boot still needs it');
+  assert.equal(win.calls.length, 1, 'not set twice');
+  win.computerName = 'DB-SERVER-00010';
+  assert.deepEqual(await plugin('SetHostNamePlugin').execute(ctx), { status: 'done', reboot: false });
+  const none = context('');
+  assert.deepEqual(await plugin('SetHostNamePlugin').execute(none.ctx), { status: 'done', reboot: false });
+});
+
+test('CreateUserPlugin creates the user with the injected password and adds it to every group', async () => {
+  const { ctx, win, lines } = context('username=cloud\ngroups=Administrators,Users\n', { adminPassword: 'S3cret!pw' });
+  assert.deepEqual(await plugin('CreateUserPlugin').execute(ctx), { status: 'done', reboot: false });
+  assert.equal(win.users.get('cloud')?.password, 'S3cret!pw');
+  assert.deepEqual(win.groups.get('administrators'), ['cloud']);
+  assert.deepEqual(win.groups.get('users'), ['cloud']);
+  assert.equal(ctx.shared.get('admin_password'), 'S3cret!pw');
+  ctx.log.warn('a message that happens to carry S3cret!pw');
+  assert.doesNotMatch(lines.join(''), /S3cret!pw/, 'the password is registered as a secret');
+  // An existing user gets the password reset instead.
+  const again = context('username=cloud\ninject_user_password=false\n', {}, win);
+  await plugin('CreateUserPlugin').execute(again.ctx);
+  assert.equal(win.users.get('cloud')?.password, 'Rand0m!zzzzzzzzzzzzz');
+  assert.ok(win.calls.includes('NetUserSetInfo(1003) cloud'));
+});
+
+test('CreateUserPlugin takes admin_username from the metadata and fails clearly on a missing group', async () => {
+  const { ctx, win } = context('groups=No Such Group\n', { metadata: { admin_username: 'meta-admin' } });
+  await assert.rejects(plugin('CreateUserPlugin').execute(ctx), /NetLocalGroupAddMembers 'meta-admin' to 'No Such Group' failed: The specified local group does not exist/);
+  assert.ok(win.users.has('meta-admin'));
+});
+
+test('SetUserPasswordPlugin: injected password and first_logon_behaviour', async () => {
+  const win = new FakeWindows();
+  win.users.set('admin', { password: 'old', comment: '', flags: 0x201 });
+  const { ctx } = context('', { adminPassword: 'N3w!pass' }, win);
+  assert.deepEqual(await plugin('SetUserPasswordPlugin').execute(ctx), { status: 'done', reboot: false });
+  assert.equal(win.users.get('admin')?.password, 'N3w!pass');
+  assert.ok(((win.users.get('admin')?.flags ?? 0) & 0x800000) !== 0, 'clear_text_injected_only expires an injected password');
+  const w2 = new FakeWindows();
+  w2.users.set('admin', { password: 'old', comment: '', flags: 0x201 });
+  await plugin('SetUserPasswordPlugin').execute(context('first_logon_behaviour=no\n', { adminPassword: 'N3w!pass' }, w2).ctx);
+  assert.equal((w2.users.get('admin')?.flags ?? 0) & 0x800000, 0);
+  const missing = context('', {}, new FakeWindows());
+  assert.deepEqual(await plugin('SetUserPasswordPlugin').execute(missing.ctx), { status: 'next-boot', reboot: false });
+});
+
+test('random passwords are long enough and meet complexity rules', () => {
+  for (let i = 0; i < 50; i++) {
+    const p = randomPassword(20);
+    assert.equal(p.length, 20);
+    assert.match(p, /[A-Z]/);
+    assert.match(p, /[a-z]/);
+    assert.match(p, /[0-9]/);
+    assert.match(p, /[^A-Za-z0-9]/);
+  }
+  assert.notEqual(randomPassword(20), randomPassword(20));
+});
+
+test('UserDataPlugin runs a rem cmd script through cmd.exe and maps 1001/1002/1003', async () => {
+  for (const [code, expected] of [
+    [0, { status: 'done', reboot: false }],
+    [1001, { status: 'done', reboot: true }],
+    [1002, { status: 'next-boot', reboot: false }],
+    [1003, { status: 'next-boot', reboot: true }],
+  ] as const) {
+    const { ctx, files } = context('', { userData: Buffer.from('rem cmd\r\necho hello\r\n') });
+    let body = '';
+    files.onRun = (argv, fs) => {
+      body = Buffer.from(fs.get(argv[2]?.replace(/^C:\\/i, '').toLowerCase() ?? '') ?? []).toString();
+      return { code };
+    };
+    assert.deepEqual(await plugin('UserDataPlugin').execute(ctx), expected);
+    assert.equal(files.runs[0]?.[0], 'cmd.exe');
+    assert.match(files.runs[0]?.[2] ?? '', /^C:\\Windows\\Temp\\kiln-[0-9a-f]+\.cmd$/);
+    assert.match(body, /^rem cmd/);
+    assert.equal(files.files.size, 0, 'the temp script is removed');
+  }
+});
+
+test('UserDataPlugin: gzip, #ps1 and MIME multipart with cloud-config', async () => {
+  const { ctx, files, win } = context('', { userData: gzipSync(Buffer.from('#ps1\nWrite-Host hi\n')) });
+  await plugin('UserDataPlugin').execute(ctx);
+  assert.match(files.runs[0]?.[0] ?? '', /WindowsPowerShell\\v1\.0\\powershell\.exe$/);
+  const mime = [
+    'Content-Type: multipart/mixed; boundary="XX"',
+    'MIME-Version: 1.0',
+    '',
+    '--XX',
+    'Content-Type: text/cloud-config',
+    '',
+    '#cloud-config',
+    'write_files:',
+    '  - path: C:\\kiln\\hello.txt',
+    '    content: aGVsbG8=',
+    '    encoding: b64',
+    'groups:',
+    '  - devs',
+    'set_timezone: UTC',
+    'packages: [nope]',
+    '--XX',
+    'Content-Type: text/x-shellscript',
+    '',
+    'rem cmd',
+    'exit 1002',
+    '--XX--',
+    '',
+  ].join('\n');
+  const m = context('', { userData: Buffer.from(mime) }, win);
+  m.win.setValue('HKLM', 'SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Time Zones\\UTC', 'TZI', { type: 'REG_BINARY', data: new Uint8Array(44) });
+  m.files.onRun = () => ({ code: 1002 });
+  assert.deepEqual(await plugin('UserDataPlugin').execute(m.ctx), { status: 'next-boot', reboot: false });
+  assert.equal(Buffer.from(m.files.files.get('kiln\\hello.txt') ?? []).toString(), 'hello');
+  assert.ok(m.win.groups.has('devs'));
+  assert.ok(m.win.calls.includes('SetDynamicTimeZoneInformation UTC'));
+  assert.match(m.lines.join(''), /'packages' is not supported on Windows/);
+});
+
+test('cloud-config users, runcmd and ntp', async () => {
+  const cc = '#cloud-config\nusers:\n  - default\n  - name: alice\n    passwd: Al1ce!pw\n    groups: [Administrators, ops]\nntp:\n  servers: [ntp1.example, ntp2.example]\nruncmd:\n  - echo one\n  - [echo, "two words"]\n';
+  const { ctx, win, files } = context('', { userData: Buffer.from(cc) });
+  let body = '';
+  files.onRun = (argv, fs) => {
+    body = Buffer.from(fs.get(argv[2]?.replace(/^C:\\/i, '').toLowerCase() ?? '') ?? []).toString();
+    return {};
+  };
+  assert.deepEqual(await plugin('UserDataPlugin').execute(ctx), { status: 'done', reboot: false });
+  assert.equal(win.users.get('alice')?.password, 'Al1ce!pw');
+  assert.deepEqual(win.groups.get('ops'), ['alice']);
+  assert.deepEqual(win.getValue('HKLM', 'SYSTEM\\CurrentControlSet\\Services\\W32Time\\Parameters', 'NtpServer'), { type: 'REG_SZ', data: 'ntp1.example,0x9 ntp2.example,0x9' });
+  assert.equal(body, '@echo off\r\necho one\r\necho "two words"\r\n');
+});
+
+test('LocalScriptsPlugin runs scripts in name order and stops at a reboot request', async () => {
+  const { ctx, files } = context('local_scripts_path=C:\\Scripts\\\n');
+  for (const n of ['b.ps1', 'a.cmd', 'c.cmd', 'notes.txt']) await files.writeFile(`C:\\Scripts\\${n}`, 'x');
+  files.onRun = (argv) => ({ code: /b\.ps1$/.test(argv[argv.length - 1] ?? '') ? 1003 : 0 });
+  assert.deepEqual(await plugin('LocalScriptsPlugin').execute(ctx), { status: 'next-boot', reboot: true });
+  assert.deepEqual(files.runs.map((r) => r[r.length - 1]), ['C:\\Scripts\\a.cmd', 'C:\\Scripts\\b.ps1']);
+  const none = context('local_scripts_path=C:\\Nowhere\n');
+  assert.deepEqual(await plugin('LocalScriptsPlugin').execute(none.ctx), { status: 'done', reboot: false });
+});
+
+test('registry plugins write the documented values', async () => {
+  const { ctx, win } = context('enable_automatic_updates=false\nsan_policy=OfflineShared\ntrim_enabled=true\nrdp_set_keepalive=true\npage_file_volume_mount_points=C:\\,D:\\\n');
+  for (const n of ['WindowsAutoUpdatesPlugin', 'SANPolicyPlugin', 'TrimConfigPlugin', 'RDPSettingsPlugin']) assert.equal((await plugin(n).execute(ctx)).reboot, false);
+  assert.deepEqual(await plugin('PageFilesPlugin').execute(ctx), { status: 'done', reboot: true });
+  assert.deepEqual(await plugin('PageFilesPlugin').execute(ctx), { status: 'done', reboot: false }, 'unchanged: no reboot');
+  const v = (k: string, n: string) => win.getValue('HKLM', k, n);
+  assert.deepEqual(v('SOFTWARE\\Policies\\Microsoft\\Windows\\WindowsUpdate\\AU', 'NoAutoUpdate'), { type: 'REG_DWORD', data: 1 });
+  assert.deepEqual(v('SYSTEM\\CurrentControlSet\\Services\\partmgr\\Parameters', 'SanPolicy'), { type: 'REG_DWORD', data: 2 });
+  assert.deepEqual(v('SYSTEM\\CurrentControlSet\\Control\\FileSystem', 'DisableDeleteNotification'), { type: 'REG_DWORD', data: 0 });
+  assert.deepEqual(v('SOFTWARE\\Policies\\Microsoft\\Windows NT\\Terminal Services', 'KeepAliveEnable'), { type: 'REG_DWORD', data: 1 });
+  assert.deepEqual(v('SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Memory Management', 'PagingFiles'), { type: 'REG_MULTI_SZ', data: ['C:\\pagefile.sys 0 0', 'D:\\pagefile.sys 0 0'] });
+  const bad = context('san_policy=Sometimes\n');
+  await assert.rejects(plugin('SANPolicyPlugin').execute(bad.ctx), /san_policy 'Sometimes' is not one of OnlineAll/);
+});
+
+test('command plugins run the Windows tools with cloudbase-init\'s settings', async () => {
+  const { ctx, files } = context('display_idle_timeout=600\nbcd_boot_status_policy=IgnoreAllFailures\nbcd_enable_auto_recovery=true\nkms_host=kms.example:1688\nactivate_windows=true\nlog_licensing_info=false\n');
+  for (const n of ['DisplayIdleTimeoutConfigPlugin', 'BootStatusPolicyPlugin', 'BCDConfigPlugin', 'WindowsLicensingPlugin']) await plugin(n).execute(ctx);
+  assert.deepEqual(files.runs.map((r) => r.map((a) => a.replace(/^C:\\Windows\\System32\\/, '')).join(' ')), [
+    'powercfg.exe /setacvalueindex SCHEME_CURRENT SUB_VIDEO VIDEOIDLE 600',
+    'powercfg.exe /setactive SCHEME_CURRENT',
+    'bcdedit.exe /set {current} bootstatuspolicy IgnoreAllFailures',
+    'bcdedit.exe /set {current} recoveryenabled Yes',
+    'cscript.exe //NoLogo slmgr.vbs /skms kms.example:1688',
+    'cscript.exe //NoLogo slmgr.vbs /ato',
+  ]);
+});
+
+test('SetUserSSHPublicKeysPlugin writes authorized_keys in the profile, creating the profile when missing', async () => {
+  const { ctx, win, files } = context('username=cloud\n', { publicKeys: ['ssh-ed25519 AAAA one', 'ssh-rsa BBBB two '] });
+  await assert.rejects(plugin('SetUserSSHPublicKeysPlugin').execute(ctx), /user "cloud" does not exist/);
+  win.users.set('cloud', { password: 'x', comment: '', flags: 0x201 });
+  assert.deepEqual(await plugin('SetUserSSHPublicKeysPlugin').execute(ctx), { status: 'done', reboot: false });
+  assert.ok(win.calls.includes('CreateProfile cloud'));
+  assert.equal(Buffer.from(files.files.get('users\\cloud\\.ssh\\authorized_keys') ?? []).toString(), 'ssh-ed25519 AAAA one\nssh-rsa BBBB two\n');
+  await plugin('SetUserSSHPublicKeysPlugin').execute(ctx);
+  assert.equal(win.calls.filter((c) => c === 'CreateProfile cloud').length, 1, 'an existing profile is reused');
+});
+
+test('ConfigWinRMListenerPlugin: certificate for the computer name, WinRM started, HTTPS listener with its thumbprint, firewall, basic auth', async () => {
+  const win = new FakeWindows();
+  win.computerName = 'WEB01';
+  win.serviceStates.set('winrm', 1);
+  const { ctx, files } = context('winrm_configure_http_listener=true\n', {}, win);
+  files.onRun = (argv) => ({ code: argv[3] === 'get' && argv[4]?.includes('HTTPS') ? 0 : argv[3] === 'get' ? 1 : 0 });
+  assert.deepEqual(await plugin('ConfigWinRMListenerPlugin').execute(ctx), { status: 'done', reboot: false });
+  assert.deepEqual(win.certificates, [{ subject: 'CN=WEB01', store: 'MY', thumbprint: `${'A'.repeat(39)}1` }]);
+  const runs = files.runs.map((r) => r.map((a) => a.replace(/^C:\\Windows\\System32\\/, '')).join(' '));
+  assert.deepEqual(runs, [
+    'sc.exe config WinRM start= auto',
+    'net.exe start WinRM',
+    'cscript.exe //NoLogo winrm.vbs get winrm/config/Listener?Address=*+Transport=HTTPS',
+    'cscript.exe //NoLogo winrm.vbs delete winrm/config/Listener?Address=*+Transport=HTTPS',
+    `cscript.exe //NoLogo winrm.vbs create winrm/config/Listener?Address=*+Transport=HTTPS @{Hostname="WEB01";CertificateThumbprint="${'A'.repeat(39)}1"}`,
+    'netsh.exe advfirewall firewall delete rule name=WinRM HTTPS',
+    'netsh.exe advfirewall firewall add rule name=WinRM HTTPS dir=in action=allow protocol=TCP localport=5986',
+    'cscript.exe //NoLogo winrm.vbs get winrm/config/Listener?Address=*+Transport=HTTP',
+    'cscript.exe //NoLogo winrm.vbs create winrm/config/Listener?Address=*+Transport=HTTP @{}',
+    'netsh.exe advfirewall firewall delete rule name=WinRM HTTP',
+    'netsh.exe advfirewall firewall add rule name=WinRM HTTP dir=in action=allow protocol=TCP localport=5985',
+    'cscript.exe //NoLogo winrm.vbs set winrm/config/service/auth @{Basic="true"}',
+  ]);
+  const missing = context('', {}, new FakeWindows());
+  await assert.rejects(plugin('ConfigWinRMListenerPlugin').execute(missing.ctx), /the WinRM service is not installed/);
+});
+
+test('ConfigWinRMCertificateAuthPlugin: admin_cert0.. joined, imported to Root and TrustedPeople, mapped to the admin user; the password never in errors', async () => {
+  const der = Buffer.from('not really DER, the fake only hashes it');
+  const pem = `-----BEGIN CERTIFICATE-----\n${der.toString('base64')}\n-----END CERTIFICATE-----\n`;
+  const win = new FakeWindows();
+  const { createHash } = await import('node:crypto');
+  const thumbprint = createHash('sha1').update(der).digest('hex').toUpperCase();
+  win.certificateUpns.set(thumbprint, 'admin@kiln.test');
+  const { ctx, files } = context('username=admin\n', { metadata: { meta: { admin_cert0: pem.slice(0, 40), admin_cert1: pem.slice(40) } } }, win);
+  await files.writeFile('Windows\\System32\\winrm.vbs', "' WinRM");
+  assert.deepEqual(await plugin('ConfigWinRMCertificateAuthPlugin').execute(ctx), { status: 'done', reboot: false }, 'no password in this run: skipped');
+  assert.equal(files.runs.length, 0);
+  ctx.shared.set('admin_password', 'Pa$$w0rd!');
+  await plugin('ConfigWinRMCertificateAuthPlugin').execute(ctx);
+  assert.deepEqual(win.certificates.map((c) => c.store), ['Root', 'TrustedPeople']);
+  const runs = files.runs.map((r) => r.slice(3).join(' '));
+  assert.deepEqual(runs, [
+    'set winrm/config/service/auth @{Certificate="true"}',
+    `delete winrm/config/service/certmapping?Issuer=${thumbprint}+Subject=admin@kiln.test+URI=*`,
+    `create winrm/config/service/certmapping?Issuer=${thumbprint}+Subject=admin@kiln.test+URI=* @{Enabled="true";Password="Pa$$w0rd!";UserName="admin"}`,
+  ]);
+  files.onRun = (argv) => (argv[3] === 'create' ? { code: 1, stderr: `bad mapping for Pa$$w0rd!` } : {});
+  await assert.rejects(plugin('ConfigWinRMCertificateAuthPlugin').execute(ctx), (e: Error) => /bad mapping for \*\*\*\*\*\*\*\*/.test(e.message) && !e.message.includes('Pa$$w0rd!'));
+  win.certificateUpns.clear();
+  files.onRun = () => ({});
+  const before = files.runs.length;
+  await assert.rejects(plugin('ConfigWinRMCertificateAuthPlugin').execute(ctx), /has no UPN/);
+  assert.equal(files.runs.length, before, 'nothing is configured for a certificate WinRM cannot map');
+});
+
+test('EphemeralDiskPlugin writes the data loss warning on the volume with that label; PageFilesPlugin finds volumes by label', async () => {
+  const win = new FakeWindows();
+  win.drives.push({ root: 'D:\\', label: 'Temporary Storage' });
+  const { ctx, files } = context('ephemeral_disk_volume_label=temporary storage\nephemeral_disk_data_loss_warning_path=DATALOSS_WARNING_README.txt\npage_file_volume_labels=Temporary Storage\n', {}, win);
+  assert.deepEqual(await plugin('EphemeralDiskPlugin').execute(ctx), { status: 'done', reboot: false });
+  assert.match(Buffer.from(files.files.get('d:\\dataloss_warning_readme.txt') ?? files.files.get('dataloss_warning_readme.txt') ?? []).toString(), /THIS IS A TEMPORARY DISK/);
+  assert.deepEqual(await plugin('PageFilesPlugin').execute(ctx), { status: 'done', reboot: true });
+  assert.deepEqual(win.getValue('HKLM', 'SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Memory Management', 'PagingFiles'), { type: 'REG_MULTI_SZ', data: ['D:\\pagefile.sys 0 0'] });
+  const none = context('ephemeral_disk_volume_label=Nope\n');
+  await assert.rejects(plugin('EphemeralDiskPlugin').execute(none.ctx), /no volume labelled 'Nope' \(volumes: C:\\ ''\)/);
+});
+
+test('NTPClientPlugin starts W32Time automatically and sets RealTimeIsUniversal; DHCP NTP servers are warned about', async () => {
+  const win = new FakeWindows();
+  win.serviceStates.set('w32time', 1);
+  const { ctx, files, lines } = context('real_time_clock_utc=true\nntp_use_dhcp_config=true\n', {}, win);
+  assert.deepEqual(await plugin('NTPClientPlugin').execute(ctx), { status: 'done', reboot: false });
+  assert.deepEqual(files.runs.map((r) => r.map((a) => a.replace(/^C:\\Windows\\System32\\/, '')).join(' ')), ['sc.exe config W32Time start= auto', 'net.exe start W32Time']);
+  assert.deepEqual(win.getValue('HKLM', 'SYSTEM\\CurrentControlSet\\Control\\TimeZoneInformation', 'RealTimeIsUniversal'), { type: 'REG_DWORD', data: 1 });
+  assert.match(lines.join(''), /does not read NTP servers from DHCP yet/);
+  await assert.rejects(plugin('NTPClientPlugin').execute(context('').ctx), /W32Time\) is not installed/);
+});

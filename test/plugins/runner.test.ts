@@ -1,0 +1,198 @@
+// The cloudbase-init flow against the Win32 layer faked at the binding boundary: stages, state, discovery, reboots.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { loadCloudbaseConf } from '../../src/config/cloudbase-init-conf';
+import type { Plugin } from '../../src/plugins/plugin';
+import { pluginsKey } from '../../src/plugins/plugin-state';
+import { runCloudbaseInit, SYSPREP_KEY, type RunnerDeps } from '../../src/plugins/runner';
+import type { Datasource, InstanceData } from '../../src/sources/datasource';
+import { Logger, MemorySink } from '../../src/util/log';
+import { FakeWindows } from '../platform/windows/fake-win32';
+import { FakeFiles } from './fake-files';
+
+const CD = 'cloudbaseinit.metadata.services.configdrive.ConfigDriveService';
+const EC2 = 'cloudbaseinit.metadata.services.ec2service.EC2Service';
+const GCE = 'cloudbaseinit.metadata.services.gceservice.GCEService';
+
+function source(name: string, instance: Partial<InstanceData> | undefined, seen: string[] = []): Datasource {
+  return {
+    name,
+    kind: 'local',
+    detect: async () => {
+      seen.push(name);
+      return instance !== undefined;
+    },
+    crawl: async () => ({ instanceId: 'i-0123', cloudName: 'openstack', platform: 'openstack', subplatform: 'config-disk (D:\\)', publicKeys: [], metadata: {}, ...instance }),
+  };
+}
+
+function setup(conf: string, datasources: Datasource[], win = new FakeWindows()) {
+  const sink = new MemorySink();
+  const logger = new Logger();
+  logger.addSink(sink);
+  const files = new FakeFiles();
+  const deps: RunnerDeps = {
+    platform: files,
+    windows: win.platform(logger),
+    log: logger.for('init.py'),
+    conf: loadCloudbaseConf([{ path: 'cloudbase-init.conf', text: conf }]),
+    datasources,
+    finder: { find: async () => [] },
+    randomPassword: (n) => 'Rr1!'.padEnd(n, 'x'),
+    env: { SystemRoot: 'C:\\Windows' },
+    sleep: async () => undefined,
+  };
+  return { deps, win, files, sink };
+}
+
+const BASE = `[DEFAULT]\nmetadata_services=${CD}\nplugins=cloudbaseinit.plugins.common.sethostname.SetHostNamePlugin,cloudbaseinit.plugins.windows.createuser.CreateUserPlugin\nusername=kiln\ngroups=Administrators\nallow_reboot=false\n`;
+
+test('MAIN plugins run, their state is written under the instance id, and a second run honours it', async () => {
+  const { deps, win } = setup(BASE, [source('ConfigDrive', { localHostname: 'web-01.example.com' })]);
+  const first = await runCloudbaseInit(deps);
+  assert.deepEqual(first.errors, []);
+  assert.equal(first.service?.datasource, 'ConfigDrive');
+  assert.deepEqual(first.plugins.map((p) => [p.name, p.outcome]), [['SetHostNamePlugin', 'done'], ['CreateUserPlugin', 'done']]);
+  assert.equal(first.rebootSuppressed, true, 'the host name change asks for a reboot, which allow_reboot=false suppresses');
+  assert.deepEqual(win.getValue('HKLM', pluginsKey('i-0123'), 'SetHostNamePlugin'), { type: 'REG_DWORD', data: 1 });
+  assert.deepEqual(win.getValue('HKLM', 'SOFTWARE\\Cloudbase Solutions\\Cloudbase-Init\\i-0123\\Plugins', 'CreateUserPlugin'), { type: 'REG_DWORD', data: 1 });
+  assert.ok(win.users.has('kiln'));
+  assert.deepEqual(win.groups.get('administrators'), ['kiln']);
+
+  const calls = win.calls.length;
+  const second = await runCloudbaseInit(deps);
+  assert.deepEqual(second.plugins.map((p) => p.outcome), ['already-done', 'already-done']);
+  assert.equal(win.calls.length, calls, 'nothing is called again');
+});
+
+test('a new instance id runs the plugins again', async () => {
+  const win = new FakeWindows();
+  await runCloudbaseInit(setup(BASE, [source('ConfigDrive', {})], win).deps);
+  const again = await runCloudbaseInit(setup(BASE, [source('ConfigDrive', { instanceId: 'i-other' })], win).deps);
+  assert.deepEqual(again.plugins.map((p) => p.outcome), ['done', 'done']);
+  assert.equal(again.instanceId, 'i-other');
+});
+
+test('metadata services are tried in order; those kiln lacks are skipped with a clear warning', async () => {
+  const seen: string[] = [];
+  const { deps } = setup(BASE.replace(`metadata_services=${CD}`, `metadata_services=${GCE},${EC2},${CD}`), [source('Ec2', undefined, seen), source('ConfigDrive', {}, seen)]);
+  const r = await runCloudbaseInit(deps);
+  assert.deepEqual(seen, ['Ec2', 'ConfigDrive']);
+  assert.equal(r.service?.classPath, CD);
+  assert.match(r.warnings.join('\n'), /GCEService needs kiln's GCE datasource, which this build does not have yet/);
+});
+
+test('no metadata: MAIN does not run and the error says what was tried', async () => {
+  const { deps } = setup(BASE, [source('ConfigDrive', undefined)]);
+  const r = await runCloudbaseInit(deps);
+  assert.deepEqual(r.plugins, []);
+  assert.match(r.errors.join('\n'), /No available metadata service found \(tried ConfigDriveService\)/);
+});
+
+test('a failing metadata service is reported and the next one is tried', async () => {
+  const broken: Datasource = { ...source('Ec2', {}), crawl: async () => Promise.reject(new Error('meta_data.json: unexpected end of JSON input')) };
+  const { deps } = setup(BASE.replace(`metadata_services=${CD}`, `metadata_services=${EC2},${CD}`), [broken, source('ConfigDrive', {})]);
+  const r = await runCloudbaseInit(deps);
+  assert.equal(r.service?.datasource, 'ConfigDrive');
+  assert.match(r.errors.join('\n'), /EC2Service: meta_data.json: unexpected end/);
+});
+
+test('unknown and not-yet-implemented plugins are reported, the others run', async () => {
+  const conf = BASE.replace('plugins=', 'plugins=cloudbaseinit.plugins.common.mtu.MTUPlugin,nope.Nope,');
+  const r = await runCloudbaseInit(setup(conf, [source('ConfigDrive', {})]).deps);
+  assert.match(r.warnings.join('\n'), /MTUPlugin is not implemented by kiln yet/);
+  assert.match(r.errors.join('\n'), /unknown plugin 'nope.Nope'/);
+  assert.equal(r.plugins.length, 2);
+});
+
+function fakePlugin(name: string, results: Array<{ status: 'done' | 'next-boot'; reboot: boolean }>, stage: Plugin['stage'] = 'main'): Plugin & { runs: number } {
+  const p = {
+    classPath: `test.${name}`,
+    name,
+    stage,
+    runs: 0,
+    async execute() {
+      const r = results[Math.min(p.runs, results.length - 1)] as { status: 'done' | 'next-boot'; reboot: boolean };
+      p.runs++;
+      return r;
+    },
+  };
+  return p;
+}
+
+test('run-next-boot (2) runs the plugin again; a reboot stops the stage when allowed', async () => {
+  const again = fakePlugin('AgainPlugin', [{ status: 'next-boot', reboot: false }, { status: 'done', reboot: false }]);
+  const rebooter = fakePlugin('RebootPlugin', [{ status: 'done', reboot: true }]);
+  const after = fakePlugin('AfterPlugin', [{ status: 'done', reboot: false }]);
+  const extra = [again, rebooter, after];
+  {
+    const conf = `[DEFAULT]\nmetadata_services=${CD}\nplugins=test.AgainPlugin,test.RebootPlugin,test.AfterPlugin\n`;
+    const { deps, win } = setup(conf, [source('ConfigDrive', {})]);
+    deps.plugins = extra;
+    const r1 = await runCloudbaseInit(deps);
+    assert.deepEqual(win.getValue('HKLM', pluginsKey('i-0123'), 'AgainPlugin'), { type: 'REG_DWORD', data: 2 });
+    assert.equal(r1.rebooting, true);
+    assert.equal(after.runs, 0, 'plugins after a reboot request wait for the next boot');
+    assert.equal(win.shutdowns.length, 1);
+    assert.ok(win.privileges.includes('SeShutdownPrivilege'));
+    const r2 = await runCloudbaseInit(deps);
+    assert.deepEqual(r2.plugins.map((p) => [p.name, p.outcome]), [['AgainPlugin', 'done'], ['RebootPlugin', 'already-done'], ['AfterPlugin', 'done']]);
+    assert.equal(again.runs, 2);
+  }
+});
+
+test('the reboot-loop guard stops a plugin that asks for reboot and run-again too many times in a row', async () => {
+  const looper = fakePlugin('LoopPlugin', [{ status: 'next-boot', reboot: true }]);
+  const extra = [looper];
+  {
+    const conf = `[DEFAULT]\nmetadata_services=${CD}\nplugins=test.LoopPlugin\nmax_consecutive_reboots=2\n`;
+    const { deps, win } = setup(conf, [source('ConfigDrive', {})]);
+    deps.plugins = extra;
+    assert.equal((await runCloudbaseInit(deps)).rebooting, true);
+    assert.equal((await runCloudbaseInit(deps)).rebooting, true);
+    const third = await runCloudbaseInit(deps);
+    assert.equal(third.rebooting, false);
+    assert.equal(third.plugins[0]?.outcome, 'stopped');
+    assert.match(third.plugins[0]?.error ?? '', /3 times in a row \(max_consecutive_reboots=2\)/);
+    assert.deepEqual(win.getValue('HKLM', pluginsKey('i-0123'), 'LoopPlugin'), { type: 'REG_DWORD', data: 1 });
+    assert.equal((await runCloudbaseInit(deps)).plugins[0]?.outcome, 'already-done');
+    assert.equal(win.shutdowns.length, 2);
+  }
+});
+
+test('a failing plugin is reported, leaves no state and runs again next time', async () => {
+  const failing: Plugin = { classPath: 'test.FailPlugin', name: 'FailPlugin', stage: 'main', execute: async () => Promise.reject(new Error('no disk')) };
+  const extra = [failing];
+  {
+    const { deps, win } = setup(`[DEFAULT]\nmetadata_services=${CD}\nplugins=test.FailPlugin\n`, [source('ConfigDrive', {})]);
+    deps.plugins = extra;
+    const r = await runCloudbaseInit(deps);
+    assert.deepEqual(r.plugins.map((p) => [p.outcome, p.error]), [['failed', 'no disk']]);
+    assert.equal(win.getValue('HKLM', pluginsKey('i-0123'), 'FailPlugin'), undefined);
+  }
+});
+
+test('pre-metadata plugins keep their state under ...\\Cloudbase-Init\\Plugins', async () => {
+  const early = fakePlugin('EarlyPlugin', [{ status: 'done', reboot: false }], 'pre-networking');
+  const extra = [early];
+  {
+    const { deps, win } = setup(`[DEFAULT]\nmetadata_services=${CD}\nplugins=test.EarlyPlugin\n`, [source('ConfigDrive', {})]);
+    deps.plugins = extra;
+    await runCloudbaseInit(deps);
+    assert.deepEqual(win.getValue('HKLM', 'SOFTWARE\\Cloudbase Solutions\\Cloudbase-Init\\Plugins', 'EarlyPlugin'), { type: 'REG_DWORD', data: 1 });
+  }
+});
+
+test('waits for sysprep GeneralizationState 7', async () => {
+  const win = new FakeWindows();
+  win.setValue('HKLM', SYSPREP_KEY, 'GeneralizationState', { type: 'REG_DWORD', data: 4 });
+  const { deps } = setup(BASE, [source('ConfigDrive', {})], win);
+  let sleeps = 0;
+  deps.sleep = async () => {
+    sleeps++;
+    if (sleeps === 3) win.setValue('HKLM', SYSPREP_KEY, 'GeneralizationState', { type: 'REG_DWORD', data: 7 });
+  };
+  const r = await runCloudbaseInit(deps);
+  assert.equal(sleeps, 3);
+  assert.equal(r.plugins.length, 2);
+});
