@@ -4,7 +4,9 @@ import { bootStatusPolicyPlugin } from './boot-status-policy';
 import { createUserPlugin } from './create-user';
 import { displayIdleTimeoutPlugin } from './display-idle-timeout';
 import { ephemeralDiskPlugin } from './ephemeral-disk';
+import { extendVolumesPlugin } from './extend-volumes';
 import { localScriptsPlugin } from './local-scripts';
+import { mtuPlugin } from './mtu';
 import { networkConfigPlugin } from './network-config';
 import { ntpClientPlugin } from './ntp-client';
 import { pageFilesPlugin } from './page-files';
@@ -22,6 +24,7 @@ import { winrmCertificateAuthPlugin } from './winrm-certificate-auth';
 import { winrmListenerPlugin } from './winrm-listener';
 
 export const PLUGINS: Plugin[] = [
+  mtuPlugin,
   ntpClientPlugin,
   setHostNamePlugin,
   createUserPlugin,
@@ -42,12 +45,11 @@ export const PLUGINS: Plugin[] = [
   bootStatusPolicyPlugin,
   bcdConfigPlugin,
   ephemeralDiskPlugin,
+  extendVolumesPlugin,
 ];
 
 /** cloudbase-init plugins kiln does not implement yet: configuring one is an error that says so. */
 export const MISSING_PLUGINS: string[] = [
-  'cloudbaseinit.plugins.common.mtu.MTUPlugin',
-  'cloudbaseinit.plugins.windows.extendvolumes.ExtendVolumesPlugin',
   'cloudbaseinit.plugins.windows.certificates.ServerCertificatesPlugin',
   'cloudbaseinit.plugins.windows.rdp.RDPPostCertificateThumbprintPlugin',
 ];

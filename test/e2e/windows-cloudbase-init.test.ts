@@ -263,3 +263,20 @@ test('EphemeralDiskPlugin under wine: the drive labelled "Temporary Storage" (Ge
   assert.match(r.stdout, /EphemeralDiskPlugin\s+done/);
   assert.match(readFileSync(join(temp, 'DATALOSS_WARNING_README.txt'), 'utf8'), /THIS IS A TEMPORARY DISK/);
 });
+
+test('MTUPlugin and ExtendVolumesPlugin under wine: bindings load, pre-metadata state and run-every-boot state recorded; volumes_to_extend filters by HarddiskVolumeN', (t) => {
+  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
+  if (!need(t, hasCommand('wine'), 'wine is not installed')) return;
+  const dir = tempDir(t);
+  const drive = join(dir, 'config-drive');
+  writeConfigDrive(drive, 'kiln-e2e-volumes', '');
+  const prefix = privatePrefix(dir, { q: drive }, ['q']);
+  const conf = join(dir, 'c.conf');
+  // volumes_to_extend names no volume: the drives are enumerated (QueryDosDeviceW) but nothing of the host is opened for writing.
+  writeFileSync(conf, '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.common.mtu.MTUPlugin,cloudbaseinit.plugins.windows.extendvolumes.ExtendVolumesPlugin\nvolumes_to_extend=99999\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
+  const r = runUnderWine(exe as string, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stderr, /C:\\ \(volume [^)]+\) is not in volumes_to_extend/);
+  assert.equal(regQuery(prefix, `${PLUGINS_KEY}\\Plugins`, 'MTUPlugin'), 'REG_DWORD 0x1');
+  assert.equal(regQuery(prefix, `${PLUGINS_KEY}\\kiln-e2e-volumes\\Plugins`, 'ExtendVolumesPlugin'), 'REG_DWORD 0x2');
+});

@@ -6,14 +6,19 @@ import { test } from 'node:test';
 import { loadCloudbaseConf } from '../../src/config/cloudbase-init-conf';
 import { datasourceForService } from '../../src/plugins/metadata-services';
 import { findPlugin } from '../../src/plugins/registry';
+import { resolvePlugins } from '../../src/plugins/runner';
 import { REPO } from '../helpers/repo';
 
-for (const name of ['cloudbase-init.conf', 'cloudbase-init-unattend.conf']) {
-  test(`images/windows/${name} is valid for kiln`, () => {
-    const path = join(REPO, 'images', 'windows', name);
+for (const rel of ['images/windows/cloudbase-init.conf', 'images/windows/cloudbase-init-unattend.conf', 'src/config/defaults/cloudbase-init.conf']) {
+  test(`${rel} is valid for kiln: known options, implemented plugins, no warnings`, () => {
+    const path = join(REPO, ...rel.split('/'));
     const conf = loadCloudbaseConf([{ path, text: readFileSync(path, 'utf8') }]);
     assert.deepEqual(conf.unknown, []);
     for (const p of conf.list('plugins') ?? []) assert.ok(findPlugin(p), `plugin ${p} is implemented`);
+    const errors: string[] = [];
+    const warnings: string[] = [];
+    assert.equal(resolvePlugins(conf, errors, warnings).length, conf.list('plugins')?.length ?? 0);
+    assert.deepEqual({ errors, warnings }, { errors: [], warnings: [] });
     for (const s of conf.list('metadata_services') ?? []) assert.ok(datasourceForService(s), `service ${s} is known`);
   });
 }

@@ -304,13 +304,105 @@ test('EphemeralDiskPlugin writes the data loss warning on the volume with that l
   await assert.rejects(plugin('EphemeralDiskPlugin').execute(none.ctx), /no volume labelled 'Nope' \(volumes: C:\\ ''\)/);
 });
 
-test('NTPClientPlugin starts W32Time automatically and sets RealTimeIsUniversal; DHCP NTP servers are warned about', async () => {
+function adapter(win: FakeWindows, ifIndex: number, guid: string, opts: { dhcpv4?: boolean; up?: boolean; mtu?: number } = {}) {
+  win.adapters.push({ ifIndex, luid: BigInt(ifIndex) << 32n, guid, mac: `fa:16:3e:00:00:0${ifIndex}`, friendlyName: `Ethernet ${ifIndex}`, description: 'virtio', mtu: opts.mtu ?? 1500, dhcpv4: opts.dhcpv4 ?? true, up: opts.up ?? true, unicast: [], dnsServers: [] });
+}
+function lease(win: FakeWindows, guid: string, option: number, data: number[]) {
+  const l = win.dhcpLeases.get(guid.toLowerCase()) ?? new Map<number, Uint8Array>();
+  l.set(option, Uint8Array.from(data));
+  win.dhcpLeases.set(guid.toLowerCase(), l);
+}
+
+test('NTPClientPlugin starts W32Time automatically, sets RealTimeIsUniversal and takes NTP servers from DHCP option 42', async () => {
   const win = new FakeWindows();
   win.serviceStates.set('w32time', 1);
-  const { ctx, files, lines } = context('real_time_clock_utc=true\nntp_use_dhcp_config=true\n', {}, win);
+  adapter(win, 3, '{AAAA}');
+  adapter(win, 4, '{BBBB}');
+  adapter(win, 5, '{CCCC}', { dhcpv4: false });
+  lease(win, '{AAAA}', 42, [10, 0, 0, 1, 10, 0, 0, 2]);
+  lease(win, '{BBBB}', 42, [10, 0, 0, 2]);
+  lease(win, '{CCCC}', 42, [192, 0, 2, 9]);
+  const { ctx, files } = context('real_time_clock_utc=true\nntp_use_dhcp_config=true\n', {}, win);
   assert.deepEqual(await plugin('NTPClientPlugin').execute(ctx), { status: 'done', reboot: false });
-  assert.deepEqual(files.runs.map((r) => r.map((a) => a.replace(/^C:\\Windows\\System32\\/, '')).join(' ')), ['sc.exe config W32Time start= auto', 'net.exe start W32Time']);
+  assert.deepEqual(files.runs.map((r) => r.map((a) => a.replace(/^C:\\Windows\\System32\\/, '')).join(' ')), [
+    'sc.exe config W32Time start= auto',
+    'net.exe start W32Time',
+    'w32tm.exe /config /manualpeerlist:10.0.0.1 10.0.0.2 /syncfromflags:manual /update',
+  ]);
+  assert.ok(!win.calls.includes('DhcpRequestParams {CCCC} 42'), 'static adapters are not asked');
   assert.deepEqual(win.getValue('HKLM', 'SYSTEM\\CurrentControlSet\\Control\\TimeZoneInformation', 'RealTimeIsUniversal'), { type: 'REG_DWORD', data: 1 });
-  assert.match(lines.join(''), /does not read NTP servers from DHCP yet/);
+  const noLease = context('ntp_use_dhcp_config=true\n', {}, Object.assign(new FakeWindows(), {}));
+  noLease.win.serviceStates.set('w32time', 4);
+  await plugin('NTPClientPlugin').execute(noLease.ctx);
+  assert.deepEqual(noLease.files.runs.map((r) => r[1]), ['config'], 'no lease, no w32tm; a running service is not started again');
   await assert.rejects(plugin('NTPClientPlugin').execute(context('').ctx), /W32Time\) is not installed/);
+});
+
+test('MTUPlugin sets the IPv4 MTU of DHCP adapters from option 26; malformed, absent and static ones are left alone', async () => {
+  const win = new FakeWindows();
+  adapter(win, 3, '{AAAA}');
+  adapter(win, 4, '{BBBB}', { mtu: 1450 });
+  adapter(win, 5, '{CCCC}', { dhcpv4: false });
+  adapter(win, 6, '{DDDD}');
+  adapter(win, 7, '{EEEE}', { up: false });
+  lease(win, '{AAAA}', 26, [0x05, 0xaa]);
+  lease(win, '{BBBB}', 26, [0x05, 0xaa]);
+  lease(win, '{CCCC}', 26, [0x05, 0xdc]);
+  lease(win, '{DDDD}', 26, [0x05]);
+  lease(win, '{EEEE}', 26, [0x05, 0xaa]);
+  const { ctx, lines } = context('', {}, win);
+  assert.deepEqual(await plugin('MTUPlugin').execute(ctx), { status: 'done', reboot: false });
+  assert.equal(plugin('MTUPlugin').stage, 'pre-metadata-discovery');
+  assert.deepEqual(win.calls.filter((c) => c.startsWith('SetIpInterfaceEntry')), ['SetIpInterfaceEntry 3 ipv4 mtu 1450']);
+  assert.deepEqual(win.calls.filter((c) => c.startsWith('DhcpRequestParams')), ['DhcpRequestParams {AAAA} 26', 'DhcpRequestParams {BBBB} 26', 'DhcpRequestParams {DDDD} 26']);
+  assert.match(lines.join('\n'), /Ethernet 6.*option 26 is malformed/);
+  const off = context('mtu_use_dhcp_config=false\n', {}, win);
+  win.calls.length = 0;
+  await plugin('MTUPlugin').execute(off.ctx);
+  assert.deepEqual(win.calls, [], 'mtu_use_dhcp_config=false: DHCP is not asked');
+});
+
+const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
+
+function disksForExtend(): FakeWindows {
+  const win = new FakeWindows();
+  // Disk 0 (GPT, 40 GiB usable): recovery, C: with 19 GiB free after it. Disk 1 (MBR, 10 GiB): D: then E: with no gap, E: with 2 GiB free.
+  win.disks.set(0, { style: 'gpt', usableEnd: 40 * GiB, partitions: [{ number: 1, start: MiB, length: 499 * MiB }, { number: 2, start: 500 * MiB, length: 20 * GiB - 500 * MiB }] });
+  win.disks.set(1, { style: 'mbr', usableEnd: 10 * GiB, partitions: [{ number: 1, start: MiB, length: 4 * GiB - MiB }, { number: 2, start: 4 * GiB, length: 4 * GiB }] });
+  win.fixedVolumes.push(
+    { root: 'C:\\', device: '\\Device\\HarddiskVolume2', diskNumber: 0, start: 500 * MiB, bytesPerSector: 512 },
+    { root: 'D:\\', device: '\\Device\\HarddiskVolume3', diskNumber: 1, start: MiB, bytesPerSector: 512 },
+    { root: 'E:\\', device: '\\Device\\HarddiskVolume4', diskNumber: 1, start: 4 * GiB, bytesPerSector: 4096 },
+  );
+  return win;
+}
+
+test('ExtendVolumesPlugin grows every volume into the free space after its partition, then its file system; runs every boot', async () => {
+  const win = disksForExtend();
+  const { ctx } = context('', {}, win);
+  assert.deepEqual(await plugin('ExtendVolumesPlugin').execute(ctx), { status: 'next-boot', reboot: false });
+  assert.deepEqual(win.calls, [
+    `IOCTL_DISK_GROW_PARTITION 0 2 ${20 * GiB}`,
+    `FSCTL_EXTEND_VOLUME C:\\ ${(40 * GiB - 500 * MiB) / 512}`,
+    `IOCTL_DISK_GROW_PARTITION 1 2 ${2 * GiB}`,
+    `FSCTL_EXTEND_VOLUME E:\\ ${(6 * GiB) / 4096}`,
+  ]);
+  assert.equal(win.disks.get(0)?.partitions[1]?.length, 40 * GiB - 500 * MiB);
+  assert.equal(win.disks.get(1)?.partitions[0]?.length, 4 * GiB - MiB, 'D: has E: right after it');
+  win.calls.length = 0;
+  await plugin('ExtendVolumesPlugin').execute(ctx);
+  assert.deepEqual(win.calls, [], 'nothing left to grow at the next boot');
+});
+
+test('ExtendVolumesPlugin honours volumes_to_extend (HarddiskVolumeN) and reports failures', async () => {
+  const win = disksForExtend();
+  const { ctx } = context('volumes_to_extend=4\n', {}, win);
+  await plugin('ExtendVolumesPlugin').execute(ctx);
+  assert.deepEqual(win.calls, [`IOCTL_DISK_GROW_PARTITION 1 2 ${2 * GiB}`, `FSCTL_EXTEND_VOLUME E:\\ ${(6 * GiB) / 4096}`]);
+  await assert.rejects(plugin('ExtendVolumesPlugin').execute(context('volumes_to_extend=C\n', {}, win).ctx), /'C' is not a volume index/);
+  const broken = disksForExtend();
+  broken.disks.delete(1);
+  await assert.rejects(plugin('ExtendVolumesPlugin').execute(context('', {}, broken).ctx), /D:\\: CreateFileW .*PhysicalDrive1/);
+  assert.ok(broken.calls.includes(`IOCTL_DISK_GROW_PARTITION 0 2 ${20 * GiB}`), 'the other volumes are still extended');
 });

@@ -98,9 +98,9 @@ test('a failing metadata service is reported and the next one is tried', async (
 });
 
 test('unknown and not-yet-implemented plugins are reported, the others run', async () => {
-  const conf = BASE.replace('plugins=', 'plugins=cloudbaseinit.plugins.common.mtu.MTUPlugin,nope.Nope,');
+  const conf = BASE.replace('plugins=', 'plugins=cloudbaseinit.plugins.windows.certificates.ServerCertificatesPlugin,nope.Nope,');
   const r = await runCloudbaseInit(setup(conf, [source('ConfigDrive', {})]).deps);
-  assert.match(r.warnings.join('\n'), /MTUPlugin is not implemented by kiln yet/);
+  assert.match(r.warnings.join('\n'), /ServerCertificatesPlugin is not implemented by kiln yet/);
   assert.match(r.errors.join('\n'), /unknown plugin 'nope.Nope'/);
   assert.equal(r.plugins.length, 2);
 });

@@ -13,7 +13,9 @@ import { bindAdvapi32, type Advapi32 } from './win32/advapi32';
 import { bindUserenv, type Userenv } from './win32/userenv';
 import { bindCrypt32, type Crypt32 } from './win32/crypt32';
 import { bindIphlpapi, type AdapterRef, type IpFamily, type Iphlpapi, type NetAdapter } from './win32/iphlpapi';
-import { ComputerNameFormat, bindKernel32, bindKernel32Disk, type Kernel32, type Kernel32Disk } from './win32/kernel32';
+import { bindDhcpcsvc, type Dhcpcsvc } from './win32/dhcpcsvc';
+import { ComputerNameFormat, bindKernel32, bindKernel32Disk, bindKernel32Volumes, type Kernel32, type Kernel32Disk, type Kernel32Volumes } from './win32/kernel32';
+import { planVolumeGrowth } from './volume-growth';
 import { bindNetapi32, type Netapi32 } from './win32/netapi32';
 import { bindNtdll, type Ntdll } from './win32/ntdll';
 import type { RegRoot, RegValue } from './win32/registry-value';
@@ -29,6 +31,9 @@ export interface Win32Bindings {
   crypt32: Crypt32;
   /** Drive letters, labels and raw reads (src/devices' part of kernel32). */
   disk: Kernel32Disk;
+  /** Disk layouts and the grow/extend ioctls (ExtendVolumesPlugin's part of kernel32). */
+  volumes: Kernel32Volumes;
+  dhcpcsvc: Dhcpcsvc;
 }
 
 const TIME_ZONES_KEY = 'SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Time Zones';
@@ -63,6 +68,8 @@ export class WindowsPlatform implements Platform, WindowsSystem {
         userenv: bindUserenv(this.koffi, kernel32),
         crypt32: bindCrypt32(this.koffi, kernel32),
         disk: bindKernel32Disk(this.koffi),
+        volumes: bindKernel32Volumes(this.koffi),
+        dhcpcsvc: bindDhcpcsvc(this.koffi, kernel32),
       };
     }
     return this.bindings;
@@ -201,6 +208,25 @@ export class WindowsPlatform implements Platform, WindowsSystem {
   setInterfaceMtu(adapter: AdapterRef, family: IpFamily, mtu: number): void {
     this.log.info(`Setting the ${family} MTU of interface ${adapter.ifIndex} to ${mtu}`);
     this.win32().iphlpapi.setMtu(adapter, family, mtu);
+  }
+  dhcpOption(adapterGuid: string, option: number): Uint8Array | undefined {
+    return this.win32().dhcpcsvc.requestOption(adapterGuid, option);
+  }
+  fixedVolumes(): Array<{ root: string; device: string | undefined }> {
+    const { disk, volumes } = this.win32();
+    return disk.logicalDrives().filter((root) => disk.driveType(root) === 3).map((root) => ({ root, device: volumes.ntDevice(root) }));
+  }
+  extendVolume(root: string): { bytes: number; reason?: string } {
+    const api = this.win32().volumes;
+    const extents = api.volumeExtents(root);
+    const layout = extents[0] ? api.diskLayout(extents[0].diskNumber) : { style: 'raw' as const, partitions: [], usableEnd: 0 };
+    const plan = planVolumeGrowth(extents, layout);
+    if (!plan.grow) return { bytes: 0, reason: plan.reason };
+    const disk = extents[0]!.diskNumber;
+    this.log.info(`Growing partition ${plan.partition.number} of disk ${disk} (${root}) by ${plan.bytes} bytes`);
+    api.growPartition(disk, plan.partition.number, plan.bytes);
+    api.extendFileSystem(root, Math.floor(plan.newLength / api.bytesPerSector(root)));
+    return { bytes: plan.bytes };
   }
 
   reboot(message: string, timeoutSeconds = 0): void {

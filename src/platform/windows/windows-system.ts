@@ -48,6 +48,12 @@ export interface WindowsSystem {
   addIpAddress(adapter: AdapterRef, address: string, prefixLength: number, family: IpFamily): boolean;
   addRoute(adapter: AdapterRef, route: { destination: string; prefixLength: number; nextHop: string; family: IpFamily; metric?: number }): boolean;
   setInterfaceMtu(adapter: AdapterRef, family: IpFamily, mtu: number): void;
+  /** The raw data of DHCP OPTION in the lease of the adapter with GUID ('{…}'); undefined when absent (dhcpcsvc DhcpRequestParams). */
+  dhcpOption(adapterGuid: string, option: number): Uint8Array | undefined;
+  /** Drive letters on fixed disks with their NT device ('\\Device\\HarddiskVolume2'), in drive letter order. */
+  fixedVolumes(): Array<{ root: string; device: string | undefined }>;
+  /** Grows the partition of the volume at ROOT ('C:\\') into the free space after it, then its file system; bytes gained (0: none, with why). */
+  extendVolume(root: string): { bytes: number; reason?: string };
   /** Asks Windows to restart in TIMEOUT seconds (SeShutdownPrivilege enabled first). */
   reboot(message: string, timeoutSeconds?: number): void;
 }

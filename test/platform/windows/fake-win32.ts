@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import { PlatformError } from '../../../src/util/errors';
 import { Logger } from '../../../src/util/log';
 import type { Advapi32, ServiceSpec } from '../../../src/platform/windows/win32/advapi32';
-import type { DynamicTimeZone, Kernel32, Kernel32Disk } from '../../../src/platform/windows/win32/kernel32';
+import type { DiskLayout, DynamicTimeZone, Kernel32, Kernel32Disk, Kernel32Volumes } from '../../../src/platform/windows/win32/kernel32';
+import type { Dhcpcsvc } from '../../../src/platform/windows/win32/dhcpcsvc';
 import type { Iphlpapi, NetAdapter } from '../../../src/platform/windows/win32/iphlpapi';
 import type { Crypt32 } from '../../../src/platform/windows/win32/crypt32';
 import type { Userenv } from '../../../src/platform/windows/win32/userenv';
@@ -33,6 +34,12 @@ export class FakeWindows {
   /** Service name (lower case) → SERVICE_* state, for services the tests pretend exist. */
   readonly serviceStates = new Map<string, number>();
   readonly routes: Array<{ ifIndex: number; destination: string; prefixLength: number; nextHop: string; metric?: number }> = [];
+  /** Adapter GUID (lower case) → DHCP option code → the lease's data for it. */
+  readonly dhcpLeases = new Map<string, Map<number, Uint8Array>>();
+  /** Physical disk number → its layout (partitions change when grown). */
+  readonly disks = new Map<number, DiskLayout>();
+  /** Fixed volumes by drive root: NT device, extents, sector size, and the file system's size in sectors once extended. */
+  readonly fixedVolumes: Array<{ root: string; device: string; diskNumber: number; start: number; bytesPerSector: number; fsSectors?: number }> = [];
   /** Calls in order, for assertions on which API was used. */
   readonly calls: string[] = [];
 
@@ -227,7 +234,7 @@ export class FakeWindows {
 
   disk(): Kernel32Disk {
     return {
-      logicalDrives: () => this.drives.map((d) => d.root),
+      logicalDrives: () => [...new Set([...this.drives.map((d) => d.root), ...this.fixedVolumes.map((v) => v.root)])].sort(),
       driveType: () => 3,
       volumeInformation: (root) => {
         const d = this.drives.find((x) => x.root === root);
@@ -241,8 +248,65 @@ export class FakeWindows {
     };
   }
 
+  dhcpcsvc(): Dhcpcsvc {
+    return {
+      requestOption: (guid, option) => {
+        this.calls.push(`DhcpRequestParams ${guid} ${option}`);
+        return this.dhcpLeases.get(guid.toLowerCase())?.get(option);
+      },
+    };
+  }
+
+  volumes(): Kernel32Volumes {
+    const volume = (root: string) => {
+      const v = this.fixedVolumes.find((x) => x.root === root);
+      if (!v) throw new PlatformError(`CreateFileW \\\\.\\${root} failed: The system cannot find the file specified. (error 2)`);
+      return v;
+    };
+    const disk = (n: number) => {
+      const d = this.disks.get(n);
+      if (!d) throw new PlatformError(`CreateFileW \\\\.\\PhysicalDrive${n} failed: The system cannot find the file specified. (error 2)`);
+      return d;
+    };
+    return {
+      volumeExtents: (root) => {
+        const v = volume(root);
+        const p = disk(v.diskNumber).partitions.find((x) => x.start === v.start);
+        return p ? [{ diskNumber: v.diskNumber, start: v.start, length: p.length }] : [];
+      },
+      diskLayout: (n) => {
+        const d = disk(n);
+        return { ...d, partitions: d.partitions.map((p) => ({ ...p })) };
+      },
+      growPartition: (n, number, bytes) => {
+        this.calls.push(`IOCTL_DISK_GROW_PARTITION ${n} ${number} ${bytes}`);
+        const d = disk(n);
+        const p = d.partitions.find((x) => x.number === number);
+        if (!p) throw new PlatformError(`IOCTL_DISK_GROW_PARTITION partition ${number}: The parameter is incorrect. (error 87)`);
+        const end = p.start + p.length + bytes;
+        // As Windows: growing over another partition or past the usable end is refused.
+        if (end > d.usableEnd || d.partitions.some((o) => o !== p && o.start >= p.start + p.length && o.start < end)) {
+          throw new PlatformError(`IOCTL_DISK_GROW_PARTITION partition ${number} by ${bytes}: The parameter is incorrect. (error 87)`);
+        }
+        p.length += bytes;
+      },
+      extendFileSystem: (root, sectors) => {
+        this.calls.push(`FSCTL_EXTEND_VOLUME ${root} ${sectors}`);
+        const v = volume(root);
+        const p = disk(v.diskNumber).partitions.find((x) => x.start === v.start);
+        if (!p || sectors * v.bytesPerSector > p.length) throw new PlatformError(`FSCTL_EXTEND_VOLUME ${root}: The parameter is incorrect. (error 87)`);
+        v.fsSectors = sectors;
+      },
+      bytesPerSector: (root) => volume(root).bytesPerSector,
+      ntDevice: (root) => this.fixedVolumes.find((x) => x.root === root)?.device,
+    };
+  }
+
   bindings(): Win32Bindings {
-    return { kernel32: this.kernel32(), ntdll: this.ntdll(), advapi32: this.advapi32(), netapi32: this.netapi32(), iphlpapi: this.iphlpapi(), userenv: this.userenv(), crypt32: this.crypt32(), disk: this.disk() };
+    return {
+      kernel32: this.kernel32(), ntdll: this.ntdll(), advapi32: this.advapi32(), netapi32: this.netapi32(), iphlpapi: this.iphlpapi(),
+      userenv: this.userenv(), crypt32: this.crypt32(), disk: this.disk(), volumes: this.volumes(), dhcpcsvc: this.dhcpcsvc(),
+    };
   }
 
   /** A WindowsPlatform whose Win32 layer is this fake. */

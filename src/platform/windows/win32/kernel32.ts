@@ -219,3 +219,164 @@ export function bindKernel32Disk(koffi: Koffi): Kernel32Disk {
     },
   };
 }
+
+// ---- Growing partitions and volumes (ExtendVolumesPlugin): disk layout and extend ioctls, no VDS/COM ----
+
+const GENERIC_WRITE = 0x40000000;
+const IOCTL_VOLUME_GET_VOLUME_DISK_EXTENTS = 0x00560000;
+const IOCTL_DISK_GET_DRIVE_LAYOUT_EX = 0x00070050;
+const IOCTL_DISK_GROW_PARTITION = 0x0007c0d0;
+const IOCTL_DISK_UPDATE_PROPERTIES = 0x00070140;
+const FSCTL_EXTEND_VOLUME = 0x000900f0;
+const ERROR_INSUFFICIENT_BUFFER = 122;
+const ERROR_MORE_DATA = 234;
+/** x64 layouts: DRIVE_LAYOUT_INFORMATION_EX (entries at 48, GPT usable range at 24/32) and PARTITION_INFORMATION_EX (144 bytes). */
+const LAYOUT = { style: 0, count: 4, gptUsableStart: 24, gptUsableLength: 32, entries: 48, entrySize: 144 };
+const PARTITION = { start: 8, length: 16, number: 24 };
+const PARTITION_STYLE = ['mbr', 'gpt', 'raw'] as const;
+
+/** One extent of a volume on a physical disk (VOLUME_DISK_EXTENTS). */
+export interface VolumeExtent {
+  diskNumber: number;
+  start: number;
+  length: number;
+}
+
+export interface PartitionEntry {
+  number: number;
+  start: number;
+  length: number;
+}
+
+export interface DiskLayout {
+  style: 'mbr' | 'gpt' | 'raw';
+  partitions: PartitionEntry[];
+  /** First byte past the space partitions may use: the GPT's last usable byte + 1, or the disk's length for MBR. */
+  usableEnd: number;
+}
+
+export interface Kernel32Volumes {
+  /** The extents of the volume at ROOT ('C:\\'); more than one means a spanned (dynamic) volume. */
+  volumeExtents(root: string): VolumeExtent[];
+  diskLayout(diskNumber: number): DiskLayout;
+  /** IOCTL_DISK_GROW_PARTITION: grows partition NUMBER of the disk by BYTES into the space after it. */
+  growPartition(diskNumber: number, partitionNumber: number, bytes: number): void;
+  /** FSCTL_EXTEND_VOLUME: grows the file system at ROOT to TOTAL_SECTORS sectors of its partition. */
+  extendFileSystem(root: string, totalSectors: number): void;
+  /** Bytes per sector of the volume at ROOT (GetDiskFreeSpaceW). */
+  bytesPerSector(root: string): number;
+  /** The NT device behind a drive ('C:\\' → '\\Device\\HarddiskVolume2', QueryDosDeviceW); undefined when none. */
+  ntDevice(root: string): string | undefined;
+}
+
+export function bindKernel32Volumes(koffi: Koffi): Kernel32Volumes {
+  const lib = koffi.load('kernel32.dll');
+  const base = bindKernel32(koffi);
+  const CreateFileW = lib.func('__stdcall', 'CreateFileW', 'intptr_t', ['str16', 'uint32_t', 'uint32_t', 'void *', 'uint32_t', 'uint32_t', 'intptr_t']);
+  const DeviceIoControl = lib.func('__stdcall', 'DeviceIoControl', 'int', [
+    'intptr_t', 'uint32_t', 'void *', 'uint32_t', 'void *', 'uint32_t', koffi.out(koffi.pointer('uint32_t')), 'void *',
+  ]);
+  const CloseHandle = lib.func('__stdcall', 'CloseHandle', 'int', ['intptr_t']);
+  const GetLastError = lib.func('__stdcall', 'GetLastError', 'uint32_t', []);
+  const GetDiskFreeSpaceW = lib.func('__stdcall', 'GetDiskFreeSpaceW', 'int', [
+    'str16', koffi.out(koffi.pointer('uint32_t')), koffi.out(koffi.pointer('uint32_t')), koffi.out(koffi.pointer('uint32_t')), koffi.out(koffi.pointer('uint32_t')),
+  ]);
+
+  const QueryDosDeviceW = lib.func('__stdcall', 'QueryDosDeviceW', 'uint32_t', ['str16', 'void *', 'uint32_t']);
+  const volumePath = (root: string) => `\\\\.\\${root.replace(/\\$/, '')}`;
+  function withDevice<T>(path: string, write: boolean, work: (h: number | bigint) => T): T {
+    const h = CreateFileW(path, GENERIC_READ | (write ? GENERIC_WRITE : 0), FILE_SHARE_READ_WRITE, null, OPEN_EXISTING, 0, 0) as number | bigint;
+    if (h === -1 || h === -1n || h === 0 || h === 0n) throw new PlatformError(`CreateFileW ${path} failed: ${base.lastErrorText()}`);
+    try {
+      return work(h);
+    } finally {
+      CloseHandle(h);
+    }
+  }
+  /** An ioctl whose output grows until it fits. */
+  function ioctlOut(h: number | bigint, code: number, what: string, input: Buffer | null = null): Buffer {
+    for (let size = 4096; size <= 1 << 20; size *= 4) {
+      const out = Buffer.alloc(size);
+      const returned = [0];
+      if (DeviceIoControl(h, code, input, input?.length ?? 0, out, size, returned, null)) return out.subarray(0, returned[0] ?? 0);
+      const err = GetLastError() as number;
+      if (err !== ERROR_INSUFFICIENT_BUFFER && err !== ERROR_MORE_DATA) throw new PlatformError(`${what} failed: ${base.lastErrorText(err)}`);
+    }
+    throw new PlatformError(`${what} failed: output larger than 1 MiB`);
+  }
+
+  return {
+    volumeExtents(root) {
+      return withDevice(volumePath(root), false, (h) => {
+        const out = ioctlOut(h, IOCTL_VOLUME_GET_VOLUME_DISK_EXTENTS, `IOCTL_VOLUME_GET_VOLUME_DISK_EXTENTS on ${root}`);
+        const n = out.readUInt32LE(0);
+        return Array.from({ length: n }, (_, i) => ({
+          diskNumber: out.readUInt32LE(8 + i * 24),
+          start: Number(out.readBigInt64LE(16 + i * 24)),
+          length: Number(out.readBigInt64LE(24 + i * 24)),
+        }));
+      });
+    },
+    diskLayout(diskNumber) {
+      const path = `\\\\.\\PhysicalDrive${diskNumber}`;
+      return withDevice(path, false, (h) => {
+        const out = ioctlOut(h, IOCTL_DISK_GET_DRIVE_LAYOUT_EX, `IOCTL_DISK_GET_DRIVE_LAYOUT_EX on ${path}`);
+        const style = PARTITION_STYLE[out.readUInt32LE(LAYOUT.style)] ?? 'raw';
+        const partitions: PartitionEntry[] = [];
+        for (let i = 0; i < out.readUInt32LE(LAYOUT.count); i++) {
+          const e = LAYOUT.entries + i * LAYOUT.entrySize;
+          const p = { number: out.readUInt32LE(e + PARTITION.number), start: Number(out.readBigInt64LE(e + PARTITION.start)), length: Number(out.readBigInt64LE(e + PARTITION.length)) };
+          if (p.length > 0) partitions.push(p);
+        }
+        let usableEnd: number;
+        if (style === 'gpt') usableEnd = Number(out.readBigInt64LE(LAYOUT.gptUsableStart) + out.readBigInt64LE(LAYOUT.gptUsableLength));
+        else {
+          const len = Buffer.alloc(8);
+          const returned = [0];
+          if (!DeviceIoControl(h, IOCTL_DISK_GET_LENGTH_INFO, null, 0, len, 8, returned, null)) throw new PlatformError(`IOCTL_DISK_GET_LENGTH_INFO on ${path} failed: ${base.lastErrorText()}`);
+          usableEnd = Number(len.readBigInt64LE(0));
+        }
+        return { style, partitions, usableEnd };
+      });
+    },
+    growPartition(diskNumber, partitionNumber, bytes) {
+      const path = `\\\\.\\PhysicalDrive${diskNumber}`;
+      withDevice(path, true, (h) => {
+        // DISK_GROW_PARTITION { ULONG PartitionNumber; LARGE_INTEGER BytesToGrow }: 16 bytes on x64.
+        const input = Buffer.alloc(16);
+        input.writeUInt32LE(partitionNumber, 0);
+        input.writeBigInt64LE(BigInt(bytes), 8);
+        const returned = [0];
+        if (!DeviceIoControl(h, IOCTL_DISK_GROW_PARTITION, input, 16, null, 0, returned, null)) {
+          throw new PlatformError(`IOCTL_DISK_GROW_PARTITION partition ${partitionNumber} of ${path} by ${bytes} bytes failed: ${base.lastErrorText()}`);
+        }
+        // Lets the partition manager see the new size before the file system is extended; failure is harmless.
+        DeviceIoControl(h, IOCTL_DISK_UPDATE_PROPERTIES, null, 0, null, 0, returned, null);
+      });
+    },
+    extendFileSystem(root, totalSectors) {
+      withDevice(volumePath(root), true, (h) => {
+        const input = Buffer.alloc(8);
+        input.writeBigInt64LE(BigInt(totalSectors), 0);
+        const returned = [0];
+        if (!DeviceIoControl(h, FSCTL_EXTEND_VOLUME, input, 8, null, 0, returned, null)) {
+          throw new PlatformError(`FSCTL_EXTEND_VOLUME on ${root} to ${totalSectors} sectors failed: ${base.lastErrorText()}`);
+        }
+      });
+    },
+    bytesPerSector(root) {
+      const spc = [0];
+      const bps = [0];
+      const free = [0];
+      const total = [0];
+      if (!GetDiskFreeSpaceW(root, spc, bps, free, total)) throw new PlatformError(`GetDiskFreeSpaceW ${root} failed: ${base.lastErrorText()}`);
+      return bps[0] ?? 512;
+    },
+    ntDevice(root) {
+      const buf = Buffer.alloc(2 * 1024);
+      const n = QueryDosDeviceW(root.replace(/\\$/, ''), buf, 1024) as number;
+      if (n === 0) return undefined;
+      return buf.subarray(0, n * 2).toString('utf16le').split('\0')[0] || undefined;
+    },
+  };
+}
