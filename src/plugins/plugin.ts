@@ -30,8 +30,19 @@ export interface PluginContext {
   secret(value: string): void;
   /** The process environment (SystemRoot, PROCESSOR_ARCHITECTURE … for script launch lines). */
   env: NodeJS.ProcessEnv;
+  /** What the metadata service that was found can take back (cloudbase-init's can_post_password …); undefined before discovery. */
+  service?: MetadataService;
   /** Makes a random password of LENGTH characters meeting Windows' complexity rules (injected so tests are repeatable). */
   randomPassword(length: number): string;
+}
+
+/** The found metadata service as plugins see it: its class path and, where the cloud supports them, its write operations. */
+export interface MetadataService {
+  classPath: string;
+  /** Stores the admin password, encrypted and base64; resolves false when the service already holds one (HTTP 409). */
+  postPassword?(encryptedBase64: string): Promise<boolean>;
+  /** Tells the cloud the RDP certificate's SHA-1 thumbprint. */
+  postRdpCertificateThumbprint?(thumbprint: string): Promise<void>;
 }
 
 export interface Plugin {

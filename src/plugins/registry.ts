@@ -11,8 +11,10 @@ import { networkConfigPlugin } from './network-config';
 import { ntpClientPlugin } from './ntp-client';
 import { pageFilesPlugin } from './page-files';
 import type { Plugin } from './plugin';
+import { rdpPostCertificateThumbprintPlugin } from './rdp-post-certificate-thumbprint';
 import { rdpSettingsPlugin } from './rdp-settings';
 import { sanPolicyPlugin } from './san-policy';
+import { serverCertificatesPlugin } from './server-certificates';
 import { setHostNamePlugin } from './set-host-name';
 import { setUserPasswordPlugin } from './set-user-password';
 import { setUserSshPublicKeysPlugin } from './set-user-ssh-public-keys';
@@ -46,13 +48,12 @@ export const PLUGINS: Plugin[] = [
   bcdConfigPlugin,
   ephemeralDiskPlugin,
   extendVolumesPlugin,
+  serverCertificatesPlugin,
+  rdpPostCertificateThumbprintPlugin,
 ];
 
 /** cloudbase-init plugins kiln does not implement yet: configuring one is an error that says so. */
-export const MISSING_PLUGINS: string[] = [
-  'cloudbaseinit.plugins.windows.certificates.ServerCertificatesPlugin',
-  'cloudbaseinit.plugins.windows.rdp.RDPPostCertificateThumbprintPlugin',
-];
+export const MISSING_PLUGINS: string[] = [];
 
 /** The plugin for a class path from the `plugins` option (the short class name alone is accepted too). */
 export function findPlugin(classPath: string, plugins: Plugin[] = PLUGINS): Plugin | undefined {

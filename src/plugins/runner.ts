@@ -7,7 +7,8 @@ import type { Datasource, DetectContext, InstanceData } from '../sources/datasou
 import { describeError } from '../util/errors';
 import type { Log } from '../util/log';
 import { datasourceForService } from './metadata-services';
-import type { Plugin, PluginContext, PluginResult, PluginStage } from './plugin';
+import { metadataServiceFor } from './metadata-poster';
+import type { MetadataService, Plugin, PluginContext, PluginResult, PluginStage } from './plugin';
 import { PLUGIN_EXECUTE_ON_NEXT_BOOT, PLUGIN_EXECUTION_DONE, PluginState } from './plugin-state';
 import { MISSING_PLUGINS, PLUGINS, findPlugin } from './registry';
 
@@ -160,6 +161,7 @@ async function runStage(
   instance: InstanceData | undefined,
   shared: Map<string, unknown>,
   report: RunReport,
+  service?: MetadataService,
 ): Promise<boolean> {
   const state = new PluginState(deps.windows, instance?.instanceId);
   const allowReboot = deps.conf.bool('allow_reboot') ?? true;
@@ -192,6 +194,7 @@ async function runStage(
       randomPassword: deps.randomPassword,
       env: deps.env,
       secret: (value) => deps.secret?.(value),
+      ...(service ? { service } : {}),
     };
     let result: PluginResult;
     try {
@@ -255,6 +258,11 @@ export async function runCloudbaseInit(deps: RunnerDeps): Promise<RunReport> {
     return report;
   }
   report.instanceId = instance.instanceId;
-  if (await runStage(deps, 'main', plugins, instance, shared, report)) return reboot('MAIN plugin asked for a reboot');
+  const found = report.service ? metadataServiceFor(report.service.classPath, report.service.datasource, deps.conf, { log: deps.log, env: deps.env }) : undefined;
+  try {
+    if (await runStage(deps, 'main', plugins, instance, shared, report, found?.service)) return reboot('MAIN plugin asked for a reboot');
+  } finally {
+    await found?.close();
+  }
   return report;
 }

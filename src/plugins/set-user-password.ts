@@ -1,6 +1,23 @@
-// SetUserPasswordPlugin: sets the admin user's password from the metadata (or a random one) and applies first_logon_behaviour.
+// SetUserPasswordPlugin: the admin user's password from the metadata (or a random one, posted encrypted where the cloud takes it), first_logon_behaviour.
 import { adminUserName } from './create-user';
+import { encryptPassword } from './encrypt-password';
 import { SHARED, type Plugin, type PluginContext, type PluginResult } from './plugin';
+
+/** As cloudbase-init: a password the user was not given is posted, encrypted with the first SSH key, where the service takes it. */
+async function postPassword(ctx: PluginContext, password: string): Promise<void> {
+  const post = ctx.service?.postPassword;
+  if (!post) {
+    ctx.log.info(`The metadata service (${ctx.service?.classPath ?? 'none'}) does not take the password; not posted`);
+    return;
+  }
+  const key = ctx.instance?.publicKeys[0];
+  if (!key) {
+    ctx.log.info('No SSH public key available for password encryption; the password is not posted');
+    return;
+  }
+  const stored = await post.call(ctx.service, encryptPassword(key, password));
+  ctx.log.info(stored ? 'The encrypted password was posted to the metadata service' : 'The metadata service already holds a password (409); it cannot be updated');
+}
 
 export const setUserPasswordPlugin: Plugin = {
   classPath: 'cloudbaseinit.plugins.common.setuserpassword.SetUserPasswordPlugin',
@@ -31,6 +48,7 @@ export const setUserPasswordPlugin: Plugin = {
     }
     ctx.secret(password);
     ctx.shared.set(SHARED.adminPassword, password);
+    if (!injected) await postPassword(ctx, password);
     const behaviour = ctx.conf.str('first_logon_behaviour') ?? 'clear_text_injected_only';
     if (behaviour === 'always' || (behaviour === 'clear_text_injected_only' && injected)) {
       ctx.windows.expireUserPassword(user);

@@ -26,6 +26,8 @@ export interface InstanceData {
   networkConfig?: { format: 'v1' | 'v2' | 'openstack' | 'ec2' | 'eni'; config: unknown };
   adminPassword?: string;
   certificates?: string[];
+  /** PKCS#12 server certificates for the certificate stores (cloudbase-init's get_server_certs; Azure's goal state). */
+  serverCertificates?: Array<{ storeLocation: 'LocalMachine' | 'CurrentUser'; storeName: string; pfx: Uint8Array; password?: string }>;
   /** Config the source contributes below vendor data (cloud-init's datasource config, e.g. Ec2's). */
   sourceConfig?: Record<string, unknown>;
   /** Extra files the source delivers (OpenStack `files`/content): absolute path → bytes. */

@@ -28,7 +28,7 @@ export interface HttpResponse {
 }
 
 export interface HttpRequest {
-  method?: 'GET' | 'PUT' | 'HEAD';
+  method?: 'GET' | 'PUT' | 'HEAD' | 'POST';
   headers?: Record<string, string>;
   body?: string;
   /** Milliseconds for one attempt (connect, headers and body). Default 10 s. */

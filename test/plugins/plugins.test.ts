@@ -406,3 +406,40 @@ test('ExtendVolumesPlugin honours volumes_to_extend (HarddiskVolumeN) and report
   await assert.rejects(plugin('ExtendVolumesPlugin').execute(context('', {}, broken).ctx), /D:\\: CreateFileW .*PhysicalDrive1/);
   assert.ok(broken.calls.includes(`IOCTL_DISK_GROW_PARTITION 0 2 ${20 * GiB}`), 'the other volumes are still extended');
 });
+
+test('ServerCertificatesPlugin imports each PFX of the metadata: keyed certificates to their store, the chain to CA; bad ones fail with the index', async () => {
+  const pfx = (password: string, certs: Array<{ der: string; key: boolean }>) => Uint8Array.from(Buffer.from(JSON.stringify({ password, certs })));
+  const { ctx, win, lines } = context('', {
+    serverCertificates: [
+      { storeLocation: 'LocalMachine', storeName: 'My', pfx: pfx('', [{ der: 'AQID', key: true }, { der: 'BAUG', key: false }]) },
+      { storeLocation: 'CurrentUser', storeName: 'TrustedPeople', pfx: pfx('pfx-Pa55', [{ der: 'BwgJ', key: true }]), password: 'pfx-Pa55' },
+    ],
+  });
+  assert.deepEqual(await plugin('ServerCertificatesPlugin').execute(ctx), { status: 'done', reboot: false });
+  assert.deepEqual(win.certificates.map((c) => c.store), ['My', 'CA', 'TrustedPeople']);
+  assert.deepEqual(win.calls.filter((c) => c.startsWith('PFXImportCertStore')), ['PFXImportCertStore machine', 'PFXImportCertStore user']);
+  assert.ok(!lines.join('\n').includes('pfx-Pa55'));
+  const bad = context('', { serverCertificates: [{ storeLocation: 'LocalMachine', storeName: 'My', pfx: pfx('right', []), password: 'wrong' }] });
+  await assert.rejects(plugin('ServerCertificatesPlugin').execute(bad.ctx), /server certificate 0 for LocalMachine\\My: .*password is not correct/);
+  const none = context('');
+  assert.deepEqual(await plugin('ServerCertificatesPlugin').execute(none.ctx), { status: 'done', reboot: false });
+  assert.equal(none.win.calls.length, 0);
+});
+
+test('RDPPostCertificateThumbprintPlugin posts the configured RDP certificate, else the newest in Remote Desktop; services that cannot take it are skipped', async () => {
+  const posted: string[] = [];
+  const { ctx, win } = context('');
+  ctx.service = { classPath: 'test.Service', postRdpCertificateThumbprint: async (t: string) => void posted.push(t) };
+  win.certificates.push({ subject: 'old', store: 'Remote Desktop', thumbprint: 'A'.repeat(40) }, { subject: 'new', store: 'Remote Desktop', thumbprint: 'B'.repeat(40) });
+  await plugin('RDPPostCertificateThumbprintPlugin').execute(ctx);
+  win.setValue('HKLM', 'SYSTEM\\CurrentControlSet\\Control\\Terminal Server\\WinStations\\RDP-Tcp', 'SSLCertificateSHA1Hash', { type: 'REG_BINARY', data: Uint8Array.from(Buffer.alloc(20, 0xc1)) });
+  await plugin('RDPPostCertificateThumbprintPlugin').execute(ctx);
+  assert.deepEqual(posted, ['B'.repeat(40), 'C1'.repeat(20)]);
+  const none = context('');
+  none.ctx.service = { classPath: 'test.Service', postRdpCertificateThumbprint: async () => undefined };
+  await assert.rejects(plugin('RDPPostCertificateThumbprintPlugin').execute(none.ctx), /no RDP certificate/);
+  const cannot = context('');
+  cannot.ctx.service = { classPath: 'cloudbaseinit.metadata.services.configdrive.ConfigDriveService' };
+  assert.deepEqual(await plugin('RDPPostCertificateThumbprintPlugin').execute(cannot.ctx), { status: 'done', reboot: false });
+  assert.match(cannot.lines.join('\n'), /ConfigDriveService\) does not take the RDP certificate thumbprint/);
+});

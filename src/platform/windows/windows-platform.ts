@@ -181,6 +181,14 @@ export class WindowsPlatform implements Platform, WindowsSystem {
     this.log.info(`Imported certificate ${r.thumbprint} into LocalMachine\\${store}`);
     return r;
   }
+  importPfx(pfx: Uint8Array, password: string, store: string, machine: boolean): Array<{ thumbprint: string; store: string }> {
+    const r = this.win32().crypt32.importPfx(pfx, password, store, machine);
+    for (const c of r) this.log.info(`Imported certificate ${c.thumbprint} into ${machine ? 'LocalMachine' : 'CurrentUser'}\\${c.store}`);
+    return r;
+  }
+  certificateThumbprints(store: string): string[] {
+    return this.win32().crypt32.storeThumbprints(store);
+  }
   volumes(): Array<{ root: string; label: string }> {
     const disk = this.win32().disk;
     return disk.logicalDrives().flatMap((root) => {

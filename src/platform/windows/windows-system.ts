@@ -38,6 +38,10 @@ export interface WindowsSystem {
   createSelfSignedCertificate(subject: string, validDays: number): string;
   /** Adds a DER certificate to LocalMachine\STORE ('Root', 'TrustedPeople' …); its thumbprint and UPN ('' when none). */
   importCertificate(der: Uint8Array, store: string): { thumbprint: string; upn: string };
+  /** Imports a PFX into the LocalMachine (MACHINE) or LocalSystem's CurrentUser stores: keyed certificates to STORE, the chain to CA. */
+  importPfx(pfx: Uint8Array, password: string, store: string, machine: boolean): Array<{ thumbprint: string; store: string }>;
+  /** Thumbprints of LocalMachine\\STORE's certificates, newest first. */
+  certificateThumbprints(store: string): string[];
   /** Mounted volumes with a medium: drive root ('D:\\') and label. */
   volumes(): Array<{ root: string; label: string }>;
   /** SERVICE_STOPPED 1 … SERVICE_RUNNING 4; undefined when the service is not installed. */

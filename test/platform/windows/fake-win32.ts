@@ -223,6 +223,24 @@ export class FakeWindows {
         this.calls.push(`CertAddCertificateContextToStore ${store}`);
         return { thumbprint, upn: this.certificateUpns.get(thumbprint) ?? '' };
       },
+      // The fake's PFX: JSON { password, certs: [{ der (base64), key }] }, so tests can say which certificate has a key.
+      importPfx: (pfx, password, store, machine) => {
+        this.calls.push(`PFXImportCertStore ${machine ? 'machine' : 'user'}`);
+        let parsed: { password: string; certs: Array<{ der: string; key: boolean }> };
+        try {
+          parsed = JSON.parse(Buffer.from(pfx).toString('utf8')) as typeof parsed;
+        } catch {
+          throw new PlatformError('PFXImportCertStore (not a PFX, or a wrong password?) failed: ASN1 bad tag value met. (error 0x8009310b)');
+        }
+        if (parsed.password !== password) throw new PlatformError('PFXImportCertStore (not a PFX, or a wrong password?) failed: The specified network password is not correct. (error 86)');
+        return parsed.certs.map((c) => {
+          const thumbprint = createHash('sha1').update(Buffer.from(c.der, 'base64')).digest('hex').toUpperCase();
+          const target = c.key ? store : 'CA';
+          this.certificates.push({ subject: 'pfx', store: target, thumbprint });
+          return { thumbprint, store: target };
+        });
+      },
+      storeThumbprints: (store) => this.certificates.filter((c) => c.store.toLowerCase() === store.toLowerCase()).map((c) => c.thumbprint).reverse(),
       createSelfSignedCertificate: (subject, { store }) => {
         const thumbprint = (this.certificates.length + 1).toString(16).toUpperCase().padStart(40, 'A');
         this.certificates.push({ subject, store, thumbprint });

@@ -11,6 +11,13 @@ export interface Crypt32 {
   createSelfSignedCertificate(subject: string, opts: { store: string; container: string; validDays: number }): string;
   /** Adds a DER certificate to LocalMachine\STORE; returns its thumbprint and its UPN (subject alternative name), '' when none. */
   importCertificate(der: Uint8Array, store: string): { thumbprint: string; upn: string };
+  /**
+   * Imports a PKCS#12 (PFX) blob with its private keys in machine key containers (PFXImportCertStore): the
+   * certificates that have a private key go to STORE, the others (the chain) to CA; their thumbprints.
+   */
+  importPfx(pfx: Uint8Array, password: string, store: string, machine: boolean): Array<{ thumbprint: string; store: string }>;
+  /** SHA-1 thumbprints of the certificates in LocalMachine\STORE, newest (latest NotBefore) first; [] when the store is missing. */
+  storeThumbprints(store: string): string[];
 }
 
 const X509_ASN_ENCODING = 0x1;
@@ -24,7 +31,16 @@ const CRYPT_EXPORTABLE = 0x1;
 const NTE_EXISTS = 0x8009000f;
 const CERT_STORE_PROV_SYSTEM_W = 10;
 const CERT_SYSTEM_STORE_LOCAL_MACHINE = 0x20000;
+const CERT_SYSTEM_STORE_CURRENT_USER = 0x10000;
+const CERT_STORE_OPEN_EXISTING_FLAG = 0x4000;
+const CERT_STORE_READONLY_FLAG = 0x8000;
 const CERT_STORE_ADD_REPLACE_EXISTING = 3;
+const CERT_KEY_PROV_INFO_PROP_ID = 2;
+const PKCS12_MACHINE_KEYSET = 0x20;
+const PKCS12_USER_KEYSET = 0x1000;
+/** CERT_CONTEXT (x64): pCertInfo at 24; CERT_INFO: NotBefore (FILETIME) at 80. */
+const CERT_CONTEXT_INFO = 24;
+const CERT_INFO_NOT_BEFORE = 80;
 const CERT_SHA1_HASH_PROP_ID = 3;
 const SHA256_RSA_OID = '1.2.840.113549.1.1.11';
 
@@ -78,6 +94,8 @@ export function bindCrypt32(koffi: Koffi, kernel32: Kernel32): Crypt32 {
   const CertCreateCertificateContext = lib.func('__stdcall', 'CertCreateCertificateContext', 'void *', ['uint32_t', 'void *', 'uint32_t']);
   const CertGetNameStringW = lib.func('__stdcall', 'CertGetNameStringW', 'uint32_t', ['void *', 'uint32_t', 'uint32_t', 'void *', 'void *', 'uint32_t']);
   const CERT_NAME_UPN_TYPE = 8;
+  const PFXImportCertStore = lib.func('__stdcall', 'PFXImportCertStore', 'void *', [koffi.pointer(BLOB), 'str16', 'uint32_t']);
+  const CertEnumCertificatesInStore = lib.func('__stdcall', 'CertEnumCertificatesInStore', 'void *', ['void *', 'void *']);
 
   const fail = (what: string) => new PlatformError(`${what} failed: ${kernel32.lastErrorText()}`);
 
@@ -88,9 +106,9 @@ export function bindCrypt32(koffi: Koffi, kernel32: Kernel32): Crypt32 {
     return hash.subarray(0, len[0] as number).toString('hex').toUpperCase();
   }
 
-  function addToStore(cert: unknown, store: string): void {
-    const hStore = CertOpenStore(CERT_STORE_PROV_SYSTEM_W, X509_ASN_ENCODING | PKCS_7_ASN_ENCODING, 0, CERT_SYSTEM_STORE_LOCAL_MACHINE, store) as unknown;
-    if (!hStore) throw fail(`CertOpenStore LocalMachine\\${store}`);
+  function addToStore(cert: unknown, store: string, machine = true): void {
+    const hStore = CertOpenStore(CERT_STORE_PROV_SYSTEM_W, X509_ASN_ENCODING | PKCS_7_ASN_ENCODING, 0, machine ? CERT_SYSTEM_STORE_LOCAL_MACHINE : CERT_SYSTEM_STORE_CURRENT_USER, store) as unknown;
+    if (!hStore) throw fail(`CertOpenStore ${machine ? 'LocalMachine' : 'CurrentUser'}\\${store}`);
     try {
       if (!CertAddCertificateContextToStore(hStore, cert, CERT_STORE_ADD_REPLACE_EXISTING, null)) throw fail(`CertAddCertificateContextToStore LocalMachine\\${store}`);
     } finally {
@@ -98,7 +116,44 @@ export function bindCrypt32(koffi: Koffi, kernel32: Kernel32): Crypt32 {
     }
   }
 
+  /** Whether CERT carries a private key (a key provider property). */
+  function hasPrivateKey(cert: unknown): boolean {
+    const len = [0];
+    return Boolean(CertGetCertificateContextProperty(cert, CERT_KEY_PROV_INFO_PROP_ID, null, len));
+  }
+
   return {
+    importPfx(pfx, password, store, machine) {
+      const bytes = Buffer.from(pfx);
+      const temp = PFXImportCertStore({ cbData: bytes.length, pbData: bytes }, password, machine ? PKCS12_MACHINE_KEYSET : PKCS12_USER_KEYSET) as unknown;
+      if (!temp) throw fail('PFXImportCertStore (not a PFX, or a wrong password?)');
+      const out: Array<{ thumbprint: string; store: string }> = [];
+      try {
+        for (let cert = CertEnumCertificatesInStore(temp, null) as unknown; cert; cert = CertEnumCertificatesInStore(temp, cert) as unknown) {
+          const target = hasPrivateKey(cert) ? store : 'CA';
+          addToStore(cert, target, machine);
+          out.push({ thumbprint: thumbprintOf(cert), store: target });
+        }
+      } finally {
+        CertCloseStore(temp, 0);
+      }
+      return out;
+    },
+    storeThumbprints(store) {
+      const hStore = CertOpenStore(CERT_STORE_PROV_SYSTEM_W, X509_ASN_ENCODING | PKCS_7_ASN_ENCODING, 0, CERT_SYSTEM_STORE_LOCAL_MACHINE | CERT_STORE_OPEN_EXISTING_FLAG | CERT_STORE_READONLY_FLAG, store) as unknown;
+      if (!hStore) return [];
+      const found: Array<{ thumbprint: string; notBefore: bigint }> = [];
+      try {
+        for (let cert = CertEnumCertificatesInStore(hStore, null) as unknown; cert; cert = CertEnumCertificatesInStore(hStore, cert) as unknown) {
+          const info = koffi.decode(cert, CERT_CONTEXT_INFO, 'void *') as unknown;
+          const notBefore = koffi.decode(info, CERT_INFO_NOT_BEFORE, 'uint64_t') as bigint | number;
+          found.push({ thumbprint: thumbprintOf(cert), notBefore: BigInt(notBefore) });
+        }
+      } finally {
+        CertCloseStore(hStore, 0);
+      }
+      return found.sort((a, b) => (a.notBefore > b.notBefore ? -1 : a.notBefore < b.notBefore ? 1 : 0)).map((c) => c.thumbprint);
+    },
     importCertificate(der, store) {
       const bytes = Buffer.from(der);
       const cert = CertCreateCertificateContext(X509_ASN_ENCODING | PKCS_7_ASN_ENCODING, bytes, bytes.length) as unknown;

@@ -1,0 +1,36 @@
+// The write side of the metadata services: which found service can take the admin password or the RDP thumbprint back, and how.
+import type { CloudbaseConf } from '../config/cloudbase-init-conf';
+import { HttpClient } from '../util/http';
+import type { Log } from '../util/log';
+import type { MetadataService } from './plugin';
+
+/** cloudbase-init's HttpService posts to this metadata version's password path (Nova keeps it, answering 409 once set). */
+const PASSWORD_MD_VERSION = '2013-04-04';
+
+/**
+ * The plugins' view of the service that gave the metadata. As in cloudbase-init, only the OpenStack HTTP
+ * service takes a password (a config drive is read-only, EC2 has no such call); none of kiln's services takes
+ * the RDP thumbprint (cloudbase-init's Azure service does; kiln has no Azure datasource yet).
+ */
+export function metadataServiceFor(classPath: string, datasource: string, conf: CloudbaseConf, deps: { log: Log; env: NodeJS.ProcessEnv }): { service: MetadataService; close(): Promise<void> } {
+  let http: HttpClient | undefined;
+  const service: MetadataService = { classPath };
+  if (datasource === 'OpenStack' && classPath.endsWith('httpservice.HttpService')) {
+    const base = (conf.str('metadata_base_url', 'openstack') ?? 'http://169.254.169.254/').replace(/\/*$/, '/');
+    service.postPassword = async (encrypted: string): Promise<boolean> => {
+      http ??= new HttpClient({ log: deps.log, env: deps.env });
+      const url = `${base}openstack/${PASSWORD_MD_VERSION}/password`;
+      const res = await http.fetch(url, {
+        method: 'POST',
+        body: encrypted,
+        headers: { 'content-type': 'text/plain' },
+        acceptStatuses: [409],
+        retries: conf.int('retry_count') ?? 5,
+        backoffMs: (conf.int('retry_count_interval') ?? 4) * 1000,
+        timeoutMs: 10_000,
+      });
+      return res.status !== 409;
+    };
+  }
+  return { service, close: async () => http?.close() };
+}

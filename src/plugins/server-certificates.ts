@@ -1,0 +1,26 @@
+// ServerCertificatesPlugin: the PKCS#12 server certificates the metadata carries imported into their certificate stores.
+import { DONE, PluginError, type Plugin, type PluginContext, type PluginResult } from './plugin';
+
+export const serverCertificatesPlugin: Plugin = {
+  classPath: 'cloudbaseinit.plugins.windows.certificates.ServerCertificatesPlugin',
+  name: 'ServerCertificatesPlugin',
+  stage: 'main',
+  async execute(ctx: PluginContext): Promise<PluginResult> {
+    const certs = ctx.instance?.serverCertificates ?? [];
+    if (certs.length === 0) {
+      ctx.log.info('The metadata carries no server certificates');
+      return DONE;
+    }
+    for (const [i, cert] of certs.entries()) {
+      if (!/^[A-Za-z ]+$/.test(cert.storeName)) throw new PluginError('ServerCertificatesPlugin', `server certificate ${i}: store name '${cert.storeName}' is not a certificate store name`);
+      if (cert.password) ctx.secret(cert.password);
+      try {
+        const imported = ctx.windows.importPfx(cert.pfx, cert.password ?? '', cert.storeName, cert.storeLocation === 'LocalMachine');
+        ctx.log.info(`Server certificate ${i}: ${imported.map((c) => `${c.thumbprint} in ${cert.storeLocation}\\${c.store}`).join(', ') || 'no certificates in the PFX'}`);
+      } catch (err) {
+        throw new PluginError('ServerCertificatesPlugin', `server certificate ${i} for ${cert.storeLocation}\\${cert.storeName}: ${(err as Error).message}`, { cause: err });
+      }
+    }
+    return DONE;
+  },
+};
