@@ -443,3 +443,23 @@ test('RDPPostCertificateThumbprintPlugin posts the configured RDP certificate, e
   assert.deepEqual(await plugin('RDPPostCertificateThumbprintPlugin').execute(cannot.ctx), { status: 'done', reboot: false });
   assert.match(cannot.lines.join('\n'), /ConfigDriveService\) does not take the RDP certificate thumbprint/);
 });
+
+test('WindowsLicensingPlugin installs the published KMS or AVMA key for the build and EditionID; evaluation and unknown editions are handled', async () => {
+  const setEdition = (win: FakeWindows, build: string, edition: string) => {
+    win.setValue('HKLM', 'SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion', 'CurrentBuildNumber', { type: 'REG_SZ', data: build });
+    win.setValue('HKLM', 'SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion', 'EditionID', { type: 'REG_SZ', data: edition });
+  };
+  const runs = async (conf: string, build: string, edition: string) => {
+    const c = context(`${conf}\nlog_licensing_info=false\n`);
+    setEdition(c.win, build, edition);
+    await plugin('WindowsLicensingPlugin').execute(c.ctx);
+    return c.files.runs.map((r) => r.slice(2).join(' ').replace(/^C:\\Windows\\System32\\/, ''));
+  };
+  assert.deepEqual(await runs('set_kms_product_key=true', '20348', 'ServerDatacenter'), ['slmgr.vbs /ipk WX4NM-KYWYW-QJJR4-XV3QB-6VM33']);
+  assert.deepEqual(await runs('set_kms_product_key=true', '17763', 'ServerStandard'), ['slmgr.vbs /ipk N69G4-B89J2-4G8F4-WWYCC-J464C']);
+  assert.deepEqual(await runs('set_kms_product_key=true', '22631', 'Professional'), ['slmgr.vbs /ipk W269N-WFGWX-YVC9B-4J6C9-T83GX']);
+  assert.deepEqual(await runs('set_kms_product_key=true', '19044', 'EnterpriseS'), ['slmgr.vbs /ipk M7XTQ-FN8P6-TTKYV-9D4CC-J462D']);
+  assert.deepEqual(await runs('set_avma_product_key=true', '14393', 'ServerStandard'), ['slmgr.vbs /ipk C3RCX-M6NRP-6CXC9-TW2F2-4RHYD']);
+  assert.deepEqual(await runs('set_kms_product_key=true', '20348', 'ServerDatacenterEval'), []);
+  await assert.rejects(runs('set_avma_product_key=true', '26100', 'ServerDatacenter'), /no published AVMA key for build 26100 edition 'ServerDatacenter'/);
+});

@@ -38,9 +38,9 @@ const CERT_STORE_ADD_REPLACE_EXISTING = 3;
 const CERT_KEY_PROV_INFO_PROP_ID = 2;
 const PKCS12_MACHINE_KEYSET = 0x20;
 const PKCS12_USER_KEYSET = 0x1000;
-/** CERT_CONTEXT (x64): pCertInfo at 24; CERT_INFO: NotBefore (FILETIME) at 80. */
+/** CERT_CONTEXT (x64): pCertInfo at 24; CERT_INFO: NotBefore (FILETIME) at 64, after dwVersion, SerialNumber, SignatureAlgorithm and Issuer. */
 const CERT_CONTEXT_INFO = 24;
-const CERT_INFO_NOT_BEFORE = 80;
+const CERT_INFO_NOT_BEFORE = 64;
 const CERT_SHA1_HASH_PROP_ID = 3;
 const SHA256_RSA_OID = '1.2.840.113549.1.1.11';
 
