@@ -463,3 +463,25 @@ test('WindowsLicensingPlugin installs the published KMS or AVMA key for the buil
   assert.deepEqual(await runs('set_kms_product_key=true', '20348', 'ServerDatacenterEval'), []);
   await assert.rejects(runs('set_avma_product_key=true', '26100', 'ServerDatacenter'), /no published AVMA key for build 26100 edition 'ServerDatacenter'/);
 });
+
+test('BCDConfigPlugin: one boot-and-system volume gets {current} on the boot device and a new disk id; otherwise the id is left alone', async () => {
+  const win = disksForExtend();
+  win.setValue('HKLM', 'SYSTEM\\Setup', 'SystemPartition', { type: 'REG_SZ', data: '\\Device\\HarddiskVolume2' });
+  const { ctx, files } = context('set_unique_boot_disk_id=true\n', {}, win);
+  ctx.env = { ...ctx.env, SystemDrive: 'C:' };
+  await plugin('BCDConfigPlugin').execute(ctx);
+  assert.deepEqual(files.runs.map((r) => r.slice(1).join(' ')), ['/set {current} device boot', '/set {current} osdevice boot', '/set {current} recoveryenabled No']);
+  assert.ok(win.calls.includes('IOCTL_DISK_SET_DRIVE_LAYOUT_EX 0'));
+  assert.match(win.diskIds.get(0) ?? '', /^[0-9a-f]{32}$/, 'disk 0 is GPT: a 16-byte GUID');
+  const first = win.diskIds.get(0);
+  await plugin('BCDConfigPlugin').execute(ctx);
+  assert.notEqual(win.diskIds.get(0), first, 'a fresh id each time');
+
+  const separate = disksForExtend();
+  separate.setValue('HKLM', 'SYSTEM\\Setup', 'SystemPartition', { type: 'REG_SZ', data: '\\Device\\HarddiskVolume1' });
+  const s = context('', {}, separate);
+  await plugin('BCDConfigPlugin').execute(s.ctx);
+  assert.deepEqual(s.files.runs.map((r) => r.slice(1).join(' ')), ['/set {current} recoveryenabled No']);
+  assert.equal(separate.diskIds.size, 0);
+  assert.match(s.lines.join('\n'), /is not also the system volume/);
+});

@@ -1,5 +1,5 @@
 // The Windows platform: files under a root folder (C:\ at boot) and commands run directly.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { win32 } from 'node:path';
 import type { BuildFacts } from '../../build-info';
@@ -223,6 +223,21 @@ export class WindowsPlatform implements Platform, WindowsSystem {
   fixedVolumes(): Array<{ root: string; device: string | undefined }> {
     const { disk, volumes } = this.win32();
     return disk.logicalDrives().filter((root) => disk.driveType(root) === 3).map((root) => ({ root, device: volumes.ntDevice(root) }));
+  }
+  volumeDiskNumber(root: string): number | undefined {
+    const extents = this.win32().volumes.volumeExtents(root);
+    return extents.length === 1 ? extents[0]?.diskNumber : undefined;
+  }
+  setUniqueDiskId(diskNumber: number): string {
+    const mbr = randomBytes(4).readUInt32LE(0) || 1;
+    const uuid = randomUUID();
+    const hex = Buffer.from(uuid.replace(/-/g, ''), 'hex');
+    // GUID memory layout: Data1, Data2, Data3 little-endian, Data4 as is.
+    const gpt = Buffer.concat([Buffer.from(hex.subarray(0, 4)).reverse(), Buffer.from(hex.subarray(4, 6)).reverse(), Buffer.from(hex.subarray(6, 8)).reverse(), hex.subarray(8)]);
+    const style = this.win32().volumes.setDiskId(diskNumber, { mbr, gpt });
+    const id = style === 'mbr' ? mbr.toString(16).padStart(8, '0') : `{${uuid}}`;
+    this.log.info(`Disk ${diskNumber} has the new ${style.toUpperCase()} id ${id}`);
+    return id;
   }
   extendVolume(root: string): { bytes: number; reason?: string } {
     const api = this.win32().volumes;

@@ -56,6 +56,10 @@ export interface WindowsSystem {
   dhcpOption(adapterGuid: string, option: number): Uint8Array | undefined;
   /** Drive letters on fixed disks with their NT device ('\\Device\\HarddiskVolume2'), in drive letter order. */
   fixedVolumes(): Array<{ root: string; device: string | undefined }>;
+  /** The physical disk number of the volume at ROOT; undefined when it spans disks or has no extent. */
+  volumeDiskNumber(root: string): number | undefined;
+  /** A new random MBR signature or GPT disk GUID for the disk; the new id as text. */
+  setUniqueDiskId(diskNumber: number): string;
   /** Grows the partition of the volume at ROOT ('C:\\') into the free space after it, then its file system; bytes gained (0: none, with why). */
   extendVolume(root: string): { bytes: number; reason?: string };
   /** Asks Windows to restart in TIMEOUT seconds (SeShutdownPrivilege enabled first). */

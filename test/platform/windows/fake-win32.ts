@@ -36,6 +36,8 @@ export class FakeWindows {
   readonly routes: Array<{ ifIndex: number; destination: string; prefixLength: number; nextHop: string; metric?: number }> = [];
   /** Adapter GUID (lower case) → DHCP option code → the lease's data for it. */
   readonly dhcpLeases = new Map<string, Map<number, Uint8Array>>();
+  /** Physical disk number → the id last set (MBR signature or GPT DiskId bytes, hex). */
+  readonly diskIds = new Map<number, string>();
   /** Physical disk number → its layout (partitions change when grown). */
   readonly disks = new Map<number, DiskLayout>();
   /** Fixed volumes by drive root: NT device, extents, sector size, and the file system's size in sectors once extended. */
@@ -316,6 +318,13 @@ export class FakeWindows {
         v.fsSectors = sectors;
       },
       bytesPerSector: (root) => volume(root).bytesPerSector,
+      setDiskId: (n, id) => {
+        const d = disk(n);
+        if (d.style === 'raw') throw new PlatformError(`\\\\.\\PhysicalDrive${n} is neither MBR nor GPT: no disk id to set`);
+        this.calls.push(`IOCTL_DISK_SET_DRIVE_LAYOUT_EX ${n}`);
+        this.diskIds.set(n, d.style === 'mbr' ? id.mbr.toString(16) : Buffer.from(id.gpt).toString('hex'));
+        return d.style;
+      },
       ntDevice: (root) => this.fixedVolumes.find((x) => x.root === root)?.device,
     };
   }

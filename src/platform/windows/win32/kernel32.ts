@@ -228,6 +228,9 @@ const IOCTL_DISK_GET_DRIVE_LAYOUT_EX = 0x00070050;
 const IOCTL_DISK_GROW_PARTITION = 0x0007c0d0;
 const IOCTL_DISK_UPDATE_PROPERTIES = 0x00070140;
 const FSCTL_EXTEND_VOLUME = 0x000900f0;
+const IOCTL_DISK_SET_DRIVE_LAYOUT_EX = 0x0007c054;
+/** The layout's union: MBR Signature, or GPT DiskId, right after PartitionStyle and PartitionCount. */
+const LAYOUT_DISK_ID = 8;
 const ERROR_INSUFFICIENT_BUFFER = 122;
 const ERROR_MORE_DATA = 234;
 /** x64 layouts: DRIVE_LAYOUT_INFORMATION_EX (entries at 48, GPT usable range at 24/32) and PARTITION_INFORMATION_EX (144 bytes). */
@@ -265,6 +268,11 @@ export interface Kernel32Volumes {
   extendFileSystem(root: string, totalSectors: number): void;
   /** Bytes per sector of the volume at ROOT (GetDiskFreeSpaceW). */
   bytesPerSector(root: string): number;
+  /**
+   * Gives the disk a new identity (IOCTL_DISK_SET_DRIVE_LAYOUT_EX with the layout read back unchanged but for
+   * the id): ID is a 32-bit MBR signature or a 16-byte GPT DiskId (GUID layout), whichever the disk's style takes.
+   */
+  setDiskId(diskNumber: number, id: { mbr: number; gpt: Uint8Array }): 'mbr' | 'gpt';
   /** The NT device behind a drive ('C:\\' → '\\Device\\HarddiskVolume2', QueryDosDeviceW); undefined when none. */
   ntDevice(root: string): string | undefined;
 }
@@ -352,6 +360,24 @@ export function bindKernel32Volumes(koffi: Koffi): Kernel32Volumes {
         }
         // Lets the partition manager see the new size before the file system is extended; failure is harmless.
         DeviceIoControl(h, IOCTL_DISK_UPDATE_PROPERTIES, null, 0, null, 0, returned, null);
+      });
+    },
+    setDiskId(diskNumber, id) {
+      const path = `\\\\.\\PhysicalDrive${diskNumber}`;
+      return withDevice(path, true, (h) => {
+        const layout = Buffer.from(ioctlOut(h, IOCTL_DISK_GET_DRIVE_LAYOUT_EX, `IOCTL_DISK_GET_DRIVE_LAYOUT_EX on ${path}`));
+        const style = PARTITION_STYLE[layout.readUInt32LE(LAYOUT.style)];
+        if (style === 'mbr') layout.writeUInt32LE(id.mbr >>> 0, LAYOUT_DISK_ID);
+        else if (style === 'gpt') Buffer.from(id.gpt).copy(layout, LAYOUT_DISK_ID, 0, 16);
+        else throw new PlatformError(`${path} is neither MBR nor GPT: no disk id to set`);
+        const returned = [0];
+        if (!DeviceIoControl(h, IOCTL_DISK_SET_DRIVE_LAYOUT_EX, layout, layout.length, null, 0, returned, null)) {
+          throw new PlatformError(`IOCTL_DISK_SET_DRIVE_LAYOUT_EX on ${path} failed: ${base.lastErrorText()}`);
+        }
+        if (!DeviceIoControl(h, IOCTL_DISK_UPDATE_PROPERTIES, null, 0, null, 0, returned, null)) {
+          throw new PlatformError(`IOCTL_DISK_UPDATE_PROPERTIES on ${path} failed: ${base.lastErrorText()}`);
+        }
+        return style;
       });
     },
     extendFileSystem(root, totalSectors) {
