@@ -1,4 +1,4 @@
-// CreateUserPlugin: creates the configured user (or resets its password) and adds it to the configured groups.
+// CreateUserPlugin: creates the configured user (or resets its password), loads its profile so it exists, adds it to the groups.
 import { PluginError, SHARED, type Plugin, type PluginContext, type PluginResult } from './plugin';
 
 /** cloudbase-init's admin user name: the metadata's admin_username when given, else the `username` option. */
@@ -26,6 +26,11 @@ export const createUserPlugin: Plugin = {
       ctx.log.info(`Creating user "${user}" and setting password`);
       ctx.windows.createUser(user, password, { comment: 'Created by kiln (cloudbase-init)', passwordNeverExpires: true });
       if (!ctx.windows.userExists(user)) throw new PluginError('CreateUserPlugin', `user "${user}" was created but cannot be found afterwards`);
+    }
+    if (ctx.windows.userProfilePath(user, false) === undefined) {
+      // As cloudbase-init: a logon with the profile loaded creates the user's profile (home folder, registry hive).
+      ctx.log.info(`Loading the user profile of "${user}" to create its home folder`);
+      ctx.windows.loadUserProfile(user, password);
     }
     ctx.shared.set(SHARED.adminUser, user);
     ctx.shared.set(SHARED.adminPassword, password);

@@ -95,6 +95,8 @@ test('cloudbase-init under wine: config drive Q: labelled config-2, SetHostName,
   const log = readFileSync(join(dir, 'cloudbase-init.log'), 'utf8');
   assert.match(log, /Creating user kilne2e/);
   assert.match(log, /Added user kilne2e to local group Administrators/);
+  // wine's LookupAccountNameW does not see the account, so no ProfileList entry is found and the profile is loaded: LogonUserW + LoadUserProfileW.
+  assert.match(log, /Loading the profile of kilne2e/);
   assert.match(log, /Script user-data ended with return code: 1002/);
 
   // Second boot: done plugins are skipped; the user data runs again as 1002 asked.

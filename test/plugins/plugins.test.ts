@@ -78,6 +78,8 @@ test('CreateUserPlugin creates the user with the injected password and adds it t
   await plugin('CreateUserPlugin').execute(again.ctx);
   assert.equal(win.users.get('cloud')?.password, 'Rand0m!zzzzzzzzzzzzz');
   assert.ok(win.calls.includes('NetUserSetInfo(1003) cloud'));
+  assert.deepEqual(win.calls.filter((c) => /^(LogonUserW|LoadUserProfileW)/.test(c)), ['LogonUserW cloud', 'LoadUserProfileW cloud token 77'], 'the profile is loaded once: the second run finds it');
+  assert.equal(ctx.windows.userProfilePath('cloud', false), 'C:\\Users\\cloud');
 });
 
 test('CreateUserPlugin takes admin_username from the metadata and fails clearly on a missing group', async () => {

@@ -171,6 +171,17 @@ export class WindowsPlatform implements Platform, WindowsSystem {
     return api.userenv.createProfile(sid, user);
   }
 
+  loadUserProfile(user: string, password: string): void {
+    const api = this.win32();
+    const logon = api.advapi32.logonToken(user, password);
+    if ('error' in logon) throw new PlatformError(`LogonUserW '${user}' failed: ${logon.error}`);
+    try {
+      this.log.info(`Loading the profile of ${user}`);
+      api.userenv.loadUserProfile(logon.token, user);
+    } finally {
+      api.kernel32.closeHandle(Number(logon.token));
+    }
+  }
   createSelfSignedCertificate(subject: string, validDays: number): string {
     const thumbprint = this.win32().crypt32.createSelfSignedCertificate(subject, { store: 'MY', container: `kiln-${subject.replace(/[^A-Za-z0-9-]/g, '_')}-${Date.now()}`, validDays });
     this.log.info(`Created a self-signed certificate for ${subject} in LocalMachine\\My: ${thumbprint}`);

@@ -34,6 +34,8 @@ export interface WindowsSystem {
   timeZone(): string;
   /** The user's profile folder (ProfileList by SID); with CREATE, the profile is made when missing. Undefined: no such user. */
   userProfilePath(user: string, create: boolean): string | undefined;
+  /** Logs USER on and loads (so creates) the profile, as cloudbase-init does for a new user; unloaded again at once. */
+  loadUserProfile(user: string, password: string): void;
   /** A self-signed SHA-256/RSA-2048 certificate in LocalMachine\My; returns its SHA-1 thumbprint. */
   createSelfSignedCertificate(subject: string, validDays: number): string;
   /** Adds a DER certificate to LocalMachine\STORE ('Root', 'TrustedPeople' …); its thumbprint and UPN ('' when none). */

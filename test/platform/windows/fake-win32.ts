@@ -116,6 +116,10 @@ export class FakeWindows {
         this.shutdowns.push({ message, reboot });
       },
       logonUser: (user, password) => this.users.get(user.toLowerCase())?.password === password,
+      logonToken: (user, password) => {
+        this.calls.push(`LogonUserW ${user}`);
+        return this.users.get(user.toLowerCase())?.password === password ? { token: 77 } : { error: 'The user name or password is incorrect. (error 1326)' };
+      },
       createService: (spec) => {
         if (this.services.has(spec.name.toLowerCase())) throw new PlatformError(`CreateServiceW '${spec.name}' failed: The specified service already exists. (error 1073)`);
         this.services.set(spec.name.toLowerCase(), spec);
@@ -208,6 +212,11 @@ export class FakeWindows {
   userenv(): Userenv {
     return {
       profilesDirectory: () => 'C:\\Users',
+      loadUserProfile: (token, user) => {
+        this.calls.push(`LoadUserProfileW ${user} token ${token}`);
+        const sid = `S-1-5-21-1-2-3-${1000 + [...this.users.keys()].indexOf(user.toLowerCase())}`;
+        this.setValue('HKLM', `SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\ProfileList\\${sid}`, 'ProfileImagePath', { type: 'REG_EXPAND_SZ', data: `C:\\Users\\${user}` });
+      },
       createProfile: (sid, user) => {
         this.calls.push(`CreateProfile ${user}`);
         const path = `C:\\Users\\${user}`;

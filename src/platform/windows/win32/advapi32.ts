@@ -67,6 +67,8 @@ export interface Advapi32 {
   initiateSystemShutdown(opts: { message: string; timeoutSeconds: number; reboot: boolean; force: boolean }): void;
   /** Whether USER can log on with PASSWORD (LOGON32_LOGON_INTERACTIVE). */
   logonUser(user: string, password: string, domain?: string): boolean;
+  /** An interactive logon token for USER (the caller closes it), or undefined with the error text when the logon fails. */
+  logonToken(user: string, password: string, domain?: string): { token: number | bigint } | { error: string };
   createService(spec: ServiceSpec): void;
   /** False when there was no such service. */
   deleteService(name: string): boolean;
@@ -272,6 +274,11 @@ export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
       if (!LogonUserW(user, domain, password, 2, 0, token)) return false;
       kernel32.closeHandle(token[0] as number);
       return true;
+    },
+    logonToken(user, password, domain = '.') {
+      const token = [0];
+      if (!LogonUserW(user, domain, password, 2, 0, token)) return { error: kernel32.lastErrorText() };
+      return { token: token[0] as number };
     },
     createService(spec) {
       withScm((scm) => {

@@ -1,4 +1,4 @@
-// userenv.dll bindings: user profiles (CreateProfile, GetProfilesDirectoryW).
+// userenv.dll bindings: user profiles (CreateProfile, LoadUserProfileW, GetProfilesDirectoryW).
 import type { Koffi } from '../koffi-loader';
 import { PlatformError } from '../../../util/errors';
 import type { Kernel32 } from './kernel32';
@@ -8,6 +8,8 @@ export interface Userenv {
   profilesDirectory(): string;
   /** Creates the profile of the account with SID and returns its folder; an existing profile's folder is returned as is. */
   createProfile(sid: string, user: string): string;
+  /** LoadUserProfileW with the logon TOKEN of USER (which creates the profile when missing), then UnloadUserProfile. */
+  loadUserProfile(token: number | bigint, user: string): void;
 }
 
 /** HRESULT_FROM_WIN32(ERROR_ALREADY_EXISTS). */
@@ -16,6 +18,12 @@ const HR_ALREADY_EXISTS = 0x800700b7;
 export function bindUserenv(koffi: Koffi, kernel32: Kernel32): Userenv {
   const lib = koffi.load('userenv.dll');
   const GetProfilesDirectoryW = lib.func('__stdcall', 'GetProfilesDirectoryW', 'int', ['void *', koffi.inout(koffi.pointer('uint32_t'))]);
+  const PROFILEINFOW = koffi.struct('KILN_PROFILEINFOW', {
+    dwSize: 'uint32_t', dwFlags: 'uint32_t', lpUserName: 'str16', lpProfilePath: 'str16', lpDefaultPath: 'str16',
+    lpServerName: 'str16', lpPolicyPath: 'str16', hProfile: 'intptr_t',
+  });
+  const LoadUserProfileW = lib.func('__stdcall', 'LoadUserProfileW', 'int', ['intptr_t', koffi.inout(koffi.pointer(PROFILEINFOW))]);
+  const UnloadUserProfile = lib.func('__stdcall', 'UnloadUserProfile', 'int', ['intptr_t', 'intptr_t']);
   let CreateProfile: ((sid: string, user: string, path: Buffer, size: number) => unknown) | undefined;
   return {
     profilesDirectory() {
@@ -23,6 +31,12 @@ export function bindUserenv(koffi: Koffi, kernel32: Kernel32): Userenv {
       const size = [520];
       if (!GetProfilesDirectoryW(buf, size)) throw new PlatformError(`GetProfilesDirectoryW failed: ${kernel32.lastErrorText()}`);
       return buf.toString('utf16le').replace(/\0.*$/s, '');
+    },
+    loadUserProfile(token, user) {
+      // PI_NOUI: no message box may come up in a service.
+      const info = { dwSize: koffi.sizeof(PROFILEINFOW), dwFlags: 1, lpUserName: user, lpProfilePath: null, lpDefaultPath: null, lpServerName: null, lpPolicyPath: null, hProfile: 0 };
+      if (!LoadUserProfileW(token, info)) throw new PlatformError(`LoadUserProfileW for '${user}' failed: ${kernel32.lastErrorText()}`);
+      if (info.hProfile) UnloadUserProfile(token, info.hProfile);
     },
     createProfile(sid, user) {
       // Bound on first use: CreateProfile is missing from some userenv builds (wine's).
