@@ -17,17 +17,21 @@ export function metadataServiceFor(classPath: string, datasource: string, conf: 
   const service: MetadataService = { classPath };
   if (datasource === 'OpenStack' && classPath.endsWith('httpservice.HttpService')) {
     const base = (conf.str('metadata_base_url', 'openstack') ?? 'http://169.254.169.254/').replace(/\/*$/, '/');
+    const url = `${base}openstack/${PASSWORD_MD_VERSION}/password`;
+    const retry = { retries: conf.int('retry_count') ?? 5, backoffMs: (conf.int('retry_count_interval') ?? 4) * 1000, timeoutMs: 10_000 };
+    service.isPasswordSet = async (): Promise<boolean> => {
+      http ??= new HttpClient({ log: deps.log, env: deps.env });
+      const res = await http.fetch(url, { ...retry, acceptStatuses: [404] });
+      return res.status === 200 && res.body.length > 0;
+    };
     service.postPassword = async (encrypted: string): Promise<boolean> => {
       http ??= new HttpClient({ log: deps.log, env: deps.env });
-      const url = `${base}openstack/${PASSWORD_MD_VERSION}/password`;
       const res = await http.fetch(url, {
         method: 'POST',
         body: encrypted,
         headers: { 'content-type': 'text/plain' },
         acceptStatuses: [409],
-        retries: conf.int('retry_count') ?? 5,
-        backoffMs: (conf.int('retry_count_interval') ?? 4) * 1000,
-        timeoutMs: 10_000,
+        ...retry,
       });
       return res.status !== 409;
     };

@@ -41,6 +41,8 @@ export interface MetadataService {
   classPath: string;
   /** Stores the admin password, encrypted and base64; resolves false when the service already holds one (HTTP 409). */
   postPassword?(encryptedBase64: string): Promise<boolean>;
+  /** Whether the service already holds a password (cloudbase-init's is_password_set); present with postPassword. */
+  isPasswordSet?(): Promise<boolean>;
   /** Tells the cloud the RDP certificate's SHA-1 thumbprint. */
   postRdpCertificateThumbprint?(thumbprint: string): Promise<void>;
 }

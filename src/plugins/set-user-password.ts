@@ -3,11 +3,15 @@ import { adminUserName } from './create-user';
 import { encryptPassword } from './encrypt-password';
 import { SHARED, type Plugin, type PluginContext, type PluginResult } from './plugin';
 
-/** As cloudbase-init: a password the user was not given is posted, encrypted with the first SSH key, where the service takes it. */
+/** As cloudbase-init: the password is posted, encrypted with the first SSH key, where the service takes one and holds none yet. */
 async function postPassword(ctx: PluginContext, password: string): Promise<void> {
   const post = ctx.service?.postPassword;
   if (!post) {
     ctx.log.info(`The metadata service (${ctx.service?.classPath ?? 'none'}) does not take the password; not posted`);
+    return;
+  }
+  if (await ctx.service?.isPasswordSet?.()) {
+    ctx.log.info('The metadata service already holds a password; it cannot be updated there');
     return;
   }
   const key = ctx.instance?.publicKeys[0];
@@ -48,7 +52,7 @@ export const setUserPasswordPlugin: Plugin = {
     }
     ctx.secret(password);
     ctx.shared.set(SHARED.adminPassword, password);
-    if (!injected) await postPassword(ctx, password);
+    await postPassword(ctx, password);
     const behaviour = ctx.conf.str('first_logon_behaviour') ?? 'clear_text_injected_only';
     if (behaviour === 'always' || (behaviour === 'clear_text_injected_only' && injected)) {
       ctx.windows.expireUserPassword(user);

@@ -48,12 +48,18 @@ test('encryptPassword: RSA PKCS#1 v1.5 with the ssh-rsa key, base64; other key t
   assert.throws(() => encryptPassword('ssh-rsa AAAA x', 'p'), /malformed/);
 });
 
-async function passwordServer(statuses: number[]) {
+/** Answers POSTs with STATUSES in turn (recording them) and GETs of the password with STORED ('' = 404, as Nova before a POST). */
+async function passwordServer(statuses: number[], stored = '') {
   const posts: Array<{ method: string; path: string; body: string }> = [];
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
+      if (req.method === 'GET') {
+        res.statusCode = stored ? 200 : 404;
+        res.end(stored);
+        return;
+      }
       posts.push({ method: req.method ?? '', path: req.url ?? '', body });
       res.statusCode = statuses.shift() ?? 200;
       res.end();
@@ -107,14 +113,22 @@ test('SetUserPasswordPlugin posts the random password, encrypted, to /openstack/
   await assert.rejects(setUserPasswordPlugin.execute(ctx), /500/);
 });
 
-test('SetUserPasswordPlugin does not post an injected password, nor to a config drive', async (t) => {
+test('SetUserPasswordPlugin posts an injected password too; a service already holding one, or a config drive, gets nothing', async (t) => {
   const server = await passwordServer([]);
   t.after(server.close);
   const injected = context(`[openstack]\nmetadata_base_url=${server.url}\n`, HTTP, 'OpenStack', 'Inj3cted!pw');
   t.after(injected.close);
   await setUserPasswordPlugin.execute(injected.ctx);
+  assert.equal(server.posts.length, 1);
+  assert.equal(decrypt(server.posts[0]?.body ?? ''), 'Inj3cted!pw');
+  const holding = await passwordServer([], 'c2VjcmV0');
+  t.after(holding.close);
+  const held = context(`[openstack]\nmetadata_base_url=${holding.url}\n`, HTTP, 'OpenStack');
+  t.after(held.close);
+  await setUserPasswordPlugin.execute(held.ctx);
+  assert.equal(holding.posts.length, 0);
+  assert.match(held.lines.join('\n'), /already holds a password; it cannot be updated/);
   const drive = context('', 'cloudbaseinit.metadata.services.configdrive.ConfigDriveService', 'ConfigDrive');
   await setUserPasswordPlugin.execute(drive.ctx);
   assert.match(drive.lines.join('\n'), /ConfigDriveService\) does not take the password/);
-  assert.equal(server.posts.length, 0);
 });
