@@ -1,6 +1,6 @@
 // MTUPlugin: each DHCP adapter's IPv4 MTU set to the interface MTU its lease carries (option 26), when mtu_use_dhcp_config.
 import { DhcpOption, parseMtuOption } from '../platform/windows/win32/dhcpcsvc';
-import { DONE, PluginError, type Plugin, type PluginContext, type PluginResult } from './plugin';
+import { PluginError, type Plugin, type PluginContext, type PluginResult } from './plugin';
 
 export const mtuPlugin: Plugin = {
   classPath: 'cloudbaseinit.plugins.common.mtu.MTUPlugin',
@@ -8,9 +8,11 @@ export const mtuPlugin: Plugin = {
   // As cloudbase-init: before metadata discovery, so the metadata service is reached with the right MTU.
   stage: 'pre-metadata-discovery',
   async execute(ctx: PluginContext): Promise<PluginResult> {
+    // As cloudbase-init: run at every boot, so a lease's new MTU is applied.
+    const again: PluginResult = { status: 'next-boot', reboot: false };
     if (!(ctx.conf.bool('mtu_use_dhcp_config') ?? true)) {
       ctx.log.debug('mtu_use_dhcp_config is false: MTUs left alone');
-      return DONE;
+      return again;
     }
     const failures: string[] = [];
     for (const adapter of ctx.windows.netAdapters().filter((a) => a.dhcpv4 && a.up)) {
@@ -40,6 +42,6 @@ export const mtuPlugin: Plugin = {
       }
     }
     if (failures.length > 0) throw new PluginError('MTUPlugin', `could not apply the DHCP MTU: ${failures.join('; ')}`);
-    return DONE;
+    return again;
   },
 };

@@ -1,44 +1,54 @@
-// NTPClientPlugin: the Windows Time service started automatically, its peers from DHCP option 42, the hardware clock read as UTC when asked.
+// NTPClientPlugin: the hardware clock's time base, the Windows Time service started automatically, its peers from DHCP option 42.
 import { DhcpOption, parseNtpServersOption } from '../platform/windows/win32/dhcpcsvc';
 import { PluginError, type Plugin, type PluginContext, type PluginResult } from './plugin';
 
 const SERVICE_RUNNING = 4;
 const TIMEZONE_KEY = 'SYSTEM\\CurrentControlSet\\Control\\TimeZoneInformation';
 
-/** NTP servers (option 42) from the leases of the DHCP adapters that are up, without duplicates. */
+/** As cloudbase-init: the NTP servers (option 42) of the first DHCP lease that carries them, among the adapters that are up. */
 function dhcpNtpServers(ctx: PluginContext): string[] {
-  const servers = new Set<string>();
   for (const adapter of ctx.windows.netAdapters().filter((a) => a.dhcpv4 && a.up)) {
-    for (const s of parseNtpServersOption(ctx.windows.dhcpOption(adapter.guid, DhcpOption.ntpServers))) servers.add(s);
+    const servers = parseNtpServersOption(ctx.windows.dhcpOption(adapter.guid, DhcpOption.ntpServers));
+    if (servers.length > 0) return servers;
   }
-  return [...servers];
+  return [];
 }
 
 export const ntpClientPlugin: Plugin = {
   classPath: 'cloudbaseinit.plugins.windows.ntpclient.NTPClientPlugin',
   name: 'NTPClientPlugin',
-  stage: 'main',
+  // As cloudbase-init: before networking, so the clock is right before any TLS to the metadata service.
+  stage: 'pre-networking',
   async execute(ctx: PluginContext): Promise<PluginResult> {
-    if (ctx.conf.bool('real_time_clock_utc')) {
-      ctx.windows.regSet('HKLM', TIMEZONE_KEY, 'RealTimeIsUniversal', { type: 'REG_DWORD', data: 1 });
-      ctx.log.info('The hardware clock is read as UTC (real_time_clock_utc)');
+    const system32 = (exe: string) => ctx.platform.hostPath(`Windows\\System32\\${exe}`);
+    // The hardware clock read as UTC (or local time) as real_time_clock_utc says; a change needs a reboot.
+    let reboot = false;
+    const wantUtc = ctx.conf.bool('real_time_clock_utc') ?? false;
+    const current = ctx.windows.regGet('HKLM', TIMEZONE_KEY, 'RealTimeIsUniversal');
+    if ((current?.type === 'REG_DWORD' && current.data === 1) !== wantUtc) {
+      ctx.windows.regSet('HKLM', TIMEZONE_KEY, 'RealTimeIsUniversal', { type: 'REG_DWORD', data: wantUtc ? 1 : 0 });
+      ctx.log.info(`RTC set to UTC: ${wantUtc}`);
+      reboot = true;
     }
     if (ctx.conf.bool('ntp_enable_service') ?? true) {
       const state = ctx.windows.serviceState('W32Time');
       if (state === undefined) throw new PluginError('NTPClientPlugin', 'the Windows Time service (W32Time) is not installed');
-      await ctx.platform.run([ctx.platform.hostPath('Windows\\System32\\sc.exe'), 'config', 'W32Time', 'start=', 'auto']);
-      if (state !== SERVICE_RUNNING) await ctx.platform.run([ctx.platform.hostPath('Windows\\System32\\net.exe'), 'start', 'W32Time']);
-      ctx.log.info('Windows Time service set to start automatically and running');
+      await ctx.platform.run([system32('sc.exe'), 'config', 'W32Time', 'start=', 'auto']);
+      // Started when there is a network and stopped when there is none, as cloudbase-init sets its triggers.
+      await ctx.platform.run([system32('sc.exe'), 'triggerinfo', 'w32time', 'start/networkon', 'stop/networkoff']);
+      if (state !== SERVICE_RUNNING) await ctx.platform.run([system32('net.exe'), 'start', 'W32Time']);
+      ctx.log.info('NTP client service enabled');
     }
     if (ctx.conf.bool('ntp_use_dhcp_config')) {
       const servers = dhcpNtpServers(ctx);
-      if (servers.length === 0) ctx.log.info('ntp_use_dhcp_config: no DHCP lease carries NTP servers (option 42); W32Time keeps its peers');
-      else {
-        // As cloudbase-init: the peers as a manual list, and the service told to re-read its configuration.
-        await ctx.platform.run([ctx.platform.hostPath('Windows\\System32\\w32tm.exe'), '/config', `/manualpeerlist:${servers.join(' ')}`, '/syncfromflags:manual', '/update']);
-        ctx.log.info(`NTP servers from DHCP: ${servers.join(', ')}`);
+      if (servers.length === 0) {
+        ctx.log.info('ntp_use_dhcp_config: no DHCP lease carries NTP servers (option 42); tried again at the next boot');
+        return { status: 'next-boot', reboot };
       }
+      // cloudbase-init joins the peers with commas; w32tm reads a comma as a peer's flags, so kiln separates them with spaces.
+      await ctx.platform.run([system32('w32tm.exe'), '/config', `/manualpeerlist:${servers.join(' ')}`, '/syncfromflags:manual', '/update']);
+      ctx.log.info(`NTP client configured. Server(s): ${servers.join(', ')}`);
     }
-    return { status: 'done', reboot: false };
+    return { status: 'done', reboot };
   },
 };

@@ -266,7 +266,7 @@ test('EphemeralDiskPlugin under wine: the drive labelled "Temporary Storage" (Ge
   assert.match(readFileSync(join(temp, 'DATALOSS_WARNING_README.txt'), 'utf8'), /THIS IS A TEMPORARY DISK/);
 });
 
-test('MTUPlugin and ExtendVolumesPlugin under wine: bindings load, pre-metadata state and run-every-boot state recorded; volumes_to_extend filters by HarddiskVolumeN', (t) => {
+test('MTUPlugin and ExtendVolumesPlugin under wine: bindings load, run-every-boot state recorded (pre-metadata for MTU); volumes_to_extend filters by HarddiskVolumeN', (t) => {
   if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
   if (!need(t, hasCommand('wine'), 'wine is not installed')) return;
   const dir = tempDir(t);
@@ -279,6 +279,6 @@ test('MTUPlugin and ExtendVolumesPlugin under wine: bindings load, pre-metadata 
   const r = runUnderWine(exe as string, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.match(r.stderr, /C:\\ \(volume [^)]+\) is not in volumes_to_extend/);
-  assert.equal(regQuery(prefix, `${PLUGINS_KEY}\\Plugins`, 'MTUPlugin'), 'REG_DWORD 0x1');
+  assert.equal(regQuery(prefix, `${PLUGINS_KEY}\\Plugins`, 'MTUPlugin'), 'REG_DWORD 0x2');
   assert.equal(regQuery(prefix, `${PLUGINS_KEY}\\kiln-e2e-volumes\\Plugins`, 'ExtendVolumesPlugin'), 'REG_DWORD 0x2');
 });

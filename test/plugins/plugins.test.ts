@@ -315,28 +315,32 @@ function lease(win: FakeWindows, guid: string, option: number, data: number[]) {
   win.dhcpLeases.set(guid.toLowerCase(), l);
 }
 
-test('NTPClientPlugin starts W32Time automatically, sets RealTimeIsUniversal and takes NTP servers from DHCP option 42', async () => {
+test('NTPClientPlugin: RealTimeIsUniversal as real_time_clock_utc (a change reboots), W32Time automatic with network triggers, peers from the first DHCP lease with option 42', async () => {
   const win = new FakeWindows();
   win.serviceStates.set('w32time', 1);
-  adapter(win, 3, '{AAAA}');
+  adapter(win, 3, '{AAAA}', { dhcpv4: false });
   adapter(win, 4, '{BBBB}');
-  adapter(win, 5, '{CCCC}', { dhcpv4: false });
-  lease(win, '{AAAA}', 42, [10, 0, 0, 1, 10, 0, 0, 2]);
-  lease(win, '{BBBB}', 42, [10, 0, 0, 2]);
-  lease(win, '{CCCC}', 42, [192, 0, 2, 9]);
+  adapter(win, 5, '{CCCC}');
+  lease(win, '{AAAA}', 42, [192, 0, 2, 9]);
+  lease(win, '{BBBB}', 42, [10, 0, 0, 1, 10, 0, 0, 2]);
+  lease(win, '{CCCC}', 42, [10, 0, 0, 3]);
   const { ctx, files } = context('real_time_clock_utc=true\nntp_use_dhcp_config=true\n', {}, win);
-  assert.deepEqual(await plugin('NTPClientPlugin').execute(ctx), { status: 'done', reboot: false });
+  assert.equal(plugin('NTPClientPlugin').stage, 'pre-networking');
+  assert.deepEqual(await plugin('NTPClientPlugin').execute(ctx), { status: 'done', reboot: true });
   assert.deepEqual(files.runs.map((r) => r.map((a) => a.replace(/^C:\\Windows\\System32\\/, '')).join(' ')), [
     'sc.exe config W32Time start= auto',
+    'sc.exe triggerinfo w32time start/networkon stop/networkoff',
     'net.exe start W32Time',
     'w32tm.exe /config /manualpeerlist:10.0.0.1 10.0.0.2 /syncfromflags:manual /update',
   ]);
-  assert.ok(!win.calls.includes('DhcpRequestParams {CCCC} 42'), 'static adapters are not asked');
+  assert.ok(!win.calls.includes('DhcpRequestParams {AAAA} 42'), 'static adapters are not asked');
+  assert.ok(!win.calls.includes('DhcpRequestParams {CCCC} 42'), 'the first lease with servers wins');
   assert.deepEqual(win.getValue('HKLM', 'SYSTEM\\CurrentControlSet\\Control\\TimeZoneInformation', 'RealTimeIsUniversal'), { type: 'REG_DWORD', data: 1 });
-  const noLease = context('ntp_use_dhcp_config=true\n', {}, Object.assign(new FakeWindows(), {}));
+  assert.deepEqual(await plugin('NTPClientPlugin').execute(ctx), { status: 'done', reboot: false }, 'already UTC: no reboot');
+  const noLease = context('ntp_use_dhcp_config=true\n');
   noLease.win.serviceStates.set('w32time', 4);
-  await plugin('NTPClientPlugin').execute(noLease.ctx);
-  assert.deepEqual(noLease.files.runs.map((r) => r[1]), ['config'], 'no lease, no w32tm; a running service is not started again');
+  assert.deepEqual(await plugin('NTPClientPlugin').execute(noLease.ctx), { status: 'next-boot', reboot: false }, 'no lease with NTP servers: tried again');
+  assert.deepEqual(noLease.files.runs.map((r) => r[1]), ['config', 'triggerinfo'], 'a running service is not started again; no w32tm');
   await assert.rejects(plugin('NTPClientPlugin').execute(context('').ctx), /W32Time\) is not installed/);
 });
 
@@ -353,7 +357,7 @@ test('MTUPlugin sets the IPv4 MTU of DHCP adapters from option 26; malformed, ab
   lease(win, '{DDDD}', 26, [0x05]);
   lease(win, '{EEEE}', 26, [0x05, 0xaa]);
   const { ctx, lines } = context('', {}, win);
-  assert.deepEqual(await plugin('MTUPlugin').execute(ctx), { status: 'done', reboot: false });
+  assert.deepEqual(await plugin('MTUPlugin').execute(ctx), { status: 'next-boot', reboot: false }, 'runs at every boot');
   assert.equal(plugin('MTUPlugin').stage, 'pre-metadata-discovery');
   assert.deepEqual(win.calls.filter((c) => c.startsWith('SetIpInterfaceEntry')), ['SetIpInterfaceEntry 3 ipv4 mtu 1450']);
   assert.deepEqual(win.calls.filter((c) => c.startsWith('DhcpRequestParams')), ['DhcpRequestParams {AAAA} 26', 'DhcpRequestParams {BBBB} 26', 'DhcpRequestParams {DDDD} 26']);
