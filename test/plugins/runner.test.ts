@@ -197,3 +197,23 @@ test('waits for sysprep GeneralizationState 7', async () => {
   assert.equal(sleeps, 3);
   assert.equal(r.plugins.length, 2);
 });
+
+test('MAIN plugins see the found service: the OpenStack HttpService takes a password, a config drive does not', async () => {
+  const HTTP = 'cloudbaseinit.metadata.services.httpservice.HttpService';
+  const seen: Array<{ classPath?: string; canPost: boolean }> = [];
+  const probe: Plugin = {
+    classPath: 'test.ProbePlugin',
+    name: 'ProbePlugin',
+    stage: 'main',
+    async execute(ctx) {
+      seen.push({ classPath: ctx.service?.classPath, canPost: typeof ctx.service?.postPassword === 'function' });
+      return { status: 'next-boot', reboot: false };
+    },
+  };
+  for (const [service, ds] of [[HTTP, 'OpenStack'], [CD, 'ConfigDrive']] as const) {
+    const { deps } = setup(`[DEFAULT]\nmetadata_services=${service}\nplugins=test.ProbePlugin\n[openstack]\nmetadata_base_url=http://127.0.0.1:9/\n`, [source(ds, {})]);
+    deps.plugins = [probe];
+    await runCloudbaseInit(deps);
+  }
+  assert.deepEqual(seen, [{ classPath: 'cloudbaseinit.metadata.services.httpservice.HttpService', canPost: true }, { classPath: CD, canPost: false }]);
+});
