@@ -101,7 +101,7 @@ function userArgs(): string[] {
   return process.argv.slice(2);
 }
 
-const isEntryPoint = typeof require !== 'undefined' && require.main === module;
+const isEntryPoint = typeof require !== 'undefined' && typeof module !== 'undefined' && require.main === module;
 if (isEntryPoint) {
   main({
     argv: userArgs(),
