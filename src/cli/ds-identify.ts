@@ -1,7 +1,7 @@
 // `devel ds-identify`: kiln's ds-identify; exit 0 when a datasource may be present, 1 when none can be (the generator asks).
-import { defaultRunnerDeps } from '../runner/default-deps';
-import { detectSources, readDmi } from '../runner/find-datasource';
+import { LinuxFilesystemFinder } from '../devices/linux-finder';
 import { loadRunConfig, readKernelCmdline } from '../runner/run-config';
+import { buildDetectContext, detectSources } from '../sources/detect';
 import type { Command } from './command';
 
 export const dsIdentifyCommand: Command = {
@@ -18,12 +18,11 @@ export const dsIdentifyCommand: Command = {
       if (!args.flags.quiet) ctx.io.out(`disabled (${rc.disabledBy})\n`);
       return 1;
     }
-    const deps = defaultRunnerDeps({ platform, embeddedConfig: ctx.facts.defaultConfigs['cloud.cfg'], version: ctx.facts.version, env: ctx.env });
-    const names = new Set((Array.isArray(rc.config.datasource_list) ? rc.config.datasource_list : [rc.config.datasource_list]).map(String));
-    // None is always "present"; it does not justify starting kiln on its own.
-    const candidates = deps.sources.filter((s) => names.has(s.name) && s.name !== 'None');
-    const found = await detectSources({ platform, log: ctx.log, config: rc.config, kernelCmdline: rc.kernelCmdline, dmi: await readDmi(platform), finder: deps.finder, candidates });
-    if (!args.flags.quiet) ctx.io.out(found.length ? `found: ${found.join(', ')}\n` : 'found: none\n');
-    return found.length ? 0 : 1;
+    const dctx = await buildDetectContext({ platform, log: ctx.log, config: rc.config, finder: new LinuxFilesystemFinder({ root: platform.root }), kernelCmdline: rc.kernelCmdline });
+    const detection = await detectSources(dctx);
+    // None alone does not justify starting kiln: there is nothing to configure the instance from.
+    const real = detection.candidates.filter((c) => c.name !== 'None').map((c) => c.name);
+    if (!args.flags.quiet) ctx.io.out(`${real.length ? `found: ${real.join(', ')}` : 'found: none'} (${detection.reason})\n`);
+    return real.length ? 0 : 1;
   },
 };

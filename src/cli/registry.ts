@@ -5,6 +5,9 @@ import { cleanCommand } from './clean';
 import { cloudIdCommand } from './cloud-id';
 import { collectLogsCommand } from './collect-logs';
 import type { Command } from './command';
+import { develFsCatCommand } from './devel-fs-cat';
+import { develFsLsCommand } from './devel-fs-ls';
+import { develServeMetadataCommand } from './devel-serve-metadata';
 import { develShowConfigCommand } from './devel-show-config';
 import { develWriteFileCommand } from './devel-write-file';
 import { dsIdentifyCommand } from './ds-identify';
@@ -15,6 +18,8 @@ import { queryCommand } from './query';
 import { schemaCommand } from './schema';
 import { singleCommand } from './single';
 import { statusCommand } from './status';
+import { makeSeedCommand } from './make-seed';
+import { probeCommand } from './probe';
 import { versionCommand } from './version';
 
 export const COMMANDS: Command[] = [
@@ -37,4 +42,9 @@ export const COMMANDS: Command[] = [
   cloudIdCommand,
   dsIdentifyCommand,
   allStagesCommand,
+  probeCommand,
+  develFsLsCommand,
+  develFsCatCommand,
+  makeSeedCommand,
+  develServeMetadataCommand,
 ];

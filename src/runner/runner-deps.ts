@@ -43,6 +43,24 @@ export interface NetworkOutcome {
   written: string[];
 }
 
+export interface LocateInput {
+  stage: 'local' | 'network';
+  platform: Platform;
+  log: Log;
+  config: ConfigMap;
+  kernelCmdline: string;
+  finder: FilesystemFinder;
+  /** The network stage after an init-local that ran this boot: local sources were already tried. */
+  localAlreadyTried: boolean;
+}
+
+export interface LocateOutcome {
+  found: { source: Datasource; data: InstanceData } | undefined;
+  /** Sources detected but not readable, with why ('Ec2: …'). */
+  failures: string[];
+  tried: string[];
+}
+
 export interface RunnerDeps {
   /** Every datasource kiln knows; datasource_list in the config picks and orders them. */
   sources: Datasource[];
@@ -51,6 +69,11 @@ export interface RunnerDeps {
   processUserData(input: UserDataInput): Promise<UserDataOutcome>;
   selectAndRenderNetwork(input: NetworkInput): Promise<NetworkOutcome>;
   finder: FilesystemFinder;
+  /**
+   * Finds the instance for a stage (ds-identify, then crawl). Default: try `sources` in datasource_list order,
+   * local ones in init-local and network ones in init.
+   */
+  locate?: (input: LocateInput) => Promise<LocateOutcome>;
   /** The embedded default cloud.cfg of this build. */
   embeddedConfig: string | undefined;
   /** kiln's version, for boot-finished and the stage banner. */

@@ -176,15 +176,7 @@ export class StageRunner {
       await p.remove(rc.paths.instanceLink);
     }
     if (!this.found) {
-      const outcome = await findDatasource({
-        platform: p,
-        log: this.opts.logger.for('sources.py'),
-        config: rc.config,
-        kernelCmdline: rc.kernelCmdline,
-        dmi: await readDmi(p),
-        finder: this.deps.finder,
-        candidates: sourcesForStage(rc.config, this.deps.sources, 'local', this.log),
-      });
+      const outcome = await this.locate(rc, 'local', false);
       for (const f of outcome.failures) this.recover(record, 'WARNING', f);
       this.found = outcome.found;
     }
@@ -197,6 +189,19 @@ export class StageRunner {
     if (rc.config.manual_cache_clean === true) await p.writeFile(marker, '');
     if (isNew) await this.applyNetwork(record, this.found.data, 'local');
     await this.writeInstanceData(rc, rc.config);
+  }
+
+  /** The deps' locate hook, or the plain datasource_list walk over `sources`. */
+  private async locate(rc: RunConfig, stage: 'local' | 'network', localAlreadyTried: boolean) {
+    const log = this.opts.logger.for('sources.py');
+    if (this.deps.locate) {
+      return this.deps.locate({ stage, platform: this.platform, log, config: rc.config, kernelCmdline: rc.kernelCmdline, finder: this.deps.finder, localAlreadyTried });
+    }
+    const candidates = [
+      ...(stage === 'network' && localAlreadyTried ? [] : sourcesForStage(rc.config, this.deps.sources, 'local', this.log)),
+      ...(stage === 'network' ? sourcesForStage(rc.config, this.deps.sources, 'network', this.log) : []),
+    ];
+    return findDatasource({ platform: this.platform, log, config: rc.config, kernelCmdline: rc.kernelCmdline, dmi: await readDmi(this.platform), finder: this.deps.finder, candidates });
   }
 
   private async applyNetwork(record: StageRecord, instance: InstanceData | undefined, stage: 'local' | 'network'): Promise<void> {
@@ -224,20 +229,7 @@ export class StageRunner {
     }
     if (!this.found) {
       // Without a local stage this boot, local sources are still worth a look before the network ones.
-      const localRan = status.v1['init-local'].start !== null;
-      const candidates = [
-        ...(localRan ? [] : sourcesForStage(rc.config, this.deps.sources, 'local', this.log)),
-        ...sourcesForStage(rc.config, this.deps.sources, 'network', this.log),
-      ];
-      const outcome = await findDatasource({
-        platform: p,
-        log: this.opts.logger.for('sources.py'),
-        config: rc.config,
-        kernelCmdline: rc.kernelCmdline,
-        dmi: await readDmi(p),
-        finder: this.deps.finder,
-        candidates,
-      });
+      const outcome = await this.locate(rc, 'network', status.v1['init-local'].start !== null);
       for (const f of outcome.failures) this.recover(record, 'WARNING', f);
       this.found = outcome.found;
       if (!this.found) throw new StageFailure(`No instance datasource found (tried ${outcome.tried.join(', ') || 'none'}); check datasource_list in /etc/cloud/cloud.cfg(.d) and the seed`);

@@ -3,6 +3,7 @@ import type { FilesystemFinder, FileTree } from '../devices/filesystem-finder';
 import { KilnError } from '../util/errors';
 import type { Log } from '../util/log';
 import type { Platform } from '../platform/platform';
+import type { EphemeralNetwork } from './ephemeral-network';
 
 /** What every source normalises to; the runner writes instance-data.json from it. */
 export interface InstanceData {
@@ -54,6 +55,12 @@ export interface CrawlContext extends DetectContext {
   baseUrl?: string;
   /** Aborted when the stage's total wait budget runs out. */
   signal?: AbortSignal;
+  /** 'local' in init-local (no network configured yet), 'network' in init; unset means the network is usable. */
+  stage?: 'local' | 'network';
+  /** Set when the network is not up yet (init-local): network reads happen inside a lease from it. */
+  network?: EphemeralNetwork;
+  /** Proxy variables for non-link-local URLs (a NoCloud seedfrom on the internet); link-local never uses them. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface Datasource {

@@ -1,0 +1,41 @@
+// `devel fs-cat`: prints (or saves) one file inside an ISO9660 or FAT image or device, without mounting it.
+import { writeFile } from 'node:fs/promises';
+import { openImageSpec } from '../devices/open-image';
+import { openTree } from '../devices/probe';
+import { KilnError, UsageError } from '../util/errors';
+import type { Command } from './command';
+
+export const develFsCatCommand: Command = {
+  words: ['devel', 'fs-cat'],
+  summary: 'print one file inside an ISO9660 or FAT image or device, without mounting',
+  usage: 'devel fs-cat [--partition N] [-o FILE] IMAGE[:N] PATH',
+  faces: ['kiln'],
+  positional: [2, 2],
+  flags: {
+    string: ['partition', 'output'],
+    alias: { o: 'output' },
+    help: ['--partition N    read partition N of a partitioned image', '-o, --output F   write the exact bytes to F (binary files)'],
+  },
+  async run(ctx, args) {
+    const part = args.flags.partition as string | undefined;
+    if (part !== undefined && !/^\d+$/.test(part)) throw new UsageError(`--partition must be a number, not '${part}'`);
+    const image = args.positional[0] as string;
+    const path = args.positional[1] as string;
+    const { tree } = await openTree(await openImageSpec(image, part === undefined ? undefined : Number(part)));
+    const data = await tree.readFile(path);
+    if (!data) throw new KilnError(`${image}: no file '${path}' (list the image with 'kiln devel fs-ls ${image} -R')`);
+    const output = args.flags.output as string | undefined;
+    if (output) {
+      await writeFile(output, data);
+      return 0;
+    }
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(data);
+    } catch {
+      throw new KilnError(`${image}: '${path}' is not UTF-8 text; save its bytes with -o FILE`);
+    }
+    ctx.io.out(text);
+    return 0;
+  },
+};

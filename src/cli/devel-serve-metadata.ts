@@ -1,0 +1,73 @@
+// `devel serve-metadata`: a local OpenStack, EC2 or NoCloud-net metadata service from a folder, for testing images in CI.
+import { parseMisbehaviour, startMetadataServer, type MetadataKind, type Misbehaviour } from '../sources/serve-metadata/metadata-server';
+import { UsageError } from '../util/errors';
+import type { Command } from './command';
+
+export const develServeMetadataCommand: Command = {
+  words: ['devel', 'serve-metadata'],
+  summary: 'serve a metadata tree (openstack, ec2 with IMDSv2, nocloud) from a folder over HTTP, optionally misbehaving',
+  usage: 'devel serve-metadata --kind openstack|ec2|nocloud --dir DIR [--listen 127.0.0.1:PORT] [--imdsv2 required|optional|disabled] [--misbehave RULE]… [--exit-after SECONDS]',
+  faces: ['kiln', 'cloud-init'],
+  positional: [0, 0],
+  flags: {
+    string: ['kind', 'dir', 'listen', 'imdsv2', 'misbehave', 'exit-after', 'token-uses'],
+    repeatable: ['misbehave'],
+    help: [
+      '--kind K          openstack, ec2 or nocloud (the folder layouts are in docs/datasources.md)',
+      '--dir DIR         the folder served as the tree root',
+      '--listen H:P      address to listen on (default 127.0.0.1:0, a free port; the URL is printed)',
+      '--imdsv2 MODE     ec2: required (401 without a token), optional (default) or disabled (403 to PUT token)',
+      '--token-uses N    ec2: a token is refused after N uses (tests token refresh)',
+      '--misbehave RULE  KIND[,path=/prefix][,times=N][,value=N]; KIND is delay, status, truncate, oversize,',
+      '                  redirect-loop, redirect-other-host or drop. E.g. status,value=503,times=2',
+      '--exit-after S    stop after S seconds (default: run until interrupted)',
+    ],
+  },
+  async run(ctx, args) {
+    const kind = args.flags.kind as string | undefined;
+    if (kind !== 'openstack' && kind !== 'ec2' && kind !== 'nocloud') throw new UsageError(`--kind must be openstack, ec2 or nocloud, not '${kind ?? ''}'`);
+    const dir = args.flags.dir as string | undefined;
+    if (!dir) throw new UsageError('--dir DIR is required: the folder holding the metadata tree');
+    const listen = (args.flags.listen as string | undefined) ?? '127.0.0.1:0';
+    const m = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(listen);
+    if (!m) throw new UsageError(`--listen must be HOST:PORT (e.g. 127.0.0.1:8080 or [::1]:8080), not '${listen}'`);
+    const imdsv2 = args.flags.imdsv2 as string | undefined;
+    if (imdsv2 !== undefined && !['required', 'optional', 'disabled'].includes(imdsv2)) throw new UsageError(`--imdsv2 must be required, optional or disabled, not '${imdsv2}'`);
+    const rules: Misbehaviour[] = [];
+    const given = args.flags.misbehave;
+    for (const text of Array.isArray(given) ? given : typeof given === 'string' ? [given] : []) {
+      try {
+        rules.push(parseMisbehaviour(text));
+      } catch (err) {
+        throw new UsageError(`--misbehave: ${(err as Error).message}`);
+      }
+    }
+    const exitAfter = args.flags['exit-after'] !== undefined ? Number(args.flags['exit-after']) : undefined;
+    if (exitAfter !== undefined && !(exitAfter > 0)) throw new UsageError('--exit-after takes a number of seconds above 0');
+    const tokenUses = args.flags['token-uses'] !== undefined ? Number(args.flags['token-uses']) : undefined;
+    const server = await startMetadataServer({
+      kind: kind as MetadataKind,
+      dir,
+      host: (m[1] as string).replace(/^\[|\]$/g, ''),
+      port: Number(m[2]),
+      misbehave: rules,
+      ...(imdsv2 ? { imdsv2: imdsv2 as 'required' | 'optional' | 'disabled' } : {}),
+      ...(tokenUses !== undefined ? { tokenUses } : {}),
+    });
+    ctx.io.out(`serving ${kind} metadata from ${dir} at ${server.url}\n`);
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        if (timer) clearTimeout(timer);
+        resolve();
+      };
+      const timer = exitAfter !== undefined ? setTimeout(stop, exitAfter * 1000) : undefined;
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    await server.close();
+    ctx.log.debug(`served ${server.requests.length} requests`);
+    return 0;
+  },
+};

@@ -1,0 +1,59 @@
+// `make-seed`: builds a NoCloud or config-drive seed image (ISO9660 + Joliet + Rock Ridge, or FAT), no external tools.
+import { rename, writeFile } from 'node:fs/promises';
+import { makeSeed, type SeedFormat, type SeedKind } from '../devices/make-seed';
+import { UsageError } from '../util/errors';
+import type { Command } from './command';
+
+function parseSize(text: string): number {
+  const m = /^(\d+)([KMG]?)i?B?$/i.exec(text);
+  if (!m) throw new UsageError(`--size must be a number of bytes or like 64M, not '${text}'`);
+  const mult = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 }[(m[2] ?? '').toUpperCase() as '' | 'K' | 'M' | 'G'];
+  return Number(m[1]) * mult;
+}
+
+export const makeSeedCommand: Command = {
+  words: ['make-seed'],
+  summary: 'build a NoCloud (cidata) or config-drive (config-2) seed image from a folder or files',
+  usage: 'make-seed [--kind nocloud|configdrive] [--format iso|vfat] -o OUT (DIR | FILE | NAME=FILE ...)',
+  faces: ['kiln', 'cloud-init'],
+  positional: [1, Infinity],
+  flags: {
+    string: ['kind', 'format', 'output', 'label', 'size', 'fat'],
+    alias: { o: 'output' },
+    help: [
+      '--kind K         nocloud (label cidata, default) or configdrive (label config-2)',
+      '--format F       iso (ISO9660 with Joliet and Rock Ridge, default) or vfat',
+      '-o, --output F   the image file to write',
+      '--label L        another volume label',
+      '--size N         FAT image size, e.g. 64M (default: the files plus room)',
+      '--fat 12|16|32   force the FAT type (default by size)',
+      'A FILE is stored under its base name; NAME=FILE stores it as NAME (e.g. openstack/latest/meta_data.json=md.json).',
+    ],
+  },
+  async run(ctx, args) {
+    const kind = (args.flags.kind as string | undefined) ?? 'nocloud';
+    if (kind !== 'nocloud' && kind !== 'configdrive') throw new UsageError(`--kind must be nocloud or configdrive, not '${kind}'`);
+    const format = (args.flags.format as string | undefined) ?? 'iso';
+    if (format !== 'iso' && format !== 'vfat') throw new UsageError(`--format must be iso or vfat, not '${format}'`);
+    const output = args.flags.output as string | undefined;
+    if (!output) throw new UsageError('give the image to write with -o OUT');
+    const fat = args.flags.fat as string | undefined;
+    if (fat !== undefined && !['12', '16', '32'].includes(fat)) throw new UsageError(`--fat must be 12, 16 or 32, not '${fat}'`);
+    if ((fat !== undefined || args.flags.size !== undefined) && format !== 'vfat') throw new UsageError('--size and --fat apply to --format vfat only');
+    const epoch = ctx.env.SOURCE_DATE_EPOCH;
+    const image = await makeSeed({
+      kind: kind as SeedKind,
+      format: format as SeedFormat,
+      inputs: args.positional,
+      ...(args.flags.label !== undefined ? { label: args.flags.label as string } : {}),
+      ...(args.flags.size !== undefined ? { size: parseSize(args.flags.size as string) } : {}),
+      ...(fat ? { fatBits: Number(fat) as 12 | 16 | 32 } : {}),
+      ...(epoch && /^\d+$/.test(epoch) ? { time: new Date(Number(epoch) * 1000) } : {}),
+    });
+    const temp = `${output}.kiln-tmp`;
+    await writeFile(temp, image);
+    await rename(temp, output);
+    ctx.log.info(`wrote ${output} (${image.length} bytes)`);
+    return 0;
+  },
+};

@@ -1,0 +1,121 @@
+// Random-access byte reads from an image file, a block device or a slice of one (a partition).
+import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { FilesystemError } from './filesystem-error';
+
+/** What every reader is given: bytes at an offset, nothing else; `read` throws when asked past the end. */
+export interface BlockReader {
+  /** A name for errors and reports: a device path, an image path, 'image.iso partition 2'. */
+  readonly name: string;
+  /** Size in bytes. */
+  readonly size: number;
+  read(offset: number, length: number): Promise<Uint8Array>;
+}
+
+/** Largest single read a reader may ask for; a hostile size field must not make us allocate gigabytes. */
+export const MAX_READ_BYTES = 256 * 1024 * 1024;
+
+export function checkRange(reader: { name: string; size: number }, offset: number, length: number): void {
+  if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0) {
+    throw new FilesystemError(reader.name, `invalid read of ${length} bytes at offset ${offset}`);
+  }
+  if (length > MAX_READ_BYTES) throw new FilesystemError(reader.name, `refusing a single read of ${length} bytes (limit ${MAX_READ_BYTES})`);
+  if (offset + length > reader.size) {
+    throw new FilesystemError(reader.name, `read of ${length} bytes at offset ${offset} is past the end (size ${reader.size})`);
+  }
+}
+
+/** Bytes already in memory (tests, the fuzzer, images built by make-seed). */
+export class BufferBlockReader implements BlockReader {
+  readonly size: number;
+  constructor(
+    readonly name: string,
+    private readonly bytes: Uint8Array,
+  ) {
+    this.size = bytes.length;
+  }
+  async read(offset: number, length: number): Promise<Uint8Array> {
+    checkRange(this, offset, length);
+    return this.bytes.subarray(offset, offset + length);
+  }
+}
+
+/** A window [start, start+size) of another reader: a partition of a disk. */
+export class SliceBlockReader implements BlockReader {
+  constructor(
+    readonly name: string,
+    private readonly parent: BlockReader,
+    private readonly start: number,
+    readonly size: number,
+  ) {
+    if (start < 0 || size < 0 || start + size > parent.size) {
+      throw new FilesystemError(parent.name, `${name} (offset ${start}, ${size} bytes) lies outside the device (size ${parent.size})`);
+    }
+  }
+  read(offset: number, length: number): Promise<Uint8Array> {
+    checkRange(this, offset, length);
+    return this.parent.read(this.start + offset, length);
+  }
+}
+
+/**
+ * A file or block device by path, opened for each read and closed after it: a found tree may live as long as
+ * its caller likes without holding a descriptor, and a config drive is read in a handful of calls.
+ */
+export class PathBlockReader implements BlockReader {
+  private constructor(
+    readonly name: string,
+    readonly path: string,
+    readonly size: number,
+  ) {}
+
+  /**
+   * Checks PATH opens for reading and finds its size. A block device reports size 0 through stat; then
+   * SIZEHINT (bytes, e.g. from /sys/class/block/NAME/size) is used, or Linux sysfs is asked.
+   */
+  static async open(path: string, opts: { sizeHint?: number; name?: string } = {}): Promise<PathBlockReader> {
+    const handle = await openHandle(path);
+    try {
+      const st = await handle.stat();
+      let size = st.isFile() ? st.size : (opts.sizeHint ?? 0);
+      if (!st.isFile() && size === 0 && st.isBlockDevice()) size = await sysfsSize(path);
+      return new PathBlockReader(opts.name ?? path, path, size);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async read(offset: number, length: number): Promise<Uint8Array> {
+    checkRange(this, offset, length);
+    const handle = await openHandle(this.path);
+    try {
+      const buf = Buffer.alloc(length);
+      let done = 0;
+      while (done < length) {
+        const { bytesRead } = await handle.read(buf, done, length - done, offset + done);
+        if (bytesRead === 0) throw new FilesystemError(this.name, `unexpected end of data at offset ${offset + done}`);
+        done += bytesRead;
+      }
+      return buf;
+    } finally {
+      await handle.close();
+    }
+  }
+}
+
+async function openHandle(path: string): Promise<FileHandle> {
+  try {
+    return await open(path, 'r');
+  } catch (err) {
+    throw new FilesystemError(path, `cannot open for reading: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+async function sysfsSize(devPath: string): Promise<number> {
+  try {
+    const text = await readFile(`/sys/class/block/${basename(devPath)}/size`, 'utf8');
+    return Number.parseInt(text.trim(), 10) * 512;
+  } catch {
+    return 0;
+  }
+}

@@ -1,0 +1,324 @@
+// Writes an ISO9660 image with Joliet and Rock Ridge names from a list of files (kiln make-seed --format iso).
+import { buildSeedTree, SeedError, type SeedDir, type SeedFile } from './seed-files';
+
+const S = 2048;
+const MAX_NM = 150;
+const JOLIET_MAX = 64;
+
+interface Dir {
+  seed: SeedDir;
+  parent: Dir | undefined;
+  isoName: string;
+  number: number;
+  children: Dir[];
+  files: Array<{ name: string; isoName: string; data: Uint8Array; lba: number }>;
+  lba: [number, number];
+  size: [number, number];
+}
+
+function bothU32(b: Buffer, o: number, v: number): void {
+  b.writeUInt32LE(v, o);
+  b.writeUInt32BE(v, o + 4);
+}
+function bothU16(b: Buffer, o: number, v: number): void {
+  b.writeUInt16LE(v, o);
+  b.writeUInt16BE(v, o + 2);
+}
+function ucs2be(s: string): Buffer {
+  const le = Buffer.from(s, 'utf16le');
+  for (let i = 0; i + 1 < le.length; i += 2) {
+    const t = le[i] as number;
+    le[i] = le[i + 1] as number;
+    le[i + 1] = t;
+  }
+  return le;
+}
+function dirDate(d: Date): Buffer {
+  return Buffer.from([d.getUTCFullYear() - 1900, d.getUTCMonth() + 1, d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), 0]);
+}
+function volDate(d: Date): string {
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `${p(d.getUTCFullYear(), 4)}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}00`;
+}
+
+/** Unique ISO9660 level-1 names (8.3, d-characters) for NAMES, in order. */
+function isoNames(names: string[], isDir: boolean): string[] {
+  const used = new Set<string>();
+  return names.map((n) => {
+    const dot = isDir ? -1 : n.lastIndexOf('.');
+    const clean = (s: string) => s.toUpperCase().replace(/[^A-Z0-9_]/g, '_');
+    let base = clean(dot > 0 ? n.slice(0, dot) : n).slice(0, 8) || '_';
+    const ext = dot > 0 ? clean(n.slice(dot + 1)).slice(0, 3) : '';
+    const make = (b: string) => (isDir ? b : `${b}.${ext};1`);
+    let candidate = make(base);
+    for (let i = 1; used.has(candidate); i++) {
+      const suffix = String(i);
+      base = base.slice(0, 8 - suffix.length) + suffix;
+      candidate = make(base);
+    }
+    used.add(candidate);
+    return candidate;
+  });
+}
+
+function suEntry(sig: string, payload: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(sig, 'latin1'), Buffer.from([payload.length + 4, 1]), payload]);
+}
+function px(mode: number): Buffer {
+  const b = Buffer.alloc(32);
+  bothU32(b, 0, mode);
+  bothU32(b, 8, mode & 0o040000 ? 2 : 1);
+  return suEntry('PX', b);
+}
+
+function record(opts: { name: Buffer; lba: number; size: number; dir: boolean; date: Buffer; su?: Buffer }): Buffer {
+  const nameLen = opts.name.length;
+  const pad = nameLen % 2 === 0 ? 1 : 0;
+  let su = opts.su ?? Buffer.alloc(0);
+  if ((33 + nameLen + pad + su.length) % 2 === 1) su = Buffer.concat([su, Buffer.alloc(1)]);
+  const len = 33 + nameLen + pad + su.length;
+  if (len > 255) throw new SeedError(`ISO9660 directory record for '${opts.name.toString('latin1')}' would be ${len} bytes (limit 255); use a shorter name`);
+  const b = Buffer.alloc(len);
+  b[0] = len;
+  bothU32(b, 2, opts.lba);
+  bothU32(b, 10, opts.size);
+  opts.date.copy(b, 18);
+  b[25] = opts.dir ? 2 : 0;
+  bothU16(b, 28, 1);
+  b[32] = nameLen;
+  opts.name.copy(b, 33);
+  su.copy(b, 33 + nameLen + pad);
+  return b;
+}
+
+/** Lays records into sectors (a record never crosses a sector boundary); returns the padded bytes. */
+function packRecords(records: Buffer[]): Buffer {
+  const chunks: Buffer[] = [];
+  let used = 0;
+  for (const r of records) {
+    if (used + r.length > S) {
+      chunks.push(Buffer.alloc(S - used));
+      used = 0;
+    }
+    chunks.push(r);
+    used += r.length;
+  }
+  if (used > 0) chunks.push(Buffer.alloc(S - used));
+  return Buffer.concat(chunks);
+}
+
+export interface IsoWriteOptions {
+  label: string;
+  /** Creation time written into the descriptors (blkid shows it as the UUID). */
+  time?: Date;
+}
+
+/** The bytes of an ISO9660 image holding FILES, with Rock Ridge in the primary tree and a Joliet tree. */
+export function writeIso9660(files: SeedFile[], opts: IsoWriteOptions): Buffer {
+  if (Buffer.byteLength(opts.label, 'latin1') > 32 || opts.label.length > 16) throw new SeedError(`volume label '${opts.label}' is too long for ISO9660 (16 characters)`);
+  const time = opts.time ?? new Date();
+  const date = dirDate(time);
+  const seedRoot = buildSeedTree(files);
+
+  // Folders in breadth-first order, as path tables number them.
+  const all: Dir[] = [];
+  const mk = (seed: SeedDir, parent: Dir | undefined, isoName: string): Dir => {
+    const d: Dir = { seed, parent, isoName, number: 0, children: [], files: [], lba: [0, 0], size: [0, 0] };
+    return d;
+  };
+  const root = mk(seedRoot, undefined, '');
+  const queue = [root];
+  while (queue.length > 0) {
+    const d = queue.shift() as Dir;
+    d.number = all.length + 1;
+    all.push(d);
+    if (all.length > 65535) throw new SeedError('too many folders for an ISO9660 path table');
+    const sortedDirs = [...d.seed.dirs].sort((a, b) => (a.name < b.name ? -1 : 1));
+    const dirNames = isoNames(sortedDirs.map((s) => s.name), true);
+    d.children = sortedDirs.map((s, i) => mk(s, d, dirNames[i] as string));
+    const sortedFiles = [...d.seed.files].sort((a, b) => (a.name < b.name ? -1 : 1));
+    const fileNames = isoNames(sortedFiles.map((f) => f.name), false);
+    d.files = sortedFiles.map((f, i) => ({ name: f.name, isoName: fileNames[i] as string, data: f.data, lba: 0 }));
+    for (const n of [...d.children.map((c) => c.seed.name), ...d.files.map((f) => f.name)]) {
+      if (Buffer.byteLength(n, 'utf8') > MAX_NM) throw new SeedError(`name '${n}' is longer than ${MAX_NM} bytes, more than an ISO9660 Rock Ridge record here holds`);
+    }
+    queue.push(...d.children);
+  }
+
+  const rrRecords = (d: Dir, lbaOf: (x: Dir) => number, sizeOf: (x: Dir) => number, ceLba: number): Buffer[] => {
+    const out: Buffer[] = [];
+    const dotSu =
+      d === root
+        ? Buffer.concat([
+            Buffer.from([0x53, 0x50, 7, 1, 0xbe, 0xef, 0]),
+            suEntry('RR', Buffer.from([0x81])),
+            px(0o040755),
+            suEntry('CE', (() => {
+              const b = Buffer.alloc(24);
+              bothU32(b, 0, ceLba);
+              bothU32(b, 8, 0);
+              bothU32(b, 16, ER.length);
+              return b;
+            })()),
+          ])
+        : Buffer.concat([suEntry('RR', Buffer.from([0x81])), px(0o040755)]);
+    out.push(record({ name: Buffer.from([0]), lba: lbaOf(d), size: sizeOf(d), dir: true, date, su: dotSu }));
+    const parent = d.parent ?? d;
+    out.push(record({ name: Buffer.from([1]), lba: lbaOf(parent), size: sizeOf(parent), dir: true, date, su: Buffer.concat([suEntry('RR', Buffer.from([0x81])), px(0o040755)]) }));
+    const entries: Array<{ iso: string; rec: () => Buffer }> = [
+      ...d.children.map((c) => ({
+        iso: c.isoName,
+        rec: () =>
+          record({
+            name: Buffer.from(c.isoName, 'latin1'),
+            lba: lbaOf(c),
+            size: sizeOf(c),
+            dir: true,
+            date,
+            su: Buffer.concat([suEntry('RR', Buffer.from([0x89])), px(0o040755), suEntry('NM', Buffer.concat([Buffer.from([0]), Buffer.from(c.seed.name, 'utf8')]))]),
+          }),
+      })),
+      ...d.files.map((f) => ({
+        iso: f.isoName,
+        rec: () =>
+          record({
+            name: Buffer.from(f.isoName, 'latin1'),
+            lba: f.data.length === 0 ? 0 : f.lba,
+            size: f.data.length,
+            dir: false,
+            date,
+            su: Buffer.concat([suEntry('RR', Buffer.from([0x89])), px(0o100644), suEntry('NM', Buffer.concat([Buffer.from([0]), Buffer.from(f.name, 'utf8')]))]),
+          }),
+      })),
+    ];
+    entries.sort((a, b) => (a.iso < b.iso ? -1 : a.iso > b.iso ? 1 : 0));
+    for (const e of entries) out.push(e.rec());
+    return out;
+  };
+
+  // Like genisoimage, Joliet names carry no ';1' version.
+  const jolietName = (n: string, _file: boolean): Buffer => ucs2be([...n].slice(0, JOLIET_MAX).join(''));
+  const jolietRecords = (d: Dir, lbaOf: (x: Dir) => number, sizeOf: (x: Dir) => number): Buffer[] => {
+    const out: Buffer[] = [];
+    out.push(record({ name: Buffer.from([0]), lba: lbaOf(d), size: sizeOf(d), dir: true, date }));
+    const parent = d.parent ?? d;
+    out.push(record({ name: Buffer.from([1]), lba: lbaOf(parent), size: sizeOf(parent), dir: true, date }));
+    const entries = [
+      ...d.children.map((c) => ({ key: jolietName(c.seed.name, false), rec: (k: Buffer) => record({ name: k, lba: lbaOf(c), size: sizeOf(c), dir: true, date }) })),
+      ...d.files.map((f) => ({ key: jolietName(f.name, true), rec: (k: Buffer) => record({ name: k, lba: f.data.length === 0 ? 0 : f.lba, size: f.data.length, dir: false, date }) })),
+    ];
+    entries.sort((a, b) => Buffer.compare(a.key, b.key));
+    for (const e of entries) out.push(e.rec(e.key));
+    return out;
+  };
+
+  // Sizes do not depend on LBAs, so one pass with zeros gives every extent's size.
+  const zero = () => 0;
+  for (const d of all) {
+    d.size[0] = packRecords(rrRecords(d, zero, zero, 0)).length;
+    d.size[1] = packRecords(jolietRecords(d, zero, zero)).length;
+  }
+  const pathTable = (which: 0 | 1, big: boolean): Buffer => {
+    const parts: Buffer[] = [];
+    for (const d of all) {
+      const id = d === root ? Buffer.from([0]) : which === 0 ? Buffer.from(d.isoName, 'latin1') : jolietName(d.seed.name, false);
+      const b = Buffer.alloc(8 + id.length + (id.length % 2));
+      b[0] = id.length;
+      if (big) {
+        b.writeUInt32BE(d.lba[which], 2);
+        b.writeUInt16BE(d.parent?.number ?? 1, 6);
+      } else {
+        b.writeUInt32LE(d.lba[which], 2);
+        b.writeUInt16LE(d.parent?.number ?? 1, 6);
+      }
+      id.copy(b, 8);
+      parts.push(b);
+    }
+    return Buffer.concat(parts);
+  };
+  const ptSize = [pathTable(0, false).length, pathTable(1, false).length] as const;
+  const ptSectors = ptSize.map((n) => Math.ceil(n / S)) as [number, number];
+  let lba = 19;
+  const ptLba = { l0: lba, m0: (lba += ptSectors[0]), l1: (lba += ptSectors[0]), m1: (lba += ptSectors[1]) };
+  lba += ptSectors[1];
+  const ceLba = lba++;
+  for (const d of all) {
+    d.lba[0] = lba;
+    lba += d.size[0] / S;
+  }
+  for (const d of all) {
+    d.lba[1] = lba;
+    lba += d.size[1] / S;
+  }
+  for (const d of all) {
+    for (const f of d.files) {
+      if (f.data.length === 0) continue;
+      f.lba = lba;
+      lba += Math.ceil(f.data.length / S);
+    }
+  }
+  const total = lba;
+  const img = Buffer.alloc(total * S);
+
+  const descriptor = (type: 1 | 2): Buffer => {
+    const which = type === 1 ? 0 : 1;
+    const b = Buffer.alloc(S);
+    b[0] = type;
+    b.write('CD001', 1, 'latin1');
+    b[6] = 1;
+    const text = (o: number, len: number, s: string) => {
+      if (type === 1) b.write(s.padEnd(len, ' ').slice(0, len), o, 'latin1');
+      else {
+        const u = ucs2be(s.padEnd(len / 2, ' ').slice(0, len / 2));
+        u.copy(b, o);
+      }
+    };
+    text(8, 32, 'LINUX');
+    text(40, 32, opts.label);
+    bothU32(b, 80, total);
+    if (type === 2) b.write('%/E', 88, 'latin1');
+    bothU16(b, 120, 1);
+    bothU16(b, 124, 1);
+    bothU16(b, 128, S);
+    bothU32(b, 132, ptSize[which]);
+    b.writeUInt32LE(which === 0 ? ptLba.l0 : ptLba.l1, 140);
+    b.writeUInt32BE(which === 0 ? ptLba.m0 : ptLba.m1, 148);
+    record({ name: Buffer.from([0]), lba: root.lba[which], size: root.size[which], dir: true, date }).copy(b, 156);
+    for (const [o, len] of [[190, 128], [318, 128], [446, 128], [574, 128], [702, 37], [739, 37], [776, 37]] as const) {
+      if (type === 1) b.write(''.padEnd(len, ' '), o, 'latin1');
+      else text(o, len - (len % 2), '');
+    }
+    if (type === 1) b.write('KILN MAKE-SEED'.padEnd(128, ' '), 574, 'latin1');
+    const stamp = volDate(time);
+    for (const o of [813, 830, 864]) b.write(stamp, o, 'latin1');
+    b.write('0000000000000000', 847, 'latin1');
+    b[881] = 1;
+    return b;
+  };
+  descriptor(1).copy(img, 16 * S);
+  descriptor(2).copy(img, 17 * S);
+  const term = Buffer.alloc(S);
+  term[0] = 255;
+  term.write('CD001', 1, 'latin1');
+  term[6] = 1;
+  term.copy(img, 18 * S);
+  pathTable(0, false).copy(img, ptLba.l0 * S);
+  pathTable(0, true).copy(img, ptLba.m0 * S);
+  pathTable(1, false).copy(img, ptLba.l1 * S);
+  pathTable(1, true).copy(img, ptLba.m1 * S);
+  ER.copy(img, ceLba * S);
+  for (const d of all) {
+    packRecords(rrRecords(d, (x) => x.lba[0], (x) => x.size[0], ceLba)).copy(img, d.lba[0] * S);
+    packRecords(jolietRecords(d, (x) => x.lba[1], (x) => x.size[1])).copy(img, d.lba[1] * S);
+    for (const f of d.files) if (f.data.length > 0) Buffer.from(f.data.buffer, f.data.byteOffset, f.data.length).copy(img, f.lba * S);
+  }
+  return img;
+}
+
+/** The Rock Ridge extension reference (RRIP 1.09), kept in a continuation area of the root. */
+const ER = (() => {
+  const id = Buffer.from('RRIP_1991A', 'latin1');
+  const des = Buffer.from('THE ROCK RIDGE INTERCHANGE PROTOCOL PROVIDES SUPPORT FOR POSIX FILE SYSTEM SEMANTICS', 'latin1');
+  const src = Buffer.from('SEE IEEE P1282 ROCK RIDGE INTERCHANGE PROTOCOL', 'latin1');
+  return Buffer.concat([Buffer.from([0x45, 0x52, 8 + id.length + des.length + src.length, 1, id.length, des.length, src.length, 1]), id, des, src]);
+})();

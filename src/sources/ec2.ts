@@ -1,0 +1,169 @@
+// Ec2: the AWS instance metadata service, IMDSv2 tokens first (IMDSv1 fallback unless turned off), IPv4 and IPv6 endpoints.
+import { HttpClient, HttpError, type HttpRequest } from '../util/http';
+import { SourceError, type CrawlContext, type Datasource, type DetectContext, type InstanceData } from './datasource';
+import { withEphemeralNetwork } from './ephemeral-network';
+import { crawlMetadataTree, ec2PublicKeys } from './metadata-crawler';
+import { boolSetting, readUrlSettings, sourceSettings, type UrlSettings } from './settings';
+import { waitForEndpoint } from './wait-for-url';
+
+export const EC2_DEFAULTS: UrlSettings = { metadataUrls: ['http://169.254.169.254', 'http://[fd00:ec2::254]'], timeout: 10, maxWait: 120, retries: 10 };
+/** Newest first; the minimum version every IMDS serves comes last (cloud-init's extended + min versions). */
+export const EC2_VERSIONS = ['2021-03-23', '2018-09-24', '2016-09-02', '2009-04-04'];
+export const TOKEN_TTL_HEADER = 'X-aws-ec2-metadata-token-ttl-seconds';
+export const TOKEN_HEADER = 'X-aws-ec2-metadata-token';
+const TOKEN_TTL_SECONDS = '21600';
+
+/** AWS from DMI: sys_vendor 'Amazon EC2', or a product/hypervisor UUID starting with 'ec2' (Xen instances). */
+export function looksLikeEc2(dmi: Record<string, string>): boolean {
+  if (/^Amazon EC2$/i.test(dmi.sys_vendor ?? '')) return true;
+  const uuid = (dmi.product_uuid ?? '').toLowerCase();
+  const serial = (dmi.product_serial ?? '').toLowerCase();
+  const hv = (dmi.hypervisor_uuid ?? '').toLowerCase();
+  return hv.startsWith('ec2') || (uuid.startsWith('ec2') && (serial === '' || serial.startsWith('ec2'))) || (uuid.startsWith('ec2') && serial === uuid);
+}
+
+/** Holds the endpoint and token; adds the token to every request and fetches a new one after a 401. */
+class ImdsSession {
+  token: string | undefined;
+  constructor(
+    private readonly client: HttpClient,
+    readonly url: string,
+    private readonly base: HttpRequest,
+    private readonly retries: number,
+  ) {}
+
+  async fetchToken(signal?: AbortSignal): Promise<string> {
+    const res = await this.client.fetch(`${this.url}/latest/api/token`, {
+      ...this.base,
+      ...(signal ? { signal } : {}),
+      method: 'PUT',
+      headers: { [TOKEN_TTL_HEADER]: TOKEN_TTL_SECONDS },
+      maxBytes: 4096,
+    });
+    const token = res.text().trim();
+    if (!token) throw new SourceError('Ec2', `${this.url}/latest/api/token answered with an empty token`);
+    return token;
+  }
+
+  /** GET PATH (below the endpoint) as text; undefined for 404. */
+  async get(path: string, signal?: AbortSignal): Promise<string | undefined> {
+    const bytes = await this.getBytes(path, signal);
+    return bytes === undefined ? undefined : Buffer.from(bytes).toString('utf8');
+  }
+
+  /** GET PATH as bytes (user data may be gzip); undefined for 404. */
+  async getBytes(path: string, signal?: AbortSignal): Promise<Uint8Array | undefined> {
+    for (let attempt = 0; ; attempt++) {
+      const headers: Record<string, string> = this.token ? { [TOKEN_HEADER]: this.token } : {};
+      const res = await this.client.fetch(`${this.url}/${path}`, {
+        ...this.base,
+        ...(signal ? { signal } : {}),
+        headers,
+        retries: this.retries,
+        acceptStatuses: [404, 401],
+        secretHeaders: [TOKEN_HEADER],
+      });
+      if (res.status === 404) return undefined;
+      if (res.status === 401) {
+        if (!this.token || attempt > 0) throw new HttpError(`${this.url}/${path}`, 'status', 'HTTP 401: the metadata service refused the request (IMDSv2 token required or rejected)', 401);
+        this.token = await this.fetchToken(signal);
+        continue;
+      }
+      return res.body;
+    }
+  }
+}
+
+export const ec2Source: Datasource = {
+  name: 'Ec2',
+  kind: 'network',
+  async detect(ctx: DetectContext) {
+    if (looksLikeEc2(ctx.dmi)) return true;
+    // cloud-init's strict_id: false lets Ec2 be tried on clouds that imitate it without identifying themselves.
+    return boolSetting(sourceSettings(ctx.config, 'Ec2'), 'strict_id', true) === false;
+  },
+  async crawl(ctx: CrawlContext): Promise<InstanceData> {
+    const s = readUrlSettings('Ec2', ctx.settings, EC2_DEFAULTS, ctx.baseUrl);
+    const v1Fallback = boolSetting(ctx.settings, 'imdsv1_fallback', true);
+    const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
+    const base: HttpRequest = { timeoutMs: s.timeout * 1000, ...(ctx.signal ? { signal: ctx.signal } : {}) };
+    try {
+      return await withEphemeralNetwork(ctx.network, async () => {
+        const { value: session } = await waitForEndpoint(
+          'Ec2',
+          s,
+          async (url, signal) => {
+            const session = new ImdsSession(client, url, base, s.retries);
+            try {
+              session.token = await session.fetchToken(signal);
+              return session;
+            } catch (err) {
+              // 403/404/405 mean IMDSv2 is off or unsupported: IMDSv1 may still answer (cloud-init does the same).
+              const refused = err instanceof HttpError && err.kind === 'status' && [400, 403, 404, 405].includes(err.status ?? 0);
+              if (!refused) throw err;
+              if (!v1Fallback) throw Object.assign(new SourceError('Ec2', `${url} refused an IMDSv2 token (HTTP ${(err as HttpError).status}) and imdsv1_fallback is off`), { final: true });
+              ctx.log.debug(`Ec2: ${url} gave no token (HTTP ${(err as HttpError).status}); trying IMDSv1`);
+              const probe = await session.get(`${EC2_VERSIONS.at(-1)}/meta-data/instance-id`, signal);
+              if (probe === undefined) throw new SourceError('Ec2', `${url} has no ${EC2_VERSIONS.at(-1)}/meta-data/instance-id`);
+              return session;
+            }
+          },
+          ctx.log,
+          ctx.signal,
+        );
+        let version: string | undefined;
+        for (const v of EC2_VERSIONS) {
+          if ((await session.get(`${v}/meta-data/instance-id`)) !== undefined) {
+            version = v;
+            break;
+          }
+        }
+        if (!version) throw new SourceError('Ec2', `${session.url} serves none of the metadata versions ${EC2_VERSIONS.join(', ')}`);
+        ctx.log.debug(`Ec2: metadata version ${version} at ${session.url} (${session.token ? 'IMDSv2' : 'IMDSv1'})`);
+        const meta = await crawlMetadataTree('Ec2', (p) => session.get(`${version}/${p}`), 'meta-data/');
+        const userData = await session.getBytes(`${version}/user-data`);
+        let identity: Record<string, unknown> | undefined;
+        const doc = await session.get(`${version}/dynamic/instance-identity/document`).catch(() => undefined);
+        if (doc) {
+          try {
+            identity = JSON.parse(doc) as Record<string, unknown>;
+          } catch {
+            ctx.log.warn(`Ec2: ${version}/dynamic/instance-identity/document is not JSON; ignored`);
+          }
+        }
+        return ec2InstanceData(meta, userData, identity, session.url, version);
+      });
+    } catch (err) {
+      if (err instanceof HttpError) throw new SourceError('Ec2', `${err.kind === 'budget' ? 'wait budget ran out' : err.kind}: ${err.message}`, { cause: err });
+      throw err;
+    } finally {
+      await client.close();
+    }
+  },
+};
+
+function ec2InstanceData(meta: Record<string, unknown>, userData: Uint8Array | undefined, identity: Record<string, unknown> | undefined, url: string, version: string): InstanceData {
+  const id = meta['instance-id'];
+  if (typeof id !== 'string' || !id.trim()) throw new SourceError('Ec2', `${url}/${version}/meta-data/instance-id is empty`);
+  const placement = (meta.placement ?? {}) as Record<string, unknown>;
+  const az = typeof placement['availability-zone'] === 'string' ? placement['availability-zone'] : undefined;
+  const regionFromDoc = typeof identity?.region === 'string' ? identity.region : undefined;
+  const region = regionFromDoc ?? (typeof placement.region === 'string' ? placement.region : az?.replace(/[a-z]$/, ''));
+  const data: InstanceData = {
+    instanceId: id.trim(),
+    cloudName: 'aws',
+    platform: 'ec2',
+    subplatform: `metadata (${url})`,
+    publicKeys: ec2PublicKeys(meta),
+    metadata: meta,
+    extra: { ec2_metadata: meta, ...(identity ? { dynamic: { 'instance-identity': { document: identity } } } : {}) },
+  };
+  const host = meta['local-hostname'];
+  if (typeof host === 'string' && host.trim()) data.localHostname = host.trim();
+  if (az) data.availabilityZone = az;
+  if (region) data.region = region;
+  if (userData !== undefined && userData.length > 0) data.userData = userData;
+  const net = meta.network;
+  if (net && typeof net === 'object') data.networkConfig = { format: 'ec2', config: net };
+  return data;
+}

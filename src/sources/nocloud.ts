@@ -1,0 +1,201 @@
+// NoCloud: seed folders, a cidata/CIDATA filesystem, `ds=nocloud;s=…` on the cmdline or DMI serial, and `seedfrom`.
+import { parse as parseYaml } from 'yaml';
+import type { FileTree } from '../devices/filesystem-finder';
+import { HttpClient, HttpError } from '../util/http';
+import { SourceError, type CrawlContext, type Datasource, type DetectContext, type InstanceData } from './datasource';
+import { withEphemeralNetwork } from './ephemeral-network';
+import { FolderTree } from './folder-tree';
+import { noCloudHint, type NoCloudHint } from './kernel-cmdline';
+
+export const NOCLOUD_SEED_DIRS = ['/var/lib/cloud/seed/nocloud', '/var/lib/cloud/seed/nocloud-net'];
+export const NOCLOUD_LABELS = ['cidata', 'CIDATA'];
+
+interface Seed {
+  metaData: Record<string, unknown>;
+  userData?: Uint8Array;
+  vendorData?: Uint8Array;
+  networkConfig?: Uint8Array;
+  where: string;
+}
+
+/** The hint from the kernel cmdline, else from the DMI serial (cloud-init reads both). */
+function hint(ctx: DetectContext): NoCloudHint | undefined {
+  return noCloudHint(ctx.kernelCmdline) ?? noCloudHint(ctx.dmi.product_serial ?? '');
+}
+
+async function seedDirs(ctx: DetectContext): Promise<FolderTree[]> {
+  const dirs: FolderTree[] = [];
+  for (const d of NOCLOUD_SEED_DIRS) {
+    const tree = new FolderTree(ctx.platform, d);
+    if (await tree.exists('meta-data')) dirs.push(tree);
+  }
+  return dirs;
+}
+
+/** meta-data is YAML (JSON being a subset, but tried first for clearer errors on JSON files). */
+export function parseMetaData(bytes: Uint8Array, where: string): Record<string, unknown> {
+  const text = Buffer.from(bytes).toString('utf8');
+  if (text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = text.trimStart().startsWith('{') ? JSON.parse(text) : parseYaml(text);
+  } catch (err) {
+    try {
+      value = parseYaml(text);
+    } catch {
+      throw new SourceError('NoCloud', `${where}/meta-data is neither YAML nor JSON: ${(err as Error).message}`);
+    }
+  }
+  if (value === null || value === undefined) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) throw new SourceError('NoCloud', `${where}/meta-data must be a mapping, not ${Array.isArray(value) ? 'a list' : typeof value}`);
+  return value as Record<string, unknown>;
+}
+
+/** network-config: v1 or v2, bare or under a top-level `network:` key. */
+export function parseNetworkConfig(bytes: Uint8Array, where: string): InstanceData['networkConfig'] {
+  let value: unknown;
+  try {
+    value = parseYaml(Buffer.from(bytes).toString('utf8'));
+  } catch (err) {
+    throw new SourceError('NoCloud', `${where}/network-config is not valid YAML: ${(err as Error).message}`);
+  }
+  if (value === null || value === undefined) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) throw new SourceError('NoCloud', `${where}/network-config must be a mapping`);
+  let cfg = value as Record<string, unknown>;
+  if (cfg.network && typeof cfg.network === 'object' && !Array.isArray(cfg.network)) cfg = cfg.network as Record<string, unknown>;
+  const version = Number(cfg.version);
+  if (version === 1) return { format: 'v1', config: cfg };
+  if (version === 2) return { format: 'v2', config: cfg };
+  throw new SourceError('NoCloud', `${where}/network-config: 'version' must be 1 or 2, not ${JSON.stringify(cfg.version)}`);
+}
+
+async function readTreeSeed(tree: FileTree, where: string): Promise<Seed> {
+  const meta = await tree.readFile('meta-data');
+  if (!meta) throw new SourceError('NoCloud', `${where}: meta-data is missing`);
+  const seed: Seed = { metaData: parseMetaData(meta, where), where };
+  const ud = await tree.readFile('user-data');
+  if (ud) seed.userData = ud;
+  const vd = await tree.readFile('vendor-data');
+  if (vd) seed.vendorData = vd;
+  const nc = await tree.readFile('network-config');
+  if (nc) seed.networkConfig = nc;
+  return seed;
+}
+
+/** Reads a seed from a `seedfrom` URL: file:// through the platform, http(s) with retries and a budget. */
+async function readUrlSeed(ctx: CrawlContext, seedfrom: string): Promise<Seed> {
+  const base = seedfrom.includes('%s') || seedfrom.endsWith('/') ? seedfrom : `${seedfrom}/`;
+  const at = (name: string) => (base.includes('%s') ? base.replace('%s', name) : `${base}${name}`);
+  if (base.startsWith('file://') || base.startsWith('/')) {
+    const dir = base.replace(/^file:\/\//, '').replace(/\/$/, '');
+    return readTreeSeed(new FolderTree(ctx.platform, dir), base);
+  }
+  if (!/^https?:\/\//.test(base)) throw new SourceError('NoCloud', `seedfrom '${seedfrom}' must start with http://, https:// or file://`);
+  // cloud-init's local NoCloud leaves network seeds to NoCloudNet in the network stage; so do we, unless a lease is offered.
+  if (ctx.stage === 'local' && !ctx.network) throw new SourceError('NoCloud', `seedfrom ${base} needs the network; it is read in the network stage`);
+  const timeout = Number(ctx.settings.timeout ?? 10);
+  const retries = Number(ctx.settings.retries ?? 3);
+  const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
+  const get = async (name: string, required: boolean): Promise<Uint8Array | undefined> => {
+    try {
+      const res = await client.fetch(at(name), { timeoutMs: timeout * 1000, retries, acceptStatuses: required ? [] : [404], ...(ctx.signal ? { signal: ctx.signal } : {}) });
+      return res.status === 404 ? undefined : res.body;
+    } catch (err) {
+      if (err instanceof HttpError) throw new SourceError('NoCloud', `reading ${name} from seedfrom ${base} failed (${err.kind}): ${err.message}`, { cause: err });
+      throw err;
+    }
+  };
+  try {
+    return await withEphemeralNetwork(ctx.network, async () => {
+      const meta = (await get('meta-data', true)) as Uint8Array;
+      const seed: Seed = { metaData: parseMetaData(meta, base), where: base };
+      const ud = await get('user-data', false);
+      if (ud) seed.userData = ud;
+      const vd = await get('vendor-data', false);
+      if (vd) seed.vendorData = vd;
+      const nc = await get('network-config', false);
+      if (nc) seed.networkConfig = nc;
+      return seed;
+    });
+  } finally {
+    await client.close();
+  }
+}
+
+export const noCloudSource: Datasource = {
+  name: 'NoCloud',
+  kind: 'local',
+  async detect(ctx) {
+    if (hint(ctx)) return true;
+    if ((await seedDirs(ctx)).length > 0) return true;
+    return (await ctx.finder.find({ labels: NOCLOUD_LABELS })).length > 0;
+  },
+  async crawl(ctx) {
+    const h = hint(ctx);
+    let meta: Record<string, unknown> = {};
+    if (h?.instanceId) meta['instance-id'] = h.instanceId;
+    if (h?.localHostname) meta['local-hostname'] = h.localHostname;
+    let seed: Seed | undefined;
+    let where = h ? 'cmdline' : '';
+    for (const dir of await seedDirs(ctx)) {
+      seed = await readTreeSeed(dir, dir.base);
+      where = `seed-dir (${dir.base})`;
+      break;
+    }
+    if (!seed) {
+      for (const fs of await ctx.finder.find({ labels: NOCLOUD_LABELS })) {
+        if (!(await fs.tree.exists('meta-data'))) {
+          ctx.log.debug(`NoCloud: ${fs.device} is labelled ${fs.label} but has no meta-data; skipped`);
+          continue;
+        }
+        seed = await readTreeSeed(fs.tree, fs.device);
+        where = `config-disk (${fs.device})`;
+        break;
+      }
+    }
+    if (seed) meta = { ...meta, ...seed.metaData };
+    const seedfrom = typeof meta.seedfrom === 'string' ? meta.seedfrom : h?.seedfrom;
+    if (seedfrom) {
+      ctx.log.debug(`NoCloud: seeding from ${seedfrom}`);
+      const remote = await readUrlSeed(ctx, seedfrom);
+      // The seeded meta-data wins over what pointed at it; its user data replaces any found locally.
+      meta = { ...meta, ...remote.metaData };
+      seed = { ...remote, metaData: meta };
+      where = `seed-dir (${seedfrom})`;
+    }
+    if (!seed && !h) throw new SourceError('NoCloud', `no seed: nothing in ${NOCLOUD_SEED_DIRS.join(' or ')}, no ${NOCLOUD_LABELS.join('/')} filesystem, no ds=nocloud;s=… hint`);
+    const instanceId = typeof meta['instance-id'] === 'string' || typeof meta['instance-id'] === 'number' ? String(meta['instance-id']) : 'nocloud';
+    const data: InstanceData = {
+      instanceId,
+      cloudName: 'nocloud',
+      platform: 'nocloud',
+      subplatform: where,
+      publicKeys: publicKeysOf(meta),
+      metadata: meta,
+    };
+    const host = meta['local-hostname'] ?? meta.hostname;
+    if (typeof host === 'string' && host) data.localHostname = host;
+    if (seed?.userData) data.userData = seed.userData;
+    if (seed?.vendorData) data.vendorData = seed.vendorData;
+    if (seed?.networkConfig) {
+      const nc = parseNetworkConfig(seed.networkConfig, seed.where);
+      if (nc) data.networkConfig = nc;
+    } else if (typeof meta['network-interfaces'] === 'string') {
+      data.networkConfig = { format: 'eni', config: meta['network-interfaces'] };
+    }
+    return data;
+  },
+};
+
+/** `public-keys` in meta-data: a string, a list, or a mapping of names to keys. */
+function publicKeysOf(meta: Record<string, unknown>): string[] {
+  const v = meta['public-keys'] ?? meta.public_keys;
+  const out: string[] = [];
+  const add = (x: unknown) => {
+    if (typeof x === 'string') out.push(...x.split('\n').map((s) => s.trim()).filter(Boolean));
+    else if (Array.isArray(x)) x.forEach(add);
+    else if (x && typeof x === 'object') Object.values(x).forEach(add);
+  };
+  add(v);
+  return [...new Set(out)];
+}

@@ -1,0 +1,62 @@
+// OpenStack over HTTP: the metadata service at 169.254.169.254/openstack/ with version discovery; detected from DMI.
+import { HttpClient, type HttpRequest } from '../util/http';
+import { SourceError, type CrawlContext, type Datasource } from './datasource';
+import { withEphemeralNetwork } from './ephemeral-network';
+import { crawlMetadataTree } from './metadata-crawler';
+import { chooseOpenStackVersion, openStackInstanceData, readOpenStackTree } from './openstack-tree';
+import { readUrlSettings, type UrlSettings } from './settings';
+import { waitForEndpoint } from './wait-for-url';
+
+export const OPENSTACK_PRODUCT_NAMES = ['OpenStack Nova', 'OpenStack Compute'];
+export const OPENSTACK_ASSET_TAGS = ['OpenTelekomCloud', 'SAP CCloud VM', 'HUAWEICLOUD'];
+export const OPENSTACK_DEFAULTS: UrlSettings = { metadataUrls: ['http://169.254.169.254'], timeout: 10, maxWait: 60, retries: 5 };
+
+export const openStackSource: Datasource = {
+  name: 'OpenStack',
+  kind: 'network',
+  async detect(ctx) {
+    const product = ctx.dmi.product_name ?? '';
+    const tag = ctx.dmi.chassis_asset_tag ?? '';
+    if (OPENSTACK_PRODUCT_NAMES.includes(product) || OPENSTACK_ASSET_TAGS.includes(tag)) return true;
+    // In a container the host's DMI is hidden; PID 1's environment may carry it (as ds-identify checks).
+    const env = await ctx.platform.readTextIfExists('/proc/1/environ').catch(() => undefined);
+    return env !== undefined && env.split('\0').some((kv) => OPENSTACK_PRODUCT_NAMES.some((p) => kv === `product_name=${p}`));
+  },
+  async crawl(ctx: CrawlContext) {
+    const s = readUrlSettings('OpenStack', ctx.settings, OPENSTACK_DEFAULTS, ctx.baseUrl);
+    const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
+    const base: HttpRequest = { timeoutMs: s.timeout * 1000, ...(ctx.signal ? { signal: ctx.signal } : {}) };
+    try {
+      return await withEphemeralNetwork(ctx.network, async () => {
+        const { url, value: versions } = await waitForEndpoint(
+          'OpenStack',
+          s,
+          async (u, signal) => (await client.fetch(`${u}/openstack/`, { ...base, signal })).text().split('\n').map((l) => l.trim().replace(/\/$/, '')).filter(Boolean),
+          ctx.log,
+          ctx.signal,
+        );
+        const version = chooseOpenStackVersion(versions);
+        const read = async (path: string) => {
+          const res = await client.fetch(`${url}/${path}`, { ...base, retries: s.retries, acceptStatuses: [404] }).catch((err: unknown) => {
+            throw new SourceError('OpenStack', `reading ${path} from ${url} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+          });
+          return res.status === 404 ? undefined : res.body;
+        };
+        const tree = await readOpenStackTree('OpenStack', read, version);
+        try {
+          const get = async (p: string) => {
+            const r = await client.fetch(`${url}/latest/${p}`, { ...base, acceptStatuses: [404] });
+            return r.status === 404 ? undefined : r.text();
+          };
+          const ec2 = await crawlMetadataTree('OpenStack', get, 'meta-data/', { maxRequests: 300, maxDepth: 8 });
+          if (Object.keys(ec2).length) tree.ec2Metadata = ec2;
+        } catch (err) {
+          ctx.log.debug(`OpenStack: no EC2-compatible metadata at ${url}/latest/meta-data/ (${err instanceof Error ? err.message : String(err)})`);
+        }
+        return openStackInstanceData('OpenStack', tree, `metadata (${url})`);
+      });
+    } finally {
+      await client.close();
+    }
+  },
+};

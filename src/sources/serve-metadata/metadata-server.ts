@@ -1,0 +1,248 @@
+// A local metadata service serving OpenStack, EC2 (IMDSv2 token rules) or NoCloud-net trees from a folder, misbehaving on request.
+import { randomBytes } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { posix } from 'node:path';
+
+export type MetadataKind = 'openstack' | 'ec2' | 'nocloud';
+
+/** One deliberate fault. Rules match by path prefix; `times` limits how often a rule fires (default: always). */
+export interface Misbehaviour {
+  kind: 'delay' | 'status' | 'truncate' | 'oversize' | 'redirect-loop' | 'redirect-other-host' | 'drop';
+  /** Path prefix the rule applies to (default: every path). */
+  path?: string;
+  /** How many requests the rule affects before the server behaves (default: every one). */
+  times?: number;
+  /** delay: milliseconds; status: the code (500, 503, 404 …); oversize: bytes sent. */
+  value?: number;
+}
+
+export interface MetadataServerOptions {
+  kind: MetadataKind;
+  /** Folder served as the tree root (see docs/datasources.md for the layouts). */
+  dir: string;
+  /** '127.0.0.1' by default; port 0 picks a free one. */
+  host?: string;
+  port?: number;
+  misbehave?: Misbehaviour[];
+  /** EC2 only: 'required' answers 401 without a token; 'optional' (default) accepts IMDSv1; 'disabled' answers 403 to PUT token. */
+  imdsv2?: 'required' | 'optional' | 'disabled';
+  /** EC2 only: tokens stop being valid after this many uses (to test re-fetching on 401). */
+  tokenUses?: number;
+}
+
+export interface RequestRecord {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  status: number;
+}
+
+export interface RunningMetadataServer {
+  /** 'http://127.0.0.1:PORT' without a trailing slash. */
+  url: string;
+  port: number;
+  /** Every request answered or dropped, in order. */
+  requests: RequestRecord[];
+  close(): Promise<void>;
+}
+
+const TOKEN_HEADER = 'x-aws-ec2-metadata-token';
+const TTL_HEADER = 'x-aws-ec2-metadata-token-ttl-seconds';
+
+/** Parses the CLI/knob form 'kind[,path=/x][,times=N][,value=N]', e.g. 'status,value=503,times=2'. */
+export function parseMisbehaviour(text: string): Misbehaviour {
+  const [kind, ...rest] = text.split(',');
+  const kinds: Array<Misbehaviour['kind']> = ['delay', 'status', 'truncate', 'oversize', 'redirect-loop', 'redirect-other-host', 'drop'];
+  if (!kinds.includes(kind as Misbehaviour['kind'])) throw new Error(`unknown misbehaviour '${kind}'; one of ${kinds.join(', ')}`);
+  const m: Misbehaviour = { kind: kind as Misbehaviour['kind'] };
+  for (const part of rest) {
+    const [k, v] = part.split('=');
+    if (k === 'path' && v) m.path = v;
+    else if ((k === 'times' || k === 'value') && v && /^\d+$/.test(v)) m[k] = Number(v);
+    else throw new Error(`bad misbehaviour option '${part}' in '${text}'; use path=/p, times=N or value=N`);
+  }
+  return m;
+}
+
+export async function startMetadataServer(opts: MetadataServerOptions): Promise<RunningMetadataServer> {
+  const requests: RequestRecord[] = [];
+  const rules = (opts.misbehave ?? []).map((m) => ({ ...m, left: m.times ?? Number.POSITIVE_INFINITY }));
+  const tokens = new Map<string, { uses: number; expires: number }>();
+  const sockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+  const root = posix.resolve(opts.dir);
+
+  const record = (req: IncomingMessage, status: number) => requests.push({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, status });
+
+  const send = (req: IncomingMessage, res: ServerResponse, status: number, body: string | Uint8Array, headers: Record<string, string> = {}) => {
+    record(req, status);
+    const bytes = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body);
+    res.writeHead(status, { 'content-type': 'text/plain', 'content-length': String(bytes.length), ...headers });
+    res.end(bytes);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://metadata');
+    const path = url.pathname;
+    for (const rule of rules) {
+      if (rule.left <= 0 || (rule.path && !path.startsWith(rule.path))) continue;
+      rule.left--;
+      switch (rule.kind) {
+        case 'delay':
+          await new Promise<void>((r) => {
+            const t = setTimeout(() => {
+              timers.delete(t);
+              r();
+            }, rule.value ?? 60_000);
+            timers.add(t);
+          });
+          if (res.destroyed || req.socket.destroyed) return;
+          break;
+        case 'status':
+          return send(req, res, rule.value ?? 503, `deliberate ${rule.value ?? 503}\n`);
+        case 'truncate': {
+          record(req, 200);
+          res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '1000' });
+          res.write('only part of the body');
+          setTimeout(() => res.socket?.destroy(), 20);
+          return;
+        }
+        case 'oversize': {
+          record(req, 200);
+          const total = rule.value ?? 16 * 1024 * 1024;
+          res.writeHead(200, { 'content-type': 'application/octet-stream' });
+          const chunk = Buffer.alloc(64 * 1024, 0x61);
+          let sent = 0;
+          const pump = () => {
+            while (sent < total && !res.destroyed) {
+              sent += chunk.length;
+              if (!res.write(chunk)) return void res.once('drain', pump);
+            }
+            res.end();
+          };
+          pump();
+          return;
+        }
+        case 'redirect-loop':
+          return send(req, res, 302, '', { location: path.endsWith('/') ? `${path}?loop` : `${path}/` });
+        case 'redirect-other-host':
+          return send(req, res, 302, '', { location: `http://metadata.other.invalid${path}` });
+        case 'drop':
+          record(req, 0);
+          req.socket.destroy();
+          return;
+      }
+    }
+    if (opts.kind === 'ec2') {
+      const verdict = ec2TokenRules(req, path);
+      if (verdict) return send(req, res, verdict.status, verdict.body);
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(req, res, 405, 'method not allowed\n');
+    const served = await resolveTree(root, path, opts.kind);
+    if (!served) return send(req, res, 404, 'not found\n');
+    return send(req, res, 200, served);
+  };
+
+  const ec2TokenRules = (req: IncomingMessage, path: string): { status: number; body: string } | undefined => {
+    const mode = opts.imdsv2 ?? 'optional';
+    if (path === '/latest/api/token') {
+      if (req.method !== 'PUT') return { status: 405, body: 'use PUT\n' };
+      if (mode === 'disabled') return { status: 403, body: 'IMDSv2 is disabled\n' };
+      if (req.headers['x-forwarded-for']) return { status: 403, body: 'forwarded requests are refused\n' };
+      const ttl = Number(req.headers[TTL_HEADER]);
+      if (!Number.isInteger(ttl) || ttl < 1 || ttl > 21600) return { status: 400, body: `${TTL_HEADER} must be 1..21600\n` };
+      const token = randomBytes(24).toString('base64url');
+      tokens.set(token, { uses: 0, expires: Date.now() + ttl * 1000 });
+      return { status: 200, body: token };
+    }
+    const given = req.headers[TOKEN_HEADER];
+    if (typeof given === 'string') {
+      const t = tokens.get(given);
+      if (!t || t.expires < Date.now() || (opts.tokenUses !== undefined && t.uses >= opts.tokenUses)) return { status: 401, body: 'token expired or unknown\n' };
+      t.uses++;
+      return undefined;
+    }
+    if (mode === 'required') return { status: 401, body: 'a token is required (IMDSv2)\n' };
+    return undefined;
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) send(req, res, 500, `server error: ${err instanceof Error ? err.message : String(err)}\n`);
+      else res.destroy();
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  const hostPart = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return {
+    url: `http://${hostPart}:${addr.port}`,
+    port: addr.port,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const t of timers) clearTimeout(t);
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * The bytes for PATH: a file's content, or a directory listing (one name a line; subfolders end in '/'
+ * for EC2, OpenStack's /openstack/ lists versions bare). EC2 key folders named '0=name' answer as '0/'.
+ */
+async function resolveTree(root: string, path: string, kind: MetadataKind): Promise<Uint8Array | undefined> {
+  const parts = decodeURIComponent(path).split('/').filter((p) => p !== '' && p !== '.');
+  if (parts.includes('..')) return undefined;
+  let host = root;
+  for (const part of parts) {
+    let next = posix.join(host, part);
+    if (!(await exists(next)) && kind === 'ec2') {
+      const alias = (await listSafe(host)).find((n) => n.startsWith(`${part}=`));
+      if (alias) next = posix.join(host, alias);
+    }
+    host = next;
+  }
+  let st;
+  try {
+    st = await fsp.stat(host);
+  } catch {
+    return undefined;
+  }
+  if (st.isFile()) return fsp.readFile(host);
+  const names = await listSafe(host);
+  const lines: string[] = [];
+  for (const name of names) {
+    const isDir = (await fsp.stat(posix.join(host, name))).isDirectory();
+    const bare = kind === 'openstack' && parts.length === 1 && parts[0] === 'openstack';
+    lines.push(isDir && !bare && !name.includes('=') ? `${name}/` : name);
+  }
+  return Buffer.from(lines.join('\n'));
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await fsp.stat(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function listSafe(dir: string): Promise<string[]> {
+  try {
+    return (await fsp.readdir(dir)).sort();
+  } catch {
+    return [];
+  }
+}

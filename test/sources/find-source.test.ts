@@ -1,0 +1,46 @@
+// findSource: which candidates a stage crawls, the ephemeral lease around network sources in init-local, and fallbacks.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
+import type { DetectContext } from '../../src/sources/datasource';
+import type { EphemeralNetwork } from '../../src/sources/ephemeral-network';
+import { findSource } from '../../src/sources/find-source';
+import { ec2Source } from '../../src/sources/ec2';
+import { noCloudSource } from '../../src/sources/nocloud';
+import { noneSource } from '../../src/sources/none';
+import { Logger } from '../../src/util/log';
+import { mockMetadataServer } from '../helpers/mock-metadata-server';
+import { FIXTURES } from '../helpers/repo';
+import { tempDir } from '../helpers/temp';
+import { FakeFinder } from './fake-finder';
+
+function ctx(t: TestContext, config: Record<string, unknown> = {}): DetectContext {
+  const log = new Logger().for('test');
+  const platform = new LinuxPlatform({ root: tempDir(t), log });
+  return { platform, log, kernelCmdline: '', dmi: { sys_vendor: 'Amazon EC2' }, config, finder: new FakeFinder(platform) };
+}
+
+test('init-local skips network sources and None without a lease; init takes None last', async (t) => {
+  const c = ctx(t);
+  assert.equal(await findSource(c, [ec2Source, noneSource], { stage: 'local' }), undefined);
+  const found = await findSource(c, [noCloudSource, noneSource], { stage: 'network' });
+  assert.equal(found?.source.name, 'None');
+  assert.equal(found?.failures[0]?.name, 'NoCloud');
+  assert.match(found?.failures[0]?.error ?? '', /no seed/);
+});
+
+test('init-local with an ephemeral network crawls Ec2 inside a lease, released afterwards', async (t) => {
+  const server = await mockMetadataServer(t, { kind: 'ec2', dir: join(FIXTURES, 'sources/ec2/imdsv2-required/tree'), imdsv2: 'required' });
+  const events: string[] = [];
+  const network: EphemeralNetwork = {
+    up: async () => {
+      events.push(`up (requests so far: ${server.requests.length})`);
+      return { interface: 'eth0', release: async () => void events.push(`release (requests: ${server.requests.length > 0 ? 'some' : 'none'})`) };
+    },
+  };
+  const found = await findSource(ctx(t, { datasource: { Ec2: { timeout: 2 } } }), [ec2Source, noneSource], { stage: 'local', network, baseUrl: server.url, signal: AbortSignal.timeout(10_000) });
+  assert.equal(found?.source.name, 'Ec2');
+  assert.equal(found?.data.instanceId, 'i-0123456789abcdef0');
+  assert.deepEqual(events, ['up (requests so far: 0)', 'release (requests: some)']);
+});

@@ -1,0 +1,68 @@
+// `kiln devel serve-metadata` through main(): serves a fixture tree, with IMDSv2 rules and misbehaviour flags, then exits.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { buildFacts } from '../../src/build-info';
+import type { CommandContext } from '../../src/cli/command';
+import { parseInvocation } from '../../src/cli/parse-args';
+import { COMMANDS } from '../../src/cli/registry';
+import { UsageError } from '../../src/util/errors';
+import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
+import { ec2Source } from '../../src/sources/ec2';
+import { Logger } from '../../src/util/log';
+import { FIXTURES } from '../helpers/repo';
+import { FakeFinder } from './fake-finder';
+
+/** Runs the command as main() would (parsing through the registry), mapping usage errors to exit code 2. */
+async function main(opts: { argv: string[]; io: CommandContext['io'] }): Promise<number> {
+  try {
+    const inv = parseInvocation(opts.argv, COMMANDS, 'kiln');
+    assert.ok(inv.command, 'the command is registered');
+    const logger = new Logger();
+    const ctx: CommandContext = { face: 'kiln', facts: buildFacts, root: '/', dryRun: false, debug: false, logger, log: logger.for('test'), io: opts.io, env: {}, platform: () => assert.fail('not used') };
+    return await inv.command.run(ctx, inv.args);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      opts.io.err(`kiln: error: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+}
+
+async function serve(args: string[]): Promise<{ url: string; done: Promise<number>; err: () => string }> {
+  let out = '';
+  let err = '';
+  const done = main({ argv: ['devel', 'serve-metadata', ...args], io: { out: (s) => void (out += s), err: (s) => void (err += s) } });
+  for (let i = 0; i < 100 && !/ at (http\S+)/.test(out); i++) {
+    if (await Promise.race([done.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 20))])) break;
+  }
+  const url = / at (http\S+)/.exec(out)?.[1];
+  assert.ok(url, `no URL printed; stdout: ${out} stderr: ${err}`);
+  return { url, done, err: () => err };
+}
+
+test('serves an EC2 tree that the Ec2 source crawls with IMDSv2, then exits after --exit-after', async () => {
+  const { url, done } = await serve(['--kind', 'ec2', '--dir', join(FIXTURES, 'sources/ec2/imdsv2-required/tree'), '--imdsv2', 'required', '--misbehave', 'status,value=503,times=1', '--exit-after', '3']);
+  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  const log = new Logger().for('test');
+  const platform = new LinuxPlatform({ root: '/nonexistent-kiln-root', log });
+  const data = await ec2Source.crawl({ platform, log, kernelCmdline: '', dmi: {}, config: {}, finder: new FakeFinder(platform), settings: { retries: 2, timeout: 2, max_wait: 5 }, baseUrl: url });
+  assert.equal(data.instanceId, 'i-0123456789abcdef0');
+  assert.equal(await done, 0);
+});
+
+test('bad flags are usage errors (exit 2) naming the flag', async () => {
+  const cases: Array<[string[], RegExp]> = [
+    [['--kind', 'azure', '--dir', '/tmp'], /--kind must be/],
+    [['--kind', 'ec2'], /--dir DIR is required/],
+    [['--kind', 'ec2', '--dir', '/tmp', '--listen', 'nowhere'], /--listen must be HOST:PORT/],
+    [['--kind', 'ec2', '--dir', '/tmp', '--misbehave', 'explode'], /unknown misbehaviour 'explode'/],
+  ];
+  for (const [args, re] of cases) {
+    let err = '';
+    const code = await main({ argv: ['devel', 'serve-metadata', ...args], io: { out: () => undefined, err: (s) => void (err += s) } });
+    assert.equal(code, 2, args.join(' '));
+    assert.match(err, re);
+  }
+});
