@@ -8,6 +8,9 @@ import type { Command } from './command';
 import { develFsCatCommand } from './devel-fs-cat';
 import { develFsLsCommand } from './devel-fs-ls';
 import { develServeMetadataCommand } from './devel-serve-metadata';
+import { develMakeMimeCommand } from './devel-make-mime';
+import { develRenderCommand } from './devel-render';
+import { develRunUserDataCommand } from './devel-run-user-data';
 import { develShowConfigCommand } from './devel-show-config';
 import { develWriteFileCommand } from './devel-write-file';
 import { dsIdentifyCommand } from './ds-identify';
@@ -47,4 +50,7 @@ export const COMMANDS: Command[] = [
   develFsCatCommand,
   makeSeedCommand,
   develServeMetadataCommand,
+  develMakeMimeCommand,
+  develRenderCommand,
+  develRunUserDataCommand,
 ];

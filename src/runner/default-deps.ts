@@ -4,6 +4,7 @@ import type { Platform } from '../platform/platform';
 import { buildDetectContext, detectSources } from '../sources/detect';
 import { findSource } from '../sources/find-source';
 import { DATASOURCES } from '../sources/registry';
+import { processUserDataOnLinux } from './process-user-data-linux';
 import type { LocateInput, LocateOutcome, RunnerDeps } from './runner-deps';
 
 export interface DefaultDepsInput {
@@ -32,9 +33,7 @@ export function defaultRunnerDeps(input: DefaultDepsInput): RunnerDeps {
   return {
     sources: [...DATASOURCES],
     modules: [],
-    async processUserData() {
-      return { cloudConfig: {} };
-    },
+    processUserData: processUserDataOnLinux,
     async selectAndRenderNetwork() {
       return { written: [] };
     },

@@ -19,6 +19,8 @@ export interface UserDataInput {
   instanceDir: string;
   /** The system config (jinja templates and handlers may read it). */
   config: ConfigMap;
+  /** instance-data-sensitive.json's content, for `## template: jinja` parts. */
+  instanceData?: Record<string, unknown>;
 }
 
 export interface UserDataOutcome {

@@ -11,7 +11,7 @@ import { readDistroInfo } from './distro-info';
 import { EventLog } from './event-log';
 import { describeSource, findDatasource, readDmi, sourcesForStage, type FoundSource } from './find-datasource';
 import { restoreInstance } from './instance-cache';
-import { writeInstanceData } from './instance-data';
+import { buildInstanceData, writeInstanceData } from './instance-data';
 import { initCloudDirs, instancify } from './instance-files';
 import { formatCloudConfigFile, mergeCloudConfig, parseCloudConfigFile, vendorDataEnabled } from './merge-cloud-config';
 import { canonicalModuleName } from './module-list';
@@ -245,10 +245,11 @@ export class StageRunner {
   private async consumeData(rc: RunConfig, record: StageRecord, found: FoundSource): Promise<ConfigMap> {
     const p = this.platform;
     const dir = rc.paths.instanceDir(found.data.instanceId);
+    const instanceData = buildInstanceData({ instance: found.data, distro: await this.distroInfo(), mergedConfig: rc.config, systemConfig: rc.config });
     const process = async (kind: 'user' | 'vendor' | 'vendor2', raw: Uint8Array | undefined): Promise<ConfigMap | undefined> => {
       if (!raw || raw.length === 0) return undefined;
       try {
-        const out = await this.deps.processUserData({ kind, raw, instance: found.data, platform: p, log: this.opts.logger.for('user_data.py'), paths: rc.paths, instanceDir: dir, config: rc.config });
+        const out = await this.deps.processUserData({ kind, raw, instance: found.data, platform: p, log: this.opts.logger.for('user_data.py'), paths: rc.paths, instanceDir: dir, config: rc.config, instanceData });
         for (const w of out.warnings ?? []) this.recover(record, 'WARNING', w);
         return out.cloudConfig;
       } catch (err) {
