@@ -11,6 +11,7 @@ import { develServeMetadataCommand } from './devel-serve-metadata';
 import { develMakeMimeCommand } from './devel-make-mime';
 import { develRenderCommand } from './devel-render';
 import { develRunUserDataCommand } from './devel-run-user-data';
+import { develNetConvertCommand } from './devel-net-convert';
 import { develShowConfigCommand } from './devel-show-config';
 import { develWriteFileCommand } from './devel-write-file';
 import { dsIdentifyCommand } from './ds-identify';
@@ -53,4 +54,5 @@ export const COMMANDS: Command[] = [
   develMakeMimeCommand,
   develRenderCommand,
   develRunUserDataCommand,
+  develNetConvertCommand,
 ];

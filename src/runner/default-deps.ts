@@ -4,6 +4,7 @@ import type { Platform } from '../platform/platform';
 import { buildDetectContext, detectSources } from '../sources/detect';
 import { findSource } from '../sources/find-source';
 import { DATASOURCES } from '../sources/registry';
+import { applyNetworkOnLinux } from './apply-network-linux';
 import { processUserDataOnLinux } from './process-user-data-linux';
 import type { LocateInput, LocateOutcome, RunnerDeps } from './runner-deps';
 
@@ -34,9 +35,7 @@ export function defaultRunnerDeps(input: DefaultDepsInput): RunnerDeps {
     sources: [...DATASOURCES],
     modules: [],
     processUserData: processUserDataOnLinux,
-    async selectAndRenderNetwork() {
-      return { written: [] };
-    },
+    selectAndRenderNetwork: applyNetworkOnLinux,
     finder: new LinuxFilesystemFinder({ root: input.platform.root }),
     locate: (l) => locateWithSources(l, input.env),
     embeddedConfig: input.embeddedConfig,

@@ -38,6 +38,7 @@ export interface NetworkInput {
   config: ConfigMap;
   distro: DistroInfo;
   stage: 'local' | 'network';
+  kernelCmdline: string;
 }
 
 export interface NetworkOutcome {

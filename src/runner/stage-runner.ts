@@ -212,7 +212,7 @@ export class StageRunner {
       return;
     }
     try {
-      const out = await this.deps.selectAndRenderNetwork({ platform: this.platform, log: this.opts.logger.for('stages.py'), instance, config: rc.config, distro: await this.distroInfo(), stage });
+      const out = await this.deps.selectAndRenderNetwork({ platform: this.platform, log: this.opts.logger.for('stages.py'), instance, config: rc.config, distro: await this.distroInfo(), stage, kernelCmdline: rc.kernelCmdline });
       if (instance) this.networkApplied = true;
       if (out.written.length) this.log.info(`network config written: ${out.written.join(', ')}`);
     } catch (err) {

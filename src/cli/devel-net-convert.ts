@@ -1,0 +1,79 @@
+// `devel net-convert`: converts one network config file to a renderer's files under a directory, as cloud-init's does.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { KNOWN_DISTROS, rendererConfigFor } from '../net/distro-renderer-configs';
+import type { NetworkState } from '../net/model';
+import { parseNetworkInput, type InputKind } from '../net/parse-network-config';
+import { RENDERERS, isRendererName } from '../net/renderers';
+import { writeRenderedFiles } from '../net/write-rendered';
+import { UsageError } from '../util/errors';
+import type { Command } from './command';
+
+const KINDS = ['eni', 'yaml', 'network_data.json', 'ec2'];
+
+export const develNetConvertCommand: Command = {
+  words: ['devel', 'net-convert'],
+  summary: 'convert a network config (v1/v2 yaml, network_data.json, eni, ec2) into a renderer\'s files',
+  usage: 'devel net-convert -p FILE -k eni|yaml|network_data.json|ec2 -d DIR -D DISTRO -O eni|netplan|networkd|sysconfig|network-manager [-m name,mac ...]',
+  faces: ['kiln', 'cloud-init'],
+  positional: [0, 1],
+  flags: {
+    string: ['network-data', 'kind', 'directory', 'distro', 'output-kind', 'mac'],
+    boolean: [],
+    repeatable: ['mac'],
+    alias: { p: 'network-data', k: 'kind', D: 'distro', O: 'output-kind', m: 'mac' },
+    help: [
+      '-p, --network-data FILE  the network configuration to read',
+      '-k, --kind KIND          eni, yaml, network_data.json, or ec2 (kiln: IMDS network tree as JSON)',
+      '-d, --directory DIR      directory to place output in',
+      '-D, --distro DISTRO      distro whose file layout to use (debian, ubuntu, rhel, opensuse …)',
+      '-O, --output-kind KIND   eni, netplan, networkd, sysconfig or network-manager',
+      '-m, --mac NAME,MAC       interface name for a MAC (repeatable)',
+      '--debug                  print the parsed model to stderr',
+    ],
+  },
+  async run(ctx, args) {
+    const f = args.flags;
+    const file = f['network-data'] as string | undefined;
+    const kind = f.kind as string | undefined;
+    // `-d` is kiln's global --debug alias, so `-d DIR` arrives as debug plus one positional: cloud-init's
+    // net-convert means the directory by it, and so does this command.
+    const directory = (f.directory as string | undefined) ?? (f.debug === true ? args.positional[0] : undefined);
+    if (args.positional.length > 0 && f.directory !== undefined) throw new UsageError(`unexpected argument '${args.positional[0]}'`);
+    const distro = f.distro as string | undefined;
+    const output = f['output-kind'] as string | undefined;
+    if (!file) throw new UsageError('-p/--network-data is required');
+    if (!kind || !KINDS.includes(kind)) throw new UsageError(`-k/--kind must be one of ${KINDS.join(', ')}`);
+    if (!directory) throw new UsageError('-d/--directory is required');
+    if (!distro || !KNOWN_DISTROS.includes(distro)) throw new UsageError(`-D/--distro must be one of ${KNOWN_DISTROS.join(', ')}`);
+    if (!output || !isRendererName(output)) throw new UsageError(`-O/--output-kind must be one of ${Object.keys(RENDERERS).join(', ')}`);
+    const macs = new Map<string, string>();
+    for (const item of (f.mac as string[] | undefined) ?? []) {
+      const comma = item.indexOf(',');
+      if (comma < 0) throw new UsageError(`-m/--mac takes NAME,MAC, not '${item}'`);
+      macs.set(item.slice(comma + 1).toLowerCase(), item.slice(0, comma));
+    }
+    const text = await readFile(file, 'utf8');
+    const inputKind: InputKind = kind === 'eni' ? 'eni' : kind === 'yaml' ? 'yaml' : kind === 'ec2' ? 'ec2' : 'openstack';
+    let input: unknown = text;
+    try {
+      if (kind === 'yaml') input = parseYaml(text, { version: '1.1' });
+      else if (kind !== 'eni') input = JSON.parse(text);
+    } catch (err) {
+      throw new UsageError(`${file}: not valid ${kind === 'yaml' ? 'YAML' : 'JSON'}: ${(err as Error).message}`);
+    }
+    const ns = parseNetworkInput(inputKind, input, { macs, key: kind === 'yaml' ? 'network' : kind });
+    if (ctx.debug && f.directory !== undefined) ctx.io.err(`Internal State\n${describeState(ns)}\n`);
+    const cfg = rendererConfigFor(distro, output);
+    if (output === 'netplan') cfg.features = ['dhcp-use-domains', 'ipv6-mtu'];
+    const files = RENDERERS[output].render(ns, cfg);
+    ctx.io.err(`Read input format '${kind}' from '${file}'.\nWrote output format '${output}' to '${directory.endsWith('/') ? directory : `${directory}/`}'\n\n`);
+    await writeRenderedFiles(join(directory), files);
+    return 0;
+  },
+};
+
+function describeState(ns: NetworkState): string {
+  return JSON.stringify({ version: ns.version, interfaces: Object.fromEntries(ns.interfaces), routes: ns.routes, dns: ns.dns }, null, 2);
+}

@@ -1,0 +1,48 @@
+// IPv4/IPv6 address and prefix helpers for the network parsers and renderers.
+import { isIPv4, isIPv6 } from 'node:net';
+
+export { isIPv4, isIPv6 };
+
+export function isIpAddress(s: string): boolean {
+  return isIPv4(s) || isIPv6(s);
+}
+
+/** True for `addr` or `addr/prefix` where addr is IPv4 or IPv6 and the prefix (or IPv4 mask) fits. */
+export function isIpNetwork(s: string): boolean {
+  const [addr, prefix, ...rest] = s.split('/');
+  if (rest.length > 0 || addr === undefined) return false;
+  if (prefix === undefined) return isIpAddress(addr);
+  if (isIPv4(addr)) return /^\d+$/.test(prefix) ? Number(prefix) <= 32 : maskToPrefix(prefix) !== undefined;
+  if (isIPv6(addr)) return /^\d+$/.test(prefix) ? Number(prefix) <= 128 : maskToPrefix(prefix) !== undefined;
+  return false;
+}
+
+/** Prefix length of a dotted IPv4 mask or an IPv6 mask; undefined when not contiguous. */
+export function maskToPrefix(mask: string): number | undefined {
+  if (/^\d+$/.test(mask)) return Number(mask);
+  let bits = '';
+  if (isIPv4(mask)) bits = mask.split('.').map((o) => Number(o).toString(2).padStart(8, '0')).join('');
+  else if (isIPv6(mask)) bits = expandIpv6(mask).split(':').map((h) => parseInt(h, 16).toString(2).padStart(16, '0')).join('');
+  else return undefined;
+  const m = /^(1*)0*$/.exec(bits);
+  return m ? (m[1] as string).length : undefined;
+}
+
+export function prefixToIpv4Mask(prefix: number): string {
+  const n = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
+  return [24, 16, 8, 0].map((s) => (n >>> s) & 255).join('.');
+}
+
+export function expandIpv6(addr: string): string {
+  let a = addr;
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(a);
+  if (v4) {
+    const o = (v4[1] as string).split('.').map(Number);
+    a = a.slice(0, -(v4[1] as string).length) + `${(((o[0] ?? 0) << 8) | (o[1] ?? 0)).toString(16)}:${(((o[2] ?? 0) << 8) | (o[3] ?? 0)).toString(16)}`;
+  }
+  const [head, tail] = a.split('::');
+  const h = head ? head.split(':') : [];
+  const t = tail !== undefined && tail !== '' ? tail.split(':') : [];
+  const fill = a.includes('::') ? Array(8 - h.length - t.length).fill('0') : [];
+  return [...h, ...fill, ...t].map((x) => x.padStart(4, '0')).join(':');
+}

@@ -1,0 +1,87 @@
+// A YAML emitter that writes what PyYAML's safe_dump(default_flow_style=False, indent=4) writes, so files match cloud-init's.
+
+type Value = unknown;
+
+const BOOL_NULL = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~)$/;
+const INT = /^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$/;
+const FLOAT = /^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
+const TIMESTAMP = /^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)$/;
+
+/** Whether PyYAML would write S without quotes in block context. */
+function plainOk(s: string): boolean {
+  if (s === '') return false;
+  if (BOOL_NULL.test(s) || INT.test(s) || FLOAT.test(s) || TIMESTAMP.test(s) || s === '<<' || s === '=') return false;
+  if (/^\s|\s$/.test(s)) return false;
+  if (/[\x00-\x1f\x7f-\x9f]/.test(s) || /[^\x00-\x7e]/.test(s)) return false;
+  const first = s[0] as string;
+  const second = s[1];
+  const followedBySpace = second === undefined || second === ' ';
+  if ('#,[]{}&*!|>\'"%@`'.includes(first)) return false;
+  if ((first === '?' || first === ':' || first === '-') && followedBySpace) return false;
+  if (s.includes(': ') || s.includes(' #') || s.endsWith(':')) return false;
+  return true;
+}
+
+export function scalar(v: Value): string {
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(v);
+  const s = String(v);
+  if (plainOk(s)) return s;
+  if (/[\x00-\x1f\x7f-\x9f]/.test(s) && s !== '') return JSON.stringify(s);
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
+function isMap(v: Value): v is Record<string, Value> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function keyOrder(o: Record<string, Value>, sort: boolean): string[] {
+  const keys = Object.keys(o).filter((k) => o[k] !== undefined);
+  return sort ? keys.sort() : keys;
+}
+
+function emit(v: Value, indent: number, out: string[], sort: boolean, firstPrefix: string | null): void {
+  const pad = ' '.repeat(indent);
+  if (isMap(v)) {
+    const keys = keyOrder(v, sort);
+    if (keys.length === 0) {
+      out.push(`${firstPrefix ?? pad}{}`);
+      return;
+    }
+    keys.forEach((k, i) => {
+      const prefix = i === 0 && firstPrefix !== null ? firstPrefix : pad;
+      const val = v[k];
+      if (isMap(val) && keyOrder(val, sort).length > 0) {
+        out.push(`${prefix}${scalar(k)}:`);
+        emit(val, indent + 4, out, sort, null);
+      } else if (Array.isArray(val) && val.length > 0) {
+        out.push(`${prefix}${scalar(k)}:`);
+        emit(val, indent, out, sort, null);
+      } else out.push(`${prefix}${scalar(k)}: ${Array.isArray(val) ? '[]' : isMap(val) ? '{}' : scalar(val)}`);
+    });
+    return;
+  }
+  if (Array.isArray(v)) {
+    if (v.length === 0) {
+      out.push(`${firstPrefix ?? pad}[]`);
+      return;
+    }
+    v.forEach((item, i) => {
+      const dash = i === 0 && firstPrefix !== null ? `${firstPrefix}-   ` : `${pad}-   `;
+      if (isMap(item) && keyOrder(item, sort).length > 0) emit(item, indent + 4, out, sort, dash);
+      else if (Array.isArray(item) && item.length > 0) emit(item, indent + 4, out, sort, dash);
+      else out.push(`${i === 0 && firstPrefix !== null ? firstPrefix : pad}- ${Array.isArray(item) ? '[]' : isMap(item) ? '{}' : scalar(item)}`);
+    });
+    return;
+  }
+  out.push(`${firstPrefix ?? pad}${scalar(v)}`);
+}
+
+/** YAML text for V as PyYAML writes it (keys sorted unless SORT is false), ending in a newline. */
+export function pyyamlDump(v: Value, sort = true): string {
+  const out: string[] = [];
+  if (!isMap(v) && !Array.isArray(v)) return `${scalar(v)}\n...\n`;
+  emit(v, 0, out, sort, null);
+  return `${out.join('\n')}\n`;
+}

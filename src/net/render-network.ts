@@ -1,0 +1,63 @@
+// Renders the model into the target root through the Platform: picks the renderer as cloud-init does, writes its files.
+import type { Platform } from '../platform/platform';
+import { rendererConfigFor, distroFamily } from './distro-renderer-configs';
+import type { NetworkState } from './model';
+import { NetworkConfigError } from './net-error';
+import type { RendererName } from './renderer';
+import { DEFAULT_RENDERER_PRIORITY, RENDERERS, isRendererName } from './renderers';
+
+const SYSCONFIG_DISTROS = ['almalinux', 'centos', 'cloudlinux', 'eurolinux', 'fedora', 'miraclelinux', 'openEuler', 'openmandriva', 'rhel', 'rocky', 'suse', 'virtuozzo'];
+
+async function hasProgram(p: Platform, name: string, dirs: string[]): Promise<boolean> {
+  for (const d of dirs) if (await p.exists(`${d}/${name}`)) return true;
+  return false;
+}
+
+/** Whether RENDERER's tools are in the target root (cloud-init's `available()` per renderer). */
+export async function rendererAvailable(p: Platform, renderer: RendererName, distro: string): Promise<boolean> {
+  switch (renderer) {
+    case 'eni':
+      for (const prog of ['ifquery', 'ifup', 'ifdown']) if (!(await hasProgram(p, prog, ['/sbin', '/usr/sbin']))) return false;
+      return p.exists('/etc/network/interfaces');
+    case 'netplan':
+      return hasProgram(p, 'netplan', ['/usr/sbin', '/sbin']);
+    case 'networkd':
+      return (await hasProgram(p, 'ip', ['/usr/sbin', '/bin'])) && (await hasProgram(p, 'systemctl', ['/usr/sbin', '/bin']));
+    case 'sysconfig': {
+      const variant = distroFamily(distro) === 'suse' ? 'suse' : distro;
+      if (!SYSCONFIG_DISTROS.includes(variant)) return false;
+      for (const prog of ['ifup', 'ifdown']) if (!(await hasProgram(p, prog, ['/sbin', '/usr/sbin']))) return false;
+      return (await p.exists('/etc/sysconfig/network-scripts/network-functions')) || (await p.exists('/etc/sysconfig/config'));
+    }
+    case 'network-manager':
+      return (await p.exists('/etc/NetworkManager/NetworkManager.conf')) && (await hasProgram(p, 'nmcli', ['/usr/bin', '/bin', '/usr/sbin', '/sbin']));
+  }
+}
+
+/** The first available renderer of PRIORITY (system_info.network.renderers, else cloud-init's default). */
+export async function selectRenderer(p: Platform, distro: string, priority?: string[]): Promise<RendererName> {
+  const order = priority ?? DEFAULT_RENDERER_PRIORITY;
+  order.forEach((name, i) => {
+    if (!isRendererName(name)) throw new NetworkConfigError(`system_info.network.renderers[${i}]`, `unknown renderer '${name}'; expected one of ${Object.keys(RENDERERS).join(', ')}`);
+  });
+  for (const name of order as RendererName[]) if (await rendererAvailable(p, name, distro)) return name;
+  throw new NetworkConfigError('system_info.network.renderers', `none of ${order.join(', ')} is available in ${p.root} (their tools or config files are missing)`);
+}
+
+export interface RenderOptions {
+  distro: string;
+  /** system_info.network.renderers. */
+  renderers?: string[];
+  /** Use this renderer without checking the root for its tools. */
+  renderer?: RendererName;
+}
+
+/** Writes the files for MODEL under the platform's root; returns the renderer used and the paths written. */
+export async function renderNetwork(p: Platform, model: NetworkState, opts: RenderOptions): Promise<{ renderer: RendererName; files: string[] }> {
+  const renderer = opts.renderer ?? (await selectRenderer(p, opts.distro, opts.renderers));
+  const cfg = rendererConfigFor(opts.distro, renderer);
+  if (renderer === 'sysconfig') cfg.existingResolvConf = await p.readTextIfExists('/etc/resolv.conf');
+  const files = RENDERERS[renderer].render(model, cfg);
+  for (const f of files) await p.writeFile(f.path, f.content, f.mode !== undefined ? { mode: f.mode } : {});
+  return { renderer, files: files.map((f) => f.path) };
+}

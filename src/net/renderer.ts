@@ -1,0 +1,37 @@
+// The shape every network renderer has: the model in, the files to write (paths inside the target root) out.
+import type { NetworkState } from './model';
+
+export interface RenderedFile {
+  /** Absolute path inside the target root. */
+  path: string;
+  content: string;
+  mode?: number;
+}
+
+export type RendererName = 'eni' | 'netplan' | 'networkd' | 'sysconfig' | 'network-manager';
+
+/** Per-renderer settings a distro gives (cloud-init's `renderer_configs`). */
+export interface RendererConfig {
+  eniPath?: string;
+  netplanPath?: string;
+  /** Text put before the rendered content (netplan, ENI). */
+  header?: string;
+  /** udev rules naming interfaces by MAC; undefined for none. */
+  netrulesPath?: string;
+  /** sysconfig: 'rhel' or 'suse'. */
+  flavor?: 'rhel' | 'suse';
+  /** sysconfig: the control file (`/etc/sysconfig/network`). */
+  control?: string;
+  /** sysconfig: `{base}`/`{name}` templates for ifcfg and route files. */
+  ifaceTemplate?: string;
+  routeTemplates?: { ipv4: string; ipv6: string };
+  /** netplan features to assume (cloud-init asks `netplan info`; net-convert fixes them). */
+  features?: string[];
+  /** sysconfig: the resolv.conf already in the root; its other lines are kept, its name servers come first. */
+  existingResolvConf?: string | undefined;
+}
+
+export interface NetworkRenderer {
+  readonly name: RendererName;
+  render(ns: NetworkState, cfg: RendererConfig): RenderedFile[];
+}

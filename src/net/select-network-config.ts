@@ -1,0 +1,94 @@
+// Chooses the network config in cloud-init's order (kernel cmdline, initramfs, system config, datasource, fallback).
+import { isObj, type Obj } from './check';
+import { convertEc2Network } from './convert-ec2';
+import { convertEniText } from './convert-eni';
+import { convertOpenStackNetworkData } from './convert-openstack';
+import { fallbackNetworkConfig } from './fallback';
+import { initramfsNetworkConfig, kernelCmdlineNetworkConfig } from './initramfs-config';
+import type { NetworkState } from './model';
+import { parseNetworkInput, type InputKind } from './parse-network-config';
+import { macsToNames, type NicFacts } from './sys-class-net';
+
+export type NetworkConfigSource = 'cmdline' | 'initramfs' | 'system_cfg' | 'ds' | 'fallback';
+
+/** What a datasource gives (InstanceData.networkConfig). */
+export interface DatasourceNetwork {
+  format: 'v1' | 'v2' | 'openstack' | 'ec2' | 'eni';
+  config: unknown;
+}
+
+export interface SelectInput {
+  /** /proc/cmdline (or the kernel command line kiln was told). */
+  kernelCmdline: string;
+  /** /run/net-*.conf and /run/net6-*.conf from a klibc initramfs: path → text. */
+  runNetFiles?: Record<string, string>;
+  /** /run/initramfs/open-iscsi.interface exists. */
+  openIscsi?: boolean;
+  /** The merged system config's `network` key. */
+  systemConfig?: unknown;
+  datasourceNetwork?: DatasourceNetwork;
+  /** The datasource's order (cloud-init's `network_config_sources`); default cmdline, initramfs, system_cfg, ds. */
+  order?: Array<Exclude<NetworkConfigSource, 'fallback'>>;
+  /** /sys/class/net facts (readSysClassNet), for the fallback and for naming interfaces by MAC. */
+  nics: NicFacts[];
+  /** Drivers the fallback ignores (the distro's / datasource's blacklist). */
+  blacklistDrivers?: string[];
+  /** /var/lib/cloud/data/upgraded-network exists: an upgrade left networking to the image. */
+  upgradedNetwork?: boolean;
+}
+
+export type Selection =
+  | { disabled: false; source: NetworkConfigSource; config: Obj; state: NetworkState }
+  | { disabled: true; source: NetworkConfigSource | 'upgraded-network' | 'none'; reason: string };
+
+export const DEFAULT_ORDER: Array<Exclude<NetworkConfigSource, 'fallback'>> = ['cmdline', 'initramfs', 'system_cfg', 'ds'];
+
+function isDisabled(cfg: unknown): boolean {
+  return isObj(cfg) && cfg.config === 'disabled';
+}
+
+function present(cfg: unknown): cfg is Obj {
+  return isObj(cfg) && Object.keys(cfg).length > 0;
+}
+
+const REASONS: Record<NetworkConfigSource, string> = {
+  cmdline: 'network-config=disabled on the kernel command line',
+  initramfs: 'the initramfs config says disabled',
+  system_cfg: 'network: {config: disabled} in the system config',
+  ds: 'the datasource says network config is disabled',
+  fallback: 'no fallback',
+};
+
+/**
+ * The chosen config, parsed into the model, or 'disabled' with the reason. A config that is chosen but does not
+ * parse throws NetworkConfigError naming the key: the fallback is never applied in its place.
+ */
+export function selectNetworkConfig(input: SelectInput): Selection {
+  if (input.upgradedNetwork) return { disabled: true, source: 'upgraded-network', reason: '/var/lib/cloud/data/upgraded-network exists' };
+  const macs = macsToNames(input.nics);
+  const ds = input.datasourceNetwork;
+  const candidates: Record<Exclude<NetworkConfigSource, 'fallback'>, () => { cfg: unknown; kind: InputKind }> = {
+    cmdline: () => ({ cfg: kernelCmdlineNetworkConfig(input.kernelCmdline), kind: 'yaml' }),
+    initramfs: () => ({ cfg: initramfsNetworkConfig(input.runNetFiles ?? {}, input.kernelCmdline, input.openIscsi ?? false, macs), kind: 'yaml' }),
+    system_cfg: () => ({ cfg: input.systemConfig, kind: 'yaml' }),
+    ds: () => {
+      if (!ds) return { cfg: undefined, kind: 'yaml' };
+      if (ds.format === 'v1' || ds.format === 'v2') return { cfg: ds.config, kind: 'yaml' };
+      if (ds.config === undefined || ds.config === null) return { cfg: undefined, kind: 'yaml' };
+      // Provider formats become v1 (OpenStack, ENI) or v2 (EC2) first, as cloud-init's datasources do.
+      if (ds.format === 'openstack') return { cfg: convertOpenStackNetworkData(ds.config, macs), kind: 'yaml' };
+      if (ds.format === 'ec2') return { cfg: convertEc2Network(ds.config, macs), kind: 'yaml' };
+      return { cfg: convertEniText(String(ds.config)), kind: 'yaml' };
+    },
+  };
+  for (const source of input.order ?? DEFAULT_ORDER) {
+    const { cfg } = candidates[source]();
+    if (isDisabled(cfg)) return { disabled: true, source, reason: REASONS[source] };
+    if (!present(cfg)) continue;
+    const key = source === 'system_cfg' ? 'system config network' : source === 'cmdline' ? 'kernel network-config' : source === 'initramfs' ? 'initramfs' : 'datasource network';
+    return { disabled: false, source, config: cfg, state: parseNetworkInput('yaml', cfg, { macs, key }) };
+  }
+  const fb = fallbackNetworkConfig(input.nics, input.blacklistDrivers ? { blacklistDrivers: input.blacklistDrivers } : {});
+  if (!fb) return { disabled: true, source: 'none', reason: 'no network config given and no NIC in /sys/class/net qualifies for the DHCP fallback' };
+  return { disabled: false, source: 'fallback', config: fb, state: parseNetworkInput('yaml', fb, { macs, key: 'fallback' }) };
+}

@@ -1,0 +1,65 @@
+// `cloud-init devel net-convert` with cloud-init's flags, run in-process: files under -d, messages, exit codes.
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { buildFacts } from '../../src/build-info';
+import type { CommandContext } from '../../src/cli/command';
+import { faceFromInvocation } from '../../src/cli/face';
+import { parseInvocation } from '../../src/cli/parse-args';
+import { COMMANDS } from '../../src/cli/registry';
+import { UsageError, describeError } from '../../src/util/errors';
+import { Logger } from '../../src/util/log';
+import { tempDir } from '../helpers/temp';
+import { FIXTURES } from './fixture-cases';
+
+/** Parses ARGV as main does and runs the command; exit codes as main maps them (usage 2, other errors 1). */
+async function run(argv: string[], argv0 = 'cloud-init'): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const face = faceFromInvocation(argv0);
+  try {
+    const { command, args, global } = parseInvocation(argv, COMMANDS, face);
+    assert.ok(command, 'a command');
+    const logger = new Logger();
+    const ctx: CommandContext = {
+      face, facts: buildFacts, root: global.root, dryRun: global.dryRun, debug: global.debug, logger, log: logger.for('test.ts'),
+      io: { out: (s) => void (out += s), err: (s) => void (err += s) }, env: {},
+      platform: () => assert.fail('net-convert must not need the platform'),
+    };
+    return { code: await command.run(ctx, args), out, err };
+  } catch (e) {
+    return { code: e instanceof UsageError ? 2 : 1, out, err: err + describeError(e) };
+  }
+}
+
+test('short flags as cloud-init takes them, repeated -m, output under -d', async (t) => {
+  const dir = tempDir(t);
+  const input = join(FIXTURES, 'openstack-bond-vlan', 'input.json');
+  const r = await run(['devel', 'net-convert', '-p', input, '-k', 'network_data.json', '-d', dir, '-D', 'debian', '-O', 'netplan', '-m', 'ens3,fa:16:3e:00:00:01', '-m', 'ens4,FA:16:3E:00:00:02']);
+  assert.equal(r.code, 0, r.err);
+  assert.equal(r.err, `Read input format 'network_data.json' from '${input}'.\nWrote output format 'netplan' to '${dir}/'\n\n`);
+  assert.equal(
+    readFileSync(join(dir, 'etc/netplan/50-cloud-init.yaml'), 'utf8'),
+    readFileSync(join(FIXTURES, 'openstack-bond-vlan/expected/netplan/etc/netplan/50-cloud-init.yaml'), 'utf8'),
+  );
+});
+
+test('long flags in the kiln face', async (t) => {
+  const dir = tempDir(t);
+  const r = await run(['devel', 'net-convert', '--network-data', join(FIXTURES, 'v1-bridge/input.yaml'), '--kind', 'yaml', '--directory', dir, '--distro', 'rhel', '--output-kind', 'sysconfig'], 'kiln');
+  assert.equal(r.code, 0, r.err);
+  assert.equal(readFileSync(join(dir, 'etc/sysconfig/network-scripts/ifcfg-br0'), 'utf8'), readFileSync(join(FIXTURES, 'v1-bridge/expected/sysconfig/etc/sysconfig/network-scripts/ifcfg-br0'), 'utf8'));
+});
+
+test('bad input exits 1 naming the key; bad use exits 2', async (t) => {
+  const dir = tempDir(t);
+  const bad = join(dir, 'bad.yaml');
+  writeFileSync(bad, 'network:\n  version: 2\n  ethernets:\n    eth0:\n      addresses: [10.0.0.1/24, nonsense]\n');
+  const r = await run(['devel', 'net-convert', '-p', bad, '-k', 'yaml', '-d', join(dir, 'out'), '-D', 'debian', '-O', 'eni']);
+  assert.equal(r.code, 1);
+  assert.match(r.err, /network\.ethernets\.eth0\.addresses\[1\]/);
+  assert.equal((await run(['devel', 'net-convert', '-p', bad, '-k', 'toml', '-d', dir, '-D', 'debian', '-O', 'eni'])).code, 2);
+  assert.equal((await run(['devel', 'net-convert', '-p', bad, '-k', 'yaml', '-d', dir, '-D', 'plan9', '-O', 'eni'])).code, 2);
+  assert.equal((await run(['devel', 'net-convert', '-p', bad, '-k', 'yaml', '-d', dir, '-D', 'debian', '-O', 'ifcfg'])).code, 2);
+});

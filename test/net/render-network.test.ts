@@ -1,0 +1,64 @@
+// renderNetwork: the renderer chosen by what the target root has (or system_info.network.renderers), files written under --root.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { NetworkConfigError } from '../../src/net/net-error';
+import { parseNetworkDocument } from '../../src/net/parse-network-config';
+import { renderNetwork, selectRenderer } from '../../src/net/render-network';
+import { DryRunPlatform } from '../../src/platform/dry-run-platform';
+import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
+import { Logger } from '../../src/util/log';
+import { tempDir } from '../helpers/temp';
+
+const model = () =>
+  parseNetworkDocument({ version: 1, config: [{ type: 'physical', name: 'eth0', mac_address: '52:54:00:00:00:01', subnets: [{ type: 'static', address: '10.0.0.2/24', gateway: '10.0.0.1' }] }, { type: 'nameserver', address: ['10.0.0.53'], search: ['x.example'] }] });
+
+function rootWith(t: Parameters<typeof tempDir>[0], files: string[]): { root: string; p: LinuxPlatform } {
+  const root = tempDir(t);
+  for (const f of files) {
+    mkdirSync(join(root, f, '..'), { recursive: true });
+    writeFileSync(join(root, f), '');
+  }
+  return { root, p: new LinuxPlatform({ root, log: new Logger().for('test.ts') }) };
+}
+
+test('picks the first available renderer in cloud-init default order and writes under the root', async (t) => {
+  const { root, p } = rootWith(t, ['usr/sbin/netplan', 'usr/bin/nmcli', 'etc/NetworkManager/NetworkManager.conf']);
+  assert.equal(await selectRenderer(p, 'ubuntu'), 'netplan', 'eni and sysconfig are missing, netplan comes next');
+  const r = await renderNetwork(p, model(), { distro: 'ubuntu' });
+  assert.deepEqual(r, { renderer: 'netplan', files: ['/etc/netplan/50-cloud-init.yaml'] });
+  assert.match(readFileSync(join(root, 'etc/netplan/50-cloud-init.yaml'), 'utf8'), /addresses:\n {12}- 10\.0\.0\.2\/24/);
+  const nm = await renderNetwork(p, model(), { distro: 'ubuntu', renderers: ['network-manager', 'netplan'] });
+  assert.equal(nm.renderer, 'network-manager');
+  assert.equal(statSync(join(root, 'etc/NetworkManager/system-connections/cloud-init-eth0.nmconnection')).mode & 0o777, 0o600);
+});
+
+test('eni needs ifupdown and /etc/network/interfaces; sysconfig needs a sysconfig distro', async (t) => {
+  const { p } = rootWith(t, ['sbin/ifquery', 'sbin/ifup', 'sbin/ifdown', 'etc/network/interfaces', 'etc/sysconfig/network-scripts/network-functions']);
+  assert.equal(await selectRenderer(p, 'debian'), 'eni');
+  assert.equal(await selectRenderer(p, 'rhel', ['sysconfig', 'eni']), 'sysconfig');
+  assert.equal(await selectRenderer(p, 'debian', ['sysconfig', 'eni']), 'eni', 'sysconfig is not available on debian');
+});
+
+test('sysconfig keeps what an existing resolv.conf holds', async (t) => {
+  const { root, p } = rootWith(t, []);
+  mkdirSync(join(root, 'etc'), { recursive: true });
+  writeFileSync(join(root, 'etc/resolv.conf'), 'options rotate\nnameserver 192.0.2.1\n');
+  await renderNetwork(p, model(), { distro: 'rhel', renderer: 'sysconfig' });
+  assert.equal(readFileSync(join(root, 'etc/resolv.conf'), 'utf8'), '; Created by cloud-init on instance boot automatically, do not edit.\n;\noptions rotate\nnameserver 192.0.2.1\nnameserver 10.0.0.53\nsearch x.example\n');
+});
+
+test('no renderer available, or an unknown one, is an error naming system_info.network.renderers', async (t) => {
+  const { p } = rootWith(t, []);
+  await assert.rejects(selectRenderer(p, 'debian'), (e: unknown) => e instanceof NetworkConfigError && e.key === 'system_info.network.renderers');
+  await assert.rejects(selectRenderer(p, 'debian', ['netplan', 'ifcfg']), (e: unknown) => e instanceof NetworkConfigError && e.key === 'system_info.network.renderers[1]');
+});
+
+test('--dry-run records the writes and changes nothing', async (t) => {
+  const { root, p } = rootWith(t, []);
+  const dry = new DryRunPlatform(p);
+  await renderNetwork(dry, model(), { distro: 'debian', renderer: 'networkd' });
+  assert.deepEqual(dry.effects.map((e) => e.kind === 'write-file' && e.path), ['/etc/systemd/network/10-cloud-init-eth0.network']);
+  assert.equal(existsSync(join(root, 'etc/systemd')), false);
+});
