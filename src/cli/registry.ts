@@ -1,7 +1,40 @@
 // Every subcommand, in one explicit list (no registration by import side effects).
+import { allStagesCommand } from './all-stages';
+import { analyzeBlameCommand, analyzeBootCommand, analyzeDumpCommand, analyzeShowCommand } from './analyze';
+import { cleanCommand } from './clean';
+import { cloudIdCommand } from './cloud-id';
+import { collectLogsCommand } from './collect-logs';
 import type { Command } from './command';
 import { develShowConfigCommand } from './devel-show-config';
 import { develWriteFileCommand } from './devel-write-file';
+import { dsIdentifyCommand } from './ds-identify';
+import { featuresCommand } from './features';
+import { initCommand } from './init';
+import { modulesCommand } from './modules';
+import { queryCommand } from './query';
+import { schemaCommand } from './schema';
+import { singleCommand } from './single';
+import { statusCommand } from './status';
 import { versionCommand } from './version';
 
-export const COMMANDS: Command[] = [versionCommand, develShowConfigCommand, develWriteFileCommand];
+export const COMMANDS: Command[] = [
+  versionCommand,
+  develShowConfigCommand,
+  develWriteFileCommand,
+  initCommand,
+  modulesCommand,
+  singleCommand,
+  statusCommand,
+  queryCommand,
+  cleanCommand,
+  analyzeShowCommand,
+  analyzeBlameCommand,
+  analyzeDumpCommand,
+  analyzeBootCommand,
+  schemaCommand,
+  collectLogsCommand,
+  featuresCommand,
+  cloudIdCommand,
+  dsIdentifyCommand,
+  allStagesCommand,
+];
