@@ -1,61 +1,74 @@
-// Reading cloud-config values the way cloud-init's util helpers do (is_true, is_false, get_cfg_option_*).
-import type { CloudConfig } from './module';
+// Reading typed values out of cloud-config the way cloud-init's util.get_cfg_option_* and is_true/is_false do.
+import { ModuleError } from './module';
 
-const TRUE_WORDS = ['true', '1', 'on', 'yes', 'y'];
-const FALSE_WORDS = ['off', '0', 'no', 'false'];
+const TRUE_WORDS = new Set(['true', '1', 'on', 'yes']);
+const FALSE_WORDS = new Set(['off', '0', 'no', 'false']);
 
-/** cloud-init's util.is_true: a real true, or one of its true words. */
-export function isTrue(value: unknown): boolean {
+/** cloud-init's util.is_true: booleans, and the words true/1/on/yes (case-insensitive). */
+export function isTrue(value: unknown, addons: string[] = []): boolean {
   if (typeof value === 'boolean') return value;
-  if (typeof value === 'string' || typeof value === 'number') return TRUE_WORDS.includes(String(value).trim().toLowerCase());
-  return false;
+  if (typeof value === 'number') return value === 1;
+  if (typeof value !== 'string') return false;
+  const v = value.trim().toLowerCase();
+  return TRUE_WORDS.has(v) || addons.includes(v);
 }
 
-/** cloud-init's util.is_false: a real false, or one of its false words. */
-export function isFalse(value: unknown): boolean {
+/** cloud-init's util.is_false. */
+export function isFalse(value: unknown, addons: string[] = []): boolean {
   if (typeof value === 'boolean') return !value;
-  if (typeof value === 'string' || typeof value === 'number') return FALSE_WORDS.includes(String(value).trim().toLowerCase());
-  return false;
+  if (typeof value === 'number') return value === 0;
+  if (typeof value !== 'string') return false;
+  const v = value.trim().toLowerCase();
+  return FALSE_WORDS.has(v) || addons.includes(v);
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** get_cfg_option_bool: the default when the key is absent, else the value read as a boolean. */
-export function cfgBool(cfg: CloudConfig, key: string, fallback: boolean): boolean {
-  if (!(key in cfg)) return fallback;
+/** get_cfg_option_bool: absent → DEFAULT, otherwise is_true. */
+export function cfgBool(cfg: Record<string, unknown>, key: string, dflt: boolean): boolean {
+  if (!(key in cfg) || cfg[key] === null || cfg[key] === undefined) return dflt;
   return isTrue(cfg[key]);
 }
 
-/** get_cfg_option_str: the default when the key is absent or null, else the value as text. */
-export function cfgString(cfg: CloudConfig, key: string, fallback: string): string;
-export function cfgString(cfg: CloudConfig, key: string, fallback?: string): string | undefined;
-export function cfgString(cfg: CloudConfig, key: string, fallback?: string): string | undefined {
+/** get_cfg_option_str: absent → DEFAULT; non-strings are stringified as Python's str() would for scalars. */
+export function cfgString(cfg: Record<string, unknown>, key: string): string | undefined {
   const v = cfg[key];
-  if (v === undefined || v === null) return fallback;
-  return typeof v === 'string' ? v : pyString(v);
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return String(v);
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  return undefined;
 }
 
-/** get_cfg_option_list: a list stays a list (items as text), a string becomes a one-item list. */
-export function cfgList(cfg: CloudConfig, key: string, fallback: string[] = []): string[] {
+/** get_cfg_option_list: a list stays a list (items stringified), a string becomes a one-item list. */
+export function cfgList(cfg: Record<string, unknown>, key: string): string[] | undefined {
   const v = cfg[key];
-  if (v === undefined || v === null) return fallback;
-  if (Array.isArray(v)) return v.map((x) => (typeof x === 'string' ? x : pyString(x)));
-  return [typeof v === 'string' ? v : pyString(v)];
+  if (v === undefined || v === null) return undefined;
+  if (Array.isArray(v)) return v.map((x) => (typeof x === 'string' ? x : String(x)));
+  if (typeof v === 'string') return [v];
+  return [String(v)];
 }
 
-/** A record under KEY, or an empty one. */
-export function cfgRecord(cfg: CloudConfig, key: string): Record<string, unknown> {
+/** A mapping under KEY, or undefined when absent; MODULE names the error when it is some other type. */
+export function cfgMap(module: string, cfg: Record<string, unknown>, key: string): Record<string, unknown> | undefined {
   const v = cfg[key];
-  return isRecord(v) ? v : {};
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'object' || Array.isArray(v)) throw new ModuleError(module, `'${key}' must be a mapping, got ${describeType(v)}`);
+  return v as Record<string, unknown>;
 }
 
-/** How Python's str() shows a scalar read from YAML (True/False/None), so messages and files match. */
-export function pyString(v: unknown): string {
-  if (v === true) return 'True';
-  if (v === false) return 'False';
+export function describeType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  return `a ${typeof v}`;
+}
+
+/** Python's str() of a scalar from YAML, as cloud-init writes values into files. */
+export function pyStr(v: unknown): string {
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
   if (v === null || v === undefined) return 'None';
-  if (typeof v === 'object') return JSON.stringify(v);
   return String(v);
+}
+
+/** Splits a comma-separated string ("a, b,c") into trimmed non-empty parts, as cloud-init does for groups. */
+export function splitCommaList(s: string): string[] {
+  return s.split(',').map((x) => x.trim()).filter(Boolean);
 }

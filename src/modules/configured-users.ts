@@ -1,5 +1,5 @@
 // The users a cloud-config names (`users`, `user`, the distro's default user), reduced to what later modules read.
-import { isRecord } from './config-values';
+import { isRecord } from './config-shapes';
 import type { CloudConfig } from './module';
 
 export interface ConfiguredUser {

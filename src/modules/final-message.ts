@@ -60,7 +60,7 @@ export function createFinalMessageModule(deps: FinalMessageDeps): Module {
     distros: 'all',
     activateBy: [],
     async run(ctx, cfg): Promise<void> {
-      let template = cfgString(cfg, 'final_message', '').trim();
+      let template = (cfgString(cfg, 'final_message') ?? '').trim();
       if (!template) template = FINAL_MESSAGE_DEFAULT;
       const uptime = await readUptime(ctx);
       const ts = timeRfc2822(deps.now());

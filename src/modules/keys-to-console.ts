@@ -1,5 +1,6 @@
 // cc_keys_to_console: runs cloud-init's write-ssh-key-fingerprints helper (when the target has it) for the console.
-import { cfgList, isFalse, isRecord } from './config-values';
+import { cfgList, isFalse } from './config-values';
+import { isRecord } from './config-shapes';
 import type { Module } from './module';
 
 export const KEYS_HELPER = '/usr/lib/cloud-init/write-ssh-key-fingerprints';
@@ -20,8 +21,8 @@ export const keysToConsoleModule: Module = {
       ctx.log.warn(`Unable to activate module keys_to_console, helper tool not found at ${KEYS_HELPER}`);
       return;
     }
-    const fpBlacklist = cfgList(cfg, 'ssh_fp_console_blacklist', []);
-    const keyBlacklist = cfgList(cfg, 'ssh_key_console_blacklist', ['ssh-dss']);
+    const fpBlacklist = (cfgList(cfg, 'ssh_fp_console_blacklist') ?? []);
+    const keyBlacklist = (cfgList(cfg, 'ssh_key_console_blacklist') ?? ['ssh-dss']);
     const r = await ctx.platform.run([KEYS_HELPER, fpBlacklist.join(','), keyBlacklist.join(',')]);
     await ctx.output(`${r.stdout.trim()}\n`);
   },

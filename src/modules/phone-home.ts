@@ -1,6 +1,7 @@
 // cc_phone_home: posts instance id, hostname, fqdn and host public keys to a URL, through an injectable poster.
 import { describeError } from '../util/errors';
-import { cfgString, isRecord } from './config-values';
+import { cfgString } from './config-values';
+import { isRecord } from './config-shapes';
 import type { CloudConfig, Module, ModuleContext } from './module';
 import { renderBasic } from './template-vars';
 

@@ -1,7 +1,6 @@
 // cc_power_state_change: after kiln exits, checks a condition and runs shutdown (halt/poweroff/reboot, delay, message).
-import { isRecord } from './config-values';
+import { isRecord, shellQuote } from './config-shapes';
 import type { CloudConfig, Module, ModuleContext } from './module';
-import { shellQuote } from './shellify';
 
 const MODE_FLAGS: Record<string, string> = { halt: '-H', poweroff: '-P', reboot: '-r' };
 

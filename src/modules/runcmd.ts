@@ -21,7 +21,7 @@ export const runcmdModule: Module = {
       return;
     }
     const path = posix.join(instanceScriptsDir(ctx), 'runcmd');
-    const script = shellify(cfg.runcmd, 'runcmd');
+    const script = shellify('runcmd', 'runcmd', cfg.runcmd);
     await ctx.platform.writeFile(path, script, { mode: 0o700 });
   },
 };

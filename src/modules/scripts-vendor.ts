@@ -1,6 +1,6 @@
+import { isRecord } from './config-shapes';
 // cc_scripts_vendor: runs vendor-data scripts in /var/lib/cloud/instance/scripts/vendor, with vendor_data.prefix.
 import { posix } from 'node:path';
-import { isRecord } from './config-values';
 import { ModuleError, type Module } from './module';
 import { runParts } from './run-parts';
 

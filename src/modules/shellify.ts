@@ -1,28 +1,20 @@
-// cloud-init's util.shellify: a list of commands (strings as they are, lists single-quoted) into a sh script.
+// util.shellify: turns a bootcmd/runcmd list (strings run as-is, lists single-quoted word by word) into a /bin/sh script.
 import { ModuleError } from './module';
 
-export function shellQuote(arg: string): string {
-  return `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The script text; KEY names the config key for errors ('runcmd', 'bootcmd'). */
-export function shellify(commands: unknown, key: string, addHeader = true): string {
-  if (!Array.isArray(commands)) {
-    throw new ModuleError(key, `'${key}' must be a list of commands (strings or lists), got ${commands === null ? 'null' : typeof commands}`);
+export function shellify(module: string, key: string, cmdlist: unknown): string {
+  if (!Array.isArray(cmdlist)) throw new ModuleError(module, `'${key}' must be a list of commands, got ${cmdlist === null ? 'null' : typeof cmdlist}`);
+  let content = '#!/bin/sh\n';
+  for (const [i, args] of cmdlist.entries()) {
+    if (Array.isArray(args)) content += `${args.map((a) => `'${pyScalar(a).replace(/'/g, `'\\''`)}'`).join(' ')}\n`;
+    else if (typeof args === 'string') content += `${args}\n`;
+    else if (args === null || args === undefined) continue; // a YAML comment-only item
+    else throw new ModuleError(module, `${key}[${i}] must be a string or a list of words, got ${typeof args}`);
   }
-  let out = addHeader ? '#!/bin/sh\n' : '';
-  commands.forEach((cmd: unknown, i) => {
-    if (cmd === null || cmd === undefined) return; // a YAML comment line parses to null
-    if (typeof cmd === 'string') out += `${cmd}\n`;
-    else if (Array.isArray(cmd)) out += `${cmd.map((a) => shellQuote(scalarText(a))).join(' ')}\n`;
-    else throw new ModuleError(key, `item ${i} of '${key}' is a ${typeof cmd}; expected a string or a list of arguments`);
-  });
-  return out;
+  return content;
 }
 
-function scalarText(v: unknown): string {
-  if (v === true) return 'True';
-  if (v === false) return 'False';
-  if (v === null) return 'None';
+function pyScalar(v: unknown): string {
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  if (v === null || v === undefined) return 'None';
   return String(v);
 }

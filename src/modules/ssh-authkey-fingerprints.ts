@@ -84,7 +84,7 @@ export const sshAuthkeyFingerprintsModule: Module = {
       ctx.log.debug('Skipping module named ssh_authkey_fingerprints, logging of SSH fingerprints disabled');
       return;
     }
-    const hash = cfgString(cfg, 'authkey_hash', 'sha256');
+    const hash = (cfgString(cfg, 'authkey_hash') ?? 'sha256');
     const passwd = await ctx.platform.readTextIfExists('/etc/passwd');
     const prefix = 'ci-info: ';
     for (const user of configuredUsers(cfg)) {

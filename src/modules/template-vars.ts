@@ -1,5 +1,5 @@
+import { isRecord } from './config-shapes';
 // cloud-init's "basic" template renderer ($name, ${name}, ${a.b}) and the `{{ name }}` lookups final_message needs.
-import { isRecord } from './config-values';
 
 const BASIC = /\$\{([A-Za-z0-9_.]+)\}|\$([A-Za-z0-9_.]+)/g;
 

@@ -49,7 +49,7 @@ export const timezoneModule: Module = {
   distros: 'all',
   activateBy: ['timezone'],
   async run(ctx, cfg): Promise<void> {
-    const tz = cfgString(cfg, 'timezone', '');
+    const tz = (cfgString(cfg, 'timezone') ?? '');
     if (!tz) {
       ctx.log.debug("Skipping module named timezone, no 'timezone' specified");
       return;

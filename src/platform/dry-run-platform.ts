@@ -85,8 +85,8 @@ export class DryRunPlatform implements Platform {
       ...(opts.append ? { append: true } : {}),
     });
   }
-  async mkdir(path: string, opts?: { mode?: number }): Promise<void> {
-    this.effects.push({ kind: 'mkdir', path: this.key(path), ...(opts?.mode !== undefined ? { mode: opts.mode } : {}) });
+  async mkdir(path: string, opts?: { mode?: number; owner?: string }): Promise<void> {
+    this.effects.push({ kind: 'mkdir', path: this.key(path), ...(opts?.mode !== undefined ? { mode: opts.mode } : {}), ...(opts?.owner !== undefined ? { owner: opts.owner } : {}) });
   }
   async remove(path: string): Promise<void> {
     const k = this.key(path);

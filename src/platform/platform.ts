@@ -33,7 +33,7 @@ export interface RunResult {
 /** One recorded effect: what `--dry-run` prints and what tests assert on. */
 export type Effect =
   | { kind: 'write-file'; path: string; bytes: number; mode?: number; owner?: string; append?: boolean }
-  | { kind: 'mkdir'; path: string; mode?: number }
+  | { kind: 'mkdir'; path: string; mode?: number; owner?: string }
   | { kind: 'remove'; path: string }
   | { kind: 'symlink'; path: string; target: string }
   | { kind: 'run'; command: string };
@@ -75,7 +75,8 @@ export interface Platform {
   stat?(path: string, opts?: { followLinks?: boolean }): Promise<FileStat | undefined>;
   /** Writes atomically: temp file in the same folder, fsync, mode and owner set, rename. */
   writeFile(path: string, data: string | Uint8Array, opts?: FileOpts): Promise<void>;
-  mkdir(path: string, opts?: { mode?: number }): Promise<void>;
+  /** Creates PATH and missing parents; MODE and OWNER (as in FileOpts) are applied to PATH itself, even when it exists. */
+  mkdir(path: string, opts?: { mode?: number; owner?: string }): Promise<void>;
   remove(path: string, opts?: { recursive?: boolean }): Promise<void>;
   symlink(target: string, path: string): Promise<void>;
   osVersion(): Promise<OsVersion>;

@@ -96,8 +96,14 @@ export class LinuxPlatform implements Platform {
     return (await fsp.readdir(await this.resolve(path))).sort();
   }
 
-  async mkdir(path: string, opts?: { mode?: number }): Promise<void> {
-    await fsp.mkdir(await this.resolve(path), { recursive: true, mode: opts?.mode ?? 0o755 });
+  async mkdir(path: string, opts?: { mode?: number; owner?: string }): Promise<void> {
+    const host = await this.resolve(path);
+    await fsp.mkdir(host, { recursive: true, mode: opts?.mode ?? 0o755 });
+    if (opts?.mode !== undefined) await fsp.chmod(host, opts.mode);
+    if (opts?.owner !== undefined) {
+      const ids = await this.ownerIds(opts.owner, path);
+      await fsp.chown(host, ids.uid, ids.gid);
+    }
   }
 
   async remove(path: string, opts?: { recursive?: boolean }): Promise<void> {

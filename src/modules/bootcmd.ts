@@ -1,0 +1,32 @@
+// cc_bootcmd: runs the bootcmd list as a shell script on every boot, early, with INSTANCE_ID in the environment.
+import { randomBytes } from 'node:crypto';
+import { posix } from 'node:path';
+import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
+import { shellify } from './shellify';
+
+export const bootcmd: Module = {
+  name: 'bootcmd',
+  stage: 'init',
+  frequency: 'always',
+  distros: 'all',
+  activateBy: ['bootcmd'],
+  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
+    if (!('bootcmd' in cfg)) {
+      ctx.log.debug("Skipping module named bootcmd, no 'bootcmd' key in configuration");
+      return;
+    }
+    const script = shellify('bootcmd', 'bootcmd', cfg.bootcmd);
+    // /run is noexec on many systems, but the script is run through /bin/sh, so cloud-init's /run/cloud-init/tmp is fine.
+    const tmp = posix.join(ctx.paths.runDir, 'tmp', `tmp${randomBytes(4).toString('hex')}.sh`);
+    await ctx.platform.writeFile(tmp, script, { mode: 0o600 });
+    try {
+      const env: Record<string, string> = {};
+      if (ctx.instance?.instanceId) env.INSTANCE_ID = ctx.instance.instanceId;
+      const r = await ctx.platform.run(['/bin/sh', tmp], { env, allowFailure: true });
+      await ctx.output(r.stdout + r.stderr);
+      if (r.code !== 0) throw new ModuleError('bootcmd', `the bootcmd script exited with code ${r.code}${r.stderr ? `: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`);
+    } finally {
+      await ctx.platform.remove(tmp);
+    }
+  },
+};

@@ -1,0 +1,87 @@
+// The hostname and FQDN a module should apply: from cloud-config, else the datasource, else the system (util.get_hostname_fqdn).
+import type { CloudConfig, ModuleContext } from './module';
+import { cfgString } from './config-values';
+
+export interface HostnameFqdn {
+  hostname: string;
+  fqdn: string;
+  /** True only when the name is 'localhost' that came from the system as a default, not from anyone's config. */
+  isDefault: boolean;
+}
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
+
+/** The running system's hostname: the kernel's when visible in the target, else its /etc/hostname, else ''. */
+async function systemHostname(ctx: ModuleContext): Promise<string> {
+  const kernel = (await ctx.platform.readTextIfExists('/proc/sys/kernel/hostname'))?.trim();
+  if (kernel) return kernel;
+  const file = (await ctx.platform.readTextIfExists('/etc/hostname'))?.split('\n').map((l) => l.trim()).find((l) => l && !l.startsWith('#'));
+  return file ?? '';
+}
+
+/** The FQDN /etc/hosts gives for HOSTNAME (util.get_fqdn_from_hosts): the first name on a line that lists it. */
+async function fqdnFromHosts(ctx: ModuleContext, hostname: string): Promise<string | undefined> {
+  const text = await ctx.platform.readTextIfExists('/etc/hosts');
+  if (!text || !hostname) return undefined;
+  for (const raw of text.split('\n')) {
+    const line = raw.split('#')[0]?.trim() ?? '';
+    const toks = line.split(/\s+/).filter(Boolean);
+    if (toks.length < 2) continue;
+    if (toks.slice(1).includes(hostname)) return toks[1];
+  }
+  return undefined;
+}
+
+/** The datasource's hostname (DataSource.get_hostname), short or qualified. */
+export async function datasourceHostname(ctx: ModuleContext, fqdn: boolean): Promise<{ hostname: string; isDefault: boolean }> {
+  const lhost = ctx.instance?.localHostname ?? localHostnameFromMetadata(ctx);
+  let toks: string[];
+  let isDefault = false;
+  let domain = 'localdomain';
+  if (!lhost) {
+    const hostname = await systemHostname(ctx);
+    if (hostname === 'localhost') isDefault = true;
+    const hostsFqdn = await fqdnFromHosts(ctx, hostname);
+    if (hostsFqdn && hostsFqdn.indexOf('.') > 0) toks = hostsFqdn.split('.');
+    else if (hostname && hostname.indexOf('.') > 0) toks = hostname.split('.');
+    else if (hostname) toks = [hostname, domain];
+    else toks = ['localhost', domain];
+  } else if (IPV4.test(lhost)) {
+    toks = [`ip-${lhost.replace(/\./g, '-')}`];
+  } else {
+    toks = lhost.split('.');
+  }
+  const host = toks[0] as string;
+  if (toks.length > 1) domain = toks.slice(1).join('.');
+  else domain = '';
+  return { hostname: fqdn && domain ? `${host}.${domain}` : host, isDefault };
+}
+
+function localHostnameFromMetadata(ctx: ModuleContext): string | undefined {
+  const v = ctx.instance?.metadata?.['local-hostname'];
+  return typeof v === 'string' && v ? v : undefined;
+}
+
+export async function hostnameAndFqdn(ctx: ModuleContext, cfg: CloudConfig): Promise<HostnameFqdn> {
+  const cfgHostname = cfgString(cfg, 'hostname');
+  const cfgFqdn = cfgString(cfg, 'fqdn');
+  if (cfgFqdn !== undefined) {
+    return { fqdn: cfgFqdn, hostname: cfgHostname ?? (cfgFqdn.split('.')[0] as string), isDefault: false };
+  }
+  if (cfgHostname !== undefined && cfgHostname.indexOf('.') > 0) {
+    return { fqdn: cfgHostname, hostname: cfgHostname.slice(0, cfgHostname.indexOf('.')), isDefault: false };
+  }
+  const fqdn = (await datasourceHostname(ctx, true)).hostname;
+  if (cfgHostname !== undefined) return { hostname: cfgHostname, fqdn, isDefault: false };
+  const short = await datasourceHostname(ctx, false);
+  return { hostname: short.hostname, fqdn, isDefault: short.isDefault };
+}
+
+/** Distro._select_hostname: the FQDN when prefer_fqdn_over_hostname (or the family's default) says so. */
+export function preferFqdn(ctx: ModuleContext, cfg: CloudConfig): boolean {
+  const v = cfg.prefer_fqdn_over_hostname;
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'string') return ['true', '1', 'on', 'yes'].includes(v.toLowerCase());
+  // rhel, photon, mariner and freebsd default to the FQDN in cloud-init.
+  return ctx.distro.family === 'redhat' || ['photon', 'mariner'].includes(ctx.distro.name);
+}

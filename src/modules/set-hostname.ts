@@ -1,0 +1,49 @@
+// cc_set_hostname: sets the static and running hostname once per instance, remembering what it set in data/set-hostname.
+import { posix } from 'node:path';
+import { distroOpsFor } from '../platform/linux/distro/detect-distro';
+import { cfgBool } from './config-values';
+import { hostnameAndFqdn, preferFqdn } from './hostname-facts';
+import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
+
+export const setHostname: Module = {
+  name: 'set_hostname',
+  stage: 'init',
+  frequency: 'once-per-instance',
+  distros: 'all',
+  activateBy: [],
+  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
+    if (cfgBool(cfg, 'preserve_hostname', false)) {
+      ctx.log.debug("Configuration option 'preserve_hostname' is set, not setting the hostname in module set_hostname");
+      return;
+    }
+    const { hostname, fqdn, isDefault } = await hostnameAndFqdn(ctx, cfg);
+    const prevFile = posix.join(ctx.paths.cloudDir, 'data', 'set-hostname');
+    let prev: { hostname?: string; fqdn?: string } = {};
+    const prevText = await ctx.platform.readTextIfExists(prevFile);
+    if (prevText) {
+      try {
+        prev = JSON.parse(prevText) as typeof prev;
+      } catch {
+        prev = {};
+      }
+    }
+    if (prev.hostname === hostname && prev.fqdn === fqdn) {
+      ctx.log.debug('No hostname changes. Skipping set-hostname');
+      return;
+    }
+    if (isDefault && hostname === 'localhost') {
+      ctx.log.debug('Hostname is localhost. Let other services handle this.');
+      return;
+    }
+    const ops = await distroOpsFor(ctx.platform, ctx.distro);
+    const chosen = preferFqdn(ctx, cfg) && fqdn ? fqdn : hostname;
+    ctx.log.debug(`Setting the hostname to ${fqdn} (${hostname})`);
+    try {
+      await ops.writeHostname(ctx.platform, chosen);
+    } catch (err) {
+      throw new ModuleError('set_hostname', `failed to set the hostname to ${fqdn} (${hostname}): ${(err as Error).message}`, { cause: err });
+    }
+    if (!(await ops.applyHostname(ctx.platform, chosen))) ctx.log.warn(`Failed to non-persistently adjust the system hostname to ${chosen}`);
+    await ctx.platform.writeFile(prevFile, JSON.stringify({ hostname, fqdn }), { mode: 0o644 });
+  },
+};

@@ -1,0 +1,134 @@
+// cc_ssh: host keys (delete the image's, write given ones or generate per ssh_genkeytypes) and authorized keys for the default user and root.
+import { distroOpsFor } from '../platform/linux/distro/detect-distro';
+import { DISABLE_USER_OPTS, setupUserKeys } from './authorized-keys';
+import { cfgBool, cfgList, cfgString } from './config-values';
+import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
+import { updateSshdConfig } from './sshd-config';
+import { normalizeUsersGroups } from './users-config';
+
+export const GENERATE_KEY_NAMES = ['rsa', 'dsa', 'ecdsa', 'ed25519'];
+const keyFile = (type: string) => `/etc/ssh/ssh_host_${type}_key`;
+const UNSUPPORTED = /^(ecdsa-sk|ed25519-sk)_(private|public|certificate)$/;
+
+/** ssh_keys entry name → [file, mode]. */
+function configKeyFile(key: string): [string, number] | undefined {
+  const m = /^(rsa|dsa|ecdsa|ed25519)_(private|public|certificate)$/.exec(key);
+  if (!m) return undefined;
+  const base = keyFile(m[1] as string);
+  return [m[2] === 'private' ? base : m[2] === 'public' ? `${base}.pub` : `${base}-cert.pub`, 0o600];
+}
+
+async function deleteHostKeys(ctx: ModuleContext): Promise<void> {
+  let names: string[] = [];
+  try {
+    names = await ctx.platform.listDir('/etc/ssh');
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    if (!/^ssh_host_.*key.*$/.test(n)) continue;
+    try {
+      await ctx.platform.remove(`/etc/ssh/${n}`);
+    } catch (err) {
+      ctx.log.warn(`Failed deleting key file /etc/ssh/${n}: ${(err as Error).message}`);
+    }
+  }
+}
+
+async function writeGivenKeys(ctx: ModuleContext, given: Record<string, unknown>): Promise<void> {
+  for (const [key, val] of Object.entries(given)) {
+    const target = configKeyFile(key);
+    if (!target) {
+      ctx.log.warn(`Skipping ${UNSUPPORTED.test(key) ? 'unsupported' : 'unrecognized'} ssh_keys entry: "${key}"`);
+      continue;
+    }
+    await ctx.platform.writeFile(target[0], typeof val === 'string' ? val : String(val), { mode: target[1] });
+    if (key.includes('_certificate')) await updateSshdConfig(ctx.platform, { HostCertificate: target[0] });
+  }
+  for (const type of GENERATE_KEY_NAMES) {
+    if (`${type}_public` in given || !(`${type}_private` in given)) continue;
+    const priv = keyFile(type);
+    // cloud-init derives the missing public half with ssh-keygen -y and tags it root@localhost.
+    const r = await ctx.platform.run(['ssh-keygen', '-yf', priv], { allowFailure: true });
+    if (r.code !== 0) {
+      ctx.log.warn(`Failed generating a key for ${priv}.pub from ${priv}: ${r.stderr.trim()}`);
+      continue;
+    }
+    await ctx.platform.writeFile(`${priv}.pub`, `${r.stdout.replace(/\n+$/, '')} root@localhost\n`, { mode: 0o644 });
+  }
+}
+
+async function generateKeys(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
+  const types = cfgList(cfg, 'ssh_genkeytypes') ?? GENERATE_KEY_NAMES;
+  const quiet = cfgBool(cfg, 'ssh_quiet_keygen', false);
+  const group = await sshKeysGid(ctx);
+  for (const type of types) {
+    const file = keyFile(type);
+    if (await ctx.platform.exists(file)) continue;
+    await ctx.platform.mkdir('/etc/ssh');
+    const r = await ctx.platform.run(['ssh-keygen', '-t', type, '-N', '', '-f', file], { env: { LANG: 'C' }, allowFailure: true });
+    if (r.code === 0) {
+      if (!quiet) await ctx.output(r.stdout);
+      if (group !== undefined) {
+        // The same permissions sshd-keygen gives on systems with an ssh_keys group (RHEL family).
+        await ctx.platform.run(['chgrp', 'ssh_keys', file], { allowFailure: true });
+        await ctx.platform.run(['chmod', '0640', file], { allowFailure: true });
+        await ctx.platform.run(['chmod', '0644', `${file}.pub`], { allowFailure: true });
+      }
+    } else if (r.code === 1 && r.stderr.toLowerCase().startsWith('unknown key')) {
+      ctx.log.debug(`ssh-keygen: unknown key type '${type}'`);
+    } else {
+      ctx.recoverable('WARNING', `Failed generating key type ${type} to file ${file}: ${r.stderr.trim() || `exit code ${r.code}`}`);
+      ctx.log.warn(`Failed generating key type ${type} to file ${file}: ${r.stderr.trim()}`);
+    }
+  }
+}
+
+async function sshKeysGid(ctx: ModuleContext): Promise<number | undefined> {
+  const text = (await ctx.platform.readTextIfExists('/etc/group')) ?? '';
+  const row = text.split('\n').find((l) => l.startsWith('ssh_keys:'));
+  return row ? Number(row.split(':')[2]) : undefined;
+}
+
+/** apply_credentials: the keys go to the default user; root gets them behind the disable_root options (or plain). */
+async function applyCredentials(ctx: ModuleContext, keys: string[], user: string | undefined, disableRoot: boolean, disableRootOpts: string): Promise<void> {
+  const unique = [...new Set(keys)];
+  if (user) await setupUserKeys(ctx.platform, user, unique);
+  const prefix = disableRoot ? disableRootOpts.replace(/\$USER/g, user ?? 'NONE').replace(/\$DISABLE_USER/g, 'root') : '';
+  await setupUserKeys(ctx.platform, 'root', unique, prefix);
+}
+
+export const ssh: Module = {
+  name: 'ssh',
+  stage: 'init',
+  frequency: 'once-per-instance',
+  distros: 'all',
+  activateBy: [],
+  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
+    if (cfgBool(cfg, 'ssh_deletekeys', true)) await deleteHostKeys(ctx);
+    const given = cfg.ssh_keys;
+    if (given !== undefined && given !== null) {
+      if (typeof given !== 'object' || Array.isArray(given)) throw new ModuleError('ssh', `'ssh_keys' must be a mapping of <type>_private/_public/_certificate to key text`);
+      await writeGivenKeys(ctx, given as Record<string, unknown>);
+    } else {
+      await generateKeys(ctx, cfg);
+    }
+    // Publishing host keys back to the datasource is a no-op for the sources kiln supports.
+    try {
+      const { defaultUser } = normalizeUsersGroups('ssh', cfg, ctx.log);
+      const disableRoot = cfgBool(cfg, 'disable_root', true);
+      const opts = cfgString(cfg, 'disable_root_opts') ?? DISABLE_USER_OPTS;
+      const keys = cfgBool(cfg, 'allow_public_ssh_keys', true) ? [...(ctx.instance?.publicKeys ?? [])] : [];
+      if (!cfgBool(cfg, 'allow_public_ssh_keys', true)) ctx.log.debug('Skipping import of publish SSH keys per config setting: allow_public_ssh_keys=False');
+      const extra = cfg.ssh_authorized_keys;
+      if (Array.isArray(extra)) keys.push(...extra.map(String));
+      else if (typeof extra === 'string') keys.push(extra);
+      await distroOpsFor(ctx.platform, ctx.distro);
+      await applyCredentials(ctx, keys, defaultUser, disableRoot, opts);
+    } catch (err) {
+      // cloud-init logs this and goes on; kiln records it so the runner reports it.
+      ctx.recoverable('WARNING', `Applying SSH credentials failed! ${(err as Error).message}`);
+      ctx.log.warn(`Applying SSH credentials failed! ${(err as Error).message}`);
+    }
+  },
+};

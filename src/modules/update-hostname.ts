@@ -1,0 +1,43 @@
+// cc_update_hostname: every boot, re-applies the hostname unless someone else changed it since (data/previous-hostname).
+import { posix } from 'node:path';
+import { distroOpsFor } from '../platform/linux/distro/detect-distro';
+import { cfgBool } from './config-values';
+import { hostnameAndFqdn, preferFqdn } from './hostname-facts';
+import type { CloudConfig, Module, ModuleContext } from './module';
+
+export const updateHostname: Module = {
+  name: 'update_hostname',
+  stage: 'init',
+  frequency: 'always',
+  distros: 'all',
+  activateBy: [],
+  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
+    if (cfgBool(cfg, 'preserve_hostname', false)) {
+      ctx.log.debug("Configuration option 'preserve_hostname' is set, not updating the hostname in module update_hostname");
+      return;
+    }
+    const { hostname: short, fqdn, isDefault } = await hostnameAndFqdn(ctx, cfg);
+    if (isDefault && short === 'localhost') {
+      ctx.log.debug('Hostname is localhost. Let other services handle this.');
+      return;
+    }
+    const ops = await distroOpsFor(ctx.platform, ctx.distro);
+    const prevFile = posix.join(ctx.paths.cloudDir, 'data', 'previous-hostname');
+    const hostname = preferFqdn(ctx, cfg) && fqdn ? fqdn : short;
+    const prevHostname = await ops.readHostname(ctx.platform, prevFile);
+    const sysFile = ops.hostnameFile;
+    const sysHostname = await ops.readHostname(ctx.platform, sysFile);
+    const update = new Set<string>();
+    if (!prevHostname || prevHostname !== hostname) update.add(prevFile);
+    if (!sysHostname || (sysHostname === prevHostname && sysHostname !== hostname)) update.add(sysFile);
+    // Someone changed the hostname after kiln first set it: theirs wins (set once per instance, then hands off).
+    if (sysHostname && prevHostname && sysHostname !== prevHostname) {
+      ctx.log.info(`${prevFile} differs from ${sysFile}, assuming user maintained hostname.`);
+      return;
+    }
+    for (const file of update) await ops.writeHostname(ctx.platform, hostname, file);
+    if (update.has(sysFile) && !(await ops.applyHostname(ctx.platform, short))) {
+      ctx.log.warn(`Failed to non-persistently adjust the system hostname to ${short}`);
+    }
+  },
+};

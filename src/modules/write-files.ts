@@ -1,0 +1,102 @@
+// cc_write_files: writes the files listed under write_files (defer: true ones are left to write_files_deferred).
+import { gunzip } from 'node:zlib';
+import { posix } from 'node:path';
+import { promisify } from 'node:util';
+import { isTrue } from './config-values';
+import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
+
+const gunzipAsync = promisify(gunzip);
+const DEFAULT_PERMS = 0o644;
+const DEFAULT_OWNER = 'root:root';
+
+type Extraction = 'base64' | 'gzip' | 'text';
+
+/** canonicalize_extraction: the decoding steps an `encoding` value asks for, in order. */
+export function extractionsFor(encoding: unknown, warn: (m: string) => void): Extraction[] {
+  const e = typeof encoding === 'string' ? encoding.toLowerCase().trim() : '';
+  if (e === 'gz' || e === 'gzip') return ['gzip'];
+  if (['gz+base64', 'gzip+base64', 'gz+b64', 'gzip+b64'].includes(e)) return ['base64', 'gzip'];
+  if (e === 'b64' || e === 'base64') return ['base64'];
+  if (e && e !== 'text/plain') warn(`Unknown encoding type ${e}, assuming text/plain`);
+  return ['text'];
+}
+
+/** decode_perms: ints as given, strings as octal, anything else the default (with a warning). */
+export function decodePerms(perm: unknown, warn: (m: string) => void): number {
+  if (perm === undefined || perm === null) return DEFAULT_PERMS;
+  if (typeof perm === 'number') return Math.trunc(perm);
+  const s = String(perm).trim();
+  if (/^(0o?)?[0-7]+$/i.test(s)) return Number.parseInt(s.replace(/^0o/i, ''), 8);
+  warn(`Undecodable permissions ${s}, returning default ${DEFAULT_PERMS.toString(8)}`);
+  return DEFAULT_PERMS;
+}
+
+function asBytes(content: unknown): Buffer {
+  if (content instanceof Uint8Array) return Buffer.from(content);
+  if (content === undefined || content === null) return Buffer.alloc(0);
+  return Buffer.from(typeof content === 'string' ? content : String(content), 'utf8');
+}
+
+async function extract(content: unknown, steps: Extraction[], where: string): Promise<Buffer> {
+  let data = asBytes(content);
+  for (const step of steps) {
+    if (step === 'base64') data = Buffer.from(data.toString('latin1').replace(/\s+/g, ''), 'base64');
+    else if (step === 'gzip') {
+      try {
+        data = await gunzipAsync(data);
+      } catch (err) {
+        throw new ModuleError('write_files', `${where}: content is not valid gzip data (${(err as Error).message})`, { cause: err });
+      }
+    }
+  }
+  return data;
+}
+
+/** The entries of write_files (a list of mappings), checked. */
+export function writeFilesEntries(module: string, cfg: CloudConfig): Array<Record<string, unknown>> {
+  const list = cfg.write_files;
+  if (list === undefined || list === null) return [];
+  if (!Array.isArray(list)) throw new ModuleError(module, `'write_files' must be a list of files, got ${typeof list}`);
+  return list.map((f, i) => {
+    if (typeof f !== 'object' || f === null || Array.isArray(f)) throw new ModuleError(module, `write_files[${i}] must be a mapping with a 'path'`);
+    return f as Record<string, unknown>;
+  });
+}
+
+/** Writes ENTRIES as cloud-init's write_files does; shared with write_files_deferred. */
+export async function writeFileEntries(ctx: ModuleContext, module: string, entries: Array<Record<string, unknown>>): Promise<void> {
+  const warn = (m: string) => ctx.log.warn(m);
+  for (const [i, f] of entries.entries()) {
+    const rawPath = f.path;
+    if (typeof rawPath !== 'string' || !rawPath) {
+      warn(`No path provided to write for entry ${i + 1} in module ${module}`);
+      continue;
+    }
+    const path = posix.resolve('/', rawPath);
+    const where = `write_files[${i}] (${path})`;
+    const data = await extract(f.content ?? '', extractionsFor(f.encoding, warn), where);
+    const owner = typeof f.owner === 'string' && f.owner ? f.owner : DEFAULT_OWNER;
+    const mode = decodePerms(f.permissions, warn);
+    try {
+      await ctx.platform.writeFile(path, data, { mode, owner, append: isTrue(f.append) });
+    } catch (err) {
+      throw new ModuleError(module, `${where}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+}
+
+export const writeFiles: Module = {
+  name: 'write_files',
+  stage: 'init',
+  frequency: 'once-per-instance',
+  distros: 'all',
+  activateBy: ['write_files'],
+  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
+    const now = writeFilesEntries('write_files', cfg).filter((f) => !isTrue(f.defer));
+    if (now.length === 0) {
+      ctx.log.debug("Skipping module named write_files, no/empty 'write_files' key in configuration");
+      return;
+    }
+    await writeFileEntries(ctx, 'write_files', now);
+  },
+};

@@ -1,0 +1,134 @@
+// What most Linux families share (shadow-utils useradd/groupadd, /etc/hostname, systemd); families override the rest.
+import type { DistroInfo } from '../../../modules/module';
+import type { Platform, RunResult } from '../../platform';
+import type { DistroOps, PackageAction, PackageCommand, ServiceKind, UserSpec } from './distro';
+
+/** Names in a colon file (/etc/passwd, /etc/group) of the target. */
+async function colonNames(platform: Platform, file: string): Promise<Set<string>> {
+  const text = (await platform.readTextIfExists(file)) ?? '';
+  return new Set(text.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split(':')[0] as string));
+}
+
+/** A hostname file with HOSTNAME in place of its old name; comment and blank lines are kept (cloud-init's HostnameConf). */
+export function renderHostnameFile(old: string, hostname: string): string {
+  const out: string[] = [];
+  let placed = false;
+  for (const line of old.split('\n')) {
+    const t = line.trim();
+    if (!t || t.startsWith('#')) {
+      out.push(line);
+      continue;
+    }
+    if (!placed) out.push(hostname);
+    placed = true;
+  }
+  while (out.length > 0 && out[out.length - 1] === '') out.pop();
+  if (!placed) out.push(hostname);
+  return `${out.join('\n')}\n`;
+}
+
+export abstract class BaseDistro implements DistroOps {
+  readonly hostnameFile: string = '/etc/hostname';
+  readonly sudoGroup: string = 'sudo';
+  abstract readonly packageManager: string;
+
+  constructor(readonly info: DistroInfo) {}
+
+  async userExists(platform: Platform, user: string): Promise<boolean> {
+    return (await colonNames(platform, '/etc/passwd')).has(user);
+  }
+
+  async groupExists(platform: Platform, group: string): Promise<boolean> {
+    return (await colonNames(platform, '/etc/group')).has(group);
+  }
+
+  /** useradd's argv for USER, as cloud-init's add_user builds it. */
+  useraddArgv(user: UserSpec): string[] {
+    const argv = ['useradd', user.name];
+    if (user.gecos !== undefined) argv.push('--comment', user.gecos);
+    if (user.homedir !== undefined) argv.push('--home', user.homedir);
+    if (user.primaryGroup !== undefined) argv.push('--gid', user.primaryGroup);
+    if (user.uid !== undefined) argv.push('--uid', String(user.uid));
+    if (user.groups && user.groups.length > 0) argv.push('--groups', user.groups.join(','));
+    if (user.passwdHash !== undefined) argv.push('--password', user.passwdHash);
+    if (user.shell !== undefined) argv.push('--shell', user.shell);
+    if (user.expiredate !== undefined) argv.push('--expiredate', user.expiredate);
+    if (user.inactive !== undefined) argv.push('--inactive', user.inactive);
+    if (user.selinuxUser !== undefined) argv.push('--selinux-user', user.selinuxUser);
+    if (user.noUserGroup) argv.push('--no-user-group');
+    if (user.noLogInit) argv.push('--no-log-init');
+    if (user.system) argv.push('--system');
+    argv.push(user.noCreateHome || user.system ? '-M' : '-m');
+    return argv;
+  }
+
+  async addUser(platform: Platform, user: UserSpec): Promise<boolean> {
+    if (await this.userExists(platform, user.name)) return false;
+    for (const g of user.groups ?? []) if (!(await this.groupExists(platform, g))) await this.addGroup(platform, g);
+    await platform.run(this.useraddArgv(user), user.passwdHash ? { secrets: [user.passwdHash] } : {});
+    return true;
+  }
+
+  async addGroup(platform: Platform, group: string, members: string[] = [], system = false): Promise<void> {
+    if (!(await this.groupExists(platform, group))) await platform.run(this.groupaddArgv(group, system));
+    for (const m of members) {
+      if (!(await this.userExists(platform, m))) continue;
+      await this.addToGroups(platform, m, [group]);
+    }
+  }
+
+  groupaddArgv(group: string, system: boolean): string[] {
+    return system ? ['groupadd', '--system', group] : ['groupadd', group];
+  }
+
+  async addToGroups(platform: Platform, user: string, groups: string[]): Promise<void> {
+    if (groups.length === 0) return;
+    await platform.run(['usermod', '-a', '-G', groups.join(','), user]);
+  }
+
+  async lockPassword(platform: Platform, user: string): Promise<void> {
+    const r = await platform.run(['passwd', '-l', user], { allowFailure: true });
+    if (r.code !== 0) await platform.run(['usermod', '--lock', user]);
+  }
+
+  async setPasswords(platform: Platform, entries: Array<{ user: string; password: string }>, hashed: boolean): Promise<void> {
+    if (entries.length === 0) return;
+    const input = entries.map((e) => `${e.user}:${e.password}\n`).join('');
+    await platform.run(hashed ? ['chpasswd', '-e'] : ['chpasswd'], { input, secrets: entries.map((e) => e.password) });
+  }
+
+  async expirePassword(platform: Platform, user: string): Promise<void> {
+    await platform.run(['passwd', '--expire', user]);
+  }
+
+  async writeHostname(platform: Platform, hostname: string, file: string = this.hostnameFile): Promise<void> {
+    const old = (await platform.readTextIfExists(file)) ?? '';
+    await platform.writeFile(file, renderHostnameFile(old, hostname), { mode: 0o644 });
+  }
+
+  async readHostname(platform: Platform, file: string = this.hostnameFile): Promise<string | undefined> {
+    const text = await platform.readTextIfExists(file);
+    const line = text?.split('\n').map((l) => l.trim()).find((l) => l && !l.startsWith('#'));
+    return line || undefined;
+  }
+
+  async applyHostname(platform: Platform, hostname: string): Promise<boolean> {
+    return (await platform.run(['hostname', hostname], { allowFailure: true })).code === 0;
+  }
+
+  abstract packageCommand(action: PackageAction, pkgs?: string[]): PackageCommand;
+
+  async runPackages(platform: Platform, action: PackageAction, pkgs: string[] = []): Promise<RunResult> {
+    const cmd = this.packageCommand(action, pkgs);
+    return platform.run(cmd.argv, { env: cmd.env });
+  }
+
+  serviceName(kind: ServiceKind): string {
+    const names: Record<ServiceKind, string> = { ssh: 'sshd', cron: 'crond', rsyslog: 'rsyslog', chrony: 'chronyd', ntp: 'ntpd', timesyncd: 'systemd-timesyncd' };
+    return names[kind];
+  }
+
+  restartServiceCommand(service: string): string[] {
+    return ['systemctl', 'restart', service];
+  }
+}

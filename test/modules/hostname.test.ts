@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { setHostname } from '../../src/modules/set-hostname';
+import { updateHostname } from '../../src/modules/update-hostname';
+import { tempDir } from '../helpers/temp';
+import { moduleContext } from './module-context';
+
+function sandbox(t: Parameters<typeof tempDir>[0]): string {
+  const root = tempDir(t);
+  mkdirSync(join(root, 'etc'), { recursive: true });
+  writeFileSync(join(root, 'etc/hostname'), 'localhost\n');
+  return root;
+}
+
+const read = (root: string, p: string) => readFileSync(join(root, p), 'utf8');
+
+test('set_hostname writes the short name, records set-hostname, and update_hostname records previous-hostname', async (t) => {
+  const root = sandbox(t);
+  const ctx = moduleContext(root, { instance: { localHostname: 'web1.example.org' } });
+  await setHostname.run(ctx, {});
+  assert.equal(read(root, 'etc/hostname'), 'web1\n');
+  assert.deepEqual(JSON.parse(read(root, 'var/lib/cloud/data/set-hostname')), { hostname: 'web1', fqdn: 'web1.example.org' });
+  await updateHostname.run(ctx, {});
+  assert.equal(read(root, 'var/lib/cloud/data/previous-hostname'), 'web1\n');
+  assert.equal(read(root, 'etc/hostname'), 'web1\n');
+});
+
+test('cloud-config hostname/fqdn win over metadata; prefer_fqdn_over_hostname writes the FQDN', async (t) => {
+  const root = sandbox(t);
+  const ctx = moduleContext(root, { instance: { localHostname: 'meta' } });
+  await setHostname.run(ctx, { hostname: 'db', fqdn: 'db.internal.test', prefer_fqdn_over_hostname: true });
+  assert.equal(read(root, 'etc/hostname'), 'db.internal.test\n');
+  const root2 = sandbox(t);
+  await setHostname.run(moduleContext(root2), { hostname: 'app.corp.test' });
+  assert.equal(read(root2, 'etc/hostname'), 'app\n');
+  assert.deepEqual(JSON.parse(read(root2, 'var/lib/cloud/data/set-hostname')), { hostname: 'app', fqdn: 'app.corp.test' });
+});
+
+test('RHEL-family targets default to the FQDN', async (t) => {
+  const root = sandbox(t);
+  await setHostname.run(moduleContext(root, { distro: { name: 'rocky', family: 'redhat', version: '9' } }), { fqdn: 'r.example.net' });
+  assert.equal(read(root, 'etc/hostname'), 'r.example.net\n');
+});
+
+test('preserve_hostname leaves everything alone; a default localhost is not written', async (t) => {
+  const root = sandbox(t);
+  await setHostname.run(moduleContext(root, { instance: { localHostname: 'x' } }), { preserve_hostname: true });
+  await updateHostname.run(moduleContext(root, { instance: { localHostname: 'x' } }), { preserve_hostname: true });
+  assert.equal(read(root, 'etc/hostname'), 'localhost\n');
+  await setHostname.run(moduleContext(root), {});
+  assert.equal(read(root, 'etc/hostname'), 'localhost\n');
+});
+
+test('update_hostname keeps a hostname the user changed after the first boot', async (t) => {
+  const root = sandbox(t);
+  const ctx = moduleContext(root, { instance: { localHostname: 'first' } });
+  await setHostname.run(ctx, {});
+  await updateHostname.run(ctx, {});
+  writeFileSync(join(root, 'etc/hostname'), 'mine\n');
+  await updateHostname.run(moduleContext(root, { instance: { localHostname: 'second' } }), {});
+  assert.equal(read(root, 'etc/hostname'), 'mine\n');
+  assert.ok(ctx.lines.length > 0);
+});
+
+test('update_hostname follows a new name when the system still has the one kiln set', async (t) => {
+  const root = sandbox(t);
+  await setHostname.run(moduleContext(root, { instance: { localHostname: 'first' } }), {});
+  await updateHostname.run(moduleContext(root, { instance: { localHostname: 'first' } }), {});
+  await updateHostname.run(moduleContext(root, { instance: { localHostname: 'second' } }), {});
+  assert.equal(read(root, 'etc/hostname'), 'second\n');
+  assert.equal(read(root, 'var/lib/cloud/data/previous-hostname'), 'second\n');
+});

@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { setPasswords } from '../../src/modules/set-passwords';
+import { ssh } from '../../src/modules/ssh';
+import { usersGroups } from '../../src/modules/users-groups';
+import { verifySha512 } from '../../src/util/sha512-crypt';
+import { copyRootfs } from '../helpers/debian-rootfs';
+import { hasCommand, isRoot, need } from '../helpers/requirements';
+import { tempDir } from '../helpers/temp';
+import { moduleContext } from './module-context';
+
+const META_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMeta meta@cloud';
+const CFG_KEY = 'ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQCfg cfg@user';
+const SYSTEM_INFO = { default_user: { name: 'debian', lock_passwd: true, gecos: 'Debian', groups: ['sudo'], sudo: ['ALL=(ALL) NOPASSWD:ALL'], shell: '/bin/bash' } };
+
+function canRun(t: Parameters<typeof tempDir>[0]): boolean {
+  return need(t, isRoot() && hasCommand('unshare') && hasCommand('debootstrap'), 'needs root, unshare and debootstrap for the Debian rootfs');
+}
+
+function shadowHash(root: string, user: string): string[] {
+  return readFileSync(join(root, 'etc/shadow'), 'utf8').split('\n').find((l) => l.startsWith(`${user}:`))?.split(':') ?? [];
+}
+
+test('ssh: deletes image keys, generates the configured types, installs metadata keys, guards root', async (t) => {
+  if (!canRun(t)) return;
+  const root = copyRootfs(tempDir(t, 'kiln-ssh-'));
+  const oldRsa = readFileSync(join(root, 'etc/ssh/ssh_host_rsa_key.pub'), 'utf8');
+  const ctx = moduleContext(root, { instance: { publicKeys: [META_KEY] } });
+  const cfg = { system_info: SYSTEM_INFO, users: ['default'], ssh_genkeytypes: ['rsa', 'ed25519'], ssh_authorized_keys: [CFG_KEY] };
+  await usersGroups.run(ctx, cfg);
+  await ssh.run(ctx, cfg);
+  assert.equal(existsSync(join(root, 'etc/ssh/ssh_host_ecdsa_key')), false, 'image keys not asked for are gone');
+  for (const type of ['rsa', 'ed25519']) {
+    const key = join(root, `etc/ssh/ssh_host_${type}_key`);
+    assert.ok(existsSync(key) && existsSync(`${key}.pub`), `${type} key generated`);
+    assert.equal(statSync(key).mode & 0o777, 0o600);
+    const check = await ctx.platform.run(['ssh-keygen', '-l', '-f', `/etc/ssh/ssh_host_${type}_key.pub`], { allowFailure: true });
+    assert.equal(check.code, 0, check.stderr);
+  }
+  assert.notEqual(readFileSync(join(root, 'etc/ssh/ssh_host_rsa_key.pub'), 'utf8'), oldRsa, 'a fresh key, not the image one');
+  const user = readFileSync(join(root, 'home/debian/.ssh/authorized_keys'), 'utf8').split('\n').filter(Boolean).sort();
+  assert.deepEqual(user, [CFG_KEY, META_KEY].sort());
+  const rootKeys = readFileSync(join(root, 'root/.ssh/authorized_keys'), 'utf8').split('\n').filter(Boolean);
+  assert.equal(rootKeys.length, 2);
+  for (const l of rootKeys) assert.match(l, /^no-port-forwarding,no-agent-forwarding,no-X11-forwarding,command="echo 'Please login as the user \\"debian\\" rather than the user \\"root\\".';echo;sleep 10;exit 142" ssh-/);
+  assert.equal(statSync(join(root, 'root/.ssh')).mode & 0o777, 0o700);
+  assert.equal(statSync(join(root, 'root/.ssh/authorized_keys')).mode & 0o777, 0o600);
+  assert.match(ctx.outputText(), /The key fingerprint is/);
+});
+
+test('ssh: given ssh_keys are written and a missing public half is derived; disable_root false gives plain root keys', async (t) => {
+  if (!canRun(t)) return;
+  const root = copyRootfs(tempDir(t, 'kiln-ssh-'));
+  const ctx = moduleContext(root, { instance: { publicKeys: [META_KEY] } });
+  const gen = await ctx.platform.run(['sh', '-c', 'ssh-keygen -q -t ed25519 -C testkey -N "" -f /tmp/k && cat /tmp/k && rm /tmp/k /tmp/k.pub']);
+  await ssh.run(ctx, { ssh_keys: { ed25519_private: gen.stdout, bogus_private: 'x' }, disable_root: false, users: [] });
+  assert.equal(readFileSync(join(root, 'etc/ssh/ssh_host_ed25519_key'), 'utf8'), gen.stdout);
+  assert.match(readFileSync(join(root, 'etc/ssh/ssh_host_ed25519_key.pub'), 'utf8'), /^ssh-ed25519 \S+ testkey root@localhost\n$/);
+  assert.equal(existsSync(join(root, 'etc/ssh/ssh_host_rsa_key')), false);
+  assert.equal(readFileSync(join(root, 'root/.ssh/authorized_keys'), 'utf8'), `${META_KEY}\n`);
+  assert.ok(ctx.lines.some((l) => l.includes('Skipping unrecognized ssh_keys entry: "bogus_private"')));
+});
+
+test('set_passwords: users list (text, hash, RANDOM), legacy list, expire, ssh_pwauth', async (t) => {
+  if (!canRun(t)) return;
+  const root = copyRootfs(tempDir(t, 'kiln-pw-'));
+  const ctx = moduleContext(root);
+  await ctx.platform.run(['sh', '-c', 'for u in ann ben cat dan eve; do useradd -m $u; done']);
+  const known = '$6$rounds=5000$xyz$LVl9R8dY1hXGcmCaaWsWnM06bd9mtfzkTVwyBzjPjhG0JwazIM.pa1HGBNh7wmW1A7zuJALi.AU/K4mfxZkuf0';
+  await setPasswords.run(ctx, {
+    ssh_pwauth: true,
+    chpasswd: {
+      expire: true,
+      users: [
+        { name: 'ann', password: 'annpass', type: 'text' },
+        { name: 'ben', password: known },
+        { name: 'cat', type: 'RANDOM' },
+      ],
+      list: ['dan:danpass', 'eve:R'],
+    },
+  });
+  assert.ok(verifySha512('annpass', shadowHash(root, 'ann')[1] ?? ''));
+  assert.ok(verifySha512('danpass', shadowHash(root, 'dan')[1] ?? ''));
+  assert.equal(shadowHash(root, 'ben')[1], known);
+  const shown = ctx.outputText();
+  assert.match(shown, /^Set the following 'random' passwords\n\ncat:[A-Za-z2-9]{20}\neve:[A-Za-z2-9]{20}\n$/);
+  const catPw = /cat:(\S+)/.exec(shown)?.[1] ?? '';
+  assert.ok(verifySha512(catPw, shadowHash(root, 'cat')[1] ?? ''), 'the printed random password is the one set');
+  for (const u of ['ann', 'ben', 'cat', 'dan', 'eve']) assert.equal(shadowHash(root, u)[2], '0', `${u} must change the password at next login`);
+  assert.ok(!ctx.lines.some((l) => l.includes('annpass') || l.includes(catPw)), 'passwords never reach the log');
+  assert.equal(readFileSync(join(root, 'etc/ssh/sshd_config.d/50-cloud-init.conf'), 'utf8'), 'PasswordAuthentication yes\n');
+  await setPasswords.run(ctx, { ssh_pwauth: false, chpasswd: { expire: false, users: [{ name: 'ann', password: 'other', type: 'text' }] } });
+  assert.equal(readFileSync(join(root, 'etc/ssh/sshd_config.d/50-cloud-init.conf'), 'utf8'), 'PasswordAuthentication no\n');
+  assert.ok(verifySha512('other', shadowHash(root, 'ann')[1] ?? ''));
+});
+
+test('set_passwords: password for the default user, and a malformed list line names the key', async (t) => {
+  if (!canRun(t)) return;
+  const root = copyRootfs(tempDir(t, 'kiln-pw-'));
+  const ctx = moduleContext(root);
+  const cfg = { system_info: SYSTEM_INFO, users: ['default'], password: 'defpass', chpasswd: { expire: false } };
+  await usersGroups.run(ctx, cfg);
+  await setPasswords.run(ctx, cfg);
+  assert.ok(verifySha512('defpass', shadowHash(root, 'debian')[1] ?? ''));
+  assert.notEqual(shadowHash(root, 'debian')[2], '0');
+  await assert.rejects(setPasswords.run(ctx, { chpasswd: { list: ['nocolon'] } }), /set_passwords: chpasswd\.list\[0\]/);
+});

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { usersGroups } from '../../src/modules/users-groups';
+import { verifySha512 } from '../../src/util/sha512-crypt';
+import { copyRootfs } from '../helpers/debian-rootfs';
+import { hasCommand, isRoot, need } from '../helpers/requirements';
+import { tempDir } from '../helpers/temp';
+import { moduleContext } from './module-context';
+
+const KEY1 = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGq1 alice@laptop';
+const KEY2 = 'ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC2 bob@desk';
+
+function passwdRow(root: string, user: string): string[] | undefined {
+  return readFileSync(join(root, 'etc/passwd'), 'utf8').split('\n').find((l) => l.startsWith(`${user}:`))?.split(':');
+}
+function shadowRow(root: string, user: string): string[] | undefined {
+  return readFileSync(join(root, 'etc/shadow'), 'utf8').split('\n').find((l) => l.startsWith(`${user}:`))?.split(':');
+}
+function groupMembers(root: string, group: string): string[] {
+  const row = readFileSync(join(root, 'etc/group'), 'utf8').split('\n').find((l) => l.startsWith(`${group}:`));
+  return (row?.split(':')[3] ?? '').split(',').filter(Boolean);
+}
+
+const SYSTEM_INFO = {
+  default_user: {
+    name: 'debian', lock_passwd: true, gecos: 'Debian',
+    groups: ['adm', 'audio', 'cdrom', 'dialout', 'dip', 'floppy', 'plugdev', 'sudo', 'video'],
+    sudo: ['ALL=(ALL) NOPASSWD:ALL'], shell: '/bin/bash',
+  },
+};
+
+test('users_groups on a Debian rootfs: default user, groups, passwords, locks, sudo, keys', async (t) => {
+  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('debootstrap'), 'needs root, unshare and debootstrap for the Debian rootfs')) return;
+  const root = copyRootfs(tempDir(t, 'kiln-users-'));
+  const ctx = moduleContext(root, { instance: { publicKeys: [KEY2] } });
+  await usersGroups.run(ctx, {
+    system_info: SYSTEM_INFO,
+    groups: ['admins', { devs: ['root'] }],
+    users: [
+      'default',
+      { name: 'alice', gecos: 'Alice A', groups: 'admins, devs', shell: '/bin/bash', sudo: 'ALL=(ALL) ALL', lock_passwd: false,
+        plain_text_passwd: 's3cret!', ssh_authorized_keys: [KEY1, KEY1], uid: 2001, expiredate: '2032-01-02' },
+      { name: 'hashy', hashed_passwd: '$6$abcdefgh$GtAXg0UM7cj2o5Tgru0G1O8B1cjxFoakVJaIbC0zxA8pBXcZg5bdYJ5tiQSZh10PUbqnfPpBo/YoXgTFpVwSA.', lock_passwd: false, homedir: '/srv/hashy', primary_group: 'hashgrp', groups: ['devs'] },
+      { name: 'svc', system: true, shell: '/usr/sbin/nologin' },
+      { name: 'nohome', no_create_home: true },
+      { name: 'redir', ssh_redirect_user: true },
+    ],
+  });
+  // default user
+  const deb = passwdRow(root, 'debian');
+  assert.ok(deb, 'debian user exists');
+  assert.equal(deb[4], 'Debian');
+  assert.equal(deb[6], '/bin/bash');
+  assert.ok(groupMembers(root, 'sudo').includes('debian'));
+  assert.ok(groupMembers(root, 'plugdev').includes('debian'));
+  assert.match(shadowRow(root, 'debian')?.[1] ?? '', /^!/, 'default user is locked');
+  // alice
+  const alice = passwdRow(root, 'alice');
+  assert.equal(alice?.[2], '2001');
+  assert.equal(alice?.[4], 'Alice A');
+  assert.ok(groupMembers(root, 'admins').includes('alice'));
+  assert.ok(groupMembers(root, 'devs').includes('alice'));
+  assert.ok(groupMembers(root, 'devs').includes('root'), 'group members from groups: are added');
+  const aliceShadow = shadowRow(root, 'alice') ?? [];
+  assert.ok(verifySha512('s3cret!', aliceShadow[1] ?? ''), 'plain_text_passwd is stored as a verifiable SHA-512 hash');
+  assert.equal(aliceShadow[7], String(Math.floor(Date.UTC(2032, 0, 2) / 86400000)), 'expiredate');
+  const ak = join(root, 'home/alice/.ssh/authorized_keys');
+  assert.equal(readFileSync(ak, 'utf8'), `${KEY1}\n`);
+  assert.equal(statSync(ak).mode & 0o777, 0o600);
+  assert.equal(statSync(ak).uid, 2001);
+  assert.equal(statSync(join(root, 'home/alice/.ssh')).mode & 0o777, 0o700);
+  assert.equal(statSync(join(root, 'home/alice/.ssh')).uid, 2001);
+  // hashy
+  assert.equal(passwdRow(root, 'hashy')?.[5], '/srv/hashy');
+  assert.equal(shadowRow(root, 'hashy')?.[1], '$6$abcdefgh$GtAXg0UM7cj2o5Tgru0G1O8B1cjxFoakVJaIbC0zxA8pBXcZg5bdYJ5tiQSZh10PUbqnfPpBo/YoXgTFpVwSA.');
+  const hashgrp = readFileSync(join(root, 'etc/group'), 'utf8').split('\n').find((l) => l.startsWith('hashgrp:'))?.split(':');
+  assert.equal(passwdRow(root, 'hashy')?.[3], hashgrp?.[2], 'primary_group is created and used');
+  // system and no-home users
+  assert.ok(Number(passwdRow(root, 'svc')?.[2]) < 1000, 'system user gets a system uid');
+  assert.equal(spawnSync('test', ['-e', join(root, 'home/svc')]).status, 1);
+  assert.equal(spawnSync('test', ['-e', join(root, 'home/nohome')]).status, 1);
+  // ssh_redirect_user puts the cloud keys with the redirect options
+  const redir = readFileSync(join(root, 'home/redir/.ssh/authorized_keys'), 'utf8');
+  assert.match(redir, /^no-port-forwarding,.*Please login as the user \\"debian\\" rather than the user \\"redir\\".*ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC2 bob@desk\n$/);
+  // sudoers: valid for visudo; the default user comes last, as in cloud-init (it is re-inserted after the others)
+  const sudoers = readFileSync(join(root, 'etc/sudoers.d/90-cloud-init-users'), 'utf8');
+  assert.match(sudoers, /^# Created by cloud-init v\. 22\.4 on .+\n\n# User rules for alice\nalice ALL=\(ALL\) ALL\n\n# User rules for debian\ndebian ALL=\(ALL\) NOPASSWD:ALL\n$/);
+  assert.equal(statSync(join(root, 'etc/sudoers.d/90-cloud-init-users')).mode & 0o777, 0o440);
+  const check = await ctx.platform.run(['visudo', '-cf', '/etc/sudoers.d/90-cloud-init-users'], { allowFailure: true });
+  assert.equal(check.code, 0, check.stdout + check.stderr);
+  const checkAll = await ctx.platform.run(['visudo', '-c'], { allowFailure: true });
+  assert.equal(checkAll.code, 0, checkAll.stdout + checkAll.stderr);
+
+  // A second run (existing users) changes nothing it should not, and does not duplicate keys.
+  await usersGroups.run(moduleContext(root), { system_info: SYSTEM_INFO, users: [{ name: 'alice', ssh_authorized_keys: [KEY1], lock_passwd: false }] });
+  assert.equal(readFileSync(ak, 'utf8'), `${KEY1}\n`);
+});
+
+test('users_groups rejects keys that need a home together with no_create_home', async (t) => {
+  const root = tempDir(t);
+  await assert.rejects(usersGroups.run(moduleContext(root), { users: [{ name: 'x', no_create_home: true, ssh_authorized_keys: [KEY1] }] }), /users_groups: Not creating user x/);
+});
