@@ -2,7 +2,8 @@
 import { cfgString, isFalse } from './config-values';
 import { usesSystemd } from './distro-facts';
 import type { Module, ModuleContext } from './module';
-import { createdByHeader, updateSysconfigFile } from './sysconfig-file';
+import { makeHeader } from './cloud-header';
+import { updateSysconfigFile } from './sysconfig-file';
 
 export const DEBIAN_LOCALE_FILE = '/etc/default/locale';
 
@@ -49,20 +50,20 @@ export async function applyLocale(ctx: ModuleContext, locale: string, configFile
     case 'redhat': {
       const systemd = await usesSystemd(platform);
       const file = systemd ? '/etc/locale.conf' : (configFile ?? '/etc/sysconfig/i18n');
-      await updateSysconfigFile(platform, file, { LANG: locale }, createdByHeader());
+      await updateSysconfigFile(platform, file, { LANG: locale }, makeHeader());
       return;
     }
     case 'suse': {
       const systemd = await usesSystemd(platform);
       const file = configFile ?? (systemd ? '/etc/locale.conf' : '/etc/sysconfig/language');
-      await updateSysconfigFile(platform, file, systemd ? { LANG: locale } : { RC_LANG: locale }, createdByHeader());
+      await updateSysconfigFile(platform, file, systemd ? { LANG: locale } : { RC_LANG: locale }, makeHeader());
       return;
     }
     case 'arch': {
       if (configFile !== undefined && configFile !== '/etc/locale.conf') {
         ctx.log.warn(`Invalid locale_configfile ${configFile}, only supported value is /etc/locale.conf`);
       }
-      await platform.writeFile('/etc/locale.gen', [createdByHeader(), `${locale} UTF-8`, ''].join('\n'));
+      await platform.writeFile('/etc/locale.gen', [makeHeader(), `${locale} UTF-8`, ''].join('\n'));
       await platform.run(['locale-gen']);
       await platform.run(['localectl', 'set-locale', `LANG=${locale}`]);
       return;

@@ -19,8 +19,3 @@ export async function updateSysconfigFile(platform: Platform, path: string, valu
   if (before === undefined) lines.unshift(header);
   await platform.writeFile(path, `${lines.join('\n')}\n`, { mode: 0o644 });
 }
-
-/** The first line kiln puts on a file it creates (cloud-init's util.make_header). */
-export function createdByHeader(now: Date = new Date()): string {
-  return `# Created by cloud-init (kiln) on ${now.toUTCString()}`;
-}

@@ -3,7 +3,8 @@ import { posix } from 'node:path';
 import { cfgString } from './config-values';
 import { usesSystemd } from './distro-facts';
 import { ModuleError, type Module, type ModuleContext } from './module';
-import { createdByHeader, updateSysconfigFile } from './sysconfig-file';
+import { makeHeader } from './cloud-header';
+import { updateSysconfigFile } from './sysconfig-file';
 
 export const ZONEINFO_DIR = '/usr/share/zoneinfo';
 
@@ -19,7 +20,7 @@ export async function setTimezone(ctx: ModuleContext, tz: string): Promise<void>
       await platform.symlink(zoneFile, '/etc/localtime');
     } else {
       const key = family === 'suse' ? 'TIMEZONE' : 'ZONE';
-      await updateSysconfigFile(platform, '/etc/sysconfig/clock', { [key]: tz }, createdByHeader());
+      await updateSysconfigFile(platform, '/etc/sysconfig/clock', { [key]: tz }, makeHeader());
       await platform.writeFile('/etc/localtime', await platform.readFile(zoneFile), { mode: 0o644 });
     }
     return;
