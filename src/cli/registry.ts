@@ -5,6 +5,9 @@ import { cleanCommand } from './clean';
 import { cloudIdCommand } from './cloud-id';
 import { collectLogsCommand } from './collect-logs';
 import type { Command } from './command';
+import { develMakeMimeCommand } from './devel-make-mime';
+import { develRenderCommand } from './devel-render';
+import { develRunUserDataCommand } from './devel-run-user-data';
 import { develShowConfigCommand } from './devel-show-config';
 import { develWriteFileCommand } from './devel-write-file';
 import { dsIdentifyCommand } from './ds-identify';
@@ -21,6 +24,9 @@ export const COMMANDS: Command[] = [
   versionCommand,
   develShowConfigCommand,
   develWriteFileCommand,
+  develMakeMimeCommand,
+  develRenderCommand,
+  develRunUserDataCommand,
   initCommand,
   modulesCommand,
   singleCommand,

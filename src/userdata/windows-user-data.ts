@@ -1,0 +1,125 @@
+// cloudbase-init's reading of user data: multipart parts by type, or one script / cloud-config / certificate.
+import type { Log } from '../util/log';
+import { bytesToText, decodeBase64, gunzipBytes, isGzip } from './decode';
+import { loadYaml, YamlSyntaxError } from './load-yaml';
+import { mergeCloudConfigPart } from './merge-config';
+import { entityFilename, header, parseMime, type MimeEntity } from './mime';
+import type { PartError } from './process-user-data';
+import { detectWindowsScript, isEc2LaunchV2, kindFromExtension, parseEc2LaunchV2, splitEc2Sections, type WindowsScript } from './windows-scripts';
+
+export interface WindowsUserData {
+  /** cloud-config parts (cloudbase-init's cloudconfig plugin keys: write_files, users, runcmd …), merged in order. */
+  cloudConfig: Record<string, unknown>;
+  /** Scripts in the order cloudbase-init runs them. */
+  scripts: WindowsScript[];
+  /** A PEM certificate user data, for the WinRM certificate plugin. */
+  certificate?: string;
+  ignored: Array<{ part: string; contentType: string }>;
+  errors: PartError[];
+}
+
+const PEM_HEADER = '-----BEGIN CERTIFICATE-----';
+
+/** Reads user data as cloudbase-init's UserDataPlugin does; never throws for bad input. */
+export async function processWindowsUserData(data: Uint8Array, opts: { log?: Log; maxBytes?: number } = {}): Promise<WindowsUserData> {
+  const out: WindowsUserData = { cloudConfig: {}, scripts: [], ignored: [], errors: [] };
+  const max = opts.maxBytes ?? 32 * 1024 * 1024;
+  let bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  if (bytes.length > max) {
+    out.errors.push({ part: 'user-data', message: `${bytes.length} bytes is larger than the ${max}-byte limit; ignored` });
+    return out;
+  }
+  if (isGzip(bytes)) {
+    try {
+      bytes = await gunzipBytes(bytes, max);
+    } catch (err) {
+      out.errors.push({ part: 'user-data', message: (err as Error).message });
+      return out;
+    }
+  }
+  if (bytes.subarray(0, 23).toString('latin1') === 'Content-Type: multipart') {
+    const msg = parseMime(bytes);
+    for (const d of msg.defects) out.errors.push({ part: 'user-data MIME message', message: d });
+    let n = 0;
+    const walk = (e: MimeEntity) => {
+      if (e.contentType.startsWith('multipart/')) {
+        for (const d of e.defects) if (e !== msg) out.errors.push({ part: 'user-data MIME message', message: d });
+        e.parts.forEach(walk);
+        return;
+      }
+      n++;
+      const name = entityFilename(e) ?? `part-${String(n).padStart(3, '0')}`;
+      const part = `user-data ${name}`;
+      try {
+        const enc = (header(e, 'content-transfer-encoding') ?? '').toLowerCase();
+        const body = enc === 'base64' ? decodeBase64(e.body.toString('latin1')) : e.body;
+        handlePart(e.contentType, name, body, out);
+      } catch (err) {
+        out.errors.push({ part, message: (err as Error).message });
+      }
+    };
+    walk(msg);
+  } else {
+    try {
+      handleSingle(bytes, out);
+    } catch (err) {
+      out.errors.push({ part: 'user-data', message: (err as Error).message });
+    }
+  }
+  for (const e of out.errors) opts.log?.warn(`${e.part}: ${e.message}`);
+  return out;
+}
+
+function cloudConfig(text: string, part: string, out: WindowsUserData): void {
+  let doc: unknown;
+  try {
+    doc = loadYaml(text);
+  } catch (err) {
+    throw new Error(err instanceof YamlSyntaxError ? `cloud-config is ${err.message}` : (err as Error).message);
+  }
+  if (doc === null || doc === undefined) return;
+  if (typeof doc !== 'object' || Array.isArray(doc)) throw new Error('cloud-config must be a YAML mapping at the top level');
+  out.cloudConfig = mergeCloudConfigPart(out.cloudConfig, doc as Record<string, unknown>, undefined, part);
+}
+
+function handlePart(ctype: string, name: string, body: Buffer, out: WindowsUserData): void {
+  const part = `user-data ${name}`;
+  if (ctype === 'text/cloud-config') return cloudConfig(bytesToText(body), part, out);
+  if (ctype === 'text/x-shellscript') {
+    const ext = kindFromExtension(name);
+    if (ext === 'exe') throw new Error('.exe parts are not run by kiln');
+    if (ext) {
+      out.scripts.push({ kind: ext, name, content: body, persist: false, runAsLocalSystem: false });
+      return;
+    }
+    return scriptsFrom(body, name, out);
+  }
+  if (ctype === 'text/part-handler') throw new Error('#part-handler parts hold Python code; kiln does not run them (part skipped)');
+  out.ignored.push({ part, contentType: ctype });
+}
+
+function handleSingle(bytes: Buffer, out: WindowsUserData): void {
+  if (bytes.subarray(0, 13).toString('latin1') === '#cloud-config') return cloudConfig(bytesToText(bytes), 'user-data', out);
+  const text = bytesToText(bytes);
+  if (text.trim().startsWith(PEM_HEADER)) {
+    out.certificate = text.trim();
+    return;
+  }
+  if (isEc2LaunchV2(text)) {
+    const r = parseEc2LaunchV2(text);
+    out.scripts.push(...r.scripts);
+    for (const s of r.skipped) out.ignored.push({ part: `user-data task ${s}`, contentType: 'ec2launch-v2-task' });
+    return;
+  }
+  scriptsFrom(bytes, 'user-data', out);
+}
+
+function scriptsFrom(body: Buffer, name: string, out: WindowsUserData): void {
+  const kind = detectWindowsScript(body);
+  if (!kind) {
+    out.ignored.push({ part: `user-data ${name === 'user-data' ? '' : name}`.trim(), contentType: 'unknown script format' });
+    return;
+  }
+  if (kind === 'ec2') out.scripts.push(...splitEc2Sections(body, name));
+  else out.scripts.push({ kind, name, content: body, persist: false, runAsLocalSystem: false });
+}
