@@ -11,8 +11,8 @@ const PATH_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin',
 
 /** cloud-init's subp.which inside the target: the first executable TOOL on the default PATH, or undefined. */
 export async function whichInTarget(platform: Platform, tool: string): Promise<string | undefined> {
-  for (const dir of PATH_DIRS) {
-    const path = `${dir}/${tool}`;
+  const candidates = tool.includes('/') ? [tool] : PATH_DIRS.map((dir) => `${dir}/${tool}`);
+  for (const path of candidates) {
     if (platform.stat) {
       const st = await platform.stat(path);
       if (st && st.type === 'file' && (st.mode & 0o111) !== 0) return path;
