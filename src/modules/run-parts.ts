@@ -13,6 +13,16 @@ function codePointCompare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** True for a '#!' script or an ELF binary: what execve() runs without a shell's help. */
+async function isDirectlyExecutable(ctx: ModuleContext, path: string): Promise<boolean> {
+  try {
+    const head = Buffer.from(await ctx.platform.readFile(path)).subarray(0, 4);
+    return head.subarray(0, 2).toString('latin1') === '#!' || head.equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46]));
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Runs the executables in DIR (inside the target root) with PREFIX before each, their output appended to
  * cloud-init-output.log. A missing folder is nothing to do. Throws ModuleError naming the failed scripts
@@ -30,6 +40,13 @@ export async function runParts(ctx: ModuleContext, module: string, dir: string, 
     const st = platform.stat ? await platform.stat(path) : { type: 'file' as const, mode: 0o755, size: 0 };
     if (!st || st.type !== 'file' || (st.mode & 0o111) === 0) continue;
     attempted.push(path);
+    if (!(await isDirectlyExecutable(ctx, path))) {
+      // cloud-init execs the file itself (no execvp shell fallback): a script without '#!' fails with ENOEXEC.
+      ctx.log.debug(`Exec format error: ${path} has no '#!' line and is not an ELF binary`);
+      await ctx.output(`${path}: Exec format error (no '#!' line)\n`);
+      failed.push(name);
+      continue;
+    }
     try {
       const r = await platform.run([...prefix, path], { allowFailure: true });
       const text = r.stdout + r.stderr;
