@@ -109,6 +109,9 @@ export async function runCleanScripts(platform: Platform, log: Log, dir = '/etc/
   for (const name of names) {
     if (!/^[A-Za-z0-9_-]+$/.test(name)) continue;
     const path = posix.join(dir, name);
+    // run-parts runs executable regular files only (Debian ships a README there).
+    const st = platform.stat ? await platform.stat(path) : undefined;
+    if (st && (st.type !== 'file' || (st.mode & 0o111) === 0)) continue;
     const r = await platform.run([path], { allowFailure: true });
     if (r.code !== 0) {
       const msg = `Failure during run-parts of ${dir}: ${name} exited with code ${r.code}${r.stderr ? `: ${r.stderr.trim()}` : ''}`;

@@ -36,10 +36,9 @@ export interface ModuleRunOutcome {
 
 export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcome> {
   const out: ModuleRunOutcome = { errors: [], recoverable: {}, modules: [] };
+  // Modules log their own problems; the runner only records them for status.json.
   const recover = (level: 'WARNING' | 'ERROR', message: string): void => {
     (out.recoverable[level] ??= []).push(message);
-    if (level === 'WARNING') input.log.warn(message);
-    else input.log.error(message);
   };
   const entries = input.entries ?? readModuleList(input.config, input.stage);
   const byName = new Map(input.modules.map((m) => [m.name, m]));
@@ -50,7 +49,7 @@ export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcom
     const mod = byName.get(entry.name);
     if (!mod) {
       // Distro cloud.cfg files list modules kiln does not implement (snap, landscape …): logged, not a degraded boot.
-      input.log.warn(`Could not find module named ${entry.name}: kiln does not implement it; skipped`);
+      input.log.info(`Could not find module named ${entry.name}: kiln does not implement it; skipped`);
       out.modules.push({ name: entry.name, outcome: 'skipped', seconds: 0, reason: 'not implemented by kiln' });
       continue;
     }

@@ -155,6 +155,7 @@ test('clean.d scripts run in order and a failing one makes clean exit 1', async 
   mkdirSync(join(root, 'etc/cloud/clean.d'), { recursive: true });
   writeFileSync(join(root, 'etc/cloud/clean.d/10-a'), '#!/bin/sh\necho a >> /order\n');
   writeFileSync(join(root, 'etc/cloud/clean.d/20-b'), '#!/bin/sh\necho b >> /order\nexit 3\n');
+  writeFileSync(join(root, 'etc/cloud/clean.d/README'), 'not a script\n');
   chmodSync(join(root, 'etc/cloud/clean.d/10-a'), 0o755);
   chmodSync(join(root, 'etc/cloud/clean.d/20-b'), 0o755);
   const r = await cli(['--root', root, 'clean']);
