@@ -1,5 +1,7 @@
 // What `cloud-init query` reads and how it looks a key up: instance data plus user and vendor data for root.
 import type { Platform } from '../platform/platform';
+import { jinjaVariables } from '../userdata/jinja-context';
+import { renderJinja } from '../userdata/jinja-render';
 import { KilnError } from '../util/errors';
 import type { CloudPaths } from './cloud-paths';
 
@@ -79,10 +81,7 @@ function sortedReplacer(_key: string, value: unknown): unknown {
   return Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-/** Renders `{{ v1.region }}` references of a --format template; unknown names become CI_MISSING_JINJA_VAR/<name>. */
-export function renderQueryTemplate(template: string, doc: unknown): string {
-  return template.replace(/\{\{-?\s*([A-Za-z0-9_.-]+)\s*-?\}\}/g, (_m, name: string) => {
-    const hit = lookupKey(doc, name);
-    return hit.found ? formatValue(hit.value) : `CI_MISSING_JINJA_VAR/${name}`;
-  });
+/** Renders a --format template with kiln's jinja subset over the instance data (cloud-init's key aliases included). */
+export function renderQueryTemplate(template: string, doc: Record<string, unknown>): string {
+  return renderJinja(template, jinjaVariables(doc));
 }

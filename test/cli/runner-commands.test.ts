@@ -73,7 +73,10 @@ test('query: keys, --all, --list-keys, --format, user data for root, errors', as
   assert.equal((await cli(['--root', root, 'query', 'v1.cloud-name'])).out, 'fakecloud\n');
   assert.match((await cli(['--root', root, 'query', '--list-keys'])).out, /^_beta_keys\n(.|\n)*\nv1\n/);
   assert.match((await cli(['--root', root, 'query', '--list-keys', 'v1'])).out, /^_beta_keys\navailability_zone\n/);
-  assert.equal((await cli(['--root', root, 'query', '--format', 'cloud {{ v1.cloud_name }} in {{v1.region}} {{ nope }}'])).out, 'cloud fakecloud in r1 CI_MISSING_JINJA_VAR/nope\n');
+  assert.equal((await cli(['--root', root, 'query', '--format', 'cloud {{ v1.cloud_name }} in {{region}} {% if v1.instance_id %}{{ ds.meta_data.instance_id | upper }}{% endif %}'])).out, 'cloud fakecloud in r1 I-42\n');
+  const undef = await cli(['--root', root, 'query', '--format', '{{ nope }}']);
+  assert.equal(undef.code, 1);
+  assert.match(undef.err, /'nope' is undefined/);
   const all = JSON.parse((await cli(['--root', root, 'query', '--all'])).out);
   if (process.getuid?.() === 0) {
     assert.match(all.userdata, /password: s3cretpass/);

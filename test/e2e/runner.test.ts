@@ -73,6 +73,12 @@ test('kiln as /usr/bin/cloud-init in Debian: boots, re-boots, new instances, deg
     assert.equal(lines(root, 'var/tmp/runcmd-count'), 1);
     assert.equal(lines(root, 'var/tmp/bootcmd-count'), 2);
     assert.equal(readFileSync(join(root, 'var/lib/cloud/data/previous-instance-id'), 'utf8'), 'iid-e2e-1\n');
+    rmSync(join(root, 'etc/kiln-e2e.txt'));
+    assert.equal(inRoot(root, ['/usr/bin/cloud-init', 'single', '--name', 'write_files']).code, 0);
+    assert.ok(!existsSync(join(root, 'etc/kiln-e2e.txt')), 'single honours the per-instance semaphore');
+    const again = inRoot(root, ['/usr/bin/cloud-init', 'single', '--name', 'cc_write_files', '--frequency', 'always']);
+    assert.equal(again.code, 0, again.err);
+    assert.equal(readFileSync(join(root, 'etc/kiln-e2e.txt'), 'utf8'), 'written per instance');
   });
 
   await t.test('the stages as separate processes, as the systemd units run them, on a new instance id', () => {
