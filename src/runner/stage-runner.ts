@@ -185,6 +185,7 @@ export class StageRunner {
       await this.applyNetwork(record, undefined, 'local');
       return;
     }
+    this.opts.logger.redactor.add(this.found.data.adminPassword);
     const { isNew } = await instancify(p, rc.paths, this.found.source.name, this.found.data);
     if (rc.config.manual_cache_clean === true) await p.writeFile(marker, '');
     if (isNew) await this.applyNetwork(record, this.found.data, 'local');
@@ -234,6 +235,7 @@ export class StageRunner {
       this.found = outcome.found;
       if (!this.found) throw new StageFailure(`No instance datasource found (tried ${outcome.tried.join(', ') || 'none'}); check datasource_list in /etc/cloud/cloud.cfg(.d) and the seed`);
     }
+    this.opts.logger.redactor.add(this.found.data.adminPassword);
     const { isNew } = await instancify(p, rc.paths, this.found.source.name, this.found.data);
     if (isNew && !this.networkApplied) await this.applyNetwork(record, this.found.data, 'network');
     this.merged = await this.consumeData(rc, record, this.found);
@@ -298,6 +300,7 @@ export class StageRunner {
       const source = cached && this.deps.sources.find((s) => s.name === cached.source);
       if (!cached || !source) throw new StageFailure(`no datasource found: ${rc.paths.instanceLink} has no cached instance; run 'cloud-init init' first`);
       this.found = { source, data: cached.data };
+      this.opts.logger.redactor.add(cached.data.adminPassword);
     }
     this.merged ??= await this.mergedFromDisk(rc, this.found);
     return { found: this.found, merged: this.merged };

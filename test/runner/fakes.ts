@@ -26,6 +26,7 @@ export function fakeSource(name = 'Fake', kind: 'local' | 'network' = 'local', d
         localHostname: 'fakehost',
         region: 'r1',
         publicKeys: ['ssh-ed25519 AAAA test'],
+        adminPassword: 'adm1nSecretPw',
         ...(user !== undefined ? { userData: Buffer.from(user) } : {}),
         ...(vendor !== undefined ? { vendorData: Buffer.from(vendor) } : {}),
         ...(ds !== undefined ? { sourceConfig: parse(ds) as Record<string, unknown> } : {}),
@@ -61,6 +62,7 @@ export function recordingModule(rec: Recorder, name: string, stage: ModuleStage,
     activateBy: opts.activateBy ?? [],
     async run(ctx: ModuleContext, cfg: CloudConfig) {
       rec.runs.push(name);
+      ctx.log.debug(`${name} sees admin password ${ctx.instance?.adminPassword ?? 'none'}`);
       if (opts.warn) ctx.recoverable('WARNING', opts.warn);
       await ctx.output(`${name} ran with ${JSON.stringify(cfg[name] ?? null)}\n`);
       if (opts.fail) throw new Error(`${name} exploded`);

@@ -123,6 +123,8 @@ test('a failing module does not stop the others; the boot ends degraded (status 
   assert.deepEqual(rec.runs, ['init_once_per_instance', 'cfg_always', 'cfg_override', 'cfg_once', 'final_mod']);
   assert.deepEqual(outcomes.find((o) => o.stage === 'modules-config')?.errors, ['Running module cfg_always failed: cfg_always exploded']);
   assert.ok(sink.lines.some((l) => /\[ERROR\]: Running module cfg_always failed/.test(l)));
+  assert.ok(sink.lines.some((l) => l.includes('sees admin password REDACTED')), 'the admin password is scrubbed from the log');
+  assert.ok(!sink.lines.some((l) => l.includes('adm1nSecretPw')));
   const platform = new LinuxPlatform({ root, log: new Logger().for('t') });
   const s = await readBootStatus(platform, fakeDeps([], []).embeddedConfig, '');
   assert.equal(s.status, 'done');
