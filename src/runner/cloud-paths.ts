@@ -11,8 +11,12 @@ export interface CloudPaths {
   seedDir: string;
   /** Semaphores of `once` modules: /var/lib/cloud/sem. */
   onceSemDir: string;
+  /** /run/cloud-init/status.json: what readers open (a link, as cloud-init makes it). */
   statusFile: string;
   resultFile: string;
+  /** /var/lib/cloud/data/status.json and result.json: the files the links point at. */
+  statusDataFile: string;
+  resultDataFile: string;
   instanceDataFile: string;
   instanceDataSensitiveFile: string;
   combinedCloudConfigFile: string;
@@ -48,6 +52,8 @@ export function cloudPaths(config: ConfigMap = {}): CloudPaths {
     onceSemDir: posix.join(cloudDir, 'sem'),
     statusFile: posix.join(runDir, 'status.json'),
     resultFile: posix.join(runDir, 'result.json'),
+    statusDataFile: posix.join(cloudDir, 'data', 'status.json'),
+    resultDataFile: posix.join(cloudDir, 'data', 'result.json'),
     instanceDataFile: posix.join(runDir, 'instance-data.json'),
     instanceDataSensitiveFile: posix.join(runDir, 'instance-data-sensitive.json'),
     combinedCloudConfigFile: posix.join(runDir, 'combined-cloud-config.json'),

@@ -88,10 +88,20 @@ export function redactInstanceData(doc: Record<string, unknown>): Record<string,
   return walk(doc, '') as Record<string, unknown>;
 }
 
+/** JSON with keys sorted at every level and one-space indent, as cloud-init's json_dumps writes it. */
+export function sortedJson(value: unknown): string {
+  const sort = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(sort);
+    if (v === null || typeof v !== 'object') return v;
+    return Object.fromEntries(Object.keys(v as Record<string, unknown>).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])]));
+  };
+  return `${JSON.stringify(sort(value), null, 1)}\n`;
+}
+
 export async function writeInstanceData(platform: Platform, paths: CloudPaths, input: InstanceDataInput): Promise<Record<string, unknown>> {
   const full = buildInstanceData(input);
-  await platform.writeFile(paths.instanceDataSensitiveFile, `${JSON.stringify(full, null, 1)}\n`, { mode: 0o600 });
-  await platform.writeFile(paths.instanceDataFile, `${JSON.stringify(redactInstanceData(full), null, 1)}\n`, { mode: 0o644 });
+  await platform.writeFile(paths.instanceDataSensitiveFile, sortedJson(full), { mode: 0o600 });
+  await platform.writeFile(paths.instanceDataFile, sortedJson(redactInstanceData(full)), { mode: 0o644 });
   const cloudId = full.cloud_id as string;
   await platform.writeFile(paths.cloudIdFile.replace(/cloud-id$/, `cloud-id-${cloudId}`), `${cloudId}\n`, { mode: 0o644 });
   // cloud-id is a link to cloud-id-<id>, so a change of cloud is visible as a new file.

@@ -12,7 +12,7 @@ export const NO_PREVIOUS_INSTANCE_ID = 'NO_PREVIOUS_INSTANCE_ID';
 export async function initCloudDirs(platform: Platform, paths: CloudPaths): Promise<void> {
   const dirs = ['data', 'handlers', 'instances', 'scripts/per-boot', 'scripts/per-instance', 'scripts/per-once', 'scripts/vendor', 'seed', 'sem'];
   for (const d of dirs) await platform.mkdir(posix.join(paths.cloudDir, d));
-  await platform.mkdir(paths.runDir);
+  await platform.mkdir(posix.join(paths.runDir, 'sem'));
 }
 
 export async function previousInstanceId(platform: Platform, paths: CloudPaths): Promise<string> {
@@ -41,8 +41,5 @@ export async function instancify(platform: Platform, paths: CloudPaths, sourceNa
   await platform.writeFile(posix.join(dir, 'user-data.txt'), data.userData ?? new Uint8Array(), { mode: 0o600 });
   await platform.writeFile(posix.join(dir, 'vendor-data.txt'), data.vendorData ?? new Uint8Array(), { mode: 0o600 });
   await platform.writeFile(posix.join(dir, 'vendor-data2.txt'), data.vendorData2 ?? new Uint8Array(), { mode: 0o600 });
-  // data/status.json and data/result.json point at the copies in /run, as cloud-init links them.
-  await platform.symlink(paths.statusFile, posix.join(paths.dataDir, 'status.json'));
-  await platform.symlink(paths.resultFile, posix.join(paths.dataDir, 'result.json'));
   return { isNew: previous !== iid, previous };
 }

@@ -36,7 +36,7 @@ export function mergeCloudConfig(layers: CloudConfigLayers): ConfigMap {
 
 /** instances/<iid>/cloud-config.txt and friends: '#cloud-config' YAML, as cloud-init keeps them. */
 export function formatCloudConfigFile(cfg: ConfigMap): string {
-  return `#cloud-config\n${Object.keys(cfg).length ? stringify(cfg) : '{}\n'}`;
+  return `#cloud-config\n${Object.keys(cfg).length ? stringify(cfg) : ''}`;
 }
 
 export function parseCloudConfigFile(text: string, file: string): ConfigMap {

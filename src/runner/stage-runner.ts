@@ -123,6 +123,7 @@ export class StageRunner {
       // A new boot: the records of the last one go.
       status = emptyStatus();
       await p.remove(rc.paths.resultFile);
+      await p.remove(rc.paths.resultDataFile);
     }
     const record: StageRecord = { start: this.now().getTime() / 1000, finished: null, errors: [], recoverable_errors: {} };
     status.v1[stage] = record;

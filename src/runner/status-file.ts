@@ -1,4 +1,5 @@
 // status.json and result.json in cloud-init's v1 shape: one record per stage with start, finished and errors.
+import { posix } from 'node:path';
 import type { Platform } from '../platform/platform';
 import type { CloudPaths } from './cloud-paths';
 
@@ -80,8 +81,14 @@ export async function readStatusFile(platform: Platform, paths: CloudPaths): Pro
   return out;
 }
 
+/** Writes FILE in /var/lib/cloud/data and points LINK in /run/cloud-init at it with a relative link, as cloud-init does. */
+async function writeLinked(platform: Platform, file: string, link: string, text: string): Promise<void> {
+  await platform.writeFile(file, text, { mode: 0o644 });
+  await platform.symlink(posix.relative(posix.dirname(link), file), link);
+}
+
 export async function writeStatusFile(platform: Platform, paths: CloudPaths, status: StatusFile): Promise<void> {
-  await platform.writeFile(paths.statusFile, `${JSON.stringify(status, null, 1)}\n`, { mode: 0o644 });
+  await writeLinked(platform, paths.statusDataFile, paths.statusFile, `${JSON.stringify(status, null, 1)}\n`);
 }
 
 export function mergeRecoverable(into: RecoverableErrors, from: RecoverableErrors): RecoverableErrors {
@@ -101,5 +108,5 @@ export function resultFrom(status: StatusFile): ResultFile {
 }
 
 export async function writeResultFile(platform: Platform, paths: CloudPaths, status: StatusFile): Promise<void> {
-  await platform.writeFile(paths.resultFile, `${JSON.stringify(resultFrom(status), null, 1)}\n`, { mode: 0o644 });
+  await writeLinked(platform, paths.resultDataFile, paths.resultFile, `${JSON.stringify(resultFrom(status), null, 1)}\n`);
 }

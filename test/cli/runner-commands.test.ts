@@ -60,6 +60,8 @@ test('status --wait polls while not started, then reports the finished boot', as
   const waiting = cli(['--root', root, 'status', '--wait']);
   await new Promise((r) => setTimeout(r, 100));
   const src = await bootedRoot(t);
+  // status.json lives in /var/lib/cloud/data; /run/cloud-init/status.json links to it (copied last, as at boot).
+  spawnSync('cp', ['-a', `${src}/var`, `${root}/`]);
   spawnSync('cp', ['-a', `${src}/run`, `${root}/`]);
   const r = await waiting;
   assert.equal(r.code, 0);

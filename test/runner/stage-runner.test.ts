@@ -85,6 +85,8 @@ test('the files cloud-init writes, in their shapes and modes', async (t) => {
     assert.ok(Array.isArray(status.v1[s].errors));
   }
   assert.equal(status.v1.stage, null);
+  assert.equal(readlinkSync(join(root, 'run/cloud-init/status.json')), '../../var/lib/cloud/data/status.json');
+  assert.equal(readlinkSync(join(root, 'run/cloud-init/result.json')), '../../var/lib/cloud/data/result.json');
   assert.equal(status.v1.datasource, 'DataSourceFake [seed-dir (/seed/fake)]');
   assert.match(status.v1['init-local'].recoverable_errors.WARNING[0], /Broken: metadata is corrupt/);
   const result = json(root, 'run/cloud-init/result.json');
