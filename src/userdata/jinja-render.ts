@@ -46,7 +46,7 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** Methods on strings, lists and dicts that templates call in practice. */
-function method(obj: unknown, name: string, line: number): ((...a: unknown[]) => unknown) | undefined {
+function method(obj: unknown, name: string): ((...a: unknown[]) => unknown) | undefined {
   if (typeof obj === 'string') {
     const s = obj;
     const m: Record<string, (...a: unknown[]) => unknown> = {
@@ -91,7 +91,6 @@ function method(obj: unknown, name: string, line: number): ((...a: unknown[]) =>
     if (Object.hasOwn(d, name)) return undefined;
     return m[name];
   }
-  void line;
   return undefined;
 }
 
@@ -242,7 +241,7 @@ class Renderer {
             return i >= 0 && i < obj.length ? obj[i] : new Undefined(path);
           }
           if (e.t === 'attr') {
-            const m = method(obj, e.name, e.line);
+            const m = method(obj, e.name);
             if (m) return m;
             if (e.name === 'length') return obj.length;
           }
@@ -252,7 +251,7 @@ class Renderer {
           const k = String(key);
           if (Object.hasOwn(obj, k)) return obj[k];
           if (e.t === 'attr') {
-            const m = method(obj, e.name, e.line);
+            const m = method(obj, e.name);
             if (m) return m;
           }
           return new Undefined(path);
