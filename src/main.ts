@@ -101,7 +101,8 @@ function userArgs(): string[] {
   return process.argv.slice(2);
 }
 
-const isEntryPoint = typeof require !== 'undefined' && typeof module !== 'undefined' && require.main === module;
+// The bundle is CommonJS; test bundles are ESM and import main() without running it.
+const isEntryPoint = typeof module !== 'undefined' && typeof require !== 'undefined' && require.main === module;
 if (isEntryPoint) {
   main({
     argv: userArgs(),

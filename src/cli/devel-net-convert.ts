@@ -65,6 +65,7 @@ export const develNetConvertCommand: Command = {
     }
     const ns = parseNetworkInput(inputKind, input, { macs, key: kind === 'yaml' ? 'network' : kind });
     if (ctx.debug && f.directory !== undefined) ctx.io.err(`Internal State\n${describeState(ns)}\n`);
+    if (output !== 'netplan') for (const w of ns.warnings) ctx.logger.for('network_state.py').warn(w);
     const cfg = rendererConfigFor(distro, output);
     if (output === 'netplan') cfg.features = ['dhcp-use-domains', 'ipv6-mtu'];
     const files = RENDERERS[output].render(ns, cfg);

@@ -50,6 +50,10 @@ export const makeSeedCommand: Command = {
       ...(fat ? { fatBits: Number(fat) as 12 | 16 | 32 } : {}),
       ...(epoch && /^\d+$/.test(epoch) ? { time: new Date(Number(epoch) * 1000) } : {}),
     });
+    if (ctx.dryRun) {
+      ctx.io.out(`dry run: would write ${output} (${image.length} bytes)\n`);
+      return 0;
+    }
     const temp = `${output}.kiln-tmp`;
     await writeFile(temp, image);
     await rename(temp, output);

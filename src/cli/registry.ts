@@ -9,9 +9,9 @@ import { develFsCatCommand } from './devel-fs-cat';
 import { develFsLsCommand } from './devel-fs-ls';
 import { develServeMetadataCommand } from './devel-serve-metadata';
 import { develMakeMimeCommand } from './devel-make-mime';
+import { develNetConvertCommand } from './devel-net-convert';
 import { develRenderCommand } from './devel-render';
 import { develRunUserDataCommand } from './devel-run-user-data';
-import { develNetConvertCommand } from './devel-net-convert';
 import { develShowConfigCommand } from './devel-show-config';
 import { develWriteFileCommand } from './devel-write-file';
 import { dsIdentifyCommand } from './ds-identify';
@@ -54,8 +54,5 @@ export const COMMANDS: Command[] = [
   develFsCatCommand,
   makeSeedCommand,
   develServeMetadataCommand,
-  develMakeMimeCommand,
-  develRenderCommand,
-  develRunUserDataCommand,
   develNetConvertCommand,
 ];

@@ -215,7 +215,8 @@ export function writeFat(files: SeedFile[], opts: FatWriteOptions): Buffer {
       used.add('.          ');
       used.add('..         ');
       parts.push(entry(Buffer.from('.          ', 'latin1'), 0x10, d.cluster, 0));
-      parts.push(entry(Buffer.from('..         ', 'latin1'), 0x10, d.parent.parent || L.bits === 32 ? (d.parent.parent ? d.parent.cluster : 0) : 0, 0));
+      // '..' of a folder in the root points at cluster 0, on FAT32 too.
+      parts.push(entry(Buffer.from('..         ', 'latin1'), 0x10, d.parent.parent ? d.parent.cluster : 0, 0));
     }
     const add = (name: string, attr: number, cluster: number, size: number) => {
       const { short, needsLfn } = shortName(name, used);

@@ -213,8 +213,12 @@ class FatBackend implements FsBackend<FatNode> {
     let c = first;
     let n = 0;
     const max = this.g.clusterCount;
+    // One bit per cluster: a chain that comes back to a cluster it already used is a loop.
+    const seen = new Uint8Array(Math.ceil((max + 2) / 8));
     for (;;) {
       if (c < 2 || c >= max + 2) throw new FilesystemError(this.device, `${what}: cluster chain points to cluster ${c}, outside the volume (2..${max + 1})`);
+      if ((seen[c >> 3] as number) & (1 << (c & 7))) throw new FilesystemError(this.device, `${what}: cluster chain loops back to cluster ${c}`);
+      seen[c >> 3] = (seen[c >> 3] as number) | (1 << (c & 7));
       const last = runs[runs.length - 1];
       if (last && last[0] + last[1] === c) last[1]++;
       else runs.push([c, 1]);

@@ -71,7 +71,7 @@ function px(mode: number): Buffer {
   return suEntry('PX', b);
 }
 
-function record(opts: { name: Buffer; lba: number; size: number; dir: boolean; date: Buffer; su?: Buffer }): Buffer {
+function record(opts: { name: Buffer; lba: number; size: number; dir: boolean; date: Buffer; su?: Buffer; more?: boolean }): Buffer {
   const nameLen = opts.name.length;
   const pad = nameLen % 2 === 0 ? 1 : 0;
   let su = opts.su ?? Buffer.alloc(0);
@@ -83,7 +83,7 @@ function record(opts: { name: Buffer; lba: number; size: number; dir: boolean; d
   bothU32(b, 2, opts.lba);
   bothU32(b, 10, opts.size);
   opts.date.copy(b, 18);
-  b[25] = opts.dir ? 2 : 0;
+  b[25] = (opts.dir ? 2 : 0) | (opts.more ? 0x80 : 0);
   bothU16(b, 28, 1);
   b[32] = nameLen;
   opts.name.copy(b, 33);
@@ -107,8 +107,21 @@ function packRecords(records: Buffer[]): Buffer {
   return Buffer.concat(chunks);
 }
 
+/** [lba, bytes, more extents follow] for each extent of a file laid out contiguously from its LBA. */
+function extents(f: { lba: number; data: Uint8Array }, maxExtent: number): Array<[number, number, boolean]> {
+  if (f.data.length === 0) return [[0, 0, false]];
+  const out: Array<[number, number, boolean]> = [];
+  for (let at = 0; at < f.data.length; at += maxExtent) {
+    const size = Math.min(maxExtent, f.data.length - at);
+    out.push([f.lba + at / S, size, at + size < f.data.length]);
+  }
+  return out;
+}
+
 export interface IsoWriteOptions {
   label: string;
+  /** Largest extent in bytes (a multiple of 2048); bigger files become multi-extent. Default 4 GiB - 2048. */
+  maxExtent?: number;
   /** Creation time written into the descriptors (blkid shows it as the UUID). */
   time?: Date;
 }
@@ -118,6 +131,8 @@ export function writeIso9660(files: SeedFile[], opts: IsoWriteOptions): Buffer {
   if (Buffer.byteLength(opts.label, 'latin1') > 32 || opts.label.length > 16) throw new SeedError(`volume label '${opts.label}' is too long for ISO9660 (16 characters)`);
   const time = opts.time ?? new Date();
   const date = dirDate(time);
+  const maxExtent = opts.maxExtent ?? 0xfffff800;
+  if (maxExtent <= 0 || maxExtent % S !== 0) throw new SeedError(`maxExtent ${maxExtent} must be a positive multiple of ${S}`);
   const seedRoot = buildSeedTree(files);
 
   // Folders in breadth-first order, as path tables number them.
@@ -165,7 +180,7 @@ export function writeIso9660(files: SeedFile[], opts: IsoWriteOptions): Buffer {
     out.push(record({ name: Buffer.from([0]), lba: lbaOf(d), size: sizeOf(d), dir: true, date, su: dotSu }));
     const parent = d.parent ?? d;
     out.push(record({ name: Buffer.from([1]), lba: lbaOf(parent), size: sizeOf(parent), dir: true, date, su: Buffer.concat([suEntry('RR', Buffer.from([0x81])), px(0o040755)]) }));
-    const entries: Array<{ iso: string; rec: () => Buffer }> = [
+    const entries: Array<{ iso: string; rec: () => Buffer | Buffer[] }> = [
       ...d.children.map((c) => ({
         iso: c.isoName,
         rec: () =>
@@ -181,18 +196,21 @@ export function writeIso9660(files: SeedFile[], opts: IsoWriteOptions): Buffer {
       ...d.files.map((f) => ({
         iso: f.isoName,
         rec: () =>
-          record({
-            name: Buffer.from(f.isoName, 'latin1'),
-            lba: f.data.length === 0 ? 0 : f.lba,
-            size: f.data.length,
-            dir: false,
-            date,
-            su: Buffer.concat([suEntry('RR', Buffer.from([0x89])), px(0o100644), suEntry('NM', Buffer.concat([Buffer.from([0]), Buffer.from(f.name, 'utf8')]))]),
-          }),
+          extents(f, maxExtent).map(([lba, size, more]) =>
+            record({
+              name: Buffer.from(f.isoName, 'latin1'),
+              lba,
+              size,
+              more,
+              dir: false,
+              date,
+              su: Buffer.concat([suEntry('RR', Buffer.from([0x89])), px(0o100644), suEntry('NM', Buffer.concat([Buffer.from([0]), Buffer.from(f.name, 'utf8')]))]),
+            }),
+          ),
       })),
     ];
     entries.sort((a, b) => (a.iso < b.iso ? -1 : a.iso > b.iso ? 1 : 0));
-    for (const e of entries) out.push(e.rec());
+    for (const e of entries) out.push(...[e.rec()].flat());
     return out;
   };
 
@@ -205,10 +223,13 @@ export function writeIso9660(files: SeedFile[], opts: IsoWriteOptions): Buffer {
     out.push(record({ name: Buffer.from([1]), lba: lbaOf(parent), size: sizeOf(parent), dir: true, date }));
     const entries = [
       ...d.children.map((c) => ({ key: jolietName(c.seed.name, false), rec: (k: Buffer) => record({ name: k, lba: lbaOf(c), size: sizeOf(c), dir: true, date }) })),
-      ...d.files.map((f) => ({ key: jolietName(f.name, true), rec: (k: Buffer) => record({ name: k, lba: f.data.length === 0 ? 0 : f.lba, size: f.data.length, dir: false, date }) })),
+      ...d.files.map((f) => ({
+        key: jolietName(f.name, true),
+        rec: (k: Buffer) => extents(f, maxExtent).map(([lba, size, more]) => record({ name: k, lba, size, more, dir: false, date })),
+      })),
     ];
     entries.sort((a, b) => Buffer.compare(a.key, b.key));
-    for (const e of entries) out.push(e.rec(e.key));
+    for (const e of entries) out.push(...[e.rec(e.key)].flat());
     return out;
   };
 

@@ -103,6 +103,6 @@ export class WindowsFilesystemFinder implements FilesystemFinder {
       for (const p of must) if (await tree.exists(p)) ok = true;
       if (!ok) return undefined;
     }
-    return { device: drive.root, fsType: 'iso9660', label: drive.label ?? '', ...(drive.serial !== undefined ? { uuid: drive.serial.toString(16).toUpperCase().padStart(8, '0') } : {}), tree };
+    return { device: drive.root, fsType: 'iso9660', label: drive.label ?? '', ...(drive.serial !== undefined ? { uuid: drive.serial.toString(16).toUpperCase().padStart(8, '0').replace(/^(.{4})/, '$1-') } : {}), tree };
   }
 }

@@ -1,10 +1,10 @@
 // OpenStack network_data.json (links, networks, services) converted to network config v1, as cloud-init does.
 import { isObj, list, obj, str, type Obj } from './check';
+import { isIpAddress, maskToPrefix } from './ip';
 import { NetworkConfigError } from './net-error';
 
 const PHYSICAL_KEYS = ['name', 'type', 'mac_address', 'subnets', 'params', 'mtu'];
 const SUBNET_KEYS = ['type', 'address', 'netmask', 'broadcast', 'metric', 'gateway', 'pointopoint', 'scope', 'dns_nameservers', 'dns_search', 'routes'];
-const PHYSICAL_TYPES = [undefined, null, 'bgpovs', 'bridge', 'cascading', 'dvs', 'ethernet', 'hw_veb', 'hyperv', 'ovs', 'phy', 'tap', 'vhostuser', 'vif'];
 
 /** MACS maps a lower-case MAC to the interface name on this machine (names links that carry none). */
 export function convertOpenStackNetworkData(input: unknown, macs: Map<string, string>): { version: 1; config: Obj[] } {
@@ -33,6 +33,17 @@ export function convertOpenStackNetworkData(input: unknown, macs: Map<string, st
       const subnet: Obj = {};
       for (const [sk, sv] of Object.entries(net)) if (SUBNET_KEYS.includes(sk)) subnet[sk] = sv;
       const type = str(net.type, `${nk}.type`);
+      if (['ipv4', 'static', 'ipv6', 'static6'].includes(type) && !isIpAddress(String(net.ip_address ?? '').split('/')[0] as string)) {
+        throw new NetworkConfigError(`${nk}.ip_address`, `'${String(net.ip_address)}' is not an IP address`);
+      }
+      if (net.netmask !== undefined && maskToPrefix(String(net.netmask)) === undefined) throw new NetworkConfigError(`${nk}.netmask`, `'${String(net.netmask)}' is not a netmask`);
+      if (net.routes !== undefined) {
+        list(net.routes, `${nk}.routes`).forEach((r, ri) => {
+          const ro = obj(r, `${nk}.routes[${ri}]`);
+          if (!isIpAddress(String(ro.network))) throw new NetworkConfigError(`${nk}.routes[${ri}].network`, `'${String(ro.network)}' is not an IP address`);
+          if (ro.gateway !== undefined && !isIpAddress(String(ro.gateway))) throw new NetworkConfigError(`${nk}.routes[${ri}].gateway`, `'${String(ro.gateway)}' is not an IP address`);
+        });
+      }
       if (type === 'ipv4_dhcp') subnet.type = 'dhcp4';
       else if (type === 'ipv6_dhcp') subnet.type = 'dhcp6';
       else if (type === 'ipv6_slaac' || type === 'ipv6_dhcpv6-stateless' || type === 'ipv6_dhcpv6-stateful') subnet.type = type;
@@ -76,9 +87,7 @@ export function convertOpenStackNetworkData(input: unknown, macs: Map<string, st
       cur.mac = String(link.vlan_mac_address);
       cur.name = name;
     } else {
-      if (!PHYSICAL_TYPES.includes(type as string)) {
-        // cloud-init warns and treats unknown link types as physical; so does kiln.
-      }
+      // Any other link type (phy, ovs, tap, vif … or one cloud-init does not know) is a physical NIC, as in cloud-init.
       Object.assign(cfg, { type: 'physical', mac_address: mac });
       if (cfg.mac_address === undefined) delete cfg.mac_address;
     }

@@ -1,11 +1,11 @@
 // Builds the network model from v1 commands, as cloud-init's network state interpreter does (v2 is turned into these).
-import { expandIpv6, isIPv4, isIPv6, isIpNetwork, maskToPrefix, prefixToIpv4Mask } from './ip';
+import { isIPv4, isIPv6, isIpNetwork, maskToPrefix, prefixToIpv4Mask } from './ip';
 import type { Interface, NetworkState, Route, Subnet } from './model';
 import { NetworkConfigError } from './net-error';
 import type { Obj } from './check';
 
 export function emptyState(version: 1 | 2): NetworkState {
-  return { version, interfaces: new Map(), routes: [], dns: { nameservers: [], search: [] }, useIpv6: false };
+  return { version, interfaces: new Map(), routes: [], dns: { nameservers: [], search: [] }, useIpv6: false, warnings: [] };
 }
 
 function truthy(v: unknown): boolean {
@@ -152,10 +152,4 @@ export class Interpreter {
     }
     return this.state;
   }
-}
-
-/** IPv6 addresses in a canonical form, for comparing. */
-export function sameIp(a: string, b: string): boolean {
-  if (isIPv6(a) && isIPv6(b)) return expandIpv6(a) === expandIpv6(b);
-  return a === b;
 }

@@ -65,6 +65,8 @@ export interface NetworkState {
   useIpv6: boolean;
   /** The v2 input, unchanged, for netplan's passthrough. */
   v2?: Record<string, unknown>;
+  /** Things in the input that some renderers cannot apply (e.g. wifis outside netplan); logged by callers. */
+  warnings: string[];
 }
 
 export function isDefaultRoute(r: Route): boolean {

@@ -15,6 +15,8 @@ export interface ParseOptions {
   macs?: Map<string, string>;
   /** Where the config came from, for messages (e.g. 'network' or 'network_data.json'). */
   key?: string;
+  /** The machine's NICs, at boot: v2 `match` by name glob or driver then names real devices. */
+  nics?: Array<{ name: string; mac?: string; driver?: string }>;
 }
 
 /**
@@ -34,7 +36,7 @@ export function parseNetworkDocument(doc: unknown, opts: ParseOptions = {}): Net
     if (extra.length) throw new NetworkConfigError(`${key}.${extra[0]}`, 'unknown key in a version 1 config; expected version and config');
     return parseV1(d.config, `${key}.config`);
   }
-  if (version === 2 || version === '2') return parseV2(d, key, opts.macs ? { interfacesByMac: opts.macs } : {});
+  if (version === 2 || version === '2') return parseV2(d, key, { ...(opts.macs ? { interfacesByMac: opts.macs } : {}), ...(opts.nics ? { nics: opts.nics } : {}) });
   throw new NetworkConfigError(`${key}.version`, `expected 1 or 2, got ${JSON.stringify(version ?? null)}`);
 }
 

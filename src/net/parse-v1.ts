@@ -17,6 +17,8 @@ const KEYS: Record<string, string[]> = {
 };
 const SUBNET_TYPES = ['loopback', 'dhcp', 'dhcp4', 'dhcp6', 'static', 'static6', 'ipv6_slaac', 'ipv6_dhcpv6-stateless', 'ipv6_dhcpv6-stateful', 'manual'];
 const SUBNET_KEYS = ['type', 'control', 'address', 'ip_address', 'netmask', 'prefix', 'broadcast', 'gateway', 'metric', 'dns_nameservers', 'dns_search', 'routes', 'mtu', 'ipv4', 'ipv6', 'description', 'dns_domain', 'pointopoint', 'scope'];
+/** Bond modes by name or by the kernel's number, as ifenslave accepts them. */
+const V1_BOND_MODES = ['balance-rr', 'active-backup', 'balance-xor', 'broadcast', '802.3ad', 'balance-tlb', 'balance-alb', '0', '1', '2', '3', '4', '5', '6'];
 const ROUTE_KEYS = ['network', 'destination', 'netmask', 'prefix', 'gateway', 'metric', 'type'];
 
 function checkRoute(r: unknown, key: string): Obj {
@@ -47,7 +49,10 @@ function checkInterface(o: Obj, key: string): Obj {
   const c: Obj = { ...o };
   c.name = str(o.name, `${key}.name`);
   if (!/^[^\s/]{1,15}$/.test(c.name as string)) throw new NetworkConfigError(`${key}.name`, `'${String(c.name)}' is not a valid interface name (1-15 characters, no spaces or slashes)`);
-  if (o.mac_address !== undefined) c.mac_address = str(o.mac_address, `${key}.mac_address`);
+  if (o.mac_address !== undefined && o.mac_address !== null) {
+    c.mac_address = str(o.mac_address, `${key}.mac_address`);
+    if (!/^([0-9a-f]{2}[:-]){5,19}[0-9a-f]{2}$/i.test(c.mac_address as string)) throw new NetworkConfigError(`${key}.mac_address`, `'${String(c.mac_address)}' is not a MAC address`);
+  }
   if (o.mtu !== undefined && o.mtu !== null) c.mtu = int(o.mtu, `${key}.mtu`, 68, 65535);
   if (o['accept-ra'] !== undefined) c['accept-ra'] = bool(o['accept-ra'], `${key}.accept-ra`);
   if (o.wakeonlan !== undefined) c.wakeonlan = bool(o.wakeonlan, `${key}.wakeonlan`);
@@ -96,6 +101,8 @@ export function parseV1(config: unknown, key = 'network.config'): NetworkState {
     if (type === 'bond') {
       c.bond_interfaces = members(o.bond_interfaces ?? [], `${k}.bond_interfaces`, 'bond');
       if (o.params === undefined) c.params = {};
+      const mode = (c.params as Obj)['bond-mode'] ?? (c.params as Obj).bond_mode;
+      if (mode !== undefined && !V1_BOND_MODES.includes(String(mode))) throw new NetworkConfigError(`${k}.params.bond-mode`, `unknown bond mode '${String(mode)}'; expected one of ${V1_BOND_MODES.join(', ')}`);
       it.bond(c, k);
     } else if (type === 'bridge') {
       if (o.bridge_interfaces === undefined) throw new NetworkConfigError(`${k}.bridge_interfaces`, 'a bridge needs bridge_interfaces');

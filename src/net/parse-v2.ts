@@ -35,6 +35,32 @@ const BOND_MODES = ['balance-rr', 'active-backup', 'balance-xor', 'broadcast', '
 export interface V2Options {
   /** MAC (lower case) → current kernel name, to name ethernets matched by MAC as cloud-init does; absent in net-convert. */
   interfacesByMac?: Map<string, string>;
+  /**
+   * The machine's NICs (at boot). An ethernet matched by `name` glob and/or `driver` without `set-name` then
+   * becomes the NIC(s) it matches, so non-netplan renderers configure real devices; without this list (as in
+   * net-convert, and in cloud-init) the ethernet keeps its id as its name.
+   */
+  nics?: Array<{ name: string; mac?: string; driver?: string }>;
+}
+
+/** fnmatch-style glob (`*`, `?`, `[...]`) as netplan uses for `match: name`. */
+export function globMatches(glob: string, name: string): boolean {
+  let re = '^';
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob[i] as string;
+    if (ch === '*') re += '.*';
+    else if (ch === '?') re += '.';
+    else if (ch === '[') {
+      const end = glob.indexOf(']', i + 1);
+      if (end < 0) re += '\\[';
+      else {
+        const body = glob.slice(i + 1, end);
+        re += `[${body.startsWith('!') ? `^${body.slice(1)}` : body}]`;
+        i = end;
+      }
+    } else re += ch.replace(/[.+^${}()|\\]/g, '\\$&');
+  }
+  return new RegExp(`${re}$`).test(name);
 }
 
 function checkCommon(o: Obj, key: string): void {
@@ -143,12 +169,28 @@ export function parseV2(doc: unknown, key = 'network', opts: V2Options = {}): Ne
         if (mac !== undefined && !/^([0-9a-f]{2}:){5,19}[0-9a-f]{2}$/i.test(mac)) throw new NetworkConfigError(`${k}.match.macaddress`, `'${mac}' is not a MAC address`);
         if (c['set-name'] !== undefined) name = str(c['set-name'], `${k}.set-name`);
         else if (mac && opts.interfacesByMac?.get(mac.toLowerCase())) name = opts.interfacesByMac.get(mac.toLowerCase()) as string;
-        if (section === 'wifis') continue; // only netplan renders wifis, as in cloud-init
-        const cmd: Obj = { type: 'physical', mac_address: mac, name };
-        if (match.driver !== undefined) cmd.params = { driver: str(match.driver, `${k}.match.driver`) };
-        for (const x of ['mtu', 'match', 'wakeonlan', 'accept-ra']) if (c[x] !== undefined) cmd[x] = x === 'wakeonlan' || x === 'accept-ra' ? bool(c[x], '') : c[x];
-        cmd.subnets = ipConfigToSubnets(it, c);
-        it.physical(cmd, k);
+        if (section === 'wifis') {
+          state.warnings.push(`${k}: wifi configuration is only rendered by netplan; other renderers leave it out`);
+          continue;
+        }
+        const driver = match.driver === undefined ? undefined : str(match.driver, `${k}.match.driver`);
+        const nameGlob = match.name === undefined ? undefined : str(match.name, `${k}.match.name`);
+        let targets: Array<{ name: string; mac?: string }> = [{ name, ...(mac ? { mac } : {}) }];
+        if (c['set-name'] === undefined && (nameGlob !== undefined || driver !== undefined) && opts.nics) {
+          const found = opts.nics.filter(
+            (n) => n.name !== 'lo' && (nameGlob === undefined || globMatches(nameGlob, n.name)) && (driver === undefined || n.driver === driver) && (mac === undefined || n.mac === mac.toLowerCase()),
+          );
+          if (found.length) targets = found.map((n) => ({ name: n.name, ...(mac ? { mac } : {}) }));
+        }
+        for (const target of targets) {
+          if (target.name !== name && it.state.interfaces.has(target.name)) throw new NetworkConfigError(`${k}.match`, `matches ${target.name}, which another entry already configures`);
+          const cmd: Obj = { type: 'physical', mac_address: target.mac, name: target.name };
+          if (driver !== undefined) cmd.params = { driver };
+          for (const x of ['mtu', 'match', 'wakeonlan', 'accept-ra']) if (c[x] !== undefined) cmd[x] = x === 'wakeonlan' || x === 'accept-ra' ? bool(c[x], '') : c[x];
+          cmd.subnets = ipConfigToSubnets(it, c);
+          it.physical(cmd, k);
+        }
+        name = (targets[0] as { name: string }).name;
       } else if (section === 'vlans') {
         const link = str(c.link, `${k}.link`);
         if (!defined.has(link)) throw new NetworkConfigError(`${k}.link`, `link '${link}' is not defined in the config`);

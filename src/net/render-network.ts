@@ -53,11 +53,18 @@ export interface RenderOptions {
 }
 
 /** Writes the files for MODEL under the platform's root; returns the renderer used and the paths written. */
-export async function renderNetwork(p: Platform, model: NetworkState, opts: RenderOptions): Promise<{ renderer: RendererName; files: string[] }> {
+export async function renderNetwork(p: Platform, model: NetworkState, opts: RenderOptions): Promise<{ renderer: RendererName; files: string[]; warnings: string[] }> {
   const renderer = opts.renderer ?? (await selectRenderer(p, opts.distro, opts.renderers));
   const cfg = rendererConfigFor(opts.distro, renderer);
   if (renderer === 'sysconfig') cfg.existingResolvConf = await p.readTextIfExists('/etc/resolv.conf');
   const files = RENDERERS[renderer].render(model, cfg);
-  for (const f of files) await p.writeFile(f.path, f.content, f.mode !== undefined ? { mode: f.mode } : {});
-  return { renderer, files: files.map((f) => f.path) };
+  const passwd = (await p.readTextIfExists('/etc/passwd')) ?? '';
+  for (const f of files) {
+    // cloud-init writes 0644 unless a renderer says otherwise, and gives networkd files to systemd-network.
+    const user = f.owner?.split(':')[0];
+    const owned = user !== undefined && passwd.split('\n').some((l) => l.startsWith(`${user}:`));
+    await p.writeFile(f.path, f.content, { mode: f.mode ?? 0o644, ...(owned ? { owner: f.owner as string } : {}) });
+  }
+  const warnings = renderer === 'netplan' ? [] : model.warnings;
+  return { renderer, files: files.map((f) => f.path), warnings };
 }

@@ -6,6 +6,8 @@ export interface RenderedFile {
   path: string;
   content: string;
   mode?: number;
+  /** `user:group` that should own the file when that user exists in the target (networkd's systemd-network). */
+  owner?: string;
 }
 
 export type RendererName = 'eni' | 'netplan' | 'networkd' | 'sysconfig' | 'network-manager';
@@ -27,6 +29,8 @@ export interface RendererConfig {
   routeTemplates?: { ipv4: string; ipv6: string };
   /** netplan features to assume (cloud-init asks `netplan info`; net-convert fixes them). */
   features?: string[];
+  /** networkd: write .netdev files for bonds, bridges and VLANs and attach their members (default true; cloud-init 22.4 does not). */
+  networkdNetdevs?: boolean;
   /** sysconfig: the resolv.conf already in the root; its other lines are kept, its name servers come first. */
   existingResolvConf?: string | undefined;
 }

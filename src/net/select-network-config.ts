@@ -6,7 +6,7 @@ import { convertOpenStackNetworkData } from './convert-openstack';
 import { fallbackNetworkConfig } from './fallback';
 import { initramfsNetworkConfig, kernelCmdlineNetworkConfig } from './initramfs-config';
 import type { NetworkState } from './model';
-import { parseNetworkInput, type InputKind } from './parse-network-config';
+import { parseNetworkInput } from './parse-network-config';
 import { macsToNames, type NicFacts } from './sys-class-net';
 
 export type NetworkConfigSource = 'cmdline' | 'initramfs' | 'system_cfg' | 'ds' | 'fallback';
@@ -67,18 +67,18 @@ export function selectNetworkConfig(input: SelectInput): Selection {
   if (input.upgradedNetwork) return { disabled: true, source: 'upgraded-network', reason: '/var/lib/cloud/data/upgraded-network exists' };
   const macs = macsToNames(input.nics);
   const ds = input.datasourceNetwork;
-  const candidates: Record<Exclude<NetworkConfigSource, 'fallback'>, () => { cfg: unknown; kind: InputKind }> = {
-    cmdline: () => ({ cfg: kernelCmdlineNetworkConfig(input.kernelCmdline), kind: 'yaml' }),
-    initramfs: () => ({ cfg: initramfsNetworkConfig(input.runNetFiles ?? {}, input.kernelCmdline, input.openIscsi ?? false, macs), kind: 'yaml' }),
-    system_cfg: () => ({ cfg: input.systemConfig, kind: 'yaml' }),
+  const candidates: Record<Exclude<NetworkConfigSource, 'fallback'>, () => { cfg: unknown }> = {
+    cmdline: () => ({ cfg: kernelCmdlineNetworkConfig(input.kernelCmdline) }),
+    initramfs: () => ({ cfg: initramfsNetworkConfig(input.runNetFiles ?? {}, input.kernelCmdline, input.openIscsi ?? false, macs) }),
+    system_cfg: () => ({ cfg: input.systemConfig }),
     ds: () => {
-      if (!ds) return { cfg: undefined, kind: 'yaml' };
-      if (ds.format === 'v1' || ds.format === 'v2') return { cfg: ds.config, kind: 'yaml' };
-      if (ds.config === undefined || ds.config === null) return { cfg: undefined, kind: 'yaml' };
+      if (!ds) return { cfg: undefined };
+      if (ds.format === 'v1' || ds.format === 'v2') return { cfg: ds.config };
+      if (ds.config === undefined || ds.config === null) return { cfg: undefined };
       // Provider formats become v1 (OpenStack, ENI) or v2 (EC2) first, as cloud-init's datasources do.
-      if (ds.format === 'openstack') return { cfg: convertOpenStackNetworkData(ds.config, macs), kind: 'yaml' };
-      if (ds.format === 'ec2') return { cfg: convertEc2Network(ds.config, macs), kind: 'yaml' };
-      return { cfg: convertEniText(String(ds.config)), kind: 'yaml' };
+      if (ds.format === 'openstack') return { cfg: convertOpenStackNetworkData(ds.config, macs) };
+      if (ds.format === 'ec2') return { cfg: convertEc2Network(ds.config, macs) };
+      return { cfg: convertEniText(String(ds.config)) };
     },
   };
   for (const source of input.order ?? DEFAULT_ORDER) {
@@ -86,7 +86,7 @@ export function selectNetworkConfig(input: SelectInput): Selection {
     if (isDisabled(cfg)) return { disabled: true, source, reason: REASONS[source] };
     if (!present(cfg)) continue;
     const key = source === 'system_cfg' ? 'system config network' : source === 'cmdline' ? 'kernel network-config' : source === 'initramfs' ? 'initramfs' : 'datasource network';
-    return { disabled: false, source, config: cfg, state: parseNetworkInput('yaml', cfg, { macs, key }) };
+    return { disabled: false, source, config: cfg, state: parseNetworkInput('yaml', cfg, { macs, key, nics: input.nics }) };
   }
   const fb = fallbackNetworkConfig(input.nics, input.blacklistDrivers ? { blacklistDrivers: input.blacklistDrivers } : {});
   if (!fb) return { disabled: true, source: 'none', reason: 'no network config given and no NIC in /sys/class/net qualifies for the DHCP fallback' };

@@ -1,6 +1,7 @@
 // --dry-run: reads go to the real target, every effect is recorded (and kept in memory) but never applied.
 import { posix } from 'node:path';
 import type { Effect, FileOpts, FileStat, OsVersion, Platform, RunOpts, RunResult } from './platform';
+import { undefinedIfMissing } from './missing-file';
 
 export class DryRunPlatform implements Platform {
   readonly effects: Effect[] = [];
@@ -37,13 +38,8 @@ export class DryRunPlatform implements Platform {
   async readText(path: string): Promise<string> {
     return Buffer.from(await this.readFile(path)).toString('utf8');
   }
-  async readTextIfExists(path: string): Promise<string | undefined> {
-    try {
-      return await this.readText(path);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
+  readTextIfExists(path: string): Promise<string | undefined> {
+    return undefinedIfMissing(() => this.readText(path));
   }
   async exists(path: string): Promise<boolean> {
     const k = this.key(path);

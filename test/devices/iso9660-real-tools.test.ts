@@ -1,5 +1,6 @@
 // ISO9660 images made by genisoimage, xorriso and cloud-localds, read back byte for byte by our reader.
 import assert from 'node:assert/strict';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { PathBlockReader } from '../../src/devices/block-reader';
@@ -85,4 +86,26 @@ test('cloud-localds seeds are found with label cidata', async (t) => {
     assert.equal(p.fsType, fmt);
     assert.equal(p.label?.toLowerCase(), 'cidata');
   }
+});
+
+test('Rock Ridge: symbolic links (SL) and folders deeper than 8 levels relocated by genisoimage (CL/RE)', async (t) => {
+  if (!need(t, hasCommand('genisoimage'), 'genisoimage is not installed')) return;
+  const dir = tempDir(t);
+  const src = join(dir, 'src');
+  const deep = join(src, ...'abcdefghijk'.split(''));
+  mkdirSync(deep, { recursive: true });
+  writeFileSync(join(deep, 'deep.txt'), 'deep\n');
+  mkdirSync(join(src, 'openstack', 'latest'), { recursive: true });
+  writeFileSync(join(src, 'openstack', 'latest', 'meta_data.json'), '{}');
+  symlinkSync('latest', join(src, 'openstack', 'current'));
+  symlinkSync('/openstack/latest/meta_data.json', join(src, 'abs-link'));
+  const iso = join(dir, 'rr.iso');
+  run('genisoimage', ['-quiet', '-R', '-V', 'cidata', '-o', iso, src]);
+  const { tree } = await openIso9660(await PathBlockReader.open(iso));
+  assert.equal(Buffer.from((await tree.readFile('a/b/c/d/e/f/g/h/i/j/k/deep.txt')) as Uint8Array).toString(), 'deep\n');
+  assert.deepEqual((await tree.list('/'))?.map((e) => e.name).sort().filter((n) => n !== 'rr_moved'), ['a', 'abs-link', 'openstack']);
+  const links = await tree.list('openstack');
+  assert.equal(links?.find((e) => e.name === 'current')?.type, 'symlink');
+  assert.equal(Buffer.from((await tree.readFile('openstack/current/meta_data.json')) as Uint8Array).toString(), '{}');
+  assert.equal(Buffer.from((await tree.readFile('abs-link')) as Uint8Array).toString(), '{}');
 });

@@ -35,6 +35,8 @@ const CASES: Array<[string, string, string, RegExp]> = [
   ['v1 unknown key', 'version: 1\nconfig:\n  - type: physical\n    name: eth0\n    colour: blue\n', 'network.config[0].colour', /unknown key/],
   ['v1 duplicate name', 'version: 1\nconfig:\n  - type: physical\n    name: eth0\n  - type: physical\n    name: eth0\n', 'network.config[1].name', /already defined at network.config\[0\]/],
   ['v1 bond member missing', 'version: 1\nconfig:\n  - type: physical\n    name: eth0\n  - type: bond\n    name: bond0\n    bond_interfaces: [eth0, eth1]\n', 'network.config[1].bond_interfaces[1]', /bond member 'eth1' is not defined/],
+  ['v1 bad MAC', 'version: 1\nconfig:\n  - type: physical\n    name: eth0\n    mac_address: 52-54-00\n', 'network.config[0].mac_address', /not a MAC address/],
+  ['v1 bad bond mode', 'version: 1\nconfig:\n  - type: physical\n    name: eth0\n  - type: bond\n    name: bond0\n    bond_interfaces: [eth0]\n    params:\n      bond-mode: round-robin\n', 'network.config[1].params.bond-mode', /unknown bond mode 'round-robin'/],
   ['v1 bad subnet type', 'version: 1\nconfig:\n  - type: physical\n    name: eth0\n    subnets:\n      - type: dhcp7\n', 'network.config[0].subnets[0].type', /unknown subnet type/],
   ['v1 bad static address', 'version: 1\nconfig:\n  - type: physical\n    name: eth0\n    subnets:\n      - type: static\n        address: 10.1.2\n', 'network.config[0].subnets[0].address', /not an IP address/],
   ['v1 static without address', 'version: 1\nconfig:\n  - type: physical\n    name: eth0\n    subnets:\n      - type: static\n', 'network.config[0].subnets[0].address', /needs an address/],
@@ -51,6 +53,13 @@ test('OpenStack links that cannot be named are errors naming the link', () => {
     () => parseNetworkInput('openstack', { links: [{ id: 'a', type: 'phy', ethernet_mac_address: 'fa:16:3e:00:00:09' }], networks: [] }, { macs: new Map() }),
     (err: unknown) => err instanceof NetworkConfigError && err.key === 'network_data.json.links[0].ethernet_mac_address',
   );
+});
+
+test('bad addresses in network_data.json are named by their place in network_data.json', () => {
+  const doc = { links: [{ id: 'a', name: 'eth0', type: 'phy' }], networks: [{ id: 'n', link: 'a', type: 'ipv4', ip_address: '10.0.0.300', netmask: '255.255.255.0' }] };
+  assert.throws(() => parseNetworkInput('openstack', doc), (e: unknown) => e instanceof NetworkConfigError && e.key === 'network_data.json.networks[0].ip_address');
+  const doc2 = { ...doc, networks: [{ ...doc.networks[0], ip_address: '10.0.0.3', routes: [{ network: '0.0.0.0', netmask: '0.0.0.0', gateway: 'router' }] }] };
+  assert.throws(() => parseNetworkInput('openstack', doc2), (e: unknown) => e instanceof NetworkConfigError && e.key === 'network_data.json.networks[0].routes[0].gateway');
 });
 
 test('a bad system config is an error, not a silent fallback to DHCP', () => {

@@ -27,7 +27,7 @@ test('picks the first available renderer in cloud-init default order and writes 
   const { root, p } = rootWith(t, ['usr/sbin/netplan', 'usr/bin/nmcli', 'etc/NetworkManager/NetworkManager.conf']);
   assert.equal(await selectRenderer(p, 'ubuntu'), 'netplan', 'eni and sysconfig are missing, netplan comes next');
   const r = await renderNetwork(p, model(), { distro: 'ubuntu' });
-  assert.deepEqual(r, { renderer: 'netplan', files: ['/etc/netplan/50-cloud-init.yaml'] });
+  assert.deepEqual(r, { renderer: 'netplan', files: ['/etc/netplan/50-cloud-init.yaml'], warnings: [] });
   assert.match(readFileSync(join(root, 'etc/netplan/50-cloud-init.yaml'), 'utf8'), /addresses:\n {12}- 10\.0\.0\.2\/24/);
   const nm = await renderNetwork(p, model(), { distro: 'ubuntu', renderers: ['network-manager', 'netplan'] });
   assert.equal(nm.renderer, 'network-manager');
@@ -61,4 +61,24 @@ test('--dry-run records the writes and changes nothing', async (t) => {
   await renderNetwork(dry, model(), { distro: 'debian', renderer: 'networkd' });
   assert.deepEqual(dry.effects.map((e) => e.kind === 'write-file' && e.path), ['/etc/systemd/network/10-cloud-init-eth0.network']);
   assert.equal(existsSync(join(root, 'etc/systemd')), false);
+});
+
+test('wifis are rendered by netplan only; other renderers report them as a warning', async (t) => {
+  const { p } = rootWith(t, []);
+  const wifi = parseNetworkDocument({ network: { version: 2, wifis: { wlan0: { dhcp4: true, 'access-points': { ap: {} } } } } });
+  assert.deepEqual((await renderNetwork(p, wifi, { distro: 'debian', renderer: 'netplan' })).warnings, []);
+  assert.deepEqual((await renderNetwork(p, wifi, { distro: 'debian', renderer: 'networkd' })).warnings, ['network.wifis.wlan0: wifi configuration is only rendered by netplan; other renderers leave it out']);
+});
+
+test('networkd files belong to systemd-network when the target has that user; other files are 0644', async (t) => {
+  const { root, p } = rootWith(t, []);
+  mkdirSync(join(root, 'etc'), { recursive: true });
+  writeFileSync(join(root, 'etc/passwd'), 'root:x:0:0::/root:/bin/sh\nsystemd-network:x:998:997::/run/systemd:/usr/sbin/nologin\n');
+  writeFileSync(join(root, 'etc/group'), 'root:x:0:\nsystemd-network:x:997:\n');
+  await renderNetwork(p, model(), { distro: 'debian', renderer: 'networkd' });
+  const st = statSync(join(root, 'etc/systemd/network/10-cloud-init-eth0.network'));
+  assert.deepEqual([st.uid, st.gid, st.mode & 0o777], [998, 997, 0o644]);
+  const { root: bare, p: p2 } = rootWith(t, []);
+  await renderNetwork(p2, model(), { distro: 'debian', renderer: 'networkd' });
+  assert.equal(statSync(join(bare, 'etc/systemd/network/10-cloud-init-eth0.network')).uid, process.getuid?.() ?? 0, 'no such user: left as written');
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { candidateNics } from '../../src/net/fallback';
+import { parseNetworkDocument } from '../../src/net/parse-network-config';
 import { selectNetworkConfig } from '../../src/net/select-network-config';
 import { readSysClassNet, type NicFacts } from '../../src/net/sys-class-net';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
@@ -103,4 +104,16 @@ test('readSysClassNet reads a /sys/class/net tree under the platform root', asyn
   assert.equal(nics.find((n) => n.name === 'br0')?.isBridge, true);
   const s = selectNetworkConfig({ kernelCmdline: '', nics });
   assert.ok(!s.disabled && s.source === 'fallback' && s.state.interfaces.has('ens3'));
+});
+
+test('at boot, v2 match by name glob or driver names the real NICs; net-convert (no NICs) keeps the id', () => {
+  const nics = [nic('ens3', { carrier: 1, driver: 'virtio_net' }), nic('ens4', { carrier: 1, driver: 'e1000' }), nic('eth9', { carrier: 1, driver: 'virtio_net' })];
+  const systemConfig = { version: 2, ethernets: { 'all-en': { match: { name: 'en[s]*' }, dhcp4: true }, virt: { match: { driver: 'virtio_net', name: 'eth?' }, dhcp6: true } } };
+  const s = selectNetworkConfig({ kernelCmdline: '', systemConfig, nics });
+  assert.ok(!s.disabled);
+  assert.deepEqual([...s.state.interfaces.keys()], ['ens3', 'ens4', 'eth9']);
+  assert.equal(s.state.interfaces.get('eth9')?.subnets[0]?.type, 'dhcp6');
+  assert.equal(s.state.interfaces.get('eth9')?.driver, 'virtio_net');
+  const plain = parseNetworkDocument(systemConfig);
+  assert.deepEqual([...plain.interfaces.keys()], ['all-en', 'virt'], 'without NICs, as cloud-init does');
 });

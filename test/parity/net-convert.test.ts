@@ -19,14 +19,27 @@ import { distroFor, loadCases, type NetCase } from '../net/fixture-cases';
  * Where kiln deliberately differs from cloud-init 22.4. Each entry names the case, renderer and file, says
  * why, and rewrites cloud-init's file into what kiln writes, so any other difference still fails.
  */
-const ALLOWED: Array<{ case: string; renderer: RendererName; path: string; why: string; fix(cloudInit: string): string }> = [
+const ALLOWED: Array<{ /** A case name, or '*' for any case. */ case: string; renderer: RendererName; path: string; why: string; fix(cloudInit: string): string }> = [
   {
-    case: 'v2-set-name-by-mac',
+    case: '*',
     renderer: 'eni',
     path: '/etc/network/interfaces.d/50-cloud-init',
     why: "22.4 writes the interface's DNS dict as a Python repr (`dns {'nameservers': …}`), a line ifupdown cannot read; kiln leaves it out (the dns-nameservers/dns-search lines carry it)",
     fix: (t) => t.replace(/^ {4}dns \{.*\n/m, ''),
   },
+  ...(
+    [
+      ['eni', '/etc/network/interfaces.d/50-cloud-init', (t: string) => t.replace(/(gw 10\.60\.0\.254)( \|\| true)/g, '$1 metric 200$2')],
+      ['networkd', '/etc/systemd/network/10-cloud-init-eth0.network', (t: string) => t.replace('Gateway=10.60.0.254\n\n', 'Gateway=10.60.0.254\n\nMetric=200\n\n')],
+      ['sysconfig', '/etc/sysconfig/network-scripts/route-eth0', (t: string) => `${t}METRIC0=200\n`],
+    ] as const
+  ).map(([renderer, path, fix]) => ({
+    case: 'v2-routes-metric',
+    renderer: renderer as RendererName,
+    path,
+    why: "22.4 drops the metric of v2 routes when translating them for non-netplan renderers; kiln keeps it, as newer cloud-init does",
+    fix,
+  })),
 ];
 
 interface Run {
@@ -81,16 +94,21 @@ test('kiln and cloud-init 22.4 net-convert write the same files for every fixtur
       const ns = parseNetworkInput(c.kind, c.load(), { macs });
       const cfg = rendererConfigFor(distroFor(c, renderer), renderer);
       if (renderer === 'netplan') cfg.features = ['dhcp-use-domains', 'ipv6-mtu'];
+      // Deliberate: kiln's networkd output adds .netdev files for bonds, bridges and VLANs and the Bond=/Bridge=/
+      // VLAN= lines that attach members (22.4 creates no virtual devices under networkd). Compared here with that
+      // switched off; test/net/fixtures checks the full output.
+      if (renderer === 'networkd') cfg.networkdNetdevs = false;
       const kiln = new Map(RENDERERS[renderer].render(ns, cfg).map((f) => [f.path, f.content]));
       const theirs = new Map(walk(out).map((f) => [`/${relative(out, f)}`, readFileSync(f, 'utf8')]));
       assert.deepEqual([...kiln.keys()].sort(), [...theirs.keys()].sort(), 'the same set of files');
       for (const [path, text] of theirs) {
         let want = text;
-        const i = ALLOWED.findIndex((a) => a.case === c.name && a.renderer === renderer && a.path === path);
-        if (i >= 0) {
-          allowedUsed.add(i);
-          want = (ALLOWED[i] as (typeof ALLOWED)[number]).fix(text);
-        }
+        ALLOWED.forEach((a, i) => {
+          if ((a.case !== c.name && a.case !== '*') || a.renderer !== renderer || a.path !== path) return;
+          const fixed = a.fix(want);
+          if (fixed !== want) allowedUsed.add(i);
+          want = fixed;
+        });
         const got = kiln.get(path) as string;
         if (path.endsWith('.yaml')) {
           // YAML by meaning (PyYAML may use anchors for shared objects); and the header comment by text.
@@ -100,7 +118,7 @@ test('kiln and cloud-init 22.4 net-convert write the same files for every fixtur
       }
     });
   }
-  for (const [i, a] of ALLOWED.entries()) assert.ok(allowedUsed.has(i), `allow-list entry for ${a.case}/${a.renderer} ${a.path} no longer needed`);
+  for (const [i, a] of ALLOWED.entries()) assert.ok(allowedUsed.has(i), `allow-list entry for ${a.case}/${a.renderer} ${a.path} no longer needed: cloud-init's output already matches`);
 });
 
 function leadingComments(text: string): string {

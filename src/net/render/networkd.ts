@@ -78,8 +78,82 @@ function subnets(iface: Interface, f: NetworkdFile): string {
 const DHCP_OVERRIDES: Record<string, string> = { UseDNS: 'use-dns', UseDomains: 'use-domains', UseHostname: 'use-hostname', UseNTP: 'use-ntp' };
 const DHCP4_OVERRIDES: Record<string, string> = { SendHostname: 'send-hostname', Hostname: 'hostname', RouteMetric: 'route-metric', UseMTU: 'use-mtu', UseRoutes: 'use-routes' };
 
-export function renderNetworkdFiles(ns: NetworkState): Map<string, string> {
+/** Bond parameter (v1 name) → [Bond] key of a .netdev, with how networkd wants the value. */
+const BOND_NETDEV: Array<[string, string, (v: unknown) => string]> = [
+  ['bond-mode', 'Mode', String],
+  ['bond-xmit-hash-policy', 'TransmitHashPolicy', String],
+  ['bond-lacp-rate', 'LACPTransmitRate', String],
+  ['bond-miimon', 'MIIMonitorSec', (v) => `${String(v)}ms`],
+  ['bond-updelay', 'UpDelaySec', (v) => `${String(v)}ms`],
+  ['bond-downdelay', 'DownDelaySec', (v) => `${String(v)}ms`],
+  ['bond-arp-interval', 'ARPIntervalSec', (v) => `${String(v)}ms`],
+  ['bond-arp-ip-target', 'ARPIPTargets', (v) => (Array.isArray(v) ? v.join(' ') : String(v))],
+  ['bond-arp-validate', 'ARPValidate', String],
+  ['bond-ad-select', 'AdSelect', String],
+  ['bond-fail-over-mac', 'FailOverMACPolicy', String],
+  ['bond-primary-reselect', 'PrimaryReselectPolicy', String],
+  ['bond-num-grat-arp', 'GratuitousARP', String],
+  ['bond-min-links', 'MinLinks', String],
+];
+const BRIDGE_NETDEV: Array<[string, string, (v: unknown) => string]> = [
+  ['bridge_stp', 'STP', (v) => (v === true || v === 'on' || v === 1 || v === '1' ? 'yes' : 'no')],
+  ['bridge_fd', 'ForwardDelaySec', String],
+  ['bridge_hello', 'HelloTimeSec', String],
+  ['bridge_maxage', 'MaxAgeSec', String],
+  ['bridge_ageing', 'AgeingTimeSec', String],
+  ['bridge_bridgeprio', 'Priority', String],
+];
+
+function param(iface: Interface, v1: string): unknown {
+  return iface[v1] ?? iface[v1.replace(/-/g, '_')];
+}
+
+/**
+ * The .netdev files that create bonds, bridges and VLANs, and the lines that attach members to them. cloud-init
+ * 22.4 writes neither (its networkd renderer leaves virtual devices uncreated); kiln writes both.
+ */
+export function renderNetdevs(ns: NetworkState): { netdevs: Map<string, string>; attach: Map<string, Array<[string, string, string]>> } {
+  const netdevs = new Map<string, string>();
+  const attach = new Map<string, Array<[string, string, string]>>();
+  const add = (name: string, section: string, key: string, value: string) => attach.set(name, [...(attach.get(name) ?? []), [section, key, value]]);
+  for (const iface of ns.interfaces.values()) {
+    const kind = iface.type === 'bond' ? 'bond' : iface.type === 'bridge' ? 'bridge' : iface.type === 'vlan' ? 'vlan' : undefined;
+    if (!kind) continue;
+    const lines = ['[NetDev]', `Name=${iface.name}`, `Kind=${kind}`];
+    if (iface.mac_address) lines.push(`MACAddress=${iface.mac_address}`);
+    if (iface.mtu) lines.push(`MTUBytes=${iface.mtu}`);
+    lines.push('');
+    if (kind === 'bond') {
+      const body = BOND_NETDEV.filter(([k]) => param(iface, k) !== undefined).map(([k, key, fmt]) => `${key}=${fmt(param(iface, k))}`);
+      if (body.length) lines.push('[Bond]', ...body, '');
+      const primary = param(iface, 'bond-primary');
+      for (const m of ns.interfaces.values()) {
+        if (m['bond-master'] !== iface.name) continue;
+        add(m.name, 'Network', 'Bond', iface.name);
+        if (primary === m.name) add(m.name, 'Network', 'PrimarySlave', 'yes');
+      }
+    } else if (kind === 'bridge') {
+      const body = BRIDGE_NETDEV.filter(([k]) => iface[k] !== undefined).map(([k, key, fmt]) => `${key}=${fmt(iface[k])}`);
+      if (body.length) lines.push('[Bridge]', ...body, '');
+      for (const port of iface.bridge_ports ?? []) add(port, 'Network', 'Bridge', iface.name);
+      for (const [k, key] of [['bridge_pathcost', 'Cost'], ['bridge_portprio', 'Priority']] as const) {
+        for (const item of (iface[k] as string[] | undefined) ?? []) {
+          const [port, value] = String(item).split(/\s+/);
+          if (port && value) add(port, 'Bridge', key, value);
+        }
+      }
+    } else {
+      lines.push('[VLAN]', `Id=${String(iface.vlan_id)}`, '');
+      if (iface['vlan-raw-device']) add(iface['vlan-raw-device'], 'Network', 'VLAN', iface.name);
+    }
+    netdevs.set(iface.name, `${lines.join('\n')}\n`);
+  }
+  return { netdevs, attach };
+}
+
+export function renderNetworkdFiles(ns: NetworkState, opts: { netdevs?: boolean } = {}): Map<string, string> {
   const out = new Map<string, string>();
+  const attach = opts.netdevs ? renderNetdevs(ns).attach : new Map<string, Array<[string, string, string]>>();
   const ethernets = ns.v2 && isObj(ns.v2.ethernets) ? ns.v2.ethernets : {};
   for (const iface of ns.interfaces.values()) {
     const f = new NetworkdFile();
@@ -87,6 +161,7 @@ export function renderNetworkdFiles(ns: NetworkState): Map<string, string> {
     if (iface.driver) f.add('Match', 'Driver', iface.driver);
     if (iface.mac_address) f.add('Match', 'MACAddress', iface.mac_address);
     if (iface.mtu) f.add('Link', 'MTUBytes', iface.mtu);
+    for (const [section, key, value] of attach.get(iface.name) ?? []) f.add(section, key, value);
     const dhcp = subnets(iface, f);
     const use = iface.dns ?? (ns.version === 1 ? ns.dns : undefined);
     if (use) {
@@ -119,7 +194,10 @@ export function renderNetworkdFiles(ns: NetworkState): Map<string, string> {
 
 export const networkdRenderer: NetworkRenderer = {
   name: 'networkd',
-  render(ns: NetworkState, _cfg: RendererConfig): RenderedFile[] {
-    return [...renderNetworkdFiles(ns)].map(([name, content]) => ({ path: `/etc/systemd/network/10-cloud-init-${name}.network`, content }));
+  render(ns: NetworkState, cfg: RendererConfig): RenderedFile[] {
+    const netdevs = cfg.networkdNetdevs !== false;
+    const files: RenderedFile[] = [...renderNetworkdFiles(ns, { netdevs })].map(([name, content]) => ({ path: `/etc/systemd/network/10-cloud-init-${name}.network`, content, owner: 'systemd-network:systemd-network' }));
+    if (netdevs) for (const [name, content] of renderNetdevs(ns).netdevs) files.push({ path: `/etc/systemd/network/10-cloud-init-${name}.netdev`, content });
+    return files;
   },
 };

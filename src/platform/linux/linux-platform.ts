@@ -8,6 +8,7 @@ import { PlatformError } from '../../util/errors';
 import { execProcess } from '../../util/exec';
 import { resolveInRoot } from '../../util/paths';
 import { readOsRelease } from '../os-release';
+import { undefinedIfMissing } from '../missing-file';
 import type { FileOpts, FileStat, OsVersion, Platform, RunOpts, RunResult } from '../platform';
 import { resolveOwner } from './passwd-lookup';
 
@@ -64,13 +65,8 @@ export class LinuxPlatform implements Platform {
     return fsp.readFile(await this.resolve(path), 'utf8');
   }
 
-  async readTextIfExists(path: string): Promise<string | undefined> {
-    try {
-      return await this.readText(path);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
+  readTextIfExists(path: string): Promise<string | undefined> {
+    return undefinedIfMissing(() => this.readText(path));
   }
 
   async exists(path: string): Promise<boolean> {

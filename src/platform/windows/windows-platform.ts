@@ -7,6 +7,7 @@ import type { Log } from '../../util/log';
 import { PlatformError } from '../../util/errors';
 import { execProcess } from '../../util/exec';
 import type { FileOpts, OsVersion, Platform, RunOpts, RunResult } from '../platform';
+import { undefinedIfMissing } from '../missing-file';
 import { loadKoffi, type Koffi } from './koffi-loader';
 import { bindKernel32, type Kernel32 } from './win32/kernel32';
 import { bindNtdll, type Ntdll } from './win32/ntdll';
@@ -62,13 +63,8 @@ export class WindowsPlatform implements Platform {
   readText(path: string): Promise<string> {
     return fsp.readFile(this.hostPath(path), 'utf8');
   }
-  async readTextIfExists(path: string): Promise<string | undefined> {
-    try {
-      return await this.readText(path);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
+  readTextIfExists(path: string): Promise<string | undefined> {
+    return undefinedIfMissing(() => this.readText(path));
   }
   async exists(path: string): Promise<boolean> {
     try {
