@@ -2,7 +2,10 @@
 import { bootcmd } from './bootcmd';
 import { caCerts } from './ca-certs';
 import type { Module } from './module';
+import { diskSetup } from './disk-setup';
+import { growpart } from './growpart';
 import { mounts } from './mounts';
+import { resizefs } from './resizefs';
 import { resolvConf } from './resolv-conf';
 import { rsyslog } from './rsyslog';
 import { seedRandom } from './seed-random';
@@ -23,6 +26,9 @@ export const MODULES: readonly Module[] = [
   seedRandom,
   bootcmd,
   writeFiles,
+  growpart,
+  resizefs,
+  diskSetup,
   mounts,
   setHostname,
   updateHostname,
