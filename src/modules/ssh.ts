@@ -1,5 +1,4 @@
 // cc_ssh: host keys (delete the image's, write given ones or generate per ssh_genkeytypes) and authorized keys for the default user and root.
-import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import { DISABLE_USER_OPTS, setupUserKeys } from './authorized-keys';
 import { cfgBool, cfgList, cfgString } from './config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
@@ -123,7 +122,6 @@ export const ssh: Module = {
       const extra = cfg.ssh_authorized_keys;
       if (Array.isArray(extra)) keys.push(...extra.map(String));
       else if (typeof extra === 'string') keys.push(extra);
-      await distroOpsFor(ctx.platform, ctx.distro);
       await applyCredentials(ctx, keys, defaultUser, disableRoot, opts);
     } catch (err) {
       // cloud-init logs this and goes on; kiln records it so the runner reports it.

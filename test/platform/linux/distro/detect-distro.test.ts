@@ -58,3 +58,21 @@ test('service names and restart commands differ per family', async (t) => {
   assert.deepEqual(deb.restartServiceCommand('ssh'), ['systemctl', 'restart', 'ssh']);
   assert.equal(deb.packageCommand('install', ['a']).env.DEBIAN_FRONTEND, 'noninteractive');
 });
+
+test('useradd and busybox adduser argv carry every user option', async (t) => {
+  const p = new LinuxPlatform({ root: tempDir(t), log: new Logger().for('test') });
+  const deb = (await distroOpsFor(p, distroInfoFromOsRelease({ ID: 'debian' }))) as unknown as { useraddArgv(u: object): string[] };
+  assert.deepEqual(
+    deb.useraddArgv({ name: 'u', gecos: 'G', homedir: '/h', primaryGroup: 'pg', uid: 1500, groups: ['a', 'b'], passwdHash: '$6$x$y', shell: '/bin/sh', expiredate: '2030-01-01', system: true }),
+    ['useradd', 'u', '--comment', 'G', '--home', '/h', '--gid', 'pg', '--uid', '1500', '--groups', 'a,b', '--password', '$6$x$y', '--shell', '/bin/sh', '--expiredate', '2030-01-01', '--system', '-M'],
+  );
+  assert.deepEqual(deb.useraddArgv({ name: 'v' }), ['useradd', 'v', '-m']);
+  const alp = (await distroOpsFor(p, distroInfoFromOsRelease({ ID: 'alpine' }))) as unknown as { adduserArgv(u: object): string[] };
+  assert.deepEqual(alp.adduserArgv({ name: 'u', gecos: 'G', homedir: '/h', uid: 7, shell: '/bin/ash', noCreateHome: true }), ['adduser', '-D', '-g', 'G', '-h', '/h', '-u', '7', '-s', '/bin/ash', '-H', 'u']);
+});
+
+test('hostname files keep their comments', async () => {
+  const { renderHostnameFile } = await import('../../../../src/platform/linux/distro/base-distro');
+  assert.equal(renderHostnameFile('# managed\nold\n', 'new'), '# managed\nnew\n');
+  assert.equal(renderHostnameFile('', 'new'), 'new\n');
+});

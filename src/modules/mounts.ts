@@ -1,0 +1,296 @@
+// cc_mounts: adds mounts (and the ephemeral0/swap defaults) to /etc/fstab tagged comment=cloudconfig, and sets up a swap file.
+import { posix } from 'node:path';
+import { cfgMap } from './config-values';
+import { humanToBytes } from './human-size';
+import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
+
+export const MNT_COMMENT = 'comment=cloudconfig';
+const FSTAB = '/etc/fstab';
+const DEVICE_NAME_RE = /^([x]{0,1}[shv]d[a-z][0-9]*|sr[0-9]+)$/;
+const NETWORK_NAME_RE = /^.+:.*/;
+const MB = 2 ** 20;
+const GB = 2 ** 30;
+
+type Entry = Array<string | null>;
+
+function isMetaDeviceName(name: string): boolean {
+  if (['ami', 'root', 'swap'].includes(name)) return true;
+  return ['ephemeral', 'ebs'].some((p) => name.startsWith(p) && !name.includes(':'));
+}
+
+/** util.expand_dotted_devname: 'sdb.1' → ['sdb', '1']. */
+function expandDotted(name: string): [string, string | undefined] {
+  const dot = name.lastIndexOf('.');
+  if (dot > 0 && /^\d+$/.test(name.slice(dot + 1))) return [name.slice(0, dot), name.slice(dot + 1)];
+  return [name, undefined];
+}
+
+/** The datasource's device for a meta name (EC2's block-device-mapping), as device_name_to_device does. */
+function metaDevice(ctx: ModuleContext, name: string): string | undefined {
+  const bdm = ctx.instance?.metadata?.['block-device-mapping'];
+  if (bdm && typeof bdm === 'object' && !Array.isArray(bdm)) {
+    const v = (bdm as Record<string, unknown>)[name];
+    if (typeof v === 'string' && v) return v;
+  }
+  return undefined;
+}
+
+async function nthPartition(ctx: ModuleContext, device: string, n: string): Promise<string | undefined> {
+  for (const suffix of [n, `p${n}`, `-part${n}`]) if (await ctx.platform.exists(`${device}${suffix}`)) return `${device}${suffix}`;
+  return undefined;
+}
+
+async function realName(ctx: ModuleContext, path: string): Promise<string> {
+  // The device's kernel name: resolving symlinks (by-id, by-label) inside the target root.
+  const r = await ctx.platform.run(['readlink', '-f', path], { allowFailure: true });
+  return (r.code === 0 && r.stdout.trim()) || path;
+}
+
+/** sanitize_devname: a device name, alias or meta name → an existing block device (or its first partition), else undefined. */
+async function sanitizeDevname(ctx: ModuleContext, start: string, aliases: Record<string, unknown>): Promise<string | undefined> {
+  const devname = start === 'ephemeral' ? 'ephemeral0' : start;
+  if (NETWORK_NAME_RE.test(start)) return start;
+  let [device, part] = expandDotted(devname);
+  const alias = aliases[device];
+  if (typeof alias === 'string') device = alias;
+  if (isMetaDeviceName(device)) {
+    const mapped = metaDevice(ctx, device);
+    if (!mapped) return undefined;
+    device = mapped.startsWith('/') ? mapped : `/dev/${mapped}`;
+  } else if (DEVICE_NAME_RE.test(start)) device = `/dev/${device}`;
+  const partition = await nthPartition(ctx, device, part ?? '1');
+  if (part !== undefined && partition === undefined) return undefined;
+  if (!(await ctx.platform.exists(device))) return undefined;
+  const sys = posix.join('/sys/block', posix.basename(await realName(ctx, device)), ...(partition ? [posix.basename(await realName(ctx, partition))] : []));
+  if (!(await ctx.platform.exists(sys))) return undefined;
+  return partition ?? device;
+}
+
+async function memTotal(ctx: ModuleContext): Promise<number | undefined> {
+  const m = /^MemTotal:\s+(\d+)\s*kB/m.exec((await ctx.platform.readTextIfExists('/proc/meminfo')) ?? '');
+  return m ? Number(m[1]) * 1024 : undefined;
+}
+
+/** suggested_swapsize with the free space of the swap file's folder when known. */
+function suggestedSwapsize(memsize: number, maxsize: number | undefined, avail: number | undefined): number {
+  const suggMax = memsize * 2;
+  let max = maxsize;
+  if (avail !== undefined) {
+    if (max === undefined) max = Math.min(Math.trunc(avail / 4), suggMax);
+    else if (max > avail * 0.9) max = Math.trunc(avail * 0.9);
+  } else if (max === undefined) max = suggMax;
+  const min = memsize < 4 * GB ? memsize : memsize < 16 * GB ? 4 * GB : Math.round(Math.sqrt(memsize / GB)) * GB;
+  return Math.min(min, max);
+}
+
+async function freeBytes(ctx: ModuleContext, dir: string): Promise<number | undefined> {
+  const r = await ctx.platform.run(['df', '-B1', '--output=avail', dir], { allowFailure: true });
+  const n = Number(r.stdout.trim().split('\n').pop());
+  return r.code === 0 && Number.isFinite(n) ? n : undefined;
+}
+
+async function createSwapfile(ctx: ModuleContext, fname: string, mib: number): Promise<void> {
+  const dir = posix.dirname(fname);
+  await ctx.platform.mkdir(dir);
+  const fstype = (await ctx.platform.run(['findmnt', '-n', '-o', 'FSTYPE', '-T', dir], { allowFailure: true })).stdout.trim();
+  const dd = ['dd', 'if=/dev/zero', `of=${fname}`, 'bs=1M', `count=${mib}`];
+  let r = fstype === 'btrfs' ? await ctx.platform.run(dd, { allowFailure: true }) : await ctx.platform.run(['fallocate', '-l', `${mib}M`, fname], { allowFailure: true });
+  if (r.code !== 0 && fstype !== 'btrfs') {
+    ctx.log.info('fallocate swap creation failed, will attempt with dd');
+    await ctx.platform.remove(fname);
+    r = await ctx.platform.run(dd, { allowFailure: true });
+  }
+  if (r.code !== 0) {
+    await ctx.platform.remove(fname);
+    throw new Error(`Failed to create swapfile '${fname}' of size ${mib}MB: ${r.stderr.trim()}`);
+  }
+  await ctx.platform.run(['chmod', '600', fname]);
+  const mk = await ctx.platform.run(['mkswap', fname], { allowFailure: true });
+  if (mk.code !== 0) {
+    await ctx.platform.remove(fname);
+    throw new Error(`mkswap ${fname} failed: ${mk.stderr.trim()}`);
+  }
+}
+
+/** handle_swapcfg: the swap file to list in fstab (created when missing), or undefined. */
+async function handleSwapcfg(ctx: ModuleContext, swapcfg: unknown): Promise<string | undefined> {
+  if (typeof swapcfg !== 'object' || swapcfg === null || Array.isArray(swapcfg)) {
+    ctx.log.warn('input for swap config was not a dict.');
+    return undefined;
+  }
+  const s = swapcfg as Record<string, unknown>;
+  const fname = typeof s.filename === 'string' ? s.filename : '/swap.img';
+  const size = s.size ?? 0;
+  if (!size || !fname) {
+    ctx.log.debug('no need to setup swap');
+    return undefined;
+  }
+  if (await ctx.platform.exists(fname)) {
+    const swaps = await ctx.platform.readTextIfExists('/proc/swaps');
+    if (swaps === undefined) {
+      ctx.log.debug(`swap file ${fname} exists, but no /proc/swaps exists, being safe`);
+      return fname;
+    }
+    if (swaps.split('\n').some((l) => l.startsWith(`${fname} `))) {
+      ctx.log.debug(`swap file ${fname} already in use`);
+      return fname;
+    }
+    ctx.log.debug(`swap file ${fname} exists, but not in /proc/swaps`);
+  }
+  try {
+    let bytes: number;
+    const maxsize = typeof s.maxsize === 'string' ? humanToBytes(s.maxsize) : typeof s.maxsize === 'number' ? s.maxsize : undefined;
+    if (String(size).toLowerCase() === 'auto') {
+      const mem = await memTotal(ctx);
+      if (mem === undefined) {
+        ctx.log.debug('Not creating swap: failed to read meminfo');
+        return undefined;
+      }
+      await ctx.platform.mkdir(posix.dirname(fname));
+      bytes = suggestedSwapsize(mem, maxsize, await freeBytes(ctx, posix.dirname(fname)));
+    } else bytes = typeof size === 'string' ? humanToBytes(size) : Number(size);
+    if (!bytes) {
+      ctx.log.debug('Not creating swap: suggested size was 0');
+      return undefined;
+    }
+    await createSwapfile(ctx, fname, Math.trunc(bytes / MB));
+    return fname;
+  } catch (err) {
+    ctx.log.warn(`failed to setup swap: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
+export const mounts: Module = {
+  name: 'mounts',
+  stage: 'init',
+  frequency: 'once-per-instance',
+  distros: 'all',
+  activateBy: [],
+  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
+    const usesSystemd = await ctx.platform.exists('/run/systemd/system');
+    const defOpts = usesSystemd ? 'defaults,nofail,x-systemd.requires=cloud-init.service,_netdev' : 'defaults,nobootwait';
+    const rawDefvals = cfg.mount_default_fields;
+    const defvals: Entry = Array.isArray(rawDefvals) ? rawDefvals.map((v) => (v === null || v === undefined ? null : String(v))) : [null, null, 'auto', defOpts, '0', '2'];
+    const defmnts: Entry[] = [
+      ['ephemeral0', '/mnt', 'auto', defvals[3] ?? null, '0', '2'],
+      ['swap', 'none', 'swap', 'sw', '0', '0'],
+    ];
+    const rawMounts = cfg.mounts ?? [];
+    if (!Array.isArray(rawMounts)) throw new ModuleError('mounts', "'mounts' must be a list of [device, mountpoint, …] lists");
+    const aliases = cfgMap('mounts', cfg, 'device_aliases') ?? {};
+
+    const fstabLines: string[] = [];
+    const fstabDevs = new Map<string, string>();
+    const fstabRemoved: string[] = [];
+    const fstab = await ctx.platform.readTextIfExists(FSTAB);
+    if (fstab !== undefined) {
+      for (const line of fstab.split(/\r?\n/).filter((l, i, all) => !(i === all.length - 1 && l === ''))) {
+        if (line.includes(MNT_COMMENT)) {
+          fstabRemoved.push(line);
+          continue;
+        }
+        fstabDevs.set(line.split(/\s+/)[0] ?? '', line);
+        fstabLines.push(line);
+      }
+    }
+
+    const cfgmnt: Entry[] = [];
+    for (const [i, m] of rawMounts.entries()) {
+      if (!Array.isArray(m)) {
+        ctx.log.warn(`Mount option ${i + 1} not a list, got a ${m === null ? 'NoneType' : typeof m} instead`);
+        continue;
+      }
+      const entry: Entry = m.map((v) => (v === null || v === undefined ? null : String(v)));
+      cfgmnt.push(entry);
+      const start = String(m[0]);
+      const sanitized = await sanitizeDevname(ctx, start, aliases);
+      // As in cloud-init, an entry whose device is unknown or already in fstab is still kept as written.
+      if (sanitized === undefined) {
+        ctx.log.debug(`Ignoring nonexistent named mount ${start}`);
+        continue;
+      }
+      if (fstabDevs.has(sanitized)) {
+        ctx.log.info(`Device ${sanitized} already defined in fstab: ${fstabDevs.get(sanitized)}`);
+        continue;
+      }
+      entry[0] = sanitized;
+    }
+    for (const [i, entry] of cfgmnt.entries()) {
+      for (let j = 0; j < defvals.length; j++) {
+        if (entry.length <= j) entry.push(defvals[j] ?? null);
+        else if (entry[j] === null) entry[j] = defvals[j] ?? null;
+      }
+      // An entry with no mount point cancels earlier entries for the same device.
+      if (entry[1] === null) for (let j = 0; j < i; j++) if ((cfgmnt[j] as Entry)[0] === entry[0]) (cfgmnt[j] as Entry)[1] = null;
+    }
+    for (const defmnt of defmnts) {
+      const start = defmnt[0] as string;
+      const sanitized = await sanitizeDevname(ctx, start, aliases);
+      if (sanitized === undefined) {
+        ctx.log.debug(`Ignoring nonexistent default named mount ${start}`);
+        continue;
+      }
+      if (fstabDevs.has(sanitized)) {
+        ctx.log.debug(`Device ${sanitized} already defined in fstab: ${fstabDevs.get(sanitized)}`);
+        continue;
+      }
+      defmnt[0] = sanitized;
+      if (cfgmnt.some((c) => c[0] === defmnt[0])) {
+        ctx.log.debug(`Not including ${start}, already previously included`);
+        continue;
+      }
+      cfgmnt.push(defmnt);
+    }
+    const actlist: Entry[] = [];
+    for (const x of cfgmnt) {
+      if (x[1] === null) ctx.log.debug(`Skipping nonexistent device named ${x[0]}`);
+      else actlist.push(x);
+    }
+    const swap = await handleSwapcfg(ctx, cfg.swap ?? {});
+    if (swap) actlist.push([swap, 'none', 'swap', 'sw', '0', '0']);
+    if (actlist.length === 0) {
+      ctx.log.debug('No modifications to fstab needed');
+      return;
+    }
+    const ccLines: string[] = [];
+    let needSwap = false;
+    const dirs: string[] = [];
+    for (const line of actlist) {
+      line[3] = `${line[3] ?? 'None'},${MNT_COMMENT}`;
+      if (line[2] === 'swap') needSwap = true;
+      if ((line[1] ?? '').startsWith('/')) dirs.push(line[1] as string);
+      ccLines.push(line.map((v) => v ?? 'None').join('\t'));
+    }
+    for (const d of dirs) {
+      try {
+        await ctx.platform.mkdir(d);
+      } catch (err) {
+        ctx.log.warn(`Failed to make '${d}' config-mount: ${(err as Error).message}`);
+      }
+    }
+    const norm = (s: string) => s.replace(/\s+/g, ' ');
+    const adds = ccLines.map(norm);
+    const drops = fstabRemoved.map(norm);
+    const changes = [...drops.filter((d) => !adds.includes(d)).map((d) => `- ${d}`), ...adds.filter((a) => !drops.includes(a)).map((a) => `+ ${a}`)];
+    await ctx.platform.writeFile(FSTAB, `${[...fstabLines, ...ccLines].join('\n')}\n`);
+    if (changes.length === 0) ctx.log.debug('No changes to /etc/fstab made.');
+    else ctx.log.debug(`Changes to fstab: ${JSON.stringify(changes)}`);
+    if (ctx.platform.root !== '/') {
+      // An image or sandbox has no running system whose mounts and swap could be activated now.
+      ctx.log.debug('mounts: the target is not the running system; swapon/mount -a are left to its boot');
+      return;
+    }
+    const cmds: string[][] = [];
+    if (needSwap) cmds.push(['swapon', '-a']);
+    const mounted = ((await ctx.platform.readTextIfExists('/proc/mounts')) ?? '').split('\n').map((l) => l.split(' ')[1]);
+    if (changes.length > 0 || dirs.some((d) => !mounted.includes(d))) {
+      cmds.push(['mount', '-a']);
+      if (usesSystemd) cmds.push(['systemctl', 'daemon-reload']);
+    }
+    for (const cmd of cmds) {
+      const r = await ctx.platform.run(cmd, { allowFailure: true });
+      ctx.log.debug(`Activate mounts: ${r.code === 0 ? 'PASS' : 'FAIL'}:${cmd.join(' ')}`);
+    }
+  },
+};

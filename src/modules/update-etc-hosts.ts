@@ -1,0 +1,95 @@
+// cc_update_etc_hosts: manage_etc_hosts true/template renders /etc/hosts from the family template; 'localhost' edits only the local line.
+import { posix } from 'node:path';
+import { builtinHostsTemplate } from './builtin-templates';
+import { makeHeader } from './cloud-header';
+import { cfgString, isTrue } from './config-values';
+import { hostnameAndFqdn } from './hostname-facts';
+import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
+import { renderTemplate } from './render-template';
+
+const HOSTS = '/etc/hosts';
+
+type HostsLine = { kind: 'text'; line: string } | { kind: 'option'; pieces: string[]; tail: string };
+
+export function parseHosts(text: string): HostsLine[] {
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines.map((line): HostsLine => {
+    const t = line.trim();
+    if (!t) return { kind: 'text', line };
+    const hash = t.indexOf('#');
+    const head = hash < 0 ? t : t.slice(0, hash);
+    if (!head.length) return { kind: 'text', line };
+    return { kind: 'option', pieces: head.split(/\s+/).filter(Boolean), tail: hash < 0 ? '' : t.slice(hash) };
+  });
+}
+
+export function renderHosts(lines: HostsLine[]): string {
+  return lines.map((l) => (l.kind === 'text' ? `${l.line}\n` : `${l.pieces.join('\t')}${l.tail}\n`)).join('');
+}
+
+/** distro.update_etc_hosts: make sure the local address line names FQDN and HOSTNAME, keeping everything else. */
+export function updateLocalhostEntry(text: string | undefined, localIp: string, hostname: string, fqdn: string, header: string): string | undefined {
+  let lines = parseHosts(text ?? '');
+  const prev = lines.filter((l): l is Extract<HostsLine, { kind: 'option' }> => l.kind === 'option' && l.pieces[0] === localIp).map((l) => l.pieces.slice(1));
+  if (prev.length === 0) {
+    lines.push({ kind: 'option', pieces: [localIp, fqdn, hostname], tail: '' });
+  } else {
+    const present = prev.some((e) => e[0] === fqdn && e.slice(1).includes(hostname));
+    if (present) return undefined;
+    const entries = [...prev, [fqdn, hostname]];
+    lines = lines.filter((l) => l.kind !== 'option' || (l.pieces.length > 0 && l.pieces[0] !== localIp));
+    for (const e of entries) if (e.length >= 1) lines.push({ kind: 'option', pieces: [localIp, ...e], tail: '' });
+  }
+  // cloud-init writes the rendered lines and then one more newline.
+  return `${text === undefined ? `${header}\n` : ''}${renderHosts(lines)}\n`;
+}
+
+export const updateEtcHosts: Module = {
+  name: 'update_etc_hosts',
+  stage: 'init',
+  frequency: 'always',
+  distros: 'all',
+  activateBy: ['manage_etc_hosts'],
+  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
+    const manage = cfg.manage_etc_hosts;
+    const asText = cfgString(cfg, 'manage_etc_hosts');
+    if (isTrue(manage, ['template'])) {
+      if (manage === 'template') ctx.log.warn("DEPRECATED: please use manage_etc_hosts: true instead of 'template'");
+      const { hostname, fqdn } = await hostnameAndFqdn(ctx, cfg);
+      if (!hostname) {
+        ctx.log.warn("Option 'manage_etc_hosts' was set, but no hostname was found");
+        return;
+      }
+      const family = ctx.distro.family === 'unknown' ? 'debian' : ctx.distro.family;
+      const tplFile = posix.join(templatesDir(cfg), `hosts.${family}.tmpl`);
+      const tpl = (await ctx.platform.readTextIfExists(tplFile)) ?? builtinHostsTemplate(family);
+      if (tpl === undefined) throw new ModuleError('update_etc_hosts', `manage_etc_hosts: no hosts template could be found for distro ${family} (${tplFile})`);
+      await ctx.platform.writeFile(HOSTS, renderTemplate(tpl, { hostname, fqdn }, tplFile), { mode: 0o644 });
+    } else if (asText === 'localhost') {
+      const { hostname, fqdn } = await hostnameAndFqdn(ctx, cfg);
+      if (!hostname) {
+        ctx.log.warn("Option 'manage_etc_hosts' was set, but no hostname was found");
+        return;
+      }
+      ctx.log.debug(`Managing localhost in ${HOSTS}`);
+      const localIp = ctx.distro.family === 'debian' ? '127.0.1.1' : '127.0.0.1';
+      const next = updateLocalhostEntry(await ctx.platform.readTextIfExists(HOSTS), localIp, hostname, fqdn, makeHeader(new Date(), 'added'));
+      if (next !== undefined) await ctx.platform.writeFile(HOSTS, next, { mode: 0o644 });
+    } else {
+      ctx.log.debug(`Configuration option 'manage_etc_hosts' is not set, not managing ${HOSTS} in module update_etc_hosts`);
+    }
+  },
+};
+
+function templatesDir(cfg: CloudConfig): string {
+  const si = cfg.system_info;
+  if (si && typeof si === 'object' && !Array.isArray(si)) {
+    const paths = (si as Record<string, unknown>).paths;
+    if (paths && typeof paths === 'object' && !Array.isArray(paths)) {
+      const dir = (paths as Record<string, unknown>).templates_dir;
+      if (typeof dir === 'string' && dir) return dir;
+    }
+  }
+  return '/etc/cloud/templates/';
+}

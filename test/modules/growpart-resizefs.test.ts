@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { growpart } from '../../src/modules/growpart';
+import { resizeCommand, resizefs } from '../../src/modules/resizefs';
+import { copyRootfs } from '../helpers/debian-rootfs';
+import { hasCommand, isRoot, need } from '../helpers/requirements';
+import { tempDir } from '../helpers/temp';
+import { moduleContext } from './module-context';
+
+/** A fake machine inside the rootfs: / is /dev/vda1 (254:1), an image file standing in for the disk. */
+function fakeMachine(root: string, fstype: string): void {
+  mkdirSync(join(root, 'proc/self'), { recursive: true });
+  writeFileSync(join(root, 'proc/self/mountinfo'), `21 1 254:1 / / rw,relatime shared:1 - ${fstype} /dev/vda1 rw\n25 21 0:5 / /dev rw - devtmpfs udev rw\n`);
+  mkdirSync(join(root, 'sys/devices/virtual/block/vda/vda1'), { recursive: true });
+  writeFileSync(join(root, 'sys/devices/virtual/block/vda/vda1/partition'), '1\n');
+  mkdirSync(join(root, 'sys/dev/block'), { recursive: true });
+  symlinkSync('../../devices/virtual/block/vda/vda1', join(root, 'sys/dev/block/254:1'));
+  mkdirSync(join(root, 'sys/class/block'), { recursive: true });
+  symlinkSync('../../devices/virtual/block/vda/vda1', join(root, 'sys/class/block/vda1'));
+}
+
+function rootfsOk(t: Parameters<typeof tempDir>[0]): boolean {
+  return need(t, isRoot() && hasCommand('unshare') && hasCommand('debootstrap') && hasCommand('sfdisk') && hasCommand('sgdisk'), 'needs root, unshare, debootstrap, sfdisk and sgdisk');
+}
+
+test('growpart finds the disk behind / through mountinfo and /sys and grows its last partition', async (t) => {
+  if (!rootfsOk(t)) return;
+  const root = copyRootfs(tempDir(t, 'kiln-gp-'));
+  fakeMachine(root, 'ext4');
+  const disk = join(root, 'dev/vda');
+  writeFileSync(disk, '');
+  truncateSync(disk, 32 * 2 ** 20);
+  assert.equal(spawnSync('sfdisk', ['--no-reread', '--no-tell-kernel', disk], { input: 'label: gpt\nsize=8MiB, type=linux\n' }).status, 0);
+  truncateSync(disk, 64 * 2 ** 20);
+  const ctx = moduleContext(root);
+  await growpart.run(ctx, {});
+  assert.ok(ctx.lines.some((l) => /'\/' resized: changed \(\/dev\/vda, 1\) from 8388608 to \d+/.test(l)), ctx.lines.join(''));
+  assert.match(spawnSync('sgdisk', ['-v', disk], { encoding: 'utf8' }).stdout, /No problems found/);
+  const again = moduleContext(root);
+  await growpart.run(again, { growpart: { mode: 'auto', devices: ['/'] } });
+  assert.ok(again.lines.some((l) => l.includes("'/' NOCHANGE")), 'a second boot has nothing to do');
+  writeFileSync(join(root, 'etc/growroot-disabled'), '');
+  const off = moduleContext(root);
+  await growpart.run(off, {});
+  assert.ok(off.lines.some((l) => l.includes('/etc/growroot-disabled exists')));
+});
+
+test('growpart: off, unknown modes and missing mounts', async (t) => {
+  const root = tempDir(t);
+  const ctx = moduleContext(root);
+  await growpart.run(ctx, { growpart: { mode: 'off' } });
+  await growpart.run(ctx, { growpart: { mode: false } });
+  assert.ok(ctx.lines.some((l) => l.includes('DEPRECATED: growpart mode')));
+  await assert.rejects(growpart.run(ctx, { growpart: { mode: 'gpart' } }), /growpart: growpart\.mode 'gpart'/);
+  await growpart.run(ctx, {});
+  assert.ok(ctx.lines.some((l) => l.includes("'/' SKIPPED")));
+});
+
+test('resizefs grows an ext4 root with resize2fs', async (t) => {
+  if (!rootfsOk(t) || !need(t, hasCommand('mkfs.ext4') && hasCommand('dumpe2fs'), 'needs e2fsprogs')) return;
+  const root = copyRootfs(tempDir(t, 'kiln-rfs-'));
+  fakeMachine(root, 'ext4');
+  // resize2fs reads /etc/mtab (-> /proc/self/mounts); an empty one makes it resize the image offline,
+  // never touching the filesystem the sandbox lives on.
+  writeFileSync(join(root, 'proc/self/mounts'), '');
+  const part = join(root, 'dev/vda1');
+  writeFileSync(part, '');
+  truncateSync(part, 16 * 2 ** 20);
+  assert.equal(spawnSync('mkfs.ext4', ['-q', '-F', part]).status, 0);
+  truncateSync(part, 48 * 2 ** 20);
+  const blocks = () => Number(/Block count:\s+(\d+)/.exec(spawnSync('dumpe2fs', ['-h', part], { encoding: 'utf8' }).stdout)?.[1]);
+  const before = blocks();
+  await resizefs.run(moduleContext(root), {});
+  assert.ok(blocks() > before * 2, `block count grew from ${before} to ${blocks()}`);
+});
+
+test('resizefs: disabled, commands per filesystem, and bad values', async (t) => {
+  const root = tempDir(t);
+  await resizefs.run(moduleContext(root), { resize_rootfs: false });
+  assert.deepEqual(resizeCommand('ext4', '/dev/vda1', '/'), ['resize2fs', '/dev/vda1']);
+  assert.deepEqual(resizeCommand('xfs', '/dev/vda1', '/'), ['xfs_growfs', '/']);
+  assert.deepEqual(resizeCommand('btrfs', '/dev/vda1', '/'), ['btrfs', 'filesystem', 'resize', 'max', '/']);
+  assert.equal(resizeCommand('vfat', '/dev/x', '/'), undefined);
+  await assert.rejects(resizefs.run(moduleContext(root), { resize_rootfs: 'sometimes' }), /resizefs: resize_rootfs/);
+});

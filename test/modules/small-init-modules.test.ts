@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { gzipSync } from 'node:zlib';
+import { bootcmd } from '../../src/modules/bootcmd';
+import { caCerts } from '../../src/modules/ca-certs';
+import { renderResolvConf, resolvConf } from '../../src/modules/resolv-conf';
+import { remoteLine, rsyslog } from '../../src/modules/rsyslog';
+import { seedRandom } from '../../src/modules/seed-random';
+import { copyRootfs, ensureDebianRootfs } from '../helpers/debian-rootfs';
+import { hasCommand, isRoot, need } from '../helpers/requirements';
+import { tempDir } from '../helpers/temp';
+import { moduleContext } from './module-context';
+
+function rootfsOk(t: Parameters<typeof tempDir>[0]): boolean {
+  return need(t, isRoot() && hasCommand('unshare') && hasCommand('debootstrap'), 'needs root, unshare and debootstrap for the Debian rootfs');
+}
+
+test('seed_random appends decoded data and the metadata seed to the seed file, and runs the command', async (t) => {
+  if (!rootfsOk(t)) return;
+  const root = copyRootfs(tempDir(t, 'kiln-seed-'));
+  const ctx = moduleContext(root, { instance: { metadata: { random_seed: 'META' } } });
+  writeFileSync(join(root, 'var/seedfile'), 'old:');
+  await seedRandom.run(ctx, {
+    random_seed: { file: '/var/seedfile', data: new Uint8Array(gzipSync(Buffer.from('gzdata'))), encoding: 'gzip', command: ['sh', '-c', 'echo "seeded $RANDOM_SEED_FILE"'], command_required: true },
+  });
+  assert.equal(readFileSync(join(root, 'var/seedfile'), 'utf8'), 'old:gzdataMETA');
+  assert.match(ctx.outputText(), /seeded \/var\/seedfile/);
+  await seedRandom.run(ctx, { random_seed: { file: '/var/seedfile', data: Buffer.from('b64!').toString('base64'), encoding: 'b64' } });
+  assert.equal(readFileSync(join(root, 'var/seedfile'), 'utf8'), 'old:gzdataMETAb64!META');
+  await assert.rejects(seedRandom.run(ctx, { random_seed: { file: '/var/x', command: ['no-such-tool'], command_required: true } }), /seed_random: random_seed\.command.*no-such-tool/);
+  await assert.rejects(seedRandom.run(ctx, { random_seed: { file: '/var/x', data: 'x', encoding: 'rot13' } }), /Unknown random_seed encoding: rot13/);
+  await seedRandom.run(moduleContext(root), {});
+});
+
+test('bootcmd runs strings and word lists through /bin/sh with INSTANCE_ID, and fails loudly', async (t) => {
+  if (!rootfsOk(t)) return;
+  const root = copyRootfs(tempDir(t, 'kiln-boot-'));
+  const ctx = moduleContext(root);
+  await bootcmd.run(ctx, { bootcmd: ['echo "id=$INSTANCE_ID" > /run/bootcmd.out', ['sh', '-c', 'echo "$0" >> /run/bootcmd.out', "it's quoted"], null] });
+  assert.equal(readFileSync(join(root, 'run/bootcmd.out'), 'utf8'), "id=iid-test-1\nit's quoted\n");
+  assert.deepEqual(readdirSync(join(root, 'run/cloud-init/tmp')), [], 'the script is removed');
+  await assert.rejects(bootcmd.run(ctx, { bootcmd: ['echo oops >&2; exit 3'] }), /bootcmd: the bootcmd script exited with code 3: oops/);
+  await assert.rejects(bootcmd.run(ctx, { bootcmd: 'echo no' }), /bootcmd: 'bootcmd' must be a list/);
+});
+
+test("resolv_conf renders exactly what cloud-init's resolv.conf.tmpl renders", async (t) => {
+  if (!rootfsOk(t)) return;
+  const rootfs = ensureDebianRootfs();
+  const cases = [
+    { nameservers: ['1.1.1.1', '8.8.8.8'], searchdomains: ['a.com', 'b.com'], domain: 'd.com', sortlist: ['10.0.0.0/8', '1.2.3.4'], options: { rotate: true, timeout: 1, debug: false } },
+    { nameservers: ['1.1.1.1'] },
+    { domain: 'x' },
+    { options: { ndots: 2, 'no-inet6': true } },
+    { searchdomains: ['a'], sortlist: ['s'] },
+  ];
+  const script = [
+    'import json, sys',
+    'from cloudinit.config.cc_resolv_conf import generate_resolv_conf',
+    'out = []',
+    'for i, p in enumerate(json.loads(sys.argv[1])):',
+    "    generate_resolv_conf('/etc/cloud/templates/resolv.conf.tmpl', p, '/dev/shm/r')",
+    "    out.append(open('/dev/shm/r').read())",
+    'sys.stdout.write(json.dumps(out))',
+  ].join('\n');
+  const r = spawnSync('unshare', ['--net', '--uts', '--ipc', '--mount', '--pid', '--fork', 'sh', '-c', 'mount -t tmpfs none "$1/dev/shm" && chroot "$1" python3 -c "$2" "$3"', 'sh', rootfs, script, JSON.stringify(cases)], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const expected = JSON.parse(r.stdout) as string[];
+  const tpl = readFileSync(join(rootfs, 'etc/cloud/templates/resolv.conf.tmpl'), 'utf8').split('\n');
+  const header = tpl.slice(1).filter((l, i, all) => all.slice(0, i + 1).every((x) => x.startsWith('#')));
+  cases.forEach((c, i) => assert.equal(renderResolvConf(header, c), expected[i], `case ${i}`));
+
+  const root = tempDir(t);
+  mkdirSync(join(root, 'etc/cloud/templates'), { recursive: true });
+  writeFileSync(join(root, 'etc/cloud/templates/resolv.conf.tmpl'), tpl.join('\n'));
+  await resolvConf.run(moduleContext(root), { manage_resolv_conf: true, resolv_conf: cases[0] as Record<string, unknown> });
+  assert.equal(readFileSync(join(root, 'etc/resolv.conf'), 'utf8'), expected[0]);
+});
+
+test('resolv_conf without manage_resolv_conf true or parameters leaves the file alone', async (t) => {
+  const root = tempDir(t);
+  await resolvConf.run(moduleContext(root), { resolv_conf: { nameservers: ['1.1.1.1'] } });
+  await resolvConf.run(moduleContext(root), { manage_resolv_conf: false, resolv_conf: { nameservers: ['1.1.1.1'] } });
+  await resolvConf.run(moduleContext(root), { manage_resolv_conf: true });
+  assert.equal(existsSync(join(root, 'etc/resolv.conf')), false);
+  await resolvConf.run(moduleContext(root), { manage_resolv_conf: true, resolv_conf: { nameservers: ['9.9.9.9'] } });
+  assert.match(readFileSync(join(root, 'etc/resolv.conf'), 'utf8'), /^nameserver 9\.9\.9\.9$/m);
+});
+
+test('ca_certs adds trusted certificates to the Debian store through update-ca-certificates', async (t) => {
+  if (!rootfsOk(t) || !need(t, hasCommand('openssl'), 'openssl makes the test certificate')) return;
+  const root = copyRootfs(tempDir(t, 'kiln-ca-'));
+  const dir = tempDir(t);
+  const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'k'), '-out', join(dir, 'c'), '-days', '2', '-subj', '/CN=Kiln Test CA'], { encoding: 'utf8' });
+  assert.equal(made.status, 0, made.stderr);
+  const cert = readFileSync(join(dir, 'c'), 'utf8');
+  const ctx = moduleContext(root);
+  await caCerts.run(ctx, { ca_certs: { trusted: [cert] } });
+  assert.equal(readFileSync(join(root, 'usr/share/ca-certificates/cloud-init-ca-certs.crt'), 'utf8'), cert);
+  assert.match(readFileSync(join(root, 'etc/ca-certificates.conf'), 'utf8'), /\ncloud-init-ca-certs\.crt\n$/);
+  assert.ok(readFileSync(join(root, 'etc/ssl/certs/ca-certificates.crt'), 'utf8').includes(cert.trim().split('\n')[1] as string), 'the bundle holds the new CA');
+  await caCerts.run(ctx, { ca_certs: { remove_defaults: true, trusted: [cert] } });
+  assert.equal(readFileSync(join(root, 'etc/ca-certificates.conf'), 'utf8'), 'cloud-init-ca-certs.crt\n');
+  const bundle = readFileSync(join(root, 'etc/ssl/certs/ca-certificates.crt'), 'utf8');
+  assert.equal(bundle.match(/BEGIN CERTIFICATE/g)?.length, 1, 'only the trusted CA is left');
+});
+
+test('rsyslog writes configs and remotes, appending to a file named twice', async (t) => {
+  const root = tempDir(t);
+  await rsyslog.run(moduleContext(root), {
+    rsyslog: {
+      configs: ['*.* @@192.0.2.1', { filename: 'extra.conf', content: 'a\n' }, { filename: 'extra.conf', content: 'b' }, { content: 'local0.* /var/log/l0' }],
+      remotes: { maas: '192.0.2.9', juju: '10.0.4.1:514', v6: 'kern.* @@[2001:db8::1]:10514', bad: 'a b c' },
+      config_dir: '/etc/rsyslog.d',
+    },
+  });
+  assert.equal(readFileSync(join(root, 'etc/rsyslog.d/extra.conf'), 'utf8'), 'a\nb\n');
+  assert.equal(
+    readFileSync(join(root, 'etc/rsyslog.d/20-cloud-config.conf'), 'utf8'),
+    '*.* @@192.0.2.1\nlocal0.* /var/log/l0\n# begin remotes\n*.* @192.0.2.9 # maas\n*.* @10.0.4.1:514 # juju\nkern.* @@[2001:db8::1]:10514 # v6\n# end remotes\n',
+  );
+  assert.equal(remoteLine('*.* @@host:1 # cmt', undefined), '*.* @@host:1 # cmt');
+});
