@@ -7,7 +7,7 @@ import { readSystemTemplate, renderTemplateText } from './cloud-template';
 import { isRecord } from './config-shapes';
 import { isFalse, isTrue } from './config-values';
 import { whichInTarget } from './distro-facts';
-import { runPackageAction } from './install-packages';
+import { updatePackageSources } from './install-packages';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
 import { dearmorKey } from './openpgp-armor';
 
@@ -360,7 +360,7 @@ async function addAptSources(ctx: ModuleContext, deps: AptDeps, sources: unknown
     const append = !('append' in ent) || !!ent.append;
     await ctx.platform.writeFile(filename, `${rendered}\n`, { append });
   }
-  await runPackageAction(ctx, MODULE, 'update');
+  await updatePackageSources(ctx, MODULE);
 }
 
 export function createAptConfigureModule(deps: AptDeps): Module {

@@ -3,6 +3,7 @@ import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import type { DistroOps } from '../platform/linux/distro/distro';
 import { describeError } from '../util/errors';
 import { cfgBool } from './config-values';
+import { updatePackageSources } from './install-packages';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
 
 export const REBOOT_REQUIRED_FILE = '/var/run/reboot-required';
@@ -61,9 +62,15 @@ export function createPackageUpdateUpgradeInstallModule(deps: PackageModuleDeps)
           errors.push(`${what}: ${describeError(err)}`);
         }
       };
-      await attempt('Package update failed', () => runLogged(ctx, ops, 'update'));
+      await attempt('Package update failed', () => updatePackageSources(ctx, 'package_update_upgrade_install'));
       if (upgrade) await attempt('Package upgrade failed', () => runLogged(ctx, ops, 'upgrade'));
-      if (pkgs.length) await attempt(`Failed to install packages: ${pkgs.join(', ')}`, () => runLogged(ctx, ops, 'install', pkgs));
+      if (pkgs.length) {
+        await attempt(`Failed to install packages: ${pkgs.join(', ')}`, async () => {
+          // install_packages refreshes first on apt/pacman/apk families (a no-op after the semaphore above).
+          if (!['redhat', 'suse'].includes(ctx.distro.family)) await updatePackageSources(ctx, 'package_update_upgrade_install');
+          await runLogged(ctx, ops, 'install', pkgs);
+        });
+      }
       const st = ctx.platform.stat ? await ctx.platform.stat(REBOOT_REQUIRED_FILE) : undefined;
       const rebootRequired = st ? st.type === 'file' : await ctx.platform.exists(REBOOT_REQUIRED_FILE);
       if ((upgrade || pkgs.length) && rebootIfRequired && rebootRequired) {

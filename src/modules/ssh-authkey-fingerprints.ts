@@ -2,8 +2,9 @@
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import { cfgString, isTrue } from './config-values';
-import { configuredUsers, homeOf } from './configured-users';
-import type { Module, ModuleContext } from './module';
+import { configuredUsers } from './configured-users';
+import { lookupUser, type PasswdEntry } from './passwd-entries';
+import { ModuleError, type Module, type ModuleContext } from './module';
 
 const VALID_KEY_TYPES = [
   'rsa', 'dsa', 'ecdsa', 'ed25519', 'ssh-rsa', 'ssh-dss', 'ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521',
@@ -62,15 +63,47 @@ export function simpleTable(fields: string[], rows: string[][]): string {
   return [hdiv, row(fields), hdiv, ...rows.map(row), hdiv].join('\n');
 }
 
-async function authorizedKeysFile(ctx: ModuleContext, user: string, home: string): Promise<string> {
-  const sshd = (await ctx.platform.readTextIfExists('/etc/ssh/sshd_config')) ?? '';
+/**
+ * ssh_util.extract_authorized_keys: the user's authorized_keys per AuthorizedKeysFile (first per-user entry),
+ * created when missing as check_create_path does: folders under the home 0700 owned by the user (others 0755
+ * root), an empty file 0600 owned by the user. Without a per-user entry, ~/.ssh/authorized_keys is only read.
+ */
+async function authorizedKeysFile(ctx: ModuleContext, user: PasswdEntry): Promise<string> {
+  const { platform } = ctx;
+  const sshd = (await platform.readTextIfExists('/etc/ssh/sshd_config')) ?? '';
   let value = '%h/.ssh/authorized_keys';
   for (const line of sshd.split('\n')) {
     const m = /^\s*AuthorizedKeysFile\s+(.+)$/i.exec(line);
     if (m) value = (m[1] as string).trim();
   }
-  const first = (value.split(/\s+/)[0] as string).replace(/%h/g, home).replace(/%u/g, user).replace(/%%/g, '%');
-  return first.startsWith('/') ? first : posix.join(home, first);
+  const home = user.home;
+  for (const raw of value.split(/\s+/).filter(Boolean)) {
+    let path = raw.replace(/%h/g, home).replace(/%u/g, user.name).replace(/%%/g, '%');
+    if (!path.startsWith('/')) path = posix.join(home, path);
+    if (!(raw.includes('%u') || raw.includes('%h') || path.startsWith(`${home}/`))) continue;
+    if (await ensureKeysPath(ctx, user, path)) return path;
+  }
+  return posix.join(home, '.ssh', 'authorized_keys');
+}
+
+async function ensureKeysPath(ctx: ModuleContext, user: PasswdEntry, file: string): Promise<boolean> {
+  const { platform } = ctx;
+  const homeParent = posix.dirname(user.home);
+  let folder = '';
+  for (const part of posix.dirname(file).split('/').filter(Boolean)) {
+    folder += `/${part}`;
+    const st = platform.stat ? await platform.stat(folder, { followLinks: false }) : undefined;
+    if (st && st.type !== 'directory') return false; // a symlink or a file in the path: refused, as cloud-init does
+    if (homeParent.startsWith(folder) || folder === user.home) continue;
+    if (!(await platform.exists(folder))) {
+      const mine = folder.startsWith(user.home);
+      await platform.mkdir(folder, { mode: mine ? 0o700 : 0o755, owner: mine ? `${user.uid}:${user.gid}` : '0:0' });
+    }
+  }
+  const st = platform.stat ? await platform.stat(file, { followLinks: false }) : undefined;
+  if (st && st.type !== 'file') return false;
+  if (!(await platform.exists(file))) await platform.writeFile(file, '', { mode: 0o600, owner: `${user.uid}:${user.gid}` });
+  return true;
 }
 
 export const sshAuthkeyFingerprintsModule: Module = {
@@ -85,15 +118,15 @@ export const sshAuthkeyFingerprintsModule: Module = {
       return;
     }
     const hash = (cfgString(cfg, 'authkey_hash') ?? 'sha256');
-    const passwd = await ctx.platform.readTextIfExists('/etc/passwd');
     const prefix = 'ci-info: ';
-    for (const user of configuredUsers(cfg)) {
+    for (const user of configuredUsers('ssh_authkey_fingerprints', cfg, ctx.log)) {
       if (user.config.no_create_home || user.config.system) {
         ctx.log.debug(`Skipping printing of ssh fingerprints for user '${user.name}' because no home directory is created`);
         continue;
       }
-      const home = homeOf(passwd, user.name);
-      const file = await authorizedKeysFile(ctx, user.name, home);
+      const entry = await lookupUser(ctx.platform, user.name);
+      if (!entry) throw new ModuleError('ssh_authkey_fingerprints', `user '${user.name}' is configured but not in the target's /etc/passwd`);
+      const file = await authorizedKeysFile(ctx, entry);
       const text = (await ctx.platform.readTextIfExists(file)) ?? '';
       const keys = text.split('\n').map(parseAuthorizedKey).filter((k): k is AuthorizedKey => k !== undefined);
       if (keys.length === 0) {

@@ -43,7 +43,7 @@ export const sshImportIdModule: Module = {
     const passwd = (await ctx.platform.readTextIfExists('/etc/passwd')) ?? '';
     const known = new Set(passwd.split('\n').map((l) => l.split(':')[0]));
     const errors: string[] = [];
-    for (const user of configuredUsers(cfg)) {
+    for (const user of configuredUsers('ssh_import_id', cfg, ctx.log)) {
       const ids = user.isDefault ? idList(cfg.ssh_import_id) : idList(user.config.ssh_import_id);
       if (ids.length === 0) continue;
       if (!known.has(user.name)) {

@@ -127,9 +127,10 @@ test('ssh_import_id runs sudo -Hu USER ssh-import-id IDS for the default and nam
   put(root, '/usr/bin/ssh-import-id', '#!/bin/sh\n', 0o755);
   const ctx2 = dryContext(root);
   await sshImportIdModule.run(ctx2, cfg);
+  // Users in normalize_users_groups order (the default user is re-added after the others, as cloud-init's dict does).
   assert.deepEqual(ctx2.commands(), [
-    'sudo --preserve-env=https_proxy -Hu debian ssh-import-id gh:deb',
     'sudo --preserve-env=https_proxy -Hu ann ssh-import-id gh:ann lp:ann',
+    'sudo --preserve-env=https_proxy -Hu debian ssh-import-id gh:deb',
   ]);
   assert.ok(keyInNestedDict({ users: [{ name: 'x', ssh_import_id: [] }] }, 'ssh_import_id'));
   assert.ok(!keyInNestedDict({ users: ['default'] }, 'ssh_import_id'));

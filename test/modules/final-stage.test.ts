@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -125,6 +125,14 @@ test('ssh_authkey_fingerprints prints a table whose md5 fingerprint matches ssh-
   assert.ok(out.includes('| ssh-ed25519 |'));
   assert.ok(out.includes('|  no-pty |') || out.includes('| no-pty |'));
   assert.equal(keyFingerprint(pub.split(' ')[1], 'md5'), md5);
+  // A configured user without keys gets an empty authorized_keys (0600, owned by the user), as check_create_path does.
+  writeFileSync(join(root, 'etc/passwd'), 'debian:x:1000:1000::/home/debian:/bin/bash\nbob:x:0:0::/srv/bob:/bin/sh\n');
+  const ctx2 = moduleContext(root);
+  await sshAuthkeyFingerprintsModule.run(ctx2, { users: [{ name: 'bob' }] });
+  assert.equal(readFileSync(join(root, 'srv/bob/.ssh/authorized_keys'), 'utf8'), '');
+  assert.equal(statSync(join(root, 'srv/bob/.ssh')).mode & 0o777, 0o700);
+  assert.equal(statSync(join(root, 'srv/bob/.ssh/authorized_keys')).mode & 0o777, 0o600);
+  assert.equal(ctx2.outputText(), 'ci-info: no authorized SSH keys fingerprints found for user bob.\n');
   assert.equal(pyCenter('ab', 5, '+'), '++ab+');
   assert.equal(pyCenter('ab', 7, '+'), '+++ab++');
   assert.equal(pyCenter('abc', 6, '+'), '+abc++');

@@ -87,6 +87,16 @@ export const ALLOWED_DIFFERENCES: AllowedDifference[] = [
     reason: "a pickled Python datasource object (cloud-init's cache); kiln keeps no pickle and re-reads the seed and instance-data.json",
   },
   {
+    path: /^\/var\/lib\/cloud\/instances\/[^/]+\/obj\.json$/,
+    kinds: ['only-kiln'],
+    reason: "kiln's cache of the found datasource (JSON, read by its later stages) in place of cloud-init's obj.pkl",
+  },
+  {
+    path: /^\/run\/cloud-init\/combined-cloud-config\.json$/,
+    kinds: ['only-kiln'],
+    reason: 'the merged cloud-config that cloud-init 23.1 and later write here (22.4 does not); kiln writes it for `query` and later stages',
+  },
+  {
     path: /^\/var\/lib\/cloud\/data\/python-version$/,
     kinds: ['only-cloud-init'],
     reason: "cloud-init records the Python version that wrote obj.pkl; kiln has no Python",

@@ -20,8 +20,11 @@ export interface TreeEntry {
 /** Path inside the root ('/etc/hostname') → entry. */
 export type Tree = Map<string, TreeEntry>;
 
-/** Folders never walked: kernel file systems, the OS's own programs and package state, caches and logs. */
-export const NOT_WALKED = ['/proc', '/sys', '/dev', '/usr', '/boot', '/var/cache', '/var/lib/dpkg', '/var/lib/apt', '/var/log', '/var/lib/systemd/deb-systemd-helper-enabled'];
+/**
+ * Folders never walked: kernel file systems, the OS's own programs and package state, caches and logs, and
+ * /tmp and /var/tmp (other tests leave temporary folders in the shared cached rootfs; no seed writes there).
+ */
+export const NOT_WALKED = ['/proc', '/sys', '/dev', '/usr', '/boot', '/tmp', '/var/tmp', '/var/cache', '/var/lib/dpkg', '/var/lib/apt', '/var/log', '/var/lib/systemd/deb-systemd-helper-enabled'];
 
 const MAX_TEXT = 256 * 1024;
 
