@@ -28,7 +28,7 @@ export async function instancify(platform: Platform, paths: CloudPaths, sourceNa
   const iid = data.instanceId;
   const previous = await previousInstanceId(platform, paths);
   const dir = paths.instanceDir(iid);
-  for (const d of ['handlers', 'scripts', 'sem', 'boothooks']) await platform.mkdir(posix.join(dir, d));
+  for (const d of ['handlers', 'scripts', 'sem']) await platform.mkdir(posix.join(dir, d));
   await platform.symlink(dir, paths.instanceLink);
   const description = `DataSource${sourceName}: ${describeSource(sourceName, data)}`;
   await platform.writeFile(posix.join(dir, 'datasource'), `${description}\n`);

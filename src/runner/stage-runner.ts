@@ -17,6 +17,7 @@ import { formatCloudConfigFile, mergeCloudConfig, parseCloudConfigFile, vendorDa
 import { canonicalModuleName } from './module-list';
 import { loadRunConfig, readKernelCmdline, type RunConfig } from './run-config';
 import { runModules } from './run-modules';
+import { markRun } from './semaphores';
 import type { RunnerDeps } from './runner-deps';
 import { emptyStatus, mergeRecoverable, readStatusFile, writeResultFile, writeStatusFile, type StageName, type StageRecord, type StatusFile } from './status-file';
 
@@ -272,8 +273,13 @@ export class StageRunner {
       this.log.info('vendor data is disabled by vendor_data: {enabled: false}; not processed');
     }
     await p.writeFile(posix.join(dir, 'cloud-config.txt'), formatCloudConfigFile(user ?? {}), { mode: 0o600 });
-    await p.writeFile(posix.join(dir, 'vendor-cloud-config.txt'), formatCloudConfigFile(vendor ?? {}), { mode: 0o600 });
-    await p.writeFile(posix.join(dir, 'vendor2-cloud-config.txt'), formatCloudConfigFile(vendor2 ?? {}), { mode: 0o600 });
+    // Vendor cloud-config files exist only when vendor data gave some (cloud-init writes them then only).
+    for (const [name, cfg] of [['vendor-cloud-config.txt', vendor], ['vendor2-cloud-config.txt', vendor2]] as const) {
+      if (cfg && Object.keys(cfg).length) await p.writeFile(posix.join(dir, name), formatCloudConfigFile(cfg), { mode: 0o600 });
+      else await p.remove(posix.join(dir, name));
+    }
+    // cloud-init takes the consume_data semaphore when it first consumes an instance's data.
+    await markRun(p, posix.join(rc.paths.instanceSemDir(found.data.instanceId), 'consume_data'), this.now());
     const merged = mergeCloudConfig({ system: rc.config, datasource: found.data.sourceConfig, vendor, vendor2, user });
     await p.writeFile(rc.paths.combinedCloudConfigFile, `${JSON.stringify(merged, null, 1)}\n`, { mode: 0o600 });
     return merged;
