@@ -7,6 +7,7 @@ import type { InstanceData } from '../sources/datasource';
 import { isSecretKey } from '../util/redact';
 import type { CloudPaths } from './cloud-paths';
 import { canonicalCloudId } from './cloud-id';
+import { sortedJson } from './sorted-json';
 
 /** What non-root readers see in place of a sensitive value, as cloud-init writes it. */
 export const REDACT_SENSITIVE_VALUE = 'redacted for non-root user';
@@ -86,16 +87,6 @@ export function redactInstanceData(doc: Record<string, unknown>): Record<string,
     return out;
   };
   return walk(doc, '') as Record<string, unknown>;
-}
-
-/** JSON with keys sorted at every level and one-space indent, as cloud-init's json_dumps writes it. */
-export function sortedJson(value: unknown): string {
-  const sort = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(sort);
-    if (v === null || typeof v !== 'object') return v;
-    return Object.fromEntries(Object.keys(v as Record<string, unknown>).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])]));
-  };
-  return `${JSON.stringify(sort(value), null, 1)}\n`;
 }
 
 export async function writeInstanceData(platform: Platform, paths: CloudPaths, input: InstanceDataInput): Promise<Record<string, unknown>> {

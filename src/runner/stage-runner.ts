@@ -12,6 +12,7 @@ import { EventLog } from './event-log';
 import { describeSource, findDatasource, readDmi, sourcesForStage, type FoundSource } from './find-datasource';
 import { restoreInstance } from './instance-cache';
 import { buildInstanceData, writeInstanceData } from './instance-data';
+import { sortedJson } from './sorted-json';
 import { initCloudDirs, instancify } from './instance-files';
 import { formatCloudConfigFile, mergeCloudConfig, parseCloudConfigFile, vendorDataEnabled } from './merge-cloud-config';
 import { canonicalModuleName } from './module-list';
@@ -281,7 +282,7 @@ export class StageRunner {
     // cloud-init takes the consume_data semaphore when it first consumes an instance's data.
     await markRun(p, posix.join(rc.paths.instanceSemDir(found.data.instanceId), 'consume_data'), this.now());
     const merged = mergeCloudConfig({ system: rc.config, datasource: found.data.sourceConfig, vendor, vendor2, user });
-    await p.writeFile(rc.paths.combinedCloudConfigFile, `${JSON.stringify(merged, null, 1)}\n`, { mode: 0o600 });
+    await p.writeFile(rc.paths.combinedCloudConfigFile, sortedJson(merged), { mode: 0o600 });
     return merged;
   }
 

@@ -2,6 +2,7 @@
 import { posix } from 'node:path';
 import type { Platform } from '../platform/platform';
 import type { CloudPaths } from './cloud-paths';
+import { sortedJson } from './sorted-json';
 
 export type StageName = 'init-local' | 'init' | 'modules-config' | 'modules-final';
 export const STAGE_NAMES: StageName[] = ['init-local', 'init', 'modules-config', 'modules-final'];
@@ -88,7 +89,7 @@ async function writeLinked(platform: Platform, file: string, link: string, text:
 }
 
 export async function writeStatusFile(platform: Platform, paths: CloudPaths, status: StatusFile): Promise<void> {
-  await writeLinked(platform, paths.statusDataFile, paths.statusFile, `${JSON.stringify(status, null, 1)}\n`);
+  await writeLinked(platform, paths.statusDataFile, paths.statusFile, sortedJson(status));
 }
 
 export function mergeRecoverable(into: RecoverableErrors, from: RecoverableErrors): RecoverableErrors {
@@ -108,5 +109,5 @@ export function resultFrom(status: StatusFile): ResultFile {
 }
 
 export async function writeResultFile(platform: Platform, paths: CloudPaths, status: StatusFile): Promise<void> {
-  await writeLinked(platform, paths.resultDataFile, paths.resultFile, `${JSON.stringify(resultFrom(status), null, 1)}\n`);
+  await writeLinked(platform, paths.resultDataFile, paths.resultFile, sortedJson(resultFrom(status)));
 }
