@@ -1,12 +1,39 @@
 #!/usr/bin/env bash
-# `npm run demo`: builds the Linux binary and runs it end to end on the example seed in a sandbox root.
+# `npm run demo`: builds the Linux binary and boots it (`cloud-init --all-stages`) on the example NoCloud seed in
+# a sandbox root. As root with the cached Debian rootfs (made by the tests), the boot is real: the rootfs is
+# copied, kiln is installed as /usr/bin/cloud-init and run under unshare + chroot. Otherwise (no root), the boot
+# runs with --dry-run on an empty sandbox root and prints every effect it would have.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 node build.mjs linux-x64
+BIN="$PWD/dist/kiln-linux-x64"
+SEED="$PWD/images/examples/nocloud-seed"
 ROOT="${KILN_DEMO_ROOT:-$(mktemp -d /tmp/kiln-demo.XXXXXX)}"
-mkdir -p "$ROOT/var/lib/cloud/seed/nocloud"
-cp images/examples/nocloud-seed/* "$ROOT/var/lib/cloud/seed/nocloud/"
+ROOTFS="${KILN_ROOTFS_CACHE:-/var/cache/kiln-test}/bookworm-cloud-init"
 echo "sandbox root: $ROOT"
-./dist/kiln-linux-x64 --root "$ROOT" version --long
-./dist/kiln-linux-x64 --root "$ROOT" --dry-run devel write-file /etc/kiln-demo --content "hello from kiln"
-./dist/kiln-linux-x64 --root "$ROOT" devel show-config --format json | head -20
+
+if [ "${KILN_DEMO_DRY_RUN:-0}" != 1 ] && [ "$(id -u)" = 0 ] && [ -f "$ROOTFS/.kiln-rootfs-ok" ] && command -v unshare >/dev/null; then
+  echo "== copying the cached Debian rootfs and installing kiln as /usr/bin/cloud-init"
+  cp -a --reflink=auto "$ROOTFS/." "$ROOT/"
+  cp "$BIN" "$ROOT/usr/bin/cloud-init"
+  mkdir -p "$ROOT/var/lib/cloud/seed/nocloud"
+  cp "$SEED"/* "$ROOT/var/lib/cloud/seed/nocloud/"
+  in_root() { unshare --uts --ipc --mount --pid --net --fork --kill-child chroot "$ROOT" "$@"; }
+  echo "== cloud-init --all-stages"
+  time in_root /usr/bin/cloud-init --all-stages || true
+  echo "== cloud-init status --long"
+  in_root /usr/bin/cloud-init status --long || true
+  echo "== cloud-init query v1"
+  in_root /usr/bin/cloud-init query v1
+  echo "== what the example seed did"
+  cat "$ROOT/etc/kiln-example.txt" "$ROOT/var/tmp/kiln-example-runcmd"
+  grep '^builder:' "$ROOT/etc/passwd"
+  echo "== cloud-init analyze blame (top 5)"
+  in_root /usr/bin/cloud-init analyze blame | head -7
+else
+  echo "== no root or no cached Debian rootfs: a dry run of every stage on an empty sandbox root"
+  mkdir -p "$ROOT/var/lib/cloud/seed/nocloud"
+  cp "$SEED"/* "$ROOT/var/lib/cloud/seed/nocloud/"
+  KILN_FACE=cloud-init "$BIN" --root "$ROOT" --dry-run --all-stages | tee "$ROOT/dry-run.txt" | grep -E "^dry run|write /etc|write /var/lib/cloud/instances/[^/]+/(scripts|sem)/|run " || true
+  echo "(full list of effects: $ROOT/dry-run.txt)"
+fi

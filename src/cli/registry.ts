@@ -1,5 +1,10 @@
 // Every subcommand, in one explicit list (no registration by import side effects).
+import { allStagesCommand } from './all-stages';
+import { analyzeBlameCommand, analyzeBootCommand, analyzeDumpCommand, analyzeShowCommand } from './analyze';
+import { cleanCommand } from './clean';
+import { cloudIdCommand } from './cloud-id';
 import { cloudbaseInitRunCommand, kilnCloudbaseInitCommand } from './cloudbase-init-run';
+import { collectLogsCommand } from './collect-logs';
 import type { Command } from './command';
 import { develFsCatCommand } from './devel-fs-cat';
 import { develFsLsCommand } from './devel-fs-ls';
@@ -10,6 +15,14 @@ import { develRenderCommand } from './devel-render';
 import { develRunUserDataCommand } from './devel-run-user-data';
 import { develShowConfigCommand } from './devel-show-config';
 import { develWriteFileCommand } from './devel-write-file';
+import { dsIdentifyCommand } from './ds-identify';
+import { featuresCommand } from './features';
+import { initCommand } from './init';
+import { modulesCommand } from './modules';
+import { queryCommand } from './query';
+import { schemaCommand } from './schema';
+import { singleCommand } from './single';
+import { statusCommand } from './status';
 import { makeSeedCommand } from './make-seed';
 import { probeCommand } from './probe';
 import { serviceInstallCommand, serviceRunCommand, serviceUninstallCommand } from './service';
@@ -19,6 +32,25 @@ export const COMMANDS: Command[] = [
   versionCommand,
   develShowConfigCommand,
   develWriteFileCommand,
+  develMakeMimeCommand,
+  develRenderCommand,
+  develRunUserDataCommand,
+  initCommand,
+  modulesCommand,
+  singleCommand,
+  statusCommand,
+  queryCommand,
+  cleanCommand,
+  analyzeShowCommand,
+  analyzeBlameCommand,
+  analyzeDumpCommand,
+  analyzeBootCommand,
+  schemaCommand,
+  collectLogsCommand,
+  featuresCommand,
+  cloudIdCommand,
+  dsIdentifyCommand,
+  allStagesCommand,
   probeCommand,
   develFsLsCommand,
   develFsCatCommand,
@@ -29,8 +61,5 @@ export const COMMANDS: Command[] = [
   serviceInstallCommand,
   serviceUninstallCommand,
   serviceRunCommand,
-  develMakeMimeCommand,
-  develRenderCommand,
-  develRunUserDataCommand,
   develNetConvertCommand,
 ];

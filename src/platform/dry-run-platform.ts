@@ -1,6 +1,6 @@
 // --dry-run: reads go to the real target, every effect is recorded (and kept in memory) but never applied.
 import { posix } from 'node:path';
-import type { Effect, FileOpts, OsVersion, Platform, RunOpts, RunResult } from './platform';
+import type { Effect, FileOpts, FileStat, OsVersion, Platform, RunOpts, RunResult } from './platform';
 import { undefinedIfMissing } from './missing-file';
 
 export class DryRunPlatform implements Platform {
@@ -46,6 +46,13 @@ export class DryRunPlatform implements Platform {
     if (this.written.has(k)) return true;
     if (this.removed.has(k)) return false;
     return this.inner.exists(path);
+  }
+  async stat(path: string, opts?: { followLinks?: boolean }): Promise<FileStat | undefined> {
+    const k = this.key(path);
+    const planned = this.written.get(k);
+    if (planned) return { type: 'file', mode: 0o644, size: planned.length };
+    if (this.removed.has(k)) return undefined;
+    return this.inner.stat ? this.inner.stat(path, opts) : undefined;
   }
   async listDir(path: string): Promise<string[]> {
     const base = this.key(path);

@@ -50,6 +50,15 @@ export interface OsVersion {
   kernel?: string;
 }
 
+/** What `stat` reports about a path inside the root (symlinks followed, as Python's os.path.isfile). */
+export interface FileStat {
+  /** 'symlink' only when asked not to follow a final link. */
+  type: 'file' | 'directory' | 'symlink' | 'other';
+  /** Permission bits (0o7777). */
+  mode: number;
+  size: number;
+}
+
 export interface Platform {
   /** '/' at boot; a mounted image or sandbox with --root. Paths given to methods are inside this root. */
   readonly root: string;
@@ -62,6 +71,8 @@ export interface Platform {
   readTextIfExists(path: string): Promise<string | undefined>;
   exists(path: string): Promise<boolean>;
   listDir(path: string): Promise<string[]>;
+  /** Type and mode of PATH, undefined when it does not exist. Optional: callers fall back when a platform lacks it. */
+  stat?(path: string, opts?: { followLinks?: boolean }): Promise<FileStat | undefined>;
   /** Writes atomically: temp file in the same folder, fsync, mode and owner set, rename. */
   writeFile(path: string, data: string | Uint8Array, opts?: FileOpts): Promise<void>;
   /** Creates PATH and missing parents; MODE and OWNER (as in FileOpts) are applied to PATH itself, even when it exists. */

@@ -9,7 +9,7 @@ import { execProcess } from '../../util/exec';
 import { resolveInRoot } from '../../util/paths';
 import { readOsRelease } from '../os-release';
 import { undefinedIfMissing } from '../missing-file';
-import type { FileOpts, OsVersion, Platform, RunOpts, RunResult } from '../platform';
+import type { FileOpts, FileStat, OsVersion, Platform, RunOpts, RunResult } from '../platform';
 import { resolveOwner } from './passwd-lookup';
 
 export interface LinuxPlatformOptions {
@@ -75,6 +75,16 @@ export class LinuxPlatform implements Platform {
       return true;
     } catch {
       return false;
+    }
+  }
+
+  async stat(path: string, opts?: { followLinks?: boolean }): Promise<FileStat | undefined> {
+    try {
+      const st = opts?.followLinks === false ? await fsp.lstat(await this.resolveParentOnly(path)) : await fsp.stat(await this.resolve(path));
+      const type = st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other';
+      return { type, mode: st.mode & 0o7777, size: st.size };
+    } catch {
+      return undefined;
     }
   }
 

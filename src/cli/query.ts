@@ -1,0 +1,79 @@
+// `query [--all | --list-keys | VARNAME | --format TEMPLATE]`: reads instance data as cloud-init query does.
+import { readFile } from 'node:fs/promises';
+import { loadRunConfig, readKernelCmdline } from '../runner/run-config';
+import { formatValue, loadQueryData, lookupKey, QueryError, renderQueryTemplate } from '../runner/query-instance-data';
+import { UsageError } from '../util/errors';
+import type { Command } from './command';
+
+export const queryCommand: Command = {
+  words: ['query'],
+  summary: 'query standardized instance metadata from the command line',
+  usage: 'query [--all | --list-keys | VARNAME | --format TEMPLATE] [--instance-data FILE] [--user-data FILE] [--vendor-data FILE]',
+  faces: ['kiln', 'cloud-init'],
+  positional: [0, 1],
+  flags: {
+    boolean: ['all', 'list-keys'],
+    string: ['format', 'instance-data', 'user-data', 'vendor-data'],
+    alias: { a: 'all', f: 'format', i: 'instance-data', u: 'user-data', v: 'vendor-data' },
+    help: [
+      '-a, --all               dump all instance data as JSON',
+      '--list-keys             list the keys at the top level (or under VARNAME)',
+      '-f, --format TEMPLATE   render a jinja-style template such as "{{ v1.cloud_name }}"',
+      '-i, --instance-data F   read F instead of /run/cloud-init/instance-data(-sensitive).json',
+      '-u, --user-data F       user data file (default: the instance\'s user-data.txt, root only)',
+      '-v, --vendor-data F     vendor data file',
+    ],
+  },
+  async run(ctx, args) {
+    const varname = args.positional[0];
+    const all = args.flags.all === true;
+    const listKeys = args.flags['list-keys'] === true;
+    const format = args.flags.format as string | undefined;
+    if (!all && !listKeys && !format && varname === undefined) throw new UsageError('expected one of VARNAME, --all, --list-keys or --format');
+    if ((all && (listKeys || format)) || (format && varname !== undefined)) throw new UsageError('--all, --list-keys, --format and VARNAME cannot be combined that way');
+    const platform = ctx.platform();
+    const rc = await loadRunConfig(platform, ctx.facts.defaultConfigs['cloud.cfg'], await readKernelCmdline(platform));
+    const privileged = typeof process.getuid === 'function' ? process.getuid() === 0 : true;
+    let doc: Record<string, unknown>;
+    try {
+      doc = await loadQueryData({
+        platform,
+        paths: rc.paths,
+        privileged,
+        instanceDataFile: args.flags['instance-data'] as string | undefined,
+        userDataFile: args.flags['user-data'] as string | undefined,
+        vendorDataFile: args.flags['vendor-data'] as string | undefined,
+        readHostFile: (p) => readFile(p, 'utf8'),
+      });
+    } catch (err) {
+      if (err instanceof QueryError) {
+        ctx.io.err(`ERROR: ${err.message}\n`);
+        return 1;
+      }
+      throw err;
+    }
+    if (format) {
+      ctx.io.out(`${renderQueryTemplate(format, doc)}\n`);
+      return 0;
+    }
+    let value: unknown = doc;
+    if (varname !== undefined) {
+      const hit = lookupKey(doc, varname);
+      if (!hit.found) {
+        ctx.io.err(`ERROR: Undefined instance-data key '${varname}'\n`);
+        return 1;
+      }
+      value = hit.value;
+    }
+    if (listKeys) {
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+        ctx.io.err(`ERROR: --list-keys provided but '${varname}' is not a dict\n`);
+        return 1;
+      }
+      ctx.io.out(`${Object.keys(value).sort().join('\n')}\n`);
+      return 0;
+    }
+    ctx.io.out(`${formatValue(value)}\n`);
+    return 0;
+  },
+};

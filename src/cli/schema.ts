@@ -1,0 +1,74 @@
+// `schema -c FILE | --system [--annotate]`: validates cloud-config; errors name the key, the line and the column.
+import { readFile } from 'node:fs/promises';
+import { posix } from 'node:path';
+import { annotate, validateCloudConfig, type SchemaProblem } from '../config/validate-cloud-config';
+import { loadRunConfig, readKernelCmdline } from '../runner/run-config';
+import { UsageError } from '../util/errors';
+import type { Command } from './command';
+
+function describeProblems(problems: SchemaProblem[]): string {
+  return problems.map((p) => `${p.path} (line ${p.line}, column ${p.column}): ${p.message}`).join(', ');
+}
+
+export const schemaCommand: Command = {
+  words: ['schema'],
+  summary: 'validate cloud-config files against the schema',
+  usage: 'schema (-c FILE | --system) [--annotate] [-t cloud-config]',
+  faces: ['kiln', 'cloud-init'],
+  positional: [0, 0],
+  flags: {
+    string: ['config-file', 'schema-type'],
+    boolean: ['system', 'annotate', 'docs'],
+    alias: { c: 'config-file', t: 'schema-type' },
+    help: [
+      '-c, --config-file F   the cloud-config file to check',
+      '--system              check the user data and vendor data of this instance',
+      '--annotate            print the document with the errors marked on their lines',
+      '-t, --schema-type T   cloud-config (the only type kiln checks)',
+    ],
+  },
+  async run(ctx, args) {
+    const file = args.flags['config-file'] as string | undefined;
+    const system = args.flags.system === true;
+    if (!file && !system) throw new UsageError('expected one of --config-file or --system');
+    if (file && system) throw new UsageError('--config-file and --system cannot be combined');
+    const type = (args.flags['schema-type'] as string | undefined) ?? 'cloud-config';
+    if (type !== 'cloud-config') throw new UsageError(`only --schema-type cloud-config is supported, not '${type}'`);
+    const targets: Array<{ name: string; text: string | undefined }> = [];
+    if (file) targets.push({ name: file, text: await readFile(file, 'utf8').catch(() => undefined) });
+    else {
+      const platform = ctx.platform();
+      const rc = await loadRunConfig(platform, ctx.facts.defaultConfigs['cloud.cfg'], await readKernelCmdline(platform));
+      for (const [label, name] of [['user-data', 'user-data.txt'], ['vendor-data', 'vendor-data.txt']] as const) {
+        const path = posix.join(rc.paths.instanceLink, name);
+        const text = await platform.readTextIfExists(path);
+        // Only cloud-config parts are checked; scripts and MIME archives are not cloud-config.
+        if (text !== undefined && text.startsWith('#cloud-config')) targets.push({ name: `${label} ${path}`, text });
+      }
+      if (targets.length === 0) ctx.io.out('Found no cloud-config user data or vendor data to check\n');
+    }
+    let bad = false;
+    for (const t of targets) {
+      if (t.text === undefined) {
+        ctx.io.err(`Error: Config file ${t.name} does not exist\n`);
+        bad = true;
+        continue;
+      }
+      const res = validateCloudConfig(t.text);
+      const errors = res.problems.filter((p) => p.kind === 'error');
+      if (res.fatal) {
+        ctx.io.err(`Error: ${t.name}: ${res.fatal}\n`);
+        bad = true;
+        continue;
+      }
+      if (args.flags.annotate && res.problems.length) ctx.io.out(annotate(t.text, res.problems));
+      const deprecations = res.problems.filter((p) => p.kind === 'deprecation');
+      if (deprecations.length) ctx.io.err(`Cloud config schema deprecations: ${describeProblems(deprecations)}\n`);
+      if (errors.length) {
+        ctx.io.err(`Invalid ${t.name}\nError: Cloud config schema errors: ${describeProblems(errors)}\n`);
+        bad = true;
+      } else ctx.io.out(`Valid schema ${t.name}\n`);
+    }
+    return bad ? 1 : 0;
+  },
+};

@@ -1,0 +1,121 @@
+// The cloud-config schema `cloud-init schema` checks: top-level keys of the modules and their value types.
+
+/** A subset of JSON Schema: enough for cloud-config's shapes, small enough to read. */
+export interface SchemaNode {
+  type?: SchemaType | SchemaType[];
+  enum?: unknown[];
+  items?: SchemaNode;
+  properties?: Record<string, SchemaNode>;
+  additionalProperties?: boolean | SchemaNode;
+  anyOf?: SchemaNode[];
+  /** Shown next to errors: the module that reads the key. */
+  module?: string;
+  deprecated?: string;
+}
+
+export type SchemaType = 'string' | 'boolean' | 'integer' | 'number' | 'array' | 'object' | 'null';
+
+const str: SchemaNode = { type: 'string' };
+const bool: SchemaNode = { type: 'boolean' };
+const strList: SchemaNode = { type: 'array', items: str };
+const strOrList: SchemaNode = { anyOf: [str, strList] };
+const command: SchemaNode = { anyOf: [str, strList] };
+const commandList: SchemaNode = { type: 'array', items: command };
+const obj: SchemaNode = { type: 'object' };
+const freq: SchemaNode = { type: 'string', enum: ['always', 'once', 'once-per-instance', 'instance', 'per-instance', 'per-once', 'per-always'] };
+const moduleList: SchemaNode = { type: 'array', items: { anyOf: [str, { type: 'array' }, obj] } };
+
+const user: SchemaNode = {
+  anyOf: [
+    str,
+    {
+      type: 'object',
+      properties: {
+        name: str, gecos: str, homedir: str, primary_group: str, groups: { anyOf: [str, strList, obj] }, lock_passwd: bool, passwd: str, hashed_passwd: str, plain_text_passwd: str,
+        shell: str, sudo: { anyOf: [str, strList, bool, { type: 'null' }] }, ssh_authorized_keys: strList, ssh_import_id: strList, system: bool, no_create_home: bool, no_user_group: bool,
+        uid: { anyOf: [{ type: 'integer' }, str] }, expiredate: str, inactive: { anyOf: [str, { type: 'integer' }] }, create_groups: bool, selinux_user: str, doas: strList, snapuser: str, ssh_redirect_user: bool,
+      },
+      additionalProperties: false,
+    },
+  ],
+};
+
+const writeFile: SchemaNode = {
+  type: 'object',
+  properties: { path: str, content: str, source: obj, owner: str, permissions: { anyOf: [str, { type: 'integer' }] }, encoding: { type: 'string', enum: ['gz', 'gzip', 'gz+base64', 'gzip+base64', 'gz+b64', 'gzip+b64', 'b64', 'base64', 'text/plain'] }, append: bool, defer: bool },
+  additionalProperties: false,
+};
+
+export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    bootcmd: { ...commandList, module: 'bootcmd' },
+    runcmd: { ...commandList, module: 'runcmd' },
+    write_files: { type: 'array', items: writeFile, module: 'write_files' },
+    users: { anyOf: [str, { type: 'array', items: user }, obj], module: 'users_groups' },
+    groups: { anyOf: [str, { type: 'array', items: { anyOf: [str, obj] } }, obj], module: 'users_groups' },
+    user: { ...user, module: 'users_groups' },
+    hostname: { ...str, module: 'set_hostname' },
+    fqdn: { ...str, module: 'set_hostname' },
+    prefer_fqdn_over_hostname: { ...bool, module: 'set_hostname' },
+    preserve_hostname: { ...bool, module: 'set_hostname' },
+    create_hostname_file: { ...bool, module: 'set_hostname' },
+    manage_etc_hosts: { anyOf: [bool, { type: 'string', enum: ['template', 'localhost'] }], module: 'update_etc_hosts' },
+    ssh_authorized_keys: { ...strList, module: 'ssh' },
+    ssh_keys: { ...obj, module: 'ssh' },
+    ssh_deletekeys: { ...bool, module: 'ssh' },
+    ssh_genkeytypes: { ...strList, module: 'ssh' },
+    ssh_pwauth: { anyOf: [bool, str], module: 'set_passwords' },
+    disable_root: { ...bool, module: 'ssh' },
+    disable_root_opts: { ...str, module: 'ssh' },
+    chpasswd: { type: 'object', properties: { expire: bool, users: { type: 'array', items: obj }, list: { anyOf: [str, strList] } }, additionalProperties: false, module: 'set_passwords' },
+    password: { ...str, module: 'set_passwords' },
+    packages: { type: 'array', items: { anyOf: [str, { type: 'array' }, obj] }, module: 'package_update_upgrade_install' },
+    package_update: { ...bool, module: 'package_update_upgrade_install' },
+    package_upgrade: { ...bool, module: 'package_update_upgrade_install' },
+    package_reboot_if_required: { ...bool, module: 'package_update_upgrade_install' },
+    apt: { ...obj, module: 'apt_configure' },
+    apt_pipelining: { anyOf: [bool, str, { type: 'integer' }], module: 'apt_pipelining' },
+    timezone: { ...str, module: 'timezone' },
+    locale: { anyOf: [bool, str], module: 'locale' },
+    locale_configfile: { ...str, module: 'locale' },
+    keyboard: { type: 'object', properties: { layout: str, model: str, variant: str, options: str }, additionalProperties: false, module: 'keyboard' },
+    ntp: { anyOf: [{ type: 'null' }, obj], module: 'ntp' },
+    mounts: { type: 'array', items: { type: 'array', items: { anyOf: [str, { type: 'null' }] } }, module: 'mounts' },
+    mount_default_fields: { type: 'array', items: { anyOf: [str, { type: 'null' }] }, module: 'mounts' },
+    swap: { ...obj, module: 'mounts' },
+    growpart: { ...obj, module: 'growpart' },
+    resize_rootfs: { anyOf: [bool, { type: 'string', enum: ['noblock'] }], module: 'resizefs' },
+    disk_setup: { ...obj, module: 'disk_setup' },
+    fs_setup: { type: 'array', items: obj, module: 'disk_setup' },
+    ca_certs: { ...obj, module: 'ca_certs' },
+    ca_certificates: { ...obj, module: 'ca_certs', deprecated: 'use ca_certs' },
+    random_seed: { ...obj, module: 'seed_random' },
+    rsyslog: { anyOf: [obj, { type: 'array' }], module: 'rsyslog' },
+    ssh_import_id: { ...strList, module: 'ssh_import_id' },
+    phone_home: { type: 'object', properties: { url: str, post: { anyOf: [{ type: 'string', enum: ['all'] }, strList] }, tries: { type: 'integer' } }, additionalProperties: false, module: 'phone_home' },
+    final_message: { ...str, module: 'final_message' },
+    power_state: {
+      type: 'object',
+      properties: { mode: { type: 'string', enum: ['poweroff', 'reboot', 'halt'] }, delay: { anyOf: [{ type: 'integer' }, str] }, message: str, timeout: { type: 'number' }, condition: { anyOf: [bool, str, strList] } },
+      additionalProperties: false,
+      module: 'power_state_change',
+    },
+    disable_ec2_metadata: { ...bool, module: 'disable_ec2_metadata' },
+    no_ssh_fingerprints: { ...bool, module: 'ssh_authkey_fingerprints' },
+    authkey_hash: { ...str, module: 'ssh_authkey_fingerprints' },
+    ssh: { type: 'object', properties: { emit_keys_to_console: bool }, module: 'keys_to_console' },
+    vendor_data: { type: 'object', properties: { enabled: { anyOf: [bool, str] }, prefix: { anyOf: [str, strList] } }, additionalProperties: false },
+    merge_how: { anyOf: [str, { type: 'array', items: obj }] },
+    manual_cache_clean: bool,
+    cloud_init_modules: moduleList,
+    cloud_config_modules: moduleList,
+    cloud_final_modules: moduleList,
+    unverified_modules: strList,
+    datasource_list: strOrList,
+    output: obj,
+    network: obj,
+    frequency: freq,
+  },
+};

@@ -1,0 +1,87 @@
+// cc_final_message: prints the final message (version, uptime, timestamp, datasource) and writes boot-finished.
+import { uptime as hostUptime } from 'node:os';
+import { posix } from 'node:path';
+import { buildFacts } from '../build-info';
+import type { InstanceData } from '../sources/datasource';
+import { describeError } from '../util/errors';
+import { cfgString } from './config-values';
+import type { Module, ModuleContext } from './module';
+import { renderTemplateString } from './template-vars';
+
+export const FINAL_MESSAGE_DEFAULT =
+  '## template: jinja\nCloud-init v. {{version}} finished at {{timestamp}}. Datasource {{datasource}}.  Up {{uptime}} seconds';
+
+/** time.strftime("%a, %d %b %Y %H:%M:%S %z", gmtime()): RFC 2822 in UTC. */
+export function timeRfc2822(d: Date): string {
+  const days = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+  const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${days[d.getUTCDay()]}, ${p(d.getUTCDate())} ${months[d.getUTCMonth()]} ${d.getUTCFullYear()} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} +0000`;
+}
+
+const SOURCE_CLASS: Record<string, string> = {
+  nocloud: 'NoCloud',
+  configdrive: 'ConfigDrive',
+  openstack: 'OpenStack',
+  aws: 'Ec2',
+  ec2: 'Ec2',
+  none: 'None',
+};
+
+/** str(cloud.datasource): 'DataSourceNoCloud [seed=…][dsmode=net]' and the like. */
+export function describeDatasource(instance: InstanceData | undefined): string {
+  if (!instance) return 'DataSourceNone';
+  const cls = `DataSource${SOURCE_CLASS[instance.cloudName] ?? SOURCE_CLASS[instance.platform] ?? instance.platform}`;
+  if (cls === 'DataSourceNoCloud') {
+    const seed = /\((.*)\)/.exec(instance.subplatform)?.[1] ?? instance.subplatform;
+    const dsmode = typeof instance.metadata.dsmode === 'string' ? instance.metadata.dsmode : 'net';
+    return `${cls} [seed=${seed}][dsmode=${dsmode}]`;
+  }
+  return cls;
+}
+
+/** /proc/uptime's first field in the target, else the host's uptime. */
+async function readUptime(ctx: ModuleContext): Promise<string> {
+  const text = await ctx.platform.readTextIfExists('/proc/uptime').catch(() => undefined);
+  const first = text?.split(/\s+/)[0];
+  return first && first !== '' ? first : hostUptime().toFixed(2);
+}
+
+export interface FinalMessageDeps {
+  now: () => Date;
+  version: string;
+}
+
+export function createFinalMessageModule(deps: FinalMessageDeps): Module {
+  return {
+    name: 'final_message',
+    stage: 'final',
+    frequency: 'always',
+    distros: 'all',
+    activateBy: [],
+    async run(ctx, cfg): Promise<void> {
+      let template = (cfgString(cfg, 'final_message') ?? '').trim();
+      if (!template) template = FINAL_MESSAGE_DEFAULT;
+      const uptime = await readUptime(ctx);
+      const ts = timeRfc2822(deps.now());
+      const subs: Record<string, unknown> = { uptime, timestamp: ts, version: deps.version, datasource: describeDatasource(ctx.instance) };
+      for (const [k, v] of Object.entries({ ...subs })) subs[k.toUpperCase()] = v;
+      try {
+        const message = `${renderTemplateString(template, subs)}\n`;
+        ctx.log.info(message.trimEnd());
+        await ctx.output(message);
+      } catch (err) {
+        ctx.recoverable('WARNING', `Failed to render final message template: ${describeError(err)}`);
+      }
+      const bootFinished = posix.join(ctx.instanceDir, 'boot-finished');
+      try {
+        await ctx.platform.writeFile(bootFinished, `${uptime} - ${ts} - v. ${deps.version}\n`);
+      } catch (err) {
+        ctx.recoverable('WARNING', `Failed to write boot finished file ${bootFinished}: ${describeError(err)}`);
+      }
+      if (ctx.instance?.cloudName === 'none') ctx.log.warn('Used fallback datasource');
+    },
+  };
+}
+
+export const finalMessageModule: Module = createFinalMessageModule({ now: () => new Date(), version: buildFacts.version });

@@ -1,0 +1,102 @@
+// cc_locale: sets the system locale (Debian: locale-gen + update-locale; RHEL/SUSE: locale files; Arch; Alpine).
+import { cfgString, isFalse } from './config-values';
+import { usesSystemd } from './distro-facts';
+import type { Module, ModuleContext } from './module';
+import { makeHeader } from './cloud-header';
+import { updateSysconfigFile } from './sysconfig-file';
+
+export const DEBIAN_LOCALE_FILE = '/etc/default/locale';
+
+/** Reads KEY from a shell-variable file (cloud-init's load_shell_content), '' when absent. */
+export function readShellVar(text: string | undefined, key: string): string {
+  if (!text) return '';
+  let found = '';
+  for (const line of text.split('\n')) {
+    const m = new RegExp(`^\\s*(?:export\\s+)?${key}=(.*)$`).exec(line);
+    if (m) found = (m[1] ?? '').trim().replace(/^(["'])(.*)\1$/, '$2');
+  }
+  return found;
+}
+
+function defaultLocale(family: string): string {
+  return family === 'alpine' ? 'C.UTF-8' : 'en_US.UTF-8';
+}
+
+async function applyDebianLocale(ctx: ModuleContext, locale: string, outFile: string): Promise<void> {
+  const { platform } = ctx;
+  const current = await platform.readTextIfExists(outFile);
+  const systemLocale = readShellVar(current, 'LANG');
+  const distroLocale = systemLocale || defaultLocale('debian');
+  const confExists = current !== undefined;
+  const needRegen = locale.toLowerCase() !== distroLocale.toLowerCase() || !confExists || !systemLocale;
+  if (needRegen) {
+    if (!['c', 'c.utf-8', 'posix'].includes(locale.toLowerCase())) {
+      ctx.log.debug(`Generating locales for ${locale}`);
+      const r = await platform.run(['locale-gen', locale]);
+      if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
+    }
+  } else {
+    ctx.log.debug(`System has 'LANG=${systemLocale}' requested '${locale}', skipping regeneration.`);
+    return;
+  }
+  ctx.log.debug(`Updating ${outFile} with locale setting LANG=${locale}`);
+  const r = await platform.run(['update-locale', `--locale-file=${outFile}`, `LANG=${locale}`]);
+  if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
+}
+
+export async function applyLocale(ctx: ModuleContext, locale: string, configFile: string | undefined): Promise<void> {
+  const { platform } = ctx;
+  switch (ctx.distro.family) {
+    case 'redhat': {
+      const systemd = await usesSystemd(platform);
+      const file = systemd ? '/etc/locale.conf' : (configFile ?? '/etc/sysconfig/i18n');
+      await updateSysconfigFile(platform, file, { LANG: locale }, makeHeader());
+      return;
+    }
+    case 'suse': {
+      const systemd = await usesSystemd(platform);
+      const file = configFile ?? (systemd ? '/etc/locale.conf' : '/etc/sysconfig/language');
+      await updateSysconfigFile(platform, file, systemd ? { LANG: locale } : { RC_LANG: locale }, makeHeader());
+      return;
+    }
+    case 'arch': {
+      if (configFile !== undefined && configFile !== '/etc/locale.conf') {
+        ctx.log.warn(`Invalid locale_configfile ${configFile}, only supported value is /etc/locale.conf`);
+      }
+      await platform.writeFile('/etc/locale.gen', [makeHeader(), `${locale} UTF-8`, ''].join('\n'));
+      await platform.run(['locale-gen']);
+      await platform.run(['localectl', 'set-locale', `LANG=${locale}`]);
+      return;
+    }
+    case 'alpine': {
+      const lines = ['#', '# This file is created by cloud-init once per new instance boot', '#', 'export CHARSET=UTF-8', `export LANG=${locale}`, 'export LC_COLLATE=C', ''];
+      await platform.writeFile(configFile ?? '/etc/profile.d/locale.sh', lines.join('\n'), { mode: 0o644 });
+      return;
+    }
+    default:
+      await applyDebianLocale(ctx, locale, configFile ?? DEBIAN_LOCALE_FILE);
+  }
+}
+
+export const localeModule: Module = {
+  name: 'locale',
+  stage: 'config',
+  frequency: 'once-per-instance',
+  distros: 'all',
+  activateBy: [],
+  async run(ctx, cfg): Promise<void> {
+    let locale = cfgString(cfg, 'locale');
+    if (locale === undefined) {
+      if (ctx.distro.family === 'debian' || ctx.distro.family === 'unknown') {
+        const current = readShellVar(await ctx.platform.readTextIfExists(DEBIAN_LOCALE_FILE), 'LANG');
+        locale = current || defaultLocale('debian');
+      } else locale = defaultLocale(ctx.distro.family);
+    }
+    if (isFalse(cfg.locale === undefined ? locale : cfg.locale)) {
+      ctx.log.debug(`Skipping module named locale, disabled by config: ${locale}`);
+      return;
+    }
+    ctx.log.debug(`Setting locale to ${locale}`);
+    await applyLocale(ctx, locale, cfgString(cfg, 'locale_configfile'));
+  },
+};

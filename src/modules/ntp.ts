@@ -1,0 +1,165 @@
+// cc_ntp: picks an NTP client (chrony, systemd-timesyncd, ntp, ntpdate, openntpd) per distro, writes its config, installs and reloads it.
+import { cfgRecord, isRecord } from './config-shapes';
+import { isFalse } from './config-values';
+import { readSystemTemplate, renderTemplateText } from './cloud-template';
+import { whichInTarget } from './distro-facts';
+import { installPackages } from './install-packages';
+import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
+import { manageService } from './service-control';
+
+export interface NtpClientConfig {
+  check_exe: string;
+  confpath: string;
+  packages: string[];
+  service_name: string;
+  template_name?: string;
+  template?: string | null;
+}
+
+const BASE_CLIENTS: Record<string, NtpClientConfig> = {
+  chrony: { check_exe: 'chronyd', confpath: '/etc/chrony.conf', packages: ['chrony'], service_name: 'chrony', template_name: 'chrony.conf.{distro}', template: null },
+  ntp: { check_exe: 'ntpd', confpath: '/etc/ntp.conf', packages: ['ntp'], service_name: 'ntp', template_name: 'ntp.conf.{distro}', template: null },
+  ntpdate: { check_exe: 'ntpdate', confpath: '/etc/ntp.conf', packages: ['ntpdate'], service_name: 'ntpdate', template_name: 'ntp.conf.{distro}', template: null },
+  openntpd: { check_exe: 'ntpd', confpath: '/etc/ntpd.conf', packages: [], service_name: 'ntpd', template_name: 'ntpd.conf.{distro}', template: null },
+  'systemd-timesyncd': {
+    check_exe: '/lib/systemd/systemd-timesyncd',
+    confpath: '/etc/systemd/timesyncd.conf.d/cloud-init.conf',
+    packages: [],
+    service_name: 'systemd-timesyncd',
+    template_name: 'timesyncd.conf',
+    template: null,
+  },
+};
+
+/** Per-distro changes to the base client table (cloud-init's DISTRO_CLIENT_CONFIG). */
+const DISTRO_CLIENTS: Record<string, Record<string, Partial<NtpClientConfig>>> = {
+  alpine: { chrony: { confpath: '/etc/chrony/chrony.conf', service_name: 'chronyd' }, ntp: { confpath: '/etc/ntp.conf', packages: [], service_name: 'ntpd' } },
+  centos: { ntp: { service_name: 'ntpd' }, chrony: { service_name: 'chronyd' } },
+  debian: { chrony: { confpath: '/etc/chrony/chrony.conf' } },
+  ubuntu: { chrony: { confpath: '/etc/chrony/chrony.conf' } },
+  opensuse: { chrony: { service_name: 'chronyd' }, ntp: { confpath: '/etc/ntp.conf', service_name: 'ntpd' }, 'systemd-timesyncd': { check_exe: '/usr/lib/systemd/systemd-timesyncd' } },
+  sles: { chrony: { service_name: 'chronyd' }, ntp: { confpath: '/etc/ntp.conf', service_name: 'ntpd' }, 'systemd-timesyncd': { check_exe: '/usr/lib/systemd/systemd-timesyncd' } },
+  rhel: { ntp: { service_name: 'ntpd' }, chrony: { service_name: 'chronyd' } },
+  fedora: { ntp: { service_name: 'ntpd' }, chrony: { service_name: 'chronyd' } },
+  rocky: { ntp: { service_name: 'ntpd' }, chrony: { service_name: 'chronyd' } },
+  almalinux: { ntp: { service_name: 'ntpd' }, chrony: { service_name: 'chronyd' } },
+  arch: { chrony: { service_name: 'chronyd' }, ntp: { service_name: 'ntpd' } },
+};
+
+export function clientConfigsFor(distro: string): Record<string, NtpClientConfig> {
+  const extra = DISTRO_CLIENTS[distro] ?? (distro.startsWith('opensuse') ? DISTRO_CLIENTS.opensuse : undefined) ?? {};
+  const out: Record<string, NtpClientConfig> = {};
+  for (const [name, base] of Object.entries(BASE_CLIENTS)) out[name] = { ...base, ...(extra[name] ?? {}) };
+  return out;
+}
+
+function preferredClients(family: string): string[] {
+  return family === 'alpine' ? ['chrony', 'ntp'] : ['chrony', 'systemd-timesyncd', 'ntp', 'ntpdate'];
+}
+
+/** cloud-init's select_ntp_client: the configured one, else the first installed preferred one, else the first preferred. */
+export async function selectNtpClient(ctx: ModuleContext, cfg: CloudConfig, requested: unknown): Promise<NtpClientConfig | undefined> {
+  const table = clientConfigsFor(ctx.distro.name);
+  if (typeof requested === 'string' && requested && requested !== 'auto') return table[requested];
+  const si = cfgRecord(cfg, 'system_info');
+  const fromSystem = typeof si.ntp_client === 'string' ? si.ntp_client : 'auto';
+  if (fromSystem !== 'auto') return table[fromSystem];
+  const preferred = preferredClients(ctx.distro.family);
+  for (const name of preferred) {
+    const c = table[name];
+    if (c && (await whichInTarget(ctx.platform, c.check_exe))) return c;
+  }
+  return table[preferred[0] as string];
+}
+
+/** cloud-init's generate_server_names: 0..3.<distro>.pool.ntp.org (sles uses opensuse, alpine none). */
+export function defaultPoolNames(distro: string): string[] {
+  const pool = distro === 'sles' ? 'opensuse' : distro === 'alpine' || distro === 'eurolinux' ? '' : distro;
+  return [0, 1, 2, 3].map((i) => [String(i), pool, 'pool.ntp.org'].filter(Boolean).join('.'));
+}
+
+/** kiln's own minimal config when the target carries no cloud-init template for the client. */
+export function fallbackNtpConfig(client: NtpClientConfig, servers: string[], pools: string[]): string {
+  if (client.service_name === 'systemd-timesyncd') return `[Time]\nNTP=${[...servers, ...pools].join(' ')}\n`;
+  const lines = ['# Written by kiln (cloud-init ntp module): no template found for this client in the target'];
+  for (const p of pools) lines.push(`pool ${p} iburst`);
+  for (const s of servers) lines.push(`server ${s} iburst`);
+  if (client.check_exe === 'chronyd') lines.push('driftfile /var/lib/chrony/chrony.drift', 'makestep 1.0 3', 'rtcsync');
+  else lines.push('driftfile /var/lib/ntp/ntp.drift', 'restrict -4 default kod notrap nomodify nopeer noquery limited', 'restrict 127.0.0.1');
+  return `${lines.join('\n')}\n`;
+}
+
+function stringList(v: unknown, what: string): string[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw new ModuleError('ntp', `'${what}' must be a list of host names`);
+  return v.map(String);
+}
+
+/** supplemental_schema_validation of the merged client config. */
+function validateClientConfig(c: Record<string, unknown>): void {
+  const errors: string[] = [];
+  const missing = ['check_exe', 'confpath', 'packages', 'service_name'].filter((k) => !(k in c)).sort();
+  if (missing.length) errors.push(`Missing required ntp:config keys: ${missing.join(', ')}`);
+  else if (!c.template && !c.template_name) errors.push('Either ntp:config:template or ntp:config:template_name values are required');
+  for (const [k, v] of Object.entries(c).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (k === 'packages') {
+      if (!Array.isArray(v)) errors.push(`Expected a list of required package names for ntp:config:packages. Found (${String(v)})`);
+    } else if (k === 'template' || k === 'template_name') {
+      if (v !== null && v !== undefined && typeof v !== 'string') errors.push(`Expected a string type for ntp:config:${k}. Found (${String(v)})`);
+    } else if (typeof v !== 'string' || (k === 'confpath' && !v)) errors.push(`Expected a string type for ntp:config:${k}. Found (${String(v)})`);
+  }
+  if (errors.length) throw new ModuleError('ntp', `Invalid ntp configuration:\n${errors.join('\n')}`);
+}
+
+export const ntpModule: Module = {
+  name: 'ntp',
+  stage: 'config',
+  frequency: 'once-per-instance',
+  distros: ['almalinux', 'alpine', 'centos', 'cloudlinux', 'cos', 'debian', 'eurolinux', 'fedora', 'miraclelinux', 'opensuse', 'photon', 'rhel', 'rocky', 'sles', 'ubuntu', 'virtuozzo', 'arch'],
+  activateBy: ['ntp'],
+  async run(ctx, cfg): Promise<void> {
+    if (!('ntp' in cfg)) {
+      ctx.log.debug('Skipping module named ntp, not present or disabled by cfg');
+      return;
+    }
+    const raw = cfg.ntp ?? {};
+    if (!isRecord(raw)) throw new ModuleError('ntp', `'ntp' key existed in config, but not a dictionary type, is a ${Array.isArray(raw) ? 'list' : typeof raw} instead`);
+    if (isFalse(raw.enabled ?? true)) {
+      ctx.log.debug('Skipping module named ntp, disabled by cfg');
+      return;
+    }
+    const selected = await selectNtpClient(ctx, cfg, raw.ntp_client);
+    const merged: Record<string, unknown> = { ...(selected ?? {}), ...(isRecord(raw.config) ? raw.config : {}) };
+    validateClientConfig(merged);
+    const client = merged as unknown as NtpClientConfig;
+    const { platform } = ctx;
+    // rename_ntp_conf: an existing config is kept as <path>.dist.
+    if (await platform.exists(client.confpath)) {
+      await platform.writeFile(`${client.confpath}.dist`, await platform.readFile(client.confpath));
+      await platform.remove(client.confpath);
+    }
+    let servers = stringList(raw.servers, 'ntp:servers');
+    let pools = stringList(raw.pools, 'ntp:pools');
+    const distro = ctx.distro.name;
+    if (!(servers.length === 0 && pools.length === 0 && distro === 'cos')) {
+      if (servers.length === 0 && distro === 'alpine' && client.service_name === 'ntpd') servers = defaultPoolNames(distro);
+      else if (servers.length === 0 && pools.length === 0) pools = defaultPoolNames(distro);
+      let template = typeof client.template === 'string' && client.template ? client.template : undefined;
+      if (template === undefined) {
+        const name = (client.template_name ?? '').replace('{distro}', distro);
+        template = await readSystemTemplate(platform, cfg, name);
+        if (template === undefined) {
+          ctx.log.debug(`No template ${name} in the target; writing kiln's own ${client.confpath}`);
+          template = fallbackNtpConfig(client, servers, pools);
+        }
+      }
+      await platform.writeFile(client.confpath, renderTemplateText(template, { servers, pools }), { mode: 0o644 });
+    }
+    if (!(await whichInTarget(platform, client.check_exe))) await installPackages(ctx, 'ntp', client.packages);
+    try {
+      await manageService(ctx, 'reload', client.service_name);
+    } catch (err) {
+      throw new ModuleError('ntp', `Failed to reload/start ntp service: ${(err as Error).message}`, { cause: err });
+    }
+  },
+};

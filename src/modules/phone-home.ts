@@ -1,0 +1,109 @@
+// cc_phone_home: posts instance id, hostname, fqdn and host public keys to a URL, through an injectable poster.
+import { describeError } from '../util/errors';
+import { cfgString } from './config-values';
+import { isRecord } from './config-shapes';
+import type { CloudConfig, Module, ModuleContext } from './module';
+import { renderBasic } from './template-vars';
+
+export const POST_LIST_ALL = ['pub_key_dsa', 'pub_key_rsa', 'pub_key_ecdsa', 'pub_key_ed25519', 'instance_id', 'hostname', 'fqdn'];
+
+const PUBKEY_FILES: Record<string, string> = {
+  pub_key_dsa: '/etc/ssh/ssh_host_dsa_key.pub',
+  pub_key_rsa: '/etc/ssh/ssh_host_rsa_key.pub',
+  pub_key_ecdsa: '/etc/ssh/ssh_host_ecdsa_key.pub',
+  pub_key_ed25519: '/etc/ssh/ssh_host_ed25519_key.pub',
+};
+
+/** Sends one form-encoded POST; resolves with the HTTP status, rejects on a network error. */
+export type FormPoster = (url: string, form: Record<string, string>) => Promise<number>;
+
+export const fetchFormPoster: FormPoster = async (url, form) => {
+  const res = await fetch(url, {
+    method: 'POST',
+    body: new URLSearchParams(form).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    signal: AbortSignal.timeout(30_000),
+  });
+  await res.arrayBuffer();
+  return res.status;
+};
+
+/** hostname and fqdn as cloud-init's get_hostname_fqdn picks them: config first, then the datasource. */
+export function hostnameAndFqdn(ctx: ModuleContext, cfg: CloudConfig): { hostname: string; fqdn: string } {
+  const fqdnCfg = cfgString(cfg, 'fqdn');
+  const hostCfg = cfgString(cfg, 'hostname');
+  if (fqdnCfg) return { fqdn: fqdnCfg, hostname: hostCfg && !hostCfg.includes('.') ? hostCfg : (fqdnCfg.split('.')[0] as string) };
+  if (hostCfg && hostCfg.includes('.')) return { fqdn: hostCfg, hostname: hostCfg.split('.')[0] as string };
+  const local = hostCfg ?? ctx.instance?.localHostname ?? 'localhost';
+  return { hostname: local.split('.')[0] as string, fqdn: local };
+}
+
+export interface PhoneHomeDeps {
+  post: FormPoster;
+  /** Seconds between tries (cloud-init: 3). */
+  secondsBetween: number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+export function createPhoneHomeModule(deps: PhoneHomeDeps): Module {
+  return {
+    name: 'phone_home',
+    stage: 'final',
+    frequency: 'once-per-instance',
+    distros: 'all',
+    activateBy: ['phone_home'],
+    async run(ctx, cfg): Promise<void> {
+      const ph = cfg.phone_home;
+      if (!isRecord(ph)) {
+        ctx.log.debug("Skipping module named phone_home, no 'phone_home' configuration found");
+        return;
+      }
+      if (!('url' in ph)) {
+        ctx.log.warn("Skipping module named phone_home, no 'url' found in 'phone_home' configuration");
+        return;
+      }
+      const postCfg = ph.post ?? 'all';
+      const postList = postCfg === 'all' ? POST_LIST_ALL : Array.isArray(postCfg) ? postCfg.map(String) : [String(postCfg)];
+      let tries = Number.parseInt(String(ph.tries), 10);
+      if (!Number.isFinite(tries) || String(ph.tries).trim() !== String(tries)) {
+        tries = 10;
+        if (ph.tries !== undefined) ctx.log.warn(`Configuration entry 'tries' is not an integer, using ${tries} instead`);
+      }
+      const instanceId = ctx.instance?.instanceId ?? 'iid-datasource-none';
+      const names = hostnameAndFqdn(ctx, cfg);
+      const all: Record<string, string> = { instance_id: instanceId, hostname: names.hostname, fqdn: names.fqdn };
+      for (const [key, path] of Object.entries(PUBKEY_FILES)) {
+        const text = await ctx.platform.readTextIfExists(path).catch(() => undefined);
+        if (text === undefined) ctx.log.debug(`${path}: failed to open, can not phone home that data!`);
+        else all[key] = text;
+      }
+      const form: Record<string, string> = {};
+      for (const key of postList) {
+        if (key in all) form[key] = all[key] as string;
+        else {
+          form[key] = 'N/A';
+          ctx.log.warn(`Requested key ${key} from 'post' configuration list not available`);
+        }
+      }
+      const url = renderBasic(String(ph.url), { INSTANCE_ID: instanceId });
+      let lastError = '';
+      for (let attempt = 1; attempt <= Math.max(1, tries); attempt++) {
+        try {
+          const status = await deps.post(url, form);
+          if (status >= 200 && status < 400) return;
+          lastError = `HTTP ${status}`;
+        } catch (err) {
+          lastError = describeError(err);
+        }
+        if (attempt < tries) await deps.sleep(deps.secondsBetween * 1000);
+      }
+      ctx.recoverable('WARNING', `Failed to post phone home data to ${url} in ${tries} tries: ${lastError}`);
+    },
+  };
+}
+
+export const phoneHomeModule: Module = createPhoneHomeModule({
+  post: fetchFormPoster,
+  secondsBetween: 3,
+  sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+});

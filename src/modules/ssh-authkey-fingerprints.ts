@@ -1,0 +1,145 @@
+// cc_ssh_authkey_fingerprints: prints a table of each user's authorized key fingerprints to the console.
+import { createHash } from 'node:crypto';
+import { posix } from 'node:path';
+import { cfgString, isTrue } from './config-values';
+import { configuredUsers } from './configured-users';
+import { lookupUser, type PasswdEntry } from './passwd-entries';
+import { ModuleError, type Module, type ModuleContext } from './module';
+
+const VALID_KEY_TYPES = [
+  'rsa', 'dsa', 'ecdsa', 'ed25519', 'ssh-rsa', 'ssh-dss', 'ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521',
+  'sk-ecdsa-sha2-nistp256@openssh.com', 'sk-ssh-ed25519@openssh.com', 'ssh-rsa-cert-v01@openssh.com', 'ssh-dss-cert-v01@openssh.com',
+  'ssh-ed25519-cert-v01@openssh.com', 'ecdsa-sha2-nistp256-cert-v01@openssh.com', 'ecdsa-sha2-nistp384-cert-v01@openssh.com',
+  'ecdsa-sha2-nistp521-cert-v01@openssh.com', 'rsa-sha2-256', 'rsa-sha2-512',
+];
+
+export interface AuthorizedKey {
+  options?: string;
+  keytype?: string;
+  base64?: string;
+  comment?: string;
+}
+
+/** One authorized_keys line: [options] keytype base64 [comment]. */
+export function parseAuthorizedKey(line: string): AuthorizedKey | undefined {
+  const text = line.trim();
+  if (!text || text.startsWith('#')) return undefined;
+  const parts = text.split(/\s+/);
+  const first = parts[0] as string;
+  if (VALID_KEY_TYPES.includes(first.toLowerCase())) {
+    return { keytype: first, base64: parts[1], comment: parts.slice(2).join(' ') || undefined };
+  }
+  // Options come first; they may hold quoted spaces.
+  const m = /^((?:[^\s"]|"(?:[^"\\]|\\.)*")+)\s+(\S+)\s+(\S+)(?:\s+(.*))?$/.exec(text);
+  if (!m) return undefined;
+  return { options: m[1], keytype: m[2], base64: m[3], comment: m[4] };
+}
+
+/** Hex digest of the decoded key in colon-separated pairs; '?' when the key does not decode. */
+export function keyFingerprint(base64: string | undefined, hash: string): string {
+  if (!base64) return '';
+  try {
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(base64)) return '?';
+    const hex = createHash(hash).update(Buffer.from(base64, 'base64')).digest('hex');
+    return hex.match(/../g)?.join(':') ?? '';
+  } catch {
+    return '?';
+  }
+}
+
+/** Python's str.center (extra fill goes right when the margin is odd, unless the width is odd too). */
+export function pyCenter(text: string, width: number, fill = ' '): string {
+  const marg = width - text.length;
+  if (marg <= 0) return text;
+  const left = Math.floor(marg / 2) + (marg & width & 1);
+  return fill.repeat(left) + text + fill.repeat(marg - left);
+}
+
+/** cloud-init's SimpleTable: +---+ dividers, centred cells. */
+export function simpleTable(fields: string[], rows: string[][]): string {
+  const widths = fields.map((f, i) => Math.max(f.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const hdiv = `+${widths.map((w) => '-'.repeat(w + 2)).join('+')}+`;
+  const row = (r: string[]) => `|${r.map((c, i) => pyCenter(c, (widths[i] ?? 0) + 2)).join('|')}|`;
+  return [hdiv, row(fields), hdiv, ...rows.map(row), hdiv].join('\n');
+}
+
+/**
+ * ssh_util.extract_authorized_keys: the user's authorized_keys per AuthorizedKeysFile (first per-user entry),
+ * created when missing as check_create_path does: folders under the home 0700 owned by the user (others 0755
+ * root), an empty file 0600 owned by the user. Without a per-user entry, ~/.ssh/authorized_keys is only read.
+ */
+async function authorizedKeysFile(ctx: ModuleContext, user: PasswdEntry): Promise<string> {
+  const { platform } = ctx;
+  const sshd = (await platform.readTextIfExists('/etc/ssh/sshd_config')) ?? '';
+  let value = '%h/.ssh/authorized_keys';
+  for (const line of sshd.split('\n')) {
+    const m = /^\s*AuthorizedKeysFile\s+(.+)$/i.exec(line);
+    if (m) value = (m[1] as string).trim();
+  }
+  const home = user.home;
+  for (const raw of value.split(/\s+/).filter(Boolean)) {
+    let path = raw.replace(/%h/g, home).replace(/%u/g, user.name).replace(/%%/g, '%');
+    if (!path.startsWith('/')) path = posix.join(home, path);
+    if (!(raw.includes('%u') || raw.includes('%h') || path.startsWith(`${home}/`))) continue;
+    if (await ensureKeysPath(ctx, user, path)) return path;
+  }
+  return posix.join(home, '.ssh', 'authorized_keys');
+}
+
+async function ensureKeysPath(ctx: ModuleContext, user: PasswdEntry, file: string): Promise<boolean> {
+  const { platform } = ctx;
+  const homeParent = posix.dirname(user.home);
+  let folder = '';
+  for (const part of posix.dirname(file).split('/').filter(Boolean)) {
+    folder += `/${part}`;
+    const st = platform.stat ? await platform.stat(folder, { followLinks: false }) : undefined;
+    if (st && st.type !== 'directory') return false; // a symlink or a file in the path: refused, as cloud-init does
+    if (homeParent.startsWith(folder) || folder === user.home) continue;
+    if (!(await platform.exists(folder))) {
+      const mine = folder.startsWith(user.home);
+      await platform.mkdir(folder, { mode: mine ? 0o700 : 0o755, owner: mine ? `${user.uid}:${user.gid}` : '0:0' });
+    }
+  }
+  const st = platform.stat ? await platform.stat(file, { followLinks: false }) : undefined;
+  if (st && st.type !== 'file') return false;
+  if (!(await platform.exists(file))) await platform.writeFile(file, '', { mode: 0o600, owner: `${user.uid}:${user.gid}` });
+  return true;
+}
+
+export const sshAuthkeyFingerprintsModule: Module = {
+  name: 'ssh_authkey_fingerprints',
+  stage: 'final',
+  frequency: 'once-per-instance',
+  distros: 'all',
+  activateBy: [],
+  async run(ctx, cfg): Promise<void> {
+    if (isTrue(cfg.no_ssh_fingerprints)) {
+      ctx.log.debug('Skipping module named ssh_authkey_fingerprints, logging of SSH fingerprints disabled');
+      return;
+    }
+    const hash = (cfgString(cfg, 'authkey_hash') ?? 'sha256');
+    const prefix = 'ci-info: ';
+    for (const user of configuredUsers('ssh_authkey_fingerprints', cfg, ctx.log)) {
+      if (user.config.no_create_home || user.config.system) {
+        ctx.log.debug(`Skipping printing of ssh fingerprints for user '${user.name}' because no home directory is created`);
+        continue;
+      }
+      const entry = await lookupUser(ctx.platform, user.name);
+      if (!entry) throw new ModuleError('ssh_authkey_fingerprints', `user '${user.name}' is configured but not in the target's /etc/passwd`);
+      const file = await authorizedKeysFile(ctx, entry);
+      const text = (await ctx.platform.readTextIfExists(file)) ?? '';
+      const keys = text.split('\n').map(parseAuthorizedKey).filter((k): k is AuthorizedKey => k !== undefined);
+      if (keys.length === 0) {
+        await ctx.output(`${prefix}no authorized SSH keys fingerprints found for user ${user.name}.\n`);
+        continue;
+      }
+      const rows = keys
+        .filter((k) => k.keytype && VALID_KEY_TYPES.includes(k.keytype.toLowerCase().trim()))
+        .map((k) => [k.keytype ?? '-', keyFingerprint(k.base64, hash) || '-', k.options ?? '-', k.comment ?? '-']);
+      const table = simpleTable(['Keytype', `Fingerprint (${hash})`, 'Options', 'Comment'], rows).split('\n');
+      const width = Math.max(...table.map((l) => l.length));
+      const lines = [pyCenter(`Authorized keys from ${file} for user ${user.name}`, width, '+'), ...table];
+      await ctx.output(lines.map((l) => `${prefix}${l}\n`).join(''));
+    }
+  },
+};

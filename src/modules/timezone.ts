@@ -1,0 +1,60 @@
+// cc_timezone: /etc/timezone and /etc/localtime (Debian, Alpine, Arch), a localtime link or sysconfig clock (RHEL, SUSE).
+import { posix } from 'node:path';
+import { cfgString } from './config-values';
+import { usesSystemd } from './distro-facts';
+import { ModuleError, type Module, type ModuleContext } from './module';
+import { makeHeader } from './cloud-header';
+import { updateSysconfigFile } from './sysconfig-file';
+
+export const ZONEINFO_DIR = '/usr/share/zoneinfo';
+
+export async function setTimezone(ctx: ModuleContext, tz: string): Promise<void> {
+  const { platform } = ctx;
+  const zoneFile = posix.join(ZONEINFO_DIR, tz);
+  const st = platform.stat ? await platform.stat(zoneFile) : (await platform.exists(zoneFile)) ? { type: 'file' } : undefined;
+  if (!st || st.type !== 'file') throw new ModuleError('timezone', `Invalid timezone ${tz}, no file found at ${zoneFile}`);
+  const family = ctx.distro.family;
+  if (family === 'redhat' || family === 'suse') {
+    if (await usesSystemd(platform)) {
+      await platform.remove('/etc/localtime');
+      await platform.symlink(zoneFile, '/etc/localtime');
+    } else {
+      const key = family === 'suse' ? 'TIMEZONE' : 'ZONE';
+      await updateSysconfigFile(platform, '/etc/sysconfig/clock', { [key]: tz }, makeHeader());
+      await platform.writeFile('/etc/localtime', await platform.readFile(zoneFile), { mode: 0o644 });
+    }
+    return;
+  }
+  // set_etc_timezone: /etc/timezone, then a link when localtime is a link or missing, else a copy.
+  await platform.writeFile('/etc/timezone', `${tz.trimEnd()}\n`, { mode: 0o644 });
+  const local = await lstatKind(ctx, '/etc/localtime');
+  if (local === 'link' || local === 'missing') {
+    if (local === 'link') await platform.remove('/etc/localtime');
+    await platform.symlink(zoneFile, '/etc/localtime');
+  } else {
+    await platform.writeFile('/etc/localtime', await platform.readFile(zoneFile));
+  }
+}
+
+/** Whether PATH is a symlink, another file, or absent, without following a final link. */
+async function lstatKind(ctx: ModuleContext, path: string): Promise<'link' | 'file' | 'missing'> {
+  if (!ctx.platform.stat) return (await ctx.platform.exists(path)) ? 'file' : 'missing';
+  const st = await ctx.platform.stat(path, { followLinks: false });
+  return st === undefined ? 'missing' : st.type === 'symlink' ? 'link' : 'file';
+}
+
+export const timezoneModule: Module = {
+  name: 'timezone',
+  stage: 'config',
+  frequency: 'once-per-instance',
+  distros: 'all',
+  activateBy: ['timezone'],
+  async run(ctx, cfg): Promise<void> {
+    const tz = (cfgString(cfg, 'timezone') ?? '');
+    if (!tz) {
+      ctx.log.debug("Skipping module named timezone, no 'timezone' specified");
+      return;
+    }
+    await setTimezone(ctx, tz);
+  },
+};

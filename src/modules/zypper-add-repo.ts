@@ -1,0 +1,83 @@
+// cc_zypper_add_repo: repo files in /etc/zypp/repos.d and settings appended to /etc/zypp/zypp.conf.
+import { posix } from 'node:path';
+import { isRecord } from './config-shapes';
+import type { Module, ModuleContext } from './module';
+
+function formatValue(v: unknown): string {
+  if (typeof v === 'boolean') return v ? '1' : '0';
+  if (Array.isArray(v)) return v.map(formatValue).join('\n    ');
+  return typeof v === 'string' ? v : String(v);
+}
+
+/** configobj quotes a value holding a comma, a '#', quotes or surrounding spaces. */
+function quote(v: string): string {
+  if (v.includes('\n')) return `"""${v}"""`;
+  if (!/[,#"']|^\s|\s$/.test(v) && v !== '') return v;
+  return v.includes('"') ? `'${v}'` : `"${v}"`;
+}
+
+export function formatZypperRepo(id: string, config: Record<string, unknown>): string {
+  return [`[${id}]`, ...Object.entries(config).map(([k, v]) => `${k} = ${quote(formatValue(v))}`)].join('\n');
+}
+
+async function writeZyppConfig(ctx: ModuleContext, config: Record<string, unknown>): Promise<void> {
+  if (Object.keys(config).length === 0) return;
+  const path = '/etc/zypp/zypp.conf';
+  const current = (await ctx.platform.readTextIfExists(path)) ?? '';
+  const settings = ['# Added via cloud.cfg'];
+  for (const [k, v] of Object.entries(config)) {
+    if (k === 'configdir') {
+      ctx.log.warn('Changing the location of the zypper configuration is not supported, skipping "configdir" setting');
+      continue;
+    }
+    if (v) settings.push(`${k}=${formatValue(v)}`);
+  }
+  await ctx.platform.writeFile(path, settings.length > 1 ? current + settings.join('\n') : current);
+}
+
+export const zypperAddRepoModule: Module = {
+  name: 'zypper_add_repo',
+  stage: 'config',
+  frequency: 'always',
+  distros: ['opensuse', 'sles'],
+  activateBy: ['zypper'],
+  async run(ctx, cfg): Promise<void> {
+    const section = cfg.zypper;
+    if (!isRecord(section) || Object.keys(section).length === 0) {
+      ctx.log.debug("Skipping module named zypper_add_repo, no 'zypper' relevant configuration found");
+      return;
+    }
+    const repos = section.repos;
+    if (!Array.isArray(repos) || repos.length === 0) {
+      ctx.log.debug("Skipping module named zypper_add_repo, no 'repos' configuration found");
+      return;
+    }
+    const config = isRecord(section.config) ? section.config : {};
+    const base = typeof config.reposdir === 'string' ? config.reposdir : '/etc/zypp/repos.d/';
+    await writeZyppConfig(ctx, config);
+    const valid = new Map<string, { path: string; config: Record<string, unknown> }>();
+    for (const [index, raw] of repos.entries()) {
+      const repo = isRecord(raw) ? raw : {};
+      const missing = ['id', 'baseurl'].filter((k) => !(k in repo));
+      if (missing.length) {
+        ctx.log.warn(`Repo config at index ${index} is missing required config keys: ${missing.join(',')}`);
+        continue;
+      }
+      const repoId = String(repo.id);
+      const path = posix.join(base, `${repoId.replace(/ /g, '_')}.repo`);
+      if (await ctx.platform.exists(path)) {
+        ctx.log.info(`Skipping repo ${repoId}, file ${path} already exists!`);
+        continue;
+      }
+      if (valid.has(repoId)) {
+        ctx.log.info(`Skipping repo ${repoId}, file ${path} already pending!`);
+        continue;
+      }
+      const conf: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(repo)) if (k && k !== 'id') conf[k.toLowerCase().trim().replace(/-/g, '_')] = v;
+      for (const f of ['enabled', 'autorefresh']) if (!(f in conf)) conf[f] = '1';
+      valid.set(repoId, { path, config: conf });
+    }
+    for (const [id, { path, config: conf }] of valid) await ctx.platform.writeFile(path, formatZypperRepo(id, conf));
+  },
+};

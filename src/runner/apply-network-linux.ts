@@ -1,0 +1,39 @@
+// The runner's network step: net/ selects the config (cmdline, initramfs, system, datasource, fallback) and renders it.
+import { posix } from 'node:path';
+import { renderNetwork } from '../net/render-network';
+import { selectNetworkConfig } from '../net/select-network-config';
+import { readSysClassNet } from '../net/sys-class-net';
+import type { NetworkInput, NetworkOutcome } from './runner-deps';
+
+export async function applyNetworkOnLinux(input: NetworkInput): Promise<NetworkOutcome> {
+  const p = input.platform;
+  const runNetFiles: Record<string, string> = {};
+  for (const name of await p.listDir('/run').catch(() => [] as string[])) {
+    if (/^net6?-.+\.conf$/.test(name)) {
+      const text = await p.readTextIfExists(posix.join('/run', name));
+      if (text !== undefined) runNetFiles[posix.join('/run', name)] = text;
+    }
+  }
+  const sysInfo = (input.config.system_info ?? {}) as Record<string, unknown>;
+  const sysNet = (sysInfo.network ?? {}) as Record<string, unknown>;
+  const sel = selectNetworkConfig({
+    kernelCmdline: input.kernelCmdline,
+    runNetFiles,
+    openIscsi: await p.exists('/run/initramfs/open-iscsi.interface'),
+    systemConfig: input.config.network,
+    ...(input.instance?.networkConfig ? { datasourceNetwork: input.instance.networkConfig } : {}),
+    nics: await readSysClassNet(p),
+    upgradedNetwork: await p.exists('/var/lib/cloud/data/upgraded-network'),
+  });
+  if (sel.disabled) {
+    input.log.info(`network config not applied: ${sel.reason}`);
+    return { written: [] };
+  }
+  input.log.debug(`network config from ${sel.source}`);
+  const out = await renderNetwork(p, sel.state, {
+    distro: input.distro.name,
+    ...(Array.isArray(sysNet.renderers) ? { renderers: sysNet.renderers.map(String) } : {}),
+  });
+  input.log.info(`network config rendered with ${out.renderer}: ${out.files.join(', ')}`);
+  return { written: out.files };
+}

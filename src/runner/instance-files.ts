@@ -1,0 +1,45 @@
+// Links /var/lib/cloud/instance to instances/<iid> and writes the data/ files that record which instance this is.
+import { posix } from 'node:path';
+import type { Platform } from '../platform/platform';
+import type { InstanceData } from '../sources/datasource';
+import type { CloudPaths } from './cloud-paths';
+import { describeSource } from './find-datasource';
+import { serializeInstance } from './instance-cache';
+
+export const NO_PREVIOUS_INSTANCE_ID = 'NO_PREVIOUS_INSTANCE_ID';
+
+/** The folders cloud-init makes under /var/lib/cloud before anything else. */
+export async function initCloudDirs(platform: Platform, paths: CloudPaths): Promise<void> {
+  const dirs = ['data', 'handlers', 'instances', 'scripts/per-boot', 'scripts/per-instance', 'scripts/per-once', 'scripts/vendor', 'seed', 'sem'];
+  for (const d of dirs) await platform.mkdir(posix.join(paths.cloudDir, d));
+  await platform.mkdir(posix.join(paths.runDir, 'sem'));
+}
+
+export async function previousInstanceId(platform: Platform, paths: CloudPaths): Promise<string> {
+  const text = await platform.readTextIfExists(posix.join(paths.dataDir, 'instance-id'));
+  return text?.trim() || NO_PREVIOUS_INSTANCE_ID;
+}
+
+/**
+ * cloud-init's "instancify": remember the previous instance id, point `instance` at this one, write the cache
+ * and the small files tools read. Returns whether this is the first boot of the instance.
+ */
+export async function instancify(platform: Platform, paths: CloudPaths, sourceName: string, data: InstanceData): Promise<{ isNew: boolean; previous: string }> {
+  const iid = data.instanceId;
+  const previous = await previousInstanceId(platform, paths);
+  const dir = paths.instanceDir(iid);
+  for (const d of ['handlers', 'scripts', 'sem']) await platform.mkdir(posix.join(dir, d));
+  await platform.symlink(dir, paths.instanceLink);
+  const description = `DataSource${sourceName}: ${describeSource(sourceName, data)}`;
+  await platform.writeFile(posix.join(dir, 'datasource'), `${description}\n`);
+  await platform.writeFile(posix.join(paths.dataDir, 'previous-datasource'), `${description}\n`);
+  await platform.writeFile(posix.join(paths.dataDir, 'instance-id'), `${iid}\n`);
+  await platform.writeFile(posix.join(paths.dataDir, 'previous-instance-id'), `${previous}\n`);
+  await platform.writeFile(posix.join(paths.runDir, '.instance-id'), `${iid}\n`);
+  await platform.writeFile(posix.join(dir, 'obj.json'), serializeInstance(sourceName, data), { mode: 0o600 });
+  // The raw blobs, root-only as cloud-init keeps them (they often hold passwords).
+  await platform.writeFile(posix.join(dir, 'user-data.txt'), data.userData ?? new Uint8Array(), { mode: 0o600 });
+  await platform.writeFile(posix.join(dir, 'vendor-data.txt'), data.vendorData ?? new Uint8Array(), { mode: 0o600 });
+  await platform.writeFile(posix.join(dir, 'vendor-data2.txt'), data.vendorData2 ?? new Uint8Array(), { mode: 0o600 });
+  return { isNew: previous !== iid, previous };
+}

@@ -1,0 +1,104 @@
+// Runs one stage's module list: frequency and semaphores, distro and activation checks, one failure never stops the rest.
+import type { CloudConfig, DistroInfo, Module, ModuleContext, ModuleStage } from '../modules/module';
+import type { Platform } from '../platform/platform';
+import type { InstanceData } from '../sources/datasource';
+import { describeError } from '../util/errors';
+import type { Log } from '../util/log';
+import type { CloudPaths } from './cloud-paths';
+import type { EventLog } from './event-log';
+import { readModuleList, type ModuleListEntry } from './module-list';
+import { hasRun, markRun, semaphorePath } from './semaphores';
+import type { RecoverableErrors, StageRecord } from './status-file';
+
+export interface ModuleRunInput {
+  platform: Platform;
+  log: Log;
+  stage: ModuleStage;
+  /** The event name prefix: 'init-network', 'modules-config', 'modules-final', 'single'. */
+  eventPrefix: string;
+  modules: Module[];
+  config: CloudConfig;
+  distro: DistroInfo;
+  instance: InstanceData | undefined;
+  paths: CloudPaths;
+  events: EventLog;
+  now: () => Date;
+  output(text: string): Promise<void>;
+  /** Overrides the list from config (cloud-init single). */
+  entries?: ModuleListEntry[];
+}
+
+export interface ModuleRunOutcome {
+  errors: string[];
+  recoverable: RecoverableErrors;
+  modules: NonNullable<StageRecord['modules']>;
+}
+
+export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcome> {
+  const out: ModuleRunOutcome = { errors: [], recoverable: {}, modules: [] };
+  // Modules log their own problems; the runner only records them for status.json.
+  const recover = (level: 'WARNING' | 'ERROR', message: string): void => {
+    (out.recoverable[level] ??= []).push(message);
+  };
+  const entries = input.entries ?? readModuleList(input.config, input.stage);
+  const byName = new Map(input.modules.map((m) => [m.name, m]));
+  const unverified = Array.isArray(input.config.unverified_modules) ? input.config.unverified_modules.map(String) : [];
+  const iid = input.instance?.instanceId;
+  const instanceDir = input.paths.instanceDir(iid ?? 'iid-datasource-none');
+  for (const entry of entries) {
+    const mod = byName.get(entry.name);
+    if (!mod) {
+      // Distro cloud.cfg files list modules kiln does not implement (snap, landscape …): logged, not a degraded boot.
+      input.log.info(`Could not find module named ${entry.name}: kiln does not implement it; skipped`);
+      out.modules.push({ name: entry.name, outcome: 'skipped', seconds: 0, reason: 'not implemented by kiln' });
+      continue;
+    }
+    if (mod.distros !== 'all' && !mod.distros.includes(input.distro.name) && !unverified.includes(mod.name)) {
+      input.log.info(`Skipping modules '${mod.name}' because they are not verified on distro '${input.distro.name}'. To run anyway, add them to 'unverified_modules' in config.`);
+      out.modules.push({ name: mod.name, outcome: 'skipped', seconds: 0, reason: `not verified on ${input.distro.name}` });
+      continue;
+    }
+    if (mod.activateBy.length > 0 && !mod.activateBy.some((k) => input.config[k] !== undefined)) {
+      input.log.debug(`Skipping modules '${mod.name}' because no applicable config is provided.`);
+      out.modules.push({ name: mod.name, outcome: 'skipped', seconds: 0, reason: 'no applicable config' });
+      continue;
+    }
+    const freq = entry.frequency ?? mod.frequency;
+    const sem = semaphorePath(input.paths, iid, mod.name, freq);
+    const eventName = `${input.eventPrefix}/config-${mod.name}`;
+    if (await hasRun(input.platform, sem)) {
+      input.log.debug(`config-${mod.name} already ran (freq=${freq})`);
+      out.modules.push({ name: mod.name, outcome: 'skipped', seconds: 0, reason: `already ran (${freq})` });
+      continue;
+    }
+    // cloud-init takes the semaphore before running: a module that fails is not retried on the next boot.
+    await markRun(input.platform, sem, input.now());
+    input.events.start(eventName, `running config-${mod.name} with frequency ${freq}`);
+    const started = input.now().getTime();
+    const ctx: ModuleContext = {
+      platform: input.platform,
+      log: input.log,
+      distro: input.distro,
+      instance: input.instance,
+      instanceDir,
+      paths: { cloudDir: input.paths.cloudDir, runDir: input.paths.runDir },
+      output: input.output,
+      recoverable: (level, message) => recover(level, `${mod.name}: ${message}`),
+    };
+    try {
+      await mod.run(ctx, input.config);
+      const seconds = (input.now().getTime() - started) / 1000;
+      input.events.finish(eventName, 'SUCCESS', `config-${mod.name} ran successfully and took ${seconds.toFixed(3)} seconds`);
+      out.modules.push({ name: mod.name, outcome: 'ran', seconds });
+    } catch (err) {
+      const seconds = (input.now().getTime() - started) / 1000;
+      const why = describeError(err);
+      const message = `Running module ${mod.name} failed: ${why.startsWith(`${mod.name}: `) ? why.slice(mod.name.length + 2) : why}`;
+      input.log.error(message);
+      input.events.finish(eventName, 'FAIL', `running config-${mod.name} failed`);
+      out.errors.push(message);
+      out.modules.push({ name: mod.name, outcome: 'failed', seconds, reason: why });
+    }
+  }
+  return out;
+}

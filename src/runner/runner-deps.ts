@@ -1,0 +1,89 @@
+// What the runner is given instead of importing it: sources, modules, user-data and network processing.
+import type { FilesystemFinder } from '../devices/filesystem-finder';
+import type { ConfigMap } from '../config/parse-yaml-config';
+import type { DistroInfo, Module } from '../modules/module';
+import type { Platform } from '../platform/platform';
+import type { Datasource, InstanceData } from '../sources/datasource';
+import type { Log } from '../util/log';
+import type { CloudPaths } from './cloud-paths';
+
+export interface UserDataInput {
+  /** Which blob: user data, vendor data, or vendor_data2 (processed after vendor data). */
+  kind: 'user' | 'vendor' | 'vendor2';
+  raw: Uint8Array;
+  instance: InstanceData;
+  platform: Platform;
+  log: Log;
+  paths: CloudPaths;
+  /** instances/<iid>: where scripts/, boothooks/ and cloud-config parts are written. */
+  instanceDir: string;
+  /** The system config (jinja templates and handlers may read it). */
+  config: ConfigMap;
+  /** instance-data-sensitive.json's content, for `## template: jinja` parts. */
+  instanceData?: Record<string, unknown>;
+}
+
+export interface UserDataOutcome {
+  /** The cloud-config this blob contributes (its parts already merged by their merge_how). */
+  cloudConfig: ConfigMap;
+  /** Problems worth a WARNING that did not stop processing (recorded as recoverable errors). */
+  warnings?: string[];
+}
+
+export interface NetworkInput {
+  platform: Platform;
+  log: Log;
+  /** The instance found in this stage, or undefined: render the fallback config (first NIC, DHCP). */
+  instance: InstanceData | undefined;
+  config: ConfigMap;
+  distro: DistroInfo;
+  stage: 'local' | 'network';
+  kernelCmdline: string;
+}
+
+export interface NetworkOutcome {
+  /** Files written (for the log), e.g. /etc/netplan/50-cloud-init.yaml. */
+  written: string[];
+}
+
+export interface LocateInput {
+  stage: 'local' | 'network';
+  platform: Platform;
+  log: Log;
+  config: ConfigMap;
+  kernelCmdline: string;
+  finder: FilesystemFinder;
+  /** The network stage after an init-local that ran this boot: local sources were already tried. */
+  localAlreadyTried: boolean;
+}
+
+export interface LocateOutcome {
+  found: { source: Datasource; data: InstanceData } | undefined;
+  /** Sources detected but not readable, with why ('Ec2: …'). */
+  failures: string[];
+  tried: string[];
+}
+
+export interface RunnerDeps {
+  /** Every datasource kiln knows; datasource_list in the config picks and orders them. */
+  sources: Datasource[];
+  /** Every cloud-config module kiln knows; the cloud_*_modules lists pick and order them. */
+  modules: Module[];
+  processUserData(input: UserDataInput): Promise<UserDataOutcome>;
+  selectAndRenderNetwork(input: NetworkInput): Promise<NetworkOutcome>;
+  finder: FilesystemFinder;
+  /**
+   * Finds the instance for a stage (ds-identify, then crawl). Default: try `sources` in datasource_list order,
+   * local ones in init-local and network ones in init.
+   */
+  locate?: (input: LocateInput) => Promise<LocateOutcome>;
+  /** The embedded default cloud.cfg of this build. */
+  embeddedConfig: string | undefined;
+  /** kiln's version, for boot-finished and the stage banner. */
+  version: string;
+  now?: () => Date;
+  /** The target's kernel command line; defaults to /proc/cmdline read through the platform. */
+  kernelCmdline?: () => Promise<string>;
+  /** Seconds since boot; defaults to /proc/uptime of the host. */
+  uptime?: () => Promise<number>;
+}

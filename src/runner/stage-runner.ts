@@ -1,0 +1,373 @@
+// The boot stages (init-local, init, modules-config, modules-final, or all four in one process) and `single`.
+import { posix } from 'node:path';
+import type { ConfigMap } from '../config/parse-yaml-config';
+import { mergeSystemConfig } from '../config/merge-system-config';
+import type { DistroInfo, Frequency, Module, ModuleStage } from '../modules/module';
+import type { Platform } from '../platform/platform';
+import type { InstanceData } from '../sources/datasource';
+import { describeError, KilnError } from '../util/errors';
+import type { Log, Logger } from '../util/log';
+import { readDistroInfo } from './distro-info';
+import { EventLog } from './event-log';
+import { describeSource, findDatasource, readDmi, sourcesForStage, type FoundSource } from './find-datasource';
+import { restoreInstance } from './instance-cache';
+import { buildInstanceData, writeInstanceData } from './instance-data';
+import { sortedJson } from './sorted-json';
+import { initCloudDirs, instancify } from './instance-files';
+import { formatCloudConfigFile, mergeCloudConfig, parseCloudConfigFile, vendorDataEnabled } from './merge-cloud-config';
+import { canonicalModuleName } from './module-list';
+import { loadRunConfig, readKernelCmdline, type RunConfig } from './run-config';
+import { runModules } from './run-modules';
+import { markRun } from './semaphores';
+import type { RunnerDeps } from './runner-deps';
+import { emptyStatus, mergeRecoverable, readStatusFile, writeResultFile, writeStatusFile, type StageName, type StageRecord, type StatusFile } from './status-file';
+
+export interface StageRunnerOptions {
+  platform: Platform;
+  logger: Logger;
+  deps: RunnerDeps;
+  /** Prints the stage banner (stdout at boot, which the journal keeps). */
+  print?: (text: string) => void;
+  /** An extra config file's content (`--file`), merged over the system config. */
+  extraConfig?: ConfigMap;
+}
+
+/** What one stage ended with: 'disabled' when a disable switch stopped it before it began. */
+export interface StageOutcome {
+  stage: StageName;
+  disabled: boolean;
+  errors: string[];
+  failed: boolean;
+}
+
+class StageFailure extends KilnError {
+  override readonly name = 'StageFailure';
+}
+
+const EVENT_NAME: Record<StageName, string> = { 'init-local': 'init-local', init: 'init-network', 'modules-config': 'modules-config', 'modules-final': 'modules-final' };
+const MODULE_STAGE: Record<StageName, ModuleStage | undefined> = { 'init-local': undefined, init: 'init', 'modules-config': 'config', 'modules-final': 'final' };
+
+/** One process's view of the boot: config, distro and the instance are read once and shared by its stages. */
+export class StageRunner {
+  private readonly platform: Platform;
+  private readonly log: Log;
+  private readonly deps: RunnerDeps;
+  private readonly now: () => Date;
+  private runConfig: RunConfig | undefined;
+  private distro: DistroInfo | undefined;
+  private found: FoundSource | undefined;
+  private merged: ConfigMap | undefined;
+  private networkApplied = false;
+  private events: EventLog | undefined;
+
+  constructor(private readonly opts: StageRunnerOptions) {
+    this.platform = opts.platform;
+    this.log = opts.logger.for('main.py');
+    this.deps = opts.deps;
+    this.now = opts.deps.now ?? (() => new Date());
+  }
+
+  /** The system config in effect (loaded once per process). */
+  async config(): Promise<RunConfig> {
+    if (!this.runConfig) {
+      const cmdline = this.deps.kernelCmdline ? await this.deps.kernelCmdline() : await readKernelCmdline(this.platform);
+      const rc = await loadRunConfig(this.platform, this.deps.embeddedConfig, cmdline);
+      if (this.opts.extraConfig) rc.config = mergeSystemConfig(rc.config, this.opts.extraConfig);
+      this.runConfig = rc;
+      this.log.debug(`config layers: ${rc.sources.join(', ')}`);
+    }
+    return this.runConfig;
+  }
+
+  private async distroInfo(): Promise<DistroInfo> {
+    this.distro ??= await readDistroInfo(this.platform, (await this.config()).config);
+    return this.distro;
+  }
+
+  private eventLog(rc: RunConfig): EventLog {
+    this.events ??= new EventLog(this.platform, rc.paths.eventLogFile, this.opts.logger.for('handlers.py'), this.now);
+    return this.events;
+  }
+
+  private async uptime(): Promise<number> {
+    if (this.deps.uptime) return this.deps.uptime();
+    const { readFile } = await import('node:fs/promises');
+    const text = await readFile('/proc/uptime', 'utf8').catch(() => '0');
+    return Number.parseFloat(text.split(/\s+/)[0] ?? '0') || 0;
+  }
+
+  /** Appends to /var/log/cloud-init-output.log, where command output goes. */
+  private async output(text: string): Promise<void> {
+    const rc = await this.config();
+    await this.platform.writeFile(rc.paths.outputLogFile, text, { append: true, mode: 0o640 });
+  }
+
+  async runAllStages(): Promise<StageOutcome[]> {
+    const out: StageOutcome[] = [];
+    for (const stage of ['init-local', 'init', 'modules-config', 'modules-final'] as StageName[]) {
+      const o = await this.runStage(stage);
+      out.push(o);
+      if (o.disabled) break;
+    }
+    return out;
+  }
+
+  async runStage(stage: StageName): Promise<StageOutcome> {
+    const rc = await this.config();
+    if (rc.disabledBy) {
+      this.log.info(`cloud-init is disabled (${rc.disabledBy}); stage ${stage} not run`);
+      return { stage, disabled: true, errors: [], failed: false };
+    }
+    const p = this.platform;
+    await initCloudDirs(p, rc.paths);
+    let status: StatusFile = (await readStatusFile(p, rc.paths)) ?? emptyStatus();
+    if (stage === 'init-local') {
+      // A new boot: the records of the last one go.
+      status = emptyStatus();
+      await p.remove(rc.paths.resultFile);
+      await p.remove(rc.paths.resultDataFile);
+    }
+    const record: StageRecord = { start: this.now().getTime() / 1000, finished: null, errors: [], recoverable_errors: {} };
+    status.v1[stage] = record;
+    status.v1.stage = stage;
+    status.v1.last_update = record.start as number;
+    await writeStatusFile(p, rc.paths, status);
+    const events = this.eventLog(rc);
+    events.start(EVENT_NAME[stage], `running '${stage === 'init' ? 'init' : stage.replace('-', ' ')}'`);
+    const banner = `Cloud-init v. ${this.deps.version} (kiln) running '${stage === 'init' ? 'init' : stage.replace('modules-', 'modules:')}' at ${this.now().toUTCString().replace('GMT', '+0000')}. Up ${(await this.uptime()).toFixed(2)} seconds.\n`;
+    this.opts.print?.(banner);
+    await this.output(banner);
+    try {
+      if (stage === 'init-local') await this.localBody(rc, record);
+      else if (stage === 'init') await this.networkBody(rc, record, status);
+      else await this.modulesBody(rc, record, stage);
+    } catch (err) {
+      const why = describeError(err);
+      this.log.error(`stage ${stage} failed: ${why}`);
+      record.errors.push(why);
+      record.failed = true;
+    }
+    record.finished = this.now().getTime() / 1000;
+    status.v1.stage = null;
+    status.v1.last_update = record.finished;
+    if (this.found) status.v1.datasource = describeSource(this.found.source.name, this.found.data);
+    await writeStatusFile(p, rc.paths, status);
+    if (stage === 'modules-final') await writeResultFile(p, rc.paths, status);
+    const degraded = record.errors.length > 0 || Object.values(record.recoverable_errors).some((l) => l.length > 0);
+    events.finish(EVENT_NAME[stage], record.failed ? 'FAIL' : degraded ? 'WARN' : 'SUCCESS', `${stage} ${record.failed ? 'failed' : 'finished'}`);
+    await events.flush();
+    return { stage, disabled: false, errors: record.errors, failed: record.failed === true };
+  }
+
+  private recover(record: StageRecord, level: 'WARNING' | 'ERROR', message: string): void {
+    (record.recoverable_errors[level] ??= []).push(message);
+    if (level === 'WARNING') this.log.warn(message);
+    else this.log.error(message);
+  }
+
+  private async localBody(rc: RunConfig, record: StageRecord): Promise<void> {
+    const p = this.platform;
+    const marker = posix.join(rc.paths.instanceLink, 'manual-clean');
+    const trust = rc.config.manual_cache_clean === true || (await p.exists(marker));
+    if (trust) {
+      this.log.debug(`manual cache clean ${rc.config.manual_cache_clean === true ? 'set in config' : `marker found: ${marker}`}; trusting the cached instance`);
+      const cached = await restoreInstance(p, rc.paths.instanceLink);
+      const source = cached && this.deps.sources.find((s) => s.name === cached.source);
+      if (cached && source) this.found = { source, data: cached.data };
+    } else {
+      await p.remove(posix.join(rc.paths.instanceLink, 'boot-finished'));
+      await p.remove(rc.paths.instanceLink);
+    }
+    if (!this.found) {
+      const outcome = await this.locate(rc, 'local', false);
+      for (const f of outcome.failures) this.recover(record, 'WARNING', f);
+      this.found = outcome.found;
+    }
+    if (!this.found) {
+      this.log.debug('No local datasource found');
+      await this.applyNetwork(record, undefined, 'local');
+      return;
+    }
+    this.opts.logger.redactor.add(this.found.data.adminPassword);
+    const { isNew } = await instancify(p, rc.paths, this.found.source.name, this.found.data);
+    if (rc.config.manual_cache_clean === true) await p.writeFile(marker, '');
+    if (isNew) await this.applyNetwork(record, this.found.data, 'local');
+    await this.writeInstanceData(rc, rc.config);
+  }
+
+  /** The deps' locate hook, or the plain datasource_list walk over `sources`. */
+  private async locate(rc: RunConfig, stage: 'local' | 'network', localAlreadyTried: boolean) {
+    const log = this.opts.logger.for('sources.py');
+    if (this.deps.locate) {
+      return this.deps.locate({ stage, platform: this.platform, log, config: rc.config, kernelCmdline: rc.kernelCmdline, finder: this.deps.finder, localAlreadyTried });
+    }
+    const candidates = [
+      ...(stage === 'network' && localAlreadyTried ? [] : sourcesForStage(rc.config, this.deps.sources, 'local', this.log)),
+      ...(stage === 'network' ? sourcesForStage(rc.config, this.deps.sources, 'network', this.log) : []),
+    ];
+    return findDatasource({ platform: this.platform, log, config: rc.config, kernelCmdline: rc.kernelCmdline, dmi: await readDmi(this.platform), finder: this.deps.finder, candidates });
+  }
+
+  private async applyNetwork(record: StageRecord, instance: InstanceData | undefined, stage: 'local' | 'network'): Promise<void> {
+    const rc = await this.config();
+    const net = rc.config.network as Record<string, unknown> | undefined;
+    if (net && net.config === 'disabled') {
+      this.log.info('network config is disabled by network: {config: disabled}');
+      return;
+    }
+    try {
+      const out = await this.deps.selectAndRenderNetwork({ platform: this.platform, log: this.opts.logger.for('stages.py'), instance, config: rc.config, distro: await this.distroInfo(), stage, kernelCmdline: rc.kernelCmdline });
+      if (instance) this.networkApplied = true;
+      if (out.written.length) this.log.info(`network config written: ${out.written.join(', ')}`);
+    } catch (err) {
+      this.recover(record, 'ERROR', `applying network config failed: ${describeError(err)}`);
+    }
+  }
+
+  private async networkBody(rc: RunConfig, record: StageRecord, status: StatusFile): Promise<void> {
+    const p = this.platform;
+    if (!this.found) {
+      const cached = await restoreInstance(p, rc.paths.instanceLink);
+      const source = cached && this.deps.sources.find((s) => s.name === cached.source);
+      if (cached && source) this.found = { source, data: cached.data };
+    }
+    if (!this.found) {
+      // Without a local stage this boot, local sources are still worth a look before the network ones.
+      const outcome = await this.locate(rc, 'network', status.v1['init-local'].start !== null);
+      for (const f of outcome.failures) this.recover(record, 'WARNING', f);
+      this.found = outcome.found;
+      if (!this.found) throw new StageFailure(`No instance datasource found (tried ${outcome.tried.join(', ') || 'none'}); check datasource_list in /etc/cloud/cloud.cfg(.d) and the seed`);
+    }
+    this.opts.logger.redactor.add(this.found.data.adminPassword);
+    const { isNew } = await instancify(p, rc.paths, this.found.source.name, this.found.data);
+    if (isNew && !this.networkApplied) await this.applyNetwork(record, this.found.data, 'network');
+    this.merged = await this.consumeData(rc, record, this.found);
+    await this.writeInstanceData(rc, this.merged);
+    await this.runModuleSection(rc, record, 'init', this.merged);
+  }
+
+  /** Processes user data, vendor data and vendor_data2; writes what each contributes and the merged result. */
+  private async consumeData(rc: RunConfig, record: StageRecord, found: FoundSource): Promise<ConfigMap> {
+    const p = this.platform;
+    const dir = rc.paths.instanceDir(found.data.instanceId);
+    const instanceData = buildInstanceData({ instance: found.data, distro: await this.distroInfo(), mergedConfig: rc.config, systemConfig: rc.config });
+    const process = async (kind: 'user' | 'vendor' | 'vendor2', raw: Uint8Array | undefined): Promise<ConfigMap | undefined> => {
+      if (!raw || raw.length === 0) return undefined;
+      try {
+        const out = await this.deps.processUserData({ kind, raw, instance: found.data, platform: p, log: this.opts.logger.for('user_data.py'), paths: rc.paths, instanceDir: dir, config: rc.config, instanceData });
+        for (const w of out.warnings ?? []) this.recover(record, 'WARNING', w);
+        return out.cloudConfig;
+      } catch (err) {
+        const why = `processing ${kind === 'user' ? 'user data' : kind === 'vendor' ? 'vendor data' : 'vendor_data2'} failed: ${describeError(err)}`;
+        this.log.error(why);
+        record.errors.push(why);
+        return undefined;
+      }
+    };
+    const user = await process('user', found.data.userData);
+    let vendor: ConfigMap | undefined;
+    let vendor2: ConfigMap | undefined;
+    if (vendorDataEnabled(rc.config, user)) {
+      vendor = await process('vendor', found.data.vendorData);
+      vendor2 = await process('vendor2', found.data.vendorData2);
+    } else if (found.data.vendorData?.length) {
+      this.log.info('vendor data is disabled by vendor_data: {enabled: false}; not processed');
+    }
+    await p.writeFile(posix.join(dir, 'cloud-config.txt'), formatCloudConfigFile(user ?? {}), { mode: 0o600 });
+    // Vendor cloud-config files exist only when vendor data gave some (cloud-init writes them then only).
+    for (const [name, cfg] of [['vendor-cloud-config.txt', vendor], ['vendor2-cloud-config.txt', vendor2]] as const) {
+      if (cfg && Object.keys(cfg).length) await p.writeFile(posix.join(dir, name), formatCloudConfigFile(cfg), { mode: 0o600 });
+      else await p.remove(posix.join(dir, name));
+    }
+    // cloud-init takes the consume_data semaphore when it first consumes an instance's data.
+    await markRun(p, posix.join(rc.paths.instanceSemDir(found.data.instanceId), 'consume_data'), this.now());
+    const merged = mergeCloudConfig({ system: rc.config, datasource: found.data.sourceConfig, vendor, vendor2, user });
+    await p.writeFile(rc.paths.combinedCloudConfigFile, sortedJson(merged), { mode: 0o600 });
+    return merged;
+  }
+
+  /** The merged cloud-config of a later stage in another process: read back from the instance folder. */
+  private async mergedFromDisk(rc: RunConfig, found: FoundSource): Promise<ConfigMap> {
+    const dir = rc.paths.instanceDir(found.data.instanceId);
+    const read = async (name: string): Promise<ConfigMap | undefined> => {
+      const file = posix.join(dir, name);
+      const text = await this.platform.readTextIfExists(file);
+      return text === undefined ? undefined : parseCloudConfigFile(text, file);
+    };
+    return mergeCloudConfig({ system: rc.config, datasource: found.data.sourceConfig, vendor: await read('vendor-cloud-config.txt'), vendor2: await read('vendor2-cloud-config.txt'), user: await read('cloud-config.txt') });
+  }
+
+  private async writeInstanceData(rc: RunConfig, merged: ConfigMap): Promise<void> {
+    if (!this.found) return;
+    await writeInstanceData(this.platform, rc.paths, { instance: this.found.data, distro: await this.distroInfo(), mergedConfig: merged, systemConfig: rc.config });
+  }
+
+  private async restoreForModules(rc: RunConfig): Promise<{ found: FoundSource; merged: ConfigMap }> {
+    if (!this.found) {
+      const cached = await restoreInstance(this.platform, rc.paths.instanceLink);
+      const source = cached && this.deps.sources.find((s) => s.name === cached.source);
+      if (!cached || !source) throw new StageFailure(`no datasource found: ${rc.paths.instanceLink} has no cached instance; run 'cloud-init init' first`);
+      this.found = { source, data: cached.data };
+      this.opts.logger.redactor.add(cached.data.adminPassword);
+    }
+    this.merged ??= await this.mergedFromDisk(rc, this.found);
+    return { found: this.found, merged: this.merged };
+  }
+
+  private async modulesBody(rc: RunConfig, record: StageRecord, stage: StageName): Promise<void> {
+    const { merged } = await this.restoreForModules(rc);
+    await this.runModuleSection(rc, record, MODULE_STAGE[stage] as ModuleStage, merged);
+    if (stage === 'modules-final') {
+      const up = (await this.uptime()).toFixed(2);
+      await this.platform.writeFile(posix.join(rc.paths.instanceLink, 'boot-finished'), `${up} - ${this.now().toUTCString().replace('GMT', '+0000')} - v. ${this.deps.version}\n`);
+    }
+  }
+
+  private async runModuleSection(rc: RunConfig, record: StageRecord, stage: ModuleStage, merged: ConfigMap): Promise<void> {
+    const outcome = await runModules({
+      platform: this.platform,
+      log: this.opts.logger.for('modules.py'),
+      stage,
+      eventPrefix: stage === 'init' ? 'init-network' : `modules-${stage}`,
+      modules: this.deps.modules,
+      config: merged,
+      distro: await this.distroInfo(),
+      instance: this.found?.data,
+      paths: rc.paths,
+      events: this.eventLog(rc),
+      now: this.now,
+      output: (t) => this.output(t),
+    });
+    record.errors.push(...outcome.errors);
+    mergeRecoverable(record.recoverable_errors, outcome.recoverable);
+    record.modules = outcome.modules;
+  }
+
+  /** `cloud-init single --name M [--frequency F]`: one module, outside any stage record. */
+  async runSingle(name: string, frequency: Frequency | undefined): Promise<{ ran: boolean; errors: string[]; reason?: string }> {
+    const rc = await this.config();
+    const canonical = canonicalModuleName(name);
+    const mod: Module | undefined = this.deps.modules.find((m) => m.name === canonical);
+    if (!mod) throw new KilnError(`unknown module '${name}'; known modules: ${this.deps.modules.map((m) => m.name).join(', ') || 'none'}`);
+    const { merged } = await this.restoreForModules(rc);
+    const events = this.eventLog(rc);
+    const outcome = await runModules({
+      platform: this.platform,
+      log: this.opts.logger.for('modules.py'),
+      stage: mod.stage,
+      eventPrefix: 'single',
+      modules: this.deps.modules,
+      config: merged,
+      distro: await this.distroInfo(),
+      instance: this.found?.data,
+      paths: rc.paths,
+      events,
+      now: this.now,
+      output: (t) => this.output(t),
+      entries: [{ name: canonical, ...(frequency ? { frequency } : {}), args: [] }],
+    });
+    await events.flush();
+    const m = outcome.modules[0];
+    return { ran: m?.outcome === 'ran', errors: outcome.errors, ...(m?.reason ? { reason: m.reason } : {}) };
+  }
+}

@@ -1,0 +1,199 @@
+// The cloud-init verbs against a sandbox root that a fake boot has filled in.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { main } from '../../src/main';
+import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
+import { StageRunner } from '../../src/runner/stage-runner';
+import { Logger } from '../../src/util/log';
+import { hasCommand, need } from '../helpers/requirements';
+import { tempDir } from '../helpers/temp';
+import { fakeDeps, fakeSource, recordingModule, type Recorder } from '../runner/fakes';
+
+async function cli(args: string[], env: Record<string, string> = {}) {
+  let out = '';
+  let err = '';
+  const code = await main({ argv: args, argv0: '/usr/bin/cloud-init', env: { KILN_STATUS_POLL_MS: '20', ...env }, io: { out: (s) => void (out += s), err: (s) => void (err += s) } });
+  return { code, out, err };
+}
+
+async function bootedRoot(t: Parameters<typeof tempDir>[0], opts: { fail?: boolean } = {}): Promise<string> {
+  const root = tempDir(t);
+  mkdirSync(join(root, 'etc/cloud/cloud.cfg.d'), { recursive: true });
+  writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/50-test.cfg'), 'datasource_list: [Fake]\ncloud_init_modules: []\ncloud_config_modules: [m]\ncloud_final_modules: []\n');
+  mkdirSync(join(root, 'seed/fake'), { recursive: true });
+  writeFileSync(join(root, 'seed/fake/instance-id'), 'i-42\n');
+  writeFileSync(join(root, 'seed/fake/user-data'), '#cloud-config\npassword: s3cretpass\n');
+  mkdirSync(join(root, 'var/lib/cloud/seed/nocloud'), { recursive: true });
+  writeFileSync(join(root, 'var/lib/cloud/seed/nocloud/meta-data'), 'instance-id: i-42\n');
+  const rec: Recorder = { runs: [] };
+  const logger = new Logger();
+  await new StageRunner({ platform: new LinuxPlatform({ root, log: logger.for('p') }), logger, deps: fakeDeps([fakeSource()], [recordingModule(rec, 'm', 'config', 'always', opts.fail ? { fail: true } : {})]) }).runAllStages();
+  return root;
+}
+
+test('status: exit 0 when done, 2 when a module failed, --long, json and yaml', async (t) => {
+  const root = await bootedRoot(t);
+  const s = await cli(['--root', root, 'status']);
+  assert.equal(s.code, 0, s.err);
+  assert.equal(s.out, 'status: done\n');
+  const long = await cli(['--root', root, 'status', '--long', '--wait']);
+  assert.equal(long.code, 0);
+  assert.match(long.out, /status: done\nextended_status: done\nboot_status_code: enabled-by-sysvinit\nlast_update: .*\+0000\ndetail: DataSourceFake \[seed-dir \(\/seed\/fake\)\]\nerrors: \[\]\nrecoverable_errors: \{\}\n$/);
+  const j = JSON.parse((await cli(['--root', root, 'status', '--format', 'json'])).out);
+  assert.equal(j.status, 'done');
+  assert.equal(j.datasource, 'fake');
+  assert.equal(typeof j['modules-final'].finished, 'number');
+  assert.match((await cli(['--root', root, 'status', '--format', 'yaml'])).out, /^_schema_version: "1"/m);
+  const bad = await bootedRoot(t, { fail: true });
+  const d = await cli(['--root', bad, 'status', '--long']);
+  assert.equal(d.code, 2);
+  assert.match(d.out, /extended_status: degraded done/);
+  assert.match(d.out, /errors:\n\t- Running module m failed: m exploded/);
+  assert.equal((await cli(['--root', root, 'status', '--format', 'xml'])).code, 2);
+});
+
+test('status --wait polls while not started, then reports the finished boot', async (t) => {
+  const root = tempDir(t);
+  const waiting = cli(['--root', root, 'status', '--wait']);
+  await new Promise((r) => setTimeout(r, 100));
+  const src = await bootedRoot(t);
+  // status.json lives in /var/lib/cloud/data; /run/cloud-init/status.json links to it (copied last, as at boot).
+  spawnSync('cp', ['-a', `${src}/var`, `${root}/`]);
+  spawnSync('cp', ['-a', `${src}/run`, `${root}/`]);
+  const r = await waiting;
+  assert.equal(r.code, 0);
+  assert.match(r.out, /^\.+\nstatus: done\n$/);
+});
+
+test('query: keys, --all, --list-keys, --format, user data for root, errors', async (t) => {
+  const root = await bootedRoot(t);
+  assert.equal((await cli(['--root', root, 'query', 'v1.instance_id'])).out, 'i-42\n');
+  assert.equal((await cli(['--root', root, 'query', 'instance-id'])).out, 'i-42\n');
+  assert.equal((await cli(['--root', root, 'query', 'v1.cloud-name'])).out, 'fakecloud\n');
+  assert.match((await cli(['--root', root, 'query', '--list-keys'])).out, /^_beta_keys\n(.|\n)*\nv1\n/);
+  assert.match((await cli(['--root', root, 'query', '--list-keys', 'v1'])).out, /^_beta_keys\navailability_zone\n/);
+  assert.equal((await cli(['--root', root, 'query', '--format', 'cloud {{ v1.cloud_name }} in {{region}} {% if v1.instance_id %}{{ ds.meta_data.instance_id | upper }}{% endif %}'])).out, 'cloud fakecloud in r1 I-42\n');
+  const undef = await cli(['--root', root, 'query', '--format', '{{ nope }}']);
+  assert.equal(undef.code, 1);
+  assert.match(undef.err, /'nope' is undefined/);
+  const all = JSON.parse((await cli(['--root', root, 'query', '--all'])).out);
+  if (process.getuid?.() === 0) {
+    assert.match(all.userdata, /password: s3cretpass/);
+    assert.equal(all.merged_cfg.password, 's3cretpass');
+  } else assert.equal(all.merged_cfg, 'redacted for non-root user');
+  const missing = await cli(['--root', root, 'query', 'v1.nothing']);
+  assert.equal(missing.code, 1);
+  assert.match(missing.err, /Undefined instance-data key 'v1.nothing'/);
+  const redacted = join(root, 'run/cloud-init/instance-data.json');
+  const viaFile = JSON.parse((await cli(['query', '--all', '--instance-data', redacted])).out);
+  assert.equal(viaFile.merged_cfg, 'redacted for non-root user');
+  assert.equal((await cli(['--root', tempDir(t), 'query', '--all'])).code, 1);
+  assert.equal((await cli(['--root', root, 'query'])).code, 2);
+});
+
+test('cloud-id, features, analyze, collect-logs', async (t) => {
+  const root = await bootedRoot(t);
+  assert.equal((await cli(['--root', root, 'cloud-id'])).out, 'fakecloud\n');
+  assert.equal((await cli(['--root', root, 'cloud-id', '--long'])).out, 'fakecloud\tr1\n');
+  assert.equal((await cli(['--root', tempDir(t), 'cloud-id'])).out, 'not run\n');
+  assert.match((await cli(['features'])).out, /NETPLAN_CONFIG_ROOT_READ_ONLY/);
+  const show = await cli(['--root', root, 'analyze', 'show']);
+  assert.equal(show.code, 0, show.err);
+  assert.match(show.out, /-- Boot Record --\nFinished stage: \(init-local\)/);
+  assert.match(show.out, /\(modules-config\/config-m\)/);
+  assert.match((await cli(['--root', root, 'analyze', 'blame'])).out, /s \(modules-config\/config-m\)/);
+  const dump = JSON.parse((await cli(['--root', root, 'analyze', 'dump'])).out);
+  assert.ok(dump.some((e: { name: string; event_type: string }) => e.name === 'modules-final' && e.event_type === 'finish'));
+  assert.match((await cli(['--root', root, 'analyze', 'boot'])).out, /Cloud-init ran for: /);
+  if (!need(t, hasCommand('tar'), 'tar is not installed')) return;
+  const dir = tempDir(t);
+  const tarfile = join(dir, 'logs.tgz');
+  const c = await cli(['--root', root, 'collect-logs', '--tarfile', tarfile]);
+  assert.equal(c.code, 0, c.err);
+  const x = spawnSync('tar', ['-xzf', tarfile, '-C', dir]);
+  assert.equal(x.status, 0);
+  const top = readdirSync(dir).find((n) => n.startsWith('cloud-init-logs-')) as string;
+  const files = spawnSync('find', [join(dir, top)], { encoding: 'utf8' }).stdout;
+  assert.match(files, /run\/cloud-init\/instance-data\.json/);
+  assert.doesNotMatch(files, /instance-data-sensitive|user-data\.txt/);
+  const grep = spawnSync('grep', ['-r', 's3cretpass', join(dir, top)]);
+  assert.equal(grep.status, 1, 'the password is nowhere in the tarball');
+});
+
+test('clean --logs --machine-id removes state, logs and resets the machine id; seed stays; clean.d runs', async (t) => {
+  const root = await bootedRoot(t);
+  mkdirSync(join(root, 'usr/lib/systemd'), { recursive: true });
+  writeFileSync(join(root, 'usr/lib/systemd/systemd'), '');
+  writeFileSync(join(root, 'etc/machine-id'), '0123456789abcdef0123456789abcdef\n');
+  mkdirSync(join(root, 'etc/ssh/sshd_config.d'), { recursive: true });
+  writeFileSync(join(root, 'etc/ssh/sshd_config.d/50-cloud-init.conf'), 'PasswordAuthentication yes\n');
+  writeFileSync(join(root, 'etc/fstab'), '/dev/sda1 / ext4 defaults 0 1\n/dev/vdb /mnt auto defaults,nofail,comment=cloudconfig 0 2\n');
+  writeFileSync(join(root, 'var/log/cloud-init.log'), 'log\n');
+  const dry = await cli(['--root', root, '--dry-run', 'clean', '--logs', '--reboot']);
+  assert.equal(dry.code, 0, dry.err);
+  assert.match(dry.out, /run shutdown -r now/);
+  assert.ok(existsSync(join(root, 'var/log/cloud-init.log')), 'a dry run changes nothing');
+  const r = await cli(['--root', root, 'clean', '--logs', '--machine-id', '--configs', 'ssh_config', '--configs', 'fstab']);
+  assert.equal(r.code, 0, r.err);
+  assert.deepEqual(readdirSync(join(root, 'var/lib/cloud')), ['seed']);
+  assert.deepEqual(readdirSync(join(root, 'run/cloud-init')), []);
+  assert.ok(!existsSync(join(root, 'var/log/cloud-init.log')));
+  assert.ok(!existsSync(join(root, 'var/log/cloud-init-output.log')));
+  assert.equal(readFileSync(join(root, 'etc/machine-id'), 'utf8'), 'uninitialized\n');
+  assert.ok(!existsSync(join(root, 'etc/ssh/sshd_config.d/50-cloud-init.conf')));
+  assert.equal(readFileSync(join(root, 'etc/fstab'), 'utf8'), '/dev/sda1 / ext4 defaults 0 1\n');
+  assert.equal((await cli(['--root', root, 'status'])).out, 'status: not started\n');
+  assert.equal((await cli(['--root', root, 'clean', '--configs', 'bogus'])).code, 2);
+  await cli(['--root', root, 'clean', '--seed']);
+  assert.deepEqual(readdirSync(join(root, 'var/lib/cloud')), []);
+});
+
+test('clean.d scripts run in order and a failing one makes clean exit 1', async (t) => {
+  if (!need(t, process.getuid?.() === 0 && hasCommand('unshare'), 'needs root and unshare to run scripts in the sandbox root')) return;
+  const root = tempDir(t);
+  // A root with only /bin/sh and the libraries it loads: enough for run-parts style scripts.
+  const libs = spawnSync('ldd', ['/bin/sh'], { encoding: 'utf8' }).stdout.match(/\/[^\s]+/g) ?? [];
+  for (const f of ['/bin/sh', ...libs]) spawnSync('cp', ['-L', '--parents', f, root]);
+  mkdirSync(join(root, 'etc/cloud/clean.d'), { recursive: true });
+  writeFileSync(join(root, 'etc/cloud/clean.d/10-a'), '#!/bin/sh\necho a >> /order\n');
+  writeFileSync(join(root, 'etc/cloud/clean.d/20-b'), '#!/bin/sh\necho b >> /order\nexit 3\n');
+  writeFileSync(join(root, 'etc/cloud/clean.d/README'), 'not a script\n');
+  chmodSync(join(root, 'etc/cloud/clean.d/10-a'), 0o755);
+  chmodSync(join(root, 'etc/cloud/clean.d/20-b'), 0o755);
+  const r = await cli(['--root', root, 'clean']);
+  assert.equal(r.code, 1);
+  assert.match(r.err, /20-b exited with code 3/);
+  assert.equal(readFileSync(join(root, 'order'), 'utf8'), 'a\nb\n');
+});
+
+test('schema -c FILE names key, line and column; --annotate marks lines', async (t) => {
+  const dir = tempDir(t);
+  writeFileSync(join(dir, 'good.yaml'), '#cloud-config\nruncmd: [ls]\n');
+  writeFileSync(join(dir, 'bad.yaml'), '#cloud-config\nruncmd: ls\n');
+  const good = await cli(['schema', '-c', join(dir, 'good.yaml')]);
+  assert.equal(good.code, 0);
+  assert.match(good.out, /^Valid schema /);
+  const bad = await cli(['schema', '--config-file', join(dir, 'bad.yaml'), '--annotate']);
+  assert.equal(bad.code, 1);
+  assert.match(bad.err, /Error: Cloud config schema errors: runcmd \(line 2, column 1\): 'ls' is not of type 'array'/);
+  assert.match(bad.out, /runcmd: ls\t\t# E1/);
+  assert.equal((await cli(['schema'])).code, 2);
+  const root = await bootedRoot(t);
+  const sys = await cli(['--root', root, 'schema', '--system']);
+  assert.equal(sys.code, 0, sys.err);
+});
+
+test('the cloud-init face: --all-stages is the default command; --help is still the face help', async () => {
+  const h = await cli(['--help']);
+  assert.equal(h.code, 0);
+  assert.match(h.out, /^usage: cloud-init /);
+  assert.match(h.out, /\n {2}status /);
+  const none = await cli([]);
+  assert.equal(none.code, 2);
+  const unknown = await cli(['frobnicate']);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.err, /unknown command 'frobnicate'/);
+});

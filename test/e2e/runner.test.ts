@@ -1,0 +1,125 @@
+// The built binary installed as /usr/bin/cloud-init in a Debian rootfs, booted under unshare + chroot on a NoCloud seed.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { copyRootfs } from '../helpers/debian-rootfs';
+import { builtBinary } from '../helpers/repo';
+import { hasCommand, isRoot, need } from '../helpers/requirements';
+import { tempDir } from '../helpers/temp';
+
+const binary = builtBinary('kiln-linux-x64');
+
+/** Runs ARGV inside ROOT with its own UTS, IPC, mount, PID and (empty) network namespaces: nothing reaches the host. */
+function inRoot(root: string, argv: string[], timeout = 120_000) {
+  const r = spawnSync('unshare', ['--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, ...argv], { encoding: 'utf8', timeout });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+function seed(root: string, iid: string, userData: string): void {
+  const dir = join(root, 'var/lib/cloud/seed/nocloud');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'meta-data'), `instance-id: ${iid}\nlocal-hostname: kiln-e2e\n`);
+  writeFileSync(join(dir, 'user-data'), userData);
+}
+
+// locale C.UTF-8: the rootfs has no generated en_US.UTF-8 and update-locale refuses it (see docs/runner.md).
+const GOOD = `#cloud-config
+locale: C.UTF-8
+bootcmd:
+  - echo boot >> /var/tmp/bootcmd-count
+runcmd:
+  - echo once >> /var/tmp/runcmd-count
+write_files:
+  - path: /etc/kiln-e2e.txt
+    content: written per instance
+`;
+
+function lines(root: string, file: string): number {
+  const p = join(root, file);
+  return existsSync(p) ? readFileSync(p, 'utf8').trim().split('\n').length : 0;
+}
+
+test('kiln as /usr/bin/cloud-init in Debian: boots, re-boots, new instances, degraded runs, and the Packer provisioner', { timeout: 600_000 }, async (t) => {
+  if (!need(t, binary !== undefined, 'dist/kiln-linux-x64 is not built (node build.mjs linux-x64)')) return;
+  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('debootstrap'), 'needs root, unshare and debootstrap (the cached Debian rootfs)')) return;
+  const root = copyRootfs(tempDir(t, 'kiln-e2e-runner-'));
+  copyFileSync(binary as string, join(root, 'usr/bin/cloud-init'));
+  seed(root, 'iid-e2e-1', GOOD);
+
+  await t.test('first boot runs per-instance modules; status --wait returns 0', () => {
+    const boot = inRoot(root, ['/usr/bin/cloud-init', '--all-stages']);
+    assert.equal(boot.code, 0, boot.err);
+    const st = inRoot(root, ['/usr/bin/cloud-init', 'status', '--wait', '--long']);
+    assert.equal(st.code, 0, st.out + st.err);
+    assert.match(st.out, /status: done\nextended_status: done/);
+    assert.match(st.out, /detail: DataSourceNoCloud \[seed=\/var\/lib\/cloud\/seed\/nocloud\]\[dsmode=net\]/);
+    assert.ok(existsSync(join(root, 'var/lib/cloud/instances/iid-e2e-1/sem/consume_data')));
+    assert.ok(!existsSync(join(root, 'var/lib/cloud/instances/iid-e2e-1/vendor-cloud-config.txt')), 'no vendor data, no vendor cloud-config');
+    assert.equal(lines(root, 'var/tmp/runcmd-count'), 1);
+    assert.equal(lines(root, 'var/tmp/bootcmd-count'), 1);
+    assert.equal(readFileSync(join(root, 'etc/kiln-e2e.txt'), 'utf8'), 'written per instance');
+    assert.equal(inRoot(root, ['/usr/bin/cloud-init', 'query', 'v1.instance_id']).out, 'iid-e2e-1\n');
+    assert.equal(inRoot(root, ['/usr/bin/cloud-init', 'cloud-id']).out, 'nocloud\n');
+    assert.equal(readFileSync(join(root, 'etc/hostname'), 'utf8').trim(), 'kiln-e2e');
+    for (const f of ['run/cloud-init/status.json', 'run/cloud-init/result.json', 'run/cloud-init/instance-data.json', 'run/cloud-init/instance-data-sensitive.json', 'run/cloud-init/combined-cloud-config.json', 'var/lib/cloud/instances/iid-e2e-1/boot-finished', 'var/log/cloud-init.log', 'var/log/cloud-init-output.log']) {
+      assert.ok(existsSync(join(root, f)), f);
+    }
+    assert.match(readFileSync(join(root, 'var/log/cloud-init-output.log'), 'utf8'), /Cloud-init v\. .* running 'modules:final'/);
+  });
+
+  await t.test('a second boot with the same instance id runs only the per-boot modules', () => {
+    const boot = inRoot(root, ['/usr/bin/cloud-init', '--all-stages']);
+    assert.equal(boot.code, 0, boot.err);
+    assert.equal(lines(root, 'var/tmp/runcmd-count'), 1);
+    assert.equal(lines(root, 'var/tmp/bootcmd-count'), 2);
+    assert.equal(readFileSync(join(root, 'var/lib/cloud/data/previous-instance-id'), 'utf8'), 'iid-e2e-1\n');
+    rmSync(join(root, 'etc/kiln-e2e.txt'));
+    assert.equal(inRoot(root, ['/usr/bin/cloud-init', 'single', '--name', 'write_files']).code, 0);
+    assert.ok(!existsSync(join(root, 'etc/kiln-e2e.txt')), 'single honours the per-instance semaphore');
+    const again = inRoot(root, ['/usr/bin/cloud-init', 'single', '--name', 'cc_write_files', '--frequency', 'always']);
+    assert.equal(again.code, 0, again.err);
+    assert.equal(readFileSync(join(root, 'etc/kiln-e2e.txt'), 'utf8'), 'written per instance');
+  });
+
+  await t.test('the stages as separate processes, as the systemd units run them, on a new instance id', () => {
+    seed(root, 'iid-e2e-2', GOOD);
+    for (const argv of [['init', '--local'], ['init'], ['modules', '--mode=config'], ['modules', '--mode=final']]) {
+      const r = inRoot(root, ['/usr/bin/cloud-init', ...argv]);
+      assert.equal(r.code, 0, `${argv.join(' ')}: ${r.err}`);
+    }
+    assert.equal(lines(root, 'var/tmp/runcmd-count'), 2, 'runcmd ran again for the new instance');
+    assert.equal(inRoot(root, ['/usr/bin/cloud-init', 'status']).code, 0);
+  });
+
+  await t.test('a failing module: the others still run, status --wait returns 2', () => {
+    seed(root, 'iid-e2e-3', `${GOOD}  - path: /etc/kiln-bad.txt\n    content: x\n    owner: nosuchuser:nosuchgroup\n`);
+    const boot = inRoot(root, ['/usr/bin/cloud-init', '--all-stages']);
+    assert.equal(boot.code, 1);
+    assert.equal(lines(root, 'var/tmp/runcmd-count'), 3, 'runcmd still ran');
+    const st = inRoot(root, ['/usr/bin/cloud-init', 'status', '--wait', '--long']);
+    assert.equal(st.code, 2, st.out);
+    assert.match(st.out, /extended_status: degraded done/);
+    assert.match(st.out, /Running module write_files failed/);
+  });
+
+  await t.test('the Packer provisioner works unchanged and leaves the rootfs ready to capture', () => {
+    seed(root, 'iid-e2e-4', GOOD);
+    assert.equal(inRoot(root, ['/usr/bin/cloud-init', '--all-stages']).code, 0);
+    writeFileSync(join(root, 'tmp/provision.sh'), '#!/bin/sh\ncloud-init status --wait --long; cloud-init clean --logs --machine-id\n');
+    const p = inRoot(root, ['/bin/sh', '/tmp/provision.sh']);
+    assert.equal(p.code, 0, p.out + p.err);
+    assert.match(p.out, /status: done/);
+    assert.deepEqual(readdirSync(join(root, 'var/lib/cloud')), ['seed']);
+    assert.deepEqual(readdirSync(join(root, 'run/cloud-init')), []);
+    assert.ok(!existsSync(join(root, 'var/log/cloud-init.log')));
+    assert.ok(!existsSync(join(root, 'var/log/cloud-init-output.log')));
+    assert.equal(readFileSync(join(root, 'etc/machine-id'), 'utf8'), 'uninitialized\n');
+    assert.equal(inRoot(root, ['/usr/bin/cloud-init', 'status']).out, 'status: not started\n');
+    // The captured image boots as a fresh instance from the same seed.
+    rmSync(join(root, 'var/tmp/runcmd-count'));
+    assert.equal(inRoot(root, ['/usr/bin/cloud-init', '--all-stages']).code, 0);
+    assert.equal(lines(root, 'var/tmp/runcmd-count'), 1);
+  });
+});

@@ -1,0 +1,192 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { convertToV3, createAptConfigureModule, disableSuites, packageMirrorInfo, type AptDeps } from '../../src/modules/apt-configure';
+import { dearmorKey } from '../../src/modules/openpgp-armor';
+import { ensureDebianRootfs } from '../helpers/debian-rootfs';
+import { hasCommand, isRoot, need } from '../helpers/requirements';
+import { tempDir } from '../helpers/temp';
+import { dryContext } from './late-context';
+
+/** A small template in the sandbox (kiln reads the target's templates as cloud-init does). */
+const TEMPLATE = `## template:jinja
+deb {{mirror}} {{codename}} main
+deb {{security}} {{codename}}{% if codename in ('buster', 'stretch') %}/updates{% else %}-security{% endif %} main
+deb {{mirror}} {{codename}}-backports main
+`;
+
+function sandbox(t: Parameters<typeof tempDir>[0], template = TEMPLATE): string {
+  const root = tempDir(t);
+  mkdirSync(join(root, 'etc/cloud/templates'), { recursive: true });
+  writeFileSync(join(root, 'etc/cloud/templates/sources.list.debian.tmpl'), template);
+  return root;
+}
+
+const noNetwork: AptDeps = {
+  fetchKey: async () => {
+    throw new Error('tests never reach a keyserver');
+  },
+  resolvable: async () => false,
+};
+
+/** The dry run answers every command with empty output; lsb_release and dpkg need answers, so fake them. */
+function withAnswers(ctx: ReturnType<typeof dryContext>): ReturnType<typeof dryContext> {
+  const run = ctx.dry.run.bind(ctx.dry);
+  ctx.dry.run = async (cmd, opts) => {
+    const r = await run(cmd, opts);
+    const c = Array.isArray(cmd) ? cmd.join(' ') : cmd;
+    if (c === 'lsb_release --all') return { ...r, stdout: 'Distributor ID:\tDebian\nDescription:\tDebian GNU/Linux 12 (bookworm)\nRelease:\t12\nCodename:\tbookworm\n' };
+    if (c === 'dpkg --print-architecture') return { ...r, stdout: 'amd64\n' };
+    if (c === 'dpkg-query --list') return { ...r, stdout: 'ii  cloud-init 22.4 all x\nii  tzdata 2024 all y\n' };
+    return r;
+  };
+  return ctx;
+}
+
+test('sources.list from the target template with primary/security mirrors, disabled suites, proxies and conf', async (t) => {
+  const root = sandbox(t);
+  const ctx = withAnswers(dryContext(root));
+  await createAptConfigureModule(noNetwork).run(ctx, {
+    apt: {
+      preserve_sources_list: false,
+      primary: [{ arches: ['default'], uri: 'http://mirror.test/debian' }],
+      security: [{ arches: ['amd64'], uri: 'http://sec.test/debian-security' }],
+      disable_suites: ['backports'],
+      proxy: 'http://proxy.test:3128',
+      https_proxy: 'http://proxy.test:3129',
+      conf: 'APT::Get::Assume-Yes "true";\n',
+    },
+  });
+  const text = (p: string) => readPlanned(ctx, p);
+  assert.equal(
+    await text('/etc/apt/sources.list'),
+    'deb http://mirror.test/debian bookworm main\ndeb http://sec.test/debian-security bookworm-security main\n# suite disabled by cloud-init: deb http://mirror.test/debian bookworm-backports main\n',
+  );
+  assert.equal(await text('/etc/apt/apt.conf.d/90cloud-init-aptproxy'), 'Acquire::http::Proxy "http://proxy.test:3128";\nAcquire::https::Proxy "http://proxy.test:3129";\n');
+  assert.equal(await text('/etc/apt/apt.conf.d/94cloud-init-config'), 'APT::Get::Assume-Yes "true";\n');
+});
+
+async function readPlanned(ctx: ReturnType<typeof dryContext>, path: string): Promise<string> {
+  return ctx.dry.readText(path);
+}
+
+test('mirrors from system_info.package_mirrors: region and availability zone placeholders, first resolvable wins', async (t) => {
+  const resolvableHosts = new Set(['us-east-1.ec2.archive.test', 'eu-zone-a.mirror.test']);
+  const deps: AptDeps = { ...noNetwork, resolvable: async (u) => resolvableHosts.has(new URL(u).hostname) };
+  const cfg = {
+    system_info: {
+      package_mirrors: [
+        {
+          arches: ['default'],
+          failsafe: { primary: 'http://deb.failsafe.test/debian', security: 'http://deb.failsafe.test/debian-security' },
+          search: {
+            primary: ['http://%(ec2_region)s.ec2.archive.test/debian', 'http://%(availability_zone)s.mirror.test/debian'],
+            security: ['http://%(region)s.security.test/debian'],
+          },
+        },
+      ],
+    },
+  };
+  const ec2 = await packageMirrorInfo(cfg, 'amd64', { instanceId: 'i', cloudName: 'aws', platform: 'ec2', subplatform: '', publicKeys: [], metadata: {}, availabilityZone: 'us-east-1b', region: 'us-east-1' }, deps);
+  assert.deepEqual(ec2, { primary: 'http://us-east-1.ec2.archive.test/debian', security: 'http://deb.failsafe.test/debian-security' });
+  // ec2_region is only offered on EC2; elsewhere the availability-zone template is tried.
+  const other = await packageMirrorInfo(cfg, 'amd64', { instanceId: 'i', cloudName: 'openstack', platform: 'openstack', subplatform: '', publicKeys: [], metadata: {}, availabilityZone: 'eu-zone-a' }, deps);
+  assert.equal(other.primary, 'http://eu-zone-a.mirror.test/debian');
+  const root = sandbox(t);
+  const ctx = withAnswers(dryContext(root, { instance: { availabilityZone: 'eu-zone-a' } }));
+  await createAptConfigureModule(deps).run(ctx, { ...cfg, apt: { preserve_sources_list: false } });
+  assert.match(await readPlanned(ctx, '/etc/apt/sources.list'), /^deb http:\/\/eu-zone-a\.mirror\.test\/debian bookworm main\ndeb http:\/\/deb\.failsafe\.test\/debian-security bookworm-security main/);
+});
+
+test('sources: $MIRROR/$RELEASE rendered, .list added, append unless append: false, add-apt-repository for ppa:, apt-get update', async (t) => {
+  const root = sandbox(t);
+  mkdirSync(join(root, 'etc/apt/sources.list.d'), { recursive: true });
+  writeFileSync(join(root, 'etc/apt/sources.list.d/old.list'), 'deb http://old.test/ x main\n');
+  const ctx = withAnswers(dryContext(root));
+  await createAptConfigureModule(noNetwork).run(ctx, {
+    apt: {
+      preserve_sources_list: true,
+      primary: [{ arches: ['default'], uri: 'http://m.test/debian' }],
+      sources: {
+        'extra.list': { source: 'deb $MIRROR $RELEASE contrib' },
+        old: { source: 'deb http://new.test/ $RELEASE main' },
+        fresh: { source: 'deb http://fresh.test/ $RELEASE main', append: false, filename: '/etc/apt/custom' },
+        ppa: { source: 'ppa:someone/thing' },
+      },
+    },
+  });
+  assert.equal(await readPlanned(ctx, '/etc/apt/sources.list.d/extra.list'), 'deb http://m.test/debian bookworm contrib\n');
+  assert.equal(await readPlanned(ctx, '/etc/apt/sources.list.d/old.list'), 'deb http://old.test/ x main\ndeb http://new.test/ bookworm main\n');
+  assert.equal(await readPlanned(ctx, '/etc/apt/custom.list'), 'deb http://fresh.test/ bookworm main\n');
+  assert.ok(!(await ctx.dry.exists('/etc/apt/sources.list')), 'preserve_sources_list keeps sources.list');
+  const cmds = ctx.commands();
+  assert.ok(cmds.includes('add-apt-repository --no-update ppa:someone/thing'));
+  assert.match(cmds.at(-1) ?? '', /^apt-get .* update$/);
+});
+
+test('keys: armored keys are dearmored into trusted.gpg.d, $KEY_FILE ones into cloud-init.gpg.d; keyid uses the injected fetcher', async (t) => {
+  if (!need(t, hasCommand('gpg'), 'needs gpg to make a test key and check the dearmoring')) return;
+  const home = tempDir(t, 'kiln-gpg-');
+  const gpg = (args: string[], input?: string) => spawnSync('gpg', ['--homedir', home, '--batch', '--pinentry-mode', 'loopback', '--passphrase', '', ...args], { input });
+  gpg(['--quick-gen-key', 'kiln test <kiln@test.invalid>', 'ed25519', 'sign', 'never']);
+  const armored = gpg(['--armor', '--export', 'kiln@test.invalid']).stdout.toString();
+  assert.match(armored, /BEGIN PGP PUBLIC KEY BLOCK/);
+  const expected = gpg(['--dearmor'], armored).stdout;
+  assert.deepEqual(Buffer.from(dearmorKey(armored, 'apt_configure', 'test')), expected);
+
+  const root = sandbox(t);
+  const fetched: string[] = [];
+  const deps: AptDeps = { ...noNetwork, fetchKey: async (id, server) => (fetched.push(`${id}@${server}`), armored) };
+  const ctx = withAnswers(dryContext(root));
+  await createAptConfigureModule(deps).run(ctx, {
+    apt: {
+      preserve_sources_list: true,
+      sources: {
+        signed: { source: 'deb [signed-by=$KEY_FILE] http://s.test/ $RELEASE main', key: armored },
+        byid: { keyid: 'ABCDEF0123456789', keyserver: 'keys.test' },
+      },
+    },
+  });
+  assert.deepEqual(Buffer.from(await ctx.dry.readFile('/etc/apt/cloud-init.gpg.d/signed.gpg')), expected);
+  assert.equal(await readPlanned(ctx, '/etc/apt/sources.list.d/signed.list'), 'deb [signed-by=/etc/apt/cloud-init.gpg.d/signed.gpg] http://s.test/ bookworm main\n');
+  assert.deepEqual(Buffer.from(await ctx.dry.readFile('/etc/apt/trusted.gpg.d/byid.gpg')), expected);
+  assert.deepEqual(fetched, ['ABCDEF0123456789@keys.test']);
+  assert.throws(() => dearmorKey('not a key', 'apt_configure', 'sources.x'), /sources\.x: the key is not an ASCII-armored OpenPGP key block/);
+});
+
+test('debconf selections go to debconf-set-selections; preseeding cloud-init reconfigures it', async (t) => {
+  const root = sandbox(t);
+  mkdirSync(join(root, 'etc/cloud/cloud.cfg.d'), { recursive: true });
+  writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/90_dpkg.cfg'), 'datasource_list: [NoCloud]\n');
+  const ctx = withAnswers(dryContext(root));
+  await createAptConfigureModule(noNetwork).run(ctx, { apt: { preserve_sources_list: true, debconf_selections: { b: 'cloud-init cloud-init/datasources multiselect NoCloud', a: 'tzdata tzdata/Areas select Etc' } } });
+  const cmds = ctx.commands();
+  assert.equal(cmds[0], 'debconf-set-selections');
+  assert.ok(cmds.includes('dpkg-reconfigure --frontend=noninteractive cloud-init'));
+  assert.ok(!(await ctx.dry.exists('/etc/cloud/cloud.cfg.d/90_dpkg.cfg')));
+  assert.ok(ctx.lines.some((l) => l.includes('cannot be unconfigured: tzdata')));
+});
+
+test('old apt_* keys convert to the v3 apt: format; disable_suites understands [options] columns', () => {
+  const warnings: string[] = [];
+  const v3 = convertToV3({ apt_mirror: 'http://m.test/', apt_proxy: 'http://p.test', apt_preserve_sources_list: true }, (m) => warnings.push(m));
+  assert.deepEqual(v3.apt, { proxy: 'http://p.test', preserve_sources_list: true, primary: [{ arches: ['default'], uri: 'http://m.test/' }] });
+  assert.equal(warnings.length, 1);
+  assert.equal(disableSuites(['updates'], 'deb [arch=amd64 trusted=yes] http://x bookworm-updates main\ndeb http://x bookworm main\n', 'bookworm'),
+    '# suite disabled by cloud-init: deb [arch=amd64 trusted=yes] http://x bookworm-updates main\ndeb http://x bookworm main\n');
+});
+
+test("with Debian's own sources.list template (from the cached rootfs) the output is what cloud-init 22.4 writes", async (t) => {
+  if (!need(t, isRoot() && hasCommand('debootstrap'), 'needs root and debootstrap for the cached Debian rootfs')) return;
+  const tmpl = readFileSync(join(ensureDebianRootfs(), 'etc/cloud/templates/sources.list.debian.tmpl'), 'utf8');
+  const root = sandbox(t, tmpl);
+  const ctx = withAnswers(dryContext(root));
+  await createAptConfigureModule(noNetwork).run(ctx, { apt: { preserve_sources_list: false, primary: [{ arches: ['default'], uri: 'http://m.test/debian' }] } });
+  const out = await readPlanned(ctx, '/etc/apt/sources.list');
+  assert.ok(out.includes('deb http://m.test/debian bookworm main\ndeb-src http://m.test/debian bookworm main\n'));
+  assert.ok(out.includes('deb http://m.test/debian bookworm-security main\n'));
+  assert.ok(!out.includes('{{') && !out.includes('{%'));
+  assert.ok(existsSync(join(root, 'etc/cloud/templates/sources.list.debian.tmpl')));
+});

@@ -1,0 +1,184 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { createFinalMessageModule, describeDatasource, timeRfc2822 } from '../../src/modules/final-message';
+import { createPackageUpdateUpgradeInstallModule, expandPackageList } from '../../src/modules/package-update-upgrade-install';
+import { createPhoneHomeModule, fetchFormPoster } from '../../src/modules/phone-home';
+import { createPowerStateChangeModule, loadPowerState, powerStateScript } from '../../src/modules/power-state-change';
+import { keyFingerprint, pyCenter, sshAuthkeyFingerprintsModule } from '../../src/modules/ssh-authkey-fingerprints';
+import { writeFilesDeferredModule } from '../../src/modules/write-files-deferred';
+import { distroOpsFor } from '../../src/platform/linux/distro/detect-distro';
+import { hasCommand } from '../helpers/requirements';
+import { tempDir } from '../helpers/temp';
+import { dryContext, linkInstanceDir } from './late-context';
+import { moduleContext } from './module-context';
+
+const FIXED = new Date(Date.UTC(2026, 10, 22, 4, 5, 6));
+
+test('final_message renders $vars and {{vars}}, writes boot-finished with uptime, time and version', async (t) => {
+  const root = tempDir(t);
+  linkInstanceDir(root);
+  mkdirSync(join(root, 'proc'));
+  writeFileSync(join(root, 'proc/uptime'), '123.45 678.90\n');
+  const mod = createFinalMessageModule({ now: () => FIXED, version: '9.9.9' });
+  const ctx = moduleContext(root);
+  await mod.run(ctx, { final_message: 'done $version on $DATASOURCE after ${uptime}s' });
+  assert.equal(ctx.outputText(), 'done 9.9.9 on DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud][dsmode=net] after 123.45s\n');
+  assert.equal(readFileSync(join(root, 'var/lib/cloud/instances/iid-test-1/boot-finished'), 'utf8'), '123.45 - Sun, 22 Nov 2026 04:05:06 +0000 - v. 9.9.9\n');
+  const ctx2 = moduleContext(root);
+  await mod.run(ctx2, {});
+  assert.equal(ctx2.outputText(), 'Cloud-init v. 9.9.9 finished at Sun, 22 Nov 2026 04:05:06 +0000. Datasource DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud][dsmode=net].  Up 123.45 seconds\n');
+  assert.equal(timeRfc2822(FIXED), 'Sun, 22 Nov 2026 04:05:06 +0000');
+  assert.equal(describeDatasource(undefined), 'DataSourceNone');
+});
+
+test('power_state_change plans a detached wait-then-shutdown, never runs it, and honours condition false', async (t) => {
+  const root = tempDir(t);
+  const mod = createPowerStateChangeModule({ pid: () => 4242 });
+  const ctx = dryContext(root);
+  await mod.run(ctx, { power_state: { mode: 'reboot', delay: '+5', message: "bye 'now'", timeout: 7.5, condition: 'test -e /run/go' } });
+  const [cmd] = ctx.commands();
+  assert.ok(cmd, 'one command planned');
+  assert.match(cmd, /^sh -c \( end=\$\(\( \$\(date \+%s\) \+ 8 \)\); while kill -0 4242 /);
+  assert.match(cmd, /sh -c 'test -e \/run\/go'; rc=\$\?/);
+  assert.match(cmd, /exec 'shutdown' '-r' '\+5' 'bye '\\''now'\\'''/);
+  assert.match(cmd, /\) <\/dev\/null >\/dev\/null 2>&1 &$/);
+  const ctx2 = dryContext(root);
+  await mod.run(ctx2, { power_state: { mode: 'poweroff', condition: false } });
+  await mod.run(ctx2, { power_state: { mode: 'explode' } });
+  assert.deepEqual(ctx2.commands(), []);
+  assert.ok(ctx2.lines.some((l) => l.includes("power_state[mode] required, must be one of: halt,poweroff,reboot. found: 'explode'. Not performing power state change!")));
+  assert.deepEqual(loadPowerState({ power_state: { mode: 'halt' } })?.command, ['shutdown', '-H', 'now']);
+  assert.throws(() => loadPowerState({ power_state: { mode: 'halt', delay: 'soon' } }), /must be 'now' or '\+m'/);
+});
+
+test('the power_state script waits for the pid, checks the condition, and only then runs the command (a harmless one)', (t) => {
+  if (!hasCommand('sh')) return t.skip('no sh');
+  const dir = tempDir(t);
+  const marker = join(dir, 'ran');
+  const mk = (condition: boolean | string) =>
+    powerStateScript({ command: ['touch', marker], timeoutSeconds: 5, condition }, 999_999_999).replace(/exec /, 'exec ');
+  spawnSync('sh', ['-c', mk(false)]);
+  assert.ok(!existsSync(marker));
+  spawnSync('sh', ['-c', mk('exit 1')]);
+  assert.ok(!existsSync(marker));
+  spawnSync('sh', ['-c', mk(`test -d ${dir}`)]);
+  assert.ok(existsSync(marker));
+});
+
+test('phone_home posts the selected keys to a 127.0.0.1 server and records a failure after its tries', async (t) => {
+  const root = tempDir(t);
+  mkdirSync(join(root, 'etc/ssh'), { recursive: true });
+  writeFileSync(join(root, 'etc/ssh/ssh_host_ed25519_key.pub'), 'ssh-ed25519 AAAA host\n');
+  const bodies: Array<{ url: string; body: string; type: string }> = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      bodies.push({ url: req.url ?? '', body, type: req.headers['content-type'] ?? '' });
+      res.statusCode = req.url?.includes('fail') ? 503 : 200;
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  const port = (server.address() as AddressInfo).port;
+  const sleeps: number[] = [];
+  const mod = createPhoneHomeModule({ post: fetchFormPoster, secondsBetween: 3, sleep: async (ms) => void sleeps.push(ms) });
+  const ctx = moduleContext(root, { instance: { localHostname: 'host1.example.internal' } });
+  await mod.run(ctx, { phone_home: { url: `http://127.0.0.1:${port}/$INSTANCE_ID/`, post: ['instance_id', 'hostname', 'fqdn', 'pub_key_ed25519', 'pub_key_rsa'] } });
+  assert.equal(bodies.length, 1);
+  assert.equal(bodies[0]?.url, '/iid-test-1/');
+  assert.equal(bodies[0]?.type, 'application/x-www-form-urlencoded');
+  const form = new URLSearchParams(bodies[0]?.body);
+  assert.equal(form.get('instance_id'), 'iid-test-1');
+  assert.equal(form.get('hostname'), 'host1');
+  assert.equal(form.get('fqdn'), 'host1.example.internal');
+  assert.equal(form.get('pub_key_ed25519'), 'ssh-ed25519 AAAA host\n');
+  assert.equal(form.get('pub_key_rsa'), 'N/A');
+  await mod.run(ctx, { phone_home: { url: `http://127.0.0.1:${port}/fail`, tries: 3 } });
+  assert.equal(bodies.length, 4);
+  assert.deepEqual(sleeps, [3000, 3000]);
+  assert.ok(ctx.problems.some((p) => /Failed to post phone home data to .*\/fail in 3 tries: HTTP 503/.test(p)));
+});
+
+test('ssh_authkey_fingerprints prints a table whose md5 fingerprint matches ssh-keygen', async (t) => {
+  const root = tempDir(t);
+  const dir = tempDir(t);
+  if (!hasCommand('ssh-keygen')) return t.skip('ssh-keygen is not installed');
+  spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'me@test', '-f', join(dir, 'k')]);
+  const pub = readFileSync(join(dir, 'k.pub'), 'utf8').trim();
+  const md5 = spawnSync('ssh-keygen', ['-l', '-E', 'md5', '-f', join(dir, 'k.pub')], { encoding: 'utf8' }).stdout.split(' ')[1]?.replace(/^MD5:/, '');
+  mkdirSync(join(root, 'etc'), { recursive: true });
+  writeFileSync(join(root, 'etc/passwd'), 'debian:x:1000:1000::/home/debian:/bin/bash\n');
+  mkdirSync(join(root, 'home/debian/.ssh'), { recursive: true });
+  writeFileSync(join(root, 'home/debian/.ssh/authorized_keys'), `# comment\nno-pty ${pub}\n`);
+  const ctx = moduleContext(root);
+  await sshAuthkeyFingerprintsModule.run(ctx, { system_info: { default_user: { name: 'debian' } }, users: ['default', { name: 'svc', system: true }], authkey_hash: 'md5' });
+  const out = ctx.outputText();
+  assert.match(out, /^ci-info: \+*Authorized keys from \/home\/debian\/\.ssh\/authorized_keys for user debian\+*\n/);
+  assert.ok(out.includes(md5 as string), `fingerprint ${md5} in\n${out}`);
+  assert.ok(out.includes('| ssh-ed25519 |'));
+  assert.ok(out.includes('|  no-pty |') || out.includes('| no-pty |'));
+  assert.equal(keyFingerprint(pub.split(' ')[1], 'md5'), md5);
+  // A configured user without keys gets an empty authorized_keys (0600, owned by the user), as check_create_path does.
+  writeFileSync(join(root, 'etc/passwd'), 'debian:x:1000:1000::/home/debian:/bin/bash\nbob:x:0:0::/srv/bob:/bin/sh\n');
+  const ctx2 = moduleContext(root);
+  await sshAuthkeyFingerprintsModule.run(ctx2, { users: [{ name: 'bob' }] });
+  assert.equal(readFileSync(join(root, 'srv/bob/.ssh/authorized_keys'), 'utf8'), '');
+  assert.equal(statSync(join(root, 'srv/bob/.ssh')).mode & 0o777, 0o700);
+  assert.equal(statSync(join(root, 'srv/bob/.ssh/authorized_keys')).mode & 0o777, 0o600);
+  assert.equal(ctx2.outputText(), 'ci-info: no authorized SSH keys fingerprints found for user bob.\n');
+  assert.equal(pyCenter('ab', 5, '+'), '++ab+');
+  assert.equal(pyCenter('ab', 7, '+'), '+++ab++');
+  assert.equal(pyCenter('abc', 6, '+'), '+abc++');
+});
+
+test('package_update_upgrade_install: update, upgrade, install with versions, reboot when required (planned only)', async (t) => {
+  const root = tempDir(t);
+  const sleeps: number[] = [];
+  const mod = createPackageUpdateUpgradeInstallModule({ sleep: async (ms) => void sleeps.push(ms), distroOps: (c) => distroOpsFor(c.platform, c.distro) });
+  const ctx = dryContext(root);
+  await mod.run(ctx, { package_update: true, package_upgrade: true, packages: ['jq', ['curl', '7.88']] });
+  const apt = 'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
+  assert.deepEqual(ctx.commands(), [`${apt} update`, `${apt} dist-upgrade`, `${apt} install jq curl=7.88`]);
+  mkdirSync(join(root, 'var/run'), { recursive: true });
+  writeFileSync(join(root, 'var/run/reboot-required'), '');
+  const ctx2 = dryContext(root, { distro: { name: 'fedora', family: 'redhat', version: '40' } });
+  await assert.rejects(mod.run(ctx2, { packages: ['vim'], package_reboot_if_required: true }), /Reboot did not happen/);
+  assert.deepEqual(ctx2.commands(), ['dnf makecache', 'dnf -t -y install vim', '/sbin/reboot']);
+  assert.deepEqual(sleeps, [1000, 2000, 4000, 8000, 16000, 32000]);
+  for (const [distro, expected] of [
+    [{ name: 'opensuse-leap', family: 'suse', version: '15' }, 'zypper --non-interactive install --auto-agree-with-licenses vim'],
+    [{ name: 'alpine', family: 'alpine', version: '3.19' }, 'apk add --quiet vim'],
+    [{ name: 'arch', family: 'arch', version: '' }, 'pacman -Sy --quiet --noconfirm vim'],
+  ] as const) {
+    const c = dryContext(tempDir(t), { distro: { ...distro } });
+    await mod.run(c, { packages: ['vim'] });
+    assert.equal(c.commands().at(-1), expected);
+  }
+  const none = dryContext(root);
+  await mod.run(none, { packages: [] });
+  assert.deepEqual(none.commands(), []);
+  assert.deepEqual(expandPackageList([['a', 1]], 'redhat'), ['a-1']);
+  assert.throws(() => expandPackageList([{ a: 1 }], 'debian'), /packages\[0\]/);
+});
+
+test('write_files_deferred writes only the deferred entries', async (t) => {
+  const root = tempDir(t);
+  mkdirSync(join(root, 'etc'), { recursive: true });
+  writeFileSync(join(root, 'etc/passwd'), 'root:x:0:0::/root:/bin/sh\n');
+  writeFileSync(join(root, 'etc/group'), 'root:x:0:\n');
+  await writeFilesDeferredModule.run(moduleContext(root), {
+    write_files: [
+      { path: '/etc/now', content: 'now' },
+      { path: '/etc/later', content: 'later', defer: true, permissions: '0600' },
+    ],
+  });
+  assert.ok(!existsSync(join(root, 'etc/now')));
+  assert.equal(readFileSync(join(root, 'etc/later'), 'utf8'), 'later');
+});

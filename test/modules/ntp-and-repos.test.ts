@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { apkConfigureModule, renderApkRepositories } from '../../src/modules/apk-configure';
+import { clientConfigsFor, defaultPoolNames, ntpModule } from '../../src/modules/ntp';
+import { createYumAddRepoModule } from '../../src/modules/yum-add-repo';
+import { zypperAddRepoModule } from '../../src/modules/zypper-add-repo';
+import { ensureDebianRootfs } from '../helpers/debian-rootfs';
+import { hasCommand, isRoot, need } from '../helpers/requirements';
+import { tempDir } from '../helpers/temp';
+import { dryContext } from './late-context';
+import { moduleContext } from './module-context';
+
+function put(root: string, path: string, text: string, mode = 0o644): void {
+  mkdirSync(join(root, path, '..'), { recursive: true });
+  writeFileSync(join(root, path), text);
+  chmodSync(join(root, path), mode);
+}
+
+const CHRONY_TMPL = `## template:jinja
+{% for pool in pools %}pool {{pool}} iburst
+{% endfor %}
+{% for server in servers %}server {{server}} iburst
+{% endfor %}
+`;
+
+test('ntp on Debian: chrony preferred, rendered from the target template to /etc/chrony/chrony.conf, installed and reloaded', async (t) => {
+  const root = tempDir(t);
+  put(root, '/etc/cloud/templates/chrony.conf.debian.tmpl', CHRONY_TMPL);
+  put(root, '/etc/chrony/chrony.conf', 'old\n');
+  const ctx = dryContext(root);
+  await ntpModule.run(ctx, { ntp: { servers: ['192.0.2.1'], pools: ['pool.test'] } });
+  assert.equal(await ctx.dry.readText('/etc/chrony/chrony.conf'), 'pool pool.test iburst\nserver 192.0.2.1 iburst\n');
+  assert.equal(await ctx.dry.readText('/etc/chrony/chrony.conf.dist'), 'old\n');
+  const apt = 'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
+  assert.deepEqual(ctx.commands(), [`${apt} update`, `${apt} install chrony`, 'service chrony restart']);
+});
+
+test('ntp picks an installed client, uses distro pools by default, and systemd reload-or-restart', async (t) => {
+  const root = tempDir(t);
+  put(root, '/lib/systemd/systemd-timesyncd', '', 0o755);
+  mkdirSync(join(root, 'run/systemd/system'), { recursive: true });
+  const ctx = dryContext(root);
+  await ntpModule.run(ctx, { ntp: {} });
+  // No template in the target: kiln writes its own minimal timesyncd drop-in.
+  assert.equal(await ctx.dry.readText('/etc/systemd/timesyncd.conf.d/cloud-init.conf'), `[Time]\nNTP=${defaultPoolNames('debian').join(' ')}\n`);
+  assert.deepEqual(ctx.commands(), ['systemctl reload-or-restart systemd-timesyncd']);
+  assert.deepEqual(defaultPoolNames('sles'), ['0.opensuse.pool.ntp.org', '1.opensuse.pool.ntp.org', '2.opensuse.pool.ntp.org', '3.opensuse.pool.ntp.org']);
+  assert.deepEqual(defaultPoolNames('alpine')[0], '0.pool.ntp.org');
+  assert.equal(clientConfigsFor('rhel').chrony?.service_name, 'chronyd');
+  assert.equal(clientConfigsFor('debian').chrony?.confpath, '/etc/chrony/chrony.conf');
+});
+
+test('ntp: enabled false skips, a non-mapping or bad config is an error naming the key', async (t) => {
+  const root = tempDir(t);
+  const ctx = dryContext(root);
+  await ntpModule.run(ctx, { ntp: { enabled: false } });
+  assert.deepEqual(ctx.dry.effects, []);
+  await assert.rejects(ntpModule.run(ctx, { ntp: ['x'] }), /not a dictionary/);
+  await assert.rejects(ntpModule.run(ctx, { ntp: { ntp_client: 'chrony', config: { packages: 'chrony' } } }), /Expected a list of required package names for ntp:config:packages/);
+  // A custom template and client from config, on RHEL: installs without refreshing first.
+  const ctx2 = dryContext(root, { distro: { name: 'rocky', family: 'redhat', version: '9' } });
+  await ntpModule.run(ctx2, { ntp: { servers: ['a.test'], config: { confpath: '/etc/my-ntp.conf', check_exe: 'myntpd', packages: ['myntp'], service_name: 'myntp', template: '## template:jinja\n{% for s in servers %}S {{s}}\n{% endfor %}' } } });
+  assert.equal(await ctx2.dry.readText('/etc/my-ntp.conf'), 'S a.test', 'jinja drops the final newline when the template has none');
+  assert.deepEqual(ctx2.commands(), ['dnf -t -y install myntp', 'service myntp restart']);
+});
+
+test("ntp with Debian's own templates renders chrony's and timesyncd's configs", async (t) => {
+  if (!need(t, isRoot() && hasCommand('debootstrap'), 'needs root and debootstrap for the cached Debian rootfs')) return;
+  const rootfs = ensureDebianRootfs();
+  const root = tempDir(t);
+  for (const name of ['chrony.conf.debian.tmpl', 'timesyncd.conf.tmpl']) put(root, `/etc/cloud/templates/${name}`, readFileSync(join(rootfs, 'etc/cloud/templates', name), 'utf8'));
+  const ctx = dryContext(root);
+  await ntpModule.run(ctx, { ntp: { servers: ['192.0.2.5'] } });
+  const chrony = await ctx.dry.readText('/etc/chrony/chrony.conf');
+  assert.match(chrony, /^server 192\.0\.2\.5 iburst$/m);
+  assert.ok(!chrony.includes('{%') && !chrony.includes('{{'));
+  const ctx2 = dryContext(root);
+  await ntpModule.run(ctx2, { ntp: { ntp_client: 'systemd-timesyncd', pools: ['p.test'], servers: ['s.test'] } });
+  assert.match(await ctx2.dry.readText('/etc/systemd/timesyncd.conf.d/cloud-init.conf'), /^NTP=s\.test p\.test $/m);
+});
+
+test('yum_add_repo writes one .repo per entry, skipping existing files and entries without baseurl', async (t) => {
+  const root = tempDir(t);
+  put(root, '/etc/yum.repos.d/exists.repo', 'keep');
+  const mod = createYumAddRepoModule(() => new Date(Date.UTC(2026, 0, 2, 3, 4, 5)));
+  const ctx = moduleContext(root, { distro: { name: 'rocky', family: 'redhat', version: '9' } });
+  await mod.run(ctx, {
+    yum_repos: {
+      'epel testing': { baseurl: 'http://epel.test/$basearch', enabled: false, gpgcheck: true, 'gpg-key': ['k1', 'k2'], name: 'EPEL' },
+      exists: { baseurl: 'http://x' },
+      nobase: { name: 'n' },
+    },
+  });
+  assert.equal(
+    readFileSync(join(root, 'etc/yum.repos.d/epel-testing.repo'), 'utf8'),
+    '# Created by cloud-init on Fri, 02 Jan 2026 03:04:05 +0000\n[epel-testing]\nbaseurl = http://epel.test/$basearch\nenabled = 0\ngpgcheck = 1\ngpg_key = k1\n\tk2\nname = EPEL\n\n',
+  );
+  assert.equal(readFileSync(join(root, 'etc/yum.repos.d/exists.repo'), 'utf8'), 'keep');
+  assert.ok(ctx.lines.some((l) => l.includes('Repository nobase is missing 1 required fields, skipping!')));
+});
+
+test('zypper_add_repo writes repos with enabled/autorefresh defaults and appends zypp.conf settings', async (t) => {
+  const root = tempDir(t);
+  put(root, '/etc/zypp/zypp.conf', '[main]\n');
+  const ctx = moduleContext(root, { distro: { name: 'sles', family: 'suse', version: '15' } });
+  await zypperAddRepoModule.run(ctx, {
+    zypper: {
+      repos: [{ id: 'my repo', baseurl: 'http://zyp.test/repo', name: 'Mine' }, { baseurl: 'http://no-id' }],
+      config: { 'download.deltarpm': 'false', configdir: '/elsewhere', empty: '' },
+    },
+  });
+  assert.equal(readFileSync(join(root, 'etc/zypp/repos.d/my_repo.repo'), 'utf8'), '[my repo]\nbaseurl = http://zyp.test/repo\nname = Mine\nenabled = 1\nautorefresh = 1');
+  assert.equal(readFileSync(join(root, 'etc/zypp/zypp.conf'), 'utf8'), '[main]\n# Added via cloud.cfg\ndownload.deltarpm=false');
+  assert.ok(ctx.lines.some((l) => l.includes('missing required config keys: id')));
+});
+
+test('apk_configure writes /etc/apk/repositories from alpine_repo and skips without a version', async (t) => {
+  const root = tempDir(t);
+  const ctx = moduleContext(root, { distro: { name: 'alpine', family: 'alpine', version: '3.19' } });
+  await apkConfigureModule.run(ctx, { apk_repos: { alpine_repo: { base_url: 'https://apk.test/alpine', version: 'v3.19', community_enabled: true, testing_enabled: true }, local_repo_base_url: 'https://local.test' } });
+  const lines = readFileSync(join(root, 'etc/apk/repositories'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+  assert.deepEqual(lines, ['https://apk.test/alpine/v3.19/main', 'https://apk.test/alpine/v3.19/community', 'https://apk.test/alpine/edge/testing', 'https://local.test/v3.19']);
+  const root2 = tempDir(t);
+  await apkConfigureModule.run(moduleContext(root2), { apk_repos: { alpine_repo: { base_url: 'x' } } });
+  await apkConfigureModule.run(moduleContext(root2), { apk_repos: { preserve_repositories: true, alpine_repo: { version: 'edge' } } });
+  assert.throws(() => readFileSync(join(root2, 'etc/apk/repositories')));
+  assert.ok(!renderApkRepositories({ baseUrl: 'b', version: 'edge', community: false, testing: true, localRepo: '' }).includes('non-edge'));
+});

@@ -1,0 +1,110 @@
+// THE allow-list: every known, justified difference between Debian's cloud-init 22.4 and kiln in the parity
+// harness, each with its reason. Anything not covered here fails the parity test. Keep entries narrow.
+import type { AllowedDifference } from './compare-trees';
+
+/** cloud-init writes this header (with version and time) on files it creates; the time differs run to run. */
+function dropCreatedByHeader(text: string): string {
+  return text.replace(/^# Created by (cloud-init|kiln)\b.*$/gm, '# Created by <tool>');
+}
+
+/** Random MIME boundaries that cloud-init's Python email package draws for the processed user data. */
+function fixMimeBoundaries(text: string): string {
+  return text.replace(/={15}\d+==/g, '===============BOUNDARY==');
+}
+
+/** Password hashes are salted at random (and cloud-init lets chpasswd pick yescrypt, kiln writes SHA-512 crypt). */
+function maskPasswordHashes(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      const f = line.split(':');
+      if (f.length < 3 || !f[1]?.startsWith('$')) return line;
+      f[1] = '<hash>';
+      return f.join(':');
+    })
+    .join('\n');
+}
+
+const TIME_KEYS = new Set(['start', 'finished', 'last_update', 'timestamp']);
+
+/** status.json and result.json carry wall-clock times for every stage. */
+function dropJsonTimes(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text, (k, v: unknown) => (TIME_KEYS.has(k) ? undefined : v)), null, 1);
+  } catch {
+    return text;
+  }
+}
+
+/** Modules in Debian's cloud.cfg that kiln does not implement (Ubuntu- or vendor-specific; they do nothing here). */
+const NOT_IMPLEMENTED = [
+  'migrator', 'snap', 'byobu', 'grub_dpkg', 'fan', 'landscape', 'lxd', 'puppet', 'chef', 'mcollective', 'salt_minion',
+  'reset_rmc', 'refresh_rmc_and_interface', 'rightscale_userdata', 'install_hotplug', 'ubuntu_advantage', 'ubuntu_drivers',
+];
+
+export const ALLOWED_DIFFERENCES: AllowedDifference[] = [
+  {
+    path: /^\/etc\/ssh\/ssh_host_[a-z0-9]+_key(\.pub)?$/,
+    kinds: ['content'],
+    reason: 'host keys are generated at random on each first boot; existence, type, mode and owner are still compared',
+  },
+  {
+    path: /^\/etc\/(shadow|gshadow)-?$/,
+    kinds: [],
+    normalize: maskPasswordHashes,
+    reason: 'password hashes use a random salt (cloud-init leaves plain-text passwords to chpasswd, which picks yescrypt; kiln writes SHA-512 crypt itself); users, ages and lock state are still compared',
+  },
+  {
+    path: /^\/var\/lib\/cloud\/instances\/[^/]+\/(user-data|vendor-data2?)\.txt\.i$/,
+    kinds: [],
+    normalize: fixMimeBoundaries,
+    reason: 'the processed user data is re-wrapped in MIME with a random boundary',
+  },
+  {
+    path: /^\/(var\/lib\/cloud\/data|run\/cloud-init)\/(status|result)\.json$/,
+    kinds: [],
+    normalize: dropJsonTimes,
+    reason: 'stage start/finish times are wall-clock times',
+  },
+  {
+    path: /^\/(var\/lib\/cloud\/(instances\/[^/]+\/)?sem|run\/cloud-init\/sem)\/[^/]+$/,
+    kinds: ['content'],
+    reason: 'a semaphore file holds the pid and time of the run that took it; only its presence matters',
+  },
+  {
+    path: new RegExp(`^/var/lib/cloud/(instances/[^/]+/)?sem/config_(${NOT_IMPLEMENTED.join('|')})(\\.once)?$`),
+    kinds: ['only-cloud-init'],
+    reason: `kiln does not implement ${NOT_IMPLEMENTED.join(', ')} (Ubuntu- or vendor-specific, no effect on this seed set); cloud-init takes their semaphores anyway`,
+  },
+  {
+    path: /^\/var\/lib\/cloud\/instances\/[^/]+\/boot-finished$/,
+    kinds: ['content'],
+    reason: 'boot-finished holds uptime, time and the program version',
+  },
+  {
+    path: /^\/var\/lib\/cloud\/instances\/[^/]+\/obj\.pkl$/,
+    kinds: ['only-cloud-init', 'content'],
+    reason: "a pickled Python datasource object (cloud-init's cache); kiln keeps no pickle and re-reads the seed and instance-data.json",
+  },
+  {
+    path: /^\/var\/lib\/cloud\/instances\/[^/]+\/obj\.json$/,
+    kinds: ['only-kiln'],
+    reason: "kiln's cache of the found datasource (JSON, read by its later stages) in place of cloud-init's obj.pkl",
+  },
+  {
+    path: /^\/run\/cloud-init\/combined-cloud-config\.json$/,
+    kinds: ['only-kiln'],
+    reason: 'the merged cloud-config that cloud-init 23.1 and later write here (22.4 does not); kiln writes it for `query` and later stages',
+  },
+  {
+    path: /^\/var\/lib\/cloud\/data\/python-version$/,
+    kinds: ['only-cloud-init'],
+    reason: "cloud-init records the Python version that wrote obj.pkl; kiln has no Python",
+  },
+  {
+    path: /.*/,
+    kinds: [],
+    normalize: dropCreatedByHeader,
+    reason: "files cloud-init creates start with '# Created by cloud-init v. <version> on <time>'",
+  },
+];

@@ -1,0 +1,56 @@
+// Runs one parity seed on one side (Debian's cloud-init, or kiln installed as /usr/bin/cloud-init) in a rootfs copy.
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { copyRootfs } from '../helpers/debian-rootfs';
+import type { Expectation, ParityCase } from './seeds';
+import { installKiln, prepareLaterBoot, runAllStages, seedRoot, type StageRun } from './sandbox-stages';
+import { snapshotTree, type Tree } from './tree-snapshot';
+
+export type Side = 'cloud-init' | { kilnBinary: string };
+
+export interface SideResult {
+  root: string;
+  /** One list of four stage runs per boot. */
+  boots: StageRun[][];
+  tree: Tree;
+  /** Expectations of case.json that did not hold on this side. */
+  unmet: string[];
+}
+
+export function sideName(side: Side): string {
+  return side === 'cloud-init' ? 'cloud-init' : 'kiln';
+}
+
+/** Checks case.json's expectations against a finished root. */
+export function checkExpectations(root: string, expect: Expectation[]): string[] {
+  const unmet: string[] = [];
+  for (const e of expect) {
+    let text: string | undefined;
+    try {
+      text = readFileSync(join(root, e.path), 'utf8');
+    } catch {
+      text = undefined;
+    }
+    if (e.absent) {
+      if (text !== undefined) unmet.push(`${e.path} should not exist`);
+    } else if (text === undefined) unmet.push(`${e.path} is missing`);
+    else if (e.contains !== undefined && !text.includes(e.contains)) unmet.push(`${e.path} does not contain ${JSON.stringify(e.contains)}`);
+  }
+  return unmet;
+}
+
+/** Copies the rootfs into WORK/<side>, seeds it, runs every boot's four stages, snapshots the tree. */
+export function runCaseOnSide(c: ParityCase, side: Side, work: string): SideResult {
+  const root = join(work, sideName(side));
+  rmSync(root, { recursive: true, force: true });
+  mkdirSync(root, { recursive: true });
+  copyRootfs(root);
+  if (side !== 'cloud-init') installKiln(root, side.kilnBinary);
+  seedRoot(root, c);
+  const boots: StageRun[][] = [runAllStages(root)];
+  for (const later of c.laterBoots) {
+    prepareLaterBoot(root, c, later);
+    boots.push(runAllStages(root));
+  }
+  return { root, boots, tree: snapshotTree(root), unmet: checkExpectations(root, c.expect) };
+}

@@ -1,0 +1,85 @@
+// Seeds a rootfs copy with NoCloud files and runs the four cloud-init stages in it, each under unshare + chroot.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LaterBoot, ParityCase } from './seeds';
+
+export const SEED_DIR_IN_ROOT = '/var/lib/cloud/seed/nocloud';
+
+/** The four stages as cloud-init's systemd units run them. */
+export const STAGES: Array<{ name: string; args: string[] }> = [
+  { name: 'init-local', args: ['init', '--local'] },
+  { name: 'init', args: ['init'] },
+  { name: 'modules:config', args: ['modules', '--mode', 'config'] },
+  { name: 'modules:final', args: ['modules', '--mode', 'final'] },
+];
+
+export interface StageRun {
+  stage: string;
+  code: number;
+  wallMs: number;
+  /** Peak resident set of the stage's process tree, KiB (GNU time's %M). */
+  maxRssKb: number;
+  stderr: string;
+}
+
+/** Writes the seed and the config that forces NoCloud into ROOT (the first boot). */
+export function seedRoot(root: string, c: ParityCase): void {
+  const seed = join(root, SEED_DIR_IN_ROOT);
+  mkdirSync(seed, { recursive: true });
+  copyFileSync(c.files.metaData, join(seed, 'meta-data'));
+  writeFileSync(join(seed, 'user-data'), c.files.userData ? readFileSync(c.files.userData) : '');
+  if (c.files.vendorData) copyFileSync(c.files.vendorData, join(seed, 'vendor-data'));
+  if (c.files.networkConfig) copyFileSync(c.files.networkConfig, join(seed, 'network-config'));
+  writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/90-kiln-parity.cfg'), 'datasource_list: [NoCloud]\n');
+}
+
+/** Turns ROOT into the next boot: /run is a tmpfs (emptied), and the seed may carry a new instance id or user data. */
+export function prepareLaterBoot(root: string, c: ParityCase, boot: LaterBoot): void {
+  rmSync(join(root, 'run/cloud-init'), { recursive: true, force: true });
+  const seed = join(root, SEED_DIR_IN_ROOT);
+  if (boot.instanceId) {
+    const md = readFileSync(join(seed, 'meta-data'), 'utf8').replace(/^instance-id:.*$/m, `instance-id: ${boot.instanceId}`);
+    writeFileSync(join(seed, 'meta-data'), md);
+  }
+  if (boot.userData) copyFileSync(join(c.dir, boot.userData), join(seed, 'user-data'));
+}
+
+/**
+ * Runs one stage of /usr/bin/cloud-init (whichever program that is in ROOT) in new UTS, IPC, mount, PID and
+ * network namespaces, chrooted; /proc is mounted inside those namespaces only.
+ */
+export function runStage(root: string, stage: { name: string; args: string[] }, timeoutMs = 300_000): StageRun {
+  const timeFile = join(root, '..', `.time-${process.pid}-${Date.now()}`);
+  const inner = `mount -t proc proc /proc && exec /usr/bin/cloud-init ${stage.args.join(' ')}`;
+  const r = spawnSync(
+    '/usr/bin/time',
+    ['-f', '%e %M', '-o', timeFile, 'unshare', '--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, '/bin/sh', '-c', inner],
+    { encoding: 'utf8', timeout: timeoutMs, env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' }, maxBuffer: 64 * 1024 * 1024 },
+  );
+  let wallMs = NaN;
+  let maxRssKb = NaN;
+  try {
+    const line = readFileSync(timeFile, 'utf8').trim().split('\n').pop() ?? '';
+    const [secs, rss] = line.split(' ');
+    wallMs = Number(secs) * 1000;
+    maxRssKb = Number(rss);
+  } catch {
+    /* the time file is missing when the command could not start; code says why */
+  }
+  rmSync(timeFile, { force: true });
+  return { stage: stage.name, code: r.status ?? -1, wallMs, maxRssKb, stderr: `${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
+}
+
+/** All four stages in order (a failing stage does not stop the next, as systemd runs each unit regardless). */
+export function runAllStages(root: string): StageRun[] {
+  return STAGES.map((s) => runStage(root, s));
+}
+
+/** Puts the built kiln binary in ROOT as /usr/bin/cloud-init (replacing Debian's Python entry point). */
+export function installKiln(root: string, binary: string): void {
+  const dest = join(root, 'usr/bin/cloud-init');
+  rmSync(dest, { force: true });
+  copyFileSync(binary, dest);
+  spawnSync('chmod', ['0755', dest]);
+}

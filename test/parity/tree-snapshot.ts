@@ -1,0 +1,63 @@
+// Reads a root file tree into comparable entries (type, mode, owner, content hash, small text) for parity checks.
+import { createHash } from 'node:crypto';
+import { lstatSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface TreeEntry {
+  type: 'file' | 'dir' | 'symlink' | 'other';
+  mode: number;
+  uid: number;
+  gid: number;
+  size: number;
+  /** sha256 of a file's bytes. */
+  sha256?: string;
+  /** A file's content when it is UTF-8 text of at most 256 KiB (for normalising and showing differences). */
+  text?: string;
+  /** A symlink's target. */
+  target?: string;
+}
+
+/** Path inside the root ('/etc/hostname') → entry. */
+export type Tree = Map<string, TreeEntry>;
+
+/**
+ * Folders never walked: kernel file systems, the OS's own programs and package state, caches and logs, and
+ * /tmp and /var/tmp (other tests leave temporary folders in the shared cached rootfs; no seed writes there).
+ */
+export const NOT_WALKED = ['/proc', '/sys', '/dev', '/usr', '/boot', '/tmp', '/var/tmp', '/var/cache', '/var/lib/dpkg', '/var/lib/apt', '/var/log', '/var/lib/systemd/deb-systemd-helper-enabled'];
+
+const MAX_TEXT = 256 * 1024;
+
+export function snapshotTree(root: string, skip: string[] = NOT_WALKED): Tree {
+  const tree: Tree = new Map();
+  const walk = (rel: string) => {
+    let names: string[];
+    try {
+      names = readdirSync(join(root, rel));
+    } catch {
+      return;
+    }
+    for (const name of names.sort()) {
+      const path = rel === '/' ? `/${name}` : `${rel}/${name}`;
+      if (skip.includes(path)) continue;
+      const host = join(root, path);
+      const st = lstatSync(host);
+      const base = { mode: st.mode & 0o7777, uid: st.uid, gid: st.gid, size: st.size };
+      if (st.isSymbolicLink()) tree.set(path, { type: 'symlink', ...base, target: readlinkSync(host) });
+      else if (st.isDirectory()) {
+        tree.set(path, { type: 'dir', ...base, size: 0 });
+        walk(path);
+      } else if (st.isFile()) {
+        const bytes = readFileSync(host);
+        const entry: TreeEntry = { type: 'file', ...base, sha256: createHash('sha256').update(bytes).digest('hex') };
+        if (bytes.length <= MAX_TEXT) {
+          const text = bytes.toString('utf8');
+          if (!text.includes('\uFFFD') && !text.includes('\0')) entry.text = text;
+        }
+        tree.set(path, entry);
+      } else tree.set(path, { type: 'other', ...base });
+    }
+  };
+  walk('/');
+  return tree;
+}

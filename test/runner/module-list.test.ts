@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { readModuleList } from '../../src/runner/module-list';
+import { semaphorePath } from '../../src/runner/semaphores';
+import { cloudPaths } from '../../src/runner/cloud-paths';
+import { canonicalCloudId } from '../../src/runner/cloud-id';
+
+test('module lists: names, [name, freq] overrides, {name, frequency}, cc_ prefixes and dashes', () => {
+  const l = readModuleList({ cloud_config_modules: ['cc_runcmd', ['ssh-import-id', 'always'], { name: 'locale', frequency: 'once' }, ['ntp', 'per-instance', 'x']] }, 'config');
+  assert.deepEqual(l, [
+    { name: 'runcmd', args: [] },
+    { name: 'ssh_import_id', frequency: 'always', args: [] },
+    { name: 'locale', frequency: 'once', args: [] },
+    { name: 'ntp', frequency: 'once-per-instance', args: ['x'] },
+  ]);
+  assert.throws(() => readModuleList({ cloud_final_modules: [['x', 'sometimes']] }, 'final'), /cloud_final_modules\[0\]: unknown frequency 'sometimes'/);
+  assert.deepEqual(readModuleList({}, 'init'), []);
+});
+
+test('semaphore paths as cloud-init names them', () => {
+  const p = cloudPaths({ system_info: { paths: { cloud_dir: '/var/lib/cloud/', run_dir: '/run/cloud-init/' } } });
+  assert.equal(semaphorePath(p, 'i-1', 'runcmd', 'once-per-instance'), '/var/lib/cloud/instances/i-1/sem/config_runcmd');
+  assert.equal(semaphorePath(p, 'i-1', 'runcmd', 'once'), '/var/lib/cloud/sem/config_runcmd.once');
+  assert.equal(semaphorePath(p, 'i-1', 'runcmd', 'always'), undefined);
+});
+
+test('canonical cloud ids', () => {
+  assert.equal(canonicalCloudId('aws', 'cn-north-1', 'ec2'), 'aws-china');
+  assert.equal(canonicalCloudId('aws', 'us-gov-west-1', 'ec2'), 'aws-gov');
+  assert.equal(canonicalCloudId('aws', 'eu-west-1', 'ec2'), 'aws');
+  assert.equal(canonicalCloudId('unknown', undefined, 'nocloud'), 'nocloud');
+  assert.equal(canonicalCloudId('openstack', 'r', 'openstack'), 'openstack');
+});

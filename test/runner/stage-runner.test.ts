@@ -1,0 +1,231 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, readlinkSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
+import { computeBootStatus, statusExitCode } from '../../src/runner/boot-status';
+import { readBootStatus } from '../../src/runner/read-boot-status';
+import type { RunnerDeps } from '../../src/runner/runner-deps';
+import { StageRunner } from '../../src/runner/stage-runner';
+import { Logger, MemorySink } from '../../src/util/log';
+import { tempDir } from '../helpers/temp';
+import { brokenSource, fakeDeps, fakeSource, recordingModule, type Recorder } from './fakes';
+
+const CFG = `datasource_list: [Broken, Fake]
+cloud_init_modules: [init_once_per_instance]
+cloud_config_modules: [cfg_always, [cfg_override, always], cfg_once]
+cloud_final_modules: [final_mod]
+`;
+
+function sandbox(t: Parameters<typeof tempDir>[0], iid = 'i-1', cfg = CFG): string {
+  const root = tempDir(t);
+  mkdirSync(join(root, 'etc/cloud/cloud.cfg.d'), { recursive: true });
+  writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/50-test.cfg'), cfg);
+  setSeed(root, iid);
+  return root;
+}
+
+function setSeed(root: string, iid: string, userData?: string): void {
+  mkdirSync(join(root, 'seed/fake'), { recursive: true });
+  writeFileSync(join(root, 'seed/fake/instance-id'), `${iid}\n`);
+  if (userData !== undefined) writeFileSync(join(root, 'seed/fake/user-data'), userData);
+}
+
+function modulesFor(rec: Recorder, failing = false) {
+  return [
+    recordingModule(rec, 'init_once_per_instance', 'init', 'once-per-instance'),
+    recordingModule(rec, 'cfg_always', 'config', 'always', failing ? { fail: true } : {}),
+    recordingModule(rec, 'cfg_override', 'config', 'once-per-instance'),
+    recordingModule(rec, 'cfg_once', 'config', 'once'),
+    recordingModule(rec, 'final_mod', 'final', 'once-per-instance'),
+  ];
+}
+
+async function boot(root: string, deps: RunnerDeps, logger = new Logger()) {
+  const platform = new LinuxPlatform({ root, log: logger.for('platform') });
+  const runner = new StageRunner({ platform, logger, deps });
+  return runner.runAllStages();
+}
+
+function json(root: string, path: string): Record<string, any> { // any: tests read nested values directly
+  return JSON.parse(readFileSync(join(root, path), 'utf8')) as Record<string, any>;
+}
+
+test('per-instance modules run on the first boot of an instance only; always every boot; once once ever', async (t) => {
+  const root = sandbox(t);
+  const rec: Recorder = { runs: [] };
+  const deps = fakeDeps([brokenSource(), fakeSource()], modulesFor(rec));
+  await boot(root, deps);
+  assert.deepEqual(rec.runs, ['init_once_per_instance', 'cfg_always', 'cfg_override', 'cfg_once', 'final_mod']);
+  rec.runs = [];
+  await boot(root, deps);
+  assert.deepEqual(rec.runs, ['cfg_always', 'cfg_override'], 'same instance id: only always (and the [name, always] override)');
+  rec.runs = [];
+  setSeed(root, 'i-2');
+  await boot(root, deps);
+  assert.deepEqual(rec.runs, ['init_once_per_instance', 'cfg_always', 'cfg_override', 'final_mod'], 'new instance: per-instance again, once never again');
+  assert.equal(readFileSync(join(root, 'var/lib/cloud/data/previous-instance-id'), 'utf8'), 'i-2\n');
+  assert.equal(readFileSync(join(root, 'var/lib/cloud/data/instance-id'), 'utf8'), 'i-2\n');
+  assert.equal(readlinkSync(join(root, 'var/lib/cloud/instance')), '/var/lib/cloud/instances/i-2');
+  assert.ok(existsSync(join(root, 'var/lib/cloud/instances/i-1/sem/config_init_once_per_instance')));
+  assert.ok(existsSync(join(root, 'var/lib/cloud/sem/config_cfg_once.once')));
+  assert.ok(!existsSync(join(root, 'var/lib/cloud/instances/i-2/sem/config_cfg_always')), 'always keeps no semaphore');
+  assert.deepEqual(deps.network, ['i-1', 'i-2'], 'network config applied on the first boot of each instance only');
+});
+
+test('the files cloud-init writes, in their shapes and modes', async (t) => {
+  const root = sandbox(t);
+  setSeed(root, 'i-1', '#cloud-config\nfinal_mod: {x: 1}\npassword: topsecret\n');
+  const rec: Recorder = { runs: [] };
+  await boot(root, fakeDeps([brokenSource(), fakeSource()], modulesFor(rec)));
+  const status = json(root, 'run/cloud-init/status.json');
+  for (const s of ['init-local', 'init', 'modules-config', 'modules-final']) {
+    assert.equal(typeof status.v1[s].start, 'number', s);
+    assert.equal(typeof status.v1[s].finished, 'number', s);
+    assert.ok(Array.isArray(status.v1[s].errors));
+  }
+  assert.equal(status.v1.stage, null);
+  assert.equal(readlinkSync(join(root, 'run/cloud-init/status.json')), '../../var/lib/cloud/data/status.json');
+  assert.equal(readlinkSync(join(root, 'run/cloud-init/result.json')), '../../var/lib/cloud/data/result.json');
+  assert.equal(status.v1.datasource, 'DataSourceFake [seed-dir (/seed/fake)]');
+  assert.match(status.v1['init-local'].recoverable_errors.WARNING[0], /Broken: metadata is corrupt/);
+  const result = json(root, 'run/cloud-init/result.json');
+  assert.deepEqual(Object.keys(result.v1).sort(), ['datasource', 'errors', 'recoverable_errors']);
+  const sensitive = json(root, 'run/cloud-init/instance-data-sensitive.json');
+  const open = json(root, 'run/cloud-init/instance-data.json');
+  assert.equal(statSync(join(root, 'run/cloud-init/instance-data-sensitive.json')).mode & 0o777, 0o600);
+  assert.equal(statSync(join(root, 'run/cloud-init/instance-data.json')).mode & 0o777, 0o644);
+  assert.equal(statSync(join(root, 'run/cloud-init/combined-cloud-config.json')).mode & 0o777, 0o600);
+  assert.equal(sensitive.v1.instance_id, 'i-1');
+  assert.equal(sensitive.v1.cloud_id, 'fakecloud');
+  assert.equal(sensitive.v1.region, 'r1');
+  assert.deepEqual(sensitive.v1.public_ssh_keys, ['ssh-ed25519 AAAA test']);
+  assert.equal(sensitive.merged_cfg.password, 'topsecret');
+  assert.equal(open.merged_cfg, 'redacted for non-root user');
+  assert.equal(open.ds.meta_data.admin_password, 'redacted for non-root user');
+  assert.ok(!readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8').includes('topsecret'));
+  assert.ok(!readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8').includes('hunter22secret'));
+  assert.equal(readFileSync(join(root, 'run/cloud-init/cloud-id-fakecloud'), 'utf8'), 'fakecloud\n');
+  assert.equal(readlinkSync(join(root, 'run/cloud-init/cloud-id')), '/run/cloud-init/cloud-id-fakecloud');
+  assert.match(readFileSync(join(root, 'var/lib/cloud/instances/i-1/boot-finished'), 'utf8'), /^12\.50 - .* - v\. 0\.0\.0-test\n$/);
+  assert.match(readFileSync(join(root, 'var/lib/cloud/instances/i-1/datasource'), 'utf8'), /^DataSourceFake: DataSourceFake \[seed-dir/);
+  assert.equal(statSync(join(root, 'var/lib/cloud/instances/i-1/user-data.txt')).mode & 0o777, 0o600);
+  assert.match(readFileSync(join(root, 'var/log/cloud-init-output.log'), 'utf8'), /final_mod ran with \{"x":1\}/);
+  const events = readFileSync(join(root, 'var/log/kiln-events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  assert.ok(events.some((e) => e.name === 'modules-final/config-final_mod' && e.result === 'SUCCESS'));
+});
+
+test('a failing module does not stop the others; the boot ends degraded (status exit 2)', async (t) => {
+  const root = sandbox(t);
+  const rec: Recorder = { runs: [] };
+  const sink = new MemorySink();
+  const logger = new Logger();
+  logger.addSink(sink);
+  const outcomes = await boot(root, fakeDeps([fakeSource()], modulesFor(rec, true)), logger);
+  assert.deepEqual(rec.runs, ['init_once_per_instance', 'cfg_always', 'cfg_override', 'cfg_once', 'final_mod']);
+  assert.deepEqual(outcomes.find((o) => o.stage === 'modules-config')?.errors, ['Running module cfg_always failed: cfg_always exploded']);
+  assert.ok(sink.lines.some((l) => /\[ERROR\]: Running module cfg_always failed/.test(l)));
+  assert.ok(sink.lines.some((l) => l.includes('sees admin password REDACTED')), 'the admin password is scrubbed from the log');
+  assert.ok(!sink.lines.some((l) => l.includes('adm1nSecretPw')));
+  const platform = new LinuxPlatform({ root, log: new Logger().for('t') });
+  const s = await readBootStatus(platform, fakeDeps([], []).embeddedConfig, '');
+  assert.equal(s.status, 'done');
+  assert.equal(s.extended_status, 'degraded done');
+  assert.equal(statusExitCode(s), 2);
+  assert.deepEqual(json(root, 'run/cloud-init/result.json').v1.errors, ['Running module cfg_always failed: cfg_always exploded']);
+});
+
+test('no datasource at all: the init stage fails and status says error (exit 1)', async (t) => {
+  const root = sandbox(t, 'unused', 'datasource_list: [Fake]\ncloud_init_modules: []\ncloud_config_modules: []\ncloud_final_modules: []\n');
+  writeFileSync(join(root, 'seed/fake/instance-id'), '');
+  const { rmSync } = await import('node:fs');
+  rmSync(join(root, 'seed/fake/instance-id'));
+  await boot(root, fakeDeps([fakeSource()], []));
+  const status = json(root, 'run/cloud-init/status.json');
+  assert.equal(status.v1.init.failed, true);
+  assert.match(status.v1.init.errors[0], /No instance datasource found/);
+  const s = await readBootStatus(new LinuxPlatform({ root, log: new Logger().for('t') }), undefined, '');
+  assert.equal(s.status, 'error');
+  assert.equal(statusExitCode(s), 1);
+});
+
+test('config merge: system < datasource < vendor < user; vendor_data: {enabled: false} drops vendor data', async (t) => {
+  for (const disabled of [false, true]) {
+    const root = sandbox(t, 'i-1', `datasource_list: [Fake]\ncloud_init_modules: []\ncloud_config_modules: []\ncloud_final_modules: [final_mod]\nfinal_mod: {a: sys, b: sys, c: sys, d: sys}\n`);
+    writeFileSync(join(root, 'seed/fake/ds-config'), 'final_mod: {b: ds, c: ds, d: ds}\n');
+    writeFileSync(join(root, 'seed/fake/vendor-data'), '#cloud-config\nfinal_mod: {c: vendor, d: vendor}\n');
+    writeFileSync(join(root, 'seed/fake/user-data'), `#cloud-config\nfinal_mod: {d: user}\n${disabled ? 'vendor_data: {enabled: false}\n' : ''}`);
+    const rec: Recorder = { runs: [] };
+    await boot(root, fakeDeps([fakeSource()], modulesFor(rec)));
+    const merged = json(root, 'run/cloud-init/combined-cloud-config.json');
+    assert.deepEqual(merged.final_mod, disabled ? { a: 'sys', b: 'ds', c: 'ds', d: 'user' } : { a: 'sys', b: 'ds', c: 'vendor', d: 'user' });
+  }
+});
+
+test('kernel cmdline cc: … end_cc sits above the files; cloud-init=disabled and the marker file stop every stage', async (t) => {
+  const root = sandbox(t);
+  const rec: Recorder = { runs: [] };
+  const cmdline = 'ro quiet cc: cloud_final_modules: [[init_once_per_instance, always], final_mod] end_cc';
+  await boot(root, fakeDeps([fakeSource()], modulesFor(rec), { kernelCmdline: async () => cmdline }));
+  assert.deepEqual(rec.runs.slice(-2), ['init_once_per_instance', 'final_mod'], 'the final list comes from the kernel command line');
+
+  const off = sandbox(t);
+  const rec2: Recorder = { runs: [] };
+  const out = await boot(off, fakeDeps([fakeSource()], modulesFor(rec2), { kernelCmdline: async () => 'ro cloud-init=disabled' }));
+  assert.equal(out[0]?.disabled, true);
+  assert.deepEqual(rec2.runs, []);
+  assert.ok(!existsSync(join(off, 'run/cloud-init/status.json')));
+
+  const marked = sandbox(t);
+  writeFileSync(join(marked, 'etc/cloud/cloud-init.disabled'), '');
+  const rec3: Recorder = { runs: [] };
+  await boot(marked, fakeDeps([fakeSource()], modulesFor(rec3)));
+  assert.deepEqual(rec3.runs, []);
+  const s = await readBootStatus(new LinuxPlatform({ root: marked, log: new Logger().for('t') }), undefined, '');
+  assert.equal(s.status, 'disabled');
+  assert.equal(s.boot_status_code, 'disabled-by-marker-file');
+});
+
+test('manual_cache_clean trusts the cached instance even when the seed changes', async (t) => {
+  const root = sandbox(t, 'i-1', `${CFG}manual_cache_clean: true\n`);
+  const rec: Recorder = { runs: [] };
+  const deps = fakeDeps([fakeSource()], modulesFor(rec));
+  await boot(root, deps);
+  assert.ok(existsSync(join(root, 'var/lib/cloud/instances/i-1/manual-clean')));
+  setSeed(root, 'i-2');
+  rec.runs = [];
+  await boot(root, deps);
+  assert.equal(readFileSync(join(root, 'var/lib/cloud/data/instance-id'), 'utf8'), 'i-1\n');
+  assert.deepEqual(rec.runs, ['cfg_always', 'cfg_override']);
+});
+
+test('separate stage processes share state through the files (systemd units)', async (t) => {
+  const root = sandbox(t);
+  setSeed(root, 'i-1', '#cloud-config\nfinal_mod: {from: user}\n');
+  const rec: Recorder = { runs: [] };
+  const deps = fakeDeps([fakeSource()], modulesFor(rec));
+  const statuses: string[] = [];
+  for (const stage of ['init-local', 'init', 'modules-config', 'modules-final'] as const) {
+    const logger = new Logger();
+    const platform = new LinuxPlatform({ root, log: logger.for('p') });
+    await new StageRunner({ platform, logger, deps }).runStage(stage);
+    statuses.push((await readBootStatus(platform, undefined, '')).status);
+  }
+  assert.deepEqual(statuses, ['running', 'running', 'running', 'done']);
+  assert.match(readFileSync(join(root, 'var/log/cloud-init-output.log'), 'utf8'), /final_mod ran with \{"from":"user"\}/);
+  assert.equal(readFileSync(join(root, 'var/lib/cloud/data/previous-instance-id'), 'utf8'), 'i-1\n', 'the init stage re-reads the id the local stage wrote, as cloud-init does');
+});
+
+test('status: not started, running, done, error, degraded', () => {
+  const base = { disabledBy: undefined, enabledBy: 'enabled-by-generator' };
+  assert.equal(computeBootStatus({ ...base, status: undefined }).status, 'not started');
+  const stage = (start: number | null, finished: number | null, errors: string[] = []) => ({ start, finished, errors, recoverable_errors: {} });
+  const st = (final: ReturnType<typeof stage>) => ({ v1: { datasource: 'DataSourceNone', stage: null, 'init-local': stage(1, 2), init: stage(2, 3), 'modules-config': stage(3, 4), 'modules-final': final } });
+  assert.equal(computeBootStatus({ ...base, status: st(stage(4, null)) }).status, 'running');
+  const done = computeBootStatus({ ...base, status: st(stage(4, 5)) });
+  assert.equal(done.status, 'done');
+  assert.equal(statusExitCode(done), 0);
+  const deg = computeBootStatus({ ...base, status: st(stage(4, 5, ['x'])) });
+  assert.equal(deg.extended_status, 'degraded done');
+  assert.equal(statusExitCode(deg), 2);
+});
