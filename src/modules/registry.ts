@@ -16,6 +16,30 @@ import { updateEtcHosts } from './update-etc-hosts';
 import { updateHostname } from './update-hostname';
 import { usersGroups } from './users-groups';
 import { writeFiles } from './write-files';
+import { apkConfigureModule } from './apk-configure';
+import { aptConfigureModule } from './apt-configure';
+import { aptPipeliningModule } from './apt-pipelining';
+import { disableEc2MetadataModule } from './disable-ec2-metadata';
+import { finalMessageModule } from './final-message';
+import { keyboardModule } from './keyboard';
+import { keysToConsoleModule } from './keys-to-console';
+import { localeModule } from './locale';
+import { ntpModule } from './ntp';
+import { packageUpdateUpgradeInstallModule } from './package-update-upgrade-install';
+import { phoneHomeModule } from './phone-home';
+import { powerStateChangeModule } from './power-state-change';
+import { runcmdModule } from './runcmd';
+import { scriptsPerBootModule } from './scripts-per-boot';
+import { scriptsPerInstanceModule } from './scripts-per-instance';
+import { scriptsPerOnceModule } from './scripts-per-once';
+import { scriptsUserModule } from './scripts-user';
+import { scriptsVendorModule } from './scripts-vendor';
+import { sshAuthkeyFingerprintsModule } from './ssh-authkey-fingerprints';
+import { sshImportIdModule } from './ssh-import-id';
+import { timezoneModule } from './timezone';
+import { writeFilesDeferredModule } from './write-files-deferred';
+import { yumAddRepoModule } from './yum-add-repo';
+import { zypperAddRepoModule } from './zypper-add-repo';
 
 /**
  * Every module, in the order of cloud-init's default cloud.cfg module lists (init, then config, then final).
@@ -40,7 +64,31 @@ export const MODULES: readonly Module[] = [
   setPasswords,
   resolvConf,
   // config stage (cloud_config_modules)
+  sshImportIdModule,
+  keyboardModule,
+  localeModule,
+  aptConfigureModule,
+  aptPipeliningModule,
+  ntpModule,
+  timezoneModule,
+  disableEc2MetadataModule,
+  runcmdModule,
+  yumAddRepoModule,
+  zypperAddRepoModule,
+  apkConfigureModule,
   // final stage (cloud_final_modules)
+  packageUpdateUpgradeInstallModule,
+  writeFilesDeferredModule,
+  scriptsVendorModule,
+  scriptsPerOnceModule,
+  scriptsPerBootModule,
+  scriptsPerInstanceModule,
+  scriptsUserModule,
+  sshAuthkeyFingerprintsModule,
+  keysToConsoleModule,
+  phoneHomeModule,
+  finalMessageModule,
+  powerStateChangeModule,
 ];
 
 /** The module cloud-init calls NAME (with or without the cc_ prefix, '-' or '_'), or undefined. */

@@ -5,7 +5,7 @@ import { buildDetectContext, detectSources } from '../sources/detect';
 import { findSource } from '../sources/find-source';
 import { DATASOURCES } from '../sources/registry';
 import { applyNetworkOnLinux } from './apply-network-linux';
-import { allModules } from './module-catalog';
+import { MODULES } from '../modules/registry';
 import { processUserDataOnLinux } from './process-user-data-linux';
 import type { LocateInput, LocateOutcome, RunnerDeps } from './runner-deps';
 
@@ -34,7 +34,7 @@ export async function locateWithSources(input: LocateInput, env: NodeJS.ProcessE
 export function defaultRunnerDeps(input: DefaultDepsInput): RunnerDeps {
   return {
     sources: [...DATASOURCES],
-    modules: allModules(),
+    modules: [...MODULES],
     processUserData: processUserDataOnLinux,
     selectAndRenderNetwork: applyNetworkOnLinux,
     finder: new LinuxFilesystemFinder({ root: input.platform.root }),

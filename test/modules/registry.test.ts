@@ -28,10 +28,16 @@ test("stages and frequencies are cloud-init 22.4's", () => {
   }
 });
 
-test('every init-stage module in the embedded cloud.cfg is registered', () => {
+test('every module of every stage in the embedded cloud.cfg is registered, in its stage', () => {
   const cfg = readFileSync(join(REPO, 'src/config/defaults/cloud.cfg'), 'utf8');
-  const block = /cloud_init_modules:\n((?:\s+- .+\n)+)/.exec(cfg)?.[1] ?? '';
-  const listed = block.split('\n').map((l) => l.replace(/^\s+- /, '').trim()).filter(Boolean);
-  assert.ok(listed.length > 10);
-  for (const name of listed) assert.ok(findModule(name), `${name} is listed in cloud.cfg but not registered`);
+  for (const [key, stage] of [['cloud_init_modules', 'init'], ['cloud_config_modules', 'config'], ['cloud_final_modules', 'final']] as const) {
+    const block = new RegExp(`${key}:\\n((?:\\s+- .+\\n)+)`).exec(cfg)?.[1] ?? '';
+    const listed = block.split('\n').map((l) => l.replace(/^\s+- /, '').trim()).filter(Boolean);
+    assert.ok(listed.length > 8, key);
+    for (const name of listed) {
+      const m = findModule(name);
+      assert.ok(m, `${name} is listed in ${key} but not registered`);
+      assert.equal(m.stage, stage, `${name} is listed in ${key} but registered for the ${m.stage} stage`);
+    }
+  }
 });
