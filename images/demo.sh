@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm run demo`: builds the Linux binary and boots it (`cloud-init --all-stages`) on the example NoCloud seed in
-# a sandbox root. As root with the cached Debian rootfs (made by the tests), the boot is real: the rootfs is
+# a sandbox root. As root with debootstrap (the Debian rootfs is built once and cached), the boot is real: the rootfs is
 # copied, kiln is installed as /usr/bin/cloud-init and run under unshare + chroot. Otherwise (no root), the boot
 # runs with --dry-run on an empty sandbox root and prints every effect it would have.
 set -euo pipefail
@@ -11,6 +11,12 @@ SEED="$PWD/images/examples/nocloud-seed"
 ROOT="${KILN_DEMO_ROOT:-$(mktemp -d /tmp/kiln-demo.XXXXXX)}"
 ROOTFS="${KILN_ROOTFS_CACHE:-/var/cache/kiln-test}/bookworm-cloud-init"
 echo "sandbox root: $ROOT"
+
+# As root with debootstrap, build the Debian rootfs once (about a minute) so the boot below is a real one.
+if [ "${KILN_DEMO_DRY_RUN:-0}" != 1 ] && [ "$(id -u)" = 0 ] && [ ! -f "$ROOTFS/.kiln-rootfs-ok" ] && command -v debootstrap >/dev/null; then
+  echo "== building the cached Debian rootfs (once)"
+  node test/ensure-rootfs.mjs
+fi
 
 if [ "${KILN_DEMO_DRY_RUN:-0}" != 1 ] && [ "$(id -u)" = 0 ] && [ -f "$ROOTFS/.kiln-rootfs-ok" ] && command -v unshare >/dev/null; then
   echo "== copying the cached Debian rootfs and installing kiln as /usr/bin/cloud-init"

@@ -1,0 +1,7 @@
+// Builds (once) the cached Debian rootfs that the parity tests and `npm run demo` use, and prints its path.
+import { join } from 'node:path';
+import { bundleTests, repo } from './bundle.mjs';
+
+const [built] = await bundleTests([join(repo, 'test', 'helpers', 'debian-rootfs.ts')], join(repo, '.build', 'ensure-rootfs'));
+const { ensureDebianRootfs } = await import(built);
+console.log(ensureDebianRootfs());
