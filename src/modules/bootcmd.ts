@@ -17,7 +17,10 @@ export const bootcmd: Module = {
     }
     const script = shellify('bootcmd', 'bootcmd', cfg.bootcmd);
     // /run is noexec on many systems, but the script is run through /bin/sh, so cloud-init's /run/cloud-init/tmp is fine.
-    const tmp = posix.join(ctx.paths.runDir, 'tmp', `tmp${randomBytes(4).toString('hex')}.sh`);
+    const tmpDir = posix.join(ctx.paths.runDir, 'tmp');
+    // World-writable and sticky, like /tmp, as cloud-init makes it.
+    await ctx.platform.mkdir(tmpDir, { mode: 0o1777 });
+    const tmp = posix.join(tmpDir, `tmp${randomBytes(4).toString('hex')}.sh`);
     await ctx.platform.writeFile(tmp, script, { mode: 0o600 });
     try {
       const env: Record<string, string> = {};

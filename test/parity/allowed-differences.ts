@@ -4,7 +4,12 @@ import type { AllowedDifference } from './compare-trees';
 
 /** cloud-init writes this header (with version and time) on files it creates; the time differs run to run. */
 function dropCreatedByHeader(text: string): string {
-  return text.replace(/^# Created by (cloud-init|kiln)\b.*$/gm, '# Created by <tool>');
+  return text.replace(/^# (Created|Added) by (cloud-init|kiln)\b.*$/gm, '# $1 by <tool>');
+}
+
+/** cloud-init gathers authorized keys in a Python set, whose order changes from run to run (hash randomisation). */
+function sortLines(text: string): string {
+  return text.split('\n').filter(Boolean).sort().join('\n');
 }
 
 /** Random MIME boundaries that cloud-init's Python email package draws for the processed user data. */
@@ -105,6 +110,12 @@ export const ALLOWED_DIFFERENCES: AllowedDifference[] = [
     path: /.*/,
     kinds: [],
     normalize: dropCreatedByHeader,
-    reason: "files cloud-init creates start with '# Created by cloud-init v. <version> on <time>'",
+    reason: "files cloud-init creates start with '# Created by cloud-init v. <version> on <time>' (or, for lines it adds to /etc/hosts, '# Added by …'); the time differs run to run",
+  },
+  {
+    path: /^\/(root|home\/[^/]+)\/\.ssh\/authorized_keys$/,
+    kinds: [],
+    normalize: sortLines,
+    reason: 'cloud-init collects the keys in a Python set, so their order changes between two runs of cloud-init itself; the keys and the options lines are still compared',
   },
 ];
