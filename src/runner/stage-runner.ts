@@ -218,7 +218,11 @@ export class StageRunner {
     try {
       const out = await this.deps.selectAndRenderNetwork({ platform: this.platform, log: this.opts.logger.for('stages.py'), instance, config: rc.config, distro: await this.distroInfo(), stage, kernelCmdline: rc.kernelCmdline });
       if (instance) this.networkApplied = true;
-      if (out.written.length) this.log.info(`network config written: ${out.written.join(', ')}`);
+      if (out.written.length) {
+        this.log.info(`network config written: ${out.written.join(', ')}`);
+        // cloud-init takes this per-boot semaphore (in the run dir) when it applies a network config.
+        await markRun(this.platform, posix.join(rc.paths.runDir, 'sem', 'apply_network_config.once'), new Date());
+      }
     } catch (err) {
       this.recover(record, 'ERROR', `applying network config failed: ${describeError(err)}`);
     }

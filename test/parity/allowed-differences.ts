@@ -7,6 +7,11 @@ function dropCreatedByHeader(text: string): string {
   return text.replace(/^# (Created|Added) by (cloud-init|kiln)\b.*$/gm, '# $1 by <tool>');
 }
 
+/** cloud-init 22.4's ENI renderer writes per-interface DNS as a Python dict, a line ifupdown cannot parse. */
+function dropEniPythonDnsLines(text: string): string {
+  return text.replace(/^\s+dns \{.*\}$\n?/gm, '');
+}
+
 /** cloud-init gathers authorized keys in a Python set, whose order changes from run to run (hash randomisation). */
 function sortLines(text: string): string {
   return text.split('\n').filter(Boolean).sort().join('\n');
@@ -111,6 +116,12 @@ export const ALLOWED_DIFFERENCES: AllowedDifference[] = [
     kinds: [],
     normalize: dropCreatedByHeader,
     reason: "files cloud-init creates start with '# Created by cloud-init v. <version> on <time>' (or, for lines it adds to /etc/hosts, '# Added by …'); the time differs run to run",
+  },
+  {
+    path: /^\/etc\/network\/interfaces\.d\/50-cloud-init$/,
+    kinds: [],
+    normalize: dropEniPythonDnsLines,
+    reason: "cloud-init 22.4 writes interface DNS in ENI as a Python dict (`dns {'nameservers': [...]}`), which ifupdown cannot read; kiln leaves the broken line out (the same entry as test/parity/net-convert.test.ts)",
   },
   {
     path: /^\/(root|home\/[^/]+)\/\.ssh\/authorized_keys$/,
