@@ -34,6 +34,24 @@ export interface ModuleRunOutcome {
   modules: NonNullable<StageRecord['modules']>;
 }
 
+/** What a module is given to run: the platform, the instance and where cloud-init keeps its state. */
+export function makeModuleContext(
+  input: Pick<ModuleRunInput, 'platform' | 'log' | 'distro' | 'instance' | 'paths' | 'output'>,
+  instanceDir: string,
+  recoverable: ModuleContext['recoverable'],
+): ModuleContext {
+  return {
+    platform: input.platform,
+    log: input.log,
+    distro: input.distro,
+    instance: input.instance,
+    instanceDir,
+    paths: { cloudDir: input.paths.cloudDir, runDir: input.paths.runDir },
+    output: input.output,
+    recoverable,
+  };
+}
+
 export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcome> {
   const out: ModuleRunOutcome = { errors: [], recoverable: {}, modules: [] };
   // Modules log their own problems; the runner only records them for status.json.
@@ -75,16 +93,7 @@ export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcom
     await markRun(input.platform, sem, input.now());
     input.events.start(eventName, `running config-${mod.name} with frequency ${freq}`);
     const started = input.now().getTime();
-    const ctx: ModuleContext = {
-      platform: input.platform,
-      log: input.log,
-      distro: input.distro,
-      instance: input.instance,
-      instanceDir,
-      paths: { cloudDir: input.paths.cloudDir, runDir: input.paths.runDir },
-      output: input.output,
-      recoverable: (level, message) => recover(level, `${mod.name}: ${message}`),
-    };
+    const ctx = makeModuleContext(input, instanceDir, (level, message) => recover(level, `${mod.name}: ${message}`));
     try {
       await mod.run(ctx, input.config);
       const seconds = (input.now().getTime() - started) / 1000;

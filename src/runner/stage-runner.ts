@@ -17,7 +17,7 @@ import { initCloudDirs, instancify } from './instance-files';
 import { formatCloudConfigFile, mergeCloudConfig, parseCloudConfigFile, vendorDataEnabled } from './merge-cloud-config';
 import { canonicalModuleName } from './module-list';
 import { loadRunConfig, readKernelCmdline, type RunConfig } from './run-config';
-import { runModules } from './run-modules';
+import { makeModuleContext, runModules } from './run-modules';
 import { markRun } from './semaphores';
 import type { RunnerDeps } from './runner-deps';
 import { emptyStatus, mergeRecoverable, readStatusFile, writeResultFile, writeStatusFile, type StageName, type StageRecord, type StatusFile } from './status-file';
@@ -193,6 +193,26 @@ export class StageRunner {
     if (rc.config.manual_cache_clean === true) await p.writeFile(marker, '');
     if (isNew) await this.applyNetwork(record, this.found.data, 'local');
     await this.writeInstanceData(rc, rc.config);
+    await this.setHostnameEarly(rc);
+  }
+
+  /**
+   * cloud-init already sets the hostname from meta-data in init-local, before user data is read (so DHCP and
+   * logs see it), with the system and datasource config only; a failure is logged and left to the init
+   * stage's set_hostname, which runs again with the whole config.
+   */
+  private async setHostnameEarly(rc: RunConfig): Promise<void> {
+    const mod = this.deps.modules.find((m) => m.name === 'set_hostname');
+    const data = this.found?.data;
+    if (!mod || !data) return;
+    const cfg = mergeSystemConfig(rc.config, (data.sourceConfig ?? {}) as ConfigMap);
+    if (!data.localHostname && cfg.hostname === undefined && cfg.fqdn === undefined) return;
+    const input = { platform: this.platform, log: this.opts.logger.for('main.py'), distro: await this.distroInfo(), instance: data, paths: rc.paths, output: (t: string) => this.output(t) };
+    try {
+      await mod.run(makeModuleContext(input, rc.paths.instanceDir(data.instanceId), () => undefined), cfg);
+    } catch (err) {
+      this.log.debug(`Failed setting hostname in init-local stage. Will retry in init-network stage. Error: ${describeError(err)}.`);
+    }
   }
 
   /** The deps' locate hook, or the plain datasource_list walk over `sources`. */
