@@ -51,7 +51,7 @@ test('status: exit 0 when done, 2 when a module failed, --long, json and yaml', 
   const d = await cli(['--root', bad, 'status', '--long']);
   assert.equal(d.code, 2);
   assert.match(d.out, /extended_status: degraded done/);
-  assert.match(d.out, /errors:\n\t- Running module m failed: m exploded/);
+  assert.match(d.out, /errors:\n\t- \('m', Error\('m exploded'\)\)/);
   assert.equal((await cli(['--root', root, 'status', '--format', 'xml'])).code, 2);
 });
 

@@ -123,7 +123,7 @@ test('a failing module does not stop the others; the boot ends degraded (status 
   logger.addSink(sink);
   const outcomes = await boot(root, fakeDeps([fakeSource()], modulesFor(rec, true)), logger);
   assert.deepEqual(rec.runs, ['init_once_per_instance', 'cfg_always', 'cfg_override', 'cfg_once', 'final_mod']);
-  assert.deepEqual(outcomes.find((o) => o.stage === 'modules-config')?.errors, ['Running module cfg_always failed: cfg_always exploded']);
+  assert.deepEqual(outcomes.find((o) => o.stage === 'modules-config')?.errors, ["('cfg_always', Error('cfg_always exploded'))"]);
   assert.ok(sink.lines.some((l) => /\[ERROR\]: Running module cfg_always failed/.test(l)));
   assert.ok(sink.lines.some((l) => l.includes('sees admin password REDACTED')), 'the admin password is scrubbed from the log');
   assert.ok(!sink.lines.some((l) => l.includes('adm1nSecretPw')));
@@ -132,7 +132,7 @@ test('a failing module does not stop the others; the boot ends degraded (status 
   assert.equal(s.status, 'done');
   assert.equal(s.extended_status, 'degraded done');
   assert.equal(statusExitCode(s), 2);
-  assert.deepEqual(json(root, 'run/cloud-init/result.json').v1.errors, ['Running module cfg_always failed: cfg_always exploded']);
+  assert.deepEqual(json(root, 'run/cloud-init/result.json').v1.errors, ["('cfg_always', Error('cfg_always exploded'))"]);
 });
 
 test('no datasource at all: the init stage fails and status says error (exit 1)', async (t) => {
