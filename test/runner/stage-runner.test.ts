@@ -100,7 +100,10 @@ test('the files cloud-init writes, in their shapes and modes', async (t) => {
   assert.equal(sensitive.v1.cloud_id, 'fakecloud');
   assert.equal(sensitive.v1.region, 'r1');
   assert.deepEqual(sensitive.v1.public_ssh_keys, ['ssh-ed25519 AAAA test']);
-  assert.equal(sensitive.merged_cfg.password, 'topsecret');
+  // merged_cfg is the system config, as cloud-init 22.4 writes it; the user's config is in combined-cloud-config.json.
+  assert.match(sensitive.merged_cfg._doc, /^Merged cloud-init system config/);
+  assert.equal(json(root, 'run/cloud-init/combined-cloud-config.json').password, 'topsecret');
+  assert.deepEqual(sensitive.sensitive_keys, ['merged_cfg']);
   assert.equal(open.merged_cfg, 'redacted for non-root user');
   assert.equal(open.ds.meta_data.admin_password, 'redacted for non-root user');
   assert.ok(!readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8').includes('topsecret'));
