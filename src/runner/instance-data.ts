@@ -1,6 +1,6 @@
 // instance-data.json (world-readable, sensitive keys redacted) and instance-data-sensitive.json (0600).
 import { arch, hostname, release, version } from 'node:os';
-import type { ConfigMap } from '../config/parse-yaml-config';
+import { isConfigMap, type ConfigMap } from '../config/parse-yaml-config';
 import type { DistroInfo } from '../modules/module';
 import type { Platform } from '../platform/platform';
 import type { InstanceData } from '../sources/datasource';
@@ -24,6 +24,32 @@ export interface InstanceDataInput {
   mergedConfig: ConfigMap;
   /** The system config (/etc/cloud/cloud.cfg and cloud.cfg.d), written as merged_cfg as cloud-init 22.4 does. */
   systemConfig: ConfigMap;
+}
+
+/** cloud-init's built-in config (CFG_BUILTIN), which lies under /etc/cloud/cloud.cfg in its merged config. */
+const BUILTIN_CONFIG: ConfigMap = {
+  def_log_file: '/var/log/cloud-init.log',
+  log_cfgs: [],
+  syslog_fix_perms: ['syslog:adm', 'root:adm', 'root:wheel', 'root:root'],
+  vendor_data: { enabled: true, prefix: [] },
+  vendor_data2: { enabled: true, prefix: [] },
+};
+
+/** Fills what OVER lacks from UNDER, mappings recursively (cloud-init's mergemanydict, first wins). */
+function underlay(over: ConfigMap, under: ConfigMap): ConfigMap {
+  const out: ConfigMap = { ...over };
+  for (const [k, v] of Object.entries(under)) {
+    const cur = out[k];
+    if (cur === undefined) out[k] = v;
+    else if (isConfigMap(cur) && isConfigMap(v)) out[k] = underlay(cur, v);
+  }
+  return out;
+}
+
+/** merged_cfg as cloud-init 22.4 writes it: the system config over the built-ins, without system_info (its "restricted" cfg). */
+function restrictedSystemConfig(system: ConfigMap): ConfigMap {
+  const { system_info: _systemInfo, ...rest } = underlay(system, BUILTIN_CONFIG);
+  return { _doc: 'Merged cloud-init system config from /etc/cloud/cloud.cfg and /etc/cloud/cloud.cfg.d/', ...rest };
 }
 
 /** What Python's platform.platform() says: Linux-<release>-<machine>-with-glibc<version> (the glibc the process runs on). */
@@ -84,7 +110,7 @@ export function buildInstanceData(input: InstanceDataInput): Record<string, unkn
   const doc: Record<string, unknown> = {
     base64_encoded_keys: [],
     ds,
-    merged_cfg: { _doc: 'Merged cloud-init system config from /etc/cloud/cloud.cfg and /etc/cloud/cloud.cfg.d/', ...input.systemConfig },
+    merged_cfg: restrictedSystemConfig(input.systemConfig),
     sys_info: {
       dist: [input.distro.name, input.distro.version, input.distro.codename ?? ''],
       platform: platformText,
