@@ -83,9 +83,42 @@ function singleQuoted(text: string, indent: number, startColumn: number): string
   return `${out}'`;
 }
 
-/** Scalar V; a multi-line string continues at INDENT (the block's indent + 4), its first line starting at COLUMN. */
-export function scalar(v: Value, indent = 0, column = 0): string {
-  if (typeof v === 'string' && singleQuotedMultilineOk(v)) return singleQuoted(v, indent, column);
+/** PyYAML's write_plain: a single space past column 80 becomes a line break and INDENT. */
+function plainWrapped(text: string, indent: number, startColumn: number): string {
+  let out = '';
+  let column = startColumn;
+  let spaces = false;
+  let start = 0;
+  for (let end = 0; end <= text.length; end++) {
+    const ch = end < text.length ? text[end] : undefined;
+    if (spaces) {
+      if (ch !== ' ') {
+        if (start + 1 === end && column > 80) {
+          out += `\n${' '.repeat(indent)}`;
+          column = indent;
+        } else {
+          out += text.slice(start, end);
+          column += end - start;
+        }
+        start = end;
+      }
+    } else if (ch === undefined || ch === ' ') {
+      out += text.slice(start, end);
+      column += end - start;
+      start = end;
+    }
+    if (ch !== undefined) spaces = ch === ' ';
+  }
+  return out;
+}
+
+/**
+ * Scalar V. A value (COLUMN given: where it starts on its line) is folded as PyYAML folds it, continuing at
+ * INDENT (the block's indent + 4); keys (no COLUMN) are never folded.
+ */
+export function scalar(v: Value, indent = 0, column?: number): string {
+  if (typeof v === 'string' && column !== undefined && singleQuotedMultilineOk(v)) return singleQuoted(v, indent, column);
+  if (typeof v === 'string' && column !== undefined && plainOk(v)) return plainWrapped(v, indent, column);
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(v);

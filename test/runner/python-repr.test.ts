@@ -30,4 +30,7 @@ test('cloud-config.txt: the part list, then PyYAML dump with explicit start and 
     formatCloudConfigFile({ write_files: [{ path: '/p', content: 'key = value\n' }], timezone: 'Etc/UTC' }, ['config.yaml']),
     "#cloud-config\n\n# from 1 files\n# config.yaml\n\n---\ntimezone: Etc/UTC\nwrite_files:\n-   content: 'key = value\n\n        '\n    path: /p\n...\n",
   );
+  // PyYAML folds a plain value at the first single space past column 80.
+  const key = `ssh-ed25519 ${'A'.repeat(68)} user@x`;
+  assert.equal(formatCloudConfigFile({ k: key, l: [key] }, ['p']), `#cloud-config\n\n# from 1 files\n# p\n\n---\nk: ssh-ed25519 ${'A'.repeat(68)}\n    user@x\nl:\n- ssh-ed25519 ${'A'.repeat(68)}\n    user@x\n...\n`);
 });
