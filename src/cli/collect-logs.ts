@@ -8,7 +8,7 @@ import { redactSecretKeys } from '../util/redact';
 import type { Command } from './command';
 
 /** Files that hold secrets as a whole: left out unless --include-userdata. */
-const SENSITIVE_FILES = ['instance-data-sensitive.json', 'combined-cloud-config.json', 'user-data.txt', 'vendor-data.txt', 'vendor-data2.txt', 'cloud-config.txt', 'vendor-cloud-config.txt', 'vendor2-cloud-config.txt', 'obj.json'];
+const SENSITIVE_FILES = ['instance-data-sensitive.json', 'combined-cloud-config.json', 'user-data.txt', 'vendor-data.txt', 'vendor-data2.txt', 'user-data.txt.i', 'vendor-data.txt.i', 'vendor-data2.txt.i', 'cloud-config.txt', 'vendor-cloud-config.txt', 'vendor2-cloud-config.txt', 'obj.json'];
 
 export const collectLogsCommand: Command = {
   words: ['collect-logs'],

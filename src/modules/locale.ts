@@ -1,4 +1,5 @@
 // cc_locale: sets the system locale (Debian: locale-gen + update-locale; RHEL/SUSE: locale files; Arch; Alpine).
+import { CommandError } from '../util/command-error';
 import { cfgString, isFalse } from './config-values';
 import { usesSystemd } from './distro-facts';
 import type { Module, ModuleContext } from './module';
@@ -40,8 +41,11 @@ async function applyDebianLocale(ctx: ModuleContext, locale: string, outFile: st
     return;
   }
   ctx.log.debug(`Updating ${outFile} with locale setting LANG=${locale}`);
-  const r = await platform.run(['update-locale', `--locale-file=${outFile}`, `LANG=${locale}`]);
+  const argv = ['update-locale', `--locale-file=${outFile}`, `LANG=${locale}`];
+  const r = await platform.run(argv, { allowFailure: true });
   if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
+  // cloud-init runs update-locale with capture=False: its output goes to the console, not into the error.
+  if (r.code !== 0) throw new CommandError(`command '${argv.join(' ')}' exited with code ${r.code}`, { argv, code: r.code });
 }
 
 export async function applyLocale(ctx: ModuleContext, locale: string, configFile: string | undefined): Promise<void> {

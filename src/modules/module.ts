@@ -17,6 +17,8 @@ export interface DistroInfo {
   /** cloud-init's osfamily: 'debian', 'redhat', 'suse', 'alpine', 'arch'. */
   family: 'debian' | 'redhat' | 'suse' | 'alpine' | 'arch' | 'unknown';
   version: string;
+  /** os-release VERSION_CODENAME ('bookworm'), when the distribution has one. */
+  codename?: string;
 }
 
 export interface ModuleContext {

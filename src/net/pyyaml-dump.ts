@@ -22,7 +22,103 @@ function plainOk(s: string): boolean {
   return true;
 }
 
-export function scalar(v: Value): string {
+/** Whether PyYAML's analysis allows a multi-line string in single quotes (no control characters, no ' \n' or '\n '). */
+function singleQuotedMultilineOk(s: string): boolean {
+  if (!s.includes('\n')) return false;
+  if (/[\x00-\x09\x0b-\x1f\x7f-\x9f]/.test(s) || /[^\x00-\x7e]/.test(s)) return false;
+  return !/ \n|\n /.test(s);
+}
+
+/** PyYAML's write_single_quoted: line breaks doubled, continuation lines at INDENT, long lines folded at spaces past column 80. */
+function singleQuoted(text: string, indent: number, startColumn: number): string {
+  let out = "'";
+  let column = startColumn + 1;
+  const write = (d: string) => {
+    out += d;
+    column += d.length;
+  };
+  const lineBreak = () => {
+    out += '\n';
+    column = 0;
+  };
+  const writeIndent = () => {
+    out += ' '.repeat(indent);
+    column = indent;
+  };
+  let spaces = false;
+  let breaks = false;
+  let start = 0;
+  for (let end = 0; end <= text.length; end++) {
+    const ch = end < text.length ? (text[end] as string) : undefined;
+    if (spaces) {
+      if (ch === undefined || ch !== ' ') {
+        if (start + 1 === end && column > 80 && start !== 0 && end !== text.length) {
+          lineBreak();
+          writeIndent();
+        } else write(text.slice(start, end));
+        start = end;
+      }
+    } else if (breaks) {
+      if (ch === undefined || ch !== '\n') {
+        if (text[start] === '\n') lineBreak();
+        for (let i = start; i < end; i++) lineBreak();
+        writeIndent();
+        start = end;
+      }
+    } else if (ch === undefined || ch === ' ' || ch === '\n' || ch === "'") {
+      if (start < end) {
+        write(text.slice(start, end));
+        start = end;
+      }
+    }
+    if (ch === "'") {
+      write("''");
+      start = end + 1;
+    }
+    if (ch !== undefined) {
+      spaces = ch === ' ';
+      breaks = ch === '\n';
+    }
+  }
+  return `${out}'`;
+}
+
+/** PyYAML's write_plain: a single space past column 80 becomes a line break and INDENT. */
+function plainWrapped(text: string, indent: number, startColumn: number): string {
+  let out = '';
+  let column = startColumn;
+  let spaces = false;
+  let start = 0;
+  for (let end = 0; end <= text.length; end++) {
+    const ch = end < text.length ? text[end] : undefined;
+    if (spaces) {
+      if (ch !== ' ') {
+        if (start + 1 === end && column > 80) {
+          out += `\n${' '.repeat(indent)}`;
+          column = indent;
+        } else {
+          out += text.slice(start, end);
+          column += end - start;
+        }
+        start = end;
+      }
+    } else if (ch === undefined || ch === ' ') {
+      out += text.slice(start, end);
+      column += end - start;
+      start = end;
+    }
+    if (ch !== undefined) spaces = ch === ' ';
+  }
+  return out;
+}
+
+/**
+ * Scalar V. A value (COLUMN given: where it starts on its line) is folded as PyYAML folds it, continuing at
+ * INDENT (the block's indent + 4); keys (no COLUMN) are never folded.
+ */
+export function scalar(v: Value, indent = 0, column?: number): string {
+  if (typeof v === 'string' && column !== undefined && singleQuotedMultilineOk(v)) return singleQuoted(v, indent, column);
+  if (typeof v === 'string' && column !== undefined && plainOk(v)) return plainWrapped(v, indent, column);
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(v);
@@ -58,7 +154,7 @@ function emit(v: Value, indent: number, out: string[], sort: boolean, firstPrefi
       } else if (Array.isArray(val) && val.length > 0) {
         out.push(`${prefix}${scalar(k)}:`);
         emit(val, indent, out, sort, null);
-      } else out.push(`${prefix}${scalar(k)}: ${Array.isArray(val) ? '[]' : isMap(val) ? '{}' : scalar(val)}`);
+      } else out.push(`${prefix}${scalar(k)}: ${Array.isArray(val) ? '[]' : isMap(val) ? '{}' : scalar(val, indent + 4, prefix.length + scalar(k).length + 2)}`);
     });
     return;
   }
@@ -71,7 +167,10 @@ function emit(v: Value, indent: number, out: string[], sort: boolean, firstPrefi
       const dash = i === 0 && firstPrefix !== null ? `${firstPrefix}-   ` : `${pad}-   `;
       if (isMap(item) && keyOrder(item, sort).length > 0) emit(item, indent + 4, out, sort, dash);
       else if (Array.isArray(item) && item.length > 0) emit(item, indent + 4, out, sort, dash);
-      else out.push(`${i === 0 && firstPrefix !== null ? firstPrefix : pad}- ${Array.isArray(item) ? '[]' : isMap(item) ? '{}' : scalar(item)}`);
+      else {
+        const lead = `${i === 0 && firstPrefix !== null ? firstPrefix : pad}- `;
+        out.push(`${lead}${Array.isArray(item) ? '[]' : isMap(item) ? '{}' : scalar(item, indent + 4, lead.length)}`);
+      }
     });
     return;
   }

@@ -17,5 +17,5 @@ export async function readDistroInfo(platform: Platform, config: Record<string, 
   const id = (typeof sys.distro === 'string' ? sys.distro : (rel.ID ?? 'unknown')).toLowerCase();
   const name = id.startsWith('opensuse') ? 'opensuse' : id;
   const family = FAMILY[id] ?? FAMILY[rel.ID_LIKE?.split(/\s+/)[0] ?? ''] ?? 'unknown';
-  return { name, family, version: rel.VERSION_ID ?? '' };
+  return { name, family, version: rel.VERSION_ID ?? '', ...(rel.VERSION_CODENAME ? { codename: rel.VERSION_CODENAME } : {}) };
 }

@@ -1,6 +1,6 @@
 // instance-data.json (world-readable, sensitive keys redacted) and instance-data-sensitive.json (0600).
-import { arch, release } from 'node:os';
-import type { ConfigMap } from '../config/parse-yaml-config';
+import { arch, hostname, release, version } from 'node:os';
+import { isConfigMap, type ConfigMap } from '../config/parse-yaml-config';
 import type { DistroInfo } from '../modules/module';
 import type { Platform } from '../platform/platform';
 import type { InstanceData } from '../sources/datasource';
@@ -12,29 +12,62 @@ import { sortedJson } from './sorted-json';
 /** What non-root readers see in place of a sensitive value, as cloud-init writes it. */
 export const REDACT_SENSITIVE_VALUE = 'redacted for non-root user';
 
-/** Top-level (or '/'-separated nested) keys that only root may read. */
-export const SENSITIVE_KEYS = ['merged_cfg', 'merged_system_cfg', 'security-credentials', 'userdata', 'user-data', 'user_data', 'vendordata', 'vendor-data', 'ds/vendor_data'];
+/** Keys (anywhere in the document) whose values only root may read, as cloud-init 22.4's sensitive_metadata_keys. */
+export const SENSITIVE_KEYS = ['merged_cfg', 'security-credentials'];
 
 const MACHINE: Record<string, string> = { x64: 'x86_64', arm64: 'aarch64', arm: 'armv7l', ia32: 'i686', ppc64: 'ppc64le', s390x: 's390x', riscv64: 'riscv64' };
 
 export interface InstanceDataInput {
   instance: InstanceData;
   distro: DistroInfo;
-  /** The merged cloud-config in effect (system < datasource < vendor < user). */
+  /** The merged cloud-config in effect (system < datasource < vendor < user); kept for callers, not written. */
   mergedConfig: ConfigMap;
+  /** The system config (/etc/cloud/cloud.cfg and cloud.cfg.d), written as merged_cfg as cloud-init 22.4 does. */
   systemConfig: ConfigMap;
 }
 
-function standardized(input: InstanceDataInput): Record<string, unknown> {
+/** cloud-init's built-in config (CFG_BUILTIN), which lies under /etc/cloud/cloud.cfg in its merged config. */
+const BUILTIN_CONFIG: ConfigMap = {
+  def_log_file: '/var/log/cloud-init.log',
+  log_cfgs: [],
+  syslog_fix_perms: ['syslog:adm', 'root:adm', 'root:wheel', 'root:root'],
+  vendor_data: { enabled: true, prefix: [] },
+  vendor_data2: { enabled: true, prefix: [] },
+};
+
+/** Fills what OVER lacks from UNDER, mappings recursively (cloud-init's mergemanydict, first wins). */
+function underlay(over: ConfigMap, under: ConfigMap): ConfigMap {
+  const out: ConfigMap = { ...over };
+  for (const [k, v] of Object.entries(under)) {
+    const cur = out[k];
+    if (cur === undefined) out[k] = v;
+    else if (isConfigMap(cur) && isConfigMap(v)) out[k] = underlay(cur, v);
+  }
+  return out;
+}
+
+/** merged_cfg as cloud-init 22.4 writes it: the system config over the built-ins, without system_info (its "restricted" cfg). */
+function restrictedSystemConfig(system: ConfigMap): ConfigMap {
+  const { system_info: _systemInfo, ...rest } = underlay(system, BUILTIN_CONFIG);
+  return { _doc: 'Merged cloud-init system config from /etc/cloud/cloud.cfg and /etc/cloud/cloud.cfg.d/', ...rest };
+}
+
+/** What Python's platform.platform() says: Linux-<release>-<machine>-with-glibc<version> (the glibc the process runs on). */
+function systemPlatform(machine: string): string {
+  const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header;
+  const glibc = header?.glibcVersionRuntime;
+  return `Linux-${release()}-${machine}${glibc ? `-with-glibc${glibc}` : ''}`;
+}
+
+function standardized(input: InstanceDataInput, machine: string, platformText: string): Record<string, unknown> {
   const i = input.instance;
-  const machine = MACHINE[arch()] ?? arch();
-  return {
+  const v1: Record<string, unknown> = {
     _beta_keys: ['subplatform'],
     availability_zone: i.availabilityZone ?? null,
     cloud_id: canonicalCloudId(i.cloudName, i.region, i.platform),
     cloud_name: i.cloudName,
     distro: input.distro.name,
-    distro_release: '',
+    distro_release: input.distro.codename ?? '',
     distro_version: input.distro.version,
     instance_id: i.instanceId,
     kernel_release: release(),
@@ -45,33 +78,52 @@ function standardized(input: InstanceDataInput): Record<string, unknown> {
     python_version: `node ${process.versions.node}`,
     region: i.region ?? null,
     subplatform: i.subplatform,
-    system_platform: `Linux-${release()}-${machine}`,
+    system_platform: platformText,
     variant: input.distro.name,
   };
+  // cloud-init 22.4 keeps the old hyphenated spellings of these four in v1.
+  for (const k of ['availability_zone', 'cloud_name', 'instance_id', 'local_hostname']) v1[k.replace(/_/g, '-')] = v1[k];
+  return v1;
 }
 
-/** The full document, as instance-data-sensitive.json holds it. */
+/** Paths ('a/b/c') of every sensitive key present in DOC, as cloud-init lists them in sensitive_keys. */
+function sensitivePaths(value: unknown, path: string, out: string[]): string[] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return out;
+  for (const [k, v] of Object.entries(value)) {
+    const p = path ? `${path}/${k}` : k;
+    if (SENSITIVE_KEYS.includes(k)) out.push(p);
+    else sensitivePaths(v, p, out);
+  }
+  return out;
+}
+
+/** The full document, as instance-data-sensitive.json holds it (cloud-init 22.4's layout). */
 export function buildInstanceData(input: InstanceDataInput): Record<string, unknown> {
-  const v1 = standardized(input);
+  const machine = MACHINE[arch()] ?? arch();
+  const platformText = systemPlatform(machine);
+  const v1 = standardized(input, machine, platformText);
   const ds: Record<string, unknown> = {
     _doc: 'EXPERIMENTAL: The structure and format of content scoped under the \'ds\' key may change in subsequent releases of cloud-init.',
     meta_data: input.instance.metadata,
     ...(input.instance.extra ?? {}),
   };
-  const legacy: Record<string, unknown> = {};
-  // cloud-init keeps the old hyphenated spellings at the top level too.
-  for (const [k, v] of Object.entries(v1)) if (k.includes('_') && !k.startsWith('_')) legacy[k.replace(/_/g, '-')] = v;
-  return {
-    ...legacy,
-    ...v1,
+  const doc: Record<string, unknown> = {
     base64_encoded_keys: [],
     ds,
-    merged_cfg: input.mergedConfig,
-    merged_system_cfg: input.systemConfig,
-    sensitive_keys: SENSITIVE_KEYS,
-    sys_info: { dist: [input.distro.name, input.distro.version, ''], platform: v1.system_platform, variant: input.distro.name },
+    merged_cfg: restrictedSystemConfig(input.systemConfig),
+    sys_info: {
+      dist: [input.distro.name, input.distro.version, input.distro.codename ?? ''],
+      platform: platformText,
+      python: `node ${process.versions.node}`,
+      release: release(),
+      system: 'Linux',
+      uname: ['Linux', hostname(), release(), version(), machine, ''],
+      variant: input.distro.name,
+    },
     v1,
   };
+  doc.sensitive_keys = sensitivePaths(doc, '', []);
+  return doc;
 }
 
 /** A copy with every sensitive key (and any key that names a secret) replaced for non-root readers. */
@@ -82,7 +134,7 @@ export function redactInstanceData(doc: Record<string, unknown>): Record<string,
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       const p = path ? `${path}/${k}` : k;
-      out[k] = SENSITIVE_KEYS.includes(p) || (path !== '' && isSecretKey(k)) ? REDACT_SENSITIVE_VALUE : walk(v, p);
+      out[k] = SENSITIVE_KEYS.includes(k) || (path !== '' && isSecretKey(k)) ? REDACT_SENSITIVE_VALUE : walk(v, p);
     }
     return out;
   };
@@ -93,7 +145,7 @@ export async function writeInstanceData(platform: Platform, paths: CloudPaths, i
   const full = buildInstanceData(input);
   await platform.writeFile(paths.instanceDataSensitiveFile, sortedJson(full), { mode: 0o600 });
   await platform.writeFile(paths.instanceDataFile, sortedJson(redactInstanceData(full)), { mode: 0o644 });
-  const cloudId = full.cloud_id as string;
+  const cloudId = (full.v1 as Record<string, unknown>).cloud_id as string;
   await platform.writeFile(paths.cloudIdFile.replace(/cloud-id$/, `cloud-id-${cloudId}`), `${cloudId}\n`, { mode: 0o644 });
   // cloud-id is a link to cloud-id-<id>, so a change of cloud is visible as a new file.
   for (const name of await platform.listDir(paths.runDir).catch(() => [] as string[])) {

@@ -1,6 +1,6 @@
 // The cloud-config modules see: system config < datasource config < vendor data < user data.
-import { stringify } from 'yaml';
 import { mergeSystemConfig } from '../config/merge-system-config';
+import { pyyamlDump } from '../net/pyyaml-dump';
 import { isConfigMap, parseYamlConfig, type ConfigMap } from '../config/parse-yaml-config';
 
 export interface CloudConfigLayers {
@@ -34,9 +34,19 @@ export function mergeCloudConfig(layers: CloudConfigLayers): ConfigMap {
   return out;
 }
 
-/** instances/<iid>/cloud-config.txt and friends: '#cloud-config' YAML, as cloud-init keeps them. */
-export function formatCloudConfigFile(cfg: ConfigMap): string {
-  return `#cloud-config\n${Object.keys(cfg).length ? stringify(cfg) : ''}`;
+/**
+ * instances/<iid>/cloud-config.txt and friends as cloud-init 22.4's cloud-config part handler writes them: the
+ * '#cloud-config' line, the names of the parts merged, then the YAML as PyYAML's dump (explicit start and end);
+ * an empty file when no cloud-config part was given.
+ */
+export function formatCloudConfigFile(cfg: ConfigMap | undefined, partNames: string[]): string {
+  const body = cfg ?? {};
+  // A processor that does not name its parts still gets its config kept (no part list then).
+  if (partNames.length === 0 && Object.keys(body).length === 0) return '';
+  const lines = ['#cloud-config', ''];
+  if (partNames.length > 0) lines.push(`# from ${partNames.length} files`, ...partNames.map((n) => `# ${n.replace(/[\n\r\t]/g, ' ').trim() || '?'}`), '');
+  lines.push(Object.keys(body).length === 0 ? '--- {}\n...\n' : `---\n${pyyamlDump(body)}...\n`);
+  return lines.join('\n');
 }
 
 export function parseCloudConfigFile(text: string, file: string): ConfigMap {

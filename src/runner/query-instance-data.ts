@@ -42,6 +42,9 @@ export async function loadQueryData(o: QuerySourceOptions): Promise<Record<strin
   } catch (err) {
     throw new QueryError(`${file}: not valid JSON: ${(err as Error).message}`);
   }
+  // As cloud-init's query (convert_jinja_instance_data): the v1 keys are reachable at the top level too.
+  const v1 = doc.v1;
+  if (v1 && typeof v1 === 'object' && !Array.isArray(v1)) for (const [k, v] of Object.entries(v1)) if (!(k in doc)) doc[k] = v;
   const blob = async (given: string | undefined, name: string): Promise<string | undefined> => {
     if (given) return o.readHostFile(given).catch(() => undefined);
     if (!o.privileged) return undefined;

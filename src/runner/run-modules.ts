@@ -1,4 +1,5 @@
 // Runs one stage's module list: frequency and semaphores, distro and activation checks, one failure never stops the rest.
+import { moduleErrorRepr } from './python-repr';
 import type { CloudConfig, DistroInfo, Module, ModuleContext, ModuleStage } from '../modules/module';
 import type { Platform } from '../platform/platform';
 import type { InstanceData } from '../sources/datasource';
@@ -105,7 +106,8 @@ export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcom
       const message = `Running module ${mod.name} failed: ${why.startsWith(`${mod.name}: `) ? why.slice(mod.name.length + 2) : why}`;
       input.log.error(message);
       input.events.finish(eventName, 'FAIL', `running config-${mod.name} failed`);
-      out.errors.push(message);
+      // status.json lists it as cloud-init does: the repr of (module name, exception).
+      out.errors.push(moduleErrorRepr(mod.name, err));
       out.modules.push({ name: mod.name, outcome: 'failed', seconds, reason: why });
     }
   }

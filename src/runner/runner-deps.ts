@@ -5,11 +5,14 @@ import type { DistroInfo, Module } from '../modules/module';
 import type { Platform } from '../platform/platform';
 import type { Datasource, InstanceData } from '../sources/datasource';
 import type { Log } from '../util/log';
+import type { ProcessedPart } from '../userdata/processed-message';
 import type { CloudPaths } from './cloud-paths';
 
 export interface UserDataInput {
   /** Which blob: user data, vendor data, or vendor_data2 (processed after vendor data). */
   kind: 'user' | 'vendor' | 'vendor2';
+  /** Only split and merge (no scripts written, no boothooks or part handlers run): vendor data cloud-init stores but does not use. */
+  onlyProcess?: boolean;
   raw: Uint8Array;
   instance: InstanceData;
   platform: Platform;
@@ -28,6 +31,10 @@ export interface UserDataOutcome {
   cloudConfig: ConfigMap;
   /** Problems worth a WARNING that did not stop processing (recorded as recoverable errors). */
   warnings?: string[];
+  /** The parts as cloud-init attaches them to its processed message (written as <name>.txt.i). */
+  processed?: ProcessedPart[];
+  /** The names of the cloud-config parts merged, in order (listed in cloud-config.txt). */
+  cloudConfigParts?: string[];
 }
 
 export interface NetworkInput {

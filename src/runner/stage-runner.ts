@@ -14,6 +14,7 @@ import { restoreInstance } from './instance-cache';
 import { buildInstanceData, writeInstanceData } from './instance-data';
 import { sortedJson } from './sorted-json';
 import { initCloudDirs, instancify } from './instance-files';
+import { emptyProcessedPart, formatProcessedMessage, type ProcessedPart } from '../userdata/processed-message';
 import { formatCloudConfigFile, mergeCloudConfig, parseCloudConfigFile, vendorDataEnabled } from './merge-cloud-config';
 import { canonicalModuleName } from './module-list';
 import { loadRunConfig, readKernelCmdline, type RunConfig } from './run-config';
@@ -130,7 +131,6 @@ export class StageRunner {
     const record: StageRecord = { start: this.now().getTime() / 1000, finished: null, errors: [], recoverable_errors: {} };
     status.v1[stage] = record;
     status.v1.stage = stage;
-    status.v1.last_update = record.start as number;
     await writeStatusFile(p, rc.paths, status);
     const events = this.eventLog(rc);
     events.start(EVENT_NAME[stage], `running '${stage === 'init' ? 'init' : stage.replace('-', ' ')}'`);
@@ -149,7 +149,6 @@ export class StageRunner {
     }
     record.finished = this.now().getTime() / 1000;
     status.v1.stage = null;
-    status.v1.last_update = record.finished;
     if (this.found) status.v1.datasource = describeSource(this.found.source.name, this.found.data);
     await writeStatusFile(p, rc.paths, status);
     if (stage === 'modules-final') await writeResultFile(p, rc.paths, status);
@@ -275,11 +274,15 @@ export class StageRunner {
     const p = this.platform;
     const dir = rc.paths.instanceDir(found.data.instanceId);
     const instanceData = buildInstanceData({ instance: found.data, distro: await this.distroInfo(), mergedConfig: rc.config, systemConfig: rc.config });
-    const process = async (kind: 'user' | 'vendor' | 'vendor2', raw: Uint8Array | undefined): Promise<ConfigMap | undefined> => {
+    const processed: Partial<Record<'user' | 'vendor' | 'vendor2', ProcessedPart[]>> = {};
+    const cloudConfigParts: Partial<Record<'user' | 'vendor' | 'vendor2', string[]>> = {};
+    const process = async (kind: 'user' | 'vendor' | 'vendor2', raw: Uint8Array | undefined, onlyProcess = false): Promise<ConfigMap | undefined> => {
       if (!raw || raw.length === 0) return undefined;
       try {
-        const out = await this.deps.processUserData({ kind, raw, instance: found.data, platform: p, log: this.opts.logger.for('user_data.py'), paths: rc.paths, instanceDir: dir, config: rc.config, instanceData });
+        const out = await this.deps.processUserData({ kind, onlyProcess, raw, instance: found.data, platform: p, log: this.opts.logger.for('user_data.py'), paths: rc.paths, instanceDir: dir, config: rc.config, instanceData });
         for (const w of out.warnings ?? []) this.recover(record, 'WARNING', w);
+        if (out.processed) processed[kind] = out.processed;
+        if (out.cloudConfigParts) cloudConfigParts[kind] = out.cloudConfigParts;
         return out.cloudConfig;
       } catch (err) {
         const why = `processing ${kind === 'user' ? 'user data' : kind === 'vendor' ? 'vendor data' : 'vendor_data2'} failed: ${describeError(err)}`;
@@ -294,13 +297,23 @@ export class StageRunner {
     if (vendorDataEnabled(rc.config, user)) {
       vendor = await process('vendor', found.data.vendorData);
       vendor2 = await process('vendor2', found.data.vendorData2);
-    } else if (found.data.vendorData?.length) {
-      this.log.info('vendor data is disabled by vendor_data: {enabled: false}; not processed');
+    } else {
+      // cloud-init still processes and stores vendor data it will not use (vendor-data.txt.i).
+      await process('vendor', found.data.vendorData, true);
+      await process('vendor2', found.data.vendorData2, true);
+      if (found.data.vendorData?.length) this.log.info('vendor data is disabled by vendor_data: {enabled: false}; not used');
     }
-    await p.writeFile(posix.join(dir, 'cloud-config.txt'), formatCloudConfigFile(user ?? {}), { mode: 0o600 });
-    // Vendor cloud-config files exist only when vendor data gave some (cloud-init writes them then only).
-    for (const [name, cfg] of [['vendor-cloud-config.txt', vendor], ['vendor2-cloud-config.txt', vendor2]] as const) {
-      if (cfg && Object.keys(cfg).length) await p.writeFile(posix.join(dir, name), formatCloudConfigFile(cfg), { mode: 0o600 });
+    // cloud-init stores every blob processed (even empty, even vendor data it will not use) as <name>.txt.i.
+    const blobs = [['user', 'user-data', found.data.userData], ['vendor', 'vendor-data', found.data.vendorData], ['vendor2', 'vendor-data2', found.data.vendorData2]] as const;
+    for (const [kind, name, raw] of blobs) {
+      const parts = raw && raw.length > 0 ? processed[kind] : undefined;
+      await p.writeFile(posix.join(dir, `${name}.txt.i`), formatProcessedMessage(parts ?? [emptyProcessedPart()]), { mode: 0o600 });
+    }
+    // cloud-config.txt always; the vendor ones only for vendor data that is given and enabled (as cloud-init).
+    await p.writeFile(posix.join(dir, 'cloud-config.txt'), formatCloudConfigFile(user, cloudConfigParts.user ?? []), { mode: 0o600 });
+    const vendorOn = vendorDataEnabled(rc.config, user);
+    for (const [name, kind, cfg, raw] of [['vendor-cloud-config.txt', 'vendor', vendor, found.data.vendorData], ['vendor2-cloud-config.txt', 'vendor2', vendor2, found.data.vendorData2]] as const) {
+      if (vendorOn && raw && raw.length > 0) await p.writeFile(posix.join(dir, name), formatCloudConfigFile(cfg, cloudConfigParts[kind] ?? []), { mode: 0o600 });
       else await p.remove(posix.join(dir, name));
     }
     // cloud-init takes the consume_data semaphore when it first consumes an instance's data.

@@ -88,8 +88,14 @@ async function writeLinked(platform: Platform, file: string, link: string, text:
   await platform.symlink(posix.relative(posix.dirname(link), file), link);
 }
 
+/**
+ * status.json as cloud-init 22.4 writes it, plus kiln's `recoverable_errors` and per-module `modules` records. cloud-init
+ * also keeps an empty record for `modules-init` (the `cloud-init modules --mode init` stage that no unit runs).
+ */
 export async function writeStatusFile(platform: Platform, paths: CloudPaths, status: StatusFile): Promise<void> {
-  await writeLinked(platform, paths.statusDataFile, paths.statusFile, sortedJson(status));
+  const { last_update: _unused, ...v1 } = status.v1;
+  const doc = { v1: { ...v1, 'modules-init': { errors: [], finished: null, start: null } } };
+  await writeLinked(platform, paths.statusDataFile, paths.statusFile, sortedJson(doc));
 }
 
 export function mergeRecoverable(into: RecoverableErrors, from: RecoverableErrors): RecoverableErrors {

@@ -164,6 +164,8 @@ export const noCloudSource: Datasource = {
       where = `seed-dir (${seedfrom})`;
     }
     if (!seed && !h) throw new SourceError('NoCloud', `no seed: nothing in ${NOCLOUD_SEED_DIRS.join(' or ')}, no ${NOCLOUD_LABELS.join('/')} filesystem, no ds=nocloud;s=… hint`);
+    // cloud-init merges its defaults under the seed's meta-data: instance-id 'nocloud' and dsmode 'net'.
+    meta = { 'instance-id': 'nocloud', dsmode: 'net', ...meta };
     const instanceId = typeof meta['instance-id'] === 'string' || typeof meta['instance-id'] === 'number' ? String(meta['instance-id']) : 'nocloud';
     const data: InstanceData = {
       instanceId,

@@ -10,6 +10,7 @@ import { loadYaml, YamlSyntaxError } from './load-yaml';
 import { mergeCloudConfigPart, mergeManyConfigs } from './merge-config';
 import { entityFilename, header, looksLikeMime, looksLikeMimeWithoutVersion, parseMime, type MimeEntity, type MimeHeader } from './mime';
 import { CT, GZIP_TYPES, TYPE_NEEDED, typeFromStartsWith } from './part-types';
+import { emptyProcessedPart, replaceHeader, type ProcessedPart } from './processed-message';
 
 export type DataSource = 'user' | 'vendor' | 'vendor2';
 export type ScriptFrequency = 'per-instance' | 'per-boot' | 'per-once';
@@ -68,6 +69,8 @@ export interface ProcessedUserData {
   /** Parts of a type nobody handles (text/plain …): logged, never fatal. */
   ignored: Array<{ part: string; contentType: string }>;
   errors: PartError[];
+  /** Per source given: the parts as cloud-init attaches them to its processed message (for user-data.txt.i). */
+  processed: Partial<Record<DataSource, ProcessedPart[]>>;
 }
 
 export interface IncludeCache {
@@ -112,6 +115,10 @@ interface Leaf {
 class SourceProcessor {
   readonly leaves: Leaf[] = [];
   readonly errors: PartError[] = [];
+  /** The parts cloud-init's UserDataProcessor would attach, in order (before jinja rendering, as it keeps them). */
+  readonly processed: ProcessedPart[] = [];
+  /** Entities that are the whole message (cloud-init's base_msg is the part itself), by how they were made. */
+  private readonly roots = new WeakMap<MimeEntity, 'blob' | 'single'>();
   private counter = 0;
   private readonly includeOnceMemory = new Map<string, Uint8Array>();
 
@@ -147,7 +154,9 @@ class SourceProcessor {
     }
     const head = bytes.subarray(0, 4096).toString('latin1');
     if (looksLikeMime(head)) {
-      await this.walk(parseMime(bytes), where, depth);
+      const parsed = parseMime(bytes);
+      if (!parsed.contentType.startsWith('multipart/')) this.roots.set(parsed, 'single');
+      await this.walk(parsed, where, depth);
       return;
     }
     if (looksLikeMimeWithoutVersion(head)) {
@@ -157,7 +166,9 @@ class SourceProcessor {
       this.error(where, `${bytes.length} bytes is larger than the ${this.maxPart}-byte limit for one part; part skipped`);
       return;
     }
-    await this.leaf({ headers: [], contentType: CT.notMultipart, params: {}, body: bytes, parts: [], defects: [] }, bytes, depth, where);
+    const blob: MimeEntity = { headers: [], contentType: CT.notMultipart, params: {}, body: bytes, parts: [], defects: [] };
+    this.roots.set(blob, 'blob');
+    await this.leaf(blob, bytes, depth, where);
   }
 
   private async walk(entity: MimeEntity, where: string, depth: number): Promise<void> {
@@ -196,6 +207,7 @@ class SourceProcessor {
     const filename = entityFilename(entity);
     let ctype = entity.contentType;
     let body = raw;
+    let wasGzip = false;
     const provisional = () => `part-${String(this.counter + 1).padStart(3, '0')}${filename ? ` (${filename})` : ''}`;
     if (GZIP_TYPES.has(ctype)) {
       try {
@@ -206,6 +218,7 @@ class SourceProcessor {
         return;
       }
       ctype = CT.plain;
+      wasGzip = true;
     }
     const charset = entity.params.charset;
     // Parts in another charset (iso-8859-1, utf-16 …) are re-encoded so everything after reads UTF-8.
@@ -213,6 +226,7 @@ class SourceProcessor {
     const text = () => bytesToText(body);
     // As cloud-init: untyped parts, and shell scripts too, take the type their first line implies.
     if (TYPE_NEEDED.has(ctype) || ctype === CT.shellscript) ctype = typeFromStartsWith(body.subarray(0, 128).toString('utf8')) ?? ctype;
+    if (ctype !== CT.include && ctype !== CT.includeOnce && ctype !== CT.cloudConfigArchive) this.record(entity, ctype, wasGzip ? body : entity.body, wasGzip, filename);
     if (ctype === CT.include || ctype === CT.includeOnce) {
       await this.include(text(), ctype === CT.includeOnce, depth, provisional());
       return;
@@ -238,6 +252,24 @@ class SourceProcessor {
       ctype = sub;
     }
     this.attach(entity, ctype, body, filename);
+  }
+
+  /** The part as cloud-init's _process_msg and _attach_part leave it: Content-Type replaced when it changed, a filename. */
+  private record(entity: MimeEntity, ctype: string, body: Buffer, wasGzip: boolean, filename: string | undefined): void {
+    const root = this.roots.get(entity);
+    let headers: MimeHeader[];
+    if (root === 'blob') headers = [{ name: 'MIME-Version', value: '1.0' }];
+    else if (wasGzip) {
+      // A decompressed part is rebuilt as a new MIMENonMultipart keeping only its filename and Launch-Index.
+      headers = [{ name: 'Content-Type', value: CT.plain }, { name: 'MIME-Version', value: '1.0' }];
+      if (filename) headers.push({ name: 'Content-Disposition', value: `attachment; filename="${filename}"` });
+      const li = header(entity, 'launch-index');
+      if (li !== undefined) headers.push({ name: 'Launch-Index', value: li });
+    } else headers = [...entity.headers];
+    const origType = wasGzip ? CT.plain : entity.contentType;
+    if (root !== undefined || ctype !== origType || !headers.some((h) => h.name.toLowerCase() === 'content-type')) headers = replaceHeader(headers, 'Content-Type', ctype);
+    if (!filename) headers = replaceHeader(headers, 'Content-Disposition', `attachment; filename="part-${String(this.processed.length + 1).padStart(3, '0')}"`);
+    this.processed.push({ headers, body });
   }
 
   private renderTemplate(source: string, part: string): string | undefined {
@@ -334,7 +366,7 @@ class SourceProcessor {
       }
       const content = typeof ent.content === 'string' ? ent.content : ent.content instanceof Uint8Array ? Buffer.from(ent.content).toString('utf8') : '';
       const type = typeof ent.type === 'string' && ent.type ? ent.type.toLowerCase() : (typeFromStartsWith(content, CT.cloudConfig) as string);
-      const headers: MimeHeader[] = [{ name: 'Content-Type', value: type }];
+      const headers: MimeHeader[] = [{ name: 'Content-Type', value: type }, { name: 'MIME-Version', value: '1.0' }];
       if (typeof ent.filename === 'string') headers.push({ name: 'Content-Disposition', value: `attachment; filename="${ent.filename}"` });
       if (ent['launch-index'] !== undefined) headers.push({ name: 'Launch-Index', value: String(ent['launch-index']) });
       for (const [k, v] of Object.entries(ent)) {
@@ -431,6 +463,7 @@ export async function processUserData(inputs: UserDataInputs, opts: ProcessOptio
     parts: [],
     ignored: [],
     errors: [],
+    processed: {},
   };
   const fetchInclude = opts.fetchInclude ?? httpIncludeFetcher();
   const maxTotal = opts.maxTotalBytes ?? 256 * 1024 * 1024;
@@ -441,7 +474,10 @@ export async function processUserData(inputs: UserDataInputs, opts: ProcessOptio
     ['user', inputs.userData],
   ];
   for (const [source, raw] of order) {
-    if (raw === undefined || raw.length === 0) continue;
+    if (raw === undefined || raw.length === 0) {
+      if (raw !== undefined) out.processed[source] = [emptyProcessedPart()];
+      continue;
+    }
     const data = typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw;
     if (data.length > maxTotal) {
       out.errors.push({ part: LABEL[source], message: `${data.length} bytes is larger than the ${maxTotal}-byte limit; ignored` });
@@ -449,6 +485,7 @@ export async function processUserData(inputs: UserDataInputs, opts: ProcessOptio
     }
     const p = new SourceProcessor(source, opts, fetchInclude);
     await p.processBlob(data, 'message', 0);
+    out.processed[source] = p.processed;
     out.errors.push(...p.errors);
     configs[source] = handleLeaves(source, p.leaves, out, out.errors, opts.log);
   }

@@ -46,6 +46,43 @@ function dropJsonTimes(text: string): string {
   }
 }
 
+/**
+ * Keys kiln adds to status.json / result.json that 22.4 lacks: `recoverable_errors` (every stage record, and result.json's
+ * v1) and the per-module `modules` record of each stage. Only those keys are dropped; everything else is still compared.
+ */
+function dropKilnStatusKeys(text: string): string {
+  try {
+    const doc = JSON.parse(text) as { v1?: Record<string, unknown> };
+    const v1 = doc.v1;
+    if (!v1 || typeof v1 !== 'object') return text;
+    delete v1.recoverable_errors;
+    for (const rec of Object.values(v1)) {
+      if (rec && typeof rec === 'object' && !Array.isArray(rec) && 'errors' in rec) {
+        delete (rec as Record<string, unknown>).recoverable_errors;
+        delete (rec as Record<string, unknown>).modules;
+      }
+    }
+    return JSON.stringify(doc, null, 1);
+  } catch {
+    return text;
+  }
+}
+
+/** In instance-data*.json: the interpreter version (v1.python_version, sys_info.python) and v1.cloud_name / cloud-name only. */
+function maskRuntimeAndCloudName(text: string): string {
+  try {
+    const doc = JSON.parse(text) as { v1?: Record<string, unknown>; sys_info?: Record<string, unknown> };
+    if (doc.v1 && typeof doc.v1 === 'object') {
+      if ('python_version' in doc.v1) doc.v1.python_version = '<runtime>';
+      for (const k of ['cloud_name', 'cloud-name']) if (k in doc.v1) doc.v1[k] = '<cloud_name>';
+    }
+    if (doc.sys_info && typeof doc.sys_info === 'object' && 'python' in doc.sys_info) doc.sys_info.python = '<runtime>';
+    return JSON.stringify(doc, null, 1);
+  } catch {
+    return text;
+  }
+}
+
 /** Modules in Debian's cloud.cfg that kiln does not implement (Ubuntu- or vendor-specific; they do nothing here). */
 const NOT_IMPLEMENTED = [
   'migrator', 'snap', 'byobu', 'grub_dpkg', 'fan', 'landscape', 'lxd', 'puppet', 'chef', 'mcollective', 'salt_minion',
@@ -75,6 +112,18 @@ export const ALLOWED_DIFFERENCES: AllowedDifference[] = [
     kinds: [],
     normalize: dropJsonTimes,
     reason: 'stage start/finish times are wall-clock times',
+  },
+  {
+    path: /^\/run\/cloud-init\/instance-data(-sensitive)?\.json$/,
+    kinds: [],
+    normalize: maskRuntimeAndCloudName,
+    reason: "python_version / sys_info.python name the interpreter (Python 3.11 for cloud-init, the Node runtime kiln is built on); v1.cloud_name is 'nocloud' from kiln's NoCloud datasource (its datasource name, cloud-init's default _get_cloud_name) where Debian's 22.4 writes 'unknown' (cloud_id, what tools use, still matches). Every other key and value is compared",
+  },
+  {
+    path: /^\/(var\/lib\/cloud\/data|run\/cloud-init)\/(status|result)\.json$/,
+    kinds: [],
+    normalize: dropKilnStatusKeys,
+    reason: "kiln adds `recoverable_errors` (asked for by issue 4, as newer cloud-init writes it) and each stage's per-module `modules` outcomes and times (read by `analyze`); 22.4 has neither key, so only those two keys are dropped before comparing",
   },
   {
     path: /^\/(var\/lib\/cloud\/(instances\/[^/]+\/)?sem|run\/cloud-init\/sem)\/[^/]+$/,

@@ -5,6 +5,7 @@ import { release } from 'node:os';
 import { posix } from 'node:path';
 import type { Log } from '../../util/log';
 import { PlatformError } from '../../util/errors';
+import { CommandError, type CommandFailure } from '../../util/command-error';
 import { execProcess } from '../../util/exec';
 import { resolveInRoot } from '../../util/paths';
 import { readOsRelease } from '../os-release';
@@ -198,7 +199,13 @@ export class LinuxPlatform implements Platform {
         : outcome.timedOut
           ? `timed out after ${opts.timeoutMs} ms`
           : `exited with code ${outcome.code}`;
-      throw new PlatformError(`command '${shown}' ${why}${outcome.stderr ? `: ${scrubAll(outcome.stderr.trim(), opts.secrets)}` : ''}`);
+      const failure: CommandFailure = {
+        argv: (typeof cmd === 'string' ? [cmd] : cmd).map((x) => scrubAll(x, opts.secrets)),
+        ...(outcome.spawnError || outcome.timedOut ? { reason: why } : { code: outcome.code }),
+        stdout: scrubAll(outcome.stdout, opts.secrets),
+        stderr: scrubAll(outcome.stderr, opts.secrets),
+      };
+      throw new CommandError(`command '${shown}' ${why}${outcome.stderr ? `: ${scrubAll(outcome.stderr.trim(), opts.secrets)}` : ''}`, failure);
     }
     return result;
   }
