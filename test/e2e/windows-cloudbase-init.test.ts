@@ -144,6 +144,9 @@ test('kiln service install|uninstall under wine: LocalSystem, dependencies, and 
   const prefix = privatePrefix(dir, { q: drive }, ['q']);
   // Services inherit the system environment, not the test's: Node under wine needs this to start at all.
   appendFileSync(join(prefix, 'system.reg'), '\n[System\\\\CurrentControlSet\\\\Control\\\\Session Manager\\\\Environment] 1700000000\n"NODE_SKIP_PLATFORM_CHECK"="1"\n');
+  // wine's services.exe gives a starting service 10 s to connect (Windows: 30 s); Node under wine on a busy
+  // machine can need more, so the prefix gets a longer ServicesPipeTimeout (milliseconds).
+  appendFileSync(join(prefix, 'system.reg'), '\n[System\\\\CurrentControlSet\\\\Control] 1700000000\n"ServicesPipeTimeout"=dword:0001d4c0\n');
   const conf = join(dir, 'cloudbase-init.conf');
   writeFileSync(conf, `[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.common.userdata.UserDataPlugin\nallow_reboot=false\nlog_dir=Z:${dir}\nlog_file=service.log\n[config_drive]\ntypes=iso\nlocations=cdrom\n`);
   const env = { WINEPREFIX: prefix };
