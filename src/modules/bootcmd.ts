@@ -18,6 +18,8 @@ export const bootcmd: Module = {
     const script = shellify('bootcmd', 'bootcmd', cfg.bootcmd);
     // /run is noexec on many systems, but the script is run through /bin/sh, so cloud-init's /run/cloud-init/tmp is fine.
     const tmp = posix.join(ctx.paths.runDir, 'tmp', `tmp${randomBytes(4).toString('hex')}.sh`);
+    // cloud-init's temp_utils makes its root temp folder sticky and world-writable (1777), like /tmp.
+    await ctx.platform.mkdir(posix.join(ctx.paths.runDir, 'tmp'), { mode: 0o1777 });
     await ctx.platform.writeFile(tmp, script, { mode: 0o600 });
     try {
       const env: Record<string, string> = {};
