@@ -61,7 +61,10 @@ export async function runParts(ctx: ModuleContext, module: string, dir: string, 
     }
   }
   if (failed.length > 0) {
-    throw new ModuleError(module, `Runparts: ${failed.length} failures (${failed.join(',')}) in ${attempted.length} attempted commands in ${dir}`);
+    // Worded as cloud-init's runparts RuntimeError (status.json shows it); the folder goes to the log.
+    ctx.log.warn(`${failed.length} of ${attempted.length} scripts in ${dir} failed`);
+    const err = new ModuleError(module, `Runparts: ${failed.length} failures (${failed.join(',')}) in ${attempted.length} attempted commands`);
+    throw Object.assign(err, { pythonName: 'RuntimeError' });
   }
   return { attempted, failed };
 }

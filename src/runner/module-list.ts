@@ -9,6 +9,8 @@ export interface ModuleListEntry {
   frequency?: Frequency;
   /** Extra arguments after the frequency, kept for modules that read them. */
   args: unknown[];
+  /** The name as the config wrote it ('scripts-per-boot'), which cloud-init's status.json errors show. */
+  listedAs?: string;
 }
 
 export const STAGE_MODULE_KEY: Record<ModuleStage, string> = {
@@ -28,17 +30,17 @@ export function readModuleList(config: Record<string, unknown>, stage: ModuleSta
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) throw new ConfigError(`${key}: expected a list of module names, found ${typeof raw}`);
   return raw.map((item: unknown, i): ModuleListEntry => {
-    if (typeof item === 'string') return { name: canonicalModuleName(item), args: [] };
+    if (typeof item === 'string') return { name: canonicalModuleName(item), args: [], listedAs: item.trim() };
     if (Array.isArray(item) && typeof item[0] === 'string') {
       const freq = item[1] === undefined ? undefined : parseFrequency(item[1]);
       if (item[1] !== undefined && freq === undefined) throw new ConfigError(`${key}[${i}]: unknown frequency '${String(item[1])}' for module ${item[0]} (use always, once or once-per-instance)`);
-      return { name: canonicalModuleName(item[0]), ...(freq ? { frequency: freq } : {}), args: item.slice(2) };
+      return { name: canonicalModuleName(item[0]), ...(freq ? { frequency: freq } : {}), args: item.slice(2), listedAs: item[0].trim() };
     }
     if (item !== null && typeof item === 'object' && typeof (item as Record<string, unknown>).name === 'string') {
       const rec = item as Record<string, unknown>;
       const freq = rec.frequency === undefined ? undefined : parseFrequency(rec.frequency);
       if (rec.frequency !== undefined && freq === undefined) throw new ConfigError(`${key}[${i}]: unknown frequency '${String(rec.frequency)}' for module ${String(rec.name)}`);
-      return { name: canonicalModuleName(rec.name as string), ...(freq ? { frequency: freq } : {}), args: Array.isArray(rec.args) ? rec.args : [] };
+      return { name: canonicalModuleName(rec.name as string), ...(freq ? { frequency: freq } : {}), args: Array.isArray(rec.args) ? rec.args : [], listedAs: (rec.name as string).trim() };
     }
     throw new ConfigError(`${key}[${i}]: expected a module name, [name, frequency] or {name, frequency}, found ${JSON.stringify(item)}`);
   });

@@ -38,9 +38,11 @@ export function processExecutionMessage(f: CommandFailure): string {
 }
 
 /** "('locale', ProcessExecutionError(\"…\"))": what cloud-init appends to a stage's errors when a module raises. */
-export function moduleErrorRepr(module: string, err: unknown): string {
+export function moduleErrorRepr(module: string, err: unknown, canonical = module): string {
   if (err instanceof CommandError) return `(${pyStrRepr(module)}, ProcessExecutionError(${pyStrRepr(processExecutionMessage(err.failure))}))`;
-  const name = err instanceof Error ? err.name : 'Exception';
+  // An error may name the Python exception cloud-init raises in its place (pythonName).
+  const py = err !== null && typeof err === 'object' ? (err as { pythonName?: unknown }).pythonName : undefined;
+  const name = typeof py === 'string' ? py : err instanceof Error ? err.name : 'Exception';
   const why = describeError(err);
-  return `(${pyStrRepr(module)}, ${name}(${pyStrRepr(why.startsWith(`${module}: `) ? why.slice(module.length + 2) : why)}))`;
+  return `(${pyStrRepr(module)}, ${name}(${pyStrRepr(why.startsWith(`${canonical}: `) ? why.slice(canonical.length + 2) : why)}))`;
 }

@@ -107,7 +107,7 @@ export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcom
       input.log.error(message);
       input.events.finish(eventName, 'FAIL', `running config-${mod.name} failed`);
       // status.json lists it as cloud-init does: the repr of (module name, exception).
-      out.errors.push(moduleErrorRepr(mod.name, err));
+      out.errors.push(moduleErrorRepr(entry.listedAs ?? mod.name, err, mod.name));
       out.modules.push({ name: mod.name, outcome: 'failed', seconds, reason: why });
     }
   }

@@ -101,7 +101,7 @@ test('kiln as /usr/bin/cloud-init in Debian: boots, re-boots, new instances, deg
     const st = inRoot(root, ['/usr/bin/cloud-init', 'status', '--wait', '--long']);
     assert.equal(st.code, 2, st.out);
     assert.match(st.out, /extended_status: degraded done/);
-    assert.match(st.out, /\('write_files', \w+Error\(/);
+    assert.match(st.out, /\('write-files', \w+Error\(/);
   });
 
   await t.test('the Packer provisioner works unchanged and leaves the rootfs ready to capture', () => {

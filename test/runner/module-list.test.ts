@@ -8,10 +8,10 @@ import { canonicalCloudId } from '../../src/runner/cloud-id';
 test('module lists: names, [name, freq] overrides, {name, frequency}, cc_ prefixes and dashes', () => {
   const l = readModuleList({ cloud_config_modules: ['cc_runcmd', ['ssh-import-id', 'always'], { name: 'locale', frequency: 'once' }, ['ntp', 'per-instance', 'x']] }, 'config');
   assert.deepEqual(l, [
-    { name: 'runcmd', args: [] },
-    { name: 'ssh_import_id', frequency: 'always', args: [] },
-    { name: 'locale', frequency: 'once', args: [] },
-    { name: 'ntp', frequency: 'once-per-instance', args: ['x'] },
+    { name: 'runcmd', args: [], listedAs: 'cc_runcmd' },
+    { name: 'ssh_import_id', frequency: 'always', args: [], listedAs: 'ssh-import-id' },
+    { name: 'locale', frequency: 'once', args: [], listedAs: 'locale' },
+    { name: 'ntp', frequency: 'once-per-instance', args: ['x'], listedAs: 'ntp' },
   ]);
   assert.throws(() => readModuleList({ cloud_final_modules: [['x', 'sometimes']] }, 'final'), /cloud_final_modules\[0\]: unknown frequency 'sometimes'/);
   assert.deepEqual(readModuleList({}, 'init'), []);
