@@ -1,3 +1,4 @@
+// apt_configure on a sandbox root seen through a dry run: templates, mirrors, sources, keys, debconf.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
