@@ -44,6 +44,7 @@ export const setHostname: Module = {
       throw new ModuleError('set_hostname', `failed to set the hostname to ${fqdn} (${hostname}): ${(err as Error).message}`, { cause: err });
     }
     if (!(await ops.applyHostname(ctx.platform, chosen))) ctx.log.warn(`Failed to non-persistently adjust the system hostname to ${chosen}`);
-    await ctx.platform.writeFile(prevFile, JSON.stringify({ hostname, fqdn }), { mode: 0o644 });
+    // cloud-init's write_json: sorted keys, one-space indent, trailing newline.
+    await ctx.platform.writeFile(prevFile, `${JSON.stringify({ fqdn, hostname }, null, 1)}\n`, { mode: 0o644 });
   },
 };

@@ -73,7 +73,8 @@ export const updateEtcHosts: Module = {
         return;
       }
       ctx.log.debug(`Managing localhost in ${HOSTS}`);
-      const localIp = ctx.distro.family === 'debian' ? '127.0.1.1' : '127.0.0.1';
+      // cloud-init's _get_localhost_ip: 127.0.1.1 on Debian, Alpine and SUSE, 127.0.0.1 elsewhere.
+      const localIp = ['debian', 'alpine', 'suse'].includes(ctx.distro.family) ? '127.0.1.1' : '127.0.0.1';
       const next = updateLocalhostEntry(await ctx.platform.readTextIfExists(HOSTS), localIp, hostname, fqdn, makeHeader(new Date(), 'added'));
       if (next !== undefined) await ctx.platform.writeFile(HOSTS, next, { mode: 0o644 });
     } else {

@@ -55,7 +55,9 @@ test('ssh: given ssh_keys are written and a missing public half is derived; disa
   const root = copyRootfs(tempDir(t, 'kiln-ssh-'));
   const ctx = moduleContext(root, { instance: { publicKeys: [META_KEY] } });
   const gen = await ctx.platform.run(['sh', '-c', 'ssh-keygen -q -t ed25519 -C testkey -N "" -f /tmp/k && cat /tmp/k && rm /tmp/k /tmp/k.pub']);
-  await ssh.run(ctx, { ssh_keys: { ed25519_private: gen.stdout, bogus_private: 'x' }, disable_root: false, users: [] });
+  await ssh.run(ctx, { ssh_keys: { ed25519_private: gen.stdout, ed25519_certificate: 'ssh-ed25519-cert-v01@openssh.com AAAAfake cert', bogus_private: 'x' }, disable_root: false, users: [] });
+  assert.equal(readFileSync(join(root, 'etc/ssh/ssh_host_ed25519_key-cert.pub'), 'utf8'), 'ssh-ed25519-cert-v01@openssh.com AAAAfake cert');
+  assert.equal(readFileSync(join(root, 'etc/ssh/sshd_config.d/50-cloud-init.conf'), 'utf8'), 'HostCertificate /etc/ssh/ssh_host_ed25519_key-cert.pub\n');
   assert.equal(readFileSync(join(root, 'etc/ssh/ssh_host_ed25519_key'), 'utf8'), gen.stdout);
   assert.match(readFileSync(join(root, 'etc/ssh/ssh_host_ed25519_key.pub'), 'utf8'), /^ssh-ed25519 \S+ testkey root@localhost\n$/);
   assert.equal(existsSync(join(root, 'etc/ssh/ssh_host_rsa_key')), false);

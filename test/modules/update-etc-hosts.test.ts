@@ -46,7 +46,7 @@ test('manage_etc_hosts: localhost adds or extends the 127.0.1.1 line and keeps t
   assert.equal(read(root), before, 'nothing to change: the file is left alone');
   const fresh = tempDir(t);
   await updateEtcHosts.run(moduleContext(fresh), { manage_etc_hosts: 'localhost', hostname: 'h', fqdn: 'h.d' });
-  assert.match(read(fresh), /^# Added by cloud-init v\. 22\.4 on .+\n127\.0\.1\.1\th\.d\th\n\n$/);
+  assert.match(read(fresh), /^# Added by cloud-init v\. 22\.4\.2 on .+\n127\.0\.1\.1\th\.d\th\n\n$/);
 });
 
 test('manage_etc_hosts false or absent leaves /etc/hosts alone', async (t) => {

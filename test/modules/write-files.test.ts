@@ -61,3 +61,17 @@ test('write_files with only deferred files or no key does nothing', async (t) =>
   await writeFiles.run(moduleContext(root), {});
   assert.equal(existsSync(join(root, 'etc/d')), false);
 });
+
+test('under --dry-run, modules plan their writes and commands and change nothing', async (t) => {
+  const { DryRunPlatform } = await import('../../src/platform/dry-run-platform');
+  const { updateEtcHosts } = await import('../../src/modules/update-etc-hosts');
+  const root = sandbox(t);
+  const ctx = moduleContext(root);
+  const dry = new DryRunPlatform(ctx.platform);
+  const dctx = { ...ctx, platform: dry };
+  await writeFiles.run(dctx, { write_files: [{ path: '/etc/new.conf', content: 'x', permissions: '0600' }] });
+  await updateEtcHosts.run(dctx, { manage_etc_hosts: 'localhost', hostname: 'h', fqdn: 'h.d' });
+  assert.equal(existsSync(join(root, 'etc/new.conf')), false);
+  assert.equal(existsSync(join(root, 'etc/hosts')), false);
+  assert.deepEqual(dry.effects.map((e) => (e.kind === 'write-file' ? `${e.path} ${e.mode?.toString(8)}` : e.kind)), ['/etc/new.conf 600', '/etc/hosts 644']);
+});

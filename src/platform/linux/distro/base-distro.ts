@@ -101,7 +101,14 @@ export abstract class BaseDistro implements DistroOps {
     await platform.run(['passwd', '--expire', user]);
   }
 
+  /** RHEL and SUSE (systemd) write previous-hostname as the bare name, without a newline. */
+  protected readonly bareRecordFiles: boolean = false;
+
   async writeHostname(platform: Platform, hostname: string, file: string = this.hostnameFile): Promise<void> {
+    if (this.bareRecordFiles && file.endsWith('/previous-hostname')) {
+      await platform.writeFile(file, hostname);
+      return;
+    }
     const old = (await platform.readTextIfExists(file)) ?? '';
     await platform.writeFile(file, renderHostnameFile(old, hostname), { mode: 0o644 });
   }
@@ -113,6 +120,9 @@ export abstract class BaseDistro implements DistroOps {
   }
 
   async applyHostname(platform: Platform, hostname: string): Promise<boolean> {
+    // Only the running system has a hostname to set; under --root (a mounted image, where commands may run
+    // in a plain chroot sharing the host's UTS namespace) the files are the whole job.
+    if (platform.root !== '/') return true;
     return (await platform.run(['hostname', hostname], { allowFailure: true })).code === 0;
   }
 

@@ -5,6 +5,7 @@ import { BaseDistro } from './base-distro';
 
 export class RhelDistro extends BaseDistro {
   override readonly sudoGroup = 'wheel';
+  protected override readonly bareRecordFiles = true;
   readonly packageManager: string;
 
   /** USE_YUM: the target has no dnf (RHEL/CentOS 7 and older). */

@@ -5,6 +5,7 @@ import { BaseDistro } from './base-distro';
 
 export class SuseDistro extends BaseDistro {
   override readonly sudoGroup = 'wheel';
+  protected override readonly bareRecordFiles = true;
   override readonly hostnameFile: string;
   readonly packageManager = 'zypper';
 
