@@ -210,6 +210,7 @@ function mapKnownSuite(s: string): string {
 /** disable_suites: comments out every line whose suite column is one of DISABLED. */
 export function disableSuites(disabled: unknown, src: string, release: string): string {
   if (!Array.isArray(disabled) || disabled.length === 0) return src;
+  if (isDeb822Sources(src)) return disableSuitesDeb822(disabled.map((d) => renderTemplateText(mapKnownSuite(String(d)), { RELEASE: release })), src);
   let out = src;
   for (const raw of disabled.map(String)) {
     const suite = renderTemplateText(mapKnownSuite(raw), { RELEASE: release });
@@ -233,6 +234,25 @@ export function disableSuites(disabled: unknown, src: string, release: string): 
       .join('');
   }
   return out;
+}
+
+/** deb822: disabled suites leave each Suites: line; a stanza left with none is commented out whole. */
+function disableSuitesDeb822(suites: string[], src: string): string {
+  return src
+    .split(/\n(?=\s*\n)/)
+    .map((stanza) => {
+      let emptied = false;
+      const lines = stanza.split('\n').map((line) => {
+        const m = /^(Suites:\s*)(.*)$/i.exec(line);
+        if (!m) return line;
+        const kept = (m[2] as string).split(/\s+/).filter((x) => x && !suites.includes(x));
+        if (kept.length === 0) emptied = true;
+        return `${m[1]}${kept.join(' ')}`;
+      });
+      if (!emptied) return lines.join('\n');
+      return lines.map((l) => (l.trim() === '' || l.startsWith('#') ? l : `# disabled by cloud-init: ${l}`)).join('\n');
+    })
+    .join('\n');
 }
 
 async function addAptKey(ctx: ModuleContext, deps: AptDeps, ent: Record<string, unknown>, fileName: string, hardened: boolean): Promise<string | undefined> {
@@ -319,23 +339,43 @@ async function renameAptLists(ctx: ModuleContext, mirrors: Mirrors, arch: string
   }
 }
 
+/** Whether apt source text is in deb822 form (Types:/URIs: stanzas) rather than one-line `deb …` entries. */
+export function isDeb822Sources(text: string): boolean {
+  if (/^\s*(deb|deb-src)\s/m.test(text)) return false;
+  return /^Types:/im.test(text);
+}
+
 async function generateSourcesList(ctx: ModuleContext, cfg: CloudConfig, apt: Record<string, unknown>, release: string, mirrors: Mirrors): Promise<void> {
   const params: Record<string, unknown> = { RELEASE: release, codename: release };
   for (const [k, v] of Object.entries(mirrors)) {
     params[k] = v;
     params[k.toLowerCase()] = v;
   }
+  const distro = ctx.distro.name;
   let tmpl = typeof apt.sources_list === 'string' ? apt.sources_list : undefined;
   if (tmpl === undefined) {
     ctx.log.info('No custom template provided, fall back to builtin');
-    tmpl = (await readSystemTemplate(ctx.platform, cfg, `sources.list.${ctx.distro.name}`)) ?? (await readSystemTemplate(ctx.platform, cfg, 'sources.list'));
+    // A deb822 template (newer cloud-init ships sources.list.<distro>.deb822.tmpl) wins when the target has one.
+    tmpl =
+      (await readSystemTemplate(ctx.platform, cfg, `sources.list.${distro}.deb822`)) ??
+      (await readSystemTemplate(ctx.platform, cfg, `sources.list.${distro}`)) ??
+      (await readSystemTemplate(ctx.platform, cfg, 'sources.list'));
     if (tmpl === undefined) {
       ctx.log.warn('No template found, not rendering /etc/apt/sources.list');
       return;
     }
   }
-  const rendered = renderTemplateText(tmpl, params);
-  await ctx.platform.writeFile('/etc/apt/sources.list', disableSuites(apt.disable_suites, rendered, release), { mode: 0o644 });
+  const rendered = disableSuites(apt.disable_suites, renderTemplateText(tmpl, params), release);
+  if (!isDeb822Sources(rendered)) {
+    await ctx.platform.writeFile('/etc/apt/sources.list', rendered, { mode: 0o644 });
+    return;
+  }
+  // deb822: /etc/apt/sources.list.d/<distro>.sources; an old one-line sources.list is left as a pointer only.
+  const target = `/etc/apt/sources.list.d/${distro}.sources`;
+  await ctx.platform.writeFile(target, rendered, { mode: 0o644 });
+  if (await ctx.platform.exists('/etc/apt/sources.list')) {
+    await ctx.platform.writeFile('/etc/apt/sources.list', `# ${distro} sources have moved to ${target}\n`, { mode: 0o644 });
+  }
 }
 
 async function addAptSources(ctx: ModuleContext, deps: AptDeps, sources: unknown, params: Record<string, unknown>, matcher: RegExp | undefined): Promise<void> {
@@ -352,7 +392,8 @@ async function addAptSources(ctx: ModuleContext, deps: AptDeps, sources: unknown
     if (source === undefined) continue;
     const rendered = renderTemplateText(source, params);
     if (!filename.startsWith('/')) filename = posix.join('/etc/apt/sources.list.d/', filename);
-    if (!filename.endsWith('.list')) filename += '.list';
+    const ext = isDeb822Sources(rendered) ? '.sources' : '.list';
+    if (!filename.endsWith(ext)) filename = filename.replace(/\.(list|sources)$/, '') + ext;
     if (matcher && matcher.test(rendered)) {
       await ctx.platform.run(['add-apt-repository', '--no-update', rendered]);
       continue;

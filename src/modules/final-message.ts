@@ -6,7 +6,7 @@ import type { InstanceData } from '../sources/datasource';
 import { describeError } from '../util/errors';
 import { cfgString } from './config-values';
 import type { Module, ModuleContext } from './module';
-import { renderTemplateString } from './template-vars';
+import { renderTemplateText } from './cloud-template';
 
 export const FINAL_MESSAGE_DEFAULT =
   '## template: jinja\nCloud-init v. {{version}} finished at {{timestamp}}. Datasource {{datasource}}.  Up {{uptime}} seconds';
@@ -67,7 +67,7 @@ export function createFinalMessageModule(deps: FinalMessageDeps): Module {
       const subs: Record<string, unknown> = { uptime, timestamp: ts, version: deps.version, datasource: describeDatasource(ctx.instance) };
       for (const [k, v] of Object.entries({ ...subs })) subs[k.toUpperCase()] = v;
       try {
-        const message = `${renderTemplateString(template, subs)}\n`;
+        const message = `${renderTemplateText(template, subs)}\n`;
         ctx.log.info(message.trimEnd());
         await ctx.output(message);
       } catch (err) {

@@ -1,5 +1,5 @@
-import { isRecord } from './config-shapes';
 // cc_keyboard: sets the keyboard layout with localectl (systemd targets), as cloud-init does.
+import { isRecord } from './config-shapes';
 import { usesSystemd } from './distro-facts';
 import { ModuleError, type Module } from './module';
 

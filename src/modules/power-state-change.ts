@@ -1,6 +1,6 @@
 // cc_power_state_change: after kiln exits, checks a condition and runs shutdown (halt/poweroff/reboot, delay, message).
 import { isRecord, shellQuote } from './config-shapes';
-import type { CloudConfig, Module, ModuleContext } from './module';
+import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
 
 const MODE_FLAGS: Record<string, string> = { halt: '-H', poweroff: '-P', reboot: '-r' };
 
@@ -17,26 +17,26 @@ export interface PowerStatePlan {
 export function loadPowerState(cfg: CloudConfig): PowerStatePlan | undefined {
   const ps = cfg.power_state;
   if (ps === undefined || ps === null) return undefined;
-  if (!isRecord(ps)) throw new Error('power_state is not a dict.');
+  if (!isRecord(ps)) throw new ModuleError('power_state_change', 'power_state is not a dict.');
   const mode = ps.mode;
   if (typeof mode !== 'string' || !(mode in MODE_FLAGS)) {
-    throw new Error(`power_state[mode] required, must be one of: halt,poweroff,reboot. found: '${String(mode)}'.`);
+    throw new ModuleError('power_state_change', `power_state[mode] required, must be one of: halt,poweroff,reboot. found: '${String(mode)}'.`);
   }
   const rawDelay = ps.delay ?? 'now';
   let delay: string;
   if (rawDelay === 'now') delay = 'now';
   else {
     const text = String(rawDelay).trim();
-    if (!/^[+-]?\d+$/.test(text)) throw new Error(`power_state[delay] must be 'now' or '+m' (minutes). found '${String(rawDelay)}'.`);
+    if (!/^[+-]?\d+$/.test(text)) throw new ModuleError('power_state_change', `power_state[delay] must be 'now' or '+m' (minutes). found '${String(rawDelay)}'.`);
     delay = `+${parseInt(text, 10)}`;
   }
   const command = ['shutdown', MODE_FLAGS[mode] as string, delay];
   if (ps.message !== undefined && ps.message !== null && ps.message !== '') command.push(String(ps.message));
   const timeoutSeconds = ps.timeout === undefined ? 30 : Number(ps.timeout);
-  if (!Number.isFinite(timeoutSeconds)) throw new Error(`failed to convert timeout '${String(ps.timeout)}' to float.`);
+  if (!Number.isFinite(timeoutSeconds)) throw new ModuleError('power_state_change', `failed to convert timeout '${String(ps.timeout)}' to float.`);
   const condition = ps.condition === undefined ? true : ps.condition;
   if (typeof condition !== 'boolean' && typeof condition !== 'string' && !Array.isArray(condition)) {
-    throw new Error('condition type invalid. must be list, bool, str');
+    throw new ModuleError('power_state_change', 'condition type invalid. must be list, bool, str');
   }
   return { command, timeoutSeconds, condition: Array.isArray(condition) ? condition.map(String) : condition };
 }
@@ -81,7 +81,7 @@ export function createPowerStateChangeModule(deps: PowerStateDeps): Module {
       try {
         plan = loadPowerState(cfg);
       } catch (err) {
-        ctx.log.warn(`${(err as Error).message} Not performing power state change!`);
+        ctx.log.warn(`${(err as Error).message.replace(/^power_state_change: /, '')} Not performing power state change!`);
         return;
       }
       if (!plan) {

@@ -1,5 +1,5 @@
-import { isRecord } from './config-shapes';
 // cc_scripts_vendor: runs vendor-data scripts in /var/lib/cloud/instance/scripts/vendor, with vendor_data.prefix.
+import { isRecord } from './config-shapes';
 import { posix } from 'node:path';
 import { ModuleError, type Module } from './module';
 import { runParts } from './run-parts';

@@ -1,5 +1,5 @@
-import { isRecord } from './config-shapes';
 // cc_ssh_import_id: imports SSH keys (lp:/gh: ids) for configured users by running ssh-import-id as each user.
+import { isRecord } from './config-shapes';
 import { configuredUsers } from './configured-users';
 import { whichInTarget } from './distro-facts';
 import { ModuleError, type CloudConfig, type Module } from './module';

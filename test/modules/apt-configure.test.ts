@@ -1,3 +1,4 @@
+// apt_configure on a sandbox root seen through a dry run: templates, mirrors, sources, keys, debconf.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -189,4 +190,38 @@ test("with Debian's own sources.list template (from the cached rootfs) the outpu
   assert.ok(out.includes('deb http://m.test/debian bookworm-security main\n'));
   assert.ok(!out.includes('{{') && !out.includes('{%'));
   assert.ok(existsSync(join(root, 'etc/cloud/templates/sources.list.debian.tmpl')));
+});
+
+test('deb822: a deb822 template goes to sources.list.d/<distro>.sources, disabled suites leave Suites: lines, deb822 sources get .sources', async (t) => {
+  const deb822 = `## template:jinja
+Types: deb
+URIs: {{mirror}}
+Suites: {{codename}} {{codename}}-updates {{codename}}-backports
+Components: main
+
+Types: deb
+URIs: {{security}}
+Suites: {{codename}}-security
+Components: main
+`;
+  const root = sandbox(t);
+  writeFileSync(join(root, 'etc/cloud/templates/sources.list.debian.deb822.tmpl'), deb822);
+  mkdirSync(join(root, 'etc/apt'), { recursive: true });
+  writeFileSync(join(root, 'etc/apt/sources.list'), 'deb http://old.test/ bookworm main\n');
+  const ctx = withAnswers(dryContext(root));
+  await createAptConfigureModule(noNetwork).run(ctx, {
+    apt: {
+      preserve_sources_list: false,
+      primary: [{ arches: ['default'], uri: 'http://m.test/debian' }],
+      security: [{ arches: ['default'], uri: 'http://s.test/debian-security' }],
+      disable_suites: ['backports', 'security'],
+      sources: { extra: { source: 'Types: deb\nURIs: http://x.test/\nSuites: $RELEASE\nComponents: main' } },
+    },
+  });
+  assert.equal(
+    await readPlanned(ctx, '/etc/apt/sources.list.d/debian.sources'),
+    'Types: deb\nURIs: http://m.test/debian\nSuites: bookworm bookworm-updates\nComponents: main\n\n# disabled by cloud-init: Types: deb\n# disabled by cloud-init: URIs: http://s.test/debian-security\n# disabled by cloud-init: Suites: \n# disabled by cloud-init: Components: main\n',
+  );
+  assert.equal(await readPlanned(ctx, '/etc/apt/sources.list'), '# debian sources have moved to /etc/apt/sources.list.d/debian.sources\n');
+  assert.equal(await readPlanned(ctx, '/etc/apt/sources.list.d/extra.sources'), 'Types: deb\nURIs: http://x.test/\nSuites: bookworm\nComponents: main\n');
 });

@@ -1,3 +1,4 @@
+// Config-stage modules on sandbox roots: timezone, locale, keyboard, apt_pipelining, disable_ec2_metadata, ssh_import_id, keys_to_console.
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// Final-stage modules: final_message, power_state_change, phone_home, ssh_authkey_fingerprints, packages, write_files_deferred.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';

@@ -1,3 +1,4 @@
+// ntp, yum_add_repo, zypper_add_repo and apk_configure on sandbox roots.
 import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// runcmd and the scripts_* modules: planned order in a dry run, real runs in the Debian rootfs.
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// The parity comparison on synthetic trees, the allow-list, tree snapshots and the seed set.
 import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
