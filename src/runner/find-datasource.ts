@@ -41,19 +41,6 @@ export function sourcesForStage(config: ConfigMap, known: Datasource[], stage: '
   return out;
 }
 
-/** /sys/class/dmi/id fields of the target, empty where absent (containers, sandboxes). */
-export async function readDmi(platform: Platform): Promise<Record<string, string>> {
-  const fields = ['sys_vendor', 'product_name', 'product_uuid', 'product_serial', 'product_version', 'chassis_asset_tag', 'chassis_vendor', 'board_vendor', 'board_name', 'bios_vendor'];
-  const out: Record<string, string> = {};
-  await Promise.all(
-    fields.map(async (f) => {
-      const v = await platform.readTextIfExists(`/sys/class/dmi/id/${f}`).catch(() => undefined);
-      if (v !== undefined) out[f] = v.trim();
-    }),
-  );
-  return out;
-}
-
 export interface FindInput {
   platform: Platform;
   log: Log;
