@@ -1,13 +1,13 @@
 // The built binaries: `kiln probe` on partitioned disk images (Linux), and drive letters found under wine (Windows).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, symlinkSync, writeFileSync, writeSync, appendFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { builtBinary } from '../helpers/repo';
 import { hasCommand, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
-import { runUnderWine, WINE_PREFIX } from '../helpers/wine';
+import { privateWinePrefix, runUnderWine } from '../helpers/wine';
 
 const linux = builtBinary('kiln-linux-x64');
 const windows = builtBinary('kiln-win-x64.exe');
@@ -80,22 +80,6 @@ test('kiln probe --json lists each partition of MBR (extended) and GPT disk imag
   assert.match(r.stderr, /neither an ISO9660 nor a FAT filesystem/);
 });
 
-/**
- * A private wine prefix sharing the shared one's drive_c (so nothing is initialised again) with its own
- * registry and drive letters, so the shared prefix other tests use never changes.
- */
-function privatePrefix(dir: string, drives: Record<string, string>, cdroms: string[]): string {
-  if (!existsSync(join(WINE_PREFIX, 'system.reg'))) runUnderWine(windows as string, ['--version']);
-  const prefix = join(dir, 'wine-prefix');
-  mkdirSync(join(prefix, 'dosdevices'), { recursive: true });
-  for (const f of readdirSync(WINE_PREFIX)) if (f.endsWith('.reg') || f === '.update-timestamp') copyFileSync(join(WINE_PREFIX, f), join(prefix, f));
-  symlinkSync(join(WINE_PREFIX, 'drive_c'), join(prefix, 'drive_c'));
-  symlinkSync('../drive_c', join(prefix, 'dosdevices', 'c:'));
-  for (const [letter, target] of Object.entries(drives)) symlinkSync(target, join(prefix, 'dosdevices', `${letter}:`));
-  if (cdroms.length > 0) appendFileSync(join(prefix, 'system.reg'), `\n[Software\\\\Wine\\\\Drives] 1700000000\n${cdroms.map((l) => `"${l}:"="cdrom"`).join('\n')}\n`);
-  return prefix;
-}
-
 test('kiln-win-x64.exe probe finds a wine drive letter labelled config-2 (GetLogicalDriveStringsW, GetVolumeInformationW)', (t) => {
   if (!need(t, windows !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
   if (!need(t, hasCommand('wine'), 'wine is not installed')) return;
@@ -107,7 +91,7 @@ test('kiln-win-x64.exe probe finds a wine drive letter labelled config-2 (GetLog
   const plain = join(dir, 'plain');
   mkdirSync(plain);
   writeFileSync(join(plain, '.windows-label'), 'DATA\n');
-  const prefix = privatePrefix(dir, { q: drive, r: plain }, ['q']);
+  const prefix = privateWinePrefix(dir, { q: drive, r: plain }, ['q']);
   const env = { WINEPREFIX: prefix };
 
   let r = runUnderWine(windows as string, ['probe'], env);

@@ -1,33 +1,16 @@
 // The built kiln-win-x64.exe as cloudbase-init under wine: config drive on a drive letter, plugins, registry state, user data 1001/1002.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { builtBinary } from '../helpers/repo';
 import { hasCommand, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
-import { runUnderWine, WINE_PREFIX, type WineResult } from '../helpers/wine';
+import { privateWinePrefix, runUnderWine, type WineResult } from '../helpers/wine';
 
 const exe = builtBinary('kiln-win-x64.exe');
 const PLUGINS_KEY = 'HKLM\\SOFTWARE\\Cloudbase Solutions\\Cloudbase-Init';
-
-/**
- * A private wine prefix: the shared prefix's drive_c (so wine is not initialised again) with its own registry
- * and drive letters, so the registry state, computer name and drives of this test touch no other test.
- */
-function privatePrefix(dir: string, drives: Record<string, string>, cdroms: string[]): string {
-  if (!existsSync(join(WINE_PREFIX, 'system.reg'))) runUnderWine(exe as string, ['--version']);
-  const prefix = join(dir, 'wine-prefix');
-  mkdirSync(join(prefix, 'dosdevices'), { recursive: true });
-  for (const f of readdirSync(WINE_PREFIX)) if (f.endsWith('.reg') || f === '.update-timestamp') copyFileSync(join(WINE_PREFIX, f), join(prefix, f));
-  symlinkSync(join(WINE_PREFIX, 'drive_c'), join(prefix, 'drive_c'));
-  symlinkSync('../drive_c', join(prefix, 'dosdevices', 'c:'));
-  symlinkSync('/', join(prefix, 'dosdevices', 'z:'));
-  for (const [letter, target] of Object.entries(drives)) symlinkSync(target, join(prefix, 'dosdevices', `${letter}:`));
-  if (cdroms.length > 0) appendFileSync(join(prefix, 'system.reg'), `\n[Software\\\\Wine\\\\Drives] 1700000000\n${cdroms.map((l) => `"${l}:"="cdrom"`).join('\n')}\n`);
-  return prefix;
-}
 
 /** One registry value read back through wine's own reg.exe (so it comes from wineserver, not a stale .reg file). */
 function regQuery(prefix: string, key: string, name: string): string | undefined {
@@ -51,7 +34,7 @@ test('cloudbase-init under wine: config drive Q: labelled config-2, SetHostName,
   const marker = join(dir, 'ran.txt');
   const script = (code: number) => `rem cmd\r\necho ran ${code}>> Z:${marker.replace(/\//g, '\\')}\r\nexit ${code}\r\n`;
   writeConfigDrive(drive, 'kiln-e2e-1', script(1002));
-  const prefix = privatePrefix(dir, { q: drive }, ['q']);
+  const prefix = privateWinePrefix(dir, { q: drive }, ['q']);
   const conf = join(dir, 'cloudbase-init.conf');
   writeFileSync(
     conf,
@@ -123,7 +106,7 @@ test('cloudbase-init under wine without a config drive: a clear error, MAIN not 
   if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
   if (!need(t, hasCommand('wine'), 'wine is not installed')) return;
   const dir = tempDir(t);
-  const prefix = privatePrefix(dir, {}, []);
+  const prefix = privateWinePrefix(dir, {}, []);
   const conf = join(dir, 'c.conf');
   writeFileSync(
     conf,
@@ -141,7 +124,7 @@ test('kiln service install|uninstall under wine: LocalSystem, dependencies, and 
   const dir = tempDir(t);
   const drive = join(dir, 'config-drive');
   writeConfigDrive(drive, 'kiln-e2e-service', 'rem cmd\r\nexit 0\r\n');
-  const prefix = privatePrefix(dir, { q: drive }, ['q']);
+  const prefix = privateWinePrefix(dir, { q: drive }, ['q']);
   // Services inherit the system environment, not the test's: Node under wine needs this to start at all.
   appendFileSync(join(prefix, 'system.reg'), '\n[System\\\\CurrentControlSet\\\\Control\\\\Session Manager\\\\Environment] 1700000000\n"NODE_SKIP_PLATFORM_CHECK"="1"\n');
   // wine's services.exe gives a starting service 10 s to connect (Windows: 30 s); Node under wine on a busy
@@ -196,7 +179,7 @@ test('NetworkConfigPlugin under wine reads the adapters through GetAdaptersAddre
     join(drive, 'openstack', 'latest', 'network_data.json'),
     JSON.stringify({ links: [{ id: 'tap1', type: 'phy', ethernet_mac_address: '02:00:5e:00:53:99' }], networks: [{ id: 'n4', type: 'ipv4', link: 'tap1', ip_address: '192.0.2.77', netmask: '255.255.255.0' }], services: [] }),
   );
-  const prefix = privatePrefix(dir, { q: drive }, ['q']);
+  const prefix = privateWinePrefix(dir, { q: drive }, ['q']);
   const conf = join(dir, 'c.conf');
   writeFileSync(conf, '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.common.networkconfig.NetworkConfigPlugin\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
   const r = runUnderWine(exe as string, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
@@ -212,7 +195,7 @@ test('ConfigWinRMListenerPlugin under wine: the self-signed certificate lands in
   const dir = tempDir(t);
   const drive = join(dir, 'config-drive');
   writeConfigDrive(drive, 'kiln-e2e-winrm', '');
-  const prefix = privatePrefix(dir, { q: drive }, ['q']);
+  const prefix = privateWinePrefix(dir, { q: drive }, ['q']);
   const conf = join(dir, 'c.conf');
   writeFileSync(conf, '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.windows.winrmlistener.ConfigWinRMListenerPlugin\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
   const r = runUnderWine(exe as string, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
@@ -237,7 +220,7 @@ test('ConfigWinRMCertificateAuthPlugin under wine: the admin_cert0.. client cert
   for (let i = 0; i * 255 < pem.length; i++) meta[`admin_cert${i}`] = pem.slice(i * 255, (i + 1) * 255);
   const drive = join(dir, 'config-drive');
   writeConfigDrive(drive, 'kiln-e2e-certauth', '', meta);
-  const prefix = privatePrefix(dir, { q: drive }, ['q']);
+  const prefix = privateWinePrefix(dir, { q: drive }, ['q']);
   const conf = join(dir, 'c.conf');
   writeFileSync(conf, '[DEFAULT]\nusername=kilne2e\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.windows.createuser.CreateUserPlugin,cloudbaseinit.plugins.windows.winrmcertificateauth.ConfigWinRMCertificateAuthPlugin\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
   const r = runUnderWine(exe as string, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
@@ -260,7 +243,7 @@ test('EphemeralDiskPlugin under wine: the drive labelled "Temporary Storage" (Ge
   const temp = join(dir, 'temporary');
   mkdirSync(temp);
   writeFileSync(join(temp, '.windows-label'), 'Temporary Storage\n');
-  const prefix = privatePrefix(dir, { q: drive, t: temp }, ['q']);
+  const prefix = privateWinePrefix(dir, { q: drive, t: temp }, ['q']);
   const conf = join(dir, 'c.conf');
   writeFileSync(conf, '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.common.ephemeraldisk.EphemeralDiskPlugin\nephemeral_disk_volume_label=Temporary Storage\nephemeral_disk_data_loss_warning_path=DATALOSS_WARNING_README.txt\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
   const r = runUnderWine(exe as string, ['--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
@@ -275,7 +258,7 @@ test('MTUPlugin and ExtendVolumesPlugin under wine: bindings load, run-every-boo
   const dir = tempDir(t);
   const drive = join(dir, 'config-drive');
   writeConfigDrive(drive, 'kiln-e2e-volumes', '');
-  const prefix = privatePrefix(dir, { q: drive }, ['q']);
+  const prefix = privateWinePrefix(dir, { q: drive }, ['q']);
   const conf = join(dir, 'c.conf');
   // volumes_to_extend names no volume: the drives are enumerated (QueryDosDeviceW) but nothing of the host is opened for writing.
   writeFileSync(conf, '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.common.mtu.MTUPlugin,cloudbaseinit.plugins.windows.extendvolumes.ExtendVolumesPlugin\nvolumes_to_extend=99999\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');

@@ -1,6 +1,6 @@
 // Runs the built Windows binary under wine, stdout and stderr to files (wine + node need that, not pipes).
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO } from './repo';
@@ -11,11 +11,82 @@ export interface WineResult {
   stderr: string;
 }
 
-/** The wine prefix shared by all tests; wine creates it on first use (the slow part, once). */
+/** The wine prefix shared by all tests; created once by ensureWinePrefix (the slow part). */
 export const WINE_PREFIX = process.env.KILN_WINEPREFIX ?? join(REPO, '.cache', 'wine-prefix');
 
+/** Written into a prefix only after wineboot finished with it: a prefix without it is half made. */
+const READY_MARKER = '.kiln-ready';
+/** The registry files as wineboot left them, copied by private prefixes: the live ones change under other tests. */
+const PRISTINE = '.kiln-pristine';
+const LOCK_STALE_MS = 10 * 60_000;
+
+function sleepMs(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Makes the shared 64-bit prefix exactly once, even when several test processes ask at the same time: the
+ * first takes a lock directory, boots wine in a scratch prefix and renames it into place when wineserver has
+ * exited; the others wait for the ready marker. A copy of a prefix caught mid-boot is what made wine say
+ * "system.reg is not a valid registry file" and "a 32-bit installation" in CI.
+ */
+export function ensureWinePrefix(): string {
+  if (existsSync(join(WINE_PREFIX, READY_MARKER))) return WINE_PREFIX;
+  const lock = `${WINE_PREFIX}.lock`;
+  mkdirSync(join(WINE_PREFIX, '..'), { recursive: true });
+  const deadline = Date.now() + LOCK_STALE_MS;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (existsSync(join(WINE_PREFIX, READY_MARKER))) return WINE_PREFIX;
+      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > LOCK_STALE_MS) rmSync(lock, { recursive: true, force: true });
+      if (Date.now() > deadline) throw new Error(`timed out waiting for another test to create the wine prefix ${WINE_PREFIX}`);
+      sleepMs(500);
+    }
+  }
+  try {
+    if (existsSync(join(WINE_PREFIX, READY_MARKER))) return WINE_PREFIX;
+    const scratch = `${WINE_PREFIX}.boot-${process.pid}`;
+    rmSync(scratch, { recursive: true, force: true });
+    const env = { ...process.env, WINEPREFIX: scratch, WINEARCH: 'win64', WINEDEBUG: '-all', WINEDLLOVERRIDES: 'mscoree,mshtml=' };
+    const boot = spawnSync('wine', ['wineboot', '--init'], { env, stdio: 'ignore', timeout: 300_000 });
+    spawnSync('wineserver', ['-w'], { env, stdio: 'ignore', timeout: 120_000 });
+    if (boot.status !== 0 || !existsSync(join(scratch, 'system.reg'))) throw new Error(`wineboot --init failed in ${scratch} (exit ${boot.status ?? boot.signal})`);
+    mkdirSync(join(scratch, PRISTINE));
+    for (const f of readdirSync(scratch)) if (f.endsWith('.reg') || f === '.update-timestamp') copyFileSync(join(scratch, f), join(scratch, PRISTINE, f));
+    writeFileSync(join(scratch, READY_MARKER), `${new Date().toISOString()}\n`);
+    rmSync(WINE_PREFIX, { recursive: true, force: true });
+    renameSync(scratch, WINE_PREFIX);
+    return WINE_PREFIX;
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A private prefix sharing the shared one's drive_c (so wine is not initialised again) with its own registry
+ * and drive letters (`{q: '/some/dir'}`; the letters in `cdroms` are typed as CD-ROM drives), so registry
+ * state, computer name and drives of one test touch no other test. Z: maps to /, as in every prefix.
+ */
+export function privateWinePrefix(dir: string, drives: Record<string, string>, cdroms: string[]): string {
+  const shared = ensureWinePrefix();
+  const prefix = join(dir, 'wine-prefix');
+  mkdirSync(join(prefix, 'dosdevices'), { recursive: true });
+  for (const f of readdirSync(join(shared, PRISTINE))) copyFileSync(join(shared, PRISTINE, f), join(prefix, f));
+  symlinkSync(join(shared, 'drive_c'), join(prefix, 'drive_c'));
+  symlinkSync('../drive_c', join(prefix, 'dosdevices', 'c:'));
+  symlinkSync('/', join(prefix, 'dosdevices', 'z:'));
+  for (const [letter, target] of Object.entries(drives)) symlinkSync(target, join(prefix, 'dosdevices', `${letter}:`));
+  if (cdroms.length > 0) appendFileSync(join(prefix, 'system.reg'), `\n[Software\\\\Wine\\\\Drives] 1700000000\n${cdroms.map((l) => `"${l}:"="cdrom"`).join('\n')}\n`);
+  return prefix;
+}
+
+/** Runs `exe args` under wine in the shared prefix, or in `env.WINEPREFIX` when a test gives its own. */
 export function runUnderWine(exe: string, args: string[], env: Record<string, string> = {}, timeoutMs = 180_000): WineResult {
-  mkdirSync(WINE_PREFIX, { recursive: true });
+  ensureWinePrefix();
   const dir = mkdtempSync(join(tmpdir(), 'kiln-wine-'));
   try {
     const out = join(dir, 'out.txt');
