@@ -47,6 +47,12 @@ export interface Module {
   /** Top-level cloud-config keys that activate the module; empty means it always runs. */
   readonly activateBy: string[];
   run(ctx: ModuleContext, cfg: CloudConfig): Promise<void>;
+  /**
+   * Called when the stage starts for each module that will run in it, before any runs: a module may start slow
+   * work that needs no other module (host key generation) so that it overlaps the modules ahead of it. It must
+   * change nothing on disk and must not throw; run() still does, and reports, the work.
+   */
+  prepare?(ctx: ModuleContext, cfg: CloudConfig): void;
 }
 
 /** A module that failed: the runner logs it with the module name and goes on with the others. */

@@ -1,7 +1,11 @@
 // cc_ssh: host keys (delete the image's, write given ones or generate per ssh_genkeytypes) and authorized keys for the default user and root.
+import { hostname, userInfo } from 'node:os';
+import type { Platform } from '../platform/platform';
 import { DISABLE_USER_OPTS, setupUserKeys } from './authorized-keys';
 import { cfgBool, cfgList, cfgString } from './config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
+import { generateOpenSshKey, IN_PROCESS_KEY_TYPES, type InProcessKeyType, type OpenSshKey, privateKeyFile, publicKeyLine, sha256Digest, sha256Fingerprint } from './openssh-key';
+import { keygenReport, randomart } from './ssh-randomart';
 import { updateSshdConfig } from './sshd-config';
 import { normalizeUsersGroups } from './users-config';
 
@@ -57,28 +61,88 @@ async function writeGivenKeys(ctx: ModuleContext, given: Record<string, unknown>
   }
 }
 
+/** Keys started ahead of the ssh module's turn (by its prepare hook), per platform, i.e. per stage run. */
+const started = new WeakMap<Platform, Map<InProcessKeyType, Promise<OpenSshKey>>>();
+
+function keyTypes(cfg: CloudConfig): string[] {
+  return cfgList(cfg, 'ssh_genkeytypes') ?? GENERATE_KEY_NAMES;
+}
+
+/** The in-process key of TYPE for this run: the one already under way, else a new one. */
+function inProcessKey(platform: Platform, type: InProcessKeyType): Promise<OpenSshKey> {
+  let keys = started.get(platform);
+  if (!keys) started.set(platform, (keys = new Map()));
+  let key = keys.get(type);
+  if (!key) {
+    key = generateOpenSshKey(type);
+    // A key made ahead and then not needed (its file kept, say) must not surface as an unhandled rejection.
+    key.catch(() => undefined);
+    keys.set(type, key);
+  }
+  return key;
+}
+
+/** ssh-keygen's default comment: the user it runs as (from the target's passwd) and the host name. */
+function keygenComment(): string {
+  let user = 'root';
+  try {
+    user = userInfo().username;
+  } catch {
+    /* the uid has no passwd entry: ssh-keygen would fail outright; root is what cloud-init runs as */
+  }
+  return `${user}@${hostname()}`;
+}
+
+async function writeInProcessKey(ctx: ModuleContext, type: InProcessKeyType, file: string, group: number | undefined, quiet: boolean): Promise<void> {
+  const key = await inProcessKey(ctx.platform, type);
+  const comment = keygenComment();
+  const owner = group === undefined ? undefined : 'root:ssh_keys';
+  // The same permissions sshd-keygen gives on systems with an ssh_keys group (RHEL family).
+  await ctx.platform.writeFile(file, privateKeyFile(key, comment), { mode: group === undefined ? 0o600 : 0o640, ...(owner ? { owner } : {}) });
+  await ctx.platform.writeFile(`${file}.pub`, publicKeyLine(key, comment), { mode: 0o644 });
+  if (!quiet) {
+    const art = randomart(sha256Digest(key.publicBlob), `${key.displayName} ${key.bits}`);
+    await ctx.output(keygenReport(type, file, sha256Fingerprint(key.publicBlob), comment, art));
+  }
+}
+
+async function runSshKeygen(ctx: ModuleContext, type: string, file: string, group: number | undefined, quiet: boolean): Promise<void> {
+  const r = await ctx.platform.run(['ssh-keygen', '-t', type, '-N', '', '-f', file], { env: { LANG: 'C' }, allowFailure: true });
+  if (r.code === 0) {
+    if (!quiet) await ctx.output(r.stdout);
+    if (group !== undefined) {
+      await ctx.platform.run(['chgrp', 'ssh_keys', file], { allowFailure: true });
+      await ctx.platform.run(['chmod', '0640', file], { allowFailure: true });
+      await ctx.platform.run(['chmod', '0644', `${file}.pub`], { allowFailure: true });
+    }
+  } else if (r.code === 1 && r.stderr.toLowerCase().startsWith('unknown key')) {
+    ctx.log.debug(`ssh-keygen: unknown key type '${type}'`);
+  } else {
+    throw new Error(r.stderr.trim() || `ssh-keygen exited with code ${r.code}`);
+  }
+}
+
+/**
+ * Host keys per ssh_genkeytypes. RSA, ECDSA and Ed25519 are made in-process on the thread pool, all at once
+ * (RSA's prime search dominates a first boot otherwise); other types go to ssh-keygen. Files already present
+ * are kept, as cloud-init keeps them.
+ */
 async function generateKeys(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-  const types = cfgList(cfg, 'ssh_genkeytypes') ?? GENERATE_KEY_NAMES;
+  const types = keyTypes(cfg);
   const quiet = cfgBool(cfg, 'ssh_quiet_keygen', false);
   const group = await sshKeysGid(ctx);
+  for (const type of types) if (IN_PROCESS_KEY_TYPES.includes(type) && !(await ctx.platform.exists(keyFile(type)))) void inProcessKey(ctx.platform, type as InProcessKeyType);
   for (const type of types) {
     const file = keyFile(type);
     if (await ctx.platform.exists(file)) continue;
     await ctx.platform.mkdir('/etc/ssh');
-    const r = await ctx.platform.run(['ssh-keygen', '-t', type, '-N', '', '-f', file], { env: { LANG: 'C' }, allowFailure: true });
-    if (r.code === 0) {
-      if (!quiet) await ctx.output(r.stdout);
-      if (group !== undefined) {
-        // The same permissions sshd-keygen gives on systems with an ssh_keys group (RHEL family).
-        await ctx.platform.run(['chgrp', 'ssh_keys', file], { allowFailure: true });
-        await ctx.platform.run(['chmod', '0640', file], { allowFailure: true });
-        await ctx.platform.run(['chmod', '0644', `${file}.pub`], { allowFailure: true });
-      }
-    } else if (r.code === 1 && r.stderr.toLowerCase().startsWith('unknown key')) {
-      ctx.log.debug(`ssh-keygen: unknown key type '${type}'`);
-    } else {
-      ctx.recoverable('WARNING', `Failed generating key type ${type} to file ${file}: ${r.stderr.trim() || `exit code ${r.code}`}`);
-      ctx.log.warn(`Failed generating key type ${type} to file ${file}: ${r.stderr.trim()}`);
+    try {
+      if (IN_PROCESS_KEY_TYPES.includes(type)) await writeInProcessKey(ctx, type as InProcessKeyType, file, group, quiet);
+      else await runSshKeygen(ctx, type, file, group, quiet);
+    } catch (err) {
+      const why = (err as Error).message;
+      ctx.recoverable('WARNING', `Failed generating key type ${type} to file ${file}: ${why}`);
+      ctx.log.warn(`Failed generating key type ${type} to file ${file}: ${why}`);
     }
   }
 }
@@ -103,6 +167,17 @@ export const ssh: Module = {
   frequency: 'once-per-instance',
   distros: 'all',
   activateBy: [],
+  /** Starts the in-process host keys as the stage begins, so their generation overlaps the modules before ssh. */
+  prepare(ctx: ModuleContext, cfg: CloudConfig): void {
+    if (cfg.ssh_keys !== undefined && cfg.ssh_keys !== null) return;
+    const deleting = cfgBool(cfg, 'ssh_deletekeys', true);
+    for (const type of keyTypes(cfg)) {
+      if (!IN_PROCESS_KEY_TYPES.includes(type)) continue;
+      // Without ssh_deletekeys an existing key is kept; the check is cheap next to the generation it may spare.
+      if (deleting) void inProcessKey(ctx.platform, type as InProcessKeyType);
+      else void ctx.platform.exists(keyFile(type)).then((present) => (present ? undefined : inProcessKey(ctx.platform, type as InProcessKeyType)), () => undefined);
+    }
+  },
   async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
     if (cfgBool(cfg, 'ssh_deletekeys', true)) await deleteHostKeys(ctx);
     const given = cfg.ssh_keys;

@@ -64,6 +64,19 @@ export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcom
   const unverified = Array.isArray(input.config.unverified_modules) ? input.config.unverified_modules.map(String) : [];
   const iid = input.instance?.instanceId;
   const instanceDir = input.paths.instanceDir(iid ?? 'iid-datasource-none');
+  const unverifiedOn = (mod: Module): boolean => mod.distros !== 'all' && !mod.distros.includes(input.distro.name) && !unverified.includes(mod.name);
+  const inactive = (mod: Module): boolean => mod.activateBy.length > 0 && !mod.activateBy.some((k) => input.config[k] !== undefined);
+  // Slow work a module can start without the others (host keys) begins now and overlaps the modules ahead of it.
+  for (const entry of entries) {
+    const mod = byName.get(entry.name);
+    if (!mod?.prepare || unverifiedOn(mod) || inactive(mod)) continue;
+    if (await hasRun(input.platform, semaphorePath(input.paths, iid, mod.name, entry.frequency ?? mod.frequency))) continue;
+    try {
+      mod.prepare(makeModuleContext(input, instanceDir, () => undefined), input.config);
+    } catch (err) {
+      input.log.debug(`config-${mod.name}: nothing started ahead: ${describeError(err)}`);
+    }
+  }
   for (const entry of entries) {
     const mod = byName.get(entry.name);
     if (!mod) {
@@ -72,12 +85,12 @@ export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcom
       out.modules.push({ name: entry.name, outcome: 'skipped', seconds: 0, reason: 'not implemented by kiln' });
       continue;
     }
-    if (mod.distros !== 'all' && !mod.distros.includes(input.distro.name) && !unverified.includes(mod.name)) {
+    if (unverifiedOn(mod)) {
       input.log.info(`Skipping modules '${mod.name}' because they are not verified on distro '${input.distro.name}'. To run anyway, add them to 'unverified_modules' in config.`);
       out.modules.push({ name: mod.name, outcome: 'skipped', seconds: 0, reason: `not verified on ${input.distro.name}` });
       continue;
     }
-    if (mod.activateBy.length > 0 && !mod.activateBy.some((k) => input.config[k] !== undefined)) {
+    if (inactive(mod)) {
       input.log.debug(`Skipping modules '${mod.name}' because no applicable config is provided.`);
       out.modules.push({ name: mod.name, outcome: 'skipped', seconds: 0, reason: 'no applicable config' });
       continue;
