@@ -1,19 +1,21 @@
 // SSH host keys made in-process (node:crypto) and written in OpenSSH's own formats, the way ssh-keygen writes them:
 // the private key as an unencrypted "openssh-key-v1" block, the public key as one "type base64 comment" line.
 import { createHash, generateKeyPair, type JsonWebKey, type KeyObject, randomBytes } from 'node:crypto';
+import { derIntegers } from '../util/der-integers';
 
-/** The host key types kiln generates itself; others (dsa, the -sk types) are left to ssh-keygen. */
-export type InProcessKeyType = 'rsa' | 'ecdsa' | 'ed25519';
-export const IN_PROCESS_KEY_TYPES: readonly string[] = ['rsa', 'ecdsa', 'ed25519'];
+/** The host key types kiln generates itself; others (the -sk types, whatever comes next) are left to ssh-keygen. */
+export type InProcessKeyType = 'rsa' | 'dsa' | 'ecdsa' | 'ed25519';
+export const IN_PROCESS_KEY_TYPES: readonly string[] = ['rsa', 'dsa', 'ecdsa', 'ed25519'];
 
-/** ssh-keygen's defaults: RSA 3072 bits, ECDSA on nistp256. */
+/** ssh-keygen's defaults: RSA 3072 bits, DSA 1024 bits (160-bit q), ECDSA on nistp256. */
 const RSA_BITS = 3072;
+const DSA_BITS = 1024;
 
 export interface OpenSshKey {
   type: InProcessKeyType;
   /** The wire name: ssh-rsa, ecdsa-sha2-nistp256, ssh-ed25519. */
   sshName: string;
-  /** ssh-keygen's display name and size, used in the randomart title: RSA 3072, ECDSA 256, ED25519 256. */
+  /** ssh-keygen's display name and size, used in the randomart title: RSA 3072, DSA 1024, ECDSA 256, ED25519 256. */
   displayName: string;
   bits: number;
   /** The public key blob (what authorized_keys and fingerprints are made of). */
@@ -50,7 +52,7 @@ function jwkPart(jwk: JsonWebKey, name: keyof JsonWebKey): Buffer {
   return Buffer.from(value, 'base64url');
 }
 
-function generateJwk(type: InProcessKeyType): Promise<JsonWebKey> {
+function generateJwk(type: Exclude<InProcessKeyType, 'dsa'>): Promise<JsonWebKey> {
   return new Promise((resolve, reject) => {
     const done = (err: Error | null, _pub: KeyObject, priv: KeyObject): void => {
       if (err) reject(err);
@@ -63,7 +65,7 @@ function generateJwk(type: InProcessKeyType): Promise<JsonWebKey> {
 }
 
 /** The key material of a JWK private key as OpenSSH lays it out. */
-export function openSshKeyFromJwk(type: InProcessKeyType, jwk: JsonWebKey): OpenSshKey {
+export function openSshKeyFromJwk(type: Exclude<InProcessKeyType, 'dsa'>, jwk: JsonWebKey): OpenSshKey {
   if (type === 'rsa') {
     const n = jwkPart(jwk, 'n');
     const e = jwkPart(jwk, 'e');
@@ -101,8 +103,35 @@ export function openSshKeyFromJwk(type: InProcessKeyType, jwk: JsonWebKey): Open
   };
 }
 
+/** DSA has no JWK form: its p, q, g, y come from the SPKI DER and x from the PKCS#8 DER. */
+export function openSshDsaKeyFromDer(spki: Uint8Array, pkcs8: Uint8Array): OpenSshKey {
+  const [p, q, g, y] = derIntegers(spki);
+  // PKCS#8 starts with its version INTEGER (0), then the same p, q, g, then x.
+  const x = derIntegers(pkcs8)[4];
+  if (!p || !q || !g || !y || !x) throw new Error('the generated DSA key lacks one of p, q, g, y, x');
+  const publicFields = Buffer.concat([sshMpint(p), sshMpint(q), sshMpint(g), sshMpint(y)]);
+  return {
+    type: 'dsa',
+    sshName: 'ssh-dss',
+    displayName: 'DSA',
+    bits: DSA_BITS,
+    publicBlob: Buffer.concat([sshString('ssh-dss'), publicFields]),
+    privateFields: Buffer.concat([publicFields, sshMpint(x)]),
+  };
+}
+
+function generateDsa(): Promise<OpenSshKey> {
+  return new Promise((resolve, reject) => {
+    generateKeyPair('dsa', { modulusLength: DSA_BITS, divisorLength: 160 }, (err, pub, priv) => {
+      if (err) reject(err);
+      else resolve(openSshDsaKeyFromDer(pub.export({ format: 'der', type: 'spki' }), priv.export({ format: 'der', type: 'pkcs8' })));
+    });
+  });
+}
+
 /** Generates a key on libuv's thread pool, so several types (and the rest of the stage) proceed at once. */
 export async function generateOpenSshKey(type: InProcessKeyType): Promise<OpenSshKey> {
+  if (type === 'dsa') return generateDsa();
   return openSshKeyFromJwk(type, await generateJwk(type));
 }
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { generateOpenSshKey, privateKeyFile, publicKeyLine, sha256Digest, sha256Fingerprint, sshMpint } from '../../src/modules/openssh-key';
 import { keygenReport, randomart } from '../../src/modules/ssh-randomart';
+import { derIntegers } from '../../src/util/der-integers';
 import { hasCommand, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 
@@ -16,7 +17,7 @@ function keygen(args: string[]): string {
   return r.stdout;
 }
 
-for (const type of ['rsa', 'ecdsa', 'ed25519'] as const) {
+for (const type of ['rsa', 'dsa', 'ecdsa', 'ed25519'] as const) {
   test(`${type}: ssh-keygen loads the private key, derives our public key and draws our fingerprint and randomart`, async (t) => {
     if (!need(t, hasCommand('ssh-keygen'), 'ssh-keygen (openssh-client) is needed as the oracle')) return;
     const dir = tempDir(t);
@@ -29,7 +30,7 @@ for (const type of ['rsa', 'ecdsa', 'ed25519'] as const) {
     // -y decrypts nothing (cipher none) and prints the public key with the comment stored in the private file.
     assert.equal(keygen(['-y', '-f', priv]), pubLine);
     const listed = keygen(['-lv', '-f', `${priv}.pub`]).split('\n');
-    const bits = type === 'rsa' ? 3072 : 256;
+    const bits = type === 'rsa' ? 3072 : type === 'dsa' ? 1024 : 256;
     assert.equal(listed[0], `${bits} ${sha256Fingerprint(key.publicBlob)} root@kiln-test (${key.displayName})`);
     assert.equal(listed.slice(1, 12).join('\n'), randomart(sha256Digest(key.publicBlob), `${key.displayName} ${bits}`));
   });
@@ -81,4 +82,16 @@ test('the private key block is padded to 8 bytes with 1, 2, 3 … and wrapped at
   assert.equal(section.readUInt32BE(0), section.readUInt32BE(4), 'the two check integers agree');
   const pad = section[section.length - 1] as number;
   assert.deepEqual([...section.subarray(section.length - pad)], Array.from({ length: pad }, (_, i) => i + 1));
+});
+
+test('DER integers: nested sequences, wrapped BIT and OCTET STRINGs, long lengths; a truncated input is an error', () => {
+  const int = (...b: number[]) => [0x02, b.length, ...b];
+  const long = Array.from({ length: 200 }, (_, i) => (i % 250) + 1);
+  const content = [...int(1), 0x30, 3, ...int(2), 0x02, 0x81, 200, ...long, 0x04, 3, ...int(3)];
+  const der = Uint8Array.from([0x30, 0x81, content.length, ...content]);
+  assert.deepEqual(
+    derIntegers(der).map((b) => [...b]),
+    [[1], [2], long, [3]],
+  );
+  assert.throws(() => derIntegers(Uint8Array.from([0x30, 5, 0x02, 1])), /runs past/);
 });
