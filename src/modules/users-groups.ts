@@ -45,6 +45,9 @@ export function userSpecFrom(name: string, c: UserConfig): UserSpec {
   if (isTrue(c.no_create_home)) spec.noCreateHome = true;
   if (isTrue(c.no_user_group)) spec.noUserGroup = true;
   if (isTrue(c.no_log_init)) spec.noLogInit = true;
+  // cloud-init pops create_groups and tests it with Python's truth: false, 0, '', null or [] turn creation off.
+  const create = c.create_groups;
+  if ('create_groups' in c && (create === false || create === 0 || create === '' || create === null || (Array.isArray(create) && create.length === 0))) spec.keepMissingGroups = true;
   return spec;
 }
 
@@ -61,7 +64,7 @@ function keyList(v: unknown, warn: (m: string) => void): string[] {
 export async function createUser(ctx: ModuleContext, ops: DistroOps, name: string, c: UserConfig): Promise<void> {
   const spec = userSpecFrom(name, c);
   // cloud-init creates a missing primary group only when supplementary groups are listed too (add_user).
-  if (spec.primaryGroup && spec.groups && !(await ops.groupExists(ctx.platform, spec.primaryGroup))) {
+  if (spec.primaryGroup && spec.groups && !spec.keepMissingGroups && !(await ops.groupExists(ctx.platform, spec.primaryGroup))) {
     await ops.addGroup(ctx.platform, spec.primaryGroup);
   }
   if (!(await ops.addUser(ctx.platform, spec))) ctx.log.info(`User ${name} already exists, skipping.`);

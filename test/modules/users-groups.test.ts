@@ -103,3 +103,16 @@ test('users_groups rejects keys that need a home together with no_create_home', 
   const root = tempDir(t);
   await assert.rejects(usersGroups.run(moduleContext(root), { users: [{ name: 'x', no_create_home: true, ssh_authorized_keys: [KEY1] }] }), /users_groups: Not creating user x/);
 });
+
+test('users_groups: missing groups are created for a user unless create_groups is false', async (t) => {
+  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('debootstrap'), 'needs root, unshare and debootstrap for the Debian rootfs')) return;
+  const root = copyRootfs(tempDir(t, 'kiln-users-'));
+  const hasGroup = (g: string) => readFileSync(join(root, 'etc/group'), 'utf8').split('\n').some((l) => l.startsWith(`${g}:`));
+  await usersGroups.run(moduleContext(root), { users: [{ name: 'carol', groups: ['made-for-carol'] }] });
+  assert.ok(hasGroup('made-for-carol'));
+  assert.deepEqual(groupMembers(root, 'made-for-carol'), ['carol']);
+  // As in cloud-init, useradd is then left to fail on the group that does not exist, and the error names the user.
+  await assert.rejects(usersGroups.run(moduleContext(root), { users: [{ name: 'dave', groups: ['not-made'], create_groups: false }] }), /users: 'dave'/);
+  assert.equal(hasGroup('not-made'), false);
+  assert.equal(passwdRow(root, 'dave'), undefined);
+});

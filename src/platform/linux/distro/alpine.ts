@@ -23,7 +23,7 @@ export class AlpineDistro extends BaseDistro {
 
   override async addUser(platform: Platform, user: UserSpec): Promise<boolean> {
     if (await this.userExists(platform, user.name)) return false;
-    for (const g of user.groups ?? []) if (!(await this.groupExists(platform, g))) await this.addGroup(platform, g);
+    if (!user.keepMissingGroups) for (const g of user.groups ?? []) if (!(await this.groupExists(platform, g))) await this.addGroup(platform, g);
     await platform.run(this.adduserArgv(user));
     for (const g of user.groups ?? []) await platform.run(['addgroup', user.name, g]);
     if (user.passwdHash !== undefined) await this.setPasswords(platform, [{ user: user.name, password: user.passwdHash }], true);

@@ -64,7 +64,7 @@ export abstract class BaseDistro implements DistroOps {
 
   async addUser(platform: Platform, user: UserSpec): Promise<boolean> {
     if (await this.userExists(platform, user.name)) return false;
-    for (const g of user.groups ?? []) if (!(await this.groupExists(platform, g))) await this.addGroup(platform, g);
+    if (!user.keepMissingGroups) for (const g of user.groups ?? []) if (!(await this.groupExists(platform, g))) await this.addGroup(platform, g);
     await platform.run(this.useraddArgv(user), user.passwdHash ? { secrets: [user.passwdHash] } : {});
     return true;
   }

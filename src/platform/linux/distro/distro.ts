@@ -8,8 +8,10 @@ export interface UserSpec {
   gecos?: string;
   homedir?: string;
   primaryGroup?: string;
-  /** Supplementary groups; missing ones are created first. */
+  /** Supplementary groups; missing ones are created first unless keepMissingGroups is set. */
   groups?: string[];
+  /** cloud-init's create_groups: false: listed groups that do not exist are not created (useradd then fails). */
+  keepMissingGroups?: boolean;
   /** A crypted password hash for useradd --password. */
   passwdHash?: string;
   shell?: string;
