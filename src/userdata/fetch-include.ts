@@ -1,5 +1,5 @@
 // Fetching `#include` URLs: http(s) only, with a time limit and a size cap (undici).
-import { request } from 'undici';
+import { loadUndici } from '../util/load-undici';
 
 /** Fetches one include URL; resolves with the body or throws an Error whose message says why. */
 export type FetchInclude = (url: string) => Promise<Uint8Array>;
@@ -31,7 +31,7 @@ export function httpIncludeFetcher(opts: FetchIncludeOptions = {}): FetchInclude
       const signal = AbortSignal.timeout(timeoutMs);
       let res;
       try {
-        res = await request(current, { method: 'GET', signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+        res = await (await loadUndici()).request(current, { method: 'GET', signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
       } catch (err) {
         throw new Error(signal.aborted ? `no answer within ${timeoutMs} ms` : `request failed: ${(err as Error).message}`);
       }

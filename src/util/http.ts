@@ -1,5 +1,6 @@
 // HTTP for metadata services: per-request timeouts, a total budget, backoff with jitter, bounded bodies, same-host redirects only.
-import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+import { loadUndici } from './load-undici';
 import { KilnError } from './errors';
 import type { Log } from './log';
 
@@ -93,7 +94,7 @@ export class HttpClient {
     this.random = opts.random ?? Math.random;
   }
 
-  private dispatcherFor(url: URL): Dispatcher {
+  private dispatcherFor(url: URL, { Agent, EnvHttpProxyAgent }: Awaited<ReturnType<typeof loadUndici>>): Dispatcher {
     const env = this.opts.env ?? {};
     const hasProxy = Boolean(env.http_proxy || env.HTTP_PROXY || env.https_proxy || env.HTTPS_PROXY);
     if (hasProxy && !isLocalHost(url.hostname)) {
@@ -186,14 +187,15 @@ export class HttpClient {
     };
     const headers = { ...req.headers };
     this.log.debug(`[${req.method ?? 'GET'}] ${url.href}${describeHeaders(headers, req.secretHeaders)}`);
+    const undici = await loadUndici();
     let res: Dispatcher.ResponseData;
     try {
-      res = await request(url, {
+      res = await undici.request(url, {
         method: req.method ?? 'GET',
         headers,
         ...(req.body !== undefined ? { body: req.body } : {}),
         signal,
-        dispatcher: this.dispatcherFor(url),
+        dispatcher: this.dispatcherFor(url, undici),
       });
     } catch (err) {
       throw why(err);
