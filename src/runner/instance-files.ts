@@ -3,7 +3,7 @@ import { posix } from 'node:path';
 import type { Platform } from '../platform/platform';
 import type { InstanceData } from '../sources/datasource';
 import type { CloudPaths } from './cloud-paths';
-import { describeSource } from './find-datasource';
+import { describeSource } from './describe-source';
 import { serializeInstance } from './instance-cache';
 
 export const NO_PREVIOUS_INSTANCE_ID = 'NO_PREVIOUS_INSTANCE_ID';

@@ -64,8 +64,14 @@ export interface LocateInput {
   localAlreadyTried: boolean;
 }
 
+/** The source that answered, with what it read. */
+export interface FoundSource {
+  source: Datasource;
+  data: InstanceData;
+}
+
 export interface LocateOutcome {
-  found: { source: Datasource; data: InstanceData } | undefined;
+  found: FoundSource | undefined;
   /** Sources detected but not readable, with why ('Ec2: …'). */
   failures: string[];
   tried: string[];
@@ -79,11 +85,8 @@ export interface RunnerDeps {
   processUserData(input: UserDataInput): Promise<UserDataOutcome>;
   selectAndRenderNetwork(input: NetworkInput): Promise<NetworkOutcome>;
   finder: FilesystemFinder;
-  /**
-   * Finds the instance for a stage (ds-identify, then crawl). Default: try `sources` in datasource_list order,
-   * local ones in init-local and network ones in init.
-   */
-  locate?: (input: LocateInput) => Promise<LocateOutcome>;
+  /** The environment network sources take proxy settings from; default process.env. */
+  env?: NodeJS.ProcessEnv;
   /** The embedded default cloud.cfg of this build. */
   embeddedConfig: string | undefined;
   /** kiln's version, for boot-finished and the stage banner. */

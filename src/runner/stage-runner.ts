@@ -10,7 +10,8 @@ import type { Log, Logger } from '../util/log';
 import { readDistroInfo } from './distro-info';
 import { EventLog } from './event-log';
 import { readDmi } from '../sources/detect';
-import { describeSource, findDatasource, sourcesForStage, type FoundSource } from './find-datasource';
+import { describeSource } from './describe-source';
+import { locateDatasource } from './locate-datasource';
 import { restoreInstance } from './instance-cache';
 import { buildInstanceData, writeInstanceData } from './instance-data';
 import { sortedJson } from './sorted-json';
@@ -21,7 +22,7 @@ import { canonicalModuleName } from './module-list';
 import { loadRunConfig, readKernelCmdline, type RunConfig } from './run-config';
 import { makeModuleContext, runModules } from './run-modules';
 import { markRun } from './semaphores';
-import type { RunnerDeps } from './runner-deps';
+import type { FoundSource, RunnerDeps } from './runner-deps';
 import { emptyStatus, mergeRecoverable, readStatusFile, writeResultFile, writeStatusFile, type StageName, type StageRecord, type StatusFile } from './status-file';
 
 export interface StageRunnerOptions {
@@ -215,17 +216,11 @@ export class StageRunner {
     }
   }
 
-  /** The deps' locate hook, or the plain datasource_list walk over `sources`. */
+  /** ds-identify over the deps' sources, then the crawl for STAGE. */
   private async locate(rc: RunConfig, stage: 'local' | 'network', localAlreadyTried: boolean) {
     const log = this.opts.logger.for('sources.py');
-    if (this.deps.locate) {
-      return this.deps.locate({ stage, platform: this.platform, log, config: rc.config, kernelCmdline: rc.kernelCmdline, finder: this.deps.finder, localAlreadyTried });
-    }
-    const candidates = [
-      ...(stage === 'network' && localAlreadyTried ? [] : sourcesForStage(rc.config, this.deps.sources, 'local', this.log)),
-      ...(stage === 'network' ? sourcesForStage(rc.config, this.deps.sources, 'network', this.log) : []),
-    ];
-    return findDatasource({ platform: this.platform, log, config: rc.config, kernelCmdline: rc.kernelCmdline, dmi: await readDmi(this.platform), finder: this.deps.finder, candidates });
+    const input = { stage, platform: this.platform, log, config: rc.config, kernelCmdline: rc.kernelCmdline, finder: this.deps.finder, localAlreadyTried };
+    return locateDatasource(input, this.deps.env ?? process.env, this.deps.sources);
   }
 
   private async applyNetwork(record: StageRecord, instance: InstanceData | undefined, stage: 'local' | 'network'): Promise<void> {
