@@ -68,7 +68,7 @@ function keyTypes(cfg: CloudConfig): string[] {
   return cfgList(cfg, 'ssh_genkeytypes') ?? GENERATE_KEY_NAMES;
 }
 
-/** The in-process key of TYPE for this run: the one already under way, else a new one. */
+/** The in-process key of TYPE for this run: the one already under way, else a new one. Each is used once. */
 function inProcessKey(platform: Platform, type: InProcessKeyType): Promise<OpenSshKey> {
   let keys = started.get(platform);
   if (!keys) started.set(platform, (keys = new Map()));
@@ -95,6 +95,8 @@ function keygenComment(): string {
 
 async function writeInProcessKey(ctx: ModuleContext, type: InProcessKeyType, file: string, group: number | undefined, quiet: boolean): Promise<void> {
   const key = await inProcessKey(ctx.platform, type);
+  // Used once: a later run in the same process (cloud-init single, say) must make a fresh key.
+  started.get(ctx.platform)?.delete(type);
   const comment = keygenComment();
   const owner = group === undefined ? undefined : 'root:ssh_keys';
   // The same permissions sshd-keygen gives on systems with an ssh_keys group (RHEL family).
@@ -123,9 +125,9 @@ async function runSshKeygen(ctx: ModuleContext, type: string, file: string, grou
 }
 
 /**
- * Host keys per ssh_genkeytypes. RSA, ECDSA and Ed25519 are made in-process on the thread pool, all at once
- * (RSA's prime search dominates a first boot otherwise); other types go to ssh-keygen. Files already present
- * are kept, as cloud-init keeps them.
+ * Host keys per ssh_genkeytypes. RSA, DSA, ECDSA and Ed25519 are made in-process on the thread pool, all at
+ * once (RSA's prime search dominates a first boot otherwise); other types go to ssh-keygen. Files already
+ * present are kept, as cloud-init keeps them.
  */
 async function generateKeys(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
   const types = keyTypes(cfg);

@@ -9,7 +9,6 @@ import { describeError, KilnError } from '../util/errors';
 import type { Log, Logger } from '../util/log';
 import { readDistroInfo } from './distro-info';
 import { EventLog } from './event-log';
-import { readDmi } from '../sources/detect';
 import { describeSource } from './describe-source';
 import { locateDatasource } from './locate-datasource';
 import { restoreInstance } from './instance-cache';
