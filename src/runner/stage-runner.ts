@@ -17,7 +17,7 @@ import { sortedJson } from './sorted-json';
 import { initCloudDirs, instancify } from './instance-files';
 import { emptyProcessedPart, formatProcessedMessage, type ProcessedPart } from '../userdata/processed-message';
 import { formatCloudConfigFile, mergeCloudConfig, parseCloudConfigFile, vendorDataEnabled } from './merge-cloud-config';
-import { canonicalModuleName } from './module-list';
+import { canonicalModuleName, readModuleList } from './module-list';
 import { loadRunConfig, readKernelCmdline, type RunConfig } from './run-config';
 import { makeModuleContext, runModules } from './run-modules';
 import { markRun } from './semaphores';
@@ -58,6 +58,8 @@ export class StageRunner {
   private runConfig: RunConfig | undefined;
   private distro: DistroInfo | undefined;
   private found: FoundSource | undefined;
+  /** Set by runAllStages: work started in one stage is still there for the next. */
+  private allInOneProcess = false;
   private merged: ConfigMap | undefined;
   private networkApplied = false;
   private events: EventLog | undefined;
@@ -105,6 +107,7 @@ export class StageRunner {
   }
 
   async runAllStages(): Promise<StageOutcome[]> {
+    this.allInOneProcess = true;
     const out: StageOutcome[] = [];
     for (const stage of ['init-local', 'init', 'modules-config', 'modules-final'] as StageName[]) {
       const o = await this.runStage(stage);
@@ -191,6 +194,7 @@ export class StageRunner {
     this.opts.logger.redactor.add(this.found.data.adminPassword);
     const { isNew } = await instancify(p, rc.paths, this.found.source.name, this.found.data);
     if (rc.config.manual_cache_clean === true) await p.writeFile(marker, '');
+    if (isNew && this.allInOneProcess) await this.prepareInitModulesEarly(rc, this.found.data);
     if (isNew) await this.applyNetwork(record, this.found.data, 'local');
     await this.writeInstanceData(rc, rc.config);
     await this.setHostnameEarly(rc);
@@ -212,6 +216,26 @@ export class StageRunner {
       await mod.run(makeModuleContext(input, rc.paths.instanceDir(data.instanceId), () => undefined), cfg);
     } catch (err) {
       this.log.debug(`Failed setting hostname in init-local stage. Will retry in init-network stage. Error: ${describeError(err)}.`);
+    }
+  }
+
+  /**
+   * --all-stages, first boot of an instance: the init stage's modules may start their slow work (host keys) as
+   * soon as the instance is known, from the config known so far (system and datasource, not yet user data).
+   * The init stage calls prepare() again with the final config; work already under way is reused, and work
+   * the final config does not need is dropped unused.
+   */
+  private async prepareInitModulesEarly(rc: RunConfig, data: InstanceData): Promise<void> {
+    const cfg = mergeSystemConfig(rc.config, (data.sourceConfig ?? {}) as ConfigMap);
+    const input = { platform: this.platform, log: this.opts.logger.for('modules.py'), distro: await this.distroInfo(), instance: data, paths: rc.paths, output: (t: string) => this.output(t) };
+    const ctx = makeModuleContext(input, rc.paths.instanceDir(data.instanceId), () => undefined);
+    for (const entry of readModuleList(cfg, 'init')) {
+      const mod = this.deps.modules.find((m) => m.name === entry.name);
+      try {
+        mod?.prepare?.(ctx, cfg);
+      } catch (err) {
+        this.log.debug(`config-${entry.name}: nothing started ahead: ${describeError(err)}`);
+      }
     }
   }
 

@@ -232,3 +232,34 @@ test('status: not started, running, done, error, degraded', () => {
   assert.equal(deg.extended_status, 'degraded done');
   assert.equal(statusExitCode(deg), 2);
 });
+
+test('prepare hooks: in --all-stages an init module is prepared as soon as init-local knows the instance is new, again with the final config; separate stages prepare in their own stage only', async (t) => {
+  const calls: string[] = [];
+  const preparing = (rec: Recorder) => ({
+    ...recordingModule(rec, 'init_once_per_instance', 'init', 'once-per-instance'),
+    prepare(_ctx: unknown, cfg: Record<string, unknown>) {
+      calls.push(`prepare ${JSON.stringify(cfg.marker ?? null)} after ${rec.runs.length} runs`);
+    },
+  });
+  const rec: Recorder = { runs: [] };
+  const root = sandbox(t);
+  setSeed(root, 'i-1', '#cloud-config\nmarker: from-user-data\n');
+  await boot(root, fakeDeps([fakeSource()], [preparing(rec), ...modulesFor(rec).slice(1)]));
+  // Early: system and datasource config only; then the init stage's own call sees user data.
+  assert.deepEqual(calls, ['prepare null after 0 runs', 'prepare "from-user-data" after 0 runs']);
+
+  // A second boot of the same instance: nothing new, so nothing is prepared early, and the module has run.
+  calls.length = 0;
+  await boot(root, fakeDeps([fakeSource()], [preparing(rec), ...modulesFor(rec).slice(1)]));
+  assert.deepEqual(calls, []);
+
+  // Stages in separate processes (the four systemd units): init-local prepares nothing for a later process.
+  const root2 = sandbox(t, 'i-2');
+  calls.length = 0;
+  const logger = new Logger();
+  const runner = new StageRunner({ platform: new LinuxPlatform({ root: root2, log: logger.for('platform') }), logger, deps: fakeDeps([fakeSource()], [preparing({ runs: [] })]) });
+  await runner.runStage('init-local');
+  assert.deepEqual(calls, []);
+  await runner.runStage('init');
+  assert.deepEqual(calls, ['prepare null after 0 runs']);
+});
