@@ -1,7 +1,7 @@
 // The contract of a cloud-config module (cloud-init's cc_* modules).
 import type { InstanceData } from '../sources/datasource';
 import type { Platform } from '../platform/platform';
-import { KilnError } from '../util/errors';
+import { SubjectError } from '../util/errors';
 import type { Log } from '../util/log';
 
 export type ModuleStage = 'init' | 'config' | 'final';
@@ -56,13 +56,6 @@ export interface Module {
 }
 
 /** A module that failed: the runner logs it with the module name and goes on with the others. */
-export class ModuleError extends KilnError {
+export class ModuleError extends SubjectError {
   override readonly name = 'ModuleError';
-  constructor(
-    readonly module: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`${module}: ${message}`, options);
-  }
 }

@@ -4,7 +4,7 @@ import type { InstanceData } from '../sources/datasource';
 import type { Platform } from '../platform/platform';
 import type { WindowsSystem } from '../platform/windows/windows-system';
 import type { Log } from '../util/log';
-import { KilnError } from '../util/errors';
+import { SubjectError } from '../util/errors';
 
 export type PluginStage = 'pre-networking' | 'pre-metadata-discovery' | 'main';
 
@@ -57,15 +57,8 @@ export interface Plugin {
 }
 
 /** A plugin that cannot do its work; names the plugin and what to change. */
-export class PluginError extends KilnError {
+export class PluginError extends SubjectError {
   override readonly name = 'PluginError';
-  constructor(
-    readonly plugin: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`${plugin}: ${message}`, options);
-  }
 }
 
 export const DONE: PluginResult = { status: 'done', reboot: false };

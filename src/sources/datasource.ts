@@ -1,6 +1,6 @@
 // The contract every datasource implements, and the one shape they all normalise to.
 import type { FilesystemFinder, FileTree } from '../devices/filesystem-finder';
-import { KilnError } from '../util/errors';
+import { SubjectError } from '../util/errors';
 import type { Log } from '../util/log';
 import type { Platform } from '../platform/platform';
 import type { EphemeralNetwork } from './ephemeral-network';
@@ -77,15 +77,8 @@ export interface Datasource {
 }
 
 /** A source that was detected but could not be read: names the source and what went wrong. */
-export class SourceError extends KilnError {
+export class SourceError extends SubjectError {
   override readonly name = 'SourceError';
-  constructor(
-    readonly source: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`${source}: ${message}`, options);
-  }
 }
 
 export type { FileTree };

@@ -1,16 +1,9 @@
 // The error user-data processing reports: which part, and what is wrong with it.
-import { KilnError } from '../util/errors';
+import { KilnError, SubjectError } from '../util/errors';
 
 /** A part of the user data that cannot be used as given; `part` names it (e.g. `user-data part-003 (cfg.yaml)`). */
-export class UserDataError extends KilnError {
+export class UserDataError extends SubjectError {
   override readonly name = 'UserDataError';
-  constructor(
-    readonly part: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`${part}: ${message}`, options);
-  }
 }
 
 /** A jinja template that cannot be rendered: names the template line. */

@@ -8,6 +8,18 @@ export class KilnError extends Error {
   }
 }
 
+/** An error about one named thing (a module, a datasource, a plugin, a user-data part): the message starts with its name. */
+export class SubjectError extends KilnError {
+  override readonly name: string = 'SubjectError';
+  constructor(
+    readonly subject: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${subject}: ${message}`, options);
+  }
+}
+
 /** Bad command-line use: unknown command or flag, missing argument. Exit code 2. */
 export class UsageError extends KilnError {
   override readonly name = 'UsageError';
