@@ -5,7 +5,11 @@ import { derIntegers } from '../util/der-integers';
 
 /** The host key types kiln generates itself; others (the -sk types, whatever comes next) are left to ssh-keygen. */
 export type InProcessKeyType = 'rsa' | 'dsa' | 'ecdsa' | 'ed25519';
-export const IN_PROCESS_KEY_TYPES: readonly string[] = ['rsa', 'dsa', 'ecdsa', 'ed25519'];
+const IN_PROCESS_KEY_TYPES: readonly string[] = ['rsa', 'dsa', 'ecdsa', 'ed25519'];
+
+export function isInProcessKeyType(type: string): type is InProcessKeyType {
+  return IN_PROCESS_KEY_TYPES.includes(type);
+}
 
 /** ssh-keygen's defaults: RSA 3072 bits, DSA 1024 bits (160-bit q), ECDSA on nistp256. */
 const RSA_BITS = 3072;

@@ -4,7 +4,7 @@ import type { Platform } from '../platform/platform';
 import { DISABLE_USER_OPTS, setupUserKeys } from './authorized-keys';
 import { cfgBool, cfgList, cfgString } from './config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
-import { generateOpenSshKey, IN_PROCESS_KEY_TYPES, type InProcessKeyType, type OpenSshKey, privateKeyFile, publicKeyLine, sha256Digest, sha256Fingerprint } from './openssh-key';
+import { generateOpenSshKey, type InProcessKeyType, isInProcessKeyType, type OpenSshKey, privateKeyFile, publicKeyLine, sha256Digest, sha256Fingerprint } from './openssh-key';
 import { keygenReport, randomart } from './ssh-randomart';
 import { updateSshdConfig } from './sshd-config';
 import { normalizeUsersGroups } from './users-config';
@@ -133,13 +133,15 @@ async function generateKeys(ctx: ModuleContext, cfg: CloudConfig): Promise<void>
   const types = keyTypes(cfg);
   const quiet = cfgBool(cfg, 'ssh_quiet_keygen', false);
   const group = await sshKeysGid(ctx);
-  for (const type of types) if (IN_PROCESS_KEY_TYPES.includes(type) && !(await ctx.platform.exists(keyFile(type)))) void inProcessKey(ctx.platform, type as InProcessKeyType);
-  for (const type of types) {
+  const missing: string[] = [];
+  // A type listed twice is made once, as cloud-init's exists check before each ssh-keygen does.
+  for (const type of new Set(types)) if (!(await ctx.platform.exists(keyFile(type)))) missing.push(type);
+  for (const type of missing) if (isInProcessKeyType(type)) void inProcessKey(ctx.platform, type);
+  for (const type of missing) {
     const file = keyFile(type);
-    if (await ctx.platform.exists(file)) continue;
     await ctx.platform.mkdir('/etc/ssh');
     try {
-      if (IN_PROCESS_KEY_TYPES.includes(type)) await writeInProcessKey(ctx, type as InProcessKeyType, file, group, quiet);
+      if (isInProcessKeyType(type)) await writeInProcessKey(ctx, type, file, group, quiet);
       else await runSshKeygen(ctx, type, file, group, quiet);
     } catch (err) {
       const why = (err as Error).message;
@@ -174,10 +176,10 @@ export const ssh: Module = {
     if (cfg.ssh_keys !== undefined && cfg.ssh_keys !== null) return;
     const deleting = cfgBool(cfg, 'ssh_deletekeys', true);
     for (const type of keyTypes(cfg)) {
-      if (!IN_PROCESS_KEY_TYPES.includes(type)) continue;
+      if (!isInProcessKeyType(type)) continue;
       // Without ssh_deletekeys an existing key is kept; the check is cheap next to the generation it may spare.
-      if (deleting) void inProcessKey(ctx.platform, type as InProcessKeyType);
-      else void ctx.platform.exists(keyFile(type)).then((present) => (present ? undefined : inProcessKey(ctx.platform, type as InProcessKeyType)), () => undefined);
+      if (deleting) void inProcessKey(ctx.platform, type);
+      else void ctx.platform.exists(keyFile(type)).then((present) => (present ? undefined : inProcessKey(ctx.platform, type)), () => undefined);
     }
   },
   async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
