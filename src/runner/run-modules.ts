@@ -53,6 +53,17 @@ export function makeModuleContext(
   };
 }
 
+/** Calls the prepare hook of each of MODULES that has one; a hook that throws only loses its head start. */
+export function prepareModules(modules: Module[], ctx: ModuleContext, config: CloudConfig, log: Log): void {
+  for (const mod of modules) {
+    try {
+      mod.prepare?.(ctx, config);
+    } catch (err) {
+      log.debug(`config-${mod.name}: nothing started ahead: ${describeError(err)}`);
+    }
+  }
+}
+
 export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcome> {
   const out: ModuleRunOutcome = { errors: [], recoverable: {}, modules: [] };
   // Modules log their own problems; the runner only records them for status.json.
@@ -67,16 +78,13 @@ export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcom
   const unverifiedOn = (mod: Module): boolean => mod.distros !== 'all' && !mod.distros.includes(input.distro.name) && !unverified.includes(mod.name);
   const inactive = (mod: Module): boolean => mod.activateBy.length > 0 && !mod.activateBy.some((k) => input.config[k] !== undefined);
   // Slow work a module can start without the others (host keys) begins now and overlaps the modules ahead of it.
+  const toPrepare: Module[] = [];
   for (const entry of entries) {
     const mod = byName.get(entry.name);
     if (!mod?.prepare || unverifiedOn(mod) || inactive(mod)) continue;
-    if (await hasRun(input.platform, semaphorePath(input.paths, iid, mod.name, entry.frequency ?? mod.frequency))) continue;
-    try {
-      mod.prepare(makeModuleContext(input, instanceDir, () => undefined), input.config);
-    } catch (err) {
-      input.log.debug(`config-${mod.name}: nothing started ahead: ${describeError(err)}`);
-    }
+    if (!(await hasRun(input.platform, semaphorePath(input.paths, iid, mod.name, entry.frequency ?? mod.frequency)))) toPrepare.push(mod);
   }
+  prepareModules(toPrepare, makeModuleContext(input, instanceDir, () => undefined), input.config, input.log);
   for (const entry of entries) {
     const mod = byName.get(entry.name);
     if (!mod) {

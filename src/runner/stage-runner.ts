@@ -2,7 +2,7 @@
 import { posix } from 'node:path';
 import type { ConfigMap } from '../config/parse-yaml-config';
 import { mergeSystemConfig } from '../config/merge-system-config';
-import type { DistroInfo, Frequency, Module, ModuleStage } from '../modules/module';
+import type { DistroInfo, Frequency, Module, ModuleContext, ModuleStage } from '../modules/module';
 import type { Platform } from '../platform/platform';
 import type { InstanceData } from '../sources/datasource';
 import { describeError, KilnError } from '../util/errors';
@@ -19,7 +19,7 @@ import { emptyProcessedPart, formatProcessedMessage, type ProcessedPart } from '
 import { formatCloudConfigFile, mergeCloudConfig, parseCloudConfigFile, vendorDataEnabled } from './merge-cloud-config';
 import { canonicalModuleName, readModuleList } from './module-list';
 import { loadRunConfig, readKernelCmdline, type RunConfig } from './run-config';
-import { makeModuleContext, runModules } from './run-modules';
+import { makeModuleContext, prepareModules, runModules } from './run-modules';
 import { markRun } from './semaphores';
 import type { FoundSource, RunnerDeps } from './runner-deps';
 import { emptyStatus, mergeRecoverable, readStatusFile, writeResultFile, writeStatusFile, type StageName, type StageRecord, type StatusFile } from './status-file';
@@ -209,11 +209,10 @@ export class StageRunner {
     const mod = this.deps.modules.find((m) => m.name === 'set_hostname');
     const data = this.found?.data;
     if (!mod || !data) return;
-    const cfg = mergeSystemConfig(rc.config, (data.sourceConfig ?? {}) as ConfigMap);
+    const { cfg, ctx } = await this.initLocalModuleContext(rc, data, 'main.py');
     if (!data.localHostname && cfg.hostname === undefined && cfg.fqdn === undefined) return;
-    const input = { platform: this.platform, log: this.opts.logger.for('main.py'), distro: await this.distroInfo(), instance: data, paths: rc.paths, output: (t: string) => this.output(t) };
     try {
-      await mod.run(makeModuleContext(input, rc.paths.instanceDir(data.instanceId), () => undefined), cfg);
+      await mod.run(ctx, cfg);
     } catch (err) {
       this.log.debug(`Failed setting hostname in init-local stage. Will retry in init-network stage. Error: ${describeError(err)}.`);
     }
@@ -226,17 +225,16 @@ export class StageRunner {
    * the final config does not need is dropped unused.
    */
   private async prepareInitModulesEarly(rc: RunConfig, data: InstanceData): Promise<void> {
+    const { cfg, ctx } = await this.initLocalModuleContext(rc, data, 'modules.py');
+    const modules = readModuleList(cfg, 'init').flatMap((entry) => this.deps.modules.filter((m) => m.name === entry.name));
+    prepareModules(modules, ctx, cfg, ctx.log);
+  }
+
+  /** What a module sees in init-local: the system and datasource config (user data is not read yet). */
+  private async initLocalModuleContext(rc: RunConfig, data: InstanceData, logName: string): Promise<{ cfg: ConfigMap; ctx: ModuleContext }> {
     const cfg = mergeSystemConfig(rc.config, (data.sourceConfig ?? {}) as ConfigMap);
-    const input = { platform: this.platform, log: this.opts.logger.for('modules.py'), distro: await this.distroInfo(), instance: data, paths: rc.paths, output: (t: string) => this.output(t) };
-    const ctx = makeModuleContext(input, rc.paths.instanceDir(data.instanceId), () => undefined);
-    for (const entry of readModuleList(cfg, 'init')) {
-      const mod = this.deps.modules.find((m) => m.name === entry.name);
-      try {
-        mod?.prepare?.(ctx, cfg);
-      } catch (err) {
-        this.log.debug(`config-${entry.name}: nothing started ahead: ${describeError(err)}`);
-      }
-    }
+    const input = { platform: this.platform, log: this.opts.logger.for(logName), distro: await this.distroInfo(), instance: data, paths: rc.paths, output: (t: string) => this.output(t) };
+    return { cfg, ctx: makeModuleContext(input, rc.paths.instanceDir(data.instanceId), () => undefined) };
   }
 
   /** ds-identify over the deps' sources, then the crawl for STAGE. */
