@@ -10,6 +10,8 @@ import { whichInTarget } from './distro-facts';
 import { updatePackageSources } from './install-packages';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
 import { dearmorKey } from './openpgp-armor';
+import { dpkgArchitecture } from './dpkg-architecture';
+import { readOsRelease } from '../platform/os-release';
 
 const MODULE = 'apt_configure';
 export const APT_CONFIG_FILE = '/etc/apt/apt.conf.d/94cloud-init-config';
@@ -421,7 +423,7 @@ export function createAptConfigureModule(deps: AptDeps): Module {
         return;
       }
       const release = await codename(ctx);
-      const arch = (await ctx.platform.run(['dpkg', '--print-architecture'])).stdout.trim();
+      const arch = await dpkgArchitecture(ctx.platform);
       const mirrors = await findMirrors(ctx, cfg, apt, arch, deps);
       ctx.log.debug(`Apt Mirror info: ${JSON.stringify(mirrors)}`);
       if (isTrue(apt.generate_mirrorlists ?? false)) {
@@ -450,8 +452,14 @@ export function createAptConfigureModule(deps: AptDeps): Module {
   };
 }
 
-/** util.lsb_release()['codename'], 'UNAVAILABLE' when lsb_release cannot run (as cloud-init). */
+/**
+ * util.lsb_release()['codename'], 'UNAVAILABLE' when lsb_release cannot run (as cloud-init). Debian's lsb_release
+ * prints os-release's VERSION_CODENAME (Ubuntu's the same name, from /etc/lsb-release), so that is read
+ * directly; lsb_release runs only for a target whose os-release has none.
+ */
 async function codename(ctx: ModuleContext): Promise<string> {
+  const fromOsRelease = (await readOsRelease(ctx.platform)).VERSION_CODENAME;
+  if (fromOsRelease) return fromOsRelease;
   const r = await ctx.platform.run(['lsb_release', '--all'], { allowFailure: true });
   if (r.code !== 0) {
     ctx.log.warn(`Unable to get lsb_release --all: exit ${r.code}`);

@@ -8,6 +8,7 @@ import { isSecretKey } from '../util/redact';
 import type { CloudPaths } from './cloud-paths';
 import { canonicalCloudId } from './cloud-id';
 import { sortedJson } from './sorted-json';
+import { runningGlibcVersion } from '../util/glibc-version';
 
 /** What non-root readers see in place of a sensitive value, as cloud-init writes it. */
 export const REDACT_SENSITIVE_VALUE = 'redacted for non-root user';
@@ -54,8 +55,7 @@ function restrictedSystemConfig(system: ConfigMap): ConfigMap {
 
 /** What Python's platform.platform() says: Linux-<release>-<machine>-with-glibc<version> (the glibc the process runs on). */
 function systemPlatform(machine: string): string {
-  const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header;
-  const glibc = header?.glibcVersionRuntime;
+  const glibc = runningGlibcVersion();
   return `Linux-${release()}-${machine}${glibc ? `-with-glibc${glibc}` : ''}`;
 }
 

@@ -225,3 +225,15 @@ Components: main
   assert.equal(await readPlanned(ctx, '/etc/apt/sources.list'), '# debian sources have moved to /etc/apt/sources.list.d/debian.sources\n');
   assert.equal(await readPlanned(ctx, '/etc/apt/sources.list.d/extra.sources'), 'Types: deb\nURIs: http://x.test/\nSuites: bookworm\nComponents: main\n');
 });
+
+test("the release codename comes from the target's os-release; lsb_release and dpkg are not started", async (t) => {
+  const root = sandbox(t);
+  writeFileSync(join(root, 'etc/os-release'), 'ID=debian\nVERSION_ID="13"\nVERSION_CODENAME=trixie\n');
+  mkdirSync(join(root, 'usr/bin'), { recursive: true });
+  writeFileSync(join(root, 'usr/bin/dpkg'), readFileSync('/proc/self/exe'));
+  const ctx = dryContext(root);
+  await createAptConfigureModule(noNetwork).run(ctx, { apt: { preserve_sources_list: false, primary: [{ arches: ['default'], uri: 'http://mirror.test/debian' }] } });
+  assert.match(await readPlanned(ctx, '/etc/apt/sources.list'), /^deb http:\/\/mirror\.test\/debian trixie main$/m);
+  const commands = ctx.dry.effects.flatMap((e) => (e.kind === 'run' ? [e.command] : []));
+  assert.deepEqual(commands.filter((c) => /lsb_release|dpkg/.test(c)), []);
+});
