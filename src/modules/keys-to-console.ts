@@ -1,9 +1,55 @@
-// cc_keys_to_console: runs cloud-init's write-ssh-key-fingerprints helper (when the target has it) for the console.
+// cc_keys_to_console: the host keys' fingerprints and public keys on the console, as cloud-init's
+// write-ssh-key-fingerprints helper prints them, done in-process: fingerprints come from the keys' own blobs
+// (ssh-keygen only for a type kiln cannot describe), and syslog gets them through one logger call.
+import { posix } from 'node:path';
 import { cfgList, isFalse } from './config-values';
 import { isRecord } from './config-shapes';
-import type { Module } from './module';
+import type { Module, ModuleContext } from './module';
+import { sshKeygenListLine } from './ssh-key-listing';
 
-export const KEYS_HELPER = '/usr/lib/cloud-init/write-ssh-key-fingerprints';
+const SSH_DIR = '/etc/ssh';
+const HOST_KEY_PUB = /^ssh_host_.*key\.pub$/;
+const RULE = '#############################################################';
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** The RFC 3164 time logger puts before its tag ("Nov  2 09:04:24", local time). */
+export function syslogTime(d: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${MONTHS[d.getMonth()]} ${String(d.getDate()).padStart(2, ' ')} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+interface HostKey {
+  path: string;
+  type: string;
+  text: string;
+}
+
+async function hostKeys(ctx: ModuleContext): Promise<HostKey[]> {
+  const names = (await ctx.platform.listDir(SSH_DIR).catch(() => [])).filter((n) => HOST_KEY_PUB.test(n));
+  const keys: HostKey[] = [];
+  for (const name of names.sort()) {
+    const path = posix.join(SSH_DIR, name);
+    const text = await ctx.platform.readTextIfExists(path);
+    if (text === undefined) continue;
+    keys.push({ path, type: text.split('\n')[0]?.trim().split(/\s+/)[0] ?? '', text });
+  }
+  return keys;
+}
+
+/** ssh-keygen -l's line for KEY, from its blob when kiln can describe it. */
+async function fingerprintLine(ctx: ModuleContext, key: HostKey): Promise<string> {
+  const line = sshKeygenListLine(key.text.split('\n')[0] ?? '');
+  if (line !== undefined) return line;
+  const r = await ctx.platform.run(['ssh-keygen', '-l', '-f', key.path], { allowFailure: true });
+  return `${r.stdout}${r.stderr}`.trim();
+}
+
+/** Sends MESSAGES to syslog as `logger -p user.info -t cloud-init` does, when the target has a syslog socket. */
+async function toSyslog(ctx: ModuleContext, messages: string[]): Promise<void> {
+  if (messages.length === 0 || !(await ctx.platform.exists('/dev/log'))) return;
+  const r = await ctx.platform.run(['logger', '-p', 'user.info', '-t', 'cloud-init'], { input: `${messages.join('\n')}\n`, allowFailure: true });
+  if (r.code !== 0) ctx.log.debug(`logger could not send the host key fingerprints to syslog: ${r.stderr.trim() || `exit ${r.code}`}`);
+}
 
 export const keysToConsoleModule: Module = {
   name: 'keys_to_console',
@@ -17,13 +63,26 @@ export const keysToConsoleModule: Module = {
       ctx.log.debug('Skipping module named keys_to_console, logging of SSH host keys disabled');
       return;
     }
-    if (!(await ctx.platform.exists(KEYS_HELPER))) {
-      ctx.log.warn(`Unable to activate module keys_to_console, helper tool not found at ${KEYS_HELPER}`);
-      return;
+    const fpBlacklist = new Set(cfgList(cfg, 'ssh_fp_console_blacklist') ?? []);
+    const keyBlacklist = new Set(cfgList(cfg, 'ssh_key_console_blacklist') ?? ['ssh-dss']);
+    const keys = await hostKeys(ctx);
+    const listed = keys.filter((k) => !fpBlacklist.has(k.type));
+    const messages: string[] = [];
+    if (listed.length > 0) {
+      messages.push(RULE, '-----BEGIN SSH HOST KEY FINGERPRINTS-----');
+      for (const key of listed) messages.push(await fingerprintLine(ctx, key));
+      messages.push('-----END SSH HOST KEY FINGERPRINTS-----', RULE);
     }
-    const fpBlacklist = (cfgList(cfg, 'ssh_fp_console_blacklist') ?? []);
-    const keyBlacklist = (cfgList(cfg, 'ssh_key_console_blacklist') ?? ['ssh-dss']);
-    const r = await ctx.platform.run([KEYS_HELPER, fpBlacklist.join(','), keyBlacklist.join(',')]);
-    await ctx.output(`${r.stdout.trim()}\n`);
+    await toSyslog(ctx, messages);
+    // logger --stderr's form of each message (priority user.info = <14>), as the helper's console shows them.
+    const stamp = syslogTime(new Date());
+    const out = messages.map((m) => `<14>${stamp} cloud-init: ${m}\n`);
+    const shown = keys.filter((k) => !keyBlacklist.has(k.type));
+    if (shown.length > 0) {
+      out.push('-----BEGIN SSH HOST KEY KEYS-----\n');
+      for (const key of shown) out.push(key.text.endsWith('\n') || key.text === '' ? key.text : `${key.text}\n`);
+      out.push('-----END SSH HOST KEY KEYS-----\n');
+    }
+    if (out.length > 0) await ctx.output(out.join(''));
   },
 };

@@ -1,4 +1,4 @@
-// Config-stage modules on sandbox roots: timezone, locale, keyboard, apt_pipelining, disable_ec2_metadata, ssh_import_id, keys_to_console.
+// Config-stage modules on sandbox roots: timezone, locale, keyboard, apt_pipelining, disable_ec2_metadata, ssh_import_id
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -6,7 +6,6 @@ import { test } from 'node:test';
 import { APT_PIPELINING_FILE, aptPipeliningModule } from '../../src/modules/apt-pipelining';
 import { disableEc2MetadataModule } from '../../src/modules/disable-ec2-metadata';
 import { keyboardModule } from '../../src/modules/keyboard';
-import { KEYS_HELPER, keysToConsoleModule } from '../../src/modules/keys-to-console';
 import { localeModule, readShellVar } from '../../src/modules/locale';
 import { keyInNestedDict, sshImportIdModule } from '../../src/modules/ssh-import-id';
 import { timezoneModule } from '../../src/modules/timezone';
@@ -137,15 +136,3 @@ test('ssh_import_id runs sudo -Hu USER ssh-import-id IDS for the default and nam
   assert.ok(!keyInNestedDict({ users: ['default'] }, 'ssh_import_id'));
 });
 
-test('keys_to_console runs the helper with the blacklists when the target has it', async (t) => {
-  const root = tempDir(t);
-  const ctx = dryContext(root);
-  await keysToConsoleModule.run(ctx, {});
-  assert.deepEqual(ctx.commands(), []);
-  put(root, KEYS_HELPER, '#!/bin/sh\n', 0o755);
-  await keysToConsoleModule.run(ctx, { ssh_fp_console_blacklist: ['ssh-rsa'] });
-  assert.deepEqual(ctx.commands(), [`${KEYS_HELPER} ssh-rsa ssh-dss`]);
-  const ctx2 = dryContext(root);
-  await keysToConsoleModule.run(ctx2, { ssh: { emit_keys_to_console: false } });
-  assert.deepEqual(ctx2.commands(), []);
-});
