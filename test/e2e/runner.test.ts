@@ -122,4 +122,14 @@ test('kiln as /usr/bin/cloud-init in Debian: boots, re-boots, new instances, deg
     assert.equal(inRoot(root, ['/usr/bin/cloud-init', '--all-stages']).code, 0);
     assert.equal(lines(root, 'var/tmp/runcmd-count'), 1);
   });
+
+  await t.test('init-local sets the running hostname of its UTS namespace, through procfs or, without /proc, hostname(1)', () => {
+    for (const [iid, name, proc] of [['iid-e2e-5', 'kiln-uts-proc', 'mount -t proc proc /proc && '], ['iid-e2e-6', 'kiln-uts-cmd', '']]) {
+      writeFileSync(join(root, 'var/lib/cloud/seed/nocloud/meta-data'), `instance-id: ${iid}\nlocal-hostname: ${name}\n`);
+      const r = inRoot(root, ['/bin/sh', '-c', `${proc}/usr/bin/cloud-init init --local >/dev/null 2>&1; hostname`]);
+      assert.equal(r.out, `${name}\n`, r.err);
+      const started = readFileSync(join(root, 'var/log/cloud-init.log'), 'utf8').includes(`Running command hostname ${name}`);
+      assert.equal(started, proc === '', proc ? 'procfs is written, hostname(1) is not started' : 'hostname(1) without /proc');
+    }
+  });
 });
