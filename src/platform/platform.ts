@@ -7,6 +7,12 @@ export interface FileOpts {
   owner?: string;
   /** Append to the file instead of replacing it (still atomic: the whole new file is renamed into place). */
   append?: boolean;
+  /**
+   * fsync the new content before it is renamed into place, for files a crash must never leave old or empty
+   * (the account files, as shadow-utils syncs them). Other writes are atomic but not synced, as cloud-init's:
+   * a sync per file waits on all the disk's queued writes and cost ~150 ms a boot.
+   */
+  durable?: boolean;
 }
 
 export interface RunOpts {
@@ -73,7 +79,7 @@ export interface Platform {
   listDir(path: string): Promise<string[]>;
   /** Type and mode of PATH, undefined when it does not exist. Optional: callers fall back when a platform lacks it. */
   stat?(path: string, opts?: { followLinks?: boolean }): Promise<FileStat | undefined>;
-  /** Writes atomically: temp file in the same folder, fsync, mode and owner set, rename. */
+  /** Writes atomically: temp file in the same folder, mode and owner set, fsync when durable, rename. */
   writeFile(path: string, data: string | Uint8Array, opts?: FileOpts): Promise<void>;
   /** Creates PATH and missing parents; MODE and OWNER (as in FileOpts) are applied to PATH itself, even when it exists. */
   mkdir(path: string, opts?: { mode?: number; owner?: string }): Promise<void>;

@@ -141,7 +141,7 @@ export class LinuxPlatform implements Platform {
     const handle = await fsp.open(temp, 'wx', 0o600);
     try {
       await handle.writeFile(content);
-      await handle.sync();
+      if (opts.durable) await handle.sync();
       if (ids) await handle.chown(ids.uid, ids.gid);
       await handle.chmod(mode);
     } catch (err) {

@@ -333,7 +333,7 @@ export class WindowsPlatform implements Platform, WindowsSystem {
     try {
       const handle = await fsp.open(temp, 'wx');
       await handle.writeFile(content);
-      await handle.sync();
+      if (opts.durable) await handle.sync();
       await handle.close();
       await fsp.rename(temp, host);
     } catch (err) {

@@ -5,6 +5,7 @@ import { BaseDistro } from './base-distro';
 
 export class AlpineDistro extends BaseDistro {
   override readonly sudoGroup = 'wheel';
+  protected override readonly shadowUtils = false;
   readonly packageManager = 'apk';
 
   /** busybox adduser's argv: it lacks useradd's long options, so groups, expiry and hash are applied after. */

@@ -3,6 +3,8 @@ import { writeFile } from 'node:fs/promises';
 import type { DistroInfo } from '../../../modules/module';
 import type { Platform, RunResult } from '../../platform';
 import type { DistroOps, PackageAction, PackageCommand, ServiceKind, UserSpec } from './distro';
+import { NativeAccounts } from '../accounts/native-accounts';
+import { LinuxPlatform } from '../linux-platform';
 
 /** A hostname of letters, digits, dots and hyphens that starts and ends with a letter or digit. */
 const PLAIN_HOSTNAME = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/;
@@ -66,15 +68,32 @@ export abstract class BaseDistro implements DistroOps {
     return argv;
   }
 
+  /** False for families whose account tools are not shadow-utils (busybox on Alpine). */
+  protected readonly shadowUtils: boolean = true;
+  private readonly native = new WeakMap<Platform, NativeAccounts | null>();
+
+  /**
+   * kiln's own account-file writer for PLATFORM, when it stands in for shadow-utils there: real effects (not a
+   * dry run, which plans the commands cloud-init runs) on a target NativeAccounts.suits.
+   */
+  protected async nativeAccounts(platform: Platform): Promise<NativeAccounts | undefined> {
+    if (!this.shadowUtils || !(platform instanceof LinuxPlatform)) return undefined;
+    if (!this.native.has(platform)) this.native.set(platform, (await NativeAccounts.suits(platform)) ? new NativeAccounts(platform, this.info.family) : null);
+    return this.native.get(platform) ?? undefined;
+  }
+
   async addUser(platform: Platform, user: UserSpec): Promise<boolean> {
     if (await this.userExists(platform, user.name)) return false;
     if (!user.keepMissingGroups) for (const g of user.groups ?? []) if (!(await this.groupExists(platform, g))) await this.addGroup(platform, g);
+    if (await (await this.nativeAccounts(platform))?.addUser(user)) return true;
     await platform.run(this.useraddArgv(user), user.passwdHash ? { secrets: [user.passwdHash] } : {});
     return true;
   }
 
   async addGroup(platform: Platform, group: string, members: string[] = [], system = false): Promise<void> {
-    if (!(await this.groupExists(platform, group))) await platform.run(this.groupaddArgv(group, system));
+    if (!(await this.groupExists(platform, group))) {
+      if (!(await (await this.nativeAccounts(platform))?.addGroup(group, system))) await platform.run(this.groupaddArgv(group, system));
+    }
     for (const m of members) {
       if (!(await this.userExists(platform, m))) continue;
       await this.addToGroups(platform, m, [group]);
@@ -87,21 +106,25 @@ export abstract class BaseDistro implements DistroOps {
 
   async addToGroups(platform: Platform, user: string, groups: string[]): Promise<void> {
     if (groups.length === 0) return;
+    if (await (await this.nativeAccounts(platform))?.addToGroups(user, groups)) return;
     await platform.run(['usermod', '-a', '-G', groups.join(','), user]);
   }
 
   async lockPassword(platform: Platform, user: string): Promise<void> {
+    if (await (await this.nativeAccounts(platform))?.lockPassword(user)) return;
     const r = await platform.run(['passwd', '-l', user], { allowFailure: true });
     if (r.code !== 0) await platform.run(['usermod', '--lock', user]);
   }
 
   async setPasswords(platform: Platform, entries: Array<{ user: string; password: string }>, hashed: boolean): Promise<void> {
     if (entries.length === 0) return;
+    if (hashed && (await (await this.nativeAccounts(platform))?.setHashes(entries))) return;
     const input = entries.map((e) => `${e.user}:${e.password}\n`).join('');
     await platform.run(hashed ? ['chpasswd', '-e'] : ['chpasswd'], { input, secrets: entries.map((e) => e.password) });
   }
 
   async expirePassword(platform: Platform, user: string): Promise<void> {
+    if (await (await this.nativeAccounts(platform))?.expirePassword(user)) return;
     await platform.run(['passwd', '--expire', user]);
   }
 

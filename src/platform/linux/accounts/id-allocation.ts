@@ -1,0 +1,43 @@
+// Free user and group ids as shadow-utils' find_new_uid/find_new_gid choose them: a preferred id when free,
+// else above the highest id in use (regular accounts) or below the lowest (system accounts), then any gap.
+
+export interface IdRange {
+  min: number;
+  max: number;
+  /** The lowest id a preferred id may have (1 for system accounts, min otherwise). */
+  preferredMin: number;
+}
+
+/** Ids that are never handed out: they read as -1 in 16- and 32-bit id types. */
+const UNUSABLE = new Set([0xffff, 0xffffffff]);
+
+export function newId(used: Iterable<number>, range: IdRange, system: boolean, preferred?: number): number | undefined {
+  const taken = new Set(used);
+  const free = (id: number) => id >= range.min && id <= range.max && !UNUSABLE.has(id) && !taken.has(id);
+  if (preferred !== undefined && preferred >= range.preferredMin && preferred <= range.max && !UNUSABLE.has(preferred) && !taken.has(preferred)) return preferred;
+  const inRange = [...taken].filter((id) => id >= range.min && id <= range.max);
+  if (system) {
+    let start = inRange.length ? Math.min(...inRange) - 1 : range.max;
+    if (start < range.min) start = range.max;
+    for (let id = start; id >= range.min; id--) if (free(id)) return id;
+    for (let id = range.max; id > start; id--) if (free(id)) return id;
+    return undefined;
+  }
+  let start = inRange.length ? Math.max(...inRange) + 1 : range.min;
+  if (start > range.max) start = range.min;
+  for (let id = start; id <= range.max; id++) if (free(id)) return id;
+  for (let id = range.min; id < start; id++) if (free(id)) return id;
+  return undefined;
+}
+
+/** The first free block of COUNT subordinate ids in [MIN, MAX] (shadow's find_free_range), undefined when none. */
+export function freeSubordinateRange(ranges: Array<{ start: number; count: number }>, min: number, max: number, count: number): number | undefined {
+  let low = min;
+  for (const r of [...ranges].sort((a, b) => a.start - b.start)) {
+    const end = r.start + r.count - 1;
+    if (end < low) continue;
+    if (r.start > low + count - 1) break;
+    low = end + 1;
+  }
+  return low + count - 1 <= max ? low : undefined;
+}

@@ -1,0 +1,61 @@
+// shadow-utils' lock on an account file: FILE.lock holding the locker's pid, taken by useradd, passwd, chpasswd,
+// usermod and vipw alike, so kiln and those tools never write the same file at once. A lock whose process is
+// gone is stale and removed; a live one is waited for, 15 tries a second apart, as the tools do.
+import { open, readFile, rm } from 'node:fs/promises';
+import { PlatformError } from '../../../util/errors';
+
+const TRIES = 15;
+const PAUSE_MS = 1000;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Creates LOCK (a host path) exclusively with our pid; false when another live process holds it. */
+async function tryLock(lock: string): Promise<boolean> {
+  try {
+    const handle = await open(lock, 'wx', 0o600);
+    try {
+      await handle.writeFile(`${process.pid}\0`);
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  const holder = Number.parseInt((await readFile(lock, 'latin1').catch(() => '')).replace(/\0.*$/s, ''), 10);
+  if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) return false;
+  await rm(lock, { force: true });
+  return tryLock(lock);
+}
+
+/** Locks the account files at HOST PATHS in order; returns the function that unlocks them all. */
+export async function lockAccountFiles(hostPaths: string[], sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))): Promise<() => Promise<void>> {
+  const held: string[] = [];
+  const release = async () => {
+    for (const lock of held.reverse()) await rm(lock, { force: true });
+  };
+  try {
+    for (const file of hostPaths) {
+      const lock = `${file}.lock`;
+      let got = false;
+      for (let i = 0; i < TRIES && !got; i++) {
+        if (i > 0) await sleep(PAUSE_MS);
+        got = await tryLock(lock);
+      }
+      if (!got) throw new PlatformError(`cannot lock ${file}: ${lock} is held by a running process; try again later`);
+      held.push(lock);
+    }
+  } catch (err) {
+    await release();
+    throw err;
+  }
+  return release;
+}
