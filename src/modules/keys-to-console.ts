@@ -20,6 +20,8 @@ export function syslogTime(d: Date): string {
 
 interface HostKey {
   path: string;
+  /** The .pub file's first line, the key itself. */
+  line: string;
   type: string;
   text: string;
 }
@@ -31,14 +33,15 @@ async function hostKeys(ctx: ModuleContext): Promise<HostKey[]> {
     const path = posix.join(SSH_DIR, name);
     const text = await ctx.platform.readTextIfExists(path);
     if (text === undefined) continue;
-    keys.push({ path, type: text.split('\n')[0]?.trim().split(/\s+/)[0] ?? '', text });
+    const line = text.split('\n')[0] ?? '';
+    keys.push({ path, line, type: line.trim().split(/\s+/)[0] ?? '', text });
   }
   return keys;
 }
 
 /** ssh-keygen -l's line for KEY, from its blob when kiln can describe it. */
 async function fingerprintLine(ctx: ModuleContext, key: HostKey): Promise<string> {
-  const line = sshKeygenListLine(key.text.split('\n')[0] ?? '');
+  const line = sshKeygenListLine(key.line);
   if (line !== undefined) return line;
   const r = await ctx.platform.run(['ssh-keygen', '-l', '-f', key.path], { allowFailure: true });
   return `${r.stdout}${r.stderr}`.trim();

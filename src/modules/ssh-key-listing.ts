@@ -34,10 +34,13 @@ function mpintBits(mpint: Buffer): number {
   return (mpint.length - i - 1) * 8 + (32 - Math.clz32(mpint[i] as number));
 }
 
-/** Type label and size of a blob, undefined for a type kiln does not know (certificates among them). */
-function describeBlob(blob: Buffer): { label: string; bits: number } | undefined {
+/**
+ * Type label and size of a blob whose type is TYPE, undefined for a type kiln does not know (certificates
+ * among them) or a blob of another type.
+ */
+function describeBlob(blob: Buffer, type: string): { label: string; bits: number } | undefined {
   const parts = wireStrings(blob);
-  const type = parts[0]?.toString('latin1') ?? '';
+  if (parts[0]?.toString('latin1') !== type) return undefined;
   if (FIXED[type]) return FIXED[type];
   // ssh-rsa: e, n; ssh-dss: p, q, g, y. The size is that of n and p.
   if (type === 'ssh-rsa' && parts.length === 3) return { label: 'RSA', bits: mpintBits(parts[2] as Buffer) };
@@ -55,10 +58,10 @@ export function sshKeygenListLine(pubLine: string): string | undefined {
   const blob = Buffer.from(m[2] as string, 'base64');
   let described: { label: string; bits: number } | undefined;
   try {
-    described = describeBlob(blob);
+    described = describeBlob(blob, m[1] as string);
   } catch {
     return undefined;
   }
-  if (!described || wireStrings(blob)[0]?.toString('latin1') !== m[1]) return undefined;
+  if (!described) return undefined;
   return `${described.bits} ${sha256Fingerprint(blob)} ${m[3] || 'no comment'} (${described.label})`;
 }

@@ -39,6 +39,17 @@ export class ColonFile {
     this.lines.splice(0, this.lines.length, ...entries.sort(cmp).map((f) => f.join(':')), ...rest);
   }
 
+  /**
+   * Adds MEMBER to the member list (the fourth field, in group and gshadow) of the entry NAME, at its end;
+   * false when there is no such entry or MEMBER is on the list already.
+   */
+  addMember(name: string, member: string): boolean {
+    const entry = this.find(name);
+    const members = entry?.[3] ? entry[3].split(',') : [];
+    if (!entry || members.includes(member)) return false;
+    return this.replace([name, entry[1] ?? '', entry[2] ?? '', [...members, member].join(',')]);
+  }
+
   append(fields: string[]): void {
     this.lines.push(fields.join(':'));
   }
@@ -46,10 +57,4 @@ export class ColonFile {
   text(): string {
     return this.lines.length === 0 ? '' : `${this.lines.join('\n')}\n`;
   }
-}
-
-/** A comma-separated member list field with NAME added at its end (unchanged when already on it). */
-export function withMember(field: string, name: string): string {
-  const members = field === '' ? [] : field.split(',');
-  return members.includes(name) ? field : [...members, name].join(',');
 }

@@ -9,7 +9,7 @@ import type { UserSpec } from '../distro/distro';
 import type { LinuxPlatform } from '../linux-platform';
 import { defBool, defNumber, readAccountDefaults, type AccountDefaults } from './account-defaults';
 import { AccountTransaction, type AccountFileName } from './account-transaction';
-import { withMember, type ColonFile } from './colon-file';
+import { ColonFile } from './colon-file';
 import { freeSubordinateRange, newId, type IdRange } from './id-allocation';
 
 /** Names useradd and groupadd accept everywhere (stricter than Debian's, so a name kiln takes is valid for all). */
@@ -62,7 +62,7 @@ export class NativeAccounts {
     const selinux = await platform.readTextIfExists('/etc/selinux/config');
     if (selinux !== undefined && !/^\s*SELINUX\s*=\s*disabled\s*$/m.test(selinux)) return false;
     for (const tool of ['/usr/sbin/nscd', '/usr/sbin/sss_cache', '/sbin/auditd', '/usr/sbin/auditd', '/sbin/pam_tally2']) if (await platform.exists(tool)) return false;
-    return !(await platform.readTextIfExists('/etc/passwd'))?.split('\n').some((l) => l.startsWith('+') || l.startsWith('-'));
+    return !new ColonFile((await platform.readTextIfExists('/etc/passwd')) ?? '').hasCompatEntries();
   }
 
   /** groupadd [--system] NAME. */
@@ -157,10 +157,8 @@ export class NativeAccounts {
       const groups = tx.change('group');
       const gshadow = tx.has('gshadow') ? tx.change('gshadow') : undefined;
       for (const name of supplementary) {
-        const g = groups.find(name) as string[];
-        groups.replace([g[0] as string, g[1] ?? '', g[2] ?? '', withMember(g[3] ?? '', user.name)]);
-        const sg = gshadow?.find(name);
-        if (sg) gshadow?.replace([sg[0] as string, sg[1] ?? '', sg[2] ?? '', withMember(sg[3] ?? '', user.name)]);
+        groups.addMember(name, user.name);
+        gshadow?.addMember(name, user.name);
       }
       if (user.primaryGroup === undefined) {
         groups.append([user.name, 'x', String(gid), '']);
@@ -232,16 +230,12 @@ export class NativeAccounts {
       await tx.abandon();
       return false;
     }
-    for (const [name, file] of [['group', group], ['gshadow', tx.read('gshadow')]] as const) {
+    for (const name of ['group', 'gshadow'] as const) {
+      const file = tx.read(name);
       if (!file) continue;
-      const updates = groups.flatMap((g) => {
-        const e = file.find(g);
-        return e && withMember(e[3] ?? '', user) !== (e[3] ?? '') ? [[e[0] as string, e[1] ?? '', e[2] ?? '', withMember(e[3] ?? '', user)]] : [];
-      });
-      if (updates.length > 0) {
-        const changed = tx.change(name);
-        for (const u of updates) changed.replace(u);
-      }
+      let changed = false;
+      for (const g of groups) changed = file.addMember(g, user) || changed;
+      if (changed) tx.change(name);
     }
     await tx.commit();
     return true;
