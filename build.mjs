@@ -169,9 +169,8 @@ function bake(target, bundleFile, node) {
   // pkg adds .exe to Windows outputs itself, so the temporary name keeps the extension last.
   const partial = output.replace(/(\.exe)?$/, '.partial$1');
   rmSync(partial, { force: true });
-  const platform = target.os === 'win' ? 'win' : target.os;
   const opts = {
-    targets: [{ nodeRange: `node${target.node.version}`, platform, arch: target.arch, output: partial }],
+    targets: [{ nodeRange: `node${target.node.version}`, platform: target.os, arch: target.arch, output: partial }],
     seaConfig: { useCodeCache: canCacheCode(target) },
   };
   execFileSync(node, ['-e', PKG_SEA, bundleFile, JSON.stringify(opts)], {

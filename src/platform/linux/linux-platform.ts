@@ -160,6 +160,9 @@ export class LinuxPlatform implements Platform {
   }
 
   private async ownerIds(owner: string, forPath: string): Promise<{ uid: number; gid: number }> {
+    // Numeric ids name themselves: no need to read passwd and group (account files and homes are written so).
+    const numeric = /^(\d+):(\d+)$/.exec(owner);
+    if (numeric) return { uid: Number(numeric[1]), gid: Number(numeric[2]) };
     const passwd = (await this.readTextIfExists('/etc/passwd')) ?? '';
     const group = (await this.readTextIfExists('/etc/group')) ?? '';
     try {
