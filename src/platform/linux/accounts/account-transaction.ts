@@ -1,7 +1,7 @@
 // One change to the account files, committed as shadow-utils' commonio commits it: under the files' locks,
 // each changed file's previous content is kept as FILE- (same mode, owner and times), then the new content
 // replaces FILE atomically with FILE's own mode and owner.
-import { stat, utimes } from 'node:fs/promises';
+import { statSync, utimesSync } from 'node:fs';
 import type { LinuxPlatform } from '../linux-platform';
 import { ColonFile } from './colon-file';
 import { lockAccountFiles } from './shadow-lock';
@@ -58,20 +58,26 @@ export class AccountTransaction {
     return this.files.get(name)?.file;
   }
 
-  /** Writes the changed files with their backups, then unlocks. */
+  /**
+   * Writes the changed files with their backups, then unlocks. All new contents are synced together before
+   * the first rename (one journal commit rather than one per file), then each backup and file goes into
+   * place in shadow-utils' order.
+   */
   async commit(): Promise<void> {
     try {
+      const writes: Parameters<LinuxPlatform['writeFiles']>[0] = [];
+      const backups: Array<{ path: string; atime: Date; mtime: Date }> = [];
       for (const name of ORDER) {
         const loaded = this.files.get(name);
         if (!loaded?.changed) continue;
         const path = `/etc/${name}`;
-        const st = await stat(this.platform.hostPath(path));
-        const owner = `${st.uid}:${st.gid}`;
-        const mode = st.mode & 0o7777;
-        await this.platform.writeFile(`${path}-`, loaded.before, { mode, owner, durable: true });
-        await utimes(this.platform.hostPath(`${path}-`), st.atime, st.mtime);
-        await this.platform.writeFile(path, loaded.file.text(), { mode, owner, durable: true });
+        const st = statSync(this.platform.hostPath(path));
+        const opts = { mode: st.mode & 0o7777, owner: `${st.uid}:${st.gid}`, durable: true };
+        writes.push({ path: `${path}-`, data: loaded.before, opts }, { path, data: loaded.file.text(), opts });
+        backups.push({ path: `${path}-`, atime: st.atime, mtime: st.mtime });
       }
+      await this.platform.writeFiles(writes);
+      for (const b of backups) utimesSync(this.platform.hostPath(b.path), b.atime, b.mtime);
     } finally {
       await this.unlock();
     }

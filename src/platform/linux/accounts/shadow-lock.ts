@@ -1,7 +1,7 @@
 // shadow-utils' lock on an account file: FILE.lock holding the locker's pid, taken by useradd, passwd, chpasswd,
 // usermod and vipw alike, so kiln and those tools never write the same file at once. A lock whose process is
 // gone is stale and removed; a live one is waited for, 15 tries a second apart, as the tools do.
-import { open, readFile, rm } from 'node:fs/promises';
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { PlatformError } from '../../../util/errors';
 
 const TRIES = 15;
@@ -16,23 +16,32 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Creates LOCK (a host path) exclusively with our pid; false when another live process holds it. */
-async function tryLock(lock: string): Promise<boolean> {
+/**
+ * Creates LOCK (a host path) exclusively with our pid; false when another live process holds it. Unlike
+ * shadow-utils, kiln does not fdatasync the lock: it only keeps out processes running now, which see it in
+ * the page cache, and one that outlived a crash would be stale anyway.
+ */
+function tryLock(lock: string): boolean {
   try {
-    const handle = await open(lock, 'wx', 0o600);
+    const fd = openSync(lock, 'wx', 0o600);
     try {
-      await handle.writeFile(`${process.pid}\0`);
-      await handle.datasync();
+      writeSync(fd, `${process.pid}\0`);
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
     return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
-  const holder = Number.parseInt((await readFile(lock, 'latin1').catch(() => '')).replace(/\0.*$/s, ''), 10);
+  let text = '';
+  try {
+    text = readFileSync(lock, 'latin1');
+  } catch {
+    /* removed meanwhile: try again below */
+  }
+  const holder = Number.parseInt(text.replace(/\0.*$/s, ''), 10);
   if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) return false;
-  await rm(lock, { force: true });
+  rmSync(lock, { force: true });
   return tryLock(lock);
 }
 
@@ -40,7 +49,7 @@ async function tryLock(lock: string): Promise<boolean> {
 export async function lockAccountFiles(hostPaths: string[], sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))): Promise<() => Promise<void>> {
   const held: string[] = [];
   const release = async () => {
-    for (const lock of held.reverse()) await rm(lock, { force: true });
+    for (const lock of held.reverse()) rmSync(lock, { force: true });
   };
   try {
     for (const file of hostPaths) {
@@ -48,7 +57,7 @@ export async function lockAccountFiles(hostPaths: string[], sleep = (ms: number)
       let got = false;
       for (let i = 0; i < TRIES && !got; i++) {
         if (i > 0) await sleep(PAUSE_MS);
-        got = await tryLock(lock);
+        got = tryLock(lock);
       }
       if (!got) throw new PlatformError(`cannot lock ${file}: ${lock} is held by a running process; try again later`);
       held.push(lock);
