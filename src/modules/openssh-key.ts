@@ -2,6 +2,7 @@
 // the private key as an unencrypted "openssh-key-v1" block, the public key as one "type base64 comment" line.
 import { createHash, generateKeyPair, type JsonWebKey, type KeyObject, randomBytes } from 'node:crypto';
 import { derIntegers } from '../util/der-integers';
+import { generateRsaJwk } from './rsa-from-primes';
 
 /** The host key types kiln generates itself; others (the -sk types, whatever comes next) are left to ssh-keygen. */
 export type InProcessKeyType = 'rsa' | 'dsa' | 'ecdsa' | 'ed25519';
@@ -56,14 +57,13 @@ function jwkPart(jwk: JsonWebKey, name: keyof JsonWebKey): Buffer {
   return Buffer.from(value, 'base64url');
 }
 
-function generateJwk(type: Exclude<InProcessKeyType, 'dsa'>): Promise<JsonWebKey> {
+function generateJwk(type: 'ecdsa' | 'ed25519'): Promise<JsonWebKey> {
   return new Promise((resolve, reject) => {
     const done = (err: Error | null, _pub: KeyObject, priv: KeyObject): void => {
       if (err) reject(err);
       else resolve(priv.export({ format: 'jwk' }));
     };
-    if (type === 'rsa') generateKeyPair('rsa', { modulusLength: RSA_BITS, publicExponent: 0x10001 }, done);
-    else if (type === 'ecdsa') generateKeyPair('ec', { namedCurve: 'P-256' }, done);
+    if (type === 'ecdsa') generateKeyPair('ec', { namedCurve: 'P-256' }, done);
     else generateKeyPair('ed25519', undefined, done);
   });
 }
@@ -136,6 +136,7 @@ function generateDsa(): Promise<OpenSshKey> {
 /** Generates a key on libuv's thread pool, so several types (and the rest of the stage) proceed at once. */
 export async function generateOpenSshKey(type: InProcessKeyType): Promise<OpenSshKey> {
   if (type === 'dsa') return generateDsa();
+  if (type === 'rsa') return openSshKeyFromJwk(type, await generateRsaJwk(RSA_BITS));
   return openSshKeyFromJwk(type, await generateJwk(type));
 }
 
