@@ -24,6 +24,33 @@ test('writeFile is atomic, sets the mode, and leaves no temp file behind', async
   assert.deepEqual(readdirSync(join(root, 'etc/kiln')), ['a.conf']);
 });
 
+test('writeFiles: every file goes in (durable ones synced first) in order; a failure while staging changes none', async (t) => {
+  const root = tempDir(t);
+  const p = platformAt(root);
+  mkdirSync(join(root, 'etc'));
+  writeFileSync(join(root, 'etc/passwd'), 'old\n');
+  await p.writeFiles([
+    { path: '/etc/passwd-', data: 'old\n', opts: { mode: 0o600, durable: true } },
+    { path: '/etc/passwd', data: 'new\n', opts: { durable: true } },
+    { path: '/etc/motd', data: 'hello\n' },
+  ]);
+  assert.equal(readFileSync(join(root, 'etc/passwd-'), 'utf8'), 'old\n');
+  assert.equal(statSync(join(root, 'etc/passwd-')).mode & 0o777, 0o600);
+  assert.equal(readFileSync(join(root, 'etc/passwd'), 'utf8'), 'new\n');
+  assert.equal(readFileSync(join(root, 'etc/motd'), 'utf8'), 'hello\n');
+  // A file where a folder must be: staging the second write fails, and the first file is left as it was.
+  writeFileSync(join(root, 'blocker'), '');
+  await assert.rejects(
+    p.writeFiles([
+      { path: '/etc/passwd', data: 'newer\n', opts: { durable: true } },
+      { path: '/blocker/file', data: 'x' },
+    ]),
+    /cannot write \/blocker\/file/,
+  );
+  assert.equal(readFileSync(join(root, 'etc/passwd'), 'utf8'), 'new\n');
+  assert.deepEqual(readdirSync(join(root, 'etc')).sort(), ['motd', 'passwd', 'passwd-']);
+});
+
 test('writes through an absolute symlink stay inside the root', async (t) => {
   const root = tempDir(t);
   mkdirSync(join(root, 'var/lib/cloud/instances/i-9'), { recursive: true });
