@@ -1,5 +1,4 @@
 // cc_apt_configure: debconf selections, sources.list from cloud-init's template (mirrors by region/zone), proxies, apt.conf, extra sources and keys.
-import { lookup } from 'node:dns/promises';
 import { posix } from 'node:path';
 import type { InstanceData } from '../sources/datasource';
 import { describeError } from '../util/errors';
@@ -486,6 +485,8 @@ export const aptConfigureModule: Module = createAptConfigureModule({
   fetchKey: fetchKeyFromKeyserver,
   resolvable: async (url) => {
     const host = new URL(url).hostname;
+    // Loaded on use: most boots never look a mirror up, and node:dns costs every start a few ms.
+    const { lookup } = await import('node:dns/promises');
     await lookup(host);
     return true;
   },

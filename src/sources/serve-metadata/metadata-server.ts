@@ -1,7 +1,7 @@
 // A local metadata service serving OpenStack, EC2 (IMDSv2 token rules) or NoCloud-net trees from a folder, misbehaving on request.
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { posix } from 'node:path';
 
@@ -168,6 +168,8 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
     return undefined;
   };
 
+  // node:http is loaded here, on use: every other kiln start would pay for it.
+  const { createServer } = await import('node:http');
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       if (!res.headersSent) send(req, res, 500, `server error: ${err instanceof Error ? err.message : String(err)}\n`);
