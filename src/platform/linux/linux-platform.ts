@@ -29,6 +29,13 @@ function statOrUndefined(host: string, followLinks = true): Stats | undefined {
   }
 }
 
+/** One file of a LinuxPlatform.writeFiles change. */
+export interface FileWrite {
+  path: string;
+  data: string | Uint8Array;
+  opts?: FileOpts;
+}
+
 export interface LinuxPlatformOptions {
   root: string;
   log: Log;
@@ -144,7 +151,7 @@ export class LinuxPlatform implements Platform {
    * at once) before the first replaces its file; then they replace their files in the order given. A
    * failure before that leaves every file as it was.
    */
-  async writeFiles(writes: Array<{ path: string; data: string | Uint8Array; opts?: FileOpts }>): Promise<void> {
+  async writeFiles(writes: FileWrite[]): Promise<void> {
     const staged: Array<{ file: StagedFile; path: string; mode: number; size: number; durable: boolean }> = [];
     try {
       for (const { path, data, opts = {} } of writes) {

@@ -2,7 +2,7 @@
 // each changed file's previous content is kept as FILE- (same mode, owner and times), then the new content
 // replaces FILE atomically with FILE's own mode and owner.
 import { statSync, utimesSync } from 'node:fs';
-import type { LinuxPlatform } from '../linux-platform';
+import type { FileWrite, LinuxPlatform } from '../linux-platform';
 import { ColonFile } from './colon-file';
 import { lockAccountFiles } from './shadow-lock';
 
@@ -65,7 +65,7 @@ export class AccountTransaction {
    */
   async commit(): Promise<void> {
     try {
-      const writes: Parameters<LinuxPlatform['writeFiles']>[0] = [];
+      const writes: FileWrite[] = [];
       const backups: Array<{ path: string; atime: Date; mtime: Date }> = [];
       for (const name of ORDER) {
         const loaded = this.files.get(name);

@@ -1,6 +1,11 @@
 // A colon-separated account file (/etc/passwd, shadow, group, gshadow, subuid, subgid) kept line for line, so
 // that what kiln does not change is written back byte for byte, as shadow-utils' commonio does.
 
+/** An entry line: not blank, not a comment. */
+function isEntry(line: string): boolean {
+  return line !== '' && !line.startsWith('#');
+}
+
 export class ColonFile {
   private readonly lines: string[];
 
@@ -11,7 +16,7 @@ export class ColonFile {
 
   /** The fields of every entry (comments and blank lines skipped). */
   entries(): string[][] {
-    return this.lines.filter((l) => l !== '' && !l.startsWith('#')).map((l) => l.split(':'));
+    return this.lines.filter(isEntry).map((l) => l.split(':'));
   }
 
   find(name: string): string[] | undefined {
@@ -25,7 +30,7 @@ export class ColonFile {
 
   /** Replaces the entry named FIELDS[0]; false when there is none. */
   replace(fields: string[]): boolean {
-    const at = this.lines.findIndex((l) => l.split(':')[0] === fields[0] && !l.startsWith('#'));
+    const at = this.lines.findIndex((l) => isEntry(l) && l.split(':')[0] === fields[0]);
     if (at < 0) return false;
     this.lines[at] = fields.join(':');
     return true;
@@ -33,7 +38,6 @@ export class ColonFile {
 
   /** Sorts the entries by CMP (shadow sorts subuid/subgid by range before allocating); other lines go last. */
   sortEntries(cmp: (a: string[], b: string[]) => number): void {
-    const isEntry = (l: string) => l !== '' && !l.startsWith('#');
     const entries = this.lines.filter(isEntry).map((l) => l.split(':'));
     const rest = this.lines.filter((l) => !isEntry(l));
     this.lines.splice(0, this.lines.length, ...entries.sort(cmp).map((f) => f.join(':')), ...rest);

@@ -13,8 +13,9 @@ const UNUSABLE = new Set([0xffff, 0xffffffff]);
 
 export function newId(used: Iterable<number>, range: IdRange, system: boolean, preferred?: number): number | undefined {
   const taken = new Set(used);
-  const free = (id: number) => id >= range.min && id <= range.max && !UNUSABLE.has(id) && !taken.has(id);
-  if (preferred !== undefined && preferred >= range.preferredMin && preferred <= range.max && !UNUSABLE.has(preferred) && !taken.has(preferred)) return preferred;
+  const usable = (id: number, min: number) => id >= min && id <= range.max && !UNUSABLE.has(id) && !taken.has(id);
+  const free = (id: number) => usable(id, range.min);
+  if (preferred !== undefined && usable(preferred, range.preferredMin)) return preferred;
   const inRange = [...taken].filter((id) => id >= range.min && id <= range.max);
   if (system) {
     let start = inRange.length ? Math.min(...inRange) - 1 : range.max;
