@@ -1,12 +1,13 @@
 // An RSA private key (as a JWK) whose two primes are searched for side by side on the thread pool.
 //
 // generateKeyPair('rsa', 3072) searches p, then q, on one thread: ~760 ms on average on a small two-core VM,
-// with a long tail, which made RSA the longest step of a first boot. Two generatePrime calls find primes of
-// the same size at once in ~200 ms. The key is the classic one OpenSSL 1.1 and ssh-keygen made for years: two
-// random probable primes of half the size with their top two bits set (so n has exactly BITS bits), e = 65537
-// prime to p-1 and q-1, d = e^-1 mod lcm(p-1, q-1). Before it is returned, the key is checked by signing and
-// verifying with it through OpenSSL.
-import { createPrivateKey, createPublicKey, generatePrime, type JsonWebKey, sign, verify } from 'node:crypto';
+// with a long tail, which made RSA the longest step of a first boot. The two searches of probable-prime.ts
+// run at once and find primes of the same size in well under half that. The key is the classic one OpenSSL
+// 1.1 and ssh-keygen made for years: two random probable primes of half the size with their top two bits
+// set (so n has exactly BITS bits), e = 65537 prime to p-1 and q-1, d = e^-1 mod lcm(p-1, q-1). Before it is
+// returned, the key is checked by signing and verifying with it through OpenSSL.
+import { createPrivateKey, createPublicKey, type JsonWebKey, sign, verify } from 'node:crypto';
+import { bigintToBase64url as b64u, randomProbablePrime } from './probable-prime';
 
 const E = 65537n;
 /** FIPS 186-4's minimum distance between p and q, in bits below the prime size. */
@@ -16,18 +17,9 @@ function bitLength(n: bigint): number {
   return n.toString(2).length;
 }
 
-function probablePrime(bits: number): Promise<bigint> {
-  return new Promise((resolve, reject) => {
-    generatePrime(bits, { bigint: true }, (err, prime) => (err ? reject(err) : resolve(prime)));
-  });
-}
-
 /** A prime of BITS bits usable with e (p-1 not a multiple of 65537; about one in 65537 is not). */
-async function rsaPrime(bits: number): Promise<bigint> {
-  for (;;) {
-    const p = await probablePrime(bits);
-    if ((p - 1n) % E !== 0n) return p;
-  }
+function rsaPrime(bits: number): Promise<bigint> {
+  return randomProbablePrime(bits, (p) => (p - 1n) % E !== 0n);
 }
 
 /** x^-1 mod m (x and m coprime), by the extended Euclidean algorithm. */
@@ -46,13 +38,6 @@ export function modInverse(x: bigint, m: bigint): bigint {
 function gcd(a: bigint, b: bigint): bigint {
   while (b !== 0n) [a, b] = [b, a % b];
   return a;
-}
-
-/** An unsigned big-endian base64url integer, as JWK writes them. */
-function b64u(n: bigint): string {
-  let hex = n.toString(16);
-  if (hex.length % 2) hex = `0${hex}`;
-  return Buffer.from(hex, 'hex').toString('base64url');
 }
 
 /** The JWK of the RSA key made from P and Q (with e = 65537); throws when they do not make a sound BITS-bit key. */

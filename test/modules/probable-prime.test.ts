@@ -1,0 +1,74 @@
+// The prime search behind RSA host keys: its primes are primes by OpenSSL's own 64-round test and by
+// `openssl prime`, have the size and top bits asked for, and the Miller-Rabin round's last step tells strong
+// pseudoprimes from primes as the textbook examples say.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { checkPrimeSync } from 'node:crypto';
+import { test } from 'node:test';
+import { bigintFromBytes, bigintToBytes, confirmingRounds, passesRound, randomProbablePrime } from '../../src/modules/probable-prime';
+import { hasCommand, need } from '../helpers/requirements';
+
+function powMod(base: bigint, exponent: bigint, modulus: bigint): bigint {
+  let result = 1n;
+  base %= modulus;
+  for (; exponent > 0n; exponent >>= 1n) {
+    if (exponent & 1n) result = (result * base) % modulus;
+    base = (base * base) % modulus;
+  }
+  return result;
+}
+
+/** Does N pass the strong probable-prime test to base A (computed here by square-and-multiply)? */
+function strongToBase(n: bigint, a: bigint): boolean {
+  let d = n - 1n;
+  let s = 0;
+  while ((d & 1n) === 0n) [d, s] = [d >> 1n, s + 1];
+  return passesRound(powMod(a, d, n), n, s);
+}
+
+test('the round: 2047 = 23·89 passes to base 2 but not 3, the Carmichael number 561 fails to base 2, primes pass every base', () => {
+  assert.equal(strongToBase(2047n, 2n), true);
+  assert.equal(strongToBase(2047n, 3n), false);
+  assert.equal(strongToBase(561n, 2n), false);
+  assert.equal(strongToBase(3215031751n, 2n) && strongToBase(3215031751n, 3n) && strongToBase(3215031751n, 5n) && strongToBase(3215031751n, 7n), true); // 151·751·28351
+  assert.equal(strongToBase(3215031751n, 11n), false);
+  for (const p of [1009n, 65537n, 2147483647n]) {
+    for (const a of [2n, 3n, 5n, 7n, 11n, 1000n]) assert.equal(strongToBase(p, a), true, `${p} to base ${a}`);
+  }
+});
+
+test('confirming rounds follow the size table (4 for the 1536-bit primes of RSA-3072, more for smaller)', () => {
+  assert.equal(confirmingRounds(1536), 4);
+  assert.equal(confirmingRounds(1024), 5);
+  assert.equal(confirmingRounds(4096), 3);
+  assert.equal(confirmingRounds(512), 5);
+  assert.equal(confirmingRounds(256), 27);
+});
+
+test('primes of 512 and 1536 bits: exactly that many bits, top two bits set, prime by OpenSSL (64 rounds) and `openssl prime`', async (t) => {
+  const canAsk = need(t, hasCommand('openssl'), 'openssl is needed as the second oracle');
+  for (const bits of [512, 512, 512, 1536, 1536]) {
+    const p = await randomProbablePrime(bits);
+    assert.equal(p.toString(2).length, bits);
+    assert.equal(p >> BigInt(bits - 2), 3n, 'top two bits');
+    assert.equal(checkPrimeSync(p), true, `${p} is not prime`);
+    if (canAsk) {
+      const r = spawnSync('openssl', ['prime', p.toString()], { encoding: 'utf8' });
+      assert.match(r.stdout, /is prime/, r.stdout + r.stderr);
+    }
+  }
+});
+
+test('the predicate chooses among primes, and sizes below 512 bits are refused', async () => {
+  const p = await randomProbablePrime(512, (n) => n % 4n === 3n);
+  assert.equal(p % 4n, 3n);
+  await assert.rejects(randomProbablePrime(256), /256 bits/);
+});
+
+test('integers to and from fixed-length big-endian bytes', () => {
+  assert.deepEqual([...bigintToBytes(258n, 4)], [0, 0, 1, 2]);
+  assert.deepEqual([...bigintToBytes(0xabcn)], [0x0a, 0xbc]);
+  assert.equal(bigintFromBytes(bigintToBytes(2n ** 200n + 7n, 40)), 2n ** 200n + 7n);
+  assert.equal(bigintFromBytes(new Uint8Array(0)), 0n);
+  assert.throws(() => bigintToBytes(2n ** 40n, 4), /does not fit/);
+});
