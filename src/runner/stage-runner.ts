@@ -1,4 +1,5 @@
 // The boot stages (init-local, init, modules-config, modules-final, or all four in one process) and `single`.
+import { readFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import type { ConfigMap } from '../config/parse-yaml-config';
 import { mergeSystemConfig } from '../config/merge-system-config';
@@ -95,8 +96,12 @@ export class StageRunner {
 
   private async uptime(): Promise<number> {
     if (this.deps.uptime) return this.deps.uptime();
-    const { readFile } = await import('node:fs/promises');
-    const text = await readFile('/proc/uptime', 'utf8').catch(() => '0');
+    let text = '0';
+    try {
+      text = readFileSync('/proc/uptime', 'utf8');
+    } catch {
+      /* no procfs: 0 seconds */
+    }
     return Number.parseFloat(text.split(/\s+/)[0] ?? '0') || 0;
   }
 

@@ -3,7 +3,7 @@
 // Each operation checks first that it is one kiln reproduces exactly; anything else (an invalid name, a
 // missing group, NIS entries, an option kiln does not model) returns false and the caller runs the tool,
 // which then behaves, and fails, as it always did.
-import { open, readlink, stat, utimes } from 'node:fs/promises';
+import { closeSync, fsyncSync, lstatSync, openSync, readlinkSync, statSync, utimesSync, writeSync } from 'node:fs';
 import { posix } from 'node:path';
 import type { UserSpec } from '../distro/distro';
 import type { LinuxPlatform } from '../linux-platform';
@@ -105,8 +105,8 @@ export class NativeAccounts {
     }
     await tx.commit();
     if (!user.noLogInit) {
-      await this.resetLogRecord('/var/log/lastlog', planned.uid, LASTLOG_RECORD, defNumber(defs, 'LASTLOG_UID_MAX', 0xffffffff));
-      await this.resetLogRecord('/var/log/faillog', planned.uid, FAILLOG_RECORD, 0xffffffff);
+      this.resetLogRecord('/var/log/lastlog', planned.uid, LASTLOG_RECORD, defNumber(defs, 'LASTLOG_UID_MAX', 0xffffffff));
+      this.resetLogRecord('/var/log/faillog', planned.uid, FAILLOG_RECORD, 0xffffffff);
     }
     if (!user.noCreateHome && !system) await this.createHome(defs, planned.home, planned.uid, planned.gid);
     return true;
@@ -171,17 +171,17 @@ export class NativeAccounts {
   }
 
   /** Zeroes a stale lastlog/faillog record of UID where the file already reaches it (useradd's log init). */
-  private async resetLogRecord(path: string, uid: number, size: number, maxUid: number): Promise<void> {
+  private resetLogRecord(path: string, uid: number, size: number, maxUid: number): void {
     if (uid > maxUid) return;
     const host = this.platform.hostPath(path);
-    const st = await stat(host).catch(() => undefined);
+    const st = statSync(host, { throwIfNoEntry: false });
     if (!st?.isFile() || st.size <= uid * size) return;
-    const handle = await open(host, 'r+');
+    const fd = openSync(host, 'r+');
     try {
-      await handle.write(Buffer.alloc(size), 0, size, uid * size);
-      await handle.sync();
+      writeSync(fd, Buffer.alloc(size), 0, size, uid * size);
+      fsyncSync(fd);
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
   }
 
@@ -207,17 +207,17 @@ export class NativeAccounts {
     for (const name of names) {
       const src = posix.join(from, name);
       const dest = posix.join(to, name);
-      const st = await p.stat(src, { followLinks: false });
+      const st = lstatSync(p.hostPath(src), { throwIfNoEntry: false });
       if (!st) continue;
-      if (st.type === 'symlink') {
-        await p.symlink(await readlink(p.hostPath(src)), dest);
-      } else if (st.type === 'directory') {
-        await p.mkdir(dest, { mode: st.mode, owner });
+      const mode = st.mode & 0o7777;
+      if (st.isSymbolicLink()) {
+        await p.symlink(readlinkSync(p.hostPath(src)), dest);
+      } else if (st.isDirectory()) {
+        await p.mkdir(dest, { mode, owner });
         await this.copySkeleton(src, dest, owner);
-      } else if (st.type === 'file') {
-        await p.writeFile(dest, await p.readFile(src), { mode: st.mode, owner });
-        const times = await stat(p.hostPath(src));
-        await utimes(p.hostPath(dest), times.atime, times.mtime);
+      } else if (st.isFile()) {
+        await p.writeFile(dest, await p.readFile(src), { mode, owner });
+        utimesSync(p.hostPath(dest), st.atime, st.mtime);
       }
     }
   }

@@ -1,5 +1,5 @@
 // What most Linux families share (shadow-utils useradd/groupadd, /etc/hostname, systemd); families override the rest.
-import { writeFile } from 'node:fs/promises';
+import { writeFileSync } from 'node:fs';
 import type { DistroInfo } from '../../../modules/module';
 import type { Platform, RunResult } from '../../platform';
 import type { DistroOps, PackageAction, PackageCommand, ServiceKind, UserSpec } from './distro';
@@ -154,7 +154,7 @@ export abstract class BaseDistro implements DistroOps {
     // would check more closely, or a system without /proc, still goes to hostname(1).
     if (hostname.length <= 64 && PLAIN_HOSTNAME.test(hostname)) {
       try {
-        await writeFile('/proc/sys/kernel/hostname', hostname);
+        writeFileSync('/proc/sys/kernel/hostname', hostname); // synchronous, as LinuxPlatform's file calls
         return true;
       } catch {
         /* no procfs (a bare chroot): hostname(1) below */
