@@ -5,7 +5,11 @@ export interface FileOpts {
   mode?: number;
   /** Owner as `user`, `user:group`, or numeric ids; names are looked up in the target root's passwd/group. */
   owner?: string;
-  /** Append to the file instead of replacing it (still atomic: the whole new file is renamed into place). */
+  /**
+   * Append to the file (made when missing) with one write at its end, as cloud-init appends and logs are
+   * written, instead of replacing it. Readers never see a part of the file's old content changed, but a crash
+   * mid-write can leave a torn last record, as with any log.
+   */
   append?: boolean;
   /**
    * fsync the new content before it is renamed into place, for files a crash must never leave old or empty

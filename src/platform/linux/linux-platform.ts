@@ -1,6 +1,6 @@
 // The Linux platform: files and commands in a target root ('/' at boot, an image or sandbox with --root).
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, type Stats } from 'node:fs';
+import { chmodSync, chownSync, closeSync, fchmodSync, fchownSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, type Stats, writeSync } from 'node:fs';
 import { release } from 'node:os';
 import { posix } from 'node:path';
 import type { Log } from '../../util/log';
@@ -143,7 +143,35 @@ export class LinuxPlatform implements Platform {
   }
 
   writeFile(path: string, data: string | Uint8Array, opts: FileOpts = {}): Promise<void> {
+    if (opts.append) return this.appendToFile(path, typeof data === 'string' ? Buffer.from(data, 'utf8') : data, opts);
     return this.writeFiles([{ path, data, opts }]);
+  }
+
+  /**
+   * One write(2) at the end of PATH (O_APPEND, the file made when missing), as cloud-init appends and as
+   * logs are written: the whole file is not copied for each line, and an existing file is not replaced.
+   */
+  private async appendToFile(path: string, bytes: Uint8Array, opts: FileOpts): Promise<void> {
+    const host = await this.resolve(path);
+    const ids = opts.owner ? await this.ownerIds(opts.owner, path) : undefined;
+    const existing = statOrUndefined(host);
+    const mode = opts.mode ?? (existing ? existing.mode & 0o7777 : 0o644);
+    try {
+      mkdirSync(posix.dirname(host), { recursive: true });
+      const fd = openSync(host, 'a', 0o600);
+      try {
+        if (ids) fchownSync(fd, ids.uid, ids.gid);
+        if (!existing || (existing.mode & 0o7777) !== mode) fchmodSync(fd, mode);
+        let done = 0;
+        while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+        if (opts.durable) fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    } catch (err) {
+      throw new PlatformError(`cannot append to ${path}: ${(err as Error).message}`, { cause: err });
+    }
+    this.log.debug(`Writing to ${path} - ab: [${mode.toString(8)}] ${bytes.length} bytes`);
   }
 
   /**
@@ -157,17 +185,17 @@ export class LinuxPlatform implements Platform {
       for (const { path, data, opts = {} } of writes) {
         const host = await this.resolve(path);
         const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+        if (opts.append) throw new PlatformError(`cannot write ${path}: writeFiles replaces files; append with writeFile`);
         const existing = statOrUndefined(host);
-        const content = opts.append && existing ? Buffer.concat([readFileSync(host), bytes]) : bytes;
         const ids = opts.owner ? await this.ownerIds(opts.owner, path) : existing ? { uid: existing.uid, gid: existing.gid } : undefined;
         const mode = opts.mode ?? (existing ? existing.mode & 0o7777 : 0o644);
         let file: StagedFile;
         try {
-          file = stageFile(host, content, mode, ids);
+          file = stageFile(host, bytes, mode, ids);
         } catch (err) {
           throw new PlatformError(`cannot write ${path}: ${(err as Error).message}`, { cause: err });
         }
-        staged.push({ file, path, mode, size: content.length, durable: opts.durable ?? false });
+        staged.push({ file, path, mode, size: bytes.length, durable: opts.durable ?? false });
       }
       const durable = staged.filter((s) => s.durable).map((s) => s.file);
       if (durable.length) {

@@ -320,14 +320,15 @@ export class WindowsPlatform implements Platform, WindowsSystem {
   async writeFile(path: string, data: string | Uint8Array, opts: FileOpts = {}): Promise<void> {
     const host = this.hostPath(path);
     await fsp.mkdir(win32.dirname(host), { recursive: true });
-    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    let content: Uint8Array = bytes;
+    const content = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     if (opts.append) {
       try {
-        content = Buffer.concat([await fsp.readFile(host), bytes]);
-      } catch {
-        content = bytes;
+        await fsp.appendFile(host, content);
+      } catch (err) {
+        throw new PlatformError(`cannot append to ${path}: ${(err as Error).message}`, { cause: err });
       }
+      this.log.debug(`Appending to ${host}: ${content.length} bytes`);
+      return;
     }
     const temp = `${host}.kiln-${randomBytes(6).toString('hex')}`;
     try {

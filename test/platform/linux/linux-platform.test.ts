@@ -24,6 +24,26 @@ test('writeFile is atomic, sets the mode, and leaves no temp file behind', async
   assert.deepEqual(readdirSync(join(root, 'etc/kiln')), ['a.conf']);
 });
 
+test('an append writes at the end of the same file (no copy renamed over it) and makes a missing file with the mode given', async (t) => {
+  const root = tempDir(t);
+  const p = platformAt(root);
+  await p.writeFile('/var/log/out.log', 'first\n', { append: true, mode: 0o640 });
+  const file = join(root, 'var/log/out.log');
+  assert.equal(statSync(file).mode & 0o777, 0o640);
+  const inode = statSync(file).ino;
+  await p.writeFile('/var/log/out.log', 'second\n', { append: true, mode: 0o640 });
+  assert.equal(readFileSync(file, 'utf8'), 'first\nsecond\n');
+  assert.equal(statSync(file).ino, inode, 'the file was appended to, not replaced');
+  await p.writeFile('/var/log/out.log', 'third\n', { append: true, mode: 0o600 });
+  assert.equal(statSync(file).mode & 0o777, 0o600, 'a mode given is applied to an existing file');
+  symlinkSync('/var/log/out.log', join(root, 'var/log/link.log'));
+  await p.writeFile('/var/log/link.log', 'fourth\n', { append: true });
+  assert.equal(readFileSync(file, 'utf8'), 'first\nsecond\nthird\nfourth\n', 'a link inside the root is followed');
+  await assert.rejects(p.writeFiles([{ path: '/var/log/out.log', data: 'x', opts: { append: true } }]), /append with writeFile/);
+  mkdirSync(join(root, 'var/log/dir.log'));
+  await assert.rejects(p.writeFile('/var/log/dir.log', 'x', { append: true }), /cannot append to \/var\/log\/dir\.log/);
+});
+
 test('writeFiles: every file goes in (durable ones synced first) in order; a failure while staging changes none', async (t) => {
   const root = tempDir(t);
   const p = platformAt(root);
