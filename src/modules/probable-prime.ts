@@ -134,12 +134,19 @@ function randomStart(bits: number): bigint {
 function* sievedCandidates(bits: number, accept: (n: bigint) => boolean): Generator<bigint, never> {
   sievePrimes ??= smallPrimes();
   const primes = sievePrimes;
+  const struck = new Uint8Array(SCAN_SPAN / 2); // index i stands for start + 2i
   for (;;) {
     const start = randomStart(bits);
-    const residues = primes.map((p) => ({ p, r: Number(start % BigInt(p)) }));
-    for (let delta = 0; delta < SCAN_SPAN; delta += 2) {
-      if (residues.some(({ p, r }) => (r + delta) % p === 0)) continue;
-      const n = start + BigInt(delta);
+    struck.fill(0);
+    for (const p of primes) {
+      // The first even offset that lands on a multiple of p, then every 2p after it.
+      let offset = (p - Number(start % BigInt(p))) % p;
+      if (offset % 2) offset += p;
+      for (let i = offset / 2; i < struck.length; i += p) struck[i] = 1;
+    }
+    for (let i = 0; i < struck.length; i++) {
+      if (struck[i]) continue;
+      const n = start + BigInt(2 * i);
       if (n >> BigInt(bits) !== 0n) break; // ran past BITS bits: draw a new start
       if (accept(n)) yield n;
     }

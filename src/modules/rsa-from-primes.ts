@@ -51,12 +51,13 @@ export function rsaJwkFromPrimes(p: bigint, q: bigint, bits: number): JsonWebKey
   return { kty: 'RSA', n: b64u(n), e: b64u(E), d: b64u(d), p: b64u(p), q: b64u(q), dp: b64u(d % (p - 1n)), dq: b64u(d % (q - 1n)), qi: b64u(modInverse(q, p)) };
 }
 
-/** Fails unless JWK signs a message that its public half verifies (OpenSSL checks the arithmetic for us). */
-function checkKey(jwk: JsonWebKey): void {
+/** Fails unless JWK signs a message that its public half verifies (OpenSSL checks the arithmetic for us), on the thread pool. */
+async function checkKey(jwk: JsonWebKey): Promise<void> {
   const priv = createPrivateKey({ key: jwk, format: 'jwk' });
   const message = Buffer.from('kiln host key check');
-  const signature = sign('sha256', message, priv);
-  if (!verify('sha256', message, createPublicKey(priv), signature)) throw new Error('the assembled RSA key does not verify its own signature');
+  const signature = await new Promise<Buffer>((resolve, reject) => sign('sha256', message, priv, (err, sig) => (err ? reject(err) : resolve(sig))));
+  const verified = await new Promise<boolean>((resolve, reject) => verify('sha256', message, createPublicKey(priv), signature, (err, ok) => (err ? reject(err) : resolve(ok))));
+  if (!verified) throw new Error('the assembled RSA key does not verify its own signature');
 }
 
 const ATTEMPTS = 10;
@@ -73,7 +74,7 @@ export async function generateRsaJwk(bits: number): Promise<JsonWebKey> {
       why = (err as Error).message; // primes too close together (odds about 2^-100): draw again
       continue;
     }
-    checkKey(jwk);
+    await checkKey(jwk);
     return jwk;
   }
   throw new Error(`no sound ${bits}-bit RSA key in ${ATTEMPTS} draws: ${why}`);
