@@ -27,6 +27,15 @@ test('--version and version --long', (t) => {
   assert.match(long.out, /os: /);
 });
 
+test('the binary built for this host runs its bundle with the code cache trained at build time, and V8 takes it', (t) => {
+  if (!need(t, binary !== undefined, 'dist/kiln-linux-x64 is not built (npm run build)')) return;
+  if (process.arch !== 'x64') return t.skip('the linux-x64 binary gets a code cache only when built on an x64 host');
+  const r = spawnSync(binary as string, ['--version'], { encoding: 'utf8', env: { ...process.env, KILN_FACE: '', KILN_CODE_CACHE_REPORT: '1' } });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stderr, 'kiln code cache: used\n');
+  assert.match(r.stdout, /^kiln \d/);
+});
+
 test('the invocation name picks the face', (t) => {
   if (!need(t, binary !== undefined, 'dist/kiln-linux-x64 is not built (npm run build)')) return;
   const dir = tempDir(t);
