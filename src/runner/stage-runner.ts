@@ -15,7 +15,7 @@ import { locateDatasource } from './locate-datasource';
 import { restoreInstance } from './instance-cache';
 import { buildInstanceData, writeInstanceData } from './instance-data';
 import { sortedJson } from './sorted-json';
-import { initCloudDirs, instancify } from './instance-files';
+import { initCloudDirs, instancify, NO_PREVIOUS_INSTANCE_ID, previousInstanceId } from './instance-files';
 import { emptyProcessedPart, formatProcessedMessage, type ProcessedPart } from '../userdata/processed-message';
 import { formatCloudConfigFile, mergeCloudConfig, parseCloudConfigFile, vendorDataEnabled } from './merge-cloud-config';
 import { canonicalModuleName, readModuleList } from './module-list';
@@ -187,6 +187,9 @@ export class StageRunner {
       await p.remove(rc.paths.instanceLink);
     }
     if (!this.found) {
+      // A root no instance has booted in yet (an image's first boot): whatever source is found, its instance is
+      // new, so the init stage's slow work may start now, from the system config, while the sources are searched.
+      if (this.allInOneProcess && (await previousInstanceId(p, rc.paths)) === NO_PREVIOUS_INSTANCE_ID) await this.prepareInitModulesEarly(rc, undefined);
       const outcome = await this.locate(rc, 'local', false);
       for (const f of outcome.failures) this.recover(record, 'WARNING', f);
       this.found = outcome.found;
@@ -225,21 +228,21 @@ export class StageRunner {
 
   /**
    * --all-stages, first boot of an instance: the init stage's modules may start their slow work (host keys) as
-   * soon as the instance is known, from the config known so far (system and datasource, not yet user data).
-   * The init stage calls prepare() again with the final config; work already under way is reused, and work
-   * the final config does not need is dropped unused.
+   * soon as the instance is known to be new, from the config known so far (system, then datasource, not yet
+   * user data). The init stage calls prepare() again with the final config; work already under way is reused,
+   * and work the final config does not need is dropped unused.
    */
-  private async prepareInitModulesEarly(rc: RunConfig, data: InstanceData): Promise<void> {
+  private async prepareInitModulesEarly(rc: RunConfig, data: InstanceData | undefined): Promise<void> {
     const { cfg, ctx } = await this.initLocalModuleContext(rc, data, 'modules.py');
     const modules = readModuleList(cfg, 'init').flatMap((entry) => this.deps.modules.filter((m) => m.name === entry.name));
     prepareModules(modules, ctx, cfg, ctx.log);
   }
 
   /** What a module sees in init-local: the system and datasource config (user data is not read yet). */
-  private async initLocalModuleContext(rc: RunConfig, data: InstanceData, logName: string): Promise<{ cfg: ConfigMap; ctx: ModuleContext }> {
-    const cfg = mergeSystemConfig(rc.config, (data.sourceConfig ?? {}) as ConfigMap);
+  private async initLocalModuleContext(rc: RunConfig, data: InstanceData | undefined, logName: string): Promise<{ cfg: ConfigMap; ctx: ModuleContext }> {
+    const cfg = mergeSystemConfig(rc.config, (data?.sourceConfig ?? {}) as ConfigMap);
     const input = { platform: this.platform, log: this.opts.logger.for(logName), distro: await this.distroInfo(), instance: data, paths: rc.paths, output: (t: string) => this.output(t) };
-    return { cfg, ctx: makeModuleContext(input, rc.paths.instanceDir(data.instanceId), () => undefined) };
+    return { cfg, ctx: makeModuleContext(input, rc.paths.instanceDir(data?.instanceId ?? 'iid-datasource-none'), () => undefined) };
   }
 
   /** ds-identify over the deps' sources, then the crawl for STAGE. */

@@ -233,7 +233,7 @@ test('status: not started, running, done, error, degraded', () => {
   assert.equal(statusExitCode(deg), 2);
 });
 
-test('prepare hooks: in --all-stages an init module is prepared as soon as init-local knows the instance is new, again with the final config; separate stages prepare in their own stage only', async (t) => {
+test('prepare hooks: in --all-stages an init module is prepared before the source search on a root no instance has booted in, as soon as init-local knows the instance is new, again with the final config; separate stages prepare in their own stage only', async (t) => {
   const calls: string[] = [];
   const preparing = (rec: Recorder) => ({
     ...recordingModule(rec, 'init_once_per_instance', 'init', 'once-per-instance'),
@@ -245,13 +245,22 @@ test('prepare hooks: in --all-stages an init module is prepared as soon as init-
   const root = sandbox(t);
   setSeed(root, 'i-1', '#cloud-config\nmarker: from-user-data\n');
   await boot(root, fakeDeps([fakeSource()], [preparing(rec), ...modulesFor(rec).slice(1)]));
-  // Early: system and datasource config only; then the init stage's own call sees user data.
-  assert.deepEqual(calls, ['prepare null after 0 runs', 'prepare "from-user-data" after 0 runs']);
+  // No instance before: prepared from the system config before the search, then with the datasource's config
+  // once the instance is known, then by the init stage itself with user data.
+  assert.deepEqual(calls, ['prepare null after 0 runs', 'prepare null after 0 runs', 'prepare "from-user-data" after 0 runs']);
 
   // A second boot of the same instance: nothing new, so nothing is prepared early, and the module has run.
   calls.length = 0;
   await boot(root, fakeDeps([fakeSource()], [preparing(rec), ...modulesFor(rec).slice(1)]));
   assert.deepEqual(calls, []);
+
+  // A new instance on a root that has booted before: not before the search (it might find the old instance),
+  // but once the instance is known to be new.
+  calls.length = 0;
+  setSeed(root, 'i-3', '#cloud-config\nmarker: again\n');
+  const before = rec.runs.length;
+  await boot(root, fakeDeps([fakeSource()], [preparing(rec), ...modulesFor(rec).slice(1)]));
+  assert.deepEqual(calls, [`prepare null after ${before} runs`, `prepare "again" after ${before} runs`]);
 
   // Stages in separate processes (the four systemd units): init-local prepares nothing for a later process.
   const root2 = sandbox(t, 'i-2');
