@@ -11,11 +11,12 @@
 // - The sieve: candidates start + 0, 2, 4, … that no prime below 17,864 divides (the first 2048 primes, as
 //   OpenSSL sieves). About one odd number in nine survives.
 // - The screening round: WebCrypto's RSA-OAEP encryption, which runs on the thread pool, so the searches for
-//   p and q go on beside each other and beside the boot, a few candidates at a time. Its base is the OAEP-encoded block, random and
-//   unknown to us; nearly every composite fails here.
+//   p and q go on beside each other and beside the boot, a few candidates at a time. Its base is the
+//   OAEP-encoded block, random and unknown to us; nearly every composite fails here.
 // - The confirming rounds, on a candidate that passed: publicEncrypt without padding, on this thread (under
 //   a millisecond each), with bases drawn uniformly from [2, n - 2], as the error bound assumes.
 import { constants, createPublicKey, type KeyObject, publicEncrypt, randomBytes, webcrypto } from 'node:crypto';
+import { bigintFromBytes, bigintToBase64url, bigintToBytes } from '../util/bigint-bytes';
 
 /** The smallest prime size this module makes: OAEP with SHA-1 needs a modulus of at least 42 bytes. */
 const MIN_BITS = 512;
@@ -51,25 +52,6 @@ export function confirmingRounds(bits: number): number {
   if (bits >= 347) return 7;
   if (bits >= 308) return 8;
   return 27;
-}
-
-export function bigintFromBytes(bytes: Uint8Array): bigint {
-  return bytes.length === 0 ? 0n : BigInt(`0x${Buffer.from(bytes).toString('hex')}`);
-}
-
-/** N as an unsigned big-endian integer of exactly LENGTH bytes (or as few as it needs when LENGTH is absent). */
-export function bigintToBytes(n: bigint, length?: number): Buffer {
-  let hex = n.toString(16);
-  if (hex.length % 2) hex = `0${hex}`;
-  const bytes = Buffer.from(hex, 'hex');
-  if (length === undefined || bytes.length === length) return bytes;
-  if (bytes.length > length) throw new RangeError(`${bytes.length}-byte integer does not fit in ${length} bytes`);
-  return Buffer.concat([Buffer.alloc(length - bytes.length), bytes]);
-}
-
-/** N as JWK writes integers: unsigned big-endian, base64url. */
-export function bigintToBase64url(n: bigint): string {
-  return bigintToBytes(n).toString('base64url');
 }
 
 /** n - 1 = 2^s · d with d odd. */

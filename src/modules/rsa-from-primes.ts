@@ -7,7 +7,8 @@
 // set (so n has exactly BITS bits), e = 65537 prime to p-1 and q-1, d = e^-1 mod lcm(p-1, q-1). Before it is
 // returned, the key is checked by signing and verifying with it through OpenSSL.
 import { createPrivateKey, createPublicKey, type JsonWebKey, sign, verify } from 'node:crypto';
-import { bigintToBase64url as b64u, randomProbablePrime } from './probable-prime';
+import { bigintToBase64url as b64u } from '../util/bigint-bytes';
+import { randomProbablePrime } from './probable-prime';
 
 const E = 65537n;
 /** FIPS 186-4's minimum distance between p and q, in bits below the prime size. */

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { checkPrimeSync } from 'node:crypto';
 import { test } from 'node:test';
-import { bigintFromBytes, bigintToBytes, confirmingRounds, passesRound, randomProbablePrime } from '../../src/modules/probable-prime';
+import { confirmingRounds, passesRound, randomProbablePrime } from '../../src/modules/probable-prime';
+import { bigintFromBytes, bigintToBytes } from '../../src/util/bigint-bytes';
 import { hasCommand, need } from '../helpers/requirements';
 
 function powMod(base: bigint, exponent: bigint, modulus: bigint): bigint {
