@@ -16,7 +16,7 @@
 // - The confirming rounds, on a candidate that passed: publicEncrypt without padding, on this thread (under
 //   a millisecond each), with bases drawn uniformly from [2, n - 2], as the error bound assumes.
 import { constants, createPublicKey, type KeyObject, publicEncrypt, randomBytes, webcrypto } from 'node:crypto';
-import { bigintFromBytes, bigintToBase64url, bigintToBytes } from '../util/bigint-bytes';
+import { bigintFromBytes, bigintToBase64url, bigintToBytes, bitLength } from '../util/bigint-bytes';
 
 /** The smallest prime size this module makes: OAEP with SHA-1 needs a modulus of at least 42 bytes. */
 const MIN_BITS = 512;
@@ -86,7 +86,7 @@ async function screeningRound(n: bigint, d: bigint, s: number): Promise<boolean>
 /** A uniform random integer in [low, high]. */
 function randomBetween(low: bigint, high: bigint): bigint {
   const span = high - low + 1n;
-  const bits = span.toString(2).length;
+  const bits = bitLength(span);
   const bytes = Math.ceil(bits / 8);
   const excess = BigInt(bytes * 8 - bits);
   for (;;) {
@@ -98,7 +98,7 @@ function randomBetween(low: bigint, high: bigint): bigint {
 /** ROUNDS rounds with uniformly drawn bases. */
 function confirms(n: bigint, d: bigint, s: number, rounds: number): boolean {
   const key: KeyObject = createPublicKey({ key: { kty: 'RSA', n: bigintToBase64url(n), e: bigintToBase64url(d) }, format: 'jwk' });
-  const length = Math.ceil(n.toString(2).length / 8);
+  const length = Math.ceil(bitLength(n) / 8);
   for (let i = 0; i < rounds; i++) {
     const a = randomBetween(2n, n - 2n);
     const x = bigintFromBytes(publicEncrypt({ key, padding: constants.RSA_NO_PADDING }, bigintToBytes(a, length)));

@@ -7,16 +7,12 @@
 // set (so n has exactly BITS bits), e = 65537 prime to p-1 and q-1, d = e^-1 mod lcm(p-1, q-1). Before it is
 // returned, the key is checked by signing and verifying with it through OpenSSL.
 import { createPrivateKey, createPublicKey, type JsonWebKey, sign, verify } from 'node:crypto';
-import { bigintToBase64url as b64u } from '../util/bigint-bytes';
+import { bigintToBase64url as b64u, bitLength } from '../util/bigint-bytes';
 import { randomProbablePrime } from './probable-prime';
 
 const E = 65537n;
 /** FIPS 186-4's minimum distance between p and q, in bits below the prime size. */
 const MIN_DISTANCE_SHORTFALL = 100;
-
-function bitLength(n: bigint): number {
-  return n.toString(2).length;
-}
 
 /** A prime of BITS bits usable with e (p-1 not a multiple of 65537; about one in 65537 is not). */
 function rsaPrime(bits: number): Promise<bigint> {

@@ -1,5 +1,10 @@
 // Unsigned big-endian integers as bytes and as JWK's base64url, for the key arithmetic done with BigInt.
 
+/** How many bits N (not negative) takes, without leading zeros. */
+export function bitLength(n: bigint): number {
+  return n.toString(2).length;
+}
+
 export function bigintFromBytes(bytes: Uint8Array): bigint {
   return bytes.length === 0 ? 0n : BigInt(`0x${Buffer.from(bytes).toString('hex')}`);
 }

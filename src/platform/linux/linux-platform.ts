@@ -1,6 +1,6 @@
 // The Linux platform: files and commands in a target root ('/' at boot, an image or sandbox with --root).
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, closeSync, fchmodSync, fchownSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, type Stats, writeSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, fchmodSync, fchownSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, type Stats } from 'node:fs';
 import { release } from 'node:os';
 import { posix } from 'node:path';
 import type { Log } from '../../util/log';
@@ -12,7 +12,7 @@ import { readOsRelease } from '../os-release';
 import { undefinedIfMissing } from '../missing-file';
 import type { FileOpts, FileStat, OsVersion, Platform, RunOpts, RunResult } from '../platform';
 import { resolveOwner } from './passwd-lookup';
-import { commitStaged, discardStaged, stageFile, syncStaged, type StagedFile } from './staged-file';
+import { commitStaged, discardStaged, stageFile, syncStaged, type StagedFile, writeAll } from './staged-file';
 
 /** resolveInRoot's link lookups, as synchronous calls (see the note on the file calls below). */
 const syncLinks = {
@@ -154,16 +154,15 @@ export class LinuxPlatform implements Platform {
   private async appendToFile(path: string, bytes: Uint8Array, opts: FileOpts): Promise<void> {
     const host = await this.resolve(path);
     const ids = opts.owner ? await this.ownerIds(opts.owner, path) : undefined;
-    const existing = statOrUndefined(host);
-    const mode = opts.mode ?? (existing ? existing.mode & 0o7777 : 0o644);
+    const existingMode = statOrUndefined(host)?.mode;
+    const mode = opts.mode ?? (existingMode === undefined ? 0o644 : existingMode & 0o7777);
     try {
       mkdirSync(posix.dirname(host), { recursive: true });
       const fd = openSync(host, 'a', 0o600);
       try {
         if (ids) fchownSync(fd, ids.uid, ids.gid);
-        if (!existing || (existing.mode & 0o7777) !== mode) fchmodSync(fd, mode);
-        let done = 0;
-        while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+        if (existingMode === undefined || (existingMode & 0o7777) !== mode) fchmodSync(fd, mode);
+        writeAll(fd, bytes);
         if (opts.durable) fsyncSync(fd);
       } finally {
         closeSync(fd);

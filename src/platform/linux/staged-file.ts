@@ -16,6 +16,12 @@ export interface StagedFile {
   fd: number | undefined;
 }
 
+/** Writes all of BYTES at FD's current offset (write(2) may write less than it is given). */
+export function writeAll(fd: number, bytes: Uint8Array): void {
+  let done = 0;
+  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+}
+
 /** Writes CONTENT to a new temporary file in TARGET's folder (made when missing), with MODE and, when given, IDS. */
 export function stageFile(target: string, content: Uint8Array, mode: number, ids?: { uid: number; gid: number }): StagedFile {
   const dir = posix.dirname(target);
@@ -24,8 +30,7 @@ export function stageFile(target: string, content: Uint8Array, mode: number, ids
   const fd = openSync(temp, 'wx', 0o600);
   const staged: StagedFile = { target, temp, fd };
   try {
-    let done = 0;
-    while (done < content.length) done += writeSync(fd, content, done, content.length - done);
+    writeAll(fd, content);
     if (ids) fchownSync(fd, ids.uid, ids.gid);
     fchmodSync(fd, mode);
   } catch (err) {
