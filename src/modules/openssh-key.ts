@@ -2,6 +2,7 @@
 // the private key as an unencrypted "openssh-key-v1" block, the public key as one "type base64 comment" line.
 import { createHash, generateKeyPair, type JsonWebKey, type KeyObject, randomBytes } from 'node:crypto';
 import { derIntegers } from '../util/der-integers';
+import { generateDsaDer } from './dsa-key';
 import { generateRsaJwk } from './rsa-from-primes';
 
 /** The host key types kiln generates itself; others (the -sk types, whatever comes next) are left to ssh-keygen. */
@@ -124,13 +125,9 @@ export function openSshDsaKeyFromDer(spki: Uint8Array, pkcs8: Uint8Array): OpenS
   };
 }
 
-function generateDsa(): Promise<OpenSshKey> {
-  return new Promise((resolve, reject) => {
-    generateKeyPair('dsa', { modulusLength: DSA_BITS, divisorLength: 160 }, (err, pub, priv) => {
-      if (err) reject(err);
-      else resolve(openSshDsaKeyFromDer(pub.export({ format: 'der', type: 'spki' }), priv.export({ format: 'der', type: 'pkcs8' })));
-    });
-  });
+async function generateDsa(): Promise<OpenSshKey> {
+  const { spki, pkcs8 } = await generateDsaDer();
+  return openSshDsaKeyFromDer(spki, pkcs8);
 }
 
 /** Generates a key on libuv's thread pool, so several types (and the rest of the stage) proceed at once. */

@@ -1,4 +1,4 @@
-// Random probable primes for RSA keys, tested with as many Miller-Rabin rounds as their size needs.
+// Random probable primes for host keys, tested with as many Miller-Rabin rounds as their size needs.
 //
 // crypto.generatePrime and crypto.checkPrime cannot be told to test less: OpenSSL 3 runs at least 64
 // Miller-Rabin rounds on every prime it accepts, whatever `checks` asks for, and those rounds are about half
@@ -8,40 +8,73 @@
 // power it needs: with the candidate n as modulus and d, the odd part of n - 1, as exponent, encrypting a
 // block a gives a^d mod n, and the round finishes with a few squarings.
 //
-// - The sieve: candidates start + 0, 2, 4, … that no prime below 17,864 divides (the first 2048 primes, as
-//   OpenSSL sieves). About one odd number in nine survives.
-// - The screening round: WebCrypto's RSA-OAEP encryption, which runs on the thread pool, so the searches for
-//   p and q go on beside each other and beside the boot, a few candidates at a time. Its base is the
-//   OAEP-encoded block, random and unknown to us; nearly every composite fails here.
+// - The candidates: residue + k·step from a random start (step 2 for RSA's primes; 2q for DSA's p, which must
+//   be 1 modulo q).
+// - The sieve: candidates that no odd prime below 2^17 divides. About one odd number in ten survives; the
+//   residues of the start come three sieve primes at a time (one BigInt division per product below 2^53),
+//   so sieving this deep costs a window about 1.5 ms and spares a 1536-bit search about ten modular powers
+//   against the first 2048 primes that OpenSSL sieves with.
+// - The screening round: WebCrypto's RSA-OAEP encryption, which runs on the thread pool, so several searches
+//   go on beside each other and beside the boot, a few candidates at a time. Its base is the OAEP-encoded
+//   block, random and unknown to us; nearly every composite fails here.
 // - The confirming rounds, on a candidate that passed: publicEncrypt without padding, on this thread (under
 //   a millisecond each), with bases drawn uniformly from [2, n - 2], as the error bound assumes.
-import { constants, createPublicKey, type KeyObject, publicEncrypt, randomBytes, webcrypto } from 'node:crypto';
-import { bigintFromBytes, bigintToBase64url, bigintToBytes, bitLength } from '../util/bigint-bytes';
+import { randomBytes, webcrypto } from 'node:crypto';
+import { bigintFromBytes, bigintToBase64url } from '../util/bigint-bytes';
+import { modularPower, randomBetween } from '../util/modular-arithmetic';
+import { ODD_PRIME_HALF_GAPS_BASE64 } from './sieve-primes';
 
 /** The smallest prime size this module makes: OAEP with SHA-1 needs a modulus of at least 42 bytes. */
 const MIN_BITS = 512;
-const SIEVE_LIMIT = 17_864;
 /**
- * How far past a random start the sieve looks before drawing a new start. Primes near 2^1536 are ~1065 apart,
- * so this window holds about 8 (none, once in ~2000 draws); a wider one costs more striking than it saves.
+ * How many candidates past a random start the sieve looks at before drawing a new start. Among odd numbers
+ * near 2^1536 one in ~532 is prime, so this window holds about 8 (none, once in ~2000 draws); among DSA's
+ * candidates (1 mod 2q, near 2^1024) one in ~355, about 11.
  */
-const SCAN_SPAN = 1 << 13;
+const WINDOW = 1 << 12;
 /** Screening rounds queued on the thread pool at once, for each prime searched. */
 const IN_FLIGHT = 4;
 
-/** The primes below SIEVE_LIMIT, by Eratosthenes. */
-function smallPrimes(): number[] {
-  const composite = new Uint8Array(SIEVE_LIMIT);
-  const primes: number[] = [];
-  for (let i = 2; i < SIEVE_LIMIT; i++) {
-    if (composite[i]) continue;
-    primes.push(i);
-    for (let j = i * i; j < SIEVE_LIMIT; j += i) composite[j] = 1;
-  }
-  return primes;
+/** The odd primes below 2^17, and their products three at a time (each below 2^53, so exact as a Number). */
+interface SieveTable {
+  primes: number[];
+  products: bigint[];
 }
 
-let sievePrimes: number[] | undefined;
+function buildSieveTable(): SieveTable {
+  const halfGaps = Buffer.from(ODD_PRIME_HALF_GAPS_BASE64, 'base64');
+  const primes: number[] = new Array(halfGaps.length);
+  let prime = 1;
+  for (let i = 0; i < halfGaps.length; i++) primes[i] = prime += 2 * (halfGaps[i] as number);
+  const products: bigint[] = [];
+  for (let i = 0; i < primes.length; i += 3) products.push(BigInt((primes[i] as number) * (primes[i + 1] ?? 1) * (primes[i + 2] ?? 1)));
+  return { primes, products };
+}
+
+let sieveTable: SieveTable | undefined;
+
+/** The sieve's primes: every odd prime below 2^17, in order. */
+export function oddSievePrimes(): readonly number[] {
+  return (sieveTable ??= buildSieveTable()).primes;
+}
+
+/** x⁻¹ mod m for 0 < x < m < 2^26 with gcd 1, by the extended Euclidean algorithm on Numbers. */
+function smallInverse(x: number, m: number): number {
+  let r0 = x;
+  let r1 = m;
+  let s0 = 1;
+  let s1 = 0;
+  while (r1 !== 0) {
+    const q = Math.floor(r0 / r1);
+    const r = r0 - q * r1;
+    r0 = r1;
+    r1 = r;
+    const t = s0 - q * s1;
+    s0 = s1;
+    s1 = t;
+  }
+  return ((s0 % m) + m) % m;
+}
 
 /** Confirming rounds for a random candidate of BITS bits: the table OpenSSL 1.1.1 used (error below 2^-128 from 1345 bits). */
 export function confirmingRounds(bits: number): number {
@@ -83,26 +116,11 @@ async function screeningRound(n: bigint, d: bigint, s: number): Promise<boolean>
   return passesRound(x, n, s);
 }
 
-/** A uniform random integer in [low, high]. */
-function randomBetween(low: bigint, high: bigint): bigint {
-  const span = high - low + 1n;
-  const bits = bitLength(span);
-  const bytes = Math.ceil(bits / 8);
-  const excess = BigInt(bytes * 8 - bits);
-  for (;;) {
-    const r = bigintFromBytes(randomBytes(bytes)) >> excess;
-    if (r < span) return low + r;
-  }
-}
-
 /** ROUNDS rounds with uniformly drawn bases. */
 function confirms(n: bigint, d: bigint, s: number, rounds: number): boolean {
-  const key: KeyObject = createPublicKey({ key: { kty: 'RSA', n: bigintToBase64url(n), e: bigintToBase64url(d) }, format: 'jwk' });
-  const length = Math.ceil(bitLength(n) / 8);
+  const power = modularPower(n, d);
   for (let i = 0; i < rounds; i++) {
-    const a = randomBetween(2n, n - 2n);
-    const x = bigintFromBytes(publicEncrypt({ key, padding: constants.RSA_NO_PADDING }, bigintToBytes(a, length)));
-    if (!passesRound(x, n, s)) return false;
+    if (!passesRound(power(randomBetween(2n, n - 2n)), n, s)) return false;
   }
   return true;
 }
@@ -115,39 +133,68 @@ function randomStart(bits: number): bigint {
   return n;
 }
 
-/** Odd BITS-bit numbers with their top two bits set that no sieve prime divides and ACCEPT takes, endlessly. */
-function* sievedCandidates(bits: number, accept: (n: bigint) => boolean): Generator<bigint, never> {
-  sievePrimes ??= smallPrimes();
-  const primes = sievePrimes;
-  const struck = new Uint8Array(SCAN_SPAN / 2); // index i stands for start + 2i
+/** Which numbers a search looks among: residue + k·step (step even, residue odd). */
+export interface PrimeForm {
+  step: bigint;
+  residue: bigint;
+}
+
+const ODD: PrimeForm = { step: 2n, residue: 1n };
+
+/** Numbers of FORM with BITS bits, their top two bits set, that no sieve prime divides and ACCEPT takes, endlessly. */
+function* sievedCandidates(bits: number, form: PrimeForm, accept: (n: bigint) => boolean): Generator<bigint, never> {
+  const { primes, products } = (sieveTable ??= buildSieveTable());
+  const struck = new Uint8Array(WINDOW); // index i stands for start + i·step
+  const stepIsTwo = form.step === 2n;
   for (;;) {
-    const start = randomStart(bits);
+    const low = randomStart(bits);
+    const start = low + ((((form.residue - low) % form.step) + form.step) % form.step);
     struck.fill(0);
-    for (const p of primes) {
-      // The first even offset that lands on a multiple of p, then every 2p after it.
-      let offset = (p - Number(start % BigInt(p))) % p;
-      if (offset % 2) offset += p;
-      for (let i = offset / 2; i < struck.length; i += p) struck[i] = 1;
+    for (let g = 0; g < products.length; g++) {
+      const product = products[g] as bigint;
+      const startRest = Number(start % product);
+      const stepRest = stepIsTwo ? 2 : Number(form.step % product);
+      for (let j = 3 * g; j < 3 * g + 3 && j < primes.length; j++) {
+        const p = primes[j] as number;
+        const stepModP = stepRest % p;
+        if (stepModP === 0) {
+          // p divides the step: it divides every candidate or none.
+          if (startRest % p === 0) struck.fill(1);
+          continue;
+        }
+        // The first k with start + k·step ≡ 0 (mod p), then every p-th after it.
+        const inverse = stepIsTwo ? (p + 1) / 2 : smallInverse(stepModP, p);
+        for (let k = ((p - (startRest % p)) * inverse) % p; k < WINDOW; k += p) struck[k] = 1;
+      }
     }
-    for (let i = 0; i < struck.length; i++) {
-      if (struck[i]) continue;
-      const n = start + BigInt(2 * i);
+    for (let k = 0; k < WINDOW; k++) {
+      if (struck[k]) continue;
+      const n = start + BigInt(k) * form.step;
       if (n >> BigInt(bits) !== 0n) break; // ran past BITS bits: draw a new start
       if (accept(n)) yield n;
     }
   }
 }
 
+export interface PrimeSearch {
+  /** Only primes this holds for are returned (RSA's: p - 1 prime to e). */
+  accept?: (n: bigint) => boolean;
+  /** The progression searched (default: odd numbers). */
+  form?: PrimeForm;
+}
+
 /**
- * A random probable prime of BITS bits with its top two bits set, for which ACCEPT (when given) holds.
+ * A random probable prime of BITS bits with its top two bits set, of the search's form, which its ACCEPT takes.
  *
  * IN_FLIGHT candidates are screened at a time: the thread pool goes on with them while this thread is busy
  * (a boot mostly makes synchronous system calls), and each turn of the event loop collects every result
  * that came in meanwhile. The rounds still running when a prime is found are left to finish and ignored.
  */
-export function randomProbablePrime(bits: number, accept: (n: bigint) => boolean = () => true): Promise<bigint> {
+export function randomProbablePrime(bits: number, search: PrimeSearch = {}): Promise<bigint> {
   if (!Number.isInteger(bits) || bits < MIN_BITS) return Promise.reject(new RangeError(`primes of ${bits} bits are not supported (at least ${MIN_BITS})`));
-  const candidates = sievedCandidates(bits, accept);
+  const form = search.form ?? ODD;
+  if (form.step <= 0n || form.step % 2n !== 0n || form.residue % 2n !== 1n) return Promise.reject(new RangeError('a prime search needs an even step and an odd residue'));
+  const candidates = sievedCandidates(bits, form, search.accept ?? (() => true));
   const rounds = confirmingRounds(bits);
   return new Promise((resolve, reject) => {
     let settled = false;

@@ -6,8 +6,9 @@
 // 1.1 and ssh-keygen made for years: two random probable primes of half the size with their top two bits
 // set (so n has exactly BITS bits), e = 65537 prime to p-1 and q-1, d = e^-1 mod lcm(p-1, q-1). Before it is
 // returned, the key is checked by signing and verifying with it through OpenSSL.
-import { createPrivateKey, createPublicKey, type JsonWebKey, sign, verify } from 'node:crypto';
+import { createPrivateKey, type JsonWebKey } from 'node:crypto';
 import { bigintToBase64url as b64u, bitLength } from '../util/bigint-bytes';
+import { checkSignsAndVerifies } from './key-self-check';
 import { randomProbablePrime } from './probable-prime';
 
 const E = 65537n;
@@ -16,7 +17,7 @@ const MIN_DISTANCE_SHORTFALL = 100;
 
 /** A prime of BITS bits usable with e (p-1 not a multiple of 65537; about one in 65537 is not). */
 function rsaPrime(bits: number): Promise<bigint> {
-  return randomProbablePrime(bits, (p) => (p - 1n) % E !== 0n);
+  return randomProbablePrime(bits, { accept: (p) => (p - 1n) % E !== 0n });
 }
 
 /** x^-1 mod m (x and m coprime), by the extended Euclidean algorithm. */
@@ -48,15 +49,6 @@ export function rsaJwkFromPrimes(p: bigint, q: bigint, bits: number): JsonWebKey
   return { kty: 'RSA', n: b64u(n), e: b64u(E), d: b64u(d), p: b64u(p), q: b64u(q), dp: b64u(d % (p - 1n)), dq: b64u(d % (q - 1n)), qi: b64u(modInverse(q, p)) };
 }
 
-/** Fails unless JWK signs a message that its public half verifies (OpenSSL checks the arithmetic for us), on the thread pool. */
-async function checkKey(jwk: JsonWebKey): Promise<void> {
-  const priv = createPrivateKey({ key: jwk, format: 'jwk' });
-  const message = Buffer.from('kiln host key check');
-  const signature = await new Promise<Buffer>((resolve, reject) => sign('sha256', message, priv, (err, sig) => (err ? reject(err) : resolve(sig))));
-  const verified = await new Promise<boolean>((resolve, reject) => verify('sha256', message, createPublicKey(priv), signature, (err, ok) => (err ? reject(err) : resolve(ok))));
-  if (!verified) throw new Error('the assembled RSA key does not verify its own signature');
-}
-
 const ATTEMPTS = 10;
 
 /** A new BITS-bit RSA key with e = 65537, its primes found in parallel. */
@@ -71,7 +63,7 @@ export async function generateRsaJwk(bits: number): Promise<JsonWebKey> {
       why = (err as Error).message; // primes too close together (odds about 2^-100): draw again
       continue;
     }
-    await checkKey(jwk);
+    await checkSignsAndVerifies(createPrivateKey({ key: jwk, format: 'jwk' }), 'RSA');
     return jwk;
   }
   throw new Error(`no sound ${bits}-bit RSA key in ${ATTEMPTS} draws: ${why}`);

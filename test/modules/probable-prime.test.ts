@@ -3,9 +3,9 @@
 // pseudoprimes from primes as the textbook examples say.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { checkPrimeSync } from 'node:crypto';
+import { checkPrimeSync, generatePrimeSync } from 'node:crypto';
 import { test } from 'node:test';
-import { confirmingRounds, passesRound, randomProbablePrime } from '../../src/modules/probable-prime';
+import { confirmingRounds, oddSievePrimes, passesRound, randomProbablePrime } from '../../src/modules/probable-prime';
 import { bigintFromBytes, bigintToBytes } from '../../src/util/bigint-bytes';
 import { hasCommand, need } from '../helpers/requirements';
 
@@ -61,9 +61,37 @@ test('primes of 512 and 1536 bits: exactly that many bits, top two bits set, pri
 });
 
 test('the predicate chooses among primes, and sizes below 512 bits are refused', async () => {
-  const p = await randomProbablePrime(512, (n) => n % 4n === 3n);
+  const p = await randomProbablePrime(512, { accept: (n) => n % 4n === 3n });
   assert.equal(p % 4n, 3n);
   await assert.rejects(randomProbablePrime(256), /256 bits/);
+});
+
+test('the sieve table is every odd prime below 2^17, as Eratosthenes finds them', () => {
+  const limit = 1 << 17;
+  const composite = new Uint8Array(limit);
+  const expected: number[] = [];
+  for (let i = 3; i < limit; i += 2) {
+    if (composite[i]) continue;
+    expected.push(i);
+    for (let j = i * i; j < limit; j += 2 * i) composite[j] = 1;
+  }
+  assert.deepEqual(oddSievePrimes(), expected);
+});
+
+test('a search along residue + k·step: DSA-sized p ≡ 1 (mod 2q) and prime, a step some sieve primes divide, bad forms refused', async () => {
+  const q = generatePrimeSync(160, { bigint: true });
+  for (let i = 0; i < 3; i++) {
+    const p = await randomProbablePrime(1024, { form: { step: 2n * q, residue: 1n } });
+    assert.equal(p.toString(2).length, 1024);
+    assert.equal(p % (2n * q), 1n);
+    assert.equal(checkPrimeSync(p), true);
+  }
+  const step = 2n * 3n * 5n * 7n;
+  const p = await randomProbablePrime(512, { form: { step, residue: 11n } });
+  assert.equal(p % step, 11n);
+  assert.equal(checkPrimeSync(p), true);
+  await assert.rejects(randomProbablePrime(512, { form: { step: 3n, residue: 1n } }), /even step/);
+  await assert.rejects(randomProbablePrime(512, { form: { step: 2n, residue: 0n } }), /odd residue/);
 });
 
 test('integers to and from fixed-length big-endian bytes', () => {
