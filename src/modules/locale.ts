@@ -1,9 +1,10 @@
-// cc_locale: sets the system locale (Debian: locale-gen + update-locale; RHEL/SUSE: locale files; Arch; Alpine).
+// cc_locale: sets the system locale (Debian: locale-gen + update-locale, in-process where kiln knows the scripts; RHEL/SUSE: locale files; Arch; Alpine).
 import { CommandError } from '../util/command-error';
 import { cfgString, isFalse } from './config-values';
 import { usesSystemd } from './distro-facts';
 import type { Module, ModuleContext } from './module';
 import { makeHeader } from './cloud-header';
+import { isKnownScript, KNOWN_LOCALE_GEN, KNOWN_UPDATE_LOCALE, runDebianLocaleGen, runDebianUpdateLocale } from './debian-locale-tools';
 import { updateSysconfigFile } from './sysconfig-file';
 
 export const DEBIAN_LOCALE_FILE = '/etc/default/locale';
@@ -33,7 +34,7 @@ async function applyDebianLocale(ctx: ModuleContext, locale: string, outFile: st
   if (needRegen) {
     if (!['c', 'c.utf-8', 'posix'].includes(locale.toLowerCase())) {
       ctx.log.debug(`Generating locales for ${locale}`);
-      const r = await platform.run(['locale-gen', locale]);
+      const r = (await isKnownScript(platform, 'locale-gen', KNOWN_LOCALE_GEN)) ? await runDebianLocaleGen(platform) : await platform.run(['locale-gen', locale]);
       if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
     }
   } else {
@@ -42,7 +43,8 @@ async function applyDebianLocale(ctx: ModuleContext, locale: string, outFile: st
   }
   ctx.log.debug(`Updating ${outFile} with locale setting LANG=${locale}`);
   const argv = ['update-locale', `--locale-file=${outFile}`, `LANG=${locale}`];
-  const r = await platform.run(argv, { allowFailure: true });
+  const native = await isKnownScript(platform, 'update-locale', KNOWN_UPDATE_LOCALE);
+  const r = native ? await runDebianUpdateLocale(platform, outFile, [['LANG', locale]]) : await platform.run(argv, { allowFailure: true });
   if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
   // cloud-init runs update-locale with capture=False: its output goes to the console, not into the error.
   if (r.code !== 0) throw new CommandError(`command '${argv.join(' ')}' exited with code ${r.code}`, { argv, code: r.code });
