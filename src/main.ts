@@ -11,6 +11,7 @@ import { DryRunPlatform, describeEffect } from './platform/dry-run-platform';
 import type { Platform } from './platform/platform';
 import { KilnError, UsageError, describeError } from './util/errors';
 import { Logger, StreamSink } from './util/log';
+import { widenThreadPool } from './util/thread-pool';
 
 export interface MainOptions {
   argv: string[];
@@ -104,6 +105,8 @@ function userArgs(): string[] {
 // The bundle is CommonJS; test bundles are ESM and import main() without running it.
 const isEntryPoint = typeof module !== 'undefined' && typeof require !== 'undefined' && require.main === module;
 if (isEntryPoint) {
+  // Before anything queues work on the thread pool: libuv reads the size once, when the pool starts.
+  widenThreadPool(process.env);
   main({
     argv: userArgs(),
     argv0: process.argv0,

@@ -32,8 +32,36 @@ const MIN_BITS = 512;
  * candidates (1 mod 2q, near 2^1024) one in ~355, about 11.
  */
 const WINDOW = 1 << 12;
-/** Screening rounds queued on the thread pool at once, for each prime searched. */
-const IN_FLIGHT = 4;
+/** Screening rounds each search keeps asking for; SCREENING_SLOTS bounds how many run at once. */
+const IN_FLIGHT = 2;
+/**
+ * Screening rounds on the thread pool at once, across every search in this process (RSA's p and q, DSA's p).
+ * The pool is the process's, shared with file syncs that the boot waits on, and the main thread shares the
+ * CPUs with these rounds: more rounds at once only queue the syncs behind them and slow the boot, while
+ * three keep two cores busy whenever the main thread waits. Process-wide for that reason.
+ */
+const SCREENING_SLOTS = 3;
+let slotsInUse = 0;
+const waitingForSlot: Array<() => void> = [];
+
+/** How many screening rounds are running now (for tests). */
+export function screeningSlotsInUse(): number {
+  return slotsInUse;
+}
+
+/** Runs START once a screening slot is free; START must call the release it is given exactly once. */
+function whenSlotFree(start: (release: () => void) => void): void {
+  const release = (): void => {
+    slotsInUse--;
+    waitingForSlot.shift()?.();
+  };
+  const begin = (): void => {
+    slotsInUse++;
+    start(release);
+  };
+  if (slotsInUse < SCREENING_SLOTS) begin();
+  else waitingForSlot.push(begin);
+}
 
 /** The odd primes below 2^17, and their products three at a time (each below 2^53, so exact as a Number). */
 interface SieveTable {
@@ -181,14 +209,17 @@ export interface PrimeSearch {
   accept?: (n: bigint) => boolean;
   /** The progression searched (default: odd numbers). */
   form?: PrimeForm;
+  /** Abandons the search: no further candidate is screened, and the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 /**
  * A random probable prime of BITS bits with its top two bits set, of the search's form, which its ACCEPT takes.
  *
- * IN_FLIGHT candidates are screened at a time: the thread pool goes on with them while this thread is busy
- * (a boot mostly makes synchronous system calls), and each turn of the event loop collects every result
- * that came in meanwhile. The rounds still running when a prime is found are left to finish and ignored.
+ * Up to IN_FLIGHT candidates are screened at a time, as screening slots come free: the thread pool goes on
+ * with them while this thread is busy (a boot mostly makes synchronous system calls), and each turn of the
+ * event loop collects every result that came in meanwhile. A round still running when a prime is found is
+ * left to finish and ignored.
  */
 export function randomProbablePrime(bits: number, search: PrimeSearch = {}): Promise<bigint> {
   if (!Number.isInteger(bits) || bits < MIN_BITS) return Promise.reject(new RangeError(`primes of ${bits} bits are not supported (at least ${MIN_BITS})`));
@@ -198,24 +229,33 @@ export function randomProbablePrime(bits: number, search: PrimeSearch = {}): Pro
   const rounds = confirmingRounds(bits);
   return new Promise((resolve, reject) => {
     let settled = false;
-    const screenNext = (): void => {
+    const screenNext = (release: () => void): void => {
+      if (settled) return release();
+      if (search.signal?.aborted) {
+        settled = true;
+        release();
+        reject(search.signal.reason instanceof Error ? search.signal.reason : new Error('the prime search was abandoned'));
+        return;
+      }
       const n = candidates.next().value;
       const { d, s } = splitEven(n);
       screeningRound(n, d, s).then(
         (passed) => {
+          release();
           if (settled) return;
           if (passed && confirms(n, d, s, rounds)) {
             settled = true;
             resolve(n);
-          } else screenNext();
+          } else whenSlotFree(screenNext);
         },
         (err: unknown) => {
+          release();
           if (settled) return;
           settled = true;
           reject(err instanceof Error ? err : new Error(String(err)));
         },
       );
     };
-    for (let i = 0; i < IN_FLIGHT; i++) screenNext();
+    for (let i = 0; i < IN_FLIGHT; i++) whenSlotFree(screenNext);
   });
 }

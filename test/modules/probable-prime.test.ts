@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { checkPrimeSync, generatePrimeSync } from 'node:crypto';
 import { test } from 'node:test';
-import { confirmingRounds, oddSievePrimes, passesRound, randomProbablePrime } from '../../src/modules/probable-prime';
+import { confirmingRounds, oddSievePrimes, passesRound, randomProbablePrime, screeningSlotsInUse } from '../../src/modules/probable-prime';
 import { bigintFromBytes, bigintToBytes } from '../../src/util/bigint-bytes';
 import { hasCommand, need } from '../helpers/requirements';
 
@@ -100,4 +100,20 @@ test('integers to and from fixed-length big-endian bytes', () => {
   assert.equal(bigintFromBytes(bigintToBytes(2n ** 200n + 7n, 40)), 2n ** 200n + 7n);
   assert.equal(bigintFromBytes(new Uint8Array(0)), 0n);
   assert.throws(() => bigintToBytes(2n ** 40n, 4), /does not fit/);
+});
+
+test('an abandoned search rejects and stops screening; searches together never screen more than three candidates at once', async () => {
+  const stop = new AbortController();
+  const abandoned = randomProbablePrime(1536, { signal: stop.signal });
+  stop.abort(new Error('not needed after all'));
+  await assert.rejects(abandoned, /not needed after all/);
+  let most = 0;
+  const watch = setInterval(() => (most = Math.max(most, screeningSlotsInUse())), 0);
+  const found = await Promise.all([randomProbablePrime(1024), randomProbablePrime(1024), randomProbablePrime(1024), randomProbablePrime(512)]);
+  clearInterval(watch);
+  assert.equal(found.every((p) => checkPrimeSync(p)), true);
+  assert.ok(most >= 1 && most <= 3, `at most three rounds at once, saw ${most}`);
+  // Rounds still running when their search found its prime give their slots back as they end.
+  for (let i = 0; i < 200 && screeningSlotsInUse() > 0; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(screeningSlotsInUse(), 0);
 });
