@@ -25,8 +25,9 @@ export const initCommand: Command = {
     ],
   },
   async run(ctx, args) {
-    const runner = await createStageRunner(ctx, { file: args.flags.file as string | undefined, print: true });
-    if (args.flags['all-stages']) return stageExitCode(await runner.runAllStages());
+    const allStages = args.flags['all-stages'] === true;
+    const runner = await createStageRunner(ctx, { file: args.flags.file as string | undefined, print: true, allStages });
+    if (allStages) return stageExitCode(await runner.runAllStages());
     return stageExitCode([await runner.runStage(args.flags.local ? 'init-local' : 'init')]);
   },
 };

@@ -37,10 +37,10 @@ export function dsaPkcs8(p: bigint, q: bigint, g: bigint, x: bigint): Buffer {
 }
 
 /** A new DSA key as SPKI and PKCS#8 DER (the forms openssh-key.ts reads p, q, g, y and x from). */
-export async function generateDsaDer(): Promise<{ spki: Buffer; pkcs8: Buffer }> {
+export async function generateDsaDer(signal?: AbortSignal): Promise<{ spki: Buffer; pkcs8: Buffer }> {
   const q = await primeQ();
   if (bitLength(q) !== Q_BITS) throw new Error(`the DSA q has ${bitLength(q)} bits, not ${Q_BITS}`);
-  const p = await randomProbablePrime(P_BITS, { form: { step: 2n * q, residue: 1n } });
+  const p = await randomProbablePrime(P_BITS, { form: { step: 2n * q, residue: 1n }, ...(signal ? { signal } : {}) });
   const g = dsaGenerator(p, q);
   const x = randomBetween(1n, q - 1n);
   const privateKey = createPrivateKey({ key: dsaPkcs8(p, q, g, x), format: 'der', type: 'pkcs8' });

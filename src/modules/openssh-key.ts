@@ -125,15 +125,18 @@ export function openSshDsaKeyFromDer(spki: Uint8Array, pkcs8: Uint8Array): OpenS
   };
 }
 
-async function generateDsa(): Promise<OpenSshKey> {
-  const { spki, pkcs8 } = await generateDsaDer();
+async function generateDsa(signal: AbortSignal | undefined): Promise<OpenSshKey> {
+  const { spki, pkcs8 } = await generateDsaDer(signal);
   return openSshDsaKeyFromDer(spki, pkcs8);
 }
 
-/** Generates a key on libuv's thread pool, so several types (and the rest of the stage) proceed at once. */
-export async function generateOpenSshKey(type: InProcessKeyType): Promise<OpenSshKey> {
-  if (type === 'dsa') return generateDsa();
-  if (type === 'rsa') return openSshKeyFromJwk(type, await generateRsaJwk(RSA_BITS));
+/**
+ * Generates a key on libuv's thread pool, so several types (and the rest of the stage) proceed at once. SIGNAL
+ * abandons the prime searches of RSA and DSA (the other types take well under a millisecond).
+ */
+export async function generateOpenSshKey(type: InProcessKeyType, signal?: AbortSignal): Promise<OpenSshKey> {
+  if (type === 'dsa') return generateDsa(signal);
+  if (type === 'rsa') return openSshKeyFromJwk(type, await generateRsaJwk(RSA_BITS, signal));
   return openSshKeyFromJwk(type, await generateJwk(type));
 }
 

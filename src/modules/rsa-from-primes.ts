@@ -16,8 +16,8 @@ const E = 65537n;
 const MIN_DISTANCE_SHORTFALL = 100;
 
 /** A prime of BITS bits usable with e (p-1 not a multiple of 65537; about one in 65537 is not). */
-function rsaPrime(bits: number): Promise<bigint> {
-  return randomProbablePrime(bits, { accept: (p) => (p - 1n) % E !== 0n });
+function rsaPrime(bits: number, signal: AbortSignal | undefined): Promise<bigint> {
+  return randomProbablePrime(bits, { accept: (p) => (p - 1n) % E !== 0n, ...(signal ? { signal } : {}) });
 }
 
 /** x^-1 mod m (x and m coprime), by the extended Euclidean algorithm. */
@@ -52,10 +52,10 @@ export function rsaJwkFromPrimes(p: bigint, q: bigint, bits: number): JsonWebKey
 const ATTEMPTS = 10;
 
 /** A new BITS-bit RSA key with e = 65537, its primes found in parallel. */
-export async function generateRsaJwk(bits: number): Promise<JsonWebKey> {
+export async function generateRsaJwk(bits: number, signal?: AbortSignal): Promise<JsonWebKey> {
   let why = '';
   for (let i = 0; i < ATTEMPTS; i++) {
-    const [p, q] = await Promise.all([rsaPrime(bits / 2), rsaPrime(bits / 2)]);
+    const [p, q] = await Promise.all([rsaPrime(bits / 2, signal), rsaPrime(bits / 2, signal)]);
     let jwk: JsonWebKey;
     try {
       jwk = rsaJwkFromPrimes(p, q, bits);

@@ -61,8 +61,14 @@ async function writeGivenKeys(ctx: ModuleContext, given: Record<string, unknown>
   }
 }
 
-/** Keys started ahead of the ssh module's turn (by its prepare hook), per platform, i.e. per stage run. */
-const started = new WeakMap<Platform, Map<InProcessKeyType, Promise<OpenSshKey>>>();
+/** A key being made in-process, and the switch that abandons its search when it turns out not to be needed. */
+interface KeyUnderWay {
+  key: Promise<OpenSshKey>;
+  stop: AbortController;
+}
+
+/** Keys started ahead of the ssh module's turn (by speculate or prepare), per platform, i.e. per process run. */
+const started = new WeakMap<Platform, Map<InProcessKeyType, KeyUnderWay>>();
 
 function keyTypes(cfg: CloudConfig): string[] {
   return cfgList(cfg, 'ssh_genkeytypes') ?? GENERATE_KEY_NAMES;
@@ -72,14 +78,22 @@ function keyTypes(cfg: CloudConfig): string[] {
 function inProcessKey(platform: Platform, type: InProcessKeyType): Promise<OpenSshKey> {
   let keys = started.get(platform);
   if (!keys) started.set(platform, (keys = new Map()));
-  let key = keys.get(type);
-  if (!key) {
-    key = generateOpenSshKey(type);
+  let underWay = keys.get(type);
+  if (!underWay) {
+    const stop = new AbortController();
+    underWay = { key: generateOpenSshKey(type, stop.signal), stop };
     // A key made ahead and then not needed (its file kept, say) must not surface as an unhandled rejection.
-    key.catch(() => undefined);
-    keys.set(type, key);
+    underWay.key.catch(() => undefined);
+    keys.set(type, underWay);
   }
-  return key;
+  return underWay.key;
+}
+
+/** Abandons the key of TYPE started for PLATFORM, if any: its search stops queuing work for the thread pool. */
+function dropKey(platform: Platform, type: InProcessKeyType): void {
+  const keys = started.get(platform);
+  keys?.get(type)?.stop.abort();
+  keys?.delete(type);
 }
 
 /** ssh-keygen's default comment: the user it runs as (from the target's passwd) and the host name. */
@@ -171,16 +185,27 @@ export const ssh: Module = {
   frequency: 'once-per-instance',
   distros: 'all',
   activateBy: [],
-  /** Starts the in-process host keys as the stage begins, so their generation overlaps the modules before ssh. */
+  /** On an image's first boot, the default key types start before the config is read. */
+  speculate(platform: Platform): void {
+    for (const type of GENERATE_KEY_NAMES) if (isInProcessKeyType(type)) void inProcessKey(platform, type);
+  },
+  /**
+   * Starts the in-process host keys as the stage begins, so their generation overlaps the modules before ssh;
+   * keys under way that this config does not want are abandoned.
+   */
   prepare(ctx: ModuleContext, cfg: CloudConfig): void {
-    if (cfg.ssh_keys !== undefined && cfg.ssh_keys !== null) return;
+    const given = cfg.ssh_keys !== undefined && cfg.ssh_keys !== null;
+    const wanted = given ? [] : keyTypes(cfg).filter(isInProcessKeyType);
+    for (const type of [...(started.get(ctx.platform)?.keys() ?? [])]) if (!wanted.includes(type)) dropKey(ctx.platform, type);
     const deleting = cfgBool(cfg, 'ssh_deletekeys', true);
-    for (const type of keyTypes(cfg)) {
-      if (!isInProcessKeyType(type)) continue;
+    for (const type of wanted) {
       // Without ssh_deletekeys an existing key is kept; the check is cheap next to the generation it may spare.
       if (deleting) void inProcessKey(ctx.platform, type);
-      else void ctx.platform.exists(keyFile(type)).then((present) => (present ? undefined : inProcessKey(ctx.platform, type)), () => undefined);
+      else void ctx.platform.exists(keyFile(type)).then((present) => (present ? dropKey(ctx.platform, type) : void inProcessKey(ctx.platform, type)), () => undefined);
     }
+  },
+  release(platform: Platform): void {
+    for (const type of [...(started.get(platform)?.keys() ?? [])]) dropKey(platform, type);
   },
   async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
     if (cfgBool(cfg, 'ssh_deletekeys', true)) await deleteHostKeys(ctx);

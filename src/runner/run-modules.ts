@@ -64,6 +64,28 @@ export function prepareModules(modules: Module[], ctx: ModuleContext, config: Cl
   }
 }
 
+/** Calls the speculate hook of each of MODULES that has one (an image's first boot, before the config is read). */
+export function speculateModules(modules: Module[], platform: Platform, log: Log): void {
+  for (const mod of modules) {
+    try {
+      mod.speculate?.(platform);
+    } catch (err) {
+      log.debug(`config-${mod.name}: nothing started ahead: ${describeError(err)}`);
+    }
+  }
+}
+
+/** Calls the release hook of each of MODULES that has one: work started ahead and not used is dropped. */
+export function releaseModules(modules: Module[], platform: Platform, log: Log): void {
+  for (const mod of modules) {
+    try {
+      mod.release?.(platform);
+    } catch (err) {
+      log.debug(`config-${mod.name}: releasing work started ahead failed: ${describeError(err)}`);
+    }
+  }
+}
+
 export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcome> {
   const out: ModuleRunOutcome = { errors: [], recoverable: {}, modules: [] };
   // Modules log their own problems; the runner only records them for status.json.

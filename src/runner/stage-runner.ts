@@ -16,11 +16,12 @@ import { restoreInstance } from './instance-cache';
 import { buildInstanceData, writeInstanceData } from './instance-data';
 import { sortedJson } from './sorted-json';
 import { initCloudDirs, instancify, NO_PREVIOUS_INSTANCE_ID, previousInstanceId } from './instance-files';
+import { cloudPaths } from './cloud-paths';
 import { emptyProcessedPart, formatProcessedMessage, type ProcessedPart } from '../userdata/processed-message';
 import { formatCloudConfigFile, mergeCloudConfig, parseCloudConfigFile, vendorDataEnabled } from './merge-cloud-config';
 import { canonicalModuleName, readModuleList } from './module-list';
 import { loadRunConfig, readKernelCmdline, type RunConfig } from './run-config';
-import { makeModuleContext, prepareModules, runModules } from './run-modules';
+import { makeModuleContext, prepareModules, releaseModules, runModules, speculateModules } from './run-modules';
 import { markRun } from './semaphores';
 import type { FoundSource, RunnerDeps } from './runner-deps';
 import { emptyStatus, mergeRecoverable, readStatusFile, writeResultFile, writeStatusFile, type StageName, type StageRecord, type StatusFile } from './status-file';
@@ -111,13 +112,28 @@ export class StageRunner {
     await this.platform.writeFile(rc.paths.outputLogFile, text, { append: true, mode: 0o640 });
   }
 
+  /**
+   * `--all-stages` on a root no instance has booted in (an image's first boot), judged by the default paths
+   * before any config is read: modules may start the slow work their defaults would need (host keys) at once.
+   * prepare() keeps what the config agrees with and drops the rest; what is still unused once the modules of
+   * a stage ran is released, and runAllStages releases whatever is left when it ends.
+   */
+  async speculateFirstBoot(): Promise<void> {
+    if ((await previousInstanceId(this.platform, cloudPaths())) !== NO_PREVIOUS_INSTANCE_ID) return;
+    speculateModules(this.deps.modules, this.platform, this.opts.logger.for('modules.py'));
+  }
+
   async runAllStages(): Promise<StageOutcome[]> {
     this.allInOneProcess = true;
     const out: StageOutcome[] = [];
-    for (const stage of ['init-local', 'init', 'modules-config', 'modules-final'] as StageName[]) {
-      const o = await this.runStage(stage);
-      out.push(o);
-      if (o.disabled) break;
+    try {
+      for (const stage of ['init-local', 'init', 'modules-config', 'modules-final'] as StageName[]) {
+        const o = await this.runStage(stage);
+        out.push(o);
+        if (o.disabled) break;
+      }
+    } finally {
+      releaseModules(this.deps.modules, this.platform, this.opts.logger.for('modules.py'));
     }
     return out;
   }
@@ -403,6 +419,7 @@ export class StageRunner {
     record.errors.push(...outcome.errors);
     mergeRecoverable(record.recoverable_errors, outcome.recoverable);
     record.modules = outcome.modules;
+    releaseModules(this.deps.modules, this.platform, this.opts.logger.for('modules.py'));
   }
 
   /** `cloud-init single --name M [--frequency F]`: one module, outside any stage record. */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setPasswords } from '../../src/modules/set-passwords';
@@ -108,4 +108,28 @@ test('set_passwords: password for the default user, and a malformed list line na
   assert.ok(verifySha512('defpass', shadowHash(root, 'debian')[1] ?? ''));
   assert.notEqual(shadowHash(root, 'debian')[2], '0');
   await assert.rejects(setPasswords.run(ctx, { chpasswd: { list: ['nocolon'] } }), /set_passwords: chpasswd\.list\[0\]/);
+});
+
+test('ssh: keys speculated on a first boot are used when the config wants them; the rest are dropped by prepare or release', async (t) => {
+  const root = tempDir(t, 'kiln-ssh-spec-');
+  mkdirSync(join(root, 'etc/ssh'), { recursive: true });
+  writeFileSync(join(root, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/bash\n');
+  writeFileSync(join(root, 'etc/group'), 'root:x:0:\n');
+  const ctx = moduleContext(root);
+  ssh.speculate?.(ctx.platform);
+  const cfg = { ssh_genkeytypes: ['ed25519', 'rsa'], users: [] };
+  // prepare drops the speculated DSA and ECDSA searches; run uses the two wanted keys.
+  ssh.prepare?.(ctx, cfg);
+  await ssh.run(ctx, cfg);
+  assert.deepEqual(readdirSync(join(root, 'etc/ssh')).sort(), ['ssh_host_ed25519_key', 'ssh_host_ed25519_key.pub', 'ssh_host_rsa_key', 'ssh_host_rsa_key.pub']);
+  assert.match(readFileSync(join(root, 'etc/ssh/ssh_host_rsa_key.pub'), 'utf8'), /^ssh-rsa AAAA/);
+  // Keys given in the config: everything speculated is dropped, and nothing is left running (the test ends).
+  const root2 = tempDir(t, 'kiln-ssh-spec-');
+  const ctx2 = moduleContext(root2);
+  ssh.speculate?.(ctx2.platform);
+  ssh.prepare?.(ctx2, { ssh_keys: { ed25519_private: 'x' } });
+  // Speculated and never prepared (the ssh module did not run): release drops it all.
+  const ctx3 = moduleContext(tempDir(t, 'kiln-ssh-spec-'));
+  ssh.speculate?.(ctx3.platform);
+  ssh.release?.(ctx3.platform);
 });
