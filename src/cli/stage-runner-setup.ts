@@ -7,8 +7,8 @@ import { StageRunner } from '../runner/stage-runner';
 import { FileSink } from '../util/log';
 import type { CommandContext } from './command';
 
-/** Tests swap the dependencies through this hook on the context's env-free path; the CLI uses the defaults. */
 /**
+ * Tests swap the dependencies through this hook on the context's env-free path; the CLI uses the defaults.
  * ALL_STAGES: the runner will run every stage in this process, so modules may start work for an image's first
  * boot before the config is read (StageRunner.speculateFirstBoot).
  */

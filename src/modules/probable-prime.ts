@@ -12,7 +12,7 @@
 //   be 1 modulo q).
 // - The sieve: candidates that no odd prime below 2^17 divides. About one odd number in ten survives; the
 //   residues of the start come three sieve primes at a time (one BigInt division per product below 2^53),
-//   so sieving this deep costs a window about 1.5 ms and spares a 1536-bit search about ten modular powers
+//   so sieving this deep costs a window about 2 ms and spares a 1536-bit search about ten modular powers
 //   against the first 2048 primes that OpenSSL sieves with.
 // - The screening round: WebCrypto's RSA-OAEP encryption, which runs on the thread pool, so several searches
 //   go on beside each other and beside the boot, a few candidates at a time. Its base is the OAEP-encoded
@@ -22,6 +22,7 @@
 import { randomBytes, webcrypto } from 'node:crypto';
 import { bigintFromBytes, bigintToBase64url } from '../util/bigint-bytes';
 import { modularPower, randomBetween } from '../util/modular-arithmetic';
+import { whenSlotFree } from './screening-slots';
 import { ODD_PRIME_HALF_GAPS_BASE64 } from './sieve-primes';
 
 /** The smallest prime size this module makes: OAEP with SHA-1 needs a modulus of at least 42 bytes. */
@@ -32,37 +33,8 @@ const MIN_BITS = 512;
  * candidates (1 mod 2q, near 2^1024) one in ~355, about 11.
  */
 const WINDOW = 1 << 12;
-/** Screening rounds each search keeps asking for; SCREENING_SLOTS bounds how many run at once. */
+/** Screening rounds each search keeps asking for; screening-slots.ts bounds how many run at once in all. */
 const IN_FLIGHT = 2;
-/**
- * Screening rounds on the thread pool at once, across every search in this process (RSA's p and q, DSA's p).
- * The pool is the process's, shared with file syncs that the boot waits on, and the main thread shares the
- * CPUs with these rounds: more rounds at once only queue the syncs behind them and slow the boot, while
- * three keep two cores busy whenever the main thread waits. Process-wide for that reason.
- */
-const SCREENING_SLOTS = 3;
-let slotsInUse = 0;
-const waitingForSlot: Array<() => void> = [];
-
-/** How many screening rounds are running now (for tests). */
-export function screeningSlotsInUse(): number {
-  return slotsInUse;
-}
-
-/** Runs START once a screening slot is free; START must call the release it is given exactly once. */
-function whenSlotFree(start: (release: () => void) => void): void {
-  const release = (): void => {
-    slotsInUse--;
-    waitingForSlot.shift()?.();
-  };
-  const begin = (): void => {
-    slotsInUse++;
-    start(release);
-  };
-  if (slotsInUse < SCREENING_SLOTS) begin();
-  else waitingForSlot.push(begin);
-}
-
 /** The odd primes below 2^17, and their products three at a time (each below 2^53, so exact as a Number). */
 interface SieveTable {
   primes: number[];

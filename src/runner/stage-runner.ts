@@ -17,7 +17,6 @@ import { buildInstanceData, writeInstanceData } from './instance-data';
 import { sortedJson } from './sorted-json';
 import { initCloudDirs, instancify, NO_PREVIOUS_INSTANCE_ID, previousInstanceId } from './instance-files';
 import { cloudPaths } from './cloud-paths';
-import { lowerPoolPriority, restorePoolPriority } from '../util/background-threads';
 import { emptyProcessedPart, formatProcessedMessage, type ProcessedPart } from '../userdata/processed-message';
 import { formatCloudConfigFile, mergeCloudConfig, parseCloudConfigFile, vendorDataEnabled } from './merge-cloud-config';
 import { canonicalModuleName, readModuleList } from './module-list';
@@ -66,8 +65,6 @@ export class StageRunner {
   private merged: ConfigMap | undefined;
   private networkApplied = false;
   private events: EventLog | undefined;
-  /** Pool threads reniced while first-boot work runs in the background; restored once a stage's modules ran. */
-  private renicedPool: number[] = [];
 
   constructor(private readonly opts: StageRunnerOptions) {
     this.platform = opts.platform;
@@ -124,8 +121,6 @@ export class StageRunner {
   async speculateFirstBoot(): Promise<void> {
     if ((await previousInstanceId(this.platform, cloudPaths())) !== NO_PREVIOUS_INSTANCE_ID) return;
     speculateModules(this.deps.modules, this.platform, this.opts.logger.for('modules.py'));
-    // The keys may now take every core the boot's main thread does not need, but not its share.
-    this.renicedPool = lowerPoolPriority();
   }
 
   async runAllStages(): Promise<StageOutcome[]> {
@@ -427,10 +422,9 @@ export class StageRunner {
     this.releaseWorkAhead();
   }
 
-  /** Drops work the modules started ahead and did not use, and gives the thread pool its priority back. */
+  /** Drops work the modules started ahead and did not use. */
   private releaseWorkAhead(): void {
     releaseModules(this.deps.modules, this.platform, this.opts.logger.for('modules.py'));
-    restorePoolPriority(this.renicedPool.splice(0));
   }
 
   /** `cloud-init single --name M [--frequency F]`: one module, outside any stage record. */

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { checkPrimeSync, generatePrimeSync } from 'node:crypto';
 import { test } from 'node:test';
-import { confirmingRounds, oddSievePrimes, passesRound, randomProbablePrime, screeningSlotsInUse } from '../../src/modules/probable-prime';
+import { confirmingRounds, oddSievePrimes, passesRound, randomProbablePrime } from '../../src/modules/probable-prime';
+import { screeningSlotsInUse } from '../../src/modules/screening-slots';
 import { bigintFromBytes, bigintToBytes } from '../../src/util/bigint-bytes';
 import { hasCommand, need } from '../helpers/requirements';
 
