@@ -10,18 +10,9 @@ import { dsaGenerator, dsaPkcs8, generateDsaDer } from '../../src/modules/dsa-ke
 import { generateOpenSshKey, privateKeyFile, publicKeyLine } from '../../src/modules/openssh-key';
 import { derIntegers } from '../../src/util/der-integers';
 import { bigintFromBytes } from '../../src/util/bigint-bytes';
+import { powMod } from '../helpers/pow-mod';
 import { hasCommand, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
-
-function powMod(base: bigint, exponent: bigint, modulus: bigint): bigint {
-  let result = 1n;
-  base %= modulus;
-  for (; exponent > 0n; exponent >>= 1n) {
-    if (exponent & 1n) result = (result * base) % modulus;
-    base = (base * base) % modulus;
-  }
-  return result;
-}
 
 test('a DSA key: p of 1024 bits and q of 160, both prime, q divides p - 1, g has order q, y = g^x; OpenSSL calls it valid', async (t) => {
   const canAsk = need(t, hasCommand('openssl'), 'openssl is needed as the second oracle');

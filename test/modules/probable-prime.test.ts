@@ -8,17 +8,8 @@ import { test } from 'node:test';
 import { confirmingRounds, oddSievePrimes, passesRound, randomProbablePrime } from '../../src/modules/probable-prime';
 import { screeningSlotsInUse } from '../../src/modules/screening-slots';
 import { bigintFromBytes, bigintToBytes } from '../../src/util/bigint-bytes';
+import { powMod } from '../helpers/pow-mod';
 import { hasCommand, need } from '../helpers/requirements';
-
-function powMod(base: bigint, exponent: bigint, modulus: bigint): bigint {
-  let result = 1n;
-  base %= modulus;
-  for (; exponent > 0n; exponent >>= 1n) {
-    if (exponent & 1n) result = (result * base) % modulus;
-    base = (base * base) % modulus;
-  }
-  return result;
-}
 
 /** Does N pass the strong probable-prime test to base A (computed here by square-and-multiply)? */
 function strongToBase(n: bigint, a: bigint): boolean {
