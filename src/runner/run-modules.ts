@@ -53,37 +53,30 @@ export function makeModuleContext(
   };
 }
 
-/** Calls the prepare hook of each of MODULES that has one; a hook that throws only loses its head start. */
-export function prepareModules(modules: Module[], ctx: ModuleContext, config: CloudConfig, log: Log): void {
+/** Calls one optional hook on each of MODULES; a hook that throws is logged and only loses its head start. */
+function callHooks(modules: Module[], log: Log, failure: string, call: (mod: Module) => void): void {
   for (const mod of modules) {
     try {
-      mod.prepare?.(ctx, config);
+      call(mod);
     } catch (err) {
-      log.debug(`config-${mod.name}: nothing started ahead: ${describeError(err)}`);
+      log.debug(`config-${mod.name}: ${failure}: ${describeError(err)}`);
     }
   }
+}
+
+/** Calls the prepare hook of each of MODULES that has one. */
+export function prepareModules(modules: Module[], ctx: ModuleContext, config: CloudConfig, log: Log): void {
+  callHooks(modules, log, 'nothing started ahead', (mod) => mod.prepare?.(ctx, config));
 }
 
 /** Calls the speculate hook of each of MODULES that has one (an image's first boot, before the config is read). */
 export function speculateModules(modules: Module[], platform: Platform, log: Log): void {
-  for (const mod of modules) {
-    try {
-      mod.speculate?.(platform);
-    } catch (err) {
-      log.debug(`config-${mod.name}: nothing started ahead: ${describeError(err)}`);
-    }
-  }
+  callHooks(modules, log, 'nothing started ahead', (mod) => mod.speculate?.(platform));
 }
 
 /** Calls the release hook of each of MODULES that has one: work started ahead and not used is dropped. */
 export function releaseModules(modules: Module[], platform: Platform, log: Log): void {
-  for (const mod of modules) {
-    try {
-      mod.release?.(platform);
-    } catch (err) {
-      log.debug(`config-${mod.name}: releasing work started ahead failed: ${describeError(err)}`);
-    }
-  }
+  callHooks(modules, log, 'releasing work started ahead failed', (mod) => mod.release?.(platform));
 }
 
 export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcome> {

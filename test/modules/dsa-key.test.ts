@@ -3,15 +3,14 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { checkPrimeSync, createPrivateKey, generatePrimeSync } from 'node:crypto';
-import { chmodSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { dsaGenerator, dsaPkcs8, generateDsaDer } from '../../src/modules/dsa-key';
-import { generateOpenSshKey, privateKeyFile, publicKeyLine } from '../../src/modules/openssh-key';
+import { generateOpenSshKey } from '../../src/modules/openssh-key';
 import { derIntegers } from '../../src/util/der-integers';
 import { bigintFromBytes } from '../../src/util/bigint-bytes';
 import { powMod } from '../helpers/pow-mod';
 import { hasCommand, need } from '../helpers/requirements';
+import { assertOpenSshSignsAndVerifies } from '../helpers/openssh-sign-verify';
 import { tempDir } from '../helpers/temp';
 
 test('a DSA key: p of 1024 bits and q of 160, both prime, q divides p - 1, g has order q, y = g^x; OpenSSL calls it valid', async (t) => {
@@ -51,18 +50,5 @@ test('the generator: h^((p-1)/q) for the first h that does not give 1; a q that 
 
 test('OpenSSH signs with the DSA host key file and verifies the signature with its .pub line', async (t) => {
   if (!need(t, hasCommand('ssh-keygen'), 'ssh-keygen (openssh-client) is needed as the oracle')) return;
-  const dir = tempDir(t);
-  const key = await generateOpenSshKey('dsa');
-  const priv = join(dir, 'ssh_host_dsa_key');
-  writeFileSync(priv, privateKeyFile(key, 'root@kiln-test'));
-  chmodSync(priv, 0o600);
-  writeFileSync(`${priv}.pub`, publicKeyLine(key, 'root@kiln-test'));
-  const message = join(dir, 'message');
-  writeFileSync(message, 'boot\n');
-  const signed = spawnSync('ssh-keygen', ['-Y', 'sign', '-f', priv, '-n', 'file', message], { encoding: 'utf8' });
-  assert.equal(signed.status, 0, signed.stderr);
-  const allowed = join(dir, 'allowed');
-  writeFileSync(allowed, `kiln@test ${publicKeyLine(key, '').trim()}\n`);
-  const verified = spawnSync('ssh-keygen', ['-Y', 'verify', '-f', allowed, '-I', 'kiln@test', '-n', 'file', '-s', `${message}.sig`], { input: 'boot\n', encoding: 'utf8' });
-  assert.equal(verified.status, 0, verified.stderr + verified.stdout);
+  assertOpenSshSignsAndVerifies(tempDir(t), await generateOpenSshKey('dsa'));
 });

@@ -3,12 +3,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createPrivateKey, generatePrimeSync } from 'node:crypto';
-import { chmodSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { generateOpenSshKey, privateKeyFile, publicKeyLine } from '../../src/modules/openssh-key';
+import { generateOpenSshKey } from '../../src/modules/openssh-key';
 import { generateRsaJwk, modInverse, rsaJwkFromPrimes } from '../../src/modules/rsa-from-primes';
 import { hasCommand, need } from '../helpers/requirements';
+import { assertOpenSshSignsAndVerifies } from '../helpers/openssh-sign-verify';
 import { tempDir } from '../helpers/temp';
 
 const big = (b64u: string | undefined) => BigInt(`0x${Buffer.from(b64u ?? '', 'base64url').toString('hex') || '0'}`);
@@ -47,18 +46,5 @@ test('primes that make the wrong size of modulus, or lie too close together, are
 
 test('OpenSSH signs with the RSA host key file and verifies the signature with its .pub line', async (t) => {
   if (!need(t, hasCommand('ssh-keygen'), 'ssh-keygen (openssh-client) is needed as the oracle')) return;
-  const dir = tempDir(t);
-  const key = await generateOpenSshKey('rsa');
-  const priv = join(dir, 'ssh_host_rsa_key');
-  writeFileSync(priv, privateKeyFile(key, 'root@kiln-test'));
-  chmodSync(priv, 0o600);
-  const pub = publicKeyLine(key, 'root@kiln-test');
-  writeFileSync(`${priv}.pub`, pub);
-  const message = join(dir, 'message');
-  writeFileSync(message, 'boot\n');
-  const signed = spawnSync('ssh-keygen', ['-Y', 'sign', '-f', priv, '-n', 'file', message], { encoding: 'utf8' });
-  assert.equal(signed.status, 0, signed.stderr);
-  writeFileSync(join(dir, 'allowed'), `host@kiln ${pub}`);
-  const checked = spawnSync('ssh-keygen', ['-Y', 'verify', '-f', join(dir, 'allowed'), '-I', 'host@kiln', '-n', 'file', '-s', `${message}.sig`], { input: 'boot\n', encoding: 'utf8' });
-  assert.equal(checked.status, 0, `${checked.stdout}${checked.stderr}`);
+  assertOpenSshSignsAndVerifies(tempDir(t), await generateOpenSshKey('rsa'));
 });
