@@ -34,7 +34,7 @@ const MIN_BITS = 512;
  */
 const WINDOW = 1 << 12;
 /** Screening rounds each search keeps asking for; screening-slots.ts bounds how many run at once in all. */
-const IN_FLIGHT = 2;
+const IN_FLIGHT = 4;
 /** The odd primes below 2^17, and their products three at a time (each below 2^53, so exact as a Number). */
 interface SieveTable {
   primes: number[];

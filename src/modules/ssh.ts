@@ -6,6 +6,7 @@ import { cfgBool, cfgList, cfgString } from './config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
 import { generateOpenSshKey, type InProcessKeyType, isInProcessKeyType, type OpenSshKey, privateKeyFile, publicKeyLine, sha256Digest, sha256Fingerprint } from './openssh-key';
 import { keygenReport, randomart } from './ssh-randomart';
+import { endScreeningAhead, screenAhead, screenAwaited } from './screening-slots';
 import { updateSshdConfig } from './sshd-config';
 import { normalizeUsersGroups } from './users-config';
 
@@ -144,6 +145,7 @@ async function runSshKeygen(ctx: ModuleContext, type: string, file: string, grou
  * present are kept, as cloud-init keeps them.
  */
 async function generateKeys(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
+  screenAwaited();
   const types = keyTypes(cfg);
   const quiet = cfgBool(cfg, 'ssh_quiet_keygen', false);
   const group = await sshKeysGid(ctx);
@@ -187,6 +189,7 @@ export const ssh: Module = {
   activateBy: [],
   /** On an image's first boot, the default key types start before the config is read. */
   speculate(platform: Platform): void {
+    screenAhead();
     for (const type of GENERATE_KEY_NAMES) if (isInProcessKeyType(type)) void inProcessKey(platform, type);
   },
   /**
@@ -198,6 +201,7 @@ export const ssh: Module = {
     const wanted = given ? [] : keyTypes(cfg).filter(isInProcessKeyType);
     for (const type of [...(started.get(ctx.platform)?.keys() ?? [])]) if (!wanted.includes(type)) dropKey(ctx.platform, type);
     const deleting = cfgBool(cfg, 'ssh_deletekeys', true);
+    if (wanted.length > 0) screenAhead();
     for (const type of wanted) {
       // Without ssh_deletekeys an existing key is kept; the check is cheap next to the generation it may spare.
       if (deleting) void inProcessKey(ctx.platform, type);
@@ -206,6 +210,7 @@ export const ssh: Module = {
   },
   release(platform: Platform): void {
     for (const type of [...(started.get(platform)?.keys() ?? [])]) dropKey(platform, type);
+    endScreeningAhead();
   },
   async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
     if (cfgBool(cfg, 'ssh_deletekeys', true)) await deleteHostKeys(ctx);

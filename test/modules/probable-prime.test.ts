@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { checkPrimeSync, generatePrimeSync } from 'node:crypto';
 import { test } from 'node:test';
 import { confirmingRounds, oddSievePrimes, passesRound, randomProbablePrime } from '../../src/modules/probable-prime';
-import { screeningSlotsInUse } from '../../src/modules/screening-slots';
+import { endScreeningAhead, screenAhead, screenAwaited, screeningSlotsInUse } from '../../src/modules/screening-slots';
 import { bigintFromBytes, bigintToBytes } from '../../src/util/bigint-bytes';
 import { powMod } from '../helpers/pow-mod';
 import { hasCommand, need } from '../helpers/requirements';
@@ -106,6 +106,35 @@ test('an abandoned search rejects and stops screening; searches together never s
   assert.equal(found.every((p) => checkPrimeSync(p)), true);
   assert.ok(most >= 1 && most <= 3, `at most three rounds at once, saw ${most}`);
   // Rounds still running when their search found its prime give their slots back as they end.
+  for (let i = 0; i < 200 && screeningSlotsInUse() > 0; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(screeningSlotsInUse(), 0);
+});
+
+test('screening ahead of need runs up to twelve rounds at once; once awaited, no new round starts while three or more run', async () => {
+  screenAhead();
+  let most = 0;
+  const watch = setInterval(() => (most = Math.max(most, screeningSlotsInUse())), 0);
+  const searches = Promise.all([randomProbablePrime(1536), randomProbablePrime(1536), randomProbablePrime(1024)]);
+  // Each search asks for four rounds at once: all twelve start now.
+  assert.equal(screeningSlotsInUse(), 12);
+  await new Promise((r) => setTimeout(r, 20));
+  screenAwaited();
+  // Rounds started before the switch end one by one; once three or fewer run, there are never more again.
+  let fellToThree = false;
+  let mostAfter = 0;
+  const watchAfter = setInterval(() => {
+    const now = screeningSlotsInUse();
+    if (now <= 3) fellToThree = true;
+    else if (fellToThree) mostAfter = Math.max(mostAfter, now);
+  }, 0);
+  const found = await searches;
+  clearInterval(watch);
+  clearInterval(watchAfter);
+  endScreeningAhead();
+  assert.equal(found.every((p) => checkPrimeSync(p)), true);
+  assert.ok(most <= 12, `at most twelve rounds at once ahead of need, saw ${most}`);
+  assert.equal(fellToThree, true);
+  assert.equal(mostAfter, 0, 'no round started beyond three once awaited');
   for (let i = 0; i < 200 && screeningSlotsInUse() > 0; i++) await new Promise((r) => setTimeout(r, 10));
   assert.equal(screeningSlotsInUse(), 0);
 });

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setPasswords } from '../../src/modules/set-passwords';
+import { screeningPace } from '../../src/modules/screening-slots';
 import { ssh } from '../../src/modules/ssh';
 import { usersGroups } from '../../src/modules/users-groups';
 import { verifySha512 } from '../../src/util/sha512-crypt';
@@ -117,10 +118,13 @@ test('ssh: keys speculated on a first boot are used when the config wants them; 
   writeFileSync(join(root, 'etc/group'), 'root:x:0:\n');
   const ctx = moduleContext(root);
   ssh.speculate?.(ctx.platform);
+  assert.equal(screeningPace(), 'ahead', 'keys made ahead of need screen deeper, in the background');
   const cfg = { ssh_genkeytypes: ['ed25519', 'rsa'], users: [] };
   // prepare drops the speculated DSA and ECDSA searches; run uses the two wanted keys.
   ssh.prepare?.(ctx, cfg);
   await ssh.run(ctx, cfg);
+  assert.equal(screeningPace(), 'awaited', 'once the module waits for its keys, three rounds at once');
+  ssh.release?.(ctx.platform);
   assert.deepEqual(readdirSync(join(root, 'etc/ssh')).sort(), ['ssh_host_ed25519_key', 'ssh_host_ed25519_key.pub', 'ssh_host_rsa_key', 'ssh_host_rsa_key.pub']);
   assert.match(readFileSync(join(root, 'etc/ssh/ssh_host_rsa_key.pub'), 'utf8'), /^ssh-rsa AAAA/);
   // Keys given in the config: everything speculated is dropped, and nothing is left running (the test ends).
@@ -132,4 +136,5 @@ test('ssh: keys speculated on a first boot are used when the config wants them; 
   const ctx3 = moduleContext(tempDir(t, 'kiln-ssh-spec-'));
   ssh.speculate?.(ctx3.platform);
   ssh.release?.(ctx3.platform);
+  assert.equal(screeningPace(), 'awaited');
 });
