@@ -10,10 +10,9 @@
 //
 // - The candidates: residue + k·step from a random start (step 2 for RSA's primes; 2q for DSA's p, which must
 //   be 1 modulo q).
-// - The sieve: candidates that no odd prime below 2^17 divides. About one odd number in ten survives; the
-//   residues of the start come three sieve primes at a time (one BigInt division per product below 2^53),
-//   so sieving this deep costs a window about 2 ms and spares a 1536-bit search about ten modular powers
-//   against the first 2048 primes that OpenSSL sieves with.
+// - The sieve: candidates that no odd prime below 2^17 divides (sieve-window.ts). About one odd number in ten
+//   survives; sieving this deep spares a 1536-bit search about ten modular powers against the first 2048
+//   primes that OpenSSL sieves with.
 // - The screening round: WebCrypto's RSA-OAEP encryption, which runs on the thread pool, so several searches
 //   go on beside each other and beside the boot, a few candidates at a time. Its base is the OAEP-encoded
 //   block, random and unknown to us; nearly every composite fails here.
@@ -23,58 +22,12 @@ import { randomBytes, webcrypto } from 'node:crypto';
 import { bigintFromBytes, bigintToBase64url } from '../util/bigint-bytes';
 import { modularPower, randomBetween } from '../util/modular-arithmetic';
 import { whenSlotFree } from './screening-slots';
-import { ODD_PRIME_HALF_GAPS_BASE64 } from './sieve-primes';
+import { SIEVE_WINDOW, sieveStep, strikeSievePrimeMultiples } from './sieve-window';
 
 /** The smallest prime size this module makes: OAEP with SHA-1 needs a modulus of at least 42 bytes. */
 const MIN_BITS = 512;
-/**
- * How many candidates past a random start the sieve looks at before drawing a new start. Among odd numbers
- * near 2^1536 one in ~532 is prime, so this window holds about 8 (none, once in ~2000 draws); among DSA's
- * candidates (1 mod 2q, near 2^1024) one in ~355, about 11.
- */
-const WINDOW = 1 << 12;
 /** Screening rounds each search keeps asking for; screening-slots.ts bounds how many run at once in all. */
 const IN_FLIGHT = 4;
-/** The odd primes below 2^17, and their products three at a time (each below 2^53, so exact as a Number). */
-interface SieveTable {
-  primes: number[];
-  products: bigint[];
-}
-
-function buildSieveTable(): SieveTable {
-  const halfGaps = Buffer.from(ODD_PRIME_HALF_GAPS_BASE64, 'base64');
-  const primes: number[] = new Array(halfGaps.length);
-  let prime = 1;
-  for (let i = 0; i < halfGaps.length; i++) primes[i] = prime += 2 * (halfGaps[i] as number);
-  const products: bigint[] = [];
-  for (let i = 0; i < primes.length; i += 3) products.push(BigInt((primes[i] as number) * (primes[i + 1] ?? 1) * (primes[i + 2] ?? 1)));
-  return { primes, products };
-}
-
-let sieveTable: SieveTable | undefined;
-
-/** The sieve's primes: every odd prime below 2^17, in order. */
-export function oddSievePrimes(): readonly number[] {
-  return (sieveTable ??= buildSieveTable()).primes;
-}
-
-/** x⁻¹ mod m for 0 < x < m < 2^26 with gcd 1, by the extended Euclidean algorithm on Numbers. */
-function smallInverse(x: number, m: number): number {
-  let r0 = x;
-  let r1 = m;
-  let s0 = 1;
-  let s1 = 0;
-  while (r1 !== 0) {
-    const q = Math.floor(r0 / r1);
-    const r = r0 - q * r1;
-    r0 = r1;
-    r1 = r;
-    const t = s0 - q * s1;
-    s0 = s1;
-    s1 = t;
-  }
-  return ((s0 % m) + m) % m;
-}
 
 /** Confirming rounds for a random candidate of BITS bits: the table OpenSSL 1.1.1 used (error below 2^-128 from 1345 bits). */
 export function confirmingRounds(bits: number): number {
@@ -141,33 +94,20 @@ export interface PrimeForm {
 
 const ODD: PrimeForm = { step: 2n, residue: 1n };
 
-/** Numbers of FORM with BITS bits, their top two bits set, that no sieve prime divides and ACCEPT takes, endlessly. */
+/**
+ * Numbers of FORM with BITS bits, their top two bits set, that no sieve prime divides and ACCEPT takes, endlessly:
+ * windows of SIEVE_WINDOW candidates, each from a new random start. Among odd numbers near 2^1536 one in ~532
+ * is prime, so a window holds about 8 (none, once in ~2000 draws); among DSA's candidates (1 mod 2q, near
+ * 2^1024) one in ~355, about 11.
+ */
 function* sievedCandidates(bits: number, form: PrimeForm, accept: (n: bigint) => boolean): Generator<bigint, never> {
-  const { primes, products } = (sieveTable ??= buildSieveTable());
-  const struck = new Uint8Array(WINDOW); // index i stands for start + i·step
-  const stepIsTwo = form.step === 2n;
+  const step = sieveStep(form.step);
+  const struck = new Uint8Array(SIEVE_WINDOW); // index i stands for start + i·step
   for (;;) {
     const low = randomStart(bits);
     const start = low + ((((form.residue - low) % form.step) + form.step) % form.step);
-    struck.fill(0);
-    for (let g = 0; g < products.length; g++) {
-      const product = products[g] as bigint;
-      const startRest = Number(start % product);
-      const stepRest = stepIsTwo ? 2 : Number(form.step % product);
-      for (let j = 3 * g; j < 3 * g + 3 && j < primes.length; j++) {
-        const p = primes[j] as number;
-        const stepModP = stepRest % p;
-        if (stepModP === 0) {
-          // p divides the step: it divides every candidate or none.
-          if (startRest % p === 0) struck.fill(1);
-          continue;
-        }
-        // The first k with start + k·step ≡ 0 (mod p), then every p-th after it.
-        const inverse = stepIsTwo ? (p + 1) / 2 : smallInverse(stepModP, p);
-        for (let k = ((p - (startRest % p)) * inverse) % p; k < WINDOW; k += p) struck[k] = 1;
-      }
-    }
-    for (let k = 0; k < WINDOW; k++) {
+    strikeSievePrimeMultiples(start, step, struck);
+    for (let k = 0; k < SIEVE_WINDOW; k++) {
       if (struck[k]) continue;
       const n = start + BigInt(k) * form.step;
       if (n >> BigInt(bits) !== 0n) break; // ran past BITS bits: draw a new start

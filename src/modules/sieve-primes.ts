@@ -1,6 +1,6 @@
-// The odd primes below 2^17 (12250 of them), for the sieve of probable-prime.ts: byte i is half the gap from
+// The odd primes below 2^17 (12250 of them), for the sieve of sieve-window.ts: byte i is half the gap from
 // the previous odd prime (from 1 before the first), base64. Made once, not at every start (Eratosthenes up to
-// 2^17 takes a few milliseconds before the code is warm); test/modules/probable-prime.test.ts checks it against a fresh sieve.
+// 2^17 takes a few milliseconds before the code is warm); test/modules/sieve-window.test.ts checks it against a fresh sieve.
 export const ODD_PRIME_HALF_GAPS_BASE64 =
   "AQEBAgECAQIDAQMCAQIDAwEDAgEDAgMEAgECAQIHAgMBBQEDAwIDAwEFAQIBBgYCAQIDAQUDAwMBAwIBBQcCAQIHAwUBAgMEAwMCAwQCBAUBBQEDAgME" +
   "AgECBgQCBAIDBgEJAwUDAwEDBQMDAQMDAgEGBQECAwMBBgIDBAUEBQQDAwIEAwIEAgcFBgEFAQIBBQcCAQIHAgECCgIEBQQCAwMHAgMDBAMGAgMBBQED" +

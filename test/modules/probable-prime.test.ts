@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { checkPrimeSync, generatePrimeSync } from 'node:crypto';
 import { test } from 'node:test';
-import { confirmingRounds, oddSievePrimes, passesRound, randomProbablePrime } from '../../src/modules/probable-prime';
+import { confirmingRounds, passesRound, randomProbablePrime } from '../../src/modules/probable-prime';
 import { endScreeningAhead, screenAhead, screenAwaited, screeningSlotsInUse } from '../../src/modules/screening-slots';
 import { bigintFromBytes, bigintToBytes } from '../../src/util/bigint-bytes';
 import { powMod } from '../helpers/pow-mod';
@@ -56,18 +56,6 @@ test('the predicate chooses among primes, and sizes below 512 bits are refused',
   const p = await randomProbablePrime(512, { accept: (n) => n % 4n === 3n });
   assert.equal(p % 4n, 3n);
   await assert.rejects(randomProbablePrime(256), /256 bits/);
-});
-
-test('the sieve table is every odd prime below 2^17, as Eratosthenes finds them', () => {
-  const limit = 1 << 17;
-  const composite = new Uint8Array(limit);
-  const expected: number[] = [];
-  for (let i = 3; i < limit; i += 2) {
-    if (composite[i]) continue;
-    expected.push(i);
-    for (let j = i * i; j < limit; j += 2 * i) composite[j] = 1;
-  }
-  assert.deepEqual(oddSievePrimes(), expected);
 });
 
 test('a search along residue + k·step: DSA-sized p ≡ 1 (mod 2q) and prime, a step some sieve primes divide, bad forms refused', async () => {
