@@ -1,10 +1,10 @@
 // `status [--wait] [--long] [--format tabular|json|yaml]`: the boot's state, exit 0 done, 1 error, 2 degraded.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { stringify } from 'yaml';
 import { statusExitCode, type BootStatus } from '../runner/boot-status';
 import { readBootStatus } from '../runner/read-boot-status';
 import { UsageError } from '../util/errors';
 import type { Command } from './command';
+import { timersPromises } from '../util/on-demand-builtins';
 
 function rfc2822(seconds: number | undefined): string {
   if (seconds === undefined) return '';
@@ -66,7 +66,7 @@ export const statusCommand: Command = {
     if (args.flags.wait) {
       while (s.status === 'not started' || s.status === 'running') {
         if (format === 'tabular') ctx.io.out('.');
-        await sleep(pollMs);
+        await timersPromises().setTimeout(pollMs);
         s = await readBootStatus(platform, embedded);
       }
       if (format === 'tabular') ctx.io.out('\n');

@@ -1,7 +1,7 @@
 // cc_seed_random: adds random_seed data (and the metadata's random_seed) to the seed file, then runs an optional seed command.
-import { gunzipSync } from 'node:zlib';
 import { cfgBool } from './config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
+import { zlib } from '../util/on-demand-builtins';
 
 function decode(data: unknown, encoding: unknown): Buffer {
   if (!data) return Buffer.alloc(0);
@@ -12,7 +12,7 @@ function decode(data: unknown, encoding: unknown): Buffer {
   if (enc === 'gzip' || enc === 'gz') {
     try {
       // Seed data is small (a few KiB at most); the sync call keeps this simple.
-      return gunzipSync(bytes);
+      return zlib().gunzipSync(bytes);
     } catch (err) {
       throw new ModuleError('seed_random', `random_seed.data is not valid gzip data: ${(err as Error).message}`, { cause: err });
     }

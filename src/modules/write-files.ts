@@ -1,11 +1,11 @@
 // cc_write_files: writes the files listed under write_files (defer: true ones are left to write_files_deferred).
-import { gunzip } from 'node:zlib';
 import { posix } from 'node:path';
 import { promisify } from 'node:util';
 import { isTrue } from './config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
+import { zlib } from '../util/on-demand-builtins';
 
-const gunzipAsync = promisify(gunzip);
+const gunzipAsync = (data: Uint8Array): Promise<Buffer> => promisify(zlib().gunzip)(data);
 const DEFAULT_PERMS = 0o644;
 const DEFAULT_OWNER = 'root:root';
 

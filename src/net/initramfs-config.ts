@@ -1,8 +1,8 @@
 // Network config from the initramfs (klibc ipconfig's /run/net-*.conf) and from the kernel's `network-config=`.
-import { gunzipSync } from 'node:zlib';
 import { parse as parseYaml } from 'yaml';
 import type { Obj } from './check';
 import { NetworkConfigError } from './net-error';
+import { zlib } from '../util/on-demand-builtins';
 
 /** Shell-style KEY='value' lines, as klibc writes them. */
 function loadShellVars(text: string): Record<string, string> {
@@ -80,7 +80,7 @@ export function kernelCmdlineNetworkConfig(cmdline: string): Obj | undefined {
   if (data === 'disabled') return { config: 'disabled' };
   if (!/^[A-Za-z0-9+/=_-]+$/.test(data)) throw new NetworkConfigError('kernel command line network-config=', 'not base64');
   let blob: Buffer = Buffer.from(data, 'base64');
-  if (blob[0] === 0x1f && blob[1] === 0x8b) blob = gunzipSync(blob);
+  if (blob[0] === 0x1f && blob[1] === 0x8b) blob = zlib().gunzipSync(blob);
   let doc: unknown;
   try {
     doc = parseYaml(blob.toString('utf8'), { version: '1.1' });

@@ -1,8 +1,8 @@
 // The #cloud-config subset cloudbase-init supports on Windows: write_files, set_timezone, set_hostname, ntp, groups, users, runcmd.
-import { gunzipSync } from 'node:zlib';
 import { applyHostName } from './set-host-name';
 import { PluginError, type PluginContext, type PluginResult } from './plugin';
 import { combineResults, runScript } from './windows-script';
+import { zlib } from '../util/on-demand-builtins';
 
 const SUPPORTED = new Set(['write_files', 'set_timezone', 'set_hostname', 'hostname', 'ntp', 'groups', 'users', 'runcmd']);
 const NTP_KEY = 'SYSTEM\\CurrentControlSet\\Services\\W32Time\\Parameters';
@@ -15,8 +15,8 @@ function decodeContent(content: unknown, encoding: unknown, index: number): Uint
   const text = content === undefined || content === null ? '' : String(content);
   const enc = typeof encoding === 'string' ? encoding.toLowerCase() : '';
   if (['b64', 'base64'].includes(enc)) return Buffer.from(text, 'base64');
-  if (['gz', 'gzip'].includes(enc)) return gunzipSync(Buffer.from(text, 'latin1'));
-  if (['gz+b64', 'gz+base64', 'gzip+b64', 'gzip+base64'].includes(enc)) return gunzipSync(Buffer.from(text, 'base64'));
+  if (['gz', 'gzip'].includes(enc)) return zlib().gunzipSync(Buffer.from(text, 'latin1'));
+  if (['gz+b64', 'gz+base64', 'gzip+b64', 'gzip+base64'].includes(enc)) return zlib().gunzipSync(Buffer.from(text, 'base64'));
   if (enc !== '' && enc !== 'text/plain') throw fail(`write_files[${index}]: unknown encoding '${encoding as string}'`);
   return Buffer.from(text, 'utf8');
 }

@@ -5,6 +5,7 @@ import type { Log } from '../util/log';
 import type { Datasource, DetectContext } from './datasource';
 import { forcedDatasources } from './kernel-cmdline';
 import { DATASOURCES, datasourceByName } from './registry';
+import { monotonicMs } from '../util/monotonic-clock';
 
 /** DMI fields read from /sys/class/dmi/id, plus hypervisor_uuid from /sys/hypervisor/uuid (Xen EC2). */
 export const DMI_FIELDS = ['product_name', 'product_serial', 'product_uuid', 'product_version', 'sys_vendor', 'chassis_asset_tag', 'chassis_vendor', 'board_vendor', 'board_name'];
@@ -80,14 +81,14 @@ export async function detectSources(ctx: DetectContext, sources: readonly Dataso
   }
   const checks = await Promise.all(
     real.map(async (ds) => {
-      const t = performance.now();
+      const t = monotonicMs();
       try {
         const found = await ds.detect(ctx);
-        return { name: ds.name, found, ms: performance.now() - t };
+        return { name: ds.name, found, ms: monotonicMs() - t };
       } catch (err) {
         const error = err instanceof Error ? err.message : String(err);
         ctx.log.warn(`ds-identify: checking ${ds.name} failed, treated as not found: ${error}`);
-        return { name: ds.name, found: false, ms: performance.now() - t, error };
+        return { name: ds.name, found: false, ms: monotonicMs() - t, error };
       }
     }),
   );

@@ -2,6 +2,7 @@
 import { SourceError, type CrawlContext, type Datasource, type DetectContext, type InstanceData } from './datasource';
 import type { EphemeralNetwork } from './ephemeral-network';
 import { sourceSettings } from './settings';
+import { monotonicMs } from '../util/monotonic-clock';
 
 export interface FindSourceOptions {
   /** 'local' (init-local: local sources, and network ones only when `network` lets them bring up DHCP) or 'network' (init). */
@@ -39,10 +40,10 @@ export async function findSource(ctx: DetectContext, candidates: readonly Dataso
       ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}),
       ...(opts.env ? { env: opts.env } : {}),
     };
-    const t = performance.now();
+    const t = monotonicMs();
     try {
       const data = await source.crawl(crawl);
-      ctx.log.info(`Found datasource ${source.name} [${data.subplatform}] in ${Math.round(performance.now() - t)} ms`);
+      ctx.log.info(`Found datasource ${source.name} [${data.subplatform}] in ${Math.round(monotonicMs() - t)} ms`);
       return { source, data, failures };
     } catch (err) {
       const error = err instanceof Error ? err.message : String(err);

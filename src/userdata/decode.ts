@@ -1,8 +1,7 @@
 // Byte-level decoding of user data: gzip (whole or per part), base64, charsets.
 import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
+import { zlib } from '../util/on-demand-builtins';
 
-const gunzipAsync = promisify(gunzip);
 
 export function isGzip(data: Uint8Array): boolean {
   return data.length >= 2 && data[0] === 0x1f && data[1] === 0x8b;
@@ -11,7 +10,7 @@ export function isGzip(data: Uint8Array): boolean {
 /** Decompresses gzip; a truncated or corrupt stream throws with zlib's reason. MAX_BYTES caps the output. */
 export async function gunzipBytes(data: Uint8Array, maxBytes: number): Promise<Buffer> {
   try {
-    return await gunzipAsync(data, { maxOutputLength: maxBytes });
+    return await promisify(zlib().gunzip)(data, { maxOutputLength: maxBytes });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'ERR_BUFFER_TOO_LARGE' || /maxOutputLength|Cannot create a Buffer larger/.test(e.message)) {

@@ -1,5 +1,5 @@
 // Runs a host process and collects its output; the platforms build on this, nothing else should.
-import { spawn } from 'node:child_process';
+import { childProcess } from './on-demand-builtins';
 
 export interface ExecRequest {
   argv: string[];
@@ -29,7 +29,7 @@ export function execProcess(req: ExecRequest): Promise<ExecOutcome> {
       resolve({ code: 127, signal: null, stdout: '', stderr: '', timedOut: false, spawnError: 'empty command' });
       return;
     }
-    const child = spawn(file, args, {
+    const child = childProcess().spawn(file, args, {
       cwd: req.cwd,
       env: req.env ? { ...process.env, ...req.env } : process.env,
       stdio: ['pipe', 'pipe', 'pipe'],
