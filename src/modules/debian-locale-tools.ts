@@ -4,10 +4,13 @@
 // Both are small scripts whose cost is their interpreters: locale-gen is /bin/sh reading /etc/locale.gen one
 // byte per read(2) (about 10 ms before it generates anything), update-locale is Perl checking the new
 // settings through `sh -c 'locale charmap'` (about 15 ms). In-process, what is left is the real work: one
-// localedef per enabled locale, and one `locale charmap` for the check, with the same arguments, environment,
-// output, exit codes and file contents as the scripts.
+// localedef per enabled locale, with the same arguments, environment, output, exit codes and file contents as
+// the scripts; the `locale charmap` check is answered from the locale files where kiln follows the target's
+// glibc, and run as a command elsewhere.
 import { createHash } from 'node:crypto';
+import { DryRunPlatform } from '../platform/dry-run-platform';
 import type { Platform, RunResult } from '../platform/platform';
+import { localeSettingsVerdict } from './glibc-locale-lookup';
 
 /** The PATH that platform.run gives commands, searched the same way to find which script would run. */
 const COMMAND_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
@@ -70,12 +73,24 @@ export async function runDebianLocaleGen(platform: Platform): Promise<RunResult>
   return { code: 0, stdout, stderr };
 }
 
+/**
+ * Whether the script's `locale charmap` check would print "Cannot set": answered from the locale files where kiln
+ * follows the target's glibc (src/modules/glibc-locale-lookup.ts), else by running the command.
+ */
+async function refusesLocaleSettings(platform: Platform, checkEnv: Record<string, string>): Promise<boolean> {
+  // A dry run plans the command as before: its view of the files lacks what the planned localedef runs would make.
+  const verdict = platform instanceof DryRunPlatform ? 'unknown' : await localeSettingsVerdict(platform, checkEnv);
+  if (verdict !== 'unknown') return verdict === 'cannot-set';
+  const check = await platform.run(['locale', 'charmap'], { env: checkEnv, allowFailure: true });
+  return `${check.stdout}${check.stderr}`.includes('Cannot set');
+}
+
 const LOCALE_VARIABLES = ['LANG', 'LC_CTYPE', 'LC_NUMERIC', 'LC_TIME', 'LC_COLLATE', 'LC_MONETARY', 'LC_MESSAGES', 'LC_PAPER', 'LC_NAME', 'LC_ADDRESS', 'LC_TELEPHONE', 'LC_MEASUREMENT', 'LC_IDENTIFICATION', 'LC_ALL'];
 
 /**
  * `update-locale --locale-file=FILE KEY=VALUE …`, as bookworm's script: the file's assignments are kept
- * commented out and re-enabled (or appended) for the variables given; the settings are checked with
- * `locale charmap` first, and an unusable locale is refused with the script's message and exit code (Perl's
+ * commented out and re-enabled (or appended) for the variables given; the settings are checked as
+ * `locale charmap` would first, and an unusable locale is refused with the script's message and exit code (Perl's
  * die: 255, errno being clear there). The file keeps its mode (0644 when new).
  */
 export async function runDebianUpdateLocale(platform: Platform, file: string, settings: Array<[string, string]>): Promise<RunResult> {
@@ -104,8 +119,7 @@ export async function runDebianUpdateLocale(platform: Platform, file: string, se
   }
   const checkEnv: Record<string, string> = Object.fromEntries(LOCALE_VARIABLES.map((v) => [v, '']));
   for (const [key, value] of values) checkEnv[key] = value;
-  const check = await platform.run(['locale', 'charmap'], { env: checkEnv, allowFailure: true });
-  if (`${check.stdout}${check.stderr}`.includes('Cannot set')) return { code: 255, stdout: '', stderr: `*** update-locale: Error: invalid locale settings: ${env}\n` };
+  if (await refusesLocaleSettings(platform, checkEnv)) return { code: 255, stdout: '', stderr: `*** update-locale: Error: invalid locale settings: ${env}\n` };
   let stdout = '';
   const language = values.get('LANGUAGE');
   if (language !== undefined) {
