@@ -9,6 +9,7 @@ import { shortVersion } from './cli/version';
 import { createPlatform } from './platform/create-platform';
 import { DryRunPlatform, describeEffect } from './platform/dry-run-platform';
 import type { Platform } from './platform/platform';
+import { directOutput } from './util/direct-output';
 import { KilnError, UsageError, describeError } from './util/errors';
 import { Logger, StreamSink } from './util/log';
 import { widenThreadPool } from './util/thread-pool';
@@ -111,7 +112,7 @@ if (isEntryPoint) {
     argv: userArgs(),
     argv0: process.argv0,
     env: process.env,
-    io: { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s) },
+    io: { out: directOutput(1, () => process.stdout), err: directOutput(2, () => process.stderr) },
   }).then(
     (code) => {
       process.exitCode = code;

@@ -1,9 +1,9 @@
 // `analyze show|blame|dump|boot`: boot timing from kiln's event log (and /proc/uptime for `boot`).
-import { readFile, writeFile } from 'node:fs/promises';
 import { formatBlame, formatShow, pairEvents } from '../runner/analyze-events';
 import { parseEventLog, type BootEvent } from '../runner/event-log';
 import { loadRunConfig, readKernelCmdline } from '../runner/run-config';
 import type { Command, CommandContext, ParsedArgs } from './command';
+import { fsPromises } from '../util/on-demand-builtins';
 
 const FLAGS = {
   string: ['infile', 'outfile'],
@@ -14,7 +14,7 @@ const FLAGS = {
 async function loadEvents(ctx: CommandContext, args: ParsedArgs): Promise<{ events: BootEvent[]; source: string } | undefined> {
   const given = args.flags.infile as string | undefined;
   if (given) {
-    const text = await readFile(given, 'utf8').catch(() => undefined);
+    const text = await fsPromises().readFile(given, 'utf8').catch(() => undefined);
     return text === undefined ? undefined : { events: parseEventLog(text), source: given };
   }
   const platform = ctx.platform();
@@ -25,7 +25,7 @@ async function loadEvents(ctx: CommandContext, args: ParsedArgs): Promise<{ even
 
 async function emit(ctx: CommandContext, args: ParsedArgs, text: string): Promise<void> {
   const out = args.flags.outfile as string | undefined;
-  if (out && out !== '-') await writeFile(out, text);
+  if (out && out !== '-') await fsPromises().writeFile(out, text);
   else ctx.io.out(text);
 }
 
@@ -53,7 +53,7 @@ export const analyzeShowCommand = analyzeCommand('show', 'show every stage and m
 export const analyzeBlameCommand = analyzeCommand('blame', 'list the stages and modules of each boot, slowest first', async (e) => formatBlame(pairEvents(e)));
 export const analyzeDumpCommand = analyzeCommand('dump', 'print the boot events as JSON', async (e) => `${JSON.stringify(e, null, 4)}\n`);
 export const analyzeBootCommand = analyzeCommand('boot', 'when the kernel started, when kiln started and how long it ran', async (events) => {
-  const uptime = Number.parseFloat((await readFile('/proc/uptime', 'utf8').catch(() => '0')).split(/\s+/)[0] ?? '0');
+  const uptime = Number.parseFloat((await fsPromises().readFile('/proc/uptime', 'utf8').catch(() => '0')).split(/\s+/)[0] ?? '0');
   const kernelStart = Date.now() / 1000 - uptime;
   const starts = events.filter((e) => e.event_type === 'start' && e.name === 'init-local');
   const first = starts[starts.length - 1] ?? events.find((e) => e.event_type === 'start');

@@ -1,8 +1,8 @@
 // `cloud-id [--json] [--long]`: the canonical cloud id of this instance, read from instance-data.json.
-import { readFile } from 'node:fs/promises';
 import { readBootStatus } from '../runner/read-boot-status';
 import { loadRunConfig, readKernelCmdline } from '../runner/run-config';
 import type { Command } from './command';
+import { fsPromises } from '../util/on-demand-builtins';
 
 export const cloudIdCommand: Command = {
   words: ['cloud-id'],
@@ -27,7 +27,7 @@ export const cloudIdCommand: Command = {
     const rc = await loadRunConfig(platform, embedded, await readKernelCmdline(platform));
     const given = args.flags['instance-data'] as string | undefined;
     const file = given ?? rc.paths.instanceDataFile;
-    const text = given ? await readFile(given, 'utf8').catch(() => undefined) : await platform.readTextIfExists(file);
+    const text = given ? await fsPromises().readFile(given, 'utf8').catch(() => undefined) : await platform.readTextIfExists(file);
     if (text === undefined) {
       if (st.status === 'not started') {
         ctx.io.out('not run\n');

@@ -1,11 +1,11 @@
 // `collect-logs`: a tarball of kiln's logs and state for a bug report, secrets redacted and user data left out.
-import { writeFile } from 'node:fs/promises';
 import { posix } from 'node:path';
 import { loadRunConfig, readKernelCmdline } from '../runner/run-config';
 import { writeTar, type TarEntry } from '../runner/tar-writer';
 import { redactSecretKeys } from '../util/redact';
 import type { Command } from './command';
 import { zlib } from '../util/on-demand-builtins';
+import { fsPromises } from '../util/on-demand-builtins';
 
 /** Files that hold secrets as a whole: left out unless --include-userdata. */
 const SENSITIVE_FILES = ['instance-data-sensitive.json', 'combined-cloud-config.json', 'user-data.txt', 'vendor-data.txt', 'vendor-data2.txt', 'user-data.txt.i', 'vendor-data.txt.i', 'vendor-data2.txt.i', 'cloud-config.txt', 'vendor-cloud-config.txt', 'vendor2-cloud-config.txt', 'obj.json'];
@@ -55,7 +55,7 @@ export const collectLogsCommand: Command = {
     }
     await add('/proc/cmdline', 'proc-cmdline');
     const out = (args.flags.tarfile as string | undefined) ?? 'cloud-init.tar.gz';
-    await writeFile(out, zlib().gzipSync(writeTar(entries)), { mode: 0o600 });
+    await fsPromises().writeFile(out, zlib().gzipSync(writeTar(entries)), { mode: 0o600 });
     ctx.io.out(`Wrote ${out}\n`);
     return 0;
   },

@@ -1,9 +1,9 @@
 // `devel fs-cat`: prints (or saves) one file inside an ISO9660 or FAT image or device, without mounting it.
-import { writeFile } from 'node:fs/promises';
 import { openImageSpec } from '../devices/open-image';
 import { openTree } from '../devices/probe';
 import { KilnError, UsageError } from '../util/errors';
 import type { Command } from './command';
+import { fsPromises } from '../util/on-demand-builtins';
 
 export const develFsCatCommand: Command = {
   words: ['devel', 'fs-cat'],
@@ -26,7 +26,7 @@ export const develFsCatCommand: Command = {
     if (!data) throw new KilnError(`${image}: no file '${path}' (list the image with 'kiln devel fs-ls ${image} -R')`);
     const output = args.flags.output as string | undefined;
     if (output) {
-      await writeFile(output, data);
+      await fsPromises().writeFile(output, data);
       return 0;
     }
     let text: string;

@@ -1,10 +1,10 @@
 // `devel make-mime`: builds a multipart user data from files, as `cloud-init devel make-mime` does.
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { buildMultipart, type MimePartInput } from '../userdata/mime';
 import { SHORT_TYPES } from '../userdata/part-types';
 import { UsageError } from '../util/errors';
 import type { Command } from './command';
+import { fsPromises } from '../util/on-demand-builtins';
 
 export const develMakeMimeCommand: Command = {
   words: ['devel', 'make-mime'],
@@ -43,7 +43,7 @@ export const develMakeMimeCommand: Command = {
       }
       let content: Buffer;
       try {
-        content = await readFile(file);
+        content = await fsPromises().readFile(file);
       } catch (err) {
         throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
       }

@@ -1,5 +1,4 @@
 // `devel net-convert`: converts one network config file to a renderer's files under a directory, as cloud-init's does.
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { KNOWN_DISTROS, rendererConfigFor } from '../net/distro-renderer-configs';
@@ -9,6 +8,7 @@ import { RENDERERS, isRendererName } from '../net/renderers';
 import { writeRenderedFiles } from '../net/write-rendered';
 import { UsageError } from '../util/errors';
 import type { Command } from './command';
+import { fsPromises } from '../util/on-demand-builtins';
 
 const KINDS = ['eni', 'yaml', 'network_data.json', 'ec2'];
 
@@ -54,7 +54,7 @@ export const develNetConvertCommand: Command = {
       if (comma < 0) throw new UsageError(`-m/--mac takes NAME,MAC, not '${item}'`);
       macs.set(item.slice(comma + 1).toLowerCase(), item.slice(0, comma));
     }
-    const text = await readFile(file, 'utf8');
+    const text = await fsPromises().readFile(file, 'utf8');
     const inputKind: InputKind = kind === 'eni' ? 'eni' : kind === 'yaml' ? 'yaml' : kind === 'ec2' ? 'ec2' : 'openstack';
     let input: unknown = text;
     try {

@@ -1,10 +1,10 @@
 // `devel render`: renders a `## template: jinja` user data with instance data, as `cloud-init devel render`.
-import { readFile } from 'node:fs/promises';
 import { jinjaVariables } from '../userdata/jinja-context';
 import { renderJinja } from '../userdata/jinja-render';
 import { TemplateError } from '../userdata/errors';
 import { KilnError, UsageError } from '../util/errors';
 import type { Command } from './command';
+import { fsPromises } from '../util/on-demand-builtins';
 
 const JINJA_HEADER = /^## template:\s*jinja[^\n]*\n?/i;
 
@@ -23,7 +23,7 @@ export const develRenderCommand: Command = {
     const file = args.positional[0] as string;
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      text = await fsPromises().readFile(file, 'utf8');
     } catch (err) {
       throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
@@ -33,7 +33,7 @@ export const develRenderCommand: Command = {
     let dataPath: string;
     if (given) {
       dataPath = given;
-      dataText = await readFile(given, 'utf8').catch(() => undefined);
+      dataText = await fsPromises().readFile(given, 'utf8').catch(() => undefined);
     } else {
       const p = ctx.platform();
       dataPath = '/run/cloud-init/instance-data-sensitive.json';

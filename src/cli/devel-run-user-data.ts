@@ -1,5 +1,4 @@
 // `devel run-user-data`: processes a user-data file and runs its scripts through the platform, reporting each.
-import { readFile } from 'node:fs/promises';
 import { posix } from 'node:path';
 import type { Platform } from '../platform/platform';
 import { runBoothooks, runScriptsIn, scriptDir, writeUserScripts, type ScriptOutcome, type ScriptRunContext } from '../userdata/linux-scripts';
@@ -9,11 +8,12 @@ import { processWindowsUserData } from '../userdata/windows-user-data';
 import { combineRequests, runWindowsScript, windowsHostFacts } from '../userdata/windows-runner';
 import { UsageError } from '../util/errors';
 import type { Command, CommandContext } from './command';
+import { fsPromises } from '../util/on-demand-builtins';
 
 async function readHostFile(path: string | undefined, what: string): Promise<Buffer | undefined> {
   if (path === undefined) return undefined;
   try {
-    return await readFile(path);
+    return await fsPromises().readFile(path);
   } catch (err) {
     throw new UsageError(`cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }

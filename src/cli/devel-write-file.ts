@@ -1,7 +1,7 @@
 // `devel write-file`: one atomic file write through the platform seam (honours --root and --dry-run).
-import { readFile } from 'node:fs/promises';
 import { UsageError } from '../util/errors';
 import type { Command } from './command';
+import { fsPromises } from '../util/on-demand-builtins';
 
 export const develWriteFileCommand: Command = {
   words: ['devel', 'write-file'],
@@ -28,7 +28,7 @@ export const develWriteFileCommand: Command = {
     if ((content === undefined) === (from === undefined)) throw new UsageError('give exactly one of --content and --from');
     const modeText = args.flags.mode as string | undefined;
     if (modeText !== undefined && !/^0?[0-7]{3,4}$/.test(modeText)) throw new UsageError(`--mode must be octal like 0644, not '${modeText}'`);
-    const data = content !== undefined ? content : await readFile(from as string);
+    const data = content !== undefined ? content : await fsPromises().readFile(from as string);
     await ctx.platform().writeFile(path, data, {
       ...(modeText !== undefined ? { mode: parseInt(modeText, 8) } : {}),
       ...(args.flags.owner !== undefined ? { owner: args.flags.owner as string } : {}),

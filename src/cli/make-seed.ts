@@ -1,8 +1,8 @@
 // `make-seed`: builds a NoCloud or config-drive seed image (ISO9660 + Joliet + Rock Ridge, or FAT), no external tools.
-import { rename, writeFile } from 'node:fs/promises';
 import { makeSeed, type SeedFormat, type SeedKind } from '../devices/make-seed';
 import { UsageError } from '../util/errors';
 import type { Command } from './command';
+import { fsPromises } from '../util/on-demand-builtins';
 
 function parseSize(text: string): number {
   const m = /^(\d+)([KMG]?)i?B?$/i.exec(text);
@@ -55,8 +55,8 @@ export const makeSeedCommand: Command = {
       return 0;
     }
     const temp = `${output}.kiln-tmp`;
-    await writeFile(temp, image);
-    await rename(temp, output);
+    await fsPromises().writeFile(temp, image);
+    await fsPromises().rename(temp, output);
     ctx.log.info(`wrote ${output} (${image.length} bytes)`);
     return 0;
   },

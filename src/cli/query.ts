@@ -1,9 +1,9 @@
 // `query [--all | --list-keys | VARNAME | --format TEMPLATE]`: reads instance data as cloud-init query does.
-import { readFile } from 'node:fs/promises';
 import { loadRunConfig, readKernelCmdline } from '../runner/run-config';
 import { formatValue, loadQueryData, lookupKey, QueryError, renderQueryTemplate } from '../runner/query-instance-data';
 import { UsageError } from '../util/errors';
 import type { Command } from './command';
+import { fsPromises } from '../util/on-demand-builtins';
 
 export const queryCommand: Command = {
   words: ['query'],
@@ -43,7 +43,7 @@ export const queryCommand: Command = {
         instanceDataFile: args.flags['instance-data'] as string | undefined,
         userDataFile: args.flags['user-data'] as string | undefined,
         vendorDataFile: args.flags['vendor-data'] as string | undefined,
-        readHostFile: (p) => readFile(p, 'utf8'),
+        readHostFile: (p) => fsPromises().readFile(p, 'utf8'),
       });
     } catch (err) {
       if (err instanceof QueryError) {

@@ -1,10 +1,10 @@
 // `schema -c FILE | --system [--annotate]`: validates cloud-config; errors name the key, the line and the column.
-import { readFile } from 'node:fs/promises';
 import { posix } from 'node:path';
 import { annotate, validateCloudConfig, type SchemaProblem } from '../config/validate-cloud-config';
 import { loadRunConfig, readKernelCmdline } from '../runner/run-config';
 import { UsageError } from '../util/errors';
 import type { Command } from './command';
+import { fsPromises } from '../util/on-demand-builtins';
 
 function describeProblems(problems: SchemaProblem[]): string {
   return problems.map((p) => `${p.path} (line ${p.line}, column ${p.column}): ${p.message}`).join(', ');
@@ -35,7 +35,7 @@ export const schemaCommand: Command = {
     const type = (args.flags['schema-type'] as string | undefined) ?? 'cloud-config';
     if (type !== 'cloud-config') throw new UsageError(`only --schema-type cloud-config is supported, not '${type}'`);
     const targets: Array<{ name: string; text: string | undefined }> = [];
-    if (file) targets.push({ name: file, text: await readFile(file, 'utf8').catch(() => undefined) });
+    if (file) targets.push({ name: file, text: await fsPromises().readFile(file, 'utf8').catch(() => undefined) });
     else {
       const platform = ctx.platform();
       const rc = await loadRunConfig(platform, ctx.facts.defaultConfigs['cloud.cfg'], await readKernelCmdline(platform));

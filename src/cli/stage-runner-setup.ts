@@ -1,11 +1,11 @@
 // Builds the stage runner for a CLI command: the real dependencies, and cloud-init.log inside the target root.
-import { readFile } from 'node:fs/promises';
 import { parseYamlConfig, type ConfigMap } from '../config/parse-yaml-config';
 import { defaultRunnerDeps } from '../runner/default-deps';
 import type { RunnerDeps } from '../runner/runner-deps';
 import { StageRunner } from '../runner/stage-runner';
 import { FileSink } from '../util/log';
 import type { CommandContext } from './command';
+import { fsPromises } from '../util/on-demand-builtins';
 
 /**
  * Tests swap the dependencies through this hook on the context's env-free path; the CLI uses the defaults.
@@ -16,7 +16,7 @@ export async function createStageRunner(ctx: CommandContext, opts: { file?: stri
   const platform = ctx.platform();
   const deps = opts.deps ?? defaultRunnerDeps({ platform, embeddedConfig: ctx.facts.defaultConfigs['cloud.cfg'], version: ctx.facts.version, env: ctx.env });
   let extraConfig: ConfigMap | undefined;
-  if (opts.file) extraConfig = parseYamlConfig(await readFile(opts.file, 'utf8'), opts.file);
+  if (opts.file) extraConfig = parseYamlConfig(await fsPromises().readFile(opts.file, 'utf8'), opts.file);
   const runner = new StageRunner({
     platform,
     logger: ctx.logger,

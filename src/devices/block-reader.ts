@@ -1,7 +1,8 @@
 // Random-access byte reads from an image file, a block device or a slice of one (a partition).
-import { open, readFile, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { FilesystemError } from './filesystem-error';
+import { fsPromises } from '../util/on-demand-builtins';
 
 /** What every reader is given: bytes at an offset, nothing else; `read` throws when asked past the end. */
 export interface BlockReader {
@@ -105,7 +106,7 @@ export class PathBlockReader implements BlockReader {
 
 async function openHandle(path: string): Promise<FileHandle> {
   try {
-    return await open(path, 'r');
+    return await fsPromises().open(path, 'r');
   } catch (err) {
     throw new FilesystemError(path, `cannot open for reading: ${(err as Error).message}`, { cause: err });
   }
@@ -113,7 +114,7 @@ async function openHandle(path: string): Promise<FileHandle> {
 
 async function sysfsSize(devPath: string): Promise<number> {
   try {
-    const text = await readFile(`/sys/class/block/${basename(devPath)}/size`, 'utf8');
+    const text = await fsPromises().readFile(`/sys/class/block/${basename(devPath)}/size`, 'utf8');
     return Number.parseInt(text.trim(), 10) * 512;
   } catch {
     return 0;

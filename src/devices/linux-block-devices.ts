@@ -1,7 +1,7 @@
 // Lists Linux block devices from /sys/class/block (under a root, so tests use a fake tree) and opens them.
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { PathBlockReader, SliceBlockReader, type BlockReader } from './block-reader';
+import { fsPromises } from '../util/on-demand-builtins';
 
 export interface LinuxBlockDevice {
   /** Kernel name: 'sr0', 'vdb', 'vdb1', 'nvme0n1p2'. */
@@ -17,7 +17,7 @@ export interface LinuxBlockDevice {
 
 async function readNumber(path: string): Promise<number | undefined> {
   try {
-    const n = Number.parseInt((await readFile(path, 'utf8')).trim(), 10);
+    const n = Number.parseInt((await fsPromises().readFile(path, 'utf8')).trim(), 10);
     return Number.isFinite(n) ? n : undefined;
   } catch {
     return undefined;
@@ -27,7 +27,7 @@ async function readNumber(path: string): Promise<number | undefined> {
 /** The whole disk of a partition: sysfs nests partitions in their disk's folder; names are the fallback. */
 async function parentDisk(sysEntry: string, name: string): Promise<string> {
   try {
-    const real = await realpath(sysEntry);
+    const real = await fsPromises().realpath(sysEntry);
     const parent = basename(dirname(real));
     if (parent !== 'block' && parent !== name) return parent;
   } catch {
@@ -41,7 +41,7 @@ export async function listLinuxBlockDevices(root: string): Promise<LinuxBlockDev
   const classDir = join(root, 'sys/class/block');
   let names: string[];
   try {
-    names = await readdir(classDir);
+    names = await fsPromises().readdir(classDir);
   } catch {
     return [];
   }
@@ -67,7 +67,7 @@ export async function listLinuxBlockDevices(root: string): Promise<LinuxBlockDev
 
 async function exists(path: string): Promise<boolean> {
   try {
-    await stat(path);
+    await fsPromises().stat(path);
     return true;
   } catch {
     return false;

@@ -1,9 +1,9 @@
 // Builds a NoCloud (cidata) or OpenStack config drive (config-2) image from a folder or files, as ISO or FAT.
-import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { writeFat, type FatBits } from './fat-writer';
 import { writeIso9660 } from './iso9660-writer';
 import { SeedError, type SeedFile } from './seed-files';
+import { fsPromises } from '../util/on-demand-builtins';
 
 export type SeedKind = 'nocloud' | 'configdrive';
 export type SeedFormat = 'iso' | 'vfat';
@@ -22,12 +22,12 @@ export interface MakeSeedOptions {
 const MAX_SEED_BYTES = 1024 * 1024 * 1024;
 
 async function walk(dir: string, prefix: string, out: SeedFile[]): Promise<void> {
-  for (const name of (await readdir(dir)).sort()) {
+  for (const name of (await fsPromises().readdir(dir)).sort()) {
     const full = join(dir, name);
-    const st = await stat(full);
+    const st = await fsPromises().stat(full);
     const rel = prefix ? `${prefix}/${name}` : name;
     if (st.isDirectory()) await walk(full, rel, out);
-    else if (st.isFile()) out.push({ path: rel, data: await readFile(full) });
+    else if (st.isFile()) out.push({ path: rel, data: await fsPromises().readFile(full) });
     else throw new SeedError(`${full} is neither a file nor a folder; a seed holds only those`);
   }
 }
@@ -37,18 +37,18 @@ export async function collectSeedFiles(inputs: string[]): Promise<SeedFile[]> {
   const out: SeedFile[] = [];
   for (const input of inputs) {
     const eq = input.indexOf('=');
-    const named = eq > 0 && !(await lstat(input).then(() => true, () => false));
+    const named = eq > 0 && !(await fsPromises().lstat(input).then(() => true, () => false));
     const path = named ? input.slice(eq + 1) : input;
     let st;
     try {
-      st = await stat(path);
+      st = await fsPromises().stat(path);
     } catch {
       throw new SeedError(`seed input '${path}' does not exist`);
     }
     if (st.isDirectory()) {
       if (named) throw new SeedError(`'${input}': NAME=PATH takes a file, not a folder`);
       await walk(path, '', out);
-    } else out.push({ path: named ? input.slice(0, eq) : basename(path), data: await readFile(path) });
+    } else out.push({ path: named ? input.slice(0, eq) : basename(path), data: await fsPromises().readFile(path) });
   }
   const total = out.reduce((s, f) => s + f.data.length, 0);
   if (total > MAX_SEED_BYTES) throw new SeedError(`seed files total ${total} bytes; the limit is ${MAX_SEED_BYTES}`);

@@ -1,8 +1,8 @@
 // A FileTree over a volume Windows has already mounted (a CD-ROM drive letter), for when raw reads fail.
-import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FileTree, TreeEntry } from './filesystem-finder';
 import { splitPath } from './image-file-tree';
+import { fsPromises } from '../util/on-demand-builtins';
 
 /** ROOT is 'D:\\'; paths inside are '/'-separated. Windows already resolves names without regard to case. */
 export class MountedVolumeTree implements FileTree {
@@ -14,7 +14,7 @@ export class MountedVolumeTree implements FileTree {
 
   async readFile(path: string): Promise<Uint8Array | undefined> {
     try {
-      return await readFile(this.host(path));
+      return await fsPromises().readFile(this.host(path));
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') return undefined;
@@ -24,11 +24,11 @@ export class MountedVolumeTree implements FileTree {
 
   async list(path: string): Promise<TreeEntry[] | undefined> {
     try {
-      const entries = await readdir(this.host(path), { withFileTypes: true });
+      const entries = await fsPromises().readdir(this.host(path), { withFileTypes: true });
       const out: TreeEntry[] = [];
       for (const e of entries) {
         const type = e.isDirectory() ? 'directory' : e.isSymbolicLink() ? 'symlink' : 'file';
-        const size = type === 'file' ? (await stat(join(this.host(path), e.name))).size : 0;
+        const size = type === 'file' ? (await fsPromises().stat(join(this.host(path), e.name))).size : 0;
         out.push({ name: e.name, type, size });
       }
       return out;
@@ -39,7 +39,7 @@ export class MountedVolumeTree implements FileTree {
 
   async exists(path: string): Promise<boolean> {
     try {
-      await stat(this.host(path));
+      await fsPromises().stat(this.host(path));
       return true;
     } catch {
       return false;

@@ -1,7 +1,7 @@
 // Opens what a person names on the command line: an image or device path, optionally one of its partitions.
-import { access } from 'node:fs/promises';
 import { PathBlockReader, type BlockReader } from './block-reader';
 import { partitionReader } from './probe';
+import { fsPromises } from '../util/on-demand-builtins';
 
 /**
  * SPEC is a path, or 'PATH:N' for partition N of a partitioned image or disk (when no file is literally
@@ -12,7 +12,7 @@ export async function openImageSpec(spec: string, partition?: number): Promise<B
   let part = partition;
   const m = /^(.+):(\d+)$/.exec(spec);
   if (m && part === undefined) {
-    const literal = await access(spec).then(
+    const literal = await fsPromises().access(spec).then(
       () => true,
       () => false,
     );

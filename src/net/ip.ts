@@ -1,7 +1,8 @@
 // IPv4/IPv6 address and prefix helpers for the network parsers and renderers.
-import { isIPv4, isIPv6 } from 'node:net';
+import { net } from '../util/on-demand-builtins';
 
-export { isIPv4, isIPv6 };
+export const isIPv4 = (s: string): boolean => net().isIPv4(s);
+export const isIPv6 = (s: string): boolean => net().isIPv6(s);
 
 export function isIpAddress(s: string): boolean {
   return isIPv4(s) || isIPv6(s);
