@@ -12,7 +12,7 @@ import type { Platform } from './platform/platform';
 import { directOutput } from './util/direct-output';
 import { KilnError, UsageError, describeError } from './util/errors';
 import { Logger, StreamSink } from './util/log';
-import { widenThreadPool } from './util/thread-pool';
+import { sizeThreadPool } from './util/thread-pool';
 
 export interface MainOptions {
   argv: string[];
@@ -107,7 +107,7 @@ function userArgs(): string[] {
 const isEntryPoint = typeof module !== 'undefined' && typeof require !== 'undefined' && require.main === module;
 if (isEntryPoint) {
   // Before anything queues work on the thread pool: libuv reads the size once, when the pool starts.
-  widenThreadPool(process.env);
+  sizeThreadPool(process.env);
   main({
     argv: userArgs(),
     argv0: process.argv0,

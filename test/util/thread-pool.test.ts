@@ -1,12 +1,16 @@
+// The thread pool gets a thread per CPU (at least two) unless UV_THREADPOOL_SIZE says otherwise.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { widenThreadPool } from '../../src/util/thread-pool';
+import { poolThreads, sizeThreadPool } from '../../src/util/thread-pool';
 
-test('the thread pool is widened unless UV_THREADPOOL_SIZE is set', () => {
+test('a thread per CPU, at least two, unless UV_THREADPOOL_SIZE is set', () => {
+  assert.equal(poolThreads(1), '2');
+  assert.equal(poolThreads(2), '2');
+  assert.equal(poolThreads(8), '8');
   const env: NodeJS.ProcessEnv = {};
-  widenThreadPool(env);
-  assert.equal(env.UV_THREADPOOL_SIZE, '16');
-  const mine: NodeJS.ProcessEnv = { UV_THREADPOOL_SIZE: '2' };
-  widenThreadPool(mine);
-  assert.equal(mine.UV_THREADPOOL_SIZE, '2');
+  sizeThreadPool(env, 4);
+  assert.equal(env.UV_THREADPOOL_SIZE, '4');
+  const mine: NodeJS.ProcessEnv = { UV_THREADPOOL_SIZE: '16' };
+  sizeThreadPool(mine, 4);
+  assert.equal(mine.UV_THREADPOOL_SIZE, '16');
 });
