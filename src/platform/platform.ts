@@ -92,4 +92,10 @@ export interface Platform {
   osVersion(): Promise<OsVersion>;
   /** Runs a command in the target root (a chroot when the root is not '/'). Argument arrays are never shell-parsed. */
   run(cmd: string[] | string, opts?: RunOpts): Promise<RunResult>;
+  /**
+   * Runs WORK as one batch of changes, which the platform may hold and write when it ends (on Linux, account
+   * files that several steps change are written once); the runner makes each module a batch. Reads through
+   * the platform see held changes meanwhile, and commands see them on disk.
+   */
+  batch?<T>(work: () => Promise<T>): Promise<T>;
 }

@@ -132,7 +132,9 @@ export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcom
     const started = input.now().getTime();
     const ctx = makeModuleContext(input, instanceDir, (level, message) => recover(level, `${mod.name}: ${message}`));
     try {
-      await mod.run(ctx, input.config);
+      // One batch per module: account files it changes in several steps are written once, when it ends.
+      const work = () => mod.run(ctx, input.config);
+      await (input.platform.batch ? input.platform.batch(work) : work());
       const seconds = (input.now().getTime() - started) / 1000;
       input.events.finish(eventName, 'SUCCESS', `config-${mod.name} ran successfully and took ${seconds.toFixed(3)} seconds`);
       out.modules.push({ name: mod.name, outcome: 'ran', seconds });

@@ -100,16 +100,22 @@ test('the same accounts through shadow-utils and through kiln leave identical fi
   const platform = new LinuxPlatform({ root: native, log: new Logger().for('test.ts') });
   assert.ok(await NativeAccounts.suits(platform));
   const accounts = new NativeAccounts(platform, 'debian');
-  assert.ok(await accounts.addGroup('admins', false));
-  assert.ok(await accounts.addGroup('sysg', true));
-  assert.ok(await accounts.addUser({ name: 'alice', gecos: 'Alice Example', groups: ['admins', 'sysg'], shell: '/bin/bash' }));
-  assert.ok(await accounts.addUser({ name: 'svc', shell: '/usr/sbin/nologin', system: true }));
-  assert.ok(await accounts.addUser({ name: 'bob', homedir: '/srv/deep/bob', uid: 2001, passwdHash: HASH, expiredate: '2030-01-02', inactive: '5' }));
-  assert.ok(await accounts.lockPassword('alice'));
-  assert.ok(await accounts.lockPassword('alice'));
-  assert.ok(await accounts.setHashes([{ user: 'bob', password: HASH2 }]));
-  assert.ok(await accounts.expirePassword('bob'));
-  assert.ok(await accounts.addToGroups('bob', ['admins', 'sysg']));
+  // As the runner runs a module: one batch, written once when it ends.
+  await platform.batch(async () => {
+    assert.ok(await accounts.addGroup('admins', false));
+    assert.ok(await accounts.addGroup('sysg', true));
+    assert.ok(await accounts.addUser({ name: 'alice', gecos: 'Alice Example', groups: ['admins', 'sysg'], shell: '/bin/bash' }));
+    assert.ok(await accounts.addUser({ name: 'svc', shell: '/usr/sbin/nologin', system: true }));
+    assert.ok(await accounts.addUser({ name: 'bob', homedir: '/srv/deep/bob', uid: 2001, passwdHash: HASH, expiredate: '2030-01-02', inactive: '5' }));
+    assert.ok(await accounts.lockPassword('alice'));
+    assert.ok(await accounts.lockPassword('alice'));
+    assert.ok(await accounts.setHashes([{ user: 'bob', password: HASH2 }]));
+    assert.ok(await accounts.expirePassword('bob'));
+    assert.ok(await accounts.addToGroups('bob', ['admins', 'sysg']));
+    // Held until the batch ends: reads through the platform see the changes, the disk does not yet.
+    assert.match(await platform.readText('/etc/passwd'), /^bob:x:2001:/m);
+    assert.doesNotMatch(readFileSync(join(native, 'etc/passwd'), 'utf8'), /^bob:/m);
+  });
 
   for (const name of ['passwd', 'shadow', 'group', 'gshadow', 'subuid', 'subgid']) {
     for (const file of [`etc/${name}`, `etc/${name}-`]) {

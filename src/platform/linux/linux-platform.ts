@@ -12,6 +12,7 @@ import { eventLoopTurnIfDue } from '../../util/event-loop-turns';
 import { readOsRelease } from '../os-release';
 import { undefinedIfMissing } from '../missing-file';
 import type { FileOpts, FileStat, OsVersion, Platform, RunOpts, RunResult } from '../platform';
+import { AccountWriteBack } from './accounts/account-write-back';
 import { resolveOwner } from './passwd-lookup';
 import { commitStaged, discardStaged, stageFile, syncStaged, type StagedFile, writeAll } from './staged-file';
 
@@ -55,6 +56,8 @@ export class LinuxPlatform implements Platform {
   private readonly log: Log;
   private readonly isolation: 'chroot' | 'sandbox';
   private readonly isolateNetwork: boolean;
+  /** Account-file changes, held within a batch (a module) and written once (or when something else could read them). */
+  readonly accountWrites = new AccountWriteBack(this);
 
   constructor(opts: LinuxPlatformOptions) {
     this.root = opts.root === '' ? '/' : posix.resolve(opts.root);
@@ -90,11 +93,22 @@ export class LinuxPlatform implements Platform {
   // loop's turns, which resolve() takes every few milliseconds.
 
   async readFile(path: string): Promise<Uint8Array> {
-    return readFileSync(await this.resolve(path));
+    const held = this.accountWrites.textOf(rootPath(path));
+    return held !== undefined ? Buffer.from(held, 'utf8') : readFileSync(await this.resolve(path));
   }
 
   async readText(path: string): Promise<string> {
+    return this.accountWrites.textOf(rootPath(path)) ?? this.readDiskText(path);
+  }
+
+  /** PATH's content on disk, whatever the account write-back holds for it. */
+  async readDiskText(path: string): Promise<string> {
     return readFileSync(await this.resolve(path), 'utf8');
+  }
+
+  /** Runs WORK with its account-file changes written once, when it ends. */
+  batch<T>(work: () => Promise<T>): Promise<T> {
+    return this.accountWrites.batch(work);
   }
 
   readTextIfExists(path: string): Promise<string | undefined> {
@@ -102,6 +116,7 @@ export class LinuxPlatform implements Platform {
   }
 
   async exists(path: string): Promise<boolean> {
+    if (this.accountWrites.textOf(rootPath(path)) !== undefined) return true;
     return statOrUndefined(await this.resolve(path)) !== undefined;
   }
 
@@ -110,7 +125,8 @@ export class LinuxPlatform implements Platform {
     const st = statOrUndefined(host, opts?.followLinks !== false);
     if (!st) return undefined;
     const type = st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other';
-    return { type, mode: st.mode & 0o7777, size: st.size };
+    const held = this.accountWrites.textOf(rootPath(path));
+    return { type, mode: st.mode & 0o7777, size: held !== undefined ? Buffer.byteLength(held, 'utf8') : st.size };
   }
 
   async listDir(path: string): Promise<string[]> {
@@ -128,11 +144,13 @@ export class LinuxPlatform implements Platform {
   }
 
   async remove(path: string, opts?: { recursive?: boolean }): Promise<void> {
+    await this.accountWrites.flushBefore(rootPath(path));
     const host = await this.resolveParentOnly(path);
     rmSync(host, { force: true, recursive: opts?.recursive ?? false });
   }
 
   async symlink(target: string, path: string): Promise<void> {
+    await this.accountWrites.flushBefore(rootPath(path));
     const host = await this.resolveParentOnly(path);
     mkdirSync(posix.dirname(host), { recursive: true });
     const temp = `${host}.kiln-${randomBytes(4).toString('hex')}`;
@@ -156,6 +174,7 @@ export class LinuxPlatform implements Platform {
    * logs are written: the whole file is not copied for each line, and an existing file is not replaced.
    */
   private async appendToFile(path: string, bytes: Uint8Array, opts: FileOpts): Promise<void> {
+    await this.accountWrites.flushBefore(rootPath(path));
     const host = await this.resolve(path);
     const ids = opts.owner ? await this.ownerIds(opts.owner, path) : undefined;
     const existingMode = statOrUndefined(host)?.mode;
@@ -183,6 +202,7 @@ export class LinuxPlatform implements Platform {
    * failure before that leaves every file as it was.
    */
   async writeFiles(writes: FileWrite[]): Promise<void> {
+    for (const w of writes) await this.accountWrites.flushBefore(rootPath(w.path));
     const staged: Array<{ file: StagedFile; path: string; mode: number; size: number; durable: boolean }> = [];
     try {
       for (const { path, data, opts = {} } of writes) {
@@ -246,6 +266,8 @@ export class LinuxPlatform implements Platform {
   }
 
   async run(cmd: string[] | string, opts: RunOpts = {}): Promise<RunResult> {
+    // A command may read or change the account files: it sees them as kiln left them.
+    await this.accountWrites.flush();
     const argv = this.commandLine(cmd);
     const shown = scrubAll(typeof cmd === 'string' ? cmd : cmd.join(' '), opts.secrets);
     this.log.debug(`Running command ${shown}${this.root === '/' ? '' : ` in ${this.root}`}`);
@@ -274,6 +296,11 @@ export class LinuxPlatform implements Platform {
     }
     return result;
   }
+}
+
+/** PATH as a normalized absolute path inside the root (the account write-back's keys). */
+function rootPath(path: string): string {
+  return posix.normalize(posix.join('/', path));
 }
 
 function scrubAll(text: string, secrets: string[] | undefined): string {

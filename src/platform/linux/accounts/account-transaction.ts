@@ -1,8 +1,8 @@
-// One change to the account files, committed as shadow-utils' commonio commits it: under the files' locks,
-// each changed file's previous content is kept as FILE- (same mode, owner and times), then the new content
-// replaces FILE atomically with FILE's own mode and owner.
-import { statSync, utimesSync } from 'node:fs';
-import type { FileWrite, LinuxPlatform } from '../linux-platform';
+// One change to the account files, as shadow-utils' commonio makes it: under the files' locks, read, changed in
+// memory, and handed to the platform's write-back (account-write-back.ts), which keeps each changed file's
+// previous content as FILE- (same mode, owner and times) and replaces FILE atomically with FILE's own mode and
+// owner, once for all the changes of a module.
+import type { LinuxPlatform } from '../linux-platform';
 import { ColonFile } from './colon-file';
 import { lockAccountFiles } from './shadow-lock';
 
@@ -59,25 +59,16 @@ export class AccountTransaction {
   }
 
   /**
-   * Writes the changed files with their backups, then unlocks. All new contents are synced together before
-   * the first rename (one journal commit rather than one per file), then each backup and file goes into
-   * place in shadow-utils' order.
+   * Hands the changed files to the platform's write-back (written now, or in a batch once it ends or before
+   * anything else could read them), then unlocks: FILE- and FILE end as this change would have left them.
    */
   async commit(): Promise<void> {
     try {
-      const writes: FileWrite[] = [];
-      const backups: Array<{ path: string; atime: Date; mtime: Date }> = [];
+      const now = new Date();
       for (const name of ORDER) {
         const loaded = this.files.get(name);
-        if (!loaded?.changed) continue;
-        const path = `/etc/${name}`;
-        const st = statSync(this.platform.hostPath(path));
-        const opts = { mode: st.mode & 0o7777, owner: `${st.uid}:${st.gid}`, durable: true };
-        writes.push({ path: `${path}-`, data: loaded.before, opts }, { path, data: loaded.file.text(), opts });
-        backups.push({ path: `${path}-`, atime: st.atime, mtime: st.mtime });
+        if (loaded?.changed) await this.platform.accountWrites.change(`/etc/${name}`, loaded.before, loaded.file.text(), now);
       }
-      await this.platform.writeFiles(writes);
-      for (const b of backups) utimesSync(this.platform.hostPath(b.path), b.atime, b.mtime);
     } finally {
       await this.unlock();
     }
