@@ -158,18 +158,25 @@ class PlainYamlReader {
     return { key, rest: body.slice(restAt), restAt };
   }
 
+  /** The next significant line if it is at INDENT; undefined at the end or at a lesser indent (the block ends). A deeper one bails. */
+  private lineAtIndent(indent: number): string | undefined {
+    this.skipInsignificant();
+    if (this.at >= this.lines.length) return undefined;
+    const line = this.line();
+    const lineIndent = this.indentOf(line);
+    if (lineIndent < indent) return undefined;
+    if (lineIndent > indent) bail();
+    return line;
+  }
+
   /** A block mapping at INDENT; FIRST is an entry already read from the current line (a compact mapping in a sequence item). */
   private mapping(indent: number, first: { key: string; rest: string } | undefined): Record<string, unknown> {
     const map: Record<string, unknown> = {};
     let entry = first;
     for (;;) {
       if (!entry) {
-        this.skipInsignificant();
-        if (this.at >= this.lines.length) break;
-        const line = this.line();
-        const lineIndent = this.indentOf(line);
-        if (lineIndent < indent) break;
-        if (lineIndent > indent) bail();
+        const line = this.lineAtIndent(indent);
+        if (line === undefined) break;
         const found = this.entryKey(line.slice(indent));
         if (!found) {
           if (/^-(?:[ ]|$)/.test(line.slice(indent))) break; // a sequence at the parent's indent ends this mapping
@@ -215,12 +222,8 @@ class PlainYamlReader {
   private sequence(indent: number): unknown[] {
     const items: unknown[] = [];
     for (;;) {
-      this.skipInsignificant();
-      if (this.at >= this.lines.length) break;
-      const line = this.line();
-      const lineIndent = this.indentOf(line);
-      if (lineIndent < indent) break;
-      if (lineIndent > indent) bail();
+      const line = this.lineAtIndent(indent);
+      if (line === undefined) break;
       const body = line.slice(indent);
       if (!/^-(?:[ ]|$)/.test(body)) break;
       this.at++;

@@ -3,12 +3,12 @@ import { lowerPoolPriority, restorePoolPriority } from '../util/background-threa
 
 /**
  * Screening rounds on the thread pool at once, across every search in this process (RSA's p and q, DSA's p).
- * The pool is the process's, shared with file syncs that the boot waits on, and the main thread shares the
- * CPUs with these rounds. Process-wide for that reason.
+ * The pool is the process's (other crypto work, zlib and async file calls use it too), and the main thread
+ * shares the CPUs with these rounds. Process-wide for that reason.
  *
  * - awaited (the default): something waits for the primes, so the main thread is mostly idle and hands out
- *   the next round as soon as one ends. Three rounds keep two cores busy; more only queue the syncs behind
- *   them and waste the rounds still running when a prime is found.
+ *   the next round as soon as one ends. Three rounds keep two cores busy; more only queue other pool work
+ *   behind them and waste the rounds still running when a prime is found.
  * - ahead: keys are made before anything needs them while the boot's main thread works. It gets back to
  *   the event loop only between its synchronous stretches (tens of milliseconds while a stage reads its
  *   config or a module writes its files), so three rounds would end within a millisecond or two and leave the
