@@ -18,7 +18,12 @@ function parseWithYamlPackage(text: string, source: string): unknown {
     const where = pos ? `${source}:${pos.line}:${pos.col}` : source;
     throw new ConfigError(`${where}: invalid YAML: ${first.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`);
   }
-  return doc.toJS({ maxAliasCount: 1000 });
+  try {
+    return doc.toJS({ maxAliasCount: 1000 });
+  } catch (err) {
+    // The yaml package refuses aliases that expand past its count (a resource exhaustion attack).
+    throw new ConfigError(`${source}: invalid YAML: ${(err as Error).message}`);
+  }
 }
 
 /**

@@ -257,8 +257,7 @@ class PlainYamlReader {
     const first = t[0];
     if (first === '*') {
       const alias = /^\*([^ \t[\]{},]+)[ ]*(?:#.*)?$/.exec(t);
-      if (!alias || !this.anchors.has(alias[1] as string)) return bail();
-      return this.anchors.get(alias[1] as string);
+      return aliased(this.anchors, alias?.[1]);
     }
     if (first === '|') return this.literal(t, indent);
     if (first === '"' || first === "'") {
@@ -349,6 +348,17 @@ function readQuoted(t: string): { value: string; end: number } {
   return bail();
 }
 
+/**
+ * The value of the anchor NAME, if it is a scalar. An alias of a list or mapping is left to the yaml package,
+ * whose alias count stops documents that grow exponentially when expanded ("billion laughs").
+ */
+function aliased(anchors: Map<string, unknown>, name: string | undefined): unknown {
+  if (name === undefined || !anchors.has(name)) return bail();
+  const value = anchors.get(name);
+  if (value !== null && typeof value === 'object') return bail();
+  return value;
+}
+
 /** A one-line flow collection: sequences and mappings of scalars, aliases and flow collections. */
 class FlowReader {
   private i = 0;
@@ -374,9 +384,9 @@ class FlowReader {
     }
     if (c === '*') {
       const m = /^\*([^ \t[\]{},]+)/.exec(this.t.slice(this.i));
-      if (!m || !this.anchors.has(m[1] as string)) return bail();
-      this.i += m[0].length;
-      return this.anchors.get(m[1] as string);
+      const value = aliased(this.anchors, m?.[1]);
+      this.i += (m as RegExpExecArray)[0].length;
+      return value;
     }
     const m = /^[^,[\]{}#]*/.exec(this.t.slice(this.i)) as RegExpExecArray;
     const plain = m[0].trimEnd();

@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseDocument } from 'yaml';
+import { parseYamlConfig } from '../../src/config/parse-yaml-config';
 import { NOT_PLAIN, readPlainYaml } from '../../src/config/plain-yaml';
 import { REPO as repoRoot } from '../helpers/repo';
 
@@ -62,7 +63,7 @@ test('the constructs the reader follows, and a few it leaves to the yaml package
     'list:\n  - a\n  - b\nsame_indent:\n- x\n- y\nnested:\n  deeper:\n    - k: v\n      k2: [1, two, "3"]\n    - {a: b, c: d}\n',
     "quoted: 'it''s'\ndq: \"tab\\there \\\"q\\\"\"\n'quoted key': 1\n\"dq key\": 2\n",
     'lit: |\n  line one\n\n  line three\nkeep: |+\n  x\n\nstrip: |-\n  y\nafter: 1\n',
-    'base: &b |\n  shared\nuse: [*b, *b]\nmap: &m\n  k: v\nagain: *m\n',
+    'base: &b |\n  shared\nuse: [*b, *b]\nname: &n alice\nagain: *n\n',
     '---\n# a comment\nonly: document\n',
     '- a\n-\n- c\n- - nested\n',
     'seq_of_maps:\n  - name: alice\n    groups: [admins]\n  - name: bob\n',
@@ -71,9 +72,22 @@ test('the constructs the reader follows, and a few it leaves to the yaml package
   let accepted = 0;
   for (const text of read) if (agrees(text, 'sample')) accepted++;
   assert.ok(accepted >= read.length - 1, `${accepted} of ${read.length} samples read`);
-  for (const text of ['a: 0644\n', 'a: 1.5\n', 'a: !tag x\n', 'a: >\n  folded\n', 'a: b\n---\nc: d\n', 'a: multi\n  line\n', 'k: {a, b}\n', '<<: *x\n', 'a: "\\x41"\n']) {
+  // Aliases of lists and mappings go to the yaml package, which bounds how far they expand.
+  for (const text of ['a: 0644\n', 'map: &m\n  k: v\nagain: *m\n', 'l: &l [a, b]\nm: [*l, *l]\n', 'a: 1.5\n', 'a: !tag x\n', 'a: >\n  folded\n', 'a: b\n---\nc: d\n', 'a: multi\n  line\n', 'k: {a, b}\n', '<<: *x\n', 'a: "\\x41"\n']) {
     assert.equal(readPlainYaml(text), NOT_PLAIN, `declined: ${JSON.stringify(text)}`);
   }
+});
+
+test('a document whose aliases multiply ("billion laughs") is refused by the yaml package, not expanded', () => {
+  const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+  for (let i = 1; i < 9; i++) {
+    const prev = String.fromCharCode(96 + i);
+    const name = String.fromCharCode(97 + i);
+    levels.push(`${name}: &${name} [${Array(10).fill(`*${prev}`).join(', ')}]`);
+  }
+  const text = `${levels.join('\n')}\n`;
+  assert.equal(readPlainYaml(text), NOT_PLAIN);
+  assert.throws(() => parseYamlConfig(text, 'laughs.cfg'), { name: 'ConfigError', message: /^laughs\.cfg: invalid YAML: .*alias/i });
 });
 
 /** A small deterministic random source, so that a failure can be replayed from its seed. */
