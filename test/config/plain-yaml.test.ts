@@ -9,6 +9,7 @@ import { parseDocument } from 'yaml';
 import { parseYamlConfig } from '../../src/config/parse-yaml-config';
 import { NOT_PLAIN, readPlainYaml } from '../../src/config/plain-yaml';
 import { REPO as repoRoot } from '../helpers/repo';
+import { seededRandom } from '../helpers/seeded-random';
 
 /** The yaml package's reading, as parse-yaml-config.ts asks for it; undefined when it reports an error. */
 function byYamlPackage(text: string): { value: unknown } | undefined {
@@ -90,17 +91,6 @@ test('a document whose aliases multiply ("billion laughs") is refused by the yam
   assert.throws(() => parseYamlConfig(text, 'laughs.cfg'), { name: 'ConfigError', message: /^laughs\.cfg: invalid YAML: .*alias/i });
 });
 
-/** A small deterministic random source, so that a failure can be replayed from its seed. */
-function random(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
-
 const SCALARS = ['a', 'yes', 'no', 'on', 'True', 'false', 'NULL', '~', '', '0', '-1', '42', '0644', '1.5', '1e3', '.inf', 'a: b', 'a:b', 'x #y', '#x', ' lead', 'trail ', "it's", 'q"d', 'back\\slash', '[x]', '{x}', '*a', '&a', '!t', '%x', '@x', '-', '- x', '-x', '?', ':x', 'multi\nline', 'ünï', 'path/to', 'k=v', '123abc', '0x1F', '0o17', '+1', 'null', 'Yes'];
 
 function scalarText(s: string, rnd: () => number): string {
@@ -133,7 +123,7 @@ test('generated documents: declined, or read exactly as the yaml package reads t
   let read = 0;
   const total = 3000;
   for (let seed = 1; seed <= total; seed++) {
-    const rnd = random(seed);
+    const rnd = seededRandom(seed);
     const lines: string[] = [];
     emit(0, '', rnd, lines, 'k');
     if (agrees(`${lines.join('\n')}\n`, `seed ${seed}`)) read++;
@@ -146,7 +136,7 @@ test('mutated config files (characters inserted, removed, replaced): declined, o
   const debian = '/var/cache/kiln-test/bookworm-cloud-init/etc/cloud';
   if (existsSync(debian)) bases.push(readFileSync(join(debian, 'cloud.cfg'), 'utf8'), readFileSync(join(debian, 'cloud.cfg.d/05_logging.cfg'), 'utf8'));
   const pieces = [' ', '  ', ':', ': ', '-', '- ', '#', ' #', '"', "'", '\t', '\n', '[', ']', '{', '}', ',', '&a ', '*a', '|', '|-', '>', '!', '?', '~', '0', '1.5', 'yes', '%', '@', '\\', 'x', '---', '...'];
-  const rnd = random(20261125);
+  const rnd = seededRandom(20261125);
   let read = 0;
   const total = 8000;
   for (let i = 0; i < total; i++) {

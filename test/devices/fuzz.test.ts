@@ -11,20 +11,11 @@ import { imageCandidates } from '../../src/devices/image-finder';
 import { writeIso9660 } from '../../src/devices/iso9660-writer';
 import { openFilesystem, probe } from '../../src/devices/probe';
 import { KilnError } from '../../src/util/errors';
+import { seededRandom } from '../helpers/seeded-random';
 
 const ITERATIONS = Number(process.env.KILN_FUZZ_ITERATIONS ?? 250);
 const PARSE_BUDGET_MS = 3000;
 const HANG_MS = 15000;
-
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 0x9e3779b9;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 0x100000000;
-  };
-}
 
 function corpus(): Array<{ name: string; image: Buffer; hot: number }> {
   const time = new Date(Date.UTC(2024, 0, 2, 3, 4, 5));
@@ -117,7 +108,7 @@ async function workerMain(): Promise<void> {
     for (let i = 0; i < iterations; i++) {
       const seed = (i + 1) * 2654435761 + c.name.length;
       parentPort?.postMessage({ kind: 'start', image: c.name, i, seed });
-      const image = mutate(c.image, c.hot, rng(seed));
+      const image = mutate(c.image, c.hot, seededRandom(seed, 0x9e3779b9));
       const t0 = performance.now();
       try {
         await parseOnce(image);

@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { FileTree } from '../../src/devices/filesystem-finder';
+import { xorshift32 } from '../helpers/seeded-random';
 
 export function run(cmd: string, args: string[], opts: { input?: string; cwd?: string } = {}): string {
   const r = spawnSync(cmd, args, { encoding: 'utf8', input: opts.input, cwd: opts.cwd, maxBuffer: 64 * 1024 * 1024 });
@@ -14,13 +15,8 @@ export function run(cmd: string, args: string[], opts: { input?: string; cwd?: s
 /** A deterministic pseudo-random byte string (so failures reproduce). */
 export function bytes(n: number, seed: number): Buffer {
   const b = Buffer.alloc(n);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    b[i] = x & 0xff;
-  }
+  const next = xorshift32(seed);
+  for (let i = 0; i < n; i++) b[i] = next() & 0xff;
   return b;
 }
 
