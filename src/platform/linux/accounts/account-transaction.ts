@@ -6,10 +6,9 @@ import type { LinuxPlatform } from '../linux-platform';
 import { ColonFile } from './colon-file';
 import { lockAccountFiles } from './shadow-lock';
 
-export type AccountFileName = 'passwd' | 'shadow' | 'group' | 'gshadow' | 'subuid' | 'subgid';
-
-/** The order shadow-utils locks and writes them in. */
-const ORDER: AccountFileName[] = ['passwd', 'shadow', 'group', 'gshadow', 'subuid', 'subgid'];
+/** The account files in /etc, in the order shadow-utils locks and writes them. */
+export const ACCOUNT_FILE_NAMES = ['passwd', 'shadow', 'group', 'gshadow', 'subuid', 'subgid'] as const;
+export type AccountFileName = (typeof ACCOUNT_FILE_NAMES)[number];
 
 interface Loaded {
   before: string;
@@ -27,7 +26,7 @@ export class AccountTransaction {
   /** Locks and reads NAMES (those that exist; a missing shadow or gshadow is simply not there). */
   static async open(platform: LinuxPlatform, names: AccountFileName[]): Promise<AccountTransaction> {
     const present: AccountFileName[] = [];
-    for (const name of ORDER) if (names.includes(name) && (await platform.exists(`/etc/${name}`))) present.push(name);
+    for (const name of ACCOUNT_FILE_NAMES) if (names.includes(name) && (await platform.exists(`/etc/${name}`))) present.push(name);
     const unlock = await lockAccountFiles(present.map((n) => platform.hostPath(`/etc/${n}`)));
     const files = new Map<AccountFileName, Loaded>();
     try {
@@ -65,7 +64,7 @@ export class AccountTransaction {
   async commit(): Promise<void> {
     try {
       const now = new Date();
-      for (const name of ORDER) {
+      for (const name of ACCOUNT_FILE_NAMES) {
         const loaded = this.files.get(name);
         if (loaded?.changed) await this.platform.accountWrites.change(`/etc/${name}`, loaded.before, loaded.file.text(), now);
       }

@@ -10,10 +10,11 @@
 import { statSync, utimesSync } from 'node:fs';
 import { PlatformError } from '../../../util/errors';
 import type { FileWrite, LinuxPlatform } from '../linux-platform';
+import { ACCOUNT_FILE_NAMES } from './account-transaction';
 import { lockAccountFiles } from './shadow-lock';
 
-/** The files shadow-utils writes, in the order it locks and writes them. */
-export const ACCOUNT_FILES = ['/etc/passwd', '/etc/shadow', '/etc/group', '/etc/gshadow', '/etc/subuid', '/etc/subgid'] as const;
+/** The files shadow-utils writes, as root paths, in the order it locks and writes them. */
+const ACCOUNT_FILES: readonly string[] = ACCOUNT_FILE_NAMES.map((name) => `/etc/${name}`);
 
 /** What one file's changes since the last flush come to. */
 interface HeldFile {
@@ -45,7 +46,7 @@ export class AccountWriteBack {
   /** Whether PATH is an account file or its backup (FILE-), which a write or removal must not overtake. */
   static concerns(path: string): boolean {
     const file = path.endsWith('-') ? path.slice(0, -1) : path;
-    return (ACCOUNT_FILES as readonly string[]).includes(file);
+    return ACCOUNT_FILES.includes(file);
   }
 
   /** Flushes first when PATH is about to be written or removed by something else (not by the flush itself). */
