@@ -4,8 +4,7 @@ import { loadRunConfig, readKernelCmdline } from '../runner/run-config';
 import { writeTar, type TarEntry } from '../runner/tar-writer';
 import { redactSecretKeys } from '../util/redact';
 import type { Command } from './command';
-import { zlib } from '../util/on-demand-builtins';
-import { fsPromises } from '../util/on-demand-builtins';
+import { fsPromises, zlib } from '../util/on-demand-builtins';
 
 /** Files that hold secrets as a whole: left out unless --include-userdata. */
 const SENSITIVE_FILES = ['instance-data-sensitive.json', 'combined-cloud-config.json', 'user-data.txt', 'vendor-data.txt', 'vendor-data2.txt', 'user-data.txt.i', 'vendor-data.txt.i', 'vendor-data2.txt.i', 'cloud-config.txt', 'vendor-cloud-config.txt', 'vendor2-cloud-config.txt', 'obj.json'];

@@ -55,12 +55,18 @@ function commentAt(line: string, from = 0): number {
   return line.length;
 }
 
-/** The value of a double-quoted scalar's body (without quotes); only the common escapes are followed. */
+/** The escapes of double-quoted scalars that this reader follows (the common ones). */
+const SIMPLE_ESCAPES: Record<string, string> = { n: '\n', t: '\t', '"': '"', '\\': '\\', '/': '/', r: '\r', '0': '\0' };
+
+/** The value of a double-quoted scalar's body (without quotes). */
 function unescapeDouble(body: string): string {
-  return body.replace(/\\(.)/g, (_, c: string) => {
-    const simple: Record<string, string> = { n: '\n', t: '\t', '"': '"', '\\': '\\', '/': '/', r: '\r', '0': '\0' };
-    return simple[c] ?? bail();
-  });
+  return body.replace(/\\(.)/g, (_, c: string) => SIMPLE_ESCAPES[c] ?? bail());
+}
+
+/** A block mapping entry's key and the text after its ': '. */
+interface MappingEntry {
+  key: string;
+  rest: string;
 }
 
 class PlainYamlReader {
@@ -136,7 +142,7 @@ class PlainYamlReader {
    * The key of a mapping entry starting BODY and where its value starts, or undefined when BODY is no entry.
    * Keys are plain or quoted strings that the core schema reads as strings.
    */
-  private entryKey(body: string): { key: string; rest: string; restAt: number } | undefined {
+  private entryKey(body: string): MappingEntry | undefined {
     let key: string;
     let end: number;
     if (body.startsWith('"') || body.startsWith("'")) {
@@ -155,7 +161,7 @@ class PlainYamlReader {
     if (key === '__proto__' || key === '<<') bail();
     let restAt = end + 1;
     while (body[restAt] === ' ') restAt++;
-    return { key, rest: body.slice(restAt), restAt };
+    return { key, rest: body.slice(restAt) };
   }
 
   /** The next significant line if it is at INDENT; undefined at the end or at a lesser indent (the block ends). A deeper one bails. */
@@ -170,7 +176,7 @@ class PlainYamlReader {
   }
 
   /** A block mapping at INDENT; FIRST is an entry already read from the current line (a compact mapping in a sequence item). */
-  private mapping(indent: number, first: { key: string; rest: string } | undefined): Record<string, unknown> {
+  private mapping(indent: number, first: MappingEntry | undefined): Record<string, unknown> {
     const map: Record<string, unknown> = {};
     let entry = first;
     for (;;) {
@@ -182,7 +188,7 @@ class PlainYamlReader {
           if (/^-(?:[ ]|$)/.test(line.slice(indent))) break; // a sequence at the parent's indent ends this mapping
           bail();
         }
-        entry = found as { key: string; rest: string };
+        entry = found as MappingEntry;
         this.at++;
       }
       map[entry.key] = this.entryValue(entry.rest, indent, true);
@@ -232,7 +238,7 @@ class PlainYamlReader {
       const rest = body.slice(restAt);
       if (/^-(?:[ ]|$)/.test(rest)) bail(); // "- - x": nested compact sequences are not followed
       const entry = rest.startsWith('&') || rest.startsWith('*') ? undefined : this.entryKey(rest);
-      if (entry) items.push(this.mapping(indent + restAt, { key: entry.key, rest: entry.rest }));
+      if (entry) items.push(this.mapping(indent + restAt, entry));
       else items.push(this.entryValue(rest, indent, false));
     }
     return items;
