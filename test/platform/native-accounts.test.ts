@@ -62,6 +62,24 @@ test("the lock waits for a live holder, and takes over a dead holder's lock", as
   assert.ok(!existsSync(`${file}.lock`));
 });
 
+test('a lock this process holds is shared, and the file stays until its last holder lets go', async (t) => {
+  const root = tempDir(t);
+  const file = join(root, 'passwd');
+  writeFileSync(file, '');
+  const outer = await lockAccountFiles([file], async () => assert.fail('a lock held here is never waited for'));
+  const inner = await lockAccountFiles([file], async () => assert.fail('a lock held here is never waited for'));
+  await inner();
+  await inner();
+  assert.equal(readFileSync(`${file}.lock`, 'latin1'), `${process.pid}\0`, 'the outer holder still has it');
+  await outer();
+  assert.ok(!existsSync(`${file}.lock`));
+  // Our pid on a lock nobody here holds is what an earlier process with that pid left: taken over.
+  writeFileSync(`${file}.lock`, `${process.pid}\0`);
+  const again = await lockAccountFiles([file], async () => assert.fail('a stale lock is not waited for'));
+  await again();
+  assert.ok(!existsSync(`${file}.lock`));
+});
+
 const HASH = '$6$rounds=4096$saltsalt$3xwDn5b9lI1Ay1y0S4wRZmtQhM1hB8y1SJhfo7qHuWeOhd/bqjT0Sm6qGJpvlcIVQ5LL8u1Hy1l1y0iBoe5Tq.';
 const HASH2 = '$6$othersalt$Wm2w1tqvS9VvYgUu3t8YqJkC0oZJ6gkz4h6nC2r2b9yE6m0hV2sI8qk2e4T1y7p3a0JkF5cXqGg9Lw1Qx8Zr/.';
 

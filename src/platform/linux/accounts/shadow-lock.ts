@@ -1,11 +1,19 @@
 // shadow-utils' lock on an account file: FILE.lock holding the locker's pid, taken by useradd, passwd, chpasswd,
 // usermod and vipw alike, so kiln and those tools never write the same file at once. A lock whose process is
-// gone is stale and removed; a live one is waited for, 15 tries a second apart, as the tools do.
+// gone is stale and removed; a live one is waited for, 15 tries a second apart, as the tools do. A lock this
+// process already holds is shared, not taken again.
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { PlatformError } from '../../../util/errors';
 
 const TRIES = 15;
 const PAUSE_MS = 1000;
+
+/**
+ * The locks this process holds, by lock path, with how many holders within it share each (an account change
+ * made outside a batch writes back while its transaction still holds the files). Process-wide, as the lock
+ * files themselves are: they name the process, not a caller. The file goes when the last holder lets go.
+ */
+const heldByThisProcess = new Map<string, number>();
 
 function alive(pid: number): boolean {
   try {
@@ -40,6 +48,7 @@ function tryLock(lock: string): boolean {
     /* removed meanwhile: try again below */
   }
   const holder = Number.parseInt(text.replace(/\0.*$/s, ''), 10);
+  // Our own pid on a lock we do not hold was left by an earlier process that had it: stale like any other.
   if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) return false;
   rmSync(lock, { force: true });
   return tryLock(lock);
@@ -49,17 +58,33 @@ function tryLock(lock: string): boolean {
 export async function lockAccountFiles(hostPaths: string[], sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))): Promise<() => Promise<void>> {
   const held: string[] = [];
   const release = async () => {
-    for (const lock of held.reverse()) rmSync(lock, { force: true });
+    for (const lock of held.reverse()) {
+      const holders = (heldByThisProcess.get(lock) ?? 1) - 1;
+      if (holders > 0) {
+        heldByThisProcess.set(lock, holders);
+        continue;
+      }
+      heldByThisProcess.delete(lock);
+      rmSync(lock, { force: true });
+    }
+    held.length = 0;
   };
   try {
     for (const file of hostPaths) {
       const lock = `${file}.lock`;
+      const holders = heldByThisProcess.get(lock);
+      if (holders !== undefined) {
+        heldByThisProcess.set(lock, holders + 1);
+        held.push(lock);
+        continue;
+      }
       let got = false;
       for (let i = 0; i < TRIES && !got; i++) {
         if (i > 0) await sleep(PAUSE_MS);
         got = tryLock(lock);
       }
       if (!got) throw new PlatformError(`cannot lock ${file}: ${lock} is held by a running process; try again later`);
+      heldByThisProcess.set(lock, 1);
       held.push(lock);
     }
   } catch (err) {
