@@ -29,10 +29,12 @@ export function execProcess(req: ExecRequest): Promise<ExecOutcome> {
       resolve({ code: 127, signal: null, stdout: '', stderr: '', timedOut: false, spawnError: 'empty command' });
       return;
     }
+    // Without input the program reads the null device, as cloud-init's subp gives it (and one pipe fewer is made).
+    const stdin: 'ignore' | 'pipe' = req.input === undefined ? 'ignore' : 'pipe';
     const child = childProcess().spawn(file, args, {
       cwd: req.cwd,
       env: req.env ? { ...process.env, ...req.env } : process.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: [stdin, 'pipe', 'pipe'],
       windowsHide: true,
     });
     const out: Buffer[] = [];
@@ -47,21 +49,24 @@ export function execProcess(req: ExecRequest): Promise<ExecOutcome> {
           child.kill('SIGKILL');
         }, req.timeoutMs)
       : undefined;
-    child.stdout.on('data', (b: Buffer) => {
+    // stdout and stderr are always pipes; with stdin chosen at run time the typings can only say "maybe null".
+    child.stdout?.on('data', (b: Buffer) => {
       if (outLen < MAX_CAPTURE) out.push(b);
       outLen += b.length;
     });
-    child.stderr.on('data', (b: Buffer) => {
+    child.stderr?.on('data', (b: Buffer) => {
       if (errLen < MAX_CAPTURE) err.push(b);
       errLen += b.length;
     });
     child.on('error', (e: NodeJS.ErrnoException) => {
       spawnError = `${file}: ${e.code ?? e.message}`;
     });
-    child.stdin.on('error', () => {
-      /* the program may exit without reading its input */
-    });
-    child.stdin.end(req.input ?? '');
+    if (req.input !== undefined) {
+      child.stdin?.on('error', () => {
+        /* the program may exit without reading its input */
+      });
+      child.stdin?.end(req.input);
+    }
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);
       const clip = (chunks: Buffer[], len: number) =>
