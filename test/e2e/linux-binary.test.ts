@@ -1,7 +1,9 @@
 // The built Linux binary, run as people run it.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, symlinkSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { builtBinary } from '../helpers/repo';
@@ -34,6 +36,30 @@ test('the binary built for this host runs its bundle with the code cache trained
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stderr, 'kiln code cache: used\n');
   assert.match(r.stdout, /^kiln \d/);
+});
+
+test('the binary fetches over HTTP with the client it carries: an #include from a server on 127.0.0.1', async (t) => {
+  if (!need(t, binary !== undefined, 'dist/kiln-linux-x64 is not built (npm run build)')) return;
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    requests.push(`${req.method} ${req.url}`);
+    res.end('#!/bin/sh\necho included\n');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => server.close());
+  const dir = tempDir(t);
+  writeFileSync(join(dir, 'user-data'), `#include\nhttp://127.0.0.1:${(server.address() as AddressInfo).port}/part.sh\n`);
+  mkdirSync(join(dir, 'root'));
+  // Run without blocking this process, which serves the request; no proxy settings reach the binary.
+  const child = spawn(binary as string, ['--root', join(dir, 'root'), '--dry-run', 'devel', 'run-user-data', join(dir, 'user-data')], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', KILN_FACE: '' } });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  assert.equal(code, 0, err);
+  assert.deepEqual(requests, ['GET /part.sh']);
+  assert.match(out, /write \/var\/lib\/cloud\/instances\/iid-kiln-devel\/scripts\/part-\d+ \(24 bytes, mode 0700\)/, 'the fetched script is what the dry run would write');
 });
 
 test('the invocation name picks the face', (t) => {
