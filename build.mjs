@@ -135,6 +135,9 @@ async function bundle(target) {
     platform: 'node',
     format: 'cjs',
     target: 'node22',
+    // The loader compiles the bundle with vm.Script, which has no module loader for import(): esbuild turns
+    // every dynamic import (of a built-in) into a require.
+    supported: { 'dynamic-import': false },
     minify: true,
     legalComments: 'none',
     plugins: [targetPlugin(target)],

@@ -62,6 +62,31 @@ test('the binary fetches over HTTP with the client it carries: an #include from 
   assert.match(out, /write \/var\/lib\/cloud\/instances\/iid-kiln-devel\/scripts\/part-\d+ \(24 bytes, mode 0700\)/, 'the fetched script is what the dry run would write');
 });
 
+test('the binary serves a metadata tree over HTTP (devel serve-metadata) until it is told to stop', async (t) => {
+  if (!need(t, binary !== undefined, 'dist/kiln-linux-x64 is not built (npm run build)')) return;
+  const dir = tempDir(t);
+  writeFileSync(join(dir, 'meta-data'), 'instance-id: iid-e2e-serve\n');
+  const child = spawn(binary as string, ['devel', 'serve-metadata', '--kind', 'nocloud', '--dir', dir, '--listen', '127.0.0.1:0', '--exit-after', '60'], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', KILN_FACE: '' } });
+  t.after(() => child.kill('SIGKILL'));
+  let err = '';
+  child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString();
+      const m = / at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) resolve(m[1] as string);
+    });
+    child.on('close', (code) => reject(new Error(`serve-metadata exited with ${code} before serving: ${err}`)));
+  });
+  const res = await fetch(`${url}/meta-data`);
+  assert.equal(res.status, 200);
+  assert.equal(await res.text(), 'instance-id: iid-e2e-serve\n');
+  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+  child.kill('SIGTERM');
+  assert.equal(await closed, 0, err);
+});
+
 test('the invocation name picks the face', (t) => {
   if (!need(t, binary !== undefined, 'dist/kiln-linux-x64 is not built (npm run build)')) return;
   const dir = tempDir(t);
