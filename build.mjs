@@ -126,24 +126,46 @@ export function targetPlugin(target, { embedAddon = true } = {}) {
   };
 }
 
+/**
+ * Packages that the binary carries as assets of their own rather than inside kiln's bundle, by the name the
+ * bundle requires them by: the SEA loader compiles one the first time it is required. undici (HTTP) is 40% of
+ * the code and only network sources and #include use it, so every other start is spared copying its source.
+ */
+const SEPARATE_PACKAGES = { undici: 'undici.cjs' };
+
+/**
+ * The loader compiles the bundles with vm.Script, which has no module loader for import(): esbuild turns every
+ * dynamic import (of a built-in, of a separate package) into a require.
+ */
+const BUNDLE_OPTIONS = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node22',
+  supported: { 'dynamic-import': false },
+  minify: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+};
+
+/** kiln's bundle for TARGET, and each separate package's, in .build/bundle/<target>/. */
 async function bundle(target) {
-  const outfile = join(repo, '.build', 'bundle', target.name, 'kiln.cjs');
+  const dir = join(repo, '.build', 'bundle', target.name);
+  const outfile = join(dir, 'kiln.cjs');
   await esbuild.build({
+    ...BUNDLE_OPTIONS,
     entryPoints: [join(repo, 'src', 'main.ts')],
     outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node22',
-    // The loader compiles the bundle with vm.Script, which has no module loader for import(): esbuild turns
-    // every dynamic import (of a built-in) into a require.
-    supported: { 'dynamic-import': false },
-    minify: true,
-    legalComments: 'none',
+    external: Object.keys(SEPARATE_PACKAGES),
     plugins: [targetPlugin(target)],
-    logLevel: 'warning',
   });
-  return outfile;
+  const separate = {};
+  for (const [name, asset] of Object.entries(SEPARATE_PACKAGES)) {
+    const file = join(dir, asset);
+    await esbuild.build({ ...BUNDLE_OPTIONS, stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir: repo }, outfile: file });
+    separate[asset] = file;
+  }
+  return { bundleFile: outfile, separate };
 }
 
 /**
@@ -175,7 +197,21 @@ try {
 }
 const script = new Script(source, { filename: 'kiln.cjs', cachedData });
 if (process.env.KILN_CODE_CACHE_REPORT) process.stderr.write('kiln code cache: ' + (cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used') + '\\n');
-script.runInThisContext()(module.exports, require, module, __filename, __dirname);
+// The packages the build keeps out of the bundle (SEPARATE_PACKAGES), each compiled when first required.
+const separate = ${JSON.stringify(SEPARATE_PACKAGES)};
+const compiled = new Map();
+function bundleRequire(id) {
+  const asset = separate[id];
+  if (asset === undefined) return require(id);
+  if (!compiled.has(id)) {
+    const m = { exports: {} };
+    compiled.set(id, m);
+    new Script(Buffer.from(sea.getRawAsset(asset)).toString('latin1'), { filename: asset }).runInThisContext()(m.exports, bundleRequire, m, asset, __dirname);
+  }
+  return compiled.get(id).exports;
+}
+bundleRequire.main = require.main; // main.ts runs only as the entry point
+script.runInThisContext()(module.exports, bundleRequire, module, __filename, __dirname);
 `;
 
 /**
@@ -187,7 +223,7 @@ function wrapForLoader(bundleFile) {
   const text = readFileSync(bundleFile);
   const at = text.findIndex((byte) => byte > 0x7f);
   if (at >= 0) throw new Error(`${bundleFile}: byte ${at} is not ASCII; the SEA loader decodes the bundle as Latin-1`);
-  const wrapped = join(dirname(bundleFile), 'kiln.wrapped.cjs');
+  const wrapped = bundleFile.replace(/\.cjs$/, '.wrapped.cjs');
   writeFileSync(wrapped, `(function (exports, require, module, __filename, __dirname) { ${text.toString('latin1')}\n});`);
   return wrapped;
 }
@@ -233,7 +269,7 @@ const PKG_SEA = `require(${JSON.stringify(join(repo, 'node_modules/@yao-pkg/pkg/
   .default(process.argv[1], JSON.parse(process.argv[2]))
   .catch((err) => { console.error(err); process.exit(1); });`;
 
-function bake(target, bundleFile, node) {
+function bake(target, { bundleFile, separate }, node) {
   const pkgHome = join(cacheDir, 'pkg-home');
   seedPkgCache(target, pkgHome);
   const output = join(repo, target.output);
@@ -245,6 +281,7 @@ function bake(target, bundleFile, node) {
   writeFileSync(loader, SEA_LOADER);
   const wrapped = wrapForLoader(bundleFile);
   const assets = { 'kiln.cjs': wrapped };
+  for (const [asset, file] of Object.entries(separate)) assets[asset] = wrapForLoader(file);
   if (canCacheCode(target)) assets['kiln.cache'] = trainCodeCache(wrapped, node);
   const opts = {
     targets: [{ nodeRange: `node${target.node.version}`, platform: target.os, arch: target.arch, output: partial }],
@@ -271,12 +308,12 @@ async function main() {
   const node = bundleOnly ? null : hostNode(targets[0].node.version);
   const sizes = [];
   for (const target of targets) {
-    const bundleFile = await bundle(target);
+    const bundled = await bundle(target);
     if (bundleOnly) {
-      sizes.push([target.name, resolve(bundleFile), statSync(bundleFile).size]);
+      sizes.push([target.name, resolve(bundled.bundleFile), statSync(bundled.bundleFile).size]);
       continue;
     }
-    bake(target, bundleFile, node);
+    bake(target, bundled, node);
     sizes.push([target.name, target.output, statSync(join(repo, target.output)).size]);
   }
   console.log('\nbuilt:');
