@@ -188,14 +188,15 @@ function canCacheCode(target) {
 const SEA_LOADER = `'use strict';
 const sea = require('node:sea');
 const { Script } = require('node:vm');
-const source = Buffer.from(sea.getRawAsset('kiln.cjs')).toString('latin1');
+/** An asset written by wrapForLoader, compiled: a CommonJS module function. */
+const compileAsset = (name, cachedData) => new Script(Buffer.from(sea.getRawAsset(name)).toString('latin1'), { filename: name, cachedData });
 let cachedData;
 try {
   cachedData = new Uint8Array(sea.getRawAsset('kiln.cache'));
 } catch {
   cachedData = undefined; // this target was built without one
 }
-const script = new Script(source, { filename: 'kiln.cjs', cachedData });
+const script = compileAsset('kiln.cjs', cachedData);
 if (process.env.KILN_CODE_CACHE_REPORT) process.stderr.write('kiln code cache: ' + (cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used') + '\\n');
 // The packages the build keeps out of the bundle (SEPARATE_PACKAGES), each compiled when first required.
 const separate = ${JSON.stringify(SEPARATE_PACKAGES)};
@@ -206,7 +207,7 @@ function bundleRequire(id) {
   if (!compiled.has(id)) {
     const m = { exports: {} };
     compiled.set(id, m);
-    new Script(Buffer.from(sea.getRawAsset(asset)).toString('latin1'), { filename: asset }).runInThisContext()(m.exports, bundleRequire, m, asset, __dirname);
+    compileAsset(asset, undefined).runInThisContext()(m.exports, bundleRequire, m, asset, __dirname);
   }
   return compiled.get(id).exports;
 }
