@@ -1,6 +1,6 @@
 // Builds one self-contained kiln executable per target in targets/: esbuild bundles src/main.ts with the
-// target's default config (and, on Windows, koffi's addon) embedded, then @yao-pkg/pkg's SEA mode bakes the
-// bundle into the official Node binary of that target. Only the npm registry is contacted.
+// target's default config embedded, then @yao-pkg/pkg's SEA mode bakes the bundle, with koffi's addon for the
+// target beside it, into the official Node binary of that target. Only the npm registry is contacted.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, copyFileSync, rmSync, chmodSync, renameSync } from 'node:fs';
@@ -96,9 +96,19 @@ function commandExists(cmd) {
   }
 }
 
+/** The binary's asset that holds koffi's addon. */
+const KOFFI_ASSET = 'koffi.node';
+
+/** koffi's prebuilt addon for TARGET (fetched from the npm registry once), of the koffi version kiln uses. */
+function koffiAddonFile(target) {
+  const koffiVersion = JSON.parse(readFileSync(join(repo, 'node_modules/koffi/package.json'), 'utf8')).version;
+  return { version: koffiVersion, file: join(npmPackage(target.koffi.package, koffiVersion), target.koffi.file) };
+}
+
 /**
- * The esbuild plugin behind `import ... from 'kiln:target'`: the build facts, default configs and
- * (Windows only) koffi's addon for one target. Tests use it with the host target.
+ * The esbuild plugin behind `import ... from 'kiln:target'`: the build facts and default configs for one
+ * target, and which asset holds koffi's addon (bake adds it). Tests use it with the host target, without the
+ * addon (they name a koffi addon file in KILN_KOFFI_ADDON instead).
  */
 export function targetPlugin(target, { embedAddon = true } = {}) {
   return {
@@ -110,9 +120,8 @@ export function targetPlugin(target, { embedAddon = true } = {}) {
         for (const [name, file] of Object.entries(target.defaultConfigs)) configs[name] = readFileSync(join(repo, file), 'utf8');
         let addon = null;
         if (target.koffi && embedAddon) {
-          const koffiVersion = JSON.parse(readFileSync(join(repo, 'node_modules/koffi/package.json'), 'utf8')).version;
-          const bytes = readFileSync(join(npmPackage(target.koffi.package, koffiVersion), target.koffi.file));
-          addon = { version: koffiVersion, sha256: createHash('sha256').update(bytes).digest('hex'), base64: bytes.toString('base64') };
+          const { version, file } = koffiAddonFile(target);
+          addon = { version, sha256: createHash('sha256').update(readFileSync(file)).digest('hex'), asset: KOFFI_ASSET };
         }
         const facts = {
           version: packageJson.version,
@@ -283,6 +292,7 @@ function bake(target, { bundleFile, separate }, node) {
   const wrapped = wrapForLoader(bundleFile);
   const assets = { 'kiln.cjs': wrapped };
   for (const [asset, file] of Object.entries(separate)) assets[asset] = wrapForLoader(file);
+  if (target.koffi) assets[KOFFI_ASSET] = koffiAddonFile(target).file;
   if (canCacheCode(target)) assets['kiln.cache'] = trainCodeCache(wrapped, node);
   const opts = {
     targets: [{ nodeRange: `node${target.node.version}`, platform: target.os, arch: target.arch, output: partial }],

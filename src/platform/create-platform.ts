@@ -2,7 +2,10 @@
 import type { BuildFacts } from '../build-info';
 import type { Log } from '../util/log';
 import { DryRunPlatform } from './dry-run-platform';
+import { startWithNode } from '../util/exec';
+import { loadLinuxKoffi } from './linux/koffi-loader';
 import { LinuxPlatform } from './linux/linux-platform';
+import { posixSpawnStarter } from './linux/posix-spawn';
 import type { Platform } from './platform';
 import { WindowsPlatform } from './windows/windows-platform';
 
@@ -24,6 +27,9 @@ export function createPlatform(choice: PlatformChoice): Platform {
           // KILN_COMMAND_ISOLATION=chroot for applying to a mounted image where namespaces are not wanted.
           commandIsolation: choice.env.KILN_COMMAND_ISOLATION === 'chroot' ? 'chroot' : 'sandbox',
           isolateNetwork: choice.env.KILN_ISOLATE_NETWORK === '1',
+          startProcess: posixSpawnStarter(() => loadLinuxKoffi(choice.facts, choice.env), startWithNode, (why) =>
+            choice.log.warn(`commands are started with Node's spawn: ${why}`),
+          ),
         });
   return choice.dryRun ? new DryRunPlatform(base) : base;
 }

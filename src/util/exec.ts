@@ -1,4 +1,5 @@
 // Runs a host process and collects its output; the platforms build on this, nothing else should.
+import type { Readable, Writable } from 'node:stream';
 import { childProcess } from './on-demand-builtins';
 
 export interface ExecRequest {
@@ -19,66 +20,107 @@ export interface ExecOutcome {
   spawnError?: string;
 }
 
+/** What a starter is asked to start: FILE (searched in env.PATH when it has no slash) with ARGS. */
+export interface ProcessStart {
+  file: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** stdin is a pipe for the input when set, the null device otherwise (as cloud-init's subp gives it). */
+  withInput: boolean;
+}
+
+/** How a started program ended; code is null when a signal ended it (or it never started). */
+export interface ProcessEnd {
+  code: number | null;
+  signal: string | null;
+  spawnError?: string;
+}
+
+/** A program as a starter hands it over: its pipes (none if it could not start), a way to kill it, its end. */
+export interface StartedProcess {
+  stdin?: Writable;
+  stdout?: Readable;
+  stderr?: Readable;
+  /** SIGKILL, if it is still running. */
+  kill(): void;
+  /** Settles once the program has ended and its stdout and stderr are closed. */
+  ended: Promise<ProcessEnd>;
+}
+
+/** Starts programs: Node's spawn by default; the Linux platform has one that does not fork (posix-spawn.ts). */
+export type ProcessStarter = (start: ProcessStart) => StartedProcess;
+
+/** Node's child_process.spawn (fork and exec). */
+export const startWithNode: ProcessStarter = (start) => {
+  const child = childProcess().spawn(start.file, start.args, {
+    ...(start.cwd !== undefined ? { cwd: start.cwd } : {}),
+    env: start.env,
+    stdio: [start.withInput ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    windowsHide: true,
+  });
+  let spawnError: string | undefined;
+  child.on('error', (e: NodeJS.ErrnoException) => {
+    spawnError = `${start.file}: ${e.code ?? e.message}`;
+  });
+  return {
+    // Pipes chosen at run time: the typings can only say "maybe null".
+    ...(child.stdin ? { stdin: child.stdin } : {}),
+    ...(child.stdout ? { stdout: child.stdout } : {}),
+    ...(child.stderr ? { stderr: child.stderr } : {}),
+    kill: () => child.kill('SIGKILL'),
+    ended: new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, ...(spawnError ? { spawnError } : {}) }))),
+  };
+};
+
 /** Largest amount of stdout or stderr kept per stream; the rest is dropped, with a marker. */
 const MAX_CAPTURE = 16 * 1024 * 1024;
 
-export function execProcess(req: ExecRequest): Promise<ExecOutcome> {
-  return new Promise((resolve) => {
-    const [file, ...args] = req.argv;
-    if (!file) {
-      resolve({ code: 127, signal: null, stdout: '', stderr: '', timedOut: false, spawnError: 'empty command' });
-      return;
-    }
-    // Without input the program reads the null device, as cloud-init's subp gives it (and one pipe fewer is made).
-    const stdin: 'ignore' | 'pipe' = req.input === undefined ? 'ignore' : 'pipe';
-    const child = childProcess().spawn(file, args, {
-      cwd: req.cwd,
-      env: req.env ? { ...process.env, ...req.env } : process.env,
-      stdio: [stdin, 'pipe', 'pipe'],
-      windowsHide: true,
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let outLen = 0;
-    let errLen = 0;
-    let timedOut = false;
-    let spawnError: string | undefined;
-    const timer = req.timeoutMs
-      ? setTimeout(() => {
-          timedOut = true;
-          child.kill('SIGKILL');
-        }, req.timeoutMs)
-      : undefined;
-    // stdout and stderr are always pipes; with stdin chosen at run time the typings can only say "maybe null".
-    child.stdout?.on('data', (b: Buffer) => {
-      if (outLen < MAX_CAPTURE) out.push(b);
-      outLen += b.length;
-    });
-    child.stderr?.on('data', (b: Buffer) => {
-      if (errLen < MAX_CAPTURE) err.push(b);
-      errLen += b.length;
-    });
-    child.on('error', (e: NodeJS.ErrnoException) => {
-      spawnError = `${file}: ${e.code ?? e.message}`;
-    });
-    if (req.input !== undefined) {
-      child.stdin?.on('error', () => {
-        /* the program may exit without reading its input */
-      });
-      child.stdin?.end(req.input);
-    }
-    child.on('close', (code, signal) => {
-      if (timer) clearTimeout(timer);
-      const clip = (chunks: Buffer[], len: number) =>
-        Buffer.concat(chunks).toString('utf8') + (len > MAX_CAPTURE ? `\n[kiln: ${len - MAX_CAPTURE} more bytes dropped]\n` : '');
-      resolve({
-        code: code ?? (spawnError ? 127 : 128),
-        signal,
-        stdout: clip(out, outLen),
-        stderr: clip(err, errLen),
-        timedOut,
-        ...(spawnError ? { spawnError } : {}),
-      });
-    });
+/** Collects what a stream gives, up to MAX_CAPTURE bytes. */
+function capture(stream: Readable | undefined): () => string {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  stream?.on('data', (b: Buffer) => {
+    if (length < MAX_CAPTURE) chunks.push(b);
+    length += b.length;
   });
+  return () => Buffer.concat(chunks).toString('utf8') + (length > MAX_CAPTURE ? `\n[kiln: ${length - MAX_CAPTURE} more bytes dropped]\n` : '');
+}
+
+export async function execProcess(req: ExecRequest, start: ProcessStarter = startWithNode): Promise<ExecOutcome> {
+  const [file, ...args] = req.argv;
+  if (!file) return { code: 127, signal: null, stdout: '', stderr: '', timedOut: false, spawnError: 'empty command' };
+  const child = start({
+    file,
+    args,
+    env: req.env ? { ...process.env, ...req.env } : process.env,
+    ...(req.cwd !== undefined ? { cwd: req.cwd } : {}),
+    withInput: req.input !== undefined,
+  });
+  const stdout = capture(child.stdout);
+  const stderr = capture(child.stderr);
+  let timedOut = false;
+  const timer = req.timeoutMs
+    ? setTimeout(() => {
+        timedOut = true;
+        child.kill();
+      }, req.timeoutMs)
+    : undefined;
+  if (req.input !== undefined && child.stdin) {
+    child.stdin.on('error', () => {
+      /* the program may exit without reading its input */
+    });
+    child.stdin.end(req.input);
+  }
+  const end = await child.ended;
+  if (timer) clearTimeout(timer);
+  return {
+    // Node reports a failed start as a negative errno; the shell's 127 says it better.
+    code: end.spawnError ? 127 : (end.code ?? 128),
+    signal: end.signal,
+    stdout: stdout(),
+    stderr: stderr(),
+    timedOut,
+    ...(end.spawnError ? { spawnError: end.spawnError } : {}),
+  };
 }

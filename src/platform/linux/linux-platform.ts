@@ -6,7 +6,7 @@ import { posix } from 'node:path';
 import type { Log } from '../../util/log';
 import { PlatformError } from '../../util/errors';
 import { CommandError, type CommandFailure } from '../../util/command-error';
-import { execProcess } from '../../util/exec';
+import { execProcess, startWithNode, type ProcessStarter } from '../../util/exec';
 import { resolveInRoot } from '../../util/paths';
 import { eventLoopTurnIfDue } from '../../util/event-loop-turns';
 import { readOsRelease } from '../os-release';
@@ -48,6 +48,8 @@ export interface LinuxPlatformOptions {
    */
   commandIsolation?: 'chroot' | 'sandbox';
   isolateNetwork?: boolean;
+  /** How commands are started (default: Node's spawn; a boot uses posix_spawn, see posix-spawn.ts). */
+  startProcess?: ProcessStarter;
 }
 
 export class LinuxPlatform implements Platform {
@@ -56,6 +58,7 @@ export class LinuxPlatform implements Platform {
   private readonly log: Log;
   private readonly isolation: 'chroot' | 'sandbox';
   private readonly isolateNetwork: boolean;
+  private readonly startProcess: ProcessStarter;
   /** Account-file changes, held within a batch (a module) and written once (or when something else could read them). */
   readonly accountWrites = new AccountWriteBack(this);
 
@@ -64,6 +67,7 @@ export class LinuxPlatform implements Platform {
     this.log = opts.log;
     this.isolation = opts.commandIsolation ?? 'sandbox';
     this.isolateNetwork = opts.isolateNetwork ?? false;
+    this.startProcess = opts.startProcess ?? startWithNode;
   }
 
   hostPath(path: string): string {
@@ -277,7 +281,7 @@ export class LinuxPlatform implements Platform {
       env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', ...opts.env },
       ...(opts.cwd !== undefined ? { cwd: this.hostPath(opts.cwd) } : {}),
       ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
-    });
+    }, this.startProcess);
     const result: RunResult = { code: outcome.code, stdout: outcome.stdout, stderr: outcome.stderr };
     const failed = outcome.code !== 0 || outcome.timedOut || outcome.spawnError !== undefined;
     if (failed && !opts.allowFailure) {

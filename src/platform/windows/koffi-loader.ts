@@ -3,11 +3,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type * as KoffiModule from 'koffi';
 import type { BuildFacts } from '../../build-info';
 import { PlatformError } from '../../util/errors';
+import { dlopenKoffi, embeddedKoffiAddon, type Koffi } from '../../util/koffi-addon';
 
-export type Koffi = typeof KoffiModule;
+export type { Koffi };
 
 /** Where the addon is cached: per user, per koffi version and content hash, so upgrades never mix. */
 export function koffiCachePath(addon: NonNullable<BuildFacts['koffiAddon']>, env: NodeJS.ProcessEnv): string {
@@ -26,14 +26,8 @@ export function loadKoffi(facts: BuildFacts, env: NodeJS.ProcessEnv = process.en
   if (!existsSync(path) || createHash('sha256').update(readFileSync(path)).digest('hex') !== addon.sha256) {
     mkdirSync(join(path, '..'), { recursive: true });
     const temp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-    writeFileSync(temp, Buffer.from(addon.base64, 'base64'));
+    writeFileSync(temp, embeddedKoffiAddon(addon));
     renameSync(temp, path);
   }
-  const mod: { exports: Koffi } = { exports: {} as Koffi };
-  try {
-    process.dlopen(mod, path);
-  } catch (err) {
-    throw new PlatformError(`cannot load koffi from ${path}: ${(err as Error).message}`, { cause: err });
-  }
-  return mod.exports;
+  return dlopenKoffi(path);
 }
