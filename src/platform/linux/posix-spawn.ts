@@ -203,7 +203,12 @@ function watch(libc: LibcSpawn, pid: number, stdoutFd: number, stderrFd: number,
     stderr,
     kill: () => {
       // Once reaped the pid may belong to someone else.
-      if (!reaped) process.kill(pid, 'SIGKILL');
+      if (reaped) return;
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* already gone: its end is on the way */
+      }
     },
     ended,
   };
