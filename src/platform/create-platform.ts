@@ -27,8 +27,14 @@ export function createPlatform(choice: PlatformChoice): Platform {
           // KILN_COMMAND_ISOLATION=chroot for applying to a mounted image where namespaces are not wanted.
           commandIsolation: choice.env.KILN_COMMAND_ISOLATION === 'chroot' ? 'chroot' : 'sandbox',
           isolateNetwork: choice.env.KILN_ISOLATE_NETWORK === '1',
-          startProcess: posixSpawnStarter(() => loadLinuxKoffi(choice.facts, choice.env), startWithNode, (why) =>
-            choice.log.warn(`commands are started with Node's spawn: ${why}`),
+          startProcess: posixSpawnStarter(
+            () => {
+              const koffi = loadLinuxKoffi(choice.facts, choice.env);
+              if (koffi) choice.log.debug('commands are started with posix_spawn');
+              return koffi;
+            },
+            startWithNode,
+            (why) => choice.log.warn(`commands are started with Node's spawn: ${why}`),
           ),
         });
   return choice.dryRun ? new DryRunPlatform(base) : base;

@@ -67,6 +67,10 @@ test('kiln as /usr/bin/cloud-init in Debian: boots, re-boots, new instances, deg
       assert.ok(existsSync(join(root, f)), f);
     }
     assert.match(readFileSync(join(root, 'var/log/cloud-init-output.log'), 'utf8'), /Cloud-init v\. .* running 'modules:final'/);
+    // bootcmd and runcmd above were started by posix_spawn, with the koffi the binary carries (not Node's spawn).
+    const log = readFileSync(join(root, 'var/log/cloud-init.log'), 'utf8');
+    assert.match(log, /commands are started with posix_spawn/);
+    assert.doesNotMatch(log, /started with Node's spawn/);
   });
 
   await t.test('a second boot with the same instance id runs only the per-boot modules', () => {

@@ -7,25 +7,45 @@ import { PlatformError } from '../../util/errors';
 import { dlopenKoffi, embeddedKoffiAddon, type Koffi } from '../../util/koffi-addon';
 
 /**
+ * Where the addon may be written to be loaded: /run first, a tmpfs that systemd mounts without noexec, then
+ * the temporary folder (often mounted noexec on hardened images, where loading from it fails).
+ */
+function addonFolders(): string[] {
+  return [...new Set(['/run', tmpdir()])];
+}
+
+/**
  * koffi from the binary's asset: written to a fresh private folder (mode 0700, so nobody can swap the file
  * before it is loaded), loaded, and removed again, which a loaded library survives. Nothing is cached across
- * boots: /tmp may be shared and the write costs well under a millisecond. Code run without the asset (the
- * tests' bundles) takes the addon file named by KILN_KOFFI_ADDON, if any.
+ * boots: the write costs well under a millisecond. Code run without the asset (the tests' bundles) takes the
+ * addon file named by KILN_KOFFI_ADDON, if any.
  */
 export function loadLinuxKoffi(facts: BuildFacts, env: NodeJS.ProcessEnv): Koffi | undefined {
   const addon = facts.koffiAddon;
   if (!addon) return env.KILN_KOFFI_ADDON ? dlopenKoffi(env.KILN_KOFFI_ADDON) : undefined;
-  let dir: string;
-  try {
-    dir = mkdtempSync(join(tmpdir(), 'kiln-koffi-'));
-  } catch (err) {
-    throw new PlatformError(`cannot make a folder for koffi's addon in ${tmpdir()}: ${(err as Error).message}`, { cause: err });
+  return loadKoffiFromBytes(embeddedKoffiAddon(addon), addonFolders());
+}
+
+/** Writes BYTES (koffi's addon) to the first of FOLDERS it can be loaded from, loads it and removes the file. */
+export function loadKoffiFromBytes(bytes: Uint8Array, folders: string[]): Koffi {
+  const failures: string[] = [];
+  for (const folder of folders) {
+    let dir: string;
+    try {
+      dir = mkdtempSync(join(folder, 'kiln-koffi-'));
+    } catch (err) {
+      failures.push((err as Error).message);
+      continue;
+    }
+    try {
+      const path = join(dir, 'koffi.node');
+      writeFileSync(path, bytes, { mode: 0o600 });
+      return dlopenKoffi(path);
+    } catch (err) {
+      failures.push((err as Error).message);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
-  try {
-    const path = join(dir, 'koffi.node');
-    writeFileSync(path, embeddedKoffiAddon(addon), { mode: 0o600 });
-    return dlopenKoffi(path);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  throw new PlatformError(`cannot load koffi's addon from ${folders.join(' or ')}: ${failures.join('; ')}`);
 }

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { execProcess, startWithNode, type ExecOutcome, type ExecRequest, type ProcessStarter } from '../../../src/util/exec';
 import { dlopenKoffi } from '../../../src/util/koffi-addon';
+import { loadKoffiFromBytes } from '../../../src/platform/linux/koffi-loader';
 import { bindLibcSpawn, findExecutable, posixSpawnStarter } from '../../../src/platform/linux/posix-spawn';
 import { tempDir } from '../../helpers/temp';
 
@@ -156,4 +157,16 @@ test('without koffi the starter falls back to Node and says why once', async () 
   assert.equal((await execProcess({ argv: ['echo', 'one'] }, starter)).stdout, 'one\n');
   assert.equal((await execProcess({ argv: ['echo', 'two'] }, starter)).stdout, 'two\n');
   assert.deepEqual([fellBack, reasons], [2, ['no addon here']]);
+});
+
+test("koffi's addon is loaded from the first folder it can be written to, and no copy is left behind", { skip: addonPath ? false : 'KILN_KOFFI_ADDON is not set' }, (t) => {
+  const dir = tempDir(t);
+  const bytes = readFileSync(addonPath as string);
+  const koffi = loadKoffiFromBytes(bytes, [join(dir, 'missing-folder'), dir]);
+  assert.equal(typeof koffi.load, 'function');
+  assert.deepEqual(readdirSync(dir), []);
+  assert.throws(() => loadKoffiFromBytes(bytes, [join(dir, 'one'), join(dir, 'two')]), (err: Error) => {
+    assert.match(err.message, /one or .*two: ENOENT.*; ENOENT/);
+    return true;
+  });
 });
