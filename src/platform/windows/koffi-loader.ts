@@ -7,8 +7,6 @@ import type { BuildFacts } from '../../build-info';
 import { PlatformError } from '../../util/errors';
 import { dlopenKoffi, embeddedKoffiAddon, type Koffi } from '../../util/koffi-addon';
 
-export type { Koffi };
-
 /** Where the addon is cached: per user, per koffi version and content hash, so upgrades never mix. */
 export function koffiCachePath(addon: NonNullable<BuildFacts['koffiAddon']>, env: NodeJS.ProcessEnv): string {
   const base = env.LOCALAPPDATA ?? env.APPDATA ?? tmpdir();

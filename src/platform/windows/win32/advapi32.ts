@@ -1,5 +1,5 @@
 // advapi32.dll bindings: the registry, token privileges, services, LogonUserW and InitiateSystemShutdownExW.
-import type { Koffi } from '../koffi-loader';
+import type { Koffi } from '../../../util/koffi-addon';
 import { PlatformError } from '../../../util/errors';
 import type { Kernel32 } from './kernel32';
 import { REG_TYPES, decodeRegValue, encodeRegValue, type RegRoot, type RegValue } from './registry-value';

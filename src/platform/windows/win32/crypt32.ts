@@ -1,5 +1,5 @@
 // crypt32.dll bindings (with advapi32's CryptoAPI key calls): self-signed certificates in the LocalMachine certificate stores.
-import type { Koffi } from '../koffi-loader';
+import type { Koffi } from '../../../util/koffi-addon';
 import { PlatformError } from '../../../util/errors';
 import type { Kernel32 } from './kernel32';
 

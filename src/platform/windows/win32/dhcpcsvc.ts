@@ -1,5 +1,5 @@
 // dhcpcsvc.dll bindings: options of an adapter's DHCP lease (MTU 26, NTP servers 42) through DhcpRequestParams.
-import type { Koffi } from '../koffi-loader';
+import type { Koffi } from '../../../util/koffi-addon';
 import { PlatformError } from '../../../util/errors';
 import type { Kernel32 } from './kernel32';
 

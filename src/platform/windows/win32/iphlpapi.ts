@@ -1,5 +1,5 @@
 // iphlpapi.dll bindings: adapters (GetAdaptersAddresses), static addresses, routes and interface MTU through the IP Helper API.
-import type { Koffi } from '../koffi-loader';
+import type { Koffi } from '../../../util/koffi-addon';
 import { PlatformError } from '../../../util/errors';
 import type { Kernel32 } from './kernel32';
 import { addressBytes, sockaddrText } from './sockaddr';

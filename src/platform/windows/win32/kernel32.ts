@@ -1,5 +1,5 @@
 // kernel32.dll bindings: error text for GetLastError, and the computer name.
-import type { Koffi } from '../koffi-loader';
+import type { Koffi } from '../../../util/koffi-addon';
 import { PlatformError } from '../../../util/errors';
 
 const FORMAT_MESSAGE_FROM_SYSTEM = 0x1000;

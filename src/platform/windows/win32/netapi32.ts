@@ -1,5 +1,5 @@
 // netapi32.dll bindings: local users (NetUserAdd/GetInfo/SetInfo/Enum/Del) and local groups and their members.
-import type { Koffi } from '../koffi-loader';
+import type { Koffi } from '../../../util/koffi-addon';
 import { PlatformError } from '../../../util/errors';
 import type { Kernel32 } from './kernel32';
 

@@ -1,5 +1,5 @@
 // ntdll.dll bindings: the true OS version (RtlGetVersion is not subject to the manifest-based lie of GetVersionEx).
-import type { Koffi } from '../koffi-loader';
+import type { Koffi } from '../../../util/koffi-addon';
 import { PlatformError } from '../../../util/errors';
 
 export interface WindowsVersion {

@@ -1,5 +1,5 @@
 // userenv.dll bindings: user profiles (CreateProfile, LoadUserProfileW, GetProfilesDirectoryW).
-import type { Koffi } from '../koffi-loader';
+import type { Koffi } from '../../../util/koffi-addon';
 import { PlatformError } from '../../../util/errors';
 import type { Kernel32 } from './kernel32';
 
