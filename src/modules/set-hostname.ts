@@ -43,7 +43,7 @@ export const setHostname: Module = {
     } catch (err) {
       throw new ModuleError('set_hostname', `failed to set the hostname to ${fqdn} (${hostname}): ${(err as Error).message}`, { cause: err });
     }
-    if (!(await ops.applyHostname(ctx.platform, chosen))) ctx.log.warn(`Failed to non-persistently adjust the system hostname to ${chosen}`);
+    if (!(await ctx.platform.setHostname(chosen))) ctx.log.warn(`Failed to non-persistently adjust the system hostname to ${chosen}`);
     // cloud-init's write_json: sorted keys, one-space indent, trailing newline.
     await ctx.platform.writeFile(prevFile, `${JSON.stringify({ fqdn, hostname }, null, 1)}\n`, { mode: 0o644 });
   },

@@ -36,7 +36,7 @@ export const updateHostname: Module = {
       return;
     }
     for (const file of update) await ops.writeHostname(ctx.platform, hostname, file);
-    if (update.has(sysFile) && !(await ops.applyHostname(ctx.platform, short))) {
+    if (update.has(sysFile) && !(await ctx.platform.setHostname(short))) {
       ctx.log.warn(`Failed to non-persistently adjust the system hostname to ${short}`);
     }
   },

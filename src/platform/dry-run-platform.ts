@@ -93,6 +93,10 @@ export class DryRunPlatform implements Platform {
   async symlink(target: string, path: string): Promise<void> {
     this.effects.push({ kind: 'symlink', path: this.key(path), target });
   }
+  async setHostname(hostname: string): Promise<boolean> {
+    this.effects.push({ kind: 'set-hostname', hostname });
+    return true;
+  }
   async run(cmd: string[] | string, opts: RunOpts = {}): Promise<RunResult> {
     let shown = typeof cmd === 'string' ? cmd : cmd.join(' ');
     for (const s of opts.secrets ?? []) if (s) shown = shown.split(s).join('REDACTED');
@@ -114,5 +118,7 @@ export function describeEffect(e: Effect): string {
       return `symlink ${e.path} -> ${e.target}`;
     case 'run':
       return `run ${e.command}`;
+    case 'set-hostname':
+      return `set hostname ${e.hostname}`;
   }
 }

@@ -46,7 +46,8 @@ export type Effect =
   | { kind: 'mkdir'; path: string; mode?: number; owner?: string }
   | { kind: 'remove'; path: string }
   | { kind: 'symlink'; path: string; target: string }
-  | { kind: 'run'; command: string };
+  | { kind: 'run'; command: string }
+  | { kind: 'set-hostname'; hostname: string };
 
 /** The operating system of the target, as far as it can be read without changing anything. */
 export interface OsVersion {
@@ -90,6 +91,11 @@ export interface Platform {
   remove(path: string, opts?: { recursive?: boolean }): Promise<void>;
   symlink(target: string, path: string): Promise<void>;
   osVersion(): Promise<OsVersion>;
+  /**
+   * Sets the running system's host name, not persistently (what `hostname NAME` does): at once on Linux, from
+   * the next boot on Windows. Nothing to do when the root is not '/' (an image is not running). False when refused.
+   */
+  setHostname(hostname: string): Promise<boolean>;
   /** Runs a command in the target root (a chroot when the root is not '/'). Argument arrays are never shell-parsed. */
   run(cmd: string[] | string, opts?: RunOpts): Promise<RunResult>;
   /**

@@ -6,6 +6,7 @@ export class FakeFiles implements Platform {
   readonly os = 'windows' as const;
   readonly files = new Map<string, Uint8Array>();
   readonly runs: string[][] = [];
+  readonly hostnames: string[] = [];
   /** Answers a command; default exit 0. */
   onRun: (argv: string[], files: Map<string, Uint8Array>) => Partial<RunResult> = () => ({});
 
@@ -48,6 +49,10 @@ export class FakeFiles implements Platform {
   async symlink(): Promise<void> {}
   async osVersion(): Promise<OsVersion> {
     return { id: 'windows', pretty: 'Windows 10.0.20348', version: '10.0.20348', source: 'fake' };
+  }
+  async setHostname(hostname: string): Promise<boolean> {
+    this.hostnames.push(hostname);
+    return true;
   }
   async run(cmd: string[] | string, _opts?: RunOpts): Promise<RunResult> {
     const argv = typeof cmd === 'string' ? ['cmd.exe', '/s', '/c', cmd] : cmd;

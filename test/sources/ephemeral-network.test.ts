@@ -32,6 +32,7 @@ function recordingPlatform(tools: string[], dhcpCode = 0, nics = ['lo', 'ens3'])
     },
     symlink: unused,
     osVersion: unused,
+    setHostname: unused,
     run: async (cmd: string[] | string, _opts?: RunOpts): Promise<RunResult> => {
       const line = typeof cmd === 'string' ? cmd : cmd.join(' ');
       runs.push(line);

@@ -1,6 +1,6 @@
 // The Linux platform: files and commands in a target root ('/' at boot, an image or sandbox with --root).
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, closeSync, fchmodSync, fchownSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, type Stats } from 'node:fs';
+import { chmodSync, chownSync, closeSync, fchmodSync, fchownSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { release } from 'node:os';
 import { posix } from 'node:path';
 import type { Log } from '../../util/log';
@@ -30,6 +30,9 @@ function statOrUndefined(host: string, followLinks = true): Stats | undefined {
     return undefined;
   }
 }
+
+/** A hostname of letters, digits, dots and hyphens that starts and ends with a letter or digit. */
+const PLAIN_HOSTNAME = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/;
 
 /** One file of a LinuxPlatform.writeFiles change. */
 export interface FileWrite {
@@ -83,6 +86,23 @@ export class LinuxPlatform implements Platform {
       source: Object.keys(rel).length ? '/etc/os-release' : 'none (no os-release in the target)',
       kernel: release(),
     };
+  }
+
+  async setHostname(hostname: string): Promise<boolean> {
+    // Only the running system has a hostname to set; under --root (a mounted image, where commands may run
+    // in a plain chroot sharing the host's UTS namespace) the files are the whole job.
+    if (this.root !== '/') return true;
+    // What `hostname NAME` does (sethostname(2)), through procfs without starting a program; a name hostname(1)
+    // would check more closely, or a system without /proc, still goes to hostname(1).
+    if (hostname.length <= 64 && PLAIN_HOSTNAME.test(hostname)) {
+      try {
+        writeFileSync('/proc/sys/kernel/hostname', hostname);
+        return true;
+      } catch {
+        /* no procfs (a bare chroot): hostname(1) below */
+      }
+    }
+    return (await this.run(['hostname', hostname], { allowFailure: true })).code === 0;
   }
 
   /** Where PATH is under the root; every file call starts here, so here the event loop gets its turns. */

@@ -107,6 +107,11 @@ export class WindowsPlatform implements Platform, WindowsSystem {
     this.win32().kernel32.setComputerNameEx(ComputerNameFormat.PhysicalDnsHostname, name);
   }
 
+  async setHostname(hostname: string): Promise<boolean> {
+    this.setComputerName(hostname);
+    return true;
+  }
+
   userExists(name: string): boolean {
     return this.win32().netapi32.userGetInfo(name) !== undefined;
   }

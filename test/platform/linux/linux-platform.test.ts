@@ -3,7 +3,8 @@ import { mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileS
 import { pbkdf2 } from 'node:crypto';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { DryRunPlatform } from '../../../src/platform/dry-run-platform';
+import { DryRunPlatform, describeEffect } from '../../../src/platform/dry-run-platform';
+import type { Effect } from '../../../src/platform/platform';
 import { LinuxPlatform } from '../../../src/platform/linux/linux-platform';
 import { resolveOwner } from '../../../src/platform/linux/passwd-lookup';
 import { Logger } from '../../../src/util/log';
@@ -108,6 +109,24 @@ test('dry runs record effects, change nothing, and read back what they planned',
     dry.effects.map((e) => e.kind),
     ['write-file', 'run'],
   );
+});
+
+test("a dry run's hostname is an effect it prints, never a call to the platform it wraps (even when the root is /)", async () => {
+  // The wrapped platform's root is '/', where setHostname would rename the machine: it must not be reached.
+  const host = new LinuxPlatform({ root: '/', log: new Logger().for('test.ts') });
+  host.setHostname = async () => assert.fail('the dry run called the real setHostname');
+  const dry = new DryRunPlatform(host);
+  assert.equal(await dry.setHostname('kiln-dry'), true);
+  assert.deepEqual(dry.effects, [{ kind: 'set-hostname', hostname: 'kiln-dry' }]);
+  assert.equal(describeEffect(dry.effects[0] as Effect), 'set hostname kiln-dry');
+});
+
+test('setHostname under a root that is not / changes nothing and starts nothing: an image has no running hostname', async (t) => {
+  const root = tempDir(t);
+  const p = platformAt(root);
+  p.run = async () => assert.fail('no command is started');
+  assert.equal(await p.setHostname('kiln-image'), true);
+  assert.deepEqual(readdirSync(root), []);
 });
 
 test('commands in a non-/ root run in a chroot inside new namespaces', (t) => {

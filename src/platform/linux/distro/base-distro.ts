@@ -1,13 +1,9 @@
 // What most Linux families share (shadow-utils useradd/groupadd, /etc/hostname, systemd); families override the rest.
-import { writeFileSync } from 'node:fs';
 import type { DistroInfo } from '../../../modules/module';
 import type { Platform, RunResult } from '../../platform';
 import type { DistroOps, PackageAction, PackageCommand, ServiceKind, UserSpec } from './distro';
 import { NativeAccounts } from '../accounts/native-accounts';
 import { LinuxPlatform } from '../linux-platform';
-
-/** A hostname of letters, digits, dots and hyphens that starts and ends with a letter or digit. */
-const PLAIN_HOSTNAME = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/;
 
 /** Names in a colon file (/etc/passwd, /etc/group) of the target. */
 async function colonNames(platform: Platform, file: string): Promise<Set<string>> {
@@ -144,23 +140,6 @@ export abstract class BaseDistro implements DistroOps {
     const text = await platform.readTextIfExists(file);
     const line = text?.split('\n').map((l) => l.trim()).find((l) => l && !l.startsWith('#'));
     return line || undefined;
-  }
-
-  async applyHostname(platform: Platform, hostname: string): Promise<boolean> {
-    // Only the running system has a hostname to set; under --root (a mounted image, where commands may run
-    // in a plain chroot sharing the host's UTS namespace) the files are the whole job.
-    if (platform.root !== '/') return true;
-    // What `hostname NAME` does (sethostname(2)), through procfs without starting a program; a name hostname(1)
-    // would check more closely, or a system without /proc, still goes to hostname(1).
-    if (hostname.length <= 64 && PLAIN_HOSTNAME.test(hostname)) {
-      try {
-        writeFileSync('/proc/sys/kernel/hostname', hostname); // synchronous, as LinuxPlatform's file calls
-        return true;
-      } catch {
-        /* no procfs (a bare chroot): hostname(1) below */
-      }
-    }
-    return (await platform.run(['hostname', hostname], { allowFailure: true })).code === 0;
   }
 
   abstract packageCommand(action: PackageAction, pkgs?: string[]): PackageCommand;

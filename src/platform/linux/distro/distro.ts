@@ -63,8 +63,6 @@ export interface DistroOps {
   writeHostname(platform: Platform, hostname: string, file?: string): Promise<void>;
   /** Reads the hostname in FILE (default: the static hostname file), undefined when not set. */
   readHostname(platform: Platform, file?: string): Promise<string | undefined>;
-  /** Sets the running hostname (`hostname NAME`, non-persistent); failures are only logged by callers. */
-  applyHostname(platform: Platform, hostname: string): Promise<boolean>;
   /** The package-manager command for ACTION over PKGS. */
   packageCommand(action: PackageAction, pkgs?: string[]): PackageCommand;
   /** Runs the package manager in the target root. */
