@@ -19,6 +19,8 @@ export interface DistroInfo {
   version: string;
   /** os-release VERSION_CODENAME ('bookworm'), when the distribution has one. */
   codename?: string;
+  /** os-release ID as the target writes it ('linuxmint' where name is 'ubuntu'): instance data reports it, as cloud-init's. */
+  osReleaseId?: string;
 }
 
 export interface ModuleContext {

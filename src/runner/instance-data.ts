@@ -66,7 +66,7 @@ function standardized(input: InstanceDataInput, machine: string, platformText: s
     availability_zone: i.availabilityZone ?? null,
     cloud_id: canonicalCloudId(i.cloudName, i.region, i.platform),
     cloud_name: i.cloudName,
-    distro: input.distro.name,
+    distro: input.distro.osReleaseId ?? input.distro.name,
     distro_release: input.distro.codename ?? '',
     distro_version: input.distro.version,
     instance_id: i.instanceId,
@@ -112,7 +112,7 @@ export function buildInstanceData(input: InstanceDataInput): Record<string, unkn
     ds,
     merged_cfg: restrictedSystemConfig(input.systemConfig),
     sys_info: {
-      dist: [input.distro.name, input.distro.version, input.distro.codename ?? ''],
+      dist: [input.distro.osReleaseId ?? input.distro.name, input.distro.version, input.distro.codename ?? ''],
       platform: platformText,
       python: `node ${process.versions.node}`,
       release: release(),

@@ -8,7 +8,7 @@ import type { Platform } from '../platform/platform';
 import type { InstanceData } from '../sources/datasource';
 import { describeError, KilnError } from '../util/errors';
 import type { Log, Logger } from '../util/log';
-import { readDistroInfo } from './distro-info';
+import { detectDistro } from '../platform/linux/distro/detect-distro';
 import { EventLog } from './event-log';
 import { describeSource } from './describe-source';
 import { locateDatasource } from './locate-datasource';
@@ -86,7 +86,7 @@ export class StageRunner {
   }
 
   private async distroInfo(): Promise<DistroInfo> {
-    this.distro ??= await readDistroInfo(this.platform, (await this.config()).config);
+    this.distro ??= await detectDistro(this.platform, (await this.config()).config);
     return this.distro;
   }
 

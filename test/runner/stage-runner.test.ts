@@ -8,6 +8,7 @@ import { readBootStatus } from '../../src/runner/read-boot-status';
 import type { RunnerDeps } from '../../src/runner/runner-deps';
 import { StageRunner } from '../../src/runner/stage-runner';
 import { Logger, MemorySink } from '../../src/util/log';
+import { FIXTURES } from '../helpers/repo';
 import { tempDir } from '../helpers/temp';
 import { brokenSource, fakeDeps, fakeSource, recordingModule, type Recorder } from './fakes';
 
@@ -305,4 +306,17 @@ test('speculate and release hooks: --all-stages speculates only on a root no ins
   calls.length = 0;
   await first();
   assert.deepEqual(calls.filter((c) => c.startsWith('speculate')), []);
+});
+
+test("at boot the distro comes from detect-distro's table: Linux Mint (ID_LIKE ubuntu) runs modules verified on ubuntu, and instance data names linuxmint", async (t) => {
+  const root = sandbox(t, 'i-mint', 'datasource_list: [Fake]\ncloud_init_modules: [ubuntu_only, suse_only]\ncloud_config_modules: []\ncloud_final_modules: []\n');
+  writeFileSync(join(root, 'etc/os-release'), readFileSync(join(FIXTURES, 'os-release', 'linuxmint-21.3'), 'utf8'));
+  const rec: Recorder = { runs: [] };
+  const deps = fakeDeps([fakeSource()], [recordingModule(rec, 'ubuntu_only', 'init', 'once-per-instance', { distros: ['ubuntu'] }), recordingModule(rec, 'suse_only', 'init', 'once-per-instance', { distros: ['sles'] })]);
+  await boot(root, deps);
+  assert.deepEqual(rec.runs, ['ubuntu_only']);
+  const data = json(root, 'run/cloud-init/instance-data.json');
+  assert.equal(data.v1.distro, 'linuxmint');
+  assert.equal(data.v1.distro_version, '21.3');
+  assert.equal(data.v1.distro_release, 'virginia');
 });

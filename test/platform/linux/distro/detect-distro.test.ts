@@ -1,41 +1,78 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { detectDistro, distroInfoFromOsRelease, distroOpsFor } from '../../../../src/platform/linux/distro/detect-distro';
 import { LinuxPlatform } from '../../../../src/platform/linux/linux-platform';
+import { parseOsRelease } from '../../../../src/platform/os-release';
 import { Logger } from '../../../../src/util/log';
+import { FIXTURES as FIXTURES_DIR } from '../../../helpers/repo';
 import { tempDir } from '../../../helpers/temp';
 
-const cases: Array<[string, string, string, string]> = [
-  ['ID=debian\nVERSION_ID="12"\n', 'debian', 'debian', 'apt'],
-  ['ID=ubuntu\nID_LIKE=debian\nVERSION_ID="22.04"\n', 'ubuntu', 'debian', 'apt'],
-  ['ID="rocky"\nID_LIKE="rhel centos fedora"\nVERSION_ID="9.3"\n', 'rocky', 'redhat', 'dnf'],
-  ['ID=fedora\nVERSION_ID=39\n', 'fedora', 'redhat', 'dnf'],
-  ['ID="almalinux"\nVERSION_ID="9.3"\n', 'almalinux', 'redhat', 'dnf'],
-  ['ID="opensuse-leap"\nID_LIKE="suse opensuse"\nVERSION_ID="15.5"\n', 'opensuse-leap', 'suse', 'zypper'],
-  ['ID="sles"\nVERSION_ID="12.5"\n', 'sles', 'suse', 'zypper'],
-  ['ID=alpine\nVERSION_ID=3.19.0\n', 'alpine', 'alpine', 'apk'],
-  ['ID=arch\n', 'arch', 'arch', 'pacman'],
-  ['ID=mydistro\nID_LIKE="centos rhel"\n', 'mydistro', 'redhat', 'dnf'],
+/**
+ * Real os-release files (test/fixtures/os-release, as the distributions ship them): cloud-init's distro name,
+ * osfamily, version and codename kiln reads from each, and the package manager of its family.
+ */
+const FIXTURES: Array<{ file: string; name: string; family: string; version: string; codename?: string; pm: string }> = [
+  { file: 'debian-12', name: 'debian', family: 'debian', version: '12', codename: 'bookworm', pm: 'apt' },
+  { file: 'ubuntu-24.04', name: 'ubuntu', family: 'debian', version: '24.04', codename: 'noble', pm: 'apt' },
+  { file: 'rhel-9.4', name: 'rhel', family: 'redhat', version: '9.4', codename: 'Plow', pm: 'dnf' },
+  { file: 'rocky-9.4', name: 'rocky', family: 'redhat', version: '9.4', codename: 'Blue Onyx', pm: 'dnf' },
+  { file: 'almalinux-9.4', name: 'almalinux', family: 'redhat', version: '9.4', codename: 'Seafoam Ocelot', pm: 'dnf' },
+  { file: 'centos-stream-9', name: 'centos', family: 'redhat', version: '9', pm: 'dnf' },
+  { file: 'centos-7', name: 'centos', family: 'redhat', version: '7', codename: 'Core', pm: 'yum' },
+  { file: 'fedora-40', name: 'fedora', family: 'redhat', version: '40', codename: 'Cloud Edition', pm: 'dnf' },
+  { file: 'ol-9.4', name: 'rhel', family: 'redhat', version: '9.4', pm: 'dnf' },
+  { file: 'amzn-2023', name: 'amazon', family: 'redhat', version: '2023', pm: 'dnf' },
+  { file: 'opensuse-leap-15.6', name: 'opensuse', family: 'suse', version: '15.6', pm: 'zypper' },
+  { file: 'opensuse-tumbleweed', name: 'opensuse', family: 'suse', version: '20240920', pm: 'zypper' },
+  { file: 'sles-15-sp5', name: 'sles', family: 'suse', version: '15.5', pm: 'zypper' },
+  { file: 'sles-12-sp5', name: 'sles', family: 'suse', version: '12.5', pm: 'zypper' },
+  { file: 'sle-micro-5.5', name: 'sle-micro', family: 'suse', version: '5.5', pm: 'zypper' },
+  { file: 'alpine-3.20', name: 'alpine', family: 'alpine', version: '3.20.3', pm: 'apk' },
+  { file: 'arch', name: 'arch', family: 'arch', version: '', pm: 'pacman' },
+  // Derivatives, known by ID_LIKE: they take the name of the distro they are built on.
+  { file: 'manjaro', name: 'arch', family: 'arch', version: '', pm: 'pacman' },
+  { file: 'linuxmint-21.3', name: 'ubuntu', family: 'debian', version: '21.3', codename: 'virginia', pm: 'apt' },
+  { file: 'lmde-6', name: 'debian', family: 'debian', version: '6', codename: 'faye', pm: 'apt' },
+  { file: 'pop-22.04', name: 'ubuntu', family: 'debian', version: '22.04', codename: 'jammy', pm: 'apt' },
 ];
 
-for (const [text, name, family, pm] of cases) {
-  test(`os-release ${name} is family ${family} with ${pm}`, async (t) => {
+for (const f of FIXTURES) {
+  test(`os-release of ${f.file}: ${f.name} (${f.family}) ${f.version}, ${f.pm}`, async (t) => {
+    const text = readFileSync(join(FIXTURES_DIR, 'os-release', f.file), 'utf8');
     const root = tempDir(t);
     mkdirSync(join(root, 'etc'));
     mkdirSync(join(root, 'usr/bin'), { recursive: true });
     writeFileSync(join(root, 'etc/os-release'), text);
-    if (pm === 'dnf') writeFileSync(join(root, 'usr/bin/dnf'), '');
+    if (f.pm === 'dnf') writeFileSync(join(root, 'usr/bin/dnf'), '');
+    if (f.pm === 'yum') writeFileSync(join(root, 'usr/bin/yum'), '');
     const p = new LinuxPlatform({ root, log: new Logger().for('test') });
     const info = await detectDistro(p);
-    assert.equal(info.name, name);
-    assert.equal(info.family, family);
+    const id = parseOsRelease(text).ID?.toLowerCase();
+    assert.deepEqual(info, { name: f.name, family: f.family, version: f.version, ...(f.codename ? { codename: f.codename } : {}), osReleaseId: id });
     const ops = await distroOpsFor(p, info);
-    assert.equal(ops.packageManager, pm);
+    assert.equal(ops.packageManager, f.pm);
     assert.equal(ops.packageCommand('install', ['vim']).argv.includes('vim'), true);
   });
 }
+
+test('every ID_LIKE word is tried in order, not only the first; an unknown one leaves the family unknown', () => {
+  assert.deepEqual(distroInfoFromOsRelease({ ID: 'mydistro', ID_LIKE: 'mageia centos rhel' }), { name: 'centos', family: 'redhat', version: '', osReleaseId: 'mydistro' });
+  assert.deepEqual(distroInfoFromOsRelease({ ID: 'mydistro', ID_LIKE: 'mageia suse' }), { name: 'suse', family: 'suse', version: '', osReleaseId: 'mydistro' });
+  assert.deepEqual(distroInfoFromOsRelease({ ID: 'serenity', ID_LIKE: 'haiku plan9', VERSION_ID: '1' }), { name: 'serenity', family: 'unknown', version: '1', osReleaseId: 'serenity' });
+  assert.deepEqual(distroInfoFromOsRelease({}), { name: 'unknown', family: 'unknown', version: '' });
+});
+
+test("cloud.cfg's system_info.distro names the distro, and its family comes from the table", async (t) => {
+  const root = tempDir(t);
+  mkdirSync(join(root, 'etc'));
+  writeFileSync(join(root, 'etc/os-release'), readFileSync(join(FIXTURES_DIR, 'os-release', 'debian-12'), 'utf8'));
+  const p = new LinuxPlatform({ root, log: new Logger().for('test') });
+  assert.deepEqual(await detectDistro(p, { system_info: { distro: 'ubuntu' } }), { name: 'ubuntu', family: 'debian', version: '12', codename: 'bookworm', osReleaseId: 'debian' });
+  assert.equal((await detectDistro(p, { system_info: { distro: 'Rocky' } })).family, 'redhat');
+  assert.equal((await detectDistro(p, { system_info: { distro: 'gentoo' } })).family, 'debian', 'a configured name kiln does not know keeps the os-release family');
+});
 
 test('old RHEL without dnf uses yum; SUSE 12 keeps /etc/HOSTNAME', async (t) => {
   const root = tempDir(t);
