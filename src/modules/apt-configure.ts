@@ -9,7 +9,7 @@ import { whichInTarget } from './distro-facts';
 import { updatePackageSources } from './install-packages';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
 import { dearmorKey } from './openpgp-armor';
-import { dpkgArchitecture } from './dpkg-architecture';
+import { dpkgArchitecture } from '../platform/linux/dpkg-architecture';
 import { readOsRelease } from '../platform/os-release';
 
 const MODULE = 'apt_configure';

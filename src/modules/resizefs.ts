@@ -1,7 +1,7 @@
 // cc_resizefs: grows the root filesystem (ext2/3/4, xfs, btrfs) to fill its now larger partition, every boot.
 import { isFalse, isTrue } from './config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
-import { blockInfo, mountFor } from './mount-info';
+import { blockInfo, mountFor } from '../platform/linux/mount-info';
 
 /** The resize command for FSTYPE mounted at MOUNT from DEVICE, or undefined when kiln has none. */
 export function resizeCommand(fstype: string, device: string, mount: string): string[] | undefined {

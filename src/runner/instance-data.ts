@@ -8,7 +8,7 @@ import { isSecretKey } from '../util/redact';
 import type { CloudPaths } from './cloud-paths';
 import { canonicalCloudId } from './cloud-id';
 import { sortedJson } from './sorted-json';
-import { runningGlibcVersion } from '../util/glibc-version';
+import { runningGlibcVersion } from '../platform/linux/glibc-version';
 
 /** What non-root readers see in place of a sensitive value, as cloud-init writes it. */
 export const REDACT_SENSITIVE_VALUE = 'redacted for non-root user';

@@ -1,6 +1,6 @@
 // dpkg's architecture name for the target (what `dpkg --print-architecture` prints), read from the ELF header
 // of the target's dpkg binary instead of starting it; dpkg itself answers for machines the table lacks.
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../platform';
 
 const DPKG = '/usr/bin/dpkg';
 

@@ -1,6 +1,6 @@
 // Which block device and filesystem back a mount point, and which disk and partition number a block device is (from /proc and /sys).
 import { posix } from 'node:path';
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../platform';
 
 export interface MountEntry {
   mountpoint: string;

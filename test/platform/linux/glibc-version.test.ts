@@ -2,7 +2,7 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { elfReadOnlyData, glibcVersionInImage, runningGlibcVersion } from '../../src/util/glibc-version';
+import { elfReadOnlyData, glibcVersionInImage, runningGlibcVersion } from '../../../src/platform/linux/glibc-version';
 
 test('the running glibc version agrees with what process.report says', () => {
   const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header;

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { debianArchOfElf } from '../../src/modules/dpkg-architecture';
-import { hasCommand, need } from '../helpers/requirements';
+import { debianArchOfElf } from '../../../src/platform/linux/dpkg-architecture';
+import { hasCommand, need } from '../../helpers/requirements';
 
 /** An ELF header: class (1/2), data (1 LE / 2 BE), e_machine and e_flags, the rest zero. */
 function elf(is64: boolean, little: boolean, machine: number, flags = 0): Uint8Array {
