@@ -1,6 +1,7 @@
 // ConfigDrive: OpenStack's config drive (label config-2, ISO or FAT) or the seed folder /var/lib/cloud/seed/config_drive.
 import type { FileTree } from '../devices/filesystem-finder';
-import { SourceError, type CrawlContext, type Datasource, type DetectContext, type InstanceData } from './datasource';
+import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
+import { SourceError } from './source-error';
 import { FolderTree } from './folder-tree';
 import { chooseOpenStackVersion, openStackInstanceData, readOpenStackTree } from './openstack-tree';
 

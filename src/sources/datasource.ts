@@ -1,6 +1,5 @@
 // The contract every datasource implements, and the one shape they all normalise to.
 import type { FilesystemFinder, FileTree } from '../devices/filesystem-finder';
-import { SubjectError } from '../util/errors';
 import type { Log } from '../util/log';
 import type { Platform } from '../platform/platform';
 import type { EphemeralNetwork } from './ephemeral-network';
@@ -74,11 +73,6 @@ export interface Datasource {
   detect(ctx: DetectContext): Promise<boolean>;
   /** Reads everything; throws SourceError with a clear reason. */
   crawl(ctx: CrawlContext): Promise<InstanceData>;
-}
-
-/** A source that was detected but could not be read: names the source and what went wrong. */
-export class SourceError extends SubjectError {
-  override readonly name = 'SourceError';
 }
 
 export type { FileTree };

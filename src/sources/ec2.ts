@@ -1,6 +1,7 @@
 // Ec2: the AWS instance metadata service, IMDSv2 tokens first (IMDSv1 fallback unless turned off), IPv4 and IPv6 endpoints.
 import { HttpClient, HttpError, type HttpRequest } from '../util/http';
-import { SourceError, type CrawlContext, type Datasource, type DetectContext, type InstanceData } from './datasource';
+import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
+import { SourceError } from './source-error';
 import { withEphemeralNetwork } from './ephemeral-network';
 import { crawlMetadataTree, ec2PublicKeys } from './metadata-crawler';
 import { boolSetting, readUrlSettings, sourceSettings, type UrlSettings } from './settings';

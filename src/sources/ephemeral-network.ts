@@ -1,7 +1,7 @@
 // Short-lived networking for sources read before the network is configured (cloud-init's ephemeral DHCP), through the platform.
 import type { Platform } from '../platform/platform';
 import type { Log } from '../util/log';
-import { SourceError } from './datasource';
+import { SourceError } from './source-error';
 
 /** A lease that is up; `release()` undoes everything `up()` did. */
 export interface EphemeralLease {

@@ -1,5 +1,6 @@
 // For the runner: crawl the detected candidates of one stage in order and return the first that yields instance data.
-import { SourceError, type CrawlContext, type Datasource, type DetectContext, type InstanceData } from './datasource';
+import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
+import { SourceError } from './source-error';
 import type { EphemeralNetwork } from './ephemeral-network';
 import { sourceSettings } from './settings';
 import { monotonicMs } from '../util/monotonic-clock';

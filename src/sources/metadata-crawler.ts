@@ -1,5 +1,5 @@
 // Walks an EC2-style metadata tree over HTTP (listings with 'dir/' entries, '0=name' key indexes) into nested objects.
-import { SourceError } from './datasource';
+import { SourceError } from './source-error';
 
 /** GETs a path below the tree root; undefined for 404. */
 export type MetadataGet = (path: string) => Promise<string | undefined>;

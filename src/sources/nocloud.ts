@@ -2,7 +2,8 @@
 import { parse as parseYaml } from 'yaml';
 import type { FileTree } from '../devices/filesystem-finder';
 import { HttpClient, HttpError } from '../util/http';
-import { SourceError, type CrawlContext, type Datasource, type DetectContext, type InstanceData } from './datasource';
+import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
+import { SourceError } from './source-error';
 import { withEphemeralNetwork } from './ephemeral-network';
 import { FolderTree } from './folder-tree';
 import { noCloudHint, type NoCloudHint } from './kernel-cmdline';

@@ -1,5 +1,6 @@
 // Reads the OpenStack metadata layout (openstack/<version>/…, content/, ec2/) from any reader: a config drive or the HTTP service.
-import { SourceError, type InstanceData } from './datasource';
+import type { InstanceData } from './datasource';
+import { SourceError } from './source-error';
 
 /** Reads one file relative to the tree root ('openstack/latest/meta_data.json'); undefined when absent. */
 export type TreeReader = (path: string) => Promise<Uint8Array | undefined>;

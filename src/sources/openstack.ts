@@ -1,6 +1,7 @@
 // OpenStack over HTTP: the metadata service at 169.254.169.254/openstack/ with version discovery; detected from DMI.
 import { HttpClient, type HttpRequest } from '../util/http';
-import { SourceError, type CrawlContext, type Datasource } from './datasource';
+import type { CrawlContext, Datasource } from './datasource';
+import { SourceError } from './source-error';
 import { withEphemeralNetwork } from './ephemeral-network';
 import { crawlMetadataTree } from './metadata-crawler';
 import { chooseOpenStackVersion, openStackInstanceData, readOpenStackTree } from './openstack-tree';

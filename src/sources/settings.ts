@@ -1,5 +1,5 @@
 // Reading a source's settings (config `datasource: {<Name>: {...}}`) into typed values, with cloud-init's defaults.
-import { SourceError } from './datasource';
+import { SourceError } from './source-error';
 
 export interface UrlSettings {
   metadataUrls: string[];

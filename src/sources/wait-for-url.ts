@@ -1,7 +1,7 @@
 // cloud-init's wait_for_url: race every candidate endpoint, round after round, until one answers or max_wait runs out.
 import { abortableSleep, HttpError, type HttpClient } from '../util/http';
 import type { Log } from '../util/log';
-import { SourceError } from './datasource';
+import { SourceError } from './source-error';
 import type { UrlSettings } from './settings';
 
 export interface EndpointProbe<T> {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Platform, RunOpts, RunResult } from '../../src/platform/platform';
 import { LinuxEphemeralDhcp, withEphemeralNetwork, type EphemeralNetwork } from '../../src/sources/ephemeral-network';
-import { SourceError } from '../../src/sources/datasource';
+import { SourceError } from '../../src/sources/source-error';
 import { Logger } from '../../src/util/log';
 
 /** Records commands; answers `command -v` per the tools given and dhclient with CODE. */
