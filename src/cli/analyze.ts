@@ -4,6 +4,7 @@ import { parseEventLog, type BootEvent } from '../runner/event-log';
 import { loadRunConfig, readKernelCmdline } from '../runner/run-config';
 import type { Command, CommandContext, ParsedArgs } from './command';
 import { fsPromises } from '../util/on-demand-builtins';
+import { writeCommandOutput } from './command-output';
 
 const FLAGS = {
   string: ['infile', 'outfile'],
@@ -25,7 +26,7 @@ async function loadEvents(ctx: CommandContext, args: ParsedArgs): Promise<{ even
 
 async function emit(ctx: CommandContext, args: ParsedArgs, text: string): Promise<void> {
   const out = args.flags.outfile as string | undefined;
-  if (out && out !== '-') await fsPromises().writeFile(out, text);
+  if (out && out !== '-') await writeCommandOutput(ctx, out, text);
   else ctx.io.out(text);
 }
 

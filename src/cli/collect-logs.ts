@@ -4,7 +4,8 @@ import { loadRunConfig, readKernelCmdline } from '../runner/run-config';
 import { writeTar, type TarEntry } from '../runner/tar-writer';
 import { redactSecretKeys } from '../util/redact';
 import type { Command } from './command';
-import { fsPromises, zlib } from '../util/on-demand-builtins';
+import { zlib } from '../util/on-demand-builtins';
+import { writeCommandOutput } from './command-output';
 
 /** Files that hold secrets as a whole: left out unless --include-userdata. */
 const SENSITIVE_FILES = ['instance-data-sensitive.json', 'combined-cloud-config.json', 'user-data.txt', 'vendor-data.txt', 'vendor-data2.txt', 'user-data.txt.i', 'vendor-data.txt.i', 'vendor-data2.txt.i', 'cloud-config.txt', 'vendor-cloud-config.txt', 'vendor2-cloud-config.txt', 'obj.json'];
@@ -54,8 +55,8 @@ export const collectLogsCommand: Command = {
     }
     await add('/proc/cmdline', 'proc-cmdline');
     const out = (args.flags.tarfile as string | undefined) ?? 'cloud-init.tar.gz';
-    await fsPromises().writeFile(out, zlib().gzipSync(writeTar(entries)), { mode: 0o600 });
-    ctx.io.out(`Wrote ${out}\n`);
+    await writeCommandOutput(ctx, out, zlib().gzipSync(writeTar(entries)), { mode: 0o600 });
+    if (!ctx.dryRun) ctx.io.out(`Wrote ${out}\n`);
     return 0;
   },
 };

@@ -5,10 +5,11 @@ import { KNOWN_DISTROS, rendererConfigFor } from '../net/distro-renderer-configs
 import type { NetworkState } from '../net/model';
 import { parseNetworkInput, type InputKind } from '../net/parse-network-config';
 import { RENDERERS, isRendererName } from '../net/renderers';
-import { writeRenderedFiles } from '../net/write-rendered';
 import { UsageError } from '../util/errors';
 import type { Command } from './command';
 import { fsPromises } from '../util/on-demand-builtins';
+import { pathUnderRoot } from '../util/paths';
+import { writeCommandOutput } from './command-output';
 
 const KINDS = ['eni', 'yaml', 'network_data.json', 'ec2'];
 
@@ -70,7 +71,7 @@ export const develNetConvertCommand: Command = {
     if (output === 'netplan') cfg.features = ['dhcp-use-domains', 'ipv6-mtu'];
     const files = RENDERERS[output].render(ns, cfg);
     ctx.io.err(`Read input format '${kind}' from '${file}'.\nWrote output format '${output}' to '${directory.endsWith('/') ? directory : `${directory}/`}'\n\n`);
-    await writeRenderedFiles(join(directory), files);
+    for (const f of files) await writeCommandOutput(ctx, pathUnderRoot(join(directory), f.path), f.content, { mode: f.mode ?? 0o644, makeParents: true });
     return 0;
   },
 };
