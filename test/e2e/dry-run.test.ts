@@ -173,7 +173,7 @@ mount -t proc proc "$M/proc"
 mount -t sysfs -o ro sysfs "$M/sys"
 mount -t tmpfs -o mode=0755 kiln-dryrun-dev "$M/dev"
 for d in null zero random urandom; do : > "$M/dev/$d"; mount --bind "/dev/$d" "$M/dev/$d"; done
-hostname kiln-dryrun-before
+echo kiln-dryrun-before > /proc/sys/kernel/hostname
 set +e
 strace -f -qq -e trace=execve,execveat -o "$L/out/execve" chroot "$M" /usr/bin/cloud-init --dry-run --debug --all-stages > "$L/out/stdout" 2> "$L/out/stderr"
 echo $? > "$L/out/code"
