@@ -118,6 +118,7 @@ export abstract class BaseDistro implements DistroOps {
 
   async setPasswords(platform: Platform, entries: Array<{ user: string; password: string }>, hashed: boolean): Promise<void> {
     if (entries.length === 0) return;
+    // Plain text always goes to chpasswd, so that the distro's default hash (yescrypt on Debian 12) is used.
     if (hashed && (await (await this.nativeAccounts(platform))?.setHashes(entries))) return;
     const input = entries.map((e) => `${e.user}:${e.password}\n`).join('');
     await platform.run(hashed ? ['chpasswd', '-e'] : ['chpasswd'], { input, secrets: entries.map((e) => e.password) });
