@@ -1,5 +1,6 @@
 // cc_set_passwords: chpasswd users/list (plain text hashed by the distro's chpasswd), random passwords to the console, expiry, ssh_pwauth.
 import { randomInt } from 'node:crypto';
+import { accountWriterSetting } from '../platform/linux/accounts/account-writer-setting';
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import type { DistroOps } from '../platform/linux/distro/distro';
 import { cfgBool, cfgString, isFalse, isTrue } from './config-values';
@@ -73,7 +74,7 @@ export const setPasswords: Module = {
   distros: 'all',
   activateBy: [],
   async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-    const ops = await distroOpsFor(ctx.platform, ctx.distro);
+    const ops = await distroOpsFor(ctx.platform, ctx.distro, { accountWriter: accountWriterSetting(cfg) });
     const password = cfgString(cfg, 'password');
     let expire = true;
     let plist: string[] = [];

@@ -1,4 +1,5 @@
 // cc_users_groups: creates groups and users (the default user from system_info too), passwords, locks, sudo rules, SSH keys.
+import { accountWriterSetting } from '../platform/linux/accounts/account-writer-setting';
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import type { DistroOps, UserSpec } from '../platform/linux/distro/distro';
 import { DISABLE_USER_OPTS, setupUserKeys } from './authorized-keys';
@@ -100,7 +101,7 @@ export const usersGroups: Module = {
   activateBy: [],
   async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
     const { users, groups, defaultUser } = normalizeUsersGroups('users_groups', cfg, ctx.log);
-    const ops = await distroOpsFor(ctx.platform, ctx.distro);
+    const ops = await distroOpsFor(ctx.platform, ctx.distro, { accountWriter: accountWriterSetting(cfg) });
     const cloudKeys = ctx.instance?.publicKeys ?? [];
     for (const [group, members] of groups) {
       if (await ops.groupExists(ctx.platform, group)) ctx.log.warn(`Skipping creation of existing group '${group}'`);

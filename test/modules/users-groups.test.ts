@@ -4,6 +4,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { usersGroups } from '../../src/modules/users-groups';
+import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import { cryptMatchesInRoot } from '../helpers/crypt-in-root';
 import { copyRootfs } from '../helpers/debian-rootfs';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
@@ -119,4 +120,50 @@ test('users_groups: missing groups are created for a user unless create_groups i
   await assert.rejects(usersGroups.run(moduleContext(root), { users: [{ name: 'dave', groups: ['not-made'], create_groups: false }] }), /users: 'dave'/);
   assert.equal(hasGroup('not-made'), false);
   assert.equal(passwdRow(root, 'dave'), undefined);
+});
+
+/** The commands a module ran, from the platform's debug lines (first two words: the tool and its first argument). */
+function commandsRun(lines: string[]): string[] {
+  return lines.map((l) => /Running command (\S+(?: -\w)?)/.exec(l)?.[1]).filter((c): c is string => c !== undefined);
+}
+
+const TOOLS_CFG = (writer?: string) => ({
+  ...(writer ? { system_info: { kiln_account_writer: writer } } : {}),
+  groups: ['team'],
+  users: [{ name: 'tim', groups: ['team'], plain_text_passwd: 'pw-of-tim' }],
+});
+
+test('system_info.kiln_account_writer: tools leaves every account change to the distro tools, as cloud-init does', async (t) => {
+  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('debootstrap'), 'needs root, unshare and debootstrap for the Debian rootfs')) return;
+  const root = copyRootfs(tempDir(t, 'kiln-users-tools-'));
+  const ctx = moduleContext(root);
+  await usersGroups.run(ctx, TOOLS_CFG('tools'));
+  assert.deepEqual(commandsRun(ctx.lines), ['groupadd', 'useradd', 'chpasswd', 'passwd -l']);
+  assert.deepEqual(groupMembers(root, 'team'), ['tim']);
+  const shadow = shadowRow(root, 'tim') ?? [];
+  assert.match(shadow[1] ?? '', /^!\$y\$/, 'hashed by chpasswd, then locked by passwd -l');
+  assert.ok(cryptMatchesInRoot(root, 'pw-of-tim', (shadow[1] ?? '').slice(1)));
+
+  // The default is kiln's own writer: only chpasswd (plain text) runs.
+  const root2 = copyRootfs(tempDir(t, 'kiln-users-inproc-'));
+  const ctx2 = moduleContext(root2);
+  await usersGroups.run(ctx2, TOOLS_CFG('in-process'));
+  assert.deepEqual(commandsRun(ctx2.lines), ['chpasswd']);
+  assert.deepEqual(groupMembers(root2, 'team'), ['tim']);
+  assert.match(shadowRow(root2, 'tim')?.[1] ?? '', /^!\$y\$/);
+});
+
+test('without libc at hand (no koffi) for /etc/.pwd.lock, kiln falls back to the distro tools', async (t) => {
+  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('debootstrap'), 'needs root, unshare and debootstrap for the Debian rootfs')) return;
+  const root = copyRootfs(tempDir(t, 'kiln-users-nokoffi-'));
+  const base = moduleContext(root);
+  const ctx = { ...base, platform: new LinuxPlatform({ root, log: base.log, isolateNetwork: true }) };
+  await usersGroups.run(ctx, TOOLS_CFG());
+  assert.deepEqual(commandsRun(base.lines), ['groupadd', 'useradd', 'chpasswd', 'passwd -l']);
+  assert.deepEqual(groupMembers(root, 'team'), ['tim']);
+});
+
+test('system_info.kiln_account_writer takes in-process or tools only', async (t) => {
+  const root = tempDir(t);
+  await assert.rejects(usersGroups.run(moduleContext(root), TOOLS_CFG('useradd')), /system_info\.kiln_account_writer must be 'in-process' or 'tools', not "useradd"/);
 });

@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import type { DistroInfo } from '../../../modules/module';
 import type { Platform, RunResult } from '../../platform';
-import type { DistroOps, PackageAction, PackageCommand, ServiceKind, UserSpec } from './distro';
+import type { DistroOps, DistroOptions, PackageAction, PackageCommand, ServiceKind, UserSpec } from './distro';
 import { NativeAccounts } from '../accounts/native-accounts';
 import { LinuxPlatform } from '../linux-platform';
 
@@ -38,7 +38,10 @@ export abstract class BaseDistro implements DistroOps {
   readonly sudoGroup: string = 'sudo';
   abstract readonly packageManager: string;
 
-  constructor(readonly info: DistroInfo) {}
+  constructor(
+    readonly info: DistroInfo,
+    protected readonly options: DistroOptions = {},
+  ) {}
 
   async userExists(platform: Platform, user: string): Promise<boolean> {
     return (await colonNames(platform, '/etc/passwd')).has(user);
@@ -73,11 +76,12 @@ export abstract class BaseDistro implements DistroOps {
   private readonly native = new WeakMap<Platform, NativeAccounts | null>();
 
   /**
-   * kiln's own account-file writer for PLATFORM, when it stands in for shadow-utils there: real effects (not a
-   * dry run, which plans the commands cloud-init runs) on a target NativeAccounts.suits.
+   * kiln's own account-file writer for PLATFORM, when it stands in for shadow-utils there: not switched off
+   * (system_info.kiln_account_writer: tools), real effects (not a dry run, which plans the commands cloud-init
+   * runs), on a target NativeAccounts.suits.
    */
   protected async nativeAccounts(platform: Platform): Promise<NativeAccounts | undefined> {
-    if (!this.shadowUtils || !(platform instanceof LinuxPlatform)) return undefined;
+    if (this.options.accountWriter === 'tools' || !this.shadowUtils || !(platform instanceof LinuxPlatform)) return undefined;
     if (!this.native.has(platform)) this.native.set(platform, (await NativeAccounts.suits(platform)) ? new NativeAccounts(platform, this.info.family) : null);
     return this.native.get(platform) ?? undefined;
   }
