@@ -1,8 +1,8 @@
-// cc_set_passwords: chpasswd users/list (hashed by kiln with SHA-512 crypt), random passwords to the console, expiry, ssh_pwauth.
+// cc_set_passwords: chpasswd users/list (plain text hashed by the distro's chpasswd), random passwords to the console, expiry, ssh_pwauth.
 import { randomInt } from 'node:crypto';
+import { accountWriterSetting } from '../platform/linux/accounts/account-writer-setting';
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import type { DistroOps } from '../platform/linux/distro/distro';
-import { hashPasswordSha512 } from '../util/sha512-crypt';
 import { cfgBool, cfgString, isFalse, isTrue } from './config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
 import { updateSshdConfig } from './sshd-config';
@@ -74,7 +74,7 @@ export const setPasswords: Module = {
   distros: 'all',
   activateBy: [],
   async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-    const ops = await distroOpsFor(ctx.platform, ctx.distro);
+    const ops = await distroOpsFor(ctx.platform, ctx.distro, { accountWriter: accountWriterSetting(cfg) });
     const password = cfgString(cfg, 'password');
     let expire = true;
     let plist: string[] = [];
@@ -126,8 +126,8 @@ export const setPasswords: Module = {
       if (plain.length > 0) {
         ctx.log.debug(`Changing password for ${JSON.stringify(plain.map(([u]) => u))}:`);
         try {
-          // kiln hashes the text itself, so the result is the same SHA-512 crypt on every distro.
-          await ops.setPasswords(ctx.platform, plain.map(([user, p]) => ({ user, password: hashPasswordSha512(p) })), true);
+          // As cloud-init: the distro's chpasswd hashes the text with the distro's default method.
+          await ops.setPasswords(ctx.platform, plain.map(([user, p]) => ({ user, password: p })), false);
         } catch (err) {
           errors.push(`Failed to set passwords with chpasswd for ${plain.map(([u]) => u).join(', ')}: ${(err as Error).message}`);
         }

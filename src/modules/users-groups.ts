@@ -1,7 +1,7 @@
 // cc_users_groups: creates groups and users (the default user from system_info too), passwords, locks, sudo rules, SSH keys.
+import { accountWriterSetting } from '../platform/linux/accounts/account-writer-setting';
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import type { DistroOps, UserSpec } from '../platform/linux/distro/distro';
-import { hashPasswordSha512 } from '../util/sha512-crypt';
 import { DISABLE_USER_OPTS, setupUserKeys } from './authorized-keys';
 import { isTrue } from './config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
@@ -69,7 +69,8 @@ export async function createUser(ctx: ModuleContext, ops: DistroOps, name: strin
   }
   if (!(await ops.addUser(ctx.platform, spec))) ctx.log.info(`User ${name} already exists, skipping.`);
   const plain = c.plain_text_passwd;
-  if (typeof plain === 'string' && plain) await ops.setPasswords(ctx.platform, [{ user: name, password: hashPasswordSha512(plain) }], true);
+  // As cloud-init: chpasswd hashes plain text with the distro's default method (yescrypt on Debian 12).
+  if (typeof plain === 'string' && plain) await ops.setPasswords(ctx.platform, [{ user: name, password: plain }], false);
   const hashed = c.hashed_passwd;
   if (typeof hashed === 'string' && hashed) await ops.setPasswords(ctx.platform, [{ user: name, password: hashed }], true);
   if (c.lock_passwd === undefined || isTrue(c.lock_passwd)) await ops.lockPassword(ctx.platform, name);
@@ -100,7 +101,7 @@ export const usersGroups: Module = {
   activateBy: [],
   async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
     const { users, groups, defaultUser } = normalizeUsersGroups('users_groups', cfg, ctx.log);
-    const ops = await distroOpsFor(ctx.platform, ctx.distro);
+    const ops = await distroOpsFor(ctx.platform, ctx.distro, { accountWriter: accountWriterSetting(cfg) });
     const cloudKeys = ctx.instance?.publicKeys ?? [];
     for (const [group, members] of groups) {
       if (await ops.groupExists(ctx.platform, group)) ctx.log.warn(`Skipping creation of existing group '${group}'`);

@@ -7,6 +7,7 @@ import { loadLinuxKoffi } from './linux/koffi-loader';
 import { LinuxPlatform } from './linux/linux-platform';
 import { posixSpawnStarter } from './linux/posix-spawn';
 import type { Platform } from './platform';
+import type { Koffi } from '../util/koffi-addon';
 import { WindowsPlatform } from './windows/windows-platform';
 
 export interface PlatformChoice {
@@ -18,6 +19,19 @@ export interface PlatformChoice {
 }
 
 export function createPlatform(choice: PlatformChoice): Platform {
+  // One koffi for posix_spawn and for the account files' fcntl lock, loaded when first needed.
+  let koffi: { loaded: Koffi | undefined } | { failure: unknown } | undefined;
+  const loadKoffi = (): Koffi | undefined => {
+    if (!koffi) {
+      try {
+        koffi = { loaded: loadLinuxKoffi(choice.facts, choice.env) };
+      } catch (err) {
+        koffi = { failure: err };
+      }
+    }
+    if ('failure' in koffi) throw koffi.failure;
+    return koffi.loaded;
+  };
   const base: Platform =
     process.platform === 'win32'
       ? new WindowsPlatform({ root: choice.root, log: choice.log, facts: choice.facts })
@@ -27,11 +41,12 @@ export function createPlatform(choice: PlatformChoice): Platform {
           // KILN_COMMAND_ISOLATION=chroot for applying to a mounted image where namespaces are not wanted.
           commandIsolation: choice.env.KILN_COMMAND_ISOLATION === 'chroot' ? 'chroot' : 'sandbox',
           isolateNetwork: choice.env.KILN_ISOLATE_NETWORK === '1',
+          loadKoffi,
           startProcess: posixSpawnStarter(
             () => {
-              const koffi = loadLinuxKoffi(choice.facts, choice.env);
-              if (koffi) choice.log.debug('commands are started with posix_spawn');
-              return koffi;
+              const loaded = loadKoffi();
+              if (loaded) choice.log.debug('commands are started with posix_spawn');
+              return loaded;
             },
             startWithNode,
             (why) => choice.log.warn(`commands are started with Node's spawn: ${why}`),

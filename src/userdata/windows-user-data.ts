@@ -37,7 +37,7 @@ export async function processWindowsUserData(data: Uint8Array, opts: { log?: Log
       return out;
     }
   }
-  if (bytes.subarray(0, 23).toString('latin1') === 'Content-Type: multipart') {
+  if (isMultipart(bytes)) {
     const msg = parseMime(bytes);
     for (const d of msg.defects) out.errors.push({ part: 'user-data MIME message', message: d });
     let n = 0;
@@ -68,6 +68,17 @@ export async function processWindowsUserData(data: Uint8Array, opts: { log?: Log
   }
   for (const e of out.errors) opts.log?.warn(`${e.part}: ${e.message}`);
   return out;
+}
+
+/**
+ * cloudbase-init's test for a MIME message: "Content-Type: multipart" (case as written) anywhere in
+ * the text before the first empty line, so a message may open with MIME-Version or any other
+ * header. Like cloudbase-init it looks for "\n\n" only: a message with CRLF line ends has no such
+ * pair, and then the whole text is searched.
+ */
+export function isMultipart(bytes: Buffer): boolean {
+  const end = bytes.indexOf('\n\n', 0, 'latin1');
+  return bytes.subarray(0, end === -1 ? bytes.length : end).includes('Content-Type: multipart', 0, 'latin1');
 }
 
 function cloudConfig(text: string, part: string, out: WindowsUserData): void {

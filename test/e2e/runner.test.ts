@@ -71,6 +71,12 @@ test('kiln as /usr/bin/cloud-init in Debian: boots, re-boots, new instances, deg
     const log = readFileSync(join(root, 'var/log/cloud-init.log'), 'utf8');
     assert.match(log, /commands are started with posix_spawn/);
     assert.doesNotMatch(log, /started with Node's spawn/);
+    // The default user of Debian's cloud.cfg was written by kiln itself, under /etc/.pwd.lock taken through the
+    // binary's koffi (without it the tools would have run).
+    assert.match(readFileSync(join(root, 'etc/passwd'), 'utf8'), /^debian:x:1000:1000:Debian:\/home\/debian:\/bin\/bash$/m);
+    assert.match(log, /Running command /, 'the commands kiln runs are logged');
+    assert.doesNotMatch(log, /Running command (useradd|groupadd|usermod|passwd)\b/);
+    assert.doesNotMatch(log, /left to the distro's tools/);
   });
 
   await t.test('a second boot with the same instance id runs only the per-boot modules', () => {

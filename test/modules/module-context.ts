@@ -3,6 +3,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DistroInfo, ModuleContext } from '../../src/modules/module';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
+import { testKoffi } from '../helpers/koffi';
 import type { InstanceData } from '../../src/sources/datasource';
 import { Logger, MemorySink } from '../../src/util/log';
 
@@ -17,7 +18,7 @@ export function moduleContext(root: string, opts: { instance?: Partial<InstanceD
   const sink = new MemorySink('DEBUG');
   logger.addSink(sink);
   const log = logger.for('test');
-  const platform = new LinuxPlatform({ root, log, isolateNetwork: true });
+  const platform = new LinuxPlatform({ root, log, isolateNetwork: true, loadKoffi: testKoffi });
   let out = '';
   const problems: string[] = [];
   const instance: InstanceData = {

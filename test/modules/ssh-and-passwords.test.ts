@@ -6,7 +6,7 @@ import { setPasswords } from '../../src/modules/set-passwords';
 import { screeningPace } from '../../src/modules/screening-slots';
 import { ssh } from '../../src/modules/ssh';
 import { usersGroups } from '../../src/modules/users-groups';
-import { verifySha512 } from '../../src/util/sha512-crypt';
+import { cryptMatchesInRoot } from '../helpers/crypt-in-root';
 import { copyRootfs } from '../helpers/debian-rootfs';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
@@ -84,19 +84,20 @@ test('set_passwords: users list (text, hash, RANDOM), legacy list, expire, ssh_p
       list: ['dan:danpass', 'eve:R'],
     },
   });
-  assert.ok(verifySha512('annpass', shadowHash(root, 'ann')[1] ?? ''));
-  assert.ok(verifySha512('danpass', shadowHash(root, 'dan')[1] ?? ''));
+  assert.ok(cryptMatchesInRoot(root, 'annpass', shadowHash(root, 'ann')[1] ?? ''));
+  assert.ok(cryptMatchesInRoot(root, 'danpass', shadowHash(root, 'dan')[1] ?? ''));
+  for (const u of ['ann', 'cat', 'dan', 'eve']) assert.match(shadowHash(root, u)[1] ?? '', /^\$y\$/, `${u}'s text password is hashed by chpasswd with bookworm's default, yescrypt`);
   assert.equal(shadowHash(root, 'ben')[1], known);
   const shown = ctx.outputText();
   assert.match(shown, /^Set the following 'random' passwords\n\ncat:[A-Za-z2-9]{20}\neve:[A-Za-z2-9]{20}\n$/);
   const catPw = /cat:(\S+)/.exec(shown)?.[1] ?? '';
-  assert.ok(verifySha512(catPw, shadowHash(root, 'cat')[1] ?? ''), 'the printed random password is the one set');
+  assert.ok(cryptMatchesInRoot(root, catPw, shadowHash(root, 'cat')[1] ?? ''), 'the printed random password is the one set');
   for (const u of ['ann', 'ben', 'cat', 'dan', 'eve']) assert.equal(shadowHash(root, u)[2], '0', `${u} must change the password at next login`);
   assert.ok(!ctx.lines.some((l) => l.includes('annpass') || l.includes(catPw)), 'passwords never reach the log');
   assert.equal(readFileSync(join(root, 'etc/ssh/sshd_config.d/50-cloud-init.conf'), 'utf8'), 'PasswordAuthentication yes\n');
   await setPasswords.run(ctx, { ssh_pwauth: false, chpasswd: { expire: false, users: [{ name: 'ann', password: 'other', type: 'text' }] } });
   assert.equal(readFileSync(join(root, 'etc/ssh/sshd_config.d/50-cloud-init.conf'), 'utf8'), 'PasswordAuthentication no\n');
-  assert.ok(verifySha512('other', shadowHash(root, 'ann')[1] ?? ''));
+  assert.ok(cryptMatchesInRoot(root, 'other', shadowHash(root, 'ann')[1] ?? ''));
 });
 
 test('set_passwords: password for the default user, and a malformed list line names the key', async (t) => {
@@ -106,7 +107,7 @@ test('set_passwords: password for the default user, and a malformed list line na
   const cfg = { system_info: SYSTEM_INFO, users: ['default'], password: 'defpass', chpasswd: { expire: false } };
   await usersGroups.run(ctx, cfg);
   await setPasswords.run(ctx, cfg);
-  assert.ok(verifySha512('defpass', shadowHash(root, 'debian')[1] ?? ''));
+  assert.ok(cryptMatchesInRoot(root, 'defpass', shadowHash(root, 'debian')[1] ?? ''));
   assert.notEqual(shadowHash(root, 'debian')[2], '0');
   await assert.rejects(setPasswords.run(ctx, { chpasswd: { list: ['nocolon'] } }), /set_passwords: chpasswd\.list\[0\]/);
 });

@@ -4,7 +4,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { usersGroups } from '../../src/modules/users-groups';
-import { verifySha512 } from '../../src/util/sha512-crypt';
+import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
+import { cryptMatchesInRoot } from '../helpers/crypt-in-root';
 import { copyRootfs } from '../helpers/debian-rootfs';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
@@ -65,7 +66,11 @@ test('users_groups on a Debian rootfs: default user, groups, passwords, locks, s
   assert.ok(groupMembers(root, 'devs').includes('alice'));
   assert.ok(groupMembers(root, 'devs').includes('root'), 'group members from groups: are added');
   const aliceShadow = shadowRow(root, 'alice') ?? [];
-  assert.ok(verifySha512('s3cret!', aliceShadow[1] ?? ''), 'plain_text_passwd is stored as a verifiable SHA-512 hash');
+  assert.match(aliceShadow[1] ?? '', /^\$y\$/, "plain_text_passwd is hashed by bookworm's chpasswd, with its default (yescrypt)");
+  assert.ok(cryptMatchesInRoot(root, 's3cret!', aliceShadow[1] ?? ''), 'and the hash is of the password given');
+  assert.ok(ctx.lines.some((l) => /Running command chpasswd in /.test(l)), 'through chpasswd');
+  assert.ok(!ctx.lines.some((l) => /s3cret!/.test(l)), 'the password is never logged');
+  assert.ok(!ctx.lines.some((l) => /Running command (useradd|groupadd|usermod)/.test(l)), 'the accounts themselves are written in-process');
   assert.equal(aliceShadow[7], String(Math.floor(Date.UTC(2032, 0, 2) / 86400000)), 'expiredate');
   const ak = join(root, 'home/alice/.ssh/authorized_keys');
   assert.equal(readFileSync(ak, 'utf8'), `${KEY1}\n`);
@@ -115,4 +120,50 @@ test('users_groups: missing groups are created for a user unless create_groups i
   await assert.rejects(usersGroups.run(moduleContext(root), { users: [{ name: 'dave', groups: ['not-made'], create_groups: false }] }), /users: 'dave'/);
   assert.equal(hasGroup('not-made'), false);
   assert.equal(passwdRow(root, 'dave'), undefined);
+});
+
+/** The commands a module ran, from the platform's debug lines (first two words: the tool and its first argument). */
+function commandsRun(lines: string[]): string[] {
+  return lines.map((l) => /Running command (\S+(?: -\w)?)/.exec(l)?.[1]).filter((c): c is string => c !== undefined);
+}
+
+const TOOLS_CFG = (writer?: string) => ({
+  ...(writer ? { system_info: { kiln_account_writer: writer } } : {}),
+  groups: ['team'],
+  users: [{ name: 'tim', groups: ['team'], plain_text_passwd: 'pw-of-tim' }],
+});
+
+test('system_info.kiln_account_writer: tools leaves every account change to the distro tools, as cloud-init does', async (t) => {
+  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('debootstrap'), 'needs root, unshare and debootstrap for the Debian rootfs')) return;
+  const root = copyRootfs(tempDir(t, 'kiln-users-tools-'));
+  const ctx = moduleContext(root);
+  await usersGroups.run(ctx, TOOLS_CFG('tools'));
+  assert.deepEqual(commandsRun(ctx.lines), ['groupadd', 'useradd', 'chpasswd', 'passwd -l']);
+  assert.deepEqual(groupMembers(root, 'team'), ['tim']);
+  const shadow = shadowRow(root, 'tim') ?? [];
+  assert.match(shadow[1] ?? '', /^!\$y\$/, 'hashed by chpasswd, then locked by passwd -l');
+  assert.ok(cryptMatchesInRoot(root, 'pw-of-tim', (shadow[1] ?? '').slice(1)));
+
+  // The default is kiln's own writer: only chpasswd (plain text) runs.
+  const root2 = copyRootfs(tempDir(t, 'kiln-users-inproc-'));
+  const ctx2 = moduleContext(root2);
+  await usersGroups.run(ctx2, TOOLS_CFG('in-process'));
+  assert.deepEqual(commandsRun(ctx2.lines), ['chpasswd']);
+  assert.deepEqual(groupMembers(root2, 'team'), ['tim']);
+  assert.match(shadowRow(root2, 'tim')?.[1] ?? '', /^!\$y\$/);
+});
+
+test('without libc at hand (no koffi) for /etc/.pwd.lock, kiln falls back to the distro tools', async (t) => {
+  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('debootstrap'), 'needs root, unshare and debootstrap for the Debian rootfs')) return;
+  const root = copyRootfs(tempDir(t, 'kiln-users-nokoffi-'));
+  const base = moduleContext(root);
+  const ctx = { ...base, platform: new LinuxPlatform({ root, log: base.log, isolateNetwork: true }) };
+  await usersGroups.run(ctx, TOOLS_CFG());
+  assert.deepEqual(commandsRun(base.lines), ['groupadd', 'useradd', 'chpasswd', 'passwd -l']);
+  assert.deepEqual(groupMembers(root, 'team'), ['tim']);
+});
+
+test('system_info.kiln_account_writer takes in-process or tools only', async (t) => {
+  const root = tempDir(t);
+  await assert.rejects(usersGroups.run(moduleContext(root), TOOLS_CFG('useradd')), /system_info\.kiln_account_writer must be 'in-process' or 'tools', not "useradd"/);
 });

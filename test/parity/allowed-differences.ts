@@ -38,7 +38,7 @@ function fixMimeBoundaries(text: string): string {
   return text.replace(/={15}\d+==/g, '===============BOUNDARY==');
 }
 
-/** Password hashes are salted at random (and cloud-init lets chpasswd pick yescrypt, kiln writes SHA-512 crypt). */
+/** Password hashes are salted at random (both cloud-init and kiln leave plain-text passwords to chpasswd). */
 function maskPasswordHashes(text: string): string {
   return text
     .split('\n')
@@ -115,7 +115,7 @@ export const ALLOWED_DIFFERENCES: AllowedDifference[] = [
     path: /^\/etc\/(shadow|gshadow)-?$/,
     kinds: [],
     normalize: maskPasswordHashes,
-    reason: 'password hashes use a random salt (cloud-init leaves plain-text passwords to chpasswd, which picks yescrypt; kiln writes SHA-512 crypt itself); users, ages and lock state are still compared',
+    reason: 'password hashes use a random salt (cloud-init and kiln both leave plain-text passwords to chpasswd, which picks yescrypt on bookworm); users, ages and lock state are still compared',
   },
   {
     path: /^\/var\/lib\/cloud\/instances\/[^/]+\/(user-data|vendor-data2?)\.txt\.i$/,

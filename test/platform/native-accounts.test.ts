@@ -8,8 +8,10 @@ import { test } from 'node:test';
 import { ColonFile } from '../../src/platform/linux/accounts/colon-file';
 import { freeSubordinateRange, newId } from '../../src/platform/linux/accounts/id-allocation';
 import { NativeAccounts } from '../../src/platform/linux/accounts/native-accounts';
+import { lockAccounts } from '../../src/platform/linux/accounts/account-locks';
 import { lockAccountFiles } from '../../src/platform/linux/accounts/shadow-lock';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
+import { testKoffi } from '../helpers/koffi';
 import { Logger } from '../../src/util/log';
 import { copyRootfs } from '../helpers/debian-rootfs';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
@@ -115,7 +117,7 @@ test('the same accounts through shadow-utils and through kiln leave identical fi
   run(['passwd', '--expire', 'bob']);
   run(['usermod', '-a', '-G', 'admins,sysg', 'bob']);
 
-  const platform = new LinuxPlatform({ root: native, log: new Logger().for('test.ts') });
+  const platform = new LinuxPlatform({ root: native, log: new Logger().for('test.ts'), loadKoffi: testKoffi });
   assert.ok(await NativeAccounts.suits(platform));
   const accounts = new NativeAccounts(platform, 'debian');
   // As the runner runs a module: one batch, written once when it ends.
@@ -152,4 +154,43 @@ test('the same accounts through shadow-utils and through kiln leave identical fi
   spawnSync('mkdir', ['-p', join(native, 'etc/selinux')]);
   writeFileSync(join(native, 'etc/selinux/config'), 'SELINUX=enforcing\n');
   assert.equal(await NativeAccounts.suits(platform), false, 'SELinux labels are the tools\' job');
+});
+
+/** A python3 in ROOT that takes glibc's own lckpwdf() there, says so, and holds it until its stdin closes. */
+const LCKPWDF_HOLDER = 'import ctypes, sys\nlibc = ctypes.CDLL("libc.so.6")\nassert libc.lckpwdf() == 0\nprint("held", flush=True)\nsys.stdin.read()\nlibc.ulckpwdf()\n';
+/** Exit 0 when /etc/.pwd.lock in the root can be write-locked (fcntl) now, 1 when another process holds it. */
+const PWD_LOCK_FREE = 'import fcntl, os, sys\nfd = os.open("/etc/.pwd.lock", os.O_WRONLY | os.O_CREAT, 0o600)\ntry:\n    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\nexcept OSError:\n    sys.exit(1)\n';
+
+test("kiln takes glibc's account database lock in the root: it waits for a lckpwdf() holder there, and holds the lock against the tools", { timeout: 120_000 }, async (t) => {
+  if (!need(t, isRoot() && hasCommand('debootstrap'), 'needs root and debootstrap (the cached Debian rootfs, whose python3 calls lckpwdf)')) return;
+  const root = copyRootfs(tempDir(t, 'kiln-pwdlock-'));
+  const platform = new LinuxPlatform({ root, log: new Logger().for('test.ts'), loadKoffi: testKoffi });
+  if (!need(t, platform.recordLocks() !== undefined, 'KILN_KOFFI_ADDON is not set (test/run.mjs sets it)')) return;
+  const accounts = new NativeAccounts(platform, 'debian');
+
+  const holder = spawn('chroot', [root, 'python3', '-c', LCKPWDF_HOLDER], { stdio: ['pipe', 'pipe', 'inherit'] });
+  t.after(() => holder.kill());
+  await new Promise<void>((resolve, reject) => {
+    holder.stdout.once('data', () => resolve());
+    holder.once('exit', (code) => reject(new Error(`lckpwdf() in the root failed (exit ${code})`)));
+  });
+  let added = false;
+  const adding = accounts.addGroup('waiter', false).then((ok) => {
+    added = ok;
+  });
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.equal(added, false, 'kiln waits while lckpwdf() is held in the root');
+  assert.doesNotMatch(readFileSync(join(root, 'etc/group'), 'utf8'), /^waiter:/m);
+  holder.stdin.end();
+  await adding;
+  assert.equal(added, true);
+  assert.match(readFileSync(join(root, 'etc/group'), 'utf8'), /^waiter:x:\d+:$/m);
+  assert.equal(lstatSync(join(root, 'etc/.pwd.lock')).mode & 0o777, 0o600);
+
+  // While kiln changes the files, the root's tools (python's fcntl standing in for their lckpwdf) find the lock taken.
+  const lockFree = () => spawnSync('chroot', [root, 'python3', '-c', PWD_LOCK_FREE]).status === 0;
+  const unlock = await lockAccounts(platform, ['/etc/group']);
+  assert.equal(lockFree(), false, 'held by kiln');
+  await unlock();
+  assert.equal(lockFree(), true, 'let go');
 });

@@ -9,6 +9,7 @@ import { findPlugin, PLUGINS } from '../../src/plugins/registry';
 import { randomPassword } from '../../src/plugins/random-password';
 import type { InstanceData } from '../../src/sources/datasource';
 import { Logger, MemorySink } from '../../src/util/log';
+import { UF } from '../../src/platform/windows/win32/netapi32';
 import { FakeWindows } from '../platform/windows/fake-win32';
 import { FakeFiles } from './fake-files';
 
@@ -101,6 +102,18 @@ test('SetUserPasswordPlugin: injected password and first_logon_behaviour', async
   assert.equal((w2.users.get('admin')?.flags ?? 0) & 0x800000, 0);
   const missing = context('', {}, new FakeWindows());
   assert.deepEqual(await plugin('SetUserPasswordPlugin').execute(missing.ctx), { status: 'next-boot', reboot: false });
+});
+
+test('first_logon_behaviour after CreateUserPlugin clears "password never expires", so the change is really asked for', async () => {
+  const { ctx, win } = context('username=cloud\nfirst_logon_behaviour=always\n', { adminPassword: 'S3cret!pw' });
+  await plugin('CreateUserPlugin').execute(ctx);
+  assert.equal((win.users.get('cloud')?.flags ?? 0) & UF.DONT_EXPIRE_PASSWD, UF.DONT_EXPIRE_PASSWD, 'CreateUser makes the password one that never expires');
+  await plugin('SetUserPasswordPlugin').execute(ctx);
+  const flags = win.users.get('cloud')?.flags ?? 0;
+  assert.equal(flags & UF.DONT_EXPIRE_PASSWD, 0, 'UF_DONT_EXPIRE_PASSWD is cleared');
+  assert.equal(flags & UF.PASSWORD_EXPIRED, UF.PASSWORD_EXPIRED, 'UF_PASSWORD_EXPIRED is set');
+  assert.equal(flags & (UF.SCRIPT | UF.NORMAL_ACCOUNT), UF.SCRIPT | UF.NORMAL_ACCOUNT, 'the other flags are kept');
+  assert.equal(win.calls.filter((c) => c === 'NetUserSetInfo(1008) cloud').length, 1, 'one write');
 });
 
 test('random passwords are long enough and meet complexity rules', () => {

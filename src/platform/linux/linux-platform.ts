@@ -13,6 +13,8 @@ import { readOsRelease } from '../os-release';
 import { undefinedIfMissing } from '../missing-file';
 import type { FileOpts, FileStat, OsVersion, Platform, RunOpts, RunResult } from '../platform';
 import { AccountWriteBack } from './accounts/account-write-back';
+import type { Koffi } from '../../util/koffi-addon';
+import { bindRecordLocks, type RecordLocks } from './record-locks';
 import { resolveOwner } from './passwd-lookup';
 import { commitStaged, discardStaged, stageFile, syncStaged, type StagedFile, writeAll } from './staged-file';
 
@@ -53,6 +55,11 @@ export interface LinuxPlatformOptions {
   isolateNetwork?: boolean;
   /** How commands are started (default: Node's spawn; a boot uses posix_spawn, see posix-spawn.ts). */
   startProcess?: ProcessStarter;
+  /**
+   * koffi, for libc's fcntl (the account files' /etc/.pwd.lock); called once, when first needed. Without it,
+   * or when it gives none, kiln leaves the account files to the distro's tools.
+   */
+  loadKoffi?: () => Koffi | undefined;
 }
 
 export class LinuxPlatform implements Platform {
@@ -62,6 +69,8 @@ export class LinuxPlatform implements Platform {
   private readonly isolation: 'chroot' | 'sandbox';
   private readonly isolateNetwork: boolean;
   private readonly startProcess: ProcessStarter;
+  private readonly loadKoffi: (() => Koffi | undefined) | undefined;
+  private locks: RecordLocks | null | undefined;
   /** Account-file changes, held within a batch (a module) and written once (or when something else could read them). */
   readonly accountWrites = new AccountWriteBack(this);
 
@@ -71,6 +80,20 @@ export class LinuxPlatform implements Platform {
     this.isolation = opts.commandIsolation ?? 'sandbox';
     this.isolateNetwork = opts.isolateNetwork ?? false;
     this.startProcess = opts.startProcess ?? startWithNode;
+    this.loadKoffi = opts.loadKoffi;
+  }
+
+  recordLocks(): RecordLocks | undefined {
+    if (this.locks === undefined) {
+      try {
+        const koffi = this.loadKoffi?.();
+        this.locks = koffi ? bindRecordLocks(koffi) : null;
+      } catch (err) {
+        this.locks = null;
+        this.log.debug(`the account files are left to the distro's tools: libc's fcntl cannot be reached (${(err as Error).message})`);
+      }
+    }
+    return this.locks ?? undefined;
   }
 
   hostPath(path: string): string {

@@ -17,7 +17,7 @@ import { bindIphlpapi, type AdapterRef, type IpFamily, type Iphlpapi, type NetAd
 import { bindDhcpcsvc, type Dhcpcsvc } from './win32/dhcpcsvc';
 import { ComputerNameFormat, bindKernel32, bindKernel32Disk, bindKernel32Volumes, type Kernel32, type Kernel32Disk, type Kernel32Volumes } from './win32/kernel32';
 import { planVolumeGrowth } from './volume-growth';
-import { bindNetapi32, type Netapi32 } from './win32/netapi32';
+import { bindNetapi32, UF, type Netapi32 } from './win32/netapi32';
 import { bindNtdll, type Ntdll } from './win32/ntdll';
 import type { RegRoot, RegValue } from './win32/registry-value';
 import type { WindowsSystem } from './windows-system';
@@ -124,7 +124,10 @@ export class WindowsPlatform implements Platform, WindowsSystem {
     this.win32().netapi32.userSetPassword(name, password);
   }
   expireUserPassword(name: string): void {
-    this.win32().netapi32.userSetPasswordExpired(name, true);
+    // As cloudbase-init's change_password_next_logon: "password never expires" (which CreateUser sets)
+    // outweighs an expired password at logon, so it is cleared in the same write.
+    const net = this.win32().netapi32;
+    net.userSetFlags(name, (net.userFlags(name) & ~UF.DONT_EXPIRE_PASSWD) | UF.PASSWORD_EXPIRED);
   }
   ensureGroup(name: string): void {
     if (this.win32().netapi32.localGroupAdd(name)) this.log.info(`Created local group ${name}`);

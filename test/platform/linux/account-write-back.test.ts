@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { NativeAccounts } from '../../../src/platform/linux/accounts/native-accounts';
 import { LinuxPlatform } from '../../../src/platform/linux/linux-platform';
+import { testKoffi } from '../../helpers/koffi';
 import { Logger } from '../../../src/util/log';
 
 const PASSWD = 'root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n';
@@ -26,7 +27,7 @@ function accountRoot(t: TestContext): { root: string; platform: LinuxPlatform; a
     writeFileSync(join(root, 'etc', name), text, { mode: name.includes('shadow') ? 0o640 : 0o644 });
     utimesSync(join(root, 'etc', name), LONG_AGO, LONG_AGO);
   }
-  const platform = new LinuxPlatform({ root, log: new Logger().for('test.ts') });
+  const platform = new LinuxPlatform({ root, log: new Logger().for('test.ts'), loadKoffi: testKoffi });
   return { root, platform, accounts: new NativeAccounts(platform, 'debian') };
 }
 

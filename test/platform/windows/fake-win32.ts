@@ -8,7 +8,7 @@ import type { Dhcpcsvc } from '../../../src/platform/windows/win32/dhcpcsvc';
 import type { Iphlpapi, NetAdapter } from '../../../src/platform/windows/win32/iphlpapi';
 import type { Crypt32 } from '../../../src/platform/windows/win32/crypt32';
 import type { Userenv } from '../../../src/platform/windows/win32/userenv';
-import type { Netapi32 } from '../../../src/platform/windows/win32/netapi32';
+import { UF, type Netapi32 } from '../../../src/platform/windows/win32/netapi32';
 import type { Ntdll } from '../../../src/platform/windows/win32/ntdll';
 import type { RegRoot, RegValue } from '../../../src/platform/windows/win32/registry-value';
 import { WindowsPlatform, type Win32Bindings } from '../../../src/platform/windows/windows-platform';
@@ -144,10 +144,10 @@ export class FakeWindows {
         const u = this.users.get(name.toLowerCase());
         return u ? { name, comment: u.comment, disabled: (u.flags & 2) !== 0 } : undefined;
       },
-      userAdd: ({ name, password, comment }) => {
+      userAdd: ({ name, password, comment, passwordNeverExpires }) => {
         this.calls.push(`NetUserAdd ${name}`);
         if (this.users.has(name.toLowerCase())) throw new PlatformError(`NetUserAdd '${name}' failed: The account already exists (error 2224)`);
-        this.users.set(name.toLowerCase(), { password, comment: comment ?? '', flags: 0x201 });
+        this.users.set(name.toLowerCase(), { password, comment: comment ?? '', flags: UF.SCRIPT | UF.NORMAL_ACCOUNT | (passwordNeverExpires ? UF.DONT_EXPIRE_PASSWD : 0) });
       },
       userSetPassword: (name, password) => {
         this.calls.push(`NetUserSetInfo(1003) ${name}`);
@@ -155,9 +155,16 @@ export class FakeWindows {
         if (!u) throw new PlatformError(`NetUserSetInfo(1003) '${name}' failed: The user name could not be found (error 2221)`);
         u.password = password;
       },
-      userSetPasswordExpired: (name, expired) => {
+      userFlags: (name) => {
         const u = this.users.get(name.toLowerCase());
-        if (u) u.flags = expired ? u.flags | 0x800000 : u.flags & ~0x800000;
+        if (!u) throw new PlatformError(`NetUserGetInfo '${name}' failed: The user name could not be found (error 2221)`);
+        return u.flags;
+      },
+      userSetFlags: (name, flags) => {
+        this.calls.push(`NetUserSetInfo(1008) ${name}`);
+        const u = this.users.get(name.toLowerCase());
+        if (!u) throw new PlatformError(`NetUserSetInfo(1008) '${name}' failed: The user name could not be found (error 2221)`);
+        u.flags = flags;
       },
       userEnable: () => undefined,
       userDelete: (name) => this.users.delete(name.toLowerCase()),

@@ -27,7 +27,7 @@ export function parseUseraddDefaults(text: string): Map<string, string> {
   return out;
 }
 
-export async function readAccountDefaults(platform: Platform): Promise<AccountDefaults> {
+export async function readAccountDefaults(platform: Pick<Platform, 'readTextIfExists'>): Promise<AccountDefaults> {
   return {
     loginDefs: parseLoginDefs((await platform.readTextIfExists('/etc/login.defs')) ?? ''),
     useradd: parseUseraddDefaults((await platform.readTextIfExists('/etc/default/useradd')) ?? ''),

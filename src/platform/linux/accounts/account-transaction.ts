@@ -1,10 +1,10 @@
-// One change to the account files, as shadow-utils' commonio makes it: under the files' locks, read, changed in
+// One change to the account files, as shadow-utils' commonio makes it: under the database's and the files' locks, read, changed in
 // memory, and handed to the platform's write-back (account-write-back.ts), which keeps each changed file's
 // previous content as FILE- (same mode, owner and times) and replaces FILE atomically with FILE's own mode and
 // owner, once for all the changes of a module.
-import type { LinuxPlatform } from '../linux-platform';
+import type { AccountHost } from './account-host';
+import { lockAccounts } from './account-locks';
 import { ColonFile } from './colon-file';
-import { lockAccountFiles } from './shadow-lock';
 
 /** The account files in /etc, in the order shadow-utils locks and writes them. */
 export const ACCOUNT_FILE_NAMES = ['passwd', 'shadow', 'group', 'gshadow', 'subuid', 'subgid'] as const;
@@ -18,16 +18,16 @@ interface Loaded {
 
 export class AccountTransaction {
   private constructor(
-    private readonly platform: LinuxPlatform,
+    private readonly platform: AccountHost,
     private readonly files: Map<AccountFileName, Loaded>,
     private readonly unlock: () => Promise<void>,
   ) {}
 
   /** Locks and reads NAMES (those that exist; a missing shadow or gshadow is simply not there). */
-  static async open(platform: LinuxPlatform, names: AccountFileName[]): Promise<AccountTransaction> {
+  static async open(platform: AccountHost, names: AccountFileName[]): Promise<AccountTransaction> {
     const present: AccountFileName[] = [];
     for (const name of ACCOUNT_FILE_NAMES) if (names.includes(name) && (await platform.exists(`/etc/${name}`))) present.push(name);
-    const unlock = await lockAccountFiles(present.map((n) => platform.hostPath(`/etc/${n}`)));
+    const unlock = await lockAccounts(platform, present.map((n) => `/etc/${n}`));
     const files = new Map<AccountFileName, Loaded>();
     try {
       for (const name of present) {

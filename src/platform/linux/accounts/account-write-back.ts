@@ -9,9 +9,9 @@
 // could see them (a command, a write or removal of one of them) has them written first.
 import { statSync, utimesSync } from 'node:fs';
 import { PlatformError } from '../../../util/errors';
-import type { FileWrite, LinuxPlatform } from '../linux-platform';
+import type { AccountFileWrite, AccountHost } from './account-host';
+import { lockAccounts } from './account-locks';
 import { ACCOUNT_FILE_NAMES } from './account-transaction';
-import { lockAccountFiles } from './shadow-lock';
 
 /** The files shadow-utils writes, as root paths, in the order it locks and writes them. */
 const ACCOUNT_FILES: readonly string[] = ACCOUNT_FILE_NAMES.map((name) => `/etc/${name}`);
@@ -36,7 +36,7 @@ export class AccountWriteBack {
   /** How many batches are open (nested batches end with the outermost). */
   private batches = 0;
 
-  constructor(private readonly platform: LinuxPlatform) {}
+  constructor(private readonly platform: AccountHost) {}
 
   /** The held content of PATH (a root path), undefined when nothing is held for it. */
   textOf(path: string): string | undefined {
@@ -94,7 +94,7 @@ export class AccountWriteBack {
   }
 
   /**
-   * Writes what is held under the files' locks: for each file its backup and its new content, with the file's own
+   * Writes what is held under the database's and the files' locks: for each file its backup and its new content, with the file's own
    * mode and owner, durably. A file that another process changed since its first change was held is not
    * overwritten: that is an error naming it, and nothing is written.
    */
@@ -102,9 +102,9 @@ export class AccountWriteBack {
     if (this.held.size === 0 || this.flushing) return;
     this.flushing = true;
     const paths = ACCOUNT_FILES.filter((p) => this.held.has(p));
-    const unlock = await lockAccountFiles(paths.map((p) => this.platform.hostPath(p)));
+    const unlock = await lockAccounts(this.platform, paths);
     try {
-      const writes: FileWrite[] = [];
+      const writes: AccountFileWrite[] = [];
       for (const path of paths) {
         const file = this.held.get(path) as HeldFile;
         const host = this.platform.hostPath(path);

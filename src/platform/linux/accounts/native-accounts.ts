@@ -6,8 +6,8 @@
 import { closeSync, fsyncSync, lstatSync, openSync, readlinkSync, statSync, utimesSync, writeSync } from 'node:fs';
 import { posix } from 'node:path';
 import type { UserSpec } from '../distro/distro';
-import type { LinuxPlatform } from '../linux-platform';
 import { defBool, defNumber, readAccountDefaults, type AccountDefaults } from './account-defaults';
+import type { AccountHost } from './account-host';
 import { AccountTransaction, type AccountFileName } from './account-transaction';
 import { ColonFile } from './colon-file';
 import { freeSubordinateRange, newId, type IdRange } from './id-allocation';
@@ -53,12 +53,16 @@ const ids = (file: ColonFile | undefined, field: number) => (file?.entries() ?? 
 
 export class NativeAccounts {
   constructor(
-    private readonly platform: LinuxPlatform,
+    private readonly platform: AccountHost,
     private readonly family: string,
   ) {}
 
-  /** True when the target's setup is one whose tools kiln stands in for: no SELinux, nscd, sssd, audit or pam_tally2 to inform. */
-  static async suits(platform: LinuxPlatform): Promise<boolean> {
+  /**
+   * True when the target's setup is one whose tools kiln stands in for: no SELinux, nscd, sssd, audit or
+   * pam_tally2 to inform, no NIS entries, and libc's fcntl at hand to take /etc/.pwd.lock as the tools do.
+   */
+  static async suits(platform: AccountHost): Promise<boolean> {
+    if (!platform.recordLocks()) return false;
     const selinux = await platform.readTextIfExists('/etc/selinux/config');
     if (selinux !== undefined && !/^\s*SELINUX\s*=\s*disabled\s*$/m.test(selinux)) return false;
     for (const tool of ['/usr/sbin/nscd', '/usr/sbin/sss_cache', '/sbin/auditd', '/usr/sbin/auditd', '/sbin/pam_tally2']) if (await platform.exists(tool)) return false;

@@ -1,7 +1,7 @@
 // What most Linux families share (shadow-utils useradd/groupadd, /etc/hostname, systemd); families override the rest.
 import type { DistroInfo } from '../../../modules/module';
 import type { Platform, RunResult } from '../../platform';
-import type { DistroOps, PackageAction, PackageCommand, ServiceKind, UserSpec } from './distro';
+import type { DistroOps, DistroOptions, PackageAction, PackageCommand, ServiceKind, UserSpec } from './distro';
 import { NativeAccounts } from '../accounts/native-accounts';
 import { LinuxPlatform } from '../linux-platform';
 
@@ -34,7 +34,10 @@ export abstract class BaseDistro implements DistroOps {
   readonly sudoGroup: string = 'sudo';
   abstract readonly packageManager: string;
 
-  constructor(readonly info: DistroInfo) {}
+  constructor(
+    readonly info: DistroInfo,
+    protected readonly options: DistroOptions = {},
+  ) {}
 
   async userExists(platform: Platform, user: string): Promise<boolean> {
     return (await colonNames(platform, '/etc/passwd')).has(user);
@@ -69,11 +72,12 @@ export abstract class BaseDistro implements DistroOps {
   private readonly native = new WeakMap<Platform, NativeAccounts | null>();
 
   /**
-   * kiln's own account-file writer for PLATFORM, when it stands in for shadow-utils there: real effects (not a
-   * dry run, which plans the commands cloud-init runs) on a target NativeAccounts.suits.
+   * kiln's own account-file writer for PLATFORM, when it stands in for shadow-utils there: not switched off
+   * (system_info.kiln_account_writer: tools), real effects (not a dry run, which plans the commands cloud-init
+   * runs), on a target NativeAccounts.suits.
    */
   protected async nativeAccounts(platform: Platform): Promise<NativeAccounts | undefined> {
-    if (!this.shadowUtils || !(platform instanceof LinuxPlatform)) return undefined;
+    if (this.options.accountWriter === 'tools' || !this.shadowUtils || !(platform instanceof LinuxPlatform)) return undefined;
     if (!this.native.has(platform)) this.native.set(platform, (await NativeAccounts.suits(platform)) ? new NativeAccounts(platform, this.info.family) : null);
     return this.native.get(platform) ?? undefined;
   }
@@ -114,6 +118,7 @@ export abstract class BaseDistro implements DistroOps {
 
   async setPasswords(platform: Platform, entries: Array<{ user: string; password: string }>, hashed: boolean): Promise<void> {
     if (entries.length === 0) return;
+    // Plain text always goes to chpasswd, so that the distro's default hash (yescrypt on Debian 12) is used.
     if (hashed && (await (await this.nativeAccounts(platform))?.setHashes(entries))) return;
     const input = entries.map((e) => `${e.user}:${e.password}\n`).join('');
     await platform.run(hashed ? ['chpasswd', '-e'] : ['chpasswd'], { input, secrets: entries.map((e) => e.password) });

@@ -5,7 +5,7 @@ import type { Platform } from '../../platform';
 import { AlpineDistro } from './alpine';
 import { ArchDistro } from './arch';
 import { DebianDistro } from './debian';
-import type { DistroOps } from './distro';
+import type { DistroOps, DistroOptions } from './distro';
 import { RhelDistro } from './rhel';
 import { SuseDistro } from './suse';
 
@@ -78,20 +78,20 @@ export async function detectDistro(platform: Platform, config: Record<string, un
  * The family's operations for INFO. An unknown family gets Debian's shadow-utils behaviour for users and apt
  * for packages, which is what cloud-init falls back to as well ('ubuntu'/debian defaults).
  */
-export async function distroOpsFor(platform: Platform, info: DistroInfo): Promise<DistroOps> {
+export async function distroOpsFor(platform: Platform, info: DistroInfo, options: DistroOptions = {}): Promise<DistroOps> {
   switch (info.family) {
     case 'redhat': {
       const hasDnf = (await platform.exists('/usr/bin/dnf')) || (await platform.exists('/usr/bin/dnf5'));
       const hasYum = await platform.exists('/usr/bin/yum');
-      return new RhelDistro(info, !hasDnf && hasYum);
+      return new RhelDistro(info, !hasDnf && hasYum, options);
     }
     case 'suse':
-      return new SuseDistro(info);
+      return new SuseDistro(info, options);
     case 'alpine':
-      return new AlpineDistro(info);
+      return new AlpineDistro(info, options);
     case 'arch':
-      return new ArchDistro(info);
+      return new ArchDistro(info, options);
     default:
-      return new DebianDistro(info);
+      return new DebianDistro(info, options);
   }
 }

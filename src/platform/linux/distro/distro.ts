@@ -1,6 +1,7 @@
 // The distro-family seam: how a Linux family adds users and groups, names its hostname file, installs packages and names services.
 import type { DistroInfo } from '../../../modules/module';
 import type { Platform, RunResult } from '../../platform';
+import type { AccountWriter } from '../accounts/account-writer-setting';
 
 /** A user as cloud-init's users_groups / default_user describe it (already parsed). */
 export interface UserSpec {
@@ -23,6 +24,12 @@ export interface UserSpec {
   noCreateHome?: boolean;
   noUserGroup?: boolean;
   noLogInit?: boolean;
+}
+
+/** How a family's operations are to be carried out, from the config (cloud-init hands a distro its system_info). */
+export interface DistroOptions {
+  /** system_info.kiln_account_writer: 'tools' leaves every account change to the distro's tools. */
+  accountWriter?: AccountWriter;
 }
 
 export type PackageAction = 'install' | 'update' | 'upgrade';

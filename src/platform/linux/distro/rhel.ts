@@ -1,6 +1,6 @@
 // RHEL, Fedora, CentOS Stream, Rocky, Alma and kin: dnf (yum where dnf is absent), wheel, sshd/crond.
 import type { DistroInfo } from '../../../modules/module';
-import type { PackageAction, PackageCommand } from './distro';
+import type { DistroOptions, PackageAction, PackageCommand } from './distro';
 import { BaseDistro } from './base-distro';
 
 export class RhelDistro extends BaseDistro {
@@ -9,8 +9,8 @@ export class RhelDistro extends BaseDistro {
   readonly packageManager: string;
 
   /** USE_YUM: the target has no dnf (RHEL/CentOS 7 and older). */
-  constructor(info: DistroInfo, useYum = false) {
-    super(info);
+  constructor(info: DistroInfo, useYum = false, options: DistroOptions = {}) {
+    super(info, options);
     this.packageManager = useYum ? 'yum' : 'dnf';
   }
 

@@ -1,6 +1,6 @@
 // SUSE and openSUSE: zypper, /etc/HOSTNAME on releases before 15 (and Tumbleweed uses /etc/hostname).
 import type { DistroInfo } from '../../../modules/module';
-import type { PackageAction, PackageCommand } from './distro';
+import type { DistroOptions, PackageAction, PackageCommand } from './distro';
 import { BaseDistro } from './base-distro';
 
 export class SuseDistro extends BaseDistro {
@@ -9,8 +9,8 @@ export class SuseDistro extends BaseDistro {
   override readonly hostnameFile: string;
   readonly packageManager = 'zypper';
 
-  constructor(info: DistroInfo) {
-    super(info);
+  constructor(info: DistroInfo, options: DistroOptions = {}) {
+    super(info, options);
     const major = Number.parseInt(info.version, 10);
     // cloud-init uses /etc/HOSTNAME on SUSE older than 15 (systemd-hostnamed reads /etc/hostname since).
     this.hostnameFile = Number.isFinite(major) && major < 15 && major > 0 && info.osReleaseId !== 'opensuse-tumbleweed' ? '/etc/HOSTNAME' : '/etc/hostname';

@@ -28,10 +28,16 @@ const NERR_TEXT: Record<number, string> = {
 };
 
 const USER_PRIV_USER = 1;
-const UF_SCRIPT = 0x1;
-const UF_ACCOUNTDISABLE = 0x2;
-const UF_NORMAL_ACCOUNT = 0x200;
-const UF_DONT_EXPIRE_PASSWD = 0x10000;
+/** usri1_flags bits (lmaccess.h). */
+export const UF = {
+  SCRIPT: 0x1,
+  ACCOUNTDISABLE: 0x2,
+  NORMAL_ACCOUNT: 0x200,
+  DONT_EXPIRE_PASSWD: 0x10000,
+  /** Set through level 1008: the password must be changed at the next logon. */
+  PASSWORD_EXPIRED: 0x800000,
+} as const;
+const { SCRIPT: UF_SCRIPT, ACCOUNTDISABLE: UF_ACCOUNTDISABLE, NORMAL_ACCOUNT: UF_NORMAL_ACCOUNT, DONT_EXPIRE_PASSWD: UF_DONT_EXPIRE_PASSWD } = UF;
 const MAX_PREFERRED_LENGTH = 0xffffffff;
 const FILTER_NORMAL_ACCOUNT = 0x2;
 
@@ -46,8 +52,10 @@ export interface Netapi32 {
   userGetInfo(name: string): NetUserInfo | undefined;
   userAdd(opts: { name: string; password: string; comment?: string; passwordNeverExpires?: boolean }): void;
   userSetPassword(name: string, password: string): void;
-  /** Sets or clears the "password expired" flag (cloudbase-init's first_logon_behaviour). */
-  userSetPasswordExpired(name: string, expired: boolean): void;
+  /** The account's usri1_flags (UF bits); throws when the user does not exist. */
+  userFlags(name: string): number;
+  /** Replaces the account's flags (NetUserSetInfo level 1008). */
+  userSetFlags(name: string, flags: number): void;
   userEnable(name: string): void;
   userDelete(name: string): boolean;
   userEnum(): string[];
@@ -96,17 +104,18 @@ export function bindNetapi32(koffi: Koffi, kernel32: Kernel32): Netapi32 {
 
   const fail = (what: string, code: number) => new PlatformError(`${what} failed: ${netErrorText(code, kernel32)}`);
 
-  function setFlags(name: string, change: (flags: number) => number): void {
+  function userFlags(name: string): number {
     const out: [unknown] = [null];
     const rc = NetUserGetInfo(null, name, 1, out) as number;
     if (rc !== NERR_SUCCESS) throw fail(`NetUserGetInfo '${name}'`, rc);
-    let flags: number;
     try {
-      flags = (koffi.decode(out[0], USER_INFO_1) as { usri1_flags: number }).usri1_flags;
+      return (koffi.decode(out[0], USER_INFO_1) as { usri1_flags: number }).usri1_flags;
     } finally {
       NetApiBufferFree(out[0]);
     }
-    const set = NetUserSetInfoFlags(null, name, 1008, { usri1008_flags: change(flags) }, [0]) as number;
+  }
+  function userSetFlags(name: string, flags: number): void {
+    const set = NetUserSetInfoFlags(null, name, 1008, { usri1008_flags: flags }, [0]) as number;
     if (set !== NERR_SUCCESS) throw fail(`NetUserSetInfo(1008) '${name}'`, set);
   }
 
@@ -141,12 +150,10 @@ export function bindNetapi32(koffi: Koffi, kernel32: Kernel32): Netapi32 {
       const rc = NetUserSetInfoPassword(null, name, 1003, { usri1003_password: password }, [0]) as number;
       if (rc !== NERR_SUCCESS) throw fail(`NetUserSetInfo(1003) '${name}'`, rc);
     },
-    userSetPasswordExpired(name, expired) {
-      // UF_PASSWORD_EXPIRED (0x800000) through level 1008 forces a change at the next logon.
-      setFlags(name, (f) => (expired ? f | 0x800000 : f & ~0x800000));
-    },
+    userFlags,
+    userSetFlags,
     userEnable(name) {
-      setFlags(name, (f) => f & ~UF_ACCOUNTDISABLE);
+      userSetFlags(name, userFlags(name) & ~UF_ACCOUNTDISABLE);
     },
     userDelete(name) {
       const rc = NetUserDel(null, name) as number;

@@ -1,0 +1,28 @@
+// Both locks shadow-utils takes before it changes account files, in its order: lckpwdf()'s /etc/.pwd.lock for
+// the whole database, then FILE.lock for each file; let go in the reverse order.
+import { PlatformError } from '../../../util/errors';
+import type { AccountHost } from './account-host';
+import { lockPasswdDatabase } from './passwd-database-lock';
+import { lockAccountFiles } from './shadow-lock';
+
+/** Locks the account database and the files at ROOT PATHS in HOST's root; returns the function that unlocks them. */
+export async function lockAccounts(host: AccountHost, rootPaths: string[]): Promise<() => Promise<void>> {
+  const locks = host.recordLocks();
+  // NativeAccounts is only used where the locks can be had; reaching this without them is kiln's own mistake.
+  if (!locks) throw new PlatformError(`cannot lock the account files in ${host.root}: libc's fcntl is not available to take /etc/.pwd.lock`);
+  const unlockDatabase = await lockPasswdDatabase(host.hostPath('/etc/.pwd.lock'), locks);
+  let unlockFiles: () => Promise<void>;
+  try {
+    unlockFiles = await lockAccountFiles(rootPaths.map((p) => host.hostPath(p)));
+  } catch (err) {
+    unlockDatabase();
+    throw err;
+  }
+  return async () => {
+    try {
+      await unlockFiles();
+    } finally {
+      unlockDatabase();
+    }
+  };
+}
