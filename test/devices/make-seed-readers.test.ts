@@ -193,9 +193,13 @@ for (const kind of ['nocloud', 'configdrive'] as const) {
     }
   });
 
-  test(`make-seed --kind ${kind}: isoinfo -R and -J list and extract every file`, async (t) => {
-    if (!need(t, hasCommand('isoinfo'), 'isoinfo is not installed (apt-get install genisoimage)')) return;
+  test(`make-seed --kind ${kind}: isovfy finds no error; isoinfo -R and -J list and extract every file`, async (t) => {
+    if (!need(t, hasCommand('isoinfo') && hasCommand('isovfy'), 'isoinfo and isovfy are not installed (apt-get install genisoimage)')) return;
     const b = await build(t, kind);
+    // isovfy checks every directory record, its Rock Ridge entries against the RR flags, and the path tables.
+    const vfy = run('isovfy', ['-i', b.iso]);
+    assert.match(vfy, /No errors found/);
+    assert.doesNotMatch(vfy.replace('No errors found', ''), /!=|error|bad/i);
     const info = run('isoinfo', ['-d', '-i', b.iso]);
     assert.match(info, new RegExp(`Volume id: ${b.label}`));
     assert.match(info, /Joliet with UCS level 3 found/);
