@@ -130,20 +130,28 @@ interface Built {
   label: string;
   iso: string;
   fat: string;
+  /** What the ISO holds. */
   source: Map<string, Buffer>;
+  /** What the FAT image holds: the same less the names FAT cannot hold ('?', ':', '*'). */
+  fatSource: Map<string, Buffer>;
 }
+
+const FAT_FORBIDDEN = /[*:?]/;
 
 async function build(t: TestContext, kind: 'nocloud' | 'configdrive'): Promise<Built> {
   const dir = tempDir(t, 'kiln-readers-');
   const src = join(dir, 'src');
-  writeTree(src, seedFiles(kind));
+  const files = seedFiles(kind);
+  writeTree(src, files);
+  const fatSrc = join(dir, 'fat-src');
+  writeTree(fatSrc, Object.fromEntries(Object.entries(files).filter(([p]) => !FAT_FORBIDDEN.test(p))));
   const iso = join(dir, `${kind}.iso`);
   const fat = join(dir, `${kind}.img`);
   const r1 = await kiln(['make-seed', '--kind', kind, '--format', 'iso', '-o', iso, src]);
   assert.equal(r1.code, 0, r1.err);
-  const r2 = await kiln(['make-seed', '--kind', kind, '--format', 'vfat', '-o', fat, src]);
+  const r2 = await kiln(['make-seed', '--kind', kind, '--format', 'vfat', '-o', fat, fatSrc]);
   assert.equal(r2.code, 0, r2.err);
-  return { kind, label: kind === 'nocloud' ? 'cidata' : 'config-2', iso, fat, source: readSourceTree(src) };
+  return { kind, label: kind === 'nocloud' ? 'cidata' : 'config-2', iso, fat, source: readSourceTree(src), fatSource: readSourceTree(fatSrc) };
 }
 
 test('bsdtar -tf lists a plain config-2 seed (it refused every make-seed ISO: "Invalid parameter in SUSP CE")', async (t) => {
@@ -240,7 +248,7 @@ for (const kind of ['nocloud', 'configdrive'] as const) {
       assert.doesNotMatch(r.stdout, /WARNING|ERROR/i);
     }
     assertJoliet(hashesOfDir(join(out, 'iso')), hashes(b.source), '7z ISO');
-    assertExact(hashesOfDir(join(out, 'fat')), hashes(b.source), '7z FAT');
+    assertExact(hashesOfDir(join(out, 'fat')), hashes(b.fatSource), '7z FAT');
   });
 
   test(`make-seed --kind ${kind} --format vfat: fsck.vfat is clean, mcopy and kiln's reader read every file`, async (t) => {
@@ -250,12 +258,12 @@ for (const kind of ['nocloud', 'configdrive'] as const) {
     assert.equal(fsck.status, 0, fsck.stdout + fsck.stderr);
     assert.doesNotMatch(fsck.stdout, /differ|invalid|bad|orphan|free cluster/i);
     assert.match(run('mdir', ['-i', b.fat, '::/']), new RegExp(`Volume in drive : is ${b.label}`));
-    for (const [path, data] of b.source) {
+    for (const [path, data] of b.fatSource) {
       const got = spawnSync('mcopy', ['-n', '-i', b.fat, `::/${path}`, '-'], { maxBuffer: 16 << 20 }).stdout;
       assert.ok(Buffer.compare(got, data) === 0, `mcopy ::/${path}`);
     }
     const vol = await openFat(await PathBlockReader.open(b.fat));
-    await assertSameTree(vol.tree, b.source, `kiln's FAT reader, ${kind}`);
+    await assertSameTree(vol.tree, b.fatSource, `kiln's FAT reader, ${kind}`);
   });
 }
 
@@ -296,8 +304,8 @@ test("make-seed's ISO and FAT seeds of both kinds mount with the Linux kernel's 
   ]);
   const got = readWithKernel(images, tempDir(t, 'kiln-kernel-'));
   for (const b of built) {
-    const want = hashes(b.source);
     for (const suffix of ['rr', 'joliet', 'fat']) {
+      const want = hashes(suffix === 'fat' ? b.fatSource : b.source);
       const r = got.get(`${b.kind}-${suffix}`);
       assert.ok(r?.mounted, `the kernel did not mount ${b.kind}-${suffix}: ${r?.kernelLog.join('\n')}`);
       assert.deepEqual(r.kernelLog.filter((l) => /error|corrupt|invalid|unable|bad|not properly|warning/i.test(l)), [], `kernel messages for ${b.kind}-${suffix}`);
@@ -306,5 +314,24 @@ test("make-seed's ISO and FAT seeds of both kinds mount with the Linux kernel's 
     }
     const rr = got.get(`${b.kind}-rr`) as { kernelLog: string[] };
     if (rr.kernelLog.length > 0) assert.ok(rr.kernelLog.some((l) => /RRIP_1991A/.test(l)), 'the kernel found the Rock Ridge extension');
+  }
+});
+
+test('make-seed --format vfat refuses names FAT cannot hold as given, saying which and what to do', async (t) => {
+  const dir = tempDir(t);
+  for (const [names, message] of [
+    [['odd/what?.txt'], /seed path 'odd\/what\?\.txt': FAT names cannot hold "\?"/],
+    [['a:b'], /FAT names cannot hold ":"/],
+    [['trailing.'], /cannot end with a dot or a space/],
+    [['dir/User-Data', 'dir/user-data'], /seed paths 'dir\/User-Data' and 'dir\/user-data' differ only in case/],
+  ] as const) {
+    const src = join(dir, `src-${names.length}-${names[0].replace(/\W/g, '')}`);
+    writeTree(src, Object.fromEntries([...names, 'user-data'].filter((n, i, a) => a.indexOf(n) === i).map((n) => [n, Buffer.from('x')])));
+    const r = await kiln(['make-seed', '--format', 'vfat', '-o', join(dir, 'seed.img'), src]);
+    assert.equal(r.code, 1, `${names.join(', ')} should be refused`);
+    assert.match(r.err, message);
+    assert.match(r.err, /--format iso/);
+    const iso = await kiln(['make-seed', '--format', 'iso', '-o', join(dir, 'seed.iso'), src]);
+    assert.equal(iso.code, 0, `the ISO takes ${names.join(', ')}: ${iso.err}`);
   }
 });
