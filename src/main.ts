@@ -10,6 +10,7 @@ import { createPlatform } from './platform/create-platform';
 import { DryRunPlatform, describeEffect } from './platform/dry-run-platform';
 import type { Platform } from './platform/platform';
 import { directOutput } from './util/direct-output';
+import { tty } from './util/on-demand-builtins';
 import { KilnError, UsageError, describeError } from './util/errors';
 import { Logger, StreamSink } from './util/log';
 import { sizeThreadPool } from './util/thread-pool';
@@ -112,7 +113,11 @@ if (isEntryPoint) {
     argv: userArgs(),
     argv0: process.argv0,
     env: process.env,
-    io: { out: directOutput(1, () => process.stdout), err: directOutput(2, () => process.stderr) },
+    io: (() => {
+      // One writer for text and bytes, so that their order is kept.
+      const out = directOutput(1, () => process.stdout);
+      return { out, outBytes: out, outIsTerminal: () => tty().isatty(1), err: directOutput(2, () => process.stderr) };
+    })(),
   }).then(
     (code) => {
       process.exitCode = code;

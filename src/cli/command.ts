@@ -26,6 +26,10 @@ export interface ParsedArgs {
 export interface Output {
   out(text: string): void;
   err(text: string): void;
+  /** Writes BYTES to standard output unchanged (a binary file's content), in order with out(). */
+  outBytes?(bytes: Uint8Array): void;
+  /** Whether standard output is a terminal, where binary bytes must not go. */
+  outIsTerminal?(): boolean;
 }
 
 export interface CommandContext {

@@ -1,4 +1,4 @@
-// `devel fs-cat`: prints (or saves) one file inside an ISO9660 or FAT image or device, without mounting it.
+// `devel fs-cat`: writes (or saves) one file inside an ISO9660 or FAT image or device, without mounting it.
 import { openImageSpec } from '../devices/open-image';
 import { openTree } from '../devices/probe';
 import { KilnError, UsageError } from '../util/errors';
@@ -14,7 +14,7 @@ export const develFsCatCommand: Command = {
   flags: {
     string: ['partition', 'output'],
     alias: { o: 'output' },
-    help: ['--partition N    read partition N of a partitioned image', '-o, --output F   write the exact bytes to F (binary files)'],
+    help: ['--partition N    read partition N of a partitioned image', '-o, --output F   write the exact bytes to F instead of standard output'],
   },
   async run(ctx, args) {
     const part = args.flags.partition as string | undefined;
@@ -29,11 +29,18 @@ export const develFsCatCommand: Command = {
       await fsPromises().writeFile(output, data);
       return 0;
     }
+    // As curl does: a pipe or a file gets the exact bytes (`fs-cat IMG PATH | sha256sum`), a terminal gets
+    // text only, since binary bytes can leave it unusable.
+    const terminal = ctx.io.outIsTerminal?.() ?? false;
+    if (!terminal && ctx.io.outBytes) {
+      ctx.io.outBytes(data);
+      return 0;
+    }
     let text: string;
     try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(data);
+      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(data);
     } catch {
-      throw new KilnError(`${image}: '${path}' is not UTF-8 text; save its bytes with -o FILE`);
+      throw new KilnError(`${image}: '${path}' is binary (not UTF-8 text) and standard output is a terminal; pipe it (kiln devel fs-cat ${image} ${path} | sha256sum) or save it with -o FILE`);
     }
     ctx.io.out(text);
     return 0;

@@ -113,6 +113,26 @@ function lfnEntries(name: string, checksum: number): Buffer[] {
   return out;
 }
 
+/**
+ * Refuses names a FAT folder cannot hold as given: characters VFAT long names exclude (Windows, mtools and
+ * Linux's vfat refuse or rewrite them), a trailing dot or space (Windows drops it), and two names that
+ * differ only in case (FAT finds names without regard to case, so one would hide the other).
+ */
+function checkFatNames(dir: SeedDir, path: string): void {
+  const seen = new Map<string, string>();
+  for (const name of [...dir.dirs.map((d) => d.name), ...dir.files.map((f) => f.name)]) {
+    const where = path ? `${path}/${name}` : name;
+    const bad = /[\u0000-\u001f"*:<>?\\|]/.exec(name);
+    if (bad) throw new SeedError(`seed path '${where}': FAT names cannot hold ${JSON.stringify(bad[0])} (nor any of " * : < > ? \\ | or control characters); rename it or use --format iso`);
+    if (/[. ]$/.test(name)) throw new SeedError(`seed path '${where}': a FAT name cannot end with a dot or a space; rename it or use --format iso`);
+    const key = name.toUpperCase();
+    const other = seen.get(key);
+    if (other !== undefined) throw new SeedError(`seed paths '${path ? `${path}/` : ''}${other}' and '${where}' differ only in case, which FAT does not tell apart; rename one or use --format iso`);
+    seen.set(key, name);
+  }
+  for (const d of dir.dirs) checkFatNames(d, path ? `${path}/${d.name}` : d.name);
+}
+
 interface PlannedDir {
   seed: SeedDir;
   cluster: number;
@@ -134,6 +154,7 @@ export function writeFat(files: SeedFile[], opts: FatWriteOptions): Buffer {
   }
   const time = opts.time ?? new Date();
   const seedRoot = buildSeedTree(files);
+  checkFatNames(seedRoot, '');
   const dataBytes = files.reduce((s, f) => s + f.data.length, 0);
   const size = opts.size ?? Math.max(1024 * 1024, Math.ceil((dataBytes * 1.1 + files.length * 8192 + 256 * 1024) / (1024 * 1024)) * 1024 * 1024);
   const totalSectors = Math.floor(size / SECTOR);

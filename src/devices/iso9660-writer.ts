@@ -2,16 +2,23 @@
 import { buildSeedTree, SeedError, type SeedDir, type SeedFile } from './seed-files';
 
 const S = 2048;
-const MAX_NM = 150;
+/** Linux isofs truncates a Rock Ridge name of 254 bytes or more (fs/isofs/rock.c), so 253 is the longest kept whole. */
+const MAX_NM = 253;
+/** Joliet's limit for a name, in UCS-2 units (longer names are cut, see jolietNames). */
 const JOLIET_MAX = 64;
+/** Bytes of a CE entry, kept free in a record whose System Use entries spill into a continuation area. */
+const CE_LEN = 28;
 
 interface Dir {
   seed: SeedDir;
+  /** Blocks of continuation areas after the Rock Ridge extent. */
+  ceBlocks: number;
   parent: Dir | undefined;
   isoName: string;
+  jolietName: Buffer;
   number: number;
   children: Dir[];
-  files: Array<{ name: string; isoName: string; data: Uint8Array; lba: number }>;
+  files: Array<{ name: string; isoName: string; jolietName: Buffer; data: Uint8Array; lba: number }>;
   lba: [number, number];
   size: [number, number];
 }
@@ -61,6 +68,35 @@ function isoNames(names: string[], isDir: boolean): string[] {
   });
 }
 
+/**
+ * Unique Joliet names for NAMES (UCS-2 big-endian): characters Joliet forbids (controls, * / : ; ? \\)
+ * become '_', names longer than 64 units are cut before their extension, and a name that collides gets
+ * '~N' before its extension.
+ */
+function jolietNames(names: string[]): Buffer[] {
+  const used = new Set<string>();
+  const cut = (s: string, max: number) => {
+    let out = s.slice(0, max);
+    // Never split a surrogate pair.
+    if (out.length > 0 && /[\ud800-\udbff]$/.test(out)) out = out.slice(0, -1);
+    return out;
+  };
+  return names.map((n) => {
+    const clean = n.replace(/[\u0000-\u001f*/:;?\\]/g, '_');
+    const dot = clean.lastIndexOf('.');
+    const ext = dot > 0 && clean.length - dot <= 16 ? clean.slice(dot) : '';
+    const stem = ext ? clean.slice(0, dot) : clean;
+    // A cut keeps the extension, which Windows goes by.
+    let candidate = clean.length <= JOLIET_MAX ? clean : cut(stem, JOLIET_MAX - ext.length) + ext;
+    for (let i = 1; used.has(candidate); i++) {
+      const tail = `~${i}${ext}`;
+      candidate = cut(stem, JOLIET_MAX - tail.length) + tail;
+    }
+    used.add(candidate);
+    return ucs2be(candidate);
+  });
+}
+
 function suEntry(sig: string, payload: Buffer): Buffer {
   return Buffer.concat([Buffer.from(sig, 'latin1'), Buffer.from([payload.length + 4, 1]), payload]);
 }
@@ -69,6 +105,73 @@ function px(mode: number): Buffer {
   bothU32(b, 0, mode);
   bothU32(b, 8, mode & 0o040000 ? 2 : 1);
   return suEntry('PX', b);
+}
+/** TF with the modification time only (flag 0x02, 7-byte dates). */
+function tf(date: Buffer): Buffer {
+  return suEntry('TF', Buffer.concat([Buffer.from([0x02]), date]));
+}
+/** RR (RRIP 1.09): which Rock Ridge entries follow; PX and TF always, NM when the record names a file. */
+function rr(withName: boolean): Buffer {
+  return suEntry('RR', Buffer.from([0x01 | 0x80 | (withName ? 0x08 : 0)]));
+}
+/** NM entries for NAME: 250 bytes at most each, all but the last flagged CONTINUE. */
+function nm(name: string): Buffer[] {
+  const bytes = Buffer.from(name, 'utf8');
+  const out: Buffer[] = [];
+  for (let at = 0; at < bytes.length; at += 250) {
+    const part = bytes.subarray(at, at + 250);
+    out.push(suEntry('NM', Buffer.concat([Buffer.from([at + part.length < bytes.length ? 1 : 0]), part])));
+  }
+  return out;
+}
+function ce(lba: number, offset: number, size: number): Buffer {
+  const b = Buffer.alloc(24);
+  bothU32(b, 0, lba);
+  bothU32(b, 8, offset);
+  bothU32(b, 16, size);
+  return suEntry('CE', b);
+}
+
+/**
+ * The continuation areas of one directory, in the blocks right after its extent: libarchive (bsdtar, and
+ * so cloudbase-init) streams the image and reads a CE area only when its position is exactly there after
+ * reading a directory, and refuses one behind that position; every reader wants an area to end in the
+ * block where it starts.
+ */
+class ContinuationAreas {
+  readonly blocks: Buffer[] = [];
+  private used = S;
+  constructor(private readonly firstLba: number) {}
+  /** Stores BYTES (at most one block) and returns the CE entry that points to them. */
+  place(bytes: Buffer): Buffer {
+    if (this.used + bytes.length > S) {
+      this.blocks.push(Buffer.alloc(S));
+      this.used = 0;
+    }
+    const offset = this.used;
+    bytes.copy(this.blocks[this.blocks.length - 1] as Buffer, offset);
+    this.used += bytes.length;
+    return ce(this.firstLba + this.blocks.length - 1, offset, bytes.length);
+  }
+}
+
+/**
+ * The System Use field of a record whose fixed part (33 bytes, name, pad) is BASE bytes long: ENTRIES
+ * inline when the record stays within 254 bytes (a record is at most 255 and of even length), else as many
+ * as fit beside a CE entry, and the rest in a continuation area.
+ */
+function systemUse(base: number, entries: Buffer[], areas: ContinuationAreas): Buffer {
+  const limit = 254 - base;
+  const total = entries.reduce((n, e) => n + e.length, 0);
+  if (total <= limit) return Buffer.concat(entries);
+  const inline: Buffer[] = [];
+  let used = 0;
+  let i = 0;
+  for (; i < entries.length && used + (entries[i] as Buffer).length + CE_LEN <= limit; i++) {
+    inline.push(entries[i] as Buffer);
+    used += (entries[i] as Buffer).length;
+  }
+  return Buffer.concat([...inline, areas.place(Buffer.concat(entries.slice(i)))]);
 }
 
 function record(opts: { name: Buffer; lba: number; size: number; dir: boolean; date: Buffer; su?: Buffer; more?: boolean }): Buffer {
@@ -109,7 +212,7 @@ function packRecords(records: Buffer[]): Buffer {
 
 /** [lba, bytes, more extents follow] for each extent of a file laid out contiguously from its LBA. */
 function extents(f: { lba: number; data: Uint8Array }, maxExtent: number): Array<[number, number, boolean]> {
-  if (f.data.length === 0) return [[0, 0, false]];
+  if (f.data.length === 0) return [[f.lba, 0, false]];
   const out: Array<[number, number, boolean]> = [];
   for (let at = 0; at < f.data.length; at += maxExtent) {
     const size = Math.min(maxExtent, f.data.length - at);
@@ -137,11 +240,19 @@ export function writeIso9660(files: SeedFile[], opts: IsoWriteOptions): Buffer {
 
   // Folders in breadth-first order, as path tables number them.
   const all: Dir[] = [];
-  const mk = (seed: SeedDir, parent: Dir | undefined, isoName: string): Dir => {
-    const d: Dir = { seed, parent, isoName, number: 0, children: [], files: [], lba: [0, 0], size: [0, 0] };
-    return d;
-  };
-  const root = mk(seedRoot, undefined, '');
+  const mk = (seed: SeedDir, parent: Dir | undefined, isoName: string, jolietName: Buffer): Dir => ({
+    seed,
+    parent,
+    isoName,
+    jolietName,
+    ceBlocks: 0,
+    number: 0,
+    children: [],
+    files: [],
+    lba: [0, 0],
+    size: [0, 0],
+  });
+  const root = mk(seedRoot, undefined, '', Buffer.from([0]));
   const queue = [root];
   while (queue.length > 0) {
     const d = queue.shift() as Dir;
@@ -149,100 +260,74 @@ export function writeIso9660(files: SeedFile[], opts: IsoWriteOptions): Buffer {
     all.push(d);
     if (all.length > 65535) throw new SeedError('too many folders for an ISO9660 path table');
     const sortedDirs = [...d.seed.dirs].sort((a, b) => (a.name < b.name ? -1 : 1));
-    const dirNames = isoNames(sortedDirs.map((s) => s.name), true);
-    d.children = sortedDirs.map((s, i) => mk(s, d, dirNames[i] as string));
     const sortedFiles = [...d.seed.files].sort((a, b) => (a.name < b.name ? -1 : 1));
-    const fileNames = isoNames(sortedFiles.map((f) => f.name), false);
-    d.files = sortedFiles.map((f, i) => ({ name: f.name, isoName: fileNames[i] as string, data: f.data, lba: 0 }));
-    for (const n of [...d.children.map((c) => c.seed.name), ...d.files.map((f) => f.name)]) {
-      if (Buffer.byteLength(n, 'utf8') > MAX_NM) throw new SeedError(`name '${n}' is longer than ${MAX_NM} bytes, more than an ISO9660 Rock Ridge record here holds`);
+    for (const n of [...sortedDirs, ...sortedFiles].map((x) => x.name)) {
+      if (Buffer.byteLength(n, 'utf8') > MAX_NM) throw new SeedError(`name '${n}' is longer than ${MAX_NM} bytes, the longest Rock Ridge name Linux reads whole`);
     }
+    const dirNames = isoNames(sortedDirs.map((x) => x.name), true);
+    const fileNames = isoNames(sortedFiles.map((x) => x.name), false);
+    // Folders and files share one Joliet namespace.
+    const joliet = jolietNames([...sortedDirs, ...sortedFiles].map((x) => x.name));
+    d.children = sortedDirs.map((x, i) => mk(x, d, dirNames[i] as string, joliet[i] as Buffer));
+    d.files = sortedFiles.map((f, i) => ({ name: f.name, isoName: fileNames[i] as string, jolietName: joliet[sortedDirs.length + i] as Buffer, data: f.data, lba: 0 }));
     queue.push(...d.children);
   }
 
-  const rrRecords = (d: Dir, lbaOf: (x: Dir) => number, sizeOf: (x: Dir) => number, ceLba: number): Buffer[] => {
+  const rrRecords = (d: Dir, lbaOf: (x: Dir) => number, sizeOf: (x: Dir) => number, areas: ContinuationAreas): Buffer[] => {
     const out: Buffer[] = [];
-    const dotSu =
-      d === root
-        ? Buffer.concat([
-            Buffer.from([0x53, 0x50, 7, 1, 0xbe, 0xef, 0]),
-            suEntry('RR', Buffer.from([0x81])),
-            px(0o040755),
-            suEntry('CE', (() => {
-              const b = Buffer.alloc(24);
-              bothU32(b, 0, ceLba);
-              bothU32(b, 8, 0);
-              bothU32(b, 16, ER.length);
-              return b;
-            })()),
-          ])
-        : Buffer.concat([suEntry('RR', Buffer.from([0x81])), px(0o040755)]);
-    out.push(record({ name: Buffer.from([0]), lba: lbaOf(d), size: sizeOf(d), dir: true, date, su: dotSu }));
+    // SP first in the root's '.', then the ER that names RRIP; SUSP allows them nowhere else.
+    const dotEntries = d === root ? [Buffer.from([0x53, 0x50, 7, 1, 0xbe, 0xef, 0]), rr(false), px(0o040755), tf(date), ER] : [rr(false), px(0o040755), tf(date)];
+    out.push(record({ name: Buffer.from([0]), lba: lbaOf(d), size: sizeOf(d), dir: true, date, su: systemUse(34, dotEntries, areas) }));
     const parent = d.parent ?? d;
-    out.push(record({ name: Buffer.from([1]), lba: lbaOf(parent), size: sizeOf(parent), dir: true, date, su: Buffer.concat([suEntry('RR', Buffer.from([0x81])), px(0o040755)]) }));
-    const entries: Array<{ iso: string; rec: () => Buffer | Buffer[] }> = [
-      ...d.children.map((c) => ({
-        iso: c.isoName,
-        rec: () =>
-          record({
-            name: Buffer.from(c.isoName, 'latin1'),
-            lba: lbaOf(c),
-            size: sizeOf(c),
-            dir: true,
-            date,
-            su: Buffer.concat([suEntry('RR', Buffer.from([0x89])), px(0o040755), suEntry('NM', Buffer.concat([Buffer.from([0]), Buffer.from(c.seed.name, 'utf8')]))]),
-          }),
-      })),
+    out.push(record({ name: Buffer.from([1]), lba: lbaOf(parent), size: sizeOf(parent), dir: true, date, su: systemUse(34, [rr(false), px(0o040755), tf(date)], areas) }));
+    const named = (iso: string, dir: boolean, lba: number, size: number, more: boolean, name: string, mode: number): Buffer => {
+      const isoName = Buffer.from(iso, 'latin1');
+      const base = 33 + isoName.length + (isoName.length % 2 === 0 ? 1 : 0);
+      return record({ name: isoName, lba, size, more, dir, date, su: systemUse(base, [rr(true), px(mode), tf(date), ...nm(name)], areas) });
+    };
+    const entries: Array<{ iso: string; rec: () => Buffer[] }> = [
+      ...d.children.map((c) => ({ iso: c.isoName, rec: () => [named(c.isoName, true, lbaOf(c), sizeOf(c), false, c.seed.name, 0o040755)] })),
       ...d.files.map((f) => ({
         iso: f.isoName,
-        rec: () =>
-          extents(f, maxExtent).map(([lba, size, more]) =>
-            record({
-              name: Buffer.from(f.isoName, 'latin1'),
-              lba,
-              size,
-              more,
-              dir: false,
-              date,
-              su: Buffer.concat([suEntry('RR', Buffer.from([0x89])), px(0o100644), suEntry('NM', Buffer.concat([Buffer.from([0]), Buffer.from(f.name, 'utf8')]))]),
-            }),
-          ),
+        rec: () => extents(f, maxExtent).map(([lba, size, more]) => named(f.isoName, false, lba, size, more, f.name, 0o100644)),
       })),
     ];
     entries.sort((a, b) => (a.iso < b.iso ? -1 : a.iso > b.iso ? 1 : 0));
-    for (const e of entries) out.push(...[e.rec()].flat());
+    for (const e of entries) out.push(...e.rec());
     return out;
   };
 
-  // Like genisoimage, Joliet names carry no ';1' version.
-  const jolietName = (n: string, _file: boolean): Buffer => ucs2be([...n].slice(0, JOLIET_MAX).join(''));
   const jolietRecords = (d: Dir, lbaOf: (x: Dir) => number, sizeOf: (x: Dir) => number): Buffer[] => {
     const out: Buffer[] = [];
     out.push(record({ name: Buffer.from([0]), lba: lbaOf(d), size: sizeOf(d), dir: true, date }));
     const parent = d.parent ?? d;
     out.push(record({ name: Buffer.from([1]), lba: lbaOf(parent), size: sizeOf(parent), dir: true, date }));
+    // Like genisoimage, Joliet names carry no ';1' version.
     const entries = [
-      ...d.children.map((c) => ({ key: jolietName(c.seed.name, false), rec: (k: Buffer) => record({ name: k, lba: lbaOf(c), size: sizeOf(c), dir: true, date }) })),
+      ...d.children.map((c) => ({ key: c.jolietName, rec: () => [record({ name: c.jolietName, lba: lbaOf(c), size: sizeOf(c), dir: true, date })] })),
       ...d.files.map((f) => ({
-        key: jolietName(f.name, true),
-        rec: (k: Buffer) => extents(f, maxExtent).map(([lba, size, more]) => record({ name: k, lba, size, more, dir: false, date })),
+        key: f.jolietName,
+        rec: () => extents(f, maxExtent).map(([lba, size, more]) => record({ name: f.jolietName, lba, size, more, dir: false, date })),
       })),
     ];
     entries.sort((a, b) => Buffer.compare(a.key, b.key));
-    for (const e of entries) out.push(...[e.rec(e.key)].flat());
+    for (const e of entries) out.push(...e.rec());
     return out;
   };
 
-  // Sizes do not depend on LBAs, so one pass with zeros gives every extent's size.
+  // Record sizes do not depend on LBAs (a CE entry is as long wherever it points), so one pass with zeros
+  // gives every extent's size and how many blocks its continuation areas take.
   const zero = () => 0;
   for (const d of all) {
-    d.size[0] = packRecords(rrRecords(d, zero, zero, 0)).length;
+    const sizing = new ContinuationAreas(0);
+    d.size[0] = packRecords(rrRecords(d, zero, zero, sizing)).length;
+    d.ceBlocks = sizing.blocks.length;
     d.size[1] = packRecords(jolietRecords(d, zero, zero)).length;
   }
   const pathTable = (which: 0 | 1, big: boolean): Buffer => {
     const parts: Buffer[] = [];
     for (const d of all) {
-      const id = d === root ? Buffer.from([0]) : which === 0 ? Buffer.from(d.isoName, 'latin1') : jolietName(d.seed.name, false);
+      const id = d === root ? Buffer.from([0]) : which === 0 ? Buffer.from(d.isoName, 'latin1') : d.jolietName;
       const b = Buffer.alloc(8 + id.length + (id.length % 2));
       b[0] = id.length;
       if (big) {
@@ -262,23 +347,24 @@ export function writeIso9660(files: SeedFile[], opts: IsoWriteOptions): Buffer {
   let lba = 19;
   const ptLba = { l0: lba, m0: (lba += ptSectors[0]), l1: (lba += ptSectors[0]), m1: (lba += ptSectors[1]) };
   lba += ptSectors[1];
-  const ceLba = lba++;
   for (const d of all) {
     d.lba[0] = lba;
-    lba += d.size[0] / S;
+    lba += d.size[0] / S + d.ceBlocks;
   }
   for (const d of all) {
     d.lba[1] = lba;
     lba += d.size[1] / S;
   }
+  const dataStart = lba;
   for (const d of all) {
     for (const f of d.files) {
-      if (f.data.length === 0) continue;
-      f.lba = lba;
+      // An empty file points where the data starts: libarchive refuses a CE area at or after a file's data,
+      // and block 0 is before every area.
+      f.lba = f.data.length === 0 ? dataStart : lba;
       lba += Math.ceil(f.data.length / S);
     }
   }
-  const total = lba;
+  const total = Math.max(lba, dataStart + 1);
   const img = Buffer.alloc(total * S);
 
   const descriptor = (type: 1 | 2): Buffer => {
@@ -327,16 +413,19 @@ export function writeIso9660(files: SeedFile[], opts: IsoWriteOptions): Buffer {
   pathTable(0, true).copy(img, ptLba.m0 * S);
   pathTable(1, false).copy(img, ptLba.l1 * S);
   pathTable(1, true).copy(img, ptLba.m1 * S);
-  ER.copy(img, ceLba * S);
   for (const d of all) {
-    packRecords(rrRecords(d, (x) => x.lba[0], (x) => x.size[0], ceLba)).copy(img, d.lba[0] * S);
+    const ceLba = d.lba[0] + d.size[0] / S;
+    const areas = new ContinuationAreas(ceLba);
+    packRecords(rrRecords(d, (x) => x.lba[0], (x) => x.size[0], areas)).copy(img, d.lba[0] * S);
+    if (areas.blocks.length !== d.ceBlocks) throw new Error('ISO9660 writer: continuation areas changed size between passes');
+    areas.blocks.forEach((b, i) => b.copy(img, (ceLba + i) * S));
     packRecords(jolietRecords(d, (x) => x.lba[1], (x) => x.size[1])).copy(img, d.lba[1] * S);
     for (const f of d.files) if (f.data.length > 0) Buffer.from(f.data.buffer, f.data.byteOffset, f.data.length).copy(img, f.lba * S);
   }
   return img;
 }
 
-/** The Rock Ridge extension reference (RRIP 1.09), kept in a continuation area of the root. */
+/** The Rock Ridge extension reference (RRIP 1.09), in the System Use field of the root's '.' record. */
 const ER = (() => {
   const id = Buffer.from('RRIP_1991A', 'latin1');
   const des = Buffer.from('THE ROCK RIDGE INTERCHANGE PROTOCOL PROVIDES SUPPORT FOR POSIX FILE SYSTEM SEMANTICS', 'latin1');

@@ -1,8 +1,8 @@
 // cc_growpart: grows the partitions behind the listed mount points (default '/') to fill their disks, every boot.
+import { growPartition, platformDiskIo } from '../devices/partition-grow';
 import { isFalse } from './config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
 import { blockInfo, mountFor } from '../platform/linux/mount-info';
-import { growPartition, platformDiskIo } from './partition-grow';
 
 type Outcome = { entry: string; action: 'CHANGED' | 'NOCHANGE' | 'SKIPPED' | 'FAILED'; msg: string };
 

@@ -15,13 +15,16 @@ function writesDirectly(fd: number): boolean {
   }
 }
 
-/** A writer for FD (stdout or stderr) that falls back to STREAM (process.stdout or process.stderr, created on first need). */
-export function directOutput(fd: number, stream: () => NodeJS.WritableStream): (text: string) => void {
+/**
+ * A writer for FD (stdout or stderr) that falls back to STREAM (process.stdout or process.stderr, created on
+ * first need). It takes text (written as UTF-8) or bytes (written as they are).
+ */
+export function directOutput(fd: number, stream: () => NodeJS.WritableStream): (data: string | Uint8Array) => void {
   let direct: boolean | undefined;
   return (text) => {
     direct ??= writesDirectly(fd);
     if (direct) {
-      const bytes = Buffer.from(text, 'utf8');
+      const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.from(text.buffer, text.byteOffset, text.byteLength);
       let done = 0;
       try {
         while (done < bytes.length) done += writeSync(fd, bytes, done);

@@ -6,6 +6,7 @@ import type * as ChildProcess from 'node:child_process';
 import type * as FsPromises from 'node:fs/promises';
 import type * as Net from 'node:net';
 import type * as TimersPromises from 'node:timers/promises';
+import type * as Tty from 'node:tty';
 import type * as Zlib from 'node:zlib';
 
 export const childProcess = (): typeof ChildProcess => process.getBuiltinModule('node:child_process');
@@ -13,3 +14,4 @@ export const fsPromises = (): typeof FsPromises => process.getBuiltinModule('nod
 export const net = (): typeof Net => process.getBuiltinModule('node:net');
 export const zlib = (): typeof Zlib => process.getBuiltinModule('node:zlib');
 export const timersPromises = (): typeof TimersPromises => process.getBuiltinModule('node:timers/promises');
+export const tty = (): typeof Tty => process.getBuiltinModule('node:tty');

@@ -3,11 +3,11 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, openSync, readSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { crc32, type DiskIo, growPartition, platformDiskIo } from '../../src/modules/partition-grow';
+import { crc32, type DiskIo, growPartition, platformDiskIo } from '../../src/devices/partition-grow';
 import { copyRootfs } from '../helpers/debian-rootfs';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
-import { moduleContext } from './module-context';
+import { moduleContext } from '../modules/module-context';
 
 function fileIo(path: string): DiskIo {
   return {
