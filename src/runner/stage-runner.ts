@@ -162,6 +162,7 @@ export class StageRunner {
     const banner = `Cloud-init v. ${this.deps.version} (kiln) running '${stage === 'init' ? 'init' : stage.replace('modules-', 'modules:')}' at ${this.now().toUTCString().replace('GMT', '+0000')}. Up ${(await this.uptime()).toFixed(2)} seconds.\n`;
     this.opts.print?.(banner);
     await this.output(banner);
+    let failed = false;
     try {
       if (stage === 'init-local') await this.localBody(rc, record);
       else if (stage === 'init') await this.networkBody(rc, record, status);
@@ -170,7 +171,7 @@ export class StageRunner {
       const why = describeError(err);
       this.log.error(`stage ${stage} failed: ${why}`);
       record.errors.push(why);
-      record.failed = true;
+      failed = true;
     }
     record.finished = this.now().getTime() / 1000;
     status.v1.stage = null;
@@ -178,9 +179,9 @@ export class StageRunner {
     await writeStatusFile(p, rc.paths, status);
     if (stage === 'modules-final') await writeResultFile(p, rc.paths, status);
     const degraded = record.errors.length > 0 || Object.values(record.recoverable_errors).some((l) => l.length > 0);
-    events.finish(EVENT_NAME[stage], record.failed ? 'FAIL' : degraded ? 'WARN' : 'SUCCESS', `${stage} ${record.failed ? 'failed' : 'finished'}`);
+    events.finish(EVENT_NAME[stage], failed ? 'FAIL' : degraded ? 'WARN' : 'SUCCESS', `${stage} ${failed ? 'failed' : 'finished'}`);
     await events.flush();
-    return { stage, disabled: false, errors: record.errors, failed: record.failed === true };
+    return { stage, disabled: false, errors: record.errors, failed };
   }
 
   private recover(record: StageRecord, level: 'WARNING' | 'ERROR', message: string): void {

@@ -118,7 +118,7 @@ test('the files cloud-init writes, in their shapes and modes', async (t) => {
   assert.ok(events.some((e) => e.name === 'modules-final/config-final_mod' && e.result === 'SUCCESS'));
 });
 
-test('a failing module does not stop the others; the boot ends degraded (status exit 2)', async (t) => {
+test('a failing module does not stop the others; the boot ends in error (status exit 1)', async (t) => {
   const root = sandbox(t);
   const rec: Recorder = { runs: [] };
   const sink = new MemorySink();
@@ -132,9 +132,10 @@ test('a failing module does not stop the others; the boot ends degraded (status 
   assert.ok(!sink.lines.some((l) => l.includes('adm1nSecretPw')));
   const platform = new LinuxPlatform({ root, log: new Logger().for('t') });
   const s = await readBootStatus(platform, fakeDeps([], []).embeddedConfig, '');
-  assert.equal(s.status, 'done');
-  assert.equal(s.extended_status, 'degraded done');
-  assert.equal(statusExitCode(s), 2);
+  assert.equal(s.running, 'done');
+  assert.equal(s.status, 'error');
+  assert.equal(s.extended_status, 'error - done');
+  assert.equal(statusExitCode(s), 1);
   assert.deepEqual(json(root, 'run/cloud-init/result.json').v1.errors, ["('cfg_always', Error('cfg_always exploded'))"]);
 });
 
@@ -145,7 +146,7 @@ test('no datasource at all: the init stage fails and status says error (exit 1)'
   rmSync(join(root, 'seed/fake/instance-id'));
   await boot(root, fakeDeps([fakeSource()], []));
   const status = json(root, 'run/cloud-init/status.json');
-  assert.equal(status.v1.init.failed, true);
+  assert.equal(status.v1.init.failed, undefined, 'the error itself says the stage failed, as in cloud-init');
   assert.match(status.v1.init.errors[0], /No instance datasource found/);
   const s = await readBootStatus(new LinuxPlatform({ root, log: new Logger().for('t') }), undefined, '');
   assert.equal(s.status, 'error');
@@ -219,18 +220,33 @@ test('separate stage processes share state through the files (systemd units)', a
   assert.equal(readFileSync(join(root, 'var/lib/cloud/data/previous-instance-id'), 'utf8'), 'i-1\n', 'the init stage re-reads the id the local stage wrote, as cloud-init does');
 });
 
-test('status: not started, running, done, error, degraded', () => {
-  const base = { disabledBy: undefined, enabledBy: 'enabled-by-generator' };
-  assert.equal(computeBootStatus({ ...base, status: undefined }).status, 'not started');
-  const stage = (start: number | null, finished: number | null, errors: string[] = []) => ({ start, finished, errors, recoverable_errors: {} });
-  const st = (final: ReturnType<typeof stage>) => ({ v1: { datasource: 'DataSourceNone', stage: null, 'init-local': stage(1, 2), init: stage(2, 3), 'modules-config': stage(3, 4), 'modules-final': final } });
-  assert.equal(computeBootStatus({ ...base, status: st(stage(4, null)) }).status, 'running');
-  const done = computeBootStatus({ ...base, status: st(stage(4, 5)) });
-  assert.equal(done.status, 'done');
-  assert.equal(statusExitCode(done), 0);
-  const deg = computeBootStatus({ ...base, status: st(stage(4, 5, ['x'])) });
-  assert.equal(deg.extended_status, 'degraded done');
-  assert.equal(statusExitCode(deg), 2);
+test('status as cloud-init 26.x computes it: running from status.json without result.json, error over degraded, disabled first', () => {
+  const base = { resultExists: false, bootStatusCode: 'enabled-by-generator' as const, bootDescription: 'Cloud-init enabled by systemd cloud-init-generator' };
+  const none = computeBootStatus({ ...base, v1: undefined });
+  assert.deepEqual([none.status, none.extended_status, none.detail, none.datasource, statusExitCode(none)], ['not started', 'not started', 'Cloud-init enabled by systemd cloud-init-generator', '', 0]);
+  const stage = (start: number | null, finished: number | null, errors: string[] = [], recoverable_errors: Record<string, string[]> = {}) => ({ start, finished, errors, recoverable_errors });
+  const v1 = (final: ReturnType<typeof stage>, extra: Record<string, unknown> = {}) => ({ datasource: 'DataSourceNone', stage: null, 'init-local': stage(1, 2), init: stage(2, 3), 'modules-config': stage(3, 4), 'modules-final': final, ...extra });
+  const early = computeBootStatus({ ...base, v1: { datasource: null, stage: 'init-local', 'init-local': stage(1, null) } });
+  assert.deepEqual([early.status, early.detail, early.datasource], ['running', 'Running in stage: init-local', null]);
+  const running = computeBootStatus({ ...base, v1: v1(stage(4, null)) });
+  assert.deepEqual([running.status, running.extended_status, statusExitCode(running)], ['running', 'running', 0]);
+  const done = computeBootStatus({ ...base, resultExists: true, v1: v1(stage(4, 5)) });
+  assert.deepEqual([done.status, done.extended_status, done.datasource, done.detail, done.lastUpdate, statusExitCode(done)], ['done', 'done', 'none', 'DataSourceNone', 5, 0]);
+  assert.equal('datasource' in done.v1, false, 'datasource is shown once, shortened');
+  const failed = computeBootStatus({ ...base, resultExists: true, v1: v1(stage(4, 5, ['x'], { WARNING: ['w'] })) });
+  assert.deepEqual([failed.status, failed.extended_status, failed.running, statusExitCode(failed)], ['error', 'error - done', 'done', 1]);
+  const failing = computeBootStatus({ ...base, v1: v1(stage(4, null, ['x'])) });
+  assert.deepEqual([failing.status, failing.extended_status, statusExitCode(failing)], ['error', 'error - running', 1]);
+  const warned = computeBootStatus({ ...base, resultExists: true, v1: v1(stage(4, 5, [], { WARNING: ['w'] })) });
+  assert.deepEqual([warned.status, warned.extended_status, statusExitCode(warned)], ['done', 'degraded done', 2]);
+  const deprecated = computeBootStatus({ ...base, v1: v1(stage(4, null, [], { DEPRECATED: ['d'] })) });
+  assert.deepEqual([deprecated.status, deprecated.extended_status, statusExitCode(deprecated)], ['running', 'degraded running', 2]);
+  // Errors of every stage, stages in sorted key order (init before init-local), levels merged.
+  const many = computeBootStatus({ ...base, resultExists: true, v1: { ...v1(stage(4, 5, ['final'], { WARNING: ['w2'] })), 'init-local': stage(1, 2, ['local'], { WARNING: ['w1'] }), init: stage(2, 3, ['init']) } });
+  assert.deepEqual(many.errors, ['init', 'local', 'final']);
+  assert.deepEqual(many.recoverable_errors, { WARNING: ['w1', 'w2'] });
+  const off = computeBootStatus({ ...base, bootStatusCode: 'disabled-by-marker-file', bootDescription: 'Cloud-init disabled by /etc/cloud/cloud-init.disabled', v1: undefined });
+  assert.deepEqual([off.status, off.detail, statusExitCode(off)], ['disabled', 'Cloud-init disabled by /etc/cloud/cloud-init.disabled', 0]);
 });
 
 test('prepare hooks: in --all-stages an init module is prepared before the source search on a root no instance has booted in, as soon as init-local knows the instance is new, again with the final config; separate stages prepare in their own stage only', async (t) => {
