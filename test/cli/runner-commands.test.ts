@@ -86,12 +86,12 @@ test('status: recoverable errors only (a warning) are degraded, exit 2', async (
   const d = await cli(['--root', warned, 'status', '--long']);
   assert.equal(d.code, 2, d.out);
   assert.match(d.out, /^status: done\nextended_status: degraded done\n/);
-  assert.match(d.out, /errors: \[\]\nrecoverable_errors:\nWARNING:\n\t- m: something odd on two lines\n$/);
+  assert.match(d.out, /errors: \[\]\nrecoverable_errors:\nWARNING:\n\t- something odd on two lines\n$/);
   const j = JSON.parse((await cli(['--root', warned, 'status', '--format', 'json'])).out);
   assert.equal(j.status, 'done');
   assert.equal(j.extended_status, 'degraded done');
-  assert.deepEqual(j.recoverable_errors, { WARNING: ['m: something odd\non two lines'] });
-  assert.deepEqual(j['modules-config'].recoverable_errors, { WARNING: ['m: something odd\non two lines'] });
+  assert.deepEqual(j.recoverable_errors, { WARNING: ['something odd\non two lines'] });
+  assert.deepEqual(j['modules-config'].recoverable_errors, { WARNING: ['something odd\non two lines'] });
 });
 
 test('status --wait polls while not started, then reports the finished boot', async (t) => {

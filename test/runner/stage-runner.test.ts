@@ -88,7 +88,7 @@ test('the files cloud-init writes, in their shapes and modes', async (t) => {
   assert.equal(readlinkSync(join(root, 'run/cloud-init/status.json')), '../../var/lib/cloud/data/status.json');
   assert.equal(readlinkSync(join(root, 'run/cloud-init/result.json')), '../../var/lib/cloud/data/result.json');
   assert.equal(status.v1.datasource, 'DataSourceFake [seed-dir (/seed/fake)]');
-  assert.match(status.v1['init-local'].recoverable_errors.WARNING[0], /Broken: metadata is corrupt/);
+  assert.match(status.v1['init-local'].recoverable_errors.WARNING[0], /^datasource Broken failed: metadata is corrupt$/);
   const result = json(root, 'run/cloud-init/result.json');
   assert.deepEqual(Object.keys(result.v1).sort(), ['datasource', 'errors', 'recoverable_errors']);
   const sensitive = json(root, 'run/cloud-init/instance-data-sensitive.json');
@@ -127,7 +127,7 @@ test('a failing module does not stop the others; the boot ends in error (status 
   const outcomes = await boot(root, fakeDeps([fakeSource()], modulesFor(rec, true)), logger);
   assert.deepEqual(rec.runs, ['init_once_per_instance', 'cfg_always', 'cfg_override', 'cfg_once', 'final_mod']);
   assert.deepEqual(outcomes.find((o) => o.stage === 'modules-config')?.errors, ["('cfg_always', Error('cfg_always exploded'))"]);
-  assert.ok(sink.lines.some((l) => /\[ERROR\]: Running module cfg_always failed/.test(l)));
+  assert.ok(sink.lines.some((l) => /\[WARNING\]: Running module cfg_always failed/.test(l)));
   assert.ok(sink.lines.some((l) => l.includes('sees admin password REDACTED')), 'the admin password is scrubbed from the log');
   assert.ok(!sink.lines.some((l) => l.includes('adm1nSecretPw')));
   const platform = new LinuxPlatform({ root, log: new Logger().for('t') });
@@ -321,4 +321,37 @@ test('speculate and release hooks: --all-stages speculates only on a root no ins
   calls.length = 0;
   await first();
   assert.deepEqual(calls.filter((c) => c.startsWith('speculate')), []);
+});
+
+test('every WARNING logged during a stage is a recoverable error (degraded, exit 2), secrets scrubbed, as cloud-init\'s LogExporter', async (t) => {
+  const root = sandbox(t, 'i-1', 'datasource_list: [Fake]\ncloud_init_modules: []\ncloud_config_modules: [loud]\ncloud_final_modules: []\n');
+  const loud = {
+    ...recordingModule({ runs: [] }, 'loud', 'config', 'always'),
+    async run(ctx: Parameters<ReturnType<typeof recordingModule>['run']>[0]) {
+      ctx.log.info('only information');
+      ctx.log.warn(`DEPRECATION: old key; the admin password is ${ctx.instance?.adminPassword ?? ''}`);
+    },
+  };
+  await boot(root, fakeDeps([fakeSource()], [loud]));
+  const status = json(root, 'run/cloud-init/status.json');
+  assert.deepEqual(status.v1['modules-config'].recoverable_errors, { WARNING: ['DEPRECATION: old key; the admin password is REDACTED'] });
+  assert.deepEqual(status.v1['modules-config'].errors, []);
+  const s = await readBootStatus(new LinuxPlatform({ root, log: new Logger().for('t') }), undefined, '');
+  assert.deepEqual([s.status, s.extended_status, statusExitCode(s)], ['done', 'degraded done', 2]);
+});
+
+test('a listed module kiln does not implement is a WARNING naming it (degraded, exit 2); one cloud-init removed is INFO only', async (t) => {
+  const root = sandbox(t, 'i-1', 'datasource_list: [Fake]\ncloud_init_modules: [migrator]\ncloud_config_modules: [puppet, cfg_always]\ncloud_final_modules: []\n');
+  const rec: Recorder = { runs: [] };
+  const sink = new MemorySink();
+  const logger = new Logger();
+  logger.addSink(sink);
+  await boot(root, fakeDeps([fakeSource()], modulesFor(rec)), logger);
+  assert.deepEqual(rec.runs, ['cfg_always'], 'the other modules still run');
+  const status = json(root, 'run/cloud-init/status.json');
+  assert.deepEqual(status.v1['modules-config'].recoverable_errors.WARNING, ["Could not find module named cc_puppet (kiln does not implement it; any 'puppet' config is not applied)"]);
+  assert.deepEqual(status.v1.init.recoverable_errors, {}, 'migrator was removed from cloud-init itself: not a problem');
+  assert.ok(sink.lines.some((l) => /\[INFO\]: Module `migrator` has been removed from cloud-init/.test(l)));
+  const s = await readBootStatus(new LinuxPlatform({ root, log: new Logger().for('t') }), undefined, '');
+  assert.deepEqual([s.status, s.extended_status, statusExitCode(s)], ['done', 'degraded done', 2]);
 });
