@@ -40,7 +40,7 @@ export function formatJson(s: BootStatus): string {
 
 /** As cloud-init's safeyaml.dumps: sorted keys, block style, `---` and `...` around the document. */
 export function formatYaml(s: BootStatus): string {
-  return `---\n${stringify(sortKeys(statusDocument(s)), { indent: 4 })}...\n`;
+  return `---\n${stringify(sortKeys(statusDocument(s)), { indent: 4, indentSeq: false })}...\n`;
 }
 
 export function formatTabular(s: BootStatus, long: boolean): string {
