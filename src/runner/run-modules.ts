@@ -92,7 +92,7 @@ export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcom
     if (level === 'WARNING') input.log.warn(message);
     else input.log.error(message);
   };
-  const entries = input.entries ?? readModuleList(input.config, input.stage);
+  const entries = input.entries ?? readModuleList(input.config, input.stage, (m) => input.log.deprecated(m));
   const byName = new Map(input.modules.map((m) => [m.name, m]));
   const unverified = Array.isArray(input.config.unverified_modules) ? input.config.unverified_modules.map(String) : [];
   const iid = input.instance?.instanceId;

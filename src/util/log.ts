@@ -3,9 +3,10 @@ import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Redactor } from './redact';
 
-export type LogLevel = 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR' | 'CRITICAL';
+/** Python's levels, plus cloud-init's DEPRECATED (35, between WARNING and ERROR). */
+export type LogLevel = 'DEBUG' | 'INFO' | 'WARNING' | 'DEPRECATED' | 'ERROR' | 'CRITICAL';
 
-const LEVEL_RANK: Record<LogLevel, number> = { DEBUG: 10, INFO: 20, WARNING: 30, ERROR: 40, CRITICAL: 50 };
+const LEVEL_RANK: Record<LogLevel, number> = { DEBUG: 10, INFO: 20, WARNING: 30, DEPRECATED: 35, ERROR: 40, CRITICAL: 50 };
 
 export interface LogSink {
   readonly minLevel: LogLevel;
@@ -136,6 +137,10 @@ export class Log {
   }
   warn(msg: string): void {
     this.logger.emit(this.file, 'WARNING', msg);
+  }
+  /** cloud-init's DEPRECATED level: a recoverable error under its own key in status.json. */
+  deprecated(msg: string): void {
+    this.logger.emit(this.file, 'DEPRECATED', msg);
   }
   error(msg: string): void {
     this.logger.emit(this.file, 'ERROR', msg);

@@ -355,3 +355,16 @@ test('a listed module kiln does not implement is a WARNING naming it (degraded, 
   const s = await readBootStatus(new LinuxPlatform({ root, log: new Logger().for('t') }), undefined, '');
   assert.deepEqual([s.status, s.extended_status, statusExitCode(s)], ['done', 'degraded done', 2]);
 });
+
+test('an unknown frequency in a module list is a deprecation (degraded, exit 2): the module runs at its own frequency, the stage goes on', async (t) => {
+  const root = sandbox(t, 'i-1', 'datasource_list: [Fake]\ncloud_init_modules: []\ncloud_config_modules: [[cfg_once, sometimes], cfg_always]\ncloud_final_modules: []\n');
+  const rec: Recorder = { runs: [] };
+  await boot(root, fakeDeps([fakeSource()], modulesFor(rec)));
+  assert.deepEqual(rec.runs, ['cfg_once', 'cfg_always']);
+  assert.ok(existsSync(join(root, 'var/lib/cloud/sem/config_cfg_once.once')), "cfg_once's own frequency");
+  const status = json(root, 'run/cloud-init/status.json');
+  assert.deepEqual(status.v1['modules-config'].errors, []);
+  assert.match(status.v1['modules-config'].recoverable_errors.DEPRECATED[0], /^Config specified module cfg_once has an unknown frequency sometimes is deprecated in 22\.1/);
+  const s = await readBootStatus(new LinuxPlatform({ root, log: new Logger().for('t') }), undefined, '');
+  assert.deepEqual([s.extended_status, statusExitCode(s)], ['degraded done', 2]);
+});
