@@ -58,8 +58,7 @@ export async function main(opts: MainOptions): Promise<number> {
     return 2;
   }
   if (global.help) {
-    // The face's default command (cloud-init --all-stages) has no words: --help alone is the face's help.
-    opts.io.out(command.words.length === 0 && args.positional.length === 0 && args.flags['all-stages'] !== true ? faceHelp(face, COMMANDS) : commandHelp(face, command));
+    opts.io.out(commandHelp(face, command));
     return 0;
   }
 

@@ -20,7 +20,7 @@ export const cloudIdCommand: Command = {
     const platform = ctx.platform();
     const embedded = ctx.facts.defaultConfigs['cloud.cfg'];
     const st = await readBootStatus(platform, embedded);
-    if (st.status === 'disabled') {
+    if (st.running === 'disabled') {
       ctx.io.out('disabled\n');
       return 2;
     }
@@ -29,7 +29,7 @@ export const cloudIdCommand: Command = {
     const file = given ?? rc.paths.instanceDataFile;
     const text = given ? await fsPromises().readFile(given, 'utf8').catch(() => undefined) : await platform.readTextIfExists(file);
     if (text === undefined) {
-      if (st.status === 'not started') {
+      if (st.running === 'not started') {
         ctx.io.out('not run\n');
         return 3;
       }

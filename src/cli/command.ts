@@ -55,6 +55,11 @@ export interface Command {
   readonly flags: FlagSpec;
   /** Faces that offer the command. */
   readonly faces: Face[];
+  /**
+   * For a command without words (`--all-stages`): the boolean flag that selects it. Without that flag the
+   * invocation names no command, so the face's help is shown instead.
+   */
+  readonly selectedBy?: string;
   /** Positional arguments accepted: [min, max] (max Infinity for any). */
   readonly positional?: [number, number];
   run(ctx: CommandContext, args: ParsedArgs): Promise<number>;

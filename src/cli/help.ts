@@ -9,16 +9,21 @@ const FACE_INTRO: Record<Face, string> = {
   'cloudbase-init': 'cloudbase-init (kiln): initialise a Windows instance: metadata service, plugins, user data.',
 };
 
+/** How a command is named in a list: its words, or the flag that selects a command without words. */
+function commandName(c: Command): string {
+  return c.words.length > 0 ? c.words.join(' ') : `--${c.selectedBy ?? ''}`;
+}
+
 export function faceHelp(face: Face, commands: Command[]): string {
-  const mine = commands.filter((c) => c.faces.includes(face) && c.words.length > 0);
-  const width = Math.max(...mine.map((c) => c.words.join(' ').length), 8);
+  const mine = commands.filter((c) => c.faces.includes(face) && (c.words.length > 0 || c.selectedBy !== undefined));
+  const width = Math.max(...mine.map((c) => commandName(c).length), 8);
   const lines = [
     `usage: ${face} [--root DIR] [--dry-run] [--debug] <command> [flags]`,
     '',
     FACE_INTRO[face],
     '',
     'commands:',
-    ...mine.map((c) => `  ${c.words.join(' ').padEnd(width)}  ${c.summary}`),
+    ...mine.map((c) => `  ${commandName(c).padEnd(width)}  ${c.summary}`),
     '',
     'global flags:',
     ...(GLOBAL_FLAGS.help ?? []).map((l) => `  ${l}`),

@@ -54,7 +54,10 @@ export function parseInvocation(argv: string[], commands: Command[], face: Face)
   const all = mergeSpecs([GLOBAL_FLAGS, ...commands.filter((c) => c.faces.includes(face)).map((c) => c.flags)]);
   const first = minimist(argv, { string: all.string, boolean: all.boolean, alias: all.alias });
   const words = first._.map(String);
-  const { command, group } = findCommand(words, commands, face);
+  const found = findCommand(words, commands, face);
+  // A command without words is only there when its flag is given (`cloud-init --all-stages`).
+  const command = found.command?.selectedBy !== undefined && first[found.command.selectedBy] !== true ? undefined : found.command;
+  const group = found.group;
   if (!command && !group && words.length > 0) {
     const isGroup = commands.some((c) => c.faces.includes(face) && c.words.length > 1 && c.words[0] === words[0]);
     throw new UsageError(`unknown command '${isGroup ? words.slice(0, 2).join(' ') : words[0]}'`);

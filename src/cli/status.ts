@@ -1,4 +1,4 @@
-// `status [--wait] [--long] [--format tabular|json|yaml]`: the boot's state, exit 0 done, 1 error, 2 degraded.
+// `status [--wait] [--long] [--format tabular|json|yaml]`: the boot's state; exit 1 on errors, 2 on recoverable errors only, else 0.
 import { stringify } from 'yaml';
 import { statusExitCode, type BootStatus } from '../runner/boot-status';
 import { readBootStatus } from '../runner/read-boot-status';
@@ -6,25 +6,41 @@ import { UsageError } from '../util/errors';
 import type { Command } from './command';
 import { timersPromises } from '../util/on-demand-builtins';
 
+/** cloud-init's `%a, %d %b %Y %H:%M:%S %z` in UTC; '' before any stage has run. */
 function rfc2822(seconds: number | undefined): string {
   if (seconds === undefined) return '';
   return new Date(seconds * 1000).toUTCString().replace('GMT', '+0000');
 }
 
-function asDocument(s: BootStatus): Record<string, unknown> {
+/** The document of `--format json|yaml`, with cloud-init's keys: its eight fields, then status.json's v1 (stage, each stage's record). */
+export function statusDocument(s: BootStatus): Record<string, unknown> {
   return {
-    _schema_version: '1',
-    boot_status_code: s.boot_status_code,
     datasource: s.datasource,
+    boot_status_code: s.boot_status_code,
+    status: s.status,
+    extended_status: s.extended_status,
     detail: s.detail,
     errors: s.errors,
-    extended_status: s.extended_status,
-    last_update: rfc2822(s.lastUpdate),
     recoverable_errors: s.recoverable_errors,
-    stage: s.stage,
-    status: s.status,
-    ...(s.stages ? { 'init-local': s.stages['init-local'], init: s.stages.init, 'modules-config': s.stages['modules-config'], 'modules-final': s.stages['modules-final'] } : {}),
+    last_update: rfc2822(s.lastUpdate),
+    ...s.v1,
   };
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.keys(v as Record<string, unknown>).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+}
+
+/** As cloud-init prints it: json.dumps(indent=2, sort_keys=True). */
+export function formatJson(s: BootStatus): string {
+  return `${JSON.stringify(sortKeys(statusDocument(s)), null, 2)}\n`;
+}
+
+/** As cloud-init's safeyaml.dumps: sorted keys, block style, `---` and `...` around the document. */
+export function formatYaml(s: BootStatus): string {
+  return `---\n${stringify(sortKeys(statusDocument(s)), { indent: 4, indentSeq: false })}...\n`;
 }
 
 export function formatTabular(s: BootStatus, long: boolean): string {
@@ -34,8 +50,9 @@ export function formatTabular(s: BootStatus, long: boolean): string {
     if (s.lastUpdate !== undefined) lines.push(`last_update: ${rfc2822(s.lastUpdate)}`);
     lines.push(`detail: ${s.detail}`);
     lines.push(s.errors.length ? `errors:\n${s.errors.map((e) => `\t- ${e}`).join('\n')}` : 'errors: []');
-    const rec = Object.entries(s.recoverable_errors).filter(([, l]) => l.length);
-    lines.push(rec.length ? `recoverable_errors:\n${rec.map(([lvl, l]) => `${lvl}:\n${l.map((m) => `\t- ${m}`).join('\n')}`).join('\n')}` : 'recoverable_errors: {}');
+    const rec = Object.entries(s.recoverable_errors);
+    // A message over several lines is shown on one, as cloud-init does.
+    lines.push(rec.length ? `recoverable_errors:\n${rec.map(([lvl, l]) => `${lvl}:\n\t- ${l.map((m) => m.replace(/\n/g, ' ')).join('\n\t- ')}`).join('\n')}` : 'recoverable_errors: {}');
   }
   return `${lines.join('\n')}\n`;
 }
@@ -64,15 +81,15 @@ export const statusCommand: Command = {
     const pollMs = Number(ctx.env.KILN_STATUS_POLL_MS ?? 250);
     let s = await readBootStatus(platform, embedded);
     if (args.flags.wait) {
-      while (s.status === 'not started' || s.status === 'running') {
+      // cloud-init 24.4 and later print the status right after the dots, on the same line.
+      while (s.running === 'not started' || s.running === 'running') {
         if (format === 'tabular') ctx.io.out('.');
         await timersPromises().setTimeout(pollMs);
         s = await readBootStatus(platform, embedded);
       }
-      if (format === 'tabular') ctx.io.out('\n');
     }
-    if (format === 'json') ctx.io.out(`${JSON.stringify(asDocument(s), null, 2)}\n`);
-    else if (format === 'yaml') ctx.io.out(stringify(asDocument(s)));
+    if (format === 'json') ctx.io.out(formatJson(s));
+    else if (format === 'yaml') ctx.io.out(formatYaml(s));
     else ctx.io.out(formatTabular(s, args.flags.long === true));
     return statusExitCode(s);
   },

@@ -235,7 +235,6 @@ export const diskSetup: Module = {
     // Like cloud-init, a failed disk or filesystem is reported and the next one is still tried.
     const report = (what: string, err: unknown) => {
       const msg = `${what}: ${(err as Error).message}`;
-      ctx.log.error(msg);
       ctx.recoverable('ERROR', msg);
     };
     const ds = cfg.disk_setup;

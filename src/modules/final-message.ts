@@ -31,7 +31,8 @@ const SOURCE_CLASS: Record<string, string> = {
 /** str(cloud.datasource): 'DataSourceNoCloud [seed=…][dsmode=net]' and the like. */
 export function describeDatasource(instance: InstanceData | undefined): string {
   if (!instance) return 'DataSourceNone';
-  const cls = `DataSource${SOURCE_CLASS[instance.cloudName] ?? SOURCE_CLASS[instance.platform] ?? instance.platform}`;
+  // The platform names the class: a NoCloud seed may call its cloud anything in meta-data's cloud-name.
+  const cls = `DataSource${SOURCE_CLASS[instance.platform] ?? SOURCE_CLASS[instance.cloudName] ?? instance.platform}`;
   if (cls === 'DataSourceNoCloud') {
     const seed = /\((.*)\)/.exec(instance.subplatform)?.[1] ?? instance.subplatform;
     const dsmode = typeof instance.metadata.dsmode === 'string' ? instance.metadata.dsmode : 'net';
@@ -79,7 +80,7 @@ export function createFinalMessageModule(deps: FinalMessageDeps): Module {
       } catch (err) {
         ctx.recoverable('WARNING', `Failed to write boot finished file ${bootFinished}: ${describeError(err)}`);
       }
-      if (ctx.instance?.cloudName === 'none') ctx.log.warn('Used fallback datasource');
+      if (ctx.instance?.platform === 'none') ctx.log.warn('Used fallback datasource');
     },
   };
 }

@@ -35,7 +35,10 @@ export interface ModuleContext {
   paths: { cloudDir: string; runDir: string };
   /** Appends command output to /var/log/cloud-init-output.log (as cloud-init's output redirection does). */
   output(text: string): Promise<void>;
-  /** Records a problem that did not stop the module (cloud-init's recoverable_errors). */
+  /**
+   * Logs a problem that did not stop the module at LEVEL. Like every WARNING or ERROR line logged during a stage,
+   * it becomes one of the stage's recoverable_errors (the boot is degraded), as in cloud-init.
+   */
   recoverable(level: 'WARNING' | 'ERROR', message: string): void;
 }
 

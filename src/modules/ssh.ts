@@ -162,7 +162,6 @@ async function generateKeys(ctx: ModuleContext, cfg: CloudConfig): Promise<void>
     } catch (err) {
       const why = (err as Error).message;
       ctx.recoverable('WARNING', `Failed generating key type ${type} to file ${file}: ${why}`);
-      ctx.log.warn(`Failed generating key type ${type} to file ${file}: ${why}`);
     }
   }
 }
@@ -233,9 +232,8 @@ export const ssh: Module = {
       else if (typeof extra === 'string') keys.push(extra);
       await applyCredentials(ctx, keys, defaultUser, disableRoot, opts);
     } catch (err) {
-      // cloud-init logs this and goes on; kiln records it so the runner reports it.
+      // cloud-init logs this at WARNING and goes on; a warning is a recoverable error.
       ctx.recoverable('WARNING', `Applying SSH credentials failed! ${(err as Error).message}`);
-      ctx.log.warn(`Applying SSH credentials failed! ${(err as Error).message}`);
     }
   },
 };

@@ -1,94 +1,133 @@
-// Turns status.json (and the disable switches) into what `cloud-init status` reports, with its exit codes.
-import type { StatusFile, StageName, RecoverableErrors } from './status-file';
-import { STAGE_NAMES } from './status-file';
+// What `cloud-init status` reports, computed as cloud-init 26.x's cmd/status.py does: a running state, a condition, exit codes.
+import type { RecoverableErrors } from './status-file';
 
-export type RunState = 'not started' | 'running' | 'done' | 'error' | 'disabled';
+/** cloud-init's RunningStatus: where the boot is. */
+export type RunningStatus = 'not started' | 'running' | 'done' | 'disabled';
+
+/** cloud-init's ConditionStatus: how it went. 'healthy' is cloud-init's PEACHY. */
+export type ConditionStatus = 'error' | 'degraded' | 'healthy';
+
+/** cloud-init's EnabledStatus values, shown as boot_status_code. */
+export type BootStatusCode =
+  | 'disabled-by-generator'
+  | 'disabled-by-kernel-command-line'
+  | 'disabled-by-marker-file'
+  | 'enabled-by-generator'
+  | 'enabled-by-kernel-command-line'
+  | 'enabled-by-sysvinit'
+  | 'unknown';
+
+const DISABLED_CODES: ReadonlySet<BootStatusCode> = new Set(['disabled-by-generator', 'disabled-by-kernel-command-line', 'disabled-by-marker-file']);
 
 export interface BootStatus {
-  status: RunState;
-  /** 'degraded done', 'degraded running', or the status itself. */
+  running: RunningStatus;
+  condition: ConditionStatus;
+  /** 'error' when the condition is error, else the running status (tabular `status:` and JSON `status`). */
+  status: string;
+  /** 'error - done', 'degraded done', 'degraded running', or the running status. */
   extended_status: string;
-  boot_status_code: string;
-  datasource: string;
+  boot_status_code: BootStatusCode;
+  /** 'nocloud' from 'DataSourceNoCloud [seed=…]'; null while status.json has none yet, '' without status.json. */
+  datasource: string | null;
   detail: string;
   errors: string[];
   recoverable_errors: RecoverableErrors;
   /** Seconds since the epoch of the latest stage event, undefined before any. */
   lastUpdate: number | undefined;
-  stage: StageName | null;
-  /** Per-stage records, for --format json/yaml. */
-  stages: StatusFile['v1'] | undefined;
+  /** status.json's v1 without `datasource` (stage and the per-stage records), passed through as cloud-init does. */
+  v1: Record<string, unknown>;
 }
 
 export interface StatusInputs {
-  status: StatusFile | undefined;
-  /** Why kiln is disabled, if it is ('disabled-by-marker-file', 'disabled-by-kernel-command-line' …). */
-  disabledBy: string | undefined;
-  /** How it was enabled ('enabled-by-generator', 'enabled-by-kernel-command-line', 'enabled-by-sysvinit'). */
-  enabledBy: string;
+  /** status.json's `v1` object as read from disk; undefined when the file does not exist. */
+  v1: Record<string, unknown> | undefined;
+  /** result.json exists: the final stage has ended. */
+  resultExists: boolean;
+  bootStatusCode: BootStatusCode;
+  /** Why, in cloud-init's words ('Cloud-init enabled on sysvinit' …): the detail before any stage has run. */
+  bootDescription: string;
+}
+
+function stageRecords(v1: Record<string, unknown>): Array<[string, Record<string, unknown>]> {
+  return Object.entries(v1)
+    .filter((e): e is [string, Record<string, unknown>] => e[1] !== null && typeof e[1] === 'object' && !Array.isArray(e[1]))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The newest start or finished time of any stage; 0 when none has started. */
+export function latestEvent(v1: Record<string, unknown>): number {
+  let latest = 0;
+  for (const [, rec] of stageRecords(v1)) {
+    for (const t of [rec.start, rec.finished]) if (typeof t === 'number' && t > latest) latest = t;
+  }
+  return latest;
+}
+
+/** Every stage's errors and recoverable errors together, stages in sorted key order as cloud-init walks them. */
+export function collectErrors(v1: Record<string, unknown>): { errors: string[]; recoverable: RecoverableErrors } {
+  const errors: string[] = [];
+  const recoverable: RecoverableErrors = {};
+  for (const [, rec] of stageRecords(v1)) {
+    if (Array.isArray(rec.errors)) errors.push(...rec.errors.map(String));
+    const rerr = rec.recoverable_errors;
+    if (rerr && typeof rerr === 'object' && !Array.isArray(rerr)) {
+      for (const [level, list] of Object.entries(rerr as Record<string, unknown>)) {
+        (recoverable[level] ??= []).push(...(Array.isArray(list) ? list.map(String) : []));
+      }
+    }
+  }
+  return { errors, recoverable };
+}
+
+/** cloud-init's translate_status: (status, extended_status) from the running status and the condition. */
+export function translateStatus(running: RunningStatus, condition: ConditionStatus): [string, string] {
+  if (condition === 'error') return ['error', `error - ${running}`];
+  if (condition === 'degraded' && (running === 'done' || running === 'running')) return [running, `degraded ${running}`];
+  return [running, running];
 }
 
 export function computeBootStatus(input: StatusInputs): BootStatus {
-  const st = input.status;
-  const errors: string[] = [];
-  const recoverable: RecoverableErrors = {};
-  let started = false;
-  let running = false;
-  let failed = false;
-  let last: number | undefined;
-  if (st) {
-    for (const name of STAGE_NAMES) {
-      const s = st.v1[name];
-      if (s.start !== null) started = true;
-      if (s.start !== null && s.finished === null) running = true;
-      if (s.failed) failed = true;
-      errors.push(...s.errors);
-      for (const [lvl, list] of Object.entries(s.recoverable_errors)) recoverable[lvl] = [...(recoverable[lvl] ?? []), ...list];
-      for (const t of [s.start, s.finished]) if (t !== null && (last === undefined || t > last)) last = t;
-    }
-    // Stages run as separate services: between them nothing is "running", yet boot is done only when the final stage is.
-    if (started && st.v1['modules-final'].finished === null) running = true;
-  }
-  const degraded = errors.length > 0 || Object.values(recoverable).some((l) => l.length > 0);
-  let status: RunState;
-  if (input.disabledBy && !started) status = 'disabled';
-  else if (!st || !started) status = 'not started';
-  else if (failed) status = 'error';
-  else if (running) status = 'running';
-  else status = 'done';
-  const extended = degraded && (status === 'done' || status === 'running') ? `degraded ${status}` : status;
-  const datasource = st?.v1.datasource ?? '';
-  const detail =
-    status === 'disabled'
-      ? `Cloud-init disabled by ${input.disabledBy}`
-      : status === 'not started'
-        ? 'Cloud-init enabled but not run yet'
-        : status === 'running'
-          ? `Running in stage: ${st?.v1.stage ?? 'unknown'}`
-          : datasource;
+  const v1 = { ...(input.v1 ?? {}) };
+  const description = typeof v1.datasource === 'string' && v1.datasource ? v1.datasource : undefined;
+  const datasource = input.v1 === undefined ? '' : typeof v1.datasource === 'string' ? dsShortName(v1.datasource) : null;
+  const detail = description ?? (v1.stage ? `Running in stage: ${String(v1.stage)}` : input.bootDescription);
+  const latest = latestEvent(v1);
+  const { errors, recoverable } = collectErrors(v1);
+  // Any level present counts, as cloud-init tests the dict itself.
+  const condition: ConditionStatus = errors.length > 0 ? 'error' : Object.keys(recoverable).length > 0 ? 'degraded' : 'healthy';
+  const running: RunningStatus = DISABLED_CODES.has(input.bootStatusCode)
+    ? 'disabled'
+    : input.v1 !== undefined && !input.resultExists
+      ? 'running'
+      : latest > 0
+        ? 'done'
+        : 'not started';
+  const [status, extended] = translateStatus(running, condition);
+  delete v1.datasource;
   return {
+    running,
+    condition,
     status,
     extended_status: extended,
-    boot_status_code: input.disabledBy ?? input.enabledBy,
-    datasource: dsShortName(datasource),
+    boot_status_code: input.bootStatusCode,
+    datasource,
     detail,
     errors,
     recoverable_errors: recoverable,
-    lastUpdate: last,
-    stage: st?.v1.stage ?? null,
-    stages: st?.v1,
+    lastUpdate: latest > 0 ? latest : undefined,
+    v1,
   };
 }
 
-/** 'DataSourceNoCloud [seed=…]' → 'nocloud', as `status --format json` shows it. */
+/** 'DataSourceNoCloud [seed=…]' → 'nocloud': the first word, lower-cased, without 'datasource', as get_datasource does. */
 export function dsShortName(description: string): string {
-  const m = /^DataSource(\w+)/.exec(description);
-  return m ? (m[1] as string).toLowerCase() : '';
+  if (!description) return '';
+  return (description.split(' ')[0] as string).toLowerCase().replace(/datasource/g, '');
 }
 
-/** 0 done or disabled, 1 error, 2 recoverable errors (degraded); running/not started are waited on or 0. */
+/** 1 on any error, 2 on recoverable errors only (warnings, deprecations), else 0, whatever the running status. */
 export function statusExitCode(s: BootStatus): number {
-  if (s.status === 'error') return 1;
-  if (s.extended_status.startsWith('degraded')) return 2;
+  if (s.condition === 'error') return 1;
+  if (s.condition === 'degraded') return 2;
   return 0;
 }

@@ -9,7 +9,14 @@ import type { CloudPaths } from './cloud-paths';
 import type { EventLog } from './event-log';
 import { readModuleList, type ModuleListEntry } from './module-list';
 import { hasRun, markRun, semaphorePath } from './semaphores';
-import type { RecoverableErrors, StageRecord } from './status-file';
+import type { StageRecord } from './status-file';
+
+/**
+ * Modules cloud-init itself has dropped (its REMOVED_MODULES, 26.x): still listed in older cloud.cfg files, they
+ * are noted at INFO, not warned about. Its list also names refresh_rmc_and_interface, but spelled with '.py',
+ * which never matches, so cloud-init warns about that one; kiln does the same.
+ */
+const REMOVED_MODULES = ['emit_upstart', 'migrator', 'rightscale_userdata'];
 
 export interface ModuleRunInput {
   platform: Platform;
@@ -31,7 +38,6 @@ export interface ModuleRunInput {
 
 export interface ModuleRunOutcome {
   errors: string[];
-  recoverable: RecoverableErrors;
   modules: NonNullable<StageRecord['modules']>;
 }
 
@@ -80,12 +86,13 @@ export function releaseModules(modules: Module[], platform: Platform, log: Log):
 }
 
 export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcome> {
-  const out: ModuleRunOutcome = { errors: [], recoverable: {}, modules: [] };
-  // Modules log their own problems; the runner only records them for status.json.
+  const out: ModuleRunOutcome = { errors: [], modules: [] };
+  // A problem a module reports is logged at its level; the stage's log capture makes it a recoverable error.
   const recover = (level: 'WARNING' | 'ERROR', message: string): void => {
-    (out.recoverable[level] ??= []).push(message);
+    if (level === 'WARNING') input.log.warn(message);
+    else input.log.error(message);
   };
-  const entries = input.entries ?? readModuleList(input.config, input.stage);
+  const entries = input.entries ?? readModuleList(input.config, input.stage, (m) => input.log.deprecated(m));
   const byName = new Map(input.modules.map((m) => [m.name, m]));
   const unverified = Array.isArray(input.config.unverified_modules) ? input.config.unverified_modules.map(String) : [];
   const iid = input.instance?.instanceId;
@@ -103,8 +110,14 @@ export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcom
   for (const entry of entries) {
     const mod = byName.get(entry.name);
     if (!mod) {
-      // Distro cloud.cfg files list modules kiln does not implement (snap, landscape …): logged, not a degraded boot.
-      input.log.info(`Could not find module named ${entry.name}: kiln does not implement it; skipped`);
+      if (REMOVED_MODULES.includes(entry.name)) {
+        input.log.info(`Module \`${entry.name}\` has been removed from cloud-init. It may be removed from \`/etc/cloud/cloud.cfg\`.`);
+        out.modules.push({ name: entry.name, outcome: 'skipped', seconds: 0, reason: 'removed from cloud-init' });
+        continue;
+      }
+      // cloud-init warns about a listed module it cannot find, whether or not the config uses it: a warning is a
+      // recoverable error, so the boot is degraded and a `puppet:` or `snap:` key is never dropped in silence.
+      input.log.warn(`Could not find module named cc_${entry.name} (kiln does not implement it; any '${entry.name}' config is not applied)`);
       out.modules.push({ name: entry.name, outcome: 'skipped', seconds: 0, reason: 'not implemented by kiln' });
       continue;
     }
@@ -130,7 +143,7 @@ export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcom
     await markRun(input.platform, sem, input.now());
     input.events.start(eventName, `running config-${mod.name} with frequency ${freq}`);
     const started = input.now().getTime();
-    const ctx = makeModuleContext(input, instanceDir, (level, message) => recover(level, `${mod.name}: ${message}`));
+    const ctx = makeModuleContext(input, instanceDir, recover);
     try {
       // One batch per module: account files it changes in several steps are written once, when it ends.
       const work = () => mod.run(ctx, input.config);
@@ -142,7 +155,8 @@ export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcom
       const seconds = (input.now().getTime() - started) / 1000;
       const why = describeError(err);
       const message = `Running module ${mod.name} failed: ${why.startsWith(`${mod.name}: `) ? why.slice(mod.name.length + 2) : why}`;
-      input.log.error(message);
+      // At WARNING, as cloud-init's logexc logs it; the error itself goes to the stage's errors below.
+      input.log.warn(message);
       input.events.finish(eventName, 'FAIL', `running config-${mod.name} failed`);
       // status.json lists it as cloud-init does: the repr of (module name, exception).
       out.errors.push(moduleErrorRepr(entry.listedAs ?? mod.name, err, mod.name));

@@ -162,34 +162,38 @@ export class StageRunner {
     const banner = `Cloud-init v. ${this.deps.version} (kiln) running '${stage === 'init' ? 'init' : stage.replace('modules-', 'modules:')}' at ${this.now().toUTCString().replace('GMT', '+0000')}. Up ${(await this.uptime()).toFixed(2)} seconds.\n`;
     this.opts.print?.(banner);
     await this.output(banner);
+    // Every WARNING and ERROR logged while the stage runs is one of its recoverable errors, as in cloud-init.
+    const capture = this.opts.logger.capture();
+    let failed = false;
     try {
-      if (stage === 'init-local') await this.localBody(rc, record);
+      if (stage === 'init-local') await this.localBody(rc);
       else if (stage === 'init') await this.networkBody(rc, record, status);
       else await this.modulesBody(rc, record, stage);
     } catch (err) {
       const why = describeError(err);
       this.log.error(`stage ${stage} failed: ${why}`);
       record.errors.push(why);
-      record.failed = true;
+      failed = true;
     }
+    mergeRecoverable(record.recoverable_errors, capture.stop());
     record.finished = this.now().getTime() / 1000;
     status.v1.stage = null;
     if (this.found) status.v1.datasource = describeSource(this.found.source.name, this.found.data);
     await writeStatusFile(p, rc.paths, status);
     if (stage === 'modules-final') await writeResultFile(p, rc.paths, status);
     const degraded = record.errors.length > 0 || Object.values(record.recoverable_errors).some((l) => l.length > 0);
-    events.finish(EVENT_NAME[stage], record.failed ? 'FAIL' : degraded ? 'WARN' : 'SUCCESS', `${stage} ${record.failed ? 'failed' : 'finished'}`);
+    events.finish(EVENT_NAME[stage], failed ? 'FAIL' : degraded ? 'WARN' : 'SUCCESS', `${stage} ${failed ? 'failed' : 'finished'}`);
     await events.flush();
-    return { stage, disabled: false, errors: record.errors, failed: record.failed === true };
+    return { stage, disabled: false, errors: record.errors, failed };
   }
 
-  private recover(record: StageRecord, level: 'WARNING' | 'ERROR', message: string): void {
-    (record.recoverable_errors[level] ??= []).push(message);
+  /** Logs a problem that did not stop the stage; the stage's log capture makes it a recoverable error. */
+  private recover(level: 'WARNING' | 'ERROR', message: string): void {
     if (level === 'WARNING') this.log.warn(message);
     else this.log.error(message);
   }
 
-  private async localBody(rc: RunConfig, record: StageRecord): Promise<void> {
+  private async localBody(rc: RunConfig): Promise<void> {
     const p = this.platform;
     const marker = posix.join(rc.paths.instanceLink, 'manual-clean');
     const trust = rc.config.manual_cache_clean === true || (await p.exists(marker));
@@ -207,19 +211,19 @@ export class StageRunner {
       // new, so the init stage's slow work may start now, from the system config, while the sources are searched.
       if (this.allInOneProcess && (await previousInstanceId(p, rc.paths)) === NO_PREVIOUS_INSTANCE_ID) await this.prepareInitModulesEarly(rc, undefined);
       const outcome = await this.locate(rc, 'local', false);
-      for (const f of outcome.failures) this.recover(record, 'WARNING', f);
+      // A source that was detected but failed is already logged at WARNING (find-source), so it is a recoverable error.
       this.found = outcome.found;
     }
     if (!this.found) {
       this.log.debug('No local datasource found');
-      await this.applyNetwork(record, undefined, 'local');
+      await this.applyNetwork(undefined, 'local');
       return;
     }
     this.opts.logger.redactor.add(this.found.data.adminPassword);
     const { isNew } = await instancify(p, rc.paths, this.found.source.name, this.found.data);
     if (rc.config.manual_cache_clean === true) await p.writeFile(marker, '');
     if (isNew && this.allInOneProcess) await this.prepareInitModulesEarly(rc, this.found.data);
-    if (isNew) await this.applyNetwork(record, this.found.data, 'local');
+    if (isNew) await this.applyNetwork(this.found.data, 'local');
     await this.writeInstanceData(rc, rc.config);
     await this.setHostnameEarly(rc);
   }
@@ -268,7 +272,7 @@ export class StageRunner {
     return locateDatasource(input, this.deps.env ?? process.env, this.deps.sources);
   }
 
-  private async applyNetwork(record: StageRecord, instance: InstanceData | undefined, stage: 'local' | 'network'): Promise<void> {
+  private async applyNetwork(instance: InstanceData | undefined, stage: 'local' | 'network'): Promise<void> {
     const rc = await this.config();
     const net = rc.config.network as Record<string, unknown> | undefined;
     if (net && net.config === 'disabled') {
@@ -284,7 +288,7 @@ export class StageRunner {
         await markRun(this.platform, posix.join(rc.paths.runDir, 'sem', 'apply_network_config.once'), new Date());
       }
     } catch (err) {
-      this.recover(record, 'ERROR', `applying network config failed: ${describeError(err)}`);
+      this.recover('ERROR', `applying network config failed: ${describeError(err)}`);
     }
   }
 
@@ -298,13 +302,12 @@ export class StageRunner {
     if (!this.found) {
       // Without a local stage this boot, local sources are still worth a look before the network ones.
       const outcome = await this.locate(rc, 'network', status.v1['init-local'].start !== null);
-      for (const f of outcome.failures) this.recover(record, 'WARNING', f);
       this.found = outcome.found;
       if (!this.found) throw new StageFailure(`No instance datasource found (tried ${outcome.tried.join(', ') || 'none'}); check datasource_list in /etc/cloud/cloud.cfg(.d) and the seed`);
     }
     this.opts.logger.redactor.add(this.found.data.adminPassword);
     const { isNew } = await instancify(p, rc.paths, this.found.source.name, this.found.data);
-    if (isNew && !this.networkApplied) await this.applyNetwork(record, this.found.data, 'network');
+    if (isNew && !this.networkApplied) await this.applyNetwork(this.found.data, 'network');
     this.merged = await this.consumeData(rc, record, this.found);
     await this.writeInstanceData(rc, this.merged);
     await this.runModuleSection(rc, record, 'init', this.merged);
@@ -321,7 +324,7 @@ export class StageRunner {
       if (!raw || raw.length === 0) return undefined;
       try {
         const out = await this.deps.processUserData({ kind, onlyProcess, raw, instance: found.data, platform: p, log: this.opts.logger.for('user_data.py'), paths: rc.paths, instanceDir: dir, config: rc.config, instanceData });
-        for (const w of out.warnings ?? []) this.recover(record, 'WARNING', w);
+        for (const w of out.warnings ?? []) this.recover('WARNING', w);
         if (out.processed) processed[kind] = out.processed;
         if (out.cloudConfigParts) cloudConfigParts[kind] = out.cloudConfigParts;
         return out.cloudConfig;
@@ -417,7 +420,6 @@ export class StageRunner {
       output: (t) => this.output(t),
     });
     record.errors.push(...outcome.errors);
-    mergeRecoverable(record.recoverable_errors, outcome.recoverable);
     record.modules = outcome.modules;
     this.releaseWorkAhead();
   }

@@ -14,11 +14,9 @@ export interface StageRecord {
   /** Unix time in seconds (float), as cloud-init writes it; null until the stage starts or ends. */
   start: number | null;
   finished: number | null;
-  /** Module failures and stage failures, as cloud-init lists them. */
+  /** Module failures and stage failures, as cloud-init lists them: any entry makes `status` report error (exit 1). */
   errors: string[];
   recoverable_errors: RecoverableErrors;
-  /** kiln: the stage itself failed (not only one module); `status` reports error (exit 1). */
-  failed?: boolean;
   /** kiln: per-module outcome and seconds, for `analyze` and people. */
   modules?: Array<{ name: string; outcome: 'ran' | 'skipped' | 'failed'; seconds: number; reason?: string }>;
 }

@@ -2,6 +2,7 @@
 import { parse as parseYaml } from 'yaml';
 import type { FileTree } from '../devices/filesystem-finder';
 import { HttpClient, HttpError } from '../util/http';
+import type { Log } from '../util/log';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
 import { SourceError } from './source-error';
 import { withEphemeralNetwork } from './ephemeral-network';
@@ -170,7 +171,7 @@ export const noCloudSource: Datasource = {
     const instanceId = typeof meta['instance-id'] === 'string' || typeof meta['instance-id'] === 'number' ? String(meta['instance-id']) : 'nocloud';
     const data: InstanceData = {
       instanceId,
-      cloudName: 'nocloud',
+      cloudName: noCloudCloudName(meta, ctx.log),
       platform: 'nocloud',
       subplatform: where,
       publicKeys: publicKeysOf(meta),
@@ -189,6 +190,20 @@ export const noCloudSource: Datasource = {
     return data;
   },
 };
+
+/**
+ * cloud_name as cloud-init 26.2 gives it (sources/__init__.py `cloud_name`, DataSourceNoCloud `_get_cloud_name`,
+ * unchanged since 18.5): a string `cloud-name` in meta-data, lower-cased; else 'unknown' (cloud_id then falls back
+ * to the platform, 'nocloud').
+ */
+export function noCloudCloudName(meta: Record<string, unknown>, log: Log): string {
+  const given = meta['cloud-name'];
+  if (typeof given === 'string' && given) return given.toLowerCase();
+  // Only a value Python finds true is looked at (not 0, false, [] or {}); one that is not a string is ignored.
+  const truthy = Array.isArray(given) ? given.length > 0 : given !== null && typeof given === 'object' ? Object.keys(given).length > 0 : Boolean(given);
+  if (truthy) log.debug(`Ignoring metadata provided key cloud-name: non-string type ${Array.isArray(given) ? 'list' : typeof given}`);
+  return 'unknown';
+}
 
 /** `public-keys` in meta-data: a string, a list, or a mapping of names to keys. */
 function publicKeysOf(meta: Record<string, unknown>): string[] {

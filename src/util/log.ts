@@ -3,9 +3,10 @@ import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Redactor } from './redact';
 
-export type LogLevel = 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR' | 'CRITICAL';
+/** Python's levels, plus cloud-init's DEPRECATED (35, between WARNING and ERROR). */
+export type LogLevel = 'DEBUG' | 'INFO' | 'WARNING' | 'DEPRECATED' | 'ERROR' | 'CRITICAL';
 
-const LEVEL_RANK: Record<LogLevel, number> = { DEBUG: 10, INFO: 20, WARNING: 30, ERROR: 40, CRITICAL: 50 };
+const LEVEL_RANK: Record<LogLevel, number> = { DEBUG: 10, INFO: 20, WARNING: 30, DEPRECATED: 35, ERROR: 40, CRITICAL: 50 };
 
 export interface LogSink {
   readonly minLevel: LogLevel;
@@ -66,9 +67,27 @@ export class MemorySink implements LogSink {
   }
 }
 
+/**
+ * Gathers the messages logged at WARNING and above while it is open, by level name, as cloud-init's LogExporter
+ * does for a stage's `recoverable_errors`.
+ */
+export class LogCapture {
+  readonly levels: Record<string, string[]> = {};
+  constructor(private readonly onStop: (capture: LogCapture) => void) {}
+  add(level: LogLevel, message: string): void {
+    (this.levels[level] ??= []).push(message);
+  }
+  /** Stops gathering and returns what was gathered. */
+  stop(): Record<string, string[]> {
+    this.onStop(this);
+    return this.levels;
+  }
+}
+
 /** The root of logging for one run: where lines go and which secrets to scrub. Pass it down; never global. */
 export class Logger {
   private readonly sinks: LogSink[] = [];
+  private readonly captures = new Set<LogCapture>();
   constructor(
     readonly redactor: Redactor = new Redactor(),
     private readonly now: () => Date = () => new Date(),
@@ -83,7 +102,18 @@ export class Logger {
     return new Log(this, file);
   }
 
+  /** Starts gathering WARNING and higher messages (scrubbed of secrets, as they are written to status.json). */
+  capture(): LogCapture {
+    const capture = new LogCapture((c) => this.captures.delete(c));
+    this.captures.add(capture);
+    return capture;
+  }
+
   emit(file: string, level: LogLevel, message: string): void {
+    if (this.captures.size > 0 && LEVEL_RANK[level] >= LEVEL_RANK.WARNING) {
+      const scrubbed = this.redactor.scrub(message);
+      for (const c of this.captures) c.add(level, scrubbed);
+    }
     if (this.sinks.length === 0) return;
     const line = formatLogLine(this.now(), file, level, this.redactor.scrub(message));
     for (const sink of this.sinks) if (LEVEL_RANK[level] >= LEVEL_RANK[sink.minLevel]) sink.write(line);
@@ -107,6 +137,10 @@ export class Log {
   }
   warn(msg: string): void {
     this.logger.emit(this.file, 'WARNING', msg);
+  }
+  /** cloud-init's DEPRECATED level: a recoverable error under its own key in status.json. */
+  deprecated(msg: string): void {
+    this.logger.emit(this.file, 'DEPRECATED', msg);
   }
   error(msg: string): void {
     this.logger.emit(this.file, 'ERROR', msg);

@@ -19,7 +19,7 @@ async function cli(args: string[], env: Record<string, string> = {}) {
   return { code, out, err };
 }
 
-async function bootedRoot(t: Parameters<typeof tempDir>[0], opts: { fail?: boolean } = {}): Promise<string> {
+async function bootedRoot(t: Parameters<typeof tempDir>[0], opts: { fail?: boolean; warn?: string } = {}): Promise<string> {
   const root = tempDir(t);
   mkdirSync(join(root, 'etc/cloud/cloud.cfg.d'), { recursive: true });
   writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/50-test.cfg'), 'datasource_list: [Fake]\ncloud_init_modules: []\ncloud_config_modules: [m]\ncloud_final_modules: []\n');
@@ -30,29 +30,68 @@ async function bootedRoot(t: Parameters<typeof tempDir>[0], opts: { fail?: boole
   writeFileSync(join(root, 'var/lib/cloud/seed/nocloud/meta-data'), 'instance-id: i-42\n');
   const rec: Recorder = { runs: [] };
   const logger = new Logger();
-  await new StageRunner({ platform: new LinuxPlatform({ root, log: logger.for('p') }), logger, deps: fakeDeps([fakeSource()], [recordingModule(rec, 'm', 'config', 'always', opts.fail ? { fail: true } : {})]) }).runAllStages();
+  const mod = recordingModule(rec, 'm', 'config', 'always', { ...(opts.fail ? { fail: true } : {}), ...(opts.warn ? { warn: opts.warn } : {}) });
+  await new StageRunner({ platform: new LinuxPlatform({ root, log: logger.for('p') }), logger, deps: fakeDeps([fakeSource()], [mod]) }).runAllStages();
   return root;
 }
 
-test('status: exit 0 when done, 2 when a module failed, --long, json and yaml', async (t) => {
+test('status: exit 0 when done, --long, json and yaml in the shape of cloud-init 26.x', async (t) => {
   const root = await bootedRoot(t);
   const s = await cli(['--root', root, 'status']);
   assert.equal(s.code, 0, s.err);
   assert.equal(s.out, 'status: done\n');
   const long = await cli(['--root', root, 'status', '--long', '--wait']);
   assert.equal(long.code, 0);
-  assert.match(long.out, /status: done\nextended_status: done\nboot_status_code: enabled-by-sysvinit\nlast_update: .*\+0000\ndetail: DataSourceFake \[seed-dir \(\/seed\/fake\)\]\nerrors: \[\]\nrecoverable_errors: \{\}\n$/);
-  const j = JSON.parse((await cli(['--root', root, 'status', '--format', 'json'])).out);
+  assert.match(long.out, /^status: done\nextended_status: done\nboot_status_code: enabled-by-sysvinit\nlast_update: \w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d \+0000\ndetail: DataSourceFake \[seed-dir \(\/seed\/fake\)\]\nerrors: \[\]\nrecoverable_errors: \{\}\n$/);
+  const text = (await cli(['--root', root, 'status', '--format', 'json'])).out;
+  const j = JSON.parse(text);
+  // cloud-init's eight fields, then status.json's v1 without datasource; sorted, two-space indent.
+  assert.deepEqual(Object.keys(j), ['boot_status_code', 'datasource', 'detail', 'errors', 'extended_status', 'init', 'init-local', 'last_update', 'modules-config', 'modules-final', 'modules-init', 'recoverable_errors', 'stage', 'status']);
+  assert.match(text, /^\{\n {2}"boot_status_code": "enabled-by-sysvinit",\n {2}"datasource": "fake",\n/);
   assert.equal(j.status, 'done');
-  assert.equal(j.datasource, 'fake');
-  assert.equal(typeof j['modules-final'].finished, 'number');
-  assert.match((await cli(['--root', root, 'status', '--format', 'yaml'])).out, /^_schema_version: "1"/m);
+  assert.equal(j.extended_status, 'done');
+  assert.equal(j.detail, 'DataSourceFake [seed-dir (/seed/fake)]');
+  assert.deepEqual(j.errors, []);
+  assert.deepEqual(j.recoverable_errors, {});
+  assert.equal(j.stage, null);
+  assert.equal(j._schema_version, undefined);
+  for (const stage of ['init-local', 'init', 'modules-config', 'modules-final']) {
+    assert.equal(typeof j[stage].start, 'number', stage);
+    assert.equal(typeof j[stage].finished, 'number', stage);
+    assert.deepEqual(j[stage].errors, [], stage);
+    assert.deepEqual(j[stage].recoverable_errors, {}, stage);
+  }
+  const yaml = (await cli(['--root', root, 'status', '--format', 'yaml'])).out;
+  assert.match(yaml, /^---\nboot_status_code: enabled-by-sysvinit\ndatasource: fake\n/);
+  assert.match(yaml, /\n\.\.\.\n$/);
+  assert.equal((await cli(['--root', root, 'status', '--format', 'xml'])).code, 2);
+});
+
+test('status: a failed module is an error (exit 1, "error - done"), as cloud-init 22.4 and 23.4+ report it', async (t) => {
   const bad = await bootedRoot(t, { fail: true });
   const d = await cli(['--root', bad, 'status', '--long']);
-  assert.equal(d.code, 2);
-  assert.match(d.out, /extended_status: degraded done/);
+  assert.equal(d.code, 1, d.out);
+  assert.match(d.out, /^status: error\nextended_status: error - done\n/);
   assert.match(d.out, /errors:\n\t- \('m', Error\('m exploded'\)\)/);
-  assert.equal((await cli(['--root', root, 'status', '--format', 'xml'])).code, 2);
+  const j = JSON.parse((await cli(['--root', bad, 'status', '--format', 'json'])).out);
+  assert.equal(j.status, 'error');
+  assert.equal(j.extended_status, 'error - done');
+  assert.deepEqual(j['modules-config'].errors, ["('m', Error('m exploded'))"]);
+  // `status --wait` ends and still reports the error: Packer's `|| [ $? -eq 2 ]` does not accept it.
+  assert.equal((await cli(['--root', bad, 'status', '--wait'])).code, 1);
+});
+
+test('status: recoverable errors only (a warning) are degraded, exit 2', async (t) => {
+  const warned = await bootedRoot(t, { warn: 'something odd\non two lines' });
+  const d = await cli(['--root', warned, 'status', '--long']);
+  assert.equal(d.code, 2, d.out);
+  assert.match(d.out, /^status: done\nextended_status: degraded done\n/);
+  assert.match(d.out, /errors: \[\]\nrecoverable_errors:\nWARNING:\n\t- something odd on two lines\n$/);
+  const j = JSON.parse((await cli(['--root', warned, 'status', '--format', 'json'])).out);
+  assert.equal(j.status, 'done');
+  assert.equal(j.extended_status, 'degraded done');
+  assert.deepEqual(j.recoverable_errors, { WARNING: ['something odd\non two lines'] });
+  assert.deepEqual(j['modules-config'].recoverable_errors, { WARNING: ['something odd\non two lines'] });
 });
 
 test('status --wait polls while not started, then reports the finished boot', async (t) => {
@@ -65,7 +104,7 @@ test('status --wait polls while not started, then reports the finished boot', as
   spawnSync('cp', ['-a', `${src}/run`, `${root}/`]);
   const r = await waiting;
   assert.equal(r.code, 0);
-  assert.match(r.out, /^\.+\nstatus: done\n$/);
+  assert.match(r.out, /^\.+status: done\n$/, 'the status follows the dots on their line, as in cloud-init 24.4 and later');
 });
 
 test('query: keys, --all, --list-keys, --format, user data for root, errors', async (t) => {

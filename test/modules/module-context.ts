@@ -44,7 +44,10 @@ export function moduleContext(root: string, opts: { instance?: Partial<InstanceD
       appendFileSync(join(root, 'var/log/cloud-init-output.log'), text);
     },
     recoverable(level, message) {
+      // As the runner's: logged at its level (and kept here for assertions).
       problems.push(`${level}: ${message}`);
+      if (level === 'WARNING') log.warn(message);
+      else log.error(message);
     },
     lines: sink.lines,
     outputText: () => out,

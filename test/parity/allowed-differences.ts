@@ -84,14 +84,11 @@ function dropKilnStatusKeys(text: string): string {
   }
 }
 
-/** In instance-data*.json: the interpreter version (v1.python_version, sys_info.python) and v1.cloud_name / cloud-name only. */
-function maskRuntimeAndCloudName(text: string): string {
+/** In instance-data*.json: the interpreter version (v1.python_version, sys_info.python) only. */
+function maskRuntime(text: string): string {
   try {
     const doc = JSON.parse(text) as { v1?: Record<string, unknown>; sys_info?: Record<string, unknown> };
-    if (doc.v1 && typeof doc.v1 === 'object') {
-      if ('python_version' in doc.v1) doc.v1.python_version = '<runtime>';
-      for (const k of ['cloud_name', 'cloud-name']) if (k in doc.v1) doc.v1[k] = '<cloud_name>';
-    }
+    if (doc.v1 && typeof doc.v1 === 'object' && 'python_version' in doc.v1) doc.v1.python_version = '<runtime>';
     if (doc.sys_info && typeof doc.sys_info === 'object' && 'python' in doc.sys_info) doc.sys_info.python = '<runtime>';
     return JSON.stringify(doc, null, 1);
   } catch {
@@ -132,8 +129,8 @@ export const ALLOWED_DIFFERENCES: AllowedDifference[] = [
   {
     path: /^\/run\/cloud-init\/instance-data(-sensitive)?\.json$/,
     kinds: [],
-    normalize: maskRuntimeAndCloudName,
-    reason: "python_version / sys_info.python name the interpreter (Python 3.11 for cloud-init, the Node runtime kiln is built on); v1.cloud_name is 'nocloud' from kiln's NoCloud datasource (its datasource name, cloud-init's default _get_cloud_name) where Debian's 22.4 writes 'unknown' (cloud_id, what tools use, still matches). Every other key and value is compared",
+    normalize: maskRuntime,
+    reason: 'python_version / sys_info.python name the interpreter (Python 3.11 for cloud-init, the Node runtime kiln is built on). Every other key and value is compared',
   },
   {
     path: /^\/(var\/lib\/cloud\/data|run\/cloud-init)\/(status|result)\.json$/,

@@ -13,7 +13,17 @@ test('module lists: names, [name, freq] overrides, {name, frequency}, cc_ prefix
     { name: 'locale', frequency: 'once', args: [], listedAs: 'locale' },
     { name: 'ntp', frequency: 'once-per-instance', args: ['x'], listedAs: 'ntp' },
   ]);
-  assert.throws(() => readModuleList({ cloud_final_modules: [['x', 'sometimes']] }, 'final'), /cloud_final_modules\[0\]: unknown frequency 'sometimes'/);
+  // As cloud-init: an unknown frequency is a deprecation and the module keeps its own; empty items are skipped.
+  const notes: string[] = [];
+  assert.deepEqual(readModuleList({ cloud_final_modules: [['x', 'sometimes'], null, '', [], { frequency: 'always' }, { name: 'y', frequency: 'rarely' }] }, 'final', (m) => notes.push(m)), [
+    { name: 'x', args: [], listedAs: 'x' },
+    { name: 'y', args: [], listedAs: 'y' },
+  ]);
+  assert.deepEqual(notes, [
+    'Config specified module x has an unknown frequency sometimes is deprecated in 22.1 and scheduled to be removed in 27.1. Use always, once or once-per-instance',
+    'Config specified module y has an unknown frequency rarely is deprecated in 22.1 and scheduled to be removed in 27.1. Use always, once or once-per-instance',
+  ]);
+  assert.throws(() => readModuleList({ cloud_final_modules: [42] }, 'final'), /cloud_final_modules\[0\]: expected a module name/);
   assert.deepEqual(readModuleList({}, 'init'), []);
 });
 

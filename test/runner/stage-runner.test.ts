@@ -89,7 +89,7 @@ test('the files cloud-init writes, in their shapes and modes', async (t) => {
   assert.equal(readlinkSync(join(root, 'run/cloud-init/status.json')), '../../var/lib/cloud/data/status.json');
   assert.equal(readlinkSync(join(root, 'run/cloud-init/result.json')), '../../var/lib/cloud/data/result.json');
   assert.equal(status.v1.datasource, 'DataSourceFake [seed-dir (/seed/fake)]');
-  assert.match(status.v1['init-local'].recoverable_errors.WARNING[0], /Broken: metadata is corrupt/);
+  assert.match(status.v1['init-local'].recoverable_errors.WARNING[0], /^datasource Broken failed: metadata is corrupt$/);
   const result = json(root, 'run/cloud-init/result.json');
   assert.deepEqual(Object.keys(result.v1).sort(), ['datasource', 'errors', 'recoverable_errors']);
   const sensitive = json(root, 'run/cloud-init/instance-data-sensitive.json');
@@ -119,7 +119,7 @@ test('the files cloud-init writes, in their shapes and modes', async (t) => {
   assert.ok(events.some((e) => e.name === 'modules-final/config-final_mod' && e.result === 'SUCCESS'));
 });
 
-test('a failing module does not stop the others; the boot ends degraded (status exit 2)', async (t) => {
+test('a failing module does not stop the others; the boot ends in error (status exit 1)', async (t) => {
   const root = sandbox(t);
   const rec: Recorder = { runs: [] };
   const sink = new MemorySink();
@@ -128,14 +128,15 @@ test('a failing module does not stop the others; the boot ends degraded (status 
   const outcomes = await boot(root, fakeDeps([fakeSource()], modulesFor(rec, true)), logger);
   assert.deepEqual(rec.runs, ['init_once_per_instance', 'cfg_always', 'cfg_override', 'cfg_once', 'final_mod']);
   assert.deepEqual(outcomes.find((o) => o.stage === 'modules-config')?.errors, ["('cfg_always', Error('cfg_always exploded'))"]);
-  assert.ok(sink.lines.some((l) => /\[ERROR\]: Running module cfg_always failed/.test(l)));
+  assert.ok(sink.lines.some((l) => /\[WARNING\]: Running module cfg_always failed/.test(l)));
   assert.ok(sink.lines.some((l) => l.includes('sees admin password REDACTED')), 'the admin password is scrubbed from the log');
   assert.ok(!sink.lines.some((l) => l.includes('adm1nSecretPw')));
   const platform = new LinuxPlatform({ root, log: new Logger().for('t') });
   const s = await readBootStatus(platform, fakeDeps([], []).embeddedConfig, '');
-  assert.equal(s.status, 'done');
-  assert.equal(s.extended_status, 'degraded done');
-  assert.equal(statusExitCode(s), 2);
+  assert.equal(s.running, 'done');
+  assert.equal(s.status, 'error');
+  assert.equal(s.extended_status, 'error - done');
+  assert.equal(statusExitCode(s), 1);
   assert.deepEqual(json(root, 'run/cloud-init/result.json').v1.errors, ["('cfg_always', Error('cfg_always exploded'))"]);
 });
 
@@ -146,7 +147,7 @@ test('no datasource at all: the init stage fails and status says error (exit 1)'
   rmSync(join(root, 'seed/fake/instance-id'));
   await boot(root, fakeDeps([fakeSource()], []));
   const status = json(root, 'run/cloud-init/status.json');
-  assert.equal(status.v1.init.failed, true);
+  assert.equal(status.v1.init.failed, undefined, 'the error itself says the stage failed, as in cloud-init');
   assert.match(status.v1.init.errors[0], /No instance datasource found/);
   const s = await readBootStatus(new LinuxPlatform({ root, log: new Logger().for('t') }), undefined, '');
   assert.equal(s.status, 'error');
@@ -220,18 +221,33 @@ test('separate stage processes share state through the files (systemd units)', a
   assert.equal(readFileSync(join(root, 'var/lib/cloud/data/previous-instance-id'), 'utf8'), 'i-1\n', 'the init stage re-reads the id the local stage wrote, as cloud-init does');
 });
 
-test('status: not started, running, done, error, degraded', () => {
-  const base = { disabledBy: undefined, enabledBy: 'enabled-by-generator' };
-  assert.equal(computeBootStatus({ ...base, status: undefined }).status, 'not started');
-  const stage = (start: number | null, finished: number | null, errors: string[] = []) => ({ start, finished, errors, recoverable_errors: {} });
-  const st = (final: ReturnType<typeof stage>) => ({ v1: { datasource: 'DataSourceNone', stage: null, 'init-local': stage(1, 2), init: stage(2, 3), 'modules-config': stage(3, 4), 'modules-final': final } });
-  assert.equal(computeBootStatus({ ...base, status: st(stage(4, null)) }).status, 'running');
-  const done = computeBootStatus({ ...base, status: st(stage(4, 5)) });
-  assert.equal(done.status, 'done');
-  assert.equal(statusExitCode(done), 0);
-  const deg = computeBootStatus({ ...base, status: st(stage(4, 5, ['x'])) });
-  assert.equal(deg.extended_status, 'degraded done');
-  assert.equal(statusExitCode(deg), 2);
+test('status as cloud-init 26.x computes it: running from status.json without result.json, error over degraded, disabled first', () => {
+  const base = { resultExists: false, bootStatusCode: 'enabled-by-generator' as const, bootDescription: 'Cloud-init enabled by systemd cloud-init-generator' };
+  const none = computeBootStatus({ ...base, v1: undefined });
+  assert.deepEqual([none.status, none.extended_status, none.detail, none.datasource, statusExitCode(none)], ['not started', 'not started', 'Cloud-init enabled by systemd cloud-init-generator', '', 0]);
+  const stage = (start: number | null, finished: number | null, errors: string[] = [], recoverable_errors: Record<string, string[]> = {}) => ({ start, finished, errors, recoverable_errors });
+  const v1 = (final: ReturnType<typeof stage>, extra: Record<string, unknown> = {}) => ({ datasource: 'DataSourceNone', stage: null, 'init-local': stage(1, 2), init: stage(2, 3), 'modules-config': stage(3, 4), 'modules-final': final, ...extra });
+  const early = computeBootStatus({ ...base, v1: { datasource: null, stage: 'init-local', 'init-local': stage(1, null) } });
+  assert.deepEqual([early.status, early.detail, early.datasource], ['running', 'Running in stage: init-local', null]);
+  const running = computeBootStatus({ ...base, v1: v1(stage(4, null)) });
+  assert.deepEqual([running.status, running.extended_status, statusExitCode(running)], ['running', 'running', 0]);
+  const done = computeBootStatus({ ...base, resultExists: true, v1: v1(stage(4, 5)) });
+  assert.deepEqual([done.status, done.extended_status, done.datasource, done.detail, done.lastUpdate, statusExitCode(done)], ['done', 'done', 'none', 'DataSourceNone', 5, 0]);
+  assert.equal('datasource' in done.v1, false, 'datasource is shown once, shortened');
+  const failed = computeBootStatus({ ...base, resultExists: true, v1: v1(stage(4, 5, ['x'], { WARNING: ['w'] })) });
+  assert.deepEqual([failed.status, failed.extended_status, failed.running, statusExitCode(failed)], ['error', 'error - done', 'done', 1]);
+  const failing = computeBootStatus({ ...base, v1: v1(stage(4, null, ['x'])) });
+  assert.deepEqual([failing.status, failing.extended_status, statusExitCode(failing)], ['error', 'error - running', 1]);
+  const warned = computeBootStatus({ ...base, resultExists: true, v1: v1(stage(4, 5, [], { WARNING: ['w'] })) });
+  assert.deepEqual([warned.status, warned.extended_status, statusExitCode(warned)], ['done', 'degraded done', 2]);
+  const deprecated = computeBootStatus({ ...base, v1: v1(stage(4, null, [], { DEPRECATED: ['d'] })) });
+  assert.deepEqual([deprecated.status, deprecated.extended_status, statusExitCode(deprecated)], ['running', 'degraded running', 2]);
+  // Errors of every stage, stages in sorted key order (init before init-local), levels merged.
+  const many = computeBootStatus({ ...base, resultExists: true, v1: { ...v1(stage(4, 5, ['final'], { WARNING: ['w2'] })), 'init-local': stage(1, 2, ['local'], { WARNING: ['w1'] }), init: stage(2, 3, ['init']) } });
+  assert.deepEqual(many.errors, ['init', 'local', 'final']);
+  assert.deepEqual(many.recoverable_errors, { WARNING: ['w1', 'w2'] });
+  const off = computeBootStatus({ ...base, bootStatusCode: 'disabled-by-marker-file', bootDescription: 'Cloud-init disabled by /etc/cloud/cloud-init.disabled', v1: undefined });
+  assert.deepEqual([off.status, off.detail, statusExitCode(off)], ['disabled', 'Cloud-init disabled by /etc/cloud/cloud-init.disabled', 0]);
 });
 
 test('prepare hooks: in --all-stages an init module is prepared before the source search on a root no instance has booted in, as soon as init-local knows the instance is new, again with the final config; separate stages prepare in their own stage only', async (t) => {
@@ -319,4 +335,50 @@ test("at boot the distro comes from detect-distro's table: Linux Mint (ID_LIKE u
   assert.equal(data.v1.distro, 'linuxmint');
   assert.equal(data.v1.distro_version, '21.3');
   assert.equal(data.v1.distro_release, 'virginia');
+});
+
+test('every WARNING logged during a stage is a recoverable error (degraded, exit 2), secrets scrubbed, as cloud-init\'s LogExporter', async (t) => {
+  const root = sandbox(t, 'i-1', 'datasource_list: [Fake]\ncloud_init_modules: []\ncloud_config_modules: [loud]\ncloud_final_modules: []\n');
+  const loud = {
+    ...recordingModule({ runs: [] }, 'loud', 'config', 'always'),
+    async run(ctx: Parameters<ReturnType<typeof recordingModule>['run']>[0]) {
+      ctx.log.info('only information');
+      ctx.log.warn(`DEPRECATION: old key; the admin password is ${ctx.instance?.adminPassword ?? ''}`);
+    },
+  };
+  await boot(root, fakeDeps([fakeSource()], [loud]));
+  const status = json(root, 'run/cloud-init/status.json');
+  assert.deepEqual(status.v1['modules-config'].recoverable_errors, { WARNING: ['DEPRECATION: old key; the admin password is REDACTED'] });
+  assert.deepEqual(status.v1['modules-config'].errors, []);
+  const s = await readBootStatus(new LinuxPlatform({ root, log: new Logger().for('t') }), undefined, '');
+  assert.deepEqual([s.status, s.extended_status, statusExitCode(s)], ['done', 'degraded done', 2]);
+});
+
+test('a listed module kiln does not implement is a WARNING naming it (degraded, exit 2); one cloud-init removed is INFO only', async (t) => {
+  const root = sandbox(t, 'i-1', 'datasource_list: [Fake]\ncloud_init_modules: [migrator]\ncloud_config_modules: [puppet, cfg_always]\ncloud_final_modules: []\n');
+  const rec: Recorder = { runs: [] };
+  const sink = new MemorySink();
+  const logger = new Logger();
+  logger.addSink(sink);
+  await boot(root, fakeDeps([fakeSource()], modulesFor(rec)), logger);
+  assert.deepEqual(rec.runs, ['cfg_always'], 'the other modules still run');
+  const status = json(root, 'run/cloud-init/status.json');
+  assert.deepEqual(status.v1['modules-config'].recoverable_errors.WARNING, ["Could not find module named cc_puppet (kiln does not implement it; any 'puppet' config is not applied)"]);
+  assert.deepEqual(status.v1.init.recoverable_errors, {}, 'migrator was removed from cloud-init itself: not a problem');
+  assert.ok(sink.lines.some((l) => /\[INFO\]: Module `migrator` has been removed from cloud-init/.test(l)));
+  const s = await readBootStatus(new LinuxPlatform({ root, log: new Logger().for('t') }), undefined, '');
+  assert.deepEqual([s.status, s.extended_status, statusExitCode(s)], ['done', 'degraded done', 2]);
+});
+
+test('an unknown frequency in a module list is a deprecation (degraded, exit 2): the module runs at its own frequency, the stage goes on', async (t) => {
+  const root = sandbox(t, 'i-1', 'datasource_list: [Fake]\ncloud_init_modules: []\ncloud_config_modules: [[cfg_once, sometimes], cfg_always]\ncloud_final_modules: []\n');
+  const rec: Recorder = { runs: [] };
+  await boot(root, fakeDeps([fakeSource()], modulesFor(rec)));
+  assert.deepEqual(rec.runs, ['cfg_once', 'cfg_always']);
+  assert.ok(existsSync(join(root, 'var/lib/cloud/sem/config_cfg_once.once')), "cfg_once's own frequency");
+  const status = json(root, 'run/cloud-init/status.json');
+  assert.deepEqual(status.v1['modules-config'].errors, []);
+  assert.match(status.v1['modules-config'].recoverable_errors.DEPRECATED[0], /^Config specified module cfg_once has an unknown frequency sometimes is deprecated in 22\.1/);
+  const s = await readBootStatus(new LinuxPlatform({ root, log: new Logger().for('t') }), undefined, '');
+  assert.deepEqual([s.extended_status, statusExitCode(s)], ['degraded done', 2]);
 });

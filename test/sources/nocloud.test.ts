@@ -1,0 +1,51 @@
+// NoCloud's cloud_name and cloud_id: meta-data's `cloud-name` when it is a string, else 'unknown' (cloud-init 26.2).
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { describeDatasource } from '../../src/modules/final-message';
+import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
+import { canonicalCloudId } from '../../src/runner/cloud-id';
+import { buildInstanceData } from '../../src/runner/instance-data';
+import type { CrawlContext } from '../../src/sources/datasource';
+import { noCloudSource } from '../../src/sources/nocloud';
+import { Logger } from '../../src/util/log';
+import { tempDir } from '../helpers/temp';
+import { FakeFinder } from './fake-finder';
+
+async function crawl(t: TestContext, metaData: string) {
+  const root = tempDir(t);
+  mkdirSync(join(root, 'var/lib/cloud/seed/nocloud'), { recursive: true });
+  writeFileSync(join(root, 'var/lib/cloud/seed/nocloud/meta-data'), metaData);
+  const log = new Logger().for('test');
+  const platform = new LinuxPlatform({ root, log });
+  const ctx: CrawlContext = { platform, log, kernelCmdline: '', dmi: {}, config: {}, finder: new FakeFinder(platform), settings: {} };
+  return noCloudSource.crawl(ctx);
+}
+
+test("NoCloud without cloud-name: cloud_name 'unknown', cloud_id the platform 'nocloud'", async (t) => {
+  const data = await crawl(t, 'instance-id: i-1\n');
+  assert.equal(data.cloudName, 'unknown');
+  assert.equal(data.platform, 'nocloud');
+  assert.equal(canonicalCloudId(data.cloudName, data.region, data.platform), 'nocloud');
+  assert.equal(describeDatasource(data), 'DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud][dsmode=net]');
+});
+
+test("NoCloud with meta-data's cloud-name: that name, lower-cased, is cloud_name and cloud_id", async (t) => {
+  const data = await crawl(t, 'instance-id: i-1\ncloud-name: MyPrivateCloud\n');
+  assert.equal(data.cloudName, 'myprivatecloud');
+  assert.equal(canonicalCloudId(data.cloudName, data.region, data.platform), 'myprivatecloud');
+  // The class still comes from the platform, whatever the cloud is called.
+  assert.equal(describeDatasource({ ...data, cloudName: 'openstack' }), 'DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud][dsmode=net]');
+  const v1 = (buildInstanceData({ instance: data, distro: { name: 'debian', family: 'debian', version: '12' }, mergedConfig: {}, systemConfig: {} }) as { v1: Record<string, unknown> }).v1;
+  assert.equal(v1.cloud_name, 'myprivatecloud');
+  assert.equal(v1['cloud-name'], 'myprivatecloud');
+  assert.equal(v1.cloud_id, 'myprivatecloud');
+});
+
+test('NoCloud ignores a cloud-name that is not a string', async (t) => {
+  for (const value of ['42', '[a, b]', '{x: 1}', 'true', "''"]) {
+    const data = await crawl(t, `instance-id: i-1\ncloud-name: ${value}\n`);
+    assert.equal(data.cloudName, 'unknown', value);
+  }
+});
