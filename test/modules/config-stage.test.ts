@@ -1,6 +1,6 @@
 // Config-stage modules on sandbox roots: timezone, locale, keyboard, apt_pipelining, disable_ec2_metadata, ssh_import_id
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { APT_PIPELINING_FILE, aptPipeliningModule } from '../../src/modules/apt-pipelining';
@@ -9,6 +9,7 @@ import { keyboardModule } from '../../src/modules/keyboard';
 import { localeModule, readShellVar } from '../../src/modules/locale';
 import { keyInNestedDict, sshImportIdModule } from '../../src/modules/ssh-import-id';
 import { timezoneModule } from '../../src/modules/timezone';
+import { CommandError } from '../../src/util/command-error';
 import { copyRootfs } from '../helpers/debian-rootfs';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
@@ -72,11 +73,39 @@ test('locale on SUSE and Alpine writes their files', async (t) => {
   assert.match(readFileSync(join(root, 'etc/profile.d/locale.sh'), 'utf8'), /export LANG=C\.UTF-8\n/);
 });
 
-test('locale really runs update-locale in the Debian rootfs', async (t) => {
+test('locale reads the system locale from /etc/default/locale even when locale_configfile names another file', async (t) => {
+  const root = tempDir(t);
+  put(root, '/etc/default/locale', 'LANG=de_DE.UTF-8\n');
+  put(root, '/etc/locale.conf', 'LANG=fr_FR.UTF-8\n');
+  const ctx = dryContext(root);
+  await localeModule.run(ctx, { locale: 'de_DE.UTF-8', locale_configfile: '/etc/locale.conf' });
+  assert.deepEqual(ctx.commands(), [], 'cloud-init compares with LANG of /etc/default/locale and only checks that the configfile exists');
+});
+
+test("locale runs the Debian rootfs's own locale-gen and update-locale: a locale enabled in /etc/locale.gen is compiled and set", async (t) => {
   if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('debootstrap'), 'needs root, unshare and debootstrap for the cached Debian rootfs')) return;
   const root = copyRootfs(tempDir(t, 'kiln-late-'));
   await localeModule.run(moduleContext(root), { locale: 'C.UTF-8' });
   assert.match(readFileSync(join(root, 'etc/default/locale'), 'utf8'), /LANG=C\.UTF-8/);
+  appendFileSync(join(root, 'etc/locale.gen'), 'de_DE.UTF-8 UTF-8\n');
+  const ctx = moduleContext(root);
+  await localeModule.run(ctx, { locale: 'de_DE.UTF-8' });
+  assert.match(ctx.outputText(), /Generating locales \(this might take a while\)\.\.\.\n {2}de_DE\.UTF-8\.\.\. done\nGeneration complete\.\n/);
+  assert.ok(existsSync(join(root, 'usr/lib/locale/locale-archive')), 'localedef compiled the locale archive');
+  assert.match(readFileSync(join(root, 'etc/default/locale'), 'utf8'), /^LANG=de_DE\.UTF-8$/m);
+});
+
+test('locale fails as cloud-init does where update-locale rejects a locale that was never generated', async (t) => {
+  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('debootstrap'), 'needs root, unshare and debootstrap for the cached Debian rootfs')) return;
+  const root = copyRootfs(tempDir(t, 'kiln-late-'));
+  const ctx = moduleContext(root);
+  await assert.rejects(localeModule.run(ctx, {}), (err: unknown) => {
+    assert.ok(err instanceof CommandError, String(err));
+    assert.match(err.message, /^command 'update-locale --locale-file=\/etc\/default\/locale LANG=en_US\.UTF-8' exited with code [1-9]/);
+    return true;
+  });
+  assert.match(ctx.outputText(), /Generating locales/, "Debian's locale-gen ran (for the default en_US.UTF-8) before update-locale");
+  assert.doesNotMatch(readFileSync(join(root, 'etc/default/locale'), 'utf8'), /^LANG=/m);
 });
 
 test('keyboard needs systemd; with it, localectl set-x11-keymap then a console-setup restart on Debian', async (t) => {
