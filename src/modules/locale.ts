@@ -1,5 +1,6 @@
 // cc_locale: sets the system locale (Debian: the distro's locale-gen and update-locale, as cloud-init runs them; RHEL/SUSE: locale files; Arch; Alpine).
 import { CommandError } from '../util/command-error';
+import { loadShellContent } from '../util/shell-content';
 import { cfgString, isFalse } from './config-values';
 import { usesSystemd } from './distro-facts';
 import type { Module, ModuleContext } from './module';
@@ -8,15 +9,9 @@ import { updateSysconfigFile } from './sysconfig-file';
 
 export const DEBIAN_LOCALE_FILE = '/etc/default/locale';
 
-/** Reads KEY from a shell-variable file (cloud-init's load_shell_content), '' when absent. */
-export function readShellVar(text: string | undefined, key: string): string {
-  if (!text) return '';
-  let found = '';
-  for (const line of text.split('\n')) {
-    const m = new RegExp(`^\\s*(?:export\\s+)?${key}=(.*)$`).exec(line);
-    if (m) found = (m[1] ?? '').trim().replace(/^(["'])(.*)\1$/, '$2');
-  }
-  return found;
+/** KEY of a shell-variable file read as cloud-init's load_shell_content reads it, '' when absent or empty. */
+export function readShellVar(text: string | undefined, key: string, source = DEBIAN_LOCALE_FILE): string {
+  return text === undefined ? '' : (loadShellContent(text, source)[key] ?? '');
 }
 
 function defaultLocale(family: string): string {
