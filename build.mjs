@@ -4,6 +4,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, copyFileSync, rmSync, chmodSync, renameSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -105,9 +106,60 @@ function koffiAddonFile(target) {
   return { version: koffiVersion, file: join(npmPackage(target.koffi.package, koffiVersion), target.koffi.file) };
 }
 
+let yamlReader;
+
+/**
+ * kiln's own YAML reader (src/config/read-yaml.ts), bundled in memory and loaded here, so that the default
+ * cloud.cfg a binary embeds is read by build and tests exactly as a boot reads a cloud.cfg on disk.
+ */
+async function readYamlAtBuild() {
+  if (!yamlReader) {
+    yamlReader = (async () => {
+      const out = await esbuild.build({
+        entryPoints: [join(repo, 'src', 'config', 'read-yaml.ts')],
+        bundle: true,
+        platform: 'node',
+        format: 'cjs',
+        target: 'node20',
+        write: false,
+        logLevel: 'warning',
+      });
+      const module = { exports: {} };
+      new Function('module', 'exports', 'require', out.outputFiles[0].text)(module, module.exports, createRequire(import.meta.url));
+      return module.exports.readYaml;
+    })();
+  }
+  return yamlReader;
+}
+
+/** Throws unless VALUE survives JSON unchanged (no dates, binary, sets or numbers JSON cannot write). */
+function assertJsonData(value, where) {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
+  if (typeof value === 'number') {
+    if (Number.isFinite(value)) return;
+  } else if (Array.isArray(value)) {
+    value.forEach((v, i) => assertJsonData(v, `${where}[${i}]`));
+    return;
+  } else if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    for (const [k, v] of Object.entries(value)) assertJsonData(v, `${where}.${k}`);
+    return;
+  }
+  throw new Error(`${where}: ${String(value)} cannot be embedded as JSON; write it as a string`);
+}
+
+/** The target's default cloud.cfg read into the value a boot starts from, or undefined when the target has none. */
+async function defaultCloudConfig(target) {
+  const file = target.defaultConfigs['cloud.cfg'];
+  if (file === undefined) return undefined;
+  const value = (await readYamlAtBuild())(readFileSync(join(repo, file), 'utf8'), file);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(`${file}: expected a mapping at the top level`);
+  assertJsonData(value, file);
+  return value;
+}
+
 /**
  * The esbuild plugin behind `import ... from 'kiln:target'`: the build facts and default configs for one
- * target, and which asset holds koffi's addon (bake adds it). Tests use it with the host target, without the
+ * target (cloud.cfg also as the value the YAML reader makes of it, so no boot parses it), and which asset holds koffi's addon (bake adds it). Tests use it with the host target, without the
  * addon (they name a koffi addon file in KILN_KOFFI_ADDON instead).
  */
 export function targetPlugin(target, { embedAddon = true } = {}) {
@@ -115,7 +167,7 @@ export function targetPlugin(target, { embedAddon = true } = {}) {
     name: 'kiln-target',
     setup(build) {
       build.onResolve({ filter: /^kiln:target$/ }, () => ({ path: 'kiln-target', namespace: 'kiln' }));
-      build.onLoad({ filter: /.*/, namespace: 'kiln' }, () => {
+      build.onLoad({ filter: /.*/, namespace: 'kiln' }, async () => {
         const configs = {};
         for (const [name, file] of Object.entries(target.defaultConfigs)) configs[name] = readFileSync(join(repo, file), 'utf8');
         let addon = null;
@@ -127,6 +179,7 @@ export function targetPlugin(target, { embedAddon = true } = {}) {
           version: packageJson.version,
           target: { name: target.name, os: target.os, arch: target.arch, nodeVersion: target.node.version },
           defaultConfigs: configs,
+          defaultCloudConfig: await defaultCloudConfig(target),
           koffiAddon: addon,
         };
         return { contents: `export default ${JSON.stringify(facts)};`, loader: 'js' };

@@ -19,7 +19,7 @@ async function loadEvents(ctx: CommandContext, args: ParsedArgs): Promise<{ even
     return text === undefined ? undefined : { events: parseEventLog(text), source: given };
   }
   const platform = ctx.platform();
-  const rc = await loadRunConfig(platform, ctx.facts.defaultConfigs['cloud.cfg'], await readKernelCmdline(platform));
+  const rc = await loadRunConfig(platform, ctx.facts.defaultCloudConfig, await readKernelCmdline(platform));
   const text = await platform.readTextIfExists(rc.paths.eventLogFile);
   return text === undefined ? undefined : { events: parseEventLog(text), source: rc.paths.eventLogFile };
 }

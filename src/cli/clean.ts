@@ -36,7 +36,7 @@ export const cleanCommand: Command = {
   async run(ctx, args) {
     const configs = parseConfigKinds((args.flags.configs as string[] | undefined) ?? []);
     const platform = ctx.platform();
-    const rc = await loadRunConfig(platform, ctx.facts.defaultConfigs['cloud.cfg'], await readKernelCmdline(platform));
+    const rc = await loadRunConfig(platform, ctx.facts.defaultCloudConfig, await readKernelCmdline(platform));
     const out = await cleanArtifacts({
       platform,
       paths: rc.paths,

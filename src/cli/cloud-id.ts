@@ -18,7 +18,7 @@ export const cloudIdCommand: Command = {
   },
   async run(ctx, args) {
     const platform = ctx.platform();
-    const embedded = ctx.facts.defaultConfigs['cloud.cfg'];
+    const embedded = ctx.facts.defaultCloudConfig;
     const st = await readBootStatus(platform, embedded);
     if (st.running === 'disabled') {
       ctx.io.out('disabled\n');

@@ -24,7 +24,7 @@ export const collectLogsCommand: Command = {
   },
   async run(ctx, args) {
     const platform = ctx.platform();
-    const rc = await loadRunConfig(platform, ctx.facts.defaultConfigs['cloud.cfg'], await readKernelCmdline(platform));
+    const rc = await loadRunConfig(platform, ctx.facts.defaultCloudConfig, await readKernelCmdline(platform));
     const include = args.flags['include-userdata'] === true;
     const stamp = new Date().toISOString().slice(0, 10).replace(/-/g, '');
     const top = `cloud-init-logs-${stamp}`;

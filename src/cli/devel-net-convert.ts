@@ -1,6 +1,6 @@
 // `devel net-convert`: converts one network config file to a renderer's files under a directory, as cloud-init's does.
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { readYaml, YamlError } from '../config/read-yaml';
 import { KNOWN_DISTROS, rendererConfigFor } from '../net/distro-renderer-configs';
 import type { NetworkState } from '../net/model';
 import { parseNetworkInput, type InputKind } from '../net/parse-network-config';
@@ -59,9 +59,10 @@ export const develNetConvertCommand: Command = {
     const inputKind: InputKind = kind === 'eni' ? 'eni' : kind === 'yaml' ? 'yaml' : kind === 'ec2' ? 'ec2' : 'openstack';
     let input: unknown = text;
     try {
-      if (kind === 'yaml') input = parseYaml(text, { version: '1.1' });
+      if (kind === 'yaml') input = readYaml(text, file);
       else if (kind !== 'eni') input = JSON.parse(text);
     } catch (err) {
+      if (err instanceof YamlError) throw err;
       throw new UsageError(`${file}: not valid ${kind === 'yaml' ? 'YAML' : 'JSON'}: ${(err as Error).message}`);
     }
     const ns = parseNetworkInput(inputKind, input, { macs, key: kind === 'yaml' ? 'network' : kind });

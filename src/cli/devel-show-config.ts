@@ -30,7 +30,7 @@ export const develShowConfigCommand: Command = {
       ctx.io.out(text);
       return 0;
     }
-    const loaded = await loadSystemConfig(ctx.platform(), configs['cloud.cfg']);
+    const loaded = await loadSystemConfig(ctx.platform(), ctx.facts.defaultCloudConfig);
     ctx.log.debug(`system config layers: ${loaded.sources.join(', ')}`);
     ctx.io.out(format === 'json' ? `${JSON.stringify(loaded.config, null, 2)}\n` : stringify(loaded.config));
     return 0;

@@ -13,7 +13,7 @@ export const dsIdentifyCommand: Command = {
   flags: { boolean: ['quiet'], alias: { q: 'quiet' }, help: ['-q, --quiet   print nothing; the exit code tells'] },
   async run(ctx, args) {
     const platform = ctx.platform();
-    const rc = await loadRunConfig(platform, ctx.facts.defaultConfigs['cloud.cfg'], await readKernelCmdline(platform));
+    const rc = await loadRunConfig(platform, ctx.facts.defaultCloudConfig, await readKernelCmdline(platform));
     if (rc.disabledBy) {
       if (!args.flags.quiet) ctx.io.out(`disabled (${rc.disabledBy})\n`);
       return 1;

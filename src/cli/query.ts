@@ -32,7 +32,7 @@ export const queryCommand: Command = {
     if (!all && !listKeys && !format && varname === undefined) throw new UsageError('expected one of VARNAME, --all, --list-keys or --format');
     if ((all && (listKeys || format)) || (format && varname !== undefined)) throw new UsageError('--all, --list-keys, --format and VARNAME cannot be combined that way');
     const platform = ctx.platform();
-    const rc = await loadRunConfig(platform, ctx.facts.defaultConfigs['cloud.cfg'], await readKernelCmdline(platform));
+    const rc = await loadRunConfig(platform, ctx.facts.defaultCloudConfig, await readKernelCmdline(platform));
     const privileged = typeof process.getuid === 'function' ? process.getuid() === 0 : true;
     let doc: Record<string, unknown>;
     try {

@@ -38,7 +38,7 @@ export const schemaCommand: Command = {
     if (file) targets.push({ name: file, text: await fsPromises().readFile(file, 'utf8').catch(() => undefined) });
     else {
       const platform = ctx.platform();
-      const rc = await loadRunConfig(platform, ctx.facts.defaultConfigs['cloud.cfg'], await readKernelCmdline(platform));
+      const rc = await loadRunConfig(platform, ctx.facts.defaultCloudConfig, await readKernelCmdline(platform));
       for (const [label, name] of [['user-data', 'user-data.txt'], ['vendor-data', 'vendor-data.txt']] as const) {
         const path = posix.join(rc.paths.instanceLink, name);
         const text = await platform.readTextIfExists(path);

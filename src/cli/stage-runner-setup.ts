@@ -14,7 +14,7 @@ import { fsPromises } from '../util/on-demand-builtins';
  */
 export async function createStageRunner(ctx: CommandContext, opts: { file?: string | undefined; print?: boolean; deps?: RunnerDeps; allStages?: boolean } = {}): Promise<StageRunner> {
   const platform = ctx.platform();
-  const deps = opts.deps ?? defaultRunnerDeps({ platform, embeddedConfig: ctx.facts.defaultConfigs['cloud.cfg'], version: ctx.facts.version, env: ctx.env });
+  const deps = opts.deps ?? defaultRunnerDeps({ platform, embeddedConfig: ctx.facts.defaultCloudConfig, version: ctx.facts.version, env: ctx.env });
   let extraConfig: ConfigMap | undefined;
   if (opts.file) extraConfig = parseYamlConfig(await fsPromises().readFile(opts.file, 'utf8'), opts.file);
   const runner = new StageRunner({

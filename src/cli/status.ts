@@ -77,7 +77,7 @@ export const statusCommand: Command = {
     const format = (args.flags.format as string | undefined) ?? 'tabular';
     if (!['tabular', 'json', 'yaml'].includes(format)) throw new UsageError(`--format must be tabular, json or yaml, not '${format}'`);
     const platform = ctx.platform();
-    const embedded = ctx.facts.defaultConfigs['cloud.cfg'];
+    const embedded = ctx.facts.defaultCloudConfig;
     const pollMs = Number(ctx.env.KILN_STATUS_POLL_MS ?? 250);
     let s = await readBootStatus(platform, embedded);
     if (args.flags.wait) {

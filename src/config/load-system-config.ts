@@ -13,11 +13,15 @@ export const SYSTEM_CONFIG_FILE = '/etc/cloud/cloud.cfg';
 export const SYSTEM_CONFIG_DIR = '/etc/cloud/cloud.cfg.d';
 export const RUN_CONFIG_FILE = '/run/cloud-init/cloud.cfg';
 
-export async function loadSystemConfig(platform: Platform, embedded: string | undefined): Promise<SystemConfig> {
+/**
+ * EMBEDDED is the build's default cloud.cfg, read by the YAML reader when the binary was built (build.mjs); each
+ * load gets its own copy, so that nothing a boot does to its config reaches the next load in the same process.
+ */
+export async function loadSystemConfig(platform: Platform, embedded: ConfigMap | undefined): Promise<SystemConfig> {
   let config: ConfigMap = {};
   const sources: string[] = [];
   if (embedded !== undefined) {
-    config = parseYamlConfig(embedded, '<embedded cloud.cfg>');
+    config = structuredClone(embedded);
     sources.push('<embedded>');
   }
   const files: string[] = [SYSTEM_CONFIG_FILE];

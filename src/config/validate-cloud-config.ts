@@ -1,5 +1,6 @@
 // Checks a cloud-config document against the schema; every error names the key path, line and column.
-import { isMap, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
+import { isMap, isSeq, LineCounter, type Node as YamlNode } from 'yaml';
+import { parseYamlDocument, yamlDocumentValue, YamlError } from './read-yaml';
 import { CLOUD_CONFIG_SCHEMA, type SchemaNode, type SchemaType } from './cloud-config-schema';
 
 export interface SchemaProblem {
@@ -98,13 +99,15 @@ export function validateCloudConfig(text: string, opts: { requireHeader?: boolea
     return { problems: [], fatal: 'Cloud-config needs to begin with "#cloud-config" on its first line' };
   }
   const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: false });
-  const err = doc.errors[0];
-  if (err) {
-    const p = lc.linePos(err.pos[0]);
-    return { problems: [], fatal: `File is not valid YAML. in line ${p.line} column ${p.col}: ${err.message.split('\n')[0]}` };
+  // The same reading as a boot's (read-yaml.ts), so that `0644` or `on` is checked as the modules will see it.
+  const doc = parseYamlDocument(text, lc);
+  let value: unknown;
+  try {
+    value = yamlDocumentValue(doc, 'cloud-config', lc);
+  } catch (err) {
+    if (!(err instanceof YamlError)) throw err;
+    return { problems: [], fatal: `File is not valid YAML. ${err.line === undefined ? '' : `in line ${err.line} column ${err.column}: `}${err.reason}` };
   }
-  const value: unknown = doc.toJS();
   if (value === null || value === undefined) return { problems: [] };
   if (typeOf(value) !== 'object') return { problems: [], fatal: `Cloud-config is not a YAML dict (found ${typeOf(value)})` };
   const raw: Array<{ path: string[]; message: string; kind: 'error' | 'deprecation' }> = [];

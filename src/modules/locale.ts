@@ -1,53 +1,55 @@
-// cc_locale: sets the system locale (Debian: locale-gen + update-locale, in-process where kiln knows the scripts; RHEL/SUSE: locale files; Arch; Alpine).
+// cc_locale: sets the system locale (Debian: the distro's locale-gen and update-locale, as cloud-init runs them; RHEL/SUSE: locale files; Arch; Alpine).
 import { CommandError } from '../util/command-error';
+import { loadShellContent } from '../util/shell-content';
 import { cfgString, isFalse } from './config-values';
 import { usesSystemd } from './distro-facts';
 import type { Module, ModuleContext } from './module';
 import { makeHeader } from './cloud-header';
-import { isKnownScript, KNOWN_LOCALE_GEN, KNOWN_UPDATE_LOCALE, runDebianLocaleGen, runDebianUpdateLocale } from './debian-locale-tools';
 import { updateSysconfigFile } from './sysconfig-file';
 
 export const DEBIAN_LOCALE_FILE = '/etc/default/locale';
 
-/** Reads KEY from a shell-variable file (cloud-init's load_shell_content), '' when absent. */
-export function readShellVar(text: string | undefined, key: string): string {
-  if (!text) return '';
-  let found = '';
-  for (const line of text.split('\n')) {
-    const m = new RegExp(`^\\s*(?:export\\s+)?${key}=(.*)$`).exec(line);
-    if (m) found = (m[1] ?? '').trim().replace(/^(["'])(.*)\1$/, '$2');
-  }
-  return found;
+/** KEY of a shell-variable file read as cloud-init's load_shell_content reads it, '' when absent or empty. */
+export function readShellVar(text: string | undefined, key: string, source = DEBIAN_LOCALE_FILE): string {
+  return text === undefined ? '' : (loadShellContent(text, source)[key] ?? '');
 }
 
 function defaultLocale(family: string): string {
   return family === 'alpine' ? 'C.UTF-8' : 'en_US.UTF-8';
 }
 
+/**
+ * ARGV run as cloud-init runs it with capture=False: its output goes to the console (the module's output), not
+ * into the error, and a failure fails the module.
+ */
+async function runUncaptured(ctx: ModuleContext, argv: string[]): Promise<void> {
+  const r = await ctx.platform.run(argv, { allowFailure: true });
+  if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
+  if (r.code !== 0) throw new CommandError(`command '${argv.join(' ')}' exited with code ${r.code}`, { argv, code: r.code });
+}
+
+/**
+ * cloud-init 22.4's Debian apply_locale: the system locale is LANG in /etc/default/locale whatever OUTFILE is;
+ * when it differs from LOCALE, is unset, or OUTFILE is missing, `locale-gen LOCALE` (not for C, C.UTF-8 and
+ * POSIX, which need none) and then `update-locale --locale-file=OUTFILE LANG=LOCALE`. Both are the target's
+ * own programs, run in its root.
+ */
 async function applyDebianLocale(ctx: ModuleContext, locale: string, outFile: string): Promise<void> {
   const { platform } = ctx;
-  const current = await platform.readTextIfExists(outFile);
-  const systemLocale = readShellVar(current, 'LANG');
+  const systemLocale = readShellVar(await platform.readTextIfExists(DEBIAN_LOCALE_FILE), 'LANG');
   const distroLocale = systemLocale || defaultLocale('debian');
-  const confExists = current !== undefined;
-  const needRegen = locale.toLowerCase() !== distroLocale.toLowerCase() || !confExists || !systemLocale;
-  if (needRegen) {
-    if (!['c', 'c.utf-8', 'posix'].includes(locale.toLowerCase())) {
-      ctx.log.debug(`Generating locales for ${locale}`);
-      const r = (await isKnownScript(platform, 'locale-gen', KNOWN_LOCALE_GEN)) ? await runDebianLocaleGen(platform) : await platform.run(['locale-gen', locale]);
-      if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
-    }
-  } else {
+  const confExists = await platform.exists(outFile);
+  if (locale.toLowerCase() === distroLocale.toLowerCase() && confExists && systemLocale) {
     ctx.log.debug(`System has 'LANG=${systemLocale}' requested '${locale}', skipping regeneration.`);
     return;
   }
+  if (['c', 'c.utf-8', 'posix'].includes(locale.toLowerCase())) ctx.log.debug(`LANG=${locale} does not require rengeneration`);
+  else {
+    ctx.log.debug(`Generating locales for ${locale}`);
+    await runUncaptured(ctx, ['locale-gen', locale]);
+  }
   ctx.log.debug(`Updating ${outFile} with locale setting LANG=${locale}`);
-  const argv = ['update-locale', `--locale-file=${outFile}`, `LANG=${locale}`];
-  const native = await isKnownScript(platform, 'update-locale', KNOWN_UPDATE_LOCALE);
-  const r = native ? await runDebianUpdateLocale(platform, outFile, [['LANG', locale]]) : await platform.run(argv, { allowFailure: true });
-  if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
-  // cloud-init runs update-locale with capture=False: its output goes to the console, not into the error.
-  if (r.code !== 0) throw new CommandError(`command '${argv.join(' ')}' exited with code ${r.code}`, { argv, code: r.code });
+  await runUncaptured(ctx, ['update-locale', `--locale-file=${outFile}`, `LANG=${locale}`]);
 }
 
 export async function applyLocale(ctx: ModuleContext, locale: string, configFile: string | undefined): Promise<void> {

@@ -1,5 +1,5 @@
 // Network config from the initramfs (klibc ipconfig's /run/net-*.conf) and from the kernel's `network-config=`.
-import { parse as parseYaml } from 'yaml';
+import { readYaml, YamlError } from '../config/read-yaml';
 import type { Obj } from './check';
 import { NetworkConfigError } from './net-error';
 import { zlib } from '../util/on-demand-builtins';
@@ -83,9 +83,9 @@ export function kernelCmdlineNetworkConfig(cmdline: string): Obj | undefined {
   if (blob[0] === 0x1f && blob[1] === 0x8b) blob = zlib().gunzipSync(blob);
   let doc: unknown;
   try {
-    doc = parseYaml(blob.toString('utf8'), { version: '1.1' });
+    doc = readYaml(blob.toString('utf8'), 'network-config=');
   } catch (err) {
-    throw new NetworkConfigError('kernel command line network-config=', `not YAML after decoding: ${(err as Error).message}`);
+    throw new NetworkConfigError('kernel command line network-config=', `not YAML after decoding: ${err instanceof YamlError ? err.detail : (err as Error).message}`);
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new NetworkConfigError('kernel command line network-config=', 'does not decode to a mapping');
   return doc as Obj;

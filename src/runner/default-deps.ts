@@ -1,5 +1,6 @@
 // The real implementations the CLI hands the runner: kiln's sources, modules, user-data and network code.
 import { LinuxFilesystemFinder } from '../devices/linux-finder';
+import type { ConfigMap } from '../config/parse-yaml-config';
 import type { Platform } from '../platform/platform';
 import { DATASOURCES } from '../sources/registry';
 import { applyNetworkOnLinux } from './apply-network-linux';
@@ -9,7 +10,7 @@ import type { RunnerDeps } from './runner-deps';
 
 export interface DefaultDepsInput {
   platform: Platform;
-  embeddedConfig: string | undefined;
+  embeddedConfig: ConfigMap | undefined;
   version: string;
   env: NodeJS.ProcessEnv;
 }

@@ -1,6 +1,6 @@
 // The cloud-config modules see: system config < datasource config < vendor data < user data.
 import { mergeSystemConfig } from '../config/merge-system-config';
-import { pyyamlDump } from '../net/pyyaml-dump';
+import { pyyamlDump } from '../config/pyyaml-dump';
 import { isConfigMap, parseYamlConfig, type ConfigMap } from '../config/parse-yaml-config';
 
 export interface CloudConfigLayers {

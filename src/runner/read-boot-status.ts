@@ -1,6 +1,7 @@
 // Reads everything `cloud-init status` needs from the target: status.json, result.json, the disable switches, the generator's marks.
 import { posix } from 'node:path';
 import type { Platform } from '../platform/platform';
+import type { ConfigMap } from '../config/parse-yaml-config';
 import { computeBootStatus, type BootStatus, type BootStatusCode } from './boot-status';
 import { loadRunConfig, readKernelCmdline, type RunConfig } from './run-config';
 
@@ -34,7 +35,7 @@ async function readStatusV1(platform: Platform, file: string): Promise<Record<st
   }
 }
 
-export async function readBootStatus(platform: Platform, embedded: string | undefined, cmdline?: string): Promise<BootStatus> {
+export async function readBootStatus(platform: Platform, embedded: ConfigMap | undefined, cmdline?: string): Promise<BootStatus> {
   const rc = await loadRunConfig(platform, embedded, cmdline ?? (await readKernelCmdline(platform)));
   const v1 = await readStatusV1(platform, rc.paths.statusFile);
   const resultExists = await platform.exists(rc.paths.resultFile);

@@ -87,8 +87,8 @@ export interface RunnerDeps {
   finder: FilesystemFinder;
   /** The environment network sources take proxy settings from; default process.env. */
   env?: NodeJS.ProcessEnv;
-  /** The embedded default cloud.cfg of this build. */
-  embeddedConfig: string | undefined;
+  /** The embedded default cloud.cfg of this build, read when it was built. */
+  embeddedConfig: ConfigMap | undefined;
   /** kiln's version, for boot-finished and the stage banner. */
   version: string;
   now?: () => Date;

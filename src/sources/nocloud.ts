@@ -1,5 +1,5 @@
 // NoCloud: seed folders, a cidata/CIDATA filesystem, `ds=nocloud;s=…` on the cmdline or DMI serial, and `seedfrom`.
-import { parse as parseYaml } from 'yaml';
+import { readYaml, YamlError } from '../config/read-yaml';
 import type { FileTree } from '../devices/filesystem-finder';
 import { HttpClient, HttpError } from '../util/http';
 import type { Log } from '../util/log';
@@ -34,20 +34,18 @@ async function seedDirs(ctx: DetectContext): Promise<FolderTree[]> {
   return dirs;
 }
 
-/** meta-data is YAML (JSON being a subset, but tried first for clearer errors on JSON files). */
-export function parseMetaData(bytes: Uint8Array, where: string): Record<string, unknown> {
-  const text = Buffer.from(bytes).toString('utf8');
-  if (text.trim() === '') return {};
-  let value: unknown;
+/** A seed file read as YAML (JSON being YAML too), as cloud-init's load_yaml reads it; errors name the file and line. */
+function readSeedYaml(bytes: Uint8Array, file: string): unknown {
   try {
-    value = text.trimStart().startsWith('{') ? JSON.parse(text) : parseYaml(text);
+    return readYaml(Buffer.from(bytes).toString('utf8'), file);
   } catch (err) {
-    try {
-      value = parseYaml(text);
-    } catch {
-      throw new SourceError('NoCloud', `${where}/meta-data is neither YAML nor JSON: ${(err as Error).message}`);
-    }
+    throw new SourceError('NoCloud', err instanceof YamlError ? err.message : `${file}: ${(err as Error).message}`);
   }
+}
+
+/** meta-data: a YAML (or JSON) mapping. */
+export function parseMetaData(bytes: Uint8Array, where: string): Record<string, unknown> {
+  const value = readSeedYaml(bytes, `${where}/meta-data`);
   if (value === null || value === undefined) return {};
   if (typeof value !== 'object' || Array.isArray(value)) throw new SourceError('NoCloud', `${where}/meta-data must be a mapping, not ${Array.isArray(value) ? 'a list' : typeof value}`);
   return value as Record<string, unknown>;
@@ -55,12 +53,7 @@ export function parseMetaData(bytes: Uint8Array, where: string): Record<string, 
 
 /** network-config: v1 or v2, bare or under a top-level `network:` key. */
 export function parseNetworkConfig(bytes: Uint8Array, where: string): InstanceData['networkConfig'] {
-  let value: unknown;
-  try {
-    value = parseYaml(Buffer.from(bytes).toString('utf8'));
-  } catch (err) {
-    throw new SourceError('NoCloud', `${where}/network-config is not valid YAML: ${(err as Error).message}`);
-  }
+  const value = readSeedYaml(bytes, `${where}/network-config`);
   if (value === null || value === undefined) return undefined;
   if (typeof value !== 'object' || Array.isArray(value)) throw new SourceError('NoCloud', `${where}/network-config must be a mapping`);
   let cfg = value as Record<string, unknown>;

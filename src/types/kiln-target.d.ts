@@ -3,8 +3,10 @@ declare module 'kiln:target' {
   export interface BuildFacts {
     version: string;
     target: { name: string; os: 'linux' | 'win'; arch: string; nodeVersion: string };
-    /** File name (cloud.cfg, cloudbase-init.conf …) → text. */
+    /** File name (cloud.cfg, cloudbase-init.conf …) → text, as shipped (`devel show-config --embedded` prints it). */
     defaultConfigs: Record<string, string>;
+    /** The default cloud.cfg as the YAML reader (src/config/read-yaml.ts) read it at build time; absent without one. */
+    defaultCloudConfig?: Record<string, unknown>;
     /** koffi's prebuilt addon for this target: its version, SHA-256 and the name of the binary's asset holding it. */
     koffiAddon: { version: string; sha256: string; asset: string } | null;
   }

@@ -6,7 +6,7 @@ import { httpIncludeFetcher, type FetchInclude } from './fetch-include';
 import { jinjaVariables } from './jinja-context';
 import { renderJinja } from './jinja-render';
 import { applyJsonPatch } from './json-patch';
-import { loadYaml, YamlSyntaxError } from './load-yaml';
+import { readYaml, YamlError } from '../config/read-yaml';
 import { mergeCloudConfigPart, mergeManyConfigs } from './merge-config';
 import { entityFilename, header, looksLikeMime, looksLikeMimeWithoutVersion, parseMime, type MimeEntity, type MimeHeader } from './mime';
 import { CT, GZIP_TYPES, TYPE_NEEDED, typeFromStartsWith } from './part-types';
@@ -347,10 +347,10 @@ class SourceProcessor {
   private async archive(text: string, depth: number, part: string): Promise<void> {
     let entries: unknown;
     try {
-      entries = loadYaml(text);
+      entries = readYaml(text, part);
     } catch (err) {
       this.counter++;
-      this.error(part, err instanceof YamlSyntaxError ? `#cloud-config-archive: ${err.message}` : (err as Error).message);
+      this.error(part, err instanceof YamlError ? `#cloud-config-archive: ${err.detail}` : (err as Error).message);
       return;
     }
     if (!Array.isArray(entries)) {
@@ -401,9 +401,9 @@ function handleLeaves(source: DataSource, leaves: Leaf[], out: ProcessedUserData
       if (leaf.contentType === CT.cloudConfig) {
         let doc: unknown;
         try {
-          doc = loadYaml(text());
+          doc = readYaml(text(), part);
         } catch (err) {
-          if (err instanceof YamlSyntaxError) throw new Error(`cloud-config is ${err.message}`);
+          if (err instanceof YamlError) throw new Error(`cloud-config is ${err.detail}`);
           throw err;
         }
         if (doc === null || doc === undefined) continue;
@@ -416,9 +416,9 @@ function handleLeaves(source: DataSource, leaves: Leaf[], out: ProcessedUserData
         const body = t.trimStart().toLowerCase().startsWith('#cloud-config-jsonp') ? (nl < 0 ? '' : t.slice(nl + 1)) : t;
         let patch: unknown;
         try {
-          patch = loadYaml(body, body !== t ? 1 : 0);
+          patch = readYaml(body, part, { lineOffset: body !== t ? 1 : 0 });
         } catch (err) {
-          throw new Error(`#cloud-config-jsonp is ${(err as Error).message}`);
+          throw new Error(`#cloud-config-jsonp is ${err instanceof YamlError ? err.detail : (err as Error).message}`);
         }
         cfg = applyJsonPatch(cfg, patch) as Record<string, unknown>;
       } else if (freq) {

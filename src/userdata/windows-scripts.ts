@@ -1,5 +1,5 @@
 // Windows user-data scripts as cloudbase-init reads them: kind detection order, EC2 tags, EC2Launch v2 tasks.
-import { loadYaml } from './load-yaml';
+import { readYaml } from '../config/read-yaml';
 
 /** How a script is launched: cmd.exe, python, bash, 64-bit (Sysnative) PowerShell, or 32-bit (SysWOW64) PowerShell. */
 export type WindowsScriptKind = 'cmd' | 'python' | 'bash' | 'powershell' | 'powershell-x86';
@@ -80,7 +80,7 @@ export interface Ec2LaunchV2Result {
 
 /** EC2Launch v2 YAML: each `executeScript` input becomes a script (powershell or batch; `frequency: always` persists). */
 export function parseEc2LaunchV2(text: string, name = 'user-data'): Ec2LaunchV2Result {
-  const doc = loadYaml(text) as { tasks?: unknown };
+  const doc = readYaml(text, name) as { tasks?: unknown };
   if (!doc || typeof doc !== 'object' || !Array.isArray(doc.tasks)) throw new Error('EC2Launch v2 user data needs a `tasks` list');
   const scripts: WindowsScript[] = [];
   const skipped: string[] = [];

@@ -1,7 +1,7 @@
 // cloudbase-init's reading of user data: multipart parts by type, or one script / cloud-config / certificate.
 import type { Log } from '../util/log';
 import { bytesToText, decodeBase64, gunzipBytes, isGzip } from './decode';
-import { loadYaml, YamlSyntaxError } from './load-yaml';
+import { readYaml, YamlError } from '../config/read-yaml';
 import { mergeCloudConfigPart } from './merge-config';
 import { entityFilename, header, parseMime, type MimeEntity } from './mime';
 import type { PartError } from './process-user-data';
@@ -84,9 +84,9 @@ export function isMultipart(bytes: Buffer): boolean {
 function cloudConfig(text: string, part: string, out: WindowsUserData): void {
   let doc: unknown;
   try {
-    doc = loadYaml(text);
+    doc = readYaml(text, part);
   } catch (err) {
-    throw new Error(err instanceof YamlSyntaxError ? `cloud-config is ${err.message}` : (err as Error).message);
+    throw new Error(err instanceof YamlError ? `cloud-config is ${err.detail}` : (err as Error).message);
   }
   if (doc === null || doc === undefined) return;
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new Error('cloud-config must be a YAML mapping at the top level');

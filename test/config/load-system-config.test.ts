@@ -18,7 +18,7 @@ test('embedded defaults < cloud.cfg < cloud.cfg.d (sorted) < /run/cloud-init/clo
   writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/10-a.cfg'), 'datasource_list: [NoCloud]\nfoo: 1\n');
   writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/ignored.txt'), 'foo: 2\n');
   writeFileSync(join(root, 'run/cloud-init/cloud.cfg'), 'foo: 3\n');
-  const loaded = await loadSystemConfig(new LinuxPlatform({ root, log: new Logger().for('t') }), buildFacts.defaultConfigs['cloud.cfg']);
+  const loaded = await loadSystemConfig(new LinuxPlatform({ root, log: new Logger().for('t') }), buildFacts.defaultCloudConfig);
   const c = loaded.config as Record<string, any>; // any: test reads nested values directly
   assert.equal(c.preserve_hostname, true);
   assert.deepEqual(c.datasource_list, ['Ec2']);
@@ -32,4 +32,24 @@ test('embedded defaults < cloud.cfg < cloud.cfg.d (sorted) < /run/cloud-init/clo
 test('bad YAML names the file, line and column', () => {
   assert.throws(() => parseYamlConfig('a: 1\nb: [1, 2\n', '/etc/cloud/cloud.cfg'), /\/etc\/cloud\/cloud\.cfg:\d+:\d+: invalid YAML/);
   assert.throws(() => parseYamlConfig('- 1\n', 'x.cfg'), /x\.cfg: expected a mapping/);
+});
+
+test('cloud.cfg.d is read as YAML 1.1, as PyYAML reads it for cloud-init (0644 octal, on/off booleans, 0o17 a string)', async (t) => {
+  const root = tempDir(t);
+  mkdirSync(join(root, 'etc/cloud/cloud.cfg.d'), { recursive: true });
+  writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/50-mode.cfg'), 'mode: 0644\nflag: on\nother: off\nnot_octal: 0o17\nbig: 1_000\n');
+  const loaded = await loadSystemConfig(new LinuxPlatform({ root, log: new Logger().for('t') }), undefined);
+  assert.deepEqual(loaded.config, { mode: 420, flag: true, other: false, not_octal: '0o17', big: 1000 });
+});
+
+test('the embedded cloud.cfg was read at build time, and each load gets its own copy of it', async (t) => {
+  const embedded = buildFacts.defaultCloudConfig;
+  assert.ok(embedded && Array.isArray(embedded.cloud_init_modules), 'the build embeds the value, not the text');
+  const root = tempDir(t);
+  const platform = new LinuxPlatform({ root, log: new Logger().for('t') });
+  const first = await loadSystemConfig(platform, embedded);
+  (first.config.cloud_init_modules as unknown[]).push('changed');
+  const second = await loadSystemConfig(platform, embedded);
+  assert.deepEqual(second.config.cloud_init_modules, embedded.cloud_init_modules);
+  assert.ok(!(embedded.cloud_init_modules as unknown[]).includes('changed'));
 });

@@ -1,7 +1,7 @@
 // Bad network config: every error names the key, and a chosen config that is bad never falls back silently.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parse as parseYaml } from 'yaml';
+import { readYaml } from '../../src/config/read-yaml';
 import { NetworkConfigError } from '../../src/net/net-error';
 import { parseNetworkDocument, parseNetworkInput } from '../../src/net/parse-network-config';
 import { selectNetworkConfig } from '../../src/net/select-network-config';
@@ -9,7 +9,7 @@ import type { NicFacts } from '../../src/net/sys-class-net';
 
 function rejects(yaml: string, key: string, reason: RegExp): void {
   assert.throws(
-    () => parseNetworkDocument(parseYaml(yaml, { version: '1.1' })),
+    () => parseNetworkDocument(readYaml(yaml, 'bad-input.yaml')),
     (err: unknown) => {
       assert.ok(err instanceof NetworkConfigError, `expected NetworkConfigError, got ${String(err)}`);
       assert.equal(err.key, key);

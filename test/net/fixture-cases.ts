@@ -1,7 +1,7 @@
 // Reads the network fixture corpus: one folder per case under test/fixtures/net (input, case.json, expected/<renderer>/…).
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { readYaml } from '../../src/config/read-yaml';
 import type { InputKind } from '../../src/net/parse-network-config';
 import type { RendererName } from '../../src/net/renderer';
 import { FIXTURES as ALL_FIXTURES } from '../helpers/repo';
@@ -68,7 +68,7 @@ export function loadCases(): NetCase[] {
         },
         load() {
           const text = readFileSync(input, 'utf8');
-          if (cliKind === 'yaml') return parseYaml(text, { version: '1.1' });
+          if (cliKind === 'yaml') return readYaml(text, input);
           if (cliKind === 'eni') return text;
           return JSON.parse(text);
         },

@@ -1,5 +1,5 @@
 // Fake sources and modules for runner tests: they record what ran and read a tiny seed folder in the sandbox root.
-import { parse } from 'yaml';
+import { readYaml } from '../../src/config/read-yaml';
 import type { CloudConfig, Frequency, Module, ModuleContext, ModuleStage } from '../../src/modules/module';
 import type { Datasource, InstanceData } from '../../src/sources/datasource';
 import type { RunnerDeps } from '../../src/runner/runner-deps';
@@ -29,7 +29,7 @@ export function fakeSource(name = 'Fake', kind: 'local' | 'network' = 'local', d
         adminPassword: 'adm1nSecretPw',
         ...(user !== undefined ? { userData: Buffer.from(user) } : {}),
         ...(vendor !== undefined ? { vendorData: Buffer.from(vendor) } : {}),
-        ...(ds !== undefined ? { sourceConfig: parse(ds) as Record<string, unknown> } : {}),
+        ...(ds !== undefined ? { sourceConfig: readYaml(ds, `${dir}/ds-config`) as Record<string, unknown> } : {}),
         metadata: { 'instance-id': iid, admin_password: 'hunter22secret' },
       };
     },
@@ -81,14 +81,14 @@ export function fakeDeps(sources: Datasource[], modules: Module[], extra: Partia
     async processUserData(input) {
       const text = Buffer.from(input.raw).toString('utf8');
       if (!text.startsWith('#cloud-config')) return { cloudConfig: {} };
-      return { cloudConfig: (parse(text) ?? {}) as Record<string, unknown> };
+      return { cloudConfig: (readYaml(text, 'user data') ?? {}) as Record<string, unknown> };
     },
     async selectAndRenderNetwork(input) {
       network.push(input.instance?.instanceId);
       return { written: [] };
     },
     finder: { find: async () => [] },
-    embeddedConfig: buildFacts.defaultConfigs['cloud.cfg'],
+    embeddedConfig: buildFacts.defaultCloudConfig,
     version: '0.0.0-test',
     now: () => new Date((t += 10)),
     kernelCmdline: async () => '',

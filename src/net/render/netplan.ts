@@ -2,7 +2,7 @@
 import { BOND_V2_TO_V1, BRIDGE_V2_TO_V1 } from '../parse-v2';
 import type { Interface, NetworkState } from '../model';
 import { isIpv6Subnet } from '../model';
-import { pyyamlDump } from '../pyyaml-dump';
+import { pyyamlDump } from '../../config/pyyaml-dump';
 import type { NetworkRenderer, RenderedFile, RendererConfig } from '../renderer';
 
 type Entry = Record<string, unknown>;

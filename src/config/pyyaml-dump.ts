@@ -112,20 +112,100 @@ function plainWrapped(text: string, indent: number, startColumn: number): string
   return out;
 }
 
+/** PyYAML's ESCAPE_REPLACEMENTS: characters written as a backslash and one letter in double quotes. */
+const ESCAPES: Record<string, string> = {
+  '\0': '0',
+  '\x07': 'a',
+  '\b': 'b',
+  '\t': 't',
+  '\n': 'n',
+  '\v': 'v',
+  '\f': 'f',
+  '\r': 'r',
+  '\x1b': 'e',
+  '"': '"',
+  '\\': '\\',
+  '\x85': 'N',
+  '\xa0': '_',
+  '\u2028': 'L',
+  '\u2029': 'P',
+};
+
+/** A string with characters PyYAML writes only in double quotes: anything but printable ASCII and line feeds (safe_dump keeps allow_unicode off). */
+function needsDoubleQuotes(s: string): boolean {
+  return /[^\n\x20-\x7e]/.test(s);
+}
+
+/**
+ * PyYAML's write_double_quoted: what is not printable ASCII escaped (\\xXX, \\uXXXX, \\UXXXXXXXX or a letter), and, when
+ * SPLIT, a long line broken with a backslash at a space past column 80, continuing at INDENT.
+ */
+function doubleQuoted(text: string, indent: number, startColumn: number, split: boolean): string {
+  const chars = Array.from(text);
+  let out = '"';
+  let column = startColumn + 1;
+  const write = (d: string) => {
+    out += d;
+    column += d.length;
+  };
+  let start = 0;
+  for (let end = 0; end <= chars.length; end++) {
+    const ch = end < chars.length ? (chars[end] as string) : undefined;
+    if (ch === undefined || '"\\\x85\u2028\u2029\ufeff'.includes(ch) || !(ch >= '\x20' && ch <= '\x7e')) {
+      if (start < end) {
+        write(chars.slice(start, end).join(''));
+        start = end;
+      }
+      if (ch !== undefined) {
+        const code = ch.codePointAt(0) as number;
+        const hex = code.toString(16).toUpperCase();
+        write(ESCAPES[ch] !== undefined ? `\\${ESCAPES[ch]}` : code <= 0xff ? `\\x${hex.padStart(2, '0')}` : code <= 0xffff ? `\\u${hex.padStart(4, '0')}` : `\\U${hex.padStart(8, '0')}`);
+        start = end + 1;
+      }
+    }
+    if (split && end > 0 && end < chars.length - 1 && (ch === ' ' || start >= end) && column + (end - start) > 80) {
+      out += `${chars.slice(start, end).join('')}\\\n${' '.repeat(indent)}`;
+      if (start < end) start = end;
+      column = indent;
+      if (chars[start] === ' ') write('\\');
+    }
+  }
+  return `${out}"`;
+}
+
+/**
+ * A number as PyYAML's representer writes it. JavaScript has one number type: integral values are written as
+ * Python ints (all digits), others as Python's repr of a float (exponent below 1e-4, with '.0' and two digits).
+ */
+function numberText(v: number): string {
+  if (Number.isNaN(v)) return '.nan';
+  if (!Number.isFinite(v)) return v > 0 ? '.inf' : '-.inf';
+  if (Number.isInteger(v)) return BigInt(v).toString();
+  const [mantissa, exp] = v.toExponential().split('e') as [string, string];
+  if (Number(exp) >= -4) return String(v);
+  const digits = mantissa.includes('.') ? mantissa : `${mantissa}.0`;
+  return `${digits}e-${String(-Number(exp)).padStart(2, '0')}`;
+}
+
 /**
  * Scalar V. A value (COLUMN given: where it starts on its line) is folded as PyYAML folds it, continuing at
  * INDENT (the block's indent + 4); keys (no COLUMN) are never folded.
  */
 export function scalar(v: Value, indent = 0, column?: number): string {
-  if (typeof v === 'string' && column !== undefined && singleQuotedMultilineOk(v)) return singleQuoted(v, indent, column);
-  if (typeof v === 'string' && column !== undefined && plainOk(v)) return plainWrapped(v, indent, column);
+  if (typeof v === 'string') return stringScalar(v, indent, column);
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'boolean') return v ? 'true' : 'false';
-  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(v);
-  const s = String(v);
-  if (plainOk(s)) return s;
-  if (/[\x00-\x1f\x7f-\x9f]/.test(s) && s !== '') return JSON.stringify(s);
-  return `'${s.replace(/'/g, "''")}'`;
+  if (typeof v === 'number') return numberText(v);
+  return stringScalar(String(v), indent, column);
+}
+
+/** PyYAML's choice of style for a string: plain where nothing reads it otherwise, else single quotes, else double. */
+function stringScalar(s: string, indent: number, column: number | undefined): string {
+  const split = column !== undefined;
+  if (needsDoubleQuotes(s)) return doubleQuoted(s, indent, column ?? 0, split);
+  if (s.includes('\n')) return split && singleQuotedMultilineOk(s) ? singleQuoted(s, indent, column) : doubleQuoted(s, indent, column ?? 0, split);
+  if (plainOk(s)) return split ? plainWrapped(s, indent, column) : s;
+  return split ? singleQuoted(s, indent, column) : `'${s.replace(/'/g, "''")}'`;
 }
 
 function isMap(v: Value): v is Record<string, Value> {
