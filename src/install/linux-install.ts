@@ -153,9 +153,8 @@ export async function uninstallLinux(req: LinuxUninstallRequest): Promise<void> 
       for (const unit of allUnits) {
         for (const link of enableLinkPaths(unit, files[unit] as string)) {
           if ((await platform.readLink?.(link)) !== `${layout.units}/${unit}`) continue;
+          // Its folder stays, as `systemctl disable` leaves it: it may have been there before.
           await remove(link);
-          const folder = posix.dirname(link);
-          if ((await platform.listDir(folder)).length === 0) await platform.remove(folder, { recursive: true });
         }
       }
     }
