@@ -70,7 +70,7 @@ export const uninstallCommand: Command = {
   async run(ctx) {
     const platform = ctx.platform();
     const files = ctx.facts.installFiles;
-    if (platform.os === 'windows') await uninstallWindows({ platform, files, say: say(ctx) });
+    if (platform.os === 'windows') await uninstallWindows({ platform, files, say: say(ctx), running: process.execPath });
     else await uninstallLinux({ platform, files, say: say(ctx) });
     return 0;
   },

@@ -1,5 +1,6 @@
 // `kiln install` and `kiln uninstall` on Windows: what images/windows/install-kiln.cmd does, from the binary
 // alone: kiln.exe and the confs in cloudbase-init's layout, SetupComplete.cmd, and the cloudbase-init service.
+import { win32 } from 'node:path';
 import type { Platform } from '../platform/platform';
 import { WindowsPlatform } from '../platform/windows/windows-platform';
 import { DEFAULT_DEPENDENCIES, SERVICE_NAME, installService, uninstallService } from '../cli/service';
@@ -55,7 +56,12 @@ export async function installWindows(req: WindowsInstallRequest): Promise<void> 
   }
 }
 
-export async function uninstallWindows(req: Omit<WindowsInstallRequest, 'binary'>): Promise<void> {
+export interface WindowsUninstallRequest extends Omit<WindowsInstallRequest, 'binary'> {
+  /** The path of the executable running this, which Windows will not let it delete. */
+  running?: string;
+}
+
+export async function uninstallWindows(req: WindowsUninstallRequest): Promise<void> {
   const { platform, files, say } = req;
   requireFiles(files);
   if (platform instanceof WindowsPlatform) {
@@ -69,7 +75,14 @@ export async function uninstallWindows(req: Omit<WindowsInstallRequest, 'binary'
     if ((await platform.readTextIfExists(path)) === files[name]) await platform.remove(path);
     else if (await platform.exists(path)) say(`kept ${platform.hostPath(path)}: changed since kiln installed it`);
   }
-  if (await platform.exists(KILN_EXE)) await platform.remove(KILN_EXE);
+  if (await platform.exists(KILN_EXE)) {
+    // Windows cannot delete an executable that is running: the copy being run is left for the person to delete.
+    if (req.running !== undefined && win32.normalize(req.running).toLowerCase() === win32.normalize(platform.hostPath(KILN_EXE)).toLowerCase()) {
+      say(`kept ${platform.hostPath(KILN_EXE)}: it is running now; delete it once this command has ended`);
+    } else {
+      await platform.remove(KILN_EXE);
+    }
+  }
   for (const dir of [...EMPTY_DIRS, CONF_DIR, CLOUDBASE_INIT_DIR]) {
     if ((await platform.exists(dir)) && (await platform.listDir(dir)).length === 0) await platform.remove(dir, { recursive: true });
   }

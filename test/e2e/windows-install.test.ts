@@ -69,5 +69,12 @@ test('kiln install under wine (--root on a Z: folder): the cloudbase-init layout
   assert.equal(regQuery(prefix, key, 'ImagePath'), undefined);
   // The folders Windows' own layout has (Program Files, Windows\Setup\Scripts) stay; nothing of kiln's does.
   assert.deepEqual(tree(image), ['Program Files/', 'Program Files/Cloudbase Solutions/', 'Windows/', 'Windows/Setup/', 'Windows/Setup/Scripts/']);
+
+  // Uninstalled by the installed copy itself: Windows will not delete a running executable, so that one stays.
+  assert.equal(runUnderWine(exe as string, ['--root', root, 'install'], env).code, 0);
+  r = runUnderWine(join(image, base, 'kiln.exe'), ['--root', root, 'uninstall'], env);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^kept Z:.*\\kiln\.exe: it is running now; delete it once this command has ended$/m);
+  assert.deepEqual(tree(image), ['Program Files/', 'Program Files/Cloudbase Solutions/', `${base}/`, `${base}/kiln.exe`, 'Windows/', 'Windows/Setup/', 'Windows/Setup/Scripts/']);
   spawnSync('wineserver', ['-k'], { env: { ...process.env, WINEPREFIX: prefix } });
 });
