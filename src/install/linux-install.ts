@@ -135,27 +135,23 @@ export async function uninstallLinux(req: LinuxUninstallRequest): Promise<void> 
   };
   // Kiln's files, found by their text: a same-named file with other content (the package's) is not kiln's.
   const ours: string[] = [];
-  const oursUnits = new Set<string>();
   for (const layout of [VENDOR_LAYOUT, ADMIN_LAYOUT]) {
     for (const [name, text] of Object.entries(files)) {
       const path = `${name === GENERATOR ? layout.generators : layout.units}/${name}`;
       if ((await platform.readLink?.(path)) !== undefined) continue;
       if ((await platform.readTextIfExists(path)) !== text) continue;
       ours.push(path);
-      if (name !== GENERATOR) oursUnits.add(name);
     }
   }
-  if (isLive(platform)) {
-    const enableable = allUnits.filter((u) => oursUnits.has(u));
-    if (enableable.length) await platform.run(['systemctl', 'disable', ...enableable]);
-  } else {
-    for (const layout of [VENDOR_LAYOUT, ADMIN_LAYOUT]) {
-      for (const unit of allUnits) {
-        for (const link of enableLinkPaths(unit, files[unit] as string)) {
-          if ((await platform.readLink?.(link)) !== `${layout.units}/${unit}`) continue;
-          // Its folder stays, as `systemctl disable` leaves it: it may have been there before.
-          await remove(link);
-        }
+  // The links are found as install (or `systemctl enable`, on a live system) made them: pointing at kiln's
+  // units. `systemctl disable` is not used: it would also take away the package's own links for the same
+  // unit names after --replace, leaving Debian's cloud-init disabled.
+  for (const layout of [VENDOR_LAYOUT, ADMIN_LAYOUT]) {
+    for (const unit of allUnits) {
+      for (const link of enableLinkPaths(unit, files[unit] as string)) {
+        if ((await platform.readLink?.(link)) !== `${layout.units}/${unit}`) continue;
+        // Its folder stays, as `systemctl disable` leaves it: it may have been there before.
+        await remove(link);
       }
     }
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildFacts } from '../../src/build-info';
@@ -48,6 +48,15 @@ async function uninstall(platform: Platform): Promise<string[]> {
   const said: string[] = [];
   await uninstallLinux({ platform, files, say: (l) => said.push(l) });
   return said;
+}
+
+/** PLATFORM (a sandbox) seen as if its root were '/': every read still goes to the sandbox. */
+function seenAsLive(platform: LinuxPlatform): Platform {
+  const live = new Proxy(platform, { get: (target, key) => (key === 'root' ? '/' : (Reflect.get(target, key) as unknown)) }) as Platform;
+  for (const [name, value] of Object.entries(Object.getOwnPropertyDescriptors(LinuxPlatform.prototype))) {
+    if (typeof value.value === 'function' && name !== 'constructor') (live as unknown as Record<string, unknown>)[name] = (value.value as (...a: unknown[]) => unknown).bind(platform);
+  }
+  return live;
 }
 
 function isEnabled(root: string, unit: string): string {
@@ -147,15 +156,31 @@ test("--replace diverts the package's names with dpkg-divert and puts kiln's uni
 
 test('on a live system systemctl enables and reloads, through the Platform (so --dry-run prints it)', async (t) => {
   const { platform } = sandbox(t);
-  // The sandbox, seen as if it were '/': every read still goes to the sandbox, and the dry run applies nothing.
-  const live = new Proxy(platform, {
-    get: (target, key) => (key === 'root' ? '/' : (Reflect.get(target, key) as unknown)),
-  }) as Platform;
-  for (const [name, value] of Object.entries(Object.getOwnPropertyDescriptors(LinuxPlatform.prototype))) {
-    if (typeof value.value === 'function' && name !== 'constructor') (live as unknown as Record<string, unknown>)[name] = (value.value as (...a: unknown[]) => unknown).bind(platform);
-  }
+  const live = seenAsLive(platform);
   const dry = new DryRunPlatform(live);
   await install(dry, { units: 'all-stages' });
   assert.deepEqual(dry.effects.filter((e) => e.kind === 'run').map(describeEffect), ['run systemctl daemon-reload', 'run systemctl enable kiln-all-stages.service']);
   assert.ok(!dry.effects.some((e) => e.kind === 'symlink' && e.path.includes('.wants')));
+});
+
+test("uninstall after --replace keeps the package's own enable links, also on a live system (no systemctl disable)", async (t) => {
+  const { root, platform } = sandbox(t);
+  mkdirSync(join(root, 'var/lib/dpkg'), { recursive: true });
+  writeFileSync(join(root, 'var/lib/dpkg/status'), 'Package: cloud-init\nStatus: install ok installed\n');
+  mkdirSync(join(root, 'etc/systemd/system/cloud-init.target.wants'), { recursive: true });
+  symlinkSync('/lib/systemd/system/cloud-init.service', join(root, 'etc/systemd/system/cloud-init.target.wants/cloud-init.service'));
+  const before = tree(root);
+  const said = await install(platform, { replace: true });
+  assert.ok(said.includes('kept /etc/systemd/system/cloud-init.target.wants/cloud-init.service -> /lib/systemd/system/cloud-init.service: it enables cloud-init.service already'), said.join('\n'));
+  assert.equal(readlinkSync(join(root, 'etc/systemd/system/cloud-init.target.wants/cloud-final.service')), '/etc/systemd/system/cloud-final.service');
+
+  const dry = new DryRunPlatform(seenAsLive(platform));
+  await uninstall(dry);
+  const effects = dry.effects.map(describeEffect);
+  assert.deepEqual(effects.filter((e) => e.startsWith('run ')), ['run systemctl daemon-reload']);
+  assert.ok(effects.includes('remove /etc/systemd/system/cloud-init.target.wants/cloud-final.service'), effects.join('\n'));
+  assert.ok(!effects.includes('remove /etc/systemd/system/cloud-init.target.wants/cloud-init.service'), effects.join('\n'));
+
+  await uninstall(platform);
+  assert.deepEqual(tree(root), before);
 });
