@@ -158,8 +158,9 @@ async function defaultCloudConfig(target) {
 }
 
 /**
- * The esbuild plugin behind `import ... from 'kiln:target'`: the build facts and default configs for one
- * target (cloud.cfg also as the value the YAML reader makes of it, so no boot parses it), and which asset holds koffi's addon (bake adds it). Tests use it with the host target, without the
+ * The esbuild plugin behind `import ... from 'kiln:target'`: the build facts, default configs (cloud.cfg also as
+ * the value the YAML reader makes of it, so no boot parses it) and files `kiln install` writes for one target,
+ * and which asset holds koffi's addon (bake adds it). Tests use it with the host target, without the
  * addon (they name a koffi addon file in KILN_KOFFI_ADDON instead).
  */
 export function targetPlugin(target, { embedAddon = true } = {}) {
@@ -170,6 +171,10 @@ export function targetPlugin(target, { embedAddon = true } = {}) {
       build.onLoad({ filter: /.*/, namespace: 'kiln' }, async () => {
         const configs = {};
         for (const [name, file] of Object.entries(target.defaultConfigs)) configs[name] = readFileSync(join(repo, file), 'utf8');
+        // What `kiln install` puts in place (systemd units and generator; the Windows confs), so that the
+        // binary alone can install itself.
+        const installFiles = {};
+        for (const [name, file] of Object.entries(target.installFiles ?? {})) installFiles[name] = readFileSync(join(repo, file), 'utf8');
         let addon = null;
         if (target.koffi && embedAddon) {
           const { version, file } = koffiAddonFile(target);
@@ -180,6 +185,7 @@ export function targetPlugin(target, { embedAddon = true } = {}) {
           target: { name: target.name, os: target.os, arch: target.arch, nodeVersion: target.node.version },
           defaultConfigs: configs,
           defaultCloudConfig: await defaultCloudConfig(target),
+          installFiles,
           koffiAddon: addon,
         };
         return { contents: `export default ${JSON.stringify(facts)};`, loader: 'js' };

@@ -18,6 +18,7 @@ import { develWriteFileCommand } from './devel-write-file';
 import { dsIdentifyCommand } from './ds-identify';
 import { featuresCommand } from './features';
 import { initCommand } from './init';
+import { installCommand, uninstallCommand } from './install';
 import { modulesCommand } from './modules';
 import { queryCommand } from './query';
 import { schemaCommand } from './schema';
@@ -62,4 +63,6 @@ export const COMMANDS: Command[] = [
   serviceUninstallCommand,
   serviceRunCommand,
   develNetConvertCommand,
+  installCommand,
+  uninstallCommand,
 ];

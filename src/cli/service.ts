@@ -24,6 +24,41 @@ export function serviceCommandLine(exe: string, configFiles: string[]): string {
   return [exe, 'service', 'run', ...configFiles.flatMap((f) => ['--config-file', f])].map(quote).join(' ');
 }
 
+export interface ServiceInstallRequest {
+  name: string;
+  /** The kiln executable the service control manager starts. */
+  exe: string;
+  configFiles: string[];
+  startType: 'auto' | 'demand';
+  dependencies: string[];
+  displayName?: string;
+}
+
+/** Registers kiln as the cloudbase-init service (what `service install` and `kiln install` do); returns its command line. */
+export function installService(win: WindowsPlatform, req: ServiceInstallRequest): string {
+  const binaryPath = serviceCommandLine(req.exe, req.configFiles);
+  win.win32().advapi32.createService({
+    name: req.name,
+    displayName: req.displayName ?? 'Cloudbase-Init (kiln)',
+    description: 'Initialises this instance from its cloud metadata (cloudbase-init, re-implemented by kiln).',
+    binaryPath,
+    startType: req.startType,
+    dependencies: req.dependencies,
+  });
+  return binaryPath;
+}
+
+/** Stops (when running) and deletes the service NAME; false when there is no such service. */
+export function uninstallService(win: WindowsPlatform, name: string): boolean {
+  const api = win.win32().advapi32;
+  const state = api.queryService(name);
+  if (!state) return false;
+  const SERVICE_STOPPED = 1;
+  if (state.currentState !== SERVICE_STOPPED) api.stopService(name);
+  api.deleteService(name);
+  return true;
+}
+
 export const serviceInstallCommand: Command = {
   words: ['service', 'install'],
   summary: 'install kiln as the cloudbase-init service (LocalSystem, automatic start, after Tcpip and ProfSvc)',
@@ -46,14 +81,13 @@ export const serviceInstallCommand: Command = {
     if (start !== 'auto' && start !== 'demand') throw new UsageError(`--start must be auto or demand, not '${start}'`);
     const name = (args.flags.name as string | undefined) ?? SERVICE_NAME;
     const configFiles = (args.flags['config-file'] as string[] | undefined) ?? [DEFAULT_CONFIG_FILE];
-    const binaryPath = serviceCommandLine(process.execPath, configFiles);
-    win.win32().advapi32.createService({
+    const binaryPath = installService(win, {
       name,
-      displayName: (args.flags['display-name'] as string | undefined) ?? 'Cloudbase-Init (kiln)',
-      description: 'Initialises this instance from its cloud metadata (cloudbase-init, re-implemented by kiln).',
-      binaryPath,
+      exe: process.execPath,
+      configFiles,
       startType: start,
       dependencies: (args.flags.depend as string[] | undefined) ?? DEFAULT_DEPENDENCIES,
+      ...(args.flags['display-name'] !== undefined ? { displayName: args.flags['display-name'] as string } : {}),
     });
     ctx.io.out(`installed service ${name}: ${binaryPath}\n`);
     return 0;
@@ -68,16 +102,12 @@ export const serviceUninstallCommand: Command = {
   positional: [0, 0],
   flags: { string: ['name'], help: [`--name NAME   service name (default ${SERVICE_NAME})`] },
   async run(ctx, args) {
-    const api = windows(ctx).win32().advapi32;
+    const win = windows(ctx);
     const name = (args.flags.name as string | undefined) ?? SERVICE_NAME;
-    const state = api.queryService(name);
-    if (!state) {
+    if (!uninstallService(win, name)) {
       ctx.io.err(`service ${name} is not installed\n`);
       return 1;
     }
-    const SERVICE_STOPPED = 1;
-    if (state.currentState !== SERVICE_STOPPED) api.stopService(name);
-    api.deleteService(name);
     ctx.io.out(`removed service ${name}\n`);
     return 0;
   },

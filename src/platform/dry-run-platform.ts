@@ -54,6 +54,11 @@ export class DryRunPlatform implements Platform {
     if (this.removed.has(k)) return undefined;
     return this.inner.stat ? this.inner.stat(path, opts) : undefined;
   }
+  async readLink(path: string): Promise<string | undefined> {
+    const k = this.key(path);
+    if (this.written.has(k) || this.removed.has(k)) return undefined;
+    return this.inner.readLink ? this.inner.readLink(path) : undefined;
+  }
   async listDir(path: string): Promise<string[]> {
     const base = this.key(path);
     const names = new Set((await this.inner.exists(path)) ? await this.inner.listDir(path) : []);

@@ -84,6 +84,8 @@ export interface Platform {
   listDir(path: string): Promise<string[]>;
   /** Type and mode of PATH, undefined when it does not exist. Optional: callers fall back when a platform lacks it. */
   stat?(path: string, opts?: { followLinks?: boolean }): Promise<FileStat | undefined>;
+  /** Where the symlink PATH points (its text, unresolved), undefined when PATH is not a symlink. Optional, as stat. */
+  readLink?(path: string): Promise<string | undefined>;
   /** Writes atomically: temp file in the same folder, mode and owner set, fsync when durable, rename. */
   writeFile(path: string, data: string | Uint8Array, opts?: FileOpts): Promise<void>;
   /** Creates PATH and missing parents; MODE and OWNER (as in FileOpts) are applied to PATH itself, even when it exists. */

@@ -7,6 +7,8 @@ declare module 'kiln:target' {
     defaultConfigs: Record<string, string>;
     /** The default cloud.cfg as the YAML reader (src/config/read-yaml.ts) read it at build time; absent without one. */
     defaultCloudConfig?: Record<string, unknown>;
+    /** File name → text of what `kiln install` writes: systemd units and generator (Linux), confs (Windows). */
+    installFiles: Record<string, string>;
     /** koffi's prebuilt addon for this target: its version, SHA-256 and the name of the binary's asset holding it. */
     koffiAddon: { version: string; sha256: string; asset: string } | null;
   }

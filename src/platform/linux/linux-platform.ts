@@ -176,6 +176,11 @@ export class LinuxPlatform implements Platform {
     return { type, mode: st.mode & 0o7777, size: held !== undefined ? Buffer.byteLength(held, 'utf8') : st.size };
   }
 
+  async readLink(path: string): Promise<string | undefined> {
+    const host = await this.resolveParentOnly(path);
+    return statOrUndefined(host, false)?.isSymbolicLink() ? readlinkSync(host) : undefined;
+  }
+
   async listDir(path: string): Promise<string[]> {
     return readdirSync(await this.resolve(path)).sort();
   }

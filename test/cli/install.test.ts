@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { main } from '../../src/main';
+import { tempDir } from '../helpers/temp';
+
+async function runMain(argv: string[], argv0 = 'kiln') {
+  let out = '';
+  let err = '';
+  const code = await main({ argv, argv0, env: {}, io: { out: (s) => void (out += s), err: (s) => void (err += s) } });
+  return { code, out, err };
+}
+
+test('kiln install|uninstall are kiln verbs with --help, and --dry-run --root prints what install would do without doing it', async (t) => {
+  const help = await runMain(['install', '--help']);
+  assert.equal(help.code, 0);
+  assert.match(help.out, /--units four\|all-stages/);
+  assert.match(help.out, /--replace/);
+  assert.match((await runMain(['uninstall', '--help'])).out, /usage: kiln uninstall/);
+  assert.equal((await runMain(['install'], '/usr/bin/cloud-init')).code, 2);
+
+  const root = tempDir(t);
+  const dry = await runMain(['--root', root, '--dry-run', 'install', '--units', 'all-stages']);
+  assert.equal(dry.code, 0, dry.err);
+  assert.match(dry.out, /^ {2}write \/usr\/bin\/kiln \(\d+ bytes, mode 0755\)$/m);
+  assert.match(dry.out, /^ {2}symlink \/usr\/bin\/cloud-init -> kiln$/m);
+  assert.match(dry.out, /^ {2}symlink \/etc\/systemd\/system\/multi-user\.target\.wants\/kiln-all-stages\.service -> \/usr\/lib\/systemd\/system\/kiln-all-stages\.service$/m);
+  assert.deepEqual(readdirSync(root), []);
+
+  const bad = await runMain(['--root', root, 'install', '--units', 'three']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /--units must be four or all-stages, not 'three'/);
+});
+
+test("kiln install refuses with exit 1 and one line where Debian's cloud-init is installed", async (t) => {
+  const root = tempDir(t);
+  mkdirSync(join(root, 'var/lib/dpkg'), { recursive: true });
+  writeFileSync(join(root, 'var/lib/dpkg/status'), 'Package: cloud-init\nStatus: install ok installed\n');
+  const r = await runMain(['--root', root, 'install']);
+  assert.equal(r.code, 1);
+  assert.match(r.err, /^kiln: error: Debian's cloud-init is installed in .* \(dpkg lists the cloud-init package as installed .*\); remove it \(apt-get purge cloud-init\) or give --replace to take over its names\n$/);
+  assert.deepEqual(readdirSync(root), ['var']);
+});

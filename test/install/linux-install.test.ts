@@ -1,0 +1,186 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { buildFacts } from '../../src/build-info';
+import { InstallRefusedError, installLinux, uninstallLinux, type UnitSet } from '../../src/install/linux-install';
+import { DryRunPlatform, describeEffect } from '../../src/platform/dry-run-platform';
+import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
+import type { Platform } from '../../src/platform/platform';
+import { Logger } from '../../src/util/log';
+import { hasCommand, need } from '../helpers/requirements';
+import { tempDir } from '../helpers/temp';
+
+const BINARY = new TextEncoder().encode('#!/bin/sh\necho kiln\n');
+const files = buildFacts.installFiles;
+
+/** Every file and link under ROOT (folders left out), with a link's target and a file's mode. */
+function tree(root: string, dir = ''): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(join(root, dir)).sort()) {
+    const rel = `${dir}/${name}`;
+    const st = lstatSync(join(root, rel));
+    if (st.isDirectory()) out.push(...tree(root, rel));
+    else if (st.isSymbolicLink()) out.push(`${rel} -> ${readlinkSync(join(root, rel))}`);
+    else out.push(`${rel} ${(st.mode & 0o7777).toString(8)}`);
+  }
+  return out;
+}
+
+/** A small root with a few files of its own, which install and uninstall must leave alone. */
+function sandbox(t: import('node:test').TestContext): { root: string; platform: LinuxPlatform } {
+  const root = tempDir(t);
+  mkdirSync(join(root, 'etc/systemd/system/multi-user.target.wants'), { recursive: true });
+  mkdirSync(join(root, 'usr/bin'), { recursive: true });
+  writeFileSync(join(root, 'etc/hostname'), 'image\n');
+  writeFileSync(join(root, 'usr/bin/true'), '', { mode: 0o755 });
+  return { root, platform: new LinuxPlatform({ root, log: new Logger().for('t') }) };
+}
+
+async function install(platform: Platform, opts: { units?: UnitSet; enable?: boolean; replace?: boolean } = {}): Promise<string[]> {
+  const said: string[] = [];
+  await installLinux({ platform, files, binary: async () => BINARY, units: opts.units ?? 'four', enable: opts.enable ?? true, replace: opts.replace ?? false, say: (l) => said.push(l) });
+  return said;
+}
+
+async function uninstall(platform: Platform): Promise<string[]> {
+  const said: string[] = [];
+  await uninstallLinux({ platform, files, say: (l) => said.push(l) });
+  return said;
+}
+
+/** PLATFORM (a sandbox) seen as if its root were '/': every read still goes to the sandbox. */
+function seenAsLive(platform: LinuxPlatform): Platform {
+  const live = new Proxy(platform, { get: (target, key) => (key === 'root' ? '/' : (Reflect.get(target, key) as unknown)) }) as Platform;
+  for (const [name, value] of Object.entries(Object.getOwnPropertyDescriptors(LinuxPlatform.prototype))) {
+    if (typeof value.value === 'function' && name !== 'constructor') (live as unknown as Record<string, unknown>)[name] = (value.value as (...a: unknown[]) => unknown).bind(platform);
+  }
+  return live;
+}
+
+function isEnabled(root: string, unit: string): string {
+  return spawnSync('systemctl', ['--root', root, 'is-enabled', unit], { encoding: 'utf8' }).stdout.trim();
+}
+
+test('install puts the binary, its names, the units and the generator in place and enables the four stages by links', async (t) => {
+  const { root, platform } = sandbox(t);
+  const before = tree(root);
+  await install(platform);
+  assert.deepEqual(readFileSync(join(root, 'usr/bin/kiln')), Buffer.from(BINARY));
+  assert.equal(statSync(join(root, 'usr/bin/kiln')).mode & 0o7777, 0o755);
+  assert.equal(readlinkSync(join(root, 'usr/bin/cloud-init')), 'kiln');
+  assert.equal(readlinkSync(join(root, 'usr/bin/cloud-id')), 'kiln');
+  assert.equal(readFileSync(join(root, 'usr/lib/systemd/system/cloud-init.service'), 'utf8'), files['cloud-init.service']);
+  assert.equal(statSync(join(root, 'usr/lib/systemd/system-generators/cloud-init-generator')).mode & 0o7777, 0o755);
+  const added = tree(root).filter((l) => !before.includes(l));
+  assert.deepEqual(added, [
+    '/etc/systemd/system/cloud-init.target.wants/cloud-config.service -> /usr/lib/systemd/system/cloud-config.service',
+    '/etc/systemd/system/cloud-init.target.wants/cloud-final.service -> /usr/lib/systemd/system/cloud-final.service',
+    '/etc/systemd/system/cloud-init.target.wants/cloud-init-local.service -> /usr/lib/systemd/system/cloud-init-local.service',
+    '/etc/systemd/system/cloud-init.target.wants/cloud-init.service -> /usr/lib/systemd/system/cloud-init.service',
+    '/usr/bin/cloud-id -> kiln',
+    '/usr/bin/cloud-init -> kiln',
+    '/usr/bin/kiln 755',
+    '/usr/lib/systemd/system/cloud-config.service 644',
+    '/usr/lib/systemd/system/cloud-config.target 644',
+    '/usr/lib/systemd/system/cloud-final.service 644',
+    '/usr/lib/systemd/system/cloud-init-local.service 644',
+    '/usr/lib/systemd/system/cloud-init.service 644',
+    '/usr/lib/systemd/system/cloud-init.target 644',
+    '/usr/lib/systemd/system/kiln-all-stages.service 644',
+    '/usr/lib/systemd/system-generators/cloud-init-generator 755',
+  ]);
+  if (need(t, hasCommand('systemctl'), 'systemctl is not installed (it checks the enable links)')) {
+    for (const unit of ['cloud-init-local.service', 'cloud-init.service', 'cloud-config.service', 'cloud-final.service']) assert.equal(isEnabled(root, unit), 'enabled', unit);
+    assert.equal(isEnabled(root, 'kiln-all-stages.service'), 'disabled');
+  }
+  await uninstall(platform);
+  assert.deepEqual(tree(root), before);
+});
+
+test('--units all-stages enables kiln-all-stages.service into multi-user.target instead; --no-enable links nothing', async (t) => {
+  const { root, platform } = sandbox(t);
+  const before = tree(root);
+  await install(platform, { units: 'all-stages' });
+  assert.equal(readlinkSync(join(root, 'etc/systemd/system/multi-user.target.wants/kiln-all-stages.service')), '/usr/lib/systemd/system/kiln-all-stages.service');
+  assert.deepEqual(readdirSync(join(root, 'etc/systemd/system')), ['multi-user.target.wants']);
+  if (need(t, hasCommand('systemctl'), 'systemctl is not installed (it checks the enable links)')) {
+    assert.equal(isEnabled(root, 'kiln-all-stages.service'), 'enabled');
+    assert.equal(isEnabled(root, 'cloud-init.service'), 'disabled');
+  }
+  await uninstall(platform);
+  assert.deepEqual(tree(root), before);
+  // The folder that was there before install stays, even empty.
+  assert.deepEqual(readdirSync(join(root, 'etc/systemd/system')), ['multi-user.target.wants']);
+
+  await install(platform, { enable: false });
+  assert.deepEqual(readdirSync(join(root, 'etc/systemd/system')), ['multi-user.target.wants']);
+  assert.deepEqual(readdirSync(join(root, 'etc/systemd/system/multi-user.target.wants')), []);
+  await uninstall(platform);
+  assert.deepEqual(tree(root), before);
+});
+
+test("install refuses where Debian's cloud-init is installed, and writes nothing", async (t) => {
+  const { root, platform } = sandbox(t);
+  mkdirSync(join(root, 'var/lib/dpkg'), { recursive: true });
+  writeFileSync(join(root, 'var/lib/dpkg/status'), 'Package: cloud-init\nStatus: install ok installed\nVersion: 22.4.2-1\n');
+  const before = tree(root);
+  await assert.rejects(install(platform), (err: Error) => err instanceof InstallRefusedError && /dpkg lists the cloud-init package as installed.*--replace/.test(err.message));
+  assert.deepEqual(tree(root), before);
+
+  const { root: other, platform: otherPlatform } = sandbox(t);
+  writeFileSync(join(other, 'usr/bin/cloud-init'), '#!/usr/bin/python3\n# pip-installed\n', { mode: 0o755 });
+  await assert.rejects(install(otherPlatform), /\/usr\/bin\/cloud-init is a Python script/);
+});
+
+test("--replace diverts the package's names with dpkg-divert and puts kiln's units in /etc, where they take precedence", async (t) => {
+  const { root } = sandbox(t);
+  mkdirSync(join(root, 'var/lib/dpkg'), { recursive: true });
+  writeFileSync(join(root, 'var/lib/dpkg/status'), 'Package: cloud-init\nStatus: install ok installed\n');
+  writeFileSync(join(root, 'usr/bin/cloud-init'), '#!/usr/bin/python3\n', { mode: 0o755 });
+  writeFileSync(join(root, 'usr/bin/cloud-id'), '#!/usr/bin/python3\n', { mode: 0o755 });
+  const dry = new DryRunPlatform(new LinuxPlatform({ root, log: new Logger().for('t') }));
+  const said = await install(dry, { replace: true });
+  assert.match(said[0] as string, /^replacing Debian's cloud-init \(dpkg lists/);
+  const effects = dry.effects.map(describeEffect);
+  assert.deepEqual(effects.filter((e) => e.startsWith('run ')), [
+    'run dpkg-divert --local --rename --divert /usr/bin/cloud-init.distrib --add /usr/bin/cloud-init',
+    'run dpkg-divert --local --rename --divert /usr/bin/cloud-id.distrib --add /usr/bin/cloud-id',
+  ]);
+  assert.ok(effects.includes('write /etc/systemd/system/cloud-init.service (' + Buffer.byteLength(files['cloud-init.service'] as string) + ' bytes, mode 0644)'), effects.join('\n'));
+  assert.ok(effects.includes('write /etc/systemd/system-generators/cloud-init-generator (' + Buffer.byteLength(files['cloud-init-generator'] as string) + ' bytes, mode 0755)'));
+  assert.ok(effects.includes('symlink /etc/systemd/system/cloud-init.target.wants/cloud-init.service -> /etc/systemd/system/cloud-init.service'));
+  assert.ok(!effects.some((e) => e.includes('/usr/lib/systemd')), effects.join('\n'));
+});
+
+test('on a live system systemctl enables and reloads, through the Platform (so --dry-run prints it)', async (t) => {
+  const { platform } = sandbox(t);
+  const live = seenAsLive(platform);
+  const dry = new DryRunPlatform(live);
+  await install(dry, { units: 'all-stages' });
+  assert.deepEqual(dry.effects.filter((e) => e.kind === 'run').map(describeEffect), ['run systemctl daemon-reload', 'run systemctl enable kiln-all-stages.service']);
+  assert.ok(!dry.effects.some((e) => e.kind === 'symlink' && e.path.includes('.wants')));
+});
+
+test("uninstall after --replace keeps the package's own enable links, also on a live system (no systemctl disable)", async (t) => {
+  const { root, platform } = sandbox(t);
+  mkdirSync(join(root, 'var/lib/dpkg'), { recursive: true });
+  writeFileSync(join(root, 'var/lib/dpkg/status'), 'Package: cloud-init\nStatus: install ok installed\n');
+  mkdirSync(join(root, 'etc/systemd/system/cloud-init.target.wants'), { recursive: true });
+  symlinkSync('/lib/systemd/system/cloud-init.service', join(root, 'etc/systemd/system/cloud-init.target.wants/cloud-init.service'));
+  const before = tree(root);
+  const said = await install(platform, { replace: true });
+  assert.ok(said.includes('kept /etc/systemd/system/cloud-init.target.wants/cloud-init.service -> /lib/systemd/system/cloud-init.service: it enables cloud-init.service already'), said.join('\n'));
+  assert.equal(readlinkSync(join(root, 'etc/systemd/system/cloud-init.target.wants/cloud-final.service')), '/etc/systemd/system/cloud-final.service');
+
+  const dry = new DryRunPlatform(seenAsLive(platform));
+  await uninstall(dry);
+  const effects = dry.effects.map(describeEffect);
+  assert.deepEqual(effects.filter((e) => e.startsWith('run ')), ['run systemctl daemon-reload']);
+  assert.ok(effects.includes('remove /etc/systemd/system/cloud-init.target.wants/cloud-final.service'), effects.join('\n'));
+  assert.ok(!effects.includes('remove /etc/systemd/system/cloud-init.target.wants/cloud-init.service'), effects.join('\n'));
+
+  await uninstall(platform);
+  assert.deepEqual(tree(root), before);
+});
