@@ -1,30 +1,23 @@
 // The cloudbase-init face's default command (and `kiln cloudbase-init`): load cloudbase-init.conf and run the plugin flow.
 import { createFilesystemFinder } from '../devices/create-finder';
-import type { FilesystemFinder } from '../devices/filesystem-finder';
 import type { ConfigDriveLocation, ConfigDriveType } from '../devices/windows-finder';
 import { loadCloudbaseConf, type CloudbaseConf } from '../config/cloudbase-init-conf';
 import { DryRunPlatform } from '../platform/dry-run-platform';
 import { WindowsPlatform } from '../platform/windows/windows-platform';
 import { randomPassword } from '../plugins/random-password';
 import { runCloudbaseInit, type RunReport } from '../plugins/runner';
-import type { Datasource } from '../sources/datasource';
+import type { SourceSet } from '../sources/source-set';
 import { DATASOURCES } from '../sources/registry';
 import { UsageError } from '../util/errors';
 import { FileSink, StreamSink } from '../util/log';
 import type { Command, CommandContext, ParsedArgs } from './command';
 
-/** The datasources and device finder the Windows face uses. */
-export interface WindowsSources {
-  datasources: Datasource[];
-  finder: FilesystemFinder;
-}
-
 /** The real sources: kiln's datasources, and drive letters and physical drives searched in [config_drive] types × locations order. */
-function windowsSources(ctx: CommandContext, conf: CloudbaseConf): WindowsSources {
+function windowsSources(ctx: CommandContext, conf: CloudbaseConf): SourceSet {
   const types = (conf.list('types', 'config_drive') ?? []).filter((t): t is ConfigDriveType => t === 'vfat' || t === 'iso');
   const locations = (conf.list('locations', 'config_drive') ?? []).filter((l): l is ConfigDriveLocation => l === 'cdrom' || l === 'hdd' || l === 'partition');
   const finder = createFilesystemFinder({ os: 'windows', root: ctx.root, facts: ctx.facts, env: ctx.env, log: ctx.logger.for('configdrive.py'), types, locations });
-  return { datasources: [...DATASOURCES], finder };
+  return { sources: [...DATASOURCES], finder };
 }
 
 export const CLOUDBASE_INIT_FLAGS = {
@@ -87,8 +80,7 @@ export async function runCloudbaseInitFlow(ctx: CommandContext, args: ParsedArgs
     windows: platform,
     log,
     conf,
-    datasources: sources.datasources,
-    finder: sources.finder,
+    ...sources,
     randomPassword,
     env: ctx.env,
     secret: (value) => ctx.logger.redactor.add(value),

@@ -1,9 +1,9 @@
 // The cloudbase-init flow: wait for sysprep, PRE_NETWORKING and PRE_METADATA_DISCOVERY plugins, metadata discovery, MAIN plugins, reboot.
 import type { CloudbaseConf } from '../config/cloudbase-init-conf';
-import type { FilesystemFinder } from '../devices/filesystem-finder';
 import type { Platform } from '../platform/platform';
 import type { WindowsSystem } from '../platform/windows/windows-system';
-import type { Datasource, DetectContext, InstanceData } from '../sources/datasource';
+import type { DetectContext, InstanceData } from '../sources/datasource';
+import type { SourceSet } from '../sources/source-set';
 import { describeError } from '../util/errors';
 import type { Log } from '../util/log';
 import { datasourceForService } from './metadata-services';
@@ -16,15 +16,14 @@ export const SYSPREP_KEY = 'SYSTEM\\Setup\\Status\\SysprepStatus';
 const GENERALIZATION_DONE = 7;
 const BIOS_KEY = 'HARDWARE\\DESCRIPTION\\System\\BIOS';
 
-export interface RunnerDeps {
+/** The cloudbase-init face's runner: the sources it searches (shared with the cloud-init runner), and the rest. */
+export interface CloudbaseRunnerDeps extends SourceSet {
   platform: Platform;
   windows: WindowsSystem;
   log: Log;
   conf: CloudbaseConf;
-  /** The datasources kiln has, by their cloud-init names. */
-  datasources: Datasource[];
-  finder: FilesystemFinder;
   randomPassword(length: number): string;
+  /** The environment the service runs in (SystemRoot, proxies). */
   env: NodeJS.ProcessEnv;
   /** Scrubs a secret from every log line and error from now on (the logger's redactor). */
   secret?(value: string): void;
@@ -67,7 +66,7 @@ const STAGE_LABEL: Record<PluginStage, string> = {
   main: 'MAIN',
 };
 
-export async function waitForSysprep(deps: RunnerDeps): Promise<void> {
+export async function waitForSysprep(deps: CloudbaseRunnerDeps): Promise<void> {
   const deadline = Date.now() + (deps.sysprepTimeoutMs ?? 15 * 60_000);
   for (;;) {
     const v = deps.windows.regGet('HKLM', SYSPREP_KEY, 'GeneralizationState');
@@ -113,7 +112,7 @@ function readDmi(win: WindowsSystem): Record<string, string> {
 }
 
 /** Tries the metadata services in metadata_services order; the first whose datasource detects and crawls wins. */
-export async function discoverMetadata(deps: RunnerDeps, report: RunReport): Promise<InstanceData | undefined> {
+export async function discoverMetadata(deps: CloudbaseRunnerDeps, report: RunReport): Promise<InstanceData | undefined> {
   const detect: DetectContext = {
     platform: deps.platform,
     log: deps.log,
@@ -128,7 +127,7 @@ export async function discoverMetadata(deps: RunnerDeps, report: RunReport): Pro
       report.errors.push(`unknown metadata service '${classPath}' in 'metadata_services'`);
       continue;
     }
-    const source = deps.datasources.find((d) => d.name === name);
+    const source = deps.sources.find((d) => d.name === name);
     if (!source) {
       report.warnings.push(`metadata service ${classPath} needs kiln's ${name} datasource, which this build does not have yet; skipped`);
       continue;
@@ -155,7 +154,7 @@ export async function discoverMetadata(deps: RunnerDeps, report: RunReport): Pro
 
 /** Runs the plugins of one stage; returns true when one asked for a reboot that is allowed (the rest are then left for the next boot). */
 async function runStage(
-  deps: RunnerDeps,
+  deps: CloudbaseRunnerDeps,
   stage: PluginStage,
   plugins: Plugin[],
   instance: InstanceData | undefined,
@@ -234,7 +233,7 @@ async function runStage(
 }
 
 /** Runs the whole flow; never throws for a plugin or a metadata service, only reports. */
-export async function runCloudbaseInit(deps: RunnerDeps): Promise<RunReport> {
+export async function runCloudbaseInit(deps: CloudbaseRunnerDeps): Promise<RunReport> {
   const report: RunReport = { plugins: [], errors: [], warnings: [], rebooting: false, rebootSuppressed: false };
   await waitForSysprep(deps);
   const plugins = resolvePlugins(deps.conf, report.errors, report.warnings, deps.plugins);

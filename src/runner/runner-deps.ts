@@ -6,6 +6,7 @@ import type { Platform } from '../platform/platform';
 import type { Datasource, InstanceData } from '../sources/datasource';
 import type { Log } from '../util/log';
 import type { ProcessedPart } from '../userdata/processed-message';
+import type { SourceSet } from '../sources/source-set';
 import type { CloudPaths } from './cloud-paths';
 
 export interface UserDataInput {
@@ -77,16 +78,12 @@ export interface LocateOutcome {
   tried: string[];
 }
 
-export interface RunnerDeps {
-  /** Every datasource kiln knows; datasource_list in the config picks and orders them. */
-  sources: Datasource[];
+/** The cloud-init face's runner: the sources it searches (shared with the cloudbase-init runner), and the rest. */
+export interface RunnerDeps extends SourceSet {
   /** Every cloud-config module kiln knows; the cloud_*_modules lists pick and order them. */
   modules: Module[];
   processUserData(input: UserDataInput): Promise<UserDataOutcome>;
   selectAndRenderNetwork(input: NetworkInput): Promise<NetworkOutcome>;
-  finder: FilesystemFinder;
-  /** The environment network sources take proxy settings from; default process.env. */
-  env?: NodeJS.ProcessEnv;
   /** The embedded default cloud.cfg of this build, read when it was built. */
   embeddedConfig: ConfigMap | undefined;
   /** kiln's version, for boot-finished and the stage banner. */

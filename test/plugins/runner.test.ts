@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { loadCloudbaseConf } from '../../src/config/cloudbase-init-conf';
 import type { Plugin } from '../../src/plugins/plugin';
 import { pluginsKey } from '../../src/plugins/plugin-state';
-import { runCloudbaseInit, SYSPREP_KEY, type RunnerDeps } from '../../src/plugins/runner';
+import { runCloudbaseInit, SYSPREP_KEY, type CloudbaseRunnerDeps } from '../../src/plugins/runner';
 import type { Datasource, InstanceData } from '../../src/sources/datasource';
 import { Logger, MemorySink } from '../../src/util/log';
 import { FakeWindows } from '../platform/windows/fake-win32';
@@ -31,12 +31,12 @@ function setup(conf: string, datasources: Datasource[], win = new FakeWindows())
   const logger = new Logger();
   logger.addSink(sink);
   const files = new FakeFiles();
-  const deps: RunnerDeps = {
+  const deps: CloudbaseRunnerDeps = {
     platform: files,
     windows: win.platform(logger),
     log: logger.for('init.py'),
     conf: loadCloudbaseConf([{ path: 'cloudbase-init.conf', text: conf }]),
-    datasources,
+    sources: datasources,
     finder: { find: async () => [] },
     randomPassword: (n) => 'Rr1!'.padEnd(n, 'x'),
     env: { SystemRoot: 'C:\\Windows' },
