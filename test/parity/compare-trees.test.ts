@@ -98,6 +98,10 @@ test('snapshotTree records types, modes, links and text, and skips the folders i
   chmodSync(join(root, 'etc/sub/a.txt'), 0o600);
   writeFileSync(join(root, 'etc/bin'), Buffer.from([0, 1, 2]));
   writeFileSync(join(root, 'proc/1/status'), 'x');
+  mkdirSync(join(root, 'var/cache/debconf'), { recursive: true });
+  mkdirSync(join(root, 'var/cache/apt'), { recursive: true });
+  writeFileSync(join(root, 'var/cache/debconf/config.dat'), 'Name: grub-pc/install_devices\n');
+  writeFileSync(join(root, 'var/cache/apt/pkgcache.bin'), 'x');
   symlinkSync('/usr/share/zoneinfo/UTC', join(root, 'etc/localtime'));
   const s = snapshotTree(root);
   assert.equal(s.get('/etc/sub/a.txt')?.mode, 0o600);
@@ -106,6 +110,9 @@ test('snapshotTree records types, modes, links and text, and skips the folders i
   assert.equal(s.get('/etc/localtime')?.target, '/usr/share/zoneinfo/UTC');
   assert.equal(s.get('/etc/sub')?.type, 'dir');
   assert.ok(![...s.keys()].some((k) => k.startsWith('/proc')));
+  // Of /var/cache, only debconf's database is walked.
+  assert.equal(s.get('/var/cache/debconf/config.dat')?.text, 'Name: grub-pc/install_devices\n');
+  assert.deepEqual([...s.keys()].filter((k) => k.startsWith('/var/cache/')), ['/var/cache/debconf', '/var/cache/debconf/config.dat']);
 });
 
 test('the seed set: at least 25 seeds, each with meta-data, notes, modules and expectations', () => {
