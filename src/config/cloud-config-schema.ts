@@ -77,6 +77,13 @@ export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
     package_reboot_if_required: { ...bool, module: 'package_update_upgrade_install' },
     apt: { ...obj, module: 'apt_configure' },
     apt_pipelining: { anyOf: [bool, str, { type: 'integer' }], module: 'apt_pipelining' },
+    grub_dpkg: {
+      type: 'object',
+      properties: { enabled: bool, 'grub-pc/install_devices': str, 'grub-pc/install_devices_empty': { anyOf: [bool, str] }, 'grub-efi/install_devices': str },
+      additionalProperties: false,
+      module: 'grub_dpkg',
+    },
+    'grub-dpkg': { ...obj, module: 'grub_dpkg', deprecated: 'use grub_dpkg' },
     timezone: { ...str, module: 'timezone' },
     locale: { anyOf: [bool, str], module: 'locale' },
     locale_configfile: { ...str, module: 'locale' },

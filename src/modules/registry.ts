@@ -21,6 +21,7 @@ import { aptConfigureModule } from './apt-configure';
 import { aptPipeliningModule } from './apt-pipelining';
 import { disableEc2MetadataModule } from './disable-ec2-metadata';
 import { finalMessageModule } from './final-message';
+import { grubDpkgModule } from './grub-dpkg';
 import { keyboardModule } from './keyboard';
 import { keysToConsoleModule } from './keys-to-console';
 import { localeModule } from './locale';
@@ -67,6 +68,7 @@ export const MODULES: readonly Module[] = [
   sshImportIdModule,
   keyboardModule,
   localeModule,
+  grubDpkgModule,
   aptConfigureModule,
   aptPipeliningModule,
   ntpModule,

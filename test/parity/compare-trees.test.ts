@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { AllowListUse } from './allow-list-use';
 import { ALLOWED_DIFFERENCES } from './allowed-differences';
 import { compareTrees, formatDifferences, textDiff, type AllowedDifference } from './compare-trees';
 import { loadSeeds } from './seeds';
@@ -63,6 +64,33 @@ test('the allow-list: kinds, normalisers (all matching ones, composed), seed sco
   assert.equal(textDiff('same', 'same'), '');
 });
 
+test('allow-list use: an entry, a kind it lists or a normaliser that excused nothing is reported', () => {
+  const random: AllowedDifference = { path: /^\/etc\/random$/, kinds: ['content', 'mode'], reason: 'random' };
+  const numbers: AllowedDifference = { path: /^\/etc\/stamp$/, kinds: [], normalize: (t) => t.replace(/\d+/g, 'N'), reason: 'numbers' };
+  const header: AllowedDifference = { path: /.*/, kinds: [], normalize: (t) => t.replace(/^# hdr.*$/m, '# hdr'), reason: 'header' };
+  const gone: AllowedDifference = { path: /^\/etc\/gone$/, kinds: ['only-kiln'], reason: 'stale' };
+  const either1: AllowedDifference = { path: /^\/etc\/twice$/, kinds: [], normalize: (t) => t.toLowerCase(), reason: 'lower' };
+  const either2: AllowedDifference = { path: /^\/etc\/twice$/, kinds: [], normalize: (t) => t.toUpperCase(), reason: 'upper' };
+  const rules = [random, numbers, header, gone, either1, either2];
+  const a = tree({ '/etc/random': file('r1'), '/etc/stamp': file('# hdr 1\nt=1\n'), '/etc/same': file('# hdr a\n'), '/etc/twice': file('A') });
+  const b = tree({ '/etc/random': file('r2'), '/etc/stamp': file('# hdr 1\nt=22\n'), '/etc/same': file('# hdr a\n'), '/etc/twice': file('a') });
+  const d = compareTrees(a, b, rules, '01-x');
+  assert.deepEqual(d.filter((x) => !x.allowedBy), []);
+  // Only the numbers normaliser was needed for /etc/stamp: the header is the same on both sides.
+  assert.deepEqual(d.find((x) => x.path === '/etc/stamp')?.excusedBy, [numbers]);
+  const use = new AllowListUse();
+  use.record('01-x', d);
+  assert.deepEqual(use.seeds, new Set(['01-x']));
+  assert.deepEqual(use.unused(rules), [
+    "/^\\/etc\\/random$/: no 'mode' difference on its paths (random)",
+    '/.*/: its normaliser changed no compared file (header)',
+    "/^\\/etc\\/gone$/: no 'only-kiln' difference on its paths (stale)",
+  ]);
+  // The same runs with the header differing use the header normaliser too.
+  use.record('02-y', compareTrees(tree({ '/etc/s': file('# hdr 1\n') }), tree({ '/etc/s': file('# hdr 2\n') }), rules, '02-y'));
+  assert.equal(use.unused(rules).length, 2);
+});
+
 test('the real allow-list: shadow hashes, MIME boundaries, JSON times and headers normalise; a changed user does not', () => {
   const a = tree({
     '/etc/shadow': file('root:*:19000:0:99999:7:::\ncarol:$y$j9T$abc$def:20779:0:99999:7:::\n'),
@@ -98,6 +126,10 @@ test('snapshotTree records types, modes, links and text, and skips the folders i
   chmodSync(join(root, 'etc/sub/a.txt'), 0o600);
   writeFileSync(join(root, 'etc/bin'), Buffer.from([0, 1, 2]));
   writeFileSync(join(root, 'proc/1/status'), 'x');
+  mkdirSync(join(root, 'var/cache/debconf'), { recursive: true });
+  mkdirSync(join(root, 'var/cache/apt'), { recursive: true });
+  writeFileSync(join(root, 'var/cache/debconf/config.dat'), 'Name: grub-pc/install_devices\n');
+  writeFileSync(join(root, 'var/cache/apt/pkgcache.bin'), 'x');
   symlinkSync('/usr/share/zoneinfo/UTC', join(root, 'etc/localtime'));
   const s = snapshotTree(root);
   assert.equal(s.get('/etc/sub/a.txt')?.mode, 0o600);
@@ -106,6 +138,9 @@ test('snapshotTree records types, modes, links and text, and skips the folders i
   assert.equal(s.get('/etc/localtime')?.target, '/usr/share/zoneinfo/UTC');
   assert.equal(s.get('/etc/sub')?.type, 'dir');
   assert.ok(![...s.keys()].some((k) => k.startsWith('/proc')));
+  // Of /var/cache, only debconf's database is walked.
+  assert.equal(s.get('/var/cache/debconf/config.dat')?.text, 'Name: grub-pc/install_devices\n');
+  assert.deepEqual([...s.keys()].filter((k) => k.startsWith('/var/cache/')), ['/var/cache/debconf', '/var/cache/debconf/config.dat']);
 });
 
 test('the seed set: at least 25 seeds, each with meta-data, notes, modules and expectations', () => {

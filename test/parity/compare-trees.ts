@@ -9,6 +9,13 @@ export interface Difference {
   detail: string;
   /** The allow-list reason when the difference is justified. */
   allowedBy?: string;
+  /**
+   * The allow-list entries that justified it: the one whose kinds cover it, or the normalisers without which
+   * the contents would still differ (so that each entry can be shown to excuse something).
+   */
+  excusedBy?: AllowedDifference[];
+  /** Set when the contents differ but are equal once normalised: excusedBy then lists normalisers. */
+  normalised?: true;
 }
 
 /** One justified difference (see allowed-differences.ts): which paths, which kinds, and why. */
@@ -47,12 +54,25 @@ function rulesFor(path: string, kind: DifferenceKind, rules: AllowedDifference[]
   return rules.find((r) => r.path.test(path) && (r.kinds === 'any' || r.kinds.includes(kind)) && (!r.seeds || r.seeds.test(seed)));
 }
 
+/**
+ * Of NORMS, which make two texts equal together, the ones without which they would differ; when none is needed
+ * alone (two normalisers that each suffice), those that change either text.
+ */
+function neededNormalisers(a: string, b: string, norms: AllowedDifference[], apply: (t: string, using: AllowedDifference[]) => string): AllowedDifference[] {
+  const needed = norms.filter((r) => {
+    const rest = norms.filter((x) => x !== r);
+    return apply(a, rest) !== apply(b, rest);
+  });
+  if (needed.length > 0) return needed;
+  return norms.filter((r) => apply(a, [r]) !== a || apply(b, [r]) !== b);
+}
+
 /** Every difference between the two trees, each marked with the allow-list reason that justifies it, if any. */
 export function compareTrees(cloudInit: Tree, kiln: Tree, rules: AllowedDifference[], seed = ''): Difference[] {
   const diffs: Difference[] = [];
   const add = (path: string, kind: DifferenceKind, detail: string) => {
     const rule = rulesFor(path, kind, rules, seed);
-    diffs.push({ path, kind, detail, ...(rule ? { allowedBy: rule.reason } : {}) });
+    diffs.push({ path, kind, detail, ...(rule ? { allowedBy: rule.reason, excusedBy: [rule] } : {}) });
   };
   const paths = [...new Set([...cloudInit.keys(), ...kiln.keys()])].sort();
   for (const path of paths) {
@@ -79,10 +99,13 @@ export function compareTrees(cloudInit: Tree, kiln: Tree, rules: AllowedDifferen
     if (a.type === 'file' && a.sha256 !== b.sha256) {
       const norms = rules.filter((r) => r.normalize && r.path.test(path) && (!r.seeds || r.seeds.test(seed)));
       if (norms.length > 0 && a.text !== undefined && b.text !== undefined) {
-        const apply = (t: string) => norms.reduce((acc, r) => (r.normalize as (x: string, p: string) => string)(acc, path), t);
-        const na = apply(a.text);
-        const nb = apply(b.text);
-        if (na === nb) continue;
+        const apply = (t: string, using: AllowedDifference[]) => using.reduce((acc, r) => (r.normalize as (x: string, p: string) => string)(acc, path), t);
+        const na = apply(a.text, norms);
+        const nb = apply(b.text, norms);
+        if (na === nb) {
+          diffs.push({ path, kind: 'content', detail: 'equal after normalising', normalised: true, allowedBy: norms.map((r) => r.reason).join('; '), excusedBy: neededNormalisers(a.text, b.text, norms, apply) });
+          continue;
+        }
         add(path, 'content', `after normalising (${norms.map((r) => r.reason).join('; ')}):\n${textDiff(na, nb)}`);
         continue;
       }

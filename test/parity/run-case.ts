@@ -39,18 +39,21 @@ export function checkExpectations(root: string, expect: Expectation[]): string[]
   return unmet;
 }
 
-/** Copies the rootfs into WORK/<side>, seeds it, runs every boot's four stages, snapshots the tree. */
-export function runCaseOnSide(c: ParityCase, side: Side, work: string): SideResult {
+/**
+ * Copies the rootfs into WORK/<side>, seeds it, runs every boot's four stages (ENV added to their
+ * environment), snapshots the tree.
+ */
+export function runCaseOnSide(c: ParityCase, side: Side, work: string, env: Record<string, string> = {}): SideResult {
   const root = join(work, sideName(side));
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root, { recursive: true });
   copyRootfs(root);
   if (side !== 'cloud-init') installKiln(root, side.kilnBinary);
   seedRoot(root, c);
-  const boots: StageRun[][] = [runAllStages(root)];
+  const boots: StageRun[][] = [runAllStages(root, env)];
   for (const later of c.laterBoots) {
     prepareLaterBoot(root, c, later);
-    boots.push(runAllStages(root));
+    boots.push(runAllStages(root, env));
   }
   return { root, boots, tree: snapshotTree(root), unmet: checkExpectations(root, c.expect) };
 }

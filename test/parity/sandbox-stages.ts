@@ -49,13 +49,13 @@ export function prepareLaterBoot(root: string, c: ParityCase, boot: LaterBoot): 
  * Runs one stage of /usr/bin/cloud-init (whichever program that is in ROOT) in new UTS, IPC, mount, PID and
  * network namespaces, chrooted; /proc is mounted inside those namespaces only.
  */
-export function runStage(root: string, stage: { name: string; args: string[] }, timeoutMs = 300_000): StageRun {
+export function runStage(root: string, stage: { name: string; args: string[] }, timeoutMs = 300_000, env: Record<string, string> = {}): StageRun {
   const timeFile = join(root, '..', `.time-${process.pid}-${Date.now()}`);
   const inner = `mount -t proc proc /proc && exec /usr/bin/cloud-init ${stage.args.join(' ')}`;
   const r = spawnSync(
     '/usr/bin/time',
     ['-f', '%e %M', '-o', timeFile, 'unshare', '--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, '/bin/sh', '-c', inner],
-    { encoding: 'utf8', timeout: timeoutMs, env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' }, maxBuffer: 64 * 1024 * 1024 },
+    { encoding: 'utf8', timeout: timeoutMs, env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8', ...env }, maxBuffer: 64 * 1024 * 1024 },
   );
   let wallMs = NaN;
   let maxRssKb = NaN;
@@ -71,9 +71,12 @@ export function runStage(root: string, stage: { name: string; args: string[] }, 
   return { stage: stage.name, code: r.status ?? -1, wallMs, maxRssKb, stderr: `${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
 }
 
-/** All four stages in order (a failing stage does not stop the next, as systemd runs each unit regardless). */
-export function runAllStages(root: string): StageRun[] {
-  return STAGES.map((s) => runStage(root, s));
+/**
+ * All four stages in order (a failing stage does not stop the next, as systemd runs each unit regardless),
+ * with ENV added to each stage's environment.
+ */
+export function runAllStages(root: string, env: Record<string, string> = {}): StageRun[] {
+  return STAGES.map((s) => runStage(root, s, undefined, env));
 }
 
 /** Puts the built kiln binary in ROOT as /usr/bin/cloud-init (replacing Debian's Python entry point). */

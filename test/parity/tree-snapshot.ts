@@ -21,14 +21,20 @@ export interface TreeEntry {
 export type Tree = Map<string, TreeEntry>;
 
 /**
- * Folders never walked: kernel file systems, the OS's own programs and package state, caches and logs, and
- * /tmp and /var/tmp (other tests leave temporary folders in the shared cached rootfs; no seed writes there).
+ * Folders never walked: kernel file systems, the OS's own programs and package state, logs, and /tmp and
+ * /var/tmp (other tests leave temporary folders in the shared cached rootfs; no seed writes there).
  */
-export const NOT_WALKED = ['/proc', '/sys', '/dev', '/usr', '/boot', '/tmp', '/var/tmp', '/var/cache', '/var/lib/dpkg', '/var/lib/apt', '/var/log', '/var/lib/systemd/deb-systemd-helper-enabled'];
+export const NOT_WALKED = ['/proc', '/sys', '/dev', '/usr', '/boot', '/tmp', '/var/tmp', '/var/lib/dpkg', '/var/lib/apt', '/var/log', '/var/lib/systemd/deb-systemd-helper-enabled'];
+
+/**
+ * Folders of which only the named children are walked. Of the caches, only debconf's database: the
+ * selections grub_dpkg and apt_configure's debconf_selections set live there, and must match cloud-init's.
+ */
+export const ONLY_WALKED: Record<string, string[]> = { '/var/cache': ['debconf'] };
 
 const MAX_TEXT = 256 * 1024;
 
-export function snapshotTree(root: string, skip: string[] = NOT_WALKED): Tree {
+export function snapshotTree(root: string, skip: string[] = NOT_WALKED, only: Record<string, string[]> = ONLY_WALKED): Tree {
   const tree: Tree = new Map();
   const walk = (rel: string) => {
     let names: string[];
@@ -37,9 +43,10 @@ export function snapshotTree(root: string, skip: string[] = NOT_WALKED): Tree {
     } catch {
       return;
     }
+    const kept = only[rel];
     for (const name of names.sort()) {
       const path = rel === '/' ? `/${name}` : `${rel}/${name}`;
-      if (skip.includes(path)) continue;
+      if (skip.includes(path) || (kept && !kept.includes(name))) continue;
       const host = join(root, path);
       const st = lstatSync(host);
       const base = { mode: st.mode & 0o7777, uid: st.uid, gid: st.gid, size: st.size };
