@@ -3,7 +3,7 @@
 import { win32 } from 'node:path';
 import type { Platform } from '../platform/platform';
 import { WindowsPlatform } from '../platform/windows/windows-platform';
-import { DEFAULT_DEPENDENCIES, SERVICE_NAME, installService, uninstallService } from '../cli/service';
+import { DEFAULT_DEPENDENCIES, SERVICE_NAME, installService, uninstallService } from './windows-service';
 import { KilnError } from '../util/errors';
 
 /** cloudbase-init's own folder, under the root (C:\ at boot). */
