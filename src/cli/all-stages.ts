@@ -26,7 +26,7 @@ export const allStagesCommand: Command = {
       ctx.io.err(`${ctx.face}: error: no command given\n${faceHelp(ctx.face, COMMANDS)}`);
       return 2;
     }
-    const runner = await createStageRunner(ctx, { file: args.flags.file as string | undefined, print: true, allStages: true });
+    const runner = await createStageRunner(ctx, { file: args.flags.file as string | undefined, print: true });
     return stageExitCode(await runner.runAllStages());
   },
 };
