@@ -183,8 +183,8 @@ export const ssh: Module = {
   distros: 'all',
   activateBy: [],
   /**
-   * Starts the host keys as the stage begins (and, under --all-stages, as soon as init-local finds a new
-   * instance), so that OpenSSL's work overlaps the modules before ssh; keys this config does not want are forgotten.
+   * Starts the host keys as the stage begins (under --all-stages already in init-local, see run-modules and
+   * stage-runner), so that OpenSSL's work overlaps what runs before ssh; keys this config does not want are forgotten.
    */
   prepare(ctx: ModuleContext, cfg: CloudConfig): void {
     const given = cfg.ssh_keys !== undefined && cfg.ssh_keys !== null;
