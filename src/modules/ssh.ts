@@ -1,6 +1,6 @@
 // cc_ssh: host keys (delete the image's, write given ones or generate per ssh_genkeytypes) and authorized keys for the default user and root.
 import { hostname, userInfo } from 'node:os';
-import type { Platform } from '../platform/platform';
+import type { Platform, RunResult } from '../platform/platform';
 import { DISABLE_USER_OPTS, setupUserKeys } from './authorized-keys';
 import { cfgBool, cfgList, cfgString } from './config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
@@ -118,8 +118,16 @@ async function writeHostKey(ctx: ModuleContext, type: HostKeyType, file: string,
   }
 }
 
-async function runSshKeygen(ctx: ModuleContext, type: string, file: string, group: number | undefined, quiet: boolean): Promise<void> {
-  const r = await ctx.platform.run(['ssh-keygen', '-t', type, '-N', '', '-f', file], { env: { LANG: 'C' }, allowFailure: true });
+/** Starts ssh-keygen on FILE; its outcome is reported in the module's order by reportSshKeygen. */
+function startSshKeygen(ctx: ModuleContext, type: string, file: string): Promise<RunResult> {
+  const run = ctx.platform.run(['ssh-keygen', '-t', type, '-N', '', '-f', file], { env: { LANG: 'C' }, allowFailure: true });
+  // A program that cannot start fails while earlier keys are awaited: reported in its turn, not as unhandled.
+  run.catch(() => undefined);
+  return run;
+}
+
+async function reportSshKeygen(ctx: ModuleContext, type: string, file: string, run: Promise<RunResult>, group: number | undefined, quiet: boolean): Promise<void> {
+  const r = await run;
   if (r.code === 0) {
     if (!quiet) await ctx.output(r.stdout);
     if (group !== undefined) {
@@ -147,13 +155,20 @@ async function generateKeys(ctx: ModuleContext, cfg: CloudConfig): Promise<void>
   const missing: string[] = [];
   // A type listed twice is made once, as cloud-init's exists check before each ssh-keygen does.
   for (const type of new Set(types)) if (!(await ctx.platform.exists(keyFile(type)))) missing.push(type);
-  for (const type of missing) if (isHostKeyType(type)) void hostKey(ctx.platform, type);
+  if (missing.length > 0) await ctx.platform.mkdir('/etc/ssh');
+  // Every key starts at once: OpenSSL's on the thread pool, ssh-keygen's as programs that run meanwhile (each
+  // writes its own files); outcomes are then reported one by one in the config's order, as cloud-init makes them.
+  const keygenRuns = new Map<string, Promise<RunResult>>();
+  for (const type of missing) {
+    if (isHostKeyType(type)) void hostKey(ctx.platform, type);
+    else keygenRuns.set(type, startSshKeygen(ctx, type, keyFile(type)));
+  }
   for (const type of missing) {
     const file = keyFile(type);
-    await ctx.platform.mkdir('/etc/ssh');
     try {
+      const run = keygenRuns.get(type);
       if (isHostKeyType(type)) await writeHostKey(ctx, type, file, group, quiet);
-      else await runSshKeygen(ctx, type, file, group, quiet);
+      else if (run) await reportSshKeygen(ctx, type, file, run, group, quiet);
     } catch (err) {
       const why = (err as Error).message;
       ctx.recoverable('WARNING', `Failed generating key type ${type} to file ${file}: ${why}`);
