@@ -13,7 +13,6 @@ import { directOutput } from './util/direct-output';
 import { tty } from './util/on-demand-builtins';
 import { KilnError, UsageError, describeError } from './util/errors';
 import { Logger, StreamSink } from './util/log';
-import { sizeThreadPool } from './util/thread-pool';
 
 export interface MainOptions {
   argv: string[];
@@ -106,8 +105,6 @@ function userArgs(): string[] {
 // The bundle is CommonJS; test bundles are ESM and import main() without running it.
 const isEntryPoint = typeof module !== 'undefined' && typeof require !== 'undefined' && require.main === module;
 if (isEntryPoint) {
-  // Before anything queues work on the thread pool: libuv reads the size once, when the pool starts.
-  sizeThreadPool(process.env);
   main({
     argv: userArgs(),
     argv0: process.argv0,

@@ -20,7 +20,7 @@ export const allStagesCommand: Command = {
   async run(ctx, args) {
     const word = args.positional[0];
     if (word !== undefined) throw new UsageError(`unknown command '${word}'`);
-    const runner = await createStageRunner(ctx, { file: args.flags.file as string | undefined, print: true, allStages: true });
+    const runner = await createStageRunner(ctx, { file: args.flags.file as string | undefined, print: true });
     return stageExitCode(await runner.runAllStages());
   },
 };

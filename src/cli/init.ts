@@ -26,7 +26,7 @@ export const initCommand: Command = {
   },
   async run(ctx, args) {
     const allStages = args.flags['all-stages'] === true;
-    const runner = await createStageRunner(ctx, { file: args.flags.file as string | undefined, print: true, allStages });
+    const runner = await createStageRunner(ctx, { file: args.flags.file as string | undefined, print: true });
     if (allStages) return stageExitCode(await runner.runAllStages());
     return stageExitCode([await runner.runStage(args.flags.local ? 'init-local' : 'init')]);
   },

@@ -7,12 +7,8 @@ import { FileSink } from '../util/log';
 import type { CommandContext } from './command';
 import { fsPromises } from '../util/on-demand-builtins';
 
-/**
- * Tests swap the dependencies through this hook on the context's env-free path; the CLI uses the defaults.
- * ALL_STAGES: the runner will run every stage in this process, so modules may start work for an image's first
- * boot before the config is read (StageRunner.speculateFirstBoot).
- */
-export async function createStageRunner(ctx: CommandContext, opts: { file?: string | undefined; print?: boolean; deps?: RunnerDeps; allStages?: boolean } = {}): Promise<StageRunner> {
+/** Tests swap the dependencies through this hook on the context's env-free path; the CLI uses the defaults. */
+export async function createStageRunner(ctx: CommandContext, opts: { file?: string | undefined; print?: boolean; deps?: RunnerDeps } = {}): Promise<StageRunner> {
   const platform = ctx.platform();
   const deps = opts.deps ?? defaultRunnerDeps({ platform, embeddedConfig: ctx.facts.defaultCloudConfig, version: ctx.facts.version, env: ctx.env });
   let extraConfig: ConfigMap | undefined;
@@ -24,7 +20,6 @@ export async function createStageRunner(ctx: CommandContext, opts: { file?: stri
     ...(opts.print ? { print: (t: string) => ctx.io.out(t) } : {}),
     ...(extraConfig ? { extraConfig } : {}),
   });
-  if (opts.allStages) await runner.speculateFirstBoot();
   if (!ctx.dryRun) {
     const rc = await runner.config();
     // The whole run at DEBUG in the target's log file, as cloud-init logs it.

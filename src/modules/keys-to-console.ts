@@ -5,7 +5,7 @@ import { posix } from 'node:path';
 import { cfgList, isFalse } from './config-values';
 import { isRecord } from './config-shapes';
 import type { Module, ModuleContext } from './module';
-import { sshKeygenListLine } from './ssh-key-listing';
+import { sshKeygenListLine } from '../keys/ssh-key-listing';
 
 const SSH_DIR = '/etc/ssh';
 const HOST_KEY_PUB = /^ssh_host_.*key\.pub$/;

@@ -58,13 +58,7 @@ export interface Module {
    * change nothing on disk and must not throw; run() still does, and reports, the work.
    */
   prepare?(ctx: ModuleContext, cfg: CloudConfig): void;
-  /**
-   * Called by `--all-stages` on a root no instance has booted in, before the config is even read: the module
-   * may start the slow work its defaults would need, on PLATFORM. prepare() takes what its config agrees with
-   * and drops the rest. Same rules as prepare.
-   */
-  speculate?(platform: Platform): void;
-  /** Drops work that speculate() or prepare() started and run() did not use (called once the stage's modules ran). */
+  /** Forgets work that prepare() started and run() did not use (called once the stage's modules ran). */
   release?(platform: Platform): void;
 }
 

@@ -1,12 +1,14 @@
 // cc_ssh: host keys (delete the image's, write given ones or generate per ssh_genkeytypes) and authorized keys for the default user and root.
 import { hostname, userInfo } from 'node:os';
-import type { Platform } from '../platform/platform';
+import type { Platform, RunResult } from '../platform/platform';
 import { DISABLE_USER_OPTS, setupUserKeys } from './authorized-keys';
 import { cfgBool, cfgList, cfgString } from './config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
-import { generateOpenSshKey, type InProcessKeyType, isInProcessKeyType, type OpenSshKey, privateKeyFile, publicKeyLine, sha256Digest, sha256Fingerprint } from './openssh-key';
-import { keygenReport, randomart } from './ssh-randomart';
-import { endScreeningAhead, screenAhead, screenAwaited } from './screening-slots';
+import { sha256Digest, sha256Fingerprint } from '../keys/fingerprint';
+import { generateHostKey } from '../keys/generate-host-key';
+import { type HostKeyType, isHostKeyType, type OpenSshKey } from '../keys/openssh-key';
+import { privateKeyFile, publicKeyLine } from '../keys/openssh-key-files';
+import { keygenReport, randomart } from '../keys/ssh-randomart';
 import { updateSshdConfig } from './sshd-config';
 import { normalizeUsersGroups } from './users-config';
 
@@ -62,39 +64,32 @@ async function writeGivenKeys(ctx: ModuleContext, given: Record<string, unknown>
   }
 }
 
-/** A key being made in-process, and the switch that abandons its search when it turns out not to be needed. */
-interface KeyUnderWay {
-  key: Promise<OpenSshKey>;
-  stop: AbortController;
-}
-
-/** Keys started ahead of the ssh module's turn (by speculate or prepare), per platform, i.e. per process run. */
-const started = new WeakMap<Platform, Map<InProcessKeyType, KeyUnderWay>>();
+/**
+ * Keys started ahead of the ssh module's turn (by prepare), per platform, i.e. per process run. OpenSSL cannot
+ * be stopped once it runs: a key that turns out not to be needed is forgotten and finishes unused.
+ */
+const started = new WeakMap<Platform, Map<HostKeyType, Promise<OpenSshKey>>>();
 
 function keyTypes(cfg: CloudConfig): string[] {
   return cfgList(cfg, 'ssh_genkeytypes') ?? GENERATE_KEY_NAMES;
 }
 
-/** The in-process key of TYPE for this run: the one already under way, else a new one. Each is used once. */
-function inProcessKey(platform: Platform, type: InProcessKeyType): Promise<OpenSshKey> {
+/** The host key of TYPE for this run: the one already under way, else a new one. Each is used once. */
+function hostKey(platform: Platform, type: HostKeyType): Promise<OpenSshKey> {
   let keys = started.get(platform);
   if (!keys) started.set(platform, (keys = new Map()));
-  let underWay = keys.get(type);
-  if (!underWay) {
-    const stop = new AbortController();
-    underWay = { key: generateOpenSshKey(type, stop.signal), stop };
+  let key = keys.get(type);
+  if (!key) {
+    key = generateHostKey(type);
     // A key made ahead and then not needed (its file kept, say) must not surface as an unhandled rejection.
-    underWay.key.catch(() => undefined);
-    keys.set(type, underWay);
+    key.catch(() => undefined);
+    keys.set(type, key);
   }
-  return underWay.key;
+  return key;
 }
 
-/** Abandons the key of TYPE started for PLATFORM, if any: its search stops queuing work for the thread pool. */
-function dropKey(platform: Platform, type: InProcessKeyType): void {
-  const keys = started.get(platform);
-  keys?.get(type)?.stop.abort();
-  keys?.delete(type);
+function forgetKey(platform: Platform, type: HostKeyType): void {
+  started.get(platform)?.delete(type);
 }
 
 /** ssh-keygen's default comment: the user it runs as (from the target's passwd) and the host name. */
@@ -108,10 +103,10 @@ function keygenComment(): string {
   return `${user}@${hostname()}`;
 }
 
-async function writeInProcessKey(ctx: ModuleContext, type: InProcessKeyType, file: string, group: number | undefined, quiet: boolean): Promise<void> {
-  const key = await inProcessKey(ctx.platform, type);
+async function writeHostKey(ctx: ModuleContext, type: HostKeyType, file: string, group: number | undefined, quiet: boolean): Promise<void> {
+  const key = await hostKey(ctx.platform, type);
   // Used once: a later run in the same process (cloud-init single, say) must make a fresh key.
-  started.get(ctx.platform)?.delete(type);
+  forgetKey(ctx.platform, type);
   const comment = keygenComment();
   const owner = group === undefined ? undefined : 'root:ssh_keys';
   // The same permissions sshd-keygen gives on systems with an ssh_keys group (RHEL family).
@@ -123,8 +118,16 @@ async function writeInProcessKey(ctx: ModuleContext, type: InProcessKeyType, fil
   }
 }
 
-async function runSshKeygen(ctx: ModuleContext, type: string, file: string, group: number | undefined, quiet: boolean): Promise<void> {
-  const r = await ctx.platform.run(['ssh-keygen', '-t', type, '-N', '', '-f', file], { env: { LANG: 'C' }, allowFailure: true });
+/** Starts ssh-keygen on FILE; its outcome is reported in the module's order by reportSshKeygen. */
+function startSshKeygen(ctx: ModuleContext, type: string, file: string): Promise<RunResult> {
+  const run = ctx.platform.run(['ssh-keygen', '-t', type, '-N', '', '-f', file], { env: { LANG: 'C' }, allowFailure: true });
+  // A program that cannot start fails while earlier keys are awaited: reported in its turn, not as unhandled.
+  run.catch(() => undefined);
+  return run;
+}
+
+async function reportSshKeygen(ctx: ModuleContext, type: string, file: string, run: Promise<RunResult>, group: number | undefined, quiet: boolean): Promise<void> {
+  const r = await run;
   if (r.code === 0) {
     if (!quiet) await ctx.output(r.stdout);
     if (group !== undefined) {
@@ -140,25 +143,32 @@ async function runSshKeygen(ctx: ModuleContext, type: string, file: string, grou
 }
 
 /**
- * Host keys per ssh_genkeytypes. RSA, DSA, ECDSA and Ed25519 are made in-process on the thread pool, all at
- * once (RSA's prime search dominates a first boot otherwise); other types go to ssh-keygen. Files already
- * present are kept, as cloud-init keeps them.
+ * Host keys per ssh_genkeytypes. RSA, ECDSA and Ed25519 are made by OpenSSL in-process, all at once on the
+ * thread pool (RSA's prime search is most of a first boot's key time); other types (DSA among them, which
+ * newer OpenSSH no longer knows) go to ssh-keygen, as cloud-init sends every type. Files already present are
+ * kept, as cloud-init keeps them.
  */
 async function generateKeys(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-  screenAwaited();
   const types = keyTypes(cfg);
   const quiet = cfgBool(cfg, 'ssh_quiet_keygen', false);
   const group = await sshKeysGid(ctx);
   const missing: string[] = [];
   // A type listed twice is made once, as cloud-init's exists check before each ssh-keygen does.
   for (const type of new Set(types)) if (!(await ctx.platform.exists(keyFile(type)))) missing.push(type);
-  for (const type of missing) if (isInProcessKeyType(type)) void inProcessKey(ctx.platform, type);
+  if (missing.length > 0) await ctx.platform.mkdir('/etc/ssh');
+  // Every key starts at once: OpenSSL's on the thread pool, ssh-keygen's as programs that run meanwhile (each
+  // writes its own files); outcomes are then reported one by one in the config's order, as cloud-init makes them.
+  const keygenRuns = new Map<string, Promise<RunResult>>();
+  for (const type of missing) {
+    if (isHostKeyType(type)) void hostKey(ctx.platform, type);
+    else keygenRuns.set(type, startSshKeygen(ctx, type, keyFile(type)));
+  }
   for (const type of missing) {
     const file = keyFile(type);
-    await ctx.platform.mkdir('/etc/ssh');
     try {
-      if (isInProcessKeyType(type)) await writeInProcessKey(ctx, type, file, group, quiet);
-      else await runSshKeygen(ctx, type, file, group, quiet);
+      const run = keygenRuns.get(type);
+      if (isHostKeyType(type)) await writeHostKey(ctx, type, file, group, quiet);
+      else if (run) await reportSshKeygen(ctx, type, file, run, group, quiet);
     } catch (err) {
       const why = (err as Error).message;
       ctx.recoverable('WARNING', `Failed generating key type ${type} to file ${file}: ${why}`);
@@ -186,30 +196,24 @@ export const ssh: Module = {
   frequency: 'once-per-instance',
   distros: 'all',
   activateBy: [],
-  /** On an image's first boot, the default key types start before the config is read. */
-  speculate(platform: Platform): void {
-    screenAhead();
-    for (const type of GENERATE_KEY_NAMES) if (isInProcessKeyType(type)) void inProcessKey(platform, type);
-  },
   /**
-   * Starts the in-process host keys as the stage begins, so their generation overlaps the modules before ssh;
-   * keys under way that this config does not want are abandoned.
+   * Starts the host keys as the stage begins (under --all-stages already in init-local, see run-modules and
+   * stage-runner), so that OpenSSL's work overlaps what runs before ssh; keys this config does not want are forgotten.
    */
   prepare(ctx: ModuleContext, cfg: CloudConfig): void {
     const given = cfg.ssh_keys !== undefined && cfg.ssh_keys !== null;
-    const wanted = given ? [] : keyTypes(cfg).filter(isInProcessKeyType);
-    for (const type of [...(started.get(ctx.platform)?.keys() ?? [])]) if (!wanted.includes(type)) dropKey(ctx.platform, type);
+    const wanted = given ? [] : keyTypes(cfg).filter(isHostKeyType);
+    for (const type of [...(started.get(ctx.platform)?.keys() ?? [])]) if (!wanted.includes(type)) forgetKey(ctx.platform, type);
     const deleting = cfgBool(cfg, 'ssh_deletekeys', true);
-    if (wanted.length > 0) screenAhead();
     for (const type of wanted) {
       // Without ssh_deletekeys an existing key is kept; the check is cheap next to the generation it may spare.
-      if (deleting) void inProcessKey(ctx.platform, type);
-      else void ctx.platform.exists(keyFile(type)).then((present) => (present ? dropKey(ctx.platform, type) : void inProcessKey(ctx.platform, type)), () => undefined);
+      if (deleting) void hostKey(ctx.platform, type);
+      else void ctx.platform.exists(keyFile(type)).then((present) => (present ? forgetKey(ctx.platform, type) : void hostKey(ctx.platform, type)), () => undefined);
     }
   },
+  /** Keys prepared and not used are forgotten, so that a later run in this process makes fresh ones. */
   release(platform: Platform): void {
-    for (const type of [...(started.get(platform)?.keys() ?? [])]) dropKey(platform, type);
-    endScreeningAhead();
+    started.delete(platform);
   },
   async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
     if (cfgBool(cfg, 'ssh_deletekeys', true)) await deleteHostKeys(ctx);

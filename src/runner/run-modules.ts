@@ -75,11 +75,6 @@ export function prepareModules(modules: Module[], ctx: ModuleContext, config: Cl
   callHooks(modules, log, 'nothing started ahead', (mod) => mod.prepare?.(ctx, config));
 }
 
-/** Calls the speculate hook of each of MODULES that has one (an image's first boot, before the config is read). */
-export function speculateModules(modules: Module[], platform: Platform, log: Log): void {
-  callHooks(modules, log, 'nothing started ahead', (mod) => mod.speculate?.(platform));
-}
-
 /** Calls the release hook of each of MODULES that has one: work started ahead and not used is dropped. */
 export function releaseModules(modules: Module[], platform: Platform, log: Log): void {
   callHooks(modules, log, 'releasing work started ahead failed', (mod) => mod.release?.(platform));

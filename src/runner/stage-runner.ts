@@ -16,12 +16,11 @@ import { restoreInstance } from './instance-cache';
 import { buildInstanceData, writeInstanceData } from './instance-data';
 import { sortedJson } from './sorted-json';
 import { initCloudDirs, instancify, NO_PREVIOUS_INSTANCE_ID, previousInstanceId } from './instance-files';
-import { cloudPaths } from './cloud-paths';
 import { emptyProcessedPart, formatProcessedMessage, type ProcessedPart } from '../userdata/processed-message';
 import { formatCloudConfigFile, mergeCloudConfig, parseCloudConfigFile, vendorDataEnabled } from './merge-cloud-config';
 import { canonicalModuleName, readModuleList } from './module-list';
 import { loadRunConfig, readKernelCmdline, type RunConfig } from './run-config';
-import { makeModuleContext, prepareModules, releaseModules, runModules, speculateModules } from './run-modules';
+import { makeModuleContext, prepareModules, releaseModules, runModules } from './run-modules';
 import { markRun } from './semaphores';
 import type { FoundSource, RunnerDeps } from './runner-deps';
 import { emptyStatus, mergeRecoverable, readStatusFile, writeResultFile, writeStatusFile, type StageName, type StageRecord, type StatusFile } from './status-file';
@@ -110,17 +109,6 @@ export class StageRunner {
   private async output(text: string): Promise<void> {
     const rc = await this.config();
     await this.platform.writeFile(rc.paths.outputLogFile, text, { append: true, mode: 0o640 });
-  }
-
-  /**
-   * `--all-stages` on a root no instance has booted in (an image's first boot), judged by the default paths
-   * before any config is read: modules may start the slow work their defaults would need (host keys) at once.
-   * prepare() keeps what the config agrees with and drops the rest; what is still unused once the modules of
-   * a stage ran is released, and runAllStages releases whatever is left when it ends.
-   */
-  async speculateFirstBoot(): Promise<void> {
-    if ((await previousInstanceId(this.platform, cloudPaths())) !== NO_PREVIOUS_INSTANCE_ID) return;
-    speculateModules(this.deps.modules, this.platform, this.opts.logger.for('modules.py'));
   }
 
   async runAllStages(): Promise<StageOutcome[]> {

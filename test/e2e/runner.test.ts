@@ -73,6 +73,14 @@ test('kiln as /usr/bin/cloud-init in Debian: boots, re-boots, new instances, deg
       assert.ok(existsSync(join(root, f)), f);
     }
     assert.match(readFileSync(join(root, 'var/log/cloud-init-output.log'), 'utf8'), /Cloud-init v\. .* running 'modules:final'/);
+    // The binary's host keys, from the OpenSSL it carries: the rootfs's ssh-keygen reads each private file and
+    // derives the public line the binary wrote beside it.
+    for (const type of ['rsa', 'ecdsa', 'ed25519']) {
+      const derived = inRoot(root, ['ssh-keygen', '-y', '-f', `/etc/ssh/ssh_host_${type}_key`]);
+      assert.equal(derived.code, 0, `${type}: ${derived.err}`);
+      const written = readFileSync(join(root, `etc/ssh/ssh_host_${type}_key.pub`), 'utf8');
+      assert.equal(derived.out.split(' ').slice(0, 2).join(' '), written.split(' ').slice(0, 2).join(' '), type);
+    }
     // bootcmd and runcmd above were started by posix_spawn, with the koffi the binary carries (not Node's spawn).
     const log = readFileSync(join(root, 'var/log/cloud-init.log'), 'utf8');
     assert.match(log, /commands are started with posix_spawn/);

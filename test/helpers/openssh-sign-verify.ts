@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type OpenSshKey, privateKeyFile, publicKeyLine } from '../../src/modules/openssh-key';
+import type { OpenSshKey } from '../../src/keys/openssh-key';
+import { privateKeyFile, publicKeyLine } from '../../src/keys/openssh-key-files';
 
 export function assertOpenSshSignsAndVerifies(dir: string, key: OpenSshKey): void {
   const priv = join(dir, `ssh_host_${key.type}_key`);

@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { keysToConsoleModule, syslogTime } from '../../src/modules/keys-to-console';
-import { sshKeygenListLine } from '../../src/modules/ssh-key-listing';
+import { sshKeygenListLine } from '../../src/keys/ssh-key-listing';
 import { hasCommand, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 import { dryContext } from './late-context';

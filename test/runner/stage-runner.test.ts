@@ -290,13 +290,10 @@ test('prepare hooks: in --all-stages an init module is prepared before the sourc
   assert.deepEqual(calls, ['prepare null after 0 runs']);
 });
 
-test('speculate and release hooks: --all-stages speculates only on a root no instance has booted in, before the config is read; what is left is released once the modules of a stage ran and when the run ends', async (t) => {
+test('release hook: work started ahead and not used is released once the modules of each stage ran, and when the run ends', async (t) => {
   const calls: string[] = [];
-  const speculating = (rec: Recorder) => ({
+  const releasing = (rec: Recorder) => ({
     ...recordingModule(rec, 'init_once_per_instance', 'init', 'once-per-instance'),
-    speculate() {
-      calls.push(`speculate after ${rec.runs.length} runs`);
-    },
     release() {
       calls.push(`release after ${rec.runs.length} runs`);
     },
@@ -304,24 +301,14 @@ test('speculate and release hooks: --all-stages speculates only on a root no ins
   const rec: Recorder = { runs: [] };
   const root = sandbox(t);
   setSeed(root, 'i-1');
-  const first = async (): Promise<void> => {
-    const logger = new Logger();
-    const runner = new StageRunner({ platform: new LinuxPlatform({ root, log: logger.for('platform') }), logger, deps: fakeDeps([fakeSource()], [speculating(rec), ...modulesFor(rec).slice(1)]) });
-    await runner.speculateFirstBoot();
-    await runner.runAllStages();
-  };
-  await first();
-  // Speculated before any module ran; one release after each of the three module stages (each after more
-  // modules ran), one more when the run ends.
-  assert.equal(calls[0], 'speculate after 0 runs');
-  const releasedAfter = calls.slice(1).map((c) => Number(/^release after (\d+) runs$/.exec(c)?.[1]));
+  const logger = new Logger();
+  const runner = new StageRunner({ platform: new LinuxPlatform({ root, log: logger.for('platform') }), logger, deps: fakeDeps([fakeSource()], [releasing(rec), ...modulesFor(rec).slice(1)]) });
+  await runner.runAllStages();
+  // One release after each of the three module stages (each after more modules ran), one more when the run ends.
+  const releasedAfter = calls.map((c) => Number(/^release after (\d+) runs$/.exec(c)?.[1]));
   assert.equal(releasedAfter.length, 4);
   assert.ok((releasedAfter[0] as number) > 0 && (releasedAfter[1] as number) > (releasedAfter[0] as number) && (releasedAfter[2] as number) > (releasedAfter[1] as number));
   assert.equal(releasedAfter[3], releasedAfter[2]);
-  // The same root again: an instance has booted, so nothing is speculated.
-  calls.length = 0;
-  await first();
-  assert.deepEqual(calls.filter((c) => c.startsWith('speculate')), []);
 });
 
 test("at boot the distro comes from detect-distro's table: Linux Mint (ID_LIKE ubuntu) runs modules verified on ubuntu, and instance data names linuxmint", async (t) => {

@@ -8,7 +8,6 @@ import { PlatformError } from '../../util/errors';
 import { CommandError, type CommandFailure } from '../../util/command-error';
 import { execProcess, startWithNode, type ProcessStarter } from '../../util/exec';
 import { resolveInRoot } from '../../util/paths';
-import { eventLoopTurnIfDue } from '../../util/event-loop-turns';
 import { readOsRelease } from '../os-release';
 import { undefinedIfMissing } from '../missing-file';
 import type { FileOpts, FileStat, OsVersion, Platform, RunOpts, RunResult } from '../platform';
@@ -128,16 +127,14 @@ export class LinuxPlatform implements Platform {
     return (await this.run(['hostname', hostname], { allowFailure: true })).code === 0;
   }
 
-  /** Where PATH is under the root; every file call starts here, so here the event loop gets its turns. */
+  /** Where PATH is under the root; every file call starts here. */
   private resolve(path: string): Promise<string> {
-    const turn = eventLoopTurnIfDue();
-    return turn ? turn.then(() => resolveInRoot(this.root, path, syncLinks)) : resolveInRoot(this.root, path, syncLinks);
+    return resolveInRoot(this.root, path, syncLinks);
   }
 
   // File calls below are synchronous system calls behind the async interface: a promise-based call is a
   // thread-pool round trip (several per file, ~1.5 ms a write on a loaded two-core VM), and kiln runs one
-  // module at a time. What the thread pool does meanwhile (host keys made ahead) is handled at the event
-  // loop's turns, which resolve() takes every few milliseconds.
+  // module at a time.
 
   async readFile(path: string): Promise<Uint8Array> {
     const held = this.accountWrites.textOf(rootPath(path));

@@ -1,6 +1,6 @@
 // The line `ssh-keygen -l -f KEY.pub` prints for a public key ("256 SHA256:... root@host (ED25519)"), made
 // from the key's own blob: its size in bits, its SHA256 fingerprint, its comment and its type's label.
-import { sha256Fingerprint } from './openssh-key';
+import { sha256Fingerprint } from './fingerprint';
 
 /** ssh-keygen's label and the size in bits of each key type whose size is fixed. */
 const FIXED: Record<string, { label: string; bits: number }> = {
