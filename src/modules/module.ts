@@ -1,5 +1,6 @@
 // The contract of a cloud-config module (cloud-init's cc_* modules).
 import type { InstanceData } from '../sources/datasource';
+import type { DistroInfo } from '../platform/linux/distro/distro-info';
 import type { Platform } from '../platform/platform';
 import { SubjectError } from '../util/errors';
 import type { Log } from '../util/log';
@@ -9,19 +10,6 @@ export type Frequency = 'once-per-instance' | 'always' | 'once';
 
 /** The merged cloud-config (system config < datasource < vendor data < user data). */
 export type CloudConfig = Record<string, unknown>;
-
-/** Facts about the target's distribution, read from /etc/os-release under the root. */
-export interface DistroInfo {
-  /** cloud-init's distro name: 'debian', 'ubuntu', 'rhel', 'fedora', 'centos', 'rocky', 'almalinux', 'opensuse', 'sles', 'alpine', 'arch' … */
-  name: string;
-  /** cloud-init's osfamily: 'debian', 'redhat', 'suse', 'alpine', 'arch'. */
-  family: 'debian' | 'redhat' | 'suse' | 'alpine' | 'arch' | 'unknown';
-  version: string;
-  /** os-release VERSION_CODENAME ('bookworm'), when the distribution has one. */
-  codename?: string;
-  /** os-release ID as the target writes it ('linuxmint' where name is 'ubuntu'): instance data reports it, as cloud-init's. */
-  osReleaseId?: string;
-}
 
 export interface ModuleContext {
   platform: Platform;

@@ -1,7 +1,7 @@
 // instance-data.json (world-readable, sensitive keys redacted) and instance-data-sensitive.json (0600).
 import { arch, hostname, release, version } from 'node:os';
 import { isConfigMap, type ConfigMap } from '../config/parse-yaml-config';
-import type { DistroInfo } from '../modules/module';
+import type { DistroInfo } from '../platform/linux/distro/distro-info';
 import type { Platform } from '../platform/platform';
 import type { InstanceData } from '../sources/datasource';
 import { isSecretKey } from '../util/redact';

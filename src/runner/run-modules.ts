@@ -1,6 +1,7 @@
 // Runs one stage's module list: frequency and semaphores, distro and activation checks, one failure never stops the rest.
 import { moduleErrorRepr } from './python-repr';
-import type { CloudConfig, DistroInfo, Module, ModuleContext, ModuleStage } from '../modules/module';
+import type { DistroInfo } from '../platform/linux/distro/distro-info';
+import type { CloudConfig, Module, ModuleContext, ModuleStage } from '../modules/module';
 import type { Platform } from '../platform/platform';
 import type { InstanceData } from '../sources/datasource';
 import { describeError } from '../util/errors';

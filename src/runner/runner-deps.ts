@@ -1,7 +1,8 @@
 // What the runner is given instead of importing it: sources, modules, user-data and network processing.
 import type { FilesystemFinder } from '../devices/filesystem-finder';
 import type { ConfigMap } from '../config/parse-yaml-config';
-import type { DistroInfo, Module } from '../modules/module';
+import type { DistroInfo } from '../platform/linux/distro/distro-info';
+import type { Module } from '../modules/module';
 import type { Platform } from '../platform/platform';
 import type { Datasource, InstanceData } from '../sources/datasource';
 import type { Log } from '../util/log';

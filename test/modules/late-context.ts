@@ -1,7 +1,7 @@
 // Contexts for the config- and final-stage module tests: a sandbox root, optionally seen through a DryRunPlatform.
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DistroInfo } from '../../src/modules/module';
+import type { DistroInfo } from '../../src/platform/linux/distro/distro-info';
 import { DryRunPlatform } from '../../src/platform/dry-run-platform';
 import type { InstanceData } from '../../src/sources/datasource';
 import { moduleContext, type TestModuleContext } from './module-context';

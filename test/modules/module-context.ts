@@ -1,7 +1,8 @@
 // Builds a ModuleContext on a sandbox root for module tests (commands run in a chroot inside namespaces, no network).
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DistroInfo, ModuleContext } from '../../src/modules/module';
+import type { DistroInfo } from '../../src/platform/linux/distro/distro-info';
+import type { ModuleContext } from '../../src/modules/module';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import { testKoffi } from '../helpers/koffi';
 import type { InstanceData } from '../../src/sources/datasource';

@@ -1,5 +1,5 @@
 // What most Linux families share (shadow-utils useradd/groupadd, /etc/hostname, systemd); families override the rest.
-import type { DistroInfo } from '../../../modules/module';
+import type { DistroInfo } from './distro-info';
 import type { Platform, RunResult } from '../../platform';
 import type { DistroOps, DistroOptions, PackageAction, PackageCommand, ServiceKind, UserSpec } from './distro';
 import { NativeAccounts } from '../accounts/native-accounts';

@@ -1,5 +1,5 @@
 // The one os-release → distro table: finds the target's distro (cloud-init's name and osfamily) from /etc/os-release under the root, and its DistroOps.
-import type { DistroInfo } from '../../../modules/module';
+import type { DistroInfo } from './distro-info';
 import { readOsRelease } from '../../os-release';
 import type { Platform } from '../../platform';
 import { AlpineDistro } from './alpine';

@@ -1,5 +1,5 @@
 // The distro-family seam: how a Linux family adds users and groups, names its hostname file, installs packages and names services.
-import type { DistroInfo } from '../../../modules/module';
+import type { DistroInfo } from './distro-info';
 import type { Platform, RunResult } from '../../platform';
 import type { AccountWriter } from '../accounts/account-writer-setting';
 

@@ -1,5 +1,5 @@
 // RHEL, Fedora, CentOS Stream, Rocky, Alma and kin: dnf (yum where dnf is absent), wheel, sshd/crond.
-import type { DistroInfo } from '../../../modules/module';
+import type { DistroInfo } from './distro-info';
 import type { DistroOptions, PackageAction, PackageCommand } from './distro';
 import { BaseDistro } from './base-distro';
 

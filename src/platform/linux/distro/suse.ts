@@ -1,5 +1,5 @@
 // SUSE and openSUSE: zypper, /etc/HOSTNAME on releases before 15 (and Tumbleweed uses /etc/hostname).
-import type { DistroInfo } from '../../../modules/module';
+import type { DistroInfo } from './distro-info';
 import type { DistroOptions, PackageAction, PackageCommand } from './distro';
 import { BaseDistro } from './base-distro';
 
