@@ -1,6 +1,6 @@
 // cc_apk_configure: writes /etc/apk/repositories (main, community, edge testing, a local repo) from `apk_repos`.
-import { isRecord } from './config-shapes';
-import { cfgBool } from './config-values';
+import { isRecord } from './support/config-shapes';
+import { cfgBool } from './support/config-values';
 import type { Module } from './module';
 
 export const APK_REPOSITORIES = '/etc/apk/repositories';

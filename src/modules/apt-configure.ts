@@ -2,13 +2,13 @@
 import { posix } from 'node:path';
 import type { InstanceData } from '../sources/datasource';
 import { describeError } from '../util/errors';
-import { readSystemTemplate, renderTemplateText } from './cloud-template';
-import { isRecord } from './config-shapes';
-import { isFalse, isTrue } from './config-values';
-import { whichInTarget } from './distro-facts';
-import { updatePackageSources } from './install-packages';
+import { readSystemTemplate, renderTemplateText } from './support/cloud-template';
+import { isRecord } from './support/config-shapes';
+import { isFalse, isTrue } from './support/config-values';
+import { whichInTarget } from './support/distro-facts';
+import { updatePackageSources } from './support/install-packages';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
-import { dearmorKey } from './openpgp-armor';
+import { dearmorKey } from '../keys/openpgp-armor';
 import { dpkgArchitecture } from '../platform/linux/dpkg-architecture';
 import { readOsRelease } from '../platform/os-release';
 

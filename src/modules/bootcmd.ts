@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
-import { shellify } from './shellify';
+import { shellify } from './support/shellify';
 
 export const bootcmd: Module = {
   name: 'bootcmd',

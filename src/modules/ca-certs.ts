@@ -1,6 +1,6 @@
 // cc_ca_certs: optionally removes the default CAs, adds ca_certs.trusted to the system store, and refreshes it.
 import { posix } from 'node:path';
-import { cfgList } from './config-values';
+import { cfgList } from './support/config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
 
 interface CaPaths {

@@ -1,5 +1,5 @@
 // cc_disable_ec2_metadata: rejects the route to the EC2 metadata address (ip route, else route).
-import { cfgBool } from './config-values';
+import { cfgBool } from './support/config-values';
 import type { Module } from './module';
 
 export const EC2_METADATA_ADDRESS = '169.254.169.254';

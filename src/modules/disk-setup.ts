@@ -1,7 +1,7 @@
 // cc_disk_setup: partitions disks (disk_setup: MBR via sfdisk, GPT via sgdisk) and makes filesystems (fs_setup) in the target.
 import { posix } from 'node:path';
 import type { Platform } from '../platform/platform';
-import { isTrue } from './config-values';
+import { isTrue } from './support/config-values';
 import type { CloudConfig, Module, ModuleContext } from './module';
 
 interface Partition {

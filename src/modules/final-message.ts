@@ -4,9 +4,9 @@ import { posix } from 'node:path';
 import { buildFacts } from '../build-info';
 import type { InstanceData } from '../sources/datasource';
 import { describeError } from '../util/errors';
-import { cfgString } from './config-values';
+import { cfgString } from './support/config-values';
 import type { Module, ModuleContext } from './module';
-import { renderTemplateText } from './cloud-template';
+import { renderTemplateText } from './support/cloud-template';
 
 export const FINAL_MESSAGE_DEFAULT =
   '## template: jinja\nCloud-init v. {{version}} finished at {{timestamp}}. Datasource {{datasource}}.  Up {{uptime}} seconds';

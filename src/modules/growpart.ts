@@ -1,6 +1,6 @@
 // cc_growpart: grows the partitions behind the listed mount points (default '/') to fill their disks, every boot.
 import { growPartition, platformDiskIo } from '../devices/partition-grow';
-import { isFalse } from './config-values';
+import { isFalse } from './support/config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
 import { blockInfo, mountFor } from '../platform/linux/mount-info';
 

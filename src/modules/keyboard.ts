@@ -1,6 +1,6 @@
 // cc_keyboard: sets the keyboard layout with localectl (systemd targets), as cloud-init does.
-import { isRecord } from './config-shapes';
-import { usesSystemd } from './distro-facts';
+import { isRecord } from './support/config-shapes';
+import { usesSystemd } from './support/distro-facts';
 import { ModuleError, type Module } from './module';
 
 export const DEFAULT_KEYBOARD_MODEL = 'pc105';

@@ -2,8 +2,8 @@
 // write-ssh-key-fingerprints helper prints them, done in-process: fingerprints come from the keys' own blobs
 // (ssh-keygen only for a type kiln cannot describe), and syslog gets them through one logger call.
 import { posix } from 'node:path';
-import { cfgList, isFalse } from './config-values';
-import { isRecord } from './config-shapes';
+import { cfgList, isFalse } from './support/config-values';
+import { isRecord } from './support/config-shapes';
 import type { Module, ModuleContext } from './module';
 import { sshKeygenListLine } from '../keys/ssh-key-listing';
 

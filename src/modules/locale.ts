@@ -1,11 +1,11 @@
 // cc_locale: sets the system locale (Debian: the distro's locale-gen and update-locale, as cloud-init runs them; RHEL/SUSE: locale files; Arch; Alpine).
 import { CommandError } from '../util/command-error';
 import { loadShellContent } from '../util/shell-content';
-import { cfgString, isFalse } from './config-values';
-import { usesSystemd } from './distro-facts';
+import { cfgString, isFalse } from './support/config-values';
+import { usesSystemd } from './support/distro-facts';
 import type { Module, ModuleContext } from './module';
-import { makeHeader } from './cloud-header';
-import { updateSysconfigFile } from './sysconfig-file';
+import { makeHeader } from './support/cloud-header';
+import { updateSysconfigFile } from './support/sysconfig-file';
 
 export const DEBIAN_LOCALE_FILE = '/etc/default/locale';
 

@@ -1,7 +1,7 @@
 // cc_mounts: adds mounts (and the ephemeral0/swap defaults) to /etc/fstab tagged comment=cloudconfig, and sets up a swap file.
 import { posix } from 'node:path';
-import { cfgMap } from './config-values';
-import { humanToBytes } from './human-size';
+import { cfgMap } from './support/config-values';
+import { humanToBytes } from './support/human-size';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
 
 export const MNT_COMMENT = 'comment=cloudconfig';

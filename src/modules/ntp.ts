@@ -1,11 +1,11 @@
 // cc_ntp: picks an NTP client (chrony, systemd-timesyncd, ntp, ntpdate, openntpd) per distro, writes its config, installs and reloads it.
-import { cfgRecord, isRecord } from './config-shapes';
-import { isFalse } from './config-values';
-import { readSystemTemplate, renderTemplateText } from './cloud-template';
-import { whichInTarget } from './distro-facts';
-import { installPackages } from './install-packages';
+import { cfgRecord, isRecord } from './support/config-shapes';
+import { isFalse } from './support/config-values';
+import { readSystemTemplate, renderTemplateText } from './support/cloud-template';
+import { whichInTarget } from './support/distro-facts';
+import { installPackages } from './support/install-packages';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
-import { manageService } from './service-control';
+import { manageService } from './support/service-control';
 
 export interface NtpClientConfig {
   check_exe: string;

@@ -2,8 +2,8 @@
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import type { DistroOps } from '../platform/linux/distro/distro';
 import { describeError } from '../util/errors';
-import { cfgBool } from './config-values';
-import { updatePackageSources } from './install-packages';
+import { cfgBool } from './support/config-values';
+import { updatePackageSources } from './support/install-packages';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
 
 export const REBOOT_REQUIRED_FILE = '/var/run/reboot-required';

@@ -1,9 +1,9 @@
 // cc_phone_home: posts instance id, hostname, fqdn and host public keys to a URL, through an injectable poster.
 import { describeError } from '../util/errors';
-import { cfgString } from './config-values';
-import { isRecord } from './config-shapes';
+import { cfgString } from './support/config-values';
+import { isRecord } from './support/config-shapes';
 import type { CloudConfig, Module, ModuleContext } from './module';
-import { renderBasic } from './template-vars';
+import { renderBasic } from './support/template-vars';
 
 export const POST_LIST_ALL = ['pub_key_dsa', 'pub_key_rsa', 'pub_key_ecdsa', 'pub_key_ed25519', 'instance_id', 'hostname', 'fqdn'];
 

@@ -1,5 +1,5 @@
 // cc_power_state_change: after kiln exits, checks a condition and runs shutdown (halt/poweroff/reboot, delay, message).
-import { isRecord, shellQuote } from './config-shapes';
+import { isRecord, shellQuote } from './support/config-shapes';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
 
 const MODE_FLAGS: Record<string, string> = { halt: '-H', poweroff: '-P', reboot: '-r' };

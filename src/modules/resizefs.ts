@@ -1,5 +1,5 @@
 // cc_resizefs: grows the root filesystem (ext2/3/4, xfs, btrfs) to fill its now larger partition, every boot.
-import { isFalse, isTrue } from './config-values';
+import { isFalse, isTrue } from './support/config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
 import { blockInfo, mountFor } from '../platform/linux/mount-info';
 

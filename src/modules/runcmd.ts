@@ -1,7 +1,7 @@
 // cc_runcmd: writes `runcmd` as a shell script to instances/<iid>/scripts/runcmd; scripts_user runs it later.
 import { posix } from 'node:path';
 import type { CloudConfig, Module, ModuleContext } from './module';
-import { shellify } from './shellify';
+import { shellify } from './support/shellify';
 
 /** The per-instance scripts folder (cloud-init's get_ipath('scripts')). */
 export function instanceScriptsDir(ctx: ModuleContext): string {

@@ -1,7 +1,7 @@
 // cc_scripts_per_boot: runs the scripts in /var/lib/cloud/scripts/per-boot (frequency: always).
 import { posix } from 'node:path';
 import type { Module } from './module';
-import { runParts } from './run-parts';
+import { runParts } from './support/run-parts';
 
 export const scriptsPerBootModule: Module = {
   name: 'scripts_per_boot',

@@ -1,7 +1,7 @@
 // cc_scripts_per_instance: runs the scripts in /var/lib/cloud/scripts/per-instance (frequency: once-per-instance).
 import { posix } from 'node:path';
 import type { Module } from './module';
-import { runParts } from './run-parts';
+import { runParts } from './support/run-parts';
 
 export const scriptsPerInstanceModule: Module = {
   name: 'scripts_per_instance',

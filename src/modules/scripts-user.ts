@@ -1,7 +1,7 @@
 // cc_scripts_user: runs the user-data scripts (and runcmd) in /var/lib/cloud/instance/scripts.
 import { posix } from 'node:path';
 import type { Module } from './module';
-import { runParts } from './run-parts';
+import { runParts } from './support/run-parts';
 
 export const scriptsUserModule: Module = {
   name: 'scripts_user',

@@ -1,8 +1,8 @@
 // cc_scripts_vendor: runs vendor-data scripts in /var/lib/cloud/instance/scripts/vendor, with vendor_data.prefix.
-import { isRecord } from './config-shapes';
+import { isRecord } from './support/config-shapes';
 import { posix } from 'node:path';
 import { ModuleError, type Module } from './module';
-import { runParts } from './run-parts';
+import { runParts } from './support/run-parts';
 
 /** vendor_data.prefix: a string or a list, put before each script (e.g. a wrapper). */
 export function vendorPrefix(cfg: Record<string, unknown>): string[] {

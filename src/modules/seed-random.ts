@@ -1,5 +1,5 @@
 // cc_seed_random: adds random_seed data (and the metadata's random_seed) to the seed file, then runs an optional seed command.
-import { cfgBool } from './config-values';
+import { cfgBool } from './support/config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
 import { zlib } from '../util/on-demand-builtins';
 

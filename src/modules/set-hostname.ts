@@ -1,8 +1,8 @@
 // cc_set_hostname: sets the static and running hostname once per instance, remembering what it set in data/set-hostname.
 import { posix } from 'node:path';
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
-import { cfgBool } from './config-values';
-import { hostnameAndFqdn, preferFqdn } from './hostname-facts';
+import { cfgBool } from './support/config-values';
+import { hostnameAndFqdn, preferFqdn } from './support/hostname-facts';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
 
 export const setHostname: Module = {

@@ -3,10 +3,10 @@ import { randomInt } from 'node:crypto';
 import { accountWriterSetting } from '../platform/linux/accounts/account-writer-setting';
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import type { DistroOps } from '../platform/linux/distro/distro';
-import { cfgBool, cfgString, isFalse, isTrue } from './config-values';
+import { cfgBool, cfgString, isFalse, isTrue } from './support/config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
-import { updateSshdConfig } from './sshd-config';
-import { normalizeUsersGroups } from './users-config';
+import { updateSshdConfig } from './support/sshd-config';
+import { normalizeUsersGroups } from './support/users-config';
 
 /** Letters and digits without the look-alikes l, o, L, O, I, 0 and 1. */
 const PW_SET = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'].filter((c) => !'loLOI01'.includes(c)).join('');

@@ -1,9 +1,9 @@
 // cc_ssh_authkey_fingerprints: prints a table of each user's authorized key fingerprints to the console.
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
-import { cfgString, isTrue } from './config-values';
-import { configuredUsers } from './configured-users';
-import { lookupUser, type PasswdEntry } from './passwd-entries';
+import { cfgString, isTrue } from './support/config-values';
+import { configuredUsers } from './support/configured-users';
+import { lookupUser, type PasswdEntry } from './support/passwd-entries';
 import { ModuleError, type Module, type ModuleContext } from './module';
 
 const VALID_KEY_TYPES = [

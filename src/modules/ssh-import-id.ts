@@ -1,7 +1,7 @@
 // cc_ssh_import_id: imports SSH keys (lp:/gh: ids) for configured users by running ssh-import-id as each user.
-import { isRecord } from './config-shapes';
-import { configuredUsers } from './configured-users';
-import { whichInTarget } from './distro-facts';
+import { isRecord } from './support/config-shapes';
+import { configuredUsers } from './support/configured-users';
+import { whichInTarget } from './support/distro-facts';
 import { ModuleError, type CloudConfig, type Module } from './module';
 
 /** Whether KEY appears anywhere in the config (dicts, and dicts inside lists), as cloud-init searches. */

@@ -1,16 +1,16 @@
 // cc_ssh: host keys (delete the image's, write given ones or generate per ssh_genkeytypes) and authorized keys for the default user and root.
 import { hostname, userInfo } from 'node:os';
 import type { Platform, RunResult } from '../platform/platform';
-import { DISABLE_USER_OPTS, setupUserKeys } from './authorized-keys';
-import { cfgBool, cfgList, cfgString } from './config-values';
+import { DISABLE_USER_OPTS, setupUserKeys } from './support/authorized-keys';
+import { cfgBool, cfgList, cfgString } from './support/config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
 import { sha256Digest, sha256Fingerprint } from '../keys/fingerprint';
 import { generateHostKey } from '../keys/generate-host-key';
 import { type HostKeyType, isHostKeyType, type OpenSshKey } from '../keys/openssh-key';
 import { privateKeyFile, publicKeyLine } from '../keys/openssh-key-files';
 import { keygenReport, randomart } from '../keys/ssh-randomart';
-import { updateSshdConfig } from './sshd-config';
-import { normalizeUsersGroups } from './users-config';
+import { updateSshdConfig } from './support/sshd-config';
+import { normalizeUsersGroups } from './support/users-config';
 
 export const GENERATE_KEY_NAMES = ['rsa', 'dsa', 'ecdsa', 'ed25519'];
 const keyFile = (type: string) => `/etc/ssh/ssh_host_${type}_key`;

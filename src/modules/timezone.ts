@@ -1,10 +1,10 @@
 // cc_timezone: /etc/timezone and /etc/localtime (Debian, Alpine, Arch), a localtime link or sysconfig clock (RHEL, SUSE).
 import { posix } from 'node:path';
-import { cfgString } from './config-values';
-import { usesSystemd } from './distro-facts';
+import { cfgString } from './support/config-values';
+import { usesSystemd } from './support/distro-facts';
 import { ModuleError, type Module, type ModuleContext } from './module';
-import { makeHeader } from './cloud-header';
-import { updateSysconfigFile } from './sysconfig-file';
+import { makeHeader } from './support/cloud-header';
+import { updateSysconfigFile } from './support/sysconfig-file';
 
 export const ZONEINFO_DIR = '/usr/share/zoneinfo';
 

@@ -1,11 +1,11 @@
 // cc_update_etc_hosts: manage_etc_hosts true/template renders /etc/hosts from the family template; 'localhost' edits only the local line.
 import { posix } from 'node:path';
-import { builtinHostsTemplate } from './builtin-templates';
-import { makeHeader } from './cloud-header';
-import { cfgString, isTrue } from './config-values';
-import { hostnameAndFqdn } from './hostname-facts';
+import { builtinHostsTemplate } from './support/builtin-templates';
+import { makeHeader } from './support/cloud-header';
+import { cfgString, isTrue } from './support/config-values';
+import { hostnameAndFqdn } from './support/hostname-facts';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
-import { renderTemplate } from './render-template';
+import { renderTemplate } from './support/render-template';
 
 const HOSTS = '/etc/hosts';
 

@@ -1,8 +1,8 @@
 // cc_update_hostname: every boot, re-applies the hostname unless someone else changed it since (data/previous-hostname).
 import { posix } from 'node:path';
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
-import { cfgBool } from './config-values';
-import { hostnameAndFqdn, preferFqdn } from './hostname-facts';
+import { cfgBool } from './support/config-values';
+import { hostnameAndFqdn, preferFqdn } from './support/hostname-facts';
 import type { CloudConfig, Module, ModuleContext } from './module';
 
 export const updateHostname: Module = {

@@ -2,11 +2,11 @@
 import { accountWriterSetting } from '../platform/linux/accounts/account-writer-setting';
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import type { DistroOps, UserSpec } from '../platform/linux/distro/distro';
-import { DISABLE_USER_OPTS, setupUserKeys } from './authorized-keys';
-import { isTrue } from './config-values';
+import { DISABLE_USER_OPTS, setupUserKeys } from './support/authorized-keys';
+import { isTrue } from './support/config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
-import { writeSudoRules } from './sudoers';
-import { normalizeUsersGroups, type UserConfig } from './users-config';
+import { writeSudoRules } from './support/sudoers';
+import { normalizeUsersGroups, type UserConfig } from './support/users-config';
 
 const NO_HOME = ['no_create_home', 'system'];
 const NEED_HOME = ['ssh_authorized_keys', 'ssh_import_id', 'ssh_redirect_user'];

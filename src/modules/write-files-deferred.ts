@@ -1,5 +1,5 @@
 // cc_write_files_deferred: in the final stage, writes the write_files entries marked `defer: true`.
-import { isTrue } from './config-values';
+import { isTrue } from './support/config-values';
 import type { Module } from './module';
 import { writeFileEntries, writeFilesEntries } from './write-files';
 

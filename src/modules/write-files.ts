@@ -1,7 +1,7 @@
 // cc_write_files: writes the files listed under write_files (defer: true ones are left to write_files_deferred).
 import { posix } from 'node:path';
 import { promisify } from 'node:util';
-import { isTrue } from './config-values';
+import { isTrue } from './support/config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
 import { zlib } from '../util/on-demand-builtins';
 

@@ -1,7 +1,7 @@
 // cc_yum_add_repo: one /etc/yum.repos.d/<id>.repo (INI, as Python's ConfigParser writes it) per `yum_repos` entry.
 import { posix } from 'node:path';
-import { isRecord } from './config-shapes';
-import { cfgString } from './config-values';
+import { isRecord } from './support/config-shapes';
+import { cfgString } from './support/config-values';
 import { timeRfc2822 } from './final-message';
 import type { Module } from './module';
 

@@ -1,6 +1,6 @@
 // cc_zypper_add_repo: repo files in /etc/zypp/repos.d and settings appended to /etc/zypp/zypp.conf.
 import { posix } from 'node:path';
-import { isRecord } from './config-shapes';
+import { isRecord } from './support/config-shapes';
 import type { Module, ModuleContext } from './module';
 
 function formatValue(v: unknown): string {

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { convertToV3, createAptConfigureModule, disableSuites, packageMirrorInfo, type AptDeps } from '../../src/modules/apt-configure';
-import { dearmorKey } from '../../src/modules/openpgp-armor';
+import { dearmorKey } from '../../src/keys/openpgp-armor';
 import { ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';

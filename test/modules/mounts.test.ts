@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { humanToBytes } from '../../src/modules/human-size';
+import { humanToBytes } from '../../src/modules/support/human-size';
 import { mounts } from '../../src/modules/mounts';
 import { copyRootfs } from '../helpers/debian-rootfs';
 import { hasCommand, isRoot, need } from '../helpers/requirements';

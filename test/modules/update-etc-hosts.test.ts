@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { renderTemplate } from '../../src/modules/render-template';
+import { renderTemplate } from '../../src/modules/support/render-template';
 import { updateEtcHosts } from '../../src/modules/update-etc-hosts';
 import { ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { hasCommand, isRoot, need } from '../helpers/requirements';

@@ -1,5 +1,5 @@
 // Updating KEY=value shell-variable files (/etc/sysconfig/*, /etc/locale.conf) as cloud-init's rhel_util does.
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../../platform/platform';
 
 function quote(value: string): string {
   return /^[A-Za-z0-9_.,:/@+=-]*$/.test(value) ? value : `"${value.replace(/(["\\$`])/g, '\\$1')}"`;

@@ -1,7 +1,7 @@
 // cloud-init's subp.runparts: every executable file in a folder, in sorted order, one failure never stops the rest.
 import { posix } from 'node:path';
-import { describeError } from '../util/errors';
-import { ModuleError, type ModuleContext } from './module';
+import { describeError } from '../../util/errors';
+import { ModuleError, type ModuleContext } from '../module';
 
 export interface RunPartsOutcome {
   attempted: string[];

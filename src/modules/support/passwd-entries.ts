@@ -1,5 +1,5 @@
 // Looks up users in the target's /etc/passwd and /etc/group (name, ids, home, groups) without running anything.
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../../platform/platform';
 
 export interface PasswdEntry {
   name: string;

@@ -1,8 +1,8 @@
 // Renders cloud-init's system templates (/etc/cloud/templates/<name>.tmpl in the target) as its templater does.
 import { posix } from 'node:path';
-import { renderJinja } from '../userdata/jinja-render';
+import { renderJinja } from '../../userdata/jinja-render';
 import { isRecord } from './config-shapes';
-import type { CloudConfig } from './module';
+import type { CloudConfig } from '../module';
 import { renderBasic } from './template-vars';
 
 export const DEFAULT_TEMPLATES_DIR = '/etc/cloud/templates';

@@ -1,5 +1,5 @@
 // util.shellify: turns a bootcmd/runcmd list (strings run as-is, lists single-quoted word by word) into a /bin/sh script.
-import { ModuleError } from './module';
+import { ModuleError } from '../module';
 
 export function shellify(module: string, key: string, cmdlist: unknown): string {
   if (!Array.isArray(cmdlist)) throw new ModuleError(module, `'${key}' must be a list of commands, got ${cmdlist === null ? 'null' : typeof cmdlist}`);

@@ -1,6 +1,6 @@
 // cloud-init's ug_util: normalises `users`, `user`, `groups` and system_info.default_user into one map of users and one of groups.
 import { isTrue } from './config-values';
-import { type CloudConfig, ModuleError } from './module';
+import { type CloudConfig, ModuleError } from '../module';
 
 export type UserConfig = Record<string, unknown>;
 

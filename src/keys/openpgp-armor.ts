@@ -1,5 +1,5 @@
 // ASCII-armored OpenPGP keys to binary (what `gpg --dearmor` does for one armored block), so apt keyrings need no gpg.
-import { ModuleError } from './module';
+import { ModuleError } from '../modules/module';
 
 /** The binary packets inside the first `-----BEGIN PGP PUBLIC KEY BLOCK-----` armor of TEXT. */
 export function dearmorKey(text: string, module: string, where: string): Uint8Array {

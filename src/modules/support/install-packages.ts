@@ -1,8 +1,8 @@
 // cloud-init's distro.install_packages: refresh the index first where the family does (apt, pacman, apk), then install.
 import { posix } from 'node:path';
-import { distroOpsFor } from '../platform/linux/distro/detect-distro';
-import type { PackageAction } from '../platform/linux/distro/distro';
-import { ModuleError, type ModuleContext } from './module';
+import { distroOpsFor } from '../../platform/linux/distro/detect-distro';
+import type { PackageAction } from '../../platform/linux/distro/distro';
+import { ModuleError, type ModuleContext } from '../module';
 
 export async function runPackageAction(ctx: ModuleContext, module: string, action: PackageAction, pkgs: string[] = []): Promise<void> {
   const ops = await distroOpsFor(ctx.platform, ctx.distro);

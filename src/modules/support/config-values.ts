@@ -1,5 +1,5 @@
 // Reading typed values out of cloud-config the way cloud-init's util.get_cfg_option_* and is_true/is_false do.
-import { ModuleError } from './module';
+import { ModuleError } from '../module';
 
 const TRUE_WORDS = new Set(['true', '1', 'on', 'yes']);
 const FALSE_WORDS = new Set(['off', '0', 'no', 'false']);

@@ -1,5 +1,5 @@
 // Edits sshd_config as cloud-init's ssh_util does: set options in place, append missing ones, or use sshd_config.d when included.
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../../platform/platform';
 
 export const SSHD_CONFIG = '/etc/ssh/sshd_config';
 

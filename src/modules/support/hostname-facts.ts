@@ -1,5 +1,5 @@
 // The hostname and FQDN a module should apply: from cloud-config, else the datasource, else the system (util.get_hostname_fqdn).
-import type { CloudConfig, ModuleContext } from './module';
+import type { CloudConfig, ModuleContext } from '../module';
 import { cfgString } from './config-values';
 
 export interface HostnameFqdn {

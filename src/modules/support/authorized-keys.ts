@@ -1,6 +1,6 @@
 // Parses and updates authorized_keys files as cloud-init's ssh_util does (setup_user_keys), with cloud-init's modes and owners.
 import { posix } from 'node:path';
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../../platform/platform';
 import { lookupUser } from './passwd-entries';
 import { SSHD_CONFIG, sshdConfigMap } from './sshd-config';
 

@@ -1,5 +1,5 @@
 // The users a cloud-config names, as the users_groups module normalises them, in the shape later modules read.
-import type { CloudConfig } from './module';
+import type { CloudConfig } from '../module';
 import { normalizeUsersGroups } from './users-config';
 
 export interface ConfiguredUser {

@@ -1,6 +1,6 @@
 // cloud-init's distro.manage_service: systemctl on systemd targets, rc-service on Alpine, else the `service` tool.
 import { usesSystemd } from './distro-facts';
-import type { ModuleContext } from './module';
+import type { ModuleContext } from '../module';
 
 export type ServiceAction = 'start' | 'stop' | 'enable' | 'disable' | 'restart' | 'reload' | 'try-reload';
 

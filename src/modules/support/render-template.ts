@@ -1,5 +1,5 @@
 // Renders cloud-init's file templates: '## template:jinja' (the subset host/config templates use) or basic $var substitution.
-import { ModuleError } from './module';
+import { ModuleError } from '../module';
 
 export type TemplateParams = Record<string, unknown>;
 

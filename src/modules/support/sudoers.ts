@@ -1,6 +1,6 @@
 // Sudo rules for users_groups: /etc/sudoers.d/90-cloud-init-users and the #includedir line in /etc/sudoers (distro.write_sudo_rules).
 import { posix } from 'node:path';
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../../platform/platform';
 import { makeHeader } from './cloud-header';
 
 export const CLOUD_INIT_SUDOERS = '/etc/sudoers.d/90-cloud-init-users';

@@ -1,5 +1,5 @@
 // Small facts about the target that several config-stage modules ask for (systemd, tools on PATH).
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../../platform/platform';
 
 /** cloud-init's uses_systemd: /run/systemd/system is a folder in the target. */
 export async function usesSystemd(platform: Platform): Promise<boolean> {
