@@ -14,7 +14,6 @@ export async function locateDatasource(input: LocateInput, env: NodeJS.ProcessEn
   const found = await findSource(ctx, candidates, { stage: input.stage, env });
   return {
     found: found ? { source: found.source, data: found.data } : undefined,
-    failures: (found?.failures ?? []).map((f) => (f.error.startsWith(`${f.name}:`) ? f.error : `${f.name}: ${f.error}`)),
     tried: candidates.map((c) => c.name),
   };
 }

@@ -74,8 +74,7 @@ export interface FoundSource {
 
 export interface LocateOutcome {
   found: FoundSource | undefined;
-  /** Sources detected but not readable, with why ('Ec2: …'). */
-  failures: string[];
+  /** The candidates detection picked, in the order they were crawled. */
   tried: string[];
 }
 
