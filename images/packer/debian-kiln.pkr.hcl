@@ -1,0 +1,149 @@
+# Bakes a Debian bookworm image whose first-boot agent is kiln: boots Debian's cloud image under qemu with a
+# NoCloud seed that lets Packer in, installs kiln over the image's cloud-init package (`kiln install --replace`),
+# reboots once so that kiln itself boots the image, checks that boot, and cleans up for capture.
+#
+#   packer build -var debian_image=debian-12-genericcloud-amd64.qcow2 -var kiln_binary=dist/kiln-linux-x64 images/packer/debian-kiln.pkr.hcl
+#
+# Validated with Debian bookworm's packer 1.6.6 (HCL2; only the qemu builder and the shell and file
+# provisioners that packer ships, so nothing is downloaded). test/images/packer.test.ts runs `packer validate`.
+
+variable "debian_image" {
+  type        = string
+  description = "Debian bookworm cloud image (qcow2) to start from: a local path or URL, e.g. https://cloud.debian.org/images/cloud/bookworm/latest/debian-12-genericcloud-amd64.qcow2"
+}
+
+variable "debian_image_checksum" {
+  type        = string
+  default     = "none"
+  description = "Checksum of debian_image as Packer takes it, e.g. file:https://cloud.debian.org/images/cloud/bookworm/latest/SHA512SUMS; 'none' skips the check."
+}
+
+variable "kiln_binary" {
+  type        = string
+  description = "The kiln Linux binary to install (dist/kiln-linux-x64 from `npm run build`)."
+}
+
+variable "units" {
+  type        = string
+  default     = "four"
+  description = "kiln install --units: 'four' (cloud-init's four stage units) or 'all-stages' (kiln-all-stages.service)."
+  validation {
+    condition     = contains(["four", "all-stages"], var.units)
+    error_message = "The units value must be four or all-stages, as kiln install --units takes."
+  }
+}
+
+variable "accelerator" {
+  type        = string
+  default     = "kvm"
+  description = "qemu accelerator: 'kvm' where /dev/kvm works, 'tcg' (emulation, slow) where it does not."
+}
+
+variable "disk_size" {
+  type        = string
+  default     = "4G"
+  description = "Size the image's disk is grown to (the cloud image grows its root partition at boot)."
+}
+
+variable "output_directory" {
+  type        = string
+  default     = "output-debian-kiln"
+  description = "Where Packer writes the finished qcow2."
+}
+
+locals {
+  # Must match images/packer/debian-seed/user-data, which sets it for the build boot only.
+  build_password = "kiln-packer-build"
+  # Debian's cloud images give the default user sudo without a password.
+  sudo_sh = "sudo env {{ .Vars }} sh -eux '{{ .Path }}'"
+}
+
+source "qemu" "debian-kiln" {
+  iso_url          = var.debian_image
+  iso_checksum     = var.debian_image_checksum
+  disk_image       = true
+  disk_size        = var.disk_size
+  format           = "qcow2"
+  disk_interface   = "virtio"
+  net_device       = "virtio-net"
+  accelerator      = var.accelerator
+  memory           = 1024
+  cpus             = 2
+  headless         = true
+  output_directory = var.output_directory
+  vm_name          = "debian-kiln.qcow2"
+
+  # The build VM's NoCloud seed, as a CD labelled cidata (Packer makes it with xorriso or genisoimage).
+  cd_files = ["${path.root}/debian-seed/meta-data", "${path.root}/debian-seed/user-data"]
+  cd_label = "cidata"
+
+  communicator = "ssh"
+  ssh_username = "debian"
+  ssh_password = local.build_password
+  ssh_timeout  = "20m"
+
+  shutdown_command = "sudo shutdown -P now"
+}
+
+build {
+  sources = ["source.qemu.debian-kiln"]
+
+  # The image's own cloud-init (Debian's package) ran this first boot: let it finish before replacing it.
+  # Its `status` exits 2 for a boot with only warnings, which is no reason to stop here.
+  provisioner "shell" {
+    execute_command = local.sudo_sh
+    inline          = ["cloud-init status --wait --long || [ $? -eq 2 ]"]
+  }
+
+  provisioner "file" {
+    source      = var.kiln_binary
+    destination = "/tmp/kiln-linux-x64"
+  }
+
+  # Debian's cloud image ships Debian's cloud-init package: `--replace` keeps the package (and Debian's
+  # /etc/cloud/cloud.cfg) and diverts its cloud-init and cloud-id to kiln, so that nothing depending on the
+  # package breaks and `kiln uninstall` can give the names back. `cloud-init clean --logs` (kiln's now) forgets
+  # the boot Debian's cloud-init just did, so the next boot is a first boot for kiln.
+  provisioner "shell" {
+    execute_command = local.sudo_sh
+    inline = [
+      "chmod 0755 /tmp/kiln-linux-x64",
+      "/tmp/kiln-linux-x64 install --replace --units ${var.units}",
+      "rm -f /tmp/kiln-linux-x64",
+      "cloud-init clean --logs",
+    ]
+  }
+
+  # Boot once with kiln: the image is only worth capturing if kiln brings it up. The mark in /run (a tmpfs)
+  # tells the next step whether it really runs in the new boot.
+  provisioner "shell" {
+    execute_command   = local.sudo_sh
+    inline            = ["touch /run/kiln-packer-rebooting", "systemctl reboot"]
+    expect_disconnect = true
+  }
+
+  # kiln's `status` follows cloud-init 26.x: 1 when a module or stage failed (stop the build), 2 when the boot
+  # only logged warnings or deprecations (a module named in Debian's cloud.cfg that kiln does not implement is
+  # one), 0 when clean; see README "Installing into an image (Packer)".
+  provisioner "shell" {
+    pause_before        = "30s"
+    start_retry_timeout = "15m"
+    execute_command     = local.sudo_sh
+    inline = [
+      "test ! -e /run/kiln-packer-rebooting",
+      "cloud-init status --wait --long || [ $? -eq 2 ]",
+      "test \"$(readlink -f /usr/bin/cloud-init)\" = /usr/bin/kiln",
+    ]
+  }
+
+  # Before capture: no build password, no password logins over SSH (the seed turned them on), and no trace of
+  # this boot, so that each VM made from the image has its own first boot and its own machine-id.
+  provisioner "shell" {
+    execute_command = local.sudo_sh
+    inline = [
+      "passwd --lock debian",
+      "sed -i 's/^PasswordAuthentication yes$/PasswordAuthentication no/' /etc/ssh/sshd_config",
+      "cloud-init clean --logs --machine-id",
+    ]
+  }
+}

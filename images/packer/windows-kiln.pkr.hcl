@@ -1,0 +1,123 @@
+# Bakes a Windows image whose first-boot agent is kiln as the cloudbase-init service: installs Windows from its
+# ISO under qemu (your Autounattend.xml on a floppy does the unattended setup and turns WinRM on), installs
+# kiln with `kiln-win-x64.exe install` over WinRM, and generalizes with sysprep and images/windows/Unattend.xml,
+# whose specialize pass runs kiln; SetupComplete.cmd then starts the service at the first boot.
+#
+#   packer build -var windows_iso=Win2022.iso -var autounattend=Autounattend.xml -var winrm_password=... -var kiln_binary=dist/kiln-win-x64.exe images/packer/windows-kiln.pkr.hcl
+#
+# Validated with Debian bookworm's packer 1.6.6 (HCL2; only the qemu builder, the WinRM communicator and the
+# file and powershell provisioners that packer ships, so nothing is downloaded). test/images/packer.test.ts
+# runs `packer validate`.
+
+variable "windows_iso" {
+  type        = string
+  description = "Windows installation ISO (Server 2016 or later, or Windows 10/11): a local path or URL."
+}
+
+variable "windows_iso_checksum" {
+  type        = string
+  default     = "none"
+  description = "Checksum of windows_iso as Packer takes it (sha256:…); 'none' skips the check."
+}
+
+variable "autounattend" {
+  type        = string
+  description = "Autounattend.xml for Windows setup (edition, product key, disk layout): it must create the WinRM user below and enable WinRM over HTTP. Edition-specific, hence yours; put on a floppy, where setup looks for it."
+}
+
+variable "winrm_username" {
+  type        = string
+  default     = "Administrator"
+  description = "The administrator account autounattend creates, which Packer logs in as."
+}
+
+variable "winrm_password" {
+  type        = string
+  sensitive   = true
+  description = "Its password, as autounattend sets it: a build-only one, since the account stays in the image."
+}
+
+variable "kiln_binary" {
+  type        = string
+  description = "The kiln Windows binary to install (dist/kiln-win-x64.exe from `npm run build`)."
+}
+
+variable "accelerator" {
+  type        = string
+  default     = "kvm"
+  description = "qemu accelerator: 'kvm' where /dev/kvm works, 'tcg' (emulation, very slow for Windows) where it does not."
+}
+
+variable "disk_size" {
+  type    = string
+  default = "40G"
+}
+
+variable "output_directory" {
+  type        = string
+  default     = "output-windows-kiln"
+  description = "Where Packer writes the finished qcow2."
+}
+
+locals {
+  # cloudbase-init's folder, where `kiln install` puts kiln.exe and its confs.
+  kiln_dir = "C:\\Program Files\\Cloudbase Solutions\\Cloudbase-Init"
+  # Uploaded from this repository, so that the template generalizes with images/windows/Unattend.xml as it is.
+  unattend = "${path.root}/../windows/Unattend.xml"
+}
+
+source "qemu" "windows-kiln" {
+  iso_url      = var.windows_iso
+  iso_checksum = var.windows_iso_checksum
+  disk_size    = var.disk_size
+  format       = "qcow2"
+  # Devices Windows has drivers for out of the box, so setup needs no virtio driver disk.
+  disk_interface   = "ide"
+  net_device       = "e1000"
+  accelerator      = var.accelerator
+  memory           = 4096
+  cpus             = 2
+  headless         = true
+  output_directory = var.output_directory
+  vm_name          = "windows-kiln.qcow2"
+
+  floppy_files = [var.autounattend]
+
+  communicator   = "winrm"
+  winrm_username = var.winrm_username
+  winrm_password = var.winrm_password
+  winrm_timeout  = "4h"
+
+  # sysprep generalizes and powers the VM off; its specialize pass (images/windows/Unattend.xml) runs kiln at
+  # the first boot of each VM made from the image. Exit codes as in that file and docs/windows.md.
+  shutdown_command = "C:\\Windows\\System32\\Sysprep\\sysprep.exe /generalize /oobe /shutdown /quiet \"/unattend:${local.kiln_dir}\\conf\\Unattend.xml\""
+  shutdown_timeout = "1h"
+}
+
+build {
+  sources = ["source.qemu.windows-kiln"]
+
+  provisioner "file" {
+    source      = var.kiln_binary
+    destination = "C:\\Windows\\Temp\\kiln-win-x64.exe"
+  }
+
+  provisioner "file" {
+    source      = local.unattend
+    destination = "C:\\Windows\\Temp\\kiln-Unattend.xml"
+  }
+
+  # `kiln install` does what images/windows/install-kiln.cmd does: kiln.exe and its confs in cloudbase-init's
+  # folder, SetupComplete.cmd, and the cloudbase-init service (demand start until SetupComplete.cmd hands over).
+  provisioner "powershell" {
+    inline = [
+      "$ErrorActionPreference = 'Stop'",
+      "& 'C:\\Windows\\Temp\\kiln-win-x64.exe' install",
+      "if ($LASTEXITCODE -ne 0) { throw \"kiln install exited $LASTEXITCODE\" }",
+      "Remove-Item 'C:\\Windows\\Temp\\kiln-win-x64.exe'",
+      "Move-Item -Force 'C:\\Windows\\Temp\\kiln-Unattend.xml' '${local.kiln_dir}\\conf\\Unattend.xml'",
+      "Get-Service cloudbase-init | Format-List Name, Status, StartType",
+      "Get-Item 'C:\\Windows\\Setup\\Scripts\\SetupComplete.cmd'",
+    ]
+  }
+}

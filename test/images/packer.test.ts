@@ -1,0 +1,133 @@
+// `packer validate` on the Packer templates of images/packer/, with dummy variables and no network, and proof
+// that it really parses them: a broken copy of each must fail.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { installCommand } from '../../src/cli/install';
+import { REPO } from '../helpers/repo';
+import { hasCommand, isRoot, need } from '../helpers/requirements';
+import { tempDir } from '../helpers/temp';
+
+const IMAGES = join(REPO, 'images');
+
+interface Template {
+  file: string;
+  /** Dummy values for the variables that have no default; `FILE` is replaced by a file that exists. */
+  vars: Record<string, string>;
+}
+
+const TEMPLATES: Template[] = [
+  { file: 'debian-kiln.pkr.hcl', vars: { debian_image: '/nonexistent/debian-12-genericcloud-amd64.qcow2', kiln_binary: 'FILE' } },
+  {
+    file: 'windows-kiln.pkr.hcl',
+    vars: { windows_iso: '/nonexistent/windows.iso', autounattend: 'FILE', winrm_password: 'dummy-password', kiln_binary: 'FILE' },
+  },
+];
+
+/** A network namespace of its own when we may make one, so that a validate that tried to download fails. */
+function offline(): string[] {
+  return isRoot() && hasCommand('unshare') && spawnSync('unshare', ['--net', 'true']).status === 0 ? ['unshare', '--net'] : [];
+}
+
+/** Runs `packer validate` on TEMPLATE with its dummy variables; HOME and the cache are private, checkpoint off. */
+function validate(t: TestContext, template: Template, path: string): { status: number | null; output: string } {
+  const dir = tempDir(t, 'kiln-packer-');
+  const dummy = join(dir, 'dummy-file');
+  writeFileSync(dummy, 'not a real binary\n');
+  const vars = Object.entries(template.vars).flatMap(([k, v]) => ['-var', `${k}=${v === 'FILE' ? dummy : v}`]);
+  const [cmd, ...pre] = [...offline(), 'packer'];
+  const r = spawnSync(cmd as string, [...pre, 'validate', ...vars, path], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, PACKER_CACHE_DIR: join(dir, 'cache'), CHECKPOINT_DISABLE: '1' },
+  });
+  return { status: r.status, output: `${r.stdout}${r.stderr}${r.error ? String(r.error) : ''}` };
+}
+
+/** A copy of images/packer and images/windows (the Windows template uploads ../windows/Unattend.xml). */
+function copyImages(t: TestContext): string {
+  const dir = join(tempDir(t, 'kiln-packer-copy-'), 'images');
+  mkdirSync(dir);
+  cpSync(join(IMAGES, 'packer'), join(dir, 'packer'), { recursive: true });
+  cpSync(join(IMAGES, 'windows'), join(dir, 'windows'), { recursive: true });
+  return join(dir, 'packer');
+}
+
+function packerThere(t: TestContext): boolean {
+  return need(t, hasCommand('packer'), 'packer is not installed (apt-get install packer; .ci/run installs it)');
+}
+
+for (const template of TEMPLATES) {
+  test(`packer validate accepts images/packer/${template.file}`, (t) => {
+    if (!packerThere(t)) return;
+    const r = validate(t, template, join(IMAGES, 'packer', template.file));
+    assert.equal(r.status, 0, r.output);
+  });
+
+  test(`packer validate rejects a broken copy of ${template.file}`, (t) => {
+    if (!packerThere(t)) return;
+    const dir = copyImages(t);
+    const path = join(dir, template.file);
+    const good = readFileSync(path, 'utf8');
+    // The copy as it is passes, so each failure below comes from the break alone.
+    assert.equal(validate(t, template, path).status, 0);
+    const breaks: Array<[string, string]> = [
+      ['a missing closing brace', good.replace(/\}\s*$/, '\n')],
+      ['an argument the qemu builder does not have', good.replace(/^(\s*)headless(\s*)= true$/m, '$1headless$2= true\n$1no_such_setting = true')],
+      ['a value of the wrong type', good.replace(/^(\s*)headless(\s*)= true$/m, '$1headless$2= "sometimes"')],
+      ['a variable without a value', good.replace(/^variable "kiln_binary"/m, 'variable "kiln_binary_unset" {\n  type = string\n}\n\nvariable "kiln_binary"').replace(/source(\s*)= var\.kiln_binary/, 'source$1= var.kiln_binary_unset')],
+    ];
+    for (const [what, text] of breaks) {
+      assert.notEqual(text, good, `the break (${what}) changed nothing: the template no longer has what it looks for`);
+      writeFileSync(path, text);
+      const r = validate(t, template, path);
+      assert.notEqual(r.status, 0, `validate accepted ${what}:\n${r.output}`);
+      assert.match(r.output, /Error/, what);
+    }
+  });
+}
+
+test('the templates are in packer fmt form', (t) => {
+  if (!packerThere(t)) return;
+  const r = spawnSync('packer', ['fmt', '-check', '-diff', join(IMAGES, 'packer')], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', CHECKPOINT_DISABLE: '1' } });
+  assert.equal(r.status, 0, `run \`packer fmt images/packer\`:\n${r.stdout}${r.stderr}`);
+});
+
+test('packer validate sees a kiln binary that is not there', (t) => {
+  if (!packerThere(t)) return;
+  const template = { ...TEMPLATES[0] as Template };
+  template.vars = { ...template.vars, kiln_binary: '/nonexistent/kiln-linux-x64' };
+  const r = validate(t, template, join(IMAGES, 'packer', template.file));
+  assert.notEqual(r.status, 0, r.output);
+  assert.match(r.output, /nonexistent\/kiln-linux-x64/);
+});
+
+test('the Debian template rejects --units values kiln install does not take', (t) => {
+  if (!packerThere(t)) return;
+  const template = { ...TEMPLATES[0] as Template };
+  template.vars = { ...template.vars, units: 'three' };
+  const r = validate(t, template, join(IMAGES, 'packer', template.file));
+  assert.notEqual(r.status, 0, r.output);
+  assert.match(r.output, /four or all-stages/);
+});
+
+test('the templates call kiln install only with flags it has, and the build seed matches the Debian template', () => {
+  const known = new Set([...(installCommand.flags?.boolean ?? []), ...(installCommand.flags?.string ?? [])]);
+  for (const { file } of TEMPLATES) {
+    const text = readFileSync(join(IMAGES, 'packer', file), 'utf8');
+    const lines = text.split('\n').filter((l) => /kiln[^ ]*' install|kiln-linux-x64 install/.test(l));
+    assert.ok(lines.length > 0, `${file} does not run kiln install`);
+    for (const line of lines) for (const [, flag] of line.matchAll(/--([a-z-]+)/g)) assert.ok(known.has(flag as string), `${file}: kiln install has no --${flag}`);
+  }
+  const debian = readFileSync(join(IMAGES, 'packer', 'debian-kiln.pkr.hcl'), 'utf8');
+  const seed = readFileSync(join(IMAGES, 'packer', 'debian-seed', 'user-data'), 'utf8');
+  assert.match(seed, /^#cloud-config\n/);
+  const password = /^password: (\S+)$/m.exec(seed)?.[1];
+  assert.ok(password, 'the seed sets no password');
+  assert.match(debian, new RegExp(`build_password = "${password}"`), 'the template logs in with another password than the seed sets');
+  assert.match(debian, /passwd --lock debian/, 'the build password must be locked before capture');
+  assert.match(readFileSync(join(IMAGES, 'packer', 'debian-seed', 'meta-data'), 'utf8'), /^instance-id: \S+$/m);
+});
