@@ -82,8 +82,6 @@ export interface BootOptions {
   seed?: string;
   /** The whole boot's limit: qemu is killed and the boot fails with the console tail when it is reached. */
   timeoutMs: number;
-  /** Ends the boot (qemu killed) as soon as it holds for the console so far; otherwise the boot ends when qemu exits. */
-  until?: (lines: readonly ConsoleLine[]) => boolean;
   /** A file the timestamped console is appended to as it arrives (kept for a look after a failure). */
   logFile?: string;
   accel?: 'kvm' | 'tcg';
@@ -97,8 +95,7 @@ export interface BootOptions {
 
 export interface BootResult {
   lines: ConsoleLine[];
-  /** How the boot ended: qemu exited (the guest powered off), or `until` held. */
-  ended: 'exited' | 'until';
+  /** Seconds from qemu's start to its exit (the guest powered off). */
   seconds: number;
 }
 
@@ -113,7 +110,7 @@ export function consoleTail(lines: readonly ConsoleLine[], n = 40): string {
 /**
  * Boots OPTIONS.image with qemu (q35, `-cpu max` under TCG), the serial console on qemu's stdout, a user-mode NIC
  * restricted to the guest (restrict=on: no traffic leaves the host), -no-reboot so a guest poweroff or reboot ends
- * qemu. Resolves when qemu exits or `until` holds; rejects with the console tail on the time limit or when qemu
+ * qemu. Resolves when qemu exits after a poweroff; rejects with the console tail on the time limit or when qemu
  * cannot start.
  */
 export function bootQemu(options: BootOptions): Promise<BootResult> {
@@ -166,7 +163,6 @@ export function bootQemu(options: BootOptions): Promise<BootResult> {
         lines.push(line);
         if (options.logFile) appendFileSync(options.logFile, `${at.toFixed(3).padStart(8)} ${line.text}\n`);
       }
-      if (parts.length > 0 && options.until?.(lines)) finish({ ok: { lines, ended: 'until', seconds: seconds() } });
     });
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
@@ -176,7 +172,7 @@ export function bootQemu(options: BootOptions): Promise<BootResult> {
     child.on('close', (code, signal) => {
       if (partial) lines.push({ at: seconds(), text: partial.replace(/\r/g, '') });
       // qemu exits 0 when killed by SIGTERM too, saying so on stderr: that is no guest poweroff.
-      if (code === 0 && !/terminating on signal/.test(stderr)) finish({ ok: { lines, ended: 'exited', seconds: seconds() } });
+      if (code === 0 && !/terminating on signal/.test(stderr)) finish({ ok: { lines, seconds: seconds() } });
       else finish({ error: `qemu exited with ${code ?? signal}: ${stderr.trim().slice(-1500)}` });
     });
   });
