@@ -42,15 +42,24 @@ export function createPlatform(choice: PlatformChoice): Platform {
           commandIsolation: choice.env.KILN_COMMAND_ISOLATION === 'chroot' ? 'chroot' : 'sandbox',
           isolateNetwork: choice.env.KILN_ISOLATE_NETWORK === '1',
           loadKoffi,
-          startProcess: posixSpawnStarter(
-            () => {
-              const loaded = loadKoffi();
-              if (loaded) choice.log.debug('commands are started with posix_spawn');
-              return loaded;
-            },
-            startWithNode,
-            (why) => choice.log.warn(`commands are started with Node's spawn: ${why}`),
-          ),
+          // KILN_POSIX_SPAWN=0 starts commands with Node's spawn (fork and exec), koffi never loaded for it: the
+          // opt-out of posix_spawn for an image or an emulator where it misbehaves.
+          startProcess: posixSpawnWanted(choice.env)
+            ? posixSpawnStarter(
+                () => {
+                  const loaded = loadKoffi();
+                  if (loaded) choice.log.debug('commands are started with posix_spawn');
+                  return loaded;
+                },
+                startWithNode,
+                (why) => choice.log.warn(`commands are started with Node's spawn: ${why}`),
+              )
+            : startWithNode,
         });
   return choice.dryRun ? new DryRunPlatform(base) : base;
+}
+
+/** Whether commands start with posix_spawn: yes unless KILN_POSIX_SPAWN is 0, false, no or off. */
+export function posixSpawnWanted(env: NodeJS.ProcessEnv): boolean {
+  return !/^(0|false|no|off)$/i.test(env.KILN_POSIX_SPAWN?.trim() ?? '');
 }

@@ -219,14 +219,17 @@ export class StageRunner {
 
   /**
    * cloud-init already sets the hostname from meta-data in init-local, before user data is read (so DHCP and
-   * logs see it), with the system and datasource config only; a failure is logged and left to the init
+   * logs see it), with the system and datasource config and the instance's cloud-config files a previous boot
+   * wrote (its config merger reads them: on a later boot the user's `hostname:` wins here too, and the per-
+   * instance set_hostname does not run again to put it back); a failure is logged and left to the init
    * stage's set_hostname, which runs again with the whole config.
    */
   private async setHostnameEarly(rc: RunConfig): Promise<void> {
     const mod = this.deps.modules.find((m) => m.name === 'set_hostname');
     const data = this.found?.data;
-    if (!mod || !data) return;
-    const { cfg, ctx } = await this.initLocalModuleContext(rc, data, 'main.py');
+    if (!mod || !data || !this.found) return;
+    const { ctx } = await this.initLocalModuleContext(rc, data, 'main.py');
+    const cfg = await this.mergedFromDisk(rc, this.found);
     if (!data.localHostname && cfg.hostname === undefined && cfg.fqdn === undefined) return;
     try {
       await mod.run(ctx, cfg);

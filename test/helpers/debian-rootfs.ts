@@ -1,5 +1,6 @@
-// A debootstrap'd Debian bookworm rootfs with Debian's cloud-init, built once and cached outside the repo:
-// the oracle for parity tests, and the sandbox for end-to-end runs of the built binary.
+// debootstrap'd Debian bookworm rootfs trees, built once and cached outside the repo: one with Debian's cloud-init
+// (the oracle for parity tests, and the sandbox for end-to-end runs of the built binary), and one with a kernel and
+// no cloud-init (the image the qemu boot tests install kiln into).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +15,15 @@ export const ROOTFS_CACHE = process.env.KILN_ROOTFS_CACHE ?? '/var/cache/kiln-te
 export const ROOTFS_PACKAGES = [
   'cloud-init', 'python3-cffi-backend', 'openssh-server', 'sudo', 'passwd', 'adduser', 'locales', 'tzdata', 'netplan.io', 'ifupdown',
   'ca-certificates', 'python3-jinja2', 'python3-yaml', 'iproute2', 'isc-dhcp-client', 'e2fsprogs', 'cloud-guest-utils',
+];
+
+/**
+ * Packages beyond minbase for the bootable tree: a kernel and its initramfs, systemd as init, and what the modules
+ * a boot test asserts on call. Debian's cloud-init is left out on purpose: kiln is installed in its place.
+ */
+export const BOOT_ROOTFS_PACKAGES = [
+  'linux-image-amd64', 'initramfs-tools', 'locales', 'openssh-server', 'sudo', 'passwd', 'adduser', 'iproute2', 'ifupdown',
+  'systemd', 'systemd-sysv', 'udev', 'isc-dhcp-client', 'tzdata', 'e2fsprogs', 'cloud-guest-utils',
 ];
 
 const SUITE = 'bookworm';
@@ -49,8 +59,8 @@ function listDir(dir: string): string[] {
   }
 }
 
-function stamp(): string {
-  return `${SUITE} ${ROOTFS_PACKAGES.join(',')}\n`;
+function stamp(packages: readonly string[]): string {
+  return `${SUITE} ${packages.join(',')}\n`;
 }
 
 /**
@@ -58,27 +68,38 @@ function stamp(): string {
  * A lock folder makes concurrent test files wait for one build.
  */
 export function ensureDebianRootfs(): string {
-  const dir = join(ROOTFS_CACHE, `${SUITE}-cloud-init`);
+  return ensureCachedRootfs(`${SUITE}-cloud-init`, ROOTFS_PACKAGES);
+}
+
+/** The cached bootable tree (kernel, initramfs, systemd, no cloud-init) for the qemu boot tests. */
+export function ensureBootRootfs(): string {
+  return ensureCachedRootfs(`${SUITE}-boot`, BOOT_ROOTFS_PACKAGES);
+}
+
+function ensureCachedRootfs(name: string, packages: readonly string[]): string {
+  const dir = join(ROOTFS_CACHE, name);
   const ok = join(dir, '.kiln-rootfs-ok');
-  if (existsSync(ok) && readFileSync(ok, 'utf8') === stamp()) return dir;
+  const want = stamp(packages);
+  const ready = (): boolean => existsSync(ok) && readFileSync(ok, 'utf8') === want;
+  if (ready()) return dir;
   mkdirSync(ROOTFS_CACHE, { recursive: true });
-  const lock = join(ROOTFS_CACHE, `${SUITE}-cloud-init.lock`);
+  const lock = join(ROOTFS_CACHE, `${name}.lock`);
   const deadline = Date.now() + 30 * 60_000;
   for (;;) {
     try {
       mkdirSync(lock);
       break;
     } catch {
-      if (existsSync(ok) && readFileSync(ok, 'utf8') === stamp()) return dir;
+      if (ready()) return dir;
       if (Date.now() > deadline) throw new Error(`timed out waiting for another build of ${dir} (remove ${lock} if stale)`);
       spawnSync('sleep', ['2']);
     }
   }
   try {
-    if (existsSync(ok) && readFileSync(ok, 'utf8') === stamp()) return dir;
+    if (ready()) return dir;
     const building = `${dir}.building`;
     rmSync(building, { recursive: true, force: true });
-    const r = spawnSync('debootstrap', ['--variant=minbase', `--include=${ROOTFS_PACKAGES.join(',')}`, SUITE, building, aptMirror()], {
+    const r = spawnSync('debootstrap', ['--variant=minbase', `--include=${packages.join(',')}`, SUITE, building, aptMirror()], {
       encoding: 'utf8',
       maxBuffer: 64 * 1024 * 1024,
     });
@@ -89,7 +110,7 @@ export function ensureDebianRootfs(): string {
     mkdirSync(join(building, 'var/cache/apt/archives/partial'), { recursive: true });
     rmSync(dir, { recursive: true, force: true });
     renameSync(building, dir);
-    writeFileSync(ok, stamp());
+    writeFileSync(ok, want);
     return dir;
   } finally {
     rmSync(lock, { recursive: true, force: true });
@@ -101,5 +122,13 @@ export function copyRootfs(into: string): string {
   const src = ensureDebianRootfs();
   const r = spawnSync('cp', ['-a', '--reflink=auto', `${src}/.`, into]);
   if (r.status !== 0) throw new Error(`copying the rootfs failed: ${r.stderr}`);
+  return into;
+}
+
+/** A private copy of the cached bootable rootfs for one test, removed by the caller. */
+export function copyBootRootfs(into: string): string {
+  const src = ensureBootRootfs();
+  const r = spawnSync('cp', ['-a', '--reflink=auto', `${src}/.`, into]);
+  if (r.status !== 0) throw new Error(`copying the boot rootfs failed: ${r.stderr}`);
   return into;
 }

@@ -369,3 +369,22 @@ test('an unknown frequency in a module list is a deprecation (degraded, exit 2):
   const s = await readBootStatus(new LinuxPlatform({ root, log: new Logger().for('t') }), undefined, '');
   assert.deepEqual([s.extended_status, statusExitCode(s)], ['degraded done', 2]);
 });
+
+test('init-local sets the hostname of a later boot from the cached user cloud-config too, as cloud-init does', async (t) => {
+  // The first boot sets the meta-data hostname in init-local and the user's in the init stage's set_hostname
+  // (per instance); on the next boot init-local must not put the meta-data one back for good.
+  const root = sandbox(t, 'i-1', CFG.replace('[init_once_per_instance]', '[set_hostname]'));
+  setSeed(root, 'i-1', '#cloud-config\nhostname: from-user-data\n');
+  const seen: string[] = [];
+  const setHostname = {
+    ...recordingModule({ runs: [] }, 'set_hostname', 'init', 'once-per-instance'),
+    async run(_ctx: unknown, cfg: Record<string, unknown>) {
+      seen.push(String(cfg.hostname ?? 'meta-data'));
+    },
+  };
+  await boot(root, fakeDeps([fakeSource()], [setHostname]));
+  assert.deepEqual(seen, ['meta-data', 'from-user-data']);
+  seen.length = 0;
+  await boot(root, fakeDeps([fakeSource()], [setHostname]));
+  assert.deepEqual(seen, ['from-user-data']);
+});

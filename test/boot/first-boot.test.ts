@@ -1,0 +1,243 @@
+// kiln on a real boot: Debian bookworm with a kernel, kiln installed by `kiln install --root`, a NoCloud seed made by
+// `kiln make-seed`, booted under qemu; the first boot, a reboot of the same disk, and a boot with kiln-all-stages.
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { copyBootRootfs } from '../helpers/debian-rootfs';
+import { bootQemu, consoleTail, makeBootImage, type BootImage, type BootResult, type ConsoleLine } from '../helpers/qemu-boot';
+import { builtBinary } from '../helpers/repo';
+import { hasCommand, isRoot, need } from '../helpers/requirements';
+
+const kiln = builtBinary('kiln-linux-x64');
+/** One boot's hard limit: a TCG boot takes 30–90 s here; a stall must fail the test, never hang the suite. */
+const BOOT_TIMEOUT_MS = Number(process.env.KILN_BOOT_TIMEOUT_MS ?? 240_000);
+
+const META_DATA = 'instance-id: iid-kiln-boot-1\nlocal-hostname: kiln-boot-meta\n';
+
+/**
+ * The seed's user data: users, passwords, a hostname, write_files, runcmd, a per-boot and a per-instance script
+ * (written by write_files, run by the final stage), and what the stall of issue 24 had: a runcmd that starts
+ * `cloud-init status --wait` with systemd-run while the final stage is still running.
+ */
+const USER_DATA = `#cloud-config
+hostname: kiln-boot-guest
+# C.UTF-8 needs no locale-gen: Debian's locale-gen ignores its argument, so en_US.UTF-8 (the default) fails
+# update-locale on an image whose /etc/locale.gen enables nothing, for Debian's cloud-init as for kiln.
+locale: C.UTF-8
+# kiln install puts no /etc/cloud/templates in the image (Debian's cloud-init package brings them), so rendering
+# sources.list would warn "No template found" and make the status degraded (exit 2): keep the image's own.
+apt: {preserve_sources_list: true}
+chpasswd:
+  expire: false
+  users:
+    - {name: tester, password: kilnlab-tester, type: text}
+    - {name: debian, password: kilnlab-default, type: text}
+ssh_pwauth: true
+users:
+  - default
+  - name: tester
+    shell: /bin/bash
+    groups: [sudo]
+    sudo: "ALL=(ALL) NOPASSWD:ALL"
+    lock_passwd: false
+write_files:
+  - path: /var/lib/kiln-boot/marker
+    content: "written by write_files\\n"
+  - path: /var/lib/cloud/scripts/per-boot/10-count.sh
+    permissions: "0755"
+    content: |
+      #!/bin/sh
+      echo boot >> /var/lib/kiln-boot/per-boot.log
+      echo "KILN-PER-BOOT-RAN $(wc -l < /var/lib/kiln-boot/per-boot.log)" > /dev/ttyS0
+  - path: /var/lib/cloud/scripts/per-instance/10-count.sh
+    permissions: "0755"
+    content: |
+      #!/bin/sh
+      echo instance >> /var/lib/kiln-boot/per-instance.log
+      echo "KILN-PER-INSTANCE-RAN $(wc -l < /var/lib/kiln-boot/per-instance.log)" > /dev/ttyS0
+runcmd:
+  - [sh, -c, 'echo "KILN-RUNCMD-RAN $(cat /var/lib/kiln-boot/marker)" > /dev/ttyS0']
+  - [systemd-run, --no-block, --unit=kiln-status-wait, sh, -c, 'cloud-init status --wait >/dev/null 2>&1; echo "KILN-RUNCMD-STATUS-WAIT $?" > /dev/ttyS0']
+`;
+
+/**
+ * A unit of the image (not of kiln) that reports on every boot, on the serial console: what `cloud-init status
+ * --wait` says, the stages' record, the hostname, the accounts, the host keys and the keys sshd serves; then a
+ * heartbeat to show the guest keeps running, and a poweroff (qemu runs with -no-reboot, so that ends the boot).
+ */
+const PROBE_SCRIPT = `#!/bin/sh
+# Each line opens the console afresh: the serial getty's vhangup() on ttyS0 cuts off descriptors opened before it.
+say() { printf '%s\\n' "$*" > /dev/ttyS0; }
+tagged() { sed "s/^/$1 /" > /dev/ttyS0; }
+say "PROBE-BEGIN"
+out=$(timeout 300 cloud-init status --wait --long 2>&1); rc=$?
+echo "$out" | tagged 'PROBE-STATUS|'
+say "PROBE-STATUS-RC $rc"
+say "PROBE-STATUS-JSON $(tr -d '\\n' < /run/cloud-init/status.json)"
+say "PROBE-HOSTNAME $(hostname)"
+say "PROBE-SHADOW $(getent shadow tester | cut -d: -f1,2)"
+say "PROBE-SHADOW $(getent shadow debian | cut -d: -f1,2)"
+say "PROBE-GROUPS $(id -nG tester)"
+say "PROBE-SUDOERS $(grep -c '^tester ALL=(ALL) NOPASSWD:ALL$' /etc/sudoers.d/90-cloud-init-users 2>/dev/null)"
+for k in /etc/ssh/ssh_host_*_key.pub; do say "PROBE-HOSTKEY-FILE $(ssh-keygen -lf "$k")"; done
+say "PROBE-SSH-ACTIVE $(systemctl is-active ssh)"
+ssh-keyscan -T 10 127.0.0.1 2>/dev/null | ssh-keygen -lf - | tagged PROBE-HOSTKEY-SERVED
+say "PROBE-PER-BOOT-LOG $(wc -l < /var/lib/kiln-boot/per-boot.log)"
+say "PROBE-PER-INSTANCE-LOG $(wc -l < /var/lib/kiln-boot/per-instance.log)"
+say "PROBE-FAILED-UNITS $(systemctl list-units --failed --plain --no-legend | awk '{print $1}' | tr '\\n' ' ')"
+i=0; while [ $i -lt 8 ]; do i=$((i+1)); say "PROBE-HB $i"; sleep 1; done
+say "PROBE-END"
+systemctl poweroff
+`;
+
+const PROBE_UNIT = `[Unit]
+Description=kiln boot test probe
+After=multi-user.target
+[Service]
+Type=simple
+ExecStart=/usr/local/sbin/kiln-boot-probe
+[Install]
+WantedBy=multi-user.target
+`;
+
+function sh(cmd: string, args: string[]): string {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status ?? r.error?.message}): ${(r.stderr || r.stdout).slice(-2000)}`);
+  return r.stdout;
+}
+
+/** A disk of the boot rootfs with kiln installed by its own `install` verb, with UNITS, and the probe unit. */
+function prepareImage(work: string, name: string, units: 'four' | 'all-stages'): BootImage {
+  const dir = join(work, name);
+  const root = join(dir, 'rootfs');
+  mkdirSync(root, { recursive: true });
+  copyBootRootfs(root);
+  sh(kiln as string, ['install', '--root', root, '--units', units]);
+  writeFileSync(join(root, 'usr/local/sbin/kiln-boot-probe'), PROBE_SCRIPT, { mode: 0o755 });
+  writeFileSync(join(root, 'etc/systemd/system/kiln-boot-probe.service'), PROBE_UNIT);
+  mkdirSync(join(root, 'etc/systemd/system/multi-user.target.wants'), { recursive: true });
+  sh('ln', ['-sf', '../kiln-boot-probe.service', join(root, 'etc/systemd/system/multi-user.target.wants/kiln-boot-probe.service')]);
+  const image = makeBootImage(root, dir);
+  rmSync(root, { recursive: true, force: true });
+  return image;
+}
+
+/** Values of the console lines that carry TAG (the rest of the line after "TAG "), wherever kernel output put it. */
+function tagged(lines: readonly ConsoleLine[], tag: string): string[] {
+  const pattern = new RegExp(`(?:^|\\s)${tag.replace(/[|\\^$.*+?()[\]{}]/g, '\\$&')}(?:\\s(.*))?$`);
+  const out: string[] = [];
+  for (const l of lines) {
+    const m = pattern.exec(l.text);
+    if (m) out.push((m[1] ?? '').trim());
+  }
+  return out;
+}
+
+/** The lines the probe, the seed's scripts and kiln's stages wrote, for assertion messages (the tail is the shutdown). */
+function report(result: BootResult): string {
+  return consoleTail(result.lines.filter((l) => /PROBE-|KILN-|cloud-init\[|Cloud-init v\./.test(l.text)), 80);
+}
+
+function one(result: BootResult, tag: string): string {
+  const values = tagged(result.lines, tag);
+  assert.ok(values.length > 0, `no ${tag} line on the console\n${report(result)}`);
+  return values[0] as string;
+}
+
+/** Host-side check of a crypt(3) hash with the host's perl (libcrypt knows yescrypt, Debian's default). */
+function cryptMatches(password: string, hash: string): boolean {
+  return spawnSync('perl', ['-e', 'exit(crypt($ARGV[0], $ARGV[1]) eq $ARGV[1] ? 0 : 1)', password, hash]).status === 0;
+}
+
+/** Boots IMAGE with SEED until the probe powers the guest off, keeping the timestamped console in LOG. */
+async function bootOnce(image: BootImage, seed: string, log: string): Promise<BootResult> {
+  const result = await bootQemu({ image, seed, timeoutMs: BOOT_TIMEOUT_MS, logFile: log });
+  assert.ok(tagged(result.lines, 'PROBE-END').length > 0, `the guest powered off before the probe finished\n${consoleTail(result.lines)}`);
+  return result;
+}
+
+/** The assertions every boot shares: status done and exit 0, all four stages finished without errors, sshd up with the keys on disk, the guest alive after. */
+function assertHealthyBoot(result: BootResult): void {
+  assert.equal(one(result, 'PROBE-STATUS-RC'), '0', `cloud-init status --wait did not exit 0\n${report(result)}`);
+  // `status --wait` prints a dot per poll before its report, on the same line.
+  assert.ok(tagged(result.lines, 'PROBE-STATUS|').some((v) => /(^|\.)status: done$/.test(v)), `status is not done\n${report(result)}`);
+  const status = JSON.parse(one(result, 'PROBE-STATUS-JSON')) as { v1: Record<string, { start: number | null; finished: number | null; errors: string[] } | unknown> };
+  for (const stage of ['init-local', 'init', 'modules-config', 'modules-final']) {
+    const s = status.v1[stage] as { start: number | null; finished: number | null; errors: string[] } | undefined;
+    assert.ok(s && s.start !== null && s.finished !== null, `stage ${stage} did not run to the end: ${JSON.stringify(s)}`);
+    assert.deepEqual(s.errors, [], `stage ${stage} had errors`);
+  }
+  assert.equal(one(result, 'PROBE-SSH-ACTIVE'), 'active');
+  const fingerprint = (line: string) => line.split(/\s+/)[1];
+  const keyType = (line: string) => /\((\w+)\)$/.exec(line)?.[1] ?? line;
+  const onDisk = new Map(tagged(result.lines, 'PROBE-HOSTKEY-FILE').map((l) => [keyType(l), fingerprint(l)]));
+  const served = new Map(tagged(result.lines, 'PROBE-HOSTKEY-SERVED').map((l) => [keyType(l), fingerprint(l)]));
+  // sshd's default HostKey list (RSA, ECDSA, Ed25519); a DSA file, which kiln makes as cloud-init 22.4 does, is not served.
+  assert.deepEqual([...served.keys()].sort(), ['ECDSA', 'ED25519', 'RSA'], `sshd does not serve the three host key types\n${report(result)}`);
+  for (const [type, print] of served) assert.equal(print, onDisk.get(type), `sshd serves another ${type} key than /etc/ssh has`);
+  assert.deepEqual(tagged(result.lines, 'PROBE-HB'), ['1', '2', '3', '4', '5', '6', '7', '8'], 'the guest stopped making progress after cloud-init finished');
+  assert.equal(one(result, 'PROBE-FAILED-UNITS'), '', 'failed units');
+}
+
+describe('kiln on a real boot (qemu)', { concurrency: false }, () => {
+  let work = '';
+  let seed = '';
+  const ready = () => isRoot() && kiln !== undefined && hasCommand('qemu-system-x86_64') && hasCommand('debootstrap') && hasCommand('mkfs.ext4') && hasCommand('sfdisk');
+  const why = 'needs root, dist/kiln-linux-x64 (node build.mjs linux-x64), qemu-system-x86_64, debootstrap, mkfs.ext4 and sfdisk';
+
+  before(() => {
+    if (!ready()) return;
+    work = mkdtempSync('/var/tmp/kiln-boot-');
+    const seedDir = join(work, 'seed');
+    mkdirSync(seedDir);
+    writeFileSync(join(seedDir, 'user-data'), USER_DATA);
+    writeFileSync(join(seedDir, 'meta-data'), META_DATA);
+    seed = join(work, 'seed.iso');
+    sh(kiln as string, ['make-seed', '-o', seed, seedDir]);
+  });
+  after(() => {
+    if (work && process.env.KILN_BOOT_KEEP !== '1') rmSync(work, { recursive: true, force: true });
+  });
+
+  it('first boot with the four units runs every stage and module, and a reboot runs only the per-boot scripts again', { timeout: 3 * BOOT_TIMEOUT_MS + 300_000 }, async (t) => {
+    if (!need(t, ready(), why)) return;
+    const image = prepareImage(work, 'four', 'four');
+
+    const first = await bootOnce(image, seed, join(work, 'four-boot1.log'));
+    t.diagnostic(`first boot: ${first.seconds.toFixed(1)} s`);
+    assertHealthyBoot(first);
+    assert.equal(one(first, 'KILN-RUNCMD-RAN'), 'written by write_files');
+    assert.equal(one(first, 'KILN-RUNCMD-STATUS-WAIT'), '0');
+    assert.equal(one(first, 'PROBE-HOSTNAME'), 'kiln-boot-guest');
+    const tester = one(first, 'PROBE-SHADOW').replace(/^tester:/, '');
+    assert.ok(cryptMatches('kilnlab-tester', tester), `tester's password hash does not match: ${tester}`);
+    const debian = tagged(first.lines, 'PROBE-SHADOW').find((v) => v.startsWith('debian:'))?.replace(/^debian:/, '') ?? '';
+    assert.ok(cryptMatches('kilnlab-default', debian), `the default user's password hash does not match: ${debian}`);
+    assert.match(one(first, 'PROBE-GROUPS'), /\bsudo\b/);
+    assert.equal(one(first, 'PROBE-SUDOERS'), '1');
+    assert.deepEqual(tagged(first.lines, 'KILN-PER-BOOT-RAN'), ['1']);
+    assert.deepEqual(tagged(first.lines, 'KILN-PER-INSTANCE-RAN'), ['1']);
+
+    const second = await bootOnce(image, seed, join(work, 'four-boot2.log'));
+    t.diagnostic(`second boot: ${second.seconds.toFixed(1)} s`);
+    assertHealthyBoot(second);
+    assert.deepEqual(tagged(second.lines, 'KILN-PER-BOOT-RAN'), ['2'], 'the per-boot script did not run again');
+    assert.deepEqual(tagged(second.lines, 'KILN-PER-INSTANCE-RAN'), [], 'the per-instance script ran again');
+    assert.deepEqual(tagged(second.lines, 'KILN-RUNCMD-RAN'), [], 'runcmd ran again');
+    assert.equal(one(second, 'PROBE-PER-INSTANCE-LOG'), '1');
+    assert.equal(one(second, 'PROBE-HOSTNAME'), 'kiln-boot-guest');
+  });
+
+  it('first boot with kiln-all-stages.service runs every stage in one process', { timeout: BOOT_TIMEOUT_MS + 300_000 }, async (t) => {
+    if (!need(t, ready(), why)) return;
+    const image = prepareImage(work, 'all-stages', 'all-stages');
+    const boot = await bootOnce(image, seed, join(work, 'all-stages-boot1.log'));
+    t.diagnostic(`all-stages boot: ${boot.seconds.toFixed(1)} s`);
+    assertHealthyBoot(boot);
+    assert.equal(one(boot, 'KILN-RUNCMD-RAN'), 'written by write_files');
+    assert.equal(one(boot, 'PROBE-HOSTNAME'), 'kiln-boot-guest');
+    assert.deepEqual(tagged(boot.lines, 'KILN-PER-INSTANCE-RAN'), ['1']);
+  });
+});

@@ -1,0 +1,179 @@
+// Boots a disk image under qemu for the real-boot tests: the image made from a rootfs without loop mounts, the
+// serial console captured line by line with the seconds since qemu started, and hard timeouts that kill qemu and
+// fail with the console's tail, so that a stalled guest can never hang the suite.
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, copyFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** One line of the serial console and when it arrived, in seconds since qemu was started. */
+export interface ConsoleLine {
+  at: number;
+  text: string;
+}
+
+export interface BootImage {
+  disk: string;
+  kernel: string;
+  initrd: string;
+}
+
+export class BootFailure extends Error {}
+
+function run(cmd: string, args: string[], input?: string): string {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', input, maxBuffer: 64 * 1024 * 1024 });
+  if (r.error) throw new BootFailure(`${cmd}: ${r.error.message}`);
+  if (r.status !== 0) throw new BootFailure(`${cmd} ${args.join(' ')} failed (${r.status}): ${(r.stderr || r.stdout).slice(-2000)}`);
+  return r.stdout;
+}
+
+/** The newest file of /boot named PREFIX-<version>, copied out of ROOT to INTO; a clear error when there is none. */
+function bootFile(root: string, prefix: string, into: string): string {
+  const names = readdirSync(join(root, 'boot')).filter((n) => n.startsWith(`${prefix}-`)).sort();
+  const name = names.at(-1);
+  if (name === undefined) throw new BootFailure(`no ${prefix}-* in ${root}/boot: is linux-image-amd64 (and initramfs-tools) installed in the rootfs?`);
+  copyFileSync(join(root, 'boot', name), into);
+  return into;
+}
+
+/**
+ * Makes a bootable raw disk of ROOT (which the caller has prepared: kiln installed, files added): an MBR with one
+ * Linux partition from 1 MiB, filled by `mkfs.ext4 -d` (no loop mount, no root needed for the image itself),
+ * labelled `root` for the fstab line this writes. The kernel and initramfs are copied out for a direct boot.
+ */
+export function makeBootImage(root: string, into: string, sizeMiB = 2048): BootImage {
+  writeFileSync(join(root, 'etc/fstab'), 'LABEL=root / ext4 defaults,errors=remount-ro 0 1\n');
+  const kernel = bootFile(root, 'vmlinuz', join(into, 'vmlinuz'));
+  const initrd = bootFile(root, 'initrd.img', join(into, 'initrd.img'));
+  const disk = join(into, 'disk.raw');
+  run('truncate', ['-s', `${sizeMiB}M`, disk]);
+  run('sfdisk', ['-q', disk], 'label: dos\nstart=2048, type=83, bootable\n');
+  const blocks = ((sizeMiB - 1) * 1024 * 1024) / 4096;
+  run('mkfs.ext4', ['-q', '-F', '-b', '4096', '-L', 'root', '-E', 'offset=1048576', '-d', root, disk, String(blocks)]);
+  return { disk, kernel, initrd };
+}
+
+/**
+ * KVM when it can run KERNEL, TCG otherwise. /dev/kvm existing is not enough: a nested host (Firecracker) may
+ * open it and then hang the guest's early boot. So KERNEL is started under KVM with no root and panic=-1: a
+ * working KVM reaches the panic and qemu (-no-reboot) exits within seconds; otherwise it is killed and TCG used.
+ * KILN_BOOT_ACCEL=tcg|kvm forces one.
+ */
+export function accelerator(kernel: string): 'kvm' | 'tcg' {
+  const forced = process.env.KILN_BOOT_ACCEL;
+  if (forced === 'tcg' || forced === 'kvm') return forced;
+  if (!existsSync('/dev/kvm')) return 'tcg';
+  if (kvmWorks !== undefined) return kvmWorks ? 'kvm' : 'tcg';
+  const r = spawnSync(
+    'qemu-system-x86_64',
+    ['-machine', 'q35,accel=kvm', '-cpu', 'host', '-m', '256', '-nodefaults', '-display', 'none', '-no-reboot', '-monitor', 'none', '-serial', 'stdio',
+      '-kernel', kernel, '-append', 'console=ttyS0 panic=-1'],
+    { timeout: 15_000, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 },
+  );
+  kvmWorks = r.status === 0 && /Kernel panic/.test(r.stdout);
+  return kvmWorks ? 'kvm' : 'tcg';
+}
+
+/** Whether KVM ran a kernel: the check costs seconds (a hung one the whole 15 s), so it is made once per process. */
+let kvmWorks: boolean | undefined;
+
+export interface BootOptions {
+  image: BootImage;
+  /** A NoCloud (or other) seed image attached as a CD-ROM. */
+  seed?: string;
+  /** The whole boot's limit: qemu is killed and the boot fails with the console tail when it is reached. */
+  timeoutMs: number;
+  /** A file the timestamped console is appended to as it arrives (kept for a look after a failure). */
+  logFile?: string;
+  accel?: 'kvm' | 'tcg';
+  memoryMiB?: number;
+  cpus?: number;
+  /** Extra kernel command line. */
+  append?: string;
+  /** The qemu program (default qemu-system-x86_64 from PATH). */
+  qemu?: string;
+}
+
+export interface BootResult {
+  lines: ConsoleLine[];
+  /** Seconds from qemu's start to its exit (the guest powered off). */
+  seconds: number;
+}
+
+/** The last N console lines, for failure messages. */
+export function consoleTail(lines: readonly ConsoleLine[], n = 40): string {
+  return lines
+    .slice(-n)
+    .map((l) => `${l.at.toFixed(1).padStart(7)} ${l.text}`)
+    .join('\n');
+}
+
+/**
+ * Boots OPTIONS.image with qemu (q35, `-cpu max` under TCG), the serial console on qemu's stdout, a user-mode NIC
+ * restricted to the guest (restrict=on: no traffic leaves the host), -no-reboot so a guest poweroff or reboot ends
+ * qemu. Resolves when qemu exits after a poweroff; rejects with the console tail on the time limit or when qemu
+ * cannot start.
+ */
+export function bootQemu(options: BootOptions): Promise<BootResult> {
+  const accel = options.accel ?? accelerator(options.image.kernel);
+  const args = [
+    '-machine', `q35,accel=${accel}`,
+    '-cpu', accel === 'kvm' ? 'host' : 'max',
+    '-m', String(options.memoryMiB ?? 1024),
+    '-smp', String(options.cpus ?? 2),
+    '-nodefaults', '-display', 'none', '-no-reboot', '-monitor', 'none',
+    '-kernel', options.image.kernel,
+    '-initrd', options.image.initrd,
+    '-append', `root=/dev/vda1 ro console=ttyS0,115200 printk.time=1 ${options.append ?? ''}`.trim(),
+    '-drive', `file=${options.image.disk},if=virtio,format=raw,cache=unsafe`,
+    ...(options.seed ? ['-drive', `file=${options.seed},media=cdrom,readonly=on`] : []),
+    '-serial', 'stdio',
+    '-nic', 'user,model=virtio-net-pci,restrict=on',
+    '-object', 'rng-random,id=rng0,filename=/dev/urandom', '-device', 'virtio-rng-pci,rng=rng0',
+  ];
+  const started = Date.now();
+  const seconds = () => (Date.now() - started) / 1000;
+  const lines: ConsoleLine[] = [];
+  return new Promise((resolve, reject) => {
+    let child;
+    try {
+      child = spawn(options.qemu ?? 'qemu-system-x86_64', args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    } catch (err) {
+      reject(new BootFailure(`${options.qemu ?? 'qemu-system-x86_64'} could not be started: ${(err as Error).message}`));
+      return;
+    }
+    let settled = false;
+    let partial = '';
+    let stderr = '';
+    const finish = (outcome: { ok: BootResult } | { error: string }) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      if ('ok' in outcome) resolve(outcome.ok);
+      else reject(new BootFailure(`${outcome.error}\n--- console tail (seconds since qemu start) ---\n${consoleTail(lines)}`));
+    };
+    const timer = setTimeout(() => finish({ error: `the boot did not finish within ${options.timeoutMs / 1000} s (${accel}); qemu killed` }), options.timeoutMs);
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      const parts = (partial + chunk).split('\n');
+      partial = parts.pop() ?? '';
+      const at = seconds();
+      for (const raw of parts) {
+        const line = { at, text: raw.replace(/\r/g, '') };
+        lines.push(line);
+        if (options.logFile) appendFileSync(options.logFile, `${at.toFixed(3).padStart(8)} ${line.text}\n`);
+      }
+    });
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', (err) => finish({ error: `${options.qemu ?? 'qemu-system-x86_64'} could not be started: ${err.message}` }));
+    child.on('close', (code, signal) => {
+      if (partial) lines.push({ at: seconds(), text: partial.replace(/\r/g, '') });
+      // qemu exits 0 when killed by SIGTERM too, saying so on stderr: that is no guest poweroff.
+      if (code === 0 && !/terminating on signal/.test(stderr)) finish({ ok: { lines, seconds: seconds() } });
+      else finish({ error: `qemu exited with ${code ?? signal}: ${stderr.trim().slice(-1500)}` });
+    });
+  });
+}
