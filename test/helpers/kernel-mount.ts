@@ -1,8 +1,9 @@
 // Reads images through the Linux kernel's own filesystem drivers: loop-mounted in a private mount namespace
-// when the running kernel has the driver, else inside a throw-away qemu VM that boots the distro's kernel.
+// when the running kernel has the driver, else inside a throw-away qemu VM that boots the cached Debian tree's kernel.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { ensureBootRootfs } from './debian-rootfs';
 import { hasCommand, isRoot } from './requirements';
 
 export type KernelFs = 'iso9660' | 'vfat';
@@ -40,16 +41,20 @@ function hostHas(fs: KernelFs): boolean {
   }
 }
 
-/** The newest distro kernel in /boot that has its modules beside it, or undefined. */
-function distroKernel(): { vmlinuz: string; modules: string } | undefined {
-  if (!existsSync('/boot')) return undefined;
-  const versions = readdirSync('/boot')
+/**
+ * The newest kernel of the cached bootable Debian tree (debian-rootfs.ts, the one test/boot/ starts), with its
+ * modules beside it: no kernel package is installed on the machine that runs the tests.
+ */
+function distroKernel(): { vmlinuz: string; modules: string } {
+  const root = ensureBootRootfs();
+  const versions = readdirSync(join(root, 'boot'))
     .filter((f) => f.startsWith('vmlinuz-'))
     .map((f) => f.slice('vmlinuz-'.length))
-    .filter((v) => existsSync(join('/lib/modules', v)))
+    .filter((v) => existsSync(join(root, 'lib/modules', v)))
     .sort();
   const v = versions.pop();
-  return v ? { vmlinuz: join('/boot', `vmlinuz-${v}`), modules: join('/lib/modules', v) } : undefined;
+  if (!v) throw new Error(`${root} holds no kernel with its modules`);
+  return { vmlinuz: join(root, 'boot', `vmlinuz-${v}`), modules: join(root, 'lib/modules', v) };
 }
 
 function moduleFile(dir: string, rel: string): string | undefined {
@@ -61,13 +66,15 @@ function moduleFile(dir: string, rel: string): string | undefined {
 export function kernelMountUnavailable(fs: KernelFs): string | undefined {
   if (!isRoot()) return 'mounting an image needs root';
   if (hostHas(fs)) return hasCommand('unshare') ? undefined : `unshare (util-linux) is not installed`;
-  const k = distroKernel();
-  const missing = ['qemu-system-x86_64', 'busybox', 'cpio'].filter((c) => !hasCommand(c));
-  if (missing.length > 0 || !k) {
-    return (
-      `the running kernel has no ${fs} driver and cannot load one, and no VM can be booted to ask another ` +
-      `(${[...missing, ...(k ? [] : ['a distro kernel in /boot with /lib/modules'])].join(', ')} missing: apt-get install qemu-system-x86 busybox-static cpio linux-image-amd64)`
-    );
+  const missing = ['qemu-system-x86_64', 'busybox', 'cpio', 'debootstrap'].filter((c) => !hasCommand(c));
+  if (missing.length > 0) {
+    return `the running kernel has no ${fs} driver and cannot load one, and no VM can be booted to ask another (${missing.join(', ')} missing: apt-get install qemu-system-x86 busybox-static cpio debootstrap)`;
+  }
+  let k: { vmlinuz: string; modules: string };
+  try {
+    k = distroKernel();
+  } catch (err) {
+    return `the running kernel has no ${fs} driver, and the bootable rootfs whose kernel a VM would start is not there: ${(err as Error).message}`;
   }
   const absent = [...MODULES[fs], ...COMMON_MODULES].filter((m) => !moduleFile(k.modules, m));
   if (absent.length > 0) return `the distro kernel ${basename(k.vmlinuz)} lacks ${absent.join(', ')}`;
@@ -142,7 +149,6 @@ function viaHost(images: KernelImage[], work: string): Map<string, KernelRead> {
 
 function viaVm(images: KernelImage[], work: string): Map<string, KernelRead> {
   const k = distroKernel();
-  if (!k) throw new Error('no distro kernel');
   const root = join(work, 'initramfs');
   for (const d of ['bin', 'proc', 'dev', 'mnt', 'modules', 'images']) mkdirSync(join(root, d), { recursive: true });
   copyFileSync(spawnSync('sh', ['-c', 'command -v busybox'], { encoding: 'utf8' }).stdout.trim(), join(root, 'bin', 'busybox'));
