@@ -83,6 +83,10 @@ export const ec2Source: Datasource = {
     // cloud-init's strict_id: false lets Ec2 be tried on clouds that imitate it without identifying themselves.
     return boolSetting(sourceSettings(ctx.config, 'Ec2'), 'strict_id', true) === false;
   },
+  // Ec2Local: only on AWS as DMI shows it; strict_id: false or a configured URL is no local evidence.
+  async localEvidence(ctx: DetectContext) {
+    return looksLikeEc2(ctx.dmi);
+  },
   async crawl(ctx: CrawlContext): Promise<InstanceData> {
     const s = readUrlSettings('Ec2', ctx.settings, EC2_DEFAULTS, ctx.baseUrl);
     const v1Fallback = boolSetting(ctx.settings, 'imdsv1_fallback', true);

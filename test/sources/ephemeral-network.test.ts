@@ -10,6 +10,7 @@ import { Logger } from '../../src/util/log';
 function recordingPlatform(tools: string[], dhcpCode = 0, nics = ['lo', 'ens3']) {
   const runs: string[] = [];
   const removed: string[] = [];
+  const written: string[] = [];
   const unused = async (): Promise<never> => {
     throw new Error('not used by ephemeral DHCP');
   };
@@ -25,7 +26,9 @@ function recordingPlatform(tools: string[], dhcpCode = 0, nics = ['lo', 'ens3'])
       if (p === '/sys/class/net') return nics;
       throw new Error('ENOENT');
     },
-    writeFile: unused,
+    writeFile: async (p) => {
+      written.push(p);
+    },
     mkdir: unused,
     remove: async (p) => {
       removed.push(p);
@@ -42,7 +45,7 @@ function recordingPlatform(tools: string[], dhcpCode = 0, nics = ['lo', 'ens3'])
       return { code: 0, stdout: '', stderr: '' };
     },
   };
-  return { platform, runs, removed };
+  return { platform, runs, removed, written };
 }
 
 const log = new Logger().for('test');
@@ -63,7 +66,8 @@ test('dhclient: one-shot lease on the first real NIC, released with -r and an ad
 test('udhcpc when dhclient is missing; a failed lease is a SourceError naming the interface', async () => {
   const ok = recordingPlatform(['udhcpc']);
   const lease = await new LinuxEphemeralDhcp({ platform: ok.platform, log, interface: 'eth1' }).up();
-  assert.ok(ok.runs.some((r) => r.startsWith('udhcpc -i eth1')));
+  assert.ok(ok.runs.some((r) => r.startsWith('udhcpc ') && r.includes(' -i eth1 ') && r.includes(' -s /run/kiln-ephemeral-dhcp.eth1.script')));
+  assert.deepEqual(ok.written, ['/run/kiln-ephemeral-dhcp.eth1.script']);
   await lease.release();
   const bad = recordingPlatform(['dhclient'], 2);
   await assert.rejects(new LinuxEphemeralDhcp({ platform: bad.platform, log }).up(), (e: unknown) => e instanceof SourceError && /ens3/.test(e.message));
