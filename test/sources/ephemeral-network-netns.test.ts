@@ -65,20 +65,20 @@ function makeLab(t: TestContext, withDhcp: boolean): Lab {
 }
 
 /** The mock EC2 IMDS on 169.254.169.254:80 inside the server namespace; resolves once it listens. */
-async function serveMetadata(t: TestContext, lab: Lab): Promise<void> {
+async function serveMetadata(t: TestContext, lab: Lab): Promise<ChildProcess> {
   const child = spawn('ip', ['netns', 'exec', lab.server, process.execPath, process.argv[1] as string], {
     env: { ...process.env, [ROLE_ENV]: 'serve', [ARGV_ENV]: JSON.stringify(['devel', 'serve-metadata', '--kind', 'ec2', '--dir', EC2_TREE, '--imdsv2', 'required', '--listen', '169.254.169.254:80']) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   t.after(() => void child.kill('SIGKILL'));
-  await new Promise<void>((resolve, reject) => {
+  return new Promise<ChildProcess>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`metadata server did not start: ${out}`)), 20_000);
     child.stdout.on('data', (b: Buffer) => {
       out += b.toString();
       if (out.includes('169.254.169.254')) {
         clearTimeout(timer);
-        resolve();
+        resolve(child);
       }
     });
     child.stderr.on('data', (b: Buffer) => void (out += b.toString()));
@@ -106,7 +106,7 @@ function makeRoot(t: TestContext, dmi: Record<string, string>, extraConfig = '')
   writeFileSync(join(root, 'proc/cmdline'), 'root=/dev/vda1 ro\n');
   writeFileSync(
     join(root, 'etc/cloud/cloud.cfg'),
-    `datasource_list: [Ec2, None]\ndatasource:\n  Ec2:\n    metadata_urls: ['http://169.254.169.254']\n    timeout: 2\n    max_wait: 10\n${extraConfig}system_info:\n  network:\n    renderers: [eni]\n`,
+    `datasource_list: [Ec2, None]\ndatasource:\n  Ec2:\n    metadata_urls: ['http://169.254.169.254']\n    timeout: 2\n    max_wait: 10\n${extraConfig}cloud_init_modules: []\nsystem_info:\n  network:\n    renderers: [eni]\n`,
   );
   return root;
 }
@@ -118,11 +118,11 @@ interface KilnRun {
   ms: number;
 }
 
-/** `cloud-init init --local --root ROOT` inside the client namespace. */
-function initLocal(lab: Lab, root: string): KilnRun {
+/** `cloud-init init --local --root ROOT` (or the init stage, with LOCAL false) inside the client namespace. */
+function initLocal(lab: Lab, root: string, local = true): KilnRun {
   const t0 = Date.now();
   const r = spawnSync('ip', ['netns', 'exec', lab.client, process.execPath, process.argv[1] as string], {
-    env: { ...process.env, [ROLE_ENV]: 'kiln', [ARGV_ENV]: JSON.stringify(['init', '--local', '--root', root]) },
+    env: { ...process.env, [ROLE_ENV]: 'kiln', [ARGV_ENV]: JSON.stringify(['init', ...(local ? ['--local'] : []), '--root', root]) },
     encoding: 'utf8',
     timeout: 120_000,
   });
@@ -142,7 +142,7 @@ function registerTests(): void {
   test('init-local on AWS DMI: Ec2 is crawled inside a DHCP lease, the lease is released, the IMDS network is rendered', async (t) => {
     if (!canRun(t)) return;
     const lab = makeLab(t, true);
-    await serveMetadata(t, lab);
+    const imds = await serveMetadata(t, lab);
     const root = makeRoot(t, { sys_vendor: 'Amazon EC2', product_uuid: 'ec2e1916-9099-7caf-fd21-012345abcdef' });
     const run = initLocal(lab, root);
     assert.notEqual(run.code, 1, run.output + run.log);
@@ -158,8 +158,18 @@ function registerTests(): void {
     assert.equal(data.v1.instance_id, 'i-0123456789abcdef0');
     // The network config from IMDS (the NIC found by its MAC), rendered before networking starts.
     const eni = readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8');
+    assert.match(run.log, /network config from ds/);
     assert.match(eni, /iface eth0 inet dhcp/);
+    assert.match(eni, /iface eth0 inet6 dhcp/); // the IMDS NIC has ipv6s; the fallback config would not say so
+    assert.match(readFileSync(join(root, 'etc/udev/rules.d/70-persistent-net.rules'), 'utf8'), new RegExp(MAC));
     assert.doesNotMatch(readdirOrEmpty(join(root, 'run')).join(' '), /kiln-ephemeral-dhcp/);
+    // The init stage reuses the instance init-local found: with the IMDS gone, it still knows it.
+    imds.kill('SIGKILL');
+    const init = initLocal(lab, root, false);
+    assert.notEqual(init.code, 1, init.output + init.log);
+    assert.equal(init.log.match(/Found datasource Ec2/g)?.length, 1, init.log);
+    assert.equal(init.log.match(/bringing up a temporary DHCP lease/g)?.length, 1);
+    assert.equal((JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8')) as { v1: { instance_id: string } }).v1.instance_id, 'i-0123456789abcdef0');
   });
 
   test('init-local without local evidence (QEMU DMI) takes no lease and leaves Ec2 to the init stage', async (t) => {
