@@ -136,7 +136,10 @@ export const ec2Source: Datasource = {
             ctx.log.warn(`Ec2: ${version}/dynamic/instance-identity/document is not JSON; ignored`);
           }
         }
-        return ec2InstanceData(meta, userData, identity, session.url, version);
+        const data = ec2InstanceData(meta, userData, identity, session.url, version);
+        // cloud-init's apply_full_imds_network_config (default true): false configures the fallback NIC only.
+        if (data.networkConfig && !boolSetting(ctx.settings, 'apply_full_imds_network_config', true)) data.networkConfig.full = false;
+        return data;
       });
     } catch (err) {
       if (err instanceof HttpError) throw new SourceError('Ec2', `${err.kind === 'budget' ? 'wait budget ran out' : err.kind}: ${err.message}`, { cause: err });

@@ -69,3 +69,12 @@ test('a lease refused (a --root sandbox in the host network namespace) leaves th
   assert.equal(await findSource({ ...c, log }, [ec2Source, noneSource], { stage: 'local', network }), undefined);
   assert.deepEqual(warnings, []);
 });
+
+test("Ec2 passes cloud-init's apply_full_imds_network_config: false on with its network config", async (t) => {
+  const server = await mockMetadataServer(t, { kind: 'ec2', dir: join(FIXTURES, 'sources/ec2/imdsv2-required/tree'), imdsv2: 'required' });
+  const full = await findSource(ctx(t, { datasource: { Ec2: { timeout: 2 } } }), [ec2Source], { stage: 'network', baseUrl: server.url });
+  assert.equal(full?.data.networkConfig?.format, 'ec2');
+  assert.equal(full?.data.networkConfig?.full, undefined);
+  const primary = await findSource(ctx(t, { datasource: { Ec2: { timeout: 2, apply_full_imds_network_config: false } } }), [ec2Source], { stage: 'network', baseUrl: server.url });
+  assert.equal(primary?.data.networkConfig?.full, false);
+});
