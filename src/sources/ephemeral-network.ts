@@ -2,6 +2,7 @@
 import type { Platform } from '../platform/platform';
 import type { Log } from '../util/log';
 import { fsPromises } from '../util/on-demand-builtins';
+import { parseDhclientLease } from './dhclient-lease';
 import { SourceError } from './source-error';
 
 /** A lease that is up; `release()` undoes everything `up()` did. */
@@ -119,8 +120,8 @@ async function linkIsUp(platform: Platform, nic: string): Promise<boolean> {
 }
 
 /**
- * DHCP with dhclient (one shot, no script side effects beyond the interface) or busybox udhcpc. The lease
- * is dropped with `dhclient -r` / by stopping udhcpc and flushing the address, as cloud-init does.
+ * DHCP with dhclient (one shot, `-sf /bin/true`, the lease applied by kiln) or busybox udhcpc (kiln's own hook
+ * script). The lease is dropped with `dhclient -r` and an address flush, as cloud-init tears its lease down.
  */
 export class LinuxEphemeralDhcp implements EphemeralNetwork {
   constructor(private readonly opts: LinuxDhcpOptions) {}
@@ -143,21 +144,34 @@ export class LinuxEphemeralDhcp implements EphemeralNetwork {
     };
     const hasDhclient = (await platform.run(['sh', '-c', 'command -v dhclient'], { allowFailure: true })).code === 0;
     if (hasDhclient) {
+      // As cloud-init: dhclient only talks DHCP (-sf /bin/true runs no distro hook, so resolv.conf and the
+      // hooks are left alone); kiln applies the lease from the lease file itself.
       log.debug(`bringing up a temporary DHCP lease on ${nic} with dhclient`);
-      const r = await platform.run(['dhclient', '-1', '-v', '-pf', pidFile, '-lf', leaseFile, nic], { allowFailure: true, timeoutMs });
-      if (r.code !== 0) {
+      const dhclient = ['-lf', leaseFile, '-pf', pidFile, '-sf', '/bin/true', nic];
+      await platform.remove(leaseFile);
+      const release = async () => {
+        // Sends DHCPRELEASE and stops a dhclient still running from the pid file; then the address goes.
+        await platform.run(['dhclient', '-r', ...dhclient], { allowFailure: true, timeoutMs: 10_000 });
+        await platform.run(['ip', '-4', 'addr', 'flush', 'dev', nic], { allowFailure: true, timeoutMs: 5000 });
+        await platform.remove(leaseFile);
+        await platform.remove(pidFile);
         await linkBack();
-        throw new SourceError('ephemeral-dhcp', `dhclient got no lease on ${nic} (exit ${r.code}): ${r.stderr.trim().split('\n').pop() ?? ''}`);
-      }
-      return {
-        interface: nic,
-        release: async () => {
-          await platform.run(['dhclient', '-r', '-pf', pidFile, '-lf', leaseFile, nic], { allowFailure: true, timeoutMs: 10_000 });
-          await platform.run(['ip', 'addr', 'flush', 'dev', nic], { allowFailure: true, timeoutMs: 5000 });
-          await platform.remove(leaseFile);
-          await linkBack();
-        },
       };
+      const r = await platform.run(['dhclient', '-1', '-v', ...dhclient], { allowFailure: true, timeoutMs });
+      try {
+        if (r.code !== 0) throw new SourceError('ephemeral-dhcp', `no DHCP answer on ${nic}: dhclient got no lease (exit ${r.code}): ${r.stderr.trim().split('\n').pop() ?? ''}`);
+        const lease = parseDhclientLease((await platform.readTextIfExists(leaseFile)) ?? '', leaseFile);
+        await platform.run(['ip', '-4', 'addr', 'add', `${lease.address}/${lease.prefix}`, 'broadcast', '+', 'dev', nic]);
+        for (const router of lease.routers) {
+          const route = await platform.run(['ip', '-4', 'route', 'add', 'default', 'via', router, 'dev', nic], { allowFailure: true, timeoutMs: 5000 });
+          if (route.code === 0) break;
+        }
+        log.info(`temporary DHCP lease on ${nic}: ${lease.address}/${lease.prefix} router ${lease.routers[0] ?? 'none'}`);
+      } catch (err) {
+        await release();
+        throw err;
+      }
+      return { interface: nic, release };
     }
     log.debug(`bringing up a temporary DHCP lease on ${nic} with udhcpc`);
     const script = `/run/kiln-ephemeral-dhcp.${nic}.script`;

@@ -7,6 +7,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, sy
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { main } from '../../src/main';
+import { ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { FIXTURES } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
@@ -87,11 +88,23 @@ async function serveMetadata(t: TestContext, lab: Lab): Promise<ChildProcess> {
 }
 
 /** A sandbox root of busybox (sh, ip, udhcpc), fake DMI and sysfs, a Debian os-release and ifupdown's names for ENI. */
-function makeRoot(t: TestContext, dmi: Record<string, string>, extraConfig = ''): string {
+function makeRoot(t: TestContext, dmi: Record<string, string>, extraConfig = '', withDhclient = false): string {
   const root = tempDir(t);
+  if (withDhclient) {
+    // Debian's isc-dhcp-client from the parity rootfs (it needs only libc), with the device nodes it opens.
+    const debian = ensureDebianRootfs();
+    for (const f of ['sbin/dhclient', 'lib/x86_64-linux-gnu/libc.so.6', 'lib64/ld-linux-x86-64.so.2']) {
+      mkdirSync(join(root, f, '..'), { recursive: true });
+      cpSync(join(debian, f), join(root, f), { dereference: true });
+    }
+    mkdirSync(join(root, 'dev'), { recursive: true });
+    sh(['mknod', '-m', '666', join(root, 'dev/null'), 'c', '1', '3']);
+    sh(['mknod', '-m', '666', join(root, 'dev/urandom'), 'c', '1', '9']);
+    mkdirSync(join(root, 'var/lib/dhcp'), { recursive: true });
+  }
   for (const d of ['bin', 'sbin', 'etc/cloud', 'run', 'tmp', 'var/lib/cloud', 'var/log', 'sys/class/dmi/id', 'sys/class/net/eth0', 'proc']) mkdirSync(join(root, d), { recursive: true });
   cpSync(BUSYBOX, join(root, 'bin/busybox'));
-  for (const applet of ['sh', 'ip', 'udhcpc', 'cat']) symlinkSync('busybox', join(root, 'bin', applet));
+  for (const applet of ['sh', 'ip', 'udhcpc', 'cat', 'true', 'kill']) symlinkSync('busybox', join(root, 'bin', applet));
   for (const tool of ['ifup', 'ifdown', 'ifquery']) {
     writeFileSync(join(root, 'sbin', tool), '#!/bin/sh\nexit 0\n');
     chmodSync(join(root, 'sbin', tool), 0o755);
@@ -170,6 +183,24 @@ function registerTests(): void {
     assert.equal(init.log.match(/Found datasource Ec2/g)?.length, 1, init.log);
     assert.equal(init.log.match(/bringing up a temporary DHCP lease/g)?.length, 1);
     assert.equal((JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8')) as { v1: { instance_id: string } }).v1.instance_id, 'i-0123456789abcdef0');
+  });
+
+  test("with Debian's dhclient in the target: one lease, applied by kiln, no resolv.conf written, released", async (t) => {
+    if (!canRun(t)) return;
+    if (!need(t, process.arch === 'x64', 'the dhclient copied from the parity rootfs is x86-64')) return;
+    const lab = makeLab(t, true);
+    await serveMetadata(t, lab);
+    const root = makeRoot(t, { sys_vendor: 'Amazon EC2' }, '', true);
+    const run = initLocal(lab, root);
+    assert.notEqual(run.code, 1, run.output + run.log);
+    assert.match(run.log, /with dhclient/);
+    assert.match(run.log, /temporary DHCP lease on eth0: 10\.199\.0\.\d+\/24 router 10\.199\.0\.1/);
+    assert.match(run.log, /Found datasource Ec2/);
+    assert.doesNotMatch(clientAddresses(lab), /inet /);
+    assert.equal(existsSync(join(root, 'etc/resolv.conf')), false);
+    assert.doesNotMatch(readdirOrEmpty(join(root, 'run')).join(' '), /kiln-ephemeral-dhcp/);
+    // No dhclient left running in the client namespace.
+    assert.equal(spawnSync('ip', ['netns', 'pids', lab.client], { encoding: 'utf8' }).stdout.trim(), '');
   });
 
   test('init-local without local evidence (QEMU DMI) takes no lease and leaves Ec2 to the init stage', async (t) => {

@@ -6,6 +6,8 @@ import { LinuxEphemeralDhcp, withEphemeralNetwork, type EphemeralNetwork } from 
 import { SourceError } from '../../src/sources/source-error';
 import { Logger } from '../../src/util/log';
 
+const DHCLIENT_LEASE = 'lease {\n  interface "ens3";\n  fixed-address 10.0.0.9;\n  option subnet-mask 255.255.255.0;\n  option routers 10.0.0.1;\n}\n';
+
 /** Records commands; answers `command -v` per the tools given and dhclient with CODE. */
 function recordingPlatform(tools: string[], dhcpCode = 0, nics = ['lo', 'ens3']) {
   const runs: string[] = [];
@@ -20,7 +22,7 @@ function recordingPlatform(tools: string[], dhcpCode = 0, nics = ['lo', 'ens3'])
     hostPath: (p) => p,
     readFile: unused,
     readText: unused,
-    readTextIfExists: async () => undefined,
+    readTextIfExists: async (p) => (p.endsWith('.lease') ? DHCLIENT_LEASE : undefined),
     exists: async () => false,
     listDir: async (p) => {
       if (p === '/sys/class/net') return nics;
@@ -50,17 +52,19 @@ function recordingPlatform(tools: string[], dhcpCode = 0, nics = ['lo', 'ens3'])
 
 const log = new Logger().for('test');
 
-test('dhclient: one-shot lease on the first real NIC, released with -r and an address flush', async () => {
+test('dhclient: one-shot lease with no distro hook, applied from the lease file, released with -r and an address flush', async () => {
   const { platform, runs, removed } = recordingPlatform(['dhclient']);
   const net = new LinuxEphemeralDhcp({ platform, log });
   const result = await withEphemeralNetwork(net, async () => {
-    assert.ok(runs.some((r) => r.startsWith('dhclient -1') && r.endsWith('ens3')));
+    assert.ok(runs.some((r) => r.startsWith('dhclient -1') && r.includes(' -sf /bin/true ') && r.endsWith('ens3')));
+    assert.ok(runs.includes('ip -4 addr add 10.0.0.9/24 broadcast + dev ens3'));
+    assert.ok(runs.includes('ip -4 route add default via 10.0.0.1 dev ens3'));
     return 'crawled';
   });
   assert.equal(result, 'crawled');
-  assert.ok(runs.some((r) => r.startsWith('dhclient -r') && r.endsWith('ens3')));
-  assert.ok(runs.includes('ip addr flush dev ens3'));
-  assert.deepEqual(removed, ['/run/kiln-ephemeral-dhcp.ens3.lease']);
+  assert.ok(runs.some((r) => r.startsWith('dhclient -r') && r.includes(' -sf /bin/true ') && r.endsWith('ens3')));
+  assert.ok(runs.includes('ip -4 addr flush dev ens3'));
+  assert.deepEqual(removed, ['/run/kiln-ephemeral-dhcp.ens3.lease', '/run/kiln-ephemeral-dhcp.ens3.lease', '/run/kiln-ephemeral-dhcp.ens3.pid']);
 });
 
 test('udhcpc when dhclient is missing; a failed lease is a SourceError naming the interface', async () => {
