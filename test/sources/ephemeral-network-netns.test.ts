@@ -27,6 +27,8 @@ if (process.env[ROLE_ENV]) {
 
 const EC2_TREE = join(FIXTURES, 'sources/ec2/imdsv2-required/tree');
 const MAC = '0a:00:00:00:00:01'; // the NIC the fixture's network/interfaces/macs describes
+const OPENSTACK_TREE = join(FIXTURES, 'sources/openstack/versions/tree');
+const OPENSTACK_MAC = 'fa:16:3e:00:00:01'; // its network_data.json link
 const BUSYBOX = '/usr/bin/busybox';
 
 function sh(argv: string[]): string {
@@ -42,7 +44,7 @@ interface Lab {
 }
 
 /** Two namespaces joined by a veth pair made inside them (the client's end is eth0, down, with the fixture's MAC). */
-function makeLab(t: TestContext, withDhcp: boolean): Lab {
+function makeLab(t: TestContext, withDhcp: boolean, mac = MAC): Lab {
   const id = `${process.pid}-${Math.random().toString(36).slice(2, 7)}`;
   const lab = { client: `kiln-dhcp-c-${id}`, server: `kiln-dhcp-s-${id}`, dir: tempDir(t) };
   const children: ChildProcess[] = [];
@@ -53,7 +55,7 @@ function makeLab(t: TestContext, withDhcp: boolean): Lab {
   });
   sh(['ip', 'netns', 'add', lab.client]);
   sh(['ip', 'netns', 'add', lab.server]);
-  sh(['ip', '-n', lab.client, 'link', 'add', 'eth0', 'address', MAC, 'type', 'veth', 'peer', 'name', 'vs0', 'netns', lab.server]);
+  sh(['ip', '-n', lab.client, 'link', 'add', 'eth0', 'address', mac, 'type', 'veth', 'peer', 'name', 'vs0', 'netns', lab.server]);
   sh(['ip', '-n', lab.client, 'link', 'set', 'lo', 'up']);
   for (const cmd of [['link', 'set', 'lo', 'up'], ['addr', 'add', '10.199.0.1/24', 'dev', 'vs0'], ['addr', 'add', '169.254.169.254/32', 'dev', 'vs0'], ['link', 'set', 'vs0', 'up']]) sh(['ip', '-n', lab.server, ...cmd]);
   if (withDhcp) {
@@ -66,9 +68,10 @@ function makeLab(t: TestContext, withDhcp: boolean): Lab {
 }
 
 /** The mock EC2 IMDS on 169.254.169.254:80 inside the server namespace; resolves once it listens. */
-async function serveMetadata(t: TestContext, lab: Lab): Promise<ChildProcess> {
+async function serveMetadata(t: TestContext, lab: Lab, kind: 'ec2' | 'openstack' = 'ec2'): Promise<ChildProcess> {
+  const how = kind === 'ec2' ? ['--kind', 'ec2', '--dir', EC2_TREE, '--imdsv2', 'required'] : ['--kind', 'openstack', '--dir', OPENSTACK_TREE];
   const child = spawn('ip', ['netns', 'exec', lab.server, process.execPath, process.argv[1] as string], {
-    env: { ...process.env, [ROLE_ENV]: 'serve', [ARGV_ENV]: JSON.stringify(['devel', 'serve-metadata', '--kind', 'ec2', '--dir', EC2_TREE, '--imdsv2', 'required', '--listen', '169.254.169.254:80']) },
+    env: { ...process.env, [ROLE_ENV]: 'serve', [ARGV_ENV]: JSON.stringify(['devel', 'serve-metadata', ...how, '--listen', '169.254.169.254:80']) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   t.after(() => void child.kill('SIGKILL'));
@@ -88,7 +91,7 @@ async function serveMetadata(t: TestContext, lab: Lab): Promise<ChildProcess> {
 }
 
 /** A sandbox root of busybox (sh, ip, udhcpc), fake DMI and sysfs, a Debian os-release and ifupdown's names for ENI. */
-function makeRoot(t: TestContext, dmi: Record<string, string>, extraConfig = '', withDhclient = false): string {
+function makeRoot(t: TestContext, dmi: Record<string, string>, extraConfig = '', withDhclient = false, cloud: { source: string; mac: string } = { source: 'Ec2', mac: MAC }): string {
   const root = tempDir(t);
   if (withDhclient) {
     // Debian's isc-dhcp-client from the parity rootfs (it needs only libc), with the device nodes it opens.
@@ -113,13 +116,13 @@ function makeRoot(t: TestContext, dmi: Record<string, string>, extraConfig = '',
   writeFileSync(join(root, 'etc/network/interfaces'), 'source /etc/network/interfaces.d/*\n');
   writeFileSync(join(root, 'etc/os-release'), 'ID=debian\nVERSION_ID="12"\nPRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\n');
   for (const [k, v] of Object.entries(dmi)) writeFileSync(join(root, 'sys/class/dmi/id', k), `${v}\n`);
-  writeFileSync(join(root, 'sys/class/net/eth0/address'), `${MAC}\n`);
+  writeFileSync(join(root, 'sys/class/net/eth0/address'), `${cloud.mac}\n`);
   writeFileSync(join(root, 'sys/class/net/eth0/carrier'), '1\n');
   writeFileSync(join(root, 'sys/class/net/eth0/operstate'), 'up\n');
   writeFileSync(join(root, 'proc/cmdline'), 'root=/dev/vda1 ro\n');
   writeFileSync(
     join(root, 'etc/cloud/cloud.cfg'),
-    `datasource_list: [Ec2, None]\ndatasource:\n  Ec2:\n    metadata_urls: ['http://169.254.169.254']\n    timeout: 2\n    max_wait: 10\n${extraConfig}cloud_init_modules: []\nsystem_info:\n  network:\n    renderers: [eni]\n`,
+    `datasource_list: [${cloud.source}, None]\ndatasource:\n  ${cloud.source}:\n    metadata_urls: ['http://169.254.169.254']\n    timeout: 2\n    max_wait: 10\n${extraConfig}cloud_init_modules: []\nsystem_info:\n  network:\n    renderers: [eni]\n`,
   );
   return root;
 }
@@ -201,6 +204,23 @@ function registerTests(): void {
     assert.doesNotMatch(readdirOrEmpty(join(root, 'run')).join(' '), /kiln-ephemeral-dhcp/);
     // No dhclient left running in the client namespace.
     assert.equal(spawnSync('ip', ['netns', 'pids', lab.client], { encoding: 'utf8' }).stdout.trim(), '');
+  });
+
+  test('init-local on OpenStack DMI: OpenStack is crawled inside a lease and its network_data.json rendered', async (t) => {
+    if (!canRun(t)) return;
+    const lab = makeLab(t, true, OPENSTACK_MAC);
+    await serveMetadata(t, lab, 'openstack');
+    const root = makeRoot(t, { product_name: 'OpenStack Nova', sys_vendor: 'OpenStack Foundation' }, '', false, { source: 'OpenStack', mac: OPENSTACK_MAC });
+    const run = initLocal(lab, root);
+    assert.notEqual(run.code, 1, run.output + run.log);
+    assert.match(run.log, /temporary DHCP lease on eth0: 10\.199\.0\.\d+\/24/);
+    assert.match(run.log, /Found datasource OpenStack/);
+    assert.match(run.log, /network config from ds/);
+    assert.doesNotMatch(clientAddresses(lab), /inet /);
+    const data = JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8')) as { v1: { cloud_name: string; instance_id: string } };
+    assert.deepEqual([data.v1.cloud_name, data.v1.instance_id], ['openstack', 'uuid-2017-02-22']);
+    assert.match(readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8'), /iface eth0 inet dhcp/);
+    assert.match(readFileSync(join(root, 'etc/udev/rules.d/70-persistent-net.rules'), 'utf8'), new RegExp(OPENSTACK_MAC));
   });
 
   test('init-local without local evidence (QEMU DMI) takes no lease and leaves Ec2 to the init stage', async (t) => {
