@@ -7,6 +7,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, sy
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { main } from '../../src/main';
+import { sharesHostNetworkNamespace } from '../../src/sources/ephemeral-network';
 import { ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { FIXTURES } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
@@ -134,10 +135,12 @@ interface KilnRun {
   ms: number;
 }
 
-/** `cloud-init init --local --root ROOT` (or the init stage, with LOCAL false) inside the client namespace. */
-function initLocal(lab: Lab, root: string, local = true): KilnRun {
+/** `cloud-init init --local --root ROOT` (or the init stage, with LOCAL false) inside the client namespace (LAB undefined: where the test runs). */
+function initLocal(lab: Lab | undefined, root: string, local = true): KilnRun {
   const t0 = Date.now();
-  const r = spawnSync('ip', ['netns', 'exec', lab.client, process.execPath, process.argv[1] as string], {
+  const self = [process.execPath, process.argv[1] as string];
+  const [cmd, ...args] = lab ? ['ip', 'netns', 'exec', lab.client, ...self] : self;
+  const r = spawnSync(cmd as string, args, {
     env: { ...process.env, [ROLE_ENV]: 'kiln', [ARGV_ENV]: JSON.stringify(['init', ...(local ? ['--local'] : []), '--root', root]) },
     encoding: 'utf8',
     timeout: 120_000,
@@ -221,6 +224,17 @@ function registerTests(): void {
     assert.deepEqual([data.v1.cloud_name, data.v1.instance_id], ['openstack', 'uuid-2017-02-22']);
     assert.match(readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8'), /iface eth0 inet dhcp/);
     assert.match(readFileSync(join(root, 'etc/udev/rules.d/70-persistent-net.rules'), 'utf8'), new RegExp(OPENSTACK_MAC));
+  });
+
+  test("under --root in the host's network namespace no lease is even tried: the host's interfaces are never touched", async (t) => {
+    if (!canRun(t)) return;
+    assert.equal(await sharesHostNetworkNamespace(), true);
+    const root = makeRoot(t, { sys_vendor: 'Amazon EC2' });
+    const run = initLocal(undefined, root);
+    assert.notEqual(run.code, 1, run.output + run.log);
+    assert.match(run.log, /Ec2 left to the init stage: .*host's network namespace/);
+    assert.doesNotMatch(run.log, /Running command/);
+    assert.doesNotMatch(run.log, /WARNING/);
   });
 
   test('init-local without local evidence (QEMU DMI) takes no lease and leaves Ec2 to the init stage', async (t) => {
