@@ -132,7 +132,7 @@ export class LinuxEphemeralDhcp implements EphemeralNetwork {
       throw new EphemeralNetworkRefused('ephemeral-dhcp', `no temporary DHCP lease under --root ${platform.root}: kiln runs in the host's network namespace and would change the host's interfaces (run it in the target's own, e.g. with ip netns exec)`);
     }
     const nic = this.opts.interface ?? (await fallbackInterface(platform));
-    if (!nic) throw new SourceError('ephemeral-dhcp', 'no network interface found under /sys/class/net to bring up a temporary DHCP lease on');
+    if (!nic) throw new SourceError('ephemeral-dhcp', 'no network interface (besides loopback and virtual ones) to bring up a temporary DHCP lease on');
     const timeoutMs = this.opts.timeoutMs ?? 30_000;
     const pidFile = `/run/kiln-ephemeral-dhcp.${nic}.pid`;
     const leaseFile = `/run/kiln-ephemeral-dhcp.${nic}.lease`;
