@@ -35,7 +35,7 @@ export interface LinuxDhcpOptions {
  */
 export class EphemeralNetworkRefused extends SourceError {}
 
-/** The fixed inode of the kernel's initial network namespace (PROC_NET_INIT_INO, Linux 6.x). */
+/** The fixed inode of the initial network namespace on recent kernels (PROC_NET_INIT_INO); older ones fall to the checks below. */
 const INIT_NET_INODE = 0xeffffff9;
 
 /**
