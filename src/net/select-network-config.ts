@@ -3,7 +3,7 @@ import { isObj, type Obj } from './check';
 import { convertEc2Network } from './convert-ec2';
 import { convertEniText } from './convert-eni';
 import { convertOpenStackNetworkData } from './convert-openstack';
-import { fallbackNetworkConfig } from './fallback';
+import { candidateNics, fallbackNetworkConfig } from './fallback';
 import { initramfsNetworkConfig, kernelCmdlineNetworkConfig } from './initramfs-config';
 import type { NetworkState } from './model';
 import { parseNetworkInput } from './parse-network-config';
@@ -15,6 +15,8 @@ export type NetworkConfigSource = 'cmdline' | 'initramfs' | 'system_cfg' | 'ds' 
 export interface DatasourceNetwork {
   format: 'v1' | 'v2' | 'openstack' | 'ec2' | 'eni';
   config: unknown;
+  /** Ec2's apply_full_imds_network_config: false configures the fallback NIC only (DHCP), as cloud-init does. */
+  full?: boolean;
 }
 
 export interface SelectInput {
@@ -77,7 +79,10 @@ export function selectNetworkConfig(input: SelectInput): Selection {
       if (ds.config === undefined || ds.config === null) return { cfg: undefined };
       // Provider formats become v1 (OpenStack, ENI) or v2 (EC2) first, as cloud-init's datasources do.
       if (ds.format === 'openstack') return { cfg: convertOpenStackNetworkData(ds.config, macs) };
-      if (ds.format === 'ec2') return { cfg: convertEc2Network(ds.config, macs) };
+      if (ds.format === 'ec2') {
+        const primary = candidateNics(input.nics, input.blacklistDrivers ?? [])[0];
+        return { cfg: convertEc2Network(ds.config, macs, ds.full === false ? { full: false, ...(primary ? { primary } : {}) } : {}) };
+      }
       return { cfg: convertEniText(String(ds.config)) };
     },
   };

@@ -2,6 +2,7 @@
 import { LinuxFilesystemFinder } from '../devices/linux-finder';
 import type { ConfigMap } from '../config/parse-yaml-config';
 import type { Platform } from '../platform/platform';
+import { LinuxEphemeralDhcp } from '../sources/ephemeral-network';
 import { DATASOURCES } from '../sources/registry';
 import { applyNetworkOnLinux } from './apply-network-linux';
 import { MODULES } from '../modules/registry';
@@ -13,6 +14,8 @@ export interface DefaultDepsInput {
   embeddedConfig: ConfigMap | undefined;
   version: string;
   env: NodeJS.ProcessEnv;
+  /** A dry run takes no lease: it would change the network, and nothing can be crawled without it. */
+  dryRun?: boolean;
 }
 
 export function defaultRunnerDeps(input: DefaultDepsInput): RunnerDeps {
@@ -25,5 +28,6 @@ export function defaultRunnerDeps(input: DefaultDepsInput): RunnerDeps {
     env: input.env,
     embeddedConfig: input.embeddedConfig,
     version: input.version,
+    ...(input.dryRun ? {} : { ephemeralNetwork: (log) => new LinuxEphemeralDhcp({ platform: input.platform, log }) }),
   };
 }

@@ -11,7 +11,7 @@ export async function locateDatasource(input: LocateInput, env: NodeJS.ProcessEn
   input.log.debug(`ds-identify: ${detection.reason}: ${detection.candidates.map((c) => c.name).join(', ') || 'none'}`);
   // The network stage tries every candidate again: NoCloud with an http seedfrom is only readable now.
   const candidates = detection.candidates;
-  const found = await findSource(ctx, candidates, { stage: input.stage, env });
+  const found = await findSource(ctx, candidates, { stage: input.stage, env, ...(input.network ? { network: input.network } : {}) });
   return {
     found: found ? { source: found.source, data: found.data } : undefined,
     tried: candidates.map((c) => c.name),

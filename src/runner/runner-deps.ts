@@ -5,6 +5,7 @@ import type { DistroInfo } from '../platform/linux/distro/distro-info';
 import type { Module } from '../modules/module';
 import type { Platform } from '../platform/platform';
 import type { Datasource, InstanceData } from '../sources/datasource';
+import type { EphemeralNetwork } from '../sources/ephemeral-network';
 import type { Log } from '../util/log';
 import type { ProcessedPart } from '../userdata/processed-message';
 import type { SourceSet } from '../sources/source-set';
@@ -64,6 +65,8 @@ export interface LocateInput {
   finder: FilesystemFinder;
   /** The network stage after an init-local that ran this boot: local sources were already tried. */
   localAlreadyTried: boolean;
+  /** init-local: the temporary lease network sources with local evidence are crawled in. */
+  network?: EphemeralNetwork;
 }
 
 /** The source that answered, with what it read. */
@@ -93,4 +96,6 @@ export interface RunnerDeps extends SourceSet {
   kernelCmdline?: () => Promise<string>;
   /** Seconds since boot; defaults to /proc/uptime of the host. */
   uptime?: () => Promise<number>;
+  /** init-local's temporary network (cloud-init's ephemeral DHCP) for sources local facts point at; none: they wait for init. */
+  ephemeralNetwork?: (log: Log) => EphemeralNetwork;
 }

@@ -260,7 +260,8 @@ export class StageRunner {
   /** ds-identify over the deps' sources, then the crawl for STAGE. */
   private async locate(rc: RunConfig, stage: 'local' | 'network', localAlreadyTried: boolean) {
     const log = this.opts.logger.for('sources.py');
-    const input = { stage, platform: this.platform, log, config: rc.config, kernelCmdline: rc.kernelCmdline, finder: this.deps.finder, localAlreadyTried };
+    const network = stage === 'local' ? this.deps.ephemeralNetwork?.(log) : undefined;
+    const input = { stage, platform: this.platform, log, config: rc.config, kernelCmdline: rc.kernelCmdline, finder: this.deps.finder, localAlreadyTried, ...(network ? { network } : {}) };
     return locateDatasource(input, this.deps.env ?? process.env, this.deps.sources);
   }
 

@@ -22,7 +22,7 @@ export interface InstanceData {
   /** vendor_data2.json (OpenStack) and the like, processed after vendorData. */
   vendorData2?: Uint8Array;
   /** Parsed network config as the source gives it; `format` says how to read `config`. */
-  networkConfig?: { format: 'v1' | 'v2' | 'openstack' | 'ec2' | 'eni'; config: unknown };
+  networkConfig?: { format: 'v1' | 'v2' | 'openstack' | 'ec2' | 'eni'; config: unknown; full?: boolean };
   adminPassword?: string;
   certificates?: string[];
   /** PKCS#12 server certificates for the certificate stores (cloudbase-init's get_server_certs; Azure's goal state). */
@@ -71,6 +71,12 @@ export interface Datasource {
   readonly kind: 'local' | 'network';
   /** Cheap: DMI, labels, files, kernel cmdline. No cloud round-trips. */
   detect(ctx: DetectContext): Promise<boolean>;
+  /**
+   * Network sources that cloud-init also runs as a `*Local` source (Ec2Local, OpenStackLocal): true when local
+   * facts alone (DMI) say this cloud is here, so init-local may crawl it inside a temporary DHCP lease. A
+   * source configured only by URL, or allowed by `strict_id: false`, has no such evidence.
+   */
+  localEvidence?(ctx: DetectContext): Promise<boolean>;
   /** Reads everything; throws SourceError with a clear reason. */
   crawl(ctx: CrawlContext): Promise<InstanceData>;
 }

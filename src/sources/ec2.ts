@@ -83,6 +83,10 @@ export const ec2Source: Datasource = {
     // cloud-init's strict_id: false lets Ec2 be tried on clouds that imitate it without identifying themselves.
     return boolSetting(sourceSettings(ctx.config, 'Ec2'), 'strict_id', true) === false;
   },
+  // Ec2Local: only on AWS as DMI shows it; strict_id: false or a configured URL is no local evidence.
+  async localEvidence(ctx: DetectContext) {
+    return looksLikeEc2(ctx.dmi);
+  },
   async crawl(ctx: CrawlContext): Promise<InstanceData> {
     const s = readUrlSettings('Ec2', ctx.settings, EC2_DEFAULTS, ctx.baseUrl);
     const v1Fallback = boolSetting(ctx.settings, 'imdsv1_fallback', true);
@@ -132,7 +136,10 @@ export const ec2Source: Datasource = {
             ctx.log.warn(`Ec2: ${version}/dynamic/instance-identity/document is not JSON; ignored`);
           }
         }
-        return ec2InstanceData(meta, userData, identity, session.url, version);
+        const data = ec2InstanceData(meta, userData, identity, session.url, version);
+        // cloud-init's apply_full_imds_network_config (default true): false configures the fallback NIC only.
+        if (data.networkConfig && !boolSetting(ctx.settings, 'apply_full_imds_network_config', true)) data.networkConfig.full = false;
+        return data;
       });
     } catch (err) {
       if (err instanceof HttpError) throw new SourceError('Ec2', `${err.kind === 'budget' ? 'wait budget ran out' : err.kind}: ${err.message}`, { cause: err });

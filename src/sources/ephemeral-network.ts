@@ -1,6 +1,8 @@
 // Short-lived networking for sources read before the network is configured (cloud-init's ephemeral DHCP), through the platform.
 import type { Platform } from '../platform/platform';
 import type { Log } from '../util/log';
+import { fsPromises } from '../util/on-demand-builtins';
+import { parseDhclientLease } from './dhclient-lease';
 import { SourceError } from './source-error';
 
 /** A lease that is up; `release()` undoes everything `up()` did. */
@@ -20,7 +22,60 @@ export interface LinuxDhcpOptions {
   /** Interface to use; by default the first non-loopback one under /sys/class/net with a carrier or an address file. */
   interface?: string;
   timeoutMs?: number;
+  /**
+   * Whether kiln runs in the host's network namespace (default: /proc/self/ns/net against PID 1's). Under a
+   * --root other than '/', commands see kiln's network namespace, so a lease there would change the host.
+   */
+  sharesHostNetwork?: () => Promise<boolean>;
 }
+
+/**
+ * The lease cannot be taken here without touching a network that is not the target's (a --root sandbox in
+ * the host's network namespace): the source is left to the init stage, not reported as failed.
+ */
+export class EphemeralNetworkRefused extends SourceError {}
+
+/** The fixed inode of the initial network namespace on recent kernels (PROC_NET_INIT_INO); older ones fall to the checks below. */
+const INIT_NET_INODE = 0xeffffff9;
+
+/**
+ * True when this process is in the host's network namespace, or when that cannot be told (then it is assumed):
+ * the initial namespace's fixed inode, else PID 1's namespace, else (PID 1 unreadable, as in a container without
+ * ptrace rights) not a namespace named under /run/netns (`ip netns identify`'s test).
+ */
+export async function sharesHostNetworkNamespace(): Promise<boolean> {
+  const fs = fsPromises();
+  try {
+    const own = await fs.stat('/proc/self/ns/net');
+    if (own.ino === INIT_NET_INODE) return true;
+    try {
+      return (await fs.stat('/proc/1/ns/net')).ino === own.ino;
+    } catch {
+      const named = await fs.readdir('/run/netns').catch(() => [] as string[]);
+      for (const name of named) {
+        const st = await fs.stat(`/run/netns/${name}`).catch(() => undefined);
+        if (st && st.ino === own.ino && st.dev === own.dev) return false;
+      }
+      return true;
+    }
+  } catch {
+    return true;
+  }
+}
+
+/** udhcpc's hook: the address and the default route only, never resolv.conf or the distro's hooks (cloud-init applies a lease so). */
+const UDHCPC_SCRIPT = `#!/bin/sh
+# kiln's temporary DHCP lease for init-local; removed with the lease.
+case "$1" in
+  deconfig) ip -4 addr flush dev "$interface" ;;
+  bound|renew)
+    ip -4 addr add "$ip/\${mask:-32}" dev "$interface" || exit 1
+    for r in $router; do ip -4 route add default via "$r" dev "$interface" && break; done
+    echo "kiln-lease $interface $ip/\${mask:-32} router \${router:-none}"
+    ;;
+esac
+exit 0
+`;
 
 /** Runs fn with a lease held when NETWORK is given (released afterwards, even on error), or directly when not. */
 export async function withEphemeralNetwork<T>(network: EphemeralNetwork | undefined, fn: () => Promise<T>): Promise<T> {
@@ -33,11 +88,14 @@ export async function withEphemeralNetwork<T>(network: EphemeralNetwork | undefi
   }
 }
 
-/** Picks the interface cloud-init's fallback would: the first non-virtual NIC, preferring eth0. */
+/**
+ * Picks the interface cloud-init's fallback would: the first non-virtual NIC, preferring eth0. Under a --root
+ * the root's /sys is not the network kiln is in, so the names come from `ip -o link` run in the target.
+ */
 export async function fallbackInterface(platform: Platform): Promise<string | undefined> {
   let names: string[];
   try {
-    names = await platform.listDir('/sys/class/net');
+    names = platform.root === '/' ? await platform.listDir('/sys/class/net') : await linkNames(platform);
   } catch {
     return undefined;
   }
@@ -45,44 +103,92 @@ export async function fallbackInterface(platform: Platform): Promise<string | un
   return real.includes('eth0') ? 'eth0' : real[0];
 }
 
+/** Interface names from `ip -o link show` ('2: eth0@if3: <…>' → 'eth0'). */
+async function linkNames(platform: Platform): Promise<string[]> {
+  const r = await platform.run(['ip', '-o', 'link', 'show'], { allowFailure: true, timeoutMs: 5000 });
+  if (r.code !== 0) return [];
+  return r.stdout.split('\n').flatMap((line) => {
+    const m = /^\d+:\s+([^:@\s]+)/.exec(line);
+    return m ? [m[1] as string] : [];
+  });
+}
+
+/** Whether NIC's link is administratively up now ('<…,UP,…>' in `ip -o link show dev NIC`). */
+async function linkIsUp(platform: Platform, nic: string): Promise<boolean> {
+  const r = await platform.run(['ip', '-o', 'link', 'show', 'dev', nic], { allowFailure: true, timeoutMs: 5000 });
+  return r.code === 0 && /<[^>]*\bUP\b[^>]*>/.test(r.stdout);
+}
+
 /**
- * DHCP with dhclient (one shot, no script side effects beyond the interface) or busybox udhcpc. The lease
- * is dropped with `dhclient -r` / by stopping udhcpc and flushing the address, as cloud-init does.
+ * DHCP with dhclient (one shot, `-sf /bin/true`, the lease applied by kiln) or busybox udhcpc (kiln's own hook
+ * script). The lease is dropped with `dhclient -r` and an address flush, as cloud-init tears its lease down.
  */
 export class LinuxEphemeralDhcp implements EphemeralNetwork {
   constructor(private readonly opts: LinuxDhcpOptions) {}
 
   async up(): Promise<EphemeralLease> {
     const { platform, log } = this.opts;
+    if (platform.root !== '/' && (await (this.opts.sharesHostNetwork ?? sharesHostNetworkNamespace)())) {
+      throw new EphemeralNetworkRefused('ephemeral-dhcp', `no temporary DHCP lease under --root ${platform.root}: kiln runs in the host's network namespace and would change the host's interfaces (run it in the target's own, e.g. with ip netns exec)`);
+    }
     const nic = this.opts.interface ?? (await fallbackInterface(platform));
-    if (!nic) throw new SourceError('ephemeral-dhcp', 'no network interface found under /sys/class/net to bring up a temporary DHCP lease on');
+    if (!nic) throw new SourceError('ephemeral-dhcp', 'no network interface (besides loopback and virtual ones) to bring up a temporary DHCP lease on');
     const timeoutMs = this.opts.timeoutMs ?? 30_000;
     const pidFile = `/run/kiln-ephemeral-dhcp.${nic}.pid`;
     const leaseFile = `/run/kiln-ephemeral-dhcp.${nic}.lease`;
+    // The link goes back down afterwards when it was down before, as cloud-init's ephemeral network leaves it.
+    const wasUp = await linkIsUp(platform, nic);
     await platform.run(['ip', 'link', 'set', 'dev', nic, 'up'], { allowFailure: true, timeoutMs: 5000 });
+    const linkBack = async () => {
+      if (!wasUp) await platform.run(['ip', 'link', 'set', 'dev', nic, 'down'], { allowFailure: true, timeoutMs: 5000 });
+    };
     const hasDhclient = (await platform.run(['sh', '-c', 'command -v dhclient'], { allowFailure: true })).code === 0;
     if (hasDhclient) {
+      // As cloud-init: dhclient only talks DHCP (-sf /bin/true runs no distro hook, so resolv.conf and the
+      // hooks are left alone); kiln applies the lease from the lease file itself.
       log.debug(`bringing up a temporary DHCP lease on ${nic} with dhclient`);
-      const r = await platform.run(['dhclient', '-1', '-v', '-pf', pidFile, '-lf', leaseFile, nic], { allowFailure: true, timeoutMs });
-      if (r.code !== 0) throw new SourceError('ephemeral-dhcp', `dhclient got no lease on ${nic} (exit ${r.code}): ${r.stderr.trim().split('\n').pop() ?? ''}`);
-      return {
-        interface: nic,
-        release: async () => {
-          await platform.run(['dhclient', '-r', '-pf', pidFile, '-lf', leaseFile, nic], { allowFailure: true, timeoutMs: 10_000 });
-          await platform.run(['ip', 'addr', 'flush', 'dev', nic], { allowFailure: true, timeoutMs: 5000 });
-          await platform.remove(leaseFile);
-        },
+      const dhclient = ['-lf', leaseFile, '-pf', pidFile, '-sf', '/bin/true', nic];
+      await platform.remove(leaseFile);
+      const release = async () => {
+        // Sends DHCPRELEASE and stops a dhclient still running from the pid file; then the address goes.
+        await platform.run(['dhclient', '-r', ...dhclient], { allowFailure: true, timeoutMs: 10_000 });
+        await platform.run(['ip', '-4', 'addr', 'flush', 'dev', nic], { allowFailure: true, timeoutMs: 5000 });
+        await platform.remove(leaseFile);
+        await platform.remove(pidFile);
+        await linkBack();
       };
+      const r = await platform.run(['dhclient', '-1', '-v', ...dhclient], { allowFailure: true, timeoutMs });
+      try {
+        if (r.code !== 0) throw new SourceError('ephemeral-dhcp', `no DHCP answer on ${nic}: dhclient got no lease (exit ${r.code}): ${r.stderr.trim().split('\n').pop() ?? ''}`);
+        const lease = parseDhclientLease((await platform.readTextIfExists(leaseFile)) ?? '', leaseFile);
+        await platform.run(['ip', '-4', 'addr', 'add', `${lease.address}/${lease.prefix}`, 'broadcast', '+', 'dev', nic]);
+        for (const router of lease.routers) {
+          const route = await platform.run(['ip', '-4', 'route', 'add', 'default', 'via', router, 'dev', nic], { allowFailure: true, timeoutMs: 5000 });
+          if (route.code === 0) break;
+        }
+        log.info(`temporary DHCP lease on ${nic}: ${lease.address}/${lease.prefix} router ${lease.routers[0] ?? 'none'}`);
+      } catch (err) {
+        await release();
+        throw err;
+      }
+      return { interface: nic, release };
     }
     log.debug(`bringing up a temporary DHCP lease on ${nic} with udhcpc`);
-    const r = await platform.run(['udhcpc', '-i', nic, '-n', '-q', '-t', '5', '-p', pidFile], { allowFailure: true, timeoutMs });
-    if (r.code !== 0) throw new SourceError('ephemeral-dhcp', `neither dhclient nor udhcpc got a lease on ${nic} (udhcpc exit ${r.code})`);
-    return {
-      interface: nic,
-      release: async () => {
-        await platform.run(['ip', 'addr', 'flush', 'dev', nic], { allowFailure: true, timeoutMs: 5000 });
-        await platform.remove(pidFile);
-      },
+    const script = `/run/kiln-ephemeral-dhcp.${nic}.script`;
+    await platform.writeFile(script, UDHCPC_SCRIPT, { mode: 0o755 });
+    const release = async () => {
+      await platform.run(['ip', '-4', 'addr', 'flush', 'dev', nic], { allowFailure: true, timeoutMs: 5000 });
+      await platform.remove(script);
+      await linkBack();
     };
+    // Foreground, quit once bound, give up after 3 discovers 2 s apart: a cloud with no DHCP costs seconds, not minutes.
+    const r = await platform.run(['udhcpc', '-f', '-q', '-n', '-t', '3', '-T', '2', '-i', nic, '-s', script], { allowFailure: true, timeoutMs });
+    if (r.code !== 0) {
+      await release();
+      throw new SourceError('ephemeral-dhcp', `no DHCP answer on ${nic}: udhcpc got no lease (exit ${r.code})`);
+    }
+    const bound = /^kiln-lease .*$/m.exec(r.stdout)?.[0];
+    log.info(`temporary DHCP lease on ${nic}: ${bound ? bound.replace(/^kiln-lease \S+ /, '') : 'bound'}`);
+    return { interface: nic, release };
   }
 }

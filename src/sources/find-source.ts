@@ -1,12 +1,12 @@
 // For the runner: crawl the detected candidates of one stage in order and return the first that yields instance data.
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
 import { SourceError } from './source-error';
-import type { EphemeralNetwork } from './ephemeral-network';
-import { sourceSettings } from './settings';
+import { EphemeralNetworkRefused, type EphemeralNetwork } from './ephemeral-network';
+import { boolSetting, sourceSettings } from './settings';
 import { monotonicMs } from '../util/monotonic-clock';
 
 export interface FindSourceOptions {
-  /** 'local' (init-local: local sources, and network ones only when `network` lets them bring up DHCP) or 'network' (init). */
+  /** 'local' (init-local: local sources, and network ones with local evidence when `network` lets them bring up DHCP) or 'network' (init). */
   stage: 'local' | 'network';
   signal?: AbortSignal;
   network?: EphemeralNetwork;
@@ -23,18 +23,34 @@ export interface FoundSource {
 }
 
 /**
- * Tries CANDIDATES in order. In the local stage network sources run only when an ephemeral network is given;
- * None is only taken in the network stage (cloud-init falls back to it last). Undefined when nothing applies.
+ * Whether init-local crawls the network source SOURCE inside a temporary lease, as cloud-init's Ec2Local and
+ * OpenStackLocal do: only when local facts say the cloud is here, and unless `datasource.<Name>.local_dhcp` is off.
+ */
+async function crawlInLocalStage(ctx: DetectContext, source: Datasource, settings: Record<string, unknown>): Promise<boolean> {
+  if (!boolSetting(settings, 'local_dhcp', true)) {
+    ctx.log.debug(`${source.name}: local_dhcp is off; left to the init stage`);
+    return false;
+  }
+  const evidence = source.localEvidence ? await source.localEvidence(ctx).catch(() => false) : false;
+  if (!evidence) ctx.log.debug(`${source.name}: no local evidence (DMI) of this cloud; no temporary lease, left to the init stage`);
+  return evidence;
+}
+
+/**
+ * Tries CANDIDATES in order. In the local stage network sources run only when an ephemeral network is given and
+ * local facts point at their cloud; None is only taken in the network stage (cloud-init falls back to it last).
+ * Undefined when nothing applies.
  */
 export async function findSource(ctx: DetectContext, candidates: readonly Datasource[], opts: FindSourceOptions): Promise<FoundSource | undefined> {
   const failures: FoundSource['failures'] = [];
   for (const source of candidates) {
-    if (opts.stage === 'local' && source.kind === 'network' && !opts.network) continue;
     // NoCloud may still need the network (an http seedfrom): its crawl says so and the network stage retries it.
     if (opts.stage === 'local' && source.name === 'None') continue;
+    const settings = sourceSettings(ctx.config, source.name);
+    if (opts.stage === 'local' && source.kind === 'network' && !(opts.network && (await crawlInLocalStage(ctx, source, settings)))) continue;
     const crawl: CrawlContext = {
       ...ctx,
-      settings: sourceSettings(ctx.config, source.name),
+      settings,
       stage: opts.stage,
       ...(opts.signal ? { signal: opts.signal } : {}),
       ...(opts.stage === 'local' && source.kind === 'network' && opts.network ? { network: opts.network } : {}),
@@ -47,6 +63,10 @@ export async function findSource(ctx: DetectContext, candidates: readonly Dataso
       ctx.log.info(`Found datasource ${source.name} [${data.subplatform}] in ${Math.round(monotonicMs() - t)} ms`);
       return { source, data, failures };
     } catch (err) {
+      if (err instanceof EphemeralNetworkRefused) {
+        ctx.log.info(`${source.name} left to the init stage: ${err.message}`);
+        continue;
+      }
       const error = err instanceof Error ? err.message : String(err);
       ctx.log.warn(`datasource ${source.name} failed: ${error}`);
       failures.push({ name: source.name, error });

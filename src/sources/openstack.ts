@@ -1,6 +1,6 @@
 // OpenStack over HTTP: the metadata service at 169.254.169.254/openstack/ with version discovery; detected from DMI.
 import { HttpClient, type HttpRequest } from '../util/http';
-import type { CrawlContext, Datasource } from './datasource';
+import type { CrawlContext, Datasource, DetectContext } from './datasource';
 import { SourceError } from './source-error';
 import { withEphemeralNetwork } from './ephemeral-network';
 import { crawlMetadataTree } from './metadata-crawler';
@@ -12,17 +12,22 @@ export const OPENSTACK_PRODUCT_NAMES = ['OpenStack Nova', 'OpenStack Compute'];
 export const OPENSTACK_ASSET_TAGS = ['OpenTelekomCloud', 'SAP CCloud VM', 'HUAWEICLOUD'];
 export const OPENSTACK_DEFAULTS: UrlSettings = { metadataUrls: ['http://169.254.169.254'], timeout: 10, maxWait: 60, retries: 5 };
 
+/** cloud-init's detect_openstack: the DMI product name or chassis asset tag, or PID 1's environment in a container. */
+async function looksLikeOpenStack(ctx: DetectContext): Promise<boolean> {
+  const product = ctx.dmi.product_name ?? '';
+  const tag = ctx.dmi.chassis_asset_tag ?? '';
+  if (OPENSTACK_PRODUCT_NAMES.includes(product) || OPENSTACK_ASSET_TAGS.includes(tag)) return true;
+  // In a container the host's DMI is hidden; PID 1's environment may carry it (as ds-identify checks).
+  const env = await ctx.platform.readTextIfExists('/proc/1/environ').catch(() => undefined);
+  return env !== undefined && env.split('\0').some((kv) => OPENSTACK_PRODUCT_NAMES.some((p) => kv === `product_name=${p}`));
+}
+
 export const openStackSource: Datasource = {
   name: 'OpenStack',
   kind: 'network',
-  async detect(ctx) {
-    const product = ctx.dmi.product_name ?? '';
-    const tag = ctx.dmi.chassis_asset_tag ?? '';
-    if (OPENSTACK_PRODUCT_NAMES.includes(product) || OPENSTACK_ASSET_TAGS.includes(tag)) return true;
-    // In a container the host's DMI is hidden; PID 1's environment may carry it (as ds-identify checks).
-    const env = await ctx.platform.readTextIfExists('/proc/1/environ').catch(() => undefined);
-    return env !== undefined && env.split('\0').some((kv) => OPENSTACK_PRODUCT_NAMES.some((p) => kv === `product_name=${p}`));
-  },
+  detect: looksLikeOpenStack,
+  // OpenStackLocal runs on the same local facts as detection.
+  localEvidence: looksLikeOpenStack,
   async crawl(ctx: CrawlContext) {
     const s = readUrlSettings('OpenStack', ctx.settings, OPENSTACK_DEFAULTS, ctx.baseUrl);
     const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });

@@ -117,3 +117,12 @@ test('at boot, v2 match by name glob or driver names the real NICs; net-convert 
   const plain = parseNetworkDocument(systemConfig);
   assert.deepEqual([...plain.interfaces.keys()], ['all-en', 'virt'], 'without NICs, as cloud-init does');
 });
+
+test("Ec2's apply_full_imds_network_config: false renders DHCP on the fallback NIC only (cloud-init's primary-only mode)", () => {
+  const nics = [nic('ens6', { carrier: 1, mac: '0a:00:00:00:00:02' }), nic('ens5', { carrier: 1, mac: '0a:00:00:00:00:01' })];
+  const imds = { interfaces: { macs: { '0a:00:00:00:00:01': { 'device-number': '0', 'local-ipv4s': '10.0.0.5' }, '0a:00:00:00:00:02': { 'device-number': '1', 'local-ipv4s': '10.0.1.5' } } } };
+  const full = selectNetworkConfig({ kernelCmdline: '', nics, datasourceNetwork: { format: 'ec2', config: imds } });
+  assert.deepEqual(Object.keys((!full.disabled && (full.config as { ethernets: object }).ethernets) || {}).sort(), ['ens5', 'ens6']);
+  const primary = selectNetworkConfig({ kernelCmdline: '', nics, datasourceNetwork: { format: 'ec2', config: imds, full: false } });
+  assert.deepEqual(!primary.disabled && primary.config, { version: 2, ethernets: { ens5: { dhcp4: true, dhcp6: false, match: { macaddress: '0a:00:00:00:00:01' }, 'set-name': 'ens5' } } });
+});

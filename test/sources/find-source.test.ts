@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import type { DetectContext } from '../../src/sources/datasource';
-import type { EphemeralNetwork } from '../../src/sources/ephemeral-network';
+import { LinuxEphemeralDhcp, type EphemeralNetwork } from '../../src/sources/ephemeral-network';
 import { findSource } from '../../src/sources/find-source';
 import { ec2Source } from '../../src/sources/ec2';
 import { noCloudSource } from '../../src/sources/nocloud';
@@ -43,4 +43,38 @@ test('init-local with an ephemeral network crawls Ec2 inside a lease, released a
   assert.equal(found?.source.name, 'Ec2');
   assert.equal(found?.data.instanceId, 'i-0123456789abcdef0');
   assert.deepEqual(events, ['up (requests so far: 0)', 'release (requests: some)']);
+});
+
+test('init-local takes no lease for a network source without local evidence, or with local_dhcp off', async (t) => {
+  let ups = 0;
+  const network: EphemeralNetwork = {
+    up: async () => {
+      ups++;
+      return { interface: 'eth0', release: async () => undefined };
+    },
+  };
+  // strict_id: false lets Ec2 be a candidate, but it is no evidence of AWS (cloud-init's Ec2Local does the same).
+  const noDmi = { ...ctx(t, { datasource: { Ec2: { strict_id: false } } }), dmi: { sys_vendor: 'QEMU' } };
+  assert.equal(await findSource(noDmi, [ec2Source, noneSource], { stage: 'local', network }), undefined);
+  const off = ctx(t, { datasource: { Ec2: { local_dhcp: false } } });
+  assert.equal(await findSource(off, [ec2Source, noneSource], { stage: 'local', network }), undefined);
+  assert.equal(ups, 0);
+});
+
+test('a lease refused (a --root sandbox in the host network namespace) leaves the source to init without a warning', async (t) => {
+  const c = ctx(t);
+  const warnings: string[] = [];
+  const log = Object.assign(Object.create(c.log) as typeof c.log, { warn: (m: string) => void warnings.push(m) });
+  const network = new LinuxEphemeralDhcp({ platform: c.platform, log, sharesHostNetwork: async () => true });
+  assert.equal(await findSource({ ...c, log }, [ec2Source, noneSource], { stage: 'local', network }), undefined);
+  assert.deepEqual(warnings, []);
+});
+
+test("Ec2 passes cloud-init's apply_full_imds_network_config: false on with its network config", async (t) => {
+  const server = await mockMetadataServer(t, { kind: 'ec2', dir: join(FIXTURES, 'sources/ec2/imdsv2-required/tree'), imdsv2: 'required' });
+  const full = await findSource(ctx(t, { datasource: { Ec2: { timeout: 2 } } }), [ec2Source], { stage: 'network', baseUrl: server.url });
+  assert.equal(full?.data.networkConfig?.format, 'ec2');
+  assert.equal(full?.data.networkConfig?.full, undefined);
+  const primary = await findSource(ctx(t, { datasource: { Ec2: { timeout: 2, apply_full_imds_network_config: false } } }), [ec2Source], { stage: 'network', baseUrl: server.url });
+  assert.equal(primary?.data.networkConfig?.full, false);
 });

@@ -1,0 +1,37 @@
+// Reads the newest lease of an ISC dhclient lease file, so that kiln applies it itself (dhclient ran with -sf /bin/true).
+import { SourceError } from './source-error';
+
+/** What the temporary network needs from a lease: the address, its prefix length and the routers. */
+export interface DhclientLease {
+  interface?: string;
+  address: string;
+  prefix: number;
+  routers: string[];
+}
+
+const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+
+/** 255.255.255.0 → 24; undefined for a mask that is not contiguous ones. */
+export function maskToPrefix(mask: string): number | undefined {
+  const m = IPV4.exec(mask);
+  if (!m) return undefined;
+  const bits = m.slice(1).map((o) => Number(o).toString(2).padStart(8, '0')).join('');
+  if (!/^1*0*$/.test(bits) || m.slice(1).some((o) => Number(o) > 255)) return undefined;
+  return bits.indexOf('0') === -1 ? 32 : bits.indexOf('0');
+}
+
+/** The last `lease { … }` block of TEXT (dhclient appends renewals), as cloud-init's parse_dhcp_lease_file takes it. */
+export function parseDhclientLease(text: string, file: string): DhclientLease {
+  const blocks = [...text.matchAll(/lease\s*\{([^}]*)\}/g)].map((b) => b[1] as string);
+  const last = blocks.at(-1);
+  if (last === undefined) throw new SourceError('ephemeral-dhcp', `${file} holds no lease`);
+  const opt = (key: string) => new RegExp(`^\\s*${key}\\s+"?([^";]+)"?;`, 'm').exec(last)?.[1]?.trim();
+  const address = opt('fixed-address');
+  if (!address || !IPV4.test(address)) throw new SourceError('ephemeral-dhcp', `${file}: the lease has no IPv4 fixed-address`);
+  const mask = opt('option subnet-mask');
+  const prefix = mask === undefined ? 32 : maskToPrefix(mask);
+  if (prefix === undefined) throw new SourceError('ephemeral-dhcp', `${file}: subnet-mask ${mask} is not a valid netmask`);
+  const routers = (opt('option routers') ?? '').split(',').map((r) => r.trim()).filter((r) => IPV4.test(r));
+  const iface = opt('interface');
+  return { address, prefix, routers, ...(iface ? { interface: iface } : {}) };
+}

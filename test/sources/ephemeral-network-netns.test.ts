@@ -1,0 +1,279 @@
+// init-local's temporary DHCP lease for real: kiln runs in a network namespace of the test's own, busybox udhcpd
+// and the mock EC2 metadata service (on 169.254.169.254) run in a second one behind a veth pair. Nothing here
+// touches the host's network: both ends of the veth are created inside the namespaces, which teardown deletes.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { main } from '../../src/main';
+import { sharesHostNetworkNamespace } from '../../src/sources/ephemeral-network';
+import { ensureDebianRootfs } from '../helpers/debian-rootfs';
+import { FIXTURES } from '../helpers/repo';
+import { hasCommand, isRoot, need } from '../helpers/requirements';
+import { tempDir } from '../helpers/temp';
+
+/** This file also runs as the two helper processes the namespaces need (kiln, the metadata server): main() with ROLE's argv. */
+const ROLE_ENV = 'KILN_TEST_NETNS_ROLE';
+const ARGV_ENV = 'KILN_TEST_NETNS_ARGV';
+
+if (process.env[ROLE_ENV]) {
+  const argv = JSON.parse(process.env[ARGV_ENV] ?? '[]') as string[];
+  const code = await main({ argv, argv0: 'cloud-init', env: process.env, io: { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s) } });
+  // The metadata server keeps running until the test kills it; kiln exits with its code.
+  if (process.env[ROLE_ENV] === 'kiln') process.exit(code);
+} else {
+  registerTests();
+}
+
+const EC2_TREE = join(FIXTURES, 'sources/ec2/imdsv2-required/tree');
+const MAC = '0a:00:00:00:00:01'; // the NIC the fixture's network/interfaces/macs describes
+const OPENSTACK_TREE = join(FIXTURES, 'sources/openstack/versions/tree');
+const OPENSTACK_MAC = 'fa:16:3e:00:00:01'; // its network_data.json link
+const BUSYBOX = '/usr/bin/busybox';
+
+function sh(argv: string[]): string {
+  const r = spawnSync(argv[0] as string, argv.slice(1), { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${argv.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return r.stdout;
+}
+
+interface Lab {
+  client: string;
+  server: string;
+  dir: string;
+}
+
+/** Two namespaces joined by a veth pair made inside them (the client's end is eth0, down, with the fixture's MAC). */
+function makeLab(t: TestContext, withDhcp: boolean, mac = MAC): Lab {
+  const id = `${process.pid}-${Math.random().toString(36).slice(2, 7)}`;
+  const lab = { client: `kiln-dhcp-c-${id}`, server: `kiln-dhcp-s-${id}`, dir: tempDir(t) };
+  const children: ChildProcess[] = [];
+  t.after(() => {
+    for (const c of children) c.kill('SIGKILL');
+    spawnSync('ip', ['netns', 'del', lab.client]);
+    spawnSync('ip', ['netns', 'del', lab.server]);
+  });
+  sh(['ip', 'netns', 'add', lab.client]);
+  sh(['ip', 'netns', 'add', lab.server]);
+  sh(['ip', '-n', lab.client, 'link', 'add', 'eth0', 'address', mac, 'type', 'veth', 'peer', 'name', 'vs0', 'netns', lab.server]);
+  sh(['ip', '-n', lab.client, 'link', 'set', 'lo', 'up']);
+  for (const cmd of [['link', 'set', 'lo', 'up'], ['addr', 'add', '10.199.0.1/24', 'dev', 'vs0'], ['addr', 'add', '169.254.169.254/32', 'dev', 'vs0'], ['link', 'set', 'vs0', 'up']]) sh(['ip', '-n', lab.server, ...cmd]);
+  if (withDhcp) {
+    const conf = join(lab.dir, 'udhcpd.conf');
+    writeFileSync(join(lab.dir, 'udhcpd.leases'), '');
+    writeFileSync(conf, ['start 10.199.0.10', 'end 10.199.0.20', 'interface vs0', `lease_file ${join(lab.dir, 'udhcpd.leases')}`, `pidfile ${join(lab.dir, 'udhcpd.pid')}`, 'opt router 10.199.0.1', 'opt subnet 255.255.255.0', 'opt lease 600', ''].join('\n'));
+    children.push(spawn('ip', ['netns', 'exec', lab.server, BUSYBOX, 'udhcpd', '-f', conf], { stdio: 'ignore' }));
+  }
+  return lab;
+}
+
+/** The mock EC2 IMDS on 169.254.169.254:80 inside the server namespace; resolves once it listens. */
+async function serveMetadata(t: TestContext, lab: Lab, kind: 'ec2' | 'openstack' = 'ec2'): Promise<ChildProcess> {
+  const how = kind === 'ec2' ? ['--kind', 'ec2', '--dir', EC2_TREE, '--imdsv2', 'required'] : ['--kind', 'openstack', '--dir', OPENSTACK_TREE];
+  const child = spawn('ip', ['netns', 'exec', lab.server, process.execPath, process.argv[1] as string], {
+    env: { ...process.env, [ROLE_ENV]: 'serve', [ARGV_ENV]: JSON.stringify(['devel', 'serve-metadata', ...how, '--listen', '169.254.169.254:80']) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.after(() => void child.kill('SIGKILL'));
+  return new Promise<ChildProcess>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`metadata server did not start: ${out}`)), 20_000);
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString();
+      if (out.includes('169.254.169.254')) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+    child.stderr.on('data', (b: Buffer) => void (out += b.toString()));
+    child.on('exit', (code) => reject(new Error(`metadata server exited ${code}: ${out}`)));
+  });
+}
+
+/** A sandbox root of busybox (sh, ip, udhcpc), fake DMI and sysfs, a Debian os-release and ifupdown's names for ENI. */
+function makeRoot(t: TestContext, dmi: Record<string, string>, extraConfig = '', withDhclient = false, cloud: { source: string; mac: string } = { source: 'Ec2', mac: MAC }): string {
+  const root = tempDir(t);
+  if (withDhclient) {
+    // Debian's isc-dhcp-client from the parity rootfs (it needs only libc), with the device nodes it opens.
+    const debian = ensureDebianRootfs();
+    for (const f of ['sbin/dhclient', 'lib/x86_64-linux-gnu/libc.so.6', 'lib64/ld-linux-x86-64.so.2']) {
+      mkdirSync(join(root, f, '..'), { recursive: true });
+      cpSync(join(debian, f), join(root, f), { dereference: true });
+    }
+    mkdirSync(join(root, 'dev'), { recursive: true });
+    sh(['mknod', '-m', '666', join(root, 'dev/null'), 'c', '1', '3']);
+    sh(['mknod', '-m', '666', join(root, 'dev/urandom'), 'c', '1', '9']);
+    mkdirSync(join(root, 'var/lib/dhcp'), { recursive: true });
+  }
+  for (const d of ['bin', 'sbin', 'etc/cloud', 'run', 'tmp', 'var/lib/cloud', 'var/log', 'sys/class/dmi/id', 'sys/class/net/eth0', 'proc']) mkdirSync(join(root, d), { recursive: true });
+  cpSync(BUSYBOX, join(root, 'bin/busybox'));
+  for (const applet of ['sh', 'ip', 'udhcpc', 'cat', 'true', 'kill']) symlinkSync('busybox', join(root, 'bin', applet));
+  for (const tool of ['ifup', 'ifdown', 'ifquery']) {
+    writeFileSync(join(root, 'sbin', tool), '#!/bin/sh\nexit 0\n');
+    chmodSync(join(root, 'sbin', tool), 0o755);
+  }
+  mkdirSync(join(root, 'etc/network'), { recursive: true });
+  writeFileSync(join(root, 'etc/network/interfaces'), 'source /etc/network/interfaces.d/*\n');
+  writeFileSync(join(root, 'etc/os-release'), 'ID=debian\nVERSION_ID="12"\nPRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\n');
+  for (const [k, v] of Object.entries(dmi)) writeFileSync(join(root, 'sys/class/dmi/id', k), `${v}\n`);
+  writeFileSync(join(root, 'sys/class/net/eth0/address'), `${cloud.mac}\n`);
+  writeFileSync(join(root, 'sys/class/net/eth0/carrier'), '1\n');
+  writeFileSync(join(root, 'sys/class/net/eth0/operstate'), 'up\n');
+  writeFileSync(join(root, 'proc/cmdline'), 'root=/dev/vda1 ro\n');
+  writeFileSync(
+    join(root, 'etc/cloud/cloud.cfg'),
+    `datasource_list: [${cloud.source}, None]\ndatasource:\n  ${cloud.source}:\n    metadata_urls: ['http://169.254.169.254']\n    timeout: 2\n    max_wait: 10\n${extraConfig}cloud_init_modules: []\nsystem_info:\n  network:\n    renderers: [eni]\n`,
+  );
+  return root;
+}
+
+interface KilnRun {
+  code: number | null;
+  output: string;
+  log: string;
+  ms: number;
+}
+
+/** `cloud-init init --local --root ROOT` (or the init stage, with LOCAL false) inside the client namespace (LAB undefined: where the test runs). */
+function initLocal(lab: Lab | undefined, root: string, local = true): KilnRun {
+  const t0 = Date.now();
+  const self = [process.execPath, process.argv[1] as string];
+  const [cmd, ...args] = lab ? ['ip', 'netns', 'exec', lab.client, ...self] : self;
+  const r = spawnSync(cmd as string, args, {
+    env: { ...process.env, [ROLE_ENV]: 'kiln', [ARGV_ENV]: JSON.stringify(['init', ...(local ? ['--local'] : []), '--root', root]) },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  const logFile = join(root, 'var/log/cloud-init.log');
+  return { code: r.status, output: `${r.stdout}\n${r.stderr}`, log: existsSync(logFile) ? readFileSync(logFile, 'utf8') : '', ms: Date.now() - t0 };
+}
+
+function clientAddresses(lab: Lab): string {
+  return sh(['ip', '-n', lab.client, '-4', '-o', 'addr', 'show', 'dev', 'eth0']);
+}
+
+function canRun(t: TestContext): boolean {
+  return need(t, isRoot() && hasCommand('ip') && existsSync(BUSYBOX), 'needs root, iproute2 and busybox-static (udhcpd, udhcpc) to build network namespaces');
+}
+
+function registerTests(): void {
+  test('init-local on AWS DMI: Ec2 is crawled inside a DHCP lease, the lease is released, the IMDS network is rendered', async (t) => {
+    if (!canRun(t)) return;
+    const lab = makeLab(t, true);
+    const imds = await serveMetadata(t, lab);
+    const root = makeRoot(t, { sys_vendor: 'Amazon EC2', product_uuid: 'ec2e1916-9099-7caf-fd21-012345abcdef' });
+    const run = initLocal(lab, root);
+    assert.notEqual(run.code, 1, run.output + run.log);
+    assert.match(run.log, /temporary DHCP lease on eth0: 10\.199\.0\.\d+\/24 router 10\.199\.0\.1/);
+    assert.match(run.log, /Found datasource Ec2/);
+    // Released: no address left on the NIC, and its link is down again as it was before.
+    assert.doesNotMatch(clientAddresses(lab), /inet /);
+    assert.doesNotMatch(sh(['ip', '-n', lab.client, '-o', 'link', 'show', 'dev', 'eth0']), /<[^>]*\bUP\b/);
+    const status = JSON.parse(readFileSync(join(root, 'run/cloud-init/status.json'), 'utf8')) as { v1: { datasource: string | null; 'init-local': { finished: number | null } } };
+    assert.match(String(status.v1.datasource), /Ec2/i);
+    const data = JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8')) as { v1: { cloud_name: string; instance_id: string } };
+    assert.equal(data.v1.cloud_name, 'aws');
+    assert.equal(data.v1.instance_id, 'i-0123456789abcdef0');
+    // The network config from IMDS (the NIC found by its MAC), rendered before networking starts.
+    const eni = readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8');
+    assert.match(run.log, /network config from ds/);
+    assert.match(eni, /iface eth0 inet dhcp/);
+    assert.match(eni, /iface eth0 inet6 dhcp/); // the IMDS NIC has ipv6s; the fallback config would not say so
+    assert.match(readFileSync(join(root, 'etc/udev/rules.d/70-persistent-net.rules'), 'utf8'), new RegExp(MAC));
+    assert.doesNotMatch(readdirOrEmpty(join(root, 'run')).join(' '), /kiln-ephemeral-dhcp/);
+    // The init stage reuses the instance init-local found: with the IMDS gone, it still knows it.
+    imds.kill('SIGKILL');
+    const init = initLocal(lab, root, false);
+    assert.notEqual(init.code, 1, init.output + init.log);
+    assert.equal(init.log.match(/Found datasource Ec2/g)?.length, 1, init.log);
+    assert.equal(init.log.match(/bringing up a temporary DHCP lease/g)?.length, 1);
+    assert.equal((JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8')) as { v1: { instance_id: string } }).v1.instance_id, 'i-0123456789abcdef0');
+  });
+
+  test("with Debian's dhclient in the target: one lease, applied by kiln, no resolv.conf written, released", async (t) => {
+    if (!canRun(t)) return;
+    if (!need(t, process.arch === 'x64', 'the dhclient copied from the parity rootfs is x86-64')) return;
+    const lab = makeLab(t, true);
+    await serveMetadata(t, lab);
+    const root = makeRoot(t, { sys_vendor: 'Amazon EC2' }, '', true);
+    const run = initLocal(lab, root);
+    assert.notEqual(run.code, 1, run.output + run.log);
+    assert.match(run.log, /with dhclient/);
+    assert.match(run.log, /temporary DHCP lease on eth0: 10\.199\.0\.\d+\/24 router 10\.199\.0\.1/);
+    assert.match(run.log, /Found datasource Ec2/);
+    assert.doesNotMatch(clientAddresses(lab), /inet /);
+    assert.equal(existsSync(join(root, 'etc/resolv.conf')), false);
+    assert.doesNotMatch(readdirOrEmpty(join(root, 'run')).join(' '), /kiln-ephemeral-dhcp/);
+    // No dhclient left running in the client namespace.
+    assert.equal(spawnSync('ip', ['netns', 'pids', lab.client], { encoding: 'utf8' }).stdout.trim(), '');
+  });
+
+  test('init-local on OpenStack DMI: OpenStack is crawled inside a lease and its network_data.json rendered', async (t) => {
+    if (!canRun(t)) return;
+    const lab = makeLab(t, true, OPENSTACK_MAC);
+    await serveMetadata(t, lab, 'openstack');
+    const root = makeRoot(t, { product_name: 'OpenStack Nova', sys_vendor: 'OpenStack Foundation' }, '', false, { source: 'OpenStack', mac: OPENSTACK_MAC });
+    const run = initLocal(lab, root);
+    assert.notEqual(run.code, 1, run.output + run.log);
+    assert.match(run.log, /temporary DHCP lease on eth0: 10\.199\.0\.\d+\/24/);
+    assert.match(run.log, /Found datasource OpenStack/);
+    assert.match(run.log, /network config from ds/);
+    assert.doesNotMatch(clientAddresses(lab), /inet /);
+    const data = JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8')) as { v1: { cloud_name: string; instance_id: string } };
+    assert.deepEqual([data.v1.cloud_name, data.v1.instance_id], ['openstack', 'uuid-2017-02-22']);
+    assert.match(readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8'), /iface eth0 inet dhcp/);
+    assert.match(readFileSync(join(root, 'etc/udev/rules.d/70-persistent-net.rules'), 'utf8'), new RegExp(OPENSTACK_MAC));
+  });
+
+  test("under --root in the host's network namespace no lease is even tried: the host's interfaces are never touched", async (t) => {
+    if (!canRun(t)) return;
+    assert.equal(await sharesHostNetworkNamespace(), true);
+    const root = makeRoot(t, { sys_vendor: 'Amazon EC2' });
+    const run = initLocal(undefined, root);
+    assert.notEqual(run.code, 1, run.output + run.log);
+    assert.match(run.log, /Ec2 left to the init stage: .*host's network namespace/);
+    assert.doesNotMatch(run.log, /Running command/);
+    assert.doesNotMatch(run.log, /WARNING/);
+  });
+
+  test('init-local without local evidence (QEMU DMI) takes no lease and leaves Ec2 to the init stage', async (t) => {
+    if (!canRun(t)) return;
+    const lab = makeLab(t, true);
+    const root = makeRoot(t, { sys_vendor: 'QEMU', product_name: 'Standard PC (Q35 + ICH9, 2009)' });
+    const run = initLocal(lab, root);
+    assert.notEqual(run.code, 1, run.output + run.log);
+    assert.doesNotMatch(run.log, /DHCP lease/);
+    assert.match(run.log, /Ec2: no local evidence/);
+    assert.doesNotMatch(run.log, /Found datasource Ec2/);
+    assert.doesNotMatch(clientAddresses(lab), /inet /);
+    assert.equal(existsSync(join(root, 'run/cloud-init/instance-data.json')), false);
+  });
+
+  test('local_dhcp: false turns the lease off even on AWS DMI', async (t) => {
+    if (!canRun(t)) return;
+    const lab = makeLab(t, true);
+    const root = makeRoot(t, { sys_vendor: 'Amazon EC2' }, '    local_dhcp: false\n');
+    const run = initLocal(lab, root);
+    assert.notEqual(run.code, 1, run.output + run.log);
+    assert.doesNotMatch(run.log, /DHCP lease/);
+    assert.match(run.log, /local_dhcp is off/);
+  });
+
+  test('no DHCP answer: a bounded wait, a clear warning, init-local goes on and leaves the NIC as it was', async (t) => {
+    if (!canRun(t)) return;
+    const lab = makeLab(t, false);
+    const root = makeRoot(t, { sys_vendor: 'Amazon EC2' });
+    const run = initLocal(lab, root);
+    assert.notEqual(run.code, 1, run.output + run.log);
+    assert.ok(run.ms < 30_000, `init-local took ${run.ms} ms`);
+    assert.match(run.log, /WARNING.*datasource Ec2 failed: .*no DHCP answer on eth0/);
+    assert.doesNotMatch(clientAddresses(lab), /inet /);
+    const status = JSON.parse(readFileSync(join(root, 'run/cloud-init/status.json'), 'utf8')) as { v1: { 'init-local': { finished: number | null } } };
+    assert.notEqual(status.v1['init-local'].finished, null);
+  });
+}
+
+function readdirOrEmpty(dir: string): string[] {
+  return existsSync(dir) ? readdirSync(dir) : [];
+}
