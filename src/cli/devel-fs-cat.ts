@@ -3,7 +3,7 @@ import { openImageSpec } from '../devices/open-image';
 import { openTree } from '../devices/probe';
 import { KilnError, UsageError } from '../util/errors';
 import type { Command } from './command';
-import { fsPromises } from '../util/on-demand-builtins';
+import { writeCommandOutput } from './command-output';
 
 export const develFsCatCommand: Command = {
   words: ['devel', 'fs-cat'],
@@ -26,7 +26,7 @@ export const develFsCatCommand: Command = {
     if (!data) throw new KilnError(`${image}: no file '${path}' (list the image with 'kiln devel fs-ls ${image} -R')`);
     const output = args.flags.output as string | undefined;
     if (output) {
-      await fsPromises().writeFile(output, data);
+      await writeCommandOutput(ctx, output, data);
       return 0;
     }
     // As curl does: a pipe or a file gets the exact bytes (`fs-cat IMG PATH | sha256sum`), a terminal gets

@@ -1,6 +1,6 @@
 // `devel fs-cat` writes a file's exact bytes when standard output is not a terminal, and keeps binary off a terminal.
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { writeIso9660 } from '../../src/devices/iso9660-writer';
@@ -76,4 +76,14 @@ test('fs-cat -o FILE saves the bytes whatever standard output is', async (t) => 
     assert.deepEqual(readFileSync(out), BINARY);
     assert.equal(r.bytes.length + r.text.length, 0);
   }
+});
+
+test('fs-cat -o FILE under --dry-run names the file it would write and writes nothing', async (t) => {
+  const dir = tempDir(t);
+  const iso = image(dir);
+  const out = join(dir, 'never.bin');
+  const r = await fsCat(['--dry-run', '-o', out, iso, 'blob.bin'], false);
+  assert.equal(r.code, 0, r.err);
+  assert.equal(existsSync(out), false);
+  assert.match(r.text, new RegExp(`would write ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(${BINARY.length} bytes\\)`));
 });
