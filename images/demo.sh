@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm run demo`: builds the Linux binary and boots it (`cloud-init --all-stages`) on the example NoCloud seed in
 # a sandbox root. As root with debootstrap (the Debian rootfs is built once and cached), the boot is real: the rootfs is
-# copied, kiln is installed as /usr/bin/cloud-init and run under unshare + chroot. Otherwise (no root), the boot
+# copied, kiln is installed into it with `kiln install --root --replace` and run under unshare + chroot. Otherwise (no root), the boot
 # runs with --dry-run on an empty sandbox root and prints every effect it would have.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,9 +19,10 @@ if [ "${KILN_DEMO_DRY_RUN:-0}" != 1 ] && [ "$(id -u)" = 0 ] && [ ! -f "$ROOTFS/.
 fi
 
 if [ "${KILN_DEMO_DRY_RUN:-0}" != 1 ] && [ "$(id -u)" = 0 ] && [ -f "$ROOTFS/.kiln-rootfs-ok" ] && command -v unshare >/dev/null; then
-  echo "== copying the cached Debian rootfs and installing kiln as /usr/bin/cloud-init"
+  echo "== copying the cached Debian rootfs and installing kiln into it (kiln install --root, as README says)"
   cp -a --reflink=auto "$ROOTFS/." "$ROOT/"
-  cp "$BIN" "$ROOT/usr/bin/cloud-init"
+  # The cached rootfs carries Debian's cloud-init (the parity oracle): --replace takes over its names.
+  "$BIN" install --root "$ROOT" --replace
   mkdir -p "$ROOT/var/lib/cloud/seed/nocloud"
   cp "$SEED"/* "$ROOT/var/lib/cloud/seed/nocloud/"
   in_root() { unshare --uts --ipc --mount --pid --net --fork --kill-child chroot "$ROOT" "$@"; }
