@@ -1,7 +1,8 @@
-// cc_apt_configure: debconf selections, sources.list from cloud-init's template (mirrors by region/zone), proxies, apt.conf, extra sources and keys.
+// cc_apt_configure: debconf selections, sources.list from cloud-init's template or kiln's built-in one (mirrors by region/zone), proxies, apt.conf, extra sources and keys.
 import { posix } from 'node:path';
 import type { InstanceData } from '../sources/datasource';
 import { describeError } from '../util/errors';
+import { builtinSourcesListTemplate } from './support/builtin-templates';
 import { readSystemTemplate, renderTemplateText } from './support/cloud-template';
 import { isRecord } from './support/config-shapes';
 import { isFalse, isTrue } from './support/config-values';
@@ -361,6 +362,11 @@ async function generateSourcesList(ctx: ModuleContext, cfg: CloudConfig, apt: Re
       (await readSystemTemplate(ctx.platform, cfg, `sources.list.${distro}.deb822`)) ??
       (await readSystemTemplate(ctx.platform, cfg, `sources.list.${distro}`)) ??
       (await readSystemTemplate(ctx.platform, cfg, 'sources.list'));
+    // An image with kiln but without cloud-init's package has no templates: kiln's own keeps the boot clean.
+    if (tmpl === undefined) {
+      tmpl = builtinSourcesListTemplate(distro);
+      if (tmpl !== undefined) ctx.log.info(`No sources.list template in the target, using kiln's built-in ${distro} template`);
+    }
     if (tmpl === undefined) {
       ctx.log.warn('No template found, not rendering /etc/apt/sources.list');
       return;

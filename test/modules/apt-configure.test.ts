@@ -237,3 +237,91 @@ test("the release codename comes from the target's os-release; lsb_release and d
   const commands = ctx.dry.effects.flatMap((e) => (e.kind === 'run' ? [e.command] : []));
   assert.deepEqual(commands.filter((c) => /lsb_release|dpkg/.test(c)), []);
 });
+
+/** A sandbox without /etc/cloud/templates (kiln installed by `kiln install`, no cloud-init package), release from os-release. */
+function bareSandbox(t: Parameters<typeof tempDir>[0], osRelease = 'ID=debian\nVERSION_ID="12"\nVERSION_CODENAME=bookworm\n'): string {
+  const root = tempDir(t);
+  mkdirSync(join(root, 'etc'), { recursive: true });
+  writeFileSync(join(root, 'etc/os-release'), osRelease);
+  return root;
+}
+
+const warnings = (ctx: ReturnType<typeof dryContext>) => ctx.lines.filter((l) => /WARN/.test(l));
+
+test("no template in the target: Debian bookworm's sources.list comes from kiln's built-in template, without a warning", async (t) => {
+  const root = bareSandbox(t);
+  const ctx = withAnswers(dryContext(root));
+  await createAptConfigureModule(noNetwork).run(ctx, {
+    apt: { preserve_sources_list: false, primary: [{ arches: ['default'], uri: 'http://m.test/debian' }], security: [{ arches: ['default'], uri: 'http://s.test/debian-security' }] },
+  });
+  const entries = (await readPlanned(ctx, '/etc/apt/sources.list')).split('\n').filter((l) => /^deb/.test(l));
+  assert.deepEqual(entries, [
+    'deb http://m.test/debian bookworm main',
+    'deb-src http://m.test/debian bookworm main',
+    'deb http://s.test/debian-security bookworm-security main',
+    'deb-src http://s.test/debian-security bookworm-security main',
+    'deb http://m.test/debian bookworm-updates main',
+    'deb-src http://m.test/debian bookworm-updates main',
+    'deb http://m.test/debian bookworm-backports main',
+    'deb-src http://m.test/debian bookworm-backports main',
+  ]);
+  assert.deepEqual(warnings(ctx), []);
+  assert.deepEqual(ctx.problems, []);
+  assert.ok(!existsSync(join(root, 'etc/cloud/templates')), 'the built-in template is not written into the target');
+});
+
+test('a template file in the target is used, not the built-in one; a distro kiln has no template for still warns', async (t) => {
+  const withFile = sandbox(t);
+  const ctx = withAnswers(dryContext(withFile));
+  await createAptConfigureModule(noNetwork).run(ctx, { apt: { preserve_sources_list: false, primary: [{ arches: ['default'], uri: 'http://m.test/debian' }] } });
+  assert.match(await readPlanned(ctx, '/etc/apt/sources.list'), /^deb http:\/\/m\.test\/debian bookworm main\ndeb \S+ bookworm-security main\ndeb http:\/\/m\.test\/debian bookworm-backports main\n$/);
+
+  const unknown = bareSandbox(t, 'ID=raspbian\nID_LIKE=debian\nVERSION_CODENAME=bookworm\n');
+  const other = withAnswers(dryContext(unknown, { distro: { name: 'raspbian', family: 'debian', version: '12' } }));
+  await createAptConfigureModule(noNetwork).run(other, { apt: { preserve_sources_list: false, primary: [{ arches: ['default'], uri: 'http://m.test/raspbian' }] } });
+  assert.ok(!(await other.dry.exists('/etc/apt/sources.list')));
+  assert.ok(warnings(other).some((l) => l.includes('No template found, not rendering /etc/apt/sources.list')), other.lines.join('\n'));
+});
+
+/** The apt entries of a sources.list as a sorted set of (type, uri, suite, component), so groupings and comments do not count. */
+function aptEntries(text: string): string[] {
+  const out = new Set<string>();
+  for (const line of text.split('\n')) {
+    const m = /^(?:# )?(deb|deb-src)\s+(\S+)\s+(\S+)\s+(.*)$/.exec(line);
+    if (!m) continue;
+    const enabled = !line.startsWith('#');
+    for (const comp of (m[4] ?? '').trim().split(/\s+/)) out.add(`${enabled ? '' : '#'}${m[1]} ${m[2]} ${m[3]} ${comp}`);
+  }
+  return [...out].sort();
+}
+
+test("kiln's built-in templates render the apt entries cloud-init 22.4's packaged templates do (default and custom mirrors)", async (t) => {
+  if (!need(t, isRoot() && hasCommand('debootstrap'), 'needs root and debootstrap for the cached Debian rootfs')) return;
+  const templates = join(ensureDebianRootfs(), 'etc/cloud/templates');
+  const cases = [
+    { name: 'debian', osRelease: 'ID=debian\nVERSION_ID="12"\nVERSION_CODENAME=bookworm\n' },
+    { name: 'debian', osRelease: 'ID=debian\nVERSION_ID="11"\nVERSION_CODENAME=bullseye\n' },
+    { name: 'debian', osRelease: 'ID=debian\nVERSION_ID="10"\nVERSION_CODENAME=buster\n' },
+    { name: 'ubuntu', osRelease: 'ID=ubuntu\nVERSION_ID="24.04"\nVERSION_CODENAME=noble\n' },
+  ];
+  const configs = [
+    { preserve_sources_list: false },
+    { preserve_sources_list: false, primary: [{ arches: ['default'], uri: 'http://m.test/mirror' }], security: [{ arches: ['default'], uri: 'http://s.test/security' }], disable_suites: ['backports'] },
+  ];
+  for (const { name, osRelease } of cases) {
+    for (const apt of configs) {
+      const distro = { name, family: 'debian' as const, version: '' };
+      const packaged = bareSandbox(t, osRelease);
+      mkdirSync(join(packaged, 'etc/cloud/templates'), { recursive: true });
+      writeFileSync(join(packaged, `etc/cloud/templates/sources.list.${name}.tmpl`), readFileSync(join(templates, `sources.list.${name}.tmpl`)));
+      const withPackaged = withAnswers(dryContext(packaged, { distro }));
+      await createAptConfigureModule(noNetwork).run(withPackaged, { apt });
+      const builtin = withAnswers(dryContext(bareSandbox(t, osRelease), { distro }));
+      await createAptConfigureModule(noNetwork).run(builtin, { apt });
+      const want = aptEntries(await readPlanned(withPackaged, '/etc/apt/sources.list'));
+      assert.ok(want.length > 0);
+      assert.deepEqual(aptEntries(await readPlanned(builtin, '/etc/apt/sources.list')), want, `${osRelease} ${JSON.stringify(apt)}`);
+      assert.deepEqual(warnings(builtin), []);
+    }
+  }
+});

@@ -1,4 +1,4 @@
-// kiln's own /etc/hosts templates per osfamily, used when /etc/cloud/templates/hosts.<family>.tmpl is absent.
+// kiln's own templates for images without cloud-init's /etc/cloud/templates: /etc/hosts per osfamily, apt sources.list for Debian and Ubuntu.
 
 const NOTE = [
   '# This file is managed by kiln because cloud-config sets manage_etc_hosts: true.',
@@ -25,4 +25,55 @@ export function builtinHostsTemplate(family: string): string | undefined {
   const body = BODIES[family];
   if (!body) return undefined;
   return ['## template:jinja', ...NOTE.map((l) => l.replace('{{family}}', family)), ...body, ''].join('\n');
+}
+
+/*
+ * sources.list for Debian, written from Debian's archive layout and matching, entry for entry, what
+ * cloud-init 22.4 (bookworm's package) renders with its own template: main only, a deb-src under each deb,
+ * the security archive on its own mirror, then -updates and -backports. Releases up to buster name the
+ * security suite <codename>/updates; bullseye and later <codename>-security.
+ */
+const DEBIAN_SOURCES = [
+  '## template:jinja',
+  '# Written by kiln on first boot from its built-in Debian template, because the image has no',
+  '# /etc/cloud/templates/sources.list.debian.tmpl. Set apt: preserve_sources_list: true to keep your own,',
+  '# put extra sources in /etc/apt/sources.list.d, or provide that template file.',
+  '{% set security_suite = codename ~ ("/updates" if codename in ("jessie", "stretch", "buster") else "-security") %}',
+  'deb {{mirror}} {{codename}} main',
+  'deb-src {{mirror}} {{codename}} main',
+  '',
+  'deb {{security}} {{security_suite}} main',
+  'deb-src {{security}} {{security_suite}} main',
+  'deb {{mirror}} {{codename}}-updates main',
+  'deb-src {{mirror}} {{codename}}-updates main',
+  '',
+  'deb {{mirror}} {{codename}}-backports main',
+  'deb-src {{mirror}} {{codename}}-backports main',
+  '',
+];
+
+/*
+ * sources.list for Ubuntu: the release, -updates and -backports pockets from the primary mirror and -security
+ * from the security mirror, each with main, restricted, universe and multiverse, source lines left commented
+ * out — the same archives and components as cloud-init 22.4's Ubuntu template enables.
+ */
+const UBUNTU_SOURCES = [
+  '## template:jinja',
+  '# Written by kiln on first boot from its built-in Ubuntu template, because the image has no',
+  '# /etc/cloud/templates/sources.list.ubuntu.tmpl. Set apt: preserve_sources_list: true to keep your own,',
+  '# put extra sources in /etc/apt/sources.list.d, or provide that template file.',
+  ...['', '-updates', '-backports'].flatMap((pocket) => [
+    `deb {{mirror}} {{codename}}${pocket} main restricted universe multiverse`,
+    `# deb-src {{mirror}} {{codename}}${pocket} main restricted universe multiverse`,
+  ]),
+  'deb {{security}} {{codename}}-security main restricted universe multiverse',
+  '# deb-src {{security}} {{codename}}-security main restricted universe multiverse',
+  '',
+];
+
+const SOURCES_BODIES: Record<string, string[]> = { debian: DEBIAN_SOURCES, ubuntu: UBUNTU_SOURCES };
+
+/** The built-in sources.list template for DISTRO (jinja subset), or undefined for a distro kiln has none for. */
+export function builtinSourcesListTemplate(distro: string): string | undefined {
+  return SOURCES_BODIES[distro]?.join('\n');
 }
