@@ -26,9 +26,6 @@ hostname: kiln-boot-guest
 # C.UTF-8 needs no locale-gen: Debian's locale-gen ignores its argument, so en_US.UTF-8 (the default) fails
 # update-locale on an image whose /etc/locale.gen enables nothing, for Debian's cloud-init as for kiln.
 locale: C.UTF-8
-# kiln install puts no /etc/cloud/templates in the image (Debian's cloud-init package brings them), so rendering
-# sources.list would warn "No template found" and make the status degraded (exit 2): keep the image's own.
-apt: {preserve_sources_list: true}
 chpasswd:
   expire: false
   users:
