@@ -3,11 +3,13 @@
 // target beside it, into the official Node binary of that target. Only the npm registry is contacted.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, copyFileSync, rmSync, chmodSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync, copyFileSync, rmSync, chmodSync, renameSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
+import { bundledPackageDirs, cycloneDx } from './sbom.mjs';
 
 const repo = dirname(fileURLToPath(import.meta.url));
 const cacheDir = join(repo, '.cache');
@@ -214,26 +216,31 @@ const BUNDLE_OPTIONS = {
   minify: true,
   legalComments: 'none',
   logLevel: 'warning',
+  // Input paths (in the metafile the SBOM is made from) relative to the checkout wherever build.mjs is started.
+  absWorkingDir: repo,
+  metafile: true,
 };
 
 /** kiln's bundle for TARGET, and each separate package's, in .build/bundle/<target>/. */
 async function bundle(target) {
   const dir = join(repo, '.build', 'bundle', target.name);
   const outfile = join(dir, 'kiln.cjs');
-  await esbuild.build({
+  const main = await esbuild.build({
     ...BUNDLE_OPTIONS,
     entryPoints: [join(repo, 'src', 'main.ts')],
     outfile,
     external: Object.keys(SEPARATE_PACKAGES),
     plugins: [targetPlugin(target)],
   });
+  const inputs = Object.keys(main.metafile.inputs);
   const separate = {};
   for (const [name, asset] of Object.entries(SEPARATE_PACKAGES)) {
     const file = join(dir, asset);
-    await esbuild.build({ ...BUNDLE_OPTIONS, stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir: repo }, outfile: file });
+    const built = await esbuild.build({ ...BUNDLE_OPTIONS, stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir: repo }, outfile: file });
+    inputs.push(...Object.keys(built.metafile.inputs));
     separate[asset] = file;
   }
-  return { bundleFile: outfile, separate };
+  return { bundleFile: outfile, separate, inputs };
 }
 
 /**
@@ -323,8 +330,11 @@ process.on('exit', () => writeFileSync(${JSON.stringify(cacheFile)}, script.crea
 script.runInThisContext()(module.exports, require, module, __filename, __dirname);
 `,
   );
-  // The dry run may end in errors (an empty root has no users or sshd); only the cache matters here.
-  spawnSync(node, [trainer], { stdio: 'ignore', env: { ...process.env, KILN_FACE: 'cloud-init' }, cwd: work });
+  // The dry run may end in errors (an empty root has no users or sshd); only the cache matters here. V8 seeds
+  // its random numbers and string hashes per process, which changes the cache's bytes from run to run; a fixed
+  // --random-seed makes two builds identical, and V8 leaves that flag out of the flag hash a cache is checked
+  // against, so the binary (started without it) still takes the cache.
+  spawnSync(node, ['--random-seed=1', trainer], { stdio: 'ignore', env: { ...process.env, KILN_FACE: 'cloud-init' }, cwd: work });
   if (!existsSync(cacheFile)) throw new Error('the code cache training run wrote no cache');
   rmSync(work, { recursive: true, force: true });
   return cacheFile;
@@ -353,41 +363,178 @@ function bake(target, { bundleFile, separate }, node) {
   for (const [asset, file] of Object.entries(separate)) assets[asset] = wrapForLoader(file);
   if (target.koffi) assets[KOFFI_ASSET] = koffiAddonFile(target).file;
   if (canCacheCode(target)) assets['kiln.cache'] = trainCodeCache(wrapped, node);
+  // Node writes the main script's path, as sea-config gives it, into the blob. pkg would give the absolute
+  // path (which differs between checkouts) and makes the blob in a new temporary folder with that folder as
+  // the current directory; with TMPDIR set to a folder beside the loader, a relative main path names the
+  // loader the same way from every checkout.
+  const pkgTemp = join(dirname(bundleFile), 'pkg-tmp');
+  rmSync(pkgTemp, { recursive: true, force: true });
+  mkdirSync(pkgTemp);
   const opts = {
     targets: [{ nodeRange: `node${target.node.version}`, platform: target.os, arch: target.arch, output: partial }],
-    seaConfig: { useCodeCache: false, assets },
+    seaConfig: { main: `../../${basename(loader)}`, useCodeCache: false, assets },
   };
   execFileSync(node, ['-e', PKG_SEA, loader, JSON.stringify(opts)], {
     stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, HOME: pkgHome, PATH: `${dirname(node)}:${process.env.PATH}` },
+    env: { ...process.env, HOME: pkgHome, PATH: `${dirname(node)}:${process.env.PATH}`, TMPDIR: pkgTemp, TMP: pkgTemp, TEMP: pkgTemp },
   });
+  rmSync(pkgTemp, { recursive: true, force: true });
   renameSync(partial, output);
+}
+
+/** Thrown for a command line build.mjs cannot act on; main prints only its message. */
+export class BuildUsageError extends Error {}
+
+/**
+ * build.mjs's command line: target names, `--bundle-only`, `--release` (every binary plus SHA256SUMS and an
+ * SBOM each), `--check` (with --release: build again from a copy of the tree elsewhere and require identical
+ * bytes) and `--node X.Y.Z` (bake every target into that Node release instead of the one targets/ names).
+ */
+export function parseBuildArgs(args) {
+  const options = { targets: [], bundleOnly: false, release: false, check: false, node: undefined };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--bundle-only') options.bundleOnly = true;
+    else if (arg === '--release') options.release = true;
+    else if (arg === '--check') options.check = true;
+    else if (arg === '--node' || arg.startsWith('--node=')) {
+      const value = arg === '--node' ? args[++i] : arg.slice('--node='.length);
+      if (value === undefined || !/^\d+\.\d+\.\d+$/.test(value)) {
+        throw new BuildUsageError(`--node takes a Node release as X.Y.Z (for example 22.23.2), not ${value === undefined ? 'nothing' : JSON.stringify(value)}`);
+      }
+      options.node = value;
+    } else if (arg.startsWith('--')) throw new BuildUsageError(`unknown option ${arg}; known: --bundle-only, --release, --check, --node X.Y.Z`);
+    else options.targets.push(arg);
+  }
+  if (options.check && !options.release) throw new BuildUsageError('--check compares release builds; give it with --release');
+  if (options.release && options.bundleOnly) throw new BuildUsageError('--release makes binaries; it cannot be combined with --bundle-only');
+  return options;
+}
+
+/**
+ * The targets OPTIONS name (all when none), each with its Node release replaced by --node's. Only another
+ * release of the same major is accepted: koffi's addon and pkg's SEA support are chosen for that major.
+ */
+export function selectTargets(all, options) {
+  const unknown = options.targets.filter((w) => !all.some((t) => t.name === w));
+  if (unknown.length) throw new BuildUsageError(`unknown target(s) ${unknown.join(', ')}; known: ${all.map((t) => t.name).join(', ')}`);
+  const chosen = options.targets.length ? all.filter((t) => options.targets.includes(t.name)) : all;
+  if (options.node === undefined) return chosen;
+  return chosen.map((t) => {
+    const major = t.node.version.split('.')[0];
+    if (options.node.split('.')[0] !== major) {
+      throw new BuildUsageError(`--node ${options.node}: ${t.name} is built on Node ${major}.x (targets/${t.name}.json); give a ${major}.x release`);
+    }
+    return { ...t, node: { ...t.node, version: options.node } };
+  });
+}
+
+/** SOURCE_DATE_EPOCH (reproducible-builds.org) as seconds, or undefined when it is unset or empty. */
+function sourceDateEpoch() {
+  const value = process.env.SOURCE_DATE_EPOCH;
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d+$/.test(value)) throw new BuildUsageError(`SOURCE_DATE_EPOCH must be whole seconds since 1970, not ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+/** dist/SHA256SUMS in sha256sum's format, and dist/<binary>.cdx.json per binary. */
+function writeReleaseFiles(built) {
+  const dist = join(repo, 'dist');
+  const esbuildVersion = JSON.parse(readFileSync(join(repo, 'node_modules/esbuild/package.json'), 'utf8')).version;
+  const pkgVersion = JSON.parse(readFileSync(join(repo, 'node_modules/@yao-pkg/pkg/package.json'), 'utf8')).version;
+  const sums = [];
+  for (const { target, inputs } of built) {
+    const file = join(repo, target.output);
+    const name = basename(file);
+    const addon = target.koffi ? koffiAddonFile(target) : undefined;
+    const sbom = cycloneDx({
+      kilnVersion: packageJson.version,
+      license: packageJson.license,
+      binaryFile: file,
+      binaryName: name,
+      nodePackageDir: npmPackage(target.node.package, target.node.version),
+      bundledDirs: bundledPackageDirs(inputs).map((dir) => join(repo, dir)),
+      koffiAddon: addon && { packageDir: npmPackage(target.koffi.package, addon.version), file: addon.file },
+      tools: [['esbuild', esbuildVersion], ['@yao-pkg/pkg', pkgVersion]],
+      sourceDateEpoch: sourceDateEpoch(),
+    });
+    writeFileSync(join(dist, `${name}.cdx.json`), sbom);
+    sums.push(`${createHash('sha256').update(readFileSync(file)).digest('hex')}  ${name}`);
+  }
+  sums.sort((a, b) => a.slice(66).localeCompare(b.slice(66)));
+  writeFileSync(join(dist, 'SHA256SUMS'), `${sums.join('\n')}\n`);
+}
+
+/**
+ * `--release --check`: the same release built again from a copy of this tree (tracked and new files, not
+ * ignored ones) in another folder, which must give byte-identical binaries and SBOMs: paths, timestamps and
+ * ordering that leak into a binary show up here.
+ */
+function checkReproducible(built, args) {
+  const copy = mkdtempSync(join(tmpdir(), 'kiln-release-check-'));
+  try {
+    const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repo, encoding: 'utf8' })
+      .split('\0')
+      .filter((f) => f !== '' && existsSync(join(repo, f)));
+    for (const f of files) {
+      mkdirSync(dirname(join(copy, f)), { recursive: true });
+      copyFileSync(join(repo, f), join(copy, f));
+    }
+    symlinkSync(join(repo, 'node_modules'), join(copy, 'node_modules'));
+    mkdirSync(cacheDir, { recursive: true });
+    symlinkSync(cacheDir, join(copy, '.cache'));
+    console.log(`\ncheck: building again in ${copy}`);
+    execFileSync(process.execPath, [join(copy, 'build.mjs'), ...args.filter((a) => a !== '--check')], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const differ = [];
+    for (const { target } of built) {
+      const name = basename(target.output);
+      for (const f of [name, `${name}.cdx.json`]) {
+        if (!readFileSync(join(repo, 'dist', f)).equals(readFileSync(join(copy, 'dist', f)))) differ.push(f);
+      }
+    }
+    if (!readFileSync(join(repo, 'dist', 'SHA256SUMS')).equals(readFileSync(join(copy, 'dist', 'SHA256SUMS')))) differ.push('SHA256SUMS');
+    if (differ.length) throw new Error(`not reproducible: ${differ.join(', ')} differ between ${repo} and ${copy} (the copy is kept to compare)`);
+    console.log('check: a second build from another folder gave identical bytes');
+    rmSync(copy, { recursive: true, force: true });
+  } catch (err) {
+    if (!(err instanceof Error && err.message.startsWith('not reproducible'))) rmSync(copy, { recursive: true, force: true });
+    throw err;
+  }
 }
 
 async function main() {
   const args = process.argv.slice(2);
-  const bundleOnly = args.includes('--bundle-only');
-  const wanted = args.filter((a) => !a.startsWith('--'));
-  const all = loadTargets();
-  const unknown = wanted.filter((w) => !all.some((t) => t.name === w));
-  if (unknown.length) {
-    console.error(`build.mjs: unknown target(s) ${unknown.join(', ')}; known: ${all.map((t) => t.name).join(', ')}`);
+  let options;
+  let targets;
+  try {
+    options = parseBuildArgs(args);
+    targets = selectTargets(loadTargets(), options);
+    if (options.release) sourceDateEpoch();
+  } catch (err) {
+    if (!(err instanceof BuildUsageError)) throw err;
+    console.error(`build.mjs: ${err.message}`);
     process.exit(2);
   }
-  const targets = wanted.length ? all.filter((t) => wanted.includes(t.name)) : all;
-  const node = bundleOnly ? null : hostNode(targets[0].node.version);
+  const node = options.bundleOnly ? null : hostNode(targets[0].node.version);
   const sizes = [];
+  const built = [];
   for (const target of targets) {
     const bundled = await bundle(target);
-    if (bundleOnly) {
+    if (options.bundleOnly) {
       sizes.push([target.name, resolve(bundled.bundleFile), statSync(bundled.bundleFile).size]);
       continue;
     }
     bake(target, bundled, node);
+    built.push({ target, inputs: bundled.inputs });
     sizes.push([target.name, target.output, statSync(join(repo, target.output)).size]);
   }
   console.log('\nbuilt:');
   for (const [name, file, size] of sizes) console.log(`  ${name.padEnd(12)} ${(size / 1048576).toFixed(1).padStart(6)} MB  ${file}`);
+  if (options.release) {
+    writeReleaseFiles(built);
+    console.log('  dist/SHA256SUMS and one dist/<binary>.cdx.json (CycloneDX 1.5) per binary');
+    if (options.check) checkReproducible(built, args);
+  }
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
