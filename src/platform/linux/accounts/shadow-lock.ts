@@ -1,9 +1,12 @@
 // shadow-utils' lock on an account file: FILE.lock holding the locker's pid, taken by useradd, passwd, chpasswd,
 // usermod and vipw alike, so kiln and those tools never write the same file at once. A lock whose process is
-// gone is stale and removed; a live one is waited for, 15 tries a second apart, as the tools do. A lock this
-// process already holds is shared, not taken again.
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+// gone, or whose pid now names a process started after the lock was written (a crash, then a reused pid), is
+// stale and removed; a live one is waited for, 15 tries a second apart, as the tools do. A lock this process
+// already holds is shared, not taken again.
+import { closeSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { posix } from 'node:path';
 import { PlatformError } from '../../../util/errors';
+import { lockHolderAlive } from './lock-holder';
 
 const TRIES = 15;
 const PAUSE_MS = 1000;
@@ -14,15 +17,6 @@ const PAUSE_MS = 1000;
  * files themselves are: they name the process, not a caller. The file goes when the last holder lets go.
  */
 const heldByThisProcess = new Map<string, number>();
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Creates LOCK (a host path) exclusively with our pid; false when another live process holds it. Unlike
@@ -49,9 +43,28 @@ function tryLock(lock: string): boolean {
   }
   const holder = Number.parseInt(text.replace(/\0.*$/s, ''), 10);
   // Our own pid on a lock we do not hold was left by an earlier process that had it: stale like any other.
-  if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) return false;
+  if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && lockHolderAlive(lock, holder)) return false;
   rmSync(lock, { force: true });
   return tryLock(lock);
+}
+
+/**
+ * Removes the staging files a killed kiln left beside FILE and its backup FILE- (`.passwd.kiln-…`,
+ * `.passwd-.kiln-…`). Only called when this process has just taken FILE's lock afresh: no writer of FILE is at
+ * work, in this process or another, so any such file is a leftover.
+ */
+function removeLeftStaging(file: string): void {
+  const dir = posix.dirname(file);
+  const base = posix.basename(file);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (name.startsWith(`.${base}.kiln-`) || name.startsWith(`.${base}-.kiln-`)) rmSync(posix.join(dir, name), { force: true });
+  }
 }
 
 /** Locks the account files at HOST PATHS in order; returns the function that unlocks them all. */
@@ -85,6 +98,7 @@ export async function lockAccountFiles(hostPaths: string[], sleep = (ms: number)
       }
       if (!got) throw new PlatformError(`cannot lock ${file}: ${lock} is held by a running process; try again later`);
       heldByThisProcess.set(lock, 1);
+      removeLeftStaging(file);
       held.push(lock);
     }
   } catch (err) {
