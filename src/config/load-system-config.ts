@@ -2,6 +2,7 @@
 import type { Platform } from '../platform/platform';
 import { mergeSystemConfig } from './merge-system-config';
 import { parseYamlConfig, type ConfigMap } from './parse-yaml-config';
+import { decodeUtf8Strict } from '../util/utf8-text';
 
 export interface SystemConfig {
   config: ConfigMap;
@@ -30,8 +31,10 @@ export async function loadSystemConfig(platform: Platform, embedded: ConfigMap |
   }
   files.push(RUN_CONFIG_FILE);
   for (const file of files) {
-    const text = await platform.readTextIfExists(file);
+    let text = await platform.readTextIfExists(file);
     if (text === undefined) continue;
+    // Read again as bytes only when the text holds a U+FFFD: that names the bad byte's line, or passes a real one.
+    if (text.includes('\uFFFD')) text = decodeUtf8Strict(await platform.readFile(file), file);
     config = mergeSystemConfig(config, parseYamlConfig(text, file));
     sources.push(file);
   }

@@ -11,6 +11,7 @@ import { mergeCloudConfigPart, mergeManyConfigs } from './merge-config';
 import { entityFilename, header, looksLikeMime, looksLikeMimeWithoutVersion, parseMime, type MimeEntity, type MimeHeader } from './mime';
 import { CT, GZIP_TYPES, TYPE_NEEDED, typeFromStartsWith } from './part-types';
 import { emptyProcessedPart, replaceHeader, type ProcessedPart } from './processed-message';
+import { decodeUtf8Strict } from '../util/utf8-text';
 
 export type DataSource = 'user' | 'vendor' | 'vendor2';
 export type ScriptFrequency = 'per-instance' | 'per-boot' | 'per-once';
@@ -395,7 +396,8 @@ function handleLeaves(source: DataSource, leaves: Leaf[], out: ProcessedUserData
     const part = `${label} ${leaf.name}`;
     out.parts.push({ source, name: leaf.name, contentType: leaf.contentType, bytes: leaf.content.length });
     const order = out.parts.length;
-    const text = () => leaf.content.toString('utf8');
+    // cloud-config must be UTF-8 (PyYAML refuses anything else): a bad byte fails the part, naming where it is.
+    const text = () => decodeUtf8Strict(leaf.content, part);
     try {
       const freq = scriptFrequency(leaf.contentType);
       if (leaf.contentType === CT.cloudConfig) {

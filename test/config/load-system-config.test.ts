@@ -53,3 +53,10 @@ test('the embedded cloud.cfg was read at build time, and each load gets its own 
   assert.deepEqual(second.config.cloud_init_modules, embedded.cloud_init_modules);
   assert.ok(!(embedded.cloud_init_modules as unknown[]).includes('changed'));
 });
+
+test('invalid UTF-8 in a cloud.cfg.d file is an error naming the file, line and column', async (t) => {
+  const root = tempDir(t);
+  mkdirSync(join(root, 'etc/cloud/cloud.cfg.d'), { recursive: true });
+  writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/50-bad.cfg'), Buffer.concat([Buffer.from('a: 1\nb: x'), Buffer.from([0xc3, 0x28]), Buffer.from('\n')]));
+  await assert.rejects(loadSystemConfig(new LinuxPlatform({ root, log: new Logger().for('t') }), undefined), /\/etc\/cloud\/cloud\.cfg\.d\/50-bad\.cfg:2:5: invalid UTF-8 \(byte 0xc3 at offset 9\)/);
+});

@@ -38,3 +38,15 @@ test('the total size limit applies to each source', async () => {
   const r = await processUserData({ userData: Buffer.alloc(2048, 'x') }, { maxTotalBytes: 1024 });
   assert.deepEqual(r.errors, [{ part: 'user-data', message: '2048 bytes is larger than the 1024-byte limit; ignored' }]);
 });
+
+test('invalid UTF-8 in cloud-config fails that part with its line and column, as PyYAML refuses it; nothing of it is applied', async () => {
+  const bad = Buffer.concat([Buffer.from('#cloud-config\nruncmd: [true]\nhostname: bad'), Buffer.from([0xff, 0xfe, 0x80]), Buffer.from('(name\n')]);
+  const r = await processUserData({ userData: bad, vendorData: '#cloud-config\nhostname: v\n' });
+  assert.equal(r.errors.length, 1);
+  assert.match(r.errors[0]?.message ?? '', /:3:14: invalid UTF-8 \(byte 0xff at offset 42\); it must be UTF-8 text/);
+  assert.deepEqual(r.cloudConfig, { hostname: 'v' }, 'the bad part contributes nothing, vendor data still applies');
+  // A real U+FFFD (EF BF BD) is text like any other.
+  const real = await processUserData({ userData: '#cloud-config\nfinal_message: "a \uFFFD b"\n' });
+  assert.deepEqual(real.errors, []);
+  assert.deepEqual(real.cloudConfig, { final_message: 'a \uFFFD b' });
+});
