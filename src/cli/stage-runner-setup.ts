@@ -23,7 +23,9 @@ export async function createStageRunner(ctx: CommandContext, opts: { file?: stri
   if (!ctx.dryRun) {
     const rc = await runner.config();
     // The whole run at DEBUG in the target's log file, as cloud-init logs it.
-    ctx.logger.addSink(new FileSink('DEBUG', platform.hostPath(rc.paths.logFile), 0o640));
+    // Resolved inside the root: a log file that links elsewhere in a --root sandbox must not append to a host file.
+    const logFile = (await platform.resolvedHostPath?.(rc.paths.logFile)) ?? platform.hostPath(rc.paths.logFile);
+    ctx.logger.addSink(new FileSink('DEBUG', logFile, 0o640));
   }
   return runner;
 }

@@ -20,6 +20,10 @@ export class DryRunPlatform implements Platform {
   hostPath(path: string): string {
     return this.inner.hostPath(path);
   }
+
+  resolvedHostPath(path: string): Promise<string> {
+    return this.inner.resolvedHostPath?.(path) ?? Promise.resolve(this.inner.hostPath(path));
+  }
   osVersion(): Promise<OsVersion> {
     return this.inner.osVersion();
   }

@@ -76,6 +76,12 @@ export interface Platform {
   readonly os: 'linux' | 'windows';
   /** The host path of PATH inside the root. */
   hostPath(path: string): string;
+  /**
+   * The host path of PATH with every symlink on the way followed inside the root, as a chroot would: what to
+   * open when a path must not leave the root (logs, times, records kiln writes by hand). Optional: where a
+   * platform lacks it, hostPath is used.
+   */
+  resolvedHostPath?(path: string): Promise<string>;
   readFile(path: string): Promise<Uint8Array>;
   readText(path: string): Promise<string>;
   /** Like readText, but undefined when the file does not exist. */

@@ -132,6 +132,10 @@ export class LinuxPlatform implements Platform {
     return resolveInRoot(this.root, path, syncLinks);
   }
 
+  resolvedHostPath(path: string): Promise<string> {
+    return this.resolve(path);
+  }
+
   // File calls below are synchronous system calls behind the async interface: a promise-based call is a
   // thread-pool round trip (several per file, ~1.5 ms a write on a loaded two-core VM), and kiln runs one
   // module at a time.
@@ -226,7 +230,19 @@ export class LinuxPlatform implements Platform {
     await this.accountWrites.flushBefore(rootPath(path));
     const host = await this.resolve(path);
     const ids = opts.owner ? await this.ownerIds(opts.owner, path) : undefined;
-    const existingMode = statOrUndefined(host)?.mode;
+    const existing = statOrUndefined(host);
+    const existingMode = existing?.mode;
+    if (existing && !existing.isFile()) {
+      // A FIFO would block the boot until someone reads it; a device node in a sandbox is the host's device.
+      const what = existing.isFIFO() ? 'a FIFO' : existing.isSocket() ? 'a socket' : existing.isDirectory() ? 'a folder' : 'a device node';
+      if (existing.isFIFO() || existing.isSocket() || existing.isDirectory() || this.root !== '/') throw new PlatformError(`cannot append to ${path}: it is ${what}; kiln appends only to regular files`);
+    }
+    if (existing?.isFile() && existing.nlink > 1 && this.root !== '/') {
+      // Under --root a hard link may share its inode with a file outside the root: the appended content goes to
+      // a new file that replaces this name (the link is broken), as a write without append does.
+      const before = readFileSync(host);
+      return this.writeFiles([{ path, data: Buffer.concat([before, bytes]), opts: { ...opts, append: false, mode: opts.mode ?? existing.mode & 0o7777, ...(opts.owner ? {} : { owner: `${existing.uid}:${existing.gid}` }) } }]);
+    }
     const mode = opts.mode ?? (existingMode === undefined ? 0o644 : existingMode & 0o7777);
     try {
       mkdirSync(posix.dirname(host), { recursive: true });

@@ -10,10 +10,13 @@ export async function lockAccounts(host: AccountHost, rootPaths: string[]): Prom
   const locks = host.recordLocks();
   // NativeAccounts is only used where the locks can be had; reaching this without them is kiln's own mistake.
   if (!locks) throw new PlatformError(`cannot lock the account files in ${host.root}: libc's fcntl is not available to take /etc/.pwd.lock`);
-  const unlockDatabase = await lockPasswdDatabase(host.hostPath('/etc/.pwd.lock'), locks);
+  // Resolved inside the root: an /etc that links out of a --root sandbox must not lock the host's files.
+  const unlockDatabase = await lockPasswdDatabase(await host.resolvedHostPath('/etc/.pwd.lock'), locks);
   let unlockFiles: () => Promise<void>;
   try {
-    unlockFiles = await lockAccountFiles(rootPaths.map((p) => host.hostPath(p)));
+    const files: string[] = [];
+    for (const p of rootPaths) files.push(await host.resolvedHostPath(p));
+    unlockFiles = await lockAccountFiles(files);
   } catch (err) {
     unlockDatabase();
     throw err;

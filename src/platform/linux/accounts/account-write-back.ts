@@ -79,17 +79,17 @@ export class AccountWriteBack {
 
   /** Takes a change of PATH from BEFORE to AFTER (BEFORE being what the change read, from disk or from here): held in a batch, else written now. */
   async change(path: string, before: string, after: string, now: Date): Promise<void> {
-    this.hold(path, before, after, now);
+    await this.hold(path, before, after, now);
     if (this.batches === 0) await this.flush();
   }
 
-  private hold(path: string, before: string, after: string, now: Date): void {
+  private async hold(path: string, before: string, after: string, now: Date): Promise<void> {
     const earlier = this.held.get(path);
     if (earlier) {
       this.held.set(path, { onDisk: earlier.onDisk, before, after, backupTimes: { atime: earlier.changedAt, mtime: earlier.changedAt }, changedAt: now });
       return;
     }
-    const st = statSync(this.platform.hostPath(path));
+    const st = statSync(await this.platform.resolvedHostPath(path));
     this.held.set(path, { onDisk: before, before, after, backupTimes: { atime: st.atime, mtime: st.mtime }, changedAt: now });
   }
 
@@ -107,7 +107,7 @@ export class AccountWriteBack {
       const writes: AccountFileWrite[] = [];
       for (const path of paths) {
         const file = this.held.get(path) as HeldFile;
-        const host = this.platform.hostPath(path);
+        const host = await this.platform.resolvedHostPath(path);
         const st = statSync(host);
         const current = await this.platform.readDiskText(path);
         if (current !== file.onDisk) throw new PlatformError(`${path} was changed by another process while kiln was updating it; kiln's changes to it were not written`);
@@ -117,7 +117,7 @@ export class AccountWriteBack {
       await this.platform.writeFiles(writes);
       for (const path of paths) {
         const { atime, mtime } = (this.held.get(path) as HeldFile).backupTimes;
-        utimesSync(this.platform.hostPath(`${path}-`), atime, mtime);
+        utimesSync(await this.platform.resolvedHostPath(`${path}-`), atime, mtime);
       }
     } finally {
       this.held.clear();

@@ -11,6 +11,7 @@ import type { AccountHost } from './account-host';
 import { AccountTransaction, type AccountFileName } from './account-transaction';
 import { ColonFile } from './colon-file';
 import { freeSubordinateRange, newId, type IdRange } from './id-allocation';
+import { PlatformError } from '../../../util/errors';
 
 /** Names useradd and groupadd accept everywhere (stricter than Debian's, so a name kiln takes is valid for all). */
 const PORTABLE_NAME = /^[a-z_][a-z0-9_-]{0,30}\$?$/;
@@ -108,11 +109,19 @@ export class NativeAccounts {
       return false;
     }
     await tx.commit();
+    // A refused record (a hard-linked log under --root) is reported once the home is made: the account exists by then.
+    let refused: PlatformError | undefined;
     if (!user.noLogInit) {
-      this.resetLogRecord('/var/log/lastlog', planned.uid, LASTLOG_RECORD, defNumber(defs, 'LASTLOG_UID_MAX', 0xffffffff));
-      this.resetLogRecord('/var/log/faillog', planned.uid, FAILLOG_RECORD, 0xffffffff);
+      try {
+        await this.resetLogRecord('/var/log/lastlog', planned.uid, LASTLOG_RECORD, defNumber(defs, 'LASTLOG_UID_MAX', 0xffffffff));
+        await this.resetLogRecord('/var/log/faillog', planned.uid, FAILLOG_RECORD, 0xffffffff);
+      } catch (err) {
+        if (!(err instanceof PlatformError)) throw err;
+        refused = err;
+      }
     }
     if (!user.noCreateHome && !system) await this.createHome(defs, planned.home, planned.uid, planned.gid);
+    if (refused) throw refused;
     return true;
   }
 
@@ -175,11 +184,13 @@ export class NativeAccounts {
   }
 
   /** Zeroes a stale lastlog/faillog record of UID where the file already reaches it (useradd's log init). */
-  private resetLogRecord(path: string, uid: number, size: number, maxUid: number): void {
+  private async resetLogRecord(path: string, uid: number, size: number, maxUid: number): Promise<void> {
     if (uid > maxUid) return;
-    const host = this.platform.hostPath(path);
+    const host = await this.platform.resolvedHostPath(path);
     const st = statSync(host, { throwIfNoEntry: false });
+    // Only a file of the image's own: a hard link may share its record with a file outside a --root sandbox.
     if (!st?.isFile() || st.size <= uid * size) return;
+    if (this.platform.root !== '/' && st.nlink > 1) throw new PlatformError(`${path} in ${this.platform.root} is a hard link (${st.nlink} names): kiln does not write records into it under --root, where it may be a file outside the root`);
     const fd = openSync(host, 'r+');
     try {
       writeSync(fd, Buffer.alloc(size), 0, size, uid * size);
@@ -211,17 +222,19 @@ export class NativeAccounts {
     for (const name of names) {
       const src = posix.join(from, name);
       const dest = posix.join(to, name);
-      const st = lstatSync(p.hostPath(src), { throwIfNoEntry: false });
+      // The folder resolved inside the root, the entry itself not followed: a link in the skeleton is copied as a link.
+      const srcHost = posix.join(await p.resolvedHostPath(from), name);
+      const st = lstatSync(srcHost, { throwIfNoEntry: false });
       if (!st) continue;
       const mode = st.mode & 0o7777;
       if (st.isSymbolicLink()) {
-        await p.symlink(readlinkSync(p.hostPath(src)), dest);
+        await p.symlink(readlinkSync(srcHost), dest);
       } else if (st.isDirectory()) {
         await p.mkdir(dest, { mode, owner });
         await this.copySkeleton(src, dest, owner);
       } else if (st.isFile()) {
         await p.writeFile(dest, await p.readFile(src), { mode, owner });
-        utimesSync(p.hostPath(dest), st.atime, st.mtime);
+        utimesSync(await p.resolvedHostPath(dest), st.atime, st.mtime);
       }
     }
   }

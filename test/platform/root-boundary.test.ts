@@ -1,0 +1,63 @@
+// `--root` is a boundary: links inside a sandbox that point out of it are followed inside the root (as in a
+// chroot), and files that would block the boot or share an inode with the outside are refused or replaced.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, linkSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { main } from '../../src/main';
+import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
+import { Logger } from '../../src/util/log';
+import { tempDir } from '../helpers/temp';
+
+const log = new Logger().for('t');
+
+test("kiln's own log follows a link out of the root inside the root, never to the host file", async (t) => {
+  const root = tempDir(t);
+  const outside = tempDir(t);
+  mkdirSync(join(root, 'var/lib/cloud/seed/nocloud'), { recursive: true });
+  writeFileSync(join(root, 'var/lib/cloud/seed/nocloud/meta-data'), 'instance-id: iid-boundary\n');
+  writeFileSync(join(root, 'var/lib/cloud/seed/nocloud/user-data'), '#cloud-config\n{}\n');
+  mkdirSync(join(root, 'var/log'), { recursive: true });
+  const canary = join(outside, 'canary.log');
+  writeFileSync(canary, 'canary\n');
+  symlinkSync(canary, join(root, 'var/log/cloud-init.log'));
+  const out: string[] = [];
+  const code = await main({ argv: ['--root', root, 'init', '--local'], argv0: 'kiln', env: {}, io: { out: (s) => void out.push(s), err: (s) => void out.push(s) } });
+  assert.equal(readFileSync(canary, 'utf8'), 'canary\n', `the host file the link names is untouched (exit ${code}: ${out.join('')})`);
+  assert.match(readFileSync(join(root, canary), 'utf8'), /iid-boundary/, 'the log went to the same path inside the root');
+});
+
+test('appending to a FIFO is refused at once instead of blocking the boot', async (t) => {
+  const root = tempDir(t);
+  mkdirSync(join(root, 'etc'));
+  assert.equal(spawnSync('mkfifo', [join(root, 'etc/pipe')]).status, 0);
+  const platform = new LinuxPlatform({ root, log });
+  await assert.rejects(platform.writeFile('/etc/pipe', 'x\n', { append: true }), /cannot append to \/etc\/pipe: it is a FIFO/);
+});
+
+test('under --root, appending to a hard link writes a new file in its place: the other name keeps its content, mode and owner', async (t) => {
+  const root = tempDir(t);
+  const outside = tempDir(t);
+  mkdirSync(join(root, 'etc'));
+  const shared = join(outside, 'shared');
+  writeFileSync(shared, 'outside\n', { mode: 0o600 });
+  linkSync(shared, join(root, 'etc/motd'));
+  const platform = new LinuxPlatform({ root, log });
+  await platform.writeFile('/etc/motd', 'added\n', { append: true, mode: 0o644 });
+  assert.equal(readFileSync(shared, 'utf8'), 'outside\n');
+  assert.equal(statSync(shared).mode & 0o7777, 0o600);
+  assert.equal(readFileSync(join(root, 'etc/motd'), 'utf8'), 'outside\nadded\n');
+  assert.equal(statSync(join(root, 'etc/motd')).mode & 0o7777, 0o644);
+  assert.equal(statSync(join(root, 'etc/motd')).nlink, 1);
+  assert.ok(!existsSync(join(outside, 'motd')));
+});
+
+test('resolvedHostPath follows absolute and relative links inside the root', async (t) => {
+  const root = tempDir(t);
+  mkdirSync(join(root, 'data/home'), { recursive: true });
+  symlinkSync('/data/home', join(root, 'home'));
+  const platform = new LinuxPlatform({ root, log });
+  assert.equal(await platform.resolvedHostPath('/home/alice/.bashrc'), join(root, 'data/home/alice/.bashrc'));
+  assert.equal(platform.hostPath('/home/alice/.bashrc'), join(root, 'home/alice/.bashrc'), 'hostPath itself does not resolve');
+});
