@@ -2,12 +2,16 @@
 // chroot), and files that would block the boot or share an inode with the outside are refused or replaced.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { main } from '../../src/main';
+import { NativeAccounts } from '../../src/platform/linux/accounts/native-accounts';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import { Logger } from '../../src/util/log';
+import { copyRootfs } from '../helpers/debian-rootfs';
+import { testKoffi } from '../helpers/koffi';
+import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 
 const log = new Logger().for('t');
@@ -60,4 +64,31 @@ test('resolvedHostPath follows absolute and relative links inside the root', asy
   const platform = new LinuxPlatform({ root, log });
   assert.equal(await platform.resolvedHostPath('/home/alice/.bashrc'), join(root, 'data/home/alice/.bashrc'));
   assert.equal(platform.hostPath('/home/alice/.bashrc'), join(root, 'home/alice/.bashrc'), 'hostPath itself does not resolve');
+});
+
+test("a new user's home behind a link out of the root, and a hard-linked lastlog, never touch the outside", { timeout: 300_000 }, async (t) => {
+  if (!need(t, isRoot() && hasCommand('debootstrap'), 'needs root and debootstrap (the cached Debian rootfs)')) return;
+  const root = copyRootfs(tempDir(t, 'kiln-boundary-'));
+  const outside = tempDir(t);
+  // /home links to a host path; the same path exists on the host with a file the skeleton would also copy.
+  mkdirSync(join(outside, 'alice'), { recursive: true });
+  const canary = join(outside, 'alice/.bashrc');
+  writeFileSync(canary, 'host file\n');
+  utimesSync(canary, 1_000_000_000, 1_000_000_000);
+  rmSync(join(root, 'home'), { recursive: true, force: true });
+  symlinkSync(outside, join(root, 'home'));
+  // lastlog shares its inode with a host file that already reaches uid 1000's record.
+  const hostLastlog = join(outside, 'lastlog');
+  writeFileSync(hostLastlog, Buffer.alloc(292 * 1001, 0x55));
+  rmSync(join(root, 'var/log/lastlog'), { force: true });
+  linkSync(hostLastlog, join(root, 'var/log/lastlog'));
+  const platform = new LinuxPlatform({ root, log, loadKoffi: testKoffi });
+  assert.ok(await NativeAccounts.suits(platform));
+  const accounts = new NativeAccounts(platform, 'debian');
+  await assert.rejects(accounts.addUser({ name: 'alice', uid: 1000 }), /\/var\/log\/lastlog in .* is a hard link/);
+  assert.equal(statSync(canary).mtimeMs, 1_000_000_000_000, 'the host file keeps its times');
+  assert.equal(readFileSync(canary, 'utf8'), 'host file\n');
+  assert.ok(readFileSync(hostLastlog).every((b) => b === 0x55), 'the host lastlog is untouched');
+  assert.ok(existsSync(join(root, outside, 'alice/.bashrc')), 'the home was made inside the root, where the link leads there');
+  assert.match(readFileSync(join(root, 'etc/passwd'), 'utf8'), /^alice:x:1000:/m);
 });
