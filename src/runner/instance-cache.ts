@@ -1,4 +1,8 @@
 // Saves the InstanceData a source returned as instances/<iid>/obj.json and restores it (cloud-init's obj.pkl).
+// The user-data and vendor-data blobs are not copied into it: they are already on disk beside it, raw, as
+// user-data.txt and vendor-data(2).txt, so obj.json names each by its size and SHA-256. A 50 MB user data
+// then costs one copy in memory, not a base64 string and a JSON string of it on top.
+import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import type { Platform } from '../platform/platform';
 import type { InstanceData } from '../sources/datasource';
@@ -6,33 +10,55 @@ import type { InstanceData } from '../sources/datasource';
 export const CACHE_FILE = 'obj.json';
 
 interface CachedInstance {
-  version: 1;
+  version: 2;
   source: string;
   data: Record<string, unknown>;
 }
 
-const BYTE_KEYS = ['userData', 'vendorData', 'vendorData2'] as const;
+/** The blobs kept in files of their own beside obj.json (the files instancify writes). */
+export const BLOB_FILES = { userData: 'user-data.txt', vendorData: 'vendor-data.txt', vendorData2: 'vendor-data2.txt' } as const;
+type BlobKey = keyof typeof BLOB_FILES;
+
+interface BlobRef {
+  file: string;
+  bytes: number;
+  sha256: string;
+}
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 export function serializeInstance(source: string, data: InstanceData): string {
   const copy: Record<string, unknown> = { ...data };
-  for (const k of BYTE_KEYS) if (data[k]) copy[k] = { base64: Buffer.from(data[k] as Uint8Array).toString('base64') };
+  for (const [k, file] of Object.entries(BLOB_FILES) as Array<[BlobKey, string]>) {
+    const bytes = data[k];
+    if (bytes) copy[k] = { file, bytes: bytes.length, sha256: sha256(bytes) } satisfies BlobRef;
+  }
   if (data.files) copy.files = data.files.map((f) => ({ path: f.path, base64: Buffer.from(f.content).toString('base64') }));
-  const cached: CachedInstance = { version: 1, source, data: copy };
+  const cached: CachedInstance = { version: 2, source, data: copy };
   return `${JSON.stringify(cached)}\n`;
 }
 
-export function deserializeInstance(text: string): { source: string; data: InstanceData } | undefined {
+/**
+ * The instance in TEXT (obj.json), its blobs read through READ BLOB (a file name beside it → bytes, undefined
+ * when missing). Undefined when the cache cannot be trusted: unreadable, of another version, or a blob that is
+ * missing or not the one it names (a crash between the writes, an edited file): the source is crawled again.
+ */
+export async function deserializeInstance(text: string, readBlob: (file: string) => Promise<Uint8Array | undefined>): Promise<{ source: string; data: InstanceData } | undefined> {
   let parsed: CachedInstance;
   try {
     parsed = JSON.parse(text) as CachedInstance;
   } catch {
     return undefined;
   }
-  if (parsed?.version !== 1 || typeof parsed.source !== 'string' || typeof parsed.data?.instanceId !== 'string') return undefined;
+  if (parsed?.version !== 2 || typeof parsed.source !== 'string' || typeof parsed.data?.instanceId !== 'string') return undefined;
   const data = { ...parsed.data } as Record<string, unknown>;
-  for (const k of BYTE_KEYS) {
-    const v = data[k] as { base64?: string } | undefined;
-    if (v && typeof v.base64 === 'string') data[k] = new Uint8Array(Buffer.from(v.base64, 'base64'));
+  for (const [k, file] of Object.entries(BLOB_FILES) as Array<[BlobKey, string]>) {
+    const ref = data[k] as BlobRef | undefined;
+    if (ref === undefined) continue;
+    if (ref.file !== file) return undefined;
+    const bytes = await readBlob(file);
+    if (!bytes || bytes.length !== ref.bytes || sha256(bytes) !== ref.sha256) return undefined;
+    data[k] = bytes;
   }
   if (Array.isArray(data.files)) {
     data.files = (data.files as Array<{ path: string; base64: string }>).map((f) => ({ path: f.path, content: new Uint8Array(Buffer.from(f.base64, 'base64')) }));
@@ -43,5 +69,9 @@ export function deserializeInstance(text: string): { source: string; data: Insta
 /** The cached instance behind /var/lib/cloud/instance, or undefined (no link, no cache, unreadable cache). */
 export async function restoreInstance(platform: Platform, instanceLink: string): Promise<{ source: string; data: InstanceData } | undefined> {
   const text = await platform.readTextIfExists(posix.join(instanceLink, CACHE_FILE));
-  return text === undefined ? undefined : deserializeInstance(text);
+  if (text === undefined) return undefined;
+  return deserializeInstance(text, async (file) => {
+    const path = posix.join(instanceLink, file);
+    return (await platform.exists(path)) ? platform.readFile(path) : undefined;
+  });
 }

@@ -4,7 +4,7 @@ import type { Platform } from '../platform/platform';
 import type { InstanceData } from '../sources/datasource';
 import type { CloudPaths } from './cloud-paths';
 import { describeSource } from './describe-source';
-import { serializeInstance } from './instance-cache';
+import { BLOB_FILES, CACHE_FILE, serializeInstance } from './instance-cache';
 
 export const NO_PREVIOUS_INSTANCE_ID = 'NO_PREVIOUS_INSTANCE_ID';
 
@@ -36,10 +36,11 @@ export async function instancify(platform: Platform, paths: CloudPaths, sourceNa
   await platform.writeFile(posix.join(paths.dataDir, 'instance-id'), `${iid}\n`);
   await platform.writeFile(posix.join(paths.dataDir, 'previous-instance-id'), `${previous}\n`);
   await platform.writeFile(posix.join(paths.runDir, '.instance-id'), `${iid}\n`);
-  await platform.writeFile(posix.join(dir, 'obj.json'), serializeInstance(sourceName, data), { mode: 0o600 });
-  // The raw blobs, root-only as cloud-init keeps them (they often hold passwords).
-  await platform.writeFile(posix.join(dir, 'user-data.txt'), data.userData ?? new Uint8Array(), { mode: 0o600 });
-  await platform.writeFile(posix.join(dir, 'vendor-data.txt'), data.vendorData ?? new Uint8Array(), { mode: 0o600 });
-  await platform.writeFile(posix.join(dir, 'vendor-data2.txt'), data.vendorData2 ?? new Uint8Array(), { mode: 0o600 });
+  // The raw blobs, root-only as cloud-init keeps them (they often hold passwords); before obj.json, which names
+  // them by hash: a crash between the writes leaves a cache that is not trusted, never one that lies.
+  await platform.writeFile(posix.join(dir, BLOB_FILES.userData), data.userData ?? new Uint8Array(), { mode: 0o600 });
+  await platform.writeFile(posix.join(dir, BLOB_FILES.vendorData), data.vendorData ?? new Uint8Array(), { mode: 0o600 });
+  await platform.writeFile(posix.join(dir, BLOB_FILES.vendorData2), data.vendorData2 ?? new Uint8Array(), { mode: 0o600 });
+  await platform.writeFile(posix.join(dir, CACHE_FILE), serializeInstance(sourceName, data), { mode: 0o600 });
   return { isNew: previous !== iid, previous };
 }
