@@ -1,7 +1,9 @@
 // Logging in cloud-init's line format (`YYYY-MM-DD HH:MM:SS,mmm - file[LEVEL]: message`) to stderr and files.
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Redactor } from './redact';
+import { makeDirs } from './make-dirs';
+import { describeError } from './errors';
 
 /** Python's levels, plus cloud-init's DEPRECATED (35, between WARNING and ERROR). */
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARNING' | 'DEPRECATED' | 'ERROR' | 'CRITICAL';
@@ -36,24 +38,40 @@ export class StreamSink implements LogSink {
 
 /**
  * Appends to a log file. Writes are synchronous on purpose: at boot a line must be on disk before a crash
- * or reboot that may follow it, and log lines are few.
+ * or reboot that may follow it, and log lines are few. A log that cannot be written (a read-only or full
+ * file system) never stops the run: the sink says so once, through ON FAILURE (stderr by default), and stops.
  */
 export class FileSink implements LogSink {
   private fd: number | null = null;
+  private failed = false;
   constructor(
     readonly minLevel: LogLevel,
     private readonly path: string,
     private readonly mode = 0o640,
+    private readonly onFailure: (message: string) => void = (m) => void process.stderr.write(`${m}\n`),
   ) {}
   write(line: string): void {
-    if (this.fd === null) {
-      mkdirSync(dirname(this.path), { recursive: true });
-      this.fd = openSync(this.path, 'a', this.mode);
+    if (this.failed) return;
+    try {
+      if (this.fd === null) {
+        makeDirs(dirname(this.path));
+        this.fd = openSync(this.path, 'a', this.mode);
+      }
+      writeSync(this.fd, line);
+    } catch (err) {
+      this.failed = true;
+      this.close();
+      this.onFailure(`kiln: warning: cannot write the log ${this.path}: ${describeError(err)}; no more lines go to it`);
     }
-    writeSync(this.fd, line);
   }
   close(): void {
-    if (this.fd !== null) closeSync(this.fd);
+    if (this.fd !== null) {
+      try {
+        closeSync(this.fd);
+      } catch {
+        /* already unusable: nothing more to lose */
+      }
+    }
     this.fd = null;
   }
 }

@@ -1,6 +1,6 @@
 // The Linux platform: files and commands in a target root ('/' at boot, an image or sandbox with --root).
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, closeSync, fchmodSync, fchownSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, type Stats } from 'node:fs';
+import { chmodSync, chownSync, closeSync, fchmodSync, fchownSync, fsyncSync, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { release } from 'node:os';
 import { posix } from 'node:path';
 import type { Log } from '../../util/log';
@@ -16,6 +16,7 @@ import type { Koffi } from '../../util/koffi-addon';
 import { bindRecordLocks, type RecordLocks } from './record-locks';
 import { resolveOwner } from './passwd-lookup';
 import { commitStaged, discardStaged, stageFile, syncStaged, type StagedFile, writeAll } from './staged-file';
+import { makeDirs } from '../../util/make-dirs';
 
 /** resolveInRoot's link lookups, as synchronous calls (see the note on the file calls below). */
 const syncLinks = {
@@ -188,7 +189,7 @@ export class LinuxPlatform implements Platform {
 
   async mkdir(path: string, opts?: { mode?: number; owner?: string }): Promise<void> {
     const host = await this.resolve(path);
-    mkdirSync(host, { recursive: true, mode: opts?.mode ?? 0o755 });
+    makeDirs(host, opts?.mode ?? 0o755);
     if (opts?.mode !== undefined) chmodSync(host, opts.mode);
     if (opts?.owner !== undefined) {
       const ids = await this.ownerIds(opts.owner, path);
@@ -205,7 +206,7 @@ export class LinuxPlatform implements Platform {
   async symlink(target: string, path: string): Promise<void> {
     await this.accountWrites.flushBefore(rootPath(path));
     const host = await this.resolveParentOnly(path);
-    mkdirSync(posix.dirname(host), { recursive: true });
+    makeDirs(posix.dirname(host));
     const temp = `${host}.kiln-${randomBytes(4).toString('hex')}`;
     symlinkSync(target, temp);
     renameSync(temp, host);
@@ -245,7 +246,7 @@ export class LinuxPlatform implements Platform {
     }
     const mode = opts.mode ?? (existingMode === undefined ? 0o644 : existingMode & 0o7777);
     try {
-      mkdirSync(posix.dirname(host), { recursive: true });
+      makeDirs(posix.dirname(host));
       const fd = openSync(host, 'a', 0o600);
       try {
         if (ids) fchownSync(fd, ids.uid, ids.gid);
