@@ -1,16 +1,18 @@
 // `devel serve-metadata`: a local OpenStack, EC2 or NoCloud-net metadata service from a folder, for testing images in CI.
 import { parseMisbehaviour, startMetadataServer, type MetadataKind, type Misbehaviour } from '../sources/serve-metadata/metadata-server';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { UsageError } from '../util/errors';
 import type { Command } from './command';
 
 export const develServeMetadataCommand: Command = {
   words: ['devel', 'serve-metadata'],
   summary: 'serve a metadata tree (openstack, ec2 with IMDSv2, nocloud) from a folder over HTTP, optionally misbehaving',
-  usage: 'devel serve-metadata --kind openstack|ec2|nocloud --dir DIR [--listen 127.0.0.1:PORT] [--imdsv2 required|optional|disabled] [--misbehave RULE]… [--exit-after SECONDS]',
+  usage: 'devel serve-metadata --kind openstack|ec2|nocloud --dir DIR [--listen 127.0.0.1:PORT] [--imdsv2 required|optional|disabled] [--misbehave RULE]… [--per-address] [--request-log FILE] [--exit-after SECONDS]',
   faces: ['kiln', 'cloud-init'],
   positional: [0, 0],
   flags: {
-    string: ['kind', 'dir', 'listen', 'imdsv2', 'misbehave', 'exit-after', 'token-uses'],
+    string: ['kind', 'dir', 'listen', 'imdsv2', 'misbehave', 'exit-after', 'token-uses', 'request-log'],
+    boolean: ['per-address'],
     repeatable: ['misbehave'],
     help: [
       '--kind K          openstack, ec2 or nocloud (the folder layouts are in docs/datasources.md)',
@@ -20,6 +22,9 @@ export const develServeMetadataCommand: Command = {
       '--token-uses N    ec2: a token is refused after N uses (tests token refresh)',
       '--misbehave RULE  KIND[,path=/prefix][,times=N][,value=N]; KIND is delay, status, truncate, oversize,',
       '                  redirect-loop, redirect-other-host or drop. E.g. status,value=503,times=2',
+      '--per-address     serve DIR/ADDRESS/ to clients that connected to ADDRESS, where that folder exists (one',
+      '                  server for many machines, e.g. 127.0.0.2, 127.0.0.3 … when listening on 0.0.0.0 in a namespace)',
+      '--request-log F   append one JSON line per request (method, path, status, address, time) to F',
       '--exit-after S    stop after S seconds (default: run until interrupted)',
     ],
   },
@@ -45,6 +50,8 @@ export const develServeMetadataCommand: Command = {
     const exitAfter = args.flags['exit-after'] !== undefined ? Number(args.flags['exit-after']) : undefined;
     if (exitAfter !== undefined && !(exitAfter > 0)) throw new UsageError('--exit-after takes a number of seconds above 0');
     const tokenUses = args.flags['token-uses'] !== undefined ? Number(args.flags['token-uses']) : undefined;
+    const requestLog = args.flags['request-log'] as string | undefined;
+    const logFd = requestLog && !ctx.dryRun ? openSync(requestLog, 'a', 0o644) : undefined;
     const server = await startMetadataServer({
       kind: kind as MetadataKind,
       dir,
@@ -53,6 +60,10 @@ export const develServeMetadataCommand: Command = {
       misbehave: rules,
       ...(imdsv2 ? { imdsv2: imdsv2 as 'required' | 'optional' | 'disabled' } : {}),
       ...(tokenUses !== undefined ? { tokenUses } : {}),
+      ...(args.flags['per-address'] ? { perAddress: true } : {}),
+      ...(logFd !== undefined
+        ? { onRequest: (r) => void writeSync(logFd, `${JSON.stringify({ method: r.method, path: r.path, status: r.status, address: r.local, at: Date.now() })}\n`) }
+        : {}),
     });
     ctx.io.out(`serving ${kind} metadata from ${dir} at ${server.url}\n`);
     await new Promise<void>((resolve) => {
@@ -67,6 +78,7 @@ export const develServeMetadataCommand: Command = {
       process.once('SIGTERM', stop);
     });
     await server.close();
+    if (logFd !== undefined) closeSync(logFd);
     ctx.log.debug(`served ${server.requests.length} requests`);
     return 0;
   },

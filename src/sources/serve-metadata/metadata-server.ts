@@ -30,6 +30,13 @@ export interface MetadataServerOptions {
   imdsv2?: 'required' | 'optional' | 'disabled';
   /** EC2 only: tokens stop being valid after this many uses (to test re-fetching on 401). */
   tokenUses?: number;
+  /**
+   * Serve DIR/<the address the client connected to>/ where that folder exists: one server answering as many
+   * machines (127.0.0.N in a private network namespace), each with its own instance id.
+   */
+  perAddress?: boolean;
+  /** Told of every request as it is answered or dropped. */
+  onRequest?: (r: RequestRecord) => void;
 }
 
 export interface RequestRecord {
@@ -37,6 +44,8 @@ export interface RequestRecord {
   path: string;
   headers: Record<string, string | string[] | undefined>;
   status: number;
+  /** The address the client connected to (which machine it is, with perAddress). */
+  local: string;
 }
 
 export interface RunningMetadataServer {
@@ -74,7 +83,17 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
   const timers = new Set<NodeJS.Timeout>();
   const root = posix.resolve(opts.dir);
 
-  const record = (req: IncomingMessage, status: number) => requests.push({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, status });
+  const localOf = (req: IncomingMessage) => (req.socket.localAddress ?? '').replace(/^::ffff:/, '');
+  const record = (req: IncomingMessage, status: number) => {
+    const r: RequestRecord = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, status, local: localOf(req) };
+    requests.push(r);
+    opts.onRequest?.(r);
+  };
+  const rootFor = async (req: IncomingMessage): Promise<string> => {
+    if (!opts.perAddress) return root;
+    const own = posix.join(root, localOf(req));
+    return (await exists(own)) ? own : root;
+  };
 
   const send = (req: IncomingMessage, res: ServerResponse, status: number, body: string | Uint8Array, headers: Record<string, string> = {}) => {
     record(req, status);
@@ -140,7 +159,7 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
       if (verdict) return send(req, res, verdict.status, verdict.body);
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(req, res, 405, 'method not allowed\n');
-    const served = await resolveTree(root, path, opts.kind);
+    const served = await resolveTree(await rootFor(req), path, opts.kind);
     if (!served) return send(req, res, 404, 'not found\n');
     return send(req, res, 200, served);
   };
