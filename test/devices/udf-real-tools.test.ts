@@ -11,30 +11,13 @@ import { looksLikeUdf, openUdf } from '../../src/devices/udf';
 import { hasCommand, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 import { assertSameTree, makeSourceTree, readSourceTree, run } from './image-tools';
+import { stripIso9660 } from './udf-images';
 
 /** blkid's view of IMAGE (low-level probe of the file), or undefined when blkid is missing. */
 function blkid(image: string): Record<string, string> | undefined {
   const r = spawnSync('blkid', ['-p', '-o', 'export', image], { encoding: 'utf8' });
   if (r.status !== 0) return undefined;
   return Object.fromEntries(r.stdout.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
-}
-
-/**
- * Turns a hybrid ISO9660/UDF image (genisoimage -udf) into a UDF-only one: the Volume Recognition Sequence is
- * rewritten to BEA01/NSR02/TEA01 at sector 16, so no CD001 descriptor is left and only the UDF side describes
- * the files (the UDF structures themselves stay as genisoimage wrote them).
- */
-function stripIso9660(image: string): void {
-  const b = readFileSync(image);
-  const vrs: Buffer[] = [];
-  for (let s = 16; s < 32; s++) {
-    const id = b.subarray(s * 2048 + 1, s * 2048 + 6).toString('latin1');
-    if (id === 'BEA01' || id === 'NSR02' || id === 'NSR03' || id === 'TEA01') vrs.push(Buffer.from(b.subarray(s * 2048, (s + 1) * 2048)));
-  }
-  assert.equal(vrs.length, 3, 'genisoimage -udf should write BEA01, NSR02, TEA01');
-  b.fill(0, 16 * 2048, 32 * 2048);
-  vrs.forEach((d, i) => d.copy(b, (16 + i) * 2048));
-  writeFileSync(image, b);
 }
 
 test('UDF from genisoimage -udf: label, UUID and every file byte for byte through the UDF side', async (t) => {

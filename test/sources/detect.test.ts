@@ -36,11 +36,12 @@ async function context(t: TestContext, s: Setup) {
 const names = (list: ReadonlyArray<{ name: string }>) => list.map((d) => d.name);
 
 test('registry lists the sources in cloud-init order, None last', () => {
-  assert.deepEqual(names(DATASOURCES), ['NoCloud', 'ConfigDrive', 'OpenStack', 'Ec2', 'None']);
+  assert.deepEqual(names(DATASOURCES), ['NoCloud', 'ConfigDrive', 'Azure', 'OpenStack', 'Ec2', 'None']);
   assert.equal(datasourceByName('nocloud-net')?.name, 'NoCloud');
   assert.equal(datasourceByName('configdrive2')?.name, 'ConfigDrive');
   assert.equal(datasourceByName('EC2')?.name, 'Ec2');
-  assert.equal(datasourceByName('Azure'), undefined);
+  assert.equal(datasourceByName('azure')?.name, 'Azure');
+  assert.equal(datasourceByName('AltCloud'), undefined);
 });
 
 test('cmdline parsing: ci.ds=, ci.datasource=, ds=nocloud;s=…;i=…;h=…', () => {
