@@ -8,6 +8,7 @@ import { test, type TestContext } from 'node:test';
 import { ImageFilesFinder } from '../../src/devices/image-finder';
 import type { FilesystemFinder } from '../../src/devices/filesystem-finder';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
+import { StageRunner } from '../../src/runner/stage-runner';
 import type { Platform } from '../../src/platform/platform';
 import { azureSource, isByteSwapped, ppsType } from '../../src/sources/azure/azure';
 import { azureImdsNetworkConfig, normalizeAzureMac } from '../../src/sources/azure/imds-network';
@@ -22,6 +23,7 @@ import { FIXTURES } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 import { makeUdfImage } from '../devices/udf-images';
+import { fakeDeps } from '../runner/fakes';
 import { FakeFinder } from './fake-finder';
 
 const HAPPY = join(FIXTURES, 'sources', 'azure', 'happy-path');
@@ -314,4 +316,33 @@ test('ovf-env.xml on a real UDF image (genisoimage -udf, ISO9660 side removed) i
   const { data } = await crawlAgainstMock(t, { finder });
   assert.equal(data.subplatform, `config-disk (${image})`);
   assert.equal(Buffer.from(data.userData ?? []).toString(), '#cloud-config\nruncmd: [echo from-ovf]\n');
+});
+
+test('through the stage runner: instance-data.json carries Azure\'s v1 keys, the IMDS tree, and the ready report went out', async (t) => {
+  const server = await mockMetadataServer(t, { kind: 'azure', dir: join(HAPPY, 'imds') });
+  const root = tempDir(t);
+  mkdirSync(join(root, 'etc/cloud/cloud.cfg.d'), { recursive: true });
+  writeFileSync(
+    join(root, 'etc/cloud/cloud.cfg.d/50-azure.cfg'),
+    `datasource_list: [Azure, None]\ndatasource:\n  Azure:\n    metadata_urls: ['${server.url}']\n    wireserver_url: '${server.url}'\n    retries: 2\n    timeout: 2\n    max_wait: 10\ncloud_init_modules: []\ncloud_config_modules: []\ncloud_final_modules: []\n`,
+  );
+  mkdirSync(join(root, 'sys/class/dmi/id'), { recursive: true });
+  for (const [k, v] of Object.entries(DMI)) writeFileSync(join(root, 'sys/class/dmi/id', k), `${v}\n`);
+  const media = tempDir(t);
+  writeFileSync(join(media, 'ovf-env.xml'), OVF);
+  const logger = new Logger();
+  const platform = new LinuxPlatform({ root, log: logger.for('platform') });
+  const deps = fakeDeps([azureSource], [], { finder: new FakeFinder(new LinuxPlatform({ root: '/', log: logger.for('t') }), [{ device: 'sr0-image', label: 'rd_rdfe_1', fsType: 'udf', dir: media }]) });
+  await new StageRunner({ platform, logger, deps }).runAllStages();
+  const doc = JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8')) as { v1: Record<string, unknown>; ds: { meta_data: Record<string, unknown> } };
+  assert.equal(doc.v1.cloud_name, 'azure');
+  assert.equal(doc.v1.platform, 'azure');
+  assert.equal(doc.v1.subplatform, 'config-disk (sr0-image)');
+  assert.equal(doc.v1.instance_id, '9963f513-52bd-5041-9748-7190aae1ff21');
+  assert.equal(doc.v1.local_hostname, 'kiln-vm');
+  assert.equal(doc.v1.region, 'westeurope');
+  assert.equal(doc.v1.availability_zone, '0');
+  assert.deepEqual(doc.v1.public_ssh_keys, ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKilnImdsKeyForTheAzureUserOnlyXXXXXXXXXXXXX azureuser@example']);
+  assert.equal((doc.ds.meta_data.imds as { compute: { location: string } }).compute.location, 'westeurope');
+  assert.ok(server.requests.some((r) => r.method === 'POST' && r.path === '/machine?comp=health' && r.status === 200 && /<State>Ready<\/State>/.test(r.body ?? '')));
 });
