@@ -12,7 +12,7 @@ import { StageRunner } from '../../src/runner/stage-runner';
 import type { Platform } from '../../src/platform/platform';
 import { azureSource, isByteSwapped, ppsType } from '../../src/sources/azure/azure';
 import { azureImdsNetworkConfig, normalizeAzureMac } from '../../src/sources/azure/imds-network';
-import { NotAzureOvfEnv, parseOvfEnv, redactOvfPassword } from '../../src/sources/azure/ovf-env';
+import { minimalOvfEnv, NotAzureOvfEnv, parseOvfEnv, redactOvfPassword } from '../../src/sources/azure/ovf-env';
 import { findWireserver, healthReport, parseGoalState, wireserverFromLeaseValue } from '../../src/sources/azure/wireserver';
 import type { CrawlContext } from '../../src/sources/datasource';
 import { SourceError } from '../../src/sources/source-error';
@@ -84,6 +84,17 @@ test('ovf-env.xml: not Azure, broken and incomplete documents', () => {
 test('the copy of ovf-env.xml on disk has the password replaced, whatever the prefix', () => {
   const text = '<a xmlns:wa="x"><wa:UserPassword>s3cret</wa:UserPassword><UserPassword attr="1">other</UserPassword></a>';
   assert.equal(redactOvfPassword(text), '<a xmlns:wa="x"><wa:UserPassword>REDACTED</wa:UserPassword><UserPassword attr="1">REDACTED</UserPassword></a>');
+});
+
+test('with IMDS alone, a minimal ovf-env.xml (as cloud-init writes it) is kept, and it parses back', async (t) => {
+  const { root } = await crawlAgainstMock(t);
+  const text = readFileSync(join(root, 'var/lib/waagent/ovf-env.xml'), 'utf8');
+  assert.equal(text, minimalOvfEnv('azureuser', 'kiln-vm', true));
+  const env = parseOvfEnv(Buffer.from(text), 'minimal');
+  assert.equal(env.username, 'azureuser');
+  assert.equal(env.hostname, 'kiln-vm');
+  assert.equal(env.disableSshPasswordAuthentication, true);
+  assert.equal(minimalOvfEnv('a<b', 'h', false).includes('<ns1:UserName>a&lt;b</ns1:UserName>'), true);
 });
 
 test('IMDS network → v2: MAC forms, NICs without addresses left out, secondary addresses without a subnet refused', () => {

@@ -7,7 +7,7 @@ import { boolSetting, readUrlSettings, type UrlSettings } from '../settings';
 import { SourceError } from '../source-error';
 import { fetchImds } from './imds';
 import { azureImdsNetworkConfig } from './imds-network';
-import { NotAzureOvfEnv, parseOvfEnv, redactOvfPassword, type OvfEnv } from './ovf-env';
+import { minimalOvfEnv, NotAzureOvfEnv, parseOvfEnv, redactOvfPassword, type OvfEnv } from './ovf-env';
 import { findWireserver, reportFailure, reportReady, type WireserverOptions } from './wireserver';
 
 export const AZURE_CHASSIS_ASSET_TAG = '7783-7084-3265-9085-8269-3286-77';
@@ -277,10 +277,13 @@ async function crawlWithNetwork(
     }
   }
 
-  if (ovf) {
-    // walinuxagent expects its copy in data_dir (folder 0700, file 0600), the password replaced.
+  // walinuxagent expects its copy in data_dir (folder 0700, file 0600), the password replaced; with IMDS alone
+  // cloud-init writes a minimal one from IMDS's user and host name.
+  const imdsUser = osProfile(imds, 'adminUsername');
+  const keep = ovf ? redactOvfPassword(Buffer.from(ovf.raw).toString('utf8')) : imdsUser && hostname ? minimalOvfEnv(imdsUser, hostname, disablePassword === 'true') : undefined;
+  if (keep !== undefined) {
     await ctx.platform.mkdir(dataDir, { mode: 0o700 });
-    await ctx.platform.writeFile(`${dataDir}/ovf-env.xml`, redactOvfPassword(Buffer.from(ovf.raw).toString('utf8')), { mode: 0o600 });
+    await ctx.platform.writeFile(`${dataDir}/ovf-env.xml`, keep, { mode: 0o600 });
   }
 
   const compute = obj(imds.compute);

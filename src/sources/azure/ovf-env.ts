@@ -98,6 +98,38 @@ export function parseOvfEnv(bytes: Uint8Array, where: string): OvfEnv {
   return env;
 }
 
+/**
+ * The ovf-env.xml cloud-init writes for walinuxagent when only IMDS answered: user, host name and the password
+ * setting, in the namespaces and layout of a real one (values escaped).
+ */
+export function minimalOvfEnv(username: string, hostname: string, disableSshPassword: boolean): string {
+  const esc = (v: string) => v.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return [
+    `<ns0:Environment xmlns:ns0="${OVF_NS}"`,
+    ` xmlns:ns1="${WA_NS}"`,
+    ' xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">',
+    '  <ns1:ProvisioningSection>',
+    '    <ns1:Version>1.0</ns1:Version>',
+    '    <ns1:LinuxProvisioningConfigurationSet>',
+    '      <ns1:ConfigurationSetType>LinuxProvisioningConfiguration',
+    '      </ns1:ConfigurationSetType>',
+    `      <ns1:UserName>${esc(username)}</ns1:UserName>`,
+    `      <ns1:DisableSshPasswordAuthentication>${disableSshPassword ? 'True' : 'False'}`,
+    '      </ns1:DisableSshPasswordAuthentication>',
+    `      <ns1:HostName>${esc(hostname)}</ns1:HostName>`,
+    '    </ns1:LinuxProvisioningConfigurationSet>',
+    '  </ns1:ProvisioningSection>',
+    '  <ns1:PlatformSettingsSection>',
+    '    <ns1:Version>1.0</ns1:Version>',
+    '    <ns1:PlatformSettings>',
+    '      <ns1:ProvisionGuestAgent>true</ns1:ProvisionGuestAgent>',
+    '    </ns1:PlatformSettings>',
+    '  </ns1:PlatformSettingsSection>',
+    '</ns0:Environment>',
+    '',
+  ].join('\n');
+}
+
 /** TEXT with every UserPassword element's content replaced by REDACTED: the copy kept on disk never holds the password. */
 export function redactOvfPassword(text: string): string {
   return text.replace(/(<((?:[A-Za-z_][\w.-]*:)?UserPassword)(?:\s[^>]*)?>)([\s\S]*?)(<\/\2\s*>)/g, (_m, open: string, _n: string, _body: string, close: string) => `${open}${PASSWORD_REDACTION}${close}`);
