@@ -357,3 +357,19 @@ test('through the stage runner: instance-data.json carries Azure\'s v1 keys, the
   assert.equal((doc.ds.meta_data.imds as { compute: { location: string } }).compute.location, 'westeurope');
   assert.ok(server.requests.some((r) => r.method === 'POST' && r.path === '/machine?comp=health' && r.status === 200 && /<State>Ready<\/State>/.test(r.body ?? '')));
 });
+
+test('a broken ovf-env.xml fails the crawl with the reason, and NotReady/ProvisioningFailed goes to the fabric', async (t) => {
+  await assert.rejects(crawlAgainstMock(t, { ovf: ovfWith({ '<UserName>azureuser</UserName>': '' }) }), /no UserName element/);
+  // The same with the requests in view: the failure report reaches the wireserver.
+  const server = await mockMetadataServer(t, { kind: 'azure', dir: join(HAPPY, 'imds') });
+  const log = new Logger().for('test');
+  const media = tempDir(t);
+  writeFileSync(join(media, 'ovf-env.xml'), '<Environment xmlns:wa="http://schemas.microsoft.com/windowsazure"><wa:ProvisioningSection><wa:Broken/></wa:ProvisioningSection></Environment>');
+  const platform = new LinuxPlatform({ root: tempDir(t), log });
+  const finder = new FakeFinder(new LinuxPlatform({ root: '/', log }), [{ device: 'sr0-image', label: 'rd_rdfe_1', fsType: 'udf', dir: media }]);
+  await assert.rejects(azureSource.crawl({ platform, log, kernelCmdline: '', dmi: DMI, config: {}, finder, settings: FAST, baseUrl: server.url }), /no LinuxProvisioningConfigurationSet/);
+  const health = server.requests.filter((r) => r.method === 'POST');
+  assert.equal(health.length, 1);
+  assert.match(health[0]?.body ?? '', /<State>NotReady<\/State>[\s\S]*<SubStatus>ProvisioningFailed<\/SubStatus>/);
+  assert.equal(server.requests.filter((r) => r.path.startsWith('/metadata')).length, 0, 'IMDS is not asked when the OVF is broken');
+});

@@ -182,8 +182,6 @@ export const azureSource: Datasource = {
   async crawl(ctx: CrawlContext): Promise<InstanceData> {
     const s = readUrlSettings('Azure', ctx.settings, AZURE_DEFAULTS, ctx.baseUrl);
     const dataDir = typeof ctx.settings.data_dir === 'string' ? ctx.settings.data_dir : AZURE_DATA_DIR;
-    const ovf = await findOvf(ctx, dataDir);
-    ctx.log.debug(`Azure: provisioning metadata ${ovf ? `in ${ovf.seed}` : 'not found on any medium; IMDS only'}`);
     const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
     const budget = s.maxWait > 0 ? AbortSignal.timeout(s.maxWait * 1000) : undefined;
     const signal = budget && ctx.signal ? AbortSignal.any([budget, ctx.signal]) : (budget ?? ctx.signal);
@@ -199,6 +197,9 @@ export const azureSource: Datasource = {
     try {
       return await withEphemeralNetwork(ctx.network, async () => {
         try {
+          // A broken ovf-env.xml fails the crawl, and is reported to the fabric like any other failure.
+          const ovf = await findOvf(ctx, dataDir);
+          ctx.log.debug(`Azure: provisioning metadata ${ovf ? `in ${ovf.seed}` : 'not found on any medium; IMDS only'}`);
           return await crawlWithNetwork(ctx, s, ovf, client, signal, dataDir, wireOpts);
         } catch (err) {
           // Tell the fabric, so that the portal shows a failed deployment instead of waiting (cloud-init's _report_failure).
