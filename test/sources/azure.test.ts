@@ -373,3 +373,12 @@ test('a broken ovf-env.xml fails the crawl with the reason, and NotReady/Provisi
   assert.match(health[0]?.body ?? '', /<State>NotReady<\/State>[\s\S]*<SubStatus>ProvisioningFailed<\/SubStatus>/);
   assert.equal(server.requests.filter((r) => r.path.startsWith('/metadata')).length, 0, 'IMDS is not asked when the OVF is broken');
 });
+
+test('on Windows the crawl refuses before any request (cloudbase-init\'s AzureService is another protocol)', async (t) => {
+  const server = await mockMetadataServer(t, { kind: 'azure', dir: join(HAPPY, 'imds') });
+  const log = new Logger().for('test');
+  const linux = new LinuxPlatform({ root: tempDir(t), log });
+  const windows = Object.assign(Object.create(linux) as Platform, { os: 'windows' as const });
+  await assert.rejects(azureSource.crawl({ platform: windows, log, kernelCmdline: '', dmi: DMI, config: {}, finder: new FakeFinder(linux), settings: FAST, baseUrl: server.url }), /AzureService\) is not implemented yet/);
+  assert.equal(server.requests.length, 0);
+});

@@ -180,6 +180,9 @@ export const azureSource: Datasource = {
     return platformViable(ctx);
   },
   async crawl(ctx: CrawlContext): Promise<InstanceData> {
+    // Windows on Azure speaks another dialect (WindowsProvisioningConfigurationSet, cloudbase-init's AzureService
+    // with wireserver protocol 2015-04-05): rather than send Linux reports for a Windows VM, say so.
+    if (ctx.platform.os === 'windows') throw new SourceError('Azure', "the Windows side (cloudbase-init's AzureService) is not implemented yet; nothing was sent to the wireserver");
     const s = readUrlSettings('Azure', ctx.settings, AZURE_DEFAULTS, ctx.baseUrl);
     const dataDir = typeof ctx.settings.data_dir === 'string' ? ctx.settings.data_dir : AZURE_DATA_DIR;
     const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
