@@ -1,0 +1,144 @@
+// Azure in init-local for real: kiln in a network namespace of the test's own takes a DHCP lease (busybox udhcpd in a
+// second namespace), reads IMDS on 169.254.169.254 and reports ready to the wireserver on 168.63.129.16 (both the mock),
+// then renders IMDS's network before networking starts. Both veth ends are made inside the namespaces; the host is untouched.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { main } from '../../src/main';
+import { FIXTURES } from '../helpers/repo';
+import { hasCommand, isRoot, need } from '../helpers/requirements';
+import { tempDir } from '../helpers/temp';
+
+/** This file also runs as the helper processes the namespaces need (kiln, the mock servers): main() with the given argv. */
+const ROLE_ENV = 'KILN_TEST_AZURE_NETNS_ROLE';
+const ARGV_ENV = 'KILN_TEST_AZURE_NETNS_ARGV';
+
+if (process.env[ROLE_ENV]) {
+  const argv = JSON.parse(process.env[ARGV_ENV] ?? '[]') as string[];
+  const code = await main({ argv, argv0: 'cloud-init', env: process.env, io: { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s) } });
+  if (process.env[ROLE_ENV] === 'kiln') process.exit(code);
+} else {
+  registerTests();
+}
+
+const HAPPY = join(FIXTURES, 'sources/azure/happy-path');
+/** eth0's MAC as IMDS's first interface names it (000D3A047598). */
+const MAC = '00:0d:3a:04:75:98';
+const BUSYBOX = '/usr/bin/busybox';
+const TAG = '7783-7084-3265-9085-8269-3286-77';
+
+function sh(argv: string[]): string {
+  const r = spawnSync(argv[0] as string, argv.slice(1), { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${argv.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return r.stdout;
+}
+
+interface Lab {
+  client: string;
+  server: string;
+  dir: string;
+}
+
+function makeLab(t: TestContext): Lab {
+  const id = `${process.pid}-${Math.random().toString(36).slice(2, 7)}`;
+  const lab = { client: `kiln-az-c-${id}`, server: `kiln-az-s-${id}`, dir: tempDir(t) };
+  const children: ChildProcess[] = [];
+  t.after(() => {
+    for (const c of children) c.kill('SIGKILL');
+    spawnSync('ip', ['netns', 'del', lab.client]);
+    spawnSync('ip', ['netns', 'del', lab.server]);
+  });
+  sh(['ip', 'netns', 'add', lab.client]);
+  sh(['ip', 'netns', 'add', lab.server]);
+  sh(['ip', '-n', lab.client, 'link', 'add', 'eth0', 'address', MAC, 'type', 'veth', 'peer', 'name', 'vs0', 'netns', lab.server]);
+  sh(['ip', '-n', lab.client, 'link', 'set', 'lo', 'up']);
+  for (const cmd of [['link', 'set', 'lo', 'up'], ['addr', 'add', '10.199.0.1/24', 'dev', 'vs0'], ['addr', 'add', '169.254.169.254/32', 'dev', 'vs0'], ['addr', 'add', '168.63.129.16/32', 'dev', 'vs0'], ['link', 'set', 'vs0', 'up']]) sh(['ip', '-n', lab.server, ...cmd]);
+  const conf = join(lab.dir, 'udhcpd.conf');
+  writeFileSync(join(lab.dir, 'udhcpd.leases'), '');
+  writeFileSync(conf, ['start 10.199.0.10', 'end 10.199.0.20', 'interface vs0', `lease_file ${join(lab.dir, 'udhcpd.leases')}`, `pidfile ${join(lab.dir, 'udhcpd.pid')}`, 'opt router 10.199.0.1', 'opt subnet 255.255.255.0', 'opt lease 600', ''].join('\n'));
+  children.push(spawn('ip', ['netns', 'exec', lab.server, BUSYBOX, 'udhcpd', '-f', conf], { stdio: 'ignore' }));
+  return lab;
+}
+
+/** The azure mock listening on ADDRESS:80 in the server namespace; its stdout is kept so the test can read what it printed. */
+async function serveAzure(t: TestContext, lab: Lab, address: string): Promise<ChildProcess> {
+  const child = spawn('ip', ['netns', 'exec', lab.server, process.execPath, process.argv[1] as string], {
+    env: { ...process.env, [ROLE_ENV]: 'serve', [ARGV_ENV]: JSON.stringify(['devel', 'serve-metadata', '--kind', 'azure', '--dir', join(HAPPY, 'imds'), '--listen', `${address}:80`]) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.after(() => void child.kill('SIGKILL'));
+  return new Promise<ChildProcess>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`the azure mock did not start: ${out}`)), 20_000);
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString();
+      if (out.includes(address)) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+    child.stderr.on('data', (b: Buffer) => void (out += b.toString()));
+    child.on('exit', (code) => reject(new Error(`the azure mock exited ${code}: ${out}`)));
+  });
+}
+
+/** A sandbox root of busybox (sh, ip, udhcpc), Azure's DMI, a seeded ovf-env.xml, a Debian os-release and ifupdown's names for ENI. */
+function makeRoot(t: TestContext): string {
+  const root = tempDir(t);
+  for (const d of ['bin', 'sbin', 'etc/cloud', 'run', 'tmp', 'var/lib/cloud/seed/azure', 'var/log', 'sys/class/dmi/id', 'sys/class/net/eth0', 'proc', 'etc/network']) mkdirSync(join(root, d), { recursive: true });
+  cpSync(BUSYBOX, join(root, 'bin/busybox'));
+  for (const applet of ['sh', 'ip', 'udhcpc', 'cat', 'true', 'kill']) symlinkSync('busybox', join(root, 'bin', applet));
+  for (const tool of ['ifup', 'ifdown', 'ifquery']) {
+    writeFileSync(join(root, 'sbin', tool), '#!/bin/sh\nexit 0\n');
+    chmodSync(join(root, 'sbin', tool), 0o755);
+  }
+  writeFileSync(join(root, 'etc/network/interfaces'), 'source /etc/network/interfaces.d/*\n');
+  writeFileSync(join(root, 'etc/os-release'), 'ID=debian\nVERSION_ID="12"\nPRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\n');
+  for (const [k, v] of Object.entries({ chassis_asset_tag: TAG, sys_vendor: 'Microsoft Corporation', product_name: 'Virtual Machine', product_uuid: '9963F513-52BD-5041-9748-7190AAE1FF21' })) writeFileSync(join(root, 'sys/class/dmi/id', k), `${v}\n`);
+  writeFileSync(join(root, 'sys/class/net/eth0/address'), `${MAC}\n`);
+  writeFileSync(join(root, 'sys/class/net/eth0/carrier'), '1\n');
+  writeFileSync(join(root, 'sys/class/net/eth0/operstate'), 'up\n');
+  writeFileSync(join(root, 'proc/cmdline'), 'root=/dev/sda1 ro\n');
+  writeFileSync(join(root, 'var/lib/cloud/seed/azure/ovf-env.xml'), readFileSync(join(HAPPY, 'media/ovf-env.xml')));
+  writeFileSync(
+    join(root, 'etc/cloud/cloud.cfg'),
+    'datasource_list: [Azure, None]\ndatasource:\n  Azure:\n    timeout: 2\n    max_wait: 10\n    report_ready_retry_sleep: 0.5\n    report_ready_max_wait: 10\ncloud_init_modules: []\nsystem_info:\n  network:\n    renderers: [eni]\n',
+  );
+  return root;
+}
+
+
+function registerTests(): void {
+  test('init-local on Azure: a lease, IMDS, the ready report to 168.63.129.16, IMDS\'s network rendered, the lease released', async (t) => {
+    if (!need(t, isRoot() && hasCommand('ip') && existsSync(BUSYBOX), 'needs root, iproute2 and busybox-static (udhcpd, udhcpc) to build network namespaces')) return;
+    const lab = makeLab(t);
+    await serveAzure(t, lab, '169.254.169.254');
+    await serveAzure(t, lab, '168.63.129.16');
+    const root = makeRoot(t);
+    const t0 = Date.now();
+    const r = spawnSync('ip', ['netns', 'exec', lab.client, process.execPath, process.argv[1] as string], {
+      env: { ...process.env, [ROLE_ENV]: 'kiln', [ARGV_ENV]: JSON.stringify(['init', '--local', '--root', root]) },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    const log = existsSync(join(root, 'var/log/cloud-init.log')) ? readFileSync(join(root, 'var/log/cloud-init.log'), 'utf8') : '';
+    assert.notEqual(r.status, 1, `${r.stdout}\n${r.stderr}\n${log}`);
+    assert.ok(Date.now() - t0 < 60_000);
+    assert.match(log, /temporary DHCP lease on eth0: 10\.199\.0\.\d+\/24/);
+    assert.match(log, /Found datasource Azure \[seed-dir \(\/var\/lib\/cloud\/seed\/azure\)\]/);
+    assert.match(log, /no lease carries option 245; using the default wireserver 168\.63\.129\.16/);
+    assert.match(log, /reported ready to the fabric/);
+    assert.doesNotMatch(sh(['ip', '-n', lab.client, '-4', '-o', 'addr', 'show', 'dev', 'eth0']), /inet /);
+    const data = JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8')) as { v1: Record<string, unknown> };
+    assert.deepEqual([data.v1.cloud_name, data.v1.instance_id, data.v1.local_hostname, data.v1.region], ['azure', '9963f513-52bd-5041-9748-7190aae1ff21', 'kiln-vm', 'westeurope']);
+    // IMDS's network (eth0 by MAC with DHCPv4/v6 and the secondary addresses), rendered before networking starts.
+    assert.match(log, /network config from ds/);
+    const eni = readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8');
+    assert.match(eni, /iface eth0 inet dhcp/);
+    assert.match(eni, /iface eth0 inet6 dhcp/);
+    assert.match(eni, /10\.0\.0\.5\/24/);
+    assert.equal(readFileSync(join(root, 'var/lib/waagent/ovf-env.xml'), 'utf8'), readFileSync(join(HAPPY, 'media/ovf-env.xml'), 'utf8'));
+  });
+}
