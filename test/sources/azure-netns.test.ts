@@ -7,6 +7,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, wr
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { main } from '../../src/main';
+import { ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { FIXTURES } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
@@ -41,7 +42,7 @@ interface Lab {
   dir: string;
 }
 
-function makeLab(t: TestContext): Lab {
+function makeLab(t: TestContext, extraDhcp: string[] = []): Lab {
   const id = `${process.pid}-${Math.random().toString(36).slice(2, 7)}`;
   const lab = { client: `kiln-az-c-${id}`, server: `kiln-az-s-${id}`, dir: tempDir(t) };
   const children: ChildProcess[] = [];
@@ -57,7 +58,7 @@ function makeLab(t: TestContext): Lab {
   for (const cmd of [['link', 'set', 'lo', 'up'], ['addr', 'add', '10.199.0.1/24', 'dev', 'vs0'], ['addr', 'add', '169.254.169.254/32', 'dev', 'vs0'], ['addr', 'add', '168.63.129.16/32', 'dev', 'vs0'], ['link', 'set', 'vs0', 'up']]) sh(['ip', '-n', lab.server, ...cmd]);
   const conf = join(lab.dir, 'udhcpd.conf');
   writeFileSync(join(lab.dir, 'udhcpd.leases'), '');
-  writeFileSync(conf, ['start 10.199.0.10', 'end 10.199.0.20', 'interface vs0', `lease_file ${join(lab.dir, 'udhcpd.leases')}`, `pidfile ${join(lab.dir, 'udhcpd.pid')}`, 'opt router 10.199.0.1', 'opt subnet 255.255.255.0', 'opt lease 600', ''].join('\n'));
+  writeFileSync(conf, ['start 10.199.0.10', 'end 10.199.0.20', 'interface vs0', `lease_file ${join(lab.dir, 'udhcpd.leases')}`, `pidfile ${join(lab.dir, 'udhcpd.pid')}`, 'opt router 10.199.0.1', 'opt subnet 255.255.255.0', 'opt lease 600', ...extraDhcp, ''].join('\n'));
   children.push(spawn('ip', ['netns', 'exec', lab.server, BUSYBOX, 'udhcpd', '-f', conf], { stdio: 'ignore' }));
   return lab;
 }
@@ -85,8 +86,20 @@ async function serveAzure(t: TestContext, lab: Lab, address: string): Promise<Ch
 }
 
 /** A sandbox root of busybox (sh, ip, udhcpc), Azure's DMI, a seeded ovf-env.xml, a Debian os-release and ifupdown's names for ENI. */
-function makeRoot(t: TestContext): string {
+function makeRoot(t: TestContext, withDhclient = false): string {
   const root = tempDir(t);
+  if (withDhclient) {
+    // Debian's isc-dhcp-client from the parity rootfs (it needs only libc), with the device nodes it opens.
+    const debian = ensureDebianRootfs();
+    for (const f of ['sbin/dhclient', 'lib/x86_64-linux-gnu/libc.so.6', 'lib64/ld-linux-x86-64.so.2']) {
+      mkdirSync(join(root, f, '..'), { recursive: true });
+      cpSync(join(debian, f), join(root, f), { dereference: true });
+    }
+    mkdirSync(join(root, 'dev'), { recursive: true });
+    sh(['mknod', '-m', '666', join(root, 'dev/null'), 'c', '1', '3']);
+    sh(['mknod', '-m', '666', join(root, 'dev/urandom'), 'c', '1', '9']);
+    mkdirSync(join(root, 'var/lib/dhcp'), { recursive: true });
+  }
   for (const d of ['bin', 'sbin', 'etc/cloud', 'run', 'tmp', 'var/lib/cloud/seed/azure', 'var/log', 'sys/class/dmi/id', 'sys/class/net/eth0', 'proc', 'etc/network']) mkdirSync(join(root, d), { recursive: true });
   cpSync(BUSYBOX, join(root, 'bin/busybox'));
   for (const applet of ['sh', 'ip', 'udhcpc', 'cat', 'true', 'kill']) symlinkSync('busybox', join(root, 'bin', applet));
@@ -110,6 +123,17 @@ function makeRoot(t: TestContext): string {
 }
 
 
+/** `cloud-init init --local --root ROOT` in the client namespace; the log it wrote. */
+function initLocal(lab: Lab, root: string): { code: number | null; output: string; log: string } {
+  const r = spawnSync('ip', ['netns', 'exec', lab.client, process.execPath, process.argv[1] as string], {
+    env: { ...process.env, [ROLE_ENV]: 'kiln', [ARGV_ENV]: JSON.stringify(['init', '--local', '--root', root]) },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  const log = existsSync(join(root, 'var/log/cloud-init.log')) ? readFileSync(join(root, 'var/log/cloud-init.log'), 'utf8') : '';
+  return { code: r.status, output: `${r.stdout}\n${r.stderr}`, log };
+}
+
 function registerTests(): void {
   test('init-local on Azure: a lease, IMDS, the ready report to 168.63.129.16, IMDS\'s network rendered, the lease released', async (t) => {
     if (!need(t, isRoot() && hasCommand('ip') && existsSync(BUSYBOX), 'needs root, iproute2 and busybox-static (udhcpd, udhcpc) to build network namespaces')) return;
@@ -118,13 +142,8 @@ function registerTests(): void {
     await serveAzure(t, lab, '168.63.129.16');
     const root = makeRoot(t);
     const t0 = Date.now();
-    const r = spawnSync('ip', ['netns', 'exec', lab.client, process.execPath, process.argv[1] as string], {
-      env: { ...process.env, [ROLE_ENV]: 'kiln', [ARGV_ENV]: JSON.stringify(['init', '--local', '--root', root]) },
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
-    const log = existsSync(join(root, 'var/log/cloud-init.log')) ? readFileSync(join(root, 'var/log/cloud-init.log'), 'utf8') : '';
-    assert.notEqual(r.status, 1, `${r.stdout}\n${r.stderr}\n${log}`);
+    const { code, output, log } = initLocal(lab, root);
+    assert.notEqual(code, 1, `${output}\n${log}`);
     assert.ok(Date.now() - t0 < 60_000);
     assert.match(log, /temporary DHCP lease on eth0: 10\.199\.0\.\d+\/24/);
     assert.match(log, /Found datasource Azure \[seed-dir \(\/var\/lib\/cloud\/seed\/azure\)\]/);
@@ -140,5 +159,21 @@ function registerTests(): void {
     assert.match(eni, /iface eth0 inet6 dhcp/);
     assert.match(eni, /10\.0\.0\.5\/24/);
     assert.equal(readFileSync(join(root, 'var/lib/waagent/ovf-env.xml'), 'utf8'), readFileSync(join(HAPPY, 'media/ovf-env.xml'), 'utf8'));
+  });
+
+  test("with Debian's dhclient: the wireserver comes from the lease's option 245", async (t) => {
+    if (!need(t, isRoot() && hasCommand('ip') && existsSync(BUSYBOX) && hasCommand('debootstrap'), 'needs root, iproute2, busybox-static and the Debian rootfs (dhclient)')) return;
+    if (!need(t, process.arch === 'x64', 'the dhclient copied from the parity rootfs is x86-64')) return;
+    // Option 245 = 10.199.0.1 (0a c7 00 01), where a second mock stands in for the wireserver.
+    const lab = makeLab(t, ['opt 245 0ac70001']);
+    await serveAzure(t, lab, '169.254.169.254');
+    await serveAzure(t, lab, '10.199.0.1');
+    const root = makeRoot(t, true);
+    const run = initLocal(lab, root);
+    assert.notEqual(run.code, 1, run.output + run.log);
+    assert.match(run.log, /with dhclient/);
+    assert.match(run.log, /wireserver 10\.199\.0\.1 from option 245 in \/run\/kiln-ephemeral-dhcp\.eth0\.lease/);
+    assert.match(run.log, /reported ready to the fabric/);
+    assert.match(run.log, /Found datasource Azure/);
   });
 }
