@@ -7,7 +7,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, wr
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { main } from '../../src/main';
-import { ensureDebianRootfs } from '../helpers/debian-rootfs';
+import { copyRootfs, ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { FIXTURES } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
@@ -64,9 +64,9 @@ function makeLab(t: TestContext, extraDhcp: string[] = []): Lab {
 }
 
 /** The azure mock listening on ADDRESS:80 in the server namespace; its stdout is kept so the test can read what it printed. */
-async function serveAzure(t: TestContext, lab: Lab, address: string): Promise<ChildProcess> {
+async function serveAzure(t: TestContext, lab: Lab, address: string, imds = join(HAPPY, 'imds')): Promise<ChildProcess> {
   const child = spawn('ip', ['netns', 'exec', lab.server, process.execPath, process.argv[1] as string], {
-    env: { ...process.env, [ROLE_ENV]: 'serve', [ARGV_ENV]: JSON.stringify(['devel', 'serve-metadata', '--kind', 'azure', '--dir', join(HAPPY, 'imds'), '--listen', `${address}:80`]) },
+    env: { ...process.env, [ROLE_ENV]: 'serve', [ARGV_ENV]: JSON.stringify(['devel', 'serve-metadata', '--kind', 'azure', '--dir', imds, '--listen', `${address}:80`]) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   t.after(() => void child.kill('SIGKILL'));
@@ -175,5 +175,61 @@ function registerTests(): void {
     assert.match(run.log, /wireserver 10\.199\.0\.1 from option 245 in \/run\/kiln-ephemeral-dhcp\.eth0\.lease/);
     assert.match(run.log, /reported ready to the fabric/);
     assert.match(run.log, /Found datasource Azure/);
+  });
+
+  test("parity: Debian's cloud-init 22.4 and kiln read the same Azure mock into the same instance data and network config", { timeout: 300_000 }, async (t) => {
+    if (!need(t, isRoot() && hasCommand('ip') && hasCommand('unshare') && existsSync(BUSYBOX) && hasCommand('debootstrap'), 'needs root, iproute2, unshare, busybox-static and the Debian cloud-init rootfs')) return;
+    const dmi = { chassis_asset_tag: TAG, sys_vendor: 'Microsoft Corporation', product_name: 'Virtual Machine', product_uuid: '9963F513-52BD-5041-9748-7190AAE1FF21' };
+    // cloud-init's side: its own dhclient lease, IMDS and wireserver in a fresh lab.
+    // One NIC in IMDS, as in the namespace: cloud-init fails init-local when IMDS names a NIC the machine lacks.
+    const oneNic = join(FIXTURES, 'sources/azure/one-nic/imds');
+    const ciLab = makeLab(t);
+    await serveAzure(t, ciLab, '169.254.169.254', oneNic);
+    await serveAzure(t, ciLab, '168.63.129.16', oneNic);
+    const ci = copyRootfs(tempDir(t, 'kiln-azure-parity-'));
+    mkdirSync(join(ci, 'kiln-fake-dmi'), { recursive: true });
+    for (const [k, v] of Object.entries(dmi)) writeFileSync(join(ci, 'kiln-fake-dmi', k), `${v}\n`);
+    mkdirSync(join(ci, 'var/lib/cloud/seed/azure'), { recursive: true });
+    writeFileSync(join(ci, 'var/lib/cloud/seed/azure/ovf-env.xml'), readFileSync(join(HAPPY, 'media/ovf-env.xml')));
+    writeFileSync(join(ci, 'etc/cloud/cloud.cfg.d/90-kiln-parity.cfg'), 'datasource_list: [Azure]\nsystem_info:\n  network:\n    renderers: [eni]\n');
+    // /sys is a tmpfs holding the fake DMI, with the namespace's own net devices bound in from a sysfs mounted aside.
+    const inner = [
+      'mount -t proc proc /proc',
+      'mkdir -p /kiln-sysfs && mount -t sysfs sysfs /kiln-sysfs',
+      'mount -t tmpfs tmpfs /sys',
+      'mkdir -p /sys/class/dmi /sys/class/net /sys/devices',
+      'mount --bind /kiln-sysfs/devices /sys/devices',
+      'mount --bind /kiln-sysfs/class/net /sys/class/net',
+      'cp -r /kiln-fake-dmi /sys/class/dmi/id',
+      // cloud-init's ephemeral DHCP wants /var/tmp to be a mount it can see (to check noexec), as on a real system.
+      'mount -t tmpfs tmpfs /var/tmp',
+      'exec /usr/bin/cloud-init init --local',
+    ].join(' && ');
+    const r = spawnSync('ip', ['netns', 'exec', ciLab.client, 'unshare', '--uts', '--ipc', '--mount', '--pid', '--fork', '--kill-child', 'chroot', ci, '/bin/sh', '-c', inner], {
+      encoding: 'utf8',
+      timeout: 240_000,
+      env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' },
+    });
+    const ciLog = existsSync(join(ci, 'var/log/cloud-init.log')) ? readFileSync(join(ci, 'var/log/cloud-init.log'), 'utf8') : '';
+    assert.equal(r.status, 0, `${r.stderr}\n${ciLog.slice(-4000)}`);
+    assert.match(ciLog, /Reported ready to Azure fabric/, ciLog.slice(-4000));
+    // kiln's side, the same way in a lab of its own.
+    const kLab = makeLab(t);
+    await serveAzure(t, kLab, '169.254.169.254', oneNic);
+    await serveAzure(t, kLab, '168.63.129.16', oneNic);
+    const kiln = makeRoot(t);
+    const run = initLocal(kLab, kiln);
+    assert.notEqual(run.code, 1, run.output + run.log);
+    type Doc = { v1: Record<string, unknown>; ds: { meta_data: Record<string, unknown> } };
+    // The sensitive file: kiln's public one also redacts keys that name passwords and user data (src/util/redact.ts).
+    const read = (root: string) => JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data-sensitive.json'), 'utf8')) as Doc;
+    const [a, b] = [read(ci), read(kiln)];
+    for (const key of ['cloud_name', 'platform', 'subplatform', 'instance_id', 'local_hostname', 'region', 'availability_zone', 'public_ssh_keys', 'cloud_id']) {
+      assert.deepEqual(b.v1[key], a.v1[key], `v1.${key}`);
+    }
+    const strip = (md: Record<string, unknown>) => Object.fromEntries(Object.entries(md).filter(([k]) => k !== 'random_seed'));
+    assert.deepEqual(strip(b.ds.meta_data), strip(a.ds.meta_data), 'ds.meta_data');
+    const eni = (root: string) => readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8');
+    assert.equal(eni(kiln), eni(ci), 'the rendered ENI');
   });
 }
