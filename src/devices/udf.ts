@@ -306,6 +306,9 @@ class UdfBackend implements FsBackend<UdfNode> {
   private async contents(entry: FileEntry, limit: number, what: string): Promise<Uint8Array> {
     if (entry.length > limit) throw new FilesystemError(this.device, `UDF ${what} is ${entry.length} bytes (limit ${limit})`);
     if (entry.embedded) return entry.embedded;
+    // The extents must cover the length the entry claims: a damaged length must not make us allocate for nothing.
+    const covered = entry.extents.reduce((n, e) => n + e.length, 0);
+    if (covered < entry.length) throw new FilesystemError(this.device, `UDF ${what} claims ${entry.length} bytes but its extents hold ${covered}`);
     const out = Buffer.alloc(entry.length);
     let at = 0;
     for (const e of entry.extents) {
