@@ -2,7 +2,7 @@
 // against the mock (the Ready report recorded), a UDF medium found by label, the password kept out of the disk copy.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { ImageFilesFinder } from '../../src/devices/image-finder';
@@ -381,4 +381,50 @@ test('on Windows the crawl refuses before any request (cloudbase-init\'s AzureSe
   const windows = Object.assign(Object.create(linux) as Platform, { os: 'windows' as const });
   await assert.rejects(azureSource.crawl({ platform: windows, log, kernelCmdline: '', dmi: DMI, config: {}, finder: new FakeFinder(linux), settings: FAST, baseUrl: server.url }), /AzureService\) is not implemented yet/);
   assert.equal(server.requests.length, 0);
+});
+
+test('a key given only by fingerprint: the wireserver\'s certificates, decrypted with a transport certificate, give the OpenSSH key', async (t) => {
+  if (!need(t, hasCommand('openssl') && hasCommand('ssh-keygen'), 'openssl and ssh-keygen are needed')) return;
+  const work = tempDir(t);
+  // The user's certificate, made now (no key material is committed).
+  const userKey = join(work, 'user-key.pem');
+  const userCert = join(work, 'user-cert.pem');
+  const made = spawnSync('openssl', ['req', '-x509', '-nodes', '-subj', '/CN=azureuser', '-days', '2', '-newkey', 'rsa:2048', '-keyout', userKey, '-out', userCert], { encoding: 'utf8' });
+  assert.equal(made.status, 0, made.stderr);
+  const fp = spawnSync('openssl', ['x509', '-noout', '-fingerprint', '-sha1', '-in', userCert], { encoding: 'utf8' }).stdout.trim().split('=')[1]?.replace(/:/g, '') ?? '';
+  writeFileSync(join(work, 'pub.pem'), spawnSync('openssl', ['x509', '-noout', '-pubkey', '-in', userCert], { encoding: 'utf8' }).stdout);
+  const wantKey = spawnSync('ssh-keygen', ['-i', '-m', 'PKCS8', '-f', join(work, 'pub.pem')], { encoding: 'utf8' }).stdout.trim();
+  assert.match(wantKey, /^ssh-rsa /);
+  const imdsDir = join(work, 'imds');
+  mkdirSync(imdsDir);
+  const doc = JSON.parse(readFileSync(join(HAPPY, 'imds', 'instance.json'), 'utf8')) as { compute: Record<string, unknown> };
+  delete doc.compute.publicKeys;
+  writeFileSync(join(imdsDir, 'instance.json'), JSON.stringify(doc));
+  writeFileSync(join(imdsDir, 'certificates.pem'), readFileSync(userCert, 'utf8') + readFileSync(userKey, 'utf8'));
+  writeFileSync(
+    join(imdsDir, 'goalstate.xml'),
+    '<GoalState><Incarnation>2</Incarnation><Container><ContainerId>c</ContainerId><RoleInstanceList><RoleInstance><InstanceId>i</InstanceId><Configuration><Certificates>{{url}}/machine/?comp=certificates&amp;incarnation=2</Certificates></Configuration></RoleInstance></RoleInstanceList></Container></GoalState>',
+  );
+  const ovf = ovfWith({ '<Value>ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKilnOvfKeyXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX azureuser@ovf</Value>': '', '<Fingerprint>6BE7A7C3C8A8F4B123CCA5D0C2F1BE4CA7B63ED7</Fingerprint>': `<Fingerprint>${fp}</Fingerprint>` });
+  // openssl and ssh-keygen run on the host, their files (the transport certificate) in the sandbox root.
+  const platform = (root: string): Platform => {
+    const inner = new LinuxPlatform({ root, log: new Logger().for('test') });
+    const mapArg = (a: string) => a.replaceAll('/run/kiln-azure-certs', `${root}/run/kiln-azure-certs`);
+    return Object.assign(Object.create(inner) as Platform, {
+      run: async (cmd: string[] | string, o?: { input?: string }) => {
+        const argv = (Array.isArray(cmd) ? cmd : ['sh', '-c', cmd]).map(mapArg);
+        assert.ok(['openssl', 'sh', 'ssh-keygen'].includes(argv[0] as string), `unexpected command ${argv.join(' ')}`);
+        const r = spawnSync(argv[0] as string, argv.slice(1), { input: o?.input ?? '', encoding: 'utf8' });
+        return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr };
+      },
+    });
+  };
+  const { data, server, root, log } = await crawlAgainstMock(t, { ovf, imdsDir, platform });
+  assert.deepEqual(data.publicKeys, [wantKey], log);
+  const certReq = server.requests.find((r) => r.path.startsWith('/machine/?comp=certificates'));
+  assert.equal(certReq?.status, 200);
+  assert.equal(certReq?.headers['x-ms-cipher-name'], 'DES_EDE3_CBC');
+  assert.match(String(certReq?.headers['x-ms-guest-agent-public-x509-cert']), /^MII[A-Za-z0-9+/=]+$/);
+  assert.ok(server.requests.some((r) => r.method === 'POST' && /<GoalStateIncarnation>2<\/GoalStateIncarnation>/.test(r.body ?? '')));
+  assert.equal(existsSync(join(root, 'run')) ? readdirSync(join(root, 'run')).filter((n) => n.startsWith('kiln-azure-certs')).length : 0, 0, 'the transport certificate is removed');
 });

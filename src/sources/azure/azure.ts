@@ -8,7 +8,8 @@ import { SourceError } from '../source-error';
 import { fetchImds } from './imds';
 import { azureImdsNetworkConfig } from './imds-network';
 import { minimalOvfEnv, NotAzureOvfEnv, parseOvfEnv, redactOvfPassword, type OvfEnv } from './ovf-env';
-import { findWireserver, reportFailure, reportReady, type WireserverOptions } from './wireserver';
+import { wireserverCertificateKeys } from './certificates';
+import { fetchGoalState, findWireserver, postHealth, reportFailure, type WireserverOptions } from './wireserver';
 
 export const AZURE_CHASSIS_ASSET_TAG = '7783-7084-3265-9085-8269-3286-77';
 export const AZURE_SEED_DIR = '/var/lib/cloud/seed/azure';
@@ -259,27 +260,39 @@ async function crawlWithNetwork(
     }
   }
 
-  let publicKeys = imdsKeys(imds);
-  if (!publicKeys) {
-    // Keys by value come straight from ovf-env.xml; keys by certificate fingerprint need the wireserver's certificates.
-    publicKeys = (ovf?.env.publicKeys ?? []).map((k) => k.value).filter((v) => v !== '');
-    const byFingerprint = (ovf?.env.publicKeys ?? []).filter((k) => !k.value && k.fingerprint);
-    if (byFingerprint.length) ctx.log.warn(`Azure: ${byFingerprint.length} SSH key(s) in ovf-env.xml are given only by certificate fingerprint; kiln does not fetch the wireserver's certificates yet, so they are not installed`);
-  }
+  const fromImds = imdsKeys(imds);
+  // Keys by value come straight from ovf-env.xml; keys by certificate fingerprint need the wireserver's certificates.
+  const publicKeys = fromImds ?? (ovf?.env.publicKeys ?? []).map((k) => k.value).filter((v) => v !== '');
+  const byFingerprint = fromImds ? [] : (ovf?.env.publicKeys ?? []).filter((k) => !k.value && k.fingerprint).map((k) => (k.fingerprint as string).toUpperCase());
 
   if (boolSetting(ctx.settings, 'report_ready', true)) {
     try {
       const opts = await wireOpts();
+      opts.log.info('Azure: registering with the wireserver (goal state)');
+      const goal = await fetchGoalState(opts);
+      if (byFingerprint.length && goal.certificatesUrl) {
+        try {
+          const keys = await wireserverCertificateKeys({ platform: ctx.platform, client, log: ctx.log, url: goal.certificatesUrl, timeoutMs: opts.timeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+          for (const fp of byFingerprint) {
+            const key = keys.get(fp);
+            if (key) publicKeys.push(key);
+            else ctx.log.warn(`Azure: ovf-env.xml's key fingerprint ${fp} is not among the wireserver's certificates`);
+          }
+        } catch (err) {
+          ctx.log.warn(`Azure: could not read the SSH keys given by fingerprint from the wireserver: ${(err as Error).message}`);
+        }
+      } else if (byFingerprint.length) ctx.log.warn(`Azure: ${byFingerprint.length} SSH key(s) given by fingerprint, but the goal state names no certificates`);
       if (ovf?.device?.startsWith('/dev/')) {
         // Azure ejects nothing itself: cloud-init ejects the provisioning medium before it reports ready.
         await ctx.platform.run(['eject', ovf.device], { allowFailure: true, timeoutMs: 10_000 }).catch(() => undefined);
       }
-      await reportReady(opts);
+      await postHealth(opts, goal, 'Ready');
+      ctx.log.info('Azure: reported ready to the fabric');
       await ctx.platform.remove(REPORTED_READY_MARKER).catch(() => undefined);
     } catch (err) {
       ctx.log.warn(`Azure: could not report ready to the fabric (the VM may be shown as still provisioning): ${(err as Error).message}`);
     }
-  }
+  } else if (byFingerprint.length) ctx.log.warn(`Azure: ${byFingerprint.length} SSH key(s) given by fingerprint are not fetched: report_ready is off`);
 
   // walinuxagent expects its copy in data_dir (folder 0700, file 0600), the password replaced; with IMDS alone
   // cloud-init writes a minimal one from IMDS's user and host name.

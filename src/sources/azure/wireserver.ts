@@ -177,16 +177,6 @@ export async function postHealth(opts: WireserverOptions, goal: GoalState, statu
   await withRetries(opts, `${opts.baseUrl}/machine?comp=health`, { method: 'POST', body: healthReport(goal, status, failure), headers: { 'Content-Type': 'text/xml; charset=utf-8' } });
 }
 
-/** The goal state, then the 'Ready' report: Azure then takes the VM as provisioned. Returns the goal state it reported against. */
-export async function reportReady(opts: WireserverOptions): Promise<GoalState> {
-  opts.log.info('Azure: registering with the wireserver (goal state)');
-  const goal = await fetchGoalState(opts);
-  opts.log.debug(`Azure: goal state container ${goal.containerId}, instance ${goal.instanceId}, incarnation ${goal.incarnation}`);
-  await postHealth(opts, goal, 'Ready');
-  opts.log.info('Azure: reported ready to the fabric');
-  return goal;
-}
-
 /** The default user-visible text cloud-init sends with a failure report. */
 export const DEFAULT_FAILURE_DESCRIPTION =
   'The VM encountered an error during deployment. Please visit https://aka.ms/linuxprovisioningerror for more information on remediation.';

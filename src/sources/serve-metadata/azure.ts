@@ -1,5 +1,7 @@
 // The Azure mock's request rules: IMDS (Metadata header, api-version, extended) and the wireserver (goal state, health reports recorded).
-import { promises as fsp } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, promises as fsp, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import type { IncomingMessage } from 'node:http';
 import { posix } from 'node:path';
 
@@ -97,9 +99,11 @@ export async function azureAnswer(dir: string, req: IncomingMessage, url: URL, b
     if (req.headers['x-ms-version'] !== '2012-11-30') return { status: 400, body: 'x-ms-version 2012-11-30 required\n' };
     const comp = url.searchParams.get('comp');
     if (comp === 'goalstate' && req.method === 'GET') {
-      const goal = (await readIfExists(posix.join(dir, 'goalstate.xml'))) ?? DEFAULT_GOAL_STATE;
+      // {{url}} in goalstate.xml stands for this server, so that its Certificates URL comes back here.
+      const goal = ((await readIfExists(posix.join(dir, 'goalstate.xml')))?.toString('utf8') ?? DEFAULT_GOAL_STATE).replaceAll('{{url}}', `http://${req.headers.host ?? 'localhost'}`);
       return { status: 200, body: goal, headers: { 'content-type': 'text/xml; charset=utf-8' } };
     }
+    if (comp === 'certificates' && req.method === 'GET') return certificatesAnswer(dir, req);
     if (comp === 'health' && req.method === 'POST') {
       if (!/^text\/xml/.test(req.headers['content-type'] ?? '')) return { status: 400, body: 'Content-Type text/xml required\n' };
       if (!/<Health[\s>]/.test(body) || !/<State>(Ready|NotReady)<\/State>/.test(body)) return { status: 400, body: 'not a health report\n' };
@@ -108,4 +112,31 @@ export async function azureAnswer(dir: string, req: IncomingMessage, url: URL, b
     return { status: 400, body: `unknown comp '${comp ?? ''}' for ${req.method ?? 'GET'}\n` };
   }
   return { status: 404, body: 'not found\n' };
+}
+
+/**
+ * The certificates document: `certificates.pem` (certificates and keys, PEM) of DIR packed as PKCS#12 and
+ * enveloped (CMS, 3DES) to the transport certificate the client sent, by the host's openssl, as Azure does.
+ */
+async function certificatesAnswer(dir: string, req: IncomingMessage): Promise<AzureAnswer> {
+  const transport = req.headers['x-ms-guest-agent-public-x509-cert'];
+  if (typeof transport !== 'string' || !transport || req.headers['x-ms-cipher-name'] !== 'DES_EDE3_CBC') return { status: 400, body: 'a transport certificate and x-ms-cipher-name DES_EDE3_CBC are required\n' };
+  const bundle = await readIfExists(posix.join(dir, 'certificates.pem'));
+  if (!bundle) return { status: 404, body: 'no certificates\n' };
+  const work = mkdtempSync(posix.join(tmpdir(), 'kiln-azure-mock-'));
+  try {
+    const recipient = posix.join(work, 'transport.pem');
+    writeFileSync(recipient, `-----BEGIN CERTIFICATE-----\n${(transport.match(/.{1,64}/g) ?? []).join('\n')}\n-----END CERTIFICATE-----\n`);
+    // From a file: openssl reads the certificates and the keys in two passes.
+    const pem = posix.join(work, 'certificates.pem');
+    writeFileSync(pem, bundle);
+    const p12 = spawnSync('openssl', ['pkcs12', '-export', '-passout', 'pass:', '-in', pem]);
+    if (p12.status !== 0) return { status: 500, body: `openssl pkcs12 -export failed: ${p12.stderr.toString()}` };
+    const cms = spawnSync('openssl', ['cms', '-encrypt', '-des3', '-binary', '-outform', 'DER', recipient], { input: p12.stdout });
+    if (cms.status !== 0) return { status: 500, body: `openssl cms -encrypt failed: ${cms.stderr.toString()}` };
+    const body = `<?xml version="1.0" encoding="utf-8"?>\n<CertificateFile><Version>2012-11-30</Version><Incarnation>1</Incarnation><Format>Pkcs7BlobWithPfxContents</Format><Data>${cms.stdout.toString('base64')}</Data></CertificateFile>\n`;
+    return { status: 200, body, headers: { 'content-type': 'text/xml; charset=utf-8' } };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 }
