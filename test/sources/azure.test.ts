@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { ImageFilesFinder } from '../../src/devices/image-finder';
 import type { FilesystemFinder } from '../../src/devices/filesystem-finder';
+import { DryRunPlatform } from '../../src/platform/dry-run-platform';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import { StageRunner } from '../../src/runner/stage-runner';
 import type { Platform } from '../../src/platform/platform';
@@ -247,6 +248,14 @@ test('report_ready: false sends nothing to the wireserver; a wireserver that fai
   assert.equal(broken.data.localHostname, 'kiln-vm');
   assert.match(broken.log, /could not report ready to the fabric .*no Container\/ContainerId/);
   assert.equal(broken.server.requests.filter((r) => r.method === 'POST').length, 0);
+});
+
+test('a dry run sends nothing to the wireserver and writes nothing', async (t) => {
+  const platform = (root: string): Platform => new DryRunPlatform(new LinuxPlatform({ root, log: new Logger().for('test') }));
+  const { server, root, log } = await crawlAgainstMock(t, { ovf: OVF, platform });
+  assert.equal(server.requests.filter((r) => r.path.startsWith('/machine')).length, 0);
+  assert.match(log, /no ready report to the wireserver \(dry run\)/);
+  assert.equal(existsSync(join(root, 'var/lib/waagent')), false);
 });
 
 test('an older IMDS (400 for 2021-08-01) is read with 2019-06-01, without the extended tree', async (t) => {

@@ -1,5 +1,6 @@
 // Azure: detected by the chassis asset tag; the provisioning media's ovf-env.xml (UDF or ISO9660), IMDS, and the wireserver's ready report.
 import type { FoundFilesystem } from '../../devices/filesystem-finder';
+import { DryRunPlatform } from '../../platform/dry-run-platform';
 import { HttpClient } from '../../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
 import { withEphemeralNetwork } from '../ephemeral-network';
@@ -25,6 +26,15 @@ const REPORTED_READY_MARKER = '/var/lib/cloud/data/reported_ready';
 
 /** The preprovisioning (PPS) kinds Azure names; 'Unknown' when a ready report was already sent for a pool VM. */
 export type PpsType = 'None' | 'Running' | 'Savable' | 'OS Disk' | 'Unknown';
+
+/**
+ * Whether health reports go to the wireserver: the `report_ready` setting, and never in a dry run (a report
+ * changes what Azure believes about the VM, which --dry-run promises not to do).
+ */
+function reportsToFabric(ctx: CrawlContext): boolean {
+  if (ctx.platform instanceof DryRunPlatform) return false;
+  return boolSetting(ctx.settings, 'report_ready', true);
+}
 
 /** What cloud-init's is_platform_viable accepts: the chassis asset tag, or a seeded ovf-env.xml. */
 async function platformViable(ctx: DetectContext): Promise<boolean> {
@@ -207,7 +217,7 @@ export const azureSource: Datasource = {
           return await crawlWithNetwork(ctx, s, ovf, client, signal, dataDir, wireOpts);
         } catch (err) {
           // Tell the fabric, so that the portal shows a failed deployment instead of waiting (cloud-init's _report_failure).
-          if (err instanceof SourceError && boolSetting(ctx.settings, 'report_ready', true) && (ctx.dmi.chassis_asset_tag ?? '').trim() === AZURE_CHASSIS_ASSET_TAG) {
+          if (err instanceof SourceError && reportsToFabric(ctx) && (ctx.dmi.chassis_asset_tag ?? '').trim() === AZURE_CHASSIS_ASSET_TAG) {
             await reportFailure(await wireOpts()).catch((e: unknown) => ctx.log.warn(`Azure: could not report the failure to the fabric: ${(e as Error).message}`));
           }
           throw err;
@@ -265,7 +275,7 @@ async function crawlWithNetwork(
   const publicKeys = fromImds ?? (ovf?.env.publicKeys ?? []).map((k) => k.value).filter((v) => v !== '');
   const byFingerprint = fromImds ? [] : (ovf?.env.publicKeys ?? []).filter((k) => !k.value && k.fingerprint).map((k) => (k.fingerprint as string).toUpperCase());
 
-  if (boolSetting(ctx.settings, 'report_ready', true)) {
+  if (reportsToFabric(ctx)) {
     try {
       const opts = await wireOpts();
       opts.log.info('Azure: registering with the wireserver (goal state)');
@@ -292,7 +302,10 @@ async function crawlWithNetwork(
     } catch (err) {
       ctx.log.warn(`Azure: could not report ready to the fabric (the VM may be shown as still provisioning): ${(err as Error).message}`);
     }
-  } else if (byFingerprint.length) ctx.log.warn(`Azure: ${byFingerprint.length} SSH key(s) given by fingerprint are not fetched: report_ready is off`);
+  } else {
+    ctx.log.info(`Azure: no ready report to the wireserver (${ctx.platform instanceof DryRunPlatform ? 'dry run' : 'report_ready is off'})`);
+    if (byFingerprint.length) ctx.log.warn(`Azure: ${byFingerprint.length} SSH key(s) given by fingerprint are not fetched without the wireserver exchange`);
+  }
 
   // walinuxagent expects its copy in data_dir (folder 0700, file 0600), the password replaced; with IMDS alone
   // cloud-init writes a minimal one from IMDS's user and host name.
