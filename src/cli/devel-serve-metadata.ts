@@ -7,7 +7,7 @@ import type { Command } from './command';
 export const develServeMetadataCommand: Command = {
   words: ['devel', 'serve-metadata'],
   summary: 'serve a metadata tree (openstack, ec2 with IMDSv2, nocloud) from a folder over HTTP, optionally misbehaving',
-  usage: 'devel serve-metadata --kind openstack|ec2|nocloud --dir DIR [--listen 127.0.0.1:PORT] [--imdsv2 required|optional|disabled] [--misbehave RULE]… [--per-address] [--request-log FILE] [--exit-after SECONDS]',
+  usage: 'devel serve-metadata --kind openstack|ec2|nocloud|azure --dir DIR [--listen 127.0.0.1:PORT] [--imdsv2 required|optional|disabled] [--misbehave RULE]… [--per-address] [--request-log FILE] [--exit-after SECONDS]',
   faces: ['kiln', 'cloud-init'],
   positional: [0, 0],
   flags: {
@@ -15,7 +15,7 @@ export const develServeMetadataCommand: Command = {
     boolean: ['per-address'],
     repeatable: ['misbehave'],
     help: [
-      '--kind K          openstack, ec2 or nocloud (the folder layouts are in docs/datasources.md)',
+      '--kind K          openstack, ec2, nocloud or azure (the folder layouts are in docs/datasources.md)',
       '--dir DIR         the folder served as the tree root',
       '--listen H:P      address to listen on (default 127.0.0.1:0, a free port; the URL is printed)',
       '--imdsv2 MODE     ec2: required (401 without a token), optional (default) or disabled (403 to PUT token)',
@@ -30,7 +30,7 @@ export const develServeMetadataCommand: Command = {
   },
   async run(ctx, args) {
     const kind = args.flags.kind as string | undefined;
-    if (kind !== 'openstack' && kind !== 'ec2' && kind !== 'nocloud') throw new UsageError(`--kind must be openstack, ec2 or nocloud, not '${kind ?? ''}'`);
+    if (kind !== 'openstack' && kind !== 'ec2' && kind !== 'nocloud' && kind !== 'azure') throw new UsageError(`--kind must be openstack, ec2, nocloud or azure, not '${kind ?? ''}'`);
     const dir = args.flags.dir as string | undefined;
     if (!dir) throw new UsageError('--dir DIR is required: the folder holding the metadata tree');
     const listen = (args.flags.listen as string | undefined) ?? '127.0.0.1:0';

@@ -1,5 +1,8 @@
 // The contract between datasources and the device readers: find a filesystem by label, read it as a tree.
 
+/** The filesystems the readers understand, named as blkid names them. */
+export type FilesystemType = 'iso9660' | 'vfat' | 'udf';
+
 /** One entry of a directory inside a read-only filesystem image. */
 export interface TreeEntry {
   name: string;
@@ -18,7 +21,7 @@ export interface FileTree {
 export interface FoundFilesystem {
   /** '/dev/sr0', '/dev/vdb1', '\\\\.\\PhysicalDrive1 partition 2', 'D:\\', or an image file path. */
   device: string;
-  fsType: 'iso9660' | 'vfat';
+  fsType: FilesystemType;
   label: string;
   uuid?: string;
   tree: FileTree;
@@ -29,7 +32,9 @@ export interface FindRequest {
   labels: string[];
   /** When set, only filesystems holding one of these files count (cloudbase-init checks the metadata file). */
   mustContain?: string[];
-  fsTypes?: Array<'iso9660' | 'vfat'>;
+  fsTypes?: FilesystemType[];
+  /** Any label matches (cloud-init's Azure looks at every ISO9660/UDF device, whatever its label); `labels` then only orders them. */
+  anyLabel?: boolean;
 }
 
 /** Implemented by src/devices for Linux (/sys/class/block) and Windows (drive letters, PhysicalDriveN). */

@@ -19,7 +19,7 @@ export async function matchFilesystem(reader: BlockReader, req: FindRequest, log
   }
   if (!fs) return undefined;
   if (req.fsTypes && !req.fsTypes.includes(fs.fsType)) return undefined;
-  if (!req.labels.includes(fs.label)) return undefined;
+  if (!req.anyLabel && !req.labels.includes(fs.label)) return undefined;
   if (req.mustContain && req.mustContain.length > 0) {
     let found = false;
     for (const path of req.mustContain) {
@@ -44,7 +44,7 @@ export async function matchFilesystem(reader: BlockReader, req: FindRequest, log
 /** Sorts found filesystems by the order of their label in REQ.labels, keeping device order otherwise. */
 export function byLabelOrder(found: FoundFilesystem[], req: FindRequest): FoundFilesystem[] {
   return found
-    .map((f, i) => ({ f, i, l: req.labels.indexOf(f.label) }))
+    .map((f, i) => ({ f, i, l: req.labels.includes(f.label) ? req.labels.indexOf(f.label) : req.labels.length }))
     .sort((a, b) => a.l - b.l || a.i - b.i)
     .map((x) => x.f);
 }

@@ -5,14 +5,15 @@ import type { FileTree } from './filesystem-finder';
 import { FilesystemError } from './filesystem-error';
 import { looksLikeIso9660, openIso9660, type Iso9660Volume } from './iso9660';
 import { readPartitionTable } from './partition-table';
+import { looksLikeUdf, openUdf, type UdfVolume } from './udf';
 
-export type OpenedFilesystem = Iso9660Volume | FatVolume;
+export type OpenedFilesystem = Iso9660Volume | FatVolume | UdfVolume;
 
 export interface ProbeResult {
   device: string;
   size: number;
-  fsType?: 'iso9660' | 'vfat';
-  /** 'FAT12', 'FAT16', 'FAT32' for vfat. */
+  fsType?: 'iso9660' | 'vfat' | 'udf';
+  /** 'FAT12', 'FAT16', 'FAT32' for vfat; the UDF revision for udf. */
   version?: string;
   label?: string;
   uuid?: string;
@@ -30,9 +31,13 @@ export interface PartitionProbe extends ProbeResult {
   partUuid?: string;
 }
 
-/** The filesystem on READER (ISO9660 first, as blkid does, then FAT), or undefined when it holds neither. */
+/**
+ * The filesystem on READER (ISO9660 first, then UDF, then FAT), or undefined when it holds none. A hybrid
+ * ISO9660/UDF image (genisoimage -udf) is read through its ISO9660 side, as kiln always read it; both views hold the same files.
+ */
 export async function openFilesystem(reader: BlockReader): Promise<OpenedFilesystem | undefined> {
   if (await looksLikeIso9660(reader)) return openIso9660(reader);
+  if (await looksLikeUdf(reader)) return openUdf(reader);
   if (await looksLikeFat(reader)) return openFat(reader);
   return undefined;
 }
@@ -40,14 +45,14 @@ export async function openFilesystem(reader: BlockReader): Promise<OpenedFilesys
 /** Like openFilesystem, but an error naming the device when there is no filesystem we read. */
 export async function openTree(reader: BlockReader): Promise<{ fs: OpenedFilesystem; tree: FileTree }> {
   const fs = await openFilesystem(reader);
-  if (!fs) throw new FilesystemError(reader.name, 'holds neither an ISO9660 nor a FAT filesystem (a partitioned disk? give a partition, e.g. IMAGE:1)');
+  if (!fs) throw new FilesystemError(reader.name, 'holds no ISO9660, UDF or FAT filesystem (a partitioned disk? give a partition, e.g. IMAGE:1)');
   return { fs, tree: fs.tree };
 }
 
 function describe(fs: OpenedFilesystem): Pick<ProbeResult, 'fsType' | 'version' | 'label' | 'uuid'> {
   return {
     fsType: fs.fsType,
-    ...(fs.fsType === 'vfat' ? { version: fs.fatType } : { version: fs.names }),
+    ...(fs.fsType === 'vfat' ? { version: fs.fatType } : fs.fsType === 'udf' ? (fs.revision ? { version: fs.revision } : {}) : { version: fs.names }),
     label: fs.label,
     ...(fs.uuid ? { uuid: fs.uuid } : {}),
   };

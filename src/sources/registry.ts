@@ -1,4 +1,5 @@
 // Every datasource kiln knows, in cloud-init's default datasource_list order (one explicit list, no side-effect registration).
+import { azureSource } from './azure/azure';
 import { configDriveSource } from './config-drive';
 import type { Datasource } from './datasource';
 import { ec2Source } from './ec2';
@@ -6,7 +7,7 @@ import { noCloudSource } from './nocloud';
 import { noneSource } from './none';
 import { openStackSource } from './openstack';
 
-export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, openStackSource, ec2Source, noneSource];
+export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, azureSource, openStackSource, ec2Source, noneSource];
 
 /** The source named NAME, compared as cloud-init does (case-insensitively; 'NoCloudNet' and 'ConfigDrive2' style aliases included). */
 export function datasourceByName(name: string, sources: readonly Datasource[] = DATASOURCES): Datasource | undefined {

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { readYaml } from '../../src/config/read-yaml';
+import { azureImdsNetworkConfig } from '../../src/sources/azure/imds-network';
 import type { InputKind } from '../../src/net/parse-network-config';
 import type { RendererName } from '../../src/net/renderer';
 import { FIXTURES as ALL_FIXTURES } from '../helpers/repo';
@@ -15,7 +16,7 @@ export interface NetCase {
   input: string;
   /** kiln's parser kind and net-convert's -k. */
   kind: InputKind;
-  cliKind: 'yaml' | 'network_data.json' | 'eni' | 'ec2';
+  cliKind: 'yaml' | 'network_data.json' | 'eni' | 'ec2' | 'azure-imds';
   distro: string;
   /** name → MAC, given to net-convert as -m name,mac. */
   macs: Record<string, string>;
@@ -49,8 +50,8 @@ export function loadCases(): NetCase[] {
       if (!inputName) throw new Error(`fixture ${name} has no input.* file`);
       const input = join(dir, inputName);
       const ext = inputName.slice('input.'.length);
-      const cliKind = meta.kind === 'ec2' ? 'ec2' : ext === 'yaml' ? 'yaml' : ext === 'json' ? 'network_data.json' : 'eni';
-      const kind: InputKind = cliKind === 'yaml' ? 'yaml' : cliKind === 'ec2' ? 'ec2' : cliKind === 'eni' ? 'eni' : 'openstack';
+      const cliKind = meta.kind === 'ec2' ? 'ec2' : meta.kind === 'azure-imds' ? 'azure-imds' : ext === 'yaml' ? 'yaml' : ext === 'json' ? 'network_data.json' : 'eni';
+      const kind: InputKind = cliKind === 'yaml' || cliKind === 'azure-imds' ? 'yaml' : cliKind === 'ec2' ? 'ec2' : cliKind === 'eni' ? 'eni' : 'openstack';
       const expDir = join(dir, 'expected');
       const renderers = (existsSync(expDir) ? readdirSync(expDir) : []).sort() as RendererName[];
       return {
@@ -70,6 +71,8 @@ export function loadCases(): NetCase[] {
           const text = readFileSync(input, 'utf8');
           if (cliKind === 'yaml') return readYaml(text, input);
           if (cliKind === 'eni') return text;
+          // net-convert's azure-imds: the instance document's network, as the Azure source renders it.
+          if (cliKind === 'azure-imds') return azureImdsNetworkConfig((JSON.parse(text) as { network?: unknown }).network);
           return JSON.parse(text);
         },
       };

@@ -36,11 +36,12 @@ async function context(t: TestContext, s: Setup) {
 const names = (list: ReadonlyArray<{ name: string }>) => list.map((d) => d.name);
 
 test('registry lists the sources in cloud-init order, None last', () => {
-  assert.deepEqual(names(DATASOURCES), ['NoCloud', 'ConfigDrive', 'OpenStack', 'Ec2', 'None']);
+  assert.deepEqual(names(DATASOURCES), ['NoCloud', 'ConfigDrive', 'Azure', 'OpenStack', 'Ec2', 'None']);
   assert.equal(datasourceByName('nocloud-net')?.name, 'NoCloud');
   assert.equal(datasourceByName('configdrive2')?.name, 'ConfigDrive');
   assert.equal(datasourceByName('EC2')?.name, 'Ec2');
-  assert.equal(datasourceByName('Azure'), undefined);
+  assert.equal(datasourceByName('azure')?.name, 'Azure');
+  assert.equal(datasourceByName('AltCloud'), undefined);
 });
 
 test('cmdline parsing: ci.ds=, ci.datasource=, ds=nocloud;s=…;i=…;h=…', () => {
@@ -72,7 +73,8 @@ test('a machine with no cloud decides None, quickly, touching no drive twice', a
   assert.deepEqual(names(result.candidates), ['None']);
   assert.equal(result.reason, 'detected');
   assert.ok(ms < 500, `detection took ${ms} ms`);
-  assert.deepEqual(result.checks.map((c) => [c.name, c.found]), [['NoCloud', false], ['ConfigDrive', false], ['OpenStack', false], ['Ec2', false]]);
+  assert.deepEqual(result.checks.map((c) => [c.name, c.found]), [['NoCloud', false], ['ConfigDrive', false], ['Azure', false], ['OpenStack', false], ['Ec2', false]]);
+  // Azure looks for media only on a Hyper-V guest (ds-identify's rd_rdfe_* rule).
   assert.ok(finder.requests.length <= 2, 'only NoCloud and ConfigDrive look for labels');
 });
 
@@ -119,11 +121,11 @@ test('ci.ds= on the cmdline and a single-entry datasource_list are used without 
 test('datasource_list order is honoured and unknown names are warned about', async (t) => {
   const driveDir = tempDir(t);
   const { ctx, sink } = await context(t, {
-    config: { datasource_list: ['ConfigDrive', 'Azure', 'NoCloud'] },
+    config: { datasource_list: ['ConfigDrive', 'AltCloud', 'NoCloud'] },
     drives: [{ device: '/dev/sr0', label: 'cidata', fsType: 'iso9660', dir: driveDir }, { device: '/dev/sr1', label: 'config-2', fsType: 'iso9660', dir: driveDir }],
   });
   assert.deepEqual(names(await candidateSources(ctx)), ['ConfigDrive', 'NoCloud']);
-  assert.ok(sink.lines.some((l) => l.includes("datasource 'Azure'") && l.includes('WARNING')));
+  assert.ok(sink.lines.some((l) => l.includes("datasource 'AltCloud'") && l.includes('WARNING')));
 });
 
 test('a detect() that throws counts as not found, with a warning', async (t) => {
@@ -132,4 +134,16 @@ test('a detect() that throws counts as not found, with a warning', async (t) => 
   const r = await detectSources(ctx, [broken, ...DATASOURCES.filter((d) => d.name !== 'NoCloud')]);
   assert.deepEqual(names(r.candidates), ['None']);
   assert.ok(sink.lines.some((l) => l.includes('disk on fire')));
+});
+
+test('Azure from the chassis asset tag or a seeded ovf-env.xml; a Hyper-V guest needs an rd_rdfe_* medium', async (t) => {
+  let { ctx } = await context(t, { files: { 'sys/class/dmi/id/chassis_asset_tag': '7783-7084-3265-9085-8269-3286-77\n' } });
+  assert.deepEqual(names(await candidateSources(ctx)), ['Azure', 'None']);
+  ({ ctx } = await context(t, { files: { 'var/lib/cloud/seed/azure/ovf-env.xml': '<Environment/>' } }));
+  assert.deepEqual(names(await candidateSources(ctx)), ['Azure', 'None']);
+  ({ ctx } = await context(t, { files: { 'sys/class/dmi/id/sys_vendor': 'Microsoft Corporation\n' } }));
+  assert.deepEqual(names(await candidateSources(ctx)), ['None']);
+  // waagent's copy alone is no evidence (cloud-init reads it only once Azure is chosen).
+  ({ ctx } = await context(t, { files: { 'var/lib/waagent/ovf-env.xml': '<Environment/>' } }));
+  assert.deepEqual(names(await candidateSources(ctx)), ['None']);
 });

@@ -6,7 +6,7 @@ import { FolderTree } from '../../src/sources/folder-tree';
 export interface FakeDrive {
   device: string;
   label: string;
-  fsType: 'iso9660' | 'vfat';
+  fsType: 'iso9660' | 'vfat' | 'udf';
   /** Host folder holding the drive's files. */
   dir: string;
 }
@@ -24,7 +24,7 @@ export class FakeFinder implements FilesystemFinder {
     const labels = req.labels.map((l) => l.toLowerCase());
     const out: FoundFilesystem[] = [];
     for (const d of this.drives) {
-      if (!labels.includes(d.label.toLowerCase())) continue;
+      if (!req.anyLabel && !labels.includes(d.label.toLowerCase())) continue;
       if (req.fsTypes && !req.fsTypes.includes(d.fsType)) continue;
       const tree = new FolderTree(this.hostPlatform, d.dir);
       if (req.mustContain && !(await Promise.all(req.mustContain.map((f) => tree.exists(f)))).some(Boolean)) continue;

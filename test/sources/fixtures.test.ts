@@ -20,12 +20,12 @@ interface Scenario {
   description: string;
   source: string;
   root?: string;
-  drives?: Array<{ label: string; fsType: 'iso9660' | 'vfat'; dir: string; device: string }>;
+  drives?: Array<{ label: string; fsType: 'iso9660' | 'vfat' | 'udf'; dir: string; device: string }>;
   dmi?: Record<string, string>;
   cmdline?: string;
   config?: Record<string, unknown>;
   settings?: Record<string, unknown>;
-  serve?: { kind: 'openstack' | 'ec2' | 'nocloud'; dir: string; host?: string; imdsv2?: 'required' | 'optional' | 'disabled'; tokenUses?: number; misbehave?: Misbehaviour[] };
+  serve?: { kind: 'openstack' | 'ec2' | 'nocloud' | 'azure'; dir: string; host?: string; imdsv2?: 'required' | 'optional' | 'disabled'; tokenUses?: number; misbehave?: Misbehaviour[] };
   baseUrl?: false;
   stage?: 'local' | 'network';
   needsIpv6?: boolean;

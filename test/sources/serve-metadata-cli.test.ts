@@ -8,9 +8,11 @@ import { parseInvocation } from '../../src/cli/parse-args';
 import { COMMANDS } from '../../src/cli/registry';
 import { UsageError } from '../../src/util/errors';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
+import { azureSource } from '../../src/sources/azure/azure';
 import { ec2Source } from '../../src/sources/ec2';
 import { Logger } from '../../src/util/log';
 import { FIXTURES } from '../helpers/repo';
+import { tempDir } from '../helpers/temp';
 import { FakeFinder } from './fake-finder';
 
 /** Runs the command as main() would (parsing through the registry), mapping usage errors to exit code 2. */
@@ -52,9 +54,21 @@ test('serves an EC2 tree that the Ec2 source crawls with IMDSv2, then exits afte
   assert.equal(await done, 0);
 });
 
+test('serves Azure IMDS and the wireserver: the Azure source crawls it through a 500', async (t) => {
+  const { url, done } = await serve(['--kind', 'azure', '--dir', join(FIXTURES, 'sources/azure/happy-path/imds'), '--misbehave', 'status,value=500,times=1,path=/metadata', '--exit-after', '3']);
+  const log = new Logger().for('test');
+  // A sandbox root: the crawl keeps a copy of ovf-env.xml under /var/lib/waagent.
+  const platform = new LinuxPlatform({ root: tempDir(t), log });
+  const data = await azureSource.crawl({ platform, log, kernelCmdline: '', dmi: {}, config: {}, finder: new FakeFinder(platform), settings: { retries: 2, timeout: 2, max_wait: 5, report_ready_retry_sleep: 0.1 }, baseUrl: url });
+  // No DMI UUID here: the instance id falls back to IMDS's vmId.
+  assert.equal(data.instanceId, '13f56399-bd52-4150-9748-7190aae1ff21');
+  assert.equal(data.subplatform, 'imds (IMDS)');
+  assert.equal(await done, 0);
+});
+
 test('bad flags are usage errors (exit 2) naming the flag', async () => {
   const cases: Array<[string[], RegExp]> = [
-    [['--kind', 'azure', '--dir', '/tmp'], /--kind must be/],
+    [['--kind', 'nosuchcloud', '--dir', '/tmp'], /--kind must be/],
     [['--kind', 'ec2'], /--dir DIR is required/],
     [['--kind', 'ec2', '--dir', '/tmp', '--listen', 'nowhere'], /--listen must be HOST:PORT/],
     [['--kind', 'ec2', '--dir', '/tmp', '--misbehave', 'explode'], /unknown misbehaviour 'explode'/],

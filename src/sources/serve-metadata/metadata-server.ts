@@ -4,8 +4,9 @@ import { promises as fsp } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { posix } from 'node:path';
+import { azureAnswer, readRequestBody } from './azure';
 
-export type MetadataKind = 'openstack' | 'ec2' | 'nocloud';
+export type MetadataKind = 'openstack' | 'ec2' | 'nocloud' | 'azure';
 
 /** One deliberate fault. Rules match by path prefix; `times` limits how often a rule fires (default: always). */
 export interface Misbehaviour {
@@ -46,6 +47,8 @@ export interface RequestRecord {
   status: number;
   /** The address the client connected to (which machine it is, with perAddress). */
   local: string;
+  /** The request body, for kinds that take one (azure: the health report). */
+  body?: string;
 }
 
 export interface RunningMetadataServer {
@@ -153,6 +156,13 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
           req.socket.destroy();
           return;
       }
+    }
+    if (opts.kind === 'azure') {
+      const body = req.method === 'POST' ? await readRequestBody(req) : '';
+      const answer = await azureAnswer(root, req, url, body);
+      send(req, res, answer.status, answer.body, answer.headers);
+      if (body) (requests.at(-1) as RequestRecord).body = body;
+      return;
     }
     if (opts.kind === 'ec2') {
       const verdict = ec2TokenRules(req, path);

@@ -1,0 +1,142 @@
+// The Azure mock's request rules: IMDS (Metadata header, api-version, extended) and the wireserver (goal state, health reports recorded).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, promises as fsp, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import type { IncomingMessage } from 'node:http';
+import { posix } from 'node:path';
+
+/** API versions the mock accepts when the folder has no api-versions.txt (a few of IMDS's real ones, oldest to newest). */
+export const AZURE_MOCK_API_VERSIONS = ['2017-08-01', '2018-10-01', '2019-06-01', '2020-09-01', '2021-03-01', '2021-08-01', '2021-12-13', '2023-07-01'];
+
+/** A goal state for folders that carry no goalstate.xml. */
+const DEFAULT_GOAL_STATE = `<?xml version="1.0" encoding="utf-8"?>
+<GoalState xmlns:i="http://www.w3.org/2001/XMLSchema-instance" xsi:noNamespaceSchemaLocation="goalstate10.xsd" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+  <Version>2012-11-30</Version>
+  <Incarnation>1</Incarnation>
+  <Machine>
+    <ExpectedState>Started</ExpectedState>
+    <StopRolesDeadlineHint>300000</StopRolesDeadlineHint>
+  </Machine>
+  <Container>
+    <ContainerId>b7a7e9f2-0d8c-4a55-9a8e-4c2b64d1e0a1</ContainerId>
+    <RoleInstanceList>
+      <RoleInstance>
+        <InstanceId>d5fd8c84-7f6a-4f2d-8e47-1c1c1d0a3b7e.kiln-vm</InstanceId>
+        <State>Started</State>
+        <Configuration>
+          <HostingEnvironmentConfig>http://168.63.129.16:80/machine/config</HostingEnvironmentConfig>
+        </Configuration>
+      </RoleInstance>
+    </RoleInstanceList>
+  </Container>
+</GoalState>
+`;
+
+export interface AzureAnswer {
+  status: number;
+  body: string | Uint8Array;
+  headers?: Record<string, string>;
+}
+
+const json = (status: number, error: string): AzureAnswer => ({ status, body: JSON.stringify({ error }), headers: { 'content-type': 'application/json; charset=utf-8' } });
+
+async function readIfExists(path: string): Promise<Buffer | undefined> {
+  try {
+    return await fsp.readFile(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The request body (the health report), at most 1 MiB. */
+export async function readRequestBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > 1024 * 1024) break;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Answers one request as Azure would, from DIR: `instance.json` (the extended /metadata/instance document),
+ * optional `api-versions.txt` (one accepted version a line), `reprovisiondata.xml`, `goalstate.xml`.
+ * IMDS refuses requests without `Metadata: true`, without or with an unknown api-version, or forwarded ones (400).
+ */
+export async function azureAnswer(dir: string, req: IncomingMessage, url: URL, body: string): Promise<AzureAnswer> {
+  const path = url.pathname;
+  if (path === '/metadata' || path.startsWith('/metadata/')) {
+    if (req.headers.metadata !== 'true') return json(400, 'Bad request. Required metadata header not specified');
+    if (req.headers['x-forwarded-for']) return json(400, 'Bad request. Forwarded requests are not allowed');
+    if (req.method !== 'GET') return json(405, 'Method not allowed');
+    const version = url.searchParams.get('api-version');
+    if (!version) return json(400, 'Bad request. api-version was not specified in the request. For more information refer to aka.ms/azureimds');
+    const listed = (await readIfExists(posix.join(dir, 'api-versions.txt')))?.toString('utf8').split('\n').map((l) => l.trim()).filter(Boolean);
+    const versions = listed ?? AZURE_MOCK_API_VERSIONS;
+    if (!versions.includes(version)) return { ...json(400, 'Bad request. api-version is invalid or was not specified in the request.'), body: JSON.stringify({ error: 'Bad request. api-version is invalid or was not specified in the request. For more information refer to aka.ms/azureimds', newest_versions: versions.slice(-3).reverse() }) };
+    if (path === '/metadata/reprovisiondata') {
+      const ovf = await readIfExists(posix.join(dir, 'reprovisiondata.xml'));
+      return ovf ? { status: 200, body: ovf, headers: { 'content-type': 'text/xml; charset=utf-8' } } : json(404, 'Not found');
+    }
+    if (path !== '/metadata/instance' && !path.startsWith('/metadata/instance/')) return json(404, 'Not found');
+    const doc = await readIfExists(posix.join(dir, 'instance.json'));
+    if (!doc) return json(404, 'Not found');
+    let value: unknown = JSON.parse(doc.toString('utf8')) as unknown;
+    // Only extended=true with a version that has it (2021-03-01 and later) shows the `extended` tree.
+    if (value && typeof value === 'object' && (url.searchParams.get('extended') !== 'true' || version < '2021-03-01')) delete (value as Record<string, unknown>).extended;
+    for (const key of path.slice('/metadata/instance'.length).split('/').filter(Boolean)) {
+      if (Array.isArray(value) && /^\d+$/.test(key)) value = value[Number(key)];
+      else if (value && typeof value === 'object') value = (value as Record<string, unknown>)[key];
+      else value = undefined;
+      if (value === undefined) return json(404, 'Not found');
+    }
+    if (url.searchParams.get('format') === 'text' && typeof value !== 'object') return { status: 200, body: String(value), headers: { 'content-type': 'text/plain; charset=utf-8' } };
+    return { status: 200, body: JSON.stringify(value), headers: { 'content-type': 'application/json; charset=utf-8' } };
+  }
+  if (path === '/machine' || path === '/machine/') {
+    if (req.headers['x-ms-version'] !== '2012-11-30') return { status: 400, body: 'x-ms-version 2012-11-30 required\n' };
+    const comp = url.searchParams.get('comp');
+    if (comp === 'goalstate' && req.method === 'GET') {
+      // {{url}} in goalstate.xml stands for this server, so that its Certificates URL comes back here.
+      const goal = ((await readIfExists(posix.join(dir, 'goalstate.xml')))?.toString('utf8') ?? DEFAULT_GOAL_STATE).replaceAll('{{url}}', `http://${req.headers.host ?? 'localhost'}`);
+      return { status: 200, body: goal, headers: { 'content-type': 'text/xml; charset=utf-8' } };
+    }
+    if (comp === 'certificates' && req.method === 'GET') return certificatesAnswer(dir, req);
+    if (comp === 'health' && req.method === 'POST') {
+      if (!/^text\/xml/.test(req.headers['content-type'] ?? '')) return { status: 400, body: 'Content-Type text/xml required\n' };
+      if (!/<Health[\s>]/.test(body) || !/<State>(Ready|NotReady)<\/State>/.test(body)) return { status: 400, body: 'not a health report\n' };
+      return { status: 200, body: '' };
+    }
+    return { status: 400, body: `unknown comp '${comp ?? ''}' for ${req.method ?? 'GET'}\n` };
+  }
+  return { status: 404, body: 'not found\n' };
+}
+
+/**
+ * The certificates document: `certificates.pem` (certificates and keys, PEM) of DIR packed as PKCS#12 and
+ * enveloped (CMS, 3DES) to the transport certificate the client sent, by the host's openssl, as Azure does.
+ */
+async function certificatesAnswer(dir: string, req: IncomingMessage): Promise<AzureAnswer> {
+  const transport = req.headers['x-ms-guest-agent-public-x509-cert'];
+  if (typeof transport !== 'string' || !transport || req.headers['x-ms-cipher-name'] !== 'DES_EDE3_CBC') return { status: 400, body: 'a transport certificate and x-ms-cipher-name DES_EDE3_CBC are required\n' };
+  const bundle = await readIfExists(posix.join(dir, 'certificates.pem'));
+  if (!bundle) return { status: 404, body: 'no certificates\n' };
+  const work = mkdtempSync(posix.join(tmpdir(), 'kiln-azure-mock-'));
+  try {
+    const recipient = posix.join(work, 'transport.pem');
+    writeFileSync(recipient, `-----BEGIN CERTIFICATE-----\n${(transport.match(/.{1,64}/g) ?? []).join('\n')}\n-----END CERTIFICATE-----\n`);
+    // From a file: openssl reads the certificates and the keys in two passes.
+    const pem = posix.join(work, 'certificates.pem');
+    writeFileSync(pem, bundle);
+    const p12 = spawnSync('openssl', ['pkcs12', '-export', '-passout', 'pass:', '-in', pem]);
+    if (p12.status !== 0) return { status: 500, body: `openssl pkcs12 -export failed: ${p12.stderr.toString()}` };
+    const cms = spawnSync('openssl', ['cms', '-encrypt', '-des3', '-binary', '-outform', 'DER', recipient], { input: p12.stdout });
+    if (cms.status !== 0) return { status: 500, body: `openssl cms -encrypt failed: ${cms.stderr.toString()}` };
+    const body = `<?xml version="1.0" encoding="utf-8"?>\n<CertificateFile><Version>2012-11-30</Version><Incarnation>1</Incarnation><Format>Pkcs7BlobWithPfxContents</Format><Data>${cms.stdout.toString('base64')}</Data></CertificateFile>\n`;
+    return { status: 200, body, headers: { 'content-type': 'text/xml; charset=utf-8' } };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}

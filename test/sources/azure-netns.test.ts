@@ -1,0 +1,235 @@
+// Azure in init-local for real: kiln in a network namespace of the test's own takes a DHCP lease (busybox udhcpd in a
+// second namespace), reads IMDS on 169.254.169.254 and reports ready to the wireserver on 168.63.129.16 (both the mock),
+// then renders IMDS's network before networking starts. Both veth ends are made inside the namespaces; the host is untouched.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { main } from '../../src/main';
+import { copyRootfs, ensureDebianRootfs } from '../helpers/debian-rootfs';
+import { FIXTURES } from '../helpers/repo';
+import { hasCommand, isRoot, need } from '../helpers/requirements';
+import { tempDir } from '../helpers/temp';
+
+/** This file also runs as the helper processes the namespaces need (kiln, the mock servers): main() with the given argv. */
+const ROLE_ENV = 'KILN_TEST_AZURE_NETNS_ROLE';
+const ARGV_ENV = 'KILN_TEST_AZURE_NETNS_ARGV';
+
+if (process.env[ROLE_ENV]) {
+  const argv = JSON.parse(process.env[ARGV_ENV] ?? '[]') as string[];
+  const code = await main({ argv, argv0: 'cloud-init', env: process.env, io: { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s) } });
+  if (process.env[ROLE_ENV] === 'kiln') process.exit(code);
+} else {
+  registerTests();
+}
+
+const HAPPY = join(FIXTURES, 'sources/azure/happy-path');
+/** eth0's MAC as IMDS's first interface names it (000D3A047598). */
+const MAC = '00:0d:3a:04:75:98';
+const BUSYBOX = '/usr/bin/busybox';
+const TAG = '7783-7084-3265-9085-8269-3286-77';
+
+function sh(argv: string[]): string {
+  const r = spawnSync(argv[0] as string, argv.slice(1), { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${argv.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return r.stdout;
+}
+
+interface Lab {
+  client: string;
+  server: string;
+  dir: string;
+}
+
+function makeLab(t: TestContext, extraDhcp: string[] = []): Lab {
+  const id = `${process.pid}-${Math.random().toString(36).slice(2, 7)}`;
+  const lab = { client: `kiln-az-c-${id}`, server: `kiln-az-s-${id}`, dir: tempDir(t) };
+  const children: ChildProcess[] = [];
+  t.after(() => {
+    for (const c of children) c.kill('SIGKILL');
+    spawnSync('ip', ['netns', 'del', lab.client]);
+    spawnSync('ip', ['netns', 'del', lab.server]);
+  });
+  sh(['ip', 'netns', 'add', lab.client]);
+  sh(['ip', 'netns', 'add', lab.server]);
+  sh(['ip', '-n', lab.client, 'link', 'add', 'eth0', 'address', MAC, 'type', 'veth', 'peer', 'name', 'vs0', 'netns', lab.server]);
+  sh(['ip', '-n', lab.client, 'link', 'set', 'lo', 'up']);
+  for (const cmd of [['link', 'set', 'lo', 'up'], ['addr', 'add', '10.199.0.1/24', 'dev', 'vs0'], ['addr', 'add', '169.254.169.254/32', 'dev', 'vs0'], ['addr', 'add', '168.63.129.16/32', 'dev', 'vs0'], ['link', 'set', 'vs0', 'up']]) sh(['ip', '-n', lab.server, ...cmd]);
+  const conf = join(lab.dir, 'udhcpd.conf');
+  writeFileSync(join(lab.dir, 'udhcpd.leases'), '');
+  writeFileSync(conf, ['start 10.199.0.10', 'end 10.199.0.20', 'interface vs0', `lease_file ${join(lab.dir, 'udhcpd.leases')}`, `pidfile ${join(lab.dir, 'udhcpd.pid')}`, 'opt router 10.199.0.1', 'opt subnet 255.255.255.0', 'opt lease 600', ...extraDhcp, ''].join('\n'));
+  children.push(spawn('ip', ['netns', 'exec', lab.server, BUSYBOX, 'udhcpd', '-f', conf], { stdio: 'ignore' }));
+  return lab;
+}
+
+/** The azure mock listening on ADDRESS:80 in the server namespace; its stdout is kept so the test can read what it printed. */
+async function serveAzure(t: TestContext, lab: Lab, address: string, imds = join(HAPPY, 'imds')): Promise<ChildProcess> {
+  const child = spawn('ip', ['netns', 'exec', lab.server, process.execPath, process.argv[1] as string], {
+    env: { ...process.env, [ROLE_ENV]: 'serve', [ARGV_ENV]: JSON.stringify(['devel', 'serve-metadata', '--kind', 'azure', '--dir', imds, '--listen', `${address}:80`]) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.after(() => void child.kill('SIGKILL'));
+  return new Promise<ChildProcess>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`the azure mock did not start: ${out}`)), 20_000);
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString();
+      if (out.includes(address)) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+    child.stderr.on('data', (b: Buffer) => void (out += b.toString()));
+    child.on('exit', (code) => reject(new Error(`the azure mock exited ${code}: ${out}`)));
+  });
+}
+
+/** A sandbox root of busybox (sh, ip, udhcpc), Azure's DMI, a seeded ovf-env.xml, a Debian os-release and ifupdown's names for ENI. */
+function makeRoot(t: TestContext, withDhclient = false): string {
+  const root = tempDir(t);
+  if (withDhclient) {
+    // Debian's isc-dhcp-client from the parity rootfs (it needs only libc), with the device nodes it opens.
+    const debian = ensureDebianRootfs();
+    for (const f of ['sbin/dhclient', 'lib/x86_64-linux-gnu/libc.so.6', 'lib64/ld-linux-x86-64.so.2']) {
+      mkdirSync(join(root, f, '..'), { recursive: true });
+      cpSync(join(debian, f), join(root, f), { dereference: true });
+    }
+    mkdirSync(join(root, 'dev'), { recursive: true });
+    sh(['mknod', '-m', '666', join(root, 'dev/null'), 'c', '1', '3']);
+    sh(['mknod', '-m', '666', join(root, 'dev/urandom'), 'c', '1', '9']);
+    mkdirSync(join(root, 'var/lib/dhcp'), { recursive: true });
+  }
+  for (const d of ['bin', 'sbin', 'etc/cloud', 'run', 'tmp', 'var/lib/cloud/seed/azure', 'var/log', 'sys/class/dmi/id', 'sys/class/net/eth0', 'proc', 'etc/network']) mkdirSync(join(root, d), { recursive: true });
+  cpSync(BUSYBOX, join(root, 'bin/busybox'));
+  for (const applet of ['sh', 'ip', 'udhcpc', 'cat', 'true', 'kill']) symlinkSync('busybox', join(root, 'bin', applet));
+  for (const tool of ['ifup', 'ifdown', 'ifquery']) {
+    writeFileSync(join(root, 'sbin', tool), '#!/bin/sh\nexit 0\n');
+    chmodSync(join(root, 'sbin', tool), 0o755);
+  }
+  writeFileSync(join(root, 'etc/network/interfaces'), 'source /etc/network/interfaces.d/*\n');
+  writeFileSync(join(root, 'etc/os-release'), 'ID=debian\nVERSION_ID="12"\nPRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\n');
+  for (const [k, v] of Object.entries({ chassis_asset_tag: TAG, sys_vendor: 'Microsoft Corporation', product_name: 'Virtual Machine', product_uuid: '9963F513-52BD-5041-9748-7190AAE1FF21' })) writeFileSync(join(root, 'sys/class/dmi/id', k), `${v}\n`);
+  writeFileSync(join(root, 'sys/class/net/eth0/address'), `${MAC}\n`);
+  writeFileSync(join(root, 'sys/class/net/eth0/carrier'), '1\n');
+  writeFileSync(join(root, 'sys/class/net/eth0/operstate'), 'up\n');
+  writeFileSync(join(root, 'proc/cmdline'), 'root=/dev/sda1 ro\n');
+  writeFileSync(join(root, 'var/lib/cloud/seed/azure/ovf-env.xml'), readFileSync(join(HAPPY, 'media/ovf-env.xml')));
+  writeFileSync(
+    join(root, 'etc/cloud/cloud.cfg'),
+    'datasource_list: [Azure, None]\ndatasource:\n  Azure:\n    timeout: 2\n    max_wait: 10\n    report_ready_retry_sleep: 0.5\n    report_ready_max_wait: 10\ncloud_init_modules: []\nsystem_info:\n  network:\n    renderers: [eni]\n',
+  );
+  return root;
+}
+
+
+/** `cloud-init init --local --root ROOT` in the client namespace; the log it wrote. */
+function initLocal(lab: Lab, root: string): { code: number | null; output: string; log: string } {
+  const r = spawnSync('ip', ['netns', 'exec', lab.client, process.execPath, process.argv[1] as string], {
+    env: { ...process.env, [ROLE_ENV]: 'kiln', [ARGV_ENV]: JSON.stringify(['init', '--local', '--root', root]) },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  const log = existsSync(join(root, 'var/log/cloud-init.log')) ? readFileSync(join(root, 'var/log/cloud-init.log'), 'utf8') : '';
+  return { code: r.status, output: `${r.stdout}\n${r.stderr}`, log };
+}
+
+function registerTests(): void {
+  test('init-local on Azure: a lease, IMDS, the ready report to 168.63.129.16, IMDS\'s network rendered, the lease released', async (t) => {
+    if (!need(t, isRoot() && hasCommand('ip') && existsSync(BUSYBOX), 'needs root, iproute2 and busybox-static (udhcpd, udhcpc) to build network namespaces')) return;
+    const lab = makeLab(t);
+    await serveAzure(t, lab, '169.254.169.254');
+    await serveAzure(t, lab, '168.63.129.16');
+    const root = makeRoot(t);
+    const t0 = Date.now();
+    const { code, output, log } = initLocal(lab, root);
+    assert.notEqual(code, 1, `${output}\n${log}`);
+    assert.ok(Date.now() - t0 < 60_000);
+    assert.match(log, /temporary DHCP lease on eth0: 10\.199\.0\.\d+\/24/);
+    assert.match(log, /Found datasource Azure \[seed-dir \(\/var\/lib\/cloud\/seed\/azure\)\]/);
+    assert.match(log, /no lease carries option 245; using the default wireserver 168\.63\.129\.16/);
+    assert.match(log, /reported ready to the fabric/);
+    assert.doesNotMatch(sh(['ip', '-n', lab.client, '-4', '-o', 'addr', 'show', 'dev', 'eth0']), /inet /);
+    const data = JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8')) as { v1: Record<string, unknown> };
+    assert.deepEqual([data.v1.cloud_name, data.v1.instance_id, data.v1.local_hostname, data.v1.region], ['azure', '9963f513-52bd-5041-9748-7190aae1ff21', 'kiln-vm', 'westeurope']);
+    // IMDS's network (eth0 by MAC with DHCPv4/v6 and the secondary addresses), rendered before networking starts.
+    assert.match(log, /network config from ds/);
+    const eni = readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8');
+    assert.match(eni, /iface eth0 inet dhcp/);
+    assert.match(eni, /iface eth0 inet6 dhcp/);
+    assert.match(eni, /10\.0\.0\.5\/24/);
+    assert.equal(readFileSync(join(root, 'var/lib/waagent/ovf-env.xml'), 'utf8'), readFileSync(join(HAPPY, 'media/ovf-env.xml'), 'utf8'));
+  });
+
+  test("with Debian's dhclient: the wireserver comes from the lease's option 245", async (t) => {
+    if (!need(t, isRoot() && hasCommand('ip') && existsSync(BUSYBOX) && hasCommand('debootstrap'), 'needs root, iproute2, busybox-static and the Debian rootfs (dhclient)')) return;
+    if (!need(t, process.arch === 'x64', 'the dhclient copied from the parity rootfs is x86-64')) return;
+    // Option 245 = 10.199.0.1 (0a c7 00 01), where a second mock stands in for the wireserver.
+    const lab = makeLab(t, ['opt 245 0ac70001']);
+    await serveAzure(t, lab, '169.254.169.254');
+    await serveAzure(t, lab, '10.199.0.1');
+    const root = makeRoot(t, true);
+    const run = initLocal(lab, root);
+    assert.notEqual(run.code, 1, run.output + run.log);
+    assert.match(run.log, /with dhclient/);
+    assert.match(run.log, /wireserver 10\.199\.0\.1 from option 245 in \/run\/kiln-ephemeral-dhcp\.eth0\.lease/);
+    assert.match(run.log, /reported ready to the fabric/);
+    assert.match(run.log, /Found datasource Azure/);
+  });
+
+  test("parity: Debian's cloud-init 22.4 and kiln read the same Azure mock into the same instance data and network config", { timeout: 300_000 }, async (t) => {
+    if (!need(t, isRoot() && hasCommand('ip') && hasCommand('unshare') && existsSync(BUSYBOX) && hasCommand('debootstrap'), 'needs root, iproute2, unshare, busybox-static and the Debian cloud-init rootfs')) return;
+    const dmi = { chassis_asset_tag: TAG, sys_vendor: 'Microsoft Corporation', product_name: 'Virtual Machine', product_uuid: '9963F513-52BD-5041-9748-7190AAE1FF21' };
+    // cloud-init's side: its own dhclient lease, IMDS and wireserver in a fresh lab.
+    // One NIC in IMDS, as in the namespace: cloud-init fails init-local when IMDS names a NIC the machine lacks.
+    const oneNic = join(FIXTURES, 'sources/azure/one-nic/imds');
+    const ciLab = makeLab(t);
+    await serveAzure(t, ciLab, '169.254.169.254', oneNic);
+    await serveAzure(t, ciLab, '168.63.129.16', oneNic);
+    const ci = copyRootfs(tempDir(t, 'kiln-azure-parity-'));
+    mkdirSync(join(ci, 'kiln-fake-dmi'), { recursive: true });
+    for (const [k, v] of Object.entries(dmi)) writeFileSync(join(ci, 'kiln-fake-dmi', k), `${v}\n`);
+    mkdirSync(join(ci, 'var/lib/cloud/seed/azure'), { recursive: true });
+    writeFileSync(join(ci, 'var/lib/cloud/seed/azure/ovf-env.xml'), readFileSync(join(HAPPY, 'media/ovf-env.xml')));
+    writeFileSync(join(ci, 'etc/cloud/cloud.cfg.d/90-kiln-parity.cfg'), 'datasource_list: [Azure]\nsystem_info:\n  network:\n    renderers: [eni]\n');
+    // /sys is a tmpfs holding the fake DMI, with the namespace's own net devices bound in from a sysfs mounted aside.
+    const inner = [
+      'mount -t proc proc /proc',
+      'mkdir -p /kiln-sysfs && mount -t sysfs sysfs /kiln-sysfs',
+      'mount -t tmpfs tmpfs /sys',
+      'mkdir -p /sys/class/dmi /sys/class/net /sys/devices',
+      'mount --bind /kiln-sysfs/devices /sys/devices',
+      'mount --bind /kiln-sysfs/class/net /sys/class/net',
+      'cp -r /kiln-fake-dmi /sys/class/dmi/id',
+      // cloud-init's ephemeral DHCP wants /var/tmp to be a mount it can see (to check noexec), as on a real system.
+      'mount -t tmpfs tmpfs /var/tmp',
+      'exec /usr/bin/cloud-init init --local',
+    ].join(' && ');
+    const r = spawnSync('ip', ['netns', 'exec', ciLab.client, 'unshare', '--uts', '--ipc', '--mount', '--pid', '--fork', '--kill-child', 'chroot', ci, '/bin/sh', '-c', inner], {
+      encoding: 'utf8',
+      timeout: 240_000,
+      env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' },
+    });
+    const ciLog = existsSync(join(ci, 'var/log/cloud-init.log')) ? readFileSync(join(ci, 'var/log/cloud-init.log'), 'utf8') : '';
+    assert.equal(r.status, 0, `${r.stderr}\n${ciLog.slice(-4000)}`);
+    assert.match(ciLog, /Reported ready to Azure fabric/, ciLog.slice(-4000));
+    // kiln's side, the same way in a lab of its own.
+    const kLab = makeLab(t);
+    await serveAzure(t, kLab, '169.254.169.254', oneNic);
+    await serveAzure(t, kLab, '168.63.129.16', oneNic);
+    const kiln = makeRoot(t);
+    const run = initLocal(kLab, kiln);
+    assert.notEqual(run.code, 1, run.output + run.log);
+    type Doc = { v1: Record<string, unknown>; ds: { meta_data: Record<string, unknown> } };
+    // The sensitive file: kiln's public one also redacts keys that name passwords and user data (src/util/redact.ts).
+    const read = (root: string) => JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data-sensitive.json'), 'utf8')) as Doc;
+    const [a, b] = [read(ci), read(kiln)];
+    for (const key of ['cloud_name', 'platform', 'subplatform', 'instance_id', 'local_hostname', 'region', 'availability_zone', 'public_ssh_keys', 'cloud_id']) {
+      assert.deepEqual(b.v1[key], a.v1[key], `v1.${key}`);
+    }
+    const strip = (md: Record<string, unknown>) => Object.fromEntries(Object.entries(md).filter(([k]) => k !== 'random_seed'));
+    assert.deepEqual(strip(b.ds.meta_data), strip(a.ds.meta_data), 'ds.meta_data');
+    const eni = (root: string) => readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8');
+    assert.equal(eni(kiln), eni(ci), 'the rendered ENI');
+  });
+}
