@@ -11,7 +11,9 @@ export interface EndpointProbe<T> {
 
 /**
  * Returns the first base URL whose probe succeeds (all are tried at once each round; the first answer wins).
- * Rounds repeat `retries` times with backoff, all inside `maxWait` seconds and the caller's signal.
+ * As cloud-init's wait_for_url, rounds go on until `maxWait` seconds have passed (a fleet riding out a 429/503
+ * storm must not give up after a count of refusals); only with no `maxWait` (0 or less) does `retries` bound
+ * them. Waits between rounds back off exponentially with jitter, and everything stops with the caller's signal.
  */
 export async function waitForEndpoint<T>(
   source: string,
@@ -24,7 +26,8 @@ export async function waitForEndpoint<T>(
   const signal = budget && parent ? AbortSignal.any([budget, parent]) : (budget ?? parent ?? new AbortController().signal);
   const errors: string[] = [];
   const started = Date.now();
-  for (let round = 0; round <= Math.max(0, settings.retries); round++) {
+  const lastRound = budget ? Number.POSITIVE_INFINITY : Math.max(0, settings.retries);
+  for (let round = 0; round <= lastRound; round++) {
     if (signal.aborted) break;
     const roundCtl = new AbortController();
     const roundSignal = AbortSignal.any([signal, roundCtl.signal]);
@@ -48,9 +51,9 @@ export async function waitForEndpoint<T>(
       // A definite refusal (e.g. a 4xx that retrying cannot change) is as final as a success.
       if (all.every((e) => (e as { final?: boolean }).final)) break;
     }
-    if (round < settings.retries) {
+    if (round < lastRound) {
       try {
-        await abortableSleep(Math.min(1000 * 2 ** round, 5000) * (0.5 + Math.random() / 2), signal);
+        await abortableSleep(Math.min(1000 * 2 ** Math.min(round, 10), 5000) * (0.5 + Math.random() / 2), signal);
       } catch {
         break;
       }

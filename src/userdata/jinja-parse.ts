@@ -160,8 +160,15 @@ function tokenize(text: string, line: number): Tok[] {
 }
 
 /** A recursive-descent parser over one tag's tokens. */
+/**
+ * How deep expressions and blocks may nest. Python's jinja2 stops at the interpreter's recursion limit (~1000
+ * frames, a few per level) with a RecursionError; kiln says so in a TemplateError rather than exhausting the stack.
+ */
+const MAX_NESTING = 200;
+
 class ExprParser {
   private pos = 0;
+  private depth = 0;
   constructor(
     private readonly toks: Tok[],
     private readonly line: number,
@@ -201,7 +208,12 @@ class ExprParser {
   }
 
   expr(): Expr {
-    return this.cond();
+    if (++this.depth > MAX_NESTING) throw new TemplateError(this.peek()?.line ?? this.line, `expression nested more than ${MAX_NESTING} levels deep`);
+    try {
+      return this.cond();
+    } finally {
+      this.depth--;
+    }
   }
   /** An expression without the `x if y else z` form (for `for ... in X if cond`). */
   orExpr(): Expr {
@@ -435,7 +447,16 @@ function parseTargets(p: ExprParser): string[] {
 export function parseTemplate(src: string): Node[] {
   const chunks = lex(src);
   let pos = 0;
+  let depth = 0;
   const parseBody = (stops: string[]): { nodes: Node[]; stop: string; stopChunk?: Chunk } => {
+    if (++depth > MAX_NESTING) throw new TemplateError(chunks[pos - 1]?.line ?? 1, `blocks nested more than ${MAX_NESTING} levels deep`);
+    try {
+      return parseBlock(stops);
+    } finally {
+      depth--;
+    }
+  };
+  const parseBlock = (stops: string[]): { nodes: Node[]; stop: string; stopChunk?: Chunk } => {
     const nodes: Node[] = [];
     while (pos < chunks.length) {
       const c = chunks[pos++] as Chunk;

@@ -1,5 +1,6 @@
 // A boot on a read-only root (issue 23: it printed `kiln: internal error` with a JavaScript stack) ends with
-// one line per failure that names the path and says the file system is read-only; never a stack trace.
+// one line per failure that names the path and says the file system is read-only; a full disk likewise names the
+// file it could not write. Never a stack trace.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -24,4 +25,24 @@ test('every stage on a read-only root fails with a clear line naming the path, n
   assert.doesNotMatch(r.stderr, /internal error|^\s+at /m, 'no JavaScript stack reaches the user');
   assert.match(r.stderr, new RegExp(`cannot mkdir ${root}/var/\\S+: the file system is read-only`));
   assert.match(r.stderr, /cannot write the log .*cloud-init\.log: cannot mkdir .*: the file system is read-only/);
+});
+
+test('a full disk ends each stage with a clear line naming the path, never a stack trace', (t) => {
+  const binary = builtBinary('kiln-linux-x64');
+  if (!need(t, isRoot() && hasCommand('unshare') && binary !== undefined, 'needs root (a small tmpfs in a private mount namespace), unshare and dist/kiln-linux-x64')) return;
+  const root = tempDir(t);
+  const seed = `${root}/var/lib/cloud/seed/nocloud`;
+  const script = [
+    `mount -t tmpfs -o size=512k tmpfs ${root}`,
+    `mkdir -p ${seed} ${root}/var/log`,
+    `printf 'instance-id: iid-full\\n' > ${seed}/meta-data`,
+    `printf '#cloud-config\\nhostname: full\\n' > ${seed}/user-data`,
+    `dd if=/dev/zero of=${root}/filler bs=4k 2>/dev/null; true`,
+    ...['init --local', 'init'].map((s) => `${binary} --root ${root} ${s}; echo "exit $?"`),
+  ].join('\n');
+  const r = spawnSync('unshare', ['--mount', 'sh', '-c', script], { encoding: 'utf8', timeout: 120_000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(r.stdout.match(/^exit \d+$/gm), ['exit 1', 'exit 1'], r.stdout + r.stderr);
+  assert.doesNotMatch(r.stderr, /internal error|^\s+at /m, 'no JavaScript stack reaches the user');
+  assert.match(r.stderr, /cannot write \/var\/lib\/cloud\/\S+: ENOSPC: no space left on device/);
 });

@@ -11,6 +11,7 @@ if (soaks.length !== 1) {
   console.error(`usage: npm run soak -- NAME [args]; NAME is one of: ${all.map((f) => f.replace(/^.*\//, '').replace(/\.soak\.ts$/, '')).join(', ')}`);
   process.exit(2);
 }
-const built = await bundleTests(soaks, join(repo, '.build', 'soak'));
+// Each soak bundles into a folder of its own, so that two soaks can run at once.
+const built = await bundleTests(soaks, join(repo, '.build', 'soak', name));
 const r = spawnSync(process.execPath, [built[0], ...args], { stdio: 'inherit', env: { ...process.env, KILN_REPO: repo } });
 process.exit(r.status ?? 1);
