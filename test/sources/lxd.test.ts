@@ -7,7 +7,7 @@ import { test, type TestContext } from 'node:test';
 import { buildInstanceData, redactInstanceData } from '../../src/runner/instance-data';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import type { Platform, RunOpts, RunResult } from '../../src/platform/platform';
-import type { CrawlContext, DetectContext, InstanceData } from '../../src/sources/datasource';
+import type { CrawlContext, DetectContext } from '../../src/sources/datasource';
 import { defaultLxdNicName } from '../../src/sources/lxd/fallback-network';
 import { lxdSource } from '../../src/sources/lxd/lxd';
 import { datasourceByName } from '../../src/sources/registry';
@@ -323,4 +323,20 @@ test('datasource.LXD.socket_path must be absolute', async (t) => {
   await assert.rejects(lxdSource.crawl(crawlCtx(sb, { socket_path: 'dev/lxd/sock' })), /socket_path must be an absolute path/);
 });
 
-export type { InstanceData };
+
+test('devel serve-metadata --kind lxd needs --socket, and --socket is for lxd only', async () => {
+  const { parseInvocation } = await import('../../src/cli/parse-args');
+  const { COMMANDS } = await import('../../src/cli/registry');
+  const { UsageError } = await import('../../src/util/errors');
+  const { buildFacts } = await import('../../src/build-info');
+  for (const [argv, want] of [
+    [['--kind', 'lxd', '--dir', '/tmp'], /--kind lxd needs --socket PATH/],
+    [['--kind', 'ec2', '--dir', '/tmp', '--socket', '/tmp/s'], /--socket is for --kind lxd only/],
+  ] as Array<[string[], RegExp]>) {
+    const inv = parseInvocation(['devel', 'serve-metadata', ...argv], COMMANDS, 'kiln');
+    assert.ok(inv.command);
+    const logger = new Logger();
+    const ctx = { face: 'kiln', facts: buildFacts, root: '/', dryRun: false, debug: false, logger, log: logger.for('test'), io: { out: () => undefined, err: () => undefined }, env: {}, platform: () => assert.fail('not used') };
+    await assert.rejects(inv.command.run(ctx as never, inv.args), (err: unknown) => err instanceof UsageError && want.test(err.message));
+  }
+});

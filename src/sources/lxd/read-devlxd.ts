@@ -107,7 +107,8 @@ export async function readDevLxd(opts: DevLxdRequestOptions): Promise<DevLxdCraw
   const devices = await get(opts, devicesRoute);
   if (ok(devices)) {
     const doc = parseJson(devices, devicesRoute);
-    if (doc && typeof doc === 'object' && !Array.isArray(doc) && Object.keys(doc).length > 0) crawl.devices = doc as Record<string, unknown>;
+    if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new SourceError('LXD', `${LXD_URL}${devicesRoute} must be a JSON object of devices, not ${devices.text().slice(0, 200)}`);
+    crawl.devices = doc as Record<string, unknown>;
   } else {
     opts.log.debug(`Skipping ${LXD_URL}${devicesRoute} on [HTTP:${devices.status}]:${devices.text()}`);
   }
