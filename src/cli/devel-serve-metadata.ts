@@ -1,4 +1,4 @@
-// `devel serve-metadata`: a local OpenStack, EC2 or NoCloud-net metadata service from a folder, for testing images in CI.
+// `devel serve-metadata`: a local OpenStack, EC2, NoCloud-net or LXD (unix socket) metadata service from a folder, for testing images in CI.
 import { parseMisbehaviour, startMetadataServer, type MetadataKind, type Misbehaviour } from '../sources/serve-metadata/metadata-server';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { UsageError } from '../util/errors';
@@ -6,18 +6,19 @@ import type { Command } from './command';
 
 export const develServeMetadataCommand: Command = {
   words: ['devel', 'serve-metadata'],
-  summary: 'serve a metadata tree (openstack, ec2 with IMDSv2, nocloud) from a folder over HTTP, optionally misbehaving',
-  usage: 'devel serve-metadata --kind openstack|ec2|nocloud|azure --dir DIR [--listen 127.0.0.1:PORT] [--imdsv2 required|optional|disabled] [--misbehave RULE]… [--per-address] [--request-log FILE] [--exit-after SECONDS]',
+  summary: 'serve a metadata tree (openstack, ec2 with IMDSv2, nocloud, azure, lxd on a unix socket) from a folder over HTTP, optionally misbehaving',
+  usage: 'devel serve-metadata --kind openstack|ec2|nocloud|azure|lxd --dir DIR [--listen 127.0.0.1:PORT | --socket PATH] [--imdsv2 required|optional|disabled] [--misbehave RULE]… [--per-address] [--request-log FILE] [--exit-after SECONDS]',
   faces: ['kiln', 'cloud-init'],
   positional: [0, 0],
   flags: {
-    string: ['kind', 'dir', 'listen', 'imdsv2', 'misbehave', 'exit-after', 'token-uses', 'request-log'],
+    string: ['kind', 'dir', 'listen', 'socket', 'imdsv2', 'misbehave', 'exit-after', 'token-uses', 'request-log'],
     boolean: ['per-address'],
     repeatable: ['misbehave'],
     help: [
-      '--kind K          openstack, ec2, nocloud or azure (the folder layouts are in docs/datasources.md)',
+      '--kind K          openstack, ec2, nocloud, azure or lxd (the folder layouts are in docs/datasources.md)',
       '--dir DIR         the folder served as the tree root',
       '--listen H:P      address to listen on (default 127.0.0.1:0, a free port; the URL is printed)',
+      '--socket PATH     lxd: the unix socket to listen on (e.g. ROOT/dev/lxd/sock of a --root sandbox)',
       '--imdsv2 MODE     ec2: required (401 without a token), optional (default) or disabled (403 to PUT token)',
       '--token-uses N    ec2: a token is refused after N uses (tests token refresh)',
       '--misbehave RULE  KIND[,path=/prefix][,times=N][,value=N]; KIND is delay, status, truncate, oversize,',
@@ -30,7 +31,10 @@ export const develServeMetadataCommand: Command = {
   },
   async run(ctx, args) {
     const kind = args.flags.kind as string | undefined;
-    if (kind !== 'openstack' && kind !== 'ec2' && kind !== 'nocloud' && kind !== 'azure') throw new UsageError(`--kind must be openstack, ec2, nocloud or azure, not '${kind ?? ''}'`);
+    const kinds = ['openstack', 'ec2', 'nocloud', 'azure', 'lxd'];
+    if (!kind || !kinds.includes(kind)) throw new UsageError(`--kind must be one of ${kinds.join(', ')}, not '${kind ?? ''}'`);
+    const socket = args.flags.socket as string | undefined;
+    if ((kind === 'lxd') !== (socket !== undefined)) throw new UsageError(kind === 'lxd' ? '--kind lxd needs --socket PATH: devlxd answers on a unix socket' : '--socket is for --kind lxd only');
     const dir = args.flags.dir as string | undefined;
     if (!dir) throw new UsageError('--dir DIR is required: the folder holding the metadata tree');
     const listen = (args.flags.listen as string | undefined) ?? '127.0.0.1:0';
@@ -57,6 +61,7 @@ export const develServeMetadataCommand: Command = {
       dir,
       host: (m[1] as string).replace(/^\[|\]$/g, ''),
       port: Number(m[2]),
+      ...(socket !== undefined ? { socketPath: socket } : {}),
       misbehave: rules,
       ...(imdsv2 ? { imdsv2: imdsv2 as 'required' | 'optional' | 'disabled' } : {}),
       ...(tokenUses !== undefined ? { tokenUses } : {}),
@@ -65,7 +70,7 @@ export const develServeMetadataCommand: Command = {
         ? { onRequest: (r) => void writeSync(logFd, `${JSON.stringify({ method: r.method, path: r.path, status: r.status, address: r.local, at: Date.now() })}\n`) }
         : {}),
     });
-    ctx.io.out(`serving ${kind} metadata from ${dir} at ${server.url}\n`);
+    ctx.io.out(`serving ${kind} metadata from ${dir} at ${server.url}${server.socketPath !== undefined ? ` on ${server.socketPath}` : ''}\n`);
     await new Promise<void>((resolve) => {
       const stop = () => {
         process.off('SIGINT', stop);

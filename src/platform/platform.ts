@@ -63,8 +63,8 @@ export interface OsVersion {
 
 /** What `stat` reports about a path inside the root (symlinks followed, as Python's os.path.isfile). */
 export interface FileStat {
-  /** 'symlink' only when asked not to follow a final link. */
-  type: 'file' | 'directory' | 'symlink' | 'other';
+  /** 'symlink' only when asked not to follow a final link; 'socket' for a unix socket (LXD's /dev/lxd/sock). */
+  type: 'file' | 'directory' | 'symlink' | 'socket' | 'other';
   /** Permission bits (0o7777). */
   mode: number;
   size: number;

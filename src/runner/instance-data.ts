@@ -87,12 +87,12 @@ function standardized(input: InstanceDataInput, machine: string, platformText: s
 }
 
 /** Paths ('a/b/c') of every sensitive key present in DOC, as cloud-init lists them in sensitive_keys. */
-function sensitivePaths(value: unknown, path: string, out: string[]): string[] {
+function sensitivePaths(value: unknown, path: string, out: string[], keys: readonly string[] = SENSITIVE_KEYS): string[] {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return out;
   for (const [k, v] of Object.entries(value)) {
     const p = path ? `${path}/${k}` : k;
-    if (SENSITIVE_KEYS.includes(k)) out.push(p);
-    else sensitivePaths(v, p, out);
+    if (keys.includes(k)) out.push(p);
+    else sensitivePaths(v, p, out, keys);
   }
   return out;
 }
@@ -102,12 +102,10 @@ export function buildInstanceData(input: InstanceDataInput): Record<string, unkn
   const machine = MACHINE[arch()] ?? arch();
   const platformText = systemPlatform(machine);
   const v1 = standardized(input, machine, platformText);
-  const ds: Record<string, unknown> = {
-    _doc: 'EXPERIMENTAL: The structure and format of content scoped under the \'ds\' key may change in subsequent releases of cloud-init.',
-    meta_data: input.instance.metadata,
-    ...(input.instance.extra ?? {}),
-  };
-  const doc: Record<string, unknown> = {
+  const experimental = 'EXPERIMENTAL: The structure and format of content scoped under the \'ds\' key may change in subsequent releases of cloud-init.';
+  const crawled = input.instance.crawledMetadata;
+  const ds: Record<string, unknown> = crawled ? { ...crawled, _doc: experimental } : { _doc: experimental, meta_data: input.instance.metadata, ...(input.instance.extra ?? {}) };
+  const full: Record<string, unknown> = {
     base64_encoded_keys: [],
     ds,
     merged_cfg: restrictedSystemConfig(input.systemConfig),
@@ -122,19 +120,20 @@ export function buildInstanceData(input: InstanceDataInput): Record<string, unkn
     },
     v1,
   };
-  doc.sensitive_keys = sensitivePaths(doc, '', []);
-  return doc;
+  full.sensitive_keys = sensitivePaths(full, '', [], [...SENSITIVE_KEYS, ...(input.instance.sensitiveKeys ?? [])]);
+  return full;
 }
 
-/** A copy with every sensitive key (and any key that names a secret) replaced for non-root readers. */
+/** A copy with every sensitive key (those in its sensitive_keys, and any key that names a secret) replaced for non-root readers. */
 export function redactInstanceData(doc: Record<string, unknown>): Record<string, unknown> {
+  const listed = new Set(Array.isArray(doc.sensitive_keys) ? (doc.sensitive_keys as unknown[]).filter((p): p is string => typeof p === 'string') : []);
   const walk = (value: unknown, path: string): unknown => {
     if (Array.isArray(value)) return value.map((v) => walk(v, path));
     if (value === null || typeof value !== 'object') return value;
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       const p = path ? `${path}/${k}` : k;
-      out[k] = SENSITIVE_KEYS.includes(k) || (path !== '' && isSecretKey(k)) ? REDACT_SENSITIVE_VALUE : walk(v, p);
+      out[k] = SENSITIVE_KEYS.includes(k) || listed.has(p) || (path !== '' && isSecretKey(k)) ? REDACT_SENSITIVE_VALUE : walk(v, p);
     }
     return out;
   };

@@ -93,6 +93,7 @@ export const ec2Source: Datasource = {
     const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
     const base: HttpRequest = { timeoutMs: s.timeout * 1000, ...(ctx.signal ? { signal: ctx.signal } : {}) };
     try {
+      // Ec2Local brings IPv6 up too (IMDS answers at fd00:ec2::254), and goes on with it when DHCPv4 fails.
       return await withEphemeralNetwork(ctx.network, async () => {
         const { value: session } = await waitForEndpoint(
           'Ec2',
@@ -140,7 +141,7 @@ export const ec2Source: Datasource = {
         // cloud-init's apply_full_imds_network_config (default true): false configures the fallback NIC only.
         if (data.networkConfig && !boolSetting(ctx.settings, 'apply_full_imds_network_config', true)) data.networkConfig.full = false;
         return data;
-      });
+      }, { ipv6: true });
     } catch (err) {
       if (err instanceof HttpError) throw new SourceError('Ec2', `${err.kind === 'budget' ? 'wait budget ran out' : err.kind}: ${err.message}`, { cause: err });
       throw err;

@@ -1,6 +1,7 @@
 // Short-lived networking for sources read before the network is configured (cloud-init's ephemeral DHCP), through the platform.
 import type { Platform } from '../platform/platform';
 import type { Log } from '../util/log';
+import { monotonicMs } from '../util/monotonic-clock';
 import { fsPromises } from '../util/on-demand-builtins';
 import { parseDhclientLease } from './dhclient-lease';
 import { SourceError } from './source-error';
@@ -8,12 +9,24 @@ import { SourceError } from './source-error';
 /** A lease that is up; `release()` undoes everything `up()` did. */
 export interface EphemeralLease {
   interface: string;
+  /** What is usable, when it is not simply a DHCPv4 lease: 'using link-local ipv6' (cloud-init's state message). */
+  state?: string;
   release(): Promise<void>;
+}
+
+/** What a source asks of the temporary network (cloud-init's EphemeralIPNetwork arguments). */
+export interface EphemeralUpOptions {
+  /**
+   * Also bring up IPv6 on the interface (its link-local address, usable once duplicate address detection is
+   * done; routes come from router advertisements), and go on with IPv6 alone when DHCPv4 gets no lease:
+   * Ec2Local's ipv6=True, for IMDS at fd00:ec2::254.
+   */
+  ipv6?: boolean;
 }
 
 /** Injected into CrawlContext; tests pass a fake that records calls. */
 export interface EphemeralNetwork {
-  up(): Promise<EphemeralLease>;
+  up(opts?: EphemeralUpOptions): Promise<EphemeralLease>;
 }
 
 export interface LinuxDhcpOptions {
@@ -22,6 +35,8 @@ export interface LinuxDhcpOptions {
   /** Interface to use; by default the first non-loopback one under /sys/class/net with a carrier or an address file. */
   interface?: string;
   timeoutMs?: number;
+  /** How long IPv6 may take to have a usable link-local address (duplicate address detection); default 10 s. */
+  ipv6WaitMs?: number;
   /**
    * Whether kiln runs in the host's network namespace (default: /proc/self/ns/net against PID 1's). Under a
    * --root other than '/', commands see kiln's network namespace, so a lease there would change the host.
@@ -78,11 +93,15 @@ exit 0
 `;
 
 /** Runs fn with a lease held when NETWORK is given (released afterwards, even on error), or directly when not. */
-export async function withEphemeralNetwork<T>(network: EphemeralNetwork | undefined, fn: () => Promise<T>): Promise<T> {
+export async function withEphemeralNetwork<T>(network: EphemeralNetwork | undefined, fn: () => Promise<T>, opts?: EphemeralUpOptions): Promise<T> {
   if (!network) return fn();
-  const lease = await network.up();
+  const lease = await network.up(opts);
   try {
     return await fn();
+  } catch (err) {
+    // A crawl that failed on IPv6 alone says so: the missing DHCPv4 lease is likely the real trouble.
+    if (lease.state && err instanceof SourceError) throw new SourceError(err.subject, `${err.message.slice(err.subject.length + 2)} (${lease.state} on ${lease.interface}: no DHCPv4 lease)`, { cause: err });
+    throw err;
   } finally {
     await lease.release();
   }
@@ -120,19 +139,76 @@ async function linkIsUp(platform: Platform, nic: string): Promise<boolean> {
 }
 
 /**
+ * cloud-init's EphemeralIPv6Network: the link up (the kernel then gives it a link-local address and solicits
+ * routers), and, beyond cloud-init, a wait (polling `ip -6 addr`, up to WAIT_MS) until that address has passed
+ * duplicate address detection, so the first request does not fail on a tentative address. The address, or
+ * undefined when none became usable (IPv6 off on the link, DAD failed, no `ip`).
+ */
+export async function usableLinkLocalIpv6(platform: Platform, log: Log, nic: string, waitMs: number): Promise<string | undefined> {
+  if (!(await linkIsUp(platform, nic))) {
+    const r = await platform.run(['ip', 'link', 'set', 'dev', nic, 'up'], { allowFailure: true, timeoutMs: 5000 });
+    if (r.code !== 0) {
+      log.debug(`ephemeral ipv6: could not set ${nic} up: ${r.stderr.trim()}`);
+      return undefined;
+    }
+  }
+  const started = monotonicMs();
+  const deadline = started + waitMs;
+  for (;;) {
+    const r = await platform.run(['ip', '-6', '-o', 'addr', 'show', 'dev', nic, 'scope', 'link'], { allowFailure: true, timeoutMs: 5000 });
+    const line = r.code === 0 ? r.stdout.split('\n').find((l) => /\binet6 fe80:/i.test(l)) : undefined;
+    const address = line ? /\binet6 (\S+)/.exec(line)?.[1] : undefined;
+    if (address && /\bdadfailed\b/.test(line ?? '')) {
+      log.warn(`ephemeral ipv6: the link-local address ${address} on ${nic} failed duplicate address detection`);
+      return undefined;
+    }
+    if (address && !/\btentative\b/.test(line ?? '')) return address;
+    // The kernel adds the (tentative) address as the link comes up: none after a while means IPv6 is off there.
+    const noAddressYet = !address && monotonicMs() - started >= Math.min(waitMs, 3000);
+    if (noAddressYet || monotonicMs() >= deadline) {
+      log.debug(`ephemeral ipv6: no usable link-local address on ${nic} within ${waitMs} ms${address ? ` (${address} still tentative)` : ''}`);
+      return undefined;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/**
  * DHCP with dhclient (one shot, `-sf /bin/true`, the lease applied by kiln) or busybox udhcpc (kiln's own hook
  * script). The lease is dropped with `dhclient -r` and an address flush, as cloud-init tears its lease down.
  */
 export class LinuxEphemeralDhcp implements EphemeralNetwork {
   constructor(private readonly opts: LinuxDhcpOptions) {}
 
-  async up(): Promise<EphemeralLease> {
+  async up(opts: EphemeralUpOptions = {}): Promise<EphemeralLease> {
     const { platform, log } = this.opts;
     if (platform.root !== '/' && (await (this.opts.sharesHostNetwork ?? sharesHostNetworkNamespace)())) {
       throw new EphemeralNetworkRefused('ephemeral-dhcp', `no temporary DHCP lease under --root ${platform.root}: kiln runs in the host's network namespace and would change the host's interfaces (run it in the target's own, e.g. with ip netns exec)`);
     }
     const nic = this.opts.interface ?? (await fallbackInterface(platform));
     if (!nic) throw new SourceError('ephemeral-dhcp', 'no network interface (besides loopback and virtual ones) to bring up a temporary DHCP lease on');
+    if (!opts.ipv6) return this.dhcpv4(nic);
+    // As cloud-init's EphemeralIPNetwork: DHCPv4 first, then IPv6; either one is enough, and when neither
+    // works the DHCPv4 error is the one reported.
+    let v4: EphemeralLease | undefined;
+    let v4Error: unknown;
+    try {
+      v4 = await this.dhcpv4(nic);
+    } catch (err) {
+      v4Error = err;
+    }
+    // With a DHCPv4 lease the link is up and IPv6 comes with it; nothing is waited for, as in cloud-init.
+    if (v4) return v4;
+    const v6 = await usableLinkLocalIpv6(platform, log, nic, this.opts.ipv6WaitMs ?? 10_000);
+    if (!v6) throw v4Error;
+    log.info(`temporary network on ${nic}: no DHCPv4 lease, using link-local ipv6 (${v6})`);
+    // cloud-init leaves the link up after IPv6 (its EphemeralIPv6Network has nothing to undo).
+    return { interface: nic, state: 'using link-local ipv6', release: async () => undefined };
+  }
+
+  /** A DHCPv4 lease on NIC, with dhclient or udhcpc; released with its address, the link set down if it was. */
+  private async dhcpv4(nic: string): Promise<EphemeralLease> {
+    const { platform, log } = this.opts;
     const timeoutMs = this.opts.timeoutMs ?? 30_000;
     const pidFile = `/run/kiln-ephemeral-dhcp.${nic}.pid`;
     const leaseFile = `/run/kiln-ephemeral-dhcp.${nic}.lease`;

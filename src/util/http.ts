@@ -78,6 +78,11 @@ export interface HttpClientOptions {
   /** Sleeps between retries (tests may shorten them); honours the signal. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
+  /**
+   * A unix socket every request goes to (LXD's /dev/lxd/sock): the URL's host only names the service, no proxy
+   * applies, and no TCP connection is made.
+   */
+  socketPath?: string;
 }
 
 /** One client per crawl: holds its connection pools; call close() when done so no socket keeps the process alive. */
@@ -95,6 +100,10 @@ export class HttpClient {
   }
 
   private dispatcherFor(url: URL, { Agent, EnvHttpProxyAgent }: Awaited<ReturnType<typeof loadUndici>>): Dispatcher {
+    if (this.opts.socketPath !== undefined) {
+      this.direct ??= new Agent({ keepAliveTimeout: 2000, connections: 8, connect: { socketPath: this.opts.socketPath } });
+      return this.direct;
+    }
     const env = this.opts.env ?? {};
     const hasProxy = Boolean(env.http_proxy || env.HTTP_PROXY || env.https_proxy || env.HTTPS_PROXY);
     if (hasProxy && !isLocalHost(url.hostname)) {

@@ -68,11 +68,24 @@ function makeLab(t: TestContext, withDhcp: boolean, mac = MAC): Lab {
   return lab;
 }
 
-/** The mock EC2 IMDS on 169.254.169.254:80 inside the server namespace; resolves once it listens. */
-async function serveMetadata(t: TestContext, lab: Lab, kind: 'ec2' | 'openstack' = 'ec2'): Promise<ChildProcess> {
+/**
+ * The server side of EC2's IPv6 IMDS: fd00:ec2::254 on vs0 and radvd advertising a default route (no prefix),
+ * so the client reaches it from its link-local address alone, as an instance in an IPv6 subnet does.
+ */
+function addIpv6Imds(t: TestContext, lab: Lab): void {
+  sh(['ip', '-n', lab.server, 'addr', 'add', 'fd00:ec2::254/128', 'dev', 'vs0', 'nodad']); // usable before the client's end is up
+  sh(['ip', 'netns', 'exec', lab.server, 'sysctl', '-qw', 'net.ipv6.conf.all.forwarding=1']);
+  const conf = join(lab.dir, 'radvd.conf');
+  writeFileSync(conf, 'interface vs0 {\n  AdvSendAdvert on;\n  MinRtrAdvInterval 3;\n  MaxRtrAdvInterval 4;\n  AdvDefaultLifetime 600;\n};\n');
+  const radvd = spawn('ip', ['netns', 'exec', lab.server, 'radvd', '--nodaemon', '-C', conf, '-p', join(lab.dir, 'radvd.pid'), '-m', 'stderr'], { stdio: 'ignore' });
+  t.after(() => void radvd.kill('SIGKILL'));
+}
+
+/** The mock EC2 IMDS on 169.254.169.254:80 (or LISTEN) inside the server namespace; resolves once it listens. */
+async function serveMetadata(t: TestContext, lab: Lab, kind: 'ec2' | 'openstack' = 'ec2', listen = '169.254.169.254:80'): Promise<ChildProcess> {
   const how = kind === 'ec2' ? ['--kind', 'ec2', '--dir', EC2_TREE, '--imdsv2', 'required'] : ['--kind', 'openstack', '--dir', OPENSTACK_TREE];
   const child = spawn('ip', ['netns', 'exec', lab.server, process.execPath, process.argv[1] as string], {
-    env: { ...process.env, [ROLE_ENV]: 'serve', [ARGV_ENV]: JSON.stringify(['devel', 'serve-metadata', ...how, '--listen', '169.254.169.254:80']) },
+    env: { ...process.env, [ROLE_ENV]: 'serve', [ARGV_ENV]: JSON.stringify(['devel', 'serve-metadata', ...how, '--listen', listen]) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   t.after(() => void child.kill('SIGKILL'));
@@ -81,7 +94,7 @@ async function serveMetadata(t: TestContext, lab: Lab, kind: 'ec2' | 'openstack'
     const timer = setTimeout(() => reject(new Error(`metadata server did not start: ${out}`)), 20_000);
     child.stdout.on('data', (b: Buffer) => {
       out += b.toString();
-      if (out.includes('169.254.169.254')) {
+      if (out.includes(' at http://')) {
         clearTimeout(timer);
         resolve(child);
       }
@@ -260,14 +273,37 @@ function registerTests(): void {
     assert.match(run.log, /local_dhcp is off/);
   });
 
-  test('no DHCP answer: a bounded wait, a clear warning, init-local goes on and leaves the NIC as it was', async (t) => {
+  test('IPv6 IMDS only (no DHCP server): Ec2Local goes on with link-local IPv6 and reads fd00:ec2::254', async (t) => {
+    if (!canRun(t)) return;
+    if (!need(t, hasCommand('radvd'), 'needs radvd to advertise the IPv6 route to fd00:ec2::254')) return;
+    const lab = makeLab(t, false);
+    addIpv6Imds(t, lab);
+    await serveMetadata(t, lab, 'ec2', '[fd00:ec2::254]:80');
+    const root = makeRoot(t, { sys_vendor: 'Amazon EC2', product_uuid: 'ec2e1916-9099-7caf-fd21-012345abcdef' });
+    const cfg = join(root, 'etc/cloud/cloud.cfg');
+    writeFileSync(cfg, readFileSync(cfg, 'utf8').replace("metadata_urls: ['http://169.254.169.254']", "metadata_urls: ['http://169.254.169.254', 'http://[fd00:ec2::254]']").replace('max_wait: 10', 'max_wait: 20'));
+    const run = initLocal(lab, root);
+    assert.notEqual(run.code, 1, run.output + run.log);
+    assert.match(run.log, /temporary network on eth0: no DHCPv4 lease, using link-local ipv6 \(fe80:/);
+    assert.match(run.log, /Ec2: using metadata source 'http:\/\/\[fd00:ec2::254\]'/);
+    assert.match(run.log, /Found datasource Ec2/);
+    const data = JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8')) as { v1: { instance_id: string } };
+    assert.equal(data.v1.instance_id, 'i-0123456789abcdef0');
+    assert.match(readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8'), /iface eth0 inet6 dhcp/);
+    // No IPv4 address was ever taken; the link stays up with its link-local address, as cloud-init leaves it.
+    assert.doesNotMatch(clientAddresses(lab), /inet /);
+    assert.match(sh(['ip', '-n', lab.client, '-6', '-o', 'addr', 'show', 'dev', 'eth0', 'scope', 'link']), /inet6 fe80:/);
+  });
+
+  test('no DHCP answer and no IPv6 route: a bounded wait, a clear warning, init-local goes on, no address left', async (t) => {
     if (!canRun(t)) return;
     const lab = makeLab(t, false);
     const root = makeRoot(t, { sys_vendor: 'Amazon EC2' });
     const run = initLocal(lab, root);
     assert.notEqual(run.code, 1, run.output + run.log);
     assert.ok(run.ms < 30_000, `init-local took ${run.ms} ms`);
-    assert.match(run.log, /WARNING.*datasource Ec2 failed: .*no DHCP answer on eth0/);
+    // As Ec2Local: without a DHCPv4 lease the crawl still tries IPv6 link-local (here nothing routes), up to max_wait.
+    assert.match(run.log, /WARNING.*datasource Ec2 failed: .*using link-local ipv6 on eth0: no DHCPv4 lease/);
     assert.doesNotMatch(clientAddresses(lab), /inet /);
     const status = JSON.parse(readFileSync(join(root, 'run/cloud-init/status.json'), 'utf8')) as { v1: { 'init-local': { finished: number | null } } };
     assert.notEqual(status.v1['init-local'].finished, null);

@@ -173,7 +173,7 @@ export class LinuxPlatform implements Platform {
     const host = opts?.followLinks === false ? await this.resolveParentOnly(path) : await this.resolve(path);
     const st = statOrUndefined(host, opts?.followLinks !== false);
     if (!st) return undefined;
-    const type = st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other';
+    const type = st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'directory' : st.isSocket() ? 'socket' : 'other';
     const held = this.accountWrites.textOf(rootPath(path));
     return { type, mode: st.mode & 0o7777, size: held !== undefined ? Buffer.byteLength(held, 'utf8') : st.size };
   }

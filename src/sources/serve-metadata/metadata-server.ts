@@ -1,12 +1,13 @@
-// A local metadata service serving OpenStack, EC2 (IMDSv2 token rules) or NoCloud-net trees from a folder, misbehaving on request.
+// A local metadata service serving OpenStack, EC2 (IMDSv2 token rules), NoCloud-net or LXD (on a unix socket) trees from a folder, misbehaving on request.
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { posix } from 'node:path';
 import { azureAnswer, readRequestBody } from './azure';
+import { lxdAnswer } from './lxd';
 
-export type MetadataKind = 'openstack' | 'ec2' | 'nocloud' | 'azure';
+export type MetadataKind = 'openstack' | 'ec2' | 'nocloud' | 'azure' | 'lxd';
 
 /** One deliberate fault. Rules match by path prefix; `times` limits how often a rule fires (default: always). */
 export interface Misbehaviour {
@@ -26,6 +27,8 @@ export interface MetadataServerOptions {
   /** '127.0.0.1' by default; port 0 picks a free one. */
   host?: string;
   port?: number;
+  /** Listen on this unix socket instead of host:port (LXD's /dev/lxd/sock); an old socket file there is replaced. */
+  socketPath?: string;
   misbehave?: Misbehaviour[];
   /** EC2 only: 'required' answers 401 without a token; 'optional' (default) accepts IMDSv1; 'disabled' answers 403 to PUT token. */
   imdsv2?: 'required' | 'optional' | 'disabled';
@@ -52,8 +55,10 @@ export interface RequestRecord {
 }
 
 export interface RunningMetadataServer {
-  /** 'http://127.0.0.1:PORT' without a trailing slash. */
+  /** 'http://127.0.0.1:PORT' without a trailing slash; 'http://lxd' on a unix socket. */
   url: string;
+  /** The unix socket listened on, when one was asked for. */
+  socketPath?: string;
   port: number;
   /** Every request answered or dropped, in order. */
   requests: RequestRecord[];
@@ -169,6 +174,10 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
       if (verdict) return send(req, res, verdict.status, verdict.body);
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(req, res, 405, 'method not allowed\n');
+    if (opts.kind === 'lxd') {
+      const answer = await lxdAnswer(root, path);
+      return send(req, res, answer.status, answer.body, { 'content-type': answer.contentType });
+    }
     const served = await resolveTree(await rootFor(req), path, opts.kind);
     if (!served) return send(req, res, 404, 'not found\n');
     return send(req, res, 200, served);
@@ -209,22 +218,27 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
+  // A socket left by an earlier run would make listen fail; anything else at that path is left for listen to refuse.
+  if (opts.socketPath !== undefined && (await fsp.lstat(opts.socketPath).catch(() => undefined))?.isSocket()) await fsp.rm(opts.socketPath);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
+    if (opts.socketPath !== undefined) server.listen(opts.socketPath, () => resolve());
+    else server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
   });
+  const closeAll = () =>
+    new Promise<void>((resolve) => {
+      for (const t of timers) clearTimeout(t);
+      for (const s of sockets) s.destroy();
+      server.close(() => resolve());
+    });
+  if (opts.socketPath !== undefined) return { url: 'http://lxd', port: 0, socketPath: opts.socketPath, requests, close: closeAll };
   const addr = server.address() as AddressInfo;
   const hostPart = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   return {
     url: `http://${hostPart}:${addr.port}`,
     port: addr.port,
     requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const t of timers) clearTimeout(t);
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: closeAll,
   };
 }
 

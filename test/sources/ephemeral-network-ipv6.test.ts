@@ -1,0 +1,108 @@
+// Ec2Local's IPv6 in the temporary network: DHCPv4 first, IPv6 link-local when it fails, the address waited for past DAD.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Platform, RunOpts, RunResult } from '../../src/platform/platform';
+import { LinuxEphemeralDhcp, usableLinkLocalIpv6, withEphemeralNetwork, type EphemeralNetwork, type EphemeralUpOptions } from '../../src/sources/ephemeral-network';
+import { SourceError } from '../../src/sources/source-error';
+import { Logger } from '../../src/util/log';
+
+const log = new Logger().for('test');
+
+/**
+ * A target with busybox's udhcpc (no dhclient) on ens3: DHCP answers with DHCP_CODE; `ip -6 addr` shows the
+ * link-local address in the states ADDR_STATES gives, one per query (the last one repeats).
+ */
+function fakeTarget(dhcpCode: number, addrStates: Array<'none' | 'tentative' | 'ok' | 'dadfailed'>, linkUp = false) {
+  const runs: string[] = [];
+  let queries = 0;
+  let up = linkUp;
+  const unused = async (): Promise<never> => {
+    throw new Error('not used');
+  };
+  const platform: Platform = {
+    root: '/',
+    os: 'linux',
+    hostPath: (p) => p,
+    readFile: unused,
+    readText: unused,
+    readTextIfExists: async () => undefined,
+    exists: async () => false,
+    listDir: async (p) => {
+      if (p === '/sys/class/net') return ['lo', 'ens3'];
+      throw new Error('ENOENT');
+    },
+    writeFile: async () => undefined,
+    mkdir: unused,
+    remove: async () => undefined,
+    symlink: unused,
+    osVersion: unused,
+    setHostname: unused,
+    run: async (cmd: string[] | string, _opts?: RunOpts): Promise<RunResult> => {
+      const line = typeof cmd === 'string' ? cmd : cmd.join(' ');
+      runs.push(line);
+      if (/command -v dhclient/.test(line)) return { code: 1, stdout: '', stderr: '' };
+      if (line === 'ip link set dev ens3 up') up = true;
+      if (line === 'ip link set dev ens3 down') up = false;
+      if (line === 'ip -o link show dev ens3') return { code: 0, stdout: `2: ens3: <BROADCAST,MULTICAST${up ? ',UP,LOWER_UP' : ''}> mtu 1500\n`, stderr: '' };
+      if (line.startsWith('udhcpc')) return dhcpCode === 0 ? { code: 0, stdout: 'kiln-lease ens3 10.0.0.9/24 router 10.0.0.1\n', stderr: '' } : { code: 1, stdout: '', stderr: 'no lease, failing' };
+      if (line === 'ip -6 -o addr show dev ens3 scope link') {
+        const state = addrStates[Math.min(queries++, addrStates.length - 1)];
+        if (state === 'none' || !up) return { code: 0, stdout: '', stderr: '' };
+        const flags = state === 'ok' ? '' : ` ${state}`;
+        return { code: 0, stdout: `2: ens3    inet6 fe80::5054:ff:fe12:3456/64 scope link${flags} \\       valid_lft forever preferred_lft forever\n`, stderr: '' };
+      }
+      return { code: 0, stdout: '', stderr: '' };
+    },
+  };
+  return { platform, runs };
+}
+
+test('ipv6: no DHCPv4 lease, so IPv6 link-local is used once it has passed DAD (cloud-init: "using link-local ipv6")', async () => {
+  const { platform, runs } = fakeTarget(1, ['tentative', 'tentative', 'ok']);
+  const lease = await new LinuxEphemeralDhcp({ platform, log }).up({ ipv6: true });
+  assert.equal(lease.interface, 'ens3');
+  assert.equal(lease.state, 'using link-local ipv6');
+  assert.equal(runs.filter((r) => r.startsWith('udhcpc')).length, 1, 'DHCPv4 was tried first');
+  assert.equal(runs.filter((r) => r === 'ip -6 -o addr show dev ens3 scope link').length, 3, 'polled until no longer tentative');
+  // The failed DHCPv4 attempt put the link back down; IPv6 brought it up again and leaves it up, as cloud-init.
+  assert.equal(runs.filter((r) => r === 'ip link set dev ens3 up').length, 2);
+  const before = runs.length;
+  await lease.release();
+  assert.equal(runs.length, before, 'nothing to undo for link-local IPv6');
+});
+
+test('ipv6: with a DHCPv4 lease nothing is waited for; IPv6 comes with the link', async () => {
+  const { platform, runs } = fakeTarget(0, ['none']);
+  const lease = await new LinuxEphemeralDhcp({ platform, log }).up({ ipv6: true });
+  assert.equal(lease.state, undefined);
+  assert.ok(!runs.some((r) => r.startsWith('ip -6')), 'no IPv6 polling when DHCPv4 worked');
+  await lease.release();
+  assert.ok(runs.includes('ip -4 addr flush dev ens3'));
+});
+
+test('ipv6: neither DHCPv4 nor a link-local address: the DHCPv4 error, soon (IPv6 off on the link)', async () => {
+  const { platform } = fakeTarget(1, ['none']);
+  const started = performance.now();
+  await assert.rejects(new LinuxEphemeralDhcp({ platform, log }).up({ ipv6: true }), (e: unknown) => e instanceof SourceError && /no DHCP answer on ens3/.test(e.message));
+  assert.ok(performance.now() - started < 4500, 'no address at all is given up on after about 3 s');
+});
+
+test('ipv6: a link-local address that stays tentative is waited for only up to the limit; DAD failure is not usable', async () => {
+  const stuck = fakeTarget(1, ['tentative']);
+  const started = performance.now();
+  assert.equal(await usableLinkLocalIpv6(stuck.platform, log, 'ens3', 600), undefined);
+  assert.ok(performance.now() - started < 2000);
+  const dup = fakeTarget(1, ['tentative', 'dadfailed']);
+  assert.equal(await usableLinkLocalIpv6(dup.platform, log, 'ens3', 5000), undefined);
+  const ok = fakeTarget(1, ['ok'], true);
+  assert.equal(await usableLinkLocalIpv6(ok.platform, log, 'ens3', 5000), 'fe80::5054:ff:fe12:3456/64');
+  assert.ok(!ok.runs.includes('ip link set dev ens3 up'), 'a link already up is left as it is');
+});
+
+test('withEphemeralNetwork passes what the source asks for (Ec2: ipv6) to the network', async () => {
+  const asked: Array<EphemeralUpOptions | undefined> = [];
+  const fake: EphemeralNetwork = { up: async (o) => (asked.push(o), { interface: 'eth0', release: async () => undefined }) };
+  await withEphemeralNetwork(fake, async () => 1, { ipv6: true });
+  await withEphemeralNetwork(fake, async () => 1);
+  assert.deepEqual(asked, [{ ipv6: true }, undefined]);
+});
