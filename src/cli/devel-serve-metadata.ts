@@ -1,31 +1,31 @@
-// `devel serve-metadata`: a local OpenStack, EC2 or NoCloud-net metadata service from a folder, for testing images in CI.
+// `devel serve-metadata`: a local OpenStack, EC2, NoCloud-net, DigitalOcean or Hetzner metadata service from a folder, for testing images in CI.
 import { parseMisbehaviour, startMetadataServer, type MetadataKind, type Misbehaviour } from '../sources/serve-metadata/metadata-server';
 import { UsageError } from '../util/errors';
 import type { Command } from './command';
 
 export const develServeMetadataCommand: Command = {
   words: ['devel', 'serve-metadata'],
-  summary: 'serve a metadata tree (openstack, ec2 with IMDSv2, nocloud) from a folder over HTTP, optionally misbehaving',
-  usage: 'devel serve-metadata --kind openstack|ec2|nocloud --dir DIR [--listen 127.0.0.1:PORT] [--imdsv2 required|optional|disabled] [--misbehave RULE]… [--exit-after SECONDS]',
+  summary: 'serve a metadata tree (openstack, ec2 with IMDSv2, nocloud, digitalocean, hetzner) from a folder over HTTP, optionally misbehaving',
+  usage: 'devel serve-metadata --kind openstack|ec2|nocloud|digitalocean|hetzner --dir DIR [--listen 127.0.0.1:PORT] [--imdsv2 required|optional|disabled] [--misbehave RULE]… [--exit-after SECONDS]',
   faces: ['kiln', 'cloud-init'],
   positional: [0, 0],
   flags: {
     string: ['kind', 'dir', 'listen', 'imdsv2', 'misbehave', 'exit-after', 'token-uses'],
     repeatable: ['misbehave'],
     help: [
-      '--kind K          openstack, ec2 or nocloud (the folder layouts are in docs/datasources.md)',
+      '--kind K          openstack, ec2, nocloud, digitalocean or hetzner (the folder layouts are in docs/datasources.md)',
       '--dir DIR         the folder served as the tree root',
       '--listen H:P      address to listen on (default 127.0.0.1:0, a free port; the URL is printed)',
       '--imdsv2 MODE     ec2: required (401 without a token), optional (default) or disabled (403 to PUT token)',
       '--token-uses N    ec2: a token is refused after N uses (tests token refresh)',
       '--misbehave RULE  KIND[,path=/prefix][,times=N][,value=N]; KIND is delay, status, truncate, oversize,',
-      '                  redirect-loop, redirect-other-host or drop. E.g. status,value=503,times=2',
+      '                  redirect-loop, redirect-other-host, drop or wrong-type. E.g. status,value=503,times=2',
       '--exit-after S    stop after S seconds (default: run until interrupted)',
     ],
   },
   async run(ctx, args) {
     const kind = args.flags.kind as string | undefined;
-    if (kind !== 'openstack' && kind !== 'ec2' && kind !== 'nocloud') throw new UsageError(`--kind must be openstack, ec2 or nocloud, not '${kind ?? ''}'`);
+    if (!['openstack', 'ec2', 'nocloud', 'digitalocean', 'hetzner'].includes(kind ?? '')) throw new UsageError(`--kind must be openstack, ec2, nocloud, digitalocean or hetzner, not '${kind ?? ''}'`);
     const dir = args.flags.dir as string | undefined;
     if (!dir) throw new UsageError('--dir DIR is required: the folder holding the metadata tree');
     const listen = (args.flags.listen as string | undefined) ?? '127.0.0.1:0';

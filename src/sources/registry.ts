@@ -1,12 +1,14 @@
 // Every datasource kiln knows, in cloud-init's default datasource_list order (one explicit list, no side-effect registration).
 import { configDriveSource } from './config-drive';
 import type { Datasource } from './datasource';
+import { digitalOceanSource } from './digitalocean';
 import { ec2Source } from './ec2';
+import { hetznerSource } from './hetzner';
 import { noCloudSource } from './nocloud';
 import { noneSource } from './none';
 import { openStackSource } from './openstack';
 
-export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, openStackSource, ec2Source, noneSource];
+export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, digitalOceanSource, openStackSource, ec2Source, hetznerSource, noneSource];
 
 /** The source named NAME, compared as cloud-init does (case-insensitively; 'NoCloudNet' and 'ConfigDrive2' style aliases included). */
 export function datasourceByName(name: string, sources: readonly Datasource[] = DATASOURCES): Datasource | undefined {

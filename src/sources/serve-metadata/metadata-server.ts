@@ -1,15 +1,17 @@
-// A local metadata service serving OpenStack, EC2 (IMDSv2 token rules) or NoCloud-net trees from a folder, misbehaving on request.
+// A local metadata service serving OpenStack, EC2 (IMDSv2 token rules), NoCloud-net, DigitalOcean or Hetzner trees from a folder, misbehaving on request.
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { posix } from 'node:path';
+import { digitalOceanAnswer } from './digitalocean';
+import { hetznerAnswer } from './hetzner';
 
-export type MetadataKind = 'openstack' | 'ec2' | 'nocloud';
+export type MetadataKind = 'openstack' | 'ec2' | 'nocloud' | 'digitalocean' | 'hetzner';
 
 /** One deliberate fault. Rules match by path prefix; `times` limits how often a rule fires (default: always). */
 export interface Misbehaviour {
-  kind: 'delay' | 'status' | 'truncate' | 'oversize' | 'redirect-loop' | 'redirect-other-host' | 'drop';
+  kind: 'delay' | 'status' | 'truncate' | 'oversize' | 'redirect-loop' | 'redirect-other-host' | 'drop' | 'wrong-type';
   /** Path prefix the rule applies to (default: every path). */
   path?: string;
   /** How many requests the rule affects before the server behaves (default: every one). */
@@ -54,7 +56,7 @@ const TTL_HEADER = 'x-aws-ec2-metadata-token-ttl-seconds';
 /** Parses the CLI/knob form 'kind[,path=/x][,times=N][,value=N]', e.g. 'status,value=503,times=2'. */
 export function parseMisbehaviour(text: string): Misbehaviour {
   const [kind, ...rest] = text.split(',');
-  const kinds: Array<Misbehaviour['kind']> = ['delay', 'status', 'truncate', 'oversize', 'redirect-loop', 'redirect-other-host', 'drop'];
+  const kinds: Array<Misbehaviour['kind']> = ['delay', 'status', 'truncate', 'oversize', 'redirect-loop', 'redirect-other-host', 'drop', 'wrong-type'];
   if (!kinds.includes(kind as Misbehaviour['kind'])) throw new Error(`unknown misbehaviour '${kind}'; one of ${kinds.join(', ')}`);
   const m: Misbehaviour = { kind: kind as Misbehaviour['kind'] };
   for (const part of rest) {
@@ -133,6 +135,9 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
           record(req, 0);
           req.socket.destroy();
           return;
+        case 'wrong-type':
+          // A captive portal or proxy error page where metadata should be: 200, but HTML.
+          return send(req, res, 200, '<html><body><h1>Welcome</h1>Please log in.</body></html>\n', { 'content-type': 'text/html' });
       }
     }
     if (opts.kind === 'ec2') {
@@ -140,6 +145,8 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
       if (verdict) return send(req, res, verdict.status, verdict.body);
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(req, res, 405, 'method not allowed\n');
+    const own = opts.kind === 'hetzner' ? await hetznerAnswer(root, path) : opts.kind === 'digitalocean' ? await digitalOceanAnswer(root, path) : undefined;
+    if (own) return send(req, res, own.status, own.body, own.headers);
     const served = await resolveTree(root, path, opts.kind);
     if (!served) return send(req, res, 404, 'not found\n');
     return send(req, res, 200, served);
