@@ -8,9 +8,10 @@ import { boolSetting, readUrlSettings, type UrlSettings } from './settings';
 import { SourceError } from './source-error';
 import { waitForEndpoint } from './wait-for-url';
 
+const BASE = 'http://169.254.169.254';
 export const DIGITALOCEAN_METADATA_PATH = '/metadata/v1.json';
 /** cloud-init's: 30 tries, 2 s each, 2 s apart (a minute or two); kiln bounds the whole wait with max_wait as well. */
-export const DIGITALOCEAN_DEFAULTS: UrlSettings = { metadataUrls: [`http://169.254.169.254${DIGITALOCEAN_METADATA_PATH}`], timeout: 2, maxWait: 120, retries: 30 };
+export const DIGITALOCEAN_DEFAULTS: UrlSettings = { metadataUrls: [`${BASE}${DIGITALOCEAN_METADATA_PATH}`], timeout: 2, maxWait: 120, retries: 30 };
 
 /** ds-identify's dscheck_DigitalOcean: the DMI system vendor. */
 function onDigitalOcean(ctx: DetectContext): boolean {
@@ -18,10 +19,12 @@ function onDigitalOcean(ctx: DetectContext): boolean {
 }
 
 function settingsFor(ctx: CrawlContext): UrlSettings {
-  // cloud-init's key is one URL (metadata_url); metadata_urls (kiln's usual key) is taken too.
-  const url = typeof ctx.settings.metadata_url === 'string' ? ctx.settings.metadata_url : undefined;
-  const defaults = url ? { ...DIGITALOCEAN_DEFAULTS, metadataUrls: [url] } : DIGITALOCEAN_DEFAULTS;
-  return readUrlSettings('DigitalOcean', ctx.settings, defaults, ctx.baseUrl ? `${ctx.baseUrl.replace(/\/+$/, '')}${DIGITALOCEAN_METADATA_PATH}` : undefined);
+  // cloud-init's key is the whole URL (metadata_url); kiln's usual metadata_urls are base URLs, as for Ec2 and OpenStack.
+  const s = readUrlSettings('DigitalOcean', ctx.settings, { ...DIGITALOCEAN_DEFAULTS, metadataUrls: [BASE] }, ctx.baseUrl);
+  const given = ctx.settings.metadata_url;
+  if (given !== undefined && typeof given !== 'string') throw new SourceError('DigitalOcean', `datasource.DigitalOcean.metadata_url must be a URL, not ${JSON.stringify(given)}`);
+  const whole = typeof given === 'string' && !ctx.baseUrl && ctx.settings.metadata_urls === undefined;
+  return { ...s, metadataUrls: whole ? [given] : s.metadataUrls.map((u) => `${u}${DIGITALOCEAN_METADATA_PATH}`) };
 }
 
 export const digitalOceanSource: Datasource = {
