@@ -158,6 +158,7 @@ async function linkIsUp(platform: Platform, nic: string): Promise<boolean> {
 /**
  * DHCP with dhclient (one shot, `-sf /bin/true`, the lease applied by kiln) or busybox udhcpc (kiln's own hook
  * script). The lease is dropped with `dhclient -r` and an address flush, as cloud-init tears its lease down.
+ * In 'link-local' mode no DHCP client runs: a random IPv4 link-local address stands in for the lease.
  */
 export class LinuxEphemeralDhcp implements EphemeralNetwork {
   constructor(private readonly opts: LinuxDhcpOptions) {}
@@ -226,6 +227,7 @@ export class LinuxEphemeralDhcp implements EphemeralNetwork {
     log.info(`temporary DHCP lease on ${nic}: ${bound ? bound.replace(/^kiln-lease \S+ /, '') : 'bound'}`);
     return { interface: nic, release };
   }
+
   /**
    * cloud-init's DigitalOcean ip4LL: a random 169.254.x.y/16 on the lowest-index NIC, the link brought up. Only
    * that address is deleted afterwards (cloud-init flushes every address of the NIC), and the link goes down
