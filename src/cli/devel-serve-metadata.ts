@@ -1,4 +1,4 @@
-// `devel serve-metadata`: a local OpenStack, EC2, NoCloud-net or LXD (unix socket) metadata service from a folder, for testing images in CI.
+// `devel serve-metadata`: a local metadata service (OpenStack, EC2, NoCloud-net, Azure, LXD on a unix socket, DigitalOcean, Hetzner) from a folder, for testing images in CI.
 import { parseMisbehaviour, startMetadataServer, type MetadataKind, type Misbehaviour } from '../sources/serve-metadata/metadata-server';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { UsageError } from '../util/errors';
@@ -6,8 +6,8 @@ import type { Command } from './command';
 
 export const develServeMetadataCommand: Command = {
   words: ['devel', 'serve-metadata'],
-  summary: 'serve a metadata tree (openstack, ec2 with IMDSv2, nocloud, azure, lxd on a unix socket) from a folder over HTTP, optionally misbehaving',
-  usage: 'devel serve-metadata --kind openstack|ec2|nocloud|azure|lxd --dir DIR [--listen 127.0.0.1:PORT | --socket PATH] [--imdsv2 required|optional|disabled] [--misbehave RULE]… [--per-address] [--request-log FILE] [--exit-after SECONDS]',
+  summary: 'serve a metadata tree (openstack, ec2 with IMDSv2, nocloud, azure, lxd on a unix socket, digitalocean, hetzner) from a folder over HTTP, optionally misbehaving',
+  usage: 'devel serve-metadata --kind openstack|ec2|nocloud|azure|lxd|digitalocean|hetzner --dir DIR [--listen 127.0.0.1:PORT | --socket PATH] [--imdsv2 required|optional|disabled] [--misbehave RULE]… [--per-address] [--request-log FILE] [--exit-after SECONDS]',
   faces: ['kiln', 'cloud-init'],
   positional: [0, 0],
   flags: {
@@ -15,14 +15,14 @@ export const develServeMetadataCommand: Command = {
     boolean: ['per-address'],
     repeatable: ['misbehave'],
     help: [
-      '--kind K          openstack, ec2, nocloud, azure or lxd (the folder layouts are in docs/datasources.md)',
+      '--kind K          openstack, ec2, nocloud, azure, lxd, digitalocean or hetzner (the folder layouts are in docs/datasources.md)',
       '--dir DIR         the folder served as the tree root',
       '--listen H:P      address to listen on (default 127.0.0.1:0, a free port; the URL is printed)',
       '--socket PATH     lxd: the unix socket to listen on (e.g. ROOT/dev/lxd/sock of a --root sandbox)',
       '--imdsv2 MODE     ec2: required (401 without a token), optional (default) or disabled (403 to PUT token)',
       '--token-uses N    ec2: a token is refused after N uses (tests token refresh)',
       '--misbehave RULE  KIND[,path=/prefix][,times=N][,value=N]; KIND is delay, status, truncate, oversize,',
-      '                  redirect-loop, redirect-other-host or drop. E.g. status,value=503,times=2',
+      '                  redirect-loop, redirect-other-host, drop or wrong-type. E.g. status,value=503,times=2',
       '--per-address     serve DIR/ADDRESS/ to clients that connected to ADDRESS, where that folder exists (one',
       '                  server for many machines, e.g. 127.0.0.2, 127.0.0.3 … when listening on 0.0.0.0 in a namespace)',
       '--request-log F   append one JSON line per request (method, path, status, address, time) to F',
@@ -31,7 +31,7 @@ export const develServeMetadataCommand: Command = {
   },
   async run(ctx, args) {
     const kind = args.flags.kind as string | undefined;
-    const kinds = ['openstack', 'ec2', 'nocloud', 'azure', 'lxd'];
+    const kinds = ['openstack', 'ec2', 'nocloud', 'azure', 'lxd', 'digitalocean', 'hetzner'];
     if (!kind || !kinds.includes(kind)) throw new UsageError(`--kind must be one of ${kinds.join(', ')}, not '${kind ?? ''}'`);
     const socket = args.flags.socket as string | undefined;
     if ((kind === 'lxd') !== (socket !== undefined)) throw new UsageError(kind === 'lxd' ? '--kind lxd needs --socket PATH: devlxd answers on a unix socket' : '--socket is for --kind lxd only');

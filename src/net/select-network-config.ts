@@ -1,7 +1,9 @@
 // Chooses the network config in cloud-init's order (kernel cmdline, initramfs, system config, datasource, fallback).
 import { isObj, type Obj } from './check';
+import { convertDigitalOceanNetwork } from './convert-digitalocean';
 import { convertEc2Network } from './convert-ec2';
 import { convertEniText } from './convert-eni';
+import { convertHetznerNetwork } from './convert-hetzner';
 import { convertOpenStackNetworkData } from './convert-openstack';
 import { candidateNics, fallbackNetworkConfig } from './fallback';
 import { initramfsNetworkConfig, kernelCmdlineNetworkConfig } from './initramfs-config';
@@ -13,7 +15,7 @@ export type NetworkConfigSource = 'cmdline' | 'initramfs' | 'system_cfg' | 'ds' 
 
 /** What a datasource gives (InstanceData.networkConfig). */
 export interface DatasourceNetwork {
-  format: 'v1' | 'v2' | 'openstack' | 'ec2' | 'eni';
+  format: 'v1' | 'v2' | 'openstack' | 'ec2' | 'eni' | 'digitalocean' | 'hetzner';
   config: unknown;
   /** Ec2's apply_full_imds_network_config: false configures the fallback NIC only (DHCP), as cloud-init does. */
   full?: boolean;
@@ -83,6 +85,8 @@ export function selectNetworkConfig(input: SelectInput): Selection {
         const primary = candidateNics(input.nics, input.blacklistDrivers ?? [])[0];
         return { cfg: convertEc2Network(ds.config, macs, ds.full === false ? { full: false, ...(primary ? { primary } : {}) } : {}) };
       }
+      if (ds.format === 'digitalocean') return { cfg: convertDigitalOceanNetwork(ds.config, macs) };
+      if (ds.format === 'hetzner') return { cfg: convertHetznerNetwork(ds.config, macs) };
       return { cfg: convertEniText(String(ds.config)) };
     },
   };

@@ -1,4 +1,4 @@
-// Short-lived networking for sources read before the network is configured (cloud-init's ephemeral DHCP), through the platform.
+// Short-lived networking for sources read before the network is configured (cloud-init's ephemeral DHCP or IPv4 link-local address), through the platform.
 import type { Platform } from '../platform/platform';
 import type { Log } from '../util/log';
 import { monotonicMs } from '../util/monotonic-clock';
@@ -14,17 +14,25 @@ export interface EphemeralLease {
   release(): Promise<void>;
 }
 
+/**
+ * How the temporary network comes up: a DHCP lease (most clouds), or a random IPv4 link-local address
+ * (169.254.0.0/16) where the metadata service answers on the link without DHCP (DigitalOcean's ip4LL).
+ */
+export type EphemeralMode = 'dhcp' | 'link-local';
+
 /** What a source asks of the temporary network (cloud-init's EphemeralIPNetwork arguments). */
 export interface EphemeralUpOptions {
+  /** 'dhcp' by default. */
+  mode?: EphemeralMode;
   /**
    * Also bring up IPv6 on the interface (its link-local address, usable once duplicate address detection is
    * done; routes come from router advertisements), and go on with IPv6 alone when DHCPv4 gets no lease:
-   * Ec2Local's ipv6=True, for IMDS at fd00:ec2::254.
+   * Ec2Local's ipv6=True, for IMDS at fd00:ec2::254. DHCP mode only.
    */
   ipv6?: boolean;
 }
 
-/** Injected into CrawlContext; tests pass a fake that records calls. */
+/** Injected into CrawlContext; tests pass a fake that records calls. The source picks the mode. */
 export interface EphemeralNetwork {
   up(opts?: EphemeralUpOptions): Promise<EphemeralLease>;
 }
@@ -92,7 +100,7 @@ esac
 exit 0
 `;
 
-/** Runs fn with a lease held when NETWORK is given (released afterwards, even on error), or directly when not. */
+/** Runs fn with a lease (as OPTS ask) held when NETWORK is given (released afterwards, even on error), or directly when not. */
 export async function withEphemeralNetwork<T>(network: EphemeralNetwork | undefined, fn: () => Promise<T>, opts?: EphemeralUpOptions): Promise<T> {
   if (!network) return fn();
   const lease = await network.up(opts);
@@ -122,14 +130,44 @@ export async function fallbackInterface(platform: Platform): Promise<string | un
   return real.includes('eth0') ? 'eth0' : real[0];
 }
 
-/** Interface names from `ip -o link show` ('2: eth0@if3: <…>' → 'eth0'). */
+/** Interface names from `ip -o link show` ('2: eth0@if3: <…>' → 'eth0'), in ifindex order. */
 async function linkNames(platform: Platform): Promise<string[]> {
   const r = await platform.run(['ip', '-o', 'link', 'show'], { allowFailure: true, timeoutMs: 5000 });
   if (r.code !== 0) return [];
-  return r.stdout.split('\n').flatMap((line) => {
-    const m = /^\d+:\s+([^:@\s]+)/.exec(line);
-    return m ? [m[1] as string] : [];
-  });
+  return r.stdout
+    .split('\n')
+    .flatMap((line) => {
+      const m = /^(\d+):\s+([^:@\s]+)/.exec(line);
+      return m ? [{ index: Number(m[1]), name: m[2] as string }] : [];
+    })
+    .sort((a, b) => a.index - b.index)
+    .map((l) => l.name);
+}
+
+/** Virtual devices no cloud's metadata service sits behind (cloud-init keeps physical NICs only). */
+const VIRTUAL_NIC = /^(lo$|docker|veth|virbr|br-|tun|tap|wg)/;
+
+/**
+ * The NIC with the lowest ifindex that is not loopback or virtual: the one cloud-init's DigitalOcean helper puts
+ * its link-local address on. The indexes come from `ip -o link` in the target's network namespace.
+ */
+export async function lowestIndexInterface(platform: Platform): Promise<string | undefined> {
+  return (await linkNames(platform)).find((n) => !VIRTUAL_NIC.test(n));
+}
+
+/** A random address in 169.254.1.0–169.254.168.255 (cloud-init's ip4LL range), with the /16 of the link-local net. */
+export function randomLinkLocalAddress(random: () => number = Math.random): string {
+  const third = 1 + Math.floor(random() * 168);
+  const fourth = Math.floor(random() * 256);
+  return `169.254.${third}.${fourth}/16`;
+}
+
+/** Refuses to change interfaces under a --root that shares the host's network namespace (see LinuxDhcpOptions). */
+async function refuseOnHostNetwork(opts: LinuxDhcpOptions, what: string): Promise<void> {
+  const { platform } = opts;
+  if (platform.root !== '/' && (await (opts.sharesHostNetwork ?? sharesHostNetworkNamespace)())) {
+    throw new EphemeralNetworkRefused(`ephemeral-${what}`, `no temporary ${what === 'dhcp' ? 'DHCP lease' : 'link-local address'} under --root ${platform.root}: kiln runs in the host's network namespace and would change the host's interfaces (run it in the target's own, e.g. with ip netns exec)`);
+  }
 }
 
 /** Whether NIC's link is administratively up now ('<…,UP,…>' in `ip -o link show dev NIC`). */
@@ -176,15 +214,15 @@ export async function usableLinkLocalIpv6(platform: Platform, log: Log, nic: str
 /**
  * DHCP with dhclient (one shot, `-sf /bin/true`, the lease applied by kiln) or busybox udhcpc (kiln's own hook
  * script). The lease is dropped with `dhclient -r` and an address flush, as cloud-init tears its lease down.
+ * In 'link-local' mode no DHCP client runs: a random IPv4 link-local address stands in for the lease.
  */
 export class LinuxEphemeralDhcp implements EphemeralNetwork {
   constructor(private readonly opts: LinuxDhcpOptions) {}
 
   async up(opts: EphemeralUpOptions = {}): Promise<EphemeralLease> {
+    if (opts.mode === 'link-local') return this.linkLocal();
     const { platform, log } = this.opts;
-    if (platform.root !== '/' && (await (this.opts.sharesHostNetwork ?? sharesHostNetworkNamespace)())) {
-      throw new EphemeralNetworkRefused('ephemeral-dhcp', `no temporary DHCP lease under --root ${platform.root}: kiln runs in the host's network namespace and would change the host's interfaces (run it in the target's own, e.g. with ip netns exec)`);
-    }
+    await refuseOnHostNetwork(this.opts, 'dhcp');
     const nic = this.opts.interface ?? (await fallbackInterface(platform));
     if (!nic) throw new SourceError('ephemeral-dhcp', 'no network interface (besides loopback and virtual ones) to bring up a temporary DHCP lease on');
     if (!opts.ipv6) return this.dhcpv4(nic);
@@ -265,6 +303,33 @@ export class LinuxEphemeralDhcp implements EphemeralNetwork {
     }
     const bound = /^kiln-lease .*$/m.exec(r.stdout)?.[0];
     log.info(`temporary DHCP lease on ${nic}: ${bound ? bound.replace(/^kiln-lease \S+ /, '') : 'bound'}`);
+    return { interface: nic, release };
+  }
+
+  /**
+   * cloud-init's DigitalOcean ip4LL: a random 169.254.x.y/16 on the lowest-index NIC, the link brought up. Only
+   * that address is deleted afterwards (cloud-init flushes every address of the NIC), and the link goes down
+   * again when it was down before.
+   */
+  private async linkLocal(): Promise<EphemeralLease> {
+    const { platform, log } = this.opts;
+    await refuseOnHostNetwork(this.opts, 'link-local');
+    const nic = this.opts.interface ?? (await lowestIndexInterface(platform));
+    if (!nic) throw new SourceError('ephemeral-link-local', 'no network interface (besides loopback and virtual ones) to put a temporary link-local address on');
+    const address = randomLinkLocalAddress();
+    const wasUp = await linkIsUp(platform, nic);
+    const release = async () => {
+      await platform.run(['ip', '-4', 'addr', 'del', address, 'dev', nic], { allowFailure: true, timeoutMs: 5000 });
+      if (!wasUp) await platform.run(['ip', 'link', 'set', 'dev', nic, 'down'], { allowFailure: true, timeoutMs: 5000 });
+    };
+    const added = await platform.run(['ip', '-4', 'addr', 'add', address, 'dev', nic], { allowFailure: true, timeoutMs: 5000 });
+    if (added.code !== 0) throw new SourceError('ephemeral-link-local', `could not put the link-local address ${address} on ${nic}: ${added.stderr.trim() || `ip exited ${added.code}`}`);
+    const linked = await platform.run(['ip', 'link', 'set', 'dev', nic, 'up'], { allowFailure: true, timeoutMs: 5000 });
+    if (linked.code !== 0) {
+      await release();
+      throw new SourceError('ephemeral-link-local', `could not bring ${nic} up for its link-local address: ${linked.stderr.trim() || `ip exited ${linked.code}`}`);
+    }
+    log.info(`temporary link-local address on ${nic}: ${address}`);
     return { interface: nic, release };
   }
 }

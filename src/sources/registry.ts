@@ -2,13 +2,15 @@
 import { azureSource } from './azure/azure';
 import { configDriveSource } from './config-drive';
 import type { Datasource } from './datasource';
+import { digitalOceanSource } from './digitalocean';
 import { ec2Source } from './ec2';
 import { lxdSource } from './lxd/lxd';
+import { hetznerSource } from './hetzner';
 import { noCloudSource } from './nocloud';
 import { noneSource } from './none';
 import { openStackSource } from './openstack';
 
-export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, azureSource, openStackSource, ec2Source, noneSource];
+export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, digitalOceanSource, azureSource, openStackSource, ec2Source, hetznerSource, noneSource];
 
 /** The source named NAME, compared as cloud-init does (case-insensitively; 'NoCloudNet' and 'ConfigDrive2' style aliases included). */
 export function datasourceByName(name: string, sources: readonly Datasource[] = DATASOURCES): Datasource | undefined {

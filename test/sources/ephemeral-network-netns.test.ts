@@ -30,6 +30,10 @@ const EC2_TREE = join(FIXTURES, 'sources/ec2/imdsv2-required/tree');
 const MAC = '0a:00:00:00:00:01'; // the NIC the fixture's network/interfaces/macs describes
 const OPENSTACK_TREE = join(FIXTURES, 'sources/openstack/versions/tree');
 const OPENSTACK_MAC = 'fa:16:3e:00:00:01'; // its network_data.json link
+const DIGITALOCEAN_TREE = join(FIXTURES, 'sources/digitalocean/public-only/tree');
+const DIGITALOCEAN_MAC = '04:01:2a:0f:2a:01'; // its public interface
+const HETZNER_TREE = join(FIXTURES, 'sources/hetzner/happy-path/tree');
+const HETZNER_MAC = '96:00:00:08:19:da'; // its network-config's eth0
 const BUSYBOX = '/usr/bin/busybox';
 
 function sh(argv: string[]): string {
@@ -81,9 +85,10 @@ function addIpv6Imds(t: TestContext, lab: Lab): void {
   t.after(() => void radvd.kill('SIGKILL'));
 }
 
-/** The mock EC2 IMDS on 169.254.169.254:80 (or LISTEN) inside the server namespace; resolves once it listens. */
-async function serveMetadata(t: TestContext, lab: Lab, kind: 'ec2' | 'openstack' = 'ec2', listen = '169.254.169.254:80'): Promise<ChildProcess> {
-  const how = kind === 'ec2' ? ['--kind', 'ec2', '--dir', EC2_TREE, '--imdsv2', 'required'] : ['--kind', 'openstack', '--dir', OPENSTACK_TREE];
+/** The mock metadata service (EC2's IMDS by default) on 169.254.169.254:80 (or LISTEN) inside the server namespace; resolves once it listens. */
+async function serveMetadata(t: TestContext, lab: Lab, kind: 'ec2' | 'openstack' | 'digitalocean' | 'hetzner' = 'ec2', listen = '169.254.169.254:80'): Promise<ChildProcess> {
+  const trees = { digitalocean: DIGITALOCEAN_TREE, hetzner: HETZNER_TREE, openstack: OPENSTACK_TREE };
+  const how = kind === 'ec2' ? ['--kind', 'ec2', '--dir', EC2_TREE, '--imdsv2', 'required'] : ['--kind', kind, '--dir', trees[kind]];
   const child = spawn('ip', ['netns', 'exec', lab.server, process.execPath, process.argv[1] as string], {
     env: { ...process.env, [ROLE_ENV]: 'serve', [ARGV_ENV]: JSON.stringify(['devel', 'serve-metadata', ...how, '--listen', listen]) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -237,6 +242,64 @@ function registerTests(): void {
     assert.deepEqual([data.v1.cloud_name, data.v1.instance_id], ['openstack', 'uuid-2017-02-22']);
     assert.match(readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8'), /iface eth0 inet dhcp/);
     assert.match(readFileSync(join(root, 'etc/udev/rules.d/70-persistent-net.rules'), 'utf8'), new RegExp(OPENSTACK_MAC));
+  });
+
+  test('init-local on DigitalOcean DMI: a link-local address, no DHCP, the droplet metadata read, the address removed, its network rendered', async (t) => {
+    if (!canRun(t)) return;
+    const lab = makeLab(t, false, DIGITALOCEAN_MAC);
+    // The metadata service answers link-local clients on the link, as DigitalOcean's does.
+    sh(['ip', '-n', lab.server, 'route', 'add', '169.254.0.0/16', 'dev', 'vs0']);
+    await serveMetadata(t, lab, 'digitalocean');
+    const root = makeRoot(t, { sys_vendor: 'DigitalOcean', product_name: 'Droplet', product_serial: '2756295' }, '', false, { source: 'DigitalOcean', mac: DIGITALOCEAN_MAC });
+    const run = initLocal(lab, root);
+    assert.notEqual(run.code, 1, run.output + run.log);
+    assert.match(run.log, /temporary link-local address on eth0: 169\.254\.(\d+)\.(\d+)\/16/);
+    assert.doesNotMatch(run.log, /DHCP/);
+    assert.match(run.log, /Found datasource DigitalOcean/);
+    // Removed again, and the link is down as it was before.
+    assert.doesNotMatch(clientAddresses(lab), /inet /);
+    assert.doesNotMatch(sh(['ip', '-n', lab.client, '-o', 'link', 'show', 'dev', 'eth0']), /<[^>]*\bUP\b/);
+    const data = JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8')) as { v1: Record<string, unknown> };
+    assert.deepEqual([data.v1.cloud_name, data.v1.instance_id, data.v1.local_hostname, data.v1.availability_zone], ['digitalocean', '2756295', 'public-only', 'nyc3']);
+    // The droplet's public interface, static as the metadata says (the floating IP is not an address of it).
+    const eni = readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8');
+    assert.match(run.log, /network config from ds/);
+    assert.match(eni, /iface eth0 inet static\n\s+address 104\.131\.20\.105\/18\n\s+gateway 104\.131\.0\.1/);
+    assert.match(eni, /address 10\.17\.0\.5\/16/);
+    assert.match(eni, /iface eth0 inet6 static\n\s+address 2604:A880:0800:0010:0000:0000:017D:2001\/64/i);
+    assert.match(eni, /dns-nameservers .*8\.8\.8\.8/);
+    assert.doesNotMatch(eni, /138\.197\.59\.92/);
+  });
+
+  test('init-local on Hetzner DMI: a DHCP lease, the metadata and user data read, the id checked against the serial, its network rendered', async (t) => {
+    if (!canRun(t)) return;
+    const lab = makeLab(t, true, HETZNER_MAC);
+    await serveMetadata(t, lab, 'hetzner');
+    const root = makeRoot(t, { sys_vendor: 'Hetzner', product_name: 'vServer', product_serial: '42' }, '', false, { source: 'Hetzner', mac: HETZNER_MAC });
+    const run = initLocal(lab, root);
+    assert.notEqual(run.code, 1, run.output + run.log);
+    assert.match(run.log, /temporary DHCP lease on eth0: 10\.199\.0\.\d+\/24 router 10\.199\.0\.1/);
+    assert.match(run.log, /Found datasource Hetzner/);
+    assert.doesNotMatch(clientAddresses(lab), /inet /);
+    const data = JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8')) as { v1: Record<string, unknown> };
+    assert.deepEqual([data.v1.cloud_name, data.v1.instance_id, data.v1.local_hostname, data.v1.region], ['hetzner', '42', 'my-server', 'eu-central']);
+    const eni = readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8');
+    assert.match(eni, /iface eth0 inet dhcp/);
+    assert.match(eni, /iface eth0 inet6 static\n\s+address 2a01:4f8:beef:beef::1\/64/);
+    // The private network's NIC is not on this machine: left out, not written without a name.
+    assert.doesNotMatch(eni, /86:00:00:aa:5d:f8|None/);
+  });
+
+  test('DigitalOcean with no metadata service on the link: a bounded wait, a warning, the address removed', async (t) => {
+    if (!canRun(t)) return;
+    const lab = makeLab(t, false, DIGITALOCEAN_MAC);
+    const root = makeRoot(t, { sys_vendor: 'DigitalOcean', product_serial: '2756295' }, '    retries: 2\n', false, { source: 'DigitalOcean', mac: DIGITALOCEAN_MAC });
+    const run = initLocal(lab, root);
+    assert.notEqual(run.code, 1, run.output + run.log);
+    assert.ok(run.ms < 30_000, `init-local took ${run.ms} ms`);
+    assert.match(run.log, /temporary link-local address on eth0/);
+    assert.match(run.log, /WARNING.*datasource DigitalOcean failed/);
+    assert.doesNotMatch(clientAddresses(lab), /inet /);
   });
 
   test("under --root in the host's network namespace no lease is even tried: the host's interfaces are never touched", async (t) => {

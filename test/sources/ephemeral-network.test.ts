@@ -2,14 +2,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Platform, RunOpts, RunResult } from '../../src/platform/platform';
-import { LinuxEphemeralDhcp, withEphemeralNetwork, type EphemeralNetwork } from '../../src/sources/ephemeral-network';
+import { EphemeralNetworkRefused, LinuxEphemeralDhcp, randomLinkLocalAddress, withEphemeralNetwork, type EphemeralNetwork } from '../../src/sources/ephemeral-network';
 import { SourceError } from '../../src/sources/source-error';
 import { Logger } from '../../src/util/log';
 
 const DHCLIENT_LEASE = 'lease {\n  interface "ens3";\n  fixed-address 10.0.0.9;\n  option subnet-mask 255.255.255.0;\n  option routers 10.0.0.1;\n}\n';
 
 /** Records commands; answers `command -v` per the tools given and dhclient with CODE. */
-function recordingPlatform(tools: string[], dhcpCode = 0, nics = ['lo', 'ens3']) {
+function recordingPlatform(tools: string[], dhcpCode = 0, nics = ['lo', 'ens3'], linkList = '', addCode = 0) {
   const runs: string[] = [];
   const removed: string[] = [];
   const written: string[] = [];
@@ -44,6 +44,8 @@ function recordingPlatform(tools: string[], dhcpCode = 0, nics = ['lo', 'ens3'])
       const probe = /command -v (\S+)/.exec(line);
       if (probe) return { code: tools.includes(probe[1] as string) ? 0 : 1, stdout: '', stderr: '' };
       if (line.startsWith('dhclient -1') || line.startsWith('udhcpc')) return { code: dhcpCode, stdout: '', stderr: dhcpCode ? 'No DHCPOFFERS received.' : '' };
+      if (line === 'ip -o link show') return { code: 0, stdout: linkList, stderr: '' };
+      if (line.startsWith('ip -4 addr add 169.254.')) return { code: addCode, stdout: '', stderr: addCode ? 'RTNETLINK answers: Operation not permitted' : '' };
       return { code: 0, stdout: '', stderr: '' };
     },
   };
@@ -87,4 +89,49 @@ test('the lease is released even when the crawl fails', async () => {
     throw new Error('crawl failed');
   }), /crawl failed/);
   assert.deepEqual(events, ['up', 'crawl', 'release']);
+});
+
+// `ip -o link show` lists by ifindex; the order here is shuffled so the test proves kiln sorts by the index.
+const LINKS = ['5: ens4: <BROADCAST,MULTICAST> mtu 1500 qdisc noop state DOWN', '1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 state UNKNOWN', '7: veth9@if2: <BROADCAST> mtu 1500', '3: ens3: <BROADCAST,MULTICAST> mtu 1500 qdisc noop state DOWN', ''].join('\n');
+
+test('link-local: a random 169.254.x.y/16 on the lowest-index NIC, the link up; release deletes only that address and downs the link again', async () => {
+  const { platform, runs } = recordingPlatform([], 0, ['lo'], LINKS);
+  const net = new LinuxEphemeralDhcp({ platform, log });
+  let address = '';
+  await withEphemeralNetwork(
+    net,
+    async () => {
+      const add = runs.find((r) => r.startsWith('ip -4 addr add '));
+      const m = /^ip -4 addr add (169\.254\.(\d+)\.(\d+)\/16) dev ens3$/.exec(add ?? '');
+      assert.ok(m, `no link-local address added on ens3: ${runs.join(' | ')}`);
+      address = m[1] as string;
+      assert.ok(Number(m[2]) >= 1 && Number(m[2]) <= 168 && Number(m[3]) <= 255);
+      assert.ok(runs.indexOf('ip link set dev ens3 up') > runs.indexOf(add as string));
+      assert.ok(!runs.some((r) => /dhclient|udhcpc/.test(r)), 'no DHCP client in link-local mode');
+    },
+    { mode: 'link-local' },
+  );
+  assert.ok(runs.includes(`ip -4 addr del ${address} dev ens3`));
+  assert.ok(!runs.some((r) => r.includes('addr flush')), "only kiln's own address goes, the NIC keeps its others");
+  assert.equal(runs.at(-1), 'ip link set dev ens3 down');
+});
+
+test('link-local: the address range is 169.254.1.0 to 169.254.168.255, as cloud-init draws it', () => {
+  assert.equal(randomLinkLocalAddress(() => 0), '169.254.1.0/16');
+  assert.equal(randomLinkLocalAddress(() => 0.999999), '169.254.168.255/16');
+});
+
+test('link-local: a refused address is a SourceError naming the NIC, and nothing is left behind; no NIC at all is one too', async () => {
+  const bad = recordingPlatform([], 0, ['lo'], LINKS, 2);
+  await assert.rejects(new LinuxEphemeralDhcp({ platform: bad.platform, log }).up({ mode: 'link-local' }), (e: unknown) => e instanceof SourceError && /169\.254\.\d+\.\d+\/16 on ens3: RTNETLINK/.test(e.message));
+  assert.ok(!bad.runs.includes('ip link set dev ens3 up'));
+  const none = recordingPlatform([], 0, ['lo'], '1: lo: <LOOPBACK> mtu 65536\n');
+  await assert.rejects(new LinuxEphemeralDhcp({ platform: none.platform, log }).up({ mode: 'link-local' }), /no network interface .* link-local/);
+});
+
+test("link-local: never under a --root that shares the host's network namespace", async () => {
+  const { platform, runs } = recordingPlatform([], 0, ['lo'], LINKS);
+  const sandboxed = { ...platform, root: '/tmp/some-root' };
+  await assert.rejects(new LinuxEphemeralDhcp({ platform: sandboxed, log, sharesHostNetwork: async () => true }).up({ mode: 'link-local' }), (e: unknown) => e instanceof EphemeralNetworkRefused && /link-local address under --root/.test(e.message));
+  assert.deepEqual(runs, []);
 });

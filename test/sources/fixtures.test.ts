@@ -25,7 +25,7 @@ interface Scenario {
   cmdline?: string;
   config?: Record<string, unknown>;
   settings?: Record<string, unknown>;
-  serve?: { kind: 'openstack' | 'ec2' | 'nocloud' | 'azure'; dir: string; host?: string; imdsv2?: 'required' | 'optional' | 'disabled'; tokenUses?: number; misbehave?: Misbehaviour[] };
+  serve?: { kind: 'openstack' | 'ec2' | 'nocloud' | 'azure' | 'digitalocean' | 'hetzner'; dir: string; host?: string; imdsv2?: 'required' | 'optional' | 'disabled'; tokenUses?: number; misbehave?: Misbehaviour[] };
   baseUrl?: false;
   stage?: 'local' | 'network';
   needsIpv6?: boolean;
@@ -69,6 +69,9 @@ function checkData(data: InstanceData, expect: Record<string, unknown>): void {
         break;
       case 'files':
         assert.deepEqual(data.files?.map((f) => ({ path: f.path, content: text(f.content) })), want, 'files');
+        break;
+      case 'absent':
+        for (const k of want as string[]) assert.equal((data as unknown as Record<string, unknown>)[k], undefined, `${k} must not be set`);
         break;
       case 'metadataLacks':
         for (const k of want as string[]) assert.ok(!(k in data.metadata), `metadata must not carry '${k}'`);

@@ -1,17 +1,19 @@
-// A local metadata service serving OpenStack, EC2 (IMDSv2 token rules), NoCloud-net or LXD (on a unix socket) trees from a folder, misbehaving on request.
+// A local metadata service serving OpenStack, EC2 (IMDSv2 token rules), NoCloud-net, Azure, LXD (on a unix socket), DigitalOcean or Hetzner trees from a folder, misbehaving on request.
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { posix } from 'node:path';
 import { azureAnswer, readRequestBody } from './azure';
+import { digitalOceanAnswer } from './digitalocean';
+import { hetznerAnswer } from './hetzner';
 import { lxdAnswer } from './lxd';
 
-export type MetadataKind = 'openstack' | 'ec2' | 'nocloud' | 'azure' | 'lxd';
+export type MetadataKind = 'openstack' | 'ec2' | 'nocloud' | 'azure' | 'lxd' | 'digitalocean' | 'hetzner';
 
 /** One deliberate fault. Rules match by path prefix; `times` limits how often a rule fires (default: always). */
 export interface Misbehaviour {
-  kind: 'delay' | 'status' | 'truncate' | 'oversize' | 'redirect-loop' | 'redirect-other-host' | 'drop';
+  kind: 'delay' | 'status' | 'truncate' | 'oversize' | 'redirect-loop' | 'redirect-other-host' | 'drop' | 'wrong-type';
   /** Path prefix the rule applies to (default: every path). */
   path?: string;
   /** How many requests the rule affects before the server behaves (default: every one). */
@@ -71,7 +73,7 @@ const TTL_HEADER = 'x-aws-ec2-metadata-token-ttl-seconds';
 /** Parses the CLI/knob form 'kind[,path=/x][,times=N][,value=N]', e.g. 'status,value=503,times=2'. */
 export function parseMisbehaviour(text: string): Misbehaviour {
   const [kind, ...rest] = text.split(',');
-  const kinds: Array<Misbehaviour['kind']> = ['delay', 'status', 'truncate', 'oversize', 'redirect-loop', 'redirect-other-host', 'drop'];
+  const kinds: Array<Misbehaviour['kind']> = ['delay', 'status', 'truncate', 'oversize', 'redirect-loop', 'redirect-other-host', 'drop', 'wrong-type'];
   if (!kinds.includes(kind as Misbehaviour['kind'])) throw new Error(`unknown misbehaviour '${kind}'; one of ${kinds.join(', ')}`);
   const m: Misbehaviour = { kind: kind as Misbehaviour['kind'] };
   for (const part of rest) {
@@ -160,6 +162,9 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
           record(req, 0);
           req.socket.destroy();
           return;
+        case 'wrong-type':
+          // A captive portal or proxy error page where metadata should be: 200, but HTML.
+          return send(req, res, 200, '<html><body><h1>Welcome</h1>Please log in.</body></html>\n', { 'content-type': 'text/html' });
       }
     }
     if (opts.kind === 'azure') {
@@ -178,6 +183,8 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
       const answer = await lxdAnswer(root, path);
       return send(req, res, answer.status, answer.body, { 'content-type': answer.contentType });
     }
+    const own = opts.kind === 'hetzner' ? await hetznerAnswer(root, path) : opts.kind === 'digitalocean' ? await digitalOceanAnswer(root, path) : undefined;
+    if (own) return send(req, res, own.status, own.body, own.headers);
     const served = await resolveTree(await rootFor(req), path, opts.kind);
     if (!served) return send(req, res, 404, 'not found\n');
     return send(req, res, 200, served);
