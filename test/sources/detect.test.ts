@@ -36,7 +36,7 @@ async function context(t: TestContext, s: Setup) {
 const names = (list: ReadonlyArray<{ name: string }>) => list.map((d) => d.name);
 
 test('registry lists the sources in cloud-init order, None last', () => {
-  assert.deepEqual(names(DATASOURCES), ['NoCloud', 'ConfigDrive', 'OpenStack', 'Ec2', 'None']);
+  assert.deepEqual(names(DATASOURCES), ['NoCloud', 'ConfigDrive', 'GCE', 'OpenStack', 'Ec2', 'None']);
   assert.equal(datasourceByName('nocloud-net')?.name, 'NoCloud');
   assert.equal(datasourceByName('configdrive2')?.name, 'ConfigDrive');
   assert.equal(datasourceByName('EC2')?.name, 'Ec2');
@@ -72,8 +72,17 @@ test('a machine with no cloud decides None, quickly, touching no drive twice', a
   assert.deepEqual(names(result.candidates), ['None']);
   assert.equal(result.reason, 'detected');
   assert.ok(ms < 500, `detection took ${ms} ms`);
-  assert.deepEqual(result.checks.map((c) => [c.name, c.found]), [['NoCloud', false], ['ConfigDrive', false], ['OpenStack', false], ['Ec2', false]]);
+  assert.deepEqual(result.checks.map((c) => [c.name, c.found]), [['NoCloud', false], ['ConfigDrive', false], ['GCE', false], ['OpenStack', false], ['Ec2', false]]);
   assert.ok(finder.requests.length <= 2, 'only NoCloud and ConfigDrive look for labels');
+});
+
+test("GCE from DMI: product name, or a GoogleCloud- serial (cloud-init's platform_reports_gce)", async (t) => {
+  let { ctx } = await context(t, { files: { 'sys/class/dmi/id/product_name': 'Google Compute Engine\n', 'sys/class/dmi/id/sys_vendor': 'Google\n' } });
+  assert.deepEqual(names(await candidateSources(ctx)), ['GCE', 'None']);
+  ({ ctx } = await context(t, { files: { 'sys/class/dmi/id/product_serial': 'GoogleCloud-7D2E4C5A9B1F3E6D8C0A\n' } }));
+  assert.deepEqual(names(await candidateSources(ctx)), ['GCE', 'None']);
+  ({ ctx } = await context(t, { files: { 'sys/class/dmi/id/product_name': 'Google Compute Engine Lookalike\n' } }));
+  assert.deepEqual(names(await candidateSources(ctx)), ['None']);
 });
 
 test('EC2 from DMI: sys_vendor, product_uuid, and strict_id: false', async (t) => {

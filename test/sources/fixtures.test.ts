@@ -25,7 +25,7 @@ interface Scenario {
   cmdline?: string;
   config?: Record<string, unknown>;
   settings?: Record<string, unknown>;
-  serve?: { kind: 'openstack' | 'ec2' | 'nocloud'; dir: string; host?: string; imdsv2?: 'required' | 'optional' | 'disabled'; tokenUses?: number; misbehave?: Misbehaviour[] };
+  serve?: { kind: 'openstack' | 'ec2' | 'nocloud' | 'gce'; dir: string; host?: string; imdsv2?: 'required' | 'optional' | 'disabled'; tokenUses?: number; misbehave?: Misbehaviour[] };
   baseUrl?: false;
   stage?: 'local' | 'network';
   needsIpv6?: boolean;

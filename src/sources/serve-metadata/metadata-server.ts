@@ -1,11 +1,12 @@
-// A local metadata service serving OpenStack, EC2 (IMDSv2 token rules) or NoCloud-net trees from a folder, misbehaving on request.
+// A local metadata service serving OpenStack, EC2 (IMDSv2 token rules), GCE or NoCloud-net trees from a folder, misbehaving on request.
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { posix } from 'node:path';
+import { gceAnswer } from './gce';
 
-export type MetadataKind = 'openstack' | 'ec2' | 'nocloud';
+export type MetadataKind = 'openstack' | 'ec2' | 'nocloud' | 'gce';
 
 /** One deliberate fault. Rules match by path prefix; `times` limits how often a rule fires (default: always). */
 export interface Misbehaviour {
@@ -73,6 +74,7 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const root = posix.resolve(opts.dir);
+  const guestAttributes = new Map<string, string>();
 
   const record = (req: IncomingMessage, status: number) => requests.push({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, status });
 
@@ -138,6 +140,10 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
     if (opts.kind === 'ec2') {
       const verdict = ec2TokenRules(req, path);
       if (verdict) return send(req, res, verdict.status, verdict.body);
+    }
+    if (opts.kind === 'gce') {
+      const a = await gceAnswer(root, req, url, guestAttributes);
+      return send(req, res, a.status, a.body, a.headers);
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(req, res, 405, 'method not allowed\n');
     const served = await resolveTree(root, path, opts.kind);
