@@ -1,6 +1,6 @@
 // GCE: the Google Compute Engine metadata server (computeMetadata/v1 with `Metadata-Flavor: Google`), for cloud-init's GCE/GCELocal and cloudbase-init's GCEService.
 import { HttpClient, HttpError, type HttpRequest } from '../util/http';
-import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
+import type { CrawlContext, Datasource, DetectContext, HostKey, InstanceData, PublishContext } from './datasource';
 import { defaultUserName } from './default-user';
 import { withEphemeralNetwork } from './ephemeral-network';
 import { cloudbaseKey, cloudInitKeyLines, cloudInitPublicKeys, type GceAttributes } from './gce-ssh-keys';
@@ -134,6 +134,9 @@ export const gceSource: Datasource = {
       await client.close();
     }
   },
+  async publishHostKeys(ctx, _data, keys) {
+    await publishGceHostKeys(ctx, keys);
+  },
 };
 
 /** cloud-init's read_md and DataSourceGCE's accessors. */
@@ -210,3 +213,32 @@ async function cloudbaseData(ctx: CrawlContext, md: GceMetadata, instanceId: str
   if (ud !== undefined) data.userData = ud;
   return data;
 }
+
+/**
+ * cloud-init's _write_host_key_to_guest_attributes: each key PUT to instance/guest-attributes/hostkeys/<type>
+ * with the header; a refusal is only logged (check_status=False), a connection failure fails the publish.
+ * cloud-init always uses metadata.google.internal here; kiln uses the configured metadata_url's server.
+ */
+export async function publishGceHostKeys(ctx: PublishContext, keys: HostKey[]): Promise<void> {
+  const url = gceMetadataUrl(ctx.settings);
+  const s = readUrlSettings('GCE', { ...ctx.settings, metadata_urls: [url] }, GCE_DEFAULTS);
+  const client = new HttpClient({ log: ctx.log });
+  try {
+    for (const key of keys) {
+      const res = await client.fetch(`${url}instance/guest-attributes/hostkeys/${encodeURIComponent(key.type)}`, {
+        method: 'PUT',
+        body: key.value,
+        headers: { ...GCE_HEADERS },
+        timeoutMs: s.timeout * 1000,
+        acceptStatuses: ALL_ERROR_STATUSES,
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      });
+      if (res.status >= 200 && res.status < 300) ctx.log.debug(`Wrote ${key.type} host key to guest attributes.`);
+      else ctx.log.debug(`Unable to write ${key.type} host key to guest attributes (HTTP ${res.status}).`);
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+const ALL_ERROR_STATUSES = Array.from({ length: 200 }, (_, i) => 400 + i);

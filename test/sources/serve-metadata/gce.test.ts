@@ -2,6 +2,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { gceSource, publishGceHostKeys } from '../../../src/sources/gce';
+import { Logger } from '../../../src/util/log';
 import { FIXTURES } from '../../helpers/repo';
 import { mockMetadataServer } from '../../helpers/mock-metadata-server';
 
@@ -45,4 +47,23 @@ test('gce mock: guest attributes take a PUT and answer it back', async (t) => {
   assert.equal((await fetch(url, { method: 'PUT', headers: G, body: 'AAAAC3Nz' })).status, 200);
   assert.equal(await (await fetch(url, { headers: G })).text(), 'AAAAC3Nz');
   assert.equal((await fetch(url, { method: 'PUT', body: 'x' })).status, 403, 'the header is needed for PUTs too');
+});
+
+test("publishGceHostKeys: cloud-init's PUT of each host key to instance/guest-attributes/hostkeys/<type>, refusals only logged", async (t) => {
+  const s = await mockMetadataServer(t, { kind: 'gce', dir: TREE });
+  const log = new Logger().for('test');
+  const settings = { metadata_url: `${s.url}/computeMetadata/v1/` };
+  await publishGceHostKeys({ log, settings }, [{ type: 'ssh-ed25519', value: 'AAAAC3Nzed' }, { type: 'ssh-rsa', value: 'AAAAB3Nzrsa' }]);
+  for (const [type, value] of [['ssh-ed25519', 'AAAAC3Nzed'], ['ssh-rsa', 'AAAAB3Nzrsa']]) {
+    const res = await fetch(`${s.url}/computeMetadata/v1/instance/guest-attributes/hostkeys/${type}`, { headers: G });
+    assert.equal(await res.text(), value);
+  }
+  const puts = s.requests.filter((q) => q.method === 'PUT');
+  assert.equal(puts.length, 2);
+  assert.ok(puts.every((q) => q.headers['metadata-flavor'] === 'Google'));
+  // A server that refuses (check_status=False in cloud-init) is no error.
+  const refusing = await mockMetadataServer(t, { kind: 'gce', dir: TREE, misbehave: [{ kind: 'status', value: 403 }] });
+  await publishGceHostKeys({ log, settings: { metadata_url: `${refusing.url}/computeMetadata/v1/` } }, [{ type: 'ssh-rsa', value: 'x' }]);
+  // The found GCE source publishes through the same function.
+  assert.equal(typeof gceSource.publishHostKeys, 'function');
 });
