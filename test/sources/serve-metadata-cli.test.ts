@@ -9,6 +9,7 @@ import { COMMANDS } from '../../src/cli/registry';
 import { UsageError } from '../../src/util/errors';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import { ec2Source } from '../../src/sources/ec2';
+import { gceSource } from '../../src/sources/gce';
 import { Logger } from '../../src/util/log';
 import { FIXTURES } from '../helpers/repo';
 import { FakeFinder } from './fake-finder';
@@ -49,6 +50,17 @@ test('serves an EC2 tree that the Ec2 source crawls with IMDSv2, then exits afte
   const platform = new LinuxPlatform({ root: '/nonexistent-kiln-root', log });
   const data = await ec2Source.crawl({ platform, log, kernelCmdline: '', dmi: {}, config: {}, finder: new FakeFinder(platform), settings: { retries: 2, timeout: 2, max_wait: 5 }, baseUrl: url });
   assert.equal(data.instanceId, 'i-0123456789abcdef0');
+  assert.equal(await done, 0);
+});
+
+test('--kind gce serves a GCE tree the GCE source reads through metadata_url, header rules included', async () => {
+  const { url, done } = await serve(['--kind', 'gce', '--dir', join(FIXTURES, 'sources/gce/happy-path/tree'), '--exit-after', '3']);
+  assert.equal((await fetch(`${url}/computeMetadata/v1/instance/id`)).status, 403, 'no Metadata-Flavor header: refused');
+  const log = new Logger().for('test');
+  const platform = new LinuxPlatform({ root: '/nonexistent-kiln-root', log });
+  const data = await gceSource.crawl({ platform, log, kernelCmdline: '', dmi: { product_name: 'Google Compute Engine' }, config: {}, finder: new FakeFinder(platform), settings: { retries: 2, timeout: 2, max_wait: 5, metadata_url: `${url}/computeMetadata/v1/` } });
+  assert.equal(data.instanceId, '5822432891731066937');
+  assert.equal(data.region, 'us-central1');
   assert.equal(await done, 0);
 });
 
