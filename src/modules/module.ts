@@ -1,5 +1,5 @@
 // The contract of a cloud-config module (cloud-init's cc_* modules).
-import type { InstanceData } from '../sources/datasource';
+import type { HostKey, InstanceData } from '../sources/datasource';
 import type { DistroInfo } from '../platform/linux/distro/distro-info';
 import type { Platform } from '../platform/platform';
 import { SubjectError } from '../util/errors';
@@ -28,6 +28,8 @@ export interface ModuleContext {
    * it becomes one of the stage's recoverable_errors (the boot is degraded), as in cloud-init.
    */
   recoverable(level: 'WARNING' | 'ERROR', message: string): void;
+  /** The found datasource's publish_host_keys; absent when it publishes nothing (cloud-init's base no-op). */
+  publishHostKeys?(keys: HostKey[]): Promise<void>;
 }
 
 export interface Module {

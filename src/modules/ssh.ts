@@ -2,6 +2,7 @@
 import { hostname, userInfo } from 'node:os';
 import type { Platform, RunResult } from '../platform/platform';
 import { DISABLE_USER_OPTS, setupUserKeys } from './support/authorized-keys';
+import { HOST_KEY_PUBLISH_BLACKLIST, publicHostKeys } from './support/public-host-keys';
 import { cfgBool, cfgList, cfgString } from './support/config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
 import { sha256Digest, sha256Fingerprint } from '../keys/fingerprint';
@@ -224,7 +225,15 @@ export const ssh: Module = {
     } else {
       await generateKeys(ctx, cfg);
     }
-    // Publishing host keys back to the datasource is a no-op for the sources kiln supports.
+    // ssh_publish_hostkeys (default on, dsa left out): the datasource's publish_host_keys, a no-op but for GCE.
+    const publishCfg = cfg.ssh_publish_hostkeys && typeof cfg.ssh_publish_hostkeys === 'object' ? (cfg.ssh_publish_hostkeys as Record<string, unknown>) : {};
+    if (ctx.publishHostKeys && cfgBool(publishCfg, 'enabled', true)) {
+      try {
+        await ctx.publishHostKeys(await publicHostKeys(ctx.platform, cfgList(publishCfg, 'blacklist') ?? HOST_KEY_PUBLISH_BLACKLIST));
+      } catch (err) {
+        ctx.recoverable('WARNING', `Publishing host keys failed! ${(err as Error).message}`);
+      }
+    }
     try {
       const { defaultUser } = normalizeUsersGroups('ssh', cfg, ctx.log);
       const disableRoot = cfgBool(cfg, 'disable_root', true);

@@ -1,4 +1,6 @@
-// cloudbase-init's metadata service class names and the kiln datasources that stand for them.
+// cloudbase-init's metadata service class names, the kiln datasources that stand for them, and the settings each gets from cloudbase-init.conf.
+import type { CloudbaseConf } from '../config/cloudbase-init-conf';
+
 const S = 'cloudbaseinit.metadata.services.';
 
 /** Class path → kiln datasource name (as in src/sources, cloud-init's names). */
@@ -25,4 +27,32 @@ export function datasourceForService(classPath: string): string | undefined {
   const short = classPath.split('.').pop();
   const match = Object.entries(METADATA_SERVICES).find(([k]) => k.split('.').pop() === short);
   return match?.[1];
+}
+
+/** What a datasource's crawl gets from cloudbase-init.conf for one service: its settings and base URL. */
+export interface ServiceCrawlSettings {
+  settings: Record<string, unknown>;
+  baseUrl?: string;
+}
+
+/**
+ * The crawl settings for datasource NAME: [openstack]/[ec2] metadata_base_url as the server root; for GCE the
+ * [gce] metadata_base_url (the computeMetadata/v1/ URL), retry_count, and the [DEFAULT] username, whose
+ * presence makes the GCE source follow GCEService (keys for that user, host name from instance/name).
+ */
+export function serviceCrawlSettings(name: string, conf: CloudbaseConf): ServiceCrawlSettings {
+  if (name === 'OpenStack' || name === 'Ec2') {
+    const section = name === 'OpenStack' ? 'openstack' : 'ec2';
+    return conf.isSet('metadata_base_url', section) ? { settings: {}, baseUrl: conf.str('metadata_base_url', section) as string } : { settings: {} };
+  }
+  if (name === 'GCE') {
+    return {
+      settings: {
+        cloudbase_init_username: conf.str('username') ?? 'Admin',
+        metadata_url: conf.str('metadata_base_url', 'gce'),
+        retries: conf.int('retry_count') ?? 5,
+      },
+    };
+  }
+  return { settings: {} };
 }

@@ -6,7 +6,7 @@ import type { DetectContext, InstanceData } from '../sources/datasource';
 import type { SourceSet } from '../sources/source-set';
 import { describeError } from '../util/errors';
 import type { Log } from '../util/log';
-import { datasourceForService } from './metadata-services';
+import { datasourceForService, serviceCrawlSettings } from './metadata-services';
 import { metadataServiceFor } from './metadata-poster';
 import type { MetadataService, Plugin, PluginContext, PluginResult, PluginStage } from './plugin';
 import { PLUGIN_EXECUTE_ON_NEXT_BOOT, PLUGIN_EXECUTION_DONE, PluginState } from './plugin-state';
@@ -111,7 +111,14 @@ function readDmi(win: WindowsSystem): Record<string, string> {
   };
 }
 
-/** Tries the metadata services in metadata_services order; the first whose datasource detects and crawls wins. */
+/**
+ * Tries the metadata services in metadata_services order, as cloudbase-init does: each service's load() says
+ * whether it has data. A local source's load() is its detect() (a drive with the label or the seed files); an
+ * HTTP service's is the request itself, so it is crawled whatever DMI says (cloudbase-init has no platform
+ * check, and DMI under wine or on an unlisted hypervisor says nothing). An HTTP service that does not answer
+ * on hardware that does not look like its cloud is "not available" (a log line); one that fails where DMI
+ * says its cloud is, or a local one that fails, is an error.
+ */
 export async function discoverMetadata(deps: CloudbaseRunnerDeps, report: RunReport): Promise<InstanceData | undefined> {
   const detect: DetectContext = {
     platform: deps.platform,
@@ -133,18 +140,23 @@ export async function discoverMetadata(deps: CloudbaseRunnerDeps, report: RunRep
       continue;
     }
     deps.log.info(`Trying metadata service ${classPath} (kiln datasource ${name})`);
+    let detected = false;
     try {
-      if (!(await source.detect(detect))) {
+      detected = await source.detect(detect);
+      if (!detected && source.kind === 'local') {
         deps.log.debug(`${name}: not found`);
         continue;
       }
-      const section = name === 'OpenStack' ? 'openstack' : name === 'Ec2' ? 'ec2' : undefined;
-      const baseUrl = section && deps.conf.isSet('metadata_base_url', section) ? deps.conf.str('metadata_base_url', section) : undefined;
-      const instance = await source.crawl({ ...detect, settings: {}, ...(baseUrl ? { baseUrl } : {}) });
+      const { settings, baseUrl } = serviceCrawlSettings(name, deps.conf);
+      const instance = await source.crawl({ ...detect, settings, ...(baseUrl ? { baseUrl } : {}) });
       deps.log.info(`Metadata service loaded: ${classPath} (instance ${instance.instanceId})`);
       report.service = { classPath, datasource: name };
       return instance;
     } catch (err) {
+      if (source.kind === 'network' && !detected) {
+        deps.log.info(`Metadata service ${classPath} not available: ${describeError(err)}`);
+        continue;
+      }
       report.errors.push(`metadata service ${classPath}: ${describeError(err)}`);
       deps.log.error(`Metadata service ${classPath} failed: ${describeError(err)}`);
     }

@@ -35,6 +35,8 @@ export interface ModuleRunInput {
   output(text: string): Promise<void>;
   /** Overrides the list from config (cloud-init single). */
   entries?: ModuleListEntry[];
+  /** Publishes host keys to the found datasource (ModuleContext.publishHostKeys). */
+  publishHostKeys?: ModuleContext['publishHostKeys'];
 }
 
 export interface ModuleRunOutcome {
@@ -44,7 +46,7 @@ export interface ModuleRunOutcome {
 
 /** What a module is given to run: the platform, the instance and where cloud-init keeps its state. */
 export function makeModuleContext(
-  input: Pick<ModuleRunInput, 'platform' | 'log' | 'distro' | 'instance' | 'paths' | 'output'>,
+  input: Pick<ModuleRunInput, 'platform' | 'log' | 'distro' | 'instance' | 'paths' | 'output' | 'publishHostKeys'>,
   instanceDir: string,
   recoverable: ModuleContext['recoverable'],
 ): ModuleContext {
@@ -57,6 +59,7 @@ export function makeModuleContext(
     paths: { cloudDir: input.paths.cloudDir, runDir: input.paths.runDir },
     output: input.output,
     recoverable,
+    ...(input.publishHostKeys ? { publishHostKeys: input.publishHostKeys } : {}),
   };
 }
 

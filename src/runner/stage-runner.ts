@@ -6,7 +6,8 @@ import { mergeSystemConfig } from '../config/merge-system-config';
 import type { DistroInfo } from '../platform/linux/distro/distro-info';
 import type { Frequency, Module, ModuleContext, ModuleStage } from '../modules/module';
 import type { Platform } from '../platform/platform';
-import type { InstanceData } from '../sources/datasource';
+import type { HostKey, InstanceData } from '../sources/datasource';
+import { sourceSettings } from '../sources/settings';
 import { describeError, KilnError } from '../util/errors';
 import type { Log, Logger } from '../util/log';
 import { detectDistro } from '../platform/linux/distro/detect-distro';
@@ -411,10 +412,20 @@ export class StageRunner {
       events: this.eventLog(rc),
       now: this.now,
       output: (t) => this.output(t),
+      ...this.hostKeyPublisher(merged),
     });
     record.errors.push(...outcome.errors);
     record.modules = outcome.modules;
     this.releaseWorkAhead();
+  }
+
+  /** The found source's publish_host_keys for the ssh module, with its settings from CONFIG; nothing when it has none. */
+  private hostKeyPublisher(config: ConfigMap): { publishHostKeys?: (keys: HostKey[]) => Promise<void> } {
+    const found = this.found;
+    const publish = found?.source.publishHostKeys;
+    if (!found || !publish) return {};
+    const log = this.opts.logger.for(`DataSource${found.source.name}.py`);
+    return { publishHostKeys: (keys) => publish.call(found.source, { log, settings: sourceSettings(config, found.source.name) }, found.data, keys) };
   }
 
   /** Drops work the modules started ahead and did not use. */
@@ -444,6 +455,7 @@ export class StageRunner {
       now: this.now,
       output: (t) => this.output(t),
       entries: [{ name: canonical, ...(frequency ? { frequency } : {}), args: [] }],
+      ...this.hostKeyPublisher(merged),
     });
     await events.flush();
     const m = outcome.modules[0];

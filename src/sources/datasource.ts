@@ -68,6 +68,19 @@ export interface CrawlContext extends DetectContext {
   env?: NodeJS.ProcessEnv;
 }
 
+/** One public host key as cloud-init's get_public_host_keys gives it: the type and the base64 blob. */
+export interface HostKey {
+  type: string;
+  value: string;
+}
+
+/** What publishing host keys back to the cloud needs: this source's settings (config.datasource[<Name>]). */
+export interface PublishContext {
+  log: Log;
+  settings: Record<string, unknown>;
+  signal?: AbortSignal;
+}
+
 export interface Datasource {
   /** cloud-init's name: 'NoCloud', 'ConfigDrive', 'OpenStack', 'Ec2', 'None'. */
   readonly name: string;
@@ -83,6 +96,8 @@ export interface Datasource {
   localEvidence?(ctx: DetectContext): Promise<boolean>;
   /** Reads everything; throws SourceError with a clear reason. */
   crawl(ctx: CrawlContext): Promise<InstanceData>;
+  /** cloud-init's publish_host_keys (the ssh module's ssh_publish_hostkeys): sources without it publish nothing. */
+  publishHostKeys?(ctx: PublishContext, data: InstanceData, keys: HostKey[]): Promise<void>;
 }
 
 export type { FileTree };

@@ -6,16 +6,17 @@ import { digitalOceanSource } from './digitalocean';
 import { ec2Source } from './ec2';
 import { lxdSource } from './lxd/lxd';
 import { hetznerSource } from './hetzner';
+import { gceSource } from './gce';
 import { noCloudSource } from './nocloud';
 import { noneSource } from './none';
 import { openStackSource } from './openstack';
 
-export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, digitalOceanSource, azureSource, openStackSource, ec2Source, hetznerSource, noneSource];
+export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, digitalOceanSource, azureSource, gceSource, openStackSource, ec2Source, hetznerSource, noneSource];
 
 /** The source named NAME, compared as cloud-init does (case-insensitively; 'NoCloudNet' and 'ConfigDrive2' style aliases included). */
 export function datasourceByName(name: string, sources: readonly Datasource[] = DATASOURCES): Datasource | undefined {
   const key = name.trim().toLowerCase().replace(/[-_]/g, '');
-  const alias: Record<string, string> = { nocloudnet: 'nocloud', configdrive2: 'configdrive', openstacklocal: 'openstack', ec2local: 'ec2', aws: 'ec2' };
+  const alias: Record<string, string> = { nocloudnet: 'nocloud', configdrive2: 'configdrive', openstacklocal: 'openstack', ec2local: 'ec2', aws: 'ec2', gcelocal: 'gce' };
   const wanted = alias[key] ?? key;
   return sources.find((s) => s.name.toLowerCase() === wanted);
 }

@@ -114,7 +114,9 @@ export class HttpClient {
       });
       return this.proxied;
     }
-    this.direct ??= new Agent({ keepAliveTimeout: 2000, connections: 8 });
+    // No TCP keepalive: undici sets it with setKeepAlive() before the socket connects, which makes every
+    // connect fail with UNKNOWN under wine (wine 8); each request has its own timeout, so probes add nothing.
+    this.direct ??= new Agent({ keepAliveTimeout: 2000, connections: 8, connect: { keepAlive: false } });
     return this.direct;
   }
 

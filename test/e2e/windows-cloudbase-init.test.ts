@@ -110,12 +110,12 @@ test('cloudbase-init under wine without a config drive: a clear error, MAIN not 
   const conf = join(dir, 'c.conf');
   writeFileSync(
     conf,
-    '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService,cloudbaseinit.metadata.services.gceservice.GCEService\nplugins=cloudbaseinit.plugins.common.sethostname.SetHostNamePlugin\n[config_drive]\ntypes=iso\nlocations=cdrom\n',
+    '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService,cloudbaseinit.metadata.services.packet.PacketService\nplugins=cloudbaseinit.plugins.common.sethostname.SetHostNamePlugin\n[config_drive]\ntypes=iso\nlocations=cdrom\n',
   );
   const r = runUnderWine(exe as string, ['--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
   assert.equal(r.code, 1);
-  assert.match(r.stdout, /warning: metadata service cloudbaseinit\.metadata\.services\.gceservice\.GCEService needs kiln's GCE datasource/);
-  assert.match(r.stdout, /error: No available metadata service found \(tried ConfigDriveService, GCEService\); MAIN plugins not run/);
+  assert.match(r.stdout, /warning: metadata service cloudbaseinit\.metadata\.services\.packet\.PacketService needs kiln's Packet datasource/);
+  assert.match(r.stdout, /error: No available metadata service found \(tried ConfigDriveService, PacketService\); MAIN plugins not run/);
 });
 
 test('kiln service install|uninstall under wine: LocalSystem, dependencies, and a start by the service control manager runs the flow', (t) => {

@@ -97,6 +97,27 @@ test('a failing metadata service is reported and the next one is tried', async (
   assert.match(r.errors.join('\n'), /EC2Service: meta_data.json: unexpected end/);
 });
 
+test('HTTP services are tried whatever DMI says, as cloudbase-init does; one that does not answer there is no error', async () => {
+  const crawled: string[] = [];
+  const http = (name: string, ok: boolean): Datasource => ({
+    name,
+    kind: 'network',
+    detect: async () => false,
+    crawl: async () => {
+      crawled.push(name);
+      if (!ok) throw new Error('connect ECONNREFUSED 127.0.0.1:9');
+      return { instanceId: 'i-gce', cloudName: 'gce', platform: 'gce', subplatform: 'metadata (http://127.0.0.1/)', publicKeys: [], metadata: {} };
+    },
+  });
+  const { deps, sink } = setup(BASE.replace(`metadata_services=${CD}`, `metadata_services=${EC2},${GCE},${CD}`), [http('Ec2', false), http('GCE', true), source('ConfigDrive', {})]);
+  const r = await runCloudbaseInit(deps);
+  assert.deepEqual(crawled, ['Ec2', 'GCE']);
+  assert.equal(r.service?.classPath, GCE);
+  assert.equal(r.instanceId, 'i-gce');
+  assert.deepEqual(r.errors, []);
+  assert.match(sink.lines.join(''), /Metadata service cloudbaseinit\.metadata\.services\.ec2service\.EC2Service not available: .*ECONNREFUSED/);
+});
+
 test('unknown plugins are reported, the others run', async () => {
   const conf = BASE.replace('plugins=', 'plugins=cloudbaseinit.plugins.windows.certificates.ServerCertificatesPlugin,nope.Nope,');
   const r = await runCloudbaseInit(setup(conf, [source('ConfigDrive', {})]).deps);

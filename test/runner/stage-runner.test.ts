@@ -388,3 +388,22 @@ test('init-local sets the hostname of a later boot from the cached user cloud-co
   await boot(root, fakeDeps([fakeSource()], [setHostname]));
   assert.deepEqual(seen, ['from-user-data']);
 });
+
+test("modules get the found source's publishHostKeys with its settings from the config (ssh_publish_hostkeys); other sources give none", async (t) => {
+  const root = sandbox(t, 'i-1', 'datasource_list: [Fake]\ndatasource: {Fake: {metadata_url: "http://127.0.0.1:9/"}}\ncloud_init_modules: [publisher]\ncloud_config_modules: []\ncloud_final_modules: []\n');
+  const calls: Array<{ settings: Record<string, unknown>; iid: string; keys: unknown }> = [];
+  const publishing = { ...fakeSource(), publishHostKeys: async (ctx: { settings: Record<string, unknown> }, data: { instanceId: string }, keys: unknown) => void calls.push({ settings: ctx.settings, iid: data.instanceId, keys }) };
+  const seen: boolean[] = [];
+  const publisher = {
+    ...recordingModule({ runs: [] }, 'publisher', 'init', 'always'),
+    async run(ctx: import('../../src/modules/module').ModuleContext) {
+      seen.push(ctx.publishHostKeys !== undefined);
+      await ctx.publishHostKeys?.([{ type: 'ssh-ed25519', value: 'AAAA' }]);
+    },
+  };
+  await boot(root, fakeDeps([publishing], [publisher]));
+  assert.deepEqual(calls, [{ settings: { metadata_url: 'http://127.0.0.1:9/' }, iid: 'i-1', keys: [{ type: 'ssh-ed25519', value: 'AAAA' }] }]);
+  const plain = sandbox(t, 'i-2', 'datasource_list: [Fake]\ncloud_init_modules: [publisher]\ncloud_config_modules: []\ncloud_final_modules: []\n');
+  await boot(plain, fakeDeps([fakeSource()], [publisher]));
+  assert.deepEqual(seen, [true, false]);
+});

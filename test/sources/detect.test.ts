@@ -36,7 +36,7 @@ async function context(t: TestContext, s: Setup) {
 const names = (list: ReadonlyArray<{ name: string }>) => list.map((d) => d.name);
 
 test('registry lists the sources in cloud-init order, None last', () => {
-  assert.deepEqual(names(DATASOURCES), ['NoCloud', 'ConfigDrive', 'LXD', 'DigitalOcean', 'Azure', 'OpenStack', 'Ec2', 'Hetzner', 'None']);
+  assert.deepEqual(names(DATASOURCES), ['NoCloud', 'ConfigDrive', 'LXD', 'DigitalOcean', 'Azure', 'GCE', 'OpenStack', 'Ec2', 'Hetzner', 'None']);
   assert.equal(datasourceByName('nocloud-net')?.name, 'NoCloud');
   assert.equal(datasourceByName('configdrive2')?.name, 'ConfigDrive');
   assert.equal(datasourceByName('EC2')?.name, 'Ec2');
@@ -73,7 +73,7 @@ test('a machine with no cloud decides None, quickly, touching no drive twice', a
   assert.deepEqual(names(result.candidates), ['None']);
   assert.equal(result.reason, 'detected');
   assert.ok(ms < 500, `detection took ${ms} ms`);
-  assert.deepEqual(result.checks.map((c) => [c.name, c.found]), [['NoCloud', false], ['ConfigDrive', false], ['LXD', false], ['DigitalOcean', false], ['Azure', false], ['OpenStack', false], ['Ec2', false], ['Hetzner', false]]);
+  assert.deepEqual(result.checks.map((c) => [c.name, c.found]), [['NoCloud', false], ['ConfigDrive', false], ['LXD', false], ['DigitalOcean', false], ['Azure', false], ['GCE', false], ['OpenStack', false], ['Ec2', false], ['Hetzner', false]]);
   // Azure looks for media only on a Hyper-V guest (ds-identify's rd_rdfe_* rule).
   assert.ok(finder.requests.length <= 2, 'only NoCloud and ConfigDrive look for labels');
 });
@@ -84,6 +84,15 @@ test('DigitalOcean and Hetzner from the DMI system vendor only, as ds-identify c
   ({ ctx } = await context(t, { files: { 'sys/class/dmi/id/sys_vendor': 'Hetzner\n', 'sys/class/dmi/id/product_serial': '123456\n' } }));
   assert.deepEqual(names(await candidateSources(ctx)), ['Hetzner', 'None']);
   ({ ctx } = await context(t, { files: { 'sys/class/dmi/id/product_name': 'DigitalOcean Droplet\n', 'sys/class/dmi/id/product_serial': 'hetzner\n' } }));
+  assert.deepEqual(names(await candidateSources(ctx)), ['None']);
+});
+
+test("GCE from DMI: product name, or a GoogleCloud- serial (cloud-init's platform_reports_gce)", async (t) => {
+  let { ctx } = await context(t, { files: { 'sys/class/dmi/id/product_name': 'Google Compute Engine\n', 'sys/class/dmi/id/sys_vendor': 'Google\n' } });
+  assert.deepEqual(names(await candidateSources(ctx)), ['GCE', 'None']);
+  ({ ctx } = await context(t, { files: { 'sys/class/dmi/id/product_serial': 'GoogleCloud-7D2E4C5A9B1F3E6D8C0A\n' } }));
+  assert.deepEqual(names(await candidateSources(ctx)), ['GCE', 'None']);
+  ({ ctx } = await context(t, { files: { 'sys/class/dmi/id/product_name': 'Google Compute Engine Lookalike\n' } }));
   assert.deepEqual(names(await candidateSources(ctx)), ['None']);
 });
 

@@ -7,6 +7,7 @@ import type { DetectContext } from '../../src/sources/datasource';
 import { LinuxEphemeralDhcp, type EphemeralNetwork } from '../../src/sources/ephemeral-network';
 import { findSource } from '../../src/sources/find-source';
 import { ec2Source } from '../../src/sources/ec2';
+import { gceSource } from '../../src/sources/gce';
 import { noCloudSource } from '../../src/sources/nocloud';
 import { noneSource } from '../../src/sources/none';
 import { Logger } from '../../src/util/log';
@@ -77,4 +78,23 @@ test("Ec2 passes cloud-init's apply_full_imds_network_config: false on with its 
   assert.equal(full?.data.networkConfig?.full, undefined);
   const primary = await findSource(ctx(t, { datasource: { Ec2: { timeout: 2, apply_full_imds_network_config: false } } }), [ec2Source], { stage: 'network', baseUrl: server.url });
   assert.equal(primary?.data.networkConfig?.full, false);
+});
+
+test('init-local crawls GCE (GCELocal) inside a lease when DMI says Google, and takes none otherwise', async (t) => {
+  const server = await mockMetadataServer(t, { kind: 'gce', dir: join(FIXTURES, 'sources/gce/happy-path/tree') });
+  const events: string[] = [];
+  const network: EphemeralNetwork = {
+    up: async () => {
+      events.push(`up (requests so far: ${server.requests.length})`);
+      return { interface: 'ens4', release: async () => void events.push('release') };
+    },
+  };
+  const google = { ...ctx(t, { datasource: { GCE: { timeout: 2 } } }), dmi: { product_name: 'Google Compute Engine' } };
+  const found = await findSource(google, [gceSource, noneSource], { stage: 'local', network, baseUrl: server.url, signal: AbortSignal.timeout(10_000) });
+  assert.equal(found?.source.name, 'GCE');
+  assert.equal(found?.data.availabilityZone, 'us-central1-a');
+  assert.deepEqual(events, ['up (requests so far: 0)', 'release']);
+  const qemu = { ...google, dmi: { product_name: 'Standard PC (Q35 + ICH9, 2009)' } };
+  assert.equal(await findSource(qemu, [gceSource, noneSource], { stage: 'local', network, baseUrl: server.url }), undefined);
+  assert.equal(events.length, 2, 'no lease without Google DMI');
 });

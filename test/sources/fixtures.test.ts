@@ -25,7 +25,7 @@ interface Scenario {
   cmdline?: string;
   config?: Record<string, unknown>;
   settings?: Record<string, unknown>;
-  serve?: { kind: 'openstack' | 'ec2' | 'nocloud' | 'azure' | 'digitalocean' | 'hetzner'; dir: string; host?: string; imdsv2?: 'required' | 'optional' | 'disabled'; tokenUses?: number; misbehave?: Misbehaviour[] };
+  serve?: { kind: 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'digitalocean' | 'hetzner'; dir: string; host?: string; imdsv2?: 'required' | 'optional' | 'disabled'; tokenUses?: number; misbehave?: Misbehaviour[] };
   baseUrl?: false;
   stage?: 'local' | 'network';
   needsIpv6?: boolean;

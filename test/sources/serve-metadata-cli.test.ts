@@ -10,6 +10,7 @@ import { UsageError } from '../../src/util/errors';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import { azureSource } from '../../src/sources/azure/azure';
 import { ec2Source } from '../../src/sources/ec2';
+import { gceSource } from '../../src/sources/gce';
 import { Logger } from '../../src/util/log';
 import { FIXTURES } from '../helpers/repo';
 import { tempDir } from '../helpers/temp';
@@ -63,6 +64,17 @@ test('serves Azure IMDS and the wireserver: the Azure source crawls it through a
   // No DMI UUID here: the instance id falls back to IMDS's vmId.
   assert.equal(data.instanceId, '13f56399-bd52-4150-9748-7190aae1ff21');
   assert.equal(data.subplatform, 'imds (IMDS)');
+  assert.equal(await done, 0);
+});
+
+test('--kind gce serves a GCE tree the GCE source reads through metadata_url, header rules included', async (t) => {
+  const { url, done } = await serve(['--kind', 'gce', '--dir', join(FIXTURES, 'sources/gce/happy-path/tree'), '--exit-after', '3']);
+  assert.equal((await fetch(`${url}/computeMetadata/v1/instance/id`)).status, 403, 'no Metadata-Flavor header: refused');
+  const log = new Logger().for('test');
+  const platform = new LinuxPlatform({ root: tempDir(t), log });
+  const data = await gceSource.crawl({ platform, log, kernelCmdline: '', dmi: { product_name: 'Google Compute Engine' }, config: {}, finder: new FakeFinder(platform), settings: { retries: 2, timeout: 2, max_wait: 5, metadata_url: `${url}/computeMetadata/v1/` } });
+  assert.equal(data.instanceId, '5822432891731066937');
+  assert.equal(data.region, 'us-central1');
   assert.equal(await done, 0);
 });
 

@@ -1,4 +1,4 @@
-// A local metadata service serving OpenStack, EC2 (IMDSv2 token rules), NoCloud-net, Azure, LXD (on a unix socket), DigitalOcean or Hetzner trees from a folder, misbehaving on request.
+// A local metadata service serving OpenStack, EC2 (IMDSv2 token rules), GCE, NoCloud-net, Azure, LXD (on a unix socket), DigitalOcean or Hetzner trees from a folder, misbehaving on request.
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -6,10 +6,11 @@ import type { AddressInfo, Socket } from 'node:net';
 import { posix } from 'node:path';
 import { azureAnswer, readRequestBody } from './azure';
 import { digitalOceanAnswer } from './digitalocean';
+import { gceAnswer } from './gce';
 import { hetznerAnswer } from './hetzner';
 import { lxdAnswer } from './lxd';
 
-export type MetadataKind = 'openstack' | 'ec2' | 'nocloud' | 'azure' | 'lxd' | 'digitalocean' | 'hetzner';
+export type MetadataKind = 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'lxd' | 'digitalocean' | 'hetzner';
 
 /** One deliberate fault. Rules match by path prefix; `times` limits how often a rule fires (default: always). */
 export interface Misbehaviour {
@@ -92,6 +93,7 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const root = posix.resolve(opts.dir);
+  const guestAttributes = new Map<string, string>();
 
   const localOf = (req: IncomingMessage) => (req.socket.localAddress ?? '').replace(/^::ffff:/, '');
   const record = (req: IncomingMessage, status: number) => {
@@ -177,6 +179,10 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
     if (opts.kind === 'ec2') {
       const verdict = ec2TokenRules(req, path);
       if (verdict) return send(req, res, verdict.status, verdict.body);
+    }
+    if (opts.kind === 'gce') {
+      const a = await gceAnswer(root, req, url, guestAttributes);
+      return send(req, res, a.status, a.body, a.headers);
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(req, res, 405, 'method not allowed\n');
     if (opts.kind === 'lxd') {

@@ -1,0 +1,28 @@
+// cloud-init's get_public_host_keys: the host's /etc/ssh/ssh_host_*_key.pub files as (type, blob) pairs, for publishing to the datasource.
+import type { Platform } from '../../platform/platform';
+import type { HostKey } from '../../sources/datasource';
+
+/** cc_ssh's HOST_KEY_PUBLISH_BLACKLIST: the dsa key is not published (OpenSSH advises against it). */
+export const HOST_KEY_PUBLISH_BLACKLIST = ['dsa'];
+
+/**
+ * Every `/etc/ssh/ssh_host_<name>_key.pub` whose <name> is not in BLACKLIST, as the first two fields of its
+ * text (a file with fewer is skipped). Sorted by file name (cloud-init takes glob's order, which is the directory's).
+ */
+export async function publicHostKeys(platform: Platform, blacklist: readonly string[]): Promise<HostKey[]> {
+  let names: string[];
+  try {
+    names = await platform.listDir('/etc/ssh');
+  } catch {
+    return [];
+  }
+  const keys: HostKey[] = [];
+  for (const name of names.sort()) {
+    const m = /^ssh_host_(.*)_key\.pub$/.exec(name);
+    if (!m || blacklist.includes(m[1] as string)) continue;
+    const text = await platform.readTextIfExists(`/etc/ssh/${name}`).catch(() => undefined);
+    const fields = text?.trim().split(/\s+/) ?? [];
+    if (fields.length > 1) keys.push({ type: fields[0] as string, value: fields[1] as string });
+  }
+  return keys;
+}

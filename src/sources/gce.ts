@@ -1,0 +1,244 @@
+// GCE: the Google Compute Engine metadata server (computeMetadata/v1 with `Metadata-Flavor: Google`), for cloud-init's GCE/GCELocal and cloudbase-init's GCEService.
+import { HttpClient, HttpError, type HttpRequest } from '../util/http';
+import type { CrawlContext, Datasource, DetectContext, HostKey, InstanceData, PublishContext } from './datasource';
+import { defaultUserName } from './default-user';
+import { withEphemeralNetwork } from './ephemeral-network';
+import { cloudbaseKey, cloudInitKeyLines, cloudInitPublicKeys, type GceAttributes } from './gce-ssh-keys';
+import { SourceError } from './source-error';
+import { readUrlSettings, type UrlSettings } from './settings';
+import { waitForEndpoint } from './wait-for-url';
+
+/** cloud-init's MD_V1_URL (and cloudbase-init's [gce] metadata_base_url default). */
+export const GCE_METADATA_URL = 'http://metadata.google.internal/computeMetadata/v1/';
+const V1_PATH = 'computeMetadata/v1/';
+export const GCE_HEADERS = { 'Metadata-Flavor': 'Google' };
+/** cloud-init reads each key with 5 retries (url_retries) and a 10 s timeout; kiln also bounds the whole wait. */
+export const GCE_DEFAULTS: UrlSettings = { metadataUrls: [GCE_METADATA_URL], timeout: 10, maxWait: 60, retries: 5 };
+
+/**
+ * cloud-init's platform_reports_gce: DMI product name `Google Compute Engine` or `Google`, or a serial starting
+ * with `GoogleCloud-` (the product name is not always there, LP: #1674861).
+ */
+export function platformReportsGce(dmi: Record<string, string>): boolean {
+  const product = (dmi.product_name ?? '').trim();
+  if (product === 'Google Compute Engine' || product === 'Google') return true;
+  return (dmi.product_serial ?? '').trim().startsWith('GoogleCloud-');
+}
+
+/** The v1 base URL (ending in '/'): a test's server root gets `computeMetadata/v1/`; else `metadata_url` or the default. */
+export function gceMetadataUrl(settings: Record<string, unknown>, baseUrl?: string): string {
+  if (baseUrl) {
+    const root = baseUrl.replace(/\/+$/, '');
+    return root.endsWith('/computeMetadata/v1') ? `${root}/` : `${root}/${V1_PATH}`;
+  }
+  const given = settings.metadata_url;
+  if (given !== undefined && (typeof given !== 'string' || !/^https?:\/\//.test(given))) throw new SourceError('GCE', `datasource.GCE.metadata_url must be an http(s) URL, not ${JSON.stringify(given)}`);
+  const url = typeof given === 'string' ? given : GCE_METADATA_URL;
+  return url.endsWith('/') ? url : `${url}/`;
+}
+
+/** One crawl's view of the metadata server: every request carries the header, 404 means "not there". */
+class GceMetadata {
+  constructor(
+    private readonly client: HttpClient,
+    readonly url: string,
+    private readonly base: HttpRequest,
+    private readonly retries: number,
+  ) {}
+
+  /** GET PATH below the v1 URL; undefined for 404. */
+  async get(path: string): Promise<Uint8Array | undefined> {
+    const res = await this.client.fetch(`${this.url}${path}`, { ...this.base, headers: { ...GCE_HEADERS }, retries: this.retries, acceptStatuses: [404] });
+    return res.status === 404 ? undefined : res.body;
+  }
+
+  async text(path: string): Promise<string | undefined> {
+    const b = await this.get(path);
+    return b === undefined ? undefined : Buffer.from(b).toString('utf8');
+  }
+
+  /** A required text key: its absence means this is no GCE metadata server (cloud-init's "required key … returned nothing"). */
+  async required(key: string, path: string): Promise<string> {
+    const v = await this.text(path);
+    if (v === undefined) throw new SourceError('GCE', `required key ${key} (${this.url}${path}) returned nothing: not GCE`);
+    return v;
+  }
+
+  /** A folder read with `?recursive=True` as a JSON object, or {} when the server has none (404). */
+  async attributes(path: string): Promise<{ raw: string | undefined; value: GceAttributes }> {
+    const raw = await this.text(`${path}/?recursive=True`);
+    if (raw === undefined) return { raw, value: {} };
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (err) {
+      throw new SourceError('GCE', `${this.url}${path}/?recursive=True is not JSON (${(err as Error).message})`);
+    }
+    if (!value || typeof value !== 'object' || Array.isArray(value)) throw new SourceError('GCE', `${this.url}${path}/?recursive=True is not a JSON object`);
+    return { raw, value: value as GceAttributes };
+  }
+}
+
+/** `user-data` decoded by `user-data-encoding` (base64, or none); another encoding is warned about and the text kept, as both agents do. */
+function userDataOf(attrs: GceAttributes, warn: (m: string) => void): Uint8Array | undefined {
+  const ud = attrs['user-data'];
+  if (typeof ud !== 'string') return undefined;
+  const encoding = attrs['user-data-encoding'];
+  if (encoding === 'base64') return Buffer.from(ud, 'base64');
+  if (typeof encoding === 'string' && encoding) warn(`GCE: unknown user-data-encoding: ${encoding}, ignoring`);
+  return Buffer.from(ud, 'utf8');
+}
+
+export const gceSource: Datasource = {
+  name: 'GCE',
+  kind: 'network',
+  async detect(ctx: DetectContext) {
+    return platformReportsGce(ctx.dmi);
+  },
+  // GCELocal: the same DMI facts; init-local crawls inside a temporary lease.
+  async localEvidence(ctx: DetectContext) {
+    return platformReportsGce(ctx.dmi);
+  },
+  async crawl(ctx: CrawlContext): Promise<InstanceData> {
+    // cloudbase-init's GCEService sets this (its [DEFAULT] username): its key and hostname rules apply, and no DMI check.
+    const cloudbaseUser = typeof ctx.settings.cloudbase_init_username === 'string' ? ctx.settings.cloudbase_init_username : undefined;
+    if (cloudbaseUser === undefined && !platformReportsGce(ctx.dmi)) {
+      throw new SourceError('GCE', `not running on GCE: DMI product_name '${ctx.dmi.product_name ?? ''}' and product_serial '${ctx.dmi.product_serial ?? ''}' do not say Google`);
+    }
+    const v1 = gceMetadataUrl(ctx.settings, ctx.baseUrl);
+    const s = readUrlSettings('GCE', { ...ctx.settings, metadata_urls: [v1] }, GCE_DEFAULTS);
+    const url = `${s.metadataUrls[0] as string}/`;
+    // No proxy: the metadata server is only ever reached directly.
+    const client = new HttpClient({ log: ctx.log });
+    const base: HttpRequest = { timeoutMs: s.timeout * 1000 };
+    try {
+      return await withEphemeralNetwork(ctx.network, async () => {
+        // The first required key doubles as the probe, bounded by max_wait (cloud-init has only its retries).
+        const { value: instanceId } = await waitForEndpoint(
+          'GCE',
+          s,
+          async (u, signal) => {
+            const res = await client.fetch(`${u}/instance/id`, { ...base, signal, headers: { ...GCE_HEADERS } });
+            return res.text();
+          },
+          ctx.log,
+          ctx.signal,
+        );
+        const md = new GceMetadata(client, url, { ...base, ...(ctx.signal ? { signal: ctx.signal } : {}) }, s.retries);
+        return cloudbaseUser === undefined ? await cloudInitData(ctx, md, instanceId) : await cloudbaseData(ctx, md, instanceId, cloudbaseUser);
+      });
+    } catch (err) {
+      if (err instanceof HttpError) throw new SourceError('GCE', `${err.kind === 'budget' ? 'wait budget ran out' : err.kind}: ${err.message}`, { cause: err });
+      throw err;
+    } finally {
+      await client.close();
+    }
+  },
+  async publishHostKeys(ctx, _data, keys) {
+    await publishGceHostKeys(ctx, keys);
+  },
+};
+
+/** cloud-init's read_md and DataSourceGCE's accessors. */
+async function cloudInitData(ctx: CrawlContext, md: GceMetadata, instanceId: string): Promise<InstanceData> {
+  const zone = await md.required('availability-zone', 'instance/zone');
+  const hostname = await md.required('local-hostname', 'instance/hostname');
+  const instance = await md.attributes('instance/attributes');
+  const project = await md.attributes('project/attributes');
+  const keyLines = cloudInitKeyLines(instance.value, project.value);
+  // GCE answers projects/NUMBER/zones/ZONE.
+  const az = zone.split('/').at(-1) ?? '';
+  const metadata: Record<string, unknown> = {
+    'instance-id': instanceId,
+    'availability-zone': az,
+    'local-hostname': hostname,
+    'instance-data': instance.raw ?? null,
+    'project-data': project.raw ?? null,
+    'public-keys-data': keyLines,
+  };
+  const data: InstanceData = {
+    instanceId,
+    cloudName: 'gce',
+    platform: 'gce',
+    subplatform: `metadata (${md.url})`,
+    publicKeys: cloudInitPublicKeys(keyLines, defaultUserName(ctx.config), new Date()),
+    metadata,
+    // GCE has long FQDNs and asked for short host names: the first label.
+    localHostname: hostname.split('.')[0] as string,
+    availabilityZone: az,
+    region: az.replace(/-[^-]*$/, ''),
+  };
+  const ud = userDataOf(instance.value, (m) => ctx.log.warn(m));
+  if (ud !== undefined) data.userData = ud;
+  return data;
+}
+
+/** cloudbase-init's GCEService: host name from instance/name, keys for the configured username, hyphenated keys only. */
+async function cloudbaseData(ctx: CrawlContext, md: GceMetadata, instanceId: string, username: string): Promise<InstanceData> {
+  const name = await md.required('name', 'instance/name');
+  const zone = await md.text('instance/zone');
+  const instance = await md.attributes('instance/attributes');
+  const project = await md.attributes('project/attributes');
+  const lines: string[] = [];
+  const take = (attrs: GceAttributes, where: string) => {
+    const v = attrs['ssh-keys'];
+    if (typeof v === 'string') lines.push(...v.trim().split(/\r\n|\r|\n/));
+    else ctx.log.warn(`SSH keys not found at location ${where}/ssh-keys`);
+  };
+  take(instance.value, 'instance/attributes');
+  if (instance.value['block-project-ssh-keys'] !== 'true') take(project.value, 'project/attributes');
+  const now = new Date();
+  const publicKeys: string[] = [];
+  for (const line of lines) {
+    const verdict = cloudbaseKey(line, username, now);
+    if (!verdict) continue;
+    if ('key' in verdict) publicKeys.push(verdict.key);
+    else ctx.log.warn(verdict.skipped);
+  }
+  const az = zone?.trim().split('/').at(-1);
+  const data: InstanceData = {
+    instanceId: instanceId.trim(),
+    cloudName: 'gce',
+    platform: 'gce',
+    subplatform: `metadata (${md.url})`,
+    localHostname: name.trim(),
+    publicKeys,
+    metadata: { 'instance-id': instanceId, name, ...(az ? { 'availability-zone': az } : {}), 'instance-data': instance.raw ?? null, 'project-data': project.raw ?? null },
+  };
+  if (az) {
+    data.availabilityZone = az;
+    data.region = az.replace(/-[^-]*$/, '');
+  }
+  const ud = userDataOf(instance.value, (m) => ctx.log.warn(m));
+  if (ud !== undefined) data.userData = ud;
+  return data;
+}
+
+/**
+ * cloud-init's _write_host_key_to_guest_attributes: each key PUT to instance/guest-attributes/hostkeys/<type>
+ * with the header; a refusal is only logged (check_status=False), a connection failure fails the publish.
+ * cloud-init always uses metadata.google.internal here; kiln uses the configured metadata_url's server.
+ */
+export async function publishGceHostKeys(ctx: PublishContext, keys: HostKey[]): Promise<void> {
+  const url = gceMetadataUrl(ctx.settings);
+  const s = readUrlSettings('GCE', { ...ctx.settings, metadata_urls: [url] }, GCE_DEFAULTS);
+  const client = new HttpClient({ log: ctx.log });
+  try {
+    for (const key of keys) {
+      const res = await client.fetch(`${url}instance/guest-attributes/hostkeys/${encodeURIComponent(key.type)}`, {
+        method: 'PUT',
+        body: key.value,
+        headers: { ...GCE_HEADERS },
+        timeoutMs: s.timeout * 1000,
+        acceptStatuses: ALL_ERROR_STATUSES,
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      });
+      if (res.status >= 200 && res.status < 300) ctx.log.debug(`Wrote ${key.type} host key to guest attributes.`);
+      else ctx.log.debug(`Unable to write ${key.type} host key to guest attributes (HTTP ${res.status}).`);
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+const ALL_ERROR_STATUSES = Array.from({ length: 200 }, (_, i) => 400 + i);
