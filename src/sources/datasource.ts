@@ -47,6 +47,11 @@ export interface DetectContext {
   /** Merged system config (datasource_list, datasource: {<Name>: {...}}). */
   config: Record<string, unknown>;
   finder: FilesystemFinder;
+  /**
+   * kiln's environment: proxy variables for non-link-local URLs (a NoCloud seedfrom on the internet; link-local
+   * never uses them) and VMware's VMX_GUESTINFO_* variables. Unset: none.
+   */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface CrawlContext extends DetectContext {
@@ -60,8 +65,6 @@ export interface CrawlContext extends DetectContext {
   stage?: 'local' | 'network';
   /** Set when the network is not up yet (init-local): network reads happen inside a lease from it. */
   network?: EphemeralNetwork;
-  /** Proxy variables for non-link-local URLs (a NoCloud seedfrom on the internet); link-local never uses them. */
-  env?: NodeJS.ProcessEnv;
 }
 
 export interface Datasource {
