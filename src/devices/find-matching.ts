@@ -19,7 +19,7 @@ export async function matchFilesystem(reader: BlockReader, req: FindRequest, log
   }
   if (!fs) return undefined;
   if (req.fsTypes && !req.fsTypes.includes(fs.fsType)) return undefined;
-  if (!req.labels.includes(fs.label)) return undefined;
+  if (!req.anyLabel && !req.labels.includes(fs.label)) return undefined;
   if (req.mustContain && req.mustContain.length > 0) {
     let found = false;
     for (const path of req.mustContain) {

@@ -36,7 +36,7 @@ async function context(t: TestContext, s: Setup) {
 const names = (list: ReadonlyArray<{ name: string }>) => list.map((d) => d.name);
 
 test('registry lists the sources in cloud-init order, None last', () => {
-  assert.deepEqual(names(DATASOURCES), ['NoCloud', 'ConfigDrive', 'OpenStack', 'Ec2', 'VMware', 'None']);
+  assert.deepEqual(names(DATASOURCES), ['NoCloud', 'ConfigDrive', 'OVF', 'OpenStack', 'Ec2', 'VMware', 'None']);
   assert.equal(datasourceByName('nocloud-net')?.name, 'NoCloud');
   assert.equal(datasourceByName('configdrive2')?.name, 'ConfigDrive');
   assert.equal(datasourceByName('EC2')?.name, 'Ec2');
@@ -74,7 +74,7 @@ test('a machine with no cloud decides None, quickly, touching no drive twice', a
   assert.ok(ms < 500, `detection took ${ms} ms`);
   // Every source but None is checked, and none is found (whatever sources the registry holds).
   assert.deepEqual(result.checks.map((c) => [c.name, c.found]), DATASOURCES.filter((d) => d.name !== 'None').map((d) => [d.name, false]));
-  assert.ok(finder.requests.length <= 2, 'only NoCloud and ConfigDrive look for labels');
+  assert.ok(finder.requests.length <= 3, 'only NoCloud, ConfigDrive and OVF look for filesystems');
 });
 
 test('EC2 from DMI: sys_vendor, product_uuid, and strict_id: false', async (t) => {
