@@ -10,7 +10,11 @@ import { isVmwarePlatform } from '../vmware/vmware-source';
 import { OVF_ENV_NAMES, readOvfEnvironment, type OvfEnvironment } from './ovf-environment';
 
 const NAME = 'OVF';
-export const OVF_SEED_DIR = '/var/lib/cloud/seed/ovf';
+/**
+ * Where a seeded ovf-env.xml is read: cloud-init 22.4's crawl looks in the seed folder itself (get_ovf_env(paths.seed_dir)),
+ * while ds-identify checks seed/ovf/; kiln reads both, cloud-init's first.
+ */
+export const OVF_SEED_DIRS = ['/var/lib/cloud/seed', '/var/lib/cloud/seed/ovf'];
 /** Azure hands over an ovf-env.xml too; its chassis asset tag keeps OVF from claiming it (ds-identify's is_azure_chassis). */
 const AZURE_CHASSIS = '7783-7084-3265-9085-8269-3286-77';
 /** Labels ds-identify knows to belong to other sources' drives. */
@@ -85,7 +89,7 @@ export const ovfSource: Datasource = {
   kind: 'local',
   /** ds-identify's dscheck_OVF, without its 10 MB size check on the ISO (kiln looks for the file instead of grepping the device). */
   async detect(ctx) {
-    if (await ctx.platform.exists(`${OVF_SEED_DIR}/ovf-env.xml`)) return true;
+    for (const dir of OVF_SEED_DIRS) if (await readFirst(new FolderTree(ctx.platform, dir), OVF_ENV_NAMES)) return true;
     if (ctx.dmi.chassis_asset_tag === AZURE_CHASSIS) return false;
     if (isVmwarePlatform(ctx.dmi) && (await guestinfoOvfEnv(ctx, timeoutMs(sourceSettings(ctx.config, NAME))))) return true;
     const isos = await environmentIsos(ctx);
@@ -94,9 +98,16 @@ export const ovfSource: Datasource = {
   async crawl(ctx: CrawlContext): Promise<InstanceData> {
     const found: string[] = [];
     let env: OvfEnvironment | undefined;
-    const seed = await readFirst(new FolderTree(ctx.platform, OVF_SEED_DIR), OVF_ENV_NAMES);
+    let seed: { dir: string; name: string; text: string } | undefined;
+    for (const dir of OVF_SEED_DIRS) {
+      const file = await readFirst(new FolderTree(ctx.platform, dir), OVF_ENV_NAMES);
+      if (file) {
+        seed = { dir, ...file };
+        break;
+      }
+    }
     if (seed) {
-      const path = `${OVF_SEED_DIR}/${seed.name}`;
+      const path = `${seed.dir}/${seed.name}`;
       env = readOvfEnvironment(seed.text, path, ctx.log, false);
       found.push(path);
     }
@@ -115,7 +126,7 @@ export const ovfSource: Datasource = {
         break;
       }
     }
-    if (!env) throw new SourceError(NAME, `no OVF environment: nothing in ${OVF_SEED_DIR}, guestinfo.ovfEnv or on a CD-ROM ISO 9660 (${OVF_ENV_NAMES.join(', ')})`);
+    if (!env) throw new SourceError(NAME, `no OVF environment: nothing in ${OVF_SEED_DIRS.join(' or ')}, guestinfo.ovfEnv or on a CD-ROM ISO 9660 (${OVF_ENV_NAMES.join(', ')})`);
     let metadata = env.metadata;
     let userData = env.userData;
     let vendorData: Uint8Array | undefined;
