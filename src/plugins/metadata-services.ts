@@ -1,4 +1,6 @@
 // cloudbase-init's metadata service class names and the kiln datasources that stand for them.
+import type { CloudbaseConf } from '../config/cloudbase-init-conf';
+
 const S = 'cloudbaseinit.metadata.services.';
 
 /** Class path → kiln datasource name (as in src/sources, cloud-init's names). */
@@ -25,4 +27,12 @@ export function datasourceForService(classPath: string): string | undefined {
   const short = classPath.split('.').pop();
   const match = Object.entries(METADATA_SERVICES).find(([k]) => k.split('.').pop() === short);
   return match?.[1];
+}
+
+/** The conf section options a service's datasource takes as its settings ([ovf], [vmwareguestinfo]); {} for the others. */
+export function serviceSettings(datasource: string, conf: CloudbaseConf): Record<string, unknown> {
+  const section = datasource === 'OVF' ? 'ovf' : datasource === 'VMware' ? 'vmwareguestinfo' : undefined;
+  if (!section) return {};
+  const keys = section === 'ovf' ? ['config_file_name', 'drive_label', 'ns'] : ['vmware_rpctool_path'];
+  return Object.fromEntries(keys.map((k) => [k, conf.str(k, section)]).filter(([, v]) => v !== undefined));
 }

@@ -6,7 +6,7 @@ import type { DetectContext, InstanceData } from '../sources/datasource';
 import type { SourceSet } from '../sources/source-set';
 import { describeError } from '../util/errors';
 import type { Log } from '../util/log';
-import { datasourceForService } from './metadata-services';
+import { datasourceForService, serviceSettings } from './metadata-services';
 import { metadataServiceFor } from './metadata-poster';
 import type { MetadataService, Plugin, PluginContext, PluginResult, PluginStage } from './plugin';
 import { PLUGIN_EXECUTE_ON_NEXT_BOOT, PLUGIN_EXECUTION_DONE, PluginState } from './plugin-state';
@@ -133,14 +133,17 @@ export async function discoverMetadata(deps: CloudbaseRunnerDeps, report: RunRep
       continue;
     }
     deps.log.info(`Trying metadata service ${classPath} (kiln datasource ${name})`);
+    // OvfService and VMwareGuestInfoService take their [ovf] / [vmwareguestinfo] options as the source's settings.
+    const settings = serviceSettings(name, deps.conf);
+    const here: DetectContext = { ...detect, config: { datasource: { [name]: settings } }, env: deps.env };
     try {
-      if (!(await source.detect(detect))) {
+      if (!(await source.detect(here))) {
         deps.log.debug(`${name}: not found`);
         continue;
       }
       const section = name === 'OpenStack' ? 'openstack' : name === 'Ec2' ? 'ec2' : undefined;
       const baseUrl = section && deps.conf.isSet('metadata_base_url', section) ? deps.conf.str('metadata_base_url', section) : undefined;
-      const instance = await source.crawl({ ...detect, settings: {}, ...(baseUrl ? { baseUrl } : {}) });
+      const instance = await source.crawl({ ...here, settings, ...(baseUrl ? { baseUrl } : {}) });
       deps.log.info(`Metadata service loaded: ${classPath} (instance ${instance.instanceId})`);
       report.service = { classPath, datasource: name };
       return instance;

@@ -4,6 +4,7 @@ import type { Log } from '../../util/log';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
 import { SourceError } from '../source-error';
 import { sourceSettings } from '../settings';
+import { cloudbaseRpctoolPath, crawlCloudbaseGuestinfo } from './cloudbase-guestinfo';
 import { decodeGuestinfo, guestinfoText } from './guestinfo-decode';
 import { GUESTINFO_CLEARED, GuestinfoToolFailed, guestinfoKey, guestinfoTools, type GuestinfoTool } from './guestinfo-tool';
 
@@ -138,6 +139,10 @@ export const vmwareSource: Datasource = {
   kind: 'local',
   /** ds-identify's dscheck_VMware: VMX_GUESTINFO variables, else VMware DMI, a tool, and data in one of the three keys. */
   async detect(ctx) {
+    if (ctx.platform.os === 'windows') {
+      const tool = cloudbaseRpctoolPath(ctx, sourceSettings(ctx.config, NAME));
+      return tool !== undefined && (await ctx.platform.exists(tool));
+    }
     if (ctx.env?.VMX_GUESTINFO && DATA_KEYS.some((k) => present(ctx.env?.[envKey(k)]) !== undefined)) return true;
     if (!isVmwarePlatform(ctx.dmi)) return false;
     const tools = await guestinfoTools(ctx.platform, timeoutMs(sourceSettings(ctx.config, NAME)));
@@ -152,6 +157,8 @@ export const vmwareSource: Datasource = {
     return false;
   },
   async crawl(ctx: CrawlContext): Promise<InstanceData> {
+    // On Windows the source is cloudbase-init's VMwareGuestInfoService: rpctool.exe from the conf, its own key set.
+    if (ctx.platform.os === 'windows') return crawlCloudbaseGuestinfo(ctx);
     const ms = timeoutMs(ctx.settings);
     let raw = fromEnv(ctx.env ?? {}, ctx.log);
     let method: 'envvar' | 'guestinfo' = 'envvar';
