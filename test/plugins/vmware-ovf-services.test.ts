@@ -58,7 +58,8 @@ test('VMwareGuestInfoService: rpctool.exe under %ProgramFiles% answers guestinfo
   assert.deepEqual(report.service, { classPath: `${S}vmwareguestinfoservice.VMwareGuestInfoService`, datasource: 'VMware' });
   assert.equal(report.instanceId, 'iid-win-vm');
   assert.ok(seen.every((a) => a[0] === tool), `every call uses rpctool.exe: ${JSON.stringify(seen)}`);
-  assert.deepEqual(seen.map((a) => a[1]), ['info-get guestinfo.metadata', 'info-get guestinfo.metadata.encoding', 'info-get guestinfo.userdata', 'info-get guestinfo.userdata.encoding']);
+  // The first call is the detection (cloudbase-init's load() test), then the crawl.
+  assert.deepEqual(seen.map((a) => a[1]), ['info-get guestinfo.metadata', 'info-get guestinfo.metadata', 'info-get guestinfo.metadata.encoding', 'info-get guestinfo.userdata', 'info-get guestinfo.userdata.encoding']);
   assert.ok(win.users.has('vmadmin'), 'admin-username names the user CreateUserPlugin makes');
 });
 
@@ -106,4 +107,13 @@ test('OvfService: another label is not the OVF drive; [ovf] drive_label changes 
   const report = await runCloudbaseInit(custom.deps);
   assert.equal(report.service?.datasource, 'OVF');
   assert.equal(report.instanceId, 'iid-ovf');
+});
+
+test('VMwareGuestInfoService: rpctool.exe present but guestinfo empty is "not this service", not an error (cloudbase-init\'s load)', async () => {
+  const { deps, files } = setup(`[DEFAULT]\nmetadata_services=${S}vmwareguestinfoservice.VMwareGuestInfoService\nplugins=${PLUGINS}\nusername=kiln\n`);
+  files.files.set('program files\\vmware\\vmware tools\\rpctool.exe', new Uint8Array([0x4d, 0x5a]));
+  files.onRun = () => ({ code: 1, stderr: 'No value found' });
+  const report = await runCloudbaseInit(deps);
+  assert.equal(report.service, undefined);
+  assert.equal(report.errors.filter((e) => e.startsWith('metadata service ')).length, 0, report.errors.join('\n'));
 });

@@ -24,7 +24,7 @@ export function cloudbaseRpctoolPath(ctx: DetectContext, settings: Record<string
 }
 
 /** `rpctool.exe "info-get guestinfo.KEY"`; any failure is "no value", as cloudbase-init logs it at DEBUG and moves on. */
-async function get(ctx: CrawlContext, tool: string, key: string): Promise<string | undefined> {
+async function get(ctx: DetectContext, tool: string, key: string): Promise<string | undefined> {
   const r = await ctx.platform.run([tool, `info-get ${guestinfoKey(key)}`], { allowFailure: true, timeoutMs: TIMEOUT_MS });
   if (r.code !== 0) {
     ctx.log.debug(`VMware: ${tool} 'info-get ${guestinfoKey(key)}' exited ${r.code}: ${r.stderr.trim()}`);
@@ -40,6 +40,14 @@ async function guestData(ctx: CrawlContext, tool: string, key: string): Promise<
   if (!['plaintext', 'base64', 'b64', 'gzip+base64', 'gz+b64'].includes(encoding)) throw new SourceError(NAME, `${guestinfoKey(`${key}.encoding`)}: encoding '${encoding}' is not supported`);
   if (!raw) return undefined;
   return decodeGuestinfo(guestinfoKey(key), encoding === 'plaintext' ? undefined : encoding, raw, ctx.log);
+}
+
+/** cloudbase-init's load() test: the tool exists and guestinfo.metadata or guestinfo.userdata holds something. */
+export async function hasCloudbaseGuestinfo(ctx: DetectContext, settings: Record<string, unknown>): Promise<boolean> {
+  const tool = cloudbaseRpctoolPath(ctx, settings);
+  if (!tool || !(await ctx.platform.exists(tool))) return false;
+  for (const key of ['metadata', 'userdata']) if ((await get(ctx, tool, key))?.trim()) return true;
+  return false;
 }
 
 export async function crawlCloudbaseGuestinfo(ctx: CrawlContext): Promise<InstanceData> {

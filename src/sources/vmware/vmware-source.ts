@@ -4,7 +4,7 @@ import type { Log } from '../../util/log';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
 import { SourceError } from '../source-error';
 import { sourceSettings } from '../settings';
-import { cloudbaseRpctoolPath, crawlCloudbaseGuestinfo } from './cloudbase-guestinfo';
+import { crawlCloudbaseGuestinfo, hasCloudbaseGuestinfo } from './cloudbase-guestinfo';
 import { decodeGuestinfo, guestinfoText } from './guestinfo-decode';
 import { GUESTINFO_CLEARED, GuestinfoToolFailed, guestinfoKey, guestinfoTools, type GuestinfoTool } from './guestinfo-tool';
 
@@ -114,7 +114,8 @@ export function vmwarePublicKeys(md: Record<string, unknown>): string[] {
 function keysToRedact(md: Record<string, unknown>): string[] {
   const v = 'redact' in md ? md.redact : md['cleanup-guestinfo'];
   if (!v) return [];
-  return (Array.isArray(v) ? v : [v]).map(String);
+  // cloud-init wraps a single value in a list; only names (strings, numbers) can be guestinfo keys.
+  return (Array.isArray(v) ? v : [v]).filter((k): k is string | number => typeof k === 'string' || typeof k === 'number').map(String);
 }
 
 /** Reads guestinfo with vmware-rpctool, falling back to vmtoolsd when the first tool fails (newer cloud-init). */
@@ -139,10 +140,7 @@ export const vmwareSource: Datasource = {
   kind: 'local',
   /** ds-identify's dscheck_VMware: VMX_GUESTINFO variables, else VMware DMI, a tool, and data in one of the three keys. */
   async detect(ctx) {
-    if (ctx.platform.os === 'windows') {
-      const tool = cloudbaseRpctoolPath(ctx, sourceSettings(ctx.config, NAME));
-      return tool !== undefined && (await ctx.platform.exists(tool));
-    }
+    if (ctx.platform.os === 'windows') return hasCloudbaseGuestinfo(ctx, sourceSettings(ctx.config, NAME));
     if (ctx.env?.VMX_GUESTINFO && DATA_KEYS.some((k) => present(ctx.env?.[envKey(k)]) !== undefined)) return true;
     if (!isVmwarePlatform(ctx.dmi)) return false;
     const tools = await guestinfoTools(ctx.platform, timeoutMs(sourceSettings(ctx.config, NAME)));
