@@ -12,12 +12,12 @@ import { pathUnderRoot } from '../util/paths';
 import { azureImdsNetworkConfig } from '../sources/azure/imds-network';
 import { writeCommandOutput } from './command-output';
 
-const KINDS = ['eni', 'yaml', 'network_data.json', 'ec2', 'azure-imds'];
+const KINDS = ['eni', 'yaml', 'network_data.json', 'ec2', 'azure-imds', 'vmware-imc'];
 
 export const develNetConvertCommand: Command = {
   words: ['devel', 'net-convert'],
-  summary: 'convert a network config (v1/v2 yaml, network_data.json, eni, ec2, azure-imds) into a renderer\'s files',
-  usage: 'devel net-convert -p FILE -k eni|yaml|network_data.json|ec2|azure-imds -d DIR -D DISTRO -O eni|netplan|networkd|sysconfig|network-manager [-m name,mac ...]',
+  summary: 'convert a network config (v1/v2 yaml, network_data.json, eni, ec2, azure-imds, vmware-imc) into a renderer\'s files',
+  usage: 'devel net-convert -p FILE -k eni|yaml|network_data.json|ec2|azure-imds|vmware-imc -d DIR -D DISTRO -O eni|netplan|networkd|sysconfig|network-manager [-m name,mac ...]',
   faces: ['kiln', 'cloud-init'],
   positional: [0, 1],
   flags: {
@@ -27,7 +27,7 @@ export const develNetConvertCommand: Command = {
     alias: { p: 'network-data', k: 'kind', D: 'distro', O: 'output-kind', m: 'mac' },
     help: [
       '-p, --network-data FILE  the network configuration to read',
-      '-k, --kind KIND          eni, yaml, network_data.json, ec2 (kiln: IMDS network tree as JSON) or azure-imds (the IMDS instance JSON)',
+      '-k, --kind KIND          eni, yaml, network_data.json, ec2 (kiln: IMDS network tree as JSON), azure-imds (the IMDS instance JSON) or vmware-imc (cust.cfg)',
       '-d, --directory DIR      directory to place output in',
       '-D, --distro DISTRO      distro whose file layout to use (debian, ubuntu, rhel, opensuse …)',
       '-O, --output-kind KIND   eni, netplan, networkd, sysconfig or network-manager',
@@ -57,18 +57,19 @@ export const develNetConvertCommand: Command = {
       macs.set(item.slice(comma + 1).toLowerCase(), item.slice(0, comma));
     }
     const text = await fsPromises().readFile(file, 'utf8');
-    const inputKind: InputKind = kind === 'eni' ? 'eni' : kind === 'yaml' || kind === 'azure-imds' ? 'yaml' : kind === 'ec2' ? 'ec2' : 'openstack';
+    const inputKind: InputKind = kind === 'eni' ? 'eni' : kind === 'yaml' || kind === 'azure-imds' ? 'yaml' : kind === 'ec2' ? 'ec2' : kind === 'vmware-imc' ? 'vmware-imc' : 'openstack';
     let input: unknown = text;
     try {
       if (kind === 'yaml') input = readYaml(text, file);
-      else if (kind !== 'eni') input = JSON.parse(text);
+      else if (kind !== 'eni' && kind !== 'vmware-imc') input = JSON.parse(text);
       // As cloud-init: the instance document's `network`, rendered the way the Azure source renders it.
       if (kind === 'azure-imds') input = azureImdsNetworkConfig((input as Record<string, unknown> | null)?.network);
     } catch (err) {
       if (err instanceof YamlError) throw err;
       throw new UsageError(`${file}: not valid ${kind === 'yaml' ? 'YAML' : 'JSON'}: ${(err as Error).message}`);
     }
-    const ns = parseNetworkInput(inputKind, input, { macs, key: kind === 'yaml' || kind === 'azure-imds' ? 'network' : kind });
+    // vmware-imc names NICs by their cust.cfg section, as cloud-init's net-convert does (it ignores -m for this kind).
+    const ns = parseNetworkInput(inputKind, input, kind === 'vmware-imc' ? { key: file } : { macs, key: kind === 'yaml' || kind === 'azure-imds' ? 'network' : kind });
     if (ctx.debug && f.directory !== undefined) ctx.io.err(`Internal State\n${describeState(ns)}\n`);
     if (output !== 'netplan') for (const w of ns.warnings) ctx.logger.for('network_state.py').warn(w);
     const cfg = rendererConfigFor(distro, output);

@@ -18,7 +18,7 @@ export const dsIdentifyCommand: Command = {
       if (!args.flags.quiet) ctx.io.out(`disabled (${rc.disabledBy})\n`);
       return 1;
     }
-    const dctx = await buildDetectContext({ platform, log: ctx.log, config: rc.config, finder: new LinuxFilesystemFinder({ root: platform.root }), kernelCmdline: rc.kernelCmdline });
+    const dctx = await buildDetectContext({ platform, log: ctx.log, config: rc.config, finder: new LinuxFilesystemFinder({ root: platform.root }), kernelCmdline: rc.kernelCmdline, env: ctx.env });
     const detection = await detectSources(dctx);
     // None alone does not justify starting kiln: there is nothing to configure the instance from.
     const real = detection.candidates.filter((c) => c.name !== 'None').map((c) => c.name);

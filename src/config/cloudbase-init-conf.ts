@@ -120,6 +120,14 @@ export const SECTION_OPTIONS: Record<string, Record<string, OptionSpec>> = {
     https_allow_insecure: { type: 'bool', default: false },
     https_ca_bundle: { type: 'str', default: undefined },
   },
+  ovf: {
+    config_file_name: { type: 'str', default: 'ovf-env.xml' },
+    drive_label: { type: 'str', default: 'OVF ENV' },
+    ns: { type: 'str', default: 'oe' },
+  },
+  vmwareguestinfo: {
+    vmware_rpctool_path: { type: 'str', default: '%ProgramFiles%/VMware/VMware Tools/rpctool.exe' },
+  },
   ec2: {
     metadata_base_url: { type: 'str', default: 'http://169.254.169.254/' },
     add_metadata_private_ip_route: { type: 'bool', default: true },

@@ -33,8 +33,13 @@ export interface FindRequest {
   /** When set, only filesystems holding one of these files count (cloudbase-init checks the metadata file). */
   mustContain?: string[];
   fsTypes?: FilesystemType[];
-  /** Any label matches (cloud-init's Azure looks at every ISO9660/UDF device, whatever its label); `labels` then only orders them. */
+  /** Any label matches and `labels` only orders the results (cloud-init's Azure looks at every ISO 9660/UDF device, OVF's environment ISO may carry any label). */
   anyLabel?: boolean;
+  /**
+   * Only block devices whose kernel name (`sr0`, `hda`, `xvdb`) matches are read, as cloud-init's
+   * maybe_cdrom_device; Linux devices only (drive letters and image files are not filtered).
+   */
+  deviceName?: RegExp;
 }
 
 /** Implemented by src/devices for Linux (/sys/class/block) and Windows (drive letters, PhysicalDriveN). */

@@ -10,6 +10,7 @@ export class LinuxFilesystemFinder implements FilesystemFinder {
   async find(req: FindRequest): Promise<FoundFilesystem[]> {
     const found: FoundFilesystem[] = [];
     for (const dev of await listLinuxBlockDevices(this.opts.root)) {
+      if (req.deviceName && !req.deviceName.test(dev.name)) continue;
       let reader;
       try {
         reader = await openLinuxBlockDevice(this.opts.root, dev);

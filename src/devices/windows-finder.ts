@@ -70,7 +70,7 @@ export class WindowsFilesystemFinder implements FilesystemFinder {
         if (location === 'cdrom') {
           if (type !== 'iso') continue;
           for (const drive of listWindowsDrives(k32)) {
-            if (drive.type !== DriveType.CdRom || drive.label === undefined || !req.labels.includes(drive.label)) continue;
+            if (drive.type !== DriveType.CdRom || drive.label === undefined || (!req.anyLabel && !req.labels.includes(drive.label))) continue;
             const hit = await this.fromCdrom(drive, typed);
             if (hit) found.push(hit);
           }

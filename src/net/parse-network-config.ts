@@ -3,12 +3,14 @@ import { isObj, obj } from './check';
 import { convertEc2Network } from './convert-ec2';
 import { convertEniText } from './convert-eni';
 import { convertOpenStackNetworkData } from './convert-openstack';
+import { convertVmwareImcNetwork } from './convert-vmware-imc';
+import { readCustSpec } from '../config/vmware-cust-cfg';
 import type { NetworkState } from './model';
 import { NetworkConfigError } from './net-error';
 import { parseV1 } from './parse-v1';
 import { parseV2 } from './parse-v2';
 
-export type InputKind = 'v1' | 'v2' | 'yaml' | 'openstack' | 'ec2' | 'eni';
+export type InputKind = 'v1' | 'v2' | 'yaml' | 'openstack' | 'ec2' | 'eni' | 'vmware-imc';
 
 export interface ParseOptions {
   /** MAC (lower case) → interface name on this machine: names OpenStack links and EC2 NICs, and v2 matches. */
@@ -53,5 +55,8 @@ export function parseNetworkInput(kind: InputKind, input: unknown, opts: ParseOp
       return parseV2(convertEc2Network(input, opts.macs ?? new Map()), 'ec2', opts.macs ? { interfacesByMac: opts.macs } : {});
     case 'eni':
       return parseV1(convertEniText(String(input)).config, 'network-interfaces');
+    case 'vmware-imc':
+      // cust.cfg text; NICs are named by their section (NIC1 …) unless MACS names them, as net-convert does.
+      return parseV1(convertVmwareImcNetwork(readCustSpec(String(input), opts.key ?? 'cust.cfg'), opts.macs?.size ? opts.macs : undefined).config, 'cust.cfg');
   }
 }

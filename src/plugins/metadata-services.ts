@@ -54,5 +54,11 @@ export function serviceCrawlSettings(name: string, conf: CloudbaseConf): Service
       },
     };
   }
+  if (name === 'OVF' || name === 'VMware') {
+    // OvfService and VMwareGuestInfoService: their [ovf] / [vmwareguestinfo] options.
+    const section = name === 'OVF' ? 'ovf' : 'vmwareguestinfo';
+    const keys = section === 'ovf' ? ['config_file_name', 'drive_label', 'ns'] : ['vmware_rpctool_path'];
+    return { settings: Object.fromEntries(keys.map((k) => [k, conf.str(k, section)]).filter(([, v]) => v !== undefined)) };
+  }
   return { settings: {} };
 }

@@ -140,15 +140,17 @@ export async function discoverMetadata(deps: CloudbaseRunnerDeps, report: RunRep
       continue;
     }
     deps.log.info(`Trying metadata service ${classPath} (kiln datasource ${name})`);
+    const { settings, baseUrl } = serviceCrawlSettings(name, deps.conf);
+    // Each service's conf options are its source's settings, in detect() too (OvfService's [ovf], VMwareGuestInfoService's [vmwareguestinfo]).
+    const here: DetectContext = { ...detect, config: { datasource: { [name]: settings } }, env: deps.env };
     let detected = false;
     try {
-      detected = await source.detect(detect);
+      detected = await source.detect(here);
       if (!detected && source.kind === 'local') {
         deps.log.debug(`${name}: not found`);
         continue;
       }
-      const { settings, baseUrl } = serviceCrawlSettings(name, deps.conf);
-      const instance = await source.crawl({ ...detect, settings, ...(baseUrl ? { baseUrl } : {}) });
+      const instance = await source.crawl({ ...here, settings, ...(baseUrl ? { baseUrl } : {}) });
       deps.log.info(`Metadata service loaded: ${classPath} (instance ${instance.instanceId})`);
       report.service = { classPath, datasource: name };
       return instance;

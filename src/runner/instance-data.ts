@@ -59,6 +59,16 @@ function systemPlatform(machine: string): string {
   return `Linux-${release()}-${machine}${glibc ? `-with-glibc${glibc}` : ''}`;
 }
 
+/**
+ * v1.local_hostname as cloud-init's get_hostname() gives it from meta-data's local-hostname: the first label of a
+ * dotted name (`web1.example.com` → `web1`), and `ip-10-1-2-3` for an IPv4 address.
+ */
+export function shortLocalHostname(name: string | undefined): string | undefined {
+  if (!name) return name;
+  if (/^(\d{1,3}\.){3}\d{1,3}$/.test(name) && name.split('.').every((o) => Number(o) <= 255)) return `ip-${name.replace(/\./g, '-')}`;
+  return name.split('.')[0];
+}
+
 function standardized(input: InstanceDataInput, machine: string, platformText: string): Record<string, unknown> {
   const i = input.instance;
   const v1: Record<string, unknown> = {
@@ -71,7 +81,7 @@ function standardized(input: InstanceDataInput, machine: string, platformText: s
     distro_version: input.distro.version,
     instance_id: i.instanceId,
     kernel_release: release(),
-    local_hostname: i.localHostname ?? null,
+    local_hostname: shortLocalHostname(i.localHostname) ?? null,
     machine,
     platform: i.platform,
     public_ssh_keys: i.publicKeys,

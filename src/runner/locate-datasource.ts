@@ -6,7 +6,7 @@ import type { LocateInput, LocateOutcome } from './runner-deps';
 
 /** ds-identify (sources/detect.ts) picks the candidates among SOURCES; find-source crawls them in order for the stage. */
 export async function locateDatasource(input: LocateInput, env: NodeJS.ProcessEnv, sources: readonly Datasource[]): Promise<LocateOutcome> {
-  const ctx = await buildDetectContext({ platform: input.platform, log: input.log, config: input.config, finder: input.finder, kernelCmdline: input.kernelCmdline });
+  const ctx = await buildDetectContext({ platform: input.platform, log: input.log, config: input.config, finder: input.finder, kernelCmdline: input.kernelCmdline, env });
   const detection = await detectSources(ctx, sources);
   input.log.debug(`ds-identify: ${detection.reason}: ${detection.candidates.map((c) => c.name).join(', ') || 'none'}`);
   // The network stage tries every candidate again: NoCloud with an http seedfrom is only readable now.

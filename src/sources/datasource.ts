@@ -51,6 +51,11 @@ export interface DetectContext {
   /** Merged system config (datasource_list, datasource: {<Name>: {...}}). */
   config: Record<string, unknown>;
   finder: FilesystemFinder;
+  /**
+   * kiln's environment: proxy variables for non-link-local URLs (a NoCloud seedfrom on the internet; link-local
+   * never uses them) and VMware's VMX_GUESTINFO_* variables. Unset: none.
+   */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface CrawlContext extends DetectContext {
@@ -64,8 +69,6 @@ export interface CrawlContext extends DetectContext {
   stage?: 'local' | 'network';
   /** Set when the network is not up yet (init-local): network reads happen inside a lease from it. */
   network?: EphemeralNetwork;
-  /** Proxy variables for non-link-local URLs (a NoCloud seedfrom on the internet); link-local never uses them. */
-  env?: NodeJS.ProcessEnv;
 }
 
 /** One public host key as cloud-init's get_public_host_keys gives it: the type and the base64 blob. */

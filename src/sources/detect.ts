@@ -29,6 +29,8 @@ export interface DetectContextInput {
   kernelCmdline?: string;
   /** Defaults to readDmi(platform). */
   dmi?: Record<string, string>;
+  /** kiln's environment (VMware's VMX_GUESTINFO_* variables); default none. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export async function buildDetectContext(input: DetectContextInput): Promise<DetectContext> {
@@ -39,6 +41,7 @@ export async function buildDetectContext(input: DetectContextInput): Promise<Det
     finder: input.finder,
     kernelCmdline: input.kernelCmdline ?? ((await input.platform.readTextIfExists('/proc/cmdline').catch(() => undefined)) ?? '').trim(),
     dmi: input.dmi ?? (await readDmi(input.platform)),
+    ...(input.env ? { env: input.env } : {}),
   };
 }
 

@@ -4,8 +4,8 @@ import { KilnError } from './errors';
 /** A document that is not well-formed XML, or uses what this reader refuses (a DOCTYPE); names the document and where. */
 export class XmlError extends KilnError {
   override readonly name = 'XmlError';
-  constructor(what: string, reason: string, offset?: number) {
-    super(`${what}: not usable XML: ${reason}${offset === undefined ? '' : ` (at character ${offset})`}`);
+  constructor(what: string, reason: string, line?: number) {
+    super(`${what}: not usable XML${line === undefined ? '' : ` at line ${line}`}: ${reason}`);
   }
 }
 
@@ -16,7 +16,10 @@ export interface XmlElement {
   local: string;
   /** The namespace URI the prefix (or the default namespace) stands for; '' when none. */
   ns: string;
+  /** Attribute values by name as written ('oe:key'). */
   attributes: Record<string, string>;
+  /** The namespace URI of each attribute's prefix, by name as written; '' for unprefixed ones (XML Namespaces 1.0). */
+  attributeNs: Record<string, string>;
   children: XmlElement[];
   /** The element's own character data (text and CDATA directly inside it, children's text excluded), entities decoded. */
   text: string;
@@ -28,16 +31,16 @@ const NAME = /^[A-Za-z_][\w.\-]*(?::[A-Za-z_][\w.\-]*)?/;
 const XML_NS = 'http://www.w3.org/XML/1998/namespace';
 
 /** Decodes the five predefined entities and character references; any other entity is an error (no DTD, so none is defined). */
-function decodeEntities(s: string, what: string, at: number): string {
+function decodeEntities(s: string, fail: (reason: string) => never): string {
   return s.replace(/&(?:([^;&\s<]{1,10});)?/g, (whole, ref: string | undefined) => {
-    if (ref === undefined) throw new XmlError(what, "a bare '&' (write &amp;)", at);
+    if (ref === undefined) return fail("a bare '&' (write &amp;)");
     if (ref === 'lt') return '<';
     if (ref === 'gt') return '>';
     if (ref === 'amp') return '&';
     if (ref === 'quot') return '"';
     if (ref === 'apos') return "'";
     const code = /^#x[0-9a-fA-F]+$/.test(ref) ? Number.parseInt(ref.slice(2), 16) : /^#\d+$/.test(ref) ? Number.parseInt(ref.slice(1), 10) : undefined;
-    if (code === undefined || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff) || code === 0) throw new XmlError(what, `unknown entity ${whole}`, at);
+    if (code === undefined || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff) || code === 0) return fail(`unknown entity ${whole}`);
     return String.fromCodePoint(code);
   });
 }
@@ -47,7 +50,7 @@ export function parseXml(text: string, what: string): XmlElement {
   let s = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   let i = 0;
   const fail = (reason: string): never => {
-    throw new XmlError(what, reason, i);
+    throw new XmlError(what, reason, s.slice(0, i).split('\n').length);
   };
   const skipMisc = () => {
     for (;;) {
@@ -106,7 +109,8 @@ export function parseXml(text: string, what: string): XmlElement {
       const raw = s.slice(i + 1, end);
       if (raw.includes('<')) fail(`attribute ${name} contains '<'`);
       if (rawAttrs.some(([n]) => n === name)) fail(`attribute ${name} appears twice in <${qname}>`);
-      rawAttrs.push([name, decodeEntities(raw, what, i)]);
+      // Attribute-value normalisation (XML 1.0 §3.3.3): literal tabs and line breaks become spaces; references stay.
+      rawAttrs.push([name, decodeEntities(raw.replace(/[\t\n\r]/g, ' '), fail)]);
       i = end + 1;
     }
     const own = new Map(scope);
@@ -124,9 +128,9 @@ export function parseXml(text: string, what: string): XmlElement {
       return uri as string;
     };
     const colon = qname.indexOf(':');
-    const el: XmlElement = { qname, local: colon < 0 ? qname : qname.slice(colon + 1), ns: resolve(qname, false), attributes: {}, children: [], text: '' };
+    const el: XmlElement = { qname, local: colon < 0 ? qname : qname.slice(colon + 1), ns: resolve(qname, false), attributes: {}, attributeNs: {}, children: [], text: '' };
     for (const [n, v] of rawAttrs) {
-      if (n !== 'xmlns' && !n.startsWith('xmlns:')) resolve(n, true);
+      if (n !== 'xmlns' && !n.startsWith('xmlns:')) el.attributeNs[n] = resolve(n, true);
       el.attributes[n] = v;
     }
     if (selfClosing) return el;
@@ -163,7 +167,7 @@ export function parseXml(text: string, what: string): XmlElement {
         const end = next < 0 ? s.length : next;
         const raw = s.slice(i, end);
         if (raw.includes(']]>')) fail("']]>' in text");
-        el.text += decodeEntities(raw, what, i);
+        el.text += decodeEntities(raw, fail);
         i = end;
       }
     }

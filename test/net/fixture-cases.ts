@@ -12,11 +12,11 @@ export const FIXTURES = join(ALL_FIXTURES, 'net');
 export interface NetCase {
   name: string;
   dir: string;
-  /** The input file (input.yaml, input.json or input.eni). */
+  /** The input file (input.yaml, input.json, input.eni or input.cfg, a VMware cust.cfg). */
   input: string;
   /** kiln's parser kind and net-convert's -k. */
   kind: InputKind;
-  cliKind: 'yaml' | 'network_data.json' | 'eni' | 'ec2' | 'azure-imds';
+  cliKind: 'yaml' | 'network_data.json' | 'eni' | 'ec2' | 'azure-imds' | 'vmware-imc';
   distro: string;
   /** name → MAC, given to net-convert as -m name,mac. */
   macs: Record<string, string>;
@@ -50,8 +50,8 @@ export function loadCases(): NetCase[] {
       if (!inputName) throw new Error(`fixture ${name} has no input.* file`);
       const input = join(dir, inputName);
       const ext = inputName.slice('input.'.length);
-      const cliKind = meta.kind === 'ec2' ? 'ec2' : meta.kind === 'azure-imds' ? 'azure-imds' : ext === 'yaml' ? 'yaml' : ext === 'json' ? 'network_data.json' : 'eni';
-      const kind: InputKind = cliKind === 'yaml' || cliKind === 'azure-imds' ? 'yaml' : cliKind === 'ec2' ? 'ec2' : cliKind === 'eni' ? 'eni' : 'openstack';
+      const cliKind = meta.kind === 'ec2' ? 'ec2' : meta.kind === 'azure-imds' ? 'azure-imds' : ext === 'yaml' ? 'yaml' : ext === 'json' ? 'network_data.json' : ext === 'cfg' ? 'vmware-imc' : 'eni';
+      const kind: InputKind = cliKind === 'yaml' || cliKind === 'azure-imds' ? 'yaml' : cliKind === 'ec2' ? 'ec2' : cliKind === 'eni' ? 'eni' : cliKind === 'vmware-imc' ? 'vmware-imc' : 'openstack';
       const expDir = join(dir, 'expected');
       const renderers = (existsSync(expDir) ? readdirSync(expDir) : []).sort() as RendererName[];
       return {
@@ -70,7 +70,7 @@ export function loadCases(): NetCase[] {
         load() {
           const text = readFileSync(input, 'utf8');
           if (cliKind === 'yaml') return readYaml(text, input);
-          if (cliKind === 'eni') return text;
+          if (cliKind === 'eni' || cliKind === 'vmware-imc') return text;
           // net-convert's azure-imds: the instance document's network, as the Azure source renders it.
           if (cliKind === 'azure-imds') return azureImdsNetworkConfig((JSON.parse(text) as { network?: unknown }).network);
           return JSON.parse(text);

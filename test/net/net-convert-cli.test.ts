@@ -63,3 +63,16 @@ test('bad input exits 1 naming the key; bad use exits 2', async (t) => {
   assert.equal((await run(['devel', 'net-convert', '-p', bad, '-k', 'yaml', '-d', dir, '-D', 'plan9', '-O', 'eni'])).code, 2);
   assert.equal((await run(['devel', 'net-convert', '-p', bad, '-k', 'yaml', '-d', dir, '-D', 'debian', '-O', 'ifcfg'])).code, 2);
 });
+
+test('-k vmware-imc reads a cust.cfg and names NICs by their section, as cloud-init 22.4 does (-m ignored)', async (t) => {
+  const dir = tempDir(t);
+  const input = join(FIXTURES, 'vmware-imc-static-2nic', 'input.cfg');
+  const r = await run(['devel', 'net-convert', '-p', input, '-k', 'vmware-imc', '-d', dir, '-D', 'debian', '-O', 'eni', '-m', 'ens192,00:50:56:ab:10:01']);
+  assert.equal(r.code, 0, r.err);
+  assert.equal(readFileSync(join(dir, 'etc/network/interfaces.d/50-cloud-init'), 'utf8'), readFileSync(join(FIXTURES, 'vmware-imc-static-2nic/expected/eni/etc/network/interfaces.d/50-cloud-init'), 'utf8'));
+  const bad = join(dir, 'bad.cfg');
+  writeFileSync(bad, '[NIC-CONFIG]\nNICS = NIC1\n[NIC1]\nONBOOT = yes\n');
+  const b = await run(['devel', 'net-convert', '-p', bad, '-k', 'vmware-imc', '-d', join(dir, 'out'), '-D', 'debian', '-O', 'eni']);
+  assert.equal(b.code, 1);
+  assert.match(b.err, /bad\.cfg: \[NIC1\] has no MACADDR/);
+});

@@ -25,6 +25,7 @@ export class FakeFinder implements FilesystemFinder {
     const out: FoundFilesystem[] = [];
     for (const d of this.drives) {
       if (!req.anyLabel && !labels.includes(d.label.toLowerCase())) continue;
+      if (req.deviceName && !req.deviceName.test(d.device.replace(/^\/dev\//, ''))) continue;
       if (req.fsTypes && !req.fsTypes.includes(d.fsType)) continue;
       const tree = new FolderTree(this.hostPlatform, d.dir);
       if (req.mustContain && !(await Promise.all(req.mustContain.map((f) => tree.exists(f)))).some(Boolean)) continue;

@@ -23,6 +23,8 @@ interface Scenario {
   drives?: Array<{ label: string; fsType: 'iso9660' | 'vfat' | 'udf'; dir: string; device: string }>;
   dmi?: Record<string, string>;
   cmdline?: string;
+  /** kiln's environment (VMware's VMX_GUESTINFO_* variables). */
+  env?: Record<string, string>;
   config?: Record<string, unknown>;
   settings?: Record<string, unknown>;
   serve?: { kind: 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'digitalocean' | 'hetzner'; dir: string; host?: string; imdsv2?: 'required' | 'optional' | 'disabled'; tokenUses?: number; misbehave?: Misbehaviour[] };
@@ -116,6 +118,7 @@ for (const { name, dir } of scenarios) {
       dmi: (sub(sc.dmi ?? {}) as Record<string, string>),
       config: (sub(sc.config ?? {}) as Record<string, unknown>),
       finder,
+      ...(sc.env ? { env: sc.env } : {}),
     };
     if (sc.expectDetect !== undefined) assert.equal(await source.detect(dctx), sc.expectDetect, 'detect()');
     if (sc.expect === undefined && sc.expectError === undefined) return;

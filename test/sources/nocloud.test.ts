@@ -44,6 +44,17 @@ test("NoCloud with meta-data's cloud-name: that name, lower-cased, is cloud_name
   assert.equal(v1.cloud_id, 'myprivatecloud');
 });
 
+test("instance-data's v1 local_hostname is cloud-init's short form of local-hostname (first label; ip-a-b-c-d for an address)", async (t) => {
+  const v1 = async (host: string) => {
+    const data = await crawl(t, `instance-id: i-1\nlocal-hostname: ${host}\n`);
+    return (buildInstanceData({ instance: data, distro: { name: 'debian', family: 'debian', version: '12' }, mergedConfig: {}, systemConfig: {} }) as { v1: Record<string, unknown> }).v1;
+  };
+  assert.equal((await v1('web1.example.internal')).local_hostname, 'web1');
+  assert.equal((await v1('web1.example.internal'))['local-hostname'], 'web1');
+  assert.equal((await v1('10.1.2.3')).local_hostname, 'ip-10-1-2-3');
+  assert.equal((await v1('plain')).local_hostname, 'plain');
+});
+
 test('NoCloud ignores a cloud-name that is not a string', async (t) => {
   for (const value of ['42', '[a, b]', '{x: 1}', 'true', "''"]) {
     const data = await crawl(t, `instance-id: i-1\ncloud-name: ${value}\n`);
