@@ -59,6 +59,15 @@ function systemPlatform(machine: string): string {
   return `Linux-${release()}-${machine}${glibc ? `-with-glibc${glibc}` : ''}`;
 }
 
+/**
+ * v1.local_hostname as cloud-init 22.4 derives it (DataSource.get_hostname without fqdn): the first label of the
+ * metadata's local-hostname, or ip-A-B-C-D for an IPv4 address.
+ */
+function shortLocalHostname(name: string): string {
+  if (/^(\d{1,3}\.){3}\d{1,3}$/.test(name)) return `ip-${name.replace(/\./g, '-')}`;
+  return name.split('.')[0] as string;
+}
+
 function standardized(input: InstanceDataInput, machine: string, platformText: string): Record<string, unknown> {
   const i = input.instance;
   const v1: Record<string, unknown> = {
@@ -71,7 +80,7 @@ function standardized(input: InstanceDataInput, machine: string, platformText: s
     distro_version: input.distro.version,
     instance_id: i.instanceId,
     kernel_release: release(),
-    local_hostname: i.localHostname ?? null,
+    local_hostname: i.localHostname ? shortLocalHostname(i.localHostname) : null,
     machine,
     platform: i.platform,
     public_ssh_keys: i.publicKeys,
@@ -104,8 +113,7 @@ export function buildInstanceData(input: InstanceDataInput): Record<string, unkn
   const v1 = standardized(input, machine, platformText);
   const ds: Record<string, unknown> = {
     _doc: 'EXPERIMENTAL: The structure and format of content scoped under the \'ds\' key may change in subsequent releases of cloud-init.',
-    meta_data: input.instance.metadata,
-    ...(input.instance.extra ?? {}),
+    ...(input.instance.crawledMetadata ?? { meta_data: input.instance.metadata, ...(input.instance.extra ?? {}) }),
   };
   const doc: Record<string, unknown> = {
     base64_encoded_keys: [],

@@ -35,6 +35,11 @@ export interface InstanceData {
   metadata: Record<string, unknown>;
   /** Anything else under `ds` in instance-data.json (e.g. `ec2_metadata`, `dynamic`). */
   extra?: Record<string, unknown>;
+  /**
+   * cloud-init's `_crawled_metadata`: when a source sets it (Ec2: `meta-data`, `dynamic`, `_metadata_api_version`),
+   * instance-data.json's `ds` is this block as crawled, instead of `meta_data` plus `extra`.
+   */
+  crawledMetadata?: Record<string, unknown>;
 }
 
 export interface DetectContext {
