@@ -35,7 +35,10 @@ export interface InstanceData {
   metadata: Record<string, unknown>;
   /** Anything else under `ds` in instance-data.json (e.g. `ec2_metadata`, `dynamic`). */
   extra?: Record<string, unknown>;
-  /** The whole of `ds` in instance-data.json for a source that keeps its raw crawl there (cloud-init's _crawled_metadata, LXD): no meta_data, no extra. */
+  /**
+   * cloud-init's `_crawled_metadata`: when a source sets it (Ec2: `meta-data`, `dynamic`, `_metadata_api_version`;
+   * LXD: its raw crawl), instance-data.json's `ds` is this block as crawled, instead of `meta_data` plus `extra`.
+   */
   crawledMetadata?: Record<string, unknown>;
   /** Keys this source's instance-data.json hides from non-root readers, beside the common ones (cloud-init's per-source sensitive_metadata_keys). */
   sensitiveKeys?: string[];

@@ -165,7 +165,8 @@ function ec2InstanceData(meta: Record<string, unknown>, userData: Uint8Array | u
     subplatform: `metadata (${url})`,
     publicKeys: ec2PublicKeys(meta),
     metadata: meta,
-    extra: { ec2_metadata: meta, ...(identity ? { dynamic: { 'instance-identity': { document: identity } } } : {}) },
+    // As 22.4's Ec2 crawl: ds holds the crawled meta-data, dynamic and the API version (user data left out).
+    crawledMetadata: { _metadata_api_version: version, 'meta-data': meta, ...(identity ? { dynamic: { 'instance-identity': { document: identity } } } : {}) },
   };
   const host = meta['local-hostname'];
   if (typeof host === 'string' && host.trim()) data.localHostname = host.trim();

@@ -11,8 +11,30 @@ export interface CrawlLimits {
 }
 
 /**
- * Crawls PREFIX ('2021-03-23/meta-data/'), returning leaves as text. Public-key indexes ('0=name') become
- * { name: { 'openssh-key': [lines] } } like cloud-init's materializer.
+ * A leaf as cloud-init's MetadataLeafDecoder reads it: '' when empty, a parsed object when the text looks like a
+ * JSON object (and is one), a list of lines when it has several, else the text itself.
+ */
+export function decodeMetadataLeaf(text: string): unknown {
+  if (!text) return '';
+  const t = text.trim();
+  if (t.startsWith('{') && t.endsWith('}')) {
+    try {
+      return JSON.parse(t) as unknown;
+    } catch {
+      /* not JSON after all: kept as text, as cloud-init does */
+    }
+  }
+  if (!text.includes('\n')) return text;
+  const lines = text.split(/\r\n|\r|\n/);
+  // Python's splitlines: a final line break ends the last line, it does not start an empty one.
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+/**
+ * Crawls PREFIX ('2021-03-23/meta-data/') into nested objects with leaves decoded as cloud-init's materializer
+ * does (decodeMetadataLeaf). A public-key index line '0=name' becomes name → the decoded `0/openssh-key`, and
+ * `security-credentials` is never fetched (cloud-init does not materialize credentials either).
  */
 export async function crawlMetadataTree(source: string, get: MetadataGet, prefix: string, limits: CrawlLimits = { maxRequests: 2000, maxDepth: 12 }): Promise<Record<string, unknown>> {
   let requests = 0;
@@ -27,25 +49,20 @@ export async function crawlMetadataTree(source: string, get: MetadataGet, prefix
     if (listing === undefined) return out;
     for (const raw of listing.split('\n')) {
       const line = raw.trim();
-      if (!line) continue;
+      if (!line || line === '/' || line.replace(/\/$/, '') === 'security-credentials') continue;
       const eq = line.indexOf('=');
-      if (eq > 0 && !line.endsWith('/')) {
-        // '0=my-key': the name is after '=', the folder is the index before it
-        const index = line.slice(0, eq);
-        out[line.slice(eq + 1)] = await walkKeyFolder(`${path}${index}/`, depth + 1);
-      } else if (line.endsWith('/')) {
+      if (line.endsWith('/')) {
         out[line.slice(0, -1)] = await walk(`${path}${line}`, depth + 1);
+      } else if (eq > 0 && /^\d+$/.test(line.slice(0, eq))) {
+        // '0=my-key': the key's text is at 0/openssh-key, named after '='
+        const value = await fetch(`${path}${line.slice(0, eq)}/openssh-key`);
+        if (value !== undefined) out[line.slice(eq + 1)] = decodeMetadataLeaf(value);
       } else {
         const value = await fetch(`${path}${line}`);
-        if (value !== undefined) out[line] = value;
+        if (value !== undefined) out[line] = decodeMetadataLeaf(value);
       }
     }
     return out;
-  };
-  const walkKeyFolder = async (path: string, depth: number): Promise<Record<string, unknown>> => {
-    const tree = await walk(path, depth);
-    for (const [k, v] of Object.entries(tree)) if (typeof v === 'string') tree[k] = v.split('\n').map((s) => s.trim()).filter(Boolean);
-    return tree;
   };
   return walk(prefix, 0);
 }

@@ -110,7 +110,8 @@ export function openStackInstanceData(source: string, tree: OpenStackTree, subpl
     platform: 'openstack',
     subplatform,
     publicKeys: openStackPublicKeys(meta),
-    metadata: { ...publicMeta, openstack_version: tree.version },
+    // cloud-init's KEY_COPIES: its own names for the hostname and the uuid sit next to OpenStack's.
+    metadata: { ...publicMeta, ...(meta.hostname !== undefined ? { 'local-hostname': meta.hostname } : {}), 'instance-id': uuid },
   };
   const host = str('hostname') ?? str('name');
   if (host) data.localHostname = host;
@@ -123,6 +124,7 @@ export function openStackInstanceData(source: string, tree: OpenStackTree, subpl
   if (tree.vendorData2) data.vendorData2 = tree.vendorData2;
   if (tree.networkData !== undefined) data.networkConfig = { format: 'openstack', config: tree.networkData };
   if (tree.files.length) data.files = tree.files;
-  if (tree.ec2Metadata) data.extra = { ec2_metadata: tree.ec2Metadata };
+  // instance-data.json's ds carries both as 22.4 does: network_data.json as read, and the EC2-style metadata.
+  data.extra = { ...(tree.ec2Metadata ? { ec2_metadata: tree.ec2Metadata } : {}), ...(tree.networkData !== undefined ? { network_json: tree.networkData } : {}) };
   return data;
 }

@@ -46,15 +46,53 @@ export function prepareLaterBoot(root: string, c: ParityCase, boot: LaterBoot): 
 }
 
 /**
- * Runs one stage of /usr/bin/cloud-init (whichever program that is in ROOT) in new UTS, IPC, mount, PID and
- * network namespaces, chrooted; /proc is mounted inside those namespaces only.
+ * For the network parity cases: the named network namespace the stage runs in (instead of an empty one of its own)
+ * and the folder of fake DMI files it sees as /sys/class/dmi/id.
  */
-export function runStage(root: string, stage: { name: string; args: string[] }, timeoutMs = 300_000, env: Record<string, string> = {}): StageRun {
+export interface NetSandbox {
+  netns: string;
+  dmiDir: string;
+}
+
+function shQuote(s: string): string {
+  return `'${s.replace(/'/g, "'\\''")}'`;
+}
+
+/**
+ * The namespaces and mounts of one stage: without NET, new UTS, IPC, mount, PID and network namespaces, chrooted,
+ * /proc mounted inside. With NET, the stage joins NET's namespace (ip netns exec) and also sees a sysfs of that
+ * namespace (its interfaces) with the fake DMI folder bind-mounted as /sys/class/dmi/id; /sys/class becomes a
+ * tmpfs holding binds of the real classes first, since a sysfs folder cannot be created where the host has no DMI.
+ * The root is bind-mounted onto itself so that it is a mount point: cloud-init reads the mount options of its
+ * temporary folder from /proc/1/mountinfo (get_tmp_exec_path), which lists no "/" in a plain chroot.
+ */
+function stageCommand(root: string, args: string[], net?: NetSandbox): string[] {
+  const cloudInit = `/usr/bin/cloud-init ${args.join(' ')}`;
+  if (!net) return ['unshare', '--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, '/bin/sh', '-c', `mount -t proc proc /proc && exec ${cloudInit}`];
+  const r = shQuote(root);
+  const script = [
+    'set -e',
+    `mount --bind ${r} ${r}`,
+    `mount -t proc proc ${r}/proc`,
+    `mount -t sysfs sysfs ${r}/sys`,
+    `mount -t tmpfs -o mode=0755 sysclass ${r}/sys/class`,
+    `for c in $(ls /sys/class); do mkdir ${r}/sys/class/$c; mount --bind /sys/class/$c ${r}/sys/class/$c; done`,
+    `mkdir -p ${r}/sys/class/dmi/id`,
+    `mount --bind ${shQuote(net.dmiDir)} ${r}/sys/class/dmi/id`,
+    `exec chroot ${r} ${cloudInit}`,
+  ].join('\n');
+  return ['ip', 'netns', 'exec', net.netns, 'unshare', '--uts', '--ipc', '--mount', '--pid', '--fork', '--kill-child', '/bin/sh', '-c', script];
+}
+
+/**
+ * Runs one stage of /usr/bin/cloud-init (whichever program that is in ROOT) in new namespaces, chrooted (see
+ * stageCommand); /proc is mounted inside those namespaces only.
+ */
+export function runStage(root: string, stage: { name: string; args: string[] }, timeoutMs = 300_000, env: Record<string, string> = {}, net?: NetSandbox): StageRun {
   const timeFile = join(root, '..', `.time-${process.pid}-${Date.now()}`);
-  const inner = `mount -t proc proc /proc && exec /usr/bin/cloud-init ${stage.args.join(' ')}`;
   const r = spawnSync(
     '/usr/bin/time',
-    ['-f', '%e %M', '-o', timeFile, 'unshare', '--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, '/bin/sh', '-c', inner],
+    ['-f', '%e %M', '-o', timeFile, ...stageCommand(root, stage.args, net)],
     { encoding: 'utf8', timeout: timeoutMs, env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8', ...env }, maxBuffer: 64 * 1024 * 1024 },
   );
   let wallMs = NaN;
@@ -75,8 +113,8 @@ export function runStage(root: string, stage: { name: string; args: string[] }, 
  * All four stages in order (a failing stage does not stop the next, as systemd runs each unit regardless),
  * with ENV added to each stage's environment.
  */
-export function runAllStages(root: string, env: Record<string, string> = {}): StageRun[] {
-  return STAGES.map((s) => runStage(root, s, undefined, env));
+export function runAllStages(root: string, env: Record<string, string> = {}, net?: NetSandbox): StageRun[] {
+  return STAGES.map((s) => runStage(root, s, undefined, env, net));
 }
 
 /** Puts the built kiln binary in ROOT as /usr/bin/cloud-init (replacing Debian's Python entry point). */

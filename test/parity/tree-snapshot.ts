@@ -34,6 +34,22 @@ export const ONLY_WALKED: Record<string, string[]> = { '/var/cache': ['debconf']
 
 const MAX_TEXT = 256 * 1024;
 
+/** One file system entry as the snapshot records it (the path must exist; lstat, so a symlink is not followed). */
+export function readEntry(host: string): TreeEntry {
+  const st = lstatSync(host);
+  const base = { mode: st.mode & 0o7777, uid: st.uid, gid: st.gid, size: st.size };
+  if (st.isSymbolicLink()) return { type: 'symlink', ...base, target: readlinkSync(host) };
+  if (st.isDirectory()) return { type: 'dir', ...base, size: 0 };
+  if (!st.isFile()) return { type: 'other', ...base };
+  const bytes = readFileSync(host);
+  const entry: TreeEntry = { type: 'file', ...base, sha256: createHash('sha256').update(bytes).digest('hex') };
+  if (bytes.length <= MAX_TEXT) {
+    const text = bytes.toString('utf8');
+    if (!text.includes('\uFFFD') && !text.includes('\0')) entry.text = text;
+  }
+  return entry;
+}
+
 export function snapshotTree(root: string, skip: string[] = NOT_WALKED, only: Record<string, string[]> = ONLY_WALKED): Tree {
   const tree: Tree = new Map();
   const walk = (rel: string) => {
@@ -47,22 +63,9 @@ export function snapshotTree(root: string, skip: string[] = NOT_WALKED, only: Re
     for (const name of names.sort()) {
       const path = rel === '/' ? `/${name}` : `${rel}/${name}`;
       if (skip.includes(path) || (kept && !kept.includes(name))) continue;
-      const host = join(root, path);
-      const st = lstatSync(host);
-      const base = { mode: st.mode & 0o7777, uid: st.uid, gid: st.gid, size: st.size };
-      if (st.isSymbolicLink()) tree.set(path, { type: 'symlink', ...base, target: readlinkSync(host) });
-      else if (st.isDirectory()) {
-        tree.set(path, { type: 'dir', ...base, size: 0 });
-        walk(path);
-      } else if (st.isFile()) {
-        const bytes = readFileSync(host);
-        const entry: TreeEntry = { type: 'file', ...base, sha256: createHash('sha256').update(bytes).digest('hex') };
-        if (bytes.length <= MAX_TEXT) {
-          const text = bytes.toString('utf8');
-          if (!text.includes('\uFFFD') && !text.includes('\0')) entry.text = text;
-        }
-        tree.set(path, entry);
-      } else tree.set(path, { type: 'other', ...base });
+      const entry = readEntry(join(root, path));
+      tree.set(path, entry);
+      if (entry.type === 'dir') walk(path);
     }
   };
   walk('/');

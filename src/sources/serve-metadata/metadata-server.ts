@@ -257,7 +257,8 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
 
 /**
  * The bytes for PATH: a file's content, or a directory listing (one name a line; subfolders end in '/'
- * for EC2, OpenStack's /openstack/ lists versions bare). EC2 key folders named '0=name' answer as '0/'.
+ * for EC2, OpenStack's /openstack/ lists versions bare). EC2 key folders named '0=name' answer as '0/' (also in
+ * OpenStack's EC2-compatible tree).
  */
 async function resolveTree(root: string, path: string, kind: MetadataKind): Promise<Uint8Array | undefined> {
   const parts = decodeURIComponent(path).split('/').filter((p) => p !== '' && p !== '.');
@@ -265,7 +266,7 @@ async function resolveTree(root: string, path: string, kind: MetadataKind): Prom
   let host = root;
   for (const part of parts) {
     let next = posix.join(host, part);
-    if (!(await exists(next)) && kind === 'ec2') {
+    if (!(await exists(next)) && (kind === 'ec2' || kind === 'openstack')) {
       const alias = (await listSafe(host)).find((n) => n.startsWith(`${part}=`));
       if (alias) next = posix.join(host, alias);
     }

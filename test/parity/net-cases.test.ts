@@ -1,0 +1,43 @@
+// The network parity cases load with their defaults, a malformed case is refused with what to fix, and the
+// compared instance-data view keeps only what a datasource decides.
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { tempDir } from '../helpers/temp';
+import { loadNetCases } from './net-cases';
+import { projectInstanceData } from './net-view';
+
+test('every case in test/parity/net-cases loads, with the link defaults filled in', () => {
+  const cases = loadNetCases();
+  assert.ok(cases.length >= 2);
+  for (const c of cases) {
+    assert.ok(c.datasourceList.length > 0, c.name);
+    assert.match(c.mac, /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/, c.name);
+  }
+  const ec2 = cases.find((c) => c.name.includes('ec2'));
+  assert.equal(ec2?.serve.listen, '169.254.169.254:80');
+  assert.deepEqual(ec2?.serve.addresses, ['169.254.169.254/32']);
+});
+
+test('a case without a serve kind, a MAC, a datasource_list or a tree is refused, naming what is missing', (t) => {
+  const dir = tempDir(t);
+  const write = (json: unknown, tree = true) => {
+    const d = join(dir, 'c');
+    mkdirSync(d, { recursive: true });
+    if (tree) mkdirSync(join(d, 'tree'), { recursive: true });
+    writeFileSync(join(d, 'case.json'), JSON.stringify(json));
+  };
+  write({ mac: '0a:00:00:00:00:01', datasource_list: ['Ec2'] });
+  assert.throws(() => loadNetCases(dir), /serve\.kind/);
+  write({ serve: { kind: 'ec2' }, mac: '0A-00', datasource_list: ['Ec2'] });
+  assert.throws(() => loadNetCases(dir), /mac/);
+  write({ serve: { kind: 'ec2' }, mac: '0a:00:00:00:00:01' });
+  assert.throws(() => loadNetCases(dir), /datasource_list/);
+});
+
+test('the instance-data view is v1 and ds without _doc, keys sorted; sys_info and merged_cfg are left out', () => {
+  const text = JSON.stringify({ v1: { z: 1, a: 2 }, ds: { _doc: 'x', 'meta-data': { b: 1, a: 2 } }, sys_info: { python: '3' }, merged_cfg: {} });
+  assert.deepEqual(JSON.parse(projectInstanceData(text)), { ds: { 'meta-data': { a: 2, b: 1 } }, v1: { a: 2, z: 1 } });
+  assert.ok(projectInstanceData(text).indexOf('"a"') < projectInstanceData(text).indexOf('"z"'));
+});

@@ -1,0 +1,82 @@
+// The network parity cases: one folder per case under test/parity/net-cases/<name>/, a metadata tree served on
+// 169.254.169.254 plus the DMI, NIC and datasource_list of the machine that sees it (format in docs/parity.md).
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO } from '../helpers/repo';
+import type { Expectation } from './seeds';
+
+export const NET_CASES_DIR = join(REPO, 'test', 'parity', 'net-cases');
+
+/** How the case's mock metadata service runs: `kiln devel serve-metadata --kind KIND --dir <case>/tree ARGS…`. */
+export interface NetServe {
+  kind: string;
+  /** Further serve-metadata options, e.g. ["--imdsv2", "required"]. */
+  args: string[];
+  /** Where it listens (default 169.254.169.254:80). */
+  listen: string;
+  /** Addresses (CIDR) the mock's side of the link holds besides 10.199.0.1/24 (default ["169.254.169.254/32"]). */
+  addresses: string[];
+}
+
+export interface NetCase {
+  name: string;
+  dir: string;
+  notes: string;
+  /** The served tree (user data included, where the cloud serves it). */
+  tree: string;
+  serve: NetServe;
+  /** File name in /sys/class/dmi/id → value (a newline is added), e.g. { "sys_vendor": "Amazon EC2" }. */
+  dmi: Record<string, string>;
+  /** The MAC of the machine's one NIC, eth0 (the metadata's network config names it). */
+  mac: string;
+  /** Written as datasource_list into /etc/cloud/cloud.cfg.d/90-kiln-parity.cfg on both sides. */
+  datasourceList: string[];
+  /** Lines added to udhcpd.conf (e.g. "opt dns 10.199.0.1", "opt 0xf5 …"). */
+  dhcpOptions: string[];
+  /** Optional cloud.cfg snippet of the case (file `cloud.cfg`), appended to 90-kiln-parity.cfg. */
+  config: string;
+  /** Checked on both sides after the last stage, so the case proves the source really acted. */
+  expect: Expectation[];
+}
+
+interface CaseJson {
+  notes?: string;
+  serve?: Partial<NetServe> & { kind?: string };
+  dmi?: Record<string, string>;
+  mac?: string;
+  datasource_list?: string[];
+  dhcp_options?: string[];
+  expect?: Expectation[];
+}
+
+function caseError(name: string, what: string): Error {
+  return new Error(`network parity case ${name}: ${what} (see docs/parity.md, "Network sources")`);
+}
+
+export function loadNetCases(dir = NET_CASES_DIR): NetCase[] {
+  return readdirSync(dir)
+    .filter((n) => statSync(join(dir, n)).isDirectory())
+    .sort()
+    .map((name) => {
+      const d = join(dir, name);
+      const c = JSON.parse(readFileSync(join(d, 'case.json'), 'utf8')) as CaseJson;
+      if (!c.serve?.kind) throw caseError(name, 'case.json names no serve.kind');
+      if (!c.mac || !/^([0-9a-f]{2}:){5}[0-9a-f]{2}$/.test(c.mac)) throw caseError(name, 'case.json needs mac, lower-case aa:bb:cc:dd:ee:ff');
+      if (!c.datasource_list?.length) throw caseError(name, 'case.json needs a datasource_list');
+      if (!existsSync(join(d, 'tree'))) throw caseError(name, 'no tree/ folder to serve');
+      const cfg = join(d, 'cloud.cfg');
+      return {
+        name,
+        dir: d,
+        notes: c.notes ?? '',
+        tree: join(d, 'tree'),
+        serve: { kind: c.serve.kind, args: c.serve.args ?? [], listen: c.serve.listen ?? '169.254.169.254:80', addresses: c.serve.addresses ?? ['169.254.169.254/32'] },
+        dmi: c.dmi ?? {},
+        mac: c.mac,
+        datasourceList: c.datasource_list,
+        dhcpOptions: c.dhcp_options ?? [],
+        config: existsSync(cfg) ? readFileSync(cfg, 'utf8') : '',
+        expect: c.expect ?? [],
+      };
+    });
+}
