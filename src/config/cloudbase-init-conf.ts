@@ -1,4 +1,5 @@
 // Reads cloudbase-init.conf with oslo.config's INI rules and types its options with cloudbase-init's names and defaults.
+import { parseIni, type RawConf, type RawValue } from './ini-file';
 import { ConfigError } from '../util/errors';
 
 export type OptionType = 'str' | 'bool' | 'int' | 'float' | 'list';
@@ -141,47 +142,6 @@ export const SECTION_OPTIONS: Record<string, Record<string, OptionSpec>> = {
   },
 };
 
-/** One raw value with where it came from, so errors can name file and line. */
-interface RawValue {
-  value: string;
-  file: string;
-  line: number;
-}
-
-/** A parsed INI file: section → key → raw value (last assignment wins, as oslo.config does for single-valued options). */
-export type RawConf = Map<string, Map<string, RawValue>>;
-
-/** Parses INI text by oslo.config's rules: `[section]`, `key = value` or `key: value`, `#`/`;` comments, indented continuation lines. */
-export function parseIni(text: string, file: string, into: RawConf = new Map()): RawConf {
-  let section: string | undefined;
-  let last: RawValue | undefined;
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  lines.forEach((raw, i) => {
-    const lineNo = i + 1;
-    if (/^\s*$/.test(raw)) {
-      last = undefined;
-      return;
-    }
-    if (/^\s*[#;]/.test(raw)) return;
-    if (/^\s/.test(raw) && last) {
-      last.value += `\n${raw.trim()}`;
-      return;
-    }
-    const header = /^\[([^\]]+)\]\s*$/.exec(raw.trim());
-    if (header) {
-      section = (header[1] as string).trim();
-      if (!into.has(section)) into.set(section, new Map());
-      last = undefined;
-      return;
-    }
-    const kv = /^([^:=\s][^:=]*?)\s*[:=]\s*(.*)$/.exec(raw.trim());
-    if (!kv) throw new ConfigError(`${file}:${lineNo}: not a 'key = value' line or a [section] header: ${raw.trim()}`);
-    if (section === undefined) throw new ConfigError(`${file}:${lineNo}: '${kv[1]}' comes before any [section] header (put it under [DEFAULT])`);
-    last = { value: (kv[2] as string).trim(), file, line: lineNo };
-    into.get(section)?.set((kv[1] as string).trim(), last);
-  });
-  return into;
-}
 
 const TRUE = new Set(['true', '1', 'yes', 'on', 't', 'y']);
 const FALSE = new Set(['false', '0', 'no', 'off', 'f', 'n']);

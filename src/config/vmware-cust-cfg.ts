@@ -1,5 +1,6 @@
 // Reads VMware's guest customization spec (the `cust.cfg` INI file of an IMC package) into typed fields, as cloud-init's imc/config.py reads it.
 import { ConfigError } from '../util/errors';
+import { parseIni } from './ini-file';
 
 /** One NIC of the spec: its `[NICn]` section. */
 export interface CustNic {
@@ -37,39 +38,10 @@ export interface CustSpec {
   raw: Map<string, string>;
 }
 
-/**
- * Parses the INI text by Python configparser's rules as cloud-init configures it (keys keep their case, values
- * are stripped, `#`/`;` comment lines, indented continuation lines) into cloud-init's flat `SECTION|key` map.
- */
+/** cust.cfg's values as cloud-init's ConfigFile holds them: `SECTION|key` → value (a key set twice is an error, as configparser's). */
 export function parseCustCfgIni(text: string, file: string): Map<string, string> {
   const out = new Map<string, string>();
-  let section: string | undefined;
-  let lastKey: string | undefined;
-  text.replace(/^\uFEFF/, '').split(/\r?\n/).forEach((line, i) => {
-    const where = `${file}:${i + 1}`;
-    if (/^\s*$/.test(line)) {
-      lastKey = undefined;
-      return;
-    }
-    if (/^\s*[#;]/.test(line)) return;
-    if (/^\s/.test(line) && lastKey !== undefined) {
-      out.set(lastKey, `${out.get(lastKey) ?? ''}\n${line.trim()}`);
-      return;
-    }
-    const header = /^\s*\[([^\]]+)\]/.exec(line);
-    if (header) {
-      section = header[1] as string;
-      lastKey = undefined;
-      return;
-    }
-    const kv = /^\s*([^:=]*?)\s*[:=]\s*(.*)$/.exec(line);
-    if (!kv || kv[1] === '') throw new ConfigError(`${where}: not a 'key = value' line or a [section] header: ${line.trim()}`);
-    if (section === undefined) throw new ConfigError(`${where}: '${kv[1]}' comes before any [section] header`);
-    const key = `${section}|${kv[1] as string}`;
-    if (out.has(key)) throw new ConfigError(`${where}: '${kv[1]}' is set twice in [${section}]`);
-    out.set(key, (kv[2] as string).trim());
-    lastKey = key;
-  });
+  for (const [section, values] of parseIni(text, file, new Map(), { duplicates: 'error' })) for (const [key, v] of values) out.set(`${section}|${key}`, v.value);
   return out;
 }
 

@@ -1,7 +1,8 @@
 // cloudbase-init.conf by oslo.config's INI rules: sections, lists, booleans, defaults, unknown options.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadCloudbaseConf, parseIni } from '../../src/config/cloudbase-init-conf';
+import { loadCloudbaseConf } from '../../src/config/cloudbase-init-conf';
+import { parseIni } from '../../src/config/ini-file';
 import { ConfigError } from '../../src/util/errors';
 
 const CONF = `# a comment
