@@ -2,7 +2,7 @@
 // serial console captured line by line with the seconds since qemu started, and hard timeouts that kill qemu and
 // fail with the console's tail, so that a stalled guest can never hang the suite.
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** One line of the serial console and when it arrived, in seconds since qemu was started. */
@@ -50,6 +50,21 @@ export function makeBootImage(root: string, into: string, sizeMiB = 2048): BootI
   const blocks = ((sizeMiB - 1) * 1024 * 1024) / 4096;
   run('mkfs.ext4', ['-q', '-F', '-b', '4096', '-L', 'root', '-E', 'offset=1048576', '-d', root, disk, String(blocks)]);
   return { disk, kernel, initrd };
+}
+
+/**
+ * Adds to ROOT a unit of the image (not of kiln) named NAME that runs SCRIPT once the boot reaches multi-user.target
+ * and the units in AFTER: the probe a boot test or bench reports through on the serial console, and powers off with.
+ */
+export function installProbeUnit(root: string, name: string, script: string, after: readonly string[] = []): void {
+  mkdirSync(join(root, 'usr/local/sbin'), { recursive: true });
+  writeFileSync(join(root, 'usr/local/sbin', name), script, { mode: 0o755 });
+  const unit = ['[Unit]', `Description=${name} (probe of a qemu boot)`, `After=${['multi-user.target', ...after].join(' ')}`, '[Service]', 'Type=simple', `ExecStart=/usr/local/sbin/${name}`, '[Install]', 'WantedBy=multi-user.target', ''];
+  writeFileSync(join(root, 'etc/systemd/system', `${name}.service`), unit.join('\n'));
+  const wants = join(root, 'etc/systemd/system/multi-user.target.wants');
+  mkdirSync(wants, { recursive: true });
+  rmSync(join(wants, `${name}.service`), { force: true });
+  symlinkSync(`../${name}.service`, join(wants, `${name}.service`));
 }
 
 /**
