@@ -3,9 +3,9 @@
 // qemu start, from systemd's timestamps of the stage units) and its share of the time to the end of the final stage.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { parseBootTimeline, STAGE_UNITS, stagesSeconds, TIMELINE_PROBE_SHELL, type BootTimeline } from '../helpers/boot-timeline';
+import { parseBootTimeline, STAGE_UNITS, stagesSeconds, TIMELINE_PROBE_SHELL, type BootTimeline, type StageTiming } from '../helpers/boot-timeline';
 import { copyBootRootfs, ensureBootRootfs } from '../helpers/debian-rootfs';
 import { accelerator, bootQemu, consoleTail, installProbeUnit, makeBootImage, type BootImage } from '../helpers/qemu-boot';
 import { builtBinary, REPO } from '../helpers/repo';
@@ -137,11 +137,27 @@ function printTimelines(timelines: Record<Side, BootTimeline[]>): void {
   rows.push(point('end of final', (t) => t.finalEnd));
   rows.push(['the four stages', ...SIDES.flatMap((side) => ['', s(m(side, stagesSeconds)), pct(m(side, stagesSeconds), m(side, (t) => t.finalEnd))])]);
   printTable(['', 'kiln: s from qemu start', 'took s', 'share', 'cloud-init 22.4: s from qemu start', 'took s', 'share'], rows);
+
+  // The program's own start-up in each stage: from the unit's start to the stage's banner line.
+  const startup = STAGE_UNITS.map(({ stage }, i) => [
+    stage,
+    ...SIDES.map((side) => {
+      const waits = timelines[side].map((t) => t.stages[i] as StageTiming).filter((st) => st.banner !== undefined).map((st) => (st.banner as number) - st.start);
+      return waits.length === timelines[side].length ? s(median(waits)) : 'no banner';
+    }),
+  ]);
+  console.log('\nfrom the unit\'s start to the stage\'s "Cloud-init v. … running" line (the program starting up), s\n');
+  printTable(['stage', 'kiln', 'cloud-init 22.4'], startup);
 }
 
 /** The guest kernel's file name in the bootable tree (both images have the same). */
 function guestKernel(): string {
   return readdirSync(join(ensureBootRootfs(), 'boot')).filter((n) => n.startsWith('vmlinuz-')).sort().at(-1) ?? 'no kernel';
+}
+
+/** The host's 1, 5 and 15 minute load averages: TCG's speed depends on what else the host's cores run. */
+function load(): string {
+  return loadavg().map((l) => l.toFixed(1)).join(' ');
 }
 
 function cpuModel(): string {
@@ -168,7 +184,8 @@ async function main(): Promise<void> {
     for (const side of SIDES) images[side] = prepareImage(work, side, kiln);
     const accel = accelerator(images.kiln.kernel);
     const qemuVersion = sh('qemu-system-x86_64', ['--version']).split('\n')[0];
-    console.log(`${cpuModel()}, ${cpus().length} cores; ${qemuVersion}; accel=${accel}${accel === 'tcg' ? ' -cpu max' : ' -cpu host'}, -m 1024 -smp 2`);
+    const loadAtStart = load();
+    console.log(`${cpuModel()}, ${cpus().length} cores, load average ${loadAtStart}; ${qemuVersion}; accel=${accel}${accel === 'tcg' ? ' -cpu max' : ' -cpu host'}, -m 1024 -smp 2`);
     console.log(`${sh(kiln, ['--version']).trim()}; guest ${guestKernel()}; ${ROUNDS} round(s), each a first boot of a fresh disk copy\n`);
 
     const timelines: Record<Side, BootTimeline[]> = { kiln: [], 'cloud-init': [] };
@@ -182,6 +199,7 @@ async function main(): Promise<void> {
         console.log(`round ${round} ${side}: kernel ${s(t.kernelStart)}, systemd ${s(t.userspaceStart)}, ${stages}; final done ${s(t.finalEnd)} s`);
       }
     }
+    console.log(`host load average at the end: ${load()} (at the start: ${loadAtStart})`);
     console.log(`\nmedians of ${ROUNDS} round(s), seconds since qemu start; share = the stage's time / the time to the end of final\n`);
     printTimelines(timelines);
     ok = true;

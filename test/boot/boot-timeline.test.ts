@@ -13,6 +13,8 @@ function console_(): ConsoleLine[] {
     { at: 4.0, text: '[    0.812345] printk: console [ttyS0] enabled' },
     { at: 4.1, text: '[    1.500000] Run /init as init process' },
     { at: 6.25, text: '[    3.750000] systemd[1]: systemd 252.39-1~deb12u1 running in system mode' },
+    { at: 13.0, text: "[   10.412345] cloud-init[234]: Cloud-init v. 22.4.2 running 'init-local' at Thu, 26 Nov 2026 09:06:47 +0000. Up 10.40 seconds." },
+    { at: 16.0, text: "[   13.500000] cloud-init[396]: Cloud-init v. 0.1.0 (kiln) running 'init' at Thu, 26 Nov 2026 09:07:03 +0000. Up 13.25 seconds." },
     { at: 20.0, text: '[  OK  ] Finished cloud-final.service' },
     { at: 20.1, text: 'TIMELINE-USERSPACE 3700000' },
     { at: 20.1, text: 'TIMELINE-UNIT cloud-init-local.service 10000000 12500000 success' },
@@ -43,6 +45,8 @@ test('stage units’ monotonic timestamps become seconds since qemu start', () =
     ],
   );
   assert.equal(t.finalEnd, 19.9);
+  // The banners' "Up" seconds, where the console has them ('init' is not taken for 'init-local').
+  assert.deepEqual(t.stages.map((s) => s.banner), [12.9, 15.75, undefined, undefined]);
   assert.ok(Math.abs(stagesSeconds(t) - (2.5 + 2 + 0.5 + 1.3)) < 1e-9);
 });
 

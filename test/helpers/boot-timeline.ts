@@ -5,10 +5,10 @@ import type { ConsoleLine } from './qemu-boot';
 
 /** The four stages, in boot order, with the unit that runs each (the same names for kiln and Debian's cloud-init). */
 export const STAGE_UNITS = [
-  { stage: 'init-local', unit: 'cloud-init-local.service' },
-  { stage: 'init', unit: 'cloud-init.service' },
-  { stage: 'modules-config', unit: 'cloud-config.service' },
-  { stage: 'modules-final', unit: 'cloud-final.service' },
+  { stage: 'init-local', unit: 'cloud-init-local.service', banner: 'init-local' },
+  { stage: 'init', unit: 'cloud-init.service', banner: 'init' },
+  { stage: 'modules-config', unit: 'cloud-config.service', banner: 'modules:config' },
+  { stage: 'modules-final', unit: 'cloud-final.service', banner: 'modules:final' },
 ] as const;
 
 export type StageName = (typeof STAGE_UNITS)[number]['stage'];
@@ -21,6 +21,11 @@ export interface StageTiming {
   end: number;
   /** systemd's Result for the unit ("success" when the stage exited 0). */
   result: string;
+  /**
+   * When the stage's program printed its "Cloud-init v. … running '<stage>' … Up N seconds." banner (both do, at
+   * the start of their work), from its N: the time from the unit's start to it is the program's own start-up.
+   */
+  banner?: number;
 }
 
 export interface BootTimeline {
@@ -84,6 +89,16 @@ function micros(value: string | undefined): number | undefined {
   return n > 0 ? n : undefined;
 }
 
+/** The "Up N seconds" of the first banner of stage BANNER on the console (seconds since the kernel's clock started). */
+function bannerUptime(lines: readonly ConsoleLine[], banner: string): number | undefined {
+  const pattern = new RegExp(`Cloud-init v\\. .* running '${banner}' at .* Up (\\d+(?:\\.\\d+)?) seconds`);
+  for (const l of lines) {
+    const m = pattern.exec(l.text);
+    if (m) return Number(m[1]);
+  }
+  return undefined;
+}
+
 /** The boot's timeline, or a TimelineError saying what the console lacks. */
 export function parseBootTimeline(lines: readonly ConsoleLine[]): BootTimeline {
   const kernelStart = kernelClockStart(lines);
@@ -92,13 +107,14 @@ export function parseBootTimeline(lines: readonly ConsoleLine[]): BootTimeline {
   const userspace = micros(tagged(lines, 'TIMELINE-USERSPACE')[0]?.[0]);
   if (userspace === undefined) throw new TimelineError('the probe printed no TIMELINE-USERSPACE line (did it run?)');
   const units = tagged(lines, 'TIMELINE-UNIT');
-  const stages: StageTiming[] = STAGE_UNITS.map(({ stage, unit }) => {
+  const stages: StageTiming[] = STAGE_UNITS.map(({ stage, unit, banner }) => {
     const fields = units.find((f) => f[0] === unit);
     if (!fields) throw new TimelineError(`the probe printed no TIMELINE-UNIT line for ${unit}`);
     const start = micros(fields[1]);
     const end = micros(fields[2]);
     if (start === undefined || end === undefined) throw new TimelineError(`${unit} (${stage}) did not run to the end on this boot: start ${fields[1] ?? '?'}, end ${fields[2] ?? '?'}, result ${fields[3] ?? '?'}`);
-    return { stage, start: at(start), end: at(end), result: fields[3] ?? '' };
+    const up = bannerUptime(lines, banner);
+    return { stage, start: at(start), end: at(end), result: fields[3] ?? '', ...(up === undefined ? {} : { banner: kernelStart + up }) };
   });
   const final = stages.at(-1) as StageTiming;
   return { kernelStart, userspaceStart: at(userspace), stages, finalEnd: final.end };
