@@ -165,6 +165,8 @@ function cpuModel(): string {
 }
 
 async function main(): Promise<void> {
+  if (!Number.isInteger(ROUNDS) || ROUNDS < 1) fail(`KILN_BOOT_BENCH_ROUNDS must be a whole number of at least 1, not ${process.env.KILN_BOOT_BENCH_ROUNDS}`);
+  if (!(BOOT_TIMEOUT_MS > 0)) fail(`KILN_BOOT_TIMEOUT_MS must be a number of milliseconds, not ${process.env.KILN_BOOT_TIMEOUT_MS}`);
   const missing = ['qemu-system-x86_64', 'debootstrap', 'mkfs.ext4', 'sfdisk', 'unshare', 'chroot'].filter((c) => !hasCommand(c));
   if (!isRoot()) fail('needs root (debootstrap, chroot, and images whose files keep their owners)');
   if (missing.length > 0) fail(`missing ${missing.join(', ')} (apt-get install qemu-system-x86 qemu-utils debootstrap e2fsprogs fdisk util-linux)`);
