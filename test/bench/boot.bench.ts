@@ -2,12 +2,12 @@
 // with either one installed, the same NoCloud seed and the same qemu settings; per stage, when it ran (seconds since
 // qemu start, from systemd's timestamps of the stage units) and its share of the time to the end of the final stage.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseBootTimeline, STAGE_UNITS, stagesSeconds, TIMELINE_PROBE_SHELL, type BootTimeline, type StageTiming } from '../helpers/boot-timeline';
 import { copyBootRootfs, ensureBootRootfs } from '../helpers/debian-rootfs';
-import { accelerator, bootQemu, consoleTail, installProbeUnit, makeBootImage, type BootImage } from '../helpers/qemu-boot';
+import { accelerator, bootQemu, consoleTail, installProbeUnit, makeBootImage, readConsoleLog, type BootImage, type ConsoleLine } from '../helpers/qemu-boot';
 import { builtBinary, REPO } from '../helpers/repo';
 import { hasCommand, isRoot } from '../helpers/requirements';
 import { printTable } from './measure';
@@ -86,6 +86,19 @@ function prepareImage(work: string, side: Side, kiln: string): BootImage {
   return image;
 }
 
+/** The timeline of one boot's console, checked: every stage exited 0 and runcmd ran. */
+function timelineOf(lines: readonly ConsoleLine[]): BootTimeline {
+  try {
+    const timeline = parseBootTimeline(lines);
+    if (!lines.some((l) => l.text.includes('KILN-BENCH-RUNCMD written by write_files'))) throw new Error('runcmd did not run (no KILN-BENCH-RUNCMD line)');
+    const failed = timeline.stages.filter((st) => st.result !== 'success');
+    if (failed.length > 0) throw new Error(`stage units did not succeed: ${failed.map((st) => `${st.stage} ${st.result}`).join(', ')}`);
+    return timeline;
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\n--- console tail ---\n${consoleTail(lines)}`);
+  }
+}
+
 /** One first boot of SIDE's pristine disk (copied, so every round is a first boot) and its timeline. */
 async function bootOnce(work: string, side: Side, image: BootImage, seed: string, round: number, accel: 'kvm' | 'tcg'): Promise<BootTimeline> {
   const disk = join(work, `${side}-round${round}.raw`);
@@ -93,20 +106,29 @@ async function bootOnce(work: string, side: Side, image: BootImage, seed: string
   const log = join(work, `${side}-round${round}.log`);
   try {
     const result = await bootQemu({ image: { ...image, disk }, seed, timeoutMs: BOOT_TIMEOUT_MS, logFile: log, accel });
-    try {
-      const timeline = parseBootTimeline(result.lines);
-      if (!result.lines.some((l) => l.text.includes('KILN-BENCH-RUNCMD written by write_files'))) throw new Error('runcmd did not run (no KILN-BENCH-RUNCMD line)');
-      const failed = timeline.stages.filter((s) => s.result !== 'success');
-      if (failed.length > 0) throw new Error(`stage units did not succeed: ${failed.map((s) => `${s.stage} ${s.result}`).join(', ')}`);
-      return timeline;
-    } catch (err) {
-      throw new Error(`${(err as Error).message}\n--- console tail ---\n${consoleTail(result.lines)}`);
-    }
+    return timelineOf(result.lines);
   } catch (err) {
     fail(`${side}, round ${round}: ${(err as Error).message}\n(the whole console: ${log}, kept)`);
   } finally {
     rmSync(disk, { force: true });
   }
+}
+
+/** The timelines of the consoles a kept run left in DIR (KILN_BOOT_KEEP=1), read again without booting. */
+function replay(dir: string): Record<Side, BootTimeline[]> {
+  const timelines: Record<Side, BootTimeline[]> = { kiln: [], 'cloud-init': [] };
+  for (const side of SIDES) {
+    for (let round = 1; existsSync(join(dir, `${side}-round${round}.log`)); round++) {
+      const log = join(dir, `${side}-round${round}.log`);
+      try {
+        timelines[side].push(timelineOf(readConsoleLog(readFileSync(log, 'utf8'))));
+      } catch (err) {
+        fail(`${log}: ${(err as Error).message}`);
+      }
+    }
+    if (timelines[side].length === 0) fail(`no ${side}-round1.log in ${dir}`);
+  }
+  return timelines;
 }
 
 function median(values: number[]): number {
@@ -120,6 +142,7 @@ const pct = (part: number, whole: number) => `${((100 * part) / whole).toFixed(0
 
 /** The side-by-side table of the medians over the rounds of each side. */
 function printTimelines(timelines: Record<Side, BootTimeline[]>): void {
+  console.log(`\nmedians of ${timelines.kiln.length} kiln and ${timelines['cloud-init'].length} cloud-init boot(s), seconds since qemu start; share = the stage's time / the time to the end of final\n`);
   const m = (side: Side, f: (t: BootTimeline) => number) => median(timelines[side].map(f));
   const point = (label: string, f: (t: BootTimeline) => number) => [label, ...SIDES.flatMap((side) => [s(m(side, f)), '', ''])];
   const rows: string[][] = [point('kernel start', (t) => t.kernelStart), point('systemd start', (t) => t.userspaceStart)];
@@ -165,6 +188,13 @@ function cpuModel(): string {
 }
 
 async function main(): Promise<void> {
+  const kept = process.env.KILN_BOOT_BENCH_CONSOLES;
+  if (kept) {
+    const timelines = replay(kept);
+    console.log(`the kept consoles in ${kept}, read again`);
+    printTimelines(timelines);
+    return;
+  }
   if (!Number.isInteger(ROUNDS) || ROUNDS < 1) fail(`KILN_BOOT_BENCH_ROUNDS must be a whole number of at least 1, not ${process.env.KILN_BOOT_BENCH_ROUNDS}`);
   if (!(BOOT_TIMEOUT_MS > 0)) fail(`KILN_BOOT_TIMEOUT_MS must be a number of milliseconds, not ${process.env.KILN_BOOT_TIMEOUT_MS}`);
   const missing = ['qemu-system-x86_64', 'debootstrap', 'mkfs.ext4', 'sfdisk', 'unshare', 'chroot'].filter((c) => !hasCommand(c));
@@ -202,7 +232,6 @@ async function main(): Promise<void> {
       }
     }
     console.log(`host load average at the end: ${load()} (at the start: ${loadAtStart})`);
-    console.log(`\nmedians of ${ROUNDS} round(s), seconds since qemu start; share = the stage's time / the time to the end of final\n`);
     printTimelines(timelines);
     ok = true;
   } finally {

@@ -2,7 +2,7 @@
 // timestamps turned into seconds since qemu start, and clear errors when the console lacks what it needs.
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
-import { kernelClockStart, parseBootTimeline, stagesSeconds, TimelineError } from '../helpers/boot-timeline';
+import { guestClock, kernelClockStart, parseBootTimeline, stagesSeconds, TimelineError } from '../helpers/boot-timeline';
 import type { ConsoleLine } from '../helpers/qemu-boot';
 
 /** A console as a boot writes it: early kernel lines arrive late in one burst, later ones as they are logged. */
@@ -29,6 +29,25 @@ test('the kernel started at the smallest arrival-minus-printk time: the lines th
   // 6.25 - 3.75 = 2.5 beats 4.0 - 0.0 (the buffered burst).
   assert.equal(kernelClockStart(console_()), 2.5);
   assert.equal(kernelClockStart([{ at: 1, text: 'no kernel timestamps here' }]), undefined);
+});
+
+test('a guest clock that lost seconds in early boot is placed on the host clock by the kernel lines near each time', () => {
+  // As seen under TCG on a loaded host: early lines put the kernel's start at 10.5 s, every later one at 13.4 s.
+  const lines: ConsoleLine[] = [
+    { at: 10.5, text: '[    0.000000] Linux version 6.1.0-50-amd64' },
+    { at: 15.5, text: '[    5.000000] clocksource: Switched to clocksource tsc' },
+    { at: 53.4, text: '[   40.000000] systemd[1]: Started systemd-udevd.service' },
+    { at: 74.9, text: "[   61.500000] cloud-init[234]: Cloud-init v. 0.1.0 (kiln) running 'init-local'" },
+    { at: 113.5, text: '[  100.000000] a line that arrived 0.1 s late' },
+  ];
+  const clock = guestClock(lines);
+  assert.ok(clock);
+  assert.equal(clock(0), 10.5);
+  assert.ok(Math.abs(clock(60) - 73.4) < 1e-9);
+  assert.ok(Math.abs(clock(100) - 113.5) < 1e-9);
+  // Far from every line: the nearest few, not the early ones.
+  assert.ok(Math.abs(clock(300) - 313.4) < 1e-9);
+  assert.equal(guestClock([{ at: 1, text: 'no kernel timestamps' }]), undefined);
 });
 
 test('stage units’ monotonic timestamps become seconds since qemu start', () => {

@@ -29,7 +29,7 @@ export interface StageTiming {
 }
 
 export interface BootTimeline {
-  /** When the kernel's clock read zero, in seconds since qemu start. */
+  /** When the kernel's clock read zero, in seconds since qemu start (as the early kernel's own clock tells). */
   kernelStart: number;
   /** When systemd (PID 1) started. */
   userspaceStart: number;
@@ -55,20 +55,36 @@ export const TIMELINE_PROBE_SHELL = [
 /** A printk timestamp at the start of a kernel console line ("[   12.345678] ..."), in seconds. */
 const PRINTK = /^\[\s*(\d+\.\d{6})\]/;
 
+/** How far, in guest seconds, the kernel lines that place a guest time on the host's clock may lie from it. */
+const NEAR_SECONDS = 15;
+
 /**
- * When the kernel's clock started, in seconds since qemu start: each kernel line arrived at AT and says it was
- * logged at T, so the clock started at AT - T or earlier (a line can only arrive late: early lines wait in the log
- * buffer until the serial console is registered). The smallest AT - T over all lines is the closest bound.
+ * A function from a time of the guest's clock (seconds since the kernel's clock started) to seconds since qemu
+ * start. Each kernel line arrived at AT and says it was logged at T, so guest time T was host time AT or earlier
+ * (a line can only arrive late: early lines wait in the log buffer until the serial console is registered); the
+ * smallest AT - T is the closest bound. It is taken among the lines logged near the time asked for, not over the
+ * whole boot: under TCG on a busy host the guest's clock loses seconds in early boot (its TSC calibrated wrong
+ * until the clocksource is switched), after which it keeps the host's pace at a larger offset. Undefined when the
+ * console has no kernel line with a timestamp.
  */
-export function kernelClockStart(lines: readonly ConsoleLine[]): number | undefined {
-  let best: number | undefined;
+export function guestClock(lines: readonly ConsoleLine[]): ((guestSeconds: number) => number) | undefined {
+  const pairs: { logged: number; offset: number }[] = [];
   for (const l of lines) {
     const m = PRINTK.exec(l.text);
-    if (!m) continue;
-    const offset = l.at - Number(m[1]);
-    if (best === undefined || offset < best) best = offset;
+    if (m) pairs.push({ logged: Number(m[1]), offset: l.at - Number(m[1]) });
   }
-  return best;
+  if (pairs.length === 0) return undefined;
+  return (t) => {
+    let near = pairs.filter((p) => Math.abs(p.logged - t) <= NEAR_SECONDS);
+    // No line that close: the nearest ones (a quiet stretch of the boot).
+    if (near.length === 0) near = [...pairs].sort((a, b) => Math.abs(a.logged - t) - Math.abs(b.logged - t)).slice(0, 3);
+    return t + Math.min(...near.map((p) => p.offset));
+  };
+}
+
+/** When the kernel's clock started, in seconds since qemu start (see guestClock), or undefined. */
+export function kernelClockStart(lines: readonly ConsoleLine[]): number | undefined {
+  return guestClock(lines)?.(0);
 }
 
 /** The words after TAG on the console lines that carry it (anywhere in the line: other output may precede it). */
@@ -101,9 +117,10 @@ function bannerUptime(lines: readonly ConsoleLine[], banner: string): number | u
 
 /** The boot's timeline, or a TimelineError saying what the console lacks. */
 export function parseBootTimeline(lines: readonly ConsoleLine[]): BootTimeline {
-  const kernelStart = kernelClockStart(lines);
-  if (kernelStart === undefined) throw new TimelineError('no kernel line with a timestamp on the console: is printk.time=1 on the kernel command line?');
-  const at = (us: number) => kernelStart + us / 1e6;
+  const clock = guestClock(lines);
+  if (clock === undefined) throw new TimelineError('no kernel line with a timestamp on the console: is printk.time=1 on the kernel command line?');
+  const kernelStart = clock(0);
+  const at = (us: number) => clock(us / 1e6);
   const userspace = micros(tagged(lines, 'TIMELINE-USERSPACE')[0]?.[0]);
   if (userspace === undefined) throw new TimelineError('the probe printed no TIMELINE-USERSPACE line (did it run?)');
   const units = tagged(lines, 'TIMELINE-UNIT');
@@ -114,7 +131,7 @@ export function parseBootTimeline(lines: readonly ConsoleLine[]): BootTimeline {
     const end = micros(fields[2]);
     if (start === undefined || end === undefined) throw new TimelineError(`${unit} (${stage}) did not run to the end on this boot: start ${fields[1] ?? '?'}, end ${fields[2] ?? '?'}, result ${fields[3] ?? '?'}`);
     const up = bannerUptime(lines, banner);
-    return { stage, start: at(start), end: at(end), result: fields[3] ?? '', ...(up === undefined ? {} : { banner: kernelStart + up }) };
+    return { stage, start: at(start), end: at(end), result: fields[3] ?? '', ...(up === undefined ? {} : { banner: clock(up) }) };
   });
   const final = stages.at(-1) as StageTiming;
   return { kernelStart, userspaceStart: at(userspace), stages, finalEnd: final.end };

@@ -114,6 +114,19 @@ export interface BootResult {
   seconds: number;
 }
 
+/** One line of a console log as bootQemu writes it (the arrival second, a space, the line). */
+const LOG_LINE = /^\s*(\d+\.\d+) (.*)$/;
+
+/** The console lines a boot's logFile holds, to read a kept boot again. */
+export function readConsoleLog(text: string): ConsoleLine[] {
+  const lines: ConsoleLine[] = [];
+  for (const raw of text.split('\n')) {
+    const m = LOG_LINE.exec(raw);
+    if (m) lines.push({ at: Number(m[1]), text: m[2] ?? '' });
+  }
+  return lines;
+}
+
 /** The last N console lines, for failure messages. */
 export function consoleTail(lines: readonly ConsoleLine[], n = 40): string {
   return lines
