@@ -228,7 +228,7 @@ async function main(): Promise<void> {
         const t = await bootOnce(work, side, images[side], seed, round, accel);
         timelines[side].push(t);
         const stages = t.stages.map((st) => `${st.stage} ${s(st.start)}→${s(st.end)}`).join(', ');
-        console.log(`round ${round} ${side}: kernel ${s(t.kernelStart)}, systemd ${s(t.userspaceStart)}, ${stages}; final done ${s(t.finalEnd)} s`);
+        console.log(`round ${round} ${side}: kernel ${s(t.kernelStart)}, systemd ${s(t.userspaceStart)}, ${stages}; final done ${s(t.finalEnd)} s (host load ${load()})`);
       }
     }
     console.log(`host load average at the end: ${load()} (at the start: ${loadAtStart})`);
