@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { copyBootRootfs } from '../helpers/debian-rootfs';
-import { bootQemu, consoleTail, makeBootImage, type BootImage, type BootResult, type ConsoleLine } from '../helpers/qemu-boot';
+import { bootQemu, consoleTail, installProbeUnit, makeBootImage, type BootImage, type BootResult, type ConsoleLine } from '../helpers/qemu-boot';
 import { builtBinary } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 
@@ -89,16 +89,6 @@ say "PROBE-END"
 systemctl poweroff
 `;
 
-const PROBE_UNIT = `[Unit]
-Description=kiln boot test probe
-After=multi-user.target
-[Service]
-Type=simple
-ExecStart=/usr/local/sbin/kiln-boot-probe
-[Install]
-WantedBy=multi-user.target
-`;
-
 function sh(cmd: string, args: string[]): string {
   const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status ?? r.error?.message}): ${(r.stderr || r.stdout).slice(-2000)}`);
@@ -112,10 +102,7 @@ function prepareImage(work: string, name: string, units: 'four' | 'all-stages'):
   mkdirSync(root, { recursive: true });
   copyBootRootfs(root);
   sh(kiln as string, ['install', '--root', root, '--units', units]);
-  writeFileSync(join(root, 'usr/local/sbin/kiln-boot-probe'), PROBE_SCRIPT, { mode: 0o755 });
-  writeFileSync(join(root, 'etc/systemd/system/kiln-boot-probe.service'), PROBE_UNIT);
-  mkdirSync(join(root, 'etc/systemd/system/multi-user.target.wants'), { recursive: true });
-  sh('ln', ['-sf', '../kiln-boot-probe.service', join(root, 'etc/systemd/system/multi-user.target.wants/kiln-boot-probe.service')]);
+  installProbeUnit(root, 'kiln-boot-probe', PROBE_SCRIPT);
   const image = makeBootImage(root, dir);
   rmSync(root, { recursive: true, force: true });
   return image;

@@ -1,6 +1,7 @@
 // debootstrap'd Debian bookworm rootfs trees, built once and cached outside the repo: one with Debian's cloud-init
-// (the oracle for parity tests, and the sandbox for end-to-end runs of the built binary), and one with a kernel and
-// no cloud-init (the image the qemu boot tests install kiln into).
+// (the oracle for parity tests, and the sandbox for end-to-end runs of the built binary), one with a kernel and
+// no cloud-init (the image the qemu boot tests install kiln into), and that bootable tree plus Debian's cloud-init
+// (the other side of the boot timeline bench).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -68,18 +69,63 @@ function stamp(packages: readonly string[]): string {
  * A lock folder makes concurrent test files wait for one build.
  */
 export function ensureDebianRootfs(): string {
-  return ensureCachedRootfs(`${SUITE}-cloud-init`, ROOTFS_PACKAGES);
+  return ensureCachedRootfs(`${SUITE}-cloud-init`, stamp(ROOTFS_PACKAGES), (building) => debootstrap(building, ROOTFS_PACKAGES));
 }
 
 /** The cached bootable tree (kernel, initramfs, systemd, no cloud-init) for the qemu boot tests. */
 export function ensureBootRootfs(): string {
-  return ensureCachedRootfs(`${SUITE}-boot`, BOOT_ROOTFS_PACKAGES);
+  return ensureCachedRootfs(`${SUITE}-boot`, stamp(BOOT_ROOTFS_PACKAGES), (building) => debootstrap(building, BOOT_ROOTFS_PACKAGES));
 }
 
-function ensureCachedRootfs(name: string, packages: readonly string[]): string {
+/** What is added to the bootable tree for the cloud-init side of the boot bench (recommends left out, as debootstrap does). */
+export const BOOT_CLOUD_INIT_PACKAGES = ['cloud-init'];
+
+/**
+ * The cached bootable tree with Debian's cloud-init package installed by apt from Debian's registry: the same
+ * kernel, systemd and packages as the tree kiln is installed into, so a boot of each differs only in which
+ * cloud-init runs. Rebuilt when the bootable tree's package list changes.
+ */
+export function ensureBootCloudInitRootfs(): string {
+  const want = `${stamp(BOOT_ROOTFS_PACKAGES).trim()} + apt-get install ${BOOT_CLOUD_INIT_PACKAGES.join(',')}\n`;
+  return ensureCachedRootfs(`${SUITE}-boot-cloud-init`, want, (building) => {
+    const base = ensureBootRootfs();
+    mkdirSync(building);
+    const copy = spawnSync('cp', ['-a', '--reflink=auto', `${base}/.`, building], { encoding: 'utf8' });
+    if (copy.status !== 0) throw new Error(`copying ${base} failed: ${copy.stderr}`);
+    // A private mount and pid namespace for /proc; the network stays the host's, which apt needs to reach the
+    // mirror debootstrap wrote into the tree's sources.list. policy-rc.d (exit 101) keeps services from starting.
+    const script = [
+      'mount -t proc proc /proc',
+      'export DEBIAN_FRONTEND=noninteractive',
+      'apt-get -q update',
+      `apt-get -q install -y --no-install-recommends ${BOOT_CLOUD_INIT_PACKAGES.join(' ')}`,
+      'apt-get clean',
+      'rm -rf /var/lib/apt/lists/*',
+    ].join(' && ');
+    const r = spawnSync('unshare', ['--mount', '--pid', '--fork', '--kill-child', 'chroot', building, '/bin/sh', '-c', script], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 20 * 60_000,
+    });
+    if (r.status !== 0) throw new Error(`installing ${BOOT_CLOUD_INIT_PACKAGES.join(' ')} into a copy of ${base} failed (${r.status ?? r.error?.message}): ${(r.stderr || r.stdout).slice(-2000)}`);
+  });
+}
+
+function debootstrap(building: string, packages: readonly string[]): void {
+  const r = spawnSync('debootstrap', ['--variant=minbase', `--include=${packages.join(',')}`, SUITE, building, aptMirror()], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.status !== 0) throw new Error(`debootstrap failed (${r.status}): ${(r.stderr || r.stdout).slice(-2000)}`);
+}
+
+/**
+ * The cached tree NAME, made by BUILD into a scratch folder when it is missing or its stamp is not WANT, then
+ * renamed into place; a lock folder makes concurrent users wait for one build.
+ */
+function ensureCachedRootfs(name: string, want: string, build: (building: string) => void): string {
   const dir = join(ROOTFS_CACHE, name);
   const ok = join(dir, '.kiln-rootfs-ok');
-  const want = stamp(packages);
   const ready = (): boolean => existsSync(ok) && readFileSync(ok, 'utf8') === want;
   if (ready()) return dir;
   mkdirSync(ROOTFS_CACHE, { recursive: true });
@@ -99,11 +145,7 @@ function ensureCachedRootfs(name: string, packages: readonly string[]): string {
     if (ready()) return dir;
     const building = `${dir}.building`;
     rmSync(building, { recursive: true, force: true });
-    const r = spawnSync('debootstrap', ['--variant=minbase', `--include=${packages.join(',')}`, SUITE, building, aptMirror()], {
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    if (r.status !== 0) throw new Error(`debootstrap failed (${r.status}): ${(r.stderr || r.stdout).slice(-2000)}`);
+    build(building);
     // Nothing in the rootfs may start services or reach out when tests chroot into it.
     writeFileSync(join(building, 'usr/sbin/policy-rc.d'), '#!/bin/sh\nexit 101\n', { mode: 0o755 });
     rmSync(join(building, 'var/cache/apt/archives'), { recursive: true, force: true });
@@ -125,9 +167,9 @@ export function copyRootfs(into: string): string {
   return into;
 }
 
-/** A private copy of the cached bootable rootfs for one test, removed by the caller. */
-export function copyBootRootfs(into: string): string {
-  const src = ensureBootRootfs();
+/** A private copy of the cached bootable rootfs (or, with cloudInit, of the one with Debian's cloud-init), removed by the caller. */
+export function copyBootRootfs(into: string, { cloudInit = false }: { cloudInit?: boolean } = {}): string {
+  const src = cloudInit ? ensureBootCloudInitRootfs() : ensureBootRootfs();
   const r = spawnSync('cp', ['-a', '--reflink=auto', `${src}/.`, into]);
   if (r.status !== 0) throw new Error(`copying the boot rootfs failed: ${r.stderr}`);
   return into;

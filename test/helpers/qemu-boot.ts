@@ -2,7 +2,7 @@
 // serial console captured line by line with the seconds since qemu started, and hard timeouts that kill qemu and
 // fail with the console's tail, so that a stalled guest can never hang the suite.
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** One line of the serial console and when it arrived, in seconds since qemu was started. */
@@ -53,6 +53,21 @@ export function makeBootImage(root: string, into: string, sizeMiB = 2048): BootI
 }
 
 /**
+ * Adds to ROOT a unit of the image (not of kiln) named NAME that runs SCRIPT once the boot reaches multi-user.target
+ * and the units in AFTER: the probe a boot test or bench reports through on the serial console, and powers off with.
+ */
+export function installProbeUnit(root: string, name: string, script: string, after: readonly string[] = []): void {
+  mkdirSync(join(root, 'usr/local/sbin'), { recursive: true });
+  writeFileSync(join(root, 'usr/local/sbin', name), script, { mode: 0o755 });
+  const unit = ['[Unit]', `Description=${name} (probe of a qemu boot)`, `After=${['multi-user.target', ...after].join(' ')}`, '[Service]', 'Type=simple', `ExecStart=/usr/local/sbin/${name}`, '[Install]', 'WantedBy=multi-user.target', ''];
+  writeFileSync(join(root, 'etc/systemd/system', `${name}.service`), unit.join('\n'));
+  const wants = join(root, 'etc/systemd/system/multi-user.target.wants');
+  mkdirSync(wants, { recursive: true });
+  rmSync(join(wants, `${name}.service`), { force: true });
+  symlinkSync(`../${name}.service`, join(wants, `${name}.service`));
+}
+
+/**
  * KVM when it can run KERNEL, TCG otherwise. /dev/kvm existing is not enough: a nested host (Firecracker) may
  * open it and then hang the guest's early boot. So KERNEL is started under KVM with no root and panic=-1: a
  * working KVM reaches the panic and qemu (-no-reboot) exits within seconds; otherwise it is killed and TCG used.
@@ -97,6 +112,19 @@ export interface BootResult {
   lines: ConsoleLine[];
   /** Seconds from qemu's start to its exit (the guest powered off). */
   seconds: number;
+}
+
+/** One line of a console log as bootQemu writes it (the arrival second, a space, the line). */
+const LOG_LINE = /^\s*(\d+\.\d+) (.*)$/;
+
+/** The console lines a boot's logFile holds, to read a kept boot again. */
+export function readConsoleLog(text: string): ConsoleLine[] {
+  const lines: ConsoleLine[] = [];
+  for (const raw of text.split('\n')) {
+    const m = LOG_LINE.exec(raw);
+    if (m) lines.push({ at: Number(m[1]), text: m[2] ?? '' });
+  }
+  return lines;
 }
 
 /** The last N console lines, for failure messages. */
