@@ -13,7 +13,7 @@ export const develServeMetadataCommand: Command = {
     string: ['kind', 'dir', 'listen', 'imdsv2', 'misbehave', 'exit-after', 'token-uses'],
     repeatable: ['misbehave'],
     help: [
-      '--kind K          openstack, ec2 or nocloud (the folder layouts are in docs/datasources.md)',
+      '--kind K          openstack, ec2, nocloud or oracle (the folder layouts are in docs/datasources.md)',
       '--dir DIR         the folder served as the tree root',
       '--listen H:P      address to listen on (default 127.0.0.1:0, a free port; the URL is printed)',
       '--imdsv2 MODE     ec2: required (401 without a token), optional (default) or disabled (403 to PUT token)',
@@ -25,7 +25,7 @@ export const develServeMetadataCommand: Command = {
   },
   async run(ctx, args) {
     const kind = args.flags.kind as string | undefined;
-    if (kind !== 'openstack' && kind !== 'ec2' && kind !== 'nocloud') throw new UsageError(`--kind must be openstack, ec2 or nocloud, not '${kind ?? ''}'`);
+    if (kind !== 'openstack' && kind !== 'ec2' && kind !== 'nocloud' && kind !== 'oracle') throw new UsageError(`--kind must be openstack, ec2, nocloud or oracle, not '${kind ?? ''}'`);
     const dir = args.flags.dir as string | undefined;
     if (!dir) throw new UsageError('--dir DIR is required: the folder holding the metadata tree');
     const listen = (args.flags.listen as string | undefined) ?? '127.0.0.1:0';

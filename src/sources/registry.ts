@@ -5,8 +5,9 @@ import { ec2Source } from './ec2';
 import { noCloudSource } from './nocloud';
 import { noneSource } from './none';
 import { openStackSource } from './openstack';
+import { oracleSource } from './oracle';
 
-export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, openStackSource, ec2Source, noneSource];
+export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, openStackSource, ec2Source, oracleSource, noneSource];
 
 /** The source named NAME, compared as cloud-init does (case-insensitively; 'NoCloudNet' and 'ConfigDrive2' style aliases included). */
 export function datasourceByName(name: string, sources: readonly Datasource[] = DATASOURCES): Datasource | undefined {

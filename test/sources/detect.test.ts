@@ -36,7 +36,7 @@ async function context(t: TestContext, s: Setup) {
 const names = (list: ReadonlyArray<{ name: string }>) => list.map((d) => d.name);
 
 test('registry lists the sources in cloud-init order, None last', () => {
-  assert.deepEqual(names(DATASOURCES), ['NoCloud', 'ConfigDrive', 'OpenStack', 'Ec2', 'None']);
+  assert.deepEqual(names(DATASOURCES), ['NoCloud', 'ConfigDrive', 'OpenStack', 'Ec2', 'Oracle', 'None']);
   assert.equal(datasourceByName('nocloud-net')?.name, 'NoCloud');
   assert.equal(datasourceByName('configdrive2')?.name, 'ConfigDrive');
   assert.equal(datasourceByName('EC2')?.name, 'Ec2');
@@ -72,7 +72,7 @@ test('a machine with no cloud decides None, quickly, touching no drive twice', a
   assert.deepEqual(names(result.candidates), ['None']);
   assert.equal(result.reason, 'detected');
   assert.ok(ms < 500, `detection took ${ms} ms`);
-  assert.deepEqual(result.checks.map((c) => [c.name, c.found]), [['NoCloud', false], ['ConfigDrive', false], ['OpenStack', false], ['Ec2', false]]);
+  assert.deepEqual(result.checks.map((c) => [c.name, c.found]), [['NoCloud', false], ['ConfigDrive', false], ['OpenStack', false], ['Ec2', false], ['Oracle', false]]);
   assert.ok(finder.requests.length <= 2, 'only NoCloud and ConfigDrive look for labels');
 });
 
@@ -83,6 +83,11 @@ test('EC2 from DMI: sys_vendor, product_uuid, and strict_id: false', async (t) =
   assert.deepEqual(names(await candidateSources(ctx)), ['Ec2', 'None']);
   ({ ctx } = await context(t, { config: { datasource_list: ['Ec2', 'OpenStack', 'None'], datasource: { Ec2: { strict_id: false } } } }));
   assert.deepEqual(names(await candidateSources(ctx)), ['Ec2', 'None']);
+});
+
+test('Oracle from the DMI chassis asset tag OracleCloud.com', async (t) => {
+  const { ctx } = await context(t, { files: { 'sys/class/dmi/id/chassis_asset_tag': 'OracleCloud.com\n' } });
+  assert.deepEqual(names(await candidateSources(ctx)), ['Oracle', 'None']);
 });
 
 test('OpenStack from the DMI product name or a known asset tag', async (t) => {

@@ -4,8 +4,9 @@ import { promises as fsp } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { posix } from 'node:path';
+import { oracleRequestRules } from './oracle';
 
-export type MetadataKind = 'openstack' | 'ec2' | 'nocloud';
+export type MetadataKind = 'openstack' | 'ec2' | 'nocloud' | 'oracle';
 
 /** One deliberate fault. Rules match by path prefix; `times` limits how often a rule fires (default: always). */
 export interface Misbehaviour {
@@ -137,6 +138,10 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
     }
     if (opts.kind === 'ec2') {
       const verdict = ec2TokenRules(req, path);
+      if (verdict) return send(req, res, verdict.status, verdict.body);
+    }
+    if (opts.kind === 'oracle') {
+      const verdict = oracleRequestRules(req, path);
       if (verdict) return send(req, res, verdict.status, verdict.body);
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(req, res, 405, 'method not allowed\n');
