@@ -45,7 +45,7 @@ interface Lab {
 }
 
 /** Two namespaces joined by a veth pair made inside them (the client's end is eth0, down, with the fixture's MAC). */
-function makeLab(t: TestContext, withDhcp: boolean, mac = MAC): Lab {
+function makeLab(t: TestContext, withDhcp: boolean, mac = MAC, dhcpOptions = ['opt router 10.199.0.1', 'opt subnet 255.255.255.0']): Lab {
   const id = `${process.pid}-${Math.random().toString(36).slice(2, 7)}`;
   const lab = { client: `kiln-dhcp-c-${id}`, server: `kiln-dhcp-s-${id}`, dir: tempDir(t) };
   const children: ChildProcess[] = [];
@@ -62,7 +62,7 @@ function makeLab(t: TestContext, withDhcp: boolean, mac = MAC): Lab {
   if (withDhcp) {
     const conf = join(lab.dir, 'udhcpd.conf');
     writeFileSync(join(lab.dir, 'udhcpd.leases'), '');
-    writeFileSync(conf, ['start 10.199.0.10', 'end 10.199.0.20', 'interface vs0', `lease_file ${join(lab.dir, 'udhcpd.leases')}`, `pidfile ${join(lab.dir, 'udhcpd.pid')}`, 'opt router 10.199.0.1', 'opt subnet 255.255.255.0', 'opt lease 600', ''].join('\n'));
+    writeFileSync(conf, ['start 10.199.0.10', 'end 10.199.0.20', 'interface vs0', `lease_file ${join(lab.dir, 'udhcpd.leases')}`, `pidfile ${join(lab.dir, 'udhcpd.pid')}`, ...dhcpOptions, 'opt lease 600', ''].join('\n'));
     children.push(spawn('ip', ['netns', 'exec', lab.server, BUSYBOX, 'udhcpd', '-f', conf], { stdio: 'ignore' }));
   }
   return lab;
@@ -105,6 +105,9 @@ function makeRoot(t: TestContext, dmi: Record<string, string>, extraConfig = '',
     sh(['mknod', '-m', '666', join(root, 'dev/null'), 'c', '1', '3']);
     sh(['mknod', '-m', '666', join(root, 'dev/urandom'), 'c', '1', '9']);
     mkdirSync(join(root, 'var/lib/dhcp'), { recursive: true });
+    // Debian's dhclient.conf: it names and requests option 121 (rfc3442-classless-static-routes).
+    mkdirSync(join(root, 'etc/dhcp'), { recursive: true });
+    cpSync(join(debian, 'etc/dhcp/dhclient.conf'), join(root, 'etc/dhcp/dhclient.conf'));
   }
   for (const d of ['bin', 'sbin', 'etc/cloud', 'run', 'tmp', 'var/lib/cloud', 'var/log', 'sys/class/dmi/id', 'sys/class/net/eth0', 'proc']) mkdirSync(join(root, d), { recursive: true });
   cpSync(BUSYBOX, join(root, 'bin/busybox'));
@@ -207,6 +210,35 @@ function registerTests(): void {
     assert.doesNotMatch(readdirOrEmpty(join(root, 'run')).join(' '), /kiln-ephemeral-dhcp/);
     // No dhclient left running in the client namespace.
     assert.equal(spawnSync('ip', ['netns', 'pids', lab.client], { encoding: 'utf8' }).stdout.trim(), '');
+  });
+
+  for (const client of ['udhcpc', 'dhclient'] as const) {
+    test(`DHCP option 121 (${client}): its routes are installed and the router ignored, then removed with the lease`, async (t) => {
+      if (!canRun(t)) return;
+      if (client === 'dhclient' && !need(t, process.arch === 'x64', 'the dhclient copied from the parity rootfs is x86-64')) return;
+      // The router option names a host that does not exist: only the classless route reaches the IMDS.
+      const lab = makeLab(t, true, MAC, ['opt router 10.199.0.99', 'opt subnet 255.255.255.0', 'opt staticroutes 169.254.169.254/32 10.199.0.1 10.250.0.0/16 0.0.0.0']);
+      await serveMetadata(t, lab);
+      const root = makeRoot(t, { sys_vendor: 'Amazon EC2' }, '', client === 'dhclient');
+      const run = initLocal(lab, root);
+      assert.notEqual(run.code, 1, run.output + run.log);
+      assert.match(run.log, /temporary DHCP lease on eth0: 10\.199\.0\.\d+\/24 routes 169\.254\.169\.254\/32 via 10\.199\.0\.1, 10\.250\.0\.0\/16 via 0\.0\.0\.0 \(option 121; routers ignored\)/);
+      assert.match(run.log, /Found datasource Ec2/);
+      assert.doesNotMatch(clientAddresses(lab), /inet /);
+      assert.equal(sh(['ip', '-n', lab.client, '-4', 'route', 'show']).trim(), '', 'no route left behind');
+    });
+  }
+
+  test('a router outside the leased subnet (a /32 lease) is reached through an on-link host route first', async (t) => {
+    if (!canRun(t)) return;
+    const lab = makeLab(t, true, MAC, ['opt router 10.199.0.1', 'opt subnet 255.255.255.255']);
+    await serveMetadata(t, lab);
+    const root = makeRoot(t, { sys_vendor: 'Amazon EC2' });
+    const run = initLocal(lab, root);
+    assert.notEqual(run.code, 1, run.output + run.log);
+    assert.match(run.log, /temporary DHCP lease on eth0: 10\.199\.0\.\d+\/32 router 10\.199\.0\.1/);
+    assert.match(run.log, /Found datasource Ec2/);
+    assert.equal(sh(['ip', '-n', lab.client, '-4', 'route', 'show']).trim(), '', 'no route left behind');
   });
 
   test('init-local on OpenStack DMI: OpenStack is crawled inside a lease and its network_data.json rendered', async (t) => {
