@@ -30,6 +30,8 @@ const EC2_TREE = join(FIXTURES, 'sources/ec2/imdsv2-required/tree');
 const MAC = '0a:00:00:00:00:01'; // the NIC the fixture's network/interfaces/macs describes
 const OPENSTACK_TREE = join(FIXTURES, 'sources/openstack/versions/tree');
 const OPENSTACK_MAC = 'fa:16:3e:00:00:01'; // its network_data.json link
+const ORACLE_TREE = join(FIXTURES, 'sources/oracle/happy-v2/tree');
+const ORACLE_MAC = '02:00:17:05:d1:db'; // the primary VNIC of its vnics
 const BUSYBOX = '/usr/bin/busybox';
 
 function sh(argv: string[]): string {
@@ -69,8 +71,8 @@ function makeLab(t: TestContext, withDhcp: boolean, mac = MAC, dhcpOptions = ['o
 }
 
 /** The mock EC2 IMDS on 169.254.169.254:80 inside the server namespace; resolves once it listens. */
-async function serveMetadata(t: TestContext, lab: Lab, kind: 'ec2' | 'openstack' = 'ec2'): Promise<ChildProcess> {
-  const how = kind === 'ec2' ? ['--kind', 'ec2', '--dir', EC2_TREE, '--imdsv2', 'required'] : ['--kind', 'openstack', '--dir', OPENSTACK_TREE];
+async function serveMetadata(t: TestContext, lab: Lab, kind: 'ec2' | 'openstack' | 'oracle' = 'ec2'): Promise<ChildProcess> {
+  const how = { ec2: ['--kind', 'ec2', '--dir', EC2_TREE, '--imdsv2', 'required'], openstack: ['--kind', 'openstack', '--dir', OPENSTACK_TREE], oracle: ['--kind', 'oracle', '--dir', ORACLE_TREE] }[kind];
   const child = spawn('ip', ['netns', 'exec', lab.server, process.execPath, process.argv[1] as string], {
     env: { ...process.env, [ROLE_ENV]: 'serve', [ARGV_ENV]: JSON.stringify(['devel', 'serve-metadata', ...how, '--listen', '169.254.169.254:80']) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -256,6 +258,26 @@ function registerTests(): void {
     assert.deepEqual([data.v1.cloud_name, data.v1.instance_id], ['openstack', 'uuid-2017-02-22']);
     assert.match(readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8'), /iface eth0 inet dhcp/);
     assert.match(readFileSync(join(root, 'etc/udev/rules.d/70-persistent-net.rules'), 'utf8'), new RegExp(OPENSTACK_MAC));
+  });
+
+  test('init-local on the Oracle asset tag: IMDS v2 read inside a lease, the primary VNIC rendered (DHCP, MTU 9000)', async (t) => {
+    if (!canRun(t)) return;
+    const lab = makeLab(t, true, ORACLE_MAC);
+    // The mock answers /opc/v2/ only with the Bearer header, so the v2 subplatform below proves it was sent.
+    await serveMetadata(t, lab, 'oracle');
+    const root = makeRoot(t, { chassis_asset_tag: 'OracleCloud.com', sys_vendor: 'QEMU' }, '', false, { source: 'Oracle', mac: ORACLE_MAC });
+    const run = initLocal(lab, root);
+    assert.notEqual(run.code, 1, run.output + run.log);
+    assert.match(run.log, /temporary DHCP lease on eth0: 10\.199\.0\.\d+\/24 router 10\.199\.0\.1/);
+    assert.match(run.log, /Found datasource Oracle \[metadata \(http:\/\/169\.254\.169\.254\/opc\/v2\/\)\]/);
+    assert.match(run.log, /network config from ds/);
+    assert.doesNotMatch(clientAddresses(lab), /inet /);
+    const data = JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8')) as { v1: Record<string, unknown>; ds: Record<string, unknown> };
+    assert.deepEqual([data.v1.cloud_name, data.v1.platform, data.v1.instance_id, data.v1.availability_zone, data.v1.local_hostname], ['oracle', 'oracle', 'ocid1.instance.oc1.iad.anuwcljtkiln0000', 'iad-ad-1', 'kiln-oci-test']);
+    assert.equal(data.ds.canonicalRegionName, 'us-ashburn-1');
+    const eni = readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8');
+    assert.match(eni, /iface eth0 inet dhcp/);
+    assert.match(eni, /mtu 9000/);
   });
 
   test("under --root in the host's network namespace no lease is even tried: the host's interfaces are never touched", async (t) => {
