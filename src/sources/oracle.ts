@@ -78,16 +78,15 @@ function asObject(v: unknown, url: string): Record<string, unknown> {
 
 /**
  * cloud-init's check of an already working network before a temporary lease (EphemeralDHCPv4's
- * connectivity_url_data): on iSCSI root the initramfs configured the NIC, and a lease released with an address
- * flush would cut the root disk off.
+ * connectivity_url_data): true when any URL's v2 instance document answers within TIMEOUT_MS. On iSCSI root
+ * the initramfs configured the NIC, and a lease released with an address flush would cut the root disk off.
  */
-async function imdsAlreadyReachable(client: HttpClient, url: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
-  try {
-    await client.fetch(opcUrl(url, 2, 'instance'), { timeoutMs, headers: { ...ORACLE_V2_HEADERS }, ...(signal ? { signal } : {}) });
-    return true;
-  } catch {
-    return false;
-  }
+async function imdsAlreadyReachable(client: HttpClient, urls: string[], timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+  const attempts = urls.map((url) => client.fetch(opcUrl(url, 2, 'instance'), { timeoutMs, headers: { ...ORACLE_V2_HEADERS }, ...(signal ? { signal } : {}) }));
+  return Promise.any(attempts).then(
+    () => true,
+    () => false,
+  );
 }
 
 export const oracleSource: Datasource = {
@@ -110,7 +109,7 @@ export const oracleSource: Datasource = {
     const base: HttpRequest = { timeoutMs: s.timeout * 1000, ...(ctx.signal ? { signal: ctx.signal } : {}) };
     try {
       let network = ctx.network;
-      if (network && (iscsi || (await Promise.any(s.metadataUrls.map(async (u) => ((await imdsAlreadyReachable(client, u, Math.min(s.timeout * 1000, 2000), ctx.signal)) ? true : Promise.reject(new Error('unreachable'))))).catch(() => false)))) {
+      if (network && (iscsi || (await imdsAlreadyReachable(client, s.metadataUrls, Math.min(s.timeout * 1000, 2000), ctx.signal)))) {
         ctx.log.debug(`Oracle: ${iscsi ? 'the initramfs configured the network (iSCSI root)' : 'the metadata service already answers'}; no temporary lease`);
         network = undefined;
       }
@@ -158,10 +157,8 @@ export function oracleInstanceData(opc: Opc, metadataAddress: string, network: O
   if (m && typeof m === 'object' && !Array.isArray(m)) {
     const md = m as Record<string, unknown>;
     const ud = md.user_data;
-    if (typeof ud === 'string' && ud !== '') {
-      if (!/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(ud)) throw new SourceError('Oracle', `${where} metadata.user_data is not base64`);
-      userData = Buffer.from(ud, 'base64');
-    }
+    // Decoded leniently, as Python's b64decode skips characters outside the alphabet.
+    if (typeof ud === 'string' && ud !== '') userData = Buffer.from(ud, 'base64');
     meta.public_keys = md.ssh_authorized_keys ?? null;
   }
   const out: InstanceData = {
