@@ -5,6 +5,7 @@ import { convertEc2Network } from './convert-ec2';
 import { convertEniText } from './convert-eni';
 import { convertHetznerNetwork } from './convert-hetzner';
 import { convertOpenStackNetworkData } from './convert-openstack';
+import { convertOracleNetwork } from './convert-oracle';
 import { candidateNics, fallbackNetworkConfig } from './fallback';
 import { initramfsNetworkConfig, kernelCmdlineNetworkConfig } from './initramfs-config';
 import type { NetworkState } from './model';
@@ -15,10 +16,12 @@ export type NetworkConfigSource = 'cmdline' | 'initramfs' | 'system_cfg' | 'ds' 
 
 /** What a datasource gives (InstanceData.networkConfig). */
 export interface DatasourceNetwork {
-  format: 'v1' | 'v2' | 'openstack' | 'ec2' | 'eni' | 'digitalocean' | 'hetzner';
+  format: 'v1' | 'v2' | 'openstack' | 'ec2' | 'eni' | 'digitalocean' | 'hetzner' | 'oracle';
   config: unknown;
   /** Ec2's apply_full_imds_network_config: false configures the fallback NIC only (DHCP), as cloud-init does. */
   full?: boolean;
+  /** The datasource's own order (Oracle's puts itself before the initramfs); `SelectInput.order` wins over it. */
+  order?: Array<Exclude<NetworkConfigSource, 'fallback'>>;
 }
 
 export interface SelectInput {
@@ -87,10 +90,11 @@ export function selectNetworkConfig(input: SelectInput): Selection {
       }
       if (ds.format === 'digitalocean') return { cfg: convertDigitalOceanNetwork(ds.config, macs) };
       if (ds.format === 'hetzner') return { cfg: convertHetznerNetwork(ds.config, macs) };
+      if (ds.format === 'oracle') return { cfg: convertOracleNetwork(ds.config, input.nics, input.runNetFiles ?? {}) };
       return { cfg: convertEniText(String(ds.config)) };
     },
   };
-  for (const source of input.order ?? DEFAULT_ORDER) {
+  for (const source of input.order ?? ds?.order ?? DEFAULT_ORDER) {
     const { cfg } = candidates[source]();
     if (isDisabled(cfg)) return { disabled: true, source, reason: REASONS[source] };
     if (!present(cfg)) continue;

@@ -22,7 +22,13 @@ export interface InstanceData {
   /** vendor_data2.json (OpenStack) and the like, processed after vendorData. */
   vendorData2?: Uint8Array;
   /** Parsed network config as the source gives it; `format` says how to read `config`. */
-  networkConfig?: { format: 'v1' | 'v2' | 'openstack' | 'ec2' | 'eni' | 'digitalocean' | 'hetzner'; config: unknown; full?: boolean };
+  networkConfig?: {
+    format: 'v1' | 'v2' | 'openstack' | 'ec2' | 'eni' | 'digitalocean' | 'hetzner' | 'oracle';
+    config: unknown;
+    full?: boolean;
+    /** The source's own order of network config sources (cloud-init's `network_config_sources`), when not the default. */
+    order?: Array<'cmdline' | 'initramfs' | 'system_cfg' | 'ds'>;
+  };
   adminPassword?: string;
   certificates?: string[];
   /** PKCS#12 server certificates for the certificate stores (cloudbase-init's get_server_certs; Azure's goal state). */

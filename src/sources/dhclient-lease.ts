@@ -1,12 +1,17 @@
 // Reads the newest lease of an ISC dhclient lease file, so that kiln applies it itself (dhclient ran with -sf /bin/true).
+import { parseHexRfc3442Routes, parseRfc3442Routes, type StaticRoute } from './dhcp-static-routes';
 import { SourceError } from './source-error';
 
-/** What the temporary network needs from a lease: the address, its prefix length and the routers. */
+/** What the temporary network needs from a lease: the address, its prefix length, the routers and option 121's routes. */
 export interface DhclientLease {
   interface?: string;
   address: string;
   prefix: number;
   routers: string[];
+  /** DHCP option 121 (RFC 3442); when any, the routers are ignored. */
+  staticRoutes: StaticRoute[];
+  /** Why option 121 was cut short, if it was (the routes before the fault are kept, as cloud-init does). */
+  routeProblems: string[];
 }
 
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
@@ -33,5 +38,11 @@ export function parseDhclientLease(text: string, file: string): DhclientLease {
   if (prefix === undefined) throw new SourceError('ephemeral-dhcp', `${file}: subnet-mask ${mask} is not a valid netmask`);
   const routers = (opt('option routers') ?? '').split(',').map((r) => r.trim()).filter((r) => IPV4.test(r));
   const iface = opt('interface');
-  return { address, prefix, routers, ...(iface ? { interface: iface } : {}) };
+  // Named as Debian's dhclient.conf declares option 121 (or dhcpcd's name, as cloud-init reads both); a dhclient
+  // without that declaration records it as unknown-121 in hex.
+  const routeProblems: string[] = [];
+  const named = opt('option rfc3442-classless-static-routes') ?? opt('option classless-static-routes');
+  const hex = opt('option unknown-121');
+  const staticRoutes = named !== undefined ? parseRfc3442Routes(named, routeProblems) : hex !== undefined ? parseHexRfc3442Routes(hex, routeProblems) : [];
+  return { address, prefix, routers, staticRoutes, routeProblems, ...(iface ? { interface: iface } : {}) };
 }

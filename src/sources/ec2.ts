@@ -4,7 +4,8 @@ import type { CrawlContext, Datasource, DetectContext, InstanceData } from './da
 import { SourceError } from './source-error';
 import { withEphemeralNetwork } from './ephemeral-network';
 import { crawlMetadataTree, ec2PublicKeys } from './metadata-crawler';
-import { boolSetting, readUrlSettings, sourceSettings, type UrlSettings } from './settings';
+import { EC2_LOCAL_CLOUDS, ec2StrictMode, identifyEc2Platform, looksLikeEc2, type Ec2CloudName } from './ec2-platform';
+import { boolSetting, readUrlSettings, type UrlSettings } from './settings';
 import { waitForEndpoint } from './wait-for-url';
 
 export const EC2_DEFAULTS: UrlSettings = { metadataUrls: ['http://169.254.169.254', 'http://[fd00:ec2::254]'], timeout: 10, maxWait: 120, retries: 10 };
@@ -14,14 +15,7 @@ export const TOKEN_TTL_HEADER = 'X-aws-ec2-metadata-token-ttl-seconds';
 export const TOKEN_HEADER = 'X-aws-ec2-metadata-token';
 const TOKEN_TTL_SECONDS = '21600';
 
-/** AWS from DMI: sys_vendor 'Amazon EC2', or a product/hypervisor UUID starting with 'ec2' (Xen instances). */
-export function looksLikeEc2(dmi: Record<string, string>): boolean {
-  if (/^Amazon EC2$/i.test(dmi.sys_vendor ?? '')) return true;
-  const uuid = (dmi.product_uuid ?? '').toLowerCase();
-  const serial = (dmi.product_serial ?? '').toLowerCase();
-  const hv = (dmi.hypervisor_uuid ?? '').toLowerCase();
-  return hv.startsWith('ec2') || (uuid.startsWith('ec2') && (serial === '' || serial.startsWith('ec2'))) || (uuid.startsWith('ec2') && serial === uuid);
-}
+export { looksLikeEc2 };
 
 /** Holds the endpoint and token; adds the token to every request and fetches a new one after a 401. */
 class ImdsSession {
@@ -79,17 +73,23 @@ export const ec2Source: Datasource = {
   name: 'Ec2',
   kind: 'network',
   async detect(ctx: DetectContext) {
-    if (looksLikeEc2(ctx.dmi)) return true;
-    // cloud-init's strict_id: false lets Ec2 be tried on clouds that imitate it without identifying themselves.
-    return boolSetting(sourceSettings(ctx.config, 'Ec2'), 'strict_id', true) === false;
+    // AWS and the clouds cloud-init knows by their DMI (Brightbox, ZStack, e24cloud, Outscale, Tilaa) are found.
+    if (identifyEc2Platform(ctx.dmi) !== 'unknown') return true;
+    // cloud-init's strict_id (false or warn) lets Ec2 be tried on clouds that imitate it without identifying themselves.
+    const mode = ec2StrictMode(ctx);
+    if (mode === 'warn') ctx.log.warn('Ec2: this platform does not identify itself as an EC2-compatible cloud; trying the EC2 metadata service because strict_id is warn');
+    return mode !== 'true';
   },
-  // Ec2Local: only on AWS as DMI shows it; strict_id: false or a configured URL is no local evidence.
+  // Ec2Local: only on AWS and Outscale as DMI shows them (cloud-init's DataSourceEc2Local); strict_id or a URL is no local evidence.
   async localEvidence(ctx: DetectContext) {
-    return looksLikeEc2(ctx.dmi);
+    return EC2_LOCAL_CLOUDS.includes(identifyEc2Platform(ctx.dmi));
   },
   async crawl(ctx: CrawlContext): Promise<InstanceData> {
     const s = readUrlSettings('Ec2', ctx.settings, EC2_DEFAULTS, ctx.baseUrl);
     const v1Fallback = boolSetting(ctx.settings, 'imdsv1_fallback', true);
+    // cloud-init asks for IMDSv2 tokens and the identity document on AWS only; the lookalikes speak IMDSv1.
+    const cloud = identifyEc2Platform(ctx.dmi);
+    const aws = cloud === 'aws';
     const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
     const base: HttpRequest = { timeoutMs: s.timeout * 1000, ...(ctx.signal ? { signal: ctx.signal } : {}) };
     try {
@@ -100,19 +100,21 @@ export const ec2Source: Datasource = {
           s,
           async (url, signal) => {
             const session = new ImdsSession(client, url, base, s.retries);
-            try {
-              session.token = await session.fetchToken(signal);
-              return session;
-            } catch (err) {
-              // 403/404/405 mean IMDSv2 is off or unsupported: IMDSv1 may still answer (cloud-init does the same).
-              const refused = err instanceof HttpError && err.kind === 'status' && [400, 403, 404, 405].includes(err.status ?? 0);
-              if (!refused) throw err;
-              if (!v1Fallback) throw Object.assign(new SourceError('Ec2', `${url} refused an IMDSv2 token (HTTP ${(err as HttpError).status}) and imdsv1_fallback is off`), { final: true });
-              ctx.log.debug(`Ec2: ${url} gave no token (HTTP ${(err as HttpError).status}); trying IMDSv1`);
-              const probe = await session.get(`${EC2_VERSIONS.at(-1)}/meta-data/instance-id`, signal);
-              if (probe === undefined) throw new SourceError('Ec2', `${url} has no ${EC2_VERSIONS.at(-1)}/meta-data/instance-id`);
-              return session;
+            if (aws) {
+              try {
+                session.token = await session.fetchToken(signal);
+                return session;
+              } catch (err) {
+                // 403/404/405 mean IMDSv2 is off or unsupported: IMDSv1 may still answer (cloud-init does the same).
+                const refused = err instanceof HttpError && err.kind === 'status' && [400, 403, 404, 405].includes(err.status ?? 0);
+                if (!refused) throw err;
+                if (!v1Fallback) throw Object.assign(new SourceError('Ec2', `${url} refused an IMDSv2 token (HTTP ${(err as HttpError).status}) and imdsv1_fallback is off`), { final: true });
+                ctx.log.debug(`Ec2: ${url} gave no token (HTTP ${(err as HttpError).status}); trying IMDSv1`);
+              }
             }
+            const probe = await session.get(`${EC2_VERSIONS.at(-1)}/meta-data/instance-id`, signal);
+            if (probe === undefined) throw new SourceError('Ec2', `${url} has no ${EC2_VERSIONS.at(-1)}/meta-data/instance-id`);
+            return session;
           },
           ctx.log,
           ctx.signal,
@@ -129,7 +131,7 @@ export const ec2Source: Datasource = {
         const meta = await crawlMetadataTree('Ec2', (p) => session.get(`${version}/${p}`), 'meta-data/');
         const userData = await session.getBytes(`${version}/user-data`);
         let identity: Record<string, unknown> | undefined;
-        const doc = await session.get(`${version}/dynamic/instance-identity/document`).catch(() => undefined);
+        const doc = aws ? await session.get(`${version}/dynamic/instance-identity/document`).catch(() => undefined) : undefined;
         if (doc) {
           try {
             identity = JSON.parse(doc) as Record<string, unknown>;
@@ -137,7 +139,7 @@ export const ec2Source: Datasource = {
             ctx.log.warn(`Ec2: ${version}/dynamic/instance-identity/document is not JSON; ignored`);
           }
         }
-        const data = ec2InstanceData(meta, userData, identity, session.url, version);
+        const data = ec2InstanceData(meta, userData, identity, session.url, version, cloud);
         // cloud-init's apply_full_imds_network_config (default true): false configures the fallback NIC only.
         if (data.networkConfig && !boolSetting(ctx.settings, 'apply_full_imds_network_config', true)) data.networkConfig.full = false;
         return data;
@@ -151,16 +153,17 @@ export const ec2Source: Datasource = {
   },
 };
 
-function ec2InstanceData(meta: Record<string, unknown>, userData: Uint8Array | undefined, identity: Record<string, unknown> | undefined, url: string, version: string): InstanceData {
+function ec2InstanceData(meta: Record<string, unknown>, userData: Uint8Array | undefined, identity: Record<string, unknown> | undefined, url: string, version: string, cloud: Ec2CloudName): InstanceData {
   const id = meta['instance-id'];
   if (typeof id !== 'string' || !id.trim()) throw new SourceError('Ec2', `${url}/${version}/meta-data/instance-id is empty`);
   const placement = (meta.placement ?? {}) as Record<string, unknown>;
   const az = typeof placement['availability-zone'] === 'string' ? placement['availability-zone'] : undefined;
   const regionFromDoc = typeof identity?.region === 'string' ? identity.region : undefined;
-  const region = regionFromDoc ?? (typeof placement.region === 'string' ? placement.region : az?.replace(/[a-z]$/, ''));
+  // Elsewhere than AWS cloud-init takes the zone minus its last character as the region.
+  const region = cloud === 'aws' ? (regionFromDoc ?? (typeof placement.region === 'string' ? placement.region : az?.replace(/[a-z]$/, ''))) : az?.slice(0, -1) || undefined;
   const data: InstanceData = {
     instanceId: id.trim(),
-    cloudName: 'aws',
+    cloudName: cloud,
     platform: 'ec2',
     subplatform: `metadata (${url})`,
     publicKeys: ec2PublicKeys(meta),

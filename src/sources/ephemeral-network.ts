@@ -4,6 +4,7 @@ import type { Log } from '../util/log';
 import { monotonicMs } from '../util/monotonic-clock';
 import { fsPromises } from '../util/on-demand-builtins';
 import { parseDhclientLease } from './dhclient-lease';
+import { leaseRouteSteps, parseUdhcpcStaticRoutes, type StaticRoute } from './dhcp-static-routes';
 import { SourceError } from './source-error';
 
 /** A lease that is up; `release()` undoes everything `up()` did. */
@@ -86,19 +87,92 @@ export async function sharesHostNetworkNamespace(): Promise<boolean> {
   }
 }
 
-/** udhcpc's hook: the address and the default route only, never resolv.conf or the distro's hooks (cloud-init applies a lease so). */
+/**
+ * udhcpc's hook: it only reports the lease (kiln applies it, as with dhclient), never touches resolv.conf or
+ * the distro's hooks (cloud-init applies a lease so). `staticroutes` is option 121, requested with -O.
+ */
 const UDHCPC_SCRIPT = `#!/bin/sh
 # kiln's temporary DHCP lease for init-local; removed with the lease.
 case "$1" in
   deconfig) ip -4 addr flush dev "$interface" ;;
   bound|renew)
-    ip -4 addr add "$ip/\${mask:-32}" dev "$interface" || exit 1
-    for r in $router; do ip -4 route add default via "$r" dev "$interface" && break; done
-    echo "kiln-lease $interface $ip/\${mask:-32} router \${router:-none}"
+    echo "kiln-lease ip=$ip"
+    echo "kiln-lease mask=\${mask:-32}"
+    echo "kiln-lease router=$router"
+    echo "kiln-lease staticroutes=$staticroutes"
     ;;
 esac
 exit 0
 `;
+
+/** What kiln applies from a lease, whichever client got it. */
+interface LeaseFacts {
+  address: string;
+  prefix: number;
+  routers: string[];
+  staticRoutes: StaticRoute[];
+  routeProblems: string[];
+}
+
+/** The `kiln-lease key=value` lines UDHCPC_SCRIPT printed; undefined when it printed no address. */
+export function parseUdhcpcReport(stdout: string): LeaseFacts | undefined {
+  const facts: Record<string, string> = {};
+  for (const m of stdout.matchAll(/^kiln-lease (\w+)=(.*)$/gm)) facts[m[1] as string] = (m[2] as string).trim();
+  const address = facts.ip ?? '';
+  const prefix = Number(facts.mask);
+  if (!/^\d{1,3}(\.\d{1,3}){3}$/.test(address) || !Number.isInteger(prefix) || prefix < 0 || prefix > 32) return undefined;
+  const routeProblems: string[] = [];
+  return {
+    address,
+    prefix,
+    routers: (facts.router ?? '').split(/\s+/).filter((r) => /^\d{1,3}(\.\d{1,3}){3}$/.test(r)),
+    staticRoutes: parseUdhcpcStaticRoutes(facts.staticroutes ?? '', routeProblems),
+    routeProblems,
+  };
+}
+
+/**
+ * Applies LEASE to NIC as cloud-init's EphemeralIPv4Network does: the address, then option 121's routes (the
+ * routers ignored) or the first router that takes (an on-link host route to it first, so a router outside
+ * the leased subnet works; none when a default route exists). Returns the commands that undo the routes.
+ */
+async function applyLease(platform: Platform, log: Log, nic: string, lease: LeaseFacts): Promise<string[][]> {
+  for (const p of lease.routeProblems) log.warn(`temporary DHCP lease on ${nic}: ${p}; the routes before it are used`);
+  await platform.run(['ip', '-4', 'addr', 'add', `${lease.address}/${lease.prefix}`, 'broadcast', '+', 'dev', nic]);
+  const cleanup: string[][] = [];
+  let how: string;
+  if (lease.staticRoutes.length > 0) {
+    for (const step of leaseRouteSteps(nic, lease.address, undefined, lease.staticRoutes)) {
+      const r = await platform.run(step.add, { allowFailure: true, timeoutMs: 5000 });
+      if (r.code === 0) cleanup.unshift(step.undo);
+      else log.warn(`temporary DHCP lease on ${nic}: route ${step.add.slice(4).join(' ')} not installed: ${r.stderr.trim()}`);
+    }
+    how = `routes ${lease.staticRoutes.map((r) => `${r.destination} via ${r.gateway}`).join(', ')} (option 121; routers ignored)`;
+  } else {
+    const existing = await platform.run(['ip', 'route', 'show', '0.0.0.0/0'], { allowFailure: true, timeoutMs: 5000 });
+    const defaultExists = existing.code === 0 && /\bdefault\b/.test(existing.stdout);
+    if (defaultExists) log.debug(`temporary DHCP lease on ${nic}: a default route exists already (${existing.stdout.trim()}); left alone`);
+    let used: string | undefined;
+    for (const router of defaultExists ? [] : lease.routers) {
+      const steps = leaseRouteSteps(nic, lease.address, router, []);
+      const done: string[][] = [];
+      for (const step of steps) {
+        if ((await platform.run(step.add, { allowFailure: true, timeoutMs: 5000 })).code !== 0) break;
+        done.unshift(step.undo);
+      }
+      if (done.length === steps.length) {
+        cleanup.push(...done);
+        used = router;
+        break;
+      }
+      // This router did not take: undo its host route and try the next.
+      for (const cmd of done) await platform.run(cmd, { allowFailure: true, timeoutMs: 5000 });
+    }
+    how = `router ${used ?? lease.routers[0] ?? 'none'}`;
+  }
+  log.info(`temporary DHCP lease on ${nic}: ${lease.address}/${lease.prefix} ${how}`);
+  return cleanup;
+}
 
 /** Runs fn with a lease (as OPTS ask) held when NETWORK is given (released afterwards, even on error), or directly when not. */
 export async function withEphemeralNetwork<T>(network: EphemeralNetwork | undefined, fn: () => Promise<T>, opts?: EphemeralUpOptions): Promise<T> {
@@ -263,7 +337,9 @@ export class LinuxEphemeralDhcp implements EphemeralNetwork {
       log.debug(`bringing up a temporary DHCP lease on ${nic} with dhclient`);
       const dhclient = ['-lf', leaseFile, '-pf', pidFile, '-sf', '/bin/true', nic];
       await platform.remove(leaseFile);
+      let routeCleanup: string[][] = [];
       const release = async () => {
+        for (const cmd of routeCleanup) await platform.run(cmd, { allowFailure: true, timeoutMs: 5000 });
         // Sends DHCPRELEASE and stops a dhclient still running from the pid file; then the address goes.
         await platform.run(['dhclient', '-r', ...dhclient], { allowFailure: true, timeoutMs: 10_000 });
         await platform.run(['ip', '-4', 'addr', 'flush', 'dev', nic], { allowFailure: true, timeoutMs: 5000 });
@@ -275,12 +351,7 @@ export class LinuxEphemeralDhcp implements EphemeralNetwork {
       try {
         if (r.code !== 0) throw new SourceError('ephemeral-dhcp', `no DHCP answer on ${nic}: dhclient got no lease (exit ${r.code}): ${r.stderr.trim().split('\n').pop() ?? ''}`);
         const lease = parseDhclientLease((await platform.readTextIfExists(leaseFile)) ?? '', leaseFile);
-        await platform.run(['ip', '-4', 'addr', 'add', `${lease.address}/${lease.prefix}`, 'broadcast', '+', 'dev', nic]);
-        for (const router of lease.routers) {
-          const route = await platform.run(['ip', '-4', 'route', 'add', 'default', 'via', router, 'dev', nic], { allowFailure: true, timeoutMs: 5000 });
-          if (route.code === 0) break;
-        }
-        log.info(`temporary DHCP lease on ${nic}: ${lease.address}/${lease.prefix} router ${lease.routers[0] ?? 'none'}`);
+        routeCleanup = await applyLease(platform, log, nic, lease);
       } catch (err) {
         await release();
         throw err;
@@ -290,19 +361,25 @@ export class LinuxEphemeralDhcp implements EphemeralNetwork {
     log.debug(`bringing up a temporary DHCP lease on ${nic} with udhcpc`);
     const script = `/run/kiln-ephemeral-dhcp.${nic}.script`;
     await platform.writeFile(script, UDHCPC_SCRIPT, { mode: 0o755 });
+    let routeCleanup: string[][] = [];
     const release = async () => {
+      for (const cmd of routeCleanup) await platform.run(cmd, { allowFailure: true, timeoutMs: 5000 });
       await platform.run(['ip', '-4', 'addr', 'flush', 'dev', nic], { allowFailure: true, timeoutMs: 5000 });
       await platform.remove(script);
       await linkBack();
     };
-    // Foreground, quit once bound, give up after 3 discovers 2 s apart: a cloud with no DHCP costs seconds, not minutes.
-    const r = await platform.run(['udhcpc', '-f', '-q', '-n', '-t', '3', '-T', '2', '-i', nic, '-s', script], { allowFailure: true, timeoutMs });
-    if (r.code !== 0) {
+    // Foreground, quit once bound, give up after 3 discovers 2 s apart: a cloud with no DHCP costs seconds, not
+    // minutes. Option 121 is asked for, as Debian's dhclient.conf asks for it.
+    const r = await platform.run(['udhcpc', '-f', '-q', '-n', '-t', '3', '-T', '2', '-O', 'staticroutes', '-i', nic, '-s', script], { allowFailure: true, timeoutMs });
+    try {
+      if (r.code !== 0) throw new SourceError('ephemeral-dhcp', `no DHCP answer on ${nic}: udhcpc got no lease (exit ${r.code})`);
+      const lease = parseUdhcpcReport(r.stdout);
+      if (!lease) throw new SourceError('ephemeral-dhcp', `udhcpc on ${nic} reported no usable address: ${r.stdout.trim().split('\n').slice(-4).join(' | ')}`);
+      routeCleanup = await applyLease(platform, log, nic, lease);
+    } catch (err) {
       await release();
-      throw new SourceError('ephemeral-dhcp', `no DHCP answer on ${nic}: udhcpc got no lease (exit ${r.code})`);
+      throw err;
     }
-    const bound = /^kiln-lease .*$/m.exec(r.stdout)?.[0];
-    log.info(`temporary DHCP lease on ${nic}: ${bound ? bound.replace(/^kiln-lease \S+ /, '') : 'bound'}`);
     return { interface: nic, release };
   }
 

@@ -36,7 +36,7 @@ async function context(t: TestContext, s: Setup) {
 const names = (list: ReadonlyArray<{ name: string }>) => list.map((d) => d.name);
 
 test('registry lists the sources in cloud-init order, None last', () => {
-  assert.deepEqual(names(DATASOURCES), ['NoCloud', 'ConfigDrive', 'LXD', 'DigitalOcean', 'Azure', 'OVF', 'GCE', 'OpenStack', 'Ec2', 'Hetzner', 'VMware', 'None']);
+  assert.deepEqual(names(DATASOURCES), ['NoCloud', 'ConfigDrive', 'LXD', 'DigitalOcean', 'Azure', 'OVF', 'GCE', 'OpenStack', 'Ec2', 'Hetzner', 'Oracle', 'VMware', 'None']);
   assert.equal(datasourceByName('nocloud-net')?.name, 'NoCloud');
   assert.equal(datasourceByName('configdrive2')?.name, 'ConfigDrive');
   assert.equal(datasourceByName('EC2')?.name, 'Ec2');
@@ -103,6 +103,11 @@ test('EC2 from DMI: sys_vendor, product_uuid, and strict_id: false', async (t) =
   assert.deepEqual(names(await candidateSources(ctx)), ['Ec2', 'None']);
   ({ ctx } = await context(t, { config: { datasource_list: ['Ec2', 'OpenStack', 'None'], datasource: { Ec2: { strict_id: false } } } }));
   assert.deepEqual(names(await candidateSources(ctx)), ['Ec2', 'None']);
+});
+
+test('Oracle from the DMI chassis asset tag OracleCloud.com', async (t) => {
+  const { ctx } = await context(t, { files: { 'sys/class/dmi/id/chassis_asset_tag': 'OracleCloud.com\n' } });
+  assert.deepEqual(names(await candidateSources(ctx)), ['Oracle', 'None']);
 });
 
 test('OpenStack from the DMI product name or a known asset tag', async (t) => {

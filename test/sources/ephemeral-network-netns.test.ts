@@ -34,6 +34,8 @@ const DIGITALOCEAN_TREE = join(FIXTURES, 'sources/digitalocean/public-only/tree'
 const DIGITALOCEAN_MAC = '04:01:2a:0f:2a:01'; // its public interface
 const HETZNER_TREE = join(FIXTURES, 'sources/hetzner/happy-path/tree');
 const HETZNER_MAC = '96:00:00:08:19:da'; // its network-config's eth0
+const ORACLE_TREE = join(FIXTURES, 'sources/oracle/happy-v2/tree');
+const ORACLE_MAC = '02:00:17:05:d1:db'; // the primary VNIC of its vnics
 const BUSYBOX = '/usr/bin/busybox';
 
 function sh(argv: string[]): string {
@@ -49,7 +51,7 @@ interface Lab {
 }
 
 /** Two namespaces joined by a veth pair made inside them (the client's end is eth0, down, with the fixture's MAC). */
-function makeLab(t: TestContext, withDhcp: boolean, mac = MAC): Lab {
+function makeLab(t: TestContext, withDhcp: boolean, mac = MAC, dhcpOptions = ['opt router 10.199.0.1', 'opt subnet 255.255.255.0']): Lab {
   const id = `${process.pid}-${Math.random().toString(36).slice(2, 7)}`;
   const lab = { client: `kiln-dhcp-c-${id}`, server: `kiln-dhcp-s-${id}`, dir: tempDir(t) };
   const children: ChildProcess[] = [];
@@ -66,7 +68,7 @@ function makeLab(t: TestContext, withDhcp: boolean, mac = MAC): Lab {
   if (withDhcp) {
     const conf = join(lab.dir, 'udhcpd.conf');
     writeFileSync(join(lab.dir, 'udhcpd.leases'), '');
-    writeFileSync(conf, ['start 10.199.0.10', 'end 10.199.0.20', 'interface vs0', `lease_file ${join(lab.dir, 'udhcpd.leases')}`, `pidfile ${join(lab.dir, 'udhcpd.pid')}`, 'opt router 10.199.0.1', 'opt subnet 255.255.255.0', 'opt lease 600', ''].join('\n'));
+    writeFileSync(conf, ['start 10.199.0.10', 'end 10.199.0.20', 'interface vs0', `lease_file ${join(lab.dir, 'udhcpd.leases')}`, `pidfile ${join(lab.dir, 'udhcpd.pid')}`, ...dhcpOptions, 'opt lease 600', ''].join('\n'));
     children.push(spawn('ip', ['netns', 'exec', lab.server, BUSYBOX, 'udhcpd', '-f', conf], { stdio: 'ignore' }));
   }
   return lab;
@@ -86,8 +88,8 @@ function addIpv6Imds(t: TestContext, lab: Lab): void {
 }
 
 /** The mock metadata service (EC2's IMDS by default) on 169.254.169.254:80 (or LISTEN) inside the server namespace; resolves once it listens. */
-async function serveMetadata(t: TestContext, lab: Lab, kind: 'ec2' | 'openstack' | 'digitalocean' | 'hetzner' = 'ec2', listen = '169.254.169.254:80'): Promise<ChildProcess> {
-  const trees = { digitalocean: DIGITALOCEAN_TREE, hetzner: HETZNER_TREE, openstack: OPENSTACK_TREE };
+async function serveMetadata(t: TestContext, lab: Lab, kind: 'ec2' | 'openstack' | 'digitalocean' | 'hetzner' | 'oracle' = 'ec2', listen = '169.254.169.254:80'): Promise<ChildProcess> {
+  const trees = { digitalocean: DIGITALOCEAN_TREE, hetzner: HETZNER_TREE, openstack: OPENSTACK_TREE, oracle: ORACLE_TREE };
   const how = kind === 'ec2' ? ['--kind', 'ec2', '--dir', EC2_TREE, '--imdsv2', 'required'] : ['--kind', kind, '--dir', trees[kind]];
   const child = spawn('ip', ['netns', 'exec', lab.server, process.execPath, process.argv[1] as string], {
     env: { ...process.env, [ROLE_ENV]: 'serve', [ARGV_ENV]: JSON.stringify(['devel', 'serve-metadata', ...how, '--listen', listen]) },
@@ -123,6 +125,9 @@ function makeRoot(t: TestContext, dmi: Record<string, string>, extraConfig = '',
     sh(['mknod', '-m', '666', join(root, 'dev/null'), 'c', '1', '3']);
     sh(['mknod', '-m', '666', join(root, 'dev/urandom'), 'c', '1', '9']);
     mkdirSync(join(root, 'var/lib/dhcp'), { recursive: true });
+    // Debian's dhclient.conf: it names and requests option 121 (rfc3442-classless-static-routes).
+    mkdirSync(join(root, 'etc/dhcp'), { recursive: true });
+    cpSync(join(debian, 'etc/dhcp/dhclient.conf'), join(root, 'etc/dhcp/dhclient.conf'));
   }
   for (const d of ['bin', 'sbin', 'etc/cloud', 'run', 'tmp', 'var/lib/cloud', 'var/log', 'sys/class/dmi/id', 'sys/class/net/eth0', 'proc']) mkdirSync(join(root, d), { recursive: true });
   cpSync(BUSYBOX, join(root, 'bin/busybox'));
@@ -227,6 +232,35 @@ function registerTests(): void {
     assert.equal(spawnSync('ip', ['netns', 'pids', lab.client], { encoding: 'utf8' }).stdout.trim(), '');
   });
 
+  for (const client of ['udhcpc', 'dhclient'] as const) {
+    test(`DHCP option 121 (${client}): its routes are installed and the router ignored, then removed with the lease`, async (t) => {
+      if (!canRun(t)) return;
+      if (client === 'dhclient' && !need(t, process.arch === 'x64', 'the dhclient copied from the parity rootfs is x86-64')) return;
+      // The router option names a host that does not exist: only the classless route reaches the IMDS.
+      const lab = makeLab(t, true, MAC, ['opt router 10.199.0.99', 'opt subnet 255.255.255.0', 'opt staticroutes 169.254.169.254/32 10.199.0.1 10.250.0.0/16 0.0.0.0']);
+      await serveMetadata(t, lab);
+      const root = makeRoot(t, { sys_vendor: 'Amazon EC2' }, '', client === 'dhclient');
+      const run = initLocal(lab, root);
+      assert.notEqual(run.code, 1, run.output + run.log);
+      assert.match(run.log, /temporary DHCP lease on eth0: 10\.199\.0\.\d+\/24 routes 169\.254\.169\.254\/32 via 10\.199\.0\.1, 10\.250\.0\.0\/16 via 0\.0\.0\.0 \(option 121; routers ignored\)/);
+      assert.match(run.log, /Found datasource Ec2/);
+      assert.doesNotMatch(clientAddresses(lab), /inet /);
+      assert.equal(sh(['ip', '-n', lab.client, '-4', 'route', 'show']).trim(), '', 'no route left behind');
+    });
+  }
+
+  test('a router outside the leased subnet (a /32 lease) is reached through an on-link host route first', async (t) => {
+    if (!canRun(t)) return;
+    const lab = makeLab(t, true, MAC, ['opt router 10.199.0.1', 'opt subnet 255.255.255.255']);
+    await serveMetadata(t, lab);
+    const root = makeRoot(t, { sys_vendor: 'Amazon EC2' });
+    const run = initLocal(lab, root);
+    assert.notEqual(run.code, 1, run.output + run.log);
+    assert.match(run.log, /temporary DHCP lease on eth0: 10\.199\.0\.\d+\/32 router 10\.199\.0\.1/);
+    assert.match(run.log, /Found datasource Ec2/);
+    assert.equal(sh(['ip', '-n', lab.client, '-4', 'route', 'show']).trim(), '', 'no route left behind');
+  });
+
   test('init-local on OpenStack DMI: OpenStack is crawled inside a lease and its network_data.json rendered', async (t) => {
     if (!canRun(t)) return;
     const lab = makeLab(t, true, OPENSTACK_MAC);
@@ -300,6 +334,26 @@ function registerTests(): void {
     assert.match(run.log, /temporary link-local address on eth0/);
     assert.match(run.log, /WARNING.*datasource DigitalOcean failed/);
     assert.doesNotMatch(clientAddresses(lab), /inet /);
+  });
+
+  test('init-local on the Oracle asset tag: IMDS v2 read inside a lease, the primary VNIC rendered (DHCP, MTU 9000)', async (t) => {
+    if (!canRun(t)) return;
+    const lab = makeLab(t, true, ORACLE_MAC);
+    // The mock answers /opc/v2/ only with the Bearer header, so the v2 subplatform below proves it was sent.
+    await serveMetadata(t, lab, 'oracle');
+    const root = makeRoot(t, { chassis_asset_tag: 'OracleCloud.com', sys_vendor: 'QEMU' }, '', false, { source: 'Oracle', mac: ORACLE_MAC });
+    const run = initLocal(lab, root);
+    assert.notEqual(run.code, 1, run.output + run.log);
+    assert.match(run.log, /temporary DHCP lease on eth0: 10\.199\.0\.\d+\/24 router 10\.199\.0\.1/);
+    assert.match(run.log, /Found datasource Oracle \[metadata \(http:\/\/169\.254\.169\.254\/opc\/v2\/\)\]/);
+    assert.match(run.log, /network config from ds/);
+    assert.doesNotMatch(clientAddresses(lab), /inet /);
+    const data = JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8')) as { v1: Record<string, unknown>; ds: Record<string, unknown> };
+    assert.deepEqual([data.v1.cloud_name, data.v1.platform, data.v1.instance_id, data.v1.availability_zone, data.v1.local_hostname], ['oracle', 'oracle', 'ocid1.instance.oc1.iad.anuwcljtkiln0000', 'iad-ad-1', 'kiln-oci-test']);
+    assert.equal(data.ds.canonicalRegionName, 'us-ashburn-1');
+    const eni = readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8');
+    assert.match(eni, /iface eth0 inet dhcp/);
+    assert.match(eni, /mtu 9000/);
   });
 
   test("under --root in the host's network namespace no lease is even tried: the host's interfaces are never touched", async (t) => {

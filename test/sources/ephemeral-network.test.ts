@@ -7,9 +7,10 @@ import { SourceError } from '../../src/sources/source-error';
 import { Logger } from '../../src/util/log';
 
 const DHCLIENT_LEASE = 'lease {\n  interface "ens3";\n  fixed-address 10.0.0.9;\n  option subnet-mask 255.255.255.0;\n  option routers 10.0.0.1;\n}\n';
+const UDHCPC_REPORT = 'kiln-lease ip=10.0.0.9\nkiln-lease mask=24\nkiln-lease router=10.0.0.1\nkiln-lease staticroutes=\n';
 
-/** Records commands; answers `command -v` per the tools given and dhclient with CODE. */
-function recordingPlatform(tools: string[], dhcpCode = 0, nics = ['lo', 'ens3'], linkList = '', addCode = 0) {
+/** Records commands; answers `command -v` per the tools given, dhclient and udhcpc with CODE (and LEASE / REPORT), `ip -o link show` with LINK LIST, a link-local `ip addr add` with ADD CODE, `ip route show` with ROUTES. */
+function recordingPlatform(tools: string[], dhcpCode = 0, nics = ['lo', 'ens3'], linkList = '', addCode = 0, lease = DHCLIENT_LEASE, report = UDHCPC_REPORT, routes = '') {
   const runs: string[] = [];
   const removed: string[] = [];
   const written: string[] = [];
@@ -22,7 +23,7 @@ function recordingPlatform(tools: string[], dhcpCode = 0, nics = ['lo', 'ens3'],
     hostPath: (p) => p,
     readFile: unused,
     readText: unused,
-    readTextIfExists: async (p) => (p.endsWith('.lease') ? DHCLIENT_LEASE : undefined),
+    readTextIfExists: async (p) => (p.endsWith('.lease') ? lease : undefined),
     exists: async () => false,
     listDir: async (p) => {
       if (p === '/sys/class/net') return nics;
@@ -43,7 +44,8 @@ function recordingPlatform(tools: string[], dhcpCode = 0, nics = ['lo', 'ens3'],
       runs.push(line);
       const probe = /command -v (\S+)/.exec(line);
       if (probe) return { code: tools.includes(probe[1] as string) ? 0 : 1, stdout: '', stderr: '' };
-      if (line.startsWith('dhclient -1') || line.startsWith('udhcpc')) return { code: dhcpCode, stdout: '', stderr: dhcpCode ? 'No DHCPOFFERS received.' : '' };
+      if (line.startsWith('dhclient -1') || line.startsWith('udhcpc')) return { code: dhcpCode, stdout: line.startsWith('udhcpc') && !dhcpCode ? report : '', stderr: dhcpCode ? 'No DHCPOFFERS received.' : '' };
+      if (line === 'ip route show 0.0.0.0/0') return { code: 0, stdout: routes, stderr: '' };
       if (line === 'ip -o link show') return { code: 0, stdout: linkList, stderr: '' };
       if (line.startsWith('ip -4 addr add 169.254.')) return { code: addCode, stdout: '', stderr: addCode ? 'RTNETLINK answers: Operation not permitted' : '' };
       return { code: 0, stdout: '', stderr: '' };
@@ -60,12 +62,16 @@ test('dhclient: one-shot lease with no distro hook, applied from the lease file,
   const result = await withEphemeralNetwork(net, async () => {
     assert.ok(runs.some((r) => r.startsWith('dhclient -1') && r.includes(' -sf /bin/true ') && r.endsWith('ens3')));
     assert.ok(runs.includes('ip -4 addr add 10.0.0.9/24 broadcast + dev ens3'));
-    assert.ok(runs.includes('ip -4 route add default via 10.0.0.1 dev ens3'));
+    // As cloud-init: an on-link host route to the router first, then the default route through it.
+    const host = runs.indexOf('ip -4 route add 10.0.0.1 dev ens3 src 10.0.0.9');
+    assert.ok(host > 0 && runs.indexOf('ip -4 route add default via 10.0.0.1 dev ens3') > host, runs.join('\n'));
     return 'crawled';
   });
   assert.equal(result, 'crawled');
   assert.ok(runs.some((r) => r.startsWith('dhclient -r') && r.includes(' -sf /bin/true ') && r.endsWith('ens3')));
   assert.ok(runs.includes('ip -4 addr flush dev ens3'));
+  const undo = runs.indexOf('ip -4 route del default dev ens3');
+  assert.ok(undo > 0 && runs.indexOf('ip -4 route del 10.0.0.1 dev ens3 src 10.0.0.9') > undo, 'the routes go, newest first');
   assert.deepEqual(removed, ['/run/kiln-ephemeral-dhcp.ens3.lease', '/run/kiln-ephemeral-dhcp.ens3.lease', '/run/kiln-ephemeral-dhcp.ens3.pid']);
 });
 
@@ -74,11 +80,37 @@ test('udhcpc when dhclient is missing; a failed lease is a SourceError naming th
   const lease = await new LinuxEphemeralDhcp({ platform: ok.platform, log, interface: 'eth1' }).up();
   assert.ok(ok.runs.some((r) => r.startsWith('udhcpc ') && r.includes(' -i eth1 ') && r.includes(' -s /run/kiln-ephemeral-dhcp.eth1.script')));
   assert.deepEqual(ok.written, ['/run/kiln-ephemeral-dhcp.eth1.script']);
+  assert.ok(ok.runs.some((r) => r.startsWith('udhcpc ') && r.includes(' -O staticroutes ')), 'option 121 is asked for');
+  assert.ok(ok.runs.includes('ip -4 addr add 10.0.0.9/24 broadcast + dev eth1'), 'kiln applies what the hook reported');
+  assert.ok(ok.runs.includes('ip -4 route add default via 10.0.0.1 dev eth1'));
   await lease.release();
   const bad = recordingPlatform(['dhclient'], 2);
   await assert.rejects(new LinuxEphemeralDhcp({ platform: bad.platform, log }).up(), (e: unknown) => e instanceof SourceError && /ens3/.test(e.message));
   const none = recordingPlatform(['dhclient'], 0, ['lo']);
   await assert.rejects(new LinuxEphemeralDhcp({ platform: none.platform, log }).up(), /no network interface/);
+});
+
+test('option 121: its routes are appended and the router ignored (RFC 3442), with dhclient and with udhcpc; released', async () => {
+  const withRoutes = DHCLIENT_LEASE.replace('}', '  option rfc3442-classless-static-routes 32,169,254,169,254,10,0,0,1,0,10,0,0,1;\n}');
+  const dh = recordingPlatform(['dhclient'], 0, ['lo', 'ens3'], '', 0, withRoutes);
+  const lease = await new LinuxEphemeralDhcp({ platform: dh.platform, log }).up();
+  assert.ok(dh.runs.includes('ip -4 route append 169.254.169.254/32 via 10.0.0.1 dev ens3'));
+  assert.ok(dh.runs.includes('ip -4 route append 0.0.0.0/0 via 10.0.0.1 dev ens3'));
+  assert.ok(!dh.runs.some((r) => r.startsWith('ip -4 route add')), 'no router route when option 121 is given');
+  await lease.release();
+  assert.ok(dh.runs.indexOf('ip -4 route del 0.0.0.0/0 via 10.0.0.1 dev ens3') < dh.runs.indexOf('ip -4 route del 169.254.169.254/32 via 10.0.0.1 dev ens3'));
+  const report = UDHCPC_REPORT.replace('staticroutes=', 'staticroutes=169.254.169.254/32 10.0.0.1 10.5.0.0/16 0.0.0.0');
+  const u = recordingPlatform(['udhcpc'], 0, ['lo', 'ens3'], '', 0, DHCLIENT_LEASE, report);
+  await (await new LinuxEphemeralDhcp({ platform: u.platform, log }).up()).release();
+  assert.ok(u.runs.includes('ip -4 route append 169.254.169.254/32 via 10.0.0.1 dev ens3'));
+  assert.ok(u.runs.includes('ip -4 route append 10.5.0.0/16 dev ens3'), 'a 0.0.0.0 gateway is on-link');
+  assert.ok(u.runs.includes('ip -4 route del 10.5.0.0/16 dev ens3'));
+});
+
+test('an existing default route is left alone, as cloud-init does', async () => {
+  const p = recordingPlatform(['dhclient'], 0, ['lo', 'ens3'], '', 0, DHCLIENT_LEASE, UDHCPC_REPORT, 'default via 192.0.2.1 dev ens4\n');
+  await (await new LinuxEphemeralDhcp({ platform: p.platform, log }).up()).release();
+  assert.ok(!p.runs.some((r) => r.startsWith('ip -4 route add') || r.startsWith('ip -4 route del')), p.runs.join('\n'));
 });
 
 test('the lease is released even when the crawl fails', async () => {

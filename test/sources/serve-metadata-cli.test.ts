@@ -50,7 +50,7 @@ test('serves an EC2 tree that the Ec2 source crawls with IMDSv2, then exits afte
   assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
   const log = new Logger().for('test');
   const platform = new LinuxPlatform({ root: '/nonexistent-kiln-root', log });
-  const data = await ec2Source.crawl({ platform, log, kernelCmdline: '', dmi: {}, config: {}, finder: new FakeFinder(platform), settings: { retries: 2, timeout: 2, max_wait: 5 }, baseUrl: url });
+  const data = await ec2Source.crawl({ platform, log, kernelCmdline: '', dmi: { sys_vendor: 'Amazon EC2' }, config: {}, finder: new FakeFinder(platform), settings: { retries: 2, timeout: 2, max_wait: 5 }, baseUrl: url });
   assert.equal(data.instanceId, 'i-0123456789abcdef0');
   assert.equal(await done, 0);
 });

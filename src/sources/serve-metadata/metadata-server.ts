@@ -9,8 +9,9 @@ import { digitalOceanAnswer } from './digitalocean';
 import { gceAnswer } from './gce';
 import { hetznerAnswer } from './hetzner';
 import { lxdAnswer } from './lxd';
+import { oracleRequestRules } from './oracle';
 
-export type MetadataKind = 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'lxd' | 'digitalocean' | 'hetzner';
+export type MetadataKind = 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'lxd' | 'digitalocean' | 'hetzner' | 'oracle';
 
 /** One deliberate fault. Rules match by path prefix; `times` limits how often a rule fires (default: always). */
 export interface Misbehaviour {
@@ -178,6 +179,10 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
     }
     if (opts.kind === 'ec2') {
       const verdict = ec2TokenRules(req, path);
+      if (verdict) return send(req, res, verdict.status, verdict.body);
+    }
+    if (opts.kind === 'oracle') {
+      const verdict = oracleRequestRules(req, path);
       if (verdict) return send(req, res, verdict.status, verdict.body);
     }
     if (opts.kind === 'gce') {
