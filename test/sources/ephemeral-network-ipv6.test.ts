@@ -44,7 +44,7 @@ function fakeTarget(dhcpCode: number, addrStates: Array<'none' | 'tentative' | '
       if (line === 'ip link set dev ens3 up') up = true;
       if (line === 'ip link set dev ens3 down') up = false;
       if (line === 'ip -o link show dev ens3') return { code: 0, stdout: `2: ens3: <BROADCAST,MULTICAST${up ? ',UP,LOWER_UP' : ''}> mtu 1500\n`, stderr: '' };
-      if (line.startsWith('udhcpc')) return dhcpCode === 0 ? { code: 0, stdout: 'kiln-lease ens3 10.0.0.9/24 router 10.0.0.1\n', stderr: '' } : { code: 1, stdout: '', stderr: 'no lease, failing' };
+      if (line.startsWith('udhcpc')) return dhcpCode === 0 ? { code: 0, stdout: 'kiln-lease ip=10.0.0.9\nkiln-lease mask=24\nkiln-lease router=10.0.0.1\nkiln-lease staticroutes=\n', stderr: '' } : { code: 1, stdout: '', stderr: 'no lease, failing' };
       if (line === 'ip -6 -o addr show dev ens3 scope link') {
         const state = addrStates[Math.min(queries++, addrStates.length - 1)];
         if (state === 'none' || !up) return { code: 0, stdout: '', stderr: '' };
