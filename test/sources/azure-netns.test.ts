@@ -10,6 +10,7 @@ import { main } from '../../src/main';
 import { copyRootfs, ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { FIXTURES } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
+import { BUSYBOX, DEFAULT_DHCP_OPTIONS, makeLab, sh, type Lab } from '../helpers/netns-lab';
 import { tempDir } from '../helpers/temp';
 
 /** This file also runs as the helper processes the namespaces need (kiln, the mock servers): main() with the given argv. */
@@ -27,40 +28,11 @@ if (process.env[ROLE_ENV]) {
 const HAPPY = join(FIXTURES, 'sources/azure/happy-path');
 /** eth0's MAC as IMDS's first interface names it (000D3A047598). */
 const MAC = '00:0d:3a:04:75:98';
-const BUSYBOX = '/usr/bin/busybox';
 const TAG = '7783-7084-3265-9085-8269-3286-77';
 
-function sh(argv: string[]): string {
-  const r = spawnSync(argv[0] as string, argv.slice(1), { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${argv.join(' ')} failed (${r.status}): ${r.stderr}`);
-  return r.stdout;
-}
-
-interface Lab {
-  client: string;
-  server: string;
-  dir: string;
-}
-
-function makeLab(t: TestContext, extraDhcp: string[] = []): Lab {
-  const id = `${process.pid}-${Math.random().toString(36).slice(2, 7)}`;
-  const lab = { client: `kiln-az-c-${id}`, server: `kiln-az-s-${id}`, dir: tempDir(t) };
-  const children: ChildProcess[] = [];
-  t.after(() => {
-    for (const c of children) c.kill('SIGKILL');
-    spawnSync('ip', ['netns', 'del', lab.client]);
-    spawnSync('ip', ['netns', 'del', lab.server]);
-  });
-  sh(['ip', 'netns', 'add', lab.client]);
-  sh(['ip', 'netns', 'add', lab.server]);
-  sh(['ip', '-n', lab.client, 'link', 'add', 'eth0', 'address', MAC, 'type', 'veth', 'peer', 'name', 'vs0', 'netns', lab.server]);
-  sh(['ip', '-n', lab.client, 'link', 'set', 'lo', 'up']);
-  for (const cmd of [['link', 'set', 'lo', 'up'], ['addr', 'add', '10.199.0.1/24', 'dev', 'vs0'], ['addr', 'add', '169.254.169.254/32', 'dev', 'vs0'], ['addr', 'add', '168.63.129.16/32', 'dev', 'vs0'], ['link', 'set', 'vs0', 'up']]) sh(['ip', '-n', lab.server, ...cmd]);
-  const conf = join(lab.dir, 'udhcpd.conf');
-  writeFileSync(join(lab.dir, 'udhcpd.leases'), '');
-  writeFileSync(conf, ['start 10.199.0.10', 'end 10.199.0.20', 'interface vs0', `lease_file ${join(lab.dir, 'udhcpd.leases')}`, `pidfile ${join(lab.dir, 'udhcpd.pid')}`, 'opt router 10.199.0.1', 'opt subnet 255.255.255.0', 'opt lease 600', ...extraDhcp, ''].join('\n'));
-  children.push(spawn('ip', ['netns', 'exec', lab.server, BUSYBOX, 'udhcpd', '-f', conf], { stdio: 'ignore' }));
-  return lab;
+/** The lab for this file: IMDS's first NIC on eth0, the wireserver's address beside IMDS's, udhcpd with EXTRA DHCP options. */
+function testLab(t: TestContext, extraDhcp: string[] = []): Lab {
+  return makeLab(t, { mac: MAC, dhcp: [...DEFAULT_DHCP_OPTIONS, ...extraDhcp], serverAddresses: ['169.254.169.254/32', '168.63.129.16/32'] });
 }
 
 /** The azure mock listening on ADDRESS:80 in the server namespace; its stdout is kept so the test can read what it printed. */
@@ -137,7 +109,7 @@ function initLocal(lab: Lab, root: string): { code: number | null; output: strin
 function registerTests(): void {
   test('init-local on Azure: a lease, IMDS, the ready report to 168.63.129.16, IMDS\'s network rendered, the lease released', async (t) => {
     if (!need(t, isRoot() && hasCommand('ip') && existsSync(BUSYBOX), 'needs root, iproute2 and busybox-static (udhcpd, udhcpc) to build network namespaces')) return;
-    const lab = makeLab(t);
+    const lab = testLab(t);
     await serveAzure(t, lab, '169.254.169.254');
     await serveAzure(t, lab, '168.63.129.16');
     const root = makeRoot(t);
@@ -165,7 +137,7 @@ function registerTests(): void {
     if (!need(t, isRoot() && hasCommand('ip') && existsSync(BUSYBOX) && hasCommand('debootstrap'), 'needs root, iproute2, busybox-static and the Debian rootfs (dhclient)')) return;
     if (!need(t, process.arch === 'x64', 'the dhclient copied from the parity rootfs is x86-64')) return;
     // Option 245 = 10.199.0.1 (0a c7 00 01), where a second mock stands in for the wireserver.
-    const lab = makeLab(t, ['opt 245 0ac70001']);
+    const lab = testLab(t, ['opt 245 0ac70001']);
     await serveAzure(t, lab, '169.254.169.254');
     await serveAzure(t, lab, '10.199.0.1');
     const root = makeRoot(t, true);
@@ -183,7 +155,7 @@ function registerTests(): void {
     // cloud-init's side: its own dhclient lease, IMDS and wireserver in a fresh lab.
     // One NIC in IMDS, as in the namespace: cloud-init fails init-local when IMDS names a NIC the machine lacks.
     const oneNic = join(FIXTURES, 'sources/azure/one-nic/imds');
-    const ciLab = makeLab(t);
+    const ciLab = testLab(t);
     await serveAzure(t, ciLab, '169.254.169.254', oneNic);
     await serveAzure(t, ciLab, '168.63.129.16', oneNic);
     const ci = copyRootfs(tempDir(t, 'kiln-azure-parity-'));
@@ -214,7 +186,7 @@ function registerTests(): void {
     assert.equal(r.status, 0, `${r.stderr}\n${ciLog.slice(-4000)}`);
     assert.match(ciLog, /Reported ready to Azure fabric/, ciLog.slice(-4000));
     // kiln's side, the same way in a lab of its own.
-    const kLab = makeLab(t);
+    const kLab = testLab(t);
     await serveAzure(t, kLab, '169.254.169.254', oneNic);
     await serveAzure(t, kLab, '168.63.129.16', oneNic);
     const kiln = makeRoot(t);

@@ -11,6 +11,7 @@ import { sharesHostNetworkNamespace } from '../../src/sources/ephemeral-network'
 import { ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { FIXTURES } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
+import { BUSYBOX, DEFAULT_DHCP_OPTIONS, makeLab, sh, type Lab } from '../helpers/netns-lab';
 import { tempDir } from '../helpers/temp';
 
 /** This file also runs as the two helper processes the namespaces need (kiln, the metadata server): main() with ROLE's argv. */
@@ -36,42 +37,10 @@ const HETZNER_TREE = join(FIXTURES, 'sources/hetzner/happy-path/tree');
 const HETZNER_MAC = '96:00:00:08:19:da'; // its network-config's eth0
 const ORACLE_TREE = join(FIXTURES, 'sources/oracle/happy-v2/tree');
 const ORACLE_MAC = '02:00:17:05:d1:db'; // the primary VNIC of its vnics
-const BUSYBOX = '/usr/bin/busybox';
 
-function sh(argv: string[]): string {
-  const r = spawnSync(argv[0] as string, argv.slice(1), { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${argv.join(' ')} failed (${r.status}): ${r.stderr}`);
-  return r.stdout;
-}
-
-interface Lab {
-  client: string;
-  server: string;
-  dir: string;
-}
-
-/** Two namespaces joined by a veth pair made inside them (the client's end is eth0, down, with the fixture's MAC). */
-function makeLab(t: TestContext, withDhcp: boolean, mac = MAC, dhcpOptions = ['opt router 10.199.0.1', 'opt subnet 255.255.255.0']): Lab {
-  const id = `${process.pid}-${Math.random().toString(36).slice(2, 7)}`;
-  const lab = { client: `kiln-dhcp-c-${id}`, server: `kiln-dhcp-s-${id}`, dir: tempDir(t) };
-  const children: ChildProcess[] = [];
-  t.after(() => {
-    for (const c of children) c.kill('SIGKILL');
-    spawnSync('ip', ['netns', 'del', lab.client]);
-    spawnSync('ip', ['netns', 'del', lab.server]);
-  });
-  sh(['ip', 'netns', 'add', lab.client]);
-  sh(['ip', 'netns', 'add', lab.server]);
-  sh(['ip', '-n', lab.client, 'link', 'add', 'eth0', 'address', mac, 'type', 'veth', 'peer', 'name', 'vs0', 'netns', lab.server]);
-  sh(['ip', '-n', lab.client, 'link', 'set', 'lo', 'up']);
-  for (const cmd of [['link', 'set', 'lo', 'up'], ['addr', 'add', '10.199.0.1/24', 'dev', 'vs0'], ['addr', 'add', '169.254.169.254/32', 'dev', 'vs0'], ['link', 'set', 'vs0', 'up']]) sh(['ip', '-n', lab.server, ...cmd]);
-  if (withDhcp) {
-    const conf = join(lab.dir, 'udhcpd.conf');
-    writeFileSync(join(lab.dir, 'udhcpd.leases'), '');
-    writeFileSync(conf, ['start 10.199.0.10', 'end 10.199.0.20', 'interface vs0', `lease_file ${join(lab.dir, 'udhcpd.leases')}`, `pidfile ${join(lab.dir, 'udhcpd.pid')}`, ...dhcpOptions, 'opt lease 600', ''].join('\n'));
-    children.push(spawn('ip', ['netns', 'exec', lab.server, BUSYBOX, 'udhcpd', '-f', conf], { stdio: 'ignore' }));
-  }
-  return lab;
+/** The lab for this file: the fixture's MAC on eth0, udhcpd with DHCP OPTIONS when WITH DHCP. */
+function testLab(t: TestContext, withDhcp: boolean, mac = MAC, dhcpOptions = DEFAULT_DHCP_OPTIONS): Lab {
+  return makeLab(t, { mac, dhcp: withDhcp ? dhcpOptions : false });
 }
 
 /**
@@ -183,7 +152,7 @@ function canRun(t: TestContext): boolean {
 function registerTests(): void {
   test('init-local on AWS DMI: Ec2 is crawled inside a DHCP lease, the lease is released, the IMDS network is rendered', async (t) => {
     if (!canRun(t)) return;
-    const lab = makeLab(t, true);
+    const lab = testLab(t, true);
     const imds = await serveMetadata(t, lab);
     const root = makeRoot(t, { sys_vendor: 'Amazon EC2', product_uuid: 'ec2e1916-9099-7caf-fd21-012345abcdef' });
     const run = initLocal(lab, root);
@@ -217,7 +186,7 @@ function registerTests(): void {
   test("with Debian's dhclient in the target: one lease, applied by kiln, no resolv.conf written, released", async (t) => {
     if (!canRun(t)) return;
     if (!need(t, process.arch === 'x64', 'the dhclient copied from the parity rootfs is x86-64')) return;
-    const lab = makeLab(t, true);
+    const lab = testLab(t, true);
     await serveMetadata(t, lab);
     const root = makeRoot(t, { sys_vendor: 'Amazon EC2' }, '', true);
     const run = initLocal(lab, root);
@@ -237,7 +206,7 @@ function registerTests(): void {
       if (!canRun(t)) return;
       if (client === 'dhclient' && !need(t, process.arch === 'x64', 'the dhclient copied from the parity rootfs is x86-64')) return;
       // The router option names a host that does not exist: only the classless route reaches the IMDS.
-      const lab = makeLab(t, true, MAC, ['opt router 10.199.0.99', 'opt subnet 255.255.255.0', 'opt staticroutes 169.254.169.254/32 10.199.0.1 10.250.0.0/16 0.0.0.0']);
+      const lab = testLab(t, true, MAC, ['opt router 10.199.0.99', 'opt subnet 255.255.255.0', 'opt staticroutes 169.254.169.254/32 10.199.0.1 10.250.0.0/16 0.0.0.0']);
       await serveMetadata(t, lab);
       const root = makeRoot(t, { sys_vendor: 'Amazon EC2' }, '', client === 'dhclient');
       const run = initLocal(lab, root);
@@ -251,7 +220,7 @@ function registerTests(): void {
 
   test('a router outside the leased subnet (a /32 lease) is reached through an on-link host route first', async (t) => {
     if (!canRun(t)) return;
-    const lab = makeLab(t, true, MAC, ['opt router 10.199.0.1', 'opt subnet 255.255.255.255']);
+    const lab = testLab(t, true, MAC, ['opt router 10.199.0.1', 'opt subnet 255.255.255.255']);
     await serveMetadata(t, lab);
     const root = makeRoot(t, { sys_vendor: 'Amazon EC2' });
     const run = initLocal(lab, root);
@@ -263,7 +232,7 @@ function registerTests(): void {
 
   test('init-local on OpenStack DMI: OpenStack is crawled inside a lease and its network_data.json rendered', async (t) => {
     if (!canRun(t)) return;
-    const lab = makeLab(t, true, OPENSTACK_MAC);
+    const lab = testLab(t, true, OPENSTACK_MAC);
     await serveMetadata(t, lab, 'openstack');
     const root = makeRoot(t, { product_name: 'OpenStack Nova', sys_vendor: 'OpenStack Foundation' }, '', false, { source: 'OpenStack', mac: OPENSTACK_MAC });
     const run = initLocal(lab, root);
@@ -280,7 +249,7 @@ function registerTests(): void {
 
   test('init-local on DigitalOcean DMI: a link-local address, no DHCP, the droplet metadata read, the address removed, its network rendered', async (t) => {
     if (!canRun(t)) return;
-    const lab = makeLab(t, false, DIGITALOCEAN_MAC);
+    const lab = testLab(t, false, DIGITALOCEAN_MAC);
     // The metadata service answers link-local clients on the link, as DigitalOcean's does.
     sh(['ip', '-n', lab.server, 'route', 'add', '169.254.0.0/16', 'dev', 'vs0']);
     await serveMetadata(t, lab, 'digitalocean');
@@ -307,7 +276,7 @@ function registerTests(): void {
 
   test('init-local on Hetzner DMI: a DHCP lease, the metadata and user data read, the id checked against the serial, its network rendered', async (t) => {
     if (!canRun(t)) return;
-    const lab = makeLab(t, true, HETZNER_MAC);
+    const lab = testLab(t, true, HETZNER_MAC);
     await serveMetadata(t, lab, 'hetzner');
     const root = makeRoot(t, { sys_vendor: 'Hetzner', product_name: 'vServer', product_serial: '42' }, '', false, { source: 'Hetzner', mac: HETZNER_MAC });
     const run = initLocal(lab, root);
@@ -326,7 +295,7 @@ function registerTests(): void {
 
   test('DigitalOcean with no metadata service on the link: a bounded wait, a warning, the address removed', async (t) => {
     if (!canRun(t)) return;
-    const lab = makeLab(t, false, DIGITALOCEAN_MAC);
+    const lab = testLab(t, false, DIGITALOCEAN_MAC);
     const root = makeRoot(t, { sys_vendor: 'DigitalOcean', product_serial: '2756295' }, '    retries: 2\n', false, { source: 'DigitalOcean', mac: DIGITALOCEAN_MAC });
     const run = initLocal(lab, root);
     assert.notEqual(run.code, 1, run.output + run.log);
@@ -338,7 +307,7 @@ function registerTests(): void {
 
   test('init-local on the Oracle asset tag: IMDS v2 read inside a lease, the primary VNIC rendered (DHCP, MTU 9000)', async (t) => {
     if (!canRun(t)) return;
-    const lab = makeLab(t, true, ORACLE_MAC);
+    const lab = testLab(t, true, ORACLE_MAC);
     // The mock answers /opc/v2/ only with the Bearer header, so the v2 subplatform below proves it was sent.
     await serveMetadata(t, lab, 'oracle');
     const root = makeRoot(t, { chassis_asset_tag: 'OracleCloud.com', sys_vendor: 'QEMU' }, '', false, { source: 'Oracle', mac: ORACLE_MAC });
@@ -369,7 +338,7 @@ function registerTests(): void {
 
   test('init-local without local evidence (QEMU DMI) takes no lease and leaves Ec2 to the init stage', async (t) => {
     if (!canRun(t)) return;
-    const lab = makeLab(t, true);
+    const lab = testLab(t, true);
     const root = makeRoot(t, { sys_vendor: 'QEMU', product_name: 'Standard PC (Q35 + ICH9, 2009)' });
     const run = initLocal(lab, root);
     assert.notEqual(run.code, 1, run.output + run.log);
@@ -382,7 +351,7 @@ function registerTests(): void {
 
   test('local_dhcp: false turns the lease off even on AWS DMI', async (t) => {
     if (!canRun(t)) return;
-    const lab = makeLab(t, true);
+    const lab = testLab(t, true);
     const root = makeRoot(t, { sys_vendor: 'Amazon EC2' }, '    local_dhcp: false\n');
     const run = initLocal(lab, root);
     assert.notEqual(run.code, 1, run.output + run.log);
@@ -393,7 +362,7 @@ function registerTests(): void {
   test('IPv6 IMDS only (no DHCP server): Ec2Local goes on with link-local IPv6 and reads fd00:ec2::254', async (t) => {
     if (!canRun(t)) return;
     if (!need(t, hasCommand('radvd'), 'needs radvd to advertise the IPv6 route to fd00:ec2::254')) return;
-    const lab = makeLab(t, false);
+    const lab = testLab(t, false);
     addIpv6Imds(t, lab);
     await serveMetadata(t, lab, 'ec2', '[fd00:ec2::254]:80');
     const root = makeRoot(t, { sys_vendor: 'Amazon EC2', product_uuid: 'ec2e1916-9099-7caf-fd21-012345abcdef' });
@@ -414,7 +383,7 @@ function registerTests(): void {
 
   test('no DHCP answer and no IPv6 route: a bounded wait, a clear warning, init-local goes on, no address left', async (t) => {
     if (!canRun(t)) return;
-    const lab = makeLab(t, false);
+    const lab = testLab(t, false);
     const root = makeRoot(t, { sys_vendor: 'Amazon EC2' });
     const run = initLocal(lab, root);
     assert.notEqual(run.code, 1, run.output + run.log);

@@ -1,0 +1,60 @@
+// A two-namespace network lab for init-local tests: the machine's eth0 is one end of a veth pair made inside
+// the namespaces, the "cloud" namespace holds the other end (10.199.0.1/24 and the metadata addresses) and,
+// when asked, busybox udhcpd. The host's network is never touched; both namespaces go when the test ends.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+import { tempDir } from './temp';
+
+export const BUSYBOX = '/usr/bin/busybox';
+/** The router and subnet udhcpd hands out unless a test gives its own options. */
+export const DEFAULT_DHCP_OPTIONS = ['opt router 10.199.0.1', 'opt subnet 255.255.255.0'];
+
+export interface Lab {
+  /** The machine's namespace (eth0, down, with the given MAC). */
+  client: string;
+  /** The cloud's namespace (vs0). */
+  server: string;
+  dir: string;
+}
+
+export interface LabOptions {
+  /** eth0's MAC (the NIC the fixture's metadata describes). */
+  mac: string;
+  /** udhcpd options (`opt …` lines) to serve leases with; false: no DHCP server on the link. */
+  dhcp: string[] | false;
+  /** Addresses on the cloud's end besides 10.199.0.1/24 (default: the metadata address 169.254.169.254/32). */
+  serverAddresses?: string[];
+}
+
+/** Runs ARGV; its stdout, or an error naming the command and its stderr. */
+export function sh(argv: string[]): string {
+  const r = spawnSync(argv[0] as string, argv.slice(1), { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${argv.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return r.stdout;
+}
+
+export function makeLab(t: TestContext, o: LabOptions): Lab {
+  const id = `${process.pid}-${Math.random().toString(36).slice(2, 7)}`;
+  const lab = { client: `kiln-lab-c-${id}`, server: `kiln-lab-s-${id}`, dir: tempDir(t) };
+  const children: ChildProcess[] = [];
+  t.after(() => {
+    for (const c of children) c.kill('SIGKILL');
+    spawnSync('ip', ['netns', 'del', lab.client]);
+    spawnSync('ip', ['netns', 'del', lab.server]);
+  });
+  sh(['ip', 'netns', 'add', lab.client]);
+  sh(['ip', 'netns', 'add', lab.server]);
+  sh(['ip', '-n', lab.client, 'link', 'add', 'eth0', 'address', o.mac, 'type', 'veth', 'peer', 'name', 'vs0', 'netns', lab.server]);
+  sh(['ip', '-n', lab.client, 'link', 'set', 'lo', 'up']);
+  const addresses = ['10.199.0.1/24', ...(o.serverAddresses ?? ['169.254.169.254/32'])];
+  for (const cmd of [['link', 'set', 'lo', 'up'], ...addresses.map((a) => ['addr', 'add', a, 'dev', 'vs0']), ['link', 'set', 'vs0', 'up']]) sh(['ip', '-n', lab.server, ...cmd]);
+  if (o.dhcp) {
+    const conf = join(lab.dir, 'udhcpd.conf');
+    writeFileSync(join(lab.dir, 'udhcpd.leases'), '');
+    writeFileSync(conf, ['start 10.199.0.10', 'end 10.199.0.20', 'interface vs0', `lease_file ${join(lab.dir, 'udhcpd.leases')}`, `pidfile ${join(lab.dir, 'udhcpd.pid')}`, ...o.dhcp, 'opt lease 600', ''].join('\n'));
+    children.push(spawn('ip', ['netns', 'exec', lab.server, BUSYBOX, 'udhcpd', '-f', conf], { stdio: 'ignore' }));
+  }
+  return lab;
+}
