@@ -1,7 +1,7 @@
 // Ec2Local's IPv6 in the temporary network: DHCPv4 first, IPv6 link-local when it fails, the address waited for past DAD.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Platform, RunOpts, RunResult } from '../../src/platform/platform';
+import { ok, scriptedPlatform } from './scripted-platform';
 import { LinuxEphemeralDhcp, usableLinkLocalIpv6, withEphemeralNetwork, type EphemeralNetwork, type EphemeralUpOptions } from '../../src/sources/ephemeral-network';
 import { SourceError } from '../../src/sources/source-error';
 import { Logger } from '../../src/util/log';
@@ -13,48 +13,25 @@ const log = new Logger().for('test');
  * link-local address in the states ADDR_STATES gives, one per query (the last one repeats).
  */
 function fakeTarget(dhcpCode: number, addrStates: Array<'none' | 'tentative' | 'ok' | 'dadfailed'>, linkUp = false) {
-  const runs: string[] = [];
   let queries = 0;
   let up = linkUp;
-  const unused = async (): Promise<never> => {
-    throw new Error('not used');
-  };
-  const platform: Platform = {
-    root: '/',
-    os: 'linux',
-    hostPath: (p) => p,
-    readFile: unused,
-    readText: unused,
-    readTextIfExists: async () => undefined,
-    exists: async () => false,
-    listDir: async (p) => {
-      if (p === '/sys/class/net') return ['lo', 'ens3'];
-      throw new Error('ENOENT');
-    },
-    writeFile: async () => undefined,
-    mkdir: unused,
-    remove: async () => undefined,
-    symlink: unused,
-    osVersion: unused,
-    setHostname: unused,
-    run: async (cmd: string[] | string, _opts?: RunOpts): Promise<RunResult> => {
-      const line = typeof cmd === 'string' ? cmd : cmd.join(' ');
-      runs.push(line);
+  return scriptedPlatform({
+    nics: ['lo', 'ens3'],
+    answer: (line) => {
       if (/command -v dhclient/.test(line)) return { code: 1, stdout: '', stderr: '' };
       if (line === 'ip link set dev ens3 up') up = true;
       if (line === 'ip link set dev ens3 down') up = false;
-      if (line === 'ip -o link show dev ens3') return { code: 0, stdout: `2: ens3: <BROADCAST,MULTICAST${up ? ',UP,LOWER_UP' : ''}> mtu 1500\n`, stderr: '' };
-      if (line.startsWith('udhcpc')) return dhcpCode === 0 ? { code: 0, stdout: 'kiln-lease ip=10.0.0.9\nkiln-lease mask=24\nkiln-lease router=10.0.0.1\nkiln-lease staticroutes=\n', stderr: '' } : { code: 1, stdout: '', stderr: 'no lease, failing' };
+      if (line === 'ip -o link show dev ens3') return ok(`2: ens3: <BROADCAST,MULTICAST${up ? ',UP,LOWER_UP' : ''}> mtu 1500\n`);
+      if (line.startsWith('udhcpc')) return dhcpCode === 0 ? ok('kiln-lease ip=10.0.0.9\nkiln-lease mask=24\nkiln-lease router=10.0.0.1\nkiln-lease staticroutes=\n') : { code: 1, stdout: '', stderr: 'no lease, failing' };
       if (line === 'ip -6 -o addr show dev ens3 scope link') {
         const state = addrStates[Math.min(queries++, addrStates.length - 1)];
-        if (state === 'none' || !up) return { code: 0, stdout: '', stderr: '' };
+        if (state === 'none' || !up) return ok();
         const flags = state === 'ok' ? '' : ` ${state}`;
-        return { code: 0, stdout: `2: ens3    inet6 fe80::5054:ff:fe12:3456/64 scope link${flags} \\       valid_lft forever preferred_lft forever\n`, stderr: '' };
+        return ok(`2: ens3    inet6 fe80::5054:ff:fe12:3456/64 scope link${flags} \\       valid_lft forever preferred_lft forever\n`);
       }
-      return { code: 0, stdout: '', stderr: '' };
+      return undefined;
     },
-  };
-  return { platform, runs };
+  });
 }
 
 test('ipv6: no DHCPv4 lease, so IPv6 link-local is used once it has passed DAD (cloud-init: "using link-local ipv6")', async () => {

@@ -1,7 +1,7 @@
 // The temporary DHCP lease: the commands run through the platform, and release always follows use.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Platform, RunOpts, RunResult } from '../../src/platform/platform';
+import { ok, scriptedPlatform } from './scripted-platform';
 import { EphemeralNetworkRefused, LinuxEphemeralDhcp, randomLinkLocalAddress, withEphemeralNetwork, type EphemeralNetwork } from '../../src/sources/ephemeral-network';
 import { SourceError } from '../../src/sources/source-error';
 import { Logger } from '../../src/util/log';
@@ -11,47 +11,19 @@ const UDHCPC_REPORT = 'kiln-lease ip=10.0.0.9\nkiln-lease mask=24\nkiln-lease ro
 
 /** Records commands; answers `command -v` per the tools given, dhclient and udhcpc with CODE (and LEASE / REPORT), `ip -o link show` with LINK LIST, a link-local `ip addr add` with ADD CODE, `ip route show` with ROUTES. */
 function recordingPlatform(tools: string[], dhcpCode = 0, nics = ['lo', 'ens3'], linkList = '', addCode = 0, lease = DHCLIENT_LEASE, report = UDHCPC_REPORT, routes = '') {
-  const runs: string[] = [];
-  const removed: string[] = [];
-  const written: string[] = [];
-  const unused = async (): Promise<never> => {
-    throw new Error('not used by ephemeral DHCP');
-  };
-  const platform: Platform = {
-    root: '/',
-    os: 'linux',
-    hostPath: (p) => p,
-    readFile: unused,
-    readText: unused,
-    readTextIfExists: async (p) => (p.endsWith('.lease') ? lease : undefined),
-    exists: async () => false,
-    listDir: async (p) => {
-      if (p === '/sys/class/net') return nics;
-      throw new Error('ENOENT');
-    },
-    writeFile: async (p) => {
-      written.push(p);
-    },
-    mkdir: unused,
-    remove: async (p) => {
-      removed.push(p);
-    },
-    symlink: unused,
-    osVersion: unused,
-    setHostname: unused,
-    run: async (cmd: string[] | string, _opts?: RunOpts): Promise<RunResult> => {
-      const line = typeof cmd === 'string' ? cmd : cmd.join(' ');
-      runs.push(line);
+  return scriptedPlatform({
+    nics,
+    readTextIfExists: (p) => (p.endsWith('.lease') ? lease : undefined),
+    answer: (line) => {
       const probe = /command -v (\S+)/.exec(line);
       if (probe) return { code: tools.includes(probe[1] as string) ? 0 : 1, stdout: '', stderr: '' };
       if (line.startsWith('dhclient -1') || line.startsWith('udhcpc')) return { code: dhcpCode, stdout: line.startsWith('udhcpc') && !dhcpCode ? report : '', stderr: dhcpCode ? 'No DHCPOFFERS received.' : '' };
-      if (line === 'ip route show 0.0.0.0/0') return { code: 0, stdout: routes, stderr: '' };
-      if (line === 'ip -o link show') return { code: 0, stdout: linkList, stderr: '' };
+      if (line === 'ip route show 0.0.0.0/0') return ok(routes);
+      if (line === 'ip -o link show') return ok(linkList);
       if (line.startsWith('ip -4 addr add 169.254.')) return { code: addCode, stdout: '', stderr: addCode ? 'RTNETLINK answers: Operation not permitted' : '' };
-      return { code: 0, stdout: '', stderr: '' };
+      return undefined;
     },
-  };
-  return { platform, runs, removed, written };
+  });
 }
 
 const log = new Logger().for('test');
