@@ -26,6 +26,7 @@ export async function waitForEndpoint<T>(
   const signal = budget && parent ? AbortSignal.any([budget, parent]) : (budget ?? parent ?? new AbortController().signal);
   const errors: string[] = [];
   const started = Date.now();
+  let refused = false;
   const lastRound = budget ? Number.POSITIVE_INFINITY : Math.max(0, settings.retries);
   for (let round = 0; round <= lastRound; round++) {
     if (signal.aborted) break;
@@ -49,7 +50,10 @@ export async function waitForEndpoint<T>(
       const all = err instanceof AggregateError ? err.errors : [err];
       for (const e of all) errors.push(e instanceof Error ? e.message : String(e));
       // A definite refusal (e.g. a 4xx that retrying cannot change) is as final as a success.
-      if (all.every((e) => (e as { final?: boolean }).final)) break;
+      if (all.every((e) => (e as { final?: boolean }).final)) {
+        refused = true;
+        break;
+      }
     }
     if (round < lastRound) {
       try {
@@ -59,7 +63,13 @@ export async function waitForEndpoint<T>(
       }
     }
   }
-  const why = budget?.aborted ? `no answer within max_wait ${settings.maxWait} s` : parent?.aborted ? 'the stage wait budget ran out' : `no answer after ${settings.retries + 1} rounds`;
+  const why = refused
+    ? 'refused (an answer retrying cannot change)'
+    : budget?.aborted
+      ? `no answer within max_wait ${settings.maxWait} s`
+      : parent?.aborted
+        ? 'the stage wait budget ran out'
+        : `no answer after ${settings.retries + 1} rounds`;
   throw new SourceError(source, `${why} from ${settings.metadataUrls.join(', ')}; last errors: ${errors.slice(-settings.metadataUrls.length).join('; ')}`);
 }
 

@@ -68,9 +68,14 @@ function writeMachineTree(dir: string, kind: FleetKind, i: number): void {
   }
 }
 
-/** The sandbox of one boot: cloud.cfg.d naming the source and its endpoint, no modules (only the crawl is measured). */
+/**
+ * The sandbox of one boot: the cloud's DMI (AWS's, so Ec2 uses IMDSv2 tokens as on AWS), cloud.cfg.d naming the
+ * source and its endpoint, no modules (only the crawl is measured).
+ */
 function writeSandbox(root: string, kind: FleetKind, i: number): void {
   const name = kind === 'ec2' ? 'Ec2' : 'OpenStack';
+  const dmi = kind === 'ec2' ? { sys_vendor: 'Amazon EC2', product_uuid: `ec2e1916-9099-7caf-fd21-0123456789${String(i).padStart(2, '0')}` } : { product_name: 'OpenStack Nova', sys_vendor: 'OpenStack Foundation' };
+  for (const [field, value] of Object.entries(dmi)) write(join(root, 'sys/class/dmi/id', field), `${value}\n`);
   write(
     join(root, 'etc/cloud/cloud.cfg.d/90-fleet.cfg'),
     [
