@@ -5,6 +5,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
+import { main } from '../../src/main';
 import { tempDir } from './temp';
 
 export const BUSYBOX = '/usr/bin/busybox';
@@ -57,4 +58,29 @@ export function makeLab(t: TestContext, o: LabOptions): Lab {
     children.push(spawn('ip', ['netns', 'exec', lab.server, BUSYBOX, 'udhcpd', '-f', conf], { stdio: 'ignore' }));
   }
   return lab;
+}
+
+/**
+ * A lab test file also runs, started again inside a namespace, as the processes the lab needs: kiln itself or
+ * a mock metadata server, each kiln's main() with an argv handed over in the environment.
+ */
+const ROLE_ENV = 'KILN_TEST_NETNS_ROLE';
+const ARGV_ENV = 'KILN_TEST_NETNS_ARGV';
+
+/** The environment that makes this file, started again, play ROLE: kiln's main() with ARGV. */
+export function roleEnv(role: 'kiln' | 'serve', argv: string[]): NodeJS.ProcessEnv {
+  return { ...process.env, [ROLE_ENV]: role, [ARGV_ENV]: JSON.stringify(argv) };
+}
+
+/**
+ * When this process was started to play a role, plays it and returns true: kiln exits with its code, a
+ * metadata server keeps running until the test kills it. False in the test process itself.
+ */
+export async function playRole(): Promise<boolean> {
+  const role = process.env[ROLE_ENV];
+  if (!role) return false;
+  const argv = JSON.parse(process.env[ARGV_ENV] ?? '[]') as string[];
+  const code = await main({ argv, argv0: 'cloud-init', env: process.env, io: { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s) } });
+  if (role === 'kiln') process.exit(code);
+  return true;
 }

@@ -6,24 +6,14 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { main } from '../../src/main';
 import { copyRootfs, ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { FIXTURES } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
-import { BUSYBOX, DEFAULT_DHCP_OPTIONS, makeLab, sh, type Lab } from '../helpers/netns-lab';
+import { BUSYBOX, DEFAULT_DHCP_OPTIONS, makeLab, playRole, roleEnv, sh, type Lab } from '../helpers/netns-lab';
 import { tempDir } from '../helpers/temp';
 
-/** This file also runs as the helper processes the namespaces need (kiln, the mock servers): main() with the given argv. */
-const ROLE_ENV = 'KILN_TEST_AZURE_NETNS_ROLE';
-const ARGV_ENV = 'KILN_TEST_AZURE_NETNS_ARGV';
-
-if (process.env[ROLE_ENV]) {
-  const argv = JSON.parse(process.env[ARGV_ENV] ?? '[]') as string[];
-  const code = await main({ argv, argv0: 'cloud-init', env: process.env, io: { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s) } });
-  if (process.env[ROLE_ENV] === 'kiln') process.exit(code);
-} else {
-  registerTests();
-}
+// This file also runs as the processes the lab needs (kiln, the mock metadata server): see playRole.
+if (!(await playRole())) registerTests();
 
 const HAPPY = join(FIXTURES, 'sources/azure/happy-path');
 /** eth0's MAC as IMDS's first interface names it (000D3A047598). */
@@ -38,7 +28,7 @@ function testLab(t: TestContext, extraDhcp: string[] = []): Lab {
 /** The azure mock listening on ADDRESS:80 in the server namespace; its stdout is kept so the test can read what it printed. */
 async function serveAzure(t: TestContext, lab: Lab, address: string, imds = join(HAPPY, 'imds')): Promise<ChildProcess> {
   const child = spawn('ip', ['netns', 'exec', lab.server, process.execPath, process.argv[1] as string], {
-    env: { ...process.env, [ROLE_ENV]: 'serve', [ARGV_ENV]: JSON.stringify(['devel', 'serve-metadata', '--kind', 'azure', '--dir', imds, '--listen', `${address}:80`]) },
+    env: roleEnv('serve', ['devel', 'serve-metadata', '--kind', 'azure', '--dir', imds, '--listen', `${address}:80`]),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   t.after(() => void child.kill('SIGKILL'));
@@ -98,7 +88,7 @@ function makeRoot(t: TestContext, withDhclient = false): string {
 /** `cloud-init init --local --root ROOT` in the client namespace; the log it wrote. */
 function initLocal(lab: Lab, root: string): { code: number | null; output: string; log: string } {
   const r = spawnSync('ip', ['netns', 'exec', lab.client, process.execPath, process.argv[1] as string], {
-    env: { ...process.env, [ROLE_ENV]: 'kiln', [ARGV_ENV]: JSON.stringify(['init', '--local', '--root', root]) },
+    env: roleEnv('kiln', ['init', '--local', '--root', root]),
     encoding: 'utf8',
     timeout: 120_000,
   });

@@ -6,26 +6,15 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { main } from '../../src/main';
 import { sharesHostNetworkNamespace } from '../../src/sources/ephemeral-network';
 import { ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { FIXTURES } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
-import { BUSYBOX, DEFAULT_DHCP_OPTIONS, makeLab, sh, type Lab } from '../helpers/netns-lab';
+import { BUSYBOX, DEFAULT_DHCP_OPTIONS, makeLab, playRole, roleEnv, sh, type Lab } from '../helpers/netns-lab';
 import { tempDir } from '../helpers/temp';
 
-/** This file also runs as the two helper processes the namespaces need (kiln, the metadata server): main() with ROLE's argv. */
-const ROLE_ENV = 'KILN_TEST_NETNS_ROLE';
-const ARGV_ENV = 'KILN_TEST_NETNS_ARGV';
-
-if (process.env[ROLE_ENV]) {
-  const argv = JSON.parse(process.env[ARGV_ENV] ?? '[]') as string[];
-  const code = await main({ argv, argv0: 'cloud-init', env: process.env, io: { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s) } });
-  // The metadata server keeps running until the test kills it; kiln exits with its code.
-  if (process.env[ROLE_ENV] === 'kiln') process.exit(code);
-} else {
-  registerTests();
-}
+// This file also runs as the processes the lab needs (kiln, the mock metadata server): see playRole.
+if (!(await playRole())) registerTests();
 
 const EC2_TREE = join(FIXTURES, 'sources/ec2/imdsv2-required/tree');
 const MAC = '0a:00:00:00:00:01'; // the NIC the fixture's network/interfaces/macs describes
@@ -61,7 +50,7 @@ async function serveMetadata(t: TestContext, lab: Lab, kind: 'ec2' | 'openstack'
   const trees = { digitalocean: DIGITALOCEAN_TREE, hetzner: HETZNER_TREE, openstack: OPENSTACK_TREE, oracle: ORACLE_TREE };
   const how = kind === 'ec2' ? ['--kind', 'ec2', '--dir', EC2_TREE, '--imdsv2', 'required'] : ['--kind', kind, '--dir', trees[kind]];
   const child = spawn('ip', ['netns', 'exec', lab.server, process.execPath, process.argv[1] as string], {
-    env: { ...process.env, [ROLE_ENV]: 'serve', [ARGV_ENV]: JSON.stringify(['devel', 'serve-metadata', ...how, '--listen', listen]) },
+    env: roleEnv('serve', ['devel', 'serve-metadata', ...how, '--listen', listen]),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   t.after(() => void child.kill('SIGKILL'));
@@ -133,7 +122,7 @@ function initLocal(lab: Lab | undefined, root: string, local = true): KilnRun {
   const self = [process.execPath, process.argv[1] as string];
   const [cmd, ...args] = lab ? ['ip', 'netns', 'exec', lab.client, ...self] : self;
   const r = spawnSync(cmd as string, args, {
-    env: { ...process.env, [ROLE_ENV]: 'kiln', [ARGV_ENV]: JSON.stringify(['init', ...(local ? ['--local'] : []), '--root', root]) },
+    env: roleEnv('kiln', ['init', ...(local ? ['--local'] : []), '--root', root]),
     encoding: 'utf8',
     timeout: 120_000,
   });
