@@ -2,6 +2,7 @@
 import { MAX_READ_BYTES, type BlockReader } from './block-reader';
 import { FilesystemError } from './filesystem-error';
 import { ImageFileTree, type FsBackend, type FsNode } from './image-file-tree';
+import { u16le, u32le } from './little-endian';
 
 const MAX_DIR_ENTRIES = 65536;
 const FAT_CHUNK = 4096;
@@ -42,12 +43,6 @@ interface Geometry {
   size: number;
 }
 
-function u16(b: Uint8Array, o: number): number {
-  return (b[o] ?? 0) | ((b[o + 1] ?? 0) << 8);
-}
-function u32(b: Uint8Array, o: number): number {
-  return ((b[o] ?? 0) | ((b[o + 1] ?? 0) << 8) | ((b[o + 2] ?? 0) << 16)) + (b[o + 3] ?? 0) * 0x1000000;
-}
 function latin1(b: Uint8Array): string {
   return Buffer.from(b).toString('latin1');
 }
@@ -58,18 +53,18 @@ function parseBootSector(b: Uint8Array, deviceSize: number): Geometry | string {
   if (b[510] !== 0x55 || b[511] !== 0xaa) return 'no boot signature';
   const jump = b[0];
   if (jump !== 0xeb && jump !== 0xe9 && jump !== 0x90) return 'no x86 jump at the start of the boot sector';
-  const bytesPerSector = u16(b, 11);
+  const bytesPerSector = u16le(b, 11);
   if (![512, 1024, 2048, 4096].includes(bytesPerSector)) return `bytes per sector ${bytesPerSector} is not valid`;
   const spc = b[13] ?? 0;
   if (spc === 0 || (spc & (spc - 1)) !== 0) return `sectors per cluster ${spc} is not a power of two`;
-  const reserved = u16(b, 14);
+  const reserved = u16le(b, 14);
   const fats = b[16] ?? 0;
-  const rootEntries = u16(b, 17);
-  const total16 = u16(b, 19);
+  const rootEntries = u16le(b, 17);
+  const total16 = u16le(b, 19);
   const media = b[21] ?? 0;
-  const fatSize16 = u16(b, 22);
-  const total32 = u32(b, 32);
-  const fatSize32 = u32(b, 36);
+  const fatSize16 = u16le(b, 22);
+  const total32 = u32le(b, 32);
+  const fatSize32 = u32le(b, 36);
   if (reserved === 0) return 'no reserved sectors';
   if (fats === 0 || fats > 4) return `number of FATs ${fats} is not valid`;
   if (media !== 0xf0 && media < 0xf8) return `media byte 0x${media.toString(16)} is not valid`;
@@ -97,7 +92,7 @@ function parseBootSector(b: Uint8Array, deviceSize: number): Geometry | string {
     dataOffset: dataStart * bytesPerSector,
     clusterCount,
     fatType,
-    rootCluster: fatType === 'FAT32' ? u32(b, 44) : 0,
+    rootCluster: fatType === 'FAT32' ? u32le(b, 44) : 0,
     size,
   };
 }
@@ -120,7 +115,7 @@ export async function openFat(reader: BlockReader): Promise<FatVolume> {
   const ext = g.fatType === 'FAT32' ? 64 : 36;
   const hasExt = boot[ext + 2] === 0x29;
   const bootLabel = hasExt ? latin1(boot.subarray(ext + 7, ext + 18)).trimEnd() : '';
-  const serial = hasExt ? u32(boot, ext + 3) : undefined;
+  const serial = hasExt ? u32le(boot, ext + 3) : undefined;
   const backend = new FatBackend(reader, g);
   const root = await backend.root();
   const rootLabel = await backend.rootLabel(root);
@@ -340,12 +335,12 @@ class FatBackend implements FsBackend<FatNode> {
       if (shortName === '.' || shortName === '..') continue;
       const name = longName ?? shown;
       const isDir = (attr & 0x10) !== 0;
-      const cluster = (this.g.fatType === 'FAT32' ? u16(e, 20) * 0x10000 : 0) + u16(e, 26);
+      const cluster = (this.g.fatType === 'FAT32' ? u16le(e, 20) * 0x10000 : 0) + u16le(e, 26);
       out.push({
         name,
         altNames: name === shortName ? [] : [shortName],
         type: isDir ? 'directory' : 'file',
-        size: isDir ? 0 : u32(e, 28),
+        size: isDir ? 0 : u32le(e, 28),
         cluster,
       });
     }

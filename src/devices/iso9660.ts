@@ -3,6 +3,7 @@ import { MAX_READ_BYTES, type BlockReader } from './block-reader';
 import { FilesystemError } from './filesystem-error';
 import { ImageFileTree, type FsBackend, type FsNode } from './image-file-tree';
 import { stripIsoVersion } from './name-resolution';
+import { u16le, u32le } from './little-endian';
 
 const SECTOR = 2048;
 const FIRST_DESCRIPTOR = 16;
@@ -30,12 +31,6 @@ export interface Iso9660Volume {
   tree: ImageFileTree<IsoNode>;
 }
 
-function u16le(b: Uint8Array, o: number): number {
-  return (b[o] ?? 0) | ((b[o + 1] ?? 0) << 8);
-}
-function u32le(b: Uint8Array, o: number): number {
-  return ((b[o] ?? 0) | ((b[o + 1] ?? 0) << 8) | ((b[o + 2] ?? 0) << 16)) + (b[o + 3] ?? 0) * 0x1000000;
-}
 function ascii(b: Uint8Array): string {
   return Buffer.from(b).toString('latin1');
 }

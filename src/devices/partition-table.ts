@@ -1,6 +1,7 @@
 // MBR (with extended/logical partitions) and GPT partition tables, numbered as Linux numbers them.
 import type { BlockReader } from './block-reader';
 import { FilesystemError } from './filesystem-error';
+import { u32le, u64le } from './little-endian';
 
 export interface Partition {
   /** 1-4 primary, 5+ logical (MBR); 1..N in table order (GPT). */
@@ -25,14 +26,6 @@ const MAX_LOGICAL = 256;
 const MAX_GPT_ENTRIES = 1024;
 const EXTENDED_TYPES = new Set([0x05, 0x0f, 0x85]);
 
-function u32(b: Uint8Array, o: number): number {
-  return ((b[o] ?? 0) | ((b[o + 1] ?? 0) << 8) | ((b[o + 2] ?? 0) << 16)) + (b[o + 3] ?? 0) * 0x1000000;
-}
-function u64(b: Uint8Array, o: number): number {
-  const hi = u32(b, o + 4);
-  if (hi > 0x1fffff) return Number.MAX_SAFE_INTEGER;
-  return hi * 0x100000000 + u32(b, o);
-}
 function guid(b: Uint8Array): string {
   const h = Buffer.from(b).toString('hex');
   const rev = (s: string) => s.match(/../g)?.reverse().join('') ?? '';
@@ -49,7 +42,7 @@ function mbrEntries(sector: Uint8Array): MbrEntry[] {
   const out: MbrEntry[] = [];
   for (let i = 0; i < 4; i++) {
     const o = 446 + i * 16;
-    out.push({ type: sector[o + 4] ?? 0, start: u32(sector, o + 8), sectors: u32(sector, o + 12) });
+    out.push({ type: sector[o + 4] ?? 0, start: u32le(sector, o + 8), sectors: u32le(sector, o + 12) });
   }
   return out;
 }
@@ -131,9 +124,9 @@ async function readGpt(disk: BlockReader, sectorSize: number): Promise<Partition
   if (disk.size < sectorSize * 2) return undefined;
   const h = await disk.read(sectorSize, 92);
   if (Buffer.from(h.subarray(0, 8)).toString('latin1') !== 'EFI PART') return undefined;
-  const entriesLba = u64(h, 72);
-  const count = u32(h, 80);
-  const entrySize = u32(h, 84);
+  const entriesLba = u64le(h, 72);
+  const count = u32le(h, 80);
+  const entrySize = u32le(h, 84);
   if (count > MAX_GPT_ENTRIES) throw new FilesystemError(disk.name, `GPT header claims ${count} partition entries (limit ${MAX_GPT_ENTRIES})`);
   if (entrySize < 128 || entrySize > 4096 || entrySize % 8 !== 0) throw new FilesystemError(disk.name, `GPT partition entry size ${entrySize} is not valid`);
   const tableBytes = count * entrySize;
@@ -144,8 +137,8 @@ async function readGpt(disk: BlockReader, sectorSize: number): Promise<Partition
   for (let i = 0; i < count; i++) {
     const e = table.subarray(i * entrySize, (i + 1) * entrySize);
     if (e.subarray(0, 16).every((b) => b === 0)) continue;
-    const first = u64(e, 32);
-    const last = u64(e, 40);
+    const first = u64le(e, 32);
+    const last = u64le(e, 40);
     if (last < first || last >= diskSectors) {
       throw new FilesystemError(disk.name, `GPT partition ${i + 1} (LBA ${first}..${last}) is empty or reaches past the end of the disk (${diskSectors} sectors)`);
     }

@@ -2,6 +2,7 @@
 import { MAX_READ_BYTES, type BlockReader } from './block-reader';
 import { FilesystemError } from './filesystem-error';
 import { ImageFileTree, type FsBackend, type FsNode } from './image-file-tree';
+import { u16le, u32le, u64le } from './little-endian';
 
 /** Where the Volume Recognition Sequence starts (byte 32768, whatever the block size). */
 const VRS_OFFSET = 32768;
@@ -59,16 +60,6 @@ export interface UdfVolume {
   tree: ImageFileTree<UdfNode>;
 }
 
-function u16(b: Uint8Array, o: number): number {
-  return (b[o] ?? 0) | ((b[o + 1] ?? 0) << 8);
-}
-function u32(b: Uint8Array, o: number): number {
-  return ((b[o] ?? 0) | ((b[o + 1] ?? 0) << 8) | ((b[o + 2] ?? 0) << 16)) + (b[o + 3] ?? 0) * 0x1000000;
-}
-function u64(b: Uint8Array, o: number): number {
-  return u32(b, o) + u32(b, o + 4) * 0x1_0000_0000;
-}
-
 /** OSTA Compressed Unicode (UDF 2.1.1): a compression id byte (8: one byte a character, 16: UCS-2 big-endian), then the characters. */
 export function decodeOstaUnicode(b: Uint8Array): string {
   if (b.length === 0) return '';
@@ -100,8 +91,8 @@ function tagOk(d: Uint8Array, want: number, location?: number): boolean {
   let sum = 0;
   for (let i = 0; i < 16; i++) if (i !== 4) sum = (sum + (d[i] as number)) & 0xff;
   if (sum !== d[4]) return false;
-  if (u16(d, 0) !== want) return false;
-  return location === undefined || u32(d, 12) === location;
+  if (u16le(d, 0) !== want) return false;
+  return location === undefined || u32le(d, 12) === location;
 }
 
 /** True when READER holds a UDF volume: an NSR02/NSR03 descriptor in the Volume Recognition Sequence (what blkid checks first). */
@@ -123,20 +114,20 @@ export async function openUdf(reader: BlockReader): Promise<UdfVolume> {
   const found = await findAnchor(reader);
   if (!found) throw new FilesystemError(reader.name, 'no UDF anchor volume descriptor at sector 256 (block sizes 512–4096 tried)');
   const { blockSize, anchor } = found;
-  const vds = await readVolumeDescriptors(reader, blockSize, u32(anchor, 20), u32(anchor, 16));
+  const vds = await readVolumeDescriptors(reader, blockSize, u32le(anchor, 20), u32le(anchor, 16));
   const lvd = vds.lvd;
   if (!lvd) throw new FilesystemError(reader.name, 'UDF volume has no logical volume descriptor');
-  const lvBlockSize = u32(lvd, 212);
+  const lvBlockSize = u32le(lvd, 212);
   if (lvBlockSize !== blockSize) throw new FilesystemError(reader.name, `UDF logical block size ${lvBlockSize} differs from the sector size ${blockSize}; not supported`);
   const partitions = partitionMaps(reader.name, lvd, vds.partitions);
   const label = dstring(lvd.subarray(84, 84 + 128)) || (vds.pvd ? dstring(vds.pvd.subarray(24, 24 + 32)) : '');
   const domain = lvd.subarray(216, 216 + 32);
-  const revision = Buffer.from(domain.subarray(1, 24)).toString('latin1').startsWith('*OSTA UDF Compliant') ? ((v) => `${(v >> 8).toString(16)}.${(v & 0xff).toString(16).padStart(2, '0')}`)(u16(domain, 24)) : undefined;
-  const fsdAddr: LbAddr = { block: u32(lvd, 248 + 4), partitionRef: u16(lvd, 248 + 8) };
+  const revision = Buffer.from(domain.subarray(1, 24)).toString('latin1').startsWith('*OSTA UDF Compliant') ? ((v) => `${(v >> 8).toString(16)}.${(v & 0xff).toString(16).padStart(2, '0')}`)(u16le(domain, 24)) : undefined;
+  const fsdAddr: LbAddr = { block: u32le(lvd, 248 + 4), partitionRef: u16le(lvd, 248 + 8) };
   const backend = new UdfBackend(reader, blockSize, partitions);
   const fsd = await backend.readBlock(fsdAddr);
   if (!tagOk(fsd, TAG_FSD, fsdAddr.block)) throw new FilesystemError(reader.name, `UDF file set descriptor at block ${fsdAddr.block} is missing or damaged`);
-  backend.rootIcb = { block: u32(fsd, 400 + 4), partitionRef: u16(fsd, 400 + 8) };
+  backend.rootIcb = { block: u32le(fsd, 400 + 4), partitionRef: u16le(fsd, 400 + 8) };
   const uuid = vds.pvd ? volumeSetUuid(vds.pvd.subarray(72, 72 + 128)) : undefined;
   return { fsType: 'udf', label, ...(revision ? { revision } : {}), ...(uuid ? { uuid } : {}), blockSize, tree: new ImageFileTree(backend) };
 }
@@ -178,19 +169,19 @@ async function readVolumeDescriptors(reader: BlockReader, bs: number, location: 
   while (left-- > 0) {
     if ((block + 1) * bs > reader.size) throw new FilesystemError(reader.name, `UDF volume descriptor sequence runs past the end (block ${block})`);
     const d = await reader.read(block * bs, bs);
-    const id = u16(d, 0);
+    const id = u16le(d, 0);
     if (!tagOk(d, id, block)) break;
     if (id === TAG_TD) break;
     if (id === TAG_VDP) {
       // A pointer to the next extent of the sequence.
       if (++hops > 8) throw new FilesystemError(reader.name, 'UDF volume descriptor pointers loop');
-      block = u32(d, 24);
-      left = Math.min(Math.floor(u32(d, 20) / bs), MAX_VDS_DESCRIPTORS);
+      block = u32le(d, 24);
+      left = Math.min(Math.floor(u32le(d, 20) / bs), MAX_VDS_DESCRIPTORS);
       continue;
     }
     if (id === TAG_PVD) out.pvd ??= d;
     else if (id === TAG_LVD) out.lvd ??= d;
-    else if (id === TAG_PD) out.partitions.set(u16(d, 22), { start: u32(d, 188) * bs, length: u32(d, 192) * bs });
+    else if (id === TAG_PD) out.partitions.set(u16le(d, 22), { start: u32le(d, 188) * bs, length: u32le(d, 192) * bs });
     block++;
   }
   return out;
@@ -198,8 +189,8 @@ async function readVolumeDescriptors(reader: BlockReader, bs: number, location: 
 
 /** Partition reference number → byte range, from the logical volume's type 1 maps (what UDF ≤ 2.01 media use). */
 function partitionMaps(device: string, lvd: Uint8Array, parts: VolumeDescriptors['partitions']): Array<{ start: number; length: number }> {
-  const count = u32(lvd, 268);
-  const tableLength = u32(lvd, 264);
+  const count = u32le(lvd, 268);
+  const tableLength = u32le(lvd, 264);
   if (count > 64 || 440 + tableLength > lvd.length) throw new FilesystemError(device, `UDF partition map table is implausible (${count} maps, ${tableLength} bytes)`);
   const out: Array<{ start: number; length: number }> = [];
   let o = 440;
@@ -211,8 +202,8 @@ function partitionMaps(device: string, lvd: Uint8Array, parts: VolumeDescriptors
       const what = Buffer.from(lvd.subarray(o + 5, o + 28)).toString('latin1').replace(/\0+$/, '');
       throw new FilesystemError(device, `UDF partition map ${i} is of type ${type} (${what || 'unknown'}); only type 1 (UDF up to 2.01) is read`);
     }
-    const p = parts.get(u16(lvd, o + 4));
-    if (!p) throw new FilesystemError(device, `UDF partition map ${i} names partition ${u16(lvd, o + 4)}, which has no partition descriptor`);
+    const p = parts.get(u16le(lvd, o + 4));
+    if (!p) throw new FilesystemError(device, `UDF partition map ${i} names partition ${u16le(lvd, o + 4)}, which has no partition descriptor`);
     out.push(p);
     o += len;
   }
@@ -259,10 +250,10 @@ class UdfBackend implements FsBackend<UdfNode> {
     const isEfe = !isFe && tagOk(d, TAG_EFE, node.icb.block);
     if (!isFe && !isEfe) throw new FilesystemError(this.device, `UDF file entry at block ${node.icb.block} is missing or damaged`);
     const fileType = d[16 + 11] ?? 0;
-    const adType = u16(d, 16 + 18) & 7;
-    const length = u64(d, 56);
-    const lEa = u32(d, isFe ? 168 : 208);
-    const lAd = u32(d, isFe ? 172 : 212);
+    const adType = u16le(d, 16 + 18) & 7;
+    const length = u64le(d, 56);
+    const lEa = u32le(d, isFe ? 168 : 208);
+    const lAd = u32le(d, isFe ? 172 : 212);
     const adStart = (isFe ? 176 : 216) + lEa;
     if (adStart + lAd > d.length) throw new FilesystemError(this.device, `UDF file entry at block ${node.icb.block} has allocation descriptors past its block`);
     const ads = d.subarray(adStart, adStart + lAd);
@@ -282,11 +273,11 @@ class UdfBackend implements FsBackend<UdfNode> {
     for (let hops = 0; ; hops++) {
       let next: LbAddr | undefined;
       for (let o = 0; o + size <= ads.length; o += size) {
-        const raw = u32(ads, o);
+        const raw = u32le(ads, o);
         const len = raw & 0x3fffffff;
         const kind = raw >>> 30;
         if (len === 0) break;
-        const addr: LbAddr = { block: u32(ads, o + 4), partitionRef: adType === 0 ? partitionRef : u16(ads, o + 8) };
+        const addr: LbAddr = { block: u32le(ads, o + 4), partitionRef: adType === 0 ? partitionRef : u16le(ads, o + 8) };
         if (kind === 3) {
           next = addr;
           break;
@@ -299,7 +290,7 @@ class UdfBackend implements FsBackend<UdfNode> {
       const block = await this.readBlock(next);
       // An Allocation Extent Descriptor (tag 258): its descriptors follow its 24-byte header.
       if (!tagOk(block, 258)) throw new FilesystemError(this.device, `UDF allocation extent at block ${next.block} is damaged`);
-      ads = block.subarray(24, 24 + Math.min(u32(block, 20), this.bs - 24));
+      ads = block.subarray(24, 24 + Math.min(u32le(block, 20), this.bs - 24));
     }
   }
 
@@ -336,7 +327,7 @@ class UdfBackend implements FsBackend<UdfNode> {
       if (!tagOk(fid, TAG_FID)) throw new FilesystemError(this.device, `UDF directory '${dir.name || '/'}' has a damaged identifier at byte ${o}`);
       const characteristics = fid[18] ?? 0;
       const lFi = fid[19] ?? 0;
-      const lIu = u16(fid, 36);
+      const lIu = u16le(fid, 36);
       const total = (38 + lIu + lFi + 3) & ~3;
       if (o + 38 + lIu + lFi > data.length) throw new FilesystemError(this.device, `UDF directory '${dir.name || '/'}' has an identifier running past its end`);
       o += total;
@@ -344,7 +335,7 @@ class UdfBackend implements FsBackend<UdfNode> {
       if (characteristics & 0x04 || characteristics & 0x08) continue;
       const name = decodeOstaUnicode(fid.subarray(38 + lIu, 38 + lIu + lFi));
       if (!name || name === '.' || name === '..' || name.includes('/')) continue;
-      const icb: LbAddr = { block: u32(fid, 20 + 4), partitionRef: u16(fid, 20 + 8) };
+      const icb: LbAddr = { block: u32le(fid, 20 + 4), partitionRef: u16le(fid, 20 + 8) };
       const node: UdfNode = { name, altNames: [], type: characteristics & 0x02 ? 'directory' : 'file', size: 0, icb };
       const entry = await this.entryOf(node);
       if (entry.fileType === 12) {
