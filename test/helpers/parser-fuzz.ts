@@ -200,8 +200,9 @@ export async function fuzzTargetInWorker(targetName: string, iterations: number,
     const base = Buffer.from(target.corpus[Math.floor(r() * target.corpus.length)] as string);
     if (!(await attempt(mutate(base, target.tokens, r), i, s, INPUT_BUDGET_MS))) return;
   }
-  for (const [j, h] of hostileInputs(target).entries()) if (!(await attempt(h.input, j, 0, HOSTILE_BUDGET_MS, h.label))) return;
-  post({ kind: 'done', target: target.name, inputs: iterations + target.corpus.length + hostileInputs(target).length, rejected });
+  const hostile = hostileInputs(target);
+  for (const [j, h] of hostile.entries()) if (!(await attempt(h.input, j, 0, HOSTILE_BUDGET_MS, h.label))) return;
+  post({ kind: 'done', target: target.name, inputs: iterations + target.corpus.length + hostile.length, rejected });
 }
 
 /** Worker entry: run by the bundled file that imports this module when it is not the main thread. */
