@@ -38,7 +38,8 @@ export interface ServiceCrawlSettings {
 /**
  * The crawl settings for datasource NAME: [openstack]/[ec2] metadata_base_url as the server root; for GCE the
  * [gce] metadata_base_url (the computeMetadata/v1/ URL), retry_count, and the [DEFAULT] username, whose
- * presence makes the GCE source follow GCEService (keys for that user, host name from instance/name).
+ * presence makes the GCE source follow GCEService (keys for that user, host name from instance/name); for OVF
+ * and VMware their [ovf] and [vmwareguestinfo] options.
  */
 export function serviceCrawlSettings(name: string, conf: CloudbaseConf): ServiceCrawlSettings {
   if (name === 'OpenStack' || name === 'Ec2') {
