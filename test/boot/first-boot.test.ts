@@ -67,7 +67,7 @@ runcmd:
 const PROBE_SCRIPT = `#!/bin/sh
 # Each line opens the console afresh: the serial getty's vhangup() on ttyS0 cuts off descriptors opened before it.
 say() { printf '%s\\n' "$*" > /dev/ttyS0; }
-tagged() { sed "s/^/$1 /" > /dev/ttyS0; }
+tagged() { while IFS= read -r line; do say "$1 $line"; done; }
 say "PROBE-BEGIN"
 out=$(timeout 300 cloud-init status --wait --long 2>&1); rc=$?
 echo "$out" | tagged 'PROBE-STATUS|'
