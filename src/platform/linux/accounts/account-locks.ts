@@ -3,7 +3,8 @@
 import { PlatformError } from '../../../util/errors';
 import type { AccountHost } from './account-host';
 import { lockPasswdDatabase } from './passwd-database-lock';
-import { lockAccountFiles } from './shadow-lock';
+import { ACCOUNT_FILE_NAMES } from './account-transaction';
+import { clearStaleLocks, lockAccountFiles } from './shadow-lock';
 
 /** Locks the account database and the files at ROOT PATHS in HOST's root; returns the function that unlocks them. */
 export async function lockAccounts(host: AccountHost, rootPaths: string[]): Promise<() => Promise<void>> {
@@ -28,4 +29,15 @@ export async function lockAccounts(host: AccountHost, rootPaths: string[]): Prom
       unlockDatabase();
     }
   };
+}
+
+/**
+ * Removes the FILE.lock files of HOST's account files that no live process holds, before one of shadow-utils'
+ * tools runs there: the tools take any live pid in a lock at its word (after a crash, pids are reused) and
+ * refuse an empty lock, so what a killed kiln left would fail them.
+ */
+export async function clearStaleAccountLocks(host: Pick<AccountHost, 'resolvedHostPath'>): Promise<void> {
+  const files: string[] = [];
+  for (const name of ACCOUNT_FILE_NAMES) files.push(await host.resolvedHostPath(`/etc/${name}`));
+  clearStaleLocks(files);
 }

@@ -24,15 +24,18 @@ const liveProc: ProcReader = {
       return undefined;
     }
   },
-  exists(pid) {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code === 'EPERM';
-    }
-  },
+  exists: processExists,
 };
+
+/** Whether a process with PID exists (signal 0; EPERM means it does, owned by someone else). */
+export function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 /** Boot time in ms since the epoch (/proc/stat `btime`), or undefined. */
 function bootTimeMs(proc: ProcReader): number | undefined {

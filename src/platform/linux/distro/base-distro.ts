@@ -1,7 +1,8 @@
 // What most Linux families share (shadow-utils useradd/groupadd, /etc/hostname, systemd); families override the rest.
 import type { DistroInfo } from './distro-info';
-import type { Platform, RunResult } from '../../platform';
+import type { Platform, RunOpts, RunResult } from '../../platform';
 import type { DistroOps, DistroOptions, PackageAction, PackageCommand, ServiceKind, UserSpec } from './distro';
+import { clearStaleAccountLocks } from '../accounts/account-locks';
 import { NativeAccounts } from '../accounts/native-accounts';
 import { LinuxPlatform } from '../linux-platform';
 
@@ -82,17 +83,26 @@ export abstract class BaseDistro implements DistroOps {
     return this.native.get(platform) ?? undefined;
   }
 
+  /**
+   * Runs one of shadow-utils' account tools (ARGV) on PLATFORM, first removing account-file locks no live
+   * process holds: the tools would take a killed kiln's lock, or a reused pid in it, for a live holder.
+   */
+  protected async runAccountTool(platform: Platform, argv: string[], options: RunOpts = {}): Promise<RunResult> {
+    if (this.shadowUtils && platform instanceof LinuxPlatform) await clearStaleAccountLocks(platform);
+    return platform.run(argv, options);
+  }
+
   async addUser(platform: Platform, user: UserSpec): Promise<boolean> {
     if (await this.userExists(platform, user.name)) return false;
     if (!user.keepMissingGroups) for (const g of user.groups ?? []) if (!(await this.groupExists(platform, g))) await this.addGroup(platform, g);
     if (await (await this.nativeAccounts(platform))?.addUser(user)) return true;
-    await platform.run(this.useraddArgv(user), user.passwdHash ? { secrets: [user.passwdHash] } : {});
+    await this.runAccountTool(platform, this.useraddArgv(user), user.passwdHash ? { secrets: [user.passwdHash] } : {});
     return true;
   }
 
   async addGroup(platform: Platform, group: string, members: string[] = [], system = false): Promise<void> {
     if (!(await this.groupExists(platform, group))) {
-      if (!(await (await this.nativeAccounts(platform))?.addGroup(group, system))) await platform.run(this.groupaddArgv(group, system));
+      if (!(await (await this.nativeAccounts(platform))?.addGroup(group, system))) await this.runAccountTool(platform, this.groupaddArgv(group, system));
     }
     for (const m of members) {
       if (!(await this.userExists(platform, m))) continue;
@@ -107,13 +117,13 @@ export abstract class BaseDistro implements DistroOps {
   async addToGroups(platform: Platform, user: string, groups: string[]): Promise<void> {
     if (groups.length === 0) return;
     if (await (await this.nativeAccounts(platform))?.addToGroups(user, groups)) return;
-    await platform.run(['usermod', '-a', '-G', groups.join(','), user]);
+    await this.runAccountTool(platform, ['usermod', '-a', '-G', groups.join(','), user]);
   }
 
   async lockPassword(platform: Platform, user: string): Promise<void> {
     if (await (await this.nativeAccounts(platform))?.lockPassword(user)) return;
-    const r = await platform.run(['passwd', '-l', user], { allowFailure: true });
-    if (r.code !== 0) await platform.run(['usermod', '--lock', user]);
+    const r = await this.runAccountTool(platform, ['passwd', '-l', user], { allowFailure: true });
+    if (r.code !== 0) await this.runAccountTool(platform, ['usermod', '--lock', user]);
   }
 
   async setPasswords(platform: Platform, entries: Array<{ user: string; password: string }>, hashed: boolean): Promise<void> {
@@ -121,12 +131,12 @@ export abstract class BaseDistro implements DistroOps {
     // Plain text always goes to chpasswd, so that the distro's default hash (yescrypt on Debian 12) is used.
     if (hashed && (await (await this.nativeAccounts(platform))?.setHashes(entries))) return;
     const input = entries.map((e) => `${e.user}:${e.password}\n`).join('');
-    await platform.run(hashed ? ['chpasswd', '-e'] : ['chpasswd'], { input, secrets: entries.map((e) => e.password) });
+    await this.runAccountTool(platform, hashed ? ['chpasswd', '-e'] : ['chpasswd'], { input, secrets: entries.map((e) => e.password) });
   }
 
   async expirePassword(platform: Platform, user: string): Promise<void> {
     if (await (await this.nativeAccounts(platform))?.expirePassword(user)) return;
-    await platform.run(['passwd', '--expire', user]);
+    await this.runAccountTool(platform, ['passwd', '--expire', user]);
   }
 
   /** RHEL and SUSE (systemd) write previous-hostname as the bare name, without a newline. */

@@ -1,13 +1,14 @@
 // Account-file locks left by a killed boot never block the next one: a pid in a lock that now names a process
 // started after the lock was written, or a lock from an earlier boot, is stale; staging files a killed writer
-// left are removed once the lock is taken afresh. A live holder is still waited for.
+// left are removed once the lock is taken afresh. A live holder is still waited for. Before shadow-utils' own
+// tools run, locks nobody holds are cleared, since the tools refuse an empty lock and trust any live pid.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { lockHolderAlive, type ProcReader } from '../../../../src/platform/linux/accounts/lock-holder';
-import { lockAccountFiles } from '../../../../src/platform/linux/accounts/shadow-lock';
+import { clearStaleLocks, lockAccountFiles } from '../../../../src/platform/linux/accounts/shadow-lock';
 import { tempDir } from '../../../helpers/temp';
 
 function bootTimeSeconds(): number {
@@ -89,4 +90,33 @@ test('staging files a killed writer left beside an account file go when its lock
   await unlock();
   assert.deepEqual(readdirSync(root).sort(), ['.group.kiln-0123456789ab', 'passwd']);
   assert.ok(!existsSync(`${file}.lock`));
+});
+
+test('a lock is linked into place with its pid already in it, and its pid file does not stay', async (t) => {
+  const root = tempDir(t);
+  const file = join(root, 'gshadow');
+  writeFileSync(file, '');
+  writeFileSync(`${file}.lock`, ''); // what a writer killed between create and write left (shadow-utils: "without a PID")
+  const unlock = await lockAccountFiles([file], async () => assert.fail('an empty lock is not waited for'));
+  assert.equal(readFileSync(`${file}.lock`, 'latin1'), `${process.pid}\0`);
+  assert.deepEqual(readdirSync(root).sort(), ['gshadow', 'gshadow.lock']);
+  await unlock();
+  assert.deepEqual(readdirSync(root), ['gshadow']);
+});
+
+test("before the tools run, locks nobody holds are cleared; a live holder's and our own are kept", async (t) => {
+  const root = tempDir(t);
+  const names = ['passwd', 'shadow', 'group', 'gshadow', 'subuid'];
+  for (const n of names) writeFileSync(join(root, n), '');
+  const live = await liveSleeper(t);
+  writeFileSync(join(root, 'passwd.lock'), ''); // empty
+  writeFileSync(join(root, 'shadow.lock'), '2147483646\0'); // no such process
+  writeFileSync(join(root, 'group.lock'), `${live}\0`); // written by a live process after it started
+  writeFileSync(join(root, 'gshadow.lock'), `${live}\0`);
+  const minuteAgo = Date.now() / 1000 - 60;
+  utimesSync(join(root, 'gshadow.lock'), minuteAgo, minuteAgo); // ... by a process that started later: a reused pid
+  const unlock = await lockAccountFiles([join(root, 'subuid')], async () => undefined);
+  clearStaleLocks(names.map((n) => join(root, n)));
+  assert.deepEqual(readdirSync(root).filter((n) => n.endsWith('.lock')).sort(), ['group.lock', 'subuid.lock']);
+  await unlock();
 });
