@@ -6,12 +6,15 @@ import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import type { Platform } from '../platform/platform';
 import type { InstanceData } from '../sources/datasource';
+import type { FoundInStage } from './describe-source';
 
 export const CACHE_FILE = 'obj.json';
 
 interface CachedInstance {
   version: 2;
   source: string;
+  /** The stage that found the source (cloud-init's pickle keeps its class: DataSourceEc2Local or DataSourceEc2). */
+  stage?: FoundInStage;
   data: Record<string, unknown>;
 }
 
@@ -27,14 +30,21 @@ interface BlobRef {
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-export function serializeInstance(source: string, data: InstanceData): string {
+/** A cached instance: the source's name, the stage that found it (when the cache says), what it returned. */
+export interface CachedSource {
+  source: string;
+  stage?: FoundInStage;
+  data: InstanceData;
+}
+
+export function serializeInstance(source: string, data: InstanceData, stage?: FoundInStage): string {
   const copy: Record<string, unknown> = { ...data };
   for (const [k, file] of Object.entries(BLOB_FILES) as Array<[BlobKey, string]>) {
     const bytes = data[k];
     if (bytes) copy[k] = { file, bytes: bytes.length, sha256: sha256(bytes) } satisfies BlobRef;
   }
   if (data.files) copy.files = data.files.map((f) => ({ path: f.path, base64: Buffer.from(f.content).toString('base64') }));
-  const cached: CachedInstance = { version: 2, source, data: copy };
+  const cached: CachedInstance = { version: 2, source, ...(stage ? { stage } : {}), data: copy };
   return `${JSON.stringify(cached)}\n`;
 }
 
@@ -43,7 +53,7 @@ export function serializeInstance(source: string, data: InstanceData): string {
  * when missing). Undefined when the cache cannot be trusted: unreadable, of another version, or a blob that is
  * missing or not the one it names (a crash between the writes, an edited file): the source is crawled again.
  */
-export async function deserializeInstance(text: string, readBlob: (file: string) => Promise<Uint8Array | undefined>): Promise<{ source: string; data: InstanceData } | undefined> {
+export async function deserializeInstance(text: string, readBlob: (file: string) => Promise<Uint8Array | undefined>): Promise<CachedSource | undefined> {
   let parsed: CachedInstance;
   try {
     parsed = JSON.parse(text) as CachedInstance;
@@ -63,11 +73,12 @@ export async function deserializeInstance(text: string, readBlob: (file: string)
   if (Array.isArray(data.files)) {
     data.files = (data.files as Array<{ path: string; base64: string }>).map((f) => ({ path: f.path, content: new Uint8Array(Buffer.from(f.base64, 'base64')) }));
   }
-  return { source: parsed.source, data: data as unknown as InstanceData };
+  const stage = parsed.stage === 'local' || parsed.stage === 'network' ? parsed.stage : undefined;
+  return { source: parsed.source, ...(stage ? { stage } : {}), data: data as unknown as InstanceData };
 }
 
 /** The cached instance behind /var/lib/cloud/instance, or undefined (no link, no cache, unreadable cache). */
-export async function restoreInstance(platform: Platform, instanceLink: string): Promise<{ source: string; data: InstanceData } | undefined> {
+export async function restoreInstance(platform: Platform, instanceLink: string): Promise<CachedSource | undefined> {
   const text = await platform.readTextIfExists(posix.join(instanceLink, CACHE_FILE));
   if (text === undefined) return undefined;
   return deserializeInstance(text, async (file) => {

@@ -3,7 +3,7 @@ import { posix } from 'node:path';
 import type { Platform } from '../platform/platform';
 import type { InstanceData } from '../sources/datasource';
 import type { CloudPaths } from './cloud-paths';
-import { describeSource } from './describe-source';
+import { describeSource, sourceClassName, type FoundInStage } from './describe-source';
 import { BLOB_FILES, CACHE_FILE, serializeInstance } from './instance-cache';
 
 export const NO_PREVIOUS_INSTANCE_ID = 'NO_PREVIOUS_INSTANCE_ID';
@@ -24,13 +24,14 @@ export async function previousInstanceId(platform: Platform, paths: CloudPaths):
  * cloud-init's "instancify": remember the previous instance id, point `instance` at this one, write the cache
  * and the small files tools read. Returns whether this is the first boot of the instance.
  */
-export async function instancify(platform: Platform, paths: CloudPaths, sourceName: string, data: InstanceData): Promise<{ isNew: boolean; previous: string }> {
+export async function instancify(platform: Platform, paths: CloudPaths, sourceName: string, data: InstanceData, stage: FoundInStage = 'local'): Promise<{ isNew: boolean; previous: string }> {
   const iid = data.instanceId;
   const previous = await previousInstanceId(platform, paths);
   const dir = paths.instanceDir(iid);
   for (const d of ['handlers', 'scripts', 'sem']) await platform.mkdir(posix.join(dir, d));
   await platform.symlink(dir, paths.instanceLink);
-  const description = `DataSource${sourceName}: ${describeSource(sourceName, data)}`;
+  // "<class>: <str(datasource)>", as cloud-init's _reflect_cur_instance writes it.
+  const description = `${sourceClassName(sourceName, stage)}: ${describeSource(sourceName, data, stage)}`;
   await platform.writeFile(posix.join(dir, 'datasource'), `${description}\n`);
   await platform.writeFile(posix.join(paths.dataDir, 'previous-datasource'), `${description}\n`);
   await platform.writeFile(posix.join(paths.dataDir, 'instance-id'), `${iid}\n`);
@@ -41,6 +42,6 @@ export async function instancify(platform: Platform, paths: CloudPaths, sourceNa
   await platform.writeFile(posix.join(dir, BLOB_FILES.userData), data.userData ?? new Uint8Array(), { mode: 0o600 });
   await platform.writeFile(posix.join(dir, BLOB_FILES.vendorData), data.vendorData ?? new Uint8Array(), { mode: 0o600 });
   await platform.writeFile(posix.join(dir, BLOB_FILES.vendorData2), data.vendorData2 ?? new Uint8Array(), { mode: 0o600 });
-  await platform.writeFile(posix.join(dir, CACHE_FILE), serializeInstance(sourceName, data), { mode: 0o600 });
+  await platform.writeFile(posix.join(dir, CACHE_FILE), serializeInstance(sourceName, data, stage), { mode: 0o600 });
   return { isNew: previous !== iid, previous };
 }

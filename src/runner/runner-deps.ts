@@ -10,6 +10,7 @@ import type { Log } from '../util/log';
 import type { ProcessedPart } from '../userdata/processed-message';
 import type { SourceSet } from '../sources/source-set';
 import type { CloudPaths } from './cloud-paths';
+import type { FoundInStage } from './describe-source';
 
 export interface UserDataInput {
   /** Which blob: user data, vendor data, or vendor_data2 (processed after vendor data). */
@@ -73,6 +74,8 @@ export interface LocateInput {
 export interface FoundSource {
   source: Datasource;
   data: InstanceData;
+  /** The stage that found it (kept in the cache): cloud-init's class, and so its name in status.json, differs. */
+  stage?: FoundInStage;
 }
 
 export interface LocateOutcome {

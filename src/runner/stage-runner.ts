@@ -168,7 +168,7 @@ export class StageRunner {
     mergeRecoverable(record.recoverable_errors, capture.stop());
     record.finished = this.now().getTime() / 1000;
     status.v1.stage = null;
-    if (this.found) status.v1.datasource = describeSource(this.found.source.name, this.found.data);
+    if (this.found) status.v1.datasource = describeSource(this.found.source.name, this.found.data, this.found.stage);
     await writeStatusFile(p, rc.paths, status);
     if (stage === 'modules-final') await writeResultFile(p, rc.paths, status);
     const degraded = record.errors.length > 0 || Object.values(record.recoverable_errors).some((l) => l.length > 0);
@@ -191,7 +191,7 @@ export class StageRunner {
       this.log.debug(`manual cache clean ${rc.config.manual_cache_clean === true ? 'set in config' : `marker found: ${marker}`}; trusting the cached instance`);
       const cached = await restoreInstance(p, rc.paths.instanceLink);
       const source = cached && this.deps.sources.find((s) => s.name === cached.source);
-      if (cached && source) this.found = { source, data: cached.data };
+      if (cached && source) this.found = { source, data: cached.data, ...(cached.stage ? { stage: cached.stage } : {}) };
     } else {
       await p.remove(posix.join(rc.paths.instanceLink, 'boot-finished'));
       await p.remove(rc.paths.instanceLink);
@@ -202,7 +202,7 @@ export class StageRunner {
       if (this.allInOneProcess && (await previousInstanceId(p, rc.paths)) === NO_PREVIOUS_INSTANCE_ID) await this.prepareInitModulesEarly(rc, undefined);
       const outcome = await this.locate(rc, 'local', false);
       // A source that was detected but failed is already logged at WARNING (find-source), so it is a recoverable error.
-      this.found = outcome.found;
+      this.found = outcome.found && { ...outcome.found, stage: 'local' };
     }
     if (!this.found) {
       this.log.debug('No local datasource found');
@@ -210,7 +210,7 @@ export class StageRunner {
       return;
     }
     this.opts.logger.redactor.add(this.found.data.adminPassword);
-    const { isNew } = await instancify(p, rc.paths, this.found.source.name, this.found.data);
+    const { isNew } = await instancify(p, rc.paths, this.found.source.name, this.found.data, this.found.stage);
     if (rc.config.manual_cache_clean === true) await p.writeFile(marker, '');
     if (isNew && this.allInOneProcess) await this.prepareInitModulesEarly(rc, this.found.data);
     if (isNew) await this.applyNetwork(this.found.data, 'local');
@@ -291,16 +291,16 @@ export class StageRunner {
     if (!this.found) {
       const cached = await restoreInstance(p, rc.paths.instanceLink);
       const source = cached && this.deps.sources.find((s) => s.name === cached.source);
-      if (cached && source) this.found = { source, data: cached.data };
+      if (cached && source) this.found = { source, data: cached.data, ...(cached.stage ? { stage: cached.stage } : {}) };
     }
     if (!this.found) {
       // Without a local stage this boot, local sources are still worth a look before the network ones.
       const outcome = await this.locate(rc, 'network', status.v1['init-local'].start !== null);
-      this.found = outcome.found;
+      this.found = outcome.found && { ...outcome.found, stage: 'network' };
       if (!this.found) throw new StageFailure(`No instance datasource found (tried ${outcome.tried.join(', ') || 'none'}); check datasource_list in /etc/cloud/cloud.cfg(.d) and the seed`);
     }
     this.opts.logger.redactor.add(this.found.data.adminPassword);
-    const { isNew } = await instancify(p, rc.paths, this.found.source.name, this.found.data);
+    const { isNew } = await instancify(p, rc.paths, this.found.source.name, this.found.data, this.found.stage);
     if (isNew && !this.networkApplied) await this.applyNetwork(this.found.data, 'network');
     this.merged = await this.consumeData(rc, record, this.found);
     await this.writeInstanceData(rc, this.merged);
@@ -382,7 +382,7 @@ export class StageRunner {
       const cached = await restoreInstance(this.platform, rc.paths.instanceLink);
       const source = cached && this.deps.sources.find((s) => s.name === cached.source);
       if (!cached || !source) throw new StageFailure(`no datasource found: ${rc.paths.instanceLink} has no cached instance; run 'cloud-init init' first`);
-      this.found = { source, data: cached.data };
+      this.found = { source, data: cached.data, ...(cached.stage ? { stage: cached.stage } : {}) };
       this.opts.logger.redactor.add(cached.data.adminPassword);
     }
     this.merged ??= await this.mergedFromDisk(rc, this.found);

@@ -407,3 +407,24 @@ test("modules get the found source's publishHostKeys with its settings from the 
   await boot(plain, fakeDeps([fakeSource()], [publisher]));
   assert.deepEqual(seen, [true, false]);
 });
+
+test("each stage in a process of its own names the source by the stage that found it (DataSourceEc2Local after the init stage's cache restore), as cloud-init's pickle keeps the class", async (t) => {
+  const run = async (root: string, deps: RunnerDeps, stages: Array<'init-local' | 'init' | 'modules-config' | 'modules-final'>) => {
+    for (const stage of stages) {
+      const logger = new Logger();
+      await new StageRunner({ platform: new LinuxPlatform({ root, log: logger.for('platform') }), logger, deps }).runStage(stage);
+    }
+  };
+  const cfg = 'datasource_list: [Ec2]\ncloud_init_modules: []\ncloud_config_modules: []\ncloud_final_modules: []\n';
+  const local = sandbox(t, 'i-1', cfg);
+  await run(local, fakeDeps([fakeSource('Ec2', 'local')], []), ['init-local', 'init', 'modules-config', 'modules-final']);
+  assert.equal(json(local, 'run/cloud-init/status.json').v1.datasource, 'DataSourceEc2Local');
+  assert.equal(json(local, 'run/cloud-init/result.json').v1.datasource, 'DataSourceEc2Local');
+  assert.equal(readFileSync(join(local, 'var/lib/cloud/instances/i-1/datasource'), 'utf8'), 'DataSourceEc2Local: DataSourceEc2Local\n');
+  assert.equal(readFileSync(join(local, 'var/lib/cloud/data/previous-datasource'), 'utf8'), 'DataSourceEc2Local: DataSourceEc2Local\n');
+  // Found only by the init stage (no init-local this boot): cloud-init's network class, DataSourceEc2.
+  const network = sandbox(t, 'i-2', cfg);
+  await run(network, fakeDeps([fakeSource('Ec2', 'local')], []), ['init', 'modules-config', 'modules-final']);
+  assert.equal(json(network, 'run/cloud-init/status.json').v1.datasource, 'DataSourceEc2');
+  assert.equal(readFileSync(join(network, 'var/lib/cloud/instances/i-2/datasource'), 'utf8'), 'DataSourceEc2: DataSourceEc2\n');
+});
