@@ -20,6 +20,43 @@ function trimPublicKeyLineBreaks(text: string): string {
   }
 }
 
+/** In the projected instance-data.json: v1.region emptied (cloud-init's value for the sources that leave it unset). */
+function dropRegion(text: string): string {
+  try {
+    const doc = JSON.parse(text) as { v1?: { region?: unknown } };
+    if (!doc.v1) return text;
+    doc.v1.region = null;
+    return `${JSON.stringify(doc, null, 1)}\n`;
+  } catch {
+    return text;
+  }
+}
+
+/** In the projected instance-data.json: v1's availability zone (both spellings) emptied, as 22.4's Hetzner leaves it. */
+function dropAvailabilityZone(text: string): string {
+  try {
+    const doc = JSON.parse(text) as { v1?: Record<string, unknown> };
+    if (!doc.v1) return text;
+    doc.v1['availability-zone'] = null;
+    doc.v1.availability_zone = null;
+    return `${JSON.stringify(doc, null, 1)}\n`;
+  } catch {
+    return text;
+  }
+}
+
+/** In the projected instance-data.json: ds.meta_data without its `private-networks` list. */
+function dropPrivateNetworks(text: string): string {
+  try {
+    const doc = JSON.parse(text) as { ds?: { meta_data?: Record<string, unknown> } };
+    if (!doc.ds?.meta_data || !('private-networks' in doc.ds.meta_data)) return text;
+    delete doc.ds.meta_data['private-networks'];
+    return `${JSON.stringify(doc, null, 1)}\n`;
+  } catch {
+    return text;
+  }
+}
+
 /** The creation time in the header both write on files they create ("# Created by cloud-init v. 22.4.2 on <date>"). */
 function dropHeaderTime(text: string): string {
   return text.replace(/^(# Created by cloud-init v\. [\d.]+) on .*$/m, '$1 on <time>');
@@ -43,6 +80,27 @@ export const NET_ALLOWED_DIFFERENCES: AllowedDifference[] = [
     normalize: trimPublicKeyLineBreaks,
     seeds: /openstack/,
     reason: "cloud-init 22.4 lists OpenStack's public_keys values in v1.public_ssh_keys as meta_data.json gives them, a key's final line break included (normalize_pubkey_data does not strip); kiln lists each key without it. The same keys reach authorized_keys on both sides, and ds.meta_data keeps the raw values on both",
+  },
+  {
+    path: /^\/run\/cloud-init\/instance-data\.json(@init-local)?$/,
+    kinds: [],
+    normalize: dropRegion,
+    seeds: /digitalocean|hetzner/,
+    reason: "cloud-init 22.4's DigitalOcean and Hetzner leave v1.region null (only their availability zone is set, from the metadata's region); kiln also names the region as v1.region (docs/datasources.md, 'Each source against cloud-init'). v1.availability_zone and the ds block are compared",
+  },
+  {
+    path: /^\/run\/cloud-init\/instance-data\.json(@init-local)?$/,
+    kinds: [],
+    normalize: dropAvailabilityZone,
+    seeds: /hetzner/,
+    reason: "cloud-init 22.4's Hetzner sets no availability zone; kiln takes v1.availability_zone from the metadata's availability-zone (docs/datasources.md). The metadata itself is compared in ds.meta_data",
+  },
+  {
+    path: /^\/run\/cloud-init\/instance-data\.json(@init-local)?$/,
+    kinds: [],
+    normalize: dropPrivateNetworks,
+    seeds: /hetzner/,
+    reason: "kiln reads Hetzner's metadata/private-networks into ds.meta_data['private-networks'] as newer cloud-init does (its hotplug support); 22.4 does not fetch it. The private networks are not in the rendered network on either side",
   },
   {
     path: /^\/etc\/sudoers\.d\/90-cloud-init-users$/,

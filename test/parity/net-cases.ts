@@ -35,6 +35,13 @@ export interface NetCase {
   dhcpOptions: string[];
   /** Optional cloud.cfg snippet of the case (file `cloud.cfg`), appended to 90-kiln-parity.cfg. */
   config: string;
+  /**
+   * Optional folder (`rootfs/`) copied over both rootfs copies before the first stage: what the cloud's image or
+   * hypervisor puts in the machine and the lab's network cannot carry (a provisioning seed, an /etc/hosts entry).
+   */
+  rootfs?: string;
+  /** `physical_nic`: eth0 gets a `device` folder in the stages' sysfs (sandbox-stages.ts), as a VM's NIC has. */
+  physicalNic: boolean;
   /** Checked on both sides after the last stage, so the case proves the source really acted. */
   expect: Expectation[];
 }
@@ -46,6 +53,7 @@ interface CaseJson {
   mac?: string;
   datasource_list?: string[];
   dhcp_options?: string[];
+  physical_nic?: boolean;
   expect?: Expectation[];
 }
 
@@ -76,6 +84,8 @@ export function loadNetCases(dir = NET_CASES_DIR): NetCase[] {
         datasourceList: c.datasource_list,
         dhcpOptions: c.dhcp_options ?? [],
         config: existsSync(cfg) ? readFileSync(cfg, 'utf8') : '',
+        physicalNic: c.physical_nic === true,
+        rootfs: existsSync(join(d, 'rootfs')) ? join(d, 'rootfs') : undefined,
         expect: c.expect ?? [],
       };
     });

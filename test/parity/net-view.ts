@@ -1,5 +1,6 @@
 // What the network parity cases compare of a finished root: instance-data.json's v1 keys and ds metadata, the
-// hostname, users and their keys, and the rendered network, taken once after init-local and once after all stages.
+// hostname, users and their keys, the rendered network and the found datasource's name (status.json and
+// previous-datasource), taken once after init-local and once after all stages.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,6 +10,8 @@ import { readEntry } from './tree-snapshot';
 /** Files whose entry (mode, owner, content) is compared when either side has them. */
 export const VIEW_FILES = [
   '/run/cloud-init/instance-data.json',
+  '/run/cloud-init/status.json',
+  '/var/lib/cloud/data/previous-datasource',
   '/etc/hostname',
   '/etc/hosts',
   '/etc/passwd',
@@ -24,7 +27,7 @@ export const VIEW_FILES = [
 ];
 
 /** Files init-local must already have written: what the source found, and the network rendered before it starts. */
-export const INIT_LOCAL_FILES = ['/run/cloud-init/instance-data.json', '/etc/network/interfaces.d/50-cloud-init', '/etc/netplan/50-cloud-init.yaml', '/etc/udev/rules.d/70-persistent-net.rules'];
+export const INIT_LOCAL_FILES = ['/run/cloud-init/instance-data.json', '/run/cloud-init/status.json', '/var/lib/cloud/data/previous-datasource', '/etc/network/interfaces.d/50-cloud-init', '/etc/netplan/50-cloud-init.yaml', '/etc/udev/rules.d/70-persistent-net.rules'];
 
 /** The suffix marking a view entry taken right after init-local. */
 export const AFTER_INIT_LOCAL = '@init-local';
@@ -51,6 +54,16 @@ export function projectInstanceData(text: string): string {
   }
 }
 
+/** status.json reduced to the name of the datasource found (the rest is times and per-module errors). */
+export function projectStatus(text: string): string {
+  try {
+    const doc = JSON.parse(text) as { v1?: { datasource?: unknown } };
+    return `${JSON.stringify({ v1: { datasource: doc.v1?.datasource ?? null } }, null, 1)}\n`;
+  } catch {
+    return text;
+  }
+}
+
 /** The view entries of ROOT (paths suffixed with SUFFIX): VIEW_FILES or FILES, plus every /home/<user>/.ssh. */
 export function snapshotView(root: string, files: string[] = VIEW_FILES, suffix = ''): Tree {
   const paths = [...files];
@@ -61,8 +74,9 @@ export function snapshotView(root: string, files: string[] = VIEW_FILES, suffix 
   for (const path of paths) {
     if (!existsSync(join(root, path))) continue;
     const entry = readEntry(join(root, path));
-    if (path.endsWith('/instance-data.json') && entry.text !== undefined) {
-      entry.text = projectInstanceData(entry.text);
+    const project = path.endsWith('/instance-data.json') ? projectInstanceData : path.endsWith('/status.json') ? projectStatus : undefined;
+    if (project && entry.text !== undefined) {
+      entry.text = project(entry.text);
       entry.sha256 = createHash('sha256').update(entry.text).digest('hex');
     }
     view.set(`${path}${suffix}`, entry);

@@ -1,5 +1,5 @@
 // Runs one network parity case on one side: a rootfs copy whose stages run in the case's network lab with fake DMI.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { copyRootfs } from '../helpers/debian-rootfs';
 import type { NetCase } from './net-cases';
@@ -43,13 +43,15 @@ export async function runNetCaseOnSide(c: NetCase, side: Side, work: string, kil
   // with nothing listening fails at once, as a cloud without DNS does.
   rmSync(join(root, 'etc/resolv.conf'), { force: true });
   writeFileSync(join(root, 'etc/resolv.conf'), 'nameserver 127.0.0.1\n');
+  // The case's own files (a provisioning seed, an /etc/hosts line), the same on both sides.
+  if (c.rootfs) cpSync(c.rootfs, root, { recursive: true, preserveTimestamps: true });
   const dmiDir = join(work, `${name}-dmi`);
   mkdirSync(dmiDir, { recursive: true });
   for (const [field, value] of Object.entries(c.dmi)) writeFileSync(join(dmiDir, field), `${value}\n`);
 
   const lab = await openNetLab(c, kiln, join(work, `${name}-lab`));
   try {
-    const net = { netns: lab.machine, dmiDir };
+    const net = { netns: lab.machine, dmiDir, ...(c.physicalNic ? { physicalNic: 'eth0' } : {}) };
     const [local, ...later] = STAGES;
     // A fixed hash seed makes cloud-init's set orders (authorized keys) the same on every run.
     const env: Record<string, string> = side === 'cloud-init' ? { PYTHONHASHSEED: '2' } : {};

@@ -52,10 +52,29 @@ export function prepareLaterBoot(root: string, c: ParityCase, boot: LaterBoot): 
 export interface NetSandbox {
   netns: string;
   dmiDir: string;
+  /**
+   * Gives this interface (a veth) a `device` folder in the stage's /sys/class/net, as a cloud VM's NIC has: the
+   * sources that pick "a physical NIC" (cloud-init's DigitalOcean link-local helper) skip a veth otherwise.
+   */
+  physicalNic?: string;
 }
 
 function shQuote(s: string): string {
   return `'${s.replace(/'/g, "'\\''")}'`;
+}
+
+/**
+ * Replaces the bound /sys/class/net with a tmpfs of links to the namespace's interfaces, NIC (quoted) a folder of
+ * links to its attributes plus an empty `device` folder: sysfs itself cannot grow one, and a veth has none.
+ */
+function physicalNicScript(r: string, nic: string): string[] {
+  return [
+    `umount ${r}/sys/class/net`,
+    `mount -t tmpfs -o mode=0755 sysclassnet ${r}/sys/class/net`,
+    `for d in $(ls /sys/class/net); do [ "$d" = ${nic} ] || ln -s "$(readlink -f /sys/class/net/$d)" ${r}/sys/class/net/$d; done`,
+    `real=$(readlink -f /sys/class/net/${nic}); mkdir ${r}/sys/class/net/${nic} ${r}/sys/class/net/${nic}/device`,
+    `for e in $(ls $real); do ln -s "$real/$e" ${r}/sys/class/net/${nic}/$e; done`,
+  ];
 }
 
 /**
@@ -77,6 +96,7 @@ function stageCommand(root: string, args: string[], net?: NetSandbox): string[] 
     `mount -t sysfs sysfs ${r}/sys`,
     `mount -t tmpfs -o mode=0755 sysclass ${r}/sys/class`,
     `for c in $(ls /sys/class); do mkdir ${r}/sys/class/$c; mount --bind /sys/class/$c ${r}/sys/class/$c; done`,
+    ...(net.physicalNic ? physicalNicScript(r, shQuote(net.physicalNic)) : []),
     `mkdir -p ${r}/sys/class/dmi/id`,
     `mount --bind ${shQuote(net.dmiDir)} ${r}/sys/class/dmi/id`,
     `exec chroot ${r} ${cloudInit}`,
