@@ -168,8 +168,8 @@ export function oracleInstanceData(opc: Opc, metadataAddress: string, network: O
     subplatform: `metadata (${metadataAddress})`,
     publicKeys: publicKeys(meta.public_keys),
     metadata: meta,
-    // cloud-init's instance-data.json `ds` is the crawled instance document for Oracle.
-    extra: { ...data },
+    // cloud-init's _crawled_metadata: instance-data.json's `ds` is the instance document alone (no meta_data).
+    crawledMetadata: { ...data },
     networkConfig: { format: 'oracle', config: network, order: ORACLE_NETWORK_ORDER },
   };
   const host = str(data.hostname);

@@ -1,9 +1,10 @@
 // Oracle beyond the fixtures: the mock's v2 header rule, the header on every v2 request, and when the temporary lease and the vnics are skipped.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
+import { buildInstanceData } from '../../src/runner/instance-data';
 import type { CrawlContext } from '../../src/sources/datasource';
 import type { EphemeralNetwork } from '../../src/sources/ephemeral-network';
 import { findSource } from '../../src/sources/find-source';
@@ -98,4 +99,13 @@ test('findSource in init-local crawls Oracle on its asset tag alone, and not wit
   const found = await findSource(base, [oracleSource, noneSource], { stage: 'local', network: countingNetwork(), baseUrl: server.url });
   assert.equal(found?.source.name, 'Oracle');
   assert.equal(await findSource({ ...base, dmi: { chassis_asset_tag: 'No Asset Tag' } }, [oracleSource, noneSource], { stage: 'local', network: countingNetwork(), baseUrl: server.url }), undefined);
+});
+
+test("instance-data.json's ds is the crawled instance document alone, as cloud-init's _crawled_metadata makes it (no meta_data beside it)", async (t) => {
+  const server = await mockMetadataServer(t, { kind: 'oracle', dir: TREE });
+  const data = await oracleSource.crawl(crawlCtx(t, server.url));
+  const doc = buildInstanceData({ instance: data, distro: { name: 'debian', family: 'debian', version: '12' }, mergedConfig: {}, systemConfig: {} }) as { ds: Record<string, unknown> };
+  const instance = JSON.parse(readFileSync(join(TREE, 'opc/v2/instance'), 'utf8')) as Record<string, unknown>;
+  assert.deepEqual(Object.keys(doc.ds).sort(), [...Object.keys(instance), '_doc'].sort());
+  assert.equal(doc.ds.id, 'ocid1.instance.oc1.iad.anuwcljtkiln0000');
 });
