@@ -57,6 +57,23 @@ function dropPrivateNetworks(text: string): string {
   }
 }
 
+/** In the projected instance-data.json: the ds block's user_data values as kiln's redaction writes them for non-root readers. */
+function redactDsUserData(text: string): string {
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (!v || typeof v !== 'object') return v;
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, /^user[-_]?data$/i.test(k) ? 'redacted for non-root user' : walk(x)]));
+  };
+  try {
+    const doc = JSON.parse(text) as { ds?: unknown };
+    if (!doc.ds) return text;
+    doc.ds = walk(doc.ds);
+    return `${JSON.stringify(doc, null, 1)}\n`;
+  } catch {
+    return text;
+  }
+}
+
 /** The creation time in the header both write on files they create ("# Created by cloud-init v. 22.4.2 on <date>"). */
 function dropHeaderTime(text: string): string {
   return text.replace(/^(# Created by cloud-init v\. [\d.]+) on .*$/m, '$1 on <time>');
@@ -101,6 +118,13 @@ export const NET_ALLOWED_DIFFERENCES: AllowedDifference[] = [
     normalize: dropPrivateNetworks,
     seeds: /hetzner/,
     reason: "kiln reads Hetzner's metadata/private-networks into ds.meta_data['private-networks'] as newer cloud-init does (its hotplug support); 22.4 does not fetch it. The private networks are not in the rendered network on either side",
+  },
+  {
+    path: /^\/run\/cloud-init\/instance-data\.json(@init-local)?$/,
+    kinds: [],
+    normalize: redactDsUserData,
+    seeds: /oracle/,
+    reason: "Oracle's instance document carries the user data (metadata.user_data, base64): cloud-init 22.4 leaves it readable in the world-readable instance-data.json (its sensitive keys are merged_cfg and security-credentials only); kiln redacts every key naming a secret, user data included, as newer cloud-init lists user_data among its sensitive keys (docs/runner.md). instance-data-sensitive.json keeps it on both",
   },
   {
     path: /^\/etc\/sudoers\.d\/90-cloud-init-users$/,
