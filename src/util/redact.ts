@@ -21,8 +21,14 @@ export class Redactor {
   }
 }
 
+/**
+ * Key names that only name a password setting, a flag and not a secret (Azure's `disable_password` and
+ * `disablePasswordAuthentication`, cloud-config's `lock_passwd`): their values stay readable.
+ */
+const PASSWORD_SETTING_PATTERN = /^(disable|enable|lock|expire)[-_]?passw(or)?d|passw(or)?d[-_]?auth(entication)?$/i;
+
 export function isSecretKey(key: string): boolean {
-  return SECRET_KEY_PATTERN.test(key);
+  return SECRET_KEY_PATTERN.test(key) && !PASSWORD_SETTING_PATTERN.test(key);
 }
 
 /** A deep copy of VALUE with the values of secret keys replaced by REDACTED. */

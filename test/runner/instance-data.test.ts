@@ -1,7 +1,7 @@
 // instance-data.json's v1 keys and ds block, as cloud-init 22.4 writes them for a datasource's findings.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildInstanceData } from '../../src/runner/instance-data';
+import { buildInstanceData, REDACT_SENSITIVE_VALUE, redactInstanceData } from '../../src/runner/instance-data';
 import type { InstanceData } from '../../src/sources/datasource';
 
 function build(instance: InstanceData): { v1: Record<string, unknown>; ds: Record<string, unknown> } {
@@ -25,4 +25,27 @@ test("a source's crawled metadata is the ds block as crawled; otherwise ds is me
   assert.deepEqual(ds['meta-data'], { 'instance-id': 'i-1' });
   const plain = build({ ...BASE, extra: { ec2_metadata: { a: 1 } } }).ds;
   assert.deepEqual(Object.keys(plain).sort(), ['_doc', 'ec2_metadata', 'meta_data']);
+});
+
+test('non-root readers lose the secrets in ds, not the settings that only name a password (Azure: disable_password, disablePasswordAuthentication)', () => {
+  const full = buildInstanceData({
+    instance: {
+      instanceId: 'i-1',
+      cloudName: 'azure',
+      platform: 'azure',
+      subplatform: 'imds (IMDS)',
+      publicKeys: [],
+      metadata: { disable_password: true, lock_passwd: false, admin_password: 'hunter22secret', imds: { compute: { osProfile: { disablePasswordAuthentication: 'true', adminPassword: 'p4ss' }, userData: 'I2Nsb3Vk' } } },
+    },
+    distro: { name: 'debian', family: 'debian', version: '12' },
+    mergedConfig: {},
+    systemConfig: {},
+  });
+  const md = (redactInstanceData(full).ds as { meta_data: Record<string, any> }).meta_data; // any: nested test reads
+  assert.equal(md.disable_password, true);
+  assert.equal(md.lock_passwd, false);
+  assert.equal(md.imds.compute.osProfile.disablePasswordAuthentication, 'true');
+  assert.equal(md.admin_password, REDACT_SENSITIVE_VALUE);
+  assert.equal(md.imds.compute.osProfile.adminPassword, REDACT_SENSITIVE_VALUE);
+  assert.equal(md.imds.compute.userData, REDACT_SENSITIVE_VALUE);
 });
