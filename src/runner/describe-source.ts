@@ -38,6 +38,8 @@ export function describeSource(name: string, data: InstanceData, stage: FoundInS
     return `${cls} [seed=${seed}][dsmode=${dsmode}]`;
   }
   if (CLASSES[name]?.bare) return cls;
+  // Azure and OVF: the seed their subplatform names ('seed-dir (/var/lib/cloud/seed/azure)', 'imds (IMDS)').
+  if (name === 'Azure' || name === 'OVF') return `${cls} [seed=${/^[\w-]+ \((.*)\)$/.exec(data.subplatform)?.[1] ?? data.subplatform}]`;
   // OpenStack: its dsmode and the metadata version it read (kiln reads only the openstack/ tree: version 2).
   if (name === 'OpenStack') return `${cls} [${typeof data.metadata.dsmode === 'string' ? data.metadata.dsmode : 'net'},ver=2]`;
   return `${cls} [${data.subplatform}]`;

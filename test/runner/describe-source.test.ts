@@ -1,0 +1,23 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { describeSource, sourceClassName } from '../../src/runner/describe-source';
+import type { InstanceData } from '../../src/sources/datasource';
+
+const data = (subplatform: string, metadata: Record<string, unknown> = {}): InstanceData => ({ instanceId: 'i', cloudName: 'x', platform: 'x', subplatform, publicKeys: [], metadata });
+
+test("Azure and OVF describe themselves by their seed, as cloud-init 22.4's __str__ does", () => {
+  assert.equal(describeSource('Azure', data('seed-dir (/var/lib/cloud/seed/azure)')), 'DataSourceAzure [seed=/var/lib/cloud/seed/azure]');
+  assert.equal(describeSource('Azure', data('config-disk (/dev/sr0)')), 'DataSourceAzure [seed=/dev/sr0]');
+  assert.equal(describeSource('Azure', data('imds (IMDS)')), 'DataSourceAzure [seed=IMDS]');
+  assert.equal(describeSource('OVF', data('vmware (/dev/sr0)'), 'network'), 'DataSourceOVFNet [seed=/dev/sr0]');
+});
+
+test('the *Local classes in init-local, the plain ones in init; sources registered once keep one class', () => {
+  assert.equal(sourceClassName('Ec2', 'local'), 'DataSourceEc2Local');
+  assert.equal(sourceClassName('Ec2', 'network'), 'DataSourceEc2');
+  assert.equal(sourceClassName('GCE', 'local'), 'DataSourceGCELocal');
+  assert.equal(sourceClassName('NoCloud', 'network'), 'DataSourceNoCloudNet');
+  assert.equal(sourceClassName('Oracle', 'network'), 'DataSourceOracle');
+  assert.equal(describeSource('OpenStack', data('metadata (http://169.254.169.254)')), 'DataSourceOpenStackLocal [net,ver=2]');
+  assert.equal(describeSource('Hetzner', data('metadata (http://169.254.169.254/hetzner/v1/)')), 'DataSourceHetzner');
+});
