@@ -123,8 +123,8 @@ export const NET_ALLOWED_DIFFERENCES: AllowedDifference[] = [
     path: /^\/run\/cloud-init\/instance-data\.json(@init-local)?$/,
     kinds: [],
     normalize: redactDsUserData,
-    seeds: /oracle/,
-    reason: "Oracle's instance document carries the user data (metadata.user_data, base64): cloud-init 22.4 leaves it readable in the world-readable instance-data.json (its sensitive keys are merged_cfg and security-credentials only); kiln redacts every key naming a secret, user data included, as newer cloud-init lists user_data among its sensitive keys (docs/runner.md). instance-data-sensitive.json keeps it on both",
+    seeds: /oracle|azure/,
+    reason: "Oracle's instance document (metadata.user_data) and Azure's IMDS (compute.userData) carry the user data, base64: cloud-init 22.4 leaves it readable in the world-readable instance-data.json (its sensitive keys are merged_cfg and security-credentials only); kiln redacts every key naming a secret, user data included, as newer cloud-init lists user_data among its sensitive keys (docs/runner.md). instance-data-sensitive.json keeps it on both",
   },
   {
     path: /^\/etc\/sudoers\.d\/90-cloud-init-users$/,

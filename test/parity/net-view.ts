@@ -10,7 +10,7 @@ import { readEntry } from './tree-snapshot';
 /** Files whose entry (mode, owner, content) is compared when either side has them. */
 export const VIEW_FILES = [
   '/run/cloud-init/instance-data.json',
-  '/run/cloud-init/status.json',
+  '/var/lib/cloud/data/status.json',
   '/var/lib/cloud/data/previous-datasource',
   '/etc/hostname',
   '/etc/hosts',
@@ -27,7 +27,7 @@ export const VIEW_FILES = [
 ];
 
 /** Files init-local must already have written: what the source found, and the network rendered before it starts. */
-export const INIT_LOCAL_FILES = ['/run/cloud-init/instance-data.json', '/run/cloud-init/status.json', '/var/lib/cloud/data/previous-datasource', '/etc/network/interfaces.d/50-cloud-init', '/etc/netplan/50-cloud-init.yaml', '/etc/udev/rules.d/70-persistent-net.rules'];
+export const INIT_LOCAL_FILES = ['/run/cloud-init/instance-data.json', '/var/lib/cloud/data/status.json', '/var/lib/cloud/data/previous-datasource', '/etc/network/interfaces.d/50-cloud-init', '/etc/netplan/50-cloud-init.yaml', '/etc/udev/rules.d/70-persistent-net.rules'];
 
 /** The suffix marking a view entry taken right after init-local. */
 export const AFTER_INIT_LOCAL = '@init-local';
