@@ -31,6 +31,8 @@ export interface EphemeralUpOptions {
    * Ec2Local's ipv6=True, for IMDS at fd00:ec2::254. DHCP mode only.
    */
   ipv6?: boolean;
+  /** The NIC to use instead of the fallback one (GCELocal tries each candidate NIC in turn). DHCP mode only. */
+  interface?: string;
 }
 
 /** Injected into CrawlContext; tests pass a fake that records calls. The source picks the mode. */
@@ -297,7 +299,7 @@ export class LinuxEphemeralDhcp implements EphemeralNetwork {
     if (opts.mode === 'link-local') return this.linkLocal();
     const { platform, log } = this.opts;
     await refuseOnHostNetwork(this.opts, 'dhcp');
-    const nic = this.opts.interface ?? (await fallbackInterface(platform));
+    const nic = opts.interface ?? this.opts.interface ?? (await fallbackInterface(platform));
     if (!nic) throw new SourceError('ephemeral-dhcp', 'no network interface (besides loopback and virtual ones) to bring up a temporary DHCP lease on');
     if (!opts.ipv6) return this.dhcpv4(nic);
     // As cloud-init's EphemeralIPNetwork: DHCPv4 first, then IPv6; either one is enough, and when neither

@@ -2,7 +2,7 @@
 import { HttpClient, HttpError, type HttpRequest } from '../util/http';
 import type { CrawlContext, Datasource, DetectContext, HostKey, InstanceData, PublishContext } from './datasource';
 import { defaultUserName } from './default-user';
-import { withEphemeralNetwork } from './ephemeral-network';
+import { crawlOnEachNic, gceCandidateNics } from './gce-primary-nic';
 import { cloudbaseKey, cloudInitKeyLines, cloudInitPublicKeys, type GceAttributes } from './gce-ssh-keys';
 import { SourceError } from './source-error';
 import { readUrlSettings, type UrlSettings } from './settings';
@@ -112,7 +112,7 @@ export const gceSource: Datasource = {
     const client = new HttpClient({ log: ctx.log });
     const base: HttpRequest = { timeoutMs: s.timeout * 1000 };
     try {
-      return await withEphemeralNetwork(ctx.network, async () => {
+      const crawl = async () => {
         // The first required key doubles as the probe, bounded by max_wait (cloud-init has only its retries).
         const { value: instanceId } = await waitForEndpoint(
           'GCE',
@@ -126,7 +126,10 @@ export const gceSource: Datasource = {
         );
         const md = new GceMetadata(client, url, { ...base, ...(ctx.signal ? { signal: ctx.signal } : {}) }, s.retries);
         return cloudbaseUser === undefined ? await cloudInitData(ctx, md, instanceId) : await cloudbaseData(ctx, md, instanceId, cloudbaseUser);
-      });
+      };
+      if (!ctx.network) return await crawl();
+      // GCELocal (newer cloud-init): a lease on each candidate NIC in turn until the metadata server answers.
+      return (await crawlOnEachNic(ctx.network, await gceCandidateNics(ctx.platform), crawl, ctx.log, ctx.signal)).value;
     } catch (err) {
       if (err instanceof HttpError) throw new SourceError('GCE', `${err.kind === 'budget' ? 'wait budget ran out' : err.kind}: ${err.message}`, { cause: err });
       throw err;
