@@ -302,6 +302,7 @@ export class StageRunner {
     this.opts.logger.redactor.add(this.found.data.adminPassword);
     const { isNew } = await instancify(p, rc.paths, this.found.source.name, this.found.data, this.found.stage);
     if (isNew && !this.networkApplied) await this.applyNetwork(this.found.data, 'network');
+    await this.setupSource(rc, isNew);
     this.merged = await this.consumeData(rc, record, this.found);
     await this.writeInstanceData(rc, this.merged);
     await this.runModuleSection(rc, record, 'init', this.merged);
@@ -417,6 +418,19 @@ export class StageRunner {
     record.errors.push(...outcome.errors);
     record.modules = outcome.modules;
     this.releaseWorkAhead();
+  }
+
+  /** cloud-init's setup_datasource: the found source's setup, if it has one; what it returns replaces the found data. */
+  private async setupSource(rc: RunConfig, isNew: boolean): Promise<void> {
+    const found = this.found;
+    if (!found?.source.setup) return;
+    const log = this.opts.logger.for(`DataSource${found.source.name}.py`);
+    try {
+      const data = await found.source.setup({ platform: this.platform, log, settings: sourceSettings(rc.config, found.source.name) }, found.data, isNew);
+      if (data) this.found = { ...found, data };
+    } catch (err) {
+      this.recover('WARNING', `setting up datasource ${found.source.name} failed: ${describeError(err)}`);
+    }
   }
 
   /** The found source's publish_host_keys for the ssh module, with its settings from CONFIG; nothing when it has none. */

@@ -93,6 +93,14 @@ export interface PublishContext {
   signal?: AbortSignal;
 }
 
+/** What a found source's setup needs in the init stage (cloud-init's DataSource.setup): its settings, the target. */
+export interface SetupContext {
+  platform: Platform;
+  log: Log;
+  settings: Record<string, unknown>;
+  signal?: AbortSignal;
+}
+
 export interface Datasource {
   /** cloud-init's name: 'NoCloud', 'ConfigDrive', 'OpenStack', 'Ec2', 'None'. */
   readonly name: string;
@@ -110,6 +118,12 @@ export interface Datasource {
   crawl(ctx: CrawlContext): Promise<InstanceData>;
   /** cloud-init's publish_host_keys (the ssh module's ssh_publish_hostkeys): sources without it publish nothing. */
   publishHostKeys?(ctx: PublishContext, data: InstanceData, keys: HostKey[]): Promise<void>;
+  /**
+   * cloud-init's setup(is_new_instance), on every boot in the init stage once the network config is written and
+   * before user data is processed (VMware adds the host's addresses): the instance data to use from then on,
+   * or undefined when unchanged. A failure is logged; the boot goes on with the data as found.
+   */
+  setup?(ctx: SetupContext, data: InstanceData, isNewInstance: boolean): Promise<InstanceData | undefined>;
 }
 
 export type { FileTree };

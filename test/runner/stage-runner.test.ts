@@ -6,6 +6,7 @@ import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import { computeBootStatus, statusExitCode } from '../../src/runner/boot-status';
 import { readBootStatus } from '../../src/runner/read-boot-status';
 import type { RunnerDeps } from '../../src/runner/runner-deps';
+import type { InstanceData, SetupContext } from '../../src/sources/datasource';
 import { StageRunner } from '../../src/runner/stage-runner';
 import { Logger, MemorySink } from '../../src/util/log';
 import { FIXTURES } from '../helpers/repo';
@@ -427,4 +428,20 @@ test("each stage in a process of its own names the source by the stage that foun
   await run(network, fakeDeps([fakeSource('Ec2', 'local')], []), ['init', 'modules-config', 'modules-final']);
   assert.equal(json(network, 'run/cloud-init/status.json').v1.datasource, 'DataSourceEc2');
   assert.equal(readFileSync(join(network, 'var/lib/cloud/instances/i-2/datasource'), 'utf8'), 'DataSourceEc2: DataSourceEc2\n');
+});
+
+test("the init stage runs the found source's setup (cloud-init's setup_datasource) before user data, and instance-data.json shows what it added", async (t) => {
+  const root = sandbox(t, 'i-1', 'datasource_list: [Fake]\ncloud_init_modules: []\ncloud_config_modules: []\ncloud_final_modules: []\n');
+  const calls: Array<string | undefined> = [];
+  const base = fakeSource();
+  const source = {
+    ...base,
+    async setup(_ctx: SetupContext, data: InstanceData) {
+      calls.push(existsSync(join(root, 'run/cloud-init/status.json')) ? (json(root, 'run/cloud-init/status.json').v1.stage as string) : undefined);
+      return { ...data, metadata: { ...data.metadata, 'local-ipv4': '10.0.0.5' } };
+    },
+  };
+  await boot(root, fakeDeps([source], []));
+  assert.deepEqual(calls, ['init'], 'once, in the init stage');
+  assert.equal(json(root, 'run/cloud-init/instance-data.json').ds.meta_data['local-ipv4'], '10.0.0.5');
 });

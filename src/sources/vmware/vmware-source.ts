@@ -7,6 +7,7 @@ import { sourceSettings } from '../settings';
 import { crawlCloudbaseGuestinfo, hasCloudbaseGuestinfo } from './cloudbase-guestinfo';
 import { decodeGuestinfo, guestinfoText } from './guestinfo-decode';
 import { GUESTINFO_CLEARED, GuestinfoToolFailed, guestinfoKey, guestinfoTools, type GuestinfoTool } from './guestinfo-tool';
+import { vmwareSetup } from './vmware-setup';
 
 const NAME = 'VMware';
 const DATA_KEYS = ['metadata', 'userdata', 'vendordata'] as const;
@@ -200,5 +201,10 @@ export const vmwareSource: Datasource = {
     const nc = networkConfigOf(mdKey, metadata);
     if (nc) data.networkConfig = nc;
     return data;
+  },
+  // The init stage: the host's addresses into the metadata, local-ipv4/local-ipv6 published to guestinfo.
+  async setup(ctx, data) {
+    if (ctx.platform.os === 'windows') return undefined;
+    return vmwareSetup(ctx, data);
   },
 };
