@@ -74,6 +74,11 @@ function redactDsUserData(text: string): string {
   }
 }
 
+/** In ENI: the `dns {…}` line 22.4 writes for a v2 interface's nameservers (a Python dict). */
+function dropEniPythonDnsLine(text: string): string {
+  return text.replace(/^ {4}dns \{.*\n/m, '');
+}
+
 /** The creation time in the header both write on files they create ("# Created by cloud-init v. 22.4.2 on <date>"). */
 function dropHeaderTime(text: string): string {
   return text.replace(/^(# Created by cloud-init v\. [\d.]+) on .*$/m, '$1 on <time>');
@@ -125,6 +130,13 @@ export const NET_ALLOWED_DIFFERENCES: AllowedDifference[] = [
     normalize: redactDsUserData,
     seeds: /oracle|azure/,
     reason: "Oracle's instance document (metadata.user_data) and Azure's IMDS (compute.userData) carry the user data, base64: cloud-init 22.4 leaves it readable in the world-readable instance-data.json (its sensitive keys are merged_cfg and security-credentials only); kiln redacts every key naming a secret, user data included, as newer cloud-init lists user_data among its sensitive keys (docs/runner.md). instance-data-sensitive.json keeps it on both",
+  },
+  {
+    path: /^\/etc\/network\/interfaces\.d\/50-cloud-init(@init-local)?$/,
+    kinds: [],
+    normalize: dropEniPythonDnsLine,
+    seeds: /vmware/,
+    reason: "cloud-init 22.4 writes a v2 interface's DNS in ENI as a Python dict (`dns {'nameservers': [...]}`), which ifupdown cannot read; kiln leaves the broken line out, the dns-nameservers line carries the same (docs/network.md; the same entry as test/parity/allowed-differences.ts)",
   },
   {
     path: /^\/etc\/sudoers\.d\/90-cloud-init-users$/,

@@ -7,7 +7,10 @@ import type { Expectation } from './seeds';
 
 export const NET_CASES_DIR = join(REPO, 'test', 'parity', 'net-cases');
 
-/** How the case's mock metadata service runs: `kiln devel serve-metadata --kind KIND --dir <case>/tree ARGS…`. */
+/**
+ * How the case's mock metadata service runs: `kiln devel serve-metadata --kind KIND --dir <case>/tree ARGS…`;
+ * kind "none" starts none (the lab keeps its DHCP server).
+ */
 export interface NetServe {
   kind: string;
   /** Further serve-metadata options, e.g. ["--imdsv2", "required"]. */
@@ -71,7 +74,8 @@ export function loadNetCases(dir = NET_CASES_DIR): NetCase[] {
       if (!c.serve?.kind) throw caseError(name, 'case.json names no serve.kind');
       if (!c.mac || !/^([0-9a-f]{2}:){5}[0-9a-f]{2}$/.test(c.mac)) throw caseError(name, 'case.json needs mac, lower-case aa:bb:cc:dd:ee:ff');
       if (!c.datasource_list?.length) throw caseError(name, 'case.json needs a datasource_list');
-      if (!existsSync(join(d, 'tree'))) throw caseError(name, 'no tree/ folder to serve');
+      // serve.kind "none": a source with no metadata service on the link (VMware's guestinfo through a fake tool in rootfs/).
+      if (c.serve.kind !== 'none' && !existsSync(join(d, 'tree'))) throw caseError(name, 'no tree/ folder to serve');
       const cfg = join(d, 'cloud.cfg');
       return {
         name,

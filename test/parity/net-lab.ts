@@ -64,6 +64,7 @@ export async function openNetLab(c: NetCase, kiln: string, work: string): Promis
     writeFileSync(join(dhcp, 'udhcpd.conf'), conf.join('\n'));
     children.push(spawn('ip', ['netns', 'exec', cloud, BUSYBOX, 'udhcpd', '-f', join(dhcp, 'udhcpd.conf')], { stdio: 'ignore' }));
 
+    if (c.serve.kind === 'none') return { machine, cloud, serverOutput: () => output, close };
     const server = spawn('ip', ['netns', 'exec', cloud, kiln, 'devel', 'serve-metadata', '--kind', c.serve.kind, '--dir', c.tree, '--listen', c.serve.listen, ...c.serve.args], { stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(server);
     server.stdout?.on('data', (b: Buffer) => void (output += b.toString()));
