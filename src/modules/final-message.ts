@@ -32,8 +32,8 @@ const SOURCE_CLASS: Record<string, string> = {
 export function describeDatasource(instance: InstanceData | undefined): string {
   if (!instance) return 'DataSourceNone';
   // The platform names the class: a NoCloud seed may call its cloud anything in meta-data's cloud-name.
-  const cls = `DataSource${SOURCE_CLASS[instance.platform] ?? SOURCE_CLASS[instance.cloudName] ?? instance.platform}`;
-  if (cls === 'DataSourceNoCloud') {
+  const cls = `DataSource${instance.sourceClass ?? SOURCE_CLASS[instance.platform] ?? SOURCE_CLASS[instance.cloudName] ?? instance.platform}`;
+  if (cls === 'DataSourceNoCloud' || cls === 'DataSourceNoCloudNet') {
     const seed = /\((.*)\)/.exec(instance.subplatform)?.[1] ?? instance.subplatform;
     const dsmode = typeof instance.metadata.dsmode === 'string' ? instance.metadata.dsmode : 'net';
     return `${cls} [seed=${seed}][dsmode=${dsmode}]`;

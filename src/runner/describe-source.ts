@@ -10,9 +10,9 @@ export function describeSource(name: string, data: InstanceData): string {
   const seed = /^(?:seed-dir|config-disk|metadata) \((.*)\)$/.exec(data.subplatform)?.[1];
   if (name === 'NoCloud' && seed !== undefined) {
     const dsmode = typeof data.metadata.dsmode === 'string' ? data.metadata.dsmode : 'net';
-    return `DataSourceNoCloud [seed=${seed}][dsmode=${dsmode}]`;
+    return `DataSource${data.sourceClass ?? 'NoCloud'} [seed=${seed}][dsmode=${dsmode}]`;
   }
   // Sources whose cloud-init class keeps the base DataSource.__str__: the class name alone.
   if (BARE_DESCRIPTIONS.has(name)) return `DataSource${name}`;
-  return `DataSource${name} [${data.subplatform}]`;
+  return `DataSource${data.sourceClass ?? name} [${data.subplatform}]`;
 }

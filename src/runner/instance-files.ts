@@ -30,7 +30,7 @@ export async function instancify(platform: Platform, paths: CloudPaths, sourceNa
   const dir = paths.instanceDir(iid);
   for (const d of ['handlers', 'scripts', 'sem']) await platform.mkdir(posix.join(dir, d));
   await platform.symlink(dir, paths.instanceLink);
-  const description = `DataSource${sourceName}: ${describeSource(sourceName, data)}`;
+  const description = `DataSource${data.sourceClass ?? sourceName}: ${describeSource(sourceName, data)}`;
   await platform.writeFile(posix.join(dir, 'datasource'), `${description}\n`);
   await platform.writeFile(posix.join(paths.dataDir, 'previous-datasource'), `${description}\n`);
   await platform.writeFile(posix.join(paths.dataDir, 'instance-id'), `${iid}\n`);

@@ -46,6 +46,11 @@ export interface InstanceData {
    * LXD: its raw crawl), instance-data.json's `ds` is this block as crawled, instead of `meta_data` plus `extra`.
    */
   crawledMetadata?: Record<string, unknown>;
+  /**
+   * The class name cloud-init gives the source when it is not `DataSource<name>`: 'NoCloudNet' for NoCloud found in
+   * the network stage (status.json, the `datasource` file and the final message name it so).
+   */
+  sourceClass?: string;
   /** Keys this source's instance-data.json hides from non-root readers, beside the common ones (cloud-init's per-source sensitive_metadata_keys). */
   sensitiveKeys?: string[];
 }
