@@ -2,7 +2,6 @@
 import { uptime as hostUptime } from 'node:os';
 import { posix } from 'node:path';
 import { buildFacts } from '../build-info';
-import type { InstanceData } from '../sources/datasource';
 import { describeError } from '../util/errors';
 import { cfgString } from './support/config-values';
 import type { Module, ModuleContext } from './module';
@@ -17,28 +16,6 @@ export function timeRfc2822(d: Date): string {
   const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
   const p = (n: number) => String(n).padStart(2, '0');
   return `${days[d.getUTCDay()]}, ${p(d.getUTCDate())} ${months[d.getUTCMonth()]} ${d.getUTCFullYear()} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} +0000`;
-}
-
-const SOURCE_CLASS: Record<string, string> = {
-  nocloud: 'NoCloud',
-  configdrive: 'ConfigDrive',
-  openstack: 'OpenStack',
-  aws: 'Ec2',
-  ec2: 'Ec2',
-  none: 'None',
-};
-
-/** str(cloud.datasource): 'DataSourceNoCloud [seed=…][dsmode=net]' and the like. */
-export function describeDatasource(instance: InstanceData | undefined): string {
-  if (!instance) return 'DataSourceNone';
-  // The platform names the class: a NoCloud seed may call its cloud anything in meta-data's cloud-name.
-  const cls = `DataSource${SOURCE_CLASS[instance.platform] ?? SOURCE_CLASS[instance.cloudName] ?? instance.platform}`;
-  if (cls === 'DataSourceNoCloud') {
-    const seed = /\((.*)\)/.exec(instance.subplatform)?.[1] ?? instance.subplatform;
-    const dsmode = typeof instance.metadata.dsmode === 'string' ? instance.metadata.dsmode : 'net';
-    return `${cls} [seed=${seed}][dsmode=${dsmode}]`;
-  }
-  return cls;
 }
 
 /** /proc/uptime's first field in the target, else the host's uptime. */
@@ -65,7 +42,7 @@ export function createFinalMessageModule(deps: FinalMessageDeps): Module {
       if (!template) template = FINAL_MESSAGE_DEFAULT;
       const uptime = await readUptime(ctx);
       const ts = timeRfc2822(deps.now());
-      const subs: Record<string, unknown> = { uptime, timestamp: ts, version: deps.version, datasource: describeDatasource(ctx.instance) };
+      const subs: Record<string, unknown> = { uptime, timestamp: ts, version: deps.version, datasource: ctx.datasource ?? 'DataSourceNone' };
       for (const [k, v] of Object.entries({ ...subs })) subs[k.toUpperCase()] = v;
       try {
         const message = `${renderTemplateText(template, subs)}\n`;

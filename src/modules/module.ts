@@ -17,6 +17,8 @@ export interface ModuleContext {
   distro: DistroInfo;
   /** The instance's data, undefined only for modules run with no datasource at all. */
   instance: InstanceData | undefined;
+  /** cloud-init's str(datasource), as status.json names the found source ('DataSourceNoCloud [seed=…][dsmode=net]'). */
+  datasource?: string;
   /** /var/lib/cloud/instance (the per-instance folder inside the target root). */
   instanceDir: string;
   /** cloud-init's paths: cloud_dir (/var/lib/cloud), run_dir (/run/cloud-init). */

@@ -1,5 +1,8 @@
-// The runner's network step: net/ selects the config (cmdline, initramfs, system, datasource, fallback) and renders it.
+// The runner's network step: net/ selects the config (cmdline, initramfs, system, datasource, fallback), renders it,
+// runs the renderer's post-write commands and, when the stage asks, brings the interfaces up with the activator.
 import { posix } from 'node:path';
+import { runPostRenderCommands } from '../net/activate/post-render';
+import { selectActivator } from '../net/activate/select-activator';
 import { renderNetwork } from '../net/render-network';
 import { selectNetworkConfig } from '../net/select-network-config';
 import { readSysClassNet } from '../net/sys-class-net';
@@ -35,5 +38,18 @@ export async function applyNetworkOnLinux(input: NetworkInput): Promise<NetworkO
     ...(Array.isArray(sysNet.renderers) ? { renderers: sysNet.renderers.map(String) } : {}),
   });
   input.log.info(`network config rendered with ${out.renderer}: ${out.files.join(', ')}`);
-  return { written: out.files };
+  await runPostRenderCommands(p, input.log, out.renderer, input.distro.name);
+  if (!input.bringUp) {
+    input.log.debug('Not bringing up newly configured network interfaces');
+    return { written: out.files };
+  }
+  input.log.debug('Bringing up newly configured network interfaces');
+  const activator = await selectActivator(p, input.distro.name, Array.isArray(sysNet.activators) ? sysNet.activators.map(String) : undefined);
+  if (!activator) {
+    input.log.warn('No network activator found, not bringing up network interfaces');
+    return { written: out.files, broughtUp: false };
+  }
+  input.log.debug(`Using selected activator: ${activator.name}`);
+  const broughtUp = await activator.bringUpAll({ platform: p, log: input.log }, sel.state);
+  return { written: out.files, activator: activator.name, broughtUp };
 }

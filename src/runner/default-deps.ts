@@ -2,6 +2,7 @@
 import { LinuxFilesystemFinder } from '../devices/linux-finder';
 import type { ConfigMap } from '../config/parse-yaml-config';
 import type { Platform } from '../platform/platform';
+import { networkDebugInfo } from '../net/ci-info/debug-info';
 import { LinuxEphemeralDhcp } from '../sources/ephemeral-network';
 import { DATASOURCES } from '../sources/registry';
 import { applyNetworkOnLinux } from './apply-network-linux';
@@ -28,6 +29,8 @@ export function defaultRunnerDeps(input: DefaultDepsInput): RunnerDeps {
     env: input.env,
     embeddedConfig: input.embeddedConfig,
     version: input.version,
+    // A dry run would only record the `ip` commands, leaving tables of nothing to print.
+    ...(input.dryRun ? {} : { networkInfo: networkDebugInfo }),
     ...(input.dryRun ? {} : { ephemeralNetwork: (log) => new LinuxEphemeralDhcp({ platform: input.platform, log }) }),
   };
 }

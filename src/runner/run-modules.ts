@@ -29,6 +29,8 @@ export interface ModuleRunInput {
   config: CloudConfig;
   distro: DistroInfo;
   instance: InstanceData | undefined;
+  /** cloud-init's str(datasource) for the found source ('DataSourceEc2Local'), when one was found. */
+  datasource?: string;
   paths: CloudPaths;
   events: EventLog;
   now: () => Date;
@@ -46,7 +48,7 @@ export interface ModuleRunOutcome {
 
 /** What a module is given to run: the platform, the instance and where cloud-init keeps its state. */
 export function makeModuleContext(
-  input: Pick<ModuleRunInput, 'platform' | 'log' | 'distro' | 'instance' | 'paths' | 'output' | 'publishHostKeys'>,
+  input: Pick<ModuleRunInput, 'platform' | 'log' | 'distro' | 'instance' | 'datasource' | 'paths' | 'output' | 'publishHostKeys'>,
   instanceDir: string,
   recoverable: ModuleContext['recoverable'],
 ): ModuleContext {
@@ -55,6 +57,7 @@ export function makeModuleContext(
     log: input.log,
     distro: input.distro,
     instance: input.instance,
+    ...(input.datasource !== undefined ? { datasource: input.datasource } : {}),
     instanceDir,
     paths: { cloudDir: input.paths.cloudDir, runDir: input.paths.runDir },
     output: input.output,

@@ -50,11 +50,20 @@ export interface NetworkInput {
   distro: DistroInfo;
   stage: 'local' | 'network';
   kernelCmdline: string;
+  /**
+   * Bring the rendered interfaces up with the activator: the network stage does (cloud-init's bring_up unless
+   * disable_network_activation), init-local never does (the distro's networking starts after it and reads the files).
+   */
+  bringUp: boolean;
 }
 
 export interface NetworkOutcome {
   /** Files written (for the log), e.g. /etc/netplan/50-cloud-init.yaml. */
   written: string[];
+  /** The activator that brought the interfaces up (absent when none was asked for or found). */
+  activator?: string;
+  /** Whether every activation command succeeded (absent when bring-up was not asked for). */
+  broughtUp?: boolean;
 }
 
 export interface LocateInput {
@@ -99,6 +108,8 @@ export interface RunnerDeps extends SourceSet {
   kernelCmdline?: () => Promise<string>;
   /** Seconds since boot; defaults to /proc/uptime of the host. */
   uptime?: () => Promise<number>;
+  /** The `ci-info:` device and route tables the network stage prints first (cloud-init's netinfo.debug_info). */
+  networkInfo?: (platform: Platform, log: Log) => Promise<string>;
   /** init-local's temporary network (cloud-init's ephemeral DHCP) for sources local facts point at; none: they wait for init. */
   ephemeralNetwork?: (log: Log) => EphemeralNetwork;
 }

@@ -11,6 +11,7 @@ import { sourceSettings } from '../sources/settings';
 import { describeError, KilnError } from '../util/errors';
 import type { Log, Logger } from '../util/log';
 import { detectDistro } from '../platform/linux/distro/detect-distro';
+import { cfgBool } from '../modules/support/config-values';
 import { EventLog } from './event-log';
 import { describeSource } from './describe-source';
 import { locateDatasource } from './locate-datasource';
@@ -274,7 +275,10 @@ export class StageRunner {
       return;
     }
     try {
-      const out = await this.deps.selectAndRenderNetwork({ platform: this.platform, log: this.opts.logger.for('stages.py'), instance, config: rc.config, distro: await this.distroInfo(), stage, kernelCmdline: rc.kernelCmdline });
+      // cloud-init's _should_bring_up_interfaces: the network stage brings up what it renders; init-local leaves that
+      // to the distro's networking, which starts after it and reads the files.
+      const bringUp = stage === 'network' && !cfgBool(rc.config, 'disable_network_activation', false);
+      const out = await this.deps.selectAndRenderNetwork({ platform: this.platform, log: this.opts.logger.for('stages.py'), instance, config: rc.config, distro: await this.distroInfo(), stage, kernelCmdline: rc.kernelCmdline, bringUp });
       if (instance) this.networkApplied = true;
       if (out.written.length) {
         this.log.info(`network config written: ${out.written.join(', ')}`);
@@ -288,6 +292,12 @@ export class StageRunner {
 
   private async networkBody(rc: RunConfig, record: StageRecord, status: StatusFile): Promise<void> {
     const p = this.platform;
+    if (this.deps.networkInfo) {
+      // cloud-init writes the device and route tables to the console before it looks for the instance.
+      const info = `${await this.deps.networkInfo(p, this.opts.logger.for('netinfo.py'))}\n`;
+      this.opts.print?.(info);
+      await this.output(info);
+    }
     if (!this.found) {
       const cached = await restoreInstance(p, rc.paths.instanceLink);
       const source = cached && this.deps.sources.find((s) => s.name === cached.source);
@@ -297,7 +307,11 @@ export class StageRunner {
       // Without a local stage this boot, local sources are still worth a look before the network ones.
       const outcome = await this.locate(rc, 'network', status.v1['init-local'].start !== null);
       this.found = outcome.found && { ...outcome.found, stage: 'network' };
-      if (!this.found) throw new StageFailure(`No instance datasource found (tried ${outcome.tried.join(', ') || 'none'}); check datasource_list in /etc/cloud/cloud.cfg(.d) and the seed`);
+      if (!this.found) {
+        // As cloud-init: without a source the network stage still applies (and brings up) the fallback config.
+        await this.applyNetwork(undefined, 'network');
+        throw new StageFailure(`No instance datasource found (tried ${outcome.tried.join(', ') || 'none'}); check datasource_list in /etc/cloud/cloud.cfg(.d) and the seed`);
+      }
     }
     this.opts.logger.redactor.add(this.found.data.adminPassword);
     const { isNew } = await instancify(p, rc.paths, this.found.source.name, this.found.data, this.found.stage);
@@ -409,6 +423,7 @@ export class StageRunner {
       config: merged,
       distro: await this.distroInfo(),
       instance: this.found?.data,
+      ...this.datasourceDescription(),
       paths: rc.paths,
       events: this.eventLog(rc),
       now: this.now,
@@ -434,6 +449,11 @@ export class StageRunner {
   }
 
   /** The found source's publish_host_keys for the ssh module, with its settings from CONFIG; nothing when it has none. */
+  /** str(datasource) for the modules (the final message names the source as status.json does), when one was found. */
+  private datasourceDescription(): { datasource?: string } {
+    return this.found ? { datasource: describeSource(this.found.source.name, this.found.data, this.found.stage) } : {};
+  }
+
   private hostKeyPublisher(config: ConfigMap): { publishHostKeys?: (keys: HostKey[]) => Promise<void> } {
     const found = this.found;
     const publish = found?.source.publishHostKeys;
@@ -464,6 +484,7 @@ export class StageRunner {
       config: merged,
       distro: await this.distroInfo(),
       instance: this.found?.data,
+      ...this.datasourceDescription(),
       paths: rc.paths,
       events,
       now: this.now,

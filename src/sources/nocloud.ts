@@ -127,14 +127,20 @@ export const noCloudSource: Datasource = {
   },
   async crawl(ctx) {
     const h = hint(ctx);
+    // What cloud-init calls the seed: every place data came from, in the order it looked (dmi, cmdline, the seed
+    // folder or device, the seedfrom URL), joined by commas.
+    const found: string[] = [];
+    // cloud-init calls the seed a config disk when it starts with a device (/dev/…; kiln's finder may also name an image file).
+    let firstIsDevice = false;
+    if (noCloudHint(ctx.dmi.product_serial ?? '')) found.push('dmi');
+    if (noCloudHint(ctx.kernelCmdline)) found.push('cmdline');
     let meta: Record<string, unknown> = {};
     if (h?.instanceId) meta['instance-id'] = h.instanceId;
     if (h?.localHostname) meta['local-hostname'] = h.localHostname;
     let seed: Seed | undefined;
-    let where = h ? 'cmdline' : '';
     for (const dir of await seedDirs(ctx)) {
       seed = await readTreeSeed(dir, dir.base);
-      where = `seed-dir (${dir.base})`;
+      found.push(dir.base);
       break;
     }
     if (!seed) {
@@ -144,7 +150,8 @@ export const noCloudSource: Datasource = {
           continue;
         }
         seed = await readTreeSeed(fs.tree, fs.device);
-        where = `config-disk (${fs.device})`;
+        if (found.length === 0) firstIsDevice = true;
+        found.push(fs.device);
         break;
       }
     }
@@ -153,11 +160,15 @@ export const noCloudSource: Datasource = {
     if (seedfrom) {
       ctx.log.debug(`NoCloud: seeding from ${seedfrom}`);
       const remote = await readUrlSeed(ctx, seedfrom);
-      // The seeded meta-data wins over what pointed at it; its user data replaces any found locally.
+      // The seeded meta-data wins over what pointed at it; its user data replaces any found locally. cloud-init
+      // 22.4 reads no network-config from a seedfrom URL, so the seed folder's stays; newer cloud-init reads one
+      // there too and lets it win, and so does kiln when the URL serves one.
       meta = { ...meta, ...remote.metaData };
-      seed = { ...remote, metaData: meta };
-      where = `seed-dir (${seedfrom})`;
+      const networkConfig = remote.networkConfig ?? seed?.networkConfig;
+      seed = { ...remote, metaData: meta, ...(networkConfig ? { networkConfig } : {}), where: remote.networkConfig ? remote.where : (seed?.where ?? remote.where) };
+      found.push(seedfrom);
     }
+    const where = found.length ? `${firstIsDevice || found[0]?.startsWith('/dev') ? 'config-disk' : 'seed-dir'} (${found.join(',')})` : '';
     if (!seed && !h) throw new SourceError('NoCloud', `no seed: nothing in ${NOCLOUD_SEED_DIRS.join(' or ')}, no ${NOCLOUD_LABELS.join('/')} filesystem, no ds=nocloud;s=… hint`);
     // cloud-init merges its defaults under the seed's meta-data: instance-id 'nocloud' and dsmode 'net'.
     meta = { 'instance-id': 'nocloud', dsmode: 'net', ...meta };

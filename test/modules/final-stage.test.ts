@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { createFinalMessageModule, describeDatasource, timeRfc2822 } from '../../src/modules/final-message';
+import { createFinalMessageModule, timeRfc2822 } from '../../src/modules/final-message';
 import { createPackageUpdateUpgradeInstallModule, expandPackageList } from '../../src/modules/package-update-upgrade-install';
 import { createPhoneHomeModule, fetchFormPoster } from '../../src/modules/phone-home';
 import { createPowerStateChangeModule, loadPowerState, powerStateScript } from '../../src/modules/power-state-change';
@@ -26,15 +26,19 @@ test('final_message renders $vars and {{vars}}, writes boot-finished with uptime
   mkdirSync(join(root, 'proc'));
   writeFileSync(join(root, 'proc/uptime'), '123.45 678.90\n');
   const mod = createFinalMessageModule({ now: () => FIXED, version: '9.9.9' });
-  const ctx = moduleContext(root);
+  // The runner gives the modules str(datasource), as status.json names the source (runner/describe-source.ts).
+  const found = 'DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud][dsmode=net]';
+  const ctx = { ...moduleContext(root), datasource: found };
   await mod.run(ctx, { final_message: 'done $version on $DATASOURCE after ${uptime}s' });
   assert.equal(ctx.outputText(), 'done 9.9.9 on DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud][dsmode=net] after 123.45s\n');
   assert.equal(readFileSync(join(root, 'var/lib/cloud/instances/iid-test-1/boot-finished'), 'utf8'), '123.45 - Sun, 22 Nov 2026 04:05:06 +0000 - v. 9.9.9\n');
-  const ctx2 = moduleContext(root);
+  const ctx2 = { ...moduleContext(root), datasource: found };
   await mod.run(ctx2, {});
   assert.equal(ctx2.outputText(), 'Cloud-init v. 9.9.9 finished at Sun, 22 Nov 2026 04:05:06 +0000. Datasource DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud][dsmode=net].  Up 123.45 seconds\n');
   assert.equal(timeRfc2822(FIXED), 'Sun, 22 Nov 2026 04:05:06 +0000');
-  assert.equal(describeDatasource(undefined), 'DataSourceNone');
+  const ctx3 = moduleContext(root);
+  await mod.run(ctx3, { final_message: '$datasource' });
+  assert.equal(ctx3.outputText(), 'DataSourceNone\n', 'no source found: DataSourceNone');
 });
 
 test('power_state_change plans a detached wait-then-shutdown, never runs it, and honours condition false', async (t) => {

@@ -47,6 +47,20 @@ export interface NetCase {
   physicalNic: boolean;
   /** Checked on both sides after the last stage, so the case proves the source really acted. */
   expect: Expectation[];
+  /** The stage the source is found in ('init-local' by default; 'init' for a source only the network stage reads). */
+  foundIn: 'init-local' | 'init';
+  /**
+   * Interfaces are brought up as cloud-init does (no `disable_network_activation`), the distro's networking (`ifup -a`)
+   * runs between init-local and init as networking.service does at boot, and the ci-info tables, the datasource
+   * status.json names and the machine's addresses after the init stage are compared too.
+   */
+  activation: boolean;
+  /** More NICs of the machine: each a veth whose cloud end holds cloudAddress (CIDR) and is up. */
+  extraNics: Array<{ name: string; mac: string; cloudAddress: string }>;
+  /** Lines the machine's normalised addresses must hold on both sides after the stages ('eth1 inet 10.198.0.5/24 scope global'). */
+  expectAddresses: string[];
+  /** The case's `seed/` folder, copied to /var/lib/cloud/seed/nocloud-net in the root, when it has one. */
+  seed?: string;
 }
 
 interface CaseJson {
@@ -58,6 +72,10 @@ interface CaseJson {
   dhcp_options?: string[];
   physical_nic?: boolean;
   expect?: Expectation[];
+  found_in?: 'init-local' | 'init';
+  activation?: boolean;
+  extra_nics?: Array<{ name: string; mac: string; cloud_address: string }>;
+  expect_addresses?: string[];
 }
 
 function caseError(name: string, what: string): Error {
@@ -91,6 +109,11 @@ export function loadNetCases(dir = NET_CASES_DIR): NetCase[] {
         physicalNic: c.physical_nic === true,
         rootfs: existsSync(join(d, 'rootfs')) ? join(d, 'rootfs') : undefined,
         expect: c.expect ?? [],
+        foundIn: c.found_in ?? 'init-local',
+        activation: c.activation ?? false,
+        expectAddresses: c.expect_addresses ?? [],
+        extraNics: (c.extra_nics ?? []).map((n) => ({ name: n.name, mac: n.mac, cloudAddress: n.cloud_address })),
+        ...(existsSync(join(d, 'seed')) ? { seed: join(d, 'seed') } : {}),
       };
     });
 }

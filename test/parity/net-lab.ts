@@ -45,6 +45,11 @@ export async function openNetLab(c: NetCase, kiln: string, work: string): Promis
     ip(['-n', cloud, 'link', 'set', 'lo', 'up']);
     for (const a of [CLOUD_ADDRESS, ...c.serve.addresses]) ip(['-n', cloud, 'addr', 'add', a, 'dev', 'cloud0']);
     ip(['-n', cloud, 'link', 'set', 'cloud0', 'up']);
+    c.extraNics.forEach((nic, i) => {
+      ip(['-n', machine, 'link', 'add', nic.name, 'address', nic.mac, 'type', 'veth', 'peer', 'name', `cloud${i + 1}`, 'netns', cloud]);
+      ip(['-n', cloud, 'addr', 'add', nic.cloudAddress, 'dev', `cloud${i + 1}`]);
+      ip(['-n', cloud, 'link', 'set', `cloud${i + 1}`, 'up']);
+    });
 
     const dhcp = join(work, 'udhcpd');
     mkdirSync(dhcp, { recursive: true });

@@ -1,4 +1,5 @@
 // Runs one network parity case on one side: a rootfs copy whose stages run in the case's network lab with fake DMI.
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { copyRootfs } from '../helpers/debian-rootfs';
@@ -6,8 +7,9 @@ import type { NetCase } from './net-cases';
 import { openNetLab } from './net-lab';
 import { AFTER_INIT_LOCAL, INIT_LOCAL_FILES, snapshotView } from './net-view';
 import { checkExpectations, sideName, type Side } from './run-case';
-import { installKiln, runStage, STAGES, type StageRun } from './sandbox-stages';
+import { installKiln, runDistroNetworking, runStage, STAGES, type StageRun } from './sandbox-stages';
 import type { Tree } from './tree-snapshot';
+import { activationView, unmetActivation } from './net-activation-view';
 
 export interface NetSideResult {
   root: string;
@@ -27,7 +29,7 @@ export interface NetSideResult {
  *   activates interfaces, it leaves that to the OS. Activation is not what these cases compare.
  */
 function parityConfig(c: NetCase): string {
-  return `datasource_list: [${c.datasourceList.join(', ')}]\ndisable_network_activation: true\n${c.config}`;
+  return `datasource_list: [${c.datasourceList.join(', ')}]\n${c.activation ? '' : 'disable_network_activation: true\n'}${c.config}`;
 }
 
 export async function runNetCaseOnSide(c: NetCase, side: Side, work: string, kiln: string): Promise<NetSideResult> {
@@ -38,6 +40,7 @@ export async function runNetCaseOnSide(c: NetCase, side: Side, work: string, kil
   copyRootfs(root);
   if (side !== 'cloud-init') installKiln(root, side.kilnBinary);
   writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/90-kiln-parity.cfg'), parityConfig(c));
+  if (c.seed) cpSync(c.seed, join(root, 'var/lib/cloud/seed/nocloud-net'), { recursive: true });
   // The rootfs keeps the build host's resolver, unreachable from the lab: every lookup (cloud-init resolves
   // made-up names first to detect DNS redirection) would wait 30 s. A resolver on the machine's own loopback
   // with nothing listening fails at once, as a cloud without DNS does.
@@ -57,10 +60,39 @@ export async function runNetCaseOnSide(c: NetCase, side: Side, work: string, kil
     const env: Record<string, string> = side === 'cloud-init' ? { PYTHONHASHSEED: '2' } : {};
     const stages = [runStage(root, local as (typeof STAGES)[number], 120_000, env, net)];
     const view = snapshotView(root, INIT_LOCAL_FILES, AFTER_INIT_LOCAL);
+    // At boot the distro's networking starts after init-local and brings up what it rendered.
+    if (c.activation) {
+      stages.push(runDistroNetworking(root, net));
+      await addressesSettled(lab.machine);
+    }
     for (const s of later) stages.push(runStage(root, s, 120_000, env, net));
     for (const [path, entry] of snapshotView(root)) view.set(path, entry);
-    return { root, stages, view, unmet: checkExpectations(root, c.expect), server: lab.serverOutput() };
+    if (c.activation) {
+      const init = stages.find((s) => s.stage === 'init');
+      for (const [path, entry] of activationView(root, `${init?.stdout ?? ''}${init?.stderr ?? ''}`, machineAddresses(lab.machine))) view.set(path, entry);
+    }
+    const unmet = [...checkExpectations(root, c.expect), ...(c.activation ? unmetActivation(view, c.expectAddresses) : [])];
+    return { root, stages, view, unmet, server: lab.serverOutput() };
   } finally {
     lab.close();
+  }
+}
+
+/** `ip -o addr` of the machine's namespace, as the stages left it. */
+function machineAddresses(netns: string): string {
+  const r = spawnSync('ip', ['-n', netns, '-o', 'addr', 'show'], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout : `ip -o addr show failed (${r.status}): ${r.stderr}`;
+}
+
+/**
+ * Waits (at most 10 s) until no IPv6 address of the machine is still tentative: at boot the network stage starts
+ * long after duplicate address detection ends, and the kernel's local routes for an address appear only then, so
+ * the ci-info route tables of the two sides would otherwise differ by how fast each started.
+ */
+async function addressesSettled(netns: string): Promise<void> {
+  for (let i = 0; i < 50; i++) {
+    const r = spawnSync('ip', ['-n', netns, '-6', 'addr', 'show', 'tentative'], { encoding: 'utf8' });
+    if (r.status === 0 && r.stdout.trim() === '') return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

@@ -21,6 +21,8 @@ export interface StageRun {
   /** Peak resident set of the stage's process tree, KiB (GNU time's %M). */
   maxRssKb: number;
   stderr: string;
+  /** What the stage printed on stdout (kiln's banner and ci-info tables; cloud-init writes them to stderr). */
+  stdout?: string;
 }
 
 /** Writes the seed and the config that forces NoCloud into ROOT (the first boot). */
@@ -85,8 +87,8 @@ function physicalNicScript(r: string, nic: string): string[] {
  * The root is bind-mounted onto itself so that it is a mount point: cloud-init reads the mount options of its
  * temporary folder from /proc/1/mountinfo (get_tmp_exec_path), which lists no "/" in a plain chroot.
  */
-function stageCommand(root: string, args: string[], net?: NetSandbox): string[] {
-  const cloudInit = `/usr/bin/cloud-init ${args.join(' ')}`;
+function stageCommand(root: string, args: string[], net?: NetSandbox, program = '/usr/bin/cloud-init'): string[] {
+  const cloudInit = `${program} ${args.join(' ')}`;
   if (!net) return ['unshare', '--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, '/bin/sh', '-c', `mount -t proc proc /proc && exec ${cloudInit}`];
   const r = shQuote(root);
   const script = [
@@ -126,7 +128,22 @@ export function runStage(root: string, stage: { name: string; args: string[] }, 
     /* the time file is missing when the command could not start; code says why */
   }
   rmSync(timeFile, { force: true });
-  return { stage: stage.name, code: r.status ?? -1, wallMs, maxRssKb, stderr: `${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
+  return { stage: stage.name, code: r.status ?? -1, wallMs, maxRssKb, stderr: `${r.stderr ?? ''}${r.error ? String(r.error) : ''}`, stdout: r.stdout ?? '' };
+}
+
+/**
+ * What Debian's networking.service does between init-local and init at boot, `ifup -a` (ifupdown's), in the sandbox a
+ * stage of NET runs in: the interfaces init-local's rendered config marks `auto` come up (dhclient leases on DHCP ones).
+ */
+export function runDistroNetworking(root: string, net: NetSandbox, timeoutMs = 120_000): StageRun {
+  const t0 = Date.now();
+  const [cmd, ...args] = stageCommand(root, ['-a'], net, '/sbin/ifup');
+  const r = spawnSync(cmd as string, args, {
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' },
+  });
+  return { stage: 'networking (ifup -a)', code: r.status ?? -1, wallMs: Date.now() - t0, maxRssKb: NaN, stderr: `${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
 }
 
 /**

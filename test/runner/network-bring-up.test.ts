@@ -1,0 +1,85 @@
+// The runner asks for bring-up only where cloud-init does: the network stage applying a config (a source first found
+// there, or none at all), never init-local, never with disable_network_activation; and it prints the ci-info tables.
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
+import type { NetworkInput, RunnerDeps } from '../../src/runner/runner-deps';
+import { StageRunner } from '../../src/runner/stage-runner';
+import { Logger } from '../../src/util/log';
+import { tempDir } from '../helpers/temp';
+import { fakeDeps, fakeSource } from './fakes';
+
+function root(t: Parameters<typeof tempDir>[0], cfg: string, seeds: Record<string, string>): string {
+  const dir = tempDir(t);
+  mkdirSync(join(dir, 'etc/cloud/cloud.cfg.d'), { recursive: true });
+  writeFileSync(join(dir, 'etc/cloud/cloud.cfg.d/50-test.cfg'), `cloud_init_modules: []\ncloud_config_modules: []\ncloud_final_modules: []\n${cfg}`);
+  for (const [seed, iid] of Object.entries(seeds)) {
+    mkdirSync(join(dir, seed), { recursive: true });
+    writeFileSync(join(dir, seed, 'instance-id'), `${iid}\n`);
+  }
+  return dir;
+}
+
+function recordingNetwork(): { calls: Array<Pick<NetworkInput, 'stage' | 'bringUp'> & { iid?: string }>; deps: Partial<RunnerDeps> } {
+  const calls: Array<Pick<NetworkInput, 'stage' | 'bringUp'> & { iid?: string }> = [];
+  return {
+    calls,
+    deps: {
+      async selectAndRenderNetwork(input) {
+        calls.push({ stage: input.stage, bringUp: input.bringUp, ...(input.instance ? { iid: input.instance.instanceId } : {}) });
+        return { written: ['/etc/network/interfaces.d/50-cloud-init'] };
+      },
+      networkInfo: async () => 'ci-info: +++Net device info+++\nci-info: | eth0 |',
+    },
+  };
+}
+
+async function stages(dir: string, deps: RunnerDeps, names: Array<'init-local' | 'init'>, printed: string[] = []) {
+  const logger = new Logger();
+  for (const stage of names) {
+    // One process per stage, as systemd runs them.
+    const runner = new StageRunner({ platform: new LinuxPlatform({ root: dir, log: logger.for('platform') }), logger, deps, print: (s) => void printed.push(s) });
+    await runner.runStage(stage);
+  }
+}
+
+test('a source first found in the network stage: init-local renders the fallback without bring-up, init renders and brings up', async (t) => {
+  const dir = root(t, 'datasource_list: [NetOnly]\n', { 'seed/net': 'i-net' });
+  const net = recordingNetwork();
+  const deps = fakeDeps([fakeSource('NetOnly', 'network', '/seed/net')], [], net.deps);
+  const printed: string[] = [];
+  await stages(dir, deps, ['init-local', 'init'], printed);
+  assert.deepEqual(net.calls, [
+    { stage: 'local', bringUp: false },
+    { stage: 'network', bringUp: true, iid: 'i-net' },
+  ]);
+  const info = printed.findIndex((s) => s.includes('ci-info: +++Net device info+++'));
+  assert.ok(info > 0 && printed[info - 1]?.includes("running 'init'"), 'the tables come right after the init banner');
+  assert.match(readFileSync(join(dir, 'var/log/cloud-init-output.log'), 'utf8'), /running 'init' at .*\nci-info: \+\+\+Net device info\+\+\+\nci-info: \| eth0 \|\n/);
+});
+
+test('a source found in init-local: rendered there without bring-up, and the network stage does not render again', async (t) => {
+  const dir = root(t, 'datasource_list: [Local]\n', { 'seed/local': 'i-local' });
+  const net = recordingNetwork();
+  await stages(dir, fakeDeps([fakeSource('Local', 'local', '/seed/local')], [], net.deps), ['init-local', 'init']);
+  assert.deepEqual(net.calls, [{ stage: 'local', bringUp: false, iid: 'i-local' }]);
+});
+
+test('disable_network_activation: the network stage renders but brings nothing up', async (t) => {
+  const dir = root(t, 'datasource_list: [NetOnly]\ndisable_network_activation: true\n', { 'seed/net': 'i-net' });
+  const net = recordingNetwork();
+  await stages(dir, fakeDeps([fakeSource('NetOnly', 'network', '/seed/net')], [], net.deps), ['init-local', 'init']);
+  assert.deepEqual(net.calls.map((c) => c.bringUp), [false, false]);
+});
+
+test('no source at all: the network stage still applies and brings up the fallback before failing', async (t) => {
+  const dir = root(t, 'datasource_list: [NetOnly]\n', {});
+  const net = recordingNetwork();
+  await stages(dir, fakeDeps([fakeSource('NetOnly', 'network', '/seed/net')], [], net.deps), ['init-local', 'init']);
+  assert.deepEqual(net.calls, [
+    { stage: 'local', bringUp: false },
+    { stage: 'network', bringUp: true },
+  ]);
+});

@@ -1,0 +1,61 @@
+// NoCloud with an http `seedfrom`: found in the network stage it is cloud-init's DataSourceNoCloudNet, its seed names
+// every place data came from, and the seed folder's network-config is the instance's (22.4 reads none from the URL).
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
+import { describeSource } from '../../src/runner/describe-source';
+import type { CrawlContext } from '../../src/sources/datasource';
+import { noCloudSource } from '../../src/sources/nocloud';
+import { Logger } from '../../src/util/log';
+import { tempDir } from '../helpers/temp';
+import { FakeFinder } from './fake-finder';
+
+const SEED = '/var/lib/cloud/seed/nocloud-net';
+const LOCAL_NETWORK = 'version: 1\nconfig:\n  - type: physical\n    name: eth0\n    subnets: [{type: static, address: 192.0.2.9/24}]\n';
+
+async function serve(t: TestContext, files: Record<string, string>): Promise<string> {
+  const server: Server = createServer((req, res) => {
+    const name = (req.url ?? '').replace(/^\/seed\//, '');
+    const body = files[name];
+    res.writeHead(body === undefined ? 404 : 200).end(body ?? 'not found');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => new Promise<void>((r) => server.close(() => r())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/seed/`;
+}
+
+async function crawl(t: TestContext, seedFiles: Record<string, string>, stage: 'local' | 'network', cmdline = '') {
+  const root = tempDir(t);
+  mkdirSync(join(root, SEED), { recursive: true });
+  for (const [f, text] of Object.entries(seedFiles)) writeFileSync(join(root, SEED, f), text);
+  const log = new Logger().for('test');
+  const platform = new LinuxPlatform({ root, log });
+  const ctx: CrawlContext = { platform, log, kernelCmdline: cmdline, dmi: {}, config: {}, finder: new FakeFinder(platform), settings: { retries: 0, timeout: 5 }, stage };
+  return noCloudSource.crawl(ctx);
+}
+
+test('seedfrom http in the network stage: NoCloudNet, seed = folder and URL, the folder network-config kept', async (t) => {
+  const url = await serve(t, { 'meta-data': 'instance-id: i-remote\nlocal-hostname: web1\n', 'user-data': '#cloud-config\n{}\n' });
+  const data = await crawl(t, { 'meta-data': `seedfrom: ${url}\n`, 'user-data': '', 'network-config': LOCAL_NETWORK }, 'network');
+  assert.equal(data.instanceId, 'i-remote');
+  assert.equal(data.subplatform, `seed-dir (${SEED},${url})`);
+  assert.equal(describeSource('NoCloud', data, 'network'), `DataSourceNoCloudNet [seed=${SEED},${url}][dsmode=net]`);
+  assert.deepEqual(data.networkConfig?.format, 'v1');
+  assert.match(JSON.stringify(data.networkConfig?.config), /192\.0\.2\.9\/24/, "the seed folder's network-config");
+});
+
+test('a network-config the URL serves wins over the folder (newer cloud-init); in init-local the http seed is refused', async (t) => {
+  const url = await serve(t, { 'meta-data': 'instance-id: i-remote\n', 'network-config': 'version: 2\nethernets:\n  eth0: {dhcp4: true}\n' });
+  const data = await crawl(t, { 'meta-data': `seedfrom: ${url}\n`, 'network-config': LOCAL_NETWORK }, 'network');
+  assert.equal(data.networkConfig?.format, 'v2');
+  await assert.rejects(crawl(t, { 'meta-data': `seedfrom: ${url}\n` }, 'local'), /needs the network/);
+});
+
+test('a NoCloud seed folder read in init-local keeps the NoCloud name; a cmdline hint is part of the seed', async (t) => {
+  const data = await crawl(t, { 'meta-data': 'instance-id: i-1\n' }, 'local', 'ro ds=nocloud-net;h=host1');
+  assert.equal(describeSource('NoCloud', data), `DataSourceNoCloud [seed=cmdline,${SEED}][dsmode=net]`);
+});
