@@ -3,7 +3,7 @@
 import { PlatformError } from '../../../util/errors';
 import type { AccountHost } from './account-host';
 import { lockPasswdDatabase } from './passwd-database-lock';
-import { ACCOUNT_FILE_NAMES } from './account-transaction';
+import { ACCOUNT_FILE_NAMES } from './account-file-names';
 import { clearStaleLocks, lockAccountFiles } from './shadow-lock';
 
 /** Locks the account database and the files at ROOT PATHS in HOST's root; returns the function that unlocks them. */

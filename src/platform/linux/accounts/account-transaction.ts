@@ -2,13 +2,11 @@
 // memory, and handed to the platform's write-back (account-write-back.ts), which keeps each changed file's
 // previous content as FILE- (same mode, owner and times) and replaces FILE atomically with FILE's own mode and
 // owner, once for all the changes of a module.
+import { ACCOUNT_FILE_NAMES, type AccountFileName } from './account-file-names';
 import type { AccountHost } from './account-host';
 import { lockAccounts } from './account-locks';
 import { ColonFile } from './colon-file';
 
-/** The account files in /etc, in the order shadow-utils locks and writes them. */
-export const ACCOUNT_FILE_NAMES = ['passwd', 'shadow', 'group', 'gshadow', 'subuid', 'subgid'] as const;
-export type AccountFileName = (typeof ACCOUNT_FILE_NAMES)[number];
 
 interface Loaded {
   before: string;

@@ -11,7 +11,7 @@ import { statSync, utimesSync } from 'node:fs';
 import { PlatformError } from '../../../util/errors';
 import type { AccountFileWrite, AccountHost } from './account-host';
 import { lockAccounts } from './account-locks';
-import { ACCOUNT_FILE_NAMES } from './account-transaction';
+import { ACCOUNT_FILE_NAMES } from './account-file-names';
 
 /** The files shadow-utils writes, as root paths, in the order it locks and writes them. */
 const ACCOUNT_FILES: readonly string[] = ACCOUNT_FILE_NAMES.map((name) => `/etc/${name}`);
