@@ -6,6 +6,7 @@ import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../d
 import { withEphemeralNetwork } from '../ephemeral-network';
 import { boolSetting, readUrlSettings, type UrlSettings } from '../settings';
 import { SourceError } from '../source-error';
+import { crawlCloudbaseAzure } from './cloudbase-azure';
 import { fetchImds } from './imds';
 import { azureImdsNetworkConfig } from './imds-network';
 import { minimalOvfEnv, NotAzureOvfEnv, parseOvfEnv, redactOvfPassword, type OvfEnv } from './ovf-env';
@@ -191,9 +192,9 @@ export const azureSource: Datasource = {
     return platformViable(ctx);
   },
   async crawl(ctx: CrawlContext): Promise<InstanceData> {
-    // Windows on Azure speaks another dialect (WindowsProvisioningConfigurationSet, cloudbase-init's AzureService
-    // with wireserver protocol 2015-04-05): rather than send Linux reports for a Windows VM, say so.
-    if (ctx.platform.os === 'windows') throw new SourceError('Azure', "the Windows side (cloudbase-init's AzureService) is not implemented yet; nothing was sent to the wireserver");
+    // Windows on Azure speaks another dialect (WindowsProvisioningConfigurationSet, wireserver protocol
+    // 2015-04-05, reports sent by the runner after the plugins): cloudbase-init's AzureService.
+    if (ctx.platform.os === 'windows') return crawlCloudbaseAzure(ctx);
     const s = readUrlSettings('Azure', ctx.settings, AZURE_DEFAULTS, ctx.baseUrl);
     const dataDir = typeof ctx.settings.data_dir === 'string' ? ctx.settings.data_dir : AZURE_DATA_DIR;
     const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });

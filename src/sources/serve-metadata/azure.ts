@@ -32,6 +32,27 @@ const DEFAULT_GOAL_STATE = `<?xml version="1.0" encoding="utf-8"?>
 </GoalState>
 `;
 
+/** The wireserver's ?comp=Versions document (the versions a real one lists, newest first). */
+const WIRESERVER_VERSIONS = `<?xml version="1.0" encoding="utf-8"?>
+<Versions>
+  <Preferred>
+    <Version>2015-04-05</Version>
+  </Preferred>
+  <Supported>
+    <Version>2015-04-05</Version>
+    <Version>2012-11-30</Version>
+    <Version>2012-09-15</Version>
+    <Version>2012-05-15</Version>
+    <Version>2011-12-31</Version>
+    <Version>2011-10-15</Version>
+    <Version>2011-08-31</Version>
+    <Version>2011-04-07</Version>
+    <Version>2010-12-15</Version>
+    <Version>2010-28-10</Version>
+  </Supported>
+</Versions>
+`;
+
 export interface AzureAnswer {
   status: number;
   body: string | Uint8Array;
@@ -95,8 +116,13 @@ export async function azureAnswer(dir: string, req: IncomingMessage, url: URL, b
     if (url.searchParams.get('format') === 'text' && typeof value !== 'object') return { status: 200, body: String(value), headers: { 'content-type': 'text/plain; charset=utf-8' } };
     return { status: 200, body: JSON.stringify(value), headers: { 'content-type': 'application/json; charset=utf-8' } };
   }
+  if (path === '/' && url.searchParams.get('comp') === 'Versions' && req.method === 'GET') {
+    return { status: 200, body: WIRESERVER_VERSIONS, headers: { 'content-type': 'text/xml; charset=utf-8' } };
+  }
   if (path === '/machine' || path === '/machine/') {
-    if (req.headers['x-ms-version'] !== '2012-11-30') return { status: 400, body: 'x-ms-version 2012-11-30 required\n' };
+    // cloud-init and walinuxagent speak 2012-11-30; cloudbase-init 2015-04-05, once ?comp=Versions listed it.
+    const version = req.headers['x-ms-version'];
+    if (version !== '2012-11-30' && version !== '2015-04-05') return { status: 400, body: 'x-ms-version 2012-11-30 or 2015-04-05 required\n' };
     const comp = url.searchParams.get('comp');
     if (comp === 'goalstate' && req.method === 'GET') {
       // {{url}} in goalstate.xml stands for this server, so that its Certificates URL comes back here.
@@ -107,6 +133,11 @@ export async function azureAnswer(dir: string, req: IncomingMessage, url: URL, b
     if (comp === 'health' && req.method === 'POST') {
       if (!/^text\/xml/.test(req.headers['content-type'] ?? '')) return { status: 400, body: 'Content-Type text/xml required\n' };
       if (!/<Health[\s>]/.test(body) || !/<State>(Ready|NotReady)<\/State>/.test(body)) return { status: 400, body: 'not a health report\n' };
+      return { status: 200, body: '' };
+    }
+    if (comp === 'roleProperties' && req.method === 'POST') {
+      if (!/^text\/xml/.test(req.headers['content-type'] ?? '')) return { status: 400, body: 'Content-Type text/xml required\n' };
+      if (!/<RoleProperties[\s>]/.test(body) || !/<Property name="[^"]+" value="[^"]*"/.test(body)) return { status: 400, body: 'not a role properties document\n' };
       return { status: 200, body: '' };
     }
     return { status: 400, body: `unknown comp '${comp ?? ''}' for ${req.method ?? 'GET'}\n` };
