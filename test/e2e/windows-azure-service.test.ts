@@ -77,3 +77,51 @@ test('cloudbase-init under wine: AzureService from the Azure mock and drive Q:, 
   assert.match(health[0]?.body ?? '', /<State>NotReady<\/State><Details><SubStatus>Provisioning<\/SubStatus>/);
   assert.match(health[1]?.body ?? '', /<State>Ready<\/State>/);
 });
+
+test('cloudbase-init under wine: AzureGuestAgentPlugin deletes an old RdAgent service, fails without $$\\OEM\\GuestAgent, and NotReady/ProvisioningFailed is reported', async (t) => {
+  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs win-x64)')) return;
+  if (!need(t, hasCommand('wine'), 'wine is not installed (apt-get install wine wine64)')) return;
+  const dir = tempDir(t);
+  const drive = join(dir, 'provisioning');
+  cpSync(join(FIXTURE, 'drive'), drive, { recursive: true });
+  const server = await mockMetadataServer(t, { kind: 'azure', dir: join(FIXTURE, 'wireserver') });
+  const prefix = privateWinePrefix(dir, { q: drive }, ['q']);
+  const wineEnv = { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' };
+  const sc = (...args: string[]) => spawnSync('wine', ['sc', ...args], { env: wineEnv, encoding: 'utf8', timeout: 60_000 });
+  const created = sc('create', 'RdAgent', 'binPath=', 'C:\\windows\\system32\\cmd.exe');
+  assert.equal(created.status, 0, `${created.stdout}${created.stderr}`);
+  const serviceKey = () => spawnSync('wine', ['reg', 'query', 'HKLM\\System\\CurrentControlSet\\Services\\RdAgent'], { env: wineEnv, encoding: 'utf8', timeout: 60_000 });
+  assert.match(serviceKey().stdout ?? '', /ImagePath/, 'the old RdAgent service is installed');
+  spawnSync('wineserver', ['-w'], { env: wineEnv, timeout: 60_000 });
+  const conf = join(dir, 'cloudbase-init.conf');
+  writeFileSync(
+    conf,
+    [
+      '[DEFAULT]',
+      'metadata_services=cloudbaseinit.metadata.services.azureservice.AzureService',
+      'plugins=cloudbaseinit.plugins.windows.azureguestagent.AzureGuestAgentPlugin',
+      'metadata_report_provisioning_completed=true',
+      'allow_reboot=false',
+      'retry_count=1',
+      'retry_count_interval=1',
+      `log_dir=Z:${dir}`,
+      'log_file=cloudbase-init.log',
+      '',
+      '[azure]',
+      `wireserver_url=${server.url}`,
+      '',
+    ].join('\r\n'),
+  );
+  const r = await runUnderWineAsync(dir, [exe as string, '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  const logFile = join(dir, 'cloudbase-init.log');
+  const log = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
+  assert.equal(r.code, 1, `a failed plugin is exit 1\n${r.stdout}\n${r.stderr}\n${log}`);
+  assert.match(r.stdout, /AzureGuestAgentPlugin\s+failed/);
+  assert.match(log, /Azure guest agent source folder not found/);
+  spawnSync('wineserver', ['-w'], { env: wineEnv, timeout: 60_000 });
+  const after = serviceKey();
+  assert.notEqual(after.status, 0, `the old RdAgent service was deleted: ${after.stdout}`);
+  const health = server.requests.filter((q) => q.method === 'POST');
+  assert.equal(health.length, 1);
+  assert.match(health[0]?.body ?? '', /<State>NotReady<\/State><Details><SubStatus>ProvisioningFailed<\/SubStatus><Description>Provisioning failed<\/Description>/);
+});

@@ -42,6 +42,8 @@ export class FakeWindows {
   readonly disks = new Map<number, DiskLayout>();
   /** Fixed volumes by drive root: NT device, extents, sector size, and the file system's size in sectors once extended. */
   readonly fixedVolumes: Array<{ root: string; device: string; diskNumber: number; start: number; bytesPerSector: number; fsSectors?: number }> = [];
+  /** Path (lower case) → the file version version.dll reports. */
+  readonly fileVersions = new Map<string, [number, number, number, number]>();
   /** Calls in order, for assertions on which API was used. */
   readonly calls: string[] = [];
 
@@ -124,12 +126,29 @@ export class FakeWindows {
         if (this.services.has(spec.name.toLowerCase())) throw new PlatformError(`CreateServiceW '${spec.name}' failed: The specified service already exists. (error 1073)`);
         this.services.set(spec.name.toLowerCase(), spec);
       },
-      deleteService: (name) => this.services.delete(name.toLowerCase()),
+      deleteService: (name) => {
+        this.calls.push(`DeleteService ${name}`);
+        this.serviceStates.delete(name.toLowerCase());
+        return this.services.delete(name.toLowerCase());
+      },
       queryService: (name) => {
         const state = this.serviceStates.get(name.toLowerCase()) ?? (this.services.has(name.toLowerCase()) ? 1 : undefined);
         return state === undefined ? undefined : { currentState: state, exitCode: 0 };
       },
-      stopService: () => undefined,
+      stopService: (name) => {
+        this.calls.push(`ControlService stop ${name}`);
+        if (this.serviceStates.has(name.toLowerCase())) this.serviceStates.set(name.toLowerCase(), 1);
+      },
+      startService: (name) => {
+        if (!this.services.has(name.toLowerCase()) && !this.serviceStates.has(name.toLowerCase())) throw new PlatformError(`OpenServiceW '${name}' failed: The specified service does not exist as an installed service. (error 1060)`);
+        this.calls.push(`StartServiceW ${name}`);
+        this.serviceStates.set(name.toLowerCase(), 4);
+      },
+      setServiceStartType: (name, startType) => {
+        const spec = this.services.get(name.toLowerCase());
+        if (!spec) throw new PlatformError(`OpenServiceW '${name}' failed: The specified service does not exist as an installed service. (error 1060)`);
+        this.services.set(name.toLowerCase(), { ...spec, startType });
+      },
       accountSid: (name) => (this.users.has(name.toLowerCase()) ? `S-1-5-21-1-2-3-${1000 + [...this.users.keys()].indexOf(name.toLowerCase())}` : undefined),
       runService: async (name, work) => {
         this.calls.push(`StartServiceCtrlDispatcherW ${name}`);
@@ -349,6 +368,11 @@ export class FakeWindows {
     return {
       kernel32: this.kernel32(), ntdll: this.ntdll(), advapi32: this.advapi32(), netapi32: this.netapi32(), iphlpapi: this.iphlpapi(),
       userenv: this.userenv(), crypt32: this.crypt32(), disk: this.disk(), volumes: this.volumes(), dhcpcsvc: this.dhcpcsvc(),
+      version: { fileVersion: (path) => {
+        const v = this.fileVersions.get(path.toLowerCase());
+        if (!v) throw new PlatformError(`GetFileVersionInfoSizeW '${path}' failed: The system cannot find the file specified. (error 2)`);
+        return v;
+      } },
     };
   }
 
