@@ -1,7 +1,8 @@
 // The Azure service's write side for the plugins and the runner: health reports and the RDP thumbprint posted to the wireserver, as cloudbase-init's AzureService does.
 import type { CloudbaseConf } from '../config/cloudbase-init-conf';
 import type { InstanceData } from '../sources/datasource';
-import { cloudbaseAzureSettings, cloudbaseWireserver, type CloudbaseAzureMetadata } from '../sources/azure/cloudbase-azure';
+import type { WindowsSystem } from '../platform/windows/windows-system';
+import { azureServerCertificates, cloudbaseAzureSettings, cloudbaseWireserver, TRANSPORT_CERT_STORE, type CloudbaseAzureMetadata } from '../sources/azure/cloudbase-azure';
 import { HttpClient } from '../util/http';
 import type { Log } from '../util/log';
 import { serviceCrawlSettings } from './metadata-services';
@@ -15,7 +16,7 @@ export const PROVISIONING_FAILED_DESCRIPTION = 'Provisioning failed';
  * Adds the Azure operations to SERVICE, with the wireserver and goal state the crawl found (cloudbase-init keeps
  * its goal state from load(), so every report names the incarnation it provisioned). Returns the client's closer.
  */
-export function addAzureFabric(service: MetadataService, instance: InstanceData, conf: CloudbaseConf, deps: { log: Log; env: NodeJS.ProcessEnv }): () => Promise<void> {
+export function addAzureFabric(service: MetadataService, instance: InstanceData, conf: CloudbaseConf, deps: { log: Log; env: NodeJS.ProcessEnv; windows?: WindowsSystem }): () => Promise<void> {
   const meta = instance.metadata as Partial<CloudbaseAzureMetadata>;
   if (typeof meta.wireserver !== 'string' || !meta.goal_state) return async () => undefined;
   const goal = meta.goal_state;
@@ -26,5 +27,11 @@ export function addAzureFabric(service: MetadataService, instance: InstanceData,
   service.provisioningCompleted = () => wire().postHealth(goal, 'Ready');
   service.provisioningFailed = () => wire().postHealth(goal, 'NotReady', 'ProvisioningFailed', PROVISIONING_FAILED_DESCRIPTION);
   service.postRdpCertificateThumbprint = (thumbprint) => wire().postRoleProperties(goal, { CertificateThumbprint: thumbprint });
+  const windows = deps.windows;
+  service.serverCertificates = async () => {
+    if (!goal.certificatesUrl) return [];
+    if (!windows) throw new Error('the goal state names certificates, but there is no Windows certificate store to decrypt them with');
+    return azureServerCertificates(windows, deps.log, wire(), goal, conf.str('transport_cert_store_name', 'azure') ?? TRANSPORT_CERT_STORE);
+  };
   return async () => http?.close();
 }

@@ -1,5 +1,6 @@
 // The write side of the metadata services: which found service can take the admin password or the RDP thumbprint back, and how.
 import type { CloudbaseConf } from '../config/cloudbase-init-conf';
+import type { WindowsSystem } from '../platform/windows/windows-system';
 import type { InstanceData } from '../sources/datasource';
 import { HttpClient } from '../util/http';
 import { addAzureFabric } from './azure-fabric-service';
@@ -14,7 +15,7 @@ const PASSWORD_MD_VERSION = '2013-04-04';
  * service takes a password (a config drive is read-only, EC2 has no such call); the Azure service takes the
  * RDP thumbprint and the provisioning reports, sent to the wireserver INSTANCE was read from.
  */
-export function metadataServiceFor(classPath: string, datasource: string, conf: CloudbaseConf, deps: { log: Log; env: NodeJS.ProcessEnv }, instance?: InstanceData): { service: MetadataService; close(): Promise<void> } {
+export function metadataServiceFor(classPath: string, datasource: string, conf: CloudbaseConf, deps: { log: Log; env: NodeJS.ProcessEnv; windows?: WindowsSystem }, instance?: InstanceData): { service: MetadataService; close(): Promise<void> } {
   let http: HttpClient | undefined;
   const service: MetadataService = { classPath };
   if (datasource === 'Azure' && instance) {

@@ -272,7 +272,7 @@ export async function runCloudbaseInit(deps: CloudbaseRunnerDeps): Promise<RunRe
     return report;
   }
   report.instanceId = instance.instanceId;
-  const found = report.service ? metadataServiceFor(report.service.classPath, report.service.datasource, deps.conf, { log: deps.log, env: deps.env }, instance) : undefined;
+  const found = report.service ? metadataServiceFor(report.service.classPath, report.service.datasource, deps.conf, { log: deps.log, env: deps.env, windows: deps.windows }, instance) : undefined;
   const service = found?.service;
   // cloudbase-init's provisioning reports (Azure's health reports), at its points: started before MAIN; failed
   // when a MAIN plugin failed; completed when MAIN succeeded and no reboot follows. A report that cannot be

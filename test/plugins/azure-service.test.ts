@@ -1,6 +1,7 @@
 // cloudbase-init's AzureService on kiln's Azure source: wireserver 2015-04-05 from [azure] wireserver_url or DHCP option 245, the tagged drive's ovf-env.xml, and the health reports at cloudbase-init's points.
 import assert from 'node:assert/strict';
-import { cpSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { loadCloudbaseConf } from '../../src/config/cloudbase-init-conf';
@@ -14,6 +15,7 @@ import { DATASOURCES } from '../../src/sources/registry';
 import { Logger, MemorySink } from '../../src/util/log';
 import { mockMetadataServer, type RunningMetadataServer } from '../helpers/mock-metadata-server';
 import { FIXTURES } from '../helpers/repo';
+import { hasCommand, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 import { FakeWindows } from '../platform/windows/fake-win32';
 import { FakeFiles } from './fake-files';
@@ -28,11 +30,11 @@ interface Setup {
   win: FakeWindows;
 }
 
-async function setup(t: TestContext): Promise<Setup> {
+async function setup(t: TestContext, wireserver = join(FIXTURE, 'wireserver')): Promise<Setup> {
   const dir = tempDir(t);
   const drive = join(dir, 'drive');
   cpSync(join(FIXTURE, 'drive'), drive, { recursive: true });
-  const server = await mockMetadataServer(t, { kind: 'azure', dir: join(FIXTURE, 'wireserver') });
+  const server = await mockMetadataServer(t, { kind: 'azure', dir: wireserver });
   const win = new FakeWindows();
   // The provisioning drive is a folder here: MountedVolumeTree reads a drive root and a folder alike.
   win.drives.push({ root: `${drive}/`, label: 'rd_rdfe_stable.1234567890' });
@@ -197,4 +199,58 @@ test('the Windows ovf-env.xml: a Linux one is refused with the reason, defaults 
   writeFileSync(join(dir, 'o.xml'), minimal);
   const env = parseWindowsOvfEnv(Buffer.from(minimal), 'x');
   assert.deepEqual(env, { adminUsername: 'a', computerName: 'c', enableAutomaticUpdates: false, winrmListeners: [], hasCustomData: false, provisionGuestAgent: false, kmsHost: 'kms.core.windows.net', useAvma: false });
+});
+
+test('ServerCertificatesPlugin with Azure: a transport certificate in [azure] transport_cert_store_name, the CMS envelope (made by openssl) decrypted, the PFX imported into the StoredCertificate stores, the transport certificate deleted', async (t) => {
+  if (!need(t, hasCommand('openssl'), 'openssl is needed to make and read the certificates')) return;
+  const dir = tempDir(t);
+  const wire = join(dir, 'wireserver');
+  cpSync(join(FIXTURE, 'wireserver'), wire, { recursive: true });
+  const goal = readFileSync(join(wire, 'goalstate.xml'), 'utf8').replace('<SharedConfig>', '<Certificates>{{url}}/machine/?comp=certificates&amp;incarnation=3</Certificates>\n          <SharedConfig>');
+  writeFileSync(join(wire, 'goalstate.xml'), goal);
+  // The server certificate, made now (no key material is committed).
+  const made = spawnSync('openssl', ['req', '-x509', '-nodes', '-subj', '/CN=kiln-azure-server-cert', '-days', '2', '-newkey', 'rsa:2048', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem')]);
+  assert.equal(made.status, 0, made.stderr.toString());
+  const certPem = readFileSync(join(dir, 'c.pem'), 'utf8');
+  writeFileSync(join(wire, 'certificates.pem'), certPem + readFileSync(join(dir, 'k.pem'), 'utf8'));
+  writeFileSync(
+    join(wire, 'hostingenvironment.xml'),
+    '<HostingEnvironmentConfig version="1.0.0.0" goalStateIncarnation="3"><StoredCertificates><StoredCertificate name="Stored0Server" certificateId="sha1:X" storeName="My" configurationLevel="System" /><StoredCertificate name="Stored1User" certificateId="sha1:X" storeName="TrustedPeople" configurationLevel="CurrentUser" /></StoredCertificates></HostingEnvironmentConfig>',
+  );
+  const s = await setup(t, wire);
+  s.win.realCertificates = true;
+  const { report, log } = await run(s, { conf: 'plugins=cloudbaseinit.plugins.windows.certificates.ServerCertificatesPlugin\nmetadata_report_provisioning_started=false\nmetadata_report_provisioning_completed=false\n[azure]\ntransport_cert_store_name=Kiln Transport' });
+  assert.deepEqual(report.errors, [], log);
+  assert.deepEqual(report.plugins.map((p) => `${p.name} ${p.outcome}`), ['ServerCertificatesPlugin done']);
+  const certReq = s.server.requests.find((r) => r.path.startsWith('/machine/?comp=certificates'));
+  assert.equal(certReq?.status, 200);
+  assert.equal(certReq?.headers['x-ms-cipher-name'], undefined, 'cloudbase-init names no cipher');
+  assert.equal(certReq?.headers['x-ms-version'], '2015-04-05');
+  assert.ok(s.win.calls.includes('CertCreateSelfSignCertificate CN=Cloudbase-Init AzureService Transport'));
+  assert.ok(s.win.calls.includes('CryptDecryptMessage Kiln Transport'));
+  assert.ok(s.win.calls.includes('CertDeleteCertificateFromStore Kiln Transport'));
+  assert.equal(s.win.certificates.filter((c) => c.store === 'Kiln Transport').length, 0, 'the transport certificate is gone');
+  // The server certificate (with its key) went to LocalMachine\My and, for the CurrentUser entry, to that store too.
+  const der = Buffer.from(certPem.replace(/-----[^-]+-----|\s+/g, ''), 'base64');
+  const thumb = (await import('node:crypto')).createHash('sha1').update(der).digest('hex').toUpperCase();
+  assert.deepEqual(s.win.certificates.filter((c) => c.thumbprint === thumb).map((c) => c.store), ['My', 'TrustedPeople']);
+  assert.deepEqual(s.win.calls.filter((c) => c.startsWith('PFXImportCertStore')), ['PFXImportCertStore machine', 'PFXImportCertStore user']);
+  assert.ok(s.server.requests.some((r) => r.path.includes('comp=config&type=hostingEnvironmentConfig') && r.status === 200));
+});
+
+test('ServerCertificatesPlugin with Azure: a certificates request the wireserver fails (500) fails the plugin with the reason, and the transport certificate is still deleted', async (t) => {
+  if (!need(t, hasCommand('openssl'), 'openssl is needed to make the certificates')) return;
+  const dir = tempDir(t);
+  const wire = join(dir, 'wireserver');
+  cpSync(join(FIXTURE, 'wireserver'), wire, { recursive: true });
+  writeFileSync(join(wire, 'goalstate.xml'), readFileSync(join(wire, 'goalstate.xml'), 'utf8').replace('<SharedConfig>', '<Certificates>{{url}}/machine/?comp=certificates&amp;incarnation=3</Certificates>\n          <SharedConfig>'));
+  const made = spawnSync('openssl', ['req', '-x509', '-nodes', '-subj', '/CN=x', '-days', '2', '-newkey', 'rsa:2048', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem')]);
+  assert.equal(made.status, 0);
+  writeFileSync(join(wire, 'certificates.pem'), readFileSync(join(dir, 'c.pem'), 'utf8') + readFileSync(join(dir, 'k.pem'), 'utf8'));
+  const s = await setup(t, wire);
+  // The fake's plain certificates are no X.509 the mock's openssl can encrypt to: it answers 500.
+  const { report } = await run(s, { conf: 'plugins=cloudbaseinit.plugins.windows.certificates.ServerCertificatesPlugin\nmetadata_report_provisioning_started=false\nmetadata_report_provisioning_completed=false' });
+  assert.deepEqual(report.plugins.map((p) => `${p.name} ${p.outcome}`), ['ServerCertificatesPlugin failed']);
+  assert.match(report.plugins[0]?.error ?? '', /could not get the server certificates from .*AzureService: .*comp=certificates.*HTTP 500/);
+  assert.equal(s.win.certificates.filter((c) => c.store === 'Windows Azure Environment').length, 0);
 });

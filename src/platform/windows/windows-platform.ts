@@ -211,6 +211,22 @@ export class WindowsPlatform implements Platform, WindowsSystem {
     for (const c of r) this.log.info(`Imported certificate ${c.thumbprint} into ${machine ? 'LocalMachine' : 'CurrentUser'}\\${c.store}`);
     return r;
   }
+  createTransportCertificate(subject: string, store: string): { thumbprint: string; der: Uint8Array; container: string } {
+    const crypt = this.win32().crypt32;
+    const container = `kiln-transport-${randomUUID()}`;
+    const thumbprint = crypt.createSelfSignedCertificate(subject, { store, container, validDays: 365 });
+    const der = crypt.certificateDer(thumbprint, store);
+    if (!der) throw new PlatformError(`the certificate ${thumbprint} just made is not in LocalMachine\\${store}`);
+    this.log.debug(`Created the transport certificate ${thumbprint} in LocalMachine\\${store}`);
+    return { thumbprint, der, container };
+  }
+  decryptEnvelopedMessage(cms: Uint8Array, store: string): Uint8Array {
+    return this.win32().crypt32.decryptEnvelopedMessage(cms, store);
+  }
+  deleteCertificate(thumbprint: string, store: string, container?: string): boolean {
+    this.log.debug(`Deleting the certificate ${thumbprint} from LocalMachine\\${store}`);
+    return this.win32().crypt32.deleteCertificate(thumbprint, store, container);
+  }
   certificateThumbprints(store: string): string[] {
     return this.win32().crypt32.storeThumbprints(store);
   }

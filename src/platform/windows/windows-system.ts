@@ -44,6 +44,15 @@ export interface WindowsSystem {
   importCertificate(der: Uint8Array, store: string): { thumbprint: string; upn: string };
   /** Imports a PFX into the LocalMachine (MACHINE) or LocalSystem's CurrentUser stores: keyed certificates to STORE, the chain to CA. */
   importPfx(pfx: Uint8Array, password: string, store: string, machine: boolean): Array<{ thumbprint: string; store: string }>;
+  /**
+   * A self-signed certificate with a new machine key in LocalMachine\\STORE for a key exchange (Azure's transport
+   * certificate): its thumbprint, DER and key container, for decryptEnvelopedMessage and deleteCertificate.
+   */
+  createTransportCertificate(subject: string, store: string): { thumbprint: string; der: Uint8Array; container: string };
+  /** The content of a CMS EnvelopedData (DER) addressed to a certificate in LocalMachine\\STORE whose key is here. */
+  decryptEnvelopedMessage(cms: Uint8Array, store: string): Uint8Array;
+  /** Removes a certificate from LocalMachine\\STORE and its key container; false when it was not there. */
+  deleteCertificate(thumbprint: string, store: string, container?: string): boolean;
   /** Thumbprints of LocalMachine\\STORE's certificates, newest first. */
   certificateThumbprints(store: string): string[];
   /** Mounted volumes with a medium: drive root ('D:\\') and label. */

@@ -1,8 +1,10 @@
 // Azure on Windows as cloudbase-init's AzureService reads it: the wireserver (2015-04-05) and the provisioning drive's ovf-env.xml and CustomData.bin.
 import { MountedVolumeTree } from '../../devices/mounted-volume-tree';
 import type { FileTree } from '../../devices/filesystem-finder';
+import type { WindowsSystem } from '../../platform/windows/windows-system';
 import { HttpClient } from '../../util/http';
 import type { Log } from '../../util/log';
+import { childrenNamed, parseXml, type XmlElement } from '../../util/xml-reader';
 import type { CrawlContext, InstanceData } from '../datasource';
 import { SourceError } from '../source-error';
 import { CloudbaseWireserver, findWindowsWireserver, type CloudbaseGoalState } from './cloudbase-wireserver';
@@ -68,21 +70,75 @@ export async function crawlCloudbaseAzure(ctx: CrawlContext): Promise<InstanceDa
   const baseUrl = ctx.baseUrl?.replace(/\/+$/, '') ?? s.wireserverUrl ?? (ctx.windows ? `http://${await findWindowsWireserver(ctx.windows, ctx.log, ctx.signal ? { signal: ctx.signal } : {})}` : undefined);
   if (!baseUrl) throw new SourceError('Azure', 'no Windows system to read DHCP option 245 from, and no [azure] wireserver_url');
   const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
-  let goal: CloudbaseGoalState;
   try {
-    goal = await cloudbaseWireserver(client, ctx.log, baseUrl, s, ctx.signal).goalState();
+    const wire = cloudbaseWireserver(client, ctx.log, baseUrl, s, ctx.signal);
+    const goal = await wire.goalState();
+    // The goal state's certificates are fetched when ServerCertificatesPlugin asks (the metadata service's serverCertificates), as cloudbase-init does.
+    return await fromDrive(ctx, baseUrl, goal);
   } finally {
     await client.close();
   }
+}
+
+/** cloudbase-init's [azure] transport_cert_store_name default. */
+export const TRANSPORT_CERT_STORE = 'Windows Azure Environment';
+const TRANSPORT_SUBJECT = 'CN=Cloudbase-Init AzureService Transport';
+
+function firstNamed(el: XmlElement, name: string): XmlElement | undefined {
+  if (el.local === name) return el;
+  for (const c of el.children) {
+    const f = firstNamed(c, name);
+    if (f) return f;
+  }
+  return undefined;
+}
+
+/**
+ * cloudbase-init's get_server_certs: a transport certificate made in LocalMachine\\STORE (its DER, base64, in
+ * x-ms-guest-agent-public-x509-cert), the goal state's certificates decrypted with it (CryptoAPI's
+ * CryptDecryptMessage) into one PFX, the transport certificate deleted again; then one server certificate per
+ * HostingEnvironmentConfig StoredCertificate (its store; configurationLevel System is LocalMachine), each with that PFX.
+ */
+export async function azureServerCertificates(windows: WindowsSystem, log: Log, wire: CloudbaseWireserver, goal: CloudbaseGoalState, store: string): Promise<NonNullable<InstanceData['serverCertificates']>> {
+  const url = goal.certificatesUrl as string;
+  await wire.checkVersion();
+  const transport = windows.createTransportCertificate(TRANSPORT_SUBJECT, store);
+  let pfx: Uint8Array;
+  try {
+    const doc = parseXml(await wire.request(url, { headers: { 'x-ms-guest-agent-public-x509-cert': Buffer.from(transport.der).toString('base64') } }), url);
+    const data = firstNamed(doc, 'Data')?.text.replace(/\s+/g, '');
+    if (!data) throw new SourceError('Azure', `${url}: the certificates document has no Data`);
+    log.debug(`Azure: certificates in format ${firstNamed(doc, 'Format')?.text.trim() ?? '(none named)'}`);
+    pfx = windows.decryptEnvelopedMessage(Buffer.from(data, 'base64'), store);
+  } finally {
+    try {
+      windows.deleteCertificate(transport.thumbprint, store, transport.container);
+    } catch (err) {
+      log.warn(`Azure: could not delete the transport certificate ${transport.thumbprint}: ${(err as Error).message}`);
+    }
+  }
+  if (!goal.hostingEnvironmentUrl) throw new SourceError('Azure', 'the goal state names certificates but no HostingEnvironmentConfig to say where they go');
+  const env = parseXml(await wire.request(goal.hostingEnvironmentUrl), goal.hostingEnvironmentUrl);
+  const stored = firstNamed(env, 'StoredCertificates');
+  const out: NonNullable<InstanceData['serverCertificates']> = [];
+  for (const c of stored ? childrenNamed(stored, '', 'StoredCertificate') : []) {
+    const level = c.attributes.configurationLevel ?? '';
+    const storeName = c.attributes.storeName ?? '';
+    if (level !== 'System' && level !== 'LocalMachine' && level !== 'CurrentUser') throw new SourceError('Azure', `${goal.hostingEnvironmentUrl}: StoredCertificate '${c.attributes.name ?? ''}' has the unsupported store location '${level}'`);
+    log.debug(`Azure: server certificate ${c.attributes.name ?? ''} (${c.attributes.certificateId ?? ''}) for ${level}\\${storeName}`);
+    out.push({ storeLocation: level === 'CurrentUser' ? 'CurrentUser' : 'LocalMachine', storeName, pfx });
+  }
+  return out;
+}
+
+/** The tagged drive's ovf-env.xml and CustomData.bin as instance data, with what the reports need in the metadata. */
+async function fromDrive(ctx: CrawlContext, baseUrl: string, goal: CloudbaseGoalState): Promise<InstanceData> {
   const drive = await provisioningDrive(ctx);
   const raw = await drive.tree.readFile('ovf-env.xml');
   if (!raw) throw new SourceError('Azure', `ovf-env path does not exist: ${drive.root}ovf-env.xml`);
   const env = parseWindowsOvfEnv(raw, `${drive.root}ovf-env.xml`);
   const custom = await drive.tree.readFile(CUSTOM_DATA_FILENAME);
   if (!custom && env.hasCustomData) throw new SourceError('Azure', `ovf-env.xml has CustomData, but ${drive.root}${CUSTOM_DATA_FILENAME} is not present`);
-  if (goal.certificatesUrl) {
-    ctx.log.warn(`Azure: the goal state names certificates (${goal.certificatesUrl}); kiln does not decrypt them on Windows yet, so ServerCertificatesPlugin gets none`);
-  }
   const meta: CloudbaseAzureMetadata = {
     wireserver: baseUrl,
     goal_state: goal,

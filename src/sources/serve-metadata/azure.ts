@@ -83,7 +83,8 @@ export async function readRequestBody(req: IncomingMessage): Promise<string> {
 
 /**
  * Answers one request as Azure would, from DIR: `instance.json` (the extended /metadata/instance document),
- * optional `api-versions.txt` (one accepted version a line), `reprovisiondata.xml`, `goalstate.xml`.
+ * optional `api-versions.txt` (one accepted version a line), `reprovisiondata.xml`, `goalstate.xml`,
+ * `certificates.pem` and `hostingenvironment.xml` (the goal state's certificates and where they go).
  * IMDS refuses requests without `Metadata: true`, without or with an unknown api-version, or forwarded ones (400).
  */
 export async function azureAnswer(dir: string, req: IncomingMessage, url: URL, body: string): Promise<AzureAnswer> {
@@ -119,6 +120,12 @@ export async function azureAnswer(dir: string, req: IncomingMessage, url: URL, b
   if (path === '/' && url.searchParams.get('comp') === 'Versions' && req.method === 'GET') {
     return { status: 200, body: WIRESERVER_VERSIONS, headers: { 'content-type': 'text/xml; charset=utf-8' } };
   }
+  if (path.startsWith('/machine/') && path.length > '/machine/'.length && url.searchParams.get('comp') === 'config' && req.method === 'GET') {
+    // The goal state's config documents; the hosting environment (where the certificates go) from hostingenvironment.xml.
+    if (url.searchParams.get('type') !== 'hostingEnvironmentConfig') return { status: 404, body: 'not found\n' };
+    const doc = await readIfExists(posix.join(dir, 'hostingenvironment.xml'));
+    return doc ? { status: 200, body: doc, headers: { 'content-type': 'text/xml; charset=utf-8' } } : { status: 404, body: 'not found\n' };
+  }
   if (path === '/machine' || path === '/machine/') {
     // cloud-init and walinuxagent speak 2012-11-30; cloudbase-init 2015-04-05, once ?comp=Versions listed it.
     const version = req.headers['x-ms-version'];
@@ -151,7 +158,9 @@ export async function azureAnswer(dir: string, req: IncomingMessage, url: URL, b
  */
 async function certificatesAnswer(dir: string, req: IncomingMessage): Promise<AzureAnswer> {
   const transport = req.headers['x-ms-guest-agent-public-x509-cert'];
-  if (typeof transport !== 'string' || !transport || req.headers['x-ms-cipher-name'] !== 'DES_EDE3_CBC') return { status: 400, body: 'a transport certificate and x-ms-cipher-name DES_EDE3_CBC are required\n' };
+  // cloud-init names the cipher; cloudbase-init sends none and gets the default, 3DES.
+  const cipher = req.headers['x-ms-cipher-name'] ?? 'DES_EDE3_CBC';
+  if (typeof transport !== 'string' || !transport || cipher !== 'DES_EDE3_CBC') return { status: 400, body: 'a transport certificate is required, and x-ms-cipher-name, when given, must be DES_EDE3_CBC\n' };
   const bundle = await readIfExists(posix.join(dir, 'certificates.pem'));
   if (!bundle) return { status: 404, body: 'no certificates\n' };
   const work = mkdtempSync(posix.join(tmpdir(), 'kiln-azure-mock-'));

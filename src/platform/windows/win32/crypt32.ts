@@ -18,6 +18,15 @@ export interface Crypt32 {
   importPfx(pfx: Uint8Array, password: string, store: string, machine: boolean): Array<{ thumbprint: string; store: string }>;
   /** SHA-1 thumbprints of the certificates in LocalMachine\STORE, newest (latest NotBefore) first; [] when the store is missing. */
   storeThumbprints(store: string): string[];
+  /** The DER encoding of the certificate THUMBPRINT in LocalMachine\STORE; undefined when it is not there. */
+  certificateDer(thumbprint: string, store: string): Uint8Array | undefined;
+  /**
+   * Decrypts a CMS/PKCS#7 EnvelopedData (DER) with the private key of its recipient's certificate, looked up in
+   * LocalMachine\STORE (CryptDecryptMessage); the content.
+   */
+  decryptEnvelopedMessage(cms: Uint8Array, store: string): Uint8Array;
+  /** Removes the certificate THUMBPRINT from LocalMachine\STORE and, when CONTAINER is given, that machine key container; false when the certificate was not there. */
+  deleteCertificate(thumbprint: string, store: string, container?: string): boolean;
 }
 
 const X509_ASN_ENCODING = 0x1;
@@ -97,6 +106,16 @@ export function bindCrypt32(koffi: Koffi, kernel32: Kernel32): Crypt32 {
   const PFXImportCertStore = lib.func('__stdcall', 'PFXImportCertStore', 'void *', [koffi.pointer(BLOB), 'str16', 'uint32_t']);
   const CertEnumCertificatesInStore = lib.func('__stdcall', 'CertEnumCertificatesInStore', 'void *', ['void *', 'void *']);
 
+  const CertFindCertificateInStore = lib.func('__stdcall', 'CertFindCertificateInStore', 'void *', ['void *', 'uint32_t', 'uint32_t', 'uint32_t', koffi.pointer(BLOB), 'void *']);
+  const CertDeleteCertificateFromStore = lib.func('__stdcall', 'CertDeleteCertificateFromStore', 'int', ['void *']);
+  const DECRYPT_PARA = koffi.struct('KILN_CRYPT_DECRYPT_MESSAGE_PARA', { cbSize: 'uint32_t', dwMsgAndCertEncodingType: 'uint32_t', cCertStore: 'uint32_t', rghCertStore: 'void *' });
+  const CryptDecryptMessage = lib.func('__stdcall', 'CryptDecryptMessage', 'int', [koffi.pointer(DECRYPT_PARA), 'void *', 'uint32_t', 'void *', U32_INOUT, 'void *']);
+  const CERT_FIND_SHA1_HASH = 0x10000;
+  const CRYPT_DELETEKEYSET = 0x10;
+  /** CERT_CONTEXT (x64): pbCertEncoded at 8, cbCertEncoded at 16. */
+  const CERT_CONTEXT_ENCODED = 8;
+  const CERT_CONTEXT_ENCODED_LENGTH = 16;
+
   const fail = (what: string) => new PlatformError(`${what} failed: ${kernel32.lastErrorText()}`);
 
   function thumbprintOf(cert: unknown): string {
@@ -122,7 +141,70 @@ export function bindCrypt32(koffi: Koffi, kernel32: Kernel32): Crypt32 {
     return Boolean(CertGetCertificateContextProperty(cert, CERT_KEY_PROV_INFO_PROP_ID, null, len));
   }
 
+  function openMachineStore(store: string, existing: boolean): unknown {
+    return CertOpenStore(CERT_STORE_PROV_SYSTEM_W, X509_ASN_ENCODING | PKCS_7_ASN_ENCODING, 0, CERT_SYSTEM_STORE_LOCAL_MACHINE | (existing ? CERT_STORE_OPEN_EXISTING_FLAG : 0), store) as unknown;
+  }
+
+  /** The certificate context THUMBPRINT in HSTORE (the caller frees it), or null. */
+  function findByThumbprint(hStore: unknown, thumbprint: string): unknown {
+    const hash = Buffer.from(thumbprint, 'hex');
+    return CertFindCertificateInStore(hStore, X509_ASN_ENCODING | PKCS_7_ASN_ENCODING, 0, CERT_FIND_SHA1_HASH, { cbData: hash.length, pbData: hash }, null) as unknown;
+  }
+
   return {
+    certificateDer(thumbprint, store) {
+      const hStore = openMachineStore(store, true);
+      if (!hStore) return undefined;
+      try {
+        const cert = findByThumbprint(hStore, thumbprint);
+        if (!cert) return undefined;
+        try {
+          const pb = koffi.decode(cert, CERT_CONTEXT_ENCODED, 'void *') as unknown;
+          const cb = koffi.decode(cert, CERT_CONTEXT_ENCODED_LENGTH, 'uint32_t') as number;
+          return Uint8Array.from(koffi.decode(pb, koffi.array('uint8_t', cb)) as ArrayLike<number>);
+        } finally {
+          CertFreeCertificateContext(cert);
+        }
+      } finally {
+        CertCloseStore(hStore, 0);
+      }
+    },
+    decryptEnvelopedMessage(cms, store) {
+      const hStore = openMachineStore(store, true);
+      if (!hStore) throw fail(`CertOpenStore LocalMachine\\${store}`);
+      try {
+        const stores = Buffer.alloc(8);
+        stores.writeBigUInt64LE(BigInt(koffi.address(hStore)));
+        const para = { cbSize: koffi.sizeof(DECRYPT_PARA), dwMsgAndCertEncodingType: X509_ASN_ENCODING | PKCS_7_ASN_ENCODING, cCertStore: 1, rghCertStore: stores };
+        const blob = Buffer.from(cms);
+        const size = [0];
+        if (!CryptDecryptMessage(para, blob, blob.length, null, size, null)) throw fail('CryptDecryptMessage (not an envelope for a certificate in the store?)');
+        const out = Buffer.alloc(size[0] as number);
+        if (!CryptDecryptMessage(para, blob, blob.length, out, size, null)) throw fail('CryptDecryptMessage');
+        return new Uint8Array(out.subarray(0, size[0] as number));
+      } finally {
+        CertCloseStore(hStore, 0);
+      }
+    },
+    deleteCertificate(thumbprint, store, container) {
+      let deleted = false;
+      const hStore = openMachineStore(store, true);
+      if (hStore) {
+        try {
+          const cert = findByThumbprint(hStore, thumbprint);
+          // CertDeleteCertificateFromStore frees the context, whatever it returns.
+          if (cert && !CertDeleteCertificateFromStore(cert)) throw fail(`CertDeleteCertificateFromStore ${thumbprint}`);
+          deleted = Boolean(cert);
+        } finally {
+          CertCloseStore(hStore, 0);
+        }
+      }
+      if (container) {
+        const prov = [0];
+        if (!CryptAcquireContextW(prov, container, null, PROV_RSA_AES, CRYPT_DELETEKEYSET | CRYPT_MACHINE_KEYSET)) throw fail(`CryptAcquireContextW (deleting the key container '${container}')`);
+      }
+      return deleted;
+    },
     importPfx(pfx, password, store, machine) {
       const bytes = Buffer.from(pfx);
       const temp = PFXImportCertStore({ cbData: bytes.length, pbData: bytes }, password, machine ? PKCS12_MACHINE_KEYSET : PKCS12_USER_KEYSET) as unknown;
