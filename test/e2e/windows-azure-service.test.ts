@@ -1,6 +1,7 @@
 // The built kiln-win-x64.exe as cloudbase-init under wine with AzureService: the Azure mock on 127.0.0.1 as wireserver, the provisioning drive as Q:, the reports the mock received.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -124,4 +125,55 @@ test('cloudbase-init under wine: AzureGuestAgentPlugin deletes an old RdAgent se
   const health = server.requests.filter((q) => q.method === 'POST');
   assert.equal(health.length, 1);
   assert.match(health[0]?.body ?? '', /<State>NotReady<\/State><Details><SubStatus>ProvisioningFailed<\/SubStatus><Description>Provisioning failed<\/Description>/);
+});
+
+test('cloudbase-init under wine: ServerCertificatesPlugin asks for the goal state certificates with a CryptoAPI transport certificate, opens the envelope with CryptMsg*, and deletes the transport certificate', async (t) => {
+  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs win-x64)')) return;
+  if (!need(t, hasCommand('wine') && hasCommand('openssl'), 'wine and openssl are needed')) return;
+  const dir = tempDir(t);
+  const drive = join(dir, 'provisioning');
+  cpSync(join(FIXTURE, 'drive'), drive, { recursive: true });
+  const wire = join(dir, 'wireserver');
+  cpSync(join(FIXTURE, 'wireserver'), wire, { recursive: true });
+  writeFileSync(join(wire, 'goalstate.xml'), readFileSync(join(wire, 'goalstate.xml'), 'utf8').replace('<SharedConfig>', '<Certificates>{{url}}/machine/?comp=certificates&amp;incarnation=3</Certificates>\n          <SharedConfig>'));
+  const made = spawnSync('openssl', ['req', '-x509', '-nodes', '-subj', '/CN=kiln-wine-server-cert', '-days', '2', '-newkey', 'rsa:2048', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem')]);
+  assert.equal(made.status, 0, made.stderr.toString());
+  writeFileSync(join(wire, 'certificates.pem'), readFileSync(join(dir, 'c.pem'), 'utf8') + readFileSync(join(dir, 'k.pem'), 'utf8'));
+  writeFileSync(join(wire, 'hostingenvironment.xml'), '<HostingEnvironmentConfig version="1.0.0.0" goalStateIncarnation="3"><StoredCertificates><StoredCertificate name="Stored0Server" certificateId="sha1:X" storeName="My" configurationLevel="System" /></StoredCertificates></HostingEnvironmentConfig>');
+  const server = await mockMetadataServer(t, { kind: 'azure', dir: wire });
+  const prefix = privateWinePrefix(dir, { q: drive }, ['q']);
+  const conf = join(dir, 'cloudbase-init.conf');
+  writeFileSync(
+    conf,
+    [
+      '[DEFAULT]',
+      'metadata_services=cloudbaseinit.metadata.services.azureservice.AzureService',
+      'plugins=cloudbaseinit.plugins.windows.certificates.ServerCertificatesPlugin',
+      'allow_reboot=false',
+      'retry_count=1',
+      'retry_count_interval=1',
+      `log_dir=Z:${dir}`,
+      'log_file=cloudbase-init.log',
+      '',
+      '[azure]',
+      `wireserver_url=${server.url}`,
+      '',
+    ].join('\r\n'),
+  );
+  const r = await runUnderWineAsync(dir, [exe as string, '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  const logFile = join(dir, 'cloudbase-init.log');
+  const log = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
+  // The transport certificate crypt32 made is a real X.509 certificate, sent as base64 DER.
+  const certReq = server.requests.find((q) => q.path.startsWith('/machine/?comp=certificates'));
+  assert.equal(certReq?.status, 200, `${r.stdout}\n${log}`);
+  const transport = new X509Certificate(Buffer.from(String(certReq?.headers['x-ms-guest-agent-public-x509-cert']), 'base64'));
+  assert.equal(transport.subject, 'CN=Cloudbase-Init AzureService Transport');
+  // CryptMsgOpenToDecode/Update/Control/GetParam ran; wine 8 decrypts 3DES-CBC envelopes with a wrong IV (the
+  // first 8 bytes come out garbled), so the PFX import itself cannot be checked under wine: on Windows it is.
+  assert.match(log, /ServerCertificatesPlugin.*(PFXImportCertStore|done)/);
+  assert.doesNotMatch(log, /CryptMsg(OpenToDecode|Update|Control|GetParam)[^\n]*failed/);
+  // The transport certificate is gone from LocalMachine\Windows Azure Environment.
+  spawnSync('wineserver', ['-w'], { env: { ...process.env, WINEPREFIX: prefix }, timeout: 60_000 });
+  const store = spawnSync('wine', ['reg', 'query', 'HKLM\\Software\\Microsoft\\SystemCertificates\\Windows Azure Environment\\Certificates'], { env: { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' }, encoding: 'utf8', timeout: 60_000 });
+  assert.doesNotMatch(store.stdout ?? '', /Certificates\\[0-9A-F]{40}/i, `${store.stdout}\n${log}`);
 });

@@ -220,8 +220,8 @@ export class WindowsPlatform implements Platform, WindowsSystem {
     this.log.debug(`Created the transport certificate ${thumbprint} in LocalMachine\\${store}`);
     return { thumbprint, der, container };
   }
-  decryptEnvelopedMessage(cms: Uint8Array, store: string): Uint8Array {
-    return this.win32().crypt32.decryptEnvelopedMessage(cms, store);
+  decryptEnvelopedMessage(cms: Uint8Array, container: string): Uint8Array {
+    return this.win32().crypt32.decryptEnvelopedMessage(cms, container);
   }
   deleteCertificate(thumbprint: string, store: string, container?: string): boolean {
     this.log.debug(`Deleting the certificate ${thumbprint} from LocalMachine\\${store}`);

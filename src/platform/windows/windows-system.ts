@@ -49,8 +49,8 @@ export interface WindowsSystem {
    * certificate): its thumbprint, DER and key container, for decryptEnvelopedMessage and deleteCertificate.
    */
   createTransportCertificate(subject: string, store: string): { thumbprint: string; der: Uint8Array; container: string };
-  /** The content of a CMS EnvelopedData (DER) addressed to a certificate in LocalMachine\\STORE whose key is here. */
-  decryptEnvelopedMessage(cms: Uint8Array, store: string): Uint8Array;
+  /** The content of a CMS EnvelopedData (DER) addressed to the certificate whose key is in the machine key CONTAINER. */
+  decryptEnvelopedMessage(cms: Uint8Array, container: string): Uint8Array;
   /** Removes a certificate from LocalMachine\\STORE and its key container; false when it was not there. */
   deleteCertificate(thumbprint: string, store: string, container?: string): boolean;
   /** Thumbprints of LocalMachine\\STORE's certificates, newest first. */

@@ -96,7 +96,7 @@ function firstNamed(el: XmlElement, name: string): XmlElement | undefined {
 /**
  * cloudbase-init's get_server_certs: a transport certificate made in LocalMachine\\STORE (its DER, base64, in
  * x-ms-guest-agent-public-x509-cert), the goal state's certificates decrypted with it (CryptoAPI's
- * CryptDecryptMessage) into one PFX, the transport certificate deleted again; then one server certificate per
+ * CryptMsgControl's decrypt: CryptDecryptMessage's parts) into one PFX, the transport certificate deleted again; then one server certificate per
  * HostingEnvironmentConfig StoredCertificate (its store; configurationLevel System is LocalMachine), each with that PFX.
  */
 export async function azureServerCertificates(windows: WindowsSystem, log: Log, wire: CloudbaseWireserver, goal: CloudbaseGoalState, store: string): Promise<NonNullable<InstanceData['serverCertificates']>> {
@@ -109,7 +109,7 @@ export async function azureServerCertificates(windows: WindowsSystem, log: Log, 
     const data = firstNamed(doc, 'Data')?.text.replace(/\s+/g, '');
     if (!data) throw new SourceError('Azure', `${url}: the certificates document has no Data`);
     log.debug(`Azure: certificates in format ${firstNamed(doc, 'Format')?.text.trim() ?? '(none named)'}`);
-    pfx = windows.decryptEnvelopedMessage(Buffer.from(data, 'base64'), store);
+    pfx = windows.decryptEnvelopedMessage(Buffer.from(data, 'base64'), transport.container);
   } finally {
     try {
       windows.deleteCertificate(transport.thumbprint, store, transport.container);

@@ -167,10 +167,11 @@ async function certificatesAnswer(dir: string, req: IncomingMessage): Promise<Az
   try {
     const recipient = posix.join(work, 'transport.pem');
     writeFileSync(recipient, `-----BEGIN CERTIFICATE-----\n${(transport.match(/.{1,64}/g) ?? []).join('\n')}\n-----END CERTIFICATE-----\n`);
-    // From a file: openssl reads the certificates and the keys in two passes.
+    // From a file: openssl reads the certificates and the keys in two passes. PBE-SHA1-3DES and a SHA-1 MAC, as
+    // Azure packs them (OpenSSL 3 defaults to PBES2/AES, which older CryptoAPI and wine cannot read).
     const pem = posix.join(work, 'certificates.pem');
     writeFileSync(pem, bundle);
-    const p12 = spawnSync('openssl', ['pkcs12', '-export', '-passout', 'pass:', '-in', pem]);
+    const p12 = spawnSync('openssl', ['pkcs12', '-export', '-passout', 'pass:', '-keypbe', 'PBE-SHA1-3DES', '-certpbe', 'PBE-SHA1-3DES', '-macalg', 'SHA1', '-in', pem]);
     if (p12.status !== 0) return { status: 500, body: `openssl pkcs12 -export failed: ${p12.stderr.toString()}` };
     const cms = spawnSync('openssl', ['cms', '-encrypt', '-des3', '-binary', '-outform', 'DER', recipient], { input: p12.stdout });
     if (cms.status !== 0) return { status: 500, body: `openssl cms -encrypt failed: ${cms.stderr.toString()}` };

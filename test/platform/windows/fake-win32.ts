@@ -48,7 +48,7 @@ export class FakeWindows {
   readonly certificateUpns = new Map<string, string>();
   /** Drive letters with a medium: root and volume label. */
   readonly drives: Array<{ root: string; label: string }> = [{ root: 'C:\\', label: '' }];
-  readonly certificates: Array<{ subject: string; store: string; thumbprint: string; pem?: string; keyPem?: string }> = [];
+  readonly certificates: Array<{ subject: string; store: string; thumbprint: string; pem?: string; keyPem?: string; container?: string }> = [];
   /** Self-signed certificates get a real key and certificate from the host's openssl (for real CMS envelopes). */
   realCertificates = false;
   /** Service name (lower case) → SERVICE_* state, for services the tests pretend exist. */
@@ -306,9 +306,9 @@ export class FakeWindows {
         return c.pem ? new Uint8Array(Buffer.from(c.pem.replace(/-----[^-]+-----|\s+/g, ''), 'base64')) : Buffer.from(c.thumbprint, 'hex');
       },
       // With realCertificates, a real key and certificate from the host's openssl decrypt a real CMS envelope.
-      decryptEnvelopedMessage: (cms, store) => {
-        this.calls.push(`CryptDecryptMessage ${store}`);
-        for (const c of this.certificates.filter((x) => x.store.toLowerCase() === store.toLowerCase() && x.keyPem && x.pem)) {
+      decryptEnvelopedMessage: (cms, container) => {
+        this.calls.push(`CMSG_CTRL_DECRYPT ${container}`);
+        for (const c of this.certificates.filter((x) => x.container === container && x.keyPem && x.pem)) {
           const dir = mkdtempSync(join(tmpdir(), 'kiln-fake-crypt32-'));
           try {
             writeFileSync(join(dir, 'key.pem'), c.keyPem as string);
@@ -319,7 +319,7 @@ export class FakeWindows {
             rmSync(dir, { recursive: true, force: true });
           }
         }
-        throw new PlatformError('CryptDecryptMessage (not an envelope for a certificate in the store?) failed: Cannot find the certificate and private key for decryption. (error 0x8009200c)');
+        throw new PlatformError('CryptMsgControl CMSG_CTRL_DECRYPT (not an envelope for this key?) failed: Bad Data. (error 0x80090005)');
       },
       deleteCertificate: (thumbprint, store) => {
         const i = this.certificates.findIndex((x) => x.thumbprint === thumbprint && x.store.toLowerCase() === store.toLowerCase());
@@ -328,7 +328,7 @@ export class FakeWindows {
         this.calls.push(`CertDeleteCertificateFromStore ${store}`);
         return true;
       },
-      createSelfSignedCertificate: (subject, { store }) => {
+      createSelfSignedCertificate: (subject, { store, container }) => {
         if (this.realCertificates) {
           const dir = mkdtempSync(join(tmpdir(), 'kiln-fake-crypt32-'));
           try {
@@ -337,7 +337,7 @@ export class FakeWindows {
             const pem = readFileSync(join(dir, 'cert.pem'), 'utf8');
             const der = Buffer.from(pem.replace(/-----[^-]+-----|\s+/g, ''), 'base64');
             const thumbprint = createHash('sha1').update(der).digest('hex').toUpperCase();
-            this.certificates.push({ subject, store, thumbprint, pem, keyPem: readFileSync(join(dir, 'key.pem'), 'utf8') });
+            this.certificates.push({ subject, store, thumbprint, pem, keyPem: readFileSync(join(dir, 'key.pem'), 'utf8'), container });
             this.calls.push(`CertCreateSelfSignCertificate ${subject}`);
             return thumbprint;
           } finally {

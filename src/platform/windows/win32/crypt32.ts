@@ -21,10 +21,11 @@ export interface Crypt32 {
   /** The DER encoding of the certificate THUMBPRINT in LocalMachine\STORE; undefined when it is not there. */
   certificateDer(thumbprint: string, store: string): Uint8Array | undefined;
   /**
-   * Decrypts a CMS/PKCS#7 EnvelopedData (DER) with the private key of its recipient's certificate, looked up in
-   * LocalMachine\STORE (CryptDecryptMessage); the content.
+   * Decrypts a CMS/PKCS#7 EnvelopedData (DER) for one recipient with the exchange key of the machine key
+   * CONTAINER (CryptMsgOpenToDecode, CryptMsgControl CMSG_CTRL_DECRYPT: what CryptDecryptMessage does, which
+   * wine lacks); the content.
    */
-  decryptEnvelopedMessage(cms: Uint8Array, store: string): Uint8Array;
+  decryptEnvelopedMessage(cms: Uint8Array, container: string): Uint8Array;
   /** Removes the certificate THUMBPRINT from LocalMachine\STORE and, when CONTAINER is given, that machine key container; false when the certificate was not there. */
   deleteCertificate(thumbprint: string, store: string, container?: string): boolean;
 }
@@ -108,8 +109,18 @@ export function bindCrypt32(koffi: Koffi, kernel32: Kernel32): Crypt32 {
 
   const CertFindCertificateInStore = lib.func('__stdcall', 'CertFindCertificateInStore', 'void *', ['void *', 'uint32_t', 'uint32_t', 'uint32_t', koffi.pointer(BLOB), 'void *']);
   const CertDeleteCertificateFromStore = lib.func('__stdcall', 'CertDeleteCertificateFromStore', 'int', ['void *']);
-  const DECRYPT_PARA = koffi.struct('KILN_CRYPT_DECRYPT_MESSAGE_PARA', { cbSize: 'uint32_t', dwMsgAndCertEncodingType: 'uint32_t', cCertStore: 'uint32_t', rghCertStore: 'void *' });
-  const CryptDecryptMessage = lib.func('__stdcall', 'CryptDecryptMessage', 'int', [koffi.pointer(DECRYPT_PARA), 'void *', 'uint32_t', 'void *', U32_INOUT, 'void *']);
+  const CertControlStore = lib.func('__stdcall', 'CertControlStore', 'int', ['void *', 'uint32_t', 'uint32_t', 'void *']);
+  const CERT_STORE_CTRL_COMMIT = 3;
+  const CTRL_DECRYPT_PARA = koffi.struct('KILN_CMSG_CTRL_DECRYPT_PARA', { cbSize: 'uint32_t', hCryptProv: 'uintptr_t', dwKeySpec: 'uint32_t', dwRecipientIndex: 'uint32_t' });
+  const CryptMsgOpenToDecode = lib.func('__stdcall', 'CryptMsgOpenToDecode', 'void *', ['uint32_t', 'uint32_t', 'uint32_t', 'uintptr_t', 'void *', 'void *']);
+  const CryptMsgUpdate = lib.func('__stdcall', 'CryptMsgUpdate', 'int', ['void *', 'void *', 'uint32_t', 'int']);
+  const CryptMsgControl = lib.func('__stdcall', 'CryptMsgControl', 'int', ['void *', 'uint32_t', 'uint32_t', koffi.pointer(CTRL_DECRYPT_PARA)]);
+  const CryptMsgGetParam = lib.func('__stdcall', 'CryptMsgGetParam', 'int', ['void *', 'uint32_t', 'uint32_t', 'void *', U32_INOUT]);
+  const CryptMsgClose = lib.func('__stdcall', 'CryptMsgClose', 'int', ['void *']);
+  /** 0: the type is read from the ContentInfo (openssl and Azure send a ContentInfo around the EnvelopedData). */
+  const DETECT_MESSAGE_TYPE = 0;
+  const CMSG_CTRL_DECRYPT = 2;
+  const CMSG_CONTENT_PARAM = 2;
   const CERT_FIND_SHA1_HASH = 0x10000;
   const CRYPT_DELETEKEYSET = 0x10;
   /** CERT_CONTEXT (x64): pbCertEncoded at 8, cbCertEncoded at 16. */
@@ -169,21 +180,29 @@ export function bindCrypt32(koffi: Koffi, kernel32: Kernel32): Crypt32 {
         CertCloseStore(hStore, 0);
       }
     },
-    decryptEnvelopedMessage(cms, store) {
-      const hStore = openMachineStore(store, true);
-      if (!hStore) throw fail(`CertOpenStore LocalMachine\\${store}`);
+    decryptEnvelopedMessage(cms, container) {
+      const prov = [0];
+      if (!CryptAcquireContextW(prov, container, null, PROV_RSA_AES, CRYPT_MACHINE_KEYSET)) throw fail(`CryptAcquireContextW (machine key container '${container}')`);
       try {
-        const stores = Buffer.alloc(8);
-        stores.writeBigUInt64LE(BigInt(koffi.address(hStore)));
-        const para = { cbSize: koffi.sizeof(DECRYPT_PARA), dwMsgAndCertEncodingType: X509_ASN_ENCODING | PKCS_7_ASN_ENCODING, cCertStore: 1, rghCertStore: stores };
-        const blob = Buffer.from(cms);
-        const size = [0];
-        if (!CryptDecryptMessage(para, blob, blob.length, null, size, null)) throw fail('CryptDecryptMessage (not an envelope for a certificate in the store?)');
-        const out = Buffer.alloc(size[0] as number);
-        if (!CryptDecryptMessage(para, blob, blob.length, out, size, null)) throw fail('CryptDecryptMessage');
-        return new Uint8Array(out.subarray(0, size[0] as number));
+        const msg = CryptMsgOpenToDecode(X509_ASN_ENCODING | PKCS_7_ASN_ENCODING, 0, DETECT_MESSAGE_TYPE, 0, null, null) as unknown;
+        if (!msg) throw fail('CryptMsgOpenToDecode (enveloped data)');
+        try {
+          const blob = Buffer.from(cms);
+          if (!CryptMsgUpdate(msg, blob, blob.length, 1)) throw fail('CryptMsgUpdate (not CMS enveloped data?)');
+          // Azure addresses the envelope to the one transport certificate: recipient 0.
+          if (!CryptMsgControl(msg, 0, CMSG_CTRL_DECRYPT, { cbSize: koffi.sizeof(CTRL_DECRYPT_PARA), hCryptProv: prov[0] as number, dwKeySpec: AT_KEYEXCHANGE, dwRecipientIndex: 0 })) {
+            throw fail('CryptMsgControl CMSG_CTRL_DECRYPT (not an envelope for this key?)');
+          }
+          const size = [0];
+          if (!CryptMsgGetParam(msg, CMSG_CONTENT_PARAM, 0, null, size)) throw fail('CryptMsgGetParam CMSG_CONTENT_PARAM');
+          const out = Buffer.alloc(size[0] as number);
+          if (!CryptMsgGetParam(msg, CMSG_CONTENT_PARAM, 0, out, size)) throw fail('CryptMsgGetParam CMSG_CONTENT_PARAM');
+          return new Uint8Array(out.subarray(0, size[0] as number));
+        } finally {
+          CryptMsgClose(msg);
+        }
       } finally {
-        CertCloseStore(hStore, 0);
+        CryptReleaseContext(prov[0] as number, 0);
       }
     },
     deleteCertificate(thumbprint, store, container) {
@@ -195,6 +214,8 @@ export function bindCrypt32(koffi: Koffi, kernel32: Kernel32): Crypt32 {
           // CertDeleteCertificateFromStore frees the context, whatever it returns.
           if (cert && !CertDeleteCertificateFromStore(cert)) throw fail(`CertDeleteCertificateFromStore ${thumbprint}`);
           deleted = Boolean(cert);
+          // Written through to the registry now, not when the last context of the store goes (wine waits for that).
+          if (deleted && !CertControlStore(hStore, 0, CERT_STORE_CTRL_COMMIT, null)) throw fail(`CertControlStore commit LocalMachine\\${store}`);
         } finally {
           CertCloseStore(hStore, 0);
         }
@@ -207,7 +228,8 @@ export function bindCrypt32(koffi: Koffi, kernel32: Kernel32): Crypt32 {
     },
     importPfx(pfx, password, store, machine) {
       const bytes = Buffer.from(pfx);
-      const temp = PFXImportCertStore({ cbData: bytes.length, pbData: bytes }, password, machine ? PKCS12_MACHINE_KEYSET : PKCS12_USER_KEYSET) as unknown;
+      // No password is NULL, as cloudbase-init passes None: CryptoAPI then tries the empty password both ways.
+      const temp = PFXImportCertStore({ cbData: bytes.length, pbData: bytes }, password === '' ? null : password, machine ? PKCS12_MACHINE_KEYSET : PKCS12_USER_KEYSET) as unknown;
       if (!temp) throw fail('PFXImportCertStore (not a PFX, or a wrong password?)');
       const out: Array<{ thumbprint: string; store: string }> = [];
       try {
