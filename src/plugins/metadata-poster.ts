@@ -1,6 +1,9 @@
 // The write side of the metadata services: which found service can take the admin password or the RDP thumbprint back, and how.
 import type { CloudbaseConf } from '../config/cloudbase-init-conf';
+import type { WindowsSystem } from '../platform/windows/windows-system';
+import type { InstanceData } from '../sources/datasource';
 import { HttpClient } from '../util/http';
+import { addAzureFabric } from './azure-fabric-service';
 import type { Log } from '../util/log';
 import type { MetadataService } from './plugin';
 
@@ -9,12 +12,16 @@ const PASSWORD_MD_VERSION = '2013-04-04';
 
 /**
  * The plugins' view of the service that gave the metadata. As in cloudbase-init, only the OpenStack HTTP
- * service takes a password (a config drive is read-only, EC2 has no such call); none of kiln's services takes
- * the RDP thumbprint (cloudbase-init's Azure service does; kiln has no Azure datasource yet).
+ * service takes a password (a config drive is read-only, EC2 has no such call); the Azure service takes the
+ * RDP thumbprint and the provisioning reports, sent to the wireserver INSTANCE was read from.
  */
-export function metadataServiceFor(classPath: string, datasource: string, conf: CloudbaseConf, deps: { log: Log; env: NodeJS.ProcessEnv }): { service: MetadataService; close(): Promise<void> } {
+export function metadataServiceFor(classPath: string, datasource: string, conf: CloudbaseConf, deps: { log: Log; env: NodeJS.ProcessEnv; windows?: WindowsSystem }, instance?: InstanceData): { service: MetadataService; close(): Promise<void> } {
   let http: HttpClient | undefined;
   const service: MetadataService = { classPath };
+  if (datasource === 'Azure' && instance) {
+    const close = addAzureFabric(service, instance, conf, deps);
+    return { service, close };
+  }
   if (datasource === 'OpenStack' && classPath.endsWith('httpservice.HttpService')) {
     const base = (conf.str('metadata_base_url', 'openstack') ?? 'http://169.254.169.254/').replace(/\/*$/, '/');
     const url = `${base}openstack/${PASSWORD_MD_VERSION}/password`;

@@ -39,7 +39,7 @@ export interface ServiceCrawlSettings {
  * The crawl settings for datasource NAME: [openstack]/[ec2] metadata_base_url as the server root; for GCE the
  * [gce] metadata_base_url (the computeMetadata/v1/ URL), retry_count, and the [DEFAULT] username, whose
  * presence makes the GCE source follow GCEService (keys for that user, host name from instance/name); for OVF
- * and VMware their [ovf] and [vmwareguestinfo] options.
+ * and VMware their [ovf] and [vmwareguestinfo] options; for Azure its [azure] options and the retries.
  */
 export function serviceCrawlSettings(name: string, conf: CloudbaseConf): ServiceCrawlSettings {
   if (name === 'OpenStack' || name === 'Ec2') {
@@ -60,6 +60,18 @@ export function serviceCrawlSettings(name: string, conf: CloudbaseConf): Service
     const section = name === 'OVF' ? 'ovf' : 'vmwareguestinfo';
     const keys = section === 'ovf' ? ['config_file_name', 'drive_label', 'ns'] : ['vmware_rpctool_path'];
     return { settings: Object.fromEntries(keys.map((k) => [k, conf.str(k, section)]).filter(([, v]) => v !== undefined)) };
+  }
+  if (name === 'Azure') {
+    // AzureService: the [azure] options, the retries every cloudbase-init HTTP service has, and kiln's
+    // [azure] wireserver_url (no cloudbase-init option: for a wireserver not given by DHCP, or a test's mock).
+    return {
+      settings: {
+        retries: conf.int('retry_count') ?? 5,
+        retry_interval: conf.int('retry_count_interval') ?? 4,
+        transport_cert_store_name: conf.str('transport_cert_store_name', 'azure'),
+        ...(conf.str('wireserver_url', 'azure') ? { wireserver_url: conf.str('wireserver_url', 'azure') } : {}),
+      },
+    };
   }
   return { settings: {} };
 }

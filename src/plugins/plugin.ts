@@ -45,6 +45,12 @@ export interface MetadataService {
   isPasswordSet?(): Promise<boolean>;
   /** Tells the cloud the RDP certificate's SHA-1 thumbprint. */
   postRdpCertificateThumbprint?(thumbprint: string): Promise<void>;
+  /** cloudbase-init's get_server_certs: PKCS#12 certificates and their stores, fetched when asked (Azure's goal state certificates). */
+  serverCertificates?(): Promise<NonNullable<InstanceData['serverCertificates']>>;
+  /** cloudbase-init's provisioning_started/completed/failed: what the runner tells the cloud (Azure's health reports). */
+  provisioningStarted?(): Promise<void>;
+  provisioningCompleted?(): Promise<void>;
+  provisioningFailed?(): Promise<void>;
 }
 
 export interface Plugin {

@@ -1,4 +1,5 @@
 // Every cloudbase-init plugin kiln implements, in one explicit list, and the class paths it knows but lacks.
+import { azureGuestAgentPlugin } from './azure-guest-agent';
 import { bcdConfigPlugin } from './bcd-config';
 import { bootStatusPolicyPlugin } from './boot-status-policy';
 import { createUserPlugin } from './create-user';
@@ -50,6 +51,7 @@ export const PLUGINS: Plugin[] = [
   extendVolumesPlugin,
   serverCertificatesPlugin,
   rdpPostCertificateThumbprintPlugin,
+  azureGuestAgentPlugin,
 ];
 
 /** cloudbase-init plugins kiln does not implement yet: configuring one is an error that says so. */

@@ -127,6 +127,7 @@ export async function discoverMetadata(deps: CloudbaseRunnerDeps, report: RunRep
     dmi: readDmi(deps.windows),
     config: {},
     finder: deps.finder,
+    windows: deps.windows,
   };
   for (const classPath of deps.conf.list('metadata_services') ?? []) {
     const name = datasourceForService(classPath);
@@ -271,9 +272,31 @@ export async function runCloudbaseInit(deps: CloudbaseRunnerDeps): Promise<RunRe
     return report;
   }
   report.instanceId = instance.instanceId;
-  const found = report.service ? metadataServiceFor(report.service.classPath, report.service.datasource, deps.conf, { log: deps.log, env: deps.env }) : undefined;
+  const found = report.service ? metadataServiceFor(report.service.classPath, report.service.datasource, deps.conf, { log: deps.log, env: deps.env, windows: deps.windows }, instance) : undefined;
+  const service = found?.service;
+  // cloudbase-init's provisioning reports (Azure's health reports), at its points: started before MAIN; failed
+  // when a MAIN plugin failed; completed when MAIN succeeded and no reboot follows. A report that cannot be
+  // sent is logged, not fatal.
+  const tell = async (what: string, send: (() => Promise<void>) | undefined): Promise<void> => {
+    if (!send) return;
+    deps.log.info(`Reporting provisioning ${what}`);
+    try {
+      await send();
+    } catch (err) {
+      const msg = `could not report provisioning ${what} to ${report.service?.classPath ?? 'the metadata service'}: ${describeError(err)}`;
+      deps.log.error(msg);
+      report.errors.push(msg);
+    }
+  };
+  const reportCompletion = deps.conf.bool('metadata_report_provisioning_completed') ?? false;
   try {
-    if (await runStage(deps, 'main', plugins, instance, shared, report, found?.service)) return reboot('MAIN plugin asked for a reboot');
+    if (deps.conf.bool('metadata_report_provisioning_started') ?? false) await tell('started', service?.provisioningStarted);
+    const before = report.plugins.length;
+    const rebooting = await runStage(deps, 'main', plugins, instance, shared, report, service);
+    const success = !report.plugins.slice(before).some((p) => p.outcome === 'failed');
+    if (reportCompletion && !success) await tell('failed', service?.provisioningFailed);
+    if (rebooting) return reboot('MAIN plugin asked for a reboot');
+    if (reportCompletion && success) await tell('completed', service?.provisioningCompleted);
   } finally {
     await found?.close();
   }

@@ -6,7 +6,15 @@ export const serverCertificatesPlugin: Plugin = {
   name: 'ServerCertificatesPlugin',
   stage: 'main',
   async execute(ctx: PluginContext): Promise<PluginResult> {
-    const certs = ctx.instance?.serverCertificates ?? [];
+    // As cloudbase-init's service.get_server_certs(): the metadata's certificates, or the service fetches them now (Azure).
+    let certs = ctx.instance?.serverCertificates ?? [];
+    if (certs.length === 0 && ctx.service?.serverCertificates) {
+      try {
+        certs = await ctx.service.serverCertificates();
+      } catch (err) {
+        throw new PluginError('ServerCertificatesPlugin', `could not get the server certificates from ${ctx.service.classPath}: ${(err as Error).message}`, { cause: err });
+      }
+    }
     if (certs.length === 0) {
       ctx.log.info('The metadata carries no server certificates');
       return DONE;

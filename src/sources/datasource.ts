@@ -2,6 +2,7 @@
 import type { FilesystemFinder, FileTree } from '../devices/filesystem-finder';
 import type { Log } from '../util/log';
 import type { Platform } from '../platform/platform';
+import type { WindowsSystem } from '../platform/windows/windows-system';
 import type { EphemeralNetwork } from './ephemeral-network';
 
 /** What every source normalises to; the runner writes instance-data.json from it. */
@@ -65,6 +66,8 @@ export interface DetectContext {
    * never uses them) and VMware's VMX_GUESTINFO_* variables. Unset: none.
    */
   env?: NodeJS.ProcessEnv;
+  /** The Windows system (registry, drives, DHCP leases), given by the cloudbase-init runner; unset on Linux. */
+  windows?: WindowsSystem;
 }
 
 export interface CrawlContext extends DetectContext {

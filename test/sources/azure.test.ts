@@ -383,13 +383,13 @@ test('a broken ovf-env.xml fails the crawl with the reason, and NotReady/Provisi
   assert.equal(server.requests.filter((r) => r.path.startsWith('/metadata')).length, 0, 'IMDS is not asked when the OVF is broken');
 });
 
-test('on Windows the crawl refuses before any request (cloudbase-init\'s AzureService is another protocol)', async (t) => {
+test('on Windows the crawl speaks cloudbase-init\'s AzureService protocol: Versions and goal state, never IMDS, no report', async (t) => {
   const server = await mockMetadataServer(t, { kind: 'azure', dir: join(HAPPY, 'imds') });
   const log = new Logger().for('test');
   const linux = new LinuxPlatform({ root: tempDir(t), log });
   const windows = Object.assign(Object.create(linux) as Platform, { os: 'windows' as const });
-  await assert.rejects(azureSource.crawl({ platform: windows, log, kernelCmdline: '', dmi: DMI, config: {}, finder: new FakeFinder(linux), settings: FAST, baseUrl: server.url }), /AzureService\) is not implemented yet/);
-  assert.equal(server.requests.length, 0);
+  await assert.rejects(azureSource.crawl({ platform: windows, log, kernelCmdline: '', dmi: DMI, config: {}, finder: new FakeFinder(linux), settings: { retries: 0 }, baseUrl: server.url }), /no drive holds E6DA6616/);
+  assert.deepEqual(server.requests.map((r) => `${r.method} ${r.path}`), ['GET /?comp=Versions', 'GET /machine?comp=goalstate']);
 });
 
 test('a key given only by fingerprint: the wireserver\'s certificates, decrypted with a transport certificate, give the OpenSSH key', async (t) => {

@@ -15,6 +15,8 @@ import { bindUserenv, type Userenv } from './win32/userenv';
 import { bindCrypt32, type Crypt32 } from './win32/crypt32';
 import { bindIphlpapi, type AdapterRef, type IpFamily, type Iphlpapi, type NetAdapter } from './win32/iphlpapi';
 import { bindDhcpcsvc, type Dhcpcsvc } from './win32/dhcpcsvc';
+import type { ServiceSpec, ServiceStartType } from './win32/advapi32';
+import { bindVersion, type VersionApi } from './win32/version';
 import { ComputerNameFormat, bindKernel32, bindKernel32Disk, bindKernel32Volumes, type Kernel32, type Kernel32Disk, type Kernel32Volumes } from './win32/kernel32';
 import { planVolumeGrowth } from './volume-growth';
 import { bindNetapi32, UF, type Netapi32 } from './win32/netapi32';
@@ -35,6 +37,8 @@ export interface Win32Bindings {
   /** Disk layouts and the grow/extend ioctls (ExtendVolumesPlugin's part of kernel32). */
   volumes: Kernel32Volumes;
   dhcpcsvc: Dhcpcsvc;
+  /** File versions (version.dll). */
+  version: VersionApi;
 }
 
 const TIME_ZONES_KEY = 'SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Time Zones';
@@ -71,6 +75,7 @@ export class WindowsPlatform implements Platform, WindowsSystem {
         disk: bindKernel32Disk(this.koffi),
         volumes: bindKernel32Volumes(this.koffi),
         dhcpcsvc: bindDhcpcsvc(this.koffi, kernel32),
+        version: bindVersion(this.koffi, kernel32),
       };
     }
     return this.bindings;
@@ -206,6 +211,22 @@ export class WindowsPlatform implements Platform, WindowsSystem {
     for (const c of r) this.log.info(`Imported certificate ${c.thumbprint} into ${machine ? 'LocalMachine' : 'CurrentUser'}\\${c.store}`);
     return r;
   }
+  createTransportCertificate(subject: string, store: string): { thumbprint: string; der: Uint8Array; container: string } {
+    const crypt = this.win32().crypt32;
+    const container = `kiln-transport-${randomUUID()}`;
+    const thumbprint = crypt.createSelfSignedCertificate(subject, { store, container, validDays: 365 });
+    const der = crypt.certificateDer(thumbprint, store);
+    if (!der) throw new PlatformError(`the certificate ${thumbprint} just made is not in LocalMachine\\${store}`);
+    this.log.debug(`Created the transport certificate ${thumbprint} in LocalMachine\\${store}`);
+    return { thumbprint, der, container };
+  }
+  decryptEnvelopedMessage(cms: Uint8Array, container: string): Uint8Array {
+    return this.win32().crypt32.decryptEnvelopedMessage(cms, container);
+  }
+  deleteCertificate(thumbprint: string, store: string, container?: string): boolean {
+    this.log.debug(`Deleting the certificate ${thumbprint} from LocalMachine\\${store}`);
+    return this.win32().crypt32.deleteCertificate(thumbprint, store, container);
+  }
   certificateThumbprints(store: string): string[] {
     return this.win32().crypt32.storeThumbprints(store);
   }
@@ -218,6 +239,40 @@ export class WindowsPlatform implements Platform, WindowsSystem {
   }
   serviceState(name: string): number | undefined {
     return this.win32().advapi32.queryService(name)?.currentState;
+  }
+  createService(spec: ServiceSpec): void {
+    this.log.info(`Creating service ${spec.name}: ${spec.binaryPath} (start ${spec.startType})`);
+    this.win32().advapi32.createService(spec);
+  }
+  deleteService(name: string): boolean {
+    this.log.info(`Deleting service ${name}`);
+    return this.win32().advapi32.deleteService(name);
+  }
+  async stopService(name: string, timeoutMs = 60_000): Promise<void> {
+    const api = this.win32().advapi32;
+    const SERVICE_STOPPED = 1;
+    const SERVICE_STOP_PENDING = 3;
+    const state = api.queryService(name)?.currentState;
+    if (state === undefined || state === SERVICE_STOPPED) return;
+    this.log.info(`Stopping service ${name}`);
+    if (state !== SERVICE_STOP_PENDING) api.stopService(name);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const now = api.queryService(name)?.currentState;
+      if (now === undefined || now === SERVICE_STOPPED) return;
+      if (Date.now() >= deadline) throw new PlatformError(`service ${name} did not stop within ${Math.round(timeoutMs / 1000)} s (state ${now})`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  startService(name: string): void {
+    this.log.info(`Starting service ${name}`);
+    this.win32().advapi32.startService(name);
+  }
+  setServiceStartType(name: string, startType: keyof typeof ServiceStartType): void {
+    this.win32().advapi32.setServiceStartType(name, startType);
+  }
+  fileVersion(path: string): [number, number, number, number] {
+    return this.win32().version.fileVersion(path);
   }
 
   netAdapters(): NetAdapter[] {

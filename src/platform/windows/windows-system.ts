@@ -1,10 +1,12 @@
 // What the cloudbase-init plugins and runner need from Windows beyond files and commands: registry, names, users, reboots.
 import type { AdapterRef, IpFamily, NetAdapter } from './win32/iphlpapi';
 import type { RegRoot, RegValue } from './win32/registry-value';
+import type { ServiceSpec, ServiceStartType } from './win32/advapi32';
 
 export type { AdapterRef, IpFamily, NetAdapter } from './win32/iphlpapi';
 
 export type { RegRoot, RegValue } from './win32/registry-value';
+export type { ServiceSpec } from './win32/advapi32';
 
 export interface WindowsSystem {
   regGet(root: RegRoot, key: string, name: string): RegValue | undefined;
@@ -42,12 +44,31 @@ export interface WindowsSystem {
   importCertificate(der: Uint8Array, store: string): { thumbprint: string; upn: string };
   /** Imports a PFX into the LocalMachine (MACHINE) or LocalSystem's CurrentUser stores: keyed certificates to STORE, the chain to CA. */
   importPfx(pfx: Uint8Array, password: string, store: string, machine: boolean): Array<{ thumbprint: string; store: string }>;
+  /**
+   * A self-signed certificate with a new machine key in LocalMachine\\STORE for a key exchange (Azure's transport
+   * certificate): its thumbprint, DER and key container, for decryptEnvelopedMessage and deleteCertificate.
+   */
+  createTransportCertificate(subject: string, store: string): { thumbprint: string; der: Uint8Array; container: string };
+  /** The content of a CMS EnvelopedData (DER) addressed to the certificate whose key is in the machine key CONTAINER. */
+  decryptEnvelopedMessage(cms: Uint8Array, container: string): Uint8Array;
+  /** Removes a certificate from LocalMachine\\STORE and its key container; false when it was not there. */
+  deleteCertificate(thumbprint: string, store: string, container?: string): boolean;
   /** Thumbprints of LocalMachine\\STORE's certificates, newest first. */
   certificateThumbprints(store: string): string[];
   /** Mounted volumes with a medium: drive root ('D:\\') and label. */
   volumes(): Array<{ root: string; label: string }>;
   /** SERVICE_STOPPED 1 … SERVICE_RUNNING 4; undefined when the service is not installed. */
   serviceState(name: string): number | undefined;
+  /** Installs a service (LocalSystem unless SPEC names an account). */
+  createService(spec: ServiceSpec): void;
+  /** Marks the service for deletion; false when there was none. */
+  deleteService(name: string): boolean;
+  /** Asks the service to stop and waits up to TIMEOUT_MS (default 60 s) for it to be stopped. */
+  stopService(name: string, timeoutMs?: number): Promise<void>;
+  startService(name: string): void;
+  setServiceStartType(name: string, startType: keyof typeof ServiceStartType): void;
+  /** The four-part file version of the executable or DLL at PATH (its VS_FIXEDFILEINFO). */
+  fileVersion(path: string): [number, number, number, number];
   /** Network adapters with their MAC, GUID, addresses and MTU (GetAdaptersAddresses). */
   netAdapters(): NetAdapter[];
   /** Adds a static address now; false when the adapter already had it. */

@@ -6,7 +6,9 @@ import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../d
 import { withEphemeralNetwork } from '../ephemeral-network';
 import { boolSetting, readUrlSettings, type UrlSettings } from '../settings';
 import { SourceError } from '../source-error';
+import { crawlCloudbaseAzure } from './cloudbase-azure';
 import { fetchImds } from './imds';
+import { failureReport, KvpTelemetry, successReport } from './kvp';
 import { azureImdsNetworkConfig } from './imds-network';
 import { minimalOvfEnv, NotAzureOvfEnv, parseOvfEnv, redactOvfPassword, type OvfEnv } from './ovf-env';
 import { wireserverCertificateKeys } from './certificates';
@@ -191,9 +193,9 @@ export const azureSource: Datasource = {
     return platformViable(ctx);
   },
   async crawl(ctx: CrawlContext): Promise<InstanceData> {
-    // Windows on Azure speaks another dialect (WindowsProvisioningConfigurationSet, cloudbase-init's AzureService
-    // with wireserver protocol 2015-04-05): rather than send Linux reports for a Windows VM, say so.
-    if (ctx.platform.os === 'windows') throw new SourceError('Azure', "the Windows side (cloudbase-init's AzureService) is not implemented yet; nothing was sent to the wireserver");
+    // Windows on Azure speaks another dialect (WindowsProvisioningConfigurationSet, wireserver protocol
+    // 2015-04-05, reports sent by the runner after the plugins): cloudbase-init's AzureService.
+    if (ctx.platform.os === 'windows') return crawlCloudbaseAzure(ctx);
     const s = readUrlSettings('Azure', ctx.settings, AZURE_DEFAULTS, ctx.baseUrl);
     const dataDir = typeof ctx.settings.data_dir === 'string' ? ctx.settings.data_dir : AZURE_DATA_DIR;
     const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
@@ -208,14 +210,21 @@ export const azureSource: Datasource = {
       deadlineMs: num(ctx.settings.report_ready_max_wait, 1200) * 1000,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
+    // KVP telemetry where the system config asks for it (a `reporting` handler of type hyperv), never in a dry run.
+    const kvp = ctx.platform instanceof DryRunPlatform ? undefined : await KvpTelemetry.fromConfig(ctx.platform, ctx.config, ctx.log);
     try {
       return await withEphemeralNetwork(ctx.network, async () => {
         try {
           // A broken ovf-env.xml fails the crawl, and is reported to the fabric like any other failure.
           const ovf = await findOvf(ctx, dataDir);
-          ctx.log.debug(`Azure: provisioning metadata ${ovf ? `in ${ovf.seed}` : 'not found on any medium; IMDS only'}`);
-          return await crawlWithNetwork(ctx, s, ovf, client, signal, dataDir, wireOpts);
+          const where = `Azure: provisioning metadata ${ovf ? `in ${ovf.seed}` : 'not found on any medium; IMDS only'}`;
+          ctx.log.debug(where);
+          kvp?.diagnostic(where);
+          return await crawlWithNetwork(ctx, s, ovf, client, signal, dataDir, wireOpts, kvp);
         } catch (err) {
+          // Newer cloud-init's report_failure_to_host: the reason as an encoded report under PROVISIONING_REPORT.
+          kvp?.diagnostic(`Azure: provisioning failed: ${(err as Error).message}`);
+          kvp?.writeKey('PROVISIONING_REPORT', failureReport((err as Error).message, (ctx.dmi.product_uuid ?? '').trim().toLowerCase(), new Date()));
           // Tell the fabric, so that the portal shows a failed deployment instead of waiting (cloud-init's _report_failure).
           if (err instanceof SourceError && reportsToFabric(ctx) && (ctx.dmi.chassis_asset_tag ?? '').trim() === AZURE_CHASSIS_ASSET_TAG) {
             await reportFailure(await wireOpts()).catch((e: unknown) => ctx.log.warn(`Azure: could not report the failure to the fabric: ${(e as Error).message}`));
@@ -225,6 +234,7 @@ export const azureSource: Datasource = {
       });
     } finally {
       await client.close();
+      await kvp?.flush();
     }
   },
 };
@@ -242,13 +252,18 @@ async function crawlWithNetwork(
   signal: AbortSignal | undefined,
   dataDir: string,
   wireOpts: () => Promise<WireserverOptions>,
+  kvp?: KvpTelemetry,
 ): Promise<InstanceData> {
   const base = s.metadataUrls[0] ?? 'http://169.254.169.254';
   const result = await fetchImds({ client, log: ctx.log, baseUrl: base, timeoutMs: s.timeout * 1000, retries: s.retries, ...(signal ? { signal } : {}) });
   const imds = result.metadata ?? {};
   if (!result.metadata && !ovf) throw new SourceError('Azure', `no ovf-env.xml on any provisioning medium and no IMDS (${result.error ?? 'no answer'})`);
   const pps = ppsType(ovf?.env, imds, await ctx.platform.exists(REPORTED_READY_MARKER).catch(() => false));
-  if (pps !== 'None') ctx.log.warn(`Azure: preprovisioned VM (PPS type ${pps}); kiln does not reprovision pooled VMs yet, so it provisions with the data at hand`);
+  kvp?.diagnostic(`Azure: IMDS ${result.metadata ? 'read' : `not read (${result.error ?? 'no answer'})`}`);
+  if (pps !== 'None') {
+    ctx.log.warn(`Azure: preprovisioned VM (PPS type ${pps}); kiln does not reprovision pooled VMs yet, so it provisions with the data at hand`);
+    kvp?.diagnostic(`Azure: PPS type: ${pps}`);
+  }
   const metadata: Record<string, unknown> = { ...(ovf?.env.hostname ? { 'local-hostname': ovf.env.hostname } : {}), imds };
   const hostname = osProfile(imds, 'computerName');
   if (hostname) metadata['local-hostname'] = hostname;
@@ -298,9 +313,12 @@ async function crawlWithNetwork(
       }
       await postHealth(opts, goal, 'Ready');
       ctx.log.info('Azure: reported ready to the fabric');
+      kvp?.diagnostic('Azure: reported ready to the fabric');
+      kvp?.writeKey('PROVISIONING_REPORT', successReport(iid, new Date()));
       await ctx.platform.remove(REPORTED_READY_MARKER).catch(() => undefined);
     } catch (err) {
       ctx.log.warn(`Azure: could not report ready to the fabric (the VM may be shown as still provisioning): ${(err as Error).message}`);
+      kvp?.diagnostic(`Error communicating with Azure fabric; You may experience connectivity issues: ${(err as Error).message}`);
     }
   } else {
     ctx.log.info(`Azure: no ready report to the wireserver (${ctx.platform instanceof DryRunPlatform ? 'dry run' : 'report_ready is off'})`);

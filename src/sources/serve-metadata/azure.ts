@@ -32,6 +32,27 @@ const DEFAULT_GOAL_STATE = `<?xml version="1.0" encoding="utf-8"?>
 </GoalState>
 `;
 
+/** The wireserver's ?comp=Versions document (the versions a real one lists, newest first). */
+const WIRESERVER_VERSIONS = `<?xml version="1.0" encoding="utf-8"?>
+<Versions>
+  <Preferred>
+    <Version>2015-04-05</Version>
+  </Preferred>
+  <Supported>
+    <Version>2015-04-05</Version>
+    <Version>2012-11-30</Version>
+    <Version>2012-09-15</Version>
+    <Version>2012-05-15</Version>
+    <Version>2011-12-31</Version>
+    <Version>2011-10-15</Version>
+    <Version>2011-08-31</Version>
+    <Version>2011-04-07</Version>
+    <Version>2010-12-15</Version>
+    <Version>2010-28-10</Version>
+  </Supported>
+</Versions>
+`;
+
 export interface AzureAnswer {
   status: number;
   body: string | Uint8Array;
@@ -62,7 +83,8 @@ export async function readRequestBody(req: IncomingMessage): Promise<string> {
 
 /**
  * Answers one request as Azure would, from DIR: `instance.json` (the extended /metadata/instance document),
- * optional `api-versions.txt` (one accepted version a line), `reprovisiondata.xml`, `goalstate.xml`.
+ * optional `api-versions.txt` (one accepted version a line), `reprovisiondata.xml`, `goalstate.xml`,
+ * `certificates.pem` and `hostingenvironment.xml` (the goal state's certificates and where they go).
  * IMDS refuses requests without `Metadata: true`, without or with an unknown api-version, or forwarded ones (400).
  */
 export async function azureAnswer(dir: string, req: IncomingMessage, url: URL, body: string): Promise<AzureAnswer> {
@@ -95,8 +117,19 @@ export async function azureAnswer(dir: string, req: IncomingMessage, url: URL, b
     if (url.searchParams.get('format') === 'text' && typeof value !== 'object') return { status: 200, body: String(value), headers: { 'content-type': 'text/plain; charset=utf-8' } };
     return { status: 200, body: JSON.stringify(value), headers: { 'content-type': 'application/json; charset=utf-8' } };
   }
+  if (path === '/' && url.searchParams.get('comp') === 'Versions' && req.method === 'GET') {
+    return { status: 200, body: WIRESERVER_VERSIONS, headers: { 'content-type': 'text/xml; charset=utf-8' } };
+  }
+  if (path.startsWith('/machine/') && path.length > '/machine/'.length && url.searchParams.get('comp') === 'config' && req.method === 'GET') {
+    // The goal state's config documents; the hosting environment (where the certificates go) from hostingenvironment.xml.
+    if (url.searchParams.get('type') !== 'hostingEnvironmentConfig') return { status: 404, body: 'not found\n' };
+    const doc = await readIfExists(posix.join(dir, 'hostingenvironment.xml'));
+    return doc ? { status: 200, body: doc, headers: { 'content-type': 'text/xml; charset=utf-8' } } : { status: 404, body: 'not found\n' };
+  }
   if (path === '/machine' || path === '/machine/') {
-    if (req.headers['x-ms-version'] !== '2012-11-30') return { status: 400, body: 'x-ms-version 2012-11-30 required\n' };
+    // cloud-init and walinuxagent speak 2012-11-30; cloudbase-init 2015-04-05, once ?comp=Versions listed it.
+    const version = req.headers['x-ms-version'];
+    if (version !== '2012-11-30' && version !== '2015-04-05') return { status: 400, body: 'x-ms-version 2012-11-30 or 2015-04-05 required\n' };
     const comp = url.searchParams.get('comp');
     if (comp === 'goalstate' && req.method === 'GET') {
       // {{url}} in goalstate.xml stands for this server, so that its Certificates URL comes back here.
@@ -107,6 +140,11 @@ export async function azureAnswer(dir: string, req: IncomingMessage, url: URL, b
     if (comp === 'health' && req.method === 'POST') {
       if (!/^text\/xml/.test(req.headers['content-type'] ?? '')) return { status: 400, body: 'Content-Type text/xml required\n' };
       if (!/<Health[\s>]/.test(body) || !/<State>(Ready|NotReady)<\/State>/.test(body)) return { status: 400, body: 'not a health report\n' };
+      return { status: 200, body: '' };
+    }
+    if (comp === 'roleProperties' && req.method === 'POST') {
+      if (!/^text\/xml/.test(req.headers['content-type'] ?? '')) return { status: 400, body: 'Content-Type text/xml required\n' };
+      if (!/<RoleProperties[\s>]/.test(body) || !/<Property name="[^"]+" value="[^"]*"/.test(body)) return { status: 400, body: 'not a role properties document\n' };
       return { status: 200, body: '' };
     }
     return { status: 400, body: `unknown comp '${comp ?? ''}' for ${req.method ?? 'GET'}\n` };
@@ -120,17 +158,20 @@ export async function azureAnswer(dir: string, req: IncomingMessage, url: URL, b
  */
 async function certificatesAnswer(dir: string, req: IncomingMessage): Promise<AzureAnswer> {
   const transport = req.headers['x-ms-guest-agent-public-x509-cert'];
-  if (typeof transport !== 'string' || !transport || req.headers['x-ms-cipher-name'] !== 'DES_EDE3_CBC') return { status: 400, body: 'a transport certificate and x-ms-cipher-name DES_EDE3_CBC are required\n' };
+  // cloud-init names the cipher; cloudbase-init sends none and gets the default, 3DES.
+  const cipher = req.headers['x-ms-cipher-name'] ?? 'DES_EDE3_CBC';
+  if (typeof transport !== 'string' || !transport || cipher !== 'DES_EDE3_CBC') return { status: 400, body: 'a transport certificate is required, and x-ms-cipher-name, when given, must be DES_EDE3_CBC\n' };
   const bundle = await readIfExists(posix.join(dir, 'certificates.pem'));
   if (!bundle) return { status: 404, body: 'no certificates\n' };
   const work = mkdtempSync(posix.join(tmpdir(), 'kiln-azure-mock-'));
   try {
     const recipient = posix.join(work, 'transport.pem');
     writeFileSync(recipient, `-----BEGIN CERTIFICATE-----\n${(transport.match(/.{1,64}/g) ?? []).join('\n')}\n-----END CERTIFICATE-----\n`);
-    // From a file: openssl reads the certificates and the keys in two passes.
+    // From a file: openssl reads the certificates and the keys in two passes. PBE-SHA1-3DES and a SHA-1 MAC, as
+    // Azure packs them (OpenSSL 3 defaults to PBES2/AES, which older CryptoAPI and wine cannot read).
     const pem = posix.join(work, 'certificates.pem');
     writeFileSync(pem, bundle);
-    const p12 = spawnSync('openssl', ['pkcs12', '-export', '-passout', 'pass:', '-in', pem]);
+    const p12 = spawnSync('openssl', ['pkcs12', '-export', '-passout', 'pass:', '-keypbe', 'PBE-SHA1-3DES', '-certpbe', 'PBE-SHA1-3DES', '-macalg', 'SHA1', '-in', pem]);
     if (p12.status !== 0) return { status: 500, body: `openssl pkcs12 -export failed: ${p12.stderr.toString()}` };
     const cms = spawnSync('openssl', ['cms', '-encrypt', '-des3', '-binary', '-outform', 'DER', recipient], { input: p12.stdout });
     if (cms.status !== 0) return { status: 500, body: `openssl cms -encrypt failed: ${cms.stderr.toString()}` };

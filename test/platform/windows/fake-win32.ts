@@ -1,5 +1,9 @@
 // In-memory fakes of the Win32 bindings (the binding boundary): registry, accounts, computer name, shutdown.
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PlatformError } from '../../../src/util/errors';
 import { Logger } from '../../../src/util/log';
 import type { Advapi32, ServiceSpec } from '../../../src/platform/windows/win32/advapi32';
@@ -13,6 +17,20 @@ import type { Ntdll } from '../../../src/platform/windows/win32/ntdll';
 import type { RegRoot, RegValue } from '../../../src/platform/windows/win32/registry-value';
 import { WindowsPlatform, type Win32Bindings } from '../../../src/platform/windows/windows-platform';
 import type { BuildFacts } from '../../../src/build-info';
+
+/**
+ * A real PKCS#12 read by the host's openssl: each certificate (DER, base64) and whether the key in the PFX is
+ * its own (same localKeyID), as PFXImportCertStore tells them apart; undefined when openssl cannot read it.
+ */
+function realPfx(pfx: Uint8Array, password: string): Array<{ der: string; key: boolean }> | undefined {
+  const r = spawnSync('openssl', ['pkcs12', '-nodes', '-passin', `pass:${password}`], { input: Buffer.from(pfx), encoding: 'utf8' });
+  if (r.status !== 0) return undefined;
+  const blocks = [...r.stdout.matchAll(/Bag Attributes([\s\S]*?)-----BEGIN (CERTIFICATE|PRIVATE KEY)-----([\s\S]*?)-----END \2-----/g)];
+  const keyIds = new Set(blocks.filter((b) => b[2] === 'PRIVATE KEY').map((b) => /localKeyID: ([0-9A-F ]+)/.exec(b[1] ?? '')?.[1]?.trim()).filter(Boolean));
+  return blocks
+    .filter((b) => b[2] === 'CERTIFICATE')
+    .map((b) => ({ der: Buffer.from((b[3] ?? '').replace(/\s+/g, ''), 'base64').toString('base64'), key: keyIds.has(/localKeyID: ([0-9A-F ]+)/.exec(b[1] ?? '')?.[1]?.trim()) }));
+}
 
 export class FakeWindows {
   /** 'HKLM\\key' (lower case) → value name (lower case) → value. */
@@ -30,7 +48,9 @@ export class FakeWindows {
   readonly certificateUpns = new Map<string, string>();
   /** Drive letters with a medium: root and volume label. */
   readonly drives: Array<{ root: string; label: string }> = [{ root: 'C:\\', label: '' }];
-  readonly certificates: Array<{ subject: string; store: string; thumbprint: string }> = [];
+  readonly certificates: Array<{ subject: string; store: string; thumbprint: string; pem?: string; keyPem?: string; container?: string }> = [];
+  /** Self-signed certificates get a real key and certificate from the host's openssl (for real CMS envelopes). */
+  realCertificates = false;
   /** Service name (lower case) → SERVICE_* state, for services the tests pretend exist. */
   readonly serviceStates = new Map<string, number>();
   readonly routes: Array<{ ifIndex: number; destination: string; prefixLength: number; nextHop: string; metric?: number }> = [];
@@ -42,6 +62,8 @@ export class FakeWindows {
   readonly disks = new Map<number, DiskLayout>();
   /** Fixed volumes by drive root: NT device, extents, sector size, and the file system's size in sectors once extended. */
   readonly fixedVolumes: Array<{ root: string; device: string; diskNumber: number; start: number; bytesPerSector: number; fsSectors?: number }> = [];
+  /** Path (lower case) → the file version version.dll reports. */
+  readonly fileVersions = new Map<string, [number, number, number, number]>();
   /** Calls in order, for assertions on which API was used. */
   readonly calls: string[] = [];
 
@@ -124,12 +146,29 @@ export class FakeWindows {
         if (this.services.has(spec.name.toLowerCase())) throw new PlatformError(`CreateServiceW '${spec.name}' failed: The specified service already exists. (error 1073)`);
         this.services.set(spec.name.toLowerCase(), spec);
       },
-      deleteService: (name) => this.services.delete(name.toLowerCase()),
+      deleteService: (name) => {
+        this.calls.push(`DeleteService ${name}`);
+        this.serviceStates.delete(name.toLowerCase());
+        return this.services.delete(name.toLowerCase());
+      },
       queryService: (name) => {
         const state = this.serviceStates.get(name.toLowerCase()) ?? (this.services.has(name.toLowerCase()) ? 1 : undefined);
         return state === undefined ? undefined : { currentState: state, exitCode: 0 };
       },
-      stopService: () => undefined,
+      stopService: (name) => {
+        this.calls.push(`ControlService stop ${name}`);
+        if (this.serviceStates.has(name.toLowerCase())) this.serviceStates.set(name.toLowerCase(), 1);
+      },
+      startService: (name) => {
+        if (!this.services.has(name.toLowerCase()) && !this.serviceStates.has(name.toLowerCase())) throw new PlatformError(`OpenServiceW '${name}' failed: The specified service does not exist as an installed service. (error 1060)`);
+        this.calls.push(`StartServiceW ${name}`);
+        this.serviceStates.set(name.toLowerCase(), 4);
+      },
+      setServiceStartType: (name, startType) => {
+        const spec = this.services.get(name.toLowerCase());
+        if (!spec) throw new PlatformError(`OpenServiceW '${name}' failed: The specified service does not exist as an installed service. (error 1060)`);
+        this.services.set(name.toLowerCase(), { ...spec, startType });
+      },
       accountSid: (name) => (this.users.has(name.toLowerCase()) ? `S-1-5-21-1-2-3-${1000 + [...this.users.keys()].indexOf(name.toLowerCase())}` : undefined),
       runService: async (name, work) => {
         this.calls.push(`StartServiceCtrlDispatcherW ${name}`);
@@ -248,7 +287,9 @@ export class FakeWindows {
         try {
           parsed = JSON.parse(Buffer.from(pfx).toString('utf8')) as typeof parsed;
         } catch {
-          throw new PlatformError('PFXImportCertStore (not a PFX, or a wrong password?) failed: ASN1 bad tag value met. (error 0x8009310b)');
+          const real = this.realCertificates ? realPfx(pfx, password) : undefined;
+          if (!real) throw new PlatformError('PFXImportCertStore (not a PFX, or a wrong password?) failed: ASN1 bad tag value met. (error 0x8009310b)');
+          parsed = { password, certs: real };
         }
         if (parsed.password !== password) throw new PlatformError('PFXImportCertStore (not a PFX, or a wrong password?) failed: The specified network password is not correct. (error 86)');
         return parsed.certs.map((c) => {
@@ -259,7 +300,50 @@ export class FakeWindows {
         });
       },
       storeThumbprints: (store) => this.certificates.filter((c) => c.store.toLowerCase() === store.toLowerCase()).map((c) => c.thumbprint).reverse(),
-      createSelfSignedCertificate: (subject, { store }) => {
+      certificateDer: (thumbprint, store) => {
+        const c = this.certificates.find((x) => x.thumbprint === thumbprint && x.store.toLowerCase() === store.toLowerCase());
+        if (!c) return undefined;
+        return c.pem ? new Uint8Array(Buffer.from(c.pem.replace(/-----[^-]+-----|\s+/g, ''), 'base64')) : Buffer.from(c.thumbprint, 'hex');
+      },
+      // With realCertificates, a real key and certificate from the host's openssl decrypt a real CMS envelope.
+      decryptEnvelopedMessage: (cms, container) => {
+        this.calls.push(`CMSG_CTRL_DECRYPT ${container}`);
+        for (const c of this.certificates.filter((x) => x.container === container && x.keyPem && x.pem)) {
+          const dir = mkdtempSync(join(tmpdir(), 'kiln-fake-crypt32-'));
+          try {
+            writeFileSync(join(dir, 'key.pem'), c.keyPem as string);
+            writeFileSync(join(dir, 'cert.pem'), c.pem as string);
+            const r = spawnSync('openssl', ['cms', '-decrypt', '-inform', 'DER', '-inkey', join(dir, 'key.pem'), '-recip', join(dir, 'cert.pem')], { input: Buffer.from(cms) });
+            if (r.status === 0) return new Uint8Array(r.stdout);
+          } finally {
+            rmSync(dir, { recursive: true, force: true });
+          }
+        }
+        throw new PlatformError('CryptMsgControl CMSG_CTRL_DECRYPT (not an envelope for this key?) failed: Bad Data. (error 0x80090005)');
+      },
+      deleteCertificate: (thumbprint, store) => {
+        const i = this.certificates.findIndex((x) => x.thumbprint === thumbprint && x.store.toLowerCase() === store.toLowerCase());
+        if (i < 0) return false;
+        this.certificates.splice(i, 1);
+        this.calls.push(`CertDeleteCertificateFromStore ${store}`);
+        return true;
+      },
+      createSelfSignedCertificate: (subject, { store, container }) => {
+        if (this.realCertificates) {
+          const dir = mkdtempSync(join(tmpdir(), 'kiln-fake-crypt32-'));
+          try {
+            const r = spawnSync('openssl', ['req', '-x509', '-nodes', '-subj', `/${subject.replace(/^CN=/, 'CN=')}`, '-days', '2', '-newkey', 'rsa:2048', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')]);
+            if (r.status !== 0) throw new PlatformError(`fake CertCreateSelfSignCertificate: openssl req failed: ${r.stderr.toString()}`);
+            const pem = readFileSync(join(dir, 'cert.pem'), 'utf8');
+            const der = Buffer.from(pem.replace(/-----[^-]+-----|\s+/g, ''), 'base64');
+            const thumbprint = createHash('sha1').update(der).digest('hex').toUpperCase();
+            this.certificates.push({ subject, store, thumbprint, pem, keyPem: readFileSync(join(dir, 'key.pem'), 'utf8'), container });
+            this.calls.push(`CertCreateSelfSignCertificate ${subject}`);
+            return thumbprint;
+          } finally {
+            rmSync(dir, { recursive: true, force: true });
+          }
+        }
         const thumbprint = (this.certificates.length + 1).toString(16).toUpperCase().padStart(40, 'A');
         this.certificates.push({ subject, store, thumbprint });
         this.calls.push(`CertCreateSelfSignCertificate ${subject}`);
@@ -349,6 +433,11 @@ export class FakeWindows {
     return {
       kernel32: this.kernel32(), ntdll: this.ntdll(), advapi32: this.advapi32(), netapi32: this.netapi32(), iphlpapi: this.iphlpapi(),
       userenv: this.userenv(), crypt32: this.crypt32(), disk: this.disk(), volumes: this.volumes(), dhcpcsvc: this.dhcpcsvc(),
+      version: { fileVersion: (path) => {
+        const v = this.fileVersions.get(path.toLowerCase());
+        if (!v) throw new PlatformError(`GetFileVersionInfoSizeW '${path}' failed: The system cannot find the file specified. (error 2)`);
+        return v;
+      } },
     };
   }
 

@@ -26,6 +26,8 @@ const SERVICE_WIN32_OWN_PROCESS = 0x10;
 const SERVICE_ERROR_NORMAL = 1;
 const SERVICE_CONTROL_STOP = 1;
 const SERVICE_CONFIG_DESCRIPTION = 1;
+/** ChangeServiceConfigW's "leave this as it is". */
+const SERVICE_NO_CHANGE = 0xffffffff;
 /** SHTDN_REASON_MAJOR_APPLICATION | SHTDN_REASON_MINOR_INSTALLATION | SHTDN_REASON_FLAG_PLANNED. */
 const SHUTDOWN_REASON_PLANNED_INSTALL = 0x80040002;
 
@@ -74,6 +76,10 @@ export interface Advapi32 {
   deleteService(name: string): boolean;
   queryService(name: string): ServiceState | undefined;
   stopService(name: string): void;
+  /** StartServiceW with no arguments. */
+  startService(name: string): void;
+  /** ChangeServiceConfigW with only the start type changed. */
+  setServiceStartType(name: string, startType: keyof typeof ServiceStartType): void;
   /**
    * Runs as the service NAME: connects to the service control manager (StartServiceCtrlDispatcherW on a koffi
    * worker thread), reports RUNNING, runs WORK, reports STOPPED with its exit code. Rejects when this process
@@ -109,6 +115,8 @@ export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
   const DeleteService = lib.func('__stdcall', 'DeleteService', 'int', ['intptr_t']);
   const CloseServiceHandle = lib.func('__stdcall', 'CloseServiceHandle', 'int', ['intptr_t']);
   const ControlService = lib.func('__stdcall', 'ControlService', 'int', ['intptr_t', 'uint32_t', 'void *']);
+  const StartServiceW = lib.func('__stdcall', 'StartServiceW', 'int', ['intptr_t', 'uint32_t', 'void *']);
+  const ChangeServiceConfigW = lib.func('__stdcall', 'ChangeServiceConfigW', 'int', ['intptr_t', 'uint32_t', 'uint32_t', 'uint32_t', 'str16', 'str16', 'void *', 'str16', 'str16', 'str16', 'str16']);
   const QueryServiceStatus = lib.func('__stdcall', 'QueryServiceStatus', 'int', ['intptr_t', 'void *']);
   const SERVICE_DESCRIPTIONW = koffi.struct('SERVICE_DESCRIPTIONW', { lpDescription: 'str16' });
   const ChangeServiceConfig2W = lib.func('__stdcall', 'ChangeServiceConfig2W', 'int', ['intptr_t', 'uint32_t', koffi.pointer(SERVICE_DESCRIPTIONW)]);
@@ -380,6 +388,18 @@ export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
       } finally {
         LocalFree(out[0]);
       }
+    },
+    startService(name) {
+      withService(name, (h) => {
+        if (!StartServiceW(h, 0, null)) throw new PlatformError(`StartServiceW '${name}' failed: ${kernel32.lastErrorText()}`);
+      });
+    },
+    setServiceStartType(name, startType) {
+      withService(name, (h) => {
+        if (!ChangeServiceConfigW(h, SERVICE_NO_CHANGE, ServiceStartType[startType], SERVICE_NO_CHANGE, null, null, null, null, null, null, null)) {
+          throw new PlatformError(`ChangeServiceConfigW '${name}' failed: ${kernel32.lastErrorText()}`);
+        }
+      });
     },
     stopService(name) {
       withService(name, (h) => {

@@ -18,6 +18,16 @@ export interface Crypt32 {
   importPfx(pfx: Uint8Array, password: string, store: string, machine: boolean): Array<{ thumbprint: string; store: string }>;
   /** SHA-1 thumbprints of the certificates in LocalMachine\STORE, newest (latest NotBefore) first; [] when the store is missing. */
   storeThumbprints(store: string): string[];
+  /** The DER encoding of the certificate THUMBPRINT in LocalMachine\STORE; undefined when it is not there. */
+  certificateDer(thumbprint: string, store: string): Uint8Array | undefined;
+  /**
+   * Decrypts a CMS/PKCS#7 EnvelopedData (DER) for one recipient with the exchange key of the machine key
+   * CONTAINER (CryptMsgOpenToDecode, CryptMsgControl CMSG_CTRL_DECRYPT: what CryptDecryptMessage does, which
+   * wine lacks); the content.
+   */
+  decryptEnvelopedMessage(cms: Uint8Array, container: string): Uint8Array;
+  /** Removes the certificate THUMBPRINT from LocalMachine\STORE and, when CONTAINER is given, that machine key container; false when the certificate was not there. */
+  deleteCertificate(thumbprint: string, store: string, container?: string): boolean;
 }
 
 const X509_ASN_ENCODING = 0x1;
@@ -97,6 +107,26 @@ export function bindCrypt32(koffi: Koffi, kernel32: Kernel32): Crypt32 {
   const PFXImportCertStore = lib.func('__stdcall', 'PFXImportCertStore', 'void *', [koffi.pointer(BLOB), 'str16', 'uint32_t']);
   const CertEnumCertificatesInStore = lib.func('__stdcall', 'CertEnumCertificatesInStore', 'void *', ['void *', 'void *']);
 
+  const CertFindCertificateInStore = lib.func('__stdcall', 'CertFindCertificateInStore', 'void *', ['void *', 'uint32_t', 'uint32_t', 'uint32_t', koffi.pointer(BLOB), 'void *']);
+  const CertDeleteCertificateFromStore = lib.func('__stdcall', 'CertDeleteCertificateFromStore', 'int', ['void *']);
+  const CertControlStore = lib.func('__stdcall', 'CertControlStore', 'int', ['void *', 'uint32_t', 'uint32_t', 'void *']);
+  const CERT_STORE_CTRL_COMMIT = 3;
+  const CTRL_DECRYPT_PARA = koffi.struct('KILN_CMSG_CTRL_DECRYPT_PARA', { cbSize: 'uint32_t', hCryptProv: 'uintptr_t', dwKeySpec: 'uint32_t', dwRecipientIndex: 'uint32_t' });
+  const CryptMsgOpenToDecode = lib.func('__stdcall', 'CryptMsgOpenToDecode', 'void *', ['uint32_t', 'uint32_t', 'uint32_t', 'uintptr_t', 'void *', 'void *']);
+  const CryptMsgUpdate = lib.func('__stdcall', 'CryptMsgUpdate', 'int', ['void *', 'void *', 'uint32_t', 'int']);
+  const CryptMsgControl = lib.func('__stdcall', 'CryptMsgControl', 'int', ['void *', 'uint32_t', 'uint32_t', koffi.pointer(CTRL_DECRYPT_PARA)]);
+  const CryptMsgGetParam = lib.func('__stdcall', 'CryptMsgGetParam', 'int', ['void *', 'uint32_t', 'uint32_t', 'void *', U32_INOUT]);
+  const CryptMsgClose = lib.func('__stdcall', 'CryptMsgClose', 'int', ['void *']);
+  /** 0: the type is read from the ContentInfo (openssl and Azure send a ContentInfo around the EnvelopedData). */
+  const DETECT_MESSAGE_TYPE = 0;
+  const CMSG_CTRL_DECRYPT = 2;
+  const CMSG_CONTENT_PARAM = 2;
+  const CERT_FIND_SHA1_HASH = 0x10000;
+  const CRYPT_DELETEKEYSET = 0x10;
+  /** CERT_CONTEXT (x64): pbCertEncoded at 8, cbCertEncoded at 16. */
+  const CERT_CONTEXT_ENCODED = 8;
+  const CERT_CONTEXT_ENCODED_LENGTH = 16;
+
   const fail = (what: string) => new PlatformError(`${what} failed: ${kernel32.lastErrorText()}`);
 
   function thumbprintOf(cert: unknown): string {
@@ -122,10 +152,84 @@ export function bindCrypt32(koffi: Koffi, kernel32: Kernel32): Crypt32 {
     return Boolean(CertGetCertificateContextProperty(cert, CERT_KEY_PROV_INFO_PROP_ID, null, len));
   }
 
+  function openMachineStore(store: string, existing: boolean): unknown {
+    return CertOpenStore(CERT_STORE_PROV_SYSTEM_W, X509_ASN_ENCODING | PKCS_7_ASN_ENCODING, 0, CERT_SYSTEM_STORE_LOCAL_MACHINE | (existing ? CERT_STORE_OPEN_EXISTING_FLAG : 0), store) as unknown;
+  }
+
+  /** The certificate context THUMBPRINT in HSTORE (the caller frees it), or null. */
+  function findByThumbprint(hStore: unknown, thumbprint: string): unknown {
+    const hash = Buffer.from(thumbprint, 'hex');
+    return CertFindCertificateInStore(hStore, X509_ASN_ENCODING | PKCS_7_ASN_ENCODING, 0, CERT_FIND_SHA1_HASH, { cbData: hash.length, pbData: hash }, null) as unknown;
+  }
+
   return {
+    certificateDer(thumbprint, store) {
+      const hStore = openMachineStore(store, true);
+      if (!hStore) return undefined;
+      try {
+        const cert = findByThumbprint(hStore, thumbprint);
+        if (!cert) return undefined;
+        try {
+          const pb = koffi.decode(cert, CERT_CONTEXT_ENCODED, 'void *') as unknown;
+          const cb = koffi.decode(cert, CERT_CONTEXT_ENCODED_LENGTH, 'uint32_t') as number;
+          return Uint8Array.from(koffi.decode(pb, koffi.array('uint8_t', cb)) as ArrayLike<number>);
+        } finally {
+          CertFreeCertificateContext(cert);
+        }
+      } finally {
+        CertCloseStore(hStore, 0);
+      }
+    },
+    decryptEnvelopedMessage(cms, container) {
+      const prov = [0];
+      if (!CryptAcquireContextW(prov, container, null, PROV_RSA_AES, CRYPT_MACHINE_KEYSET)) throw fail(`CryptAcquireContextW (machine key container '${container}')`);
+      try {
+        const msg = CryptMsgOpenToDecode(X509_ASN_ENCODING | PKCS_7_ASN_ENCODING, 0, DETECT_MESSAGE_TYPE, 0, null, null) as unknown;
+        if (!msg) throw fail('CryptMsgOpenToDecode (enveloped data)');
+        try {
+          const blob = Buffer.from(cms);
+          if (!CryptMsgUpdate(msg, blob, blob.length, 1)) throw fail('CryptMsgUpdate (not CMS enveloped data?)');
+          // Azure addresses the envelope to the one transport certificate: recipient 0.
+          if (!CryptMsgControl(msg, 0, CMSG_CTRL_DECRYPT, { cbSize: koffi.sizeof(CTRL_DECRYPT_PARA), hCryptProv: prov[0] as number, dwKeySpec: AT_KEYEXCHANGE, dwRecipientIndex: 0 })) {
+            throw fail('CryptMsgControl CMSG_CTRL_DECRYPT (not an envelope for this key?)');
+          }
+          const size = [0];
+          if (!CryptMsgGetParam(msg, CMSG_CONTENT_PARAM, 0, null, size)) throw fail('CryptMsgGetParam CMSG_CONTENT_PARAM');
+          const out = Buffer.alloc(size[0] as number);
+          if (!CryptMsgGetParam(msg, CMSG_CONTENT_PARAM, 0, out, size)) throw fail('CryptMsgGetParam CMSG_CONTENT_PARAM');
+          return new Uint8Array(out.subarray(0, size[0] as number));
+        } finally {
+          CryptMsgClose(msg);
+        }
+      } finally {
+        CryptReleaseContext(prov[0] as number, 0);
+      }
+    },
+    deleteCertificate(thumbprint, store, container) {
+      let deleted = false;
+      const hStore = openMachineStore(store, true);
+      if (hStore) {
+        try {
+          const cert = findByThumbprint(hStore, thumbprint);
+          // CertDeleteCertificateFromStore frees the context, whatever it returns.
+          if (cert && !CertDeleteCertificateFromStore(cert)) throw fail(`CertDeleteCertificateFromStore ${thumbprint}`);
+          deleted = Boolean(cert);
+          // Written through to the registry now, not when the last context of the store goes (wine waits for that).
+          if (deleted && !CertControlStore(hStore, 0, CERT_STORE_CTRL_COMMIT, null)) throw fail(`CertControlStore commit LocalMachine\\${store}`);
+        } finally {
+          CertCloseStore(hStore, 0);
+        }
+      }
+      if (container) {
+        const prov = [0];
+        if (!CryptAcquireContextW(prov, container, null, PROV_RSA_AES, CRYPT_DELETEKEYSET | CRYPT_MACHINE_KEYSET)) throw fail(`CryptAcquireContextW (deleting the key container '${container}')`);
+      }
+      return deleted;
+    },
     importPfx(pfx, password, store, machine) {
       const bytes = Buffer.from(pfx);
-      const temp = PFXImportCertStore({ cbData: bytes.length, pbData: bytes }, password, machine ? PKCS12_MACHINE_KEYSET : PKCS12_USER_KEYSET) as unknown;
+      // No password is NULL, as cloudbase-init passes None: CryptoAPI then tries the empty password both ways.
+      const temp = PFXImportCertStore({ cbData: bytes.length, pbData: bytes }, password === '' ? null : password, machine ? PKCS12_MACHINE_KEYSET : PKCS12_USER_KEYSET) as unknown;
       if (!temp) throw fail('PFXImportCertStore (not a PFX, or a wrong password?)');
       const out: Array<{ thumbprint: string; store: string }> = [];
       try {
