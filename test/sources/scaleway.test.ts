@@ -2,13 +2,19 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
+import type { CrawlContext } from '../../src/sources/datasource';
+import { EphemeralNetworkRefused, type EphemeralNetwork, type EphemeralUpOptions } from '../../src/sources/ephemeral-network';
 import { queryPrivilegedDataApi } from '../../src/sources/scaleway/privileged-data-api';
-import { scalewayPublicKeys } from '../../src/sources/scaleway/scaleway';
+import { scalewayPublicKeys, scalewaySource } from '../../src/sources/scaleway/scaleway';
 import { scalewayNetworkConfig } from '../../src/sources/scaleway/scaleway-network';
+import { SourceError } from '../../src/sources/source-error';
 import { Logger } from '../../src/util/log';
 import { mockMetadataServer } from '../helpers/mock-metadata-server';
 import { FIXTURES } from '../helpers/repo';
 import { isRoot, need } from '../helpers/requirements';
+import { tempDir } from '../helpers/temp';
+import { FakeFinder } from './fake-finder';
 
 const TREE = join(FIXTURES, 'sources/scaleway/happy-path/tree');
 const log = new Logger().for('test');
@@ -76,4 +82,24 @@ test('network: without a private_ip, the public_ips become v2: DHCP for the leas
   });
   // Read over IPv6 (no DHCPv4 lease): no address is DHCP's.
   assert.deepEqual((scalewayNetworkConfig(md, 'ens2', false) as { ethernets: Record<string, { dhcp4?: boolean; addresses: string[] }> }).ethernets.ens2?.addresses, ['51.15.1.2/32', '2001:bc8:1::1/64']);
+});
+
+test('init-local: DHCPv4 first; without a DHCPv4 lease the crawl is done again over IPv6 (newer cloud-init), and a refused lease is left to init', async (t) => {
+  if (!need(t, isRoot(), 'binding a source port below 1024 needs root')) return;
+  const server = await mockMetadataServer(t, { kind: 'scaleway', dir: TREE });
+  const asked: Array<EphemeralUpOptions | undefined> = [];
+  const network: EphemeralNetwork = {
+    up: async (o) => {
+      asked.push(o);
+      if (asked.length === 1) throw new SourceError('dhcp', 'no DHCPv4 lease on eth0');
+      return { interface: 'eth0', release: async () => undefined };
+    },
+  };
+  const platform = new LinuxPlatform({ root: tempDir(t), log });
+  const ctx: CrawlContext = { platform, log, kernelCmdline: '', dmi: { sys_vendor: 'Scaleway' }, config: {}, finder: new FakeFinder(platform), settings: { retries: 3, timeout: 2 }, baseUrl: server.url, network, stage: 'local', signal: AbortSignal.timeout(10_000) };
+  const data = await scalewaySource.crawl(ctx);
+  assert.deepEqual(asked, [undefined, { ipv6: true }]);
+  assert.equal(data.localHostname, 'scw-web-1');
+  const refusing: EphemeralNetwork = { up: async () => Promise.reject(new EphemeralNetworkRefused('Scaleway', 'a --root sandbox in the host network')) };
+  await assert.rejects(scalewaySource.crawl({ ...ctx, network: refusing }), EphemeralNetworkRefused);
 });
