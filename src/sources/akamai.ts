@@ -138,7 +138,7 @@ export const akamaiSource: Datasource = {
     if (!local && !cfg.allow_init_stage) throw new SourceError('Akamai', 'the configuration prohibits the init stage (allow_init_stage)');
     // cloud-init's network contexts: IPv6 first, then IPv4 (over DHCP in init-local).
     const tries: Array<{ v6: boolean; up?: EphemeralUpOptions }> = [];
-    if (cfg.allow_ipv6) tries.push({ v6: true, up: { ipv6: true } });
+    if (cfg.allow_ipv6) tries.push({ v6: true, up: { ipv6: true, ipv4: false } });
     if (cfg.allow_ipv4 && (!local || cfg.allow_dhcp)) tries.push({ v6: false, up: {} });
     for (const t of tries) {
       const base = ctx.baseUrl ?? (t.v6 || !cfg.allow_ipv4 ? cfg.base_urls.ipv6 : cfg.base_urls.ipv4);

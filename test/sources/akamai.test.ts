@@ -84,7 +84,7 @@ test('init-local: the IPv6 context first; when it yields nothing the IPv4 DHCP l
   const server = await mockMetadataServer(t, { kind: 'akamai', dir: TREE });
   const net = recordingNetwork(1);
   const data = await akamaiSource.crawl(crawlCtx(t, server.url, AKAMAI_DMI, net));
-  assert.deepEqual(net.asked, [{ ipv6: true }, {}]);
+  assert.deepEqual(net.asked, [{ ipv6: true, ipv4: false }, {}]);
   assert.equal(data.instanceId, '56212143');
   assert.equal(data.region, 'us-east');
 });
@@ -93,7 +93,7 @@ test('init-local with dhcp=0 in the baseboard serial: IPv6 only; als=0: left to 
   const server = await mockMetadataServer(t, { kind: 'akamai', dir: TREE });
   const net = recordingNetwork(1);
   const data = await akamaiSource.crawl(crawlCtx(t, server.url, { ...AKAMAI_DMI, board_serial: 'dhcp=0' }, net));
-  assert.deepEqual(net.asked, [{ ipv6: true }]);
+  assert.deepEqual(net.asked, [{ ipv6: true, ipv4: false }]);
   assert.deepEqual(server.requests, []);
   assert.equal(data.instanceId, '56212143');
   const refused = recordingNetwork();

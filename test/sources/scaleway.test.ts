@@ -98,7 +98,7 @@ test('init-local: DHCPv4 first; without a DHCPv4 lease the crawl is done again o
   const platform = new LinuxPlatform({ root: tempDir(t), log });
   const ctx: CrawlContext = { platform, log, kernelCmdline: '', dmi: { sys_vendor: 'Scaleway' }, config: {}, finder: new FakeFinder(platform), settings: { retries: 3, timeout: 2 }, baseUrl: server.url, network, stage: 'local', signal: AbortSignal.timeout(10_000) };
   const data = await scalewaySource.crawl(ctx);
-  assert.deepEqual(asked, [undefined, { ipv6: true }]);
+  assert.deepEqual(asked, [undefined, { ipv6: true, ipv4: false }]);
   assert.equal(data.localHostname, 'scw-web-1');
   const refusing: EphemeralNetwork = { up: async () => Promise.reject(new EphemeralNetworkRefused('Scaleway', 'a --root sandbox in the host network')) };
   await assert.rejects(scalewaySource.crawl({ ...ctx, network: refusing }), EphemeralNetworkRefused);

@@ -94,7 +94,7 @@ export const scalewaySource: Datasource = {
     let dhcpv4 = Boolean(ctx.network);
     if (!ctx.network) crawled = await crawlFrom(ctx, s, bases);
     else {
-      // As newer cloud-init: DHCPv4 first; a machine without DHCPv4 (IPv6-only) is read over IPv6 instead.
+      // As newer cloud-init: DHCPv4 first; a machine without DHCPv4 (IPv6-only) is read over IPv6 alone instead.
       try {
         crawled = await withEphemeralNetwork(ctx.network, () => crawlFrom(ctx, s, bases));
       } catch (v4err) {
@@ -102,7 +102,7 @@ export const scalewaySource: Datasource = {
         ctx.log.warn(`Scaleway: no metadata over IPv4 (${(v4err as Error).message}); trying IPv6`);
         dhcpv4 = false;
         try {
-          crawled = await withEphemeralNetwork(ctx.network, () => crawlFrom(ctx, s, bases), { ipv6: true });
+          crawled = await withEphemeralNetwork(ctx.network, () => crawlFrom(ctx, s, bases), { ipv6: true, ipv4: false });
         } catch (v6err) {
           throw new SourceError('Scaleway', `no metadata over IPv4 (${(v4err as Error).message}) nor over IPv6 (${(v6err as Error).message})`, { cause: v6err });
         }
