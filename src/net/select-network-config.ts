@@ -6,6 +6,8 @@ import { convertEniText } from './convert-eni';
 import { convertHetznerNetwork } from './convert-hetzner';
 import { convertOpenStackNetworkData } from './convert-openstack';
 import { convertOracleNetwork } from './convert-oracle';
+import { convertUpCloudNetwork } from './convert-upcloud';
+import { convertVultrNetwork } from './convert-vultr';
 import { candidateNics, fallbackNetworkConfig } from './fallback';
 import { initramfsNetworkConfig, kernelCmdlineNetworkConfig } from './initramfs-config';
 import type { NetworkState } from './model';
@@ -16,7 +18,7 @@ export type NetworkConfigSource = 'cmdline' | 'initramfs' | 'system_cfg' | 'ds' 
 
 /** What a datasource gives (InstanceData.networkConfig). */
 export interface DatasourceNetwork {
-  format: 'v1' | 'v2' | 'openstack' | 'ec2' | 'eni' | 'digitalocean' | 'hetzner' | 'oracle';
+  format: 'v1' | 'v2' | 'openstack' | 'ec2' | 'eni' | 'digitalocean' | 'hetzner' | 'oracle' | 'vultr' | 'upcloud';
   config: unknown;
   /** Ec2's apply_full_imds_network_config: false configures the fallback NIC only (DHCP), as cloud-init does. */
   full?: boolean;
@@ -90,6 +92,8 @@ export function selectNetworkConfig(input: SelectInput): Selection {
       }
       if (ds.format === 'digitalocean') return { cfg: convertDigitalOceanNetwork(ds.config, macs) };
       if (ds.format === 'hetzner') return { cfg: convertHetznerNetwork(ds.config, macs) };
+      if (ds.format === 'vultr') return { cfg: convertVultrNetwork(ds.config, macs) };
+      if (ds.format === 'upcloud') return { cfg: convertUpCloudNetwork(ds.config, macs) };
       if (ds.format === 'oracle') return { cfg: convertOracleNetwork(ds.config, input.nics, input.runNetFiles ?? {}) };
       return { cfg: convertEniText(String(ds.config)) };
     },

@@ -24,7 +24,7 @@ export interface InstanceData {
   vendorData2?: Uint8Array;
   /** Parsed network config as the source gives it; `format` says how to read `config`. */
   networkConfig?: {
-    format: 'v1' | 'v2' | 'openstack' | 'ec2' | 'eni' | 'digitalocean' | 'hetzner' | 'oracle';
+    format: 'v1' | 'v2' | 'openstack' | 'ec2' | 'eni' | 'digitalocean' | 'hetzner' | 'oracle' | 'vultr' | 'upcloud';
     config: unknown;
     full?: boolean;
     /** The source's own order of network config sources (cloud-init's `network_config_sources`), when not the default. */

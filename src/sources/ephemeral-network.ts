@@ -33,6 +33,11 @@ export interface EphemeralUpOptions {
   ipv6?: boolean;
   /** The NIC to use instead of the fallback one (GCELocal tries each candidate NIC in turn). DHCP mode only. */
   interface?: string;
+  /**
+   * false (with `ipv6`): IPv6 only, no DHCP client at all, as cloud-init's EphemeralIPv6Network and
+   * EphemeralIPNetwork(ipv4=False, ipv6=True) (Scaleway's read over IPv6 after DHCPv4 failed, Akamai's first try).
+   */
+  ipv4?: boolean;
 }
 
 /** Injected into CrawlContext; tests pass a fake that records calls. The source picks the mode. */
@@ -302,6 +307,12 @@ export class LinuxEphemeralDhcp implements EphemeralNetwork {
     const nic = opts.interface ?? this.opts.interface ?? (await fallbackInterface(platform));
     if (!nic) throw new SourceError('ephemeral-dhcp', 'no network interface (besides loopback and virtual ones) to bring up a temporary DHCP lease on');
     if (!opts.ipv6) return this.dhcpv4(nic);
+    if (opts.ipv4 === false) {
+      const v6 = await usableLinkLocalIpv6(platform, log, nic, this.opts.ipv6WaitMs ?? 10_000);
+      if (!v6) throw new SourceError('ephemeral-ipv6', `no usable IPv6 link-local address on ${nic} (IPv6 off there, or duplicate address detection failed)`);
+      log.info(`temporary network on ${nic}: IPv6 only, link-local ${v6}`);
+      return { interface: nic, release: async () => undefined };
+    }
     // As cloud-init's EphemeralIPNetwork: DHCPv4 first, then IPv6; either one is enough, and when neither
     // works the DHCPv4 error is the one reported.
     let v4: EphemeralLease | undefined;

@@ -1,4 +1,5 @@
 // Every datasource kiln knows, in cloud-init's default datasource_list order (one explicit list, no side-effect registration).
+import { akamaiSource } from './akamai';
 import { azureSource } from './azure/azure';
 import { configDriveSource } from './config-drive';
 import type { Datasource } from './datasource';
@@ -12,14 +13,17 @@ import { noneSource } from './none';
 import { openStackSource } from './openstack';
 import { oracleSource } from './oracle';
 import { ovfSource } from './ovf/ovf-source';
+import { scalewaySource } from './scaleway/scaleway';
+import { upCloudSource } from './upcloud';
+import { vultrSource } from './vultr';
 import { vmwareSource } from './vmware/vmware-source';
 
-export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, digitalOceanSource, azureSource, ovfSource, gceSource, openStackSource, ec2Source, hetznerSource, oracleSource, vmwareSource, noneSource];
+export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, digitalOceanSource, azureSource, ovfSource, gceSource, openStackSource, vultrSource, ec2Source, scalewaySource, hetznerSource, oracleSource, upCloudSource, vmwareSource, akamaiSource, noneSource];
 
 /** The source named NAME, compared as cloud-init does (case-insensitively; 'NoCloudNet' and 'ConfigDrive2' style aliases included). */
 export function datasourceByName(name: string, sources: readonly Datasource[] = DATASOURCES): Datasource | undefined {
   const key = name.trim().toLowerCase().replace(/[-_]/g, '');
-  const alias: Record<string, string> = { nocloudnet: 'nocloud', configdrive2: 'configdrive', openstacklocal: 'openstack', ec2local: 'ec2', aws: 'ec2', gcelocal: 'gce' };
+  const alias: Record<string, string> = { nocloudnet: 'nocloud', configdrive2: 'configdrive', openstacklocal: 'openstack', ec2local: 'ec2', aws: 'ec2', gcelocal: 'gce', upcloudlocal: 'upcloud', akamailocal: 'akamai' };
   const wanted = alias[key] ?? key;
   return sources.find((s) => s.name.toLowerCase() === wanted);
 }

@@ -83,6 +83,11 @@ export interface HttpClientOptions {
    * applies, and no TCP connection is made.
    */
   socketPath?: string;
+  /**
+   * The local TCP port every connection is made from (Scaleway's user data answers only to a privileged source
+   * port, proof that root asks); one connection at a time, since each needs that port.
+   */
+  localPort?: number;
 }
 
 /** One client per crawl: holds its connection pools; call close() when done so no socket keeps the process alive. */
@@ -116,7 +121,8 @@ export class HttpClient {
     }
     // No TCP keepalive: undici sets it with setKeepAlive() before the socket connects, which makes every
     // connect fail with UNKNOWN under wine (wine 8); each request has its own timeout, so probes add nothing.
-    this.direct ??= new Agent({ keepAliveTimeout: 2000, connections: 8, connect: { keepAlive: false } });
+    const port = this.opts.localPort;
+    this.direct ??= new Agent({ keepAliveTimeout: 2000, connections: port === undefined ? 8 : 1, connect: { keepAlive: false, ...(port === undefined ? {} : { localPort: port }) } });
     return this.direct;
   }
 

@@ -89,6 +89,11 @@ function sortLines(text: string): string {
   return text.split('\n').filter(Boolean).sort().join('\n');
 }
 
+/** In the projected instance-data.json: ds.meta_data's user-data and vendor-data values as a non-root reader sees them in kiln. */
+function redactMetadataUserData(text: string): string {
+  return text.replace(/^( +"(user|vendor)-data": )".*"(,?)$/gm, '$1"redacted for non-root user"$3');
+}
+
 export const NET_ALLOWED_DIFFERENCES: AllowedDifference[] = [
   {
     path: /^\/run\/cloud-init\/instance-data\.json(@init-local)?$/,
@@ -137,6 +142,13 @@ export const NET_ALLOWED_DIFFERENCES: AllowedDifference[] = [
     normalize: dropEniPythonDnsLine,
     seeds: /vmware/,
     reason: "cloud-init 22.4 writes a v2 interface's DNS in ENI as a Python dict (`dns {'nameservers': [...]}`), which ifupdown cannot read; kiln leaves the broken line out, the dns-nameservers line carries the same (docs/network.md; the same entry as test/parity/allowed-differences.ts)",
+  },
+  {
+    path: /^\/run\/cloud-init\/instance-data\.json(@init-local)?$/,
+    kinds: [],
+    normalize: redactMetadataUserData,
+    seeds: /vultr/,
+    reason: "Vultr's v1.json carries user-data and vendor-data inside the metadata (ds.meta_data). cloud-init 22.4 writes them readable to everyone in instance-data.json; newer cloud-init lists user-data and vendor-data among every source's sensitive_metadata_keys, and kiln redacts them for non-root readers as it does. instance-data-sensitive.json (root only) has them on both sides",
   },
   {
     path: /^\/etc\/sudoers\.d\/90-cloud-init-users$/,

@@ -83,3 +83,13 @@ test('withEphemeralNetwork passes what the source asks for (Ec2: ipv6) to the ne
   await withEphemeralNetwork(fake, async () => 1);
   assert.deepEqual(asked, [{ ipv6: true }, undefined]);
 });
+
+test('ipv6 only (ipv4: false): no DHCP client runs; the link-local address is used once past DAD, or the error says there is none', async () => {
+  const { platform, runs } = fakeTarget(0, ['tentative', 'ok']);
+  const lease = await new LinuxEphemeralDhcp({ platform, log }).up({ ipv6: true, ipv4: false });
+  assert.equal(lease.interface, 'ens3');
+  assert.equal(lease.state, undefined);
+  assert.ok(!runs.some((r) => r.startsWith('udhcpc') || r.startsWith('dhclient')), 'no DHCPv4 attempt');
+  const off = fakeTarget(0, ['none']);
+  await assert.rejects(new LinuxEphemeralDhcp({ platform: off.platform, log }).up({ ipv6: true, ipv4: false }), (e: unknown) => e instanceof SourceError && /no usable IPv6 link-local address on ens3/.test(e.message));
+});

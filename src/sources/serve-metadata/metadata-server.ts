@@ -1,17 +1,21 @@
-// A local metadata service serving OpenStack, EC2 (IMDSv2 token rules), GCE, NoCloud-net, Azure, LXD (on a unix socket), DigitalOcean or Hetzner trees from a folder, misbehaving on request.
+// A local metadata service serving OpenStack, EC2 (IMDSv2 token rules), GCE, NoCloud-net, Azure, LXD (on a unix socket), DigitalOcean, Hetzner, Oracle, Scaleway, Vultr, UpCloud or Akamai trees from a folder, misbehaving on request.
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { posix } from 'node:path';
+import { akamaiAnswer, type AkamaiTokens } from './akamai';
 import { azureAnswer, readRequestBody } from './azure';
 import { digitalOceanAnswer } from './digitalocean';
 import { gceAnswer } from './gce';
 import { hetznerAnswer } from './hetzner';
 import { lxdAnswer } from './lxd';
 import { oracleRequestRules } from './oracle';
+import { scalewayAnswer } from './scaleway';
+import { upCloudAnswer } from './upcloud';
+import { vultrAnswer } from './vultr';
 
-export type MetadataKind = 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'lxd' | 'digitalocean' | 'hetzner' | 'oracle';
+export type MetadataKind = 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'lxd' | 'digitalocean' | 'hetzner' | 'oracle' | 'scaleway' | 'vultr' | 'upcloud' | 'akamai';
 
 /** One deliberate fault. Rules match by path prefix; `times` limits how often a rule fires (default: always). */
 export interface Misbehaviour {
@@ -95,6 +99,7 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
   const timers = new Set<NodeJS.Timeout>();
   const root = posix.resolve(opts.dir);
   const guestAttributes = new Map<string, string>();
+  const akamaiTokens: AkamaiTokens = new Map();
 
   const localOf = (req: IncomingMessage) => (req.socket.localAddress ?? '').replace(/^::ffff:/, '');
   const record = (req: IncomingMessage, status: number) => {
@@ -189,12 +194,15 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
       const a = await gceAnswer(root, req, url, guestAttributes);
       return send(req, res, a.status, a.body, a.headers);
     }
+    const early = opts.kind === 'akamai' ? await akamaiAnswer(root, req, path, akamaiTokens) : opts.kind === 'scaleway' ? await scalewayAnswer(root, req, url) : undefined;
+    if (early) return send(req, res, early.status, early.body, early.headers);
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(req, res, 405, 'method not allowed\n');
     if (opts.kind === 'lxd') {
       const answer = await lxdAnswer(root, path);
       return send(req, res, answer.status, answer.body, { 'content-type': answer.contentType });
     }
-    const own = opts.kind === 'hetzner' ? await hetznerAnswer(root, path) : opts.kind === 'digitalocean' ? await digitalOceanAnswer(root, path) : undefined;
+    const own =
+      opts.kind === 'hetzner' ? await hetznerAnswer(root, path) : opts.kind === 'digitalocean' ? await digitalOceanAnswer(root, path) : opts.kind === 'vultr' ? await vultrAnswer(root, path) : opts.kind === 'upcloud' ? await upCloudAnswer(root, path) : undefined;
     if (own) return send(req, res, own.status, own.body, own.headers);
     const served = await resolveTree(await rootFor(req), path, opts.kind);
     if (!served) return send(req, res, 404, 'not found\n');
