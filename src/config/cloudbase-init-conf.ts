@@ -103,6 +103,12 @@ export const DEFAULT_OPTIONS: Record<string, OptionSpec> = {
   metadata_report_provisioning_started: { type: 'bool', default: false },
   metadata_report_provisioning_completed: { type: 'bool', default: false },
   logging_level: { type: 'str', default: undefined },
+  // [maas]'s options under their deprecated [DEFAULT] names, still read by cloudbase-init.
+  maas_metadata_url: { type: 'str', default: undefined },
+  maas_oauth_consumer_key: { type: 'str', default: undefined },
+  maas_oauth_consumer_secret: { type: 'str', default: undefined },
+  maas_oauth_token_key: { type: 'str', default: undefined },
+  maas_oauth_token_secret: { type: 'str', default: undefined },
   use_stdout: { type: 'bool', default: false },
 };
 
@@ -132,6 +138,15 @@ export const SECTION_OPTIONS: Record<string, Record<string, OptionSpec>> = {
   ec2: {
     metadata_base_url: { type: 'str', default: 'http://169.254.169.254/' },
     add_metadata_private_ip_route: { type: 'bool', default: true },
+    https_allow_insecure: { type: 'bool', default: false },
+    https_ca_bundle: { type: 'str', default: undefined },
+  },
+  maas: {
+    metadata_base_url: { type: 'str', default: undefined },
+    oauth_consumer_key: { type: 'str', default: '' },
+    oauth_consumer_secret: { type: 'str', default: '' },
+    oauth_token_key: { type: 'str', default: '' },
+    oauth_token_secret: { type: 'str', default: '' },
     https_allow_insecure: { type: 'bool', default: false },
     https_ca_bundle: { type: 'str', default: undefined },
   },

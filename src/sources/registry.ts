@@ -5,6 +5,7 @@ import type { Datasource } from './datasource';
 import { digitalOceanSource } from './digitalocean';
 import { ec2Source } from './ec2';
 import { lxdSource } from './lxd/lxd';
+import { maasSource } from './maas/maas';
 import { hetznerSource } from './hetzner';
 import { gceSource } from './gce';
 import { noCloudSource } from './nocloud';
@@ -14,7 +15,7 @@ import { oracleSource } from './oracle';
 import { ovfSource } from './ovf/ovf-source';
 import { vmwareSource } from './vmware/vmware-source';
 
-export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, digitalOceanSource, azureSource, ovfSource, gceSource, openStackSource, ec2Source, hetznerSource, oracleSource, vmwareSource, noneSource];
+export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, digitalOceanSource, azureSource, ovfSource, maasSource, gceSource, openStackSource, ec2Source, hetznerSource, oracleSource, vmwareSource, noneSource];
 
 /** The source named NAME, compared as cloud-init does (case-insensitively; 'NoCloudNet' and 'ConfigDrive2' style aliases included). */
 export function datasourceByName(name: string, sources: readonly Datasource[] = DATASOURCES): Datasource | undefined {

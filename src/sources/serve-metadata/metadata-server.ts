@@ -9,9 +9,10 @@ import { digitalOceanAnswer } from './digitalocean';
 import { gceAnswer } from './gce';
 import { hetznerAnswer } from './hetzner';
 import { lxdAnswer } from './lxd';
+import { maasRequestRules } from './maas';
 import { oracleRequestRules } from './oracle';
 
-export type MetadataKind = 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'lxd' | 'digitalocean' | 'hetzner' | 'oracle';
+export type MetadataKind = 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'lxd' | 'digitalocean' | 'hetzner' | 'oracle' | 'maas';
 
 /** One deliberate fault. Rules match by path prefix; `times` limits how often a rule fires (default: always). */
 export interface Misbehaviour {
@@ -95,6 +96,7 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
   const timers = new Set<NodeJS.Timeout>();
   const root = posix.resolve(opts.dir);
   const guestAttributes = new Map<string, string>();
+  const maasRules = opts.kind === 'maas' ? maasRequestRules() : undefined;
 
   const localOf = (req: IncomingMessage) => (req.socket.localAddress ?? '').replace(/^::ffff:/, '');
   const record = (req: IncomingMessage, status: number) => {
@@ -184,6 +186,10 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
     if (opts.kind === 'oracle') {
       const verdict = oracleRequestRules(req, path);
       if (verdict) return send(req, res, verdict.status, verdict.body);
+    }
+    if (maasRules) {
+      const verdict = await maasRules(root, req, path);
+      if (verdict) return send(req, res, verdict.status, verdict.body, verdict.headers);
     }
     if (opts.kind === 'gce') {
       const a = await gceAnswer(root, req, url, guestAttributes);
