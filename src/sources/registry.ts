@@ -7,6 +7,7 @@ import { ec2Source } from './ec2';
 import { lxdSource } from './lxd/lxd';
 import { maasSource } from './maas/maas';
 import { hetznerSource } from './hetzner';
+import { ibmCloudSource } from './ibmcloud';
 import { gceSource } from './gce';
 import { noCloudSource } from './nocloud';
 import { noneSource } from './none';
@@ -15,7 +16,7 @@ import { oracleSource } from './oracle';
 import { ovfSource } from './ovf/ovf-source';
 import { vmwareSource } from './vmware/vmware-source';
 
-export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, digitalOceanSource, azureSource, ovfSource, maasSource, gceSource, openStackSource, ec2Source, hetznerSource, oracleSource, vmwareSource, noneSource];
+export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, digitalOceanSource, azureSource, ovfSource, maasSource, gceSource, openStackSource, ec2Source, hetznerSource, ibmCloudSource, oracleSource, vmwareSource, noneSource];
 
 /** The source named NAME, compared as cloud-init does (case-insensitively; 'NoCloudNet' and 'ConfigDrive2' style aliases included). */
 export function datasourceByName(name: string, sources: readonly Datasource[] = DATASOURCES): Datasource | undefined {
