@@ -1,5 +1,6 @@
 // Every datasource kiln knows, in cloud-init's default datasource_list order (one explicit list, no side-effect registration).
 import { azureSource } from './azure/azure';
+import { cloudCixSource } from './cloudcix';
 import { configDriveSource } from './config-drive';
 import type { Datasource } from './datasource';
 import { digitalOceanSource } from './digitalocean';
@@ -16,7 +17,7 @@ import { oracleSource } from './oracle';
 import { ovfSource } from './ovf/ovf-source';
 import { vmwareSource } from './vmware/vmware-source';
 
-export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, digitalOceanSource, azureSource, ovfSource, maasSource, gceSource, openStackSource, ec2Source, hetznerSource, ibmCloudSource, oracleSource, vmwareSource, noneSource];
+export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, digitalOceanSource, azureSource, ovfSource, maasSource, gceSource, openStackSource, ec2Source, hetznerSource, ibmCloudSource, oracleSource, vmwareSource, cloudCixSource, noneSource];
 
 /** The source named NAME, compared as cloud-init does (case-insensitively; 'NoCloudNet' and 'ConfigDrive2' style aliases included). */
 export function datasourceByName(name: string, sources: readonly Datasource[] = DATASOURCES): Datasource | undefined {
