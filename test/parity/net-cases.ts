@@ -37,6 +37,11 @@ export interface NetCase {
   config: string;
   /** Checked on both sides after the last stage, so the case proves the source really acted. */
   expect: Expectation[];
+  /**
+   * For a source cloud-init reads in the init stage only (MAAS): the address (CIDR) eth0 gets after init-local,
+   * as the OS's networking would have given it by then; the case is then found after the last stage.
+   */
+  initAddress?: string;
 }
 
 interface CaseJson {
@@ -47,6 +52,7 @@ interface CaseJson {
   datasource_list?: string[];
   dhcp_options?: string[];
   expect?: Expectation[];
+  init_address?: string;
 }
 
 function caseError(name: string, what: string): Error {
@@ -77,6 +83,7 @@ export function loadNetCases(dir = NET_CASES_DIR): NetCase[] {
         dhcpOptions: c.dhcp_options ?? [],
         config: existsSync(cfg) ? readFileSync(cfg, 'utf8') : '',
         expect: c.expect ?? [],
+        ...(c.init_address ? { initAddress: c.init_address } : {}),
       };
     });
 }

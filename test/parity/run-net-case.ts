@@ -1,4 +1,5 @@
 // Runs one network parity case on one side: a rootfs copy whose stages run in the case's network lab with fake DMI.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { copyRootfs } from '../helpers/debian-rootfs';
@@ -55,6 +56,7 @@ export async function runNetCaseOnSide(c: NetCase, side: Side, work: string, kil
     const env: Record<string, string> = side === 'cloud-init' ? { PYTHONHASHSEED: '2' } : {};
     const stages = [runStage(root, local as (typeof STAGES)[number], 120_000, env, net)];
     const view = snapshotView(root, INIT_LOCAL_FILES, AFTER_INIT_LOCAL);
+    if (c.initAddress) for (const args of [['addr', 'add', c.initAddress, 'dev', 'eth0'], ['link', 'set', 'eth0', 'up']]) spawnSync('ip', ['-n', lab.machine, ...args]);
     for (const s of later) stages.push(runStage(root, s, 120_000, env, net));
     for (const [path, entry] of snapshotView(root)) view.set(path, entry);
     return { root, stages, view, unmet: checkExpectations(root, c.expect), server: lab.serverOutput() };

@@ -141,7 +141,8 @@ function intSetting(settings: Record<string, unknown>, key: string, fallback: nu
 }
 
 /** cloud-init's flow: wait for <url>/2012-03-01/meta-data/instance-id (learning the clock skew), then read each file once. */
-async function crawlCloudInit(ctx: CrawlContext, base: string): Promise<InstanceData> {
+async function crawlCloudInit(ctx: CrawlContext, url: string): Promise<InstanceData> {
+  const base = url.replace(/\/+$/, '');
   const s = ctx.settings;
   const maxWait = intSetting(s, 'max_wait', 120);
   if (maxWait === 0) throw fail('datasource.MAAS.max_wait is 0: the metadata service is not to be waited for');
@@ -179,8 +180,8 @@ async function crawlCloudInit(ctx: CrawlContext, base: string): Promise<Instance
         throw fail(`Failed fetching metadata from url ${url}: ${err instanceof Error ? err.message : String(err)}`, err);
       }
     }
-    // cloud-init's _get_subplatform says seed-dir for the URL too.
-    return instanceData(checkSeedContents(content, base, ctx), `seed-dir (${base})`, ctx);
+    // cloud-init's _get_subplatform says seed-dir for the URL too, and names it as configured (trailing '/' kept).
+    return instanceData(checkSeedContents(content, base, ctx), `seed-dir (${url})`, ctx);
   } finally {
     await client.close();
   }
@@ -280,6 +281,6 @@ export const maasSource: Datasource = {
     } catch {
       throw fail(`metadata_url ${JSON.stringify(base)} is not a URL`);
     }
-    return cloudbase ? crawlCloudbaseInit(ctx, base) : crawlCloudInit(ctx, base.replace(/\/+$/, ''));
+    return cloudbase ? crawlCloudbaseInit(ctx, base) : crawlCloudInit(ctx, base);
   },
 };

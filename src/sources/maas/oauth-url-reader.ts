@@ -123,7 +123,9 @@ export class OAuthUrlReader {
     }
     current[host] = skew;
     try {
-      await file.platform.writeFile(file.path, JSON.stringify(current));
+      // Python's json.dumps spacing, so the file reads the same as cloud-init's.
+      const text = `{${Object.entries(current).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(', ')}}`;
+      await file.platform.writeFile(file.path, text);
     } catch (err) {
       this.opts.log.warn(`could not record the OAuth clock skew in ${file.path}: ${err instanceof Error ? err.message : String(err)}`);
     }

@@ -82,7 +82,9 @@ test('clock skew: a 401 Date an hour ahead is learnt, written to /run/oauth_skew
   const host = new URL(server.url).host;
   const file = join(root, 'run/oauth_skew.json');
   assert.ok(existsSync(file));
-  const skew = (JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>)[host] as number;
+  const text = readFileSync(file, 'utf8');
+  assert.match(text, /^\{"[^"]+": \d+\}$/, "Python's json.dumps spacing");
+  const skew = (JSON.parse(text) as Record<string, number>)[host] as number;
   assert.ok(Math.abs(skew - 3600) <= 2, String(skew));
   assert.match(first.sink.lines.join(''), new RegExp(`Setting oauth clockskew for ${host.replace(/\./g, '\\.')} to 3[56]\\d\\d`));
   // The next run signs its first request with the recorded skew: no 401 at all.
