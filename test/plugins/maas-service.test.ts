@@ -17,7 +17,7 @@ import { FakeFiles } from './fake-files';
 const MAAS = 'cloudbaseinit.metadata.services.maasservice.MaaSHttpService';
 const TREE = join(FIXTURES, 'sources/maas/cloudbase-init/tree');
 
-async function run(conf: string) {
+async function run(conf: string, files: Record<string, string> = {}) {
   const seen: InstanceData[] = [];
   const probe: Plugin = {
     classPath: 'test.ProbePlugin',
@@ -29,8 +29,10 @@ async function run(conf: string) {
     },
   };
   const logger = new Logger();
+  const platform = new FakeFiles();
+  for (const [path, text] of Object.entries(files)) await platform.writeFile(path, text);
   const deps: CloudbaseRunnerDeps = {
-    platform: new FakeFiles(),
+    platform,
     windows: new FakeWindows().platform(logger),
     log: logger.for('init.py'),
     conf: loadCloudbaseConf([{ path: 'cloudbase-init.conf', text: conf }]),
@@ -75,4 +77,15 @@ test('MaaSHttpService without metadata_base_url is skipped quietly (cloudbase-in
   assert.deepEqual(report.errors, ['No available metadata service found (tried MaaSHttpService); MAIN plugins not run']);
   assert.equal(report.service, undefined);
   assert.equal(seen.length, 0);
+});
+
+test("MaaSHttpService's network details: curtin's v1 network.json on the system drive becomes the network config; another version is an error", async (t) => {
+  const server = await mockMetadataServer(t, { kind: 'maas', dir: TREE });
+  const conf = `[DEFAULT]\nmetadata_services=${MAAS}\nplugins=test.ProbePlugin\nallow_reboot=false\nretry_count=0\n[maas]\nmetadata_base_url=${server.url}/MAAS/metadata/\noauth_consumer_key=CKwin\noauth_consumer_secret=CSwin\noauth_token_key=TKwin\noauth_token_secret=TSwin\n`;
+  const v1 = { version: 1, config: [{ type: 'physical', id: 'eth0', name: 'eth0', mac_address: '52:54:00:aa:bb:01', subnets: [{ type: 'static', address: '10.20.0.5/24', gateway: '10.20.0.1' }] }, { type: 'nameserver', address: ['10.20.0.1'] }] };
+  const { report, seen } = await run(conf, { 'C:\\curtin\\network.json': JSON.stringify(v1) });
+  assert.deepEqual(report.errors, []);
+  assert.deepEqual(seen[0]?.networkConfig, { format: 'v1', config: v1 });
+  const bad = await run(conf, { 'C:\\network.json': JSON.stringify({ version: 2, ethernets: {} }) });
+  assert.match(bad.report.errors.join('\n'), /Unsupported MAAS network metadata version: 2/);
 });

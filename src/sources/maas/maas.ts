@@ -187,6 +187,29 @@ async function crawlCloudInit(ctx: CrawlContext, url: string): Promise<InstanceD
   }
 }
 
+/**
+ * MaaSHttpService's network details: the v1 network config curtin left at %SystemDrive%\curtin\network.json
+ * (else %SystemDrive%\network.json) when it installed Windows; none elsewhere or off Windows.
+ */
+async function curtinNetworkConfig(ctx: CrawlContext): Promise<Record<string, unknown> | undefined> {
+  if (ctx.platform.os !== 'windows') return undefined;
+  const drive = (ctx.env?.SystemDrive ?? ctx.env?.SYSTEMDRIVE ?? 'C:').replace(/\\+$/, '');
+  for (const path of [`${drive}\\curtin\\network.json`, `${drive}\\network.json`]) {
+    const text = await ctx.platform.readTextIfExists(path).catch(() => undefined);
+    if (text === undefined) continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (err) {
+      throw fail(`${path} is not JSON: ${err instanceof Error ? err.message : String(err)}`, err);
+    }
+    const version = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>).version : undefined;
+    if (version !== 1) throw fail(`Unsupported MAAS network metadata version: ${JSON.stringify(version)} (${path})`);
+    return parsed as Record<string, unknown>;
+  }
+  return undefined;
+}
+
 const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
 /**
@@ -251,6 +274,8 @@ async function crawlCloudbaseInit(ctx: CrawlContext, base: string): Promise<Inst
       metadata,
     };
     if (hostname) data.localHostname = hostname;
+    const network = await curtinNetworkConfig(ctx);
+    if (network) data.networkConfig = { format: 'v1', config: network };
     const certs = x509?.match(PEM_CERT);
     if (certs && certs.length > 0) data.certificates = certs;
     if (userData && userData.length > 0) data.userData = userData;
