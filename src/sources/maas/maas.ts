@@ -1,6 +1,6 @@
 // MAAS: the seed folder /var/lib/cloud/seed/maas, or the MAAS metadata service at datasource.MAAS.metadata_url read with OAuth-signed requests (cloud-init's DataSourceMAAS; cloudbase-init's MaaSHttpService with its [maas] options).
 import { readYaml } from '../../config/read-yaml';
-import { HttpClient } from '../../util/http';
+import { abortableSleep, HttpClient } from '../../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
 import { FolderTree } from '../folder-tree';
 import { convertVendorData } from '../openstack-tree';
@@ -148,11 +148,12 @@ async function crawlCloudInit(ctx: CrawlContext, url: string): Promise<InstanceD
   if (maxWait === 0) throw fail('datasource.MAAS.max_wait is 0: the metadata service is not to be waited for');
   // cloud-init means 50 s unless datasource.MAAS.timeout says otherwise (its check for the key is broken, so it always uses 50; kiln honours the setting).
   const timeout = intSetting(s, 'timeout', 50);
+  const credentials = maasCredentials(s);
   const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
   const reader = new OAuthUrlReader({
     client,
     log: ctx.log,
-    ...(maasCredentials(s) ? { credentials: maasCredentials(s) as OAuthCredentials } : {}),
+    ...(credentials ? { credentials } : {}),
     skewFile: { platform: ctx.platform, path: OAUTH_SKEW_FILE },
     correctSkew: true,
     timeoutMs: Math.max(1, timeout) * 1000,
@@ -221,16 +222,17 @@ async function crawlCloudbaseInit(ctx: CrawlContext, base: string): Promise<Inst
   const s = ctx.settings;
   const retries = Math.max(0, intSetting(s, 'retries', 5));
   const intervalMs = Math.max(0, intSetting(s, 'retry_interval', 4)) * 1000;
+  // cloudbase-init signs every request, even with empty or partial credentials.
+  const credentials = { consumerKey: text(s, 'consumer_key'), consumerSecret: text(s, 'consumer_secret'), tokenKey: text(s, 'token_key'), tokenSecret: text(s, 'token_secret') };
+  const timeoutS = intSetting(s, 'timeout', 60);
   const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
-  const creds = maasCredentials(s);
-  // cloudbase-init signs every request, even with empty credentials.
   const reader = new OAuthUrlReader({
     client,
     log: ctx.log,
-    credentials: creds ?? { consumerKey: text(s, 'consumer_key'), consumerSecret: text(s, 'consumer_secret'), tokenKey: text(s, 'token_key'), tokenSecret: text(s, 'token_secret') },
+    credentials,
     realm: '',
     correctSkew: false,
-    timeoutMs: intSetting(s, 'timeout', 60) * 1000,
+    timeoutMs: timeoutS * 1000,
     maxBytes: MAX_BODY,
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
@@ -246,7 +248,7 @@ async function crawlCloudbaseInit(ctx: CrawlContext, base: string): Promise<Inst
         }
         if (attempt >= retries || !(err instanceof OAuthReadError)) throw fail(`${url}: ${err instanceof Error ? err.message : String(err)}`, err);
         ctx.log.debug(`MAAS: ${err.message}; retrying in ${intervalMs / 1000} s`);
-        await new Promise((r) => setTimeout(r, intervalMs));
+        await abortableSleep(intervalMs, ctx.signal);
       }
     }
   };
