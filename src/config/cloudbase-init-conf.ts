@@ -103,6 +103,12 @@ export const DEFAULT_OPTIONS: Record<string, OptionSpec> = {
   metadata_report_provisioning_started: { type: 'bool', default: false },
   metadata_report_provisioning_completed: { type: 'bool', default: false },
   logging_level: { type: 'str', default: undefined },
+  // [maas]'s options under their deprecated [DEFAULT] names, still read by cloudbase-init.
+  maas_metadata_url: { type: 'str', default: undefined },
+  maas_oauth_consumer_key: { type: 'str', default: undefined },
+  maas_oauth_consumer_secret: { type: 'str', default: undefined },
+  maas_oauth_token_key: { type: 'str', default: undefined },
+  maas_oauth_token_secret: { type: 'str', default: undefined },
   use_stdout: { type: 'bool', default: false },
 };
 
@@ -139,6 +145,15 @@ export const SECTION_OPTIONS: Record<string, Record<string, OptionSpec>> = {
     transport_cert_store_name: { type: 'str', default: 'Windows Azure Environment' },
     /** kiln's: the wireserver's URL instead of DHCP option 245 and the well-known address. */
     wireserver_url: { type: 'str', default: undefined },
+  },
+  maas: {
+    metadata_base_url: { type: 'str', default: undefined },
+    oauth_consumer_key: { type: 'str', default: '' },
+    oauth_consumer_secret: { type: 'str', default: '' },
+    oauth_token_key: { type: 'str', default: '' },
+    oauth_token_secret: { type: 'str', default: '' },
+    https_allow_insecure: { type: 'bool', default: false },
+    https_ca_bundle: { type: 'str', default: undefined },
   },
   gce: {
     metadata_base_url: { type: 'str', default: 'http://metadata.google.internal/computeMetadata/v1/' },

@@ -1,5 +1,6 @@
 // cloudbase-init's metadata service class names, the kiln datasources that stand for them, and the settings each gets from cloudbase-init.conf.
 import type { CloudbaseConf } from '../config/cloudbase-init-conf';
+import { maasServiceSettings } from './maas-service-settings';
 
 const S = 'cloudbaseinit.metadata.services.';
 
@@ -61,6 +62,7 @@ export function serviceCrawlSettings(name: string, conf: CloudbaseConf): Service
     const keys = section === 'ovf' ? ['config_file_name', 'drive_label', 'ns'] : ['vmware_rpctool_path'];
     return { settings: Object.fromEntries(keys.map((k) => [k, conf.str(k, section)]).filter(([, v]) => v !== undefined)) };
   }
+  if (name === 'MAAS') return maasServiceSettings(conf);
   if (name === 'Azure') {
     // AzureService: the [azure] options, the retries every cloudbase-init HTTP service has, and kiln's
     // [azure] wireserver_url (no cloudbase-init option: for a wireserver not given by DHCP, or a test's mock).

@@ -3,6 +3,7 @@ import type { FileTree } from '../devices/filesystem-finder';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
 import { SourceError } from './source-error';
 import { FolderTree } from './folder-tree';
+import { ibmConfigDriveDevice } from './ibmcloud';
 import { chooseOpenStackVersion, openStackInstanceData, readOpenStackTree } from './openstack-tree';
 
 export const CONFIG_DRIVE_SEED_DIR = '/var/lib/cloud/seed/config_drive';
@@ -17,7 +18,9 @@ async function candidates(ctx: DetectContext): Promise<Candidate[]> {
   const found: Candidate[] = [];
   const seed = new FolderTree(ctx.platform, CONFIG_DRIVE_SEED_DIR);
   if (await seed.exists('openstack')) found.push({ tree: seed, subplatform: `seed-dir (${CONFIG_DRIVE_SEED_DIR})` });
-  for (const fs of await ctx.finder.find({ labels: CONFIG_DRIVE_LABELS })) found.push({ tree: fs.tree, subplatform: `config-disk (${fs.device})` });
+  // IBM Cloud's config-2 (its own UUID, on Xen) belongs to IBMCloud when that source is enabled, as in cloud-init.
+  const ibm = await ibmConfigDriveDevice(ctx);
+  for (const fs of await ctx.finder.find({ labels: CONFIG_DRIVE_LABELS })) if (fs.device !== ibm) found.push({ tree: fs.tree, subplatform: `config-disk (${fs.device})` });
   return found;
 }
 

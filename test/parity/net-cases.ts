@@ -61,6 +61,11 @@ export interface NetCase {
   expectAddresses: string[];
   /** The case's `seed/` folder, copied to /var/lib/cloud/seed/nocloud-net in the root, when it has one. */
   seed?: string;
+  /**
+   * For a source cloud-init reads in the init stage only (MAAS): the address (CIDR) eth0 gets after init-local,
+   * as the OS's networking would have given it by then; the case is then found after the last stage.
+   */
+  initAddress?: string;
 }
 
 interface CaseJson {
@@ -76,6 +81,7 @@ interface CaseJson {
   activation?: boolean;
   extra_nics?: Array<{ name: string; mac: string; cloud_address: string }>;
   expect_addresses?: string[];
+  init_address?: string;
 }
 
 function caseError(name: string, what: string): Error {
@@ -114,6 +120,7 @@ export function loadNetCases(dir = NET_CASES_DIR): NetCase[] {
         expectAddresses: c.expect_addresses ?? [],
         extraNics: (c.extra_nics ?? []).map((n) => ({ name: n.name, mac: n.mac, cloudAddress: n.cloud_address })),
         ...(existsSync(join(d, 'seed')) ? { seed: join(d, 'seed') } : {}),
+        ...(c.init_address ? { initAddress: c.init_address } : {}),
       };
     });
 }

@@ -9,6 +9,8 @@ export interface FakeDrive {
   fsType: 'iso9660' | 'vfat' | 'udf';
   /** Host folder holding the drive's files. */
   dir: string;
+  /** The filesystem UUID blkid would report (IBMCloud's config-2 is told apart by it). */
+  uuid?: string;
 }
 
 /** Labels compare case-insensitively as blkid/cloud-init do for cidata and config-2. */
@@ -29,7 +31,7 @@ export class FakeFinder implements FilesystemFinder {
       if (req.fsTypes && !req.fsTypes.includes(d.fsType)) continue;
       const tree = new FolderTree(this.hostPlatform, d.dir);
       if (req.mustContain && !(await Promise.all(req.mustContain.map((f) => tree.exists(f)))).some(Boolean)) continue;
-      out.push({ device: d.device, fsType: d.fsType, label: d.label, tree });
+      out.push({ device: d.device, fsType: d.fsType, label: d.label, ...(d.uuid ? { uuid: d.uuid } : {}), tree });
     }
     return out;
   }

@@ -10,12 +10,13 @@ import { digitalOceanAnswer } from './digitalocean';
 import { gceAnswer } from './gce';
 import { hetznerAnswer } from './hetzner';
 import { lxdAnswer } from './lxd';
+import { maasRequestRules } from './maas';
 import { oracleRequestRules } from './oracle';
 import { scalewayAnswer } from './scaleway';
 import { upCloudAnswer } from './upcloud';
 import { vultrAnswer } from './vultr';
 
-export type MetadataKind = 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'lxd' | 'digitalocean' | 'hetzner' | 'oracle' | 'scaleway' | 'vultr' | 'upcloud' | 'akamai';
+export type MetadataKind = 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'lxd' | 'digitalocean' | 'hetzner' | 'oracle' | 'scaleway' | 'vultr' | 'upcloud' | 'akamai' | 'maas' | 'cloudcix';
 
 /** One deliberate fault. Rules match by path prefix; `times` limits how often a rule fires (default: always). */
 export interface Misbehaviour {
@@ -100,6 +101,7 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
   const root = posix.resolve(opts.dir);
   const guestAttributes = new Map<string, string>();
   const akamaiTokens: AkamaiTokens = new Map();
+  const maasRules = opts.kind === 'maas' ? maasRequestRules() : undefined;
 
   const localOf = (req: IncomingMessage) => (req.socket.localAddress ?? '').replace(/^::ffff:/, '');
   const record = (req: IncomingMessage, status: number) => {
@@ -189,6 +191,10 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
     if (opts.kind === 'oracle') {
       const verdict = oracleRequestRules(req, path);
       if (verdict) return send(req, res, verdict.status, verdict.body);
+    }
+    if (maasRules) {
+      const verdict = await maasRules(root, req, path);
+      if (verdict) return send(req, res, verdict.status, verdict.body, verdict.headers);
     }
     if (opts.kind === 'gce') {
       const a = await gceAnswer(root, req, url, guestAttributes);

@@ -1,0 +1,183 @@
+// IBMCloud (SoftLayer): on Xen, the OS-code config drive (label config-2 with IBM's UUID 9796-932E) or the template METADATA disk, read with kiln's own filesystem readers; nothing while IBM's provisioning boot runs (cloud-init's DataSourceIBMCloud).
+import { stat } from 'node:fs/promises';
+import type { FoundFilesystem } from '../devices/filesystem-finder';
+import type { Platform } from '../platform/platform';
+import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
+import { convertVendorData } from './openstack-tree';
+import { normalizePublicKeys } from './public-keys';
+import { SourceError } from './source-error';
+
+/** The UUID of IBM's config-2 filesystem: only that one is IBMCloud's, any other config-2 is OpenStack's. */
+export const IBM_CONFIG_UUID = '9796-932E';
+const PROVISIONING_CONFIG = '/root/provisioningConfiguration.cfg';
+const INSTALL_LOG = '/root/swinstall.log';
+const BOOT_REFERENCE = '/proc/1/environ';
+
+/** cloud-init's Platforms names, which also make the subplatform. */
+export type IbmPlatform = 'Template/Live/Metadata' | 'Template/Provisioning/Metadata' | 'Template/Provisioning/No-Metadata' | 'OS-Code/Live';
+
+export interface IbmFinding {
+  platform: IbmPlatform;
+  /** The device (or folder) holding the metadata; undefined for a provisioning boot without one. */
+  fs?: FoundFilesystem;
+}
+
+async function mtimeMs(platform: Platform, path: string): Promise<number | undefined> {
+  try {
+    return (await stat(platform.hostPath(path))).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * cloud-init's _is_ibm_provisioning: provisioningConfiguration.cfg is there and, when swinstall.log is too,
+ * that log was written in this boot (newer than PID 1's environ; without that reference, not provisioning).
+ */
+export async function isIbmProvisioning(ctx: DetectContext): Promise<boolean> {
+  if (!(await ctx.platform.exists(PROVISIONING_CONFIG))) return false;
+  if (!(await ctx.platform.exists(INSTALL_LOG))) return true;
+  const log = await mtimeMs(ctx.platform, INSTALL_LOG);
+  const boot = await mtimeMs(ctx.platform, BOOT_REFERENCE);
+  if (log === undefined || boot === undefined) return false;
+  return log > boot;
+}
+
+/** cloud-init's _is_xen: /proc/xen exists (IBM Cloud's classic hypervisor). */
+async function onXen(ctx: DetectContext): Promise<boolean> {
+  return ctx.platform.exists('/proc/xen');
+}
+
+/**
+ * cloud-init's get_ibm_platform: on Xen, the first (by device name) filesystem labelled METADATA and the first
+ * labelled CONFIG-2 whose UUID is IBM's (labels compared upper-cased); config-2 means OS-code provisioning, METADATA
+ * a template (live, or still provisioning). Undefined: not IBM Cloud.
+ */
+export async function ibmPlatform(ctx: DetectContext): Promise<IbmFinding | undefined> {
+  if (!(await onXen(ctx))) return undefined;
+  const found = await ctx.finder.find({ labels: ['METADATA', 'metadata', 'CONFIG-2', 'config-2'] });
+  const byLabel = new Map<string, FoundFilesystem>();
+  for (const fs of [...found].sort((a, b) => (a.device < b.device ? -1 : a.device > b.device ? 1 : 0))) {
+    const label = fs.label.toUpperCase();
+    if (label !== 'METADATA' && label !== 'CONFIG-2') continue;
+    if (byLabel.has(label)) {
+      ctx.log.warn(`IBMCloud: Duplicate fslabel '${label}'. existing=${byLabel.get(label)?.device} current=${fs.device}`);
+      continue;
+    }
+    if (label === 'CONFIG-2' && (fs.uuid ?? '').toUpperCase() !== IBM_CONFIG_UUID) {
+      ctx.log.debug(`IBMCloud: Skipping ${fs.device} with LABEL=${label} due to uuid != ${IBM_CONFIG_UUID}: ${fs.uuid ?? 'none'}`);
+      continue;
+    }
+    byLabel.set(label, fs);
+  }
+  const cfg2 = byLabel.get('CONFIG-2');
+  if (cfg2) return { platform: 'OS-Code/Live', fs: cfg2 };
+  const metadata = byLabel.get('METADATA');
+  const provisioning = await isIbmProvisioning(ctx);
+  if (metadata) return { platform: provisioning ? 'Template/Provisioning/Metadata' : 'Template/Live/Metadata', fs: metadata };
+  if (provisioning) return { platform: 'Template/Provisioning/No-Metadata' };
+  return undefined;
+}
+
+/**
+ * The device ConfigDrive must leave alone: IBM's config-2 when IBMCloud is among the sources to try (cloud-init's
+ * ConfigDrive drops it from its candidates then, and ds-identify does not count it for ConfigDrive).
+ */
+export async function ibmConfigDriveDevice(ctx: DetectContext): Promise<string | undefined> {
+  const list = ctx.config.datasource_list;
+  const enabled = !Array.isArray(list) || list.some((n) => typeof n === 'string' && n.trim().toLowerCase() === 'ibmcloud');
+  if (!enabled) return undefined;
+  const found = await ibmPlatform(ctx);
+  return found?.platform === 'OS-Code/Live' ? found.fs?.device : undefined;
+}
+
+function fail(reason: string, cause?: unknown): SourceError {
+  return new SourceError('IBMCloud', reason, cause === undefined ? undefined : { cause });
+}
+
+function json(bytes: Uint8Array, path: string): unknown {
+  try {
+    return JSON.parse(Buffer.from(bytes).toString('utf8')) as unknown;
+  } catch (err) {
+    throw fail(`Failed reading IBM config disk: Failed decoding ${path}: ${err instanceof Error ? err.message : String(err)}`, err);
+  }
+}
+
+/**
+ * cloud-init's metadata_from_dir: openstack/latest/ only (no dated versions), meta_data.json required; the
+ * metadata is just random_seed, public-keys, local-hostname and instance-id, renamed from OpenStack's keys.
+ */
+async function readIbmTree(fs: FoundFilesystem): Promise<{ metadata: Record<string, unknown>; userData?: Uint8Array; vendor?: unknown; network?: unknown }> {
+  const read = (name: string) => fs.tree.readFile(`openstack/latest/${name}`);
+  const mdBytes = await read('meta_data.json');
+  if (!mdBytes) throw fail(`Failed reading IBM config disk (${fs.device}): missing required file 'meta_data.json'`);
+  const raw = json(mdBytes, 'openstack/latest/meta_data.json');
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw fail(`${fs.device}: openstack/latest/meta_data.json is not a JSON object`);
+  const md = raw as Record<string, unknown>;
+  const metadata: Record<string, unknown> = {};
+  if ('random_seed' in md) {
+    const seed = md.random_seed;
+    if (typeof seed !== 'string' || seed.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(seed)) throw fail(`${fs.device}: Badly formatted metadata random_seed entry`);
+    // Kept as base64, as kiln's OpenStack keeps it (cloud-init holds the decoded bytes).
+    metadata.random_seed = seed;
+  }
+  for (const [from, to] of [
+    ['public_keys', 'public-keys'],
+    ['hostname', 'local-hostname'],
+    ['uuid', 'instance-id'],
+  ] as const) {
+    if (from in md) metadata[to] = md[from];
+  }
+  const out: { metadata: Record<string, unknown>; userData?: Uint8Array; vendor?: unknown; network?: unknown } = { metadata };
+  const ud = await read('user_data');
+  if (ud) out.userData = ud;
+  const vd = await read('vendor_data.json');
+  if (vd) out.vendor = json(vd, 'openstack/latest/vendor_data.json');
+  const nd = await read('network_data.json');
+  if (nd) out.network = json(nd, 'openstack/latest/network_data.json');
+  return out;
+}
+
+export const ibmCloudSource: Datasource = {
+  name: 'IBMCloud',
+  kind: 'local',
+  // ds-identify's dscheck_IBMCloud: never during provisioning; otherwise a METADATA disk or IBM's config-2 on Xen.
+  async detect(ctx: DetectContext) {
+    if (await isIbmProvisioning(ctx)) return false;
+    const found = await ibmPlatform(ctx);
+    return found !== undefined;
+  },
+  async crawl(ctx: CrawlContext): Promise<InstanceData> {
+    const found = await ibmPlatform(ctx);
+    if (!found) throw fail('This is not an IBMCloud platform (no Xen, or no METADATA disk or config-2 with UUID 9796-932E)');
+    if (found.platform.startsWith('Template/Provisioning/')) throw fail(`Cloud-init is disabled during provisioning: ${found.platform}.`);
+    const fs = found.fs as FoundFilesystem;
+    const tree = await readIbmTree(fs);
+    const md = tree.metadata;
+    const id = md['instance-id'];
+    const data: InstanceData = {
+      // cloud-init's base get_instance_id: its magic value when the metadata has none.
+      instanceId: id === undefined || id === null ? 'iid-datasource' : String(id),
+      cloudName: 'ibmcloud',
+      platform: 'ibmcloud',
+      subplatform: `${found.platform} (${fs.device})`,
+      publicKeys: normalizePublicKeys(md['public-keys']),
+      metadata: md,
+    };
+    const host = md['local-hostname'];
+    if (typeof host === 'string' && host) data.localHostname = host;
+    if (tree.userData) data.userData = tree.userData;
+    if (tree.vendor !== undefined) {
+      try {
+        const vendor = convertVendorData('IBMCloud', 'openstack/latest/vendor_data.json', tree.vendor);
+        if (vendor) data.vendorData = vendor;
+      } catch (err) {
+        ctx.log.warn(`IBMCloud: Invalid content in vendor-data: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    // Templates were configured by the provisioning boot: their network config is 'disabled', as cloud-init's.
+    if (found.platform !== 'OS-Code/Live') data.networkConfig = { format: 'v1', config: { config: 'disabled', version: 1 } };
+    else if (tree.network !== undefined && tree.network !== null) data.networkConfig = { format: 'openstack', config: tree.network };
+    return data;
+  },
+};
