@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../helpers/temp';
 import { loadNetCases } from './net-cases';
-import { projectInstanceData } from './net-view';
+import { projectInstanceData, projectStatus } from './net-view';
 
 test('every case in test/parity/net-cases loads, with the link defaults filled in', () => {
   const cases = loadNetCases();
@@ -40,4 +40,18 @@ test('the instance-data view is v1 and ds without _doc, keys sorted; sys_info an
   const text = JSON.stringify({ v1: { z: 1, a: 2 }, ds: { _doc: 'x', 'meta-data': { b: 1, a: 2 } }, sys_info: { python: '3' }, merged_cfg: {} });
   assert.deepEqual(JSON.parse(projectInstanceData(text)), { ds: { 'meta-data': { a: 2, b: 1 } }, v1: { a: 2, z: 1 } });
   assert.ok(projectInstanceData(text).indexOf('"a"') < projectInstanceData(text).indexOf('"z"'));
+});
+
+test('a case may carry rootfs/ and physical_nic; serve.kind none needs no tree; status.json is reduced to the datasource name', (t) => {
+  const dir = tempDir(t);
+  const d = join(dir, 'c');
+  mkdirSync(join(d, 'rootfs', 'etc'), { recursive: true });
+  writeFileSync(join(d, 'case.json'), JSON.stringify({ serve: { kind: 'none' }, mac: '00:50:56:8a:00:01', datasource_list: ['VMware'], physical_nic: true }));
+  const [c] = loadNetCases(dir);
+  assert.equal(c?.rootfs, join(d, 'rootfs'));
+  assert.equal(c?.physicalNic, true);
+  writeFileSync(join(d, 'case.json'), JSON.stringify({ serve: { kind: 'ec2' }, mac: '00:50:56:8a:00:01', datasource_list: ['Ec2'] }));
+  assert.throws(() => loadNetCases(dir), /tree/, 'a served kind still needs its tree');
+  const status = JSON.stringify({ v1: { datasource: 'DataSourceEc2Local', 'init-local': { start: 1 } } });
+  assert.deepEqual(JSON.parse(projectStatus(status)), { v1: { datasource: 'DataSourceEc2Local' } });
 });
