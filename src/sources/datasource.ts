@@ -93,6 +93,14 @@ export interface PublishContext {
   signal?: AbortSignal;
 }
 
+/** What cloud-init's DataSource.activate gets: the running system and its distro's name (cloud-init's distro.name). */
+export interface ActivateContext {
+  platform: Platform;
+  log: Log;
+  distroName: string;
+  isNewInstance: boolean;
+}
+
 export interface Datasource {
   /** cloud-init's name: 'NoCloud', 'ConfigDrive', 'OpenStack', 'Ec2', 'None'. */
   readonly name: string;
@@ -110,6 +118,8 @@ export interface Datasource {
   crawl(ctx: CrawlContext): Promise<InstanceData>;
   /** cloud-init's publish_host_keys (the ssh module's ssh_publish_hostkeys): sources without it publish nothing. */
   publishHostKeys?(ctx: PublishContext, data: InstanceData, keys: HostKey[]): Promise<void>;
+  /** cloud-init's activate: run in the init stage after the data is consumed, before the init modules (RbxCloud's gratuitous ARP). */
+  activate?(ctx: ActivateContext, data: InstanceData): Promise<void>;
 }
 
 export type { FileTree };
