@@ -1,4 +1,5 @@
 // Every datasource kiln knows, in cloud-init's default datasource_list order (one explicit list, no side-effect registration).
+import { altCloudSource } from './altcloud';
 import { azureSource } from './azure/azure';
 import { bigstepSource } from './bigstep';
 import { configDriveSource } from './config-drive';
@@ -17,7 +18,7 @@ import { ovfSource } from './ovf/ovf-source';
 import { rbxCloudSource } from './rbxcloud';
 import { vmwareSource } from './vmware/vmware-source';
 
-export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, openNebulaSource, digitalOceanSource, azureSource, ovfSource, gceSource, openStackSource, ec2Source, bigstepSource, hetznerSource, oracleSource, rbxCloudSource, vmwareSource, noneSource];
+export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, openNebulaSource, digitalOceanSource, azureSource, altCloudSource, ovfSource, gceSource, openStackSource, ec2Source, bigstepSource, hetznerSource, oracleSource, rbxCloudSource, vmwareSource, noneSource];
 
 /** The source named NAME, compared as cloud-init does (case-insensitively; 'NoCloudNet' and 'ConfigDrive2' style aliases included). */
 export function datasourceByName(name: string, sources: readonly Datasource[] = DATASOURCES): Datasource | undefined {
