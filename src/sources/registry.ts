@@ -17,8 +17,9 @@ import { oracleSource } from './oracle';
 import { ovfSource } from './ovf/ovf-source';
 import { rbxCloudSource } from './rbxcloud';
 import { vmwareSource } from './vmware/vmware-source';
+import { wslSource } from './wsl/wsl';
 
-export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, openNebulaSource, digitalOceanSource, azureSource, altCloudSource, ovfSource, gceSource, openStackSource, ec2Source, bigstepSource, hetznerSource, oracleSource, rbxCloudSource, vmwareSource, noneSource];
+export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, openNebulaSource, digitalOceanSource, azureSource, altCloudSource, ovfSource, gceSource, openStackSource, ec2Source, bigstepSource, hetznerSource, oracleSource, rbxCloudSource, vmwareSource, wslSource, noneSource];
 
 /** The source named NAME, compared as cloud-init does (case-insensitively; 'NoCloudNet' and 'ConfigDrive2' style aliases included). */
 export function datasourceByName(name: string, sources: readonly Datasource[] = DATASOURCES): Datasource | undefined {
