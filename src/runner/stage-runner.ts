@@ -319,6 +319,8 @@ export class StageRunner {
     await this.setupSource(rc, isNew);
     this.merged = await this.consumeData(rc, record, this.found);
     await this.writeInstanceData(rc, this.merged);
+    const activate = this.found.source.activate;
+    if (activate) await activate.call(this.found.source, { platform: p, log: this.opts.logger.for('activate'), distroName: (await this.distroInfo()).name, isNewInstance: isNew }, this.found.data);
     await this.runModuleSection(rc, record, 'init', this.merged);
   }
 

@@ -104,6 +104,14 @@ export interface SetupContext {
   signal?: AbortSignal;
 }
 
+/** What cloud-init's DataSource.activate gets: the running system and its distro's name (cloud-init's distro.name). */
+export interface ActivateContext {
+  platform: Platform;
+  log: Log;
+  distroName: string;
+  isNewInstance: boolean;
+}
+
 export interface Datasource {
   /** cloud-init's name: 'NoCloud', 'ConfigDrive', 'OpenStack', 'Ec2', 'None'. */
   readonly name: string;
@@ -127,6 +135,8 @@ export interface Datasource {
    * or undefined when unchanged. A failure is logged; the boot goes on with the data as found.
    */
   setup?(ctx: SetupContext, data: InstanceData, isNewInstance: boolean): Promise<InstanceData | undefined>;
+  /** cloud-init's activate: run in the init stage after the data is consumed, before the init modules (RbxCloud's gratuitous ARP). */
+  activate?(ctx: ActivateContext, data: InstanceData): Promise<void>;
 }
 
 export type { FileTree };

@@ -1,27 +1,32 @@
 // Every datasource kiln knows, in cloud-init's default datasource_list order (one explicit list, no side-effect registration).
 import { akamaiSource } from './akamai';
+import { altCloudSource } from './altcloud';
 import { azureSource } from './azure/azure';
+import { bigstepSource } from './bigstep';
 import { cloudCixSource } from './cloudcix';
 import { configDriveSource } from './config-drive';
 import type { Datasource } from './datasource';
 import { digitalOceanSource } from './digitalocean';
 import { ec2Source } from './ec2';
-import { lxdSource } from './lxd/lxd';
-import { maasSource } from './maas/maas';
+import { gceSource } from './gce';
 import { hetznerSource } from './hetzner';
 import { ibmCloudSource } from './ibmcloud';
-import { gceSource } from './gce';
+import { lxdSource } from './lxd/lxd';
+import { maasSource } from './maas/maas';
 import { noCloudSource } from './nocloud';
 import { noneSource } from './none';
+import { openNebulaSource } from './opennebula/opennebula';
 import { openStackSource } from './openstack';
 import { oracleSource } from './oracle';
 import { ovfSource } from './ovf/ovf-source';
+import { rbxCloudSource } from './rbxcloud';
 import { scalewaySource } from './scaleway/scaleway';
 import { upCloudSource } from './upcloud';
-import { vultrSource } from './vultr';
 import { vmwareSource } from './vmware/vmware-source';
+import { vultrSource } from './vultr';
+import { wslSource } from './wsl/wsl';
 
-export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, digitalOceanSource, azureSource, ovfSource, maasSource, gceSource, openStackSource, vultrSource, ec2Source, scalewaySource, hetznerSource, ibmCloudSource, oracleSource, upCloudSource, vmwareSource, akamaiSource, cloudCixSource, noneSource];
+export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, openNebulaSource, digitalOceanSource, azureSource, altCloudSource, ovfSource, maasSource, gceSource, openStackSource, vultrSource, ec2Source, bigstepSource, scalewaySource, hetznerSource, ibmCloudSource, oracleSource, rbxCloudSource, upCloudSource, vmwareSource, akamaiSource, wslSource, cloudCixSource, noneSource];
 
 /** The source named NAME, compared as cloud-init does (case-insensitively; 'NoCloudNet' and 'ConfigDrive2' style aliases included). */
 export function datasourceByName(name: string, sources: readonly Datasource[] = DATASOURCES): Datasource | undefined {

@@ -42,3 +42,12 @@ test("the dump is cloud-init 22.4's safeyaml.dumps, byte for byte (PyYAML in the
   const dumps = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as string);
   VALUES.forEach((value, i) => assert.equal(pyyamlDump(value), dumps[i], JSON.stringify(value)));
 });
+
+test("with indent 2 the dump is PyYAML's plain yaml.dump (what WSL's datasource writes), byte for byte", (t) => {
+  if (!need(t, isRoot() && hasCommand('chroot'), 'running PyYAML in the Debian rootfs needs root and chroot')) return;
+  const script = 'import json, sys, yaml\nfor value in json.load(sys.stdin):\n    sys.stdout.write(json.dumps(yaml.dump(value)) + "\\n")\n';
+  const r = spawnSync('chroot', [ensureDebianRootfs(), 'python3', '-B', '-c', script], { input: JSON.stringify(VALUES), encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const dumps = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as string);
+  VALUES.forEach((value, i) => assert.equal(pyyamlDump(value, true, 2), dumps[i], JSON.stringify(value)));
+});

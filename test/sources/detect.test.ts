@@ -43,7 +43,7 @@ test('registry lists the sources in cloud-init order, None last', () => {
   // Every source kiln has, in cloud-init's order: the registry is cloud-init's list with the missing ones left out.
   assert.deepEqual(known, CLOUD_INIT_ORDER.filter((n) => known.includes(n)));
   assert.deepEqual(known.filter((n) => !CLOUD_INIT_ORDER.includes(n)), [], 'a source cloud-init does not list by default');
-  for (const n of ['NoCloud', 'ConfigDrive', 'LXD', 'DigitalOcean', 'Azure', 'OVF', 'GCE', 'OpenStack', 'Vultr', 'Ec2', 'Scaleway', 'Hetzner', 'Oracle', 'UpCloud', 'VMware', 'Akamai', 'MAAS', 'IBMCloud', 'CloudCIX']) assert.ok(known.includes(n), n);
+  for (const n of ['NoCloud', 'ConfigDrive', 'LXD', 'DigitalOcean', 'Azure', 'OVF', 'GCE', 'OpenStack', 'Vultr', 'Ec2', 'Scaleway', 'Hetzner', 'Oracle', 'UpCloud', 'VMware', 'Akamai', 'MAAS', 'IBMCloud', 'CloudCIX', 'OpenNebula', 'AltCloud', 'Bigstep', 'RbxCloud', 'WSL']) assert.ok(known.includes(n), n);
   assert.equal(known.at(-1), 'None');
   assert.equal(datasourceByName('UpCloudLocal')?.name, 'UpCloud');
   assert.equal(datasourceByName('akamailocal')?.name, 'Akamai');
@@ -51,7 +51,7 @@ test('registry lists the sources in cloud-init order, None last', () => {
   assert.equal(datasourceByName('configdrive2')?.name, 'ConfigDrive');
   assert.equal(datasourceByName('EC2')?.name, 'Ec2');
   assert.equal(datasourceByName('azure')?.name, 'Azure');
-  assert.equal(datasourceByName('AltCloud'), undefined);
+  assert.equal(datasourceByName('NoSuchCloud'), undefined);
 });
 
 test('cmdline parsing: ci.ds=, ci.datasource=, ds=nocloud;s=…;i=…;h=…', () => {
@@ -85,7 +85,7 @@ test('a machine with no cloud decides None, quickly, touching no drive twice', a
   assert.ok(ms < 500, `detection took ${ms} ms`);
   // Every source but None is checked, and none is found (whatever sources the registry holds).
   assert.deepEqual(result.checks.map((c) => [c.name, c.found]), DATASOURCES.filter((d) => d.name !== 'None').map((d) => [d.name, false]));
-  assert.ok(finder.requests.length <= 3, 'only NoCloud, ConfigDrive and OVF look for filesystems (Azure only on a Hyper-V guest)');
+  assert.ok(finder.requests.length <= 5, 'only NoCloud, ConfigDrive, OVF, OpenNebula and RbxCloud look for filesystems (Azure only on a Hyper-V guest, AltCloud only on RHEV/vSphere)');
 });
 
 test('DigitalOcean and Hetzner from the DMI system vendor only, as ds-identify checks them', async (t) => {
@@ -154,11 +154,11 @@ test('ci.ds= on the cmdline and a single-entry datasource_list are used without 
 test('datasource_list order is honoured and unknown names are warned about', async (t) => {
   const driveDir = tempDir(t);
   const { ctx, sink } = await context(t, {
-    config: { datasource_list: ['ConfigDrive', 'AltCloud', 'NoCloud'] },
+    config: { datasource_list: ['ConfigDrive', 'NoSuchCloud', 'NoCloud'] },
     drives: [{ device: '/dev/sr0', label: 'cidata', fsType: 'iso9660', dir: driveDir }, { device: '/dev/sr1', label: 'config-2', fsType: 'iso9660', dir: driveDir }],
   });
   assert.deepEqual(names(await candidateSources(ctx)), ['ConfigDrive', 'NoCloud']);
-  assert.ok(sink.lines.some((l) => l.includes("datasource 'AltCloud'") && l.includes('WARNING')));
+  assert.ok(sink.lines.some((l) => l.includes("datasource 'NoSuchCloud'") && l.includes('WARNING')));
 });
 
 test('a detect() that throws counts as not found, with a warning', async (t) => {

@@ -1,0 +1,81 @@
+// Bigstep: the URL written to /var/lib/cloud/data/seed/bigstep/url, whose JSON carries metadata, vendordata_raw
+// and userdata_raw, read as cloud-init's DataSourceBigstep reads it.
+import { HttpClient, HttpError } from '../util/http';
+import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
+import { normalizePublicKeys } from './public-keys';
+import { SourceError } from './source-error';
+
+const NAME = 'Bigstep';
+export const BIGSTEP_URL_FILE = '/var/lib/cloud/data/seed/bigstep/url';
+
+type Obj = Record<string, unknown>;
+
+/** The raw user/vendor data of the answer: a string (or null, none); anything else is refused, naming the key. */
+function rawData(answer: Obj, key: string, url: string): Uint8Array | undefined {
+  if (!(key in answer)) throw new SourceError(NAME, `${url}: the answer has no '${key}'`);
+  const v = answer[key];
+  if (v === null || v === '') return undefined;
+  if (typeof v !== 'string') throw new SourceError(NAME, `${url}: '${key}' must be a string, not ${Array.isArray(v) ? 'a list' : typeof v}`);
+  return Buffer.from(v, 'utf8');
+}
+
+/** The answer at URL as cloud-init keeps it. */
+export function bigstepInstanceData(answer: unknown, url: string): InstanceData {
+  if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) throw new SourceError(NAME, `${url}: the answer must be a JSON object`);
+  const a = answer as Obj;
+  if (!('metadata' in a)) throw new SourceError(NAME, `${url}: the answer has no 'metadata'`);
+  const md = a.metadata;
+  if (md === null || typeof md !== 'object' || Array.isArray(md)) throw new SourceError(NAME, `${url}: 'metadata' must be an object`);
+  const metadata = md as Obj;
+  const id = metadata['instance-id'];
+  const host = metadata['local-hostname'];
+  const keys = metadata['public-keys'];
+  const data: InstanceData = {
+    // cloud-init's get_instance_id falls back to 'iid-datasource' when the metadata has none.
+    instanceId: id === undefined || id === null || id === '' ? 'iid-datasource' : String(id),
+    cloudName: 'bigstep',
+    platform: 'bigstep',
+    subplatform: `metadata (${url})`,
+    publicKeys: normalizePublicKeys(keys),
+    metadata,
+  };
+  if (typeof host === 'string' && host) data.localHostname = host;
+  const vd = rawData(a, 'vendordata_raw', url);
+  const ud = rawData(a, 'userdata_raw', url);
+  if (vd) data.vendorData = vd;
+  if (ud) data.userData = ud;
+  return data;
+}
+
+export const bigstepSource: Datasource = {
+  name: NAME,
+  kind: 'network',
+  async detect(ctx: DetectContext) {
+    return ctx.platform.exists(BIGSTEP_URL_FILE);
+  },
+  async crawl(ctx: CrawlContext) {
+    const text = await ctx.platform.readTextIfExists(BIGSTEP_URL_FILE);
+    if (text === undefined) throw new SourceError(NAME, `${BIGSTEP_URL_FILE} does not exist`);
+    const url = text.trim();
+    if (!/^https?:\/\//.test(url)) throw new SourceError(NAME, `${BIGSTEP_URL_FILE} holds '${url.slice(0, 80)}', not an http(s) URL`);
+    // cloud-init reads it once with no time limit; kiln bounds each attempt (timeout) and retries as configured.
+    const timeout = Number(ctx.settings.timeout ?? 10);
+    const retries = Number(ctx.settings.retries ?? 0);
+    const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
+    try {
+      const res = await client.fetch(url, { timeoutMs: timeout * 1000, retries, maxBytes: 16 * 1024 * 1024, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+      let answer: unknown;
+      try {
+        answer = JSON.parse(Buffer.from(res.body).toString('utf8'));
+      } catch (err) {
+        throw new SourceError(NAME, `${url}: the answer is not JSON: ${(err as Error).message}`);
+      }
+      return bigstepInstanceData(answer, url);
+    } catch (err) {
+      if (err instanceof HttpError) throw new SourceError(NAME, `reading ${url} failed (${err.kind}): ${err.message}`, { cause: err });
+      throw err;
+    } finally {
+      await client.close();
+    }
+  },
+};
