@@ -11,10 +11,11 @@ import { noCloudSource } from './nocloud';
 import { noneSource } from './none';
 import { openStackSource } from './openstack';
 import { oracleSource } from './oracle';
+import { smartOsSource } from './smartos/smartos';
 import { ovfSource } from './ovf/ovf-source';
 import { vmwareSource } from './vmware/vmware-source';
 
-export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, digitalOceanSource, azureSource, ovfSource, gceSource, openStackSource, ec2Source, hetznerSource, oracleSource, vmwareSource, noneSource];
+export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, digitalOceanSource, azureSource, ovfSource, gceSource, openStackSource, ec2Source, smartOsSource, hetznerSource, oracleSource, vmwareSource, noneSource];
 
 /** The source named NAME, compared as cloud-init does (case-insensitively; 'NoCloudNet' and 'ConfigDrive2' style aliases included). */
 export function datasourceByName(name: string, sources: readonly Datasource[] = DATASOURCES): Datasource | undefined {
