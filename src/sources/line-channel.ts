@@ -2,6 +2,7 @@
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { isatty, ReadStream } from 'node:tty';
+import type { Log } from '../util/log';
 
 /** Nothing (or not a whole line) came within the time allowed; PARTIAL is what did come. */
 export class LineTimeoutError extends Error {
@@ -93,10 +94,11 @@ class LineBuffer {
 
 /**
  * The serial port DEVICE (a host path) in raw mode, as pyserial opens it: no echo, no line editing, no CR/NL
- * translation, 8 bits. Reading and writing use two opens of the device, so the reader's non-blocking mode
- * (libuv's) never makes a write fail half-way.
+ * translation, 8 bits, by MAKERAW (libc's cfmakeraw through the platform). Without it, Node's setRawMode,
+ * which keeps ONLCR (a '\n' sent goes out as "\r\n"), with a warning. Reading and writing use two opens of
+ * the device, so the reader's non-blocking mode (libuv's) never makes a write fail half-way.
  */
-export function openSerialChannel(device: string): LineChannel {
+export function openSerialChannel(device: string, makeRaw: ((fd: number) => void) | undefined, log: Log): LineChannel {
   const readFd = openSync(device, constants.O_RDWR | constants.O_NOCTTY);
   if (!isatty(readFd)) {
     closeSync(readFd);
@@ -111,7 +113,16 @@ export function openSerialChannel(device: string): LineChannel {
   }
   const buffer = new LineBuffer();
   const stream = new ReadStream(readFd);
-  stream.setRawMode(true);
+  let raw = false;
+  if (makeRaw) {
+    try {
+      makeRaw(readFd);
+      raw = true;
+    } catch (err) {
+      log.warn(`${device}: cfmakeraw failed (${(err as Error).message}); using Node's raw mode, which sends each newline as CR LF`);
+    }
+  }
+  if (!raw) stream.setRawMode(true);
   stream.on('data', (chunk: Buffer) => buffer.push(chunk));
   stream.on('error', (err) => buffer.end(new LineChannelClosedError(`reading ${device} failed: ${err.message}`)));
   stream.on('end', () => buffer.end(new LineChannelClosedError(`${device} was closed`)));
@@ -126,11 +137,7 @@ export function openSerialChannel(device: string): LineChannel {
     async close() {
       if (closed) return;
       closed = true;
-      try {
-        stream.setRawMode(false);
-      } catch {
-        // The device may be gone; nothing to restore.
-      }
+      // The port is left in raw mode, as pyserial leaves it.
       stream.destroy();
       closeSync(writeFd);
     },

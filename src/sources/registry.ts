@@ -1,5 +1,6 @@
 // Every datasource kiln knows, in cloud-init's default datasource_list order (one explicit list, no side-effect registration).
 import { azureSource } from './azure/azure';
+import { cloudSigmaSource } from './cloudsigma';
 import { configDriveSource } from './config-drive';
 import type { Datasource } from './datasource';
 import { digitalOceanSource } from './digitalocean';
@@ -15,7 +16,7 @@ import { smartOsSource } from './smartos/smartos';
 import { ovfSource } from './ovf/ovf-source';
 import { vmwareSource } from './vmware/vmware-source';
 
-export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, digitalOceanSource, azureSource, ovfSource, gceSource, openStackSource, ec2Source, smartOsSource, hetznerSource, oracleSource, vmwareSource, noneSource];
+export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, digitalOceanSource, azureSource, ovfSource, gceSource, openStackSource, ec2Source, cloudSigmaSource, smartOsSource, hetznerSource, oracleSource, vmwareSource, noneSource];
 
 /** The source named NAME, compared as cloud-init does (case-insensitively; 'NoCloudNet' and 'ConfigDrive2' style aliases included). */
 export function datasourceByName(name: string, sources: readonly Datasource[] = DATASOURCES): Datasource | undefined {

@@ -12,6 +12,7 @@ import { smartOsSource } from '../../src/sources/smartos/smartos';
 import { smartOsNetworkConfig } from '../../src/sources/smartos/smartos-network';
 import { Logger, MemorySink } from '../../src/util/log';
 import { openPtyPair, ptySkipReason } from '../helpers/pty-pair';
+import { testKoffi } from '../helpers/koffi';
 import { tempDir } from '../helpers/temp';
 
 const NICS = [
@@ -57,7 +58,7 @@ function setup(t: TestContext, dmi: Record<string, string>, files: Record<string
   const sink = new MemorySink();
   logger.addSink(sink);
   const log = logger.for('test');
-  const platform = new LinuxPlatform({ root, log });
+  const platform = new LinuxPlatform({ root, log, loadKoffi: testKoffi });
   const runs: string[][] = [];
   Object.assign(platform, {
     run: async (cmd: string[]) => {

@@ -72,7 +72,8 @@ export function serveSmartOsStream(opts: SmartOsHostOptions, socket: Socket, rec
     pending += chunk.toString('latin1');
     let nl: number;
     while ((nl = pending.indexOf('\n')) >= 0) {
-      const line = pending.slice(0, nl).replace(/\r$/, '');
+      // A strict host: a CR the guest's tty added stays in the line, and the frame then fails its checks.
+      const line = pending.slice(0, nl);
       pending = pending.slice(nl + 1);
       chain = chain.then(async () => {
         if (socket.destroyed) return;

@@ -192,7 +192,7 @@ chmod +x "$fname"
 async function openChannel(ctx: CrawlContext, type: SmartOsType, path: string, timeoutMs: number): Promise<LineChannel> {
   const host = ctx.platform.hostPath(path);
   try {
-    return type === 'kvm' ? openSerialChannel(host) : await openSocketChannel(host, timeoutMs);
+    return type === 'kvm' ? openSerialChannel(host, ctx.platform.makeTtyRaw?.bind(ctx.platform), ctx.log) : await openSocketChannel(host, timeoutMs);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new SourceError('SmartOS', `no metadata ${type === 'kvm' ? 'serial port' : 'socket'} ${path}`, { cause: err });
     throw new SourceError('SmartOS', `cannot open the metadata ${type === 'kvm' ? 'serial port' : 'socket'} ${path}: ${(err as Error).message}`, { cause: err });
