@@ -10,13 +10,14 @@ import { hetznerSource } from './hetzner';
 import { gceSource } from './gce';
 import { noCloudSource } from './nocloud';
 import { noneSource } from './none';
+import { nwcsSource } from './nwcs';
 import { openStackSource } from './openstack';
 import { oracleSource } from './oracle';
 import { smartOsSource } from './smartos/smartos';
 import { ovfSource } from './ovf/ovf-source';
 import { vmwareSource } from './vmware/vmware-source';
 
-export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, digitalOceanSource, azureSource, ovfSource, gceSource, openStackSource, ec2Source, cloudSigmaSource, smartOsSource, hetznerSource, oracleSource, vmwareSource, noneSource];
+export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, digitalOceanSource, azureSource, ovfSource, gceSource, openStackSource, ec2Source, cloudSigmaSource, smartOsSource, hetznerSource, oracleSource, nwcsSource, vmwareSource, noneSource];
 
 /** The source named NAME, compared as cloud-init does (case-insensitively; 'NoCloudNet' and 'ConfigDrive2' style aliases included). */
 export function datasourceByName(name: string, sources: readonly Datasource[] = DATASOURCES): Datasource | undefined {

@@ -9,9 +9,10 @@ import { digitalOceanAnswer } from './digitalocean';
 import { gceAnswer } from './gce';
 import { hetznerAnswer } from './hetzner';
 import { lxdAnswer } from './lxd';
+import { nwcsAnswer } from './nwcs';
 import { oracleRequestRules } from './oracle';
 
-export type MetadataKind = 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'lxd' | 'digitalocean' | 'hetzner' | 'oracle';
+export type MetadataKind = 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'lxd' | 'digitalocean' | 'hetzner' | 'oracle' | 'nwcs';
 
 /** One deliberate fault. Rules match by path prefix; `times` limits how often a rule fires (default: always). */
 export interface Misbehaviour {
@@ -194,7 +195,7 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
       const answer = await lxdAnswer(root, path);
       return send(req, res, answer.status, answer.body, { 'content-type': answer.contentType });
     }
-    const own = opts.kind === 'hetzner' ? await hetznerAnswer(root, path) : opts.kind === 'digitalocean' ? await digitalOceanAnswer(root, path) : undefined;
+    const own = opts.kind === 'hetzner' ? await hetznerAnswer(root, path) : opts.kind === 'digitalocean' ? await digitalOceanAnswer(root, path) : opts.kind === 'nwcs' ? await nwcsAnswer(root, path) : undefined;
     if (own) return send(req, res, own.status, own.body, own.headers);
     const served = await resolveTree(await rootFor(req), path, opts.kind);
     if (!served) return send(req, res, 404, 'not found\n');
