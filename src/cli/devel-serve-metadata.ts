@@ -7,7 +7,7 @@ import type { Command } from './command';
 export const develServeMetadataCommand: Command = {
   words: ['devel', 'serve-metadata'],
   summary: 'serve a metadata tree (openstack, ec2 with IMDSv2, gce, nocloud, azure, lxd on a unix socket, digitalocean, hetzner) from a folder over HTTP, optionally misbehaving',
-  usage: 'devel serve-metadata --kind openstack|ec2|gce|nocloud|azure|lxd|digitalocean|hetzner|oracle|nwcs --dir DIR [--listen 127.0.0.1:PORT | --socket PATH] [--imdsv2 required|optional|disabled] [--misbehave RULE]… [--per-address] [--request-log FILE] [--exit-after SECONDS]',
+  usage: 'devel serve-metadata --kind openstack|ec2|gce|nocloud|azure|lxd|digitalocean|hetzner|oracle|nwcs|packet --dir DIR [--listen 127.0.0.1:PORT | --socket PATH] [--imdsv2 required|optional|disabled] [--misbehave RULE]… [--per-address] [--request-log FILE] [--exit-after SECONDS]',
   faces: ['kiln', 'cloud-init'],
   positional: [0, 0],
   flags: {
@@ -15,7 +15,7 @@ export const develServeMetadataCommand: Command = {
     boolean: ['per-address'],
     repeatable: ['misbehave'],
     help: [
-      '--kind K          openstack, ec2, gce, nocloud, azure, lxd, digitalocean, hetzner, oracle or nwcs (the folder layouts are in docs/datasources.md)',
+      '--kind K          openstack, ec2, gce, nocloud, azure, lxd, digitalocean, hetzner, oracle, nwcs or packet (the folder layouts are in docs/datasources.md)',
       '--dir DIR         the folder served as the tree root',
       '--listen H:P      address to listen on (default 127.0.0.1:0, a free port; the URL is printed)',
       '--socket PATH     lxd: the unix socket to listen on (e.g. ROOT/dev/lxd/sock of a --root sandbox)',
@@ -31,7 +31,7 @@ export const develServeMetadataCommand: Command = {
   },
   async run(ctx, args) {
     const kind = args.flags.kind as string | undefined;
-    const kinds = ['openstack', 'ec2', 'gce', 'nocloud', 'azure', 'lxd', 'digitalocean', 'hetzner', 'oracle', 'nwcs'];
+    const kinds = ['openstack', 'ec2', 'gce', 'nocloud', 'azure', 'lxd', 'digitalocean', 'hetzner', 'oracle', 'nwcs', 'packet'];
     if (!kind || !kinds.includes(kind)) throw new UsageError(`--kind must be one of ${kinds.join(', ')}, not '${kind ?? ''}'`);
     const socket = args.flags.socket as string | undefined;
     if ((kind === 'lxd') !== (socket !== undefined)) throw new UsageError(kind === 'lxd' ? '--kind lxd needs --socket PATH: devlxd answers on a unix socket' : '--socket is for --kind lxd only');

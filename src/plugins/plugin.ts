@@ -43,6 +43,10 @@ export interface MetadataService {
   postPassword?(encryptedBase64: string): Promise<boolean>;
   /** Whether the service already holds a password (cloudbase-init's is_password_set); present with postPassword. */
   isPasswordSet?(): Promise<boolean>;
+  /** The public key the password is encrypted with (cloudbase-init's get_user_pwd_encryption_key); without it, the first SSH key. */
+  encryptionKey?(): Promise<string | undefined>;
+  /** Tells the cloud the instance is ready (cloudbase-init's provisioning_completed, with metadata_report_provisioning_completed). */
+  provisioningCompleted?(): Promise<void>;
   /** Tells the cloud the RDP certificate's SHA-1 thumbprint. */
   postRdpCertificateThumbprint?(thumbprint: string): Promise<void>;
 }

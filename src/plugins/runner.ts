@@ -166,6 +166,18 @@ export async function discoverMetadata(deps: CloudbaseRunnerDeps, report: RunRep
   return undefined;
 }
 
+/** cloudbase-init's provisioning report: with metadata_report_provisioning_completed, when every MAIN plugin succeeded; a failure is logged only. */
+async function reportProvisioningCompleted(deps: CloudbaseRunnerDeps, report: RunReport, service: MetadataService | undefined): Promise<void> {
+  if (!service?.provisioningCompleted || !deps.conf.bool('metadata_report_provisioning_completed')) return;
+  if (report.plugins.some((p) => p.stage === 'main' && p.outcome === 'failed')) return;
+  deps.log.info('Reporting provisioning completed');
+  try {
+    await service.provisioningCompleted();
+  } catch (err) {
+    deps.log.error(`reporting provisioning completed failed: ${describeError(err)}`);
+  }
+}
+
 /** Runs the plugins of one stage; returns true when one asked for a reboot that is allowed (the rest are then left for the next boot). */
 async function runStage(
   deps: CloudbaseRunnerDeps,
@@ -271,9 +283,10 @@ export async function runCloudbaseInit(deps: CloudbaseRunnerDeps): Promise<RunRe
     return report;
   }
   report.instanceId = instance.instanceId;
-  const found = report.service ? metadataServiceFor(report.service.classPath, report.service.datasource, deps.conf, { log: deps.log, env: deps.env }) : undefined;
+  const found = report.service ? metadataServiceFor(report.service.classPath, report.service.datasource, deps.conf, { log: deps.log, env: deps.env }, instance) : undefined;
   try {
     if (await runStage(deps, 'main', plugins, instance, shared, report, found?.service)) return reboot('MAIN plugin asked for a reboot');
+    await reportProvisioningCompleted(deps, report, found?.service);
   } finally {
     await found?.close();
   }

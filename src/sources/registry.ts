@@ -15,9 +15,16 @@ import { openStackSource } from './openstack';
 import { oracleSource } from './oracle';
 import { smartOsSource } from './smartos/smartos';
 import { ovfSource } from './ovf/ovf-source';
+import { packetSource } from './packet';
 import { vmwareSource } from './vmware/vmware-source';
 
 export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, digitalOceanSource, azureSource, ovfSource, gceSource, openStackSource, ec2Source, cloudSigmaSource, smartOsSource, hetznerSource, oracleSource, nwcsSource, vmwareSource, noneSource];
+
+/**
+ * Sources only the Windows face (cloudbase-init's metadata services) uses: cloud-init has no such source, so
+ * they are never in the Linux detection order or reachable by a datasource_list name.
+ */
+export const WINDOWS_ONLY_SOURCES: readonly Datasource[] = [packetSource];
 
 /** The source named NAME, compared as cloud-init does (case-insensitively; 'NoCloudNet' and 'ConfigDrive2' style aliases included). */
 export function datasourceByName(name: string, sources: readonly Datasource[] = DATASOURCES): Datasource | undefined {

@@ -1,4 +1,4 @@
-// A local metadata service serving OpenStack, EC2 (IMDSv2 token rules), GCE, NoCloud-net, Azure, LXD (on a unix socket), DigitalOcean or Hetzner trees from a folder, misbehaving on request.
+// A local metadata service serving OpenStack, EC2 (IMDSv2 token rules), GCE, NoCloud-net, Azure, LXD (on a unix socket), DigitalOcean, Hetzner, NWCS or Equinix Metal (Packet) trees from a folder, misbehaving on request.
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -10,9 +10,10 @@ import { gceAnswer } from './gce';
 import { hetznerAnswer } from './hetzner';
 import { lxdAnswer } from './lxd';
 import { nwcsAnswer } from './nwcs';
+import { packetAnswer } from './packet';
 import { oracleRequestRules } from './oracle';
 
-export type MetadataKind = 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'lxd' | 'digitalocean' | 'hetzner' | 'oracle' | 'nwcs';
+export type MetadataKind = 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'lxd' | 'digitalocean' | 'hetzner' | 'oracle' | 'nwcs' | 'packet';
 
 /** One deliberate fault. Rules match by path prefix; `times` limits how often a rule fires (default: always). */
 export interface Misbehaviour {
@@ -176,6 +177,13 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
       const answer = await azureAnswer(root, req, url, body);
       send(req, res, answer.status, answer.body, answer.headers);
       if (body) (requests.at(-1) as RequestRecord).body = body;
+      return;
+    }
+    if (opts.kind === 'packet') {
+      const body = req.method === 'POST' ? await readRequestBody(req) : '';
+      const answer = await packetAnswer(root, req.method ?? 'GET', path, `http://${req.headers.host ?? 'localhost'}`);
+      send(req, res, answer.status, answer.body, answer.headers);
+      if (req.method === 'POST') (requests.at(-1) as RequestRecord).body = body;
       return;
     }
     if (opts.kind === 'ec2') {
