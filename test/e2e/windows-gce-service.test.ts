@@ -1,6 +1,6 @@
 // The built kiln-win-x64.exe as cloudbase-init under wine, reading GCEService's HTTP metadata from a mock on 127.0.0.1 (no DMI says GCE there).
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -8,32 +8,10 @@ import { mockMetadataServer } from '../helpers/mock-metadata-server';
 import { builtBinary } from '../helpers/repo';
 import { hasCommand, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
-import { privateWinePrefix, type WineResult } from '../helpers/wine';
+import { privateWinePrefix, runUnderWineAsync } from '../helpers/wine';
 
 const exe = builtBinary('kiln-win-x64.exe');
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGtpbG4tZ2NlLXdpbmUtZTJlLWtleS0wMDAwMDAwMDAwMDE';
-
-/**
- * runUnderWine's way (stdout and stderr to files: node under wine needs that) but asynchronous, so the mock
- * server in this process can answer while the exe runs.
- */
-function runUnderWineAsync(dir: string, args: string[], env: Record<string, string>, timeoutMs = 180_000): Promise<WineResult> {
-  const out = join(dir, 'wine-out.txt');
-  const err = join(dir, 'wine-err.txt');
-  const quoted = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', `exec wine ${quoted} > '${out}' 2> '${err}'`], {
-      env: { ...process.env, WINEDEBUG: '-all', NODE_SKIP_PLATFORM_CHECK: '1', ...env },
-      stdio: 'ignore',
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout: existsSync(out) ? readFileSync(out, 'utf8') : '', stderr: existsSync(err) ? readFileSync(err, 'utf8') : '' });
-    });
-  });
-}
 
 function write(path: string, text: string): void {
   mkdirSync(join(path, '..'), { recursive: true });

@@ -1,5 +1,5 @@
 // Runs the built Windows binary under wine, stdout and stderr to files (wine + node need that, not pipes).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,4 +100,26 @@ export function runUnderWine(exe: string, args: string[], env: Record<string, st
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * runUnderWine's way (stdout and stderr to files: node under wine needs that) but asynchronous, so the mock
+ * server in this process can answer while the exe runs.
+ */
+export function runUnderWineAsync(dir: string, args: string[], env: Record<string, string>, timeoutMs = 180_000): Promise<WineResult> {
+  const out = join(dir, 'wine-out.txt');
+  const err = join(dir, 'wine-err.txt');
+  const quoted = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn('sh', ['-c', `exec wine ${quoted} > '${out}' 2> '${err}'`], {
+      env: { ...process.env, WINEDEBUG: '-all', NODE_SKIP_PLATFORM_CHECK: '1', ...env },
+      stdio: 'ignore',
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout: existsSync(out) ? readFileSync(out, 'utf8') : '', stderr: existsSync(err) ? readFileSync(err, 'utf8') : '' });
+    });
+  });
 }

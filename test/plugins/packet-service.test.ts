@@ -1,6 +1,6 @@
 // PacketService (Equinix Metal) on the Windows face: the metadata and user data read from a mock on 127.0.0.1, the password posted to phone_home_url encrypted with the key found there, and the "ready" call.
 import assert from 'node:assert/strict';
-import { constants, generateKeyPairSync, privateDecrypt, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -13,28 +13,12 @@ import { packetSource } from '../../src/sources/packet';
 import { DATASOURCES, WINDOWS_ONLY_SOURCES, datasourceByName } from '../../src/sources/registry';
 import { Logger, MemorySink } from '../../src/util/log';
 import { mockMetadataServer } from '../helpers/mock-metadata-server';
+import { decryptPkcs1, sshRsaLine } from '../helpers/ssh-rsa-line';
 import { tempDir } from '../helpers/temp';
 import { FakeWindows } from '../platform/windows/fake-win32';
 import { FakeFiles } from './fake-files';
 
 const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-
-function sshRsaLine(key: KeyObject): string {
-  const jwk = key.export({ format: 'jwk' });
-  const mpint = (b64url: string) => {
-    const b = Buffer.from(b64url, 'base64url');
-    return (b[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.from([0]), b]) : b;
-  };
-  const field = (b: Buffer) => Buffer.concat([Buffer.from([0, 0, (b.length >> 8) & 0xff, b.length & 0xff]), b]);
-  return `ssh-rsa ${Buffer.concat([field(Buffer.from('ssh-rsa')), field(mpint(jwk.e ?? '')), field(mpint(jwk.n ?? ''))]).toString('base64')} phone-home-key`;
-}
-
-/** Raw RSA, then PKCS#1 v1.5 type 2 padding removed by hand (Node refuses PKCS#1 decryption). */
-function decrypt(b64: string): string {
-  const block = privateDecrypt({ key: privateKey, padding: constants.RSA_NO_PADDING }, Buffer.from(b64, 'base64'));
-  assert.deepEqual([block[0], block[1]], [0, 2]);
-  return block.subarray(block.indexOf(0, 2) + 1).toString('utf8');
-}
 
 const USER_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGtpbG4tcGFja2V0LWtleQ user@laptop';
 
@@ -46,7 +30,7 @@ function packetTree(t: TestContext, userdata?: string): string {
     JSON.stringify({ id: '8b0c3c6e-7f0e-4b8e-9d3f-0a7c1b2d3e4f', hostname: 'metal-win', ssh_keys: [` ${USER_KEY} `, USER_KEY], phone_home_url: '{{url}}/phone-home', facility: 'ny5' }),
   );
   if (userdata !== undefined) writeFileSync(join(dir, 'userdata'), userdata);
-  writeFileSync(join(dir, 'phone-home-key'), `${sshRsaLine(publicKey)}\n`);
+  writeFileSync(join(dir, 'phone-home-key'), `${sshRsaLine(publicKey, 'phone-home-key')}\n`);
   return dir;
 }
 
@@ -109,7 +93,7 @@ test('SetUserPasswordPlugin on Packet: the key from <phone_home_url>/key encrypt
   const posts = server.requests.filter((r) => r.method === 'POST');
   assert.deepEqual(server.requests.map((r) => `${r.method} ${r.path}`).slice(-2), ['GET /phone-home/key', 'POST /phone-home']);
   const body = JSON.parse(posts[0]?.body ?? '') as { password: string };
-  assert.equal(decrypt(body.password), 'Rand0m!'.padEnd(20, 'q'));
+  assert.equal(decryptPkcs1(privateKey, body.password), 'Rand0m!'.padEnd(20, 'q'));
   assert.ok(!sink.lines.join('\n').includes('Rand0m!'), 'the password never reaches the log');
   await found.service.provisioningCompleted?.();
   const last = server.requests.at(-1);
