@@ -7,7 +7,7 @@ import { WindowsPlatform } from '../platform/windows/windows-platform';
 import { randomPassword } from '../plugins/random-password';
 import { runCloudbaseInit, type RunReport } from '../plugins/runner';
 import type { SourceSet } from '../sources/source-set';
-import { DATASOURCES } from '../sources/registry';
+import { DATASOURCES, WINDOWS_ONLY_SOURCES } from '../sources/registry';
 import { UsageError } from '../util/errors';
 import { FileSink, StreamSink } from '../util/log';
 import type { Command, CommandContext, ParsedArgs } from './command';
@@ -17,7 +17,7 @@ function windowsSources(ctx: CommandContext, conf: CloudbaseConf): SourceSet {
   const types = (conf.list('types', 'config_drive') ?? []).filter((t): t is ConfigDriveType => t === 'vfat' || t === 'iso');
   const locations = (conf.list('locations', 'config_drive') ?? []).filter((l): l is ConfigDriveLocation => l === 'cdrom' || l === 'hdd' || l === 'partition');
   const finder = createFilesystemFinder({ os: 'windows', root: ctx.root, facts: ctx.facts, env: ctx.env, log: ctx.logger.for('configdrive.py'), types, locations });
-  return { sources: [...DATASOURCES], finder };
+  return { sources: [...DATASOURCES, ...WINDOWS_ONLY_SOURCES], finder };
 }
 
 export const CLOUDBASE_INIT_FLAGS = {

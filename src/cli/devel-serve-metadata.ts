@@ -1,13 +1,14 @@
-// `devel serve-metadata`: a local metadata service (OpenStack, EC2, NoCloud-net, Azure, LXD on a unix socket, DigitalOcean, Hetzner) from a folder, for testing images in CI.
+// `devel serve-metadata`: a local metadata service (OpenStack, EC2, NoCloud-net, Azure, LXD, SmartOS and CloudSigma on unix sockets, DigitalOcean, Hetzner, NWCS, Packet) from a folder, for testing images in CI.
 import { parseMisbehaviour, startMetadataServer, type MetadataKind, type Misbehaviour } from '../sources/serve-metadata/metadata-server';
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { SERIAL_HOST_KINDS, startSerialHost, type SerialHostKind } from '../sources/serve-metadata/serial-hosts';
 import { UsageError } from '../util/errors';
 import type { Command } from './command';
 
 export const develServeMetadataCommand: Command = {
   words: ['devel', 'serve-metadata'],
-  summary: 'serve a metadata tree (openstack, ec2 with IMDSv2, gce, nocloud, azure, lxd on a unix socket, digitalocean, hetzner, oracle, scaleway, vultr, upcloud, akamai, maas, cloudcix) from a folder over HTTP, optionally misbehaving',
-  usage: 'devel serve-metadata --kind openstack|ec2|gce|nocloud|azure|lxd|digitalocean|hetzner|oracle|scaleway|vultr|upcloud|akamai|maas|cloudcix --dir DIR [--listen 127.0.0.1:PORT | --socket PATH] [--imdsv2 required|optional|disabled] [--misbehave RULE]… [--per-address] [--request-log FILE] [--exit-after SECONDS]',
+  summary: 'serve a metadata tree (openstack, ec2 with IMDSv2, gce, nocloud, azure, lxd on a unix socket, digitalocean, hetzner, oracle, scaleway, vultr, upcloud, akamai, maas, cloudcix, nwcs, packet, smartos and cloudsigma on a unix socket) from a folder over HTTP, optionally misbehaving',
+  usage: 'devel serve-metadata --kind openstack|ec2|gce|nocloud|azure|lxd|digitalocean|hetzner|oracle|scaleway|vultr|upcloud|akamai|maas|cloudcix|nwcs|packet|smartos|cloudsigma --dir DIR [--listen 127.0.0.1:PORT | --socket PATH] [--imdsv2 required|optional|disabled] [--misbehave RULE]… [--per-address] [--request-log FILE] [--exit-after SECONDS]',
   faces: ['kiln', 'cloud-init'],
   positional: [0, 0],
   flags: {
@@ -16,11 +17,12 @@ export const develServeMetadataCommand: Command = {
     repeatable: ['misbehave'],
     help: [
       '--kind K          openstack, ec2, gce, nocloud, azure, lxd, digitalocean, hetzner, oracle,',
-      '                  scaleway, vultr, upcloud, akamai, maas or cloudcix (the folder layouts are in',
-      '                  docs/datasources.md)',
+      '                  scaleway, vultr, upcloud, akamai, maas, cloudcix, nwcs, packet, smartos or cloudsigma',
+      '                  (the folder layouts are in docs/datasources.md)',
       '--dir DIR         the folder served as the tree root',
       '--listen H:P      address to listen on (default 127.0.0.1:0, a free port; the URL is printed)',
-      '--socket PATH     lxd: the unix socket to listen on (e.g. ROOT/dev/lxd/sock of a --root sandbox)',
+      '--socket PATH     lxd, smartos, cloudsigma: the unix socket to listen on (ROOT/dev/lxd/sock, ROOT/native/.zonecontrol/metadata.sock;',
+      '                  for a serial port, join a pty to it: socat PTY,link=ROOT/dev/ttyS1,raw,echo=0 UNIX-CONNECT:PATH)',
       '--imdsv2 MODE     ec2: required (401 without a token), optional (default) or disabled (403 to PUT token)',
       '--token-uses N    ec2: a token is refused after N uses (tests token refresh)',
       '--misbehave RULE  KIND[,path=/prefix][,times=N][,value=N]; KIND is delay, status, truncate, oversize,',
@@ -33,10 +35,11 @@ export const develServeMetadataCommand: Command = {
   },
   async run(ctx, args) {
     const kind = args.flags.kind as string | undefined;
-    const kinds = ['openstack', 'ec2', 'gce', 'nocloud', 'azure', 'lxd', 'digitalocean', 'hetzner', 'oracle', 'scaleway', 'vultr', 'upcloud', 'akamai', 'maas', 'cloudcix'];
+    const kinds = ['openstack', 'ec2', 'gce', 'nocloud', 'azure', 'lxd', 'digitalocean', 'hetzner', 'oracle', 'scaleway', 'vultr', 'upcloud', 'akamai', 'maas', 'cloudcix', 'nwcs', 'packet', ...SERIAL_HOST_KINDS];
     if (!kind || !kinds.includes(kind)) throw new UsageError(`--kind must be one of ${kinds.join(', ')}, not '${kind ?? ''}'`);
     const socket = args.flags.socket as string | undefined;
-    if ((kind === 'lxd') !== (socket !== undefined)) throw new UsageError(kind === 'lxd' ? '--kind lxd needs --socket PATH: devlxd answers on a unix socket' : '--socket is for --kind lxd only');
+    const serial = (SERIAL_HOST_KINDS as readonly string[]).includes(kind);
+    if ((kind === 'lxd' || serial) !== (socket !== undefined)) throw new UsageError(kind === 'lxd' || serial ? `--kind ${kind} needs --socket PATH: it answers on a unix socket` : '--socket is for --kind lxd, smartos or cloudsigma only');
     const dir = args.flags.dir as string | undefined;
     if (!dir) throw new UsageError('--dir DIR is required: the folder holding the metadata tree');
     const listen = (args.flags.listen as string | undefined) ?? '127.0.0.1:0';
@@ -58,7 +61,7 @@ export const develServeMetadataCommand: Command = {
     const tokenUses = args.flags['token-uses'] !== undefined ? Number(args.flags['token-uses']) : undefined;
     const requestLog = args.flags['request-log'] as string | undefined;
     const logFd = requestLog && !ctx.dryRun ? openSync(requestLog, 'a', 0o644) : undefined;
-    const server = await startMetadataServer({
+    const server = serial ? await startSerialHost(kind as SerialHostKind, dir, socket as string) : await startMetadataServer({
       kind: kind as MetadataKind,
       dir,
       host: (m[1] as string).replace(/^\[|\]$/g, ''),

@@ -155,6 +155,11 @@ export const SECTION_OPTIONS: Record<string, Record<string, OptionSpec>> = {
     https_allow_insecure: { type: 'bool', default: false },
     https_ca_bundle: { type: 'str', default: undefined },
   },
+  packet: {
+    metadata_base_url: { type: 'str', default: 'https://metadata.packet.net/' },
+    https_allow_insecure: { type: 'bool', default: false },
+    https_ca_bundle: { type: 'str', default: undefined },
+  },
   gce: {
     metadata_base_url: { type: 'str', default: 'http://metadata.google.internal/computeMetadata/v1/' },
     https_allow_insecure: { type: 'bool', default: false },

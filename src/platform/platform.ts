@@ -98,6 +98,8 @@ export interface Platform {
   mkdir(path: string, opts?: { mode?: number; owner?: string }): Promise<void>;
   remove(path: string, opts?: { recursive?: boolean }): Promise<void>;
   symlink(target: string, path: string): Promise<void>;
+  /** Puts the open tty FD in raw mode as cfmakeraw does (serial-port metadata protocols). Optional: without it Node's setRawMode is used. */
+  makeTtyRaw?(fd: number): void;
   osVersion(): Promise<OsVersion>;
   /**
    * Sets the running system's host name, not persistently (what `hostname NAME` does): at once on Linux, from

@@ -12,10 +12,17 @@ const PASSWORD_MD_VERSION = '2013-04-04';
 
 /**
  * The plugins' view of the service that gave the metadata. As in cloudbase-init, only the OpenStack HTTP
- * service takes a password (a config drive is read-only, EC2 has no such call); the Azure service takes the
- * RDP thumbprint and the provisioning reports, sent to the wireserver INSTANCE was read from.
+ * service and PacketService (to its phone_home_url, encrypted with the key found there) take a password (a
+ * config drive is read-only, EC2 has no such call); the Azure service takes the RDP thumbprint and the
+ * provisioning reports, sent to the wireserver INSTANCE was read from.
  */
-export function metadataServiceFor(classPath: string, datasource: string, conf: CloudbaseConf, deps: { log: Log; env: NodeJS.ProcessEnv; windows?: WindowsSystem }, instance?: InstanceData): { service: MetadataService; close(): Promise<void> } {
+export function metadataServiceFor(
+  classPath: string,
+  datasource: string,
+  conf: CloudbaseConf,
+  deps: { log: Log; env: NodeJS.ProcessEnv; windows?: WindowsSystem },
+  instance?: InstanceData,
+): { service: MetadataService; close(): Promise<void> } {
   let http: HttpClient | undefined;
   const service: MetadataService = { classPath };
   if (datasource === 'Azure' && instance) {
@@ -41,6 +48,32 @@ export function metadataServiceFor(classPath: string, datasource: string, conf: 
         ...retry,
       });
       return res.status !== 409;
+    };
+  }
+  if (datasource === 'Packet' && classPath.endsWith('packet.PacketService')) {
+    const phoneHome = instance?.metadata.phone_home_url;
+    const retry = { retries: conf.int('retry_count') ?? 5, backoffMs: (conf.int('retry_count_interval') ?? 4) * 1000, timeoutMs: 10_000 };
+    const url = (): string => {
+      if (typeof phoneHome !== 'string' || !/^https?:\/\//.test(phoneHome)) throw new Error(`the Packet metadata has no phone_home_url to post to (${JSON.stringify(phoneHome ?? null)})`);
+      return phoneHome;
+    };
+    // PacketService: the key is at <phone_home_url>/key; the password and the "ready" call are POSTs to phone_home_url.
+    service.encryptionKey = async (): Promise<string | undefined> => {
+      http ??= new HttpClient({ log: deps.log, env: deps.env });
+      const res = await http.fetch(new URL('key', `${url()}/`).href, retry);
+      return res.text().trim() || undefined;
+    };
+    service.postPassword = async (encrypted: string): Promise<boolean> => {
+      http ??= new HttpClient({ log: deps.log, env: deps.env });
+      deps.log.info(`Posting password to: ${url()}`);
+      await http.fetch(url(), { method: 'POST', body: JSON.stringify({ password: encrypted }), ...retry });
+      return true;
+    };
+    service.provisioningCompleted = async (): Promise<void> => {
+      http ??= new HttpClient({ log: deps.log, env: deps.env });
+      deps.log.info(`Calling home to: ${url()}`);
+      // No body at all: Equinix Metal ends the provisioning on an empty POST.
+      await http.fetch(url(), { method: 'POST', ...retry });
     };
   }
   return { service, close: async () => http?.close() };

@@ -56,6 +56,10 @@ export function serviceCrawlSettings(name: string, conf: CloudbaseConf): Service
       },
     };
   }
+  if (name === 'Packet') {
+    // PacketService: [packet] metadata_base_url, retried retry_count times retry_count_interval apart.
+    return { settings: { metadata_base_url: conf.str('metadata_base_url', 'packet'), retry_count: conf.int('retry_count') ?? 5, retry_count_interval: conf.int('retry_count_interval') ?? 4 } };
+  }
   if (name === 'OVF' || name === 'VMware') {
     // OvfService and VMwareGuestInfoService: their [ovf] / [vmwareguestinfo] options.
     const section = name === 'OVF' ? 'ovf' : 'vmwareguestinfo';

@@ -43,6 +43,8 @@ export interface MetadataService {
   postPassword?(encryptedBase64: string): Promise<boolean>;
   /** Whether the service already holds a password (cloudbase-init's is_password_set); present with postPassword. */
   isPasswordSet?(): Promise<boolean>;
+  /** The public key the password is encrypted with (cloudbase-init's get_user_pwd_encryption_key); without it, the first SSH key. */
+  encryptionKey?(): Promise<string | undefined>;
   /** Tells the cloud the RDP certificate's SHA-1 thumbprint. */
   postRdpCertificateThumbprint?(thumbprint: string): Promise<void>;
   /** cloudbase-init's get_server_certs: PKCS#12 certificates and their stores, fetched when asked (Azure's goal state certificates). */

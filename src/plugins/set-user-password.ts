@@ -14,7 +14,7 @@ async function postPassword(ctx: PluginContext, password: string): Promise<void>
     ctx.log.info('The metadata service already holds a password; it cannot be updated there');
     return;
   }
-  const key = ctx.instance?.publicKeys[0];
+  const key = ctx.service?.encryptionKey ? await ctx.service.encryptionKey() : ctx.instance?.publicKeys[0];
   if (!key) {
     ctx.log.info('No SSH public key available for password encryption; the password is not posted');
     return;

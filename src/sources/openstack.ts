@@ -9,7 +9,8 @@ import { readUrlSettings, type UrlSettings } from './settings';
 import { waitForEndpoint } from './wait-for-url';
 
 export const OPENSTACK_PRODUCT_NAMES = ['OpenStack Nova', 'OpenStack Compute'];
-export const OPENSTACK_ASSET_TAGS = ['OpenTelekomCloud', 'SAP CCloud VM', 'HUAWEICLOUD'];
+/** cloud-init's VALID_DMI_ASSET_TAGS: the product names themselves (LP: #1669875) and the OpenStack clouds that say so only in the asset tag. */
+export const OPENSTACK_ASSET_TAGS = [...OPENSTACK_PRODUCT_NAMES, 'HUAWEICLOUD', 'OpenTelekomCloud', 'Samsung Cloud Platform', 'SAP CCloud VM'];
 export const OPENSTACK_DEFAULTS: UrlSettings = { metadataUrls: ['http://169.254.169.254'], timeout: 10, maxWait: 60, retries: 5 };
 
 /** cloud-init's detect_openstack: the DMI product name or chassis asset tag, or PID 1's environment in a container. */

@@ -4,6 +4,7 @@ import { altCloudSource } from './altcloud';
 import { azureSource } from './azure/azure';
 import { bigstepSource } from './bigstep';
 import { cloudCixSource } from './cloudcix';
+import { cloudSigmaSource } from './cloudsigma';
 import { configDriveSource } from './config-drive';
 import type { Datasource } from './datasource';
 import { digitalOceanSource } from './digitalocean';
@@ -15,18 +16,27 @@ import { lxdSource } from './lxd/lxd';
 import { maasSource } from './maas/maas';
 import { noCloudSource } from './nocloud';
 import { noneSource } from './none';
+import { nwcsSource } from './nwcs';
 import { openNebulaSource } from './opennebula/opennebula';
 import { openStackSource } from './openstack';
 import { oracleSource } from './oracle';
 import { ovfSource } from './ovf/ovf-source';
+import { packetSource } from './packet';
 import { rbxCloudSource } from './rbxcloud';
 import { scalewaySource } from './scaleway/scaleway';
+import { smartOsSource } from './smartos/smartos';
 import { upCloudSource } from './upcloud';
 import { vmwareSource } from './vmware/vmware-source';
 import { vultrSource } from './vultr';
 import { wslSource } from './wsl/wsl';
 
-export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, openNebulaSource, digitalOceanSource, azureSource, altCloudSource, ovfSource, maasSource, gceSource, openStackSource, vultrSource, ec2Source, bigstepSource, scalewaySource, hetznerSource, ibmCloudSource, oracleSource, rbxCloudSource, upCloudSource, vmwareSource, akamaiSource, wslSource, cloudCixSource, noneSource];
+export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, openNebulaSource, digitalOceanSource, azureSource, altCloudSource, ovfSource, maasSource, gceSource, openStackSource, vultrSource, ec2Source, cloudSigmaSource, smartOsSource, bigstepSource, scalewaySource, hetznerSource, ibmCloudSource, oracleSource, rbxCloudSource, upCloudSource, vmwareSource, nwcsSource, akamaiSource, wslSource, cloudCixSource, noneSource];
+
+/**
+ * Sources only the Windows face (cloudbase-init's metadata services) uses: cloud-init has no such source, so
+ * they are never in the Linux detection order or reachable by a datasource_list name.
+ */
+export const WINDOWS_ONLY_SOURCES: readonly Datasource[] = [packetSource];
 
 /** The source named NAME, compared as cloud-init does (case-insensitively; 'NoCloudNet' and 'ConfigDrive2' style aliases included). */
 export function datasourceByName(name: string, sources: readonly Datasource[] = DATASOURCES): Datasource | undefined {

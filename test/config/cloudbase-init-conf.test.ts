@@ -47,7 +47,15 @@ test('falls back to cloudbase-init defaults', () => {
   assert.equal(conf.bool('netbios_host_name_compatibility'), true);
   assert.equal(conf.str('first_logon_behaviour'), 'clear_text_injected_only');
   assert.equal(conf.int('user_password_length'), 20);
-  assert.equal(conf.list('metadata_services')?.[0], 'cloudbaseinit.metadata.services.httpservice.HttpService');
+  // cloudbase-init's conf/default.py, in its order: the services tried when metadata_services is not set.
+  assert.deepEqual(conf.list('metadata_services'), [
+    'cloudbaseinit.metadata.services.httpservice.HttpService',
+    'cloudbaseinit.metadata.services.configdrive.ConfigDriveService',
+    'cloudbaseinit.metadata.services.ec2service.EC2Service',
+    'cloudbaseinit.metadata.services.maasservice.MaaSHttpService',
+    'cloudbaseinit.metadata.services.cloudstack.CloudStack',
+    'cloudbaseinit.metadata.services.opennebulaservice.OpenNebulaService',
+  ]);
   assert.equal(conf.str('local_scripts_path'), undefined);
 });
 

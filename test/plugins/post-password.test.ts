@@ -1,6 +1,6 @@
 // SetUserPasswordPlugin posting the random password, RSA-encrypted with the first SSH key, to an OpenStack metadata service on 127.0.0.1.
 import assert from 'node:assert/strict';
-import { constants, generateKeyPairSync, privateDecrypt, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
@@ -10,34 +10,12 @@ import { metadataServiceFor } from '../../src/plugins/metadata-poster';
 import type { PluginContext } from '../../src/plugins/plugin';
 import { setUserPasswordPlugin } from '../../src/plugins/set-user-password';
 import { Logger, MemorySink } from '../../src/util/log';
+import { decryptPkcs1, sshRsaLine } from '../helpers/ssh-rsa-line';
 import { FakeWindows } from '../platform/windows/fake-win32';
 import { FakeFiles } from './fake-files';
 
-/** An OpenSSH 'ssh-rsa' line for KEY, built from its JWK modulus and exponent. */
-function sshRsaLine(key: KeyObject): string {
-  const jwk = key.export({ format: 'jwk' });
-  const mpint = (b64url: string) => {
-    const b = Buffer.from(b64url, 'base64url');
-    return (b[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.from([0]), b]) : b;
-  };
-  const field = (b: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(b.length, 0);
-    return Buffer.concat([len, b]);
-  };
-  return `ssh-rsa ${Buffer.concat([field(Buffer.from('ssh-rsa')), field(mpint(jwk.e ?? '')), field(mpint(jwk.n ?? ''))]).toString('base64')} kiln@test`;
-}
-
 const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-/** Raw RSA, then the PKCS#1 v1.5 type 2 padding (00 02 nonzero… 00 message) checked and removed by hand (Node refuses PKCS#1 decryption). */
-function decrypt(b64: string): string {
-  const block = privateDecrypt({ key: privateKey, padding: constants.RSA_NO_PADDING }, Buffer.from(b64, 'base64'));
-  assert.equal(block[0], 0);
-  assert.equal(block[1], 2, 'PKCS#1 v1.5 encryption padding');
-  const sep = block.indexOf(0, 2);
-  assert.ok(sep >= 10, 'at least 8 padding bytes');
-  return block.subarray(sep + 1).toString('utf8');
-}
+const decrypt = (b64: string): string => decryptPkcs1(privateKey, b64);
 
 test('encryptPassword: RSA PKCS#1 v1.5 with the ssh-rsa key, base64; other key types are refused', () => {
   const line = sshRsaLine(publicKey);

@@ -324,14 +324,14 @@ test('datasource.LXD.socket_path must be absolute', async (t) => {
 });
 
 
-test('devel serve-metadata --kind lxd needs --socket, and --socket is for lxd only', async () => {
+test('devel serve-metadata --kind lxd needs --socket, and --socket is for the socket kinds only', async () => {
   const { parseInvocation } = await import('../../src/cli/parse-args');
   const { COMMANDS } = await import('../../src/cli/registry');
   const { UsageError } = await import('../../src/util/errors');
   const { buildFacts } = await import('../../src/build-info');
   for (const [argv, want] of [
     [['--kind', 'lxd', '--dir', '/tmp'], /--kind lxd needs --socket PATH/],
-    [['--kind', 'ec2', '--dir', '/tmp', '--socket', '/tmp/s'], /--socket is for --kind lxd only/],
+    [['--kind', 'ec2', '--dir', '/tmp', '--socket', '/tmp/s'], /--socket is for --kind lxd, smartos or cloudsigma only/],
   ] as Array<[string[], RegExp]>) {
     const inv = parseInvocation(['devel', 'serve-metadata', ...argv], COMMANDS, 'kiln');
     assert.ok(inv.command);

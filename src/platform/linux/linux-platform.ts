@@ -13,6 +13,7 @@ import { undefinedIfMissing } from '../missing-file';
 import type { FileOpts, FileStat, OsVersion, Platform, RunOpts, RunResult } from '../platform';
 import { AccountWriteBack } from './accounts/account-write-back';
 import type { Koffi } from '../../util/koffi-addon';
+import { bindMakeRaw } from './termios';
 import { bindRecordLocks, type RecordLocks } from './record-locks';
 import { resolveOwner } from './passwd-lookup';
 import { commitStaged, discardStaged, stageFile, syncStaged, type StagedFile, writeAll } from './staged-file';
@@ -81,6 +82,12 @@ export class LinuxPlatform implements Platform {
     this.isolateNetwork = opts.isolateNetwork ?? false;
     this.startProcess = opts.startProcess ?? startWithNode;
     this.loadKoffi = opts.loadKoffi;
+  }
+
+  makeTtyRaw(fd: number): void {
+    const koffi = this.loadKoffi?.();
+    if (!koffi) throw new PlatformError("libc's cfmakeraw cannot be reached: this build has no koffi");
+    bindMakeRaw(koffi)(fd);
   }
 
   recordLocks(): RecordLocks | undefined {

@@ -1,4 +1,4 @@
-// A local metadata service serving OpenStack, EC2 (IMDSv2 token rules), GCE, NoCloud-net, Azure, LXD (on a unix socket), DigitalOcean, Hetzner, Oracle, Scaleway, Vultr, UpCloud or Akamai trees from a folder, misbehaving on request.
+// A local metadata service serving OpenStack, EC2 (IMDSv2 token rules), GCE, NoCloud-net, Azure, LXD (on a unix socket), DigitalOcean, Hetzner, Oracle, Scaleway, Vultr, UpCloud, Akamai, NWCS or Equinix Metal (Packet) trees from a folder, misbehaving on request.
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -11,12 +11,14 @@ import { gceAnswer } from './gce';
 import { hetznerAnswer } from './hetzner';
 import { lxdAnswer } from './lxd';
 import { maasRequestRules } from './maas';
+import { nwcsAnswer } from './nwcs';
+import { packetAnswer } from './packet';
 import { oracleRequestRules } from './oracle';
 import { scalewayAnswer } from './scaleway';
 import { upCloudAnswer } from './upcloud';
 import { vultrAnswer } from './vultr';
 
-export type MetadataKind = 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'lxd' | 'digitalocean' | 'hetzner' | 'oracle' | 'scaleway' | 'vultr' | 'upcloud' | 'akamai' | 'maas' | 'cloudcix';
+export type MetadataKind = 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'lxd' | 'digitalocean' | 'hetzner' | 'oracle' | 'scaleway' | 'vultr' | 'upcloud' | 'akamai' | 'maas' | 'cloudcix' | 'nwcs' | 'packet';
 
 /** One deliberate fault. Rules match by path prefix; `times` limits how often a rule fires (default: always). */
 export interface Misbehaviour {
@@ -184,6 +186,13 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
       if (body) (requests.at(-1) as RequestRecord).body = body;
       return;
     }
+    if (opts.kind === 'packet') {
+      const body = req.method === 'POST' ? await readRequestBody(req) : '';
+      const answer = await packetAnswer(root, req.method ?? 'GET', path, `http://${req.headers.host ?? 'localhost'}`);
+      send(req, res, answer.status, answer.body, answer.headers);
+      if (req.method === 'POST') (requests.at(-1) as RequestRecord).body = body;
+      return;
+    }
     if (opts.kind === 'ec2') {
       const verdict = ec2TokenRules(req, path);
       if (verdict) return send(req, res, verdict.status, verdict.body);
@@ -207,8 +216,9 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
       const answer = await lxdAnswer(root, path);
       return send(req, res, answer.status, answer.body, { 'content-type': answer.contentType });
     }
-    const own =
-      opts.kind === 'hetzner' ? await hetznerAnswer(root, path) : opts.kind === 'digitalocean' ? await digitalOceanAnswer(root, path) : opts.kind === 'vultr' ? await vultrAnswer(root, path) : opts.kind === 'upcloud' ? await upCloudAnswer(root, path) : undefined;
+    // Clouds whose mock answers some paths by rules of its own (src/sources/serve-metadata/<cloud>.ts).
+    const ownAnswer = { hetzner: hetznerAnswer, digitalocean: digitalOceanAnswer, vultr: vultrAnswer, upcloud: upCloudAnswer, nwcs: nwcsAnswer }[opts.kind as string];
+    const own = ownAnswer ? await ownAnswer(root, path) : undefined;
     if (own) return send(req, res, own.status, own.body, own.headers);
     const served = await resolveTree(await rootFor(req), path, opts.kind);
     if (!served) return send(req, res, 404, 'not found\n');

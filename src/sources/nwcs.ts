@@ -1,0 +1,117 @@
+// NWCS: one JSON metadata document at 169.254.169.254/api/v1/metadata, read in init-local inside a temporary DHCP lease; detected from the DMI system vendor (cloud-init's DataSourceNWCS).
+import { macsToNames, readSysClassNet } from '../net/sys-class-net';
+import { HttpClient, HttpError } from '../util/http';
+import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
+import { withEphemeralNetwork } from './ephemeral-network';
+import { normalizePublicKeys } from './public-keys';
+import { readUrlSettings, type UrlSettings } from './settings';
+import { SourceError } from './source-error';
+import { waitForEndpoint } from './wait-for-url';
+
+const BASE = 'http://169.254.169.254';
+export const NWCS_METADATA_PATH = '/api/v1/metadata';
+/** cloud-init's: 5 s per request, 5 s apart, 30 retries; kiln bounds the whole wait with max_wait as well. */
+export const NWCS_DEFAULTS: UrlSettings = { metadataUrls: [BASE], timeout: 5, maxWait: 180, retries: 30 };
+
+/** ds-identify's dscheck_NWCS: the DMI system vendor. */
+function onNwcs(ctx: DetectContext): boolean {
+  return ctx.dmi.sys_vendor === 'NWCS';
+}
+
+/** The metadata URL: cloud-init's `metadata_url` (the whole URL), else kiln's base URLs with the path added. */
+function metadataUrls(ctx: CrawlContext): UrlSettings {
+  const s = readUrlSettings('NWCS', ctx.settings, NWCS_DEFAULTS, ctx.baseUrl);
+  const given = ctx.settings.metadata_url;
+  if (given !== undefined && typeof given !== 'string') throw new SourceError('NWCS', `datasource.NWCS.metadata_url must be a URL, not ${JSON.stringify(given)}`);
+  const whole = typeof given === 'string' && !ctx.baseUrl && ctx.settings.metadata_urls === undefined;
+  return { ...s, metadataUrls: whole ? [given] : s.metadataUrls.map((u) => `${u}${NWCS_METADATA_PATH}`) };
+}
+
+export const nwcsSource: Datasource = {
+  name: 'NWCS',
+  kind: 'network',
+  async detect(ctx: DetectContext) {
+    return onNwcs(ctx);
+  },
+  // cloud-init runs NWCS in init-local only (DEP_FILESYSTEM), inside an EphemeralDHCPv4 on the fallback NIC.
+  async localEvidence(ctx: DetectContext) {
+    return onNwcs(ctx);
+  },
+  async crawl(ctx: CrawlContext): Promise<InstanceData> {
+    if (!onNwcs(ctx)) throw new SourceError('NWCS', `the DMI system vendor is '${ctx.dmi.sys_vendor ?? ''}', not NWCS`);
+    const s = metadataUrls(ctx);
+    const url = s.metadataUrls[0] as string;
+    const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
+    try {
+      // As EphemeralDHCPv4 with its connectivity URL: no lease when the metadata service answers already.
+      let network = ctx.network;
+      if (network) {
+        const reachable = await client.fetch(`${url}/instance-id`, { timeoutMs: 1000, ...(ctx.signal ? { signal: ctx.signal } : {}) }).then(
+          () => true,
+          () => false,
+        );
+        if (reachable) network = undefined;
+      }
+      const { value: md } = await withEphemeralNetwork(network, () =>
+        waitForEndpoint(
+          'NWCS',
+          s,
+          async (u, signal) => {
+            const res = await client.fetch(u, { timeoutMs: s.timeout * 1000, signal, maxBytes: 1024 * 1024 });
+            let parsed: unknown;
+            try {
+              parsed = JSON.parse(res.text());
+            } catch (err) {
+              throw new SourceError('NWCS', `${u} is not JSON (content-type ${res.headers['content-type'] ?? 'none'}): ${(err as Error).message}`);
+            }
+            if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new SourceError('NWCS', `${u} is not a JSON object`);
+            return parsed as Record<string, unknown>;
+          },
+          ctx.log,
+          ctx.signal,
+        ),
+      );
+      const macs = macsToNames(await readSysClassNet(ctx.platform).catch(() => []));
+      return nwcsInstanceData(md, url, macs);
+    } catch (err) {
+      if (err instanceof HttpError) throw new SourceError('NWCS', `${err.kind === 'budget' ? 'wait budget ran out' : err.kind}: ${err.message}`, { cause: err });
+      throw err;
+    } finally {
+      await client.close();
+    }
+  },
+};
+
+/**
+ * cloud-init's _get_data and network_config: instance-id, public-keys, network and hostname are required;
+ * userdata and vendordata are strings; each NIC of the (v1) network config is renamed to the interface that
+ * has its MAC here (MACS: MAC → name), since the service's names need not be this system's.
+ */
+export function nwcsInstanceData(md: Record<string, unknown>, url: string, macs: Map<string, string> = new Map()): InstanceData {
+  for (const key of ['instance-id', 'public-keys', 'network', 'hostname']) {
+    if (!(key in md)) throw new SourceError('NWCS', `${url} has no '${key}'`);
+  }
+  const iid = md['instance-id'];
+  if (iid === null || iid === undefined || String(iid).trim() === '') throw new SourceError('NWCS', `${url} has an empty instance-id`);
+  const network = md.network;
+  const config = network && typeof network === 'object' ? (network as Record<string, unknown>).config : undefined;
+  if (!Array.isArray(config) || config.length === 0) throw new SourceError('NWCS', `${url}: network.config is missing or empty (cloud-init: "Unable to get metadata from server")`);
+  const renamed = structuredClone(network) as { config: Array<Record<string, unknown>> };
+  for (const nic of renamed.config) {
+    const here = typeof nic.mac_address === 'string' ? macs.get(nic.mac_address.toLowerCase()) : undefined;
+    if (here) nic.name = here;
+  }
+  const data: InstanceData = {
+    instanceId: String(iid),
+    cloudName: 'nwcs',
+    platform: 'nwcs',
+    subplatform: `metadata (${url})`,
+    localHostname: String(md.hostname),
+    publicKeys: normalizePublicKeys(md['public-keys']),
+    metadata: { 'instance-id': iid, 'public-keys': md['public-keys'], network: md.network, 'local-hostname': md.hostname },
+    networkConfig: { format: 'v1', config: renamed },
+  };
+  if (typeof md.userdata === 'string' && md.userdata) data.userData = new Uint8Array(Buffer.from(md.userdata, 'utf8'));
+  if (typeof md.vendordata === 'string' && md.vendordata) data.vendorData = new Uint8Array(Buffer.from(md.vendordata, 'utf8'));
+  return data;
+}
