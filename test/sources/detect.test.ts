@@ -36,7 +36,7 @@ async function context(t: TestContext, s: Setup) {
 const names = (list: ReadonlyArray<{ name: string }>) => list.map((d) => d.name);
 
 test('registry lists the sources in cloud-init order, None last', () => {
-  assert.deepEqual(names(DATASOURCES), ['NoCloud', 'ConfigDrive', 'LXD', 'DigitalOcean', 'Azure', 'OVF', 'GCE', 'OpenStack', 'Ec2', 'Hetzner', 'Oracle', 'VMware', 'None']);
+  assert.deepEqual(names(DATASOURCES), ['NoCloud', 'ConfigDrive', 'LXD', 'DigitalOcean', 'Azure', 'OVF', 'GCE', 'OpenStack', 'AliYun', 'Ec2', 'CloudStack', 'Hetzner', 'Oracle', 'Exoscale', 'VMware', 'None']);
   assert.equal(datasourceByName('nocloud-net')?.name, 'NoCloud');
   assert.equal(datasourceByName('configdrive2')?.name, 'ConfigDrive');
   assert.equal(datasourceByName('EC2')?.name, 'Ec2');
