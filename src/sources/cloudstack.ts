@@ -64,7 +64,7 @@ export const cloudStackSource: Datasource = {
       if (cloudbase) {
         // cloudbase-init's _test_api: latest/meta-data/service-offering on each candidate in turn, no waiting.
         for (const u of urls) {
-          const ok = await client.fetch(`${u}/latest/meta-data/service-offering`, { ...base, retries: s.retries }).then(
+          const ok = await client.fetch(`${u}/latest/meta-data/service-offering`, base).then(
             () => true,
             (err: unknown) => (ctx.log.debug(`CloudStack: ${u} does not answer: ${err instanceof Error ? err.message : String(err)}`), false),
           );
