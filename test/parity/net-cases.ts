@@ -37,6 +37,11 @@ export interface NetCase {
   config: string;
   /** Checked on both sides after the last stage, so the case proves the source really acted. */
   expect: Expectation[];
+  /**
+   * 'dhclient': a source cloud-init 22.4 reads in the init stage only (no *Local variant): before that stage
+   * the machine's eth0 gets its lease from dhclient, as the networking service of a real boot would give it.
+   */
+  networkUp?: 'dhclient';
 }
 
 interface CaseJson {
@@ -47,6 +52,7 @@ interface CaseJson {
   datasource_list?: string[];
   dhcp_options?: string[];
   expect?: Expectation[];
+  network_up?: 'dhclient';
 }
 
 function caseError(name: string, what: string): Error {
@@ -77,6 +83,7 @@ export function loadNetCases(dir = NET_CASES_DIR): NetCase[] {
         dhcpOptions: c.dhcp_options ?? [],
         config: existsSync(cfg) ? readFileSync(cfg, 'utf8') : '',
         expect: c.expect ?? [],
+        ...(c.network_up === 'dhclient' ? { networkUp: 'dhclient' as const } : {}),
       };
     });
 }

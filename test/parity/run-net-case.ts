@@ -1,5 +1,6 @@
 // Runs one network parity case on one side: a rootfs copy whose stages run in the case's network lab with fake DMI.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { copyRootfs } from '../helpers/debian-rootfs';
 import type { NetCase } from './net-cases';
@@ -55,10 +56,35 @@ export async function runNetCaseOnSide(c: NetCase, side: Side, work: string, kil
     const env: Record<string, string> = side === 'cloud-init' ? { PYTHONHASHSEED: '2' } : {};
     const stages = [runStage(root, local as (typeof STAGES)[number], 120_000, env, net)];
     const view = snapshotView(root, INIT_LOCAL_FILES, AFTER_INIT_LOCAL);
-    for (const s of later) stages.push(runStage(root, s, 120_000, env, net));
+    const dhclient = c.networkUp === 'dhclient' ? await bringUpEth0(root, lab.machine) : undefined;
+    try {
+      for (const s of later) stages.push(runStage(root, s, 120_000, env, net));
+    } finally {
+      dhclient?.kill('SIGKILL');
+    }
     for (const [path, entry] of snapshotView(root)) view.set(path, entry);
     return { root, stages, view, unmet: checkExpectations(root, c.expect), server: lab.serverOutput() };
   } finally {
     lab.close();
   }
+}
+
+const LEASES = 'var/lib/dhcp/dhclient.eth0.leases';
+
+/**
+ * What a real boot's networking service does between init-local and init: the rootfs's own dhclient (in the
+ * foreground, chrooted into ROOT, in the machine's namespace) leases eth0 and records the lease where
+ * cloud-init's CloudStack looks for the DHCP server. Resolves once the lease is written; the caller kills it.
+ */
+async function bringUpEth0(root: string, netns: string): Promise<ChildProcess> {
+  rmSync(join(root, LEASES), { force: true });
+  const child = spawn('ip', ['netns', 'exec', netns, 'chroot', root, '/sbin/dhclient', '-d', '-4', '-pf', '/run/dhclient.eth0.pid', '-lf', `/${LEASES}`, 'eth0'], { stdio: 'ignore' });
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (existsSync(join(root, LEASES)) && readFileSync(join(root, LEASES), 'utf8').includes('dhcp-server-identifier')) return child;
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`dhclient got no lease for eth0 within 30 s (exit ${child.exitCode})`);
 }
