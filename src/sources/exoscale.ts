@@ -85,6 +85,8 @@ export function exoscaleInstanceData(meta: Record<string, unknown>, userData: Ui
     subplatform: 'unknown',
     publicKeys: normalizePublicKeys(meta['public-keys']),
     metadata: meta,
+    // cloud-init's activate(): set_passwords runs on every boot, so a password reset in the console applies at the next one.
+    rerunModules: ['set_passwords'],
   };
   const host = meta['local-hostname'];
   if (typeof host === 'string' && host.trim()) data.localHostname = host.trim();

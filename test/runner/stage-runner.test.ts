@@ -407,3 +407,17 @@ test("modules get the found source's publishHostKeys with its settings from the 
   await boot(plain, fakeDeps([fakeSource()], [publisher]));
   assert.deepEqual(seen, [true, false]);
 });
+
+test("a source's rerunModules (cloud-init's activate(), Exoscale's set_passwords) run again on every boot of the same instance", async (t) => {
+  const root = sandbox(t);
+  const rec: Recorder = { runs: [] };
+  const base = fakeSource();
+  const rerunning = { ...base, async crawl(ctx: Parameters<typeof base.crawl>[0]) {
+    return { ...(await base.crawl(ctx)), rerunModules: ['final_mod', 'init_once_per_instance'] };
+  } };
+  const deps = fakeDeps([brokenSource(), rerunning], modulesFor(rec));
+  await boot(root, deps);
+  rec.runs = [];
+  await boot(root, deps);
+  assert.deepEqual(rec.runs, ['init_once_per_instance', 'cfg_always', 'cfg_override', 'final_mod'], 'the per-instance modules it names ran again');
+});
