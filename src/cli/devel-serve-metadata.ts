@@ -1,4 +1,4 @@
-// `devel serve-metadata`: a local metadata service (OpenStack, EC2, NoCloud-net, Azure, LXD, SmartOS and CloudSigma on unix sockets, DigitalOcean, Hetzner, NWCS, Packet) from a folder, for testing images in CI.
+// `devel serve-metadata`: a local metadata service for any cloud kiln reads (HTTP, unix sockets for LXD, SmartOS and CloudSigma, password servers) from a folder, for testing images in CI.
 import { parseMisbehaviour, startMetadataServer, type MetadataKind, type Misbehaviour } from '../sources/serve-metadata/metadata-server';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { SERIAL_HOST_KINDS, startSerialHost, type SerialHostKind } from '../sources/serve-metadata/serial-hosts';
@@ -7,24 +7,25 @@ import type { Command } from './command';
 
 export const develServeMetadataCommand: Command = {
   words: ['devel', 'serve-metadata'],
-  summary: 'serve a metadata tree (openstack, ec2 with IMDSv2, gce, nocloud, azure, lxd on a unix socket, digitalocean, hetzner, oracle, scaleway, vultr, upcloud, akamai, maas, cloudcix, nwcs, packet, smartos and cloudsigma on a unix socket) from a folder over HTTP, optionally misbehaving',
-  usage: 'devel serve-metadata --kind openstack|ec2|gce|nocloud|azure|lxd|digitalocean|hetzner|oracle|scaleway|vultr|upcloud|akamai|maas|cloudcix|nwcs|packet|smartos|cloudsigma --dir DIR [--listen 127.0.0.1:PORT | --socket PATH] [--imdsv2 required|optional|disabled] [--misbehave RULE]… [--per-address] [--request-log FILE] [--exit-after SECONDS]',
+  summary: 'serve a metadata tree (openstack, ec2 with IMDSv2, gce, nocloud, azure, lxd on a unix socket, digitalocean, hetzner, oracle, scaleway, vultr, upcloud, akamai, maas, cloudcix, nwcs, packet, cloudstack and exoscale with their password server, aliyun, smartos and cloudsigma on a unix socket) from a folder over HTTP, optionally misbehaving',
+  usage: 'devel serve-metadata --kind openstack|ec2|gce|nocloud|azure|lxd|digitalocean|hetzner|oracle|scaleway|vultr|upcloud|akamai|maas|cloudcix|nwcs|packet|cloudstack|exoscale|aliyun|smartos|cloudsigma --dir DIR [--listen 127.0.0.1:PORT | --socket PATH] [--imdsv2 required|optional|disabled] [--password-port PORT] [--misbehave RULE]… [--per-address] [--request-log FILE] [--exit-after SECONDS]',
   faces: ['kiln', 'cloud-init'],
   positional: [0, 0],
   flags: {
-    string: ['kind', 'dir', 'listen', 'socket', 'imdsv2', 'misbehave', 'exit-after', 'token-uses', 'request-log'],
+    string: ['kind', 'dir', 'listen', 'socket', 'imdsv2', 'misbehave', 'exit-after', 'token-uses', 'request-log', 'password-port'],
     boolean: ['per-address'],
     repeatable: ['misbehave'],
     help: [
       '--kind K          openstack, ec2, gce, nocloud, azure, lxd, digitalocean, hetzner, oracle,',
-      '                  scaleway, vultr, upcloud, akamai, maas, cloudcix, nwcs, packet, smartos or cloudsigma',
-      '                  (the folder layouts are in docs/datasources.md)',
+      '                  scaleway, vultr, upcloud, akamai, maas, cloudcix, nwcs, packet, cloudstack,',
+      '                  exoscale, aliyun, smartos or cloudsigma (the folder layouts are in docs/datasources.md)',
       '--dir DIR         the folder served as the tree root',
       '--listen H:P      address to listen on (default 127.0.0.1:0, a free port; the URL is printed)',
       '--socket PATH     lxd, smartos, cloudsigma: the unix socket to listen on (ROOT/dev/lxd/sock, ROOT/native/.zonecontrol/metadata.sock;',
       '                  for a serial port, join a pty to it: socat PTY,link=ROOT/dev/ttyS1,raw,echo=0 UNIX-CONNECT:PATH)',
       '--imdsv2 MODE     ec2: required (401 without a token), optional (default) or disabled (403 to PUT token)',
       '--token-uses N    ec2: a token is refused after N uses (tests token refresh)',
+      '--password-port P cloudstack, exoscale: also serve the password server (DIR/password) on PORT of the same host, as 8080',
       '--misbehave RULE  KIND[,path=/prefix][,times=N][,value=N]; KIND is delay, status, truncate, oversize,',
       '                  redirect-loop, redirect-other-host, drop or wrong-type. E.g. status,value=503,times=2',
       '--per-address     serve DIR/ADDRESS/ to clients that connected to ADDRESS, where that folder exists (one',
@@ -35,7 +36,7 @@ export const develServeMetadataCommand: Command = {
   },
   async run(ctx, args) {
     const kind = args.flags.kind as string | undefined;
-    const kinds = ['openstack', 'ec2', 'gce', 'nocloud', 'azure', 'lxd', 'digitalocean', 'hetzner', 'oracle', 'scaleway', 'vultr', 'upcloud', 'akamai', 'maas', 'cloudcix', 'nwcs', 'packet', ...SERIAL_HOST_KINDS];
+    const kinds = ['openstack', 'ec2', 'gce', 'nocloud', 'azure', 'lxd', 'digitalocean', 'hetzner', 'oracle', 'scaleway', 'vultr', 'upcloud', 'akamai', 'maas', 'cloudcix', 'nwcs', 'packet', 'cloudstack', 'exoscale', 'aliyun', ...SERIAL_HOST_KINDS];
     if (!kind || !kinds.includes(kind)) throw new UsageError(`--kind must be one of ${kinds.join(', ')}, not '${kind ?? ''}'`);
     const socket = args.flags.socket as string | undefined;
     const serial = (SERIAL_HOST_KINDS as readonly string[]).includes(kind);
@@ -59,6 +60,8 @@ export const develServeMetadataCommand: Command = {
     const exitAfter = args.flags['exit-after'] !== undefined ? Number(args.flags['exit-after']) : undefined;
     if (exitAfter !== undefined && !(exitAfter > 0)) throw new UsageError('--exit-after takes a number of seconds above 0');
     const tokenUses = args.flags['token-uses'] !== undefined ? Number(args.flags['token-uses']) : undefined;
+    const passwordPort = args.flags['password-port'] !== undefined ? Number(args.flags['password-port']) : undefined;
+    if (passwordPort !== undefined && (kind !== 'cloudstack' && kind !== 'exoscale' || !Number.isInteger(passwordPort) || passwordPort < 1 || passwordPort > 65535)) throw new UsageError('--password-port takes a port number, and only with --kind cloudstack or exoscale');
     const requestLog = args.flags['request-log'] as string | undefined;
     const logFd = requestLog && !ctx.dryRun ? openSync(requestLog, 'a', 0o644) : undefined;
     const server = serial ? await startSerialHost(kind as SerialHostKind, dir, socket as string) : await startMetadataServer({
@@ -75,6 +78,9 @@ export const develServeMetadataCommand: Command = {
         ? { onRequest: (r) => void writeSync(logFd, `${JSON.stringify({ method: r.method, path: r.path, status: r.status, address: r.local, at: Date.now() })}\n`) }
         : {}),
     });
+    // The password server is the same rules on a port of its own (8080 on CloudStack's virtual router and at Exoscale).
+    const passwordServer = passwordPort !== undefined ? await startMetadataServer({ kind: kind as MetadataKind, dir, host: (m[1] as string).replace(/^\[|\]$/g, ''), port: passwordPort }) : undefined;
+    if (passwordServer) ctx.io.out(`serving the ${kind} password server from ${dir}/password at ${passwordServer.url}\n`);
     ctx.io.out(`serving ${kind} metadata from ${dir} at ${server.url}${server.socketPath !== undefined ? ` on ${server.socketPath}` : ''}\n`);
     await new Promise<void>((resolve) => {
       const stop = () => {
@@ -88,6 +94,7 @@ export const develServeMetadataCommand: Command = {
       process.once('SIGTERM', stop);
     });
     await server.close();
+    await passwordServer?.close();
     if (logFd !== undefined) closeSync(logFd);
     ctx.log.debug(`served ${server.requests.length} requests`);
     return 0;

@@ -160,6 +160,14 @@ export const SECTION_OPTIONS: Record<string, Record<string, OptionSpec>> = {
     https_allow_insecure: { type: 'bool', default: false },
     https_ca_bundle: { type: 'str', default: undefined },
   },
+  cloudstack: {
+    metadata_base_url: { type: 'str', default: 'http://data-server/' },
+    password_server_port: { type: 'int', default: 8080 },
+    add_metadata_private_ip_route: { type: 'bool', default: false },
+    https_allow_insecure: { type: 'bool', default: false },
+    https_ca_bundle: { type: 'str', default: undefined },
+    disk_label: { type: 'str', default: 'config-2' },
+  },
   gce: {
     metadata_base_url: { type: 'str', default: 'http://metadata.google.internal/computeMetadata/v1/' },
     https_allow_insecure: { type: 'bool', default: false },

@@ -1,6 +1,7 @@
 // cloudbase-init's metadata service class names, the kiln datasources that stand for them, and the settings each gets from cloudbase-init.conf.
 import type { CloudbaseConf } from '../config/cloudbase-init-conf';
 import { maasServiceSettings } from './maas-service-settings';
+import type { NetAdapter } from '../platform/windows/windows-system';
 
 const S = 'cloudbaseinit.metadata.services.';
 
@@ -30,6 +31,15 @@ export function datasourceForService(classPath: string): string | undefined {
   return match?.[1];
 }
 
+/** The DHCP servers of the DHCP-enabled adapters; none when the adapters cannot be listed (the configured URL may still answer). */
+function dhcpServersInUse(adapters: () => NetAdapter[]): string[] {
+  try {
+    return adapters().filter((a) => a.dhcpv4 && a.dhcpServer).map((a) => a.dhcpServer as string);
+  } catch {
+    return [];
+  }
+}
+
 /** What a datasource's crawl gets from cloudbase-init.conf for one service: its settings and base URL. */
 export interface ServiceCrawlSettings {
   settings: Record<string, unknown>;
@@ -41,8 +51,21 @@ export interface ServiceCrawlSettings {
  * [gce] metadata_base_url (the computeMetadata/v1/ URL), retry_count, and the [DEFAULT] username, whose
  * presence makes the GCE source follow GCEService (keys for that user, host name from instance/name); for OVF
  * and VMware their [ovf] and [vmwareguestinfo] options; for Azure its [azure] options and the retries.
+ * and VMware their [ovf] and [vmwareguestinfo] options; for CloudStack its [cloudstack] options, retry_count and
+ * the DHCP servers of the DHCP-enabled ADAPTERS (cloudbase-init's get_dhcp_hosts_in_use), tried after
+ * metadata_base_url.
  */
-export function serviceCrawlSettings(name: string, conf: CloudbaseConf): ServiceCrawlSettings {
+export function serviceCrawlSettings(name: string, conf: CloudbaseConf, adapters: () => NetAdapter[] = () => []): ServiceCrawlSettings {
+  if (name === 'CloudStack') {
+    return {
+      settings: {
+        metadata_base_url: conf.str('metadata_base_url', 'cloudstack') ?? 'http://data-server/',
+        password_server_port: conf.int('password_server_port', 'cloudstack') ?? 8080,
+        retries: conf.int('retry_count') ?? 5,
+        dhcp_servers: dhcpServersInUse(adapters),
+      },
+    };
+  }
   if (name === 'OpenStack' || name === 'Ec2') {
     const section = name === 'OpenStack' ? 'openstack' : 'ec2';
     return conf.isSet('metadata_base_url', section) ? { settings: {}, baseUrl: conf.str('metadata_base_url', section) as string } : { settings: {} };

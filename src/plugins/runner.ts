@@ -141,7 +141,7 @@ export async function discoverMetadata(deps: CloudbaseRunnerDeps, report: RunRep
       continue;
     }
     deps.log.info(`Trying metadata service ${classPath} (kiln datasource ${name})`);
-    const { settings, baseUrl } = serviceCrawlSettings(name, deps.conf);
+    const { settings, baseUrl } = serviceCrawlSettings(name, deps.conf, () => deps.windows.netAdapters());
     // Each service's conf options are its source's settings, in detect() too (OvfService's [ovf], VMwareGuestInfoService's [vmwareguestinfo]).
     const here: DetectContext = { ...detect, config: { datasource: { [name]: settings } }, env: deps.env };
     let detected = false;

@@ -24,7 +24,7 @@ import { formatCloudConfigFile, mergeCloudConfig, parseCloudConfigFile, vendorDa
 import { canonicalModuleName, readModuleList } from './module-list';
 import { loadRunConfig, readKernelCmdline, type RunConfig } from './run-config';
 import { makeModuleContext, prepareModules, releaseModules, runModules } from './run-modules';
-import { markRun } from './semaphores';
+import { markRun, semaphorePath } from './semaphores';
 import type { FoundSource, RunnerDeps } from './runner-deps';
 import { emptyStatus, mergeRecoverable, readStatusFile, writeResultFile, writeStatusFile, type StageName, type StageRecord, type StatusFile } from './status-file';
 
@@ -317,6 +317,8 @@ export class StageRunner {
     const { isNew } = await instancify(p, rc.paths, this.found.source.name, this.found.data, this.found.stage);
     if (isNew && !this.networkApplied) await this.applyNetwork(this.found.data, 'network');
     await this.setupSource(rc, isNew);
+    // The source's activate() (cloud-init's): these per-instance modules run again on every boot.
+    for (const mod of this.found.data.rerunModules ?? []) await p.remove(semaphorePath(rc.paths, this.found.data.instanceId, mod, 'once-per-instance') as string);
     this.merged = await this.consumeData(rc, record, this.found);
     await this.writeInstanceData(rc, this.merged);
     const activate = this.found.source.activate;

@@ -47,6 +47,11 @@ export interface InstanceData {
    * LXD: its raw crawl), instance-data.json's `ds` is this block as crawled, instead of `meta_data` plus `extra`.
    */
   crawledMetadata?: Record<string, unknown>;
+  /**
+   * Per-instance modules this source runs again on every boot: their semaphores are cleared in each init stage
+   * (cloud-init's activate(); Exoscale's set_passwords, so a password reset in its console applies at the next boot).
+   */
+  rerunModules?: string[];
   /** Keys this source's instance-data.json hides from non-root readers, beside the common ones (cloud-init's per-source sensitive_metadata_keys). */
   sensitiveKeys?: string[];
 }

@@ -17,6 +17,16 @@ const TOKEN_TTL_SECONDS = '21600';
 
 export { looksLikeEc2 };
 
+/** The token headers of an IMDSv2-like service (AWS's, or AliYun's with its own names). */
+export interface TokenHeaders {
+  /** Sent with every request once a token is held. */
+  header: string;
+  /** Sent with the PUT that asks for a token. */
+  ttlHeader: string;
+}
+
+export const AWS_TOKEN_HEADERS: TokenHeaders = { header: TOKEN_HEADER, ttlHeader: TOKEN_TTL_HEADER };
+
 /** Holds the endpoint and token; adds the token to every request and fetches a new one after a 401. */
 class ImdsSession {
   token: string | undefined;
@@ -25,6 +35,8 @@ class ImdsSession {
     readonly url: string,
     private readonly base: HttpRequest,
     private readonly retries: number,
+    private readonly source: string,
+    private readonly headers: TokenHeaders,
   ) {}
 
   async fetchToken(signal?: AbortSignal): Promise<string> {
@@ -32,11 +44,11 @@ class ImdsSession {
       ...this.base,
       ...(signal ? { signal } : {}),
       method: 'PUT',
-      headers: { [TOKEN_TTL_HEADER]: TOKEN_TTL_SECONDS },
+      headers: { [this.headers.ttlHeader]: TOKEN_TTL_SECONDS },
       maxBytes: 4096,
     });
     const token = res.text().trim();
-    if (!token) throw new SourceError('Ec2', `${this.url}/latest/api/token answered with an empty token`);
+    if (!token) throw new SourceError(this.source, `${this.url}/latest/api/token answered with an empty token`);
     return token;
   }
 
@@ -49,14 +61,14 @@ class ImdsSession {
   /** GET PATH as bytes (user data may be gzip); undefined for 404. */
   async getBytes(path: string, signal?: AbortSignal): Promise<Uint8Array | undefined> {
     for (let attempt = 0; ; attempt++) {
-      const headers: Record<string, string> = this.token ? { [TOKEN_HEADER]: this.token } : {};
+      const headers: Record<string, string> = this.token ? { [this.headers.header]: this.token } : {};
       const res = await this.client.fetch(`${this.url}/${path}`, {
         ...this.base,
         ...(signal ? { signal } : {}),
         headers,
         retries: this.retries,
         acceptStatuses: [404, 401],
-        secretHeaders: [TOKEN_HEADER],
+        secretHeaders: [this.headers.header],
       });
       if (res.status === 404) return undefined;
       if (res.status === 401) {
@@ -67,6 +79,83 @@ class ImdsSession {
       return res.body;
     }
   }
+}
+
+/** How one EC2-style metadata service is spoken to: Ec2's or a lookalike's (AliYun) versions, tokens and identity document. */
+export interface ImdsDialect {
+  source: string;
+  /** Newest first; the first whose meta-data/instance-id answers is crawled, the last is the probe. */
+  versions: string[];
+  /** Token headers when the service hands out tokens; undefined: IMDSv1 only. */
+  token?: TokenHeaders;
+  /** With a token: whether tokenless requests may follow a refused token request. */
+  v1Fallback: boolean;
+  /** Read dynamic/instance-identity/document (AWS). */
+  identity: boolean;
+}
+
+export interface ImdsCrawl {
+  url: string;
+  version: string;
+  meta: Record<string, unknown>;
+  userData: Uint8Array | undefined;
+  identity: Record<string, unknown> | undefined;
+  tokened: boolean;
+}
+
+/**
+ * Waits for the first of S's endpoints to answer (with a token first when the dialect has tokens), picks the
+ * newest version it serves, and crawls meta-data, user-data and (AWS) the identity document. Call it inside
+ * the ephemeral network; HttpErrors are the caller's to turn into SourceErrors.
+ */
+export async function crawlImds(ctx: CrawlContext, s: UrlSettings, client: HttpClient, base: HttpRequest, dialect: ImdsDialect): Promise<ImdsCrawl> {
+  const { source, versions } = dialect;
+  const probeVersion = versions.at(-1) as string;
+  const { value: session } = await waitForEndpoint(
+    source,
+    s,
+    async (url, signal) => {
+      const session = new ImdsSession(client, url, base, s.retries, source, dialect.token ?? AWS_TOKEN_HEADERS);
+      if (dialect.token) {
+        try {
+          session.token = await session.fetchToken(signal);
+          return session;
+        } catch (err) {
+          // 403/404/405 mean IMDSv2 is off or unsupported: IMDSv1 may still answer (cloud-init does the same).
+          const refused = err instanceof HttpError && err.kind === 'status' && [400, 403, 404, 405].includes(err.status ?? 0);
+          if (!refused) throw err;
+          if (!dialect.v1Fallback) throw Object.assign(new SourceError(source, `${url} refused an IMDSv2 token (HTTP ${(err as HttpError).status}) and imdsv1_fallback is off`), { final: true });
+          ctx.log.debug(`${source}: ${url} gave no token (HTTP ${(err as HttpError).status}); trying IMDSv1`);
+        }
+      }
+      const probe = await session.get(`${probeVersion}/meta-data/instance-id`, signal);
+      if (probe === undefined) throw new SourceError(source, `${url} has no ${probeVersion}/meta-data/instance-id`);
+      return session;
+    },
+    ctx.log,
+    ctx.signal,
+  );
+  let version: string | undefined;
+  for (const v of versions) {
+    if ((await session.get(`${v}/meta-data/instance-id`)) !== undefined) {
+      version = v;
+      break;
+    }
+  }
+  if (!version) throw new SourceError(source, `${session.url} serves none of the metadata versions ${versions.join(', ')}`);
+  ctx.log.debug(`${source}: metadata version ${version} at ${session.url} (${session.token ? 'IMDSv2' : 'IMDSv1'})`);
+  const meta = await crawlMetadataTree(source, (p) => session.get(`${version}/${p}`), 'meta-data/');
+  const userData = await session.getBytes(`${version}/user-data`);
+  let identity: Record<string, unknown> | undefined;
+  const doc = dialect.identity ? await session.get(`${version}/dynamic/instance-identity/document`).catch(() => undefined) : undefined;
+  if (doc) {
+    try {
+      identity = JSON.parse(doc) as Record<string, unknown>;
+    } catch {
+      ctx.log.warn(`${source}: ${version}/dynamic/instance-identity/document is not JSON; ignored`);
+    }
+  }
+  return { url: session.url, version, meta, userData, identity, tokened: session.token !== undefined };
 }
 
 export const ec2Source: Datasource = {
@@ -95,51 +184,14 @@ export const ec2Source: Datasource = {
     try {
       // Ec2Local brings IPv6 up too (IMDS answers at fd00:ec2::254), and goes on with it when DHCPv4 fails.
       return await withEphemeralNetwork(ctx.network, async () => {
-        const { value: session } = await waitForEndpoint(
-          'Ec2',
-          s,
-          async (url, signal) => {
-            const session = new ImdsSession(client, url, base, s.retries);
-            if (aws) {
-              try {
-                session.token = await session.fetchToken(signal);
-                return session;
-              } catch (err) {
-                // 403/404/405 mean IMDSv2 is off or unsupported: IMDSv1 may still answer (cloud-init does the same).
-                const refused = err instanceof HttpError && err.kind === 'status' && [400, 403, 404, 405].includes(err.status ?? 0);
-                if (!refused) throw err;
-                if (!v1Fallback) throw Object.assign(new SourceError('Ec2', `${url} refused an IMDSv2 token (HTTP ${(err as HttpError).status}) and imdsv1_fallback is off`), { final: true });
-                ctx.log.debug(`Ec2: ${url} gave no token (HTTP ${(err as HttpError).status}); trying IMDSv1`);
-              }
-            }
-            const probe = await session.get(`${EC2_VERSIONS.at(-1)}/meta-data/instance-id`, signal);
-            if (probe === undefined) throw new SourceError('Ec2', `${url} has no ${EC2_VERSIONS.at(-1)}/meta-data/instance-id`);
-            return session;
-          },
-          ctx.log,
-          ctx.signal,
-        );
-        let version: string | undefined;
-        for (const v of EC2_VERSIONS) {
-          if ((await session.get(`${v}/meta-data/instance-id`)) !== undefined) {
-            version = v;
-            break;
-          }
-        }
-        if (!version) throw new SourceError('Ec2', `${session.url} serves none of the metadata versions ${EC2_VERSIONS.join(', ')}`);
-        ctx.log.debug(`Ec2: metadata version ${version} at ${session.url} (${session.token ? 'IMDSv2' : 'IMDSv1'})`);
-        const meta = await crawlMetadataTree('Ec2', (p) => session.get(`${version}/${p}`), 'meta-data/');
-        const userData = await session.getBytes(`${version}/user-data`);
-        let identity: Record<string, unknown> | undefined;
-        const doc = aws ? await session.get(`${version}/dynamic/instance-identity/document`).catch(() => undefined) : undefined;
-        if (doc) {
-          try {
-            identity = JSON.parse(doc) as Record<string, unknown>;
-          } catch {
-            ctx.log.warn(`Ec2: ${version}/dynamic/instance-identity/document is not JSON; ignored`);
-          }
-        }
-        const data = ec2InstanceData(meta, userData, identity, session.url, version, cloud);
+        const { meta, userData, identity, url, version } = await crawlImds(ctx, s, client, base, {
+          source: 'Ec2',
+          versions: EC2_VERSIONS,
+          ...(aws ? { token: AWS_TOKEN_HEADERS } : {}),
+          v1Fallback,
+          identity: aws,
+        });
+        const data = ec2InstanceData(meta, userData, identity, url, version, cloud);
         // cloud-init's apply_full_imds_network_config (default true): false configures the fallback NIC only.
         if (data.networkConfig && !boolSetting(ctx.settings, 'apply_full_imds_network_config', true)) data.networkConfig.full = false;
         return data;
@@ -153,9 +205,10 @@ export const ec2Source: Datasource = {
   },
 };
 
-function ec2InstanceData(meta: Record<string, unknown>, userData: Uint8Array | undefined, identity: Record<string, unknown> | undefined, url: string, version: string, cloud: Ec2CloudName): InstanceData {
+/** The crawl as cloud-init's Ec2 (and its AliYun subclass, CLOUD 'aliyun') keeps it. */
+export function ec2InstanceData(meta: Record<string, unknown>, userData: Uint8Array | undefined, identity: Record<string, unknown> | undefined, url: string, version: string, cloud: Ec2CloudName | 'aliyun', source = 'Ec2'): InstanceData {
   const id = meta['instance-id'];
-  if (typeof id !== 'string' || !id.trim()) throw new SourceError('Ec2', `${url}/${version}/meta-data/instance-id is empty`);
+  if (typeof id !== 'string' || !id.trim()) throw new SourceError(source, `${url}/${version}/meta-data/instance-id is empty`);
   const placement = (meta.placement ?? {}) as Record<string, unknown>;
   const az = typeof placement['availability-zone'] === 'string' ? placement['availability-zone'] : undefined;
   const regionFromDoc = typeof identity?.region === 'string' ? identity.region : undefined;

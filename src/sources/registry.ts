@@ -1,14 +1,17 @@
 // Every datasource kiln knows, in cloud-init's default datasource_list order (one explicit list, no side-effect registration).
 import { akamaiSource } from './akamai';
+import { aliYunSource } from './aliyun';
 import { altCloudSource } from './altcloud';
 import { azureSource } from './azure/azure';
 import { bigstepSource } from './bigstep';
 import { cloudCixSource } from './cloudcix';
 import { cloudSigmaSource } from './cloudsigma';
+import { cloudStackSource } from './cloudstack';
 import { configDriveSource } from './config-drive';
 import type { Datasource } from './datasource';
 import { digitalOceanSource } from './digitalocean';
 import { ec2Source } from './ec2';
+import { exoscaleSource } from './exoscale';
 import { gceSource } from './gce';
 import { hetznerSource } from './hetzner';
 import { ibmCloudSource } from './ibmcloud';
@@ -30,7 +33,7 @@ import { vmwareSource } from './vmware/vmware-source';
 import { vultrSource } from './vultr';
 import { wslSource } from './wsl/wsl';
 
-export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, openNebulaSource, digitalOceanSource, azureSource, altCloudSource, ovfSource, maasSource, gceSource, openStackSource, vultrSource, ec2Source, cloudSigmaSource, smartOsSource, bigstepSource, scalewaySource, hetznerSource, ibmCloudSource, oracleSource, rbxCloudSource, upCloudSource, vmwareSource, nwcsSource, akamaiSource, wslSource, cloudCixSource, noneSource];
+export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, openNebulaSource, digitalOceanSource, azureSource, altCloudSource, ovfSource, maasSource, gceSource, openStackSource, aliYunSource, vultrSource, ec2Source, cloudSigmaSource, cloudStackSource, smartOsSource, bigstepSource, scalewaySource, hetznerSource, ibmCloudSource, oracleSource, exoscaleSource, rbxCloudSource, upCloudSource, vmwareSource, nwcsSource, akamaiSource, wslSource, cloudCixSource, noneSource];
 
 /**
  * Sources only the Windows face (cloudbase-init's metadata services) uses: cloud-init has no such source, so

@@ -40,7 +40,7 @@ function fixMimeBoundaries(text: string): string {
 }
 
 /** Password hashes are salted at random (both cloud-init and kiln leave plain-text passwords to chpasswd). */
-function maskPasswordHashes(text: string): string {
+export function maskPasswordHashes(text: string): string {
   return text
     .split('\n')
     .map((line) => {

@@ -1,5 +1,6 @@
 // The allow-list of the network parity cases: each known, justified difference between cloud-init 22.4 and kiln
 // on a network datasource, with its reason. Keep entries narrow: a test fails on an entry that excused nothing.
+import { maskPasswordHashes } from './allowed-differences';
 import type { AllowedDifference } from './compare-trees';
 
 /** In the projected instance-data.json (net-view.ts): v1.python_version only. */
@@ -149,6 +150,13 @@ export const NET_ALLOWED_DIFFERENCES: AllowedDifference[] = [
     normalize: redactMetadataUserData,
     seeds: /vultr/,
     reason: "Vultr's v1.json carries user-data and vendor-data inside the metadata (ds.meta_data). cloud-init 22.4 writes them readable to everyone in instance-data.json; newer cloud-init lists user-data and vendor-data among every source's sensitive_metadata_keys, and kiln redacts them for non-root readers as it does. instance-data-sensitive.json (root only) has them on both sides",
+  },
+  {
+    path: /^\/etc\/shadow$/,
+    kinds: [],
+    normalize: maskPasswordHashes,
+    seeds: /exoscale/,
+    reason: "the password server's password is hashed with a random salt (both sides hand it to chpasswd, which picks yescrypt on bookworm); the user, the change date and the no-expiry fields are still compared, and the case's expectations check a hash was set",
   },
   {
     path: /^\/etc\/sudoers\.d\/90-cloud-init-users$/,

@@ -66,6 +66,11 @@ export interface NetCase {
    * as the OS's networking would have given it by then; the case is then found after the last stage.
    */
   initAddress?: string;
+  /**
+   * 'dhclient': a source cloud-init 22.4 reads in the init stage only (no *Local variant): before that stage
+   * the machine's eth0 gets its lease from dhclient, as the networking service of a real boot would give it.
+   */
+  networkUp?: 'dhclient';
 }
 
 interface CaseJson {
@@ -82,6 +87,7 @@ interface CaseJson {
   extra_nics?: Array<{ name: string; mac: string; cloud_address: string }>;
   expect_addresses?: string[];
   init_address?: string;
+  network_up?: 'dhclient';
 }
 
 function caseError(name: string, what: string): Error {
@@ -121,6 +127,7 @@ export function loadNetCases(dir = NET_CASES_DIR): NetCase[] {
         extraNics: (c.extra_nics ?? []).map((n) => ({ name: n.name, mac: n.mac, cloudAddress: n.cloud_address })),
         ...(existsSync(join(d, 'seed')) ? { seed: join(d, 'seed') } : {}),
         ...(c.init_address ? { initAddress: c.init_address } : {}),
+        ...(c.network_up === 'dhclient' ? { networkUp: 'dhclient' as const } : {}),
       };
     });
 }

@@ -1,6 +1,6 @@
 // Runs one network parity case on one side: a rootfs copy whose stages run in the case's network lab with fake DMI.
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { copyRootfs } from '../helpers/debian-rootfs';
 import type { NetCase } from './net-cases';
@@ -66,7 +66,12 @@ export async function runNetCaseOnSide(c: NetCase, side: Side, work: string, kil
       stages.push(runDistroNetworking(root, net));
       await addressesSettled(lab.machine);
     }
-    for (const s of later) stages.push(runStage(root, s, 120_000, env, net));
+    const dhclient = c.networkUp === 'dhclient' ? await bringUpEth0(root, lab.machine) : undefined;
+    try {
+      for (const s of later) stages.push(runStage(root, s, 120_000, env, net));
+    } finally {
+      dhclient?.kill('SIGKILL');
+    }
     for (const [path, entry] of snapshotView(root)) view.set(path, entry);
     if (c.activation) {
       const init = stages.find((s) => s.stage === 'init');
@@ -96,4 +101,24 @@ async function addressesSettled(netns: string): Promise<void> {
     if (r.status === 0 && r.stdout.trim() === '') return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+}
+
+const LEASES = 'var/lib/dhcp/dhclient.eth0.leases';
+
+/**
+ * What a real boot's networking service does between init-local and init: the rootfs's own dhclient (in the
+ * foreground, chrooted into ROOT, in the machine's namespace) leases eth0 and records the lease where
+ * cloud-init's CloudStack looks for the DHCP server. Resolves once the lease is written; the caller kills it.
+ */
+async function bringUpEth0(root: string, netns: string): Promise<ChildProcess> {
+  rmSync(join(root, LEASES), { force: true });
+  const child = spawn('ip', ['netns', 'exec', netns, 'chroot', root, '/sbin/dhclient', '-d', '-4', '-pf', '/run/dhclient.eth0.pid', '-lf', `/${LEASES}`, 'eth0'], { stdio: 'ignore' });
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (existsSync(join(root, LEASES)) && readFileSync(join(root, LEASES), 'utf8').includes('dhcp-server-identifier')) return child;
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`dhclient got no lease for eth0 within 30 s (exit ${child.exitCode})`);
 }

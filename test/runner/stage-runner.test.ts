@@ -445,3 +445,17 @@ test("the init stage runs the found source's setup (cloud-init's setup_datasourc
   assert.deepEqual(calls, ['init'], 'once, in the init stage');
   assert.equal(json(root, 'run/cloud-init/instance-data.json').ds.meta_data['local-ipv4'], '10.0.0.5');
 });
+
+test("a source's rerunModules (cloud-init's activate(), Exoscale's set_passwords) run again on every boot of the same instance", async (t) => {
+  const root = sandbox(t);
+  const rec: Recorder = { runs: [] };
+  const base = fakeSource();
+  const rerunning = { ...base, async crawl(ctx: Parameters<typeof base.crawl>[0]) {
+    return { ...(await base.crawl(ctx)), rerunModules: ['final_mod', 'init_once_per_instance'] };
+  } };
+  const deps = fakeDeps([brokenSource(), rerunning], modulesFor(rec));
+  await boot(root, deps);
+  rec.runs = [];
+  await boot(root, deps);
+  assert.deepEqual(rec.runs, ['init_once_per_instance', 'cfg_always', 'cfg_override', 'final_mod'], 'the per-instance modules it names ran again');
+});

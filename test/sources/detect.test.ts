@@ -43,7 +43,7 @@ test('registry lists the sources in cloud-init order, None last', () => {
   // Every source kiln has, in cloud-init's order: the registry is cloud-init's list with the missing ones left out.
   assert.deepEqual(known, CLOUD_INIT_ORDER.filter((n) => known.includes(n)));
   assert.deepEqual(known.filter((n) => !CLOUD_INIT_ORDER.includes(n)), [], 'a source cloud-init does not list by default');
-  for (const n of ['NoCloud', 'ConfigDrive', 'LXD', 'DigitalOcean', 'Azure', 'OVF', 'GCE', 'OpenStack', 'Vultr', 'Ec2', 'Scaleway', 'Hetzner', 'Oracle', 'UpCloud', 'VMware', 'Akamai', 'MAAS', 'IBMCloud', 'CloudCIX', 'OpenNebula', 'AltCloud', 'Bigstep', 'RbxCloud', 'WSL', 'CloudSigma', 'SmartOS', 'NWCS']) assert.ok(known.includes(n), n);
+  for (const n of ['NoCloud', 'ConfigDrive', 'LXD', 'DigitalOcean', 'Azure', 'OVF', 'GCE', 'OpenStack', 'Vultr', 'Ec2', 'Scaleway', 'Hetzner', 'Oracle', 'UpCloud', 'VMware', 'Akamai', 'MAAS', 'IBMCloud', 'CloudCIX', 'OpenNebula', 'AltCloud', 'Bigstep', 'RbxCloud', 'WSL', 'CloudSigma', 'SmartOS', 'NWCS', 'AliYun', 'CloudStack', 'Exoscale']) assert.ok(known.includes(n), n);
   assert.equal(known.at(-1), 'None');
   assert.equal(datasourceByName('UpCloudLocal')?.name, 'UpCloud');
   assert.equal(datasourceByName('akamailocal')?.name, 'Akamai');

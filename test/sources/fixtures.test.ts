@@ -27,7 +27,7 @@ interface Scenario {
   env?: Record<string, string>;
   config?: Record<string, unknown>;
   settings?: Record<string, unknown>;
-  serve?: { kind: 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'digitalocean' | 'hetzner'; dir: string; host?: string; imdsv2?: 'required' | 'optional' | 'disabled'; tokenUses?: number; misbehave?: Misbehaviour[] };
+  serve?: { kind: 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'digitalocean' | 'hetzner' | 'cloudstack' | 'exoscale' | 'aliyun'; dir: string; host?: string; imdsv2?: 'required' | 'optional' | 'disabled'; tokenUses?: number; misbehave?: Misbehaviour[] };
   baseUrl?: false;
   stage?: 'local' | 'network';
   needsIpv6?: boolean;
@@ -110,7 +110,8 @@ for (const { name, dir } of scenarios) {
     const hostPlatform = new LinuxPlatform({ root: '/', log });
     const finder = new FakeFinder(hostPlatform, (sc.drives ?? []).map((d) => ({ ...d, dir: join(dir, d.dir) })));
     const server = sc.serve ? await mockMetadataServer(t, { ...sc.serve, dir: join(dir, sc.serve.dir) }) : undefined;
-    const sub = (v: unknown): unknown => JSON.parse(JSON.stringify(v ?? null).replaceAll('{{url}}', server?.url ?? 'NO-SERVER'));
+    // {{port}}: the mock's port, for a second service on the same server (CloudStack's and Exoscale's password server).
+    const sub = (v: unknown): unknown => JSON.parse(JSON.stringify(v ?? null).replaceAll('{{url}}', server?.url ?? 'NO-SERVER').replaceAll('{{port}}', String(server?.port ?? 0)));
     const dctx: DetectContext = {
       platform,
       log,

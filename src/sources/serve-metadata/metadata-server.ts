@@ -1,4 +1,4 @@
-// A local metadata service serving OpenStack, EC2 (IMDSv2 token rules), GCE, NoCloud-net, Azure, LXD (on a unix socket), DigitalOcean, Hetzner, Oracle, Scaleway, Vultr, UpCloud, Akamai, NWCS or Equinix Metal (Packet) trees from a folder, misbehaving on request.
+// A local metadata service serving a cloud's tree from a folder (OpenStack, EC2 and AliYun with IMDSv2 token rules, GCE, NoCloud-net, Azure, LXD on a unix socket, DigitalOcean, Hetzner, Oracle, Scaleway, Vultr, UpCloud, Akamai, MAAS, CloudCIX, NWCS, Equinix Metal, CloudStack and Exoscale with their password server), misbehaving on request.
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -17,8 +17,9 @@ import { oracleRequestRules } from './oracle';
 import { scalewayAnswer } from './scaleway';
 import { upCloudAnswer } from './upcloud';
 import { vultrAnswer } from './vultr';
+import { passwordServerRules, type PasswordServerState } from './password-server';
 
-export type MetadataKind = 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'lxd' | 'digitalocean' | 'hetzner' | 'oracle' | 'scaleway' | 'vultr' | 'upcloud' | 'akamai' | 'maas' | 'cloudcix' | 'nwcs' | 'packet';
+export type MetadataKind = 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'lxd' | 'digitalocean' | 'hetzner' | 'oracle' | 'scaleway' | 'vultr' | 'upcloud' | 'akamai' | 'maas' | 'cloudcix' | 'nwcs' | 'packet' | 'cloudstack' | 'exoscale' | 'aliyun';
 
 /** One deliberate fault. Rules match by path prefix; `times` limits how often a rule fires (default: always). */
 export interface Misbehaviour {
@@ -73,11 +74,13 @@ export interface RunningMetadataServer {
   port: number;
   /** Every request answered or dropped, in order. */
   requests: RequestRecord[];
+  /** cloudstack and exoscale: what the password server saw (requests with a DomU_Request header). */
+  passwordServer?: PasswordServerState;
   close(): Promise<void>;
 }
 
-const TOKEN_HEADER = 'x-aws-ec2-metadata-token';
-const TTL_HEADER = 'x-aws-ec2-metadata-token-ttl-seconds';
+const AWS_TOKEN_HEADER = 'x-aws-ec2-metadata-token';
+const AWS_TTL_HEADER = 'x-aws-ec2-metadata-token-ttl-seconds';
 
 /** Parses the CLI/knob form 'kind[,path=/x][,times=N][,value=N]', e.g. 'status,value=503,times=2'. */
 export function parseMisbehaviour(text: string): Misbehaviour {
@@ -104,6 +107,7 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
   const guestAttributes = new Map<string, string>();
   const akamaiTokens: AkamaiTokens = new Map();
   const maasRules = opts.kind === 'maas' ? maasRequestRules() : undefined;
+  const passwords = opts.kind === 'cloudstack' || opts.kind === 'exoscale' ? passwordServerRules(root) : undefined;
 
   const localOf = (req: IncomingMessage) => (req.socket.localAddress ?? '').replace(/^::ffff:/, '');
   const record = (req: IncomingMessage, status: number) => {
@@ -186,6 +190,10 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
       if (body) (requests.at(-1) as RequestRecord).body = body;
       return;
     }
+    if (passwords && req.headers.domu_request !== undefined) {
+      const a = await passwords.answer(req);
+      return send(req, res, a.status, a.body);
+    }
     if (opts.kind === 'packet') {
       const body = req.method === 'POST' ? await readRequestBody(req) : '';
       const answer = await packetAnswer(root, req.method ?? 'GET', path, `http://${req.headers.host ?? 'localhost'}`);
@@ -193,7 +201,7 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
       if (req.method === 'POST') (requests.at(-1) as RequestRecord).body = body;
       return;
     }
-    if (opts.kind === 'ec2') {
+    if (opts.kind === 'ec2' || opts.kind === 'aliyun') {
       const verdict = ec2TokenRules(req, path);
       if (verdict) return send(req, res, verdict.status, verdict.body);
     }
@@ -227,6 +235,8 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
 
   const ec2TokenRules = (req: IncomingMessage, path: string): { status: number; body: string } | undefined => {
     const mode = opts.imdsv2 ?? 'optional';
+    // AliYun's hardened mode: the same rules under its own header names.
+    const [TOKEN_HEADER, TTL_HEADER] = opts.kind === 'aliyun' ? ['x-aliyun-ecs-metadata-token', 'x-aliyun-ecs-metadata-token-ttl-seconds'] : [AWS_TOKEN_HEADER, AWS_TTL_HEADER];
     if (path === '/latest/api/token') {
       if (req.method !== 'PUT') return { status: 405, body: 'use PUT\n' };
       if (mode === 'disabled') return { status: 403, body: 'IMDSv2 is disabled\n' };
@@ -280,6 +290,7 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
     url: `http://${hostPart}:${addr.port}`,
     port: addr.port,
     requests,
+    ...(passwords ? { passwordServer: passwords.state } : {}),
     close: closeAll,
   };
 }
@@ -295,7 +306,7 @@ async function resolveTree(root: string, path: string, kind: MetadataKind): Prom
   let host = root;
   for (const part of parts) {
     let next = posix.join(host, part);
-    if (!(await exists(next)) && (kind === 'ec2' || kind === 'openstack')) {
+    if (!(await exists(next)) && (kind === 'ec2' || kind === 'aliyun' || kind === 'openstack')) {
       const alias = (await listSafe(host)).find((n) => n.startsWith(`${part}=`));
       if (alias) next = posix.join(host, alias);
     }

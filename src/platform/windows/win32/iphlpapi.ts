@@ -20,6 +20,8 @@ export interface NetAdapter {
   up: boolean;
   unicast: Array<{ address: string; prefixLength: number; family: IpFamily }>;
   dnsServers: string[];
+  /** The DHCPv4 server of the adapter's lease (Dhcpv4Server), when it has one. */
+  dhcpServer?: string;
 }
 
 export interface AdapterRef {
@@ -49,7 +51,7 @@ const IP_PREFIX_ORIGIN_MANUAL = 1;
 const IP_SUFFIX_ORIGIN_MANUAL = 1;
 
 /** Byte offsets in the x64 layouts of the IP Helper structures kiln reads and writes. */
-const ADAPTER = { ifIndex: 4, next: 8, adapterName: 16, firstUnicast: 24, firstDns: 48, description: 64, friendlyName: 72, physical: 80, physicalLength: 88, flags: 92, mtu: 96, operStatus: 104, luid: 224 };
+const ADAPTER = { ifIndex: 4, next: 8, adapterName: 16, firstUnicast: 24, firstDns: 48, description: 64, friendlyName: 72, physical: 80, physicalLength: 88, flags: 92, mtu: 96, operStatus: 104, luid: 224, dhcpv4Server: 232 };
 const UNICAST = { next: 8, sockaddr: 16, prefixLength: 56 };
 const DNS = { next: 8, sockaddr: 16 };
 const UNICAST_ROW = { size: 88, luid: 32, ifIndex: 40, prefixOrigin: 44, suffixOrigin: 48, prefixLength: 60 };
@@ -127,6 +129,7 @@ export function bindIphlpapi(koffi: Koffi, kernel32: Kernel32): Iphlpapi {
             const sa = sockaddr(d + DNS.sockaddr);
             if (sa) dnsServers.push(sa.address);
           }
+          const dhcpServer = sockaddr(a + ADAPTER.dhcpv4Server)?.address;
           const macLen = Math.min(buf.readUInt32LE(a + ADAPTER.physicalLength), 8);
           out.push({
             ifIndex: buf.readUInt32LE(a + ADAPTER.ifIndex),
@@ -140,6 +143,7 @@ export function bindIphlpapi(koffi: Koffi, kernel32: Kernel32): Iphlpapi {
             up: buf.readUInt32LE(a + ADAPTER.operStatus) === IF_OPER_STATUS_UP,
             unicast,
             dnsServers,
+            ...(dhcpServer && dhcpServer !== '0.0.0.0' ? { dhcpServer } : {}),
           });
         }
         return out;

@@ -1,0 +1,101 @@
+// Exoscale: EC2-style metadata and user data at 169.254.169.254/1.0/, and the VM password from its CloudStack-style password server on port 8080; detected from the DMI product name.
+import { HttpClient, HttpError, type HttpRequest } from '../util/http';
+import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
+import { crawlMetadataTree } from './metadata-crawler';
+import { fetchVmPassword, passwordCloudConfig } from './password-server';
+import { normalizePublicKeys } from './public-keys';
+import { readUrlSettings, type UrlSettings } from './settings';
+import { SourceError } from './source-error';
+import { waitForEndpoint } from './wait-for-url';
+
+/** cloud-init's: 10 s per request, 6 retries, 120 s to wait for the service. */
+export const EXOSCALE_DEFAULTS: UrlSettings = { metadataUrls: ['http://169.254.169.254'], timeout: 10, maxWait: 120, retries: 6 };
+
+/** cloud-init's _is_platform_viable and ds-identify: the DMI product name starts with Exoscale. */
+function onExoscale(ctx: DetectContext): boolean {
+  return (ctx.dmi.product_name ?? '').startsWith('Exoscale');
+}
+
+function stringSetting(settings: Record<string, unknown>, key: string, fallback: string): string {
+  const v = settings[key];
+  if (v === undefined || v === null) return fallback;
+  if (typeof v !== 'string' && typeof v !== 'number') throw new SourceError('Exoscale', `datasource.Exoscale.${key} must be a string, not ${JSON.stringify(v)}`);
+  return String(v);
+}
+
+export const exoscaleSource: Datasource = {
+  name: 'Exoscale',
+  kind: 'network',
+  async detect(ctx: DetectContext) {
+    return onExoscale(ctx);
+  },
+  async crawl(ctx: CrawlContext): Promise<InstanceData> {
+    if (!onExoscale(ctx)) throw new SourceError('Exoscale', `the DMI product name is '${ctx.dmi.product_name ?? ''}', not Exoscale…`);
+    // cloud-init's datasource.Exoscale keys: metadata_url, api_version, password_server_port, timeout, retries.
+    const given = typeof ctx.settings.metadata_url === 'string' ? { ...ctx.settings, metadata_urls: [ctx.settings.metadata_url] } : ctx.settings;
+    const s = readUrlSettings('Exoscale', given, EXOSCALE_DEFAULTS, ctx.baseUrl);
+    const api = stringSetting(ctx.settings, 'api_version', '1.0');
+    const port = Number(stringSetting(ctx.settings, 'password_server_port', '8080'));
+    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new SourceError('Exoscale', `datasource.Exoscale.password_server_port must be a port number, not ${JSON.stringify(ctx.settings.password_server_port)}`);
+    const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
+    const base: HttpRequest = { timeoutMs: s.timeout * 1000, ...(ctx.signal ? { signal: ctx.signal } : {}) };
+    try {
+      const probe = (u: string, signal: AbortSignal) => client.fetch(`${u}/${api}/meta-data/instance-id`, { ...base, signal });
+      const { url } = await waitForEndpoint('Exoscale', s, probe, ctx.log, ctx.signal);
+      const get = async (path: string) => {
+        const res = await client.fetch(`${url}/${api}/${path}`, { ...base, retries: s.retries, acceptStatuses: [404] });
+        return res.status === 404 ? undefined : res;
+      };
+      const userData = (await get('user-data'))?.body;
+      const meta = await crawlMetadataTree('Exoscale', async (p) => (await get(p))?.text(), 'meta-data/');
+      let password: string | undefined;
+      try {
+        password = await fetchVmPassword({
+          source: 'Exoscale',
+          url: `http://${new URL(url).host.replace(/:\d+$/, '')}:${port}/${api}/`,
+          client,
+          log: ctx.log,
+          timeoutMs: s.timeout * 1000,
+          retries: s.retries,
+          flavour: 'cloud-init',
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+        });
+      } catch (err) {
+        if (!(err instanceof SourceError)) throw err;
+        ctx.log.warn(`Exoscale: no password from the password server: ${err.message}`);
+      }
+      return exoscaleInstanceData(meta, userData, password, api);
+    } catch (err) {
+      if (err instanceof HttpError) throw new SourceError('Exoscale', `${err.kind === 'budget' ? 'wait budget ran out' : err.kind}: ${err.message}`, { cause: err });
+      throw err;
+    } finally {
+      await client.close();
+    }
+  },
+};
+
+/** The crawl as cloud-init's DataSourceExoscale keeps it (no metadata_address, so its subplatform is 'unknown'). */
+export function exoscaleInstanceData(meta: Record<string, unknown>, userData: Uint8Array | undefined, password: string | undefined, api: string): InstanceData {
+  const id = meta['instance-id'];
+  if (typeof id !== 'string' || !id.trim()) throw new SourceError('Exoscale', `${api}/meta-data/instance-id is missing or empty`);
+  const data: InstanceData = {
+    instanceId: id,
+    cloudName: 'exoscale',
+    platform: 'exoscale',
+    subplatform: 'unknown',
+    publicKeys: normalizePublicKeys(meta['public-keys']),
+    metadata: meta,
+    // cloud-init's activate(): set_passwords runs on every boot, so a password reset in the console applies at the next one.
+    rerunModules: ['set_passwords'],
+  };
+  const host = meta['local-hostname'];
+  if (typeof host === 'string' && host.trim()) data.localHostname = host.trim();
+  const az = meta['availability-zone'];
+  if (typeof az === 'string' && az) data.availabilityZone = az;
+  if (userData && userData.length > 0) data.userData = userData;
+  if (password) {
+    data.adminPassword = password;
+    data.sourceConfig = passwordCloudConfig(password);
+  }
+  return data;
+}
