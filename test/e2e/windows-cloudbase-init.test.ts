@@ -118,6 +118,29 @@ test('cloudbase-init under wine without a config drive: a clear error, MAIN not 
   assert.match(r.stdout, /error: No available metadata service found \(tried ConfigDriveService, PacketService\); MAIN plugins not run/);
 });
 
+test('NoCloudConfigDriveService and EmptyMetadataService under wine: a cidata drive on Q: names the instance and host; the empty service is a last resort', (t) => {
+  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
+  if (!need(t, hasCommand('wine'), 'wine is not installed')) return;
+  const dir = tempDir(t);
+  const drive = join(dir, 'cidata');
+  mkdirSync(drive, { recursive: true });
+  writeFileSync(join(drive, '.windows-label'), 'cidata\n');
+  writeFileSync(join(drive, 'meta-data'), 'instance-id: kiln-e2e-nocloud\nlocal-hostname: nocloud-wine\n');
+  writeFileSync(join(drive, 'user-data'), '');
+  const prefix = privateWinePrefix(dir, { q: drive }, ['q']);
+  const services = ['nocloudservice.NoCloudConfigDriveService', 'base.EmptyMetadataService'].map((s) => `cloudbaseinit.metadata.services.${s}`).join(',');
+  const conf = join(dir, 'c.conf');
+  writeFileSync(conf, `[DEFAULT]\nmetadata_services=${services}\nplugins=cloudbaseinit.plugins.common.sethostname.SetHostNamePlugin\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n`);
+  let r = runUnderWine(exe as string, ['--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+  assert.match(r.stdout, /^metadata: cloudbaseinit\.metadata\.services\.nocloudservice\.NoCloudConfigDriveService \(NoCloud\), instance kiln-e2e-nocloud$/m);
+  assert.equal(regQuery(prefix, 'HKLM\\System\\CurrentControlSet\\Control\\ComputerName\\ComputerName', 'ComputerName'), 'REG_SZ NOCLOUD-WINE');
+  // A machine without the drive: the empty service answers, and MAIN runs with no metadata to apply.
+  const bare = privateWinePrefix(join(dir, 'bare'), {}, []);
+  r = runUnderWine(exe as string, ['--config-file', `Z:${conf}`], { WINEPREFIX: bare, KILN_FACE: 'cloudbase-init' });
+  assert.match(r.stdout, /^metadata: cloudbaseinit\.metadata\.services\.base\.EmptyMetadataService \(None\)/m, `${r.stdout}\n${r.stderr}`);
+});
+
 test('kiln service install|uninstall under wine: LocalSystem, dependencies, and a start by the service control manager runs the flow', (t) => {
   if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
   if (!need(t, hasCommand('wine'), 'wine is not installed')) return;
