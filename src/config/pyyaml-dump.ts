@@ -217,7 +217,7 @@ function keyOrder(o: Record<string, Value>, sort: boolean): string[] {
   return sort ? keys.sort() : keys;
 }
 
-function emit(v: Value, indent: number, out: string[], sort: boolean, firstPrefix: string | null): void {
+function emit(v: Value, indent: number, out: string[], sort: boolean, firstPrefix: string | null, step = 4): void {
   const pad = ' '.repeat(indent);
   if (isMap(v)) {
     const keys = keyOrder(v, sort);
@@ -230,11 +230,11 @@ function emit(v: Value, indent: number, out: string[], sort: boolean, firstPrefi
       const val = v[k];
       if (isMap(val) && keyOrder(val, sort).length > 0) {
         out.push(`${prefix}${scalar(k)}:`);
-        emit(val, indent + 4, out, sort, null);
+        emit(val, indent + step, out, sort, null, step);
       } else if (Array.isArray(val) && val.length > 0) {
         out.push(`${prefix}${scalar(k)}:`);
-        emit(val, indent, out, sort, null);
-      } else out.push(`${prefix}${scalar(k)}: ${Array.isArray(val) ? '[]' : isMap(val) ? '{}' : scalar(val, indent + 4, prefix.length + scalar(k).length + 2)}`);
+        emit(val, indent, out, sort, null, step);
+      } else out.push(`${prefix}${scalar(k)}: ${Array.isArray(val) ? '[]' : isMap(val) ? '{}' : scalar(val, indent + step, prefix.length + scalar(k).length + 2)}`);
     });
     return;
   }
@@ -244,12 +244,12 @@ function emit(v: Value, indent: number, out: string[], sort: boolean, firstPrefi
       return;
     }
     v.forEach((item, i) => {
-      const dash = i === 0 && firstPrefix !== null ? `${firstPrefix}-   ` : `${pad}-   `;
-      if (isMap(item) && keyOrder(item, sort).length > 0) emit(item, indent + 4, out, sort, dash);
-      else if (Array.isArray(item) && item.length > 0) emit(item, indent + 4, out, sort, dash);
+      const dash = i === 0 && firstPrefix !== null ? `${firstPrefix}-${' '.repeat(step - 1)}` : `${pad}-${' '.repeat(step - 1)}`;
+      if (isMap(item) && keyOrder(item, sort).length > 0) emit(item, indent + step, out, sort, dash, step);
+      else if (Array.isArray(item) && item.length > 0) emit(item, indent + step, out, sort, dash, step);
       else {
         const lead = `${i === 0 && firstPrefix !== null ? firstPrefix : pad}- `;
-        out.push(`${lead}${Array.isArray(item) ? '[]' : isMap(item) ? '{}' : scalar(item, indent + 4, lead.length)}`);
+        out.push(`${lead}${Array.isArray(item) ? '[]' : isMap(item) ? '{}' : scalar(item, indent + step, lead.length)}`);
       }
     });
     return;
@@ -257,10 +257,13 @@ function emit(v: Value, indent: number, out: string[], sort: boolean, firstPrefi
   out.push(`${firstPrefix ?? pad}${scalar(v)}`);
 }
 
-/** YAML text for V as PyYAML writes it (keys sorted unless SORT is false), ending in a newline. */
-export function pyyamlDump(v: Value, sort = true): string {
+/**
+ * YAML text for V as PyYAML writes it (keys sorted unless SORT is false), ending in a newline. INDENT is
+ * PyYAML's indent: 4 as cloud-init's safeyaml.dumps, 2 for a plain yaml.dump (puppet's csr_attributes.yaml).
+ */
+export function pyyamlDump(v: Value, sort = true, indent = 4): string {
   const out: string[] = [];
   if (!isMap(v) && !Array.isArray(v)) return `${scalar(v)}\n...\n`;
-  emit(v, 0, out, sort, null);
+  emit(v, 0, out, sort, null, indent);
   return `${out.join('\n')}\n`;
 }
