@@ -46,6 +46,85 @@ const writeFile: SchemaNode = {
   additionalProperties: false,
 };
 
+const int: SchemaNode = { type: 'integer' };
+const num: SchemaNode = { type: 'number' };
+
+/** cc_puppet's keys (22.4 schema; `conf` sections are puppet.conf sections of settings, `ca_cert` a PEM). */
+const puppet: SchemaNode = {
+  type: 'object',
+  properties: {
+    install: bool, version: str, install_type: { type: 'string', enum: ['packages', 'aio'] }, collection: str, aio_install_url: str, cleanup: bool,
+    conf_file: str, ssl_dir: str, csr_attributes_path: str, package_name: str, exec: bool, exec_args: strList, start_service: bool,
+    conf: { type: 'object', properties: { agent: obj, ca_cert: str, main: obj, server: obj, user: obj }, additionalProperties: false },
+    csr_attributes: { type: 'object', properties: { custom_attributes: obj, extension_requests: obj }, additionalProperties: false },
+  },
+  additionalProperties: false,
+  module: 'puppet',
+};
+
+/** cc_chef's keys (22.4 schema: the module also reads exec_arguments, version, ruby_version, delete_validation_post_exec, which the schema does not list). */
+const chef: SchemaNode = {
+  type: 'object',
+  properties: {
+    directories: strList, validation_cert: str, validation_key: str, firstboot_path: str, client_key: str, encrypted_data_bag_secret: str,
+    environment: str, file_backup_path: str, file_cache_path: str, json_attribs: str, log_level: str, log_location: str, node_name: str,
+    omnibus_url: str, omnibus_url_retries: int, omnibus_version: str, pid_file: str, server_url: str, show_time: bool, ssl_verify_mode: str,
+    validation_name: str, force_install: bool, exec: bool,
+    initial_attributes: obj, install_type: { type: 'string', enum: ['packages', 'gems', 'omnibus'] }, run_list: strList, chef_license: str,
+  },
+  additionalProperties: false,
+  module: 'chef',
+};
+
+/** cc_salt_minion's keys. */
+const saltMinion: SchemaNode = {
+  type: 'object',
+  properties: { pkg_name: str, service_name: str, config_dir: str, conf: obj, grains: obj, public_key: str, private_key: str, pki_dir: str },
+  additionalProperties: false,
+  module: 'salt_minion',
+};
+
+/** cc_mcollective's keys: `conf` values are server.cfg values (the module also takes a mapping as a section; the schema does not). */
+const mcollective: SchemaNode = {
+  type: 'object',
+  properties: { conf: { type: 'object', properties: { 'public-cert': str, 'private-cert': str }, additionalProperties: { anyOf: [bool, int, str] } } },
+  additionalProperties: false,
+  module: 'mcollective',
+};
+
+/** cc_ansible's keys (22.4's schema; the module is new in 22.3). */
+const ansiblePull: SchemaNode = {
+  type: 'object',
+  properties: {
+    accept_host_key: bool, clean: bool, full: bool, diff: bool, ssh_common_args: str, scp_extra_args: str, sftp_extra_args: str, private_key: str,
+    checkout: str, module_path: str, timeout: str, url: str, connection: str, vault_id: str, vault_password_file: str, module_name: str, sleep: str,
+    tags: str, skip_tags: str, playbook_name: str,
+  },
+  additionalProperties: false,
+};
+const ansible: SchemaNode = {
+  type: 'object',
+  properties: {
+    install_method: { type: 'string', enum: ['distro', 'pip'] }, run_user: str, ansible_config: str, package_name: str,
+    setup_controller: {
+      type: 'object',
+      properties: {
+        repositories: { type: 'array', items: { type: 'object', properties: { path: str, source: str }, additionalProperties: false } },
+        run_ansible: { type: 'array', items: { type: 'object', properties: {
+          playbook_name: str, playbook_dir: str, become_password_file: str, connection_password_file: str, list_hosts: bool, syntax_check: bool, timeout: num, vault_id: str,
+          vault_password_file: str, background: num, check: bool, diff: bool, module_path: str, poll: num, args: str, extra_vars: str, forks: num, inventory: str,
+          scp_extra_args: str, sftp_extra_args: str, private_key: str, connection: str, module_name: str, sleep: str, tags: str, skip_tags: str,
+        } } },
+      },
+      additionalProperties: false,
+    },
+    galaxy: { type: 'object', properties: { actions: { type: 'array', items: strList } }, additionalProperties: false },
+    pull: ansiblePull,
+  },
+  additionalProperties: false,
+  module: 'ansible',
+};
+
 export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
   type: 'object',
   additionalProperties: true,
@@ -124,5 +203,10 @@ export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
     output: obj,
     network: obj,
     frequency: freq,
+    puppet,
+    chef,
+    salt_minion: saltMinion,
+    mcollective,
+    ansible,
   },
 };

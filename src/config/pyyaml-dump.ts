@@ -258,8 +258,8 @@ function emit(v: Value, indent: number, out: string[], sort: boolean, firstPrefi
 }
 
 /**
- * YAML text for V as PyYAML writes it (keys sorted unless SORT is false), ending in a newline; INDENT 4 as
- * cloud-init's safe dumps, 2 for a plain yaml.dump.
+ * YAML text for V as PyYAML writes it (keys sorted unless SORT is false), ending in a newline. INDENT is
+ * PyYAML's indent: 4 as cloud-init's safeyaml.dumps, 2 for a plain yaml.dump (puppet's csr_attributes.yaml).
  */
 export function pyyamlDump(v: Value, sort = true, indent = 4): string {
   const out: string[] = [];

@@ -41,6 +41,11 @@ import { timezoneModule } from './timezone';
 import { writeFilesDeferredModule } from './write-files-deferred';
 import { yumAddRepoModule } from './yum-add-repo';
 import { zypperAddRepoModule } from './zypper-add-repo';
+import { puppetModule } from './puppet';
+import { chefModule } from './chef';
+import { ansibleModule } from './ansible';
+import { mcollectiveModule } from './mcollective';
+import { saltMinionModule } from './salt-minion';
 
 /**
  * Every module, in the order of cloud-init's default cloud.cfg module lists (init, then config, then final).
@@ -81,6 +86,11 @@ export const MODULES: readonly Module[] = [
   // final stage (cloud_final_modules)
   packageUpdateUpgradeInstallModule,
   writeFilesDeferredModule,
+  puppetModule,
+  chefModule,
+  ansibleModule,
+  mcollectiveModule,
+  saltMinionModule,
   scriptsVendorModule,
   scriptsPerOnceModule,
   scriptsPerBootModule,

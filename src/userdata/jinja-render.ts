@@ -382,8 +382,10 @@ function deepEqual(a: unknown, b: unknown): boolean {
  * kept). Throws TemplateError naming the line for syntax errors and undefined names.
  */
 export function renderJinja(source: string, context: Record<string, unknown>): string {
-  const nodes = parseTemplate(source);
+  // keep_trailing_newline=False drops the source's last newline before parsing, not the output's: after a
+  // closing `{% endif %}` trim_blocks already ate it, and the line before keeps its own.
+  const nodes = parseTemplate(source.replace(/\r?\n$/, ''));
   const out: string[] = [];
   new Renderer().render(nodes, new Frame(new Map(Object.entries(context))), out);
-  return out.join('').replace(/\r?\n$/, '');
+  return out.join('');
 }

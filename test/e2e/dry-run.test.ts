@@ -136,6 +136,46 @@ apk_repos:
 package_update: true
 package_upgrade: true
 packages: [kiln-dryrun-package]
+puppet:
+  install: true
+  exec: true
+  exec_args: [--kiln-dryrun-canary]
+  conf:
+    agent:
+      server: kiln-dryrun.example.test
+  csr_attributes:
+    custom_attributes:
+      1.2.840.113549.1.9.7: kiln-dryrun
+  conf_file: /etc/kiln-dryrun/puppet.conf
+  csr_attributes_path: /etc/kiln-dryrun/csr_attributes.yaml
+chef:
+  server_url: https://kiln-dryrun.example.test
+  validation_name: kiln-dryrun
+  validation_cert: kiln-dryrun-key
+  validation_key: /etc/kiln-dryrun/validation.pem
+  directories: [/etc/kiln-dryrun/chef]
+  firstboot_path: /etc/kiln-dryrun/firstboot.json
+  run_list: ['recipe[kiln-dryrun]']
+  exec: true
+  exec_arguments: [--kiln-dryrun-canary]
+mcollective:
+  conf:
+    loglevel: debug
+    private-cert: kiln-dryrun-cert
+salt_minion:
+  config_dir: /etc/kiln-dryrun/salt
+  conf:
+    master: kiln-dryrun.example.test
+  public_key: kiln-dryrun-pub
+  private_key: kiln-dryrun-priv
+ansible:
+  install_method: distro
+  package_name: kiln-dryrun-ansible
+  galaxy:
+    actions: [[kiln-dryrun-canary, galaxy]]
+  pull:
+    url: http://192.0.2.1/kiln-dryrun.git
+    playbook_name: kiln-dryrun.yml
 phone_home:
   url: http://127.0.0.1:9/kiln-dryrun
   post: all

@@ -32,7 +32,8 @@ test('ntp on Debian: chrony preferred, rendered from the target template to /etc
   put(root, '/etc/chrony/chrony.conf', 'old\n');
   const ctx = dryContext(root);
   await ntpModule.run(ctx, { ntp: { servers: ['192.0.2.1'], pools: ['pool.test'] } });
-  assert.equal(await ctx.dry.readText('/etc/chrony/chrony.conf'), 'pool pool.test iburst\nserver 192.0.2.1 iburst\n');
+  // As Jinja2 and cloud-init's templater render it: the loop keeps its last line break, the template's final newline is added back.
+  assert.equal(await ctx.dry.readText('/etc/chrony/chrony.conf'), 'pool pool.test iburst\nserver 192.0.2.1 iburst\n\n');
   assert.equal(await ctx.dry.readText('/etc/chrony/chrony.conf.dist'), 'old\n');
   const apt = 'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
   assert.deepEqual(ctx.commands(), [`${apt} update`, `${apt} install chrony`, 'service chrony restart']);
@@ -63,7 +64,7 @@ test('ntp: enabled false skips, a non-mapping or bad config is an error naming t
   // A custom template and client from config, on RHEL: installs without refreshing first.
   const ctx2 = dryContext(root, { distro: { name: 'rocky', family: 'redhat', version: '9' } });
   await ntpModule.run(ctx2, { ntp: { servers: ['a.test'], config: { confpath: '/etc/my-ntp.conf', check_exe: 'myntpd', packages: ['myntp'], service_name: 'myntp', template: '## template:jinja\n{% for s in servers %}S {{s}}\n{% endfor %}' } } });
-  assert.equal(await ctx2.dry.readText('/etc/my-ntp.conf'), 'S a.test', 'jinja drops the final newline when the template has none');
+  assert.equal(await ctx2.dry.readText('/etc/my-ntp.conf'), 'S a.test\n', 'a template without a final newline keeps what its loop body wrote (Jinja2 gives the same)');
   assert.deepEqual(ctx2.commands(), ['dnf -t -y install myntp', 'service myntp restart']);
 });
 

@@ -343,7 +343,7 @@ test('every WARNING logged during a stage is a recoverable error (degraded, exit
 });
 
 test('a listed module kiln does not implement is a WARNING naming it (degraded, exit 2); one cloud-init removed is INFO only', async (t) => {
-  const root = sandbox(t, 'i-1', 'datasource_list: [Fake]\ncloud_init_modules: [migrator]\ncloud_config_modules: [puppet, cfg_always]\ncloud_final_modules: []\n');
+  const root = sandbox(t, 'i-1', 'datasource_list: [Fake]\ncloud_init_modules: [migrator]\ncloud_config_modules: [snap, cfg_always]\ncloud_final_modules: []\n');
   const rec: Recorder = { runs: [] };
   const sink = new MemorySink();
   const logger = new Logger();
@@ -351,7 +351,7 @@ test('a listed module kiln does not implement is a WARNING naming it (degraded, 
   await boot(root, fakeDeps([fakeSource()], modulesFor(rec)), logger);
   assert.deepEqual(rec.runs, ['cfg_always'], 'the other modules still run');
   const status = json(root, 'run/cloud-init/status.json');
-  assert.deepEqual(status.v1['modules-config'].recoverable_errors.WARNING, ["Could not find module named cc_puppet (kiln does not implement it; any 'puppet' config is not applied)"]);
+  assert.deepEqual(status.v1['modules-config'].recoverable_errors.WARNING, ["Could not find module named cc_snap (kiln does not implement it; any 'snap' config is not applied)"]);
   assert.deepEqual(status.v1.init.recoverable_errors, {}, 'migrator was removed from cloud-init itself: not a problem');
   assert.ok(sink.lines.some((l) => /\[INFO\]: Module `migrator` has been removed from cloud-init/.test(l)));
   const s = await readBootStatus(new LinuxPlatform({ root, log: new Logger().for('t') }), undefined, '');

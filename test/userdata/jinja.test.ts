@@ -40,6 +40,8 @@ const PARITY: string[] = [
   'x\n  {%- if true %}\nkept\n  {% endif %}\nafter\n',
   '{{ "line1\nline2" | indent(2) }}',
   'trailing newline dropped\n',
+  'a\n{% if missing_flag is defined %}\nb\n{% endif %}\n',
+  'a\n{% if n %}\nb\n{% endif %}\nc\n',
   'a {% raw %}{{ not rendered }} {% if %}{% endraw %} b\n{% raw -%}\n  x {{ y }}\n{%- endraw %}\nz',
 ];
 
@@ -48,6 +50,8 @@ test('fixed renders', () => {
   assert.equal(renderJinja('{% for k in [1,2] %}{{ k }}{% endfor %}', CTX), '12');
   assert.equal(renderJinja('{{ ds.meta_data.tags.role }}-{{ ds["meta_data"]["tags"]["env"] }}', CTX), 'web-prod');
   assert.equal(renderJinja('{{ true }} {{ none }} {{ 1.5 }}', CTX), 'True None 1.5');
+  // The source's last newline goes before parsing: a block that closes the template keeps the line before it whole.
+  assert.equal(renderJinja('a\n{% if n > 100 %}\nb\n{% endif %}\n', CTX), 'a\n');
 });
 
 test('undefined names and syntax errors name the line', () => {
