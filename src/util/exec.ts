@@ -8,6 +8,8 @@ export interface ExecRequest {
   env?: Record<string, string>;
   cwd?: string;
   timeoutMs?: number;
+  /** Windows: argv is joined with spaces as it is, unquoted (a cmd.exe command line that carries its own quotes). */
+  verbatimArgs?: boolean;
 }
 
 export interface ExecOutcome {
@@ -28,6 +30,8 @@ export interface ProcessStart {
   cwd?: string;
   /** stdin is a pipe for the input when set, the null device otherwise (as cloud-init's subp gives it). */
   withInput: boolean;
+  /** Windows: ARGS go on the command line unquoted (Node's windowsVerbatimArguments); other systems ignore it. */
+  verbatimArgs?: boolean;
 }
 
 /** How a started program ended; code is null when a signal ended it (or it never started). */
@@ -58,6 +62,7 @@ export const startWithNode: ProcessStarter = (start) => {
     env: start.env,
     stdio: [start.withInput ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     windowsHide: true,
+    ...(start.verbatimArgs ? { windowsVerbatimArguments: true } : {}),
   });
   let spawnError: string | undefined;
   child.on('error', (e: NodeJS.ErrnoException) => {
@@ -96,6 +101,7 @@ export async function execProcess(req: ExecRequest, start: ProcessStarter = star
     env: req.env ? { ...process.env, ...req.env } : process.env,
     ...(req.cwd !== undefined ? { cwd: req.cwd } : {}),
     withInput: req.input !== undefined,
+    ...(req.verbatimArgs ? { verbatimArgs: true } : {}),
   });
   const stdout = capture(child.stdout);
   const stderr = capture(child.stderr);
