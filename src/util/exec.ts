@@ -57,13 +57,22 @@ export type ProcessStarter = (start: ProcessStart) => StartedProcess;
 
 /** Node's child_process.spawn (fork and exec). */
 export const startWithNode: ProcessStarter = (start) => {
-  const child = childProcess().spawn(start.file, start.args, {
-    ...(start.cwd !== undefined ? { cwd: start.cwd } : {}),
-    env: start.env,
-    stdio: [start.withInput ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-    windowsHide: true,
-    ...(start.verbatimArgs ? { windowsVerbatimArguments: true } : {}),
-  });
+  let child;
+  try {
+    child = childProcess().spawn(start.file, start.args, {
+      ...(start.cwd !== undefined ? { cwd: start.cwd } : {}),
+      env: start.env,
+      stdio: [start.withInput ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      windowsHide: true,
+      ...(start.verbatimArgs ? { windowsVerbatimArguments: true } : {}),
+    });
+  } catch (e) {
+    // spawn throws, rather than emitting 'error', for what it refuses before starting anything (EINVAL for a .cmd or
+    // .bat program on Windows, a NUL byte in an argument): the same "could not start" as ENOENT.
+    const err = e as NodeJS.ErrnoException;
+    const why = err.code && !err.code.startsWith('ERR_') ? err.code : (err.message ?? String(e));
+    return { kill: () => undefined, ended: Promise.resolve({ code: null, signal: null, spawnError: `${start.file}: ${why}` }) };
+  }
   let spawnError: string | undefined;
   child.on('error', (e: NodeJS.ErrnoException) => {
     spawnError = `${start.file}: ${e.code ?? e.message}`;
