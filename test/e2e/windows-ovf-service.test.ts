@@ -120,6 +120,7 @@ test('cloudbase-init under wine: a drive labelled otherwise is not OvfService\'s
   if (skip(t)) return;
   const r = runOvf(t, 'CONFIG-2', (marker) => ({ hostname: 'ovf-not-me', 'user-data': markerScript(marker, 'must not run') }));
   assert.doesNotMatch(r.stdout, /^metadata: .*OvfService/m, r.stdout);
+  assert.match(r.stdout, /No available metadata service found \(tried OvfService\)/);
   assert.deepEqual(r.marker, []);
   assert.notEqual(r.computerName.toUpperCase(), 'OVF-NOT-ME');
 });
