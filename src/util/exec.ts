@@ -8,6 +8,8 @@ export interface ExecRequest {
   env?: Record<string, string>;
   cwd?: string;
   timeoutMs?: number;
+  /** Windows: argv is joined with spaces as it is, unquoted (a cmd.exe command line that carries its own quotes). */
+  verbatimArgs?: boolean;
 }
 
 export interface ExecOutcome {
@@ -28,6 +30,8 @@ export interface ProcessStart {
   cwd?: string;
   /** stdin is a pipe for the input when set, the null device otherwise (as cloud-init's subp gives it). */
   withInput: boolean;
+  /** Windows: ARGS go on the command line unquoted (Node's windowsVerbatimArguments); other systems ignore it. */
+  verbatimArgs?: boolean;
 }
 
 /** How a started program ended; code is null when a signal ended it (or it never started). */
@@ -53,12 +57,22 @@ export type ProcessStarter = (start: ProcessStart) => StartedProcess;
 
 /** Node's child_process.spawn (fork and exec). */
 export const startWithNode: ProcessStarter = (start) => {
-  const child = childProcess().spawn(start.file, start.args, {
-    ...(start.cwd !== undefined ? { cwd: start.cwd } : {}),
-    env: start.env,
-    stdio: [start.withInput ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-    windowsHide: true,
-  });
+  let child;
+  try {
+    child = childProcess().spawn(start.file, start.args, {
+      ...(start.cwd !== undefined ? { cwd: start.cwd } : {}),
+      env: start.env,
+      stdio: [start.withInput ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      windowsHide: true,
+      ...(start.verbatimArgs ? { windowsVerbatimArguments: true } : {}),
+    });
+  } catch (e) {
+    // spawn throws, rather than emitting 'error', for what it refuses before starting anything (EINVAL for a .cmd or
+    // .bat program on Windows, a NUL byte in an argument): the same "could not start" as ENOENT.
+    const err = e as NodeJS.ErrnoException;
+    const why = err.code && !err.code.startsWith('ERR_') ? err.code : (err.message ?? String(e));
+    return { kill: () => undefined, ended: Promise.resolve({ code: null, signal: null, spawnError: `${start.file}: ${why}` }) };
+  }
   let spawnError: string | undefined;
   child.on('error', (e: NodeJS.ErrnoException) => {
     spawnError = `${start.file}: ${e.code ?? e.message}`;
@@ -96,6 +110,7 @@ export async function execProcess(req: ExecRequest, start: ProcessStarter = star
     env: req.env ? { ...process.env, ...req.env } : process.env,
     ...(req.cwd !== undefined ? { cwd: req.cwd } : {}),
     withInput: req.input !== undefined,
+    ...(req.verbatimArgs ? { verbatimArgs: true } : {}),
   });
   const stdout = capture(child.stdout);
   const stderr = capture(child.stderr);

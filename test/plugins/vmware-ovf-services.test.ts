@@ -50,16 +50,17 @@ test('VMwareGuestInfoService: rpctool.exe under %ProgramFiles% answers guestinfo
   const seen: string[][] = [];
   files.onRun = (argv) => {
     seen.push(argv);
-    const key = (argv[1] ?? '').replace(/^info-get /, '');
+    const key = /"info-get ([^"]+)"$/.exec(argv[3] ?? '')?.[1] ?? '';
     return key in guestinfo ? { code: 0, stdout: `${guestinfo[key]}\n` } : { code: 1, stderr: 'No value found' };
   };
   const report = await runCloudbaseInit(deps);
   assert.deepEqual(report.errors, []);
   assert.deepEqual(report.service, { classPath: `${S}vmwareguestinfoservice.VMwareGuestInfoService`, datasource: 'VMware' });
   assert.equal(report.instanceId, 'iid-win-vm');
-  assert.ok(seen.every((a) => a[0] === tool), `every call uses rpctool.exe: ${JSON.stringify(seen)}`);
+  // Through the shell, as cloudbase-init's execute_process (shell=True) runs it: a batch file is a tool there too.
+  assert.ok(seen.every((a) => a.length === 4 && a[0] === 'cmd.exe' && a[3]?.startsWith(`"${tool}" `)), `every call runs rpctool.exe through cmd.exe: ${JSON.stringify(seen)}`);
   // The first call is the detection (cloudbase-init's load() test), then the crawl.
-  assert.deepEqual(seen.map((a) => a[1]), ['info-get guestinfo.metadata', 'info-get guestinfo.metadata', 'info-get guestinfo.metadata.encoding', 'info-get guestinfo.userdata', 'info-get guestinfo.userdata.encoding']);
+  assert.deepEqual(seen.map((a) => a[3]?.slice(tool.length + 3)), ['"info-get guestinfo.metadata"', '"info-get guestinfo.metadata"', '"info-get guestinfo.metadata.encoding"', '"info-get guestinfo.userdata"', '"info-get guestinfo.userdata.encoding"']);
   assert.ok(win.users.has('vmadmin'), 'admin-username names the user CreateUserPlugin makes');
 });
 

@@ -409,9 +409,13 @@ export class WindowsPlatform implements Platform, WindowsSystem {
   }
 
   async run(cmd: string[] | string, opts: RunOpts = {}): Promise<RunResult> {
-    const argv = typeof cmd === 'string' ? ['cmd.exe', '/s', '/c', cmd] : cmd;
+    // A string is a cmd.exe command line, which may quote its own parts: `cmd.exe /s /c "LINE"` handed over as it is
+    // (Python's shell=True and Node's shell option do the same). Node's quoting would escape LINE's quotes with
+    // backslashes, which cmd.exe does not read, and would refuse a .cmd/.bat program in an argv outright (EINVAL).
+    const argv = typeof cmd === 'string' ? ['cmd.exe', '/s', '/c', `"${cmd}"`] : cmd;
     const outcome = await execProcess({
       argv,
+      ...(typeof cmd === 'string' ? { verbatimArgs: true } : {}),
       ...(opts.input !== undefined ? { input: opts.input } : {}),
       ...(opts.env ? { env: opts.env } : {}),
       ...(opts.cwd !== undefined ? { cwd: this.hostPath(opts.cwd) } : {}),

@@ -23,9 +23,13 @@ export function cloudbaseRpctoolPath(ctx: DetectContext, settings: Record<string
   return expandVars(given, ctx.env ?? {}).replace(/\//g, '\\');
 }
 
-/** `rpctool.exe "info-get guestinfo.KEY"`; any failure is "no value", as cloudbase-init logs it at DEBUG and moves on. */
+/**
+ * `"rpctool.exe" "info-get guestinfo.KEY"` run by cmd.exe, as cloudbase-init's execute_process runs it (shell=True), so
+ * a tool that is a batch file works as it does there; any failure is "no value", as cloudbase-init logs it at DEBUG and
+ * moves on. Both parts are quoted (list2cmdline quotes the RPC, and the tool's path when it has a space).
+ */
 async function get(ctx: DetectContext, tool: string, key: string): Promise<string | undefined> {
-  const r = await ctx.platform.run([tool, `info-get ${guestinfoKey(key)}`], { allowFailure: true, timeoutMs: TIMEOUT_MS });
+  const r = await ctx.platform.run(`"${tool}" "info-get ${guestinfoKey(key)}"`, { allowFailure: true, timeoutMs: TIMEOUT_MS });
   if (r.code !== 0) {
     ctx.log.debug(`VMware: ${tool} 'info-get ${guestinfoKey(key)}' exited ${r.code}: ${r.stderr.trim()}`);
     return undefined;
