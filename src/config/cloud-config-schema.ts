@@ -87,6 +87,7 @@ export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
     timezone: { ...str, module: 'timezone' },
     locale: { anyOf: [bool, str], module: 'locale' },
     locale_configfile: { ...str, module: 'locale' },
+    byobu_by_default: { type: 'string', enum: ['enable-system', 'enable-user', 'disable-system', 'disable-user', 'enable', 'disable', 'user', 'system'], module: 'byobu' },
     keyboard: { type: 'object', properties: { layout: str, model: str, variant: str, options: str }, additionalProperties: false, module: 'keyboard' },
     ntp: { anyOf: [{ type: 'null' }, obj], module: 'ntp' },
     mounts: { type: 'array', items: { type: 'array', items: { anyOf: [str, { type: 'null' }] } }, module: 'mounts' },

@@ -1,5 +1,6 @@
 // The one explicit list of cloud-config modules kiln knows, by cloud-init name; the runner looks modules up here.
 import { bootcmd } from './bootcmd';
+import { byobuModule } from './byobu';
 import { caCerts } from './ca-certs';
 import type { Module } from './module';
 import { diskSetup } from './disk-setup';
@@ -75,6 +76,7 @@ export const MODULES: readonly Module[] = [
   timezoneModule,
   disableEc2MetadataModule,
   runcmdModule,
+  byobuModule,
   yumAddRepoModule,
   zypperAddRepoModule,
   apkConfigureModule,
