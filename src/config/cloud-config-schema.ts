@@ -88,6 +88,7 @@ export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
     locale: { anyOf: [bool, str], module: 'locale' },
     locale_configfile: { ...str, module: 'locale' },
     byobu_by_default: { type: 'string', enum: ['enable-system', 'enable-user', 'disable-system', 'disable-user', 'enable', 'disable', 'user', 'system'], module: 'byobu' },
+    fan: { type: 'object', properties: { config: str, config_path: str }, additionalProperties: false, module: 'fan' },
     keyboard: { type: 'object', properties: { layout: str, model: str, variant: str, options: str }, additionalProperties: false, module: 'keyboard' },
     ntp: { anyOf: [{ type: 'null' }, obj], module: 'ntp' },
     mounts: { type: 'array', items: { type: 'array', items: { anyOf: [str, { type: 'null' }] } }, module: 'mounts' },

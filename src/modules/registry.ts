@@ -2,6 +2,7 @@
 import { bootcmd } from './bootcmd';
 import { byobuModule } from './byobu';
 import { caCerts } from './ca-certs';
+import { fanModule } from './fan';
 import type { Module } from './module';
 import { diskSetup } from './disk-setup';
 import { growpart } from './growpart';
@@ -82,6 +83,7 @@ export const MODULES: readonly Module[] = [
   apkConfigureModule,
   // final stage (cloud_final_modules)
   packageUpdateUpgradeInstallModule,
+  fanModule,
   writeFilesDeferredModule,
   scriptsVendorModule,
   scriptsPerOnceModule,

@@ -140,6 +140,9 @@ phone_home:
   url: http://127.0.0.1:9/kiln-dryrun
   post: all
   tries: 1
+fan:
+  config: 10.0.0.0/8 250.0.0.0/8
+  config_path: /etc/kiln-dryrun/fan
 final_message: kiln dry run done
 power_state:
   mode: reboot
