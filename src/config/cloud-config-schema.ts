@@ -89,6 +89,8 @@ export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
     locale_configfile: { ...str, module: 'locale' },
     byobu_by_default: { type: 'string', enum: ['enable-system', 'enable-user', 'disable-system', 'disable-user', 'enable', 'disable', 'user', 'system'], module: 'byobu' },
     fan: { type: 'object', properties: { config: str, config_path: str }, additionalProperties: false, module: 'fan' },
+    landscape: { type: 'object', properties: { client: obj }, additionalProperties: false, module: 'landscape' },
+    spacewalk: { type: 'object', properties: { server: str, proxy: str, activation_key: str }, additionalProperties: false, module: 'spacewalk' },
     keyboard: { type: 'object', properties: { layout: str, model: str, variant: str, options: str }, additionalProperties: false, module: 'keyboard' },
     ntp: { anyOf: [{ type: 'null' }, obj], module: 'ntp' },
     mounts: { type: 'array', items: { type: 'array', items: { anyOf: [str, { type: 'null' }] } }, module: 'mounts' },

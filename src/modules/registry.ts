@@ -25,6 +25,7 @@ import { disableEc2MetadataModule } from './disable-ec2-metadata';
 import { finalMessageModule } from './final-message';
 import { grubDpkgModule } from './grub-dpkg';
 import { keyboardModule } from './keyboard';
+import { landscapeModule } from './landscape';
 import { keysToConsoleModule } from './keys-to-console';
 import { localeModule } from './locale';
 import { ntpModule } from './ntp';
@@ -38,6 +39,7 @@ import { scriptsPerOnceModule } from './scripts-per-once';
 import { scriptsUserModule } from './scripts-user';
 import { scriptsVendorModule } from './scripts-vendor';
 import { sshAuthkeyFingerprintsModule } from './ssh-authkey-fingerprints';
+import { spacewalkModule } from './spacewalk';
 import { sshImportIdModule } from './ssh-import-id';
 import { timezoneModule } from './timezone';
 import { writeFilesDeferredModule } from './write-files-deferred';
@@ -79,11 +81,13 @@ export const MODULES: readonly Module[] = [
   runcmdModule,
   byobuModule,
   yumAddRepoModule,
+  spacewalkModule,
   zypperAddRepoModule,
   apkConfigureModule,
   // final stage (cloud_final_modules)
   packageUpdateUpgradeInstallModule,
   fanModule,
+  landscapeModule,
   writeFilesDeferredModule,
   scriptsVendorModule,
   scriptsPerOnceModule,

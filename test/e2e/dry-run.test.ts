@@ -143,6 +143,13 @@ phone_home:
 fan:
   config: 10.0.0.0/8 250.0.0.0/8
   config_path: /etc/kiln-dryrun/fan
+landscape:
+  client:
+    account_name: kiln-dryrun
+    url: http://127.0.0.1:9/message-system
+spacewalk:
+  server: 127.0.0.1:9
+  activation_key: kiln-dryrun
 final_message: kiln dry run done
 power_state:
   mode: reboot
