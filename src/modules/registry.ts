@@ -32,6 +32,7 @@ import { ntpModule } from './ntp';
 import { packageUpdateUpgradeInstallModule } from './package-update-upgrade-install';
 import { phoneHomeModule } from './phone-home';
 import { powerStateChangeModule } from './power-state-change';
+import { resetRmcModule } from './reset-rmc';
 import { runcmdModule } from './runcmd';
 import { scriptsPerBootModule } from './scripts-per-boot';
 import { scriptsPerInstanceModule } from './scripts-per-instance';
@@ -89,6 +90,7 @@ export const MODULES: readonly Module[] = [
   fanModule,
   landscapeModule,
   writeFilesDeferredModule,
+  resetRmcModule,
   scriptsVendorModule,
   scriptsPerOnceModule,
   scriptsPerBootModule,
