@@ -91,6 +91,7 @@ export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
     fan: { type: 'object', properties: { config: str, config_path: str }, additionalProperties: false, module: 'fan' },
     landscape: { type: 'object', properties: { client: obj }, additionalProperties: false, module: 'landscape' },
     spacewalk: { type: 'object', properties: { server: str, proxy: str, activation_key: str }, additionalProperties: false, module: 'spacewalk' },
+    autoinstall: { type: 'object', properties: { version: { type: 'integer' } }, module: 'ubuntu_autoinstall' },
     keyboard: { type: 'object', properties: { layout: str, model: str, variant: str, options: str }, additionalProperties: false, module: 'keyboard' },
     ntp: { anyOf: [{ type: 'null' }, obj], module: 'ntp' },
     mounts: { type: 'array', items: { type: 'array', items: { anyOf: [str, { type: 'null' }] } }, module: 'mounts' },

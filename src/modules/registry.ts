@@ -14,6 +14,7 @@ import { seedRandom } from './seed-random';
 import { setHostname } from './set-hostname';
 import { setPasswords } from './set-passwords';
 import { ssh } from './ssh';
+import { ubuntuAutoinstallModule } from './ubuntu-autoinstall';
 import { updateEtcHosts } from './update-etc-hosts';
 import { updateHostname } from './update-hostname';
 import { usersGroups } from './users-groups';
@@ -70,6 +71,7 @@ export const MODULES: readonly Module[] = [
   setPasswords,
   resolvConf,
   // config stage (cloud_config_modules)
+  ubuntuAutoinstallModule,
   sshImportIdModule,
   keyboardModule,
   localeModule,

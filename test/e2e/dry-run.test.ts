@@ -150,6 +150,8 @@ landscape:
 spacewalk:
   server: 127.0.0.1:9
   activation_key: kiln-dryrun
+autoinstall:
+  version: 1
 final_message: kiln dry run done
 power_state:
   mode: reboot
