@@ -34,6 +34,7 @@ import { packageUpdateUpgradeInstallModule } from './package-update-upgrade-inst
 import { phoneHomeModule } from './phone-home';
 import { powerStateChangeModule } from './power-state-change';
 import { resetRmcModule } from './reset-rmc';
+import { rightscaleUserdataModule } from './rightscale-userdata';
 import { runcmdModule } from './runcmd';
 import { scriptsPerBootModule } from './scripts-per-boot';
 import { scriptsPerInstanceModule } from './scripts-per-instance';
@@ -93,6 +94,7 @@ export const MODULES: readonly Module[] = [
   landscapeModule,
   writeFilesDeferredModule,
   resetRmcModule,
+  rightscaleUserdataModule,
   scriptsVendorModule,
   scriptsPerOnceModule,
   scriptsPerBootModule,
