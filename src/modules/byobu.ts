@@ -1,4 +1,5 @@
 // cc_byobu: turns byobu's launch-at-login on or off for the default user and/or system-wide (byobu_by_default).
+import { CommandError } from '../util/command-error';
 import type { Module } from './module';
 import { configuredUsers } from './support/configured-users';
 import { pyStr } from './support/config-values';
@@ -58,8 +59,10 @@ export const byobuModule: Module = {
     const script = byobuScript(value, defaultUser, (m) => ctx.log.warn(m));
     if (script === undefined) return;
     ctx.log.debug(`Setting byobu to ${value}`);
-    const r = await ctx.platform.run(['/bin/sh', '-c', script]);
-    // capture=False in cloud-init: the output goes to the console (cloud-init-output.log).
+    const argv = ['/bin/sh', '-c', script];
+    const r = await ctx.platform.run(argv, { allowFailure: true });
+    // capture=False in cloud-init: the output goes to the console (cloud-init-output.log), not into the error.
     if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
+    if (r.code !== 0) throw new CommandError(`command '${argv.join(' ')}' exited with code ${r.code}`, { argv, code: r.code });
   },
 };

@@ -1,4 +1,5 @@
 // cc_spacewalk: registers a RHEL/Fedora machine with a Spacewalk server (rhnreg_ks) unless it already is.
+import { CommandError } from '../util/command-error';
 import { isRecord } from './support/config-shapes';
 import { pyStr } from './support/config-values';
 import { datasourceHostname } from './support/hostname-facts';
@@ -39,10 +40,13 @@ export const spacewalkModule: Module = {
     const sync = await ctx.platform.run(['rhn-profile-sync', '--verbose'], { allowFailure: true });
     if (sync.stdout || sync.stderr) await ctx.output(sync.stdout + sync.stderr);
     if (sync.code === 0) return;
-    if (sync.code !== 1) throw new ModuleError('spacewalk', `'rhn-profile-sync --verbose' exited with code ${sync.code}`);
+    if (sync.code !== 1) throw new CommandError(`command 'rhn-profile-sync --verbose' exited with code ${sync.code}`, { argv: ['rhn-profile-sync', '--verbose'], code: sync.code });
     const profile = (await datasourceHostname(ctx, true)).hostname;
     ctx.log.info(`Registering using \`rhnreg_ks\` profile '${profile}' into server '${pyStr(sw.server)}'`);
-    const r = await ctx.platform.run(rhnregKsArgv(pyStr(sw.server), profile, sw.proxy, sw.activation_key));
+    const argv = rhnregKsArgv(pyStr(sw.server), profile, sw.proxy, sw.activation_key);
+    // capture=False, as cloud-init runs it: the output goes to the console, not into the error.
+    const r = await ctx.platform.run(argv, { allowFailure: true });
     if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
+    if (r.code !== 0) throw new CommandError(`command '${argv.join(' ')}' exited with code ${r.code}`, { argv, code: r.code });
   },
 };
