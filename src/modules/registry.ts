@@ -1,6 +1,8 @@
 // The one explicit list of cloud-config modules kiln knows, by cloud-init name; the runner looks modules up here.
 import { bootcmd } from './bootcmd';
+import { byobuModule } from './byobu';
 import { caCerts } from './ca-certs';
+import { fanModule } from './fan';
 import type { Module } from './module';
 import { diskSetup } from './disk-setup';
 import { growpart } from './growpart';
@@ -12,6 +14,7 @@ import { seedRandom } from './seed-random';
 import { setHostname } from './set-hostname';
 import { setPasswords } from './set-passwords';
 import { ssh } from './ssh';
+import { ubuntuAutoinstallModule } from './ubuntu-autoinstall';
 import { updateEtcHosts } from './update-etc-hosts';
 import { updateHostname } from './update-hostname';
 import { usersGroups } from './users-groups';
@@ -23,12 +26,15 @@ import { disableEc2MetadataModule } from './disable-ec2-metadata';
 import { finalMessageModule } from './final-message';
 import { grubDpkgModule } from './grub-dpkg';
 import { keyboardModule } from './keyboard';
+import { landscapeModule } from './landscape';
 import { keysToConsoleModule } from './keys-to-console';
 import { localeModule } from './locale';
 import { ntpModule } from './ntp';
 import { packageUpdateUpgradeInstallModule } from './package-update-upgrade-install';
 import { phoneHomeModule } from './phone-home';
 import { powerStateChangeModule } from './power-state-change';
+import { resetRmcModule } from './reset-rmc';
+import { rightscaleUserdataModule } from './rightscale-userdata';
 import { runcmdModule } from './runcmd';
 import { scriptsPerBootModule } from './scripts-per-boot';
 import { scriptsPerInstanceModule } from './scripts-per-instance';
@@ -36,6 +42,7 @@ import { scriptsPerOnceModule } from './scripts-per-once';
 import { scriptsUserModule } from './scripts-user';
 import { scriptsVendorModule } from './scripts-vendor';
 import { sshAuthkeyFingerprintsModule } from './ssh-authkey-fingerprints';
+import { spacewalkModule } from './spacewalk';
 import { sshImportIdModule } from './ssh-import-id';
 import { timezoneModule } from './timezone';
 import { writeFilesDeferredModule } from './write-files-deferred';
@@ -70,6 +77,7 @@ export const MODULES: readonly Module[] = [
   setPasswords,
   resolvConf,
   // config stage (cloud_config_modules)
+  ubuntuAutoinstallModule,
   sshImportIdModule,
   keyboardModule,
   localeModule,
@@ -80,17 +88,23 @@ export const MODULES: readonly Module[] = [
   timezoneModule,
   disableEc2MetadataModule,
   runcmdModule,
+  byobuModule,
   yumAddRepoModule,
+  spacewalkModule,
   zypperAddRepoModule,
   apkConfigureModule,
   // final stage (cloud_final_modules)
   packageUpdateUpgradeInstallModule,
+  fanModule,
+  landscapeModule,
   writeFilesDeferredModule,
   puppetModule,
   chefModule,
   ansibleModule,
   mcollectiveModule,
   saltMinionModule,
+  resetRmcModule,
+  rightscaleUserdataModule,
   scriptsVendorModule,
   scriptsPerOnceModule,
   scriptsPerBootModule,

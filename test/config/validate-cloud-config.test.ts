@@ -29,3 +29,23 @@ test('header and YAML errors stop validation with a position', () => {
   assert.match(validateCloudConfig('#cloud-config\nruncmd: [ls\n').fatal ?? '', /not valid YAML\. in line \d+ column \d+/);
   assert.match(validateCloudConfig('#cloud-config\n- a\n').fatal ?? '', /not a YAML dict/);
 });
+
+test('the byobu, fan, landscape, spacewalk and autoinstall keys are checked, each error naming its key', () => {
+  const text = [
+    '#cloud-config',
+    'byobu_by_default: sometimes',
+    'fan: {config: "x", confg_path: /etc/fan}',
+    'landscape: {client: {url: u}, clinet: {}}',
+    'spacewalk: {server: sw, activationkey: k}',
+    'autoinstall: {version: "1"}',
+    '',
+  ].join('\n');
+  const by = Object.fromEntries(validateCloudConfig(text).problems.map((p) => [p.path, p]));
+  assert.match(by.byobu_by_default?.message ?? '', /'sometimes' is not one of/);
+  assert.match(by['fan.confg_path']?.message ?? '', /'confg_path' was unexpected/);
+  assert.match(by['landscape.clinet']?.message ?? '', /'clinet' was unexpected/);
+  assert.match(by['spacewalk.activationkey']?.message ?? '', /'activationkey' was unexpected/);
+  assert.equal(by['autoinstall.version']?.line, 6);
+  assert.match(by['autoinstall.version']?.message ?? '', /'1' is not of type 'integer'/);
+  assert.deepEqual(validateCloudConfig('#cloud-config\nbyobu_by_default: user\nfan: {config: x}\nautoinstall: {version: 1, storage: {}}\n').problems, []);
+});

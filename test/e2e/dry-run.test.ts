@@ -180,6 +180,18 @@ phone_home:
   url: http://127.0.0.1:9/kiln-dryrun
   post: all
   tries: 1
+fan:
+  config: 10.0.0.0/8 250.0.0.0/8
+  config_path: /etc/kiln-dryrun/fan
+landscape:
+  client:
+    account_name: kiln-dryrun
+    url: http://127.0.0.1:9/message-system
+spacewalk:
+  server: 127.0.0.1:9
+  activation_key: kiln-dryrun
+autoinstall:
+  version: 1
 final_message: kiln dry run done
 power_state:
   mode: reboot

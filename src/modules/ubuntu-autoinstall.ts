@@ -1,0 +1,52 @@
+// cc_ubuntu_autoinstall: only checks an `autoinstall` section for Ubuntu's live installer (which itself acts on it).
+import { isRecord } from './support/config-shapes';
+import { ModuleError, type Module } from './module';
+
+/** The installer snaps cloud-init 22.4 looks for in `snap list`. */
+export const LIVE_INSTALLER_SNAPS = ['subiquity', 'ubuntu-desktop-installer'];
+
+/** Python's type name of a YAML value, as cloud-init's messages print it. */
+function pyTypeName(v: unknown): string {
+  if (v === null || v === undefined) return 'NoneType';
+  if (Array.isArray(v)) return 'list';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
+  if (typeof v === 'string') return 'str';
+  return isRecord(v) ? 'dict' : typeof v;
+}
+
+/** The one schema problem cloud-init reports for AUTOINSTALL (a mapping with an integer `version`), or undefined. */
+export function autoinstallProblem(autoinstall: unknown): string | undefined {
+  if (!isRecord(autoinstall)) return `autoinstall: Expected dict type but found: ${pyTypeName(autoinstall)}`;
+  if (!('version' in autoinstall)) return "autoinstall: Missing required 'version' key";
+  const version = autoinstall.version;
+  // Python's isinstance(x, int) accepts booleans too.
+  if (!(typeof version === 'boolean' || (typeof version === 'number' && Number.isInteger(version)))) {
+    return `autoinstall.version: Expected int type but found: ${pyTypeName(version)}`;
+  }
+  return undefined;
+}
+
+export const ubuntuAutoinstallModule: Module = {
+  name: 'ubuntu_autoinstall',
+  stage: 'config',
+  frequency: 'once',
+  distros: ['ubuntu'],
+  activateBy: ['autoinstall'],
+  async run(ctx, cfg): Promise<void> {
+    if (!('autoinstall' in cfg)) {
+      ctx.log.debug("Skipping module named ubuntu_autoinstall, no 'autoinstall' key in configuration");
+      return;
+    }
+    const snaps = (await ctx.platform.run(['snap', 'list'])).stdout;
+    // The last listed snap found wins, as in cloud-init's loop; a plain substring search like its re.search.
+    const installer = [...LIVE_INSTALLER_SNAPS].reverse().find((name) => snaps.includes(name));
+    if (!installer) {
+      ctx.log.warn(`Skipping autoinstall module. Expected one of the Ubuntu installer snap packages to be present: ${LIVE_INSTALLER_SNAPS.join(', ')}`);
+      return;
+    }
+    const problem = autoinstallProblem(cfg.autoinstall);
+    if (problem) throw new ModuleError('ubuntu_autoinstall', `Cloud config schema errors: ${problem}`);
+    ctx.log.debug(`Valid autoinstall schema. Config will be processed by ${installer}`);
+  },
+};
