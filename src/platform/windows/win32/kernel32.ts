@@ -181,7 +181,13 @@ export function bindKernel32Disk(koffi: Koffi): Kernel32Disk {
     lastErrorText: base.lastErrorText,
     logicalDrives(): string[] {
       const buf = Buffer.alloc(2 * 1024);
-      const n = GetLogicalDriveStringsW(1024, buf) as number;
+      let n = GetLogicalDriveStringsW(1024, buf) as number;
+      // ERROR_FILE_NOT_FOUND: the mount manager does not answer yet. Seen under wine when the first process of a
+      // fresh prefix asks while wine's own services still start (a loaded CI machine); waited for, 5 s at most.
+      for (let tries = 0; n === 0 && (GetLastError() as number) === 2 && tries < 20; tries++) {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250);
+        n = GetLogicalDriveStringsW(1024, buf) as number;
+      }
       if (n === 0 || n > 1024) throw new PlatformError(`GetLogicalDriveStringsW failed: ${base.lastErrorText()}`);
       return buf.subarray(0, n * 2).toString('utf16le').split('\0').filter((s) => s.length > 0);
     },
