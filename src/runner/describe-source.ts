@@ -5,22 +5,17 @@ import type { InstanceData } from '../sources/datasource';
 export type FoundInStage = 'local' | 'network';
 
 /**
- * kiln source → cloud-init 22.4's class for each stage. The `*Local` classes are the ones cloud-init registers
- * with DEP_FILESYSTEM only (its `*Net` ones with DEP_NETWORK); a source registered once (Oracle, Hetzner, …) has
- * one class whichever stage finds it. `bare`: the class keeps the base DataSource.__str__, the class name alone.
+ * kiln source → cloud-init 22.4's class for each stage, where it differs from `DataSource<name>`. The `*Local`
+ * classes are the ones cloud-init registers with DEP_FILESYSTEM only (its `*Net` ones with DEP_NETWORK); a
+ * source registered once (Oracle, Hetzner, …) has one class whichever stage finds it.
  */
-const CLASSES: Record<string, { local: string; network: string; bare: boolean }> = {
-  LXD: { local: 'LXD', network: 'LXD', bare: true },
-  Ec2: { local: 'Ec2Local', network: 'Ec2', bare: true },
-  GCE: { local: 'GCELocal', network: 'GCE', bare: true },
-  DigitalOcean: { local: 'DigitalOcean', network: 'DigitalOcean', bare: true },
-  Hetzner: { local: 'Hetzner', network: 'Hetzner', bare: true },
-  Oracle: { local: 'Oracle', network: 'Oracle', bare: true },
-  VMware: { local: 'VMware', network: 'VMware', bare: true },
-  None: { local: 'None', network: 'None', bare: true },
-  NoCloud: { local: 'NoCloud', network: 'NoCloudNet', bare: false },
-  OpenStack: { local: 'OpenStackLocal', network: 'OpenStack', bare: false },
-  OVF: { local: 'OVF', network: 'OVFNet', bare: false },
+const CLASSES: Record<string, { local: string; network: string }> = {
+  Ec2: { local: 'Ec2Local', network: 'Ec2' },
+  GCE: { local: 'GCELocal', network: 'GCE' },
+  UpCloud: { local: 'UpCloudLocal', network: 'UpCloud' },
+  NoCloud: { local: 'NoCloud', network: 'NoCloudNet' },
+  OpenStack: { local: 'OpenStackLocal', network: 'OpenStack' },
+  OVF: { local: 'OVF', network: 'OVFNet' },
 };
 
 /** cloud-init's class name for source NAME found in STAGE ('DataSourceEc2Local'), for status.json and `datasource`. */
@@ -28,19 +23,43 @@ export function sourceClassName(name: string, stage: FoundInStage): string {
   return `DataSource${CLASSES[name]?.[stage] ?? name}`;
 }
 
-/** 'DataSourceNoCloud [seed=…]', the description cloud-init writes into status.json and `datasource` files. */
+/** What a subplatform such as 'seed-dir (/var/lib/cloud/seed/azure)' names in its parentheses, else all of it. */
+function subplatformSource(data: InstanceData): string {
+  return /^[\w/-]+ \((.*)\)$/.exec(data.subplatform)?.[1] ?? data.subplatform;
+}
+
+const dsmodeOf = (data: InstanceData): string => (typeof data.metadata.dsmode === 'string' ? data.metadata.dsmode : 'net');
+
+/**
+ * str(datasource) as cloud-init 22.4 writes it into status.json and the `datasource` files: the class name alone
+ * (the base DataSource.__str__) unless the class has its own __str__, as these do.
+ */
 export function describeSource(name: string, data: InstanceData, stage: FoundInStage = 'local'): string {
   const cls = sourceClassName(name, stage);
-  // NoCloud describes itself by its seed and dsmode in cloud-init ('[seed=/dev/sr0][dsmode=net]').
-  const seed = /^(?:seed-dir|config-disk|metadata) \((.*)\)$/.exec(data.subplatform)?.[1];
-  if (name === 'NoCloud' && seed !== undefined) {
-    const dsmode = typeof data.metadata.dsmode === 'string' ? data.metadata.dsmode : 'net';
-    return `${cls} [seed=${seed}][dsmode=${dsmode}]`;
+  const source = subplatformSource(data);
+  switch (name) {
+    case 'NoCloud':
+    case 'OpenNebula':
+      return `${cls} [seed=${source}][dsmode=${dsmodeOf(data)}]`;
+    case 'Azure':
+    case 'OVF':
+      return `${cls} [seed=${source}]`;
+    // AltCloud and RbxCloud print a seed they never set.
+    case 'AltCloud':
+    case 'RbxCloud':
+      return `${cls} [seed=None]`;
+    // OpenStack and ConfigDrive: the dsmode and the metadata version read (kiln reads the openstack/ tree: 2).
+    case 'OpenStack':
+      return `${cls} [${dsmodeOf(data)},ver=2]`;
+    case 'ConfigDrive':
+      return `${cls} [${dsmodeOf(data)},ver=2][source=${source}]`;
+    case 'MAAS':
+      return `${cls} [${source}]`;
+    case 'IBMCloud':
+      return `${cls} [${data.subplatform.replace(/ \((.*)\)$/, ' $1')}]`;
+    case 'SmartOS':
+      return `${cls} [client=${source.startsWith('/dev/') ? `JoyentMetadataSerialClient(device=${source}, timeout=60)` : `JoyentMetadataSocketClient(socketpath=${source})`}]`;
+    default:
+      return cls;
   }
-  if (CLASSES[name]?.bare) return cls;
-  // Azure and OVF: the seed their subplatform names ('seed-dir (/var/lib/cloud/seed/azure)', 'imds (IMDS)').
-  if (name === 'Azure' || name === 'OVF') return `${cls} [seed=${/^[\w-]+ \((.*)\)$/.exec(data.subplatform)?.[1] ?? data.subplatform}]`;
-  // OpenStack: its dsmode and the metadata version it read (kiln reads only the openstack/ tree: version 2).
-  if (name === 'OpenStack') return `${cls} [${typeof data.metadata.dsmode === 'string' ? data.metadata.dsmode : 'net'},ver=2]`;
-  return `${cls} [${data.subplatform}]`;
 }

@@ -21,3 +21,16 @@ test('the *Local classes in init-local, the plain ones in init; sources register
   assert.equal(describeSource('OpenStack', data('metadata (http://169.254.169.254)')), 'DataSourceOpenStackLocal [net,ver=2]');
   assert.equal(describeSource('Hetzner', data('metadata (http://169.254.169.254/hetzner/v1/)')), 'DataSourceHetzner');
 });
+
+test("every other class prints as 22.4's __str__ does: the class alone, or its own bracketed detail", () => {
+  for (const name of ['Scaleway', 'Vultr', 'NWCS', 'CloudStack', 'Exoscale', 'AliYun', 'DigitalOcean', 'LXD', 'Bigstep', 'CloudSigma', 'VMware', 'None']) {
+    assert.equal(describeSource(name, data('metadata (http://169.254.169.254/x)')), `DataSource${name}`, name);
+  }
+  assert.equal(describeSource('UpCloud', data('metadata (http://169.254.169.254/metadata/v1.json)')), 'DataSourceUpCloudLocal');
+  assert.equal(describeSource('UpCloud', data('metadata (http://169.254.169.254/metadata/v1.json)'), 'network'), 'DataSourceUpCloud');
+  assert.equal(describeSource('MAAS', data('seed-dir (http://10.199.0.1/MAAS/metadata/)'), 'network'), 'DataSourceMAAS [http://10.199.0.1/MAAS/metadata/]');
+  assert.equal(describeSource('OpenNebula', data('config-disk (/dev/sr0)')), 'DataSourceOpenNebula [seed=/dev/sr0][dsmode=net]');
+  assert.equal(describeSource('ConfigDrive', data('config-disk (/dev/sr0)', { dsmode: 'local' })), 'DataSourceConfigDrive [local,ver=2][source=/dev/sr0]');
+  assert.equal(describeSource('RbxCloud', data('unknown')), 'DataSourceRbxCloud [seed=None]');
+  assert.equal(describeSource('SmartOS', data('serial (/dev/ttyS1)')), 'DataSourceSmartOS [client=JoyentMetadataSerialClient(device=/dev/ttyS1, timeout=60)]');
+});

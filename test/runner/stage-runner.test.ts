@@ -89,7 +89,7 @@ test('the files cloud-init writes, in their shapes and modes', async (t) => {
   assert.equal(status.v1.stage, null);
   assert.equal(readlinkSync(join(root, 'run/cloud-init/status.json')), '../../var/lib/cloud/data/status.json');
   assert.equal(readlinkSync(join(root, 'run/cloud-init/result.json')), '../../var/lib/cloud/data/result.json');
-  assert.equal(status.v1.datasource, 'DataSourceFake [seed-dir (/seed/fake)]');
+  assert.equal(status.v1.datasource, 'DataSourceFake', 'a class without its own __str__: the class name alone, as cloud-init 22.4');
   assert.match(status.v1['init-local'].recoverable_errors.WARNING[0], /^datasource Broken failed: metadata is corrupt$/);
   const result = json(root, 'run/cloud-init/result.json');
   assert.deepEqual(Object.keys(result.v1).sort(), ['datasource', 'errors', 'recoverable_errors']);
@@ -113,7 +113,7 @@ test('the files cloud-init writes, in their shapes and modes', async (t) => {
   assert.equal(readFileSync(join(root, 'run/cloud-init/cloud-id-fakecloud'), 'utf8'), 'fakecloud\n');
   assert.equal(readlinkSync(join(root, 'run/cloud-init/cloud-id')), '/run/cloud-init/cloud-id-fakecloud');
   assert.match(readFileSync(join(root, 'var/lib/cloud/instances/i-1/boot-finished'), 'utf8'), /^12\.50 - .* - v\. 0\.0\.0-test\n$/);
-  assert.match(readFileSync(join(root, 'var/lib/cloud/instances/i-1/datasource'), 'utf8'), /^DataSourceFake: DataSourceFake \[seed-dir/);
+  assert.match(readFileSync(join(root, 'var/lib/cloud/instances/i-1/datasource'), 'utf8'), /^DataSourceFake: DataSourceFake\n$/);
   assert.equal(statSync(join(root, 'var/lib/cloud/instances/i-1/user-data.txt')).mode & 0o777, 0o600);
   assert.match(readFileSync(join(root, 'var/log/cloud-init-output.log'), 'utf8'), /final_mod ran with \{"x":1\}/);
   const events = readFileSync(join(root, 'var/log/kiln-events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
