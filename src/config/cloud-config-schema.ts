@@ -125,6 +125,18 @@ const ansible: SchemaNode = {
   module: 'ansible',
 };
 
+const snapCommand: SchemaNode = { anyOf: [str, strList] };
+/** cc_snap's keys: assertions and commands, each a list or a mapping whose keys order them. */
+const snap: SchemaNode = {
+  type: 'object',
+  properties: {
+    assertions: { anyOf: [strList, { type: 'object', additionalProperties: str }] },
+    commands: { anyOf: [{ type: 'array', items: snapCommand }, { type: 'object', additionalProperties: snapCommand }] },
+  },
+  additionalProperties: false,
+  module: 'snap',
+};
+
 export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
   type: 'object',
   additionalProperties: true,
@@ -208,5 +220,6 @@ export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
     salt_minion: saltMinion,
     mcollective,
     ansible,
+    snap,
   },
 };

@@ -46,6 +46,7 @@ import { chefModule } from './chef';
 import { ansibleModule } from './ansible';
 import { mcollectiveModule } from './mcollective';
 import { saltMinionModule } from './salt-minion';
+import { snapModule } from './snap';
 
 /**
  * Every module, in the order of cloud-init's default cloud.cfg module lists (init, then config, then final).
@@ -70,6 +71,7 @@ export const MODULES: readonly Module[] = [
   setPasswords,
   resolvConf,
   // config stage (cloud_config_modules)
+  snapModule,
   sshImportIdModule,
   keyboardModule,
   localeModule,
