@@ -137,6 +137,32 @@ const snap: SchemaNode = {
   module: 'snap',
 };
 
+/** cc_lxd's keys (22.4 schema). */
+const lxd: SchemaNode = {
+  type: 'object',
+  properties: {
+    init: {
+      type: 'object',
+      properties: {
+        network_address: str, network_port: int, storage_backend: { type: 'string', enum: ['zfs', 'dir', 'lvm', 'btrfs'] }, storage_create_device: str,
+        storage_create_loop: int, storage_pool: str, trust_password: str,
+      },
+      additionalProperties: false,
+    },
+    bridge: {
+      type: 'object',
+      properties: {
+        mode: { type: 'string', enum: ['none', 'existing', 'new'] }, name: str, mtu: int, ipv4_address: str, ipv4_netmask: int, ipv4_dhcp_first: str, ipv4_dhcp_last: str,
+        ipv4_dhcp_leases: int, ipv4_nat: bool, ipv6_address: str, ipv6_netmask: int, ipv6_nat: bool, domain: str,
+      },
+      additionalProperties: false,
+    },
+    preseed: str,
+  },
+  additionalProperties: false,
+  module: 'lxd',
+};
+
 export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
   type: 'object',
   additionalProperties: true,
@@ -221,5 +247,6 @@ export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
     mcollective,
     ansible,
     snap,
+    lxd,
   },
 };

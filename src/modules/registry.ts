@@ -47,6 +47,7 @@ import { ansibleModule } from './ansible';
 import { mcollectiveModule } from './mcollective';
 import { saltMinionModule } from './salt-minion';
 import { snapModule } from './snap';
+import { lxdModule } from './lxd';
 
 /**
  * Every module, in the order of cloud-init's default cloud.cfg module lists (init, then config, then final).
@@ -87,6 +88,7 @@ export const MODULES: readonly Module[] = [
   apkConfigureModule,
   // final stage (cloud_final_modules)
   packageUpdateUpgradeInstallModule,
+  lxdModule,
   writeFilesDeferredModule,
   puppetModule,
   chefModule,
