@@ -163,6 +163,22 @@ const lxd: SchemaNode = {
   module: 'lxd',
 };
 
+/** cc_wireguard's keys. */
+const wireguard: SchemaNode = {
+  anyOf: [
+    { type: 'null' },
+    {
+      type: 'object',
+      properties: {
+        interfaces: { type: 'array', items: { type: 'object', properties: { name: str, config_path: str, content: str }, additionalProperties: false } },
+        readinessprobe: strList,
+      },
+      additionalProperties: false,
+    },
+  ],
+  module: 'wireguard',
+};
+
 export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
   type: 'object',
   additionalProperties: true,
@@ -248,5 +264,6 @@ export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
     ansible,
     snap,
     lxd,
+    wireguard,
   },
 };

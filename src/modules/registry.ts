@@ -48,6 +48,7 @@ import { mcollectiveModule } from './mcollective';
 import { saltMinionModule } from './salt-minion';
 import { snapModule } from './snap';
 import { lxdModule } from './lxd';
+import { wireguardModule } from './wireguard';
 
 /**
  * Every module, in the order of cloud-init's default cloud.cfg module lists (init, then config, then final).
@@ -72,6 +73,7 @@ export const MODULES: readonly Module[] = [
   setPasswords,
   resolvConf,
   // config stage (cloud_config_modules)
+  wireguardModule,
   snapModule,
   sshImportIdModule,
   keyboardModule,
