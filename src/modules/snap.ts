@@ -59,7 +59,10 @@ async function addAssertions(ctx: ModuleContext, assertions: unknown): Promise<v
   // A mapping's keys only name its assertions: they are taken in the order given, as Python's dict.values().
   const list = isRecord(assertions) ? Object.values(assertions) : assertions;
   if (!Array.isArray(list)) throw new ModuleError(MODULE, `'snap.assertions' must be a list or a mapping of assertions, not ${JSON.stringify(assertions)}`);
-  const texts = list.map(pyWord);
+  // Each assertion must be a string: cloud-init splits each one into lines (to log it) before writing anything.
+  const bad = list.find((a) => typeof a !== 'string');
+  if (bad !== undefined) throw new ModuleError(MODULE, `each snap assertion must be a string, not ${JSON.stringify(bad)}; nothing was written`);
+  const texts = list as string[];
   for (const a of texts) ctx.log.debug(`Snap acking: ${JSON.stringify(a.split('\n').slice(0, 2))}`);
   const file = posix.join(ctx.instanceDir, 'snapd.assertions');
   await ctx.platform.writeFile(file, texts.join('\n'), { mode: 0o644 });

@@ -14,6 +14,13 @@ test('snap: assertions (a mapping, taken in the order given) joined by newlines 
   assert.deepEqual(commands(), ['snap ack /var/lib/cloud/instance/snapd.assertions']);
 });
 
+test('snap: an assertion that is not a string fails the module before the file is written (cloud-init fails splitting it)', async (t) => {
+  const { ctx, dry, commands } = scriptedModule(t, {}, UBUNTU);
+  await assert.rejects(snapModule.run(ctx, { snap: { assertions: ['type: model', { type: 'model' }] } }), /each snap assertion must be a string, not \{"type":"model"\}/);
+  assert.equal(await dry.exists('/var/lib/cloud/instance/snapd.assertions'), false);
+  assert.deepEqual(commands(), []);
+});
+
 test('snap: a failing snap ack fails the module before any command runs', async (t) => {
   const { ctx, commands } = scriptedModule(t, { 'snap ack /var/lib/cloud/instance/snapd.assertions': { code: 1, stderr: 'error: cannot assert: bad signature' } }, UBUNTU);
   await assert.rejects(snapModule.run(ctx, { snap: { assertions: ['x'], commands: ['snap install vlc'] } }), /snap ack .* exited with code 1: error: cannot assert/);
