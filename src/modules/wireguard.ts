@@ -57,10 +57,10 @@ export const wireguardModule: Module = {
     }
     ctx.log.debug('Found Wireguard section in config');
     const section = cfg.wireguard;
-    if (!isRecord(section) || !Array.isArray(section.interfaces)) throw new ModuleError(MODULE, "'wireguard' must be a mapping with an 'interfaces' list");
-
+    // As cloud-init: the tools and the kernel module come first, whatever the section holds (even null).
     if (!(await whichInTarget(ctx.platform, 'wg'))) await installPackages(ctx, MODULE, wireguardPackages(release()));
     await loadKernelModule(ctx);
+    if (!isRecord(section) || !Array.isArray(section.interfaces)) throw new ModuleError(MODULE, "'wireguard' must be a mapping with an 'interfaces' list");
 
     for (const [i, raw] of section.interfaces.entries()) {
       const wgInt = checkInterface(raw, i);

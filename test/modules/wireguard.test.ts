@@ -70,6 +70,10 @@ test('wireguard: a failing modprobe, a missing key, a failing unit and failing p
   await assert.rejects(wireguardModule.run(ctx, { wireguard: { interfaces: [] } }), /Could not load wireguard module: 'modprobe wireguard' exited with code 1: modprobe: FATAL/);
   assert.deepEqual(commands(), ['sh -c lsmod', 'sh -c modprobe wireguard']);
 
+  const nul = scriptedModule(t, { 'sh -c lsmod': { stdout: 'wireguard\n' } }, UBUNTU);
+  await assert.rejects(wireguardModule.run(nul.ctx, { wireguard: null }), /'wireguard' must be a mapping with an 'interfaces' list/);
+  assert.deepEqual(nul.commands().slice(1), [`${APT} install ${wireguardPackages(release()).join(' ')}`, 'sh -c lsmod'], 'the install and module check come first, as in cloud-init');
+
   const two = scriptedModule(t, { 'sh -c lsmod': { stdout: 'wireguard\n' }, 'service wg-quick@wg0 start': { code: 3 }, 'sh -c false': { code: 1 } }, UBUNTU);
   tool(two.root, '/usr/bin/wg');
   await assert.rejects(wireguardModule.run(two.ctx, { wireguard: { interfaces: [{ name: 'wg0', content: 'x' }] } }), /Missing required wg:interfaces keys: config_path/);
