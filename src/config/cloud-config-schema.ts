@@ -125,6 +125,60 @@ const ansible: SchemaNode = {
   module: 'ansible',
 };
 
+const snapCommand: SchemaNode = { anyOf: [str, strList] };
+/** cc_snap's keys: assertions and commands, each a list or a mapping whose keys order them. */
+const snap: SchemaNode = {
+  type: 'object',
+  properties: {
+    assertions: { anyOf: [strList, { type: 'object', additionalProperties: str }] },
+    commands: { anyOf: [{ type: 'array', items: snapCommand }, { type: 'object', additionalProperties: snapCommand }] },
+  },
+  additionalProperties: false,
+  module: 'snap',
+};
+
+/** cc_lxd's keys (22.4 schema). */
+const lxd: SchemaNode = {
+  type: 'object',
+  properties: {
+    init: {
+      type: 'object',
+      properties: {
+        network_address: str, network_port: int, storage_backend: { type: 'string', enum: ['zfs', 'dir', 'lvm', 'btrfs'] }, storage_create_device: str,
+        storage_create_loop: int, storage_pool: str, trust_password: str,
+      },
+      additionalProperties: false,
+    },
+    bridge: {
+      type: 'object',
+      properties: {
+        mode: { type: 'string', enum: ['none', 'existing', 'new'] }, name: str, mtu: int, ipv4_address: str, ipv4_netmask: int, ipv4_dhcp_first: str, ipv4_dhcp_last: str,
+        ipv4_dhcp_leases: int, ipv4_nat: bool, ipv6_address: str, ipv6_netmask: int, ipv6_nat: bool, domain: str,
+      },
+      additionalProperties: false,
+    },
+    preseed: str,
+  },
+  additionalProperties: false,
+  module: 'lxd',
+};
+
+/** cc_wireguard's keys. */
+const wireguard: SchemaNode = {
+  anyOf: [
+    { type: 'null' },
+    {
+      type: 'object',
+      properties: {
+        interfaces: { type: 'array', items: { type: 'object', properties: { name: str, config_path: str, content: str }, additionalProperties: false } },
+        readinessprobe: strList,
+      },
+      additionalProperties: false,
+    },
+  ],
+  module: 'wireguard',
+};
+
 export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
   type: 'object',
   additionalProperties: true,
@@ -213,5 +267,8 @@ export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
     salt_minion: saltMinion,
     mcollective,
     ansible,
+    snap,
+    lxd,
+    wireguard,
   },
 };

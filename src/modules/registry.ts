@@ -53,6 +53,9 @@ import { chefModule } from './chef';
 import { ansibleModule } from './ansible';
 import { mcollectiveModule } from './mcollective';
 import { saltMinionModule } from './salt-minion';
+import { snapModule } from './snap';
+import { lxdModule } from './lxd';
+import { wireguardModule } from './wireguard';
 
 /**
  * Every module, in the order of cloud-init's default cloud.cfg module lists (init, then config, then final).
@@ -78,6 +81,8 @@ export const MODULES: readonly Module[] = [
   resolvConf,
   // config stage (cloud_config_modules)
   ubuntuAutoinstallModule,
+  wireguardModule,
+  snapModule,
   sshImportIdModule,
   keyboardModule,
   localeModule,
@@ -97,6 +102,7 @@ export const MODULES: readonly Module[] = [
   packageUpdateUpgradeInstallModule,
   fanModule,
   landscapeModule,
+  lxdModule,
   writeFilesDeferredModule,
   puppetModule,
   chefModule,

@@ -176,6 +176,23 @@ ansible:
   pull:
     url: http://192.0.2.1/kiln-dryrun.git
     playbook_name: kiln-dryrun.yml
+snap:
+  assertions: [kiln-dryrun-assertion]
+  commands:
+    - [null, kiln-dryrun-canary, snap]
+    - kiln-dryrun-canary snap-shell
+lxd:
+  init:
+    storage_backend: dir
+  bridge:
+    mode: new
+    name: kiln-dryrun-br
+wireguard:
+  interfaces:
+    - name: kiln-dryrun-wg
+      config_path: /etc/kiln-dryrun/wg0.conf
+      content: kiln-dryrun-wg-config
+  readinessprobe: [kiln-dryrun-canary wireguard]
 phone_home:
   url: http://127.0.0.1:9/kiln-dryrun
   post: all

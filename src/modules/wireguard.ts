@@ -1,0 +1,94 @@
+// cc_wireguard: installs wireguard-tools when `wg` is missing, loads the kernel module, writes each interface's config (0600), enables and starts wg-quick@NAME, then runs the readiness probes.
+import { release } from 'node:os';
+import { isRecord } from './support/config-shapes';
+import { whichInTarget } from './support/distro-facts';
+import { installPackages } from './support/install-packages';
+import { serviceCommand } from './support/service-control';
+import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
+
+const MODULE = 'wireguard';
+const REQUIRED_KEYS = ['config_path', 'content', 'name'];
+
+/** The packages cloud-init installs: wireguard-tools, and the DKMS `wireguard` package below kernel 5.6 (which lacks the module). */
+export function wireguardPackages(kernelRelease: string): string[] {
+  const [major = 0, minor = 0] = kernelRelease.split('.').map((p) => Number.parseInt(p, 10) || 0);
+  const old = major < 5 || (major === 5 && minor < 6);
+  return old ? ['wireguard-tools', 'wireguard'] : ['wireguard-tools'];
+}
+
+/** Runs a shell command as subp(…, shell=True, capture=True) does; the caller judges the exit code. */
+async function shell(ctx: ModuleContext, command: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return ctx.platform.run(['sh', '-c', command], { allowFailure: true });
+}
+
+/** cloud-init's supplemental_schema_validation for one interface: the three keys present, each a string. */
+function checkInterface(wgInt: unknown, index: number): { name: string; config_path: string; content: string } {
+  if (!isRecord(wgInt)) throw new ModuleError(MODULE, `wireguard.interfaces[${index}] must be a mapping with name, config_path and content`);
+  const errors: string[] = [];
+  const missing = REQUIRED_KEYS.filter((k) => !(k in wgInt));
+  if (missing.length > 0) errors.push(`Missing required wg:interfaces keys: ${missing.join(', ')}`);
+  for (const key of Object.keys(wgInt).sort()) {
+    if (REQUIRED_KEYS.includes(key) && typeof wgInt[key] !== 'string') errors.push(`Expected a string for wg:interfaces:${key}. Found ${JSON.stringify(wgInt[key])}`);
+  }
+  if (errors.length > 0) throw new ModuleError(MODULE, `Invalid wireguard interface configuration:\n${errors.join('\n')}`);
+  return wgInt as { name: string; config_path: string; content: string };
+}
+
+/** lsmod, and `modprobe wireguard` when the list does not name it (both through the shell, as cloud-init). */
+async function loadKernelModule(ctx: ModuleContext): Promise<void> {
+  const lsmod = await shell(ctx, 'lsmod');
+  if (lsmod.code !== 0) throw new ModuleError(MODULE, `Could not load wireguard module: 'lsmod' exited with code ${lsmod.code}`);
+  if (/wireguard/.test(lsmod.stdout.trim())) return;
+  ctx.log.debug('Loading wireguard kernel module');
+  const r = await shell(ctx, 'modprobe wireguard');
+  if (r.code !== 0) throw new ModuleError(MODULE, `Could not load wireguard module: 'modprobe wireguard' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`);
+}
+
+export const wireguardModule: Module = {
+  name: 'wireguard',
+  stage: 'config',
+  frequency: 'once-per-instance',
+  distros: ['ubuntu'],
+  activateBy: ['wireguard'],
+  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
+    if (!('wireguard' in cfg)) {
+      ctx.log.debug("Skipping module named wireguard, no 'wireguard' configuration found");
+      return;
+    }
+    ctx.log.debug('Found Wireguard section in config');
+    const section = cfg.wireguard;
+    // As cloud-init: the tools and the kernel module come first, whatever the section holds (even null).
+    if (!(await whichInTarget(ctx.platform, 'wg'))) await installPackages(ctx, MODULE, wireguardPackages(release()));
+    await loadKernelModule(ctx);
+    if (!isRecord(section) || !Array.isArray(section.interfaces)) throw new ModuleError(MODULE, "'wireguard' must be a mapping with an 'interfaces' list");
+
+    for (const [i, raw] of section.interfaces.entries()) {
+      const wgInt = checkInterface(raw, i);
+      ctx.log.debug(`Configuring Wireguard interface ${wgInt.name}`);
+      ctx.log.debug(`Writing wireguard config to file ${wgInt.config_path}`);
+      await ctx.platform.writeFile(wgInt.config_path, wgInt.content, { mode: 0o600 });
+      // 22.4 enables then starts the unit (upstream later restarts it, so a rerun picks up a changed file).
+      for (const action of ['enable', 'start'] as const) {
+        const argv = await serviceCommand(ctx, action, `wg-quick@${wgInt.name}`);
+        const r = await ctx.platform.run(argv, { allowFailure: true });
+        if (r.code !== 0) throw new ModuleError(MODULE, `Failed enabling/starting Wireguard interface(s):\n'${argv.join(' ')}' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`);
+      }
+    }
+
+    const probes = section.readinessprobe;
+    if (probes === undefined || probes === null) {
+      ctx.log.debug('Skipping readinessprobe - no checks defined');
+      return;
+    }
+    if (!Array.isArray(probes)) throw new ModuleError(MODULE, "'wireguard.readinessprobe' must be a list of shell commands");
+    const bad = probes.map((p, pos) => (typeof p === 'string' ? '' : `Expected a string for readinessprobe at ${pos}. Found ${JSON.stringify(p)}`)).filter(Boolean);
+    if (bad.length > 0) throw new ModuleError(MODULE, `Invalid readinessProbe commands:\n${bad.join('\n')}`);
+    const errors: string[] = [];
+    for (const probe of probes as string[]) {
+      ctx.log.debug(`Running readinessprobe: '${probe}'`);
+      const r = await shell(ctx, probe);
+      if (r.code !== 0) errors.push(`${probe}: exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`);
+    }
+    if (errors.length > 0) throw new ModuleError(MODULE, `Failed running readinessprobe command:\n${errors.join('\n')}`);
+  },
+};

@@ -1,0 +1,143 @@
+// cc_lxd on a sandbox root: the packages each storage backend needs, lxd init's exact options, the preseed on stdin, and the bridge through lxc or debconf.
+import assert from 'node:assert/strict';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { release } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { validateCloudConfig } from '../../src/config/validate-cloud-config';
+import { bridgeCommands, lxdModule } from '../../src/modules/lxd';
+import { scriptedModule } from './scripted-module-platform';
+
+const UBUNTU = { name: 'ubuntu', family: 'debian', version: '22.04' } as const;
+const APT = 'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
+
+function tool(root: string, path: string): void {
+  mkdirSync(join(root, path, '..'), { recursive: true });
+  writeFileSync(join(root, path), '#!/bin/sh\n');
+  chmodSync(join(root, path), 0o755);
+}
+
+test('lxd: installs lxd and zfsutils-linux when missing, waits, then lxd init --auto with every option in order', async (t) => {
+  const { ctx, commands } = scriptedModule(t, {}, UBUNTU);
+  await lxdModule.run(ctx, {
+    lxd: {
+      init: { trust_password: 'pw', storage_pool: 'pool1', storage_create_loop: 10, storage_backend: 'zfs', network_port: 8443, network_address: '0.0.0.0', storage_create_device: '' },
+    },
+  });
+  assert.deepEqual(commands(), [
+    `${APT} update`,
+    `${APT} install lxd zfsutils-linux`,
+    'lxd waitready --timeout=300',
+    'lxd init --auto --network-address=0.0.0.0 --network-port=8443 --storage-backend=zfs --storage-create-loop=10 --storage-pool=pool1 --trust-password=pw',
+  ]);
+});
+
+test('lxd: the backend tools already present install nothing; btrfs and dir need no other package', async (t) => {
+  const { root, ctx, commands } = scriptedModule(t, {}, UBUNTU);
+  tool(root, '/usr/bin/lxd');
+  tool(root, '/usr/bin/mkfs.btrfs');
+  await lxdModule.run(ctx, { lxd: { init: { storage_backend: 'btrfs' } } });
+  await lxdModule.run(ctx, { lxd: { init: { storage_backend: 'dir' } } });
+  assert.deepEqual(commands(), ['lxd waitready --timeout=300', 'lxd init --auto --storage-backend=btrfs', 'lxd waitready --timeout=300', 'lxd init --auto --storage-backend=dir']);
+});
+
+test('lxd: lvm without dm-thin-pool.ko makes the pool without a thin pool and leaves --storage-backend out; with it, lvm goes to lxd init', async (t) => {
+  const { root, ctx, commands } = scriptedModule(t, {}, UBUNTU);
+  tool(root, '/usr/bin/lxd');
+  await lxdModule.run(ctx, { lxd: { init: { storage_backend: 'lvm', storage_pool: 'p' } } });
+  assert.deepEqual(commands(), [`${APT} update`, `${APT} install lvm2`, 'lxd waitready --timeout=300', 'lxc storage create default lvm lvm.use_thinpool=false', 'lxd init --auto --storage-pool=p']);
+  assert.ok(ctx.lines.some((l) => l.includes('LP #1982780')));
+  tool(root, '/usr/sbin/lvcreate');
+  tool(root, `/lib/modules/${release()}/kernel/drivers/md/dm-thin-pool.ko`);
+  const before = commands().length;
+  await lxdModule.run(ctx, { lxd: { init: { storage_backend: 'lvm' } } });
+  assert.deepEqual(commands().slice(before), ['lxd waitready --timeout=300', 'lxd init --auto --storage-backend=lvm']);
+});
+
+test('lxd: a failed package install is a warning and ends the module without failing it', async (t) => {
+  const { ctx, commands } = scriptedModule(t, { [`${APT} install lxd`]: { code: 100, stderr: 'E: Unable to locate package lxd' } }, UBUNTU);
+  await lxdModule.run(ctx, { lxd: { init: { storage_backend: 'dir' } } });
+  assert.deepEqual(commands(), [`${APT} update`, `${APT} install lxd`]);
+  assert.ok(ctx.lines.some((l) => l.includes('failed to install packages ["lxd"]')));
+});
+
+test('lxd: preseed goes to lxd init --preseed on stdin; its storage_pools drivers pick the packages', async (t) => {
+  const { root, ctx, dry, commands } = scriptedModule(t, {}, UBUNTU);
+  tool(root, '/usr/bin/lxd');
+  const preseed = 'config: {}\nstorage_pools:\n- name: default\n  driver: btrfs\n- name: z\n  driver: zfs\n';
+  await lxdModule.run(ctx, { lxd: { preseed } });
+  assert.deepEqual(commands(), [`${APT} update`, `${APT} install zfsutils-linux btrfs-progs`, 'lxd waitready --timeout=300', 'lxd init --preseed']);
+  assert.equal(dry.calls.at(-1)?.input, preseed);
+});
+
+test('lxd: preseed with init or bridge is refused, naming both', async (t) => {
+  const { ctx, commands } = scriptedModule(t, {}, UBUNTU);
+  await assert.rejects(lxdModule.run(ctx, { lxd: { preseed: 'x', init: { storage_backend: 'dir' }, bridge: { mode: 'none' } } }), /can not be provided with key\(s\): lxd\.init, lxd\.bridge/);
+  await assert.rejects(lxdModule.run(ctx, { lxd: { init: { network_port: 1 } } }), /'storage_backend'/);
+  assert.deepEqual(commands(), [`${APT} update`, `${APT} install lxd`, 'lxd waitready --timeout=300']);
+});
+
+test('lxd: a new bridge after init: lxdbr0 that init made is detached and deleted, eth0 removed, then created and attached with --force-local', async (t) => {
+  // Exit code 1 from a cleanup step means the thing was not there: the module goes on.
+  const { root, ctx, dry, commands } = scriptedModule(t, { 'lxc profile device remove default eth0 --force-local': { code: 1 } }, UBUNTU);
+  tool(root, '/usr/bin/lxd');
+  await lxdModule.run(ctx, {
+    lxd: {
+      init: { storage_backend: 'dir' },
+      bridge: { mode: 'new', ipv4_address: '10.0.8.1', ipv4_netmask: 24, ipv4_dhcp_first: '10.0.8.2', ipv4_dhcp_last: '10.0.8.254', ipv6_address: 'fd98::1', ipv6_netmask: 64, ipv6_nat: 'true', domain: 'lxd', mtu: 1400 },
+    },
+  });
+  assert.deepEqual(commands(), [
+    'lxd waitready --timeout=300',
+    'lxd init --auto --storage-backend=dir',
+    'lxc network detach-profile lxdbr0 default --force-local',
+    'lxc network delete lxdbr0 --force-local',
+    'lxc profile device remove default eth0 --force-local',
+    'lxc network create lxdbr0 ipv4.address=10.0.8.1/24 ipv4.nat=true ipv4.dhcp.ranges=10.0.8.2-10.0.8.254 ipv6.address=fd98::1/64 ipv6.nat=true dns.domain=lxd bridge.mtu=1400 --force-local',
+    'lxc network attach-profile lxdbr0 default eth0 --force-local',
+  ]);
+  assert.equal(dry.calls.at(-1)?.env?.LC_ALL, 'C');
+});
+
+test('lxd: bridge commands: no addresses means none; a boolean ipv4_nat does not match cloud-init\'s "true"; existing only attaches; none does nothing', () => {
+  assert.deepEqual(bridgeCommands({ mode: 'new', name: 'br9' }), {
+    create: ['network', 'create', 'br9', 'ipv4.address=none', 'ipv6.address=none'],
+    attach: ['network', 'attach-profile', 'br9', 'default', 'eth0'],
+  });
+  assert.deepEqual(bridgeCommands({ mode: 'new', ipv4_address: '10.1.1.1', ipv4_netmask: 24, ipv4_nat: true }).create, ['network', 'create', 'lxdbr0', 'ipv4.address=10.1.1.1/24', 'ipv6.address=none']);
+  assert.deepEqual(bridgeCommands({ mode: 'existing', name: 'br0' }), { attach: ['network', 'attach-profile', 'br0', 'default', 'eth0'] });
+  assert.deepEqual(bridgeCommands({ mode: 'none' }), {});
+  assert.throws(() => bridgeCommands({ mode: 'odd' }), /invalid bridge mode "odd"/);
+});
+
+test('lxd: with /etc/default/lxd-bridge and debconf-communicate, the bridge goes through debconf and dpkg-reconfigure', async (t) => {
+  const { root, ctx, dry, commands } = scriptedModule(t, {}, UBUNTU);
+  tool(root, '/usr/bin/lxd');
+  tool(root, '/usr/bin/debconf-communicate');
+  mkdirSync(join(root, 'etc/default'), { recursive: true });
+  writeFileSync(join(root, 'etc/default/lxd-bridge'), 'USE_LXD_BRIDGE="true"\n');
+  await lxdModule.run(ctx, { lxd: { bridge: { mode: 'new', name: 'lxdbr1', ipv4_address: '10.0.9.1', ipv4_netmask: 24, domain: 'x' } } });
+  assert.deepEqual(commands(), ['lxd waitready --timeout=300', 'debconf-communicate', 'dpkg-reconfigure lxd --frontend=noninteractive']);
+  assert.equal(
+    dry.calls[1]?.input,
+    [
+      'set lxd/setup-bridge true',
+      'set lxd/bridge-name lxdbr1',
+      'set lxd/bridge-ipv4 true',
+      'set lxd/bridge-ipv4-address 10.0.9.1',
+      'set lxd/bridge-ipv4-netmask 24',
+      'set lxd/bridge-ipv4-dhcp-first None',
+      'set lxd/bridge-ipv4-dhcp-last None',
+      'set lxd/bridge-ipv4-dhcp-leases None',
+      'set lxd/bridge-ipv4-nat true',
+      'set lxd/bridge-domain x',
+      '',
+    ].join('\n'),
+  );
+  assert.equal(await dry.exists('/etc/default/lxd-bridge'), false);
+});
+
+test('lxd: the schema names a bad key and its line', () => {
+  const doc = ['#cloud-config', 'lxd:', '  init:', '    storage_backend: ext4', '  bridge:', '    mode: new', '    ipv4_adress: 10.0.0.1', ''].join('\n');
+  assert.deepEqual(validateCloudConfig(doc).problems.map((p) => `${p.line} ${p.path}`), ['4 lxd.init.storage_backend', '7 lxd.bridge.ipv4_adress']);
+});
