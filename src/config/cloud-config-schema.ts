@@ -125,6 +125,28 @@ const ansible: SchemaNode = {
   module: 'ansible',
 };
 
+/** cc_ubuntu_drivers' keys. */
+const drivers: SchemaNode = {
+  type: 'object',
+  properties: { nvidia: { type: 'object', properties: { 'license-accepted': bool, version: str }, additionalProperties: false } },
+  additionalProperties: false,
+  module: 'ubuntu_drivers',
+};
+
+/** cc_rh_subscription's keys (newest upstream: the dashed names are deprecated since 25.3 and still read). */
+const rhSubscription: SchemaNode = {
+  type: 'object',
+  properties: {
+    username: str, password: str, org: { anyOf: [str, int] }, release_version: str,
+    activation_key: str, auto_attach: bool, service_level: str, add_pool: strList, enable_repo: strList, disable_repo: strList, rhsm_baseurl: str, server_hostname: str,
+    'activation-key': { ...str, deprecated: 'use activation_key' }, 'auto-attach': { ...bool, deprecated: 'use auto_attach' }, 'service-level': { ...str, deprecated: 'use service_level' },
+    'add-pool': { ...strList, deprecated: 'use add_pool' }, 'enable-repo': { ...strList, deprecated: 'use enable_repo' }, 'disable-repo': { ...strList, deprecated: 'use disable_repo' },
+    'rhsm-baseurl': { ...str, deprecated: 'use rhsm_baseurl' }, 'server-hostname': { ...str, deprecated: 'use server_hostname' },
+  },
+  additionalProperties: false,
+  module: 'rh_subscription',
+};
+
 export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
   type: 'object',
   additionalProperties: true,
@@ -208,5 +230,7 @@ export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
     salt_minion: saltMinion,
     mcollective,
     ansible,
+    drivers,
+    rh_subscription: rhSubscription,
   },
 };

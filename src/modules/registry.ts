@@ -46,6 +46,8 @@ import { chefModule } from './chef';
 import { ansibleModule } from './ansible';
 import { mcollectiveModule } from './mcollective';
 import { saltMinionModule } from './salt-minion';
+import { rhSubscriptionModule } from './rh-subscription';
+import { ubuntuDriversModule } from './ubuntu-drivers';
 
 /**
  * Every module, in the order of cloud-init's default cloud.cfg module lists (init, then config, then final).
@@ -79,12 +81,14 @@ export const MODULES: readonly Module[] = [
   ntpModule,
   timezoneModule,
   disableEc2MetadataModule,
+  rhSubscriptionModule,
   runcmdModule,
   yumAddRepoModule,
   zypperAddRepoModule,
   apkConfigureModule,
   // final stage (cloud_final_modules)
   packageUpdateUpgradeInstallModule,
+  ubuntuDriversModule,
   writeFilesDeferredModule,
   puppetModule,
   chefModule,
