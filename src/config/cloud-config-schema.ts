@@ -133,6 +133,23 @@ const drivers: SchemaNode = {
   module: 'ubuntu_drivers',
 };
 
+/** cc_ubuntu_pro's keys (newest upstream; `config` takes other pro settings too, its proxies are URLs or null to unset). */
+const proxy: SchemaNode = { anyOf: [str, { type: 'null' }] };
+const ubuntuPro: SchemaNode = {
+  type: 'object',
+  properties: {
+    token: str, enable: strList, enable_beta: strList,
+    features: { type: 'object', properties: { disable_auto_attach: bool }, additionalProperties: false },
+    config: {
+      type: 'object',
+      properties: { http_proxy: proxy, https_proxy: proxy, global_apt_http_proxy: proxy, global_apt_https_proxy: proxy, ua_apt_http_proxy: proxy, ua_apt_https_proxy: proxy },
+      additionalProperties: true,
+    },
+  },
+  additionalProperties: false,
+  module: 'ubuntu_pro',
+};
+
 /** cc_rh_subscription's keys (newest upstream: the dashed names are deprecated since 25.3 and still read). */
 const rhSubscription: SchemaNode = {
   type: 'object',
@@ -231,6 +248,9 @@ export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
     mcollective,
     ansible,
     drivers,
+    ubuntu_pro: ubuntuPro,
+    ubuntu_advantage: { ...ubuntuPro, deprecated: 'use ubuntu_pro' },
+    'ubuntu-advantage': { ...ubuntuPro, deprecated: 'use ubuntu_pro' },
     rh_subscription: rhSubscription,
   },
 };

@@ -1,7 +1,7 @@
 // The one explicit list of cloud-config modules kiln knows, by cloud-init name; the runner looks modules up here.
 import { bootcmd } from './bootcmd';
 import { caCerts } from './ca-certs';
-import type { Module } from './module';
+import { RENAMED_MODULES, type Module } from './module';
 import { diskSetup } from './disk-setup';
 import { growpart } from './growpart';
 import { mounts } from './mounts';
@@ -48,6 +48,7 @@ import { mcollectiveModule } from './mcollective';
 import { saltMinionModule } from './salt-minion';
 import { rhSubscriptionModule } from './rh-subscription';
 import { ubuntuDriversModule } from './ubuntu-drivers';
+import { ubuntuProModule } from './ubuntu-pro';
 
 /**
  * Every module, in the order of cloud-init's default cloud.cfg module lists (init, then config, then final).
@@ -78,6 +79,7 @@ export const MODULES: readonly Module[] = [
   grubDpkgModule,
   aptConfigureModule,
   aptPipeliningModule,
+  ubuntuProModule,
   ntpModule,
   timezoneModule,
   disableEc2MetadataModule,
@@ -109,6 +111,7 @@ export const MODULES: readonly Module[] = [
 
 /** The module cloud-init calls NAME (with or without the cc_ prefix, '-' or '_'), or undefined. */
 export function findModule(name: string): Module | undefined {
-  const wanted = name.replace(/^cc_/, '').replace(/-/g, '_');
+  const given = name.replace(/^cc_/, '').replace(/-/g, '_');
+  const wanted = RENAMED_MODULES[given] ?? given;
   return MODULES.find((m) => m.name === wanted);
 }
