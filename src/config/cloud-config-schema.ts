@@ -164,6 +164,21 @@ const rhSubscription: SchemaNode = {
   module: 'rh_subscription',
 };
 
+/** cc_raspberry_pi's keys (upstream 25.x). */
+const rpi: SchemaNode = {
+  type: 'object',
+  properties: {
+    interfaces: {
+      type: 'object',
+      properties: { spi: bool, i2c: bool, onewire: bool, serial: { anyOf: [bool, { type: 'object', properties: { console: bool, hardware: bool }, additionalProperties: false }] } },
+      additionalProperties: false,
+    },
+    enable_usb_gadget: bool,
+  },
+  additionalProperties: false,
+  module: 'raspberry_pi',
+};
+
 export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
   type: 'object',
   additionalProperties: true,
@@ -252,5 +267,6 @@ export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
     ubuntu_advantage: { ...ubuntuPro, deprecated: 'use ubuntu_pro' },
     'ubuntu-advantage': { ...ubuntuPro, deprecated: 'use ubuntu_pro' },
     rh_subscription: rhSubscription,
+    rpi,
   },
 };

@@ -46,6 +46,7 @@ import { chefModule } from './chef';
 import { ansibleModule } from './ansible';
 import { mcollectiveModule } from './mcollective';
 import { saltMinionModule } from './salt-minion';
+import { raspberryPiModule } from './raspberry-pi';
 import { rhSubscriptionModule } from './rh-subscription';
 import { ubuntuDriversModule } from './ubuntu-drivers';
 import { ubuntuProModule } from './ubuntu-pro';
@@ -88,6 +89,7 @@ export const MODULES: readonly Module[] = [
   yumAddRepoModule,
   zypperAddRepoModule,
   apkConfigureModule,
+  raspberryPiModule,
   // final stage (cloud_final_modules)
   packageUpdateUpgradeInstallModule,
   ubuntuDriversModule,
