@@ -1,6 +1,7 @@
 // cc_rh_subscription: registers a RHEL system with subscription-manager (identity check first), then auto-attach or service level, pools, repos and the release, as newest upstream (22.4's dashed keys still read).
 import { isRecord } from './support/config-shapes';
 import { isFalse, isTrue, pyStr } from './support/config-values';
+import { whichInTarget } from './support/distro-facts';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
 
 const MODULE = 'rh_subscription';
@@ -62,6 +63,9 @@ class SubscriptionManager {
   async cli(args: string[]): Promise<SubManResult> {
     const secrets = ['password', 'activation_key'].map((k) => this.rh[k]).filter((v) => v !== undefined && v !== null && pyStr(v) !== '').map(pyStr);
     const argv = args[0] === 'subscription-manager' ? args : ['subscription-manager', ...args];
+    // A tool that cannot be started: cloud-init's ProcessExecutionError then carries '-' as its output, so no
+    // "Registration failed due to" line is logged (that needs an empty stdout).
+    if (!(await whichInTarget(this.ctx.platform, 'subscription-manager'))) return { ok: false, code: 127, stdout: '-', stderr: '-' };
     const r = await this.ctx.platform.run(argv, { allowFailure: true, secrets });
     return { ok: r.code === 0, ...r };
   }

@@ -3,14 +3,20 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { validateCloudConfig } from '../../src/config/validate-cloud-config';
 import { registerArgv, rhSubscriptionModule } from '../../src/modules/rh-subscription';
-import { scriptedModule } from './scripted-commands';
+import { putTool, scriptedModule } from './scripted-commands';
 
 const RHEL = { name: 'rhel', family: 'redhat' as const, version: '9.4' };
 const SM = 'subscription-manager';
+/** The scripted platform with a subscription-manager in the root for the module to find. */
+function withSubMan(...args: Parameters<typeof scriptedModule>) {
+  const s = scriptedModule(...args);
+  putTool(s.root, '/usr/sbin/subscription-manager');
+  return s;
+}
 const NOT_REGISTERED = { [`${SM} identity`]: { code: 1, stderr: 'This system is not yet registered.' } };
 
 test('rh_subscription: identity, register by activation key, attach with service level, pools, repos, release; the key never logged', async (t) => {
-  const { ctx, dry, commands } = scriptedModule(
+  const { ctx, dry, commands } = withSubMan(
     t,
     {
       ...NOT_REGISTERED,
@@ -51,36 +57,43 @@ test('rh_subscription: identity, register by activation key, attach with service
 });
 
 test('rh_subscription: username and password, auto-attach only; the password is redacted; a registered system stops after identity', async (t) => {
-  const a = scriptedModule(t, { ...NOT_REGISTERED, [`${SM} register --username=alice --password=pa55 word`]: { stdout: 'ID: 42\n' } }, RHEL);
+  const a = withSubMan(t, { ...NOT_REGISTERED, [`${SM} register --username=alice --password=pa55 word`]: { stdout: 'ID: 42\n' } }, RHEL);
   await rhSubscriptionModule.run(a.ctx, { rh_subscription: { username: 'alice', password: 'pa55 word', auto_attach: 'yes' } });
   assert.deepEqual(a.commands(), [`${SM} identity`, `${SM} register --username=alice --password=pa55 word`, `${SM} attach --auto`]);
   assert.ok(a.dry.shownCommands().includes(`${SM} register --username=alice --password=REDACTED`));
   assert.ok(!a.ctx.lines.join('\n').includes('pa55 word') && !JSON.stringify(a.dry.effects).includes('pa55 word'));
-  const b = scriptedModule(t, {}, RHEL);
+  const b = withSubMan(t, {}, RHEL);
   await rhSubscriptionModule.run(b.ctx, { rh_subscription: { username: 'alice', password: 'x' } });
   assert.deepEqual(b.commands(), [`${SM} identity`]);
   assert.match(b.ctx.lines.join('\n'), /System is already registered/);
 });
 
 test('rh_subscription: not configured does nothing; service_level without auto_attach, a failed register and a failed attach warn and stop', async (t) => {
-  const a = scriptedModule(t, {}, RHEL);
+  const a = withSubMan(t, {}, RHEL);
   await rhSubscriptionModule.run(a.ctx, { rh_subscription: { username: 'alice', org: 'x' } });
   assert.deepEqual(a.commands(), []);
-  const b = scriptedModule(t, NOT_REGISTERED, RHEL);
+  const b = withSubMan(t, NOT_REGISTERED, RHEL);
   await rhSubscriptionModule.run(b.ctx, { rh_subscription: { username: 'u', password: 'p', 'service-level': 'premium' } });
   assert.deepEqual(b.commands(), [`${SM} identity`]);
   assert.deepEqual(b.ctx.problems, [
     'WARNING: The service_level key must be used in conjunction with the auto_attach key.  Please re-run with auto_attach: True',
     'WARNING: rh_subscription plugin did not complete successfully',
   ]);
-  const c = scriptedModule(t, { ...NOT_REGISTERED, [`${SM} register --activationkey=k --org=o`]: { code: 64, stderr: 'Invalid credentials' } }, RHEL);
+  const c = withSubMan(t, { ...NOT_REGISTERED, [`${SM} register --activationkey=k --org=o`]: { code: 64, stderr: 'Invalid credentials' } }, RHEL);
   await rhSubscriptionModule.run(c.ctx, { rh_subscription: { 'activation-key': 'k', org: 'o', auto_attach: true } });
   assert.deepEqual(c.commands(), [`${SM} identity`, `${SM} register --activationkey=k --org=o`]);
   assert.deepEqual(c.ctx.problems, ['WARNING: Registration failed due to: Invalid credentials', 'WARNING: Registration failed or did not run completely', 'WARNING: rh_subscription plugin did not complete successfully']);
-  const d = scriptedModule(t, { ...NOT_REGISTERED, [`${SM} register --username=u --password=p`]: { stdout: 'ID: 1\n' }, [`${SM} attach --auto --servicelevel=gold`]: { code: 1, stdout: 'Service level gold is not available\n' } }, RHEL);
+  const d = withSubMan(t, { ...NOT_REGISTERED, [`${SM} register --username=u --password=p`]: { stdout: 'ID: 1\n' }, [`${SM} attach --auto --servicelevel=gold`]: { code: 1, stdout: 'Service level gold is not available\n' } }, RHEL);
   await rhSubscriptionModule.run(d.ctx, { rh_subscription: { username: 'u', password: 'p', auto_attach: true, service_level: 'gold', enable_repo: ['x'] } });
   assert.equal(d.commands().length, 3);
   assert.deepEqual(d.ctx.problems.slice(0, 2), ['WARNING: Service level gold is not available', 'WARNING: Setting of service_level failed']);
+});
+
+test('rh_subscription: without subscription-manager nothing runs: not registered, and registration fails with no output to report, as cloud-init', async (t) => {
+  const { ctx, commands } = scriptedModule(t, {}, RHEL);
+  await rhSubscriptionModule.run(ctx, { rh_subscription: { username: 'u', password: 'p' } });
+  assert.deepEqual(commands(), []);
+  assert.deepEqual(ctx.problems, ['WARNING: Registration failed or did not run completely', 'WARNING: rh_subscription plugin did not complete successfully']);
 });
 
 test('rh_subscription: register argv, RHEL and Fedora only, schema with the deprecated dashed keys', () => {
