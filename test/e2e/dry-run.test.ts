@@ -176,6 +176,24 @@ ansible:
   pull:
     url: http://192.0.2.1/kiln-dryrun.git
     playbook_name: kiln-dryrun.yml
+ubuntu_pro:
+  token: kiln-dryrun-token
+  enable: [kiln-dryrun-service]
+  config:
+    http_proxy: http://192.0.2.1:3128
+drivers:
+  nvidia:
+    license-accepted: true
+    version: kiln-dryrun
+rh_subscription:
+  username: kiln-dryrun
+  password: kiln-dryrun-password
+  auto_attach: true
+rpi:
+  interfaces:
+    spi: true
+    serial: true
+  enable_usb_gadget: true
 phone_home:
   url: http://127.0.0.1:9/kiln-dryrun
   post: all
