@@ -179,6 +179,60 @@ const wireguard: SchemaNode = {
   module: 'wireguard',
 };
 
+/** cc_ubuntu_drivers' keys. */
+const drivers: SchemaNode = {
+  type: 'object',
+  properties: { nvidia: { type: 'object', properties: { 'license-accepted': bool, version: str }, additionalProperties: false } },
+  additionalProperties: false,
+  module: 'ubuntu_drivers',
+};
+
+/** cc_ubuntu_pro's keys (newest upstream; `config` takes other pro settings too, its proxies are URLs or null to unset). */
+const proxy: SchemaNode = { anyOf: [str, { type: 'null' }] };
+const ubuntuPro: SchemaNode = {
+  type: 'object',
+  properties: {
+    token: str, enable: strList, enable_beta: strList,
+    features: { type: 'object', properties: { disable_auto_attach: bool }, additionalProperties: false },
+    config: {
+      type: 'object',
+      properties: { http_proxy: proxy, https_proxy: proxy, global_apt_http_proxy: proxy, global_apt_https_proxy: proxy, ua_apt_http_proxy: proxy, ua_apt_https_proxy: proxy },
+      additionalProperties: true,
+    },
+  },
+  additionalProperties: false,
+  module: 'ubuntu_pro',
+};
+
+/** cc_rh_subscription's keys (newest upstream: the dashed names are deprecated since 25.3 and still read). */
+const rhSubscription: SchemaNode = {
+  type: 'object',
+  properties: {
+    username: str, password: str, org: { anyOf: [str, int] }, release_version: str,
+    activation_key: str, auto_attach: bool, service_level: str, add_pool: strList, enable_repo: strList, disable_repo: strList, rhsm_baseurl: str, server_hostname: str,
+    'activation-key': { ...str, deprecated: 'use activation_key' }, 'auto-attach': { ...bool, deprecated: 'use auto_attach' }, 'service-level': { ...str, deprecated: 'use service_level' },
+    'add-pool': { ...strList, deprecated: 'use add_pool' }, 'enable-repo': { ...strList, deprecated: 'use enable_repo' }, 'disable-repo': { ...strList, deprecated: 'use disable_repo' },
+    'rhsm-baseurl': { ...str, deprecated: 'use rhsm_baseurl' }, 'server-hostname': { ...str, deprecated: 'use server_hostname' },
+  },
+  additionalProperties: false,
+  module: 'rh_subscription',
+};
+
+/** cc_raspberry_pi's keys (upstream 25.x). */
+const rpi: SchemaNode = {
+  type: 'object',
+  properties: {
+    interfaces: {
+      type: 'object',
+      properties: { spi: bool, i2c: bool, onewire: bool, serial: { anyOf: [bool, { type: 'object', properties: { console: bool, hardware: bool }, additionalProperties: false }] } },
+      additionalProperties: false,
+    },
+    enable_usb_gadget: bool,
+  },
+  additionalProperties: false,
+  module: 'raspberry_pi',
+};
+
 export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
   type: 'object',
   additionalProperties: true,
@@ -270,5 +324,11 @@ export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
     snap,
     lxd,
     wireguard,
+    drivers,
+    ubuntu_pro: ubuntuPro,
+    ubuntu_advantage: { ...ubuntuPro, deprecated: 'use ubuntu_pro' },
+    'ubuntu-advantage': { ...ubuntuPro, deprecated: 'use ubuntu_pro' },
+    rh_subscription: rhSubscription,
+    rpi,
   },
 };

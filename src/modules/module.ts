@@ -54,6 +54,9 @@ export interface Module {
   release?(platform: Platform): void;
 }
 
+/** Modules cloud-init renamed (its RENAMED_MODULES, 24.1): the old name still runs the module, with a deprecation. */
+export const RENAMED_MODULES: Readonly<Record<string, string>> = { ubuntu_advantage: 'ubuntu_pro' };
+
 /** A module that failed: the runner logs it with the module name and goes on with the others. */
 export class ModuleError extends SubjectError {
   override readonly name = 'ModuleError';

@@ -3,7 +3,7 @@ import { bootcmd } from './bootcmd';
 import { byobuModule } from './byobu';
 import { caCerts } from './ca-certs';
 import { fanModule } from './fan';
-import type { Module } from './module';
+import { RENAMED_MODULES, type Module } from './module';
 import { diskSetup } from './disk-setup';
 import { growpart } from './growpart';
 import { mounts } from './mounts';
@@ -56,6 +56,10 @@ import { saltMinionModule } from './salt-minion';
 import { snapModule } from './snap';
 import { lxdModule } from './lxd';
 import { wireguardModule } from './wireguard';
+import { raspberryPiModule } from './raspberry-pi';
+import { rhSubscriptionModule } from './rh-subscription';
+import { ubuntuDriversModule } from './ubuntu-drivers';
+import { ubuntuProModule } from './ubuntu-pro';
 
 /**
  * Every module, in the order of cloud-init's default cloud.cfg module lists (init, then config, then final).
@@ -89,20 +93,24 @@ export const MODULES: readonly Module[] = [
   grubDpkgModule,
   aptConfigureModule,
   aptPipeliningModule,
+  ubuntuProModule,
   ntpModule,
   timezoneModule,
   disableEc2MetadataModule,
+  rhSubscriptionModule,
   runcmdModule,
   byobuModule,
   yumAddRepoModule,
   spacewalkModule,
   zypperAddRepoModule,
   apkConfigureModule,
+  raspberryPiModule,
   // final stage (cloud_final_modules)
   packageUpdateUpgradeInstallModule,
   fanModule,
   landscapeModule,
   lxdModule,
+  ubuntuDriversModule,
   writeFilesDeferredModule,
   puppetModule,
   chefModule,
@@ -125,6 +133,7 @@ export const MODULES: readonly Module[] = [
 
 /** The module cloud-init calls NAME (with or without the cc_ prefix, '-' or '_'), or undefined. */
 export function findModule(name: string): Module | undefined {
-  const wanted = name.replace(/^cc_/, '').replace(/-/g, '_');
+  const given = name.replace(/^cc_/, '').replace(/-/g, '_');
+  const wanted = RENAMED_MODULES[given] ?? given;
   return MODULES.find((m) => m.name === wanted);
 }

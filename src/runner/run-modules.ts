@@ -1,7 +1,7 @@
 // Runs one stage's module list: frequency and semaphores, distro and activation checks, one failure never stops the rest.
 import { moduleErrorRepr } from './python-repr';
 import type { DistroInfo } from '../platform/linux/distro/distro-info';
-import type { CloudConfig, Module, ModuleContext, ModuleStage } from '../modules/module';
+import { RENAMED_MODULES, type CloudConfig, type Module, type ModuleContext, type ModuleStage } from '../modules/module';
 import type { Platform } from '../platform/platform';
 import type { InstanceData } from '../sources/datasource';
 import { describeError } from '../util/errors';
@@ -94,7 +94,14 @@ export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcom
     if (level === 'WARNING') input.log.warn(message);
     else input.log.error(message);
   };
-  const entries = input.entries ?? readModuleList(input.config, input.stage, (m) => input.log.deprecated(m));
+  const listed = input.entries ?? readModuleList(input.config, input.stage, (m) => input.log.deprecated(m));
+  // A renamed module runs under its new name; cloud-init logs a deprecation (the boot is degraded) for the old one.
+  const entries = listed.map((e) => {
+    const renamed = RENAMED_MODULES[e.name];
+    if (!renamed) return e;
+    input.log.deprecated(`Module has been renamed from cc_${e.name} to cc_${renamed}. Update any references in /etc/cloud/cloud.cfg`);
+    return { ...e, name: renamed };
+  });
   const byName = new Map(input.modules.map((m) => [m.name, m]));
   const unverified = Array.isArray(input.config.unverified_modules) ? input.config.unverified_modules.map(String) : [];
   const iid = input.instance?.instanceId;

@@ -193,6 +193,24 @@ wireguard:
       config_path: /etc/kiln-dryrun/wg0.conf
       content: kiln-dryrun-wg-config
   readinessprobe: [kiln-dryrun-canary wireguard]
+ubuntu_pro:
+  token: kiln-dryrun-token
+  enable: [kiln-dryrun-service]
+  config:
+    http_proxy: http://192.0.2.1:3128
+drivers:
+  nvidia:
+    license-accepted: true
+    version: kiln-dryrun
+rh_subscription:
+  username: kiln-dryrun
+  password: kiln-dryrun-password
+  auto_attach: true
+rpi:
+  interfaces:
+    spi: true
+    serial: true
+  enable_usb_gadget: true
 phone_home:
   url: http://127.0.0.1:9/kiln-dryrun
   post: all

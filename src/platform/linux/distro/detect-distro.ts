@@ -19,6 +19,8 @@ type Family = DistroInfo['family'];
 const KNOWN_IDS: Record<string, { name: string; family: Family }> = {
   debian: { name: 'debian', family: 'debian' },
   ubuntu: { name: 'ubuntu', family: 'debian' },
+  // Named by Raspberry Pi OS's cloud.cfg (system_info.distro); upstream's distro class is Debian's.
+  'raspberry-pi-os': { name: 'raspberry-pi-os', family: 'debian' },
   rhel: { name: 'rhel', family: 'redhat' },
   centos: { name: 'centos', family: 'redhat' },
   fedora: { name: 'fedora', family: 'redhat' },

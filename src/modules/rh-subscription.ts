@@ -1,0 +1,250 @@
+// cc_rh_subscription: registers a RHEL system with subscription-manager (identity check first), then auto-attach or service level, pools, repos and the release, as newest upstream (22.4's dashed keys still read).
+import { isRecord } from './support/config-shapes';
+import { isFalse, isTrue, pyStr } from './support/config-values';
+import { whichInTarget } from './support/distro-facts';
+import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
+
+const MODULE = 'rh_subscription';
+
+/** The keys newest upstream renamed (25.3) from the dashed forms, which it still reads when the new one is absent. */
+const RENAMED_KEYS = ['activation_key', 'auto_attach', 'service_level', 'add_pool', 'enable_repo', 'disable_repo', 'rhsm_baseurl', 'server_hostname'];
+
+/** The configuration with each dashed key read under its new name (the new name wins when both are given). */
+export function normaliseRhKeys(raw: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...raw };
+  for (const key of RENAMED_KEYS) {
+    const dashed = key.replace(/_/g, '-');
+    if (out[key] === undefined && raw[dashed] !== undefined) out[key] = raw[dashed];
+    delete out[dashed];
+  }
+  return out;
+}
+
+/** A step that did not complete: cloud-init logs it as a warning and the module still ends without failing. */
+class SubscriptionError extends Error {}
+
+/** One subscription-manager run: the result, or a failure with its output (cloud-init's ProcessExecutionError). */
+interface SubManResult {
+  ok: boolean;
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The argv of `subscription-manager register` for the configured credentials, or undefined when they are incomplete. */
+export function registerArgv(rh: Record<string, unknown>): string[] | undefined {
+  const given = (k: string) => rh[k] !== undefined && rh[k] !== null;
+  let argv: string[];
+  if (given('activation_key') && given('org')) argv = ['register', `--activationkey=${pyStr(rh.activation_key)}`, `--org=${pyStr(rh.org)}`];
+  else if (given('username') && given('password')) argv = ['register', `--username=${pyStr(rh.username)}`, `--password=${pyStr(rh.password)}`];
+  else return undefined;
+  if (given('rhsm_baseurl')) argv.push(`--baseurl=${pyStr(rh.rhsm_baseurl)}`);
+  if (given('server_hostname')) argv.push(`--serverurl=${pyStr(rh.server_hostname)}`);
+  return ['subscription-manager', ...argv];
+}
+
+/** _verify_keys (unknown keys are the schema's to report, as upstream): the first problem, or undefined. */
+export function verifyKeys(rh: Record<string, unknown>): string | undefined {
+  const autoAttach = rh.auto_attach;
+  if (autoAttach !== undefined && autoAttach !== null && !(isTrue(autoAttach) || isFalse(autoAttach))) return 'The key auto_attach must be a boolean value (True/False)';
+  if (rh.service_level !== undefined && rh.service_level !== null && (!autoAttach || isFalse(pyStr(autoAttach)))) {
+    return 'The service_level key must be used in conjunction with the auto_attach key.  Please re-run with auto_attach: True';
+  }
+  return undefined;
+}
+
+class SubscriptionManager {
+  constructor(
+    private readonly ctx: ModuleContext,
+    private readonly rh: Record<string, unknown>,
+  ) {}
+
+  /** Runs subscription-manager with ARGS; the password and activation key never reach the log (cloud-init hides the whole command). */
+  async cli(args: string[]): Promise<SubManResult> {
+    const secrets = ['password', 'activation_key'].map((k) => this.rh[k]).filter((v) => v !== undefined && v !== null && pyStr(v) !== '').map(pyStr);
+    const argv = args[0] === 'subscription-manager' ? args : ['subscription-manager', ...args];
+    // A tool that cannot be started: cloud-init's ProcessExecutionError then carries '-' as its output, so no
+    // "Registration failed due to" line is logged (that needs an empty stdout).
+    if (!(await whichInTarget(this.ctx.platform, 'subscription-manager'))) return { ok: false, code: 127, stdout: '-', stderr: '-' };
+    const r = await this.ctx.platform.run(argv, { allowFailure: true, secrets });
+    return { ok: r.code === 0, ...r };
+  }
+
+  /** Like cli(), but a failure ends the module (cloud-init lets the ProcessExecutionError escape here). */
+  async mustRun(args: string[]): Promise<string> {
+    const r = await this.cli(args);
+    if (!r.ok) throw new ModuleError(MODULE, `'subscription-manager ${args.join(' ')}' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`);
+    return r.stdout;
+  }
+
+  warn(message: string): void {
+    this.ctx.recoverable('WARNING', message);
+  }
+
+  async register(): Promise<boolean> {
+    const argv = registerArgv(this.rh);
+    if (!argv) {
+      this.warn('Unable to register system due to incomplete information.');
+      this.warn('Use either activationkey and org *or* userid and password');
+      return false;
+    }
+    const r = await this.cli(argv);
+    if (!r.ok) {
+      if (r.stdout === '') this.warn(`Registration failed due to: ${r.stderr}`);
+      return false;
+    }
+    const id = r.stdout.split('ID: ')[1];
+    if (id === undefined) throw new ModuleError(MODULE, `subscription-manager register printed no 'ID: ' line: ${r.stdout.trim()}`);
+    this.ctx.log.debug(`Registered successfully with ID ${id.trimEnd()}`);
+    return true;
+  }
+
+  async setServiceLevel(level: unknown): Promise<boolean> {
+    const r = await this.cli(['attach', '--auto', `--servicelevel=${pyStr(level)}`]);
+    if (!r.ok) {
+      if (r.stdout.trimEnd() !== '') {
+        for (const line of r.stdout.split('\n')) if (line !== '') this.warn(line);
+      } else {
+        this.warn(`Setting the service level failed with: ${r.stderr.trim()}`);
+      }
+      return false;
+    }
+    for (const line of r.stdout.split('\n')) if (line !== '') this.ctx.log.debug(line);
+    return true;
+  }
+
+  async setAutoAttach(): Promise<boolean> {
+    const r = await this.cli(['attach', '--auto']);
+    if (!r.ok) {
+      this.warn(`auto_attach failed with: exit code ${r.code}: ${r.stderr.trim()}`);
+      return false;
+    }
+    for (const line of r.stdout.split('\n')) if (line !== '') this.ctx.log.debug(line);
+    return true;
+  }
+
+  async addPools(pools: unknown[]): Promise<boolean> {
+    if (!pools.length) {
+      this.ctx.log.debug('No pools to attach');
+      return true;
+    }
+    const available = (await this.mustRun(['list', '--available', '--pool-only'])).trimEnd().split('\n');
+    const consumed = (await this.mustRun(['list', '--consumed', '--pool-only'])).trimEnd().split('\n');
+    const flags: string[] = [];
+    for (const pool of pools.map(pyStr)) {
+      if (!consumed.includes(pool) && available.includes(pool)) flags.push(`--pool=${pool}`);
+      else this.warn(`Pool ${pool} is not available`);
+    }
+    // As cloud-init: with no pool left to attach the step reports failure.
+    if (flags.length === 0) return false;
+    const r = await this.cli(['attach', ...flags]);
+    if (!r.ok) {
+      this.warn(`Unable to attach pool ${pyStr(pools[pools.length - 1])} due to exit code ${r.code}: ${r.stderr.trim()}`);
+      return false;
+    }
+    this.ctx.log.debug(`Attached the following pools to your system: ${flags.map((f) => f.slice('--pool='.length)).join(', ')}`);
+    return true;
+  }
+
+  async repoIds(flag: '--list-enabled' | '--list-disabled'): Promise<string[]> {
+    const out = await this.mustRun(['repos', flag]);
+    return out.split('\n').filter((l) => l.includes('Repo ID:')).map((l) => (l.split(':')[1] ?? '').trim());
+  }
+
+  async updateRepos(): Promise<boolean> {
+    const erepos = this.rh.enable_repo ?? [];
+    const drepos = this.rh.disable_repo ?? [];
+    if (!Array.isArray(erepos) || !Array.isArray(drepos)) {
+      this.warn('Repo IDs must in the format of a list.');
+      return false;
+    }
+    if (erepos.length === 0 && drepos.length === 0) {
+      this.ctx.log.debug('No repo IDs to enable or disable');
+      return true;
+    }
+    const active = await this.repoIds('--list-enabled');
+    const inactive = await this.repoIds('--list-disabled');
+    const enable: string[] = [];
+    const disable: string[] = [];
+    for (const id of erepos.map(pyStr)) {
+      if (inactive.includes(id)) enable.push(`--enable=${id}`);
+      else if (active.includes(id)) this.ctx.log.debug(`Repo ${id} is already enabled`);
+      else this.warn(`Repo ${id} does not appear to exist`);
+    }
+    for (const id of drepos.map(pyStr)) {
+      if (active.includes(id)) disable.push(`--disable=${id}`);
+      else this.ctx.log.debug(`Repo ${id} not disabled because it is not enabled`);
+    }
+    // cloud-init runs `repos` even when nothing is left to change.
+    const r = await this.cli(['repos', ...disable, ...enable]);
+    if (!r.ok) {
+      this.warn(`Unable to alter repos due to exit code ${r.code}: ${r.stderr.trim()}`);
+      return false;
+    }
+    if (enable.length) this.ctx.log.debug(`Enabled the following repos: ${enable.map((f) => f.slice('--enable='.length)).join(', ')}`);
+    if (disable.length) this.ctx.log.debug(`Disabled the following repos: ${disable.map((f) => f.slice('--disable='.length)).join(', ')}`);
+    return true;
+  }
+
+  async subscribe(): Promise<void> {
+    const rh = this.rh;
+    const problem = verifyKeys(rh);
+    if (problem) throw new SubscriptionError(problem);
+    if (!(await this.register())) throw new SubscriptionError('Registration failed or did not run completely');
+    const autoAttach = rh.auto_attach;
+    const level = rh.service_level;
+    if (autoAttach && level !== undefined && level !== null) {
+      if (!(await this.setServiceLevel(level))) throw new SubscriptionError('Setting of service_level failed');
+      this.ctx.log.debug('Completed auto_attach with service level');
+    } else if (autoAttach) {
+      if (!(await this.setAutoAttach())) throw new SubscriptionError('Setting auto_attach failed');
+      this.ctx.log.debug('Completed auto_attach');
+    }
+    const pools = rh.add_pool;
+    if (pools !== undefined && pools !== null) {
+      if (!Array.isArray(pools)) throw new SubscriptionError('Pools must in the format of a list');
+      if (!(await this.addPools(pools))) throw new SubscriptionError(`Unable to attach pools [${pools.map((p) => `'${pyStr(p)}'`).join(', ')}]`);
+    }
+    if (!(await this.updateRepos())) throw new SubscriptionError('Unable to add or remove repos');
+    if (rh.release_version) {
+      const args = ['release', `--set=${pyStr(rh.release_version)}`];
+      if (!(await this.cli(args)).ok) throw new SubscriptionError(`Unable to set release_version using: [${args.map((a) => `'${a}'`).join(', ')}]`);
+      // The package manager's cache still describes the old release.
+      this.ctx.log.debug('Deleting the package manager cache');
+      await this.ctx.platform.remove('/var/cache/dnf', { recursive: true });
+      await this.ctx.platform.remove('/var/cache/yum', { recursive: true });
+    }
+    this.ctx.log.info('rh_subscription plugin completed successfully');
+  }
+}
+
+export const rhSubscriptionModule: Module = {
+  name: 'rh_subscription',
+  stage: 'config',
+  frequency: 'once-per-instance',
+  distros: ['fedora', 'rhel'],
+  activateBy: ['rh_subscription'],
+  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
+    const raw = cfg.rh_subscription ?? {};
+    if (!isRecord(raw)) throw new ModuleError(MODULE, `'rh_subscription' must be a mapping, not ${JSON.stringify(raw)}`);
+    const rh = normaliseRhKeys(raw);
+    // is_configured: a username with a password, or an activation key.
+    if (!((rh.username && rh.password) || rh.activation_key)) {
+      ctx.log.debug(`${MODULE}: module not configured.`);
+      return;
+    }
+    const sm = new SubscriptionManager(ctx, rh);
+    // is_registered: `subscription-manager identity` succeeds on a registered system.
+    if ((await sm.cli(['identity'])).ok) {
+      ctx.log.info('System is already registered');
+      return;
+    }
+    try {
+      await sm.subscribe();
+    } catch (e) {
+      if (!(e instanceof SubscriptionError)) throw e;
+      sm.warn(e.message);
+      sm.warn('rh_subscription plugin did not complete successfully');
+    }
+  },
+};
