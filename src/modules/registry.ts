@@ -22,6 +22,7 @@ import { aptPipeliningModule } from './apt-pipelining';
 import { disableEc2MetadataModule } from './disable-ec2-metadata';
 import { finalMessageModule } from './final-message';
 import { grubDpkgModule } from './grub-dpkg';
+import { installHotplugModule } from './install-hotplug';
 import { keyboardModule } from './keyboard';
 import { keysToConsoleModule } from './keys-to-console';
 import { localeModule } from './locale';
@@ -98,6 +99,7 @@ export const MODULES: readonly Module[] = [
   scriptsUserModule,
   sshAuthkeyFingerprintsModule,
   keysToConsoleModule,
+  installHotplugModule,
   phoneHomeModule,
   finalMessageModule,
   powerStateChangeModule,
