@@ -20,7 +20,7 @@ import { datasourceByName } from '../sources/registry';
 import { sourceSettings } from '../sources/settings';
 import { HOTPLUG_ENABLED_FILE, readHotplugEnabledScopes, supportsEvent, updateEventEnabled } from '../sources/update-events';
 import { KilnError, UsageError } from '../util/errors';
-import type { Log } from '../util/log';
+import { FileSink, type Log } from '../util/log';
 import type { Command, CommandContext } from './command';
 
 /** A hotplug event that could not be handled after every attempt: the reason of the last one. */
@@ -39,8 +39,7 @@ interface HotplugState {
   scopes: string[];
 }
 
-async function loadState(p: Platform, ctx: CommandContext): Promise<HotplugState | undefined> {
-  const rc = await loadRunConfig(p, ctx.facts.defaultCloudConfig, await readKernelCmdline(p));
+async function loadState(p: Platform, ctx: CommandContext, rc: RunConfig): Promise<HotplugState | undefined> {
   // cloud-init's fetch(existing="trust"): the source found at boot, from the cache.
   const cached = await restoreInstance(p, rc.paths.instanceLink);
   if (!cached) return undefined;
@@ -159,7 +158,13 @@ export const develHotplugHookCommand: Command = {
     const devpath = (f.devpath as string | undefined) ?? (f.debug === true ? args.positional[1] : undefined);
     if (args.positional.length > 1 && (action !== 'handle' || f.devpath !== undefined)) throw new UsageError(`unexpected argument '${args.positional[1]}'`);
     const p = ctx.platform();
-    const s = await loadState(p, ctx);
+    const rc = await loadRunConfig(p, ctx.facts.defaultCloudConfig, await readKernelCmdline(p));
+    if (!ctx.dryRun) {
+      // cloud-init's hook logs to cloud-init.log as a stage does (the hotplugd service's output goes to the journal).
+      const logFile = (await p.resolvedHostPath?.(rc.paths.logFile)) ?? p.hostPath(rc.paths.logFile);
+      ctx.logger.addSink(new FileSink('DEBUG', logFile, 0o640));
+    }
+    const s = await loadState(p, ctx, rc);
     if (!s) {
       ctx.io.out('Unable to determine hotplug state. No datasource detected\n');
       return 1;
