@@ -73,6 +73,21 @@ async function recrawl(p: Platform, ctx: CommandContext, s: HotplugState): Promi
   return source.crawl({ ...detect, settings: sourceSettings(s.rc.config, source.name), stage: 'network' });
 }
 
+/**
+ * DATA with the user and vendor data of the boot (BOOT): obj.json names those blobs by the user-data.txt and
+ * vendor-data(2).txt files the boot wrote beside it, which a hotplug does not rewrite (cloud-init processes user data
+ * once per instance, not per event); the metadata and network config are the refreshed ones.
+ */
+function withBootBlobs(data: InstanceData, boot: InstanceData): InstanceData {
+  const out: InstanceData = { ...data };
+  for (const key of ['userData', 'vendorData', 'vendorData2'] as const) {
+    const blob = boot[key];
+    if (blob) out[key] = blob;
+    else delete out[key];
+  }
+  return out;
+}
+
 async function handle(p: Platform, ctx: CommandContext, s: HotplugState, devpath: string, action: 'add' | 'remove', waits: readonly number[]): Promise<void> {
   const log = ctx.log;
   const device = posix.basename(devpath);
@@ -97,13 +112,12 @@ async function handle(p: Platform, ctx: CommandContext, s: HotplugState, devpath
       const out = await renderNetwork(p, sel.state, { distro: distro.name, ...(Array.isArray(sysNet.renderers) ? { renderers: sysNet.renderers.map(String) } : {}) });
       log.info(`network config rendered with ${out.renderer}: ${out.files.join(', ')}`);
       await runPostRenderCommands(p, log, out.renderer, distro.name);
-      if (action === 'add') {
-        const activator = await selectActivator(p, distro.name, Array.isArray(sysNet.activators) ? sysNet.activators.map(String) : undefined);
-        if (!activator) throw new HotplugError('No available network activators found: install ifupdown, netplan, NetworkManager or systemd-networkd');
-        if (!(await activator.bringUpInterface({ platform: p, log }, device))) throw new HotplugError(`Failed to bring up device: ${devpath}`);
-      }
+      const activator = await selectActivator(p, distro.name, Array.isArray(sysNet.activators) ? sysNet.activators.map(String) : undefined);
+      if (!activator) throw new HotplugError('No available network activators found: install ifupdown, netplan, NetworkManager or systemd-networkd');
+      if (action === 'add' && !(await activator.bringUpInterface({ platform: p, log }, device))) throw new HotplugError(`Failed to bring up device: ${devpath}`);
+      if (action === 'remove' && !(await activator.bringDownInterface({ platform: p, log }, device))) throw new HotplugError(`Failed to bring down device: ${devpath}`);
       log.debug('Updating cache');
-      await p.writeFile(posix.join(s.rc.paths.instanceLink, CACHE_FILE), serializeInstance(s.cached.source, data, s.cached.stage), { mode: 0o600 });
+      await p.writeFile(posix.join(s.rc.paths.instanceLink, CACHE_FILE), serializeInstance(s.cached.source, withBootBlobs(data, s.cached.data), s.cached.stage), { mode: 0o600 });
       return;
     } catch (err) {
       last = err as Error;

@@ -66,7 +66,9 @@ function bootedRoot(t: TestContext): string {
   const dir = join(root, 'var/lib/cloud/instances', UUID);
   mkdirSync(dir, { recursive: true });
   const data = { instanceId: UUID, cloudName: 'openstack', platform: 'openstack', subplatform: 'metadata (http://169.254.169.254)', publicKeys: [], metadata: {}, networkConfig: { format: 'openstack' as const, config: BEFORE } };
-  writeFileSync(join(dir, 'obj.json'), serializeInstance('OpenStack', data, 'local'));
+  const userData = new TextEncoder().encode('#cloud-config\nhostname: booted\n');
+  writeFileSync(join(dir, 'user-data.txt'), userData);
+  writeFileSync(join(dir, 'obj.json'), serializeInstance('OpenStack', { ...data, userData }, 'local'));
   writeFileSync(join(dir, 'cloud-config.txt'), '#cloud-config\nupdates:\n  network:\n    when: [boot-new-instance, hotplug]\n');
   symlinkSync(`/var/lib/cloud/instances/${UUID}`, join(root, 'var/lib/cloud/instance'));
   writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/99-hotplug-test.cfg'), "datasource_list: [OpenStack]\ndatasource:\n  OpenStack:\n    metadata_urls: ['http://169.254.169.254']\n    max_wait: 20\n    timeout: 5\n");
@@ -76,21 +78,22 @@ function bootedRoot(t: TestContext): string {
 }
 
 /** The hook in the machine's namespace, with that namespace's sysfs at ROOT/sys (as on the machine itself). */
-function hook(lab: Lab, root: string, args: string[]): { code: number | null; output: string; log: string } {
+function hook(lab: Lab, root: string, args: string[], env: NodeJS.ProcessEnv = {}): { code: number | null; output: string; log: string } {
   const argv = ['--root', root, 'devel', 'hotplug-hook', '-s', 'net', ...args];
   const script = `mount -t sysfs sysfs '${root}/sys' && exec '${process.execPath}' '${process.argv[1] as string}'`;
-  const r = spawnSync('ip', ['netns', 'exec', lab.client, 'unshare', '--mount', '/bin/sh', '-c', script], { env: roleEnv('kiln', argv), encoding: 'utf8', timeout: 300_000 });
+  const r = spawnSync('ip', ['netns', 'exec', lab.client, 'unshare', '--mount', '/bin/sh', '-c', script], { env: { ...roleEnv('kiln', argv), ...env }, encoding: 'utf8', timeout: 300_000 });
   const logFile = join(root, 'var/log/cloud-init.log');
   return { code: r.status, output: `${r.stdout}\n${r.stderr}`, log: existsSync(logFile) ? readFileSync(logFile, 'utf8') : '' };
 }
 
 function registerTests(): void {
-  test('hotplug-hook handle add: a NIC attached while the OpenStack metadata names it is rendered, brought up with ifup and cached', { timeout: 600_000 }, async (t) => {
+  test('hotplug-hook handle: a NIC attached while the OpenStack metadata names it is rendered, brought up with ifup and cached; on remove rendered without it', { timeout: 600_000 }, async (t) => {
     if (!need(t, isRoot() && hasCommand('ip') && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, iproute2, unshare, chroot and debootstrap (the cached Debian rootfs) for network namespaces')) return;
     const lab = makeLab(t, { mac: MAC0, dhcp: false });
     // eth0 as the boot left it: up, with its address and a way to the metadata service.
     for (const cmd of [['addr', 'add', '10.199.0.5/24', 'dev', 'eth0'], ['link', 'set', 'eth0', 'up'], ['route', 'add', '169.254.169.254/32', 'via', '10.199.0.1']]) sh(['ip', '-n', lab.client, ...cmd]);
-    await serve(t, lab, metadataTree(t));
+    const tree = metadataTree(t);
+    await serve(t, lab, tree);
     const root = bootedRoot(t);
     // The hotplug: a second NIC appears (its other end in the cloud's namespace).
     sh(['ip', '-n', lab.client, 'link', 'add', 'eth1', 'address', MAC1, 'type', 'veth', 'peer', 'name', 'vs1', 'netns', lab.server]);
@@ -107,5 +110,34 @@ function registerTests(): void {
     sh(['ip', 'netns', 'exec', lab.client, '/usr/bin/busybox', 'ping', '-c', '1', '-W', '2', '10.198.0.1']);
     const cached = JSON.parse(readFileSync(join(root, 'var/lib/cloud/instances', UUID, 'obj.json'), 'utf8')) as { data: { networkConfig: { config: unknown } } };
     assert.deepEqual(cached.data.networkConfig.config, AFTER);
+
+    // The NIC is detached in the cloud: the metadata no longer names it; remove renders without it and runs ifdown.
+    writeFileSync(join(tree, 'openstack/2018-08-27/network_data.json'), JSON.stringify(BEFORE));
+    const gone = hook(lab, root, ['handle', '-d', '/devices/virtual/net/eth1', '-u', 'remove']);
+    assert.equal(gone.code, 0, gone.output + gone.log);
+    assert.doesNotMatch(readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8'), /eth1/);
+    assert.match(gone.log, /Attempting command \['ifdown', 'eth1'\] for device eth1/);
+    // The config no longer has eth1, so ifdown ignores it (a warning, as under cloud-init 22.4, which runs the same
+    // commands in the same order); on a real detach the device is gone already.
+    assert.match(gone.log, /WARNING.*\['ifdown', 'eth1'\] resulted in stderr output: ifdown: ignoring unknown interface eth1/);
+    const after = JSON.parse(readFileSync(join(root, 'var/lib/cloud/instances', UUID, 'obj.json'), 'utf8')) as { data: { networkConfig: { config: unknown } } };
+    assert.deepEqual(after.data.networkConfig.config, BEFORE);
+  });
+
+  test('hotplug-hook handle add: a NIC the metadata does not name fails after the attempts, naming its MAC', { timeout: 600_000 }, async (t) => {
+    if (!need(t, isRoot() && hasCommand('ip') && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, iproute2, unshare, chroot and debootstrap (the cached Debian rootfs) for network namespaces')) return;
+    const lab = makeLab(t, { mac: MAC0, dhcp: false });
+    for (const cmd of [['addr', 'add', '10.199.0.5/24', 'dev', 'eth0'], ['link', 'set', 'eth0', 'up'], ['route', 'add', '169.254.169.254/32', 'via', '10.199.0.1']]) sh(['ip', '-n', lab.client, ...cmd]);
+    const tree = metadataTree(t);
+    writeFileSync(join(tree, 'openstack/2018-08-27/network_data.json'), JSON.stringify(BEFORE));
+    await serve(t, lab, tree);
+    const root = bootedRoot(t);
+    sh(['ip', '-n', lab.client, 'link', 'add', 'eth1', 'address', MAC1, 'type', 'veth', 'peer', 'name', 'vs1', 'netns', lab.server]);
+    // As cloud-init-hotplugd passes them (what hook-hotplug wrote to the FIFO).
+    const run = hook(lab, root, ['handle', '--devpath=/devices/virtual/net/eth1', '--udevaction=add'], { KILN_HOTPLUG_WAITS: '0,0' });
+    assert.notEqual(run.code, 0);
+    assert.match(run.output, new RegExp(`Failed to detect ${MAC1} in updated metadata`));
+    assert.doesNotMatch(run.output, /    at /, 'no stack trace');
+    assert.equal((run.log.match(/Refreshing metadata/g) ?? []).length, 2, 'one crawl per attempt');
   });
 }
