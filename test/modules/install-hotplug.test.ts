@@ -95,3 +95,11 @@ test('install_hotplug: without udevadm nothing is written; hotplug.enabled (deve
   await installHotplugModule.run(s.ctx, {});
   assert.equal(readFileSync(join(s.root, RULE), 'utf8'), EXPECTED);
 });
+
+test('install_hotplug\'s schema: updates.network.when takes the four event names; another name or key is an error naming it and its line', async () => {
+  const { validateCloudConfig } = await import('../../src/config/validate-cloud-config');
+  assert.deepEqual(validateCloudConfig('#cloud-config\nupdates:\n  network:\n    when: [boot, boot-legacy, boot-new-instance, hotplug]\n').problems, []);
+  const bad = validateCloudConfig('#cloud-config\nupdates:\n  network:\n    when: [hotplug, reboot]\n  storage: {}\n').problems;
+  assert.ok(bad.some((p) => p.path === 'updates.network.when.1' && p.line === 4), JSON.stringify(bad));
+  assert.ok(bad.some((p) => /'storage' was unexpected/.test(p.message)), JSON.stringify(bad));
+});
