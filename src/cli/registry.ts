@@ -8,6 +8,7 @@ import { collectLogsCommand } from './collect-logs';
 import type { Command } from './command';
 import { develFsCatCommand } from './devel-fs-cat';
 import { develFsLsCommand } from './devel-fs-ls';
+import { develHotplugHookCommand } from './devel-hotplug-hook';
 import { develServeMetadataCommand } from './devel-serve-metadata';
 import { develMakeMimeCommand } from './devel-make-mime';
 import { develNetConvertCommand } from './devel-net-convert';
@@ -63,6 +64,7 @@ export const COMMANDS: Command[] = [
   serviceUninstallCommand,
   serviceRunCommand,
   develNetConvertCommand,
+  develHotplugHookCommand,
   installCommand,
   uninstallCommand,
 ];

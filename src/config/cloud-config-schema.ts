@@ -301,6 +301,14 @@ export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
       additionalProperties: false,
       module: 'power_state_change',
     },
+    updates: {
+      type: 'object',
+      properties: {
+        network: { type: 'object', properties: { when: { type: 'array', items: { type: 'string', enum: ['boot-new-instance', 'boot-legacy', 'boot', 'hotplug'] } } }, additionalProperties: false },
+      },
+      additionalProperties: false,
+      module: 'install_hotplug',
+    },
     disable_ec2_metadata: { ...bool, module: 'disable_ec2_metadata' },
     no_ssh_fingerprints: { ...bool, module: 'ssh_authkey_fingerprints' },
     authkey_hash: { ...str, module: 'ssh_authkey_fingerprints' },

@@ -25,6 +25,7 @@ import { aptPipeliningModule } from './apt-pipelining';
 import { disableEc2MetadataModule } from './disable-ec2-metadata';
 import { finalMessageModule } from './final-message';
 import { grubDpkgModule } from './grub-dpkg';
+import { installHotplugModule } from './install-hotplug';
 import { keyboardModule } from './keyboard';
 import { landscapeModule } from './landscape';
 import { keysToConsoleModule } from './keys-to-console';
@@ -126,6 +127,7 @@ export const MODULES: readonly Module[] = [
   scriptsUserModule,
   sshAuthkeyFingerprintsModule,
   keysToConsoleModule,
+  installHotplugModule,
   phoneHomeModule,
   finalMessageModule,
   powerStateChangeModule,

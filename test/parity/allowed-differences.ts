@@ -104,7 +104,6 @@ function maskRuntime(text: string): string {
  */
 const NOT_IMPLEMENTED: Array<[name: string, why: string]> = [
   ['byobu', 'without `byobu_by_default` it changes nothing'],
-  ['install_hotplug', 'without hotplug in `updates.network.when` it installs no udev rule'],
   ['reset_rmc', 'it acts only where IBM RSCT (/opt/rsct) is installed'],
   ['rightscale_userdata', 'it acts only on a RightScale CLOUD_INIT_REMOTE_HOOK in the user data'],
 ];

@@ -18,6 +18,8 @@ export interface NetworkActivator {
   bringUpAll(ctx: ActivatorContext, state: NetworkState): Promise<boolean>;
   /** Brings up one interface (hotplug's way in). */
   bringUpInterface(ctx: ActivatorContext, device: string): Promise<boolean>;
+  /** Takes one interface down (hotplug's remove). */
+  bringDownInterface(ctx: ActivatorContext, device: string): Promise<boolean>;
 }
 
 /**

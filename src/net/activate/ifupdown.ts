@@ -6,4 +6,5 @@ export const ifupdownActivator: NetworkActivator = {
   // One `ifup` per interface rather than `ifup --all`: NetworkManager's ifupdown plugin needs a connection's name.
   bringUpAll: (ctx, state) => bringUpEach(ctx, interfaceNames(state), (d) => alterInterface(ctx, ['ifup', d], d)),
   bringUpInterface: (ctx, device) => alterInterface(ctx, ['ifup', device], device),
+  bringDownInterface: (ctx, device) => alterInterface(ctx, ['ifdown', device], device),
 };

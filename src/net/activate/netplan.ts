@@ -12,4 +12,5 @@ export const netplanActivator: NetworkActivator = {
   name: 'netplan',
   bringUpAll: (ctx) => alterInterface(ctx, NETPLAN_APPLY, 'all'),
   bringUpInterface: (ctx) => apply(ctx),
+  bringDownInterface: (ctx) => apply(ctx),
 };

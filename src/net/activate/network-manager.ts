@@ -20,4 +20,5 @@ export const networkManagerActivator: NetworkActivator = {
   name: 'network-manager',
   bringUpAll: (ctx, state) => bringUpEach(ctx, interfaceNames(state), (d) => bringUp(ctx, d)),
   bringUpInterface: bringUp,
+  bringDownInterface: (ctx, device) => alterInterface(ctx, ['nmcli', 'device', 'disconnect', device], device),
 };

@@ -6,4 +6,5 @@ export const networkdActivator: NetworkActivator = {
   name: 'networkd',
   bringUpAll: (ctx) => alterInterface(ctx, ['systemctl', 'restart', 'systemd-networkd', 'systemd-resolved'], 'all'),
   bringUpInterface: (ctx, device) => alterInterface(ctx, ['ip', 'link', 'set', 'up', device], device),
+  bringDownInterface: (ctx, device) => alterInterface(ctx, ['ip', 'link', 'set', 'down', device], device),
 };

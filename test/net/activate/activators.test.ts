@@ -79,3 +79,18 @@ test('NetworkManager loads the connection file and brings it up; a failed load r
     'nmcli connection up ifname eth1',
   ]);
 });
+
+test('bringing one interface down (hotplug remove) runs what cloud-init 22.4 runs: ifdown, netplan apply, nmcli device disconnect, ip link set down', async (t) => {
+  const log = new Logger().for('x');
+  const cases: Array<[string[], string, string]> = [
+    [IFUPDOWN_FILES, 'debian', 'ifdown eth1'],
+    [NETPLAN_FILES, 'ubuntu', 'netplan apply'],
+    [NM_FILES, 'fedora', 'nmcli device disconnect eth1'],
+    [NETWORKD_FILES, 'arch', 'ip link set down eth1'],
+  ];
+  for (const [files, distro, expected] of cases) {
+    const p = recordingRoot(t, files);
+    assert.equal(await (await selectActivator(p, distro))?.bringDownInterface({ platform: p, log }, 'eth1'), true);
+    assert.deepEqual(p.commands, [expected]);
+  }
+});

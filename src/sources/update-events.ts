@@ -1,0 +1,93 @@
+// Which update events (boot, hotplug …) each datasource supports and enables by default, and whether one is enabled
+// for an instance: cloud-init's supported_update_events, default_update_events and stages.update_event_enabled.
+import { posix } from 'node:path';
+import type { Platform } from '../platform/platform';
+import type { Log } from '../util/log';
+
+export type EventType = 'boot' | 'boot-new-instance' | 'boot-legacy' | 'hotplug';
+export const EVENT_TYPES: readonly EventType[] = ['boot', 'boot-new-instance', 'boot-legacy', 'hotplug'];
+/** cloud-init's EventScope: network is the only one. */
+export type EventScope = 'network';
+
+interface SourceEvents {
+  supported: readonly EventType[];
+  default: readonly EventType[];
+}
+
+/** The base DataSource's: a new instance only. */
+const BASE: SourceEvents = { supported: ['boot-new-instance'], default: ['boot-new-instance'] };
+const WITH_HOTPLUG: SourceEvents = { supported: ['boot-new-instance', 'boot', 'boot-legacy', 'hotplug'], default: ['boot-new-instance'] };
+
+/**
+ * The sources that override the base class in cloud-init 22.4 (Debian bookworm's): Ec2, OpenStack and ConfigDrive
+ * support hotplug; Azure renders its network on every boot but has no hotplug; GCE keeps the base set.
+ */
+const SOURCE_EVENTS: Record<string, SourceEvents> = {
+  Ec2: WITH_HOTPLUG,
+  OpenStack: WITH_HOTPLUG,
+  ConfigDrive: WITH_HOTPLUG,
+  Azure: { supported: ['boot-new-instance', 'boot'], default: ['boot-new-instance', 'boot'] },
+};
+
+export function sourceEvents(source: string): SourceEvents {
+  return SOURCE_EVENTS[source] ?? BASE;
+}
+
+export function supportsEvent(source: string, event: EventType): boolean {
+  return sourceEvents(source).supported.includes(event);
+}
+
+/**
+ * The source's name in cloud-init's str(datasource) ('DataSourceOpenStackLocal [net,ver=2]' → 'OpenStack'): the
+ * Local class of a network source is the same source for its events.
+ */
+export function sourceNameFromDescription(description: string | undefined): string | undefined {
+  const m = /^DataSource(\w+?)(Local|Net)?(\s|\[|$)/.exec(description ?? '');
+  return m?.[1];
+}
+
+/** cloud-init's userdata_to_events for the network scope: the `updates.network.when` list (unknown names are dropped with a warning). */
+export function userNetworkEvents(cfg: Record<string, unknown>, log?: Log): EventType[] | undefined {
+  const updates = cfg.updates;
+  if (!updates || typeof updates !== 'object') return undefined;
+  const network = (updates as Record<string, unknown>).network;
+  if (!network || typeof network !== 'object') return undefined;
+  const when = (network as Record<string, unknown>).when;
+  if (!Array.isArray(when)) return undefined;
+  const unknown = when.filter((w) => !(EVENT_TYPES as readonly unknown[]).includes(w));
+  if (unknown.length) {
+    // cloud-init turns the whole list into EventType values; one bad name empties the scope.
+    log?.warn(`'${String(unknown[0])}' is not a valid EventType! Update data will be ignored for 'network' scope`);
+    return [];
+  }
+  return when as EventType[];
+}
+
+/** Newer cloud-init's `hotplug.enabled` in the cloud dir: the scopes `devel hotplug-hook enable` turned hotplug on for. */
+export const HOTPLUG_ENABLED_FILE = 'hotplug.enabled';
+
+export async function readHotplugEnabledScopes(p: Platform, cloudDir: string, log?: Log): Promise<string[]> {
+  const path = posix.join(cloudDir, HOTPLUG_ENABLED_FILE);
+  const text = await p.readTextIfExists(path);
+  if (text === undefined) return [];
+  try {
+    const parsed = JSON.parse(text) as { scopes?: unknown };
+    return Array.isArray(parsed.scopes) ? parsed.scopes.map(String) : [];
+  } catch (err) {
+    log?.warn(`Ignoring contents of ${path} because it is not decodable. Error: ${(err as Error).message}`);
+    return [];
+  }
+}
+
+/**
+ * cloud-init's update_event_enabled for the network scope: the user's `updates.network.when` replaces the source's
+ * defaults when given; a source that supports hotplug also has it when `hotplug.enabled` names the network scope.
+ */
+export function updateEventEnabled(input: { source: string; cfg: Record<string, unknown>; event: EventType; hotplugEnabledScopes?: readonly string[]; log?: Log }): boolean {
+  const user = userNetworkEvents(input.cfg, input.log);
+  const allowed = new Set<EventType>(user ?? sourceEvents(input.source).default);
+  if (supportsEvent(input.source, 'hotplug') && input.hotplugEnabledScopes?.includes('network')) allowed.add('hotplug');
+  const ok = allowed.has(input.event);
+  input.log?.debug(`${ok ? 'Event Allowed' : 'Event Denied'}: scope${ok ? '' : 's'}=${ok ? 'network' : "['network']"} EventType=${input.event}`);
+  return ok;
+}

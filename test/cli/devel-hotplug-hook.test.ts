@@ -1,0 +1,88 @@
+// `devel hotplug-hook` on --root sandboxes holding a booted instance's cache: query per source and config, enable,
+// the usage errors; handle's real run (a NIC added in a network namespace) is in test/cli/hotplug-netns.test.ts.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { main } from '../../src/main';
+import { serializeInstance } from '../../src/runner/instance-cache';
+import type { InstanceData } from '../../src/sources/datasource';
+import { tempDir } from '../helpers/temp';
+
+async function cli(args: string[]) {
+  let out = '';
+  let err = '';
+  const code = await main({ argv: args, argv0: '/usr/bin/cloud-init', env: {}, io: { out: (s) => void (out += s), err: (s) => void (err += s) } });
+  return { code, out, err };
+}
+
+/** A root as a boot left it: SOURCE's instance in obj.json, USER CONFIG as the instance's cloud-config.txt. */
+function bootedRoot(t: TestContext, source: string, userConfig?: string, extra: Partial<InstanceData> = {}): string {
+  const root = tempDir(t);
+  const data: InstanceData = { instanceId: 'i-hotplug', cloudName: source.toLowerCase(), platform: source.toLowerCase(), subplatform: 'metadata (http://169.254.169.254)', publicKeys: [], metadata: {}, ...extra };
+  const dir = join(root, 'var/lib/cloud/instances/i-hotplug');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'obj.json'), serializeInstance(source, data, 'network'));
+  if (userConfig !== undefined) writeFileSync(join(dir, 'cloud-config.txt'), `#cloud-config\n${userConfig}`);
+  symlinkSync('/var/lib/cloud/instances/i-hotplug', join(root, 'var/lib/cloud/instance'));
+  mkdirSync(join(root, 'etc/cloud'), { recursive: true });
+  return root;
+}
+
+const HOTPLUG = 'updates:\n  network:\n    when: [boot-new-instance, hotplug]\n';
+
+test('hotplug-hook query: enabled for Ec2, OpenStack and ConfigDrive with hotplug in updates.network.when; disabled otherwise', async (t) => {
+  for (const source of ['Ec2', 'OpenStack', 'ConfigDrive']) {
+    const r = await cli(['--root', bootedRoot(t, source, HOTPLUG), 'devel', 'hotplug-hook', '-s', 'net', 'query']);
+    assert.deepEqual([r.code, r.out], [0, 'enabled\n'], `${source}: ${r.err}`);
+    const off = await cli(['--root', bootedRoot(t, source, 'hostname: x\n'), 'devel', 'hotplug-hook', '--subsystem', 'net', 'query']);
+    assert.deepEqual([off.code, off.out], [0, 'disabled\n'], source);
+  }
+  for (const source of ['NoCloud', 'Azure', 'GCE', 'None']) {
+    const r = await cli(['--root', bootedRoot(t, source, HOTPLUG), 'devel', 'hotplug-hook', '-s', 'net', 'query']);
+    assert.deepEqual([r.code, r.out], [0, 'disabled\n'], source);
+  }
+});
+
+test('hotplug-hook query: the system config\'s updates count too; with no cached instance it says so and exits 1', async (t) => {
+  const root = bootedRoot(t, 'OpenStack');
+  mkdirSync(join(root, 'etc/cloud/cloud.cfg.d'), { recursive: true });
+  writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/10-hotplug.cfg'), HOTPLUG);
+  assert.equal((await cli(['--root', root, 'devel', 'hotplug-hook', '-s', 'net', 'query'])).out, 'enabled\n');
+  const empty = tempDir(t);
+  const r = await cli(['--root', empty, 'devel', 'hotplug-hook', '-s', 'net', 'query']);
+  assert.deepEqual([r.code, r.out], [1, 'Unable to determine hotplug state. No datasource detected\n']);
+});
+
+test('hotplug-hook enable: writes hotplug.enabled for the network scope, after which query says enabled; a second enable is already done', async (t) => {
+  const root = bootedRoot(t, 'Ec2', 'hostname: x\n');
+  const r = await cli(['--root', root, 'devel', 'hotplug-hook', '-s', 'net', 'enable']);
+  assert.equal(r.code, 0, r.err);
+  assert.deepEqual(JSON.parse(readFileSync(join(root, 'var/lib/cloud/hotplug.enabled'), 'utf8')), { scopes: ['network'] });
+  // No udevadm in this sandbox: the rule is skipped as cloud-init skips it (the module test checks its text).
+  assert.equal(existsSync(join(root, 'etc/udev/rules.d/10-cloud-init-hook-hotplug.rules')), false);
+  assert.equal((await cli(['--root', root, 'devel', 'hotplug-hook', '-s', 'net', 'query'])).out, 'enabled\n');
+  const again = await cli(['--root', root, 'devel', 'hotplug-hook', '-s', 'net', 'enable']);
+  assert.deepEqual([again.code, again.err], [0, 'Not installing hotplug for event of type net. Reason: Already done.\n']);
+});
+
+test('hotplug-hook enable: a source without hotplug is refused with exit 1 and nothing written', async (t) => {
+  const root = bootedRoot(t, 'NoCloud', HOTPLUG);
+  const r = await cli(['--root', root, 'devel', 'hotplug-hook', '-s', 'net', 'enable']);
+  assert.deepEqual([r.code, r.err], [1, 'hotplug not supported for event of net\n']);
+  assert.equal(existsSync(join(root, 'var/lib/cloud/hotplug.enabled')), false);
+});
+
+test('hotplug-hook: usage errors name what is wrong; handle does nothing when hotplug is disabled', async (t) => {
+  const root = bootedRoot(t, 'OpenStack', 'hostname: x\n');
+  const noSub = await cli(['--root', root, 'devel', 'hotplug-hook', 'query']);
+  assert.equal(noSub.code, 2);
+  assert.match(noSub.err, /-s\/--subsystem is required and must be net/);
+  const badAction = await cli(['--root', root, 'devel', 'hotplug-hook', '-s', 'net', 'frob']);
+  assert.match(badAction.err, /must be one of query, handle, enable, not 'frob'/);
+  const noAction = await cli(['--root', root, 'devel', 'hotplug-hook', '-s', 'net', 'handle', '-d', '/devices/virtual/net/eth1']);
+  assert.match(noAction.err, /-u\/--udevaction add or remove/);
+  const disabled = await cli(['--root', root, 'devel', 'hotplug-hook', '-s', 'net', 'handle', '-d', '/devices/virtual/net/eth1', '-u', 'add']);
+  assert.equal(disabled.code, 0, disabled.err);
+  assert.equal(existsSync(join(root, 'etc/network')), false);
+});

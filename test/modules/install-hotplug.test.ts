@@ -1,0 +1,105 @@
+// install_hotplug on a sandbox root with udevadm's calls recorded: the udev rule cloud-init 22.4 writes, byte for
+// byte, only for a source that supports hotplug with hotplug enabled; removed again when it no longer is.
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { installHotplugModule } from '../../src/modules/install-hotplug';
+import type { Platform, RunResult } from '../../src/platform/platform';
+import { tempDir } from '../helpers/temp';
+import { moduleContext } from './module-context';
+
+const RULE = '/etc/udev/rules.d/10-cloud-init-hook-hotplug.rules';
+const HOTPLUG = { updates: { network: { when: ['hotplug'] } } };
+
+/** The text 22.4 writes, spelled out here independently of the module. */
+const EXPECTED = `# Installed by cloud-init due to network hotplug userdata
+ACTION!="add|remove", GOTO="cloudinit_end"
+LABEL="cloudinit_hook"
+SUBSYSTEM=="net", RUN+="/usr/lib/cloud-init/hook-hotplug"
+LABEL="cloudinit_end"
+`;
+
+function setup(t: TestContext, datasource: string, opts: { udevadm?: boolean; paths?: string[] } = {}) {
+  const root = tempDir(t);
+  if (opts.udevadm !== false) {
+    mkdirSync(join(root, 'usr/bin'), { recursive: true });
+    writeFileSync(join(root, 'usr/bin/udevadm'), '#!/bin/sh\n');
+    chmodSync(join(root, 'usr/bin/udevadm'), 0o755);
+  }
+  for (const p of opts.paths ?? []) mkdirSync(join(root, p), { recursive: true });
+  const base = moduleContext(root);
+  const calls: string[] = [];
+  const real = base.platform;
+  // Commands are recorded, not run (udevadm would talk to the host's udev); files go to the sandbox.
+  const platform = new Proxy(real, {
+    get(target, key) {
+      if (key === 'run') return async (cmd: string[]): Promise<RunResult> => (calls.push(cmd.join(' ')), { code: 0, stdout: '', stderr: '' });
+      const v = Reflect.get(target, key, target) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  }) as Platform;
+  return { root, ctx: { ...base, platform, datasource }, calls, base };
+}
+
+test('install_hotplug: OpenStack with updates.network.when [hotplug] writes 22.4\'s rule byte for byte and reloads udev', async (t) => {
+  const s = setup(t, 'DataSourceOpenStackLocal [net,ver=2]');
+  await installHotplugModule.run(s.ctx, HOTPLUG);
+  assert.equal(readFileSync(join(s.root, RULE), 'utf8'), EXPECTED);
+  assert.deepEqual(s.calls, ['udevadm control --reload-rules']);
+});
+
+test('install_hotplug: the rule is the same text as the one in Debian\'s cloud-init 22.4 (when its rootfs is cached)', async (t) => {
+  const py = '/var/cache/kiln-test/bookworm-cloud-init/usr/lib/python3/dist-packages/cloudinit/config/cc_install_hotplug.py';
+  if (!existsSync(py)) return t.skip('the cached Debian rootfs with cloud-init 22.4 is not built');
+  const template = /HOTPLUG_UDEV_RULES_TEMPLATE = """\\\n([\s\S]*?)"""/.exec(readFileSync(py, 'utf8'))?.[1];
+  assert.ok(template);
+  assert.match(readFileSync(py, 'utf8'), /HOTPLUG_UDEV_PATH = "\/etc\/udev\/rules.d\/10-cloud-init-hook-hotplug.rules"/);
+  assert.equal(template.replace('{libexecdir}', '/usr/lib/cloud-init'), EXPECTED);
+});
+
+test('install_hotplug: /usr/libexec/cloud-init, when present, is the hook\'s folder (Ec2)', async (t) => {
+  const s = setup(t, 'DataSourceEc2Local', { paths: ['usr/libexec/cloud-init'] });
+  await installHotplugModule.run(s.ctx, { updates: { network: { when: ['boot', 'hotplug'] } } });
+  assert.equal(readFileSync(join(s.root, RULE), 'utf8'), EXPECTED.replace('/usr/lib/cloud-init/', '/usr/libexec/cloud-init/'));
+});
+
+test('install_hotplug: a source without hotplug (NoCloud, Azure) warns and writes nothing', async (t) => {
+  for (const ds of ['DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud][dsmode=net]', 'DataSourceAzure [seed=/dev/sr0]']) {
+    const s = setup(t, ds);
+    await installHotplugModule.run(s.ctx, HOTPLUG);
+    assert.equal(existsSync(join(s.root, RULE)), false);
+    assert.deepEqual(s.ctx.problems, ['WARNING: Hotplug is unsupported by current datasource. Udev rules will NOT be installed.']);
+    assert.deepEqual(s.calls, []);
+  }
+});
+
+test('install_hotplug: not enabled (the default events, or an unknown event name) removes a rule left from before', async (t) => {
+  for (const cfg of [{}, { updates: { network: { when: ['hotplug', 'reboot'] } } }]) {
+    const s = setup(t, 'DataSourceConfigDrive [net,ver=2][source=/dev/sr0]');
+    mkdirSync(join(s.root, 'etc/udev/rules.d'), { recursive: true });
+    writeFileSync(join(s.root, RULE), EXPECTED);
+    await installHotplugModule.run(s.ctx, cfg);
+    assert.equal(existsSync(join(s.root, RULE)), false);
+    assert.deepEqual(s.calls, ['udevadm control --reload-rules']);
+  }
+});
+
+test('install_hotplug: without udevadm nothing is written; hotplug.enabled (devel hotplug-hook enable) enables it without user config', async (t) => {
+  const none = setup(t, 'DataSourceEc2', { udevadm: false });
+  await installHotplugModule.run(none.ctx, HOTPLUG);
+  assert.equal(existsSync(join(none.root, RULE)), false);
+  const s = setup(t, 'DataSourceEc2');
+  mkdirSync(join(s.root, 'var/lib/cloud'), { recursive: true });
+  writeFileSync(join(s.root, 'var/lib/cloud/hotplug.enabled'), '{"scopes": ["network"]}');
+  await installHotplugModule.run(s.ctx, {});
+  assert.equal(readFileSync(join(s.root, RULE), 'utf8'), EXPECTED);
+});
+
+test('install_hotplug\'s schema: updates.network.when takes the four event names; another name or key is an error naming it and its line', async () => {
+  const { validateCloudConfig } = await import('../../src/config/validate-cloud-config');
+  assert.deepEqual(validateCloudConfig('#cloud-config\nupdates:\n  network:\n    when: [boot, boot-legacy, boot-new-instance, hotplug]\n').problems, []);
+  const bad = validateCloudConfig('#cloud-config\nupdates:\n  network:\n    when: [hotplug, reboot]\n  storage: {}\n').problems;
+  assert.ok(bad.some((p) => p.path === 'updates.network.when.1' && p.line === 4), JSON.stringify(bad));
+  assert.ok(bad.some((p) => /'storage' was unexpected/.test(p.message)), JSON.stringify(bad));
+});
