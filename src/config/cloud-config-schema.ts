@@ -42,7 +42,7 @@ const user: SchemaNode = {
 
 const writeFile: SchemaNode = {
   type: 'object',
-  properties: { path: str, content: str, source: obj, owner: str, permissions: { anyOf: [str, { type: 'integer' }] }, encoding: { type: 'string', enum: ['gz', 'gzip', 'gz+base64', 'gzip+base64', 'gz+b64', 'gzip+b64', 'b64', 'base64', 'text/plain'] }, append: bool, defer: bool },
+  properties: { path: str, content: str, source: { type: 'object', properties: { uri: str, headers: { type: 'object', additionalProperties: str } }, additionalProperties: false }, owner: str, permissions: { anyOf: [str, { type: 'integer' }] }, encoding: { type: 'string', enum: ['gz', 'gzip', 'gz+base64', 'gzip+base64', 'gz+b64', 'gzip+b64', 'b64', 'base64', 'text/plain'] }, append: bool, defer: bool },
   additionalProperties: false,
 };
 
