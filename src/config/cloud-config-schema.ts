@@ -150,7 +150,7 @@ export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
     disable_root_opts: { ...str, module: 'ssh' },
     chpasswd: { type: 'object', properties: { expire: bool, users: { type: 'array', items: obj }, list: { anyOf: [str, strList] } }, additionalProperties: false, module: 'set_passwords' },
     password: { ...str, module: 'set_passwords' },
-    packages: { type: 'array', items: { anyOf: [str, { type: 'array' }, obj] }, module: 'package_update_upgrade_install' },
+    packages: { type: 'array', items: { anyOf: [str, { type: 'array' }, { type: 'object', properties: { apt: { type: 'array', items: { anyOf: [str, strList] } }, snap: { type: 'array', items: { anyOf: [str, strList] } } }, additionalProperties: false }] }, module: 'package_update_upgrade_install' },
     package_update: { ...bool, module: 'package_update_upgrade_install' },
     package_upgrade: { ...bool, module: 'package_update_upgrade_install' },
     package_reboot_if_required: { ...bool, module: 'package_update_upgrade_install' },
