@@ -178,7 +178,17 @@ export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
     ca_certs: { ...obj, module: 'ca_certs' },
     ca_certificates: { ...obj, module: 'ca_certs', deprecated: 'use ca_certs' },
     random_seed: { ...obj, module: 'seed_random' },
-    rsyslog: { anyOf: [obj, { type: 'array' }], module: 'rsyslog' },
+    rsyslog: {
+      anyOf: [
+        {
+          type: 'object',
+          properties: { config_dir: str, config_filename: str, configs: { type: 'array', items: { anyOf: [str, obj] } }, remotes: obj, service_reload_command: strOrList, install_rsyslog: bool, packages: strList, check_exe: str },
+          additionalProperties: false,
+        },
+        { type: 'array' },
+      ],
+      module: 'rsyslog',
+    },
     ssh_import_id: { ...strList, module: 'ssh_import_id' },
     phone_home: { type: 'object', properties: { url: str, post: { anyOf: [{ type: 'string', enum: ['all'] }, strList] }, tries: { type: 'integer' } }, additionalProperties: false, module: 'phone_home' },
     final_message: { ...str, module: 'final_message' },

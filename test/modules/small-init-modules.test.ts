@@ -123,3 +123,23 @@ test('rsyslog writes configs and remotes, appending to a file named twice', asyn
   );
   assert.equal(remoteLine('*.* @@host:1 # cmt', undefined), '*.* @@host:1 # cmt');
 });
+
+test('rsyslog install_rsyslog installs the packages when check_exe is missing (newer upstream), and only then', async (t) => {
+  const { dryContext } = await import('./late-context');
+  const apt = 'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
+  const missing = dryContext(tempDir(t));
+  await rsyslog.run(missing, { rsyslog: { install_rsyslog: true } });
+  assert.deepEqual(missing.commands(), [`${apt} update`, `${apt} install rsyslog`]);
+  const custom = dryContext(tempDir(t), { distro: { name: 'fedora', family: 'redhat', version: '40' } });
+  await rsyslog.run(custom, { rsyslog: { install_rsyslog: true, packages: ['rsyslog', 'rsyslog-gnutls'], check_exe: 'rsyslogd-custom', configs: ['*.* @h'], service_reload_command: ['true'] } });
+  assert.deepEqual(custom.commands(), ['dnf -t -y install rsyslog rsyslog-gnutls', 'true']);
+  const root = tempDir(t);
+  mkdirSync(join(root, 'usr/sbin'), { recursive: true });
+  writeFileSync(join(root, 'usr/sbin/rsyslogd'), '');
+  const present = dryContext(root);
+  await rsyslog.run(present, { rsyslog: { install_rsyslog: true } });
+  assert.deepEqual(present.commands(), []);
+  const off = dryContext(tempDir(t));
+  await rsyslog.run(off, { rsyslog: { packages: ['rsyslog'] } });
+  assert.deepEqual(off.commands(), []);
+});
