@@ -33,7 +33,7 @@ const user: SchemaNode = {
       properties: {
         name: str, gecos: str, homedir: str, primary_group: str, groups: { anyOf: [str, strList, obj] }, lock_passwd: bool, passwd: str, hashed_passwd: str, plain_text_passwd: str,
         shell: str, sudo: { anyOf: [str, strList, bool, { type: 'null' }] }, ssh_authorized_keys: strList, ssh_import_id: strList, system: bool, no_create_home: bool, no_user_group: bool,
-        uid: { anyOf: [{ type: 'integer' }, str] }, expiredate: str, inactive: { anyOf: [str, { type: 'integer' }] }, create_groups: bool, selinux_user: str, doas: strList, snapuser: str, ssh_redirect_user: bool,
+        uid: { anyOf: [{ type: 'integer' }, str] }, expiredate: str, inactive: { anyOf: [str, { type: 'integer' }] }, create_groups: bool, selinux_user: str, doas: strList, snapuser: str, known: bool, ssh_redirect_user: bool,
       },
       additionalProperties: false,
     },
