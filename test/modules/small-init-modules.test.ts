@@ -143,3 +143,23 @@ test('rsyslog install_rsyslog installs the packages when check_exe is missing (n
   await rsyslog.run(off, { rsyslog: { packages: ['rsyslog'] } });
   assert.deepEqual(off.commands(), []);
 });
+
+test('ca_certs runs on the distros newer upstream lists, each with its own store and refresh command', async (t) => {
+  const { dryContext } = await import('./late-context');
+  const cert = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----';
+  for (const [distro, file, command] of [
+    [{ name: 'opensuse', family: 'suse', version: '15.6' }, '/usr/share/pki/trust/anchors/cloud-init-ca-certs.crt', 'update-ca-certificates'],
+    [{ name: 'sles', family: 'suse', version: '15.6' }, '/usr/share/pki/trust/anchors/cloud-init-ca-certs.crt', 'update-ca-certificates'],
+    [{ name: 'fedora', family: 'redhat', version: '41' }, '/usr/share/pki/ca-trust-source/anchors/cloud-init-ca-certs.crt', 'update-ca-trust'],
+    [{ name: 'almalinux', family: 'redhat', version: '9' }, '/usr/share/pki/ca-trust-source/anchors/cloud-init-ca-certs.crt', 'update-ca-trust'],
+  ] as const) {
+    assert.ok((caCerts.distros as string[]).includes(distro.name), distro.name);
+    const ctx = dryContext(tempDir(t), { distro: { ...distro } });
+    await caCerts.run(ctx, { ca_certs: { trusted: [cert] } });
+    const writes = ctx.dry.effects.flatMap((e) => (e.kind === 'write-file' ? [e.path] : []));
+    assert.deepEqual(writes, [file], distro.name);
+    assert.deepEqual(ctx.commands(), [command], distro.name);
+  }
+  // Families upstream does not list stay unverified (the runner skips them unless unverified_modules names the module).
+  for (const name of ['arch', 'rocky', 'centos']) assert.equal((caCerts.distros as string[]).includes(name), false, name);
+});
