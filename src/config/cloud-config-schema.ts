@@ -33,7 +33,7 @@ const user: SchemaNode = {
       properties: {
         name: str, gecos: str, homedir: str, primary_group: str, groups: { anyOf: [str, strList, obj] }, lock_passwd: bool, passwd: str, hashed_passwd: str, plain_text_passwd: str,
         shell: str, sudo: { anyOf: [str, strList, bool, { type: 'null' }] }, ssh_authorized_keys: strList, ssh_import_id: strList, system: bool, no_create_home: bool, no_user_group: bool,
-        uid: { anyOf: [{ type: 'integer' }, str] }, expiredate: str, inactive: { anyOf: [str, { type: 'integer' }] }, create_groups: bool, selinux_user: str, doas: strList, snapuser: str, ssh_redirect_user: bool,
+        uid: { anyOf: [{ type: 'integer' }, str] }, expiredate: str, inactive: { anyOf: [str, { type: 'integer' }] }, create_groups: bool, selinux_user: str, doas: strList, snapuser: str, known: bool, ssh_redirect_user: bool,
       },
       additionalProperties: false,
     },
@@ -42,7 +42,7 @@ const user: SchemaNode = {
 
 const writeFile: SchemaNode = {
   type: 'object',
-  properties: { path: str, content: str, source: obj, owner: str, permissions: { anyOf: [str, { type: 'integer' }] }, encoding: { type: 'string', enum: ['gz', 'gzip', 'gz+base64', 'gzip+base64', 'gz+b64', 'gzip+b64', 'b64', 'base64', 'text/plain'] }, append: bool, defer: bool },
+  properties: { path: str, content: str, source: { type: 'object', properties: { uri: str, headers: { type: 'object', additionalProperties: str } }, additionalProperties: false }, owner: str, permissions: { anyOf: [str, { type: 'integer' }] }, encoding: { type: 'string', enum: ['gz', 'gzip', 'gz+base64', 'gzip+base64', 'gz+b64', 'gzip+b64', 'b64', 'base64', 'text/plain'] }, append: bool, defer: bool },
   additionalProperties: false,
 };
 
@@ -258,7 +258,7 @@ export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
     disable_root_opts: { ...str, module: 'ssh' },
     chpasswd: { type: 'object', properties: { expire: bool, users: { type: 'array', items: obj }, list: { anyOf: [str, strList] } }, additionalProperties: false, module: 'set_passwords' },
     password: { ...str, module: 'set_passwords' },
-    packages: { type: 'array', items: { anyOf: [str, { type: 'array' }, obj] }, module: 'package_update_upgrade_install' },
+    packages: { type: 'array', items: { anyOf: [str, { type: 'array' }, { type: 'object', properties: { apt: { type: 'array', items: { anyOf: [str, strList] } }, snap: { type: 'array', items: { anyOf: [str, strList] } } }, additionalProperties: false }] }, module: 'package_update_upgrade_install' },
     package_update: { ...bool, module: 'package_update_upgrade_install' },
     package_upgrade: { ...bool, module: 'package_update_upgrade_install' },
     package_reboot_if_required: { ...bool, module: 'package_update_upgrade_install' },
@@ -291,7 +291,17 @@ export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
     ca_certs: { ...obj, module: 'ca_certs' },
     ca_certificates: { ...obj, module: 'ca_certs', deprecated: 'use ca_certs' },
     random_seed: { ...obj, module: 'seed_random' },
-    rsyslog: { anyOf: [obj, { type: 'array' }], module: 'rsyslog' },
+    rsyslog: {
+      anyOf: [
+        {
+          type: 'object',
+          properties: { config_dir: str, config_filename: str, configs: { type: 'array', items: { anyOf: [str, obj] } }, remotes: obj, service_reload_command: strOrList, install_rsyslog: bool, packages: strList, check_exe: str },
+          additionalProperties: false,
+        },
+        { type: 'array' },
+      ],
+      module: 'rsyslog',
+    },
     ssh_import_id: { ...strList, module: 'ssh_import_id' },
     phone_home: { type: 'object', properties: { url: str, post: { anyOf: [{ type: 'string', enum: ['all'] }, strList] }, tries: { type: 'integer' } }, additionalProperties: false, module: 'phone_home' },
     final_message: { ...str, module: 'final_message' },

@@ -3,7 +3,7 @@ import { posix } from 'node:path';
 import { cfgList } from './support/config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
 
-interface CaPaths {
+export interface CaPaths {
   certPath: string;
   certFilename: string;
   certConfig: string | null;
@@ -26,9 +26,33 @@ const RHEL: CaPaths = {
   updateCmd: ['update-ca-trust'],
 };
 
-/** cloud-init keys its overrides on the distro name 'rhel' only; other names get the Debian layout. */
-function pathsFor(distroName: string): CaPaths {
-  return distroName === 'rhel' ? RHEL : DEFAULT;
+/** Newer upstream's SUSE store: anchors under /usr/share/pki/trust, refreshed by SUSE's update-ca-certificates. */
+const SUSE: CaPaths = {
+  certPath: '/usr/share/pki/trust/',
+  certFilename: 'anchors/cloud-init-ca-certs.crt',
+  certConfig: null,
+  systemPath: '/etc/pki/trust/',
+  updateCmd: ['update-ca-certificates'],
+};
+
+/** The distro names newer cloud-init lists for ca_certs and the store each uses (22.4 had rhel only). */
+const OVERRIDES: Record<string, CaPaths> = {
+  rhel: RHEL,
+  fedora: RHEL,
+  almalinux: RHEL,
+  cloudlinux: RHEL,
+  opensuse: SUSE,
+  'opensuse-leap': SUSE,
+  'opensuse-tumbleweed': SUSE,
+  'opensuse-microos': SUSE,
+  sles: SUSE,
+  sle_hpc: SUSE,
+  'sle-micro': SUSE,
+};
+
+/** Debian, Ubuntu and Alpine share the default (update-ca-certificates) layout. */
+export function pathsFor(distroName: string): CaPaths {
+  return OVERRIDES[distroName] ?? DEFAULT;
 }
 
 async function deleteDirContents(ctx: ModuleContext, dir: string): Promise<void> {
@@ -58,7 +82,7 @@ export const caCerts: Module = {
   name: 'ca_certs',
   stage: 'init',
   frequency: 'once-per-instance',
-  distros: ['alpine', 'debian', 'ubuntu', 'rhel'],
+  distros: ['alpine', 'debian', 'ubuntu', ...Object.keys(OVERRIDES)],
   activateBy: ['ca_certs', 'ca-certs'],
   async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
     if ('ca-certs' in cfg) ctx.log.warn("DEPRECATION: key 'ca-certs' is now deprecated. Use 'ca_certs' instead.");

@@ -4,6 +4,7 @@ import type { DistroOps } from '../platform/linux/distro/distro';
 import { describeError } from '../util/errors';
 import { cfgBool } from './support/config-values';
 import { updatePackageSources } from './support/install-packages';
+import { distroManagers, type PackageSpec, snapInstallArgv, specKey, specText, splitPackages } from './support/package-managers';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
 
 export const REBOOT_REQUIRED_FILE = '/var/run/reboot-required';
@@ -17,13 +18,85 @@ function anyTrue(cfg: CloudConfig, ...keys: string[]): boolean {
 export function expandPackageList(packages: unknown, family: string): string[] {
   if (packages === undefined || packages === null) return [];
   const list = Array.isArray(packages) ? packages : [packages];
-  const join = family === 'debian' || family === 'alpine' || family === 'unknown' ? '=' : '-';
+  const join = versionJoin(family);
   return list.map((p, i) => {
     if (typeof p === 'string') return p;
     if (Array.isArray(p) && p.length === 1) return String(p[0]);
     if (Array.isArray(p) && p.length === 2) return `${String(p[0])}${join}${String(p[1])}`;
     throw new ModuleError('package_update_upgrade_install', `packages[${i}] must be a name or [name, version], got ${JSON.stringify(p)}`);
   });
+}
+
+function versionJoin(family: string): string {
+  return family === 'debian' || family === 'alpine' || family === 'unknown' ? '=' : '-';
+}
+
+/** Where a target's snap command is (cloud-init's which('snap')). */
+const SNAP_PATHS = ['/usr/bin/snap', '/usr/local/bin/snap', '/snap/bin/snap'];
+
+function union(a: PackageSpec[], b: PackageSpec[]): PackageSpec[] {
+  const seen = new Set<string>();
+  return [...a, ...b].filter((s) => !seen.has(specKey(s)) && Boolean(seen.add(specKey(s))));
+}
+
+/** Snap's install_packages: one `snap install` per package; returns the ones that failed. */
+async function snapInstall(ctx: ModuleContext, specs: PackageSpec[]): Promise<PackageSpec[]> {
+  const failed: PackageSpec[] = [];
+  for (const spec of specs) {
+    const r = await ctx.platform.run(snapInstallArgv(spec), { allowFailure: true });
+    if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
+    if (r.code !== 0) failed.push(spec);
+  }
+  return failed;
+}
+
+/**
+ * Newer cloud-init's distro.install_packages: the distro's own manager takes the plain entries and its own
+ * ({apt: …} on the Debian family); on Ubuntu snap then takes its entries and the plain ones apt failed; a manager
+ * the distro does not list installs its entries last. Throws naming every package that ended up failed.
+ */
+async function installByManager(ctx: ModuleContext, ops: DistroOps, packages: unknown): Promise<void> {
+  const split = splitPackages(ctx, packages);
+  const managers = distroManagers(ctx);
+  const join = versionJoin(ctx.distro.family);
+  const failed = new Map<string, PackageSpec>();
+  const note = (specs: PackageSpec[]) => specs.forEach((s) => failed.set(specKey(s), s));
+  const aptOwn = managers.includes('apt') ? (split.byManager.get('apt') ?? []) : [];
+  let generic = union(split.generic, []);
+  const native = union(generic, aptOwn);
+  if (native.length > 0) {
+    try {
+      // install_packages refreshes first on apt/pacman/apk families (a no-op after the update step's semaphore).
+      if (!['redhat', 'suse'].includes(ctx.distro.family)) await updatePackageSources(ctx, 'package_update_upgrade_install');
+      await runLogged(ctx, ops, 'install', native.map((s) => specText(s, join)));
+      generic = [];
+    } catch (err) {
+      ctx.log.info(`${describeError(err)}; failed: ${native.map((s) => specText(s, join)).join(', ')}`);
+      note(native);
+      const own = new Set(aptOwn.map(specKey));
+      generic = native.filter((s) => !own.has(specKey(s)));
+    }
+  }
+  const snapOwn = split.byManager.get('snap') ?? [];
+  if (managers.includes('snap')) {
+    const toTry = union(snapOwn, generic);
+    toTry.forEach((s) => failed.delete(specKey(s)));
+    let available = false;
+    for (const p of SNAP_PATHS) if (await ctx.platform.exists(p)) available = true;
+    if (!available) {
+      ctx.log.debug("Package manager 'snap' not available");
+      note(toTry);
+    } else note(await snapInstall(ctx, toTry));
+  } else if (snapOwn.length > 0) note(await snapInstall(ctx, snapOwn));
+  const aptElsewhere = managers.includes('apt') ? [] : (split.byManager.get('apt') ?? []);
+  if (aptElsewhere.length > 0) {
+    ctx.log.warn(`apt is not the package manager of ${ctx.distro.name}; not installing ${aptElsewhere.map((s) => specText(s, '=')).join(', ')}`);
+    note(aptElsewhere);
+  }
+  if (failed.size > 0) {
+    const names = [...failed.values()].map((s) => specText(s, join)).join(', ');
+    throw new ModuleError('package_update_upgrade_install', `Failed to install the following packages: ${names}. See associated package manager logs for more details.`);
+  }
 }
 
 export interface PackageModuleDeps {
@@ -50,7 +123,8 @@ export function createPackageUpdateUpgradeInstallModule(deps: PackageModuleDeps)
       const update = anyTrue(cfg, 'apt_update', 'package_update');
       const upgrade = anyTrue(cfg, 'package_upgrade', 'apt_upgrade');
       const rebootIfRequired = anyTrue(cfg, 'apt_reboot_if_required', 'package_reboot_if_required');
-      const pkgs = expandPackageList(cfg.packages, ctx.distro.family);
+      const listed = Array.isArray(cfg.packages) ? cfg.packages : cfg.packages === undefined || cfg.packages === null ? [] : [cfg.packages];
+      const pkgs = listed.flatMap((p) => (typeof p === 'object' && p !== null && !Array.isArray(p) ? Object.values(p as Record<string, unknown>).flat() : [p]));
       if (!update && !upgrade && pkgs.length === 0) return;
       const ops = await deps.distroOps(ctx);
       const errors: string[] = [];
@@ -65,11 +139,7 @@ export function createPackageUpdateUpgradeInstallModule(deps: PackageModuleDeps)
       await attempt('Package update failed', () => updatePackageSources(ctx, 'package_update_upgrade_install'));
       if (upgrade) await attempt('Package upgrade failed', () => runLogged(ctx, ops, 'upgrade'));
       if (pkgs.length) {
-        await attempt(`Failed to install packages: ${pkgs.join(', ')}`, async () => {
-          // install_packages refreshes first on apt/pacman/apk families (a no-op after the semaphore above).
-          if (!['redhat', 'suse'].includes(ctx.distro.family)) await updatePackageSources(ctx, 'package_update_upgrade_install');
-          await runLogged(ctx, ops, 'install', pkgs);
-        });
+        await attempt(`Failed to install packages: ${JSON.stringify(listed)}`, () => installByManager(ctx, ops, cfg.packages));
       }
       const st = ctx.platform.stat ? await ctx.platform.stat(REBOOT_REQUIRED_FILE) : undefined;
       const rebootRequired = st ? st.type === 'file' : await ctx.platform.exists(REBOOT_REQUIRED_FILE);

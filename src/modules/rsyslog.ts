@@ -2,6 +2,7 @@
 import { posix } from 'node:path';
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
+import { installPackages } from './support/install-packages';
 
 const DEF_FILENAME = '20-cloud-config.conf';
 const DEF_DIR = '/etc/rsyslog.d';
@@ -13,6 +14,18 @@ interface RsyslogConfig {
   configFilename: string;
   reload: string | string[];
   remotes: Record<string, unknown>;
+  installRsyslog: boolean;
+  packages: string[];
+  checkExe: string;
+}
+
+/** The PATH cloud-init's subp.which searches on a booting system (the target's, under --root). */
+const SEARCH_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
+
+async function targetHasCommand(ctx: ModuleContext, exe: string): Promise<boolean> {
+  if (exe.startsWith('/')) return ctx.platform.exists(exe);
+  for (const dir of SEARCH_PATH) if (await ctx.platform.exists(posix.join(dir, exe))) return true;
+  return false;
 }
 
 function loadConfig(ctx: ModuleContext, cfg: CloudConfig): RsyslogConfig {
@@ -38,6 +51,10 @@ function loadConfig(ctx: ModuleContext, cfg: CloudConfig): RsyslogConfig {
     configFilename: typed('config_filename', DEF_FILENAME, (v) => typeof v === 'string', 'a string'),
     reload: typed<string | string[]>('service_reload_command', 'auto', (v) => typeof v === 'string' || Array.isArray(v), 'a string or a list'),
     remotes: typed<Record<string, unknown>>('remotes', {}, isMap, 'a mapping'),
+    // Newer upstream: install rsyslog (the distro's default packages and program) when it is missing.
+    installRsyslog: typed('install_rsyslog', false, (v) => typeof v === 'boolean', 'a boolean'),
+    packages: typed<unknown[]>('packages', ['rsyslog'], Array.isArray, 'a list').map(String),
+    checkExe: typed('check_exe', 'rsyslogd', (v) => typeof v === 'string', 'a string'),
   };
 }
 
@@ -91,6 +108,13 @@ export const rsyslog: Module = {
       }
       lines.push('# end remotes');
       my.configs.push(`${lines.join('\n')}\n`);
+    }
+    if (my.installRsyslog) {
+      if (await targetHasCommand(ctx, my.checkExe)) ctx.log.debug(`${my.checkExe} found, not installing ${my.packages.join(', ')}`);
+      else {
+        ctx.log.debug(`${my.checkExe} not found, installing ${my.packages.join(', ')}`);
+        await installPackages(ctx, 'rsyslog', my.packages);
+      }
     }
     if (my.configs.length === 0) {
       ctx.log.debug("Empty config rsyslog['configs'], nothing to do");

@@ -2,7 +2,7 @@
 import { posix } from 'node:path';
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import { cfgBool } from './support/config-values';
-import { hostnameAndFqdn, preferFqdn } from './support/hostname-facts';
+import { hostnameAndFqdn, mayWriteHostnameFile, preferFqdn } from './support/hostname-facts';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
 
 export const setHostname: Module = {
@@ -39,7 +39,7 @@ export const setHostname: Module = {
     const chosen = preferFqdn(ctx, cfg) && fqdn ? fqdn : hostname;
     ctx.log.debug(`Setting the hostname to ${fqdn} (${hostname})`);
     try {
-      await ops.writeHostname(ctx.platform, chosen);
+      if (await mayWriteHostnameFile(ctx, cfg, ops.hostnameFile)) await ops.writeHostname(ctx.platform, chosen);
     } catch (err) {
       throw new ModuleError('set_hostname', `failed to set the hostname to ${fqdn} (${hostname}): ${(err as Error).message}`, { cause: err });
     }

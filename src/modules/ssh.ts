@@ -1,6 +1,7 @@
 // cc_ssh: host keys (delete the image's, write given ones or generate per ssh_genkeytypes) and authorized keys for the default user and root.
 import { hostname, userInfo } from 'node:os';
 import type { Platform, RunResult } from '../platform/platform';
+import type { DistroInfo } from '../platform/linux/distro/distro-info';
 import { DISABLE_USER_OPTS, setupUserKeys } from './support/authorized-keys';
 import { HOST_KEY_PUBLISH_BLACKLIST, publicHostKeys } from './support/public-host-keys';
 import { cfgBool, cfgList, cfgString } from './support/config-values';
@@ -71,8 +72,19 @@ async function writeGivenKeys(ctx: ModuleContext, given: Record<string, unknown>
  */
 const started = new WeakMap<Platform, Map<HostKeyType, Promise<OpenSshKey>>>();
 
-function keyTypes(cfg: CloudConfig): string[] {
-  return cfgList(cfg, 'ssh_genkeytypes') ?? GENERATE_KEY_NAMES;
+/**
+ * The key types made when ssh_genkeytypes is not set. cloud-init dropped DSA from its default in 23.4; Debian 12
+ * and older ship 22.4 (whose default still makes a DSA key, and which kiln matches there, parity included), every
+ * other target gets the newer default. An image's cloud.cfg that sets ssh_genkeytypes decides instead.
+ */
+export function defaultKeyTypes(distro: DistroInfo): string[] {
+  const major = Number.parseInt(distro.version, 10);
+  const debian22 = distro.name === 'debian' && Number.isFinite(major) && major <= 12;
+  return debian22 ? GENERATE_KEY_NAMES : GENERATE_KEY_NAMES.filter((t) => t !== 'dsa');
+}
+
+function keyTypes(ctx: ModuleContext, cfg: CloudConfig): string[] {
+  return cfgList(cfg, 'ssh_genkeytypes') ?? defaultKeyTypes(ctx.distro);
 }
 
 /** The host key of TYPE for this run: the one already under way, else a new one. Each is used once. */
@@ -150,7 +162,7 @@ async function reportSshKeygen(ctx: ModuleContext, type: string, file: string, r
  * kept, as cloud-init keeps them.
  */
 async function generateKeys(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-  const types = keyTypes(cfg);
+  const types = keyTypes(ctx, cfg);
   const quiet = cfgBool(cfg, 'ssh_quiet_keygen', false);
   const group = await sshKeysGid(ctx);
   const missing: string[] = [];
@@ -203,7 +215,7 @@ export const ssh: Module = {
    */
   prepare(ctx: ModuleContext, cfg: CloudConfig): void {
     const given = cfg.ssh_keys !== undefined && cfg.ssh_keys !== null;
-    const wanted = given ? [] : keyTypes(cfg).filter(isHostKeyType);
+    const wanted = given ? [] : keyTypes(ctx, cfg).filter(isHostKeyType);
     for (const type of [...(started.get(ctx.platform)?.keys() ?? [])]) if (!wanted.includes(type)) forgetKey(ctx.platform, type);
     const deleting = cfgBool(cfg, 'ssh_deletekeys', true);
     for (const type of wanted) {

@@ -5,7 +5,8 @@ import { makeHeader } from './support/cloud-header';
 import { cfgString, isTrue } from './support/config-values';
 import { hostnameAndFqdn } from './support/hostname-facts';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
-import { renderTemplate } from './support/render-template';
+import { renderTemplateText } from './support/cloud-template';
+import { describeError } from '../util/errors';
 
 const HOSTS = '/etc/hosts';
 
@@ -65,7 +66,14 @@ export const updateEtcHosts: Module = {
       const tplFile = posix.join(templatesDir(cfg), `hosts.${family}.tmpl`);
       const tpl = (await ctx.platform.readTextIfExists(tplFile)) ?? builtinHostsTemplate(family);
       if (tpl === undefined) throw new ModuleError('update_etc_hosts', `manage_etc_hosts: no hosts template could be found for distro ${family} (${tplFile})`);
-      await ctx.platform.writeFile(HOSTS, renderTemplate(tpl, { hostname, fqdn }, tplFile), { mode: 0o644 });
+      // The full jinja renderer, as cloud-init's templater: an image's own template may use any statement.
+      let rendered: string;
+      try {
+        rendered = renderTemplateText(tpl, { hostname, fqdn });
+      } catch (err) {
+        throw new ModuleError('update_etc_hosts', `${tplFile}: ${describeError(err)}`, { cause: err });
+      }
+      await ctx.platform.writeFile(HOSTS, rendered, { mode: 0o644 });
     } else if (asText === 'localhost') {
       const { hostname, fqdn } = await hostnameAndFqdn(ctx, cfg);
       if (!hostname) {

@@ -2,7 +2,7 @@
 import { posix } from 'node:path';
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import { cfgBool } from './support/config-values';
-import { hostnameAndFqdn, preferFqdn } from './support/hostname-facts';
+import { hostnameAndFqdn, mayWriteHostnameFile, preferFqdn } from './support/hostname-facts';
 import type { CloudConfig, Module, ModuleContext } from './module';
 
 export const updateHostname: Module = {
@@ -35,7 +35,7 @@ export const updateHostname: Module = {
       ctx.log.info(`${prevFile} differs from ${sysFile}, assuming user maintained hostname.`);
       return;
     }
-    for (const file of update) await ops.writeHostname(ctx.platform, hostname, file);
+    for (const file of update) if (file !== sysFile || (await mayWriteHostnameFile(ctx, cfg, sysFile))) await ops.writeHostname(ctx.platform, hostname, file);
     if (update.has(sysFile) && !(await ctx.platform.setHostname(short))) {
       ctx.log.warn(`Failed to non-persistently adjust the system hostname to ${short}`);
     }

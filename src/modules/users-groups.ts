@@ -6,6 +6,7 @@ import { DISABLE_USER_OPTS, setupUserKeys } from './support/authorized-keys';
 import { isTrue } from './support/config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
 import { writeSudoRules } from './support/sudoers';
+import { writeDoasRules } from './support/doas';
 import { normalizeUsersGroups, type UserConfig } from './support/users-config';
 
 const NO_HOME = ['no_create_home', 'system'];
@@ -60,8 +61,27 @@ function keyList(v: unknown, warn: (m: string) => void): string[] {
   return [];
 }
 
+/** add_snap_user: the store account EMAIL becomes a local sudoer through snapd (`--known` for a known assertion); nothing else of the entry applies. */
+async function addSnapUser(ctx: ModuleContext, name: string, c: UserConfig): Promise<string | undefined> {
+  const argv = ['snap', 'create-user', '--sudoer', '--json', ...(isTrue(c.known) ? ['--known'] : []), String(c.snapuser)];
+  ctx.log.debug(`Adding snap user ${name}`);
+  const r = await ctx.platform.run(argv, { allowFailure: true });
+  ctx.log.debug(`snap create-user returned: ${r.stdout}:${r.stderr}`);
+  if (r.code !== 0) throw new ModuleError('users_groups', `Failed to create snap user ${name}: '${argv.join(' ')}' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`);
+  try {
+    const out = JSON.parse(r.stdout) as { username?: string };
+    return out.username;
+  } catch (err) {
+    throw new ModuleError('users_groups', `Failed to create snap user ${name}: snap create-user did not answer JSON (${(err as Error).message})`, { cause: err });
+  }
+}
+
 /** distro.create_user: add the user if missing, then passwords, lock, sudo and keys (for new and existing users). */
 export async function createUser(ctx: ModuleContext, ops: DistroOps, name: string, c: UserConfig): Promise<void> {
+  if ('snapuser' in c) {
+    await addSnapUser(ctx, name, c);
+    return;
+  }
   const spec = userSpecFrom(name, c);
   // cloud-init creates a missing primary group only when supplementary groups are listed too (add_user).
   if (spec.primaryGroup && spec.groups && !spec.keepMissingGroups && !(await ops.groupExists(ctx.platform, spec.primaryGroup))) {
@@ -81,6 +101,7 @@ export async function createUser(ctx: ModuleContext, ops: DistroOps, name: strin
     else if (sudo === true) throw new ModuleError('users_groups', `users: '${name}': sudo must be a rule string or a list of rules, not true`);
     else if (sudo === false) ctx.log.warn(`DEPRECATED: The user ${name} has a 'sudo' config value of 'false' which will be dropped after April 2027. Use 'null' instead.`);
   }
+  if ('doas' in c && c.doas) await writeDoasRules(ctx.platform, ctx.log, name, c.doas);
   if ('ssh_authorized_keys' in c) await setupUserKeys(ctx.platform, name, keyList(c.ssh_authorized_keys, (m) => ctx.log.warn(m)));
   if (typeof c.ssh_redirect_user === 'string') {
     const cloudKeys = Array.isArray(c.cloud_public_ssh_keys) ? c.cloud_public_ssh_keys.map(String) : [];

@@ -1,9 +1,11 @@
-// cc_write_files: writes the files listed under write_files (defer: true ones are left to write_files_deferred).
+// cc_write_files: writes the files listed under write_files, inline or fetched from a `source` (defer: true ones are left to write_files_deferred).
 import { posix } from 'node:path';
 import { promisify } from 'node:util';
 import { isTrue } from './support/config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
 import { zlib } from '../util/on-demand-builtins';
+import { describeError } from '../util/errors';
+import { readWriteFileSource, sourceUri, type SourceFetchOptions } from './support/write-file-source';
 
 const gunzipAsync = (data: Uint8Array): Promise<Buffer> => promisify(zlib().gunzip)(data);
 const DEFAULT_PERMS = 0o644;
@@ -63,8 +65,26 @@ export function writeFilesEntries(module: string, cfg: CloudConfig): Array<Recor
   });
 }
 
+/**
+ * read_url_or_decode: the bytes of the entry's `source` URI as fetched (no decoding), else its `content` decoded;
+ * undefined when the source failed and there is no content to fall back on.
+ */
+async function entryContents(ctx: ModuleContext, f: Record<string, unknown>, where: string, opts: SourceFetchOptions): Promise<Buffer | undefined> {
+  const warn = (m: string) => ctx.log.warn(m);
+  const uri = sourceUri(f.source);
+  if (uri !== undefined) {
+    try {
+      return Buffer.from(await readWriteFileSource(ctx, f.source as Record<string, unknown>, uri, opts));
+    } catch (err) {
+      warn(`Failed to retrieve contents from source "${uri}"; falling back to data from "contents" key (${describeError(err)})`);
+      if (f.content === undefined || f.content === null) return undefined;
+    }
+  }
+  return extract(f.content ?? '', extractionsFor(f.encoding, warn), where);
+}
+
 /** Writes ENTRIES as cloud-init's write_files does; shared with write_files_deferred. */
-export async function writeFileEntries(ctx: ModuleContext, module: string, entries: Array<Record<string, unknown>>): Promise<void> {
+export async function writeFileEntries(ctx: ModuleContext, module: string, entries: Array<Record<string, unknown>>, opts: SourceFetchOptions = {}): Promise<void> {
   const warn = (m: string) => ctx.log.warn(m);
   for (const [i, f] of entries.entries()) {
     const rawPath = f.path;
@@ -74,7 +94,11 @@ export async function writeFileEntries(ctx: ModuleContext, module: string, entri
     }
     const path = posix.resolve('/', rawPath);
     const where = `write_files[${i}] (${path})`;
-    const data = await extract(f.content ?? '', extractionsFor(f.encoding, warn), where);
+    const data = await entryContents(ctx, f, where, opts);
+    if (data === undefined) {
+      warn(`No content could be loaded for entry ${i + 1} in module ${module}; skipping`);
+      continue;
+    }
     const owner = typeof f.owner === 'string' && f.owner ? f.owner : DEFAULT_OWNER;
     const mode = decodePerms(f.permissions, warn);
     try {

@@ -47,6 +47,8 @@ export interface HttpRequest {
   maxBytes?: number;
   /** Same-host redirects followed. Default 5. */
   maxRedirects?: number;
+  /** Follows redirects to other http(s) hosts too (a user's own download URL, not metadata). Default false. */
+  anyHostRedirects?: boolean;
   /** Statuses returned instead of thrown (e.g. 404 for optional files, 401 for token refresh). Default none: only 2xx. */
   acceptStatuses?: number[];
   /** Header names whose values never reach logs (tokens). */
@@ -176,7 +178,8 @@ export class HttpClient {
       const location = res.headers.location;
       if (!location) throw new HttpError(current.href, 'redirect', `HTTP ${res.status} without a Location header`, res.status);
       const next = new URL(location, current);
-      if (next.host !== current.host || next.protocol !== current.protocol) {
+      const allowed = req.anyHostRedirects ? next.protocol === 'http:' || next.protocol === 'https:' : next.host === current.host && next.protocol === current.protocol;
+      if (!allowed) {
         throw new HttpError(url, 'redirect', `refused redirect to another host (${next.protocol}//${next.host}); metadata must come from the host asked`);
       }
       if (seen.has(next.href) || hop >= maxRedirects) throw new HttpError(url, 'redirect', `redirect loop or more than ${maxRedirects} redirects (last to ${next.pathname})`);

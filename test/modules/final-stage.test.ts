@@ -173,6 +173,38 @@ test('package_update_upgrade_install: update, upgrade, install with versions, re
   assert.throws(() => expandPackageList([{ a: 1 }], 'debian'), /packages\[0\]/);
 });
 
+test('package_update_upgrade_install: {apt: …} and {snap: …} entries go to their managers as newer upstream; apt failures fall to snap on Ubuntu', async (t) => {
+  const mod = createPackageUpdateUpgradeInstallModule({ sleep: async () => undefined, distroOps: (c) => distroOpsFor(c.platform, c.distro) });
+  const apt = 'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
+  const ubuntu = { name: 'ubuntu', family: 'debian', version: '24.04' } as const;
+  const withSnap = (): string => {
+    const root = tempDir(t);
+    mkdirSync(join(root, 'usr/bin'), { recursive: true });
+    writeFileSync(join(root, 'usr/bin/snap'), '');
+    return root;
+  };
+  const packages = ['jq', { apt: [['curl', '7.88']], snap: ['lxd', ['juju', '3.1/stable']] }, { pip: ['x'] }];
+  const c = dryContext(withSnap(), { distro: { ...ubuntu } });
+  await mod.run(c, { packages });
+  assert.deepEqual(c.commands(), [`${apt} update`, `${apt} install jq curl=7.88`, 'snap install lxd', 'snap install juju --channel=3.1/stable']);
+  assert.deepEqual(c.problems, ["ERROR: Cannot install packages under 'pip' as it is not a supported package manager!"]);
+  // Debian lists only apt, yet snap entries are still installed by snap (a manager the distro does not list).
+  const d = dryContext(tempDir(t));
+  await mod.run(d, { packages: [{ snap: ['hello'] }] });
+  assert.deepEqual(d.commands(), [`${apt} update`, 'snap install hello']);
+  // On Ubuntu a plain package apt could not install is tried with snap; {apt: …} ones are not.
+  const f = dryContext(withSnap(), { distro: { ...ubuntu } });
+  const run = f.platform.run.bind(f.platform);
+  f.platform.run = async (argv, opts) => (argv[0] === 'apt-get' && argv.includes('install') ? { code: 100, stdout: '', stderr: 'E: Unable to locate package\n' } : run(argv, opts));
+  await assert.rejects(mod.run(f, { packages: ['only-a-snap', { apt: ['aptonly'] }] }), /Failed to install the following packages: aptonly\. See associated package manager logs/);
+  assert.deepEqual(f.commands().slice(-1), ['snap install only-a-snap']);
+  // A manager that is not the distro's: apt entries on Fedora fail by name.
+  const r = dryContext(tempDir(t), { distro: { name: 'fedora', family: 'redhat', version: '40' } });
+  await assert.rejects(mod.run(r, { packages: ['vim', { apt: ['jq'] }] }), /following packages: jq\./);
+  assert.deepEqual(r.commands(), ['dnf makecache', 'dnf -t -y install vim']);
+  await assert.rejects(mod.run(dryContext(tempDir(t)), { packages: [{ apt: [['a', 'b', 'c']] }] }), /packages\[0\]\.apt\[0\]/);
+});
+
 test('write_files_deferred writes only the deferred entries', async (t) => {
   const root = tempDir(t);
   mkdirSync(join(root, 'etc'), { recursive: true });

@@ -72,3 +72,24 @@ test('update_hostname follows a new name when the system still has the one kiln 
   assert.equal(read(root, 'etc/hostname'), 'second\n');
   assert.equal(read(root, 'var/lib/cloud/data/previous-hostname'), 'second\n');
 });
+
+test('create_hostname_file: false leaves an absent hostname file absent and still updates an existing one', async (t) => {
+  const { existsSync, rmSync } = await import('node:fs');
+  const root = sandbox(t);
+  rmSync(join(root, 'etc/hostname'));
+  const ctx = moduleContext(root, { instance: { localHostname: 'web1.example.org' } });
+  await setHostname.run(ctx, { create_hostname_file: false });
+  await updateHostname.run(ctx, { create_hostname_file: false });
+  assert.equal(existsSync(join(root, 'etc/hostname')), false);
+  assert.ok(ctx.lines.some((l) => l.includes('create_hostname_file is False; hostname file not created')));
+  assert.deepEqual(JSON.parse(read(root, 'var/lib/cloud/data/set-hostname')), { hostname: 'web1', fqdn: 'web1.example.org' });
+  assert.equal(read(root, 'var/lib/cloud/data/previous-hostname'), 'web1\n');
+  const root2 = sandbox(t);
+  await setHostname.run(moduleContext(root2, { instance: { localHostname: 'web2' } }), { create_hostname_file: false });
+  assert.equal(read(root2, 'etc/hostname'), 'web2\n');
+  // The default (true) creates it, as before.
+  const root3 = sandbox(t);
+  rmSync(join(root3, 'etc/hostname'));
+  await setHostname.run(moduleContext(root3, { instance: { localHostname: 'web3' } }), {});
+  assert.equal(read(root3, 'etc/hostname'), 'web3\n');
+});

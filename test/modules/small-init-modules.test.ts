@@ -123,3 +123,43 @@ test('rsyslog writes configs and remotes, appending to a file named twice', asyn
   );
   assert.equal(remoteLine('*.* @@host:1 # cmt', undefined), '*.* @@host:1 # cmt');
 });
+
+test('rsyslog install_rsyslog installs the packages when check_exe is missing (newer upstream), and only then', async (t) => {
+  const { dryContext } = await import('./late-context');
+  const apt = 'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
+  const missing = dryContext(tempDir(t));
+  await rsyslog.run(missing, { rsyslog: { install_rsyslog: true } });
+  assert.deepEqual(missing.commands(), [`${apt} update`, `${apt} install rsyslog`]);
+  const custom = dryContext(tempDir(t), { distro: { name: 'fedora', family: 'redhat', version: '40' } });
+  await rsyslog.run(custom, { rsyslog: { install_rsyslog: true, packages: ['rsyslog', 'rsyslog-gnutls'], check_exe: 'rsyslogd-custom', configs: ['*.* @h'], service_reload_command: ['true'] } });
+  assert.deepEqual(custom.commands(), ['dnf -t -y install rsyslog rsyslog-gnutls', 'true']);
+  const root = tempDir(t);
+  mkdirSync(join(root, 'usr/sbin'), { recursive: true });
+  writeFileSync(join(root, 'usr/sbin/rsyslogd'), '');
+  const present = dryContext(root);
+  await rsyslog.run(present, { rsyslog: { install_rsyslog: true } });
+  assert.deepEqual(present.commands(), []);
+  const off = dryContext(tempDir(t));
+  await rsyslog.run(off, { rsyslog: { packages: ['rsyslog'] } });
+  assert.deepEqual(off.commands(), []);
+});
+
+test('ca_certs runs on the distros newer upstream lists, each with its own store and refresh command', async (t) => {
+  const { dryContext } = await import('./late-context');
+  const cert = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----';
+  for (const [distro, file, command] of [
+    [{ name: 'opensuse', family: 'suse', version: '15.6' }, '/usr/share/pki/trust/anchors/cloud-init-ca-certs.crt', 'update-ca-certificates'],
+    [{ name: 'sles', family: 'suse', version: '15.6' }, '/usr/share/pki/trust/anchors/cloud-init-ca-certs.crt', 'update-ca-certificates'],
+    [{ name: 'fedora', family: 'redhat', version: '41' }, '/usr/share/pki/ca-trust-source/anchors/cloud-init-ca-certs.crt', 'update-ca-trust'],
+    [{ name: 'almalinux', family: 'redhat', version: '9' }, '/usr/share/pki/ca-trust-source/anchors/cloud-init-ca-certs.crt', 'update-ca-trust'],
+  ] as const) {
+    assert.ok((caCerts.distros as string[]).includes(distro.name), distro.name);
+    const ctx = dryContext(tempDir(t), { distro: { ...distro } });
+    await caCerts.run(ctx, { ca_certs: { trusted: [cert] } });
+    const writes = ctx.dry.effects.flatMap((e) => (e.kind === 'write-file' ? [e.path] : []));
+    assert.deepEqual(writes, [file], distro.name);
+    assert.deepEqual(ctx.commands(), [command], distro.name);
+  }
+  // Families upstream does not list stay unverified (the runner skips them unless unverified_modules names the module).
+  for (const name of ['arch', 'rocky', 'centos']) assert.equal((caCerts.distros as string[]).includes(name), false, name);
+});

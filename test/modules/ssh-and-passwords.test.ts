@@ -145,3 +145,22 @@ test('ssh: keys prepared ahead are used when the config still wants them, each o
   await ssh.run(ctx2, { ssh_keys: { ed25519_public: 'ssh-ed25519 AAAAgiven given@host' }, users: [] });
   assert.deepEqual(readdirSync(join(root2, 'etc/ssh')), ['ssh_host_ed25519_key.pub']);
 });
+
+test('ssh: the default key types keep DSA only on Debian 12 and older (22.4); newer targets get upstream 23.4+ defaults', async (t) => {
+  const { defaultKeyTypes } = await import('../../src/modules/ssh');
+  assert.deepEqual(defaultKeyTypes({ name: 'debian', family: 'debian', version: '12' }), ['rsa', 'dsa', 'ecdsa', 'ed25519']);
+  assert.deepEqual(defaultKeyTypes({ name: 'debian', family: 'debian', version: '13' }), ['rsa', 'ecdsa', 'ed25519']);
+  assert.deepEqual(defaultKeyTypes({ name: 'debian', family: 'debian', version: '' }), ['rsa', 'ecdsa', 'ed25519']);
+  for (const distro of [{ name: 'ubuntu', version: '22.04' }, { name: 'rocky', version: '9' }, { name: 'alpine', version: '3.20' }]) {
+    assert.deepEqual(defaultKeyTypes({ ...distro, family: 'unknown' }), ['rsa', 'ecdsa', 'ed25519'], distro.name);
+  }
+  // On the module: an Ubuntu target makes no DSA key and asks no ssh-keygen for one.
+  const root = tempDir(t);
+  mkdirSync(join(root, 'etc/ssh'), { recursive: true });
+  writeFileSync(join(root, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/sh\n');
+  writeFileSync(join(root, 'etc/group'), 'root:x:0:\n');
+  const ctx = moduleContext(root, { distro: { name: 'ubuntu', family: 'debian', version: '24.04' } });
+  await ssh.run(ctx, { users: [] });
+  assert.deepEqual(readdirSync(join(root, 'etc/ssh')).filter((f) => f.endsWith('_key')).sort(), ['ssh_host_ecdsa_key', 'ssh_host_ed25519_key', 'ssh_host_rsa_key']);
+  assert.deepEqual(ctx.problems, []);
+});

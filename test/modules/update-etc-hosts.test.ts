@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { renderTemplate } from '../../src/modules/support/render-template';
+import { renderTemplateText } from '../../src/modules/support/cloud-template';
 import { updateEtcHosts } from '../../src/modules/update-etc-hosts';
 import { ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
@@ -56,8 +56,32 @@ test('manage_etc_hosts false or absent leaves /etc/hosts alone', async (t) => {
   assert.equal(existsSync(join(root, 'etc/hosts')), false);
 });
 
-test('the template renderer: basic $vars, jinja comments and whitespace control; statements are refused', () => {
-  assert.equal(renderTemplate('a $x ${y.z} $nope\n', { x: 1, y: { z: 'q' } }, 't'), 'a 1 q $nope\n');
-  assert.equal(renderTemplate('## template:jinja\n{# c -#}\nA {{ v }}\n{# d #}\nB\n', { v: 'x' }, 't'), 'A x\nB\n');
-  assert.throws(() => renderTemplate('## template:jinja\n{% if x %}y{% endif %}\n', {}, '/t.tmpl'), /\/t\.tmpl: jinja statements/);
+test('the template renderer: basic $vars, jinja comments and whitespace control', () => {
+  assert.equal(renderTemplateText('a $x ${y.z} $nope\n', { x: 1, y: { z: 'q' } }), 'a 1 q $nope\n');
+  assert.equal(renderTemplateText('## template:jinja\n{# c -#}\nA {{ v }}\n{# d #}\nB\n', { v: 'x' }), 'A x\nB\n');
+});
+
+test('manage_etc_hosts renders an image template with jinja statements and filters, as cloud-init\'s templater', async (t) => {
+  const root = tempDir(t);
+  mkdirSync(join(root, 'etc/cloud/templates'), { recursive: true });
+  const tpl = [
+    '## template:jinja',
+    '{# an image\'s own template #}',
+    '{% set short = hostname | lower %}',
+    '{% if fqdn and fqdn != hostname %}',
+    '127.0.1.1 {{ fqdn }} {{ short }}',
+    '{% else %}',
+    '127.0.1.1 {{ short }}',
+    '{% endif %}',
+    '{% for name in ["localhost", "localhost.localdomain"] %}',
+    '127.0.0.1 {{ name }}',
+    '{% endfor %}',
+    '',
+  ].join('\n');
+  writeFileSync(join(root, 'etc/cloud/templates/hosts.debian.tmpl'), tpl);
+  await updateEtcHosts.run(moduleContext(root), { manage_etc_hosts: true, hostname: 'Web', fqdn: 'web.example.com' });
+  // The loop's last line plus the newline cloud-init's jinja_render adds back for a template ending in one.
+  assert.equal(read(root), '127.0.1.1 web.example.com web\n127.0.0.1 localhost\n127.0.0.1 localhost.localdomain\n\n');
+  writeFileSync(join(root, 'etc/cloud/templates/hosts.debian.tmpl'), '## template:jinja\n{% if %}\n');
+  await assert.rejects(updateEtcHosts.run(moduleContext(root), { manage_etc_hosts: true, hostname: 'w' }), /update_etc_hosts.*hosts\.debian\.tmpl/);
 });

@@ -167,3 +167,34 @@ test('system_info.kiln_account_writer takes in-process or tools only', async (t)
   const root = tempDir(t);
   await assert.rejects(usersGroups.run(moduleContext(root), TOOLS_CFG('useradd')), /system_info\.kiln_account_writer must be 'in-process' or 'tools', not "useradd"/);
 });
+
+test('users_groups: doas rules go to /etc/doas.conf (0440, once per block), invalid ones write nothing; snapuser runs snap create-user', async (t) => {
+  const { mkdirSync, writeFileSync, existsSync } = await import('node:fs');
+  const root = tempDir(t);
+  mkdirSync(join(root, 'etc'), { recursive: true });
+  writeFileSync(join(root, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/sh\nalice:x:1000:1000::/home/alice:/bin/sh\nbob:x:1001:1001::/home/bob:/bin/sh\n');
+  writeFileSync(join(root, 'etc/group'), 'root:x:0:\nalice:x:1000:\nbob:x:1001:\nwheel:x:10:\n');
+  const ctx = moduleContext(root);
+  const users = [
+    { name: 'alice', lock_passwd: false, doas: ['permit nopass alice', 'permit persist alice as root cmd /usr/bin/apt'] },
+    { name: 'bob', lock_passwd: false, doas: ['permit nopass alice'] },
+  ];
+  await usersGroups.run(ctx, { users });
+  await usersGroups.run(ctx, { users: users.slice(0, 1) });
+  const conf = readFileSync(join(root, 'etc/doas.conf'), 'utf8');
+  assert.equal(statSync(join(root, 'etc/doas.conf')).mode & 0o777, 0o440);
+  assert.match(conf, /^# Created by cloud-init v\. .* on .*\n\n# cloud-init User rules for alice\npermit nopass alice\npermit persist alice as root cmd \/usr\/bin\/apt\n$/);
+  assert.ok(ctx.lines.some((l) => l.includes(`Invalid doas rule "permit nopass alice" for user 'bob', not writing any doas rules for user!`)));
+  // snapuser: snapd makes the account; nothing else of the entry is applied.
+  const { dryContext } = await import('./late-context');
+  const snap = dryContext(tempDir(t));
+  const run = snap.platform.run.bind(snap.platform);
+  snap.platform.run = async (argv, opts) => (argv[0] === 'snap' ? { code: 0, stdout: '{"username":"joe"}\n', stderr: '' } : run(argv, opts));
+  await usersGroups.run(snap, { users: [{ name: 'joe', snapuser: 'joe@example.com', known: true, sudo: 'ALL=(ALL) ALL' }] });
+  assert.deepEqual(snap.commands(), []);
+  assert.ok(snap.lines.some((l) => l.includes('snap create-user returned: {"username":"joe"}')));
+  assert.equal(existsSync(join(snap.platform.root, 'etc/sudoers.d')), false);
+  const failing = dryContext(tempDir(t));
+  failing.platform.run = async () => ({ code: 1, stdout: '', stderr: 'error: cannot create user: no such account\n' });
+  await assert.rejects(usersGroups.run(failing, { users: [{ name: 'x', snapuser: 'x@example.com' }] }), /Failed to create snap user x: 'snap create-user --sudoer --json x@example\.com' exited with code 1: error: cannot create user/);
+});

@@ -75,3 +75,66 @@ test('under --dry-run, modules plan their writes and commands and change nothing
   assert.equal(existsSync(join(root, 'etc/hosts')), false);
   assert.deepEqual(dry.effects.map((e) => (e.kind === 'write-file' ? `${e.path} ${e.mode?.toString(8)}` : e.kind)), ['/etc/new.conf 600', '/etc/hosts 644']);
 });
+
+/** A download server on 127.0.0.1: /conf wants an X-Token header, /flaky fails its first answer, /redirect goes to /conf, anything else is 404. */
+async function sourceServer(t: { after(fn: () => Promise<void> | void): void }): Promise<{ base: string; hits: string[] }> {
+  const { createServer } = await import('node:http');
+  const hits: string[] = [];
+  let flaky = 0;
+  const server = createServer((req, res) => {
+    hits.push(`${req.url} ${req.headers['x-token'] ?? '-'}`);
+    if (req.url === '/conf' && req.headers['x-token'] === 's3cret') return res.end(Buffer.from([0x00, 0xff, 0x41, 0x0a]));
+    if (req.url === '/flaky' && flaky++ > 0) return res.end('second time\n');
+    if (req.url === '/redirect') return res.writeHead(302, { location: '/conf' }).end();
+    res.writeHead(req.url === '/conf' ? 403 : 404).end('no');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const port = (server.address() as { port: number }).port;
+  return { base: `http://127.0.0.1:${port}`, hits };
+}
+
+test('write_files source: fetched with its headers and written as-is with the entry modes; failures fall back to content or skip', async (t) => {
+  const { writeFileEntries } = await import('../../src/modules/write-files');
+  const root = sandbox(t);
+  const { base, hits } = await sourceServer(t);
+  writeFileSync(join(root, 'etc/local.src'), 'from the target\n');
+  const ctx = moduleContext(root);
+  const waits: number[] = [];
+  const sleep = async (ms: number) => void waits.push(ms);
+  await writeFileEntries(ctx, 'write_files', [
+    { path: '/etc/fetched', source: { uri: `${base}/conf`, headers: { 'X-Token': 's3cret' } }, content: 'fallback', encoding: 'b64', permissions: '0600', owner: 'svc:www' },
+    { path: '/etc/flaky', source: { uri: `${base}/flaky` } },
+    { path: '/etc/fallback', source: { uri: `${base}/missing` }, content: Buffer.from('inline\n').toString('base64'), encoding: 'b64' },
+    { path: '/etc/skipped', source: { uri: `${base}/missing` } },
+    { path: '/etc/from-file', source: { uri: 'file:///etc/local.src' }, append: true },
+    { path: '/etc/from-path', source: { uri: '/etc/local.src' } },
+    { path: '/etc/redirected', source: { uri: `${base}/redirect`, headers: { 'X-Token': 's3cret' } } },
+    { path: '/etc/empty-uri', source: { uri: '' }, content: 'plain' },
+  ], { sleep });
+  assert.deepEqual([...readFileSync(join(root, 'etc/fetched'))], [0x00, 0xff, 0x41, 0x0a]);
+  assert.equal(statSync(join(root, 'etc/fetched')).mode & 0o777, 0o600);
+  if (isRoot()) assert.equal(statSync(join(root, 'etc/fetched')).uid, 1500);
+  assert.equal(readFileSync(join(root, 'etc/flaky'), 'utf8'), 'second time\n');
+  assert.equal(readFileSync(join(root, 'etc/fallback'), 'utf8'), 'inline\n');
+  assert.equal(existsSync(join(root, 'etc/skipped')), false);
+  assert.equal(readFileSync(join(root, 'etc/from-file'), 'utf8'), 'from the target\n');
+  assert.equal(readFileSync(join(root, 'etc/from-path'), 'utf8'), 'from the target\n');
+  assert.deepEqual([...readFileSync(join(root, 'etc/redirected'))], [0x00, 0xff, 0x41, 0x0a]);
+  assert.equal(readFileSync(join(root, 'etc/empty-uri'), 'utf8'), 'plain');
+  // 1 try + 3 retries for each failing URL, 3 s apart as cloud-init's readurl; the header went out.
+  assert.equal(hits.filter((h) => h.startsWith('/missing')).length, 8);
+  assert.ok(waits.length === 7 && waits.every((w) => w === 3000), String(waits));
+  assert.ok(hits.includes('/conf s3cret'));
+  const warnings = ctx.lines.filter((l) => l.includes('WARNING')).join('\n');
+  assert.match(warnings, /Failed to retrieve contents from source "http:\/\/127\.0\.0\.1:\d+\/missing"; falling back to data from "contents" key/);
+  assert.match(warnings, /No content could be loaded for entry 4 in module write_files; skipping/);
+});
+
+test('the schema accepts write_files source {uri, headers} and names an unknown source key', async () => {
+  const { validateCloudConfig } = await import('../../src/config/validate-cloud-config');
+  const ok = validateCloudConfig('#cloud-config\nwrite_files:\n- path: /a\n  source: {uri: "http://x/y", headers: {A: b}}\n');
+  assert.deepEqual(ok.problems, []);
+  const bad = validateCloudConfig('#cloud-config\nwrite_files:\n- path: /a\n  source: {url: "http://x/y"}\n');
+  assert.ok(bad.problems.some((p) => p.path === 'write_files.0.source.url' && p.line === 4), JSON.stringify(bad));
+});

@@ -1,6 +1,6 @@
 // The hostname and FQDN a module should apply: from cloud-config, else the datasource, else the system (util.get_hostname_fqdn).
 import type { CloudConfig, ModuleContext } from '../module';
-import { cfgString } from './config-values';
+import { cfgBool, cfgString } from './config-values';
 
 export interface HostnameFqdn {
   hostname: string;
@@ -84,4 +84,15 @@ export function preferFqdn(ctx: ModuleContext, cfg: CloudConfig): boolean {
   if (typeof v === 'string') return ['true', '1', 'on', 'yes'].includes(v.toLowerCase());
   // rhel, photon, mariner and freebsd default to the FQDN in cloud-init.
   return ctx.distro.family === 'redhat' || ['photon', 'mariner'].includes(ctx.distro.name);
+}
+
+/**
+ * Whether the distro's hostname FILE may be written: newer cloud-init's `create_hostname_file: false` updates an
+ * existing file but never creates one (the running hostname is still set).
+ */
+export async function mayWriteHostnameFile(ctx: ModuleContext, cfg: CloudConfig, file: string): Promise<boolean> {
+  if (cfgBool(cfg, 'create_hostname_file', true)) return true;
+  if ((await ctx.platform.readTextIfExists(file)) !== undefined) return true;
+  ctx.log.info('create_hostname_file is False; hostname file not created');
+  return false;
 }
