@@ -4,7 +4,7 @@ import type { CrawlContext, Datasource, DetectContext, InstanceData } from './da
 import { withEphemeralNetwork } from './ephemeral-network';
 import { convertVendorData } from './openstack-tree';
 import { normalizePublicKeys } from './public-keys';
-import { boolSetting, readUrlSettings, type UrlSettings } from './settings';
+import { boolSetting, wholeUrlSettings, type UrlSettings } from './settings';
 import { SourceError } from './source-error';
 import { waitForEndpoint } from './wait-for-url';
 
@@ -19,12 +19,7 @@ function onDigitalOcean(ctx: DetectContext): boolean {
 }
 
 function settingsFor(ctx: CrawlContext): UrlSettings {
-  // cloud-init's key is the whole URL (metadata_url); kiln's usual metadata_urls are base URLs, as for Ec2 and OpenStack.
-  const s = readUrlSettings('DigitalOcean', ctx.settings, { ...DIGITALOCEAN_DEFAULTS, metadataUrls: [BASE] }, ctx.baseUrl);
-  const given = ctx.settings.metadata_url;
-  if (given !== undefined && typeof given !== 'string') throw new SourceError('DigitalOcean', `datasource.DigitalOcean.metadata_url must be a URL, not ${JSON.stringify(given)}`);
-  const whole = typeof given === 'string' && !ctx.baseUrl && ctx.settings.metadata_urls === undefined;
-  return { ...s, metadataUrls: whole ? [given] : s.metadataUrls.map((u) => `${u}${DIGITALOCEAN_METADATA_PATH}`) };
+  return wholeUrlSettings('DigitalOcean', ctx.settings, { ...DIGITALOCEAN_DEFAULTS, metadataUrls: [BASE] }, DIGITALOCEAN_METADATA_PATH, ctx.baseUrl);
 }
 
 export const digitalOceanSource: Datasource = {

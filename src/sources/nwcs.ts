@@ -4,7 +4,7 @@ import { HttpClient, HttpError } from '../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
 import { withEphemeralNetwork } from './ephemeral-network';
 import { normalizePublicKeys } from './public-keys';
-import { readUrlSettings, type UrlSettings } from './settings';
+import { wholeUrlSettings, type UrlSettings } from './settings';
 import { SourceError } from './source-error';
 import { waitForEndpoint } from './wait-for-url';
 
@@ -20,11 +20,7 @@ function onNwcs(ctx: DetectContext): boolean {
 
 /** The metadata URL: cloud-init's `metadata_url` (the whole URL), else kiln's base URLs with the path added. */
 function metadataUrls(ctx: CrawlContext): UrlSettings {
-  const s = readUrlSettings('NWCS', ctx.settings, NWCS_DEFAULTS, ctx.baseUrl);
-  const given = ctx.settings.metadata_url;
-  if (given !== undefined && typeof given !== 'string') throw new SourceError('NWCS', `datasource.NWCS.metadata_url must be a URL, not ${JSON.stringify(given)}`);
-  const whole = typeof given === 'string' && !ctx.baseUrl && ctx.settings.metadata_urls === undefined;
-  return { ...s, metadataUrls: whole ? [given] : s.metadataUrls.map((u) => `${u}${NWCS_METADATA_PATH}`) };
+  return wholeUrlSettings('NWCS', ctx.settings, NWCS_DEFAULTS, NWCS_METADATA_PATH, ctx.baseUrl);
 }
 
 export const nwcsSource: Datasource = {

@@ -49,3 +49,16 @@ export function boolSetting(settings: Record<string, unknown>, key: string, fall
   if (typeof v === 'string') return !/^(false|no|off|0)$/i.test(v);
   return fallback;
 }
+
+/**
+ * The URL settings of a source whose cloud-init key `metadata_url` is the whole document URL (DigitalOcean,
+ * UpCloud, NWCS): that URL as given, unless a base URL (the CLI's or cloudbase-init's) or kiln's base
+ * `metadata_urls` is set, whose entries then get PATH appended.
+ */
+export function wholeUrlSettings(source: string, settings: Record<string, unknown>, defaults: UrlSettings, path: string, baseUrl?: string): UrlSettings {
+  const s = readUrlSettings(source, settings, defaults, baseUrl);
+  const given = settings.metadata_url;
+  if (given !== undefined && typeof given !== 'string') throw new SourceError(source, `datasource.${source}.metadata_url must be a URL, not ${JSON.stringify(given)}`);
+  const whole = typeof given === 'string' && !baseUrl && settings.metadata_urls === undefined;
+  return { ...s, metadataUrls: whole ? [given] : s.metadataUrls.map((u) => `${u}${path}`) };
+}

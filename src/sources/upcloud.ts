@@ -4,7 +4,7 @@ import type { CrawlContext, Datasource, DetectContext, InstanceData } from './da
 import { withEphemeralNetwork } from './ephemeral-network';
 import { convertVendorData } from './openstack-tree';
 import { normalizePublicKeys } from './public-keys';
-import { readUrlSettings, type UrlSettings } from './settings';
+import { wholeUrlSettings, type UrlSettings } from './settings';
 import { SourceError } from './source-error';
 import { waitForEndpoint } from './wait-for-url';
 
@@ -19,12 +19,7 @@ function onUpCloud(ctx: DetectContext): boolean {
 }
 
 function settingsFor(ctx: CrawlContext): UrlSettings {
-  // cloud-init's key is the whole URL (metadata_url); kiln's metadata_urls are base URLs, as for the other clouds.
-  const s = readUrlSettings('UpCloud', ctx.settings, UPCLOUD_DEFAULTS, ctx.baseUrl);
-  const given = ctx.settings.metadata_url;
-  if (given !== undefined && typeof given !== 'string') throw new SourceError('UpCloud', `datasource.UpCloud.metadata_url must be a URL, not ${JSON.stringify(given)}`);
-  const whole = typeof given === 'string' && !ctx.baseUrl && ctx.settings.metadata_urls === undefined;
-  return { ...s, metadataUrls: whole ? [given] : s.metadataUrls.map((u) => `${u}${UPCLOUD_METADATA_PATH}`) };
+  return wholeUrlSettings('UpCloud', ctx.settings, UPCLOUD_DEFAULTS, UPCLOUD_METADATA_PATH, ctx.baseUrl);
 }
 
 export const upCloudSource: Datasource = {
