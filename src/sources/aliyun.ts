@@ -4,7 +4,7 @@ import type { CrawlContext, Datasource, DetectContext, InstanceData } from './da
 import { crawlImds, ec2InstanceData } from './ec2';
 import { withEphemeralNetwork } from './ephemeral-network';
 import { boolSetting, readUrlSettings, type UrlSettings } from './settings';
-import { SourceError } from './source-error';
+import { SourceError, sourceErrorOfHttp } from './source-error';
 
 export const ALIYUN_PRODUCT = 'Alibaba Cloud ECS';
 /** cloud-init's AliYun: one endpoint, Ec2's waits. */
@@ -63,7 +63,7 @@ export const aliYunSource: Datasource = {
         return data;
       });
     } catch (err) {
-      if (err instanceof HttpError) throw new SourceError('AliYun', `${err.kind === 'budget' ? 'wait budget ran out' : err.kind}: ${err.message}`, { cause: err });
+      if (err instanceof HttpError) throw sourceErrorOfHttp('AliYun', err);
       throw err;
     } finally {
       await client.close();

@@ -7,7 +7,7 @@ import { crawlMetadataTree } from './metadata-crawler';
 import { fetchVmPassword, passwordCloudConfig } from './password-server';
 import { normalizePublicKeys } from './public-keys';
 import { readUrlSettings, type UrlSettings } from './settings';
-import { SourceError } from './source-error';
+import { SourceError, sourceErrorOfHttp } from './source-error';
 import { waitForEndpoint } from './wait-for-url';
 
 /** cloud-init's url_max_wait 120 s and url_timeout 50 s; the base URL comes from the router, not from here. */
@@ -105,7 +105,7 @@ export const cloudStackSource: Datasource = {
       }
       return cloudStackInstanceData(meta, userData, password, `${url}/`);
     } catch (err) {
-      if (err instanceof HttpError) throw new SourceError('CloudStack', `${err.kind === 'budget' ? 'wait budget ran out' : err.kind}: ${err.message}`, { cause: err });
+      if (err instanceof HttpError) throw sourceErrorOfHttp('CloudStack', err);
       throw err;
     } finally {
       await client.close();

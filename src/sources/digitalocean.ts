@@ -5,7 +5,7 @@ import { withEphemeralNetwork } from './ephemeral-network';
 import { convertVendorData } from './openstack-tree';
 import { normalizePublicKeys } from './public-keys';
 import { boolSetting, wholeUrlSettings, type UrlSettings } from './settings';
-import { SourceError } from './source-error';
+import { SourceError, sourceErrorOfHttp } from './source-error';
 import { waitForEndpoint } from './wait-for-url';
 
 const BASE = 'http://169.254.169.254';
@@ -65,7 +65,7 @@ export const digitalOceanSource: Datasource = {
       );
       return digitalOceanInstanceData(md, dropletId, url);
     } catch (err) {
-      if (err instanceof HttpError) throw new SourceError('DigitalOcean', `${err.kind === 'budget' ? 'wait budget ran out' : err.kind}: ${err.message}`, { cause: err });
+      if (err instanceof HttpError) throw sourceErrorOfHttp('DigitalOcean', err);
       throw err;
     } finally {
       await client.close();

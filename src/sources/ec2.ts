@@ -1,7 +1,7 @@
 // Ec2: the AWS instance metadata service, IMDSv2 tokens first (IMDSv1 fallback unless turned off), IPv4 and IPv6 endpoints.
 import { HttpClient, HttpError, type HttpRequest } from '../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
-import { SourceError } from './source-error';
+import { SourceError, sourceErrorOfHttp } from './source-error';
 import { withEphemeralNetwork } from './ephemeral-network';
 import { crawlMetadataTree, ec2PublicKeys } from './metadata-crawler';
 import { EC2_LOCAL_CLOUDS, ec2StrictMode, identifyEc2Platform, looksLikeEc2, type Ec2CloudName } from './ec2-platform';
@@ -197,7 +197,7 @@ export const ec2Source: Datasource = {
         return data;
       }, { ipv6: true });
     } catch (err) {
-      if (err instanceof HttpError) throw new SourceError('Ec2', `${err.kind === 'budget' ? 'wait budget ran out' : err.kind}: ${err.message}`, { cause: err });
+      if (err instanceof HttpError) throw sourceErrorOfHttp('Ec2', err);
       throw err;
     } finally {
       await client.close();

@@ -5,7 +5,7 @@ import { crawlMetadataTree } from './metadata-crawler';
 import { fetchVmPassword, passwordCloudConfig } from './password-server';
 import { normalizePublicKeys } from './public-keys';
 import { readUrlSettings, type UrlSettings } from './settings';
-import { SourceError } from './source-error';
+import { SourceError, sourceErrorOfHttp } from './source-error';
 import { waitForEndpoint } from './wait-for-url';
 
 /** cloud-init's: 10 s per request, 6 retries, 120 s to wait for the service. */
@@ -66,7 +66,7 @@ export const exoscaleSource: Datasource = {
       }
       return exoscaleInstanceData(meta, userData, password, api);
     } catch (err) {
-      if (err instanceof HttpError) throw new SourceError('Exoscale', `${err.kind === 'budget' ? 'wait budget ran out' : err.kind}: ${err.message}`, { cause: err });
+      if (err instanceof HttpError) throw sourceErrorOfHttp('Exoscale', err);
       throw err;
     } finally {
       await client.close();

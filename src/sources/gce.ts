@@ -4,7 +4,7 @@ import type { CrawlContext, Datasource, DetectContext, HostKey, InstanceData, Pu
 import { defaultUserName } from './default-user';
 import { crawlOnEachNic, gceCandidateNics } from './gce-primary-nic';
 import { cloudbaseKey, cloudInitKeyLines, cloudInitPublicKeys, type GceAttributes } from './gce-ssh-keys';
-import { SourceError } from './source-error';
+import { SourceError, sourceErrorOfHttp } from './source-error';
 import { readUrlSettings, type UrlSettings } from './settings';
 import { waitForEndpoint } from './wait-for-url';
 
@@ -131,7 +131,7 @@ export const gceSource: Datasource = {
       // GCELocal (newer cloud-init): a lease on each candidate NIC in turn until the metadata server answers.
       return (await crawlOnEachNic(ctx.network, await gceCandidateNics(ctx.platform), crawl, ctx.log, ctx.signal)).value;
     } catch (err) {
-      if (err instanceof HttpError) throw new SourceError('GCE', `${err.kind === 'budget' ? 'wait budget ran out' : err.kind}: ${err.message}`, { cause: err });
+      if (err instanceof HttpError) throw sourceErrorOfHttp('GCE', err);
       throw err;
     } finally {
       await client.close();

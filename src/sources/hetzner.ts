@@ -6,7 +6,7 @@ import { withEphemeralNetwork } from './ephemeral-network';
 import { convertVendorData } from './openstack-tree';
 import { normalizePublicKeys } from './public-keys';
 import { readUrlSettings, type UrlSettings } from './settings';
-import { SourceError } from './source-error';
+import { SourceError, sourceErrorOfHttp } from './source-error';
 import { waitForEndpoint } from './wait-for-url';
 
 const BASE = 'http://169.254.169.254';
@@ -120,7 +120,7 @@ export const hetznerSource: Datasource = {
       });
       return hetznerInstanceData(md, privateNetworks, userData, serial, urls.metadata);
     } catch (err) {
-      if (err instanceof HttpError) throw new SourceError('Hetzner', `${err.kind === 'budget' ? 'wait budget ran out' : err.kind}: ${err.message}`, { cause: err });
+      if (err instanceof HttpError) throw sourceErrorOfHttp('Hetzner', err);
       throw err;
     } finally {
       await client.close();

@@ -5,7 +5,7 @@ import type { CrawlContext, Datasource, DetectContext, InstanceData } from './da
 import { withEphemeralNetwork } from './ephemeral-network';
 import { normalizePublicKeys } from './public-keys';
 import { wholeUrlSettings, type UrlSettings } from './settings';
-import { SourceError } from './source-error';
+import { SourceError, sourceErrorOfHttp } from './source-error';
 import { waitForEndpoint } from './wait-for-url';
 
 const BASE = 'http://169.254.169.254';
@@ -70,7 +70,7 @@ export const nwcsSource: Datasource = {
       const macs = macsToNames(await readSysClassNet(ctx.platform).catch(() => []));
       return nwcsInstanceData(md, url, macs);
     } catch (err) {
-      if (err instanceof HttpError) throw new SourceError('NWCS', `${err.kind === 'budget' ? 'wait budget ran out' : err.kind}: ${err.message}`, { cause: err });
+      if (err instanceof HttpError) throw sourceErrorOfHttp('NWCS', err);
       throw err;
     } finally {
       await client.close();

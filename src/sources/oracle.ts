@@ -2,7 +2,7 @@
 import { HttpClient, HttpError, type HttpRequest } from '../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
 import { withEphemeralNetwork } from './ephemeral-network';
-import { SourceError } from './source-error';
+import { SourceError, sourceErrorOfHttp } from './source-error';
 import { boolSetting, readUrlSettings, type UrlSettings } from './settings';
 import { isTransient, waitForEndpoint } from './wait-for-url';
 
@@ -129,7 +129,7 @@ export const oracleSource: Datasource = {
         return oracleInstanceData(opc, `${url}/opc/v${opc.version}/`, { ...(vnics ? { vnics } : {}), configureSecondaryNics: secondary });
       });
     } catch (err) {
-      if (err instanceof HttpError) throw new SourceError('Oracle', `${err.kind === 'budget' ? 'wait budget ran out' : err.kind}: ${err.message}`, { cause: err });
+      if (err instanceof HttpError) throw sourceErrorOfHttp('Oracle', err);
       throw err;
     } finally {
       await client.close();

@@ -1,7 +1,7 @@
 // Equinix Metal (Packet): cloudbase-init's PacketService, for the Windows face only (cloud-init has no such source): `metadata` (JSON) and `userdata` below metadata_base_url.
 import { HttpClient, HttpError } from '../util/http';
 import type { CrawlContext, Datasource, InstanceData } from './datasource';
-import { SourceError } from './source-error';
+import { SourceError, sourceErrorOfHttp } from './source-error';
 
 /** cloudbase-init's [packet] metadata_base_url default. */
 export const PACKET_METADATA_BASE_URL = 'https://metadata.packet.net/';
@@ -52,7 +52,7 @@ export const packetSource: Datasource = {
       const ud = await client.fetch(`${s.baseUrl}userdata`, { ...req, acceptStatuses: [404] });
       return packetInstanceData(md as Record<string, unknown>, ud.status === 404 ? undefined : ud.body, metadataUrl);
     } catch (err) {
-      if (err instanceof HttpError) throw new SourceError('Packet', `${err.kind === 'budget' ? 'wait budget ran out' : err.kind}: ${err.message}`, { cause: err });
+      if (err instanceof HttpError) throw sourceErrorOfHttp('Packet', err);
       throw err;
     } finally {
       await client.close();

@@ -3,7 +3,7 @@ import { HttpError } from '../../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
 import { EphemeralNetworkRefused, fallbackInterface, withEphemeralNetwork } from '../ephemeral-network';
 import { readUrlSettings, type UrlSettings } from '../settings';
-import { SourceError } from '../source-error';
+import { SourceError, sourceErrorOfHttp } from '../source-error';
 import { waitForEndpoint } from '../wait-for-url';
 import { HttpClient } from '../../util/http';
 import { queryPrivilegedDataApi } from './privileged-data-api';
@@ -68,7 +68,7 @@ async function crawlFrom(ctx: CrawlContext, s: UrlSettings, bases: string[]): Pr
     const vendorData = vendor.data;
     return { metadataUrl: urls.metadata, md, ...(userData ? { userData } : {}), ...(vendorData ? { vendorData } : {}) };
   } catch (err) {
-    if (err instanceof HttpError) throw new SourceError('Scaleway', `${err.kind === 'budget' ? 'wait budget ran out' : err.kind}: ${err.message}`, { cause: err });
+    if (err instanceof HttpError) throw sourceErrorOfHttp('Scaleway', err);
     throw err;
   } finally {
     await client.close();
