@@ -72,7 +72,8 @@ say "PROBE-BEGIN"
 out=$(timeout 300 cloud-init status --wait --long 2>&1); rc=$?
 echo "$out" | tagged 'PROBE-STATUS|'
 say "PROBE-STATUS-RC $rc"
-say "PROBE-STATUS-JSON $(tr -d '\\n' < /run/cloud-init/status.json)"
+# In base64 lines well under the tty's 2048-byte write chunk: a longer write can be split there by another writer.
+base64 -w 600 /run/cloud-init/status.json | tagged 'PROBE-STATUS-JSON-B64'
 say "PROBE-HOSTNAME $(hostname)"
 say "PROBE-SHADOW $(getent shadow tester | cut -d: -f1,2)"
 say "PROBE-SHADOW $(getent shadow debian | cut -d: -f1,2)"
@@ -147,7 +148,9 @@ function assertHealthyBoot(result: BootResult): void {
   assert.equal(one(result, 'PROBE-STATUS-RC'), '0', `cloud-init status --wait did not exit 0\n${report(result)}`);
   // `status --wait` prints a dot per poll before its report, on the same line.
   assert.ok(tagged(result.lines, 'PROBE-STATUS|').some((v) => /(^|\.)status: done$/.test(v)), `status is not done\n${report(result)}`);
-  const status = JSON.parse(one(result, 'PROBE-STATUS-JSON')) as { v1: Record<string, { start: number | null; finished: number | null; errors: string[] } | unknown> };
+  const parts = tagged(result.lines, 'PROBE-STATUS-JSON-B64');
+  assert.ok(parts.length > 0, `no PROBE-STATUS-JSON-B64 line on the console\n${report(result)}`);
+  const status = JSON.parse(Buffer.from(parts.join(''), 'base64').toString('utf8')) as { v1: Record<string, { start: number | null; finished: number | null; errors: string[] } | unknown> };
   for (const stage of ['init-local', 'init', 'modules-config', 'modules-final']) {
     const s = status.v1[stage] as { start: number | null; finished: number | null; errors: string[] } | undefined;
     assert.ok(s && s.start !== null && s.finished !== null, `stage ${stage} did not run to the end: ${JSON.stringify(s)}`);
