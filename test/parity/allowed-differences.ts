@@ -99,14 +99,11 @@ function maskRuntime(text: string): string {
 
 /**
  * Modules in Debian's cloud.cfg that kiln does not implement and that cloud-init runs on every seed here, doing
- * nothing but taking their semaphores; each with why it does nothing. (The other modules kiln lacks, fan,
- * landscape …, take no semaphore on these seeds: they skip for the distro or without their config key.)
+ * nothing but taking their semaphores; each with why it does nothing. None today: byobu, reset_rmc and
+ * rightscale_userdata are kiln modules now, and the one Debian module kiln still lacks,
+ * refresh_rmc_and_interface, takes no semaphore on these seeds.
  */
-const NOT_IMPLEMENTED: Array<[name: string, why: string]> = [
-  ['byobu', 'without `byobu_by_default` it changes nothing'],
-  ['reset_rmc', 'it acts only where IBM RSCT (/opt/rsct) is installed'],
-  ['rightscale_userdata', 'it acts only on a RightScale CLOUD_INIT_REMOTE_HOOK in the user data'],
-];
+const NOT_IMPLEMENTED: Array<[name: string, why: string]> = [];
 
 export const ALLOWED_DIFFERENCES: AllowedDifference[] = [
   {
