@@ -98,7 +98,6 @@ test('the real allow-list: shadow hashes, MIME boundaries, JSON times and header
     '/var/lib/cloud/data/status.json': file('{"v1": {"init": {"start": 1.5, "finished": 2.5, "errors": []}}}'),
     '/var/lib/cloud/instances/i-1/user-data.txt.i': file('Content-Type: multipart/mixed; boundary="===============8091632687084507999=="\n'),
     '/var/lib/cloud/instances/i-1/sem/config_ssh': file('1: 1795318306.66793\n'),
-    '/var/lib/cloud/instances/i-1/sem/config_byobu': file('1: 2\n'),
     '/etc/ssh/ssh_host_ed25519_key': file('KEY-A', { mode: 0o600 }),
   });
   const b = tree({
