@@ -9,13 +9,14 @@ import { join } from 'node:path';
 export const ROOTFS_CACHE = process.env.KILN_ROOTFS_CACHE ?? '/var/cache/kiln-test';
 
 /**
- * Packages beyond minbase: the real cloud-init and what its modules call in a chroot. debootstrap does not
+ * Packages beyond minbase: the real cloud-init and what its modules and sources call in a chroot (wget: 22.4's
+ * CloudStack source asks the password server with it). debootstrap does not
  * resolve virtual packages, so python3-cffi-backend (which provides python3-cffi-backend-api-*, needed
  * by python3-cryptography) is named explicitly.
  */
 export const ROOTFS_PACKAGES = [
   'cloud-init', 'python3-cffi-backend', 'openssh-server', 'sudo', 'passwd', 'adduser', 'locales', 'tzdata', 'netplan.io', 'ifupdown',
-  'ca-certificates', 'python3-jinja2', 'python3-yaml', 'iproute2', 'isc-dhcp-client', 'e2fsprogs', 'cloud-guest-utils',
+  'ca-certificates', 'python3-jinja2', 'python3-yaml', 'iproute2', 'isc-dhcp-client', 'e2fsprogs', 'cloud-guest-utils', 'wget',
 ];
 
 /**
