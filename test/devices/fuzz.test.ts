@@ -1,13 +1,17 @@
-// Fuzz: seeded mutations of ISO9660, FAT12/16/32 and partitioned images; every parse ends in bounded time with
-// either a result or a KilnError, never a crash or a hang. KILN_FUZZ_ITERATIONS raises the per-image budget.
+// Fuzz: seeded mutations of ISO9660, FAT12/16/32 and partitioned images (MBR with logical partitions, GPT); every
+// parse, and every growpart-style rewrite of a mutated partition table, ends in bounded time with either a result
+// or a KilnError, never a crash or a hang. KILN_FUZZ_ITERATIONS raises the per-image budget.
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { crc32 } from 'node:zlib';
 import { BufferBlockReader } from '../../src/devices/block-reader';
 import { writeFat } from '../../src/devices/fat-writer';
 import type { FileTree } from '../../src/devices/filesystem-finder';
 import { imageCandidates } from '../../src/devices/image-finder';
+import { type DiskIo, growPartition } from '../../src/devices/partition-grow';
+import { readPartitionTable } from '../../src/devices/partition-table';
 import { writeIso9660 } from '../../src/devices/iso9660-writer';
 import { openFilesystem, probe } from '../../src/devices/probe';
 import { KilnError } from '../../src/util/errors';
@@ -53,7 +57,75 @@ function corpus(): Array<{ name: string; image: Buffer; hot: number }> {
     { name: 'fat16', image: fat16, hot: 96 * 1024 },
     { name: 'fat32', image: fat32, hot: 2 * 1024 * 1024 },
     { name: 'mbr-disk', image: disk, hot: disk.length },
+    { name: 'gpt-disk', image: gptDisk(fat12, iso), hot: 34 * 512 },
   ];
+}
+
+/**
+ * A GPT disk as sgdisk lays one out (protective MBR, header at LBA 1 with its CRCs, 128 entries of 128 bytes from
+ * LBA 2, the backup header at the last LBA): partition 1 the FAT image, partition 2 the ISO, 4096 free sectors after
+ * them (2 MiB, past growpart's 1 MiB minimum) so that growing the last one has room. The mutations land in the
+ * first 34 sectors, the table itself.
+ */
+function gptDisk(fat: Buffer, iso: Buffer): Buffer {
+  const p1 = 64;
+  const p2 = p1 + fat.length / 512;
+  const sectors = p2 + iso.length / 512 + 4096 + 33;
+  const disk = Buffer.alloc(sectors * 512);
+  disk[446 + 4] = 0xee;
+  disk.writeUInt32LE(1, 446 + 8);
+  disk.writeUInt32LE(Math.min(sectors - 1, 0xffffffff), 446 + 12);
+  disk[510] = 0x55;
+  disk[511] = 0xaa;
+  const entries = Buffer.alloc(128 * 128);
+  const basicData = Buffer.from('a2a0d0ebe5b9334487c068b6b72699c7', 'hex');
+  const entry = (i: number, first: number, last: number, name: string) => {
+    const e = entries.subarray(i * 128, (i + 1) * 128);
+    basicData.copy(e, 0);
+    e.writeUInt32LE(0x1000 + i, 16);
+    e.writeBigUInt64LE(BigInt(first), 32);
+    e.writeBigUInt64LE(BigInt(last), 40);
+    Buffer.from(name, 'utf16le').copy(e, 56);
+  };
+  entry(0, p1, p2 - 1, 'cidata');
+  entry(1, p2, p2 + iso.length / 512 - 1, 'config-2');
+  const header = (self: number, backup: number, entriesLba: number): Buffer => {
+    const h = Buffer.alloc(512);
+    h.write('EFI PART', 0, 'latin1');
+    h.writeUInt32LE(0x00010000, 8);
+    h.writeUInt32LE(92, 12);
+    h.writeBigUInt64LE(BigInt(self), 24);
+    h.writeBigUInt64LE(BigInt(backup), 32);
+    h.writeBigUInt64LE(34n, 40);
+    h.writeBigUInt64LE(BigInt(sectors - 34), 48);
+    h.fill(0x5a, 56, 72);
+    h.writeBigUInt64LE(BigInt(entriesLba), 72);
+    h.writeUInt32LE(128, 80);
+    h.writeUInt32LE(128, 84);
+    h.writeUInt32LE(crc32(entries), 88);
+    h.writeUInt32LE(crc32(h.subarray(0, 92)), 16);
+    return h;
+  };
+  header(1, sectors - 1, 2).copy(disk, 512);
+  entries.copy(disk, 2 * 512);
+  entries.copy(disk, (sectors - 33) * 512);
+  header(sectors - 1, 1, sectors - 33).copy(disk, (sectors - 1) * 512);
+  fat.copy(disk, p1 * 512);
+  iso.copy(disk, p2 * 512);
+  return disk;
+}
+
+/** A disk held in memory for growPartition, which reads and rewrites the table as it would through dd. */
+function memoryDisk(image: Buffer): DiskIo {
+  const bytes = Buffer.from(image);
+  return {
+    size: async () => bytes.length,
+    read: async (offset, length) => Buffer.from(bytes.subarray(offset, offset + length)),
+    write: async (offset, data) => {
+      if (offset < 0 || offset + data.length > bytes.length) throw new Error(`write of ${data.length} bytes at ${offset} is outside the ${bytes.length}-byte disk`);
+      data.copy(bytes, offset);
+    },
+  };
 }
 
 const INTERESTING = [0, 1, 2, 0x7f, 0x80, 0xff, 0xffff, 0x7fffffff, 0xffffffff, 0x0ffffff7, 0x0ffffff8, 0x10000, 2048, 512];
@@ -88,7 +160,17 @@ async function exercise(tree: FileTree): Promise<void> {
   await tree.exists('META_DA~1');
 }
 
-async function parseOnce(image: Buffer): Promise<void> {
+async function parseOnce(image: Buffer, disk: boolean): Promise<void> {
+  if (disk) {
+    // growpart's job on a hostile table: a result or a KilnError, and never a write outside the disk.
+    for (const part of [1, 2, 5]) {
+      try {
+        await growPartition(memoryDisk(image), part);
+      } catch (err) {
+        if (!(err instanceof KilnError)) throw err;
+      }
+    }
+  }
   const reader = new BufferBlockReader('fuzz.img', image);
   await probe(reader);
   for (const c of await imageCandidates(reader)) {
@@ -104,14 +186,15 @@ async function parseOnce(image: Buffer): Promise<void> {
 async function workerMain(): Promise<void> {
   const { iterations } = workerData as { iterations: number };
   for (const c of corpus()) {
-    await parseOnce(c.image); // the unmutated image must parse cleanly
+    const disk = c.name.endsWith('-disk');
+    await parseOnce(c.image, disk); // the unmutated image must parse cleanly
     for (let i = 0; i < iterations; i++) {
       const seed = (i + 1) * 2654435761 + c.name.length;
       parentPort?.postMessage({ kind: 'start', image: c.name, i, seed });
       const image = mutate(c.image, c.hot, seededRandom(seed, 0x9e3779b9));
       const t0 = performance.now();
       try {
-        await parseOnce(image);
+        await parseOnce(image, disk);
       } catch (err) {
         parentPort?.postMessage({ kind: 'crash', image: c.name, i, seed, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
         return;
@@ -129,7 +212,19 @@ async function workerMain(): Promise<void> {
 if (!isMainThread) {
   void workerMain();
 } else {
-  test(`fuzz: ${ITERATIONS} mutations per image of ISO9660, FAT12/16/32 and an MBR disk, no crash, no hang`, { timeout: 30 * 60_000 }, async () => {
+  test('the corpus disks hold the partitions they are built with, and the GPT disk grows as growpart would', async () => {
+    const disks = corpus().filter((c) => c.name.endsWith('-disk'));
+    const mbr = await readPartitionTable(new BufferBlockReader('mbr.img', disks[0]?.image as Buffer));
+    assert.deepEqual(mbr?.partitions.map((p) => p.number), [1, 2, 5]);
+    const gptImage = disks[1]?.image as Buffer;
+    const gpt = await readPartitionTable(new BufferBlockReader('gpt.img', gptImage));
+    assert.equal(gpt?.kind, 'gpt');
+    assert.deepEqual(gpt?.partitions.map((p) => p.number), [1, 2]);
+    const grown = await growPartition(memoryDisk(gptImage), 2);
+    assert.equal(grown.status, 'changed', JSON.stringify(grown));
+  });
+
+  test(`fuzz: ${ITERATIONS} mutations per image of ISO9660, FAT12/16/32, an MBR and a GPT disk, no crash, no hang`, { timeout: Math.max(30 * 60_000, ITERATIONS * 6 * 20) }, async () => {
     const worker = new Worker(fileURLToPath(import.meta.url), { workerData: { iterations: ITERATIONS }, resourceLimits: { maxOldGenerationSizeMb: 512 } });
     let last: { image?: string; i?: number; seed?: number } = {};
     const result = await new Promise<{ kind: string; [k: string]: unknown }>((resolve) => {

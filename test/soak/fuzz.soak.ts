@@ -1,6 +1,6 @@
 // `npm run soak -- fuzz [--iterations N] [--seed S] [--target NAME]`: N (default 100 000) seeded mutants per
 // text and message parser plus the hostile inputs (test/helpers/parser-fuzz.ts), each parser in a worker with
-// memory capped; then the device readers' fuzz (ISO 9660, FAT12/16/32, MBR disks: test/devices/fuzz.test.ts)
+// memory capped; then the device readers' fuzz (ISO 9660, FAT12/16/32, MBR and GPT disks, growpart on each: test/devices/fuzz.test.ts)
 // at the same count. Exit 1 at the first crash, hang, input over budget or memory runaway, naming its seed.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
