@@ -62,7 +62,7 @@ async function exercise(tree: FileTree): Promise<void> {
   await tree.readFile('ovf-env.xml');
 }
 
-test(`UDF fuzz: ${ITERATIONS} mutations of a genisoimage -udf image, no crash, no hang`, { timeout: 10 * 60_000 }, async (t) => {
+test(`UDF fuzz: ${ITERATIONS} mutations of a genisoimage -udf image, no crash, no hang`, { timeout: Math.max(10 * 60_000, ITERATIONS * 20) }, async (t) => {
   if (!need(t, hasCommand('genisoimage'), 'genisoimage is not installed')) return;
   const dir = tempDir(t);
   const src = join(dir, 'src');

@@ -1,7 +1,8 @@
 // `npm run soak -- fuzz [--iterations N] [--seed S] [--target NAME]`: N (default 100 000) seeded mutants per
 // text and message parser plus the hostile inputs (test/helpers/parser-fuzz.ts), each parser in a worker with
-// memory capped; then the device readers' fuzz (ISO 9660, FAT12/16/32, MBR and GPT disks, growpart on each: test/devices/fuzz.test.ts)
-// at the same count. Exit 1 at the first crash, hang, input over budget or memory runaway, naming its seed.
+// memory capped; then the device readers' fuzz (ISO 9660, FAT12/16/32, MBR and GPT disks with growpart on each:
+// test/devices/fuzz.test.ts; UDF: test/devices/udf-fuzz.test.ts) at the same count. Exit 1 at the first crash,
+// hang, input over budget or memory runaway, naming its seed.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, workerData } from 'node:worker_threads';
@@ -32,8 +33,8 @@ if (!isMainThread) {
     }
   }
   if (!argv.target) {
-    console.log(`device readers: ${iterations} mutants per image (test/devices/fuzz.test.ts)`);
-    const d = spawnSync(process.execPath, [`${REPO}/test/run.mjs`, 'devices/fuzz'], { stdio: 'inherit', env: { ...process.env, KILN_FUZZ_ITERATIONS: String(iterations) } });
+    console.log(`device readers: ${iterations} mutants per image (test/devices/fuzz.test.ts, udf-fuzz.test.ts)`);
+    const d = spawnSync(process.execPath, [`${REPO}/test/run.mjs`, 'devices/fuzz', 'devices/udf-fuzz'], { stdio: 'inherit', env: { ...process.env, KILN_FUZZ_ITERATIONS: String(iterations) } });
     if (d.status !== 0) failed++;
   }
   process.exitCode = failed ? 1 : 0;
