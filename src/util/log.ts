@@ -1,5 +1,5 @@
 // Logging in cloud-init's line format (`YYYY-MM-DD HH:MM:SS,mmm - file[LEVEL]: message`) to stderr and files.
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Redactor } from './redact';
 import { makeDirs } from './make-dirs';
@@ -55,7 +55,10 @@ export class FileSink implements LogSink {
     try {
       if (this.fd === null) {
         makeDirs(dirname(this.path));
-        this.fd = openSync(this.path, 'a', this.mode);
+        // Without blocking: a FIFO in the log's place (a hostile image under --root) would stop the boot at its
+        // first line. Only a regular file takes lines.
+        this.fd = openSync(this.path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK | constants.O_NOCTTY, this.mode);
+        if (!fstatSync(this.fd).isFile()) throw new Error('it is not a regular file');
       }
       writeSync(this.fd, line);
     } catch (err) {

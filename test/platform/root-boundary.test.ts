@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { main } from '../../src/main';
 import { NativeAccounts } from '../../src/platform/linux/accounts/native-accounts';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
-import { Logger } from '../../src/util/log';
+import { FileSink, Logger } from '../../src/util/log';
 import { copyRootfs } from '../helpers/debian-rootfs';
 import { testKoffi } from '../helpers/koffi';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
@@ -38,6 +38,32 @@ test('appending to a FIFO is refused at once instead of blocking the boot', asyn
   assert.equal(spawnSync('mkfifo', [join(root, 'etc/pipe')]).status, 0);
   const platform = new LinuxPlatform({ root, log });
   await assert.rejects(platform.writeFile('/etc/pipe', 'x\n', { append: true }), /cannot append to \/etc\/pipe: it is a FIFO/);
+});
+
+test('reading a FIFO, or under --root a device node, is refused at once instead of blocking', async (t) => {
+  const root = tempDir(t);
+  mkdirSync(join(root, 'etc/cloud/cloud.cfg.d'), { recursive: true });
+  assert.equal(spawnSync('mkfifo', [join(root, 'etc/cloud/cloud.cfg.d/99-pipe.cfg')]).status, 0);
+  const platform = new LinuxPlatform({ root, log });
+  await assert.rejects(platform.readText('/etc/cloud/cloud.cfg.d/99-pipe.cfg'), /cannot read \/etc\/cloud\/cloud\.cfg\.d\/99-pipe\.cfg: it is a FIFO/);
+  await assert.rejects(platform.readFile('/etc/cloud/cloud.cfg.d/99-pipe.cfg'), /it is a FIFO/);
+  if (isRoot()) {
+    assert.equal(spawnSync('mknod', [join(root, 'etc/null'), 'c', '1', '3']).status, 0);
+    await assert.rejects(platform.readText('/etc/null'), /cannot read \/etc\/null: it is a device node/);
+  }
+});
+
+test("kiln's log in a FIFO's place says so once and takes no lines, without blocking", (t) => {
+  const dir = tempDir(t);
+  const fifo = join(dir, 'cloud-init.log');
+  assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+  const said: string[] = [];
+  const sink = new FileSink('DEBUG', fifo, 0o640, (m) => said.push(m));
+  sink.write('one\n');
+  sink.write('two\n');
+  sink.close();
+  assert.equal(said.length, 1);
+  assert.match(said[0] as string, /cannot write the log .*cloud-init\.log/);
 });
 
 test('under --root, appending to a hard link writes a new file in its place: the other name keeps its content, mode and owner', async (t) => {

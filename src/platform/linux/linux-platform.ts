@@ -17,6 +17,7 @@ import { bindMakeRaw } from './termios';
 import { bindRecordLocks, type RecordLocks } from './record-locks';
 import { resolveOwner } from './passwd-lookup';
 import { commitStaged, discardStaged, stageFile, syncStaged, type StagedFile, writeAll } from './staged-file';
+import { fileKind, readRegularFile } from './regular-file';
 import { makeDirs } from '../../util/make-dirs';
 
 /** resolveInRoot's link lookups, as synchronous calls (see the note on the file calls below). */
@@ -150,7 +151,7 @@ export class LinuxPlatform implements Platform {
 
   async readFile(path: string): Promise<Uint8Array> {
     const held = this.accountWrites.textOf(rootPath(path));
-    return held !== undefined ? Buffer.from(held, 'utf8') : readFileSync(await this.resolve(path));
+    return held !== undefined ? Buffer.from(held, 'utf8') : readRegularFile(await this.resolve(path), path, this.root !== '/');
   }
 
   async readText(path: string): Promise<string> {
@@ -159,7 +160,7 @@ export class LinuxPlatform implements Platform {
 
   /** PATH's content on disk, whatever the account write-back holds for it. */
   async readDiskText(path: string): Promise<string> {
-    return readFileSync(await this.resolve(path), 'utf8');
+    return readRegularFile(await this.resolve(path), path, this.root !== '/').toString('utf8');
   }
 
   /** Runs WORK with its account-file changes written once, when it ends. */
@@ -242,8 +243,7 @@ export class LinuxPlatform implements Platform {
     const existingMode = existing?.mode;
     if (existing && !existing.isFile()) {
       // A FIFO would block the boot until someone reads it; a device node in a sandbox is the host's device.
-      const what = existing.isFIFO() ? 'a FIFO' : existing.isSocket() ? 'a socket' : existing.isDirectory() ? 'a folder' : 'a device node';
-      if (existing.isFIFO() || existing.isSocket() || existing.isDirectory() || this.root !== '/') throw new PlatformError(`cannot append to ${path}: it is ${what}; kiln appends only to regular files`);
+      if (existing.isFIFO() || existing.isSocket() || existing.isDirectory() || this.root !== '/') throw new PlatformError(`cannot append to ${path}: it is ${fileKind(existing)}; kiln appends only to regular files`);
     }
     if (existing?.isFile() && existing.nlink > 1 && this.root !== '/') {
       // Under --root a hard link may share its inode with a file outside the root: the appended content goes to
