@@ -1,6 +1,6 @@
 // Exoscale: EC2-style metadata and user data at 169.254.169.254/1.0/, and the VM password from its CloudStack-style password server on port 8080 (CloudStack's crawl tail); detected from the DMI product name.
 import { HttpClient, HttpError, type HttpRequest } from '../util/http';
-import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
+import type { ActivateContext, CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
 import { cloudStackStyleInstanceData, crawlCloudStackStyle, type CloudStackStyleCrawl } from './cloudstack';
 import { readUrlSettings, type UrlSettings } from './settings';
 import { SourceError, sourceErrorOfHttp } from './source-error';
@@ -58,13 +58,17 @@ export const exoscaleSource: Datasource = {
       await client.close();
     }
   },
+  /**
+   * cloud-init's activate(): set_passwords runs on every boot, so that a password reset in the Exoscale console
+   * applies at the next reboot (the password server hands out a password only after such a reset).
+   */
+  async activate(ctx: ActivateContext) {
+    await ctx.rerunModule('set_passwords');
+    ctx.log.debug('Exoscale: overriding module set_passwords with frequency always');
+  },
 };
 
 /** The crawl as cloud-init's DataSourceExoscale keeps it: CloudStack's shape (it has no metadata_address, so its subplatform is 'unknown'). */
 export function exoscaleInstanceData(crawled: CloudStackStyleCrawl, api: string): InstanceData {
-  return {
-    ...cloudStackStyleInstanceData(crawled, { source: 'Exoscale', cloudName: 'exoscale', subplatform: 'unknown', instanceIdAt: `${api}/meta-data/instance-id` }),
-    // cloud-init's activate(): set_passwords runs on every boot, so a password reset in the console applies at the next one.
-    rerunModules: ['set_passwords'],
-  };
+  return cloudStackStyleInstanceData(crawled, { source: 'Exoscale', cloudName: 'exoscale', subplatform: 'unknown', instanceIdAt: `${api}/meta-data/instance-id` });
 }
