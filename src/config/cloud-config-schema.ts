@@ -7,6 +7,8 @@ export interface SchemaNode {
   items?: SchemaNode;
   properties?: Record<string, SchemaNode>;
   additionalProperties?: boolean | SchemaNode;
+  /** Keys an object must have (upstream's `required`): a missing one is an error at the object's own key. */
+  required?: string[];
   anyOf?: SchemaNode[];
   /** Shown next to errors: the module that reads the key. */
   module?: string;
@@ -25,25 +27,32 @@ const obj: SchemaNode = { type: 'object' };
 const freq: SchemaNode = { type: 'string', enum: ['always', 'once', 'once-per-instance', 'instance', 'per-instance', 'per-once', 'per-always'] };
 const moduleList: SchemaNode = { type: 'array', items: { anyOf: [str, { type: 'array' }, obj] } };
 
-const user: SchemaNode = {
-  anyOf: [
-    str,
-    {
-      type: 'object',
-      properties: {
-        name: str, gecos: str, homedir: str, primary_group: str, groups: { anyOf: [str, strList, obj] }, lock_passwd: bool, passwd: str, hashed_passwd: str, plain_text_passwd: str,
-        shell: str, sudo: { anyOf: [str, strList, bool, { type: 'null' }] }, ssh_authorized_keys: strList, ssh_import_id: strList, system: bool, no_create_home: bool, no_user_group: bool,
-        uid: { anyOf: [{ type: 'integer' }, str] }, expiredate: str, inactive: { anyOf: [str, { type: 'integer' }] }, create_groups: bool, selinux_user: str, doas: strList, snapuser: str, known: bool, ssh_redirect_user: bool,
-      },
-      additionalProperties: false,
-    },
-  ],
+const userObject: SchemaNode = {
+  type: 'object',
+  properties: {
+    name: str, gecos: str, homedir: str, primary_group: str, groups: { anyOf: [str, strList, obj] }, lock_passwd: bool, passwd: str, hashed_passwd: str, plain_text_passwd: str,
+    shell: str, sudo: { anyOf: [str, strList, bool, { type: 'null' }] }, ssh_authorized_keys: strList, ssh_import_id: strList, system: bool, no_create_home: bool, no_user_group: bool,
+    uid: { anyOf: [{ type: 'integer' }, str] }, expiredate: str, inactive: { anyOf: [str, { type: 'integer' }] }, create_groups: bool, selinux_user: str, doas: strList, snapuser: str, known: bool, ssh_redirect_user: bool,
+  },
+  additionalProperties: false,
 };
+/** A user by name, or a mapping that names it (`name`) or a snap user (`snapuser`): upstream's users_groups.user. */
+const user: SchemaNode = { anyOf: [str, { ...userObject, required: ['name'] }, { ...userObject, required: ['snapuser'] }] };
 
 const writeFile: SchemaNode = {
   type: 'object',
-  properties: { path: str, content: str, source: { type: 'object', properties: { uri: str, headers: { type: 'object', additionalProperties: str } }, additionalProperties: false }, owner: str, permissions: { anyOf: [str, { type: 'integer' }] }, encoding: { type: 'string', enum: ['gz', 'gzip', 'gz+base64', 'gzip+base64', 'gz+b64', 'gzip+b64', 'b64', 'base64', 'text/plain'] }, append: bool, defer: bool },
+  properties: { path: str, content: str, source: { type: 'object', properties: { uri: str, headers: { type: 'object', additionalProperties: str } }, required: ['uri'], additionalProperties: false }, owner: str, permissions: { anyOf: [str, { type: 'integer' }] }, encoding: { type: 'string', enum: ['gz', 'gzip', 'gz+base64', 'gzip+base64', 'gz+b64', 'gzip+b64', 'b64', 'base64', 'text/plain'] }, append: bool, defer: bool },
+  required: ['path'],
   additionalProperties: false,
+};
+
+/** A chpasswd.users entry: a name and a password (hashed or text), or a name and type RANDOM for a generated one. */
+const chpasswdUser: SchemaNode = {
+  anyOf: [
+    // The password form first: an entry that is neither is told it lacks a password.
+    { type: 'object', properties: { name: str, type: { type: 'string', enum: ['hash', 'text'] }, password: str }, required: ['name', 'password'], additionalProperties: false },
+    { type: 'object', properties: { name: str, type: { type: 'string', enum: ['RANDOM'] } }, required: ['name', 'type'], additionalProperties: false },
+  ],
 };
 
 const int: SchemaNode = { type: 'integer' };
@@ -100,6 +109,7 @@ const ansiblePull: SchemaNode = {
     checkout: str, module_path: str, timeout: str, url: str, connection: str, vault_id: str, vault_password_file: str, module_name: str, sleep: str,
     tags: str, skip_tags: str, playbook_name: str,
   },
+  required: ['url', 'playbook_name'],
   additionalProperties: false,
 };
 const ansible: SchemaNode = {
@@ -109,7 +119,7 @@ const ansible: SchemaNode = {
     setup_controller: {
       type: 'object',
       properties: {
-        repositories: { type: 'array', items: { type: 'object', properties: { path: str, source: str }, additionalProperties: false } },
+        repositories: { type: 'array', items: { type: 'object', properties: { path: str, source: str }, required: ['path', 'source'], additionalProperties: false } },
         run_ansible: { type: 'array', items: { type: 'object', properties: {
           playbook_name: str, playbook_dir: str, become_password_file: str, connection_password_file: str, list_hosts: bool, syntax_check: bool, timeout: num, vault_id: str,
           vault_password_file: str, background: num, check: bool, diff: bool, module_path: str, poll: num, args: str, extra_vars: str, forks: num, inventory: str,
@@ -118,7 +128,7 @@ const ansible: SchemaNode = {
       },
       additionalProperties: false,
     },
-    galaxy: { type: 'object', properties: { actions: { type: 'array', items: strList } }, additionalProperties: false },
+    galaxy: { type: 'object', properties: { actions: { type: 'array', items: strList } }, required: ['actions'], additionalProperties: false },
     pull: ansiblePull,
   },
   additionalProperties: false,
@@ -155,6 +165,7 @@ const lxd: SchemaNode = {
         mode: { type: 'string', enum: ['none', 'existing', 'new'] }, name: str, mtu: int, ipv4_address: str, ipv4_netmask: int, ipv4_dhcp_first: str, ipv4_dhcp_last: str,
         ipv4_dhcp_leases: int, ipv4_nat: bool, ipv6_address: str, ipv6_netmask: int, ipv6_nat: bool, domain: str,
       },
+      required: ['mode'],
       additionalProperties: false,
     },
     preseed: str,
@@ -173,6 +184,7 @@ const wireguard: SchemaNode = {
         interfaces: { type: 'array', items: { type: 'object', properties: { name: str, config_path: str, content: str }, additionalProperties: false } },
         readinessprobe: strList,
       },
+      required: ['interfaces'],
       additionalProperties: false,
     },
   ],
@@ -182,7 +194,7 @@ const wireguard: SchemaNode = {
 /** cc_ubuntu_drivers' keys. */
 const drivers: SchemaNode = {
   type: 'object',
-  properties: { nvidia: { type: 'object', properties: { 'license-accepted': bool, version: str }, additionalProperties: false } },
+  properties: { nvidia: { type: 'object', properties: { 'license-accepted': bool, version: str }, required: ['license-accepted'], additionalProperties: false } },
   additionalProperties: false,
   module: 'ubuntu_drivers',
 };
@@ -256,7 +268,7 @@ export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
     ssh_pwauth: { anyOf: [bool, str], module: 'set_passwords' },
     disable_root: { ...bool, module: 'ssh' },
     disable_root_opts: { ...str, module: 'ssh' },
-    chpasswd: { type: 'object', properties: { expire: bool, users: { type: 'array', items: obj }, list: { anyOf: [str, strList] } }, additionalProperties: false, module: 'set_passwords' },
+    chpasswd: { type: 'object', properties: { expire: bool, users: { type: 'array', items: chpasswdUser }, list: { anyOf: [str, strList] } }, additionalProperties: false, module: 'set_passwords' },
     password: { ...str, module: 'set_passwords' },
     packages: { type: 'array', items: { anyOf: [str, { type: 'array' }, { type: 'object', properties: { apt: { type: 'array', items: { anyOf: [str, strList] } }, snap: { type: 'array', items: { anyOf: [str, strList] } } }, additionalProperties: false }] }, module: 'package_update_upgrade_install' },
     package_update: { ...bool, module: 'package_update_upgrade_install' },
@@ -275,11 +287,11 @@ export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
     locale: { anyOf: [bool, str], module: 'locale' },
     locale_configfile: { ...str, module: 'locale' },
     byobu_by_default: { type: 'string', enum: ['enable-system', 'enable-user', 'disable-system', 'disable-user', 'enable', 'disable', 'user', 'system'], module: 'byobu' },
-    fan: { type: 'object', properties: { config: str, config_path: str }, additionalProperties: false, module: 'fan' },
-    landscape: { type: 'object', properties: { client: obj }, additionalProperties: false, module: 'landscape' },
+    fan: { type: 'object', properties: { config: str, config_path: str }, required: ['config'], additionalProperties: false, module: 'fan' },
+    landscape: { type: 'object', properties: { client: obj }, required: ['client'], additionalProperties: false, module: 'landscape' },
     spacewalk: { type: 'object', properties: { server: str, proxy: str, activation_key: str }, additionalProperties: false, module: 'spacewalk' },
-    autoinstall: { type: 'object', properties: { version: { type: 'integer' } }, module: 'ubuntu_autoinstall' },
-    keyboard: { type: 'object', properties: { layout: str, model: str, variant: str, options: str }, additionalProperties: false, module: 'keyboard' },
+    autoinstall: { type: 'object', properties: { version: { type: 'integer' } }, required: ['version'], module: 'ubuntu_autoinstall' },
+    keyboard: { type: 'object', properties: { layout: str, model: str, variant: str, options: str }, required: ['layout'], additionalProperties: false, module: 'keyboard' },
     ntp: { anyOf: [{ type: 'null' }, obj], module: 'ntp' },
     mounts: { type: 'array', items: { type: 'array', items: { anyOf: [str, { type: 'null' }] } }, module: 'mounts' },
     mount_default_fields: { type: 'array', items: { anyOf: [str, { type: 'null' }] }, module: 'mounts' },
@@ -295,7 +307,7 @@ export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
       anyOf: [
         {
           type: 'object',
-          properties: { config_dir: str, config_filename: str, configs: { type: 'array', items: { anyOf: [str, obj] } }, remotes: obj, service_reload_command: strOrList, install_rsyslog: bool, packages: strList, check_exe: str },
+          properties: { config_dir: str, config_filename: str, configs: { type: 'array', items: { anyOf: [str, { type: 'object', properties: { filename: str, content: str }, required: ['content'], additionalProperties: false }] } }, remotes: obj, service_reload_command: strOrList, install_rsyslog: bool, packages: strList, check_exe: str },
           additionalProperties: false,
         },
         { type: 'array' },
@@ -303,18 +315,19 @@ export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
       module: 'rsyslog',
     },
     ssh_import_id: { ...strList, module: 'ssh_import_id' },
-    phone_home: { type: 'object', properties: { url: str, post: { anyOf: [{ type: 'string', enum: ['all'] }, strList] }, tries: { type: 'integer' } }, additionalProperties: false, module: 'phone_home' },
+    phone_home: { type: 'object', properties: { url: str, post: { anyOf: [{ type: 'string', enum: ['all'] }, strList] }, tries: { type: 'integer' } }, required: ['url'], additionalProperties: false, module: 'phone_home' },
     final_message: { ...str, module: 'final_message' },
     power_state: {
       type: 'object',
       properties: { mode: { type: 'string', enum: ['poweroff', 'reboot', 'halt'] }, delay: { anyOf: [{ type: 'integer' }, str] }, message: str, timeout: { type: 'number' }, condition: { anyOf: [bool, str, strList] } },
+      required: ['mode'],
       additionalProperties: false,
       module: 'power_state_change',
     },
     updates: {
       type: 'object',
       properties: {
-        network: { type: 'object', properties: { when: { type: 'array', items: { type: 'string', enum: ['boot-new-instance', 'boot-legacy', 'boot', 'hotplug'] } } }, additionalProperties: false },
+        network: { type: 'object', properties: { when: { type: 'array', items: { type: 'string', enum: ['boot-new-instance', 'boot-legacy', 'boot', 'hotplug'] } } }, required: ['when'], additionalProperties: false },
       },
       additionalProperties: false,
       module: 'install_hotplug',
@@ -322,7 +335,7 @@ export const CLOUD_CONFIG_SCHEMA: SchemaNode = {
     disable_ec2_metadata: { ...bool, module: 'disable_ec2_metadata' },
     no_ssh_fingerprints: { ...bool, module: 'ssh_authkey_fingerprints' },
     authkey_hash: { ...str, module: 'ssh_authkey_fingerprints' },
-    ssh: { type: 'object', properties: { emit_keys_to_console: bool }, module: 'keys_to_console' },
+    ssh: { type: 'object', properties: { emit_keys_to_console: bool }, required: ['emit_keys_to_console'], module: 'keys_to_console' },
     vendor_data: { type: 'object', properties: { enabled: { anyOf: [bool, str] }, prefix: { anyOf: [str, strList] } }, additionalProperties: false },
     merge_how: { anyOf: [str, { type: 'array', items: obj }] },
     manual_cache_clean: bool,

@@ -44,8 +44,13 @@ function check(value: unknown, node: SchemaNode, path: string[], out: Array<{ pa
       return sub.filter((p) => p.kind === 'error');
     });
     if (attempts.some((a) => a.length === 0)) return;
-    // The alternative whose type matched explains best; otherwise list the accepted types.
-    const typed = node.anyOf.findIndex((alt) => alt.type !== undefined && [alt.type].flat().some((t) => typeMatches(value, t)));
+    // An alternative whose type matched explains best (of several, the one with the fewest errors: a user
+    // mapping that names neither `name` nor `snapuser` is told of the first); otherwise list the accepted types.
+    let typed = -1;
+    node.anyOf.forEach((alt, i) => {
+      const matches = alt.type !== undefined && [alt.type].flat().some((t) => typeMatches(value, t));
+      if (matches && (typed < 0 || (attempts[i] as unknown[]).length < (attempts[typed] as unknown[]).length)) typed = i;
+    });
     if (typed >= 0) out.push(...(attempts[typed] ?? []));
     else out.push({ path, message: `${describe(value)} is not valid under any of the given schemas (expected ${node.anyOf.map((a) => [a.type ?? 'value'].flat().join('/')).join(', ')})`, kind: 'error' });
     return;
@@ -70,6 +75,8 @@ function check(value: unknown, node: SchemaNode, path: string[], out: Array<{ pa
       else if (node.additionalProperties === false) out.push({ path: [...path, k], message: `Additional properties are not allowed ('${k}' was unexpected)`, kind: 'error' });
       else if (typeof node.additionalProperties === 'object') check(v, node.additionalProperties, [...path, k], out);
     }
+    // jsonschema's message, at the mapping's own key (where the missing key belongs).
+    for (const k of node.required ?? []) if (!Object.hasOwn(rec, k)) out.push({ path, message: `'${k}' is a required property`, kind: 'error' });
   }
 }
 

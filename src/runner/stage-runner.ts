@@ -317,12 +317,14 @@ export class StageRunner {
     const { isNew } = await instancify(p, rc.paths, this.found.source.name, this.found.data, this.found.stage);
     if (isNew && !this.networkApplied) await this.applyNetwork(this.found.data, 'network');
     await this.setupSource(rc, isNew);
-    // The source's activate() (cloud-init's): these per-instance modules run again on every boot.
-    for (const mod of this.found.data.rerunModules ?? []) await p.remove(semaphorePath(rc.paths, this.found.data.instanceId, mod, 'once-per-instance') as string);
     this.merged = await this.consumeData(rc, record, this.found);
     await this.writeInstanceData(rc, this.merged);
     const activate = this.found.source.activate;
-    if (activate) await activate.call(this.found.source, { platform: p, log: this.opts.logger.for('activate'), distroName: (await this.distroInfo()).name, isNewInstance: isNew }, this.found.data);
+    if (activate) {
+      const iid = this.found.data.instanceId;
+      const rerunModule = (name: string) => p.remove(semaphorePath(rc.paths, iid, name, 'once-per-instance') as string);
+      await activate.call(this.found.source, { platform: p, log: this.opts.logger.for('activate'), distroName: (await this.distroInfo()).name, isNewInstance: isNew, rerunModule }, this.found.data);
+    }
     await this.runModuleSection(rc, record, 'init', this.merged);
   }
 

@@ -3,6 +3,7 @@ import { HttpClient, HttpError } from '../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
 import { EphemeralNetworkRefused, withEphemeralNetwork, type EphemeralUpOptions } from './ephemeral-network';
 import { normalizePublicKeys } from './public-keys';
+import { parseJsonObject } from './json-document';
 import { SourceError } from './source-error';
 
 /** cloud-init's BUILTIN_DS_CONFIG for Akamai. */
@@ -96,15 +97,9 @@ async function fetchAll(ctx: CrawlContext, cfg: AkamaiConfig, base: string): Pro
     const secret = { secretHeaders: ['Metadata-Token'] };
     const mdUrl = `${base}${cfg.paths.metadata}`;
     const md = await client.fetch(mdUrl, { ...common, ...secret, retries: 2, maxBytes: 1024 * 1024, headers: { Accept: 'application/json', 'Metadata-Token': token } });
-    let instance: unknown;
-    try {
-      instance = JSON.parse(md.text());
-    } catch (err) {
-      throw new AkamaiBadMetadata('Akamai', `${mdUrl} is not JSON (content-type ${md.headers['content-type'] ?? 'none'}): ${(err as Error).message}`);
-    }
-    if (!instance || typeof instance !== 'object' || Array.isArray(instance)) throw new AkamaiBadMetadata('Akamai', `${mdUrl} is not a JSON object`);
+    const instance = parseJsonObject((reason, cause) => new AkamaiBadMetadata('Akamai', reason, cause === undefined ? undefined : { cause }), md);
     const ud = await client.fetch(`${base}${cfg.paths.userdata}`, { ...common, ...secret, retries: 2, maxBytes: 16 * 1024 * 1024, headers: { 'Metadata-Token': token } });
-    return { instance: instance as Record<string, unknown>, userData: akamaiUserData(ud.body, ctx.log) };
+    return { instance, userData: akamaiUserData(ud.body, ctx.log) };
   } catch (err) {
     if (!(err instanceof HttpError)) throw err;
     ctx.log.warn(`Akamai: failed to retrieve metadata from ${base}: ${err.message}`);

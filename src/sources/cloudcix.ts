@@ -4,6 +4,7 @@ import type { CrawlContext, Datasource, DetectContext, InstanceData } from './da
 import { maybeBase64Decode } from './hetzner';
 import { normalizePublicKeys } from './public-keys';
 import { readUrlSettings } from './settings';
+import { parseJsonObject } from './json-document';
 import { SourceError } from './source-error';
 import { waitForEndpoint } from './wait-for-url';
 
@@ -91,15 +92,9 @@ export const cloudCixSource: Datasource = {
         }
       };
       const mdRes = await read('metadata');
-      let md: unknown;
-      try {
-        md = JSON.parse(mdRes.text());
-      } catch (err) {
-        throw new SourceError('CloudCIX', `Invalid JSON at ${mdUrl}/metadata: ${why(err)}`, { cause: err });
-      }
-      if (!md || typeof md !== 'object' || Array.isArray(md)) throw new SourceError('CloudCIX', `${mdUrl}/metadata is not a JSON object`);
+      const md = parseJsonObject('CloudCIX', mdRes);
       const userData = maybeBase64Decode((await read('userdata')).body);
-      return cloudCixInstanceData(md as Record<string, unknown>, userData);
+      return cloudCixInstanceData(md, userData);
     } finally {
       await client.close();
     }

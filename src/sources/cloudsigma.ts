@@ -1,6 +1,7 @@
 // CloudSigma: the server context read over the serial port /dev/ttyS1 with cloud-init's cepko request (`<\n\n>`), one JSON line back; detected from the DMI product name.
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
 import { LineChannelClosedError, LineTimeoutError, openSerialChannel } from './line-channel';
+import { parseJson } from './json-document';
 import { SourceError } from './source-error';
 
 export const CLOUDSIGMA_SERIAL_PORT = '/dev/ttyS1';
@@ -47,11 +48,7 @@ async function readServerContext(ctx: CrawlContext, device: string, timeoutMs: n
     await channel.write(cepkoRequest(''));
     const line = await channel.readLine(timeoutMs);
     const text = line.replace(/^[\x04\n]+|[\x04\n]+$/g, '');
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw new SourceError('CloudSigma', `the server context from ${device} is not JSON: '${text.slice(0, 200)}'`);
-    }
+    return parseJson('CloudSigma', { text, where: `the server context from ${device}` });
   } catch (err) {
     if (err instanceof LineTimeoutError || err instanceof LineChannelClosedError) throw new SourceError('CloudSigma', `unable to read the server context from ${device}: ${err.message}`, { cause: err });
     throw err;

@@ -1,10 +1,10 @@
-// CloudStack: EC2-style metadata and user data from the virtual router (found by DNS, DHCP lease or gateway) under latest/, and the VM password from its password server on port 8080; also cloudbase-init's CloudStack service.
+// CloudStack: EC2-style metadata and user data from the virtual router (found by DNS, DHCP lease or gateway) under latest/, and the VM password from its password server on port 8080 (the crawl's tail Exoscale shares); also cloudbase-init's CloudStack service.
 import { lookup } from 'node:dns/promises';
 import { HttpClient, HttpError, type HttpRequest } from '../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
 import { findCloudStackRouter, type ResolveHost } from './cloudstack-router';
 import { crawlMetadataTree } from './metadata-crawler';
-import { fetchVmPassword, passwordCloudConfig } from './password-server';
+import { fetchVmPassword, passwordCloudConfig, type PasswordServerOptions } from './password-server';
 import { normalizePublicKeys } from './public-keys';
 import { readUrlSettings, type UrlSettings } from './settings';
 import { SourceError, sourceErrorOfHttp } from './source-error';
@@ -79,31 +79,18 @@ export const cloudStackSource: Datasource = {
         const probe = (u: string, signal: AbortSignal) => client.fetch(`${u}/latest/meta-data/instance-id`, { ...base, signal });
         url = (await waitForEndpoint('CloudStack', { ...s, metadataUrls: urls }, probe, ctx.log, ctx.signal)).url;
       }
-      const get = async (path: string) => {
-        const res = await client.fetch(`${url}/latest/${path}`, { ...base, retries: 3, acceptStatuses: [404] });
-        return res.status === 404 ? undefined : res;
-      };
-      // ec2.get_instance_userdata: a 404 is no user data.
-      const userData = (await get('user-data'))?.body;
-      const meta = await crawlMetadataTree('CloudStack', async (p) => (await get(p))?.text(), 'meta-data/');
-      let password: string | undefined;
-      try {
-        password = await fetchVmPassword({
-          source: 'CloudStack',
-          url: `http://${new URL(url).hostname}:${port}/`,
-          client,
-          log: ctx.log,
-          // cloud-init's wget: 3 tries of 20 s; cloudbase-init: 10 s, retry_count tries.
-          timeoutMs: cloudbase ? 10_000 : 20_000,
-          retries: cloudbase ? s.retries : 2,
-          flavour: cloudbase ? 'cloudbase-init' : 'cloud-init',
-          ...(ctx.signal ? { signal: ctx.signal } : {}),
-        });
-      } catch (err) {
-        if (!(err instanceof SourceError)) throw err;
-        ctx.log.warn(`CloudStack: no password from the virtual router: ${err.message}`);
-      }
-      return cloudStackInstanceData(meta, userData, password, `${url}/`);
+      const crawled = await crawlCloudStackStyle(`${url}/latest/`, { ...base, retries: 3 }, {
+        source: 'CloudStack',
+        url: `http://${new URL(url).hostname}:${port}/`,
+        client,
+        log: ctx.log,
+        // cloud-init's wget: 3 tries of 20 s; cloudbase-init: 10 s, retry_count tries.
+        timeoutMs: cloudbase ? 10_000 : 20_000,
+        retries: cloudbase ? s.retries : 2,
+        flavour: cloudbase ? 'cloudbase-init' : 'cloud-init',
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      });
+      return cloudStackStyleInstanceData(crawled, { source: 'CloudStack', cloudName: 'cloudstack', subplatform: `metadata (${url}/)`, instanceIdAt: `${url}/latest/meta-data/instance-id` });
     } catch (err) {
       if (err instanceof HttpError) throw sourceErrorOfHttp('CloudStack', err);
       throw err;
@@ -113,15 +100,54 @@ export const cloudStackSource: Datasource = {
   },
 };
 
-/** The crawl as cloud-init's DataSourceCloudStack keeps it: the metadata tree as crawled, the password as cloud-config. */
-export function cloudStackInstanceData(meta: Record<string, unknown>, userData: Uint8Array | undefined, password: string | undefined, url: string): InstanceData {
+/** What the crawl reads once the service answers: CloudStack's, and Exoscale's (the same EC2-style tree and password server). */
+export interface CloudStackStyleCrawl {
+  meta: Record<string, unknown>;
+  userData: Uint8Array | undefined;
+  password: string | undefined;
+}
+
+/**
+ * The crawl once the metadata service answered, as cloud-init's CloudStack and Exoscale do it: user data below
+ * TREE_URL (ec2.get_instance_userdata: a 404 is none), the meta-data tree, then the VM's password from the
+ * password server PASSWORD names; a password server that fails is a warning and no password, not a failed crawl.
+ */
+export async function crawlCloudStackStyle(treeUrl: string, request: HttpRequest, password: PasswordServerOptions): Promise<CloudStackStyleCrawl> {
+  const { source, client, log } = password;
+  const get = async (path: string) => {
+    const res = await client.fetch(`${treeUrl}${path}`, { ...request, acceptStatuses: [404] });
+    return res.status === 404 ? undefined : res;
+  };
+  const userData = (await get('user-data'))?.body;
+  const meta = await crawlMetadataTree(source, async (p) => (await get(p))?.text(), 'meta-data/');
+  try {
+    return { meta, userData, password: await fetchVmPassword(password) };
+  } catch (err) {
+    if (!(err instanceof SourceError)) throw err;
+    log.warn(`${source}: no password from the password server: ${err.message}`);
+    return { meta, userData, password: undefined };
+  }
+}
+
+/** How a CloudStack-style source names itself in its instance data, and where its instance id was read (for the error when there is none). */
+export interface CloudStackStyleNames {
+  source: string;
+  /** cloud-init's cloud_name and platform: 'cloudstack', 'exoscale'. */
+  cloudName: string;
+  subplatform: string;
+  instanceIdAt: string;
+}
+
+/** The crawl as cloud-init's DataSourceCloudStack (and DataSourceExoscale) keeps it: the metadata tree as crawled, the password as cloud-config. */
+export function cloudStackStyleInstanceData(crawled: CloudStackStyleCrawl, names: CloudStackStyleNames): InstanceData {
+  const { meta, userData, password } = crawled;
   const id = meta['instance-id'];
-  if (typeof id !== 'string' || !id.trim()) throw new SourceError('CloudStack', `${url}latest/meta-data/instance-id is missing or empty`);
+  if (typeof id !== 'string' || !id.trim()) throw new SourceError(names.source, `${names.instanceIdAt} is missing or empty`);
   const data: InstanceData = {
     instanceId: id,
-    cloudName: 'cloudstack',
-    platform: 'cloudstack',
-    subplatform: `metadata (${url})`,
+    cloudName: names.cloudName,
+    platform: names.cloudName,
+    subplatform: names.subplatform,
     publicKeys: normalizePublicKeys(meta['public-keys']),
     metadata: meta,
   };

@@ -47,11 +47,6 @@ export interface InstanceData {
    * LXD: its raw crawl), instance-data.json's `ds` is this block as crawled, instead of `meta_data` plus `extra`.
    */
   crawledMetadata?: Record<string, unknown>;
-  /**
-   * Per-instance modules this source runs again on every boot: their semaphores are cleared in each init stage
-   * (cloud-init's activate(); Exoscale's set_passwords, so a password reset in its console applies at the next boot).
-   */
-  rerunModules?: string[];
   /** Keys this source's instance-data.json hides from non-root readers, beside the common ones (cloud-init's per-source sensitive_metadata_keys). */
   sensitiveKeys?: string[];
 }
@@ -115,6 +110,11 @@ export interface ActivateContext {
   log: Log;
   distroName: string;
   isNewInstance: boolean;
+  /**
+   * Clears per-instance module NAME's semaphore, so that it runs again this boot (cloud-init's
+   * FileSemaphores.clear on the instance's sem folder; Exoscale's set_passwords).
+   */
+  rerunModule(name: string): Promise<void>;
 }
 
 export interface Datasource {
@@ -140,7 +140,10 @@ export interface Datasource {
    * or undefined when unchanged. A failure is logged; the boot goes on with the data as found.
    */
   setup?(ctx: SetupContext, data: InstanceData, isNewInstance: boolean): Promise<InstanceData | undefined>;
-  /** cloud-init's activate: run in the init stage after the data is consumed, before the init modules (RbxCloud's gratuitous ARP). */
+  /**
+   * cloud-init's activate: run on every boot in the init stage after the data is consumed, before the init
+   * modules (RbxCloud's gratuitous ARP; Exoscale's set_passwords made to run again).
+   */
   activate?(ctx: ActivateContext, data: InstanceData): Promise<void>;
 }
 

@@ -1,9 +1,7 @@
-// Exoscale: EC2-style metadata and user data at 169.254.169.254/1.0/, and the VM password from its CloudStack-style password server on port 8080; detected from the DMI product name.
+// Exoscale: EC2-style metadata and user data at 169.254.169.254/1.0/, and the VM password from its CloudStack-style password server on port 8080 (CloudStack's crawl tail); detected from the DMI product name.
 import { HttpClient, HttpError, type HttpRequest } from '../util/http';
-import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
-import { crawlMetadataTree } from './metadata-crawler';
-import { fetchVmPassword, passwordCloudConfig } from './password-server';
-import { normalizePublicKeys } from './public-keys';
+import type { ActivateContext, CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
+import { cloudStackStyleInstanceData, crawlCloudStackStyle, type CloudStackStyleCrawl } from './cloudstack';
 import { readUrlSettings, type UrlSettings } from './settings';
 import { SourceError, sourceErrorOfHttp } from './source-error';
 import { waitForEndpoint } from './wait-for-url';
@@ -42,29 +40,17 @@ export const exoscaleSource: Datasource = {
     try {
       const probe = (u: string, signal: AbortSignal) => client.fetch(`${u}/${api}/meta-data/instance-id`, { ...base, signal });
       const { url } = await waitForEndpoint('Exoscale', s, probe, ctx.log, ctx.signal);
-      const get = async (path: string) => {
-        const res = await client.fetch(`${url}/${api}/${path}`, { ...base, retries: s.retries, acceptStatuses: [404] });
-        return res.status === 404 ? undefined : res;
-      };
-      const userData = (await get('user-data'))?.body;
-      const meta = await crawlMetadataTree('Exoscale', async (p) => (await get(p))?.text(), 'meta-data/');
-      let password: string | undefined;
-      try {
-        password = await fetchVmPassword({
-          source: 'Exoscale',
-          url: `http://${new URL(url).host.replace(/:\d+$/, '')}:${port}/${api}/`,
-          client,
-          log: ctx.log,
-          timeoutMs: s.timeout * 1000,
-          retries: s.retries,
-          flavour: 'cloud-init',
-          ...(ctx.signal ? { signal: ctx.signal } : {}),
-        });
-      } catch (err) {
-        if (!(err instanceof SourceError)) throw err;
-        ctx.log.warn(`Exoscale: no password from the password server: ${err.message}`);
-      }
-      return exoscaleInstanceData(meta, userData, password, api);
+      const crawled = await crawlCloudStackStyle(`${url}/${api}/`, { ...base, retries: s.retries }, {
+        source: 'Exoscale',
+        url: `http://${new URL(url).host.replace(/:\d+$/, '')}:${port}/${api}/`,
+        client,
+        log: ctx.log,
+        timeoutMs: s.timeout * 1000,
+        retries: s.retries,
+        flavour: 'cloud-init',
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      });
+      return exoscaleInstanceData(crawled, api);
     } catch (err) {
       if (err instanceof HttpError) throw sourceErrorOfHttp('Exoscale', err);
       throw err;
@@ -72,30 +58,17 @@ export const exoscaleSource: Datasource = {
       await client.close();
     }
   },
+  /**
+   * cloud-init's activate(): set_passwords runs on every boot, so that a password reset in the Exoscale console
+   * applies at the next reboot (the password server hands out a password only after such a reset).
+   */
+  async activate(ctx: ActivateContext) {
+    await ctx.rerunModule('set_passwords');
+    ctx.log.debug('Exoscale: overriding module set_passwords with frequency always');
+  },
 };
 
-/** The crawl as cloud-init's DataSourceExoscale keeps it (no metadata_address, so its subplatform is 'unknown'). */
-export function exoscaleInstanceData(meta: Record<string, unknown>, userData: Uint8Array | undefined, password: string | undefined, api: string): InstanceData {
-  const id = meta['instance-id'];
-  if (typeof id !== 'string' || !id.trim()) throw new SourceError('Exoscale', `${api}/meta-data/instance-id is missing or empty`);
-  const data: InstanceData = {
-    instanceId: id,
-    cloudName: 'exoscale',
-    platform: 'exoscale',
-    subplatform: 'unknown',
-    publicKeys: normalizePublicKeys(meta['public-keys']),
-    metadata: meta,
-    // cloud-init's activate(): set_passwords runs on every boot, so a password reset in the console applies at the next one.
-    rerunModules: ['set_passwords'],
-  };
-  const host = meta['local-hostname'];
-  if (typeof host === 'string' && host.trim()) data.localHostname = host.trim();
-  const az = meta['availability-zone'];
-  if (typeof az === 'string' && az) data.availabilityZone = az;
-  if (userData && userData.length > 0) data.userData = userData;
-  if (password) {
-    data.adminPassword = password;
-    data.sourceConfig = passwordCloudConfig(password);
-  }
-  return data;
+/** The crawl as cloud-init's DataSourceExoscale keeps it: CloudStack's shape (it has no metadata_address, so its subplatform is 'unknown'). */
+export function exoscaleInstanceData(crawled: CloudStackStyleCrawl, api: string): InstanceData {
+  return cloudStackStyleInstanceData(crawled, { source: 'Exoscale', cloudName: 'exoscale', subplatform: 'unknown', instanceIdAt: `${api}/meta-data/instance-id` });
 }

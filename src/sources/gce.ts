@@ -4,6 +4,7 @@ import type { CrawlContext, Datasource, DetectContext, HostKey, InstanceData, Pu
 import { defaultUserName } from './default-user';
 import { crawlOnEachNic, gceCandidateNics } from './gce-primary-nic';
 import { cloudbaseKey, cloudInitKeyLines, cloudInitPublicKeys, type GceAttributes } from './gce-ssh-keys';
+import { parseJsonObject } from './json-document';
 import { SourceError, sourceErrorOfHttp } from './source-error';
 import { readUrlSettings, type UrlSettings } from './settings';
 import { waitForEndpoint } from './wait-for-url';
@@ -68,14 +69,7 @@ class GceMetadata {
   async attributes(path: string): Promise<{ raw: string | undefined; value: GceAttributes }> {
     const raw = await this.text(`${path}/?recursive=True`);
     if (raw === undefined) return { raw, value: {} };
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (err) {
-      throw new SourceError('GCE', `${this.url}${path}/?recursive=True is not JSON (${(err as Error).message})`);
-    }
-    if (!value || typeof value !== 'object' || Array.isArray(value)) throw new SourceError('GCE', `${this.url}${path}/?recursive=True is not a JSON object`);
-    return { raw, value: value as GceAttributes };
+    return { raw, value: parseJsonObject('GCE', { text: raw, where: `${this.url}${path}/?recursive=True` }) as GceAttributes };
   }
 }
 

@@ -5,6 +5,7 @@ import type { Platform } from '../platform/platform';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
 import { convertVendorData } from './openstack-tree';
 import { normalizePublicKeys } from './public-keys';
+import { parseJson, parseJsonObject } from './json-document';
 import { SourceError } from './source-error';
 
 /** The UUID of IBM's config-2 filesystem: only that one is IBMCloud's, any other config-2 is OpenStack's. */
@@ -95,12 +96,9 @@ function fail(reason: string, cause?: unknown): SourceError {
   return new SourceError('IBMCloud', reason, cause === undefined ? undefined : { cause });
 }
 
-function json(bytes: Uint8Array, path: string): unknown {
-  try {
-    return JSON.parse(Buffer.from(bytes).toString('utf8')) as unknown;
-  } catch (err) {
-    throw fail(`Failed reading IBM config disk: Failed decoding ${path}: ${err instanceof Error ? err.message : String(err)}`, err);
-  }
+/** A config-disk file that cannot be used: refused under cloud-init's heading for a failed read. */
+function refuseFile(reason: string, cause?: unknown): SourceError {
+  return fail(`Failed reading IBM config disk: ${reason}`, cause);
 }
 
 /**
@@ -111,9 +109,7 @@ async function readIbmTree(fs: FoundFilesystem): Promise<{ metadata: Record<stri
   const read = (name: string) => fs.tree.readFile(`openstack/latest/${name}`);
   const mdBytes = await read('meta_data.json');
   if (!mdBytes) throw fail(`Failed reading IBM config disk (${fs.device}): missing required file 'meta_data.json'`);
-  const raw = json(mdBytes, 'openstack/latest/meta_data.json');
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw fail(`${fs.device}: openstack/latest/meta_data.json is not a JSON object`);
-  const md = raw as Record<string, unknown>;
+  const md = parseJsonObject(refuseFile, { text: mdBytes, where: `${fs.device}: openstack/latest/meta_data.json` });
   const metadata: Record<string, unknown> = {};
   if ('random_seed' in md) {
     const seed = md.random_seed;
@@ -132,9 +128,9 @@ async function readIbmTree(fs: FoundFilesystem): Promise<{ metadata: Record<stri
   const ud = await read('user_data');
   if (ud) out.userData = ud;
   const vd = await read('vendor_data.json');
-  if (vd) out.vendor = json(vd, 'openstack/latest/vendor_data.json');
+  if (vd) out.vendor = parseJson(refuseFile, { text: vd, where: `${fs.device}: openstack/latest/vendor_data.json` });
   const nd = await read('network_data.json');
-  if (nd) out.network = json(nd, 'openstack/latest/network_data.json');
+  if (nd) out.network = parseJson(refuseFile, { text: nd, where: `${fs.device}: openstack/latest/network_data.json` });
   return out;
 }
 

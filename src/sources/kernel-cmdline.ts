@@ -6,6 +6,8 @@ export interface NoCloudHint {
   seedfrom?: string;
   instanceId?: string;
   localHostname?: string;
+  /** An explicit `dsmode=` pair. */
+  dsmode?: string;
 }
 
 /** Splits a cmdline into words, keeping quoted values together. */
@@ -26,7 +28,7 @@ export function forcedDatasources(cmdline: string): string[] | undefined {
   return found;
 }
 
-/** Parses `ds=nocloud[-net][;key=value…]` from TEXT (a cmdline or a DMI serial); keys s/seedfrom, i/instance-id, h/local-hostname. */
+/** Parses `ds=nocloud[-net][;key=value…]` from TEXT (a cmdline or a DMI serial); keys s/seedfrom, i/instance-id, h/local-hostname, dsmode. */
 export function noCloudHint(text: string): NoCloudHint | undefined {
   for (const w of cmdlineWords(text)) {
     const m = /^(?:ds|ci\.ds)=(nocloud(?:-net)?)(?:[;,](.*))?$/i.exec(w);
@@ -40,8 +42,14 @@ export function noCloudHint(text: string): NoCloudHint | undefined {
       if (k === 's' || k === 'seedfrom') hint.seedfrom = v;
       else if (k === 'i' || k === 'instance-id') hint.instanceId = v;
       else if (k === 'h' || k === 'local-hostname') hint.localHostname = v;
+      else if (k === 'dsmode') hint.dsmode = v;
     }
     return hint;
   }
   return undefined;
+}
+
+/** cloud-init 22.4's load_cmdline_data: an explicit `dsmode=` wins; else `ds=nocloud` means local and `ds=nocloud-net` net. */
+export function noCloudHintDsmode(hint: NoCloudHint): string {
+  return hint.dsmode ?? (hint.mode === 'nocloud' ? 'local' : 'net');
 }

@@ -7,7 +7,7 @@ import type { CrawlContext, Datasource, DetectContext, InstanceData } from './da
 import { SourceError } from './source-error';
 import { withEphemeralNetwork } from './ephemeral-network';
 import { FolderTree } from './folder-tree';
-import { noCloudHint, type NoCloudHint } from './kernel-cmdline';
+import { noCloudHint, noCloudHintDsmode, type NoCloudHint } from './kernel-cmdline';
 
 export const NOCLOUD_SEED_DIRS = ['/var/lib/cloud/seed/nocloud', '/var/lib/cloud/seed/nocloud-net'];
 export const NOCLOUD_LABELS = ['cidata', 'CIDATA'];
@@ -132,8 +132,13 @@ export const noCloudSource: Datasource = {
     const found: string[] = [];
     // cloud-init calls the seed a config disk when it starts with a device (/dev/…; kiln's finder may also name an image file).
     let firstIsDevice = false;
-    if (noCloudHint(ctx.dmi.product_serial ?? '')) found.push('dmi');
-    if (noCloudHint(ctx.kernelCmdline)) found.push('cmdline');
+    const dmiHint = noCloudHint(ctx.dmi.product_serial ?? '');
+    const cmdlineHint = noCloudHint(ctx.kernelCmdline);
+    if (dmiHint) found.push('dmi');
+    if (cmdlineHint) found.push('cmdline');
+    // 22.4 merges the DMI serial's meta-data, then the cmdline's, then the seeds', each keeping a key's first
+    // value: so the hint's dsmode (DMI's before the cmdline's) wins over any seed's.
+    const hintedDsmode = dmiHint ? noCloudHintDsmode(dmiHint) : cmdlineHint ? noCloudHintDsmode(cmdlineHint) : undefined;
     let meta: Record<string, unknown> = {};
     if (h?.instanceId) meta['instance-id'] = h.instanceId;
     if (h?.localHostname) meta['local-hostname'] = h.localHostname;
@@ -171,7 +176,7 @@ export const noCloudSource: Datasource = {
     const where = found.length ? `${firstIsDevice || found[0]?.startsWith('/dev') ? 'config-disk' : 'seed-dir'} (${found.join(',')})` : '';
     if (!seed && !h) throw new SourceError('NoCloud', `no seed: nothing in ${NOCLOUD_SEED_DIRS.join(' or ')}, no ${NOCLOUD_LABELS.join('/')} filesystem, no ds=nocloud;s=… hint`);
     // cloud-init merges its defaults under the seed's meta-data: instance-id 'nocloud' and dsmode 'net'.
-    meta = { 'instance-id': 'nocloud', dsmode: 'net', ...meta };
+    meta = { 'instance-id': 'nocloud', dsmode: 'net', ...meta, ...(hintedDsmode ? { dsmode: hintedDsmode } : {}) };
     const instanceId = typeof meta['instance-id'] === 'string' || typeof meta['instance-id'] === 'number' ? String(meta['instance-id']) : 'nocloud';
     const data: InstanceData = {
       instanceId,

@@ -5,6 +5,7 @@ import type { CrawlContext, Datasource, DetectContext, InstanceData } from './da
 import { withEphemeralNetwork } from './ephemeral-network';
 import { normalizePublicKeys } from './public-keys';
 import { wholeUrlSettings, type UrlSettings } from './settings';
+import { parseJsonObject } from './json-document';
 import { SourceError, sourceErrorOfHttp } from './source-error';
 import { waitForEndpoint } from './wait-for-url';
 
@@ -54,14 +55,7 @@ export const nwcsSource: Datasource = {
           s,
           async (u, signal) => {
             const res = await client.fetch(u, { timeoutMs: s.timeout * 1000, signal, maxBytes: 1024 * 1024 });
-            let parsed: unknown;
-            try {
-              parsed = JSON.parse(res.text());
-            } catch (err) {
-              throw new SourceError('NWCS', `${u} is not JSON (content-type ${res.headers['content-type'] ?? 'none'}): ${(err as Error).message}`);
-            }
-            if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new SourceError('NWCS', `${u} is not a JSON object`);
-            return parsed as Record<string, unknown>;
+            return parseJsonObject('NWCS', res);
           },
           ctx.log,
           ctx.signal,

@@ -1,7 +1,8 @@
 // Oracle (OCI): the /opc/ instance metadata service, v2 with its Bearer header first and v1 as fallback; detected by the DMI asset tag.
-import { HttpClient, HttpError, type HttpRequest } from '../util/http';
+import { HttpClient, HttpError, type HttpRequest, type HttpResponse } from '../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
 import { withEphemeralNetwork } from './ephemeral-network';
+import { parseJson, parseJsonObject } from './json-document';
 import { SourceError, sourceErrorOfHttp } from './source-error';
 import { boolSetting, readUrlSettings, type UrlSettings } from './settings';
 import { isTransient, waitForEndpoint } from './wait-for-url';
@@ -42,38 +43,33 @@ function opcUrl(base: string, version: 1 | 2, path: string): string {
   return `${base}/opc/v${version}/${path}/`;
 }
 
-async function fetchOpcJson(client: HttpClient, base: HttpRequest, url: string, version: 1 | 2, path: string, retries: number, signal?: AbortSignal): Promise<unknown> {
-  const target = opcUrl(url, version, path);
-  const res = await client.fetch(target, { ...base, ...(signal ? { signal } : {}), retries, ...(version === 2 ? { headers: { ...ORACLE_V2_HEADERS } } : {}) });
-  try {
-    return JSON.parse(res.text()) as unknown;
-  } catch {
-    throw Object.assign(new SourceError('Oracle', `${target} did not answer JSON`), { final: true });
-  }
+async function fetchOpc(client: HttpClient, base: HttpRequest, url: string, version: 1 | 2, path: string, retries: number, signal?: AbortSignal): Promise<HttpResponse> {
+  const res = await client.fetch(opcUrl(url, version, path), { ...base, ...(signal ? { signal } : {}), retries, ...(version === 2 ? { headers: { ...ORACLE_V2_HEADERS } } : {}) });
+  return res;
+}
+
+/** A document that will not change on a retry: refused as final, so waitForEndpoint stops asking. */
+function refuseForGood(reason: string, cause?: unknown): SourceError {
+  return Object.assign(new SourceError('Oracle', reason, cause === undefined ? undefined : { cause }), { final: true });
 }
 
 /** v2 first; any failure of v2 (a 404 where only v1 exists, a refusal, a timeout) tries v1, as cloud-init does. */
 async function readInstance(client: HttpClient, base: HttpRequest, url: string, retries: number, signal: AbortSignal, ctx: CrawlContext): Promise<Opc> {
   let v2err: unknown;
   try {
-    return { version: 2, instance: asObject(await fetchOpcJson(client, base, url, 2, 'instance', retries, signal), opcUrl(url, 2, 'instance')) };
+    return { version: 2, instance: parseJsonObject(refuseForGood, await fetchOpc(client, base, url, 2, 'instance', retries, signal)) };
   } catch (err) {
     if (signal.aborted) throw err;
     v2err = err;
   }
   ctx.log.debug(`Oracle: ${opcUrl(url, 2, 'instance')} failed (${v2err instanceof Error ? v2err.message : String(v2err)}); trying v1`);
   try {
-    return { version: 1, instance: asObject(await fetchOpcJson(client, base, url, 1, 'instance', retries, signal), opcUrl(url, 1, 'instance')) };
+    return { version: 1, instance: parseJsonObject(refuseForGood, await fetchOpc(client, base, url, 1, 'instance', retries, signal)) };
   } catch (v1err) {
     // Worth another round when either answer may change (5xx, timeout); else the v2 reason is the one to show.
     if (isTransient(v1err) && !isTransient(v2err)) throw v1err;
     throw v2err;
   }
-}
-
-function asObject(v: unknown, url: string): Record<string, unknown> {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw Object.assign(new SourceError('Oracle', `${url} is not a JSON object`), { final: true });
-  return v as Record<string, unknown>;
 }
 
 /**
@@ -118,7 +114,7 @@ export const oracleSource: Datasource = {
         let vnics: unknown[] | undefined;
         if (wantVnics) {
           try {
-            const v = await fetchOpcJson(client, base, url, opc.version, 'vnics', s.retries);
+            const v = parseJson(refuseForGood, await fetchOpc(client, base, url, opc.version, 'vnics', s.retries));
             if (Array.isArray(v) && v.length > 0) vnics = v;
             else ctx.log.warn(`Oracle: ${opcUrl(url, opc.version, 'vnics')} holds no VNIC list; network config falls back`);
           } catch (err) {

@@ -1,6 +1,7 @@
 // Equinix Metal (Packet): cloudbase-init's PacketService, for the Windows face only (cloud-init has no such source): `metadata` (JSON) and `userdata` below metadata_base_url.
 import { HttpClient, HttpError } from '../util/http';
 import type { CrawlContext, Datasource, InstanceData } from './datasource';
+import { parseJsonObject } from './json-document';
 import { SourceError, sourceErrorOfHttp } from './source-error';
 
 /** cloudbase-init's [packet] metadata_base_url default. */
@@ -41,16 +42,10 @@ export const packetSource: Datasource = {
     const metadataUrl = `${s.baseUrl}metadata`;
     try {
       const res = await client.fetch(metadataUrl, req);
-      let md: unknown;
-      try {
-        md = JSON.parse(res.text());
-      } catch (err) {
-        throw new SourceError('Packet', `${metadataUrl} is not JSON: ${(err as Error).message}`);
-      }
-      if (!md || typeof md !== 'object' || Array.isArray(md)) throw new SourceError('Packet', `${metadataUrl} is not a JSON object`);
+      const md = parseJsonObject('Packet', res);
       // A 404 on userdata is "no user data" (cloudbase-init's NotExistingMetadataException).
       const ud = await client.fetch(`${s.baseUrl}userdata`, { ...req, acceptStatuses: [404] });
-      return packetInstanceData(md as Record<string, unknown>, ud.status === 404 ? undefined : ud.body, metadataUrl);
+      return packetInstanceData(md, ud.status === 404 ? undefined : ud.body, metadataUrl);
     } catch (err) {
       if (err instanceof HttpError) throw sourceErrorOfHttp('Packet', err);
       throw err;

@@ -5,6 +5,7 @@ import { withEphemeralNetwork } from './ephemeral-network';
 import { convertVendorData } from './openstack-tree';
 import { normalizePublicKeys } from './public-keys';
 import { wholeUrlSettings, type UrlSettings } from './settings';
+import { parseJsonObject } from './json-document';
 import { SourceError, sourceErrorOfHttp } from './source-error';
 import { waitForEndpoint } from './wait-for-url';
 
@@ -45,14 +46,7 @@ export const upCloudSource: Datasource = {
           s,
           async (u, signal) => {
             const res = await client.fetch(u, { timeoutMs: s.timeout * 1000, signal, maxBytes: 1024 * 1024 });
-            let parsed: unknown;
-            try {
-              parsed = JSON.parse(res.text());
-            } catch (err) {
-              throw new SourceError('UpCloud', `${u} is not JSON (content-type ${res.headers['content-type'] ?? 'none'}): ${(err as Error).message}`);
-            }
-            if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new SourceError('UpCloud', `${u} is not a JSON object`);
-            return parsed as Record<string, unknown>;
+            return parseJsonObject('UpCloud', res);
           },
           ctx.log,
           ctx.signal,

@@ -5,6 +5,7 @@ import { withEphemeralNetwork } from './ephemeral-network';
 import { convertVendorData } from './openstack-tree';
 import { normalizePublicKeys } from './public-keys';
 import { readUrlSettings, type UrlSettings } from './settings';
+import { parseJsonObject } from './json-document';
 import { SourceError, sourceErrorOfHttp } from './source-error';
 import { waitForEndpoint } from './wait-for-url';
 
@@ -43,14 +44,7 @@ export const vultrSource: Datasource = {
           async (base, signal) => {
             const url = `${base}/v1.json`;
             const res = await client.fetch(url, { timeoutMs: s.timeout * 1000, signal, maxBytes: 4 * 1024 * 1024, headers: { 'Metadata-Token': 'cloudinit', 'User-Agent': agent } });
-            let parsed: unknown;
-            try {
-              parsed = JSON.parse(res.text());
-            } catch (err) {
-              throw new SourceError('Vultr', `${url} is not JSON (content-type ${res.headers['content-type'] ?? 'none'}): ${(err as Error).message}`);
-            }
-            if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new SourceError('Vultr', `${url} is not a JSON object`);
-            return parsed as Record<string, unknown>;
+            return parseJsonObject('Vultr', res);
           },
           ctx.log,
           ctx.signal,

@@ -49,3 +49,69 @@ test('the byobu, fan, landscape, spacewalk and autoinstall keys are checked, eac
   assert.match(by['autoinstall.version']?.message ?? '', /'1' is not of type 'integer'/);
   assert.deepEqual(validateCloudConfig('#cloud-config\nbyobu_by_default: user\nfan: {config: x}\nautoinstall: {version: 1, storage: {}}\n').problems, []);
 });
+
+test("a key upstream's schema requires is an error at its mapping's key path and line, in jsonschema's words", () => {
+  const text = [
+    '#cloud-config',
+    'ansible:',
+    '  pull: {playbook_name: site.yml}',
+    'updates:',
+    '  network: {}',
+    'phone_home: {post: all}',
+    'power_state: {delay: 5}',
+    'write_files:',
+    '  - content: x',
+    '  - {path: /y, source: {headers: {}}}',
+    'users: [default, {shell: /bin/sh}]',
+    'chpasswd: {users: [{name: bob}]}',
+    'fan: {config_path: /etc/fan}',
+    'keyboard: {model: pc105}',
+    'landscape: {}',
+    'lxd: {bridge: {name: br0}}',
+    'wireguard: {readinessprobe: []}',
+    'drivers: {nvidia: {version: "470"}}',
+    'autoinstall: {storage: {}}',
+    'ssh: {}',
+    'rsyslog: {configs: [{filename: a.conf}]}',
+    '',
+  ].join('\n');
+  const got = validateCloudConfig(text).problems.filter((p) => p.kind === 'error').map((p) => `${p.line} ${p.path}: ${p.message}`);
+  assert.deepEqual(got.sort(), [
+    "10 write_files.1.source: 'uri' is a required property",
+    "11 users.1: 'name' is a required property",
+    "12 chpasswd.users.0: 'password' is a required property",
+    "13 fan: 'config' is a required property",
+    "14 keyboard: 'layout' is a required property",
+    "15 landscape: 'client' is a required property",
+    "16 lxd.bridge: 'mode' is a required property",
+    "17 wireguard: 'interfaces' is a required property",
+    "18 drivers.nvidia: 'license-accepted' is a required property",
+    "19 autoinstall: 'version' is a required property",
+    "20 ssh: 'emit_keys_to_console' is a required property",
+    "21 rsyslog.configs.0: 'content' is a required property",
+    "3 ansible.pull: 'url' is a required property",
+    "5 updates.network: 'when' is a required property",
+    "6 phone_home: 'url' is a required property",
+    "7 power_state: 'mode' is a required property",
+    "9 write_files.0: 'path' is a required property",
+  ]);
+});
+
+test('required keys that are present, a snap user, a RANDOM password and a null wireguard pass', () => {
+  const text = [
+    '#cloud-config',
+    'ansible: {pull: {url: "https://git.example/repo", playbook_name: site.yml}, galaxy: {actions: [[ansible-galaxy, install, x]]}}',
+    'updates: {network: {when: [boot]}}',
+    'users: [default, {name: bob}, {snapuser: joe@example.com}]',
+    'chpasswd: {users: [{name: bob, type: RANDOM}, {name: ann, password: pw, type: text}]}',
+    'wireguard: null',
+    'rsyslog: {configs: ["*.* @@host", {content: "*.* @@other"}]}',
+    '',
+  ].join('\n');
+  assert.deepEqual(validateCloudConfig(text).problems, []);
+});
+
+test('the schema command names a missing required key with its path and line', async () => {
+  const { problems } = validateCloudConfig('#cloud-config\nhostname: h\nphone_home:\n  tries: 3\n');
+  assert.deepEqual(problems.map((p) => ({ path: p.path, line: p.line, column: p.column, message: p.message })), [{ path: 'phone_home', line: 3, column: 1, message: "'url' is a required property" }]);
+});

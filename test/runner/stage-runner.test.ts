@@ -6,7 +6,8 @@ import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import { computeBootStatus, statusExitCode } from '../../src/runner/boot-status';
 import { readBootStatus } from '../../src/runner/read-boot-status';
 import type { RunnerDeps } from '../../src/runner/runner-deps';
-import type { InstanceData, SetupContext } from '../../src/sources/datasource';
+import type { Datasource, InstanceData, SetupContext } from '../../src/sources/datasource';
+import { exoscaleSource } from '../../src/sources/exoscale';
 import { StageRunner } from '../../src/runner/stage-runner';
 import { Logger, MemorySink } from '../../src/util/log';
 import { FIXTURES } from '../helpers/repo';
@@ -446,16 +447,36 @@ test("the init stage runs the found source's setup (cloud-init's setup_datasourc
   assert.equal(json(root, 'run/cloud-init/instance-data.json').ds.meta_data['local-ipv4'], '10.0.0.5');
 });
 
-test("a source's rerunModules (cloud-init's activate(), Exoscale's set_passwords) run again on every boot of the same instance", async (t) => {
+test("a source's activate() may make per-instance modules run again on every boot of the same instance", async (t) => {
   const root = sandbox(t);
   const rec: Recorder = { runs: [] };
-  const base = fakeSource();
-  const rerunning = { ...base, async crawl(ctx: Parameters<typeof base.crawl>[0]) {
-    return { ...(await base.crawl(ctx)), rerunModules: ['final_mod', 'init_once_per_instance'] };
+  const rerunning: Datasource = { ...fakeSource(), async activate(ctx) {
+    await ctx.rerunModule('final_mod');
+    await ctx.rerunModule('init_once_per_instance');
   } };
   const deps = fakeDeps([brokenSource(), rerunning], modulesFor(rec));
   await boot(root, deps);
   rec.runs = [];
   await boot(root, deps);
   assert.deepEqual(rec.runs, ['init_once_per_instance', 'cfg_always', 'cfg_override', 'final_mod'], 'the per-instance modules it names ran again');
+});
+
+test("Exoscale's activate(): set_passwords runs on every boot of the same instance (a console password reset applies at the next one); other per-instance modules do not", async (t) => {
+  const root = sandbox(t, 'i-1', `datasource_list: [Fake]
+cloud_init_modules: [init_once_per_instance]
+cloud_config_modules: [set_passwords]
+cloud_final_modules: [final_mod]
+`);
+  const rec: Recorder = { runs: [] };
+  const exoscaleLike: Datasource = { ...fakeSource(), activate: exoscaleSource.activate };
+  const modules = [recordingModule(rec, 'init_once_per_instance', 'init', 'once-per-instance'), recordingModule(rec, 'set_passwords', 'config', 'once-per-instance'), recordingModule(rec, 'final_mod', 'final', 'once-per-instance')];
+  const deps = fakeDeps([exoscaleLike], modules);
+  await boot(root, deps);
+  assert.deepEqual(rec.runs, ['init_once_per_instance', 'set_passwords', 'final_mod']);
+  for (const expected of [['set_passwords'], ['set_passwords']]) {
+    rec.runs = [];
+    await boot(root, deps);
+    assert.deepEqual(rec.runs, expected, 'only set_passwords again');
+  }
+  assert.ok(existsSync(join(root, 'var/lib/cloud/instances/i-1/sem/config_set_passwords')), 'its semaphore is written again after each run');
 });

@@ -89,7 +89,7 @@ test('a misbehaving CloudSigma host is an error naming the port, within serial_t
   const cases: Array<[CloudSigmaMisbehaviour, RegExp]> = [
     ['silent', /unable to read the server context from \/dev\/ttyS1: no answer within 1 s/],
     ['no-newline', /no answer within 1 s \(partial answer '\{"cpu"/],
-    ['garbage', /not JSON: 'Welcome to the serial console'/],
+    ['garbage', /the server context from \/dev\/ttyS1 is not JSON: Unexpected token 'W', "Welcome to/],
     ['hang-up', /unable to read the server context from \/dev\/ttyS1/],
   ];
   for (const [fault, expected] of cases) {

@@ -28,13 +28,13 @@ async function serve(t: TestContext, files: Record<string, string>): Promise<str
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/seed/`;
 }
 
-async function crawl(t: TestContext, seedFiles: Record<string, string>, stage: 'local' | 'network', cmdline = '') {
+async function crawl(t: TestContext, seedFiles: Record<string, string>, stage: 'local' | 'network', cmdline = '', serial?: string) {
   const root = tempDir(t);
   mkdirSync(join(root, SEED), { recursive: true });
   for (const [f, text] of Object.entries(seedFiles)) writeFileSync(join(root, SEED, f), text);
   const log = new Logger().for('test');
   const platform = new LinuxPlatform({ root, log });
-  const ctx: CrawlContext = { platform, log, kernelCmdline: cmdline, dmi: {}, config: {}, finder: new FakeFinder(platform), settings: { retries: 0, timeout: 5 }, stage };
+  const ctx: CrawlContext = { platform, log, kernelCmdline: cmdline, dmi: serial === undefined ? {} : { product_serial: serial }, config: {}, finder: new FakeFinder(platform), settings: { retries: 0, timeout: 5 }, stage };
   return noCloudSource.crawl(ctx);
 }
 
@@ -58,4 +58,26 @@ test('a network-config the URL serves wins over the folder (newer cloud-init); i
 test('a NoCloud seed folder read in init-local keeps the NoCloud name; a cmdline hint is part of the seed', async (t) => {
   const data = await crawl(t, { 'meta-data': 'instance-id: i-1\n' }, 'local', 'ro ds=nocloud-net;h=host1');
   assert.equal(describeSource('NoCloud', data), `DataSourceNoCloud [seed=cmdline,${SEED}][dsmode=net]`);
+});
+
+test("dsmode as 22.4's load_cmdline_data: ds=nocloud means local, ds=nocloud-net net, an explicit dsmode= wins, and the hint's wins over the seed's", async (t) => {
+  const dsmode = async (cmdline: string, metaData = 'instance-id: i-1\n', serial?: string) => (await crawl(t, { 'meta-data': metaData }, 'local', cmdline, serial)).metadata.dsmode;
+  assert.equal(await dsmode('ro ds=nocloud'), 'local');
+  assert.equal(await dsmode('ro ds=nocloud;h=host1'), 'local');
+  assert.equal(await dsmode('ro ds=nocloud-net;h=host1'), 'net');
+  assert.equal(await dsmode('ro ds=nocloud;dsmode=net'), 'net');
+  assert.equal(await dsmode('ro ds=nocloud-net;dsmode=local'), 'local');
+  assert.equal(await dsmode('ro ds=nocloud', 'instance-id: i-1\ndsmode: net\n'), 'local', "the cmdline's meta-data is merged first, and the first value stays");
+  assert.equal(await dsmode('ro', 'instance-id: i-1\ndsmode: local\n'), 'local', "without a hint, the seed's");
+  assert.equal(await dsmode('ro'), 'net', "without either, cloud-init's default");
+  assert.equal(await dsmode('ro ds=nocloud', undefined, 'ds=nocloud-net'), 'net', "the DMI serial's meta-data is merged before the cmdline's");
+  const data = await crawl(t, { 'meta-data': 'instance-id: i-1\n' }, 'local', 'ro ds=nocloud');
+  assert.equal(describeSource('NoCloud', data), `DataSourceNoCloud [seed=cmdline,${SEED}][dsmode=local]`);
+});
+
+test('ds=nocloud;s=http://… read in the network stage keeps dsmode local (22.4 takes the mode from the cmdline id, not from the URL)', async (t) => {
+  const url = await serve(t, { 'meta-data': 'instance-id: i-remote\ndsmode: net\n' });
+  const data = await crawl(t, { 'meta-data': 'instance-id: i-1\n' }, 'network', `ro ds=nocloud;s=${url}`);
+  assert.equal(data.instanceId, 'i-remote');
+  assert.equal(data.metadata.dsmode, 'local');
 });

@@ -11,6 +11,11 @@ const NETADP = [
   { macaddress: 'AA:00:00:00:00:02', ip: [{ address: '198.51.100.7' }], network: { gateway: '198.51.100.254', netmask: '255.255.255.0', dns: { nameservers: [] } } },
 ];
 
+/** RbxCloud's activate() makes no module run again. */
+async function noRerun(name: string): Promise<void> {
+  assert.fail(`RbxCloud asked to rerun ${name}`);
+}
+
 function instance(): InstanceData {
   return { instanceId: 'i', cloudName: 'rbxcloud', platform: 'rbxcloud', subplatform: 'unknown', publicKeys: [], metadata: {}, networkConfig: { format: 'v1', config: rbxNetworkConfig(NETADP) } };
 }
@@ -29,7 +34,7 @@ test('activate runs arping -c 2 -S for each pair; a failing or missing arping is
   const logger = new Logger();
   logger.addSink(sink);
   const s = scriptedPlatform({ nics: [], answer: (line) => (line.endsWith('192.0.2.3') ? { code: 1, stdout: '', stderr: 'arping: bind: Cannot assign requested address' } : ok()) });
-  await rbxCloudSource.activate?.({ platform: s.platform, log: logger.for('t'), distroName: 'debian', isNewInstance: true }, instance());
+  await rbxCloudSource.activate?.({ platform: s.platform, log: logger.for('t'), distroName: 'debian', isNewInstance: true, rerunModule: noRerun }, instance());
   assert.equal(s.runs.length, 6);
   assert.equal(s.runs[0], 'arping -c 2 -S 192.0.2.10 192.0.2.1');
   assert.match(sink.lines.join(''), /Failed to arping from "192\.0\.2\.10" to "192\.0\.2\.3": exit code 1: arping: bind/);
@@ -40,16 +45,16 @@ test('activate runs arping -c 2 -S for each pair; a failing or missing arping is
   const sink2 = new MemorySink();
   const logger2 = new Logger();
   logger2.addSink(sink2);
-  await rbxCloudSource.activate?.({ platform: rhel.platform, log: logger2.for('t'), distroName: 'rhel', isNewInstance: true }, instance());
+  await rbxCloudSource.activate?.({ platform: rhel.platform, log: logger2.for('t'), distroName: 'rhel', isNewInstance: true, rerunModule: noRerun }, instance());
   assert.equal(sink2.lines.join('').match(/Failed to arping/g)?.length, 6);
   const fedora = scriptedPlatform({ nics: [], answer: () => ok() });
-  await rbxCloudSource.activate?.({ platform: fedora.platform, log: logger2.for('t'), distroName: 'fedora', isNewInstance: false }, instance());
+  await rbxCloudSource.activate?.({ platform: fedora.platform, log: logger2.for('t'), distroName: 'fedora', isNewInstance: false, rerunModule: noRerun }, instance());
   assert.equal(fedora.runs[0], 'arping -c 2 -s 192.0.2.10 192.0.2.1');
 });
 
 test('activate sends nothing when the root is an image, not the running system', async () => {
   const s = scriptedPlatform({ nics: [], answer: () => ok() });
   const image = { ...s.platform, root: '/tmp/image' };
-  await rbxCloudSource.activate?.({ platform: image, log: new Logger().for('t'), distroName: 'debian', isNewInstance: true }, instance());
+  await rbxCloudSource.activate?.({ platform: image, log: new Logger().for('t'), distroName: 'debian', isNewInstance: true, rerunModule: noRerun }, instance());
   assert.deepEqual(s.runs, []);
 });

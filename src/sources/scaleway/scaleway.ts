@@ -3,6 +3,7 @@ import { HttpError } from '../../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
 import { EphemeralNetworkRefused, fallbackInterface, withEphemeralNetwork } from '../ephemeral-network';
 import { readUrlSettings, type UrlSettings } from '../settings';
+import { parseJsonObject } from '../json-document';
 import { SourceError, sourceErrorOfHttp } from '../source-error';
 import { waitForEndpoint } from '../wait-for-url';
 import { HttpClient } from '../../util/http';
@@ -48,14 +49,7 @@ async function crawlFrom(ctx: CrawlContext, s: UrlSettings, bases: string[]): Pr
       async (b, signal) => {
         const url = urlsFor(ctx, b).metadata;
         const res = await client.fetch(url, { timeoutMs: s.timeout * 1000, signal, maxBytes: 1024 * 1024 });
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(res.text());
-        } catch (err) {
-          throw new SourceError('Scaleway', `${url} is not JSON (content-type ${res.headers['content-type'] ?? 'none'}): ${(err as Error).message}`);
-        }
-        if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new SourceError('Scaleway', `${url} is not a JSON object`);
-        return parsed as Record<string, unknown>;
+        return parseJsonObject('Scaleway', res);
       },
       ctx.log,
       ctx.signal,
