@@ -123,8 +123,9 @@ export async function installLinux(req: LinuxInstallRequest): Promise<void> {
   await write(`${layout.generators}/${GENERATOR}`, GENERATOR);
   const hook = `${await hookHotplugDir(platform)}/${HOOK_HOTPLUG}`;
   const existingHook = await platform.readTextIfExists(hook);
-  if (existingHook !== undefined && existingHook !== textOf(files, HOOK_HOTPLUG)) {
-    // Debian's package's own (after --replace): it writes the same line to the same FIFO, and stays dpkg's.
+  if (debian && existingHook !== undefined && existingHook !== textOf(files, HOOK_HOTPLUG)) {
+    // Debian's package's own (--replace): it writes the same line to the same FIFO, and stays dpkg's. Without
+    // the package, a hook there (an older kiln's) is replaced, as the units are.
     say(`kept ${hook}: it is not kiln's (Debian's cloud-init package ships one that does the same)`);
   } else {
     await write(hook, HOOK_HOTPLUG);

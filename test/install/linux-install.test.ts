@@ -137,6 +137,15 @@ test('hook-hotplug goes to /usr/libexec/cloud-init where that folder exists, as 
   assert.deepEqual(tree(root), before);
 });
 
+test("a hook-hotplug left there without Debian's package (an older kiln's) is replaced, as the units are", async (t) => {
+  const { root, platform } = sandbox(t);
+  mkdirSync(join(root, 'usr/lib/cloud-init'), { recursive: true });
+  writeFileSync(join(root, 'usr/lib/cloud-init/hook-hotplug'), '#!/bin/sh\n# an older one\n', { mode: 0o644 });
+  await install(platform, { enable: false });
+  assert.equal(readFileSync(join(root, 'usr/lib/cloud-init/hook-hotplug'), 'utf8'), text('hook-hotplug'));
+  assert.equal(statSync(join(root, 'usr/lib/cloud-init/hook-hotplug')).mode & 0o7777, 0o755);
+});
+
 test('--units all-stages enables kiln-all-stages.service into multi-user.target instead, and the generator links it, not cloud-init.target; --no-enable links nothing', async (t) => {
   const { root, platform } = sandbox(t);
   const before = tree(root);
