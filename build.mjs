@@ -175,8 +175,13 @@ export function targetPlugin(target, { embedAddon = true } = {}) {
         for (const [name, file] of Object.entries(target.defaultConfigs)) configs[name] = readFileSync(join(repo, file), 'utf8');
         // What `kiln install` puts in place (systemd units and generator; the Windows confs), so that the
         // binary alone can install itself.
+        // An entry is a path (a 0644 file) or { file, mode } with the octal mode the file is installed with.
         const installFiles = {};
-        for (const [name, file] of Object.entries(target.installFiles ?? {})) installFiles[name] = readFileSync(join(repo, file), 'utf8');
+        for (const [name, entry] of Object.entries(target.installFiles ?? {})) {
+          const { file, mode } = typeof entry === 'string' ? { file: entry, mode: '0644' } : entry;
+          if (!/^0[0-7]{3}$/.test(mode)) throw new Error(`${target.name}: installFiles.${name}: mode must be octal like "0755", not ${JSON.stringify(mode)}`);
+          installFiles[name] = { text: readFileSync(join(repo, file), 'utf8'), mode: Number.parseInt(mode, 8) };
+        }
         let addon = null;
         if (target.koffi && embedAddon) {
           const { version, file } = koffiAddonFile(target);

@@ -1,6 +1,6 @@
 // What this binary is: version, target and the defaults embedded at build time.
 import facts from 'kiln:target';
-import type { BuildFacts } from 'kiln:target';
+import type { BuildFacts, InstallFile } from 'kiln:target';
 
-export type { BuildFacts };
+export type { BuildFacts, InstallFile };
 export const buildFacts: BuildFacts = facts;

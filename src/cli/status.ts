@@ -79,13 +79,15 @@ export const statusCommand: Command = {
     const platform = ctx.platform();
     const embedded = ctx.facts.defaultCloudConfig;
     const pollMs = Number(ctx.env.KILN_STATUS_POLL_MS ?? 250);
-    let s = await readBootStatus(platform, embedded);
+    // As cloud-init: a stage unit systemd says failed makes a running boot an error (on a live systemd only).
+    const systemd = { wait: args.flags.wait === true, warn: (line: string) => ctx.io.err(`${line}\n`), retryMs: pollMs };
+    let s = await readBootStatus(platform, embedded, undefined, systemd);
     if (args.flags.wait) {
       // cloud-init 24.4 and later print the status right after the dots, on the same line.
       while (s.running === 'not started' || s.running === 'running') {
         if (format === 'tabular') ctx.io.out('.');
         await timersPromises().setTimeout(pollMs);
-        s = await readBootStatus(platform, embedded);
+        s = await readBootStatus(platform, embedded, undefined, systemd);
       }
     }
     if (format === 'json') ctx.io.out(formatJson(s));

@@ -1,14 +1,20 @@
-// `kiln install` and `kiln uninstall` on Linux: the binary, its cloud-init names, the systemd units and the
-// generator embedded at build time, and the links that enable the units; every effect through the Platform.
+// `kiln install` and `kiln uninstall` on Linux: the binary, its cloud-init names, the systemd units, the
+// generator and the hotplug hook embedded at build time, and the links that enable the units; every effect
+// through the Platform.
 import { posix } from 'node:path';
+import type { InstallFile } from 'kiln:target';
 import type { Platform } from '../platform/platform';
 import { KilnError } from '../util/errors';
 import { debianCloudInitPresence, dpkgDiversions } from './debian-cloud-init-package';
 import { enableLinks } from './unit-install-section';
 
-/** The unit sets `--units` chooses between: the four stages, or all stages in one process. */
+/**
+ * The unit sets `--units` chooses between: the four stages, or all stages in one process. With the four, the
+ * hotplug socket is enabled beside them, as Debian's cloud-init package enables it (into cloud-init.target);
+ * kiln-all-stages.service pulls it in by a Wants= of its own, since cloud-init.target is not started then.
+ */
 export const UNIT_SETS = {
-  four: ['cloud-init-local.service', 'cloud-init.service', 'cloud-config.service', 'cloud-final.service'],
+  four: ['cloud-init-local.service', 'cloud-init.service', 'cloud-config.service', 'cloud-final.service', 'cloud-init-hotplugd.socket'],
   'all-stages': ['kiln-all-stages.service'],
 } as const;
 export type UnitSet = keyof typeof UNIT_SETS;
@@ -17,6 +23,19 @@ export const KILN_BINARY = '/usr/bin/kiln';
 /** The names kiln answers to as cloud-init: symlinks to kiln, beside it. */
 export const CLOUD_INIT_NAMES = ['/usr/bin/cloud-init', '/usr/bin/cloud-id'];
 export const GENERATOR = 'cloud-init-generator';
+/** The script udev's hotplug rule runs (src/sources/hotplug-udev-rule.ts writes the rule). */
+export const HOOK_HOTPLUG = 'hook-hotplug';
+/**
+ * Where hook-hotplug goes: the folder the install_hotplug module's rule names, which is /usr/libexec/cloud-init
+ * where that exists and /usr/lib/cloud-init (Debian's) otherwise; the first is tried first, as the rule does.
+ */
+export const HOOK_HOTPLUG_DIRS = ['/usr/libexec/cloud-init', '/usr/lib/cloud-init'] as const;
+/**
+ * The generator links kiln-all-stages.service instead of cloud-init.target when this file exists: written by
+ * `install --units all-stages`, so the generator does not start cloud-init.target (and what it wants) as well.
+ */
+export const SINGLE_PROCESS_MARKER = '/etc/cloud/kiln-single-process';
+export const SINGLE_PROCESS_MARKER_TEXT = '# Written by `kiln install --units all-stages`: cloud-init-generator enables kiln-all-stages.service, not cloud-init.target.\n';
 /** Where `systemctl enable` makes its links. */
 export const ENABLE_ROOT = '/etc/systemd/system';
 
@@ -40,8 +59,8 @@ export class InstallRefusedError extends KilnError {
 
 export interface LinuxInstallRequest {
   platform: Platform;
-  /** File name → text, as build.mjs embeds them (units and generator). */
-  files: Record<string, string>;
+  /** File name → text and mode, as build.mjs embeds them (units, generator, hook-hotplug). */
+  files: Record<string, InstallFile>;
   /** The running binary's bytes, read only when they are written. */
   binary: () => Promise<Uint8Array>;
   units: UnitSet;
@@ -56,13 +75,24 @@ function isLive(platform: Platform): boolean {
   return platform.root === '/';
 }
 
-function unitFiles(files: Record<string, string>): string[] {
-  return Object.keys(files).filter((f) => f !== GENERATOR).sort();
+function unitFiles(files: Record<string, InstallFile>): string[] {
+  return Object.keys(files).filter((f) => f !== GENERATOR && f !== HOOK_HOTPLUG).sort();
 }
 
-function requireFiles(files: Record<string, string>): void {
-  const missing = [...UNIT_SETS.four, ...UNIT_SETS['all-stages'], GENERATOR].filter((f) => files[f] === undefined);
+function requireFiles(files: Record<string, InstallFile>): void {
+  const missing = [...UNIT_SETS.four, ...UNIT_SETS['all-stages'], 'cloud-init-hotplugd.service', GENERATOR, HOOK_HOTPLUG].filter((f) => files[f] === undefined);
   if (missing.length) throw new KilnError(`this kiln binary carries no ${missing.join(', ')} (built without images/systemd?); cannot install`);
+}
+
+/** The text of an embedded file that requireFiles found. */
+function textOf(files: Record<string, InstallFile>, name: string): string {
+  return (files[name] as InstallFile).text;
+}
+
+/** The folder hook-hotplug goes to in PLATFORM's root: the one the hotplug rule will name. */
+async function hookHotplugDir(platform: Platform): Promise<string> {
+  for (const dir of HOOK_HOTPLUG_DIRS.slice(0, -1)) if (await platform.exists(dir)) return dir;
+  return HOOK_HOTPLUG_DIRS[HOOK_HOTPLUG_DIRS.length - 1] as string;
 }
 
 /** Each enable link of UNIT: its path under ENABLE_ROOT. */
@@ -88,9 +118,20 @@ export async function installLinux(req: LinuxInstallRequest): Promise<void> {
   }
   await platform.writeFile(KILN_BINARY, await req.binary(), { mode: 0o755 });
   for (const name of CLOUD_INIT_NAMES) await platform.symlink(posix.basename(KILN_BINARY), name);
-  for (const unit of unitFiles(files)) await platform.writeFile(`${layout.units}/${unit}`, files[unit] as string, { mode: 0o644 });
-  await platform.writeFile(`${layout.generators}/${GENERATOR}`, files[GENERATOR] as string, { mode: 0o755 });
-  say(`installed ${KILN_BINARY} (also as ${CLOUD_INIT_NAMES.join(', ')}), ${unitFiles(files).length} units in ${layout.units}, ${layout.generators}/${GENERATOR}`);
+  const write = (path: string, name: string) => platform.writeFile(path, textOf(files, name), { mode: (files[name] as InstallFile).mode });
+  for (const unit of unitFiles(files)) await write(`${layout.units}/${unit}`, unit);
+  await write(`${layout.generators}/${GENERATOR}`, GENERATOR);
+  const hook = `${await hookHotplugDir(platform)}/${HOOK_HOTPLUG}`;
+  const existingHook = await platform.readTextIfExists(hook);
+  if (debian && existingHook !== undefined && existingHook !== textOf(files, HOOK_HOTPLUG)) {
+    // Debian's package's own (--replace): it writes the same line to the same FIFO, and stays dpkg's. Without
+    // the package, a hook there (an older kiln's) is replaced, as the units are.
+    say(`kept ${hook}: it is not kiln's (Debian's cloud-init package ships one that does the same)`);
+  } else {
+    await write(hook, HOOK_HOTPLUG);
+  }
+  say(`installed ${KILN_BINARY} (also as ${CLOUD_INIT_NAMES.join(', ')}), ${unitFiles(files).length} units in ${layout.units}, ${layout.generators}/${GENERATOR}, ${hook}`);
+  await placeSingleProcessMarker(platform, req.enable && req.units === 'all-stages', say);
   if (!req.enable) return;
   const units = [...UNIT_SETS[req.units]];
   if (isLive(platform)) {
@@ -98,7 +139,7 @@ export async function installLinux(req: LinuxInstallRequest): Promise<void> {
     await platform.run(['systemctl', 'enable', ...units]);
   } else {
     for (const unit of units) {
-      for (const link of enableLinkPaths(unit, files[unit] as string)) {
+      for (const link of enableLinkPaths(unit, textOf(files, unit))) {
         const existing = (await platform.readLink?.(link)) ?? ((await platform.exists(link)) ? '(a file)' : undefined);
         if (existing !== undefined && existing !== `${layout.units}/${unit}`) {
           // The package's own link for the same unit name: it already enables the unit (systemd loads the
@@ -113,9 +154,23 @@ export async function installLinux(req: LinuxInstallRequest): Promise<void> {
   say(`enabled ${units.join(', ')}`);
 }
 
+/**
+ * Writes the generator's single-process marker when WANTED, else removes kiln's own marker (an install with the
+ * four units after one with all stages); a marker with other text is the administrator's and stays.
+ */
+async function placeSingleProcessMarker(platform: Platform, wanted: boolean, say: (line: string) => void): Promise<void> {
+  if (wanted) {
+    await platform.writeFile(SINGLE_PROCESS_MARKER, SINGLE_PROCESS_MARKER_TEXT, { mode: 0o644 });
+    say(`wrote ${SINGLE_PROCESS_MARKER}: the generator enables kiln-all-stages.service instead of cloud-init.target`);
+  } else if ((await platform.readTextIfExists(SINGLE_PROCESS_MARKER)) === SINGLE_PROCESS_MARKER_TEXT) {
+    await platform.remove(SINGLE_PROCESS_MARKER);
+    say(`removed ${SINGLE_PROCESS_MARKER}: the generator enables cloud-init.target again`);
+  }
+}
+
 export interface LinuxUninstallRequest {
   platform: Platform;
-  files: Record<string, string>;
+  files: Record<string, InstallFile>;
   say: (line: string) => void;
 }
 
@@ -134,21 +189,24 @@ export async function uninstallLinux(req: LinuxUninstallRequest): Promise<void> 
     removed.push(path);
   };
   // Kiln's files, found by their text: a same-named file with other content (the package's) is not kiln's.
-  const ours: string[] = [];
+  const candidates: Array<[string, string]> = [];
   for (const layout of [VENDOR_LAYOUT, ADMIN_LAYOUT]) {
-    for (const [name, text] of Object.entries(files)) {
-      const path = `${name === GENERATOR ? layout.generators : layout.units}/${name}`;
-      if ((await platform.readLink?.(path)) !== undefined) continue;
-      if ((await platform.readTextIfExists(path)) !== text) continue;
-      ours.push(path);
-    }
+    for (const name of Object.keys(files)) if (name !== HOOK_HOTPLUG) candidates.push([`${name === GENERATOR ? layout.generators : layout.units}/${name}`, textOf(files, name)]);
+  }
+  for (const dir of HOOK_HOTPLUG_DIRS) candidates.push([`${dir}/${HOOK_HOTPLUG}`, textOf(files, HOOK_HOTPLUG)]);
+  candidates.push([SINGLE_PROCESS_MARKER, SINGLE_PROCESS_MARKER_TEXT]);
+  const ours: string[] = [];
+  for (const [path, text] of candidates) {
+    if ((await platform.readLink?.(path)) !== undefined) continue;
+    if ((await platform.readTextIfExists(path)) !== text) continue;
+    ours.push(path);
   }
   // The links are found as install (or `systemctl enable`, on a live system) made them: pointing at kiln's
   // units. `systemctl disable` is not used: it would also take away the package's own links for the same
   // unit names after --replace, leaving Debian's cloud-init disabled.
   for (const layout of [VENDOR_LAYOUT, ADMIN_LAYOUT]) {
     for (const unit of allUnits) {
-      for (const link of enableLinkPaths(unit, files[unit] as string)) {
+      for (const link of enableLinkPaths(unit, textOf(files, unit))) {
         if ((await platform.readLink?.(link)) !== `${layout.units}/${unit}`) continue;
         // Its folder stays, as `systemctl disable` leaves it: it may have been there before.
         await remove(link);

@@ -1,6 +1,7 @@
 // `kiln install` and `kiln uninstall` on Windows: what images/windows/install-kiln.cmd does, from the binary
 // alone: kiln.exe and the confs in cloudbase-init's layout, SetupComplete.cmd, and the cloudbase-init service.
 import { win32 } from 'node:path';
+import type { InstallFile } from 'kiln:target';
 import type { Platform } from '../platform/platform';
 import { WindowsPlatform } from '../platform/windows/windows-platform';
 import { DEFAULT_DEPENDENCIES, SERVICE_NAME, installService, uninstallService } from './windows-service';
@@ -22,14 +23,15 @@ function destination(name: string): string {
 
 const REQUIRED = ['cloudbase-init.conf', 'cloudbase-init-unattend.conf', 'Unattend.xml', 'SetupComplete.cmd'];
 
-function requireFiles(files: Record<string, string>): void {
+function requireFiles(files: Record<string, InstallFile>): void {
   const missing = REQUIRED.filter((f) => files[f] === undefined);
   if (missing.length) throw new KilnError(`this kiln binary carries no ${missing.join(', ')} (built without images/windows?); cannot install`);
 }
 
 export interface WindowsInstallRequest {
   platform: Platform;
-  files: Record<string, string>;
+  /** File name → text (and a mode Windows has no use for), as build.mjs embeds them. */
+  files: Record<string, InstallFile>;
   binary: () => Promise<Uint8Array>;
   say: (line: string) => void;
 }
@@ -39,7 +41,7 @@ export async function installWindows(req: WindowsInstallRequest): Promise<void> 
   requireFiles(files);
   for (const dir of [CONF_DIR, ...EMPTY_DIRS]) await platform.mkdir(dir);
   await platform.writeFile(KILN_EXE, await req.binary());
-  for (const name of REQUIRED) await platform.writeFile(destination(name), files[name] as string);
+  for (const name of REQUIRED) await platform.writeFile(destination(name), (files[name] as InstallFile).text);
   say(`installed ${platform.hostPath(KILN_EXE)}, its confs in ${platform.hostPath(CONF_DIR)} and ${platform.hostPath(destination('SetupComplete.cmd'))}`);
   // As install-kiln.cmd: started by SetupComplete.cmd after sysprep, not at every boot on its own.
   const service = {
@@ -72,7 +74,7 @@ export async function uninstallWindows(req: WindowsUninstallRequest): Promise<vo
   for (const name of REQUIRED) {
     const path = destination(name);
     // Only kiln's own text: a conf the image's builder changed since is theirs to keep.
-    if ((await platform.readTextIfExists(path)) === files[name]) await platform.remove(path);
+    if ((await platform.readTextIfExists(path)) === files[name]?.text) await platform.remove(path);
     else if (await platform.exists(path)) say(`kept ${platform.hostPath(path)}: changed since kiln installed it`);
   }
   if (await platform.exists(KILN_EXE)) {

@@ -1,5 +1,6 @@
 // What `cloud-init status` reports, computed as cloud-init 26.x's cmd/status.py does: a running state, a condition, exit codes.
 import type { RecoverableErrors } from './status-file';
+import { SYSTEMD_FAILURE_DETAIL, SYSTEMD_FAILURE_ERROR } from './systemd-failed';
 
 /** cloud-init's RunningStatus: where the boot is. */
 export type RunningStatus = 'not started' | 'running' | 'done' | 'disabled';
@@ -46,6 +47,11 @@ export interface StatusInputs {
   bootStatusCode: BootStatusCode;
   /** Why, in cloud-init's words ('Cloud-init enabled on sysvinit' …): the detail before any stage has run. */
   bootDescription: string;
+  /**
+   * Asked only while the boot looks running: whether systemd says a stage unit failed (systemdFailed, on a live
+   * systemd); absent where there is no systemd to ask.
+   */
+  systemdFailed?: () => Promise<boolean>;
 }
 
 function stageRecords(v1: Record<string, unknown>): Array<[string, Record<string, unknown>]> {
@@ -84,6 +90,17 @@ export function translateStatus(running: RunningStatus, condition: ConditionStat
   if (condition === 'error') return ['error', `error - ${running}`];
   if (condition === 'degraded' && (running === 'done' || running === 'running')) return [running, `degraded ${running}`];
   return [running, running];
+}
+
+/**
+ * computeBootStatus, then cloud-init's systemd check: a boot that looks running while systemd says a stage unit
+ * failed (killed, crashed) is done, with an error, rather than running for ever.
+ */
+export async function computeBootStatusWithSystemd(input: StatusInputs): Promise<BootStatus> {
+  const s = computeBootStatus(input);
+  if (s.running !== 'running' || !input.systemdFailed || !(await input.systemdFailed())) return s;
+  const [status, extended] = translateStatus('done', 'error');
+  return { ...s, running: 'done', condition: 'error', status, extended_status: extended, detail: SYSTEMD_FAILURE_DETAIL, errors: [...s.errors, SYSTEMD_FAILURE_ERROR] };
 }
 
 export function computeBootStatus(input: StatusInputs): BootStatus {

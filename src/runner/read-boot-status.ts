@@ -2,8 +2,9 @@
 import { posix } from 'node:path';
 import type { Platform } from '../platform/platform';
 import type { ConfigMap } from '../config/parse-yaml-config';
-import { computeBootStatus, type BootStatus, type BootStatusCode } from './boot-status';
+import { computeBootStatusWithSystemd, type BootStatus, type BootStatusCode } from './boot-status';
 import { loadRunConfig, readKernelCmdline, type RunConfig } from './run-config';
+import { systemdFailed } from './systemd-failed';
 
 /**
  * cloud-init's get_bootstatus: the code and the sentence that explains it. The kernel switch and the marker file
@@ -35,10 +36,24 @@ async function readStatusV1(platform: Platform, file: string): Promise<Record<st
   }
 }
 
-export async function readBootStatus(platform: Platform, embedded: ConfigMap | undefined, cmdline?: string): Promise<BootStatus> {
+/** How `status` asks systemd about failed units (cloud-init's systemd_failed); without it, systemd is not asked. */
+export interface SystemdQuery {
+  /** `status --wait`: systemctl is asked again until it answers. */
+  wait: boolean;
+  warn: (line: string) => void;
+  retryMs?: number;
+}
+
+/** A live system booted by systemd: not a --root target (its systemd is not the one running), as uses_systemd() tests. */
+async function onLiveSystemd(platform: Platform): Promise<boolean> {
+  return platform.root === '/' && platform.os === 'linux' && (await platform.exists('/run/systemd/system'));
+}
+
+export async function readBootStatus(platform: Platform, embedded: ConfigMap | undefined, cmdline?: string, systemd?: SystemdQuery): Promise<BootStatus> {
   const rc = await loadRunConfig(platform, embedded, cmdline ?? (await readKernelCmdline(platform)));
   const v1 = await readStatusV1(platform, rc.paths.statusFile);
   const resultExists = await platform.exists(rc.paths.resultFile);
   const boot = await bootStatusOf(platform, rc);
-  return computeBootStatus({ v1, resultExists, bootStatusCode: boot.code, bootDescription: boot.reason });
+  const askSystemd = systemd && (await onLiveSystemd(platform)) ? () => systemdFailed(platform, systemd) : undefined;
+  return computeBootStatusWithSystemd({ v1, resultExists, bootStatusCode: boot.code, bootDescription: boot.reason, systemdFailed: askSystemd });
 }

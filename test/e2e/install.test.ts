@@ -39,11 +39,15 @@ test('kiln install into a bare root: the binary, its names, the units; systemctl
 
   const r = kiln(['install', '--root', root]);
   assert.equal(r.code, 0, r.err);
-  assert.match(r.out, /^enabled cloud-init-local\.service, cloud-init\.service, cloud-config\.service, cloud-final\.service$/m);
+  assert.match(r.out, /^enabled cloud-init-local\.service, cloud-init\.service, cloud-config\.service, cloud-final\.service, cloud-init-hotplugd\.socket$/m);
   assert.ok(readFileSync(join(root, 'usr/bin/kiln')).equals(readFileSync(binary as string)), '/usr/bin/kiln is the running binary');
   assert.equal(readlinkSync(join(root, 'usr/bin/cloud-init')), 'kiln');
   for (const unit of FOUR) assert.equal(isEnabled(root, unit), 'enabled', unit);
   assert.equal(isEnabled(root, 'kiln-all-stages.service'), 'disabled');
+  // Hotplug's pieces, as Debian's package ships them: the socket enabled, its service started by it, the hook executable.
+  assert.equal(isEnabled(root, 'cloud-init-hotplugd.socket'), 'enabled');
+  assert.equal(isEnabled(root, 'cloud-init-hotplugd.service'), 'static');
+  assert.ok(files(root).includes('usr/lib/cloud-init/hook-hotplug f 755 '), files(root).filter((l) => l.includes('cloud-init/')).join('\n'));
   // The installed copy runs, and answers to its cloud-init name.
   const v = spawnSync(join(root, 'usr/bin/cloud-init'), ['--version'], { encoding: 'utf8', env: { ...process.env, KILN_FACE: '' } });
   assert.equal(v.status, 0, v.stderr);
@@ -56,6 +60,8 @@ test('kiln install into a bare root: the binary, its names, the units; systemctl
   // The single-process unit instead of the four.
   assert.equal(kiln(['--root', root, 'install', '--units', 'all-stages']).code, 0);
   assert.equal(isEnabled(root, 'kiln-all-stages.service'), 'enabled');
+  // What tells the generator to link kiln-all-stages.service rather than cloud-init.target.
+  assert.ok(files(root).includes('etc/cloud/kiln-single-process f 644 '));
   for (const unit of FOUR) assert.equal(isEnabled(root, unit), 'disabled', unit);
   assert.equal(kiln(['--root', root, 'uninstall']).code, 0);
   assert.deepEqual(files(root), before);

@@ -25,11 +25,16 @@ test('enableLinks reads WantedBy= and RequiredBy= of [Install] only, lists split
   assert.deepEqual(enableLinks('[Unit]\nDescription=x\n'), []);
 });
 
-test('the units embedded in the binary are enabled into the targets kiln documents', () => {
+test('the units embedded in the binary are enabled into the targets kiln documents, each file with its mode', () => {
   const files = buildFacts.installFiles;
-  for (const unit of ['cloud-init-local.service', 'cloud-init.service', 'cloud-config.service', 'cloud-final.service']) {
-    assert.deepEqual(enableLinks(files[unit] as string), [{ target: 'cloud-init.target', folder: 'wants' }], unit);
+  const text = (name: string) => (files[name] as { text: string }).text;
+  for (const unit of ['cloud-init-local.service', 'cloud-init.service', 'cloud-config.service', 'cloud-final.service', 'cloud-init-hotplugd.socket']) {
+    assert.deepEqual(enableLinks(text(unit)), [{ target: 'cloud-init.target', folder: 'wants' }], unit);
   }
-  assert.deepEqual(enableLinks(files['kiln-all-stages.service'] as string), [{ target: 'multi-user.target', folder: 'wants' }]);
-  assert.match(files['cloud-init-generator'] as string, /^#!\/bin\/sh\n/);
+  // Started by its socket only, as in Debian's cloud-init package.
+  assert.deepEqual(enableLinks(text('cloud-init-hotplugd.service')), []);
+  assert.deepEqual(enableLinks(text('kiln-all-stages.service')), [{ target: 'multi-user.target', folder: 'wants' }]);
+  assert.match(text('cloud-init-generator'), /^#!\/bin\/sh\n/);
+  const modes = Object.fromEntries(Object.entries(files).map(([name, f]) => [name, f.mode.toString(8)]));
+  assert.deepEqual(Object.entries(modes).filter(([, m]) => m !== '644').sort(), [['cloud-init-generator', '755'], ['hook-hotplug', '755']]);
 });
