@@ -1,74 +1,47 @@
 // The built kiln-win-x64.exe as cloudbase-init under wine with AzureService: the Azure mock on 127.0.0.1 as wireserver, the provisioning drive as Q:, the reports the mock received.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { mockMetadataServer } from '../helpers/mock-metadata-server';
-import { builtBinary, FIXTURES } from '../helpers/repo';
+import { FIXTURES } from '../helpers/repo';
 import { hasCommand, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
-import { privateWinePrefix, type WineResult } from '../helpers/wine';
+import { markerBatch, markerLines, privateWinePrefix, runCloudbaseInit, wineComputerName, wineExe, writeCloudbaseInitConf } from '../helpers/wine';
 
-const exe = builtBinary('kiln-win-x64.exe');
 const FIXTURE = join(FIXTURES, 'sources', 'azure', 'windows');
 
-/** runUnderWine's way (output to files), but asynchronous so the mock in this process answers while the exe runs. */
-function runUnderWineAsync(dir: string, args: string[], env: Record<string, string>, timeoutMs = 180_000): Promise<WineResult> {
-  const out = join(dir, 'wine-out.txt');
-  const err = join(dir, 'wine-err.txt');
-  const quoted = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', `exec wine ${quoted} > '${out}' 2> '${err}'`], { env: { ...process.env, WINEDEBUG: '-all', NODE_SKIP_PLATFORM_CHECK: '1', ...env }, stdio: 'ignore' });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout: existsSync(out) ? readFileSync(out, 'utf8') : '', stderr: existsSync(err) ? readFileSync(err, 'utf8') : '' });
-    });
-  });
-}
-
 test('cloudbase-init under wine: AzureService from the Azure mock and drive Q:, host name and CustomData applied, NotReady then Ready reported', async (t) => {
-  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs win-x64)')) return;
-  if (!need(t, hasCommand('wine'), 'wine is not installed (apt-get install wine wine64)')) return;
+  const exe = wineExe(t);
+  if (!exe) return;
   const dir = tempDir(t);
   const drive = join(dir, 'provisioning');
   cpSync(join(FIXTURE, 'drive'), drive, { recursive: true });
   const marker = join(dir, 'custom-data-ran.txt');
-  writeFileSync(join(drive, 'CustomData.bin'), `rem cmd\r\necho from Azure CustomData>> Z:${marker.replace(/\//g, '\\')}\r\nexit 0\r\n`);
+  writeFileSync(join(drive, 'CustomData.bin'), markerBatch(marker, 'from Azure CustomData'));
   const server = await mockMetadataServer(t, { kind: 'azure', dir: join(FIXTURE, 'wireserver') });
   const prefix = privateWinePrefix(dir, { q: drive }, ['q']);
-  const conf = join(dir, 'cloudbase-init.conf');
-  writeFileSync(
-    conf,
+  writeCloudbaseInitConf(
+    dir,
     [
-      '[DEFAULT]',
       'metadata_services=cloudbaseinit.metadata.services.azureservice.AzureService',
       'plugins=cloudbaseinit.plugins.common.sethostname.SetHostNamePlugin,cloudbaseinit.plugins.common.userdata.UserDataPlugin',
       'metadata_report_provisioning_started=true',
       'metadata_report_provisioning_completed=true',
-      'allow_reboot=false',
       'retry_count=1',
       'retry_count_interval=1',
-      `log_dir=Z:${dir}`,
-      'log_file=cloudbase-init.log',
-      '',
-      '[azure]',
-      `wireserver_url=${server.url}`,
-      '',
-    ].join('\r\n'),
+    ],
+    ['[azure]', `wireserver_url=${server.url}`],
   );
-  const r = await runUnderWineAsync(dir, [exe as string, '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
-  const logFile = join(dir, 'cloudbase-init.log');
-  assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}\n${existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''}`);
+  const r = await runCloudbaseInit(exe, dir, prefix);
+  assert.equal(r.code, 0, r.all);
   assert.match(r.stdout, /^metadata: cloudbaseinit\.metadata\.services\.azureservice\.AzureService \(Azure\), instance 1f2e3d4c5b6a4978a1b2c3d4e5f60718\._kiln-win-vm$/m);
   assert.match(r.stdout, /SetHostNamePlugin\s+done/);
   assert.match(r.stdout, /UserDataPlugin\s+done/);
-  assert.deepEqual(existsSync(marker) ? readFileSync(marker, 'utf8').trim().split(/\r?\n/) : [], ['from Azure CustomData']);
-  const reg = spawnSync('wine', ['reg', 'query', 'HKLM\\System\\CurrentControlSet\\Control\\ComputerName\\ComputerName', '/v', 'ComputerName'], { env: { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' }, encoding: 'utf8', timeout: 60_000 });
-  assert.match(reg.stdout ?? '', /ComputerName\s+REG_SZ\s+KILN-WIN-VM/i);
+  assert.deepEqual(markerLines(marker), ['from Azure CustomData']);
+  assert.equal(wineComputerName(prefix).toUpperCase(), 'KILN-WIN-VM');
   // What the wireserver saw: Versions, the goal state in 2015-04-05, then NotReady/Provisioning and Ready.
   const seen = server.requests.map((q) => `${q.method} ${q.path} ${q.status}`);
   assert.deepEqual(seen.slice(0, 2), ['GET /?comp=Versions 200', 'GET /machine?comp=goalstate 200'], seen.join('\n'));
@@ -80,8 +53,8 @@ test('cloudbase-init under wine: AzureService from the Azure mock and drive Q:, 
 });
 
 test('cloudbase-init under wine: AzureGuestAgentPlugin deletes an old RdAgent service, fails without $$\\OEM\\GuestAgent, and NotReady/ProvisioningFailed is reported', async (t) => {
-  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs win-x64)')) return;
-  if (!need(t, hasCommand('wine'), 'wine is not installed (apt-get install wine wine64)')) return;
+  const exe = wineExe(t);
+  if (!exe) return;
   const dir = tempDir(t);
   const drive = join(dir, 'provisioning');
   cpSync(join(FIXTURE, 'drive'), drive, { recursive: true });
@@ -94,31 +67,15 @@ test('cloudbase-init under wine: AzureGuestAgentPlugin deletes an old RdAgent se
   const serviceKey = () => spawnSync('wine', ['reg', 'query', 'HKLM\\System\\CurrentControlSet\\Services\\RdAgent'], { env: wineEnv, encoding: 'utf8', timeout: 60_000 });
   assert.match(serviceKey().stdout ?? '', /ImagePath/, 'the old RdAgent service is installed');
   spawnSync('wineserver', ['-w'], { env: wineEnv, timeout: 60_000 });
-  const conf = join(dir, 'cloudbase-init.conf');
-  writeFileSync(
-    conf,
-    [
-      '[DEFAULT]',
-      'metadata_services=cloudbaseinit.metadata.services.azureservice.AzureService',
-      'plugins=cloudbaseinit.plugins.windows.azureguestagent.AzureGuestAgentPlugin',
-      'metadata_report_provisioning_completed=true',
-      'allow_reboot=false',
-      'retry_count=1',
-      'retry_count_interval=1',
-      `log_dir=Z:${dir}`,
-      'log_file=cloudbase-init.log',
-      '',
-      '[azure]',
-      `wireserver_url=${server.url}`,
-      '',
-    ].join('\r\n'),
+  writeCloudbaseInitConf(
+    dir,
+    ['metadata_services=cloudbaseinit.metadata.services.azureservice.AzureService', 'plugins=cloudbaseinit.plugins.windows.azureguestagent.AzureGuestAgentPlugin', 'metadata_report_provisioning_completed=true', 'retry_count=1', 'retry_count_interval=1'],
+    ['[azure]', `wireserver_url=${server.url}`],
   );
-  const r = await runUnderWineAsync(dir, [exe as string, '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
-  const logFile = join(dir, 'cloudbase-init.log');
-  const log = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
-  assert.equal(r.code, 1, `a failed plugin is exit 1\n${r.stdout}\n${r.stderr}\n${log}`);
+  const r = await runCloudbaseInit(exe, dir, prefix);
+  assert.equal(r.code, 1, `a failed plugin is exit 1\n${r.all}`);
   assert.match(r.stdout, /AzureGuestAgentPlugin\s+failed/);
-  assert.match(log, /Azure guest agent source folder not found/);
+  assert.match(r.log, /Azure guest agent source folder not found/);
   spawnSync('wineserver', ['-w'], { env: wineEnv, timeout: 60_000 });
   const after = serviceKey();
   assert.notEqual(after.status, 0, `the old RdAgent service was deleted: ${after.stdout}`);
@@ -128,8 +85,8 @@ test('cloudbase-init under wine: AzureGuestAgentPlugin deletes an old RdAgent se
 });
 
 test('cloudbase-init under wine: ServerCertificatesPlugin asks for the goal state certificates with a CryptoAPI transport certificate, opens the envelope with CryptMsg*, and deletes the transport certificate', async (t) => {
-  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs win-x64)')) return;
-  if (!need(t, hasCommand('wine') && hasCommand('openssl'), 'wine and openssl are needed')) return;
+  const exe = wineExe(t);
+  if (!exe || !need(t, hasCommand('openssl'), 'openssl is not installed')) return;
   const dir = tempDir(t);
   const drive = join(dir, 'provisioning');
   cpSync(join(FIXTURE, 'drive'), drive, { recursive: true });
@@ -142,27 +99,13 @@ test('cloudbase-init under wine: ServerCertificatesPlugin asks for the goal stat
   writeFileSync(join(wire, 'hostingenvironment.xml'), '<HostingEnvironmentConfig version="1.0.0.0" goalStateIncarnation="3"><StoredCertificates><StoredCertificate name="Stored0Server" certificateId="sha1:X" storeName="My" configurationLevel="System" /></StoredCertificates></HostingEnvironmentConfig>');
   const server = await mockMetadataServer(t, { kind: 'azure', dir: wire });
   const prefix = privateWinePrefix(dir, { q: drive }, ['q']);
-  const conf = join(dir, 'cloudbase-init.conf');
-  writeFileSync(
-    conf,
-    [
-      '[DEFAULT]',
-      'metadata_services=cloudbaseinit.metadata.services.azureservice.AzureService',
-      'plugins=cloudbaseinit.plugins.windows.certificates.ServerCertificatesPlugin',
-      'allow_reboot=false',
-      'retry_count=1',
-      'retry_count_interval=1',
-      `log_dir=Z:${dir}`,
-      'log_file=cloudbase-init.log',
-      '',
-      '[azure]',
-      `wireserver_url=${server.url}`,
-      '',
-    ].join('\r\n'),
+  writeCloudbaseInitConf(
+    dir,
+    ['metadata_services=cloudbaseinit.metadata.services.azureservice.AzureService', 'plugins=cloudbaseinit.plugins.windows.certificates.ServerCertificatesPlugin', 'retry_count=1', 'retry_count_interval=1'],
+    ['[azure]', `wireserver_url=${server.url}`],
   );
-  const r = await runUnderWineAsync(dir, [exe as string, '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
-  const logFile = join(dir, 'cloudbase-init.log');
-  const log = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
+  const r = await runCloudbaseInit(exe, dir, prefix);
+  const log = r.log;
   // The transport certificate crypt32 made is a real X.509 certificate, sent as base64 DER.
   const certReq = server.requests.find((q) => q.path.startsWith('/machine/?comp=certificates'));
   assert.equal(certReq?.status, 200, `${r.stdout}\n${log}`);

@@ -1,23 +1,14 @@
 // The built kiln-win-x64.exe as cloudbase-init under wine: config drive on a drive letter, plugins, registry state, user data 1001/1002.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { builtBinary } from '../helpers/repo';
 import { hasCommand, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
-import { privateWinePrefix, runUnderWine, type WineResult } from '../helpers/wine';
+import { markerBatch, markerLines, privateWinePrefix, runUnderWine, wineExe, wineRegQuery, writeCloudbaseInitConf } from '../helpers/wine';
 
-const exe = builtBinary('kiln-win-x64.exe');
 const PLUGINS_KEY = 'HKLM\\SOFTWARE\\Cloudbase Solutions\\Cloudbase-Init';
-
-/** One registry value read back through wine's own reg.exe (so it comes from wineserver, not a stale .reg file). */
-function regQuery(prefix: string, key: string, name: string): string | undefined {
-  const r = spawnSync('wine', ['reg', 'query', key, '/v', name], { env: { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' }, encoding: 'utf8', timeout: 60_000 });
-  const m = new RegExp(`^\\s*${name}\\s+(REG_\\w+)\\s+(.*?)\\s*$`, 'im').exec(r.stdout ?? '');
-  return m ? `${m[1]} ${m[2]}` : undefined;
-}
 
 function writeConfigDrive(drive: string, instanceId: string, userData: string, meta?: Record<string, string>): void {
   mkdirSync(join(drive, 'openstack', 'latest'), { recursive: true });
@@ -27,37 +18,30 @@ function writeConfigDrive(drive: string, instanceId: string, userData: string, m
 }
 
 test('cloudbase-init under wine: config drive Q: labelled config-2, SetHostName, CreateUser, UserData 1002 then 1001, registry state honoured', (t) => {
-  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
-  if (!need(t, hasCommand('wine'), 'wine is not installed (apt-get install wine wine64)')) return;
+  const exe = wineExe(t);
+  if (!exe) return;
   const dir = tempDir(t);
   const drive = join(dir, 'config-drive');
   const marker = join(dir, 'ran.txt');
-  const script = (code: number) => `rem cmd\r\necho ran ${code}>> Z:${marker.replace(/\//g, '\\')}\r\nexit ${code}\r\n`;
+  const script = (code: number) => markerBatch(marker, `ran ${code}`, code);
   writeConfigDrive(drive, 'kiln-e2e-1', script(1002));
   const prefix = privateWinePrefix(dir, { q: drive }, ['q']);
-  const conf = join(dir, 'cloudbase-init.conf');
-  writeFileSync(
-    conf,
+  const conf = writeCloudbaseInitConf(
+    dir,
     [
-      '[DEFAULT]',
       'username=kilne2e',
       'groups=Administrators',
       'inject_user_password=true',
       'metadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService',
       'plugins=cloudbaseinit.plugins.common.sethostname.SetHostNamePlugin,cloudbaseinit.plugins.windows.createuser.CreateUserPlugin,cloudbaseinit.plugins.common.userdata.UserDataPlugin',
-      'allow_reboot=false',
-      `log_dir=Z:${dir}`,
-      'log_file=cloudbase-init.log',
       'an_option_kiln_does_not_know=1',
-      '',
-      '[config_drive]',
-      'types=iso',
-      'locations=cdrom',
-      '',
-    ].join('\r\n'),
+    ],
+    ['[config_drive]', 'types=iso', 'locations=cdrom'],
   );
-  const run = (): WineResult => runUnderWine(exe as string, ['--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
-  const ranLines = () => (existsSync(marker) ? readFileSync(marker, 'utf8').trim().split(/\r?\n/) : []);
+  // Synchronously, not through runCloudbaseInit: when this test ran the exe asynchronously, the NoCloud test after it
+  // found wine's default computer name instead of the one it set (twice in two full runs of this file; not understood).
+  const run = () => runUnderWine(exe, ['--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  const ranLines = () => markerLines(marker);
 
   // First boot: every plugin runs; the user-data script asks (1002) to run again.
   let r = run();
@@ -70,11 +54,11 @@ test('cloudbase-init under wine: config drive Q: labelled config-2, SetHostName,
   assert.match(r.stderr, /unknown option 'an_option_kiln_does_not_know' in \[DEFAULT\]/);
   assert.deepEqual(ranLines(), ['ran 1002']);
   const state = `${PLUGINS_KEY}\\kiln-e2e-1\\Plugins`;
-  assert.equal(regQuery(prefix, state, 'SetHostNamePlugin'), 'REG_DWORD 0x1');
-  assert.equal(regQuery(prefix, state, 'CreateUserPlugin'), 'REG_DWORD 0x1');
-  assert.equal(regQuery(prefix, state, 'UserDataPlugin'), 'REG_DWORD 0x2');
+  assert.equal(wineRegQuery(prefix, state, 'SetHostNamePlugin'), 'REG_DWORD 0x1');
+  assert.equal(wineRegQuery(prefix, state, 'CreateUserPlugin'), 'REG_DWORD 0x1');
+  assert.equal(wineRegQuery(prefix, state, 'UserDataPlugin'), 'REG_DWORD 0x2');
   // The NetBIOS rules: domain dropped, 15 characters.
-  assert.equal(regQuery(prefix, 'HKLM\\System\\CurrentControlSet\\Control\\ComputerName\\ComputerName', 'ComputerName'), 'REG_SZ KILN-E2E-WINE-H');
+  assert.equal(wineRegQuery(prefix, 'HKLM\\System\\CurrentControlSet\\Control\\ComputerName\\ComputerName', 'ComputerName'), 'REG_SZ KILN-E2E-WINE-H');
   const log = readFileSync(join(dir, 'cloudbase-init.log'), 'utf8');
   assert.match(log, /Creating user kilne2e/);
   assert.match(log, /Added user kilne2e to local group Administrators/);
@@ -95,7 +79,7 @@ test('cloudbase-init under wine: config drive Q: labelled config-2, SetHostName,
   r = run();
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /UserDataPlugin\s+done \(reboot\)/);
-  assert.equal(regQuery(prefix, `${PLUGINS_KEY}\\kiln-e2e-2\\Plugins`, 'UserDataPlugin'), 'REG_DWORD 0x1');
+  assert.equal(wineRegQuery(prefix, `${PLUGINS_KEY}\\kiln-e2e-2\\Plugins`, 'UserDataPlugin'), 'REG_DWORD 0x1');
   r = run();
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /UserDataPlugin\s+already-done/);
@@ -103,8 +87,8 @@ test('cloudbase-init under wine: config drive Q: labelled config-2, SetHostName,
 });
 
 test('cloudbase-init under wine without a config drive: a clear error, MAIN not run', (t) => {
-  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
-  if (!need(t, hasCommand('wine'), 'wine is not installed')) return;
+  const exe = wineExe(t);
+  if (!exe) return;
   const dir = tempDir(t);
   const prefix = privateWinePrefix(dir, {}, []);
   const conf = join(dir, 'c.conf');
@@ -113,14 +97,14 @@ test('cloudbase-init under wine without a config drive: a clear error, MAIN not 
     // PacketService's URL is a closed port on 127.0.0.1: the test never reaches metadata.packet.net.
     '[DEFAULT]\nretry_count=0\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService,cloudbaseinit.metadata.services.packet.PacketService\nplugins=cloudbaseinit.plugins.common.sethostname.SetHostNamePlugin\n[config_drive]\ntypes=iso\nlocations=cdrom\n[packet]\nmetadata_base_url=http://127.0.0.1:9/\n',
   );
-  const r = runUnderWine(exe as string, ['--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  const r = runUnderWine(exe, ['--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
   assert.equal(r.code, 1);
   assert.match(r.stdout, /error: No available metadata service found \(tried ConfigDriveService, PacketService\); MAIN plugins not run/);
 });
 
 test('NoCloudConfigDriveService and EmptyMetadataService under wine: a cidata drive on Q: names the instance and host; the empty service is a last resort', (t) => {
-  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
-  if (!need(t, hasCommand('wine'), 'wine is not installed')) return;
+  const exe = wineExe(t);
+  if (!exe) return;
   const dir = tempDir(t);
   const drive = join(dir, 'cidata');
   mkdirSync(drive, { recursive: true });
@@ -131,19 +115,19 @@ test('NoCloudConfigDriveService and EmptyMetadataService under wine: a cidata dr
   const services = ['nocloudservice.NoCloudConfigDriveService', 'base.EmptyMetadataService'].map((s) => `cloudbaseinit.metadata.services.${s}`).join(',');
   const conf = join(dir, 'c.conf');
   writeFileSync(conf, `[DEFAULT]\nmetadata_services=${services}\nplugins=cloudbaseinit.plugins.common.sethostname.SetHostNamePlugin\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n`);
-  let r = runUnderWine(exe as string, ['--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  let r = runUnderWine(exe, ['--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
   assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
   assert.match(r.stdout, /^metadata: cloudbaseinit\.metadata\.services\.nocloudservice\.NoCloudConfigDriveService \(NoCloud\), instance kiln-e2e-nocloud$/m);
-  assert.equal(regQuery(prefix, 'HKLM\\System\\CurrentControlSet\\Control\\ComputerName\\ComputerName', 'ComputerName'), 'REG_SZ NOCLOUD-WINE');
+  assert.equal(wineRegQuery(prefix, 'HKLM\\System\\CurrentControlSet\\Control\\ComputerName\\ComputerName', 'ComputerName'), 'REG_SZ NOCLOUD-WINE');
   // A machine without the drive: the empty service answers, and MAIN runs with no metadata to apply.
   const bare = privateWinePrefix(join(dir, 'bare'), {}, []);
-  r = runUnderWine(exe as string, ['--config-file', `Z:${conf}`], { WINEPREFIX: bare, KILN_FACE: 'cloudbase-init' });
+  r = runUnderWine(exe, ['--config-file', `Z:${conf}`], { WINEPREFIX: bare, KILN_FACE: 'cloudbase-init' });
   assert.match(r.stdout, /^metadata: cloudbaseinit\.metadata\.services\.base\.EmptyMetadataService \(None\)/m, `${r.stdout}\n${r.stderr}`);
 });
 
 test('kiln service install|uninstall under wine: LocalSystem, dependencies, and a start by the service control manager runs the flow', (t) => {
-  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
-  if (!need(t, hasCommand('wine'), 'wine is not installed')) return;
+  const exe = wineExe(t);
+  if (!exe) return;
   const dir = tempDir(t);
   const drive = join(dir, 'config-drive');
   writeConfigDrive(drive, 'kiln-e2e-service', 'rem cmd\r\nexit 0\r\n');
@@ -158,14 +142,14 @@ test('kiln service install|uninstall under wine: LocalSystem, dependencies, and 
   const env = { WINEPREFIX: prefix };
   const wine = (args: string[]) => spawnSync('wine', args, { env: { ...process.env, ...env, WINEDEBUG: '-all' }, encoding: 'utf8', timeout: 120_000 });
 
-  let r = runUnderWine(exe as string, ['service', 'install', '--start', 'demand', '--depend', 'RpcSs', '--config-file', `Z:${conf}`], env);
+  let r = runUnderWine(exe, ['service', 'install', '--start', 'demand', '--depend', 'RpcSs', '--config-file', `Z:${conf}`], env);
   assert.equal(r.code, 0, r.stderr);
   const key = 'HKLM\\System\\CurrentControlSet\\Services\\cloudbase-init';
-  assert.equal(regQuery(prefix, key, 'ObjectName'), 'REG_SZ LocalSystem');
-  assert.equal(regQuery(prefix, key, 'Start'), 'REG_DWORD 0x3');
-  assert.equal(regQuery(prefix, key, 'DependOnService'), 'REG_MULTI_SZ RpcSs');
-  assert.match(regQuery(prefix, key, 'ImagePath') ?? '', /kiln-win-x64\.exe service run --config-file Z:/);
-  r = runUnderWine(exe as string, ['service', 'install', '--config-file', `Z:${conf}`], env);
+  assert.equal(wineRegQuery(prefix, key, 'ObjectName'), 'REG_SZ LocalSystem');
+  assert.equal(wineRegQuery(prefix, key, 'Start'), 'REG_DWORD 0x3');
+  assert.equal(wineRegQuery(prefix, key, 'DependOnService'), 'REG_MULTI_SZ RpcSs');
+  assert.match(wineRegQuery(prefix, key, 'ImagePath') ?? '', /kiln-win-x64\.exe service run --config-file Z:/);
+  r = runUnderWine(exe, ['service', 'install', '--config-file', `Z:${conf}`], env);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /CreateServiceW 'cloudbase-init' failed: .*\(error 1073\)/);
 
@@ -179,21 +163,21 @@ test('kiln service install|uninstall under wine: LocalSystem, dependencies, and 
   }
   assert.match(state, /STATE\s+:\s+1\s+STOPPED/);
   assert.match(state, /WIN32_EXIT_CODE\s+:\s+0/);
-  assert.equal(regQuery(prefix, `${PLUGINS_KEY}\\kiln-e2e-service\\Plugins`, 'UserDataPlugin'), 'REG_DWORD 0x1');
+  assert.equal(wineRegQuery(prefix, `${PLUGINS_KEY}\\kiln-e2e-service\\Plugins`, 'UserDataPlugin'), 'REG_DWORD 0x1');
   assert.match(readFileSync(join(dir, 'service.log'), 'utf8'), /Script user-data ended with return code: 0/);
 
-  r = runUnderWine(exe as string, ['service', 'uninstall'], env);
+  r = runUnderWine(exe, ['service', 'uninstall'], env);
   assert.equal(r.code, 0, r.stderr);
-  assert.equal(regQuery(prefix, key, 'ImagePath'), undefined);
-  r = runUnderWine(exe as string, ['service', 'run', '--config-file', `Z:${conf}`], env);
+  assert.equal(wineRegQuery(prefix, key, 'ImagePath'), undefined);
+  r = runUnderWine(exe, ['service', 'run', '--config-file', `Z:${conf}`], env);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /cannot connect to the service control manager as 'cloudbase-init'/);
   spawnSync('wineserver', ['-k'], { env: { ...process.env, WINEPREFIX: prefix } });
 });
 
 test('NetworkConfigPlugin under wine reads the adapters through GetAdaptersAddresses and changes nothing for a MAC that is not here', (t) => {
-  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
-  if (!need(t, hasCommand('wine'), 'wine is not installed')) return;
+  const exe = wineExe(t);
+  if (!exe) return;
   const dir = tempDir(t);
   const drive = join(dir, 'config-drive');
   writeConfigDrive(drive, 'kiln-e2e-net', '');
@@ -205,23 +189,23 @@ test('NetworkConfigPlugin under wine reads the adapters through GetAdaptersAddre
   const prefix = privateWinePrefix(dir, { q: drive }, ['q']);
   const conf = join(dir, 'c.conf');
   writeFileSync(conf, '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.common.networkconfig.NetworkConfigPlugin\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
-  const r = runUnderWine(exe as string, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  const r = runUnderWine(exe, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
   assert.equal(r.code, 1);
   assert.match(r.stderr, /Adapter \d+ '[^']+' \(no MAC\) \{[0-9A-Fa-f-]+\} mtu \d+ static .*127\.0\.0\.1\/8/);
   assert.match(r.stdout, /NetworkConfigPlugin\s+failed: .*no interface on this machine has MAC 02:00:5e:00:53:99/);
-  assert.equal(regQuery(prefix, `${PLUGINS_KEY}\\kiln-e2e-net\\Plugins`, 'NetworkConfigPlugin'), undefined);
+  assert.equal(wineRegQuery(prefix, `${PLUGINS_KEY}\\kiln-e2e-net\\Plugins`, 'NetworkConfigPlugin'), undefined);
 });
 
 test('ConfigWinRMListenerPlugin under wine: the self-signed certificate lands in LocalMachine\\My; wine has no WinRM, which is reported', (t) => {
-  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
-  if (!need(t, hasCommand('wine'), 'wine is not installed')) return;
+  const exe = wineExe(t);
+  if (!exe) return;
   const dir = tempDir(t);
   const drive = join(dir, 'config-drive');
   writeConfigDrive(drive, 'kiln-e2e-winrm', '');
   const prefix = privateWinePrefix(dir, { q: drive }, ['q']);
   const conf = join(dir, 'c.conf');
   writeFileSync(conf, '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.windows.winrmlistener.ConfigWinRMListenerPlugin\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
-  const r = runUnderWine(exe as string, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  const r = runUnderWine(exe, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
   assert.equal(r.code, 1);
   const thumbprint = /Created a self-signed certificate for CN=\S+ in LocalMachine\\My: ([0-9A-F]{40})/.exec(r.stderr)?.[1];
   assert.ok(thumbprint, r.stderr);
@@ -231,8 +215,8 @@ test('ConfigWinRMListenerPlugin under wine: the self-signed certificate lands in
 });
 
 test('ConfigWinRMCertificateAuthPlugin under wine: the admin_cert0.. client certificate is trusted in Root and TrustedPeople with its UPN read', (t) => {
-  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
-  if (!need(t, hasCommand('wine') && hasCommand('openssl'), 'wine and openssl are needed')) return;
+  const exe = wineExe(t);
+  if (!exe || !need(t, hasCommand('openssl'), 'openssl is not installed')) return;
   const dir = tempDir(t);
   const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem'), '-days', '30', '-subj', '/CN=kilne2e', '-addext', 'subjectAltName=otherName:1.3.6.1.4.1.311.20.2.3;UTF8:kilne2e@kiln.test'], { encoding: 'utf8' });
   assert.equal(made.status, 0, made.stderr);
@@ -246,7 +230,7 @@ test('ConfigWinRMCertificateAuthPlugin under wine: the admin_cert0.. client cert
   const prefix = privateWinePrefix(dir, { q: drive }, ['q']);
   const conf = join(dir, 'c.conf');
   writeFileSync(conf, '[DEFAULT]\nusername=kilne2e\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.windows.createuser.CreateUserPlugin,cloudbaseinit.plugins.windows.winrmcertificateauth.ConfigWinRMCertificateAuthPlugin\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
-  const r = runUnderWine(exe as string, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  const r = runUnderWine(exe, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
   assert.equal(r.code, 1);
   assert.match(r.stderr, new RegExp(`Imported certificate ${thumbprint} into LocalMachine\\\\Root`));
   assert.match(r.stderr, new RegExp(`Imported certificate ${thumbprint} into LocalMachine\\\\TrustedPeople`));
@@ -258,8 +242,8 @@ test('ConfigWinRMCertificateAuthPlugin under wine: the admin_cert0.. client cert
 });
 
 test('EphemeralDiskPlugin under wine: the drive labelled "Temporary Storage" (GetVolumeInformationW) gets the data loss warning', (t) => {
-  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
-  if (!need(t, hasCommand('wine'), 'wine is not installed')) return;
+  const exe = wineExe(t);
+  if (!exe) return;
   const dir = tempDir(t);
   const drive = join(dir, 'config-drive');
   writeConfigDrive(drive, 'kiln-e2e-ephemeral', '');
@@ -269,15 +253,15 @@ test('EphemeralDiskPlugin under wine: the drive labelled "Temporary Storage" (Ge
   const prefix = privateWinePrefix(dir, { q: drive, t: temp }, ['q']);
   const conf = join(dir, 'c.conf');
   writeFileSync(conf, '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.common.ephemeraldisk.EphemeralDiskPlugin\nephemeral_disk_volume_label=Temporary Storage\nephemeral_disk_data_loss_warning_path=DATALOSS_WARNING_README.txt\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
-  const r = runUnderWine(exe as string, ['--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  const r = runUnderWine(exe, ['--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
   assert.equal(r.code, 0, `${r.stdout}${r.stderr}`);
   assert.match(r.stdout, /EphemeralDiskPlugin\s+done/);
   assert.match(readFileSync(join(temp, 'DATALOSS_WARNING_README.txt'), 'utf8'), /THIS IS A TEMPORARY DISK/);
 });
 
 test('MTUPlugin and ExtendVolumesPlugin under wine: bindings load, run-every-boot state recorded (pre-metadata for MTU); volumes_to_extend filters by HarddiskVolumeN', (t) => {
-  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
-  if (!need(t, hasCommand('wine'), 'wine is not installed')) return;
+  const exe = wineExe(t);
+  if (!exe) return;
   const dir = tempDir(t);
   const drive = join(dir, 'config-drive');
   writeConfigDrive(drive, 'kiln-e2e-volumes', '');
@@ -285,9 +269,9 @@ test('MTUPlugin and ExtendVolumesPlugin under wine: bindings load, run-every-boo
   const conf = join(dir, 'c.conf');
   // volumes_to_extend names no volume: the drives are enumerated (QueryDosDeviceW) but nothing of the host is opened for writing.
   writeFileSync(conf, '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.common.mtu.MTUPlugin,cloudbaseinit.plugins.windows.extendvolumes.ExtendVolumesPlugin\nvolumes_to_extend=99999\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
-  const r = runUnderWine(exe as string, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  const r = runUnderWine(exe, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.match(r.stderr, /C:\\ \(volume [^)]+\) is not in volumes_to_extend/);
-  assert.equal(regQuery(prefix, `${PLUGINS_KEY}\\Plugins`, 'MTUPlugin'), 'REG_DWORD 0x2');
-  assert.equal(regQuery(prefix, `${PLUGINS_KEY}\\kiln-e2e-volumes\\Plugins`, 'ExtendVolumesPlugin'), 'REG_DWORD 0x2');
+  assert.equal(wineRegQuery(prefix, `${PLUGINS_KEY}\\Plugins`, 'MTUPlugin'), 'REG_DWORD 0x2');
+  assert.equal(wineRegQuery(prefix, `${PLUGINS_KEY}\\kiln-e2e-volumes\\Plugins`, 'ExtendVolumesPlugin'), 'REG_DWORD 0x2');
 });

@@ -5,18 +5,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { builtBinary, REPO } from '../helpers/repo';
-import { hasCommand, need } from '../helpers/requirements';
+import { REPO } from '../helpers/repo';
 import { tempDir } from '../helpers/temp';
-import { privateWinePrefix, runUnderWine } from '../helpers/wine';
+import { privateWinePrefix, runUnderWine, wineExe, wineRegQuery } from '../helpers/wine';
 
-const exe = builtBinary('kiln-win-x64.exe');
-
-function regQuery(prefix: string, key: string, name: string): string | undefined {
-  const r = spawnSync('wine', ['reg', 'query', key, '/v', name], { env: { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' }, encoding: 'utf8', timeout: 60_000 });
-  const m = new RegExp(`^\\s*${name}\\s+(REG_\\w+)\\s+(.*?)\\s*$`, 'im').exec(r.stdout ?? '');
-  return m ? `${m[1]} ${m[2]}` : undefined;
-}
 
 function tree(dir: string, rel = ''): string[] {
   return readdirSync(join(dir, rel)).sort().flatMap((name) => {
@@ -26,8 +18,8 @@ function tree(dir: string, rel = ''): string[] {
 }
 
 test('kiln install under wine (--root on a Z: folder): the cloudbase-init layout, SetupComplete.cmd and the service; uninstall removes them', (t) => {
-  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs win-x64)')) return;
-  if (!need(t, hasCommand('wine'), 'wine is not installed')) return;
+  const exe = wineExe(t);
+  if (!exe) return;
   const dir = tempDir(t);
   const image = join(dir, 'image');
   mkdirSync(image);
@@ -35,7 +27,7 @@ test('kiln install under wine (--root on a Z: folder): the cloudbase-init layout
   const prefix = privateWinePrefix(dir, {}, []);
   const env = { WINEPREFIX: prefix };
 
-  let r = runUnderWine(exe as string, ['--root', root, 'install'], env);
+  let r = runUnderWine(exe, ['--root', root, 'install'], env);
   assert.equal(r.code, 0, r.stderr);
   const base = 'Program Files/Cloudbase Solutions/Cloudbase-Init';
   assert.deepEqual(tree(image), [
@@ -54,24 +46,24 @@ test('kiln install under wine (--root on a Z: folder): the cloudbase-init layout
     'Windows/Setup/Scripts/',
     'Windows/Setup/Scripts/SetupComplete.cmd',
   ]);
-  assert.ok(readFileSync(join(image, base, 'kiln.exe')).equals(readFileSync(exe as string)), 'kiln.exe is the running binary');
+  assert.ok(readFileSync(join(image, base, 'kiln.exe')).equals(readFileSync(exe)), 'kiln.exe is the running binary');
   for (const conf of ['cloudbase-init.conf', 'cloudbase-init-unattend.conf', 'Unattend.xml']) {
     assert.equal(readFileSync(join(image, base, 'conf', conf), 'utf8'), readFileSync(join(REPO, 'images/windows', conf), 'utf8'), conf);
   }
   const key = 'HKLM\\System\\CurrentControlSet\\Services\\cloudbase-init';
-  assert.equal(regQuery(prefix, key, 'Start'), 'REG_DWORD 0x3');
-  assert.equal(regQuery(prefix, key, 'ObjectName'), 'REG_SZ LocalSystem');
-  assert.match(regQuery(prefix, key, 'ImagePath') ?? '', /^REG_SZ "Z:\\.*\\image\\Program Files\\Cloudbase Solutions\\Cloudbase-Init\\kiln\.exe" service run --config-file "Z:\\.*\\Cloudbase-Init\\conf\\cloudbase-init\.conf"$/);
+  assert.equal(wineRegQuery(prefix, key, 'Start'), 'REG_DWORD 0x3');
+  assert.equal(wineRegQuery(prefix, key, 'ObjectName'), 'REG_SZ LocalSystem');
+  assert.match(wineRegQuery(prefix, key, 'ImagePath') ?? '', /^REG_SZ "Z:\\.*\\image\\Program Files\\Cloudbase Solutions\\Cloudbase-Init\\kiln\.exe" service run --config-file "Z:\\.*\\Cloudbase-Init\\conf\\cloudbase-init\.conf"$/);
 
-  r = runUnderWine(exe as string, ['--root', root, 'uninstall'], env);
+  r = runUnderWine(exe, ['--root', root, 'uninstall'], env);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /removed service cloudbase-init/);
-  assert.equal(regQuery(prefix, key, 'ImagePath'), undefined);
+  assert.equal(wineRegQuery(prefix, key, 'ImagePath'), undefined);
   // The folders Windows' own layout has (Program Files, Windows\Setup\Scripts) stay; nothing of kiln's does.
   assert.deepEqual(tree(image), ['Program Files/', 'Program Files/Cloudbase Solutions/', 'Windows/', 'Windows/Setup/', 'Windows/Setup/Scripts/']);
 
   // Uninstalled by the installed copy itself: Windows will not delete a running executable, so that one stays.
-  assert.equal(runUnderWine(exe as string, ['--root', root, 'install'], env).code, 0);
+  assert.equal(runUnderWine(exe, ['--root', root, 'install'], env).code, 0);
   r = runUnderWine(join(image, base, 'kiln.exe'), ['--root', root, 'uninstall'], env);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^kept Z:.*\\kiln\.exe: it is running now; delete it once this command has ended$/m);

@@ -2,28 +2,24 @@
 // host name and user data applied as cloudbase-init applies them (the keys: test/sources/opennebula-cloudbase.test.ts;
 // wine's user profiles do not let SetUserSSHPublicKeysPlugin find a new user's home).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { builtBinary } from '../helpers/repo';
-import { hasCommand, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
-import { privateWinePrefix, runUnderWine } from '../helpers/wine';
+import { markerBatch, markerLines, privateWinePrefix, runCloudbaseInit, wineComputerName, wineExe, writeCloudbaseInitConf } from '../helpers/wine';
 
-const exe = builtBinary('kiln-win-x64.exe');
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGtpbG4tb25lLXdpbmUtZTJlLWtleS0wMDAwMDAwMDAwMDE one@wine';
 
-test('cloudbase-init under wine: OpenNebulaService reads context.sh from CD-ROM Q: (any label), host name and user data applied', (t) => {
-  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs win-x64)')) return;
-  if (!need(t, hasCommand('wine'), 'wine is not installed (apt-get install wine wine64)')) return;
+test('cloudbase-init under wine: OpenNebulaService reads context.sh from CD-ROM Q: (any label), host name and user data applied', async (t) => {
+  const exe = wineExe(t);
+  if (!exe) return;
   const dir = tempDir(t);
   const drive = join(dir, 'context-cd');
   const marker = join(dir, 'user-data-ran.txt');
   mkdirSync(drive);
   writeFileSync(join(drive, '.windows-label'), 'CONTEXT\n');
   // OpenNebulaService hands user data over as it is (no base64 here); the script is a cmd batch.
-  const script = `rem cmd\r\necho read from OpenNebula>> Z:${marker.replace(/\//g, '\\')}\r\nexit 0\r\n`;
+  const script = markerBatch(marker, 'read from OpenNebula');
   writeFileSync(
     join(drive, 'context.sh'),
     [
@@ -38,28 +34,13 @@ test('cloudbase-init under wine: OpenNebulaService reads context.sh from CD-ROM 
     ].join('\n'),
   );
   const prefix = privateWinePrefix(dir, { q: drive }, ['q']);
-  const conf = join(dir, 'cloudbase-init.conf');
-  writeFileSync(
-    conf,
-    [
-      '[DEFAULT]',
-      'metadata_services=cloudbaseinit.metadata.services.opennebulaservice.OpenNebulaService',
-      'plugins=cloudbaseinit.plugins.common.sethostname.SetHostNamePlugin,cloudbaseinit.plugins.common.userdata.UserDataPlugin',
-      'allow_reboot=false',
-      `log_dir=Z:${dir}`,
-      'log_file=cloudbase-init.log',
-      '',
-    ].join('\r\n'),
-  );
-  const r = runUnderWine(exe as string, ['--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
-  const logFile = join(dir, 'cloudbase-init.log');
-  const log = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
-  assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}\n${log}`);
+  writeCloudbaseInitConf(dir, ['metadata_services=cloudbaseinit.metadata.services.opennebulaservice.OpenNebulaService', 'plugins=cloudbaseinit.plugins.common.sethostname.SetHostNamePlugin,cloudbaseinit.plugins.common.userdata.UserDataPlugin']);
+  const r = await runCloudbaseInit(exe, dir, prefix);
+  assert.equal(r.code, 0, r.all);
   assert.match(r.stdout, /^metadata: cloudbaseinit\.metadata\.services\.opennebulaservice\.OpenNebulaService \(OpenNebula\), instance iid-dsopennebula$/m);
   assert.match(r.stdout, /SetHostNamePlugin\s+done/);
   assert.match(r.stdout, /UserDataPlugin\s+done/);
-  assert.match(log, /Found drive CONTEXT \(Q:\\\) with OpenNebula metadata file context\.sh/);
-  assert.deepEqual(existsSync(marker) ? readFileSync(marker, 'utf8').trim().split(/\r?\n/) : [], ['read from OpenNebula']);
-  const reg = spawnSync('wine', ['reg', 'query', 'HKLM\\System\\CurrentControlSet\\Control\\ComputerName\\ComputerName', '/v', 'ComputerName'], { env: { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' }, encoding: 'utf8', timeout: 60_000 });
-  assert.match(reg.stdout ?? '', /ComputerName\s+REG_SZ\s+ONE-WINE-VM/i);
+  assert.match(r.log, /Found drive CONTEXT \(Q:\\\) with OpenNebula metadata file context\.sh/);
+  assert.deepEqual(markerLines(marker), ['read from OpenNebula']);
+  assert.equal(wineComputerName(prefix).toUpperCase(), 'ONE-WINE-VM');
 });

@@ -3,17 +3,13 @@
 // through the shell, so a batch file is a tool to it); host name and user data in base64 and gzip+base64 applied (the
 // keys and the admin user: test/plugins/vmware-ovf-services.test.ts).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { builtBinary } from '../helpers/repo';
-import { hasCommand, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
-import { privateWinePrefix, runUnderWine } from '../helpers/wine';
+import { markerBatch, markerLines, privateWinePrefix, runCloudbaseInit, wineComputerName, wineExe, writeCloudbaseInitConf } from '../helpers/wine';
 
-const exe = builtBinary('kiln-win-x64.exe');
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGtpbG4tdm13LXdpbmUtZTJlLWtleS0wMDAwMDAwMDAwMDE vmw@wine';
 const PLUGINS = 'cloudbaseinit.plugins.common.sethostname.SetHostNamePlugin,cloudbaseinit.plugins.common.userdata.UserDataPlugin';
 
@@ -40,21 +36,12 @@ const FAKE_RPCTOOL = [
   '',
 ].join('\r\n');
 
-interface GuestinfoRun {
-  code: number;
-  stdout: string;
-  log: string;
-  calls: string[];
-  marker: string[];
-  computerName: string;
-}
-
 /**
- * Runs the exe with VMwareGuestInfoService only; the fake rpctool sits in a folder with a space in its name (as
+ * Runs EXE with VMwareGuestInfoService only; the fake rpctool sits in a folder with a space in its name (as
  * `%ProgramFiles%\VMware\VMware Tools` has), named through a %VARIABLE% as the default path is. GUESTINFO maps each
  * key (`guestinfo.metadata`) to the value the tool gives.
  */
-function runGuestinfo(t: TestContext, guestinfo: (marker: string) => Record<string, string>): GuestinfoRun {
+async function runGuestinfo(t: TestContext, exe: string, guestinfo: (marker: string) => Record<string, string>) {
   const dir = tempDir(t);
   const tools = join(dir, 'VMware Tools');
   const marker = join(dir, 'user-data-ran.txt');
@@ -62,54 +49,38 @@ function runGuestinfo(t: TestContext, guestinfo: (marker: string) => Record<stri
   writeFileSync(join(tools, 'rpctool.cmd'), FAKE_RPCTOOL);
   for (const [key, value] of Object.entries(guestinfo(marker))) writeFileSync(join(tools, key), `${value}\r\n`);
   const prefix = privateWinePrefix(dir, {}, []);
-  const conf = join(dir, 'cloudbase-init.conf');
-  writeFileSync(
-    conf,
-    [
-      '[DEFAULT]',
-      'metadata_services=cloudbaseinit.metadata.services.vmwareguestinfoservice.VMwareGuestInfoService',
-      `plugins=${PLUGINS}`,
-      'allow_reboot=false',
-      `log_dir=Z:${dir}`,
-      'log_file=cloudbase-init.log',
-      '[vmwareguestinfo]',
-      'vmware_rpctool_path=%KILN_TEST_TOOLS%/rpctool.cmd',
-      '',
-    ].join('\r\n'),
+  writeCloudbaseInitConf(
+    dir,
+    ['metadata_services=cloudbaseinit.metadata.services.vmwareguestinfoservice.VMwareGuestInfoService', `plugins=${PLUGINS}`],
+    ['[vmwareguestinfo]', 'vmware_rpctool_path=%KILN_TEST_TOOLS%/rpctool.cmd'],
   );
-  const r = runUnderWine(exe as string, ['--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init', KILN_TEST_TOOLS: `Z:${tools.replace(/\//g, '\\')}` });
-  const read = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').trim().split(/\r?\n/) : []);
-  const logFile = join(dir, 'cloudbase-init.log');
-  const reg = spawnSync('wine', ['reg', 'query', 'HKLM\\System\\CurrentControlSet\\Control\\ComputerName\\ComputerName', '/v', 'ComputerName'], { env: { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' }, encoding: 'utf8', timeout: 60_000 });
+  const r = await runCloudbaseInit(exe, dir, prefix, { KILN_TEST_TOOLS: `Z:${tools.replace(/\//g, '\\')}` });
   return {
-    code: r.code,
+    ...r,
+    // stdout and stderr together, as the checks below look for a line in either.
     stdout: `${r.stdout}\n${r.stderr}`,
-    log: existsSync(logFile) ? readFileSync(logFile, 'utf8') : '',
-    calls: read(join(tools, 'calls.txt')).map((l) => l.trim()),
-    marker: read(marker),
-    computerName: /ComputerName\s+REG_SZ\s+(\S+)/i.exec(reg.stdout ?? '')?.[1] ?? '',
+    calls: markerLines(join(tools, 'calls.txt')).map((l) => l.trim()),
+    marker: markerLines(marker),
+    computerName: wineComputerName(prefix),
   };
 }
 
 /** A `rem cmd` batch (cloudbase-init's cmd user data) appending LINE to MARKER. */
 function markerScript(marker: string, line: string): Buffer {
-  return Buffer.from(`rem cmd\r\necho ${line}>> Z:${marker.replace(/\//g, '\\')}\r\nexit 0\r\n`);
+  return Buffer.from(markerBatch(marker, line));
 }
 
-function skip(t: TestContext): boolean {
-  return !need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs win-x64)') || !need(t, hasCommand('wine'), 'wine is not installed (apt-get install wine wine64)');
-}
-
-test('cloudbase-init under wine: VMwareGuestInfoService asks the rpctool for base64 metadata and user data; host name set, user data run', (t) => {
-  if (skip(t)) return;
+test('cloudbase-init under wine: VMwareGuestInfoService asks the rpctool for base64 metadata and user data; host name set, user data run', async (t) => {
+  const exe = wineExe(t);
+  if (!exe) return;
   const metadata = JSON.stringify({ 'instance-id': 'iid-vmware-wine', 'local-hostname': 'vmw-wine-vm', 'public-keys-data': `${KEY}\n` });
-  const r = runGuestinfo(t, (marker) => ({
+  const r = await runGuestinfo(t, exe, (marker) => ({
     'guestinfo.metadata': Buffer.from(metadata).toString('base64'),
     'guestinfo.metadata.encoding': 'base64',
     'guestinfo.userdata': markerScript(marker, 'read from guestinfo b64').toString('base64'),
     'guestinfo.userdata.encoding': 'b64',
   }));
-  assert.equal(r.code, 0, `${r.stdout}\n${r.log}`);
+  assert.equal(r.code, 0, r.all);
   assert.match(r.stdout, /^metadata: cloudbaseinit\.metadata\.services\.vmwareguestinfoservice\.VMwareGuestInfoService \(VMware\), instance iid-vmware-wine$/m);
   assert.match(r.stdout, /SetHostNamePlugin\s+done/);
   assert.match(r.stdout, /UserDataPlugin\s+done/);
@@ -119,23 +90,25 @@ test('cloudbase-init under wine: VMwareGuestInfoService asks the rpctool for bas
   assert.deepEqual([...new Set(r.calls)], ['info-get guestinfo.metadata', 'info-get guestinfo.metadata.encoding', 'info-get guestinfo.userdata', 'info-get guestinfo.userdata.encoding']);
 });
 
-test('cloudbase-init under wine: VMwareGuestInfoService with plain YAML metadata and gzip+base64 user data', (t) => {
-  if (skip(t)) return;
-  const r = runGuestinfo(t, (marker) => ({
+test('cloudbase-init under wine: VMwareGuestInfoService with plain YAML metadata and gzip+base64 user data', async (t) => {
+  const exe = wineExe(t);
+  if (!exe) return;
+  const r = await runGuestinfo(t, exe, (marker) => ({
     'guestinfo.metadata': 'instance-id: iid-vmware-gzip\r\nlocal-hostname: vmw-gzip-vm',
     'guestinfo.userdata': gzipSync(markerScript(marker, 'read from guestinfo gzip')).toString('base64'),
     'guestinfo.userdata.encoding': 'gzip+base64',
   }));
-  assert.equal(r.code, 0, `${r.stdout}\n${r.log}`);
+  assert.equal(r.code, 0, r.all);
   assert.match(r.stdout, /^metadata: cloudbaseinit\.metadata\.services\.vmwareguestinfoservice\.VMwareGuestInfoService \(VMware\), instance iid-vmware-gzip$/m);
   assert.deepEqual(r.marker, ['read from guestinfo gzip']);
   assert.equal(r.computerName.toUpperCase(), 'VMW-GZIP-VM');
   assert.ok(r.calls.includes('info-get guestinfo.metadata.encoding'), r.calls.join('\n'));
 });
 
-test('cloudbase-init under wine: an rpctool with no guestinfo set means VMwareGuestInfoService is not there, and nothing is applied', (t) => {
-  if (skip(t)) return;
-  const r = runGuestinfo(t, () => ({}));
+test('cloudbase-init under wine: an rpctool with no guestinfo set means VMwareGuestInfoService is not there, and nothing is applied', async (t) => {
+  const exe = wineExe(t);
+  if (!exe) return;
+  const r = await runGuestinfo(t, exe, () => ({}));
   assert.doesNotMatch(r.stdout, /^metadata: .*VMwareGuestInfoService/m, r.stdout);
-  assert.ok(r.calls.includes('info-get guestinfo.metadata'), `the tool was asked: ${JSON.stringify(r.calls)}\n${r.stdout}\n${r.log}`);
+  assert.ok(r.calls.includes('info-get guestinfo.metadata'), `the tool was asked: ${JSON.stringify(r.calls)}\n${r.all}`);
 });

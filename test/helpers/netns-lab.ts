@@ -1,6 +1,7 @@
-// A two-namespace network lab for init-local tests: the machine's eth0 is one end of a veth pair made inside
-// the namespaces, the "cloud" namespace holds the other end (10.199.0.1/24 and the metadata addresses) and,
-// when asked, busybox udhcpd. The host's network is never touched; both namespaces go when the test ends.
+// A two-namespace network lab for init-local tests and the network parity cases: the machine's eth0 is one end of
+// a veth pair made inside the namespaces, the "cloud" namespace holds the other end (10.199.0.1/24 and the metadata
+// addresses) and, when asked, busybox udhcpd. The host's network is never touched; both namespaces go when the
+// test ends (makeLab) or when the lab is closed (openLab).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,6 +28,13 @@ export interface LabOptions {
   dhcp: string[] | false;
   /** Addresses on the cloud's end besides 10.199.0.1/24 (default: the metadata address 169.254.169.254/32). */
   serverAddresses?: string[];
+  /** More NICs of the machine: each a veth whose cloud end (vs1, vs2…) holds serverAddress (CIDR) and is up. */
+  extraNics?: Array<{ name: string; mac: string; serverAddress: string }>;
+}
+
+export interface OpenLab extends Lab {
+  /** Kills udhcpd and deletes both namespaces. */
+  close(): void;
 }
 
 /** Runs ARGV; its stdout, or an error naming the command and its stderr. */
@@ -36,26 +44,48 @@ export function sh(argv: string[]): string {
   return r.stdout;
 }
 
+/** A lab whose namespaces go when T ends; its files in a temporary folder of T's. */
 export function makeLab(t: TestContext, o: LabOptions): Lab {
+  const lab = openLab(tempDir(t), o);
+  t.after(() => lab.close());
+  return lab;
+}
+
+/** A lab with its files (udhcpd's conf and leases) in DIR; the caller closes it. */
+export function openLab(dir: string, o: LabOptions): OpenLab {
   const id = `${process.pid}-${Math.random().toString(36).slice(2, 7)}`;
-  const lab = { client: `kiln-lab-c-${id}`, server: `kiln-lab-s-${id}`, dir: tempDir(t) };
   const children: ChildProcess[] = [];
-  t.after(() => {
-    for (const c of children) c.kill('SIGKILL');
-    spawnSync('ip', ['netns', 'del', lab.client]);
-    spawnSync('ip', ['netns', 'del', lab.server]);
-  });
-  sh(['ip', 'netns', 'add', lab.client]);
-  sh(['ip', 'netns', 'add', lab.server]);
-  sh(['ip', '-n', lab.client, 'link', 'add', 'eth0', 'address', o.mac, 'type', 'veth', 'peer', 'name', 'vs0', 'netns', lab.server]);
-  sh(['ip', '-n', lab.client, 'link', 'set', 'lo', 'up']);
-  const addresses = ['10.199.0.1/24', ...(o.serverAddresses ?? ['169.254.169.254/32'])];
-  for (const cmd of [['link', 'set', 'lo', 'up'], ...addresses.map((a) => ['addr', 'add', a, 'dev', 'vs0']), ['link', 'set', 'vs0', 'up']]) sh(['ip', '-n', lab.server, ...cmd]);
-  if (o.dhcp) {
-    const conf = join(lab.dir, 'udhcpd.conf');
-    writeFileSync(join(lab.dir, 'udhcpd.leases'), '');
-    writeFileSync(conf, ['start 10.199.0.10', 'end 10.199.0.20', 'interface vs0', `lease_file ${join(lab.dir, 'udhcpd.leases')}`, `pidfile ${join(lab.dir, 'udhcpd.pid')}`, ...o.dhcp, 'opt lease 600', ''].join('\n'));
-    children.push(spawn('ip', ['netns', 'exec', lab.server, BUSYBOX, 'udhcpd', '-f', conf], { stdio: 'ignore' }));
+  const lab: OpenLab = {
+    client: `kiln-lab-c-${id}`,
+    server: `kiln-lab-s-${id}`,
+    dir,
+    close() {
+      for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+      spawnSync('ip', ['netns', 'del', lab.client]);
+      spawnSync('ip', ['netns', 'del', lab.server]);
+    },
+  };
+  try {
+    sh(['ip', 'netns', 'add', lab.client]);
+    sh(['ip', 'netns', 'add', lab.server]);
+    sh(['ip', '-n', lab.client, 'link', 'add', 'eth0', 'address', o.mac, 'type', 'veth', 'peer', 'name', 'vs0', 'netns', lab.server]);
+    sh(['ip', '-n', lab.client, 'link', 'set', 'lo', 'up']);
+    const addresses = ['10.199.0.1/24', ...(o.serverAddresses ?? ['169.254.169.254/32'])];
+    for (const cmd of [['link', 'set', 'lo', 'up'], ...addresses.map((a) => ['addr', 'add', a, 'dev', 'vs0']), ['link', 'set', 'vs0', 'up']]) sh(['ip', '-n', lab.server, ...cmd]);
+    (o.extraNics ?? []).forEach((nic, i) => {
+      sh(['ip', '-n', lab.client, 'link', 'add', nic.name, 'address', nic.mac, 'type', 'veth', 'peer', 'name', `vs${i + 1}`, 'netns', lab.server]);
+      sh(['ip', '-n', lab.server, 'addr', 'add', nic.serverAddress, 'dev', `vs${i + 1}`]);
+      sh(['ip', '-n', lab.server, 'link', 'set', `vs${i + 1}`, 'up']);
+    });
+    if (o.dhcp) {
+      const conf = join(dir, 'udhcpd.conf');
+      writeFileSync(join(dir, 'udhcpd.leases'), '');
+      writeFileSync(conf, ['start 10.199.0.10', 'end 10.199.0.20', 'interface vs0', `lease_file ${join(dir, 'udhcpd.leases')}`, `pidfile ${join(dir, 'udhcpd.pid')}`, ...o.dhcp, 'opt lease 600', ''].join('\n'));
+      children.push(spawn('ip', ['netns', 'exec', lab.server, BUSYBOX, 'udhcpd', '-f', conf], { stdio: 'ignore' }));
+    }
+  } catch (e) {
+    lab.close();
+    throw e;
   }
   return lab;
 }

@@ -3,7 +3,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO } from './repo';
+import type { TestContext } from 'node:test';
+import { builtBinary, REPO } from './repo';
+import { hasCommand, need } from './requirements';
 
 export interface WineResult {
   code: number;
@@ -122,4 +124,62 @@ export function runUnderWineAsync(dir: string, args: string[], env: Record<strin
       resolve({ code: code ?? -1, stdout: existsSync(out) ? readFileSync(out, 'utf8') : '', stderr: existsSync(err) ? readFileSync(err, 'utf8') : '' });
     });
   });
+}
+
+/** The built kiln-win-x64.exe when it and wine are both here; else undefined, with T skipped saying which is missing. */
+export function wineExe(t: TestContext): string | undefined {
+  const exe = builtBinary('kiln-win-x64.exe');
+  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs win-x64)')) return undefined;
+  if (!need(t, hasCommand('wine'), 'wine is not installed (apt-get install wine wine64)')) return undefined;
+  return exe;
+}
+
+/** One registry value read back through wine's own reg.exe (so it comes from wineserver, not a stale .reg file): 'REG_SZ text'. */
+export function wineRegQuery(prefix: string, key: string, name: string): string | undefined {
+  const r = spawnSync('wine', ['reg', 'query', key, '/v', name], { env: { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' }, encoding: 'utf8', timeout: 60_000 });
+  const m = new RegExp(`^\\s*${name}\\s+(REG_\\w+)\\s+(.*?)\\s*$`, 'im').exec(r.stdout ?? '');
+  return m ? `${m[1]} ${m[2]}` : undefined;
+}
+
+/** The computer name PREFIX's registry holds (what SetHostNamePlugin set), '' when there is none. */
+export function wineComputerName(prefix: string): string {
+  return wineRegQuery(prefix, 'HKLM\\System\\CurrentControlSet\\Control\\ComputerName\\ComputerName', 'ComputerName')?.replace(/^REG_SZ /, '') ?? '';
+}
+
+/** A `rem cmd` batch (cloudbase-init's cmd user data) that appends LINE to the host file MARKER through Z: and exits CODE. */
+export function markerBatch(marker: string, line: string, code = 0): string {
+  return `rem cmd\r\necho ${line}>> Z:${marker.replace(/\//g, '\\')}\r\nexit ${code}\r\n`;
+}
+
+/** The lines the batches appended to MARKER, [] when none ran. */
+export function markerLines(marker: string): string[] {
+  return existsSync(marker) ? readFileSync(marker, 'utf8').trim().split(/\r?\n/) : [];
+}
+
+/**
+ * Writes DIR/cloudbase-init.conf as on Windows (CRLF): [DEFAULT] with the DEFAULTS lines, no reboot and the log in
+ * DIR as cloudbase-init.log, then the SECTIONS lines ('[azure]', 'wireserver_url=…'). Returns its path.
+ */
+export function writeCloudbaseInitConf(dir: string, defaults: string[], sections: string[] = []): string {
+  const conf = join(dir, 'cloudbase-init.conf');
+  writeFileSync(conf, ['[DEFAULT]', ...defaults, 'allow_reboot=false', `log_dir=Z:${dir}`, 'log_file=cloudbase-init.log', '', ...sections, ''].join('\r\n'));
+  return conf;
+}
+
+export interface CloudbaseInitRun extends WineResult {
+  /** DIR/cloudbase-init.log ('' when the run wrote none). */
+  log: string;
+  /** stdout, stderr and the log, for a failure message. */
+  all: string;
+}
+
+/**
+ * Runs EXE as cloudbase-init with DIR/cloudbase-init.conf (writeCloudbaseInitConf) in PREFIX, asynchronously so a
+ * mock metadata service in this process can answer; ENV is added to wine's environment.
+ */
+export async function runCloudbaseInit(exe: string, dir: string, prefix: string, env: Record<string, string> = {}): Promise<CloudbaseInitRun> {
+  const r = await runUnderWineAsync(dir, [exe, '--config-file', `Z:${join(dir, 'cloudbase-init.conf')}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init', ...env });
+  const logFile = join(dir, 'cloudbase-init.log');
+  const log = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
+  return { ...r, log, all: `${r.stdout}\n${r.stderr}\n${log}` };
 }

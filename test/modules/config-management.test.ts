@@ -1,58 +1,20 @@
 // puppet, chef, salt_minion, mcollective and ansible on sandbox roots: files byte-for-byte as cloud-init 22.4 writes them, commands as it runs them.
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import { validateCloudConfig } from '../../src/config/validate-cloud-config';
 import { ansibleModule, pullArgv } from '../../src/modules/ansible';
 import { chefModule } from '../../src/modules/chef';
 import { mcollectiveModule } from '../../src/modules/mcollective';
 import { puppetModule } from '../../src/modules/puppet';
 import { saltMinionModule } from '../../src/modules/salt-minion';
-import { DryRunPlatform } from '../../src/platform/dry-run-platform';
-import type { DistroInfo } from '../../src/platform/linux/distro/distro-info';
-import type { RunOpts, RunResult } from '../../src/platform/platform';
 import { ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
-import { tempDir } from '../helpers/temp';
-import { moduleContext, type TestModuleContext } from './module-context';
+import { putFile } from './root-files';
+import { scriptedModule } from './scripted-module-platform';
 
 const APT = 'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
-
-/** A dry-run platform whose commands answer from a table (by the command's full text, else its first word). */
-class ScriptedPlatform extends DryRunPlatform {
-  readonly calls: Array<{ command: string; env?: Record<string, string>; cwd?: string }> = [];
-  constructor(
-    ctx: TestModuleContext,
-    private readonly answers: Record<string, Partial<RunResult>>,
-  ) {
-    super(ctx.platform);
-  }
-  override async run(cmd: string[] | string, opts: RunOpts = {}): Promise<RunResult> {
-    const argv = typeof cmd === 'string' ? [cmd] : cmd;
-    const command = argv.join(' ');
-    await super.run(cmd, opts);
-    this.calls.push({ command, ...(opts.env ? { env: opts.env } : {}), ...(opts.cwd ? { cwd: opts.cwd } : {}) });
-    const a = this.answers[command] ?? this.answers[argv[0] as string] ?? {};
-    const r = { code: a.code ?? 0, stdout: a.stdout ?? '', stderr: a.stderr ?? '' };
-    if (r.code !== 0 && !opts.allowFailure) throw new Error(`${command} failed`);
-    return r;
-  }
-}
-
-function scripted(t: TestContext, answers: Record<string, Partial<RunResult>> = {}, distro?: DistroInfo) {
-  const root = tempDir(t);
-  const base = moduleContext(root, distro ? { distro } : {});
-  const dry = new ScriptedPlatform(base, answers);
-  const ctx = { ...base, platform: dry };
-  return { root, ctx, dry, commands: () => dry.calls.map((c) => c.command), text: (p: string) => dry.readText(p) };
-}
-
-function put(root: string, path: string, text: string, mode = 0o644): void {
-  mkdirSync(join(root, path, '..'), { recursive: true });
-  writeFileSync(join(root, path), text);
-  chmodSync(join(root, path), mode);
-}
 
 const PUPPET_PATHS = {
   'puppet config print config': { stdout: '/etc/puppet/puppet.conf\n' },
@@ -61,10 +23,10 @@ const PUPPET_PATHS = {
 };
 
 test('puppet: installs the package, merges conf into puppet.conf as configparser writes it, csr_attributes as yaml.dump, enables, runs and starts', async (t) => {
-  const { root, ctx, commands, text, dry } = scripted(t, PUPPET_PATHS);
-  put(root, '/etc/puppet/puppet.conf', '[main]\n  logdir = /var/log/puppet\n# comment\n[agent]\nserver=old\nRunInterval: 5\n');
+  const { root, ctx, commands, text, dry } = scriptedModule(t, PUPPET_PATHS);
+  putFile(root, '/etc/puppet/puppet.conf', '[main]\n  logdir = /var/log/puppet\n# comment\n[agent]\nserver=old\nRunInterval: 5\n');
   mkdirSync(join(root, 'run/systemd/system'), { recursive: true });
-  put(root, '/usr/bin/systemctl', '', 0o755);
+  putFile(root, '/usr/bin/systemctl', '', 0o755);
   await puppetModule.run(ctx, {
     puppet: {
       version: '7.1',
@@ -93,13 +55,13 @@ test('puppet: installs the package, merges conf into puppet.conf as configparser
 });
 
 test('puppet: aio paths and user, /etc/default/puppet START=yes, install false; the ca_cert goes under ssl_dir', async (t) => {
-  const { root, ctx, commands, text, dry } = scripted(t, {
+  const { root, ctx, commands, text, dry } = scriptedModule(t, {
     '/opt/puppetlabs/bin/puppet config print config': { stdout: '/etc/puppetlabs/puppet/puppet.conf\n' },
     '/opt/puppetlabs/bin/puppet config print ssldir': { stdout: '/etc/puppetlabs/puppet/ssl\n' },
     '/opt/puppetlabs/bin/puppet config print csr_attributes': { stdout: '/etc/puppetlabs/puppet/csr_attributes.yaml\n' },
   });
-  put(root, '/etc/default/puppet', 'START=no\n');
-  put(root, '/etc/puppetlabs/puppet/puppet.conf', '');
+  putFile(root, '/etc/default/puppet', 'START=no\n');
+  putFile(root, '/etc/puppetlabs/puppet/puppet.conf', '');
   await puppetModule.run(ctx, { puppet: { install: false, install_type: 'aio', conf: { ca_cert: 'PEM\n' } } });
   assert.equal(await text('/etc/puppetlabs/puppet/ssl/certs/ca.pem'), 'PEM\n');
   assert.ok(dry.effects.some((e) => e.kind === 'mkdir' && e.path === '/etc/puppetlabs/puppet/ssl' && e.mode === 0o771 && e.owner === 'root:root'));
@@ -114,20 +76,20 @@ test('puppet: aio paths and user, /etc/default/puppet START=yes, install false; 
 });
 
 test('puppet: no puppet to ask for its paths fails the module, naming the command; a missing puppet.conf too', async (t) => {
-  const a = scripted(t, { puppet: { code: 127, stderr: 'puppet: not found' } });
+  const a = scriptedModule(t, { puppet: { code: 127, stderr: 'puppet: not found' } });
   await assert.rejects(puppetModule.run(a.ctx, { puppet: { install: false, conf_file: '/x.conf' } }), /puppet: 'puppet config print config' exited with code 127/);
-  const b = scripted(t, PUPPET_PATHS);
+  const b = scriptedModule(t, PUPPET_PATHS);
   await assert.rejects(puppetModule.run(b.ctx, { puppet: { install: false, conf: { main: { a: 1 } } } }), /cannot read \/etc\/puppet\/puppet.conf/);
   // A version without install is a warning; on RHEL the version joins with '-' and no index refresh runs first.
-  const c = scripted(t, PUPPET_PATHS, { name: 'rocky', family: 'redhat', version: '9' });
+  const c = scriptedModule(t, PUPPET_PATHS, { name: 'rocky', family: 'redhat', version: '9' });
   await puppetModule.run(c.ctx, { puppet: { version: '7', start_service: false } });
   assert.deepEqual(c.commands().slice(0, 1), ['dnf -t -y install puppet-7']);
 });
 
 test("chef: folders, validation key, client.rb from Debian's cloud-init template and firstboot.json, then the package install", async (t) => {
   if (!need(t, isRoot() && hasCommand('debootstrap'), "needs root and debootstrap for the cached Debian rootfs (cloud-init's chef_client.rb template)")) return;
-  const { root, ctx, commands, text, dry } = scripted(t);
-  put(root, '/etc/cloud/templates/chef_client.rb.tmpl', readFileSync(join(ensureDebianRootfs(), 'etc/cloud/templates/chef_client.rb.tmpl'), 'utf8'));
+  const { root, ctx, commands, text, dry } = scriptedModule(t);
+  putFile(root, '/etc/cloud/templates/chef_client.rb.tmpl', readFileSync(join(ensureDebianRootfs(), 'etc/cloud/templates/chef_client.rb.tmpl'), 'utf8'));
   await chefModule.run(ctx, {
     chef: {
       server_url: 'https://chef.test:443', validation_name: 'yourorg-validator', validation_cert: 'KEY', environment: 'production', chef_license: 'accept', show_time: false, unknown: 1,
@@ -147,15 +109,15 @@ test("chef: folders, validation key, client.rb from Debian's cloud-init template
 });
 
 test('chef: validation_cert system keeps the key (a warning when absent), an installed chef-client runs with exec, the pem deleted after', async (t) => {
-  const { root, ctx, commands, dry } = scripted(t);
-  put(root, '/usr/bin/chef-client', '', 0o755);
-  put(root, '/etc/chef/validation.pem', 'OLD');
+  const { root, ctx, commands, dry } = scriptedModule(t);
+  putFile(root, '/usr/bin/chef-client', '', 0o755);
+  putFile(root, '/etc/chef/validation.pem', 'OLD');
   await chefModule.run(ctx, { chef: { validation_cert: 'system', exec: true, exec_arguments: '--once', delete_validation_post_exec: true, firstboot_path: '' } });
   assert.ok(!dry.effects.some((e) => e.kind === 'write-file'), 'no template: no client.rb; empty firstboot_path: no json; system: the key is kept');
   assert.deepEqual(commands(), ['/usr/bin/chef-client --once']);
   assert.ok(dry.effects.some((e) => e.kind === 'remove' && e.path === '/etc/chef/validation.pem'));
   assert.ok(ctx.problems.some((p) => p.includes('No template found, not rendering to /etc/chef/client.rb')));
-  const b = scripted(t);
+  const b = scriptedModule(t);
   await chefModule.run(b.ctx, { chef: { validation_cert: 'system', validation_key: '/etc/chef/my.pem', install_type: 'nope' } });
   assert.ok(b.ctx.problems.some((p) => p.includes("validation_key path '/etc/chef/my.pem' does not exist")));
   assert.ok(b.ctx.problems.some((p) => p.includes("Unknown chef install type 'nope'")));
@@ -163,12 +125,12 @@ test('chef: validation_cert system keeps the key (a warning when absent), an ins
 });
 
 test('chef: omnibus downloads the installer; with no network the module fails naming the URL, after the files were written', async (t) => {
-  const { ctx } = scripted(t);
+  const { ctx } = scriptedModule(t);
   await assert.rejects(chefModule.run(ctx, { chef: { install_type: 'omnibus', omnibus_url: 'http://127.0.0.1:9/install.sh', omnibus_url_retries: 0 } }), /chef: could not download http:\/\/127\.0\.0\.1:9\/install\.sh/);
 });
 
 test('salt_minion: package, minion and grains as safeyaml.dumps, keys into pki_dir (0700 folder), service restart', async (t) => {
-  const { ctx, commands, text, dry } = scripted(t);
+  const { ctx, commands, text, dry } = scriptedModule(t);
   await saltMinionModule.run(ctx, {
     salt_minion: {
       conf: { master: 'salt.test', mine_functions: { 'network.ip_addrs': ['eth0'] }, x: [{ a: 1, b: 2 }] },
@@ -183,19 +145,19 @@ test('salt_minion: package, minion and grains as safeyaml.dumps, keys into pki_d
   assert.equal(await text('/etc/salt/pki/minion.pem'), 'PRIV');
   assert.ok(dry.effects.some((e) => e.kind === 'mkdir' && e.path === '/etc/salt/pki' && e.mode === 0o700));
   assert.deepEqual(commands(), [`${APT} update`, `${APT} install salt-minion`, 'service salt-minion restart']);
-  const b = scripted(t);
+  const b = scriptedModule(t);
   await saltMinionModule.run(b.ctx, { salt_minion: { pkg_name: 'salt', service_name: 'salt-m', config_dir: '/srv/salt', pki_dir: '/srv/keys/m', public_key: 'P', private_key: 'Q' } });
   assert.equal(await b.text('/srv/keys/m/minion.pem'), 'Q');
   assert.deepEqual(b.commands().slice(1), [`${APT} install salt`, 'service salt-m restart']);
-  const c = scripted(t, { [`${APT} install salt-minion`]: { code: 100 } });
+  const c = scriptedModule(t, { [`${APT} install salt-minion`]: { code: 100 } });
   await assert.rejects(saltMinionModule.run(c.ctx, { salt_minion: { conf: { a: 1 } } }), /salt_minion: .*install salt-minion' exited with code 100/);
   assert.ok(!c.dry.effects.some((e) => e.kind === 'write-file' && e.path === '/etc/salt/minion'), 'nothing is written when the install fails');
 });
 
 test("mcollective: conf merged into server.cfg as ConfigObj writes it (comments and other lines kept), certs, restart", async (t) => {
-  const { root, ctx, commands, text, dry } = scripted(t);
+  const { root, ctx, commands, text, dry } = scriptedModule(t);
   const old = '# mcollective server config\n\nmain_collective = mcollective\ncollectives = mcollective\nlibdir = /usr/share/mcollective/plugins # plugins\nloglevel = info\n\n# connector\nconnector = activemq\n[extra]\nk = 1\n';
-  put(root, '/etc/mcollective/server.cfg', old);
+  putFile(root, '/etc/mcollective/server.cfg', old);
   await mcollectiveModule.run(ctx, { mcollective: { conf: { loglevel: 'debug', daemonize: 1, identity: 'node one, two', 'public-cert': 'PUBCERT', 'private-cert': 'PRIVCERT', registration: { interval: 300 }, extra: { z: 'q' } } } });
   // Written by configobj 5.0.8 from the same file and the same assignments.
   assert.equal(await text('/etc/mcollective/server.cfg'), '# mcollective server config\n\nmain_collective = mcollective\ncollectives = mcollective\nlibdir = /usr/share/mcollective/plugins# plugins\nloglevel = debug\n\n# connector\nconnector = activemq\ndaemonize = 1\nidentity = "node one, two"\nplugin.ssl_server_public = /etc/mcollective/ssl/server-public.pem\nsecurityprovider = ssl\nplugin.ssl_server_private = /etc/mcollective/ssl/server-private.pem\n[extra]\nk = 1\nz = q\n[registration]\ninterval = 300\n');
@@ -203,14 +165,14 @@ test("mcollective: conf merged into server.cfg as ConfigObj writes it (comments 
   assert.equal(await text('/etc/mcollective/ssl/server-private.pem'), 'PRIVCERT');
   assert.ok(dry.effects.some((e) => e.kind === 'write-file' && e.path === '/etc/mcollective/ssl/server-private.pem' && e.mode === 0o600));
   assert.deepEqual(commands(), [`${APT} update`, `${APT} install mcollective`, 'service mcollective restart']);
-  const b = scripted(t);
+  const b = scriptedModule(t);
   await mcollectiveModule.run(b.ctx, { mcollective: { conf: { a: 'b' } } });
   assert.equal(await b.text('/etc/mcollective/server.cfg'), 'a = b\n');
 });
 
 test('ansible distro: installs when missing, galaxy actions, the exact ansible-pull argv, controller clones and playbooks', async (t) => {
-  const { root, ctx, dry } = scripted(t, { 'ansible-pull --version': { stdout: 'ansible-pull [core 2.14.3]\n  config file = None\n' }, 'ansible-pull': { stdout: 'PLAY RECAP\n' } });
-  put(root, '/usr/bin/ansible', '', 0o755);
+  const { root, ctx, dry } = scriptedModule(t, { 'ansible-pull --version': { stdout: 'ansible-pull [core 2.14.3]\n  config file = None\n' }, 'ansible-pull': { stdout: 'PLAY RECAP\n' } });
+  putFile(root, '/usr/bin/ansible', '', 0o755);
   await ansibleModule.run(ctx, {
     ansible: {
       install_method: 'distro',
@@ -237,7 +199,7 @@ test('ansible distro: installs when missing, galaxy actions, the exact ansible-p
 
 test('ansible pip as run_user: su - user -c with PATH, --user, --break-system-packages from pip 23.0.1; a missing ansible fails', async (t) => {
   let listed = 0;
-  const { ctx, dry } = scripted(t, {
+  const { ctx, dry } = scriptedModule(t, {
     "su - ansible -c env PATH=$PATH /usr/bin/python3 -m pip --version": { stdout: 'pip 23.0.1 from /usr/lib/python3/dist-packages/pip (python 3.11)\n' },
   });
   const run = dry.run.bind(dry);
@@ -257,7 +219,7 @@ test('ansible pip as run_user: su - user -c with PATH, --user, --break-system-pa
     su('/usr/bin/python3 -m pip install --break-system-packages --user ansible'),
     su('/usr/bin/python3 -m pip list'),
   ]);
-  const b = scripted(t);
+  const b = scriptedModule(t);
   await assert.rejects(ansibleModule.run(b.ctx, { ansible: { install_method: 'distro', package_name: 'ansible' } }), /command: ansible is not installed/);
   assert.deepEqual(b.commands(), [`${APT} update`, `${APT} install ansible`]);
   await assert.rejects(ansibleModule.run(b.ctx, { ansible: { install_method: 'pip' } }), /Missing required key 'package_name'/);

@@ -1,6 +1,6 @@
 // Config-stage modules on sandbox roots: timezone, locale, keyboard, apt_pipelining, disable_ec2_metadata, ssh_import_id
 import assert from 'node:assert/strict';
-import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { APT_PIPELINING_FILE, aptPipeliningModule } from '../../src/modules/apt-pipelining';
@@ -15,24 +15,19 @@ import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 import { dryContext } from './late-context';
 import { moduleContext } from './module-context';
-
-function put(root: string, path: string, text: string, mode = 0o644): void {
-  mkdirSync(join(root, path, '..'), { recursive: true });
-  writeFileSync(join(root, path), text);
-  chmodSync(join(root, path), mode);
-}
+import { putFile } from './root-files';
 
 test('timezone writes /etc/timezone and links /etc/localtime; an unknown zone names the missing file', async (t) => {
   const root = tempDir(t);
-  put(root, '/usr/share/zoneinfo/Europe/Berlin', 'TZif-berlin');
+  putFile(root, '/usr/share/zoneinfo/Europe/Berlin', 'TZif-berlin');
   await timezoneModule.run(moduleContext(root), { timezone: 'Europe/Berlin' });
   assert.equal(readFileSync(join(root, 'etc/timezone'), 'utf8'), 'Europe/Berlin\n');
   assert.ok(lstatSync(join(root, 'etc/localtime')).isSymbolicLink());
   assert.equal(readlinkSync(join(root, 'etc/localtime')), '/usr/share/zoneinfo/Europe/Berlin');
   // An existing regular localtime is replaced by a copy, as cloud-init's set_etc_timezone does.
   const root2 = tempDir(t);
-  put(root2, '/usr/share/zoneinfo/UTC', 'TZif-utc');
-  put(root2, '/etc/localtime', 'old');
+  putFile(root2, '/usr/share/zoneinfo/UTC', 'TZif-utc');
+  putFile(root2, '/etc/localtime', 'old');
   await timezoneModule.run(moduleContext(root2), { timezone: 'UTC' });
   assert.equal(readFileSync(join(root2, 'etc/localtime'), 'utf8'), 'TZif-utc');
   assert.ok(!lstatSync(join(root2, 'etc/localtime')).isSymbolicLink());
@@ -41,7 +36,7 @@ test('timezone writes /etc/timezone and links /etc/localtime; an unknown zone na
 
 test('timezone on RHEL without systemd writes ZONE= to /etc/sysconfig/clock and copies localtime', async (t) => {
   const root = tempDir(t);
-  put(root, '/usr/share/zoneinfo/Asia/Tokyo', 'TZif-tokyo');
+  putFile(root, '/usr/share/zoneinfo/Asia/Tokyo', 'TZif-tokyo');
   await timezoneModule.run(moduleContext(root, { distro: { name: 'rocky', family: 'redhat', version: '9' } }), { timezone: 'Asia/Tokyo' });
   assert.match(readFileSync(join(root, 'etc/sysconfig/clock'), 'utf8'), /^# Created by cloud-init v\. .*\nZONE=Asia\/Tokyo\n$/);
   assert.equal(readFileSync(join(root, 'etc/localtime'), 'utf8'), 'TZif-tokyo');
@@ -52,7 +47,7 @@ test('locale on Debian runs locale-gen and update-locale unless the file already
   const ctx = dryContext(root);
   await localeModule.run(ctx, { locale: 'de_DE.UTF-8' });
   assert.deepEqual(ctx.commands(), ['locale-gen de_DE.UTF-8', 'update-locale --locale-file=/etc/default/locale LANG=de_DE.UTF-8']);
-  put(root, '/etc/default/locale', 'LANG=de_DE.UTF-8\n');
+  putFile(root, '/etc/default/locale', 'LANG=de_DE.UTF-8\n');
   const ctx2 = dryContext(root);
   await localeModule.run(ctx2, { locale: 'de_DE.UTF-8' });
   assert.deepEqual(ctx2.commands(), []);
@@ -78,8 +73,8 @@ test('locale on SUSE and Alpine writes their files', async (t) => {
 
 test('locale reads the system locale from /etc/default/locale even when locale_configfile names another file', async (t) => {
   const root = tempDir(t);
-  put(root, '/etc/default/locale', 'LANG=de_DE.UTF-8\n');
-  put(root, '/etc/locale.conf', 'LANG=fr_FR.UTF-8\n');
+  putFile(root, '/etc/default/locale', 'LANG=de_DE.UTF-8\n');
+  putFile(root, '/etc/locale.conf', 'LANG=fr_FR.UTF-8\n');
   const ctx = dryContext(root);
   await localeModule.run(ctx, { locale: 'de_DE.UTF-8', locale_configfile: '/etc/locale.conf' });
   assert.deepEqual(ctx.commands(), [], 'cloud-init compares with LANG of /etc/default/locale and only checks that the configfile exists');
@@ -147,7 +142,7 @@ test('disable_ec2_metadata plans ip route prohibit when ip exists (never run for
 
 test('ssh_import_id runs sudo -Hu USER ssh-import-id IDS for the default and named users', async (t) => {
   const root = tempDir(t);
-  put(root, '/etc/passwd', 'root:x:0:0::/root:/bin/sh\ndebian:x:1000:1000::/home/debian:/bin/bash\nann:x:1001:1001::/home/ann:/bin/bash\n');
+  putFile(root, '/etc/passwd', 'root:x:0:0::/root:/bin/sh\ndebian:x:1000:1000::/home/debian:/bin/bash\nann:x:1001:1001::/home/ann:/bin/bash\n');
   const cfg = {
     system_info: { default_user: { name: 'debian' } },
     users: ['default', { name: 'ann', ssh_import_id: ['gh:ann', 'lp:ann'] }],
@@ -156,7 +151,7 @@ test('ssh_import_id runs sudo -Hu USER ssh-import-id IDS for the default and nam
   const ctx = dryContext(root);
   await sshImportIdModule.run(ctx, cfg);
   assert.deepEqual(ctx.commands(), [], 'skipped: ssh-import-id is not installed in the target');
-  put(root, '/usr/bin/ssh-import-id', '#!/bin/sh\n', 0o755);
+  putFile(root, '/usr/bin/ssh-import-id', '#!/bin/sh\n', 0o755);
   const ctx2 = dryContext(root);
   await sshImportIdModule.run(ctx2, cfg);
   // Users in normalize_users_groups order (the default user is re-added after the others, as cloud-init's dict does).

@@ -1,57 +1,21 @@
 // grub_dpkg on a sandbox root whose commands are scripted: the debconf selections cloud-init 22.4 would set.
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { grubDpkgModule } from '../../src/modules/grub-dpkg';
-import { DryRunPlatform } from '../../src/platform/dry-run-platform';
-import type { RunOpts, RunResult } from '../../src/platform/platform';
-import { tempDir } from '../helpers/temp';
-import { moduleContext, type TestModuleContext } from './module-context';
-
-type Answer = Partial<RunResult>;
-
-/** Reads see the sandbox root; commands are recorded with their input and answered from a table by program name. */
-class ScriptedPlatform extends DryRunPlatform {
-  readonly calls: Array<{ argv: string[]; input?: string }> = [];
-  constructor(ctx: TestModuleContext, private readonly answers: Record<string, Answer>) {
-    super(ctx.platform);
-  }
-  override async run(cmd: string[] | string, opts: RunOpts = {}): Promise<RunResult> {
-    const argv = typeof cmd === 'string' ? [cmd] : cmd;
-    this.calls.push({ argv, ...(opts.input !== undefined ? { input: opts.input } : {}) });
-    const a = this.answers[argv[0] as string] ?? {};
-    const result = { code: a.code ?? 0, stdout: a.stdout ?? '', stderr: a.stderr ?? '' };
-    if (result.code !== 0 && !opts.allowFailure) throw new Error(`${argv.join(' ')} failed`);
-    return result;
-  }
-}
-
-function executable(root: string, path: string): void {
-  mkdirSync(join(root, path, '..'), { recursive: true });
-  writeFileSync(join(root, path), '#!/bin/sh\n');
-  chmodSync(join(root, path), 0o755);
-}
-
-function put(root: string, path: string): void {
-  mkdirSync(join(root, path, '..'), { recursive: true });
-  writeFileSync(join(root, path), '');
-}
+import type { RunResult } from '../../src/platform/platform';
+import { putFile, putTool } from './root-files';
+import { scriptedModule } from './scripted-module-platform';
 
 /** A sandbox root with grub-probe and udevadm (unless told otherwise) and the given extra paths. */
-function setup(t: TestContext, answers: Record<string, Answer>, opts: { tools?: boolean; paths?: string[] } = {}) {
-  const root = tempDir(t);
+function setup(t: TestContext, answers: Record<string, Partial<RunResult>>, opts: { tools?: boolean; paths?: string[] } = {}) {
+  const s = scriptedModule(t, answers);
   if (opts.tools !== false) {
-    executable(root, '/usr/sbin/grub-probe');
-    executable(root, '/usr/bin/udevadm');
+    putTool(s.root, '/usr/sbin/grub-probe');
+    putTool(s.root, '/usr/bin/udevadm');
   }
-  for (const p of opts.paths ?? []) put(root, p);
-  const base = moduleContext(root);
-  const platform = new ScriptedPlatform(base, answers);
-  const ctx = { ...base, platform };
-  const selections = () => platform.calls.filter((c) => c.argv[0] === 'debconf-set-selections').map((c) => c.input);
-  const commands = () => platform.calls.map((c) => c.argv.join(' '));
-  return { ctx, selections, commands };
+  for (const p of opts.paths ?? []) putFile(s.root, p);
+  const selections = () => s.dry.calls.filter((c) => c.argv[0] === 'debconf-set-selections').map((c) => c.input);
+  return { ctx: s.ctx, selections, commands: s.commands };
 }
 
 const UDEV_LINKS = '/dev/disk/by-path/pci-0000:00:04.0 /dev/disk/by-id/virtio-zz /dev/disk/by-id/virtio-aa /dev/disk/by-uuid/1234\n';

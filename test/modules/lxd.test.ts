@@ -1,21 +1,16 @@
 // cc_lxd on a sandbox root: the packages each storage backend needs, lxd init's exact options, the preseed on stdin, and the bridge through lxc or debconf.
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { release } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { validateCloudConfig } from '../../src/config/validate-cloud-config';
 import { bridgeCommands, lxdModule } from '../../src/modules/lxd';
+import { putTool } from './root-files';
 import { scriptedModule } from './scripted-module-platform';
 
 const UBUNTU = { name: 'ubuntu', family: 'debian', version: '22.04' } as const;
 const APT = 'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
-
-function tool(root: string, path: string): void {
-  mkdirSync(join(root, path, '..'), { recursive: true });
-  writeFileSync(join(root, path), '#!/bin/sh\n');
-  chmodSync(join(root, path), 0o755);
-}
 
 test('lxd: installs lxd and zfsutils-linux when missing, waits, then lxd init --auto with every option in order', async (t) => {
   const { ctx, commands } = scriptedModule(t, {}, UBUNTU);
@@ -34,8 +29,8 @@ test('lxd: installs lxd and zfsutils-linux when missing, waits, then lxd init --
 
 test('lxd: the backend tools already present install nothing; btrfs and dir need no other package', async (t) => {
   const { root, ctx, commands } = scriptedModule(t, {}, UBUNTU);
-  tool(root, '/usr/bin/lxd');
-  tool(root, '/usr/bin/mkfs.btrfs');
+  putTool(root, '/usr/bin/lxd');
+  putTool(root, '/usr/bin/mkfs.btrfs');
   await lxdModule.run(ctx, { lxd: { init: { storage_backend: 'btrfs' } } });
   await lxdModule.run(ctx, { lxd: { init: { storage_backend: 'dir' } } });
   assert.deepEqual(commands(), ['lxd waitready --timeout=300', 'lxd init --auto --storage-backend=btrfs', 'lxd waitready --timeout=300', 'lxd init --auto --storage-backend=dir']);
@@ -43,12 +38,12 @@ test('lxd: the backend tools already present install nothing; btrfs and dir need
 
 test('lxd: lvm without dm-thin-pool.ko makes the pool without a thin pool and leaves --storage-backend out; with it, lvm goes to lxd init', async (t) => {
   const { root, ctx, commands } = scriptedModule(t, {}, UBUNTU);
-  tool(root, '/usr/bin/lxd');
+  putTool(root, '/usr/bin/lxd');
   await lxdModule.run(ctx, { lxd: { init: { storage_backend: 'lvm', storage_pool: 'p' } } });
   assert.deepEqual(commands(), [`${APT} update`, `${APT} install lvm2`, 'lxd waitready --timeout=300', 'lxc storage create default lvm lvm.use_thinpool=false', 'lxd init --auto --storage-pool=p']);
   assert.ok(ctx.lines.some((l) => l.includes('LP #1982780')));
-  tool(root, '/usr/sbin/lvcreate');
-  tool(root, `/lib/modules/${release()}/kernel/drivers/md/dm-thin-pool.ko`);
+  putTool(root, '/usr/sbin/lvcreate');
+  putTool(root, `/lib/modules/${release()}/kernel/drivers/md/dm-thin-pool.ko`);
   const before = commands().length;
   await lxdModule.run(ctx, { lxd: { init: { storage_backend: 'lvm' } } });
   assert.deepEqual(commands().slice(before), ['lxd waitready --timeout=300', 'lxd init --auto --storage-backend=lvm']);
@@ -63,7 +58,7 @@ test('lxd: a failed package install is a warning and ends the module without fai
 
 test('lxd: preseed goes to lxd init --preseed on stdin; its storage_pools drivers pick the packages', async (t) => {
   const { root, ctx, dry, commands } = scriptedModule(t, {}, UBUNTU);
-  tool(root, '/usr/bin/lxd');
+  putTool(root, '/usr/bin/lxd');
   const preseed = 'config: {}\nstorage_pools:\n- name: default\n  driver: btrfs\n- name: z\n  driver: zfs\n';
   await lxdModule.run(ctx, { lxd: { preseed } });
   assert.deepEqual(commands(), [`${APT} update`, `${APT} install zfsutils-linux btrfs-progs`, 'lxd waitready --timeout=300', 'lxd init --preseed']);
@@ -80,7 +75,7 @@ test('lxd: preseed with init or bridge is refused, naming both', async (t) => {
 test('lxd: a new bridge after init: lxdbr0 that init made is detached and deleted, eth0 removed, then created and attached with --force-local', async (t) => {
   // Exit code 1 from a cleanup step means the thing was not there: the module goes on.
   const { root, ctx, dry, commands } = scriptedModule(t, { 'lxc profile device remove default eth0 --force-local': { code: 1 } }, UBUNTU);
-  tool(root, '/usr/bin/lxd');
+  putTool(root, '/usr/bin/lxd');
   await lxdModule.run(ctx, {
     lxd: {
       init: { storage_backend: 'dir' },
@@ -112,8 +107,8 @@ test('lxd: bridge commands: no addresses means none; a boolean ipv4_nat does not
 
 test('lxd: with /etc/default/lxd-bridge and debconf-communicate, the bridge goes through debconf and dpkg-reconfigure', async (t) => {
   const { root, ctx, dry, commands } = scriptedModule(t, {}, UBUNTU);
-  tool(root, '/usr/bin/lxd');
-  tool(root, '/usr/bin/debconf-communicate');
+  putTool(root, '/usr/bin/lxd');
+  putTool(root, '/usr/bin/debconf-communicate');
   mkdirSync(join(root, 'etc/default'), { recursive: true });
   writeFileSync(join(root, 'etc/default/lxd-bridge'), 'USE_LXD_BRIDGE="true"\n');
   await lxdModule.run(ctx, { lxd: { bridge: { mode: 'new', name: 'lxdbr1', ipv4_address: '10.0.9.1', ipv4_netmask: 24, domain: 'x' } } });

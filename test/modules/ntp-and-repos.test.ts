@@ -1,6 +1,6 @@
 // ntp, yum_add_repo, zypper_add_repo and apk_configure on sandbox roots.
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { apkConfigureModule, renderApkRepositories } from '../../src/modules/apk-configure';
@@ -12,12 +12,7 @@ import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 import { dryContext } from './late-context';
 import { moduleContext } from './module-context';
-
-function put(root: string, path: string, text: string, mode = 0o644): void {
-  mkdirSync(join(root, path, '..'), { recursive: true });
-  writeFileSync(join(root, path), text);
-  chmodSync(join(root, path), mode);
-}
+import { putFile } from './root-files';
 
 const CHRONY_TMPL = `## template:jinja
 {% for pool in pools %}pool {{pool}} iburst
@@ -28,8 +23,8 @@ const CHRONY_TMPL = `## template:jinja
 
 test('ntp on Debian: chrony preferred, rendered from the target template to /etc/chrony/chrony.conf, installed and reloaded', async (t) => {
   const root = tempDir(t);
-  put(root, '/etc/cloud/templates/chrony.conf.debian.tmpl', CHRONY_TMPL);
-  put(root, '/etc/chrony/chrony.conf', 'old\n');
+  putFile(root, '/etc/cloud/templates/chrony.conf.debian.tmpl', CHRONY_TMPL);
+  putFile(root, '/etc/chrony/chrony.conf', 'old\n');
   const ctx = dryContext(root);
   await ntpModule.run(ctx, { ntp: { servers: ['192.0.2.1'], pools: ['pool.test'] } });
   // As Jinja2 and cloud-init's templater render it: the loop keeps its last line break, the template's final newline is added back.
@@ -41,7 +36,7 @@ test('ntp on Debian: chrony preferred, rendered from the target template to /etc
 
 test('ntp picks an installed client, uses distro pools by default, and systemd reload-or-restart', async (t) => {
   const root = tempDir(t);
-  put(root, '/lib/systemd/systemd-timesyncd', '', 0o755);
+  putFile(root, '/lib/systemd/systemd-timesyncd', '', 0o755);
   mkdirSync(join(root, 'run/systemd/system'), { recursive: true });
   const ctx = dryContext(root);
   await ntpModule.run(ctx, { ntp: {} });
@@ -72,7 +67,7 @@ test("ntp with Debian's own templates renders chrony's and timesyncd's configs",
   if (!need(t, isRoot() && hasCommand('debootstrap'), 'needs root and debootstrap for the cached Debian rootfs')) return;
   const rootfs = ensureDebianRootfs();
   const root = tempDir(t);
-  for (const name of ['chrony.conf.debian.tmpl', 'timesyncd.conf.tmpl']) put(root, `/etc/cloud/templates/${name}`, readFileSync(join(rootfs, 'etc/cloud/templates', name), 'utf8'));
+  for (const name of ['chrony.conf.debian.tmpl', 'timesyncd.conf.tmpl']) putFile(root, `/etc/cloud/templates/${name}`, readFileSync(join(rootfs, 'etc/cloud/templates', name), 'utf8'));
   const ctx = dryContext(root);
   await ntpModule.run(ctx, { ntp: { servers: ['192.0.2.5'] } });
   const chrony = await ctx.dry.readText('/etc/chrony/chrony.conf');
@@ -85,7 +80,7 @@ test("ntp with Debian's own templates renders chrony's and timesyncd's configs",
 
 test('yum_add_repo writes one .repo per entry, skipping existing files and entries without baseurl', async (t) => {
   const root = tempDir(t);
-  put(root, '/etc/yum.repos.d/exists.repo', 'keep');
+  putFile(root, '/etc/yum.repos.d/exists.repo', 'keep');
   const mod = createYumAddRepoModule(() => new Date(Date.UTC(2026, 0, 2, 3, 4, 5)));
   const ctx = moduleContext(root, { distro: { name: 'rocky', family: 'redhat', version: '9' } });
   await mod.run(ctx, {
@@ -105,7 +100,7 @@ test('yum_add_repo writes one .repo per entry, skipping existing files and entri
 
 test('zypper_add_repo writes repos with enabled/autorefresh defaults and appends zypp.conf settings', async (t) => {
   const root = tempDir(t);
-  put(root, '/etc/zypp/zypp.conf', '[main]\n');
+  putFile(root, '/etc/zypp/zypp.conf', '[main]\n');
   const ctx = moduleContext(root, { distro: { name: 'sles', family: 'suse', version: '15' } });
   await zypperAddRepoModule.run(ctx, {
     zypper: {

@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import { validateCloudConfig } from '../../src/config/validate-cloud-config';
 import { distroInfoFromOsRelease } from '../../src/platform/linux/distro/detect-distro';
 import { raspberryPiModule } from '../../src/modules/raspberry-pi';
-import { putTool, scriptedModule } from './scripted-commands';
+import { putTool } from './root-files';
+import { scriptedModule } from './scripted-module-platform';
 
 const RPI_OS = { name: 'raspberry-pi-os', family: 'debian' as const, version: '12' };
 const RC = '/usr/bin/raspi-config nonint';

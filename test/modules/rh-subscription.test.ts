@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { validateCloudConfig } from '../../src/config/validate-cloud-config';
 import { registerArgv, rhSubscriptionModule } from '../../src/modules/rh-subscription';
-import { putTool, scriptedModule } from './scripted-commands';
+import { putTool } from './root-files';
+import { scriptedModule } from './scripted-module-platform';
 
 const RHEL = { name: 'rhel', family: 'redhat' as const, version: '9.4' };
 const SM = 'subscription-manager';

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { validateCloudConfig } from '../../src/config/validate-cloud-config';
 import { NVIDIA_DEBCONF_TEMPLATE, ubuntuDriversModule } from '../../src/modules/ubuntu-drivers';
-import { putTool, scriptedModule } from './scripted-commands';
+import { putTool } from './root-files';
+import { scriptedModule } from './scripted-module-platform';
 
 const APT = 'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
 const UBUNTU = { name: 'ubuntu', family: 'debian' as const, version: '24.04' };

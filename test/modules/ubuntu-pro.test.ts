@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import { validateCloudConfig } from '../../src/config/validate-cloud-config';
 import { findModule } from '../../src/modules/registry';
 import { attachArgv, ubuntuProModule } from '../../src/modules/ubuntu-pro';
-import { putTool, scriptedModule } from './scripted-commands';
+import { putTool } from './root-files';
+import { scriptedModule } from './scripted-module-platform';
 
 const APT = 'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
 const UBUNTU = { name: 'ubuntu', family: 'debian' as const, version: '24.04' };

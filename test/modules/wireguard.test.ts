@@ -1,22 +1,17 @@
 // cc_wireguard on a sandbox root: the interface files (bytes, mode 0600), the install and kernel module steps, wg-quick@ units and readiness probes.
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { release } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { validateCloudConfig } from '../../src/config/validate-cloud-config';
 import { wireguardModule, wireguardPackages } from '../../src/modules/wireguard';
+import { putTool } from './root-files';
 import { scriptedModule } from './scripted-module-platform';
 
 const UBUNTU = { name: 'ubuntu', family: 'debian', version: '22.04' } as const;
 const APT = 'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
 const WG0 = '[Interface]\nPrivateKey = aGVsbG8=\nAddress = 10.10.0.2/24\n\n[Peer]\nPublicKey = d29ybGQ=\nEndpoint = 192.0.2.1:51820\nAllowedIPs = 10.10.0.0/24\n';
-
-function tool(root: string, path: string): void {
-  mkdirSync(join(root, path, '..'), { recursive: true });
-  writeFileSync(join(root, path), '#!/bin/sh\n');
-  chmodSync(join(root, path), 0o755);
-}
 
 test('wireguard: installs wireguard-tools, loads the module, writes each config 0600, enables and starts wg-quick@, runs the probes', async (t) => {
   const { root, ctx, dry, commands } = scriptedModule(t, { 'sh -c lsmod': { stdout: 'Module Size Used by\nip_tables 32768 0\n' } }, UBUNTU);
@@ -50,7 +45,7 @@ test('wireguard: installs wireguard-tools, loads the module, writes each config 
 
 test('wireguard: with wg present and the module loaded, nothing is installed or loaded; no probes is fine', async (t) => {
   const { root, ctx, commands } = scriptedModule(t, { 'sh -c lsmod': { stdout: 'wireguard 94208 0\n' } }, UBUNTU);
-  tool(root, '/usr/bin/wg');
+  putTool(root, '/usr/bin/wg');
   await wireguardModule.run(ctx, { wireguard: { interfaces: [{ name: 'wg0', config_path: '/etc/wireguard/wg0.conf', content: WG0 }] } });
   // No /run/systemd/system: the distro's service tool.
   assert.deepEqual(commands(), ['sh -c lsmod', 'service wg-quick@wg0 start', 'service wg-quick@wg0 start']);
@@ -66,7 +61,7 @@ test('wireguard: the DKMS package joins below kernel 5.6', () => {
 
 test('wireguard: a failing modprobe, a missing key, a failing unit and failing probes each fail the module with the reason', async (t) => {
   const { root, ctx, commands } = scriptedModule(t, { 'sh -c modprobe wireguard': { code: 1, stderr: 'modprobe: FATAL: Module wireguard not found' } }, UBUNTU);
-  tool(root, '/usr/bin/wg');
+  putTool(root, '/usr/bin/wg');
   await assert.rejects(wireguardModule.run(ctx, { wireguard: { interfaces: [] } }), /Could not load wireguard module: 'modprobe wireguard' exited with code 1: modprobe: FATAL/);
   assert.deepEqual(commands(), ['sh -c lsmod', 'sh -c modprobe wireguard']);
 
@@ -75,12 +70,12 @@ test('wireguard: a failing modprobe, a missing key, a failing unit and failing p
   assert.deepEqual(nul.commands().slice(1), [`${APT} install ${wireguardPackages(release()).join(' ')}`, 'sh -c lsmod'], 'the install and module check come first, as in cloud-init');
 
   const two = scriptedModule(t, { 'sh -c lsmod': { stdout: 'wireguard\n' }, 'service wg-quick@wg0 start': { code: 3 }, 'sh -c false': { code: 1 } }, UBUNTU);
-  tool(two.root, '/usr/bin/wg');
+  putTool(two.root, '/usr/bin/wg');
   await assert.rejects(wireguardModule.run(two.ctx, { wireguard: { interfaces: [{ name: 'wg0', content: 'x' }] } }), /Missing required wg:interfaces keys: config_path/);
   await assert.rejects(wireguardModule.run(two.ctx, { wireguard: { interfaces: [{ name: 'wg0', config_path: '/etc/wireguard/wg0.conf', content: 'x' }] } }), /Failed enabling\/starting Wireguard interface\(s\):\n'service wg-quick@wg0 start' exited with code 3/);
 
   const three = scriptedModule(t, { 'sh -c lsmod': { stdout: 'wireguard\n' }, 'sh -c false': { code: 1 }, 'sh -c exit 4': { code: 4 } }, UBUNTU);
-  tool(three.root, '/usr/bin/wg');
+  putTool(three.root, '/usr/bin/wg');
   await assert.rejects(
     wireguardModule.run(three.ctx, { wireguard: { interfaces: [], readinessprobe: ['false', 'true', 'exit 4'] } }),
     /Failed running readinessprobe command:\nfalse: exited with code 1\nexit 4: exited with code 4/,

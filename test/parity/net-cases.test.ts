@@ -20,7 +20,7 @@ test('every case in test/parity/net-cases loads, with the link defaults filled i
   assert.deepEqual(ec2?.serve.addresses, ['169.254.169.254/32']);
 });
 
-test('a case without a serve kind, a MAC, a datasource_list or a tree is refused, naming what is missing', (t) => {
+test('a case without a serve kind, a MAC, a datasource_list or a tree, or with a gone or unknown network-up way, is refused, naming what to fix', (t) => {
   const dir = tempDir(t);
   const write = (json: unknown, tree = true) => {
     const d = join(dir, 'c');
@@ -34,6 +34,13 @@ test('a case without a serve kind, a MAC, a datasource_list or a tree is refused
   assert.throws(() => loadNetCases(dir), /mac/);
   write({ serve: { kind: 'ec2' }, mac: '0a:00:00:00:00:01' });
   assert.throws(() => loadNetCases(dir), /datasource_list/);
+  // The init stage's network has two ways (activation, network_up): the old fixed address is refused, not ignored.
+  write({ serve: { kind: 'maas' }, mac: '0a:00:00:00:00:01', datasource_list: ['MAAS'], init_address: '10.199.0.50/24' });
+  assert.throws(() => loadNetCases(dir), /init_address is gone: "network_up": "dhclient"/);
+  write({ serve: { kind: 'maas' }, mac: '0a:00:00:00:00:01', datasource_list: ['MAAS'], network_up: 'static' });
+  assert.throws(() => loadNetCases(dir), /network_up is "dhclient" or absent/);
+  write({ serve: { kind: 'maas' }, mac: '0a:00:00:00:00:01', datasource_list: ['MAAS'], network_up: 'dhclient' });
+  assert.equal(loadNetCases(dir)[0]?.networkUp, 'dhclient');
 });
 
 test('the instance-data view is v1 and ds without _doc, keys sorted; sys_info and merged_cfg are left out', () => {

@@ -1,88 +1,47 @@
-// The network a parity case's machine sees: its own namespace whose eth0 is a veth to a second namespace holding
-// 169.254.169.254 (the mock metadata service, the built kiln's `devel serve-metadata`) and a busybox udhcpd.
-// Both ends of the veth are created inside the namespaces, so nothing here touches the host's network.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// The network a parity case's machine sees: the shared two-namespace lab (test/helpers/netns-lab.ts) with the case's
+// MAC, extra NICs, metadata addresses and DHCP options, and in the cloud's namespace the mock metadata service (the
+// built kiln's `devel serve-metadata`).
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { DEFAULT_DHCP_OPTIONS, openLab } from '../helpers/netns-lab';
 import type { NetCase } from './net-cases';
-
-export const BUSYBOX = '/usr/bin/busybox';
-/** The link between the machine and the cloud: the cloud's end, the router the DHCP lease names. */
-const CLOUD_ADDRESS = '10.199.0.1/24';
 
 export interface NetLab {
   /** The machine's namespace: the stages run in it (eth0, down, with the case's MAC; lo up). */
   machine: string;
-  /** The cloud's namespace: udhcpd and the metadata service. */
-  cloud: string;
   /** What the metadata service printed and logged (for failure messages). */
   serverOutput(): string;
   close(): void;
 }
 
-function ip(args: string[]): void {
-  const r = spawnSync('ip', args, { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`ip ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
-}
-
-/** Builds the namespaces, starts udhcpd and the metadata service; resolves once the service listens. */
-export async function openNetLab(c: NetCase, kiln: string, work: string): Promise<NetLab> {
-  const id = `${process.pid}-${Math.random().toString(36).slice(2, 7)}`;
-  const machine = `kiln-par-m-${id}`;
-  const cloud = `kiln-par-c-${id}`;
-  const children: ChildProcess[] = [];
+/** Builds the lab (files in DIR), starts the case's metadata service; resolves once the service listens. */
+export async function openNetLab(c: NetCase, kiln: string, dir: string): Promise<NetLab> {
+  mkdirSync(dir, { recursive: true });
+  const lab = openLab(dir, {
+    mac: c.mac,
+    dhcp: [...DEFAULT_DHCP_OPTIONS, ...c.dhcpOptions],
+    serverAddresses: c.serve.addresses,
+    extraNics: c.extraNics.map((n) => ({ name: n.name, mac: n.mac, serverAddress: n.cloudAddress })),
+  });
   let output = '';
+  const netLab = { machine: lab.client, serverOutput: () => output, close: lab.close };
+  if (c.serve.kind === 'none') return netLab;
+  const server = spawn('ip', ['netns', 'exec', lab.server, kiln, 'devel', 'serve-metadata', '--kind', c.serve.kind, '--dir', c.tree, '--listen', c.serve.listen, ...c.serve.args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const close = () => {
-    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-    spawnSync('ip', ['netns', 'del', machine]);
-    spawnSync('ip', ['netns', 'del', cloud]);
+    if (server.exitCode === null) server.kill('SIGKILL');
+    lab.close();
   };
+  server.stdout?.on('data', (b: Buffer) => void (output += b.toString()));
+  server.stderr?.on('data', (b: Buffer) => void (output += b.toString()));
   try {
-    ip(['netns', 'add', machine]);
-    ip(['netns', 'add', cloud]);
-    ip(['-n', machine, 'link', 'add', 'eth0', 'address', c.mac, 'type', 'veth', 'peer', 'name', 'cloud0', 'netns', cloud]);
-    ip(['-n', machine, 'link', 'set', 'lo', 'up']);
-    ip(['-n', cloud, 'link', 'set', 'lo', 'up']);
-    for (const a of [CLOUD_ADDRESS, ...c.serve.addresses]) ip(['-n', cloud, 'addr', 'add', a, 'dev', 'cloud0']);
-    ip(['-n', cloud, 'link', 'set', 'cloud0', 'up']);
-    c.extraNics.forEach((nic, i) => {
-      ip(['-n', machine, 'link', 'add', nic.name, 'address', nic.mac, 'type', 'veth', 'peer', 'name', `cloud${i + 1}`, 'netns', cloud]);
-      ip(['-n', cloud, 'addr', 'add', nic.cloudAddress, 'dev', `cloud${i + 1}`]);
-      ip(['-n', cloud, 'link', 'set', `cloud${i + 1}`, 'up']);
-    });
-
-    const dhcp = join(work, 'udhcpd');
-    mkdirSync(dhcp, { recursive: true });
-    writeFileSync(join(dhcp, 'leases'), '');
-    const conf = [
-      'start 10.199.0.10',
-      'end 10.199.0.20',
-      'interface cloud0',
-      `lease_file ${join(dhcp, 'leases')}`,
-      `pidfile ${join(dhcp, 'pid')}`,
-      'opt router 10.199.0.1',
-      'opt subnet 255.255.255.0',
-      'opt lease 600',
-      ...c.dhcpOptions,
-      '',
-    ];
-    writeFileSync(join(dhcp, 'udhcpd.conf'), conf.join('\n'));
-    children.push(spawn('ip', ['netns', 'exec', cloud, BUSYBOX, 'udhcpd', '-f', join(dhcp, 'udhcpd.conf')], { stdio: 'ignore' }));
-
-    if (c.serve.kind === 'none') return { machine, cloud, serverOutput: () => output, close };
-    const server = spawn('ip', ['netns', 'exec', cloud, kiln, 'devel', 'serve-metadata', '--kind', c.serve.kind, '--dir', c.tree, '--listen', c.serve.listen, ...c.serve.args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(server);
-    server.stdout?.on('data', (b: Buffer) => void (output += b.toString()));
-    server.stderr?.on('data', (b: Buffer) => void (output += b.toString()));
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`the ${c.serve.kind} metadata service did not start in 30 s: ${output}`)), 30_000);
-      const listening = () => {
+      server.stdout?.on('data', () => {
         if (output.includes(c.serve.listen.replace(/:80$/, ''))) {
           clearTimeout(timer);
           resolve();
         }
-      };
-      server.stdout?.on('data', listening);
+      });
       server.on('exit', (code) => {
         clearTimeout(timer);
         reject(new Error(`the ${c.serve.kind} metadata service exited ${code}: ${output}`));
@@ -92,5 +51,5 @@ export async function openNetLab(c: NetCase, kiln: string, work: string): Promis
     close();
     throw e;
   }
-  return { machine, cloud, serverOutput: () => output, close };
+  return { ...netLab, close };
 }

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { BUSYBOX } from '../helpers/netns-lab';
 import { builtBinary, REPO } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
@@ -14,7 +15,6 @@ import { AllowListUse } from './allow-list-use';
 import { compareTrees, formatDifferences } from './compare-trees';
 import { NET_ALLOWED_DIFFERENCES } from './net-allowed-differences';
 import { loadNetCases } from './net-cases';
-import { BUSYBOX } from './net-lab';
 import { AFTER_INIT_LOCAL } from './net-view';
 import { runNetCaseOnSide } from './run-net-case';
 

@@ -60,7 +60,6 @@ export async function runNetCaseOnSide(c: NetCase, side: Side, work: string, kil
     const env: Record<string, string> = side === 'cloud-init' ? { PYTHONHASHSEED: '2' } : {};
     const stages = [runStage(root, local as (typeof STAGES)[number], 120_000, env, net)];
     const view = snapshotView(root, INIT_LOCAL_FILES, AFTER_INIT_LOCAL);
-    if (c.initAddress) for (const args of [['addr', 'add', c.initAddress, 'dev', 'eth0'], ['link', 'set', 'eth0', 'up']]) spawnSync('ip', ['-n', lab.machine, ...args]);
     // At boot the distro's networking starts after init-local and brings up what it rendered.
     if (c.activation) {
       stages.push(runDistroNetworking(root, net));

@@ -3,12 +3,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { builtBinary } from '../helpers/repo';
-import { hasCommand, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
-import { runUnderWine, WINE_PREFIX } from '../helpers/wine';
+import { runUnderWine, WINE_PREFIX, wineExe } from '../helpers/wine';
 
-const exe = builtBinary('kiln-win-x64.exe');
 
 function leftoverTempScripts(): string[] {
   const users = join(WINE_PREFIX, 'drive_c', 'users');
@@ -32,13 +29,13 @@ const CASES: Array<{ code: number; reboot: boolean; runAgain: boolean; rc: numbe
 ];
 
 test('cmd user data runs under wine; exit codes map to reboot / run again; the temp script is removed', (t) => {
-  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
-  if (!need(t, hasCommand('wine'), 'wine is not installed (apt-get install wine wine64)')) return;
+  const exe = wineExe(t);
+  if (!exe) return;
   const dir = tempDir(t);
   for (const c of CASES) {
     const file = join(dir, `ud-${c.code}.txt`);
     writeFileSync(file, `rem cmd\r\necho marker-${c.code}\r\nexit ${c.code}\r\n`);
-    const r = runUnderWine(exe as string, ['devel', 'run-user-data', '--debug', file], { KILN_FACE: 'cloudbase-init' });
+    const r = runUnderWine(exe, ['devel', 'run-user-data', '--debug', file], { KILN_FACE: 'cloudbase-init' });
     assert.equal(r.code, c.rc, `exit ${c.code}: ${r.stdout}\n${r.stderr}`);
     assert.match(r.stdout, new RegExp(`script user-data \\[cmd\\]: exit ${c.code} reboot=${c.reboot} run-again=${c.runAgain}`));
     assert.match(r.stdout, /launch: cmd\.exe \/c [A-Za-z]:\\.*\\kiln-[0-9a-f]{32}\.cmd/);
@@ -49,12 +46,12 @@ test('cmd user data runs under wine; exit codes map to reboot / run again; the t
 });
 
 test('EC2 <script> blocks run in order under wine; <persist> asks to run again', (t) => {
-  if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs linux-x64 win-x64)')) return;
-  if (!need(t, hasCommand('wine'), 'wine is not installed (apt-get install wine wine64)')) return;
+  const exe = wineExe(t);
+  if (!exe) return;
   const dir = tempDir(t);
   const file = join(dir, 'ec2.txt');
   writeFileSync(file, '<script>\r\necho first\r\nexit 1001\r\n</script>\r\n<script>echo second</script>\r\n<persist>true</persist>\r\n');
-  const r = runUnderWine(exe as string, ['devel', 'run-user-data', file], { KILN_FACE: 'cloudbase-init' });
+  const r = runUnderWine(exe, ['devel', 'run-user-data', file], { KILN_FACE: 'cloudbase-init' });
   assert.equal(r.code, 0, r.stderr);
   const lines = r.stdout.trim().split(/\r?\n/);
   assert.deepEqual(lines, [
