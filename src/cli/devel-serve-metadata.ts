@@ -7,8 +7,8 @@ import type { Command } from './command';
 
 export const develServeMetadataCommand: Command = {
   words: ['devel', 'serve-metadata'],
-  summary: 'serve a metadata tree (openstack, ec2 with IMDSv2, gce, nocloud, azure, lxd on a unix socket, digitalocean, hetzner, oracle, scaleway, vultr, upcloud, akamai, maas, cloudcix, nwcs, packet, cloudstack and exoscale with their password server, aliyun, smartos and cloudsigma on a unix socket) from a folder over HTTP, optionally misbehaving',
-  usage: 'devel serve-metadata --kind openstack|ec2|gce|nocloud|azure|lxd|digitalocean|hetzner|oracle|scaleway|vultr|upcloud|akamai|maas|cloudcix|nwcs|packet|cloudstack|exoscale|aliyun|smartos|cloudsigma --dir DIR [--listen 127.0.0.1:PORT | --socket PATH] [--imdsv2 required|optional|disabled] [--password-port PORT] [--misbehave RULE]… [--per-address] [--request-log FILE] [--exit-after SECONDS]',
+  summary: 'serve a metadata tree (openstack, ec2 with IMDSv2, gce, nocloud, azure, lxd on a unix socket, digitalocean, hetzner, oracle, scaleway, vultr, upcloud, akamai, maas, cloudcix, nwcs, packet, cloudstack and exoscale with their password server, aliyun, bigstep, smartos and cloudsigma on a unix socket) from a folder over HTTP, optionally misbehaving',
+  usage: 'devel serve-metadata --kind openstack|ec2|gce|nocloud|azure|lxd|digitalocean|hetzner|oracle|scaleway|vultr|upcloud|akamai|maas|cloudcix|nwcs|packet|cloudstack|exoscale|aliyun|bigstep|smartos|cloudsigma --dir DIR [--listen 127.0.0.1:PORT | --socket PATH] [--imdsv2 required|optional|disabled] [--password-port PORT] [--misbehave RULE]… [--per-address] [--request-log FILE] [--exit-after SECONDS]',
   faces: ['kiln', 'cloud-init'],
   positional: [0, 0],
   flags: {
@@ -18,7 +18,7 @@ export const develServeMetadataCommand: Command = {
     help: [
       '--kind K          openstack, ec2, gce, nocloud, azure, lxd, digitalocean, hetzner, oracle,',
       '                  scaleway, vultr, upcloud, akamai, maas, cloudcix, nwcs, packet, cloudstack,',
-      '                  exoscale, aliyun, smartos or cloudsigma (the folder layouts are in docs/datasources.md)',
+      '                  exoscale, aliyun, bigstep, smartos or cloudsigma (the folder layouts are in docs/datasources.md)',
       '--dir DIR         the folder served as the tree root',
       '--listen H:P      address to listen on (default 127.0.0.1:0, a free port; the URL is printed)',
       '--socket PATH     lxd, smartos, cloudsigma: the unix socket to listen on (ROOT/dev/lxd/sock, ROOT/native/.zonecontrol/metadata.sock;',
@@ -36,7 +36,7 @@ export const develServeMetadataCommand: Command = {
   },
   async run(ctx, args) {
     const kind = args.flags.kind as string | undefined;
-    const kinds = ['openstack', 'ec2', 'gce', 'nocloud', 'azure', 'lxd', 'digitalocean', 'hetzner', 'oracle', 'scaleway', 'vultr', 'upcloud', 'akamai', 'maas', 'cloudcix', 'nwcs', 'packet', 'cloudstack', 'exoscale', 'aliyun', ...SERIAL_HOST_KINDS];
+    const kinds = ['openstack', 'ec2', 'gce', 'nocloud', 'azure', 'lxd', 'digitalocean', 'hetzner', 'oracle', 'scaleway', 'vultr', 'upcloud', 'akamai', 'maas', 'cloudcix', 'nwcs', 'packet', 'cloudstack', 'exoscale', 'aliyun', 'bigstep', ...SERIAL_HOST_KINDS];
     if (!kind || !kinds.includes(kind)) throw new UsageError(`--kind must be one of ${kinds.join(', ')}, not '${kind ?? ''}'`);
     const socket = args.flags.socket as string | undefined;
     const serial = (SERIAL_HOST_KINDS as readonly string[]).includes(kind);
