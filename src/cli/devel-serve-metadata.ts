@@ -1,5 +1,5 @@
 // `devel serve-metadata`: a local metadata service for any cloud kiln reads (HTTP, unix sockets for LXD, SmartOS and CloudSigma, password servers) from a folder, for testing images in CI.
-import { parseMisbehaviour, startMetadataServer, type MetadataKind, type Misbehaviour } from '../sources/serve-metadata/metadata-server';
+import { parseMisbehaviour, startMetadataServer, type MetadataKind, type Misbehaviour, type RequestRecord } from '../sources/serve-metadata/metadata-server';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { SERIAL_HOST_KINDS, startSerialHost, type SerialHostKind } from '../sources/serve-metadata/serial-hosts';
 import { UsageError } from '../util/errors';
@@ -30,7 +30,8 @@ export const develServeMetadataCommand: Command = {
       '                  redirect-loop, redirect-other-host, drop or wrong-type. E.g. status,value=503,times=2',
       '--per-address     serve DIR/ADDRESS/ to clients that connected to ADDRESS, where that folder exists (one',
       '                  server for many machines, e.g. 127.0.0.2, 127.0.0.3 … when listening on 0.0.0.0 in a namespace)',
-      '--request-log F   append one JSON line per request (method, path, status, address, time) to F',
+      '--request-log F   append one JSON line per request (method, path, status, address, time; a password server\'s',
+      '                  DomU_Request too) to F',
       '--exit-after S    stop after S seconds (default: run until interrupted)',
     ],
   },
@@ -64,6 +65,8 @@ export const develServeMetadataCommand: Command = {
     if (passwordPort !== undefined && (kind !== 'cloudstack' && kind !== 'exoscale' || !Number.isInteger(passwordPort) || passwordPort < 1 || passwordPort > 65535)) throw new UsageError('--password-port takes a port number, and only with --kind cloudstack or exoscale');
     const requestLog = args.flags['request-log'] as string | undefined;
     const logFd = requestLog && !ctx.dryRun ? openSync(requestLog, 'a', 0o644) : undefined;
+    // A password server request also logs its DomU_Request, so a test can see the acknowledgement arrive.
+    const logRequest = logFd === undefined ? undefined : (r: RequestRecord) => void writeSync(logFd, `${JSON.stringify({ method: r.method, path: r.path, status: r.status, address: r.local, ...(r.headers.domu_request !== undefined ? { domu_request: String(r.headers.domu_request) } : {}), at: Date.now() })}\n`);
     const server = serial ? await startSerialHost(kind as SerialHostKind, dir, socket as string) : await startMetadataServer({
       kind: kind as MetadataKind,
       dir,
@@ -74,12 +77,10 @@ export const develServeMetadataCommand: Command = {
       ...(imdsv2 ? { imdsv2: imdsv2 as 'required' | 'optional' | 'disabled' } : {}),
       ...(tokenUses !== undefined ? { tokenUses } : {}),
       ...(args.flags['per-address'] ? { perAddress: true } : {}),
-      ...(logFd !== undefined
-        ? { onRequest: (r) => void writeSync(logFd, `${JSON.stringify({ method: r.method, path: r.path, status: r.status, address: r.local, at: Date.now() })}\n`) }
-        : {}),
+      ...(logRequest ? { onRequest: logRequest } : {}),
     });
     // The password server is the same rules on a port of its own (8080 on CloudStack's virtual router and at Exoscale).
-    const passwordServer = passwordPort !== undefined ? await startMetadataServer({ kind: kind as MetadataKind, dir, host: (m[1] as string).replace(/^\[|\]$/g, ''), port: passwordPort }) : undefined;
+    const passwordServer = passwordPort !== undefined ? await startMetadataServer({ kind: kind as MetadataKind, dir, host: (m[1] as string).replace(/^\[|\]$/g, ''), port: passwordPort, ...(logRequest ? { onRequest: logRequest } : {}) }) : undefined;
     if (passwordServer) ctx.io.out(`serving the ${kind} password server from ${dir}/password at ${passwordServer.url}\n`);
     ctx.io.out(`serving ${kind} metadata from ${dir} at ${server.url}${server.socketPath !== undefined ? ` on ${server.socketPath}` : ''}\n`);
     await new Promise<void>((resolve) => {

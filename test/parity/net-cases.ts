@@ -47,6 +47,11 @@ export interface NetCase {
   physicalNic: boolean;
   /** Checked on both sides after the last stage, so the case proves the source really acted. */
   expect: Expectation[];
+  /**
+   * Requests the mock must have logged by the last stage, on both sides: each is a part of a `--request-log`
+   * record (`{ "domu_request": "saved_password", "status": 200 }`) that some logged request must match.
+   */
+  expectRequests: Array<Record<string, string | number>>;
   /** The stage the source is found in ('init-local' by default; 'init' for a source only the network stage reads). */
   foundIn: 'init-local' | 'init';
   /**
@@ -82,6 +87,7 @@ interface CaseJson {
   dhcp_options?: string[];
   physical_nic?: boolean;
   expect?: Expectation[];
+  expect_requests?: Array<Record<string, string | number>>;
   found_in?: 'init-local' | 'init';
   activation?: boolean;
   extra_nics?: Array<{ name: string; mac: string; cloud_address: string }>;
@@ -121,6 +127,7 @@ export function loadNetCases(dir = NET_CASES_DIR): NetCase[] {
         physicalNic: c.physical_nic === true,
         rootfs: existsSync(join(d, 'rootfs')) ? join(d, 'rootfs') : undefined,
         expect: c.expect ?? [],
+        expectRequests: c.expect_requests ?? [],
         foundIn: c.found_in ?? 'init-local',
         activation: c.activation ?? false,
         expectAddresses: c.expect_addresses ?? [],

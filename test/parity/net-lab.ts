@@ -2,7 +2,7 @@
 // 169.254.169.254 (the mock metadata service, the built kiln's `devel serve-metadata`) and a busybox udhcpd.
 // Both ends of the veth are created inside the namespaces, so nothing here touches the host's network.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NetCase } from './net-cases';
 
@@ -17,6 +17,8 @@ export interface NetLab {
   cloud: string;
   /** What the metadata service printed and logged (for failure messages). */
   serverOutput(): string;
+  /** The service's request log so far (`--request-log`): one record a request, the password server's too. */
+  requests(): Array<Record<string, unknown>>;
   close(): void;
 }
 
@@ -32,6 +34,8 @@ export async function openNetLab(c: NetCase, kiln: string, work: string): Promis
   const cloud = `kiln-par-c-${id}`;
   const children: ChildProcess[] = [];
   let output = '';
+  const requestLog = join(work, 'requests.log');
+  const requests = () => readRequestLog(requestLog);
   const close = () => {
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
     spawnSync('ip', ['netns', 'del', machine]);
@@ -69,8 +73,8 @@ export async function openNetLab(c: NetCase, kiln: string, work: string): Promis
     writeFileSync(join(dhcp, 'udhcpd.conf'), conf.join('\n'));
     children.push(spawn('ip', ['netns', 'exec', cloud, BUSYBOX, 'udhcpd', '-f', join(dhcp, 'udhcpd.conf')], { stdio: 'ignore' }));
 
-    if (c.serve.kind === 'none') return { machine, cloud, serverOutput: () => output, close };
-    const server = spawn('ip', ['netns', 'exec', cloud, kiln, 'devel', 'serve-metadata', '--kind', c.serve.kind, '--dir', c.tree, '--listen', c.serve.listen, ...c.serve.args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    if (c.serve.kind === 'none') return { machine, cloud, serverOutput: () => output, requests, close };
+    const server = spawn('ip', ['netns', 'exec', cloud, kiln, 'devel', 'serve-metadata', '--kind', c.serve.kind, '--dir', c.tree, '--listen', c.serve.listen, '--request-log', requestLog, ...c.serve.args], { stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(server);
     server.stdout?.on('data', (b: Buffer) => void (output += b.toString()));
     server.stderr?.on('data', (b: Buffer) => void (output += b.toString()));
@@ -92,5 +96,11 @@ export async function openNetLab(c: NetCase, kiln: string, work: string): Promis
     close();
     throw e;
   }
-  return { machine, cloud, serverOutput: () => output, close };
+  return { machine, cloud, serverOutput: () => output, requests, close };
+}
+
+/** The lines of a `--request-log` file, parsed (none yet: empty). */
+function readRequestLog(path: string): Array<Record<string, unknown>> {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
 }

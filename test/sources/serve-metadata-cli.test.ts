@@ -1,6 +1,6 @@
 // `kiln devel serve-metadata` through main(): serves a fixture tree (EC2, Azure, GCE, Bigstep), with IMDSv2 rules and misbehaviour flags, then exits.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildFacts } from '../../src/build-info';
@@ -110,4 +110,18 @@ test('--kind bigstep serves the document the Bigstep source reads through its ur
   assert.deepEqual(data.publicKeys, ['ssh-ed25519 AAAAcli cli@x']);
   assert.equal(Buffer.from(data.userData ?? []).toString(), '#cloud-config\n{}\n');
   assert.equal(await done, 0);
+});
+
+test('--request-log records a password server request with its DomU_Request, so a test sees the acknowledgement', async (t) => {
+  const tree = tempDir(t);
+  writeFileSync(join(tree, 'password'), 'Pw-1\n');
+  const log = join(tempDir(t), 'requests.log');
+  const { url, done } = await serve(['--kind', 'cloudstack', '--dir', tree, '--request-log', log, '--exit-after', '2']);
+  const ask = (what: string) => fetch(url, { headers: { DomU_Request: what } }).then((r) => r.text());
+  assert.equal(await ask('send_my_password'), 'Pw-1');
+  assert.equal(await ask('saved_password'), 'saved_password');
+  await fetch(`${url}/latest/meta-data/`);
+  assert.equal(await done, 0);
+  const lines = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.deepEqual(lines.map((l) => [l.domu_request, l.status]), [['send_my_password', 200], ['saved_password', 200], [undefined, 404]]);
 });
