@@ -57,10 +57,12 @@ test('a case may carry rootfs/ and physical_nic; serve.kind none needs no tree; 
   assert.deepEqual(JSON.parse(projectStatus(status)), { v1: { datasource: 'DataSourceEc2Local' } });
 });
 
-test('expect_requests: each expected request must match some logged one in every field it gives', () => {
+test('expect_requests: each expected request must match some logged one in every field it gives; kernel_cmdline is optional', () => {
   const cases = loadNetCases();
   assert.deepEqual(cases.find((c) => c.name.includes('cloudstack'))?.expectRequests, [{ domu_request: 'send_my_password', status: 200 }, { domu_request: 'saved_password', status: 200 }]);
   assert.deepEqual(cases.find((c) => c.name.includes('ec2'))?.expectRequests, []);
+  assert.match(cases.find((c) => c.name.includes('maas-cmdline-url'))?.kernelCmdline ?? '', /cloud-config-url=http:\/\/10\.199\.0\.1\//);
+  assert.equal(cases.find((c) => c.name.includes('ec2'))?.kernelCmdline, undefined);
   const logged = [
     { method: 'GET', path: '/', status: 200, domu_request: 'send_my_password' },
     { method: 'GET', path: '/latest/meta-data/instance-id', status: 200 },

@@ -64,6 +64,11 @@ export interface NetCase {
   extraNics: Array<{ name: string; mac: string; cloudAddress: string }>;
   /** Lines the machine's normalised addresses must hold on both sides after the stages ('eth1 inet 10.198.0.5/24 scope global'). */
   expectAddresses: string[];
+  /**
+   * The machine's kernel command line (`kernel_cmdline`), bind-mounted over /proc/cmdline in every stage of both
+   * sides (a MAAS ephemeral boot's `cloud-config-url=`); none: the host's own, as before.
+   */
+  kernelCmdline?: string;
   /** The case's `seed/` folder, copied to /var/lib/cloud/seed/nocloud-net in the root, when it has one. */
   seed?: string;
   /**
@@ -94,6 +99,7 @@ interface CaseJson {
   expect_addresses?: string[];
   init_address?: string;
   network_up?: 'dhclient';
+  kernel_cmdline?: string;
 }
 
 function caseError(name: string, what: string): Error {
@@ -135,6 +141,7 @@ export function loadNetCases(dir = NET_CASES_DIR): NetCase[] {
         ...(existsSync(join(d, 'seed')) ? { seed: join(d, 'seed') } : {}),
         ...(c.init_address ? { initAddress: c.init_address } : {}),
         ...(c.network_up === 'dhclient' ? { networkUp: 'dhclient' as const } : {}),
+        ...(c.kernel_cmdline !== undefined ? { kernelCmdline: c.kernel_cmdline } : {}),
       };
     });
 }

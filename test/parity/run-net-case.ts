@@ -51,10 +51,12 @@ export async function runNetCaseOnSide(c: NetCase, side: Side, work: string, kil
   const dmiDir = join(work, `${name}-dmi`);
   mkdirSync(dmiDir, { recursive: true });
   for (const [field, value] of Object.entries(c.dmi)) writeFileSync(join(dmiDir, field), `${value}\n`);
+  const cmdlineFile = c.kernelCmdline !== undefined ? join(work, `${name}-cmdline`) : undefined;
+  if (cmdlineFile) writeFileSync(cmdlineFile, `${c.kernelCmdline}\n`);
 
   const lab = await openNetLab(c, kiln, join(work, `${name}-lab`));
   try {
-    const net = { netns: lab.machine, dmiDir, ...(c.physicalNic ? { physicalNic: 'eth0' } : {}) };
+    const net = { netns: lab.machine, dmiDir, ...(c.physicalNic ? { physicalNic: 'eth0' } : {}), ...(cmdlineFile ? { cmdlineFile } : {}) };
     const [local, ...later] = STAGES;
     // A fixed hash seed makes cloud-init's set orders (authorized keys) the same on every run.
     const env: Record<string, string> = side === 'cloud-init' ? { PYTHONHASHSEED: '2' } : {};
