@@ -1,5 +1,5 @@
 // `devel serve-metadata`: a local metadata service for any cloud kiln reads (HTTP, unix sockets for LXD, SmartOS and CloudSigma, password servers) from a folder, for testing images in CI.
-import { parseMisbehaviour, startMetadataServer, type MetadataKind, type Misbehaviour } from '../sources/serve-metadata/metadata-server';
+import { parseMisbehaviour, startMetadataServer, type MetadataKind, type Misbehaviour, type RequestRecord } from '../sources/serve-metadata/metadata-server';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { SERIAL_HOST_KINDS, startSerialHost, type SerialHostKind } from '../sources/serve-metadata/serial-hosts';
 import { UsageError } from '../util/errors';
@@ -7,8 +7,8 @@ import type { Command } from './command';
 
 export const develServeMetadataCommand: Command = {
   words: ['devel', 'serve-metadata'],
-  summary: 'serve a metadata tree (openstack, ec2 with IMDSv2, gce, nocloud, azure, lxd on a unix socket, digitalocean, hetzner, oracle, scaleway, vultr, upcloud, akamai, maas, cloudcix, nwcs, packet, cloudstack and exoscale with their password server, aliyun, smartos and cloudsigma on a unix socket) from a folder over HTTP, optionally misbehaving',
-  usage: 'devel serve-metadata --kind openstack|ec2|gce|nocloud|azure|lxd|digitalocean|hetzner|oracle|scaleway|vultr|upcloud|akamai|maas|cloudcix|nwcs|packet|cloudstack|exoscale|aliyun|smartos|cloudsigma --dir DIR [--listen 127.0.0.1:PORT | --socket PATH] [--imdsv2 required|optional|disabled] [--password-port PORT] [--misbehave RULE]… [--per-address] [--request-log FILE] [--exit-after SECONDS]',
+  summary: 'serve a metadata tree (openstack, ec2 with IMDSv2, gce, nocloud, azure, lxd on a unix socket, digitalocean, hetzner, oracle, scaleway, vultr, upcloud, akamai, maas, cloudcix, nwcs, packet, cloudstack and exoscale with their password server, aliyun, bigstep, smartos and cloudsigma on a unix socket) from a folder over HTTP, optionally misbehaving',
+  usage: 'devel serve-metadata --kind openstack|ec2|gce|nocloud|azure|lxd|digitalocean|hetzner|oracle|scaleway|vultr|upcloud|akamai|maas|cloudcix|nwcs|packet|cloudstack|exoscale|aliyun|bigstep|smartos|cloudsigma --dir DIR [--listen 127.0.0.1:PORT | --socket PATH] [--imdsv2 required|optional|disabled] [--password-port PORT] [--misbehave RULE]… [--per-address] [--request-log FILE] [--exit-after SECONDS]',
   faces: ['kiln', 'cloud-init'],
   positional: [0, 0],
   flags: {
@@ -18,7 +18,7 @@ export const develServeMetadataCommand: Command = {
     help: [
       '--kind K          openstack, ec2, gce, nocloud, azure, lxd, digitalocean, hetzner, oracle,',
       '                  scaleway, vultr, upcloud, akamai, maas, cloudcix, nwcs, packet, cloudstack,',
-      '                  exoscale, aliyun, smartos or cloudsigma (the folder layouts are in docs/datasources.md)',
+      '                  exoscale, aliyun, bigstep, smartos or cloudsigma (the folder layouts are in docs/datasources.md)',
       '--dir DIR         the folder served as the tree root',
       '--listen H:P      address to listen on (default 127.0.0.1:0, a free port; the URL is printed)',
       '--socket PATH     lxd, smartos, cloudsigma: the unix socket to listen on (ROOT/dev/lxd/sock, ROOT/native/.zonecontrol/metadata.sock;',
@@ -30,13 +30,14 @@ export const develServeMetadataCommand: Command = {
       '                  redirect-loop, redirect-other-host, drop or wrong-type. E.g. status,value=503,times=2',
       '--per-address     serve DIR/ADDRESS/ to clients that connected to ADDRESS, where that folder exists (one',
       '                  server for many machines, e.g. 127.0.0.2, 127.0.0.3 … when listening on 0.0.0.0 in a namespace)',
-      '--request-log F   append one JSON line per request (method, path, status, address, time) to F',
+      '--request-log F   append one JSON line per request (method, path, status, address, time; a password server\'s',
+      '                  DomU_Request too) to F',
       '--exit-after S    stop after S seconds (default: run until interrupted)',
     ],
   },
   async run(ctx, args) {
     const kind = args.flags.kind as string | undefined;
-    const kinds = ['openstack', 'ec2', 'gce', 'nocloud', 'azure', 'lxd', 'digitalocean', 'hetzner', 'oracle', 'scaleway', 'vultr', 'upcloud', 'akamai', 'maas', 'cloudcix', 'nwcs', 'packet', 'cloudstack', 'exoscale', 'aliyun', ...SERIAL_HOST_KINDS];
+    const kinds = ['openstack', 'ec2', 'gce', 'nocloud', 'azure', 'lxd', 'digitalocean', 'hetzner', 'oracle', 'scaleway', 'vultr', 'upcloud', 'akamai', 'maas', 'cloudcix', 'nwcs', 'packet', 'cloudstack', 'exoscale', 'aliyun', 'bigstep', ...SERIAL_HOST_KINDS];
     if (!kind || !kinds.includes(kind)) throw new UsageError(`--kind must be one of ${kinds.join(', ')}, not '${kind ?? ''}'`);
     const socket = args.flags.socket as string | undefined;
     const serial = (SERIAL_HOST_KINDS as readonly string[]).includes(kind);
@@ -64,6 +65,8 @@ export const develServeMetadataCommand: Command = {
     if (passwordPort !== undefined && (kind !== 'cloudstack' && kind !== 'exoscale' || !Number.isInteger(passwordPort) || passwordPort < 1 || passwordPort > 65535)) throw new UsageError('--password-port takes a port number, and only with --kind cloudstack or exoscale');
     const requestLog = args.flags['request-log'] as string | undefined;
     const logFd = requestLog && !ctx.dryRun ? openSync(requestLog, 'a', 0o644) : undefined;
+    // A password server request also logs its DomU_Request, so a test can see the acknowledgement arrive.
+    const logRequest = logFd === undefined ? undefined : (r: RequestRecord) => void writeSync(logFd, `${JSON.stringify({ method: r.method, path: r.path, status: r.status, address: r.local, ...(r.headers.domu_request !== undefined ? { domu_request: String(r.headers.domu_request) } : {}), at: Date.now() })}\n`);
     const server = serial ? await startSerialHost(kind as SerialHostKind, dir, socket as string) : await startMetadataServer({
       kind: kind as MetadataKind,
       dir,
@@ -74,12 +77,10 @@ export const develServeMetadataCommand: Command = {
       ...(imdsv2 ? { imdsv2: imdsv2 as 'required' | 'optional' | 'disabled' } : {}),
       ...(tokenUses !== undefined ? { tokenUses } : {}),
       ...(args.flags['per-address'] ? { perAddress: true } : {}),
-      ...(logFd !== undefined
-        ? { onRequest: (r) => void writeSync(logFd, `${JSON.stringify({ method: r.method, path: r.path, status: r.status, address: r.local, at: Date.now() })}\n`) }
-        : {}),
+      ...(logRequest ? { onRequest: logRequest } : {}),
     });
     // The password server is the same rules on a port of its own (8080 on CloudStack's virtual router and at Exoscale).
-    const passwordServer = passwordPort !== undefined ? await startMetadataServer({ kind: kind as MetadataKind, dir, host: (m[1] as string).replace(/^\[|\]$/g, ''), port: passwordPort }) : undefined;
+    const passwordServer = passwordPort !== undefined ? await startMetadataServer({ kind: kind as MetadataKind, dir, host: (m[1] as string).replace(/^\[|\]$/g, ''), port: passwordPort, ...(logRequest ? { onRequest: logRequest } : {}) }) : undefined;
     if (passwordServer) ctx.io.out(`serving the ${kind} password server from ${dir}/password at ${passwordServer.url}\n`);
     ctx.io.out(`serving ${kind} metadata from ${dir} at ${server.url}${server.socketPath !== undefined ? ` on ${server.socketPath}` : ''}\n`);
     await new Promise<void>((resolve) => {

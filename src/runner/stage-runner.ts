@@ -21,6 +21,7 @@ import { sortedJson } from './sorted-json';
 import { initCloudDirs, instancify, NO_PREVIOUS_INSTANCE_ID, previousInstanceId } from './instance-files';
 import { emptyProcessedPart, formatProcessedMessage, type ProcessedPart } from '../userdata/processed-message';
 import { formatCloudConfigFile, mergeCloudConfig, parseCloudConfigFile, vendorDataEnabled } from './merge-cloud-config';
+import { attemptCmdlineUrl } from './cmdline-url';
 import { canonicalModuleName, readModuleList } from './module-list';
 import { loadRunConfig, readKernelCmdline, type RunConfig } from './run-config';
 import { makeModuleContext, prepareModules, releaseModules, runModules } from './run-modules';
@@ -87,6 +88,22 @@ export class StageRunner {
     return this.runConfig;
   }
 
+  /**
+   * cloud-init's attempt_cmdline_url, run before each init stage reads its config: a `cloud-config-url=` on the
+   * kernel command line becomes cloud.cfg.d/91_kernel_cmdline_url.cfg, and the config is read again when it was written.
+   */
+  private async kernelCmdlineUrl(rc: RunConfig, network: boolean): Promise<RunConfig> {
+    const env = this.deps.env ?? process.env;
+    const out = await attemptCmdlineUrl({ platform: this.platform, log: this.log, cmdline: rc.kernelCmdline, network, env });
+    if (out.level === 'WARNING') this.log.warn(out.message);
+    else if (out.level === 'INFO') this.log.info(out.message);
+    else this.log.debug(out.message);
+    if (!out.wrote) return rc;
+    this.runConfig = undefined;
+    this.distro = undefined;
+    return this.config();
+  }
+
   private async distroInfo(): Promise<DistroInfo> {
     this.distro ??= await detectDistro(this.platform, (await this.config()).config);
     return this.distro;
@@ -130,11 +147,12 @@ export class StageRunner {
   }
 
   async runStage(stage: StageName): Promise<StageOutcome> {
-    const rc = await this.config();
+    let rc = await this.config();
     if (rc.disabledBy) {
       this.log.info(`cloud-init is disabled (${rc.disabledBy}); stage ${stage} not run`);
       return { stage, disabled: true, errors: [], failed: false };
     }
+    if (stage === 'init-local' || stage === 'init') rc = await this.kernelCmdlineUrl(rc, stage === 'init');
     const p = this.platform;
     await initCloudDirs(p, rc.paths);
     let status: StatusFile = (await readStatusFile(p, rc.paths)) ?? emptyStatus();

@@ -19,6 +19,13 @@ function rawData(answer: Obj, key: string, url: string): Uint8Array | undefined 
   return Buffer.from(v, 'utf8');
 }
 
+/** A metadata value given as text (a number is written as one); empty or anything else: none. */
+function textOf(v: unknown): string | undefined {
+  if (typeof v === 'string' && v) return v;
+  if (typeof v === 'number') return String(v);
+  return undefined;
+}
+
 /** The answer at URL as cloud-init keeps it. */
 export function bigstepInstanceData(answer: unknown, url: string): InstanceData {
   if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) throw new SourceError(NAME, `${url}: the answer must be a JSON object`);
@@ -40,6 +47,15 @@ export function bigstepInstanceData(answer: unknown, url: string): InstanceData 
     metadata,
   };
   if (typeof host === 'string' && host) data.localHostname = host;
+  // What cloud-init's DataSource base class reads from any source's metadata: the zone (either spelling, else
+  // placement's), the region and a string cloud-name (lower-cased).
+  const placement = metadata.placement;
+  const zone = textOf(metadata['availability-zone'] ?? metadata.availability_zone) ?? (placement && typeof placement === 'object' ? textOf((placement as Obj)['availability-zone']) : undefined);
+  const region = textOf(metadata.region);
+  const cloudName = metadata['cloud-name'];
+  if (zone !== undefined) data.availabilityZone = zone;
+  if (region !== undefined) data.region = region;
+  if (typeof cloudName === 'string' && cloudName) data.cloudName = cloudName.toLowerCase();
   const vd = rawData(a, 'vendordata_raw', url);
   const ud = rawData(a, 'userdata_raw', url);
   if (vd) data.vendorData = vd;

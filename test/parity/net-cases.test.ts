@@ -1,5 +1,5 @@
 // The network parity cases load with their defaults, a malformed case is refused with what to fix, and the
-// compared instance-data view keeps only what a datasource decides.
+// compared instance-data view keeps only what a datasource decides; expected requests are matched against the mock's log.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { tempDir } from '../helpers/temp';
 import { loadNetCases } from './net-cases';
 import { projectInstanceData, projectStatus } from './net-view';
+import { unmetRequests } from './run-net-case';
 
 test('every case in test/parity/net-cases loads, with the link defaults filled in', () => {
   const cases = loadNetCases();
@@ -61,4 +62,20 @@ test('a case may carry rootfs/ and physical_nic; serve.kind none needs no tree; 
   assert.throws(() => loadNetCases(dir), /tree/, 'a served kind still needs its tree');
   const status = JSON.stringify({ v1: { datasource: 'DataSourceEc2Local', 'init-local': { start: 1 } } });
   assert.deepEqual(JSON.parse(projectStatus(status)), { v1: { datasource: 'DataSourceEc2Local' } });
+});
+
+test('expect_requests: each expected request must match some logged one in every field it gives; kernel_cmdline is optional', () => {
+  const cases = loadNetCases();
+  assert.deepEqual(cases.find((c) => c.name.includes('cloudstack'))?.expectRequests, [{ domu_request: 'send_my_password', status: 200 }, { domu_request: 'saved_password', status: 200 }]);
+  assert.deepEqual(cases.find((c) => c.name.includes('ec2'))?.expectRequests, []);
+  assert.match(cases.find((c) => c.name.includes('maas-cmdline-url'))?.kernelCmdline ?? '', /cloud-config-url=http:\/\/10\.199\.0\.1\//);
+  assert.equal(cases.find((c) => c.name.includes('ec2'))?.kernelCmdline, undefined);
+  const logged = [
+    { method: 'GET', path: '/', status: 200, domu_request: 'send_my_password' },
+    { method: 'GET', path: '/latest/meta-data/instance-id', status: 200 },
+  ];
+  assert.deepEqual(unmetRequests(logged, [{ domu_request: 'send_my_password', status: 200 }, { path: '/latest/meta-data/instance-id' }]), []);
+  const unmet = unmetRequests(logged, [{ domu_request: 'saved_password', status: 200 }, { domu_request: 'send_my_password', status: 404 }]);
+  assert.equal(unmet.length, 2);
+  assert.match(unmet[0] ?? '', /saved_password.*logged 2/);
 });

@@ -47,6 +47,11 @@ export interface NetCase {
   physicalNic: boolean;
   /** Checked on both sides after the last stage, so the case proves the source really acted. */
   expect: Expectation[];
+  /**
+   * Requests the mock must have logged by the last stage, on both sides: each is a part of a `--request-log`
+   * record (`{ "domu_request": "saved_password", "status": 200 }`) that some logged request must match.
+   */
+  expectRequests: Array<Record<string, string | number>>;
   /** The stage the source is found in ('init-local' by default; 'init' for a source only the network stage reads). */
   foundIn: 'init-local' | 'init';
   /**
@@ -65,6 +70,11 @@ export interface NetCase {
   extraNics: Array<{ name: string; mac: string; cloudAddress: string }>;
   /** Lines the machine's normalised addresses must hold on both sides after the stages ('eth1 inet 10.198.0.5/24 scope global'). */
   expectAddresses: string[];
+  /**
+   * The machine's kernel command line (`kernel_cmdline`), bind-mounted over /proc/cmdline in every stage of both
+   * sides (a MAAS ephemeral boot's `cloud-config-url=`); none: the host's own, as before.
+   */
+  kernelCmdline?: string;
   /** The case's `seed/` folder, copied to /var/lib/cloud/seed/nocloud-net in the root, when it has one. */
   seed?: string;
   /**
@@ -84,6 +94,7 @@ interface CaseJson {
   dhcp_options?: string[];
   physical_nic?: boolean;
   expect?: Expectation[];
+  expect_requests?: Array<Record<string, string | number>>;
   found_in?: 'init-local' | 'init';
   activation?: boolean;
   extra_nics?: Array<{ name: string; mac: string; cloud_address: string }>;
@@ -91,6 +102,7 @@ interface CaseJson {
   network_up?: 'dhclient';
   /** Gone: a fixed address on eth0 after init-local; `network_up: "dhclient"` gives the init stage its network. */
   init_address?: unknown;
+  kernel_cmdline?: string;
 }
 
 function caseError(name: string, what: string): Error {
@@ -126,12 +138,14 @@ export function loadNetCases(dir = NET_CASES_DIR): NetCase[] {
         physicalNic: c.physical_nic === true,
         rootfs: existsSync(join(d, 'rootfs')) ? join(d, 'rootfs') : undefined,
         expect: c.expect ?? [],
+        expectRequests: c.expect_requests ?? [],
         foundIn: c.found_in ?? 'init-local',
         activation: c.activation ?? false,
         expectAddresses: c.expect_addresses ?? [],
         extraNics: (c.extra_nics ?? []).map((n) => ({ name: n.name, mac: n.mac, cloudAddress: n.cloud_address })),
         ...(existsSync(join(d, 'seed')) ? { seed: join(d, 'seed') } : {}),
         ...(c.network_up === 'dhclient' ? { networkUp: 'dhclient' as const } : {}),
+        ...(c.kernel_cmdline !== undefined ? { kernelCmdline: c.kernel_cmdline } : {}),
       };
     });
 }

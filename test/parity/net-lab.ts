@@ -2,7 +2,8 @@
 // MAC, extra NICs, metadata addresses and DHCP options, and in the cloud's namespace the mock metadata service (the
 // built kiln's `devel serve-metadata`).
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DEFAULT_DHCP_OPTIONS, openLab } from '../helpers/netns-lab';
 import type { NetCase } from './net-cases';
 
@@ -11,6 +12,8 @@ export interface NetLab {
   machine: string;
   /** What the metadata service printed and logged (for failure messages). */
   serverOutput(): string;
+  /** The service's request log so far (`--request-log`): one record a request, the password server's too. */
+  requests(): Array<Record<string, unknown>>;
   close(): void;
 }
 
@@ -24,9 +27,10 @@ export async function openNetLab(c: NetCase, kiln: string, dir: string): Promise
     extraNics: c.extraNics.map((n) => ({ name: n.name, mac: n.mac, serverAddress: n.cloudAddress })),
   });
   let output = '';
-  const netLab = { machine: lab.client, serverOutput: () => output, close: lab.close };
+  const requestLog = join(dir, 'requests.log');
+  const netLab = { machine: lab.client, serverOutput: () => output, requests: () => readRequestLog(requestLog), close: lab.close };
   if (c.serve.kind === 'none') return netLab;
-  const server = spawn('ip', ['netns', 'exec', lab.server, kiln, 'devel', 'serve-metadata', '--kind', c.serve.kind, '--dir', c.tree, '--listen', c.serve.listen, ...c.serve.args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const server = spawn('ip', ['netns', 'exec', lab.server, kiln, 'devel', 'serve-metadata', '--kind', c.serve.kind, '--dir', c.tree, '--listen', c.serve.listen, '--request-log', requestLog, ...c.serve.args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const close = () => {
     if (server.exitCode === null) server.kill('SIGKILL');
     lab.close();
@@ -52,4 +56,10 @@ export async function openNetLab(c: NetCase, kiln: string, dir: string): Promise
     throw e;
   }
   return { ...netLab, close };
+}
+
+/** The lines of a `--request-log` file, parsed (none yet: empty). */
+function readRequestLog(path: string): Array<Record<string, unknown>> {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
 }

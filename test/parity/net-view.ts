@@ -1,6 +1,6 @@
 // What the network parity cases compare of a finished root: instance-data.json's v1 keys and ds metadata, the
-// hostname, users and their keys, the rendered network and the found datasource's name (status.json and
-// previous-datasource), taken once after init-local and once after all stages.
+// hostname, users and their keys, the rendered network, the found datasource's name (status.json and
+// previous-datasource) and the config fetched from the kernel command line's URL, taken once after init-local and once after all stages.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +24,8 @@ export const VIEW_FILES = [
   '/etc/udev/rules.d/70-persistent-net.rules',
   '/root/.ssh',
   '/root/.ssh/authorized_keys',
+  // The kernel command line's cloud-config-url, kept by the init stages (absent on both sides unless a case gives one).
+  '/etc/cloud/cloud.cfg.d/91_kernel_cmdline_url.cfg',
 ];
 
 /** Files init-local must already have written: what the source found, and the network rendered before it starts. */

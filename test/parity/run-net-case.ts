@@ -51,10 +51,12 @@ export async function runNetCaseOnSide(c: NetCase, side: Side, work: string, kil
   const dmiDir = join(work, `${name}-dmi`);
   mkdirSync(dmiDir, { recursive: true });
   for (const [field, value] of Object.entries(c.dmi)) writeFileSync(join(dmiDir, field), `${value}\n`);
+  const cmdlineFile = c.kernelCmdline !== undefined ? join(work, `${name}-cmdline`) : undefined;
+  if (cmdlineFile) writeFileSync(cmdlineFile, `${c.kernelCmdline}\n`);
 
   const lab = await openNetLab(c, kiln, join(work, `${name}-lab`));
   try {
-    const net = { netns: lab.machine, dmiDir, ...(c.physicalNic ? { physicalNic: 'eth0' } : {}) };
+    const net = { netns: lab.machine, dmiDir, ...(c.physicalNic ? { physicalNic: 'eth0' } : {}), ...(cmdlineFile ? { cmdlineFile } : {}) };
     const [local, ...later] = STAGES;
     // A fixed hash seed makes cloud-init's set orders (authorized keys) the same on every run.
     const env: Record<string, string> = side === 'cloud-init' ? { PYTHONHASHSEED: '2' } : {};
@@ -76,11 +78,18 @@ export async function runNetCaseOnSide(c: NetCase, side: Side, work: string, kil
       const init = stages.find((s) => s.stage === 'init');
       for (const [path, entry] of activationView(root, `${init?.stdout ?? ''}${init?.stderr ?? ''}`, machineAddresses(lab.machine))) view.set(path, entry);
     }
-    const unmet = [...checkExpectations(root, c.expect), ...(c.activation ? unmetActivation(view, c.expectAddresses) : [])];
+    const unmet = [...checkExpectations(root, c.expect), ...(c.activation ? unmetActivation(view, c.expectAddresses) : []), ...unmetRequests(lab.requests(), c.expectRequests)];
     return { root, stages, view, unmet, server: lab.serverOutput() };
   } finally {
     lab.close();
   }
+}
+
+/** The case's expected requests that no logged request matches (every field given equal), described. */
+export function unmetRequests(logged: Array<Record<string, unknown>>, expected: Array<Record<string, string | number>>): string[] {
+  return expected
+    .filter((want) => !logged.some((r) => Object.entries(want).every(([k, v]) => r[k] === v)))
+    .map((want) => `no request matching ${JSON.stringify(want)} reached the mock (it logged ${logged.length})`);
 }
 
 /** `ip -o addr` of the machine's namespace, as the stages left it. */

@@ -59,6 +59,8 @@ export interface NetSandbox {
    * sources that pick "a physical NIC" (cloud-init's DigitalOcean link-local helper) skip a veth otherwise.
    */
   physicalNic?: string;
+  /** A file bind-mounted over the stage's /proc/cmdline: the kernel command line both sides read (a boot's own). */
+  cmdlineFile?: string;
 }
 
 function shQuote(s: string): string {
@@ -95,6 +97,7 @@ function stageCommand(root: string, args: string[], net?: NetSandbox, program = 
     'set -e',
     `mount --bind ${r} ${r}`,
     `mount -t proc proc ${r}/proc`,
+    ...(net.cmdlineFile ? [`mount --bind ${shQuote(net.cmdlineFile)} ${r}/proc/cmdline`] : []),
     `mount -t sysfs sysfs ${r}/sys`,
     `mount -t tmpfs -o mode=0755 sysclass ${r}/sys/class`,
     `for c in $(ls /sys/class); do mkdir ${r}/sys/class/$c; mount --bind /sys/class/$c ${r}/sys/class/$c; done`,

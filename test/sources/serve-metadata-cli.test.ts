@@ -1,5 +1,6 @@
-// `kiln devel serve-metadata` through main(): serves a fixture tree, with IMDSv2 rules and misbehaviour flags, then exits.
+// `kiln devel serve-metadata` through main(): serves a fixture tree (EC2, Azure, GCE, Bigstep), with IMDSv2 rules and misbehaviour flags, then exits.
 import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildFacts } from '../../src/build-info';
@@ -9,6 +10,7 @@ import { COMMANDS } from '../../src/cli/registry';
 import { UsageError } from '../../src/util/errors';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import { azureSource } from '../../src/sources/azure/azure';
+import { bigstepSource, BIGSTEP_URL_FILE } from '../../src/sources/bigstep';
 import { ec2Source } from '../../src/sources/ec2';
 import { gceSource } from '../../src/sources/gce';
 import { Logger } from '../../src/util/log';
@@ -91,4 +93,35 @@ test('bad flags are usage errors (exit 2) naming the flag', async () => {
     assert.equal(code, 2, args.join(' '));
     assert.match(err, re);
   }
+});
+
+test('--kind bigstep serves the document the Bigstep source reads through its url file', async (t) => {
+  const tree = tempDir(t);
+  writeFileSync(join(tree, 'metadata.json'), JSON.stringify({ 'instance-id': 'bs-cli', 'public-keys': ['ssh-ed25519 AAAAcli cli@x'] }));
+  writeFileSync(join(tree, 'userdata_raw'), '#cloud-config\n{}\n');
+  const { url, done } = await serve(['--kind', 'bigstep', '--dir', tree, '--exit-after', '3']);
+  const root = tempDir(t);
+  mkdirSync(join(root, BIGSTEP_URL_FILE, '..'), { recursive: true });
+  writeFileSync(join(root, BIGSTEP_URL_FILE), `${url}/metadata/bs-cli`);
+  const log = new Logger().for('test');
+  const platform = new LinuxPlatform({ root, log });
+  const data = await bigstepSource.crawl({ platform, log, kernelCmdline: '', dmi: {}, config: {}, finder: new FakeFinder(platform), settings: {} });
+  assert.equal(data.instanceId, 'bs-cli');
+  assert.deepEqual(data.publicKeys, ['ssh-ed25519 AAAAcli cli@x']);
+  assert.equal(Buffer.from(data.userData ?? []).toString(), '#cloud-config\n{}\n');
+  assert.equal(await done, 0);
+});
+
+test('--request-log records a password server request with its DomU_Request, so a test sees the acknowledgement', async (t) => {
+  const tree = tempDir(t);
+  writeFileSync(join(tree, 'password'), 'Pw-1\n');
+  const log = join(tempDir(t), 'requests.log');
+  const { url, done } = await serve(['--kind', 'cloudstack', '--dir', tree, '--request-log', log, '--exit-after', '2']);
+  const ask = (what: string) => fetch(url, { headers: { DomU_Request: what } }).then((r) => r.text());
+  assert.equal(await ask('send_my_password'), 'Pw-1');
+  assert.equal(await ask('saved_password'), 'saved_password');
+  await fetch(`${url}/latest/meta-data/`);
+  assert.equal(await done, 0);
+  const lines = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.deepEqual(lines.map((l) => [l.domu_request, l.status]), [['send_my_password', 200], ['saved_password', 200], [undefined, 404]]);
 });

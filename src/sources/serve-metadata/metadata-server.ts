@@ -1,4 +1,4 @@
-// A local metadata service serving a cloud's tree from a folder (OpenStack, EC2 and AliYun with IMDSv2 token rules, GCE, NoCloud-net, Azure, LXD on a unix socket, DigitalOcean, Hetzner, Oracle, Scaleway, Vultr, UpCloud, Akamai, MAAS, CloudCIX, NWCS, Equinix Metal, CloudStack and Exoscale with their password server), misbehaving on request.
+// A local metadata service serving a cloud's tree from a folder (OpenStack, EC2 and AliYun with IMDSv2 token rules, GCE, NoCloud-net, Azure, LXD on a unix socket, DigitalOcean, Hetzner, Oracle, Bigstep, Scaleway, Vultr, UpCloud, Akamai, MAAS, CloudCIX, NWCS, Equinix Metal, CloudStack and Exoscale with their password server), misbehaving on request.
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -6,6 +6,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { posix } from 'node:path';
 import { akamaiAnswer, type AkamaiTokens } from './akamai';
 import { azureAnswer, readRequestBody } from './azure';
+import { bigstepAnswer } from './bigstep';
 import { digitalOceanAnswer } from './digitalocean';
 import { gceAnswer } from './gce';
 import { hetznerAnswer } from './hetzner';
@@ -19,7 +20,7 @@ import { upCloudAnswer } from './upcloud';
 import { vultrAnswer } from './vultr';
 import { passwordServerRules, type PasswordServerState } from './password-server';
 
-export type MetadataKind = 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'lxd' | 'digitalocean' | 'hetzner' | 'oracle' | 'scaleway' | 'vultr' | 'upcloud' | 'akamai' | 'maas' | 'cloudcix' | 'nwcs' | 'packet' | 'cloudstack' | 'exoscale' | 'aliyun';
+export type MetadataKind = 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'lxd' | 'digitalocean' | 'hetzner' | 'oracle' | 'scaleway' | 'vultr' | 'upcloud' | 'akamai' | 'maas' | 'cloudcix' | 'nwcs' | 'packet' | 'cloudstack' | 'exoscale' | 'aliyun' | 'bigstep';
 
 /** One deliberate fault. Rules match by path prefix; `times` limits how often a rule fires (default: always). */
 export interface Misbehaviour {
@@ -225,7 +226,7 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
       return send(req, res, answer.status, answer.body, { 'content-type': answer.contentType });
     }
     // Clouds whose mock answers some paths by rules of its own (src/sources/serve-metadata/<cloud>.ts).
-    const ownAnswer = { hetzner: hetznerAnswer, digitalocean: digitalOceanAnswer, vultr: vultrAnswer, upcloud: upCloudAnswer, nwcs: nwcsAnswer }[opts.kind as string];
+    const ownAnswer = { hetzner: hetznerAnswer, digitalocean: digitalOceanAnswer, vultr: vultrAnswer, upcloud: upCloudAnswer, nwcs: nwcsAnswer, bigstep: bigstepAnswer }[opts.kind as string];
     const own = ownAnswer ? await ownAnswer(root, path) : undefined;
     if (own) return send(req, res, own.status, own.body, own.headers);
     const served = await resolveTree(await rootFor(req), path, opts.kind);
