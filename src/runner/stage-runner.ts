@@ -339,7 +339,7 @@ export class StageRunner {
     this.merged = await this.consumeData(rc, record, this.found);
     await this.writeInstanceData(rc, this.merged);
     const activate = this.found.source.activate;
-    if (activate) await activate.call(this.found.source, { platform: p, log: this.opts.logger.for('activate'), distroName: (await this.distroInfo()).name, isNewInstance: isNew }, this.found.data);
+    if (activate) await activate.call(this.found.source, { platform: p, log: this.opts.logger.for('activate'), distroName: (await this.distroInfo()).name, isNewInstance: isNew, systemConfig: rc.config }, this.found.data);
     await this.runModuleSection(rc, record, 'init', this.merged);
   }
 

@@ -115,6 +115,8 @@ export interface ActivateContext {
   log: Log;
   distroName: string;
   isNewInstance: boolean;
+  /** The system config (cloud-init's sys_cfg): its reporting handlers and def_log_file, say. */
+  systemConfig?: Record<string, unknown>;
 }
 
 export interface Datasource {

@@ -1,6 +1,5 @@
 // The runner's reporting events in Hyper-V KVP: a boot on a sandbox root with a hyperv handler leaves the stage and module records cloud-init 22.4 leaves (records compared byte for byte with 22.4's handler in the Debian rootfs), none without one.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -10,6 +9,7 @@ import type { RunnerDeps } from '../../src/runner/runner-deps';
 import { StageRunner } from '../../src/runner/stage-runner';
 import { KVP_KEY_SIZE, KVP_VALUE_SIZE, kvpRecord, readKvpRecords } from '../../src/sources/azure/kvp';
 import { Logger } from '../../src/util/log';
+import { runCloudInitPython } from '../helpers/cloud-init-python';
 import { ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
@@ -156,9 +156,7 @@ test("the runner's records are byte for byte what 22.4's HyperVKvpReportingHandl
     'sys.stdout.write(base64.b64encode(open(pool, "rb").read()).decode())',
   ].join('\n');
   const input = { prefix: `CLOUD_INIT|${keys[0]?.[1]}`, uuids: keys.map((k) => k[4]), events };
-  const r = spawnSync('unshare', ['--mount', '--net', '--fork', 'chroot', rootfs, 'env', 'PYTHONDONTWRITEBYTECODE=1', 'python3', '-c', script, JSON.stringify(input)], { encoding: 'utf8', timeout: 60_000 });
-  assert.equal(r.status, 0, r.stderr);
-  const theirs = Buffer.from(r.stdout, 'base64');
+  const theirs = Buffer.from(runCloudInitPython(rootfs, script, JSON.stringify(input)), 'base64');
   assert.equal(theirs.length, ours.length);
   assert.ok(theirs.equals(ours), 'the pool files are identical');
 });

@@ -104,7 +104,7 @@ export function hypervHandlers(config: Record<string, unknown>): HypervHandler[]
 const consideredForTruncation = new Set<string>();
 
 /** The seconds since boot: the target's /proc/uptime, else this host's (a --root sandbox has no procfs; at boot they are one file). */
-async function uptimeSeconds(platform: Platform): Promise<number | undefined> {
+export async function uptimeSeconds(platform: Platform): Promise<number | undefined> {
   const parse = (text: string | undefined) => {
     const n = Number.parseFloat((text ?? '').split(/\s+/)[0] ?? '');
     return Number.isFinite(n) ? n : undefined;
