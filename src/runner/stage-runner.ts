@@ -280,7 +280,7 @@ export class StageRunner {
   private async locate(rc: RunConfig, stage: 'local' | 'network', localAlreadyTried: boolean) {
     const log = this.opts.logger.for('sources.py');
     const network = stage === 'local' ? this.deps.ephemeralNetwork?.(log) : undefined;
-    const input = { stage, platform: this.platform, log, config: rc.config, kernelCmdline: rc.kernelCmdline, finder: this.deps.finder, localAlreadyTried, ...(network ? { network } : {}) };
+    const input = { stage, platform: this.platform, log, config: rc.config, kernelCmdline: rc.kernelCmdline, finder: this.deps.finder, localAlreadyTried, events: this.eventLog(rc), ...(network ? { network } : {}) };
     return locateDatasource(input, this.deps.env ?? process.env, this.deps.sources);
   }
 

@@ -13,7 +13,9 @@ import { runCloudInitPython } from '../helpers/cloud-init-python';
 import { ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
-import { fakeDeps, fakeSource, recordingModule, type Recorder } from './fakes';
+import type { Datasource } from '../../src/sources/datasource';
+import { SourceError } from '../../src/sources/source-error';
+import { brokenSource, fakeDeps, fakeSource, recordingModule, type Recorder } from './fakes';
 
 const MODULES = `datasource_list: [Fake]
 cloud_init_modules: [init_mod]
@@ -63,6 +65,8 @@ function pool(root: string, path = POOL): Parsed[] {
 }
 
 const EXPECTED = [
+  'start init-local/search-Fake',
+  'finish init-local/search-Fake',
   'finish init-local',
   'start init-network/config-init_mod',
   'finish init-network/config-init_mod',
@@ -75,7 +79,7 @@ const EXPECTED = [
   'finish modules-final',
 ];
 
-test("a boot with a hyperv reporting handler: every stage's finish and every module's start and finish in the pool, in 22.4's key and value shapes; a pool from an earlier boot is emptied first", async (t) => {
+test("a boot with a hyperv reporting handler: every stage's finish, the datasource search's and every module's start and finish in the pool, in 22.4's key and value shapes; a pool from an earlier boot is emptied first", async (t) => {
   const root = sandbox(t, 'reporting:\n  logging: {type: log}\n  telemetry: {type: hyperv}\n');
   writeFileSync(join(root, POOL), kvpRecord('OLD', 'an earlier boot'));
   utimesSync(join(root, POOL), new Date(Date.now() - 86_400_000), new Date(Date.now() - 86_400_000));
@@ -94,6 +98,7 @@ test("a boot with a hyperv reporting handler: every stage's finish and every mod
     assert.match(String(r.value.ts), /^2026-01-01T00:00:00\.\d{6}Z$/, "the event's own time, from the runner's clock");
   }
   const byName = new Map(records.filter((r) => r.key[2] === 'finish').map((r) => [r.key[3], r.value]));
+  assert.deepEqual(byName.get('init-local/search-Fake'), { ...byName.get('init-local/search-Fake'), result: 'SUCCESS', msg: 'found local data from DataSourceFake' });
   assert.equal(byName.get('modules-final/config-final_mod')?.result, 'FAIL');
   assert.equal(byName.get('modules-final/config-final_mod')?.msg, 'running config-final_mod failed');
   assert.equal(byName.get('init-network/config-init_mod')?.result, 'SUCCESS');
@@ -159,4 +164,24 @@ test("the runner's records are byte for byte what 22.4's HyperVKvpReportingHandl
   const theirs = Buffer.from(runCloudInitPython(rootfs, script, JSON.stringify(input)), 'base64');
   assert.equal(theirs.length, ours.length);
   assert.ok(theirs.equals(ours), 'the pool files are identical');
+});
+
+test("the datasource search's events name 22.4's class for the stage: a source's own 'not here' is SUCCESS with 'no … data found', one that threw something else FAIL", async (t) => {
+  const root = sandbox(t, '');
+  writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/50-test.cfg'), MODULES.replace('[Fake]', '[Absent, Broken, Fake]'));
+  const absent: Datasource = { name: 'Absent', kind: 'local', detect: async () => true, crawl: async () => Promise.reject(new SourceError('Absent', 'no seed here')) };
+  const d = fakeDeps([absent, brokenSource(), fakeSource()], []);
+  await bootAll(root, d);
+  const events = parseEventLog(readFileSync(join(root, 'var/log/kiln-events.jsonl'), 'utf8')).filter((e) => e.name.includes('/search-'));
+  assert.deepEqual(
+    events.map((e) => [e.event_type, e.name, e.description, e.result ?? '']),
+    [
+      ['start', 'init-local/search-Absent', 'searching for local data from DataSourceAbsent', ''],
+      ['finish', 'init-local/search-Absent', 'no local data found from DataSourceAbsent', 'SUCCESS'],
+      ['start', 'init-local/search-Broken', 'searching for local data from DataSourceBroken', ''],
+      ['finish', 'init-local/search-Broken', 'no local data found from DataSourceBroken', 'FAIL'],
+      ['start', 'init-local/search-Fake', 'searching for local data from DataSourceFake', ''],
+      ['finish', 'init-local/search-Fake', 'found local data from DataSourceFake', 'SUCCESS'],
+    ],
+  );
 });
