@@ -100,7 +100,7 @@ test("a boot with a hyperv reporting handler: every stage's finish, the datasour
   const byName = new Map(records.filter((r) => r.key[2] === 'finish').map((r) => [r.key[3], r.value]));
   assert.deepEqual(byName.get('init-local/search-Fake'), { ...byName.get('init-local/search-Fake'), result: 'SUCCESS', msg: 'found local data from DataSourceFake' });
   assert.equal(byName.get('modules-final/config-final_mod')?.result, 'FAIL');
-  assert.equal(byName.get('modules-final/config-final_mod')?.msg, 'running config-final_mod failed');
+  assert.equal(byName.get('modules-final/config-final_mod')?.msg, 'running config-final_mod with frequency once-per-instance', "22.4's message for a module that raised: its start description");
   assert.equal(byName.get('init-network/config-init_mod')?.result, 'SUCCESS');
 });
 
@@ -182,6 +182,23 @@ test("the datasource search's events name 22.4's class for the stage: a source's
       ['finish', 'init-local/search-Broken', 'no local data found from DataSourceBroken', 'FAIL'],
       ['start', 'init-local/search-Fake', 'searching for local data from DataSourceFake', ''],
       ['finish', 'init-local/search-Fake', 'found local data from DataSourceFake', 'SUCCESS'],
+    ],
+  );
+});
+
+test('a module its semaphore stops is still reported, as cloud-init does: started, then finished as "previously ran"', async (t) => {
+  const root = sandbox(t, 'reporting:\n  telemetry: {type: hyperv}\n');
+  const d = deps({ runs: [] });
+  await bootAll(root, d);
+  const first = pool(root).length;
+  await bootAll(root, d);
+  const again = pool(root).slice(first);
+  const initMod = again.filter((r) => r.key[3] === 'init-network/config-init_mod');
+  assert.deepEqual(
+    initMod.map((r) => [r.key[2], r.value.msg, r.value.result ?? '']),
+    [
+      ['start', 'running config-init_mod with frequency once-per-instance', ''],
+      ['finish', 'config-init_mod previously ran', 'SUCCESS'],
     ],
   );
 });
