@@ -143,14 +143,18 @@ export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcom
     const freq = entry.frequency ?? mod.frequency;
     const sem = semaphorePath(input.paths, iid, mod.name, freq);
     const eventName = `${input.eventPrefix}/config-${mod.name}`;
+    const description = `running config-${mod.name} with frequency ${freq}`;
     if (await hasRun(input.platform, sem)) {
+      // cloud-init reports a module its semaphore stops too: started, then finished as "previously ran".
+      input.events.start(eventName, description);
+      input.events.finish(eventName, 'SUCCESS', `config-${mod.name} previously ran`);
       input.log.debug(`config-${mod.name} already ran (freq=${freq})`);
       out.modules.push({ name: mod.name, outcome: 'skipped', seconds: 0, reason: `already ran (${freq})` });
       continue;
     }
     // cloud-init takes the semaphore before running: a module that fails is not retried on the next boot.
     await markRun(input.platform, sem, input.now());
-    input.events.start(eventName, `running config-${mod.name} with frequency ${freq}`);
+    input.events.start(eventName, description);
     const started = input.now().getTime();
     const ctx = makeModuleContext(input, instanceDir, recover);
     try {
@@ -166,7 +170,8 @@ export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcom
       const message = `Running module ${mod.name} failed: ${why.startsWith(`${mod.name}: `) ? why.slice(mod.name.length + 2) : why}`;
       // At WARNING, as cloud-init's logexc logs it; the error itself goes to the stage's errors below.
       input.log.warn(message);
-      input.events.finish(eventName, 'FAIL', `running config-${mod.name} failed`);
+      // cloud-init's finish message for a module that raised is its start description.
+      input.events.finish(eventName, 'FAIL', description);
       // status.json lists it as cloud-init does: the repr of (module name, exception).
       out.errors.push(moduleErrorRepr(entry.listedAs ?? mod.name, err, mod.name));
       out.modules.push({ name: mod.name, outcome: 'failed', seconds, reason: why });

@@ -10,6 +10,7 @@ import type { Log } from '../util/log';
 import type { ProcessedPart } from '../userdata/processed-message';
 import type { SourceSet } from '../sources/source-set';
 import type { CloudPaths } from './cloud-paths';
+import type { EventLog } from './event-log';
 import type { FoundInStage } from './describe-source';
 
 export interface UserDataInput {
@@ -77,6 +78,8 @@ export interface LocateInput {
   localAlreadyTried: boolean;
   /** init-local: the temporary lease network sources with local evidence are crawled in. */
   network?: EphemeralNetwork;
+  /** Where the search-<class> start and finish events go (cloud-init's find_source reporting). */
+  events?: EventLog;
 }
 
 /** The source that answered, with what it read. */

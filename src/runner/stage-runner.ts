@@ -12,7 +12,9 @@ import { describeError, KilnError } from '../util/errors';
 import type { Log, Logger } from '../util/log';
 import { detectDistro } from '../platform/linux/distro/detect-distro';
 import { cfgBool } from '../modules/support/config-values';
-import { EventLog } from './event-log';
+import { EventLog, type EventSink } from './event-log';
+import { DryRunPlatform } from '../platform/dry-run-platform';
+import { KvpTelemetry } from '../sources/azure/kvp';
 import { describeSource } from './describe-source';
 import { locateDatasource } from './locate-datasource';
 import { restoreInstance } from './instance-cache';
@@ -68,6 +70,7 @@ export class StageRunner {
   private merged: ConfigMap | undefined;
   private networkApplied = false;
   private events: EventLog | undefined;
+  private reportingHandlers: Promise<EventSink | undefined> | undefined;
 
   constructor(private readonly opts: StageRunnerOptions) {
     this.platform = opts.platform;
@@ -112,6 +115,15 @@ export class StageRunner {
   private eventLog(rc: RunConfig): EventLog {
     this.events ??= new EventLog(this.platform, rc.paths.eventLogFile, this.opts.logger.for('handlers.py'), this.now);
     return this.events;
+  }
+
+  /**
+   * The reporting handlers of the system config beyond the log: the hyperv one (KVP), made once per process as
+   * cloud-init's registry, never in a dry run (the pool file is the host's telemetry).
+   */
+  private reportingSink(rc: RunConfig): Promise<EventSink | undefined> {
+    this.reportingHandlers ??= this.platform instanceof DryRunPlatform ? Promise.resolve(undefined) : KvpTelemetry.fromConfig(this.platform, rc.config, this.opts.logger.for('handlers.py'));
+    return this.reportingHandlers;
   }
 
   private async uptime(): Promise<number> {
@@ -168,6 +180,9 @@ export class StageRunner {
     await writeStatusFile(p, rc.paths, status);
     const events = this.eventLog(rc);
     events.start(EVENT_NAME[stage], `running '${stage === 'init' ? 'init' : stage.replace('-', ' ')}'`);
+    // cloud-init reads the reporting config only inside the stage, after its start event went to the log alone:
+    // KVP sees the stage's finish and everything between, never its start.
+    events.attach(await this.reportingSink(rc));
     const banner = `Cloud-init v. ${this.deps.version} (kiln) running '${stage === 'init' ? 'init' : stage.replace('modules-', 'modules:')}' at ${this.now().toUTCString().replace('GMT', '+0000')}. Up ${(await this.uptime()).toFixed(2)} seconds.\n`;
     this.opts.print?.(banner);
     await this.output(banner);
@@ -193,6 +208,8 @@ export class StageRunner {
     const degraded = record.errors.length > 0 || Object.values(record.recoverable_errors).some((l) => l.length > 0);
     events.finish(EVENT_NAME[stage], failed ? 'FAIL' : degraded ? 'WARN' : 'SUCCESS', `${stage} ${failed ? 'failed' : 'finished'}`);
     await events.flush();
+    // The next stage is another process for cloud-init, with its handlers registered after its own start event.
+    events.attach(undefined);
     return { stage, disabled: false, errors: record.errors, failed };
   }
 
@@ -281,7 +298,7 @@ export class StageRunner {
   private async locate(rc: RunConfig, stage: 'local' | 'network', localAlreadyTried: boolean) {
     const log = this.opts.logger.for('sources.py');
     const network = stage === 'local' ? this.deps.ephemeralNetwork?.(log) : undefined;
-    const input = { stage, platform: this.platform, log, config: rc.config, kernelCmdline: rc.kernelCmdline, finder: this.deps.finder, localAlreadyTried, ...(network ? { network } : {}) };
+    const input = { stage, platform: this.platform, log, config: rc.config, kernelCmdline: rc.kernelCmdline, finder: this.deps.finder, localAlreadyTried, events: this.eventLog(rc), ...(network ? { network } : {}) };
     return locateDatasource(input, this.deps.env ?? process.env, this.deps.sources);
   }
 
@@ -341,7 +358,7 @@ export class StageRunner {
     if (activate) {
       const iid = this.found.data.instanceId;
       const rerunModule = (name: string) => p.remove(semaphorePath(rc.paths, iid, name, 'once-per-instance') as string);
-      await activate.call(this.found.source, { platform: p, log: this.opts.logger.for('activate'), distroName: (await this.distroInfo()).name, isNewInstance: isNew, rerunModule }, this.found.data);
+      await activate.call(this.found.source, { platform: p, log: this.opts.logger.for('activate'), distroName: (await this.distroInfo()).name, isNewInstance: isNew, rerunModule, systemConfig: rc.config }, this.found.data);
     }
     await this.runModuleSection(rc, record, 'init', this.merged);
   }

@@ -115,6 +115,8 @@ export interface ActivateContext {
    * FileSemaphores.clear on the instance's sem folder; Exoscale's set_passwords).
    */
   rerunModule(name: string): Promise<void>;
+  /** The system config (cloud-init's sys_cfg): its reporting handlers and def_log_file, say. */
+  systemConfig?: Record<string, unknown>;
 }
 
 export interface Datasource {

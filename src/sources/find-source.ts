@@ -13,6 +13,14 @@ export interface FindSourceOptions {
   /** Base URL override for network sources (tests, `kiln devel serve-metadata`). */
   baseUrl?: string;
   env?: NodeJS.ProcessEnv;
+  /** Told around each candidate's crawl (the runner's search-<class> events, as cloud-init's find_source reports). */
+  report?: SearchReport;
+}
+
+/** Hooks around one candidate's crawl: FOUND when it answered; FAILED when it threw something other than a SourceError. */
+export interface SearchReport {
+  start(source: Datasource): void;
+  finish(source: Datasource, outcome: 'found' | 'not-found' | 'failed'): void;
 }
 
 export interface FoundSource {
@@ -58,11 +66,15 @@ export async function findSource(ctx: DetectContext, candidates: readonly Dataso
       ...(opts.env ? { env: opts.env } : {}),
     };
     const t = monotonicMs();
+    opts.report?.start(source);
     try {
       const data = await source.crawl(crawl);
+      opts.report?.finish(source, 'found');
       ctx.log.info(`Found datasource ${source.name} [${data.subplatform}] in ${Math.round(monotonicMs() - t)} ms`);
       return { source, data, failures };
     } catch (err) {
+      // A source's own "not here" is cloud-init's get_data returning False; anything else escaped the source.
+      opts.report?.finish(source, err instanceof SourceError || err instanceof EphemeralNetworkRefused ? 'not-found' : 'failed');
       if (err instanceof EphemeralNetworkRefused) {
         ctx.log.info(`${source.name} left to the init stage: ${err.message}`);
         continue;

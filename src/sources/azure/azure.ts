@@ -2,13 +2,14 @@
 import type { FoundFilesystem } from '../../devices/filesystem-finder';
 import { DryRunPlatform } from '../../platform/dry-run-platform';
 import { HttpClient } from '../../util/http';
-import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
+import type { ActivateContext, CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
 import { withEphemeralNetwork } from '../ephemeral-network';
 import { boolSetting, readUrlSettings, type UrlSettings } from '../settings';
 import { SourceError } from '../source-error';
 import { crawlCloudbaseAzure } from './cloudbase-azure';
 import { fetchImds } from './imds';
 import { failureReport, KvpTelemetry, successReport } from './kvp';
+import { DEFAULT_LOG_FILE, pushLogToKvp, reportBootTelemetry, reportSystemInfo } from './kvp-boot-telemetry';
 import { azureImdsNetworkConfig } from './imds-network';
 import { minimalOvfEnv, NotAzureOvfEnv, parseOvfEnv, redactOvfPassword, type OvfEnv } from './ovf-env';
 import { wireserverCertificateKeys } from './certificates';
@@ -192,6 +193,9 @@ export const azureSource: Datasource = {
   async localEvidence(ctx: DetectContext) {
     return platformViable(ctx);
   },
+  async activate(ctx: ActivateContext) {
+    await activateAzure(ctx);
+  },
   async crawl(ctx: CrawlContext): Promise<InstanceData> {
     // Windows on Azure speaks another dialect (WindowsProvisioningConfigurationSet, wireserver protocol
     // 2015-04-05, reports sent by the runner after the plugins): cloudbase-init's AzureService.
@@ -212,6 +216,7 @@ export const azureSource: Datasource = {
     });
     // KVP telemetry where the system config asks for it (a `reporting` handler of type hyperv), never in a dry run.
     const kvp = ctx.platform instanceof DryRunPlatform ? undefined : await KvpTelemetry.fromConfig(ctx.platform, ctx.config, ctx.log);
+    if (kvp) await bootTelemetry(ctx, kvp);
     try {
       return await withEphemeralNetwork(ctx.network, async () => {
         try {
@@ -227,6 +232,7 @@ export const azureSource: Datasource = {
           kvp?.writeKey('PROVISIONING_REPORT', failureReport((err as Error).message, (ctx.dmi.product_uuid ?? '').trim().toLowerCase(), new Date()));
           // Tell the fabric, so that the portal shows a failed deployment instead of waiting (cloud-init's _report_failure).
           if (err instanceof SourceError && reportsToFabric(ctx) && (ctx.dmi.chassis_asset_tag ?? '').trim() === AZURE_CHASSIS_ASSET_TAG) {
+            if (kvp) await pushLogToKvp(ctx.platform, kvp, ctx.log, logFileOf(ctx.config));
             await reportFailure(await wireOpts()).catch((e: unknown) => ctx.log.warn(`Azure: could not report the failure to the fabric: ${(e as Error).message}`));
           }
           throw err;
@@ -238,6 +244,27 @@ export const azureSource: Datasource = {
     }
   },
 };
+
+/** The log cloud-init pushes to KVP: its def_log_file. */
+function logFileOf(config: Record<string, unknown>): string {
+  return typeof config.def_log_file === 'string' && config.def_log_file ? config.def_log_file : DEFAULT_LOG_FILE;
+}
+
+/** cloud-init's _get_data opens with boot telemetry and system information; either failing is a warning only. */
+async function bootTelemetry(ctx: CrawlContext, kvp: KvpTelemetry): Promise<void> {
+  await reportBootTelemetry(ctx.platform, kvp).catch((err: unknown) => ctx.log.warn(`Failed to get boot telemetry: ${(err as Error).message}`));
+  await reportSystemInfo(ctx.platform, kvp).catch((err: unknown) => ctx.log.warn(`Failed to get system information: ${(err as Error).message}`));
+}
+
+/** cloud-init's activate pushes the log to KVP once more, after user data was consumed (init stage, every boot). */
+async function activateAzure(ctx: ActivateContext): Promise<void> {
+  if (ctx.platform.os !== 'linux' || ctx.platform instanceof DryRunPlatform) return;
+  const config = ctx.systemConfig ?? {};
+  const kvp = await KvpTelemetry.fromConfig(ctx.platform, config, ctx.log);
+  if (!kvp) return;
+  await pushLogToKvp(ctx.platform, kvp, ctx.log, logFileOf(config));
+  await kvp.flush();
+}
 
 function num(v: unknown, fallback: number): number {
   const n = typeof v === 'string' ? Number(v) : v;
@@ -311,6 +338,8 @@ async function crawlWithNetwork(
         // Azure ejects nothing itself: cloud-init ejects the provisioning medium before it reports ready.
         await ctx.platform.run(['eject', ovf.device], { allowFailure: true, timeoutMs: 10_000 }).catch(() => undefined);
       }
+      // cloud-init pushes its log to KVP before each health report (_post_health_report).
+      if (kvp) await pushLogToKvp(ctx.platform, kvp, ctx.log, logFileOf(ctx.config));
       await postHealth(opts, goal, 'Ready');
       ctx.log.info('Azure: reported ready to the fabric');
       kvp?.diagnostic('Azure: reported ready to the fabric');

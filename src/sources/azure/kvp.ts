@@ -1,6 +1,6 @@
 // Hyper-V KVP telemetry as cloud-init's HyperVKvpReportingHandler writes it: 512-byte key + 2048-byte value records appended to the guest pool file.
 import { randomUUID } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
+import { promises as fsp, readFileSync } from 'node:fs';
 import type { Platform } from '../../platform/platform';
 import type { Log } from '../../util/log';
 
@@ -100,22 +100,47 @@ export function hypervHandlers(config: Record<string, unknown>): HypervHandler[]
   return out;
 }
 
+/** Pool files this process already considered emptying (cloud-init's class flag: once per process, whichever handler asks first). */
+const consideredForTruncation = new Set<string>();
+
+/** The seconds since boot: the target's /proc/uptime, else this host's (a --root sandbox has no procfs; at boot they are one file). */
+export async function uptimeSeconds(platform: Platform): Promise<number | undefined> {
+  const parse = (text: string | undefined) => {
+    const n = Number.parseFloat((text ?? '').split(/\s+/)[0] ?? '');
+    return Number.isFinite(n) ? n : undefined;
+  };
+  const target = parse(await platform.readTextIfExists('/proc/uptime').catch(() => undefined));
+  if (target !== undefined || platform.os !== 'linux') return target;
+  try {
+    return parse(readFileSync('/proc/uptime', 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** An event as the runner's event log and cloud-init's ReportingEvent carry it: the timestamp in seconds. */
+export interface PublishedEvent {
+  event_type: string;
+  name: string;
+  description: string;
+  timestamp: number;
+  result?: string;
+}
+
 /**
- * KVP telemetry for one run, present only when the system config has a `reporting` handler of type hyperv
- * (Azure images ship one as `telemetry`). Records are queued and appended in one write per flush; a write
- * that fails is a warning (KVP is best effort, as in cloud-init).
+ * KVP telemetry for one process, present only when the system config has a `reporting` handler of type hyperv
+ * (Azure images ship one as `telemetry`). As cloud-init's handler: the pool file is emptied when it is made, if
+ * the file was last written before this boot; events are queued and appended in one write per flush; a write that
+ * fails is a warning (KVP is best effort).
  */
 export class KvpTelemetry {
   private readonly queued = new Map<HypervHandler, Buffer[]>();
-  /** Pool files already checked for truncation (once each per run, as cloud-init's class flag). */
-  private readonly truncated = new Set<string>();
 
   private constructor(
     private readonly platform: Platform,
     private readonly handlers: HypervHandler[],
     private readonly log: Log,
     private readonly prefix: string,
-    private readonly bootTimeMs: number,
     private readonly now: () => number,
   ) {}
 
@@ -123,21 +148,54 @@ export class KvpTelemetry {
   static async fromConfig(platform: Platform, config: Record<string, unknown>, log: Log, now: () => number = Date.now): Promise<KvpTelemetry | undefined> {
     const handlers = hypervHandlers(config);
     if (handlers.length === 0) return undefined;
-    // cloud-init's incarnation number: the boot time in whole seconds, from /proc/uptime.
-    const uptime = Number.parseFloat(((await platform.readTextIfExists('/proc/uptime').catch(() => undefined)) ?? '').split(/\s+/)[0] ?? '');
-    const bootTimeMs = Number.isFinite(uptime) ? now() - uptime * 1000 : 0;
-    if (!Number.isFinite(uptime)) log.warn('KVP: /proc/uptime is unreadable; the incarnation number is 0');
-    return new KvpTelemetry(platform, handlers, log, `${EVENT_PREFIX}|${Number.isFinite(uptime) ? Math.trunc(bootTimeMs / 1000) : 0}`, bootTimeMs, now);
+    // cloud-init's incarnation number: the boot time in whole seconds, from the uptime.
+    const uptime = await uptimeSeconds(platform);
+    if (uptime === undefined) log.warn('KVP: /proc/uptime is unreadable; the incarnation number is 0');
+    const bootTimeMs = uptime === undefined ? 0 : now() - uptime * 1000;
+    const telemetry = new KvpTelemetry(platform, handlers, log, `${EVENT_PREFIX}|${uptime === undefined ? 0 : Math.trunc(bootTimeMs / 1000)}`, now);
+    for (const h of handlers) await telemetry.truncateStalePool(h, bootTimeMs);
+    return telemetry;
   }
 
-  /** Queues an event for every handler whose event_types allow it. */
-  event(type: string, name: string, description: string, result?: string): void {
+  private async hostPath(path: string): Promise<string> {
+    return this.platform.resolvedHostPath ? await this.platform.resolvedHostPath(path) : this.platform.hostPath(path);
+  }
+
+  /**
+   * cloud-init's _truncate_guest_pool_file: a pool last written before this boot holds the records of an earlier
+   * one, which the host must not read as this boot's. Once per file and process; a later write is this boot's.
+   * A missing file is left missing (hv_kvp_daemon makes it; cloud-init warns there, kiln only notes it).
+   */
+  private async truncateStalePool(h: HypervHandler, bootTimeMs: number): Promise<void> {
+    const host = await this.hostPath(h.path);
+    if (consideredForTruncation.has(host)) return;
+    consideredForTruncation.add(host);
+    try {
+      const st = await fsp.stat(host).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return undefined;
+        throw err;
+      });
+      if (!st) this.log.debug(`KVP: no pool file ${h.path} yet; nothing to empty`);
+      else if (st.mtimeMs < bootTimeMs) await fsp.truncate(host, 0);
+    } catch (err) {
+      this.log.warn(`failed to truncate kvp pool file, ${(err as Error).message}`);
+    }
+  }
+
+  /** Queues an event for every handler whose event_types allow it (cloud-init's publish_event). */
+  publish(event: PublishedEvent): void {
+    const kvpEvent: KvpEvent = { type: event.event_type, name: event.name, description: event.description, timestamp: event.timestamp * 1000, ...(event.result !== undefined ? { result: event.result } : {}) };
     for (const h of this.handlers) {
-      if (h.eventTypes && !h.eventTypes.includes(type)) continue;
+      if (h.eventTypes && !h.eventTypes.includes(kvpEvent.type)) continue;
       const list = this.queued.get(h) ?? [];
-      list.push(...encodeKvpEvent(this.prefix, { type, name, description, timestamp: this.now(), ...(result !== undefined ? { result } : {}) }));
+      list.push(...encodeKvpEvent(this.prefix, kvpEvent));
       this.queued.set(h, list);
     }
+  }
+
+  /** An event of TYPE stamped now. */
+  event(type: string, name: string, description: string, result?: string): void {
+    this.publish({ event_type: type, name, description, timestamp: this.now() / 1000, ...(result !== undefined ? { result } : {}) });
   }
 
   /** cloud-init's report_diagnostic_event: type 'diagnostic', name 'diagnostic message'. */
@@ -154,20 +212,14 @@ export class KvpTelemetry {
     this.queued.set(h, list);
   }
 
-  /** Appends what is queued; the pool file is emptied first, once, when it was last written before this boot. */
+  /** Appends what is queued. */
   async flush(): Promise<void> {
     for (const [h, records] of this.queued) {
       if (records.length === 0) continue;
       this.queued.set(h, []);
       try {
-        const host = this.platform.resolvedHostPath ? await this.platform.resolvedHostPath(h.path) : this.platform.hostPath(h.path);
-        if (!this.truncated.has(host)) {
-          this.truncated.add(host);
-          const st = await fsp.stat(host).catch(() => undefined);
-          if (st && st.mtimeMs < this.bootTimeMs) await fsp.truncate(host, 0);
-        }
         // One O_APPEND write of whole records: hv_kvp_daemon never sees half a record.
-        await fsp.appendFile(host, Buffer.concat(records), { mode: 0o644 });
+        await fsp.appendFile(await this.hostPath(h.path), Buffer.concat(records), { mode: 0o644 });
       } catch (err) {
         this.log.warn(`failed posting events to kvp, ${(err as Error).message}`);
       }
