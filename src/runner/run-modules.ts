@@ -106,13 +106,17 @@ export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcom
   const unverified = Array.isArray(input.config.unverified_modules) ? input.config.unverified_modules.map(String) : [];
   const iid = input.instance?.instanceId;
   const instanceDir = input.paths.instanceDir(iid ?? 'iid-datasource-none');
-  const unverifiedOn = (mod: Module): boolean => mod.distros !== 'all' && !mod.distros.includes(input.distro.name) && !unverified.includes(mod.name);
+  // cloud-init compares unverified_modules with the name as the module list spells it (22.4 runs a listed
+  // ubuntu_advantage forced by `unverified_modules: [ubuntu_advantage]`); kiln also takes the module's own name.
+  const listedAs = new Map(listed.map((e, i) => [entries[i], e.name]));
+  const unverifiedOn = (mod: Module, entry?: (typeof entries)[number]): boolean =>
+    mod.distros !== 'all' && !mod.distros.includes(input.distro.name) && !unverified.includes(mod.name) && !(entry && unverified.includes(listedAs.get(entry) ?? mod.name));
   const inactive = (mod: Module): boolean => mod.activateBy.length > 0 && !mod.activateBy.some((k) => input.config[k] !== undefined);
   // Slow work a module can start without the others (host keys) begins now and overlaps the modules ahead of it.
   const toPrepare: Module[] = [];
   for (const entry of entries) {
     const mod = byName.get(entry.name);
-    if (!mod?.prepare || unverifiedOn(mod) || inactive(mod)) continue;
+    if (!mod?.prepare || unverifiedOn(mod, entry) || inactive(mod)) continue;
     if (!(await hasRun(input.platform, semaphorePath(input.paths, iid, mod.name, entry.frequency ?? mod.frequency)))) toPrepare.push(mod);
   }
   prepareModules(toPrepare, makeModuleContext(input, instanceDir, () => undefined), input.config, input.log);
@@ -130,7 +134,7 @@ export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcom
       out.modules.push({ name: entry.name, outcome: 'skipped', seconds: 0, reason: 'not implemented by kiln' });
       continue;
     }
-    if (unverifiedOn(mod)) {
+    if (unverifiedOn(mod, entry)) {
       input.log.info(`Skipping modules '${mod.name}' because they are not verified on distro '${input.distro.name}'. To run anyway, add them to 'unverified_modules' in config.`);
       out.modules.push({ name: mod.name, outcome: 'skipped', seconds: 0, reason: `not verified on ${input.distro.name}` });
       continue;

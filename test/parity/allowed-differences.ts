@@ -99,9 +99,8 @@ function maskRuntime(text: string): string {
 
 /**
  * Modules in Debian's cloud.cfg that kiln does not implement and that cloud-init runs on every seed here, doing
- * nothing but taking their semaphores; each with why it does nothing. None today: byobu, reset_rmc and
- * rightscale_userdata are kiln modules now, and the one Debian module kiln still lacks,
- * refresh_rmc_and_interface, takes no semaphore on these seeds.
+ * nothing but taking their semaphores; each with why it does nothing. None today: every module Debian's list
+ * names (byobu, reset_rmc, refresh_rmc_and_interface, rightscale_userdata among them) is a kiln module.
  */
 const NOT_IMPLEMENTED: Array<[name: string, why: string]> = [];
 
