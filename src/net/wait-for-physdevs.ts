@@ -3,8 +3,8 @@
 import type { Platform } from '../platform/platform';
 import type { Log } from '../util/log';
 import { describeError, KilnError } from '../util/errors';
-import { currentInterfaces, currentRenameInfo, extractPhysdevs } from './physdevs';
-import { renameInterfaces } from './rename-interfaces';
+import { currentInterfaces, currentRenameInfo, extractPhysdevs, type CurrentInterface } from './physdevs';
+import { planRenames, renameInterfaces } from './rename-interfaces';
 
 /** cloud-init settles at most this many times before it gives up on a device. */
 export const SETTLE_ROUNDS = 5;
@@ -77,7 +77,14 @@ export async function applyNetworkConfigNames(p: Platform, log: Log, config: unk
   try {
     log.debug('applying net config names');
     const renames = await extractPhysdevs(p, config);
-    await renameInterfaces(p, log, renames, renames.length ? await currentRenameInfo(p) : []);
+    let current: CurrentInterface[] = [];
+    if (renames.length) {
+      // Addresses only decide whether an up device may be taken down: `ip` is asked only when something is to be
+      // renamed (cloud-init always asks; the plan is the same either way).
+      const bare = (await currentInterfaces(p)).map((i) => ({ ...i, downable: true }));
+      current = planRenames(renames, bare).ops.length ? await currentRenameInfo(p) : bare;
+    }
+    await renameInterfaces(p, log, renames, current);
   } catch (err) {
     log.warn(`Failed to rename devices: ${describeError(err)}`);
   }
