@@ -35,6 +35,7 @@ import { packageUpdateUpgradeInstallModule } from './package-update-upgrade-inst
 import { phoneHomeModule } from './phone-home';
 import { powerStateChangeModule } from './power-state-change';
 import { resetRmcModule } from './reset-rmc';
+import { refreshRmcAndInterfaceModule } from './refresh-rmc-and-interface';
 import { rightscaleUserdataModule } from './rightscale-userdata';
 import { runcmdModule } from './runcmd';
 import { scriptsPerBootModule } from './scripts-per-boot';
@@ -119,6 +120,7 @@ export const MODULES: readonly Module[] = [
   mcollectiveModule,
   saltMinionModule,
   resetRmcModule,
+  refreshRmcAndInterfaceModule,
   rightscaleUserdataModule,
   scriptsVendorModule,
   scriptsPerOnceModule,

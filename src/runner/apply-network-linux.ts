@@ -1,11 +1,13 @@
 // The runner's network step: net/ selects the config (cmdline, initramfs, system, datasource, fallback), renders it,
-// runs the renderer's post-write commands and, when the stage asks, brings the interfaces up with the activator.
+// waits for the devices it names and renames them, runs the renderer's post-write commands and, when the stage
+// asks, brings the interfaces up with the activator.
 import { posix } from 'node:path';
 import { runPostRenderCommands } from '../net/activate/post-render';
 import { selectActivator } from '../net/activate/select-activator';
 import { renderNetwork } from '../net/render-network';
 import { selectNetworkConfig } from '../net/select-network-config';
 import { readSysClassNet } from '../net/sys-class-net';
+import { applyNetworkConfigNames, waitForPhysdevs } from '../net/wait-for-physdevs';
 import type { NetworkInput, NetworkOutcome } from './runner-deps';
 
 export async function applyNetworkOnLinux(input: NetworkInput): Promise<NetworkOutcome> {
@@ -33,6 +35,10 @@ export async function applyNetworkOnLinux(input: NetworkInput): Promise<NetworkO
     return { written: [] };
   }
   input.log.debug(`network config from ${sel.source}`);
+  // As cloud-init's stages: the devices the config names by MAC must be there (a bounded wait; still missing is
+  // an error, so nothing is applied), and get their names, before anything is rendered or brought up.
+  await waitForPhysdevs(p, input.log, sel.config);
+  await applyNetworkConfigNames(p, input.log, sel.config);
   const out = await renderNetwork(p, sel.state, {
     distro: input.distro.name,
     ...(Array.isArray(sysNet.renderers) ? { renderers: sysNet.renderers.map(String) } : {}),

@@ -19,9 +19,13 @@ export function pyStrRepr(s: string): string {
   return `${q}${out}${q}`;
 }
 
-/** Output as ProcessExecutionError shows it: '-' when empty or not captured, later lines indented by 8. */
+/**
+ * Output as ProcessExecutionError shows it: '-' when not captured, nothing when captured and empty (22.4 keeps
+ * the empty string: "Stdout: " in status.json), later lines indented by 8.
+ */
 function indentOutput(text: string | undefined): string {
-  if (!text) return '-';
+  if (text === undefined) return '-';
+  if (text === '') return '';
   return text.replace(/\r/g, '').replace(/\n$/, '').replace(/\n/g, `\n${' '.repeat(8)}`);
 }
 

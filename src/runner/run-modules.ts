@@ -96,24 +96,33 @@ export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcom
   };
   const listed = input.entries ?? readModuleList(input.config, input.stage, (m) => input.log.deprecated(m));
   // A renamed module runs under its new name; cloud-init logs a deprecation (the boot is degraded) for the old one.
+  const renamedFrom = new Map<(typeof listed)[number], string>();
   const entries = listed.map((e) => {
     const renamed = RENAMED_MODULES[e.name];
     if (!renamed) return e;
     input.log.deprecated(`Module has been renamed from cc_${e.name} to cc_${renamed}. Update any references in /etc/cloud/cloud.cfg`);
-    return { ...e, name: renamed };
+    const entry = { ...e, name: renamed };
+    renamedFrom.set(entry, e.name);
+    return entry;
   });
   const byName = new Map(input.modules.map((m) => [m.name, m]));
   const unverified = Array.isArray(input.config.unverified_modules) ? input.config.unverified_modules.map(String) : [];
   const iid = input.instance?.instanceId;
   const instanceDir = input.paths.instanceDir(iid ?? 'iid-datasource-none');
-  const unverifiedOn = (mod: Module): boolean => mod.distros !== 'all' && !mod.distros.includes(input.distro.name) && !unverified.includes(mod.name);
+  // cloud-init compares unverified_modules with the name as the module list spells it (22.4 runs a listed
+  // ubuntu_advantage forced by `unverified_modules: [ubuntu_advantage]`); kiln also takes the module's own name.
+  const unverifiedOn = (mod: Module, entry: (typeof entries)[number]): boolean =>
+    mod.distros !== 'all' && !mod.distros.includes(input.distro.name) && !unverified.includes(mod.name) && !(entry.listedAs !== undefined && unverified.includes(entry.listedAs));
+  // A renamed module's semaphore keeps the name the list gives (22.4 takes config_ubuntu_advantage for a listed
+  // ubuntu_advantage), so an instance keeps its record whichever name the list uses.
+  const semName = (mod: Module, entry: (typeof entries)[number]): string => renamedFrom.get(entry) ?? mod.name;
   const inactive = (mod: Module): boolean => mod.activateBy.length > 0 && !mod.activateBy.some((k) => input.config[k] !== undefined);
   // Slow work a module can start without the others (host keys) begins now and overlaps the modules ahead of it.
   const toPrepare: Module[] = [];
   for (const entry of entries) {
     const mod = byName.get(entry.name);
-    if (!mod?.prepare || unverifiedOn(mod) || inactive(mod)) continue;
-    if (!(await hasRun(input.platform, semaphorePath(input.paths, iid, mod.name, entry.frequency ?? mod.frequency)))) toPrepare.push(mod);
+    if (!mod?.prepare || unverifiedOn(mod, entry) || inactive(mod)) continue;
+    if (!(await hasRun(input.platform, semaphorePath(input.paths, iid, semName(mod, entry), entry.frequency ?? mod.frequency)))) toPrepare.push(mod);
   }
   prepareModules(toPrepare, makeModuleContext(input, instanceDir, () => undefined), input.config, input.log);
   for (const entry of entries) {
@@ -130,7 +139,7 @@ export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcom
       out.modules.push({ name: entry.name, outcome: 'skipped', seconds: 0, reason: 'not implemented by kiln' });
       continue;
     }
-    if (unverifiedOn(mod)) {
+    if (unverifiedOn(mod, entry)) {
       input.log.info(`Skipping modules '${mod.name}' because they are not verified on distro '${input.distro.name}'. To run anyway, add them to 'unverified_modules' in config.`);
       out.modules.push({ name: mod.name, outcome: 'skipped', seconds: 0, reason: `not verified on ${input.distro.name}` });
       continue;
@@ -141,7 +150,7 @@ export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcom
       continue;
     }
     const freq = entry.frequency ?? mod.frequency;
-    const sem = semaphorePath(input.paths, iid, mod.name, freq);
+    const sem = semaphorePath(input.paths, iid, semName(mod, entry), freq);
     const eventName = `${input.eventPrefix}/config-${mod.name}`;
     const description = `running config-${mod.name} with frequency ${freq}`;
     if (await hasRun(input.platform, sem)) {

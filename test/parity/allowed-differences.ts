@@ -17,7 +17,7 @@ function dropEniPythonDnsLines(text: string): string {
 function dropPreviousInstanceUserConfig(text: string): string {
   try {
     const data = JSON.parse(text) as { merged_cfg?: Record<string, unknown> };
-    if (data.merged_cfg) for (const key of ['runcmd', 'write_files']) delete data.merged_cfg[key];
+    if (data.merged_cfg) for (const key of ['runcmd', 'write_files', 'cloud_config_modules', 'unverified_modules', 'wireguard']) delete data.merged_cfg[key];
     return JSON.stringify(data, null, 1);
   } catch {
     return text;
@@ -27,6 +27,15 @@ function dropPreviousInstanceUserConfig(text: string): string {
 /** Keeps which module failed in an error entry of status.json / result.json, not the exception text. */
 function keepFailedModuleNames(text: string): string {
   return text.replace(/"\('([a-z0-9_-]+)', .*\)",?$/gm, (line, name: string) => `"('${name}', <error>)"${line.trimEnd().endsWith(',') ? ',' : ''}`);
+}
+
+/** Drops the errors entries of ubuntu_drivers from status.json / result.json (seed 54, see its entry). */
+function dropUbuntuDriversError(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text, (k, v: unknown) => (k === 'errors' && Array.isArray(v) ? v.filter((e) => !String(e).startsWith("('ubuntu_drivers', ")) : v)), null, 1);
+  } catch {
+    return text;
+  }
 }
 
 /** cloud-init gathers authorized keys in a Python set, whose order changes from run to run (hash randomisation). */
@@ -99,9 +108,8 @@ function maskRuntime(text: string): string {
 
 /**
  * Modules in Debian's cloud.cfg that kiln does not implement and that cloud-init runs on every seed here, doing
- * nothing but taking their semaphores; each with why it does nothing. None today: byobu, reset_rmc and
- * rightscale_userdata are kiln modules now, and the one Debian module kiln still lacks,
- * refresh_rmc_and_interface, takes no semaphore on these seeds.
+ * nothing but taking their semaphores; each with why it does nothing. None today: every module Debian's list
+ * names (byobu, reset_rmc, refresh_rmc_and_interface, rightscale_userdata among them) is a kiln module.
  */
 const NOT_IMPLEMENTED: Array<[name: string, why: string]> = [];
 
@@ -191,17 +199,30 @@ export const ALLOWED_DIFFERENCES: AllowedDifference[] = [
   },
   {
     path: /^\/run\/cloud-init\/instance-data-sensitive\.json$/,
-    seeds: /^20-/,
+    seeds: /^(20-|\d+-wireguard$)/,
     kinds: [],
     normalize: dropPreviousInstanceUserConfig,
-    reason: "on the boot of a new instance id, cloud-init 22.4 reads its config while /var/lib/cloud/instance still points at the previous instance, so the new instance's merged_cfg carries the old instance's user cloud-config (here runcmd and write_files); kiln keeps merged_cfg to the system config, so no stale user config leaks into the new instance's data",
+    reason: "on the boot of a new instance id, cloud-init 22.4 reads its config while /var/lib/cloud/instance still points at the previous instance, so the new instance's merged_cfg carries the old instance's user cloud-config (seed 20: runcmd and write_files; the wireguard seed: its module list, unverified_modules and wireguard); kiln keeps merged_cfg to the system config, so no stale user config leaks into the new instance's data",
   },
   {
     path: /^\/var\/lib\/cloud\/data\/(status|result)\.json$/,
-    seeds: /^(25-|\d+-(puppet|chef|salt-minion|mcollective|ansible|snap-lxd)$)/,
+    seeds: /^(25-|\d+-(puppet|chef|salt-minion|mcollective|ansible|snap-lxd|wireguard|ubuntu-advantage)$)/,
     kinds: [],
     normalize: keepFailedModuleNames,
-    reason: "the seeds make modules fail on both sides (keyboard and ntp; puppet's `service puppet start`, the chef, salt-minion, mcollective and ansible installs without network; `snap ack` without snapd); cloud-init records Python exception reprs (a bare NotImplementedError for keyboard without systemd, ProcessExecutionError for apt and service), kiln its own error naming the cause; which modules failed, and in which stage, is still compared",
+    reason: "the seeds make modules fail on both sides (keyboard and ntp; puppet's `service puppet start`, the chef, salt-minion, mcollective and ansible installs without network; `snap ack` without snapd; the wireguard-tools and ubuntu-advantage-tools installs, enabling wg-quick@wg0 in the chroot); cloud-init records Python exception reprs (a bare NotImplementedError for keyboard without systemd, ProcessExecutionError for apt and service), kiln its own error naming the cause; which modules failed, and in which stage, is still compared",
+  },
+  {
+    path: /^\/var\/lib\/cloud\/data\/(status|result)\.json$/,
+    seeds: /^\d+-ubuntu-drivers$/,
+    kinds: [],
+    normalize: dropUbuntuDriversError,
+    reason: "22.4 skips ubuntu_drivers with a warning when python3-debconf is not installed (Debian's cloud-init package does not pull it in, so the rootfs lacks it); kiln has no Python and talks to debconf through debconf-communicate, which the rootfs has, so it goes on and its ubuntu-drivers-common install fails without network. Not a change upstream: a gate on cloud-init's own Python dependency, which means nothing for kiln. Only the ubuntu_drivers error entry is dropped",
+  },
+  {
+    path: /^\/var\/lib\/cloud\/instances\/[^/]+\/sem\/update_sources$/,
+    seeds: /^\d+-ubuntu-drivers$/,
+    kinds: ['only-kiln'],
+    reason: "the package index refresh kiln's ubuntu-drivers-common install makes (and marks once per instance) where 22.4 skipped the module for lack of python3-debconf (the entry above)",
   },
   {
     path: /^\/(root|home\/[^/]+)\/\.ssh\/authorized_keys$/,

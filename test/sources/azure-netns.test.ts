@@ -75,6 +75,12 @@ function makeRoot(t: TestContext, withDhclient = false): string {
   writeFileSync(join(root, 'sys/class/net/eth0/address'), `${MAC}\n`);
   writeFileSync(join(root, 'sys/class/net/eth0/carrier'), '1\n');
   writeFileSync(join(root, 'sys/class/net/eth0/operstate'), 'up\n');
+  // The second NIC IMDS names (down, no carrier): a real VM has it, and the stage waits for every MAC the network
+  // config names before it renders (cloud-init's wait_for_physdevs).
+  mkdirSync(join(root, 'sys/class/net/eth1'), { recursive: true });
+  writeFileSync(join(root, 'sys/class/net/eth1/address'), '00:0d:3a:04:75:9a\n');
+  writeFileSync(join(root, 'sys/class/net/eth1/carrier'), '0\n');
+  writeFileSync(join(root, 'sys/class/net/eth1/operstate'), 'down\n');
   writeFileSync(join(root, 'proc/cmdline'), 'root=/dev/sda1 ro\n');
   writeFileSync(join(root, 'var/lib/cloud/seed/azure/ovf-env.xml'), readFileSync(join(HAPPY, 'media/ovf-env.xml')));
   writeFileSync(

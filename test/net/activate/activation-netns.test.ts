@@ -52,9 +52,13 @@ function seededRoot(t: TestContext, config: string): string {
   return root;
 }
 
-/** kiln's init (network) stage in the machine's namespace; its output and log. */
+/**
+ * kiln's init (network) stage in the machine's namespace; its output and log. The namespace's sysfs is mounted as
+ * the root's /sys, as on a booted machine: before applying, the stage waits for the MACs the config names.
+ */
 function initStage(lab: Lab, root: string): { code: number | null; output: string; log: string } {
-  const r = spawnSync('ip', ['netns', 'exec', lab.client, process.execPath, process.argv[1] as string], {
+  const script = 'mount -t sysfs sysfs "$0/sys" && exec "$@"';
+  const r = spawnSync('ip', ['netns', 'exec', lab.client, 'unshare', '--mount', '/bin/sh', '-c', script, root, process.execPath, process.argv[1] as string], {
     env: roleEnv('kiln', ['init', '--root', root]),
     encoding: 'utf8',
     timeout: 400_000,
