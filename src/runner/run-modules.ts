@@ -13,11 +13,11 @@ import { hasRun, markRun, semaphorePath } from './semaphores';
 import type { StageRecord } from './status-file';
 
 /**
- * Modules cloud-init itself has dropped (its REMOVED_MODULES, 26.x): still listed in older cloud.cfg files, they
- * are noted at INFO, not warned about. Its list also names refresh_rmc_and_interface, but spelled with '.py',
- * which never matches, so cloud-init warns about that one; kiln does the same.
+ * Modules cloud-init itself has dropped (its REMOVED_MODULES, 26.x) that kiln does not implement: still listed in
+ * older cloud.cfg files, they are noted at INFO, not warned about. (rightscale_userdata and
+ * refresh_rmc_and_interface are on upstream's list too, but Debian's 22.4 cloud.cfg runs them, so kiln has them.)
  */
-const REMOVED_MODULES = ['emit_upstart', 'migrator', 'rightscale_userdata'];
+const REMOVED_MODULES = ['emit_upstart', 'migrator'];
 
 export interface ModuleRunInput {
   platform: Platform;
