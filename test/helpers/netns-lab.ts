@@ -51,13 +51,19 @@ export function makeLab(t: TestContext, o: LabOptions): Lab {
   sh(['ip', '-n', lab.client, 'link', 'set', 'lo', 'up']);
   const addresses = ['10.199.0.1/24', ...(o.serverAddresses ?? ['169.254.169.254/32'])];
   for (const cmd of [['link', 'set', 'lo', 'up'], ...addresses.map((a) => ['addr', 'add', a, 'dev', 'vs0']), ['link', 'set', 'vs0', 'up']]) sh(['ip', '-n', lab.server, ...cmd]);
-  if (o.dhcp) {
-    const conf = join(lab.dir, 'udhcpd.conf');
-    writeFileSync(join(lab.dir, 'udhcpd.leases'), '');
-    writeFileSync(conf, ['start 10.199.0.10', 'end 10.199.0.20', 'interface vs0', `lease_file ${join(lab.dir, 'udhcpd.leases')}`, `pidfile ${join(lab.dir, 'udhcpd.pid')}`, ...o.dhcp, 'opt lease 600', ''].join('\n'));
-    children.push(spawn('ip', ['netns', 'exec', lab.server, BUSYBOX, 'udhcpd', '-f', conf], { stdio: 'ignore' }));
-  }
+  if (o.dhcp) children.push(serveDhcp(lab, 'vs0', o.dhcp));
   return lab;
+}
+
+/**
+ * busybox udhcpd on the cloud's end IFACE (vs0, or the veth a test adds in its place), handing out
+ * 10.199.0.10–20 with OPTIONS; the caller kills the process it returns.
+ */
+export function serveDhcp(lab: Lab, iface: string, options: string[]): ChildProcess {
+  const conf = join(lab.dir, `udhcpd.${iface}.conf`);
+  writeFileSync(join(lab.dir, `udhcpd.${iface}.leases`), '');
+  writeFileSync(conf, ['start 10.199.0.10', 'end 10.199.0.20', `interface ${iface}`, `lease_file ${join(lab.dir, `udhcpd.${iface}.leases`)}`, `pidfile ${join(lab.dir, `udhcpd.${iface}.pid`)}`, ...options, 'opt lease 600', ''].join('\n'));
+  return spawn('ip', ['netns', 'exec', lab.server, BUSYBOX, 'udhcpd', '-f', conf], { stdio: 'ignore' });
 }
 
 /**

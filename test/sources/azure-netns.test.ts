@@ -3,13 +3,13 @@
 // then renders IMDS's network before networking starts. Both veth ends are made inside the namespaces; the host is untouched.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { copyRootfs, ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { FIXTURES } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
-import { BUSYBOX, DEFAULT_DHCP_OPTIONS, makeLab, playRole, roleEnv, sh, type Lab } from '../helpers/netns-lab';
+import { BUSYBOX, DEFAULT_DHCP_OPTIONS, makeLab, playRole, roleEnv, serveDhcp, sh, type Lab } from '../helpers/netns-lab';
 import { tempDir } from '../helpers/temp';
 
 // This file also runs as the processes the lab needs (kiln, the mock metadata server): see playRole.
@@ -47,8 +47,8 @@ async function serveAzure(t: TestContext, lab: Lab, address: string, imds = join
   });
 }
 
-/** A sandbox root of busybox (sh, ip, udhcpc), Azure's DMI, a seeded ovf-env.xml, a Debian os-release and ifupdown's names for ENI. */
-function makeRoot(t: TestContext, withDhclient = false): string {
+/** A sandbox root of busybox (sh, ip, udhcpc), Azure's DMI, a seeded ovf-env.xml (OVF, or the happy path's), a Debian os-release and ifupdown's names for ENI. */
+function makeRoot(t: TestContext, withDhclient = false, ovf?: string): string {
   const root = tempDir(t);
   if (withDhclient) {
     // Debian's isc-dhcp-client from the parity rootfs (it needs only libc), with the device nodes it opens.
@@ -76,7 +76,7 @@ function makeRoot(t: TestContext, withDhclient = false): string {
   writeFileSync(join(root, 'sys/class/net/eth0/carrier'), '1\n');
   writeFileSync(join(root, 'sys/class/net/eth0/operstate'), 'up\n');
   writeFileSync(join(root, 'proc/cmdline'), 'root=/dev/sda1 ro\n');
-  writeFileSync(join(root, 'var/lib/cloud/seed/azure/ovf-env.xml'), readFileSync(join(HAPPY, 'media/ovf-env.xml')));
+  writeFileSync(join(root, 'var/lib/cloud/seed/azure/ovf-env.xml'), ovf ?? readFileSync(join(HAPPY, 'media/ovf-env.xml')));
   writeFileSync(
     join(root, 'etc/cloud/cloud.cfg'),
     'datasource_list: [Azure, None]\ndatasource:\n  Azure:\n    timeout: 2\n    max_wait: 10\n    report_ready_retry_sleep: 0.5\n    report_ready_max_wait: 10\ncloud_init_modules: []\nsystem_info:\n  network:\n    renderers: [eni]\n',
@@ -94,6 +94,15 @@ function initLocal(lab: Lab, root: string): { code: number | null; output: strin
   });
   const log = existsSync(join(root, 'var/log/cloud-init.log')) ? readFileSync(join(root, 'var/log/cloud-init.log'), 'utf8') : '';
   return { code: r.status, output: `${r.stdout}\n${r.stderr}`, log };
+}
+
+/** Resolves once CHECK holds (looked at every 100 ms), rejects after MS with WHAT. */
+async function waitFor(check: () => boolean, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 function registerTests(): void {
@@ -193,5 +202,58 @@ function registerTests(): void {
     assert.deepEqual(strip(b.ds.meta_data), strip(a.ds.meta_data), 'ds.meta_data');
     const eni = (root: string) => readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8');
     assert.equal(eni(kiln), eni(ci), 'the rendered ENI');
+  });
+
+  test('Savable: kiln reports ready for the pool, the test swaps eth0 for a new veth, kiln leases the new NIC, finds it primary, polls reprovisiondata and provisions the customer', { timeout: 180_000 }, async (t) => {
+    if (!need(t, isRoot() && hasCommand('ip') && existsSync(BUSYBOX), 'needs root, iproute2 and busybox-static (udhcpd, udhcpc) to build network namespaces')) return;
+    const lab = testLab(t);
+    const mock = tempDir(t);
+    copyFileSync(join(FIXTURES, 'sources/azure/one-nic/imds/instance.json'), join(mock, 'instance.json'));
+    copyFileSync(join(FIXTURES, 'sources/azure/pps/claimed-instance.json'), join(mock, 'claimed-instance.json'));
+    await serveAzure(t, lab, '169.254.169.254', mock);
+    await serveAzure(t, lab, '168.63.129.16', mock);
+    const savable = readFileSync(join(HAPPY, 'media/ovf-env.xml'), 'utf8').replace('<PreprovisionedVm>false</PreprovisionedVm>', '<PreprovisionedVm>true</PreprovisionedVm><PreprovisionedVMType>Savable</PreprovisionedVMType>');
+    const root = makeRoot(t, false, savable);
+    const cfg = join(root, 'etc/cloud/cloud.cfg');
+    writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('    report_ready_max_wait: 10\n', '    report_ready_max_wait: 10\n    pps_max_wait: 90\n    pps_poll_interval: 0.2\n    pps_nic_poll_interval: 0.1\n    pps_dhcp_max_wait: 30\n'));
+    const kiln = spawn('ip', ['netns', 'exec', lab.client, process.execPath, process.argv[1] as string], { env: roleEnv('kiln', ['init', '--local', '--root', root]), stdio: ['ignore', 'pipe', 'pipe'] });
+    t.after(() => void kiln.kill('SIGKILL'));
+    let output = '';
+    kiln.stdout.on('data', (b: Buffer) => void (output += b.toString()));
+    kiln.stderr.on('data', (b: Buffer) => void (output += b.toString()));
+    const exited = new Promise<number | null>((resolve) => kiln.on('exit', (code) => resolve(code)));
+    const readLog = () => (existsSync(join(root, 'var/log/cloud-init.log')) ? readFileSync(join(root, 'var/log/cloud-init.log'), 'utf8') : '');
+    // The pool report is done once the marker is there: then the host takes the NIC away and plugs another in.
+    const marker = join(root, 'var/lib/cloud/data/reported_ready');
+    await waitFor(() => existsSync(marker), 60_000, `the reported_ready marker\n${output}\n${readLog()}`);
+    sh(['ip', '-n', lab.client, 'link', 'del', 'eth0']);
+    sh(['ip', '-n', lab.client, 'link', 'add', 'eth0', 'address', MAC, 'type', 'veth', 'peer', 'name', 'vs1', 'netns', lab.server]);
+    for (const a of ['10.199.0.1/24', '169.254.169.254/32', '168.63.129.16/32']) sh(['ip', '-n', lab.server, 'addr', 'add', a, 'dev', 'vs1']);
+    sh(['ip', '-n', lab.server, 'link', 'set', 'vs1', 'up']);
+    const dhcp = serveDhcp(lab, 'vs1', DEFAULT_DHCP_OPTIONS);
+    t.after(() => void dhcp.kill('SIGKILL'));
+    // The claim: IMDS has the customer's ovf-env.xml from now on.
+    copyFileSync(join(FIXTURES, 'sources/azure/pps/reprovisiondata.xml'), join(mock, 'reprovisiondata.xml'));
+    // An unref'd timer: it must not keep the test process alive once kiln has exited.
+    const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 120_000).unref())]);
+    const log = readLog();
+    assert.notEqual(code, 'hung', `${output}\n${log}`);
+    assert.notEqual(code, 1, `${output}\n${log}`);
+    assert.match(log, /preprovisioned VM \(PPS type Savable\)/);
+    assert.match(log, /waiting for eth0 to be detached/);
+    assert.match(log, /the preprovisioned NIC eth0 is detached/);
+    assert.match(log, /NIC eth0 attached; checking whether it is the primary one/);
+    assert.match(log, /eth0 is the primary NIC/);
+    // Two leases: the pool NIC's and the new NIC's (the same name, another link).
+    assert.equal(log.match(/temporary DHCP lease on eth0: 10\.199\.0\.\d+\/24/g)?.length, 2, log);
+    assert.match(log, /reprovisioning data read after \d+ polls/);
+    assert.match(log, /reported ready to the fabric/);
+    assert.doesNotMatch(log, /not reprovisioned/);
+    assert.equal(existsSync(marker), false, 'the final ready report removes the marker');
+    const data = JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8')) as { v1: Record<string, unknown> };
+    assert.equal(data.v1.local_hostname, 'customer-vm');
+    assert.match(readFileSync(join(root, 'var/lib/waagent/ovf-env.xml'), 'utf8'), /<UserName>customer<\/UserName>/);
+    // The new NIC's lease was released too.
+    assert.doesNotMatch(sh(['ip', '-n', lab.client, '-4', '-o', 'addr', 'show', 'dev', 'eth0']), /inet /);
   });
 }

@@ -195,54 +195,59 @@ function recordingNetwork(events: string[]): EphemeralNetwork {
   };
 }
 
-test('Savable on a scripted machine: report, lease dropped, eth0 (index 2) detached, a new eth0 (index 3) leased and asked for IMDS\'s network, then the poll', async (t) => {
-  const dir = poolDir(t, 'claim-after-ready 0\n');
-  const server = await mockMetadataServer(t, { kind: 'azure', dir });
-  const events: string[] = [];
-  let reported = false;
-  let looks = 0;
-  const link = (i: number, name: string) => `${i}: ${name}: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc mq state UP mode DEFAULT group default qlen 1000\\    link/ether 00:0d:3a:04:75:98 brd ff:ff:ff:ff:ff:ff`;
-  const lo = '1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN mode DEFAULT group default qlen 1000\\    link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00';
-  const scripted = scriptedPlatform({
-    nics: [],
-    answer: (line) => {
-      if (line !== 'ip -o link show') return undefined;
-      // After the report: eth0 stays for three looks, then no NIC for three, then the new eth0 with another index.
-      if (!reported) return ok(`${lo}\n${link(2, 'eth0')}\n`);
-      looks++;
-      if (looks <= 3) return ok(`${lo}\n${link(2, 'eth0')}\n`);
-      if (looks <= 6) return ok(`${lo}\n`);
-      return ok(`${lo}\n${link(3, 'eth0')}\n`);
-    },
+for (const [kept, gone, how] of [
+  [3, 3, 'eth0 stays for three looks, then no NIC for three'],
+  [0, 0, 'the swap is over before the first look (the pool NIC was taken before the report)'],
+] as const) {
+  test(`Savable on a scripted machine (${how}): report, lease dropped, eth0 (index 2) detached, a new eth0 (index 3) leased and asked for IMDS's network, then the poll`, async (t) => {
+    const dir = poolDir(t, 'claim-after-ready 0\n');
+    const server = await mockMetadataServer(t, { kind: 'azure', dir });
+    const events: string[] = [];
+    let reported = false;
+    let looks = 0;
+    const link = (i: number, name: string) => `${i}: ${name}: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc mq state UP mode DEFAULT group default qlen 1000\\    link/ether 00:0d:3a:04:75:98 brd ff:ff:ff:ff:ff:ff`;
+    const lo = '1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN mode DEFAULT group default qlen 1000\\    link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00';
+    const scripted = scriptedPlatform({
+      nics: [],
+      answer: (line) => {
+        if (line !== 'ip -o link show') return undefined;
+        // After the report: eth0 stays for KEPT looks, then no NIC for GONE, then the new eth0 with another index.
+        if (!reported) return ok(`${lo}\n${link(2, 'eth0')}\n`);
+        looks++;
+        if (looks <= kept) return ok(`${lo}\n${link(2, 'eth0')}\n`);
+        if (looks <= kept + gone) return ok(`${lo}\n`);
+        return ok(`${lo}\n${link(3, 'eth0')}\n`);
+      },
+    });
+    const platform: Platform = { ...scripted.platform, mkdir: async () => undefined };
+    const logger = new Logger();
+    const sink = new MemorySink();
+    logger.addSink(sink);
+    const log = logger.for('test');
+    const client = new HttpClient({ log });
+    t.after(() => client.close());
+    const lease = new AzureLease(recordingNetwork(events), log);
+    await lease.up();
+    const reportReady = async () => {
+      events.push('report');
+      // The ready report reaches the mock too, which claims the VM at the next poll (claim-after-ready 0).
+      await client.fetch(`${server.url}/machine?comp=health`, { method: 'POST', headers: { 'content-type': 'text/xml; charset=utf-8', 'x-ms-version': '2012-11-30' }, body: '<Health><State>Ready</State></Health>' });
+      reported = true;
+    };
+    const raw = await reprovision({ platform, log, client, imdsBase: server.url, lease, reportReady, settings: { maxWaitMs: 10_000, pollIntervalMs: 50, nicPollIntervalMs: 20, dhcpMaxWaitMs: 5000 } }, 'Savable');
+    assert.equal(Buffer.from(raw).toString(), readFileSync(join(PPS, 'reprovisiondata.xml'), 'utf8'));
+    assert.deepEqual(events, ['up eth0', 'report', 'down eth0', 'up eth0']);
+    assert.ok(looks >= kept + gone + 1, `${looks} looks at the links`);
+    assert.deepEqual(scripted.written, [REPORTED_READY_MARKER]);
+    assert.deepEqual(trail(server).map((l) => l.replace(/ Ready$/, '')), ['POST /machine 200', 'GET /metadata/instance/network 200', 'GET /metadata/reprovisiondata 200']);
+    const text = sink.lines.join('');
+    assert.match(text, /waiting for eth0 to be detached/);
+    assert.match(text, /the preprovisioned NIC eth0 is detached/);
+    assert.match(text, /NIC eth0 attached; checking whether it is the primary one/);
+    assert.match(text, /expected NIC count: 1/);
+    assert.equal(lease.interface, 'eth0', 'the new primary NIC keeps its lease for the polling');
   });
-  const platform: Platform = { ...scripted.platform, mkdir: async () => undefined };
-  const logger = new Logger();
-  const sink = new MemorySink();
-  logger.addSink(sink);
-  const log = logger.for('test');
-  const client = new HttpClient({ log });
-  t.after(() => client.close());
-  const lease = new AzureLease(recordingNetwork(events), log);
-  await lease.up();
-  const reportReady = async () => {
-    events.push('report');
-    // The ready report reaches the mock too, which claims the VM at the next poll (claim-after-ready 0).
-    await client.fetch(`${server.url}/machine?comp=health`, { method: 'POST', headers: { 'content-type': 'text/xml; charset=utf-8', 'x-ms-version': '2012-11-30' }, body: '<Health><State>Ready</State></Health>' });
-    reported = true;
-  };
-  const raw = await reprovision({ platform, log, client, imdsBase: server.url, lease, reportReady, settings: { maxWaitMs: 10_000, pollIntervalMs: 50, nicPollIntervalMs: 20, dhcpMaxWaitMs: 5000 } }, 'Savable');
-  assert.equal(Buffer.from(raw).toString(), readFileSync(join(PPS, 'reprovisiondata.xml'), 'utf8'));
-  assert.deepEqual(events, ['up eth0', 'report', 'down eth0', 'up eth0']);
-  assert.ok(looks >= 7, `${looks} looks at the links`);
-  assert.deepEqual(scripted.written, [REPORTED_READY_MARKER]);
-  assert.deepEqual(trail(server).map((l) => l.replace(/ Ready$/, '')), ['POST /machine 200', 'GET /metadata/instance/network 200', 'GET /metadata/reprovisiondata 200']);
-  const text = sink.lines.join('');
-  assert.match(text, /waiting for eth0 to be detached/);
-  assert.match(text, /the preprovisioned NIC eth0 is detached/);
-  assert.match(text, /NIC eth0 attached; checking whether it is the primary one/);
-  assert.match(text, /expected NIC count: 1/);
-  assert.equal(lease.interface, 'eth0', 'the new primary NIC keeps its lease for the polling');
-});
+}
 
 test('Savable: a NIC that is never detached ends within the bound with the reason', async (t) => {
   const dir = poolDir(t, '');

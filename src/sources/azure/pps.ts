@@ -120,18 +120,18 @@ async function until<T>(deadline: AbortSignal, intervalMs: number, what: string,
  * which a new NIC never shares with the detached one even when it gets the same name, so nothing is missed.
  */
 async function waitForNicSwap(p: PpsContext, deadline: AbortSignal, event: (m: string) => void): Promise<void> {
-  const poolNicName = p.lease.interface;
+  // The pool NIC is looked up before the report, as 22.4 opens its netlink socket first: the swap may follow
+  // the report at once, and a NIC attached by then must not be taken for the pool's.
+  const present = await nics(p.platform);
+  const poolNic = present.find((n) => n.name === p.lease.interface) ?? present[0];
+  if (!poolNic) throw new PreprovisioningFailed('Azure', 'no NIC to wait for the detach of (ip -o link show lists none)');
   await reportForPool(p, true);
   await p.lease.down();
-  const present = await nics(p.platform);
-  const poolNic = present.find((n) => n.name === poolNicName) ?? present[0];
-  if (!poolNic) throw new PreprovisioningFailed('Azure', 'no NIC to wait for the detach of (ip -o link show lists none)');
   event(`reported ready while in the preprovisioning pool (Savable); waiting for ${poolNic.name} to be detached`);
   const interval = p.settings.nicPollIntervalMs;
-  const seen = await until(deadline, interval, `the preprovisioned NIC ${poolNic.name} to be detached`, async () => {
-    const now = await nics(p.platform);
-    return now.some((n) => n.index === poolNic.index) ? undefined : new Set(now.map((n) => n.index));
-  });
+  await until(deadline, interval, `the preprovisioned NIC ${poolNic.name} to be detached`, async () => ((await nics(p.platform)).some((n) => n.index === poolNic.index) ? undefined : true));
+  // New NICs are those the machine did not have before the report, whether they came before the detach was seen or after.
+  const seen = new Set(present.map((n) => n.index));
   event(`the preprovisioned NIC ${poolNic.name} is detached; waiting for the primary NIC to be attached`);
   for (;;) {
     const attached = await until(deadline, interval, 'the primary NIC to be hot-attached', async () => (await nics(p.platform)).find((n) => !seen.has(n.index)));
