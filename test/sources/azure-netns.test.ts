@@ -105,6 +105,59 @@ async function waitFor(check: () => boolean, ms: number, what: string): Promise<
   }
 }
 
+/**
+ * Debian's cloud-init 22.4 `init --local` in a lab of its own against the azure mock serving MOCK: fake DMI, the
+ * happy path's ovf-env.xml seeded (or OVF), PREPARE's files; asserts it ran and reported ready; its root and log.
+ */
+async function cloudInitLocal(t: TestContext, mock: string, opts: { ovf?: string; prepare?: (root: string) => void } = {}): Promise<{ root: string; log: string }> {
+  const dmi = { chassis_asset_tag: TAG, sys_vendor: 'Microsoft Corporation', product_name: 'Virtual Machine', product_uuid: '9963F513-52BD-5041-9748-7190AAE1FF21' };
+  const ciLab = testLab(t);
+  await serveAzure(t, ciLab, '169.254.169.254', mock);
+  await serveAzure(t, ciLab, '168.63.129.16', mock);
+  const ci = copyRootfs(tempDir(t, 'kiln-azure-parity-'));
+  mkdirSync(join(ci, 'kiln-fake-dmi'), { recursive: true });
+  for (const [k, v] of Object.entries(dmi)) writeFileSync(join(ci, 'kiln-fake-dmi', k), `${v}\n`);
+  mkdirSync(join(ci, 'var/lib/cloud/seed/azure'), { recursive: true });
+  writeFileSync(join(ci, 'var/lib/cloud/seed/azure/ovf-env.xml'), opts.ovf ?? readFileSync(join(HAPPY, 'media/ovf-env.xml')));
+  writeFileSync(join(ci, 'etc/cloud/cloud.cfg.d/90-kiln-parity.cfg'), 'datasource_list: [Azure]\nsystem_info:\n  network:\n    renderers: [eni]\n');
+  opts.prepare?.(ci);
+  // /sys is a tmpfs holding the fake DMI, with the namespace's own net devices bound in from a sysfs mounted aside.
+  const inner = [
+    'mount -t proc proc /proc',
+    'mkdir -p /kiln-sysfs && mount -t sysfs sysfs /kiln-sysfs',
+    'mount -t tmpfs tmpfs /sys',
+    'mkdir -p /sys/class/dmi /sys/class/net /sys/devices',
+    'mount --bind /kiln-sysfs/devices /sys/devices',
+    'mount --bind /kiln-sysfs/class/net /sys/class/net',
+    'cp -r /kiln-fake-dmi /sys/class/dmi/id',
+    // cloud-init's ephemeral DHCP wants /var/tmp to be a mount it can see (to check noexec), as on a real system.
+    'mount -t tmpfs tmpfs /var/tmp',
+    'exec /usr/bin/cloud-init init --local',
+  ].join(' && ');
+  const r = spawnSync('ip', ['netns', 'exec', ciLab.client, 'unshare', '--uts', '--ipc', '--mount', '--pid', '--fork', '--kill-child', 'chroot', ci, '/bin/sh', '-c', inner], {
+    encoding: 'utf8',
+    timeout: 240_000,
+    env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' },
+  });
+  const ciLog = existsSync(join(ci, 'var/log/cloud-init.log')) ? readFileSync(join(ci, 'var/log/cloud-init.log'), 'utf8') : '';
+  assert.equal(r.status, 0, `${r.stderr}\n${ciLog.slice(-4000)}`);
+  assert.match(ciLog, /Reported ready to Azure fabric/, ciLog.slice(-4000));
+  return { root: ci, log: ciLog };
+}
+
+/** The instance data of cloud-init's root CI and kiln's root KILN agree: the v1 keys and ds.meta_data (random_seed aside). */
+function assertSameInstance(ci: string, kiln: string): void {
+  type Doc = { v1: Record<string, unknown>; ds: { meta_data: Record<string, unknown> } };
+  // The sensitive file: kiln's public one also redacts keys that name passwords and user data (src/util/redact.ts).
+  const read = (root: string) => JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data-sensitive.json'), 'utf8')) as Doc;
+  const [a, b] = [read(ci), read(kiln)];
+  for (const key of ['cloud_name', 'platform', 'subplatform', 'instance_id', 'local_hostname', 'region', 'availability_zone', 'public_ssh_keys', 'cloud_id']) {
+    assert.deepEqual(b.v1[key], a.v1[key], `v1.${key}`);
+  }
+  const strip = (md: Record<string, unknown>) => Object.fromEntries(Object.entries(md).filter(([k]) => k !== 'random_seed'));
+  assert.deepEqual(strip(b.ds.meta_data), strip(a.ds.meta_data), 'ds.meta_data');
+}
+
 function registerTests(): void {
   test('init-local on Azure: a lease, IMDS, the ready report to 168.63.129.16, IMDS\'s network rendered, the lease released', async (t) => {
     if (!need(t, isRoot() && hasCommand('ip') && existsSync(BUSYBOX), 'needs root, iproute2 and busybox-static (udhcpd, udhcpc) to build network namespaces')) return;
@@ -150,40 +203,10 @@ function registerTests(): void {
 
   test("parity: Debian's cloud-init 22.4 and kiln read the same Azure mock into the same instance data and network config", { timeout: 300_000 }, async (t) => {
     if (!need(t, isRoot() && hasCommand('ip') && hasCommand('unshare') && existsSync(BUSYBOX) && hasCommand('debootstrap'), 'needs root, iproute2, unshare, busybox-static and the Debian cloud-init rootfs')) return;
-    const dmi = { chassis_asset_tag: TAG, sys_vendor: 'Microsoft Corporation', product_name: 'Virtual Machine', product_uuid: '9963F513-52BD-5041-9748-7190AAE1FF21' };
     // cloud-init's side: its own dhclient lease, IMDS and wireserver in a fresh lab.
     // One NIC in IMDS, as in the namespace: cloud-init fails init-local when IMDS names a NIC the machine lacks.
     const oneNic = join(FIXTURES, 'sources/azure/one-nic/imds');
-    const ciLab = testLab(t);
-    await serveAzure(t, ciLab, '169.254.169.254', oneNic);
-    await serveAzure(t, ciLab, '168.63.129.16', oneNic);
-    const ci = copyRootfs(tempDir(t, 'kiln-azure-parity-'));
-    mkdirSync(join(ci, 'kiln-fake-dmi'), { recursive: true });
-    for (const [k, v] of Object.entries(dmi)) writeFileSync(join(ci, 'kiln-fake-dmi', k), `${v}\n`);
-    mkdirSync(join(ci, 'var/lib/cloud/seed/azure'), { recursive: true });
-    writeFileSync(join(ci, 'var/lib/cloud/seed/azure/ovf-env.xml'), readFileSync(join(HAPPY, 'media/ovf-env.xml')));
-    writeFileSync(join(ci, 'etc/cloud/cloud.cfg.d/90-kiln-parity.cfg'), 'datasource_list: [Azure]\nsystem_info:\n  network:\n    renderers: [eni]\n');
-    // /sys is a tmpfs holding the fake DMI, with the namespace's own net devices bound in from a sysfs mounted aside.
-    const inner = [
-      'mount -t proc proc /proc',
-      'mkdir -p /kiln-sysfs && mount -t sysfs sysfs /kiln-sysfs',
-      'mount -t tmpfs tmpfs /sys',
-      'mkdir -p /sys/class/dmi /sys/class/net /sys/devices',
-      'mount --bind /kiln-sysfs/devices /sys/devices',
-      'mount --bind /kiln-sysfs/class/net /sys/class/net',
-      'cp -r /kiln-fake-dmi /sys/class/dmi/id',
-      // cloud-init's ephemeral DHCP wants /var/tmp to be a mount it can see (to check noexec), as on a real system.
-      'mount -t tmpfs tmpfs /var/tmp',
-      'exec /usr/bin/cloud-init init --local',
-    ].join(' && ');
-    const r = spawnSync('ip', ['netns', 'exec', ciLab.client, 'unshare', '--uts', '--ipc', '--mount', '--pid', '--fork', '--kill-child', 'chroot', ci, '/bin/sh', '-c', inner], {
-      encoding: 'utf8',
-      timeout: 240_000,
-      env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' },
-    });
-    const ciLog = existsSync(join(ci, 'var/log/cloud-init.log')) ? readFileSync(join(ci, 'var/log/cloud-init.log'), 'utf8') : '';
-    assert.equal(r.status, 0, `${r.stderr}\n${ciLog.slice(-4000)}`);
-    assert.match(ciLog, /Reported ready to Azure fabric/, ciLog.slice(-4000));
+    const { root: ci } = await cloudInitLocal(t, oneNic);
     // kiln's side, the same way in a lab of its own.
     const kLab = testLab(t);
     await serveAzure(t, kLab, '169.254.169.254', oneNic);
@@ -191,15 +214,7 @@ function registerTests(): void {
     const kiln = makeRoot(t);
     const run = initLocal(kLab, kiln);
     assert.notEqual(run.code, 1, run.output + run.log);
-    type Doc = { v1: Record<string, unknown>; ds: { meta_data: Record<string, unknown> } };
-    // The sensitive file: kiln's public one also redacts keys that name passwords and user data (src/util/redact.ts).
-    const read = (root: string) => JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data-sensitive.json'), 'utf8')) as Doc;
-    const [a, b] = [read(ci), read(kiln)];
-    for (const key of ['cloud_name', 'platform', 'subplatform', 'instance_id', 'local_hostname', 'region', 'availability_zone', 'public_ssh_keys', 'cloud_id']) {
-      assert.deepEqual(b.v1[key], a.v1[key], `v1.${key}`);
-    }
-    const strip = (md: Record<string, unknown>) => Object.fromEntries(Object.entries(md).filter(([k]) => k !== 'random_seed'));
-    assert.deepEqual(strip(b.ds.meta_data), strip(a.ds.meta_data), 'ds.meta_data');
+    assertSameInstance(ci, kiln);
     const eni = (root: string) => readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8');
     assert.equal(eni(kiln), eni(ci), 'the rendered ENI');
   });
@@ -255,5 +270,37 @@ function registerTests(): void {
     assert.match(readFileSync(join(root, 'var/lib/waagent/ovf-env.xml'), 'utf8'), /<UserName>customer<\/UserName>/);
     // The new NIC's lease was released too.
     assert.doesNotMatch(sh(['ip', '-n', lab.client, '-4', '-o', 'addr', 'show', 'dev', 'eth0']), /inet /);
+  });
+
+  test("parity, a pool VM of PPS type Unknown (the reported_ready marker of an earlier boot): 22.4 and kiln poll reprovisiondata, provision the customer's ovf-env.xml alike and remove the marker", { timeout: 300_000 }, async (t) => {
+    if (!need(t, isRoot() && hasCommand('ip') && hasCommand('unshare') && existsSync(BUSYBOX) && hasCommand('debootstrap'), 'needs root, iproute2, unshare, busybox-static and the Debian cloud-init rootfs')) return;
+    // IMDS without osProfile names, so that the host name comes from the customer's ovf-env.xml (IMDS's would win).
+    const mock = tempDir(t);
+    const imds = JSON.parse(readFileSync(join(FIXTURES, 'sources/azure/one-nic/imds/instance.json'), 'utf8')) as { compute: Record<string, unknown> };
+    delete imds.compute.osProfile;
+    writeFileSync(join(mock, 'instance.json'), JSON.stringify(imds));
+    copyFileSync(join(FIXTURES, 'sources/azure/pps/reprovisiondata.xml'), join(mock, 'reprovisiondata.xml'));
+    const marker = 'var/lib/cloud/data/reported_ready';
+    const withMarker = (root: string) => {
+      mkdirSync(join(root, 'var/lib/cloud/data'), { recursive: true });
+      writeFileSync(join(root, marker), '1: 1700000000.0\n');
+    };
+    const { root: ci, log: ciLog } = await cloudInitLocal(t, mock, { prepare: withMarker });
+    assert.match(ciLog, /PPS type: Unknown/);
+    const kLab = testLab(t);
+    await serveAzure(t, kLab, '169.254.169.254', mock);
+    await serveAzure(t, kLab, '168.63.129.16', mock);
+    const kiln = makeRoot(t);
+    withMarker(kiln);
+    const run = initLocal(kLab, kiln);
+    assert.notEqual(run.code, 1, run.output + run.log);
+    assert.match(run.log, /preprovisioned VM \(PPS type Unknown\)/);
+    assertSameInstance(ci, kiln);
+    for (const root of [ci, kiln]) {
+      const v1 = (JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8')) as { v1: Record<string, unknown> }).v1;
+      assert.equal(v1.local_hostname, 'customer-vm', root);
+      assert.equal(existsSync(join(root, marker)), false, `${root}: the marker is removed after the final report`);
+      assert.match(readFileSync(join(root, 'var/lib/waagent/ovf-env.xml'), 'utf8'), /customer-vm/);
+    }
   });
 }

@@ -103,7 +103,8 @@ test('Running: ready report for the pool, the marker, polls through 404 until th
   assert.deepEqual(markerAtPoll, [true, true, true], 'the marker is written before the polling');
   assert.equal(existsSync(join(root, MARKER)), false, 'the final ready report removes the marker');
   assertCustomer(c);
-  assert.equal(c.data.metadata.pps_type, 'Running');
+  assert.match(c.log, /preprovisioned VM \(PPS type Running\)/);
+  assert.equal('pps_type' in c.data.metadata, false, 'kept nowhere, as in 22.4');
   assert.match(c.log, /created the reported-ready marker/);
   assert.match(c.log, /reprovisioning data read after 3 polls/);
   assert.doesNotMatch(c.log, /WARNING/);
@@ -148,7 +149,8 @@ test('Unknown (the marker of an earlier boot): no second pool report, polling un
     'POST /machine 200 Ready',
   ]);
   assertCustomer(c);
-  assert.equal(c.data.metadata.pps_type, 'Unknown');
+  assert.match(c.log, /preprovisioned VM \(PPS type Unknown\)/);
+  assert.equal('pps_type' in c.data.metadata, false, 'kept nowhere, as in 22.4');
   assert.equal(existsSync(join(root, MARKER)), false);
 });
 
@@ -161,7 +163,8 @@ test('a pool VM nobody claims: the polling ends within pps_max_wait with one war
   assert.match(warnings[0] as string, /preprovisioned VM \(PPS type Running\) not reprovisioned: IMDS gave no reprovisioning data within 1\.5 s \(\d+ polls, 0 DHCP attempts\): the pool VM was not claimed; provisioning with the data at hand/);
   assert.ok(trail(c.server).filter((l) => l === 'GET /metadata/reprovisiondata 410').length > 5);
   assert.equal(c.data.localHostname, 'kiln-vm');
-  assert.equal(c.data.metadata.pps_type, 'Running');
+  assert.match(c.log, /preprovisioned VM \(PPS type Running\)/);
+  assert.equal('pps_type' in c.data.metadata, false, 'kept nowhere, as in 22.4');
   // Two Ready reports: the pool's and the final one, which clears the marker.
   assert.equal(trail(c.server).filter((l) => l.endsWith('Ready')).length, 2);
   assert.equal(existsSync(join(c.root, MARKER)), false);

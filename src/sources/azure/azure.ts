@@ -295,7 +295,6 @@ async function crawlWithNetwork(
   if (seed && seed.length) metadata.random_seed = Buffer.from(seed).toString('base64');
   const iid = await instanceId(ctx, imds);
   metadata['instance-id'] = iid;
-  if (pps !== 'None') metadata.pps_type = pps;
 
   let userData = ovf?.env.customData;
   if (!userData || userData.length === 0) {
