@@ -96,6 +96,21 @@ function initLocal(lab: Lab, root: string): { code: number | null; output: strin
   return { code: r.status, output: `${r.stdout}\n${r.stderr}`, log };
 }
 
+/**
+ * The host's side of a Savable VM's claim: eth0 (the pool NIC) deleted, a new eth0 with the same MAC plugged into
+ * the cloud's namespace (vs1, with the lab's addresses and a udhcpd of its own), and the customer's ovf-env.xml
+ * given to the mock in MOCK.
+ */
+function swapNic(t: TestContext, lab: Lab, mock: string): void {
+  sh(['ip', '-n', lab.client, 'link', 'del', 'eth0']);
+  sh(['ip', '-n', lab.client, 'link', 'add', 'eth0', 'address', MAC, 'type', 'veth', 'peer', 'name', 'vs1', 'netns', lab.server]);
+  for (const a of ['10.199.0.1/24', '169.254.169.254/32', '168.63.129.16/32']) sh(['ip', '-n', lab.server, 'addr', 'add', a, 'dev', 'vs1']);
+  sh(['ip', '-n', lab.server, 'link', 'set', 'vs1', 'up']);
+  const dhcp = serveDhcp(lab, 'vs1', DEFAULT_DHCP_OPTIONS);
+  t.after(() => void dhcp.kill('SIGKILL'));
+  copyFileSync(join(FIXTURES, 'sources/azure/pps/reprovisiondata.xml'), join(mock, 'reprovisiondata.xml'));
+}
+
 /** Resolves once CHECK holds (looked at every 100 ms), rejects after MS with WHAT. */
 async function waitFor(check: () => boolean, ms: number, what: string): Promise<void> {
   const end = Date.now() + ms;
@@ -107,9 +122,10 @@ async function waitFor(check: () => boolean, ms: number, what: string): Promise<
 
 /**
  * Debian's cloud-init 22.4 `init --local` in a lab of its own against the azure mock serving MOCK: fake DMI, the
- * happy path's ovf-env.xml seeded (or OVF), PREPARE's files; asserts it ran and reported ready; its root and log.
+ * happy path's ovf-env.xml seeded (or OVF), PREPARE's files, DURING run beside it; asserts it ran and reported
+ * ready; its root and log.
  */
-async function cloudInitLocal(t: TestContext, mock: string, opts: { ovf?: string; prepare?: (root: string) => void } = {}): Promise<{ root: string; log: string }> {
+async function cloudInitLocal(t: TestContext, mock: string, opts: { ovf?: string; prepare?: (root: string) => void; during?: (root: string, lab: Lab) => Promise<void> } = {}): Promise<{ root: string; log: string }> {
   const dmi = { chassis_asset_tag: TAG, sys_vendor: 'Microsoft Corporation', product_name: 'Virtual Machine', product_uuid: '9963F513-52BD-5041-9748-7190AAE1FF21' };
   const ciLab = testLab(t);
   await serveAzure(t, ciLab, '169.254.169.254', mock);
@@ -134,13 +150,20 @@ async function cloudInitLocal(t: TestContext, mock: string, opts: { ovf?: string
     'mount -t tmpfs tmpfs /var/tmp',
     'exec /usr/bin/cloud-init init --local',
   ].join(' && ');
-  const r = spawnSync('ip', ['netns', 'exec', ciLab.client, 'unshare', '--uts', '--ipc', '--mount', '--pid', '--fork', '--kill-child', 'chroot', ci, '/bin/sh', '-c', inner], {
-    encoding: 'utf8',
-    timeout: 240_000,
+  const child = spawn('ip', ['netns', 'exec', ciLab.client, 'unshare', '--uts', '--ipc', '--mount', '--pid', '--fork', '--kill-child', 'chroot', ci, '/bin/sh', '-c', inner], {
+    stdio: ['ignore', 'ignore', 'pipe'],
     env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' },
   });
-  const ciLog = existsSync(join(ci, 'var/log/cloud-init.log')) ? readFileSync(join(ci, 'var/log/cloud-init.log'), 'utf8') : '';
-  assert.equal(r.status, 0, `${r.stderr}\n${ciLog.slice(-4000)}`);
+  t.after(() => void child.kill('SIGKILL'));
+  let stderr = '';
+  child.stderr.on('data', (b: Buffer) => void (stderr += b.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const readLog = () => (existsSync(join(ci, 'var/log/cloud-init.log')) ? readFileSync(join(ci, 'var/log/cloud-init.log'), 'utf8') : '');
+  await opts.during?.(ci, ciLab);
+  const status = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 240_000).unref())]);
+  if (status === 'hung') child.kill('SIGKILL');
+  const ciLog = readLog();
+  assert.equal(status, 0, `${stderr}\n${ciLog.slice(-4000)}`);
   assert.match(ciLog, /Reported ready to Azure fabric/, ciLog.slice(-4000));
   return { root: ci, log: ciLog };
 }
@@ -241,14 +264,7 @@ function registerTests(): void {
     // The pool report is done once the marker is there: then the host takes the NIC away and plugs another in.
     const marker = join(root, 'var/lib/cloud/data/reported_ready');
     await waitFor(() => existsSync(marker), 60_000, `the reported_ready marker\n${output}\n${readLog()}`);
-    sh(['ip', '-n', lab.client, 'link', 'del', 'eth0']);
-    sh(['ip', '-n', lab.client, 'link', 'add', 'eth0', 'address', MAC, 'type', 'veth', 'peer', 'name', 'vs1', 'netns', lab.server]);
-    for (const a of ['10.199.0.1/24', '169.254.169.254/32', '168.63.129.16/32']) sh(['ip', '-n', lab.server, 'addr', 'add', a, 'dev', 'vs1']);
-    sh(['ip', '-n', lab.server, 'link', 'set', 'vs1', 'up']);
-    const dhcp = serveDhcp(lab, 'vs1', DEFAULT_DHCP_OPTIONS);
-    t.after(() => void dhcp.kill('SIGKILL'));
-    // The claim: IMDS has the customer's ovf-env.xml from now on.
-    copyFileSync(join(FIXTURES, 'sources/azure/pps/reprovisiondata.xml'), join(mock, 'reprovisiondata.xml'));
+    swapNic(t, lab, mock);
     // An unref'd timer: it must not keep the test process alive once kiln has exited.
     const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 120_000).unref())]);
     const log = readLog();
@@ -302,5 +318,68 @@ function registerTests(): void {
       assert.equal(existsSync(join(root, marker)), false, `${root}: the marker is removed after the final report`);
       assert.match(readFileSync(join(root, 'var/lib/waagent/ovf-env.xml'), 'utf8'), /customer-vm/);
     }
+    const eni = (root: string) => readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8');
+    assert.equal(eni(kiln), eni(ci), 'the rendered ENI');
   });
+
+  test("parity, a Savable pool VM: 22.4 (netlink) and kiln (link polling) see the test swap eth0 for a new veth, lease the new NIC and provision the customer alike", { timeout: 300_000 }, async (t) => {
+    if (!need(t, isRoot() && hasCommand('ip') && hasCommand('unshare') && existsSync(BUSYBOX) && hasCommand('debootstrap'), 'needs root, iproute2, unshare, busybox-static and the Debian cloud-init rootfs')) return;
+    await poolParity(t, 'Savable', swapNic, [/The preprovisioned nic eth0 is detached/]);
+  });
+}
+
+/**
+ * Parity for a pool VM of TYPE: 22.4 and kiln each in a lab of their own, the host's CLAIM made once the VM's
+ * reported_ready marker is there; the same instance data, customer, ENI, and no marker afterwards. CI_SAW: what
+ * 22.4's log must show.
+ */
+async function poolParity(t: TestContext, type: 'Savable', claim: (t: TestContext, lab: Lab, mock: string) => void, ciSaw: RegExp[]): Promise<void> {
+  const poolOvf = readFileSync(join(HAPPY, 'media/ovf-env.xml'), 'utf8').replace('<PreprovisionedVm>false</PreprovisionedVm>', `<PreprovisionedVm>true</PreprovisionedVm><PreprovisionedVMType>${type}</PreprovisionedVMType>`);
+  const mockFor = () => {
+    const dir = tempDir(t);
+    copyFileSync(join(FIXTURES, 'sources/azure/one-nic/imds/instance.json'), join(dir, 'instance.json'));
+    // With IMDS's keys: 22.4 takes OVF keys by value only along with the goal state's certificates (a
+    // documented difference, kiln always takes them), so an IMDS without keys would differ on that alone.
+    const claimed = JSON.parse(readFileSync(join(FIXTURES, 'sources/azure/pps/claimed-instance.json'), 'utf8')) as { compute: Record<string, unknown> };
+    const pool = JSON.parse(readFileSync(join(dir, 'instance.json'), 'utf8')) as { compute: Record<string, unknown> };
+    claimed.compute.publicKeys = pool.compute.publicKeys;
+    writeFileSync(join(dir, 'claimed-instance.json'), JSON.stringify(claimed));
+    return dir;
+  };
+  const marker = 'var/lib/cloud/data/reported_ready';
+  const ciMock = mockFor();
+  const { root: ci, log: ciLog } = await cloudInitLocal(t, ciMock, {
+    ovf: poolOvf,
+    during: async (root, lab) => {
+      await waitFor(() => existsSync(join(root, marker)), 120_000, "cloud-init's reported_ready marker");
+      claim(t, lab, ciMock);
+    },
+  });
+  assert.ok(existsSync(join(ci, 'run/cloud-init/instance-data.json')), `22.4 found no datasource:\n${ciLog.split('\n').filter((l) => /Azure|WARNING|ERROR|Traceback|  File|Error/.test(l)).join('\n').slice(-8000)}`);
+  assert.match(ciLog, new RegExp(`PPS type: ${type}`));
+  for (const saw of ciSaw) assert.match(ciLog, saw);
+  // kiln's side, the same swap in a lab of its own.
+  const lab = testLab(t);
+  const kMock = mockFor();
+  await serveAzure(t, lab, '169.254.169.254', kMock);
+  await serveAzure(t, lab, '168.63.129.16', kMock);
+  const kiln = makeRoot(t, false, poolOvf);
+  const cfg = join(kiln, 'etc/cloud/cloud.cfg');
+  writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('    report_ready_max_wait: 10\n', '    report_ready_max_wait: 10\n    pps_max_wait: 90\n    pps_poll_interval: 0.2\n    pps_nic_poll_interval: 0.1\n'));
+  const child = spawn('ip', ['netns', 'exec', lab.client, process.execPath, process.argv[1] as string], { env: roleEnv('kiln', ['init', '--local', '--root', kiln]), stdio: ['ignore', 'ignore', 'ignore'] });
+  t.after(() => void child.kill('SIGKILL'));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  await waitFor(() => existsSync(join(kiln, marker)), 60_000, "kiln's reported_ready marker");
+  claim(t, lab, kMock);
+  const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 120_000).unref())]);
+  assert.notEqual(code, 'hung');
+  assert.notEqual(code, 1);
+  assertSameInstance(ci, kiln);
+  for (const root of [ci, kiln]) {
+    const v1 = (JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8')) as { v1: Record<string, unknown> }).v1;
+    assert.equal(v1.local_hostname, 'customer-vm', root);
+    assert.equal(existsSync(join(root, marker)), false, `${root}: the marker is removed after the final report`);
+  }
+  const eni = (root: string) => readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8');
+  assert.equal(eni(kiln), eni(ci), 'the rendered ENI');
 }
