@@ -211,8 +211,8 @@ export async function fallbackInterface(platform: Platform): Promise<string | un
   return real.includes('eth0') ? 'eth0' : real[0];
 }
 
-/** Interface names from `ip -o link show` ('2: eth0@if3: <…>' → 'eth0'), in ifindex order. */
-async function linkNames(platform: Platform): Promise<string[]> {
+/** Interfaces from `ip -o link show` ('2: eth0@if3: <…>' → 2, 'eth0') in the target's network namespace, in ifindex order; empty when ip fails. */
+export async function linkList(platform: Platform): Promise<Array<{ index: number; name: string }>> {
   const r = await platform.run(['ip', '-o', 'link', 'show'], { allowFailure: true, timeoutMs: 5000 });
   if (r.code !== 0) return [];
   return r.stdout
@@ -221,12 +221,15 @@ async function linkNames(platform: Platform): Promise<string[]> {
       const m = /^(\d+):\s+([^:@\s]+)/.exec(line);
       return m ? [{ index: Number(m[1]), name: m[2] as string }] : [];
     })
-    .sort((a, b) => a.index - b.index)
-    .map((l) => l.name);
+    .sort((a, b) => a.index - b.index);
+}
+
+async function linkNames(platform: Platform): Promise<string[]> {
+  return (await linkList(platform)).map((l) => l.name);
 }
 
 /** Virtual devices no cloud's metadata service sits behind (cloud-init keeps physical NICs only). */
-const VIRTUAL_NIC = /^(lo$|docker|veth|virbr|br-|tun|tap|wg)/;
+export const VIRTUAL_NIC = /^(lo$|docker|veth|virbr|br-|tun|tap|wg)/;
 
 /**
  * The NIC with the lowest ifindex that is not loopback or virtual: the one cloud-init's DigitalOcean helper puts

@@ -77,17 +77,23 @@ export function openLab(dir: string, o: LabOptions): OpenLab {
       sh(['ip', '-n', lab.server, 'addr', 'add', nic.serverAddress, 'dev', `vs${i + 1}`]);
       sh(['ip', '-n', lab.server, 'link', 'set', `vs${i + 1}`, 'up']);
     });
-    if (o.dhcp) {
-      const conf = join(dir, 'udhcpd.conf');
-      writeFileSync(join(dir, 'udhcpd.leases'), '');
-      writeFileSync(conf, ['start 10.199.0.10', 'end 10.199.0.20', 'interface vs0', `lease_file ${join(dir, 'udhcpd.leases')}`, `pidfile ${join(dir, 'udhcpd.pid')}`, ...o.dhcp, 'opt lease 600', ''].join('\n'));
-      children.push(spawn('ip', ['netns', 'exec', lab.server, BUSYBOX, 'udhcpd', '-f', conf], { stdio: 'ignore' }));
-    }
+    if (o.dhcp) children.push(serveDhcp(lab, 'vs0', o.dhcp));
   } catch (e) {
     lab.close();
     throw e;
   }
   return lab;
+}
+
+/**
+ * busybox udhcpd on the cloud's end IFACE (vs0, or the veth a test adds in its place), handing out
+ * 10.199.0.10–20 with OPTIONS; the caller kills the process it returns.
+ */
+export function serveDhcp(lab: Lab, iface: string, options: string[]): ChildProcess {
+  const conf = join(lab.dir, `udhcpd.${iface}.conf`);
+  writeFileSync(join(lab.dir, `udhcpd.${iface}.leases`), '');
+  writeFileSync(conf, ['start 10.199.0.10', 'end 10.199.0.20', `interface ${iface}`, `lease_file ${join(lab.dir, `udhcpd.${iface}.leases`)}`, `pidfile ${join(lab.dir, `udhcpd.${iface}.pid`)}`, ...options, 'opt lease 600', ''].join('\n'));
+  return spawn('ip', ['netns', 'exec', lab.server, BUSYBOX, 'udhcpd', '-f', conf], { stdio: 'ignore' });
 }
 
 /**

@@ -3,13 +3,13 @@
 // then renders IMDS's network before networking starts. Both veth ends are made inside the namespaces; the host is untouched.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { copyRootfs, ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { FIXTURES } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
-import { BUSYBOX, DEFAULT_DHCP_OPTIONS, makeLab, playRole, roleEnv, sh, type Lab } from '../helpers/netns-lab';
+import { BUSYBOX, DEFAULT_DHCP_OPTIONS, makeLab, playRole, roleEnv, serveDhcp, sh, type Lab } from '../helpers/netns-lab';
 import { tempDir } from '../helpers/temp';
 
 // This file also runs as the processes the lab needs (kiln, the mock metadata server): see playRole.
@@ -47,8 +47,8 @@ async function serveAzure(t: TestContext, lab: Lab, address: string, imds = join
   });
 }
 
-/** A sandbox root of busybox (sh, ip, udhcpc), Azure's DMI, a seeded ovf-env.xml, a Debian os-release and ifupdown's names for ENI. */
-function makeRoot(t: TestContext, withDhclient = false): string {
+/** A sandbox root of busybox (sh, ip, udhcpc), Azure's DMI, a seeded ovf-env.xml (OVF, or the happy path's), a Debian os-release and ifupdown's names for ENI. */
+function makeRoot(t: TestContext, withDhclient = false, ovf?: string): string {
   const root = tempDir(t);
   if (withDhclient) {
     // Debian's isc-dhcp-client from the parity rootfs (it needs only libc), with the device nodes it opens.
@@ -82,7 +82,7 @@ function makeRoot(t: TestContext, withDhclient = false): string {
   writeFileSync(join(root, 'sys/class/net/eth1/carrier'), '0\n');
   writeFileSync(join(root, 'sys/class/net/eth1/operstate'), 'down\n');
   writeFileSync(join(root, 'proc/cmdline'), 'root=/dev/sda1 ro\n');
-  writeFileSync(join(root, 'var/lib/cloud/seed/azure/ovf-env.xml'), readFileSync(join(HAPPY, 'media/ovf-env.xml')));
+  writeFileSync(join(root, 'var/lib/cloud/seed/azure/ovf-env.xml'), ovf ?? readFileSync(join(HAPPY, 'media/ovf-env.xml')));
   writeFileSync(
     join(root, 'etc/cloud/cloud.cfg'),
     'datasource_list: [Azure, None]\ndatasource:\n  Azure:\n    timeout: 2\n    max_wait: 10\n    report_ready_retry_sleep: 0.5\n    report_ready_max_wait: 10\ncloud_init_modules: []\nsystem_info:\n  network:\n    renderers: [eni]\n',
@@ -100,6 +100,91 @@ function initLocal(lab: Lab, root: string): { code: number | null; output: strin
   });
   const log = existsSync(join(root, 'var/log/cloud-init.log')) ? readFileSync(join(root, 'var/log/cloud-init.log'), 'utf8') : '';
   return { code: r.status, output: `${r.stdout}\n${r.stderr}`, log };
+}
+
+/**
+ * The host's side of a Savable VM's claim: eth0 (the pool NIC) deleted, a new eth0 with the same MAC plugged into
+ * the cloud's namespace (vs1, with the lab's addresses and a udhcpd of its own), and the customer's ovf-env.xml
+ * given to the mock in MOCK.
+ */
+function swapNic(t: TestContext, lab: Lab, mock: string): void {
+  sh(['ip', '-n', lab.client, 'link', 'del', 'eth0']);
+  sh(['ip', '-n', lab.client, 'link', 'add', 'eth0', 'address', MAC, 'type', 'veth', 'peer', 'name', 'vs1', 'netns', lab.server]);
+  for (const a of ['10.199.0.1/24', '169.254.169.254/32', '168.63.129.16/32']) sh(['ip', '-n', lab.server, 'addr', 'add', a, 'dev', 'vs1']);
+  sh(['ip', '-n', lab.server, 'link', 'set', 'vs1', 'up']);
+  const dhcp = serveDhcp(lab, 'vs1', DEFAULT_DHCP_OPTIONS);
+  t.after(() => void dhcp.kill('SIGKILL'));
+  copyFileSync(join(FIXTURES, 'sources/azure/pps/reprovisiondata.xml'), join(mock, 'reprovisiondata.xml'));
+}
+
+/** Resolves once CHECK holds (looked at every 100 ms), rejects after MS with WHAT. */
+async function waitFor(check: () => boolean, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Debian's cloud-init 22.4 `init --local` in a lab of its own against the azure mock serving MOCK: fake DMI, the
+ * happy path's ovf-env.xml seeded (or OVF), PREPARE's files, DURING run beside it; asserts it ran and reported
+ * ready; its root and log.
+ */
+async function cloudInitLocal(t: TestContext, mock: string, opts: { ovf?: string; prepare?: (root: string) => void; during?: (root: string, lab: Lab) => Promise<void> } = {}): Promise<{ root: string; log: string }> {
+  const dmi = { chassis_asset_tag: TAG, sys_vendor: 'Microsoft Corporation', product_name: 'Virtual Machine', product_uuid: '9963F513-52BD-5041-9748-7190AAE1FF21' };
+  const ciLab = testLab(t);
+  await serveAzure(t, ciLab, '169.254.169.254', mock);
+  await serveAzure(t, ciLab, '168.63.129.16', mock);
+  const ci = copyRootfs(tempDir(t, 'kiln-azure-parity-'));
+  mkdirSync(join(ci, 'kiln-fake-dmi'), { recursive: true });
+  for (const [k, v] of Object.entries(dmi)) writeFileSync(join(ci, 'kiln-fake-dmi', k), `${v}\n`);
+  mkdirSync(join(ci, 'var/lib/cloud/seed/azure'), { recursive: true });
+  writeFileSync(join(ci, 'var/lib/cloud/seed/azure/ovf-env.xml'), opts.ovf ?? readFileSync(join(HAPPY, 'media/ovf-env.xml')));
+  writeFileSync(join(ci, 'etc/cloud/cloud.cfg.d/90-kiln-parity.cfg'), 'datasource_list: [Azure]\nsystem_info:\n  network:\n    renderers: [eni]\n');
+  opts.prepare?.(ci);
+  // /sys is a tmpfs holding the fake DMI, with the namespace's own net devices bound in from a sysfs mounted aside.
+  const inner = [
+    'mount -t proc proc /proc',
+    'mkdir -p /kiln-sysfs && mount -t sysfs sysfs /kiln-sysfs',
+    'mount -t tmpfs tmpfs /sys',
+    'mkdir -p /sys/class/dmi /sys/class/net /sys/devices',
+    'mount --bind /kiln-sysfs/devices /sys/devices',
+    'mount --bind /kiln-sysfs/class/net /sys/class/net',
+    'cp -r /kiln-fake-dmi /sys/class/dmi/id',
+    // cloud-init's ephemeral DHCP wants /var/tmp to be a mount it can see (to check noexec), as on a real system.
+    'mount -t tmpfs tmpfs /var/tmp',
+    'exec /usr/bin/cloud-init init --local',
+  ].join(' && ');
+  const child = spawn('ip', ['netns', 'exec', ciLab.client, 'unshare', '--uts', '--ipc', '--mount', '--pid', '--fork', '--kill-child', 'chroot', ci, '/bin/sh', '-c', inner], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' },
+  });
+  t.after(() => void child.kill('SIGKILL'));
+  let stderr = '';
+  child.stderr.on('data', (b: Buffer) => void (stderr += b.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const readLog = () => (existsSync(join(ci, 'var/log/cloud-init.log')) ? readFileSync(join(ci, 'var/log/cloud-init.log'), 'utf8') : '');
+  await opts.during?.(ci, ciLab);
+  const status = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 240_000).unref())]);
+  if (status === 'hung') child.kill('SIGKILL');
+  const ciLog = readLog();
+  assert.equal(status, 0, `${stderr}\n${ciLog.slice(-4000)}`);
+  assert.match(ciLog, /Reported ready to Azure fabric/, ciLog.slice(-4000));
+  return { root: ci, log: ciLog };
+}
+
+/** The instance data of cloud-init's root CI and kiln's root KILN agree: the v1 keys and ds.meta_data (random_seed aside). */
+function assertSameInstance(ci: string, kiln: string): void {
+  type Doc = { v1: Record<string, unknown>; ds: { meta_data: Record<string, unknown> } };
+  // The sensitive file: kiln's public one also redacts keys that name passwords and user data (src/util/redact.ts).
+  const read = (root: string) => JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data-sensitive.json'), 'utf8')) as Doc;
+  const [a, b] = [read(ci), read(kiln)];
+  for (const key of ['cloud_name', 'platform', 'subplatform', 'instance_id', 'local_hostname', 'region', 'availability_zone', 'public_ssh_keys', 'cloud_id']) {
+    assert.deepEqual(b.v1[key], a.v1[key], `v1.${key}`);
+  }
+  const strip = (md: Record<string, unknown>) => Object.fromEntries(Object.entries(md).filter(([k]) => k !== 'random_seed'));
+  assert.deepEqual(strip(b.ds.meta_data), strip(a.ds.meta_data), 'ds.meta_data');
 }
 
 function registerTests(): void {
@@ -147,40 +232,10 @@ function registerTests(): void {
 
   test("parity: Debian's cloud-init 22.4 and kiln read the same Azure mock into the same instance data and network config", { timeout: 300_000 }, async (t) => {
     if (!need(t, isRoot() && hasCommand('ip') && hasCommand('unshare') && existsSync(BUSYBOX) && hasCommand('debootstrap'), 'needs root, iproute2, unshare, busybox-static and the Debian cloud-init rootfs')) return;
-    const dmi = { chassis_asset_tag: TAG, sys_vendor: 'Microsoft Corporation', product_name: 'Virtual Machine', product_uuid: '9963F513-52BD-5041-9748-7190AAE1FF21' };
     // cloud-init's side: its own dhclient lease, IMDS and wireserver in a fresh lab.
     // One NIC in IMDS, as in the namespace: cloud-init fails init-local when IMDS names a NIC the machine lacks.
     const oneNic = join(FIXTURES, 'sources/azure/one-nic/imds');
-    const ciLab = testLab(t);
-    await serveAzure(t, ciLab, '169.254.169.254', oneNic);
-    await serveAzure(t, ciLab, '168.63.129.16', oneNic);
-    const ci = copyRootfs(tempDir(t, 'kiln-azure-parity-'));
-    mkdirSync(join(ci, 'kiln-fake-dmi'), { recursive: true });
-    for (const [k, v] of Object.entries(dmi)) writeFileSync(join(ci, 'kiln-fake-dmi', k), `${v}\n`);
-    mkdirSync(join(ci, 'var/lib/cloud/seed/azure'), { recursive: true });
-    writeFileSync(join(ci, 'var/lib/cloud/seed/azure/ovf-env.xml'), readFileSync(join(HAPPY, 'media/ovf-env.xml')));
-    writeFileSync(join(ci, 'etc/cloud/cloud.cfg.d/90-kiln-parity.cfg'), 'datasource_list: [Azure]\nsystem_info:\n  network:\n    renderers: [eni]\n');
-    // /sys is a tmpfs holding the fake DMI, with the namespace's own net devices bound in from a sysfs mounted aside.
-    const inner = [
-      'mount -t proc proc /proc',
-      'mkdir -p /kiln-sysfs && mount -t sysfs sysfs /kiln-sysfs',
-      'mount -t tmpfs tmpfs /sys',
-      'mkdir -p /sys/class/dmi /sys/class/net /sys/devices',
-      'mount --bind /kiln-sysfs/devices /sys/devices',
-      'mount --bind /kiln-sysfs/class/net /sys/class/net',
-      'cp -r /kiln-fake-dmi /sys/class/dmi/id',
-      // cloud-init's ephemeral DHCP wants /var/tmp to be a mount it can see (to check noexec), as on a real system.
-      'mount -t tmpfs tmpfs /var/tmp',
-      'exec /usr/bin/cloud-init init --local',
-    ].join(' && ');
-    const r = spawnSync('ip', ['netns', 'exec', ciLab.client, 'unshare', '--uts', '--ipc', '--mount', '--pid', '--fork', '--kill-child', 'chroot', ci, '/bin/sh', '-c', inner], {
-      encoding: 'utf8',
-      timeout: 240_000,
-      env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' },
-    });
-    const ciLog = existsSync(join(ci, 'var/log/cloud-init.log')) ? readFileSync(join(ci, 'var/log/cloud-init.log'), 'utf8') : '';
-    assert.equal(r.status, 0, `${r.stderr}\n${ciLog.slice(-4000)}`);
-    assert.match(ciLog, /Reported ready to Azure fabric/, ciLog.slice(-4000));
+    const { root: ci } = await cloudInitLocal(t, oneNic);
     // kiln's side, the same way in a lab of its own.
     const kLab = testLab(t);
     await serveAzure(t, kLab, '169.254.169.254', oneNic);
@@ -188,16 +243,149 @@ function registerTests(): void {
     const kiln = makeRoot(t);
     const run = initLocal(kLab, kiln);
     assert.notEqual(run.code, 1, run.output + run.log);
-    type Doc = { v1: Record<string, unknown>; ds: { meta_data: Record<string, unknown> } };
-    // The sensitive file: kiln's public one also redacts keys that name passwords and user data (src/util/redact.ts).
-    const read = (root: string) => JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data-sensitive.json'), 'utf8')) as Doc;
-    const [a, b] = [read(ci), read(kiln)];
-    for (const key of ['cloud_name', 'platform', 'subplatform', 'instance_id', 'local_hostname', 'region', 'availability_zone', 'public_ssh_keys', 'cloud_id']) {
-      assert.deepEqual(b.v1[key], a.v1[key], `v1.${key}`);
-    }
-    const strip = (md: Record<string, unknown>) => Object.fromEntries(Object.entries(md).filter(([k]) => k !== 'random_seed'));
-    assert.deepEqual(strip(b.ds.meta_data), strip(a.ds.meta_data), 'ds.meta_data');
+    assertSameInstance(ci, kiln);
     const eni = (root: string) => readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8');
     assert.equal(eni(kiln), eni(ci), 'the rendered ENI');
   });
+
+  test('Savable: kiln reports ready for the pool, the test swaps eth0 for a new veth, kiln leases the new NIC, finds it primary, polls reprovisiondata and provisions the customer', { timeout: 180_000 }, async (t) => {
+    if (!need(t, isRoot() && hasCommand('ip') && existsSync(BUSYBOX), 'needs root, iproute2 and busybox-static (udhcpd, udhcpc) to build network namespaces')) return;
+    const lab = testLab(t);
+    const mock = tempDir(t);
+    copyFileSync(join(FIXTURES, 'sources/azure/one-nic/imds/instance.json'), join(mock, 'instance.json'));
+    copyFileSync(join(FIXTURES, 'sources/azure/pps/claimed-instance.json'), join(mock, 'claimed-instance.json'));
+    await serveAzure(t, lab, '169.254.169.254', mock);
+    await serveAzure(t, lab, '168.63.129.16', mock);
+    const savable = readFileSync(join(HAPPY, 'media/ovf-env.xml'), 'utf8').replace('<PreprovisionedVm>false</PreprovisionedVm>', '<PreprovisionedVm>true</PreprovisionedVm><PreprovisionedVMType>Savable</PreprovisionedVMType>');
+    const root = makeRoot(t, false, savable);
+    const cfg = join(root, 'etc/cloud/cloud.cfg');
+    writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('    report_ready_max_wait: 10\n', '    report_ready_max_wait: 10\n    pps_max_wait: 90\n    pps_poll_interval: 0.2\n    pps_nic_poll_interval: 0.1\n    pps_dhcp_max_wait: 30\n'));
+    const kiln = spawn('ip', ['netns', 'exec', lab.client, process.execPath, process.argv[1] as string], { env: roleEnv('kiln', ['init', '--local', '--root', root]), stdio: ['ignore', 'pipe', 'pipe'] });
+    t.after(() => void kiln.kill('SIGKILL'));
+    let output = '';
+    kiln.stdout.on('data', (b: Buffer) => void (output += b.toString()));
+    kiln.stderr.on('data', (b: Buffer) => void (output += b.toString()));
+    const exited = new Promise<number | null>((resolve) => kiln.on('exit', (code) => resolve(code)));
+    const readLog = () => (existsSync(join(root, 'var/log/cloud-init.log')) ? readFileSync(join(root, 'var/log/cloud-init.log'), 'utf8') : '');
+    // The pool report is done once the marker is there: then the host takes the NIC away and plugs another in.
+    const marker = join(root, 'var/lib/cloud/data/reported_ready');
+    await waitFor(() => existsSync(marker), 60_000, `the reported_ready marker\n${output}\n${readLog()}`);
+    swapNic(t, lab, mock);
+    // An unref'd timer: it must not keep the test process alive once kiln has exited.
+    const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 120_000).unref())]);
+    const log = readLog();
+    assert.notEqual(code, 'hung', `${output}\n${log}`);
+    assert.notEqual(code, 1, `${output}\n${log}`);
+    assert.match(log, /preprovisioned VM \(PPS type Savable\)/);
+    assert.match(log, /waiting for eth0 to be detached/);
+    assert.match(log, /the preprovisioned NIC eth0 is detached/);
+    assert.match(log, /NIC eth0 attached; checking whether it is the primary one/);
+    assert.match(log, /eth0 is the primary NIC/);
+    // Two leases: the pool NIC's and the new NIC's (the same name, another link).
+    assert.equal(log.match(/temporary DHCP lease on eth0: 10\.199\.0\.\d+\/24/g)?.length, 2, log);
+    assert.match(log, /reprovisioning data read after \d+ polls/);
+    assert.match(log, /reported ready to the fabric/);
+    assert.doesNotMatch(log, /not reprovisioned/);
+    assert.equal(existsSync(marker), false, 'the final ready report removes the marker');
+    const data = JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8')) as { v1: Record<string, unknown> };
+    assert.equal(data.v1.local_hostname, 'customer-vm');
+    assert.match(readFileSync(join(root, 'var/lib/waagent/ovf-env.xml'), 'utf8'), /<UserName>customer<\/UserName>/);
+    // The new NIC's lease was released too.
+    assert.doesNotMatch(sh(['ip', '-n', lab.client, '-4', '-o', 'addr', 'show', 'dev', 'eth0']), /inet /);
+  });
+
+  test("parity, a pool VM of PPS type Unknown (the reported_ready marker of an earlier boot): 22.4 and kiln poll reprovisiondata, provision the customer's ovf-env.xml alike and remove the marker", { timeout: 300_000 }, async (t) => {
+    if (!need(t, isRoot() && hasCommand('ip') && hasCommand('unshare') && existsSync(BUSYBOX) && hasCommand('debootstrap'), 'needs root, iproute2, unshare, busybox-static and the Debian cloud-init rootfs')) return;
+    // IMDS without osProfile names, so that the host name comes from the customer's ovf-env.xml (IMDS's would win).
+    const mock = tempDir(t);
+    const imds = JSON.parse(readFileSync(join(FIXTURES, 'sources/azure/one-nic/imds/instance.json'), 'utf8')) as { compute: Record<string, unknown> };
+    delete imds.compute.osProfile;
+    writeFileSync(join(mock, 'instance.json'), JSON.stringify(imds));
+    copyFileSync(join(FIXTURES, 'sources/azure/pps/reprovisiondata.xml'), join(mock, 'reprovisiondata.xml'));
+    const marker = 'var/lib/cloud/data/reported_ready';
+    const withMarker = (root: string) => {
+      mkdirSync(join(root, 'var/lib/cloud/data'), { recursive: true });
+      writeFileSync(join(root, marker), '1: 1700000000.0\n');
+    };
+    const { root: ci, log: ciLog } = await cloudInitLocal(t, mock, { prepare: withMarker });
+    assert.match(ciLog, /PPS type: Unknown/);
+    const kLab = testLab(t);
+    await serveAzure(t, kLab, '169.254.169.254', mock);
+    await serveAzure(t, kLab, '168.63.129.16', mock);
+    const kiln = makeRoot(t);
+    withMarker(kiln);
+    const run = initLocal(kLab, kiln);
+    assert.notEqual(run.code, 1, run.output + run.log);
+    assert.match(run.log, /preprovisioned VM \(PPS type Unknown\)/);
+    assertSameInstance(ci, kiln);
+    for (const root of [ci, kiln]) {
+      const v1 = (JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8')) as { v1: Record<string, unknown> }).v1;
+      assert.equal(v1.local_hostname, 'customer-vm', root);
+      assert.equal(existsSync(join(root, marker)), false, `${root}: the marker is removed after the final report`);
+      assert.match(readFileSync(join(root, 'var/lib/waagent/ovf-env.xml'), 'utf8'), /customer-vm/);
+    }
+    const eni = (root: string) => readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8');
+    assert.equal(eni(kiln), eni(ci), 'the rendered ENI');
+  });
+
+  test("parity, a Savable pool VM: 22.4 (netlink) and kiln (link polling) see the test swap eth0 for a new veth, lease the new NIC and provision the customer alike", { timeout: 300_000 }, async (t) => {
+    if (!need(t, isRoot() && hasCommand('ip') && hasCommand('unshare') && existsSync(BUSYBOX) && hasCommand('debootstrap'), 'needs root, iproute2, unshare, busybox-static and the Debian cloud-init rootfs')) return;
+    await poolParity(t, 'Savable', swapNic, [/The preprovisioned nic eth0 is detached/]);
+  });
+}
+
+/**
+ * Parity for a pool VM of TYPE: 22.4 and kiln each in a lab of their own, the host's CLAIM made once the VM's
+ * reported_ready marker is there; the same instance data, customer, ENI, and no marker afterwards. CI_SAW: what
+ * 22.4's log must show.
+ */
+async function poolParity(t: TestContext, type: 'Savable', claim: (t: TestContext, lab: Lab, mock: string) => void, ciSaw: RegExp[]): Promise<void> {
+  const poolOvf = readFileSync(join(HAPPY, 'media/ovf-env.xml'), 'utf8').replace('<PreprovisionedVm>false</PreprovisionedVm>', `<PreprovisionedVm>true</PreprovisionedVm><PreprovisionedVMType>${type}</PreprovisionedVMType>`);
+  const mockFor = () => {
+    const dir = tempDir(t);
+    copyFileSync(join(FIXTURES, 'sources/azure/one-nic/imds/instance.json'), join(dir, 'instance.json'));
+    // With IMDS's keys: 22.4 takes OVF keys by value only along with the goal state's certificates (a
+    // documented difference, kiln always takes them), so an IMDS without keys would differ on that alone.
+    const claimed = JSON.parse(readFileSync(join(FIXTURES, 'sources/azure/pps/claimed-instance.json'), 'utf8')) as { compute: Record<string, unknown> };
+    const pool = JSON.parse(readFileSync(join(dir, 'instance.json'), 'utf8')) as { compute: Record<string, unknown> };
+    claimed.compute.publicKeys = pool.compute.publicKeys;
+    writeFileSync(join(dir, 'claimed-instance.json'), JSON.stringify(claimed));
+    return dir;
+  };
+  const marker = 'var/lib/cloud/data/reported_ready';
+  const ciMock = mockFor();
+  const { root: ci, log: ciLog } = await cloudInitLocal(t, ciMock, {
+    ovf: poolOvf,
+    during: async (root, lab) => {
+      await waitFor(() => existsSync(join(root, marker)), 120_000, "cloud-init's reported_ready marker");
+      claim(t, lab, ciMock);
+    },
+  });
+  assert.ok(existsSync(join(ci, 'run/cloud-init/instance-data.json')), `22.4 found no datasource:\n${ciLog.split('\n').filter((l) => /Azure|WARNING|ERROR|Traceback|  File|Error/.test(l)).join('\n').slice(-8000)}`);
+  assert.match(ciLog, new RegExp(`PPS type: ${type}`));
+  for (const saw of ciSaw) assert.match(ciLog, saw);
+  // kiln's side, the same swap in a lab of its own.
+  const lab = testLab(t);
+  const kMock = mockFor();
+  await serveAzure(t, lab, '169.254.169.254', kMock);
+  await serveAzure(t, lab, '168.63.129.16', kMock);
+  const kiln = makeRoot(t, false, poolOvf);
+  const cfg = join(kiln, 'etc/cloud/cloud.cfg');
+  writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('    report_ready_max_wait: 10\n', '    report_ready_max_wait: 10\n    pps_max_wait: 90\n    pps_poll_interval: 0.2\n    pps_nic_poll_interval: 0.1\n'));
+  const child = spawn('ip', ['netns', 'exec', lab.client, process.execPath, process.argv[1] as string], { env: roleEnv('kiln', ['init', '--local', '--root', kiln]), stdio: ['ignore', 'ignore', 'ignore'] });
+  t.after(() => void child.kill('SIGKILL'));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  await waitFor(() => existsSync(join(kiln, marker)), 60_000, "kiln's reported_ready marker");
+  claim(t, lab, kMock);
+  const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 120_000).unref())]);
+  assert.notEqual(code, 'hung');
+  assert.notEqual(code, 1);
+  assertSameInstance(ci, kiln);
+  for (const root of [ci, kiln]) {
+    const v1 = (JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8')) as { v1: Record<string, unknown> }).v1;
+    assert.equal(v1.local_hostname, 'customer-vm', root);
+    assert.equal(existsSync(join(root, marker)), false, `${root}: the marker is removed after the final report`);
+  }
+  const eni = (root: string) => readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8');
+  assert.equal(eni(kiln), eni(ci), 'the rendered ENI');
 }

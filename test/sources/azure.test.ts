@@ -301,12 +301,6 @@ test('a password: hashed by openssl passwd -6 for the default user, REDACTED in 
   assert.ok(!log.includes(secret), 'the password reached the log');
 });
 
-test('a preprovisioned VM is detected and reported in the log and metadata', async (t) => {
-  const { data, log } = await crawlAgainstMock(t, { ovf: ovfWith({ '<PreprovisionedVm>false</PreprovisionedVm>': '<PreprovisionedVm>true</PreprovisionedVm>' }) });
-  assert.equal(data.metadata.pps_type, 'Running');
-  assert.match(log, /preprovisioned VM \(PPS type Running\)/);
-});
-
 test('the previous boot\'s id is kept when it is the byte-swapped form of the system UUID', async (t) => {
   const platform = (root: string): Platform => {
     mkdirSync(join(root, 'var/lib/cloud/data'), { recursive: true });

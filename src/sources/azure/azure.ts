@@ -1,19 +1,20 @@
 // Azure: detected by the chassis asset tag; the provisioning media's ovf-env.xml (UDF or ISO9660), IMDS, and the wireserver's ready report.
 import type { FoundFilesystem } from '../../devices/filesystem-finder';
 import { DryRunPlatform } from '../../platform/dry-run-platform';
-import { HttpClient } from '../../util/http';
+import { HttpClient, HttpError } from '../../util/http';
 import type { ActivateContext, CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
-import { withEphemeralNetwork } from '../ephemeral-network';
 import { boolSetting, readUrlSettings, type UrlSettings } from '../settings';
 import { SourceError } from '../source-error';
 import { crawlCloudbaseAzure } from './cloudbase-azure';
-import { fetchImds } from './imds';
+import { fetchImds, type ImdsResult } from './imds';
 import { failureReport, KvpTelemetry, successReport } from './kvp';
 import { DEFAULT_LOG_FILE, pushLogToKvp, reportBootTelemetry, reportSystemInfo } from './kvp-boot-telemetry';
 import { azureImdsNetworkConfig } from './imds-network';
 import { minimalOvfEnv, NotAzureOvfEnv, parseOvfEnv, redactOvfPassword, type OvfEnv } from './ovf-env';
 import { wireserverCertificateKeys } from './certificates';
-import { fetchGoalState, findWireserver, postHealth, reportFailure, type WireserverOptions } from './wireserver';
+import { AzureLease } from './pool-lease';
+import { azureReason, REPORTED_READY_MARKER, reprovision, type PpsSettings } from './pps';
+import { fetchGoalState, findWireserver, postHealth, reportFailure, type GoalState, type WireserverOptions } from './wireserver';
 
 export const AZURE_CHASSIS_ASSET_TAG = '7783-7084-3265-9085-8269-3286-77';
 export const AZURE_SEED_DIR = '/var/lib/cloud/seed/azure';
@@ -25,7 +26,6 @@ const PROVISIONING_DEV = '/dev/sr0';
 /** Hyper-V's entropy for the guest, which cloud-init hands on as metadata random_seed. */
 const ENTROPY_SOURCE = '/sys/firmware/acpi/tables/OEM0';
 const RESOURCE_DISK = '/dev/disk/cloud/azure_resource';
-const REPORTED_READY_MARKER = '/var/lib/cloud/data/reported_ready';
 
 /** The preprovisioning (PPS) kinds Azure names; 'Unknown' when a ready report was already sent for a pool VM. */
 export type PpsType = 'None' | 'Running' | 'Savable' | 'OS Disk' | 'Unknown';
@@ -217,28 +217,30 @@ export const azureSource: Datasource = {
     // KVP telemetry where the system config asks for it (a `reporting` handler of type hyperv), never in a dry run.
     const kvp = ctx.platform instanceof DryRunPlatform ? undefined : await KvpTelemetry.fromConfig(ctx.platform, ctx.config, ctx.log);
     if (kvp) await bootTelemetry(ctx, kvp);
+    // One lease at a time, which the preprovisioned-VM flow may drop and take again on another NIC.
+    const lease = new AzureLease(ctx.network, ctx.log);
     try {
-      return await withEphemeralNetwork(ctx.network, async () => {
-        try {
-          // A broken ovf-env.xml fails the crawl, and is reported to the fabric like any other failure.
-          const ovf = await findOvf(ctx, dataDir);
-          const where = `Azure: provisioning metadata ${ovf ? `in ${ovf.seed}` : 'not found on any medium; IMDS only'}`;
-          ctx.log.debug(where);
-          kvp?.diagnostic(where);
-          return await crawlWithNetwork(ctx, s, ovf, client, signal, dataDir, wireOpts, kvp);
-        } catch (err) {
-          // Newer cloud-init's report_failure_to_host: the reason as an encoded report under PROVISIONING_REPORT.
-          kvp?.diagnostic(`Azure: provisioning failed: ${(err as Error).message}`);
-          kvp?.writeKey('PROVISIONING_REPORT', failureReport((err as Error).message, (ctx.dmi.product_uuid ?? '').trim().toLowerCase(), new Date()));
-          // Tell the fabric, so that the portal shows a failed deployment instead of waiting (cloud-init's _report_failure).
-          if (err instanceof SourceError && reportsToFabric(ctx) && (ctx.dmi.chassis_asset_tag ?? '').trim() === AZURE_CHASSIS_ASSET_TAG) {
-            if (kvp) await pushLogToKvp(ctx.platform, kvp, ctx.log, logFileOf(ctx.config));
-            await reportFailure(await wireOpts()).catch((e: unknown) => ctx.log.warn(`Azure: could not report the failure to the fabric: ${(e as Error).message}`));
-          }
-          throw err;
+      await lease.up();
+      try {
+        // A broken ovf-env.xml fails the crawl, and is reported to the fabric like any other failure.
+        const ovf = await findOvf(ctx, dataDir);
+        const where = `Azure: provisioning metadata ${ovf ? `in ${ovf.seed}` : 'not found on any medium; IMDS only'}`;
+        ctx.log.debug(where);
+        kvp?.diagnostic(where);
+        return await crawlWithNetwork(ctx, s, ovf, client, signal, dataDir, wireOpts, lease, kvp);
+      } catch (err) {
+        // Newer cloud-init's report_failure_to_host: the reason as an encoded report under PROVISIONING_REPORT.
+        kvp?.diagnostic(`Azure: provisioning failed: ${(err as Error).message}`);
+        kvp?.writeKey('PROVISIONING_REPORT', failureReport((err as Error).message, (ctx.dmi.product_uuid ?? '').trim().toLowerCase(), new Date()));
+        // Tell the fabric, so that the portal shows a failed deployment instead of waiting (cloud-init's _report_failure).
+        if (err instanceof SourceError && reportsToFabric(ctx) && (ctx.dmi.chassis_asset_tag ?? '').trim() === AZURE_CHASSIS_ASSET_TAG) {
+          if (kvp) await pushLogToKvp(ctx.platform, kvp, ctx.log, logFileOf(ctx.config));
+          await reportFailure(await wireOpts()).catch((e: unknown) => ctx.log.warn(`Azure: could not report the failure to the fabric: ${(e as Error).message}`));
         }
-      });
+        throw err;
+      }
     } finally {
+      await lease.down();
       await client.close();
       await kvp?.flush();
     }
@@ -279,18 +281,40 @@ async function crawlWithNetwork(
   signal: AbortSignal | undefined,
   dataDir: string,
   wireOpts: () => Promise<WireserverOptions>,
+  lease: AzureLease,
   kvp?: KvpTelemetry,
 ): Promise<InstanceData> {
   const base = s.metadataUrls[0] ?? 'http://169.254.169.254';
-  const result = await fetchImds({ client, log: ctx.log, baseUrl: base, timeoutMs: s.timeout * 1000, retries: s.retries, ...(signal ? { signal } : {}) });
-  const imds = result.metadata ?? {};
+  const readImds = (budget: AbortSignal | undefined) => fetchImds({ client, log: ctx.log, baseUrl: base, timeoutMs: s.timeout * 1000, retries: s.retries, ...(budget ? { signal: budget } : {}) });
+  let result: ImdsResult = await readImds(signal);
   if (!result.metadata && !ovf) throw new SourceError('Azure', `no ovf-env.xml on any provisioning medium and no IMDS (${result.error ?? 'no answer'})`);
-  const pps = ppsType(ovf?.env, imds, await ctx.platform.exists(REPORTED_READY_MARKER).catch(() => false));
+  // Where the provisioning data came from (cloud-init's seed): kept when a pool VM gets the customer's ovf-env.xml.
+  const subplatform = ovf ? `${ovf.device ? 'config-disk' : 'seed-dir'} (${ovf.seed})` : 'imds (IMDS)';
+  const pps = ppsType(ovf?.env, result.metadata ?? {}, await ctx.platform.exists(REPORTED_READY_MARKER).catch(() => false));
   kvp?.diagnostic(`Azure: IMDS ${result.metadata ? 'read' : `not read (${result.error ?? 'no answer'})`}`);
+  // The medium is ejected once, before the first ready report (the pool's, or the final one).
+  let mediumToEject = ovf?.device?.startsWith('/dev/') ? ovf.device : undefined;
+  const ready = async (opts: WireserverOptions, goal: GoalState) => {
+    if (mediumToEject) {
+      // Azure ejects nothing itself: cloud-init ejects the provisioning medium before it reports ready.
+      await ctx.platform.run(['eject', mediumToEject], { allowFailure: true, timeoutMs: 10_000 }).catch(() => undefined);
+      mediumToEject = undefined;
+    }
+    // cloud-init pushes its log to KVP before each health report (_post_health_report).
+    if (kvp) await pushLogToKvp(ctx.platform, kvp, ctx.log, logFileOf(ctx.config));
+    await postHealth(opts, goal, 'Ready');
+  };
   if (pps !== 'None') {
-    ctx.log.warn(`Azure: preprovisioned VM (PPS type ${pps}); kiln does not reprovision pooled VMs yet, so it provisions with the data at hand`);
+    ctx.log.info(`Azure: preprovisioned VM (PPS type ${pps})`);
     kvp?.diagnostic(`Azure: PPS type: ${pps}`);
+    const reprovisioned = await reprovisionPoolVm(ctx, pps, { client, base, lease, kvp, wireOpts, ready });
+    if (reprovisioned) {
+      ovf = { ...reprovisioned, seed: ovf?.seed ?? 'IMDS' };
+      // IMDS again, with a budget of its own: it describes the customer's VM now.
+      result = await readImds(s.maxWait > 0 ? AbortSignal.any([AbortSignal.timeout(s.maxWait * 1000), ...(ctx.signal ? [ctx.signal] : [])]) : ctx.signal);
+    }
   }
+  const imds = result.metadata ?? {};
   const metadata: Record<string, unknown> = { ...(ovf?.env.hostname ? { 'local-hostname': ovf.env.hostname } : {}), imds };
   const hostname = osProfile(imds, 'computerName');
   if (hostname) metadata['local-hostname'] = hostname;
@@ -300,7 +324,6 @@ async function crawlWithNetwork(
   if (seed && seed.length) metadata.random_seed = Buffer.from(seed).toString('base64');
   const iid = await instanceId(ctx, imds);
   metadata['instance-id'] = iid;
-  if (pps !== 'None') metadata.pps_type = pps;
 
   let userData = ovf?.env.customData;
   if (!userData || userData.length === 0) {
@@ -334,13 +357,7 @@ async function crawlWithNetwork(
           ctx.log.warn(`Azure: could not read the SSH keys given by fingerprint from the wireserver: ${(err as Error).message}`);
         }
       } else if (byFingerprint.length) ctx.log.warn(`Azure: ${byFingerprint.length} SSH key(s) given by fingerprint, but the goal state names no certificates`);
-      if (ovf?.device?.startsWith('/dev/')) {
-        // Azure ejects nothing itself: cloud-init ejects the provisioning medium before it reports ready.
-        await ctx.platform.run(['eject', ovf.device], { allowFailure: true, timeoutMs: 10_000 }).catch(() => undefined);
-      }
-      // cloud-init pushes its log to KVP before each health report (_post_health_report).
-      if (kvp) await pushLogToKvp(ctx.platform, kvp, ctx.log, logFileOf(ctx.config));
-      await postHealth(opts, goal, 'Ready');
+      await ready(opts, goal);
       ctx.log.info('Azure: reported ready to the fabric');
       kvp?.diagnostic('Azure: reported ready to the fabric');
       kvp?.writeKey('PROVISIONING_REPORT', successReport(iid, new Date()));
@@ -368,7 +385,7 @@ async function crawlWithNetwork(
     instanceId: iid,
     cloudName: 'azure',
     platform: 'azure',
-    subplatform: ovf ? `${ovf.device ? 'config-disk' : 'seed-dir'} (${ovf.seed})` : 'imds (IMDS)',
+    subplatform,
     publicKeys,
     metadata,
     sourceConfig: await sourceConfig(ctx, ovf?.env, imds),
@@ -399,4 +416,70 @@ async function netDrivers(ctx: CrawlContext): Promise<Record<string, string>> {
     if (target) out[name] = target.split('/').pop() ?? '';
   }
   return out;
+}
+
+interface PoolVmTools {
+  client: HttpClient;
+  base: string;
+  lease: AzureLease;
+  kvp: KvpTelemetry | undefined;
+  wireOpts: () => Promise<WireserverOptions>;
+  ready: (opts: WireserverOptions, goal: GoalState) => Promise<void>;
+}
+
+/** datasource.Azure.pps_*: cloud-init's waits, and a bound where cloud-init has none (tests shorten them all). */
+function ppsSettings(settings: Record<string, unknown>): PpsSettings {
+  return {
+    maxWaitMs: num(settings.pps_max_wait, 86_400) * 1000,
+    pollIntervalMs: num(settings.pps_poll_interval, 1) * 1000,
+    nicPollIntervalMs: num(settings.pps_nic_poll_interval, 0.5) * 1000,
+    dhcpMaxWaitMs: num(settings.pps_dhcp_max_wait, 1200) * 1000,
+  };
+}
+
+/**
+ * The customer's ovf-env.xml for a pool VM (cloud-init's _reprovision), or undefined after one warning: an OS
+ * Disk VM, no ready reports allowed, or a step that failed. Then the crawl goes on with the pool's data.
+ */
+async function reprovisionPoolVm(ctx: CrawlContext, pps: PpsType, t: PoolVmTools): Promise<{ env: OvfEnv; raw: Uint8Array } | undefined> {
+  const warn = (why: string) => {
+    ctx.log.warn(`Azure: preprovisioned VM (PPS type ${pps}) not reprovisioned: ${why}; provisioning with the data at hand`);
+    t.kvp?.diagnostic(`Azure: PPS type ${pps} not reprovisioned: ${why}`);
+  };
+  if (pps === 'OS Disk') {
+    // cloud-init reports ready and sleeps until the host shuts the VM down (a year at most).
+    warn('kiln does not wait for the host to shut an OS Disk pool VM down');
+    return undefined;
+  }
+  if (pps === 'None') return undefined;
+  if (!reportsToFabric(ctx)) {
+    warn(`a pool VM is only claimed after its ready report, and ${ctx.platform instanceof DryRunPlatform ? 'a dry run sends none' : 'report_ready is off'}`);
+    return undefined;
+  }
+  try {
+    const raw = await reprovision(
+      {
+        platform: ctx.platform,
+        log: ctx.log,
+        client: t.client,
+        imdsBase: t.base,
+        lease: t.lease,
+        settings: ppsSettings(ctx.settings),
+        reportReady: async () => {
+          const opts = await t.wireOpts();
+          await t.ready(opts, await fetchGoalState(opts));
+        },
+        ...(t.kvp ? { kvp: t.kvp } : {}),
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      },
+      pps,
+    );
+    return { env: parseOvfEnv(raw, 'IMDS reprovisiondata'), raw };
+  } catch (err) {
+    if (!(err instanceof SourceError || err instanceof HttpError || err instanceof NotAzureOvfEnv)) throw err;
+    warn(azureReason(err));
+    // The rest of the crawl (IMDS, the final ready report) needs the network the flow may have left down.
+    await t.lease.up().catch((e: unknown) => ctx.log.warn(`Azure: no temporary lease after the preprovisioning flow: ${(e as Error).message}`));
+    return undefined;
+  }
 }

@@ -57,6 +57,44 @@ export interface AzureAnswer {
   status: number;
   body: string | Uint8Array;
   headers?: Record<string, string>;
+  /** Close the connection without an answer (a pool VM's IMDS before the claim, when pool.txt says `unclaimed drop`). */
+  drop?: boolean;
+}
+
+/**
+ * What one mock process remembers of a preprovisioned VM: the Ready health reports it received and the
+ * reprovisiondata polls since the first, for pool.txt's `claim-after-ready N`.
+ */
+export class AzurePoolState {
+  readyReports = 0;
+  pollsAfterReady = 0;
+}
+
+/** pool.txt: `unclaimed 404|410|drop` (the answer before the claim, 404 by default) and `claim-after-ready N`. */
+interface PoolRules {
+  unclaimed: '404' | '410' | 'drop';
+  claimAfterReady?: number;
+}
+
+async function poolRules(dir: string): Promise<PoolRules> {
+  const rules: PoolRules = { unclaimed: '404' };
+  const text = (await readIfExists(posix.join(dir, 'pool.txt')))?.toString('utf8') ?? '';
+  for (const line of text.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'))) {
+    const [key, value = ''] = line.split(/\s+/);
+    if (key === 'unclaimed' && (value === '404' || value === '410' || value === 'drop')) rules.unclaimed = value;
+    else if (key === 'claim-after-ready' && /^\d+$/.test(value)) rules.claimAfterReady = Number(value);
+    else throw new Error(`pool.txt: unknown rule '${line}'; use 'unclaimed 404|410|drop' or 'claim-after-ready N'`);
+  }
+  return rules;
+}
+
+/**
+ * Whether the pool VM is claimed (handed to a customer): reprovisiondata.xml exists and, with
+ * `claim-after-ready N`, this mock has seen a Ready report and more than N polls since.
+ */
+async function isClaimed(dir: string, pool: AzurePoolState, rules: PoolRules): Promise<boolean> {
+  if (!(await readIfExists(posix.join(dir, 'reprovisiondata.xml')))) return false;
+  return rules.claimAfterReady === undefined || (pool.readyReports > 0 && pool.pollsAfterReady > rules.claimAfterReady);
 }
 
 const json = (status: number, error: string): AzureAnswer => ({ status, body: JSON.stringify({ error }), headers: { 'content-type': 'application/json; charset=utf-8' } });
@@ -83,11 +121,13 @@ export async function readRequestBody(req: IncomingMessage): Promise<string> {
 
 /**
  * Answers one request as Azure would, from DIR: `instance.json` (the extended /metadata/instance document),
- * optional `api-versions.txt` (one accepted version a line), `reprovisiondata.xml`, `goalstate.xml`,
- * `certificates.pem` and `hostingenvironment.xml` (the goal state's certificates and where they go).
+ * optional `api-versions.txt` (one accepted version a line), `goalstate.xml`, `certificates.pem` and
+ * `hostingenvironment.xml` (the goal state's certificates and where they go). A preprovisioned VM: `pool.txt`
+ * (see PoolRules), `reprovisiondata.xml` (the customer's ovf-env.xml, served once the VM is claimed; tests claim
+ * it by writing the file) and `claimed-instance.json` (IMDS's document once claimed, instance.json otherwise).
  * IMDS refuses requests without `Metadata: true`, without or with an unknown api-version, or forwarded ones (400).
  */
-export async function azureAnswer(dir: string, req: IncomingMessage, url: URL, body: string): Promise<AzureAnswer> {
+export async function azureAnswer(dir: string, req: IncomingMessage, url: URL, body: string, pool: AzurePoolState = new AzurePoolState()): Promise<AzureAnswer> {
   const path = url.pathname;
   if (path === '/metadata' || path.startsWith('/metadata/')) {
     if (req.headers.metadata !== 'true') return json(400, 'Bad request. Required metadata header not specified');
@@ -98,12 +138,16 @@ export async function azureAnswer(dir: string, req: IncomingMessage, url: URL, b
     const listed = (await readIfExists(posix.join(dir, 'api-versions.txt')))?.toString('utf8').split('\n').map((l) => l.trim()).filter(Boolean);
     const versions = listed ?? AZURE_MOCK_API_VERSIONS;
     if (!versions.includes(version)) return { ...json(400, 'Bad request. api-version is invalid or was not specified in the request.'), body: JSON.stringify({ error: 'Bad request. api-version is invalid or was not specified in the request. For more information refer to aka.ms/azureimds', newest_versions: versions.slice(-3).reverse() }) };
+    const rules = await poolRules(dir);
     if (path === '/metadata/reprovisiondata') {
-      const ovf = await readIfExists(posix.join(dir, 'reprovisiondata.xml'));
-      return ovf ? { status: 200, body: ovf, headers: { 'content-type': 'text/xml; charset=utf-8' } } : json(404, 'Not found');
+      if (pool.readyReports > 0) pool.pollsAfterReady++;
+      if (await isClaimed(dir, pool, rules)) return { status: 200, body: (await readIfExists(posix.join(dir, 'reprovisiondata.xml'))) ?? '', headers: { 'content-type': 'text/xml; charset=utf-8' } };
+      if (rules.unclaimed === 'drop') return { status: 0, body: '', drop: true };
+      return json(Number(rules.unclaimed), rules.unclaimed === '410' ? 'Gone' : 'Not found');
     }
     if (path !== '/metadata/instance' && !path.startsWith('/metadata/instance/')) return json(404, 'Not found');
-    const doc = await readIfExists(posix.join(dir, 'instance.json'));
+    const claimedDoc = (await isClaimed(dir, pool, rules)) ? await readIfExists(posix.join(dir, 'claimed-instance.json')) : undefined;
+    const doc = claimedDoc ?? (await readIfExists(posix.join(dir, 'instance.json')));
     if (!doc) return json(404, 'Not found');
     let value: unknown = JSON.parse(doc.toString('utf8')) as unknown;
     // Only extended=true with a version that has it (2021-03-01 and later) shows the `extended` tree.
@@ -140,6 +184,7 @@ export async function azureAnswer(dir: string, req: IncomingMessage, url: URL, b
     if (comp === 'health' && req.method === 'POST') {
       if (!/^text\/xml/.test(req.headers['content-type'] ?? '')) return { status: 400, body: 'Content-Type text/xml required\n' };
       if (!/<Health[\s>]/.test(body) || !/<State>(Ready|NotReady)<\/State>/.test(body)) return { status: 400, body: 'not a health report\n' };
+      if (/<State>Ready<\/State>/.test(body)) pool.readyReports++;
       return { status: 200, body: '' };
     }
     if (comp === 'roleProperties' && req.method === 'POST') {

@@ -5,7 +5,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { posix } from 'node:path';
 import { akamaiAnswer, type AkamaiTokens } from './akamai';
-import { azureAnswer, readRequestBody } from './azure';
+import { azureAnswer, AzurePoolState, readRequestBody } from './azure';
 import { bigstepAnswer } from './bigstep';
 import { digitalOceanAnswer } from './digitalocean';
 import { gceAnswer } from './gce';
@@ -109,6 +109,7 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
   const akamaiTokens: AkamaiTokens = new Map();
   const maasRules = opts.kind === 'maas' ? maasRequestRules() : undefined;
   const passwords = opts.kind === 'cloudstack' || opts.kind === 'exoscale' ? passwordServerRules(root) : undefined;
+  const azurePool = new AzurePoolState();
 
   const localOf = (req: IncomingMessage) => (req.socket.localAddress ?? '').replace(/^::ffff:/, '');
   const record = (req: IncomingMessage, status: number) => {
@@ -186,7 +187,12 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
     }
     if (opts.kind === 'azure') {
       const body = req.method === 'POST' ? await readRequestBody(req) : '';
-      const answer = await azureAnswer(root, req, url, body);
+      const answer = await azureAnswer(root, req, url, body, azurePool);
+      if (answer.drop) {
+        record(req, 0);
+        req.socket.destroy();
+        return;
+      }
       send(req, res, answer.status, answer.body, answer.headers);
       if (body) (requests.at(-1) as RequestRecord).body = body;
       return;
