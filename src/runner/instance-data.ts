@@ -116,7 +116,7 @@ export function buildInstanceData(input: InstanceDataInput): Record<string, unkn
   const crawled = input.instance.crawledMetadata;
   const ds: Record<string, unknown> = crawled ? { ...crawled, _doc: experimental } : { _doc: experimental, meta_data: input.instance.metadata, ...(input.instance.extra ?? {}) };
   const full: Record<string, unknown> = {
-    base64_encoded_keys: [],
+    base64_encoded_keys: input.instance.base64EncodedKeys ?? [],
     ds,
     merged_cfg: restrictedSystemConfig(input.systemConfig),
     sys_info: {
