@@ -20,13 +20,16 @@ const WITH_HOTPLUG: SourceEvents = { supported: ['boot-new-instance', 'boot', 'b
 
 /**
  * The sources that override the base class in cloud-init 22.4 (Debian bookworm's): Ec2, OpenStack and ConfigDrive
- * support hotplug; Azure renders its network on every boot but has no hotplug; GCE keeps the base set.
+ * support hotplug; Azure renders its network on every boot but has no hotplug; GCE keeps the base set. RbxCloud
+ * renders its network on every boot (BOOT in init-local, BOOT_LEGACY again in the init stage) and keeps 22.4's base
+ * class's supported set, which has every event.
  */
 const SOURCE_EVENTS: Record<string, SourceEvents> = {
   Ec2: WITH_HOTPLUG,
   OpenStack: WITH_HOTPLUG,
   ConfigDrive: WITH_HOTPLUG,
   Azure: { supported: ['boot-new-instance', 'boot'], default: ['boot-new-instance', 'boot'] },
+  RbxCloud: { supported: WITH_HOTPLUG.supported, default: ['boot-new-instance', 'boot', 'boot-legacy'] },
 };
 
 export function sourceEvents(source: string): SourceEvents {
@@ -90,4 +93,17 @@ export function updateEventEnabled(input: { source: string; cfg: Record<string, 
   const ok = allowed.has(input.event);
   input.log?.debug(`${ok ? 'Event Allowed' : 'Event Denied'}: scope${ok ? '' : 's'}=${ok ? 'network' : "['network']"} EventType=${input.event}`);
   return ok;
+}
+
+/**
+ * cloud-init 22.4's apply_network_config for an instance that is not new: the network config is applied again for
+ * BOOT when it is enabled and supported and nothing was applied yet in this boot (the run dir's
+ * apply_network_config semaphore), else for BOOT_LEGACY when that is (in every stage that asks). The event, or
+ * undefined: then the config of the first boot stays.
+ */
+export function bootNetworkEvent(input: { source: string; cfg: Record<string, unknown>; appliedThisBoot: boolean; log?: Log }): EventType | undefined {
+  const allows = (event: EventType) => updateEventEnabled({ source: input.source, cfg: input.cfg, event, ...(input.log ? { log: input.log } : {}) }) && supportsEvent(input.source, event);
+  if (!input.appliedThisBoot && allows('boot')) return 'boot';
+  if (allows('boot-legacy')) return 'boot-legacy';
+  return undefined;
 }
