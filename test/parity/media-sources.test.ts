@@ -1,12 +1,14 @@
 // Parity: cloud-init 22.4's own AltCloud, RbxCloud and IBMCloud datasources (Debian's, run by python3 in the parity
-// rootfs with media-sources-22.4.py) and kiln's read the same media, given as folders: instance data (`v1` and
-// `ds`), user and vendor data, network config, the datasource's config and RbxCloud's gratuitous ARP must match.
+// rootfs with media-sources-22.4.py) and kiln's read the same media, as folders and again as real FAT/ISO images (kiln
+// reads the image, 22.4 its files unpacked and blkid's tags): instance data (`v1` and `ds`), user and vendor data,
+// network config, the datasource's config and RbxCloud's gratuitous ARP must match.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import type { ConfigMap } from '../../src/config/parse-yaml-config';
+import { ImageFilesFinder } from '../../src/devices/image-finder';
 import { mergeSystemConfig } from '../../src/config/merge-system-config';
 import { convertOpenStackNetworkData } from '../../src/net/convert-openstack';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
@@ -215,70 +217,109 @@ function runCloudInit(rootfs: string, work: string, args: unknown): Theirs {
   return JSON.parse(r.stdout) as Theirs;
 }
 
+/** A real image of FOLDER (mkfs.vfat + mcopy, or genisoimage) as the drive describes it. */
+function makeImage(d: FakeDrive, image: string): void {
+  const run = (argv: string[]) => {
+    const r = spawnSync(argv[0] as string, argv.slice(1), { encoding: 'utf8' });
+    assert.equal(r.status, 0, `${argv.join(' ')}: ${r.stderr}`);
+  };
+  if (d.fsType === 'iso9660') {
+    run(['genisoimage', '-quiet', '-output', image, '-volid', d.label, '-joliet', '-rock', d.dir]);
+    return;
+  }
+  run(['mkfs.vfat', '-C', '-n', d.label, ...(d.uuid ? ['-i', d.uuid.replace('-', '')] : []), image, '1440']);
+  for (const entry of readdirSync(d.dir)) run(['mcopy', '-s', '-i', image, join(d.dir, entry), '::/']);
+}
+
+/** The image's files, unpacked again (what a mount would show 22.4), and the tags blkid reads from it. */
+function unpackImage(d: FakeDrive, image: string, into: string): FakeDrive {
+  mkdirSync(into, { recursive: true });
+  const argv = d.fsType === 'iso9660' ? ['xorriso', '-osirrox', 'on', '-indev', image, '-extract', '/', into] : ['mcopy', '-s', '-n', '-i', image, '::/*', `${into}/`];
+  const r = spawnSync(argv[0] as string, argv.slice(1), { encoding: 'utf8' });
+  assert.equal(r.status, 0, `${argv.join(' ')}: ${r.stderr}`);
+  const tags = Object.fromEntries(spawnSync('blkid', ['-o', 'export', image], { encoding: 'utf8' }).stdout.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  const fsType = tags.TYPE === 'iso9660' ? 'iso9660' : 'vfat';
+  return { device: image, label: tags.LABEL ?? '', fsType, dir: into, ...(tags.UUID ? { uuid: tags.UUID } : {}) };
+}
+
 for (const c of CASES) {
-  test(`${c.source.name} parity with cloud-init 22.4: ${c.name}`, async (t) => {
-    if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the Debian cloud-init rootfs')) return;
-    const rootfs = ensureDebianRootfs();
-    const work = tempDir(t, 'kiln-media-parity-');
-    copyFileSync(DRIVER, join(work, 'driver.py'));
-    const root = join(work, 'root');
-    mkdirSync(root);
-    writeTree(root, c.rootFiles ?? {});
-    const drives: FakeDrive[] = c.drives.map((d, i) => {
-      const dir = join(work, 'media', String(i));
-      mkdirSync(dir, { recursive: true });
-      if (d.fixture) cpSync(join(FIXTURES, d.fixture), dir, { recursive: true });
-      writeTree(dir, { ...d.files, ...d.bytes });
-      const { files: _f, bytes: _b, fixture: _x, ...rest } = d;
-      return { ...rest, dir };
+  // AltCloud's floppy is /dev/fd0 by name: only a folder can stand for it.
+  const variants: Array<'folders' | 'images'> = c.drives.every((d) => d.label) ? ['folders', 'images'] : ['folders'];
+  for (const variant of variants) {
+    test(`${c.source.name} parity with cloud-init 22.4 (${variant}): ${c.name}`, async (t) => {
+      if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the Debian cloud-init rootfs')) return;
+      if (variant === 'images' && !need(t, ['mkfs.vfat', 'mcopy', 'genisoimage', 'xorriso', 'blkid'].every(hasCommand), 'mkfs.vfat, mcopy, genisoimage, xorriso and blkid make and unpack the images')) return;
+      await compare(t, c, variant);
     });
-    const inside = (p: string) => INSIDE + p.slice(work.length);
-    const theirs = runCloudInit(rootfs, work, {
-      source: c.source.name,
-      root: inside(root),
-      out: `${INSIDE}/out`,
-      drives: drives.map((d) => ({ ...d, dir: inside(d.dir) })),
-      dmi: c.dmi ?? {},
-      macs: c.macs ?? {},
-      system_cfg: SYSTEM_CFG,
-    });
+  }
+}
 
-    const log = new Logger().for('test');
-    const platform = new LinuxPlatform({ root, log });
-    const finder = new FakeFinder(new LinuxPlatform({ root: '/', log }), drives);
-    const ctx = { platform, log, kernelCmdline: '', dmi: c.dmi ?? {}, config: {}, finder, settings: {} };
-    const ours = await c.source.crawl(ctx).then(
-      (d) => d,
-      (err: Error) => err,
-    );
-    if (c.found === false) {
-      assert.equal(theirs.ok, false, 'cloud-init 22.4 does not find the source either');
-      t.diagnostic(`cloud-init: ${theirs.error ?? 'get_data() returned False'}; kiln: ${ours instanceof Error ? ours.message : ''}`);
-      assert.ok(ours instanceof Error, 'kiln finds no source');
-      return;
-    }
-    assert.equal(theirs.ok, true, `cloud-init 22.4 found the source (${theirs.error ?? ''})`);
-    if (ours instanceof Error) throw ours;
-    const data: InstanceData = ours;
-
-    const doc = theirs.instance_data;
-    assert.ok(doc, 'cloud-init wrote instance-data-sensitive.json');
-    const mine = buildInstanceData({ instance: data, distro: { name: 'debian', family: 'debian', version: '12', codename: 'bookworm' }, mergedConfig: {}, systemConfig: {} });
-    assert.deepEqual(pick(mine.v1 as Record<string, unknown>, V1_KEYS), pick(doc.v1, V1_KEYS), 'v1');
-    assert.deepEqual(withoutDoc(mine.ds as Record<string, unknown>), withoutDoc(doc.ds), 'ds');
-    assert.deepEqual(mine.base64_encoded_keys, doc.base64_encoded_keys, 'base64_encoded_keys');
-    assert.deepEqual(mine.sensitive_keys, doc.sensitive_keys, 'sensitive_keys');
-    assert.equal(b64(data.userData), theirs.userdata_raw ?? null, 'user data');
-    assert.equal(b64(data.vendorData), theirs.vendordata_raw ?? null, 'vendor data');
-
-    const macs = new Map(Object.entries(c.macs ?? {}).map(([n, m]) => [m, n]));
-    const net = data.networkConfig;
-    const network = net?.format === 'openstack' ? convertOpenStackNetworkData(net.config, macs) : (net?.config ?? null);
-    assert.deepEqual(network, theirs.network_config ?? null, 'network config');
-
-    const system = SYSTEM_CFG as unknown as ConfigMap;
-    const merged = mergeSystemConfig(system, (data.sourceConfig ?? {}) as ConfigMap);
-    assert.deepEqual(merged, theirs.merged, 'the datasource config over the system config');
-    if (c.source === rbxCloudSource) assert.deepEqual(rbxArpPairs(net?.config).map((p) => ['arping', '-c', '2', '-S', p.source, p.destination]), theirs.arping, 'gratuitous ARP');
+async function compare(t: TestContext, c: MediaCase, variant: 'folders' | 'images'): Promise<void> {
+  const rootfs = ensureDebianRootfs();
+  const work = tempDir(t, 'kiln-media-parity-');
+  copyFileSync(DRIVER, join(work, 'driver.py'));
+  const root = join(work, 'root');
+  mkdirSync(root);
+  writeTree(root, c.rootFiles ?? {});
+  const drives: FakeDrive[] = c.drives.map((d, i) => {
+    const dir = join(work, 'media', String(i));
+    mkdirSync(dir, { recursive: true });
+    if (d.fixture) cpSync(join(FIXTURES, d.fixture), dir, { recursive: true });
+    writeTree(dir, { ...d.files, ...d.bytes });
+    const { files: _f, bytes: _b, fixture: _x, ...rest } = d;
+    return { ...rest, dir };
   });
+  // Images: kiln reads them with its own FAT and ISO 9660 readers; 22.4 gets their files unpacked and blkid's tags.
+  const images = variant === 'images' ? drives.map((_d, i) => join(work, 'img', `${i}.img`)) : [];
+  if (images.length) mkdirSync(join(work, 'img'));
+  images.forEach((img, i) => makeImage(drives[i] as FakeDrive, img));
+  const theirDrives = images.length ? images.map((img, i) => unpackImage(drives[i] as FakeDrive, img, join(work, 'unpacked', String(i)))) : drives;
+  const inside = (p: string) => INSIDE + p.slice(work.length);
+  const theirs = runCloudInit(rootfs, work, {
+    source: c.source.name,
+    root: inside(root),
+    out: `${INSIDE}/out`,
+    drives: theirDrives.map((d) => ({ ...d, dir: inside(d.dir) })),
+    dmi: c.dmi ?? {},
+    macs: c.macs ?? {},
+    system_cfg: SYSTEM_CFG,
+  });
+
+  const log = new Logger().for('test');
+  const platform = new LinuxPlatform({ root, log });
+  const finder = images.length ? new ImageFilesFinder(images, log) : new FakeFinder(new LinuxPlatform({ root: '/', log }), drives);
+  const ctx = { platform, log, kernelCmdline: '', dmi: c.dmi ?? {}, config: {}, finder, settings: {} };
+  const ours = await c.source.crawl(ctx).then(
+    (d) => d,
+    (err: Error) => err,
+  );
+  if (c.found === false) {
+    assert.equal(theirs.ok, false, 'cloud-init 22.4 does not find the source either');
+    t.diagnostic(`cloud-init: ${theirs.error ?? 'get_data() returned False'}; kiln: ${ours instanceof Error ? ours.message : ''}`);
+    assert.ok(ours instanceof Error, 'kiln finds no source');
+    return;
+  }
+  assert.equal(theirs.ok, true, `cloud-init 22.4 found the source (${theirs.error ?? ''})`);
+  if (ours instanceof Error) throw ours;
+  const data: InstanceData = ours;
+
+  const doc = theirs.instance_data;
+  assert.ok(doc, 'cloud-init wrote instance-data-sensitive.json');
+  const mine = buildInstanceData({ instance: data, distro: { name: 'debian', family: 'debian', version: '12', codename: 'bookworm' }, mergedConfig: {}, systemConfig: {} });
+  assert.deepEqual(pick(mine.v1 as Record<string, unknown>, V1_KEYS), pick(doc.v1, V1_KEYS), 'v1');
+  assert.deepEqual(withoutDoc(mine.ds as Record<string, unknown>), withoutDoc(doc.ds), 'ds');
+  assert.deepEqual(mine.base64_encoded_keys, doc.base64_encoded_keys, 'base64_encoded_keys');
+  assert.deepEqual(mine.sensitive_keys, doc.sensitive_keys, 'sensitive_keys');
+  assert.equal(b64(data.userData), theirs.userdata_raw ?? null, 'user data');
+  assert.equal(b64(data.vendorData), theirs.vendordata_raw ?? null, 'vendor data');
+
+  const macs = new Map(Object.entries(c.macs ?? {}).map(([n, m]) => [m, n]));
+  const net = data.networkConfig;
+  const network = net?.format === 'openstack' ? convertOpenStackNetworkData(net.config, macs) : (net?.config ?? null);
+  assert.deepEqual(network, theirs.network_config ?? null, 'network config');
+
+  const system = SYSTEM_CFG as unknown as ConfigMap;
+  const merged = mergeSystemConfig(system, (data.sourceConfig ?? {}) as ConfigMap);
+  assert.deepEqual(merged, theirs.merged, 'the datasource config over the system config');
+  if (c.source === rbxCloudSource) assert.deepEqual(rbxArpPairs(net?.config).map((p) => ['arping', '-c', '2', '-S', p.source, p.destination]), theirs.arping, 'gratuitous ARP');
 }
