@@ -11,18 +11,18 @@ const META_DATA = { 'block-device-mapping': {}, 'instance-id': 455, 'local-hostn
 const FLOPPY = '/dev/fd0';
 const USER_DATA_FILES = ['deltacloud-user-data.txt', 'user-data.txt'];
 
-/** cloud-init's get_cloud_type: cloud-info's text (stripped, upper case), else DMI product_name RHEV… / VMWARE…. */
+/** What Python's str.isspace() calls whitespace (JavaScript's \s also takes U+FEFF, the byte order mark, which Python keeps). */
+const PY_STRIP = /^[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+
+/** cloud-init's get_cloud_type: cloud-info's text (stripped as Python strips, upper case), else DMI product_name RHEV… / VMWARE…. */
 export async function altCloudType(ctx: DetectContext): Promise<string> {
   const info = await ctx.platform.readTextIfExists(CLOUD_INFO_FILE).catch(() => undefined);
-  if (info !== undefined) return info.trim().toUpperCase();
+  if (info !== undefined) return info.replace(PY_STRIP, '').toUpperCase();
   const product = (ctx.dmi.product_name ?? '').toUpperCase();
   if (product.startsWith('RHEV')) return 'RHEV';
   if (product.startsWith('VMWARE')) return 'VSPHERE';
   return 'UNKNOWN';
 }
-
-/** What Python's str.isspace() calls whitespace (JavaScript's \s also takes U+FEFF, the byte order mark, which Python keeps). */
-const PY_STRIP = /^[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
 
 /**
  * deltacloud-user-data.txt, else user-data.txt, decoded as UTF-8 and stripped as cloud-init's load_file().strip();

@@ -77,6 +77,12 @@ const CASES: MediaCase[] = [
     ],
   },
   {
+    name: 'AltCloud RHEV (cloud-info with a byte order mark, which Python does not strip, and \\x1c, which it does)',
+    source: altCloudSource,
+    rootFiles: { 'etc/sysconfig/cloud-info': '\ufeffrhev\x1c\n' },
+    drives: [{ device: '/dev/fd0', label: '', fsType: 'vfat', files: { 'user-data.txt': '#cloud-config\n' } }],
+  },
+  {
     name: 'AltCloud RHEV: a byte order mark is not whitespace to Python',
     source: altCloudSource,
     rootFiles: { 'etc/sysconfig/cloud-info': 'RHEV' },
