@@ -175,6 +175,12 @@ const CASES: MediaCase[] = [
     found: false,
   },
   {
+    name: "IBMCloud OS-code without a hostname: v1.local_hostname is the machine's (22.4's get_hostname falls back to it)",
+    source: ibmCloudSource,
+    rootFiles: { 'proc/xen/capabilities': '' },
+    drives: [{ device: '/dev/xvdh', label: 'config-2', fsType: 'vfat', uuid: '9796-932E', files: { 'openstack/latest/meta_data.json': '{"uuid": "no-name"}' } }],
+  },
+  {
     name: 'IBMCloud template, still provisioning: nothing',
     source: ibmCloudSource,
     rootFiles: { 'proc/xen/capabilities': '', 'root/provisioningConfiguration.cfg': 'x' },
