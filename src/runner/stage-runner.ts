@@ -381,7 +381,6 @@ export class StageRunner {
     return merged;
   }
 
-  /** The merged cloud-config of a later stage in another process: read back from the instance folder. */
   /**
    * A known instance's boot: whether the source's update events (or the user's `updates`, from the cloud-config a
    * previous boot wrote, as cloud-init's config has it at this point) render its network config again.
@@ -395,6 +394,7 @@ export class StageRunner {
     return event !== undefined;
   }
 
+  /** The merged cloud-config of a later stage in another process: read back from the instance folder. */
   private async mergedFromDisk(rc: RunConfig, found: FoundSource): Promise<ConfigMap> {
     const dir = rc.paths.instanceDir(found.data.instanceId);
     const read = async (name: string): Promise<ConfigMap | undefined> => {
