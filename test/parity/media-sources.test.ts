@@ -188,7 +188,7 @@ const CASES: MediaCase[] = [
     found: false,
   },
   {
-    name: 'IBMCloud OS-code without a hostname, a uuid that is a number, no network_data.json',
+    name: 'IBMCloud OS-code: CONFIG-2 in capitals with a lower-case UUID, a uuid that is a number, no network_data.json',
     source: ibmCloudSource,
     rootFiles: { 'proc/xen/capabilities': '' },
     drives: [{ device: '/dev/xvdh', label: 'CONFIG-2', fsType: 'vfat', uuid: '9796-932e', files: { 'openstack/latest/meta_data.json': '{"uuid": 1234, "hostname": "ibm-plain", "public_keys": {"a": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIbm a@ibm"}}' } }],
