@@ -34,7 +34,9 @@ export const seedRandom: Module = {
     const parts: Buffer[] = [];
     if (my.data) parts.push(decode(my.data, my.encoding));
     const metaSeed = ctx.instance?.metadata?.random_seed;
-    if (metaSeed !== undefined && metaSeed !== null) parts.push(Buffer.from(String(metaSeed), 'utf8'));
+    // The bytes the source read (OpenStack-style random_seed, base64 in the metadata and listed as such), else the text.
+    const seedIsBytes = ctx.instance?.base64EncodedKeys?.includes('ds/meta_data/random_seed') === true;
+    if (metaSeed !== undefined && metaSeed !== null) parts.push(seedIsBytes ? Buffer.from(String(metaSeed), 'base64') : Buffer.from(String(metaSeed), 'utf8'));
     const seed = Buffer.concat(parts);
     if (seed.length > 0) {
       ctx.log.debug(`seed_random: adding ${seed.length} bytes of random seed entropy to ${seedPath}`);

@@ -69,6 +69,14 @@ export function shortLocalHostname(name: string | undefined): string | undefined
   return name.split('.')[0];
 }
 
+/**
+ * v1.local_hostname when the source gives none: cloud-init's get_hostname() then falls back to the machine's own
+ * name (socket.gethostname(); its first label), 'localhost' when it has none.
+ */
+function machineShortHostname(): string {
+  return (hostname() || 'localhost').split('.')[0] as string;
+}
+
 function standardized(input: InstanceDataInput, machine: string, platformText: string): Record<string, unknown> {
   const i = input.instance;
   const v1: Record<string, unknown> = {
@@ -81,7 +89,7 @@ function standardized(input: InstanceDataInput, machine: string, platformText: s
     distro_version: input.distro.version,
     instance_id: i.instanceId,
     kernel_release: release(),
-    local_hostname: shortLocalHostname(i.localHostname) ?? null,
+    local_hostname: i.localHostname ? shortLocalHostname(i.localHostname) : machineShortHostname(),
     machine,
     platform: i.platform,
     public_ssh_keys: i.publicKeys,
@@ -116,7 +124,7 @@ export function buildInstanceData(input: InstanceDataInput): Record<string, unkn
   const crawled = input.instance.crawledMetadata;
   const ds: Record<string, unknown> = crawled ? { ...crawled, _doc: experimental } : { _doc: experimental, meta_data: input.instance.metadata, ...(input.instance.extra ?? {}) };
   const full: Record<string, unknown> = {
-    base64_encoded_keys: [],
+    base64_encoded_keys: input.instance.base64EncodedKeys ?? [],
     ds,
     merged_cfg: restrictedSystemConfig(input.systemConfig),
     sys_info: {

@@ -8,6 +8,7 @@ import type { Frequency, Module, ModuleContext, ModuleStage } from '../modules/m
 import type { Platform } from '../platform/platform';
 import type { HostKey, InstanceData } from '../sources/datasource';
 import { sourceSettings } from '../sources/settings';
+import { bootNetworkEvent } from '../sources/update-events';
 import { describeError, KilnError } from '../util/errors';
 import type { Log, Logger } from '../util/log';
 import { detectDistro } from '../platform/linux/distro/detect-distro';
@@ -249,7 +250,7 @@ export class StageRunner {
     const { isNew } = await instancify(p, rc.paths, this.found.source.name, this.found.data, this.found.stage);
     if (rc.config.manual_cache_clean === true) await p.writeFile(marker, '');
     if (isNew && this.allInOneProcess) await this.prepareInitModulesEarly(rc, this.found.data);
-    if (isNew) await this.applyNetwork(this.found.data, 'local');
+    if (isNew || (await this.networkUpdateEvent(rc))) await this.applyNetwork(this.found.data, 'local');
     await this.writeInstanceData(rc, rc.config);
     await this.setHostnameEarly(rc);
   }
@@ -350,7 +351,7 @@ export class StageRunner {
     }
     this.opts.logger.redactor.add(this.found.data.adminPassword);
     const { isNew } = await instancify(p, rc.paths, this.found.source.name, this.found.data, this.found.stage);
-    if (isNew && !this.networkApplied) await this.applyNetwork(this.found.data, 'network');
+    if (isNew ? !this.networkApplied : await this.networkUpdateEvent(rc)) await this.applyNetwork(this.found.data, 'network');
     await this.setupSource(rc, isNew);
     this.merged = await this.consumeData(rc, record, this.found);
     await this.writeInstanceData(rc, this.merged);
@@ -415,6 +416,19 @@ export class StageRunner {
     const merged = mergeCloudConfig({ system: rc.config, datasource: found.data.sourceConfig, vendor, vendor2, user });
     await p.writeFile(rc.paths.combinedCloudConfigFile, sortedJson(merged), { mode: 0o600 });
     return merged;
+  }
+
+  /**
+   * A known instance's boot: whether the source's update events (or the user's `updates`, from the cloud-config a
+   * previous boot wrote, as cloud-init's config has it at this point) render its network config again.
+   */
+  private async networkUpdateEvent(rc: RunConfig): Promise<boolean> {
+    if (!this.found) return false;
+    const cfg = await this.mergedFromDisk(rc, this.found);
+    const appliedThisBoot = await this.platform.exists(posix.join(rc.paths.runDir, 'sem', 'apply_network_config.once'));
+    const event = bootNetworkEvent({ source: this.found.source.name, cfg, appliedThisBoot, log: this.log });
+    if (event) this.log.debug(`Update datasource metadata and network config due to events: ${event}`);
+    return event !== undefined;
   }
 
   /** The merged cloud-config of a later stage in another process: read back from the instance folder. */

@@ -11,21 +11,34 @@ const META_DATA = { 'block-device-mapping': {}, 'instance-id': 455, 'local-hostn
 const FLOPPY = '/dev/fd0';
 const USER_DATA_FILES = ['deltacloud-user-data.txt', 'user-data.txt'];
 
-/** cloud-init's get_cloud_type: cloud-info's text (stripped, upper case), else DMI product_name RHEV… / VMWARE…. */
+/** What Python's str.isspace() calls whitespace (JavaScript's \s also takes U+FEFF, the byte order mark, which Python keeps). */
+const PY_STRIP = /^[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+
+/** cloud-init's get_cloud_type: cloud-info's text (stripped as Python strips, upper case), else DMI product_name RHEV… / VMWARE…. */
 export async function altCloudType(ctx: DetectContext): Promise<string> {
   const info = await ctx.platform.readTextIfExists(CLOUD_INFO_FILE).catch(() => undefined);
-  if (info !== undefined) return info.trim().toUpperCase();
+  if (info !== undefined) return info.replace(PY_STRIP, '').toUpperCase();
   const product = (ctx.dmi.product_name ?? '').toUpperCase();
   if (product.startsWith('RHEV')) return 'RHEV';
   if (product.startsWith('VMWARE')) return 'VSPHERE';
   return 'UNKNOWN';
 }
 
-/** deltacloud-user-data.txt, else user-data.txt, stripped as Python's str.strip(); undefined when neither exists. */
-async function readUserData(tree: FileTree): Promise<string | undefined> {
+/**
+ * deltacloud-user-data.txt, else user-data.txt, decoded as UTF-8 and stripped as cloud-init's load_file().strip();
+ * undefined when neither exists. Bytes that are not UTF-8 fail the read, as cloud-init's decode does.
+ */
+async function readUserData(tree: FileTree, device: string): Promise<string | undefined> {
   for (const f of USER_DATA_FILES) {
     const bytes = await tree.readFile(f);
-    if (bytes) return Buffer.from(bytes).toString('utf8').replace(/^[\s\x1c-\x1f\x85]+|[\s\x1c-\x1f\x85]+$/g, '');
+    if (!bytes) continue;
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+    } catch (err) {
+      throw new SourceError(NAME, `${device}: ${f} is not UTF-8 text`, { cause: err });
+    }
+    return text.replace(PY_STRIP, '');
   }
   return undefined;
 }
@@ -49,7 +62,7 @@ async function rhevUserData(ctx: CrawlContext): Promise<string | undefined> {
   }
   const tree = await floppyTree(ctx);
   if (!tree) throw new SourceError(NAME, `${FLOPPY} holds no filesystem kiln can read (FAT, ISO 9660, UDF)`);
-  return readUserData(tree);
+  return readUserData(tree, FLOPPY);
 }
 
 export const altCloudSource: Datasource = {
@@ -73,7 +86,7 @@ export const altCloudSource: Datasource = {
       if (type === 'RHEV') source = FLOPPY;
     } else if (type.includes('VSPHERE')) {
       for (const cd of (await ctx.finder.find({ labels: ['CDROM'] })).filter((f) => f.label === 'CDROM')) {
-        userData = await readUserData(cd.tree);
+        userData = await readUserData(cd.tree, cd.device);
         if (userData) {
           source = cd.device;
           break;

@@ -47,6 +47,11 @@ export interface InstanceData {
    * LXD: its raw crawl), instance-data.json's `ds` is this block as crawled, instead of `meta_data` plus `extra`.
    */
   crawledMetadata?: Record<string, unknown>;
+  /**
+   * Paths in instance-data.json ('ds/meta_data/random_seed') whose value is base64 of bytes the source read as bytes
+   * (cloud-init's base64_encoded_keys: it writes bytes that way and lists where).
+   */
+  base64EncodedKeys?: string[];
   /** Keys this source's instance-data.json hides from non-root readers, beside the common ones (cloud-init's per-source sensitive_metadata_keys). */
   sensitiveKeys?: string[];
 }

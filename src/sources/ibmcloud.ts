@@ -4,6 +4,7 @@ import type { FoundFilesystem } from '../devices/filesystem-finder';
 import type { Platform } from '../platform/platform';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
 import { convertVendorData } from './openstack-tree';
+import { pythonB64decode } from './opennebula/python-b64decode';
 import { normalizePublicKeys } from './public-keys';
 import { parseJson, parseJsonObject } from './json-document';
 import { SourceError } from './source-error';
@@ -92,6 +93,13 @@ export async function ibmConfigDriveDevice(ctx: DetectContext): Promise<string |
   return found?.platform === 'OS-Code/Live' ? found.fs?.device : undefined;
 }
 
+/** Python's str() of a JSON scalar (None, True, False as Python spells them). */
+function pythonScalarStr(v: unknown): string {
+  if (v === null) return 'None';
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  return String(v);
+}
+
 function fail(reason: string, cause?: unknown): SourceError {
   return new SourceError('IBMCloud', reason, cause === undefined ? undefined : { cause });
 }
@@ -113,9 +121,11 @@ async function readIbmTree(fs: FoundFilesystem): Promise<{ metadata: Record<stri
   const metadata: Record<string, unknown> = {};
   if ('random_seed' in md) {
     const seed = md.random_seed;
-    if (typeof seed !== 'string' || seed.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(seed)) throw fail(`${fs.device}: Badly formatted metadata random_seed entry`);
-    // Kept as base64, as kiln's OpenStack keeps it (cloud-init holds the decoded bytes).
-    metadata.random_seed = seed;
+    // cloud-init's base64.b64decode, not validating: stray characters (a line break) are skipped, bad padding fails.
+    const bytes = typeof seed === 'string' ? pythonB64decode(seed) : 'argument should be a bytes-like object or ASCII string';
+    if (typeof bytes === 'string') throw fail(`${fs.device}: Badly formatted metadata random_seed entry: ${bytes}`);
+    // cloud-init holds the bytes, which instance-data.json writes as base64 and lists in base64_encoded_keys.
+    metadata.random_seed = Buffer.from(bytes).toString('base64');
   }
   for (const [from, to] of [
     ['public_keys', 'public-keys'],
@@ -152,14 +162,17 @@ export const ibmCloudSource: Datasource = {
     const md = tree.metadata;
     const id = md['instance-id'];
     const data: InstanceData = {
-      // cloud-init's base get_instance_id: its magic value when the metadata has none.
-      instanceId: id === undefined || id === null ? 'iid-datasource' : String(id),
+      // cloud-init's base get_instance_id: its magic value when the metadata has no instance-id, else str() of it.
+      instanceId: id === undefined ? 'iid-datasource' : pythonScalarStr(id),
       cloudName: 'ibmcloud',
       platform: 'ibmcloud',
       subplatform: `${found.platform} (${fs.device})`,
       publicKeys: normalizePublicKeys(md['public-keys']),
       metadata: md,
+      // cloud-init writes network_data.json under ds as read (null without one), as OpenStack's.
+      extra: { network_json: tree.network ?? null },
     };
+    if ('random_seed' in md) data.base64EncodedKeys = ['ds/meta_data/random_seed'];
     const host = md['local-hostname'];
     if (typeof host === 'string' && host) data.localHostname = host;
     if (tree.userData) data.userData = tree.userData;

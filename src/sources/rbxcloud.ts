@@ -1,5 +1,6 @@
 // RbxCloud (Rootbox / HyperOne): a FAT filesystem labelled CLOUDMD/cloudmd with cloud.json and user.data, read
 // as cloud-init's DataSourceRbxCloud reads it, and the gratuitous ARP it sends once the data is consumed.
+import { isUtf8 } from 'node:buffer';
 import type { ActivateContext, CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
 import { SourceError } from './source-error';
 
@@ -97,12 +98,13 @@ async function readDrive(ctx: CrawlContext, device: string, tree: { readFile(p: 
   rbxArpPairs(network); // cloud-init works these out while reading: a gateway that is not IPv4 fails the read
   const instanceId = need(md.vm, '_id', 'vm');
   const hostname = need(md.vm, 'name', 'vm');
-  const defaultUser: Obj = { sudo: ['ALL=(ALL) NOPASSWD:ALL'], lock_passwd: false, ssh_authorized_keys: sshKeys };
-  // cloud-init writes name/gecos/passwd even when null; kiln leaves out what cloud.json does not give.
-  if (typeof username === 'string') Object.assign(defaultUser, { name: username, gecos: username });
-  if (password !== undefined && password !== null) defaultUser.passwd = password;
+  // null where cloud.json gives no username or password, as cloud-init writes them: over the system's default user a
+  // null name leaves the instance without one (cloud-init 22.4 and later merge it so; users-config then finds no name).
+  const defaultUser: Obj = { name: username ?? null, gecos: username ?? null, sudo: ['ALL=(ALL) NOPASSWD:ALL'], passwd: password ?? null, lock_passwd: false, ssh_authorized_keys: sshKeys };
   const etcHosts = await ctx.platform.readTextIfExists('/etc/hosts').catch(() => undefined);
   const userData = await tree.readFile('user.data');
+  // cloud-init reads user.data as text: bytes that are not UTF-8 fail the whole read (its UnicodeDecodeError).
+  if (userData && !isUtf8(userData)) throw new SourceError(NAME, `${device}: user.data is not UTF-8 text`);
   const data: InstanceData = {
     instanceId: String(instanceId),
     cloudName: 'rbxcloud',
@@ -121,7 +123,8 @@ async function readDrive(ctx: CrawlContext, device: string, tree: { readFile(p: 
       manage_etc_hosts: !etcHosts,
     },
   };
-  if (userData) data.userData = userData;
+  // cloud-init reads user.data quietly: an absent file is empty user data.
+  data.userData = userData ?? new Uint8Array(0);
   return data;
 }
 

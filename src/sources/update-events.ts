@@ -14,19 +14,28 @@ interface SourceEvents {
   default: readonly EventType[];
 }
 
-/** The base DataSource's: a new instance only. */
-const BASE: SourceEvents = { supported: ['boot-new-instance'], default: ['boot-new-instance'] };
+/**
+ * The base DataSource's: a new instance by default; `boot` and `boot-legacy` supported (a user's `updates` can turn
+ * them on for any source, as in 22.4). 22.4's base class supports `hotplug` too; kiln keeps hotplug to the sources below.
+ */
+const BASE: SourceEvents = { supported: ['boot-new-instance', 'boot', 'boot-legacy'], default: ['boot-new-instance'] };
 const WITH_HOTPLUG: SourceEvents = { supported: ['boot-new-instance', 'boot', 'boot-legacy', 'hotplug'], default: ['boot-new-instance'] };
+/** Sources that render their network on every boot by default (22.4's RbxCloud, SmartOS and Scaleway). */
+const EVERY_BOOT: SourceEvents = { supported: BASE.supported, default: ['boot-new-instance', 'boot', 'boot-legacy'] };
 
 /**
  * The sources that override the base class in cloud-init 22.4 (Debian bookworm's): Ec2, OpenStack and ConfigDrive
- * support hotplug; Azure renders its network on every boot but has no hotplug; GCE keeps the base set.
+ * support hotplug; Azure renders its network on every boot but has no hotplug; GCE keeps the base set. RbxCloud,
+ * SmartOS and Scaleway render their network on every boot (BOOT in init-local, BOOT_LEGACY again in the init stage).
  */
 const SOURCE_EVENTS: Record<string, SourceEvents> = {
   Ec2: WITH_HOTPLUG,
   OpenStack: WITH_HOTPLUG,
   ConfigDrive: WITH_HOTPLUG,
-  Azure: { supported: ['boot-new-instance', 'boot'], default: ['boot-new-instance', 'boot'] },
+  Azure: { supported: BASE.supported, default: ['boot-new-instance', 'boot'] },
+  RbxCloud: EVERY_BOOT,
+  SmartOS: EVERY_BOOT,
+  Scaleway: EVERY_BOOT,
 };
 
 export function sourceEvents(source: string): SourceEvents {
@@ -90,4 +99,17 @@ export function updateEventEnabled(input: { source: string; cfg: Record<string, 
   const ok = allowed.has(input.event);
   input.log?.debug(`${ok ? 'Event Allowed' : 'Event Denied'}: scope${ok ? '' : 's'}=${ok ? 'network' : "['network']"} EventType=${input.event}`);
   return ok;
+}
+
+/**
+ * cloud-init 22.4's apply_network_config for an instance that is not new: the network config is applied again for
+ * BOOT when it is enabled and supported and nothing was applied yet in this boot (the run dir's
+ * apply_network_config semaphore), else for BOOT_LEGACY when that is (in every stage that asks). The event, or
+ * undefined: then the config of the first boot stays.
+ */
+export function bootNetworkEvent(input: { source: string; cfg: Record<string, unknown>; appliedThisBoot: boolean; log?: Log }): EventType | undefined {
+  const allows = (event: EventType) => updateEventEnabled({ source: input.source, cfg: input.cfg, event, ...(input.log ? { log: input.log } : {}) }) && supportsEvent(input.source, event);
+  if (!input.appliedThisBoot && allows('boot')) return 'boot';
+  if (allows('boot-legacy')) return 'boot-legacy';
+  return undefined;
 }

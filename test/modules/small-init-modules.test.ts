@@ -35,6 +35,14 @@ test('seed_random appends decoded data and the metadata seed to the seed file, a
   await seedRandom.run(moduleContext(root), {});
 });
 
+test("seed_random adds the bytes of a metadata seed the source read as bytes (IBMCloud's random_seed), not their base64", async (t) => {
+  const root = tempDir(t, 'kiln-seed-bytes-');
+  mkdirSync(join(root, 'var'), { recursive: true });
+  const ctx = moduleContext(root, { instance: { metadata: { random_seed: Buffer.from([0, 1, 0xfe, 0xff]).toString('base64') }, base64EncodedKeys: ['ds/meta_data/random_seed'] } });
+  await seedRandom.run(ctx, { random_seed: { file: '/var/seedfile' } });
+  assert.deepEqual([...readFileSync(join(root, 'var/seedfile'))], [0, 1, 0xfe, 0xff]);
+});
+
 test('bootcmd runs strings and word lists through /bin/sh with INSTANCE_ID, and fails loudly', async (t) => {
   if (!rootfsOk(t)) return;
   const root = copyRootfs(tempDir(t, 'kiln-boot-'));

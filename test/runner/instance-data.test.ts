@@ -1,5 +1,6 @@
 // instance-data.json's v1 keys and ds block, as cloud-init 22.4 writes them for a datasource's findings.
 import assert from 'node:assert/strict';
+import { hostname } from 'node:os';
 import { test } from 'node:test';
 import { buildInstanceData, REDACT_SENSITIVE_VALUE, redactInstanceData } from '../../src/runner/instance-data';
 import type { InstanceData } from '../../src/sources/datasource';
@@ -15,7 +16,9 @@ test('v1.local_hostname is the short name of local-hostname (DataSource.get_host
   assert.equal(build({ ...BASE, localHostname: 'ip-10-0-0-5.us-east-2.compute.internal' }).v1['local-hostname'], 'ip-10-0-0-5');
   assert.equal(build({ ...BASE, localHostname: '10.0.0.5' }).v1.local_hostname, 'ip-10-0-0-5');
   assert.equal(build({ ...BASE, localHostname: 'plain' }).v1.local_hostname, 'plain');
-  assert.equal(build(BASE).v1.local_hostname, null);
+  // Without one (or an empty one), get_hostname falls back to the machine's own name, its first label.
+  assert.equal(build(BASE).v1.local_hostname, (hostname() || 'localhost').split('.')[0]);
+  assert.equal(build({ ...BASE, localHostname: '' }).v1['local-hostname'], (hostname() || 'localhost').split('.')[0]);
 });
 
 test("a source's crawled metadata is the ds block as crawled; otherwise ds is meta_data plus the source's extra", () => {

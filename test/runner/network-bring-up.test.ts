@@ -1,7 +1,7 @@
 // The runner asks for bring-up only where cloud-init does: the network stage applying a config (a source first found
 // there, or none at all), never init-local, never with disable_network_activation; and it prints the ci-info tables.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
@@ -82,4 +82,41 @@ test('no source at all: the network stage still applies and brings up the fallba
     { stage: 'local', bringUp: false },
     { stage: 'network', bringUp: true },
   ]);
+});
+
+/** A reboot between stages: /run is a tmpfs, so the run dir (and its per-boot network semaphore) is gone. */
+function reboot(dir: string): void {
+  rmSync(join(dir, 'run'), { recursive: true, force: true });
+}
+
+test("RbxCloud (cloud-init 22.4's BOOT and BOOT_LEGACY defaults): rendered in init-local and again with bring-up in the network stage, on every boot", async (t) => {
+  const dir = root(t, 'datasource_list: [RbxCloud]\n', { 'seed/rbx': 'i-rbx' });
+  const net = recordingNetwork();
+  const deps = fakeDeps([fakeSource('RbxCloud', 'local', '/seed/rbx')], [], net.deps);
+  await stages(dir, deps, ['init-local', 'init']);
+  reboot(dir);
+  await stages(dir, deps, ['init-local', 'init']);
+  const boot = [
+    { stage: 'local', bringUp: false, iid: 'i-rbx' },
+    { stage: 'network', bringUp: true, iid: 'i-rbx' },
+  ];
+  assert.deepEqual(net.calls, [...boot, ...boot]);
+});
+
+test("a source with the base class's events renders only the instance's first boot; the user's `updates` replace RbxCloud's defaults", async (t) => {
+  const dir = root(t, 'datasource_list: [Local]\n', { 'seed/local': 'i-local' });
+  const net = recordingNetwork();
+  const deps = fakeDeps([fakeSource('Local', 'local', '/seed/local')], [], net.deps);
+  await stages(dir, deps, ['init-local', 'init']);
+  reboot(dir);
+  await stages(dir, deps, ['init-local', 'init']);
+  assert.deepEqual(net.calls, [{ stage: 'local', bringUp: false, iid: 'i-local' }]);
+
+  const rbx = root(t, 'datasource_list: [RbxCloud]\nupdates: {network: {when: [boot-new-instance]}}\n', { 'seed/rbx': 'i-rbx' });
+  const rbxNet = recordingNetwork();
+  const rbxDeps = fakeDeps([fakeSource('RbxCloud', 'local', '/seed/rbx')], [], rbxNet.deps);
+  await stages(rbx, rbxDeps, ['init-local', 'init']);
+  reboot(rbx);
+  await stages(rbx, rbxDeps, ['init-local', 'init']);
+  assert.deepEqual(rbxNet.calls, [{ stage: 'local', bringUp: false, iid: 'i-rbx' }]);
 });

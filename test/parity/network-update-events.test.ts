@@ -1,0 +1,73 @@
+// Parity: whether a known instance's network config is rendered again on a later boot, decided by cloud-init 22.4's
+// own Init.apply_network_config (Debian's, python3 in the parity rootfs) and by kiln's bootNetworkEvent, for sources
+// with their own default update events and the base class, with and without the user's `updates`.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
+import { bootNetworkEvent } from '../../src/sources/update-events';
+import { ensureDebianRootfs } from '../helpers/debian-rootfs';
+import { hasCommand, isRoot, need } from '../helpers/requirements';
+
+/**
+ * 22.4's Init with only its surroundings replaced: the datasource is the real class whose _get_data succeeds (the
+ * metadata "updated"; instance-data.json is not written), is_new_instance says no, the per-boot semaphore is given, and the distro records the render.
+ */
+const CLOUD_INIT_SIDE = String.raw`
+import importlib, json, sys, tempfile
+from cloudinit import distros, helpers, stages
+cases = json.loads(sys.argv[1])
+tmp = tempfile.mkdtemp()
+paths = helpers.Paths({"cloud_dir": tmp + "/lib", "run_dir": tmp + "/run"})
+class Recorder:
+    calls = 0
+    class networking:
+        @staticmethod
+        def wait_for_physdevs(netcfg): pass
+    def apply_network_config(self, netcfg, bring_up):
+        Recorder.calls += 1
+rec = Recorder()
+class FakeInit(stages.Init):
+    def __init__(self, ds, cfg, applied):
+        super().__init__()
+        self.datasource, self._fake_cfg, self._applied = ds, cfg, applied
+    cfg = property(lambda self: self._fake_cfg)
+    distro = property(lambda self: rec)
+    paths = property(lambda self: paths)
+    def is_new_instance(self): return False
+    def _network_already_configured(self): return self._applied
+    def _find_networking_config(self): return ({"version": 1, "config": []}, "ds")
+    def _apply_netcfg_names(self, netcfg): pass
+out = []
+for c in cases:
+    mod = importlib.import_module("cloudinit.sources.DataSource" + c["source"])
+    cls = getattr(mod, "DataSource" + c["source"])
+    cls._get_data = lambda self: True
+    cls.persist_instance_data = lambda self, write_cache=True: True
+    ds = cls({}, distros.fetch("debian")("debian", {}, paths), paths)
+    before = Recorder.calls
+    FakeInit(ds, c["cfg"], c["applied"]).apply_network_config(bring_up=False)
+    out.append(Recorder.calls > before)
+print(json.dumps(out))
+`;
+
+const SOURCES = ['RbxCloud', 'SmartOS', 'Scaleway', 'Azure', 'NoCloud', 'Ec2', 'GCE'];
+const USER: Array<Record<string, unknown>> = [
+  {},
+  { updates: { network: { when: ['boot-new-instance'] } } },
+  { updates: { network: { when: ['boot'] } } },
+  { updates: { network: { when: ['boot-legacy'] } } },
+  { updates: { network: { when: ['boot-new-instance', 'hotplug'] } } },
+];
+
+test("a later boot renders the network again exactly when cloud-init 22.4's apply_network_config does", (t) => {
+  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the Debian cloud-init rootfs')) return;
+  const rootfs = ensureDebianRootfs();
+  const cases = SOURCES.flatMap((source) => USER.flatMap((cfg) => [false, true].map((applied) => ({ source, cfg, applied }))));
+  const r = spawnSync('unshare', ['--net', 'chroot', rootfs, '/usr/bin/python3', '-B', '-c', CLOUD_INIT_SIDE, JSON.stringify(cases)], { encoding: 'utf8', env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' }, timeout: 120_000 });
+  assert.equal(r.status, 0, `cloud-init's side failed: ${r.stderr}`);
+  const theirs = JSON.parse(r.stdout) as boolean[];
+  const ours = cases.map((c) => bootNetworkEvent({ source: c.source, cfg: c.cfg, appliedThisBoot: c.applied }) !== undefined);
+  const table = (v: boolean[]) => cases.map((c, i) => `${c.source} ${JSON.stringify(c.cfg)} applied=${c.applied}: ${v[i]}`);
+  assert.deepEqual(table(ours), table(theirs));
+  assert.ok(theirs.some(Boolean) && theirs.some((v) => !v), 'both outcomes occur');
+});
