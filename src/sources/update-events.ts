@@ -15,23 +15,19 @@ interface SourceEvents {
 }
 
 /**
- * The base DataSource's: a new instance by default; `boot` and `boot-legacy` supported (a user's `updates` can turn
- * them on for any source, as in 22.4). 22.4's base class supports `hotplug` too; kiln keeps hotplug to the sources below.
+ * The base DataSource's (22.4): every event supported, so a user's `updates` can turn boot, boot-legacy and
+ * hotplug on for any source; only a new instance by default.
  */
-const BASE: SourceEvents = { supported: ['boot-new-instance', 'boot', 'boot-legacy'], default: ['boot-new-instance'] };
-const WITH_HOTPLUG: SourceEvents = { supported: ['boot-new-instance', 'boot', 'boot-legacy', 'hotplug'], default: ['boot-new-instance'] };
+const BASE: SourceEvents = { supported: ['boot-new-instance', 'boot', 'boot-legacy', 'hotplug'], default: ['boot-new-instance'] };
 /** Sources that render their network on every boot by default (22.4's RbxCloud, SmartOS and Scaleway). */
 const EVERY_BOOT: SourceEvents = { supported: BASE.supported, default: ['boot-new-instance', 'boot', 'boot-legacy'] };
 
 /**
- * The sources that override the base class in cloud-init 22.4 (Debian bookworm's): Ec2, OpenStack and ConfigDrive
- * support hotplug; Azure renders its network on every boot but has no hotplug; GCE keeps the base set. RbxCloud,
- * SmartOS and Scaleway render their network on every boot (BOOT in init-local, BOOT_LEGACY again in the init stage).
+ * The sources whose defaults differ from the base class in cloud-init 22.4 (Debian bookworm's): Azure renders its
+ * network on every boot; RbxCloud, SmartOS and Scaleway too (BOOT in init-local, BOOT_LEGACY again in the init
+ * stage). Ec2, OpenStack and ConfigDrive override the supported set in 22.4, but with the base's four events.
  */
 const SOURCE_EVENTS: Record<string, SourceEvents> = {
-  Ec2: WITH_HOTPLUG,
-  OpenStack: WITH_HOTPLUG,
-  ConfigDrive: WITH_HOTPLUG,
   Azure: { supported: BASE.supported, default: ['boot-new-instance', 'boot'] },
   RbxCloud: EVERY_BOOT,
   SmartOS: EVERY_BOOT,
