@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import type { Module } from '../../src/modules/module';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import { cloudPaths } from '../../src/runner/cloud-paths';
@@ -11,7 +11,8 @@ import { runModules } from '../../src/runner/run-modules';
 import { Logger, MemorySink } from '../../src/util/log';
 import { tempDir } from '../helpers/temp';
 
-test('a cloud.cfg listing ubuntu_advantage runs ubuntu_pro and logs the rename as a deprecation', async (t) => {
+/** A sandbox root, a log whose lines are kept, and ubuntu_pro as a module that records each run. */
+function setup(t: TestContext, frequency: Module['frequency']) {
   const root = tempDir(t);
   const logger = new Logger();
   const sink = new MemorySink('DEBUG');
@@ -19,8 +20,13 @@ test('a cloud.cfg listing ubuntu_advantage runs ubuntu_pro and logs the rename a
   const log = logger.for('test');
   const platform = new LinuxPlatform({ root, log, isolateNetwork: true });
   const ran: string[] = [];
-  const pro: Module = { name: 'ubuntu_pro', stage: 'config', frequency: 'always', distros: ['ubuntu'], activateBy: [], run: async () => void ran.push('ubuntu_pro') };
+  const pro: Module = { name: 'ubuntu_pro', stage: 'config', frequency, distros: ['ubuntu'], activateBy: [], run: async () => void ran.push('ubuntu_pro') };
   const now = () => new Date(0);
+  return { root, sink, log, platform, ran, pro, now };
+}
+
+test('a cloud.cfg listing ubuntu_advantage runs ubuntu_pro and logs the rename as a deprecation', async (t) => {
+  const { sink, log, platform, ran, pro, now } = setup(t, 'always');
   const out = await runModules({
     platform, log, stage: 'config', eventPrefix: 'modules-config', modules: [pro],
     config: { cloud_config_modules: ['ubuntu-advantage'] },
@@ -34,15 +40,7 @@ test('a cloud.cfg listing ubuntu_advantage runs ubuntu_pro and logs the rename a
 });
 
 test('unverified_modules names the module as the list spells it: a listed ubuntu_advantage forced by that name runs on Debian, under its listed semaphore', async (t) => {
-  const root = tempDir(t);
-  const logger = new Logger();
-  const sink = new MemorySink('DEBUG');
-  logger.addSink(sink);
-  const log = logger.for('test');
-  const platform = new LinuxPlatform({ root, log, isolateNetwork: true });
-  const ran: string[] = [];
-  const pro: Module = { name: 'ubuntu_pro', stage: 'config', frequency: 'once-per-instance', distros: ['ubuntu'], activateBy: [], run: async () => void ran.push('ubuntu_pro') };
-  const now = () => new Date(0);
+  const { root, log, platform, ran, pro, now } = setup(t, 'once-per-instance');
   const run = (unverified: string[]) =>
     runModules({
       platform, log, stage: 'config', eventPrefix: 'modules-config', modules: [pro],

@@ -3,14 +3,12 @@
 // sit in a second namespace (udhcpd on one). Nothing here touches the host's network: every link is made inside
 // the namespaces, which teardown deletes.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { copyRootfs } from '../../helpers/debian-rootfs';
-import { hasCommand, isRoot, need } from '../../helpers/requirements';
-import { BUSYBOX, DEFAULT_DHCP_OPTIONS, makeLab, playRole, roleEnv, sh, type Lab } from '../../helpers/netns-lab';
-import { tempDir } from '../../helpers/temp';
+import { BUSYBOX, DEFAULT_DHCP_OPTIONS, makeLab, playRole, sh, type Lab } from '../../helpers/netns-lab';
+import { addSecondNic, canRunNetworkStage, nocloudNetworkRoot, runInitStage } from './network-stage-lab';
 
 // This file also runs as kiln inside the lab's namespace: see playRole.
 if (!(await playRole())) registerTests();
@@ -34,53 +32,25 @@ config:
 /** The lab plus a second veth pair: eth1 in the machine, vs1 (10.198.0.1/24) in the cloud. */
 function twoNicLab(t: TestContext): Lab {
   const lab = makeLab(t, { mac: MAC0, dhcp: DEFAULT_DHCP_OPTIONS });
-  sh(['ip', '-n', lab.client, 'link', 'add', 'eth1', 'address', MAC1, 'type', 'veth', 'peer', 'name', 'vs1', 'netns', lab.server]);
-  sh(['ip', '-n', lab.server, 'addr', 'add', '10.198.0.1/24', 'dev', 'vs1']);
-  sh(['ip', '-n', lab.server, 'link', 'set', 'vs1', 'up']);
+  addSecondNic(lab, 'eth1', MAC1);
   return lab;
 }
 
-/** A copy of the Debian rootfs with a NoCloud seed folder and CONFIG in cloud.cfg.d (no modules: only the network step). */
+/** The seeded rootfs copy with CONFIG in cloud.cfg.d. */
 function seededRoot(t: TestContext, config: string): string {
-  const root = copyRootfs(tempDir(t, 'kiln-activate-'));
-  const seed = join(root, 'var/lib/cloud/seed/nocloud');
-  mkdirSync(seed, { recursive: true });
-  writeFileSync(join(seed, 'meta-data'), 'instance-id: i-activate\n');
-  writeFileSync(join(seed, 'user-data'), '');
-  writeFileSync(join(seed, 'network-config'), NETWORK_CONFIG);
-  writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/99-activate-test.cfg'), `datasource_list: [NoCloud]\ncloud_init_modules: []\n${config}`);
-  return root;
-}
-
-/**
- * kiln's init (network) stage in the machine's namespace; its output and log. The namespace's sysfs is mounted as
- * the root's /sys, as on a booted machine: before applying, the stage waits for the MACs the config names.
- */
-function initStage(lab: Lab, root: string): { code: number | null; output: string; log: string } {
-  const script = 'mount -t sysfs sysfs "$0/sys" && exec "$@"';
-  const r = spawnSync('ip', ['netns', 'exec', lab.client, 'unshare', '--mount', '/bin/sh', '-c', script, root, process.execPath, process.argv[1] as string], {
-    env: roleEnv('kiln', ['init', '--root', root]),
-    encoding: 'utf8',
-    timeout: 400_000,
-  });
-  const logFile = join(root, 'var/log/cloud-init.log');
-  return { code: r.status, output: `${r.stdout}\n${r.stderr}`, log: existsSync(logFile) ? readFileSync(logFile, 'utf8') : '' };
+  return nocloudNetworkRoot(t, 'activate', NETWORK_CONFIG, config);
 }
 
 function addresses(lab: Lab, dev: string): string {
   return sh(['ip', '-n', lab.client, '-o', 'addr', 'show', 'dev', dev]);
 }
 
-function canRun(t: TestContext): boolean {
-  return need(t, isRoot() && hasCommand('ip') && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap') && existsSync(BUSYBOX), 'needs root, iproute2, unshare, chroot, debootstrap (the cached Debian rootfs) and busybox (udhcpd) for network namespaces');
-}
-
 function registerTests(): void {
   test('ifupdown: the network stage renders ENI and runs ifup per interface; eth0 leases by DHCP, eth1 gets its address', { timeout: 600_000 }, async (t) => {
-    if (!canRun(t)) return;
+    if (!canRunNetworkStage(t)) return;
     const lab = twoNicLab(t);
     const root = seededRoot(t, '');
-    const run = initStage(lab, root);
+    const run = runInitStage(lab, root);
     assert.equal(run.code, 0, run.output + run.log);
     assert.match(readFileSync(join(root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8'), /iface eth0 inet dhcp/);
     assert.match(run.log, /Attempting command \['ifup', 'eth0'\] for device eth0/);
@@ -97,10 +67,10 @@ function registerTests(): void {
   });
 
   test('networkd: the activator restarts networkd (refused without systemd as PID 1: a warning, the boot goes on); the files it rendered are what a real systemd-networkd brings up', { timeout: 600_000 }, async (t) => {
-    if (!canRun(t)) return;
+    if (!canRunNetworkStage(t)) return;
     const lab = twoNicLab(t);
     const root = seededRoot(t, 'system_info:\n  network:\n    renderers: [networkd]\n    activators: [networkd]\n');
-    const run = initStage(lab, root);
+    const run = runInitStage(lab, root);
     assert.equal(run.code, 0, run.output + run.log);
     assert.match(run.log, /Attempting command \['systemctl', 'restart', 'systemd-networkd', 'systemd-resolved'\] for device all/);
     assert.match(run.log, /WARNING.*Running interface command \['systemctl', 'restart', 'systemd-networkd', 'systemd-resolved'\] failed/);

@@ -2,14 +2,11 @@
 // real, in a network namespace of the test's own (veth pairs; the host's network is never touched) against a copy
 // of the cached Debian rootfs, with the namespace's sysfs mounted as the root's /sys.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { copyRootfs } from '../../helpers/debian-rootfs';
-import { hasCommand, isRoot, need } from '../../helpers/requirements';
-import { BUSYBOX, makeLab, playRole, roleEnv, sh, type Lab } from '../../helpers/netns-lab';
-import { tempDir } from '../../helpers/temp';
+import { BUSYBOX, makeLab, playRole, sh, type Lab } from '../../helpers/netns-lab';
+import { addSecondNic, canRunNetworkStage, nocloudNetworkRoot, runInitStage } from './network-stage-lab';
 
 // This file also runs as kiln inside the lab's namespace: see playRole.
 if (!(await playRole())) registerTests();
@@ -21,9 +18,7 @@ const NEVER = '52:54:00:0b:c7:99';
 /** The lab's eth0 plus a second NIC the kernel called ens9 (MAC1), its other end vs1 (10.198.0.1/24) in the cloud. */
 function labWithEns9(t: TestContext): Lab {
   const lab = makeLab(t, { mac: MAC0, dhcp: false });
-  sh(['ip', '-n', lab.client, 'link', 'add', 'ens9', 'address', MAC1, 'type', 'veth', 'peer', 'name', 'vs1', 'netns', lab.server]);
-  sh(['ip', '-n', lab.server, 'addr', 'add', '10.198.0.1/24', 'dev', 'vs1']);
-  sh(['ip', '-n', lab.server, 'link', 'set', 'vs1', 'up']);
+  addSecondNic(lab, 'ens9', MAC1);
   return lab;
 }
 
@@ -42,50 +37,26 @@ config:
 }
 
 /**
- * A copy of the Debian rootfs seeded with NoCloud and NETWORK_CONFIG (no modules: only the network step), and a
- * stand-in udevadm that records its arguments: the rootfs has no udev, and a real settle without udevd returns
- * at once anyway; the stand-in shows each settle kiln asks for.
+ * The seeded rootfs copy with a stand-in udevadm that records its arguments: the rootfs has no udev, and a real
+ * settle without udevd returns at once anyway; the stand-in shows each settle kiln asks for.
  */
 function seededRoot(t: TestContext, netcfg: string): string {
-  const root = copyRootfs(tempDir(t, 'kiln-physdevs-'));
-  const seed = join(root, 'var/lib/cloud/seed/nocloud');
-  mkdirSync(seed, { recursive: true });
-  writeFileSync(join(seed, 'meta-data'), 'instance-id: i-physdevs\n');
-  writeFileSync(join(seed, 'user-data'), '');
-  writeFileSync(join(seed, 'network-config'), netcfg);
-  writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/99-physdevs-test.cfg'), 'datasource_list: [NoCloud]\ncloud_init_modules: []\n');
+  const root = nocloudNetworkRoot(t, 'physdevs', netcfg);
   writeFileSync(join(root, 'usr/local/sbin/udevadm'), '#!/bin/sh\necho "udevadm $*" >> /var/tmp/udevadm-calls\n');
   chmodSync(join(root, 'usr/local/sbin/udevadm'), 0o755);
   return root;
-}
-
-/** kiln's init (network) stage in the machine's namespace, the namespace's sysfs mounted as ROOT/sys. */
-function initStage(lab: Lab, root: string): { code: number | null; output: string; log: string; seconds: number } {
-  const started = Date.now();
-  const script = 'mount -t sysfs sysfs "$0/sys" && exec "$@"';
-  const r = spawnSync('ip', ['netns', 'exec', lab.client, 'unshare', '--mount', '/bin/sh', '-c', script, root, process.execPath, process.argv[1] as string], {
-    env: roleEnv('kiln', ['init', '--root', root]),
-    encoding: 'utf8',
-    timeout: 400_000,
-  });
-  const logFile = join(root, 'var/log/cloud-init.log');
-  return { code: r.status, output: `${r.stdout}\n${r.stderr}`, log: existsSync(logFile) ? readFileSync(logFile, 'utf8') : '', seconds: (Date.now() - started) / 1000 };
 }
 
 function links(lab: Lab): string {
   return sh(['ip', '-n', lab.client, '-o', 'link', 'show']);
 }
 
-function canRun(t: TestContext): boolean {
-  return need(t, isRoot() && hasCommand('ip') && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap') && existsSync(BUSYBOX), 'needs root, iproute2, unshare, chroot, debootstrap (the cached Debian rootfs) and busybox for network namespaces');
-}
-
 function registerTests(): void {
   test('a NIC the config names eth1 by its MAC, which the kernel called ens9, is renamed before ifup brings it up', { timeout: 600_000 }, async (t) => {
-    if (!canRun(t)) return;
+    if (!canRunNetworkStage(t)) return;
     const lab = labWithEns9(t);
     const root = seededRoot(t, networkConfig(MAC1));
-    const run = initStage(lab, root);
+    const run = runInitStage(lab, root);
     assert.equal(run.code, 0, run.output + run.log);
     assert.match(run.log, /net: all expected physical devices present/);
     assert.match(run.log, /achieving renaming of .* with ops rename ens9 -> eth1/);
@@ -101,10 +72,10 @@ function registerTests(): void {
   });
 
   test('a MAC that never appears: five settles, then 22.4\'s warning, and nothing is rendered or renamed', { timeout: 600_000 }, async (t) => {
-    if (!canRun(t)) return;
+    if (!canRunNetworkStage(t)) return;
     const lab = labWithEns9(t);
     const root = seededRoot(t, networkConfig(NEVER));
-    const run = initStage(lab, root);
+    const run = runInitStage(lab, root);
     assert.match(run.log, new RegExp(`WARNING.*Not all expected physical devices present: \\{'${NEVER}'\\}`));
     assert.equal(readFileSync(join(root, 'var/tmp/udevadm-calls'), 'utf8'), 'udevadm settle --exit-if-exists=/sys/class/net/eth1\n'.repeat(5));
     assert.ok(run.seconds < 120, `the wait is bounded (took ${run.seconds} s)`);
