@@ -3,14 +3,14 @@
 // in a second namespace; a veth eth1 is added, the metadata now names it, and the hook renders and brings it up.
 // Nothing touches the host's network: every link is made inside the namespaces, which teardown deletes.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { serializeInstance } from '../../src/runner/instance-cache';
 import { copyRootfs } from '../helpers/debian-rootfs';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
-import { makeLab, playRole, roleEnv, sh, type Lab } from '../helpers/netns-lab';
+import { makeLab, playRole, roleEnv, serveMetadataInLab, sh, type Lab } from '../helpers/netns-lab';
 import { REPO } from '../helpers/repo';
 import { tempDir } from '../helpers/temp';
 
@@ -40,24 +40,7 @@ function metadataTree(t: TestContext): string {
 }
 
 function serve(t: TestContext, lab: Lab, tree: string): Promise<ChildProcess> {
-  const child = spawn('ip', ['netns', 'exec', lab.server, process.execPath, process.argv[1] as string], {
-    env: roleEnv('serve', ['devel', 'serve-metadata', '--kind', 'openstack', '--dir', tree, '--listen', '169.254.169.254:80']),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  t.after(() => void child.kill('SIGKILL'));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`metadata server did not start: ${out}`)), 20_000);
-    child.stdout.on('data', (b: Buffer) => {
-      out += b.toString();
-      if (out.includes(' at http://')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.stderr.on('data', (b: Buffer) => void (out += b.toString()));
-    child.on('exit', (code) => reject(new Error(`metadata server exited ${code}: ${out}`)));
-  });
+  return serveMetadataInLab(t, lab, ['--kind', 'openstack', '--dir', tree, '--listen', '169.254.169.254:80']);
 }
 
 /** The Debian rootfs as an OpenStack boot left it: eth0's config cached, hotplug enabled in the user's cloud-config. */

@@ -109,6 +109,33 @@ export function roleEnv(role: 'kiln' | 'serve', argv: string[]): NodeJS.ProcessE
 }
 
 /**
+ * `kiln devel serve-metadata ARGS` in the lab's server namespace (this test file started again in the serve role),
+ * killed when T ends; resolves once its output names READY (by default the ' at http://' of its listening line),
+ * and fails when it exits first or stays silent for 20 s.
+ */
+export function serveMetadataInLab(t: TestContext, lab: Lab, args: string[], ready = ' at http://'): Promise<ChildProcess> {
+  const kind = args[args.indexOf('--kind') + 1] ?? 'metadata';
+  const child = spawn('ip', ['netns', 'exec', lab.server, process.execPath, process.argv[1] as string], {
+    env: roleEnv('serve', ['devel', 'serve-metadata', ...args]),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.after(() => void child.kill('SIGKILL'));
+  return new Promise<ChildProcess>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`the ${kind} mock did not start: ${out}`)), 20_000);
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString();
+      if (out.includes(ready)) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+    child.stderr.on('data', (b: Buffer) => void (out += b.toString()));
+    child.on('exit', (code) => reject(new Error(`the ${kind} mock exited ${code}: ${out}`)));
+  });
+}
+
+/**
  * When this process was started to play a role, plays it and returns true: kiln exits with its code, a
  * metadata server keeps running until the test kills it. False in the test process itself.
  */

@@ -9,7 +9,7 @@ import { test, type TestContext } from 'node:test';
 import { copyRootfs, ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { FIXTURES } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
-import { BUSYBOX, DEFAULT_DHCP_OPTIONS, makeLab, playRole, roleEnv, serveDhcp, sh, type Lab } from '../helpers/netns-lab';
+import { BUSYBOX, DEFAULT_DHCP_OPTIONS, makeLab, playRole, roleEnv, serveMetadataInLab, serveDhcp, sh, type Lab } from '../helpers/netns-lab';
 import { tempDir } from '../helpers/temp';
 
 // This file also runs as the processes the lab needs (kiln, the mock metadata server): see playRole.
@@ -27,24 +27,7 @@ function testLab(t: TestContext, extraDhcp: string[] = []): Lab {
 
 /** The azure mock listening on ADDRESS:80 in the server namespace; its stdout is kept so the test can read what it printed. */
 async function serveAzure(t: TestContext, lab: Lab, address: string, imds = join(HAPPY, 'imds')): Promise<ChildProcess> {
-  const child = spawn('ip', ['netns', 'exec', lab.server, process.execPath, process.argv[1] as string], {
-    env: roleEnv('serve', ['devel', 'serve-metadata', '--kind', 'azure', '--dir', imds, '--listen', `${address}:80`]),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  t.after(() => void child.kill('SIGKILL'));
-  return new Promise<ChildProcess>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`the azure mock did not start: ${out}`)), 20_000);
-    child.stdout.on('data', (b: Buffer) => {
-      out += b.toString();
-      if (out.includes(address)) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.stderr.on('data', (b: Buffer) => void (out += b.toString()));
-    child.on('exit', (code) => reject(new Error(`the azure mock exited ${code}: ${out}`)));
-  });
+  return serveMetadataInLab(t, lab, ['--kind', 'azure', '--dir', imds, '--listen', `${address}:80`], address);
 }
 
 /** A sandbox root of busybox (sh, ip, udhcpc), Azure's DMI, a seeded ovf-env.xml (OVF, or the happy path's), a Debian os-release and ifupdown's names for ENI. */

@@ -10,7 +10,7 @@ import { sharesHostNetworkNamespace } from '../../src/sources/ephemeral-network'
 import { ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { FIXTURES } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
-import { BUSYBOX, DEFAULT_DHCP_OPTIONS, makeLab, playRole, roleEnv, sh, type Lab } from '../helpers/netns-lab';
+import { BUSYBOX, DEFAULT_DHCP_OPTIONS, makeLab, playRole, roleEnv, serveMetadataInLab, sh, type Lab } from '../helpers/netns-lab';
 import { tempDir } from '../helpers/temp';
 
 // This file also runs as the processes the lab needs (kiln, the mock metadata server): see playRole.
@@ -49,24 +49,7 @@ function addIpv6Imds(t: TestContext, lab: Lab): void {
 async function serveMetadata(t: TestContext, lab: Lab, kind: 'ec2' | 'openstack' | 'digitalocean' | 'hetzner' | 'oracle' = 'ec2', listen = '169.254.169.254:80'): Promise<ChildProcess> {
   const trees = { digitalocean: DIGITALOCEAN_TREE, hetzner: HETZNER_TREE, openstack: OPENSTACK_TREE, oracle: ORACLE_TREE };
   const how = kind === 'ec2' ? ['--kind', 'ec2', '--dir', EC2_TREE, '--imdsv2', 'required'] : ['--kind', kind, '--dir', trees[kind]];
-  const child = spawn('ip', ['netns', 'exec', lab.server, process.execPath, process.argv[1] as string], {
-    env: roleEnv('serve', ['devel', 'serve-metadata', ...how, '--listen', listen]),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  t.after(() => void child.kill('SIGKILL'));
-  return new Promise<ChildProcess>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`metadata server did not start: ${out}`)), 20_000);
-    child.stdout.on('data', (b: Buffer) => {
-      out += b.toString();
-      if (out.includes(' at http://')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.stderr.on('data', (b: Buffer) => void (out += b.toString()));
-    child.on('exit', (code) => reject(new Error(`metadata server exited ${code}: ${out}`)));
-  });
+  return serveMetadataInLab(t, lab, [...how, '--listen', listen]);
 }
 
 /** A sandbox root of busybox (sh, ip, udhcpc), fake DMI and sysfs, a Debian os-release and ifupdown's names for ENI. */

@@ -2,7 +2,7 @@
 // cloud-init's DataSourceGCE), for real in network namespaces: eth0 leads to a link where nothing answers DHCP,
 // eth1 to the cloud (busybox udhcpd and the GCE mock on 169.254.169.254). The host's network is never touched.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -11,7 +11,7 @@ import { gceCandidateNics } from '../../src/sources/gce-primary-nic';
 import { Logger } from '../../src/util/log';
 import { FIXTURES } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
-import { BUSYBOX, DEFAULT_DHCP_OPTIONS, makeLab, playRole, roleEnv, sh, type Lab } from '../helpers/netns-lab';
+import { BUSYBOX, DEFAULT_DHCP_OPTIONS, makeLab, playRole, roleEnv, serveMetadataInLab, sh, type Lab } from '../helpers/netns-lab';
 import { tempDir } from '../helpers/temp';
 
 // This file also runs as the processes the lab needs (kiln, the mock metadata server): see playRole.
@@ -32,24 +32,7 @@ function fakeNics(root: string, nics: Record<string, [string, string, string]>):
 
 /** The GCE mock on 169.254.169.254:80 in the cloud's namespace; resolves once it listens. */
 async function serveGce(t: TestContext, lab: Lab): Promise<ChildProcess> {
-  const child = spawn('ip', ['netns', 'exec', lab.server, process.execPath, process.argv[1] as string], {
-    env: roleEnv('serve', ['devel', 'serve-metadata', '--kind', 'gce', '--dir', GCE_TREE, '--listen', '169.254.169.254:80']),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  t.after(() => void child.kill('SIGKILL'));
-  return new Promise<ChildProcess>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`the GCE mock did not start: ${out}`)), 20_000);
-    child.stdout.on('data', (b: Buffer) => {
-      out += b.toString();
-      if (out.includes(' at http://')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.stderr.on('data', (b: Buffer) => void (out += b.toString()));
-    child.on('exit', (code) => reject(new Error(`the GCE mock exited ${code}: ${out}`)));
-  });
+  return serveMetadataInLab(t, lab, ['--kind', 'gce', '--dir', GCE_TREE, '--listen', '169.254.169.254:80']);
 }
 
 /** A sandbox root of busybox (sh, ip, udhcpc), GCE's DMI, a fake sysfs with eth0 and eth1, a Debian os-release. */
