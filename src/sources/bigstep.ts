@@ -3,7 +3,8 @@
 import { HttpClient, HttpError } from '../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
 import { normalizePublicKeys } from './public-keys';
-import { SourceError } from './source-error';
+import { parseJson } from './json-document';
+import { SourceError, sourceErrorOfHttp } from './source-error';
 
 const NAME = 'Bigstep';
 export const BIGSTEP_URL_FILE = '/var/lib/cloud/data/seed/bigstep/url';
@@ -80,15 +81,9 @@ export const bigstepSource: Datasource = {
     const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
     try {
       const res = await client.fetch(url, { timeoutMs: timeout * 1000, retries, maxBytes: 16 * 1024 * 1024, ...(ctx.signal ? { signal: ctx.signal } : {}) });
-      let answer: unknown;
-      try {
-        answer = JSON.parse(Buffer.from(res.body).toString('utf8'));
-      } catch (err) {
-        throw new SourceError(NAME, `${url}: the answer is not JSON: ${(err as Error).message}`);
-      }
-      return bigstepInstanceData(answer, url);
+      return bigstepInstanceData(parseJson(NAME, res), url);
     } catch (err) {
-      if (err instanceof HttpError) throw new SourceError(NAME, `reading ${url} failed (${err.kind}): ${err.message}`, { cause: err });
+      if (err instanceof HttpError) throw sourceErrorOfHttp(NAME, err);
       throw err;
     } finally {
       await client.close();
