@@ -1,24 +1,8 @@
 // Grows the last partition of an MBR or GPT disk to the end of the disk by rewriting the table itself (what growpart does).
 import type { Platform } from '../platform/platform';
+import { crc32 } from '../util/crc32';
 
 const SECTOR = 512;
-
-/** CRC-32 (IEEE), as GPT headers and partition arrays use. */
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
-export function crc32(buf: Uint8Array): number {
-  let c = 0xffffffff;
-  for (const b of buf) c = (CRC_TABLE[(c ^ b) & 0xff] as number) ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
 
 /** Byte-level access to a disk (a block device or an image file) inside the target root. */
 export interface DiskIo {

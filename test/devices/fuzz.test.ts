@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { crc32 } from 'node:zlib';
 import { BufferBlockReader } from '../../src/devices/block-reader';
 import { writeFat } from '../../src/devices/fat-writer';
 import type { FileTree } from '../../src/devices/filesystem-finder';
@@ -14,6 +13,7 @@ import { type DiskIo, growPartition } from '../../src/devices/partition-grow';
 import { readPartitionTable } from '../../src/devices/partition-table';
 import { writeIso9660 } from '../../src/devices/iso9660-writer';
 import { openFilesystem, probe } from '../../src/devices/probe';
+import { crc32 } from '../../src/util/crc32';
 import { KilnError } from '../../src/util/errors';
 import { seededRandom } from '../helpers/seeded-random';
 
