@@ -1,5 +1,6 @@
 // cloud-init's wait_for_url: race every candidate endpoint, round after round, until one answers or max_wait runs out.
 import { abortableSleep, HttpError, type HttpClient } from '../util/http';
+import { timeoutSignal } from '../util/timeout-signal';
 import type { Log } from '../util/log';
 import { SourceError } from './source-error';
 import type { UrlSettings } from './settings';
@@ -22,7 +23,7 @@ export async function waitForEndpoint<T>(
   log: Log,
   parent?: AbortSignal,
 ): Promise<{ url: string; value: T }> {
-  const budget = settings.maxWait > 0 ? AbortSignal.timeout(settings.maxWait * 1000) : undefined;
+  const budget = settings.maxWait > 0 ? timeoutSignal(settings.maxWait * 1000) : undefined;
   const signal = budget && parent ? AbortSignal.any([budget, parent]) : (budget ?? parent ?? new AbortController().signal);
   const errors: string[] = [];
   const started = Date.now();

@@ -3,6 +3,7 @@ import type { Agent, Dispatcher } from 'undici';
 import { loadUndici } from './load-undici';
 import { KilnError } from './errors';
 import type { Log } from './log';
+import { timeoutSignal } from './timeout-signal';
 
 export type HttpFailure = 'timeout' | 'budget' | 'status' | 'too-large' | 'truncated' | 'redirect' | 'network';
 
@@ -191,7 +192,7 @@ export class HttpClient {
   private async once(url: URL, req: HttpRequest): Promise<HttpResponse> {
     const timeoutMs = req.timeoutMs ?? 10_000;
     const maxBytes = req.maxBytes ?? 4 * 1024 * 1024;
-    const timer = AbortSignal.timeout(timeoutMs);
+    const timer = timeoutSignal(timeoutMs);
     const signal = req.signal ? AbortSignal.any([timer, req.signal]) : timer;
     const why = (err: unknown): HttpError => {
       if (req.signal?.aborted) return new HttpError(url.href, 'budget', 'the total wait budget ran out', undefined, { cause: err });
@@ -278,11 +279,4 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-/** A signal that aborts after MS, or with PARENT; a budget of zero or less means no limit beyond PARENT. */
-export function budgetSignal(ms: number, parent?: AbortSignal): AbortSignal | undefined {
-  if (ms <= 0) return parent;
-  const own = AbortSignal.timeout(ms);
-  return parent ? AbortSignal.any([own, parent]) : own;
 }

@@ -157,10 +157,14 @@ test('Unknown (the marker of an earlier boot): no second pool report, polling un
 test('a pool VM nobody claims: the polling ends within pps_max_wait with one warning, and the VM is provisioned with the pool\'s data', async (t) => {
   const dir = poolDir(t, 'unclaimed 410\n', false);
   const c = await crawlPool(t, dir, { settings: { pps_max_wait: 1.5 } });
-  assert.ok(c.ms >= 1400 && c.ms < 6000, `${c.ms} ms`);
+  assert.ok(c.ms >= 1400, `${c.ms} ms`);
   const warnings = c.log.split('\n').filter((l) => l.includes('[WARNING]'));
   assert.equal(warnings.length, 1, warnings.join('\n'));
   assert.match(warnings[0] as string, /preprovisioned VM \(PPS type Running\) not reprovisioned: IMDS gave no reprovisioning data within 1\.5 s \(\d+ polls, 0 DHCP attempts\): the pool VM was not claimed; provisioning with the data at hand/);
+  // The end without a wall clock: polls 50 ms apart fit at most 31 times in 1.5 s (a busy machine polls fewer); a
+  // deadline that did not fire goes on polling until the crawl's own 30 s signal.
+  const polls = Number(/\((\d+) polls/.exec(warnings[0] as string)?.[1]);
+  assert.ok(polls <= 1500 / 50 + 1, `${polls} polls: the polling did not end at pps_max_wait`);
   assert.ok(trail(c.server).filter((l) => l === 'GET /metadata/reprovisiondata 410').length > 5);
   assert.equal(c.data.localHostname, 'kiln-vm');
   assert.match(c.log, /preprovisioned VM \(PPS type Running\)/);
@@ -252,7 +256,7 @@ for (const [kept, gone, how] of [
   });
 }
 
-test('Savable: a NIC that is never detached ends within the bound with the reason', async (t) => {
+test('Savable: a NIC that is never detached ends within the bound with the reason', { timeout: 60_000 }, async (t) => {
   const dir = poolDir(t, '');
   const server = await mockMetadataServer(t, { kind: 'azure', dir });
   const scripted = scriptedPlatform({ nics: [], answer: (line) => (line === 'ip -o link show' ? ok('2: eth0: <BROADCAST,UP> mtu 1500\n') : undefined) });
@@ -261,12 +265,11 @@ test('Savable: a NIC that is never detached ends within the bound with the reaso
   t.after(() => client.close());
   const lease = new AzureLease(recordingNetwork([]), log);
   await lease.up();
-  const t0 = Date.now();
+  // Ends: without a deadline that fires, the wait for the detach would never reject.
   await assert.rejects(
     reprovision({ platform: { ...scripted.platform, mkdir: async () => undefined }, log, client, imdsBase: server.url, lease, reportReady: async () => undefined, settings: { maxWaitMs: 800, pollIntervalMs: 50, nicPollIntervalMs: 20, dhcpMaxWaitMs: 500 } }, 'Savable'),
     /timed out waiting for the preprovisioned NIC eth0 to be detached/,
   );
-  assert.ok(Date.now() - t0 < 3000);
 });
 
 test("the mock's pool: 404, 410 or a dropped connection before the claim, claim-after-ready counted from the Ready report, claimed-instance.json after the claim", async (t) => {

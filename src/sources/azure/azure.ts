@@ -2,6 +2,7 @@
 import type { FoundFilesystem } from '../../devices/filesystem-finder';
 import { DryRunPlatform } from '../../platform/dry-run-platform';
 import { HttpClient, HttpError } from '../../util/http';
+import { budgetSignal } from '../../util/timeout-signal';
 import type { ActivateContext, CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
 import { boolSetting, readUrlSettings, type UrlSettings } from '../settings';
 import { SourceError } from '../source-error';
@@ -203,8 +204,7 @@ export const azureSource: Datasource = {
     const s = readUrlSettings('Azure', ctx.settings, AZURE_DEFAULTS, ctx.baseUrl);
     const dataDir = typeof ctx.settings.data_dir === 'string' ? ctx.settings.data_dir : AZURE_DATA_DIR;
     const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
-    const budget = s.maxWait > 0 ? AbortSignal.timeout(s.maxWait * 1000) : undefined;
-    const signal = budget && ctx.signal ? AbortSignal.any([budget, ctx.signal]) : (budget ?? ctx.signal);
+    const signal = budgetSignal(s.maxWait * 1000, ctx.signal);
     const wireOpts = async (): Promise<WireserverOptions> => ({
       client,
       log: ctx.log,
@@ -311,7 +311,7 @@ async function crawlWithNetwork(
     if (reprovisioned) {
       ovf = { ...reprovisioned, seed: ovf?.seed ?? 'IMDS' };
       // IMDS again, with a budget of its own: it describes the customer's VM now.
-      result = await readImds(s.maxWait > 0 ? AbortSignal.any([AbortSignal.timeout(s.maxWait * 1000), ...(ctx.signal ? [ctx.signal] : [])]) : ctx.signal);
+      result = await readImds(budgetSignal(s.maxWait * 1000, ctx.signal));
     }
   }
   const imds = result.metadata ?? {};

@@ -1,6 +1,7 @@
 // Azure's preprovisioned (pool) VMs reprovisioned as cloud-init 22.4 does: report ready for the pool, wait to be claimed, then fetch the customer's ovf-env.xml from IMDS reprovisiondata.
 import type { Platform } from '../../platform/platform';
 import { abortableSleep, HttpError, type HttpClient } from '../../util/http';
+import { deadlineSignal } from '../../util/timeout-signal';
 import type { Log } from '../../util/log';
 import { linkList, VIRTUAL_NIC } from '../ephemeral-network';
 import { SourceError } from '../source-error';
@@ -61,8 +62,7 @@ export function azureReason(err: unknown): string {
  * went out on an earlier boot): poll only. Throws PreprovisioningFailed when a step fails or the wait runs out.
  */
 export async function reprovision(p: PpsContext, type: ReprovisionedPps): Promise<Uint8Array> {
-  const budget = AbortSignal.timeout(Math.max(1, p.settings.maxWaitMs));
-  const deadline = p.signal ? AbortSignal.any([budget, p.signal]) : budget;
+  const deadline = deadlineSignal(Math.max(1, p.settings.maxWaitMs), p.signal);
   const event = (message: string) => {
     p.log.info(`Azure: ${message}`);
     p.kvp?.diagnostic(`Azure: ${message}`);
@@ -150,7 +150,7 @@ async function waitForNicSwap(p: PpsContext, deadline: AbortSignal, event: (m: s
  * (410, 503) mean IMDS is busy for the primary one and are retried until the deadline.
  */
 async function isPrimaryNic(p: PpsContext, nic: string, deadline: AbortSignal): Promise<boolean> {
-  const dhcpBudget = AbortSignal.any([deadline, AbortSignal.timeout(Math.max(1, p.settings.dhcpMaxWaitMs))]);
+  const dhcpBudget = deadlineSignal(Math.max(1, p.settings.dhcpMaxWaitMs), deadline);
   for (;;) {
     try {
       await p.lease.up(nic);

@@ -1,6 +1,7 @@
 // LXD: instance data from the devlxd API on /dev/lxd/sock (cloud-init's DataSourceLXD), read with undici over the unix socket.
 import { readYaml, YamlError } from '../../config/read-yaml';
 import { HttpClient, type HttpRequest } from '../../util/http';
+import { timeoutSignal } from '../../util/timeout-signal';
 import type { Log } from '../../util/log';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
 import { SourceError } from '../source-error';
@@ -142,7 +143,7 @@ export const lxdSource: Datasource = {
     // security.devlxd off) there is nothing to connect to, and saying so is clearer than a connect error.
     const st = ctx.platform.stat ? await ctx.platform.stat(socketPath, { followLinks: false }) : undefined;
     if (st?.type !== 'socket') throw new SourceError('LXD', st ? `${socketPath} is not a socket` : `${socketPath} does not exist (security.devlxd off, or lxd-agent not started in a VM)`);
-    const budget = s.maxWait > 0 ? AbortSignal.timeout(s.maxWait * 1000) : undefined;
+    const budget = s.maxWait > 0 ? timeoutSignal(s.maxWait * 1000) : undefined;
     const signal = budget && ctx.signal ? AbortSignal.any([budget, ctx.signal]) : (budget ?? ctx.signal);
     const client = new HttpClient({ log: ctx.log, socketPath: ctx.platform.hostPath(socketPath) });
     const base: HttpRequest = { timeoutMs: s.timeout * 1000, ...(signal ? { signal } : {}) };

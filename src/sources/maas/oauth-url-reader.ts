@@ -1,6 +1,7 @@
 // cloud-init's OauthUrlHelper: GETs signed with OAuth 1.0a PLAINTEXT, and the clock-skew correction learnt from the Date of a 401/403 (kept per host in /run/oauth_skew.json).
 import type { Platform } from '../../platform/platform';
 import { abortableSleep, HttpError, type HttpClient, type HttpResponse } from '../../util/http';
+import { deadlineSignal } from '../../util/timeout-signal';
 import type { Log } from '../../util/log';
 import { oauthAuthorization, type OAuthCredentials } from './oauth1';
 
@@ -164,8 +165,7 @@ export class OAuthUrlReader {
   async waitFor(url: string, maxWaitS: number): Promise<HttpResponse> {
     const start = this.now();
     // Like cloud-init, a request never runs past max_wait (it shortens the last timeouts).
-    const budget = AbortSignal.timeout(Math.max(1, maxWaitS) * 1000);
-    const signal = this.opts.signal ? AbortSignal.any([budget, this.opts.signal]) : budget;
+    const signal = deadlineSignal(Math.max(1, maxWaitS) * 1000, this.opts.signal);
     let last: unknown;
     for (let round = 0; ; round++) {
       try {
