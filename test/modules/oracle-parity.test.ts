@@ -10,6 +10,7 @@ import { findModule } from '../../src/modules/registry';
 import { copyRootfs } from '../helpers/debian-rootfs';
 import { REPO } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
+import { dateChangesOfThisRun } from '../helpers/shadow-days';
 import { tempDir } from '../helpers/temp';
 import { moduleContext } from './module-context';
 
@@ -82,6 +83,7 @@ const SCENARIOS: Scenario[] = [
 function normalise(path: string, text: string): string {
   let t = text.replace(/(Created|Added) by cloud-init v\. 22\.4\.2 on .+/g, '$1 by cloud-init v. 22.4.2 on <date>');
   if (path.endsWith('authorized_keys')) t = `${t.split('\n').filter(Boolean).sort().join('\n')}\n`;
+  if (path === '/etc/shadow') t = dateChangesOfThisRun(t);
   return t;
 }
 

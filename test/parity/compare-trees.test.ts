@@ -8,6 +8,7 @@ import { ALLOWED_DIFFERENCES } from './allowed-differences';
 import { compareTrees, formatDifferences, textDiff, type AllowedDifference } from './compare-trees';
 import { loadSeeds } from './seeds';
 import { snapshotTree, type Tree, type TreeEntry } from './tree-snapshot';
+import { dateChangesOfThisRun, RUN_START_DAY } from '../helpers/shadow-days';
 import { tempDir } from '../helpers/temp';
 
 function file(text: string, extra: Partial<TreeEntry> = {}): TreeEntry {
@@ -115,6 +116,17 @@ test('the real allow-list: shadow hashes, MIME boundaries, JSON times and header
   const left = compareTrees(a, changed, ALLOWED_DIFFERENCES).filter((x) => !x.allowedBy).map((x) => `${x.kind} ${x.path}`);
   assert.deepEqual(left, ['mode /etc/ssh/ssh_host_ed25519_key', 'content /etc/shadow'].sort((x, y) => (x.split(' ')[1] as string).localeCompare(y.split(' ')[1] as string)));
   for (const r of ALLOWED_DIFFERENCES) assert.ok(r.reason.length > 20, `every allow-list entry says why: ${r.path}`);
+});
+
+test('a password change dated by this run reads the same on both sides of midnight; older days, 0 and empty do not change', () => {
+  const day = RUN_START_DAY;
+  const before = `root:*:19000:0:99999:7:::\ndebian:!:${day}:0:99999:7:::\nmust:!:0:0:99999:7:::\nnone:*::0:99999:7:::`;
+  const after = `root:*:19000:0:99999:7:::\ndebian:!:${day + 1}:0:99999:7:::\nmust:!:0:0:99999:7:::\nnone:*::0:99999:7:::`;
+  // The kiln side ran after midnight: "today" is the next day there.
+  assert.equal(dateChangesOfThisRun(before, day), dateChangesOfThisRun(after, day + 1));
+  assert.equal(dateChangesOfThisRun(after, day + 1), 'root:*:19000:0:99999:7:::\ndebian:!:<today>:0:99999:7:::\nmust:!:0:0:99999:7:::\nnone:*::0:99999:7:::');
+  // A day before the run is the rootfs's own and still compared.
+  assert.equal(dateChangesOfThisRun(`old:!:${day - 1}:0:99999:7:::`, day), `old:!:${day - 1}:0:99999:7:::`);
 });
 
 test('snapshotTree records types, modes, links and text, and skips the folders it must not walk', (t) => {

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { lstatSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { dateChangesOfThisRun } from '../helpers/shadow-days';
 
 export interface TreeEntry {
   type: 'file' | 'dir' | 'symlink' | 'other';
@@ -34,14 +35,18 @@ export const ONLY_WALKED: Record<string, string[]> = { '/var/cache': ['debconf']
 
 const MAX_TEXT = 256 * 1024;
 
-/** One file system entry as the snapshot records it (the path must exist; lstat, so a symlink is not followed). */
+/** Files whose recorded text and hash leave out what the clock decides (dateChangesOfThisRun). */
+const CLOCK_DATED = /\/etc\/shadow-?$/;
+
+/** One file system entry as the snapshot records it (the path must exist; lstat, so a symlink is not followed; CLOCK_DATED files normalised). */
 export function readEntry(host: string): TreeEntry {
   const st = lstatSync(host);
   const base = { mode: st.mode & 0o7777, uid: st.uid, gid: st.gid, size: st.size };
   if (st.isSymbolicLink()) return { type: 'symlink', ...base, target: readlinkSync(host) };
   if (st.isDirectory()) return { type: 'dir', ...base, size: 0 };
   if (!st.isFile()) return { type: 'other', ...base };
-  const bytes = readFileSync(host);
+  const read = readFileSync(host);
+  const bytes = CLOCK_DATED.test(host) ? Buffer.from(dateChangesOfThisRun(read.toString('utf8'))) : read;
   const entry: TreeEntry = { type: 'file', ...base, sha256: createHash('sha256').update(bytes).digest('hex') };
   if (bytes.length <= MAX_TEXT) {
     const text = bytes.toString('utf8');
