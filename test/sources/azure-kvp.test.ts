@@ -90,6 +90,7 @@ async function crawl(t: TestContext, config: Record<string, unknown>, opts: { ov
   writeFileSync(join(media, 'ovf-env.xml'), opts.ovf ?? OVF);
   const finder = new FakeFinder(new LinuxPlatform({ root: '/', log }), [{ device: 'sr0-image', label: 'rd_rdfe_stable.1', fsType: 'udf', dir: media }]);
   const ctx: CrawlContext = { platform: new LinuxPlatform({ root, log }), log, kernelCmdline: '', dmi: DMI, config, finder, settings: { retries: 1, timeout: 1, max_wait: 10, report_ready_retry_sleep: 0.05, report_ready_max_wait: 2 }, baseUrl: server.url, signal: AbortSignal.timeout(20_000) };
+  const before = Date.now();
   const outcome = await azureSource.crawl(ctx).then(
     () => undefined,
     (err: unknown) => err as Error,
@@ -100,17 +101,19 @@ async function crawl(t: TestContext, config: Record<string, unknown>, opts: { ov
   } catch {
     records = [];
   }
-  return { outcome, records, pool };
+  return { outcome, records, pool, window: { before, after: Date.now() } };
 }
 
 test('an Azure crawl under --root with a hyperv telemetry handler: diagnostics and the success PROVISIONING_REPORT in the pool; an old pool is emptied first', async (t) => {
-  const { outcome, records, pool } = await crawl(t, TELEMETRY, { oldPool: true });
+  const { outcome, records, pool, window } = await crawl(t, TELEMETRY, { oldPool: true });
   assert.equal(outcome, undefined);
   assert.equal(statSync(pool).size % (KVP_KEY_SIZE + KVP_VALUE_SIZE), 0);
   assert.ok(!records.some((r) => r.key === 'OLD'), 'the record from before this boot is gone');
   const diagnostics = records.filter((r) => /^CLOUD_INIT\|\d+\|diagnostic\|diagnostic message\|[0-9a-f-]{36}$/.test(r.key));
   const incarnation = Number(diagnostics[0]?.key.split('|')[1]);
-  assert.ok(Math.abs(incarnation - Math.trunc(Date.now() / 1000 - 120.5)) <= 2, `incarnation ${incarnation} is the boot time from /proc/uptime`);
+  // The boot time from /proc/uptime, read at some moment of the crawl: between the two ends of its window.
+  const bootTime = (ms: number) => Math.trunc(ms / 1000 - 120.5);
+  assert.ok(incarnation >= bootTime(window.before) && incarnation <= bootTime(window.after), `incarnation ${incarnation} is the boot time from /proc/uptime`);
   const messages = diagnostics.map((r) => (JSON.parse(r.value) as { msg: string }).msg);
   // The log goes to KVP before the health report; the sandbox has no dmesg, which is a diagnostic too.
   assert.deepEqual(messages.slice(0, 3), ['Azure: provisioning metadata in sr0-image', 'Azure: IMDS read', 'Dumping last 15 bytes of cloud-init.log file to KVP starting from index: 0']);

@@ -177,10 +177,8 @@ function registerTests(): void {
     await serveAzure(t, lab, '169.254.169.254');
     await serveAzure(t, lab, '168.63.129.16');
     const root = makeRoot(t);
-    const t0 = Date.now();
     const { code, output, log } = initLocal(lab, root);
     assert.notEqual(code, 1, `${output}\n${log}`);
-    assert.ok(Date.now() - t0 < 60_000);
     assert.match(log, /temporary DHCP lease on eth0: 10\.199\.0\.\d+\/24/);
     assert.match(log, /Found datasource Azure \[seed-dir \(\/var\/lib\/cloud\/seed\/azure\)\]/);
     assert.match(log, /no lease carries option 245; using the default wireserver 168\.63\.129\.16/);

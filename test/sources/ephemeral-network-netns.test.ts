@@ -96,12 +96,10 @@ interface KilnRun {
   code: number | null;
   output: string;
   log: string;
-  ms: number;
 }
 
 /** `cloud-init init --local --root ROOT` (or the init stage, with LOCAL false) inside the client namespace (LAB undefined: where the test runs). */
 function initLocal(lab: Lab | undefined, root: string, local = true): KilnRun {
-  const t0 = Date.now();
   const self = [process.execPath, process.argv[1] as string];
   const [cmd, ...args] = lab ? ['ip', 'netns', 'exec', lab.client, ...self] : self;
   const r = spawnSync(cmd as string, args, {
@@ -110,7 +108,7 @@ function initLocal(lab: Lab | undefined, root: string, local = true): KilnRun {
     timeout: 120_000,
   });
   const logFile = join(root, 'var/log/cloud-init.log');
-  return { code: r.status, output: `${r.stdout}\n${r.stderr}`, log: existsSync(logFile) ? readFileSync(logFile, 'utf8') : '', ms: Date.now() - t0 };
+  return { code: r.status, output: `${r.stdout}\n${r.stderr}`, log: existsSync(logFile) ? readFileSync(logFile, 'utf8') : '' };
 }
 
 function clientAddresses(lab: Lab): string {
@@ -271,7 +269,6 @@ function registerTests(): void {
     const root = makeRoot(t, { sys_vendor: 'DigitalOcean', product_serial: '2756295' }, '    retries: 2\n', false, { source: 'DigitalOcean', mac: DIGITALOCEAN_MAC });
     const run = initLocal(lab, root);
     assert.notEqual(run.code, 1, run.output + run.log);
-    assert.ok(run.ms < 30_000, `init-local took ${run.ms} ms`);
     assert.match(run.log, /temporary link-local address on eth0/);
     assert.match(run.log, /WARNING.*datasource DigitalOcean failed/);
     assert.doesNotMatch(clientAddresses(lab), /inet /);
@@ -359,7 +356,6 @@ function registerTests(): void {
     const root = makeRoot(t, { sys_vendor: 'Amazon EC2' });
     const run = initLocal(lab, root);
     assert.notEqual(run.code, 1, run.output + run.log);
-    assert.ok(run.ms < 30_000, `init-local took ${run.ms} ms`);
     // As Ec2Local: without a DHCPv4 lease the crawl still tries IPv6 link-local (here nothing routes), up to max_wait.
     assert.match(run.log, /WARNING.*datasource Ec2 failed: .*using link-local ipv6 on eth0: no DHCPv4 lease/);
     assert.doesNotMatch(clientAddresses(lab), /inet /);
