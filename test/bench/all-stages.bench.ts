@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { copyRootfs, ROOTFS_CACHE } from '../helpers/debian-rootfs';
 import { builtBinary } from '../helpers/repo';
 import { medianMs, printTable } from './measure';
+import { removeTree } from '../helpers/overlay-copy';
 
 const bin = builtBinary('kiln-linux-x64');
 if (!bin) {
@@ -52,7 +53,7 @@ if (isRoot && haveRootfs) {
     rows.push(["Debian's cloud-init 22.4, the four stages (chroot)", python.toFixed(0), '']);
     rows.push(['speed-up', `${(python / kiln).toFixed(1)}x`, '']);
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    removeTree(root);
   }
 } else {
   rows.push(["Debian's cloud-init (skipped: needs root and the cached rootfs)", '', '']);

@@ -11,6 +11,7 @@ import { accelerator, bootQemu, consoleTail, installProbeUnit, makeBootImage, re
 import { builtBinary, REPO } from '../helpers/repo';
 import { hasCommand, isRoot } from '../helpers/requirements';
 import { printTable } from './measure';
+import { removeTree } from '../helpers/overlay-copy';
 
 /** Boots per side; each boots a fresh copy of the side's disk (a first boot every time). */
 const ROUNDS = Number(process.env.KILN_BOOT_BENCH_ROUNDS ?? 2);
@@ -85,7 +86,7 @@ function prepareImage(work: string, side: Side, kiln: string): BootImage {
   if (side === 'kiln') sh(kiln, ['install', '--root', root, '--units', 'four']);
   installProbeUnit(root, 'kiln-bench-probe', PROBE_SCRIPT, STAGE_UNITS.map((s) => s.unit));
   const image = makeBootImage(root, dir);
-  rmSync(root, { recursive: true, force: true });
+  removeTree(root);
   return image;
 }
 
@@ -238,7 +239,7 @@ async function main(): Promise<void> {
     printTimelines(timelines);
     ok = true;
   } finally {
-    if (ok && process.env.KILN_BOOT_KEEP !== '1') rmSync(work, { recursive: true, force: true });
+    if (ok && process.env.KILN_BOOT_KEEP !== '1') removeTree(work);
     else {
       // The consoles stay for a look; the disks (gigabytes, sparse) go.
       for (const side of SIDES) rmSync(join(work, side, 'disk.raw'), { force: true });

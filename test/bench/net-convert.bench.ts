@@ -1,7 +1,7 @@
 // `kiln devel net-convert` (the built binary) beside Debian's `cloud-init devel net-convert` (22.4, in a chroot) on the
 // whole network fixture corpus, per renderer: wall time for the corpus and per conversion.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -11,6 +11,7 @@ import { builtBinary } from '../helpers/repo';
 import { hasCommand, isRoot } from '../helpers/requirements';
 import { distroFor, loadCases } from '../net/fixture-cases';
 import { printTable } from './measure';
+import { removeTree } from '../helpers/overlay-copy';
 
 const bin = builtBinary('kiln-linux-x64');
 if (!bin) {
@@ -59,6 +60,6 @@ try {
   }
   printTable(['renderer', 'inputs', 'kiln total ms', 'cloud-init total ms', 'kiln ms/conv', 'cloud-init ms/conv', 'kiln faster by'], rows);
 } finally {
-  rmSync(work, { recursive: true, force: true });
-  if (root) rmSync(root, { recursive: true, force: true });
+  removeTree(work);
+  if (root) removeTree(root);
 }

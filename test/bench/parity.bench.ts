@@ -1,7 +1,7 @@
 // Boot time and memory, kiln vs Debian's cloud-init 22.4, on the parity seeds in two copies of the Debian rootfs:
 // per-stage and total wall time and peak RSS (medians of several runs), and kiln's --all-stages single process.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { copyRootfs } from '../helpers/debian-rootfs';
@@ -10,6 +10,7 @@ import { hasCommand, isRoot } from '../helpers/requirements';
 import { printTable } from './measure';
 import { loadSeeds } from '../parity/seeds';
 import { installKiln, runStage, seedRoot, STAGES, type StageRun } from '../parity/sandbox-stages';
+import { removeTree } from '../helpers/overlay-copy';
 
 const kiln = builtBinary('kiln-linux-x64');
 if (!kiln) {
@@ -35,7 +36,7 @@ const ratio = (a: number, b: number) => (Number.isFinite(a) && Number.isFinite(b
 /** One first boot on a fresh copy; returns the stage runs (four, or one for --all-stages). */
 function boot(seed: (typeof seeds)[number], side: 'cloud-init' | 'kiln' | 'kiln-all'): StageRun[] {
   const work = join(tmpdir(), `kiln-bench-${process.pid}-${side}`);
-  rmSync(work, { recursive: true, force: true });
+  removeTree(work);
   mkdirSync(work, { recursive: true });
   const root = join(work, 'root');
   mkdirSync(root);
@@ -49,7 +50,7 @@ function boot(seed: (typeof seeds)[number], side: 'cloud-init' | 'kiln' | 'kiln-
     if (side === 'kiln-all') return [runStage(root, { name: 'all-stages', args: ['--all-stages'] })];
     return STAGES.map((s) => runStage(root, s));
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    removeTree(work);
   }
 }
 

@@ -2,13 +2,14 @@
 // `kiln make-seed`, booted under qemu; the first boot, a reboot of the same disk, and a boot with kiln-all-stages.
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { copyBootRootfs } from '../helpers/debian-rootfs';
 import { bootQemu, consoleTail, installProbeUnit, makeBootImage, type BootImage, type BootResult, type ConsoleLine } from '../helpers/qemu-boot';
 import { builtBinary } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
+import { removeTree } from '../helpers/overlay-copy';
 
 const kiln = builtBinary('kiln-linux-x64');
 /** One boot's hard limit: a TCG boot takes 30–90 s here; a stall must fail the test, never hang the suite. */
@@ -105,7 +106,7 @@ function prepareImage(work: string, name: string, units: 'four' | 'all-stages'):
   sh(kiln as string, ['install', '--root', root, '--units', units]);
   installProbeUnit(root, 'kiln-boot-probe', PROBE_SCRIPT);
   const image = makeBootImage(root, dir);
-  rmSync(root, { recursive: true, force: true });
+  removeTree(root);
   return image;
 }
 
@@ -185,7 +186,7 @@ describe('kiln on a real boot (qemu)', { concurrency: false }, () => {
     sh(kiln as string, ['make-seed', '-o', seed, seedDir]);
   });
   after(() => {
-    if (work && process.env.KILN_BOOT_KEEP !== '1') rmSync(work, { recursive: true, force: true });
+    if (work && process.env.KILN_BOOT_KEEP !== '1') removeTree(work);
   });
 
   it('first boot with the four units runs every stage and module, and a reboot runs only the per-boot scripts again', { timeout: 3 * BOOT_TIMEOUT_MS + 300_000 }, async (t) => {

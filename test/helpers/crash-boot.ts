@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { copyRootfs } from './debian-rootfs';
 import { seededRandom } from './seeded-random';
+import { removeTree } from './overlay-copy';
 
 export const CRASH_SEED_HOSTNAME = 'crashbox';
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGk3Bf2cR7uZ8w2e5q9mJ1c0nqFq3Zk6bq2yYl1z7m4L crash@test';
@@ -68,7 +69,7 @@ export function overlayMachine(lower: string, work: string): CrashMachine {
     root,
     dispose: () => {
       spawnSync('umount', ['-l', root]);
-      rmSync(work, { recursive: true, force: true });
+      removeTree(work);
     },
   };
 }

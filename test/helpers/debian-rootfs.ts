@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { privateCopy, type CopyOptions } from './overlay-copy';
 
 export const ROOTFS_CACHE = process.env.KILN_ROOTFS_CACHE ?? '/var/cache/kiln-test';
 
@@ -160,18 +161,15 @@ function ensureCachedRootfs(name: string, want: string, build: (building: string
   }
 }
 
-/** A private copy of the cached rootfs for one test, removed by the caller (cp -a keeps owners and modes). */
-export function copyRootfs(into: string): string {
-  const src = ensureDebianRootfs();
-  const r = spawnSync('cp', ['-a', '--reflink=auto', `${src}/.`, into]);
-  if (r.status !== 0) throw new Error(`copying the rootfs failed: ${r.stderr}`);
-  return into;
+/**
+ * A private copy of the cached rootfs for one test (an overlay on the cache, or cp -a: test/helpers/overlay-copy.ts),
+ * removed by the caller with tempDir's cleanup or removeTree.
+ */
+export function copyRootfs(into: string, options: CopyOptions = {}): string {
+  return privateCopy(ensureDebianRootfs(), into, options);
 }
 
-/** A private copy of the cached bootable rootfs (or, with cloudInit, of the one with Debian's cloud-init), removed by the caller. */
+/** A private copy of the cached bootable rootfs (or, with cloudInit, of the one with Debian's cloud-init), removed as copyRootfs's. */
 export function copyBootRootfs(into: string, { cloudInit = false }: { cloudInit?: boolean } = {}): string {
-  const src = cloudInit ? ensureBootCloudInitRootfs() : ensureBootRootfs();
-  const r = spawnSync('cp', ['-a', '--reflink=auto', `${src}/.`, into]);
-  if (r.status !== 0) throw new Error(`copying the boot rootfs failed: ${r.stderr}`);
-  return into;
+  return privateCopy(cloudInit ? ensureBootCloudInitRootfs() : ensureBootRootfs(), into);
 }

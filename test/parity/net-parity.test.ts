@@ -4,7 +4,7 @@
 // annotated allow-list. init-local's ephemeral DHCP is exercised on both sides (the lease is the only way to reach
 // 169.254.169.254 before the network is up).
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { BUSYBOX } from '../helpers/netns-lab';
@@ -17,6 +17,7 @@ import { NET_ALLOWED_DIFFERENCES } from './net-allowed-differences';
 import { loadNetCases } from './net-cases';
 import { AFTER_INIT_LOCAL } from './net-view';
 import { runNetCaseOnSide } from './run-net-case';
+import { removeTree } from '../helpers/overlay-copy';
 
 /** KILN_PARITY_NET_CASES=ec2,openstack runs only cases whose names contain one of those parts (local iteration). */
 function selectedCases() {
@@ -28,7 +29,7 @@ function selectedCases() {
 function keptWorkDir(name: string): string | undefined {
   if (!process.env.KILN_PARITY_KEEP) return undefined;
   const dir = join(REPO, '.build', 'parity', 'net-work', name);
-  rmSync(dir, { recursive: true, force: true });
+  removeTree(dir);
   mkdirSync(dir, { recursive: true });
   return dir;
 }

@@ -1,7 +1,7 @@
 // The parity harness: Debian's real cloud-init 22.4 and the built kiln binary run the same seeds in two copies
 // of the same Debian rootfs; the trees they leave must match, but for the annotated allow-list.
 import assert from 'node:assert/strict';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { builtBinary, REPO } from '../helpers/repo';
@@ -12,6 +12,7 @@ import { ALLOWED_DIFFERENCES } from './allowed-differences';
 import { compareTrees, formatDifferences } from './compare-trees';
 import { runCaseOnSide } from './run-case';
 import { loadSeeds } from './seeds';
+import { removeTree } from '../helpers/overlay-copy';
 
 /** KILN_PARITY_SEEDS=07,19 runs only seeds whose names contain one of those parts (for local iteration). */
 function selectedSeeds() {
@@ -45,7 +46,7 @@ test('oracle check: two runs of cloud-init itself differ only by what the allow-
     use.record(`oracle ${c.name}`, diffs);
     const left = diffs.filter((d) => !d.allowedBy);
     assert.equal(left.length, 0, `cloud-init vs cloud-init on ${c.name}:\n${formatDifferences(c.name, left)}`);
-    rmSync(work, { recursive: true, force: true });
+    removeTree(work);
   }
 });
 
@@ -73,7 +74,7 @@ test('parity: cloud-init 22.4 and kiln leave the same trees on every seed', { ti
         assert.deepEqual(k.unmet, [], `kiln misses the seed's expectations (${c.notes})`);
         assert.equal(left.length, 0, `unexplained differences (full list in .build/parity/${c.name}.txt):\n${formatDifferences(c.name, left)}`);
       } finally {
-        rmSync(work, { recursive: true, force: true });
+        removeTree(work);
       }
     });
   }

@@ -1,10 +1,11 @@
 // Runs one parity seed on one side (Debian's cloud-init, or kiln installed as /usr/bin/cloud-init) in a rootfs copy.
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { copyRootfs } from '../helpers/debian-rootfs';
 import type { Expectation, ParityCase } from './seeds';
 import { installKiln, prepareLaterBoot, runAllStages, seedRoot, type StageRun } from './sandbox-stages';
 import { snapshotTree, type Tree } from './tree-snapshot';
+import { removeTree } from '../helpers/overlay-copy';
 
 export type Side = 'cloud-init' | { kilnBinary: string };
 
@@ -45,7 +46,7 @@ export function checkExpectations(root: string, expect: Expectation[]): string[]
  */
 export function runCaseOnSide(c: ParityCase, side: Side, work: string, env: Record<string, string> = {}): SideResult {
   const root = join(work, sideName(side));
-  rmSync(root, { recursive: true, force: true });
+  removeTree(root);
   mkdirSync(root, { recursive: true });
   copyRootfs(root);
   if (side !== 'cloud-init') installKiln(root, side.kilnBinary);

@@ -10,6 +10,7 @@ import { checkExpectations, sideName, type Side } from './run-case';
 import { installKiln, runDistroNetworking, runStage, STAGES, type StageRun } from './sandbox-stages';
 import type { Tree } from './tree-snapshot';
 import { activationView, unmetActivation } from './net-activation-view';
+import { removeTree } from '../helpers/overlay-copy';
 
 export interface NetSideResult {
   root: string;
@@ -35,7 +36,7 @@ function parityConfig(c: NetCase): string {
 export async function runNetCaseOnSide(c: NetCase, side: Side, work: string, kiln: string): Promise<NetSideResult> {
   const name = sideName(side);
   const root = join(work, name);
-  rmSync(root, { recursive: true, force: true });
+  removeTree(root);
   mkdirSync(root, { recursive: true });
   copyRootfs(root);
   if (side !== 'cloud-init') installKiln(root, side.kilnBinary);

@@ -39,7 +39,7 @@ test('a hostile image under --root: every write stays inside the root, refusals 
   const outside = join(work, 'outside');
   mkdirSync(root);
   mkdirSync(join(outside, 'dir'), { recursive: true });
-  copyRootfs(root);
+  copyRootfs(root, { sameFileSystem: true });
 
   // The canaries outside the root, each the target of one way out.
   writeFileSync(join(outside, 'canary'), 'canary\n', { mode: 0o600 });

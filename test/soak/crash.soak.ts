@@ -1,12 +1,13 @@
 // `npm run soak -- crash [--kills N] [--seed S]`: the crash-consistency campaign of
 // test/reliability/crash-consistency.test.ts at hundreds of kill points (default 300). Needs root, the cached
 // Debian rootfs and dist/kiln-linux-x64 (`npm run build`). Exit 1 when any kill point left a problem.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import minimist from 'minimist';
 import { crashCampaign } from '../helpers/crash-boot';
 import { builtBinary } from '../helpers/repo';
+import { removeTree } from '../helpers/overlay-copy';
 
 const argv = minimist(process.argv.slice(2), { string: ['kills', 'seed'] });
 const kills = Number(argv.kills ?? 300);
@@ -27,5 +28,5 @@ try {
   for (const f of r.failures) console.log(f);
   process.exitCode = r.failures.length ? 1 : 0;
 } finally {
-  rmSync(work, { recursive: true, force: true });
+  removeTree(work);
 }

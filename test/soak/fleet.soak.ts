@@ -1,12 +1,13 @@
 // `npm run soak -- fleet [--boots N] [--kind ec2|openstack]`: N (default 100) first boots at once against one
 // mock metadata service in a private network namespace, first undisturbed, then through a 429/503 storm with
 // slow answers (test/helpers/fleet.ts). Needs root and dist/kiln-linux-x64. Exit 1 when any boot failed.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import minimist from 'minimist';
 import { fleetProblems, fleetSummary, runFleet, type FleetKind } from '../helpers/fleet';
 import { builtBinary } from '../helpers/repo';
+import { removeTree } from '../helpers/overlay-copy';
 
 const argv = minimist(process.argv.slice(2), { string: ['boots', 'kind'] });
 const boots = Number(argv.boots ?? 100);
@@ -32,7 +33,7 @@ for (const kind of kinds) {
       for (const p of problems) console.log(`  ${p}`);
       if (problems.length) failed++;
     } finally {
-      rmSync(work, { recursive: true, force: true });
+      removeTree(work);
     }
   }
 }
