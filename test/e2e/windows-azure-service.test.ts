@@ -73,7 +73,7 @@ test('cloudbase-init under wine: AzureGuestAgentPlugin deletes an old RdAgent se
     ['[azure]', `wireserver_url=${server.url}`],
   );
   const r = await runCloudbaseInit(exe, dir, prefix);
-  assert.equal(r.code, 1, `a failed plugin is exit 1\n${r.all}`);
+  assert.equal(r.code, 0, `a failed plugin is exit 0, as cloudbase-init's\n${r.all}`);
   assert.match(r.stdout, /AzureGuestAgentPlugin\s+failed/);
   assert.match(r.log, /Azure guest agent source folder not found/);
   spawnSync('wineserver', ['-w'], { env: wineEnv, timeout: 60_000 });

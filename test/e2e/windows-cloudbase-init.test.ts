@@ -98,7 +98,7 @@ test('cloudbase-init under wine without a config drive: a clear error, MAIN not 
     '[DEFAULT]\nretry_count=0\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService,cloudbaseinit.metadata.services.packet.PacketService\nplugins=cloudbaseinit.plugins.common.sethostname.SetHostNamePlugin\n[config_drive]\ntypes=iso\nlocations=cdrom\n[packet]\nmetadata_base_url=http://127.0.0.1:9/\n',
   );
   const r = runUnderWine(exe, ['--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
-  assert.equal(r.code, 1);
+  assert.equal(r.code, 0, 'the flow ran: exit 0 whatever failed, as cloudbase-init');
   assert.match(r.stdout, /error: No available metadata service found \(tried ConfigDriveService, PacketService\); MAIN plugins not run/);
 });
 
@@ -190,7 +190,7 @@ test('NetworkConfigPlugin under wine reads the adapters through GetAdaptersAddre
   const conf = join(dir, 'c.conf');
   writeFileSync(conf, '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.common.networkconfig.NetworkConfigPlugin\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
   const r = runUnderWine(exe, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
-  assert.equal(r.code, 1);
+  assert.equal(r.code, 0, 'the flow ran: exit 0 whatever failed, as cloudbase-init');
   assert.match(r.stderr, /Adapter \d+ '[^']+' \(no MAC\) \{[0-9A-Fa-f-]+\} mtu \d+ static .*127\.0\.0\.1\/8/);
   assert.match(r.stdout, /NetworkConfigPlugin\s+failed: .*no interface on this machine has MAC 02:00:5e:00:53:99/);
   assert.equal(wineRegQuery(prefix, `${PLUGINS_KEY}\\kiln-e2e-net\\Plugins`, 'NetworkConfigPlugin'), undefined);
@@ -206,7 +206,7 @@ test('ConfigWinRMListenerPlugin under wine: the self-signed certificate lands in
   const conf = join(dir, 'c.conf');
   writeFileSync(conf, '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.windows.winrmlistener.ConfigWinRMListenerPlugin\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
   const r = runUnderWine(exe, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
-  assert.equal(r.code, 1);
+  assert.equal(r.code, 0, 'the flow ran: exit 0 whatever failed, as cloudbase-init');
   const thumbprint = /Created a self-signed certificate for CN=\S+ in LocalMachine\\My: ([0-9A-F]{40})/.exec(r.stderr)?.[1];
   assert.ok(thumbprint, r.stderr);
   const q = spawnSync('wine', ['reg', 'query', 'HKLM\\Software\\Microsoft\\SystemCertificates\\MY\\Certificates'], { env: { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' }, encoding: 'utf8' });
@@ -231,7 +231,7 @@ test('ConfigWinRMCertificateAuthPlugin under wine: the admin_cert0.. client cert
   const conf = join(dir, 'c.conf');
   writeFileSync(conf, '[DEFAULT]\nusername=kilne2e\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.windows.createuser.CreateUserPlugin,cloudbaseinit.plugins.windows.winrmcertificateauth.ConfigWinRMCertificateAuthPlugin\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
   const r = runUnderWine(exe, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
-  assert.equal(r.code, 1);
+  assert.equal(r.code, 0, 'the flow ran: exit 0 whatever failed, as cloudbase-init');
   assert.match(r.stderr, new RegExp(`Imported certificate ${thumbprint} into LocalMachine\\\\Root`));
   assert.match(r.stderr, new RegExp(`Imported certificate ${thumbprint} into LocalMachine\\\\TrustedPeople`));
   // Past the UPN check (CertGetNameStringW found kilne2e@kiln.test); wine has no WinRM to take the mapping.
