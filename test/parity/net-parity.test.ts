@@ -58,6 +58,9 @@ test('network parity: cloud-init 22.4 and kiln agree on every network source cas
       assert.ok(ci.view.has(found), `cloud-init 22.4 found no source in ${c.foundIn} on ${c.name}: fix the case\n${stderrOf(ci)}\n${ci.server}`);
       assert.deepEqual(ci.unmet, [], `the case's own expectations fail under cloud-init itself: fix the case ${c.name}`);
       const k = await runNetCaseOnSide(c, { kilnBinary: kiln as string }, work, kiln as string);
+      // Where a case's time goes (issue 29 asked what the cases wait on): each side's stages, in seconds.
+      const times = (r: typeof ci) => r.stages.map((s) => `${s.stage} ${(s.wallMs / 1000).toFixed(1)}`).join(', ');
+      tc.diagnostic(`cloud-init: ${times(ci)}; kiln: ${times(k)}`);
       assert.deepEqual(k.stages.filter((s) => s.code === 127 || s.code < 0).map((s) => s.stage), [], `kiln stages could not run at all:\n${stderrOf(k)}`);
       const diffs = compareTrees(ci.view, k.view, NET_ALLOWED_DIFFERENCES, c.name);
       use.record(c.name, diffs);
