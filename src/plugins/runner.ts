@@ -177,9 +177,11 @@ async function runStage(
   report: RunReport,
   service?: MetadataService,
 ): Promise<boolean> {
-  const state = new PluginState(deps.windows, instance?.instanceId);
+  // As cloudbase-init's _exec_plugin: a stage before metadata discovery has no instance id, and then no state is read
+  // or written, so its plugins run at every boot (a record under ...\Plugins would also survive sysprep).
+  const state = instance ? new PluginState(deps.windows, instance.instanceId) : undefined;
   const allowReboot = deps.conf.bool('allow_reboot') ?? true;
-  const guard = deps.conf.bool('enable_reboot_loop_guard') ?? true;
+  const guard = state !== undefined && (deps.conf.bool('enable_reboot_loop_guard') ?? true);
   const maxReboots = deps.conf.int('max_consecutive_reboots') ?? 3;
   deps.log.info(`Executing plugins for stage ${STAGE_LABEL[stage]}`);
   for (const plugin of plugins.filter((p) => p.stage === stage)) {
@@ -192,7 +194,7 @@ async function runStage(
       seconds: (Date.now() - started) / 1000,
       ...(error !== undefined ? { error } : {}),
     });
-    if (state.get(plugin.name) === PLUGIN_EXECUTION_DONE) {
+    if (state?.get(plugin.name) === PLUGIN_EXECUTION_DONE) {
       deps.log.debug(`Plugin '${plugin.name}' already executed. Skipping`);
       report.plugins.push(entry('already-done', false));
       continue;
@@ -219,7 +221,7 @@ async function runStage(
       report.plugins.push(entry('failed', false, describeError(err)));
       continue;
     }
-    if (result.status === 'next-boot' && result.reboot && guard) {
+    if (state && result.status === 'next-boot' && result.reboot && guard) {
       const count = state.rebootRequests(plugin.name) + 1;
       if (count > maxReboots) {
         const msg = `plugin '${plugin.name}' asked for a reboot and to run again ${count} times in a row (max_consecutive_reboots=${maxReboots}); stopped and marked done to break the reboot loop`;
@@ -230,10 +232,10 @@ async function runStage(
         continue;
       }
       state.setRebootRequests(plugin.name, count);
-    } else if (guard) {
+    } else if (state && guard) {
       state.setRebootRequests(plugin.name, 0);
     }
-    state.set(plugin.name, result.status === 'done' ? PLUGIN_EXECUTION_DONE : PLUGIN_EXECUTE_ON_NEXT_BOOT);
+    state?.set(plugin.name, result.status === 'done' ? PLUGIN_EXECUTION_DONE : PLUGIN_EXECUTE_ON_NEXT_BOOT);
     report.plugins.push(entry(result.status, result.reboot));
     if (result.reboot) {
       if (allowReboot) {

@@ -259,7 +259,7 @@ test('EphemeralDiskPlugin under wine: the drive labelled "Temporary Storage" (Ge
   assert.match(readFileSync(join(temp, 'DATALOSS_WARNING_README.txt'), 'utf8'), /THIS IS A TEMPORARY DISK/);
 });
 
-test('MTUPlugin and ExtendVolumesPlugin under wine: bindings load, run-every-boot state recorded (pre-metadata for MTU); volumes_to_extend filters by HarddiskVolumeN', (t) => {
+test('MTUPlugin and ExtendVolumesPlugin under wine: bindings load, no state for MTU (before metadata discovery: every boot), run-every-boot state for ExtendVolumes; volumes_to_extend filters by HarddiskVolumeN', (t) => {
   const exe = wineExe(t);
   if (!exe) return;
   const dir = tempDir(t);
@@ -272,6 +272,7 @@ test('MTUPlugin and ExtendVolumesPlugin under wine: bindings load, run-every-boo
   const r = runUnderWine(exe, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.match(r.stderr, /C:\\ \(volume [^)]+\) is not in volumes_to_extend/);
-  assert.equal(wineRegQuery(prefix, `${PLUGINS_KEY}\\Plugins`, 'MTUPlugin'), 'REG_DWORD 0x2');
+  assert.match(r.stdout, /MTUPlugin\s+next-boot/);
+  assert.equal(wineRegQuery(prefix, `${PLUGINS_KEY}\\Plugins`, 'MTUPlugin'), undefined, 'a plugin before metadata discovery keeps no state, as cloudbase-init\'s');
   assert.equal(wineRegQuery(prefix, `${PLUGINS_KEY}\\kiln-e2e-volumes\\Plugins`, 'ExtendVolumesPlugin'), 'REG_DWORD 0x2');
 });

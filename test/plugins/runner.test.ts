@@ -194,15 +194,20 @@ test('a failing plugin is reported, leaves no state and runs again next time', a
   }
 });
 
-test('pre-metadata plugins keep their state under ...\\Cloudbase-Init\\Plugins', async () => {
+test('plugins before metadata discovery keep no state and run at every boot, as cloudbase-init\'s (no instance id yet)', async () => {
   const early = fakePlugin('EarlyPlugin', [{ status: 'done', reboot: false }], 'pre-networking');
-  const extra = [early];
-  {
-    const { deps, win } = setup(`[DEFAULT]\nmetadata_services=${CD}\nplugins=test.EarlyPlugin\n`, [source('ConfigDrive', {})]);
-    deps.plugins = extra;
-    await runCloudbaseInit(deps);
-    assert.deepEqual(win.getValue('HKLM', 'SOFTWARE\\Cloudbase Solutions\\Cloudbase-Init\\Plugins', 'EarlyPlugin'), { type: 'REG_DWORD', data: 1 });
+  const discovery = fakePlugin('DiscoveryPlugin', [{ status: 'done', reboot: false }], 'pre-metadata-discovery');
+  const win = new FakeWindows();
+  for (const boot of [1, 2]) {
+    const { deps } = setup(`[DEFAULT]\nmetadata_services=${CD}\nplugins=test.EarlyPlugin,test.DiscoveryPlugin\n`, [source('ConfigDrive', {})], win);
+    deps.plugins = [early, discovery];
+    const r = await runCloudbaseInit(deps);
+    assert.deepEqual(r.plugins.map((p) => [p.name, p.outcome]), [['EarlyPlugin', 'done'], ['DiscoveryPlugin', 'done']], `boot ${boot}`);
   }
+  assert.equal(early.runs, 2);
+  assert.equal(discovery.runs, 2);
+  assert.equal(win.getValue('HKLM', pluginsKey(undefined), 'EarlyPlugin'), undefined, 'nothing under ...\\Cloudbase-Init\\Plugins');
+  assert.equal(win.getValue('HKLM', pluginsKey(undefined), 'DiscoveryPlugin'), undefined);
 });
 
 test('waits for sysprep GeneralizationState 7', async () => {
