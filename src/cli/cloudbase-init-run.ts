@@ -78,7 +78,7 @@ export async function runCloudbaseInitFlow(ctx: CommandContext, args: ParsedArgs
   if (logDir && logFile) ctx.logger.addSink(new FileSink(conf.bool('debug') || ctx.debug ? 'DEBUG' : 'INFO', platform.hostPath(`${logDir.replace(/[\\/]+$/, '')}\\${logFile}`)));
   if (args.flags.verbose === true && !ctx.debug) ctx.logger.addSink(new StreamSink('INFO', { write: (s: string) => ctx.io.err(s) }));
   const log = ctx.logger.for('init.py');
-  for (const u of conf.unknown) log.warn(u);
+  for (const w of [...conf.deprecated, ...conf.unknown]) log.warn(w);
   const sources = windowsSources(ctx, conf);
   const report = await runCloudbaseInit({
     platform,

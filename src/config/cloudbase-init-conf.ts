@@ -91,9 +91,6 @@ export const DEFAULT_OPTIONS: Record<string, OptionSpec> = {
   // Accepted for compatibility; kiln needs neither bsdtar nor mtools, and logs its own way.
   bsdtar_path: { type: 'str', default: undefined },
   mtools_path: { type: 'str', default: undefined },
-  config_drive_raw_hhd: { type: 'bool', default: true },
-  config_drive_cdrom: { type: 'bool', default: true },
-  config_drive_vfat: { type: 'bool', default: true },
   verbose: { type: 'bool', default: false },
   debug: { type: 'bool', default: false },
   log_dir: { type: 'str', default: undefined },
@@ -103,12 +100,6 @@ export const DEFAULT_OPTIONS: Record<string, OptionSpec> = {
   metadata_report_provisioning_started: { type: 'bool', default: false },
   metadata_report_provisioning_completed: { type: 'bool', default: false },
   logging_level: { type: 'str', default: undefined },
-  // [maas]'s options under their deprecated [DEFAULT] names, still read by cloudbase-init.
-  maas_metadata_url: { type: 'str', default: undefined },
-  maas_oauth_consumer_key: { type: 'str', default: undefined },
-  maas_oauth_consumer_secret: { type: 'str', default: undefined },
-  maas_oauth_token_key: { type: 'str', default: undefined },
-  maas_oauth_token_secret: { type: 'str', default: undefined },
   use_stdout: { type: 'bool', default: false },
 };
 
@@ -176,6 +167,50 @@ export const SECTION_OPTIONS: Record<string, Record<string, OptionSpec>> = {
 };
 
 
+/**
+ * The older names oslo.config still reads an option by, `section.name` as a file writes it → the option's own:
+ * cloudbase-init's deprecated_name/deprecated_group (cloudbaseinit/conf/*.py) and oslo.log's `logdir`/`logfile`,
+ * which cloudbase-init's own example configuration uses. Where a file sets both, the option's own name wins, as in
+ * oslo.config, and either way the old name is reported as deprecated.
+ */
+export const DEPRECATED_NAMES: ReadonlyArray<readonly [from: string, to: string]> = [
+  ['DEFAULT.logdir', 'DEFAULT.log_dir'],
+  ['DEFAULT.logfile', 'DEFAULT.log_file'],
+  ['DEFAULT.config_drive_raw_hhd', 'config_drive.raw_hdd'],
+  ['DEFAULT.config_drive_cdrom', 'config_drive.cdrom'],
+  ['DEFAULT.config_drive_vfat', 'config_drive.vfat'],
+  ['DEFAULT.config_drive_types', 'config_drive.types'],
+  ['DEFAULT.config_drive_locations', 'config_drive.locations'],
+  ['DEFAULT.metadata_base_url', 'openstack.metadata_base_url'],
+  ['DEFAULT.add_metadata_private_ip_route', 'openstack.add_metadata_private_ip_route'],
+  ['DEFAULT.ec2_metadata_base_url', 'ec2.metadata_base_url'],
+  ['DEFAULT.ec2_add_metadata_private_ip_route', 'ec2.add_metadata_private_ip_route'],
+  ['DEFAULT.cloudstack_metadata_ip', 'cloudstack.metadata_base_url'],
+  ['DEFAULT.maas_metadata_url', 'maas.metadata_base_url'],
+  ['DEFAULT.maas_oauth_consumer_key', 'maas.oauth_consumer_key'],
+  ['DEFAULT.maas_oauth_consumer_secret', 'maas.oauth_consumer_secret'],
+  ['DEFAULT.maas_oauth_token_key', 'maas.oauth_token_key'],
+  ['DEFAULT.maas_oauth_token_secret', 'maas.oauth_token_secret'],
+];
+
+/** Moves every value set under a deprecated name to the option's own name (unless that is set too); says what moved. */
+function renameDeprecated(raw: RawConf): string[] {
+  const said: string[] = [];
+  for (const [from, to] of DEPRECATED_NAMES) {
+    const [fromSection, fromKey] = from.split('.') as [string, string];
+    const [toSection, toKey] = to.split('.') as [string, string];
+    const old = raw.get(fromSection)?.get(fromKey);
+    if (old === undefined) continue;
+    raw.get(fromSection)?.delete(fromKey);
+    const target = raw.get(toSection) ?? new Map<string, RawValue>();
+    raw.set(toSection, target);
+    const kept = target.has(toKey);
+    if (!kept) target.set(toKey, old);
+    said.push(`${old.file}:${old.line}: option '${fromKey}' in [${fromSection}] is deprecated: use '${toKey}' in [${toSection}]${kept ? ' (set too, and used instead)' : ''}`);
+  }
+  return said;
+}
+
 const TRUE = new Set(['true', '1', 'yes', 'on', 't', 'y']);
 const FALSE = new Set(['false', '0', 'no', 'off', 'f', 'n']);
 
@@ -213,6 +248,8 @@ export class CloudbaseConf {
     private readonly raw: RawConf,
     /** Unknown options, for the caller to warn about. */
     readonly unknown: string[],
+    /** Options set under a deprecated name, read under their own (DEPRECATED_NAMES), for the caller to warn about. */
+    readonly deprecated: string[] = [],
   ) {}
 
   private value(section: string, key: string): string | boolean | number | string[] | undefined {
@@ -267,6 +304,7 @@ export class CloudbaseConf {
 export function loadCloudbaseConf(files: Array<{ path: string; text: string }>): CloudbaseConf {
   const raw: RawConf = new Map([['DEFAULT', new Map()]]);
   for (const f of files) parseIni(f.text, f.path, raw);
+  const deprecated = renameDeprecated(raw);
   const unknown: string[] = [];
   for (const [section, keys] of raw) {
     const known = section === 'DEFAULT' ? DEFAULT_OPTIONS : SECTION_OPTIONS[section];
@@ -279,5 +317,5 @@ export function loadCloudbaseConf(files: Array<{ path: string; text: string }>):
       convert(v, key, spec);
     }
   }
-  return new CloudbaseConf(raw, unknown);
+  return new CloudbaseConf(raw, unknown, deprecated);
 }

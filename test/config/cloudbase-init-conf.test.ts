@@ -73,6 +73,38 @@ test('unknown options are reported with file and line, not fatal', () => {
   assert.deepEqual(conf.unknown, ["cloudbase-init.conf:12: unknown option 'something_new' in [DEFAULT] (ignored)"]);
 });
 
+test("deprecated names are read as the option's own, as oslo.config does: cloudbase-init's example logdir/logfile, [DEFAULT] config_drive_*, maas_*, ec2_*; the own name wins where both are set", () => {
+  const conf = loadCloudbaseConf([
+    {
+      path: 'cloudbase-init.conf',
+      text: [
+        '[DEFAULT]',
+        'logdir=C:\\Program Files\\Cloudbase Solutions\\Cloudbase-Init\\log\\',
+        'logfile=cloudbase-init.log',
+        'config_drive_cdrom=false',
+        'config_drive_types=iso',
+        'maas_metadata_url=http://maas.test/MAAS/metadata/',
+        'ec2_metadata_base_url=http://old.test/',
+        'metadata_base_url=http://openstack.test/',
+        '[ec2]',
+        'metadata_base_url=http://new.test/',
+        '',
+      ].join('\n'),
+    },
+  ]);
+  assert.deepEqual(conf.unknown, [], 'none is unknown');
+  assert.equal(conf.str('log_dir'), 'C:\\Program Files\\Cloudbase Solutions\\Cloudbase-Init\\log\\');
+  assert.equal(conf.str('log_file'), 'cloudbase-init.log');
+  assert.equal(conf.bool('cdrom', 'config_drive'), false);
+  assert.deepEqual(conf.list('types', 'config_drive'), ['iso']);
+  assert.equal(conf.str('metadata_base_url', 'maas'), 'http://maas.test/MAAS/metadata/');
+  assert.equal(conf.str('metadata_base_url', 'openstack'), 'http://openstack.test/');
+  assert.equal(conf.str('metadata_base_url', 'ec2'), 'http://new.test/', 'the own name wins');
+  assert.equal(conf.deprecated.length, 7);
+  assert.ok(conf.deprecated.includes("cloudbase-init.conf:2: option 'logdir' in [DEFAULT] is deprecated: use 'log_dir' in [DEFAULT]"), conf.deprecated.join('\n'));
+  assert.ok(conf.deprecated.includes("cloudbase-init.conf:7: option 'ec2_metadata_base_url' in [DEFAULT] is deprecated: use 'metadata_base_url' in [ec2] (set too, and used instead)"), conf.deprecated.join('\n'));
+});
+
 test('bad values and lines name the file and line', () => {
   assert.throws(() => loadCloudbaseConf([{ path: 'x.conf', text: '[DEFAULT]\nallow_reboot = perhaps\n' }]), (e: unknown) => e instanceof ConfigError && /x\.conf:2: option 'allow_reboot' wants a boolean/.test(e.message));
   assert.throws(() => loadCloudbaseConf([{ path: 'x.conf', text: '[DEFAULT]\nretry_count = many\n' }]), /x\.conf:2: option 'retry_count' wants an integer/);
