@@ -4,7 +4,7 @@ import type { Platform } from '../platform/platform';
 import { runBoothooks, runScriptsIn, scriptDir, writeUserScripts, type ScriptOutcome, type ScriptRunContext } from '../userdata/linux-scripts';
 import { runPartHandlers } from '../userdata/part-handlers';
 import { processUserData } from '../userdata/process-user-data';
-import { processWindowsUserData } from '../userdata/windows-user-data';
+import { processWindowsUserData, scriptsOf } from '../userdata/windows-user-data';
 import { combineRequests, runWindowsScript, windowsHostFacts } from '../userdata/windows-runner';
 import { UsageError } from '../util/errors';
 import type { Command, CommandContext } from './command';
@@ -73,7 +73,7 @@ async function runWindows(ctx: CommandContext, platform: Platform, userData: Buf
   const host = windowsHostFacts(ctx.env);
   const tempDir = ctx.env.TEMP ?? ctx.env.TMP ?? `${host.systemRoot}\\Temp`;
   const outcomes = [];
-  for (const s of processed.scripts) {
+  for (const s of scriptsOf(processed)) {
     const o = await runWindowsScript({ platform, host, tempDir, log: ctx.logger.for('userdatautils.py') }, s);
     outcomes.push(o);
     ctx.io.out(`script ${o.name} [${o.kind}]: exit ${o.code} reboot=${o.reboot} run-again=${o.runAgain}${o.error ? ` (${o.error})` : ''}\n`);

@@ -1,8 +1,23 @@
 // UserDataPlugin: runs the instance's user data as cloudbase-init does: #cloud-config (the Windows subset) and scripts, with 1001/1002/1003.
-import { processWindowsUserData } from '../userdata/windows-user-data';
+import { processWindowsUserData, type WindowsUserDataStep } from '../userdata/windows-user-data';
+import { describeError } from '../util/errors';
 import { applyCloudConfig } from './cloud-config';
 import { DONE, PluginError, type Plugin, type PluginContext, type PluginResult } from './plugin';
 import { combineResults, runScript } from './windows-script';
+
+/** One part's work; a part that fails is logged and counts as done, as cloudbase-init's _process_part. */
+async function runStep(ctx: PluginContext, step: WindowsUserDataStep): Promise<PluginResult> {
+  try {
+    if (step.kind === 'cloud-config') return await applyCloudConfig(ctx, step.config);
+    const timeout = ctx.conf.int('user_data_script_timeout');
+    const results: PluginResult[] = [];
+    for (const script of step.scripts) results.push(await runScript({ platform: ctx.platform, log: ctx.log, env: ctx.env, ...(timeout ? { timeoutMs: timeout * 1000 } : {}) }, script));
+    return combineResults(results);
+  } catch (err) {
+    ctx.log.error(`UserDataPlugin: ${step.part}: ${describeError(err)}`);
+    return DONE;
+  }
+}
 
 export const userDataPlugin: Plugin = {
   classPath: 'cloudbaseinit.plugins.common.userdata.UserDataPlugin',
@@ -16,22 +31,17 @@ export const userDataPlugin: Plugin = {
     }
     const ud = await processWindowsUserData(raw, { log: ctx.log });
     for (const i of ud.ignored) ctx.log.warn(`User data part ${i.part} (${i.contentType}) is not handled on Windows; skipped`);
-    const results: PluginResult[] = [];
-    if (Object.keys(ud.cloudConfig).length > 0) results.push(await applyCloudConfig(ctx, ud.cloudConfig));
-    const timeout = ctx.conf.int('user_data_script_timeout');
-    const failures: string[] = [];
-    for (const script of ud.scripts) {
-      try {
-        results.push(await runScript({ platform: ctx.platform, log: ctx.log, env: ctx.env, ...(timeout ? { timeoutMs: timeout * 1000 } : {}) }, script));
-      } catch (err) {
-        failures.push((err as Error).message);
+    if (ud.steps.length === 0 && ud.errors.length > 0) throw new PluginError('UserDataPlugin', ud.errors.map((e) => `${e.part}: ${e.message}`).join('; '));
+    // As cloudbase-init's _process_user_data: the parts run in order, the plugin's result is the last part's, and a
+    // part that asks for a reboot (1001, 1003) ends the walk: the parts after it run at a later boot, if ever.
+    let result: PluginResult = DONE;
+    for (const [i, step] of ud.steps.entries()) {
+      result = await runStep(ctx, step);
+      if (result.reboot && i < ud.steps.length - 1) {
+        ctx.log.info(`UserDataPlugin: ${step.part} asked for a reboot; the ${ud.steps.length - 1 - i} part(s) after it are not run now`);
+        break;
       }
     }
-    if (ud.errors.length > 0 || failures.length > 0) {
-      const all = [...ud.errors.map((e) => `${e.part}: ${e.message}`), ...failures];
-      if (results.length === 0) throw new PluginError('UserDataPlugin', all.join('; '));
-      ctx.log.error(`UserDataPlugin: ${all.join('; ')}`);
-    }
-    return combineResults(results);
+    return result;
   },
 };

@@ -1,8 +1,8 @@
 // Windows user-data scripts as cloudbase-init reads them: kind detection order, EC2 tags, EC2Launch v2 tasks.
 import { readYaml } from '../config/read-yaml';
 
-/** How a script is launched: cmd.exe, python, bash, 64-bit (Sysnative) PowerShell, or 32-bit (SysWOW64) PowerShell. */
-export type WindowsScriptKind = 'cmd' | 'python' | 'bash' | 'powershell' | 'powershell-x86';
+/** How a script is launched: cmd.exe, python, bash, 64-bit (Sysnative) PowerShell, 32-bit (SysWOW64) PowerShell, or itself (a program: an .exe part). */
+export type WindowsScriptKind = 'cmd' | 'python' | 'bash' | 'powershell' | 'powershell-x86' | 'exe';
 
 export interface WindowsScript {
   kind: WindowsScriptKind;
@@ -15,7 +15,7 @@ export interface WindowsScript {
   runAsLocalSystem: boolean;
 }
 
-export const EXTENSION: Record<WindowsScriptKind, string> = { cmd: '.cmd', python: '.py', bash: '.sh', powershell: '.ps1', 'powershell-x86': '.ps1' };
+export const EXTENSION: Record<WindowsScriptKind, string> = { cmd: '.cmd', python: '.py', bash: '.sh', powershell: '.ps1', 'powershell-x86': '.ps1', exe: '.exe' };
 
 /**
  * The kind cloudbase-init picks for DATA, in its order: `rem cmd`, `#!/usr/bin/env python`, `#!`,
@@ -33,7 +33,7 @@ export function detectWindowsScript(data: Uint8Array): WindowsScriptKind | 'ec2'
 }
 
 /** The kind a file name implies (cloudbase-init's extension table for MIME parts): .cmd, .py, .sh, .ps1, .exe. */
-export function kindFromExtension(filename: string | undefined): WindowsScriptKind | 'exe' | undefined {
+export function kindFromExtension(filename: string | undefined): WindowsScriptKind | undefined {
   const ext = filename?.toLowerCase().match(/\.([a-z0-9]+)$/)?.[1];
   if (ext === 'cmd') return 'cmd';
   if (ext === 'py') return 'python';
@@ -123,6 +123,8 @@ export function windowsLaunchLine(kind: WindowsScriptKind, path: string, host: W
   switch (kind) {
     case 'cmd':
       return ['cmd.exe', '/c', path];
+    case 'exe':
+      return [path];
     case 'python':
       return ['python', path];
     case 'bash':

@@ -1,17 +1,21 @@
-// cloudbase-init's reading of user data: multipart parts by type, or one script / cloud-config / certificate.
+// cloudbase-init's reading of user data: multipart parts by type, in order, or one script / cloud-config / certificate.
 import type { Log } from '../util/log';
 import { bytesToText, decodeBase64, gunzipBytes, isGzip } from './decode';
 import { readYaml, YamlError } from '../config/read-yaml';
-import { mergeCloudConfigPart } from './merge-config';
 import { entityFilename, header, parseMime, type MimeEntity } from './mime';
 import type { PartError } from './process-user-data';
 import { detectWindowsScript, isEc2LaunchV2, kindFromExtension, parseEc2LaunchV2, splitEc2Sections, type WindowsScript } from './windows-scripts';
 
+/**
+ * One part's work, in the order cloudbase-init's UserDataPlugin walks the parts: a cloud-config document (its
+ * cloudconfig plugin's keys: write_files, users, runcmd …), or the scripts of one part (several for EC2's
+ * `<script>`/`<powershell>` blocks, whose exit codes make one result as cloudbase-init's EC2Config executor does).
+ */
+export type WindowsUserDataStep = { part: string } & ({ kind: 'cloud-config'; config: Record<string, unknown> } | { kind: 'scripts'; scripts: WindowsScript[] });
+
 export interface WindowsUserData {
-  /** cloud-config parts (cloudbase-init's cloudconfig plugin keys: write_files, users, runcmd …), merged in order. */
-  cloudConfig: Record<string, unknown>;
-  /** Scripts in the order cloudbase-init runs them. */
-  scripts: WindowsScript[];
+  /** The parts' work in the order cloudbase-init runs it. */
+  steps: WindowsUserDataStep[];
   /** A PEM certificate user data, for the WinRM certificate plugin. */
   certificate?: string;
   ignored: Array<{ part: string; contentType: string }>;
@@ -22,7 +26,7 @@ const PEM_HEADER = '-----BEGIN CERTIFICATE-----';
 
 /** Reads user data as cloudbase-init's UserDataPlugin does; never throws for bad input. */
 export async function processWindowsUserData(data: Uint8Array, opts: { log?: Log; maxBytes?: number } = {}): Promise<WindowsUserData> {
-  const out: WindowsUserData = { cloudConfig: {}, scripts: [], ignored: [], errors: [] };
+  const out: WindowsUserData = { steps: [], ignored: [], errors: [] };
   const max = opts.maxBytes ?? 32 * 1024 * 1024;
   let bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   if (bytes.length > max) {
@@ -90,17 +94,22 @@ function cloudConfig(text: string, part: string, out: WindowsUserData): void {
   }
   if (doc === null || doc === undefined) return;
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new Error('cloud-config must be a YAML mapping at the top level');
-  out.cloudConfig = mergeCloudConfigPart(out.cloudConfig, doc as Record<string, unknown>, undefined, part);
+  out.steps.push({ part, kind: 'cloud-config', config: doc as Record<string, unknown> });
+}
+
+/** The scripts among the steps, in order (for tools that only run scripts). */
+export function scriptsOf(ud: WindowsUserData): WindowsScript[] {
+  return ud.steps.flatMap((s) => (s.kind === 'scripts' ? s.scripts : []));
 }
 
 function handlePart(ctype: string, name: string, body: Buffer, out: WindowsUserData): void {
   const part = `user-data ${name}`;
   if (ctype === 'text/cloud-config') return cloudConfig(bytesToText(body), part, out);
   if (ctype === 'text/x-shellscript') {
+    // As cloudbase-init's fileexecutils.exec_file: the file name's extension first (.exe parts run as programs), then the content's header.
     const ext = kindFromExtension(name);
-    if (ext === 'exe') throw new Error('.exe parts are not run by kiln');
     if (ext) {
-      out.scripts.push({ kind: ext, name, content: body, persist: false, runAsLocalSystem: false });
+      out.steps.push({ part, kind: 'scripts', scripts: [{ kind: ext, name, content: body, persist: false, runAsLocalSystem: false }] });
       return;
     }
     return scriptsFrom(body, name, out);
@@ -118,7 +127,7 @@ function handleSingle(bytes: Buffer, out: WindowsUserData): void {
   }
   if (isEc2LaunchV2(text)) {
     const r = parseEc2LaunchV2(text);
-    out.scripts.push(...r.scripts);
+    if (r.scripts.length > 0) out.steps.push({ part: 'user-data', kind: 'scripts', scripts: r.scripts });
     for (const s of r.skipped) out.ignored.push({ part: `user-data task ${s}`, contentType: 'ec2launch-v2-task' });
     return;
   }
@@ -131,6 +140,7 @@ function scriptsFrom(body: Buffer, name: string, out: WindowsUserData): void {
     out.ignored.push({ part: `user-data ${name === 'user-data' ? '' : name}`.trim(), contentType: 'unknown script format' });
     return;
   }
-  if (kind === 'ec2') out.scripts.push(...splitEc2Sections(body, name));
-  else out.scripts.push({ kind, name, content: body, persist: false, runAsLocalSystem: false });
+  const part = name === 'user-data' ? name : `user-data ${name}`;
+  const scripts = kind === 'ec2' ? splitEc2Sections(body, name) : [{ kind, name, content: body, persist: false, runAsLocalSystem: false }];
+  if (scripts.length > 0) out.steps.push({ part, kind: 'scripts', scripts });
 }

@@ -191,6 +191,35 @@ test('UserDataPlugin: gzip, #ps1 and MIME multipart with cloud-config', async ()
   assert.match(m.lines.join(''), /'packages' is not supported on Windows/);
 });
 
+test('UserDataPlugin walks the parts in order: a part asking for a reboot (1001/1003) ends the walk, and the result is the last part run\'s (execcmd.get_plugin_return_value)', async () => {
+  const part = (name: string, body: string) => ['--XX', 'Content-Type: text/x-shellscript', `Content-Disposition: attachment; filename="${name}"`, '', body];
+  const mime = (...parts: string[][]) => Buffer.from(['Content-Type: multipart/mixed; boundary="XX"', '', ...parts.flat(), '--XX--', ''].join('\n'));
+  const exitCodes: Record<string, number> = { 'again.cmd': 1002, 'reboot.cmd': 1003, 'plain.cmd': 0, 'tool.exe': 0 };
+  const run = async (userData: Buffer) => {
+    const { ctx, files } = context('', { userData });
+    const ran: string[] = [];
+    files.onRun = (argv, fs) => {
+      const body = Buffer.from(fs.get((argv.at(-1) ?? '').replace(/^C:\\/i, '').toLowerCase()) ?? []).toString();
+      const name = /^(\S+)/.exec(body)?.[1] ?? '?';
+      ran.push(name);
+      return { code: exitCodes[name] ?? 0 };
+    };
+    return { result: await plugin('UserDataPlugin').execute(ctx), ran, runs: files.runs };
+  };
+  // 1003 stops the walk: plain.cmd is not run in this boot (and the plugin runs again at the next).
+  let r = await run(mime(part('again.cmd', 'again.cmd'), part('reboot.cmd', 'reboot.cmd'), part('plain.cmd', 'plain.cmd')));
+  assert.deepEqual(r.ran, ['again.cmd', 'reboot.cmd']);
+  assert.deepEqual(r.result, { status: 'next-boot', reboot: true });
+  // No reboot: every part runs, and the status is the last one's (1002 first, then 0: done).
+  r = await run(mime(part('again.cmd', 'again.cmd'), part('plain.cmd', 'plain.cmd')));
+  assert.deepEqual(r.ran, ['again.cmd', 'plain.cmd']);
+  assert.deepEqual(r.result, { status: 'done', reboot: false });
+  // An .exe part is written out and run as a program, by its file name.
+  r = await run(mime(part('tool.exe', 'tool.exe')));
+  assert.deepEqual(r.ran, ['tool.exe']);
+  assert.match(r.runs[0]?.[0] ?? '', /^C:\\Windows\\Temp\\kiln-[0-9a-f]+\.exe$/);
+});
+
 test('cloud-config users, runcmd and ntp', async () => {
   const cc = '#cloud-config\nusers:\n  - default\n  - name: alice\n    passwd: Al1ce!pw\n    groups: [Administrators, ops]\nntp:\n  servers: [ntp1.example, ntp2.example]\nruncmd:\n  - echo one\n  - [echo, "two words"]\n';
   const { ctx, win, files } = context('', { userData: Buffer.from(cc) });

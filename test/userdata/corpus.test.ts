@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { httpIncludeFetcher } from '../../src/userdata/fetch-include';
 import { processUserData } from '../../src/userdata/process-user-data';
-import { processWindowsUserData } from '../../src/userdata/windows-user-data';
+import { processWindowsUserData, scriptsOf } from '../../src/userdata/windows-user-data';
 import { FIXTURES } from '../helpers/repo';
 
 type InputSpec = string | { file: string; gzip?: boolean; truncate?: number };
@@ -36,6 +36,8 @@ interface ExpectedScript {
 interface Expected {
   parts?: Array<{ source: string; name: string; contentType: string }>;
   cloudConfig?: unknown;
+  /** cloudbase-init mode: each part's work in the order it runs ({part, cloudConfig} or {part, scripts: names}). */
+  steps?: Array<{ part: string; cloudConfig?: unknown; scripts?: string[] }>;
   userCloudConfig?: unknown;
   vendorCloudConfig?: unknown;
   scripts?: ExpectedScript[];
@@ -120,8 +122,14 @@ for (const name of cases) {
     if (spec.mode === 'cloudbase-init') {
       const r = await processWindowsUserData(readInput(dir, spec.inputs.userData) as Buffer);
       checkErrors(r.errors, expected.errors);
-      if (expected.cloudConfig !== undefined) assert.deepEqual(r.cloudConfig, expected.cloudConfig);
-      checkScripts(r.scripts as unknown as Array<Record<string, unknown>>, expected.scripts ?? [], 'scripts');
+      if (expected.steps !== undefined) {
+        assert.deepEqual(
+          r.steps.map((s) => (s.kind === 'cloud-config' ? { part: s.part, cloudConfig: s.config } : { part: s.part, scripts: s.scripts.map((x) => x.name) })),
+          expected.steps,
+          'steps',
+        );
+      }
+      checkScripts(scriptsOf(r) as unknown as Array<Record<string, unknown>>, expected.scripts ?? [], 'scripts');
       assert.equal(r.certificate !== undefined, expected.certificate ?? false, 'certificate');
       if (expected.ignored) assert.deepEqual(r.ignored, expected.ignored);
       return;
