@@ -60,6 +60,31 @@ function isEssential(pkg: string): boolean {
   return spawnSync('dpkg-query', ['-W', '-f', '${Essential}', pkg], { encoding: 'utf8' }).stdout.trim() === 'yes';
 }
 
+/**
+ * Skips that are not requirements, by file and the words of the skip: a test may skip itself only through need() (which
+ * fails in CI), or for one of these.
+ */
+const SKIPS_THAT_ARE_NOT_REQUIREMENTS: Array<{ file: string; words: string; why: string }> = [
+  { file: 'e2e/linux-binary.test.ts', words: "process.arch !== 'x64'", why: 'the code cache exists only for a binary built on its own architecture' },
+  { file: 'platform/posix-spawn-opt-out.test.ts', words: "process.platform !== 'linux'", why: 'the opt-out concerns the Linux spawn path' },
+];
+
+test('no test skips itself except through need() (which fails in CI) or for a reason that is not a requirement', () => {
+  const found: string[] = [];
+  for (const file of sources(TEST)) {
+    const rel = file.slice(TEST.length + 1);
+    if (rel === 'helpers/requirements.ts') continue;
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (!/\bt\.skip\(|\btest\(.*\{[^}]*\bskip:/.test(line)) return;
+        if (SKIPS_THAT_ARE_NOT_REQUIREMENTS.some((s) => s.file === rel && line.includes(s.words))) return;
+        found.push(`${rel}:${i + 1}: ${line.trim()}`);
+      });
+  }
+  assert.deepEqual(found, [], 'a skip that is not need() passes silently in CI, where a missing tool or cache must fail: use need()');
+});
+
 test('the requirement scan finds hasCommand literals, filtered lists, tool tables and need()-checked paths', () => {
   const found = namedRequirements(
     [

@@ -13,7 +13,7 @@ import { createPowerStateChangeModule, loadPowerState, powerStateScript } from '
 import { keyFingerprint, pyCenter, sshAuthkeyFingerprintsModule } from '../../src/modules/ssh-authkey-fingerprints';
 import { writeFilesDeferredModule } from '../../src/modules/write-files-deferred';
 import { distroOpsFor } from '../../src/platform/linux/distro/detect-distro';
-import { hasCommand } from '../helpers/requirements';
+import { hasCommand, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 import { dryContext, linkInstanceDir } from './late-context';
 import { moduleContext } from './module-context';
@@ -62,7 +62,7 @@ test('power_state_change plans a detached wait-then-shutdown, never runs it, and
 });
 
 test('the power_state script waits for the pid, checks the condition, and only then runs the command (a harmless one)', (t) => {
-  if (!hasCommand('sh')) return t.skip('no sh');
+  if (!need(t, hasCommand('sh'), 'no sh')) return;
   const dir = tempDir(t);
   const marker = join(dir, 'ran');
   const mk = (condition: boolean | string) =>
@@ -114,7 +114,7 @@ test('phone_home posts the selected keys to a 127.0.0.1 server and records a fai
 test('ssh_authkey_fingerprints prints a table whose md5 fingerprint matches ssh-keygen', async (t) => {
   const root = tempDir(t);
   const dir = tempDir(t);
-  if (!hasCommand('ssh-keygen')) return t.skip('ssh-keygen is not installed');
+  if (!need(t, hasCommand('ssh-keygen'), 'ssh-keygen (openssh-client) is not installed')) return;
   spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'me@test', '-f', join(dir, 'k')]);
   const pub = readFileSync(join(dir, 'k.pub'), 'utf8').trim();
   const md5 = spawnSync('ssh-keygen', ['-l', '-E', 'md5', '-f', join(dir, 'k.pub')], { encoding: 'utf8' }).stdout.split(' ')[1]?.replace(/^MD5:/, '');

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { installHotplugModule } from '../../src/modules/install-hotplug';
 import type { Platform, RunResult } from '../../src/platform/platform';
+import { ensureDebianRootfs } from '../helpers/debian-rootfs';
+import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 import { moduleContext } from './module-context';
 
@@ -49,9 +51,9 @@ test('install_hotplug: OpenStack with updates.network.when [hotplug] writes 22.4
   assert.deepEqual(s.calls, ['udevadm control --reload-rules']);
 });
 
-test('install_hotplug: the rule is the same text as the one in Debian\'s cloud-init 22.4 (when its rootfs is cached)', async (t) => {
-  const py = '/var/cache/kiln-test/bookworm-cloud-init/usr/lib/python3/dist-packages/cloudinit/config/cc_install_hotplug.py';
-  if (!existsSync(py)) return t.skip('the cached Debian rootfs with cloud-init 22.4 is not built');
+test('install_hotplug: the rule is the same text as the one in Debian\'s cloud-init 22.4', { timeout: 1_800_000 }, async (t) => {
+  if (!need(t, isRoot() && hasCommand('debootstrap'), 'needs root and debootstrap for the Debian rootfs with cloud-init 22.4')) return;
+  const py = join(ensureDebianRootfs(), 'usr/lib/python3/dist-packages/cloudinit/config/cc_install_hotplug.py');
   const template = /HOTPLUG_UDEV_RULES_TEMPLATE = """\\\n([\s\S]*?)"""/.exec(readFileSync(py, 'utf8'))?.[1];
   assert.ok(template);
   assert.match(readFileSync(py, 'utf8'), /HOTPLUG_UDEV_PATH = "\/etc\/udev\/rules.d\/10-cloud-init-hook-hotplug.rules"/);

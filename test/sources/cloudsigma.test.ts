@@ -10,6 +10,7 @@ import { startCloudSigmaHost, type CloudSigmaMisbehaviour } from '../../src/sour
 import { Logger } from '../../src/util/log';
 import { openPtyPair, ptySkipReason } from '../helpers/pty-pair';
 import { testKoffi } from '../helpers/koffi';
+import { need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 
 /** cloud-init's test server context. */
@@ -74,7 +75,7 @@ test('the server context as cloud-init reads it: uuid, name as host name, one ke
 
 test('over a serial port (a pty pair): one cepko request for the whole context, one line back', async (t) => {
   const skip = ptySkipReason();
-  if (skip) return t.skip(skip);
+  if (!need(t, skip === undefined, skip ?? '')) return;
   const { ctx, root } = ctxFor(t, { product_name: 'CloudSigma' }, { serial_timeout: 5 });
   const host = await hostOnPty(t, root, SERVER_CONTEXT);
   const data = await cloudSigmaSource.crawl(ctx);
@@ -85,7 +86,7 @@ test('over a serial port (a pty pair): one cepko request for the whole context, 
 
 test('a misbehaving CloudSigma host is an error naming the port, within serial_timeout', { timeout: 60_000 }, async (t) => {
   const skip = ptySkipReason();
-  if (skip) return t.skip(skip);
+  if (!need(t, skip === undefined, skip ?? '')) return;
   const cases: Array<[CloudSigmaMisbehaviour, RegExp]> = [
     ['silent', /unable to read the server context from \/dev\/ttyS1: no answer within 1 s/],
     ['no-newline', /no answer within 1 s \(partial answer '\{"cpu"/],

@@ -13,6 +13,7 @@ import { smartOsNetworkConfig } from '../../src/sources/smartos/smartos-network'
 import { Logger, MemorySink } from '../../src/util/log';
 import { openPtyPair, ptySkipReason } from '../helpers/pty-pair';
 import { testKoffi } from '../helpers/koffi';
+import { need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 
 const NICS = [
@@ -186,7 +187,7 @@ test('a misbehaving zone host is an error naming the fault, within the timeout',
 
 test('KVM guest over a serial port (a pty pair in cooked mode at first): resync, negotiate, legacy base64 keys, disk_setup', async (t) => {
   const skip = ptySkipReason();
-  if (skip) return t.skip(skip);
+  if (!need(t, skip === undefined, skip ?? '')) return;
   const s = setup(t, { product_name: 'SmartDC HVM' });
   const dir = join(tempDir(t), 'keys');
   hostKeys(dir, {
@@ -221,7 +222,7 @@ test('KVM guest over a serial port (a pty pair in cooked mode at first): resync,
 
 test('a serial host that never answers ends the crawl at serial_timeout; a missing port is named', { timeout: 60_000 }, async (t) => {
   const skip = ptySkipReason();
-  if (skip) return t.skip(skip);
+  if (!need(t, skip === undefined, skip ?? '')) return;
   const s = setup(t, { product_name: 'SmartDC HVM' });
   const dir = join(tempDir(t), 'keys');
   hostKeys(dir);

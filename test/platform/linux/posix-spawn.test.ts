@@ -6,6 +6,7 @@ import { execProcess, startWithNode, type ExecOutcome, type ExecRequest, type Pr
 import { dlopenKoffi } from '../../../src/util/koffi-addon';
 import { loadKoffiFromBytes } from '../../../src/platform/linux/koffi-loader';
 import { bindLibcSpawn, findExecutable, posixSpawnStarter } from '../../../src/platform/linux/posix-spawn';
+import { need } from '../../helpers/requirements';
 import { tempDir } from '../../helpers/temp';
 
 // test/run.mjs names the addon npm installed; the built binaries carry their own.
@@ -125,7 +126,8 @@ const cases: Case[] = [
 
 for (const [label, starter] of [['Node spawn', startWithNode], ['posix_spawn', posixStarter]] as const) {
   for (const c of cases) {
-    test(`${label}: ${c.name}`, { skip: label === 'posix_spawn' && !libc ? 'KILN_KOFFI_ADDON is not set' : false }, async (t) => {
+    test(`${label}: ${c.name}`, async (t) => {
+      if (label === 'posix_spawn' && !need(t, libc !== undefined, 'KILN_KOFFI_ADDON is not set (npm test sets it)')) return;
       const dir = tempDir(t);
       c.expect(await execProcess(c.request(dir), starter), dir);
     });
@@ -159,7 +161,8 @@ test('without koffi the starter falls back to Node and says why once', async () 
   assert.deepEqual([fellBack, reasons], [2, ['no addon here']]);
 });
 
-test("koffi's addon is loaded from the first folder it can be written to, and no copy is left behind", { skip: addonPath ? false : 'KILN_KOFFI_ADDON is not set' }, (t) => {
+test("koffi's addon is loaded from the first folder it can be written to, and no copy is left behind", (t) => {
+  if (!need(t, Boolean(addonPath), 'KILN_KOFFI_ADDON is not set (npm test sets it)')) return;
   const dir = tempDir(t);
   const bytes = readFileSync(addonPath as string);
   const koffi = loadKoffiFromBytes(bytes, [join(dir, 'missing-folder'), dir]);
