@@ -136,14 +136,15 @@ build {
     ]
   }
 
-  # Before capture: no build password, no password logins over SSH (the seed turned them on), and no trace of
+  # Before capture: no build password, no password logins over SSH (the seed's ssh_pwauth turned them on in
+  # sshd_config.d/50-cloud-init.conf, which wins over sshd_config: --configs ssh_config removes it), and no trace of
   # this boot, so that each VM made from the image has its own first boot and its own machine-id.
   provisioner "shell" {
     execute_command = local.sudo_sh
     inline = [
       "passwd --lock debian",
       "sed -i 's/^PasswordAuthentication yes$/PasswordAuthentication no/' /etc/ssh/sshd_config",
-      "cloud-init clean --logs --machine-id",
+      "cloud-init clean --logs --machine-id --configs ssh_config",
     ]
   }
 }

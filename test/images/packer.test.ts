@@ -2,10 +2,11 @@
 // that it really parses them: a broken copy of each must fail.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { installCommand } from '../../src/cli/install';
+import { main } from '../../src/main';
 import { REPO } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
@@ -55,6 +56,21 @@ function copyImages(t: TestContext): string {
   cpSync(join(IMAGES, 'windows'), join(dir, 'windows'), { recursive: true });
   return join(dir, 'packer');
 }
+
+test("the Debian template's capture step leaves no SSH password login: its own clean line removes the drop-in the seed's ssh_pwauth wrote", async (t) => {
+  const hcl = readFileSync(join(IMAGES, 'packer', 'debian-kiln.pkr.hcl'), 'utf8');
+  const line = [...hcl.matchAll(/"(cloud-init clean[^"]*)"/g)].at(-1)?.[1];
+  assert.ok(line, 'the template cleans before capture');
+  const root = tempDir(t);
+  mkdirSync(join(root, 'etc/ssh/sshd_config.d'), { recursive: true });
+  // What set_passwords writes for ssh_pwauth: true, and what sshd reads before sshd_config's own line.
+  writeFileSync(join(root, 'etc/ssh/sshd_config.d/50-cloud-init.conf'), 'PasswordAuthentication yes\n');
+  writeFileSync(join(root, 'etc/ssh/sshd_config'), 'Include /etc/ssh/sshd_config.d/*.conf\nPasswordAuthentication no\n');
+  let err = '';
+  const code = await main({ argv: ['--root', root, ...line.split(/\s+/).slice(1)], argv0: '/usr/bin/cloud-init', env: {}, io: { out: () => undefined, err: (s) => void (err += s) } });
+  assert.equal(code, 0, err);
+  assert.equal(existsSync(join(root, 'etc/ssh/sshd_config.d/50-cloud-init.conf')), false, `'${line}' left the drop-in that turns password login on`);
+});
 
 function packerThere(t: TestContext): boolean {
   return need(t, hasCommand('packer'), 'packer is not installed (apt-get install packer; .ci/run installs it)');
