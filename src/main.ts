@@ -1,4 +1,5 @@
 // kiln's entry point: picks the face from the invocation name, parses argv, runs one command, sets the exit code.
+import { statSync } from 'node:fs';
 import { buildFacts, type BuildFacts } from './build-info';
 import type { CommandContext, Output } from './cli/command';
 import { faceFromInvocation, type Face } from './cli/face';
@@ -60,6 +61,11 @@ export async function main(opts: MainOptions): Promise<number> {
     opts.io.out(commandHelp(face, command));
     return 0;
   }
+  const badRoot = rootProblem(global.root);
+  if (badRoot) {
+    opts.io.err(`${face}: error: --root ${global.root}: ${badRoot}\n`);
+    return 2;
+  }
 
   const logger = new Logger();
   logger.addSink(new StreamSink(global.debug ? 'DEBUG' : 'WARNING', { write: (s: string) => opts.io.err(s) }));
@@ -95,6 +101,14 @@ export async function main(opts: MainOptions): Promise<number> {
   } finally {
     logger.close();
   }
+}
+
+/** Why ROOT cannot be the root kiln works in (a missing folder, a file), or undefined; '/' is the machine itself. */
+function rootProblem(root: string): string | undefined {
+  if (root === '/') return undefined;
+  const st = statSync(root, { throwIfNoEntry: false });
+  if (st === undefined) return 'no such folder';
+  return st.isDirectory() ? undefined : 'not a folder';
 }
 
 /** Arguments after the program itself; a single-executable build repeats the executable in argv[1]. */

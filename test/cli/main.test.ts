@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { main } from '../../src/main';
@@ -29,4 +29,16 @@ test('main applies --root and reports --dry-run effects', async (t) => {
   assert.equal(readFileSync(join(root, 'etc/issue.d/kiln'), 'utf8'), 'x');
   const dry = await runMain(['--root', root, '--dry-run', 'devel', 'write-file', '/etc/other', '--content', 'y']);
   assert.match(dry.out, /write \/etc\/other \(1 bytes\)/);
+});
+
+test('a --root that is missing or not a folder is a usage error naming it, not a status of an empty machine', async (t) => {
+  const missing = await runMain(['--root', '/nonexistent/kiln-root', 'status'], '/usr/bin/cloud-init');
+  assert.equal(missing.code, 2);
+  assert.equal(missing.out, '', 'no "status: not started"');
+  assert.match(missing.err, /^cloud-init: error: --root \/nonexistent\/kiln-root: no such folder$/m);
+  const file = join(tempDir(t), 'a-file');
+  writeFileSync(file, 'x');
+  const notDir = await runMain(['--root', file, 'status'], '/usr/bin/cloud-init');
+  assert.equal(notDir.code, 2);
+  assert.match(notDir.err, /--root .*a-file: not a folder/);
 });
