@@ -1,6 +1,6 @@
 // `devel serve-metadata`: a local metadata service for any cloud kiln reads (HTTP, unix sockets for LXD, SmartOS and CloudSigma, password servers) from a folder, for testing images in CI.
 import { parseMisbehaviour, startMetadataServer, type MetadataKind, type Misbehaviour, type RequestRecord } from '../sources/serve-metadata/metadata-server';
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, statSync, writeSync } from 'node:fs';
 import { SERIAL_HOST_KINDS, startSerialHost, type SerialHostKind } from '../sources/serve-metadata/serial-hosts';
 import { UsageError } from '../util/errors';
 import type { Command } from './command';
@@ -44,9 +44,12 @@ export const develServeMetadataCommand: Command = {
     if ((kind === 'lxd' || serial) !== (socket !== undefined)) throw new UsageError(kind === 'lxd' || serial ? `--kind ${kind} needs --socket PATH: it answers on a unix socket` : '--socket is for --kind lxd, smartos or cloudsigma only');
     const dir = args.flags.dir as string | undefined;
     if (!dir) throw new UsageError('--dir DIR is required: the folder holding the metadata tree');
+    // A missing tree would start a server that answers 404 to everything, forever.
+    const tree = statSync(dir, { throwIfNoEntry: false });
+    if (!tree?.isDirectory()) throw new UsageError(`--dir ${dir}: ${tree ? 'not a folder' : 'no such folder'}`);
     const listen = (args.flags.listen as string | undefined) ?? '127.0.0.1:0';
     const m = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(listen);
-    if (!m) throw new UsageError(`--listen must be HOST:PORT (e.g. 127.0.0.1:8080 or [::1]:8080), not '${listen}'`);
+    if (!m || Number(m[2]) > 65535) throw new UsageError(`--listen must be HOST:PORT with a port from 0 to 65535 (e.g. 127.0.0.1:8080 or [::1]:8080), not '${listen}'`);
     const imdsv2 = args.flags.imdsv2 as string | undefined;
     if (imdsv2 !== undefined && !['required', 'optional', 'disabled'].includes(imdsv2)) throw new UsageError(`--imdsv2 must be required, optional or disabled, not '${imdsv2}'`);
     const rules: Misbehaviour[] = [];

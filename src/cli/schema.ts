@@ -34,8 +34,15 @@ export const schemaCommand: Command = {
     if (file && system) throw new UsageError('--config-file and --system cannot be combined');
     const type = (args.flags['schema-type'] as string | undefined) ?? 'cloud-config';
     if (type !== 'cloud-config') throw new UsageError(`only --schema-type cloud-config is supported, not '${type}'`);
-    const targets: Array<{ name: string; text: string | undefined }> = [];
-    if (file) targets.push({ name: file, text: await fsPromises().readFile(file, 'utf8').catch(() => undefined) });
+    const targets: Array<{ name: string; text: string | undefined; unreadable?: string }> = [];
+    if (file) {
+      // As cloud-init: a file that is not there "does not exist"; a folder or an unreadable file says what it is.
+      const read = await fsPromises().readFile(file, 'utf8').then(
+        (text) => ({ text }),
+        (err: NodeJS.ErrnoException) => ({ text: undefined, unreadable: err.code === 'ENOENT' ? undefined : err.code === 'EISDIR' ? 'is a directory, not a file' : `cannot be read (${err.code ?? err.message})` }),
+      );
+      targets.push({ name: file, ...read });
+    }
     else {
       const platform = ctx.platform();
       const rc = await loadRunConfig(platform, ctx.facts.defaultCloudConfig, await readKernelCmdline(platform));
@@ -50,7 +57,7 @@ export const schemaCommand: Command = {
     let bad = false;
     for (const t of targets) {
       if (t.text === undefined) {
-        ctx.io.err(`Error: Config file ${t.name} does not exist\n`);
+        ctx.io.err(`Error: Config file ${t.name} ${t.unreadable ?? 'does not exist'}\n`);
         bad = true;
         continue;
       }

@@ -221,6 +221,11 @@ test('schema -c FILE names key, line and column; --annotate marks lines', async 
   assert.match(bad.err, /Error: Cloud config schema errors: runcmd \(line 2, column 1\): 'ls' is not of type 'array'/);
   assert.match(bad.out, /runcmd: ls\t\t# E1/);
   assert.equal((await cli(['schema'])).code, 2);
+  // A folder is named as one, a missing file as missing (cloud-init's wording).
+  const folder = await cli(['schema', '-c', dir]);
+  assert.equal(folder.code, 1);
+  assert.match(folder.err, /^Error: Config file .* is a directory, not a file$/m);
+  assert.match((await cli(['schema', '-c', join(dir, 'none.yaml')])).err, /^Error: Config file .*none\.yaml does not exist$/m);
   const root = await bootedRoot(t);
   const sys = await cli(['--root', root, 'schema', '--system']);
   assert.equal(sys.code, 0, sys.err);

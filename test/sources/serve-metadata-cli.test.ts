@@ -85,6 +85,9 @@ test('bad flags are usage errors (exit 2) naming the flag', async () => {
     [['--kind', 'nosuchcloud', '--dir', '/tmp'], /--kind must be/],
     [['--kind', 'ec2'], /--dir DIR is required/],
     [['--kind', 'ec2', '--dir', '/tmp', '--listen', 'nowhere'], /--listen must be HOST:PORT/],
+    [['--kind', 'ec2', '--dir', '/tmp', '--listen', '127.0.0.1:80000'], /--listen must be HOST:PORT with a port from 0 to 65535 .*not '127\.0\.0\.1:80000'/],
+    [['--kind', 'ec2', '--dir', '/nonexistent/kiln-tree'], /--dir \/nonexistent\/kiln-tree: no such folder/],
+    [['--kind', 'ec2', '--dir', process.execPath], /--dir .*: not a folder/],
     [['--kind', 'ec2', '--dir', '/tmp', '--misbehave', 'explode'], /unknown misbehaviour 'explode'/],
   ];
   for (const [args, re] of cases) {
