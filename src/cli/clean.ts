@@ -24,13 +24,13 @@ export const cleanCommand: Command = {
     boolean: ['logs', 'machine-id', 'seed', 'reboot'],
     string: ['configs'],
     repeatable: ['configs'],
-    alias: { l: 'logs', s: 'seed', r: 'reboot' },
+    alias: { l: 'logs', s: 'seed', r: 'reboot', c: 'configs' },
     help: [
       '-l, --logs        also remove /var/log/cloud-init.log and cloud-init-output.log',
       '--machine-id      set /etc/machine-id to "uninitialized" (removed where there is no systemd)',
       '-s, --seed        also remove /var/lib/cloud/seed',
       '-r, --reboot      reboot after cleaning',
-      '--configs KIND    remove generated config too: all, ssh_config, network, datasource, fstab (repeat or comma-separate)',
+      '-c, --configs KIND  remove generated config too: all, ssh_config, network, datasource, fstab (repeat or comma-separate)',
     ],
   },
   async run(ctx, args) {

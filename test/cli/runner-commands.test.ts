@@ -176,7 +176,8 @@ test('clean --logs --machine-id removes state, logs and resets the machine id; s
   assert.equal(dry.code, 0, dry.err);
   assert.match(dry.out, /run shutdown -r now/);
   assert.ok(existsSync(join(root, 'var/log/cloud-init.log')), 'a dry run changes nothing');
-  const r = await cli(['--root', root, 'clean', '--logs', '--machine-id', '--configs', 'ssh_config', '--configs', 'fstab']);
+  // -c is upstream's short form of --configs.
+  const r = await cli(['--root', root, 'clean', '--logs', '--machine-id', '-c', 'ssh_config', '--configs', 'fstab']);
   assert.equal(r.code, 0, r.err);
   assert.deepEqual(readdirSync(join(root, 'var/lib/cloud')), ['seed']);
   assert.deepEqual(readdirSync(join(root, 'run/cloud-init')), []);
