@@ -19,12 +19,12 @@ export const develNetConvertCommand: Command = {
   summary: 'convert a network config (v1/v2 yaml, network_data.json, eni, ec2, azure-imds, vmware-imc) into a renderer\'s files',
   usage: 'devel net-convert -p FILE -k eni|yaml|network_data.json|ec2|azure-imds|vmware-imc -d DIR -D DISTRO -O eni|netplan|networkd|sysconfig|network-manager [-m name,mac ...]',
   faces: ['kiln', 'cloud-init'],
-  positional: [0, 1],
+  positional: [0, 0],
   flags: {
     string: ['network-data', 'kind', 'directory', 'distro', 'output-kind', 'mac'],
     boolean: [],
     repeatable: ['mac'],
-    alias: { p: 'network-data', k: 'kind', D: 'distro', O: 'output-kind', m: 'mac' },
+    alias: { p: 'network-data', k: 'kind', d: 'directory', D: 'distro', O: 'output-kind', m: 'mac' },
     help: [
       '-p, --network-data FILE  the network configuration to read',
       '-k, --kind KIND          eni, yaml, network_data.json, ec2 (kiln: IMDS network tree as JSON), azure-imds (the IMDS instance JSON) or vmware-imc (cust.cfg)',
@@ -39,10 +39,7 @@ export const develNetConvertCommand: Command = {
     const f = args.flags;
     const file = f['network-data'] as string | undefined;
     const kind = f.kind as string | undefined;
-    // `-d` is kiln's global --debug alias, so `-d DIR` arrives as debug plus one positional: cloud-init's
-    // net-convert means the directory by it, and so does this command.
-    const directory = (f.directory as string | undefined) ?? (f.debug === true ? args.positional[0] : undefined);
-    if (args.positional.length > 0 && f.directory !== undefined) throw new UsageError(`unexpected argument '${args.positional[0]}'`);
+    const directory = f.directory as string | undefined;
     const distro = f.distro as string | undefined;
     const output = f['output-kind'] as string | undefined;
     if (!file) throw new UsageError('-p/--network-data is required');

@@ -51,7 +51,8 @@ export function findCommand(words: string[], commands: Command[], face: Face): {
 }
 
 export function parseInvocation(argv: string[], commands: Command[], face: Face): Invocation {
-  const all = mergeSpecs([GLOBAL_FLAGS, ...commands.filter((c) => c.faces.includes(face)).map((c) => c.flags)]);
+  // Finding the command: a short flag means what the global flags say (-d is --debug), whatever a command gives it.
+  const all = mergeSpecs([...commands.filter((c) => c.faces.includes(face)).map((c) => c.flags), GLOBAL_FLAGS]);
   const first = minimist(argv, { string: all.string, boolean: all.boolean, alias: all.alias });
   const words = first._.map(String);
   const found = findCommand(words, commands, face);
@@ -62,6 +63,8 @@ export function parseInvocation(argv: string[], commands: Command[], face: Face)
     const isGroup = commands.some((c) => c.faces.includes(face) && c.words.length > 1 && c.words[0] === words[0]);
     throw new UsageError(`unknown command '${isGroup ? words.slice(0, 2).join(' ') : words[0]}'`);
   }
+  // Parsing its flags: a command's own short flag wins over a global one (net-convert's -d is its --directory,
+  // as cloud-init's), so it never turns on a global flag by accident.
   const spec = mergeSpecs([GLOBAL_FLAGS, command?.flags ?? {}]);
   const unknown: string[] = [];
   const parsed = minimist(argv, {

@@ -36,6 +36,20 @@ test('unknown commands, unknown flags and missing values are usage errors', () =
   assert.throws(() => parseInvocation(['version', '--root'], COMMANDS, 'kiln'), /--root needs a value/);
 });
 
+test("a command's own short flag wins over the global one: net-convert's -d is its directory, never --debug", () => {
+  const inv = parseInvocation(['devel', 'net-convert', '-p', 'n.yaml', '-k', 'yaml', '-d', 'out', '-D', 'debian', '-O', 'netplan'], COMMANDS, 'kiln');
+  assert.equal(inv.command?.words.join(' '), 'devel net-convert');
+  assert.equal(inv.args.flags.directory, 'out');
+  assert.equal(inv.global.debug, false, 'the global --debug stays off');
+  assert.deepEqual(inv.args.positional, []);
+  // Elsewhere -d is still --debug, before or after the command word.
+  for (const argv of [['-d', 'status'], ['status', '-d']]) {
+    const other = parseInvocation(argv, COMMANDS, 'kiln');
+    assert.equal(other.command?.words.join(' '), 'status');
+    assert.equal(other.global.debug, true);
+  }
+});
+
 test('a group word alone is reported as a group', () => {
   const inv = parseInvocation(['devel'], COMMANDS, 'kiln');
   assert.deepEqual(inv.group, ['devel']);
