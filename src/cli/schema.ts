@@ -42,8 +42,7 @@ export const schemaCommand: Command = {
         (err: NodeJS.ErrnoException) => ({ text: undefined, unreadable: err.code === 'ENOENT' ? undefined : err.code === 'EISDIR' ? 'is a directory, not a file' : `cannot be read (${err.code ?? err.message})` }),
       );
       targets.push({ name: file, ...read });
-    }
-    else {
+    } else {
       const platform = ctx.platform();
       const rc = await loadRunConfig(platform, ctx.facts.defaultCloudConfig, await readKernelCmdline(platform));
       for (const [label, name] of [['user-data', 'user-data.txt'], ['vendor-data', 'vendor-data.txt']] as const) {

@@ -1,7 +1,7 @@
 // Runs scripts for the plugins through src/userdata's Windows runner and folds their 1001/1002/1003 requests into a plugin result.
 import type { Platform } from '../platform/platform';
 import { runWindowsScript, windowsHostFacts, type WindowsScriptOutcome } from '../userdata/windows-runner';
-import { exitCodeRequest, windowsLaunchLine, type WindowsScript } from '../userdata/windows-scripts';
+import { exitCodeRequest, kindFromExtension, windowsLaunchLine, type WindowsScript } from '../userdata/windows-scripts';
 import type { Log } from '../util/log';
 import type { PluginResult } from './plugin';
 
@@ -45,15 +45,10 @@ function logOutcome(log: Log, o: WindowsScriptOutcome): void {
 
 /** Runs an existing script file (a local script): .cmd/.bat, .ps1, .py, .sh or .exe. */
 export async function runScriptFile(host: ScriptHost, hostPath: string, name: string): Promise<PluginResult | undefined> {
-  const ext = name.toLowerCase().match(/\.([a-z0-9]+)$/)?.[1];
-  const facts = windowsHostFacts(host.env);
-  let argv: string[];
-  if (ext === 'cmd' || ext === 'bat') argv = windowsLaunchLine('cmd', hostPath, facts);
-  else if (ext === 'ps1') argv = windowsLaunchLine('powershell', hostPath, facts);
-  else if (ext === 'py') argv = windowsLaunchLine('python', hostPath, facts);
-  else if (ext === 'sh') argv = windowsLaunchLine('bash', hostPath, facts);
-  else if (ext === 'exe') argv = [hostPath];
-  else return undefined;
+  // cloudbase-init's extension table (fileexecutils), and .bat beside .cmd.
+  const kind = /\.bat$/i.test(name) ? 'cmd' : kindFromExtension(name);
+  if (kind === undefined) return undefined;
+  const argv = windowsLaunchLine(kind, hostPath, windowsHostFacts(host.env));
   host.log.info(`Executing local script ${name}`);
   const r = await host.platform.run(argv, { allowFailure: true, ...(host.timeoutMs ? { timeoutMs: host.timeoutMs } : {}) });
   host.log.info(`Script ${name} ended with return code: ${r.code}`);
