@@ -220,6 +220,31 @@ test('UserDataPlugin walks the parts in order: a part asking for a reboot (1001/
   assert.match(r.runs[0]?.[0] ?? '', /^C:\\Windows\\Temp\\kiln-[0-9a-f]+\.exe$/);
 });
 
+test('cloud-config time zones as cloudbase-init: IANA names (set_timezone or timezone) mapped to Windows zones by CLDR\'s table, Windows names accepted; a key that fails fails alone', async () => {
+  const tzKey = (zone: string) => `SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Time Zones\\${zone}`;
+  for (const [doc, zone] of [
+    ['#cloud-config\nset_timezone: Europe/Berlin\n', 'W. Europe Standard Time'],
+    ['#cloud-config\ntimezone: America/New_York\n', 'Eastern Standard Time'],
+    ['#cloud-config\nset_timezone: Tokyo Standard Time\n', 'Tokyo Standard Time'],
+  ] as const) {
+    const { ctx, win } = context('', { userData: Buffer.from(doc) });
+    win.setValue('HKLM', tzKey(zone), 'TZI', { type: 'REG_BINARY', data: new Uint8Array(44) });
+    assert.deepEqual(await plugin('UserDataPlugin').execute(ctx), { status: 'done', reboot: false });
+    assert.ok(win.calls.includes(`SetDynamicTimeZoneInformation ${zone}`), `${doc.trim()}: ${win.calls.join(', ')}`);
+  }
+  // An unknown zone is logged; write_files before it and groups after it are still applied.
+  const { ctx, win, files, lines } = context('', { userData: Buffer.from('#cloud-config\nset_timezone: Nowhere/Atlantis\ngroups: [ops]\nwrite_files:\n  - path: C:\\kiln\\a.txt\n    content: a\n') });
+  assert.deepEqual(await plugin('UserDataPlugin').execute(ctx), { status: 'done', reboot: false });
+  assert.equal(Buffer.from(files.files.get('kiln\\a.txt') ?? []).toString(), 'a');
+  assert.ok(win.groups.has('ops'));
+  assert.match(lines.join(''), /\[ERROR\]: #cloud-config: processing 'set_timezone' failed: unknown Windows time zone 'Nowhere\/Atlantis'/);
+});
+
+test('cloud-config that renames the host asks, as cloudbase-init\'s executor, for 1003: a reboot and another run of the user data', async () => {
+  const { ctx } = context('', { userData: Buffer.from('#cloud-config\nset_hostname: web-07\n') });
+  assert.deepEqual(await plugin('UserDataPlugin').execute(ctx), { status: 'next-boot', reboot: true });
+});
+
 test('cloud-config users, runcmd and ntp', async () => {
   const cc = '#cloud-config\nusers:\n  - default\n  - name: alice\n    passwd: Al1ce!pw\n    groups: [Administrators, ops]\nntp:\n  servers: [ntp1.example, ntp2.example]\nruncmd:\n  - echo one\n  - [echo, "two words"]\n';
   const { ctx, win, files } = context('', { userData: Buffer.from(cc) });
