@@ -1,12 +1,12 @@
 // The #cloud-config subset cloudbase-init supports on Windows: write_files, set_timezone/timezone, set_hostname/hostname, ntp, groups, users, runcmd.
 import { applyHostName } from './set-host-name';
 import { PluginError, type PluginContext, type PluginResult } from './plugin';
+import { setNtpPeers } from './ntp-peers';
 import { runScript } from './windows-script';
 import { describeError } from '../util/errors';
 import { findWindows } from 'windows-iana';
 import { zlib } from '../util/on-demand-builtins';
 
-const NTP_KEY = 'SYSTEM\\CurrentControlSet\\Services\\W32Time\\Parameters';
 
 function fail(message: string): PluginError {
   return new PluginError('UserDataPlugin', `#cloud-config: ${message}`);
@@ -73,9 +73,8 @@ async function setNtp(ctx: PluginContext, value: unknown): Promise<boolean> {
   const ntp = value as Record<string, unknown> | null;
   const servers = [...asList(ntp?.servers, 'ntp.servers'), ...asList(ntp?.pools, 'ntp.pools')].map(String);
   if (ntp?.enabled !== false && servers.length > 0) {
-    // w32time's own format: space separated, 0x9 = SpecialInterval | Client.
-    ctx.windows.regSet('HKLM', NTP_KEY, 'NtpServer', { type: 'REG_SZ', data: servers.map((s) => `${s},0x9`).join(' ') });
-    ctx.windows.regSet('HKLM', NTP_KEY, 'Type', { type: 'REG_SZ', data: 'NTP' });
+    // As cloudbase-init's SetNtpPlugin: w32tm itself, which also has the service reread its configuration.
+    await setNtpPeers(ctx, servers);
     ctx.log.info(`#cloud-config: NTP servers set to ${servers.join(', ')}`);
   }
   return false;

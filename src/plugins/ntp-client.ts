@@ -1,5 +1,6 @@
 // NTPClientPlugin: the hardware clock's time base, the Windows Time service started automatically, its peers from DHCP option 42.
 import { DhcpOption, parseNtpServersOption } from '../platform/windows/win32/dhcpcsvc';
+import { setNtpPeers } from './ntp-peers';
 import { PluginError, type Plugin, type PluginContext, type PluginResult } from './plugin';
 
 const SERVICE_RUNNING = 4;
@@ -45,8 +46,7 @@ export const ntpClientPlugin: Plugin = {
         ctx.log.info('ntp_use_dhcp_config: no DHCP lease carries NTP servers (option 42); tried again at the next boot');
         return { status: 'next-boot', reboot };
       }
-      // cloudbase-init joins the peers with commas; w32tm reads a comma as a peer's flags, so kiln separates them with spaces.
-      await ctx.platform.run([system32('w32tm.exe'), '/config', `/manualpeerlist:${servers.join(' ')}`, '/syncfromflags:manual', '/update']);
+      await setNtpPeers(ctx, servers);
       ctx.log.info(`NTP client configured. Server(s): ${servers.join(', ')}`);
     }
     return { status: 'done', reboot };

@@ -256,7 +256,8 @@ test('cloud-config users, runcmd and ntp', async () => {
   assert.deepEqual(await plugin('UserDataPlugin').execute(ctx), { status: 'done', reboot: false });
   assert.equal(win.users.get('alice')?.password, 'Al1ce!pw');
   assert.deepEqual(win.groups.get('ops'), ['alice']);
-  assert.deepEqual(win.getValue('HKLM', 'SYSTEM\\CurrentControlSet\\Services\\W32Time\\Parameters', 'NtpServer'), { type: 'REG_SZ', data: 'ntp1.example,0x9 ntp2.example,0x9' });
+  // As cloudbase-init's SetNtpPlugin: w32tm sets the peers and has the service reread them.
+  assert.deepEqual(files.runs.find((r) => /w32tm\.exe$/i.test(r[0] ?? '')), ['C:\\Windows\\System32\\w32tm.exe', '/config', '/manualpeerlist:ntp1.example ntp2.example', '/syncfromflags:manual', '/update']);
   assert.equal(body, '@echo off\r\necho one\r\necho "two words"\r\n');
 });
 
