@@ -85,6 +85,8 @@ export const DEFAULT_OPTIONS: Record<string, OptionSpec> = {
   ephemeral_disk_volume_mount_point: { type: 'str', default: undefined },
   ephemeral_disk_data_loss_warning_path: { type: 'str', default: undefined },
   user_data_script_timeout: { type: 'int', default: 0 },
+  process_userdata: { type: 'bool', default: true },
+  userdata_save_path: { type: 'str', default: undefined },
   enable_reboot_loop_guard: { type: 'bool', default: true },
   max_consecutive_reboots: { type: 'int', default: 3 },
   wait_for_sysprep: { type: 'bool', default: true },

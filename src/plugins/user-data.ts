@@ -1,4 +1,6 @@
 // UserDataPlugin: runs the instance's user data as cloudbase-init does: #cloud-config (the Windows subset) and scripts, with 1001/1002/1003.
+import type { InstanceData } from '../sources/datasource';
+import { gunzipBytes, isGzip } from '../userdata/decode';
 import { processWindowsUserData, type WindowsUserDataStep } from '../userdata/windows-user-data';
 import { describeError } from '../util/errors';
 import { applyCloudConfig } from './cloud-config';
@@ -19,6 +21,36 @@ async function runStep(ctx: PluginContext, step: WindowsUserDataStep): Promise<P
   }
 }
 
+/**
+ * cloudbase-init's get_instance_data(), what a `## template: jinja` user data is rendered with: v1 (instance id, host
+ * name, public keys, under both key spellings), ds.meta_data (the source's metadata, else a copy of v1 with the host
+ * name), and v1's keys again at the top level.
+ */
+export function templateData(instance: InstanceData | undefined): Record<string, unknown> | undefined {
+  if (!instance) return undefined;
+  const hostname = instance.localHostname ?? null;
+  const ids = { 'instance-id': instance.instanceId, instance_id: instance.instanceId, 'local-hostname': hostname, local_hostname: hostname };
+  const metaData = Object.keys(instance.metadata).length > 0 ? instance.metadata : { ...ids, hostname };
+  const v1 = { ...ids, public_ssh_keys: instance.publicKeys };
+  return { v1, ds: { _doc: 'EXPERIMENTAL: the structure and format of ds may change without notice', meta_data: metaData }, ...v1 };
+}
+
+/** %VAR% expanded from the environment (names in any case), as os.path.expandvars does on Windows. */
+function expandWindowsVars(path: string, env: NodeJS.ProcessEnv): string {
+  const byName = new Map(Object.entries(env).map(([k, v]) => [k.toLowerCase(), v]));
+  return path.replace(/%([^%]+)%/g, (whole, name: string) => byName.get(name.toLowerCase()) ?? whole);
+}
+
+/** userdata_save_path: the user data as the service decoded it (gzip undone), written to the expanded path. */
+async function saveUserData(ctx: PluginContext, raw: Uint8Array, path: string): Promise<void> {
+  const target = expandWindowsVars(path, ctx.env);
+  const data = isGzip(raw) ? await gunzipBytes(raw, 32 * 1024 * 1024) : raw;
+  const dir = target.replace(/[\\/][^\\/]*$/, '');
+  if (dir !== target && dir !== '') await ctx.platform.mkdir(dir);
+  await ctx.platform.writeFile(target, data, { mode: 0o600 });
+  ctx.log.debug(`Writing userdata to: ${target}`);
+}
+
 export const userDataPlugin: Plugin = {
   classPath: 'cloudbaseinit.plugins.common.userdata.UserDataPlugin',
   name: 'UserDataPlugin',
@@ -29,7 +61,13 @@ export const userDataPlugin: Plugin = {
       ctx.log.info('No user data');
       return DONE;
     }
-    const ud = await processWindowsUserData(raw, { log: ctx.log });
+    const path = ctx.conf.str('userdata_save_path');
+    if (path !== undefined) await saveUserData(ctx, raw, path);
+    if (ctx.conf.bool('process_userdata') === false) {
+      ctx.log.info('process_userdata is false: the user data is not processed');
+      return DONE;
+    }
+    const ud = await processWindowsUserData(raw, { log: ctx.log, templateData: templateData(ctx.instance) });
     for (const i of ud.ignored) ctx.log.warn(`User data part ${i.part} (${i.contentType}) is not handled on Windows; skipped`);
     if (ud.steps.length === 0 && ud.errors.length > 0) throw new PluginError('UserDataPlugin', ud.errors.map((e) => `${e.part}: ${e.message}`).join('; '));
     // As cloudbase-init's _process_user_data: the parts run in order, the plugin's result is the last part's, and a

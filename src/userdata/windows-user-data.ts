@@ -2,6 +2,8 @@
 import type { Log } from '../util/log';
 import { bytesToText, decodeBase64, gunzipBytes, isGzip } from './decode';
 import { readYaml, YamlError } from '../config/read-yaml';
+import { TemplateError } from './errors';
+import { renderJinja } from './jinja-render';
 import { entityFilename, header, parseMime, type MimeEntity } from './mime';
 import type { PartError } from './process-user-data';
 import { detectWindowsScript, isEc2LaunchV2, kindFromExtension, parseEc2LaunchV2, splitEc2Sections, type WindowsScript } from './windows-scripts';
@@ -25,7 +27,17 @@ export interface WindowsUserData {
 const PEM_HEADER = '-----BEGIN CERTIFICATE-----';
 
 /** Reads user data as cloudbase-init's UserDataPlugin does; never throws for bad input. */
-export async function processWindowsUserData(data: Uint8Array, opts: { log?: Log; maxBytes?: number } = {}): Promise<WindowsUserData> {
+export interface WindowsUserDataOptions {
+  log?: Log;
+  maxBytes?: number;
+  /**
+   * What a `## template: jinja` user data is rendered with: cloudbase-init's get_instance_data() (v1, ds and the
+   * v1 keys at the top level). Without it such user data is an error.
+   */
+  templateData?: Record<string, unknown>;
+}
+
+export async function processWindowsUserData(data: Uint8Array, opts: WindowsUserDataOptions = {}): Promise<WindowsUserData> {
   const out: WindowsUserData = { steps: [], ignored: [], errors: [] };
   const max = opts.maxBytes ?? 32 * 1024 * 1024;
   let bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
@@ -65,7 +77,7 @@ export async function processWindowsUserData(data: Uint8Array, opts: { log?: Log
     walk(msg);
   } else {
     try {
-      handleSingle(bytes, out);
+      handleSingle(renderTemplate(bytes, opts.templateData), out);
     } catch (err) {
       out.errors.push({ part: 'user-data', message: (err as Error).message });
     }
@@ -116,6 +128,25 @@ function handlePart(ctype: string, name: string, body: Buffer, out: WindowsUserD
   }
   if (ctype === 'text/part-handler') throw new Error('#part-handler parts hold Python code; kiln does not run them (part skipped)');
   out.ignored.push({ part, contentType: ctype });
+}
+
+/**
+ * A user data (not multipart) whose first line is `## template: jinja`, rendered without that line, as cloudbase-init's
+ * Jinja2TemplateEngine does (trim_blocks); anything else as it is. An undefined variable is an error naming its line,
+ * as kiln's Linux templates (cloudbase-init prints CI_MISSING_JINJA_VAR/<name> instead).
+ */
+function renderTemplate(bytes: Buffer, data: Record<string, unknown> | undefined): Buffer {
+  const nl = bytes.indexOf(0x0a);
+  const first = bytes.subarray(0, nl < 0 ? bytes.length : nl).toString('utf8');
+  if (!/^##\s*template:\s*jinja\s*$/i.test(first)) return bytes;
+  if (!data) throw new Error('a `## template: jinja` user data needs instance data, and none was given');
+  try {
+    return Buffer.from(renderJinja(nl < 0 ? '' : bytes.subarray(nl + 1).toString('utf8'), data), 'utf8');
+  } catch (err) {
+    // The header line is line 1 of the user data.
+    if (err instanceof TemplateError) throw new Error(`jinja template, line ${err.line + 1}: ${err.reason}`);
+    throw err;
+  }
 }
 
 function handleSingle(bytes: Buffer, out: WindowsUserData): void {

@@ -245,6 +245,25 @@ test('cloud-config that renames the host asks, as cloudbase-init\'s executor, fo
   assert.deepEqual(await plugin('UserDataPlugin').execute(ctx), { status: 'next-boot', reboot: true });
 });
 
+test('UserDataPlugin renders a `## template: jinja` user data with cloudbase-init\'s instance data (v1, ds.meta_data, the v1 keys at the top)', async () => {
+  const doc = '## template: jinja\n#cloud-config\nset_hostname: {{ v1.local_hostname }}-{{ ds.meta_data.role }}\nwrite_files:\n  - path: C:\\kiln\\id.txt\n    content: "{{ instance_id }} {{ v1.public_ssh_keys | length }}"\n';
+  const { ctx, win, files } = context('', { userData: Buffer.from(doc), localHostname: 'web', metadata: { role: 'db' }, publicKeys: ['ssh-ed25519 AAAA a@b'] });
+  await plugin('UserDataPlugin').execute(ctx);
+  assert.ok(win.calls.includes('SetComputerNameExW web-db'), win.calls.join(', '));
+  assert.equal(Buffer.from(files.files.get('kiln\\id.txt') ?? []).toString(), 'i-1 1');
+  // An undefined name is an error naming its line (the header is line 1); nothing of the part runs.
+  const bad = context('', { userData: Buffer.from('## template: jinja\nrem cmd\necho {{ v1.nope }}\n') });
+  await assert.rejects(plugin('UserDataPlugin').execute(bad.ctx), /jinja template, line 3: 'v1\.nope' is undefined/);
+  assert.deepEqual(bad.files.runs, []);
+});
+
+test('UserDataPlugin: userdata_save_path gets the decoded user data (%VAR% expanded); process_userdata=false runs nothing', async () => {
+  const { ctx, files } = context('userdata_save_path=%SystemRoot%\\kiln\\UserData.bin\nprocess_userdata=false\n', { userData: gzipSync(Buffer.from('rem cmd\r\necho hi\r\n')) });
+  assert.deepEqual(await plugin('UserDataPlugin').execute(ctx), { status: 'done', reboot: false });
+  assert.equal(Buffer.from(files.files.get('windows\\kiln\\userdata.bin') ?? []).toString(), 'rem cmd\r\necho hi\r\n');
+  assert.deepEqual(files.runs, [], 'not processed');
+});
+
 test('cloud-config users, runcmd and ntp', async () => {
   const cc = '#cloud-config\nusers:\n  - default\n  - name: alice\n    passwd: Al1ce!pw\n    groups: [Administrators, ops]\nntp:\n  servers: [ntp1.example, ntp2.example]\nruncmd:\n  - echo one\n  - [echo, "two words"]\n';
   const { ctx, win, files } = context('', { userData: Buffer.from(cc) });
