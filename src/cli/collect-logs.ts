@@ -13,14 +13,20 @@ const SENSITIVE_FILES = ['instance-data-sensitive.json', 'combined-cloud-config.
 export const collectLogsCommand: Command = {
   words: ['collect-logs'],
   summary: 'collect logs and state into a tarball for a bug report (secrets redacted)',
-  usage: 'collect-logs [--tarfile FILE] [--include-userdata]',
+  usage: 'collect-logs [--tarfile FILE] [--include-userdata] [--redact-sensitive] [--verbose]',
   faces: ['kiln', 'cloud-init'],
   positional: [0, 0],
   flags: {
     string: ['tarfile'],
-    boolean: ['include-userdata'],
-    alias: { t: 'tarfile', u: 'include-userdata' },
-    help: ['-t, --tarfile F          output file (default cloud-init.tar.gz)', '-u, --include-userdata   include user data and the sensitive instance data'],
+    boolean: ['include-userdata', 'redact-sensitive', 'verbose'],
+    alias: { t: 'tarfile', u: 'include-userdata', r: 'redact-sensitive', v: 'verbose' },
+    help: [
+      '-t, --tarfile F          output file (default cloud-init.tar.gz)',
+      '-u, --include-userdata   include user data and the sensitive instance data',
+      // cloud-init 24.1+'s flags, taken so that a script written for it runs: kiln redacts secrets whatever is given.
+      '-r, --redact-sensitive   accepted as cloud-init takes it; kiln always redacts secrets',
+      '-v, --verbose            accepted as cloud-init takes it',
+    ],
   },
   async run(ctx, args) {
     const platform = ctx.platform();

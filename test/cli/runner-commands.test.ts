@@ -151,7 +151,8 @@ test('cloud-id, features, analyze, collect-logs', async (t) => {
   if (!need(t, hasCommand('tar'), 'tar is not installed')) return;
   const dir = tempDir(t);
   const tarfile = join(dir, 'logs.tgz');
-  const c = await cli(['--root', root, 'collect-logs', '--tarfile', tarfile]);
+  // cloud-init 25.1's -r (--redact-sensitive) and -v are taken; kiln redacts whatever is given.
+  const c = await cli(['--root', root, 'collect-logs', '--tarfile', tarfile, '-r', '-v']);
   assert.equal(c.code, 0, c.err);
   const x = spawnSync('tar', ['-xzf', tarfile, '-C', dir]);
   assert.equal(x.status, 0);
