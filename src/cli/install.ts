@@ -11,8 +11,11 @@ function runningBinary(): Promise<Uint8Array> {
   return readFile(process.execPath);
 }
 
+/** What install and uninstall report having done, and how a dry run words it (nothing of it happened). */
+const CONDITIONAL: Record<string, string> = { installed: 'would install', enabled: 'would enable', wrote: 'would write', removed: 'would remove', kept: 'would keep' };
+
 function say(ctx: CommandContext): (line: string) => void {
-  return (line) => ctx.io.out(`${line}\n`);
+  return (line) => ctx.io.out(`${ctx.dryRun ? line.replace(/^(\w+)/, (verb) => CONDITIONAL[verb] ?? verb) : line}\n`);
 }
 
 export const installCommand: Command = {

@@ -116,18 +116,19 @@ export class DryRunPlatform implements Platform {
 
 /** One line per effect, as `--dry-run` prints them. */
 export function describeEffect(e: Effect): string {
+  // In the conditional: nothing of it happened.
   switch (e.kind) {
     case 'write-file':
-      return `write ${e.path} (${e.bytes} bytes${e.mode !== undefined ? `, mode ${e.mode.toString(8).padStart(4, '0')}` : ''}${e.owner ? `, owner ${e.owner}` : ''}${e.append ? ', append' : ''})`;
+      return `would write ${e.path} (${e.bytes} bytes${e.mode !== undefined ? `, mode ${e.mode.toString(8).padStart(4, '0')}` : ''}${e.owner ? `, owner ${e.owner}` : ''}${e.append ? ', append' : ''})`;
     case 'mkdir':
-      return `mkdir ${e.path}`;
+      return `would mkdir ${e.path}`;
     case 'remove':
-      return `remove ${e.path}`;
+      return `would remove ${e.path}`;
     case 'symlink':
-      return `symlink ${e.path} -> ${e.target}`;
+      return `would symlink ${e.path} -> ${e.target}`;
     case 'run':
-      return `run ${e.command}`;
+      return `would run ${e.command}`;
     case 'set-hostname':
-      return `set hostname ${e.hostname}`;
+      return `would set hostname ${e.hostname}`;
   }
 }

@@ -23,9 +23,13 @@ test('kiln install|uninstall are kiln verbs with --help, and --dry-run --root pr
   const root = tempDir(t);
   const dry = await runMain(['--root', root, '--dry-run', 'install', '--units', 'all-stages']);
   assert.equal(dry.code, 0, dry.err);
-  assert.match(dry.out, /^ {2}write \/usr\/bin\/kiln \(\d+ bytes, mode 0755\)$/m);
-  assert.match(dry.out, /^ {2}symlink \/usr\/bin\/cloud-init -> kiln$/m);
-  assert.match(dry.out, /^ {2}symlink \/etc\/systemd\/system\/multi-user\.target\.wants\/kiln-all-stages\.service -> \/usr\/lib\/systemd\/system\/kiln-all-stages\.service$/m);
+  // In the conditional throughout: the summary and every effect.
+  assert.match(dry.out, /^would install \/usr\/bin\/kiln /m);
+  assert.match(dry.out, /^would enable kiln-all-stages\.service$/m);
+  assert.doesNotMatch(dry.out, /^(installed|enabled|wrote) /m);
+  assert.match(dry.out, /^ {2}would write \/usr\/bin\/kiln \(\d+ bytes, mode 0755\)$/m);
+  assert.match(dry.out, /^ {2}would symlink \/usr\/bin\/cloud-init -> kiln$/m);
+  assert.match(dry.out, /^ {2}would symlink \/etc\/systemd\/system\/multi-user\.target\.wants\/kiln-all-stages\.service -> \/usr\/lib\/systemd\/system\/kiln-all-stages\.service$/m);
   assert.deepEqual(readdirSync(root), []);
 
   const bad = await runMain(['--root', root, 'install', '--units', 'three']);

@@ -305,8 +305,8 @@ test('--dry-run --all-stages with every module configured changes no file, no ho
   assert.deepEqual(execs.map((l) => /execve(?:at)?\("([^"]*)"/.exec(l)?.[1]), [execs[0] && /execve\("([^"]*)"/.exec(execs[0])?.[1], '/usr/bin/cloud-init'], `programs were started:\n${execs.join('\n')}`);
   // What the run would have done is printed, not done.
   assert.match(stdout, /^dry run: \d+ effects not applied$/m);
-  assert.match(stdout, /^ {2}set hostname kiln-dryrun-after$/m);
-  assert.match(stdout, /^ {2}write \/etc\/kiln-dryrun\/written\.txt /m);
-  assert.match(stdout, /^ {2}run kiln-dryrun-canary seed_random$/m);
-  assert.match(stdout, /^ {2}run useradd kiln-dryrun-user /m);
+  assert.match(stdout, /^ {2}would set hostname kiln-dryrun-after$/m);
+  assert.match(stdout, /^ {2}would write \/etc\/kiln-dryrun\/written\.txt /m);
+  assert.match(stdout, /^ {2}would run kiln-dryrun-canary seed_random$/m);
+  assert.match(stdout, /^ {2}would run useradd kiln-dryrun-user /m);
 });

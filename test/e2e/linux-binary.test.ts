@@ -116,7 +116,7 @@ test('a write under --root lands there; with --dry-run it is only printed', (t) 
   const root = tempDir(t);
   const dry = run(binary as string, ['--root', root, '--dry-run', 'devel', 'write-file', '/etc/motd', '--content', 'hi\n', '--mode', '0640']);
   assert.equal(dry.code, 0, dry.err);
-  assert.match(dry.out, /dry run: 1 effect not applied\n {2}write \/etc\/motd \(3 bytes, mode 0640\)/);
+  assert.match(dry.out, /dry run: 1 effect not applied\n {2}would write \/etc\/motd \(3 bytes, mode 0640\)/);
   assert.equal(existsSync(join(root, 'etc/motd')), false);
   const real = run(binary as string, ['--root', root, 'devel', 'write-file', '/etc/motd', '--content', 'hi\n']);
   assert.equal(real.code, 0, real.err);

@@ -207,13 +207,13 @@ test("--replace diverts the package's names with dpkg-divert and puts kiln's uni
   const said = await install(dry, { replace: true });
   assert.match(said[0] as string, /^replacing Debian's cloud-init \(dpkg lists/);
   const effects = dry.effects.map(describeEffect);
-  assert.deepEqual(effects.filter((e) => e.startsWith('run ')), [
-    'run dpkg-divert --local --rename --divert /usr/bin/cloud-init.distrib --add /usr/bin/cloud-init',
-    'run dpkg-divert --local --rename --divert /usr/bin/cloud-id.distrib --add /usr/bin/cloud-id',
+  assert.deepEqual(effects.filter((e) => e.startsWith('would run ')), [
+    'would run dpkg-divert --local --rename --divert /usr/bin/cloud-init.distrib --add /usr/bin/cloud-init',
+    'would run dpkg-divert --local --rename --divert /usr/bin/cloud-id.distrib --add /usr/bin/cloud-id',
   ]);
-  assert.ok(effects.includes('write /etc/systemd/system/cloud-init.service (' + Buffer.byteLength(text('cloud-init.service')) + ' bytes, mode 0644)'), effects.join('\n'));
-  assert.ok(effects.includes('write /etc/systemd/system-generators/cloud-init-generator (' + Buffer.byteLength(text('cloud-init-generator')) + ' bytes, mode 0755)'));
-  assert.ok(effects.includes('symlink /etc/systemd/system/cloud-init.target.wants/cloud-init.service -> /etc/systemd/system/cloud-init.service'));
+  assert.ok(effects.includes('would write /etc/systemd/system/cloud-init.service (' + Buffer.byteLength(text('cloud-init.service')) + ' bytes, mode 0644)'), effects.join('\n'));
+  assert.ok(effects.includes('would write /etc/systemd/system-generators/cloud-init-generator (' + Buffer.byteLength(text('cloud-init-generator')) + ' bytes, mode 0755)'));
+  assert.ok(effects.includes('would symlink /etc/systemd/system/cloud-init.target.wants/cloud-init.service -> /etc/systemd/system/cloud-init.service'));
   assert.ok(!effects.some((e) => e.includes('/usr/lib/systemd')), effects.join('\n'));
 });
 
@@ -222,7 +222,7 @@ test('on a live system systemctl enables and reloads, through the Platform (so -
   const live = seenAsLive(platform);
   const dry = new DryRunPlatform(live);
   await install(dry, { units: 'all-stages' });
-  assert.deepEqual(dry.effects.filter((e) => e.kind === 'run').map(describeEffect), ['run systemctl daemon-reload', 'run systemctl enable kiln-all-stages.service']);
+  assert.deepEqual(dry.effects.filter((e) => e.kind === 'run').map(describeEffect), ['would run systemctl daemon-reload', 'would run systemctl enable kiln-all-stages.service']);
   assert.ok(!dry.effects.some((e) => e.kind === 'symlink' && e.path.includes('.wants')));
 });
 
@@ -244,9 +244,9 @@ test("uninstall after --replace keeps the package's own enable links, also on a 
   const dry = new DryRunPlatform(seenAsLive(platform));
   await uninstall(dry);
   const effects = dry.effects.map(describeEffect);
-  assert.deepEqual(effects.filter((e) => e.startsWith('run ')), ['run systemctl daemon-reload']);
-  assert.ok(effects.includes('remove /etc/systemd/system/cloud-init.target.wants/cloud-final.service'), effects.join('\n'));
-  assert.ok(!effects.includes('remove /etc/systemd/system/cloud-init.target.wants/cloud-init.service'), effects.join('\n'));
+  assert.deepEqual(effects.filter((e) => e.startsWith('would run ')), ['would run systemctl daemon-reload']);
+  assert.ok(effects.includes('would remove /etc/systemd/system/cloud-init.target.wants/cloud-final.service'), effects.join('\n'));
+  assert.ok(!effects.includes('would remove /etc/systemd/system/cloud-init.target.wants/cloud-init.service'), effects.join('\n'));
 
   await uninstall(platform);
   assert.deepEqual(tree(root), before);

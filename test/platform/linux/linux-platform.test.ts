@@ -117,7 +117,7 @@ test("a dry run's hostname is an effect it prints, never a call to the platform 
   const dry = new DryRunPlatform(host);
   assert.equal(await dry.setHostname('kiln-dry'), true);
   assert.deepEqual(dry.effects, [{ kind: 'set-hostname', hostname: 'kiln-dry' }]);
-  assert.equal(describeEffect(dry.effects[0] as Effect), 'set hostname kiln-dry');
+  assert.equal(describeEffect(dry.effects[0] as Effect), 'would set hostname kiln-dry');
 });
 
 test('setHostname under a root that is not / changes nothing and starts nothing: an image has no running hostname', async (t) => {
