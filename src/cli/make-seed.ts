@@ -1,5 +1,9 @@
 // `make-seed`: builds a NoCloud or config-drive seed image (ISO9660 + Joliet + Rock Ridge, or FAT), no external tools.
+import { statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { readYaml, YamlError } from '../config/read-yaml';
 import { makeSeed, type SeedFormat, type SeedKind } from '../devices/make-seed';
+import type { SeedFile } from '../devices/seed-files';
 import { UsageError } from '../util/errors';
 import type { Command } from './command';
 import { fsPromises } from '../util/on-demand-builtins';
@@ -9,6 +13,26 @@ function parseSize(text: string): number {
   if (!m) throw new UsageError(`--size must be a number of bytes or like 64M, not '${text}'`);
   const mult = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 }[(m[2] ?? '').toUpperCase() as '' | 'K' | 'M' | 'G'];
   return Number(m[1]) * mult;
+}
+
+/**
+ * The NoCloud files the instance reads as YAML (meta-data, network-config, and user-data that is cloud-config) that
+ * it could not read: worth a warning, as the seed is still written (cloud-localds writes whatever it is given).
+ */
+export function yamlWarnings(files: readonly SeedFile[]): string[] {
+  const out: string[] = [];
+  for (const f of files) {
+    const name = f.path.replace(/^\/+/, '');
+    const text = Buffer.from(f.data).toString('utf8');
+    if (!['meta-data', 'network-config'].includes(name) && !(name === 'user-data' && text.startsWith('#cloud-config'))) continue;
+    try {
+      readYaml(text, name);
+    } catch (err) {
+      if (!(err instanceof YamlError)) throw err;
+      out.push(`${err.message}; written as it is, but the instance will not be able to read it`);
+    }
+  }
+  return out;
 }
 
 export const makeSeedCommand: Command = {
@@ -37,6 +61,9 @@ export const makeSeedCommand: Command = {
     if (format !== 'iso' && format !== 'vfat') throw new UsageError(`--format must be iso or vfat, not '${format}'`);
     const output = args.flags.output as string | undefined;
     if (!output) throw new UsageError('give the image to write with -o OUT');
+    // The image is written beside its final name and renamed: a missing folder is named as such, not the temp file.
+    const folder = statSync(dirname(resolve(output)), { throwIfNoEntry: false });
+    if (!folder?.isDirectory()) throw new UsageError(`-o ${output}: the folder ${dirname(resolve(output))} ${folder ? 'is not a folder' : 'does not exist'}`);
     const fat = args.flags.fat as string | undefined;
     if (fat !== undefined && !['12', '16', '32'].includes(fat)) throw new UsageError(`--fat must be 12, 16 or 32, not '${fat}'`);
     if ((fat !== undefined || args.flags.size !== undefined) && format !== 'vfat') throw new UsageError('--size and --fat apply to --format vfat only');
@@ -49,6 +76,9 @@ export const makeSeedCommand: Command = {
       ...(args.flags.size !== undefined ? { size: parseSize(args.flags.size as string) } : {}),
       ...(fat ? { fatBits: Number(fat) as 12 | 16 | 32 } : {}),
       ...(epoch && /^\d+$/.test(epoch) ? { time: new Date(Number(epoch) * 1000) } : {}),
+      inspect: (files) => {
+        for (const w of yamlWarnings(files)) ctx.io.err(`warning: ${w}\n`);
+      },
     });
     if (ctx.dryRun) {
       ctx.io.out(`dry run: would write ${output} (${image.length} bytes)\n`);

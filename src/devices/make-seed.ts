@@ -17,6 +17,8 @@ export interface MakeSeedOptions {
   size?: number;
   fatBits?: FatBits;
   time?: Date;
+  /** Looks at the files before they are written (the command warns about YAML the instance could not read). */
+  inspect?: (files: readonly SeedFile[]) => void;
 }
 
 const MAX_SEED_BYTES = 1024 * 1024 * 1024;
@@ -65,6 +67,7 @@ export async function makeSeed(opts: MakeSeedOptions): Promise<Buffer> {
   } else if (!has('openstack/latest/meta_data.json')) {
     throw new SeedError('a config drive needs openstack/latest/meta_data.json (give a folder laid out as openstack/latest/…, or openstack/latest/meta_data.json=PATH)');
   }
+  opts.inspect?.(files);
   const label = opts.label ?? (opts.kind === 'nocloud' ? 'cidata' : 'config-2');
   return opts.format === 'iso'
     ? writeIso9660(files, { label, ...(opts.time ? { time: opts.time } : {}) })

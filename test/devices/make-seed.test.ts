@@ -90,6 +90,27 @@ test('make-seed from files one by one adds NoCloud meta-data like cloud-localds;
   const tooSmall = await kiln(['make-seed', '--format', 'vfat', '--fat', '32', '--size', '4M', '-o', iso, src]);
   assert.equal(tooSmall.code, 1);
   assert.match(tooSmall.err, /FAT32/);
+  // A missing output folder is named (the image goes to a temp file beside it first, which was named instead).
+  const noFolder = await kiln(['make-seed', '-o', join(dir, 'nowhere', 'seed.iso'), src]);
+  assert.equal(noFolder.code, 2);
+  assert.match(noFolder.err, /-o .*nowhere\/seed\.iso: the folder .*nowhere does not exist/);
+  assert.doesNotMatch(noFolder.err, /kiln-tmp/);
+});
+
+test('make-seed warns about YAML the instance could not read, and still writes the seed as cloud-localds does', async (t) => {
+  const dir = tempDir(t);
+  writeFileSync(join(dir, 'user-data'), '#cloud-config\npackages: [unclosed\n');
+  writeFileSync(join(dir, 'meta-data'), 'instance-id: i-1\n');
+  const iso = join(dir, 'seed.iso');
+  const r = await kiln(['make-seed', '-o', iso, join(dir, 'user-data'), join(dir, 'meta-data')]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.err, /^warning: user-data:\d+:\d+: invalid YAML: .*written as it is, but the instance will not be able to read it$/m);
+  assert.doesNotMatch(r.err, /meta-data/, 'valid YAML is not warned about');
+  const { tree } = await openIso9660(await PathBlockReader.open(iso));
+  assert.equal(Buffer.from((await tree.readFile('user-data')) as Uint8Array).toString(), '#cloud-config\npackages: [unclosed\n');
+  // A script is not YAML, and is not looked at.
+  writeFileSync(join(dir, 'user-data'), '#!/bin/sh\necho [unclosed\n');
+  assert.equal((await kiln(['make-seed', '-o', iso, join(dir, 'user-data'), join(dir, 'meta-data')])).err, '');
 });
 
 test('multi-extent ISO9660 files: written in 4 KiB extents, read back by isoinfo and by our reader', async (t) => {
