@@ -2,14 +2,15 @@
 import { openImageSpec } from '../devices/open-image';
 import { openTree } from '../devices/probe';
 import type { FileTree } from '../devices/filesystem-finder';
-import { UsageError } from '../util/errors';
+import { KilnError, UsageError } from '../util/errors';
 import type { Command } from './command';
 
 const MAX_LISTED = 100_000;
 
 async function walk(tree: FileTree, path: string, recursive: boolean, lines: string[], depth: number): Promise<void> {
   const entries = await tree.list(path);
-  if (!entries) throw new UsageError(`'${path}' is not a folder in the image`);
+  // Exit 1, as fs-cat's file that is not there: the command was right, the image holds no such folder.
+  if (!entries) throw new KilnError(`'${path}' is not a folder in the image`);
   for (const e of entries) {
     if (lines.length >= MAX_LISTED) return;
     const full = `${path.replace(/\/$/, '')}/${e.name}`;

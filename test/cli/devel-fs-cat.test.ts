@@ -87,3 +87,20 @@ test('fs-cat -o FILE under --dry-run names the file it would write and writes no
   assert.equal(existsSync(out), false);
   assert.match(r.text, new RegExp(`would write ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(${BINARY.length} bytes\\)`));
 });
+
+test('fs-ls and fs-cat agree on exit codes: 1 for what the image does not hold or an image that is not there, 2 for bad usage', async (t) => {
+  const iso = image(tempDir(t));
+  const run = async (argv: string[]) => {
+    let err = '';
+    const code = await main({ argv, argv0: 'kiln', env: {}, io: { out: () => undefined, err: (s) => void (err += s) } });
+    return { code, err };
+  };
+  assert.equal((await run(['devel', 'fs-cat', iso, 'nope'])).code, 1);
+  const noFolder = await run(['devel', 'fs-ls', iso, '/nope']);
+  assert.equal(noFolder.code, 1);
+  assert.match(noFolder.err, /'\/nope' is not a folder in the image/);
+  assert.equal((await run(['devel', 'fs-ls', '/nonexistent/kiln.iso'])).code, 1);
+  assert.equal((await run(['devel', 'fs-cat', '/nonexistent/kiln.iso', 'x'])).code, 1);
+  assert.equal((await run(['devel', 'fs-ls'])).code, 2);
+  assert.equal((await run(['devel', 'fs-cat', iso])).code, 2);
+});
