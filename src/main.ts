@@ -50,11 +50,12 @@ export async function main(opts: MainOptions): Promise<number> {
     return 2;
   }
   if (!command) {
+    const os = facts.target.os === 'win' ? 'windows' : 'linux';
     if (global.help) {
-      opts.io.out(faceHelp(face, COMMANDS));
+      opts.io.out(faceHelp(face, COMMANDS, os));
       return 0;
     }
-    opts.io.err(`${face}: error: no command given\n${faceHelp(face, COMMANDS)}`);
+    opts.io.err(`${face}: error: no command given\n${faceHelp(face, COMMANDS, os)}`);
     return 2;
   }
   if (global.help) {

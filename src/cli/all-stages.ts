@@ -6,6 +6,7 @@ import { createStageRunner } from './stage-runner-setup';
 
 export const allStagesCommand: Command = {
   words: [],
+  section: 'boot',
   summary: 'run every boot stage in one process',
   usage: '--all-stages [--file FILE]',
   faces: ['kiln', 'cloud-init'],

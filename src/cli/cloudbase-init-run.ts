@@ -100,6 +100,7 @@ export const cloudbaseInitRunCommand: Command = {
   summary: 'run the cloudbase-init flow: PRE_NETWORKING, PRE_METADATA_DISCOVERY, metadata discovery, MAIN plugins',
   usage: '[--config-file PATH] [--noreset_service_password] [--noallow_reboot]',
   faces: ['cloudbase-init'],
+  os: 'windows',
   positional: [0, 0],
   flags: CLOUDBASE_INIT_FLAGS,
   run: (ctx, args) => runCloudbaseInitFlow(ctx, args),

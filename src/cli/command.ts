@@ -60,6 +60,10 @@ export interface Command {
    * invocation names no command, so the face's help is shown instead.
    */
   readonly selectedBy?: string;
+  /** The one operating system the command works on (the cloudbase-init flow and its service: Windows); unset: both. */
+  readonly os?: 'linux' | 'windows';
+  /** 'boot': a stage the init system runs at boot, listed apart in --help. */
+  readonly section?: 'boot';
   /** Positional arguments accepted: [min, max] (max Infinity for any). */
   readonly positional?: [number, number];
   run(ctx: CommandContext, args: ParsedArgs): Promise<number>;

@@ -14,17 +14,28 @@ function commandName(c: Command): string {
   return c.words.length > 0 ? c.words.join(' ') : `--${c.selectedBy ?? ''}`;
 }
 
-export function faceHelp(face: Face, commands: Command[]): string {
+/**
+ * The face's help on OS: the boot stages, the other commands and the devel tools, each under its own heading; the
+ * commands that work only on the other OS are named at the end, not listed as if they worked here.
+ */
+export function faceHelp(face: Face, commands: Command[], os: 'linux' | 'windows'): string {
   const mine = commands.filter((c) => c.faces.includes(face) && (c.words.length > 0 || c.selectedBy !== undefined));
-  const width = Math.max(...mine.map((c) => commandName(c).length), 8);
+  const here = mine.filter((c) => c.os === undefined || c.os === os);
+  const elsewhere = mine.filter((c) => c.os !== undefined && c.os !== os);
+  const width = Math.max(...here.map((c) => commandName(c).length), 8);
+  const sections: Array<[string, Command[]]> = [
+    ['boot stages (what the init system runs):', here.filter((c) => c.section === 'boot')],
+    ['commands:', here.filter((c) => c.section !== 'boot' && c.words[0] !== 'devel')],
+    ['devel (tools for building and testing images):', here.filter((c) => c.words[0] === 'devel')],
+  ];
+  const other = os === 'linux' ? 'Windows' : 'Linux';
   const lines = [
     `usage: ${face} [--root DIR] [--dry-run] [--debug] <command> [flags]`,
     '',
     FACE_INTRO[face],
     '',
-    'commands:',
-    ...mine.map((c) => `  ${commandName(c).padEnd(width)}  ${c.summary}`),
-    '',
+    ...sections.filter(([, list]) => list.length > 0).flatMap(([title, list]) => [title, ...list.map((c) => `  ${commandName(c).padEnd(width)}  ${c.summary}`), '']),
+    ...(elsewhere.length > 0 ? [`on ${other} only (the ${other} build of kiln): ${elsewhere.map(commandName).join(', ')}`, ''] : []),
     'global flags:',
     ...(GLOBAL_FLAGS.help ?? []).map((l) => `  ${l}`),
     '',

@@ -10,6 +10,7 @@ export function stageExitCode(outcomes: StageOutcome[]): number {
 
 export const initCommand: Command = {
   words: ['init'],
+  section: 'boot',
   summary: 'run the init stage: find the datasource, apply network config, consume user data, run cloud_init_modules',
   usage: 'init [--local] [--file FILE] [--all-stages]',
   faces: ['kiln', 'cloud-init'],

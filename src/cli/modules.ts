@@ -6,6 +6,7 @@ import { createStageRunner } from './stage-runner-setup';
 
 export const modulesCommand: Command = {
   words: ['modules'],
+  section: 'boot',
   summary: 'run the modules of one stage: --mode config (default) or final',
   usage: 'modules [--mode init|config|final] [--file FILE]',
   faces: ['kiln', 'cloud-init'],

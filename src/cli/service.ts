@@ -16,6 +16,7 @@ export const serviceInstallCommand: Command = {
   summary: 'install kiln as the cloudbase-init service (LocalSystem, automatic start, after Tcpip and ProfSvc)',
   usage: 'service install [--config-file PATH]... [--name NAME] [--depend SVC]... [--start auto|demand]',
   faces: ['kiln', 'cloudbase-init'],
+  os: 'windows',
   positional: [0, 0],
   flags: {
     string: ['config-file', 'name', 'depend', 'start', 'display-name'],
@@ -51,6 +52,7 @@ export const serviceUninstallCommand: Command = {
   summary: 'remove the cloudbase-init service kiln installed (stopped first when running)',
   usage: 'service uninstall [--name NAME]',
   faces: ['kiln', 'cloudbase-init'],
+  os: 'windows',
   positional: [0, 0],
   flags: { string: ['name'], help: [`--name NAME   service name (default ${SERVICE_NAME})`] },
   async run(ctx, args) {
@@ -70,6 +72,7 @@ export const serviceRunCommand: Command = {
   summary: 'what the service control manager starts: the cloudbase-init flow, reported to Windows as a service',
   usage: 'service run [--config-file PATH]... [--name NAME]',
   faces: ['kiln', 'cloudbase-init'],
+  os: 'windows',
   positional: [0, 0],
   flags: { ...CLOUDBASE_INIT_FLAGS, string: [...CLOUDBASE_INIT_FLAGS.string, 'name'] },
   async run(ctx, args) {

@@ -6,6 +6,7 @@ import { createStageRunner } from './stage-runner-setup';
 
 export const singleCommand: Command = {
   words: ['single'],
+  section: 'boot',
   summary: 'run a single module now',
   usage: 'single --name MODULE [--frequency always|once|once-per-instance] [--file FILE] [--report]',
   faces: ['kiln', 'cloud-init'],

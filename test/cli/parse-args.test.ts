@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { faceFromInvocation } from '../../src/cli/face';
+import { faceHelp } from '../../src/cli/help';
 import { parseInvocation } from '../../src/cli/parse-args';
 import { COMMANDS } from '../../src/cli/registry';
 import { UsageError } from '../../src/util/errors';
@@ -59,4 +60,17 @@ test('a group word alone is reported as a group', () => {
 test('--help on a command does not demand its arguments', () => {
   const inv = parseInvocation(['devel', 'write-file', '--help'], COMMANDS, 'kiln');
   assert.equal(inv.global.help, true);
+});
+
+test('--help groups the boot stages apart from the devel tools, and names the other OS\'s commands instead of listing them as if they worked', () => {
+  const linux = faceHelp('kiln', COMMANDS, 'linux');
+  const boot = linux.slice(linux.indexOf('boot stages'), linux.indexOf('\ncommands:'));
+  for (const c of ['init', 'modules', 'single', '--all-stages']) assert.match(boot, new RegExp(`^  ${c} `, 'm'), `${c} is a boot stage`);
+  const devel = linux.slice(linux.indexOf('\ndevel ('));
+  assert.match(devel, /^ {2}devel net-convert /m);
+  assert.doesNotMatch(linux, /^ {2}(service install|cloudbase-init) /m, 'Windows-only commands are not listed on Linux');
+  assert.match(linux, /^on Windows only \(the Windows build of kiln\): cloudbase-init, service install, service uninstall, service run$/m);
+  const windows = faceHelp('kiln', COMMANDS, 'windows');
+  assert.match(windows, /^ {2}service install /m);
+  assert.doesNotMatch(windows, /^on Windows only/m);
 });
