@@ -244,3 +244,12 @@ test('the cloud-init face: --all-stages is the default command; --help is still 
   assert.equal(unknown.code, 2);
   assert.match(unknown.err, /unknown command 'frobnicate'/);
 });
+
+test('status --format json: datasource is "" before any boot and null while a stage runs before one is found, as cloud-init 25.1 prints them', async (t) => {
+  const root = tempDir(t);
+  const ds = async () => (JSON.parse((await cli(['--root', root, 'status', '--format', 'json'])).out) as { datasource: unknown }).datasource;
+  assert.equal(await ds(), '');
+  mkdirSync(join(root, 'run/cloud-init'), { recursive: true });
+  writeFileSync(join(root, 'run/cloud-init/status.json'), JSON.stringify({ v1: { datasource: null, stage: 'init-local', 'init-local': { start: 1, finished: null, errors: [] } } }));
+  assert.equal(await ds(), null);
+});
