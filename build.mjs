@@ -165,6 +165,20 @@ async function defaultCloudConfig(target) {
  * and which asset holds koffi's addon (bake adds it). Tests use it with the host target, without the
  * addon (they name a koffi addon file in KILN_KOFFI_ADDON instead).
  */
+/** Windows' names for the processor architectures of the targets, as answer files write them. */
+const WINDOWS_ARCH = { x64: 'amd64', arm64: 'arm64' };
+
+/**
+ * An install file as TARGET ships it: an answer file (Unattend.xml) names the processor architecture of each component,
+ * and Windows Setup ignores a component of another architecture, so each Windows target gets its own.
+ */
+function forTarget(target, name, text) {
+  if (target.os !== 'win' || !name.endsWith('.xml')) return text;
+  const arch = WINDOWS_ARCH[target.arch];
+  if (!arch) throw new Error(`${target.name}: no Windows processor architecture for ${target.arch}`);
+  return text.replace(/processorArchitecture="[^"]*"/g, `processorArchitecture="${arch}"`);
+}
+
 export function targetPlugin(target, { embedAddon = true } = {}) {
   return {
     name: 'kiln-target',
@@ -180,7 +194,7 @@ export function targetPlugin(target, { embedAddon = true } = {}) {
         for (const [name, entry] of Object.entries(target.installFiles ?? {})) {
           const { file, mode } = typeof entry === 'string' ? { file: entry, mode: '0644' } : entry;
           if (!/^0[0-7]{3}$/.test(mode)) throw new Error(`${target.name}: installFiles.${name}: mode must be octal like "0755", not ${JSON.stringify(mode)}`);
-          installFiles[name] = { text: readFileSync(join(repo, file), 'utf8'), mode: Number.parseInt(mode, 8) };
+          installFiles[name] = { text: forTarget(target, name, readFileSync(join(repo, file), 'utf8')), mode: Number.parseInt(mode, 8) };
         }
         let addon = null;
         if (target.koffi && embedAddon) {
