@@ -38,10 +38,16 @@ export const winrmListenerPlugin: Plugin = {
     const https = ctx.conf.bool('winrm_configure_https_listener') ?? true;
     const http = ctx.conf.bool('winrm_configure_http_listener') ?? false;
     const hostname = ctx.windows.computerName().pending;
-    // The certificate first: it is what the HTTPS listener is bound to.
-    const thumbprint = https ? ctx.windows.createSelfSignedCertificate(`CN=${hostname}`, CERT_VALID_DAYS) : undefined;
+    // As cloudbase-init's _check_winrm_service: without the service, nothing is done (no certificate made, so a
+    // plugin that runs again at every boot does not leave a new certificate and key behind each time) and the
+    // plugin runs again at the next boot.
     const state = ctx.windows.serviceState('WinRM');
-    if (state === undefined) throw new PluginError('ConfigWinRMListenerPlugin', 'the WinRM service is not installed on this Windows');
+    if (state === undefined) {
+      ctx.log.warn('Cannot configure the WinRM listener as the service is not available');
+      return { status: 'next-boot', reboot: false };
+    }
+    // The certificate before the listener: it is what the HTTPS listener is bound to.
+    const thumbprint = https ? ctx.windows.createSelfSignedCertificate(`CN=${hostname}`, CERT_VALID_DAYS) : undefined;
     const sc = ctx.platform.hostPath('Windows\\System32\\sc.exe');
     await ctx.platform.run([sc, 'config', 'WinRM', 'start=', 'auto']);
     if (state !== SERVICE_RUNNING) await ctx.platform.run([ctx.platform.hostPath('Windows\\System32\\net.exe'), 'start', 'WinRM']);

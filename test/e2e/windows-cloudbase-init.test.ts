@@ -196,7 +196,7 @@ test('NetworkConfigPlugin under wine reads the adapters through GetAdaptersAddre
   assert.equal(wineRegQuery(prefix, `${PLUGINS_KEY}\\kiln-e2e-net\\Plugins`, 'NetworkConfigPlugin'), undefined);
 });
 
-test('ConfigWinRMListenerPlugin under wine: the self-signed certificate lands in LocalMachine\\My; wine has no WinRM, which is reported', (t) => {
+test('ConfigWinRMListenerPlugin under wine: without a WinRM service nothing is made and it runs again; with one, the self-signed certificate lands in LocalMachine\\My', (t) => {
   const exe = wineExe(t);
   if (!exe) return;
   const dir = tempDir(t);
@@ -205,13 +205,26 @@ test('ConfigWinRMListenerPlugin under wine: the self-signed certificate lands in
   const prefix = privateWinePrefix(dir, { q: drive }, ['q']);
   const conf = join(dir, 'c.conf');
   writeFileSync(conf, '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.windows.winrmlistener.ConfigWinRMListenerPlugin\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
-  const r = runUnderWine(exe, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  const wineEnv = { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' };
+  const certificates = () => spawnSync('wine', ['reg', 'query', 'HKLM\\Software\\Microsoft\\SystemCertificates\\MY\\Certificates'], { env: wineEnv, encoding: 'utf8' }).stdout ?? '';
+  // Wine has no WinRM: as cloudbase-init, a warning, no certificate, and the plugin runs again at the next boot.
+  let r = runUnderWine(exe, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
   assert.equal(r.code, 0, 'the flow ran: exit 0 whatever failed, as cloudbase-init');
+  assert.match(r.stdout, /ConfigWinRMListenerPlugin\s+next-boot/);
+  assert.match(r.stderr, /Cannot configure the WinRM listener as the service is not available/);
+  assert.doesNotMatch(r.stderr, /Created a self-signed certificate/);
+  const before = certificates();
+  // A stand-in WinRM service (cmd.exe, which cannot start as one): the certificate is made through crypt32, then
+  // starting the service fails.
+  const created = spawnSync('wine', ['sc', 'create', 'WinRM', 'binPath=', 'C:\\windows\\system32\\cmd.exe'], { env: wineEnv, encoding: 'utf8', timeout: 60_000 });
+  assert.equal(created.status, 0, `${created.stdout}${created.stderr}`);
+  spawnSync('wineserver', ['-w'], { env: wineEnv, timeout: 60_000 });
+  r = runUnderWine(exe, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
   const thumbprint = /Created a self-signed certificate for CN=\S+ in LocalMachine\\My: ([0-9A-F]{40})/.exec(r.stderr)?.[1];
   assert.ok(thumbprint, r.stderr);
-  const q = spawnSync('wine', ['reg', 'query', 'HKLM\\Software\\Microsoft\\SystemCertificates\\MY\\Certificates'], { env: { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' }, encoding: 'utf8' });
-  assert.match(q.stdout, new RegExp(`Certificates\\\\${thumbprint}`));
-  assert.match(r.stdout, /ConfigWinRMListenerPlugin\s+failed: .*the WinRM service is not installed/);
+  assert.doesNotMatch(before, new RegExp(thumbprint));
+  assert.match(certificates(), new RegExp(`Certificates\\\\${thumbprint}`));
+  assert.match(r.stdout, /ConfigWinRMListenerPlugin\s+failed: /);
 });
 
 test('ConfigWinRMCertificateAuthPlugin under wine: the admin_cert0.. client certificate is trusted in Root and TrustedPeople with its UPN read', (t) => {

@@ -352,8 +352,12 @@ test('ConfigWinRMListenerPlugin: certificate for the computer name, WinRM starte
     'netsh.exe advfirewall firewall add rule name=WinRM HTTP dir=in action=allow protocol=TCP localport=5985',
     'cscript.exe //NoLogo winrm.vbs set winrm/config/service/auth @{Basic="true"}',
   ]);
+  // No WinRM service: as cloudbase-init, nothing is made (no certificate at every boot it runs again) and it runs again.
   const missing = context('', {}, new FakeWindows());
-  await assert.rejects(plugin('ConfigWinRMListenerPlugin').execute(missing.ctx), /the WinRM service is not installed/);
+  assert.deepEqual(await plugin('ConfigWinRMListenerPlugin').execute(missing.ctx), { status: 'next-boot', reboot: false });
+  assert.match(missing.lines.join(''), /Cannot configure the WinRM listener as the service is not available/);
+  assert.deepEqual(missing.win.certificates, []);
+  assert.deepEqual(missing.files.runs, []);
 });
 
 test('ConfigWinRMCertificateAuthPlugin: admin_cert0.. joined, imported to Root and TrustedPeople, mapped to the admin user; the password never in errors', async () => {
