@@ -19,7 +19,7 @@ function parseSize(text: string): number {
  * The NoCloud files the instance reads as YAML (meta-data, network-config, and user-data that is cloud-config) that
  * it could not read: worth a warning, as the seed is still written (cloud-localds writes whatever it is given).
  */
-export function yamlWarnings(files: readonly SeedFile[]): string[] {
+function yamlWarnings(files: readonly SeedFile[]): string[] {
   const out: string[] = [];
   for (const f of files) {
     const name = f.path.replace(/^\/+/, '');

@@ -7,7 +7,6 @@ import { describeError } from '../util/errors';
 import { findWindows } from 'windows-iana';
 import { zlib } from '../util/on-demand-builtins';
 
-
 function fail(message: string): PluginError {
   return new PluginError('UserDataPlugin', `#cloud-config: ${message}`);
 }
@@ -33,7 +32,7 @@ function asList(v: unknown, key: string): unknown[] {
  * CLDR's windowsZones table, as cloudbase-init's tzlocal table maps it; anything else is taken as a Windows zone name
  * (`W. Europe Standard Time`), which kiln accepts too.
  */
-export function windowsTimeZone(name: string): string {
+function windowsTimeZone(name: string): string {
   return findWindows(name)[0] ?? name;
 }
 

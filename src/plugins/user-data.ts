@@ -26,7 +26,7 @@ async function runStep(ctx: PluginContext, step: WindowsUserDataStep): Promise<P
  * name, public keys, under both key spellings), ds.meta_data (the source's metadata, else a copy of v1 with the host
  * name), and v1's keys again at the top level.
  */
-export function templateData(instance: InstanceData | undefined): Record<string, unknown> | undefined {
+function templateData(instance: InstanceData | undefined): Record<string, unknown> | undefined {
   if (!instance) return undefined;
   const hostname = instance.localHostname ?? null;
   const ids = { 'instance-id': instance.instanceId, instance_id: instance.instanceId, 'local-hostname': hostname, local_hostname: hostname };
