@@ -4,3 +4,9 @@ import type { BuildFacts, InstallFile } from 'kiln:target';
 
 export type { BuildFacts, InstallFile };
 export const buildFacts: BuildFacts = facts;
+
+/**
+ * The cloud-init release whose behaviour kiln reproduces: the one the parity tests check it against. File headers
+ * name it for tooling, and `cloud-init --version` prints it where version gates read it (CHANGELOG.md).
+ */
+export const KILN_CLOUD_INIT_VERSION = '22.4.2';

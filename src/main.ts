@@ -38,7 +38,7 @@ export async function main(opts: MainOptions): Promise<number> {
   }
   const { command, group, args, global } = invocation;
   if (global.version) {
-    opts.io.out(`${shortVersion(face, facts.version)}\n`);
+    opts.io.out(`${shortVersion(face, facts.version, opts.argv0, opts.env.PATH)}\n`);
     return 0;
   }
   if (group) {
@@ -82,6 +82,7 @@ export async function main(opts: MainOptions): Promise<number> {
     log,
     io: opts.io,
     env: opts.env,
+    argv0: opts.argv0,
     platform: () => (platform ??= createPlatform({ root: global.root, dryRun: global.dryRun, log: logger.for('platform.ts'), facts, env: opts.env })),
   };
   try {

@@ -42,6 +42,8 @@ export interface CommandContext {
   log: Log;
   io: Output;
   env: NodeJS.ProcessEnv;
+  /** The name kiln was started by (process.argv0): `cloud-init`, `/usr/bin/cloud-init`, `kiln`. */
+  argv0: string;
   /** The platform for --root (wrapped for --dry-run); made on first use. */
   platform(): Platform;
 }

@@ -1,5 +1,8 @@
 // `version [--long]`: what this binary is and, with --long, what it runs on.
+import { KILN_CLOUD_INIT_VERSION } from '../build-info';
 import type { Command } from './command';
+import type { Face } from './face';
+import { invokedPath } from './invoked-path';
 
 export const versionCommand: Command = {
   words: ['version'],
@@ -10,13 +13,14 @@ export const versionCommand: Command = {
   flags: { boolean: ['long'], help: ['--long   also print build target, Node version and the OS version'] },
   async run(ctx, args) {
     if (!args.flags.long) {
-      ctx.io.out(`${shortVersion(ctx.face, ctx.facts.version)}\n`);
+      ctx.io.out(`${shortVersion(ctx.face, ctx.facts.version, ctx.argv0, ctx.env.PATH)}\n`);
       return 0;
     }
     const os = await ctx.platform().osVersion();
     ctx.io.out(
       [
         `kiln ${ctx.facts.version}`,
+        `cloud-init: ${KILN_CLOUD_INIT_VERSION}`,
         `target: ${ctx.facts.target.name}`,
         `node: ${process.version}`,
         `os: ${os.pretty}`,
@@ -29,7 +33,14 @@ export const versionCommand: Command = {
   },
 };
 
-/** `--version` output; the cloud-init face prints `/usr/bin/cloud-init <version>` like cloud-init does. */
-export function shortVersion(face: string, version: string): string {
-  return face === 'cloud-init' ? `/usr/bin/cloud-init ${version} (kiln)` : `${face} ${version} (kiln)`;
+/**
+ * `--version` output. The cloud-init face prints what cloud-init prints (argparse's `%(prog)s <version>`: the
+ * path it was started by, then the cloud-init release whose behaviour kiln reproduces), so tools that gate on
+ * `cloud-init --version` read that release; kiln's own version follows in parentheses. kiln's face leads with its
+ * own version and names the cloud-init release beside it.
+ */
+export function shortVersion(face: Face, version: string, argv0: string, path: string | undefined): string {
+  if (face === 'cloud-init') return `${invokedPath(argv0, path)} ${KILN_CLOUD_INIT_VERSION} (kiln ${version})`;
+  if (face === 'kiln') return `kiln ${version} (cloud-init ${KILN_CLOUD_INIT_VERSION})`;
+  return `${face} ${version} (kiln)`;
 }

@@ -16,6 +16,7 @@ export async function kiln(argv: string[], env: NodeJS.ProcessEnv = {}): Promise
     if (!command) throw new UsageError(`no command in ${argv.join(' ')}`);
     const ctx: CommandContext = {
       face: 'kiln',
+      argv0: 'kiln',
       facts: buildFacts,
       root: global.root,
       dryRun: global.dryRun,

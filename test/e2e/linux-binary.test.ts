@@ -6,11 +6,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { builtBinary } from '../helpers/repo';
+import { KILN_CLOUD_INIT_VERSION } from '../../src/build-info';
+import { builtBinary, REPO } from '../helpers/repo';
 import { need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 
 const binary = builtBinary('kiln-linux-x64');
+const packageVersion = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 
 function run(path: string, args: string[]) {
   const r = spawnSync(path, args, { encoding: 'utf8', env: { ...process.env, KILN_FACE: '' } });
@@ -98,7 +100,8 @@ test('the invocation name picks the face', (t) => {
   assert.match(ci.out, /cloud-init \(kiln\)/);
   const k = run(join(dir, 'kiln'), ['--help']);
   assert.match(k.out, /^usage: kiln /);
-  assert.match(run(join(dir, 'cloud-init'), ['--version']).out, /^\/usr\/bin\/cloud-init /);
+  // The path it was started by, then the cloud-init release, as `cloud-init --version` prints them.
+  assert.equal(run(join(dir, 'cloud-init'), ['--version']).out, `${join(dir, 'cloud-init')} ${KILN_CLOUD_INIT_VERSION} (kiln ${packageVersion})\n`);
 });
 
 test('unknown commands and flags exit 2 with a clear message', (t) => {

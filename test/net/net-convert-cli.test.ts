@@ -23,7 +23,7 @@ async function run(argv: string[], argv0 = 'cloud-init'): Promise<{ code: number
     assert.ok(command, 'a command');
     const logger = new Logger();
     const ctx: CommandContext = {
-      face, facts: buildFacts, root: global.root, dryRun: global.dryRun, debug: global.debug, logger, log: logger.for('test.ts'),
+      face, argv0: face, facts: buildFacts, root: global.root, dryRun: global.dryRun, debug: global.debug, logger, log: logger.for('test.ts'),
       io: { out: (s) => void (out += s), err: (s) => void (err += s) }, env: {},
       platform: () => assert.fail('net-convert must not need the platform'),
     };

@@ -133,7 +133,7 @@ test('status --wait after the final stage was killed ends with status: error and
   const logger = new Logger();
   const inv = parseInvocation(['status', '--wait', '--long'], COMMANDS, 'cloud-init');
   assert.ok(inv.command);
-  const ctx: CommandContext = { face: 'cloud-init', facts: buildFacts, root: '/', dryRun: false, debug: false, logger, log: logger.for('test'), io: { out: (s) => void (out += s), err: (s) => void (err += s) }, env: { KILN_STATUS_POLL_MS: '5' }, platform: () => platform };
+  const ctx: CommandContext = { face: 'cloud-init', argv0: 'cloud-init', facts: buildFacts, root: '/', dryRun: false, debug: false, logger, log: logger.for('test'), io: { out: (s) => void (out += s), err: (s) => void (err += s) }, env: { KILN_STATUS_POLL_MS: '5' }, platform: () => platform };
   const code = await Promise.race([inv.command.run(ctx, inv.args), new Promise<string>((r) => setTimeout(() => r('still waiting after 10 s'), 10_000).unref())]);
   assert.equal(code, 1, out + err);
   assert.match(out, /^\.{3}status: error\nextended_status: error - done\n/);

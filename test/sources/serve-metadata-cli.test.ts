@@ -24,7 +24,7 @@ async function main(opts: { argv: string[]; io: CommandContext['io'] }): Promise
     const inv = parseInvocation(opts.argv, COMMANDS, 'kiln');
     assert.ok(inv.command, 'the command is registered');
     const logger = new Logger();
-    const ctx: CommandContext = { face: 'kiln', facts: buildFacts, root: '/', dryRun: false, debug: false, logger, log: logger.for('test'), io: opts.io, env: {}, platform: () => assert.fail('not used') };
+    const ctx: CommandContext = { face: 'kiln', argv0: 'kiln', facts: buildFacts, root: '/', dryRun: false, debug: false, logger, log: logger.for('test'), io: opts.io, env: {}, platform: () => assert.fail('not used') };
     return await inv.command.run(ctx, inv.args);
   } catch (err) {
     if (err instanceof UsageError) {

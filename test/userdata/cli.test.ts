@@ -28,6 +28,7 @@ async function run(face: Face, argv: string[]): Promise<{ code: number; out: str
   let platform: Platform | undefined;
   const ctx: CommandContext = {
     face,
+    argv0: face,
     facts: buildFacts,
     root: inv.global.root,
     dryRun: false,

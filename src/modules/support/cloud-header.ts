@@ -1,5 +1,5 @@
 // The "Created by cloud-init …" header line cloud-init puts at the top of files it creates (util.make_header).
-import { KILN_CLOUD_INIT_VERSION } from './compat-version';
+import { KILN_CLOUD_INIT_VERSION } from '../../build-info';
 
 /** RFC 2822 date as Python's email.utils.formatdate(localtime=True) writes it. */
 export function rfc2822(d: Date): string {
