@@ -1,6 +1,7 @@
 // Every subcommand, in one explicit list (no registration by import side effects).
 import { allStagesCommand } from './all-stages';
 import { analyzeBlameCommand, analyzeBootCommand, analyzeDumpCommand, analyzeShowCommand } from './analyze';
+import { checkCommand } from './check';
 import { cleanCommand } from './clean';
 import { cloudIdCommand } from './cloud-id';
 import { cloudbaseInitRunCommand, kilnCloudbaseInitCommand } from './cloudbase-init-run';
@@ -43,6 +44,7 @@ export const COMMANDS: Command[] = [
   statusCommand,
   queryCommand,
   cleanCommand,
+  checkCommand,
   analyzeShowCommand,
   analyzeBlameCommand,
   analyzeDumpCommand,

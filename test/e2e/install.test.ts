@@ -54,6 +54,11 @@ test('kiln install into a bare root: the binary, its names, the units; systemctl
   assert.equal(v.status, 0, v.stderr);
   assert.equal(v.stdout.split(' ').slice(0, 2).join(' '), `${join(root, 'usr/bin/cloud-init')} ${KILN_CLOUD_INIT_VERSION}`);
 
+  // The image check agrees that the installed units and generator run at the first boot.
+  const checked = kiln(['check', '--root', root]);
+  assert.equal(checked.code, 0, checked.out + checked.err);
+  assert.equal(checked.out, 'ready to capture\n');
+
   const u = kiln(['uninstall', '--root', root]);
   assert.equal(u.code, 0, u.err);
   assert.deepEqual(files(root), before);

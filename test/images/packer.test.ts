@@ -72,6 +72,12 @@ test("the Debian template's capture step leaves no SSH password login: its own c
   assert.equal(existsSync(join(root, 'etc/ssh/sshd_config.d/50-cloud-init.conf')), false, `'${line}' left the drop-in that turns password login on`);
 });
 
+test("the Debian template's last step is the image check, which stops the build on an error and not on warnings", () => {
+  const hcl = readFileSync(join(IMAGES, 'packer', 'debian-kiln.pkr.hcl'), 'utf8');
+  const inlines = [...hcl.matchAll(/inline\s*=\s*\[\n([\s\S]*?)\n\s*\]\n/g)].map((m) => [...(m[1] as string).matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((q) => q[1]));
+  assert.equal(inlines.at(-1)?.at(-1), 'kiln check || [ $? -eq 2 ]');
+});
+
 function packerThere(t: TestContext): boolean {
   return need(t, hasCommand('packer'), 'packer is not installed (apt-get install packer; .ci/run installs it)');
 }
