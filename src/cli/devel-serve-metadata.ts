@@ -1,5 +1,5 @@
 // `devel serve-metadata`: a local metadata service for any cloud kiln reads (HTTP, unix sockets for LXD, SmartOS and CloudSigma, password servers) from a folder, for testing images in CI.
-import { parseMisbehaviour, startMetadataServer, type MetadataKind, type Misbehaviour, type RequestRecord } from '../sources/serve-metadata/metadata-server';
+import { parseMisbehaviour, PHONE_HOME_PATH, startMetadataServer, type MetadataKind, type Misbehaviour, type PhoneHomeReport, type RequestRecord } from '../sources/serve-metadata/metadata-server';
 import { closeSync, openSync, statSync, writeSync } from 'node:fs';
 import { SERIAL_HOST_KINDS, startSerialHost, type SerialHostKind } from '../sources/serve-metadata/serial-hosts';
 import { UsageError } from '../util/errors';
@@ -8,12 +8,12 @@ import type { Command } from './command';
 export const develServeMetadataCommand: Command = {
   words: ['devel', 'serve-metadata'],
   summary: 'serve a metadata tree (openstack, ec2 with IMDSv2, gce, nocloud, azure, lxd on a unix socket, digitalocean, hetzner, oracle, scaleway, vultr, upcloud, akamai, maas, cloudcix, nwcs, packet, cloudstack and exoscale with their password server, aliyun, bigstep, smartos and cloudsigma on a unix socket) from a folder over HTTP, optionally misbehaving',
-  usage: 'devel serve-metadata --kind openstack|ec2|gce|nocloud|azure|lxd|digitalocean|hetzner|oracle|scaleway|vultr|upcloud|akamai|maas|cloudcix|nwcs|packet|cloudstack|exoscale|aliyun|bigstep|smartos|cloudsigma --dir DIR [--listen 127.0.0.1:PORT | --socket PATH] [--imdsv2 required|optional|disabled] [--password-port PORT] [--misbehave RULE]… [--per-address] [--request-log FILE] [--exit-after SECONDS]',
+  usage: 'devel serve-metadata --kind openstack|ec2|gce|nocloud|azure|lxd|digitalocean|hetzner|oracle|scaleway|vultr|upcloud|akamai|maas|cloudcix|nwcs|packet|cloudstack|exoscale|aliyun|bigstep|smartos|cloudsigma --dir DIR [--listen 127.0.0.1:PORT | --socket PATH] [--imdsv2 required|optional|disabled] [--password-port PORT] [--misbehave RULE]… [--per-address] [--request-log FILE] [--quiet] [--exit-after-phone-home] [--exit-after SECONDS]',
   faces: ['kiln', 'cloud-init'],
   positional: [0, 0],
   flags: {
     string: ['kind', 'dir', 'listen', 'socket', 'imdsv2', 'misbehave', 'exit-after', 'token-uses', 'request-log', 'password-port'],
-    boolean: ['per-address'],
+    boolean: ['per-address', 'quiet', 'exit-after-phone-home'],
     repeatable: ['misbehave'],
     help: [
       '--kind K          openstack, ec2, gce, nocloud, azure, lxd, digitalocean, hetzner, oracle,',
@@ -32,6 +32,9 @@ export const develServeMetadataCommand: Command = {
       '                  server for many machines, e.g. 127.0.0.2, 127.0.0.3 … when listening on 0.0.0.0 in a namespace)',
       '--request-log F   append one JSON line per request (method, path, status, address, time; a password server\'s',
       '                  DomU_Request too) to F',
+      '--quiet           no access log (by default one line per request on stdout: client, method, path, status)',
+      `--exit-after-phone-home  stop when an instance posts its report to ${PHONE_HOME_PATH}[/…] (cc_phone_home's url);`,
+      '                  exit 0 then, 1 when --exit-after comes first: a pipeline boots an image and waits for it',
       '--exit-after S    stop after S seconds (default: run until interrupted)',
     ],
   },
@@ -42,6 +45,7 @@ export const develServeMetadataCommand: Command = {
     const socket = args.flags.socket as string | undefined;
     const serial = (SERIAL_HOST_KINDS as readonly string[]).includes(kind);
     if ((kind === 'lxd' || serial) !== (socket !== undefined)) throw new UsageError(kind === 'lxd' || serial ? `--kind ${kind} needs --socket PATH: it answers on a unix socket` : '--socket is for --kind lxd, smartos or cloudsigma only');
+    if (serial && args.flags['exit-after-phone-home']) throw new UsageError(`--exit-after-phone-home needs an HTTP kind: ${kind} answers on a serial line`);
     const dir = args.flags.dir as string | undefined;
     if (!dir) throw new UsageError('--dir DIR is required: the folder holding the metadata tree');
     // A missing tree would start a server that answers 404 to everything, forever.
@@ -70,6 +74,16 @@ export const develServeMetadataCommand: Command = {
     const logFd = requestLog && !ctx.dryRun ? openSync(requestLog, 'a', 0o644) : undefined;
     // A password server request also logs its DomU_Request, so a test can see the acknowledgement arrive.
     const logRequest = logFd === undefined ? undefined : (r: RequestRecord) => void writeSync(logFd, `${JSON.stringify({ method: r.method, path: r.path, status: r.status, address: r.local, ...(r.headers.domu_request !== undefined ? { domu_request: String(r.headers.domu_request) } : {}), at: Date.now() })}\n`);
+    // The access log and the phone-home reports go to stdout; every report is shown, the first ends the wait when asked.
+    const accessLog = args.flags.quiet ? undefined : (r: RequestRecord) => ctx.io.out(`${r.remote || '-'} ${r.method} ${r.path} ${r.status || 'dropped'}\n`);
+    const onRequest = logRequest || accessLog ? (r: RequestRecord) => (logRequest?.(r), accessLog?.(r)) : undefined;
+    let phonedHome: (() => void) | undefined;
+    let reports = 0;
+    const onPhoneHome = (r: PhoneHomeReport) => {
+      reports++;
+      ctx.io.out(`phone-home from ${r.address} (${r.path}): ${JSON.stringify(r.fields)}\n`);
+      if (args.flags['exit-after-phone-home']) phonedHome?.();
+    };
     const server = serial ? await startSerialHost(kind as SerialHostKind, dir, socket as string) : await startMetadataServer({
       kind: kind as MetadataKind,
       dir,
@@ -80,10 +94,11 @@ export const develServeMetadataCommand: Command = {
       ...(imdsv2 ? { imdsv2: imdsv2 as 'required' | 'optional' | 'disabled' } : {}),
       ...(tokenUses !== undefined ? { tokenUses } : {}),
       ...(args.flags['per-address'] ? { perAddress: true } : {}),
-      ...(logRequest ? { onRequest: logRequest } : {}),
+      ...(onRequest ? { onRequest } : {}),
+      onPhoneHome,
     });
     // The password server is the same rules on a port of its own (8080 on CloudStack's virtual router and at Exoscale).
-    const passwordServer = passwordPort !== undefined ? await startMetadataServer({ kind: kind as MetadataKind, dir, host: (m[1] as string).replace(/^\[|\]$/g, ''), port: passwordPort, ...(logRequest ? { onRequest: logRequest } : {}) }) : undefined;
+    const passwordServer = passwordPort !== undefined ? await startMetadataServer({ kind: kind as MetadataKind, dir, host: (m[1] as string).replace(/^\[|\]$/g, ''), port: passwordPort, ...(onRequest ? { onRequest } : {}) }) : undefined;
     if (passwordServer) ctx.io.out(`serving the ${kind} password server from ${dir}/password at ${passwordServer.url}\n`);
     ctx.io.out(`serving ${kind} metadata from ${dir} at ${server.url}${server.socketPath !== undefined ? ` on ${server.socketPath}` : ''}\n`);
     await new Promise<void>((resolve) => {
@@ -94,13 +109,20 @@ export const develServeMetadataCommand: Command = {
         resolve();
       };
       const timer = exitAfter !== undefined ? setTimeout(stop, exitAfter * 1000) : undefined;
+      phonedHome = stop;
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
+      // A report that came while the password server was starting.
+      if (args.flags['exit-after-phone-home'] && reports > 0) stop();
     });
     await server.close();
     await passwordServer?.close();
     if (logFd !== undefined) closeSync(logFd);
     ctx.log.debug(`served ${server.requests.length} requests`);
+    if (args.flags['exit-after-phone-home'] && reports === 0) {
+      ctx.io.err(`no instance posted to ${PHONE_HOME_PATH} before the server stopped${exitAfter !== undefined ? ` (--exit-after ${exitAfter})` : ''}\n`);
+      return 1;
+    }
     return 0;
   },
 };

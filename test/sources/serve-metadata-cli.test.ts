@@ -13,6 +13,7 @@ import { azureSource } from '../../src/sources/azure/azure';
 import { bigstepSource, BIGSTEP_URL_FILE } from '../../src/sources/bigstep';
 import { ec2Source } from '../../src/sources/ec2';
 import { gceSource } from '../../src/sources/gce';
+import { fetchFormPoster } from '../../src/modules/phone-home';
 import { Logger } from '../../src/util/log';
 import { FIXTURES } from '../helpers/repo';
 import { tempDir } from '../helpers/temp';
@@ -127,4 +128,45 @@ test('--request-log records a password server request with its DomU_Request, so 
   assert.equal(await done, 0);
   const lines = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
   assert.deepEqual(lines.map((l) => [l.domu_request, l.status]), [['send_my_password', 200], ['saved_password', 200], [undefined, 404]]);
+});
+
+test('the CI loop: an access log on stdout, and --exit-after-phone-home ends the server with 0 when cc_phone_home posts its report', async () => {
+  let out = '';
+  let err = '';
+  const done = main({
+    argv: ['devel', 'serve-metadata', '--kind', 'ec2', '--dir', join(FIXTURES, 'sources/ec2/imdsv2-required/tree'), '--exit-after-phone-home', '--exit-after', '60'],
+    io: { out: (s) => void (out += s), err: (s) => void (err += s) },
+  });
+  for (let i = 0; i < 100 && !/ at (http\S+)/.test(out); i++) await new Promise((r) => setTimeout(r, 20));
+  const url = / at (http\S+)/.exec(out)?.[1] as string;
+  assert.ok(url, out + err);
+  assert.equal((await fetch(`${url}/2021-03-23/meta-data/instance-id`)).status, 200);
+  assert.match(out, /^127\.0\.0\.1 GET \/2021-03-23\/meta-data\/instance-id 200$/m);
+  // The poster cc_phone_home uses, with the fields it posts.
+  const status = await fetchFormPoster(`${url}/phone-home/i-0123456789abcdef0`, { instance_id: 'i-0123456789abcdef0', hostname: 'ci-guest', pub_key_ed25519: 'ssh-ed25519 AAAAC3Nza host' });
+  assert.equal(status, 200);
+  // The report ends the wait long before --exit-after's 60 s; the test's own timeout would fail it otherwise.
+  assert.equal(await done, 0, err);
+  assert.match(out, /^phone-home from 127\.0\.0\.1 \(\/phone-home\/i-0123456789abcdef0\): \{"instance_id":"i-0123456789abcdef0","hostname":"ci-guest","pub_key_ed25519":"ssh-ed25519 AAAAC3Nza host"\}$/m);
+  assert.match(out, /^127\.0\.0\.1 POST \/phone-home\/i-0123456789abcdef0 200$/m);
+});
+
+test('--exit-after-phone-home: no report before --exit-after is exit 1 with the reason; --quiet keeps stdout to the listening line; a serial kind is refused', async () => {
+  let out = '';
+  let err = '';
+  const done = main({
+    argv: ['devel', 'serve-metadata', '--kind', 'openstack', '--dir', join(FIXTURES, 'sources/ec2/imdsv2-required/tree'), '--exit-after-phone-home', '--exit-after', '1', '--quiet'],
+    io: { out: (s) => void (out += s), err: (s) => void (err += s) },
+  });
+  for (let i = 0; i < 100 && !/ at (http\S+)/.test(out); i++) await new Promise((r) => setTimeout(r, 20));
+  const url = / at (http\S+)/.exec(out)?.[1] as string;
+  assert.equal((await fetch(`${url}/openstack/`)).status, 404);
+  // Not a report: neither a form nor a JSON object.
+  assert.equal((await fetch(`${url}/phone-home`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[1]' })).status, 400);
+  assert.equal(await done, 1);
+  assert.equal(err, 'no instance posted to /phone-home before the server stopped (--exit-after 1)\n');
+  assert.equal(out.trim().split('\n').length, 1, out);
+  let refused = '';
+  assert.equal(await main({ argv: ['devel', 'serve-metadata', '--kind', 'smartos', '--dir', '.', '--socket', '/nonexistent/s', '--exit-after-phone-home'], io: { out: () => undefined, err: (s) => void (refused += s) } }), 2);
+  assert.match(refused, /--exit-after-phone-home needs an HTTP kind: smartos answers on a serial line/);
 });

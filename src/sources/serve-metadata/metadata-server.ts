@@ -54,11 +54,27 @@ export interface MetadataServerOptions {
   perAddress?: boolean;
   /** Told of every request as it is answered or dropped. */
   onRequest?: (r: RequestRecord) => void;
+  /** Told of every report posted to /phone-home (cc_phone_home's `url: http://HOST/phone-home/$INSTANCE_ID`). */
+  onPhoneHome?: (r: PhoneHomeReport) => void;
 }
+
+/** What an instance's phone_home module posted: its form fields (instance_id, hostname, fqdn, pub_key_*). */
+export interface PhoneHomeReport {
+  /** The path posted to: /phone-home or /phone-home/<what the user data put there, e.g. the instance id>. */
+  path: string;
+  /** The instance's address, as this server saw it. */
+  address: string;
+  fields: Record<string, string>;
+}
+
+/** The path every kind answers phone-home reports on, and the paths under it. */
+export const PHONE_HOME_PATH = '/phone-home';
 
 export interface RequestRecord {
   method: string;
   path: string;
+  /** The client's address. */
+  remote: string;
   headers: Record<string, string | string[] | undefined>;
   status: number;
   /** The address the client connected to (which machine it is, with perAddress). */
@@ -113,7 +129,7 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
 
   const localOf = (req: IncomingMessage) => (req.socket.localAddress ?? '').replace(/^::ffff:/, '');
   const record = (req: IncomingMessage, status: number) => {
-    const r: RequestRecord = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, status, local: localOf(req) };
+    const r: RequestRecord = { method: req.method ?? 'GET', path: req.url ?? '/', remote: (req.socket.remoteAddress ?? '').replace(/^::ffff:/, ''), headers: req.headers, status, local: localOf(req) };
     requests.push(r);
     opts.onRequest?.(r);
   };
@@ -184,6 +200,15 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
           // A captive portal or proxy error page where metadata should be: 200, but HTML.
           return send(req, res, 200, '<html><body><h1>Welcome</h1>Please log in.</body></html>\n', { 'content-type': 'text/html' });
       }
+    }
+    if (req.method === 'POST' && (path === PHONE_HOME_PATH || path.startsWith(`${PHONE_HOME_PATH}/`))) {
+      const body = await readRequestBody(req);
+      const fields = phoneHomeFields(body, String(req.headers['content-type'] ?? ''));
+      if (!fields) return send(req, res, 400, 'the report must be a form (application/x-www-form-urlencoded) or a JSON object\n');
+      send(req, res, 200, 'ok\n');
+      (requests.at(-1) as RequestRecord).body = body;
+      opts.onPhoneHome?.({ path, address: (requests.at(-1) as RequestRecord).remote, fields });
+      return;
     }
     if (opts.kind === 'azure') {
       const body = req.method === 'POST' ? await readRequestBody(req) : '';
@@ -300,6 +325,20 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
     ...(passwords ? { passwordServer: passwords.state } : {}),
     close: closeAll,
   };
+}
+
+/** A phone-home body's fields: cc_phone_home posts a form; a JSON object of strings is taken too. Undefined: neither. */
+function phoneHomeFields(body: string, contentType: string): Record<string, string> | undefined {
+  if (/json/i.test(contentType) || body.trimStart().startsWith('{')) {
+    try {
+      const doc: unknown = JSON.parse(body);
+      if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return undefined;
+      return Object.fromEntries(Object.entries(doc).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+    } catch {
+      return undefined;
+    }
+  }
+  return Object.fromEntries(new URLSearchParams(body));
 }
 
 /**
