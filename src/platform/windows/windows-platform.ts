@@ -13,7 +13,7 @@ import { loadKoffi } from './koffi-loader';
 import { bindAdvapi32, type Advapi32 } from './win32/advapi32';
 import { bindUserenv, type Userenv } from './win32/userenv';
 import { bindCrypt32, type Crypt32 } from './win32/crypt32';
-import { bindIphlpapi, type AdapterRef, type IpFamily, type Iphlpapi, type NetAdapter } from './win32/iphlpapi';
+import { bindIphlpapi, type AdapterRef, type IpFamily, type Iphlpapi, type IpRoute, type NetAdapter } from './win32/iphlpapi';
 import { bindDhcpcsvc, type Dhcpcsvc } from './win32/dhcpcsvc';
 import type { ServiceSpec, ServiceStartType } from './win32/advapi32';
 import { bindVersion, type VersionApi } from './win32/version';
@@ -277,6 +277,9 @@ export class WindowsPlatform implements Platform, WindowsSystem {
 
   netAdapters(): NetAdapter[] {
     return this.win32().iphlpapi.adapters();
+  }
+  routes(family: IpFamily): IpRoute[] {
+    return this.win32().iphlpapi.routes(family);
   }
   addIpAddress(adapter: AdapterRef, address: string, prefixLength: number, family: IpFamily): boolean {
     const r = this.win32().iphlpapi.addUnicastAddress(adapter, address, prefixLength, family);

@@ -1,9 +1,9 @@
 // What the cloudbase-init plugins and runner need from Windows beyond files and commands: registry, names, users, reboots.
-import type { AdapterRef, IpFamily, NetAdapter } from './win32/iphlpapi';
+import type { AdapterRef, IpFamily, IpRoute, NetAdapter } from './win32/iphlpapi';
 import type { RegRoot, RegValue } from './win32/registry-value';
 import type { ServiceSpec, ServiceStartType } from './win32/advapi32';
 
-export type { AdapterRef, IpFamily, NetAdapter } from './win32/iphlpapi';
+export type { AdapterRef, IpFamily, IpRoute, NetAdapter } from './win32/iphlpapi';
 
 export type { RegRoot, RegValue } from './win32/registry-value';
 export type { ServiceSpec } from './win32/advapi32';
@@ -71,6 +71,8 @@ export interface WindowsSystem {
   fileVersion(path: string): [number, number, number, number];
   /** Network adapters with their MAC, GUID, addresses and MTU (GetAdaptersAddresses). */
   netAdapters(): NetAdapter[];
+  /** The routes of FAMILY in the routing table now (GetIpForwardTable2). */
+  routes(family: IpFamily): IpRoute[];
   /** Adds a static address now; false when the adapter already had it. */
   addIpAddress(adapter: AdapterRef, address: string, prefixLength: number, family: IpFamily): boolean;
   addRoute(adapter: AdapterRef, route: { destination: string; prefixLength: number; nextHop: string; family: IpFamily; metric?: number }): boolean;

@@ -53,7 +53,8 @@ export class FakeWindows {
   realCertificates = false;
   /** Service name (lower case) → SERVICE_* state, for services the tests pretend exist. */
   readonly serviceStates = new Map<string, number>();
-  readonly routes: Array<{ ifIndex: number; destination: string; prefixLength: number; nextHop: string; metric?: number }> = [];
+  /** The routing table: routes a test seeds (a DHCP default route) and those CreateIpForwardEntry2 added. */
+  readonly routes: Array<{ ifIndex: number; destination: string; prefixLength: number; nextHop: string; metric?: number; family?: 'ipv4' | 'ipv6' }> = [];
   /** Adapter GUID (lower case) → DHCP option code → the lease's data for it. */
   readonly dhcpLeases = new Map<string, Map<number, Uint8Array>>();
   /** Physical disk number → the id last set (MBR signature or GPT DiskId bytes, hex). */
@@ -234,6 +235,12 @@ export class FakeWindows {
     };
     return {
       adapters: () => this.adapters.map((a) => ({ ...a, unicast: [...a.unicast], dnsServers: [...a.dnsServers] })),
+      routes: (family) => {
+        this.calls.push(`GetIpForwardTable2 ${family}`);
+        return this.routes
+          .map((r) => ({ ...r, family: r.family ?? (r.destination.includes(':') ? ('ipv6' as const) : ('ipv4' as const)), metric: r.metric ?? 0 }))
+          .filter((r) => r.family === family);
+      },
       addUnicastAddress: (ref, address, prefixLength, family) => {
         const a = find(ref.ifIndex);
         this.calls.push(`CreateUnicastIpAddressEntry ${ref.ifIndex} ${address}/${prefixLength}`);

@@ -29,8 +29,20 @@ export interface AdapterRef {
   ifIndex: number;
 }
 
+/** One row of the IP routing table (GetIpForwardTable2). */
+export interface IpRoute {
+  ifIndex: number;
+  destination: string;
+  prefixLength: number;
+  nextHop: string;
+  metric: number;
+  family: IpFamily;
+}
+
 export interface Iphlpapi {
   adapters(): NetAdapter[];
+  /** The routes of FAMILY in the routing table now. */
+  routes(family: IpFamily): IpRoute[];
   /** 'exists' when Windows already has the address on the adapter. */
   addUnicastAddress(adapter: AdapterRef, address: string, prefixLength: number, family: IpFamily): 'added' | 'exists';
   addRoute(adapter: AdapterRef, route: { destination: string; prefixLength: number; nextHop: string; family: IpFamily; metric?: number }): 'added' | 'exists';
@@ -43,6 +55,7 @@ const AF_INET6 = 23;
 const ERROR_BUFFER_OVERFLOW = 111;
 const ERROR_OBJECT_ALREADY_EXISTS = 5010;
 const ERROR_NO_DATA = 232;
+const ERROR_NOT_FOUND = 1168;
 const GAA_FLAG_SKIP_ANYCAST = 0x2;
 const GAA_FLAG_SKIP_MULTICAST = 0x4;
 const IP_ADAPTER_DHCP_ENABLED = 0x4;
@@ -73,6 +86,8 @@ export function bindIphlpapi(koffi: Koffi, kernel32: Kernel32): Iphlpapi {
   const InitializeIpInterfaceEntry = lazy('InitializeIpInterfaceEntry', 'void');
   const GetIpInterfaceEntry = lazy('GetIpInterfaceEntry', 'uint32_t');
   const SetIpInterfaceEntry = lazy('SetIpInterfaceEntry', 'uint32_t');
+  const GetIpForwardTable2 = lib.func('__stdcall', 'GetIpForwardTable2', 'uint32_t', ['uint16_t', koffi.out(koffi.pointer('void *'))]);
+  const FreeMibTable = lib.func('__stdcall', 'FreeMibTable', 'void', ['void *']);
 
   function lazy(name: string, result: string): (row: Buffer) => unknown {
     // Bound on first use: an export missing from this iphlpapi (wine's lacks the row initialisers) fails only its caller.
@@ -149,6 +164,27 @@ export function bindIphlpapi(koffi: Koffi, kernel32: Kernel32): Iphlpapi {
         return out;
       }
       throw new PlatformError('GetAdaptersAddresses: the adapter list kept growing; try again');
+    },
+    routes(family) {
+      const out: unknown[] = [null];
+      const rc = GetIpForwardTable2(family === 'ipv4' ? AF_INET : AF_INET6, out) as number;
+      if (rc === ERROR_NO_DATA || rc === ERROR_NOT_FOUND) return [];
+      if (rc !== 0) throw fail('GetIpForwardTable2', rc);
+      try {
+        // MIB_IPFORWARD_TABLE2: NumEntries, then the rows from offset 8 (their alignment).
+        const count = koffi.decode(out[0], 'uint32_t') as number;
+        const buf = Buffer.from(Uint8Array.from(koffi.decode(out[0], koffi.array('uint8_t', 8 + count * FORWARD_ROW.size)) as ArrayLike<number>));
+        const rows: IpRoute[] = [];
+        for (let i = 0, r = 8; i < count; i++, r += FORWARD_ROW.size) {
+          const dest = sockaddrText(buf.subarray(r + FORWARD_ROW.destination, r + FORWARD_ROW.destination + 28));
+          const hop = sockaddrText(buf.subarray(r + FORWARD_ROW.nextHop, r + FORWARD_ROW.nextHop + 28));
+          if (!dest || !hop) continue;
+          rows.push({ ifIndex: buf.readUInt32LE(r + FORWARD_ROW.ifIndex), destination: dest.address, prefixLength: buf.readUInt8(r + FORWARD_ROW.destinationLength), nextHop: hop.address, metric: buf.readUInt32LE(r + FORWARD_ROW.metric), family: dest.family });
+        }
+        return rows;
+      } finally {
+        FreeMibTable(out[0]);
+      }
     },
     addUnicastAddress(adapter, address, prefixLength, family) {
       const row = Buffer.alloc(UNICAST_ROW.size);
