@@ -40,6 +40,19 @@ function dhcpServersInUse(adapters: () => NetAdapter[]): string[] {
   }
 }
 
+/** The section of the services that add a route to their metadata host (add_metadata_private_ip_route). */
+const ROUTE_SECTIONS: Record<string, string> = { OpenStack: 'openstack', Ec2: 'ec2', CloudStack: 'cloudstack' };
+
+/**
+ * The metadata URL to route to before datasource NAME is loaded, when its section's add_metadata_private_ip_route
+ * is true (default true for [openstack] and [ec2], false for [cloudstack], as in cloudbase-init's conf); else undefined.
+ */
+export function metadataRouteUrl(name: string, conf: CloudbaseConf): string | undefined {
+  const section = ROUTE_SECTIONS[name];
+  if (!section || !conf.bool('add_metadata_private_ip_route', section)) return undefined;
+  return conf.str('metadata_base_url', section);
+}
+
 /** What a datasource's crawl gets from cloudbase-init.conf for one service: its settings and base URL. */
 export interface ServiceCrawlSettings {
   settings: Record<string, unknown>;

@@ -6,7 +6,8 @@ import type { DetectContext, InstanceData } from '../sources/datasource';
 import type { SourceSet } from '../sources/source-set';
 import { describeError } from '../util/errors';
 import type { Log } from '../util/log';
-import { datasourceForService, serviceCrawlSettings } from './metadata-services';
+import { ensureMetadataIpRoute } from './metadata-ip-route';
+import { datasourceForService, metadataRouteUrl, serviceCrawlSettings } from './metadata-services';
 import { metadataServiceFor } from './metadata-poster';
 import type { MetadataService, Plugin, PluginContext, PluginResult, PluginStage } from './plugin';
 import { PLUGIN_EXECUTE_ON_NEXT_BOOT, PLUGIN_EXECUTION_DONE, PluginState } from './plugin-state';
@@ -30,6 +31,8 @@ export interface CloudbaseRunnerDeps extends SourceSet {
   sleep(ms: number): Promise<void>;
   /** The plugins to pick from; default the registry (tests add their own). */
   plugins?: Plugin[];
+  /** Whether a metadata URL answers (cloudbase-init's check_url); default three GETs. Tests answer it. */
+  metadataUrlAnswers?: (url: string) => Promise<boolean>;
   /** How long to wait for sysprep's generalization to finish; default 15 minutes. */
   sysprepTimeoutMs?: number;
 }
@@ -142,6 +145,9 @@ export async function discoverMetadata(deps: CloudbaseRunnerDeps, report: RunRep
     }
     deps.log.info(`Trying metadata service ${classPath} (kiln datasource ${name})`);
     const { settings, baseUrl } = serviceCrawlSettings(name, deps.conf, () => deps.windows.netAdapters());
+    // As the service's load() in cloudbase-init: the route to a link-local metadata host first, when its section asks.
+    const routeUrl = metadataRouteUrl(name, deps.conf);
+    if (routeUrl) await ensureMetadataIpRoute(deps.windows, routeUrl, deps.log, deps.metadataUrlAnswers);
     // Each service's conf options are its source's settings, in detect() too (OvfService's [ovf], VMwareGuestInfoService's [vmwareguestinfo]).
     const here: DetectContext = { ...detect, config: { datasource: { [name]: settings } }, env: deps.env };
     let detected = false;
