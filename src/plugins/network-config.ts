@@ -1,44 +1,29 @@
 // NetworkConfigPlugin: static IPv4/IPv6 addresses, gateways, routes, DNS and MTU per adapter (matched by MAC) from the metadata's network config.
 import { parseNetworkInput, type InputKind } from '../net/parse-network-config';
-import { toWindowsAdapterSettings, type WindowsAdapterSettings } from '../net/windows-adapter-settings';
+import { toWindowsAdapterSettings, type WindowsAdapterSettings, type WindowsRoute } from '../net/windows-adapter-settings';
 import type { NetAdapter } from '../platform/windows/windows-system';
+import { persistIpv6, setStaticIpv4 } from './netsh-static-config';
+import { persistTcpipSettings, TCPIP } from './tcpip-persistent-config';
 import { PluginError, type Plugin, type PluginContext, type PluginResult } from './plugin';
 
-const TCPIP = 'SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters';
-const TCPIP6 = 'SYSTEM\\CurrentControlSet\\Services\\Tcpip6\\Parameters';
-
-function netmask(prefix: number): string {
-  const bits = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
-  return [24, 16, 8, 0].map((s) => (bits >>> s) & 0xff).join('.');
-}
-
-/** Applies one adapter's settings: live through IP Helper, persistent in its Tcpip interface key. */
-function applyAdapter(ctx: PluginContext, want: WindowsAdapterSettings, have: NetAdapter): void {
+/**
+ * Applies one adapter's settings, first where they survive a reboot, then live: static IPv4 with DHCP off through
+ * netsh (now and persistent), the IPv4/DNS state in the Tcpip keys and extra IPv4 routes in PersistentRoutes,
+ * IPv6 addresses and routes in netsh's persistent store; then every address, gateway and route now through IP Helper.
+ */
+async function applyAdapter(ctx: PluginContext, want: WindowsAdapterSettings, have: NetAdapter): Promise<void> {
   const win = ctx.windows;
   const ref = { luid: have.luid, ifIndex: have.ifIndex };
   const v4 = want.addresses.filter((a) => a.family === 'ipv4');
   const v6 = want.addresses.filter((a) => a.family === 'ipv6');
-  const iface = `${TCPIP}\\Interfaces\\${have.guid}`;
-  if (v4.length > 0 && !want.dhcp4) {
-    // The persistent static configuration Windows applies at every start of the adapter; DHCP off.
-    win.regSet('HKLM', iface, 'EnableDHCP', { type: 'REG_DWORD', data: 0 });
-    win.regSet('HKLM', iface, 'IPAddress', { type: 'REG_MULTI_SZ', data: v4.map((a) => a.address) });
-    win.regSet('HKLM', iface, 'SubnetMask', { type: 'REG_MULTI_SZ', data: v4.map((a) => netmask(a.prefixLength)) });
-    const gw = want.gateways.find((g) => g.family === 'ipv4');
-    if (gw) {
-      win.regSet('HKLM', iface, 'DefaultGateway', { type: 'REG_MULTI_SZ', data: [gw.address] });
-      win.regSet('HKLM', iface, 'DefaultGatewayMetric', { type: 'REG_MULTI_SZ', data: [String(gw.metric ?? 0)] });
-    }
-  }
+  const gateways: WindowsRoute[] = want.gateways.map((g) => ({ destination: g.family === 'ipv4' ? '0.0.0.0' : '::', prefixLength: 0, nextHop: g.address, family: g.family, ...(g.metric !== undefined ? { metric: g.metric } : {}) }));
+  const first = v4[0];
+  if (first && !want.dhcp4) await setStaticIpv4(ctx.platform, have.ifIndex, first, want.gateways.find((g) => g.family === 'ipv4'));
+  persistTcpipSettings(win, have.guid, want);
+  const v6routes = [...gateways, ...want.routes].filter((r) => r.family === 'ipv6');
+  if (v6.length > 0 || v6routes.length > 0) await persistIpv6(ctx.platform, have.ifIndex, v6, v6routes);
   for (const a of want.addresses) win.addIpAddress(ref, a.address, a.prefixLength, a.family);
-  for (const g of want.gateways) {
-    win.addRoute(ref, { destination: g.family === 'ipv4' ? '0.0.0.0' : '::', prefixLength: 0, nextHop: g.address, family: g.family, ...(g.metric !== undefined ? { metric: g.metric } : {}) });
-  }
-  for (const r of want.routes) win.addRoute(ref, r);
-  const v4dns = want.dnsServers.filter((d) => !d.includes(':'));
-  const v6dns = want.dnsServers.filter((d) => d.includes(':'));
-  if (v4dns.length > 0) win.regSet('HKLM', iface, 'NameServer', { type: 'REG_SZ', data: v4dns.join(',') });
-  if (v6dns.length > 0) win.regSet('HKLM', `${TCPIP6}\\Interfaces\\${have.guid}`, 'NameServer', { type: 'REG_SZ', data: v6dns.join(',') });
+  for (const r of [...gateways, ...want.routes]) win.addRoute(ref, r);
   if (want.mtu !== undefined && want.mtu !== have.mtu) {
     win.setInterfaceMtu(ref, 'ipv4', want.mtu);
     if (v6.length > 0 || want.dhcp6) win.setInterfaceMtu(ref, 'ipv6', want.mtu);
@@ -75,7 +60,7 @@ export const networkConfigPlugin: Plugin = {
         continue;
       }
       ctx.log.info(`Configuring adapter ${have.friendlyName} (${want.mac})`);
-      applyAdapter(ctx, want, have);
+      await applyAdapter(ctx, want, have);
     }
     const search = [...new Set(plan.adapters.flatMap((a) => a.dnsSearch))];
     if (search.length > 0) ctx.windows.regSet('HKLM', TCPIP, 'SearchList', { type: 'REG_SZ', data: search.join(',') });

@@ -1,7 +1,7 @@
 // The built kiln-win-x64.exe as cloudbase-init under wine: config drive on a drive letter, plugins, registry state, user data 1001/1002.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { hasCommand, need } from '../helpers/requirements';
@@ -194,6 +194,59 @@ test('NetworkConfigPlugin under wine reads the adapters through GetAdaptersAddre
   assert.match(r.stderr, /Adapter \d+ '[^']+' \(no MAC\) \{[0-9A-Fa-f-]+\} mtu \d+ static .*127\.0\.0\.1\/8/);
   assert.match(r.stdout, /NetworkConfigPlugin\s+failed: .*no interface on this machine has MAC 02:00:5e:00:53:99/);
   assert.equal(wineRegQuery(prefix, `${PLUGINS_KEY}\\kiln-e2e-net\\Plugins`, 'NetworkConfigPlugin'), undefined);
+});
+
+/**
+ * A host interface wine lists as an adapter, by its MAC: one that is down when there is one. Nothing is changed
+ * on it: wine's iphlpapi has no CreateUnicastIpAddressEntry/CreateIpForwardEntry2 and its netsh.exe is a stub.
+ */
+function hostInterfaceMac(): string | undefined {
+  const net = '/sys/class/net';
+  if (!existsSync(net)) return undefined;
+  const read = (name: string, file: string) => (existsSync(join(net, name, file)) ? readFileSync(join(net, name, file), 'utf8').trim() : '');
+  const found = readdirSync(net)
+    .filter((n) => n !== 'lo')
+    .map((n) => ({ mac: read(n, 'address'), down: read(n, 'operstate') === 'down' }))
+    .filter((i) => /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/.test(i.mac) && i.mac !== '00:00:00:00:00:00');
+  return (found.find((i) => i.down) ?? found[0])?.mac;
+}
+
+test('NetworkConfigPlugin under wine: the static IPv4 address with DHCP off, DNS and an extra route reach the registry where Windows reads them at boot', (t) => {
+  const exe = wineExe(t);
+  if (!exe) return;
+  const mac = hostInterfaceMac();
+  if (!need(t, mac !== undefined, 'no host network interface with a MAC for wine to list')) return;
+  const dir = tempDir(t);
+  const drive = join(dir, 'config-drive');
+  writeConfigDrive(drive, 'kiln-e2e-net-static', '');
+  writeFileSync(
+    join(drive, 'openstack', 'latest', 'network_data.json'),
+    JSON.stringify({
+      links: [{ id: 'tap1', type: 'phy', ethernet_mac_address: mac }],
+      networks: [
+        { id: 'n4', type: 'ipv4', link: 'tap1', ip_address: '192.0.2.77', netmask: '255.255.255.0', routes: [{ network: '0.0.0.0', netmask: '0.0.0.0', gateway: '192.0.2.1' }, { network: '198.51.100.0', netmask: '255.255.255.0', gateway: '192.0.2.254' }] },
+        { id: 'n6', type: 'ipv6', link: 'tap1', ip_address: '2001:db8::77/64' },
+      ],
+      services: [{ type: 'dns', address: '192.0.2.53' }, { type: 'dns', address: '2001:db8::53' }],
+    }),
+  );
+  const prefix = privateWinePrefix(dir, { q: drive }, ['q']);
+  const conf = join(dir, 'c.conf');
+  writeFileSync(conf, '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.common.networkconfig.NetworkConfigPlugin\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
+  const r = runUnderWine(exe, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+  const guid = new RegExp(`Adapter \\d+ '[^']*' ${mac} (\\{[0-9A-Fa-f-]+\\})`).exec(r.stderr)?.[1];
+  assert.ok(guid, `wine lists the adapter with MAC ${mac}:\n${r.stderr}`);
+  // The persistent state is written first; the live part then stops where wine's iphlpapi ends.
+  assert.match(r.stdout, /NetworkConfigPlugin\s+failed: .*iphlpapi\.dll has no InitializeUnicastIpAddressEntry/);
+  const iface = `HKLM\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters\\Interfaces\\${guid}`;
+  assert.equal(wineRegQuery(prefix, iface, 'EnableDHCP'), 'REG_DWORD 0x0');
+  assert.equal(wineRegQuery(prefix, iface, 'IPAddress'), 'REG_MULTI_SZ 192.0.2.77');
+  assert.equal(wineRegQuery(prefix, iface, 'SubnetMask'), 'REG_MULTI_SZ 255.255.255.0');
+  assert.equal(wineRegQuery(prefix, iface, 'DefaultGateway'), 'REG_MULTI_SZ 192.0.2.1');
+  assert.equal(wineRegQuery(prefix, iface, 'NameServer'), 'REG_SZ 192.0.2.53');
+  assert.equal(wineRegQuery(prefix, `HKLM\\SYSTEM\\CurrentControlSet\\Services\\Tcpip6\\Parameters\\Interfaces\\${guid}`, 'NameServer'), 'REG_SZ 2001:db8::53');
+  assert.equal(wineRegQuery(prefix, 'HKLM\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters\\PersistentRoutes', '198.51.100.0,255.255.255.0,192.0.2.254,1')?.trim(), 'REG_SZ', 'route -p\'s record of the extra route');
 });
 
 test('ConfigWinRMListenerPlugin under wine: without a WinRM service nothing is made and it runs again; with one, the self-signed certificate lands in LocalMachine\\My', (t) => {
