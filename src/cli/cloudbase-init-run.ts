@@ -2,6 +2,7 @@
 import { createFilesystemFinder } from '../devices/create-finder';
 import type { ConfigDriveLocation, ConfigDriveType } from '../devices/windows-finder';
 import { loadCloudbaseConf, type CloudbaseConf } from '../config/cloudbase-init-conf';
+import { logFilePath } from '../config/log-file-path';
 import { DryRunPlatform } from '../platform/dry-run-platform';
 import { WindowsPlatform } from '../platform/windows/windows-platform';
 import { randomPassword } from '../plugins/random-password';
@@ -73,12 +74,12 @@ export async function runCloudbaseInitFlow(ctx: CommandContext, args: ParsedArgs
   if (platform instanceof DryRunPlatform) throw new UsageError('--dry-run is not supported by the cloudbase-init flow yet (registry and account changes cannot be planned)');
   if (!(platform instanceof WindowsPlatform)) throw new UsageError('the cloudbase-init flow runs on Windows only; this is not a Windows build');
   const conf = await loadConf(ctx, args);
-  const logDir = conf.str('log_dir');
-  const logFile = conf.str('log_file');
-  if (logDir && logFile) ctx.logger.addSink(new FileSink(conf.bool('debug') || ctx.debug ? 'DEBUG' : 'INFO', platform.hostPath(`${logDir.replace(/[\\/]+$/, '')}\\${logFile}`)));
+  const logPath = logFilePath(conf.str('log_file'), conf.str('log_dir'));
+  if (logPath) ctx.logger.addSink(new FileSink(conf.bool('debug') || ctx.debug ? 'DEBUG' : 'INFO', platform.hostPath(logPath)));
   if (args.flags.verbose === true && !ctx.debug) ctx.logger.addSink(new StreamSink('INFO', { write: (s: string) => ctx.io.err(s) }));
   const log = ctx.logger.for('init.py');
   for (const w of [...conf.deprecated, ...conf.unknown]) log.warn(w);
+  for (const n of conf.ignored) log.debug(n);
   const sources = windowsSources(ctx, conf);
   const report = await runCloudbaseInit({
     platform,

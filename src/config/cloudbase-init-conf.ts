@@ -1,19 +1,17 @@
 // Reads cloudbase-init.conf with oslo.config's INI rules and types its options with cloudbase-init's names and defaults.
 import { parseIni, type RawConf, type RawValue } from './ini-file';
 import { ConfigError } from '../util/errors';
-
-export type OptionType = 'str' | 'bool' | 'int' | 'float' | 'list';
-
-export interface OptionSpec {
-  type: OptionType;
-  /** The default as oslo.config states it (undefined for options with no default, None in Python). */
-  default: string | boolean | number | string[] | undefined;
-}
+import type { OptionSpec } from './option-spec';
+import { OSLO_CONFIG_OPTIONS, OSLO_LOG_OPTIONS } from './oslo-options';
 
 const PLUGIN = 'cloudbaseinit.plugins.';
 const SERVICE = 'cloudbaseinit.metadata.services.';
 
-/** cloudbase-init's [DEFAULT] options that kiln reads, with cloudbase-init's defaults. */
+/**
+ * Every [DEFAULT] option cloudbase-init registers (cloudbaseinit/conf/default.py, oslo.log's and oslo.config's),
+ * with cloudbase-init's defaults, and kiln's own (the reboot-loop guard, user_data_script_timeout). Those kiln
+ * accepts but does nothing with are in NO_EFFECT_OPTIONS.
+ */
 export const DEFAULT_OPTIONS: Record<string, OptionSpec> = {
   username: { type: 'str', default: 'Admin' },
   groups: { type: 'list', default: ['Administrators'] },
@@ -55,7 +53,7 @@ export const DEFAULT_OPTIONS: Record<string, OptionSpec> = {
   stop_service_on_exit: { type: 'bool', default: true },
   check_latest_version: { type: 'bool', default: false },
   retry_count: { type: 'int', default: 5 },
-  retry_count_interval: { type: 'int', default: 4 },
+  retry_count_interval: { type: 'float', default: 4 },
   local_scripts_path: { type: 'str', default: undefined },
   mtu_use_dhcp_config: { type: 'bool', default: true },
   ntp_use_dhcp_config: { type: 'bool', default: false },
@@ -86,23 +84,22 @@ export const DEFAULT_OPTIONS: Record<string, OptionSpec> = {
   ephemeral_disk_data_loss_warning_path: { type: 'str', default: undefined },
   user_data_script_timeout: { type: 'int', default: 0 },
   process_userdata: { type: 'bool', default: true },
+  heat_config_dir: { type: 'str', default: 'C:\\cfn' },
+  user_data_plugins: {
+    type: 'list',
+    default: ['parthandler.PartHandlerPlugin', 'cloudconfig.CloudConfigPlugin', 'cloudboothook.CloudBootHookPlugin', 'shellscript.ShellScriptPlugin', 'multipartmixed.MultipartMixedPlugin', 'heat.HeatPlugin'].map((p) => `${PLUGIN}common.userdataplugins.${p}`),
+  },
+  cloud_config_plugins: { type: 'list', default: [] },
   userdata_save_path: { type: 'str', default: undefined },
   enable_reboot_loop_guard: { type: 'bool', default: true },
   max_consecutive_reboots: { type: 'int', default: 3 },
-  wait_for_sysprep: { type: 'bool', default: true },
-  // Accepted for compatibility; kiln needs neither bsdtar nor mtools, and logs its own way.
-  bsdtar_path: { type: 'str', default: undefined },
+  bsdtar_path: { type: 'str', default: 'bsdtar.exe' },
   mtools_path: { type: 'str', default: undefined },
-  verbose: { type: 'bool', default: false },
-  debug: { type: 'bool', default: false },
-  log_dir: { type: 'str', default: undefined },
-  log_file: { type: 'str', default: undefined },
-  default_log_levels: { type: 'list', default: [] },
   logging_serial_port_settings: { type: 'str', default: undefined },
   metadata_report_provisioning_started: { type: 'bool', default: false },
   metadata_report_provisioning_completed: { type: 'bool', default: false },
-  logging_level: { type: 'str', default: undefined },
-  use_stdout: { type: 'bool', default: false },
+  ...OSLO_LOG_OPTIONS,
+  ...OSLO_CONFIG_OPTIONS,
 };
 
 /** Options of named sections kiln reads ([config_drive], [ec2], [openstack] …). */
@@ -159,25 +156,72 @@ export const SECTION_OPTIONS: Record<string, Record<string, OptionSpec>> = {
     add_metadata_private_ip_route: { type: 'bool', default: false },
     https_allow_insecure: { type: 'bool', default: false },
     https_ca_bundle: { type: 'str', default: undefined },
-    disk_label: { type: 'str', default: 'config-2' },
   },
   gce: {
     metadata_base_url: { type: 'str', default: 'http://metadata.google.internal/computeMetadata/v1/' },
     https_allow_insecure: { type: 'bool', default: false },
     https_ca_bundle: { type: 'str', default: undefined },
   },
+  nocloud: {
+    metadata_file: { type: 'str', default: 'meta-data' },
+    userdata_file: { type: 'str', default: 'user-data' },
+  },
+};
+
+/**
+ * Options kiln knows (no "unknown option" warning) but does nothing with, `section.name`, each with the reason
+ * that is logged when a file sets one. docs/windows.md lists them.
+ */
+export const NO_EFFECT_OPTIONS: Readonly<Record<string, string>> = {
+  'DEFAULT.reset_service_password': 'kiln runs as LocalSystem, which has no password to reset',
+  'DEFAULT.stop_service_on_exit': 'the kiln service always stops when the flow ends',
+  'DEFAULT.check_latest_version': 'kiln does not ask the network for newer versions',
+  'DEFAULT.bsdtar_path': 'kiln reads ISO 9660 itself',
+  'DEFAULT.mtools_path': 'kiln reads FAT itself',
+  'DEFAULT.heat_config_dir': 'not implemented: Heat parts are not written',
+  'DEFAULT.rename_admin_user': 'not implemented: the user is created under username',
+  'DEFAULT.logging_serial_port_settings': 'not implemented: no serial port log',
+  'DEFAULT.user_data_plugins': 'not implemented: every user data content type kiln knows is handled',
+  'DEFAULT.cloud_config_plugins': 'not implemented: every cloud-config key kiln knows is applied, in cloudbase-init\'s order',
+  ...Object.fromEntries(
+    Object.keys({ ...OSLO_LOG_OPTIONS, ...OSLO_CONFIG_OPTIONS })
+      .filter((k) => !['debug', 'log_dir', 'log_file'].includes(k))
+      .map((k) => [`DEFAULT.${k}`, k.startsWith('config_') ? 'kiln reads the files given by --config-file' : 'kiln logs its own way (only debug, log_dir and log_file apply)']),
+  ),
+  'config_drive.raw_hdd': 'kiln searches config_drive types × locations only',
+  'config_drive.cdrom': 'kiln searches config_drive types × locations only',
+  'config_drive.vfat': 'kiln searches config_drive types × locations only',
+  'openstack.https_allow_insecure': 'not implemented: certificates are always checked',
+  'openstack.https_ca_bundle': 'not implemented: the system\'s CA certificates are used',
+  'openstack.add_metadata_private_ip_route': 'not implemented: no route is added',
+  'ec2.https_allow_insecure': 'not implemented: certificates are always checked',
+  'ec2.https_ca_bundle': 'not implemented: the system\'s CA certificates are used',
+  'ec2.add_metadata_private_ip_route': 'not implemented: no route is added',
+  'maas.https_allow_insecure': 'not implemented: certificates are always checked',
+  'maas.https_ca_bundle': 'not implemented: the system\'s CA certificates are used',
+  'packet.https_allow_insecure': 'not implemented: certificates are always checked',
+  'packet.https_ca_bundle': 'not implemented: the system\'s CA certificates are used',
+  'cloudstack.https_allow_insecure': 'not implemented: certificates are always checked',
+  'cloudstack.https_ca_bundle': 'not implemented: the system\'s CA certificates are used',
+  'cloudstack.add_metadata_private_ip_route': 'not implemented: no route is added',
+  'gce.https_allow_insecure': 'not implemented: certificates are always checked',
+  'gce.https_ca_bundle': 'not implemented: the system\'s CA certificates are used',
+  'nocloud.metadata_file': 'not implemented: kiln\'s NoCloud reads meta-data',
+  'nocloud.userdata_file': 'not implemented: kiln\'s NoCloud reads user-data',
 };
 
 
 /**
  * The older names oslo.config still reads an option by, `section.name` as a file writes it → the option's own:
  * cloudbase-init's deprecated_name/deprecated_group (cloudbaseinit/conf/*.py) and oslo.log's `logdir`/`logfile`,
- * which cloudbase-init's own example configuration uses. Where a file sets both, the option's own name wins, as in
- * oslo.config, and either way the old name is reported as deprecated.
+ * which cloudbase-init's own example configuration uses. Where one file sets both, the option's own name wins, and
+ * between files the later file wins whichever name it uses, as in oslo.config; the old name is reported as deprecated.
  */
 export const DEPRECATED_NAMES: ReadonlyArray<readonly [from: string, to: string]> = [
   ['DEFAULT.logdir', 'DEFAULT.log_dir'],
   ['DEFAULT.logfile', 'DEFAULT.log_file'],
+  ['DEFAULT.log-config', 'DEFAULT.log_config_append'],
+  ['DEFAULT.log_config', 'DEFAULT.log_config_append'],
   ['DEFAULT.config_drive_raw_hhd', 'config_drive.raw_hdd'],
   ['DEFAULT.config_drive_cdrom', 'config_drive.cdrom'],
   ['DEFAULT.config_drive_vfat', 'config_drive.vfat'],
@@ -244,6 +288,23 @@ function convert(raw: RawValue, key: string, spec: OptionSpec): string | boolean
   }
 }
 
+/** oslo.config's group names: [DEFAULT] as written, any other section in lower case ([OpenStack] is [openstack]). */
+function normalizeSection(section: string): string {
+  return section === 'DEFAULT' ? section : section.toLowerCase();
+}
+
+/** Options a file sets that kiln knows but does nothing with (NO_EFFECT_OPTIONS), each with why. */
+function noEffect(raw: RawConf): string[] {
+  const said: string[] = [];
+  for (const [section, keys] of raw) {
+    for (const [key, v] of keys) {
+      const why = NO_EFFECT_OPTIONS[`${section}.${key}`];
+      if (why !== undefined) said.push(`${v.file}:${v.line}: option '${key}' in [${section}] has no effect in kiln: ${why}`);
+    }
+  }
+  return said;
+}
+
 /** cloudbase-init's configuration, typed; reads fall back to cloudbase-init's defaults. */
 export class CloudbaseConf {
   constructor(
@@ -252,11 +313,13 @@ export class CloudbaseConf {
     readonly unknown: string[],
     /** Options set under a deprecated name, read under their own (DEPRECATED_NAMES), for the caller to warn about. */
     readonly deprecated: string[] = [],
+    /** Options set that kiln knows but does nothing with (NO_EFFECT_OPTIONS), for the caller to log. */
+    readonly ignored: string[] = [],
   ) {}
 
   private value(section: string, key: string): string | boolean | number | string[] | undefined {
     const spec = section === 'DEFAULT' ? DEFAULT_OPTIONS[key] : SECTION_OPTIONS[section]?.[key];
-    const raw = this.raw.get(section)?.get(key) ?? (section !== 'DEFAULT' ? undefined : undefined);
+    const raw = this.raw.get(section)?.get(key);
     if (!spec) return raw?.value;
     return raw ? convert(raw, key, spec) : spec.default;
   }
@@ -276,6 +339,11 @@ export class CloudbaseConf {
     const v = this.value(section, key);
     if (v === undefined || typeof v === 'number') return v;
     throw new ConfigError(`option '${key}' in [${section}] is not an integer option`);
+  }
+  float(key: string, section = 'DEFAULT'): number | undefined {
+    const v = this.value(section, key);
+    if (v === undefined || typeof v === 'number') return v;
+    throw new ConfigError(`option '${key}' in [${section}] is not a number option`);
   }
   list(key: string, section = 'DEFAULT'): string[] | undefined {
     const v = this.value(section, key);
@@ -305,8 +373,22 @@ export class CloudbaseConf {
 /** Parses and type-checks the given files (later files override earlier ones); conversion errors throw ConfigError. */
 export function loadCloudbaseConf(files: Array<{ path: string; text: string }>): CloudbaseConf {
   const raw: RawConf = new Map([['DEFAULT', new Map()]]);
-  for (const f of files) parseIni(f.text, f.path, raw);
-  const deprecated = renameDeprecated(raw);
+  const deprecated: string[] = [];
+  for (const f of files) {
+    // Each file on its own first: a deprecated name yields to the own name in the same file, not to an earlier file's.
+    const one: RawConf = new Map();
+    for (const [section, keys] of parseIni(f.text, f.path)) {
+      const into = one.get(normalizeSection(section)) ?? new Map<string, RawValue>();
+      one.set(normalizeSection(section), into);
+      for (const [key, v] of keys) into.set(key, v);
+    }
+    deprecated.push(...renameDeprecated(one));
+    for (const [section, keys] of one) {
+      const into = raw.get(section) ?? new Map<string, RawValue>();
+      raw.set(section, into);
+      for (const [key, v] of keys) into.set(key, v);
+    }
+  }
   const unknown: string[] = [];
   for (const [section, keys] of raw) {
     const known = section === 'DEFAULT' ? DEFAULT_OPTIONS : SECTION_OPTIONS[section];
@@ -319,5 +401,5 @@ export function loadCloudbaseConf(files: Array<{ path: string; text: string }>):
       convert(v, key, spec);
     }
   }
-  return new CloudbaseConf(raw, unknown, deprecated);
+  return new CloudbaseConf(raw, unknown, deprecated, noEffect(raw));
 }

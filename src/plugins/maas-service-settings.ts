@@ -10,7 +10,7 @@ export function maasServiceSettings(conf: CloudbaseConf): { settings: Record<str
     token_key: conf.str('oauth_token_key', 'maas') ?? '',
     token_secret: conf.str('oauth_token_secret', 'maas') ?? '',
     retries: conf.int('retry_count') ?? 5,
-    retry_interval: conf.int('retry_count_interval') ?? 4,
+    retry_interval: conf.float('retry_count_interval') ?? 4,
   };
   const url = conf.str('metadata_base_url', 'maas');
   if (url !== undefined) settings.metadata_url = url;

@@ -94,7 +94,7 @@ export function serviceCrawlSettings(name: string, conf: CloudbaseConf, adapters
   }
   if (name === 'Packet') {
     // PacketService: [packet] metadata_base_url, retried retry_count times retry_count_interval apart.
-    return { settings: { metadata_base_url: conf.str('metadata_base_url', 'packet'), retry_count: conf.int('retry_count') ?? 5, retry_count_interval: conf.int('retry_count_interval') ?? 4 } };
+    return { settings: { metadata_base_url: conf.str('metadata_base_url', 'packet'), retry_count: conf.int('retry_count') ?? 5, retry_count_interval: conf.float('retry_count_interval') ?? 4 } };
   }
   if (name === 'OVF' || name === 'VMware') {
     // OvfService and VMwareGuestInfoService: their [ovf] / [vmwareguestinfo] options.
@@ -109,7 +109,7 @@ export function serviceCrawlSettings(name: string, conf: CloudbaseConf, adapters
     return {
       settings: {
         retries: conf.int('retry_count') ?? 5,
-        retry_interval: conf.int('retry_count_interval') ?? 4,
+        retry_interval: conf.float('retry_count_interval') ?? 4,
         transport_cert_store_name: conf.str('transport_cert_store_name', 'azure'),
         ...(conf.str('wireserver_url', 'azure') ? { wireserver_url: conf.str('wireserver_url', 'azure') } : {}),
       },
