@@ -178,7 +178,6 @@ export const NO_EFFECT_OPTIONS: Readonly<Record<string, string>> = {
   'DEFAULT.check_latest_version': 'kiln does not ask the network for newer versions',
   'DEFAULT.bsdtar_path': 'kiln reads ISO 9660 itself',
   'DEFAULT.mtools_path': 'kiln reads FAT itself',
-  'DEFAULT.heat_config_dir': 'not implemented: Heat parts are not written',
   'DEFAULT.rename_admin_user': 'not implemented: the user is created under username',
   'DEFAULT.logging_serial_port_settings': 'not implemented: no serial port log',
   'DEFAULT.user_data_plugins': 'not implemented: every user data content type kiln knows is handled',

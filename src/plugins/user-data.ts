@@ -3,18 +3,26 @@ import type { InstanceData } from '../sources/datasource';
 import { gunzipBytes, isGzip } from '../userdata/decode';
 import { processWindowsUserData, type WindowsUserDataStep } from '../userdata/windows-user-data';
 import { describeError } from '../util/errors';
+import type { WindowsScript } from '../userdata/windows-scripts';
 import { applyCloudConfig } from './cloud-config';
+import { handleHeatPart } from './heat-part';
 import { DONE, PluginError, type Plugin, type PluginContext, type PluginResult } from './plugin';
 import { combineResults, runScript } from './windows-script';
+
+/** The scripts of one part (several for EC2's blocks), their results folded into one. */
+async function runScripts(ctx: PluginContext, scripts: WindowsScript[]): Promise<PluginResult> {
+  const timeout = ctx.conf.int('user_data_script_timeout');
+  const results: PluginResult[] = [];
+  for (const script of scripts) results.push(await runScript({ platform: ctx.platform, log: ctx.log, env: ctx.env, ...(timeout ? { timeoutMs: timeout * 1000 } : {}) }, script));
+  return combineResults(results);
+}
 
 /** One part's work; a part that fails is logged and counts as done, as cloudbase-init's _process_part. */
 async function runStep(ctx: PluginContext, step: WindowsUserDataStep): Promise<PluginResult> {
   try {
     if (step.kind === 'cloud-config') return await applyCloudConfig(ctx, step.config);
-    const timeout = ctx.conf.int('user_data_script_timeout');
-    const results: PluginResult[] = [];
-    for (const script of step.scripts) results.push(await runScript({ platform: ctx.platform, log: ctx.log, env: ctx.env, ...(timeout ? { timeoutMs: timeout * 1000 } : {}) }, script));
-    return combineResults(results);
+    if (step.kind === 'heat') return await handleHeatPart(ctx, step, () => runScripts(ctx, step.scripts ?? []));
+    return await runScripts(ctx, step.scripts);
   } catch (err) {
     ctx.log.error(`UserDataPlugin: ${step.part}: ${describeError(err)}`);
     return DONE;

@@ -13,7 +13,27 @@ import { detectWindowsScript, isEc2LaunchV2, kindFromExtension, parseEc2LaunchV2
  * cloudconfig plugin's keys: write_files, users, runcmd …), or the scripts of one part (several for EC2's
  * `<script>`/`<powershell>` blocks, whose exit codes make one result as cloudbase-init's EC2Config executor does).
  */
-export type WindowsUserDataStep = { part: string } & ({ kind: 'cloud-config'; config: Record<string, unknown> } | { kind: 'scripts'; scripts: WindowsScript[] });
+export type WindowsUserDataStep = { part: string } & (
+  | { kind: 'cloud-config'; config: Record<string, unknown> }
+  | { kind: 'scripts'; scripts: WindowsScript[] }
+  | HeatPart
+);
+
+/**
+ * A Heat (`text/x-cfninitdata`) part, as cloudbase-init's heat plugin takes it: written under heat_config_dir by its
+ * file name; the one named `cfn-userdata` is then run as a user data script (by its header, never its name).
+ */
+export interface HeatPart {
+  kind: 'heat';
+  /** The part's own file name (none: the part cannot be written, as in cloudbase-init). */
+  filename: string | undefined;
+  content: Uint8Array;
+  /** For `cfn-userdata`: its scripts, empty when its format is not one cloudbase-init runs; otherwise undefined. */
+  scripts?: WindowsScript[];
+}
+
+/** The Heat part whose content cloudbase-init runs after writing it. */
+export const HEAT_USER_DATA_FILENAME = 'cfn-userdata';
 
 export interface WindowsUserData {
   /** The parts' work in the order cloudbase-init runs it. */
@@ -69,7 +89,7 @@ export async function processWindowsUserData(data: Uint8Array, opts: WindowsUser
       try {
         const enc = (header(e, 'content-transfer-encoding') ?? '').toLowerCase();
         const body = enc === 'base64' ? decodeBase64(e.body.toString('latin1')) : e.body;
-        handlePart(e.contentType, name, body, out);
+        handlePart(e.contentType, name, entityFilename(e), body, out);
       } catch (err) {
         out.errors.push({ part, message: (err as Error).message });
       }
@@ -111,12 +131,23 @@ function cloudConfig(text: string, part: string, out: WindowsUserData): void {
 
 /** The scripts among the steps, in order (for tools that only run scripts). */
 export function scriptsOf(ud: WindowsUserData): WindowsScript[] {
-  return ud.steps.flatMap((s) => (s.kind === 'scripts' ? s.scripts : []));
+  return ud.steps.flatMap((s) => (s.kind === 'scripts' ? s.scripts : s.kind === 'heat' ? (s.scripts ?? []) : []));
 }
 
-function handlePart(ctype: string, name: string, body: Buffer, out: WindowsUserData): void {
+/** What cloudbase-init's get_command runs DATA as, by its header alone: its scripts, or none for another format. */
+function scriptsByHeader(body: Buffer, name: string): WindowsScript[] {
+  const kind = detectWindowsScript(body);
+  if (!kind) return [];
+  return kind === 'ec2' ? splitEc2Sections(body, name) : [{ kind, name, content: body, persist: false, runAsLocalSystem: false }];
+}
+
+function handlePart(ctype: string, name: string, filename: string | undefined, body: Buffer, out: WindowsUserData): void {
   const part = `user-data ${name}`;
   if (ctype === 'text/cloud-config') return cloudConfig(bytesToText(body), part, out);
+  if (ctype === 'text/x-cfninitdata') {
+    out.steps.push({ part, kind: 'heat', filename, content: body, ...(filename === HEAT_USER_DATA_FILENAME ? { scripts: scriptsByHeader(body, name) } : {}) });
+    return;
+  }
   if (ctype === 'text/x-shellscript') {
     // As cloudbase-init's fileexecutils.exec_file: the file name's extension first (.exe parts run as programs), then the content's header.
     const ext = kindFromExtension(name);
@@ -172,6 +203,6 @@ function scriptsFrom(body: Buffer, name: string, out: WindowsUserData): void {
     return;
   }
   const part = name === 'user-data' ? name : `user-data ${name}`;
-  const scripts = kind === 'ec2' ? splitEc2Sections(body, name) : [{ kind, name, content: body, persist: false, runAsLocalSystem: false }];
+  const scripts = scriptsByHeader(body, name);
   if (scripts.length > 0) out.steps.push({ part, kind: 'scripts', scripts });
 }

@@ -48,7 +48,7 @@ const CLOUDBASE_DEFAULT: Row[] = [
   r('DEFAULT.username', 'str', true),
   r('DEFAULT.groups', 'list', true),
   r('DEFAULT.rename_admin_user', 'bool', false),
-  r('DEFAULT.heat_config_dir', 'str', false),
+  r('DEFAULT.heat_config_dir', 'str', true),
   r('DEFAULT.ntp_enable_service', 'bool', true),
   r('DEFAULT.ntp_use_dhcp_config', 'bool', true),
   r('DEFAULT.real_time_clock_utc', 'bool', true),

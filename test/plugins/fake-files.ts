@@ -41,7 +41,7 @@ export class FakeFiles implements Platform {
     const before = opts.append ? this.files.get(this.k(path)) : undefined;
     this.files.set(this.k(path), before ? Buffer.concat([before, bytes]) : bytes);
   }
-  async mkdir(): Promise<void> {}
+  async mkdir(_path?: string): Promise<void> {}
   async remove(path: string): Promise<void> {
     const k = this.k(path);
     for (const f of [...this.files.keys()]) if (f === k || f.startsWith(`${k}\\`)) this.files.delete(f);

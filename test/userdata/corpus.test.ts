@@ -124,7 +124,7 @@ for (const name of cases) {
       checkErrors(r.errors, expected.errors);
       if (expected.steps !== undefined) {
         assert.deepEqual(
-          r.steps.map((s) => (s.kind === 'cloud-config' ? { part: s.part, cloudConfig: s.config } : { part: s.part, scripts: s.scripts.map((x) => x.name) })),
+          r.steps.map((s) => (s.kind === 'cloud-config' ? { part: s.part, cloudConfig: s.config } : { part: s.part, scripts: (s.kind === 'heat' ? (s.scripts ?? []) : s.scripts).map((x) => x.name) })),
           expected.steps,
           'steps',
         );
