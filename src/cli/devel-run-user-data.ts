@@ -76,11 +76,11 @@ async function runWindows(ctx: CommandContext, platform: Platform, userData: Buf
   for (const s of scriptsOf(processed)) {
     const o = await runWindowsScript({ platform, host, tempDir, log: ctx.logger.for('userdatautils.py') }, s);
     outcomes.push(o);
-    ctx.io.out(`script ${o.name} [${o.kind}]: exit ${o.code} reboot=${o.reboot} run-again=${o.runAgain}${o.error ? ` (${o.error})` : ''}\n`);
+    ctx.io.out(`script ${o.name} [${o.kind}]: exit ${o.code} reboot=${o.reboot} run-again=${o.runAgain}${o.persist ? ' persist=true' : ''}${o.error ? ` (${o.error})` : ''}\n`);
     if (ctx.debug) ctx.io.out(`  launch: ${o.launch.join(' ')}\n${o.stdout ? `  stdout: ${o.stdout.trim()}\n` : ''}`);
   }
   const all = combineRequests(outcomes);
-  ctx.io.out(`plugin: reboot=${all.reboot} run-again=${all.runAgain}\n`);
+  ctx.io.out(`plugin: reboot=${all.reboot} run-again=${all.runAgain}${all.persist ? ' persist=true' : ''}\n`);
   const failed = outcomes.some((o) => o.error !== undefined || (o.code !== 0 && !(o.code >= 1001 && o.code <= 1003)));
   return processed.errors.length > 0 || failed ? 1 : 0;
 }

@@ -12,6 +12,12 @@ export interface PluginResult {
   /** 'done' is recorded in the registry (1) and the plugin is not run again for this instance; 'next-boot' (2) runs it again. */
   status: 'done' | 'next-boot';
   reboot: boolean;
+  /**
+   * Run the plugin again at every boot whatever status says (EC2's `<persist>true</persist>`, EC2Launch v2's
+   * `frequency: always`): kept apart from status, which is what the plugin's work itself asked for, so the
+   * reboot-loop guard never takes persistence for a script asking to run again.
+   */
+  persistent?: boolean;
 }
 
 export interface PluginContext {

@@ -227,8 +227,20 @@ async function runStage(
       report.plugins.push(entry('failed', false, describeError(err)));
       continue;
     }
-    if (state && result.status === 'next-boot' && result.reboot && guard) {
+    // A persisted plugin (EC2 <persist>) runs at every boot: that is not a request to run again, but a reboot it asks
+    // for at every boot is still a loop.
+    const status = result.persistent ? 'next-boot' : result.status;
+    if (state && status === 'next-boot' && result.reboot && guard) {
       const count = state.rebootRequests(plugin.name) + 1;
+      if (count > maxReboots && result.persistent) {
+        // The guard drops the reboot, never the persistence: the plugin still runs at the next boot.
+        const msg = `plugin '${plugin.name}' asked for a reboot ${count} boots in a row (max_consecutive_reboots=${maxReboots}); this reboot is not done, and the persisted plugin runs again at the next boot`;
+        deps.log.error(msg);
+        state.set(plugin.name, PLUGIN_EXECUTE_ON_NEXT_BOOT);
+        state.setRebootRequests(plugin.name, 0);
+        report.plugins.push(entry('stopped', false, msg));
+        continue;
+      }
       if (count > maxReboots) {
         const msg = `plugin '${plugin.name}' asked for a reboot and to run again ${count} times in a row (max_consecutive_reboots=${maxReboots}); stopped and marked done to break the reboot loop`;
         deps.log.error(msg);
@@ -241,8 +253,8 @@ async function runStage(
     } else if (state && guard) {
       state.setRebootRequests(plugin.name, 0);
     }
-    state?.set(plugin.name, result.status === 'done' ? PLUGIN_EXECUTION_DONE : PLUGIN_EXECUTE_ON_NEXT_BOOT);
-    report.plugins.push(entry(result.status, result.reboot));
+    state?.set(plugin.name, status === 'done' ? PLUGIN_EXECUTION_DONE : PLUGIN_EXECUTE_ON_NEXT_BOOT);
+    report.plugins.push(entry(status, result.reboot));
     if (result.reboot) {
       if (allowReboot) {
         deps.log.info(`Plugin '${plugin.name}' asked for a reboot`);

@@ -81,13 +81,17 @@ export const userDataPlugin: Plugin = {
     // As cloudbase-init's _process_user_data: the parts run in order, the plugin's result is the last part's, and a
     // part that asks for a reboot (1001, 1003) ends the walk: the parts after it run at a later boot, if ever.
     let result: PluginResult = DONE;
+    let persistent = false;
     for (const [i, step] of ud.steps.entries()) {
       result = await runStep(ctx, step);
+      persistent ||= result.persistent === true;
       if (result.reboot && i < ud.steps.length - 1) {
         ctx.log.info(`UserDataPlugin: ${step.part} asked for a reboot; the ${ud.steps.length - 1 - i} part(s) after it are not run now`);
         break;
       }
     }
-    return result;
+    // kiln honours EC2's <persist>true</persist> as EC2Launch does (cloudbase-init ignores it): the user data runs at every boot.
+    if (persistent) ctx.log.info('UserDataPlugin: the user data is persisted (<persist>true</persist>): it runs again at every boot');
+    return persistent ? { ...result, persistent: true } : { status: result.status, reboot: result.reboot };
   },
 };

@@ -11,11 +11,12 @@ export function resultFromExitCode(code: number): PluginResult {
   return { reboot: req.reboot, status: req.runAgain ? 'next-boot' : 'done' };
 }
 
-/** Folds several results into one: any reboot reboots, any run-again runs the plugin again. */
+/** Folds several results into one: any reboot reboots, any run-again runs the plugin again, any persisted persists. */
 export function combineResults(results: PluginResult[]): PluginResult {
   return {
     status: results.some((r) => r.status === 'next-boot') ? 'next-boot' : 'done',
     reboot: results.some((r) => r.reboot),
+    ...(results.some((r) => r.persistent) ? { persistent: true } : {}),
   };
 }
 
@@ -35,7 +36,7 @@ export async function runScript(host: ScriptHost, script: WindowsScript): Promis
   );
   logOutcome(host.log, outcome);
   if (outcome.error) throw new Error(`${script.name}: ${outcome.error}`);
-  return { reboot: outcome.reboot, status: outcome.runAgain ? 'next-boot' : 'done' };
+  return { reboot: outcome.reboot, status: outcome.runAgain ? 'next-boot' : 'done', ...(outcome.persist ? { persistent: true } : {}) };
 }
 
 function logOutcome(log: Log, o: WindowsScriptOutcome): void {

@@ -11,7 +11,10 @@ export interface WindowsScriptOutcome {
   launch: string[];
   code: number;
   reboot: boolean;
+  /** What the exit code asked for (1002, 1003); a persisted script's every-boot runs are `persist`. */
   runAgain: boolean;
+  /** The script is persisted (EC2 `<persist>true</persist>`, EC2Launch v2 `frequency: always`): it runs at every boot. */
+  persist: boolean;
   stdout: string;
   stderr: string;
   error?: string;
@@ -42,7 +45,7 @@ export async function runWindowsScript(ctx: WindowsRunContext, script: WindowsSc
   const sep = ctx.tempDir.includes('\\') ? '\\' : '/';
   const path = `${ctx.tempDir.replace(/[\\/]+$/, '')}${sep}kiln-${randomBytes(16).toString('hex')}${EXTENSION[script.kind]}`;
   const launch = windowsLaunchLine(script.kind, path, ctx.host);
-  const base = { name: script.name, kind: script.kind, launch };
+  const base = { name: script.name, kind: script.kind, launch, persist: script.persist };
   try {
     await ctx.platform.writeFile(path, script.content, { mode: 0o600 });
   } catch (err) {
@@ -52,7 +55,7 @@ export async function runWindowsScript(ctx: WindowsRunContext, script: WindowsSc
     const r = await ctx.platform.run(launch, { allowFailure: true, ...(ctx.timeoutMs ? { timeoutMs: ctx.timeoutMs } : {}) });
     const req = exitCodeRequest(r.code);
     ctx.log?.info(`Script ${script.name} ended with return code: ${r.code}`);
-    return { ...base, code: r.code, reboot: req.reboot, runAgain: req.runAgain || script.persist, stdout: r.stdout, stderr: r.stderr };
+    return { ...base, code: r.code, reboot: req.reboot, runAgain: req.runAgain, stdout: r.stdout, stderr: r.stderr };
   } catch (err) {
     return { ...base, code: -1, reboot: false, runAgain: false, stdout: '', stderr: '', error: `could not start ${launch[0]}: ${(err as Error).message}` };
   } finally {
@@ -60,7 +63,7 @@ export async function runWindowsScript(ctx: WindowsRunContext, script: WindowsSc
   }
 }
 
-/** What a plugin reports after its scripts: reboot when any asked, run again when any asked (or persisted). */
-export function combineRequests(outcomes: WindowsScriptOutcome[]): { reboot: boolean; runAgain: boolean } {
-  return { reboot: outcomes.some((o) => o.reboot), runAgain: outcomes.some((o) => o.runAgain) };
+/** What a plugin reports after its scripts: reboot when any asked, run again when any asked, persist when any is persisted. */
+export function combineRequests(outcomes: WindowsScriptOutcome[]): { reboot: boolean; runAgain: boolean; persist: boolean } {
+  return { reboot: outcomes.some((o) => o.reboot), runAgain: outcomes.some((o) => o.runAgain), persist: outcomes.some((o) => o.persist) };
 }
