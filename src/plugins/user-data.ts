@@ -7,13 +7,15 @@ import type { WindowsScript } from '../userdata/windows-scripts';
 import { applyCloudConfig } from './cloud-config';
 import { handleHeatPart } from './heat-part';
 import { DONE, PluginError, type Plugin, type PluginContext, type PluginResult } from './plugin';
-import { combineResults, runScript } from './windows-script';
+import { combineResults, runEc2Blocks, runScript } from './windows-script';
 
-/** The scripts of one part (several for EC2's blocks), their results folded into one. */
-async function runScripts(ctx: PluginContext, scripts: WindowsScript[]): Promise<PluginResult> {
+/** The scripts of one part, their results folded into one; EC2 blocks by cloudbase-init's sum of their exit codes. */
+async function runScripts(ctx: PluginContext, scripts: WindowsScript[], ec2: boolean): Promise<PluginResult> {
   const timeout = ctx.conf.int('user_data_script_timeout');
+  const host = { platform: ctx.platform, log: ctx.log, env: ctx.env, ...(timeout ? { timeoutMs: timeout * 1000 } : {}) };
+  if (ec2) return runEc2Blocks(host, scripts);
   const results: PluginResult[] = [];
-  for (const script of scripts) results.push(await runScript({ platform: ctx.platform, log: ctx.log, env: ctx.env, ...(timeout ? { timeoutMs: timeout * 1000 } : {}) }, script));
+  for (const script of scripts) results.push(await runScript(host, script));
   return combineResults(results);
 }
 
@@ -21,8 +23,8 @@ async function runScripts(ctx: PluginContext, scripts: WindowsScript[]): Promise
 async function runStep(ctx: PluginContext, step: WindowsUserDataStep): Promise<PluginResult> {
   try {
     if (step.kind === 'cloud-config') return await applyCloudConfig(ctx, step.config);
-    if (step.kind === 'heat') return await handleHeatPart(ctx, step, () => runScripts(ctx, step.scripts ?? []));
-    return await runScripts(ctx, step.scripts);
+    if (step.kind === 'heat') return await handleHeatPart(ctx, step, () => runScripts(ctx, step.scripts ?? [], step.ec2 === true));
+    return await runScripts(ctx, step.scripts, step.ec2 === true);
   } catch (err) {
     ctx.log.error(`UserDataPlugin: ${step.part}: ${describeError(err)}`);
     return DONE;

@@ -39,6 +39,28 @@ export async function runScript(host: ScriptHost, script: WindowsScript): Promis
   return { reboot: outcome.reboot, status: outcome.runAgain ? 'next-boot' : 'done', ...(outcome.persist ? { persistent: true } : {}) };
 }
 
+/**
+ * EC2 `<script>` and `<powershell>` blocks as cloudbase-init's EC2Config executor runs them: every block runs, whatever
+ * an earlier one returned, and their exit codes are added up (a block that cannot be started is logged and adds 0);
+ * the sum then says reboot / run again as one exit code would, so `<script>` 1001 with `<powershell>` 0 reboots, and
+ * 1001 with 1002 (2003) asks for nothing.
+ */
+export async function runEc2Blocks(host: ScriptHost, scripts: WindowsScript[]): Promise<PluginResult> {
+  const facts = windowsHostFacts(host.env);
+  let sum = 0;
+  for (const script of scripts) {
+    const outcome = await runWindowsScript(
+      { platform: host.platform, host: facts, tempDir: `${facts.systemRoot}\\Temp`, log: host.log, ...(host.timeoutMs ? { timeoutMs: host.timeoutMs } : {}) },
+      script,
+    );
+    logOutcome(host.log, outcome);
+    if (outcome.error) host.log.warn(`${script.name}: ${outcome.error}`);
+    else sum += outcome.code;
+  }
+  if (scripts.length > 1) host.log.info(`EC2 user data blocks ended with the summed return code: ${sum}`);
+  return { ...resultFromExitCode(sum), ...(scripts.some((s) => s.persist) ? { persistent: true } : {}) };
+}
+
 function logOutcome(log: Log, o: WindowsScriptOutcome): void {
   if (o.stdout.trim()) log.debug(`${o.name} stdout: ${o.stdout.trim()}`);
   if (o.stderr.trim()) log.debug(`${o.name} stderr: ${o.stderr.trim()}`);

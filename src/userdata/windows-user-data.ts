@@ -15,7 +15,7 @@ import { detectWindowsScript, isEc2LaunchV2, kindFromExtension, parseEc2LaunchV2
  */
 export type WindowsUserDataStep = { part: string } & (
   | { kind: 'cloud-config'; config: Record<string, unknown> }
-  | { kind: 'scripts'; scripts: WindowsScript[] }
+  | { kind: 'scripts'; scripts: WindowsScript[]; /** EC2 `<script>`/`<powershell>` blocks: their exit codes are summed, as cloudbase-init's EC2Config executor. */ ec2?: true }
   | HeatPart
 );
 
@@ -30,6 +30,8 @@ export interface HeatPart {
   content: Uint8Array;
   /** For `cfn-userdata`: its scripts, empty when its format is not one cloudbase-init runs; otherwise undefined. */
   scripts?: WindowsScript[];
+  /** The scripts are EC2 blocks, whose exit codes are summed. */
+  ec2?: true;
 }
 
 /** The Heat part whose content cloudbase-init runs after writing it. */
@@ -134,18 +136,18 @@ export function scriptsOf(ud: WindowsUserData): WindowsScript[] {
   return ud.steps.flatMap((s) => (s.kind === 'scripts' ? s.scripts : s.kind === 'heat' ? (s.scripts ?? []) : []));
 }
 
-/** What cloudbase-init's get_command runs DATA as, by its header alone: its scripts, or none for another format. */
-function scriptsByHeader(body: Buffer, name: string): WindowsScript[] {
+/** What cloudbase-init's get_command runs DATA as, by its header alone: its scripts (none for another format), and whether they are EC2 blocks. */
+function scriptsByHeader(body: Buffer, name: string): { scripts: WindowsScript[]; ec2?: true } {
   const kind = detectWindowsScript(body);
-  if (!kind) return [];
-  return kind === 'ec2' ? splitEc2Sections(body, name) : [{ kind, name, content: body, persist: false, runAsLocalSystem: false }];
+  if (!kind) return { scripts: [] };
+  return kind === 'ec2' ? { scripts: splitEc2Sections(body, name), ec2: true } : { scripts: [{ kind, name, content: body, persist: false, runAsLocalSystem: false }] };
 }
 
 function handlePart(ctype: string, name: string, filename: string | undefined, body: Buffer, out: WindowsUserData): void {
   const part = `user-data ${name}`;
   if (ctype === 'text/cloud-config') return cloudConfig(bytesToText(body), part, out);
   if (ctype === 'text/x-cfninitdata') {
-    out.steps.push({ part, kind: 'heat', filename, content: body, ...(filename === HEAT_USER_DATA_FILENAME ? { scripts: scriptsByHeader(body, name) } : {}) });
+    out.steps.push({ part, kind: 'heat', filename, content: body, ...(filename === HEAT_USER_DATA_FILENAME ? scriptsByHeader(body, name) : {}) });
     return;
   }
   if (ctype === 'text/x-shellscript') {
@@ -203,6 +205,6 @@ function scriptsFrom(body: Buffer, name: string, out: WindowsUserData): void {
     return;
   }
   const part = name === 'user-data' ? name : `user-data ${name}`;
-  const scripts = scriptsByHeader(body, name);
-  if (scripts.length > 0) out.steps.push({ part, kind: 'scripts', scripts });
+  const found = scriptsByHeader(body, name);
+  if (found.scripts.length > 0) out.steps.push({ part, kind: 'scripts', ...found });
 }
