@@ -86,6 +86,53 @@ test('cloudbase-init under wine: config drive Q: labelled config-2, SetHostName,
   assert.deepEqual(ranLines(), ['ran 1002', 'ran 1002', 'ran 1001']);
 });
 
+test('UserDataPlugin under wine: Heat parts written under heat_config_dir and cfn-userdata run through cmd.exe, EC2 blocks\' exit codes added up; the log where oslo.log puts a lone logfile', (t) => {
+  const exe = wineExe(t);
+  if (!exe) return;
+  const dir = tempDir(t);
+  const drive = join(dir, 'config-drive');
+  const marker = join(dir, 'ran.txt');
+  const heatDir = join(dir, 'cfn');
+  const part = (type: string, name: string, body: string) => ['--XX', `Content-Type: ${type}`, `Content-Disposition: attachment; filename="${name}"`, '', body];
+  const mime = ['Content-Type: multipart/mixed; boundary="XX"', 'MIME-Version: 1.0', '', ...part('text/x-cfninitdata', 'cfn-init-data', '{"AWS::CloudFormation::Init": {}}'), ...part('text/x-cfninitdata', 'cfn-userdata', markerBatch(marker, 'heat', 1002)), '--XX--', ''].join('\n');
+  writeConfigDrive(drive, 'kiln-e2e-heat', mime);
+  const prefix = privateWinePrefix(dir, { q: drive }, ['q']);
+  const conf = join(dir, 'c.conf');
+  const text = (logName: string) =>
+    [
+      '[DEFAULT]',
+      'metadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService',
+      'plugins=cloudbaseinit.plugins.common.userdata.UserDataPlugin',
+      'allow_reboot=false',
+      `heat_config_dir=Z:${heatDir.replace(/\//g, '\\')}`,
+      // oslo.log's deprecated name, and no log_dir: the file is the path given, as oslo.log's _get_log_file_path.
+      `logfile=Z:${join(dir, logName).replace(/\//g, '\\')}`,
+      '[Config_Drive]',
+      'types=iso',
+      'locations=cdrom',
+      '',
+    ].join('\r\n');
+  writeFileSync(conf, text('heat.log'));
+  let r = runUnderWine(exe, ['--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+  assert.match(r.stdout, /UserDataPlugin\s+next-boot/, 'cfn-userdata\'s 1002 is the part\'s, and the last part\'s, result');
+  assert.equal(readFileSync(join(heatDir, 'cfn-init-data'), 'utf8'), '{"AWS::CloudFormation::Init": {}}');
+  assert.match(readFileSync(join(heatDir, 'cfn-userdata'), 'utf8'), /^rem cmd/);
+  assert.deepEqual(markerLines(marker), ['heat']);
+  assert.doesNotMatch(r.stderr, /unknown option/);
+  assert.match(readFileSync(join(dir, 'heat.log'), 'utf8'), /Heat part written to Z:.*cfn-userdata/);
+
+  // EC2 blocks of a new instance: two <script> blocks exiting 1 and 1000: both run, and 1 + 1000 = 1001 asks for a reboot.
+  const block = (line: string, code: number) => `<script>echo ${line}>> Z:${marker.replace(/\//g, '\\')}\r\nexit ${code}</script>`;
+  writeConfigDrive(drive, 'kiln-e2e-ec2', `${block('one', 1)}\n${block('two', 1000)}\n`);
+  writeFileSync(conf, text('ec2.log'));
+  r = runUnderWine(exe, ['--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+  assert.deepEqual(markerLines(marker), ['heat', 'one', 'two']);
+  assert.match(r.stdout, /UserDataPlugin\s+done \(reboot\)/);
+  assert.match(readFileSync(join(dir, 'ec2.log'), 'utf8'), /summed return code: 1001/);
+});
+
 test('cloudbase-init under wine without a config drive: a clear error, MAIN not run', (t) => {
   const exe = wineExe(t);
   if (!exe) return;
