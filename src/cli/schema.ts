@@ -67,9 +67,10 @@ export const schemaCommand: Command = {
         bad = true;
         continue;
       }
-      if (args.flags.annotate && res.problems.length) ctx.io.out(annotate(t.text, res.problems));
       const deprecations = res.problems.filter((p) => p.kind === 'deprecation');
-      if (deprecations.length) ctx.io.err(`Cloud config schema deprecations: ${describeProblems(deprecations)}\n`);
+      // As cloud-init 25.1: the annotated document when asked for, else the deprecations on stdout (never an error).
+      if (args.flags.annotate && res.problems.length) ctx.io.out(`${annotate(t.text, res.problems)}\n`);
+      else if (deprecations.length) ctx.io.out(`Cloud config schema deprecations: ${describeProblems(deprecations)}\n`);
       if (errors.length) {
         ctx.io.err(`Invalid ${t.name}\nError: Cloud config schema errors: ${describeProblems(errors)}\n`);
         bad = true;

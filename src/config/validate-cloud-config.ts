@@ -1,7 +1,8 @@
 // Checks a cloud-config document against the schema; every error names the key path, line and column.
 import { isMap, isSeq, LineCounter, type Node as YamlNode } from 'yaml';
 import { parseYamlDocument, yamlDocumentValue, YamlError } from './read-yaml';
-import { CLOUD_CONFIG_SCHEMA, type SchemaNode, type SchemaType } from './cloud-config-schema';
+import { CLOUD_CONFIG_SCHEMA } from './schema/cloud-config';
+import { checkValue, compileSchema, type CompiledSchema } from './schema/json-schema-check';
 
 export interface SchemaProblem {
   /** Dotted key path: 'users.0.shell', 'runcmd'. */
@@ -18,66 +19,16 @@ export interface ValidationResult {
   fatal?: string;
 }
 
-function typeOf(v: unknown): SchemaType {
-  if (v === null || v === undefined) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
-  return typeof v as SchemaType;
-}
+/** The cloud-config schema compiled on first use (what that costs: docs/runner.md). */
+let compiled: CompiledSchema | undefined;
 
-function typeMatches(v: unknown, t: SchemaType): boolean {
-  const actual = typeOf(v);
-  return actual === t || (t === 'number' && actual === 'integer');
-}
-
-function describe(v: unknown): string {
-  return typeof v === 'string' ? `'${v}'` : JSON.stringify(v);
-}
-
-/** Problems of VALUE against NODE; `at(path)` gives the position of a key path in the source. */
-function check(value: unknown, node: SchemaNode, path: string[], out: Array<{ path: string[]; message: string; kind: 'error' | 'deprecation' }>): void {
-  if (node.deprecated) out.push({ path, message: `Deprecated: ${node.deprecated}`, kind: 'deprecation' });
-  if (node.anyOf) {
-    const attempts = node.anyOf.map((alt) => {
-      const sub: typeof out = [];
-      check(value, alt, path, sub);
-      return sub.filter((p) => p.kind === 'error');
-    });
-    if (attempts.some((a) => a.length === 0)) return;
-    // An alternative whose type matched explains best (of several, the one with the fewest errors: a user
-    // mapping that names neither `name` nor `snapuser` is told of the first); otherwise list the accepted types.
-    let typed = -1;
-    node.anyOf.forEach((alt, i) => {
-      const matches = alt.type !== undefined && [alt.type].flat().some((t) => typeMatches(value, t));
-      if (matches && (typed < 0 || (attempts[i] as unknown[]).length < (attempts[typed] as unknown[]).length)) typed = i;
-    });
-    if (typed >= 0) out.push(...(attempts[typed] ?? []));
-    else out.push({ path, message: `${describe(value)} is not valid under any of the given schemas (expected ${node.anyOf.map((a) => [a.type ?? 'value'].flat().join('/')).join(', ')})`, kind: 'error' });
-    return;
-  }
-  if (node.type !== undefined) {
-    const types = [node.type].flat();
-    if (!types.some((t) => typeMatches(value, t))) {
-      out.push({ path, message: `${describe(value)} is not of type ${types.map((t) => `'${t}'`).join(', ')}`, kind: 'error' });
-      return;
-    }
-  }
-  if (node.enum && !node.enum.includes(value)) {
-    out.push({ path, message: `${describe(value)} is not one of ${JSON.stringify(node.enum)}`, kind: 'error' });
-    return;
-  }
-  if (Array.isArray(value) && node.items) value.forEach((item, i) => check(item, node.items as SchemaNode, [...path, String(i)], out));
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const rec = value as Record<string, unknown>;
-    for (const [k, v] of Object.entries(rec)) {
-      const prop = node.properties?.[k];
-      if (prop) check(v, prop, [...path, k], out);
-      else if (node.additionalProperties === false) out.push({ path: [...path, k], message: `Additional properties are not allowed ('${k}' was unexpected)`, kind: 'error' });
-      else if (typeof node.additionalProperties === 'object') check(v, node.additionalProperties, [...path, k], out);
-    }
-    // jsonschema's message, at the mapping's own key (where the missing key belongs).
-    for (const k of node.required ?? []) if (!Object.hasOwn(rec, k)) out.push({ path, message: `'${k}' is a required property`, kind: 'error' });
-  }
+function typeName(v: unknown): string {
+  if (v === null || v === undefined) return 'NoneType';
+  if (Array.isArray(v)) return 'list';
+  if (typeof v === 'string') return 'str';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
+  if (typeof v === 'boolean') return 'bool';
+  return typeof v;
 }
 
 /** Position (1-based) of the node at PATH: the key for mapping entries, the item for list entries. */
@@ -116,24 +67,41 @@ export function validateCloudConfig(text: string, opts: { requireHeader?: boolea
     return { problems: [], fatal: `File is not valid YAML. ${err.line === undefined ? '' : `in line ${err.line} column ${err.column}: `}${err.reason}` };
   }
   if (value === null || value === undefined) return { problems: [] };
-  if (typeOf(value) !== 'object') return { problems: [], fatal: `Cloud-config is not a YAML dict (found ${typeOf(value)})` };
-  const raw: Array<{ path: string[]; message: string; kind: 'error' | 'deprecation' }> = [];
-  check(value, CLOUD_CONFIG_SCHEMA, [], raw);
+  if (typeof value !== 'object' || Array.isArray(value) || value instanceof Uint8Array || value instanceof Date) {
+    return { problems: [], fatal: `Cloud-config is not a YAML dict (found ${typeName(value)})` };
+  }
+  compiled ??= compileSchema(CLOUD_CONFIG_SCHEMA);
   return {
-    problems: raw.map((r) => ({ path: r.path.join('.'), message: r.message, kind: r.kind, ...positionOf(doc.contents as YamlNode, r.path, lc) })),
+    problems: checkValue(compiled, value).map(({ segments, ...f }) => ({ ...f, ...positionOf(doc.contents as YamlNode, segments, lc) })),
   };
 }
 
-/** cloud-init's --annotate: the document with `# E1,E2` marks on the lines at fault and the errors listed below. */
+/**
+ * cloud-init's --annotate: the document with `# E1,D1` marks on the lines at fault, numbered down the document,
+ * then the errors and the deprecations listed under their own headings (as 25.1's _Annotator).
+ */
 export function annotate(text: string, problems: SchemaProblem[]): string {
-  const lines = text.replace(/\n$/, '').split('\n');
-  const marks = new Map<number, string[]>();
-  const footer: string[] = [];
-  problems.forEach((p, i) => {
-    const tag = `${p.kind === 'error' ? 'E' : 'D'}${i + 1}`;
-    marks.set(p.line, [...(marks.get(p.line) ?? []), tag]);
-    footer.push(`# ${tag}: ${p.path}: ${p.message}`);
+  if (problems.length === 0) return text;
+  const byLine = (kind: SchemaProblem['kind']) => {
+    const m = new Map<number, string[]>();
+    for (const p of problems) if (p.kind === kind) m.set(p.line, [...(m.get(p.line) ?? []), p.message]);
+    return m;
+  };
+  const errors = byLine('error');
+  const deprecations = byLine('deprecation');
+  const footers = { E: [] as string[], D: [] as string[] };
+  const body = text.split('\n').map((line, i) => {
+    const labels: string[] = [];
+    for (const [prefix, marks] of [['E', errors], ['D', deprecations]] as const) {
+      for (const message of marks.get(i + 1) ?? []) {
+        const label = `${prefix}${footers[prefix].length + 1}`;
+        labels.push(label);
+        footers[prefix].push(`# ${label}: ${message}`);
+      }
+    }
+    return labels.length ? `${line}\t\t# ${labels.join(',')}` : line;
   });
-  const body = lines.map((l, i) => (marks.has(i + 1) ? `${l}\t\t# ${(marks.get(i + 1) as string[]).join(',')}` : l));
-  return `${body.join('\n')}\n\n# Errors: -------------\n${footer.join('\n')}\n\n`;
+  if (footers.E.length) body.push(`# Errors: -------------\n${footers.E.join('\n')}\n\n`);
+  if (footers.D.length) body.push(`# Deprecations: -------------\n${footers.D.join('\n')}\n\n`);
+  return body.join('\n');
 }

@@ -15,13 +15,16 @@ test('errors name the key path, line and column', () => {
   assert.equal(by.runcmd?.line, 3);
   assert.equal(by.runcmd?.column, 1);
   assert.match(by.runcmd?.message ?? '', /42 is not of type 'array'/);
-  assert.equal(by['users.0.shelll']?.line, 6);
-  assert.equal(by['users.0.shelll']?.column, 5);
-  assert.match(by['users.0.shelll']?.message ?? '', /'shelll' was unexpected/);
+  // jsonschema names the mapping that has an unknown key (cloud-init 25.1 prints that path), at the item's line.
+  const unexpected = r.problems.find((p) => p.path === 'users.0' && /'shelll' was unexpected/.test(p.message));
+  assert.equal(unexpected?.line, 5);
+  assert.equal(unexpected?.column, 5);
   assert.match(by['power_state.mode']?.message ?? '', /'explode' is not one of/);
   const a = annotate(text, r.problems);
-  assert.match(a, /runcmd: 42\t\t# E1/);
-  assert.match(a, /# Errors: -------------\n# E1: runcmd:/);
+  // Marks numbered down the document; the footer gives the messages (25.1's annotate shape).
+  assert.match(a, /runcmd: 42\t\t# E1\n/);
+  assert.match(a, /power_state: \{mode: explode\}\t\t# E\d+\n/);
+  assert.match(a, /# Errors: -------------\n# E1: 42 is not of type 'array'\n# E2: Additional properties/);
 });
 
 test('header and YAML errors stop validation with a position', () => {
@@ -42,9 +45,9 @@ test('the byobu, fan, landscape, spacewalk and autoinstall keys are checked, eac
   ].join('\n');
   const by = Object.fromEntries(validateCloudConfig(text).problems.map((p) => [p.path, p]));
   assert.match(by.byobu_by_default?.message ?? '', /'sometimes' is not one of/);
-  assert.match(by['fan.confg_path']?.message ?? '', /'confg_path' was unexpected/);
-  assert.match(by['landscape.clinet']?.message ?? '', /'clinet' was unexpected/);
-  assert.match(by['spacewalk.activationkey']?.message ?? '', /'activationkey' was unexpected/);
+  assert.match(by.fan?.message ?? '', /'confg_path' was unexpected/);
+  assert.match(by.landscape?.message ?? '', /'clinet' was unexpected/);
+  assert.match(by.spacewalk?.message ?? '', /'activationkey' was unexpected/);
   assert.equal(by['autoinstall.version']?.line, 6);
   assert.match(by['autoinstall.version']?.message ?? '', /'1' is not of type 'integer'/);
   assert.deepEqual(validateCloudConfig('#cloud-config\nbyobu_by_default: user\nfan: {config: x}\nautoinstall: {version: 1, storage: {}}\n').problems, []);
@@ -79,7 +82,11 @@ test("a key upstream's schema requires is an error at its mapping's key path and
   assert.deepEqual(got.sort(), [
     "10 write_files.1.source: 'uri' is a required property",
     "11 users.1: 'name' is a required property",
-    "12 chpasswd.users.0: 'password' is a required property",
+    "11 users.1: 'snapuser' is a required property",
+    "11 users.1: {'shell': '/bin/sh'} is not of type 'array'",
+    "11 users.1: {'shell': '/bin/sh'} is not of type 'string'",
+    "12 chpasswd.users.0: 'type' is a required property",
+    "12 chpasswd.users.0: {'name': 'bob'} is not valid under any of the given schemas",
     "13 fan: 'config' is a required property",
     "14 keyboard: 'layout' is a required property",
     "15 landscape: 'client' is a required property",
@@ -89,6 +96,7 @@ test("a key upstream's schema requires is an error at its mapping's key path and
     "19 autoinstall: 'version' is a required property",
     "20 ssh: 'emit_keys_to_console' is a required property",
     "21 rsyslog.configs.0: 'content' is a required property",
+    "21 rsyslog.configs.0: {'filename': 'a.conf'} is not of type 'string'",
     "3 ansible.pull: 'url' is a required property",
     "5 updates.network: 'when' is a required property",
     "6 phone_home: 'url' is a required property",

