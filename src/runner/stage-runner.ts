@@ -70,6 +70,8 @@ export class StageRunner {
   private allInOneProcess = false;
   private merged: ConfigMap | undefined;
   private networkApplied = false;
+  /** Whether init-local wrote network config this boot (in one process: config no networking service has read yet). */
+  private localNetworkWritten = false;
   private events: EventLog | undefined;
   private reportingHandlers: Promise<EventSink | undefined> | undefined;
 
@@ -316,6 +318,7 @@ export class StageRunner {
       const bringUp = stage === 'network' && !cfgBool(rc.config, 'disable_network_activation', false);
       const out = await this.deps.selectAndRenderNetwork({ platform: this.platform, log: this.opts.logger.for('stages.py'), instance, config: rc.config, distro: await this.distroInfo(), stage, kernelCmdline: rc.kernelCmdline, bringUp });
       if (instance) this.networkApplied = true;
+      if (stage === 'local' && out.written.length) this.localNetworkWritten = true;
       if (out.written.length) {
         this.log.info(`network config written: ${out.written.join(', ')}`);
         // cloud-init takes this per-boot semaphore (in the run dir) when it applies a network config.
@@ -338,6 +341,13 @@ export class StageRunner {
       const cached = await restoreInstance(p, rc.paths.instanceLink);
       const source = cached && this.deps.sources.find((s) => s.name === cached.source);
       if (cached && source) this.found = { source, data: cached.data, ...(cached.stage ? { stage: cached.stage } : {}) };
+    }
+    if (this.allInOneProcess && this.localNetworkWritten) {
+      // With the four units, the distro's networking starts between init-local and this stage and brings up what
+      // init-local wrote. In one process (kiln-all-stages.service runs after the network is online), it started before
+      // that config existed: this stage brings it up first, so that network sources and the modules have a network.
+      this.localNetworkWritten = false;
+      await this.applyNetwork(this.found?.data, 'network');
     }
     if (!this.found) {
       // Without a local stage this boot, local sources are still worth a look before the network ones.

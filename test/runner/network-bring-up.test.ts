@@ -120,3 +120,42 @@ test("a source with the base class's events renders only the instance's first bo
   await stages(rbx, rbxDeps, ['init-local', 'init']);
   assert.deepEqual(rbxNet.calls, [{ stage: 'local', bringUp: false, iid: 'i-rbx' }]);
 });
+
+/** All four stages in one process (kiln-all-stages.service), as `--all-stages` runs them. */
+async function allStages(dir: string, deps: RunnerDeps): Promise<void> {
+  const logger = new Logger();
+  await new StageRunner({ platform: new LinuxPlatform({ root: dir, log: logger.for('platform') }), logger, deps }).runAllStages();
+}
+
+test('in one process, the network stage first brings up what init-local wrote (no networking service ran after it), then a source found there is applied', async (t) => {
+  const dir = root(t, 'datasource_list: [NetOnly]\n', { 'seed/net': 'i-net' });
+  const net = recordingNetwork();
+  await allStages(dir, fakeDeps([fakeSource('NetOnly', 'network', '/seed/net')], [], net.deps));
+  assert.deepEqual(net.calls, [
+    { stage: 'local', bringUp: false },
+    { stage: 'network', bringUp: true },
+    { stage: 'network', bringUp: true, iid: 'i-net' },
+  ]);
+});
+
+test('in one process, a source found in init-local has its network brought up by the network stage; the next boot leaves that to the networking service', async (t) => {
+  const dir = root(t, 'datasource_list: [Local]\n', { 'seed/local': 'i-local' });
+  const net = recordingNetwork();
+  const deps = fakeDeps([fakeSource('Local', 'local', '/seed/local')], [], net.deps);
+  await allStages(dir, deps);
+  assert.deepEqual(net.calls, [
+    { stage: 'local', bringUp: false, iid: 'i-local' },
+    { stage: 'network', bringUp: true, iid: 'i-local' },
+  ]);
+  reboot(dir);
+  net.calls.length = 0;
+  await allStages(dir, deps);
+  assert.deepEqual(net.calls, [], 'the files written at the first boot are there for the networking service');
+});
+
+test('in one process with disable_network_activation, nothing is brought up', async (t) => {
+  const dir = root(t, 'datasource_list: [Local]\ndisable_network_activation: true\n', { 'seed/local': 'i-local' });
+  const net = recordingNetwork();
+  await allStages(dir, fakeDeps([fakeSource('Local', 'local', '/seed/local')], [], net.deps));
+  assert.ok(net.calls.every((c) => !c.bringUp), JSON.stringify(net.calls));
+});
