@@ -32,6 +32,12 @@ export interface RunOpts {
   allowFailure?: boolean;
   /** Strings to scrub from the logged command line and output (passwords on a command line, say). */
   secrets?: string[];
+  /**
+   * Windows: the argv elements go on the command line joined by blanks as they are, each carrying the quotes its
+   * program reads (a script that reads its raw command line, as winrm.vbs does), never Node's `\"` escapes. Other
+   * systems have no command line and ignore it.
+   */
+  verbatimArguments?: boolean;
 }
 
 export interface RunResult {

@@ -3,6 +3,7 @@ import { X509Certificate } from 'node:crypto';
 import { processWindowsUserData } from '../userdata/windows-user-data';
 import { adminUserName } from './create-user';
 import { PluginError, SHARED, type Plugin, type PluginContext, type PluginResult } from './plugin';
+import { runWinrm } from './winrm-command';
 
 const PEM = /-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g;
 
@@ -54,11 +55,9 @@ export const winrmCertificateAuthPlugin: Plugin = {
       ctx.log.info('The metadata has no client certificate for WinRM');
       return { status: 'done', reboot: false };
     }
-    // winrm.vbs through cscript, as winrm.cmd does (Node will not start .cmd files without a shell).
-    const winrm = [ctx.platform.hostPath('Windows\\System32\\cscript.exe'), '//NoLogo', ctx.platform.hostPath('Windows\\System32\\winrm.vbs')];
     const run = async (args: string[], what: string, quiet = false) => {
-      // allowFailure, and errors built here: the mapping's command line carries the password.
-      const r = await ctx.platform.run([...winrm, ...args], { allowFailure: true, secrets: [password] });
+      // Errors built here: the mapping's command line carries the password.
+      const r = await runWinrm(ctx, args, [password]);
       if (r.code !== 0 && !quiet) throw new PluginError('ConfigWinRMCertificateAuthPlugin', `${what} failed (winrm exit ${r.code}): ${(r.stderr || r.stdout).replaceAll(password, '********').trim()}`);
     };
     // Trust first: WinRM refuses a mapping whose issuer certificate is not in the stores.

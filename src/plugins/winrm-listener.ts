@@ -1,25 +1,20 @@
 // ConfigWinRMListenerPlugin: WinRM started automatically, HTTPS listener on 5986 with a self-signed certificate, optional HTTP, basic auth, firewall rules.
 import { adminUserName } from './create-user';
 import { PluginError, type Plugin, type PluginContext, type PluginResult } from './plugin';
+import { runWinrm } from './winrm-command';
 
 const SERVICE_RUNNING = 4;
 const CERT_VALID_DAYS = 3650;
 
-async function winrm(ctx: PluginContext, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  // winrm.cmd is a wrapper around this; Node will not start .cmd files without a shell (CVE-2024-27980).
-  const cscript = ctx.platform.hostPath('Windows\\System32\\cscript.exe');
-  return ctx.platform.run([cscript, '//NoLogo', ctx.platform.hostPath('Windows\\System32\\winrm.vbs'), ...args], { allowFailure: true });
-}
-
 async function ensureListener(ctx: PluginContext, transport: 'HTTP' | 'HTTPS', settings: string): Promise<void> {
   const selector = `winrm/config/Listener?Address=*+Transport=${transport}`;
-  const existing = await winrm(ctx, ['get', selector]);
+  const existing = await runWinrm(ctx, ['get', selector]);
   if (existing.code === 0) {
     // As cloudbase-init: an existing listener is replaced, so the certificate and host name are current.
-    const del = await winrm(ctx, ['delete', selector]);
+    const del = await runWinrm(ctx, ['delete', selector]);
     if (del.code !== 0) throw new PluginError('ConfigWinRMListenerPlugin', `winrm delete ${selector} failed (${del.code}): ${del.stderr.trim() || del.stdout.trim()}`);
   }
-  const r = await winrm(ctx, ['create', selector, settings]);
+  const r = await runWinrm(ctx, ['create', selector, settings]);
   if (r.code !== 0) throw new PluginError('ConfigWinRMListenerPlugin', `winrm create ${selector} failed (${r.code}): ${r.stderr.trim() || r.stdout.trim()}`);
   ctx.log.info(`WinRM ${transport} listener configured`);
 }
@@ -46,23 +41,32 @@ export const winrmListenerPlugin: Plugin = {
       ctx.log.warn('Cannot configure the WinRM listener as the service is not available');
       return { status: 'next-boot', reboot: false };
     }
-    // The certificate before the listener: it is what the HTTPS listener is bound to.
-    const thumbprint = https ? ctx.windows.createSelfSignedCertificate(`CN=${hostname}`, CERT_VALID_DAYS) : undefined;
     const sc = ctx.platform.hostPath('Windows\\System32\\sc.exe');
     await ctx.platform.run([sc, 'config', 'WinRM', 'start=', 'auto']);
     if (state !== SERVICE_RUNNING) await ctx.platform.run([ctx.platform.hostPath('Windows\\System32\\net.exe'), 'start', 'WinRM']);
-    if (thumbprint) {
-      await ensureListener(ctx, 'HTTPS', `@{Hostname="${hostname}";CertificateThumbprint="${thumbprint}"}`);
-      await firewall(ctx, 'WinRM HTTPS', 5986);
-    }
-    if (http) {
-      await ensureListener(ctx, 'HTTP', '@{}');
-      await firewall(ctx, 'WinRM HTTP', 5985);
-    }
-    if (ctx.conf.bool('winrm_enable_basic_auth') ?? true) {
-      const r = await winrm(ctx, ['set', 'winrm/config/service/auth', '@{Basic="true"}']);
-      if (r.code !== 0) throw new PluginError('ConfigWinRMListenerPlugin', `enabling basic auth failed (${r.code}): ${r.stderr.trim() || r.stdout.trim()}`);
-      ctx.log.info(`WinRM basic authentication enabled (for local accounts such as ${adminUserName(ctx)})`);
+    // The certificate once the service runs, just before the listener bound to it; when anything after it fails, it
+    // and its key go again: the plugin runs again at the next boot and would otherwise leave one more behind each time.
+    const certificate = https ? ctx.windows.createSelfSignedCertificate(`CN=${hostname}`, CERT_VALID_DAYS) : undefined;
+    try {
+      if (certificate) {
+        await ensureListener(ctx, 'HTTPS', `@{Hostname="${hostname}";CertificateThumbprint="${certificate.thumbprint}"}`);
+        await firewall(ctx, 'WinRM HTTPS', 5986);
+      }
+      if (http) {
+        await ensureListener(ctx, 'HTTP', '@{}');
+        await firewall(ctx, 'WinRM HTTP', 5985);
+      }
+      if (ctx.conf.bool('winrm_enable_basic_auth') ?? true) {
+        const r = await runWinrm(ctx, ['set', 'winrm/config/service/auth', '@{Basic="true"}']);
+        if (r.code !== 0) throw new PluginError('ConfigWinRMListenerPlugin', `enabling basic auth failed (${r.code}): ${r.stderr.trim() || r.stdout.trim()}`);
+        ctx.log.info(`WinRM basic authentication enabled (for local accounts such as ${adminUserName(ctx)})`);
+      }
+    } catch (err) {
+      if (certificate) {
+        ctx.windows.deleteCertificate(certificate.thumbprint, 'MY', certificate.container);
+        ctx.log.info(`Removed the self-signed certificate ${certificate.thumbprint} and its key again: the plugin runs again at the next boot`);
+      }
+      throw err;
     }
     return { status: 'done', reboot: false };
   },

@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { installCommandLineLoggers, loggedCommandLines } from '../helpers/command-line-logger';
 import { hasCommand, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 import { markerBatch, markerLines, privateWinePrefix, runUnderWine, wineExe, wineRegQuery, writeCloudbaseInitConf } from '../helpers/wine';
@@ -296,7 +297,7 @@ test('NetworkConfigPlugin under wine: the static IPv4 address with DHCP off, DNS
   assert.equal(wineRegQuery(prefix, 'HKLM\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters\\PersistentRoutes', '198.51.100.0,255.255.255.0,192.0.2.254,1')?.trim(), 'REG_SZ', 'route -p\'s record of the extra route');
 });
 
-test('ConfigWinRMListenerPlugin under wine: without a WinRM service nothing is made and it runs again; with one, the self-signed certificate lands in LocalMachine\\My', (t) => {
+test('ConfigWinRMListenerPlugin under wine: without a WinRM service nothing is made; a run that fails leaves no certificate; winrm.vbs gets @{Key="value"} as winrm.cmd writes it', (t) => {
   const exe = wineExe(t);
   if (!exe) return;
   const dir = tempDir(t);
@@ -307,24 +308,47 @@ test('ConfigWinRMListenerPlugin under wine: without a WinRM service nothing is m
   writeFileSync(conf, '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.windows.winrmlistener.ConfigWinRMListenerPlugin\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
   const wineEnv = { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' };
   const certificates = () => spawnSync('wine', ['reg', 'query', 'HKLM\\Software\\Microsoft\\SystemCertificates\\MY\\Certificates'], { env: wineEnv, encoding: 'utf8' }).stdout ?? '';
+  const run = (extra: string[] = []) => runUnderWine(exe, [...extra, '--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
   // Wine has no WinRM: as cloudbase-init, a warning, no certificate, and the plugin runs again at the next boot.
-  let r = runUnderWine(exe, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  let r = run();
   assert.equal(r.code, 0, 'the flow ran: exit 0 whatever failed, as cloudbase-init');
   assert.match(r.stdout, /ConfigWinRMListenerPlugin\s+next-boot/);
   assert.match(r.stderr, /Cannot configure the WinRM listener as the service is not available/);
   assert.doesNotMatch(r.stderr, /Created a self-signed certificate/);
   const before = certificates();
-  // A stand-in WinRM service (cmd.exe, which cannot start as one): the certificate is made through crypt32, then
-  // starting the service fails.
+  // A stand-in WinRM service (cmd.exe, which cannot start as one): wine's sc.exe refuses `config … start= auto`, the
+  // plugin fails and runs again at the next boot, and no certificate is left behind by the failed run.
   const created = spawnSync('wine', ['sc', 'create', 'WinRM', 'binPath=', 'C:\\windows\\system32\\cmd.exe'], { env: wineEnv, encoding: 'utf8', timeout: 60_000 });
   assert.equal(created.status, 0, `${created.stdout}${created.stderr}`);
   spawnSync('wineserver', ['-w'], { env: wineEnv, timeout: 60_000 });
-  r = runUnderWine(exe, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  r = run();
+  assert.match(r.stdout, /ConfigWinRMListenerPlugin\s+failed: command 'C:\\Windows\\System32\\sc\.exe config WinRM start= auto' exited with code 1/);
+  assert.equal(certificates(), before, 'no certificate made before the service started');
+
+  // The system tools as loggers of their raw command line (--root puts System32 in the sandbox): sc and net succeed,
+  // the certificate is made through crypt32, and cscript receives what `winrm create … @{…}` typed in cmd gives it.
+  const system32 = join(dir, 'root', 'Windows', 'System32');
+  if (!installCommandLineLoggers(t, system32, ['cscript.exe', 'sc.exe', 'net.exe', 'netsh.exe'])) return;
+  writeFileSync(join(system32, 'winrm.vbs'), "' stand-in\r\n");
+  r = run(['--root', `Z:${join(dir, 'root')}`]);
+  assert.match(r.stdout, /ConfigWinRMListenerPlugin\s+done/, r.stdout + r.stderr);
   const thumbprint = /Created a self-signed certificate for CN=\S+ in LocalMachine\\My: ([0-9A-F]{40})/.exec(r.stderr)?.[1];
   assert.ok(thumbprint, r.stderr);
   assert.doesNotMatch(before, new RegExp(thumbprint));
   assert.match(certificates(), new RegExp(`Certificates\\\\${thumbprint}`));
-  assert.match(r.stdout, /ConfigWinRMListenerPlugin\s+failed: /);
+  const host = /CN=(\S+) in LocalMachine/.exec(r.stderr)?.[1] ?? '';
+  const bin = `Z:${system32.replace(/\//g, '\\')}\\`;
+  const listener = 'winrm/config/Listener?Address=*+Transport=HTTPS';
+  assert.deepEqual(loggedCommandLines(system32), [
+    `${bin}sc.exe config WinRM start= auto`,
+    `${bin}net.exe start WinRM`,
+    `${bin}cscript.exe //NoLogo ${bin}winrm.vbs get ${listener}`,
+    `${bin}cscript.exe //NoLogo ${bin}winrm.vbs delete ${listener}`,
+    `${bin}cscript.exe //NoLogo ${bin}winrm.vbs create ${listener} @{Hostname="${host}";CertificateThumbprint="${thumbprint}"}`,
+    `${bin}netsh.exe advfirewall firewall delete rule "name=WinRM HTTPS"`,
+    `${bin}netsh.exe advfirewall firewall add rule "name=WinRM HTTPS" dir=in action=allow protocol=TCP localport=5986`,
+    `${bin}cscript.exe //NoLogo ${bin}winrm.vbs set winrm/config/service/auth @{Basic="true"}`,
+  ]);
 });
 
 test('ConfigWinRMCertificateAuthPlugin under wine: the admin_cert0.. client certificate is trusted in Root and TrustedPeople with its UPN read', (t) => {

@@ -360,6 +360,25 @@ test('ConfigWinRMListenerPlugin: certificate for the computer name, WinRM starte
   assert.deepEqual(missing.files.runs, []);
 });
 
+test('ConfigWinRMListenerPlugin: a failed run takes the certificate it made and its key away again (the plugin runs again at the next boot)', async () => {
+  const win = new FakeWindows();
+  win.computerName = 'WEB01';
+  win.serviceStates.set('winrm', 1);
+  // winrm create fails: the certificate made for it is deleted again, with its key container.
+  const { ctx, files } = context('', {}, win);
+  files.onRun = (argv) => ({ code: argv[3] === 'create' || argv[3] === 'get' ? 1 : 0, stderr: argv[3] === 'create' ? 'WSManFault' : '' });
+  const deleted: Array<string | undefined> = [];
+  const remove = ctx.windows.deleteCertificate.bind(ctx.windows);
+  ctx.windows.deleteCertificate = (thumbprint, store, container) => {
+    deleted.push(container);
+    return remove(thumbprint, store, container);
+  };
+  await assert.rejects(plugin('ConfigWinRMListenerPlugin').execute(ctx), /winrm create winrm\/config\/Listener\?Address=\*\+Transport=HTTPS failed \(1\): WSManFault/);
+  assert.deepEqual(win.certificates, [], 'no certificate left behind by the failed run');
+  assert.equal(deleted.length, 1);
+  assert.match(deleted[0] ?? '', /^kiln-CN_WEB01-\d+$/);
+});
+
 test('ConfigWinRMCertificateAuthPlugin: admin_cert0.. joined, imported to Root and TrustedPeople, mapped to the admin user; the password never in errors', async () => {
   const der = Buffer.from('not really DER, the fake only hashes it');
   const pem = `-----BEGIN CERTIFICATE-----\n${der.toString('base64')}\n-----END CERTIFICATE-----\n`;

@@ -196,10 +196,11 @@ export class WindowsPlatform implements Platform, WindowsSystem {
       api.kernel32.closeHandle(Number(logon.token));
     }
   }
-  createSelfSignedCertificate(subject: string, validDays: number): string {
-    const thumbprint = this.win32().crypt32.createSelfSignedCertificate(subject, { store: 'MY', container: `kiln-${subject.replace(/[^A-Za-z0-9-]/g, '_')}-${Date.now()}`, validDays });
+  createSelfSignedCertificate(subject: string, validDays: number): { thumbprint: string; container: string } {
+    const container = `kiln-${subject.replace(/[^A-Za-z0-9-]/g, '_')}-${Date.now()}`;
+    const thumbprint = this.win32().crypt32.createSelfSignedCertificate(subject, { store: 'MY', container, validDays });
     this.log.info(`Created a self-signed certificate for ${subject} in LocalMachine\\My: ${thumbprint}`);
-    return thumbprint;
+    return { thumbprint, container };
   }
   importCertificate(der: Uint8Array, store: string): { thumbprint: string; upn: string } {
     const r = this.win32().crypt32.importCertificate(der, store);
@@ -418,7 +419,7 @@ export class WindowsPlatform implements Platform, WindowsSystem {
     const argv = typeof cmd === 'string' ? ['cmd.exe', '/s', '/c', `"${cmd}"`] : cmd;
     const outcome = await execProcess({
       argv,
-      ...(typeof cmd === 'string' ? { verbatimArgs: true } : {}),
+      ...(typeof cmd === 'string' || opts.verbatimArguments ? { verbatimArgs: true } : {}),
       ...(opts.input !== undefined ? { input: opts.input } : {}),
       ...(opts.env ? { env: opts.env } : {}),
       ...(opts.cwd !== undefined ? { cwd: this.hostPath(opts.cwd) } : {}),

@@ -38,8 +38,8 @@ export interface WindowsSystem {
   userProfilePath(user: string, create: boolean): string | undefined;
   /** Logs USER on and loads (so creates) the profile, as cloudbase-init does for a new user; unloaded again at once. */
   loadUserProfile(user: string, password: string): void;
-  /** A self-signed SHA-256/RSA-2048 certificate in LocalMachine\My; returns its SHA-1 thumbprint. */
-  createSelfSignedCertificate(subject: string, validDays: number): string;
+  /** A self-signed SHA-256/RSA-2048 certificate in LocalMachine\My: its SHA-1 thumbprint and key container (for deleteCertificate). */
+  createSelfSignedCertificate(subject: string, validDays: number): { thumbprint: string; container: string };
   /** Adds a DER certificate to LocalMachine\STORE ('Root', 'TrustedPeople' …); its thumbprint and UPN ('' when none). */
   importCertificate(der: Uint8Array, store: string): { thumbprint: string; upn: string };
   /** Imports a PFX into the LocalMachine (MACHINE) or LocalSystem's CurrentUser stores: keyed certificates to STORE, the chain to CA. */
