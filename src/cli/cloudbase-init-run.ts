@@ -69,7 +69,7 @@ function summary(report: RunReport): string {
  * 0: images run it in sysprep's specialize pass as `… && exit 1 || exit 2`, where 2 means "reboot and run this
  * again", so a failure would reboot the machine forever. The failures are in the log, the plugin state and the summary.
  */
-export async function runCloudbaseInitFlow(ctx: CommandContext, args: ParsedArgs): Promise<number> {
+export async function runCloudbaseInitFlow(ctx: CommandContext, args: ParsedArgs, firstLine?: string): Promise<number> {
   const platform = ctx.platform();
   if (platform instanceof DryRunPlatform) throw new UsageError('--dry-run is not supported by the cloudbase-init flow yet (registry and account changes cannot be planned)');
   if (!(platform instanceof WindowsPlatform)) throw new UsageError('the cloudbase-init flow runs on Windows only; this is not a Windows build');
@@ -77,6 +77,8 @@ export async function runCloudbaseInitFlow(ctx: CommandContext, args: ParsedArgs
   const logPath = logFilePath(conf.str('log_file'), conf.str('log_dir'));
   if (logPath) ctx.logger.addSink(new FileSink(conf.bool('debug') || ctx.debug ? 'DEBUG' : 'INFO', platform.hostPath(logPath)));
   if (args.flags.verbose === true && !ctx.debug) ctx.logger.addSink(new StreamSink('INFO', { write: (s: string) => ctx.io.err(s) }));
+  // FIRST_LINE: what the caller has to say before the flow, once the log file is open (the service: when it connected).
+  if (firstLine) ctx.logger.for('service.ts').info(firstLine);
   const log = ctx.logger.for('init.py');
   for (const w of [...conf.deprecated, ...conf.unknown]) log.warn(w);
   for (const n of conf.ignored) log.debug(n);

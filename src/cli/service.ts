@@ -80,10 +80,16 @@ export const serviceRunCommand: Command = {
     const name = (args.flags.name as string | undefined) ?? SERVICE_NAME;
     const log = ctx.logger.for('service.ts');
     let code = 0;
-    await win.win32().advapi32.runService(
+    const advapi32 = win.win32().advapi32;
+    // The service control manager gives a starting service 30 s (ServicesPipeTimeout) to get here, so nothing of the
+    // flow (configuration, metadata, plugins) comes before: it all runs in ServiceMain, after RUNNING is reported.
+    // The figure is in docs/windows.md (test/bench/windows-service-start.bench.ts measures it); the log file has it too.
+    const connecting = `StartServiceCtrlDispatcherW called ${Math.round(process.uptime() * 1000)} ms after the process started`;
+    log.debug(connecting);
+    await advapi32.runService(
       name,
       async () => {
-        code = await runCloudbaseInitFlow(ctx, args);
+        code = await runCloudbaseInitFlow(ctx, args, connecting);
         return code;
       },
       (line) => log.warn(line),
