@@ -99,11 +99,11 @@ test('SetUserPasswordPlugin: injected password and first_logon_behaviour', async
   const { ctx } = context('', { adminPassword: 'N3w!pass' }, win);
   assert.deepEqual(await plugin('SetUserPasswordPlugin').execute(ctx), { status: 'done', reboot: false });
   assert.equal(win.users.get('admin')?.password, 'N3w!pass');
-  assert.ok(((win.users.get('admin')?.flags ?? 0) & 0x800000) !== 0, 'clear_text_injected_only expires an injected password');
+  assert.equal(win.users.get('admin')?.passwordExpired, true, 'clear_text_injected_only expires an injected password');
   const w2 = new FakeWindows();
   w2.users.set('admin', { password: 'old', comment: '', flags: 0x201 });
   await plugin('SetUserPasswordPlugin').execute(context('first_logon_behaviour=no\n', { adminPassword: 'N3w!pass' }, w2).ctx);
-  assert.equal((w2.users.get('admin')?.flags ?? 0) & 0x800000, 0);
+  assert.equal(w2.users.get('admin')?.passwordExpired, undefined);
   const missing = context('', {}, new FakeWindows());
   assert.deepEqual(await plugin('SetUserPasswordPlugin').execute(missing.ctx), { status: 'next-boot', reboot: false });
 });
@@ -115,9 +115,9 @@ test('first_logon_behaviour after CreateUserPlugin clears "password never expire
   await plugin('SetUserPasswordPlugin').execute(ctx);
   const flags = win.users.get('cloud')?.flags ?? 0;
   assert.equal(flags & UF.DONT_EXPIRE_PASSWD, 0, 'UF_DONT_EXPIRE_PASSWD is cleared');
-  assert.equal(flags & UF.PASSWORD_EXPIRED, UF.PASSWORD_EXPIRED, 'UF_PASSWORD_EXPIRED is set');
+  assert.equal(win.users.get('cloud')?.passwordExpired, true, 'usri4_password_expired is set');
   assert.equal(flags & (UF.SCRIPT | UF.NORMAL_ACCOUNT), UF.SCRIPT | UF.NORMAL_ACCOUNT, 'the other flags are kept');
-  assert.equal(win.calls.filter((c) => c === 'NetUserSetInfo(1008) cloud').length, 1, 'one write');
+  assert.deepEqual(win.calls.filter((c) => c.startsWith('NetUserSetInfo(') && c.endsWith(' cloud')), ['NetUserSetInfo(1003) cloud', 'NetUserSetInfo(4) cloud'], 'one level 4 write, after the password, as cloudbase-init');
 });
 
 test('random passwords are long enough and meet complexity rules', () => {

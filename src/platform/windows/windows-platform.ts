@@ -19,7 +19,7 @@ import type { ServiceSpec, ServiceStartType } from './win32/advapi32';
 import { bindVersion, type VersionApi } from './win32/version';
 import { ComputerNameFormat, bindKernel32, bindKernel32Disk, bindKernel32Volumes, type Kernel32, type Kernel32Disk, type Kernel32Volumes } from './win32/kernel32';
 import { planVolumeGrowth } from './volume-growth';
-import { bindNetapi32, UF, type Netapi32 } from './win32/netapi32';
+import { bindNetapi32, type Netapi32 } from './win32/netapi32';
 import { bindNtdll, type Ntdll } from './win32/ntdll';
 import type { RegRoot, RegValue } from './win32/registry-value';
 import type { WindowsSystem } from './windows-system';
@@ -131,8 +131,8 @@ export class WindowsPlatform implements Platform, WindowsSystem {
   expireUserPassword(name: string): void {
     // As cloudbase-init's change_password_next_logon: "password never expires" (which CreateUser sets)
     // outweighs an expired password at logon, so it is cleared in the same write.
-    const net = this.win32().netapi32;
-    net.userSetFlags(name, (net.userFlags(name) & ~UF.DONT_EXPIRE_PASSWD) | UF.PASSWORD_EXPIRED);
+    this.log.info(`Expiring the password of user ${name} (changed at the next logon)`);
+    this.win32().netapi32.userExpirePassword(name);
   }
   ensureGroup(name: string): void {
     if (this.win32().netapi32.localGroupAdd(name)) this.log.info(`Created local group ${name}`);
@@ -178,11 +178,19 @@ export class WindowsPlatform implements Platform, WindowsSystem {
     const api = this.win32();
     const sid = api.advapi32.accountSid(user);
     if (!sid) return undefined;
-    const v = this.regGet('HKLM', `SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\ProfileList\\${sid}`, 'ProfileImagePath');
-    if (v && (v.type === 'REG_SZ' || v.type === 'REG_EXPAND_SZ')) return v.data.replace(/%([^%]+)%/g, (m, name: string) => process.env[name] ?? m);
-    if (!create) return undefined;
+    const registered = () => {
+      const v = this.regGet('HKLM', `SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\ProfileList\\${sid}`, 'ProfileImagePath');
+      return v && (v.type === 'REG_SZ' || v.type === 'REG_EXPAND_SZ') ? v.data.replace(/%([^%]+)%/g, (m, name: string) => process.env[name] ?? m) : undefined;
+    };
+    const known = registered();
+    if (known !== undefined || !create) return known;
     this.log.info(`Creating the profile of ${user}`);
-    return api.userenv.createProfile(sid, user);
+    const made = api.userenv.createProfile(sid, user);
+    if (made !== undefined) return made;
+    // CreateProfile says the profile exists (made since we looked, or known to it but not yet registered): ask again.
+    const existing = registered();
+    if (existing === undefined) throw new PlatformError(`CreateProfile for '${user}': the profile already exists, but ProfileList has no ProfileImagePath for ${sid}`);
+    return existing;
   }
 
   loadUserProfile(user: string, password: string): void {

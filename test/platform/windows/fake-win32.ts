@@ -35,7 +35,8 @@ function realPfx(pfx: Uint8Array, password: string): Array<{ der: string; key: b
 export class FakeWindows {
   /** 'HKLM\\key' (lower case) → value name (lower case) → value. */
   readonly registry = new Map<string, Map<string, { name: string; value: RegValue }>>();
-  readonly users = new Map<string, { password: string; comment: string; flags: number }>();
+  /** PASSWORD_EXPIRED: usri4_password_expired, set by userExpirePassword (NetUserSetInfo level 4). */
+  readonly users = new Map<string, { password: string; comment: string; flags: number; passwordExpired?: boolean }>();
   readonly groups = new Map<string, string[]>([['administrators', []], ['users', []]]);
   computerName = 'WINE-HOST';
   timeZone = 'UTC';
@@ -205,6 +206,13 @@ export class FakeWindows {
         const u = this.users.get(name.toLowerCase());
         if (!u) throw new PlatformError(`NetUserSetInfo(1008) '${name}' failed: The user name could not be found (error 2221)`);
         u.flags = flags;
+      },
+      userExpirePassword: (name) => {
+        this.calls.push(`NetUserSetInfo(4) ${name}`);
+        const u = this.users.get(name.toLowerCase());
+        if (!u) throw new PlatformError(`NetUserGetInfo(4) '${name}' failed: The user name could not be found (error 2221)`);
+        u.flags &= ~UF.DONT_EXPIRE_PASSWD;
+        u.passwordExpired = true;
       },
       userEnable: () => undefined,
       userDelete: (name) => this.users.delete(name.toLowerCase()),

@@ -2,6 +2,7 @@
 import type { Koffi } from '../../../util/koffi-addon';
 import { PlatformError } from '../../../util/errors';
 import type { Kernel32 } from './kernel32';
+import { win32Structs } from './win32-structs';
 import { REG_TYPES, decodeRegValue, encodeRegValue, type RegRoot, type RegValue } from './registry-value';
 
 export type { RegRoot, RegValue } from './registry-value';
@@ -92,6 +93,13 @@ export interface Advapi32 {
 
 export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
   const lib = koffi.load('advapi32.dll');
+  const { SERVICE_DESCRIPTIONW, SERVICE_STATUS, SERVICE_TABLE_ENTRYW, TOKEN_PRIVILEGES, LUID_AND_ATTRIBUTES } = win32Structs(koffi);
+  const PRIVILEGES = {
+    size: koffi.sizeof(TOKEN_PRIVILEGES),
+    luid: koffi.offsetof(TOKEN_PRIVILEGES, 'Privileges') + koffi.offsetof(LUID_AND_ATTRIBUTES, 'Luid'),
+    attributes: koffi.offsetof(TOKEN_PRIVILEGES, 'Privileges') + koffi.offsetof(LUID_AND_ATTRIBUTES, 'Attributes'),
+  };
+  const STATUS = { size: koffi.sizeof(SERVICE_STATUS), currentState: koffi.offsetof(SERVICE_STATUS, 'dwCurrentState'), exitCode: koffi.offsetof(SERVICE_STATUS, 'dwWin32ExitCode') };
   const HANDLE_OUT = koffi.out(koffi.pointer('intptr_t'));
   const U32_INOUT = koffi.inout(koffi.pointer('uint32_t'));
   const U32_OUT = koffi.out(koffi.pointer('uint32_t'));
@@ -118,21 +126,10 @@ export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
   const StartServiceW = lib.func('__stdcall', 'StartServiceW', 'int', ['intptr_t', 'uint32_t', 'void *']);
   const ChangeServiceConfigW = lib.func('__stdcall', 'ChangeServiceConfigW', 'int', ['intptr_t', 'uint32_t', 'uint32_t', 'uint32_t', 'str16', 'str16', 'void *', 'str16', 'str16', 'str16', 'str16']);
   const QueryServiceStatus = lib.func('__stdcall', 'QueryServiceStatus', 'int', ['intptr_t', 'void *']);
-  const SERVICE_DESCRIPTIONW = koffi.struct('SERVICE_DESCRIPTIONW', { lpDescription: 'str16' });
   const ChangeServiceConfig2W = lib.func('__stdcall', 'ChangeServiceConfig2W', 'int', ['intptr_t', 'uint32_t', koffi.pointer(SERVICE_DESCRIPTIONW)]);
 
-  const SERVICE_STATUS = koffi.struct('SERVICE_STATUS', {
-    dwServiceType: 'uint32_t',
-    dwCurrentState: 'uint32_t',
-    dwControlsAccepted: 'uint32_t',
-    dwWin32ExitCode: 'uint32_t',
-    dwServiceSpecificExitCode: 'uint32_t',
-    dwCheckPoint: 'uint32_t',
-    dwWaitHint: 'uint32_t',
-  });
   const ServiceMainProto = koffi.proto('__stdcall', 'KilnServiceMain', 'void', ['uint32_t', 'void *']);
   const HandlerExProto = koffi.proto('__stdcall', 'KilnServiceHandlerEx', 'uint32_t', ['uint32_t', 'uint32_t', 'void *', 'void *']);
-  const SERVICE_TABLE_ENTRYW = koffi.struct('SERVICE_TABLE_ENTRYW', { lpServiceName: 'str16', lpServiceProc: 'void *' });
   const StartServiceCtrlDispatcherW = lib.func('__stdcall', 'StartServiceCtrlDispatcherW', 'int', [koffi.pointer(SERVICE_TABLE_ENTRYW)]);
   const RegisterServiceCtrlHandlerExW = lib.func('__stdcall', 'RegisterServiceCtrlHandlerExW', 'intptr_t', ['str16', koffi.pointer(HandlerExProto), 'void *']);
   const SetServiceStatus = lib.func('__stdcall', 'SetServiceStatus', 'int', ['intptr_t', koffi.pointer(SERVICE_STATUS)]);
@@ -261,10 +258,10 @@ export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
       try {
         const luid = Buffer.alloc(8);
         if (!LookupPrivilegeValueW(null, name, luid)) throw new PlatformError(`LookupPrivilegeValueW '${name}' failed: ${kernel32.lastErrorText()}`);
-        const privileges = Buffer.alloc(16);
+        const privileges = Buffer.alloc(PRIVILEGES.size);
         privileges.writeUInt32LE(1, 0);
-        luid.copy(privileges, 4);
-        privileges.writeUInt32LE(SE_PRIVILEGE_ENABLED, 12);
+        luid.copy(privileges, PRIVILEGES.luid);
+        privileges.writeUInt32LE(SE_PRIVILEGE_ENABLED, PRIVILEGES.attributes);
         if (!AdjustTokenPrivileges(token[0] as number, 0, privileges, 0, null, null)) throw new PlatformError(`AdjustTokenPrivileges '${name}' failed: ${kernel32.lastErrorText()}`);
         if (kernel32.lastError() === ERROR_NOT_ALL_ASSIGNED) throw new PlatformError(`privilege ${name} is not held by this account (run kiln as LocalSystem or an administrator)`);
       } finally {
@@ -314,9 +311,9 @@ export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
     },
     queryService(name) {
       return withService(name, (h) => {
-        const status = Buffer.alloc(28);
+        const status = Buffer.alloc(STATUS.size);
         if (!QueryServiceStatus(h, status)) throw new PlatformError(`QueryServiceStatus '${name}' failed: ${kernel32.lastErrorText()}`);
-        return { currentState: status.readUInt32LE(4), exitCode: status.readUInt32LE(12) };
+        return { currentState: status.readUInt32LE(STATUS.currentState), exitCode: status.readUInt32LE(STATUS.exitCode) };
       });
     },
     runService(name, work, log) {
@@ -403,7 +400,7 @@ export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
     },
     stopService(name) {
       withService(name, (h) => {
-        const status = Buffer.alloc(28);
+        const status = Buffer.alloc(STATUS.size);
         if (!ControlService(h, SERVICE_CONTROL_STOP, status)) throw new PlatformError(`ControlService stop '${name}' failed: ${kernel32.lastErrorText()}`);
       });
     },

@@ -2,6 +2,7 @@
 import type { Koffi } from '../../../util/koffi-addon';
 import { PlatformError } from '../../../util/errors';
 import type { Kernel32 } from './kernel32';
+import { win32Structs } from './win32-structs';
 
 export interface Crypt32 {
   /**
@@ -48,9 +49,6 @@ const CERT_STORE_ADD_REPLACE_EXISTING = 3;
 const CERT_KEY_PROV_INFO_PROP_ID = 2;
 const PKCS12_MACHINE_KEYSET = 0x20;
 const PKCS12_USER_KEYSET = 0x1000;
-/** CERT_CONTEXT (x64): pCertInfo at 24; CERT_INFO: NotBefore (FILETIME) at 64, after dwVersion, SerialNumber, SignatureAlgorithm and Issuer. */
-const CERT_CONTEXT_INFO = 24;
-const CERT_INFO_NOT_BEFORE = 64;
 const CERT_SHA1_HASH_PROP_ID = 3;
 const SHA256_RSA_OID = '1.2.840.113549.1.1.11';
 
@@ -71,21 +69,13 @@ function systemTime(d: Date): Record<string, number> {
 export function bindCrypt32(koffi: Koffi, kernel32: Kernel32): Crypt32 {
   const lib = koffi.load('crypt32.dll');
   const adv = koffi.load('advapi32.dll');
-  const BLOB = koffi.struct('KILN_CRYPT_BLOB', { cbData: 'uint32_t', pbData: 'void *' });
-  const ALGORITHM = koffi.struct('KILN_CRYPT_ALGORITHM_IDENTIFIER', { pszObjId: 'str', Parameters: BLOB });
-  const KEY_PROV_INFO = koffi.struct('KILN_CRYPT_KEY_PROV_INFO', {
-    pwszContainerName: 'str16',
-    pwszProvName: 'str16',
-    dwProvType: 'uint32_t',
-    dwFlags: 'uint32_t',
-    cProvParam: 'uint32_t',
-    rgProvParam: 'void *',
-    dwKeySpec: 'uint32_t',
-  });
-  const SYSTEMTIME = koffi.struct('KILN_SYSTEMTIME', {
-    wYear: 'uint16_t', wMonth: 'uint16_t', wDayOfWeek: 'uint16_t', wDay: 'uint16_t',
-    wHour: 'uint16_t', wMinute: 'uint16_t', wSecond: 'uint16_t', wMilliseconds: 'uint16_t',
-  });
+  const structs = win32Structs(koffi);
+  const { CRYPT_INTEGER_BLOB: BLOB, CRYPT_ALGORITHM_IDENTIFIER: ALGORITHM, CRYPT_KEY_PROV_INFO: KEY_PROV_INFO, SYSTEMTIME, CMSG_CTRL_DECRYPT_PARA: CTRL_DECRYPT_PARA } = structs;
+  /** CERT_CONTEXT's pCertInfo, pbCertEncoded and cbCertEncoded; CERT_INFO's NotBefore. */
+  const CERT_CONTEXT_INFO = koffi.offsetof(structs.CERT_CONTEXT, 'pCertInfo');
+  const CERT_CONTEXT_ENCODED = koffi.offsetof(structs.CERT_CONTEXT, 'pbCertEncoded');
+  const CERT_CONTEXT_ENCODED_LENGTH = koffi.offsetof(structs.CERT_CONTEXT, 'cbCertEncoded');
+  const CERT_INFO_NOT_BEFORE = koffi.offsetof(structs.CERT_INFO_HEAD, 'NotBefore');
   const U32_INOUT = koffi.inout(koffi.pointer('uint32_t'));
   const CertStrToNameW = lib.func('__stdcall', 'CertStrToNameW', 'int', ['uint32_t', 'str16', 'uint32_t', 'void *', 'void *', U32_INOUT, 'void *']);
   const CertCreateSelfSignCertificate = lib.func('__stdcall', 'CertCreateSelfSignCertificate', 'void *', [
@@ -111,7 +101,6 @@ export function bindCrypt32(koffi: Koffi, kernel32: Kernel32): Crypt32 {
   const CertDeleteCertificateFromStore = lib.func('__stdcall', 'CertDeleteCertificateFromStore', 'int', ['void *']);
   const CertControlStore = lib.func('__stdcall', 'CertControlStore', 'int', ['void *', 'uint32_t', 'uint32_t', 'void *']);
   const CERT_STORE_CTRL_COMMIT = 3;
-  const CTRL_DECRYPT_PARA = koffi.struct('KILN_CMSG_CTRL_DECRYPT_PARA', { cbSize: 'uint32_t', hCryptProv: 'uintptr_t', dwKeySpec: 'uint32_t', dwRecipientIndex: 'uint32_t' });
   const CryptMsgOpenToDecode = lib.func('__stdcall', 'CryptMsgOpenToDecode', 'void *', ['uint32_t', 'uint32_t', 'uint32_t', 'uintptr_t', 'void *', 'void *']);
   const CryptMsgUpdate = lib.func('__stdcall', 'CryptMsgUpdate', 'int', ['void *', 'void *', 'uint32_t', 'int']);
   const CryptMsgControl = lib.func('__stdcall', 'CryptMsgControl', 'int', ['void *', 'uint32_t', 'uint32_t', koffi.pointer(CTRL_DECRYPT_PARA)]);
@@ -123,9 +112,6 @@ export function bindCrypt32(koffi: Koffi, kernel32: Kernel32): Crypt32 {
   const CMSG_CONTENT_PARAM = 2;
   const CERT_FIND_SHA1_HASH = 0x10000;
   const CRYPT_DELETEKEYSET = 0x10;
-  /** CERT_CONTEXT (x64): pbCertEncoded at 8, cbCertEncoded at 16. */
-  const CERT_CONTEXT_ENCODED = 8;
-  const CERT_CONTEXT_ENCODED_LENGTH = 16;
 
   const fail = (what: string) => new PlatformError(`${what} failed: ${kernel32.lastErrorText()}`);
 

@@ -2,6 +2,7 @@
 import type { Koffi } from '../../../util/koffi-addon';
 import { PlatformError } from '../../../util/errors';
 import type { Kernel32 } from './kernel32';
+import { win32Structs } from './win32-structs';
 
 /** DHCP option codes kiln reads. */
 export const DhcpOption = { interfaceMtu: 26, ntpServers: 42 } as const;
@@ -15,14 +16,23 @@ export interface Dhcpcsvc {
 }
 
 const DHCPCAPI_REQUEST_SYNCHRONOUS = 0x2;
-/** x64 layouts: DHCPCAPI_PARAMS { ULONG Flags; ULONG OptionId; BOOL IsVendor; LPBYTE Data; DWORD nBytesData } and DHCPCAPI_PARAMS_ARRAY { ULONG nParams; LPDHCPCAPI_PARAMS Params }. */
-const PARAMS = { size: 32, optionId: 4, isVendor: 8, data: 16, length: 24 };
-const PARAMS_ARRAY = { size: 16, count: 0, params: 8 };
 const ERROR_MORE_DATA = 234;
 const ERROR_FILE_NOT_FOUND = 2;
 const ERROR_NOT_FOUND = 1168;
 
+/**
+ * DhcpRequestParams as dhcpcsdk.h declares it: SendParams and RecdParams are DHCPCAPI_PARAMS_ARRAY structures
+ * passed BY VALUE. x64 passes a 16-byte structure as a pointer to a copy, but arm64 passes it in two registers, so
+ * a pointer in their place would shift every later argument there; koffi places them as each ABI wants.
+ */
+export function dhcpRequestParamsParameters(koffi: Koffi): Array<string | ReturnType<Koffi['struct']> | ReturnType<Koffi['out']>> {
+  const { DHCPCAPI_PARAMS_ARRAY } = win32Structs(koffi);
+  return ['uint32_t', 'void *', 'str16', 'void *', DHCPCAPI_PARAMS_ARRAY, DHCPCAPI_PARAMS_ARRAY, 'void *', koffi.inout(koffi.pointer('uint32_t')), 'void *'];
+}
+
 export function bindDhcpcsvc(koffi: Koffi, kernel32: Kernel32): Dhcpcsvc {
+  const { DHCPCAPI_PARAMS } = win32Structs(koffi);
+  const param = { size: koffi.sizeof(DHCPCAPI_PARAMS), optionId: koffi.offsetof(DHCPCAPI_PARAMS, 'OptionId'), data: koffi.offsetof(DHCPCAPI_PARAMS, 'Data'), length: koffi.offsetof(DHCPCAPI_PARAMS, 'nBytesData') };
   // Loaded and bound on first use: a dhcpcsvc that lacks an export (wine's) must fail only the caller, not every binding.
   let api: { init: (version: number[]) => unknown; request: (...args: unknown[]) => unknown } | undefined;
   const bind = () => {
@@ -31,11 +41,7 @@ export function bindDhcpcsvc(koffi: Koffi, kernel32: Kernel32): Dhcpcsvc {
       const lib = koffi.load('dhcpcsvc.dll');
       api = {
         init: lib.func('__stdcall', 'DhcpCApiInitialize', 'uint32_t', [koffi.out(koffi.pointer('uint32_t'))]),
-        // SendParams and RecdParams are DHCPCAPI_PARAMS_ARRAY passed by value; the x64 calling convention passes a
-        // 16-byte struct as a pointer to a copy, so a pointer to our own copy is the same call.
-        request: lib.func('__stdcall', 'DhcpRequestParams', 'uint32_t', [
-          'uint32_t', 'void *', 'str16', 'void *', 'void *', 'void *', 'void *', koffi.inout(koffi.pointer('uint32_t')), 'void *',
-        ]),
+        request: lib.func('__stdcall', 'DhcpRequestParams', 'uint32_t', dhcpRequestParamsParameters(koffi)),
       };
       return api;
     } catch (err) {
@@ -43,12 +49,6 @@ export function bindDhcpcsvc(koffi: Koffi, kernel32: Kernel32): Dhcpcsvc {
     }
   };
   let initialised = false;
-
-  /** Memory owned by koffi with a Buffer view on it and its address, so structures can point at each other. */
-  const block = (size: number) => {
-    const mem = koffi.alloc('uint8_t', size);
-    return { mem, buf: Buffer.from(koffi.view(mem, size)), address: BigInt(koffi.address(mem)) };
-  };
 
   return {
     requestOption(adapterGuid, option) {
@@ -58,33 +58,42 @@ export function bindDhcpcsvc(koffi: Koffi, kernel32: Kernel32): Dhcpcsvc {
         if (rc !== 0) throw new PlatformError(`DhcpCApiInitialize failed: ${kernel32.lastErrorText(rc)}`);
         initialised = true;
       }
-      const send = block(PARAMS_ARRAY.size);
-      const param = block(PARAMS.size);
-      param.buf.writeUInt32LE(option, PARAMS.optionId);
-      param.buf.writeInt32LE(0, PARAMS.isVendor);
-      const recd = block(PARAMS_ARRAY.size);
-      recd.buf.writeUInt32LE(1, PARAMS_ARRAY.count);
-      recd.buf.writeBigUInt64LE(param.address, PARAMS_ARRAY.params);
-      let size = 1024;
-      for (let attempt = 0; attempt < 3; attempt++) {
-        const out = block(size);
-        const len = [size];
-        const rc = bind().request(DHCPCAPI_REQUEST_SYNCHRONOUS, null, adapterGuid, null, send.mem, recd.mem, out.mem, len, null) as number;
-        if (rc === ERROR_MORE_DATA) {
-          size = (len[0] ?? size) + 64;
-          continue;
+      // The API writes Data and nBytesData into our DHCPCAPI_PARAMS and the option's bytes into OUT, where Data
+      // points: both must stay where they are during the call, so they are koffi's memory, freed after.
+      const paramMem = koffi.alloc('uint8_t', param.size);
+      try {
+        const paramBuf = Buffer.from(koffi.view(paramMem, param.size));
+        paramBuf.fill(0);
+        paramBuf.writeUInt32LE(option, param.optionId);
+        const send = { nParams: 0, Params: null };
+        const recd = { nParams: 1, Params: paramMem };
+        let size = 1024;
+        for (let attempt = 0; attempt < 3; attempt++) {
+          const out = koffi.alloc('uint8_t', size);
+          try {
+            const len = [size];
+            const rc = bind().request(DHCPCAPI_REQUEST_SYNCHRONOUS, null, adapterGuid, null, send, recd, out, len, null) as number;
+            if (rc === ERROR_MORE_DATA) {
+              size = (len[0] ?? size) + 64;
+              continue;
+            }
+            if (rc === ERROR_FILE_NOT_FOUND || rc === ERROR_NOT_FOUND) return undefined;
+            if (rc !== 0) throw new PlatformError(`DhcpRequestParams option ${option} on adapter ${adapterGuid} failed: ${kernel32.lastErrorText(rc)}`);
+            const n = paramBuf.readUInt32LE(param.length);
+            const data = paramBuf.readBigUInt64LE(param.data);
+            if (n === 0 || data === 0n) return undefined;
+            // Data points into OUT (the API fills our buffer): read it as an offset there.
+            const at = Number(data - BigInt(koffi.address(out)));
+            if (at < 0 || at + n > size) throw new PlatformError(`DhcpRequestParams option ${option} on adapter ${adapterGuid} returned data outside its buffer`);
+            return Uint8Array.from(Buffer.from(koffi.view(out, size)).subarray(at, at + n));
+          } finally {
+            koffi.free(out);
+          }
         }
-        if (rc === ERROR_FILE_NOT_FOUND || rc === ERROR_NOT_FOUND) return undefined;
-        if (rc !== 0) throw new PlatformError(`DhcpRequestParams option ${option} on adapter ${adapterGuid} failed: ${kernel32.lastErrorText(rc)}`);
-        const n = param.buf.readUInt32LE(PARAMS.length);
-        const data = param.buf.readBigUInt64LE(PARAMS.data);
-        if (n === 0 || data === 0n) return undefined;
-        // Data points into OUT (the API fills our buffer): read it as an offset there.
-        const at = Number(data - out.address);
-        if (at < 0 || at + n > size) throw new PlatformError(`DhcpRequestParams option ${option} on adapter ${adapterGuid} returned data outside its buffer`);
-        return Uint8Array.from(out.buf.subarray(at, at + n));
+        throw new PlatformError(`DhcpRequestParams option ${option} on adapter ${adapterGuid}: buffer of ${size} bytes still too small`);
+      } finally {
+        koffi.free(paramMem);
       }
-      throw new PlatformError(`DhcpRequestParams option ${option} on adapter ${adapterGuid}: buffer of ${size} bytes still too small`);
     },
   };
 }

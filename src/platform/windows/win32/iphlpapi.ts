@@ -3,6 +3,7 @@ import type { Koffi } from '../../../util/koffi-addon';
 import { PlatformError } from '../../../util/errors';
 import type { Kernel32 } from './kernel32';
 import { addressBytes, sockaddrText } from './sockaddr';
+import { win32Structs } from './win32-structs';
 
 export type IpFamily = 'ipv4' | 'ipv6';
 
@@ -63,14 +64,6 @@ const IF_OPER_STATUS_UP = 1;
 const IP_PREFIX_ORIGIN_MANUAL = 1;
 const IP_SUFFIX_ORIGIN_MANUAL = 1;
 
-/** Byte offsets in the x64 layouts of the IP Helper structures kiln reads and writes. */
-const ADAPTER = { ifIndex: 4, next: 8, adapterName: 16, firstUnicast: 24, firstDns: 48, description: 64, friendlyName: 72, physical: 80, physicalLength: 88, flags: 92, mtu: 96, operStatus: 104, luid: 224, dhcpv4Server: 232 };
-const UNICAST = { next: 8, sockaddr: 16, prefixLength: 56 };
-const DNS = { next: 8, sockaddr: 16 };
-const UNICAST_ROW = { size: 88, luid: 32, ifIndex: 40, prefixOrigin: 44, suffixOrigin: 48, prefixLength: 60 };
-const FORWARD_ROW = { size: 104, luid: 0, ifIndex: 8, destination: 12, destinationLength: 40, nextHop: 44, metric: 84 };
-const INTERFACE_ROW = { size: 168, family: 0, luid: 8, sitePrefixLength: 144, mtu: 152 };
-
 function writeSockaddr(buf: Buffer, offset: number, address: string, family: IpFamily): void {
   buf.writeUInt16LE(family === 'ipv4' ? AF_INET : AF_INET6, offset);
   Buffer.from(addressBytes(address, family)).copy(buf, offset + (family === 'ipv4' ? 4 : 8));
@@ -78,6 +71,35 @@ function writeSockaddr(buf: Buffer, offset: number, address: string, family: IpF
 
 export function bindIphlpapi(koffi: Koffi, kernel32: Kernel32): Iphlpapi {
   const lib = koffi.load('iphlpapi.dll');
+  // Byte offsets of the fields kiln reads and writes, from the structures as the SDK declares them.
+  const t = win32Structs(koffi);
+  const offset = (type: keyof typeof t, field: string) => koffi.offsetof(t[type], field);
+  const ADAPTER = {
+    ifIndex: offset('IP_ADAPTER_ADDRESSES_LH', 'IfIndex'), next: offset('IP_ADAPTER_ADDRESSES_LH', 'Next'), adapterName: offset('IP_ADAPTER_ADDRESSES_LH', 'AdapterName'),
+    firstUnicast: offset('IP_ADAPTER_ADDRESSES_LH', 'FirstUnicastAddress'), firstDns: offset('IP_ADAPTER_ADDRESSES_LH', 'FirstDnsServerAddress'),
+    description: offset('IP_ADAPTER_ADDRESSES_LH', 'Description'), friendlyName: offset('IP_ADAPTER_ADDRESSES_LH', 'FriendlyName'),
+    physical: offset('IP_ADAPTER_ADDRESSES_LH', 'PhysicalAddress'), physicalLength: offset('IP_ADAPTER_ADDRESSES_LH', 'PhysicalAddressLength'),
+    flags: offset('IP_ADAPTER_ADDRESSES_LH', 'Flags'), mtu: offset('IP_ADAPTER_ADDRESSES_LH', 'Mtu'), operStatus: offset('IP_ADAPTER_ADDRESSES_LH', 'OperStatus'),
+    luid: offset('IP_ADAPTER_ADDRESSES_LH', 'Luid'), dhcpv4Server: offset('IP_ADAPTER_ADDRESSES_LH', 'Dhcpv4Server'),
+  };
+  // SOCKET_ADDRESS starts with its sockaddr pointer.
+  const UNICAST = { next: offset('IP_ADAPTER_UNICAST_ADDRESS_LH', 'Next'), sockaddr: offset('IP_ADAPTER_UNICAST_ADDRESS_LH', 'Address'), prefixLength: offset('IP_ADAPTER_UNICAST_ADDRESS_LH', 'OnLinkPrefixLength') };
+  const DNS = { next: offset('IP_ADAPTER_DNS_SERVER_ADDRESS_XP', 'Next'), sockaddr: offset('IP_ADAPTER_DNS_SERVER_ADDRESS_XP', 'Address') };
+  const UNICAST_ROW = {
+    size: koffi.sizeof(t.MIB_UNICASTIPADDRESS_ROW), address: offset('MIB_UNICASTIPADDRESS_ROW', 'Address'), luid: offset('MIB_UNICASTIPADDRESS_ROW', 'InterfaceLuid'),
+    ifIndex: offset('MIB_UNICASTIPADDRESS_ROW', 'InterfaceIndex'), prefixOrigin: offset('MIB_UNICASTIPADDRESS_ROW', 'PrefixOrigin'),
+    suffixOrigin: offset('MIB_UNICASTIPADDRESS_ROW', 'SuffixOrigin'), prefixLength: offset('MIB_UNICASTIPADDRESS_ROW', 'OnLinkPrefixLength'),
+  };
+  const FORWARD_ROW = {
+    size: koffi.sizeof(t.MIB_IPFORWARD_ROW2), luid: offset('MIB_IPFORWARD_ROW2', 'InterfaceLuid'), ifIndex: offset('MIB_IPFORWARD_ROW2', 'InterfaceIndex'),
+    destination: offset('MIB_IPFORWARD_ROW2', 'DestinationPrefix') + koffi.offsetof(t.IP_ADDRESS_PREFIX, 'Prefix'),
+    destinationLength: offset('MIB_IPFORWARD_ROW2', 'DestinationPrefix') + koffi.offsetof(t.IP_ADDRESS_PREFIX, 'PrefixLength'),
+    nextHop: offset('MIB_IPFORWARD_ROW2', 'NextHop'), metric: offset('MIB_IPFORWARD_ROW2', 'Metric'),
+  };
+  const INTERFACE_ROW = {
+    size: koffi.sizeof(t.MIB_IPINTERFACE_ROW), family: offset('MIB_IPINTERFACE_ROW', 'Family'), luid: offset('MIB_IPINTERFACE_ROW', 'InterfaceLuid'),
+    sitePrefixLength: offset('MIB_IPINTERFACE_ROW', 'SitePrefixLength'), mtu: offset('MIB_IPINTERFACE_ROW', 'NlMtu'),
+  };
   const GetAdaptersAddresses = lib.func('__stdcall', 'GetAdaptersAddresses', 'uint32_t', ['uint32_t', 'uint32_t', 'void *', 'void *', koffi.inout(koffi.pointer('uint32_t'))]);
   const InitializeUnicastIpAddressEntry = lazy('InitializeUnicastIpAddressEntry', 'void');
   const CreateUnicastIpAddressEntry = lazy('CreateUnicastIpAddressEntry', 'uint32_t');
@@ -108,60 +130,64 @@ export function bindIphlpapi(koffi: Koffi, kernel32: Kernel32): Iphlpapi {
       let size = 16 * 1024;
       for (let attempt = 0; attempt < 4; attempt++) {
         const mem = koffi.alloc('uint8_t', size);
-        const len = [size];
-        const rc = GetAdaptersAddresses(0, GAA_FLAG_SKIP_ANYCAST | GAA_FLAG_SKIP_MULTICAST, null, mem, len) as number;
-        if (rc === ERROR_BUFFER_OVERFLOW) {
-          size = (len[0] as number) + 1024;
-          continue;
-        }
-        if (rc === ERROR_NO_DATA) return [];
-        if (rc !== 0) throw fail('GetAdaptersAddresses', rc);
-        // Every pointer in the result points into this one buffer: read it as bytes, follow pointers as offsets.
-        const buf = Buffer.from(koffi.view(mem, size));
-        const base = BigInt(koffi.address(mem));
-        const at = (ptr: bigint): number | undefined => (ptr === 0n ? undefined : Number(ptr - base));
-        const ptrAt = (off: number) => at(buf.readBigUInt64LE(off));
-        const wstr = (off: number | undefined): string => {
-          if (off === undefined) return '';
-          let end = off;
-          while (end + 1 < buf.length && (buf[end] !== 0 || buf[end + 1] !== 0)) end += 2;
-          return buf.subarray(off, end).toString('utf16le');
-        };
-        const cstr = (off: number | undefined): string => (off === undefined ? '' : buf.subarray(off, buf.indexOf(0, off)).toString('latin1'));
-        const sockaddr = (off: number): { address: string; family: IpFamily } | undefined => {
-          const sa = ptrAt(off);
-          return sa === undefined ? undefined : sockaddrText(buf.subarray(sa, sa + 28));
-        };
-        const out: NetAdapter[] = [];
-        for (let a: number | undefined = 0; a !== undefined; a = ptrAt(a + ADAPTER.next)) {
-          const unicast: NetAdapter['unicast'] = [];
-          for (let u = ptrAt(a + ADAPTER.firstUnicast); u !== undefined; u = ptrAt(u + UNICAST.next)) {
-            const sa = sockaddr(u + UNICAST.sockaddr);
-            if (sa) unicast.push({ ...sa, prefixLength: buf.readUInt8(u + UNICAST.prefixLength) });
+        try {
+          const len = [size];
+          const rc = GetAdaptersAddresses(0, GAA_FLAG_SKIP_ANYCAST | GAA_FLAG_SKIP_MULTICAST, null, mem, len) as number;
+          if (rc === ERROR_BUFFER_OVERFLOW) {
+            size = (len[0] as number) + 1024;
+            continue;
           }
-          const dnsServers: string[] = [];
-          for (let d = ptrAt(a + ADAPTER.firstDns); d !== undefined; d = ptrAt(d + DNS.next)) {
-            const sa = sockaddr(d + DNS.sockaddr);
-            if (sa) dnsServers.push(sa.address);
+          if (rc === ERROR_NO_DATA) return [];
+          if (rc !== 0) throw fail('GetAdaptersAddresses', rc);
+          // Every pointer in the result points into this one buffer: read it as bytes, follow pointers as offsets.
+          const buf = Buffer.from(koffi.view(mem, size));
+          const base = BigInt(koffi.address(mem));
+          const at = (ptr: bigint): number | undefined => (ptr === 0n ? undefined : Number(ptr - base));
+          const ptrAt = (off: number) => at(buf.readBigUInt64LE(off));
+          const wstr = (off: number | undefined): string => {
+            if (off === undefined) return '';
+            let end = off;
+            while (end + 1 < buf.length && (buf[end] !== 0 || buf[end + 1] !== 0)) end += 2;
+            return buf.subarray(off, end).toString('utf16le');
+          };
+          const cstr = (off: number | undefined): string => (off === undefined ? '' : buf.subarray(off, buf.indexOf(0, off)).toString('latin1'));
+          const sockaddr = (off: number): { address: string; family: IpFamily } | undefined => {
+            const sa = ptrAt(off);
+            return sa === undefined ? undefined : sockaddrText(buf.subarray(sa, sa + 28));
+          };
+          const out: NetAdapter[] = [];
+          for (let a: number | undefined = 0; a !== undefined; a = ptrAt(a + ADAPTER.next)) {
+            const unicast: NetAdapter['unicast'] = [];
+            for (let u = ptrAt(a + ADAPTER.firstUnicast); u !== undefined; u = ptrAt(u + UNICAST.next)) {
+              const sa = sockaddr(u + UNICAST.sockaddr);
+              if (sa) unicast.push({ ...sa, prefixLength: buf.readUInt8(u + UNICAST.prefixLength) });
+            }
+            const dnsServers: string[] = [];
+            for (let d = ptrAt(a + ADAPTER.firstDns); d !== undefined; d = ptrAt(d + DNS.next)) {
+              const sa = sockaddr(d + DNS.sockaddr);
+              if (sa) dnsServers.push(sa.address);
+            }
+            const dhcpServer = sockaddr(a + ADAPTER.dhcpv4Server)?.address;
+            const macLen = Math.min(buf.readUInt32LE(a + ADAPTER.physicalLength), 8);
+            out.push({
+              ifIndex: buf.readUInt32LE(a + ADAPTER.ifIndex),
+              luid: buf.readBigUInt64LE(a + ADAPTER.luid),
+              guid: cstr(ptrAt(a + ADAPTER.adapterName)),
+              mac: [...buf.subarray(a + ADAPTER.physical, a + ADAPTER.physical + macLen)].map((b) => b.toString(16).padStart(2, '0')).join(':'),
+              friendlyName: wstr(ptrAt(a + ADAPTER.friendlyName)),
+              description: wstr(ptrAt(a + ADAPTER.description)),
+              mtu: buf.readUInt32LE(a + ADAPTER.mtu),
+              dhcpv4: (buf.readUInt32LE(a + ADAPTER.flags) & IP_ADAPTER_DHCP_ENABLED) !== 0,
+              up: buf.readUInt32LE(a + ADAPTER.operStatus) === IF_OPER_STATUS_UP,
+              unicast,
+              dnsServers,
+              ...(dhcpServer && dhcpServer !== '0.0.0.0' ? { dhcpServer } : {}),
+            });
           }
-          const dhcpServer = sockaddr(a + ADAPTER.dhcpv4Server)?.address;
-          const macLen = Math.min(buf.readUInt32LE(a + ADAPTER.physicalLength), 8);
-          out.push({
-            ifIndex: buf.readUInt32LE(a + ADAPTER.ifIndex),
-            luid: buf.readBigUInt64LE(a + ADAPTER.luid),
-            guid: cstr(ptrAt(a + ADAPTER.adapterName)),
-            mac: [...buf.subarray(a + ADAPTER.physical, a + ADAPTER.physical + macLen)].map((b) => b.toString(16).padStart(2, '0')).join(':'),
-            friendlyName: wstr(ptrAt(a + ADAPTER.friendlyName)),
-            description: wstr(ptrAt(a + ADAPTER.description)),
-            mtu: buf.readUInt32LE(a + ADAPTER.mtu),
-            dhcpv4: (buf.readUInt32LE(a + ADAPTER.flags) & IP_ADAPTER_DHCP_ENABLED) !== 0,
-            up: buf.readUInt32LE(a + ADAPTER.operStatus) === IF_OPER_STATUS_UP,
-            unicast,
-            dnsServers,
-            ...(dhcpServer && dhcpServer !== '0.0.0.0' ? { dhcpServer } : {}),
-          });
+          return out;
+        } finally {
+          koffi.free(mem);
         }
-        return out;
       }
       throw new PlatformError('GetAdaptersAddresses: the adapter list kept growing; try again');
     },
@@ -189,7 +215,7 @@ export function bindIphlpapi(koffi: Koffi, kernel32: Kernel32): Iphlpapi {
     addUnicastAddress(adapter, address, prefixLength, family) {
       const row = Buffer.alloc(UNICAST_ROW.size);
       InitializeUnicastIpAddressEntry(row);
-      writeSockaddr(row, 0, address, family);
+      writeSockaddr(row, UNICAST_ROW.address, address, family);
       row.writeBigUInt64LE(adapter.luid, UNICAST_ROW.luid);
       row.writeUInt32LE(adapter.ifIndex, UNICAST_ROW.ifIndex);
       row.writeUInt32LE(IP_PREFIX_ORIGIN_MANUAL, UNICAST_ROW.prefixOrigin);

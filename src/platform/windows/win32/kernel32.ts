@@ -1,6 +1,7 @@
 // kernel32.dll bindings: error text for GetLastError, and the computer name.
 import type { Koffi } from '../../../util/koffi-addon';
 import { PlatformError } from '../../../util/errors';
+import { win32Structs } from './win32-structs';
 
 const FORMAT_MESSAGE_FROM_SYSTEM = 0x1000;
 const FORMAT_MESSAGE_IGNORE_INSERTS = 0x200;
@@ -14,10 +15,6 @@ export const ComputerNameFormat = {
   PhysicalNetBIOS: 4,
   PhysicalDnsHostname: 5,
 } as const;
-
-/** DYNAMIC_TIME_ZONE_INFORMATION: 432 bytes, TimeZoneKeyName (WCHAR[128]) at offset 172. */
-const DTZI_SIZE = 432;
-const DTZI_KEY_OFFSET = 172;
 
 export interface Kernel32 {
   lastErrorText(code?: number): string;
@@ -50,6 +47,12 @@ export interface DynamicTimeZone {
 
 export function bindKernel32(koffi: Koffi): Kernel32 {
   const lib = koffi.load('kernel32.dll');
+  const { DYNAMIC_TIME_ZONE_INFORMATION: DTZI_TYPE } = win32Structs(koffi);
+  const dtzi = (field: string) => koffi.offsetof(DTZI_TYPE, field);
+  const DTZI = {
+    size: koffi.sizeof(DTZI_TYPE), standardName: dtzi('StandardName'), standardDate: dtzi('StandardDate'), standardBias: dtzi('StandardBias'),
+    daylightName: dtzi('DaylightName'), daylightDate: dtzi('DaylightDate'), daylightBias: dtzi('DaylightBias'), keyName: dtzi('TimeZoneKeyName'),
+  };
   const GetLastError = lib.func('__stdcall', 'GetLastError', 'uint32_t', []);
   const FormatMessageW = lib.func('__stdcall', 'FormatMessageW', 'uint32_t', [
     'uint32_t', 'void *', 'uint32_t', 'uint32_t', koffi.out(koffi.pointer('char16_t')), 'uint32_t', 'void *',
@@ -99,20 +102,20 @@ export function bindKernel32(koffi: Koffi): Kernel32 {
       CloseHandle(handle);
     },
     getTimeZoneKeyName(): string {
-      const info = Buffer.alloc(DTZI_SIZE);
+      const info = Buffer.alloc(DTZI.size);
       if ((GetDynamicTimeZoneInformation(info) as number) === 0xffffffff) throw new PlatformError(`GetDynamicTimeZoneInformation failed: ${lastErrorText()}`);
-      return info.subarray(DTZI_KEY_OFFSET, DTZI_KEY_OFFSET + 256).toString('utf16le').replace(/\0.*$/s, '');
+      return info.subarray(DTZI.keyName, DTZI.keyName + 256).toString('utf16le').replace(/\0.*$/s, '');
     },
     setDynamicTimeZone(tz: DynamicTimeZone): void {
-      const info = Buffer.alloc(DTZI_SIZE);
+      const info = Buffer.alloc(DTZI.size);
       info.writeInt32LE(tz.bias, 0);
-      info.write(tz.standardName.slice(0, 31), 4, 'utf16le');
-      Buffer.from(tz.standardDate).copy(info, 68, 0, 16);
-      info.writeInt32LE(tz.standardBias, 84);
-      info.write(tz.daylightName.slice(0, 31), 88, 'utf16le');
-      Buffer.from(tz.daylightDate).copy(info, 152, 0, 16);
-      info.writeInt32LE(tz.daylightBias, 168);
-      info.write(tz.keyName.slice(0, 127), DTZI_KEY_OFFSET, 'utf16le');
+      info.write(tz.standardName.slice(0, 31), DTZI.standardName, 'utf16le');
+      Buffer.from(tz.standardDate).copy(info, DTZI.standardDate, 0, 16);
+      info.writeInt32LE(tz.standardBias, DTZI.standardBias);
+      info.write(tz.daylightName.slice(0, 31), DTZI.daylightName, 'utf16le');
+      Buffer.from(tz.daylightDate).copy(info, DTZI.daylightDate, 0, 16);
+      info.writeInt32LE(tz.daylightBias, DTZI.daylightBias);
+      info.write(tz.keyName.slice(0, 127), DTZI.keyName, 'utf16le');
       if (!setDynamicTimeZoneInformation(info)) throw new PlatformError(`SetDynamicTimeZoneInformation '${tz.keyName}' failed: ${lastErrorText()}`);
     },
     getCurrentProcessId(): number {
@@ -235,13 +238,8 @@ const IOCTL_DISK_GROW_PARTITION = 0x0007c0d0;
 const IOCTL_DISK_UPDATE_PROPERTIES = 0x00070140;
 const FSCTL_EXTEND_VOLUME = 0x000900f0;
 const IOCTL_DISK_SET_DRIVE_LAYOUT_EX = 0x0007c054;
-/** The layout's union: MBR Signature, or GPT DiskId, right after PartitionStyle and PartitionCount. */
-const LAYOUT_DISK_ID = 8;
 const ERROR_INSUFFICIENT_BUFFER = 122;
 const ERROR_MORE_DATA = 234;
-/** x64 layouts: DRIVE_LAYOUT_INFORMATION_EX (entries at 48, GPT usable range at 24/32) and PARTITION_INFORMATION_EX (144 bytes). */
-const LAYOUT = { style: 0, count: 4, gptUsableStart: 24, gptUsableLength: 32, entries: 48, entrySize: 144 };
-const PARTITION = { start: 8, length: 16, number: 24 };
 const PARTITION_STYLE = ['mbr', 'gpt', 'raw'] as const;
 
 /** One extent of a volume on a physical disk (VOLUME_DISK_EXTENTS). */
@@ -286,6 +284,23 @@ export interface Kernel32Volumes {
 export function bindKernel32Volumes(koffi: Koffi): Kernel32Volumes {
   const lib = koffi.load('kernel32.dll');
   const base = bindKernel32(koffi);
+  // Offsets in the ioctl structures, from their SDK declarations (winioctl.h).
+  const s = win32Structs(koffi);
+  const off = (type: keyof typeof s, field: string) => koffi.offsetof(s[type], field);
+  const layoutUnion = off('DRIVE_LAYOUT_INFORMATION_EX', 'Layout');
+  const LAYOUT = {
+    style: off('DRIVE_LAYOUT_INFORMATION_EX', 'PartitionStyle'), count: off('DRIVE_LAYOUT_INFORMATION_EX', 'PartitionCount'),
+    /** The layout's union: MBR Signature, or GPT DiskId, both at its start. */
+    diskId: layoutUnion + off('DRIVE_LAYOUT_INFORMATION_GPT', 'DiskId'),
+    gptUsableStart: layoutUnion + off('DRIVE_LAYOUT_INFORMATION_GPT', 'StartingUsableOffset'), gptUsableLength: layoutUnion + off('DRIVE_LAYOUT_INFORMATION_GPT', 'UsableLength'),
+    entries: off('DRIVE_LAYOUT_INFORMATION_EX', 'PartitionEntry'), entrySize: koffi.sizeof(s.PARTITION_INFORMATION_EX),
+  };
+  const PARTITION = { start: off('PARTITION_INFORMATION_EX', 'StartingOffset'), length: off('PARTITION_INFORMATION_EX', 'PartitionLength'), number: off('PARTITION_INFORMATION_EX', 'PartitionNumber') };
+  const EXTENTS = {
+    count: off('VOLUME_DISK_EXTENTS', 'NumberOfDiskExtents'), first: off('VOLUME_DISK_EXTENTS', 'Extents'), size: koffi.sizeof(s.DISK_EXTENT),
+    diskNumber: off('DISK_EXTENT', 'DiskNumber'), start: off('DISK_EXTENT', 'StartingOffset'), length: off('DISK_EXTENT', 'ExtentLength'),
+  };
+  const GROW = { size: koffi.sizeof(s.DISK_GROW_PARTITION), number: off('DISK_GROW_PARTITION', 'PartitionNumber'), bytes: off('DISK_GROW_PARTITION', 'BytesToGrow') };
   const CreateFileW = lib.func('__stdcall', 'CreateFileW', 'intptr_t', ['str16', 'uint32_t', 'uint32_t', 'void *', 'uint32_t', 'uint32_t', 'intptr_t']);
   const DeviceIoControl = lib.func('__stdcall', 'DeviceIoControl', 'int', [
     'intptr_t', 'uint32_t', 'void *', 'uint32_t', 'void *', 'uint32_t', koffi.out(koffi.pointer('uint32_t')), 'void *',
@@ -323,11 +338,12 @@ export function bindKernel32Volumes(koffi: Koffi): Kernel32Volumes {
     volumeExtents(root) {
       return withDevice(volumePath(root), false, (h) => {
         const out = ioctlOut(h, IOCTL_VOLUME_GET_VOLUME_DISK_EXTENTS, `IOCTL_VOLUME_GET_VOLUME_DISK_EXTENTS on ${root}`);
-        const n = out.readUInt32LE(0);
+        const n = out.readUInt32LE(EXTENTS.count);
+        const at = (i: number) => EXTENTS.first + i * EXTENTS.size;
         return Array.from({ length: n }, (_, i) => ({
-          diskNumber: out.readUInt32LE(8 + i * 24),
-          start: Number(out.readBigInt64LE(16 + i * 24)),
-          length: Number(out.readBigInt64LE(24 + i * 24)),
+          diskNumber: out.readUInt32LE(at(i) + EXTENTS.diskNumber),
+          start: Number(out.readBigInt64LE(at(i) + EXTENTS.start)),
+          length: Number(out.readBigInt64LE(at(i) + EXTENTS.length)),
         }));
       });
     },
@@ -356,12 +372,11 @@ export function bindKernel32Volumes(koffi: Koffi): Kernel32Volumes {
     growPartition(diskNumber, partitionNumber, bytes) {
       const path = `\\\\.\\PhysicalDrive${diskNumber}`;
       withDevice(path, true, (h) => {
-        // DISK_GROW_PARTITION { ULONG PartitionNumber; LARGE_INTEGER BytesToGrow }: 16 bytes on x64.
-        const input = Buffer.alloc(16);
-        input.writeUInt32LE(partitionNumber, 0);
-        input.writeBigInt64LE(BigInt(bytes), 8);
+        const input = Buffer.alloc(GROW.size);
+        input.writeUInt32LE(partitionNumber, GROW.number);
+        input.writeBigInt64LE(BigInt(bytes), GROW.bytes);
         const returned = [0];
-        if (!DeviceIoControl(h, IOCTL_DISK_GROW_PARTITION, input, 16, null, 0, returned, null)) {
+        if (!DeviceIoControl(h, IOCTL_DISK_GROW_PARTITION, input, input.length, null, 0, returned, null)) {
           throw new PlatformError(`IOCTL_DISK_GROW_PARTITION partition ${partitionNumber} of ${path} by ${bytes} bytes failed: ${base.lastErrorText()}`);
         }
         // Lets the partition manager see the new size before the file system is extended; failure is harmless.
@@ -373,8 +388,8 @@ export function bindKernel32Volumes(koffi: Koffi): Kernel32Volumes {
       return withDevice(path, true, (h) => {
         const layout = Buffer.from(ioctlOut(h, IOCTL_DISK_GET_DRIVE_LAYOUT_EX, `IOCTL_DISK_GET_DRIVE_LAYOUT_EX on ${path}`));
         const style = PARTITION_STYLE[layout.readUInt32LE(LAYOUT.style)];
-        if (style === 'mbr') layout.writeUInt32LE(id.mbr >>> 0, LAYOUT_DISK_ID);
-        else if (style === 'gpt') Buffer.from(id.gpt).copy(layout, LAYOUT_DISK_ID, 0, 16);
+        if (style === 'mbr') layout.writeUInt32LE(id.mbr >>> 0, LAYOUT.diskId);
+        else if (style === 'gpt') Buffer.from(id.gpt).copy(layout, LAYOUT.diskId, 0, 16);
         else throw new PlatformError(`${path} is neither MBR nor GPT: no disk id to set`);
         const returned = [0];
         if (!DeviceIoControl(h, IOCTL_DISK_SET_DRIVE_LAYOUT_EX, layout, layout.length, null, 0, returned, null)) {

@@ -2,6 +2,7 @@
 import type { Koffi } from '../../../util/koffi-addon';
 import { PlatformError } from '../../../util/errors';
 import type { Kernel32 } from './kernel32';
+import { win32Structs } from './win32-structs';
 
 const NERR_SUCCESS = 0;
 export const NERR = {
@@ -34,8 +35,6 @@ export const UF = {
   ACCOUNTDISABLE: 0x2,
   NORMAL_ACCOUNT: 0x200,
   DONT_EXPIRE_PASSWD: 0x10000,
-  /** Set through level 1008: the password must be changed at the next logon. */
-  PASSWORD_EXPIRED: 0x800000,
 } as const;
 const { SCRIPT: UF_SCRIPT, ACCOUNTDISABLE: UF_ACCOUNTDISABLE, NORMAL_ACCOUNT: UF_NORMAL_ACCOUNT, DONT_EXPIRE_PASSWD: UF_DONT_EXPIRE_PASSWD } = UF;
 const MAX_PREFERRED_LENGTH = 0xffffffff;
@@ -56,6 +55,12 @@ export interface Netapi32 {
   userFlags(name: string): number;
   /** Replaces the account's flags (NetUserSetInfo level 1008). */
   userSetFlags(name: string, flags: number): void;
+  /**
+   * Makes the user change the password at the next logon, as cloudbase-init's change_password_next_logon:
+   * NetUserGetInfo level 4, usri4_password_expired = 1 and UF_DONT_EXPIRE_PASSWD cleared (it would outweigh the
+   * expiry), NetUserSetInfo level 4. (UF_PASSWORD_EXPIRED in the level 1008 flags is computed, not settable.)
+   */
+  userExpirePassword(name: string): void;
   userEnable(name: string): void;
   userDelete(name: string): boolean;
   userEnum(): string[];
@@ -73,27 +78,14 @@ export function netErrorText(code: number, kernel32: Kernel32): string {
 
 export function bindNetapi32(koffi: Koffi, kernel32: Kernel32): Netapi32 {
   const lib = koffi.load('netapi32.dll');
-  const USER_INFO_1 = koffi.struct('USER_INFO_1', {
-    usri1_name: 'str16',
-    usri1_password: 'str16',
-    usri1_password_age: 'uint32_t',
-    usri1_priv: 'uint32_t',
-    usri1_home_dir: 'str16',
-    usri1_comment: 'str16',
-    usri1_flags: 'uint32_t',
-    usri1_script_path: 'str16',
-  });
-  const USER_INFO_1003 = koffi.struct('USER_INFO_1003', { usri1003_password: 'str16' });
-  const USER_INFO_1008 = koffi.struct('USER_INFO_1008', { usri1008_flags: 'uint32_t' });
-  const USER_INFO_0 = koffi.struct('USER_INFO_0', { usri0_name: 'str16' });
-  const LOCALGROUP_INFO_1 = koffi.struct('LOCALGROUP_INFO_1', { lgrpi1_name: 'str16', lgrpi1_comment: 'str16' });
-  const LOCALGROUP_MEMBERS_INFO_3 = koffi.struct('LOCALGROUP_MEMBERS_INFO_3', { lgrmi3_domainandname: 'str16' });
+  const { USER_INFO_0, USER_INFO_1, USER_INFO_4, USER_INFO_1003, USER_INFO_1008, LOCALGROUP_INFO_1, LOCALGROUP_MEMBERS_INFO_3 } = win32Structs(koffi);
   const PTR_OUT = koffi.out(koffi.pointer('void *'));
   const U32_OUT = koffi.out(koffi.pointer('uint32_t'));
 
   const NetUserAdd = lib.func('__stdcall', 'NetUserAdd', 'uint32_t', ['str16', 'uint32_t', koffi.pointer(USER_INFO_1), U32_OUT]);
   const NetUserGetInfo = lib.func('__stdcall', 'NetUserGetInfo', 'uint32_t', ['str16', 'str16', 'uint32_t', PTR_OUT]);
   const NetUserSetInfoPassword = lib.func('__stdcall', 'NetUserSetInfo', 'uint32_t', ['str16', 'str16', 'uint32_t', koffi.pointer(USER_INFO_1003), U32_OUT]);
+  const NetUserSetInfo4 = lib.func('__stdcall', 'NetUserSetInfo', 'uint32_t', ['str16', 'str16', 'uint32_t', koffi.pointer(USER_INFO_4), U32_OUT]);
   const NetUserSetInfoFlags = lib.func('__stdcall', 'NetUserSetInfo', 'uint32_t', ['str16', 'str16', 'uint32_t', koffi.pointer(USER_INFO_1008), U32_OUT]);
   const NetUserDel = lib.func('__stdcall', 'NetUserDel', 'uint32_t', ['str16', 'str16']);
   const NetUserEnum = lib.func('__stdcall', 'NetUserEnum', 'uint32_t', ['str16', 'uint32_t', 'uint32_t', PTR_OUT, 'uint32_t', U32_OUT, U32_OUT, koffi.inout(koffi.pointer('uint32_t'))]);
@@ -119,7 +111,24 @@ export function bindNetapi32(koffi: Koffi, kernel32: Kernel32): Netapi32 {
     if (set !== NERR_SUCCESS) throw fail(`NetUserSetInfo(1008) '${name}'`, set);
   }
 
+  function userExpirePassword(name: string): void {
+    const out: [unknown] = [null];
+    const rc = NetUserGetInfo(null, name, 4, out) as number;
+    if (rc !== NERR_SUCCESS) throw fail(`NetUserGetInfo(4) '${name}'`, rc);
+    try {
+      // Decoded and written back whole: the pointers in it (SID, logon hours) point into OUT, freed only after.
+      const info = koffi.decode(out[0], USER_INFO_4) as { usri4_flags: number; usri4_password_expired: number };
+      info.usri4_flags &= ~UF_DONT_EXPIRE_PASSWD;
+      info.usri4_password_expired = 1;
+      const set = NetUserSetInfo4(null, name, 4, info, [0]) as number;
+      if (set !== NERR_SUCCESS) throw fail(`NetUserSetInfo(4) '${name}'`, set);
+    } finally {
+      NetApiBufferFree(out[0]);
+    }
+  }
+
   return {
+    userExpirePassword,
     userGetInfo(name) {
       const out: [unknown] = [null];
       const rc = NetUserGetInfo(null, name, 1, out) as number;

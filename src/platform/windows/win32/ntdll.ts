@@ -1,6 +1,7 @@
 // ntdll.dll bindings: the true OS version (RtlGetVersion is not subject to the manifest-based lie of GetVersionEx).
 import type { Koffi } from '../../../util/koffi-addon';
 import { PlatformError } from '../../../util/errors';
+import { win32Structs } from './win32-structs';
 
 export interface WindowsVersion {
   major: number;
@@ -31,19 +32,7 @@ interface OsVersionInfoExW {
 
 export function bindNtdll(koffi: Koffi): Ntdll {
   const lib = koffi.load('ntdll.dll');
-  const OSVERSIONINFOEXW = koffi.struct('OSVERSIONINFOEXW', {
-    dwOSVersionInfoSize: 'uint32_t',
-    dwMajorVersion: 'uint32_t',
-    dwMinorVersion: 'uint32_t',
-    dwBuildNumber: 'uint32_t',
-    dwPlatformId: 'uint32_t',
-    szCSDVersion: koffi.array('char16_t', 128, 'String'),
-    wServicePackMajor: 'uint16_t',
-    wServicePackMinor: 'uint16_t',
-    wSuiteMask: 'uint16_t',
-    wProductType: 'uint8_t',
-    wReserved: 'uint8_t',
-  });
+  const { OSVERSIONINFOEXW } = win32Structs(koffi);
   const RtlGetVersion = lib.func('__stdcall', 'RtlGetVersion', 'int32_t', [koffi.inout(koffi.pointer(OSVERSIONINFOEXW))]);
   return {
     rtlGetVersion(): WindowsVersion {

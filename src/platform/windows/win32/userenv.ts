@@ -2,26 +2,29 @@
 import type { Koffi } from '../../../util/koffi-addon';
 import { PlatformError } from '../../../util/errors';
 import type { Kernel32 } from './kernel32';
+import { win32Structs } from './win32-structs';
 
 export interface Userenv {
   /** The folder holding the profiles, e.g. C:\Users. */
   profilesDirectory(): string;
-  /** Creates the profile of the account with SID and returns its folder; an existing profile's folder is returned as is. */
-  createProfile(sid: string, user: string): string;
+  /**
+   * Creates the profile of the account with SID and returns its folder; undefined when the account already had
+   * one (CreateProfile's HRESULT_FROM_WIN32(ERROR_ALREADY_EXISTS), which is no failure, but names no folder).
+   */
+  createProfile(sid: string, user: string): string | undefined;
   /** LoadUserProfileW with the logon TOKEN of USER (which creates the profile when missing), then UnloadUserProfile. */
   loadUserProfile(token: number | bigint, user: string): void;
 }
 
 /** HRESULT_FROM_WIN32(ERROR_ALREADY_EXISTS). */
 const HR_ALREADY_EXISTS = 0x800700b7;
+/** CreateProfile's buffer, in characters (MAX_PATH is 260; profiles may be longer). */
+const MAX_PATH_CHARS = 520;
 
 export function bindUserenv(koffi: Koffi, kernel32: Kernel32): Userenv {
   const lib = koffi.load('userenv.dll');
   const GetProfilesDirectoryW = lib.func('__stdcall', 'GetProfilesDirectoryW', 'int', ['void *', koffi.inout(koffi.pointer('uint32_t'))]);
-  const PROFILEINFOW = koffi.struct('KILN_PROFILEINFOW', {
-    dwSize: 'uint32_t', dwFlags: 'uint32_t', lpUserName: 'str16', lpProfilePath: 'str16', lpDefaultPath: 'str16',
-    lpServerName: 'str16', lpPolicyPath: 'str16', hProfile: 'intptr_t',
-  });
+  const { PROFILEINFOW } = win32Structs(koffi);
   const LoadUserProfileW = lib.func('__stdcall', 'LoadUserProfileW', 'int', ['intptr_t', koffi.inout(koffi.pointer(PROFILEINFOW))]);
   const UnloadUserProfile = lib.func('__stdcall', 'UnloadUserProfile', 'int', ['intptr_t', 'intptr_t']);
   let CreateProfile: ((sid: string, user: string, path: Buffer, size: number) => unknown) | undefined;
@@ -45,9 +48,10 @@ export function bindUserenv(koffi: Koffi, kernel32: Kernel32): Userenv {
       } catch (err) {
         throw new PlatformError(`userenv.dll has no CreateProfile: ${(err as Error).message}`);
       }
-      const buf = Buffer.alloc(1040);
-      const hr = (CreateProfile(sid, user, buf, 520) as number) >>> 0;
-      if (hr !== 0 && hr !== HR_ALREADY_EXISTS) throw new PlatformError(`CreateProfile for '${user}' failed: HRESULT 0x${hr.toString(16)}`);
+      const buf = Buffer.alloc(MAX_PATH_CHARS * 2);
+      const hr = (CreateProfile(sid, user, buf, MAX_PATH_CHARS) as number) >>> 0;
+      if (hr === HR_ALREADY_EXISTS) return undefined;
+      if (hr !== 0) throw new PlatformError(`CreateProfile for '${user}' failed: HRESULT 0x${hr.toString(16)}`);
       return buf.toString('utf16le').replace(/\0.*$/s, '');
     },
   };

@@ -2,18 +2,19 @@
 import type { Koffi } from '../../../util/koffi-addon';
 import { PlatformError } from '../../../util/errors';
 import type { Kernel32 } from './kernel32';
+import { win32Structs } from './win32-structs';
 
 export interface VersionApi {
   /** The four parts of the file version (major, minor, build, private) of the file at PATH. */
   fileVersion(path: string): [number, number, number, number];
 }
 
-/** VS_FIXEDFILEINFO: dwSignature, dwStrucVersion, dwFileVersionMS, dwFileVersionLS … */
-const FILE_VERSION_MS = 8;
-const FILE_VERSION_LS = 12;
 const VS_FFI_SIGNATURE = 0xfeef04bd;
 
 export function bindVersion(koffi: Koffi, kernel32: Kernel32): VersionApi {
+  const { VS_FIXEDFILEINFO } = win32Structs(koffi);
+  const FILE_VERSION_MS = koffi.offsetof(VS_FIXEDFILEINFO, 'dwFileVersionMS');
+  const FILE_VERSION_LS = koffi.offsetof(VS_FIXEDFILEINFO, 'dwFileVersionLS');
   let api: { size: (path: string, handle: number[]) => number; info: (path: string, handle: number, size: number, buf: Buffer) => number; query: (buf: Buffer, sub: string, out: unknown[], len: number[]) => number } | undefined;
   const bind = () => {
     if (api) return api;
