@@ -16,6 +16,7 @@ import { develNetConvertCommand } from './devel-net-convert';
 import { develRenderCommand } from './devel-render';
 import { develRunUserDataCommand } from './devel-run-user-data';
 import { develShowConfigCommand } from './devel-show-config';
+import { develWin32ProbeCommand } from './devel-win32-probe';
 import { develWriteFileCommand } from './devel-write-file';
 import { dsIdentifyCommand } from './ds-identify';
 import { featuresCommand } from './features';
@@ -67,6 +68,7 @@ export const COMMANDS: Command[] = [
   serviceRunCommand,
   develNetConvertCommand,
   develHotplugHookCommand,
+  develWin32ProbeCommand,
   installCommand,
   uninstallCommand,
 ];

@@ -69,7 +69,7 @@ test('--help groups the boot stages apart from the devel tools, and names the ot
   const devel = linux.slice(linux.indexOf('\ndevel ('));
   assert.match(devel, /^ {2}devel net-convert /m);
   assert.doesNotMatch(linux, /^ {2}(service install|cloudbase-init) /m, 'Windows-only commands are not listed on Linux');
-  assert.match(linux, /^on Windows only \(the Windows build of kiln\): cloudbase-init, service install, service uninstall, service run$/m);
+  assert.match(linux, /^on Windows only \(the Windows build of kiln\): cloudbase-init, service install, service uninstall, service run, devel win32-probe$/m);
   const windows = faceHelp('kiln', COMMANDS, 'windows');
   assert.match(windows, /^ {2}service install /m);
   assert.doesNotMatch(windows, /^on Windows only/m);

@@ -180,8 +180,6 @@ test('kiln service install|uninstall under wine: LocalSystem, dependencies, and 
   const drive = join(dir, 'config-drive');
   writeConfigDrive(drive, 'kiln-e2e-service', 'rem cmd\r\nexit 0\r\n');
   const prefix = privateWinePrefix(dir, { q: drive }, ['q']);
-  // Services inherit the system environment, not the test's: Node under wine needs this to start at all.
-  appendFileSync(join(prefix, 'system.reg'), '\n[System\\\\CurrentControlSet\\\\Control\\\\Session Manager\\\\Environment] 1700000000\n"NODE_SKIP_PLATFORM_CHECK"="1"\n');
   // wine's services.exe gives a starting service 10 s to connect (Windows: 30 s); Node under wine on a busy
   // machine can need more, so the prefix gets a longer ServicesPipeTimeout (milliseconds).
   appendFileSync(join(prefix, 'system.reg'), '\n[System\\\\CurrentControlSet\\\\Control] 1700000000\n"ServicesPipeTimeout"=dword:0001d4c0\n');

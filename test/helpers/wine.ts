@@ -16,8 +16,11 @@ export interface WineResult {
 /** The wine prefix shared by all tests; created once by ensureWinePrefix (the slow part). */
 export const WINE_PREFIX = process.env.KILN_WINEPREFIX ?? join(REPO, '.cache', 'wine-prefix');
 
-/** Written into a prefix only after wineboot finished with it: a prefix without it is half made. */
-const READY_MARKER = '.kiln-ready';
+/**
+ * Written into a prefix only after wineboot finished with it and it reports Windows 10: a prefix without it is half
+ * made (or an older one reporting wine's default, Windows 7, which Node refuses to start on).
+ */
+const READY_MARKER = '.kiln-ready-win10';
 /** The registry files as wineboot left them, copied by private prefixes: the live ones change under other tests. */
 const PRISTINE = '.kiln-pristine';
 const LOCK_STALE_MS = 10 * 60_000;
@@ -55,8 +58,11 @@ export function ensureWinePrefix(): string {
     rmSync(scratch, { recursive: true, force: true });
     const env = { ...process.env, WINEPREFIX: scratch, WINEARCH: 'win64', WINEDEBUG: '-all', WINEDLLOVERRIDES: 'mscoree,mshtml=' };
     const boot = spawnSync('wine', ['wineboot', '--init'], { env, stdio: 'ignore', timeout: 300_000 });
+    // Windows 10, as the images kiln is for (and Node 22 needs 8.1 at least): winecfg writes the version wine reports.
+    const win10 = spawnSync('wine', ['winecfg', '/v', 'win10'], { env, stdio: 'ignore', timeout: 120_000 });
     spawnSync('wineserver', ['-w'], { env, stdio: 'ignore', timeout: 120_000 });
     if (boot.status !== 0 || !existsSync(join(scratch, 'system.reg'))) throw new Error(`wineboot --init failed in ${scratch} (exit ${boot.status ?? boot.signal})`);
+    if (win10.status !== 0) throw new Error(`winecfg /v win10 failed in ${scratch} (exit ${win10.status ?? win10.signal})`);
     mkdirSync(join(scratch, PRISTINE));
     for (const f of readdirSync(scratch)) if (f.endsWith('.reg') || f === '.update-timestamp') copyFileSync(join(scratch, f), join(scratch, PRISTINE, f));
     writeFileSync(join(scratch, READY_MARKER), `${new Date().toISOString()}\n`);
@@ -95,7 +101,7 @@ export function runUnderWine(exe: string, args: string[], env: Record<string, st
     const err = join(dir, 'err.txt');
     const quoted = [exe, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
     const r = spawnSync('sh', ['-c', `wine ${quoted} > '${out}' 2> '${err}'`], {
-      env: { ...process.env, WINEPREFIX: WINE_PREFIX, WINEDEBUG: '-all', NODE_SKIP_PLATFORM_CHECK: '1', ...env },
+      env: { ...process.env, WINEPREFIX: WINE_PREFIX, WINEDEBUG: '-all', ...env },
       timeout: timeoutMs,
     });
     return { code: r.status ?? -1, stdout: readFileSync(out, 'utf8'), stderr: readFileSync(err, 'utf8') };
@@ -114,7 +120,7 @@ export function runUnderWineAsync(dir: string, args: string[], env: Record<strin
   const quoted = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   return new Promise((resolve, reject) => {
     const child = spawn('sh', ['-c', `exec wine ${quoted} > '${out}' 2> '${err}'`], {
-      env: { ...process.env, WINEDEBUG: '-all', NODE_SKIP_PLATFORM_CHECK: '1', ...env },
+      env: { ...process.env, WINEDEBUG: '-all', ...env },
       stdio: 'ignore',
     });
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
