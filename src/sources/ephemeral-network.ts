@@ -5,7 +5,7 @@ import { monotonicMs } from '../util/monotonic-clock';
 import { fsPromises } from '../util/on-demand-builtins';
 import { parseDhclientLease } from './dhclient-lease';
 import { leaseRouteSteps, parseUdhcpcStaticRoutes, type StaticRoute } from './dhcp-static-routes';
-import { SourceError } from './source-error';
+import { LeftToNetworkStage, SourceError } from './source-error';
 
 /** A lease that is up; `release()` undoes everything `up()` did. */
 export interface EphemeralLease {
@@ -64,7 +64,7 @@ export interface LinuxDhcpOptions {
  * The lease cannot be taken here without touching a network that is not the target's (a --root sandbox in
  * the host's network namespace): the source is left to the init stage, not reported as failed.
  */
-export class EphemeralNetworkRefused extends SourceError {}
+export class EphemeralNetworkRefused extends LeftToNetworkStage {}
 
 /** The fixed inode of the initial network namespace on recent kernels (PROC_NET_INIT_INO); older ones fall to the checks below. */
 const INIT_NET_INODE = 0xeffffff9;

@@ -1,7 +1,7 @@
 // For the runner: crawl the detected candidates of one stage in order and return the first that yields instance data.
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
-import { SourceError } from './source-error';
-import { EphemeralNetworkRefused, type EphemeralNetwork } from './ephemeral-network';
+import { LeftToNetworkStage, SourceError } from './source-error';
+import type { EphemeralNetwork } from './ephemeral-network';
 import { boolSetting, sourceSettings } from './settings';
 import { monotonicMs } from '../util/monotonic-clock';
 
@@ -74,8 +74,8 @@ export async function findSource(ctx: DetectContext, candidates: readonly Dataso
       return { source, data, failures };
     } catch (err) {
       // A source's own "not here" is cloud-init's get_data returning False; anything else escaped the source.
-      opts.report?.finish(source, err instanceof SourceError || err instanceof EphemeralNetworkRefused ? 'not-found' : 'failed');
-      if (err instanceof EphemeralNetworkRefused) {
+      opts.report?.finish(source, err instanceof SourceError ? 'not-found' : 'failed');
+      if (err instanceof LeftToNetworkStage) {
         ctx.log.info(`${source.name} left to the init stage: ${err.message}`);
         continue;
       }

@@ -4,7 +4,7 @@ import type { FileTree } from '../devices/filesystem-finder';
 import { HttpClient, HttpError } from '../util/http';
 import type { Log } from '../util/log';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
-import { SourceError } from './source-error';
+import { LeftToNetworkStage, SourceError } from './source-error';
 import { withEphemeralNetwork } from './ephemeral-network';
 import { FolderTree } from './folder-tree';
 import { noCloudHint, noCloudHintDsmode, type NoCloudHint } from './kernel-cmdline';
@@ -87,7 +87,7 @@ async function readUrlSeed(ctx: CrawlContext, seedfrom: string): Promise<Seed> {
   }
   if (!/^https?:\/\//.test(base)) throw new SourceError('NoCloud', `seedfrom '${seedfrom}' must start with http://, https:// or file://`);
   // cloud-init's local NoCloud leaves network seeds to NoCloudNet in the network stage; so do we, unless a lease is offered.
-  if (ctx.stage === 'local' && !ctx.network) throw new SourceError('NoCloud', `seedfrom ${base} needs the network; it is read in the network stage`);
+  if (ctx.stage === 'local' && !ctx.network) throw new LeftToNetworkStage('NoCloud', `seedfrom ${base} needs the network; it is read in the network stage`);
   const timeout = Number(ctx.settings.timeout ?? 10);
   const retries = Number(ctx.settings.retries ?? 3);
   const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });

@@ -10,7 +10,7 @@ import { ec2Source } from '../../src/sources/ec2';
 import { gceSource } from '../../src/sources/gce';
 import { noCloudSource } from '../../src/sources/nocloud';
 import { noneSource } from '../../src/sources/none';
-import { Logger } from '../../src/util/log';
+import { Logger, MemorySink } from '../../src/util/log';
 import { mockMetadataServer } from '../helpers/mock-metadata-server';
 import { FIXTURES } from '../helpers/repo';
 import { tempDir } from '../helpers/temp';
@@ -97,4 +97,16 @@ test('init-local crawls GCE (GCELocal) inside a lease when DMI says Google, and 
   const qemu = { ...google, dmi: { product_name: 'Standard PC (Q35 + ICH9, 2009)' } };
   assert.equal(await findSource(qemu, [gceSource, noneSource], { stage: 'local', network, baseUrl: server.url }), undefined);
   assert.equal(events.length, 2, 'no lease without Google DMI');
+});
+
+test('init-local leaves NoCloud with an http seedfrom (DMI serial) to the network stage: not a failure, no warning, as cloud-init logs it at debug', async (t) => {
+  const logger = new Logger();
+  const sink = new MemorySink('DEBUG');
+  logger.addSink(sink);
+  const log = logger.for('sources.py');
+  const platform = new LinuxPlatform({ root: tempDir(t), log });
+  const c: DetectContext = { platform, log, kernelCmdline: '', dmi: { product_serial: 'ds=nocloud;s=http://10.0.2.100/' }, config: {}, finder: new FakeFinder(platform) };
+  assert.equal(await findSource(c, [noCloudSource, noneSource], { stage: 'local' }), undefined);
+  assert.deepEqual(sink.lines.filter((l) => /WARNING|ERROR/.test(l)), []);
+  assert.ok(sink.lines.some((l) => /NoCloud left to the init stage: NoCloud: seedfrom http:\/\/10\.0\.2\.100\/ needs the network/.test(l)), sink.lines.join('\n'));
 });
