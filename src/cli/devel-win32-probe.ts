@@ -199,6 +199,7 @@ function probeSteps(w: Win32Bindings, platform: WindowsPlatform, opts: { file?: 
     { dll: 'userenv', functions: ['CreateProfile'], run: () => w.userenv.createProfile('S-1-5-21-1-2-3-1001', PROBE_USER) ?? null },
     { dll: 'netapi32', functions: ['NetUserDel'], run: () => ({ deleted: w.netapi32.userDelete(PROBE_USER), again: w.netapi32.userDelete(PROBE_USER) }) },
     { dll: 'iphlpapi', functions: ['GetAdaptersAddresses'], run: () => w.iphlpapi.adapters() },
+    { dll: 'iphlpapi', functions: ['GetIpForwardTable2', 'FreeMibTable'], run: () => w.iphlpapi.routes('ipv4') },
     {
       dll: 'iphlpapi',
       functions: ['InitializeUnicastIpAddressEntry', 'CreateUnicastIpAddressEntry'],

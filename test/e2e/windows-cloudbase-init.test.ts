@@ -1,11 +1,12 @@
 // The built kiln-win-x64.exe as cloudbase-init under wine: config drive on a drive letter, plugins, registry state, user data 1001/1002.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { installCommandLineLoggers, loggedCommandLines } from '../helpers/command-line-logger';
-import { hasCommand, need } from '../helpers/requirements';
+import { makeLab } from '../helpers/netns-lab';
+import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 import { markerBatch, markerLines, privateWinePrefix, runUnderWine, wineExe, wineRegQuery, writeCloudbaseInitConf } from '../helpers/wine';
 
@@ -251,26 +252,14 @@ test('NetworkConfigPlugin under wine reads the adapters through GetAdaptersAddre
   assert.equal(wineRegQuery(prefix, `${PLUGINS_KEY}\\kiln-e2e-net\\Plugins`, 'NetworkConfigPlugin'), undefined);
 });
 
-/**
- * A host interface wine lists as an adapter, by its MAC: one that is down when there is one. Nothing is changed
- * on it: wine's iphlpapi has no CreateUnicastIpAddressEntry/CreateIpForwardEntry2 and its netsh.exe is a stub.
- */
-function hostInterfaceMac(): string | undefined {
-  const net = '/sys/class/net';
-  if (!existsSync(net)) return undefined;
-  const read = (name: string, file: string) => (existsSync(join(net, name, file)) ? readFileSync(join(net, name, file), 'utf8').trim() : '');
-  const found = readdirSync(net)
-    .filter((n) => n !== 'lo')
-    .map((n) => ({ mac: read(n, 'address'), down: read(n, 'operstate') === 'down' }))
-    .filter((i) => /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/.test(i.mac) && i.mac !== '00:00:00:00:00:00');
-  return (found.find((i) => i.down) ?? found[0])?.mac;
-}
-
 test('NetworkConfigPlugin under wine: the static IPv4 address with DHCP off, DNS and an extra route reach the registry where Windows reads them at boot', (t) => {
   const exe = wineExe(t);
   if (!exe) return;
-  const mac = hostInterfaceMac();
-  if (!need(t, mac !== undefined, 'no host network interface with a MAC for wine to list')) return;
+  if (!need(t, isRoot() && hasCommand('ip'), 'needs root and ip (iproute2) for a network namespace of its own')) return;
+  // wine runs in a namespace of the test's own, whose eth0 (a veth) is the adapter configured: the host's interfaces
+  // are neither listed nor touched, whatever wine's iphlpapi and netsh come to implement.
+  const mac = '02:00:5e:00:53:42';
+  const lab = makeLab(t, { mac, dhcp: false });
   const dir = tempDir(t);
   const drive = join(dir, 'config-drive');
   writeConfigDrive(drive, 'kiln-e2e-net-static', '');
@@ -288,7 +277,7 @@ test('NetworkConfigPlugin under wine: the static IPv4 address with DHCP off, DNS
   const prefix = privateWinePrefix(dir, { q: drive }, ['q']);
   const conf = join(dir, 'c.conf');
   writeFileSync(conf, '[DEFAULT]\nmetadata_services=cloudbaseinit.metadata.services.configdrive.ConfigDriveService\nplugins=cloudbaseinit.plugins.common.networkconfig.NetworkConfigPlugin\nallow_reboot=false\n[config_drive]\ntypes=iso\nlocations=cdrom\n');
-  const r = runUnderWine(exe, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' });
+  const r = runUnderWine(exe, ['--debug', '--config-file', `Z:${conf}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init' }, 180_000, lab.client);
   assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
   const guid = new RegExp(`Adapter \\d+ '[^']*' ${mac} (\\{[0-9A-Fa-f-]+\\})`).exec(r.stderr)?.[1];
   assert.ok(guid, `wine lists the adapter with MAC ${mac}:\n${r.stderr}`);

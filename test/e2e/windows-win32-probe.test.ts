@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test, type TestContext } from 'node:test';
 import { REPO } from '../helpers/repo';
-import { hasCommand, need } from '../helpers/requirements';
+import { openLab, sh, type OpenLab } from '../helpers/netns-lab';
+import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { privateWinePrefix, runUnderWine, wineExe } from '../helpers/wine';
 
 interface ProbeLine {
@@ -28,9 +29,13 @@ const NOT_RUN_BY_THE_PROBE: Record<string, string> = {
   'crypt32!CryptMsgGetParam': 'needs an envelope for a key of a machine container: e2e/windows-azure-service (ServerCertificatesPlugin)',
 };
 
+/** The MAC of the probe's namespace's eth0. */
+const PROBE_MAC = '02:00:5e:00:53:44';
 let dir: string | undefined;
 let probe: ProbeLine[] | undefined;
+let lab: OpenLab | undefined;
 after(() => {
+  lab?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -54,7 +59,13 @@ function probeLines(t: TestContext): ProbeLine[] | undefined {
   ssl(['pkcs12', '-export', '-inkey', 'k.pem', '-in', 'c.pem', '-out', 'p.pfx', '-passout', 'pass:pw', '-certpbe', 'PBE-SHA1-3DES', '-keypbe', 'PBE-SHA1-3DES', '-macalg', 'sha1']);
   const pfxThumbprint = /=([0-9A-F:]+)/.exec(ssl(['x509', '-in', 'c.pem', '-noout', '-fingerprint', '-sha1']))?.[1]?.replace(/:/g, '');
   const prefix = privateWinePrefix(dir, {}, []);
-  const r = runUnderWine(exe, ['devel', 'win32-probe', '--scratch', '--file', `Z:${file}`, '--pfx', `Z:${join(dir, 'p.pfx')}`, '--pfx-password', 'pw'], { WINEPREFIX: prefix });
+  // The probe calls the IP Helper's write functions on the first adapter: it runs in a network namespace of its own,
+  // whose eth0 has an address and a default route for the routing table to show, so the host's network is never
+  // listed nor touched, whatever wine comes to implement.
+  if (!need(t, isRoot() && hasCommand('ip'), 'needs root and ip (iproute2) for a network namespace of its own')) return undefined;
+  lab = openLab(join(dir, 'lab'), { mac: PROBE_MAC, dhcp: false });
+  for (const cmd of [['addr', 'add', '10.199.0.5/24', 'dev', 'eth0'], ['link', 'set', 'eth0', 'up'], ['route', 'add', 'default', 'via', '10.199.0.1']]) sh(['ip', '-n', lab.client, ...cmd]);
+  const r = runUnderWine(exe, ['devel', 'win32-probe', '--scratch', '--file', `Z:${file}`, '--pfx', `Z:${join(dir, 'p.pfx')}`, '--pfx-password', 'pw'], { WINEPREFIX: prefix }, 180_000, lab.client);
   assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
   probe = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as ProbeLine);
   probe.push({ dll: 'test', functions: [], ok: true, value: pfxThumbprint });
@@ -194,6 +205,9 @@ test('iphlpapi under wine: the adapters read; the row functions are missing from
   if (!lines) return;
   const adapters = ok(lines, 'iphlpapi', 'GetAdaptersAddresses') as Array<{ friendlyName: string; unicast: Array<{ address: string }> }>;
   assert.ok(adapters.some((a) => a.unicast.some((u) => u.address === '127.0.0.1')), 'the loopback adapter with 127.0.0.1');
+  assert.ok(adapters.some((a) => a.unicast.some((u) => u.address === '10.199.0.5')), "the namespace's eth0 with its address");
+  const routes = ok(lines, 'iphlpapi', 'GetIpForwardTable2') as Array<{ destination: string; prefixLength: number; nextHop: string }>;
+  assert.ok(routes.some((r) => r.destination === '0.0.0.0' && r.prefixLength === 0 && r.nextHop === '10.199.0.1'), `the namespace's default route: ${JSON.stringify(routes)}`);
   assert.match(failed(lines, 'iphlpapi', 'CreateUnicastIpAddressEntry'), /has no InitializeUnicastIpAddressEntry/);
   assert.match(failed(lines, 'iphlpapi', 'CreateIpForwardEntry2'), /has no InitializeIpForwardEntry/);
   assert.match(failed(lines, 'iphlpapi', 'SetIpInterfaceEntry'), /has no InitializeIpInterfaceEntry/);

@@ -92,15 +92,21 @@ export function privateWinePrefix(dir: string, drives: Record<string, string>, c
   return prefix;
 }
 
-/** Runs `exe args` under wine in the shared prefix, or in `env.WINEPREFIX` when a test gives its own. */
-export function runUnderWine(exe: string, args: string[], env: Record<string, string> = {}, timeoutMs = 180_000): WineResult {
+/**
+ * Runs `exe args` under wine in the shared prefix, or in `env.WINEPREFIX` when a test gives its own; inside the
+ * network namespace NETNS when given (`ip netns exec`), so that wine lists that namespace's interfaces as its
+ * adapters and nothing it does reaches the host's. The prefix's wineserver must start there too: give such a run
+ * a private prefix.
+ */
+export function runUnderWine(exe: string, args: string[], env: Record<string, string> = {}, timeoutMs = 180_000, netns?: string): WineResult {
   ensureWinePrefix();
   const dir = mkdtempSync(join(tmpdir(), 'kiln-wine-'));
   try {
     const out = join(dir, 'out.txt');
     const err = join(dir, 'err.txt');
     const quoted = [exe, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-    const r = spawnSync('sh', ['-c', `wine ${quoted} > '${out}' 2> '${err}'`], {
+    const command = ['sh', '-c', `wine ${quoted} > '${out}' 2> '${err}'`];
+    const r = spawnSync(netns ? 'ip' : 'sh', netns ? ['netns', 'exec', netns, ...command] : command.slice(1), {
       env: { ...process.env, WINEPREFIX: WINE_PREFIX, WINEDEBUG: '-all', ...env },
       timeout: timeoutMs,
     });
