@@ -325,8 +325,8 @@ export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
       const ERROR_CALL_NOT_IMPLEMENTED = 120;
       return new Promise((resolve, reject) => {
         let handle = 0;
-        const setStatus = (state: number, code = 0) =>
-          SetServiceStatus(handle, {
+        const setStatus = (state: number, code = 0) => {
+          const reported = SetServiceStatus(handle, {
             dwServiceType: SERVICE_WIN32_OWN_PROCESS,
             dwCurrentState: state,
             dwControlsAccepted: state === SERVICE_RUNNING ? SERVICE_ACCEPT_SHUTDOWN : 0,
@@ -335,6 +335,9 @@ export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
             dwCheckPoint: 0,
             dwWaitHint: 0,
           });
+          // Windows keeps the last state it was told: a report that did not arrive is worth a line in the log.
+          if (!reported) log?.(`SetServiceStatus (state ${state}) failed: ${kernel32.lastErrorText()}`);
+        };
         // Stop is not accepted while plugins run (a half-run plugin is worse than a late stop); shutdown is noted.
         const handler = koffi.register((control: number) => {
           if (control === SERVICE_CONTROL_INTERROGATE) return 0;
