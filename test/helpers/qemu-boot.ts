@@ -106,6 +106,13 @@ export interface BootOptions {
   append?: string;
   /** The qemu program (default qemu-system-x86_64 from PATH). */
   qemu?: string;
+  /** `-smbios` values, e.g. 'type=1,serial=ds=nocloud;s=http://10.0.2.100/' (NoCloud's seed URL in the DMI serial). */
+  smbios?: string[];
+  /**
+   * guestfwd rules of the user-mode NIC, e.g. 'tcp:10.0.2.100:80-tcp:127.0.0.1:8000': the guest reaches a server on the
+   * host's loopback at that address, and nothing else (the NIC stays restrict=on).
+   */
+  guestForwards?: string[];
 }
 
 export interface BootResult {
@@ -155,7 +162,8 @@ export function bootQemu(options: BootOptions): Promise<BootResult> {
     '-drive', `file=${options.image.disk},if=virtio,format=raw,cache=unsafe`,
     ...(options.seed ? ['-drive', `file=${options.seed},media=cdrom,readonly=on`] : []),
     '-serial', 'stdio',
-    '-nic', 'user,model=virtio-net-pci,restrict=on',
+    '-nic', ['user,model=virtio-net-pci,restrict=on', ...(options.guestForwards ?? []).map((g) => `guestfwd=${g}`)].join(','),
+    ...(options.smbios ?? []).flatMap((v) => ['-smbios', v]),
     '-object', 'rng-random,id=rng0,filename=/dev/urandom', '-device', 'virtio-rng-pci,rng=rng0',
   ];
   const started = Date.now();
