@@ -1,7 +1,10 @@
-// `analyze show|blame|dump|boot`: boot timing from kiln's event log (and /proc/uptime for `boot`).
-import { formatBlame, formatShow, pairEvents } from '../runner/analyze-events';
+// `analyze show|blame|dump|boot`: boot timing from kiln's event log or cloud-init's own log (and /proc/uptime for `boot`).
+import { formatBlame, formatShow, SHOW_FORMAT } from '../runner/analyze-events';
+import { readFileSync } from 'node:fs';
+import { parseCloudInitLogEvents } from '../runner/cloud-init-log-events';
 import { parseEventLog, type BootEvent } from '../runner/event-log';
 import { loadRunConfig, readKernelCmdline } from '../runner/run-config';
+import { sortedJson } from '../runner/sorted-json';
 import type { Command, CommandContext, ParsedArgs } from './command';
 import { fsPromises } from '../util/on-demand-builtins';
 import { writeCommandOutput } from './command-output';
@@ -9,19 +12,37 @@ import { writeCommandOutput } from './command-output';
 const FLAGS = {
   string: ['infile', 'outfile'],
   alias: { i: 'infile', o: 'outfile' },
-  help: ['-i, --infile F    the event log to read (default /var/log/kiln-events.jsonl in the target)', '-o, --outfile F   write the report to F instead of stdout'],
+  help: [
+    "-i, --infile F    kiln's event log or cloud-init's own log to read (default: /var/log/kiln-events.jsonl in the target,",
+    '                  else its /var/log/cloud-init.log)',
+    '-o, --outfile F   write the report to F instead of stdout',
+  ],
 };
+
+/**
+ * The events of TEXT: kiln's event log (JSON lines), or cloud-init's own log (cloud-init.log, or its lines in syslog
+ * or the journal), read as cloud-init's analyze reads it; syslog times have no year, and get this one.
+ */
+function eventsOf(text: string): BootEvent[] {
+  const first = text.split('\n').find((l) => l.trim() !== '') ?? '';
+  return first.trimStart().startsWith('{') ? parseEventLog(text) : parseCloudInitLogEvents(text, new Date().getUTCFullYear());
+}
 
 async function loadEvents(ctx: CommandContext, args: ParsedArgs): Promise<{ events: BootEvent[]; source: string } | undefined> {
   const given = args.flags.infile as string | undefined;
   if (given) {
-    const text = await fsPromises().readFile(given, 'utf8').catch(() => undefined);
-    return text === undefined ? undefined : { events: parseEventLog(text), source: given };
+    // '-' is standard input, as for cloud-init's analyze (`journalctl -o short-precise | cloud-init analyze show -i -`).
+    const text = given === '-' ? readFileSync(0, 'utf8') : await fsPromises().readFile(given, 'utf8').catch(() => undefined);
+    return text === undefined ? undefined : { events: eventsOf(text), source: given };
   }
+  // kiln's event log, else the cloud-init log (an image that cloud-init booted, or a log copied from one).
   const platform = ctx.platform();
   const rc = await loadRunConfig(platform, ctx.facts.defaultCloudConfig, await readKernelCmdline(platform));
-  const text = await platform.readTextIfExists(rc.paths.eventLogFile);
-  return text === undefined ? undefined : { events: parseEventLog(text), source: rc.paths.eventLogFile };
+  for (const file of [rc.paths.eventLogFile, rc.paths.logFile]) {
+    const text = await platform.readTextIfExists(file);
+    if (text !== undefined) return { events: eventsOf(text), source: file };
+  }
+  return undefined;
 }
 
 async function emit(ctx: CommandContext, args: ParsedArgs, text: string): Promise<void> {
@@ -30,29 +51,49 @@ async function emit(ctx: CommandContext, args: ParsedArgs, text: string): Promis
   else ctx.io.out(text);
 }
 
-function analyzeCommand(word: 'show' | 'blame' | 'dump' | 'boot', summary: string, render: (events: BootEvent[], ctx: CommandContext) => Promise<string>): Command {
+/** `show`'s own flag: the line format of each event, with cloud-init's %-keys. */
+const SHOW_FLAGS = {
+  ...FLAGS,
+  string: [...FLAGS.string, 'format'],
+  alias: { ...FLAGS.alias, f: 'format' },
+  help: [
+    `-f, --format F    each event's line (default '${SHOW_FORMAT}'): %I indent, %D description, %E seconds since the`,
+    '                  boot began, %d seconds taken, %n name, %e event type, %r result, %o origin, %t timestamp',
+    ...FLAGS.help,
+  ],
+};
+
+function analyzeCommand(word: 'show' | 'blame' | 'dump' | 'boot', summary: string, render: (events: BootEvent[], ctx: CommandContext, args: ParsedArgs) => Promise<string>): Command {
   return {
     words: ['analyze', word],
     summary,
-    usage: `analyze ${word} [--infile FILE] [--outfile FILE]`,
+    usage: `analyze ${word}${word === 'show' ? ' [--format F]' : ''} [--infile FILE] [--outfile FILE]`,
     faces: ['kiln', 'cloud-init'],
     positional: [0, 0],
-    flags: FLAGS,
+    flags: word === 'show' ? SHOW_FLAGS : FLAGS,
     async run(ctx, args) {
       const loaded = await loadEvents(ctx, args);
       if (!loaded) {
-        ctx.io.err(`Empty file or missing event log: ${(args.flags.infile as string | undefined) ?? '/var/log/kiln-events.jsonl'}; has cloud-init run?\n`);
+        ctx.io.err(`Empty file or missing event log: ${(args.flags.infile as string | undefined) ?? '/var/log/kiln-events.jsonl or /var/log/cloud-init.log'}; has cloud-init run?\n`);
         return 1;
       }
-      await emit(ctx, args, await render(loaded.events, ctx));
+      let report: string;
+      try {
+        report = await render(loaded.events, ctx, args);
+      } catch (err) {
+        ctx.io.err(`${(err as Error).message}\n`);
+        return 1;
+      }
+      await emit(ctx, args, report);
       return 0;
     },
   };
 }
 
-export const analyzeShowCommand = analyzeCommand('show', 'show every stage and module of each boot with its time', async (e) => formatShow(pairEvents(e)));
-export const analyzeBlameCommand = analyzeCommand('blame', 'list the stages and modules of each boot, slowest first', async (e) => formatBlame(pairEvents(e)));
-export const analyzeDumpCommand = analyzeCommand('dump', 'print the boot events as JSON', async (e) => `${JSON.stringify(e, null, 4)}\n`);
+export const analyzeShowCommand = analyzeCommand('show', 'show every stage and module of each boot with its time', async (e, _ctx, args) => formatShow(e, (args.flags.format as string | undefined) ?? SHOW_FORMAT));
+export const analyzeBlameCommand = analyzeCommand('blame', 'list the modules and steps of each boot, slowest first', async (e) => formatBlame(e));
+// As cloud-init's json_dumps: keys sorted, one-space indent.
+export const analyzeDumpCommand = analyzeCommand('dump', 'print the boot events as JSON', async (e) => sortedJson(e));
 export const analyzeBootCommand = analyzeCommand('boot', 'when the kernel started, when kiln started and how long it ran', async (events) => {
   const uptime = Number.parseFloat((await fsPromises().readFile('/proc/uptime', 'utf8').catch(() => '0')).split(/\s+/)[0] ?? '0');
   const kernelStart = Date.now() / 1000 - uptime;

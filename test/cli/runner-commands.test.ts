@@ -142,8 +142,8 @@ test('cloud-id, features, analyze, collect-logs', async (t) => {
   assert.match((await cli(['features'])).out, /NETPLAN_CONFIG_ROOT_READ_ONLY/);
   const show = await cli(['--root', root, 'analyze', 'show']);
   assert.equal(show.code, 0, show.err);
-  assert.match(show.out, /-- Boot Record --\nFinished stage: \(init-local\)/);
-  assert.match(show.out, /\(modules-config\/config-m\)/);
+  assert.match(show.out, /^-- Boot Record 01 --\n.*\n.*\n\nStarting stage: init-local\n/);
+  assert.match(show.out, /^\|`->config-m ran successfully .* @\d\d\.\d{5}s \+\d\d\.\d{5}s$/m);
   assert.match((await cli(['--root', root, 'analyze', 'blame'])).out, /s \(modules-config\/config-m\)/);
   const dump = JSON.parse((await cli(['--root', root, 'analyze', 'dump'])).out);
   assert.ok(dump.some((e: { name: string; event_type: string }) => e.name === 'modules-final' && e.event_type === 'finish'));
