@@ -3,7 +3,8 @@ import { stringify } from 'yaml';
 import { statusExitCode, type BootStatus } from '../runner/boot-status';
 import { readBootStatus } from '../runner/read-boot-status';
 import { UsageError } from '../util/errors';
-import type { Command } from './command';
+import type { Command, CommandContext } from './command';
+import { monotonicMs } from '../util/monotonic-clock';
 import { timersPromises } from '../util/on-demand-builtins';
 
 /** cloud-init's `%a, %d %b %Y %H:%M:%S %z` in UTC; '' before any stage has run. */
@@ -60,15 +61,17 @@ export function formatTabular(s: BootStatus, long: boolean): string {
 export const statusCommand: Command = {
   words: ['status'],
   summary: 'report the state of the boot: not started, running, done, error, disabled',
-  usage: 'status [--wait] [--long] [--format tabular|json|yaml]',
+  usage: 'status [--wait [--timeout SECONDS]] [--long] [--format tabular|json|yaml]',
   faces: ['kiln', 'cloud-init'],
   positional: [0, 0],
   flags: {
     boolean: ['wait', 'long'],
-    string: ['format'],
+    string: ['format', 'timeout'],
     alias: { w: 'wait', l: 'long' },
     help: [
       '-w, --wait       wait until the boot has finished (prints a dot per poll)',
+      '--timeout S      with --wait: give up after S seconds, print the status so far and exit 1 (kiln only;',
+      '                 cloud-init waits without a limit)',
       '-l, --long       more detail: extended status, datasource, errors',
       '--format F       tabular (default), json or yaml',
     ],
@@ -76,6 +79,10 @@ export const statusCommand: Command = {
   async run(ctx, args) {
     const format = (args.flags.format as string | undefined) ?? 'tabular';
     if (!['tabular', 'json', 'yaml'].includes(format)) throw new UsageError(`--format must be tabular, json or yaml, not '${format}'`);
+    const timeoutText = args.flags.timeout as string | undefined;
+    const timeout = timeoutText === undefined ? undefined : Number(timeoutText);
+    if (timeout !== undefined && !(timeout > 0)) throw new UsageError(`--timeout takes a number of seconds above 0, not '${timeoutText}'`);
+    if (timeout !== undefined && !args.flags.wait) throw new UsageError('--timeout limits --wait; give both');
     const platform = ctx.platform();
     const embedded = ctx.facts.defaultCloudConfig;
     const pollMs = Number(ctx.env.KILN_STATUS_POLL_MS ?? 250);
@@ -84,15 +91,26 @@ export const statusCommand: Command = {
     let s = await readBootStatus(platform, embedded, undefined, systemd);
     if (args.flags.wait) {
       // cloud-init 24.4 and later print the status right after the dots, on the same line.
+      const deadline = timeout === undefined ? undefined : monotonicMs() + timeout * 1000;
       while (s.running === 'not started' || s.running === 'running') {
+        if (deadline !== undefined && monotonicMs() >= deadline) {
+          if (format === 'tabular') ctx.io.out('\n');
+          ctx.io.err(`status --wait: the boot has not finished after ${timeout} s (${s.running})\n`);
+          printStatus(ctx, s, format, args.flags.long === true);
+          return 1;
+        }
         if (format === 'tabular') ctx.io.out('.');
-        await timersPromises().setTimeout(pollMs);
+        await timersPromises().setTimeout(deadline === undefined ? pollMs : Math.max(0, Math.min(pollMs, deadline - monotonicMs())));
         s = await readBootStatus(platform, embedded, undefined, systemd);
       }
     }
-    if (format === 'json') ctx.io.out(formatJson(s));
-    else if (format === 'yaml') ctx.io.out(formatYaml(s));
-    else ctx.io.out(formatTabular(s, args.flags.long === true));
+    printStatus(ctx, s, format, args.flags.long === true);
     return statusExitCode(s);
   },
 };
+
+function printStatus(ctx: CommandContext, s: BootStatus, format: string, long: boolean): void {
+  if (format === 'json') ctx.io.out(formatJson(s));
+  else if (format === 'yaml') ctx.io.out(formatYaml(s));
+  else ctx.io.out(formatTabular(s, long));
+}

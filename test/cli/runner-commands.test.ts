@@ -107,6 +107,23 @@ test('status --wait polls while not started, then reports the finished boot', as
   assert.match(r.out, /^\.+status: done\n$/, 'the status follows the dots on their line, as in cloud-init 24.4 and later');
 });
 
+test('status --wait --timeout: a boot that does not finish in time is exit 1 with the reason and the status so far; --timeout needs --wait', async (t) => {
+  const root = tempDir(t);
+  // Nothing ever boots in ROOT: without the limit this would wait for ever (the test's own timeout would end it).
+  const r = await cli(['--root', root, 'status', '--wait', '--timeout', '0.3', '--long']);
+  assert.equal(r.code, 1);
+  assert.equal(r.err, 'status --wait: the boot has not finished after 0.3 s (not started)\n');
+  assert.match(r.out, /^\.+\nstatus: not started\n/);
+  const json = await cli(['--root', root, 'status', '--wait', '--timeout', '0.2', '--format', 'json']);
+  assert.equal(json.code, 1);
+  assert.equal(JSON.parse(json.out).status, 'not started');
+  assert.equal((await cli(['--root', root, 'status', '--timeout', '5'])).code, 2);
+  assert.equal((await cli(['--root', root, 'status', '--wait', '--timeout', 'soon'])).code, 2);
+  // A boot that is done in time is reported as without the limit.
+  const done = await bootedRoot(t);
+  assert.equal((await cli(['--root', done, 'status', '--wait', '--timeout', '30'])).code, 0);
+});
+
 test('query: keys, --all, --list-keys, --format, user data for root, errors', async (t) => {
   const root = await bootedRoot(t);
   assert.equal((await cli(['--root', root, 'query', 'v1.instance_id'])).out, 'i-42\n');
