@@ -3,6 +3,7 @@ import type { BuildFacts } from '../build-info';
 import type { Log } from '../util/log';
 import { DryRunPlatform } from './dry-run-platform';
 import { startWithNode } from '../util/exec';
+import { planAccountCommand } from './linux/accounts/dry-run-accounts';
 import { loadLinuxKoffi } from './linux/koffi-loader';
 import { LinuxPlatform } from './linux/linux-platform';
 import { posixSpawnStarter } from './linux/posix-spawn';
@@ -56,7 +57,8 @@ export function createPlatform(choice: PlatformChoice): Platform {
               )
             : startWithNode,
         });
-  return choice.dryRun ? new DryRunPlatform(base) : base;
+  // A Linux dry run plans the account commands it lists, so that modules after them find the accounts.
+  return choice.dryRun ? new DryRunPlatform(base, process.platform === 'win32' ? undefined : planAccountCommand) : base;
 }
 
 /** Whether commands start with posix_spawn: yes unless KILN_POSIX_SPAWN is 0, false, no or off. */

@@ -1,5 +1,6 @@
 // --dry-run: reads go to the real target, every effect is recorded (and kept in memory) but never applied.
 import { posix } from 'node:path';
+import type { PlannedFiles } from './linux/accounts/dry-run-accounts';
 import type { Effect, FileOpts, FileStat, OsVersion, Platform, RunOpts, RunResult } from './platform';
 import { undefinedIfMissing } from './missing-file';
 
@@ -9,7 +10,14 @@ export class DryRunPlatform implements Platform {
   private readonly written = new Map<string, Uint8Array>();
   private readonly removed = new Set<string>();
 
-  constructor(private readonly inner: Platform) {}
+  /**
+   * PLAN_COMMAND puts what a listed command would change into this run's view of the files (the accounts a
+   * useradd would add), so that what later steps read follows from it; it changes nothing itself.
+   */
+  constructor(
+    private readonly inner: Platform,
+    private readonly planCommand?: (argv: readonly string[], files: PlannedFiles) => Promise<boolean>,
+  ) {}
 
   get root(): string {
     return this.inner.root;
@@ -110,6 +118,9 @@ export class DryRunPlatform implements Platform {
     let shown = typeof cmd === 'string' ? cmd : cmd.join(' ');
     for (const s of opts.secrets ?? []) if (s) shown = shown.split(s).join('REDACTED');
     this.effects.push({ kind: 'run', command: shown });
+    if (Array.isArray(cmd) && this.planCommand) {
+      await this.planCommand(cmd, { readTextIfExists: (p) => this.readTextIfExists(p), plan: (p, text) => void this.written.set(this.key(p), Buffer.from(text, 'utf8')) });
+    }
     return { code: 0, stdout: '', stderr: '' };
   }
 }
