@@ -226,7 +226,7 @@ const SEPARATE_PACKAGES = { undici: 'undici.cjs' };
  * The loader compiles the bundles with vm.Script, which has no module loader for import(): esbuild turns every
  * dynamic import (of a built-in, of a separate package) into a require.
  */
-const BUNDLE_OPTIONS = {
+export const BUNDLE_OPTIONS = {
   bundle: true,
   platform: 'node',
   format: 'cjs',

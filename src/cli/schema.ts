@@ -1,6 +1,7 @@
 // `schema -c FILE | --system [--annotate]`: validates cloud-config; errors name the key, the line and the column.
 import { posix } from 'node:path';
-import { annotate, validateCloudConfig, type SchemaProblem } from '../config/validate-cloud-config';
+import { loadCloudConfigValidator } from '../config/load-validators';
+import type { SchemaProblem } from '../config/validate-cloud-config';
 import { loadRunConfig, readKernelCmdline } from '../runner/run-config';
 import { UsageError } from '../util/errors';
 import type { Command } from './command';
@@ -53,6 +54,7 @@ export const schemaCommand: Command = {
       }
       if (targets.length === 0) ctx.io.out('Found no cloud-config user data or vendor data to check\n');
     }
+    const { annotate, validateCloudConfig } = await loadCloudConfigValidator();
     let bad = false;
     for (const t of targets) {
       if (t.text === undefined) {
