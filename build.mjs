@@ -10,6 +10,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { bundledPackageDirs, cycloneDx } from './sbom.mjs';
+import { validatorsPlugin } from './build-validators.mjs';
 
 const repo = dirname(fileURLToPath(import.meta.url));
 const cacheDir = join(repo, '.cache');
@@ -249,7 +250,7 @@ async function bundle(target) {
     entryPoints: [join(repo, 'src', 'main.ts')],
     outfile,
     external: Object.keys(SEPARATE_PACKAGES),
-    plugins: [targetPlugin(target)],
+    plugins: [targetPlugin(target), validatorsPlugin()],
   });
   const inputs = Object.keys(main.metafile.inputs);
   const separate = {};

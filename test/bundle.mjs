@@ -5,6 +5,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { hostTarget, targetPlugin } from '../build.mjs';
+import { validatorsPlugin } from '../build-validators.mjs';
 
 export const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -34,7 +35,7 @@ export async function bundleTests(entries, outDir) {
     target: 'node20',
     sourcemap: 'inline',
     packages: 'external',
-    plugins: [targetPlugin(hostTarget(), { embedAddon: false })],
+    plugins: [targetPlugin(hostTarget(), { embedAddon: false }), validatorsPlugin()],
     logLevel: 'warning',
   });
   return entries.map((t) => join(outDir, relative(join(repo, 'test'), t)).replace(/\.ts$/, '.mjs'));

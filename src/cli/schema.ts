@@ -1,6 +1,6 @@
 // `schema -c FILE | --system [--annotate]`: validates cloud-config; errors name the key, the line and the column.
 import { posix } from 'node:path';
-import { loadCloudConfigValidator } from '../config/load-validators';
+import { loadCloudConfigValidator, runtimeCompiledValidators } from '../config/load-validators';
 import type { SchemaProblem } from '../config/validate-cloud-config';
 import { loadRunConfig, readKernelCmdline } from '../runner/run-config';
 import { UsageError } from '../util/errors';
@@ -55,6 +55,7 @@ export const schemaCommand: Command = {
       if (targets.length === 0) ctx.io.out('Found no cloud-config user data or vendor data to check\n');
     }
     const { annotate, validateCloudConfig } = await loadCloudConfigValidator();
+    const validators = await runtimeCompiledValidators('cloudConfig', ctx.env);
     let bad = false;
     for (const t of targets) {
       if (t.text === undefined) {
@@ -62,7 +63,7 @@ export const schemaCommand: Command = {
         bad = true;
         continue;
       }
-      const res = validateCloudConfig(t.text);
+      const res = validateCloudConfig(t.text, { validators });
       const errors = res.problems.filter((p) => p.kind === 'error');
       if (res.fatal) {
         ctx.io.err(`Error: ${t.name}: ${res.fatal}\n`);

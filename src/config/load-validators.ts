@@ -1,6 +1,9 @@
 // The schema validators, loaded on first use: Ajv and the schemas are some sixty modules of the bundle, and a
 // static import would evaluate them at every start (1-4 ms a module) though only `schema` validates. esbuild
-// keeps the dynamic import lazy (a require run when it is first awaited).
+// keeps the dynamic imports lazy (a require run when first awaited).
+import type { SchemaName } from './schema/schemas';
+import type { SchemaValidators } from './schema/schema-validators';
+
 type CloudConfigValidator = typeof import('./validate-cloud-config');
 
 let cloudConfig: Promise<CloudConfigValidator> | undefined;
@@ -8,4 +11,14 @@ let cloudConfig: Promise<CloudConfigValidator> | undefined;
 export function loadCloudConfigValidator(): Promise<CloudConfigValidator> {
   cloudConfig ??= import('./validate-cloud-config');
   return cloudConfig;
+}
+
+/**
+ * The validators of schema NAME compiled by Ajv at run time when ENV has KILN_SCHEMA_COMPILE=runtime, else undefined:
+ * the validators generated at build time are used (Ajv's compiler is then never loaded).
+ */
+export async function runtimeCompiledValidators(name: SchemaName, env: NodeJS.ProcessEnv): Promise<SchemaValidators | undefined> {
+  if (env.KILN_SCHEMA_COMPILE !== 'runtime') return undefined;
+  const { compileValidators } = await import('./schema/compile-validators');
+  return compileValidators(name);
 }

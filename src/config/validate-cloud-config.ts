@@ -1,8 +1,9 @@
 // Checks a cloud-config document against the schema; every error names the key path, line and column.
 import { isMap, isSeq, LineCounter, type Node as YamlNode } from 'yaml';
 import { parseYamlDocument, yamlDocumentValue, YamlError } from './read-yaml';
-import { CLOUD_CONFIG_SCHEMA } from './schema/cloud-config';
-import { checkValue, compileSchema, type CompiledSchema } from './schema/json-schema-check';
+import { checkValue } from './schema/json-schema-check';
+import { prebuiltValidators } from './schema/prebuilt-validators';
+import type { SchemaValidators } from './schema/schema-validators';
 
 export interface SchemaProblem {
   /** Dotted key path: 'users.0.shell', 'runcmd'. */
@@ -19,8 +20,8 @@ export interface ValidationResult {
   fatal?: string;
 }
 
-/** The cloud-config schema compiled on first use (what that costs: docs/runner.md). */
-let compiled: CompiledSchema | undefined;
+/** The validators generated at build time, made ready on first use. */
+let prebuilt: SchemaValidators | undefined;
 
 function typeName(v: unknown): string {
   if (v === null || v === undefined) return 'NoneType';
@@ -52,7 +53,11 @@ function positionOf(doc: YamlNode | null | undefined, path: string[], lc: LineCo
   return { line: p.line, column: p.col };
 }
 
-export function validateCloudConfig(text: string, opts: { requireHeader?: boolean } = {}): ValidationResult {
+/**
+ * TEXT checked against the cloud-config schema, by the validators generated at build time unless VALIDATORS are given
+ * (those compiled at run time: KILN_SCHEMA_COMPILE=runtime, see load-validators.ts).
+ */
+export function validateCloudConfig(text: string, opts: { requireHeader?: boolean; validators?: SchemaValidators } = {}): ValidationResult {
   if (opts.requireHeader !== false && !/^#cloud-config\s*$/m.test(text.split('\n')[0] ?? '')) {
     return { problems: [], fatal: 'Cloud-config needs to begin with "#cloud-config" on its first line' };
   }
@@ -70,9 +75,9 @@ export function validateCloudConfig(text: string, opts: { requireHeader?: boolea
   if (typeof value !== 'object' || Array.isArray(value) || value instanceof Uint8Array || value instanceof Date) {
     return { problems: [], fatal: `Cloud-config is not a YAML dict (found ${typeName(value)})` };
   }
-  compiled ??= compileSchema(CLOUD_CONFIG_SCHEMA);
+  const validators = opts.validators ?? (prebuilt ??= prebuiltValidators('cloudConfig'));
   return {
-    problems: checkValue(compiled, value).map(({ segments, ...f }) => ({ ...f, ...positionOf(doc.contents as YamlNode, segments, lc) })),
+    problems: checkValue(validators, value).map(({ segments, ...f }) => ({ ...f, ...positionOf(doc.contents as YamlNode, segments, lc) })),
   };
 }
 

@@ -1,9 +1,11 @@
-// Checks a value against one of kiln's JSON Schema documents with Ajv, and reports what cloud-init 25.1's
-// jsonschema-based validator reports: its errors in its words (jsonschema's messages, its choice of the best
-// error of an anyOf, the deepest ones of a oneOf) and its deprecations, which are never errors.
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+// Checks a value against one of kiln's JSON Schema documents with its Ajv validators (generated at build time or
+// compiled at run time: schema-validators.ts), and reports what cloud-init 25.1's jsonschema-based validator reports:
+// its errors in its words (jsonschema's messages, its choice of the best error of an anyOf, the deepest ones of a
+// oneOf) and its deprecations, which are never errors.
+import type { ErrorObject } from 'ajv';
 import { explainErrors, type PyError } from './jsonschema-errors';
-
+import { alternativesAround, nodeAt } from './lifecycle-branches';
+import type { LifecycleRecorder, ReachedLifecycle, SchemaValidators } from './schema-validators';
 export interface SchemaFinding {
   /** Dotted path of the value at fault: 'users.0.shell'; a top-level key alone is named for an unknown one. */
   path: string;
@@ -17,83 +19,6 @@ interface Lifecycle {
   change: 'Deprecated' | 'Changed';
   version: string;
   description: string;
-}
-
-/** An anyOf/oneOf between the schema root and a node, with how many instance levels the node lies below it. */
-interface Enclosing {
-  owner: Record<string, unknown>;
-  keyword: 'anyOf' | 'oneOf';
-  branch: number;
-  depth: number;
-}
-
-/** Where each node with a `lifecycle` sits: the anyOf/oneOf branches that must be the chosen ones for it to count. */
-const enclosingOf = new WeakMap<object, Enclosing[]>();
-
-/** Child schemas one instance level down. */
-const INSTANCE_STEPS = new Set(['properties', 'patternProperties']);
-
-/**
- * A copy of SCHEMA in which no node object is shared (so that Ajv's schema paths and the nodes they lead to are
- * one-to-one), recording for each lifecycle node the alternatives it lies in.
- */
-function unshared(schema: unknown, depth = 0, enclosing: Enclosing[] = []): unknown {
-  if (Array.isArray(schema)) return schema.map((s) => unshared(s, depth, enclosing));
-  if (schema === null || typeof schema !== 'object') return schema;
-  const copy: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (INSTANCE_STEPS.has(key) && value && typeof value === 'object') {
-      copy[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unshared(v, depth + 1, enclosing)]));
-    } else if ((key === 'items' || key === 'additionalProperties') && value && typeof value === 'object') {
-      copy[key] = unshared(value, depth + 1, enclosing);
-    } else if ((key === 'anyOf' || key === 'oneOf') && Array.isArray(value)) {
-      copy[key] = value.map((branch, i) => unshared(branch, depth, [...enclosing, { owner: copy, keyword: key, branch: i, depth }]));
-    } else if (key === 'lifecycle' || key === 'enum') {
-      copy[key] = value;
-    } else {
-      copy[key] = unshared(value, depth, enclosing);
-    }
-  }
-  if ('lifecycle' in copy) enclosingOf.set(copy, enclosing.map((e) => ({ ...e, depth: depth - e.depth })));
-  return copy;
-}
-
-interface Reached {
-  node: Record<string, unknown>;
-  instancePath: string;
-}
-
-let reached: Reached[] | undefined;
-
-function newAjv(): Ajv {
-  // allErrors: every error, as jsonschema's iter_errors; verbose: the schema node of each; formats unchecked
-  // (cloud-init's uri and hostname formats need Python packages Debian's cloud-init does not pull in).
-  const ajv = new Ajv({ allErrors: true, verbose: true, strict: false, validateFormats: false });
-  ajv.addKeyword({
-    keyword: 'lifecycle',
-    schemaType: 'object',
-    errors: false,
-    validate(_lifecycle: unknown, _data: unknown, parentSchema?: unknown, dataCxt?: { instancePath: string }) {
-      if (reached && parentSchema && dataCxt) reached.push({ node: parentSchema as Record<string, unknown>, instancePath: dataCxt.instancePath });
-      return true;
-    },
-  });
-  return ajv;
-}
-
-export interface CompiledSchema {
-  root: Record<string, unknown>;
-  ajv: Ajv;
-  validate: ValidateFunction;
-  /** Validators of single anyOf/oneOf branches, made when a lifecycle node inside one is reached. */
-  branches: WeakMap<object, ValidateFunction>;
-}
-
-/** SCHEMA compiled once (Ajv generates and compiles its validating code: the cost the first check pays). */
-export function compileSchema(schema: object): CompiledSchema {
-  const root = unshared(schema) as Record<string, unknown>;
-  const ajv = newAjv();
-  return { root, ajv, validate: ajv.compile(root), branches: new WeakMap() };
 }
 
 function pointerSegments(pointer: string): string[] {
@@ -115,22 +40,14 @@ function forValidation(value: unknown): unknown {
 }
 
 /** Whether a reached lifecycle node counts: every alternative it lies in chose its branch (the first valid one of an anyOf, the only valid one of a oneOf). */
-function counts(compiled: CompiledSchema, data: unknown, r: Reached): boolean {
+function counts(validators: SchemaValidators, data: unknown, r: ReachedLifecycle): boolean {
   const segments = pointerSegments(r.instancePath);
-  for (const e of enclosingOf.get(r.node) ?? []) {
-    const at = valueAt(data, segments.slice(0, segments.length - e.depth));
-    const branches = e.owner[e.keyword] as object[];
-    const valid = (i: number): boolean => {
-      const branch = branches[i] as object;
-      let v = compiled.branches.get(branch);
-      if (!v) {
-        v = compiled.ajv.compile(branch);
-        compiled.branches.set(branch, v);
-      }
-      return v(at) as boolean;
-    };
-    if (!valid(e.branch)) return false;
-    const others = e.keyword === 'anyOf' ? branches.slice(0, e.branch).map((_, i) => i) : branches.map((_, i) => i).filter((i) => i !== e.branch);
+  for (const a of alternativesAround(validators.root, r.schemaPath)) {
+    const at = valueAt(data, segments.slice(0, segments.length - a.levels));
+    const valid = (i: number): boolean => validators.branch(`${a.pointer}/${i}`)(at);
+    if (!valid(a.branch)) return false;
+    const all = [...Array(a.branchCount).keys()];
+    const others = a.keyword === 'anyOf' ? all.slice(0, a.branch) : all.filter((i) => i !== a.branch);
     if (others.some(valid)) return false;
   }
   return true;
@@ -152,37 +69,30 @@ function sortedUnique(findings: SchemaFinding[]): SchemaFinding[] {
 }
 
 /** What cloud-init's validator names the path of a problem: the keys and indexes joined with dots, an unknown top-level key by itself. */
-function problemPath(e: PyError, root: object): string {
-  if (e.path.length === 0 && e.validator === 'additionalProperties' && e.schema === root) {
+function problemPath(e: PyError): string {
+  if (e.path.length === 0 && e.validator === 'additionalProperties' && e.schemaPath === '#/additionalProperties') {
     const one = /.*\('(.*)' was unexpected\)/.exec(e.message);
     if (one) return one[1] as string;
   }
   return e.path.join('.');
 }
 
-/** DATA's errors and deprecations against COMPILED, each list sorted by path and message, without repeats (as cloud-init's SchemaValidationError). */
-export function checkValue(compiled: CompiledSchema, data: unknown): SchemaFinding[] {
+/** DATA's errors and deprecations against VALIDATORS, each list sorted by path and message, without repeats (as cloud-init's SchemaValidationError). */
+export function checkValue(validators: SchemaValidators, data: unknown): SchemaFinding[] {
   const input = forValidation(data);
-  reached = [];
-  let valid: boolean;
-  let touched: Reached[];
-  try {
-    valid = compiled.validate(input) as boolean;
-  } finally {
-    touched = reached;
-    reached = undefined;
-  }
+  const recorder: LifecycleRecorder = { reached: [] };
+  const valid = validators.validate.call(recorder, input);
   const errors: SchemaFinding[] = valid
     ? []
-    : explainErrors((compiled.validate.errors ?? []) as ErrorObject[], data).map((e) => {
-        const path = problemPath(e, compiled.root);
+    : explainErrors((validators.validate.errors ?? []) as ErrorObject[], data).map((e) => {
+        const path = problemPath(e);
         return { path, segments: e.path.length === 0 && path !== '' ? [path] : e.path, message: e.message, kind: 'error' as const };
       });
-  const deprecations = touched
-    .filter((r) => counts(compiled, input, r))
+  const deprecations = recorder.reached
+    .filter((r) => counts(validators, input, r))
     .map((r) => {
       const segments = pointerSegments(r.instancePath);
-      return { path: segments.join('.'), segments, message: lifecycleMessage(r.node), kind: 'deprecation' as const };
+      return { path: segments.join('.'), segments, message: lifecycleMessage(nodeAt(validators.root, r.schemaPath)), kind: 'deprecation' as const };
     });
   return [...sortedUnique(errors), ...sortedUnique(deprecations)];
 }

@@ -13,6 +13,8 @@ export interface PyError {
   message: string;
   /** The schema node holding the keyword. */
   schema: Record<string, unknown>;
+  /** Where the keyword is in the schema ('#/properties/runcmd/type'). */
+  schemaPath: string;
   instance: unknown;
   /** For a failed anyOf: its branches' errors. */
   context?: PyError[];
@@ -154,7 +156,7 @@ function plainErrors(errors: AjvError[], data: unknown): PyError[] {
       else extras.set(key, { e, names: [name] });
       continue;
     }
-    out.push({ path, validator: e.keyword, message: limitMessage(e, instance), schema: e.parentSchema ?? {}, instance });
+    out.push({ path, validator: e.keyword, message: limitMessage(e, instance), schema: e.parentSchema ?? {}, schemaPath: e.schemaPath, instance });
   }
   for (const { e, names } of extras.values()) {
     const schema = e.parentSchema ?? {};
@@ -165,7 +167,7 @@ function plainErrors(errors: AjvError[], data: unknown): PyError[] {
     const message = patterns
       ? `${joined} ${sorted.length === 1 ? 'does' : 'do'} not match any of the regexes: ${Object.keys(patterns).sort().map((p) => pyRepr(p)).join(', ')}`
       : `Additional properties are not allowed (${joined} ${sorted.length === 1 ? 'was' : 'were'} unexpected)`;
-    out.push({ path, validator: 'additionalProperties', message, schema, instance: valueAt(data, path) });
+    out.push({ path, validator: 'additionalProperties', message, schema, schemaPath: e.schemaPath, instance: valueAt(data, path) });
   }
   return out;
 }
@@ -193,14 +195,14 @@ export function explainErrors(errors: AjvError[], data: unknown): PyError[] {
     const passing = (c.params as { passingSchemas?: number[] | null }).passingSchemas;
     if (c.keyword === 'oneOf' && Array.isArray(passing)) {
       const valid = [...passing.slice(1), passing[0]].map((i) => pyRepr(branches[i as number]));
-      out.push({ path, validator: 'oneOf', message: `${pyRepr(instance)} is valid under each of ${valid.join(', ')}`, schema, instance });
+      out.push({ path, validator: 'oneOf', message: `${pyRepr(instance)} is valid under each of ${valid.join(', ')}`, schema, schemaPath: c.schemaPath, instance });
       continue;
     }
     const all = branches.flatMap((_, i) => explainErrors(members.filter((e) => branchOf(e, c) === i), data));
     if (c.keyword === 'anyOf') {
       const best = bestMatch(all);
       if (best) out.push(best);
-      out.push({ path, validator: 'anyOf', message: `${pyRepr(instance)} is not valid under any of the given schemas`, schema, instance, context: all });
+      out.push({ path, validator: 'anyOf', message: `${pyRepr(instance)} is not valid under any of the given schemas`, schema, schemaPath: c.schemaPath, instance, context: all });
     } else {
       out.push(...deepestMatches(all, instance, path.length));
     }
