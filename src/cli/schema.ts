@@ -1,7 +1,8 @@
-// `schema -c FILE | --system [--annotate]`: validates cloud-config; errors name the key, the line and the column.
+// `schema -c FILE | --system [--annotate] [-t cloud-config|network-config]`: validates cloud-config or network config;
+// errors name the key, the line and the column.
 import { posix } from 'node:path';
-import { loadCloudConfigValidator, runtimeCompiledValidators } from '../config/load-validators';
-import type { SchemaProblem } from '../config/validate-cloud-config';
+import { loadCloudConfigValidator, loadNetworkConfigValidator, runtimeCompiler } from '../config/load-validators';
+import type { SchemaProblem, ValidationResult } from '../config/validate-cloud-config';
 import { loadRunConfig, readKernelCmdline } from '../runner/run-config';
 import { UsageError } from '../util/errors';
 import type { Command } from './command';
@@ -13,8 +14,8 @@ function describeProblems(problems: SchemaProblem[]): string {
 
 export const schemaCommand: Command = {
   words: ['schema'],
-  summary: 'validate cloud-config files against the schema',
-  usage: 'schema (-c FILE | --system) [--annotate] [-t cloud-config]',
+  summary: 'validate cloud-config or network-config files against the schema',
+  usage: 'schema (-c FILE | --system) [--annotate] [-t cloud-config|network-config]',
   faces: ['kiln', 'cloud-init'],
   positional: [0, 0],
   flags: {
@@ -25,7 +26,7 @@ export const schemaCommand: Command = {
       '-c, --config-file F   the cloud-config file to check',
       '--system              check the user data and vendor data of this instance',
       '--annotate            print the document with the errors marked on their lines',
-      '-t, --schema-type T   cloud-config (the only type kiln checks)',
+      '-t, --schema-type T   cloud-config (the default) or network-config (v1 or v2, with -c)',
     ],
   },
   async run(ctx, args) {
@@ -34,7 +35,8 @@ export const schemaCommand: Command = {
     if (!file && !system) throw new UsageError('expected one of --config-file or --system');
     if (file && system) throw new UsageError('--config-file and --system cannot be combined');
     const type = (args.flags['schema-type'] as string | undefined) ?? 'cloud-config';
-    if (type !== 'cloud-config') throw new UsageError(`only --schema-type cloud-config is supported, not '${type}'`);
+    if (type !== 'cloud-config' && type !== 'network-config') throw new UsageError(`--schema-type must be cloud-config or network-config, not '${type}'`);
+    if (type === 'network-config' && system) throw new UsageError('--schema-type network-config is checked with --config-file');
     const targets: Array<{ name: string; text: string | undefined; unreadable?: string }> = [];
     if (file) {
       // As cloud-init: a file that is not there "does not exist"; a folder or an unreadable file says what it is.
@@ -55,7 +57,12 @@ export const schemaCommand: Command = {
       if (targets.length === 0) ctx.io.out('Found no cloud-config user data or vendor data to check\n');
     }
     const { annotate, validateCloudConfig } = await loadCloudConfigValidator();
-    const validators = await runtimeCompiledValidators('cloudConfig', ctx.env);
+    const compile = await runtimeCompiler(ctx.env);
+    const check = async (text: string): Promise<ValidationResult & { skipped?: string }> => {
+      if (type === 'cloud-config') return validateCloudConfig(text, { validators: compile?.('cloudConfig') });
+      const { validateNetworkConfig } = await loadNetworkConfigValidator();
+      return validateNetworkConfig(text, { validators: compile });
+    };
     let bad = false;
     for (const t of targets) {
       if (t.text === undefined) {
@@ -63,7 +70,12 @@ export const schemaCommand: Command = {
         bad = true;
         continue;
       }
-      const res = validateCloudConfig(t.text, { validators });
+      const res = await check(t.text);
+      if (res.skipped) {
+        // As 25.1: the skip is said and the file is neither valid nor invalid.
+        ctx.io.out(`${res.skipped}\n`);
+        continue;
+      }
       const errors = res.problems.filter((p) => p.kind === 'error');
       if (res.fatal) {
         ctx.io.err(`Error: ${t.name}: ${res.fatal}\n`);

@@ -5,12 +5,19 @@ import type { SchemaName } from './schema/schemas';
 import type { SchemaValidators } from './schema/schema-validators';
 
 type CloudConfigValidator = typeof import('./validate-cloud-config');
+type NetworkConfigValidator = typeof import('./validate-network-config');
 
 let cloudConfig: Promise<CloudConfigValidator> | undefined;
+let networkConfig: Promise<NetworkConfigValidator> | undefined;
 
 export function loadCloudConfigValidator(): Promise<CloudConfigValidator> {
   cloudConfig ??= import('./validate-cloud-config');
   return cloudConfig;
+}
+
+export function loadNetworkConfigValidator(): Promise<NetworkConfigValidator> {
+  networkConfig ??= import('./validate-network-config');
+  return networkConfig;
 }
 
 /**
@@ -18,7 +25,12 @@ export function loadCloudConfigValidator(): Promise<CloudConfigValidator> {
  * the validators generated at build time are used (Ajv's compiler is then never loaded).
  */
 export async function runtimeCompiledValidators(name: SchemaName, env: NodeJS.ProcessEnv): Promise<SchemaValidators | undefined> {
+  return (await runtimeCompiler(env))?.(name);
+}
+
+/** Ajv's compiler of kiln's schemas when ENV has KILN_SCHEMA_COMPILE=runtime, else undefined. */
+export async function runtimeCompiler(env: NodeJS.ProcessEnv): Promise<((name: SchemaName) => SchemaValidators) | undefined> {
   if (env.KILN_SCHEMA_COMPILE !== 'runtime') return undefined;
   const { compileValidators } = await import('./schema/compile-validators');
-  return compileValidators(name);
+  return compileValidators;
 }

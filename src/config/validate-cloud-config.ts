@@ -23,7 +23,7 @@ export interface ValidationResult {
 /** The validators generated at build time, made ready on first use. */
 let prebuilt: SchemaValidators | undefined;
 
-function typeName(v: unknown): string {
+export function typeName(v: unknown): string {
   if (v === null || v === undefined) return 'NoneType';
   if (Array.isArray(v)) return 'list';
   if (typeof v === 'string') return 'str';
@@ -33,7 +33,7 @@ function typeName(v: unknown): string {
 }
 
 /** Position (1-based) of the node at PATH: the key for mapping entries, the item for list entries. */
-function positionOf(doc: YamlNode | null | undefined, path: string[], lc: LineCounter): { line: number; column: number } {
+export function positionOf(doc: YamlNode | null | undefined, path: string[], lc: LineCounter): { line: number; column: number } {
   let node: unknown = doc;
   let pos: number | undefined = (doc as { range?: [number] } | null)?.range?.[0];
   for (const part of path) {

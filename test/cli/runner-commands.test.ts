@@ -250,6 +250,23 @@ test('schema -c FILE names key, line and column; --annotate marks lines', async 
   assert.equal(sys.code, 0, sys.err);
 });
 
+test('schema -t network-config checks v1 and v2 (no #cloud-config header), skips an empty config', async (t) => {
+  const dir = tempDir(t);
+  writeFileSync(join(dir, 'v1.yaml'), 'network:\n  version: 1\n  config:\n  - type: physical\n    name: eth0\n    subnets: [{type: dhcp}]\n');
+  writeFileSync(join(dir, 'v2.yaml'), 'version: 2\nethernets:\n  eth0:\n    dhcp4: maybe\n');
+  writeFileSync(join(dir, 'empty.yaml'), 'network: {}\n');
+  const v1 = await cli(['schema', '-t', 'network-config', '-c', join(dir, 'v1.yaml')]);
+  assert.equal(v1.code, 0, v1.err);
+  assert.match(v1.out, /^Valid schema .*v1\.yaml$/m);
+  const v2 = await cli(['schema', '--schema-type', 'network-config', '-c', join(dir, 'v2.yaml')]);
+  assert.equal(v2.code, 1);
+  assert.match(v2.err, /Error: Cloud config schema errors: ethernets\.eth0\.dhcp4 \(line 4, column 5\): 'maybe' is not one of \['yes', 'no', True, False\]/);
+  const empty = await cli(['schema', '-t', 'network-config', '-c', join(dir, 'empty.yaml')]);
+  assert.equal(empty.code, 0);
+  assert.equal(empty.out, 'Skipping network-config schema validation on empty config.\n');
+  assert.equal((await cli(['schema', '-t', 'vendor-data', '-c', join(dir, 'v1.yaml')])).code, 2);
+});
+
 test('the cloud-init face: --all-stages is the default command; --help is still the face help', async () => {
   const h = await cli(['--help']);
   assert.equal(h.code, 0);

@@ -124,6 +124,12 @@ function limitMessage(e: AjvError, instance: unknown): string {
       return `${r} is not one of ${pyRepr(schema.enum)}`;
     case 'required':
       return `${pyRepr((e.params as { missingProperty: string }).missingProperty)} is a required property`;
+    case 'maxLength':
+      return `${r} is too long`;
+    case 'minLength':
+      return `${r} is too short`;
+    case 'maximum':
+      return `${r} is greater than the maximum of ${pyRepr(schema.maximum)}`;
     case 'minItems':
       return `${r} is too short`;
     case 'maxItems':
@@ -178,6 +184,19 @@ function valueAt(value: unknown, path: readonly string[]): unknown {
   return v;
 }
 
+/** The `type` of a mapping that has one, as Python formats it into a string. */
+function typeOfMapping(instance: unknown): string | undefined {
+  if (instance === null || typeof instance !== 'object' || Array.isArray(instance) || !('type' in instance)) return undefined;
+  const t = (instance as { type: unknown }).type;
+  return typeof t === 'string' ? t : pyRepr(t);
+}
+
+/** Whether BRANCH is an anyOf_type_ branch whose name holds `anyOf_type_<TYPE>` (upstream tests the $ref name with `in`). */
+function isTypeBranch(branch: unknown, type: string): boolean {
+  const title = (branch as { title?: unknown } | null)?.title;
+  return typeof title === 'string' && title.startsWith('anyOf_type_') && title.includes(`anyOf_type_${type}`);
+}
+
 /** ERRORS (Ajv's, verbose, all of them) as the errors jsonschema yields through cloud-init's validator for DATA. */
 export function explainErrors(errors: AjvError[], data: unknown): PyError[] {
   const composites = errors.filter(isComposite);
@@ -198,12 +217,34 @@ export function explainErrors(errors: AjvError[], data: unknown): PyError[] {
       out.push({ path, validator: 'oneOf', message: `${pyRepr(instance)} is valid under each of ${valid.join(', ')}`, schema, schemaPath: c.schemaPath, instance });
       continue;
     }
-    const all = branches.flatMap((_, i) => explainErrors(members.filter((e) => branchOf(e, c) === i), data));
+    const perBranch = branches.map((_, i) => explainErrors(members.filter((e) => branchOf(e, c) === i), data));
+    const all = perBranch.flat();
     if (c.keyword === 'anyOf') {
-      const best = bestMatch(all);
-      if (best) out.push(best);
+      // A branch whose errors cloud-init's validator all dropped (a oneOf inside it whose deepest matches are none)
+      // satisfies the anyOf for cloud-init: nothing is reported.
+      if (perBranch.some((errs) => errs.length === 0)) continue;
+      // cloud-init's anyOf: for a mapping with a `type`, the errors of the branches named after it (network v1's
+      // anyOf_type_<type>, here their title) instead of jsonschema's best match.
+      const typed = typeOfMapping(instance);
+      const named = typed === undefined ? [] : branches.map((b, i) => [b, i] as const).filter(([b]) => isTypeBranch(b, typed));
+      if (named.length) for (const [, i] of named) out.push(...(perBranch[i] ?? []));
+      else {
+        const best = bestMatch(all);
+        if (best) out.push(best);
+      }
       out.push({ path, validator: 'anyOf', message: `${pyRepr(instance)} is not valid under any of the given schemas`, schema, schemaPath: c.schemaPath, instance, context: all });
     } else {
+      // cloud-init's oneOf takes the first branch left without errors as valid (see the anyOf above); any later one
+      // also valid makes "valid under each of".
+      const first = perBranch.findIndex((errs) => errs.length === 0);
+      if (first >= 0) {
+        const later = perBranch.map((errs, i) => (i > first && errs.length === 0 ? i : -1)).filter((i) => i >= 0);
+        if (later.length) {
+          const valid = [...later, first].map((i) => pyRepr(branches[i]));
+          out.push({ path, validator: 'oneOf', message: `${pyRepr(instance)} is valid under each of ${valid.join(', ')}`, schema, schemaPath: c.schemaPath, instance });
+        }
+        continue;
+      }
       out.push(...deepestMatches(all, instance, path.length));
     }
   }
