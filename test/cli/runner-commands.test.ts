@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { main } from '../../src/main';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
+import { processUserDataOnLinux } from '../../src/runner/process-user-data-linux';
 import { StageRunner } from '../../src/runner/stage-runner';
 import { Logger } from '../../src/util/log';
 import { hasCommand, need } from '../helpers/requirements';
@@ -19,19 +20,19 @@ async function cli(args: string[], env: Record<string, string> = {}) {
   return { code, out, err };
 }
 
-async function bootedRoot(t: Parameters<typeof tempDir>[0], opts: { fail?: boolean; warn?: string } = {}): Promise<string> {
+async function bootedRoot(t: Parameters<typeof tempDir>[0], opts: { fail?: boolean; warn?: string; userData?: string } = {}): Promise<string> {
   const root = tempDir(t);
   mkdirSync(join(root, 'etc/cloud/cloud.cfg.d'), { recursive: true });
   writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/50-test.cfg'), 'datasource_list: [Fake]\ncloud_init_modules: []\ncloud_config_modules: [m]\ncloud_final_modules: []\n');
   mkdirSync(join(root, 'seed/fake'), { recursive: true });
   writeFileSync(join(root, 'seed/fake/instance-id'), 'i-42\n');
-  writeFileSync(join(root, 'seed/fake/user-data'), '#cloud-config\npassword: s3cretpass\n');
+  writeFileSync(join(root, 'seed/fake/user-data'), opts.userData ?? '#cloud-config\npassword: s3cretpass\n');
   mkdirSync(join(root, 'var/lib/cloud/seed/nocloud'), { recursive: true });
   writeFileSync(join(root, 'var/lib/cloud/seed/nocloud/meta-data'), 'instance-id: i-42\n');
   const rec: Recorder = { runs: [] };
   const logger = new Logger();
   const mod = recordingModule(rec, 'm', 'config', 'always', { ...(opts.fail ? { fail: true } : {}), ...(opts.warn ? { warn: opts.warn } : {}) });
-  await new StageRunner({ platform: new LinuxPlatform({ root, log: logger.for('p') }), logger, deps: fakeDeps([fakeSource()], [mod]) }).runAllStages();
+  await new StageRunner({ platform: new LinuxPlatform({ root, log: logger.for('p') }), logger, deps: fakeDeps([fakeSource()], [mod], opts.userData ? { processUserData: processUserDataOnLinux } : {}) }).runAllStages();
   return root;
 }
 
@@ -248,6 +249,44 @@ test('schema -c FILE names key, line and column; --annotate marks lines', async 
   const root = await bootedRoot(t);
   const sys = await cli(['--root', root, 'schema', '--system']);
   assert.equal(sys.code, 0, sys.err);
+});
+
+test("schema --system checks the processed user data (a MIME archive's cloud-config parts), and the network config when the instance has one, as cloud-init 25.1 lists them", async (t) => {
+  const mime = [
+    'Content-Type: multipart/mixed; boundary="b"',
+    'MIME-Version: 1.0',
+    '',
+    '--b',
+    'Content-Type: text/x-shellscript',
+    '',
+    '#!/bin/sh',
+    'echo hi',
+    '--b',
+    'Content-Type: text/cloud-config',
+    '',
+    '#cloud-config',
+    'hostnam: typo',
+    '--b--',
+    '',
+  ].join('\n');
+  // The real user data processing (the fakes' takes #cloud-config only): cloud-config.txt holds the merged parts.
+  const root = await bootedRoot(t, { userData: mime });
+  const r = await cli(['--root', root, 'schema', '--system']);
+  assert.equal(r.code, 1, `${r.out}${r.err}`);
+  assert.equal(r.out, '');
+  assert.match(r.err, /^Invalid user-data \/var\/lib\/cloud\/instance\/cloud-config\.txt\nError: Cloud config schema errors: hostnam \(line \d+, column \d+\): Additional properties are not allowed \('hostnam' was unexpected\)\nError: Invalid schema: user-data\n$/);
+  // With a network config of the instance: both listed, numbered, indented.
+  writeFileSync(join(root, 'var/lib/cloud/instances/i-42/cloud-config.txt'), '#cloud-config\nhostname: fine\n');
+  writeFileSync(join(root, 'var/lib/cloud/instances/i-42/network-config.json'), JSON.stringify({ version: 2, ethernets: { eth0: { dhcp4: 'maybe' } } }));
+  const both = await cli(['--root', root, 'schema', '--system']);
+  assert.equal(both.code, 1);
+  assert.match(both.out, /^Found cloud-config data types: user-data, network-config\n\n1\. user-data at \/var\/lib\/cloud\/instance\/cloud-config\.txt:\n {2}Valid schema user-data\n\n2\. network-config at \/var\/lib\/cloud\/instance\/network-config\.json:\n$/);
+  assert.match(both.err, /^ {2}Invalid network-config .*network-config\.json\n {2}Error: Cloud config schema errors: ethernets\.eth0\.dhcp4 \(line 1, column \d+\): 'maybe' is not one of /m);
+  assert.match(both.err, /Error: Invalid schema: network-config\n$/);
+  // No processed user data at all: said, exit 1.
+  const none = await cli(['--root', tempDir(t), 'schema', '--system']);
+  assert.equal(none.code, 1);
+  assert.match(none.err, /^Error: Config file \/var\/lib\/cloud\/instance\/cloud-config\.txt does not exist\n$/);
 });
 
 test('schema -t network-config checks v1 and v2 (no #cloud-config header), skips an empty config', async (t) => {
