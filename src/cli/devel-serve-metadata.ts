@@ -1,7 +1,7 @@
 // `devel serve-metadata`: a local metadata service for any cloud kiln reads (HTTP, unix sockets for LXD, SmartOS and CloudSigma, password servers) from a folder, for testing images in CI.
-import { parseMisbehaviour, PHONE_HOME_PATH, startMetadataServer, type MetadataKind, type Misbehaviour, type PhoneHomeReport, type RequestRecord } from '../sources/serve-metadata/metadata-server';
+import { parseMisbehaviour, PHONE_HOME_PATH, startMetadataServer, type MetadataKind, type Misbehaviour, type PhoneHomeReport, type RequestRecord } from '../metadata-server/metadata-server';
 import { closeSync, openSync, statSync, writeSync } from 'node:fs';
-import { SERIAL_HOST_KINDS, startSerialHost, type SerialHostKind } from '../sources/serve-metadata/serial-hosts';
+import { SERIAL_HOST_KINDS, startSerialHost, type SerialHostKind } from '../metadata-server/serial-hosts';
 import { UsageError } from '../util/errors';
 import type { Command } from './command';
 

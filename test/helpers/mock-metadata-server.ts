@@ -1,8 +1,8 @@
-// Starts the metadata server of src/sources/serve-metadata on 127.0.0.1 (port 0) for one test, closed when it ends.
+// Starts the metadata server of src/metadata-server/ on 127.0.0.1 (port 0) for one test, closed when it ends.
 import type { TestContext } from 'node:test';
-import { startMetadataServer, type MetadataServerOptions, type RunningMetadataServer } from '../../src/sources/serve-metadata/metadata-server';
+import { startMetadataServer, type MetadataServerOptions, type RunningMetadataServer } from '../../src/metadata-server/metadata-server';
 
-export type { Misbehaviour, RunningMetadataServer } from '../../src/sources/serve-metadata/metadata-server';
+export type { Misbehaviour, RunningMetadataServer } from '../../src/metadata-server/metadata-server';
 
 export async function mockMetadataServer(t: TestContext, opts: MetadataServerOptions): Promise<RunningMetadataServer> {
   const host = opts.host ?? '127.0.0.1';

@@ -8,7 +8,7 @@ import { convertOracleNetwork } from '../../src/net/convert-oracle';
 import type { NicFacts } from '../../src/net/sys-class-net';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import { oracleSource } from '../../src/sources/oracle';
-import { startMetadataServer } from '../../src/sources/serve-metadata/metadata-server';
+import { startMetadataServer } from '../../src/metadata-server/metadata-server';
 import { Logger } from '../../src/util/log';
 import { ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { FIXTURES } from '../helpers/repo';

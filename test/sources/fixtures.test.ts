@@ -8,7 +8,7 @@ import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import type { CrawlContext, DetectContext, InstanceData } from '../../src/sources/datasource';
 import { SourceError } from '../../src/sources/source-error';
 import { datasourceByName } from '../../src/sources/registry';
-import type { Misbehaviour } from '../../src/sources/serve-metadata/metadata-server';
+import type { Misbehaviour } from '../../src/metadata-server/metadata-server';
 import { Logger, MemorySink } from '../../src/util/log';
 import { mockMetadataServer } from '../helpers/mock-metadata-server';
 import { FIXTURES } from '../helpers/repo';

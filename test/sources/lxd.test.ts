@@ -12,7 +12,7 @@ import { defaultLxdNicName } from '../../src/sources/lxd/fallback-network';
 import { lxdSource } from '../../src/sources/lxd/lxd';
 import { datasourceByName } from '../../src/sources/registry';
 import { SourceError } from '../../src/sources/source-error';
-import { startMetadataServer, type Misbehaviour, type RunningMetadataServer } from '../../src/sources/serve-metadata/metadata-server';
+import { startMetadataServer, type Misbehaviour, type RunningMetadataServer } from '../../src/metadata-server/metadata-server';
 import { Logger, MemorySink } from '../../src/util/log';
 import { FIXTURES } from '../helpers/repo';
 import { tempDir } from '../helpers/temp';

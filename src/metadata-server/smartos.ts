@@ -2,7 +2,7 @@
 import { promises as fsp } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { posix } from 'node:path';
-import { crc32 } from '../../util/crc32';
+import { crc32 } from '../util/crc32';
 
 /** A deliberate fault of the host, applied to the answer to every request for KEY (all keys when unset). */
 export interface SmartOsMisbehaviour {

@@ -1,8 +1,8 @@
 // The Hetzner Cloud metadata service's rules for the mock: one YAML document whose keys are also paths, and 204 for no user data.
 import { promises as fsp } from 'node:fs';
 import { posix } from 'node:path';
-import { pyyamlDump } from '../../config/pyyaml-dump';
-import { readYaml } from '../../config/read-yaml';
+import { pyyamlDump } from '../config/pyyaml-dump';
+import { readYaml } from '../config/read-yaml';
 
 export interface KindAnswer {
   status: number;

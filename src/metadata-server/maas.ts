@@ -3,7 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { posix } from 'node:path';
-import { parseOAuthAuthorization, plaintextSignature } from '../maas/oauth1';
+import { parseOAuthAuthorization, plaintextSignature } from '../sources/maas/oauth1';
 import type { KindAnswer } from './hetzner';
 
 /** ROOT/oauth.json: the credentials the service expects, and how its clock is off. */

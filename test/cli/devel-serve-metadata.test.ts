@@ -17,7 +17,7 @@ import { fetchFormPoster } from '../../src/modules/phone-home';
 import { Logger } from '../../src/util/log';
 import { FIXTURES } from '../helpers/repo';
 import { tempDir } from '../helpers/temp';
-import { FakeFinder } from './fake-finder';
+import { FakeFinder } from '../sources/fake-finder';
 
 /** Runs the command as main() would (parsing through the registry), mapping usage errors to exit code 2. */
 async function main(opts: { argv: string[]; io: CommandContext['io'] }): Promise<number> {

@@ -256,7 +256,7 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
       const answer = await lxdAnswer(root, path);
       return send(req, res, answer.status, answer.body, { 'content-type': answer.contentType });
     }
-    // Clouds whose mock answers some paths by rules of its own (src/sources/serve-metadata/<cloud>.ts).
+    // Clouds whose mock answers some paths by rules of its own (src/metadata-server/<cloud>.ts).
     const ownAnswer = { hetzner: hetznerAnswer, digitalocean: digitalOceanAnswer, vultr: vultrAnswer, upcloud: upCloudAnswer, nwcs: nwcsAnswer, bigstep: bigstepAnswer }[opts.kind as string];
     const own = ownAnswer ? await ownAnswer(root, path) : undefined;
     if (own) return send(req, res, own.status, own.body, own.headers);

@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { gceSource, publishGceHostKeys } from '../../../src/sources/gce';
-import { Logger } from '../../../src/util/log';
-import { FIXTURES } from '../../helpers/repo';
-import { mockMetadataServer } from '../../helpers/mock-metadata-server';
+import { gceSource, publishGceHostKeys } from '../../src/sources/gce';
+import { Logger } from '../../src/util/log';
+import { FIXTURES } from '../helpers/repo';
+import { mockMetadataServer } from '../helpers/mock-metadata-server';
 
 const TREE = join(FIXTURES, 'sources', 'gce', 'happy-path', 'tree');
 const G = { 'Metadata-Flavor': 'Google' };
