@@ -1,14 +1,33 @@
 // `devel serve-metadata`: a local metadata service for any cloud kiln reads (HTTP, unix sockets for LXD, SmartOS and CloudSigma, password servers) from a folder, for testing images in CI.
-import { parseMisbehaviour, PHONE_HOME_PATH, startMetadataServer, type MetadataKind, type Misbehaviour, type PhoneHomeReport, type RequestRecord } from '../metadata-server/metadata-server';
+import { parseMisbehaviour, PHONE_HOME_PATH, startMetadataServer, type Misbehaviour, type PhoneHomeReport, type RequestRecord } from '../metadata-server/metadata-server';
 import { closeSync, openSync, statSync, writeSync } from 'node:fs';
-import { SERIAL_HOST_KINDS, startSerialHost, type SerialHostKind } from '../metadata-server/serial-hosts';
+import { startSerialHost } from '../metadata-server/serial-hosts';
+import { describedKinds, kindsWhere, SERVE_KINDS, serveKind, wordList, type MetadataKind, type SerialHostKind } from '../metadata-server/serve-kinds';
 import { UsageError } from '../util/errors';
 import type { Command } from './command';
 
+/** The kinds that answer on a unix socket (--socket), and those with a password server (--password-port). */
+const SOCKET_KINDS = kindsWhere((k) => k.transport !== 'http');
+const PASSWORD_KINDS = kindsWhere((k) => k.passwordServer === true);
+
+/** --kind's help: every kind, wrapped at 96 columns, then where the folder layouts are described. */
+function kindHelp(): string[] {
+  const lines: string[] = [];
+  let line = '--kind K         ';
+  for (const word of wordList(SERVE_KINDS.map((k) => k.kind)).split(' ')) {
+    if (line.length + 1 + word.length > 96) {
+      lines.push(line);
+      line = ' '.repeat(17);
+    }
+    line += ` ${word}`;
+  }
+  return [...lines, `${line} (the folder layouts are in docs/datasources.md)`];
+}
+
 export const develServeMetadataCommand: Command = {
   words: ['devel', 'serve-metadata'],
-  summary: 'serve a metadata tree (openstack, ec2 with IMDSv2, gce, nocloud, azure, lxd on a unix socket, digitalocean, hetzner, oracle, scaleway, vultr, upcloud, akamai, maas, cloudcix, nwcs, packet, cloudstack and exoscale with their password server, aliyun, bigstep, smartos and cloudsigma on a unix socket) from a folder over HTTP, optionally misbehaving',
-  usage: 'devel serve-metadata --kind openstack|ec2|gce|nocloud|azure|lxd|digitalocean|hetzner|oracle|scaleway|vultr|upcloud|akamai|maas|cloudcix|nwcs|packet|cloudstack|exoscale|aliyun|bigstep|smartos|cloudsigma --dir DIR [--listen 127.0.0.1:PORT | --socket PATH] [--imdsv2 required|optional|disabled] [--password-port PORT] [--misbehave RULE]… [--per-address] [--request-log FILE] [--quiet] [--exit-after-phone-home] [--exit-after SECONDS]',
+  summary: `serve a metadata tree (${describedKinds()}) from a folder over HTTP, optionally misbehaving`,
+  usage: `devel serve-metadata --kind ${SERVE_KINDS.map((k) => k.kind).join('|')} --dir DIR [--listen 127.0.0.1:PORT | --socket PATH] [--imdsv2 required|optional|disabled] [--password-port PORT] [--misbehave RULE]… [--per-address] [--request-log FILE] [--quiet] [--exit-after-phone-home] [--exit-after SECONDS]`,
   faces: ['kiln', 'cloud-init'],
   positional: [0, 0],
   flags: {
@@ -16,16 +35,14 @@ export const develServeMetadataCommand: Command = {
     boolean: ['per-address', 'quiet', 'exit-after-phone-home'],
     repeatable: ['misbehave'],
     help: [
-      '--kind K          openstack, ec2, gce, nocloud, azure, lxd, digitalocean, hetzner, oracle,',
-      '                  scaleway, vultr, upcloud, akamai, maas, cloudcix, nwcs, packet, cloudstack,',
-      '                  exoscale, aliyun, bigstep, smartos or cloudsigma (the folder layouts are in docs/datasources.md)',
+      ...kindHelp(),
       '--dir DIR         the folder served as the tree root',
       '--listen H:P      address to listen on (default 127.0.0.1:0, a free port; the URL is printed)',
-      '--socket PATH     lxd, smartos, cloudsigma: the unix socket to listen on (ROOT/dev/lxd/sock, ROOT/native/.zonecontrol/metadata.sock;',
+      `--socket PATH     ${SOCKET_KINDS.map((k) => k.kind).join(', ')}: the unix socket to listen on (${SOCKET_KINDS.flatMap((k) => k.socketHint ?? []).join(', ')};`,
       '                  for a serial port, join a pty to it: socat PTY,link=ROOT/dev/ttyS1,raw,echo=0 UNIX-CONNECT:PATH)',
       '--imdsv2 MODE     ec2: required (401 without a token), optional (default) or disabled (403 to PUT token)',
       '--token-uses N    ec2: a token is refused after N uses (tests token refresh)',
-      '--password-port P cloudstack, exoscale: also serve the password server (DIR/password) on PORT of the same host, as 8080',
+      `--password-port P ${PASSWORD_KINDS.map((k) => k.kind).join(', ')}: also serve the password server (DIR/password) on PORT of the same host, as 8080`,
       '--misbehave RULE  KIND[,path=/prefix][,times=N][,value=N]; KIND is delay, status, truncate, oversize,',
       '                  redirect-loop, redirect-other-host, drop or wrong-type. E.g. status,value=503,times=2',
       '--per-address     serve DIR/ADDRESS/ to clients that connected to ADDRESS, where that folder exists (one',
@@ -40,11 +57,12 @@ export const develServeMetadataCommand: Command = {
   },
   async run(ctx, args) {
     const kind = args.flags.kind as string | undefined;
-    const kinds = ['openstack', 'ec2', 'gce', 'nocloud', 'azure', 'lxd', 'digitalocean', 'hetzner', 'oracle', 'scaleway', 'vultr', 'upcloud', 'akamai', 'maas', 'cloudcix', 'nwcs', 'packet', 'cloudstack', 'exoscale', 'aliyun', 'bigstep', ...SERIAL_HOST_KINDS];
-    if (!kind || !kinds.includes(kind)) throw new UsageError(`--kind must be one of ${kinds.join(', ')}, not '${kind ?? ''}'`);
+    const served = kind === undefined ? undefined : serveKind(kind);
+    if (!kind || !served) throw new UsageError(`--kind must be one of ${SERVE_KINDS.map((k) => k.kind).join(', ')}, not '${kind ?? ''}'`);
     const socket = args.flags.socket as string | undefined;
-    const serial = (SERIAL_HOST_KINDS as readonly string[]).includes(kind);
-    if ((kind === 'lxd' || serial) !== (socket !== undefined)) throw new UsageError(kind === 'lxd' || serial ? `--kind ${kind} needs --socket PATH: it answers on a unix socket` : '--socket is for --kind lxd, smartos or cloudsigma only');
+    const serial = served.transport === 'serial';
+    const onSocket = served.transport !== 'http';
+    if (onSocket !== (socket !== undefined)) throw new UsageError(onSocket ? `--kind ${kind} needs --socket PATH: it answers on a unix socket` : `--socket is for --kind ${wordList(SOCKET_KINDS.map((k) => k.kind))} only`);
     if (serial && args.flags['exit-after-phone-home']) throw new UsageError(`--exit-after-phone-home needs an HTTP kind: ${kind} answers on a serial line`);
     const dir = args.flags.dir as string | undefined;
     if (!dir) throw new UsageError('--dir DIR is required: the folder holding the metadata tree');
@@ -69,7 +87,7 @@ export const develServeMetadataCommand: Command = {
     if (exitAfter !== undefined && !(exitAfter > 0)) throw new UsageError('--exit-after takes a number of seconds above 0');
     const tokenUses = args.flags['token-uses'] !== undefined ? Number(args.flags['token-uses']) : undefined;
     const passwordPort = args.flags['password-port'] !== undefined ? Number(args.flags['password-port']) : undefined;
-    if (passwordPort !== undefined && (kind !== 'cloudstack' && kind !== 'exoscale' || !Number.isInteger(passwordPort) || passwordPort < 1 || passwordPort > 65535)) throw new UsageError('--password-port takes a port number, and only with --kind cloudstack or exoscale');
+    if (passwordPort !== undefined && (!served.passwordServer || !Number.isInteger(passwordPort) || passwordPort < 1 || passwordPort > 65535)) throw new UsageError(`--password-port takes a port number, and only with --kind ${wordList(PASSWORD_KINDS.map((k) => k.kind))}`);
     const requestLog = args.flags['request-log'] as string | undefined;
     const logFd = requestLog && !ctx.dryRun ? openSync(requestLog, 'a', 0o644) : undefined;
     // A password server request also logs its DomU_Request, so a test can see the acknowledgement arrive.

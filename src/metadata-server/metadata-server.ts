@@ -19,8 +19,7 @@ import { scalewayAnswer } from './scaleway';
 import { upCloudAnswer } from './upcloud';
 import { vultrAnswer } from './vultr';
 import { passwordServerRules, type PasswordServerState } from './password-server';
-
-export type MetadataKind = 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'lxd' | 'digitalocean' | 'hetzner' | 'oracle' | 'scaleway' | 'vultr' | 'upcloud' | 'akamai' | 'maas' | 'cloudcix' | 'nwcs' | 'packet' | 'cloudstack' | 'exoscale' | 'aliyun' | 'bigstep';
+import type { MetadataKind } from './serve-kinds';
 
 /** One deliberate fault. Rules match by path prefix; `times` limits how often a rule fires (default: always). */
 export interface Misbehaviour {

@@ -1,10 +1,8 @@
 // The serial-port metadata hosts (SmartOS, CloudSigma) for `devel serve-metadata`: each on a unix socket, which is the LX zone socket itself, or a serial port's far side through a pty bridge such as `socat PTY,link=ROOT/dev/ttyS1,raw,echo=0 UNIX-CONNECT:SOCKET`.
 import { join } from 'node:path';
 import { startCloudSigmaHost } from './cloudsigma';
+import type { SerialHostKind } from './serve-kinds';
 import { startSmartOsHost } from './smartos';
-
-export const SERIAL_HOST_KINDS = ['smartos', 'cloudsigma'] as const;
-export type SerialHostKind = (typeof SERIAL_HOST_KINDS)[number];
 
 export interface RunningSerialHost {
   url: string;
