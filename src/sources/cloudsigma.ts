@@ -1,6 +1,6 @@
 // CloudSigma: the server context read over the serial port /dev/ttyS1 with cloud-init's cepko request (`<\n\n>`), one JSON line back; detected from the DMI product name.
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
-import { LineChannelClosedError, LineTimeoutError, openSerialChannel } from './line-channel';
+import { LineChannelClosedError, LineTimeoutError, openSerialChannel } from '../util/line-channel';
 import { parseJson } from './json-document';
 import { SourceError } from './source-error';
 

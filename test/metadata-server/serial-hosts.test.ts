@@ -8,7 +8,7 @@ import type { CommandContext } from '../../src/cli/command';
 import { parseInvocation } from '../../src/cli/parse-args';
 import { COMMANDS } from '../../src/cli/registry';
 import { cepkoRequest } from '../../src/sources/cloudsigma';
-import { openSocketChannel } from '../../src/sources/line-channel';
+import { openSocketChannel } from '../../src/util/line-channel';
 import { JoyentMetadataClient } from '../../src/sources/smartos/joyent-metadata-client';
 import { UsageError } from '../../src/util/errors';
 import { Logger } from '../../src/util/log';

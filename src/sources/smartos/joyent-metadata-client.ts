@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { crc32 } from '../../util/crc32';
 import type { Log } from '../../util/log';
-import { LineTimeoutError, type LineChannel } from '../line-channel';
+import { LineTimeoutError, type LineChannel } from '../../util/line-channel';
 import { SourceError } from '../source-error';
 
 /** cloud-init's frame (matched from the start only, as Python's re.match; the length check catches trailing bytes): `V2 <length> <crc32> <request id> SUCCESS|NOTFOUND[ <base64 payload>]`. */

@@ -4,7 +4,7 @@ import { posix } from 'node:path';
 import type { Platform } from '../../platform/platform';
 import type { Log } from '../../util/log';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
-import { openSerialChannel, openSocketChannel, type LineChannel } from '../line-channel';
+import { openSerialChannel, openSocketChannel, type LineChannel } from '../../util/line-channel';
 import { normalizePublicKeys } from '../public-keys';
 import { SourceError } from '../source-error';
 import { JoyentMetadataClient } from './joyent-metadata-client';

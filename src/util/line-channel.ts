@@ -2,7 +2,7 @@
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { isatty, ReadStream } from 'node:tty';
-import type { Log } from '../util/log';
+import type { Log } from './log';
 
 /** Nothing (or not a whole line) came within the time allowed; PARTIAL is what did come. */
 export class LineTimeoutError extends Error {
