@@ -3,7 +3,7 @@ import type { FilesystemFinder, FileTree } from '../devices/filesystem-finder';
 import type { Log } from '../util/log';
 import type { Platform } from '../platform/platform';
 import type { WindowsSystem } from '../platform/windows/windows-system';
-import type { EphemeralNetwork } from './ephemeral-network';
+import type { EphemeralNetwork } from './ephemeral-network/ephemeral-network';
 
 /** What every source normalises to; the runner writes instance-data.json from it. */
 export interface InstanceData {

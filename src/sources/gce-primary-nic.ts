@@ -3,7 +3,7 @@ import { candidateNics } from '../net/fallback';
 import { readSysClassNet } from '../net/sys-class-net';
 import type { Platform } from '../platform/platform';
 import type { Log } from '../util/log';
-import { withEphemeralNetwork, type EphemeralNetwork } from './ephemeral-network';
+import { withEphemeralNetwork, type EphemeralNetwork } from './ephemeral-network/ephemeral-network';
 import { SourceError } from './source-error';
 
 /** GCE's own primary NIC name (cloud-init's DataSourceGCE.DEFAULT_PRIMARY_INTERFACE), tried before the others. */

@@ -5,7 +5,7 @@ import { test, type TestContext } from 'node:test';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import { akamaiConfig, akamaiDmiConfig, akamaiSource, akamaiUserData } from '../../src/sources/akamai';
 import type { CrawlContext } from '../../src/sources/datasource';
-import { EphemeralNetworkRefused, type EphemeralNetwork, type EphemeralUpOptions } from '../../src/sources/ephemeral-network';
+import { EphemeralNetworkRefused, type EphemeralNetwork, type EphemeralUpOptions } from '../../src/sources/ephemeral-network/ephemeral-network';
 import { SourceError } from '../../src/sources/source-error';
 import { Logger } from '../../src/util/log';
 import { mockMetadataServer } from '../helpers/mock-metadata-server';

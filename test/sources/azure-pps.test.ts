@@ -10,7 +10,7 @@ import { azureSource } from '../../src/sources/azure/azure';
 import { AzureLease } from '../../src/sources/azure/pool-lease';
 import { REPORTED_READY_MARKER, reprovision } from '../../src/sources/azure/pps';
 import type { CrawlContext } from '../../src/sources/datasource';
-import type { EphemeralNetwork } from '../../src/sources/ephemeral-network';
+import type { EphemeralNetwork } from '../../src/sources/ephemeral-network/ephemeral-network';
 import { HttpClient } from '../../src/util/http';
 import { Logger, MemorySink } from '../../src/util/log';
 import { mockMetadataServer, type RunningMetadataServer } from '../helpers/mock-metadata-server';

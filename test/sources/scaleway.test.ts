@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import type { CrawlContext } from '../../src/sources/datasource';
-import { EphemeralNetworkRefused, type EphemeralNetwork, type EphemeralUpOptions } from '../../src/sources/ephemeral-network';
+import { EphemeralNetworkRefused, type EphemeralNetwork, type EphemeralUpOptions } from '../../src/sources/ephemeral-network/ephemeral-network';
 import { queryPrivilegedDataApi } from '../../src/sources/scaleway/privileged-data-api';
 import { scalewayPublicKeys, scalewaySource } from '../../src/sources/scaleway/scaleway';
 import { scalewayNetworkConfig } from '../../src/sources/scaleway/scaleway-network';

@@ -1,6 +1,6 @@
 // The temporary DHCP lease an Azure crawl holds, which the preprovisioned-VM flow drops and takes again (on a new NIC after a swap).
 import type { Log } from '../../util/log';
-import type { EphemeralLease, EphemeralNetwork } from '../ephemeral-network';
+import type { EphemeralLease, EphemeralNetwork } from '../ephemeral-network/ephemeral-network';
 
 /**
  * cloud-init's _setup/_teardown_ephemeral_networking as one object: at most one lease at a time. Without a

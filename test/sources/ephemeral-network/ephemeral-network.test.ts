@@ -1,10 +1,10 @@
 // The temporary DHCP lease: the commands run through the platform, and release always follows use.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ok, scriptedPlatform } from './scripted-platform';
-import { EphemeralNetworkRefused, LinuxEphemeralDhcp, randomLinkLocalAddress, withEphemeralNetwork, type EphemeralNetwork } from '../../src/sources/ephemeral-network';
-import { SourceError } from '../../src/sources/source-error';
-import { Logger } from '../../src/util/log';
+import { ok, scriptedPlatform } from '../scripted-platform';
+import { EphemeralNetworkRefused, LinuxEphemeralDhcp, randomLinkLocalAddress, withEphemeralNetwork, type EphemeralNetwork } from '../../../src/sources/ephemeral-network/ephemeral-network';
+import { SourceError } from '../../../src/sources/source-error';
+import { Logger } from '../../../src/util/log';
 
 const DHCLIENT_LEASE = 'lease {\n  interface "ens3";\n  fixed-address 10.0.0.9;\n  option subnet-mask 255.255.255.0;\n  option routers 10.0.0.1;\n}\n';
 const UDHCPC_REPORT = 'kiln-lease ip=10.0.0.9\nkiln-lease mask=24\nkiln-lease router=10.0.0.1\nkiln-lease staticroutes=\n';

@@ -6,12 +6,12 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { sharesHostNetworkNamespace } from '../../src/sources/ephemeral-network';
-import { ensureDebianRootfs } from '../helpers/debian-rootfs';
-import { FIXTURES } from '../helpers/repo';
-import { hasCommand, isRoot, need } from '../helpers/requirements';
-import { BUSYBOX, DEFAULT_DHCP_OPTIONS, makeLab, playRole, roleEnv, serveMetadataInLab, sh, type Lab } from '../helpers/netns-lab';
-import { tempDir } from '../helpers/temp';
+import { sharesHostNetworkNamespace } from '../../../src/sources/ephemeral-network/ephemeral-network';
+import { ensureDebianRootfs } from '../../helpers/debian-rootfs';
+import { FIXTURES } from '../../helpers/repo';
+import { hasCommand, isRoot, need } from '../../helpers/requirements';
+import { BUSYBOX, DEFAULT_DHCP_OPTIONS, makeLab, playRole, roleEnv, serveMetadataInLab, sh, type Lab } from '../../helpers/netns-lab';
+import { tempDir } from '../../helpers/temp';
 
 // This file also runs as the processes the lab needs (kiln, the mock metadata server): see playRole.
 if (!(await playRole())) registerTests();

@@ -1,6 +1,6 @@
 // Reads the newest lease of an ISC dhclient lease file, so that kiln applies it itself (dhclient ran with -sf /bin/true).
 import { parseHexRfc3442Routes, parseRfc3442Routes, type StaticRoute } from './dhcp-static-routes';
-import { SourceError } from './source-error';
+import { SourceError } from '../source-error';
 
 /** What the temporary network needs from a lease: the address, its prefix length, the routers and option 121's routes. */
 export interface DhclientLease {

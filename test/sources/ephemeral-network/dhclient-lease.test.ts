@@ -1,8 +1,8 @@
 // The dhclient lease file reader: the newest lease wins, masks become prefixes, bad leases are SourceErrors.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { maskToPrefix, parseDhclientLease } from '../../src/sources/dhclient-lease';
-import { SourceError } from '../../src/sources/source-error';
+import { maskToPrefix, parseDhclientLease } from '../../../src/sources/ephemeral-network/dhclient-lease';
+import { SourceError } from '../../../src/sources/source-error';
 
 test('the last lease block of the file is the one applied, with its mask as a prefix and its routers', () => {
   const text = [

@@ -1,11 +1,11 @@
 // Short-lived networking for sources read before the network is configured (cloud-init's ephemeral DHCP or IPv4 link-local address), through the platform.
-import type { Platform } from '../platform/platform';
-import type { Log } from '../util/log';
-import { monotonicMs } from '../util/monotonic-clock';
-import { fsPromises } from '../util/on-demand-builtins';
+import type { Platform } from '../../platform/platform';
+import type { Log } from '../../util/log';
+import { monotonicMs } from '../../util/monotonic-clock';
+import { fsPromises } from '../../util/on-demand-builtins';
 import { parseDhclientLease } from './dhclient-lease';
 import { leaseRouteSteps, parseUdhcpcStaticRoutes, type StaticRoute } from './dhcp-static-routes';
-import { LeftToNetworkStage, SourceError } from './source-error';
+import { LeftToNetworkStage, SourceError } from '../source-error';
 
 /** A lease that is up; `release()` undoes everything `up()` did. */
 export interface EphemeralLease {

@@ -1,10 +1,10 @@
 // Ec2Local's IPv6 in the temporary network: DHCPv4 first, IPv6 link-local when it fails, the address waited for past DAD.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ok, scriptedPlatform } from './scripted-platform';
-import { LinuxEphemeralDhcp, usableLinkLocalIpv6, withEphemeralNetwork, type EphemeralNetwork, type EphemeralUpOptions } from '../../src/sources/ephemeral-network';
-import { SourceError } from '../../src/sources/source-error';
-import { Logger } from '../../src/util/log';
+import { ok, scriptedPlatform } from '../scripted-platform';
+import { LinuxEphemeralDhcp, usableLinkLocalIpv6, withEphemeralNetwork, type EphemeralNetwork, type EphemeralUpOptions } from '../../../src/sources/ephemeral-network/ephemeral-network';
+import { SourceError } from '../../../src/sources/source-error';
+import { Logger } from '../../../src/util/log';
 
 const log = new Logger().for('test');
 
