@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { bundledPackageDirs, cycloneDx } from './sbom.mjs';
 import { validatorsPlugin } from './build-validators.mjs';
+import { buildMsi, wixlVersion } from './msi.mjs';
 
 const repo = dirname(fileURLToPath(import.meta.url));
 const cacheDir = join(repo, '.cache');
@@ -180,6 +181,21 @@ function forTarget(target, name, text) {
   return text.replace(/processorArchitecture="[^"]*"/g, `processorArchitecture="${arch}"`);
 }
 
+/**
+ * The files `kiln install` writes for TARGET (systemd units and generator; the Windows confs), name → { text, mode }, as
+ * the binary embeds them and the MSI installs them. An entry of targets/ is a path (a 0644 file) or { file, mode } with
+ * the octal mode the file is installed with.
+ */
+export function targetInstallFiles(target) {
+  const installFiles = {};
+  for (const [name, entry] of Object.entries(target.installFiles ?? {})) {
+    const { file, mode } = typeof entry === 'string' ? { file: entry, mode: '0644' } : entry;
+    if (!/^0[0-7]{3}$/.test(mode)) throw new Error(`${target.name}: installFiles.${name}: mode must be octal like "0755", not ${JSON.stringify(mode)}`);
+    installFiles[name] = { text: forTarget(target, name, readFileSync(join(repo, file), 'utf8')), mode: Number.parseInt(mode, 8) };
+  }
+  return installFiles;
+}
+
 export function targetPlugin(target, { embedAddon = true } = {}) {
   return {
     name: 'kiln-target',
@@ -190,13 +206,7 @@ export function targetPlugin(target, { embedAddon = true } = {}) {
         for (const [name, file] of Object.entries(target.defaultConfigs)) configs[name] = readFileSync(join(repo, file), 'utf8');
         // What `kiln install` puts in place (systemd units and generator; the Windows confs), so that the
         // binary alone can install itself.
-        // An entry is a path (a 0644 file) or { file, mode } with the octal mode the file is installed with.
-        const installFiles = {};
-        for (const [name, entry] of Object.entries(target.installFiles ?? {})) {
-          const { file, mode } = typeof entry === 'string' ? { file: entry, mode: '0644' } : entry;
-          if (!/^0[0-7]{3}$/.test(mode)) throw new Error(`${target.name}: installFiles.${name}: mode must be octal like "0755", not ${JSON.stringify(mode)}`);
-          installFiles[name] = { text: forTarget(target, name, readFileSync(join(repo, file), 'utf8')), mode: Number.parseInt(mode, 8) };
-        }
+        const installFiles = targetInstallFiles(target);
         let addon = null;
         if (target.koffi && embedAddon) {
           const { version, file } = koffiAddonFile(target);
@@ -457,32 +467,50 @@ function sourceDateEpoch() {
   return Number(value);
 }
 
-/** dist/SHA256SUMS in sha256sum's format, and dist/<binary>.cdx.json per binary. */
+/**
+ * dist/SHA256SUMS in sha256sum's format, dist/<binary>.cdx.json per binary, and per Windows binary its MSI with an
+ * SBOM of its own; returns the names of the artifacts (binaries and MSIs).
+ */
 function writeReleaseFiles(built) {
   const dist = join(repo, 'dist');
   const esbuildVersion = JSON.parse(readFileSync(join(repo, 'node_modules/esbuild/package.json'), 'utf8')).version;
   const pkgVersion = JSON.parse(readFileSync(join(repo, 'node_modules/@yao-pkg/pkg/package.json'), 'utf8')).version;
   const sums = [];
+  const artifacts = [];
   for (const { target, inputs } of built) {
     const file = join(repo, target.output);
     const name = basename(file);
     const addon = target.koffi ? koffiAddonFile(target) : undefined;
-    const sbom = cycloneDx({
-      kilnVersion: packageJson.version,
-      license: packageJson.license,
-      binaryFile: file,
-      binaryName: name,
-      nodePackageDir: npmPackage(target.node.package, target.node.version),
-      bundledDirs: bundledPackageDirs(inputs).map((dir) => join(repo, dir)),
-      koffiAddon: addon && { packageDir: npmPackage(target.koffi.package, addon.version), file: addon.file },
-      tools: [['esbuild', esbuildVersion], ['@yao-pkg/pkg', pkgVersion]],
-      sourceDateEpoch: sourceDateEpoch(),
-    });
+    const sbomFor = (binaryFile, binaryName, moreTools = []) =>
+      cycloneDx({
+        kilnVersion: packageJson.version,
+        license: packageJson.license,
+        binaryFile,
+        binaryName,
+        nodePackageDir: npmPackage(target.node.package, target.node.version),
+        bundledDirs: bundledPackageDirs(inputs).map((dir) => join(repo, dir)),
+        koffiAddon: addon && { packageDir: npmPackage(target.koffi.package, addon.version), file: addon.file },
+        tools: [['esbuild', esbuildVersion], ['@yao-pkg/pkg', pkgVersion], ...moreTools],
+        sourceDateEpoch: sourceDateEpoch(),
+      });
+    const sbom = sbomFor(file, name);
     writeFileSync(join(dist, `${name}.cdx.json`), sbom);
     sums.push(`${createHash('sha256').update(readFileSync(file)).digest('hex')}  ${name}`);
+    artifacts.push(name);
+    // A Windows binary also ships as an MSI (msi.mjs), with an SBOM of the same components plus wixl.
+    if (target.os === 'win') {
+      const msiName = name.replace(/\.exe$/, '.msi');
+      const msiFile = join(dist, msiName);
+      const files = Object.fromEntries(Object.entries(targetInstallFiles(target)).map(([n, f]) => [n, f.text]));
+      buildMsi({ target, exe: file, files, version: packageJson.version, output: msiFile, epoch: sourceDateEpoch() });
+      writeFileSync(join(dist, `${msiName}.cdx.json`), sbomFor(msiFile, msiName, [['wixl', wixlVersion()]]));
+      sums.push(`${createHash('sha256').update(readFileSync(msiFile)).digest('hex')}  ${msiName}`);
+      artifacts.push(msiName);
+    }
   }
   sums.sort((a, b) => a.slice(66).localeCompare(b.slice(66)));
   writeFileSync(join(dist, 'SHA256SUMS'), `${sums.join('\n')}\n`);
+  return artifacts;
 }
 
 /**
@@ -490,7 +518,7 @@ function writeReleaseFiles(built) {
  * ignored ones) in another folder, which must give byte-identical binaries and SBOMs: paths, timestamps and
  * ordering that leak into a binary show up here.
  */
-function checkReproducible(built, args) {
+function checkReproducible(artifacts, args) {
   const copy = mkdtempSync(join(tmpdir(), 'kiln-release-check-'));
   try {
     const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repo, encoding: 'utf8' })
@@ -506,8 +534,7 @@ function checkReproducible(built, args) {
     console.log(`\ncheck: building again in ${copy}`);
     execFileSync(process.execPath, [join(copy, 'build.mjs'), ...args.filter((a) => a !== '--check')], { stdio: ['ignore', 'ignore', 'inherit'] });
     const differ = [];
-    for (const { target } of built) {
-      const name = basename(target.output);
+    for (const name of artifacts) {
       for (const f of [name, `${name}.cdx.json`]) {
         if (!readFileSync(join(repo, 'dist', f)).equals(readFileSync(join(copy, 'dist', f)))) differ.push(f);
       }
@@ -551,9 +578,9 @@ async function main() {
   console.log('\nbuilt:');
   for (const [name, file, size] of sizes) console.log(`  ${name.padEnd(12)} ${(size / 1048576).toFixed(1).padStart(6)} MB  ${file}`);
   if (options.release) {
-    writeReleaseFiles(built);
-    console.log('  dist/SHA256SUMS and one dist/<binary>.cdx.json (CycloneDX 1.5) per binary');
-    if (options.check) checkReproducible(built, args);
+    const artifacts = writeReleaseFiles(built);
+    console.log('  dist/SHA256SUMS, one dist/<artifact>.cdx.json (CycloneDX 1.5) per binary and MSI (the MSIs: dist/*.msi)');
+    if (options.check) checkReproducible(artifacts, args);
   }
 }
 

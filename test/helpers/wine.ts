@@ -4,6 +4,7 @@ import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readF
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
+import { privateCopy } from './overlay-copy';
 import { builtBinary, REPO } from './repo';
 import { hasCommand, need } from './requirements';
 
@@ -74,17 +75,26 @@ export function ensureWinePrefix(): string {
   }
 }
 
+export interface PrivatePrefixOptions {
+  /**
+   * A drive_c of the prefix's own (an overlay of the shared one, or a copy), for a test that writes into C: (an MSI
+   * installing into C:\Program Files): nothing it writes reaches the other tests' C:.
+   */
+  ownDriveC?: boolean;
+}
+
 /**
  * A private prefix sharing the shared one's drive_c (so wine is not initialised again) with its own registry
  * and drive letters (`{q: '/some/dir'}`; the letters in `cdroms` are typed as CD-ROM drives), so registry
  * state, computer name and drives of one test touch no other test. Z: maps to /, as in every prefix.
  */
-export function privateWinePrefix(dir: string, drives: Record<string, string>, cdroms: string[]): string {
+export function privateWinePrefix(dir: string, drives: Record<string, string>, cdroms: string[], { ownDriveC = false }: PrivatePrefixOptions = {}): string {
   const shared = ensureWinePrefix();
   const prefix = join(dir, 'wine-prefix');
   mkdirSync(join(prefix, 'dosdevices'), { recursive: true });
   for (const f of readdirSync(join(shared, PRISTINE))) copyFileSync(join(shared, PRISTINE, f), join(prefix, f));
-  symlinkSync(join(shared, 'drive_c'), join(prefix, 'drive_c'));
+  if (ownDriveC) privateCopy(join(shared, 'drive_c'), join(prefix, 'drive_c'));
+  else symlinkSync(join(shared, 'drive_c'), join(prefix, 'drive_c'));
   symlinkSync('../drive_c', join(prefix, 'dosdevices', 'c:'));
   symlinkSync('/', join(prefix, 'dosdevices', 'z:'));
   for (const [letter, target] of Object.entries(drives)) symlinkSync(target, join(prefix, 'dosdevices', `${letter}:`));
