@@ -157,10 +157,14 @@ test('a whole first boot under wine with the built exe as the service: host name
   const guid = new RegExp(`Adapter \\d+ '[^']*' ${MAC} (\\{[0-9A-Fa-f-]+\\})`).exec(log)?.[1];
   assert.ok(guid, `the service saw the namespace's eth0 as an adapter:\n${log}`);
   const iface = `${INTERFACES_KEY}\\${guid}`;
-  assert.equal(regValue(iface, 'EnableDHCP'), 'REG_DWORD 0x0');
-  assert.equal(regValue(iface, 'IPAddress'), 'REG_MULTI_SZ 192.0.2.78');
-  assert.equal(regValue(iface, 'DefaultGateway'), 'REG_MULTI_SZ 192.0.2.1');
-  assert.equal(regValue(iface, 'NameServer'), 'REG_SZ 192.0.2.53');
+  // The adapter's key read once, all its values (a failure shows what was there, and the log says what was written).
+  const adapter = wine(['reg', 'query', iface]);
+  const values = Object.fromEntries([...(adapter.stdout ?? '').matchAll(/^\s*(\S+)\s+(REG_\w+)\s+(.*?)\s*$/gm)].map((m) => [m[1], `${m[2]} ${m[3]}`]));
+  const why = `${adapter.stdout}${adapter.stderr}\n${log.split('\n').filter((l) => l.includes(guid)).join('\n')}`;
+  assert.equal(values.EnableDHCP, 'REG_DWORD 0x0', why);
+  assert.equal(values.IPAddress, 'REG_MULTI_SZ 192.0.2.78', why);
+  assert.equal(values.DefaultGateway, 'REG_MULTI_SZ 192.0.2.1', why);
+  assert.equal(values.NameServer, 'REG_SZ 192.0.2.53', why);
   const thumbprint = /Created a self-signed certificate for CN=\S+ in LocalMachine\\My: ([0-9A-F]{40})/.exec(log)?.[1];
   assert.ok(thumbprint, log);
   assert.ok(loggedCommandLines(system32).some((l) => l.includes(`winrm.vbs create winrm/config/Listener?Address=*+Transport=HTTPS @{Hostname="FIRST-BOOT-WINE";CertificateThumbprint="${thumbprint}"}`)), loggedCommandLines(system32).join('\n'));
