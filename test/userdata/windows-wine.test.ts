@@ -45,7 +45,7 @@ test('cmd user data runs under wine; exit codes map to reboot / run again; the t
   assert.deepEqual(leftoverTempScripts(), []);
 });
 
-test('EC2 <script> blocks run in order under wine; <persist> asks to run again', (t) => {
+test('EC2 <script> blocks run in order under wine; <persist> makes the user data persistent (every boot), apart from run-again', (t) => {
   const exe = wineExe(t);
   if (!exe) return;
   const dir = tempDir(t);
@@ -55,8 +55,8 @@ test('EC2 <script> blocks run in order under wine; <persist> asks to run again',
   assert.equal(r.code, 0, r.stderr);
   const lines = r.stdout.trim().split(/\r?\n/);
   assert.deepEqual(lines, [
-    'script user-data <script> 1 [cmd]: exit 1001 reboot=true run-again=true',
-    'script user-data <script> 2 [cmd]: exit 0 reboot=false run-again=true',
-    'plugin: reboot=true run-again=true',
+    'script user-data <script> 1 [cmd]: exit 1001 reboot=true run-again=false persist=true',
+    'script user-data <script> 2 [cmd]: exit 0 reboot=false run-again=false persist=true',
+    'plugin: reboot=true run-again=false persist=true',
   ]);
 });
