@@ -261,6 +261,9 @@ async function bundle(target) {
     outfile,
     external: Object.keys(SEPARATE_PACKAGES),
     plugins: [targetPlugin(target), validatorsPlugin()],
+    // For `--debug` traces that name kiln's source files (src/util/source-mapped-stack.ts); the sources themselves stay out.
+    sourcemap: 'external',
+    sourcesContent: false,
   });
   const inputs = Object.keys(main.metafile.inputs);
   const separate = {};
@@ -325,13 +328,30 @@ script.runInThisContext()(module.exports, bundleRequire, module, __filename, __d
  * loader decodes it as Latin-1 (a plain copy), which is only right for ASCII; esbuild escapes everything else
  * by default (charset ascii), and a bundle that is not ASCII fails the build here.
  */
+const WRAPPER_PREFIX = '(function (exports, require, module, __filename, __dirname) { ';
+
 function wrapForLoader(bundleFile) {
   const text = readFileSync(bundleFile);
   const at = text.findIndex((byte) => byte > 0x7f);
   if (at >= 0) throw new Error(`${bundleFile}: byte ${at} is not ASCII; the SEA loader decodes the bundle as Latin-1`);
   const wrapped = bundleFile.replace(/\.cjs$/, '.wrapped.cjs');
-  writeFileSync(wrapped, `(function (exports, require, module, __filename, __dirname) { ${text.toString('latin1')}\n});`);
+  writeFileSync(wrapped, `${WRAPPER_PREFIX}${text.toString('latin1')}\n});`);
   return wrapped;
+}
+
+/**
+ * The bundle's source map as the binary carries it (the asset kiln.map): esbuild's map, and how many columns the
+ * loader's wrapper adds to the bundle's first line.
+ */
+function sourceMapAsset(bundleFile) {
+  const file = `${bundleFile}.map`;
+  const asset = join(dirname(bundleFile), 'kiln.map.json');
+  const map = JSON.parse(readFileSync(file, 'utf8'));
+  // Sources as paths in the checkout (src/…, node_modules/…), the same wherever it is built: esbuild writes them
+  // relative to the bundle, through node_modules' real path when it is a link to another checkout's.
+  map.sources = map.sources.map((s) => s.replace(/^(?:\.\.\/)+(?:.*?\/)?(src|node_modules)\//, '$1/'));
+  writeFileSync(asset, JSON.stringify({ firstLineOffset: WRAPPER_PREFIX.length, map }));
+  return asset;
 }
 
 /**
@@ -389,7 +409,7 @@ function bake(target, { bundleFile, separate }, node) {
   const loader = join(dirname(bundleFile), 'sea-main.cjs');
   writeFileSync(loader, SEA_LOADER);
   const wrapped = wrapForLoader(bundleFile);
-  const assets = { 'kiln.cjs': wrapped };
+  const assets = { 'kiln.cjs': wrapped, 'kiln.map': sourceMapAsset(bundleFile) };
   for (const [asset, file] of Object.entries(separate)) assets[asset] = wrapForLoader(file);
   if (target.koffi) assets[KOFFI_ASSET] = koffiAddonFile(target).file;
   if (canCacheCode(target)) assets['kiln.cache'] = trainCodeCache(wrapped, node);

@@ -7,6 +7,7 @@ import { commandHelp, faceHelp, groupHelp } from './cli/help';
 import { parseInvocation } from './cli/parse-args';
 import { COMMANDS } from './cli/registry';
 import { shortVersion } from './cli/version';
+import { sourceMappedStack } from './util/source-mapped-stack';
 import { createPlatform } from './platform/create-platform';
 import { DryRunPlatform, describeEffect } from './platform/dry-run-platform';
 import type { Platform } from './platform/platform';
@@ -98,7 +99,7 @@ export async function main(opts: MainOptions): Promise<number> {
       return 2;
     }
     opts.io.err(`${face}: error: ${logger.redactor.scrub(describeError(err))}\n`);
-    if (!(err instanceof KilnError) || global.debug) log.debug(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    if (!(err instanceof KilnError) || global.debug) log.debug(err instanceof Error ? sourceMappedStack(err.stack ?? err.message, opts.env) : String(err));
     return 1;
   } finally {
     logger.close();

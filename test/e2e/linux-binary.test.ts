@@ -135,3 +135,18 @@ test('the embedded default config is shown and overridden by files under --root'
   assert.equal(shown.code, 0, shown.err);
   assert.deepEqual(JSON.parse(shown.out).datasource_list, ['NoCloud']);
 });
+
+test("--debug traces of the built binary name kiln's source files (its source map); KILN_SOURCE_MAP=0 shows the bundle's frames", (t) => {
+  if (!need(t, binary !== undefined, 'dist/kiln-linux-x64 is not built (npm run build)')) return;
+  // A refused install (Debian's cloud-init is installed in the root): a KilnError, whose stack --debug logs.
+  const root = tempDir(t);
+  mkdirSync(join(root, 'var/lib/dpkg'), { recursive: true });
+  writeFileSync(join(root, 'var/lib/dpkg/status'), 'Package: cloud-init\nStatus: install ok installed\n');
+  const traced = spawnSync(binary as string, ['--debug', 'install', '--root', root], { encoding: 'utf8', env: { ...process.env, KILN_FACE: '' } });
+  assert.equal(traced.status, 1);
+  assert.match(traced.stderr, /^ {4}at .*\(src\/install\/linux-install\.ts:\d+:\d+\)$/m);
+  assert.match(traced.stderr, /^ {4}at .*src\/main\.ts:\d+:\d+\)?$/m);
+  assert.doesNotMatch(traced.stderr, /kiln\.cjs:/);
+  const raw = spawnSync(binary as string, ['--debug', 'install', '--root', root], { encoding: 'utf8', env: { ...process.env, KILN_FACE: '', KILN_SOURCE_MAP: '0' } });
+  assert.match(raw.stderr, /\(kiln\.cjs:\d+:\d+\)$/m);
+});
