@@ -1,6 +1,6 @@
 // The built kiln-win-x64.exe as cloudbase-init under wine: config drive on a drive letter, plugins, registry state, user data 1001/1002.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -8,7 +8,7 @@ import { installCommandLineLoggers, loggedCommandLines } from '../helpers/comman
 import { makeLab } from '../helpers/netns-lab';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
-import { markerBatch, markerLines, privateWinePrefix, runUnderWine, wineExe, wineRegQuery, writeCloudbaseInitConf } from '../helpers/wine';
+import { keepWineSession, markerBatch, markerLines, privateWinePrefix, runUnderWine, startServiceAndWait, wineExe, wineRegQuery, writeCloudbaseInitConf } from '../helpers/wine';
 
 const PLUGINS_KEY = 'HKLM\\SOFTWARE\\Cloudbase Solutions\\Cloudbase-Init';
 
@@ -200,19 +200,9 @@ test('kiln service install|uninstall under wine: LocalSystem, dependencies, and 
   assert.equal(r.code, 1);
   assert.match(r.stderr, /CreateServiceW 'cloudbase-init' failed: .*\(error 1073\)/);
 
-  // wine ends services.exe with the last program of the prefix, and a new one knows of no run (exit code 1077): a
-  // program waiting on its stdin keeps it while the exit code is read.
-  const keeper = spawn('wine', ['cmd', '/c', 'pause'], { env: { ...process.env, ...env, WINEDEBUG: '-all' }, stdio: ['pipe', 'ignore', 'ignore'] });
-  t.after(() => void keeper.kill('SIGKILL'));
-  const started = wine(['net', 'start', 'cloudbase-init']);
-  assert.equal(started.status, 0, `${started.stdout}${started.stderr}`);
-  // The service reports STOPPED when the flow is done; wait for it.
-  let state = '';
-  for (let i = 0; i < 200 && !/STATE\s+:\s+1\s+STOPPED/.test(state); i++) {
-    spawnSync('sleep', ['0.3']);
-    state = wine(['sc', 'query', 'cloudbase-init']).stdout ?? '';
-  }
-  assert.match(state, /STATE\s+:\s+1\s+STOPPED/);
+  keepWineSession(t, env);
+  const { started, state } = startServiceAndWait(wine, 'cloudbase-init', 200);
+  assert.ok(state, `the service did not stop: ${started}`);
   assert.match(state, /WIN32_EXIT_CODE\s+:\s+0/);
   assert.equal(wineRegQuery(prefix, `${PLUGINS_KEY}\\kiln-e2e-service\\Plugins`, 'UserDataPlugin'), 'REG_DWORD 0x1');
   const serviceLog = readFileSync(join(dir, 'service.log'), 'utf8');

@@ -4,7 +4,7 @@
 // multipart user data and the WinRM listener through stand-in system tools; then the second boot, which must change
 // nothing.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -12,7 +12,7 @@ import { installCommandLineLoggers, loggedCommandLines } from '../helpers/comman
 import { makeLab } from '../helpers/netns-lab';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
-import { privateWinePrefix, wineExe } from '../helpers/wine';
+import { keepWineSession, privateWinePrefix, startServiceAndWait, wineExe } from '../helpers/wine';
 
 const MAC = '02:00:5e:00:53:43';
 const INSTANCE = 'kiln-e2e-first-boot';
@@ -119,23 +119,13 @@ test('a whole first boot under wine with the built exe as the service: host name
   assert.equal(regValue(serviceKey, 'ImagePath')?.replace(/^REG_\w+ /, ''), rooted);
   assert.equal(wine(['sc', 'create', 'WinRM', 'binPath=', 'C:\\windows\\system32\\cmd.exe']).status, 0);
 
-  // wine ends its session, services.exe with it, once no program of the prefix runs; the next one starts a new
-  // services.exe, which knows of no run (exit code 1077, "never started"). A program that waits on its stdin keeps the
-  // session, so the exit code the service reported can be read after it stopped, as on Windows.
-  const keeper = spawn('ip', ['netns', 'exec', lab.client, 'wine', 'cmd', '/c', 'pause'], { env: { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' }, stdio: ['pipe', 'ignore', 'ignore'] });
-  t.after(() => void keeper.kill('SIGKILL'));
+  keepWineSession(t, { WINEPREFIX: prefix }, lab.client);
 
   /** One boot: the service control manager starts the service, which runs the flow and stops; its exit code. */
   const boot = (): string => {
-    const started = wine(['net', 'start', 'cloudbase-init']);
-    assert.equal(started.status, 0, `${started.stdout}${started.stderr}`);
-    let state = '';
-    for (let i = 0; i < 600 && !/STATE\s+:\s+1\s+STOPPED/.test(state); i++) {
-      spawnSync('sleep', ['0.3']);
-      state = wine(['sc', 'query', 'cloudbase-init']).stdout ?? '';
-    }
+    const { started, state } = startServiceAndWait(wine, 'cloudbase-init');
     const log = existsSync(join(dir, 'cloudbase-init.log')) ? readFileSync(join(dir, 'cloudbase-init.log'), 'utf8') : '(no log)';
-    assert.match(state, /STATE\s+:\s+1\s+STOPPED/, log);
+    assert.ok(state, `the service did not stop: ${started}\n${log}`);
     return /WIN32_EXIT_CODE\s+:\s+(\d+)/.exec(state)?.[1] ?? '';
   };
 
@@ -178,6 +168,5 @@ test('a whole first boot under wine with the built exe as the service: host name
   assert.equal(certificates(), before.certificates, 'a certificate was added');
   assert.deepEqual(loggedCommandLines(system32).filter((l) => !/\\netsh\.exe /.test(l)), before.tools, 'a WinRM tool ran again');
   assert.deepEqual(readFileSync(marker, 'utf8').trim().split(/\r?\n/).map((l) => l.trim()), ['10-first', '20-second'], 'the user data ran again');
-  keeper.stdin.end();
   spawnSync('ip', ['netns', 'exec', lab.client, 'wineserver', '-k'], { env: { ...process.env, WINEPREFIX: prefix } });
 });

@@ -205,3 +205,32 @@ export async function runCloudbaseInit(exe: string, dir: string, prefix: string,
   const log = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
   return { ...r, log, all: `${r.stdout}\n${r.stderr}\n${log}` };
 }
+
+/** A wine command of one prefix (the tool and its arguments), as a test runs it: its exit status and output. */
+export type WineCommand = (args: string[]) => { status: number | null; stdout: string; stderr: string };
+
+/**
+ * Keeps wine's session of ENV's prefix (and so services.exe and its record of each service's run) until T ends:
+ * wine ends services.exe with the last program of a prefix, and a new one knows of no run (exit code 1077, "never
+ * started"). The keeper is a `cmd /c pause` waiting on its stdin, in the network namespace NETNS when given.
+ */
+export function keepWineSession(t: TestContext, env: Record<string, string>, netns?: string): void {
+  const command = ['wine', 'cmd', '/c', 'pause'];
+  const keeper = spawn(netns ? 'ip' : 'wine', netns ? ['netns', 'exec', netns, ...command] : command.slice(1), { env: { ...process.env, ...env, WINEDEBUG: '-all' }, stdio: ['pipe', 'ignore', 'ignore'] });
+  t.after(() => void keeper.kill('SIGKILL'));
+}
+
+/**
+ * Starts SERVICE through the service control manager (`net start`) with WINE and waits until it has stopped (the
+ * kiln service stops when its flow is done); `sc query`'s text then, or undefined when it did not stop in time.
+ */
+export function startServiceAndWait(wine: WineCommand, service: string, polls = 600): { started: string; state: string | undefined } {
+  const started = wine(['net', 'start', service]);
+  if (started.status !== 0) return { started: `${started.stdout}${started.stderr}`, state: undefined };
+  for (let i = 0; i < polls; i++) {
+    spawnSync('sleep', ['0.3']);
+    const state = wine(['sc', 'query', service]).stdout;
+    if (/STATE\s+:\s+1\s+STOPPED/.test(state)) return { started: started.stdout, state };
+  }
+  return { started: started.stdout, state: undefined };
+}
