@@ -14,8 +14,14 @@ variable "debian_image" {
 
 variable "debian_image_checksum" {
   type        = string
-  default     = "none"
-  description = "Checksum of debian_image as Packer takes it, e.g. file:https://cloud.debian.org/images/cloud/bookworm/latest/SHA512SUMS; 'none' skips the check."
+  default     = "file:https://cloud.debian.org/images/cloud/bookworm/latest/SHA512SUMS"
+  description = "Checksum of debian_image as Packer takes it: by default Debian's SHA512SUMS for the latest bookworm cloud images (debian_image's file name is looked up in it); a sha512:… of your own for another image. 'none' skips the check: never for an image you will ship."
+}
+
+variable "serial_log" {
+  type        = string
+  default     = "debian-kiln-serial.log"
+  description = "File the build VM's serial console is written to (the kernel, systemd and kiln's stages, as on a cloud's console): what to read when a boot step times out."
 }
 
 variable "kiln_binary" {
@@ -72,6 +78,8 @@ source "qemu" "debian-kiln" {
   headless         = true
   output_directory = var.output_directory
   vm_name          = "debian-kiln.qcow2"
+  # The console of both boots (Debian's cloud images log to ttyS0) kept in a file beside the output.
+  qemuargs = [["-serial", "file:${var.serial_log}"]]
 
   # The build VM's NoCloud seed, as a CD labelled cidata (Packer makes it with xorriso or genisoimage).
   cd_files = ["${path.root}/debian-seed/meta-data", "${path.root}/debian-seed/user-data"]

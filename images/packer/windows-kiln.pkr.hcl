@@ -16,8 +16,7 @@ variable "windows_iso" {
 
 variable "windows_iso_checksum" {
   type        = string
-  default     = "none"
-  description = "Checksum of windows_iso as Packer takes it (sha256:…); 'none' skips the check."
+  description = "Checksum of windows_iso as Packer takes it (sha256:… from the ISO's publisher): no default, so an image is never built from an unchecked ISO by accident; 'none' skips the check knowingly."
 }
 
 variable "autounattend" {

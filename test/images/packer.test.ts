@@ -20,10 +20,11 @@ interface Template {
 }
 
 const TEMPLATES: Template[] = [
-  { file: 'debian-kiln.pkr.hcl', vars: { debian_image: '/nonexistent/debian-12-genericcloud-amd64.qcow2', kiln_binary: 'FILE' } },
+  // The checksum defaults name Debian's SHA512SUMS URL, which validate would fetch: none here (no network).
+  { file: 'debian-kiln.pkr.hcl', vars: { debian_image: '/nonexistent/debian-12-genericcloud-amd64.qcow2', debian_image_checksum: 'none', kiln_binary: 'FILE' } },
   {
     file: 'windows-kiln.pkr.hcl',
-    vars: { windows_iso: '/nonexistent/windows.iso', autounattend: 'FILE', winrm_password: 'dummy-password', kiln_binary: 'FILE' },
+    vars: { windows_iso: '/nonexistent/windows.iso', windows_iso_checksum: 'none', autounattend: 'FILE', winrm_password: 'dummy-password', kiln_binary: 'FILE' },
   },
 ];
 
@@ -70,6 +71,17 @@ test("the Debian template's capture step leaves no SSH password login: its own c
   const code = await main({ argv: ['--root', root, ...line.split(/\s+/).slice(1)], argv0: '/usr/bin/cloud-init', env: {}, io: { out: () => undefined, err: (s) => void (err += s) } });
   assert.equal(code, 0, err);
   assert.equal(existsSync(join(root, 'etc/ssh/sshd_config.d/50-cloud-init.conf')), false, `'${line}' left the drop-in that turns password login on`);
+});
+
+test("the templates check what they boot by default and keep the Debian build's serial console", () => {
+  const debian = readFileSync(join(IMAGES, 'packer', 'debian-kiln.pkr.hcl'), 'utf8');
+  const windows = readFileSync(join(IMAGES, 'packer', 'windows-kiln.pkr.hcl'), 'utf8');
+  const defaultOf = (hcl: string, name: string) => new RegExp(`variable "${name}" \\{[^}]*?default\\s*=\\s*"([^"]*)"`).exec(hcl)?.[1];
+  assert.equal(defaultOf(debian, 'debian_image_checksum'), 'file:https://cloud.debian.org/images/cloud/bookworm/latest/SHA512SUMS');
+  // A Windows ISO is the user's own: no default, so none is built unchecked by accident.
+  assert.equal(defaultOf(windows, 'windows_iso_checksum'), undefined);
+  assert.match(windows, /variable "windows_iso_checksum" \{/);
+  assert.match(debian, /qemuargs\s*=\s*\[\["-serial", "file:\$\{var\.serial_log\}"\]\]/);
 });
 
 test("the Debian template's last step is the image check, which stops the build on an error and not on warnings", () => {
