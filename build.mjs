@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { bundledPackageDirs, cycloneDx } from './sbom.mjs';
 import { validatorsPlugin } from './build-validators.mjs';
+import { buildDeb } from './deb.mjs';
 import { buildMsi, wixlVersion } from './msi.mjs';
 
 const repo = dirname(fileURLToPath(import.meta.url));
@@ -182,9 +183,9 @@ function forTarget(target, name, text) {
 }
 
 /**
- * The files `kiln install` writes for TARGET (systemd units and generator; the Windows confs), name → { text, mode }, as
- * the binary embeds them and the MSI installs them. An entry of targets/ is a path (a 0644 file) or { file, mode } with
- * the octal mode the file is installed with.
+ * What `kiln install` puts in place for TARGET (systemd units and generator; the Windows confs), so that the binary
+ * alone can install itself, and what its Debian package and MSI ship: name → { text, mode }. An entry of targets/ is
+ * a path (a 0644 file) or { file, mode } with the octal mode the file is installed with.
  */
 export function targetInstallFiles(target) {
   const installFiles = {};
@@ -488,49 +489,66 @@ function sourceDateEpoch() {
 }
 
 /**
- * dist/SHA256SUMS in sha256sum's format, dist/<binary>.cdx.json per binary, and per Windows binary its MSI with an
- * SBOM of its own; returns the names of the artifacts (binaries and MSIs).
+ * dist/SHA256SUMS in sha256sum's format, the Debian package of each Linux binary (deb.mjs), the MSI of each Windows
+ * binary (msi.mjs), and dist/<file>.cdx.json per binary and package. Returns the names of the files written to dist/.
  */
 function writeReleaseFiles(built) {
   const dist = join(repo, 'dist');
   const esbuildVersion = JSON.parse(readFileSync(join(repo, 'node_modules/esbuild/package.json'), 'utf8')).version;
   const pkgVersion = JSON.parse(readFileSync(join(repo, 'node_modules/@yao-pkg/pkg/package.json'), 'utf8')).version;
   const sums = [];
-  const artifacts = [];
+  const released = [];
   for (const { target, inputs } of built) {
-    const file = join(repo, target.output);
-    const name = basename(file);
+    const binary = join(repo, target.output);
     const addon = target.koffi ? koffiAddonFile(target) : undefined;
-    const sbomFor = (binaryFile, binaryName, moreTools = []) =>
+    const sbomFor = (file, moreTools) =>
       cycloneDx({
         kilnVersion: packageJson.version,
         license: packageJson.license,
-        binaryFile,
-        binaryName,
+        binaryFile: file,
+        binaryName: basename(file),
         nodePackageDir: npmPackage(target.node.package, target.node.version),
         bundledDirs: bundledPackageDirs(inputs).map((dir) => join(repo, dir)),
         koffiAddon: addon && { packageDir: npmPackage(target.koffi.package, addon.version), file: addon.file },
         tools: [['esbuild', esbuildVersion], ['@yao-pkg/pkg', pkgVersion], ...moreTools],
         sourceDateEpoch: sourceDateEpoch(),
       });
-    const sbom = sbomFor(file, name);
-    writeFileSync(join(dist, `${name}.cdx.json`), sbom);
-    sums.push(`${createHash('sha256').update(readFileSync(file)).digest('hex')}  ${name}`);
-    artifacts.push(name);
-    // A Windows binary also ships as an MSI (msi.mjs), with an SBOM of the same components plus wixl.
+    // The binary, and its package: a Linux binary's Debian package (deb.mjs), a Windows binary's MSI (msi.mjs, whose
+    // SBOM adds wixl); each with an SBOM of the same components and a line in SHA256SUMS.
+    const files = [[binary, []]];
+    if (target.os === 'linux') files.push([debPackage(target, binary), []]);
     if (target.os === 'win') {
-      const msiName = name.replace(/\.exe$/, '.msi');
-      const msiFile = join(dist, msiName);
-      const files = Object.fromEntries(Object.entries(targetInstallFiles(target)).map(([n, f]) => [n, f.text]));
-      buildMsi({ target, exe: file, files, version: packageJson.version, output: msiFile, epoch: sourceDateEpoch() });
-      writeFileSync(join(dist, `${msiName}.cdx.json`), sbomFor(msiFile, msiName, [['wixl', wixlVersion()]]));
-      sums.push(`${createHash('sha256').update(readFileSync(msiFile)).digest('hex')}  ${msiName}`);
-      artifacts.push(msiName);
+      const msiFile = join(dist, basename(binary).replace(/\.exe$/, '.msi'));
+      const texts = Object.fromEntries(Object.entries(targetInstallFiles(target)).map(([n, f]) => [n, f.text]));
+      buildMsi({ target, exe: binary, files: texts, version: packageJson.version, output: msiFile, epoch: sourceDateEpoch() });
+      files.push([msiFile, [['wixl', wixlVersion()]]]);
+    }
+    for (const [file, moreTools] of files) {
+      const name = basename(file);
+      writeFileSync(join(dist, `${name}.cdx.json`), sbomFor(file, moreTools));
+      sums.push(`${createHash('sha256').update(readFileSync(file)).digest('hex')}  ${name}`);
+      released.push(name, `${name}.cdx.json`);
     }
   }
   sums.sort((a, b) => a.slice(66).localeCompare(b.slice(66)));
   writeFileSync(join(dist, 'SHA256SUMS'), `${sums.join('\n')}\n`);
-  return artifacts;
+  return [...released, 'SHA256SUMS'];
+}
+
+/** dist/kiln_<version>_<arch>.deb of a built Linux binary (deb.mjs). */
+function debPackage(target, binaryFile) {
+  const cloudCfg = target.defaultConfigs['cloud.cfg'];
+  return buildDeb({
+    repo,
+    target,
+    binaryFile,
+    installFiles: targetInstallFiles(target),
+    cloudCfg: cloudCfg === undefined ? undefined : readFileSync(join(repo, cloudCfg), 'utf8'),
+    version: packageJson.version,
+    sourceDateEpoch: sourceDateEpoch(),
+    outDir: join(repo, 'dist'),
+    work: join(repo, '.build', 'deb', target.name),
+  });
 }
 
 /**
@@ -538,7 +556,7 @@ function writeReleaseFiles(built) {
  * ignored ones) in another folder, which must give byte-identical binaries and SBOMs: paths, timestamps and
  * ordering that leak into a binary show up here.
  */
-function checkReproducible(artifacts, args) {
+function checkReproducible(released, args) {
   const copy = mkdtempSync(join(tmpdir(), 'kiln-release-check-'));
   try {
     const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repo, encoding: 'utf8' })
@@ -553,13 +571,7 @@ function checkReproducible(artifacts, args) {
     symlinkSync(cacheDir, join(copy, '.cache'));
     console.log(`\ncheck: building again in ${copy}`);
     execFileSync(process.execPath, [join(copy, 'build.mjs'), ...args.filter((a) => a !== '--check')], { stdio: ['ignore', 'ignore', 'inherit'] });
-    const differ = [];
-    for (const name of artifacts) {
-      for (const f of [name, `${name}.cdx.json`]) {
-        if (!readFileSync(join(repo, 'dist', f)).equals(readFileSync(join(copy, 'dist', f)))) differ.push(f);
-      }
-    }
-    if (!readFileSync(join(repo, 'dist', 'SHA256SUMS')).equals(readFileSync(join(copy, 'dist', 'SHA256SUMS')))) differ.push('SHA256SUMS');
+    const differ = released.filter((f) => !readFileSync(join(repo, 'dist', f)).equals(readFileSync(join(copy, 'dist', f))));
     if (differ.length) throw new Error(`not reproducible: ${differ.join(', ')} differ between ${repo} and ${copy} (the copy is kept to compare)`);
     console.log('check: a second build from another folder gave identical bytes');
     rmSync(copy, { recursive: true, force: true });
@@ -598,9 +610,9 @@ async function main() {
   console.log('\nbuilt:');
   for (const [name, file, size] of sizes) console.log(`  ${name.padEnd(12)} ${(size / 1048576).toFixed(1).padStart(6)} MB  ${file}`);
   if (options.release) {
-    const artifacts = writeReleaseFiles(built);
-    console.log('  dist/SHA256SUMS, one dist/<artifact>.cdx.json (CycloneDX 1.5) per binary and MSI (the MSIs: dist/*.msi)');
-    if (options.check) checkReproducible(artifacts, args);
+    const released = writeReleaseFiles(built);
+    console.log('  dist/SHA256SUMS, kiln_<version>_<arch>.deb per Linux binary, an .msi per Windows binary, one <file>.cdx.json (CycloneDX 1.5) per binary and package');
+    if (options.check) checkReproducible(released, args);
   }
 }
 
