@@ -530,7 +530,9 @@ function writeReleaseFiles(built) {
       released.push(name, `${name}.cdx.json`);
     }
   }
-  sums.sort((a, b) => a.slice(66).localeCompare(b.slice(66)));
+  // By code point, not localeCompare: the order must not follow the build machine's locale (ICU collation weighs
+  // the '_' of a package's name differently from the '-' of a binary's).
+  sums.sort((a, b) => (a.slice(66) < b.slice(66) ? -1 : a.slice(66) > b.slice(66) ? 1 : 0));
   writeFileSync(join(dist, 'SHA256SUMS'), `${sums.join('\n')}\n`);
   return [...released, 'SHA256SUMS'];
 }

@@ -1,5 +1,5 @@
 // `build.mjs --release` of linux-x64 from two copies of the tree in different folders gives byte-identical
-// binaries, SBOMs and SHA256SUMS (paths, timestamps and V8's per-process seeds kept out of the binary), the sums
+// binaries, Debian packages, SBOMs and SHA256SUMS (paths, timestamps and V8's per-process seeds kept out of the binary), the sums
 // verify with sha256sum -c, and the SBOM lists what the binary carries. One of the two builds names the
 // target's Node release with --node, which must reach the binary.
 import assert from 'node:assert/strict';
@@ -59,12 +59,17 @@ test('two release builds of linux-x64 from different folders are byte-identical,
   release(a, []);
   release(b, ['--node', nodeVersion]);
 
-  for (const f of ['kiln-linux-x64', 'kiln-linux-x64.cdx.json', 'SHA256SUMS']) {
+  const deb = `kiln_${(JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version}_amd64.deb`;
+  for (const f of ['kiln-linux-x64', 'kiln-linux-x64.cdx.json', deb, `${deb}.cdx.json`, 'SHA256SUMS']) {
     assert.equal(sha256(join(a, 'dist', f)), sha256(join(b, 'dist', f)), `${f} differs between the two folders`);
   }
   const check = spawnSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: join(a, 'dist'), encoding: 'utf8' });
   assert.equal(check.status, 0, check.stdout + check.stderr);
-  assert.equal(check.stdout.trim(), 'kiln-linux-x64: OK');
+  assert.equal(check.stdout.trim(), `kiln-linux-x64: OK\n${deb}: OK`);
+  // The package's SBOM describes the package, which carries the same binary.
+  const debSbom = JSON.parse(readFileSync(join(a, 'dist', `${deb}.cdx.json`), 'utf8')) as { metadata: { component: Component & { properties: { value: string }[] } } };
+  assert.equal(debSbom.metadata.component.hashes?.[0]?.content, sha256(join(a, 'dist', deb)));
+  assert.equal(debSbom.metadata.component.properties[0]?.value, deb);
 
   // --node reached the binary: it runs on that Node release.
   const version = spawnSync(join(b, 'dist', 'kiln-linux-x64'), ['version', '--long'], { encoding: 'utf8' });
