@@ -1,11 +1,12 @@
-// kiln on a real boot: Debian bookworm with a kernel, kiln installed by `kiln install --root`, a NoCloud seed made by
+// kiln on a real boot: Debian bookworm with a kernel, kiln installed from its .deb (or `kiln install --root`), a NoCloud seed made by
 // `kiln make-seed`, booted under qemu; the first boot, a reboot of the same disk, and a boot with kiln-all-stages.
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { copyBootRootfs } from '../helpers/debian-rootfs';
+import { buildDebForTest } from '../helpers/deb-package';
 import { bootQemu, consoleTail, installProbeUnit, makeBootImage, type BootImage, type BootOptions, type BootResult, type ConsoleLine } from '../helpers/qemu-boot';
 import { builtBinary } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
@@ -97,13 +98,22 @@ function sh(cmd: string, args: string[]): string {
   return r.stdout;
 }
 
-/** A disk of the boot rootfs with kiln installed by its own `install` verb, with UNITS, and the probe unit. */
+/**
+ * A disk of the boot rootfs with kiln and the probe unit. The four units come from kiln's .deb, installed by dpkg -i
+ * in the rootfs (which fails on a dependency the image lacks); kiln-all-stages by kiln's own `install` verb.
+ */
 function prepareImage(work: string, name: string, units: 'four' | 'all-stages'): BootImage {
   const dir = join(work, name);
   const root = join(dir, 'rootfs');
   mkdirSync(root, { recursive: true });
   copyBootRootfs(root);
-  sh(kiln as string, ['install', '--root', root, '--units', units]);
+  if (units === 'four') {
+    const deb = buildDebForTest({ target: 'linux-x64', binaryFile: kiln as string, outDir: join(dir, 'deb'), work: join(dir, 'deb-work') });
+    copyFileSync(deb, join(root, 'tmp/kiln.deb'));
+    sh('unshare', ['--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, '/bin/sh', '-c', 'mount -t proc proc /proc && dpkg -i /tmp/kiln.deb && rm /tmp/kiln.deb']);
+  } else {
+    sh(kiln as string, ['install', '--root', root, '--units', units]);
+  }
   installProbeUnit(root, 'kiln-boot-probe', PROBE_SCRIPT);
   const image = makeBootImage(root, dir);
   removeTree(root);
