@@ -23,7 +23,7 @@ export const DEB_LAYOUT = {
 
 const GENERATOR = 'cloud-init-generator';
 const HOOK_HOTPLUG = 'hook-hotplug';
-const SCRIPTS = ['postinst', 'prerm', 'postrm'];
+const SCRIPTS = ['preinst', 'postinst', 'prerm', 'postrm'];
 
 /** The package's file name, Debian's convention: kiln_<version>_<arch>.deb. */
 export function debFileName(version, target) {
@@ -99,7 +99,9 @@ export function buildDeb({ repo, target, binaryFile, installFiles, cloudCfg, ver
   put('DEBIAN/conffiles', readFileSync(join(data, 'conffiles')), 0o644);
   put('DEBIAN/md5sums', md5sums, 0o644);
   put('DEBIAN/triggers', readFileSync(join(data, 'triggers')), 0o644);
-  for (const script of SCRIPTS) put(`DEBIAN/${script}`, readFileSync(join(data, script)), 0o755);
+  // The /lib names of what the package ships under /usr/lib: one file each on a merged-/usr system (preinst).
+  const aliased = files.filter((f) => f.startsWith('usr/lib/') && lstatSync(join(root, f)).isFile()).map((f) => `/${f.slice('usr/'.length)}`);
+  for (const script of SCRIPTS) put(`DEBIAN/${script}`, readFileSync(join(data, script), 'utf8').replaceAll('@ALIASED_PATHS@', aliased.join(' ')), 0o755);
 
   // Folders 0755 and every mtime the release's, whatever the umask and clock of this build.
   for (const f of ['', ...walk(root)]) {

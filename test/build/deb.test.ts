@@ -55,7 +55,9 @@ for (const [target, arch] of [['linux-x64', 'amd64'], ['linux-arm64', 'arm64']] 
     const info = (member: string) => spawnSync('dpkg-deb', ['--info', deb, member], { encoding: 'utf8' }).stdout;
     assert.equal(info('conffiles'), '/etc/cloud/cloud.cfg\n');
     assert.match(info('triggers'), /^interest-noawait \/etc\/cloud\/templates$/m);
-    for (const script of ['postinst', 'prerm', 'postrm']) assert.match(info(script), /^#!\/bin\/sh\n/, script);
+    for (const script of ['preinst', 'postinst', 'prerm', 'postrm']) assert.match(info(script), /^#!\/bin\/sh\n/, script);
+    // The /lib names the preinst protects while cloud-init is removed: each file shipped under /usr/lib.
+    assert.match(info('preinst'), /^ALIASED="\/lib\/cloud-init\/hook-hotplug \/lib\/systemd\/system\/cloud-config\.service .*\/lib\/systemd\/system-generators\/cloud-init-generator"$/m);
     // The maintainer scripts enable, and purge, exactly the units `kiln install` enables.
     for (const script of ['postinst', 'postrm']) assert.equal(/^UNITS="([^"]*)"$/m.exec(info(script))?.[1], UNIT_SETS.four.join(' '), script);
     assert.match(info('md5sums'), new RegExp(`^${createHash('md5').update(readFileSync(binary as string)).digest('hex')}  usr/bin/kiln$`, 'm'));

@@ -122,3 +122,28 @@ test("apt installs the .deb in place of Debian's cloud-init; the units are enabl
   for (const kept of ['etc/cloud/cloud.cfg.d/50-mine.cfg', 'var/lib/cloud/instances/i-1/obj.pkl']) assert.ok(existsSync(join(root, kept)), `${kept} kept by purge`);
   for (const unit of UNIT_SETS.four) assert.ok(!existsSync(join(root, 'var/lib/systemd/deb-systemd-helper-enabled', `${unit}.dsh-also`)), `${unit}'s deb-systemd-helper state purged`);
 });
+
+test("dpkg -i over an installed Debian cloud-init keeps kiln's units (the /lib names cloud-init's removal deletes are diverted meanwhile) and leaves no diversion", { timeout: 900_000 }, (t) => {
+  if (!need(t, binary !== undefined, 'dist/kiln-linux-x64 is not built (node build.mjs linux-x64)')) return;
+  if (!need(t, process.arch === 'x64', 'installs the amd64 package into the amd64 Debian rootfs')) return;
+  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the Debian cloud-init rootfs')) return;
+  if (!need(t, hasCommand('systemctl') && hasCommand('dpkg-deb'), 'systemctl and dpkg-deb are not installed')) return;
+  const dir = tempDir(t, 'kiln-deb-dpkg-');
+  const deb = buildDebForTest({ target: 'linux-x64', binaryFile: binary as string, outDir: join(dir, 'out'), work: join(dir, 'work'), sourceDateEpoch: 1_700_000_000 });
+  const root = copyRootfs(join(dir, 'root'));
+  const diversions = readFileSync(join(root, 'var/lib/dpkg/diversions'), 'utf8');
+  copyFileSync(deb, join(root, 'tmp', basename(deb)));
+  // dpkg -i exits non-zero when a dependency is missing: 0 says the image has everything kiln needs.
+  const installed = inRoot(root, `dpkg -i /tmp/${basename(deb)}`);
+  assert.equal(installed.code, 0, installed.out);
+  assert.match(installed.out, /Removing cloud-init .*to allow configuration of kiln/);
+  assert.equal(dpkgState(root, 'cloud-init'), 'config-files');
+  for (const unit of ['cloud-init.target', 'cloud-config.target', ...UNIT_SETS.four]) assert.ok(existsSync(join(root, 'usr/lib/systemd/system', unit)), `${unit} survived cloud-init's removal`);
+  assert.ok(existsSync(join(root, 'usr/lib/systemd/system-generators/cloud-init-generator')));
+  assert.ok(existsSync(join(root, 'usr/lib/cloud-init/hook-hotplug')));
+  for (const unit of UNIT_SETS.four) assert.equal(isEnabled(root, unit), 'enabled', unit);
+  assert.equal(readFileSync(join(root, 'var/lib/dpkg/diversions'), 'utf8'), diversions);
+  assert.deepEqual(bootUnitFindings(root), []);
+  const audit = inRoot(root, 'dpkg --audit && dpkg --verify kiln');
+  assert.equal(audit.code, 0, audit.out);
+});
