@@ -66,10 +66,12 @@ export function parseInvocation(argv: string[], commands: Command[], face: Face)
   // Parsing its flags: a command's own short flag wins over a global one (net-convert's -d is its --directory,
   // as cloud-init's), so it never turns on a global flag by accident.
   const spec = mergeSpecs([GLOBAL_FLAGS, command?.flags ?? {}]);
+  // minimist reads `--no-X` as X set to false: a flag named no-X (install's --no-enable) is known to it as X.
+  const negated = spec.boolean.filter((n) => n.startsWith('no-')).map((n) => n.slice(3));
   const unknown: string[] = [];
   const parsed = minimist(argv, {
     string: spec.string,
-    boolean: spec.boolean,
+    boolean: [...spec.boolean, ...negated],
     alias: spec.alias,
     unknown: (arg: string) => {
       if (arg.startsWith('-') && arg !== '-') unknown.push(arg.split('=')[0] as string);
@@ -97,6 +99,7 @@ export function parseInvocation(argv: string[], commands: Command[], face: Face)
       flags[name] = Array.isArray(raw) ? Boolean(raw[raw.length - 1]) : Boolean(raw);
     }
   }
+  for (const name of negated) if (parsed[name] === false && argv.includes(`--no-${name}`)) flags[`no-${name}`] = true;
   if (command?.positional && flags.help !== true) {
     const [min, max] = command.positional;
     if (positional.length < min) throw new UsageError(`'${command.words.join(' ')}' needs ${min === max ? min : `at least ${min}`} argument${min === 1 ? '' : 's'}: ${command.usage}`);

@@ -32,6 +32,12 @@ test('kiln install|uninstall are kiln verbs with --help, and --dry-run --root pr
   assert.match(dry.out, /^ {2}would symlink \/etc\/systemd\/system\/multi-user\.target\.wants\/kiln-all-stages\.service -> \/usr\/lib\/systemd\/system\/kiln-all-stages\.service$/m);
   assert.deepEqual(readdirSync(root), []);
 
+  // --no-enable installs the units and enables none (minimist would read it as a negated --enable).
+  const quiet = await runMain(['--root', root, '--dry-run', 'install', '--no-enable']);
+  assert.equal(quiet.code, 0, quiet.err);
+  assert.match(quiet.out, /^ {2}would write \/usr\/lib\/systemd\/system\/cloud-init\.service /m);
+  assert.doesNotMatch(quiet.out, /would enable|would symlink \/etc\/systemd\/system\/.*\.wants\//);
+
   const bad = await runMain(['--root', root, 'install', '--units', 'three']);
   assert.equal(bad.code, 2);
   assert.match(bad.err, /--units must be four or all-stages, not 'three'/);
