@@ -3,10 +3,10 @@
 // target beside it, into the official Node binary of that target. Only the npm registry is contacted.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync, copyFileSync, rmSync, chmodSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync, copyFileSync, rmSync, chmodSync, renameSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { bundledPackageDirs, cycloneDx } from './sbom.mjs';
@@ -349,8 +349,15 @@ function sourceMapAsset(bundleFile) {
   const asset = join(dirname(bundleFile), 'kiln.map.json');
   const map = JSON.parse(readFileSync(file, 'utf8'));
   // Sources as paths in the checkout (src/…, node_modules/…), the same wherever it is built: esbuild writes them
-  // relative to the bundle, through node_modules' real path when it is a link to another checkout's.
-  map.sources = map.sources.map((s) => s.replace(/^(?:\.\.\/)+(?:.*?\/)?(src|node_modules)\//, '$1/'));
+  // relative to the bundle, through node_modules' real path when that is a link to another checkout's (--check).
+  const modules = realpathSync(join(repo, 'node_modules'));
+  map.sources = map.sources.map((source) => {
+    // A plugin's module (kiln:kiln-target) has no file.
+    if (/^[a-z-]+:/.test(source)) return source;
+    const path = resolve(dirname(file), source);
+    if (path.startsWith(`${modules}/`)) return `node_modules/${relative(modules, path)}`;
+    return path.startsWith(`${repo}/`) ? relative(repo, path) : source;
+  });
   writeFileSync(asset, JSON.stringify({ firstLineOffset: WRAPPER_PREFIX.length, map }));
   return asset;
 }
