@@ -33,7 +33,7 @@ export function typeName(v: unknown): string {
 }
 
 /** Position (1-based) of the node at PATH: the key for mapping entries, the item for list entries. */
-export function positionOf(doc: YamlNode | null | undefined, path: string[], lc: LineCounter): { line: number; column: number } {
+function positionOf(doc: YamlNode | null | undefined, path: string[], lc: LineCounter): { line: number; column: number } {
   let node: unknown = doc;
   let pos: number | undefined = (doc as { range?: [number] } | null)?.range?.[0];
   for (const part of path) {
@@ -53,6 +53,30 @@ export function positionOf(doc: YamlNode | null | undefined, path: string[], lc:
   return { line: p.line, column: p.col };
 }
 
+/** A document read for checking: its value, and how to place a problem on its line and column. */
+export interface SchemaDocument {
+  value: unknown;
+  /** VALIDATORS' problems with VALUE, each at the line and column of its key or item. */
+  problems(validators: SchemaValidators): SchemaProblem[];
+}
+
+/**
+ * TEXT read as a boot reads config (read-yaml.ts), so that `0644` or `on` is checked as the modules will see it; a
+ * YAML error is the fatal message cloud-init prints. WHAT names the document in errors.
+ */
+export function readSchemaDocument(text: string, what: string): SchemaDocument | { fatal: string } {
+  const lc = new LineCounter();
+  const doc = parseYamlDocument(text, lc);
+  let value: unknown;
+  try {
+    value = yamlDocumentValue(doc, what, lc);
+  } catch (err) {
+    if (!(err instanceof YamlError)) throw err;
+    return { fatal: `File is not valid YAML. ${err.line === undefined ? '' : `in line ${err.line} column ${err.column}: `}${err.reason}` };
+  }
+  return { value, problems: (validators) => checkValue(validators, value).map(({ segments, ...f }) => ({ ...f, ...positionOf(doc.contents as YamlNode, segments, lc) })) };
+}
+
 /**
  * TEXT checked against the cloud-config schema, by the validators generated at build time unless VALIDATORS are given
  * (those compiled at run time: KILN_SCHEMA_COMPILE=runtime, see load-validators.ts).
@@ -61,24 +85,14 @@ export function validateCloudConfig(text: string, opts: { requireHeader?: boolea
   if (opts.requireHeader !== false && !/^#cloud-config\s*$/m.test(text.split('\n')[0] ?? '')) {
     return { problems: [], fatal: 'Cloud-config needs to begin with "#cloud-config" on its first line' };
   }
-  const lc = new LineCounter();
-  // The same reading as a boot's (read-yaml.ts), so that `0644` or `on` is checked as the modules will see it.
-  const doc = parseYamlDocument(text, lc);
-  let value: unknown;
-  try {
-    value = yamlDocumentValue(doc, 'cloud-config', lc);
-  } catch (err) {
-    if (!(err instanceof YamlError)) throw err;
-    return { problems: [], fatal: `File is not valid YAML. ${err.line === undefined ? '' : `in line ${err.line} column ${err.column}: `}${err.reason}` };
-  }
+  const read = readSchemaDocument(text, 'cloud-config');
+  if ('fatal' in read) return { problems: [], fatal: read.fatal };
+  const { value } = read;
   if (value === null || value === undefined) return { problems: [] };
   if (typeof value !== 'object' || Array.isArray(value) || value instanceof Uint8Array || value instanceof Date) {
     return { problems: [], fatal: `Cloud-config is not a YAML dict (found ${typeName(value)})` };
   }
-  const validators = opts.validators ?? (prebuilt ??= prebuiltValidators('cloudConfig'));
-  return {
-    problems: checkValue(validators, value).map(({ segments, ...f }) => ({ ...f, ...positionOf(doc.contents as YamlNode, segments, lc) })),
-  };
+  return { problems: read.problems(opts.validators ?? (prebuilt ??= prebuiltValidators('cloudConfig'))) };
 }
 
 /**

@@ -3,12 +3,9 @@
 // other version is judged by the v2 schema (upstream's default for network-config). Version 2 is judged by
 // cloud-init's own v2 schema, as 25.1 does on a system without netplan (with netplan's Python API it hands the
 // document to netplan's parser, which kiln does not carry).
-import { LineCounter, type Node as YamlNode } from 'yaml';
-import { parseYamlDocument, yamlDocumentValue, YamlError } from './read-yaml';
-import { checkValue } from './schema/json-schema-check';
 import { prebuiltValidators } from './schema/prebuilt-validators';
 import type { SchemaValidators } from './schema/schema-validators';
-import { positionOf, typeName, type ValidationResult } from './validate-cloud-config';
+import { readSchemaDocument, typeName, type ValidationResult } from './validate-cloud-config';
 
 export type NetworkSchemaName = 'networkConfigV1' | 'networkConfigV2';
 
@@ -28,15 +25,9 @@ const prebuilt = new Map<NetworkSchemaName, SchemaValidators>();
 
 /** TEXT checked as network config; VALIDATORS (by schema) replace the ones generated at build time. */
 export function validateNetworkConfig(text: string, opts: { validators?: (name: NetworkSchemaName) => SchemaValidators } = {}): NetworkValidationResult {
-  const lc = new LineCounter();
-  const doc = parseYamlDocument(text, lc);
-  let value: unknown;
-  try {
-    value = yamlDocumentValue(doc, 'network-config', lc);
-  } catch (err) {
-    if (!(err instanceof YamlError)) throw err;
-    return { problems: [], fatal: `File is not valid YAML. ${err.line === undefined ? '' : `in line ${err.line} column ${err.column}: `}${err.reason}` };
-  }
+  const read = readSchemaDocument(text, 'network-config');
+  if ('fatal' in read) return { problems: [], fatal: read.fatal };
+  const { value } = read;
   if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Uint8Array || value instanceof Date) {
     return { problems: [], fatal: `network-config is not a YAML dict (found ${typeName(value)})` };
   }
@@ -50,7 +41,5 @@ export function validateNetworkConfig(text: string, opts: { validators?: (name: 
     validators = prebuiltValidators(name);
     prebuilt.set(name, validators);
   }
-  return {
-    problems: checkValue(validators, config).map(({ segments, ...f }) => ({ ...f, ...positionOf(doc.contents as YamlNode, segments, lc) })),
-  };
+  return { problems: read.problems(validators) };
 }
