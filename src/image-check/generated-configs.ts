@@ -1,19 +1,10 @@
 // Files a boot of the build machine generated for that machine: SSH host keys, the sshd drop-in, network config, sudo rules.
-import { posix } from 'node:path';
-import { GENERATED_CONFIGS } from '../runner/clean-artifacts';
+import { expandGenerated, GENERATED_CONFIGS } from '../runner/clean-artifacts';
 import type { Finding, ImageFiles } from './finding';
 
 const SSH_DIR = '/etc/ssh';
 /** Where cc_users_groups writes the sudo rules of the users it made. */
 const SUDOERS_DROP_IN = '/etc/sudoers.d/90-cloud-init-users';
-
-/** The paths PATTERN names in the image (a trailing '*' matches by prefix in its folder, as `clean` reads it). */
-async function expand(files: ImageFiles, pattern: string): Promise<string[]> {
-  if (!pattern.endsWith('*')) return (await files.exists(pattern)) ? [pattern] : [];
-  const dir = posix.dirname(pattern);
-  const prefix = posix.basename(pattern).slice(0, -1);
-  return (await files.listDir(dir).catch(() => [] as string[])).filter((n) => n.startsWith(prefix)).sort().map((n) => posix.join(dir, n));
-}
 
 /** DELETE_KEYS: the image's ssh_deletekeys (cc_ssh's default is on): whether each new instance replaces the host keys. */
 export async function checkGeneratedConfigs(files: ImageFiles, deleteKeys: boolean): Promise<Finding[]> {
@@ -30,7 +21,7 @@ export async function checkGeneratedConfigs(files: ImageFiles, deleteKeys: boole
       fix: `rm ${SSH_DIR}/ssh_host_*`,
     });
   }
-  for (const path of await expand(files, GENERATED_CONFIGS.ssh_config[0] as string)) {
+  for (const path of await expandGenerated(files, GENERATED_CONFIGS.ssh_config[0] as string)) {
     const text = (await files.readTextIfExists(path)) ?? '';
     const passwords = /^\s*PasswordAuthentication\s+yes\b/im.test(text);
     out.push({
@@ -42,7 +33,7 @@ export async function checkGeneratedConfigs(files: ImageFiles, deleteKeys: boole
     });
   }
   const network: string[] = [];
-  for (const pattern of GENERATED_CONFIGS.network) network.push(...(await expand(files, pattern)));
+  for (const pattern of GENERATED_CONFIGS.network) network.push(...(await expandGenerated(files, pattern)));
   if (network.length > 0) {
     out.push({
       check: 'network-config',

@@ -40,12 +40,13 @@ export interface CleanOutcome {
   errors: string[];
 }
 
-async function expand(platform: Platform, pattern: string): Promise<string[]> {
+/** The paths PATTERN names on PLATFORM, in name order (one of GENERATED_CONFIGS: a trailing '*' matches by prefix in its folder). */
+export async function expandGenerated(platform: Pick<Platform, 'exists' | 'listDir'>, pattern: string): Promise<string[]> {
   if (!pattern.endsWith('*')) return (await platform.exists(pattern)) ? [pattern] : [];
   const dir = posix.dirname(pattern);
   const prefix = posix.basename(pattern).slice(0, -1);
   const names = await platform.listDir(dir).catch(() => [] as string[]);
-  return names.filter((n) => n.startsWith(prefix)).map((n) => posix.join(dir, n));
+  return names.filter((n) => n.startsWith(prefix)).sort().map((n) => posix.join(dir, n));
 }
 
 /** cloud-init's fstab entries carry `comment=cloudconfig`; those lines go, the rest stay. */
@@ -78,7 +79,7 @@ export async function cleanArtifacts(o: CleanOptions): Promise<CleanOutcome> {
       }
       continue;
     }
-    for (const pattern of GENERATED_CONFIGS[kind]) for (const f of await expand(p, pattern)) await rm(f);
+    for (const pattern of GENERATED_CONFIGS[kind]) for (const f of await expandGenerated(p, pattern)) await rm(f);
   }
   for (const name of await p.listDir(o.paths.cloudDir).catch(() => [] as string[])) {
     if (name === 'seed' && !o.seed) continue;
