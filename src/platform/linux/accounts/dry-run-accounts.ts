@@ -6,7 +6,7 @@
 import { posix } from 'node:path';
 import { defBool, defNumber, readAccountDefaults } from './account-defaults';
 import { ColonFile } from './colon-file';
-import { newId, type IdRange } from './id-allocation';
+import { idRange, newId } from './id-allocation';
 
 /** The dry run's view of the target's files: reads see earlier planned writes; plans are never applied. */
 export interface PlannedFiles {
@@ -16,14 +16,6 @@ export interface PlannedFiles {
 
 /** useradd's options that take a value, in the long form useraddArgv writes. */
 const USERADD_VALUE_OPTIONS = new Set(['--comment', '--home', '--gid', '--uid', '--groups', '--password', '--shell', '--expiredate', '--inactive', '--selinux-user']);
-
-function range(defs: Awaited<ReturnType<typeof readAccountDefaults>>, kind: 'UID' | 'GID', system: boolean): IdRange {
-  if (!system) {
-    const min = defNumber(defs, `${kind}_MIN`, 1000);
-    return { min, max: defNumber(defs, `${kind}_MAX`, 60000), preferredMin: min };
-  }
-  return { min: Math.max(1, defNumber(defs, `SYS_${kind}_MIN`, 101)), max: defNumber(defs, `SYS_${kind}_MAX`, defNumber(defs, `${kind}_MIN`, 1000) - 1), preferredMin: 1 };
-}
 
 const idsOf = (file: ColonFile) => file.entries().map((f) => Number(f[2])).filter(Number.isInteger);
 
@@ -51,14 +43,14 @@ async function planUseradd(argv: string[], files: PlannedFiles): Promise<boolean
   if (passwd.find(name)) return false;
   const defs = await readAccountDefaults(files);
   const system = flags.has('--system');
-  const uid = options.has('--uid') ? Number(options.get('--uid')) : newId(idsOf(passwd), range(defs, 'UID', system), system);
+  const uid = options.has('--uid') ? Number(options.get('--uid')) : newId(idsOf(passwd), idRange(defs, 'UID', system), system);
   if (uid === undefined || !Number.isInteger(uid)) return false;
   let gid: number | undefined;
   const primary = options.get('--gid');
   if (primary !== undefined) gid = /^\d+$/.test(primary) ? Number(primary) : Number(group.find(primary)?.[2] ?? NaN);
   else if (flags.has('--no-user-group') || !defBool(defs, 'USERGROUPS_ENAB', true)) gid = defNumber(defs, 'GROUP', 100);
   else {
-    gid = newId(idsOf(group), range(defs, 'GID', system), system, uid);
+    gid = newId(idsOf(group), idRange(defs, 'GID', system), system, uid);
     if (gid !== undefined) group.append([name, 'x', String(gid), '']);
   }
   if (gid === undefined || !Number.isInteger(gid)) return false;
@@ -80,7 +72,7 @@ async function planGroupadd(argv: string[], files: PlannedFiles): Promise<boolea
   if (!name) return false;
   const group = await read(files, '/etc/group');
   if (group.find(name)) return false;
-  const gid = newId(idsOf(group), range(await readAccountDefaults(files), 'GID', system), system);
+  const gid = newId(idsOf(group), idRange(await readAccountDefaults(files), 'GID', system), system);
   if (gid === undefined) return false;
   group.append([name, 'x', String(gid), '']);
   plan(files, '/etc/group', group);

@@ -1,5 +1,6 @@
 // Free user and group ids as shadow-utils' find_new_uid/find_new_gid choose them: a preferred id when free,
 // else above the highest id in use (regular accounts) or below the lowest (system accounts), then any gap.
+import { defNumber, type AccountDefaults } from './account-defaults';
 
 export interface IdRange {
   min: number;
@@ -10,6 +11,16 @@ export interface IdRange {
 
 /** Ids that are never handed out: they read as -1 in 16- and 32-bit id types. */
 const UNUSABLE = new Set([0xffff, 0xffffffff]);
+
+/** The ids useradd/groupadd hand out for KIND (regular or SYSTEM accounts), from login.defs as DEFS reads it. */
+export function idRange(defs: AccountDefaults, kind: 'UID' | 'GID', system: boolean): IdRange {
+  if (!system) {
+    const min = defNumber(defs, `${kind}_MIN`, 1000);
+    return { min, max: defNumber(defs, `${kind}_MAX`, 60000), preferredMin: min };
+  }
+  const min = Math.max(1, defNumber(defs, `SYS_${kind}_MIN`, 101));
+  return { min, max: defNumber(defs, `SYS_${kind}_MAX`, defNumber(defs, `${kind}_MIN`, 1000) - 1), preferredMin: 1 };
+}
 
 export function newId(used: Iterable<number>, range: IdRange, system: boolean, preferred?: number): number | undefined {
   const taken = new Set(used);

@@ -11,7 +11,7 @@ import type { AccountHost } from './account-host';
 import type { AccountFileName } from './account-file-names';
 import { AccountTransaction } from './account-transaction';
 import { ColonFile } from './colon-file';
-import { freeSubordinateRange, newId, type IdRange } from './id-allocation';
+import { freeSubordinateRange, idRange, newId } from './id-allocation';
 import { PlatformError } from '../../../util/errors';
 
 /** Names useradd and groupadd accept everywhere (stricter than Debian's, so a name kiln takes is valid for all). */
@@ -40,15 +40,6 @@ function expiryDays(value: string): string | undefined {
   if (!m) return undefined;
   const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
   return Number.isNaN(ms) ? undefined : String(Math.floor(ms / 86_400_000));
-}
-
-function idRange(defs: AccountDefaults, kind: 'UID' | 'GID', system: boolean): IdRange {
-  if (!system) {
-    const min = defNumber(defs, `${kind}_MIN`, 1000);
-    return { min, max: defNumber(defs, `${kind}_MAX`, 60000), preferredMin: min };
-  }
-  const min = Math.max(1, defNumber(defs, `SYS_${kind}_MIN`, 101));
-  return { min, max: defNumber(defs, `SYS_${kind}_MAX`, defNumber(defs, `${kind}_MIN`, 1000) - 1), preferredMin: 1 };
 }
 
 const ids = (file: ColonFile | undefined, field: number) => (file?.entries() ?? []).map((f) => Number(f[field])).filter(Number.isInteger);
