@@ -99,25 +99,27 @@ export function generateRecords(events: BootEvent[], format: string): string[][]
   return boots;
 }
 
+/** Each boot record as BODY gives it under its numbered heading, then how many were analyzed, as cloud-init frames both reports. */
+function frameBoots(boots: string[][], body: (records: string[]) => string): string {
+  const out = boots.map((records, i) => `-- Boot Record ${String(i + 1).padStart(2, '0')} --\n${body(records)}`);
+  return `${out.join('')}${boots.length} boot records analyzed\n`;
+}
+
 /** `analyze show`: every boot record with its header, as cloud-init prints it. */
 export function formatShow(events: BootEvent[], format = SHOW_FORMAT): string {
-  const boots = generateRecords(events, format);
-  const out = boots.map(
-    (records, i) =>
-      `-- Boot Record ${String(i + 1).padStart(2, '0')} --\n` +
+  return frameBoots(
+    generateRecords(events, format),
+    (records) =>
       'The total time elapsed since completing an event is printed after the "@" character.\n' +
       'The time the event takes is printed after the "+" character.\n\n' +
       `${records.join('\n')}\n`,
   );
-  return `${out.join('')}${boots.length} boot records analyzed\n`;
 }
 
 /** `analyze blame`: each boot's one-line events by the time they took, largest first (as text, as cloud-init sorts them). */
 export function formatBlame(events: BootEvent[]): string {
-  const boots = generateRecords(events, BLAME_FORMAT);
-  const out = boots.map((records, i) => {
+  return frameBoots(generateRecords(events, BLAME_FORMAT), (records) => {
     const timed = records.filter((r) => /^\s+\d+\.\d+/.test(r)).sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
-    return `-- Boot Record ${String(i + 1).padStart(2, '0')} --\n${timed.join('\n')}\n\n`;
+    return `${timed.join('\n')}\n\n`;
   });
-  return `${out.join('')}${boots.length} boot records analyzed\n`;
 }
