@@ -28,7 +28,7 @@ function bundleMap(): BundleMap | null {
 }
 
 /** One frame position: the source file (from the repository root), line and column, or undefined when unmapped. */
-export function mapPosition(map: BundleMap, line: number, column: number): string | undefined {
+function mapPosition(map: BundleMap, line: number, column: number): string | undefined {
   const col = line === 1 ? column - map.firstLineOffset : column;
   const entry = map.map.findEntry(line - 1, col - 1) as Partial<NodeModule.SourceMapping>;
   if (!entry.originalSource) return undefined;
