@@ -12,7 +12,7 @@ import { installCommandLineLoggers, loggedCommandLines } from '../helpers/comman
 import { makeLab } from '../helpers/netns-lab';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
-import { keepWineSession, privateWinePrefix, startServiceAndWait, wineExe } from '../helpers/wine';
+import { keepWineSession, privateWinePrefix, startServiceAndWait, wineExe, wineRegQuery } from '../helpers/wine';
 
 const MAC = '02:00:5e:00:53:43';
 const INSTANCE = 'kiln-e2e-first-boot';
@@ -95,7 +95,7 @@ test('a whole first boot under wine with the built exe as the service: host name
   // the service the manager starts sees the namespace's adapters.
   const wine = (args: string[]) =>
     spawnSync('ip', ['netns', 'exec', lab.client, 'wine', ...args], { env: { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' }, encoding: 'utf8', timeout: 180_000 });
-  const regValue = (key: string, name: string) => new RegExp(`^\\s*${name}\\s+(REG_\\w+)\\s+(.*?)\\s*$`, 'im').exec(wine(['reg', 'query', key, '/v', name]).stdout ?? '')?.slice(1).join(' ');
+  const regValue = (key: string, name: string) => wineRegQuery(prefix, key, name, lab.client);
   const exported = (key: string) => {
     const file = join(dir, 'export.reg');
     const r = wine(['reg', 'export', key, `Z:${file.replace(/\//g, '\\')}`, '/y']);

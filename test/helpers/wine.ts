@@ -157,8 +157,10 @@ export function wineExe(t: TestContext): string | undefined {
 }
 
 /** One registry value read back through wine's own reg.exe (so it comes from wineserver, not a stale .reg file): 'REG_SZ text'. */
-export function wineRegQuery(prefix: string, key: string, name: string): string | undefined {
-  const r = spawnSync('wine', ['reg', 'query', key, '/v', name], { env: { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' }, encoding: 'utf8', timeout: 60_000 });
+export function wineRegQuery(prefix: string, key: string, name: string, netns?: string): string | undefined {
+  // In NETNS when the prefix's wine runs there (its wineserver and services.exe started in it).
+  const command = ['wine', 'reg', 'query', key, '/v', name];
+  const r = spawnSync(netns ? 'ip' : 'wine', netns ? ['netns', 'exec', netns, ...command] : command.slice(1), { env: { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' }, encoding: 'utf8', timeout: 60_000 });
   const m = new RegExp(`^\\s*${name}\\s+(REG_\\w+)\\s+(.*?)\\s*$`, 'im').exec(r.stdout ?? '');
   return m ? `${m[1]} ${m[2]}` : undefined;
 }
