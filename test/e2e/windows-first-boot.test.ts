@@ -112,12 +112,15 @@ test('a whole first boot under wine with the built exe as the service: host name
   const imagePath = regValue(serviceKey, 'ImagePath')?.replace(/^REG_\w+ /, '') ?? '';
   assert.match(imagePath, / service run --config-file /);
   const rooted = imagePath.replace(' service run ', ` --root Z:${root.replace(/\//g, '\\')} service run `);
+  // The WinRM service is registered before wine's processes are ended below: right after that, services.exe may not
+  // be back yet (a fresh CI run once had `sc create` fail there).
+  const winrm = wine(['sc', 'create', 'WinRM', 'binPath=', 'C:\\windows\\system32\\cmd.exe']);
+  assert.equal(winrm.status, 0, `${winrm.stdout}${winrm.stderr}`);
   // wine's sc.exe cannot `config` a binPath, and services.exe keeps the configuration it loaded: the ImagePath is
   // changed in the registry and wine's processes are ended (wineboot --kill), so that services.exe reads it anew.
   assert.equal(wine(['reg', 'add', serviceKey, '/v', 'ImagePath', '/t', 'REG_EXPAND_SZ', '/d', rooted, '/f']).status, 0);
   wine(['wineboot', '--kill']);
   assert.equal(regValue(serviceKey, 'ImagePath')?.replace(/^REG_\w+ /, ''), rooted);
-  assert.equal(wine(['sc', 'create', 'WinRM', 'binPath=', 'C:\\windows\\system32\\cmd.exe']).status, 0);
 
   keepWineSession(t, { WINEPREFIX: prefix }, lab.client);
 
