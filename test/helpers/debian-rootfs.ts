@@ -1,5 +1,5 @@
-// debootstrap'd Debian bookworm rootfs trees, built once and cached outside the repo: one with Debian's cloud-init
-// (the oracle for parity tests, and the sandbox for end-to-end runs of the built binary), one with a kernel and
+// debootstrap'd Debian rootfs trees (bookworm with cloud-init 22.4, trixie with 25.1), built once and cached outside
+// the repo: one with Debian's cloud-init (the oracle for parity tests, and the sandbox for end-to-end runs of the built binary), one with a kernel and
 // no cloud-init (the image the qemu boot tests install kiln into), and that bootable tree plus Debian's cloud-init
 // (the other side of the boot timeline bench).
 import { spawnSync } from 'node:child_process';
@@ -29,9 +29,18 @@ export const BOOT_ROOTFS_PACKAGES = [
   'systemd', 'systemd-sysv', 'udev', 'isc-dhcp-client', 'tzdata', 'e2fsprogs', 'cloud-guest-utils',
 ];
 
-const SUITE = 'bookworm';
+/**
+ * The Debian releases the tests build trees of: bookworm (cloud-init 22.4, the first oracle) and trixie
+ * (cloud-init 25.1, the reference: docs/compatibility.md). Both come from the same archive.
+ */
+export type DebianSuite = 'bookworm' | 'trixie';
 
-/** The Debian mirror this machine's apt uses (deb822 or one-line format), so no host is named here. */
+const DEFAULT_SUITE: DebianSuite = 'bookworm';
+
+/**
+ * The Debian mirror this machine's apt uses (deb822 or one-line format), so no host is named here. The machine's
+ * own release names it; the other release is served from the same archive.
+ */
 export function aptMirror(): string {
   const files = ['/etc/apt/sources.list', ...listDir('/etc/apt/sources.list.d').filter((f) => /\.(list|sources)$/.test(f)).map((f) => join('/etc/apt/sources.list.d', f))];
   for (const file of files) {
@@ -44,14 +53,18 @@ export function aptMirror(): string {
     for (const block of text.split(/\n\s*\n/)) {
       const uri = /^URIs:\s*(\S+)/m.exec(block)?.[1];
       const suites = /^Suites:\s*(.+)$/m.exec(block)?.[1] ?? '';
-      if (uri && suites.split(/\s+/).includes(SUITE) && !uri.includes('security')) return uri;
+      if (uri && suites.split(/\s+/).some(isDebianRelease) && !uri.includes('security')) return uri;
     }
     for (const line of text.split('\n')) {
       const m = /^deb\s+(?:\[[^\]]*\]\s+)?(\S+)\s+(\S+)/.exec(line.trim());
-      if (m && m[2] === SUITE && !m[1]?.includes('security')) return m[1] as string;
+      if (m && isDebianRelease(m[2] as string) && !m[1]?.includes('security')) return m[1] as string;
     }
   }
-  throw new Error(`no apt source for Debian ${SUITE} found in /etc/apt; cannot debootstrap`);
+  throw new Error('no apt source for Debian bookworm or trixie found in /etc/apt; cannot debootstrap');
+}
+
+function isDebianRelease(suite: string): boolean {
+  return suite === 'bookworm' || suite === 'trixie';
 }
 
 function listDir(dir: string): string[] {
@@ -62,21 +75,21 @@ function listDir(dir: string): string[] {
   }
 }
 
-function stamp(packages: readonly string[]): string {
-  return `${SUITE} ${packages.join(',')}\n`;
+function stamp(suite: DebianSuite, packages: readonly string[]): string {
+  return `${suite} ${packages.join(',')}\n`;
 }
 
 /**
  * Returns the path of the cached rootfs, building it first when missing or stale (several minutes, once).
  * A lock folder makes concurrent test files wait for one build.
  */
-export function ensureDebianRootfs(): string {
-  return ensureCachedRootfs(`${SUITE}-cloud-init`, stamp(ROOTFS_PACKAGES), (building) => debootstrap(building, ROOTFS_PACKAGES));
+export function ensureDebianRootfs(suite: DebianSuite = DEFAULT_SUITE): string {
+  return ensureCachedRootfs(`${suite}-cloud-init`, stamp(suite, ROOTFS_PACKAGES), (building) => debootstrap(building, suite, ROOTFS_PACKAGES));
 }
 
 /** The cached bootable tree (kernel, initramfs, systemd, no cloud-init) for the qemu boot tests. */
-export function ensureBootRootfs(): string {
-  return ensureCachedRootfs(`${SUITE}-boot`, stamp(BOOT_ROOTFS_PACKAGES), (building) => debootstrap(building, BOOT_ROOTFS_PACKAGES));
+export function ensureBootRootfs(suite: DebianSuite = DEFAULT_SUITE): string {
+  return ensureCachedRootfs(`${suite}-boot`, stamp(suite, BOOT_ROOTFS_PACKAGES), (building) => debootstrap(building, suite, BOOT_ROOTFS_PACKAGES));
 }
 
 /** What is added to the bootable tree for the cloud-init side of the boot bench (recommends left out, as debootstrap does). */
@@ -87,10 +100,10 @@ export const BOOT_CLOUD_INIT_PACKAGES = ['cloud-init'];
  * kernel, systemd and packages as the tree kiln is installed into, so a boot of each differs only in which
  * cloud-init runs. Rebuilt when the bootable tree's package list changes.
  */
-export function ensureBootCloudInitRootfs(): string {
-  const want = `${stamp(BOOT_ROOTFS_PACKAGES).trim()} + apt-get install ${BOOT_CLOUD_INIT_PACKAGES.join(',')}\n`;
-  return ensureCachedRootfs(`${SUITE}-boot-cloud-init`, want, (building) => {
-    const base = ensureBootRootfs();
+export function ensureBootCloudInitRootfs(suite: DebianSuite = DEFAULT_SUITE): string {
+  const want = `${stamp(suite, BOOT_ROOTFS_PACKAGES).trim()} + apt-get install ${BOOT_CLOUD_INIT_PACKAGES.join(',')}\n`;
+  return ensureCachedRootfs(`${suite}-boot-cloud-init`, want, (building) => {
+    const base = ensureBootRootfs(suite);
     mkdirSync(building);
     const copy = spawnSync('cp', ['-a', '--reflink=auto', `${base}/.`, building], { encoding: 'utf8' });
     if (copy.status !== 0) throw new Error(`copying ${base} failed: ${copy.stderr}`);
@@ -113,8 +126,8 @@ export function ensureBootCloudInitRootfs(): string {
   });
 }
 
-function debootstrap(building: string, packages: readonly string[]): void {
-  const r = spawnSync('debootstrap', ['--variant=minbase', `--include=${packages.join(',')}`, SUITE, building, aptMirror()], {
+function debootstrap(building: string, suite: DebianSuite, packages: readonly string[]): void {
+  const r = spawnSync('debootstrap', ['--variant=minbase', `--include=${packages.join(',')}`, suite, building, aptMirror()], {
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
   });
@@ -165,11 +178,11 @@ function ensureCachedRootfs(name: string, want: string, build: (building: string
  * A private copy of the cached rootfs for one test (an overlay on the cache, or cp -a: test/helpers/overlay-copy.ts),
  * removed by the caller with tempDir's cleanup or removeTree.
  */
-export function copyRootfs(into: string, options: CopyOptions = {}): string {
-  return privateCopy(ensureDebianRootfs(), into, options);
+export function copyRootfs(into: string, { suite = DEFAULT_SUITE, ...options }: CopyOptions & { suite?: DebianSuite } = {}): string {
+  return privateCopy(ensureDebianRootfs(suite), into, options);
 }
 
 /** A private copy of the cached bootable rootfs (or, with cloudInit, of the one with Debian's cloud-init), removed as copyRootfs's. */
-export function copyBootRootfs(into: string, { cloudInit = false }: { cloudInit?: boolean } = {}): string {
-  return privateCopy(cloudInit ? ensureBootCloudInitRootfs() : ensureBootRootfs(), into);
+export function copyBootRootfs(into: string, { cloudInit = false, suite = DEFAULT_SUITE }: { cloudInit?: boolean; suite?: DebianSuite } = {}): string {
+  return privateCopy(cloudInit ? ensureBootCloudInitRootfs(suite) : ensureBootRootfs(suite), into);
 }
