@@ -26,13 +26,24 @@ const ORACLE: Record<RendererName, DebianSuite> = {
   sysconfig: 'bookworm',
 };
 
+/**
+ * Cases whose input conversion (not a renderer) still follows 22.4, compared with 22.4 for every renderer until
+ * kiln's converter is 25.1's.
+ */
+const CONVERTED_AS_22_4: readonly string[] = ['ec2-secondary-ips', 'vmware-imc-dhcp-2nic', 'vmware-imc-primary', 'vmware-imc-static-2nic'];
+
+function oracleFor(caseName: string, renderer: RendererName): DebianSuite {
+  return CONVERTED_AS_22_4.includes(caseName) ? 'bookworm' : ORACLE[renderer];
+}
+
 test('kiln and cloud-init net-convert write the same files for every fixture', async (t) => {
   if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the Debian cloud-init rootfs')) return;
   const allowedUsed = new Set<number>();
   const cases = loadCases();
-  for (const suite of new Set(Object.values(ORACLE))) {
+  for (const suite of ['bookworm', 'trixie'] as const) {
+    const compared = cases.map((c) => ({ ...c, renderers: c.renderers.filter((r) => oracleFor(c.name, r) === suite) })).filter((c) => c.renderers.length > 0);
+    if (compared.length === 0) continue;
     const root = copyRootfs(tempDir(t, `kiln-net-parity-${suite}-`), { suite });
-    const compared = cases.map((c) => ({ ...c, renderers: c.renderers.filter((r) => ORACLE[r] === suite) }));
     for (const { c, renderer, files: theirs } of oracleNetConvert(root, compared)) {
       await t.test(`${c.name} → ${renderer} (${suite})`, () => {
         const macs = new Map(Object.entries(c.macs).map(([name, mac]) => [mac.toLowerCase(), name]));
@@ -58,7 +69,7 @@ test('kiln and cloud-init net-convert write the same files for every fixture', a
     }
   }
   for (const [i, a] of ALLOWED_RENDER_DIFFERENCES.entries()) {
-    assert.ok(ORACLE[a.renderer] === a.oracle && allowedUsed.has(i), `allow-list entry for ${a.oracle}'s ${a.case}/${a.renderer} ${a.path} no longer needed: cloud-init's output already matches, or ${a.renderer} is compared with another release`);
+    assert.ok(allowedUsed.has(i), `allow-list entry for ${a.oracle}'s ${a.case}/${a.renderer} ${a.path} no longer needed: cloud-init's output already matches, or no case of ${a.renderer} is compared with ${a.oracle}`);
   }
 });
 
