@@ -23,6 +23,7 @@ import { buildInstanceData, writeInstanceData } from './instance-data';
 import { sortedJson } from './sorted-json';
 import { initCloudDirs, instancify, NO_PREVIOUS_INSTANCE_ID, previousInstanceId } from './instance-files';
 import { emptyProcessedPart, formatProcessedMessage, type ProcessedPart } from '../userdata/processed-message';
+import { validateUserCloudConfig } from './validate-user-cloud-config';
 import { formatCloudConfigFile, mergeCloudConfig, parseCloudConfigFile, vendorDataEnabled } from './merge-cloud-config';
 import { attemptCmdlineUrl } from './cmdline-url';
 import { canonicalModuleName, readModuleList } from './module-list';
@@ -364,6 +365,8 @@ export class StageRunner {
     if (isNew ? !this.networkApplied : await this.networkUpdateEvent(rc)) await this.applyNetwork(this.found.data, 'network');
     await this.setupSource(rc, isNew);
     this.merged = await this.consumeData(rc, record, this.found);
+    const cloudConfigText = await p.readTextIfExists(posix.join(rc.paths.instanceDir(this.found.data.instanceId), 'cloud-config.txt'));
+    await validateUserCloudConfig(cloudConfigText ?? '', this.opts.logger.for('schema.py'));
     await this.writeInstanceData(rc, this.merged);
     const activate = this.found.source.activate;
     if (activate) {

@@ -480,3 +480,31 @@ cloud_final_modules: [final_mod]
   }
   assert.ok(existsSync(join(root, 'var/lib/cloud/instances/i-1/sem/config_set_passwords')), 'its semaphore is written again after each run');
 });
+
+test("the init stage validates the user's cloud-config as cloud-init 25.1: deprecations at DEPRECATED, errors as one WARNING without details, degraded done, every module still runs", async (t) => {
+  const root = sandbox(t);
+  setSeed(root, 'i-1', '#cloud-config\nhostnam: web1\nusers:\n  - default\n  - name: bob\n    lock-passwd: true\n');
+  const rec: Recorder = { runs: [] };
+  const sink = new MemorySink();
+  const logger = new Logger();
+  logger.addSink(sink);
+  await boot(root, fakeDeps([fakeSource()], modulesFor(rec)), logger);
+  assert.deepEqual(rec.runs, ['init_once_per_instance', 'cfg_always', 'cfg_override', 'cfg_once', 'final_mod'], 'the typo stops nothing');
+  const init = json(root, 'run/cloud-init/status.json').v1.init;
+  // The words of Debian 13's cloud-init 25.1.4 on the same cloud-config (its validate_cloudconfig_schema, run in the trixie rootfs).
+  assert.deepEqual(init.recoverable_errors.DEPRECATED, ['Deprecated cloud-config provided: users.1.lock-passwd:  Deprecated in version 22.3. Use **lock_passwd** instead.']);
+  assert.deepEqual(init.recoverable_errors.WARNING, ["cloud-config failed schema validation! You may run 'sudo cloud-init schema --system' to check the details."]);
+  assert.ok(!sink.lines.some((l) => l.includes('hostnam') && l.includes('schema')), 'no details: user data may hold secrets');
+  const s = await readBootStatus(new LinuxPlatform({ root, log: new Logger().for('t') }), undefined, '');
+  assert.deepEqual([s.status, s.extended_status, statusExitCode(s)], ['done', 'degraded done', 2]);
+});
+
+test('a valid cloud-config, or none, leaves the boot clean', async (t) => {
+  for (const userData of ['#cloud-config\nhostname: web1\nusers: [default]\n', undefined]) {
+    const root = sandbox(t);
+    if (userData !== undefined) setSeed(root, 'i-1', userData);
+    await boot(root, fakeDeps([fakeSource()], modulesFor({ runs: [] })));
+    const init = json(root, 'run/cloud-init/status.json').v1.init;
+    assert.deepEqual(init.recoverable_errors, {}, String(userData));
+  }
+});
