@@ -1,8 +1,10 @@
 // `query [--all | --list-keys | VARNAME | --format TEMPLATE]`: reads instance data as cloud-init query does.
 import { loadRunConfig, readKernelCmdline } from '../runner/run-config';
 import { formatValue, loadQueryData, lookupKey, QueryError, renderQueryTemplate } from '../runner/query-instance-data';
+import { missingJinjaVariables } from '../userdata/jinja-render';
 import { UsageError } from '../util/errors';
 import type { Command } from './command';
+import { commandHelp } from './help';
 import { fsPromises } from '../util/on-demand-builtins';
 
 export const queryCommand: Command = {
@@ -14,10 +16,10 @@ export const queryCommand: Command = {
   flags: {
     boolean: ['all', 'list-keys'],
     string: ['format', 'instance-data', 'user-data', 'vendor-data'],
-    alias: { a: 'all', f: 'format', i: 'instance-data', u: 'user-data', v: 'vendor-data' },
+    alias: { a: 'all', f: 'format', i: 'instance-data', l: 'list-keys', u: 'user-data', v: 'vendor-data' },
     help: [
       '-a, --all               dump all instance data as JSON',
-      '--list-keys             list the keys at the top level (or under VARNAME)',
+      '-l, --list-keys         list the keys at the top level (or under VARNAME)',
       '-f, --format TEMPLATE   render a jinja-style template such as "{{ v1.cloud_name }}"',
       '-i, --instance-data F   read F instead of /run/cloud-init/instance-data(-sensitive).json',
       '-u, --user-data F       user data file (default: the instance\'s user-data.txt, root only)',
@@ -29,7 +31,12 @@ export const queryCommand: Command = {
     const all = args.flags.all === true;
     const listKeys = args.flags['list-keys'] === true;
     const format = args.flags.format as string | undefined;
-    if (!all && !listKeys && !format && varname === undefined) throw new UsageError('expected one of VARNAME, --all, --list-keys or --format');
+    if (!all && !listKeys && !format && varname === undefined) {
+      // As cloud-init's query: the error, then the command's help, and exit 1.
+      ctx.io.err('ERROR: Expected one of the options: --all, --format, --list-keys or varname\n');
+      ctx.io.out(commandHelp(ctx.face, queryCommand));
+      return 1;
+    }
     if ((all && (listKeys || format)) || (format && varname !== undefined)) throw new UsageError('--all, --list-keys, --format and VARNAME cannot be combined that way');
     const platform = ctx.platform();
     const rc = await loadRunConfig(platform, ctx.facts.defaultCloudConfig, await readKernelCmdline(platform));
@@ -44,6 +51,7 @@ export const queryCommand: Command = {
         userDataFile: args.flags['user-data'] as string | undefined,
         vendorDataFile: args.flags['vendor-data'] as string | undefined,
         readHostFile: (p) => fsPromises().readFile(p, 'utf8'),
+        warn: (message) => ctx.io.err(`WARNING: ${message}\n`),
       });
     } catch (err) {
       if (err instanceof QueryError) {
@@ -53,14 +61,19 @@ export const queryCommand: Command = {
       throw err;
     }
     if (format) {
-      ctx.io.out(`${renderQueryTemplate(format, doc)}\n`);
+      const rendered = renderQueryTemplate(format, doc);
+      const missing = missingJinjaVariables(rendered);
+      if (missing.length) ctx.io.err(`WARNING: Could not render jinja template variables in file 'query command line': ${missing.join(', ')}\n`);
+      // cloud-init prints a rendering only when it is not empty, and answers 1 otherwise.
+      if (rendered === '') return 1;
+      ctx.io.out(`${rendered}\n`);
       return 0;
     }
     let value: unknown = doc;
     if (varname !== undefined) {
       const hit = lookupKey(doc, varname);
       if (!hit.found) {
-        ctx.io.err(`ERROR: Undefined instance-data key '${varname}'\n`);
+        ctx.io.err(`ERROR: ${hit.message}\n`);
         return 1;
       }
       value = hit.value;

@@ -1,5 +1,5 @@
 // `status [--wait] [--long] [--format tabular|json|yaml]`: the boot's state; exit 1 on errors, 2 on recoverable errors only, else 0.
-import { stringify } from 'yaml';
+import { pyyamlDump } from '../config/pyyaml-dump';
 import { statusExitCode, type BootStatus } from '../runner/boot-status';
 import { readBootStatus } from '../runner/read-boot-status';
 import { UsageError } from '../util/errors';
@@ -39,9 +39,12 @@ export function formatJson(s: BootStatus): string {
   return `${JSON.stringify(sortKeys(statusDocument(s)), null, 2)}\n`;
 }
 
-/** As cloud-init's safeyaml.dumps: sorted keys, block style, `---` and `...` around the document. */
+/**
+ * As cloud-init prints safeyaml.dumps: PyYAML's block style (indent 4, keys sorted, its quoting and line folding),
+ * `---` and `...` around the document, and print's own line break after the document's.
+ */
 export function formatYaml(s: BootStatus): string {
-  return `---\n${stringify(sortKeys(statusDocument(s)), { indent: 4, indentSeq: false })}...\n`;
+  return `---\n${pyyamlDump(statusDocument(s))}...\n\n`;
 }
 
 export function formatTabular(s: BootStatus, long: boolean): string {

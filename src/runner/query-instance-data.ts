@@ -4,6 +4,7 @@ import { jinjaVariables } from '../userdata/jinja-context';
 import { renderJinja } from '../userdata/jinja-render';
 import { KilnError } from '../util/errors';
 import type { CloudPaths } from './cloud-paths';
+import { pythonJson } from './sorted-json';
 
 export class QueryError extends KilnError {
   override readonly name = 'QueryError';
@@ -19,6 +20,8 @@ export interface QuerySourceOptions {
   vendorDataFile?: string | undefined;
   /** Reads a file named on the command line (host path, not under the root). */
   readHostFile(path: string): Promise<string>;
+  /** Told when root falls back to the redacted file, in cloud-init's words. */
+  warn(message: string): void;
 }
 
 export async function loadQueryData(o: QuerySourceOptions): Promise<Record<string, unknown>> {
@@ -31,11 +34,12 @@ export async function loadQueryData(o: QuerySourceOptions): Promise<Record<strin
     file = o.privileged ? o.paths.instanceDataSensitiveFile : o.paths.instanceDataFile;
     text = await o.platform.readTextIfExists(file);
     if (text === undefined && o.privileged) {
+      o.warn(`Missing root-readable ${file}. Using redacted ${o.paths.instanceDataFile} instead.`);
       file = o.paths.instanceDataFile;
       text = await o.platform.readTextIfExists(file);
     }
   }
-  if (text === undefined) throw new QueryError(`Missing instance-data file: ${file}. Has cloud-init run yet? ('cloud-init status' tells)`);
+  if (text === undefined) throw new QueryError(`Missing instance-data file: ${file}`);
   let doc: Record<string, unknown>;
   try {
     doc = JSON.parse(text) as Record<string, unknown>;
@@ -61,27 +65,31 @@ export async function loadQueryData(o: QuerySourceOptions): Promise<Record<strin
   return doc;
 }
 
-/** Looks up 'v1.cloud_name' or 'ds.meta_data.instance-id'; hyphens and underscores are interchangeable, as in cloud-init. */
-export function lookupKey(doc: unknown, varname: string): { found: boolean; value: unknown } {
+/**
+ * Looks up 'v1.cloud_name' or 'ds.meta_data.instance-id'; hyphens and underscores are interchangeable, as in cloud-init.
+ * A miss says what cloud-init's query says: the whole key when its first part is unknown, else the walked path and
+ * the part it lacks.
+ */
+export function lookupKey(doc: unknown, varname: string): { found: true; value: unknown } | { found: false; message: string } {
   let cur: unknown = doc;
+  const walked: string[] = [];
   for (const part of varname.split('.')) {
-    if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return { found: false, value: undefined };
-    const rec = cur as Record<string, unknown>;
+    const rec = cur !== null && typeof cur === 'object' && !Array.isArray(cur) ? (cur as Record<string, unknown>) : {};
     const key = part in rec ? part : part.replace(/-/g, '_') in rec ? part.replace(/-/g, '_') : part.replace(/_/g, '-');
-    if (!(key in rec)) return { found: false, value: undefined };
+    if (!(key in rec)) {
+      const message = walked.length ? `instance-data '${walked.join('.')}' has no '${part}'` : `Undefined instance-data key '${varname}'`;
+      return { found: false, message };
+    }
     cur = rec[key];
+    walked.push(part);
   }
   return { found: true, value: cur };
 }
 
+/** A string as it is; anything else as cloud-init's json_dumps writes it (sorted keys, indent 1, ASCII only). */
 export function formatValue(value: unknown): string {
   if (typeof value === 'string') return value;
-  return JSON.stringify(value, sortedReplacer, 4);
-}
-
-function sortedReplacer(_key: string, value: unknown): unknown {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  return Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return pythonJson(value);
 }
 
 /** Renders a --format template with kiln's jinja subset over the instance data (cloud-init's key aliases included). */

@@ -1,11 +1,27 @@
-// Renders a parsed jinja template against a context; undefined names and type errors name the line.
+// Renders a parsed jinja template against a context: an undefined name prints as cloud-init's marker, type errors name the line.
 import { TemplateError } from './errors';
 import { FILTERS, TESTS, toStr, truthy } from './jinja-filters';
 import { parseTemplate, type Expr, type Node } from './jinja-parse';
 
-/** A name or key the context does not hold; rendering or using it is an error, `is defined` and `default` see it. */
+/** What cloud-init's jinja writes in place of an undefined variable, followed by the variable's last name. */
+export const MISSING_JINJA_PREFIX = 'CI_MISSING_JINJA_VAR/';
+
+/**
+ * A name or key the context does not hold. Printed, it is cloud-init's marker `CI_MISSING_JINJA_VAR/<name>` (its
+ * UndefinedJinjaVariable); any other use (an attribute of it, a filter, a loop) is an error naming the line;
+ * `is defined` and `default` see it.
+ */
 export class Undefined {
-  constructor(readonly path: string) {}
+  constructor(
+    readonly path: string,
+    /** The last name of the path (an attribute or key), as jinja's undefined keeps it. */
+    readonly name: string = path,
+  ) {}
+}
+
+/** The names a rendered text left undefined, quoted, in the order they occur: cloud-init's warning lists them so. */
+export function missingJinjaVariables(rendered: string): string[] {
+  return [...rendered.matchAll(/CI_MISSING_JINJA_VAR\/(\S+)/g)].map((m) => `'${m[1] as string}'`);
 }
 
 type Scope = Map<string, unknown>;
@@ -138,8 +154,7 @@ class Renderer {
           break;
         case 'out': {
           const v = this.eval(n.expr, frame);
-          if (v instanceof Undefined) throw new TemplateError(n.line, `'${v.path}' is undefined`);
-          out.push(toStr(v));
+          out.push(v instanceof Undefined ? `${MISSING_JINJA_PREFIX}${v.name}` : toStr(v));
           break;
         }
         case 'if': {
@@ -179,8 +194,8 @@ class Renderer {
             inner.set('loop', {
               index: i + 1, index0: i, revindex: items.length - i, revindex0: items.length - i - 1,
               first: i === 0, last: i === items.length - 1, length: items.length,
-              previtem: i > 0 ? items[i - 1] : new Undefined('loop.previtem'),
-              nextitem: i < items.length - 1 ? items[i + 1] : new Undefined('loop.nextitem'),
+              previtem: i > 0 ? items[i - 1] : new Undefined('loop.previtem', 'previtem'),
+              nextitem: i < items.length - 1 ? items[i + 1] : new Undefined('loop.nextitem', 'nextitem'),
             });
             this.render(n.body, inner, out);
           });
@@ -238,14 +253,14 @@ class Renderer {
         if (Array.isArray(obj) || typeof obj === 'string') {
           if (typeof key === 'number') {
             const i = key < 0 ? obj.length + key : key;
-            return i >= 0 && i < obj.length ? obj[i] : new Undefined(path);
+            return i >= 0 && i < obj.length ? obj[i] : new Undefined(path, String(key));
           }
           if (e.t === 'attr') {
             const m = method(obj, e.name);
             if (m) return m;
             if (e.name === 'length') return obj.length;
           }
-          return new Undefined(path);
+          return new Undefined(path, String(key));
         }
         if (isPlainObject(obj)) {
           const k = String(key);
@@ -254,10 +269,10 @@ class Renderer {
             const m = method(obj, e.name);
             if (m) return m;
           }
-          return new Undefined(path);
+          return new Undefined(path, k);
         }
         if (obj === null || obj === undefined) throw new TemplateError(e.line, `'${describe(e.obj)}' is none, it has no '${String(key)}'`);
-        return new Undefined(path);
+        return new Undefined(path, String(key));
       }
       case 'call': {
         const fn = this.eval(e.fn, frame);

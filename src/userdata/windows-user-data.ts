@@ -165,8 +165,8 @@ function handlePart(ctype: string, name: string, filename: string | undefined, b
 
 /**
  * A user data (not multipart) whose first line is `## template: jinja`, rendered without that line, as cloudbase-init's
- * Jinja2TemplateEngine does (trim_blocks); anything else as it is. An undefined variable is an error naming its line,
- * as kiln's Linux templates (cloudbase-init prints CI_MISSING_JINJA_VAR/<name> instead).
+ * Jinja2TemplateEngine does (trim_blocks); anything else as it is. An undefined variable prints as its
+ * MissingJinjaVariable does, CI_MISSING_JINJA_VAR/<name>; other template errors name their line.
  */
 function renderTemplate(bytes: Buffer, data: Record<string, unknown> | undefined): Buffer {
   const nl = bytes.indexOf(0x0a);

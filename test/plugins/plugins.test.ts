@@ -251,8 +251,12 @@ test('UserDataPlugin renders a `## template: jinja` user data with cloudbase-ini
   await plugin('UserDataPlugin').execute(ctx);
   assert.ok(win.calls.includes('SetComputerNameExW web-db'), win.calls.join(', '));
   assert.equal(Buffer.from(files.files.get('kiln\\id.txt') ?? []).toString(), 'i-1 1');
-  // An undefined name is an error naming its line (the header is line 1); nothing of the part runs.
-  const bad = context('', { userData: Buffer.from('## template: jinja\nrem cmd\necho {{ v1.nope }}\n') });
+  // An undefined name prints as cloudbase-init's MissingJinjaVariable does.
+  const missing = context('', { userData: Buffer.from('## template: jinja\n#cloud-config\nwrite_files:\n  - path: C:\\kiln\\m.txt\n    content: "{{ v1.nope }}"\n') });
+  await plugin('UserDataPlugin').execute(missing.ctx);
+  assert.equal(Buffer.from(missing.files.files.get('kiln\\m.txt') ?? []).toString(), 'CI_MISSING_JINJA_VAR/nope');
+  // Using an undefined name further is an error naming its line (the header is line 1); nothing of the part runs.
+  const bad = context('', { userData: Buffer.from('## template: jinja\nrem cmd\necho {{ v1.nope.deeper }}\n') });
   await assert.rejects(plugin('UserDataPlugin').execute(bad.ctx), /jinja template, line 3: 'v1\.nope' is undefined/);
   assert.deepEqual(bad.files.runs, []);
 });

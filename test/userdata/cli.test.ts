@@ -73,14 +73,19 @@ test('cloud-init devel make-mime builds a message that processes back into the s
   assert.match(list.out, /x-shellscript-per-once/);
 });
 
-test('cloud-init devel render renders with instance data and names the line of an error', async (t) => {
+test('cloud-init devel render renders with instance data, marks undefined names as cloud-init does and names the line of an error', async (t) => {
   const dir = tempDir(t);
   writeFileSync(join(dir, 'ud'), '## template: jinja\n#cloud-config\nhostname: {{ v1.local_hostname }}\nregion: {{ ds.meta_data["avail-zone"] }}\n');
   writeFileSync(join(dir, 'id.json'), JSON.stringify({ v1: { local_hostname: 'r1' }, ds: { meta_data: { 'avail-zone': 'z1' } } }));
   const ok = await run('cloud-init', ['devel', 'render', join(dir, 'ud'), '-i', join(dir, 'id.json')]);
   assert.equal(ok.code, 0, ok.err);
   assert.equal(ok.out, '#cloud-config\nhostname: r1\nregion: z1\n');
-  writeFileSync(join(dir, 'bad'), '## template: jinja\n#cloud-config\n\nx: {{ v1.missing }}\n');
+  writeFileSync(join(dir, 'missing'), '## template: jinja\n#cloud-config\n\nx: {{ v1.missing }}\n');
+  const missing = await run('cloud-init', ['devel', 'render', join(dir, 'missing'), '-i', join(dir, 'id.json')]);
+  assert.equal(missing.code, 0, missing.err);
+  assert.equal(missing.out, '#cloud-config\n\nx: CI_MISSING_JINJA_VAR/missing\n');
+  assert.match(missing.err, /WARNING: Could not render jinja template variables in file '.*missing': 'missing'/);
+  writeFileSync(join(dir, 'bad'), '## template: jinja\n#cloud-config\n\nx: {{ v1.missing.deeper }}\n');
   const bad = await run('cloud-init', ['devel', 'render', join(dir, 'bad'), '-i', join(dir, 'id.json')]);
   assert.equal(bad.code, 1);
   assert.match(bad.err, /bad:4: 'v1\.missing' is undefined/);

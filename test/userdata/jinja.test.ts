@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { TemplateError } from '../../src/userdata/errors';
 import { jinjaVariables } from '../../src/userdata/jinja-context';
-import { renderJinja } from '../../src/userdata/jinja-render';
+import { missingJinjaVariables, renderJinja } from '../../src/userdata/jinja-render';
 import { ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 
@@ -54,7 +54,13 @@ test('fixed renders', () => {
   assert.equal(renderJinja('a\n{% if n > 100 %}\nb\n{% endif %}\n', CTX), 'a\n');
 });
 
-test('undefined names and syntax errors name the line', () => {
+test("an undefined name prints as cloud-init's marker with its last name; using it further is an error naming the line", () => {
+  assert.equal(renderJinja('a {{ v1.nope }} {{ nope }} {{ ds.meta_data["gone"] }}', CTX), 'a CI_MISSING_JINJA_VAR/nope CI_MISSING_JINJA_VAR/nope CI_MISSING_JINJA_VAR/gone');
+  assert.deepEqual(missingJinjaVariables('x CI_MISSING_JINJA_VAR/a.b\nCI_MISSING_JINJA_VAR/c'), ["'a.b'", "'c'"]);
+  assert.deepEqual(missingJinjaVariables('nothing missing'), []);
+});
+
+test('undefined names used further and syntax errors name the line', () => {
   const err = (src: string) => {
     try {
       renderJinja(src, CTX);
@@ -64,7 +70,7 @@ test('undefined names and syntax errors name the line', () => {
     }
     assert.fail(`no error for ${src}`);
   };
-  assert.equal(err('a\nb\n{{ v1.nope }}'), "3: 'v1.nope' is undefined");
+  assert.equal(err('a\nb\n{{ v1.nope.deeper }}'), "3: 'v1.nope' is undefined");
   assert.equal(err('{{ nope.deeper }}'), "1: 'nope' is undefined");
   assert.equal(err('x\n{% for a in nothing_here %}{% endfor %}'), "2: 'nothing_here' is undefined (cannot loop over it)");
   assert.equal(err('a\n\n{% if x %}\n'), "3: 'if' opened here is never closed with 'endif'");
