@@ -1,7 +1,15 @@
 // `cloud-id [--json] [--long]`: the canonical cloud id of this instance, read from instance-data.json.
 import { readBootStatus } from '../runner/read-boot-status';
 import { loadRunConfig, readKernelCmdline } from '../runner/run-config';
+import { pythonJson } from '../runner/sorted-json';
 import type { Command } from './command';
+
+/** The region as Python's "%s" prints v1.get('region', 'unknown'): a JSON null is None. */
+function pythonStr(region: unknown): string {
+  if (region === undefined) return 'unknown';
+  if (region === null) return 'None';
+  return typeof region === 'string' ? region : JSON.stringify(region);
+}
 import { fsPromises } from '../util/on-demand-builtins';
 
 export const cloudIdCommand: Command = {
@@ -20,19 +28,20 @@ export const cloudIdCommand: Command = {
     const platform = ctx.platform();
     const embedded = ctx.facts.defaultCloudConfig;
     const st = await readBootStatus(platform, embedded);
+    // As cloud-init 25.1's cloud-id: the running status, when it is one of these two, is the answer.
     if (st.running === 'disabled') {
       ctx.io.out('disabled\n');
       return 2;
+    }
+    if (st.running === 'not started') {
+      ctx.io.out('not started\n');
+      return 3;
     }
     const rc = await loadRunConfig(platform, embedded, await readKernelCmdline(platform));
     const given = args.flags['instance-data'] as string | undefined;
     const file = given ?? rc.paths.instanceDataFile;
     const text = given ? await fsPromises().readFile(given, 'utf8').catch(() => undefined) : await platform.readTextIfExists(file);
     if (text === undefined) {
-      if (st.running === 'not started') {
-        ctx.io.out('not run\n');
-        return 3;
-      }
       ctx.io.err(`ERROR: File not found '${file}'. Provide a path to instance data json file using --instance-data\n`);
       return 1;
     }
@@ -44,8 +53,10 @@ export const cloudIdCommand: Command = {
       return 1;
     }
     const id = String(v1.cloud_id ?? v1.cloud_name ?? 'unknown');
-    if (args.flags.json) ctx.io.out(`${JSON.stringify({ ...v1, cloud_id: id }, null, 2)}\n`);
-    else if (args.flags.long) ctx.io.out(`${id}\t${String(v1.region ?? '')}\n`);
+    if (args.flags.json) {
+      ctx.io.err('DEPRECATED: Use: cloud-init query v1\n');
+      ctx.io.out(`${pythonJson({ ...v1, cloud_id: id })}\n`);
+    } else if (args.flags.long) ctx.io.out(`${id}\t${pythonStr(v1.region)}\n`);
     else ctx.io.out(`${id}\n`);
     return 0;
   },

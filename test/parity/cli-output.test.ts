@@ -1,4 +1,4 @@
-// `status` and `query` against cloud-init 25.1's own: Debian 13's cloud-init and the built kiln read the same tree (a
+// `status`, `query`, `cloud-id` and `analyze` against cloud-init 25.1's own: Debian 13's cloud-init and the built kiln read the same tree (a
 // trixie rootfs copy, before any boot and after kiln's boot of a NoCloud seed) and must print the same bytes on
 // stdout, the same messages on stderr and exit with the same code.
 import assert from 'node:assert/strict';
@@ -14,7 +14,8 @@ import { tempDir } from '../helpers/temp';
 /** A seed whose user data has a typo'd top-level key: the boot ends with a recoverable error, so status shows one. */
 const USER_DATA = '#cloud-config\nhostnam: typo\nruncmd: [echo hi]\n';
 
-const STATUS = [['status'], ['status', '--long'], ['status', '--format', 'json'], ['status', '--format', 'yaml']];
+const STATUS = [['status'], ['status', '--long'], ['status', '--format', 'json'], ['status', '--format', 'yaml'], ['cloud-id'], ['cloud-id', '--long'], ['cloud-id', '--json']];
+const ANALYZE = [['analyze', 'show'], ['analyze', 'blame'], ['analyze', 'dump']];
 const QUERY = [
   ['query', '--all'],
   ['query', 'v1'],
@@ -43,8 +44,10 @@ function consoleLevels(stderr: string): string {
   return stderr.replace(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - [\w-]+\.py\[([A-Z]+)\]: /gm, '$1: ');
 }
 
+/** cloud-init's command ARGS in ROOT; `cloud-id` is a program of its own there, a command of kiln's. */
 function cloudInit(root: string, args: string[]): Answer {
-  const r = spawnSync('unshare', ['--mount', '--net', '--fork', 'chroot', root, 'cloud-init', ...args], { encoding: 'utf8', env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' } });
+  const argv = args[0] === 'cloud-id' ? args : ['cloud-init', ...args];
+  const r = spawnSync('unshare', ['--mount', '--net', '--fork', 'chroot', root, ...argv], { encoding: 'utf8', env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' } });
   return { code: r.status, stdout: r.stdout, stderr: consoleLevels(r.stderr) };
 }
 
@@ -59,7 +62,7 @@ function compare(binary: string, root: string, commands: string[][], when: strin
   }
 }
 
-test('status and query print what cloud-init 25.1 prints on the same tree, before a boot and after one', async (t) => {
+test('status, query, cloud-id and analyze print what cloud-init 25.1 prints on the same tree, before a boot and after one', async (t) => {
   const binary = builtBinary('kiln-linux-x64');
   if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the trixie rootfs')) return;
   if (!need(t, binary !== undefined, 'needs the built binary (node build.mjs linux-x64)')) return;
@@ -75,7 +78,7 @@ test('status and query print what cloud-init 25.1 prints on the same tree, befor
   const boot = spawnSync('unshare', ['--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', binary as string, '--root', root, '--all-stages'], { encoding: 'utf8', timeout: 300_000 });
   // The boot's own result does not matter (a module that fails in the chroot is one more error both must show).
   assert.ok(existsSync(join(root, 'run/cloud-init/result.json')), `kiln's boot finished: ${boot.status}\n${boot.stderr}`);
-  compare(binary as string, root, [...STATUS, ...QUERY], 'after the boot');
+  compare(binary as string, root, [...STATUS, ...QUERY, ...ANALYZE], 'after the boot');
 
   // Without a question, both say what query expects and exit 1 (each then prints its own help).
   const bare = [kiln(binary as string, root, ['query']), cloudInit(root, ['query'])].map((a) => ({ code: a.code, stderr: a.stderr }));
