@@ -85,7 +85,7 @@ export async function cleanArtifacts(o: CleanOptions): Promise<CleanOutcome> {
     if (name === 'seed' && !o.seed) continue;
     await rm(posix.join(o.paths.cloudDir, name), true);
   }
-  for (const name of await p.listDir(o.paths.runDir).catch(() => [] as string[])) await rm(posix.join(o.paths.runDir, name), true);
+  // /run/cloud-init stays, as with cloud-init 25.1's clean: the boot's own state, which a reboot's tmpfs empties.
   if (o.machineId) {
     // With systemd, 'uninitialized' makes the next boot a first boot that generates a new id; without, the file goes.
     const systemd = (await p.exists('/usr/lib/systemd/systemd')) || (await p.exists('/lib/systemd/systemd'));

@@ -3,9 +3,9 @@
 // stdout, the same messages on stderr and exit with the same code.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { copyRootfs } from '../helpers/debian-rootfs';
 import { builtBinary } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
@@ -83,4 +83,48 @@ test('status, query, cloud-id and analyze print what cloud-init 25.1 prints on t
   // Without a question, both say what query expects and exit 1 (each then prints its own help).
   const bare = [kiln(binary as string, root, ['query']), cloudInit(root, ['query'])].map((a) => ({ code: a.code, stderr: a.stderr }));
   assert.deepEqual(bare[0], bare[1]);
+});
+
+/** Every path under ROOT outside the OS's own programs, with its type and, for small files, its content's length. */
+function pathsOf(root: string): string[] {
+  const r = spawnSync('find', ['.', '-xdev', '(', '-path', './usr', '-o', '-path', './proc', '-o', '-path', './sys', '-o', '-path', './dev', '-o', '-path', './var/lib/dpkg', ')', '-prune', '-o', '-printf', '%p %y\\n'], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  return r.stdout.split('\n').filter(Boolean).sort();
+}
+
+/** A trixie copy with the seed, booted by kiln: the tree `clean` and `collect-logs` work on. */
+function bootedTrixie(t: TestContext, binary: string, name: string): string {
+  const root = copyRootfs(tempDir(t, `kiln-cli-${name}-`), { suite: 'trixie' });
+  const seed = join(root, 'var/lib/cloud/seed/nocloud');
+  mkdirSync(seed, { recursive: true });
+  writeFileSync(join(seed, 'meta-data'), 'instance-id: iid-cli-1\nlocal-hostname: cli1\n');
+  writeFileSync(join(seed, 'user-data'), '#cloud-config\nssh_pwauth: true\nruncmd: [echo hi]\n');
+  writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/90-kiln-cli.cfg'), 'datasource_list: [NoCloud]\n');
+  spawnSync('unshare', ['--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', binary, '--root', root, '--all-stages'], { encoding: 'utf8', timeout: 300_000 });
+  assert.ok(existsSync(join(root, 'run/cloud-init/result.json')), `kiln's boot of ${name} finished`);
+  return root;
+}
+
+test('clean removes what cloud-init 25.1 clean removes and prints the same', async (t) => {
+  const binary = builtBinary('kiln-linux-x64');
+  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the trixie rootfs')) return;
+  if (!need(t, binary !== undefined, 'needs the built binary (node build.mjs linux-x64)')) return;
+  for (const args of [['clean'], ['clean', '--logs', '--machine-id', '--configs', 'all'], ['clean', '-l', '-c', 'ssh_config', '--seed']]) {
+    const theirs = bootedTrixie(t, binary as string, 'theirs');
+    const mine = bootedTrixie(t, binary as string, 'mine');
+    assert.deepEqual(pathsOf(mine), pathsOf(theirs), 'the two boots left the same paths');
+    const a = kiln(binary as string, mine, args);
+    const b = cloudInit(theirs, args);
+    assert.deepEqual(a, b, args.join(' '));
+    // --machine-id: cloud-init asks whether systemd runs (no, in a chroot) and then removes the file; kiln asks
+    // whether the target has systemd (yes: an image is not running) and writes 'uninitialized', which the image's
+    // first boot turns into a new id as it would a missing file.
+    const machineId = (root: string) => (existsSync(join(root, 'etc/machine-id')) ? readFileSync(join(root, 'etc/machine-id'), 'utf8') : undefined);
+    if (args.includes('--machine-id')) {
+      assert.equal(machineId(theirs), undefined);
+      assert.equal(machineId(mine), 'uninitialized\n');
+    } else assert.equal(machineId(mine), machineId(theirs));
+    // kiln's own event log (kiln booted both trees) is one of kiln's logs, unknown to cloud-init's clean.
+    const others = (root: string) => pathsOf(root).filter((p) => p !== './etc/machine-id f' && p !== './var/log/kiln-events.jsonl f');
+    assert.deepEqual(others(mine), others(theirs), `what is left after ${args.join(' ')}`);
+  }
 });
