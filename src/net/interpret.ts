@@ -95,6 +95,7 @@ export class Interpreter {
       wakeonlan: cmd.wakeonlan as boolean | undefined,
     });
     if (cmd.match !== undefined) iface.match = cmd.match as Obj;
+    if (typeof cmd.config_id === 'string') iface.config_id = cmd.config_id;
     this.state.interfaces.set(name, iface);
     return iface;
   }

@@ -33,6 +33,8 @@ export type InterfaceType = 'physical' | 'bond' | 'bridge' | 'vlan' | 'infiniban
 /** One interface. Bond and bridge parameters keep cloud-init's v1 spelling (`bond-mode`, `bridge_stp`). */
 export interface Interface {
   name: string;
+  /** The v2 id of an ethernet (its key under `ethernets`), which may differ from its name (cloud-init's config_id). */
+  config_id?: string;
   type: InterfaceType;
   mac_address?: string;
   mtu?: number;

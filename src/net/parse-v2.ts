@@ -185,6 +185,8 @@ export function parseV2(doc: unknown, key = 'network', opts: V2Options = {}): Ne
         for (const target of targets) {
           if (target.name !== name && it.state.interfaces.has(target.name)) throw new NetworkConfigError(`${k}.match`, `matches ${target.name}, which another entry already configures`);
           const cmd: Obj = { type: 'physical', mac_address: target.mac, name: target.name };
+          // The v2 id stays the interface's config_id (NetworkManager's keyfile name) unless the match found several NICs.
+          if (targets.length === 1) cmd.config_id = id;
           if (driver !== undefined) cmd.params = { driver };
           for (const x of ['mtu', 'match', 'wakeonlan', 'accept-ra']) if (c[x] !== undefined) cmd[x] = x === 'wakeonlan' || x === 'accept-ra' ? bool(c[x], '') : c[x];
           cmd.subnets = ipConfigToSubnets(it, c);

@@ -5,7 +5,7 @@ import type { NetworkRenderer, RenderedFile, RendererConfig } from '../renderer'
 import { renderPersistentNetRules } from './udev-rules';
 
 const SUBNET_KEYS = ['address', 'netmask', 'broadcast', 'metric', 'gateway', 'pointopoint', 'mtu', 'scope', 'dns_search', 'dns_nameservers'];
-const IGNORED_ATTRS = ['control', 'device_id', 'driver', 'index', 'inet', 'mode', 'name', 'subnets', 'type', 'match', 'dns'];
+const IGNORED_ATTRS = ['control', 'device_id', 'driver', 'index', 'inet', 'mode', 'name', 'subnets', 'type', 'match', 'dns', 'config_id'];
 const MULTILINE = ['bridge_pathcost', 'bridge_portprio', 'bridge_waitport'];
 const ORDER: Record<string, number> = { loopback: 0, physical: 1, infiniband: 2, bond: 3, bridge: 4, vlan: 5 };
 
