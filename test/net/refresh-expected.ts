@@ -2,7 +2,7 @@
 // rootfs), the allow-list applied: run by `node test/net/refresh-expected.mjs [case…] [renderer…]` (none: all)
 // after adding a case or when the reference changes, then read the diff. Not a test: the parity test checks kiln
 // against the same oracle.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -44,7 +44,8 @@ export function refreshExpected(only: readonly string[]): void {
         console.log(`kept ${c.name}/networkd: kiln adds .netdev files there (update by hand)`);
         continue;
       }
-      const old = c.renderers.includes(renderer) ? c.expected(renderer) : new Map<string, string>();
+      // A new case's renderers are all of them here, but it has no expected/ folder to read yet.
+      const old = existsSync(dir) ? c.expected(renderer) : new Map<string, string>();
       rmSync(dir, { recursive: true, force: true });
       for (const [path, text] of files) {
         const want = applyAllowed('trixie', c.name, renderer, path, text, used);
