@@ -128,11 +128,12 @@ function ipConfigToSubnets(it: Interpreter, cfg: Obj): Obj[] {
     }
     subnets.push(s);
   }
-  // cloud-init 22.4 carries only `to` and `via` of v2 routes; kiln keeps the metric too (newer cloud-init does).
+  // cloud-init 22.4 carries only `to` and `via` of v2 routes; kiln keeps the metric and MTU too (25.1 does).
   const routes = ((cfg.routes as Obj[] | undefined) ?? []).map((r) => ({
     destination: r.to === 'default' ? '0.0.0.0/0' : r.to,
     gateway: r.via,
     ...(r.metric !== undefined ? { metric: r.metric } : {}),
+    ...(r.mtu !== undefined ? { mtu: r.mtu } : {}),
   }));
   if (subnets.length && routes.length) (subnets[0] as Obj).routes = routes;
   return subnets;
