@@ -46,7 +46,18 @@ test('sysconfig keeps what an existing resolv.conf holds', async (t) => {
   mkdirSync(join(root, 'etc'), { recursive: true });
   writeFileSync(join(root, 'etc/resolv.conf'), 'options rotate\nnameserver 192.0.2.1\n');
   await renderNetwork(p, model(), { distro: 'rhel', renderer: 'sysconfig' });
-  assert.equal(readFileSync(join(root, 'etc/resolv.conf'), 'utf8'), '; Created by cloud-init on instance boot automatically, do not edit.\n;\noptions rotate\nnameserver 192.0.2.1\nnameserver 10.0.0.53\nsearch x.example\n');
+  assert.equal(readFileSync(join(root, 'etc/resolv.conf'), 'utf8'), '; Created by cloud-init automatically, do not edit.\n;\noptions rotate\nnameserver 192.0.2.1\nnameserver 10.0.0.53\nsearch x.example\n');
+});
+
+test('sysconfig adds a name server to a resolv.conf that already has three (25.1 has no limit)', async (t) => {
+  const { root, p } = rootWith(t, []);
+  mkdirSync(join(root, 'etc'), { recursive: true });
+  writeFileSync(join(root, 'etc/resolv.conf'), 'nameserver 192.0.2.1\nnameserver 192.0.2.2\nnameserver 192.0.2.3\n');
+  await renderNetwork(p, model(), { distro: 'rhel', renderer: 'sysconfig' });
+  assert.equal(
+    readFileSync(join(root, 'etc/resolv.conf'), 'utf8'),
+    '; Created by cloud-init automatically, do not edit.\n;\nnameserver 192.0.2.1\nnameserver 192.0.2.2\nnameserver 192.0.2.3\nnameserver 10.0.0.53\nsearch x.example\n',
+  );
 });
 
 test('no renderer available, or an unknown one, is an error naming system_info.network.renderers', async (t) => {

@@ -17,6 +17,14 @@ export interface AllowedRenderDifference {
 
 export const ALLOWED_RENDER_DIFFERENCES: AllowedRenderDifference[] = [
   {
+    oracle: 'trixie',
+    case: 'openstack-bond-vlan',
+    renderer: 'sysconfig',
+    path: '/etc/sysconfig/network-scripts/ifcfg-bond0',
+    why: "25.1's OpenStack conversion (convert_net_json) renames network_data.json's bond_* keys to bond-*, keeping the rest (bond-xmit_hash_policy), a spelling sysconfig's bond options look-up (bond_xmit_hash_policy or bond-xmit-hash-policy) misses, so the bond loses its hash policy; kiln's conversion still keeps the bond_* names, so kiln's bond keeps it. Not the renderer's doing: goes when kiln's OpenStack conversion follows 25.1",
+    fix: (t) => t.replace('BONDING_OPTS="mode=802.3ad miimon=100"', 'BONDING_OPTS="mode=802.3ad xmit_hash_policy=layer3+4 miimon=100"'),
+  },
+  {
     oracle: 'bookworm',
     case: '*',
     renderer: 'eni',
@@ -28,7 +36,6 @@ export const ALLOWED_RENDER_DIFFERENCES: AllowedRenderDifference[] = [
     [
       ['eni', '/etc/network/interfaces.d/50-cloud-init', (t: string) => t.replace(/(gw 10\.60\.0\.254)( \|\| true)/g, '$1 metric 200$2')],
       ['networkd', '/etc/systemd/network/10-cloud-init-eth0.network', (t: string) => t.replace('Gateway=10.60.0.254\n\n', 'Gateway=10.60.0.254\n\nMetric=200\n\n')],
-      ['sysconfig', '/etc/sysconfig/network-scripts/route-eth0', (t: string) => `${t}METRIC0=200\n`],
     ] as const
   ).map(([renderer, path, fix]) => ({
     oracle: 'bookworm' as const,
@@ -72,6 +79,49 @@ export const ALLOWED_RENDER_DIFFERENCES: AllowedRenderDifference[] = [
     why: "input conversion, not the renderer: 25.1's VMware IMC conversion (config_nic.py, NicConfigurator.gen_one_nic_v2) writes v2 where 22.4's wrote v1 — ONBOOT becomes wakeonlan, the primary gateway a 0.0.0.0/0 route, non-primary gateways routes without metric 10000 and with their IPv6 twin, a DHCP NIC's IPADDR an address, the DNS suffixes per NIC; kiln's converter is still 22.4's until it moves",
     fix: (t: string) => fix(t.replace('wake-on-lan=64\n', '')),
   })),
+  // Cases whose input conversion still follows 22.4 are compared with 22.4 for every renderer (net-convert.test.ts's
+  // CONVERTED_AS_22_4), but kiln's sysconfig renderer writes as 25.1's: these entries are 25.1's renderer changes.
+  ...(
+    [
+      ['ec2-secondary-ips', ['network', 'network-scripts/ifcfg-ens5', 'network-scripts/ifcfg-ens6']],
+      ['vmware-imc-dhcp-2nic', ['network', 'network-scripts/ifcfg-NIC1', 'network-scripts/ifcfg-NIC2']],
+      ['vmware-imc-primary', ['network', 'network-scripts/ifcfg-NIC1', 'network-scripts/ifcfg-NIC2', 'network-scripts/ifcfg-NIC3']],
+      ['vmware-imc-static-2nic', ['network', ...['NIC1', 'NIC2'].flatMap((n) => [`network-scripts/ifcfg-${n}`, `network-scripts/route-${n}`, `network-scripts/route6-${n}`])]],
+    ] as const
+  ).flatMap(([c, files]) =>
+    [...files.map((f) => `/etc/sysconfig/${f}`), ...(c === 'ec2-secondary-ips' ? [] : ['/etc/resolv.conf']), ...(c === 'vmware-imc-primary' || c === 'vmware-imc-static-2nic' ? ['/etc/NetworkManager/conf.d/99-cloud-init.conf'] : [])].map((path) => ({
+      oracle: 'bookworm' as const,
+      case: c,
+      renderer: 'sysconfig' as const,
+      path,
+      why: "25.1's sysconfig heads its files 'Created by cloud-init automatically' (22.4: '… on instance boot automatically') and no longer writes NM_CONTROLLED=no (upstream #4457 and 'fix(rhel): Fix network ordering in sysconfig'); kiln's renderer is 25.1's",
+      fix: (t: string) => t.replace(/^([#;]) Created by cloud-init on instance boot automatically/, '$1 Created by cloud-init automatically').replace(/^NM_CONTROLLED=no\n/m, ''),
+    })),
+  ),
+  {
+    oracle: 'bookworm',
+    case: 'ec2-secondary-ips',
+    renderer: 'sysconfig',
+    path: '/etc/sysconfig/network-scripts/ifcfg-ens5',
+    why: "25.1's sysconfig writes a RHEL subnet's metric as IPV4_ROUTE_METRIC or IPV6_ROUTE_METRIC (22.4: METRIC; upstream #5777); kiln's renderer is 25.1's",
+    fix: (t) => t.replace(/^METRIC=100\n/m, 'IPV6_ROUTE_METRIC=100\n').replace('IPADDR1=172.31.10.7\n', 'IPADDR1=172.31.10.7\nIPV4_ROUTE_METRIC=100\n'),
+  },
+  {
+    oracle: 'bookworm',
+    case: 'ec2-secondary-ips',
+    renderer: 'sysconfig',
+    path: '/etc/sysconfig/network-scripts/ifcfg-ens6',
+    why: "25.1's sysconfig writes a RHEL subnet's metric as IPV4_ROUTE_METRIC (22.4: METRIC); kiln's renderer is 25.1's",
+    fix: (t) => t.replace(/^METRIC=200\n/m, '').replace('HWADDR=0a:12:34:56:78:02\n', 'HWADDR=0a:12:34:56:78:02\nIPV4_ROUTE_METRIC=200\n'),
+  },
+  {
+    oracle: 'bookworm',
+    case: 'vmware-imc-dhcp-2nic',
+    renderer: 'sysconfig',
+    path: '/etc/NetworkManager/conf.d/99-cloud-init.conf',
+    why: "25.1's sysconfig tells NetworkManager to leave resolv.conf alone when any DNS is configured, search domains alone included (22.4: only with global name servers; upstream #5846), so it writes this file where 22.4 wrote none; kiln's renderer is 25.1's",
+    fix: (t) => (t === '' ? '# Created by cloud-init automatically, do not edit.\n#\n[main]\ndns = none\n' : t),
+  },
 ];
 
 /**

@@ -4,16 +4,17 @@ import { hasDefaultRoute, isDefaultRoute } from '../model';
 import { isIPv6, prefixToIpv4Mask } from '../ip';
 import { NetworkConfigError } from '../net-error';
 import type { NetworkRenderer, RenderedFile, RendererConfig } from '../renderer';
+import { hasAnyDns, renderResolvConf } from './sysconfig-resolv-conf';
 import { renderPersistentNetRules } from './udev-rules';
 
 type Flavor = 'rhel' | 'suse';
 type Value = string | number | boolean;
 
-const HEADER = '# Created by cloud-init on instance boot automatically, do not edit.\n#';
+const HEADER = '# Created by cloud-init automatically, do not edit.\n#';
 const IPV6_DYNAMIC = ['dhcp6', 'ipv6_slaac', 'ipv6_dhcpv6-stateless', 'ipv6_dhcpv6-stateful'];
 const TYPE_NAMES: Record<string, string> = { ethernet: 'Ethernet', bond: 'Bond', bridge: 'Bridge', infiniband: 'InfiniBand', vlan: 'Vlan' };
 const DEFAULTS: Record<Flavor, Record<string, Value>> = {
-  rhel: { ONBOOT: true, USERCTL: false, NM_CONTROLLED: false, BOOTPROTO: 'none' },
+  rhel: { ONBOOT: true, USERCTL: false, BOOTPROTO: 'none' },
   suse: { BOOTPROTO: 'static', STARTMODE: 'auto' },
 };
 const KEY_MAPS: Record<Flavor, Record<string, string>> = {
@@ -37,6 +38,11 @@ function valueText(v: Value): string {
 
 function subnetIsV6(s: Subnet): boolean {
   return s.type.endsWith('6') || IPV6_DYNAMIC.includes(s.type) || (s.type === 'static' && typeof s.address === 'string' && isIPv6(s.address));
+}
+
+/** Where a RHEL ifcfg file takes the metric of SUBNET's routes (its default route's included). */
+function routeMetricKey(s: Subnet): string {
+  return subnetIsV6(s) ? 'IPV6_ROUTE_METRIC' : 'IPV4_ROUTE_METRIC';
 }
 
 /** One ifcfg file and its routes. */
@@ -97,7 +103,7 @@ function renderSubnets(cfg: IfCfg, subnets: Subnet[], hasDefault: boolean, flavo
     }
   } else c.set('BOOTPROTO', 'none');
   const suseDhcp6 = (mode: string) => {
-    c.set('BOOTPROTO', c.get('BOOTPROTO') === 'dhcp4' ? 'dhcp' : 'dhcp6');
+    c.set('BOOTPROTO', c.get('BOOTPROTO') === 'dhcp4' || c.get('BOOTPROTO') === 'dhcp' ? 'dhcp' : 'dhcp6');
     c.set('DHCLIENT6_MODE', mode);
   };
   for (const s of subnets) {
@@ -106,10 +112,10 @@ function renderSubnets(cfg: IfCfg, subnets: Subnet[], hasDefault: boolean, flavo
     if (t === 'dhcp6' || t === 'ipv6_dhcpv6-stateful') {
       if (flavor === 'suse') suseDhcp6('managed');
       else if (t === 'ipv6_dhcpv6-stateful') {
-        c.set('BOOTPROTO', 'dhcp');
         c.set('DHCPV6C', true);
         c.set('IPV6INIT', true);
         c.set('IPV6_AUTOCONF', false);
+        c.set('IPV6_FAILURE_FATAL', true);
       } else {
         c.set('IPV6INIT', true);
         c.set('DHCPV6C', true);
@@ -131,7 +137,7 @@ function renderSubnets(cfg: IfCfg, subnets: Subnet[], hasDefault: boolean, flavo
     } else if (t === 'dhcp4' || t === 'dhcp') {
       const before = c.get('BOOTPROTO');
       c.set('BOOTPROTO', 'dhcp');
-      if (flavor === 'suse' && t === 'dhcp4' && before !== 'dhcp6') c.set('BOOTPROTO', 'dhcp4');
+      if (flavor === 'suse' && before !== 'dhcp6' && before !== 'dhcp') c.set('BOOTPROTO', 'dhcp4');
     } else if (t === 'static' || t === 'static6') {
       const v6 = subnetIsV6(s);
       if (v6 && flavor !== 'suse') {
@@ -154,7 +160,7 @@ function renderSubnets(cfg: IfCfg, subnets: Subnet[], hasDefault: boolean, flavo
   let v4 = -1;
   let v6 = -1;
   for (const s of subnets) {
-    if (s.metric !== undefined && flavor !== 'suse') c.set('METRIC', s.metric);
+    if (s.metric !== undefined && flavor === 'rhel') c.set(routeMetricKey(s), s.metric);
     if (s.type === 'dhcp' || s.type === 'dhcp4') {
       if (flavor !== 'suse' && hasDefault && c.get('BOOTPROTO') !== 'none') c.set('DHCLIENT_SET_DEFAULT_ROUTE', false);
       continue;
@@ -201,7 +207,7 @@ function renderSubnetRoutes(cfg: IfCfg, subnets: Subnet[], flavor: Flavor): void
             cfg.hasDefault4 = true;
           }
         }
-        if (r.metric !== undefined) c.set('METRIC', r.metric);
+        if (r.metric !== undefined) c.set(routeMetricKey(s), r.metric);
       } else {
         for (const [from, to] of [['gateway', 'GATEWAY'], ['metric', 'METRIC'], ['prefix', 'PREFIX'], ['netmask', 'NETMASK'], ['network', 'ADDRESS']] as const) {
           const v = r[from];
@@ -211,28 +217,6 @@ function renderSubnetRoutes(cfg: IfCfg, subnets: Subnet[], flavor: Flavor): void
       }
     }
   }
-}
-
-function renderResolvConf(ns: NetworkState, existing = ''): string | undefined {
-  if (!ns.dns.nameservers.length && !ns.dns.search.length) return undefined;
-  const header = '; Created by cloud-init on instance boot automatically, do not edit.\n;';
-  const kept: string[] = [];
-  const servers: string[] = [];
-  const search: string[] = [];
-  for (const line of existing.split('\n')) {
-    const m = /^\s*(nameserver|search|domain)\s+(.*)$/.exec(line);
-    if (m?.[1] === 'nameserver') servers.push((m[2] as string).trim());
-    else if (m?.[1] === 'search') search.push(...(m[2] as string).trim().split(/\s+/));
-    else if (line !== '' || kept.length) kept.push(line);
-  }
-  for (const n of ns.dns.nameservers) if (!servers.includes(n) && servers.length < 3) servers.push(n);
-  for (const d of ns.dns.search) if (!search.includes(d)) search.push(d);
-  while (kept.length && kept[kept.length - 1] === '') kept.pop();
-  let out = kept.join('\n');
-  if (out) out += '\n';
-  for (const n of servers) out += `nameserver ${n}\n`;
-  if (search.length) out += `search ${search.join(' ')}\n`;
-  return out.startsWith(header) ? out : `${header}\n${out}`;
 }
 
 function fill(tpl: string, base: string, name: string): string {
@@ -343,7 +327,7 @@ export function renderSysconfig(ns: NetworkState, cfg: RendererConfig): Rendered
   }
   const resolv = renderResolvConf(ns, cfg.existingResolvConf);
   if (resolv) files.push({ path: '/etc/resolv.conf', content: resolv });
-  if (ns.dns.nameservers.length) files.push({ path: '/etc/NetworkManager/conf.d/99-cloud-init.conf', content: `${HEADER}\n[main]\ndns = none\n` });
+  if (hasAnyDns(ns)) files.push({ path: '/etc/NetworkManager/conf.d/99-cloud-init.conf', content: `${HEADER}\n[main]\ndns = none\n` });
   if (cfg.netrulesPath) files.push({ path: cfg.netrulesPath, content: renderPersistentNetRules(ns) });
   const control = cfg.control ?? '/etc/sysconfig/network';
   if (control.endsWith('network')) {
