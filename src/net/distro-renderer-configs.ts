@@ -50,7 +50,7 @@ export function rendererConfigFor(distro: string, renderer: RendererName): Rende
     case 'netplan':
       return family === 'debian' ? { netplanPath: '/etc/netplan/50-cloud-init.yaml', header: NETWORK_FILE_HEADER } : { netplanPath: '/etc/netplan/50-cloud-init.yaml' };
     case 'sysconfig':
-      return family === 'suse' ? SUSE_SYSCONFIG : RHEL_SYSCONFIG;
+      return { ...(family === 'suse' ? SUSE_SYSCONFIG : RHEL_SYSCONFIG) };
     default:
       return {};
   }

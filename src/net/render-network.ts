@@ -56,7 +56,10 @@ export interface RenderOptions {
 export async function renderNetwork(p: Platform, model: NetworkState, opts: RenderOptions): Promise<{ renderer: RendererName; files: string[]; warnings: string[] }> {
   const renderer = opts.renderer ?? (await selectRenderer(p, opts.distro, opts.renderers));
   const cfg = rendererConfigFor(opts.distro, renderer);
-  if (renderer === 'sysconfig') cfg.existingResolvConf = await p.readTextIfExists('/etc/resolv.conf');
+  if (renderer === 'sysconfig') {
+    cfg.existingResolvConf = await p.readTextIfExists('/etc/resolv.conf');
+    if (cfg.control?.endsWith('network')) cfg.existingControl = await p.readTextIfExists(cfg.control);
+  }
   const files = RENDERERS[renderer].render(model, cfg);
   const passwd = (await p.readTextIfExists('/etc/passwd')) ?? '';
   for (const f of files) {

@@ -33,6 +33,8 @@ export interface RendererConfig {
   networkdNetdevs?: boolean;
   /** sysconfig: the resolv.conf already in the root; its other lines are kept, its name servers come first. */
   existingResolvConf?: string | undefined;
+  /** sysconfig: the control file already in the root; its lines that are not the renderer's own settings are kept. */
+  existingControl?: string | undefined;
 }
 
 export interface NetworkRenderer {

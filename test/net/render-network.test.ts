@@ -60,6 +60,18 @@ test('sysconfig adds a name server to a resolv.conf that already has three (25.1
   );
 });
 
+test("sysconfig keeps an existing /etc/sysconfig/network's own lines after its settings, as 25.1 does", async (t) => {
+  const { root, p } = rootWith(t, []);
+  mkdirSync(join(root, 'etc/sysconfig'), { recursive: true });
+  const header = '# Created by cloud-init automatically, do not edit.\n#\n';
+  writeFileSync(join(root, 'etc/sysconfig/network'), `${header}NETWORKING=no\nNETWORKING_IPV6=yes\nIPV6_AUTOCONF=yes\nHOSTNAME=box\n\nNOZEROCONF=yes\n`);
+  await renderNetwork(p, model(), { distro: 'rhel', renderer: 'sysconfig' });
+  const want = `${header}NETWORKING=yes\nHOSTNAME=box\n\nNOZEROCONF=yes\n`;
+  assert.equal(readFileSync(join(root, 'etc/sysconfig/network'), 'utf8'), want);
+  await renderNetwork(p, model(), { distro: 'rhel', renderer: 'sysconfig' });
+  assert.equal(readFileSync(join(root, 'etc/sysconfig/network'), 'utf8'), want, 'a second render changes nothing');
+});
+
 test('no renderer available, or an unknown one, is an error naming system_info.network.renderers', async (t) => {
   const { p } = rootWith(t, []);
   await assert.rejects(selectRenderer(p, 'debian'), (e: unknown) => e instanceof NetworkConfigError && e.key === 'system_info.network.renderers');

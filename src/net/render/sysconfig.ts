@@ -330,12 +330,22 @@ export function renderSysconfig(ns: NetworkState, cfg: RendererConfig): Rendered
   if (hasAnyDns(ns)) files.push({ path: '/etc/NetworkManager/conf.d/99-cloud-init.conf', content: `${HEADER}\n[main]\ndns = none\n` });
   if (cfg.netrulesPath) files.push({ path: cfg.netrulesPath, content: renderPersistentNetRules(ns) });
   const control = cfg.control ?? '/etc/sysconfig/network';
-  if (control.endsWith('network')) {
-    const lines = [HEADER, 'NETWORKING=yes'];
-    if (ns.useIpv6) lines.push('NETWORKING_IPV6=yes', 'IPV6_AUTOCONF=no');
-    files.push({ path: control, content: `${lines.join('\n')}\n` });
-  }
+  if (control.endsWith('network')) files.push({ path: control, content: renderControlFile(ns, cfg.existingControl) });
   return files;
+}
+
+/**
+ * RHEL's /etc/sysconfig/network: NETWORKING (and IPv6's settings), then, as cloud-init 25.1 keeps customizations,
+ * every line of EXISTING that mentions none of those settings and is not a line of the header.
+ */
+function renderControlFile(ns: NetworkState, existing = ''): string {
+  const lines = [HEADER, 'NETWORKING=yes'];
+  if (ns.useIpv6) lines.push('NETWORKING_IPV6=yes', 'IPV6_AUTOCONF=no');
+  const ours = ['NETWORKING', 'IPV6_AUTOCONF'];
+  const headerLines = HEADER.split('\n');
+  const existingLines = existing === '' ? [] : existing.replace(/\r\n?/g, '\n').replace(/\n$/, '').split('\n');
+  for (const line of existingLines) if (!ours.some((k) => line.includes(k)) && !headerLines.includes(line)) lines.push(line);
+  return `${lines.join('\n')}\n`;
 }
 
 export const sysconfigRenderer: NetworkRenderer = { name: 'sysconfig', render: renderSysconfig };
