@@ -13,6 +13,24 @@ async function hasProgram(p: Platform, name: string, dirs: string[]): Promise<bo
   return false;
 }
 
+/** initscripts' ifup/ifdown and their config (cloud-init's `available_sysconfig`). */
+async function hasSysconfigScripts(p: Platform): Promise<boolean> {
+  for (const prog of ['ifup', 'ifdown']) if (!(await hasProgram(p, prog, ['/sbin', '/usr/sbin']))) return false;
+  return (await p.exists('/etc/sysconfig/network-scripts/network-functions')) || (await p.exists('/etc/sysconfig/config'));
+}
+
+/** NetworkManager's ifcfg-rh plugin, which reads ifcfg files: libnm-settings-plugin-ifcfg-rh.so in /usr/lib…/NetworkManager/VERSION/ (25.1's `available_nm_ifcfg_rh`). */
+async function hasNetworkManagerIfcfgRh(p: Platform): Promise<boolean> {
+  const list = (dir: string) => p.listDir(dir).catch(() => [] as string[]);
+  for (const lib of (await list('/usr')).filter((d) => d.startsWith('lib'))) {
+    const nm = `/usr/${lib}/NetworkManager`;
+    for (const version of await list(nm)) {
+      if (!version.startsWith('.') && (await p.exists(`${nm}/${version}/libnm-settings-plugin-ifcfg-rh.so`))) return true;
+    }
+  }
+  return false;
+}
+
 /** Whether RENDERER's tools are in the target root (cloud-init's `available()` per renderer). */
 export async function rendererAvailable(p: Platform, renderer: RendererName, distro: string): Promise<boolean> {
   switch (renderer) {
@@ -26,8 +44,7 @@ export async function rendererAvailable(p: Platform, renderer: RendererName, dis
     case 'sysconfig': {
       const variant = distroFamily(distro) === 'suse' ? 'suse' : distro;
       if (!SYSCONFIG_DISTROS.includes(variant)) return false;
-      for (const prog of ['ifup', 'ifdown']) if (!(await hasProgram(p, prog, ['/sbin', '/usr/sbin']))) return false;
-      return (await p.exists('/etc/sysconfig/network-scripts/network-functions')) || (await p.exists('/etc/sysconfig/config'));
+      return (await hasSysconfigScripts(p)) || (await hasNetworkManagerIfcfgRh(p));
     }
     case 'network-manager':
       return (await p.exists('/etc/NetworkManager/NetworkManager.conf')) && (await hasProgram(p, 'nmcli', ['/usr/bin', '/bin', '/usr/sbin', '/sbin']));

@@ -41,6 +41,14 @@ test('eni needs ifupdown and /etc/network/interfaces; sysconfig needs a sysconfi
   assert.equal(await selectRenderer(p, 'debian', ['sysconfig', 'eni']), 'eni', 'sysconfig is not available on debian');
 });
 
+test("sysconfig is also available where NetworkManager's ifcfg-rh plugin reads ifcfg files and initscripts are gone (25.1)", async (t) => {
+  const { p } = rootWith(t, ['usr/lib64/NetworkManager/1.46.0-1.el9/libnm-settings-plugin-ifcfg-rh.so', 'usr/bin/nmcli', 'etc/NetworkManager/NetworkManager.conf']);
+  assert.equal(await selectRenderer(p, 'rhel'), 'sysconfig');
+  assert.equal(await selectRenderer(p, 'debian'), 'network-manager', 'not on a distro sysconfig does not know');
+  const { p: bare } = rootWith(t, ['usr/lib64/NetworkManager/1.46.0-1.el9/libnm-device-plugin-team.so', 'usr/bin/nmcli', 'etc/NetworkManager/NetworkManager.conf']);
+  assert.equal(await selectRenderer(bare, 'rhel'), 'network-manager', 'NetworkManager without the plugin');
+});
+
 test('sysconfig keeps what an existing resolv.conf holds', async (t) => {
   const { root, p } = rootWith(t, []);
   mkdirSync(join(root, 'etc'), { recursive: true });
