@@ -71,12 +71,26 @@ export const develNetConvertCommand: Command = {
     if (output !== 'netplan') for (const w of ns.warnings) ctx.logger.for('network_state.py').warn(w);
     const cfg = rendererConfigFor(distro, output);
     if (output === 'netplan') cfg.features = ['dhcp-use-domains', 'ipv6-mtu'];
+    // As cloud-init's: sysconfig merges into the resolv.conf and control file already under the directory.
+    if (output === 'sysconfig') {
+      cfg.existingResolvConf = await readIfExists(pathUnderRoot(join(directory), '/etc/resolv.conf'));
+      if (cfg.control?.endsWith('network')) cfg.existingControl = await readIfExists(pathUnderRoot(join(directory), cfg.control));
+    }
     const files = RENDERERS[output].render(ns, cfg);
     ctx.io.err(`Read input format '${kind}' from '${file}'.\nWrote output format '${output}' to '${directory.endsWith('/') ? directory : `${directory}/`}'\n\n`);
     for (const f of files) await writeCommandOutput(ctx, pathUnderRoot(join(directory), f.path), f.content, { mode: f.mode ?? 0o644, makeParents: true });
     return 0;
   },
 };
+
+async function readIfExists(path: string): Promise<string | undefined> {
+  try {
+    return await fsPromises().readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
 
 function describeState(ns: NetworkState): string {
   return JSON.stringify({ version: ns.version, interfaces: Object.fromEntries(ns.interfaces), routes: ns.routes, dns: ns.dns }, null, 2);

@@ -1,6 +1,6 @@
 // `cloud-init devel net-convert` with cloud-init's flags, run in-process: files under -d, messages, exit codes.
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildFacts } from '../../src/build-info';
@@ -50,6 +50,18 @@ test('long flags in the kiln face', async (t) => {
   const r = await run(['devel', 'net-convert', '--network-data', join(FIXTURES, 'v1-bridge/input.yaml'), '--kind', 'yaml', '--directory', dir, '--distro', 'rhel', '--output-kind', 'sysconfig'], 'kiln');
   assert.equal(r.code, 0, r.err);
   assert.equal(readFileSync(join(dir, 'etc/sysconfig/network-scripts/ifcfg-br0'), 'utf8'), readFileSync(join(FIXTURES, 'v1-bridge/expected/sysconfig/etc/sysconfig/network-scripts/ifcfg-br0'), 'utf8'));
+});
+
+test('-O sysconfig merges into the resolv.conf and /etc/sysconfig/network already under -d, as cloud-init does', async (t) => {
+  const dir = tempDir(t);
+  mkdirSync(join(dir, 'etc/sysconfig'), { recursive: true });
+  writeFileSync(join(dir, 'etc/resolv.conf'), 'options rotate\nnameserver 192.0.2.9\n');
+  writeFileSync(join(dir, 'etc/sysconfig/network'), 'NETWORKING=no\nHOSTNAME=box\n');
+  const r = await run(['devel', 'net-convert', '-p', join(FIXTURES, 'v1-dns-search/input.yaml'), '-k', 'yaml', '-d', dir, '-D', 'rhel', '-O', 'sysconfig']);
+  assert.equal(r.code, 0, r.err);
+  const header = 'Created by cloud-init automatically, do not edit.';
+  assert.equal(readFileSync(join(dir, 'etc/resolv.conf'), 'utf8'), `; ${header}\n;\noptions rotate\nnameserver 192.0.2.9\nnameserver 10.5.0.53\nnameserver 10.5.0.54\nsearch a.example b.example c.example\n`);
+  assert.equal(readFileSync(join(dir, 'etc/sysconfig/network'), 'utf8'), `# ${header}\n#\nNETWORKING=yes\nHOSTNAME=box\n`);
 });
 
 test('bad input exits 1 naming the key; bad use exits 2', async (t) => {
