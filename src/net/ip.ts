@@ -47,3 +47,31 @@ export function expandIpv6(addr: string): string {
   const fill = a.includes('::') ? Array(8 - h.length - t.length).fill('0') : [];
   return [...h, ...fill, ...t].map((x) => x.padStart(4, '0')).join(':');
 }
+
+/** ADDR (IPv4 or IPv6) as a number, with its width in bits; undefined when it is not an address. */
+function addressBits(addr: string): { value: bigint; width: number } | undefined {
+  if (isIPv4(addr)) return { value: addr.split('.').reduce((n, o) => (n << 8n) | BigInt(Number(o)), 0n), width: 32 };
+  if (isIPv6(addr)) return { value: BigInt(`0x${expandIpv6(addr).replace(/:/g, '')}`), width: 128 };
+  return undefined;
+}
+
+/**
+ * Whether ADDRESS lies in NETWORK (`addr`, `addr/prefix` or `addr/mask`; host bits ignored), as Python's
+ * `ip_address(a) in ip_network(n, strict=False)`: false across IPv4 and IPv6, undefined when either is not valid.
+ */
+export function isIpInNetwork(address: string, network: string): boolean | undefined {
+  const [base, prefixText, ...rest] = network.split('/');
+  const ip = addressBits(address);
+  const net = base === undefined || rest.length > 0 ? undefined : addressBits(base);
+  if (!ip || !net) return undefined;
+  const prefix = prefixText === undefined ? net.width : maskToPrefix(prefixText);
+  if (prefix === undefined || prefix > net.width) return undefined;
+  if (ip.width !== net.width) return false;
+  const shift = BigInt(net.width - prefix);
+  return ip.value >> shift === net.value >> shift;
+}
+
+/** cloud-init's `should_add_gateway_onlink_flag`: a gateway outside the subnet ADDRESS (`addr/prefix`) is on-link. */
+export function gatewayIsOnLink(gateway: string, address: string): boolean {
+  return isIpInNetwork(gateway, address) === false;
+}

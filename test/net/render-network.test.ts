@@ -1,6 +1,6 @@
 // renderNetwork: the renderer chosen by what the target root has (or system_info.network.renderers), files written under --root.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { NetworkConfigError } from '../../src/net/net-error';
@@ -32,6 +32,15 @@ test('picks the first available renderer in cloud-init default order and writes 
   const nm = await renderNetwork(p, model(), { distro: 'ubuntu', renderers: ['network-manager', 'netplan'] });
   assert.equal(nm.renderer, 'network-manager');
   assert.equal(statSync(join(root, 'etc/NetworkManager/system-connections/cloud-init-eth0.nmconnection')).mode & 0o777, 0o600);
+});
+
+test("netplan's file is root-only (0600), as cloud-init 25.1 and netplan's own API write it, also over an older 0644 one", async (t) => {
+  const { root, p } = rootWith(t, ['usr/sbin/netplan', 'etc/netplan/50-cloud-init.yaml']);
+  const file = join(root, 'etc/netplan/50-cloud-init.yaml');
+  chmodSync(file, 0o644);
+  await renderNetwork(p, model(), { distro: 'debian', renderer: 'netplan' });
+  assert.equal(statSync(file).mode & 0o777, 0o600);
+  assert.match(readFileSync(file, 'utf8'), /routes:\n {12}- {3}to: default\n {16}via: 10\.0\.0\.1\n/);
 });
 
 test('eni needs ifupdown and /etc/network/interfaces; sysconfig needs a sysconfig distro', async (t) => {

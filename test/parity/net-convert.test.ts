@@ -20,7 +20,7 @@ import { oracleNetConvert } from './net-convert-oracle';
  */
 const ORACLE: Record<RendererName, DebianSuite> = {
   eni: 'bookworm',
-  netplan: 'bookworm',
+  netplan: 'trixie',
   'network-manager': 'trixie',
   networkd: 'bookworm',
   sysconfig: 'trixie',

@@ -2,6 +2,7 @@
 import { BOND_V2_TO_V1, BRIDGE_V2_TO_V1 } from '../parse-v2';
 import type { Interface, NetworkState } from '../model';
 import { isIpv6Subnet } from '../model';
+import { gatewayIsOnLink } from '../ip';
 import { pyyamlDump } from '../../config/pyyaml-dump';
 import type { NetworkRenderer, RenderedFile, RendererConfig } from '../renderer';
 
@@ -25,8 +26,11 @@ function addAddresses(iface: Interface, entry: Entry, features: string[]): void 
     if (s.type.startsWith('dhcp')) entry[s.type === 'dhcp' ? 'dhcp4' : s.type] = true;
     else if (s.type === 'ipv6_slaac' || s.type.startsWith('ipv6_dhcpv6')) entry.dhcp6 = true;
     else if (s.type === 'static' || s.type === 'static6') {
-      addresses.push(s.prefix !== undefined ? `${s.address}/${s.prefix}` : String(s.address));
-      if (s.gateway) entry[s.gateway.includes(':') ? 'gateway6' : 'gateway4'] = s.gateway;
+      const address = s.prefix !== undefined ? `${s.address}/${s.prefix}` : String(s.address);
+      addresses.push(address);
+      // 25.1 writes the subnet's gateway as a default route (netplan deprecates gateway4/gateway6), on-link when
+      // the gateway is outside the subnet.
+      if (s.gateway) routes.push({ via: s.gateway, to: 'default', ...(gatewayIsOnLink(s.gateway, address) ? { 'on-link': true } : {}) });
       if (s.dns_nameservers) nameservers.push(...splitList(s.dns_nameservers));
       if (s.dns_search) search.push(...splitList(s.dns_search));
       if (s.mtu !== undefined) entry[isIpv6Subnet(s) && features.includes('ipv6-mtu') ? 'ipv6-mtu' : 'mtu'] = s.mtu;
@@ -123,6 +127,8 @@ export const netplanRenderer: NetworkRenderer = {
   render(ns: NetworkState, cfg: RendererConfig): RenderedFile[] {
     let header = cfg.header ?? '';
     if (!header.endsWith('\n')) header += '\n';
-    return [{ path: cfg.netplanPath ?? '/etc/netplan/50-cloud-init.yaml', content: header + renderNetplanContent(ns, cfg.features ?? []) }];
+    // Root-only, as 25.1 writes it (netplan's API, or its own fallback with NETPLAN_CONFIG_ROOT_READ_ONLY): v2 passes
+    // wifi passwords through.
+    return [{ path: cfg.netplanPath ?? '/etc/netplan/50-cloud-init.yaml', content: header + renderNetplanContent(ns, cfg.features ?? []), mode: 0o600 }];
   },
 };
