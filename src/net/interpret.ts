@@ -93,6 +93,7 @@ export class Interpreter {
       subnets,
       'accept-ra': cmd['accept-ra'] as boolean | undefined,
       wakeonlan: cmd.wakeonlan as boolean | undefined,
+      optional: cmd.optional as boolean | undefined,
     });
     if (cmd.match !== undefined) iface.match = cmd.match as Obj;
     if (typeof cmd.config_id === 'string') iface.config_id = cmd.config_id;

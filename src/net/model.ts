@@ -41,6 +41,8 @@ export interface Interface {
   subnets: Subnet[];
   'accept-ra'?: boolean;
   wakeonlan?: boolean;
+  /** v2 `optional`: the system's boot need not wait for this interface. */
+  optional?: boolean;
   /** v2 match, kept for renderers that match by more than the MAC. */
   match?: Record<string, unknown>;
   driver?: string;

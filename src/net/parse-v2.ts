@@ -189,7 +189,7 @@ export function parseV2(doc: unknown, key = 'network', opts: V2Options = {}): Ne
           // The v2 id stays the interface's config_id (NetworkManager's keyfile name) unless the match found several NICs.
           if (targets.length === 1) cmd.config_id = id;
           if (driver !== undefined) cmd.params = { driver };
-          for (const x of ['mtu', 'match', 'wakeonlan', 'accept-ra']) if (c[x] !== undefined) cmd[x] = x === 'wakeonlan' || x === 'accept-ra' ? bool(c[x], '') : c[x];
+          for (const x of ['mtu', 'match', 'wakeonlan', 'accept-ra', 'optional']) if (c[x] !== undefined) cmd[x] = x === 'mtu' || x === 'match' ? c[x] : bool(c[x], '');
           cmd.subnets = ipConfigToSubnets(it, c);
           it.physical(cmd, k);
         }

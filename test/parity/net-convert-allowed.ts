@@ -92,6 +92,14 @@ export const ALLOWED_RENDER_DIFFERENCES: AllowedRenderDifference[] = [
   },
   {
     oracle: 'trixie',
+    case: 'azure-imds-secondary-ips',
+    renderer: 'networkd',
+    path: '/etc/systemd/network/10-cloud-init-eth1.network',
+    why: "25.1's Azure conversion adds use-dns: false to secondary NICs' dhcp4-overrides (UseDNS=False); kiln's Azure converter is still 22.4's",
+    fix: (t) => t.replace('[DHCPv4]\nRouteMetric=200\nUseDNS=False\n', '[DHCPv4]\nRouteMetric=200\n'),
+  },
+  {
+    oracle: 'trixie',
     case: '*',
     renderer: 'netplan',
     path: NETPLAN_FILE,
@@ -114,8 +122,8 @@ export const ALLOWED_RENDER_DIFFERENCES: AllowedRenderDifference[] = [
     why: "22.4 writes the interface's DNS dict as a Python repr (`dns {'nameservers': …}`), a line ifupdown cannot read; kiln leaves it out (the dns-nameservers/dns-search lines carry it)",
     fix: (t) => t.replace(/^ {4}dns \{.*\n/m, ''),
   },
-  // The cases whose input conversion is still 22.4's (VMware's) are compared with 22.4, but kiln's netplan renderer is
-  // 25.1's.
+  // The cases whose input conversion is still 22.4's (VMware's) are compared with 22.4, but kiln's netplan and
+  // networkd renderers are 25.1's.
   {
     oracle: 'bookworm',
     case: 'vmware-imc-primary',
@@ -124,10 +132,17 @@ export const ALLOWED_RENDER_DIFFERENCES: AllowedRenderDifference[] = [
     why: "22.4 writes a subnet's gateway as gateway4, which netplan deprecates; kiln writes it as a default route, as 25.1's netplan renderer does",
     fix: (t) => t.replace('            gateway4: 172.16.5.1\n', '            routes:\n            -   to: default\n                via: 172.16.5.1\n'),
   },
+  ...(['NIC1', 'NIC2'] as const).map((nic) => ({
+    oracle: 'bookworm' as const,
+    case: 'vmware-imc-static-2nic',
+    renderer: 'networkd' as RendererName,
+    path: `/etc/systemd/network/10-cloud-init-${nic}.network`,
+    why: '22.4 ends every line of a [Route] section with a blank line; kiln writes one blank line after the section, as 25.1 does (systemd reads both the same)',
+    fix: (t: string) => t.replace(/^\[Route\]\n(?:[^\n[]+\n\n)+/gm, (section) => `${section.replace(/\n\n/g, '\n')}\n`),
+  })),
   ...(
     [
       ['eni', '/etc/network/interfaces.d/50-cloud-init', (t: string) => t.replace(/(gw 10\.60\.0\.254)( \|\| true)/g, '$1 metric 200$2')],
-      ['networkd', '/etc/systemd/network/10-cloud-init-eth0.network', (t: string) => t.replace('Gateway=10.60.0.254\n\n', 'Gateway=10.60.0.254\n\nMetric=200\n\n')],
     ] as const
   ).map(([renderer, path, fix]) => ({
     oracle: 'bookworm' as const,

@@ -22,7 +22,7 @@ const ORACLE: Record<RendererName, DebianSuite> = {
   eni: 'bookworm',
   netplan: 'trixie',
   'network-manager': 'trixie',
-  networkd: 'bookworm',
+  networkd: 'trixie',
   sysconfig: 'trixie',
 };
 

@@ -1,5 +1,6 @@
-// systemd-networkd renderer: /etc/systemd/network/10-cloud-init-<name>.network per interface, in cloud-init 22.4's layout.
+// systemd-networkd renderer: /etc/systemd/network/10-cloud-init-<name>.network per interface, in cloud-init 25.1's layout.
 import { isObj, type Obj } from '../check';
+import { gatewayIsOnLink } from '../ip';
 import type { Interface, NetworkState, Route } from '../model';
 import type { NetworkRenderer, RenderedFile, RendererConfig } from '../renderer';
 
@@ -27,11 +28,7 @@ class NetworkdFile {
     const names = [...this.sections.keys(), ...(this.routes.size ? ['Route'] : [])].sort();
     for (const name of names) {
       if (name === 'Route') {
-        // cloud-init 22.4 ends every Route line with a blank line; systemd reads it the same.
-        for (const id of [...this.routes.keys()].sort()) {
-          out += '[Route]\n';
-          for (const l of this.routes.get(id) as string[]) out += `${l}\n\n`;
-        }
+        for (const id of [...this.routes.keys()].sort()) out += `[Route]\n${(this.routes.get(id) as string[]).join('\n')}\n\n`;
       } else if (name === 'Address') {
         for (const l of [...(this.sections.get(name) as string[])].sort()) out += `[Address]\n${l}\n\n`;
       } else out += `[${name}]\n${(this.sections.get(name) as string[]).join('\n')}\n\n`;
@@ -62,16 +59,23 @@ function subnets(iface: Interface, f: NetworkdFile): string {
     else if (s.type === 'dhcp6') dhcp = dhcp === 'no' ? 'ipv6' : dhcp === 'ipv4' ? 'yes' : dhcp;
     for (const r of s.routes) addRoute(f, `r${rid++}`, r);
     if ('address' in s) {
+      const address = s.prefix !== undefined ? `${String(s.address)}/${s.prefix}` : String(s.address);
       for (const [k, v] of Object.entries(s)) {
-        if (k === 'address') f.add('Address', 'Address', s.prefix !== undefined ? `${String(v)}/${s.prefix}` : v);
-        else if (k === 'gateway') f.addRoute(`a${rid++}`, 'Gateway', v);
+        if (k === 'address') f.add('Address', 'Address', address);
+        else if (k === 'gateway') {
+          // A gateway outside the subnet is reachable only as on-link (25.1's should_add_gateway_onlink_flag).
+          const id = `a${rid++}`;
+          f.addRoute(id, 'Gateway', v);
+          if (gatewayIsOnLink(String(v), address)) f.addRoute(id, 'GatewayOnLink', 'yes');
+        }
         else if (k === 'dns_nameservers') f.add('Network', 'DNS', (v as string[]).join(' '));
         else if (k === 'dns_search') f.add('Network', 'Domains', (v as string[]).join(' '));
       }
     }
   }
   f.add('Network', 'DHCP', dhcp);
-  if ((dhcp === 'ipv6' || dhcp === 'yes') && typeof iface['accept-ra'] === 'boolean') f.add('Network', 'IPv6AcceptRA', iface['accept-ra']);
+  // 25.1 writes accept-ra whatever the DHCP mode (22.4: only with DHCPv6).
+  if (typeof iface['accept-ra'] === 'boolean') f.add('Network', 'IPv6AcceptRA', iface['accept-ra']);
   return dhcp;
 }
 
@@ -161,6 +165,8 @@ export function renderNetworkdFiles(ns: NetworkState, opts: { netdevs?: boolean 
     if (iface.driver) f.add('Match', 'Driver', iface.driver);
     if (iface.mac_address) f.add('Match', 'MACAddress', iface.mac_address);
     if (iface.mtu) f.add('Link', 'MTUBytes', iface.mtu);
+    // An optional interface does not hold up systemd-networkd-wait-online.
+    if (iface.optional) f.add('Link', 'RequiredForOnline', 'no');
     for (const [section, key, value] of attach.get(iface.name) ?? []) f.add(section, key, value);
     const dhcp = subnets(iface, f);
     const use = iface.dns ?? (ns.version === 1 ? ns.dns : undefined);
