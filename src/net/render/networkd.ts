@@ -114,7 +114,7 @@ function param(iface: Interface, v1: string): unknown {
 
 /**
  * The .netdev files that create bonds, bridges and VLANs, and the lines that attach members to them. cloud-init
- * 22.4 writes neither (its networkd renderer leaves virtual devices uncreated); kiln writes both.
+ * (22.4 and 25.1) writes neither (its networkd renderer leaves virtual devices uncreated); kiln writes both.
  */
 export function renderNetdevs(ns: NetworkState): { netdevs: Map<string, string>; attach: Map<string, Array<[string, string, string]>> } {
   const netdevs = new Map<string, string>();
