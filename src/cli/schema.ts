@@ -4,9 +4,16 @@ import { loadCloudConfigValidator, loadNetworkConfigValidator, runtimeCompiler }
 import type { SchemaProblem, ValidationResult } from '../config/validate-cloud-config';
 import { loadRunConfig, readKernelCmdline } from '../runner/run-config';
 import { systemSchemaParts } from './schema-system-parts';
+import { TemplateError } from '../userdata/errors';
+import { jinjaVariables } from '../userdata/jinja-context';
+import { missingJinjaVariables, renderJinja } from '../userdata/jinja-render';
+import { CT, typeFromStartsWith } from '../userdata/part-types';
 import { UsageError } from '../util/errors';
 import type { Command } from './command';
 import { fsPromises } from '../util/on-demand-builtins';
+
+/** The first lines cloud-init's schema accepts as user data (USERDATA_VALID_HEADERS), as it lists them. */
+const USERDATA_VALID_HEADERS = ['#!', '## template: jinja', '#cloud-boothook', '#cloud-config', '#cloud-config-archive', '#cloud-config-jsonp', '#include', '#include-once', '#part-handler'];
 
 function describeProblems(problems: SchemaProblem[]): string {
   return problems.map((p) => `${p.path} (line ${p.line}, column ${p.column}): ${p.message}`).join(', ');
@@ -19,15 +26,17 @@ export const schemaCommand: Command = {
   faces: ['kiln', 'cloud-init'],
   positional: [0, 0],
   flags: {
-    string: ['config-file', 'schema-type'],
+    string: ['config-file', 'schema-type', 'instance-data'],
     boolean: ['system', 'annotate', 'docs'],
-    alias: { c: 'config-file', t: 'schema-type' },
+    alias: { c: 'config-file', t: 'schema-type', i: 'instance-data' },
     help: [
       '-c, --config-file F   the cloud-config file to check',
       '--system              check this instance: its processed user data (MIME parts merged), vendor data,',
       '                      vendor_data2 and network config',
       '--annotate            print the document with the errors marked on their lines',
       '-t, --schema-type T   cloud-config (the default) or network-config (v1 or v2, with -c)',
+      '-i, --instance-data F the instance data a `## template: jinja` user data is rendered with (default:',
+      '                      /run/cloud-init/instance-data-sensitive.json, instance-data.json for non-root)',
     ],
   },
   async run(ctx, args) {
@@ -39,9 +48,10 @@ export const schemaCommand: Command = {
     if (type !== 'cloud-config' && type !== 'network-config') throw new UsageError(`--schema-type must be cloud-config or network-config, not '${type}'`);
     if (type === 'network-config' && system) throw new UsageError('--schema-type network-config is checked with --config-file');
     // What to check: the file given, or (--system) the instance's parts, as cloud-init 25.1 picks them.
+    // label: cloud-init's InstanceDataType, which -c gives as user-data (cloud-config) or network-config.
     type Target = { label: string; path: string; schema: 'cloud-config' | 'network-config'; type?: string };
     let targets: Target[];
-    if (file) targets = [{ label: file, path: file, schema: type }];
+    if (file) targets = [{ label: type === 'cloud-config' ? 'user-data' : 'network-config', path: file, schema: type }];
     else {
       const platform = ctx.platform();
       const rc = await loadRunConfig(platform, ctx.facts.defaultCloudConfig, await readKernelCmdline(platform));
@@ -67,7 +77,7 @@ export const schemaCommand: Command = {
     const { annotate, validateCloudConfig } = await loadCloudConfigValidator();
     const compile = await runtimeCompiler(ctx.env);
     const check = async (text: string, schema: Target['schema']): Promise<ValidationResult & { skipped?: string }> => {
-      if (schema === 'cloud-config') return validateCloudConfig(text, { validators: compile?.('cloudConfig') });
+      if (schema === 'cloud-config') return validateCloudConfig(text, { requireHeader: false, validators: compile?.('cloudConfig') });
       const { validateNetworkConfig } = await loadNetworkConfigValidator();
       return validateNetworkConfig(text, { validators: compile });
     };
@@ -75,7 +85,52 @@ export const schemaCommand: Command = {
     const multi = targets.length > 1;
     const prefix = multi ? '  ' : '';
     if (multi) ctx.io.out(`Found cloud-config data types: ${targets.map((t) => t.type).join(', ')}\n`);
+    /**
+     * A `## template: jinja` user data rendered as cloud-init's schema renders it (without its header line), with the
+     * instance data given or the root's; undefined when it cannot be, said as cloud-init says it.
+     */
+    const renderedUserData = async (source: string, path: string): Promise<string | undefined> => {
+      const platform = ctx.platform();
+      const given = args.flags['instance-data'] as string | undefined;
+      let dataPath = given;
+      if (dataPath === undefined) {
+        const rc = await loadRunConfig(platform, ctx.facts.defaultCloudConfig, await readKernelCmdline(platform));
+        const root = typeof process.getuid === 'function' ? process.getuid() === 0 : true;
+        dataPath = root ? rc.paths.instanceDataSensitiveFile : rc.paths.instanceDataFile;
+      }
+      const dataText = given !== undefined ? await fsPromises().readFile(given, 'utf8').catch(() => undefined) : await platform.readTextIfExists(dataPath);
+      if (dataText === undefined) {
+        ctx.io.err(`Error:\nCannot render jinja template vars. Instance data not yet present at ${dataPath}\n`);
+        return undefined;
+      }
+      let data: unknown;
+      try {
+        data = JSON.parse(dataText);
+      } catch {
+        ctx.io.err('Error:\nLoading Jinja instance data failed\n');
+        return undefined;
+      }
+      const nl = source.indexOf('\n');
+      try {
+        const rendered = renderJinja(nl < 0 ? '' : source.slice(nl + 1), jinjaVariables(data as Record<string, unknown>));
+        const missing = missingJinjaVariables(rendered);
+        if (missing.length) ctx.io.err(`WARNING: Could not render jinja template variables in file '${path}': ${missing.join(', ')}\n`);
+        return rendered;
+      } catch (err) {
+        if (!(err instanceof TemplateError)) throw err;
+        ctx.io.err(`Error:\nFailed to render templated user-data. line ${err.line + 1}: ${err.reason}\n`);
+        return undefined;
+      }
+    };
     const invalid: string[] = [];
+    /** cloud-init's SchemaValidationError: the heading on stdout (not with --annotate), the error on stderr. */
+    const invalidPart = (t: Target, message: string, annotated = false): void => {
+      if (!annotated) {
+        ctx.io.out(`${prefix}Invalid ${t.label} ${t.path}\n`);
+        ctx.io.err(`${prefix}Error: ${message}\n\n`);
+      }
+      invalid.push(t.label);
+    };
     for (const [i, t] of targets.entries()) {
       if (multi) ctx.io.out(`\n${i + 1}. ${t.type} at ${t.path}:\n`);
       const got = t === first ? firstRead : await read(t);
@@ -88,17 +143,45 @@ export const schemaCommand: Command = {
         ctx.io.out(`${prefix}Empty '${t.schema}' found at ${t.path}. Nothing to validate.\n`);
         continue;
       }
-      // --system: a part that is not cloud-config (a script, a raw archive left unprocessed) is not checked, as cloud-init.
-      if (system && t.schema === 'cloud-config' && !got.text.startsWith('#cloud-config')) continue;
-      const res = await check(got.text, t.schema);
+      // As cloud-init 25.1's validate_cloudconfig_file: user data of another known type (a script, an archive) is not
+      // checked and says nothing; a first line of no known type is the error.
+      let text = got.text;
+      if (t.schema === 'cloud-config') {
+        let header = typeFromStartsWith(text);
+        let position = 'format-l1.c1';
+        if (header === CT.jinja) {
+          const rendered = await renderedUserData(text, t.path);
+          if (rendered === undefined) return 1;
+          text = rendered;
+          header = typeFromStartsWith(text);
+          position = 'format-l2.c1';
+        }
+        if (header === undefined) {
+          const first = text.split('\n')[0] ?? '';
+          invalidPart(t, `Cloud config schema errors: ${position}: Unrecognized user-data header in ${t.path}: "${first}".\nExpected first line to be one of: ${USERDATA_VALID_HEADERS.join(', ')}`);
+          continue;
+        }
+        if (header !== CT.cloudConfig) {
+          ctx.io.out(`${prefix}User-data type '${header}' not currently evaluated by cloud-init schema\n`);
+          continue;
+        }
+      }
+      const res = await check(text, t.schema);
       if (res.skipped) {
         // As 25.1: the skip is said and the file is neither valid nor invalid.
         ctx.io.out(`${prefix}${res.skipped}\n`);
         continue;
       }
       const errors = res.problems.filter((p) => p.kind === 'error');
+      if (res.yamlError) {
+        const { line, column, reason } = res.yamlError;
+        invalidPart(t, `Cloud config schema errors: format-l${line}.c${column}: File ${t.path} is not valid YAML. ${reason}`);
+        continue;
+      }
       if (res.fatal) {
-        ctx.io.err(`${system ? `${prefix}Invalid ${t.label} ${t.path}\n` : ''}${prefix}Error: ${t.path}: ${res.fatal}\n`);
+        // Not a mapping: cloud-init's RuntimeError, its heading without the path.
+        ctx.io.out(`${prefix}Invalid ${t.label}\n`);
+        ctx.io.err(`${prefix}Error: ${t.schema} ${t.path} is not a YAML dict.\n\n`);
         invalid.push(t.label);
         continue;
       }
@@ -106,12 +189,11 @@ export const schemaCommand: Command = {
       // As cloud-init 25.1: the annotated document when asked for, else the deprecations on stdout (never an error).
       if (args.flags.annotate && res.problems.length) ctx.io.out(`${annotate(got.text, res.problems)}\n`);
       else if (deprecations.length) ctx.io.out(`${prefix}Cloud config schema deprecations: ${describeProblems(deprecations)}\n`);
-      if (errors.length) {
-        ctx.io.err(`${prefix}Invalid ${t.label}${system ? ` ${t.path}` : ''}\n${prefix}Error: Cloud config schema errors: ${describeProblems(errors)}\n`);
-        invalid.push(t.label);
-      } else ctx.io.out(`${prefix}Valid schema ${t.label}\n`);
+      if (errors.length) invalidPart(t, `Cloud config schema errors: ${describeProblems(errors)}`, args.flags.annotate === true);
+      else ctx.io.out(`${prefix}Valid schema ${file ? t.path : t.label}\n`);
     }
-    if (system && invalid.length) ctx.io.err(`Error: Invalid schema: ${invalid.join(', ')}\n`);
+    // print()'s line break after each error's own: a blank line follows it, as in cloud-init's output.
+    if (invalid.length) ctx.io.err(`Error: Invalid schema: ${invalid.join(', ')}\n\n`);
     return invalid.length ? 1 : 0;
   },
 };

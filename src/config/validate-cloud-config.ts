@@ -18,6 +18,8 @@ export interface ValidationResult {
   problems: SchemaProblem[];
   /** A YAML syntax error or a missing header stops validation. */
   fatal?: string;
+  /** Where the YAML syntax error is, and what it is: cloud-init's `format-lL.cC` problem. */
+  yamlError?: { line: number; column: number; reason: string };
 }
 
 /** The validators generated at build time, made ready on first use. */
@@ -64,7 +66,7 @@ export interface SchemaDocument {
  * TEXT read as a boot reads config (read-yaml.ts), so that `0644` or `on` is checked as the modules will see it; a
  * YAML error is the fatal message cloud-init prints. WHAT names the document in errors.
  */
-export function readSchemaDocument(text: string, what: string): SchemaDocument | { fatal: string } {
+export function readSchemaDocument(text: string, what: string): SchemaDocument | { fatal: string; yamlError: NonNullable<ValidationResult['yamlError']> } {
   const lc = new LineCounter();
   const doc = parseYamlDocument(text, lc);
   let value: unknown;
@@ -72,7 +74,10 @@ export function readSchemaDocument(text: string, what: string): SchemaDocument |
     value = yamlDocumentValue(doc, what, lc);
   } catch (err) {
     if (!(err instanceof YamlError)) throw err;
-    return { fatal: `File is not valid YAML. ${err.line === undefined ? '' : `in line ${err.line} column ${err.column}: `}${err.reason}` };
+    return {
+      fatal: `File is not valid YAML. ${err.line === undefined ? '' : `in line ${err.line} column ${err.column}: `}${err.reason}`,
+      yamlError: { line: err.line ?? 1, column: err.column ?? 1, reason: err.reason },
+    };
   }
   return { value, problems: (validators) => checkValue(validators, value).map(({ segments, ...f }) => ({ ...f, ...positionOf(doc.contents as YamlNode, segments, lc) })) };
 }
@@ -86,7 +91,7 @@ export function validateCloudConfig(text: string, opts: { requireHeader?: boolea
     return { problems: [], fatal: 'Cloud-config needs to begin with "#cloud-config" on its first line' };
   }
   const read = readSchemaDocument(text, 'cloud-config');
-  if ('fatal' in read) return { problems: [], fatal: read.fatal };
+  if ('fatal' in read) return { problems: [], fatal: read.fatal, yamlError: read.yamlError };
   const { value } = read;
   if (value === null || value === undefined) return { problems: [] };
   if (typeof value !== 'object' || Array.isArray(value) || value instanceof Uint8Array || value instanceof Date) {

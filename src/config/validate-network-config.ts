@@ -26,7 +26,7 @@ const prebuilt = new Map<NetworkSchemaName, SchemaValidators>();
 /** TEXT checked as network config; VALIDATORS (by schema) replace the ones generated at build time. */
 export function validateNetworkConfig(text: string, opts: { validators?: (name: NetworkSchemaName) => SchemaValidators } = {}): NetworkValidationResult {
   const read = readSchemaDocument(text, 'network-config');
-  if ('fatal' in read) return { problems: [], fatal: read.fatal };
+  if ('fatal' in read) return { problems: [], fatal: read.fatal, yamlError: read.yamlError };
   const { value } = read;
   if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Uint8Array || value instanceof Date) {
     return { problems: [], fatal: `network-config is not a YAML dict (found ${typeName(value)})` };
