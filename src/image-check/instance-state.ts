@@ -2,6 +2,15 @@
 import type { CloudPaths } from '../runner/cloud-paths';
 import type { Finding, ImageFiles } from './finding';
 
+/** Whether the checked tree's /run is a mounted tmpfs: true on the running system, false in an offline image. */
+async function runIsTmpfs(files: ImageFiles): Promise<boolean> {
+  const mounts = (await files.readTextIfExists('/proc/self/mounts')) ?? '';
+  return mounts.split('\n').some((line) => {
+    const [, mountPoint, type] = line.split(' ');
+    return mountPoint === '/run' && type === 'tmpfs';
+  });
+}
+
 export async function checkInstanceState(files: ImageFiles, paths: CloudPaths): Promise<Finding[]> {
   const out: Finding[] = [];
   const state = (await files.listDir(paths.cloudDir).catch(() => [] as string[])).filter((n) => n !== 'seed').sort();
@@ -24,9 +33,11 @@ export async function checkInstanceState(files: ImageFiles, paths: CloudPaths): 
       fix: 'cloud-init clean --seed',
     });
   }
+  // The running boot's own state: cloud-init clean leaves it (as cloud-init 25.1's), and on a running system /run is a
+  // tmpfs no captured disk holds. Only an image whose /run is a plain folder (an offline tree) would carry it.
   const run = await files.listDir(paths.runDir).catch(() => [] as string[]);
-  if (run.length > 0) {
-    out.push({ check: 'instance-state', severity: 'warning', path: paths.runDir, message: `${paths.runDir} is not empty in the image (it is a tmpfs at boot; the files are the build's)`, fix: 'cloud-init clean' });
+  if (run.length > 0 && !(await runIsTmpfs(files))) {
+    out.push({ check: 'instance-state', severity: 'warning', path: paths.runDir, message: `${paths.runDir} is not empty in the image (a tmpfs hides it at boot; the files are the build's)`, fix: `rm -rf ${paths.runDir}/*` });
   }
   const logs = [];
   for (const f of [paths.logFile, paths.outputLogFile, paths.eventLogFile]) if (await files.exists(f)) logs.push(f);

@@ -137,3 +137,15 @@ test('kiln check: no units, no generator, cloud-init disabled, an unreadable clo
   chmodSync(join(single, 'usr/lib/systemd/system-generators/cloud-init-generator'), 0o644);
   assert.match((await kiln(['--root', single, 'check'])).out, /cloud-init-generator is not executable/);
 });
+
+test("kiln check: the boot's /run/cloud-init, which clean leaves, is a finding only where /run is not a tmpfs (an offline tree)", async (t) => {
+  const root = tempDir(t);
+  cleanImage(root);
+  put(root, '/run/cloud-init/instance-data.json', '{}\n');
+  const offline = JSON.parse((await kiln(['--root', root, 'check', '--json'])).out) as { findings: Array<{ check: string; severity: string; path: string; fix: string }> };
+  assert.deepEqual(offline.findings.map((f) => [f.severity, f.path, f.fix]), [['warning', '/run/cloud-init', 'rm -rf /run/cloud-init/*']]);
+  // A running system: its /run is a tmpfs, which no captured disk holds.
+  put(root, '/proc/self/mounts', 'sysfs /sys sysfs rw 0 0\ntmpfs /run tmpfs rw,nosuid,nodev,mode=755 0 0\n');
+  const running = await kiln(['--root', root, 'check']);
+  assert.equal(running.code, 0, running.out);
+});
