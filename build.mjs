@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { bundledPackageDirs, cycloneDx } from './sbom.mjs';
+import { bundledNotices, bundledPackageDirs, cycloneDx } from './sbom.mjs';
 import { validatorsPlugin } from './build-validators.mjs';
 import { buildDeb } from './deb.mjs';
 import { buildMsi, wixlVersion } from './msi.mjs';
@@ -523,7 +523,7 @@ function writeReleaseFiles(built) {
     // The binary, and its package: a Linux binary's Debian package (deb.mjs), a Windows binary's MSI (msi.mjs, whose
     // SBOM adds wixl); each with an SBOM of the same components and a line in SHA256SUMS.
     const files = [[binary, []]];
-    if (target.os === 'linux') files.push([debPackage(target, binary), []]);
+    if (target.os === 'linux') files.push([debPackage(target, binary, targetNotices(target, inputs)), []]);
     if (target.os === 'win') {
       const msiFile = join(dist, basename(binary).replace(/\.exe$/, '.msi'));
       const texts = Object.fromEntries(Object.entries(targetInstallFiles(target)).map(([n, f]) => [n, f.text]));
@@ -544,8 +544,21 @@ function writeReleaseFiles(built) {
   return [...released, 'SHA256SUMS'];
 }
 
-/** dist/kiln_<version>_<arch>.deb of a built Linux binary (deb.mjs). */
-function debPackage(target, binaryFile) {
+/**
+ * The licence notices of what TARGET's binary holds (sbom.mjs bundledNotices): its Node runtime, the npm packages
+ * of INPUTS (the bundle's metafile inputs) and koffi's addon.
+ */
+export function targetNotices(target, inputs) {
+  const addon = target.koffi ? koffiAddonFile(target) : undefined;
+  return bundledNotices({
+    nodePackageDir: npmPackage(target.node.package, target.node.version),
+    bundledDirs: bundledPackageDirs(inputs).map((dir) => join(repo, dir)),
+    koffiAddon: addon && { packageDir: npmPackage(target.koffi.package, addon.version), licenseDir: join(repo, 'node_modules', 'koffi') },
+  });
+}
+
+/** dist/kiln_<version>_<arch>.deb of a built Linux binary (deb.mjs), with the NOTICES of what the binary holds. */
+function debPackage(target, binaryFile, notices) {
   const cloudCfg = target.defaultConfigs['cloud.cfg'];
   return buildDeb({
     repo,
@@ -553,6 +566,8 @@ function debPackage(target, binaryFile) {
     binaryFile,
     installFiles: targetInstallFiles(target),
     cloudCfg: cloudCfg === undefined ? undefined : readFileSync(join(repo, cloudCfg), 'utf8'),
+    license: packageJson.license,
+    notices,
     version: packageJson.version,
     sourceDateEpoch: sourceDateEpoch(),
     outDir: join(repo, 'dist'),

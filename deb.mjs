@@ -44,6 +44,37 @@ export function cloudInitVersion(repo) {
   return found[1];
 }
 
+/** Where the package's copyright file and the bundled components' licence texts go (Debian policy 12.5). */
+const DOC_DIR = 'usr/share/doc/kiln';
+
+/** A licence text's file name under DOC_DIR/third-party: the component's name and version, '/' made '+'. */
+function noticeFileName(notice) {
+  return `${notice.name.replace('/', '+')}-${notice.version}.LICENSE`;
+}
+
+/**
+ * /usr/share/doc/kiln/copyright in Debian's machine-readable format: kiln's own licence (LICENSE, Apache-2.0, in
+ * Debian's common-licenses), and each component usr/bin/kiln holds, with its licence and where its text is.
+ */
+export function debianCopyright(license, notices) {
+  const components = notices.map((n) => ` ${n.name} ${n.version} (${n.license}): third-party/${noticeFileName(n)}`);
+  return [
+    'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/',
+    'Upstream-Name: kiln',
+    'Comment: usr/bin/kiln is one executable: kiln\'s own code, the Node.js runtime it is built on and the npm',
+    ' packages bundled into it. Each component, its licence and the file of this folder that holds its licence text:',
+    ...components,
+    '',
+    'Files: *',
+    'Copyright: the kiln authors',
+    `License: ${license}`,
+    '',
+    `License: ${license}`,
+    ...(license === 'Apache-2.0' ? [' On Debian systems, the complete text of the Apache License, Version 2.0 is in', ' /usr/share/common-licenses/Apache-2.0.'] : [` The complete text is in the kiln source tree's LICENSE file.`]),
+    '',
+  ].join('\n');
+}
+
 /** Every file and link under DIR, relative, sorted. */
 function walk(dir, prefix = '') {
   const out = [];
@@ -60,7 +91,7 @@ function walk(dir, prefix = '') {
  * Writes the package of TARGET to OUT_DIR and returns its path. INSTALL_FILES are build.mjs's installFiles of the
  * target (name → { text, mode }); CLOUD_CFG the text of its default cloud.cfg; WORK a scratch folder.
  */
-export function buildDeb({ repo, target, binaryFile, installFiles, cloudCfg, version, sourceDateEpoch, outDir, work }) {
+export function buildDeb({ repo, target, binaryFile, installFiles, cloudCfg, license, notices, version, sourceDateEpoch, outDir, work }) {
   const arch = debianArch(target);
   const epoch = sourceDateEpoch ?? 0;
   rmSync(work, { recursive: true, force: true });
@@ -80,6 +111,8 @@ export function buildDeb({ repo, target, binaryFile, installFiles, cloudCfg, ver
   }
   if (cloudCfg === undefined) throw new Error(`${target.name}: no default cloud.cfg in targets/${target.name}.json; the package ships one`);
   put(DEB_LAYOUT.cloudCfg, cloudCfg, 0o644);
+  put(`${DOC_DIR}/copyright`, debianCopyright(license, notices), 0o644);
+  for (const notice of notices) put(`${DOC_DIR}/third-party/${noticeFileName(notice)}`, readFileSync(notice.file), 0o644);
 
   const files = walk(root);
   const md5sums = files

@@ -2,7 +2,7 @@
 // every npm package esbuild bundled into it (from the metafile's inputs) and koffi's addon for its target.
 // Plain JSON built by hand from CycloneDX's schema, so that a release needs no SBOM tool as a dependency.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -90,4 +90,25 @@ export function cycloneDx({ kilnVersion, license, binaryFile, binaryName, nodePa
   ].join('-');
   const bom = { bomFormat: 'CycloneDX', specVersion: '1.5', serialNumber: `urn:uuid:${uuid}`, ...body };
   return `${JSON.stringify(bom, null, 2)}\n`;
+}
+
+/** The names a package's licence text goes by, in the order looked for. */
+const LICENSE_FILES = ['LICENSE', 'LICENSE.md', 'LICENSE.txt', 'LICENCE', 'license', 'license.md'];
+
+/**
+ * What a package of the binary must carry for the code the binary holds: each bundled component (the Node runtime,
+ * the npm packages, koffi's addon) with its licence and the text its package ships (koffi's addon: LICENSE_DIR's). A component without a licence
+ * text is an error: its terms cannot be passed on.
+ */
+export function bundledNotices({ nodePackageDir, bundledDirs, koffiAddon }) {
+  // koffi's per-target addon packages carry no licence text of their own: koffi's package (the same project) does.
+  const dirs = [[nodePackageDir], ...bundledDirs.map((d) => [d]), ...(koffiAddon ? [[koffiAddon.packageDir, koffiAddon.licenseDir]] : [])];
+  const byName = new Map();
+  for (const [dir, licenseDir] of dirs) {
+    const pj = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    const file = [dir, ...(licenseDir ? [licenseDir] : [])].flatMap((d) => LICENSE_FILES.map((f) => join(d, f))).find((f) => existsSync(f));
+    if (file === undefined) throw new Error(`${dir}: no licence text (${LICENSE_FILES.join(', ')}) for ${pj.name}@${pj.version}`);
+    byName.set(`${pj.name}@${pj.version}`, { name: pj.name, version: pj.version, license: typeof pj.license === 'string' ? pj.license : 'see its licence text', file });
+  }
+  return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

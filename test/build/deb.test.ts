@@ -74,7 +74,7 @@ for (const [target, arch] of [['linux-x64', 'amd64'], ['linux-arm64', 'arm64']] 
       const r = spawnSync(binary as string, ['install', '--root', installed], { encoding: 'utf8', env: { ...process.env, KILN_FACE: '' } });
       assert.equal(r.status, 0, r.stderr);
       // The enable links are the postinst's to make (deb-systemd-helper), not members of the package.
-      assert.deepEqual(unpacked.filter((l) => !l.startsWith('etc/cloud/cloud.cfg ')), files(installed).filter((l) => !l.startsWith('etc/systemd/system/')));
+      assert.deepEqual(unpacked.filter((l) => !l.startsWith('etc/cloud/cloud.cfg ') && !l.startsWith('usr/share/doc/')), files(installed).filter((l) => !l.startsWith('etc/systemd/system/')));
     } else {
       assert.deepEqual(
         unpacked.filter((l) => l.startsWith('usr/bin/') || l.includes('generator') || l.includes('hook-hotplug')),
@@ -82,6 +82,19 @@ for (const [target, arch] of [['linux-x64', 'amd64'], ['linux-arm64', 'arm64']] 
       );
     }
     for (const unit of [...UNIT_SETS.four, ...UNIT_SETS['all-stages']]) assert.ok(unpacked.includes(`usr/lib/systemd/system/${unit} f 644 `), unit);
+
+    // Debian policy 12.5: the copyright file, machine-readable; kiln's licence and each bundled component's text.
+    const copyright = readFileSync(join(dir, 'x/usr/share/doc/kiln/copyright'), 'utf8');
+    assert.match(copyright, /^Format: https:\/\/www\.debian\.org\/doc\/packaging-manuals\/copyright-format\/1\.0\/\nUpstream-Name: kiln\n/);
+    assert.match(copyright, /^Files: \*\nCopyright: the kiln authors\nLicense: Apache-2\.0\n/m);
+    assert.match(copyright, /\/usr\/share\/common-licenses\/Apache-2\.0/);
+    const node = /^ (node-linux-(?:x64|arm64)) (\S+) \(MIT\): (third-party\/\S+)$/m.exec(copyright);
+    assert.ok(node, copyright);
+    for (const [, name, , file] of copyright.matchAll(/^ (\S+) (\S+) \([^)]*\): (third-party\/\S+)$/gm)) {
+      assert.ok(unpacked.includes(`usr/share/doc/kiln/${file} f 644 `), `${name}'s licence text is shipped (${file})`);
+    }
+    assert.match(copyright, /^ yaml \S+ \(ISC\): third-party\/yaml-\S+\.LICENSE$/m);
+    assert.match(readFileSync(join(dir, `x/usr/share/doc/kiln/${node?.[3] as string}`), 'utf8'), /Node\.js is licensed for use as follows/);
   });
 }
 

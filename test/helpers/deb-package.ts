@@ -20,7 +20,7 @@ export interface DebBuild {
 /** Builds the package and returns its path; throws with dpkg-deb's or deb.mjs's message when it fails. */
 export function buildDebForTest(b: DebBuild): string {
   const script = `process.umask(${b.umask ?? 0o022});
-const { loadTargets, targetInstallFiles } = await import(${JSON.stringify(join(REPO, 'build.mjs'))});
+const { loadTargets, targetInstallFiles, targetNotices } = await import(${JSON.stringify(join(REPO, 'build.mjs'))});
 const { buildDeb } = await import(${JSON.stringify(join(REPO, 'deb.mjs'))});
 const { readFileSync } = await import('node:fs');
 const repo = ${JSON.stringify(REPO)};
@@ -28,7 +28,9 @@ const target = loadTargets().find((t) => t.name === ${JSON.stringify(b.target)})
 const pj = JSON.parse(readFileSync(repo + '/package.json', 'utf8'));
 process.stdout.write(buildDeb({
   repo, target, binaryFile: ${JSON.stringify(b.binaryFile)}, installFiles: targetInstallFiles(target),
-  cloudCfg: readFileSync(repo + '/' + target.defaultConfigs['cloud.cfg'], 'utf8'), version: pj.version,
+  cloudCfg: readFileSync(repo + '/' + target.defaultConfigs['cloud.cfg'], 'utf8'), version: pj.version, license: pj.license,
+  // The runtime dependencies stand for the bundle's inputs (a test has no metafile): each is bundled.
+  notices: targetNotices(target, Object.keys(pj.dependencies).map((d) => 'node_modules/' + d + '/package.json')),
   sourceDateEpoch: ${b.sourceDateEpoch === undefined ? 'undefined' : String(b.sourceDateEpoch)},
   outDir: ${JSON.stringify(b.outDir)}, work: ${JSON.stringify(b.work)},
 }));`;
