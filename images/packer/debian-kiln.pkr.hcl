@@ -29,16 +29,6 @@ variable "kiln_binary" {
   description = "The kiln Linux binary to install (dist/kiln-linux-x64 from `npm run build`)."
 }
 
-variable "units" {
-  type        = string
-  default     = "four"
-  description = "kiln install --units: 'four' (cloud-init's four stage units) or 'all-stages' (kiln-all-stages.service)."
-  validation {
-    condition     = contains(["four", "all-stages"], var.units)
-    error_message = "The units value must be four or all-stages, as kiln install --units takes."
-  }
-}
-
 variable "accelerator" {
   type        = string
   default     = "kvm"
@@ -116,7 +106,8 @@ build {
     execute_command = local.sudo_sh
     inline = [
       "chmod 0755 /tmp/kiln-linux-x64",
-      "/tmp/kiln-linux-x64 install --replace --units ${var.units}",
+      "command -v nc >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends netcat-openbsd",
+      "/tmp/kiln-linux-x64 install --replace",
       "rm -f /tmp/kiln-linux-x64",
       "cloud-init clean --logs",
     ]

@@ -1,7 +1,8 @@
-// `cloud-init --all-stages` (and `kiln --all-stages`): the four boot stages in one process (the single-process systemd unit runs this).
+// `cloud-init --all-stages` (and `kiln --all-stages`): the four boot stages in one process, what
+// cloud-init-main.service runs (cloud-init 25.1): each stage waits for its unit over the stage sockets.
 import { UsageError } from '../util/errors';
 import type { Command } from './command';
-import { stageExitCode } from './init';
+import { runAllStages } from './run-all-stages';
 import { createStageRunner } from './stage-runner-setup';
 
 export const allStagesCommand: Command = {
@@ -22,6 +23,6 @@ export const allStagesCommand: Command = {
     const word = args.positional[0];
     if (word !== undefined) throw new UsageError(`unknown command '${word}'`);
     const runner = await createStageRunner(ctx, { file: args.flags.file as string | undefined, print: true });
-    return stageExitCode(await runner.runAllStages());
+    return runAllStages(ctx, runner);
   },
 };

@@ -1,12 +1,9 @@
 // `init [--local]`: cloud-init's init-local (before networking) or init (network) stage.
-import type { StageOutcome } from '../runner/stage-runner';
 import type { Command } from './command';
+import { runAllStages } from './run-all-stages';
+import { stageExitCode } from './stage-exit-code';
 import { createStageRunner } from './stage-runner-setup';
 
-/** cloud-init exits 1 when a stage recorded any error, 0 otherwise (a disabled boot is not an error). */
-export function stageExitCode(outcomes: StageOutcome[]): number {
-  return outcomes.some((o) => o.failed || o.errors.length > 0) ? 1 : 0;
-}
 
 export const initCommand: Command = {
   words: ['init'],
@@ -28,7 +25,7 @@ export const initCommand: Command = {
   async run(ctx, args) {
     const allStages = args.flags['all-stages'] === true;
     const runner = await createStageRunner(ctx, { file: args.flags.file as string | undefined, print: true });
-    if (allStages) return stageExitCode(await runner.runAllStages());
+    if (allStages) return runAllStages(ctx, runner);
     return stageExitCode([await runner.runStage(args.flags.local ? 'init-local' : 'init')]);
   },
 };

@@ -1,9 +1,8 @@
 // `kiln install` and `kiln uninstall`: the running binary installs itself (Linux: as cloud-init under systemd;
 // Windows: as the cloudbase-init service) into the root, or takes out again exactly what it put there.
 import { readFile } from 'node:fs/promises';
-import { UNIT_SETS, installLinux, uninstallLinux, type UnitSet } from '../install/linux-install';
+import { installLinux, uninstallLinux } from '../install/linux-install';
 import { installWindows, uninstallWindows } from '../install/windows-install';
-import { UsageError } from '../util/errors';
 import type { Command, CommandContext } from './command';
 
 /** The bytes of the executable running now: a kiln binary installs itself. */
@@ -12,7 +11,7 @@ function runningBinary(): Promise<Uint8Array> {
 }
 
 /** What install and uninstall report having done, and how a dry run words it (nothing of it happened). */
-const CONDITIONAL: Record<string, string> = { installed: 'would install', enabled: 'would enable', wrote: 'would write', removed: 'would remove', kept: 'would keep' };
+const CONDITIONAL: Record<string, string> = { installed: 'would install', enabled: 'would enable', wrote: 'would write', removed: 'would remove', kept: 'would keep', masked: 'would mask' };
 
 function say(ctx: CommandContext): (line: string) => void {
   return (line) => ctx.io.out(`${ctx.dryRun ? line.replace(/^(\w+)/, (verb) => CONDITIONAL[verb] ?? verb) : line}\n`);
@@ -21,19 +20,18 @@ function say(ctx: CommandContext): (line: string) => void {
 export const installCommand: Command = {
   words: ['install'],
   summary: 'install this binary into the root: as cloud-init with its systemd units (Linux), or as the cloudbase-init service (Windows)',
-  usage: 'install [--units four|all-stages] [--no-enable] [--replace]',
+  usage: 'install [--no-enable] [--replace]',
   faces: ['kiln'],
   positional: [0, 0],
   flags: {
-    string: ['units'],
     boolean: ['no-enable', 'replace'],
     help: [
       'Linux: /usr/bin/kiln, /usr/bin/cloud-init and cloud-id (links to it), the systemd units, the generator and',
       '  /usr/lib/cloud-init/hook-hotplug (run by the udev rule install_hotplug writes; cloud-init-hotplugd.socket serves it);',
       '  with --root DIR the units are enabled by links, as `systemctl enable` makes them; on a live system systemctl does it.',
       'Windows: kiln.exe and its confs in C:\\Program Files\\Cloudbase Solutions\\Cloudbase-Init, SetupComplete.cmd, and the service.',
-      '--units four|all-stages   enable the four stage units and the hotplug socket (default) or kiln-all-stages.service,',
-      '                          with /etc/cloud/kiln-single-process telling the generator to start it (Linux)',
+      '  Enabled as Debian 13\'s cloud-init 25.1 enables them: cloud-init-main.service (every stage in one process),',
+      '  the four stage units it waits for, and cloud-init-hotplugd.socket.',
       '--no-enable               install the units without enabling them (Linux)',
       "--replace                 take over the names where Debian's cloud-init package is installed (its files stay) (Linux)",
     ],
@@ -45,13 +43,10 @@ export const installCommand: Command = {
       await installWindows({ platform, files, binary: runningBinary, say: say(ctx) });
       return 0;
     }
-    const units = (args.flags.units as string | undefined) ?? 'four';
-    if (!Object.hasOwn(UNIT_SETS, units)) throw new UsageError(`--units must be ${Object.keys(UNIT_SETS).join(' or ')}, not '${units}'`);
     await installLinux({
       platform,
       files,
       binary: runningBinary,
-      units: units as UnitSet,
       enable: args.flags['no-enable'] !== true,
       replace: args.flags.replace === true,
       say: say(ctx),

@@ -1,7 +1,7 @@
 // `modules --mode init|config|final`: one module stage (cloud_init_modules, cloud_config_modules, cloud_final_modules).
 import { UsageError } from '../util/errors';
 import type { Command } from './command';
-import { stageExitCode } from './init';
+import { stageExitCode } from './stage-exit-code';
 import { createStageRunner } from './stage-runner-setup';
 
 export const modulesCommand: Command = {

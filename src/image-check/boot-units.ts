@@ -1,14 +1,14 @@
-// Will the image run cloud-init (kiln) at its first boot: the binary, the generator and a set of stage units enabled.
+// Will the image run cloud-init (kiln) at its first boot: the binary, the generator, cloud-init-main.service and the stage units enabled.
 import { posix } from 'node:path';
-import { CLOUD_INIT_NAMES, ENABLE_ROOT, GENERATOR, UNIT_SETS } from '../install/linux-install';
+import { CLOUD_INIT_NAMES, ENABLE_ROOT, ENABLED_UNITS, GENERATOR } from '../install/linux-install';
 import { enableLinks } from '../install/unit-install-section';
 import type { Finding, ImageFiles } from './finding';
 
 /** Where systemd looks for units and generators, in its order of precedence. */
 const UNIT_DIRS = ['/etc/systemd/system', '/usr/lib/systemd/system', '/lib/systemd/system'];
 const GENERATOR_DIRS = ['/etc/systemd/system-generators', '/usr/lib/systemd/system-generators', '/lib/systemd/system-generators'];
-/** The four stage units without the hotplug socket: what makes a boot run cloud-init. */
-const STAGE_UNITS = UNIT_SETS.four.filter((u) => u.endsWith('.service'));
+/** cloud-init-main.service and the four stage units it waits for (not the hotplug socket): what makes a boot run cloud-init. */
+const BOOT_UNITS = ENABLED_UNITS.filter((u) => u.endsWith('.service'));
 
 async function unitText(files: ImageFiles, unit: string): Promise<string | undefined> {
   for (const dir of UNIT_DIRS) {
@@ -40,15 +40,14 @@ export async function checkBootUnits(files: ImageFiles, disabledFile: string): P
   } else if ((((await files.stat(generator))?.mode ?? 0) & 0o111) === 0) {
     out.push({ check: 'boot-units', severity: 'error', path: generator, message: `${generator} is not executable: systemd skips it`, fix: `chmod 755 ${generator}` });
   }
-  const four = await Promise.all(STAGE_UNITS.map((u) => enabled(files, u)));
-  const single = await enabled(files, UNIT_SETS['all-stages'][0]);
-  if (!single && !four.every(Boolean)) {
-    const missing = STAGE_UNITS.filter((_, i) => !four[i]);
+  const on = await Promise.all(BOOT_UNITS.map((u) => enabled(files, u)));
+  if (!on.every(Boolean)) {
+    const missing = BOOT_UNITS.filter((_, i) => !on[i]);
     out.push({
       check: 'boot-units',
       severity: 'error',
       path: ENABLE_ROOT,
-      message: `not enabled: ${missing.join(', ')} (nor kiln-all-stages.service): the first boot would skip ${missing.length === STAGE_UNITS.length ? 'every stage' : 'those stages'}`,
+      message: `not enabled: ${missing.join(', ')}: the first boot would skip ${missing.includes('cloud-init-main.service') ? 'every stage (cloud-init-main.service runs them all)' : 'those stages (cloud-init-main.service waits for their units)'}`,
       fix: `systemctl enable ${missing.join(' ')}`,
     });
   }

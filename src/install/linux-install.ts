@@ -9,15 +9,18 @@ import { debianCloudInitPresence, dpkgDiversions } from './debian-cloud-init-pac
 import { enableLinks } from './unit-install-section';
 
 /**
- * The unit sets `--units` chooses between: the four stages, or all stages in one process. With the four, the
- * hotplug socket is enabled beside them, as Debian's cloud-init package enables it (into cloud-init.target);
- * kiln-all-stages.service pulls it in by a Wants= of its own, since cloud-init.target is not started then.
+ * The units enabled, as Debian 13's cloud-init 25.1 package enables them: cloud-init-main.service runs every stage in
+ * one process, and the four stage units (cloud-init-local, cloud-init-network, cloud-config, cloud-final) keep each
+ * stage's place in the boot; the hotplug socket beside them. cloud-init 25.1 has no unit set with a process per stage.
  */
-export const UNIT_SETS = {
-  four: ['cloud-init-local.service', 'cloud-init.service', 'cloud-config.service', 'cloud-final.service', 'cloud-init-hotplugd.socket'],
-  'all-stages': ['kiln-all-stages.service'],
-} as const;
-export type UnitSet = keyof typeof UNIT_SETS;
+export const ENABLED_UNITS = ['cloud-init-main.service', 'cloud-init-local.service', 'cloud-init-network.service', 'cloud-config.service', 'cloud-final.service', 'cloud-init-hotplugd.socket'] as const;
+/** The four stage units, in boot order. */
+export const STAGE_UNITS = ['cloud-init-local.service', 'cloud-init-network.service', 'cloud-config.service', 'cloud-final.service'] as const;
+/**
+ * Units an older kiln installed (cloud-init 22.4's network stage unit, kiln's own one-process unit): an install
+ * takes them out where their text says they are kiln's, so that no stage runs twice.
+ */
+export const RETIRED_UNITS = ['cloud-init.service', 'kiln-all-stages.service'] as const;
 
 export const KILN_BINARY = '/usr/bin/kiln';
 /** The names kiln answers to as cloud-init: symlinks to kiln, beside it. */
@@ -30,10 +33,7 @@ export const HOOK_HOTPLUG = 'hook-hotplug';
  * where that exists and /usr/lib/cloud-init (Debian's) otherwise; the first is tried first, as the rule does.
  */
 export const HOOK_HOTPLUG_DIRS = ['/usr/libexec/cloud-init', '/usr/lib/cloud-init'] as const;
-/**
- * The generator links kiln-all-stages.service instead of cloud-init.target when this file exists: written by
- * `install --units all-stages`, so the generator does not start cloud-init.target (and what it wants) as well.
- */
+/** An older kiln's switch for its one-process unit (`install --units all-stages`); an install removes it. */
 export const SINGLE_PROCESS_MARKER = '/etc/cloud/kiln-single-process';
 export const SINGLE_PROCESS_MARKER_TEXT = '# Written by `kiln install --units all-stages`: cloud-init-generator enables kiln-all-stages.service, not cloud-init.target.\n';
 /** Where `systemctl enable` makes its links. */
@@ -63,7 +63,6 @@ export interface LinuxInstallRequest {
   files: Record<string, InstallFile>;
   /** The running binary's bytes, read only when they are written. */
   binary: () => Promise<Uint8Array>;
-  units: UnitSet;
   enable: boolean;
   replace: boolean;
   /** Lines for the person running it. */
@@ -80,7 +79,7 @@ function unitFiles(files: Record<string, InstallFile>): string[] {
 }
 
 function requireFiles(files: Record<string, InstallFile>): void {
-  const missing = [...UNIT_SETS.four, ...UNIT_SETS['all-stages'], 'cloud-init-hotplugd.service', GENERATOR, HOOK_HOTPLUG].filter((f) => files[f] === undefined);
+  const missing = [...ENABLED_UNITS, 'cloud-init-hotplugd.service', 'cloud-init.target', 'cloud-config.target', GENERATOR, HOOK_HOTPLUG].filter((f) => files[f] === undefined);
   if (missing.length) throw new KilnError(`this kiln binary carries no ${missing.join(', ')} (built without images/systemd?); cannot install`);
 }
 
@@ -131,9 +130,13 @@ export async function installLinux(req: LinuxInstallRequest): Promise<void> {
     await write(hook, HOOK_HOTPLUG);
   }
   say(`installed ${KILN_BINARY} (also as ${CLOUD_INIT_NAMES.join(', ')}), ${unitFiles(files).length} units in ${layout.units}, ${layout.generators}/${GENERATOR}, ${hook}`);
-  await placeSingleProcessMarker(platform, req.enable && req.units === 'all-stages', say);
+  await removeRetired(platform, layout, say);
+  if (!(await platform.exists('/usr/bin/nc')) && !(await platform.exists('/bin/nc'))) {
+    say('warning: no nc in this root: the stage units start their stage with it (install netcat-openbsd, as the kiln package depends on it)');
+  }
+  if (debian) await maskPackageNetworkStage(platform, say);
   if (!req.enable) return;
-  const units = [...UNIT_SETS[req.units]];
+  const units = [...ENABLED_UNITS];
   if (isLive(platform)) {
     await platform.run(['systemctl', 'daemon-reload']);
     await platform.run(['systemctl', 'enable', ...units]);
@@ -154,18 +157,46 @@ export async function installLinux(req: LinuxInstallRequest): Promise<void> {
   say(`enabled ${units.join(', ')}`);
 }
 
+/** Whether TEXT is a unit an older kiln wrote (its first line says so). */
+function isKilnUnitText(text: string | undefined): boolean {
+  return text !== undefined && /^# kiln\b/.test(text);
+}
+
 /**
- * Writes the generator's single-process marker when WANTED, else removes kiln's own marker (an install with the
- * four units after one with all stages); a marker with other text is the administrator's and stays.
+ * Takes out what an older kiln installed that this one does not: the retired units (with the enable links that
+ * point at them) where their text is kiln's, and kiln's single-process marker.
  */
-async function placeSingleProcessMarker(platform: Platform, wanted: boolean, say: (line: string) => void): Promise<void> {
-  if (wanted) {
-    await platform.writeFile(SINGLE_PROCESS_MARKER, SINGLE_PROCESS_MARKER_TEXT, { mode: 0o644 });
-    say(`wrote ${SINGLE_PROCESS_MARKER}: the generator enables kiln-all-stages.service instead of cloud-init.target`);
-  } else if ((await platform.readTextIfExists(SINGLE_PROCESS_MARKER)) === SINGLE_PROCESS_MARKER_TEXT) {
-    await platform.remove(SINGLE_PROCESS_MARKER);
-    say(`removed ${SINGLE_PROCESS_MARKER}: the generator enables cloud-init.target again`);
+async function removeRetired(platform: Platform, layout: UnitLayout, say: (line: string) => void): Promise<void> {
+  for (const unit of RETIRED_UNITS) {
+    const path = `${layout.units}/${unit}`;
+    const text = await platform.readTextIfExists(path);
+    if ((await platform.readLink?.(path)) !== undefined || !isKilnUnitText(text)) continue;
+    for (const link of enableLinkPaths(unit, text as string)) if ((await platform.readLink?.(link)) === path) await platform.remove(link);
+    await platform.remove(path);
+    say(`removed ${path}: an older kiln's unit (cloud-init 25.1 runs the stages from cloud-init-main.service)`);
   }
+  if ((await platform.readTextIfExists(SINGLE_PROCESS_MARKER)) === SINGLE_PROCESS_MARKER_TEXT) {
+    await platform.remove(SINGLE_PROCESS_MARKER);
+    say(`removed ${SINGLE_PROCESS_MARKER}: an older kiln's switch, which the generator no longer reads`);
+  }
+}
+
+/** Where the mask of an older cloud-init package's network stage unit goes (`systemctl mask` makes the same link). */
+export const NETWORK_STAGE_MASK = `${ENABLE_ROOT}/cloud-init.service`;
+
+/**
+ * --replace over a cloud-init older than 24.3 (Debian 12's 22.4): its cloud-init.service would run `cloud-init init`
+ * (kiln, by the diverted name) beside cloud-init-main.service's network stage. Masked while kiln is installed.
+ */
+async function maskPackageNetworkStage(platform: Platform, say: (line: string) => void): Promise<void> {
+  if (!(await packageNetworkStageUnit(platform)) || (await platform.exists(NETWORK_STAGE_MASK)) || (await platform.readLink?.(NETWORK_STAGE_MASK)) !== undefined) return;
+  await platform.symlink('/dev/null', NETWORK_STAGE_MASK);
+  say(`masked cloud-init.service (the package's network stage): cloud-init-main.service runs every stage`);
+}
+
+async function packageNetworkStageUnit(platform: Platform): Promise<boolean> {
+  for (const dir of ['/usr/lib/systemd/system', '/lib/systemd/system']) if (await platform.exists(`${dir}/cloud-init.service`)) return true;
+  return false;
 }
 
 export interface LinuxUninstallRequest {
@@ -182,7 +213,7 @@ export interface LinuxUninstallRequest {
 export async function uninstallLinux(req: LinuxUninstallRequest): Promise<void> {
   const { platform, files, say } = req;
   requireFiles(files);
-  const allUnits = [...UNIT_SETS.four, ...UNIT_SETS['all-stages']];
+  const allUnits = [...ENABLED_UNITS];
   const removed: string[] = [];
   const remove = async (path: string) => {
     await platform.remove(path);
@@ -214,6 +245,7 @@ export async function uninstallLinux(req: LinuxUninstallRequest): Promise<void> 
     }
   }
   for (const path of ours) await remove(path);
+  if ((await platform.readLink?.(NETWORK_STAGE_MASK)) === '/dev/null' && (await packageNetworkStageUnit(platform))) await remove(NETWORK_STAGE_MASK);
   for (const name of CLOUD_INIT_NAMES) {
     const target = await platform.readLink?.(name);
     if (target === 'kiln' || target === KILN_BINARY) await remove(name);

@@ -76,6 +76,23 @@ export interface FileStat {
   size: number;
 }
 
+/** A bound AF_UNIX datagram socket. */
+export interface UnixDatagramSocket {
+  readonly path: string;
+  /** The next datagram (at most MAX_BYTES of it) and the path its sender is bound to ('' when unbound). */
+  receive(maxBytes: number): Promise<{ data: Buffer; from: string }>;
+  sendTo(path: string, data: Uint8Array): void;
+  close(): void;
+}
+
+/** AF_UNIX datagram sockets at host paths (cloud-init 25.1's stage synchronisation, sd_notify). */
+export interface UnixDatagrams {
+  /** Binds a socket at PATH (a host path; the file must not exist). */
+  bind(path: string): UnixDatagramSocket;
+  /** Sends one datagram to PATH ('@name': an abstract socket) from an unbound socket. */
+  send(path: string, data: Uint8Array): void;
+}
+
 export interface Platform {
   /** '/' at boot; a mounted image or sandbox with --root. Paths given to methods are inside this root. */
   readonly root: string;
@@ -106,6 +123,8 @@ export interface Platform {
   symlink(target: string, path: string): Promise<void>;
   /** Puts the open tty FD in raw mode as cfmakeraw does (serial-port metadata protocols). Optional: without it Node's setRawMode is used. */
   makeTtyRaw?(fd: number): void;
+  /** AF_UNIX datagram sockets. Optional: a dry run and Windows have none, so `--all-stages` does not wait for the stage units. */
+  unixDatagrams?(): UnixDatagrams;
   osVersion(): Promise<OsVersion>;
   /**
    * Sets the running system's host name, not persistently (what `hostname NAME` does): at once on Linux, from

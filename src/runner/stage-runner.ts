@@ -31,6 +31,7 @@ import { loadRunConfig, readKernelCmdline, type RunConfig } from './run-config';
 import { makeModuleContext, prepareModules, releaseModules, runModules } from './run-modules';
 import { markRun, semaphorePath } from './semaphores';
 import type { FoundSource, RunnerDeps } from './runner-deps';
+import type { StageSync } from './stage-sync';
 import { emptyStatus, mergeRecoverable, readStatusFile, writeResultFile, writeStatusFile, type StageName, type StageRecord, type StatusFile } from './status-file';
 
 export interface StageRunnerOptions {
@@ -69,6 +70,8 @@ export class StageRunner {
   private found: FoundSource | undefined;
   /** Set by runAllStages: work started in one stage is still there for the next. */
   private allInOneProcess = false;
+  /** --all-stages synchronised with the stage units: the distro's networking ran between init-local and init. */
+  private stageUnitsBetween = false;
   private merged: ConfigMap | undefined;
   private networkApplied = false;
   /** Whether init-local wrote network config this boot (in one process: config no networking service has read yet). */
@@ -147,14 +150,34 @@ export class StageRunner {
     await this.platform.writeFile(rc.paths.outputLogFile, text, { append: true, mode: 0o640 });
   }
 
-  async runAllStages(): Promise<StageOutcome[]> {
+  /**
+   * The four stages in this one process (cloud-init-main.service). With SYNC, each stage first waits for its unit
+   * to start (the units keep systemd's ordering: networking comes up between init-local and init) and its unit
+   * is told the stage's exit code when it ends; a stage that throws tells its unit so and the next stage still
+   * waits for its own. Without SYNC (no systemd to start the units), the stages run back to back.
+   */
+  async runAllStages(sync?: StageSync): Promise<StageOutcome[]> {
     this.allInOneProcess = true;
+    this.stageUnitsBetween = sync !== undefined;
     const out: StageOutcome[] = [];
     try {
       for (const stage of ['init-local', 'init', 'modules-config', 'modules-final'] as StageName[]) {
-        const o = await this.runStage(stage);
-        out.push(o);
-        if (o.disabled) break;
+        if (!sync) {
+          const o = await this.runStage(stage);
+          out.push(o);
+          if (o.disabled) break;
+          continue;
+        }
+        await sync.waitForStart(stage);
+        try {
+          const o = await this.runStage(stage);
+          out.push(o);
+          // cloud-init's status_wrapper: a stage exits with the number of its errors.
+          sync.finish(stage, o.errors.length || (o.failed ? 1 : 0));
+        } catch (err) {
+          out.push({ stage, disabled: false, errors: [describeError(err)], failed: true });
+          sync.finish(stage, 1, err);
+        }
       }
     } finally {
       this.releaseWorkAhead();
@@ -343,10 +366,10 @@ export class StageRunner {
       const source = cached && this.deps.sources.find((s) => s.name === cached.source);
       if (cached && source) this.found = { source, data: cached.data, ...(cached.stage ? { stage: cached.stage } : {}) };
     }
-    if (this.allInOneProcess && this.localNetworkWritten) {
-      // With the four units, the distro's networking starts between init-local and this stage and brings up what
-      // init-local wrote. In one process (kiln-all-stages.service runs after the network is online), it started before
-      // that config existed: this stage brings it up first, so that network sources and the modules have a network.
+    if (this.allInOneProcess && !this.stageUnitsBetween && this.localNetworkWritten) {
+      // Under systemd, the stage units keep the distro's networking between init-local and this stage, and it brings
+      // up what init-local wrote. Run back to back without them, nothing did: this stage brings it up first, so that
+      // network sources and the modules have a network.
       this.localNetworkWritten = false;
       await this.applyNetwork(this.found?.data, 'network');
     }

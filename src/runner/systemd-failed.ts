@@ -2,10 +2,8 @@
 // systemd_failed, so that `status` reports an error for a stage that died before it could write result.json.
 import type { Platform } from '../platform/platform';
 
-/** The four stage units, in the order cloud-init asks about them (the last stage first). */
-export const STAGE_UNITS = ['cloud-final.service', 'cloud-config.service', 'cloud-init.service', 'cloud-init-local.service'] as const;
-/** kiln's one-process unit, used instead of the four (`kiln install --units all-stages`). */
-export const ALL_STAGES_UNIT = 'kiln-all-stages.service';
+/** The units cloud-init 25.1 asks about, in its order: the stage units (the last stage first), then cloud-init-main.service. */
+export const STAGE_UNITS = ['cloud-final.service', 'cloud-config.service', 'cloud-init-network.service', 'cloud-init-local.service', 'cloud-init-main.service'] as const;
 
 /** The error cloud-init appends to the status's errors. */
 export const SYSTEMD_FAILURE_ERROR = "Failed due to systemd unit failure. Ensure all cloud-init services are enabled, and check 'systemctl' or 'journalctl' for more information.";
@@ -41,27 +39,13 @@ async function unitStates(p: Platform, unit: string, opts: SystemdFailedOptions)
 }
 
 /**
- * The units to ask about: kiln-all-stages.service when it is the one in use (enabled, or started), else the four
- * stage units. cloud-init asks only about the four; a kiln installed with all stages has those disabled, which
- * cloud-init's rule would read as a failure.
- */
-async function unitsInUse(p: Platform, opts: SystemdFailedOptions): Promise<readonly string[] | undefined> {
-  const all = await unitStates(p, ALL_STAGES_UNIT, opts);
-  if (!all) return undefined;
-  const inUse = (all.UnitFileState ?? '').startsWith('enabled') || ['active', 'activating', 'failed', 'deactivating'].includes(all.ActiveState ?? '');
-  return inUse ? [ALL_STAGES_UNIT] : STAGE_UNITS;
-}
-
-/**
  * cloud-init's systemd_failed: true when a unit is neither enabled nor static (a stage must not be disabled on its
  * own) or systemd marks it failed; false as soon as one is still running (or its main process is gone while
  * something it started lingers), and when every unit exited normally. A systemctl that cannot answer reads as
  * "no failure", with a warning.
  */
 export async function systemdFailed(p: Platform, opts: SystemdFailedOptions): Promise<boolean> {
-  const units = await unitsInUse(p, opts);
-  if (!units) return false;
-  for (const unit of units) {
+  for (const unit of STAGE_UNITS) {
     const s = await unitStates(p, unit, opts);
     if (!s) return false;
     const fileState = s.UnitFileState ?? '';

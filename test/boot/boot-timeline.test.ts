@@ -69,6 +69,18 @@ test('stage units’ monotonic timestamps become seconds since qemu start', () =
   assert.ok(Math.abs(stagesSeconds(t) - (2.5 + 2 + 0.5 + 1.3)) < 1e-9);
 });
 
+test('the network stage is read from cloud-init-network.service (cloud-init 25.1, kiln) and from cloud-init.service where only that one ran (Debian 12\'s 22.4)', () => {
+  // The probe asks about both names; systemd answers zeros for a unit that does not exist.
+  const renamed = console_().flatMap((l) =>
+    l.text.includes('TIMELINE-UNIT cloud-init.service')
+      ? [{ ...l, text: 'TIMELINE-UNIT cloud-init-network.service 13000000 15000000 success' }, { ...l, text: 'TIMELINE-UNIT cloud-init.service 0 0 ' }]
+      : [l],
+  );
+  assert.deepEqual(parseBootTimeline(renamed).stages[1], parseBootTimeline(console_()).stages[1]);
+  const both = [...console_(), { at: 20.1, text: 'TIMELINE-UNIT cloud-init-network.service 0 0 ' }];
+  assert.equal(parseBootTimeline(both).stages[1]?.start, 15.5);
+});
+
 test('a stage that never finished, a missing probe or no kernel timestamps is a TimelineError saying which', () => {
   const unfinished = console_().map((l) => (l.text.startsWith('TIMELINE-UNIT cloud-final') ? { ...l, text: 'TIMELINE-UNIT cloud-final.service 16100000 0 ' } : l));
   assert.throws(() => parseBootTimeline(unfinished), (e: unknown) => e instanceof TimelineError && /cloud-final\.service \(modules-final\) did not run to the end/.test(e.message));

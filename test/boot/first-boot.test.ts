@@ -1,12 +1,14 @@
 // kiln on a real boot: Debian bookworm with a kernel, kiln installed from its .deb (or `kiln install --root`), a NoCloud seed made by
-// `kiln make-seed`, booted under qemu; the first boot, a reboot of the same disk, and a boot with kiln-all-stages.
+// `kiln make-seed`, booted under qemu; the first boot, a reboot of the same disk, and a boot with the seed served over the network.
+// Either way the units are cloud-init 25.1's: cloud-init-main.service runs every stage in one process, each stage
+// started by its unit over the stage sockets.
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { copyBootRootfs } from '../helpers/debian-rootfs';
-import { buildDebForTest } from '../helpers/deb-package';
+import { buildDebForTest, netcatOpenbsdDeb } from '../helpers/deb-package';
 import { bootQemu, consoleTail, installProbeUnit, makeBootImage, type BootImage, type BootOptions, type BootResult, type ConsoleLine } from '../helpers/qemu-boot';
 import { builtBinary } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
@@ -87,6 +89,11 @@ ssh-keyscan -T 10 127.0.0.1 2>/dev/null | ssh-keygen -lf - | tagged PROBE-HOSTKE
 say "PROBE-PER-BOOT-LOG $(wc -l < /var/lib/kiln-boot/per-boot.log)"
 say "PROBE-PER-INSTANCE-LOG $(wc -l < /var/lib/kiln-boot/per-instance.log)"
 say "PROBE-FAILED-UNITS $(systemctl list-units --failed --plain --no-legend | awk '{print $1}' | tr '\\n' ' ')"
+# cloud-init 25.1's units: the one process (once it has exited after the last stage) and each stage unit's result.
+timeout 60 sh -c 'while systemctl -q is-active cloud-init-main.service; do sleep 0.5; done'
+say "PROBE-MAIN $(systemctl show -p Type --value cloud-init-main.service) $(systemctl show -p Result --value cloud-init-main.service) $(systemctl show -p ExecMainStatus --value cloud-init-main.service)"
+for u in cloud-init-local.service cloud-init-network.service cloud-config.service cloud-final.service; do say "PROBE-STAGE-UNIT $u $(systemctl show -p Result --value $u) $(systemctl show -p ActiveEnterTimestampMonotonic --value $u)"; done
+say "PROBE-MAIN-BANNERS $(journalctl -b -q --no-pager -o cat _SYSTEMD_UNIT=cloud-init-main.service | grep -c "^Cloud-init v\\. .* running '")"
 i=0; while [ $i -lt 8 ]; do i=$((i+1)); say "PROBE-HB $i"; sleep 1; done
 say "PROBE-END"
 systemctl poweroff
@@ -99,20 +106,24 @@ function sh(cmd: string, args: string[]): string {
 }
 
 /**
- * A disk of the boot rootfs with kiln and the probe unit. The four units come from kiln's .deb, installed by dpkg -i
- * in the rootfs (which fails on a dependency the image lacks); kiln-all-stages by kiln's own `install` verb.
+ * A disk of the boot rootfs with kiln and the probe unit: from kiln's .deb, installed by dpkg -i in the rootfs (which
+ * fails on a dependency the image lacks), or by kiln's own `install` verb. netcat-openbsd (the stage units' nc, which
+ * the package depends on) is installed first, from the host's package: the bootable tree lacks it.
  */
-function prepareImage(work: string, name: string, units: 'four' | 'all-stages'): BootImage {
+function prepareImage(work: string, name: string, by: 'deb' | 'install'): BootImage {
   const dir = join(work, name);
   const root = join(dir, 'rootfs');
   mkdirSync(root, { recursive: true });
   copyBootRootfs(root);
-  if (units === 'four') {
+  copyFileSync(netcatOpenbsdDeb(join(dir, 'netcat')), join(root, 'tmp/netcat-openbsd.deb'));
+  const inRoot = (script: string) => sh('unshare', ['--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, '/bin/sh', '-c', `mount -t proc proc /proc && ${script}`]);
+  if (by === 'deb') {
     const deb = buildDebForTest({ target: 'linux-x64', binaryFile: kiln as string, outDir: join(dir, 'deb'), work: join(dir, 'deb-work') });
     copyFileSync(deb, join(root, 'tmp/kiln.deb'));
-    sh('unshare', ['--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, '/bin/sh', '-c', 'mount -t proc proc /proc && dpkg -i /tmp/kiln.deb && rm /tmp/kiln.deb']);
+    inRoot('dpkg -i /tmp/netcat-openbsd.deb /tmp/kiln.deb && rm /tmp/kiln.deb /tmp/netcat-openbsd.deb');
   } else {
-    sh(kiln as string, ['install', '--root', root, '--units', units]);
+    inRoot('dpkg -i /tmp/netcat-openbsd.deb && rm /tmp/netcat-openbsd.deb');
+    sh(kiln as string, ['install', '--root', root]);
   }
   installProbeUnit(root, 'kiln-boot-probe', PROBE_SCRIPT);
   const image = makeBootImage(root, dir);
@@ -203,6 +214,14 @@ function assertHealthyBoot(result: BootResult, allowedWarning?: RegExp): void {
   for (const [type, print] of served) assert.equal(print, onDisk.get(type), `sshd serves another ${type} key than /etc/ssh has`);
   assert.deepEqual(tagged(result.lines, 'PROBE-HB'), ['1', '2', '3', '4', '5', '6', '7', '8'], 'the guest stopped making progress after cloud-init finished');
   assert.equal(one(result, 'PROBE-FAILED-UNITS'), '', 'failed units');
+  // cloud-init 25.1's units: one notify process ran the four stages (its journal has their four banners), each
+  // started by its stage unit in boot order, every unit successful.
+  assert.equal(one(result, 'PROBE-MAIN'), 'notify success 0', `cloud-init-main.service\n${report(result)}`);
+  assert.equal(one(result, 'PROBE-MAIN-BANNERS'), '4', 'the four stages ran in cloud-init-main.service');
+  const units = tagged(result.lines, 'PROBE-STAGE-UNIT').map((l) => l.split(/\s+/));
+  assert.deepEqual(units.map((u) => `${u[0]} ${u[1]}`), ['cloud-init-local.service success', 'cloud-init-network.service success', 'cloud-config.service success', 'cloud-final.service success']);
+  const done = units.map((u) => Number(u[2]));
+  assert.ok(done.every((v, i) => v > 0 && (i === 0 || v > (done[i - 1] as number))), `the stage units finished out of order: ${done.join(' ')}`);
 }
 
 describe('kiln on a real boot (qemu)', { concurrency: false }, () => {
@@ -225,9 +244,9 @@ describe('kiln on a real boot (qemu)', { concurrency: false }, () => {
     if (work && process.env.KILN_BOOT_KEEP !== '1') removeTree(work);
   });
 
-  it('first boot with the four units runs every stage and module, and a reboot runs only the per-boot scripts again', { timeout: 3 * BOOT_TIMEOUT_MS + 300_000 }, async (t) => {
+  it('first boot from the .deb runs every stage and module in cloud-init-main.service, each started by its unit, and a reboot runs only the per-boot scripts again', { timeout: 3 * BOOT_TIMEOUT_MS + 300_000 }, async (t) => {
     if (!need(t, ready(), why)) return;
-    const image = prepareImage(work, 'four', 'four');
+    const image = prepareImage(work, 'four', 'deb');
 
     const first = await bootOnce(image, seed, join(work, 'four-boot1.log'));
     t.diagnostic(`first boot: ${first.seconds.toFixed(1)} s`);
@@ -257,9 +276,9 @@ describe('kiln on a real boot (qemu)', { concurrency: false }, () => {
   // README's CI loop, as written there: the seed served by `kiln devel serve-metadata` on the host's loopback, its URL in
   // the DMI serial (NoCloud-net), the guest reaching it through a guestfwd of the user-mode NIC; the server exits 0
   // when the guest's phone_home posts its report.
-  it('first boot with kiln-all-stages.service runs every stage in one process, its seed served over the network, and phones home', { timeout: BOOT_TIMEOUT_MS + 300_000 }, async (t) => {
+  it('first boot installed by `kiln install` runs every stage, its seed served over the network, and phones home', { timeout: BOOT_TIMEOUT_MS + 300_000 }, async (t) => {
     if (!need(t, ready(), why)) return;
-    const image = prepareImage(work, 'all-stages', 'all-stages');
+    const image = prepareImage(work, 'all-stages', 'install');
     const served = join(work, 'served-seed');
     mkdirSync(served);
     writeFileSync(join(served, 'meta-data'), META_DATA);

@@ -8,9 +8,9 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, readlinkSync, writeF
 import { basename, join } from 'node:path';
 import { test } from 'node:test';
 import { KILN_CLOUD_INIT_VERSION } from '../../src/build-info';
-import { UNIT_SETS } from '../../src/install/linux-install';
+import { ENABLED_UNITS } from '../../src/install/linux-install';
 import { copyRootfs } from '../helpers/debian-rootfs';
-import { buildDebForTest } from '../helpers/deb-package';
+import { buildDebForTest, netcatOpenbsdDeb } from '../helpers/deb-package';
 import { builtBinary, REPO } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
@@ -59,8 +59,10 @@ test("apt installs the .deb in place of Debian's cloud-init; the units are enabl
   assert.equal(dpkgState(root, 'cloud-init'), 'installed');
   const diversions = readFileSync(join(root, 'var/lib/dpkg/diversions'), 'utf8');
   copyFileSync(deb, join(root, 'tmp', basename(deb)));
+  const netcat = netcatOpenbsdDeb(join(dir, 'netcat'));
+  copyFileSync(netcat, join(root, 'tmp', basename(netcat)));
 
-  const installed = inRoot(root, `${APT} install /tmp/${basename(deb)}`);
+  const installed = inRoot(root, `${APT} install /tmp/${basename(deb)} /tmp/${basename(netcat)}`);
   assert.equal(installed.code, 0, installed.out);
   assert.match(installed.out, /^The following packages will be REMOVED:\n\s+cloud-init\n/m);
   assert.equal(dpkgState(root, 'kiln'), 'installed');
@@ -72,8 +74,10 @@ test("apt installs the .deb in place of Debian's cloud-init; the units are enabl
   assert.ok(!existsSync(join(root, 'usr/lib/python3/dist-packages/cloudinit')), "Debian's cloud-init's Python package is gone");
   // The conffile Debian's package left unmodified is now kiln's default, without a question from dpkg.
   assert.equal(readFileSync(join(root, 'etc/cloud/cloud.cfg'), 'utf8'), readFileSync(join(REPO, 'src/config/defaults/cloud.cfg'), 'utf8'));
-  for (const unit of UNIT_SETS.four) assert.equal(isEnabled(root, unit), 'enabled', unit);
-  assert.equal(isEnabled(root, 'kiln-all-stages.service'), 'disabled');
+  for (const unit of ENABLED_UNITS) assert.equal(isEnabled(root, unit), 'enabled', unit);
+  // Debian 12's cloud-init.service is gone with its package, and so are the links that enabled it (the postinst).
+  assert.ok(!existsSync(join(root, 'usr/lib/systemd/system/cloud-init.service')));
+  assert.equal(spawnSync('find', [join(root, 'etc/systemd/system'), '-name', 'cloud-init.service'], { encoding: 'utf8' }).stdout, '');
   assert.deepEqual(bootUnitFindings(root), []);
   const version = inRoot(root, 'cloud-init --version');
   assert.equal(version.code, 0, version.out);
@@ -84,7 +88,7 @@ test("apt installs the .deb in place of Debian's cloud-init; the units are enabl
   assert.equal(purgedOld.code, 0, purgedOld.out);
   assert.match(purgedOld.out, /Processing triggers for kiln/);
   assert.equal(dpkgState(root, 'cloud-init'), 'not-installed');
-  for (const unit of UNIT_SETS.four) assert.equal(isEnabled(root, unit), 'enabled', `${unit} after purging cloud-init`);
+  for (const unit of ENABLED_UNITS) assert.equal(isEnabled(root, unit), 'enabled', `${unit} after purging cloud-init`);
 
   // No Python needed: every python3 package goes, kiln stays installed and runs.
   const python = inRoot(root, `${APT} remove 'python3*'`);
@@ -107,7 +111,7 @@ test("apt installs the .deb in place of Debian's cloud-init; the units are enabl
   const removed = inRoot(root, 'dpkg --remove kiln');
   assert.equal(removed.code, 0, removed.out);
   assert.equal(dpkgState(root, 'kiln'), 'config-files');
-  for (const gone of ['usr/bin/kiln', 'usr/bin/cloud-init', 'usr/lib/systemd/system/cloud-init.service', 'usr/lib/systemd/system-generators/cloud-init-generator']) {
+  for (const gone of ['usr/bin/kiln', 'usr/bin/cloud-init', 'usr/lib/systemd/system/cloud-init-main.service', 'usr/lib/systemd/system-generators/cloud-init-generator']) {
     assert.ok(!existsSync(join(root, gone)), `${gone} removed`);
   }
   for (const kept of ['etc/cloud/cloud.cfg', 'etc/cloud/cloud.cfg.d/90_dpkg.cfg', 'etc/cloud/cloud.cfg.d/50-mine.cfg', 'var/lib/cloud/instances/i-1/obj.pkl', 'etc/apt/apt.conf.d/90cloud-init-pipelining']) {
@@ -120,7 +124,7 @@ test("apt installs the .deb in place of Debian's cloud-init; the units are enabl
     assert.ok(!existsSync(join(root, gone)), `${gone} removed by purge`);
   }
   for (const kept of ['etc/cloud/cloud.cfg.d/50-mine.cfg', 'var/lib/cloud/instances/i-1/obj.pkl']) assert.ok(existsSync(join(root, kept)), `${kept} kept by purge`);
-  for (const unit of UNIT_SETS.four) assert.ok(!existsSync(join(root, 'var/lib/systemd/deb-systemd-helper-enabled', `${unit}.dsh-also`)), `${unit}'s deb-systemd-helper state purged`);
+  for (const unit of ENABLED_UNITS) assert.ok(!existsSync(join(root, 'var/lib/systemd/deb-systemd-helper-enabled', `${unit}.dsh-also`)), `${unit}'s deb-systemd-helper state purged`);
 });
 
 test("dpkg -i over an installed Debian cloud-init keeps kiln's units (the /lib names cloud-init's removal deletes are diverted meanwhile) and leaves no diversion", { timeout: 900_000 }, (t) => {
@@ -133,15 +137,17 @@ test("dpkg -i over an installed Debian cloud-init keeps kiln's units (the /lib n
   const root = copyRootfs(join(dir, 'root'));
   const diversions = readFileSync(join(root, 'var/lib/dpkg/diversions'), 'utf8');
   copyFileSync(deb, join(root, 'tmp', basename(deb)));
-  // dpkg -i exits non-zero when a dependency is missing: 0 says the image has everything kiln needs.
-  const installed = inRoot(root, `dpkg -i /tmp/${basename(deb)}`);
+  const netcat = netcatOpenbsdDeb(join(dir, 'netcat'));
+  copyFileSync(netcat, join(root, 'tmp', basename(netcat)));
+  // dpkg -i exits non-zero when a dependency is missing: 0 says the image (with kiln's one new dependency) has everything kiln needs.
+  const installed = inRoot(root, `dpkg -i /tmp/${basename(netcat)} /tmp/${basename(deb)}`);
   assert.equal(installed.code, 0, installed.out);
   assert.match(installed.out, /Removing cloud-init .*to allow configuration of kiln/);
   assert.equal(dpkgState(root, 'cloud-init'), 'config-files');
-  for (const unit of ['cloud-init.target', 'cloud-config.target', ...UNIT_SETS.four]) assert.ok(existsSync(join(root, 'usr/lib/systemd/system', unit)), `${unit} survived cloud-init's removal`);
+  for (const unit of ['cloud-init.target', 'cloud-config.target', ...ENABLED_UNITS]) assert.ok(existsSync(join(root, 'usr/lib/systemd/system', unit)), `${unit} survived cloud-init's removal`);
   assert.ok(existsSync(join(root, 'usr/lib/systemd/system-generators/cloud-init-generator')));
   assert.ok(existsSync(join(root, 'usr/lib/cloud-init/hook-hotplug')));
-  for (const unit of UNIT_SETS.four) assert.equal(isEnabled(root, unit), 'enabled', unit);
+  for (const unit of ENABLED_UNITS) assert.equal(isEnabled(root, unit), 'enabled', unit);
   assert.equal(readFileSync(join(root, 'var/lib/dpkg/diversions'), 'utf8'), diversions);
   assert.deepEqual(bootUnitFindings(root), []);
   const audit = inRoot(root, 'dpkg --audit && dpkg --verify kiln');

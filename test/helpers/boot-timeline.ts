@@ -3,13 +3,19 @@
 // serves kiln and Debian's cloud-init: the stages are timed by systemd (the units' own timestamps), not by either.
 import type { ConsoleLine } from './qemu-boot';
 
-/** The four stages, in boot order, with the unit that runs each (the same names for kiln and Debian's cloud-init). */
-export const STAGE_UNITS = [
+/**
+ * The four stages, in boot order, with the unit that starts each (the same names for kiln and Debian's cloud-init),
+ * and the unit's name before cloud-init 24.3 renamed it (Debian 12's cloud-init 22.4), read where the new one did not run.
+ */
+export const STAGE_UNITS: readonly { stage: 'init-local' | 'init' | 'modules-config' | 'modules-final'; unit: string; formerly?: string; banner: string }[] = [
   { stage: 'init-local', unit: 'cloud-init-local.service', banner: 'init-local' },
-  { stage: 'init', unit: 'cloud-init.service', banner: 'init' },
+  { stage: 'init', unit: 'cloud-init-network.service', formerly: 'cloud-init.service', banner: 'init' },
   { stage: 'modules-config', unit: 'cloud-config.service', banner: 'modules:config' },
   { stage: 'modules-final', unit: 'cloud-final.service', banner: 'modules:final' },
-] as const;
+];
+
+/** Every unit name STAGE_UNITS may find a stage under. */
+export const STAGE_UNIT_NAMES: readonly string[] = STAGE_UNITS.flatMap((s) => (s.formerly ? [s.unit, s.formerly] : [s.unit]));
 
 export type StageName = (typeof STAGE_UNITS)[number]['stage'];
 
@@ -47,7 +53,7 @@ export class TimelineError extends Error {}
  */
 export const TIMELINE_PROBE_SHELL = [
   'say "TIMELINE-USERSPACE $(systemctl show -p UserspaceTimestampMonotonic --value)"',
-  `for u in ${STAGE_UNITS.map((s) => s.unit).join(' ')}; do`,
+  `for u in ${STAGE_UNIT_NAMES.join(' ')}; do`,
   '  say "TIMELINE-UNIT $u $(systemctl show -p InactiveExitTimestampMonotonic --value "$u") $(systemctl show -p ActiveEnterTimestampMonotonic --value "$u") $(systemctl show -p Result --value "$u")"',
   'done',
 ].join('\n');
@@ -124,7 +130,9 @@ export function parseBootTimeline(lines: readonly ConsoleLine[]): BootTimeline {
   const userspace = micros(tagged(lines, 'TIMELINE-USERSPACE')[0]?.[0]);
   if (userspace === undefined) throw new TimelineError('the probe printed no TIMELINE-USERSPACE line (did it run?)');
   const units = tagged(lines, 'TIMELINE-UNIT');
-  const stages: StageTiming[] = STAGE_UNITS.map(({ stage, unit, banner }) => {
+  const stages: StageTiming[] = STAGE_UNITS.map(({ stage, unit: current, formerly, banner }) => {
+    const ran = (name: string | undefined) => units.find((f) => f[0] === name && micros(f[1]) !== undefined);
+    const unit = formerly && !ran(current) && ran(formerly) ? formerly : current;
     const fields = units.find((f) => f[0] === unit);
     if (!fields) throw new TimelineError(`the probe printed no TIMELINE-UNIT line for ${unit}`);
     const start = micros(fields[1]);

@@ -1,6 +1,7 @@
 // kiln's Debian package built for a test by deb.mjs, as build.mjs --release builds it (same install files, same
 // default cloud.cfg, same control data), from a given binary into a folder of the test's own.
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO } from './repo';
 
@@ -65,4 +66,20 @@ export function debMembers(deb: string): string[] {
       return `${rest.join(' ').replace(/^\.\//, '')} ${perm} ${owner}`;
     })
     .sort();
+}
+
+/**
+ * netcat-openbsd's amd64 package (kiln's Depends: the stage units' nc), for a bookworm rootfs that lacks it: the
+ * host's copy in apt's archive cache when there is one (the host runs the same release), else `apt-get download`
+ * into DIR. Installed beside kiln's package with dpkg -i, so no test rootfs needs rebuilding with it.
+ */
+export function netcatOpenbsdDeb(dir: string): string {
+  const cache = '/var/cache/apt/archives';
+  const cached = existsSync(cache) ? readdirSync(cache).filter((f) => /^netcat-openbsd_.*_amd64\.deb$/.test(f)).sort().pop() : undefined;
+  if (cached) return join(cache, cached);
+  mkdirSync(dir, { recursive: true });
+  const r = spawnSync('apt-get', ['download', 'netcat-openbsd:amd64'], { cwd: dir, encoding: 'utf8' });
+  const got = readdirSync(dir).find((f) => /^netcat-openbsd_.*\.deb$/.test(f));
+  if (r.status !== 0 || !got) throw new Error(`apt-get download netcat-openbsd failed (${r.status ?? r.error?.message}): ${r.stderr}`);
+  return join(dir, got);
 }

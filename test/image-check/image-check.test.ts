@@ -20,9 +20,9 @@ function put(root: string, path: string, text: string, mode = 0o644): void {
   chmodSync(join(root, path), mode);
 }
 
-const UNITS = ['cloud-init-local.service', 'cloud-init.service', 'cloud-config.service', 'cloud-final.service'];
+const UNITS = ['cloud-init-main.service', 'cloud-init-local.service', 'cloud-init-network.service', 'cloud-config.service', 'cloud-final.service'];
 
-/** An image as `kiln install` and a cleaned build leave it: the names, the generator, the four units enabled. */
+/** An image as `kiln install` and a cleaned build leave it: the names, the generator, cloud-init-main.service and the four stage units enabled. */
 function cleanImage(root: string): void {
   put(root, '/usr/bin/kiln', '#!/bin/sh\n', 0o755);
   symlinkSync('kiln', join(root, 'usr/bin/cloud-init'));
@@ -114,7 +114,7 @@ test('kiln check on a dirty image: each leftover is named with what to run (exit
   assert.equal((await kiln(['--root', root, 'check'])).code, 0);
 });
 
-test('kiln check: no units, no generator, cloud-init disabled, an unreadable cloud.cfg; the single-process unit counts as enabled', async (t) => {
+test('kiln check: no units, no generator, cloud-init disabled, an unreadable cloud.cfg; cloud-init-main.service and each stage unit must be enabled', async (t) => {
   const root = tempDir(t);
   put(root, '/etc/cloud/cloud.cfg', 'users: [\n');
   put(root, '/etc/cloud/cloud-init.disabled', '');
@@ -124,15 +124,19 @@ test('kiln check: no units, no generator, cloud-init disabled, an unreadable clo
   assert.ok(messages.some((m) => /^system-config: the image's cloud-init config cannot be read: .*\/etc\/cloud\/cloud\.cfg/.test(m)), messages.join('\n'));
   assert.ok(messages.includes('boot-units: /usr/bin/cloud-init is missing: nothing runs the boot stages'), messages.join('\n'));
   assert.ok(messages.some((m) => /^boot-units: no cloud-init-generator/.test(m)), messages.join('\n'));
-  assert.ok(messages.some((m) => /^boot-units: not enabled: cloud-init-local\.service, cloud-init\.service, cloud-config\.service, cloud-final\.service .*every stage/.test(m)), messages.join('\n'));
+  assert.ok(messages.some((m) => /^boot-units: not enabled: cloud-init-main\.service, cloud-init-local\.service, cloud-init-network\.service, cloud-config\.service, cloud-final\.service: .*every stage/.test(m)), messages.join('\n'));
   assert.ok(messages.some((m) => /^boot-units: \/etc\/cloud\/cloud-init\.disabled exists/.test(m)), messages.join('\n'));
 
+  // Debian 12's four units (cloud-init.service, no cloud-init-main.service) no longer run a boot of kiln.
   const single = tempDir(t);
   cleanImage(single);
-  rmSync(join(single, 'etc/systemd/system/cloud-init.target.wants'), { recursive: true });
-  put(single, '/usr/lib/systemd/system/kiln-all-stages.service', '[Service]\nExecStart=/usr/bin/kiln --all-stages\n[Install]\nWantedBy=multi-user.target\n');
-  mkdirSync(join(single, 'etc/systemd/system/multi-user.target.wants'), { recursive: true });
-  symlinkSync('/usr/lib/systemd/system/kiln-all-stages.service', join(single, 'etc/systemd/system/multi-user.target.wants/kiln-all-stages.service'));
+  assert.equal((await kiln(['--root', single, 'check'])).code, 0);
+  rmSync(join(single, 'etc/systemd/system/cloud-init.target.wants/cloud-init-main.service'));
+  assert.match((await kiln(['--root', single, 'check'])).out, /not enabled: cloud-init-main\.service: the first boot would skip every stage/);
+  symlinkSync('/usr/lib/systemd/system/cloud-init-main.service', join(single, 'etc/systemd/system/cloud-init.target.wants/cloud-init-main.service'));
+  rmSync(join(single, 'etc/systemd/system/cloud-init.target.wants/cloud-config.service'));
+  assert.match((await kiln(['--root', single, 'check'])).out, /not enabled: cloud-config\.service: the first boot would skip those stages/);
+  symlinkSync('/usr/lib/systemd/system/cloud-config.service', join(single, 'etc/systemd/system/cloud-init.target.wants/cloud-config.service'));
   assert.equal((await kiln(['--root', single, 'check'])).code, 0);
   chmodSync(join(single, 'usr/lib/systemd/system-generators/cloud-init-generator'), 0o644);
   assert.match((await kiln(['--root', single, 'check'])).out, /cloud-init-generator is not executable/);

@@ -4,7 +4,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSy
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildFacts } from '../../src/build-info';
-import { HOOK_HOTPLUG_DIRS, InstallRefusedError, SINGLE_PROCESS_MARKER, installLinux, uninstallLinux, type UnitSet } from '../../src/install/linux-install';
+import { ENABLED_UNITS, HOOK_HOTPLUG_DIRS, InstallRefusedError, SINGLE_PROCESS_MARKER, SINGLE_PROCESS_MARKER_TEXT, installLinux, uninstallLinux } from '../../src/install/linux-install';
 import { DryRunPlatform, describeEffect } from '../../src/platform/dry-run-platform';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import type { Platform } from '../../src/platform/platform';
@@ -40,9 +40,9 @@ function sandbox(t: import('node:test').TestContext): { root: string; platform: 
   return { root, platform: new LinuxPlatform({ root, log: new Logger().for('t') }) };
 }
 
-async function install(platform: Platform, opts: { units?: UnitSet; enable?: boolean; replace?: boolean } = {}): Promise<string[]> {
+async function install(platform: Platform, opts: { enable?: boolean; replace?: boolean } = {}): Promise<string[]> {
   const said: string[] = [];
-  await installLinux({ platform, files, binary: async () => BINARY, units: opts.units ?? 'four', enable: opts.enable ?? true, replace: opts.replace ?? false, say: (l) => said.push(l) });
+  await installLinux({ platform, files, binary: async () => BINARY, enable: opts.enable ?? true, replace: opts.replace ?? false, say: (l) => said.push(l) });
   return said;
 }
 
@@ -80,7 +80,7 @@ function generatorLinks(t: import('node:test').TestContext, root: string): strin
   return existsSync(wants) ? readdirSync(wants).map((n) => `${n} -> ${readlinkSync(join(wants, n))}`) : [];
 }
 
-test('install puts the binary, its names, the units, the generator and hook-hotplug in place and enables the four stages and the hotplug socket by links', async (t) => {
+test('install puts the binary, its names, the units, the generator and hook-hotplug in place and enables cloud-init-main.service, the four stage units and the hotplug socket by links, as Debian 13\'s package does', async (t) => {
   const { root, platform } = sandbox(t);
   const before = tree(root);
   await install(platform);
@@ -88,16 +88,18 @@ test('install puts the binary, its names, the units, the generator and hook-hotp
   assert.equal(statSync(join(root, 'usr/bin/kiln')).mode & 0o7777, 0o755);
   assert.equal(readlinkSync(join(root, 'usr/bin/cloud-init')), 'kiln');
   assert.equal(readlinkSync(join(root, 'usr/bin/cloud-id')), 'kiln');
-  assert.equal(readFileSync(join(root, 'usr/lib/systemd/system/cloud-init.service'), 'utf8'), text('cloud-init.service'));
+  assert.equal(readFileSync(join(root, 'usr/lib/systemd/system/cloud-init-main.service'), 'utf8'), text('cloud-init-main.service'));
   assert.equal(readFileSync(join(root, 'usr/lib/cloud-init/hook-hotplug'), 'utf8'), text('hook-hotplug'));
   assert.equal(statSync(join(root, 'usr/lib/systemd/system-generators/cloud-init-generator')).mode & 0o7777, 0o755);
   const added = tree(root).filter((l) => !before.includes(l));
   assert.deepEqual(added, [
+    // cloud-init 25.1's socket is wanted by cloud-config.target (after the init stages), no longer cloud-init.target.
+    '/etc/systemd/system/cloud-config.target.wants/cloud-init-hotplugd.socket -> /usr/lib/systemd/system/cloud-init-hotplugd.socket',
     '/etc/systemd/system/cloud-init.target.wants/cloud-config.service -> /usr/lib/systemd/system/cloud-config.service',
     '/etc/systemd/system/cloud-init.target.wants/cloud-final.service -> /usr/lib/systemd/system/cloud-final.service',
-    '/etc/systemd/system/cloud-init.target.wants/cloud-init-hotplugd.socket -> /usr/lib/systemd/system/cloud-init-hotplugd.socket',
     '/etc/systemd/system/cloud-init.target.wants/cloud-init-local.service -> /usr/lib/systemd/system/cloud-init-local.service',
-    '/etc/systemd/system/cloud-init.target.wants/cloud-init.service -> /usr/lib/systemd/system/cloud-init.service',
+    '/etc/systemd/system/cloud-init.target.wants/cloud-init-main.service -> /usr/lib/systemd/system/cloud-init-main.service',
+    '/etc/systemd/system/cloud-init.target.wants/cloud-init-network.service -> /usr/lib/systemd/system/cloud-init-network.service',
     '/usr/bin/cloud-id -> kiln',
     '/usr/bin/cloud-init -> kiln',
     '/usr/bin/kiln 755',
@@ -108,18 +110,17 @@ test('install puts the binary, its names, the units, the generator and hook-hotp
     '/usr/lib/systemd/system/cloud-init-hotplugd.service 644',
     '/usr/lib/systemd/system/cloud-init-hotplugd.socket 644',
     '/usr/lib/systemd/system/cloud-init-local.service 644',
-    '/usr/lib/systemd/system/cloud-init.service 644',
+    '/usr/lib/systemd/system/cloud-init-main.service 644',
+    '/usr/lib/systemd/system/cloud-init-network.service 644',
     '/usr/lib/systemd/system/cloud-init.target 644',
-    '/usr/lib/systemd/system/kiln-all-stages.service 644',
     '/usr/lib/systemd/system-generators/cloud-init-generator 755',
   ]);
   if (need(t, hasCommand('systemctl'), 'systemctl is not installed (it checks the enable links)')) {
-    for (const unit of ['cloud-init-local.service', 'cloud-init.service', 'cloud-config.service', 'cloud-final.service', 'cloud-init-hotplugd.socket']) assert.equal(isEnabled(root, unit), 'enabled', unit);
+    for (const unit of ENABLED_UNITS) assert.equal(isEnabled(root, unit), 'enabled', unit);
     // No [Install] section: its socket starts it, as with Debian's package.
     assert.equal(isEnabled(root, 'cloud-init-hotplugd.service'), 'static');
-    assert.equal(isEnabled(root, 'kiln-all-stages.service'), 'disabled');
   }
-  // The generator pulls cloud-init.target (which wants the four units and the socket) into the boot.
+  // The generator pulls cloud-init.target (which wants cloud-init-main.service, the four units and the socket) into the boot.
   assert.deepEqual(generatorLinks(t, root), ['cloud-init.target -> /lib/systemd/system/cloud-init.target']);
   await uninstall(platform);
   assert.deepEqual(tree(root), before);
@@ -146,41 +147,37 @@ test("a hook-hotplug left there without Debian's package (an older kiln's) is re
   assert.equal(statSync(join(root, 'usr/lib/cloud-init/hook-hotplug')).mode & 0o7777, 0o755);
 });
 
-test('--units all-stages enables kiln-all-stages.service into multi-user.target instead, and the generator links it, not cloud-init.target; --no-enable links nothing', async (t) => {
+test("install over an older kiln's takes out its cloud-init.service and kiln-all-stages.service (with their links) and its single-process marker; another's files stay", async (t) => {
   const { root, platform } = sandbox(t);
   const before = tree(root);
-  const said = await install(platform, { units: 'all-stages' });
-  assert.ok(said.includes(`wrote ${SINGLE_PROCESS_MARKER}: the generator enables kiln-all-stages.service instead of cloud-init.target`), said.join('\n'));
-  assert.equal(readlinkSync(join(root, 'etc/systemd/system/multi-user.target.wants/kiln-all-stages.service')), '/usr/lib/systemd/system/kiln-all-stages.service');
-  assert.deepEqual(readdirSync(join(root, 'etc/systemd/system')), ['multi-user.target.wants']);
-  assert.ok(existsSync(join(root, SINGLE_PROCESS_MARKER)));
-  if (need(t, hasCommand('systemctl'), 'systemctl is not installed (it checks the enable links)')) {
-    assert.equal(isEnabled(root, 'kiln-all-stages.service'), 'enabled');
-    assert.equal(isEnabled(root, 'cloud-init.service'), 'disabled');
-    assert.equal(isEnabled(root, 'cloud-init-hotplugd.socket'), 'disabled');
+  const old = (unit: string, wanted: string) => {
+    writeFileSync(join(root, 'usr/lib/systemd/system', unit), `# kiln as cloud-init, an older unit\n[Service]\nExecStart=/usr/bin/cloud-init init\n[Install]\nWantedBy=${wanted}\n`);
+    mkdirSync(join(root, `etc/systemd/system/${wanted}.wants`), { recursive: true });
+    symlinkSync(`/usr/lib/systemd/system/${unit}`, join(root, `etc/systemd/system/${wanted}.wants/${unit}`));
+  };
+  mkdirSync(join(root, 'usr/lib/systemd/system'), { recursive: true });
+  mkdirSync(join(root, 'etc/cloud'), { recursive: true });
+  const withCloudDir = tree(root);
+  old('cloud-init.service', 'cloud-init.target');
+  old('kiln-all-stages.service', 'multi-user.target');
+  writeFileSync(join(root, SINGLE_PROCESS_MARKER), SINGLE_PROCESS_MARKER_TEXT);
+  const said = await install(platform);
+  assert.ok(said.includes("removed /usr/lib/systemd/system/cloud-init.service: an older kiln's unit (cloud-init 25.1 runs the stages from cloud-init-main.service)"), said.join('\n'));
+  for (const gone of ['usr/lib/systemd/system/cloud-init.service', 'usr/lib/systemd/system/kiln-all-stages.service', 'etc/systemd/system/cloud-init.target.wants/cloud-init.service', 'etc/systemd/system/multi-user.target.wants/kiln-all-stages.service', SINGLE_PROCESS_MARKER]) {
+    assert.ok(!existsSync(join(root, gone)) && !lstatSync(join(root, gone), { throwIfNoEntry: false }), `${gone} removed`);
   }
-  assert.deepEqual(generatorLinks(t, root), ['kiln-all-stages.service -> /lib/systemd/system/kiln-all-stages.service']);
   await uninstall(platform);
-  assert.deepEqual(tree(root), before);
-  // The folder that was there before install stays, even empty.
-  assert.deepEqual(readdirSync(join(root, 'etc/systemd/system')), ['multi-user.target.wants']);
+  assert.deepEqual(tree(root), withCloudDir);
+  assert.ok(before.every((l) => withCloudDir.includes(l)));
 
-  await install(platform, { units: 'all-stages', enable: false });
-  assert.ok(!existsSync(join(root, SINGLE_PROCESS_MARKER)), 'nothing enables kiln-all-stages.service at boot either');
-  assert.deepEqual(readdirSync(join(root, 'etc/systemd/system')), ['multi-user.target.wants']);
-  assert.deepEqual(readdirSync(join(root, 'etc/systemd/system/multi-user.target.wants')), []);
-  await uninstall(platform);
-  assert.deepEqual(tree(root), before);
-
-  // An install of the four units over one of all stages takes kiln's marker away again; another's stays.
+  // A unit of that name that is not kiln's, and the administrator's marker, stay.
   const { root: other, platform: otherPlatform } = sandbox(t);
-  await install(otherPlatform, { units: 'all-stages' });
-  await install(otherPlatform);
-  assert.ok(!existsSync(join(other, SINGLE_PROCESS_MARKER)));
-  assert.deepEqual(generatorLinks(t, other), ['cloud-init.target -> /lib/systemd/system/cloud-init.target']);
+  mkdirSync(join(other, 'usr/lib/systemd/system'), { recursive: true });
+  mkdirSync(join(other, 'etc/cloud'), { recursive: true });
+  writeFileSync(join(other, 'usr/lib/systemd/system/cloud-init.service'), '[Service]\nExecStart=/usr/local/bin/mine\n');
   writeFileSync(join(other, SINGLE_PROCESS_MARKER), '');
-  await install(otherPlatform);
-  await uninstall(otherPlatform);
+  await install(otherPlatform, { enable: false });
+  assert.equal(readFileSync(join(other, 'usr/lib/systemd/system/cloud-init.service'), 'utf8'), '[Service]\nExecStart=/usr/local/bin/mine\n');
   assert.equal(readFileSync(join(other, SINGLE_PROCESS_MARKER), 'utf8'), '', "the administrator's marker");
 });
 
@@ -211,9 +208,9 @@ test("--replace diverts the package's names with dpkg-divert and puts kiln's uni
     'would run dpkg-divert --local --rename --divert /usr/bin/cloud-init.distrib --add /usr/bin/cloud-init',
     'would run dpkg-divert --local --rename --divert /usr/bin/cloud-id.distrib --add /usr/bin/cloud-id',
   ]);
-  assert.ok(effects.includes('would write /etc/systemd/system/cloud-init.service (' + Buffer.byteLength(text('cloud-init.service')) + ' bytes, mode 0644)'), effects.join('\n'));
+  assert.ok(effects.includes('would write /etc/systemd/system/cloud-init-network.service (' + Buffer.byteLength(text('cloud-init-network.service')) + ' bytes, mode 0644)'), effects.join('\n'));
   assert.ok(effects.includes('would write /etc/systemd/system-generators/cloud-init-generator (' + Buffer.byteLength(text('cloud-init-generator')) + ' bytes, mode 0755)'));
-  assert.ok(effects.includes('would symlink /etc/systemd/system/cloud-init.target.wants/cloud-init.service -> /etc/systemd/system/cloud-init.service'));
+  assert.ok(effects.includes('would symlink /etc/systemd/system/cloud-init.target.wants/cloud-init-network.service -> /etc/systemd/system/cloud-init-network.service'));
   assert.ok(!effects.some((e) => e.includes('/usr/lib/systemd')), effects.join('\n'));
 });
 
@@ -221,8 +218,8 @@ test('on a live system systemctl enables and reloads, through the Platform (so -
   const { platform } = sandbox(t);
   const live = seenAsLive(platform);
   const dry = new DryRunPlatform(live);
-  await install(dry, { units: 'all-stages' });
-  assert.deepEqual(dry.effects.filter((e) => e.kind === 'run').map(describeEffect), ['would run systemctl daemon-reload', 'would run systemctl enable kiln-all-stages.service']);
+  await install(dry);
+  assert.deepEqual(dry.effects.filter((e) => e.kind === 'run').map(describeEffect), ['would run systemctl daemon-reload', `would run systemctl enable ${ENABLED_UNITS.join(' ')}`]);
   assert.ok(!dry.effects.some((e) => e.kind === 'symlink' && e.path.includes('.wants')));
 });
 
@@ -232,13 +229,19 @@ test("uninstall after --replace keeps the package's own enable links, also on a 
   writeFileSync(join(root, 'var/lib/dpkg/status'), 'Package: cloud-init\nStatus: install ok installed\n');
   mkdirSync(join(root, 'etc/systemd/system/cloud-init.target.wants'), { recursive: true });
   symlinkSync('/lib/systemd/system/cloud-init.service', join(root, 'etc/systemd/system/cloud-init.target.wants/cloud-init.service'));
+  symlinkSync('/lib/systemd/system/cloud-config.service', join(root, 'etc/systemd/system/cloud-init.target.wants/cloud-config.service'));
   mkdirSync(join(root, 'usr/lib/cloud-init'), { recursive: true });
   writeFileSync(join(root, 'usr/lib/cloud-init/hook-hotplug'), '#!/bin/bash\n# the package\'s\n', { mode: 0o755 });
+  // Debian 12's cloud-init 22.4 ships cloud-init.service, the network stage before it was renamed.
+  mkdirSync(join(root, 'lib/systemd/system'), { recursive: true });
+  writeFileSync(join(root, 'lib/systemd/system/cloud-init.service'), '[Service]\nExecStart=/usr/bin/cloud-init init\n');
   const before = tree(root);
   const said = await install(platform, { replace: true });
+  assert.ok(said.includes("masked cloud-init.service (the package's network stage): cloud-init-main.service runs every stage"), said.join('\n'));
+  assert.equal(readlinkSync(join(root, 'etc/systemd/system/cloud-init.service')), '/dev/null');
   assert.ok(said.includes("kept /usr/lib/cloud-init/hook-hotplug: it is not kiln's (Debian's cloud-init package ships one that does the same)"), said.join('\n'));
   assert.equal(readFileSync(join(root, 'usr/lib/cloud-init/hook-hotplug'), 'utf8'), "#!/bin/bash\n# the package's\n");
-  assert.ok(said.includes('kept /etc/systemd/system/cloud-init.target.wants/cloud-init.service -> /lib/systemd/system/cloud-init.service: it enables cloud-init.service already'), said.join('\n'));
+  assert.ok(said.includes('kept /etc/systemd/system/cloud-init.target.wants/cloud-config.service -> /lib/systemd/system/cloud-config.service: it enables cloud-config.service already'), said.join('\n'));
   assert.equal(readlinkSync(join(root, 'etc/systemd/system/cloud-init.target.wants/cloud-final.service')), '/etc/systemd/system/cloud-final.service');
 
   const dry = new DryRunPlatform(seenAsLive(platform));
@@ -246,7 +249,8 @@ test("uninstall after --replace keeps the package's own enable links, also on a 
   const effects = dry.effects.map(describeEffect);
   assert.deepEqual(effects.filter((e) => e.startsWith('would run ')), ['would run systemctl daemon-reload']);
   assert.ok(effects.includes('would remove /etc/systemd/system/cloud-init.target.wants/cloud-final.service'), effects.join('\n'));
-  assert.ok(!effects.includes('would remove /etc/systemd/system/cloud-init.target.wants/cloud-init.service'), effects.join('\n'));
+  assert.ok(!effects.includes('would remove /etc/systemd/system/cloud-init.target.wants/cloud-config.service'), effects.join('\n'));
+  assert.ok(effects.includes('would remove /etc/systemd/system/cloud-init.service'), 'the mask goes with kiln');
 
   await uninstall(platform);
   assert.deepEqual(tree(root), before);

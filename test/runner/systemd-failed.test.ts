@@ -21,7 +21,6 @@ function show(active: string, sub: string, fileState = 'enabled', mainPid = '0')
   return { code: 0, stdout: `ActiveState=${active}\nUnitFileState=${fileState}\nSubState=${sub}\nMainPID=${mainPid}\n`, stderr: '' };
 }
 const EXITED = show('active', 'exited');
-const DISABLED = show('inactive', 'dead', 'disabled');
 
 type Answers = Record<string, RunResult | (() => RunResult)>;
 
@@ -56,10 +55,8 @@ function liveBoot(t: TestContext, answers: Answers, opts: { asLive?: boolean } =
   return { platform, runs, root };
 }
 
-const FOUR_ALL_STAGES_OFF: Answers = { 'kiln-all-stages.service': DISABLED };
-
 test('a failed stage unit makes a running boot done with an error, as cloud-init reports it', async (t) => {
-  const { platform, runs } = liveBoot(t, { ...FOUR_ALL_STAGES_OFF, 'cloud-final.service': show('failed', 'failed'), 'cloud-config.service': EXITED });
+  const { platform, runs } = liveBoot(t, { 'cloud-final.service': show('failed', 'failed'), 'cloud-config.service': EXITED });
   const warnings: string[] = [];
   const s = await readBootStatus(platform, undefined, '', { wait: false, warn: (l) => warnings.push(l) });
   assert.equal(s.running, 'done');
@@ -69,31 +66,34 @@ test('a failed stage unit makes a running boot done with an error, as cloud-init
   assert.deepEqual(s.errors, [SYSTEMD_FAILURE_ERROR]);
   assert.deepEqual(warnings, []);
   // The last stage is asked first; a failure there is the answer.
-  assert.deepEqual(runs.map((r) => r.split(' ')[3]), ['kiln-all-stages.service', 'cloud-final.service']);
+  assert.deepEqual(runs.map((r) => r.split(' ')[3]), ['cloud-final.service']);
 });
 
 test('while the final stage still runs (or its process is gone with a child lingering) the boot stays running; a disabled stage counts as failed', async (t) => {
   const warn = () => assert.fail('no warning expected');
-  const running = liveBoot(t, { ...FOUR_ALL_STAGES_OFF, 'cloud-final.service': show('activating', 'start', 'enabled', '321') });
+  const running = liveBoot(t, { 'cloud-final.service': show('activating', 'start', 'enabled', '321') });
   assert.equal((await readBootStatus(running.platform, undefined, '', { wait: false, warn })).running, 'running');
-  const lingering = liveBoot(t, { ...FOUR_ALL_STAGES_OFF, 'cloud-final.service': show('active', 'running', 'enabled', '0') });
+  const lingering = liveBoot(t, { 'cloud-final.service': show('active', 'running', 'enabled', '0') });
   assert.equal((await systemdFailed(lingering.platform, { wait: false, warn })), false);
   // Every stage exited: nothing from systemd (result.json is what says done).
-  const exited = liveBoot(t, { ...FOUR_ALL_STAGES_OFF, 'cloud-final.service': EXITED, 'cloud-config.service': EXITED, 'cloud-init.service': EXITED, 'cloud-init-local.service': show('active', 'exited', 'static') });
+  const exited = liveBoot(t, { 'cloud-final.service': EXITED, 'cloud-config.service': EXITED, 'cloud-init-network.service': EXITED, 'cloud-init-local.service': show('active', 'exited', 'static'), 'cloud-init-main.service': EXITED });
   assert.equal(await systemdFailed(exited.platform, { wait: false, warn }), false);
   assert.equal(exited.runs.length, 5);
-  const disabled = liveBoot(t, { ...FOUR_ALL_STAGES_OFF, 'cloud-final.service': EXITED, 'cloud-config.service': show('inactive', 'dead', 'disabled') });
+  const disabled = liveBoot(t, { 'cloud-final.service': EXITED, 'cloud-config.service': show('inactive', 'dead', 'disabled') });
   assert.equal(await systemdFailed(disabled.platform, { wait: false, warn }), true);
 });
 
-test('with kiln-all-stages.service in use, it alone is asked: the four stage units are disabled then, which is no failure', async (t) => {
+test('cloud-init 25.1\'s units are asked, the last stage first and cloud-init-main.service last: a killed main process is a failure even when every stage unit exited', async (t) => {
   const warn = () => assert.fail('no warning expected');
-  const ok = liveBoot(t, { 'kiln-all-stages.service': show('activating', 'start', 'enabled', '77') });
-  assert.equal(await systemdFailed(ok.platform, { wait: false, warn }), false);
-  const killed = liveBoot(t, { 'kiln-all-stages.service': show('failed', 'failed') });
+  const stagesExited: Answers = { 'cloud-final.service': EXITED, 'cloud-config.service': EXITED, 'cloud-init-network.service': EXITED, 'cloud-init-local.service': EXITED };
+  const killed = liveBoot(t, { ...stagesExited, 'cloud-init-main.service': show('failed', 'failed') });
   const s = await readBootStatus(killed.platform, undefined, '', { wait: false, warn });
   assert.equal(s.status, 'error');
-  assert.deepEqual(killed.runs.map((r) => r.split(' ')[3]), ['kiln-all-stages.service', 'kiln-all-stages.service']);
+  assert.deepEqual(killed.runs.map((r) => r.split(' ')[3]), ['cloud-final.service', 'cloud-config.service', 'cloud-init-network.service', 'cloud-init-local.service', 'cloud-init-main.service']);
+  // Debian 12's name is not asked about: an image without it is no failure.
+  const ok = liveBoot(t, { ...stagesExited, 'cloud-init-main.service': show('activating', 'start', 'enabled', '77') });
+  assert.equal(await systemdFailed(ok.platform, { wait: false, warn }), false);
+  assert.ok(!ok.runs.some((r) => r.endsWith(' cloud-init.service')));
 });
 
 test('a systemctl that cannot answer: a warning and no verdict without --wait; asked again with --wait', async (t) => {
@@ -103,7 +103,7 @@ test('a systemctl that cannot answer: a warning and no verdict without --wait; a
   assert.equal(s.running, 'running');
   assert.deepEqual(warnings, ['Failed to get status from systemd. Cloud-init status may be inaccurate. Error from systemctl: Failed to connect to bus: No such file or directory']);
   let calls = 0;
-  const late = liveBoot(t, { ...FOUR_ALL_STAGES_OFF, 'cloud-final.service': () => (++calls < 3 ? { code: 1, stdout: '', stderr: 'not ready' } : show('failed', 'failed')) });
+  const late = liveBoot(t, { 'cloud-final.service': () => (++calls < 3 ? { code: 1, stdout: '', stderr: 'not ready' } : show('failed', 'failed')) });
   assert.equal(await systemdFailed(late.platform, { wait: true, warn: () => assert.fail('waits instead'), retryMs: 1 }), true);
   assert.equal(calls, 3);
 });
@@ -127,7 +127,7 @@ test('not asked under --root, nor without systemd, nor once the boot is done', a
 test('status --wait after the final stage was killed ends with status: error and exit 1 instead of waiting for ever', async (t) => {
   let polls = 0;
   // The unit runs for a few polls, then systemd reports it failed (SIGKILL): status.json stays "running".
-  const { platform } = liveBoot(t, { ...FOUR_ALL_STAGES_OFF, 'cloud-final.service': () => (++polls < 4 ? show('activating', 'start', 'enabled', '900') : show('failed', 'failed')) });
+  const { platform } = liveBoot(t, { 'cloud-final.service': () => (++polls < 4 ? show('activating', 'start', 'enabled', '900') : show('failed', 'failed')) });
   let out = '';
   let err = '';
   const logger = new Logger();

@@ -10,10 +10,11 @@ import { execProcess, startWithNode, type ProcessStarter } from '../../util/exec
 import { resolveInRoot } from '../../util/paths';
 import { readOsRelease } from '../os-release';
 import { undefinedIfMissing } from '../missing-file';
-import type { FileOpts, FileStat, OsVersion, Platform, RunOpts, RunResult } from '../platform';
+import type { FileOpts, FileStat, OsVersion, Platform, RunOpts, RunResult, UnixDatagrams } from '../platform';
 import { AccountWriteBack } from './accounts/account-write-back';
 import type { Koffi } from '../../util/koffi-addon';
 import { bindMakeRaw } from './termios';
+import { bindUnixDatagrams } from './unix-datagram';
 import { bindRecordLocks, type RecordLocks } from './record-locks';
 import { resolveOwner } from './passwd-lookup';
 import { commitStaged, discardStaged, stageFile, syncStaged, type StagedFile, writeAll } from './staged-file';
@@ -89,6 +90,12 @@ export class LinuxPlatform implements Platform {
     const koffi = this.loadKoffi?.();
     if (!koffi) throw new PlatformError("libc's cfmakeraw cannot be reached: this build has no koffi");
     bindMakeRaw(koffi)(fd);
+  }
+
+  unixDatagrams(): UnixDatagrams {
+    const koffi = this.loadKoffi?.();
+    if (!koffi) throw new PlatformError('unix datagram sockets cannot be reached: this build has no koffi');
+    return bindUnixDatagrams(koffi);
   }
 
   recordLocks(): RecordLocks | undefined {

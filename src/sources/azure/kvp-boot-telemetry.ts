@@ -50,8 +50,8 @@ async function systemdMonotonic(platform: Platform, unit: string | undefined, pr
 
 /**
  * cloud-init's get_boot_telemetry: kernel start (now less the uptime), user-space start (systemd's
- * UserspaceTimestampMonotonic) and cloud-init's activation (cloud-init-local's InactiveExitTimestampMonotonic;
- * when kiln runs as its one all-stages unit, that unit's) as one `boot-telemetry` event. Throws
+ * UserspaceTimestampMonotonic) and cloud-init's activation (cloud-init-local's InactiveExitTimestampMonotonic: under
+ * cloud-init-main.service too, init-local runs once that unit has started it) as one `boot-telemetry` event. Throws
  * BootTelemetryUnavailable without systemd or its answers.
  */
 export async function reportBootTelemetry(platform: Platform, kvp: KvpTelemetry, nowMs: number = Date.now()): Promise<void> {
@@ -63,8 +63,7 @@ export async function reportBootTelemetry(platform: Platform, kvp: KvpTelemetry,
   if (uptime === undefined) throw new BootTelemetryUnavailable('Failed to determine kernel start timestamp');
   const kernelStart = nowMs / 1000 - uptime;
   const userStart = kernelStart + (await systemdMonotonic(platform, undefined, 'UserspaceTimestampMonotonic')) / 1e6;
-  let activation = await systemdMonotonic(platform, 'cloud-init-local', 'InactiveExitTimestampMonotonic');
-  if (activation === 0) activation = await systemdMonotonic(platform, 'kiln-all-stages', 'InactiveExitTimestampMonotonic').catch(() => 0);
+  const activation = await systemdMonotonic(platform, 'cloud-init-local', 'InactiveExitTimestampMonotonic');
   const cloudinitActivation = kernelStart + activation / 1e6;
   kvp.event('boot-telemetry', 'boot-telemetry', `kernel_start=${utcIsoMicros(kernelStart)} user_start=${utcIsoMicros(userStart)} cloudinit_activation=${utcIsoMicros(cloudinitActivation)}`);
 }
