@@ -7,11 +7,13 @@ import { PlatformError } from '../../util/errors';
 import { dlopenKoffi, embeddedKoffiAddon, type Koffi } from '../../util/koffi-addon';
 
 /**
- * Where the addon may be written to be loaded: /run first, a tmpfs that systemd mounts without noexec, then
- * the temporary folder (often mounted noexec on hardened images, where loading from it fails).
+ * Where the addon may be written to be loaded: /run first, a tmpfs systemd mounts without noexec (but an
+ * initramfs-tools boot mounts it noexec, and systemd keeps that), then the temporary folder (often mounted noexec on
+ * hardened images, and emptied by systemd-tmpfiles-setup.service early in boot, which cloud-init-main.service may
+ * run beside), then /var/tmp, on the root file system and left alone at boot.
  */
-function addonFolders(): string[] {
-  return [...new Set(['/run', tmpdir()])];
+export function addonFolders(): string[] {
+  return [...new Set(['/run', tmpdir(), '/var/tmp'])];
 }
 
 /**

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { chmodSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { execProcess, startWithNode, type ExecOutcome, type ExecRequest, type ProcessStarter } from '../../../src/util/exec';
 import { dlopenKoffi } from '../../../src/util/koffi-addon';
-import { loadKoffiFromBytes } from '../../../src/platform/linux/koffi-loader';
+import { addonFolders, loadKoffiFromBytes } from '../../../src/platform/linux/koffi-loader';
 import { bindLibcSpawn, findExecutable, posixSpawnStarter } from '../../../src/platform/linux/posix-spawn';
 import { need } from '../../helpers/requirements';
 import { tempDir } from '../../helpers/temp';
@@ -172,4 +173,11 @@ test("koffi's addon is loaded from the first folder it can be written to, and no
     assert.match(err.message, /one or .*two: ENOENT.*; ENOENT/);
     return true;
   });
+});
+
+test('koffi\'s addon is tried in /run, the temporary folder, then /var/tmp: at an early boot /run may be noexec (initramfs-tools) and /tmp emptied under it (systemd-tmpfiles)', () => {
+  const folders = addonFolders();
+  assert.equal(folders[0], '/run');
+  assert.equal(folders.at(-1), '/var/tmp');
+  assert.ok(folders.includes(tmpdir()));
 });
