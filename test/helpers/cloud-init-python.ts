@@ -1,4 +1,4 @@
-// Runs a Python snippet against cloud-init 22.4's own package in the Debian parity rootfs, with a private tmpfs on /tmp so nothing is left in the shared cache.
+// Runs a Python snippet in a Debian parity rootfs (bookworm's cloud-init 22.4 or trixie's 25.1), with a private tmpfs on /tmp so nothing is left in the shared cache.
 import { spawnSync } from 'node:child_process';
 
 /**

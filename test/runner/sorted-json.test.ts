@@ -1,9 +1,10 @@
 // cloud-init's json_dumps as kiln writes it: sorted keys, one-space indent, every non-ASCII character escaped.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { pythonJson, sortedJson } from '../../src/runner/sorted-json';
-import { hasCommand } from '../helpers/requirements';
+import { runCloudInitPython } from '../helpers/cloud-init-python';
+import { ensureDebianRootfs } from '../helpers/debian-rootfs';
+import { hasCommand, isRoot, need } from '../helpers/requirements';
 
 const VALUE = { zeta: 'café ☕ 𝄞', alpha: [1, { b: null, a: 'ü\n\t"' }], mid: { '': true, é: 0.5 } };
 
@@ -16,9 +17,8 @@ test('pythonJson: keys sorted at every level, indent 1, non-ASCII as \\uXXXX (su
   assert.equal(sortedJson(VALUE), `${text}\n`);
 });
 
-test("pythonJson is byte for byte Python's json.dumps(indent=1, sort_keys=True, separators=(',', ': '))", (t) => {
-  if (!hasCommand('python3')) return t.skip('needs python3');
-  const py = spawnSync('python3', ['-c', "import json,sys; sys.stdout.write(json.dumps(json.load(sys.stdin), indent=1, sort_keys=True, separators=(',', ': ')))"], { input: JSON.stringify(VALUE), encoding: 'utf8' });
-  assert.equal(py.status, 0, py.stderr);
-  assert.equal(pythonJson(VALUE), py.stdout);
+test("pythonJson is byte for byte Python's json.dumps(indent=1, sort_keys=True, separators=(',', ': ')), in Debian 13's Python", (t) => {
+  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the trixie rootfs')) return;
+  const script = "import json,sys; sys.stdout.write(json.dumps(json.loads(sys.argv[1]), indent=1, sort_keys=True, separators=(',', ': ')))";
+  assert.equal(pythonJson(VALUE), runCloudInitPython(ensureDebianRootfs('trixie'), script, JSON.stringify(VALUE)));
 });
