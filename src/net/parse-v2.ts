@@ -147,6 +147,7 @@ export function parseV2(doc: unknown, key = 'network', opts: V2Options = {}): Ne
   state.v2 = cfg;
   const it = new Interpreter(state);
   const defined = new Map<string, string>();
+  const dnsSkipped = new Set<string>();
   for (const section of SECTIONS) {
     if (cfg[section] === undefined || cfg[section] === null) continue;
     for (const name of Object.keys(obj(cfg[section], `${key}.${section}`))) {
@@ -220,11 +221,20 @@ export function parseV2(doc: unknown, key = 'network', opts: V2Options = {}): Ne
         if (type === 'bond') it.bond(cmd, k);
         else it.bridge(cmd, k);
       }
-      if (isObj(c.nameservers)) {
-        const ns = c.nameservers;
-        it.nameserver({ address: ns.addresses ?? [], search: ns.search ?? [] }, k);
-        const iface = it.state.interfaces.get(name);
-        if (iface) iface.dns = { nameservers: [...((ns.addresses as string[] | undefined) ?? [])], search: [...((ns.search as string[] | undefined) ?? [])] };
+      // An interface's `nameservers` stay the interface's (cloud-init 25.1; 22.4 also made them global). Without
+      // `addresses` cloud-init rejects the entry and skips the DNS of the rest of the section; the addresses' own
+      // dns-nameservers/dns-search (above) are kept either way.
+      if (c.nameservers !== undefined && !dnsSkipped.has(section)) {
+        const ns = obj(c.nameservers, `${k}.nameservers`);
+        const addresses = ns.addresses === undefined ? [] : strList(ns.addresses, `${k}.nameservers.addresses`);
+        const search = ns.search === undefined ? [] : strList(ns.search, `${k}.nameservers.search`);
+        if (addresses.length === 0) {
+          dnsSkipped.add(section);
+          state.warnings.push(`${k}.nameservers: no addresses, so (as in cloud-init) the interface DNS of ${key}.${section} from here on is not applied`);
+        } else {
+          const iface = it.state.interfaces.get(name);
+          if (iface) iface.dns = { nameservers: [...addresses], search: [...search] };
+        }
       }
     }
   }

@@ -140,6 +140,22 @@ export const ALLOWED_RENDER_DIFFERENCES: AllowedRenderDifference[] = [
     why: '22.4 ends every line of a [Route] section with a blank line; kiln writes one blank line after the section, as 25.1 does (systemd reads both the same)',
     fix: (t: string) => t.replace(/^\[Route\]\n(?:[^\n[]+\n\n)+/gm, (section) => `${section.replace(/\n\n/g, '\n')}\n`),
   })),
+  ...['v2-routes-metric', 'v2-set-name-by-mac'].map((c) => ({
+    oracle: 'bookworm' as const,
+    case: c,
+    renderer: 'eni' as RendererName,
+    path: '/etc/network/interfaces.d/50-cloud-init',
+    why: "22.4 also makes a v2 interface's nameservers global (dns- lines under lo); kiln keeps them the interface's, as 25.1's network_state._v2_common does",
+    fix: (t: string) => t.replace(/^(iface lo inet loopback\n)(?: {4}dns-.*\n)+/m, '$1'),
+  })),
+  {
+    oracle: 'bookworm',
+    case: 'v1-iface-dns',
+    renderer: 'sysconfig',
+    path: '/etc/resolv.conf',
+    why: "22.4's sysconfig writes only the global DNS to resolv.conf; kiln adds each interface's first, as 25.1's sysconfig _render_dns does (needed now that v2 interface DNS is no longer global)",
+    fix: (t) => t.replace('nameserver 9.9.9.9\n', 'nameserver 10.66.0.53\nnameserver 9.9.9.9\nsearch iface.example\n'),
+  },
   ...(
     [
       ['eni', '/etc/network/interfaces.d/50-cloud-init', (t: string) => t.replace(/(gw 10\.60\.0\.254)( \|\| true)/g, '$1 metric 200$2')],
