@@ -1,61 +1,88 @@
-// A VMware customization spec's NICs and DNS turned into network config v1, as cloud-init 22.4's imc/config_nic.py does.
+// A VMware customization spec's NICs and DNS turned into network config v2, as cloud-init 25.1's imc/config_nic.py does.
 import type { CustNic, CustSpec } from '../config/vmware-cust-cfg';
 import type { Obj } from './check';
-import { maskToPrefix } from './ip';
+import { isIPv4, isIPv6, maskToPrefix, networkOf } from './ip';
 import { NetworkConfigError } from './net-error';
 
-/** The network GATEWAY lies in: each octet ANDed with the netmask's (cloud-init's gen_subnet). */
-function subnetOf(gateway: string, netmask: string, key: string): string {
-  const g = gateway.split('.').map(Number);
-  const m = netmask.split('.').map(Number);
-  if (g.length !== 4 || m.length !== 4 || [...g, ...m].some((n) => !Number.isInteger(n) || n < 0 || n > 255)) throw new NetworkConfigError(key, `gateway '${gateway}' with netmask '${netmask}' is not IPv4`);
-  return g.map((n, i) => n & (m[i] as number)).join('.');
+function ipv4Prefix(nic: CustNic, key: string): number {
+  const netmask = nic.ipv4?.netmask;
+  // No NETMASK: the address stands alone (/32), as in cloud-init.
+  if (netmask === undefined) return 32;
+  const prefix = maskToPrefix(netmask);
+  if (prefix === undefined || prefix > 32 || (!/^\d+$/.test(netmask) && !isIPv4(netmask))) throw new NetworkConfigError(`${key}.NETMASK`, `'${netmask}' is not a netmask`);
+  return prefix;
 }
 
-function ipv4Subnet(nic: CustNic, hasPrimary: boolean, key: string): Obj {
-  const subnet: Obj = {};
-  if (nic.onboot) subnet.control = 'auto';
-  // cloud-init turns IPv4_MODE=DISABLED into BOOTPROTO 'manual', which its next test (not static) makes DHCP: the same here.
+function ipv6Prefix(netmask: string | undefined, key: string): number {
+  if (netmask === undefined) throw new NetworkConfigError(key, 'is missing or empty');
+  const prefix = maskToPrefix(netmask);
+  if (prefix === undefined || prefix > 128 || (!/^\d+$/.test(netmask) && !isIPv6(netmask))) throw new NetworkConfigError(key, `'${netmask}' is not an IPv6 prefix or netmask`);
+  return prefix;
+}
+
+function checkIp(addr: string, v6: boolean, key: string): string {
+  if (!(v6 ? isIPv6(addr) : isIPv4(addr))) throw new NetworkConfigError(key, `'${addr}' is not an IPv${v6 ? 6 : 4} address`);
+  return addr;
+}
+
+/** One NIC's ethernet entry: the keys in cloud-init's order (match, set-name, wakeonlan, dhcp4, dhcp6, addresses, routes, nameservers). */
+function ethernet(nic: CustNic, spec: CustSpec, hasPrimary: boolean, key: string): Obj {
+  const dev: Obj = { match: { macaddress: nic.mac } };
+  // ONBOOT is read as wake-on-LAN by cloud-init 25.1 (22.4 read it as `control: auto`).
+  dev.wakeonlan = nic.onboot;
+  // IPv4_MODE=DISABLED counts as not static, so DHCP, as in cloud-init.
   const proto = nic.ipv4Mode === 'disabled' ? 'manual' : nic.bootProto;
-  if (proto !== 'static') return { ...subnet, type: 'dhcp' };
-  subnet.type = 'static';
-  const v4 = nic.ipv4;
-  if (!v4) return subnet;
-  if (v4.address) subnet.address = v4.address;
-  if (v4.netmask) subnet.netmask = v4.netmask;
-  const gateways = v4.gateways ?? [];
-  if (nic.primary && gateways.length > 0) return { ...subnet, gateway: gateways[0] };
-  // Without a primary NIC every gateway becomes a route to its own network, metric 10000 (cloud-init's gen_ipv4_route).
-  if (!hasPrimary && gateways.length > 0) {
-    const netmask = v4.netmask ?? '';
-    const prefix = maskToPrefix(netmask);
-    if (prefix === undefined) throw new NetworkConfigError(`${key}.NETMASK`, `'${netmask}' is not a netmask`);
-    subnet.routes = gateways.map((gateway) => ({ destination: `${subnetOf(gateway, netmask, `${key}.GATEWAY`)}/${prefix}`, type: 'route', gateway, metric: 10000 }));
+  if (proto !== 'static') {
+    dev.dhcp4 = true;
+    if (spec.nameServers.length || spec.dnsSuffixes.length) dev['dhcp4-overrides'] = { 'use-dns': false };
+  } else dev.dhcp4 = false;
+  if (nic.ipv6.length) dev.dhcp6 = false;
+  const addresses: string[] = [];
+  const routes: Obj[] = [];
+  const v4 = nic.bootProto === 'static' ? nic.ipv4 : undefined;
+  if (v4) {
+    const prefix = ipv4Prefix(nic, key);
+    if (v4.address) addresses.push(`${checkIp(v4.address, false, `${key}.IPADDR`)}/${prefix}`);
+    const gateways = (v4.gateways ?? []).map((g) => checkIp(g, false, `${key}.GATEWAY`));
+    if (nic.primary && gateways.length) routes.push({ to: '0.0.0.0/0', via: gateways[0] });
+    // Without a primary NIC each gateway is a route to its own network.
+    if (!hasPrimary) for (const via of gateways) routes.push({ to: networkOf(via, prefix), via });
   }
-  return subnet;
+  nic.ipv6.forEach((v6, i) => {
+    const k = `${key}.IPv6ADDR|${i + 1}`;
+    if (!v6.address) throw new NetworkConfigError(k, 'is missing or empty');
+    const prefix = ipv6Prefix(v6.netmask, `${key}.IPv6NETMASK|${i + 1}`);
+    addresses.push(`${checkIp(v6.address, true, k)}/${prefix}`);
+    if (v6.gateway === undefined) return;
+    const via = checkIp(v6.gateway, true, `${key}.IPv6GATEWAY|${i + 1}`);
+    if (nic.primary) routes.push({ to: '::/0', via });
+    if (!hasPrimary) routes.push({ to: networkOf(via, prefix), via });
+  });
+  if (addresses.length) dev.addresses = addresses;
+  if (routes.length) dev.routes = routes;
+  // The spec's DNS is every NIC's own.
+  const nameservers: Obj = {};
+  if (spec.dnsSuffixes.length) nameservers.search = [...spec.dnsSuffixes];
+  if (spec.nameServers.length) nameservers.addresses = [...spec.nameServers];
+  if (Object.keys(nameservers).length) dev.nameservers = nameservers;
+  return dev;
 }
 
 /**
- * SPEC's network as v1. MACS maps a lower-case MAC to this machine's interface name; without it (net-convert) the
- * NIC's section name (`NIC1`) names the interface, as cloud-init's net-convert does. IPv6 gateways are not used,
- * as in cloud-init 22.4.
+ * SPEC's network as v2. MACS maps a lower-case MAC to this machine's interface name; without it (net-convert) the
+ * NIC's section name (`NIC1`) names the interface, as cloud-init's net-convert does.
  */
-export function convertVmwareImcNetwork(spec: CustSpec, macs?: Map<string, string>): { version: 1; config: Obj[] } {
+export function convertVmwareImcNetwork(spec: CustSpec, macs?: Map<string, string>): { version: 2; ethernets: Record<string, Obj> } {
   if (spec.nics.length === 0) throw new NetworkConfigError('cust.cfg NIC-CONFIG.NICS', 'no NICs are listed');
   const primaries = spec.nics.filter((n) => n.primary);
   if (primaries.length > 1) throw new NetworkConfigError('cust.cfg', `only one NIC may be PRIMARY, not ${primaries.map((n) => n.name).join(' and ')}`);
-  const config: Obj[] = [];
+  const ethernets: Record<string, Obj> = {};
   for (const nic of spec.nics) {
     const key = `cust.cfg ${nic.name}`;
     const name = macs ? macs.get(nic.mac) : nic.name;
     if (!name) throw new NetworkConfigError(`${key}.MACADDR`, `no interface of this machine has MAC ${nic.mac}`);
-    const subnets: Obj[] = [ipv4Subnet(nic, primaries.length > 0, key)];
-    nic.ipv6.forEach((v6, i) => {
-      if (!v6.address) throw new NetworkConfigError(`${key}.IPv6ADDR|${i + 1}`, 'is missing or empty');
-      subnets.push({ type: 'static6', address: v6.address, ...(v6.netmask ? { netmask: v6.netmask } : {}) });
-    });
-    config.push({ type: 'physical', name, mac_address: nic.mac, subnets });
+    const { match, ...rest } = ethernet(nic, spec, primaries.length > 0, key);
+    ethernets[name] = { match, 'set-name': name, ...rest };
   }
-  if (spec.nameServers.length > 0 || spec.dnsSuffixes.length > 0) config.push({ type: 'nameserver', address: spec.nameServers, search: spec.dnsSuffixes });
-  return { version: 1, config };
+  return { version: 2, ethernets };
 }

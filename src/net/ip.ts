@@ -74,4 +74,29 @@ export function isIpInNetwork(address: string, network: string): boolean | undef
 /** cloud-init's `should_add_gateway_onlink_flag`: a gateway outside the subnet ADDRESS (`addr/prefix`) is on-link. */
 export function gatewayIsOnLink(gateway: string, address: string): boolean {
   return isIpInNetwork(gateway, address) === false;
+/** IPv6 ADDR in its shortest form (RFC 5952, as Python's ipaddress writes it): the first longest run of 2+ zero groups becomes `::`. */
+export function compressIpv6(addr: string): string {
+  const groups = expandIpv6(addr).split(':').map((g) => parseInt(g, 16).toString(16));
+  let best = -1;
+  let bestLen = 1;
+  for (let i = 0; i < groups.length; ) {
+    let j = i;
+    while (j < groups.length && groups[j] === '0') j++;
+    if (j - i > bestLen) [best, bestLen] = [i, j - i];
+    i = j === i ? i + 1 : j;
+  }
+  if (best < 0) return groups.join(':');
+  return `${groups.slice(0, best).join(':')}::${groups.slice(best + bestLen).join(':')}`;
+}
+
+/** The network ADDR lies in with PREFIX bits, as `network/prefix` (IPv4 or IPv6; Python's ip_network(strict=False)). */
+export function networkOf(addr: string, prefix: number): string {
+  if (isIPv4(addr)) {
+    const mask = prefixToIpv4Mask(prefix).split('.').map(Number);
+    return `${addr.split('.').map((o, i) => Number(o) & (mask[i] as number)).join('.')}/${prefix}`;
+  }
+  const bits = expandIpv6(addr).split(':').map((h) => parseInt(h, 16).toString(2).padStart(16, '0')).join('');
+  const masked = bits.slice(0, prefix).padEnd(128, '0');
+  const groups = Array.from({ length: 8 }, (_, i) => parseInt(masked.slice(i * 16, i * 16 + 16), 2).toString(16));
+  return `${compressIpv6(groups.join(':'))}/${prefix}`;
 }

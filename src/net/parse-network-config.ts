@@ -57,6 +57,6 @@ export function parseNetworkInput(kind: InputKind, input: unknown, opts: ParseOp
       return parseV1(convertEniText(String(input)).config, 'network-interfaces');
     case 'vmware-imc':
       // cust.cfg text; NICs are named by their section (NIC1 …) unless MACS names them, as net-convert does.
-      return parseV1(convertVmwareImcNetwork(readCustSpec(String(input), opts.key ?? 'cust.cfg'), opts.macs?.size ? opts.macs : undefined).config, 'cust.cfg');
+      return parseV2(convertVmwareImcNetwork(readCustSpec(String(input), opts.key ?? 'cust.cfg'), opts.macs?.size ? opts.macs : undefined), 'cust.cfg');
   }
 }

@@ -1,4 +1,4 @@
-// VMware cust.cfg to network config v1: cloud-init 22.4's output for its documented shapes, and errors that name the key.
+// VMware cust.cfg to network config v2: cloud-init 25.1's output for its documented shapes, and errors that name the key.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,37 +11,42 @@ import { FIXTURES } from './fixture-cases';
 
 const spec = (name: string) => readCustSpec(readFileSync(join(FIXTURES, name, 'input.cfg'), 'utf8'), `${name}/input.cfg`);
 
-test('the static two-NIC spec: no primary NIC, so every gateway is a route of metric 10000; IPv6 without gateway; DNS last', () => {
+test('the static two-NIC spec: no primary NIC, so every gateway (IPv4 and IPv6) is a route to its own network; the DNS is each NIC\'s; ONBOOT is wake-on-LAN', () => {
+  const dns = { search: ['example.internal', 'corp.example.internal'], addresses: ['10.40.0.53', '10.40.0.54'] };
   assert.deepEqual(convertVmwareImcNetwork(spec('vmware-imc-static-2nic')), {
-    version: 1,
-    config: [
-      {
-        type: 'physical', name: 'NIC1', mac_address: '00:50:56:ab:10:01',
-        subnets: [
-          {
-            control: 'auto', type: 'static', address: '10.40.12.21', netmask: '255.255.252.0',
-            routes: [
-              { destination: '10.40.12.0/22', type: 'route', gateway: '10.40.15.254', metric: 10000 },
-              { destination: '10.40.12.0/22', type: 'route', gateway: '10.40.12.1', metric: 10000 },
-            ],
-          },
-          { type: 'static6', address: 'fd00:40:12::21', netmask: '64' },
+    version: 2,
+    ethernets: {
+      NIC1: {
+        match: { macaddress: '00:50:56:ab:10:01' }, 'set-name': 'NIC1', wakeonlan: true, dhcp4: false, dhcp6: false,
+        addresses: ['10.40.12.21/22', 'fd00:40:12::21/64'],
+        routes: [
+          { to: '10.40.12.0/22', via: '10.40.15.254' },
+          { to: '10.40.12.0/22', via: '10.40.12.1' },
+          { to: 'fd00:40:12::/64', via: 'fd00:40:12::1' },
         ],
+        nameservers: dns,
       },
-      {
-        type: 'physical', name: 'NIC2', mac_address: '00:50:56:ab:10:02',
-        subnets: [{ control: 'auto', type: 'static', address: '192.168.30.5', netmask: '255.255.0.0', routes: [{ destination: '192.168.0.0/16', type: 'route', gateway: '192.168.0.1', metric: 10000 }] }],
+      NIC2: {
+        match: { macaddress: '00:50:56:ab:10:02' }, 'set-name': 'NIC2', wakeonlan: true, dhcp4: false,
+        addresses: ['192.168.30.5/16'], routes: [{ to: '192.168.0.0/16', via: '192.168.0.1' }], nameservers: dns,
       },
-      { type: 'nameserver', address: ['10.40.0.53', '10.40.0.54'], search: ['example.internal', 'corp.example.internal'] },
-    ],
+    },
   });
 });
 
-test('a primary NIC takes the gateway; the others get no route; IPv4_MODE=DISABLED ends as DHCP as in cloud-init', () => {
-  const v1 = convertVmwareImcNetwork(spec('vmware-imc-primary'));
-  assert.deepEqual(v1.config[0], { type: 'physical', name: 'NIC1', mac_address: '00:50:56:ab:30:01', subnets: [{ control: 'auto', type: 'static', address: '172.16.5.10', netmask: '255.255.255.0', gateway: '172.16.5.1' }] });
-  assert.deepEqual((v1.config[1] as { subnets: unknown[] }).subnets[0], { control: 'auto', type: 'static', address: '172.16.6.10', netmask: '255.255.255.0' });
-  assert.deepEqual((v1.config[2] as { subnets: unknown[] }).subnets, [{ control: 'auto', type: 'dhcp' }]);
+test('a primary NIC takes the gateway as its default route; the others get no route; IPv4_MODE=DISABLED is DHCP besides the static address', () => {
+  const { ethernets } = convertVmwareImcNetwork(spec('vmware-imc-primary'));
+  const dns = { addresses: ['172.16.5.53'] };
+  assert.deepEqual(ethernets.NIC1, { match: { macaddress: '00:50:56:ab:30:01' }, 'set-name': 'NIC1', wakeonlan: true, dhcp4: false, addresses: ['172.16.5.10/24'], routes: [{ to: '0.0.0.0/0', via: '172.16.5.1' }], nameservers: dns });
+  assert.deepEqual(ethernets.NIC2, { match: { macaddress: '00:50:56:ab:30:02' }, 'set-name': 'NIC2', wakeonlan: true, dhcp4: false, dhcp6: false, addresses: ['172.16.6.10/24', '2001:db8:6::10/64', '2001:db8:7::10/80'], nameservers: dns });
+  assert.deepEqual(ethernets.NIC3, { match: { macaddress: '00:50:56:ab:30:03' }, 'set-name': 'NIC3', wakeonlan: true, dhcp4: true, 'dhcp4-overrides': { 'use-dns': false }, addresses: ['172.16.7.10/24'], nameservers: dns });
+});
+
+test('a primary NIC\'s IPv6 gateway is its IPv6 default route; DHCP NICs ignore the DHCP server\'s DNS when the spec has its own', () => {
+  const text = '[NIC-CONFIG]\nNICS = A,B\n[A]\nMACADDR = 00:00:00:00:00:0a\nPRIMARY = yes\nBOOTPROTO = static\nIPADDR = 10.0.0.2\nIPv6ADDR|1 = 2001:db8::2\nIPv6NETMASK|1 = ffff:ffff:ffff:ffff::\nIPv6GATEWAY|1 = 2001:db8::1\n[B]\nMACADDR = 00:00:00:00:00:0b\nBOOTPROTO = dhcp\n[DNS]\nSUFFIX|1 = x.example\n';
+  const { ethernets } = convertVmwareImcNetwork(readCustSpec(text));
+  assert.deepEqual(ethernets.A, { match: { macaddress: '00:00:00:00:00:0a' }, 'set-name': 'A', wakeonlan: false, dhcp4: false, dhcp6: false, addresses: ['10.0.0.2/32', '2001:db8::2/64'], routes: [{ to: '::/0', via: '2001:db8::1' }], nameservers: { search: ['x.example'] } });
+  assert.deepEqual(ethernets.B, { match: { macaddress: '00:00:00:00:00:0b' }, 'set-name': 'B', wakeonlan: false, dhcp4: true, 'dhcp4-overrides': { 'use-dns': false }, nameservers: { search: ['x.example'] } });
 });
 
 test('the spec\'s other fields: hostname, domain, timezone, the password kept as given, DNS suffixes', () => {
@@ -57,8 +62,8 @@ test('the spec\'s other fields: hostname, domain, timezone, the password kept as
 });
 
 test('MACs name the interfaces at boot; a MAC this machine lacks is an error naming the NIC', () => {
-  const v1 = convertVmwareImcNetwork(spec('vmware-imc-dhcp-2nic'), new Map([['00:50:56:ab:20:01', 'ens192'], ['00:50:56:ab:20:02', 'ens224']]));
-  assert.deepEqual(v1.config.slice(0, 2).map((c) => c.name), ['ens192', 'ens224']);
+  const v2 = convertVmwareImcNetwork(spec('vmware-imc-dhcp-2nic'), new Map([['00:50:56:ab:20:01', 'ens192'], ['00:50:56:ab:20:02', 'ens224']]));
+  assert.deepEqual(Object.entries(v2.ethernets).map(([name, e]) => [name, e['set-name']]), [['ens192', 'ens192'], ['ens224', 'ens224']]);
   assert.throws(() => convertVmwareImcNetwork(spec('vmware-imc-dhcp-2nic'), new Map([['00:50:56:ab:20:01', 'ens192']])), (e: unknown) => e instanceof NetworkConfigError && e.key === 'cust.cfg NIC2.MACADDR');
 });
 
@@ -67,6 +72,8 @@ const BAD: Array<[string, string, RegExp]> = [
   ['no NICs', '[NETWORK]\nHOSTNAME = x\n', /NIC-CONFIG.NICS.*no NICs/],
   ['bad netmask for a route', '[NIC-CONFIG]\nNICS = A\n[A]\nMACADDR = 00:00:00:00:00:0a\nBOOTPROTO = static\nIPADDR = 10.0.0.2\nNETMASK = 255.0.255.0\nGATEWAY = 10.0.0.1\n', /cust.cfg A.NETMASK.*'255.0.255.0' is not a netmask/],
   ['IPv6 address missing', '[NIC-CONFIG]\nNICS = A\n[A]\nMACADDR = 00:00:00:00:00:0a\nIPv6NETMASK|1 = 64\nIPv6ADDR|1 =\n', /A.IPv6ADDR\|1.*missing or empty/],
+  ['IPv6 netmask missing', '[NIC-CONFIG]\nNICS = A\n[A]\nMACADDR = 00:00:00:00:00:0a\nIPv6ADDR|1 = 2001:db8::2\n', /A.IPv6NETMASK\|1.*missing or empty/],
+  ['IPv6 gateway not IPv6', '[NIC-CONFIG]\nNICS = A\n[A]\nMACADDR = 00:00:00:00:00:0a\nIPv6ADDR|1 = 2001:db8::2\nIPv6NETMASK|1 = 64\nIPv6GATEWAY|1 = 10.0.0.1\n', /A.IPv6GATEWAY\|1.*'10.0.0.1' is not an IPv6 address/],
 ];
 for (const [name, text, why] of BAD) {
   test(`bad spec: ${name}`, () => {
