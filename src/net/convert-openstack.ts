@@ -4,7 +4,15 @@ import { isIpAddress, maskToPrefix } from './ip';
 import { NetworkConfigError } from './net-error';
 
 const PHYSICAL_KEYS = ['name', 'type', 'mac_address', 'subnets', 'params', 'mtu'];
-const SUBNET_KEYS = ['type', 'address', 'netmask', 'broadcast', 'metric', 'gateway', 'pointopoint', 'scope', 'dns_nameservers', 'dns_search', 'routes'];
+const SUBNET_KEYS = ['type', 'address', 'netmask', 'broadcast', 'metric', 'gateway', 'pointopoint', 'scope', 'dns_nameservers', 'dns_search'];
+/** What a network's routes keep (cloud-init 25.1 drops the rest, e.g. a route's `services`). */
+const ROUTE_KEYS = ['network', 'destination', 'netmask', 'gateway', 'metric'];
+
+/** The `dns` services' addresses in LIST (a network's or a route's `services`), in order. */
+function dnsServices(list: unknown): string[] {
+  if (!Array.isArray(list)) return [];
+  return list.filter((svc): svc is Obj => isObj(svc) && svc.type === 'dns' && svc.address !== undefined).map((svc) => String(svc.address));
+}
 
 /** MACS maps a lower-case MAC to the interface name on this machine (names links that carry none). */
 export function convertOpenStackNetworkData(input: unknown, macs: Map<string, string>): { version: 1; config: Obj[] } {
@@ -37,13 +45,12 @@ export function convertOpenStackNetworkData(input: unknown, macs: Map<string, st
         throw new NetworkConfigError(`${nk}.ip_address`, `'${String(net.ip_address)}' is not an IP address`);
       }
       if (net.netmask !== undefined && maskToPrefix(String(net.netmask)) === undefined) throw new NetworkConfigError(`${nk}.netmask`, `'${String(net.netmask)}' is not a netmask`);
-      if (net.routes !== undefined) {
-        list(net.routes, `${nk}.routes`).forEach((r, ri) => {
-          const ro = obj(r, `${nk}.routes[${ri}]`);
-          if (!isIpAddress(String(ro.network))) throw new NetworkConfigError(`${nk}.routes[${ri}].network`, `'${String(ro.network)}' is not an IP address`);
-          if (ro.gateway !== undefined && !isIpAddress(String(ro.gateway))) throw new NetworkConfigError(`${nk}.routes[${ri}].gateway`, `'${String(ro.gateway)}' is not an IP address`);
-        });
-      }
+      const routes = net.routes === undefined ? [] : list(net.routes, `${nk}.routes`).map((r, ri) => obj(r, `${nk}.routes[${ri}]`));
+      routes.forEach((ro, ri) => {
+        if (!isIpAddress(String(ro.network))) throw new NetworkConfigError(`${nk}.routes[${ri}].network`, `'${String(ro.network)}' is not an IP address`);
+        if (ro.gateway !== undefined && !isIpAddress(String(ro.gateway))) throw new NetworkConfigError(`${nk}.routes[${ri}].gateway`, `'${String(ro.gateway)}' is not an IP address`);
+      });
+      if (routes.length) subnet.routes = routes.map((ro) => Object.fromEntries(Object.entries(ro).filter(([rk]) => ROUTE_KEYS.includes(rk))));
       if (type === 'ipv4_dhcp') subnet.type = 'dhcp4';
       else if (type === 'ipv6_dhcp') subnet.type = 'dhcp6';
       else if (type === 'ipv6_slaac' || type === 'ipv6_dhcpv6-stateless' || type === 'ipv6_dhcpv6-stateful') subnet.type = type;
@@ -52,6 +59,10 @@ export function convertOpenStackNetworkData(input: unknown, macs: Map<string, st
         cfg['accept-ra'] = false;
         Object.assign(subnet, { type: 'static6', address: net.ip_address });
       } else throw new NetworkConfigError(`${nk}.type`, `unknown network type '${type}'`);
+      // The DNS servers of the network's routes, then the network's own: the subnet's (cloud-init 25.1).
+      const dns = routes.flatMap((ro) => dnsServices(ro.services));
+      for (const a of dnsServices(net.services)) if (!dns.includes(a)) dns.push(a);
+      if (dns.length) subnet.dns_nameservers = dns;
       if (type === 'ipv6_dhcpv6-stateful' || type === 'ipv6_dhcp') cfg['accept-ra'] = true;
       if (type === 'ipv4') subnet.ipv4 = true;
       if (type === 'ipv6') subnet.ipv6 = true;
@@ -62,7 +73,13 @@ export function convertOpenStackNetworkData(input: unknown, macs: Map<string, st
     if (type === 'bond') {
       const params: Obj = {};
       if (mac) cfg.mac_address = mac;
-      for (const [lk, lv] of Object.entries(link)) if (lk !== 'bond_links' && lk.startsWith('bond')) params[lk] = lv;
+      // network_data.json spells bond options `bond_mode`; cloud-init's are `bond-mode` (translated since 25.1: what
+      // follows the first `bond_`, or the whole key).
+      for (const [lk, lv] of Object.entries(link)) {
+        if (lk === 'bond_links' || !lk.startsWith('bond')) continue;
+        const at = lk.indexOf('bond_');
+        params[`bond-${at < 0 ? lk : lk.slice(at + 'bond_'.length)}`] = lv;
+      }
       const name = `bond${bondNumber++}`;
       const members = list(link.bond_links ?? [], `${k}.bond_links`).map((m, j) => str(m, `${k}.bond_links[${j}]`));
       updates.push(() => {
