@@ -115,39 +115,13 @@ export const ALLOWED_RENDER_DIFFERENCES: AllowedRenderDifference[] = [
     fix: (t) => t.replace('BONDING_OPTS="mode=802.3ad miimon=100"', 'BONDING_OPTS="mode=802.3ad xmit_hash_policy=layer3+4 miimon=100"'),
   },
   {
-    oracle: 'bookworm',
+    oracle: 'trixie',
     case: '*',
     renderer: 'eni',
     path: '/etc/network/interfaces.d/50-cloud-init',
-    why: "22.4 writes the interface's DNS dict as a Python repr (`dns {'nameservers': …}`), a line ifupdown cannot read; kiln leaves it out (the dns-nameservers/dns-search lines carry it)",
-    fix: (t) => t.replace(/^ {4}dns \{.*\n/m, ''),
+    why: "25.1 (as 22.4) writes a v2 interface's DNS dict as a Python repr (`dns {'nameservers': …}`, eni.py's _iface_add_attrs passes the interface's `dns` key through), a line ifupdown cannot read; kiln leaves it out (the dns-nameservers/dns-search lines carry it)",
+    fix: (t) => t.replace(/^ {4}dns \{.*\n/gm, ''),
   },
-  // The cases whose input conversion is still 22.4's (VMware's) are compared with 22.4, but kiln's netplan and
-  // networkd renderers are 25.1's.
-  {
-    oracle: 'bookworm',
-    case: 'vmware-imc-primary',
-    renderer: 'netplan',
-    path: NETPLAN_FILE,
-    why: "22.4 writes a subnet's gateway as gateway4, which netplan deprecates; kiln writes it as a default route, as 25.1's netplan renderer does",
-    fix: (t) => t.replace('            gateway4: 172.16.5.1\n', '            routes:\n            -   to: default\n                via: 172.16.5.1\n'),
-  },
-  ...(['NIC1', 'NIC2'] as const).map((nic) => ({
-    oracle: 'bookworm' as const,
-    case: 'vmware-imc-static-2nic',
-    renderer: 'networkd' as RendererName,
-    path: `/etc/systemd/network/10-cloud-init-${nic}.network`,
-    why: '22.4 ends every line of a [Route] section with a blank line; kiln writes one blank line after the section, as 25.1 does (systemd reads both the same)',
-    fix: (t: string) => t.replace(/^\[Route\]\n(?:[^\n[]+\n\n)+/gm, (section) => `${section.replace(/\n\n/g, '\n')}\n`),
-  })),
-  ...['v2-routes-metric', 'v2-set-name-by-mac'].map((c) => ({
-    oracle: 'bookworm' as const,
-    case: c,
-    renderer: 'eni' as RendererName,
-    path: '/etc/network/interfaces.d/50-cloud-init',
-    why: "22.4 also makes a v2 interface's nameservers global (dns- lines under lo); kiln keeps them the interface's, as 25.1's network_state._v2_common does",
-    fix: (t: string) => t.replace(/^(iface lo inet loopback\n)(?: {4}dns-.*\n)+/m, '$1'),
-  })),
   {
     oracle: 'bookworm',
     case: 'v1-iface-dns',

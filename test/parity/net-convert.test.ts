@@ -19,7 +19,7 @@ import { oracleNetConvert } from './net-convert-oracle';
  * Debian 12's 22.4 until then. Each renderer moves to trixie in the commit that makes it 25.1's.
  */
 const ORACLE: Record<RendererName, DebianSuite> = {
-  eni: 'bookworm',
+  eni: 'trixie',
   netplan: 'trixie',
   'network-manager': 'trixie',
   networkd: 'trixie',
