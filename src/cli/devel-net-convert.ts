@@ -66,7 +66,7 @@ export const develNetConvertCommand: Command = {
       throw new UsageError(`${file}: not valid ${kind === 'yaml' ? 'YAML' : 'JSON'}: ${(err as Error).message}`);
     }
     // vmware-imc names NICs by their cust.cfg section, as cloud-init's net-convert does (it ignores -m for this kind).
-    const ns = parseNetworkInput(inputKind, input, kind === 'vmware-imc' ? { key: file } : { macs, key: kind === 'yaml' || kind === 'azure-imds' ? 'network' : kind });
+    const ns = parseNetworkInput(inputKind, input, kind === 'vmware-imc' ? { key: file } : { macs, key: kind === 'yaml' || kind === 'azure-imds' ? 'network' : kind, renderer: output });
     if (ctx.debug && f.directory !== undefined) ctx.io.err(`Internal State\n${describeState(ns)}\n`);
     if (output !== 'netplan') for (const w of ns.warnings) ctx.logger.for('network_state.py').warn(w);
     const cfg = rendererConfigFor(distro, output);

@@ -9,6 +9,7 @@ import type { NetworkState } from './model';
 import { NetworkConfigError } from './net-error';
 import { parseV1 } from './parse-v1';
 import { parseV2 } from './parse-v2';
+import type { RendererName } from './renderer';
 
 export type InputKind = 'v1' | 'v2' | 'yaml' | 'openstack' | 'ec2' | 'eni' | 'vmware-imc';
 
@@ -19,6 +20,8 @@ export interface ParseOptions {
   key?: string;
   /** The machine's NICs, at boot: v2 `match` by name glob or driver then names real devices. */
   nics?: Array<{ name: string; mac?: string; driver?: string }>;
+  /** The renderer the state is for: EC2's conversion adds source routing for netplan only, as cloud-init 25.1. */
+  renderer?: RendererName;
 }
 
 /**
@@ -52,7 +55,7 @@ export function parseNetworkInput(kind: InputKind, input: unknown, opts: ParseOp
     case 'openstack':
       return parseV1(convertOpenStackNetworkData(input, opts.macs ?? new Map()).config, 'network_data.json');
     case 'ec2':
-      return parseV2(convertEc2Network(input, opts.macs ?? new Map()), 'ec2', opts.macs ? { interfacesByMac: opts.macs } : {});
+      return parseV2(convertEc2Network(input, opts.macs ?? new Map(), { policyRouting: opts.renderer === 'netplan' }), 'ec2', opts.macs ? { interfacesByMac: opts.macs } : {});
     case 'eni':
       return parseV1(convertEniText(String(input)).config, 'network-interfaces');
     case 'vmware-imc':

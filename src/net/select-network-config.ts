@@ -12,6 +12,7 @@ import { candidateNics, fallbackNetworkConfig } from './fallback';
 import { initramfsNetworkConfig, kernelCmdlineNetworkConfig } from './initramfs-config';
 import type { NetworkState } from './model';
 import { parseNetworkInput } from './parse-network-config';
+import type { RendererName } from './renderer';
 import { macsToNames, type NicFacts } from './sys-class-net';
 
 export type NetworkConfigSource = 'cmdline' | 'initramfs' | 'system_cfg' | 'ds' | 'fallback';
@@ -44,6 +45,8 @@ export interface SelectInput {
   blacklistDrivers?: string[];
   /** /var/lib/cloud/data/upgraded-network exists: an upgrade left networking to the image. */
   upgradedNetwork?: boolean;
+  /** The renderer the config will be written with, when known: EC2's conversion adds source routing for netplan. */
+  renderer?: RendererName;
 }
 
 export type Selection =
@@ -88,7 +91,7 @@ export function selectNetworkConfig(input: SelectInput): Selection {
       if (ds.format === 'openstack') return { cfg: convertOpenStackNetworkData(ds.config, macs) };
       if (ds.format === 'ec2') {
         const primary = candidateNics(input.nics, input.blacklistDrivers ?? [])[0];
-        return { cfg: convertEc2Network(ds.config, macs, ds.full === false ? { full: false, ...(primary ? { primary } : {}) } : {}) };
+        return { cfg: convertEc2Network(ds.config, macs, ds.full === false ? { full: false, ...(primary ? { primary } : {}) } : { policyRouting: input.renderer === 'netplan' }) };
       }
       if (ds.format === 'digitalocean') return { cfg: convertDigitalOceanNetwork(ds.config, macs) };
       if (ds.format === 'hetzner') return { cfg: convertHetznerNetwork(ds.config, macs) };

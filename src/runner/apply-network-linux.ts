@@ -4,7 +4,7 @@
 import { posix } from 'node:path';
 import { runPostRenderCommands } from '../net/activate/post-render';
 import { selectActivator } from '../net/activate/select-activator';
-import { renderNetwork } from '../net/render-network';
+import { renderNetwork, selectRenderer } from '../net/render-network';
 import { selectNetworkConfig } from '../net/select-network-config';
 import { readSysClassNet } from '../net/sys-class-net';
 import { applyNetworkConfigNames, waitForPhysdevs } from '../net/wait-for-physdevs';
@@ -21,6 +21,10 @@ export async function applyNetworkOnLinux(input: NetworkInput): Promise<NetworkO
   }
   const sysInfo = (input.config.system_info ?? {}) as Record<string, unknown>;
   const sysNet = (sysInfo.network ?? {}) as Record<string, unknown>;
+  const renderers = Array.isArray(sysNet.renderers) ? sysNet.renderers.map(String) : undefined;
+  // Known before the config is chosen, as cloud-init's distro knows it (EC2's conversion depends on it); when none
+  // is available, rendering below reports it.
+  const renderer = await selectRenderer(p, input.distro.name, renderers).catch(() => undefined);
   const sel = selectNetworkConfig({
     kernelCmdline: input.kernelCmdline,
     runNetFiles,
@@ -29,6 +33,7 @@ export async function applyNetworkOnLinux(input: NetworkInput): Promise<NetworkO
     ...(input.instance?.networkConfig ? { datasourceNetwork: input.instance.networkConfig } : {}),
     nics: await readSysClassNet(p),
     upgradedNetwork: await p.exists('/var/lib/cloud/data/upgraded-network'),
+    ...(renderer ? { renderer } : {}),
   });
   if (sel.disabled) {
     input.log.info(`network config not applied: ${sel.reason}`);
@@ -39,10 +44,7 @@ export async function applyNetworkOnLinux(input: NetworkInput): Promise<NetworkO
   // an error, so nothing is applied), and get their names, before anything is rendered or brought up.
   await waitForPhysdevs(p, input.log, sel.config);
   await applyNetworkConfigNames(p, input.log, sel.config);
-  const out = await renderNetwork(p, sel.state, {
-    distro: input.distro.name,
-    ...(Array.isArray(sysNet.renderers) ? { renderers: sysNet.renderers.map(String) } : {}),
-  });
+  const out = await renderNetwork(p, sel.state, { distro: input.distro.name, ...(renderer ? { renderer } : renderers ? { renderers } : {}) });
   input.log.info(`network config rendered with ${out.renderer}: ${out.files.join(', ')}`);
   await runPostRenderCommands(p, input.log, out.renderer, input.distro.name);
   if (!input.bringUp) {

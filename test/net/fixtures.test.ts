@@ -17,7 +17,7 @@ for (const c of cases) {
   for (const renderer of c.renderers) {
     test(`${c.name} → ${renderer}`, () => {
       const macs = new Map(Object.entries(c.macs).map(([name, mac]) => [mac.toLowerCase(), name]));
-      const ns = parseNetworkInput(c.kind, c.load(), { macs });
+      const ns = parseNetworkInput(c.kind, c.load(), { macs, renderer });
       const cfg = rendererConfigFor(distroFor(c, renderer), renderer);
       if (renderer === 'netplan') cfg.features = ['dhcp-use-domains', 'ipv6-mtu'];
       const got = new Map(RENDERERS[renderer].render(ns, cfg).map((f) => [f.path, f.content]));

@@ -31,7 +31,7 @@ const ORACLE: Record<RendererName, DebianSuite> = {
  * for them differs by the conversion, so they are compared with 25.1 only. A renderer still compared with 22.4 skips
  * them (its expected/ files pin kiln's output) until it moves; with every renderer on trixie the list does nothing.
  */
-const CONVERTED_AS_25_1: readonly string[] = ['openstack-bond-vlan', 'vmware-imc-dhcp-2nic', 'vmware-imc-primary', 'vmware-imc-static-2nic'];
+const CONVERTED_AS_25_1: readonly string[] = ['ec2-secondary-ips', 'openstack-bond-vlan', 'vmware-imc-dhcp-2nic', 'vmware-imc-primary', 'vmware-imc-static-2nic'];
 
 /** The release CASE is compared with for RENDERER, or undefined: not compared (see CONVERTED_AS_25_1). */
 function oracleFor(caseName: string, renderer: RendererName): DebianSuite | undefined {
@@ -49,7 +49,7 @@ test('kiln and cloud-init net-convert write the same files for every fixture', a
     for (const { c, renderer, files: theirs } of oracleNetConvert(root, compared)) {
       await t.test(`${c.name} → ${renderer} (${suite})`, () => {
         const macs = new Map(Object.entries(c.macs).map(([name, mac]) => [mac.toLowerCase(), name]));
-        const ns = parseNetworkInput(c.kind, c.load(), { macs });
+        const ns = parseNetworkInput(c.kind, c.load(), { macs, renderer });
         const cfg = rendererConfigFor(distroFor(c, renderer), renderer);
         if (renderer === 'netplan') cfg.features = ['dhcp-use-domains', 'ipv6-mtu'];
         // Deliberate: kiln's networkd output adds .netdev files for bonds, bridges and VLANs and the Bond=/Bridge=/

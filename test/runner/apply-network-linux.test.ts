@@ -1,6 +1,6 @@
 // The runner's network step on a real root: what it renders, the renderer's post-write commands, and bring-up.
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { DistroInfo } from '../../src/platform/linux/distro/distro-info';
@@ -67,4 +67,39 @@ test('a failing post-render command is an error naming it; other distros run non
   const fedora = recordingRoot(t, NETPLAN_FILES);
   await applyNetworkOnLinux({ ...input(fedora, false), distro: { name: 'fedora', family: 'redhat', version: '40' } });
   assert.deepEqual(fedora.commands, []);
+});
+
+test('EC2 at boot: with netplan the secondary NIC gets its own routing table (25.1), with ifupdown it does not', async (t) => {
+  const ec2: InstanceData = {
+    ...instance,
+    networkConfig: {
+      format: 'ec2',
+      config: {
+        interfaces: {
+          macs: {
+            '0a:00:00:00:00:01': { 'device-number': '0', 'local-ipv4s': '10.0.0.5', 'subnet-ipv4-cidr-block': '10.0.0.0/20' },
+            '0a:00:00:00:00:02': { 'device-number': '1', 'local-ipv4s': '10.0.16.5', 'subnet-ipv4-cidr-block': '10.0.16.0/20' },
+          },
+        },
+      },
+    },
+  };
+  const withNics = (files: string[]) => {
+    const p = recordingRoot(t, files);
+    for (const [name, mac] of [['ens5', '0a:00:00:00:00:01'], ['ens6', '0a:00:00:00:00:02']] as const) {
+      mkdirSync(join(p.root, 'sys/devices/pci0000:00', name), { recursive: true });
+      writeFileSync(join(p.root, 'sys/devices/pci0000:00', name, 'address'), `${mac}\n`);
+      mkdirSync(join(p.root, 'sys/class/net'), { recursive: true });
+      symlinkSync(`../../devices/pci0000:00/${name}`, join(p.root, 'sys/class/net', name));
+    }
+    return p;
+  };
+  const netplan = withNics(NETPLAN_FILES);
+  await applyNetworkOnLinux({ ...input(netplan, false), instance: ec2 });
+  const yaml = readFileSync(join(netplan.root, 'etc/netplan/50-cloud-init.yaml'), 'utf8');
+  assert.match(yaml, /routing-policy:\n\s+-\s+from: 10\.0\.16\.5\n\s+table: 101/);
+  assert.match(yaml, /use-routes: true/);
+  const eni = withNics(IFUPDOWN_FILES);
+  await applyNetworkOnLinux({ ...input(eni, false), instance: ec2 });
+  assert.doesNotMatch(readFileSync(join(eni.root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8'), /table|10\.0\.16\.0/);
 });
