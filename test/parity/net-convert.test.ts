@@ -31,7 +31,7 @@ const ORACLE: Record<RendererName, DebianSuite> = {
  * for them differs by the conversion, so they are compared with 25.1 only. A renderer still compared with 22.4 skips
  * them (its expected/ files pin kiln's output) until it moves; with every renderer on trixie the list does nothing.
  */
-const CONVERTED_AS_25_1: readonly string[] = ['ec2-secondary-ips', 'openstack-bond-vlan', 'vmware-imc-dhcp-2nic', 'vmware-imc-primary', 'vmware-imc-static-2nic'];
+const CONVERTED_AS_25_1: readonly string[] = ['azure-imds-secondary-ips', 'ec2-secondary-ips', 'openstack-bond-vlan', 'vmware-imc-dhcp-2nic', 'vmware-imc-primary', 'vmware-imc-static-2nic'];
 
 /** The release CASE is compared with for RENDERER, or undefined: not compared (see CONVERTED_AS_25_1). */
 function oracleFor(caseName: string, renderer: RendererName): DebianSuite | undefined {

@@ -98,7 +98,7 @@ test('with IMDS alone, a minimal ovf-env.xml (as cloud-init writes it) is kept, 
   assert.equal(minimalOvfEnv('a<b', 'h', false).includes('<ns1:UserName>a&lt;b</ns1:UserName>'), true);
 });
 
-test('IMDS network → v2: MAC forms, NICs without addresses left out, secondary addresses without a subnet refused', () => {
+test('IMDS network → v2: MAC forms, NICs without addresses left out, secondary NICs without the DHCP server\'s DNS, secondary addresses without a subnet refused', () => {
   assert.equal(normalizeAzureMac('000D3A047598'), '00:0d:3a:04:75:98');
   assert.equal(normalizeAzureMac('00:0D:3A:04:75:98'), '00:0d:3a:04:75:98');
   const doc = JSON.parse(readFileSync(join(HAPPY, 'imds', 'instance.json'), 'utf8')) as { network: unknown };
@@ -106,6 +106,9 @@ test('IMDS network → v2: MAC forms, NICs without addresses left out, secondary
   assert.deepEqual(Object.keys(cfg.ethernets), ['eth0', 'eth1']);
   assert.deepEqual(cfg.ethernets.eth0?.match, { macaddress: '00:0d:3a:04:75:98', driver: 'hv_netvsc' });
   assert.deepEqual(cfg.ethernets.eth1?.match, { macaddress: '00:0d:3a:04:75:9a' });
+  // The primary NIC's DHCP gives the DNS; a secondary NIC's is ignored (25.1).
+  assert.deepEqual(cfg.ethernets.eth0?.['dhcp4-overrides'], { 'route-metric': 100 });
+  assert.deepEqual(cfg.ethernets.eth1?.['dhcp4-overrides'], { 'route-metric': 200, 'use-dns': false });
   assert.throws(() => azureImdsNetworkConfig({ interface: [{ macAddress: '000D3A047598', ipv4: { ipAddress: [{ privateIpAddress: '10.0.0.4' }, { privateIpAddress: '10.0.0.5' }] } }] }), /secondary addresses but no subnet/);
   assert.throws(() => azureImdsNetworkConfig({}), /no interface list/);
 });

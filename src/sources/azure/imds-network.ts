@@ -14,8 +14,8 @@ function isObj(v: unknown): v is Record<string, unknown> {
 /**
  * The v2 config for IMDS's `network` object: every interface with an address gets DHCP (v4; v6 when it has
  * IPv6 addresses) with a route metric of 100 × its position, its first address of each family comes from DHCP
- * and the others are static (`/24` and `/128` when the subnet gives no prefix); it is matched by MAC and named
- * eth0, eth1 … in IMDS order. DRIVERS (ethN → driver) adds the hv_netvsc driver match cloud-init adds.
+ * and the others are static (`/24` and `/128` when the subnet gives no prefix), and secondary NICs ignore the DNS
+ * their DHCP server offers (25.1); it is matched by MAC and named eth0, eth1 … in IMDS order. DRIVERS (ethN → driver) adds the hv_netvsc driver match cloud-init adds.
  */
 export function azureImdsNetworkConfig(network: unknown, drivers: Record<string, string> = {}): { version: 2; ethernets: Record<string, Record<string, unknown>> } {
   if (!isObj(network) || !Array.isArray(network.interface)) throw new SourceError('Azure', 'IMDS network has no interface list');
@@ -23,7 +23,9 @@ export function azureImdsNetworkConfig(network: unknown, drivers: Record<string,
   network.interface.forEach((intf: unknown, idx: number) => {
     if (!isObj(intf)) throw new SourceError('Azure', `IMDS network.interface[${idx}] is not an object`);
     const name = `eth${idx}`;
-    const override = { 'route-metric': (idx + 1) * 100 };
+    const override: Record<string, unknown> = { 'route-metric': (idx + 1) * 100 };
+    // DNS through a secondary NIC is not supported on Azure: cloud-init 25.1 turns it off there.
+    if (idx > 0) override['use-dns'] = false;
     const dev: Record<string, unknown> = { dhcp4: true, 'dhcp4-overrides': override, dhcp6: false };
     let hasAddress = false;
     for (const family of ['ipv4', 'ipv6'] as const) {
