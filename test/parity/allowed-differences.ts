@@ -13,6 +13,11 @@ function dropEniPythonDnsLines(text: string): string {
   return text.replace(/^\s+dns \{.*\}$\n?/gm, '');
 }
 
+/** In ENI: the dns- lines under `iface lo`, where 22.4 puts a v2 interface's nameservers too (global DNS). */
+export function dropEniLoopbackDnsLines(text: string): string {
+  return text.replace(/^(iface lo inet loopback\n)(?: {4}dns-.*\n)+/m, '$1');
+}
+
 /** On a new instance, cloud-init 22.4's merged_cfg still carries the previous instance's user cloud-config. */
 function dropPreviousInstanceUserConfig(text: string): string {
   try {
@@ -196,6 +201,13 @@ export const ALLOWED_DIFFERENCES: AllowedDifference[] = [
     kinds: [],
     normalize: dropEniPythonDnsLines,
     reason: "cloud-init 22.4 writes interface DNS in ENI as a Python dict (`dns {'nameservers': [...]}`), which ifupdown cannot read; kiln leaves the broken line out (the same entry as test/parity/net-convert.test.ts)",
+  },
+  {
+    path: /^\/etc\/network\/interfaces\.d\/50-cloud-init$/,
+    seeds: /^23-network-config-v2$/,
+    kinds: [],
+    normalize: dropEniLoopbackDnsLines,
+    reason: "cloud-init 22.4 also makes a v2 interface's nameservers global, so ENI repeats them under `iface lo`; kiln keeps them on the interface only, as 25.1's network_state (_v2_common) does (docs/network.md)",
   },
   {
     path: /^\/run\/cloud-init\/instance-data-sensitive\.json$/,

@@ -1,6 +1,6 @@
 // The allow-list of the network parity cases: each known, justified difference between cloud-init 22.4 and kiln
 // on a network datasource, with its reason. Keep entries narrow: a test fails on an entry that excused nothing.
-import { maskPasswordHashes } from './allowed-differences';
+import { dropEniLoopbackDnsLines, maskPasswordHashes } from './allowed-differences';
 import type { AllowedDifference } from './compare-trees';
 
 /** In the projected instance-data.json (net-view.ts): v1.python_version only. */
@@ -148,6 +148,13 @@ export const NET_ALLOWED_DIFFERENCES: AllowedDifference[] = [
     normalize: dropEniPythonDnsLine,
     seeds: /vmware/,
     reason: "cloud-init 22.4 writes a v2 interface's DNS in ENI as a Python dict (`dns {'nameservers': [...]}`), which ifupdown cannot read; kiln leaves the broken line out, the dns-nameservers line carries the same (docs/network.md; the same entry as test/parity/allowed-differences.ts)",
+  },
+  {
+    path: /^\/etc\/network\/interfaces\.d\/50-cloud-init(@init-local)?$/,
+    kinds: [],
+    normalize: dropEniLoopbackDnsLines,
+    seeds: /vmware/,
+    reason: "cloud-init 22.4 also makes a v2 interface's nameservers global, so ENI repeats them under `iface lo`; kiln keeps them on the interface only, as 25.1's network_state (_v2_common) does (docs/network.md; the same entry as test/parity/allowed-differences.ts)",
   },
   {
     path: /^\/run\/cloud-init\/instance-data\.json(@init-local)?$/,
