@@ -74,6 +74,8 @@ export function isIpInNetwork(address: string, network: string): boolean | undef
 /** cloud-init's `should_add_gateway_onlink_flag`: a gateway outside the subnet ADDRESS (`addr/prefix`) is on-link. */
 export function gatewayIsOnLink(gateway: string, address: string): boolean {
   return isIpInNetwork(gateway, address) === false;
+}
+
 /** IPv6 ADDR in its shortest form (RFC 5952, as Python's ipaddress writes it): the first longest run of 2+ zero groups becomes `::`. */
 export function compressIpv6(addr: string): string {
   const groups = expandIpv6(addr).split(':').map((g) => parseInt(g, 16).toString(16));

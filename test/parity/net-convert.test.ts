@@ -6,7 +6,6 @@ import { parse as parseYaml } from 'yaml';
 import { rendererConfigFor } from '../../src/net/distro-renderer-configs';
 import { parseNetworkInput } from '../../src/net/parse-network-config';
 import { RENDERERS } from '../../src/net/renderers';
-import type { RendererName } from '../../src/net/renderer';
 import { copyRootfs, type DebianSuite } from '../helpers/debian-rootfs';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
@@ -15,63 +14,43 @@ import { ALLOWED_RENDER_DIFFERENCES, applyAllowed } from './net-convert-allowed'
 import { oracleNetConvert } from './net-convert-oracle';
 
 /**
- * The cloud-init each renderer is compared with: Debian 13's 25.1 (the reference) once kiln renders as it does,
- * Debian 12's 22.4 until then. Each renderer moves to trixie in the commit that makes it 25.1's.
+ * The cloud-init every renderer is compared with: Debian 13's 25.1, the reference (docs/compatibility.md). Every
+ * renderer and every input conversion of the cases follows it; Debian 12's 22.4 is no longer an oracle here (each
+ * renderer was moved from it to 25.1 in its own commit, with the changes named in docs/network.md).
  */
-const ORACLE: Record<RendererName, DebianSuite> = {
-  eni: 'trixie',
-  netplan: 'trixie',
-  'network-manager': 'trixie',
-  networkd: 'trixie',
-  sysconfig: 'trixie',
-};
-
-/**
- * Cases whose input conversion (not a renderer) changed in 25.1, and which kiln converts as 25.1 does: 22.4's output
- * for them differs by the conversion, so they are compared with 25.1 only. A renderer still compared with 22.4 skips
- * them (its expected/ files pin kiln's output) until it moves; with every renderer on trixie the list does nothing.
- */
-const CONVERTED_AS_25_1: readonly string[] = ['azure-imds-secondary-ips', 'ec2-secondary-ips', 'openstack-bond-vlan', 'vmware-imc-dhcp-2nic', 'vmware-imc-primary', 'vmware-imc-static-2nic'];
-
-/** The release CASE is compared with for RENDERER, or undefined: not compared (see CONVERTED_AS_25_1). */
-function oracleFor(caseName: string, renderer: RendererName): DebianSuite | undefined {
-  return CONVERTED_AS_25_1.includes(caseName) && ORACLE[renderer] === 'bookworm' ? undefined : ORACLE[renderer];
-}
+const ORACLE: DebianSuite = 'trixie';
 
 test('kiln and cloud-init net-convert write the same files for every fixture', async (t) => {
   if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the Debian cloud-init rootfs')) return;
   const allowedUsed = new Set<number>();
   const cases = loadCases();
-  for (const suite of ['bookworm', 'trixie'] as const) {
-    const compared = cases.map((c) => ({ ...c, renderers: c.renderers.filter((r) => oracleFor(c.name, r) === suite) })).filter((c) => c.renderers.length > 0);
-    if (compared.length === 0) continue;
-    const root = copyRootfs(tempDir(t, `kiln-net-parity-${suite}-`), { suite });
-    for (const { c, renderer, files: theirs } of oracleNetConvert(root, compared)) {
-      await t.test(`${c.name} → ${renderer} (${suite})`, () => {
-        const macs = new Map(Object.entries(c.macs).map(([name, mac]) => [mac.toLowerCase(), name]));
-        const ns = parseNetworkInput(c.kind, c.load(), { macs, renderer });
-        const cfg = rendererConfigFor(distroFor(c, renderer), renderer);
-        if (renderer === 'netplan') cfg.features = ['dhcp-use-domains', 'ipv6-mtu'];
-        // Deliberate: kiln's networkd output adds .netdev files for bonds, bridges and VLANs and the Bond=/Bridge=/
-        // VLAN= lines that attach members (cloud-init creates no virtual devices under networkd). Compared here with that
-        // switched off; test/net/fixtures checks the full output.
-        if (renderer === 'networkd') cfg.networkdNetdevs = false;
-        const kiln = new Map(RENDERERS[renderer].render(ns, cfg).map((f) => [f.path, f.content]));
-        // A file cloud-init did not write is excused by an entry that turns its absence ('') into kiln's file.
-        const excused = new Map(theirs);
-        for (const path of kiln.keys()) if (!excused.has(path) && applyAllowed(suite, c.name, renderer, path, '', new Set()) !== '') excused.set(path, '');
-        assert.deepEqual([...kiln.keys()].sort(), [...excused.keys()].sort(), 'the same set of files');
-        for (const [path, text] of excused) {
-          const want = applyAllowed(suite, c.name, renderer, path, text, allowedUsed);
-          const got = kiln.get(path) as string;
-          if (path.endsWith('.yaml')) {
-            // YAML by meaning (PyYAML may use anchors for shared objects); and the header comment by text.
-            assert.deepEqual(parseYaml(got, { version: '1.1' }), parseYaml(want, { version: '1.1', merge: true }), `${path} (as YAML)`);
-            assert.equal(leadingComments(got), leadingComments(want), `${path} header`);
-          } else assert.equal(got, want, path);
-        }
-      });
-    }
+  const suite = ORACLE;
+  const root = copyRootfs(tempDir(t, `kiln-net-parity-${suite}-`), { suite });
+  for (const { c, renderer, files: theirs } of oracleNetConvert(root, cases)) {
+    await t.test(`${c.name} → ${renderer} (${suite})`, () => {
+      const macs = new Map(Object.entries(c.macs).map(([name, mac]) => [mac.toLowerCase(), name]));
+      const ns = parseNetworkInput(c.kind, c.load(), { macs, renderer });
+      const cfg = rendererConfigFor(distroFor(c, renderer), renderer);
+      if (renderer === 'netplan') cfg.features = ['dhcp-use-domains', 'ipv6-mtu'];
+      // Deliberate: kiln's networkd output adds .netdev files for bonds, bridges and VLANs and the Bond=/Bridge=/
+      // VLAN= lines that attach members (cloud-init creates no virtual devices under networkd). Compared here with that
+      // switched off; test/net/fixtures checks the full output.
+      if (renderer === 'networkd') cfg.networkdNetdevs = false;
+      const kiln = new Map(RENDERERS[renderer].render(ns, cfg).map((f) => [f.path, f.content]));
+      // A file cloud-init did not write is excused by an entry that turns its absence ('') into kiln's file.
+      const excused = new Map(theirs);
+      for (const path of kiln.keys()) if (!excused.has(path) && applyAllowed(suite, c.name, renderer, path, '', new Set()) !== '') excused.set(path, '');
+      assert.deepEqual([...kiln.keys()].sort(), [...excused.keys()].sort(), 'the same set of files');
+      for (const [path, text] of excused) {
+        const want = applyAllowed(suite, c.name, renderer, path, text, allowedUsed);
+        const got = kiln.get(path) as string;
+        if (path.endsWith('.yaml')) {
+          // YAML by meaning (PyYAML may use anchors for shared objects); and the header comment by text.
+          assert.deepEqual(parseYaml(got, { version: '1.1' }), parseYaml(want, { version: '1.1', merge: true }), `${path} (as YAML)`);
+          assert.equal(leadingComments(got), leadingComments(want), `${path} header`);
+        } else assert.equal(got, want, path);
+      }
+    });
   }
   for (const [i, a] of ALLOWED_RENDER_DIFFERENCES.entries()) {
     assert.ok(allowedUsed.has(i), `allow-list entry for ${a.oracle}'s ${a.case}/${a.renderer} ${a.path} no longer needed: cloud-init's output already matches, or no case of ${a.renderer} is compared with ${a.oracle}`);
