@@ -2,12 +2,11 @@
 // with either one installed, the same NoCloud seed and the same qemu settings; per stage, when it ran (seconds since
 // qemu start, from systemd's timestamps of the stage units) and its share of the time to the end of the final stage.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { parseBootTimeline, STAGE_UNIT_NAMES, STAGE_UNITS, stagesSeconds, TIMELINE_PROBE_SHELL, type BootTimeline, type StageTiming } from '../helpers/boot-timeline';
 import { copyBootRootfs, ensureBootRootfs } from '../helpers/debian-rootfs';
-import { netcatOpenbsdDeb } from '../helpers/deb-package';
 import { accelerator, bootQemu, consoleTail, installProbeUnit, makeBootImage, readConsoleLog, type BootImage, type ConsoleLine } from '../helpers/qemu-boot';
 import { builtBinary, REPO } from '../helpers/repo';
 import { hasCommand, isRoot } from '../helpers/requirements';
@@ -85,10 +84,6 @@ function prepareImage(work: string, side: Side, kiln: string): BootImage {
   mkdirSync(root, { recursive: true });
   copyBootRootfs(root, { cloudInit: side === 'cloud-init' });
   if (side === 'kiln') {
-    // netcat-openbsd first: the kiln package depends on it (the stage units' nc), and the bootable tree lacks it.
-    const netcat = netcatOpenbsdDeb(join(dirname(root), 'netcat'));
-    copyFileSync(netcat, join(root, 'tmp/netcat-openbsd.deb'));
-    sh('unshare', ['--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, '/bin/sh', '-c', 'mount -t proc proc /proc && dpkg -i /tmp/netcat-openbsd.deb && rm /tmp/netcat-openbsd.deb']);
     sh(kiln, ['install', '--root', root]);
   }
   installProbeUnit(root, 'kiln-bench-probe', PROBE_SCRIPT, STAGE_UNIT_NAMES);

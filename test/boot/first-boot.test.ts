@@ -7,8 +7,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { copyBootRootfs } from '../helpers/debian-rootfs';
-import { buildDebForTest, netcatOpenbsdDeb } from '../helpers/deb-package';
+import { copyBootRootfs, type DebianSuite } from '../helpers/debian-rootfs';
+import { buildDebForTest } from '../helpers/deb-package';
 import { bootQemu, consoleTail, installProbeUnit, makeBootImage, type BootImage, type BootOptions, type BootResult, type ConsoleLine } from '../helpers/qemu-boot';
 import { builtBinary } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
@@ -107,24 +107,19 @@ function sh(cmd: string, args: string[]): string {
 
 /**
  * A disk of the boot rootfs with kiln and the probe unit: from kiln's .deb, installed by dpkg -i in the rootfs (which
- * fails on a dependency the image lacks), or by kiln's own `install` verb. netcat-openbsd (the stage units' nc, which
- * the package depends on) is installed first, from the host's package: the bootable tree lacks it.
+ * fails on a dependency the image lacks), or by kiln's own `install` verb, in the bootable tree of SUITE.
  */
-function prepareImage(work: string, name: string, by: 'deb' | 'install'): BootImage {
+function prepareImage(work: string, name: string, by: 'deb' | 'install', suite: DebianSuite = 'bookworm'): BootImage {
   const dir = join(work, name);
   const root = join(dir, 'rootfs');
   mkdirSync(root, { recursive: true });
-  copyBootRootfs(root);
-  copyFileSync(netcatOpenbsdDeb(join(dir, 'netcat')), join(root, 'tmp/netcat-openbsd.deb'));
+  copyBootRootfs(root, { suite });
   const inRoot = (script: string) => sh('unshare', ['--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, '/bin/sh', '-c', `mount -t proc proc /proc && ${script}`]);
   if (by === 'deb') {
     const deb = buildDebForTest({ target: 'linux-x64', binaryFile: kiln as string, outDir: join(dir, 'deb'), work: join(dir, 'deb-work') });
     copyFileSync(deb, join(root, 'tmp/kiln.deb'));
-    inRoot('dpkg -i /tmp/netcat-openbsd.deb /tmp/kiln.deb && rm /tmp/kiln.deb /tmp/netcat-openbsd.deb');
-  } else {
-    inRoot('dpkg -i /tmp/netcat-openbsd.deb && rm /tmp/netcat-openbsd.deb');
-    sh(kiln as string, ['install', '--root', root]);
-  }
+    inRoot('dpkg -i /tmp/kiln.deb && rm /tmp/kiln.deb');
+  } else sh(kiln as string, ['install', '--root', root]);
   installProbeUnit(root, 'kiln-boot-probe', PROBE_SCRIPT);
   const image = makeBootImage(root, dir);
   removeTree(root);
@@ -271,6 +266,22 @@ describe('kiln on a real boot (qemu)', { concurrency: false }, () => {
     assert.deepEqual(tagged(second.lines, 'KILN-RUNCMD-RAN'), [], 'runcmd ran again');
     assert.equal(one(second, 'PROBE-PER-INSTANCE-LOG'), '1');
     assert.equal(one(second, 'PROBE-HOSTNAME'), 'kiln-boot-guest');
+  });
+
+  // Debian 13, whose cloud-init 25.1 kiln follows: the same .deb, seed and checks on trixie's kernel and systemd.
+  it('first boot on Debian 13 (trixie) from the .deb runs every stage and module as on bookworm', { timeout: BOOT_TIMEOUT_MS + 600_000 }, async (t) => {
+    if (!need(t, ready(), why)) return;
+    const image = prepareImage(work, 'trixie', 'deb', 'trixie');
+    const first = await bootOnce(image, seed, join(work, 'trixie-boot1.log'));
+    t.diagnostic(`trixie first boot: ${first.seconds.toFixed(1)} s`);
+    assertHealthyBoot(first);
+    assert.equal(one(first, 'KILN-RUNCMD-RAN'), 'written by write_files');
+    assert.equal(one(first, 'KILN-RUNCMD-STATUS-WAIT'), '0');
+    assert.equal(one(first, 'PROBE-HOSTNAME'), 'kiln-boot-guest');
+    const tester = one(first, 'PROBE-SHADOW').replace(/^tester:/, '');
+    assert.ok(cryptMatches('kilnlab-tester', tester), `tester's password hash does not match: ${tester}`);
+    assert.match(one(first, 'PROBE-GROUPS'), /\bsudo\b/);
+    assert.deepEqual(tagged(first.lines, 'KILN-PER-INSTANCE-RAN'), ['1']);
   });
 
   // README's CI loop, as written there: the seed served by `kiln devel serve-metadata` on the host's loopback, its URL in

@@ -27,6 +27,8 @@ export const ROOTFS_PACKAGES = [
 export const BOOT_ROOTFS_PACKAGES = [
   'linux-image-amd64', 'initramfs-tools', 'locales', 'openssh-server', 'sudo', 'passwd', 'adduser', 'iproute2', 'ifupdown',
   'systemd', 'systemd-sysv', 'udev', 'isc-dhcp-client', 'tzdata', 'e2fsprogs', 'cloud-guest-utils',
+  // The stage units' nc (cloud-init 25.1's units; Debian 13's cloud-init and kiln's package depend on it).
+  'netcat-openbsd',
 ];
 
 /**
