@@ -47,9 +47,15 @@ export function bool(v: unknown, key: string): boolean {
   throw new NetworkConfigError(key, `expected true or false, got ${describe(v)}`);
 }
 
-export function onlyKeys(o: Obj, allowed: readonly string[], key: string): void {
+/**
+ * Keys of O outside ALLOWED: an error naming the first, or, given WARNINGS, one warning each and the key ignored
+ * (cloud-init's network_state reads the keys it knows and passes over the rest; its schema check only warns).
+ */
+export function onlyKeys(o: Obj, allowed: readonly string[], key: string, warnings?: string[]): void {
   for (const k of Object.keys(o)) {
-    if (!allowed.includes(k)) throw new NetworkConfigError(`${key}.${k}`, `unknown key; expected one of ${allowed.join(', ')}`);
+    if (allowed.includes(k)) continue;
+    if (!warnings) throw new NetworkConfigError(`${key}.${k}`, `unknown key; expected one of ${allowed.join(', ')}`);
+    warnings.push(`${key}.${k}: unknown key, ignored (known: ${allowed.join(', ')})`);
   }
 }
 

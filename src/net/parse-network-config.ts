@@ -37,9 +37,10 @@ export function parseNetworkDocument(doc: unknown, opts: ParseOptions = {}): Net
   }
   const version = d.version;
   if (version === 1 || version === '1') {
-    const extra = Object.keys(d).filter((k) => k !== 'version' && k !== 'config');
-    if (extra.length) throw new NetworkConfigError(`${key}.${extra[0]}`, 'unknown key in a version 1 config; expected version and config');
-    return parseV1(d.config, `${key}.config`);
+    // cloud-init reads `config` and passes over anything else beside it.
+    const state = parseV1(d.config, `${key}.config`);
+    for (const k of Object.keys(d)) if (k !== 'version' && k !== 'config') state.warnings.push(`${key}.${k}: unknown key in a version 1 config, ignored (known: version, config)`);
+    return state;
   }
   if (version === 2 || version === '2') return parseV2(d, key, { ...(opts.macs ? { interfacesByMac: opts.macs } : {}), ...(opts.nics ? { nics: opts.nics } : {}) });
   throw new NetworkConfigError(`${key}.version`, `expected 1 or 2, got ${JSON.stringify(version ?? null)}`);

@@ -21,16 +21,16 @@ const SUBNET_KEYS = ['type', 'control', 'address', 'ip_address', 'netmask', 'pre
 const V1_BOND_MODES = ['balance-rr', 'active-backup', 'balance-xor', 'broadcast', '802.3ad', 'balance-tlb', 'balance-alb', '0', '1', '2', '3', '4', '5', '6'];
 const ROUTE_KEYS = ['network', 'destination', 'netmask', 'prefix', 'gateway', 'metric', 'type'];
 
-function checkRoute(r: unknown, key: string): Obj {
+function checkRoute(r: unknown, key: string, warnings: string[]): Obj {
   const o = obj(r, key);
-  onlyKeys(o, ROUTE_KEYS, key);
+  onlyKeys(o, ROUTE_KEYS, key, warnings);
   if (o.metric !== undefined && o.metric !== null) int(o.metric, `${key}.metric`);
   return o;
 }
 
-function checkSubnet(s: unknown, key: string): Obj {
+function checkSubnet(s: unknown, key: string, warnings: string[]): Obj {
   const o = obj(s, key);
-  onlyKeys(o, SUBNET_KEYS, key);
+  onlyKeys(o, SUBNET_KEYS, key, warnings);
   const type = str(o.type, `${key}.type`);
   if (!SUBNET_TYPES.includes(type)) throw new NetworkConfigError(`${key}.type`, `unknown subnet type '${type}'; expected one of ${SUBNET_TYPES.join(', ')}`);
   if ((type === 'static' || type === 'static6') && o.address === undefined && o.ip_address === undefined) throw new NetworkConfigError(`${key}.address`, `a ${type} subnet needs an address`);
@@ -40,12 +40,12 @@ function checkSubnet(s: unknown, key: string): Obj {
   if (o.dns_search !== undefined) strList(o.dns_search, `${key}.dns_search`);
   if (o.metric !== undefined) int(o.metric, `${key}.metric`);
   if (o.mtu !== undefined) int(o.mtu, `${key}.mtu`, 68);
-  if (o.routes !== undefined) list(o.routes, `${key}.routes`).forEach((r, i) => checkRoute(r, `${key}.routes[${i}]`));
+  if (o.routes !== undefined) list(o.routes, `${key}.routes`).forEach((r, i) => checkRoute(r, `${key}.routes[${i}]`, warnings));
   return o;
 }
 
 /** Type-checks one interface-like command and returns a copy with booleans and numbers read. */
-function checkInterface(o: Obj, key: string): Obj {
+function checkInterface(o: Obj, key: string, warnings: string[]): Obj {
   const c: Obj = { ...o };
   c.name = str(o.name, `${key}.name`);
   if (!/^[^\s/]{1,15}$/.test(c.name as string)) throw new NetworkConfigError(`${key}.name`, `'${String(c.name)}' is not a valid interface name (1-15 characters, no spaces or slashes)`);
@@ -57,7 +57,7 @@ function checkInterface(o: Obj, key: string): Obj {
   if (o['accept-ra'] !== undefined) c['accept-ra'] = bool(o['accept-ra'], `${key}.accept-ra`);
   if (o.wakeonlan !== undefined) c.wakeonlan = bool(o.wakeonlan, `${key}.wakeonlan`);
   if (o.params !== undefined) obj(o.params, `${key}.params`);
-  if (o.subnets !== undefined && o.subnets !== null) list(o.subnets, `${key}.subnets`).forEach((s, i) => checkSubnet(s, `${key}.subnets[${i}]`));
+  if (o.subnets !== undefined && o.subnets !== null) list(o.subnets, `${key}.subnets`).forEach((s, i) => checkSubnet(s, `${key}.subnets[${i}]`, warnings));
   return c;
 }
 
@@ -69,8 +69,9 @@ export function parseV1(config: unknown, key = 'network.config'): NetworkState {
   const defined = new Set(items.filter(isObj).map((o) => o.name).filter((n): n is string => typeof n === 'string'));
   const members = (v: unknown, k: string, what: string): string[] => {
     const names = strList(v, k);
+    // As cloud-init: a member the config does not define is created as a bare interface of the bond or bridge.
     names.forEach((m, j) => {
-      if (!defined.has(m)) throw new NetworkConfigError(`${k}[${j}]`, `${what} member '${m}' is not defined in the config`);
+      if (!defined.has(m)) it.state.warnings.push(`${k}[${j}]: ${what} member '${m}' is not defined in the config; created as an interface of its own, as cloud-init does`);
     });
     return names;
   };
@@ -80,7 +81,7 @@ export function parseV1(config: unknown, key = 'network.config'): NetworkState {
     const type = str(o.type, `${k}.type`);
     const allowed = KEYS[type];
     if (!allowed) throw new NetworkConfigError(`${k}.type`, `unknown type '${type}'; expected one of ${Object.keys(KEYS).join(', ')}`);
-    onlyKeys(o, allowed, k);
+    onlyKeys(o, allowed, k, it.state.warnings);
     if (type === 'nameserver') {
       if (o.address === undefined) throw new NetworkConfigError(`${k}.address`, 'a nameserver needs an address');
       const c = { ...o, address: strList(o.address, `${k}.address`), ...(o.search !== undefined ? { search: strList(o.search, `${k}.search`) } : {}) };
@@ -90,10 +91,10 @@ export function parseV1(config: unknown, key = 'network.config'): NetworkState {
     }
     if (type === 'route') {
       if (o.destination === undefined && o.network === undefined) throw new NetworkConfigError(`${k}.destination`, 'a route needs a destination');
-      it.route(checkRoute(o, k), k);
+      it.route(checkRoute(o, k, it.state.warnings), k);
       return;
     }
-    const c = checkInterface(o, k);
+    const c = checkInterface(o, k, it.state.warnings);
     const name = c.name as string;
     const dup = seen.get(name);
     if (dup) throw new NetworkConfigError(`${k}.name`, `interface '${name}' is already defined at ${dup}`);

@@ -63,7 +63,7 @@ export function globMatches(glob: string, name: string): boolean {
   return new RegExp(`${re}$`).test(name);
 }
 
-function checkCommon(o: Obj, key: string): void {
+function checkCommon(o: Obj, key: string, warnings: string[]): void {
   for (const k of ['dhcp4', 'dhcp6', 'accept-ra', 'critical', 'optional', 'wakeonlan']) if (o[k] !== undefined) bool(o[k], `${key}.${k}`);
   if (o.mtu !== undefined) int(o.mtu, `${key}.mtu`, 68, 65535);
   if (o.addresses !== undefined) {
@@ -76,7 +76,7 @@ function checkCommon(o: Obj, key: string): void {
   for (const g of ['gateway4', 'gateway6']) if (o[g] !== undefined && !isIpNetwork(str(o[g], `${key}.${g}`))) throw new NetworkConfigError(`${key}.${g}`, `'${String(o[g])}' is not an IP address`);
   if (o.nameservers !== undefined) {
     const ns = obj(o.nameservers, `${key}.nameservers`);
-    onlyKeys(ns, ['addresses', 'search'], `${key}.nameservers`);
+    onlyKeys(ns, ['addresses', 'search'], `${key}.nameservers`, warnings);
     if (ns.addresses !== undefined) strList(ns.addresses, `${key}.nameservers.addresses`);
     if (ns.search !== undefined) strList(ns.search, `${key}.nameservers.search`);
   }
@@ -84,7 +84,7 @@ function checkCommon(o: Obj, key: string): void {
     list(o.routes, `${key}.routes`).forEach((r, i) => {
       const k = `${key}.routes[${i}]`;
       const ro = obj(r, k);
-      onlyKeys(ro, ['to', 'via', 'metric', 'on-link', 'table', 'scope', 'type', 'from', 'mtu'], k);
+      onlyKeys(ro, ['to', 'via', 'metric', 'on-link', 'table', 'scope', 'type', 'from', 'mtu'], k, warnings);
       const to = str(ro.to, `${k}.to`);
       if (to !== 'default' && !isIpNetwork(to)) throw new NetworkConfigError(`${k}.to`, `'${to}' is not a network`);
       if (ro.via !== undefined && !isIpNetwork(str(ro.via, `${k}.via`))) throw new NetworkConfigError(`${k}.via`, `'${String(ro.via)}' is not an IP address`);
@@ -161,12 +161,12 @@ export function parseV2(doc: unknown, key = 'network', opts: V2Options = {}): Ne
     for (const [id, raw] of Object.entries(body as Obj)) {
       const k = `${key}.${section}.${id}`;
       const c = obj(raw ?? {}, k);
-      onlyKeys(c, SECTION_KEYS[section] as string[], k);
-      checkCommon(c, k);
+      onlyKeys(c, SECTION_KEYS[section] as string[], k, state.warnings);
+      checkCommon(c, k, state.warnings);
       let name = id;
       if (section === 'ethernets' || section === 'wifis') {
         const match = c.match === undefined ? {} : obj(c.match, `${k}.match`);
-        onlyKeys(match, ['macaddress', 'name', 'driver'], `${k}.match`);
+        onlyKeys(match, ['macaddress', 'name', 'driver'], `${k}.match`, state.warnings);
         const mac = match.macaddress === undefined ? undefined : str(match.macaddress, `${k}.match.macaddress`);
         if (mac !== undefined && !/^([0-9a-f]{2}:){5,19}[0-9a-f]{2}$/i.test(mac)) throw new NetworkConfigError(`${k}.match.macaddress`, `'${mac}' is not a MAC address`);
         if (c['set-name'] !== undefined) name = str(c['set-name'], `${k}.set-name`);
@@ -204,8 +204,9 @@ export function parseV2(doc: unknown, key = 'network', opts: V2Options = {}): Ne
       } else {
         const type = section === 'bonds' ? 'bond' : 'bridge';
         const members = c.interfaces === undefined ? [] : strList(c.interfaces, `${k}.interfaces`);
+        // As cloud-init: a member the config does not define is created as a bare interface of the bond or bridge.
         members.forEach((m, j) => {
-          if (!defined.has(m)) throw new NetworkConfigError(`${k}.interfaces[${j}]`, `${type} member '${m}' is not defined in the config`);
+          if (!defined.has(m)) state.warnings.push(`${k}.interfaces[${j}]: ${type} member '${m}' is not defined in the config; created as an interface of its own, as cloud-init does`);
         });
         const map = type === 'bond' ? BOND_V2_TO_V1 : BRIDGE_V2_TO_V1;
         const params: Obj = {};

@@ -122,7 +122,8 @@ export function renderNetdevs(ns: NetworkState): { netdevs: Map<string, string>;
   const add = (name: string, section: string, key: string, value: string) => attach.set(name, [...(attach.get(name) ?? []), [section, key, value]]);
   for (const iface of ns.interfaces.values()) {
     const kind = iface.type === 'bond' ? 'bond' : iface.type === 'bridge' ? 'bridge' : iface.type === 'vlan' ? 'vlan' : undefined;
-    if (!kind) continue;
+    // A bond's member the config never declared is typed 'bond' by cloud-init's placeholder: a NIC, not a device to create.
+    if (!kind || (kind === 'bond' && iface['bond-master'] !== undefined)) continue;
     const lines = ['[NetDev]', `Name=${iface.name}`, `Kind=${kind}`];
     if (iface.mac_address) lines.push(`MACAddress=${iface.mac_address}`);
     if (iface.mtu) lines.push(`MTUBytes=${iface.mtu}`);
