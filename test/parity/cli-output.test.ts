@@ -162,3 +162,26 @@ test('clean removes what cloud-init 25.1 clean removes and prints the same', asy
     assert.deepEqual(others(mine), others(theirs), `what is left after ${args.join(' ')}`);
   }
 });
+
+/** The members of the gzipped tarball FILE, without their top folder (whose name is the day's date), sorted. */
+function tarMembers(file: string): string[] {
+  const r = spawnSync('tar', ['tzf', file], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout.split('\n').filter(Boolean).map((m) => m.replace(/^[^/]+\/?/, '')).filter(Boolean).sort();
+}
+
+test('collect-logs gathers what cloud-init 25.1 collect-logs gathers, laid out as it lays it out', async (t) => {
+  const binary = builtBinary('kiln-linux-x64');
+  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap') && hasCommand('tar'), 'needs root, unshare, chroot, debootstrap and tar for the trixie rootfs')) return;
+  if (!need(t, binary !== undefined, 'needs the built binary (node build.mjs linux-x64)')) return;
+  const root = bootedTrixie(t, binary as string, 'logs');
+  const out = tempDir(t, 'kiln-cli-logs-out-');
+  // Redacted (-r): the files others may read, the logs, the version and the journals, by both.
+  const theirs = cloudInit(root, ['collect-logs', '-r', '-t', '/tmp/theirs.tar.gz']);
+  assert.equal(theirs.code, 0, theirs.stderr);
+  const mine = kiln(binary as string, root, ['collect-logs', '-r', '-t', join(out, 'mine.tar.gz')]);
+  assert.equal(mine.code, 0, mine.stderr);
+  assert.equal(mine.stderr, `Wrote ${join(out, 'mine.tar.gz')}\n`);
+  // kiln's own event log is one of its logs; cloud-init has none.
+  assert.deepEqual(tarMembers(join(out, 'mine.tar.gz')).filter((m) => m !== 'var/log/kiln-events.jsonl'), tarMembers(join(root, 'tmp/theirs.tar.gz')));
+});
