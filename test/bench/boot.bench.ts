@@ -1,4 +1,5 @@
-// `npm run bench -- boot`: the boot timeline of kiln beside Debian's cloud-init 22.4: the same bootable Debian tree
+// `npm run bench -- boot`: the boot timeline of kiln beside Debian's cloud-init (Debian 13's 25.1 by default,
+// KILN_BOOT_BENCH_SUITE=bookworm for Debian 12's 22.4): the same bootable Debian tree
 // with either one installed, the same NoCloud seed and the same qemu settings; per stage, when it ran (seconds since
 // qemu start, from systemd's timestamps of the stage units) and its share of the time to the end of the final stage.
 import { spawnSync } from 'node:child_process';
@@ -6,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseBootTimeline, STAGE_UNIT_NAMES, STAGE_UNITS, stagesSeconds, TIMELINE_PROBE_SHELL, type BootTimeline, type StageTiming } from '../helpers/boot-timeline';
-import { copyBootRootfs, ensureBootRootfs } from '../helpers/debian-rootfs';
+import { copyBootRootfs, ensureBootRootfs, type DebianSuite } from '../helpers/debian-rootfs';
 import { accelerator, bootQemu, consoleTail, installProbeUnit, makeBootImage, readConsoleLog, type BootImage, type ConsoleLine } from '../helpers/qemu-boot';
 import { builtBinary, REPO } from '../helpers/repo';
 import { hasCommand, isRoot } from '../helpers/requirements';
@@ -15,6 +16,9 @@ import { removeTree } from '../helpers/overlay-copy';
 
 /** Boots per side; each boots a fresh copy of the side's disk (a first boot every time). */
 const ROUNDS = Number(process.env.KILN_BOOT_BENCH_ROUNDS ?? 2);
+/** The Debian release both sides boot: trixie (cloud-init 25.1, the reference) unless KILN_BOOT_BENCH_SUITE says bookworm. */
+const SUITE: DebianSuite = process.env.KILN_BOOT_BENCH_SUITE === 'bookworm' ? 'bookworm' : 'trixie';
+const CLOUD_INIT = SUITE === 'trixie' ? 'cloud-init 25.1' : 'cloud-init 22.4';
 /**
  * One boot's hard limit: a TCG boot to the end of final took 70–200 s on the 2-core VM at a load of 7–13, and
  * 355 s with its load at 74; a stalled guest is killed at the limit and the bench fails.
@@ -82,7 +86,7 @@ function prepareImage(work: string, side: Side, kiln: string): BootImage {
   const dir = join(work, side);
   const root = join(dir, 'rootfs');
   mkdirSync(root, { recursive: true });
-  copyBootRootfs(root, { cloudInit: side === 'cloud-init' });
+  copyBootRootfs(root, { cloudInit: side === 'cloud-init', suite: SUITE });
   if (side === 'kiln') {
     sh(kiln, ['install', '--root', root]);
   }
@@ -165,7 +169,7 @@ function printTimelines(timelines: Record<Side, BootTimeline[]>): void {
   }
   rows.push(point('end of final', (t) => t.finalEnd));
   rows.push(['the four stages', ...SIDES.flatMap((side) => ['', s(m(side, stagesSeconds)), pct(m(side, stagesSeconds), m(side, (t) => t.finalEnd))])]);
-  printTable(['', 'kiln: s from qemu start', 'took s', 'share', 'cloud-init 22.4: s from qemu start', 'took s', 'share'], rows);
+  printTable(['', 'kiln: s from qemu start', 'took s', 'share', `${CLOUD_INIT}: s from qemu start`, 'took s', 'share'], rows);
 
   // The program's own start-up in each stage: from the unit's start to the stage's banner line.
   const startup = STAGE_UNITS.map(({ stage }, i) => [
@@ -176,12 +180,12 @@ function printTimelines(timelines: Record<Side, BootTimeline[]>): void {
     }),
   ]);
   console.log('\nfrom the unit\'s start to the stage\'s "Cloud-init v. … running" line (the program starting up), s\n');
-  printTable(['stage', 'kiln', 'cloud-init 22.4'], startup);
+  printTable(['stage', 'kiln', CLOUD_INIT], startup);
 }
 
 /** The guest kernel's file name in the bootable tree (both images have the same). */
 function guestKernel(): string {
-  return readdirSync(join(ensureBootRootfs(), 'boot')).filter((n) => n.startsWith('vmlinuz-')).sort().at(-1) ?? 'no kernel';
+  return readdirSync(join(ensureBootRootfs(SUITE), 'boot')).filter((n) => n.startsWith('vmlinuz-')).sort().at(-1) ?? 'no kernel';
 }
 
 /** The host's 1, 5 and 15 minute load averages: TCG's speed depends on what else the host's cores run. */
