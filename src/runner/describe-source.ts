@@ -31,14 +31,18 @@ function subplatformSource(data: InstanceData): string {
 const dsmodeOf = (data: InstanceData): string => (typeof data.metadata.dsmode === 'string' ? data.metadata.dsmode : 'net');
 
 /**
- * str(datasource) as cloud-init 22.4 writes it into status.json and the `datasource` files: the class name alone
- * (the base DataSource.__str__) unless the class has its own __str__, as these do.
+ * str(datasource) as cloud-init writes it into status.json and the `datasource` files: the class name alone
+ * (the base DataSource.__str__) unless the class has its own __str__, as these do. NoCloud's is 25.1's: the seed,
+ * and the dsmode only when it is not the default `net` (22.4 always printed `[dsmode=…]`).
  */
 export function describeSource(name: string, data: InstanceData, stage: FoundInStage = 'local'): string {
   const cls = sourceClassName(name, stage);
   const source = subplatformSource(data);
   switch (name) {
-    case 'NoCloud':
+    case 'NoCloud': {
+      const dsmode = dsmodeOf(data);
+      return `${cls} ${source ? `[seed=${source}]` : ''}${dsmode === 'net' ? '' : `[dsmode=${dsmode}]`}`;
+    }
     case 'OpenNebula':
       return `${cls} [seed=${source}][dsmode=${dsmodeOf(data)}]`;
     case 'Azure':

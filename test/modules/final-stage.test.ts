@@ -27,14 +27,14 @@ test('final_message renders $vars and {{vars}}, writes boot-finished with uptime
   writeFileSync(join(root, 'proc/uptime'), '123.45 678.90\n');
   const mod = createFinalMessageModule({ now: () => FIXED, version: '9.9.9' });
   // The runner gives the modules str(datasource), as status.json names the source (runner/describe-source.ts).
-  const found = 'DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud][dsmode=net]';
+  const found = 'DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud]';
   const ctx = { ...moduleContext(root), datasource: found };
   await mod.run(ctx, { final_message: 'done $version on $DATASOURCE after ${uptime}s' });
-  assert.equal(ctx.outputText(), 'done 9.9.9 on DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud][dsmode=net] after 123.45s\n');
+  assert.equal(ctx.outputText(), 'done 9.9.9 on DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud] after 123.45s\n');
   assert.equal(readFileSync(join(root, 'var/lib/cloud/instances/iid-test-1/boot-finished'), 'utf8'), '123.45 - Sun, 22 Nov 2026 04:05:06 +0000 - v. 9.9.9\n');
   const ctx2 = { ...moduleContext(root), datasource: found };
   await mod.run(ctx2, {});
-  assert.equal(ctx2.outputText(), 'Cloud-init v. 9.9.9 finished at Sun, 22 Nov 2026 04:05:06 +0000. Datasource DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud][dsmode=net].  Up 123.45 seconds\n');
+  assert.equal(ctx2.outputText(), 'Cloud-init v. 9.9.9 finished at Sun, 22 Nov 2026 04:05:06 +0000. Datasource DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud].  Up 123.45 seconds\n');
   assert.equal(timeRfc2822(FIXED), 'Sun, 22 Nov 2026 04:05:06 +0000');
   const ctx3 = moduleContext(root);
   await mod.run(ctx3, { final_message: '$datasource' });

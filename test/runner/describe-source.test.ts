@@ -34,3 +34,9 @@ test("every other class prints as 22.4's __str__ does: the class alone, or its o
   assert.equal(describeSource('RbxCloud', data('unknown')), 'DataSourceRbxCloud [seed=None]');
   assert.equal(describeSource('SmartOS', data('serial (/dev/ttyS1)')), 'DataSourceSmartOS [client=JoyentMetadataSerialClient(device=/dev/ttyS1, timeout=60)]');
 });
+
+test("NoCloud prints as 25.1's __str__: its seed, and the dsmode only when it is not the default net", () => {
+  assert.equal(describeSource('NoCloud', data('seed-dir (/var/lib/cloud/seed/nocloud)')), 'DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud]');
+  assert.equal(describeSource('NoCloud', data('seed-dir (/var/lib/cloud/seed/nocloud)', { dsmode: 'local' })), 'DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud][dsmode=local]');
+  assert.equal(describeSource('NoCloud', data('seed-dir (/var/lib/cloud/seed/nocloud)', { dsmode: 'net' }), 'network'), 'DataSourceNoCloudNet [seed=/var/lib/cloud/seed/nocloud]');
+});

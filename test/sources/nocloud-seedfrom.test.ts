@@ -43,7 +43,7 @@ test('seedfrom http in the network stage: NoCloudNet, seed = folder and URL, the
   const data = await crawl(t, { 'meta-data': `seedfrom: ${url}\n`, 'user-data': '', 'network-config': LOCAL_NETWORK }, 'network');
   assert.equal(data.instanceId, 'i-remote');
   assert.equal(data.subplatform, `seed-dir (${SEED},${url})`);
-  assert.equal(describeSource('NoCloud', data, 'network'), `DataSourceNoCloudNet [seed=${SEED},${url}][dsmode=net]`);
+  assert.equal(describeSource('NoCloud', data, 'network'), `DataSourceNoCloudNet [seed=${SEED},${url}]`);
   assert.deepEqual(data.networkConfig?.format, 'v1');
   assert.match(JSON.stringify(data.networkConfig?.config), /192\.0\.2\.9\/24/, "the seed folder's network-config");
 });
@@ -57,7 +57,7 @@ test('a network-config the URL serves wins over the folder (newer cloud-init); i
 
 test('a NoCloud seed folder read in init-local keeps the NoCloud name; a cmdline hint is part of the seed', async (t) => {
   const data = await crawl(t, { 'meta-data': 'instance-id: i-1\n' }, 'local', 'ro ds=nocloud-net;h=host1');
-  assert.equal(describeSource('NoCloud', data), `DataSourceNoCloud [seed=cmdline,${SEED}][dsmode=net]`);
+  assert.equal(describeSource('NoCloud', data), `DataSourceNoCloud [seed=cmdline,${SEED}]`);
 });
 
 test("dsmode as 22.4's load_cmdline_data: ds=nocloud means local, ds=nocloud-net net, an explicit dsmode= wins, and the hint's wins over the seed's", async (t) => {

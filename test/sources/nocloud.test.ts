@@ -29,7 +29,7 @@ test("NoCloud without cloud-name: cloud_name 'unknown', cloud_id the platform 'n
   assert.equal(data.cloudName, 'unknown');
   assert.equal(data.platform, 'nocloud');
   assert.equal(canonicalCloudId(data.cloudName, data.region, data.platform), 'nocloud');
-  assert.equal(describeSource('NoCloud', data, 'local'), 'DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud][dsmode=net]');
+  assert.equal(describeSource('NoCloud', data, 'local'), 'DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud]');
 });
 
 test("NoCloud with meta-data's cloud-name: that name, lower-cased, is cloud_name and cloud_id", async (t) => {
@@ -37,7 +37,7 @@ test("NoCloud with meta-data's cloud-name: that name, lower-cased, is cloud_name
   assert.equal(data.cloudName, 'myprivatecloud');
   assert.equal(canonicalCloudId(data.cloudName, data.region, data.platform), 'myprivatecloud');
   // The class still comes from the platform, whatever the cloud is called.
-  assert.equal(describeSource('NoCloud', { ...data, cloudName: 'openstack' }, 'local'), 'DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud][dsmode=net]');
+  assert.equal(describeSource('NoCloud', { ...data, cloudName: 'openstack' }, 'local'), 'DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud]');
   const v1 = (buildInstanceData({ instance: data, distro: { name: 'debian', family: 'debian', version: '12' }, mergedConfig: {}, systemConfig: {} }) as { v1: Record<string, unknown> }).v1;
   assert.equal(v1.cloud_name, 'myprivatecloud');
   assert.equal(v1['cloud-name'], 'myprivatecloud');

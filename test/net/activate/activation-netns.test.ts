@@ -63,7 +63,7 @@ function registerTests(): void {
     assert.match(run.output, /ci-info: \+{20,}Net device info\+{20,}/);
     assert.match(run.output, new RegExp(`ci-info: \\|\\s+eth0\\s+\\| False \\|\\s+\\.\\s+\\|\\s+\\.\\s+\\|\\s+\\.\\s+\\| ${MAC0} \\|`));
     const status = JSON.parse(readFileSync(join(root, 'run/cloud-init/status.json'), 'utf8')) as { v1: { datasource: string } };
-    assert.equal(status.v1.datasource, 'DataSourceNoCloudNet [seed=/var/lib/cloud/seed/nocloud][dsmode=net]');
+    assert.equal(status.v1.datasource, 'DataSourceNoCloudNet [seed=/var/lib/cloud/seed/nocloud]');
   });
 
   test('networkd: the activator restarts networkd (refused without systemd as PID 1: a warning, the boot goes on); the files it rendered are what a real systemd-networkd brings up', { timeout: 600_000 }, async (t) => {
