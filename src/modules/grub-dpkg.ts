@@ -79,8 +79,8 @@ export const grubDpkgModule: Module = {
   stage: 'config',
   frequency: 'once-per-instance',
   distros: ['ubuntu', 'debian'],
-  // As in 22.4, the module runs without any key (Debian's cloud.cfg lists it); 24.4 made it opt-in.
-  activateBy: [],
+  // Opt-in as in 25.1 (its meta's activate_by_schema_keys, since 24.4); 22.4 ran it on every instance.
+  activateBy: ['grub_dpkg', 'grub-dpkg'],
   async run(ctx, cfg): Promise<void> {
     const raw = 'grub_dpkg' in cfg ? cfg.grub_dpkg : cfg['grub-dpkg'];
     // Python's `if not mycfg: mycfg = {}`: any empty value means the defaults; another non-mapping fails.
@@ -89,7 +89,8 @@ export const grubDpkgModule: Module = {
       throw new ModuleError(MODULE, `'grub_dpkg' must be a mapping (enabled, grub-pc/install_devices …), got ${Array.isArray(raw) ? 'a list' : `a ${typeof raw}`}`);
     }
     const mycfg = isRecord(raw) ? raw : {};
-    const enabled = 'enabled' in mycfg ? mycfg.enabled : true;
+    // 25.1 (since 24.4): off unless `enabled` says so; 22.4 defaulted to on.
+    const enabled = 'enabled' in mycfg ? mycfg.enabled : false;
     if (isFalse(enabled)) {
       ctx.log.debug(`${MODULE} disabled by config grub_dpkg/enabled=${pyStr(enabled)}`);
       return;
