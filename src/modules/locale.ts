@@ -14,8 +14,9 @@ export function readShellVar(text: string | undefined, key: string, source = DEB
   return text === undefined ? '' : (loadShellContent(text, source)[key] ?? '');
 }
 
+/** The distro's default locale: C.UTF-8 on Debian (25.1; 22.4's was en_US.UTF-8, which needs locale-gen) and Alpine. */
 function defaultLocale(family: string): string {
-  return family === 'alpine' ? 'C.UTF-8' : 'en_US.UTF-8';
+  return family === 'alpine' || family === 'debian' ? 'C.UTF-8' : 'en_US.UTF-8';
 }
 
 /**
@@ -29,7 +30,7 @@ async function runUncaptured(ctx: ModuleContext, argv: string[]): Promise<void> 
 }
 
 /**
- * cloud-init 22.4's Debian apply_locale: the system locale is LANG in /etc/default/locale whatever OUTFILE is;
+ * cloud-init's Debian apply_locale (22.4's and 25.1's decide alike): the system locale is LANG in /etc/default/locale whatever OUTFILE is;
  * when it differs from LOCALE, is unset, or OUTFILE is missing, `locale-gen LOCALE` (not for C, C.UTF-8 and
  * POSIX, which need none) and then `update-locale --locale-file=OUTFILE LANG=LOCALE`. Both are the target's
  * own programs, run in its root.

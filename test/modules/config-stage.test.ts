@@ -63,6 +63,17 @@ test('locale on Debian runs locale-gen and update-locale unless the file already
   assert.throws(() => readShellVar('export LANG=en_GB.UTF-8\n', 'LANG'), { name: 'ConfigError', message: /^\/etc\/default\/locale: 'export' is not KEY=VALUE/ });
 });
 
+test("locale on Debian without a system locale sets 25.1's default C.UTF-8 (no locale-gen); a system locale is kept", async (t) => {
+  const root = tempDir(t);
+  const ctx = dryContext(root);
+  await localeModule.run(ctx, {});
+  assert.deepEqual(ctx.commands(), ['update-locale --locale-file=/etc/default/locale LANG=C.UTF-8']);
+  putFile(root, '/etc/default/locale', 'LANG=en_GB.UTF-8\n');
+  const kept = dryContext(root);
+  await localeModule.run(kept, {});
+  assert.deepEqual(kept.commands(), []);
+});
+
 test('locale on SUSE and Alpine writes their files', async (t) => {
   const root = tempDir(t);
   await localeModule.run(moduleContext(root, { distro: { name: 'sles', family: 'suse', version: '15' } }), { locale: 'fr_FR.UTF-8' });
@@ -97,12 +108,12 @@ test('locale fails as cloud-init does where update-locale rejects a locale that 
   if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('debootstrap'), 'needs root, unshare and debootstrap for the cached Debian rootfs')) return;
   const root = copyRootfs(tempDir(t, 'kiln-late-'));
   const ctx = moduleContext(root);
-  await assert.rejects(localeModule.run(ctx, {}), (err: unknown) => {
+  await assert.rejects(localeModule.run(ctx, { locale: 'en_US.UTF-8' }), (err: unknown) => {
     assert.ok(err instanceof CommandError, String(err));
     assert.match(err.message, /^command 'update-locale --locale-file=\/etc\/default\/locale LANG=en_US\.UTF-8' exited with code [1-9]/);
     return true;
   });
-  assert.match(ctx.outputText(), /Generating locales/, "Debian's locale-gen ran (for the default en_US.UTF-8) before update-locale");
+  assert.match(ctx.outputText(), /Generating locales/, "Debian's locale-gen ran (for en_US.UTF-8) before update-locale");
   assert.doesNotMatch(readFileSync(join(root, 'etc/default/locale'), 'utf8'), /^LANG=/m);
 });
 
