@@ -17,6 +17,7 @@ import { EventLog, type EventSink } from './event-log';
 import { DryRunPlatform } from '../platform/dry-run-platform';
 import { KvpTelemetry } from '../sources/azure/kvp';
 import { describeSource } from './describe-source';
+import { initNeedsNetwork } from './network-wait';
 import { locateDatasource } from './locate-datasource';
 import { restoreInstance } from './instance-cache';
 import { buildInstanceData, writeInstanceData } from './instance-data';
@@ -279,6 +280,21 @@ export class StageRunner {
     if (isNew || (await this.networkUpdateEvent(rc))) await this.applyNetwork(this.found.data, 'local');
     await this.writeInstanceData(rc, rc.config);
     await this.setHostnameEarly(rc);
+    await this.markNetworkUnneeded(rc, this.found.data);
+  }
+
+  /**
+   * 25.1 (MANUAL_NETWORK_WAIT) judges in init-local whether the init stage needs the network and, when it does not,
+   * leaves /run/cloud-init/.skip-network so that the init stage waits for none.
+   */
+  private async markNetworkUnneeded(rc: RunConfig, data: InstanceData): Promise<void> {
+    const need = initNeedsNetwork(data.userData, data.vendorData, data.vendorData2);
+    if (need.wait) {
+      this.log.debug(`Network connectivity determined necessary for cloud-init's network stage. Reason: ${need.reason}`);
+      return;
+    }
+    this.log.debug(`Network connectivity determined unnecessary for cloud-init's network stage. Reason: ${need.reason}`);
+    await this.platform.writeFile(posix.join(rc.paths.runDir, '.skip-network'), '', { mode: 0o644 });
   }
 
   /**
