@@ -1,11 +1,12 @@
 // instance-data.json (world-readable, sensitive keys redacted) and instance-data-sensitive.json (0600).
 import { arch, hostname, release, version } from 'node:os';
-import { isConfigMap, type ConfigMap } from '../config/parse-yaml-config';
+import type { ConfigMap } from '../config/parse-yaml-config';
 import type { DistroInfo } from '../platform/linux/distro/distro-info';
 import type { Platform } from '../platform/platform';
 import type { InstanceData } from '../sources/datasource';
 import { isSecretKey } from '../util/redact';
 import type { CloudPaths } from './cloud-paths';
+import { withBuiltins } from './builtin-config';
 import { canonicalCloudId } from './cloud-id';
 import { sortedJson } from './sorted-json';
 import { runningGlibcVersion } from '../platform/linux/glibc-version';
@@ -13,8 +14,11 @@ import { runningGlibcVersion } from '../platform/linux/glibc-version';
 /** What non-root readers see in place of a sensitive value, as cloud-init writes it. */
 export const REDACT_SENSITIVE_VALUE = 'redacted for non-root user';
 
-/** Keys (anywhere in the document) whose values only root may read, as cloud-init 22.4's sensitive_metadata_keys. */
-export const SENSITIVE_KEYS = ['merged_cfg', 'security-credentials'];
+/**
+ * Keys (anywhere in the document) whose values only root may read, of cloud-init 25.1's sensitive_metadata_keys
+ * those that name a key of kiln's document (merged_system_cfg came with 23.1).
+ */
+export const SENSITIVE_KEYS = ['merged_cfg', 'merged_system_cfg', 'security-credentials'];
 
 const MACHINE: Record<string, string> = { x64: 'x86_64', arm64: 'aarch64', arm: 'armv7l', ia32: 'i686', ppc64: 'ppc64le', s390x: 's390x', riscv64: 'riscv64' };
 
@@ -23,34 +27,14 @@ export interface InstanceDataInput {
   distro: DistroInfo;
   /** The merged cloud-config in effect (system < datasource < vendor < user); kept for callers, not written. */
   mergedConfig: ConfigMap;
-  /** The system config (/etc/cloud/cloud.cfg and cloud.cfg.d), written as merged_cfg as cloud-init 22.4 does. */
+  /** The system config (/etc/cloud/cloud.cfg and cloud.cfg.d), written as merged_system_cfg (and merged_cfg) as cloud-init 25.1 does. */
   systemConfig: ConfigMap;
 }
 
-/** cloud-init's built-in config (CFG_BUILTIN), which lies under /etc/cloud/cloud.cfg in its merged config. */
-const BUILTIN_CONFIG: ConfigMap = {
-  def_log_file: '/var/log/cloud-init.log',
-  log_cfgs: [],
-  syslog_fix_perms: ['syslog:adm', 'root:adm', 'root:wheel', 'root:root'],
-  vendor_data: { enabled: true, prefix: [] },
-  vendor_data2: { enabled: true, prefix: [] },
-};
-
-/** Fills what OVER lacks from UNDER, mappings recursively (cloud-init's mergemanydict, first wins). */
-function underlay(over: ConfigMap, under: ConfigMap): ConfigMap {
-  const out: ConfigMap = { ...over };
-  for (const [k, v] of Object.entries(under)) {
-    const cur = out[k];
-    if (cur === undefined) out[k] = v;
-    else if (isConfigMap(cur) && isConfigMap(v)) out[k] = underlay(cur, v);
-  }
-  return out;
-}
-
-/** merged_cfg as cloud-init 22.4 writes it: the system config over the built-ins, without system_info (its "restricted" cfg). */
+/** The system config over the built-ins, without system_info (cloud-init's "restricted" cfg). */
 function restrictedSystemConfig(system: ConfigMap): ConfigMap {
-  const { system_info: _systemInfo, ...rest } = underlay(system, BUILTIN_CONFIG);
-  return { _doc: 'Merged cloud-init system config from /etc/cloud/cloud.cfg and /etc/cloud/cloud.cfg.d/', ...rest };
+  const { system_info: _systemInfo, ...rest } = withBuiltins(system);
+  return rest;
 }
 
 /** What Python's platform.platform() says: Linux-<release>-<machine>-with-glibc<version> (the glibc the process runs on). */
@@ -115,18 +99,21 @@ function sensitivePaths(value: unknown, path: string, out: string[], keys: reado
   return out;
 }
 
-/** The full document, as instance-data-sensitive.json holds it (cloud-init 22.4's layout). */
+/** The full document, as instance-data-sensitive.json holds it when the source is found (cloud-init 25.1's layout). */
 export function buildInstanceData(input: InstanceDataInput): Record<string, unknown> {
   const machine = MACHINE[arch()] ?? arch();
   const platformText = systemPlatform(machine);
   const v1 = standardized(input, machine, platformText);
   const experimental = 'EXPERIMENTAL: The structure and format of content scoped under the \'ds\' key may change in subsequent releases of cloud-init.';
   const crawled = input.instance.crawledMetadata;
+  const system = restrictedSystemConfig(input.systemConfig);
   const ds: Record<string, unknown> = crawled ? { ...crawled, _doc: experimental } : { _doc: experimental, meta_data: input.instance.metadata, ...(input.instance.extra ?? {}) };
   const full: Record<string, unknown> = {
     base64_encoded_keys: input.instance.base64EncodedKeys ?? [],
     ds,
-    merged_cfg: restrictedSystemConfig(input.systemConfig),
+    // 25.1 keeps the old name beside the new one, each with its own _doc.
+    merged_cfg: { ...system, _doc: 'DEPRECATED: Use merged_system_cfg. Will be dropped from 24.1' },
+    merged_system_cfg: { ...system, _doc: 'Merged cloud-init system config from /etc/cloud/cloud.cfg and /etc/cloud/cloud.cfg.d/' },
     sys_info: {
       dist: [input.distro.osReleaseId ?? input.distro.name, input.distro.version, input.distro.codename ?? ''],
       platform: platformText,

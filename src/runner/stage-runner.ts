@@ -18,10 +18,10 @@ import { DryRunPlatform } from '../platform/dry-run-platform';
 import { KvpTelemetry } from '../sources/azure/kvp';
 import { describeSource } from './describe-source';
 import { initNeedsNetwork } from './network-wait';
+import { addSystemInfoToInstanceData, writeCombinedCloudConfig } from './combined-cloud-config';
 import { locateDatasource } from './locate-datasource';
 import { restoreInstance } from './instance-cache';
 import { buildInstanceData, writeInstanceData } from './instance-data';
-import { sortedJson } from './sorted-json';
 import { initCloudDirs, instancify, NO_PREVIOUS_INSTANCE_ID, previousInstanceId } from './instance-files';
 import { emptyProcessedPart, formatProcessedMessage, type ProcessedPart } from '../userdata/processed-message';
 import { validateUserCloudConfig } from './validate-user-cloud-config';
@@ -74,6 +74,8 @@ export class StageRunner {
   /** --all-stages synchronised with the stage units: the distro's networking ran between init-local and init. */
   private stageUnitsBetween = false;
   private merged: ConfigMap | undefined;
+  /** combined-cloud-config.json as the init stage wrote it (its system_info and features go into the sensitive instance data). */
+  private combined: ConfigMap | undefined;
   private networkApplied = false;
   /** Whether init-local wrote network config this boot (in one process: config no networking service has read yet). */
   private localNetworkWritten = false;
@@ -407,6 +409,7 @@ export class StageRunner {
     const cloudConfigText = await p.readTextIfExists(posix.join(rc.paths.instanceDir(this.found.data.instanceId), 'cloud-config.txt'));
     await validateUserCloudConfig(cloudConfigText ?? '', this.opts.logger.for('schema.py'));
     await this.writeInstanceData(rc, this.merged);
+    if (this.combined) await addSystemInfoToInstanceData(p, rc.paths, this.combined, this.log);
     const activate = this.found.source.activate;
     if (activate) {
       const iid = this.found.data.instanceId;
@@ -466,7 +469,7 @@ export class StageRunner {
     // cloud-init takes the consume_data semaphore when it first consumes an instance's data.
     await markRun(p, posix.join(rc.paths.instanceSemDir(found.data.instanceId), 'consume_data'), this.now());
     const merged = mergeCloudConfig({ system: rc.config, datasource: found.data.sourceConfig, vendor, vendor2, user });
-    await p.writeFile(rc.paths.combinedCloudConfigFile, sortedJson(merged), { mode: 0o600 });
+    this.combined = await writeCombinedCloudConfig(p, rc.paths, merged);
     return merged;
   }
 

@@ -103,11 +103,24 @@ test('the files cloud-init writes, in their shapes and modes', async (t) => {
   assert.equal(sensitive.v1.cloud_id, 'fakecloud');
   assert.equal(sensitive.v1.region, 'r1');
   assert.deepEqual(sensitive.v1.public_ssh_keys, ['ssh-ed25519 AAAA test']);
-  // merged_cfg is the system config, as cloud-init 22.4 writes it; the user's config is in combined-cloud-config.json.
-  assert.match(sensitive.merged_cfg._doc, /^Merged cloud-init system config/);
-  assert.equal(json(root, 'run/cloud-init/combined-cloud-config.json').password, 'topsecret');
-  assert.deepEqual(sensitive.sensitive_keys, ['merged_cfg']);
+  // merged_system_cfg is the system config, as cloud-init 25.1 writes it, and merged_cfg its deprecated copy; the
+  // user's config is in combined-cloud-config.json, over the built-ins, with system_info and features (which 25.1
+  // also adds to the sensitive instance data once user data is consumed).
+  assert.match(sensitive.merged_system_cfg._doc, /^Merged cloud-init system config/);
+  assert.match(sensitive.merged_cfg._doc, /^DEPRECATED: Use merged_system_cfg/);
+  assert.equal(sensitive.merged_system_cfg.def_log_file, '/var/log/cloud-init.log');
+  const combined = json(root, 'run/cloud-init/combined-cloud-config.json');
+  assert.equal(combined.password, 'topsecret');
+  assert.match(combined._doc, /^Aggregated cloud-config created by merging merged_system_cfg/);
+  assert.deepEqual(combined.system_info.network, { renderers: null });
+  assert.equal(combined.features.DEPRECATION_INFO_BOUNDARY, 'devel');
+  assert.equal(combined.features.MANUAL_NETWORK_WAIT, true);
+  assert.deepEqual(sensitive.features, combined.features);
+  assert.deepEqual(sensitive.system_info, combined.system_info);
+  assert.deepEqual(sensitive.sensitive_keys, ['merged_cfg', 'merged_system_cfg']);
   assert.equal(open.merged_cfg, 'redacted for non-root user');
+  assert.equal(open.merged_system_cfg, 'redacted for non-root user');
+  assert.equal(open.features, undefined, 'features and system_info go to the sensitive file only');
   assert.equal(open.ds.meta_data.admin_password, 'redacted for non-root user');
   assert.ok(!readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8').includes('topsecret'));
   assert.ok(!readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8').includes('hunter22secret'));
