@@ -87,12 +87,12 @@ async function writeLinked(platform: Platform, file: string, link: string, text:
 }
 
 /**
- * status.json as cloud-init 22.4 writes it, plus kiln's `recoverable_errors` and per-module `modules` records. cloud-init
- * also keeps an empty record for `modules-init` (the `cloud-init modules --mode init` stage that no unit runs).
+ * status.json as cloud-init 25.1 writes it (the four stages the units run, each with its `recoverable_errors`; no
+ * empty `modules-init` record, which 22.4 kept), plus kiln's per-module `modules` records.
  */
 export async function writeStatusFile(platform: Platform, paths: CloudPaths, status: StatusFile): Promise<void> {
   const { last_update: _unused, ...v1 } = status.v1;
-  const doc = { v1: { ...v1, 'modules-init': { errors: [], finished: null, start: null } } };
+  const doc = { v1 };
   await writeLinked(platform, paths.statusDataFile, paths.statusFile, sortedJson(doc));
 }
 

@@ -47,7 +47,7 @@ test('status: exit 0 when done, --long, json and yaml in the shape of cloud-init
   const text = (await cli(['--root', root, 'status', '--format', 'json'])).out;
   const j = JSON.parse(text);
   // cloud-init's eight fields, then status.json's v1 without datasource; sorted, two-space indent.
-  assert.deepEqual(Object.keys(j), ['boot_status_code', 'datasource', 'detail', 'errors', 'extended_status', 'init', 'init-local', 'last_update', 'modules-config', 'modules-final', 'modules-init', 'recoverable_errors', 'stage', 'status']);
+  assert.deepEqual(Object.keys(j), ['boot_status_code', 'datasource', 'detail', 'errors', 'extended_status', 'init', 'init-local', 'last_update', 'modules-config', 'modules-final', 'recoverable_errors', 'stage', 'status']);
   assert.match(text, /^\{\n {2}"boot_status_code": "enabled-by-sysvinit",\n {2}"datasource": "fake",\n/);
   assert.equal(j.status, 'done');
   assert.equal(j.extended_status, 'done');

@@ -88,6 +88,7 @@ test('the files cloud-init writes, in their shapes and modes', async (t) => {
     assert.ok(Array.isArray(status.v1[s].errors));
   }
   assert.equal(status.v1.stage, null);
+  assert.deepEqual(Object.keys(status.v1).filter((k) => k.startsWith('modules-')).sort(), ['modules-config', 'modules-final'], "25.1 keeps no empty modules-init record (22.4 did)");
   assert.equal(readlinkSync(join(root, 'run/cloud-init/status.json')), '../../var/lib/cloud/data/status.json');
   assert.equal(readlinkSync(join(root, 'run/cloud-init/result.json')), '../../var/lib/cloud/data/result.json');
   assert.equal(status.v1.datasource, 'DataSourceFake', 'a class without its own __str__: the class name alone, as cloud-init 22.4');
