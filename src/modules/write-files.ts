@@ -84,6 +84,16 @@ async function entryContents(ctx: ModuleContext, f: Record<string, unknown>, whe
 }
 
 /** Writes ENTRIES as cloud-init's write_files does; shared with write_files_deferred. */
+/**
+ * Creates the missing folders above a file and gives each of them the file's OWNER, as 25.1's write_file does
+ * (util.ensure_dir with user and group, since 23.x; 22.4 left new folders to root). Folders that exist are untouched.
+ */
+async function makeParentDirs(ctx: ModuleContext, dir: string, owner: string): Promise<void> {
+  const missing: string[] = [];
+  for (let d = dir; d !== '/' && !(await ctx.platform.exists(d)); d = posix.dirname(d)) missing.unshift(d);
+  for (const d of missing) await ctx.platform.mkdir(d, { owner });
+}
+
 export async function writeFileEntries(ctx: ModuleContext, module: string, entries: Array<Record<string, unknown>>, opts: SourceFetchOptions = {}): Promise<void> {
   const warn = (m: string) => ctx.log.warn(m);
   for (const [i, f] of entries.entries()) {
@@ -102,6 +112,7 @@ export async function writeFileEntries(ctx: ModuleContext, module: string, entri
     const owner = typeof f.owner === 'string' && f.owner ? f.owner : DEFAULT_OWNER;
     const mode = decodePerms(f.permissions, warn);
     try {
+      await makeParentDirs(ctx, posix.dirname(path), owner);
       await ctx.platform.writeFile(path, data, { mode, owner, append: isTrue(f.append) });
     } catch (err) {
       throw new ModuleError(module, `${where}: ${(err as Error).message}`, { cause: err });

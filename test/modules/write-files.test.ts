@@ -48,6 +48,18 @@ test('write_files decodes every encoding, sets modes and owners, appends, and le
   }
 });
 
+test("write_files gives the folders it creates the file's owner, as 25.1's ensure_dir does; folders that exist keep theirs", async (t) => {
+  if (!isRoot()) return t.skip('needs root to chown');
+  const root = sandbox(t);
+  mkdirSync(join(root, 'srv'), { recursive: true });
+  await writeFiles.run(moduleContext(root), { write_files: [{ path: '/srv/a/b/conf', content: 'x', owner: 'svc:www' }] });
+  for (const d of ['srv/a', 'srv/a/b']) {
+    const st = statSync(join(root, d));
+    assert.deepEqual([st.uid, st.gid, st.mode & 0o777], [1500, 33, 0o755], d);
+  }
+  assert.equal(statSync(join(root, 'srv')).uid, 0);
+});
+
 test('write_files errors name the entry; bad gzip and unknown owners fail', async (t) => {
   const root = sandbox(t);
   await assert.rejects(writeFiles.run(moduleContext(root), { write_files: [{ path: '/a', content: 'notgz', encoding: 'gz' }] }), /write_files\[0\] \(\/a\).*gzip/);
