@@ -37,7 +37,7 @@ export interface StatusFile {
 }
 
 export interface ResultFile {
-  v1: { datasource: string | null; errors: string[]; recoverable_errors: RecoverableErrors };
+  v1: { datasource: string | null; errors: string[] };
 }
 
 export function emptyStage(): StageRecord {
@@ -101,15 +101,14 @@ export function mergeRecoverable(into: RecoverableErrors, from: RecoverableError
   return into;
 }
 
-/** result.json: written when the final stage ends, every stage's errors together. */
+/**
+ * result.json: written when the final stage ends, every stage's errors together; as 25.1's status_wrapper, only the
+ * datasource and the errors (the recoverable ones stay in status.json).
+ */
 export function resultFrom(status: StatusFile): ResultFile {
   const errors: string[] = [];
-  const recoverable: RecoverableErrors = {};
-  for (const s of STAGE_NAMES) {
-    errors.push(...status.v1[s].errors);
-    mergeRecoverable(recoverable, status.v1[s].recoverable_errors);
-  }
-  return { v1: { datasource: status.v1.datasource, errors, recoverable_errors: recoverable } };
+  for (const s of STAGE_NAMES) errors.push(...status.v1[s].errors);
+  return { v1: { datasource: status.v1.datasource, errors } };
 }
 
 export async function writeResultFile(platform: Platform, paths: CloudPaths, status: StatusFile): Promise<void> {
