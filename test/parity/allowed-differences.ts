@@ -1,4 +1,4 @@
-// THE allow-list: every known, justified difference between Debian's cloud-init 22.4 and kiln in the parity
+// THE allow-list: every known, justified difference between Debian 13's cloud-init 25.1.4 and kiln in the parity
 // harness, each with its reason. Anything not covered here fails the parity test. Keep entries narrow: the
 // parity test also fails on an entry (a kind it lists, its normaliser) that excused nothing over all seeds.
 import type { AllowedDifference } from './compare-trees';
@@ -78,20 +78,16 @@ function dropJsonTimes(text: string): string {
 }
 
 /**
- * Keys kiln adds to status.json / result.json that 22.4 lacks: `recoverable_errors` (every stage record, and result.json's
- * v1) and the per-module `modules` record of each stage. Only those keys are dropped; everything else is still compared.
+ * The key kiln adds to status.json / result.json that 25.1 lacks: the per-module `modules` record of each stage. Only
+ * that key is dropped; everything else (recoverable_errors too, which 25.1 writes) is still compared.
  */
 function dropKilnStatusKeys(text: string): string {
   try {
     const doc = JSON.parse(text) as { v1?: Record<string, unknown> };
     const v1 = doc.v1;
     if (!v1 || typeof v1 !== 'object') return text;
-    delete v1.recoverable_errors;
     for (const rec of Object.values(v1)) {
-      if (rec && typeof rec === 'object' && !Array.isArray(rec) && 'errors' in rec) {
-        delete (rec as Record<string, unknown>).recoverable_errors;
-        delete (rec as Record<string, unknown>).modules;
-      }
+      if (rec && typeof rec === 'object' && !Array.isArray(rec) && 'errors' in rec) delete (rec as Record<string, unknown>).modules;
     }
     return JSON.stringify(doc, null, 1);
   } catch {
@@ -128,7 +124,7 @@ export const ALLOWED_DIFFERENCES: AllowedDifference[] = [
     path: /^\/etc\/(shadow|gshadow)-?$/,
     kinds: [],
     normalize: maskPasswordHashes,
-    reason: 'password hashes use a random salt (cloud-init and kiln both leave plain-text passwords to chpasswd, which picks yescrypt on bookworm); users, ages and lock state are still compared',
+    reason: 'password hashes use a random salt (cloud-init and kiln both leave plain-text passwords to chpasswd, which picks yescrypt on trixie); users, ages and lock state are still compared',
   },
   {
     path: /^\/var\/lib\/cloud\/instances\/[^/]+\/(user-data|vendor-data2?)\.txt\.i$/,
@@ -146,13 +142,13 @@ export const ALLOWED_DIFFERENCES: AllowedDifference[] = [
     path: /^\/run\/cloud-init\/instance-data(-sensitive)?\.json$/,
     kinds: [],
     normalize: maskRuntime,
-    reason: 'python_version / sys_info.python name the interpreter (Python 3.11 for cloud-init, the Node runtime kiln is built on). Every other key and value is compared',
+    reason: 'python_version / sys_info.python name the interpreter (Python 3.13 for cloud-init, the Node runtime kiln is built on). Every other key and value is compared',
   },
   {
     path: /^\/(var\/lib\/cloud\/data|run\/cloud-init)\/(status|result)\.json$/,
     kinds: [],
     normalize: dropKilnStatusKeys,
-    reason: "kiln adds `recoverable_errors` (asked for by issue 4, as newer cloud-init writes it) and each stage's per-module `modules` outcomes and times (read by `analyze`); 22.4 has neither key, so only those two keys are dropped before comparing",
+    reason: "kiln adds each stage's per-module `modules` outcomes and times (read by `analyze`); 25.1 has no such key, so only it is dropped before comparing",
   },
   {
     path: /^\/(var\/lib\/cloud\/(instances\/[^/]+\/)?sem|run\/cloud-init\/sem)\/[^/]+$/,
@@ -179,11 +175,6 @@ export const ALLOWED_DIFFERENCES: AllowedDifference[] = [
     path: /^\/var\/lib\/cloud\/instances\/[^/]+\/obj\.json$/,
     kinds: ['only-kiln'],
     reason: "kiln's cache of the found datasource (JSON, read by its later stages) in place of cloud-init's obj.pkl",
-  },
-  {
-    path: /^\/run\/cloud-init\/combined-cloud-config\.json$/,
-    kinds: ['only-kiln'],
-    reason: 'the merged cloud-config that cloud-init 23.1 and later write here (22.4 does not); kiln writes it for `query` and later stages',
   },
   {
     path: /^\/var\/lib\/cloud\/data\/python-version$/,

@@ -1,5 +1,5 @@
-// The parity harness: Debian's real cloud-init 22.4 and the built kiln binary run the same seeds in two copies
-// of the same Debian rootfs; the trees they leave must match, but for the annotated allow-list.
+// The parity harness: Debian 13's real cloud-init 25.1.4 and the built kiln binary run the same seeds in two copies
+// of the same Debian trixie rootfs (PARITY_SUITE); the trees they leave must match, but for the annotated allow-list.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,7 +50,7 @@ test('oracle check: two runs of cloud-init itself differ only by what the allow-
   }
 });
 
-test('parity: cloud-init 22.4 and kiln leave the same trees on every seed', { timeout: 3_600_000 }, async (t) => {
+test('parity: cloud-init 25.1.4 and kiln leave the same trees on every seed', { timeout: 3_600_000 }, async (t) => {
   if (!need(t, sandboxReady(), REASON)) return;
   const kiln = builtBinary('kiln-linux-x64');
   if (!need(t, kiln !== undefined, 'dist/kiln-linux-x64 is not built (node build.mjs linux-x64)')) return;
