@@ -44,20 +44,21 @@ export async function applyNetworkOnLinux(input: NetworkInput): Promise<NetworkO
   // an error, so nothing is applied), and get their names, before anything is rendered or brought up.
   await waitForPhysdevs(p, input.log, sel.config);
   await applyNetworkConfigNames(p, input.log, sel.config);
+  const config = sel.config;
   const out = await renderNetwork(p, sel.state, { distro: input.distro.name, ...(renderer ? { renderer } : renderers ? { renderers } : {}) });
   input.log.info(`network config rendered with ${out.renderer}: ${out.files.join(', ')}`);
   await runPostRenderCommands(p, input.log, out.renderer, input.distro.name);
   if (!input.bringUp) {
     input.log.debug('Not bringing up newly configured network interfaces');
-    return { written: out.files };
+    return { written: out.files, config };
   }
   input.log.debug('Bringing up newly configured network interfaces');
   const activator = await selectActivator(p, input.distro.name, Array.isArray(sysNet.activators) ? sysNet.activators.map(String) : undefined);
   if (!activator) {
     input.log.warn('No network activator found, not bringing up network interfaces');
-    return { written: out.files, broughtUp: false };
+    return { written: out.files, config, broughtUp: false };
   }
   input.log.debug(`Using selected activator: ${activator.name}`);
   const broughtUp = await activator.bringUpAll({ platform: p, log: input.log }, sel.state);
-  return { written: out.files, activator: activator.name, broughtUp };
+  return { written: out.files, config, activator: activator.name, broughtUp };
 }

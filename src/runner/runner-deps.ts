@@ -61,6 +61,8 @@ export interface NetworkInput {
 export interface NetworkOutcome {
   /** Files written (for the log), e.g. /etc/netplan/50-cloud-init.yaml. */
   written: string[];
+  /** The network config selected and applied (absent when network config is disabled). */
+  config?: Record<string, unknown>;
   /** The activator that brought the interfaces up (absent when none was asked for or found). */
   activator?: string;
   /** Whether every activation command succeeded (absent when bring-up was not asked for). */

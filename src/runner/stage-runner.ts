@@ -18,6 +18,7 @@ import { DryRunPlatform } from '../platform/dry-run-platform';
 import { KvpTelemetry } from '../sources/azure/kvp';
 import { describeSource } from './describe-source';
 import { initNeedsNetwork } from './network-wait';
+import { writeNetworkConfigJson } from './network-config-json';
 import { addSystemInfoToInstanceData, writeCombinedCloudConfig } from './combined-cloud-config';
 import { locateDatasource } from './locate-datasource';
 import { restoreInstance } from './instance-cache';
@@ -360,6 +361,7 @@ export class StageRunner {
       const bringUp = stage === 'network' && !cfgBool(rc.config, 'disable_network_activation', false);
       const out = await this.deps.selectAndRenderNetwork({ platform: this.platform, log: this.opts.logger.for('stages.py'), instance, config: rc.config, distro: await this.distroInfo(), stage, kernelCmdline: rc.kernelCmdline, bringUp });
       if (instance) this.networkApplied = true;
+      if (instance && out.config) await writeNetworkConfigJson(this.platform, rc.paths, out.config);
       if (stage === 'local' && out.written.length) this.localNetworkWritten = true;
       if (out.written.length) {
         this.log.info(`network config written: ${out.written.join(', ')}`);
