@@ -24,11 +24,15 @@ export async function ensureSudoDir(platform: Platform, dir: string, now: Date):
   await platform.mkdir(dir, { mode: 0o750 });
 }
 
-/** Appends USER's RULES (a string or a list) to the cloud-init sudoers file, creating it 0440 with a header. */
+/**
+ * Appends USER's RULES (a string or a list) to the cloud-init sudoers file, creating it 0440 with a header; rules the
+ * file already holds, word for word, are not added again (25.1's write_sudo_rules: a new instance id does not repeat
+ * the default user's rules).
+ */
 export async function writeSudoRules(platform: Platform, user: string, rules: string | string[], now: Date = new Date(), file = CLOUD_INIT_SUDOERS): Promise<void> {
   const lines = ['', `# User rules for ${user}`, ...(Array.isArray(rules) ? rules : [rules]).map((r) => `${user} ${r}`)];
   const content = `${lines.join('\n')}\n`;
   await ensureSudoDir(platform, posix.dirname(file), now);
   if (!(await platform.exists(file))) await platform.writeFile(file, [makeHeader(now), content].join('\n'), { mode: 0o440 });
-  else await platform.writeFile(file, content, { append: true });
+  else if (!((await platform.readTextIfExists(file)) ?? '').includes(content)) await platform.writeFile(file, content, { append: true });
 }
