@@ -18,11 +18,13 @@ export function dropEniLoopbackDnsLines(text: string): string {
   return text.replace(/^(iface lo inet loopback\n)(?: {4}dns-.*\n)+/m, '$1');
 }
 
-/** On a new instance, cloud-init 22.4's merged_cfg still carries the previous instance's user cloud-config. */
+/** On a new instance, cloud-init's merged_cfg / merged_system_cfg still carry the previous instance's user cloud-config. */
 function dropPreviousInstanceUserConfig(text: string): string {
   try {
-    const data = JSON.parse(text) as { merged_cfg?: Record<string, unknown> };
-    if (data.merged_cfg) for (const key of ['runcmd', 'write_files', 'cloud_config_modules', 'unverified_modules', 'wireguard']) delete data.merged_cfg[key];
+    const data = JSON.parse(text) as Record<string, Record<string, unknown> | undefined>;
+    for (const section of [data.merged_cfg, data.merged_system_cfg]) {
+      if (section) for (const key of ['runcmd', 'write_files', 'cloud_config_modules', 'unverified_modules', 'wireguard']) delete section[key];
+    }
     return JSON.stringify(data, null, 1);
   } catch {
     return text;
@@ -95,6 +97,25 @@ function dropKilnStatusKeys(text: string): string {
   }
 }
 
+/**
+ * The texts of status.json's recoverable_errors: which levels each stage recorded is kept, the messages are not
+ * (see the entry).
+ */
+function keepRecoverableLevels(text: string): string {
+  try {
+    const doc = JSON.parse(text) as { v1?: Record<string, unknown> };
+    for (const rec of Object.values(doc.v1 ?? {})) {
+      if (rec && typeof rec === 'object' && !Array.isArray(rec) && 'recoverable_errors' in rec) {
+        const r = rec as Record<string, unknown>;
+        r.recoverable_errors = Object.keys((r.recoverable_errors ?? {}) as object).sort();
+      }
+    }
+    return JSON.stringify(doc, null, 1);
+  } catch {
+    return text;
+  }
+}
+
 /** In instance-data*.json: the interpreter version (v1.python_version, sys_info.python) only. */
 function maskRuntime(text: string): string {
   try {
@@ -151,6 +172,12 @@ export const ALLOWED_DIFFERENCES: AllowedDifference[] = [
     reason: "kiln adds each stage's per-module `modules` outcomes and times (read by `analyze`); 25.1 has no such key, so only it is dropped before comparing",
   },
   {
+    path: /^\/var\/lib\/cloud\/data\/status\.json$/,
+    kinds: [],
+    normalize: keepRecoverableLevels,
+    reason: "25.1 records every WARNING-or-worse log line of a stage as a recoverable error, in its own words (a script's 'skipping … not executable', then 'Failed to run module …' and 'Running module … (<module …>) failed'); kiln's warnings say the same things in its own words and not one per cloud-init log call, so only which levels (WARNING, ERROR, DEPRECATED) each stage recorded is compared",
+  },
+  {
     path: /^\/(var\/lib\/cloud\/(instances\/[^/]+\/)?sem|run\/cloud-init\/sem)\/[^/]+$/,
     kinds: ['content'],
     reason: 'a semaphore file holds the pid and time of the run that took it; only its presence matters',
@@ -205,7 +232,7 @@ export const ALLOWED_DIFFERENCES: AllowedDifference[] = [
     seeds: /^(20-|\d+-wireguard$)/,
     kinds: [],
     normalize: dropPreviousInstanceUserConfig,
-    reason: "on the boot of a new instance id, cloud-init 22.4 reads its config while /var/lib/cloud/instance still points at the previous instance, so the new instance's merged_cfg carries the old instance's user cloud-config (seed 20: runcmd and write_files; the wireguard seed: its module list, unverified_modules and wireguard); kiln keeps merged_cfg to the system config, so no stale user config leaks into the new instance's data",
+    reason: "on the boot of a new instance id, cloud-init (22.4 and still 25.1) reads its config while /var/lib/cloud/instance still points at the previous instance, so the new instance's merged_system_cfg and merged_cfg carry the old instance's user cloud-config (seed 20: runcmd and write_files; the wireguard seed: its module list, unverified_modules and wireguard); kiln keeps merged_cfg to the system config, so no stale user config leaks into the new instance's data",
   },
   {
     path: /^\/var\/lib\/cloud\/data\/(status|result)\.json$/,
