@@ -18,12 +18,12 @@ export const GENERATE_KEY_NAMES = ['rsa', 'dsa', 'ecdsa', 'ed25519'];
 const keyFile = (type: string) => `/etc/ssh/ssh_host_${type}_key`;
 const UNSUPPORTED = /^(ecdsa-sk|ed25519-sk)_(private|public|certificate)$/;
 
-/** ssh_keys entry name → [file, mode]. */
+/** ssh_keys entry name → [file, mode]: the private key 0600, the public key and certificate 0644 (25.1; 22.4 made all three 0600). */
 function configKeyFile(key: string): [string, number] | undefined {
   const m = /^(rsa|dsa|ecdsa|ed25519)_(private|public|certificate)$/.exec(key);
   if (!m) return undefined;
   const base = keyFile(m[1] as string);
-  return [m[2] === 'private' ? base : m[2] === 'public' ? `${base}.pub` : `${base}-cert.pub`, 0o600];
+  return m[2] === 'private' ? [base, 0o600] : [m[2] === 'public' ? `${base}.pub` : `${base}-cert.pub`, 0o644];
 }
 
 async function deleteHostKeys(ctx: ModuleContext): Promise<void> {

@@ -62,6 +62,9 @@ test('ssh: given ssh_keys are written and a missing public half is derived; disa
   const gen = await ctx.platform.run(['sh', '-c', 'ssh-keygen -q -t ed25519 -C testkey -N "" -f /tmp/k && cat /tmp/k && rm /tmp/k /tmp/k.pub']);
   await ssh.run(ctx, { ssh_keys: { ed25519_private: gen.stdout, ed25519_certificate: 'ssh-ed25519-cert-v01@openssh.com AAAAfake cert', bogus_private: 'x' }, disable_root: false, users: [] });
   assert.equal(readFileSync(join(root, 'etc/ssh/ssh_host_ed25519_key-cert.pub'), 'utf8'), 'ssh-ed25519-cert-v01@openssh.com AAAAfake cert');
+  // 25.1's modes for given keys: the private one 0600, the certificate (and a given public key) 0644.
+  assert.equal(statSync(join(root, 'etc/ssh/ssh_host_ed25519_key-cert.pub')).mode & 0o777, 0o644);
+  assert.equal(statSync(join(root, 'etc/ssh/ssh_host_ed25519_key')).mode & 0o777, 0o600);
   assert.equal(readFileSync(join(root, 'etc/ssh/sshd_config.d/50-cloud-init.conf'), 'utf8'), 'HostCertificate /etc/ssh/ssh_host_ed25519_key-cert.pub\n');
   assert.equal(readFileSync(join(root, 'etc/ssh/ssh_host_ed25519_key'), 'utf8'), gen.stdout);
   assert.match(readFileSync(join(root, 'etc/ssh/ssh_host_ed25519_key.pub'), 'utf8'), /^ssh-ed25519 \S+ testkey root@localhost\n$/);
