@@ -6,6 +6,8 @@ import type { DistroOps } from '../platform/linux/distro/distro';
 import { cfgBool, cfgString, isFalse, isTrue } from './support/config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
 import { updateSshdConfig } from './support/sshd-config';
+import { usesSystemd } from './support/distro-facts';
+import { serviceCommand } from './support/service-control';
 import { normalizeUsersGroups } from './support/users-config';
 
 /** Letters and digits without the look-alikes l, o, L, O, I, 0 and 1. */
@@ -62,9 +64,27 @@ async function handleSshPwauth(ctx: ModuleContext, ops: DistroOps, cfg: CloudCon
     ctx.log.debug('Not restarting SSH service: the target is not the running system.');
     return;
   }
-  const status = await ctx.platform.run(['systemctl', 'status', service], { allowFailure: true });
-  if (status.code === 0) await ctx.platform.run(ops.restartServiceCommand(service), { allowFailure: true });
-  else ctx.log.debug(`Writing config 'ssh_pwauth: ${String(pwAuth)}'. SSH service '${service}' will not be restarted because it is not running.`);
+  if (await usesSystemd(ctx.platform)) {
+    // 25.1: under systemd only a running sshd is restarted (ignoring its dependencies: this runs before sshd.service).
+    const state = await ctx.platform.run(['systemctl', 'show', '--property', 'ActiveState', '--value', service], { allowFailure: true });
+    if (['active', 'activating', 'reloading'].includes(state.stdout.trim().toLowerCase())) await restartSshDaemon(ctx, ['systemctl', 'restart', service, '--job-mode=ignore-dependencies']);
+    else ctx.log.debug(`Writing config 'ssh_pwauth: ${String(pwAuth)}'. SSH service '${service}' will not be restarted because it is not running.`);
+    return;
+  }
+  // Without systemd, 25.1 restarts it through the distro's service tool whatever its state.
+  await restartSshDaemon(ctx, await serviceCommand(ctx, 'restart', service));
+}
+
+/** 25.1's _restart_ssh_daemon: a failure is a warning that the setting may not be applied, not a module failure. */
+async function restartSshDaemon(ctx: ModuleContext, argv: string[]): Promise<void> {
+  const r = await ctx.platform.run(argv, { allowFailure: true });
+  if (r.code === 0) {
+    ctx.log.debug('Restarted the SSH daemon.');
+    return;
+  }
+  const msg = `'ssh_pwauth' configuration may not be applied. Cloud-init was unable to restart SSH daemon due to error: 'command ${argv.join(' ')} exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}'`;
+  ctx.log.warn(msg);
+  ctx.recoverable('WARNING', msg);
 }
 
 export const setPasswords: Module = {
