@@ -1,5 +1,6 @@
 // cc_mounts: adds mounts (and the ephemeral0/swap defaults) to /etc/fstab tagged comment=cloudconfig, and sets up a swap file.
 import { posix } from 'node:path';
+import { CommandError } from '../util/command-error';
 import { cfgMap } from './support/config-values';
 import { humanToBytes } from './support/human-size';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
@@ -288,9 +289,11 @@ export const mounts: Module = {
       cmds.push(['mount', '-a']);
       if (usesSystemd) cmds.push(['systemctl', 'daemon-reload']);
     }
+    // 25.1 (activate_swap_if_needed, mount_if_needed): a failing swapon -a or mount -a fails the module; 22.4 only
+    // logged PASS/FAIL.
     for (const cmd of cmds) {
       const r = await ctx.platform.run(cmd, { allowFailure: true });
-      ctx.log.debug(`Activate mounts: ${r.code === 0 ? 'PASS' : 'FAIL'}:${cmd.join(' ')}`);
+      if (r.code !== 0) throw new CommandError(`command '${cmd.join(' ')}' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`, { argv: cmd, code: r.code, stdout: r.stdout, stderr: r.stderr });
     }
   },
 };

@@ -236,10 +236,10 @@ export const ALLOWED_DIFFERENCES: AllowedDifference[] = [
   },
   {
     path: /^\/var\/lib\/cloud\/data\/(status|result)\.json$/,
-    seeds: /^(25-|\d+-(puppet|chef|salt-minion|mcollective|ansible|snap-lxd|wireguard|ubuntu-advantage)$)/,
+    seeds: /^(18-|25-|\d+-(puppet|chef|salt-minion|mcollective|ansible|snap-lxd|wireguard|ubuntu-advantage)$)/,
     kinds: [],
     normalize: keepFailedModuleNames,
-    reason: "the seeds make modules fail on both sides (keyboard and ntp; puppet's `service puppet start`, the chef, salt-minion, mcollective and ansible installs without network; `snap ack` without snapd; the wireguard-tools and ubuntu-advantage-tools installs, enabling wg-quick@wg0 in the chroot); cloud-init records Python exception reprs (a bare NotImplementedError for keyboard without systemd, ProcessExecutionError for apt and service), kiln its own error naming the cause; which modules failed, and in which stage, is still compared",
+    reason: "the seeds make modules fail on both sides (mount -a without the LABEL=scratch device; keyboard and ntp; puppet's `service puppet start`, the chef, salt-minion, mcollective and ansible installs without network; `snap ack` without snapd; the wireguard-tools and ubuntu-advantage-tools installs, enabling wg-quick@wg0 in the chroot); cloud-init records Python exception reprs (a bare NotImplementedError for keyboard without systemd, ProcessExecutionError for apt and service), kiln its own error naming the cause; which modules failed, and in which stage, is still compared",
   },
   {
     path: /^\/var\/lib\/cloud\/data\/(status|result)\.json$/,
