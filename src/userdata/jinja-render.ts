@@ -277,7 +277,10 @@ class Renderer {
       case 'call': {
         const fn = this.eval(e.fn, frame);
         if (typeof fn !== 'function') throw new TemplateError(e.line, `'${describe(e.fn)}' is not callable`);
-        const args = e.args.map((a) => this.need(this.eval(a, frame), a));
+        // default's fallback may itself be undefined (`x | default(y, true) | default('z', true)`): Jinja passes the
+        // undefined on, for the next default to replace, as Debian's deb822 sources template relies on.
+        const isDefault = e.name === 'default' || e.name === 'd';
+        const args = e.args.map((a) => (isDefault ? this.eval(a, frame) : this.need(this.eval(a, frame), a)));
         const kw = Object.entries(e.kwargs).map(([, a]) => this.need(this.eval(a, frame), a));
         try {
           return (fn as (...a: unknown[]) => unknown)(...args, ...kw);
@@ -290,7 +293,10 @@ class Renderer {
         if (!f) throw new TemplateError(e.line, `unknown filter '${e.name}'`);
         const v = this.eval(e.value, frame);
         if (v instanceof Undefined && e.name !== 'default' && e.name !== 'd') throw new TemplateError(e.line, `'${v.path}' is undefined`);
-        const args = e.args.map((a) => this.need(this.eval(a, frame), a));
+        // default's fallback may itself be undefined (`x | default(y, true) | default('z', true)`): Jinja passes the
+        // undefined on, for the next default to replace, as Debian's deb822 sources template relies on.
+        const isDefault = e.name === 'default' || e.name === 'd';
+        const args = e.args.map((a) => (isDefault ? this.eval(a, frame) : this.need(this.eval(a, frame), a)));
         const kwargs: Record<string, unknown> = {};
         for (const [k, a] of Object.entries(e.kwargs)) kwargs[k] = this.need(this.eval(a, frame), a);
         try {
