@@ -277,10 +277,7 @@ class Renderer {
       case 'call': {
         const fn = this.eval(e.fn, frame);
         if (typeof fn !== 'function') throw new TemplateError(e.line, `'${describe(e.fn)}' is not callable`);
-        // default's fallback may itself be undefined (`x | default(y, true) | default('z', true)`): Jinja passes the
-        // undefined on, for the next default to replace, as Debian's deb822 sources template relies on.
-        const isDefault = e.name === 'default' || e.name === 'd';
-        const args = e.args.map((a) => (isDefault ? this.eval(a, frame) : this.need(this.eval(a, frame), a)));
+        const args = e.args.map((a) => this.need(this.eval(a, frame), a));
         const kw = Object.entries(e.kwargs).map(([, a]) => this.need(this.eval(a, frame), a));
         try {
           return (fn as (...a: unknown[]) => unknown)(...args, ...kw);
