@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { writeFiles } from '../../src/modules/write-files';
-import { isRoot } from '../helpers/requirements';
+import { isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 import { moduleContext } from './module-context';
 
@@ -49,7 +49,7 @@ test('write_files decodes every encoding, sets modes and owners, appends, and le
 });
 
 test("write_files gives the folders it creates the file's owner, as 25.1's ensure_dir does; folders that exist keep theirs", async (t) => {
-  if (!isRoot()) return t.skip('needs root to chown');
+  if (!need(t, isRoot(), 'needs root to chown')) return;
   const root = sandbox(t);
   mkdirSync(join(root, 'srv'), { recursive: true });
   await writeFiles.run(moduleContext(root), { write_files: [{ path: '/srv/a/b/conf', content: 'x', owner: 'svc:www' }] });
