@@ -76,6 +76,28 @@ async function addSnapUser(ctx: ModuleContext, name: string, c: UserConfig): Pro
   }
 }
 
+/**
+ * 25.1 (since 24.3) unlocks an account with `lock_passwd: false` only when a password is given for it (or, for an
+ * existing user, one is already set) and warns otherwise; these are its two warnings. kiln does not unlock.
+ */
+async function warnNotUnlocked(ctx: ModuleContext, name: string, c: UserConfig, preExisting: boolean): Promise<void> {
+  const given = 'plain_text_passwd' in c || 'hashed_passwd' in c || (!preExisting && 'passwd' in c);
+  if (given) return;
+  if (!preExisting) {
+    const msg = `Not unlocking password for user ${name}. 'lock_passwd: false' present in user-data but no 'passwd'/'plain_text_passwd'/'hashed_passwd' provided in user-data`;
+    ctx.log.warn(msg);
+    ctx.recoverable('WARNING', msg);
+    return;
+  }
+  const shadow = (await ctx.platform.readTextIfExists('/etc/shadow')) ?? '';
+  // 25.1's _shadow_file_has_empty_user_password: `name::` or `name:!:` only; a user /etc/shadow lacks counts as having one.
+  const hash = shadow.split('\n').find((l) => l.startsWith(`${name}:`))?.split(':')[1];
+  if (hash === undefined || (hash !== '' && hash !== '!')) return;
+  const msg = `Not unlocking blank password for existing user ${name}. 'lock_passwd: false' present in user-data but no existing password set and no 'plain_text_passwd'/'hashed_passwd' provided in user-data`;
+  ctx.log.warn(msg);
+  ctx.recoverable('WARNING', msg);
+}
+
 /** distro.create_user: add the user if missing, then passwords, lock, sudo and keys (for new and existing users). */
 export async function createUser(ctx: ModuleContext, ops: DistroOps, name: string, c: UserConfig): Promise<void> {
   if ('snapuser' in c) {
@@ -87,13 +109,15 @@ export async function createUser(ctx: ModuleContext, ops: DistroOps, name: strin
   if (spec.primaryGroup && spec.groups && !spec.keepMissingGroups && !(await ops.groupExists(ctx.platform, spec.primaryGroup))) {
     await ops.addGroup(ctx.platform, spec.primaryGroup);
   }
-  if (!(await ops.addUser(ctx.platform, spec))) ctx.log.info(`User ${name} already exists, skipping.`);
+  const preExisting = !(await ops.addUser(ctx.platform, spec));
+  if (preExisting) ctx.log.info(`User ${name} already exists, skipping.`);
   const plain = c.plain_text_passwd;
   // As cloud-init: chpasswd hashes plain text with the distro's default method (yescrypt on Debian 12).
   if (typeof plain === 'string' && plain) await ops.setPasswords(ctx.platform, [{ user: name, password: plain }], false);
   const hashed = c.hashed_passwd;
   if (typeof hashed === 'string' && hashed) await ops.setPasswords(ctx.platform, [{ user: name, password: hashed }], true);
   if (c.lock_passwd === undefined || isTrue(c.lock_passwd)) await ops.lockPassword(ctx.platform, name);
+  else await warnNotUnlocked(ctx, name, c, preExisting);
   if ('sudo' in c) {
     const sudo = c.sudo;
     if (typeof sudo === 'string' && sudo) await writeSudoRules(ctx.platform, name, sudo);

@@ -198,3 +198,15 @@ test('users_groups: doas rules go to /etc/doas.conf (0440, once per block), inva
   failing.platform.run = async () => ({ code: 1, stdout: '', stderr: 'error: cannot create user: no such account\n' });
   await assert.rejects(usersGroups.run(failing, { users: [{ name: 'x', snapuser: 'x@example.com' }] }), /Failed to create snap user x: 'snap create-user --sudoer --json x@example\.com' exited with code 1: error: cannot create user/);
 });
+
+test("lock_passwd: false without a password: 25.1's warning for an existing user whose password is blank; none when one is set", async (t) => {
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  const root = tempDir(t);
+  mkdirSync(join(root, 'etc'), { recursive: true });
+  writeFileSync(join(root, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/sh\nalice:x:1000:1000::/home/alice:/bin/sh\nbob:x:1001:1001::/home/bob:/bin/sh\n');
+  writeFileSync(join(root, 'etc/group'), 'root:x:0:\nalice:x:1000:\nbob:x:1001:\n');
+  writeFileSync(join(root, 'etc/shadow'), 'root:*:19000:0:99999:7:::\nalice:!:19000:0:99999:7:::\nbob:$6$salt$hash:19000:0:99999:7:::\n');
+  const ctx = moduleContext(root);
+  await usersGroups.run(ctx, { users: [{ name: 'alice', lock_passwd: false }, { name: 'bob', lock_passwd: false }] });
+  assert.deepEqual(ctx.problems, ["WARNING: Not unlocking blank password for existing user alice. 'lock_passwd: false' present in user-data but no existing password set and no 'plain_text_passwd'/'hashed_passwd' provided in user-data"]);
+});
