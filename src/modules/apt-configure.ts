@@ -238,23 +238,57 @@ export function disableSuites(disabled: unknown, src: string, release: string): 
   return out;
 }
 
-/** deb822: disabled suites leave each Suites: line; a stanza left with none is commented out whole. */
+const DISABLE_SUITES_REDACT_PREFIX = '# cloud-init disable_suites redacted: ';
+
+/** Prefixes every line of TEXT that is not blank (Python's textwrap.indent). */
+function indentLines(text: string, prefix: string): string {
+  return text.replace(/^(?=.*\S)/gm, prefix);
+}
+
+/**
+ * 25.1's disable_deb822_section_without_suites: an entry left without a named suite (a `Suites:` line after the
+ * entry's first, as its pattern reads) is commented out whole under a heading, its original Suites line restored.
+ */
+function disableDeb822EntryWithoutSuites(entry: string): string {
+  if (/\nSuites:[ \t]+[\w-]+/.test(entry)) return entry;
+  const restored = entry.replace(/\nSuites:.*/g, '').split(DISABLE_SUITES_REDACT_PREFIX).join('');
+  return `## Entry disabled by cloud-init, due to disable_suites\n${indentLines(restored, '# disabled by cloud-init: ')}`;
+}
+
+/**
+ * deb822 as 25.1's disable_suites_deb822: each Suites line naming a disabled suite is kept as a redacted comment
+ * and rewritten without it; an entry left with none is disabled whole; comments outside entries are kept.
+ */
 function disableSuitesDeb822(suites: string[], src: string): string {
-  return src
-    .split(/\n(?=\s*\n)/)
-    .map((stanza) => {
-      let emptied = false;
-      const lines = stanza.split('\n').map((line) => {
-        const m = /^(Suites:\s*)(.*)$/i.exec(line);
-        if (!m) return line;
-        const kept = (m[2] as string).split(/\s+/).filter((x) => x && !suites.includes(x));
-        if (kept.length === 0) emptied = true;
-        return `${m[1]}${kept.join(' ')}`;
-      });
-      if (!emptied) return lines.join('\n');
-      return lines.map((l) => (l.trim() === '' || l.startsWith('#') ? l : `# disabled by cloud-init: ${l}`)).join('\n');
-    })
-    .join('\n');
+  const out: string[] = [];
+  let entry = '';
+  for (const line of src.split(/\r?\n/).filter((l, i, all) => i < all.length - 1 || l !== '')) {
+    if (line.startsWith('#')) {
+      if (entry) entry += `${line}\n`;
+      else out.push(line);
+      continue;
+    }
+    if (line.trim() === '') {
+      if (entry) out.push(disableDeb822EntryWithoutSuites(entry));
+      entry = '';
+      out.push(line);
+      continue;
+    }
+    if (!line.startsWith('Suites:')) {
+      entry += `${line}\n`;
+      continue;
+    }
+    let kept = line;
+    const orig = line.split(/\s+/).filter(Boolean).slice(1);
+    const left = orig.filter((x) => !suites.includes(x));
+    if (left.length !== orig.length) {
+      entry += `${DISABLE_SUITES_REDACT_PREFIX}${line}\n`;
+      kept = `Suites: ${left.join(' ')}`;
+    }
+    entry += `${kept}\n`;
+  }
+  if (entry) out.push(disableDeb822EntryWithoutSuites(entry));
+  return out.join('\n');
 }
 
 async function addAptKey(ctx: ModuleContext, deps: AptDeps, ent: Record<string, unknown>, fileName: string, hardened: boolean): Promise<string | undefined> {
@@ -377,11 +411,16 @@ async function generateSourcesList(ctx: ModuleContext, cfg: CloudConfig, apt: Re
     await ctx.platform.writeFile('/etc/apt/sources.list', rendered, { mode: 0o644 });
     return;
   }
-  // deb822: /etc/apt/sources.list.d/<distro>.sources; an old one-line sources.list is left as a pointer only.
+  // deb822: /etc/apt/sources.list.d/<distro>.sources. An old one-line sources.list is removed, as 25.1 does outside
+  // Ubuntu; on Ubuntu (where 25.1 writes its own pointer text) it is left as a pointer only.
   const target = `/etc/apt/sources.list.d/${distro}.sources`;
   await ctx.platform.writeFile(target, rendered, { mode: 0o644 });
   if (await ctx.platform.exists('/etc/apt/sources.list')) {
-    await ctx.platform.writeFile('/etc/apt/sources.list', `# ${distro} sources have moved to ${target}\n`, { mode: 0o644 });
+    if (distro === 'ubuntu') await ctx.platform.writeFile('/etc/apt/sources.list', `# ${distro} sources have moved to ${target}\n`, { mode: 0o644 });
+    else {
+      ctx.log.info('Removing /etc/apt/sources.list to favor deb822 source format');
+      await ctx.platform.remove('/etc/apt/sources.list');
+    }
   }
 }
 
