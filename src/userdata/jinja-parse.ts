@@ -64,10 +64,15 @@ function lex(src: string): Chunk[] {
       inner = inner.slice(1);
     } else if (inner.startsWith('+')) inner = inner.slice(1);
     let stripAfter = false;
+    // `+%}` turns trim_blocks off for this tag: the newline after it stays (Debian 13's deb822 sources template).
+    let keepNewline = false;
     if (inner.endsWith('-')) {
       stripAfter = true;
       inner = inner.slice(0, -1);
-    } else if (inner.endsWith('+')) inner = inner.slice(0, -1);
+    } else if (inner.endsWith('+')) {
+      keepNewline = true;
+      inner = inner.slice(0, -1);
+    }
     pushText(text, line);
     if (kind === '%' && inner.trim() === 'raw') {
       // {% raw %}…{% endraw %}: the text between is output as it is.
@@ -92,7 +97,7 @@ function lex(src: string): Chunk[] {
     i = end + 2;
     trimNextLeading = stripAfter;
     // cloud-init renders with trim_blocks: the newline after a block tag (or comment) goes.
-    trimNextNewline = !stripAfter && kind !== '{';
+    trimNextNewline = !stripAfter && !keepNewline && kind !== '{';
   }
   return chunks;
 }

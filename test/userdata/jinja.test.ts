@@ -32,6 +32,7 @@ const PARITY: string[] = [
   '{{ missing | default("dflt") }} {{ nothing | default("x") }} {{ "" | default("y", true) }}',
   // Debian 13's deb822 sources template: an undefined fallback is passed on to the next default.
   '{{ security_key | default(primary_key, true) | default("/usr/share/keyrings/k.gpg", true) }}',
+  'Suites: {{ n }}{% if n in (1, 2) %}/updates{% else %}-security{% endif +%}\nComponents: main\n{% if n %}\nx\n{%+ endif %}\n',
   '{{ "42" | int + 1 }} {{ "3.5" | float }} {{ 7 // 2 }} {{ 7 % 3 }} {{ 2 * 3 - 1 }} {{ 7 / 2 }}',
   '{{ v1.region.startswith("us") }} {{ "web" in ds.meta_data.tags.values() | list }} {{ "role" in ds.meta_data.tags }} {{ 3 not in ds.meta_data.list }}',
   '{{ nothing is none }} {{ n is number }} {{ missing is defined }} {{ n is odd }} {{ v1 is mapping }}',
