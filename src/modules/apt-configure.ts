@@ -447,7 +447,8 @@ async function addAptSources(ctx: ModuleContext, deps: AptDeps, sources: unknown
     const append = !('append' in ent) || !!ent.append;
     await ctx.platform.writeFile(filename, `${rendered}\n`, { append });
   }
-  await updatePackageSources(ctx, MODULE);
+  // 25.1 refreshes the index after adding sources whatever ran before (force=True: no update_sources semaphore).
+  await updatePackageSources(ctx, MODULE, { force: true });
 }
 
 export function createAptConfigureModule(deps: AptDeps): Module {

@@ -14,9 +14,14 @@ export async function runPackageAction(ctx: ModuleContext, module: string, actio
 
 /**
  * The distro's update_package_sources: the index refresh runs once per instance, guarded by the semaphore
- * instances/<iid>/sem/update_sources (taken before running, kept on failure, as cloud-init's runner does).
+ * instances/<iid>/sem/update_sources (taken before running, kept on failure, as cloud-init's runner does); with
+ * FORCE (25.1's force=True, as apt_configure asks after writing sources) it runs every time and takes none.
  */
-export async function updatePackageSources(ctx: ModuleContext, module: string): Promise<void> {
+export async function updatePackageSources(ctx: ModuleContext, module: string, { force = false }: { force?: boolean } = {}): Promise<void> {
+  if (force) {
+    await runPackageAction(ctx, module, 'update');
+    return;
+  }
   const iid = ctx.instance?.instanceId;
   const sem = iid ? posix.join(ctx.paths.cloudDir, 'instances', iid, 'sem', 'update_sources') : undefined;
   if (sem && (await ctx.platform.exists(sem))) {
