@@ -31,6 +31,8 @@ const USER_DATA = `#cloud-config
 hostname: kiln-dryrun-after
 fqdn: kiln-dryrun-after.example.test
 manage_etc_hosts: true
+grub_dpkg:
+  enabled: true
 random_seed:
   file: /var/tmp/kiln-dryrun-seed
   data: kiln dry run
