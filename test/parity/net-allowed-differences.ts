@@ -102,6 +102,13 @@ function undoubleCloudConfigHeader(text: string): string {
 
 export const NET_ALLOWED_DIFFERENCES: AllowedDifference[] = [
   {
+    path: /^(\/var\/lib\/cloud\/data\/(previous-datasource|status\.json)|status\.json v1\.datasource)$/,
+    kinds: [],
+    normalize: (text) => text.replace(/(DataSourceNoCloud(?:Net)? \[seed=[^\]]*\])\[dsmode=net\]/g, '$1'),
+    seeds: /nocloud/,
+    reason: "cloud-init 25.1's NoCloud names itself without the default dsmode (its __str__ adds [dsmode=…] only when it is not the source's default); 22.4 always added it, and kiln follows 25.1",
+  },
+  {
     path: /^\/run\/cloud-init\/instance-data\.json(@init-local)?$/,
     kinds: [],
     normalize: maskPythonVersion,
