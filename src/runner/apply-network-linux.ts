@@ -9,6 +9,7 @@ import { selectNetworkConfig } from '../net/select-network-config';
 import { readSysClassNet } from '../net/sys-class-net';
 import { applyNetworkConfigNames, waitForPhysdevs } from '../net/wait-for-physdevs';
 import type { NetworkInput, NetworkOutcome } from './runner-deps';
+import { validateNetworkConfigAtBoot } from './validate-network-config-at-boot';
 
 export async function applyNetworkOnLinux(input: NetworkInput): Promise<NetworkOutcome> {
   const p = input.platform;
@@ -42,6 +43,7 @@ export async function applyNetworkOnLinux(input: NetworkInput): Promise<NetworkO
   input.log.debug(`network config from ${sel.source}`);
   // As cloud-init's stages: the devices the config names by MAC must be there (a bounded wait; still missing is
   // an error, so nothing is applied), and get their names, before anything is rendered or brought up.
+  await validateNetworkConfigAtBoot(sel.config, input.log);
   await waitForPhysdevs(p, input.log, sel.config);
   await applyNetworkConfigNames(p, input.log, sel.config);
   const config = sel.config;

@@ -7,7 +7,7 @@ import type { DistroInfo } from '../../src/platform/linux/distro/distro-info';
 import { applyNetworkOnLinux } from '../../src/runner/apply-network-linux';
 import type { NetworkInput } from '../../src/runner/runner-deps';
 import type { InstanceData } from '../../src/sources/datasource';
-import { Logger } from '../../src/util/log';
+import { Logger, MemorySink } from '../../src/util/log';
 import { IFUPDOWN_FILES, NETPLAN_FILES, recordingRoot } from '../net/activate/recording-platform';
 
 const DEBIAN: DistroInfo = { name: 'debian', family: 'debian', version: '12' };
@@ -102,4 +102,21 @@ test('EC2 at boot: with netplan the secondary NIC gets its own routing table (25
   const eni = withNics(IFUPDOWN_FILES);
   await applyNetworkOnLinux({ ...input(eni, false), instance: ec2 });
   assert.doesNotMatch(readFileSync(join(eni.root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8'), /table|10\.0\.16\.0/);
+});
+
+test("the applied network config is checked against the schema as 25.1's apply_network_config checks it: a warning without details, and the config still applied", async (t) => {
+  const warnings = async (config: Record<string, unknown>): Promise<{ lines: string[]; written: string[] }> => {
+    const logger = new Logger();
+    const sink = new MemorySink('INFO');
+    logger.addSink(sink);
+    const p = recordingRoot(t, IFUPDOWN_FILES);
+    const out = await applyNetworkOnLinux({ ...input(p, false), log: logger.for('stages.py'), instance: { ...instance, networkConfig: { format: 'v1', config } } });
+    return { lines: sink.lines.filter((l) => /\[(WARNING|DEPRECATED)\]/.test(l)).map((l) => l.replace(/^.*\[(WARNING|DEPRECATED)\]: /, '$1 ').trimEnd()), written: out.written };
+  };
+  const good = await warnings({ version: 1, config: [{ type: 'physical', name: 'eth0', subnets: [{ type: 'dhcp' }] }] });
+  assert.deepEqual(good.lines, []);
+  // MAAS's `id` and a stray key: outside the v1 schema (a warning), passed over by the parser (applied).
+  const stray = await warnings({ version: 1, config: [{ type: 'physical', id: 'eth0', name: 'eth0', colour: 'blue', subnets: [{ type: 'dhcp' }] }] });
+  assert.ok(stray.lines.includes("WARNING network-config failed schema validation! You may run 'sudo cloud-init schema --system' to check the details."), stray.lines.join('\n'));
+  assert.ok(stray.written.includes('/etc/network/interfaces.d/50-cloud-init'));
 });
