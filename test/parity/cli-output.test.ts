@@ -1,6 +1,7 @@
-// `status`, `query`, `cloud-id`, `analyze` and `schema` against cloud-init 25.1's own: Debian 13's cloud-init and the built kiln read the same tree (a
-// trixie rootfs copy, before any boot and after kiln's boot of a NoCloud seed) and must print the same bytes on
-// stdout, the same messages on stderr and exit with the same code.
+// kiln's commands against cloud-init 25.1's own (status, query, cloud-id, analyze, schema, clean, collect-logs):
+// Debian 13's cloud-init and the built kiln work on the same tree (a trixie rootfs copy, before any boot and after
+// kiln's boot of a NoCloud seed) and must print the same bytes on stdout, the same messages on stderr and exit with
+// the same code; clean and collect-logs must also leave and gather the same files.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
