@@ -42,7 +42,6 @@ users:
     shell: /bin/bash
     groups: [sudo]
     sudo: "ALL=(ALL) NOPASSWD:ALL"
-    lock_passwd: false
 write_files:
   - path: /var/lib/kiln-boot/marker
     content: "written by write_files\\n"
