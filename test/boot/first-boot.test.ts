@@ -127,7 +127,9 @@ function prepareImage(work: string, name: string, by: 'deb' | 'install', suite: 
 
 /** Values of the console lines that carry TAG (the rest of the line after "TAG "), wherever kernel output put it. */
 function tagged(lines: readonly ConsoleLine[], tag: string): string[] {
-  const pattern = new RegExp(`(?:^|\\s)${tag.replace(/[|\\^$.*+?()[\]{}]/g, '\\$&')}(?:\\s(.*))?$`);
+  // Not preceded by another tag's letters; anything else may come first (trixie's getty writes terminal queries,
+  // `ESC[6n` and the like, onto the line a probe line then continues).
+  const pattern = new RegExp(`(?<![A-Z-])${tag.replace(/[|\\^$.*+?()[\]{}]/g, '\\$&')}(?:\\s(.*))?$`);
   const out: string[] = [];
   for (const l of lines) {
     const m = pattern.exec(l.text);

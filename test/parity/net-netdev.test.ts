@@ -37,7 +37,8 @@ function parseIni(text: string): Ini {
 
 test("kiln's .netdev files match what netplan generate makes from the same v2 input", (t) => {
   if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the Debian rootfs with netplan')) return;
-  const cases = loadCases().filter((c) => c.kind === 'yaml' && /^\s*version:\s*2/m.test(readFileSync(c.input, 'utf8')) && /bonds:|bridges:|vlans:/.test(readFileSync(c.input, 'utf8')));
+  // v2-bond-undeclared-members is a config netplan refuses (a bond member no entry declares) and cloud-init renders.
+  const cases = loadCases().filter((c) => c.name !== 'v2-bond-undeclared-members' && c.kind === 'yaml' && /^\s*version:\s*2/m.test(readFileSync(c.input, 'utf8')) && /bonds:|bridges:|vlans:/.test(readFileSync(c.input, 'utf8')));
   assert.ok(cases.length > 0, 'a v2 fixture with bonds, bridges or VLANs');
   const root = copyRootfs(tempDir(t, 'kiln-net-netdev-'));
   for (const c of cases) {
