@@ -4,7 +4,7 @@
 // started by its unit over the stage sockets.
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { copyBootRootfs, type DebianSuite } from '../helpers/debian-rootfs';
@@ -120,6 +120,8 @@ function prepareImage(work: string, name: string, by: 'deb' | 'install', suite: 
     inRoot('dpkg -i /tmp/kiln.deb && rm /tmp/kiln.deb');
   } else sh(kiln as string, ['install', '--root', root]);
   installProbeUnit(root, 'kiln-boot-probe', PROBE_SCRIPT);
+  // No login prompt on the serial console: trixie's agetty writes terminal queries there, into the probe's lines.
+  symlinkSync('/dev/null', join(root, 'etc/systemd/system/serial-getty@ttyS0.service'));
   const image = makeBootImage(root, dir);
   removeTree(root);
   return image;

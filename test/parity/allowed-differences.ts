@@ -13,7 +13,7 @@ function dropEniPythonDnsLines(text: string): string {
   return text.replace(/^\s+dns \{.*\}$\n?/gm, '');
 }
 
-/** In ENI: the dns- lines under `iface lo`, where 22.4 puts a v2 interface's nameservers too (global DNS). */
+/** In ENI: the dns- lines under `iface lo`, where 22.4 puts a v2 interface's nameservers too (global DNS); the 22.4 source tests use it. */
 export function dropEniLoopbackDnsLines(text: string): string {
   return text.replace(/^(iface lo inet loopback\n)(?: {4}dns-.*\n)+/m, '$1');
 }
@@ -224,14 +224,7 @@ export const ALLOWED_DIFFERENCES: AllowedDifference[] = [
     path: /^\/etc\/network\/interfaces\.d\/50-cloud-init$/,
     kinds: [],
     normalize: dropEniPythonDnsLines,
-    reason: "cloud-init 22.4 writes interface DNS in ENI as a Python dict (`dns {'nameservers': [...]}`), which ifupdown cannot read; kiln leaves the broken line out (the same entry as test/parity/net-convert.test.ts)",
-  },
-  {
-    path: /^\/etc\/network\/interfaces\.d\/50-cloud-init$/,
-    seeds: /^23-network-config-v2$/,
-    kinds: [],
-    normalize: dropEniLoopbackDnsLines,
-    reason: "cloud-init 22.4 also makes a v2 interface's nameservers global, so ENI repeats them under `iface lo`; kiln keeps them on the interface only, as 25.1's network_state (_v2_common) does (docs/network.md)",
+    reason: "cloud-init (22.4 and 25.1) writes interface DNS in ENI as a Python dict (`dns {'nameservers': [...]}`), which ifupdown cannot read; kiln leaves the broken line out (the same entry as test/parity/net-convert.test.ts)",
   },
   {
     path: /^\/run\/cloud-init\/instance-data-sensitive\.json$/,
