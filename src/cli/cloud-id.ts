@@ -3,6 +3,7 @@ import { readBootStatus } from '../runner/read-boot-status';
 import { loadRunConfig, readKernelCmdline } from '../runner/run-config';
 import { pythonJson } from '../runner/sorted-json';
 import type { Command } from './command';
+import { fsPromises } from '../util/on-demand-builtins';
 
 /** The region as Python's "%s" prints v1.get('region', 'unknown'): a JSON null is None. */
 function pythonStr(region: unknown): string {
@@ -10,7 +11,6 @@ function pythonStr(region: unknown): string {
   if (region === null) return 'None';
   return typeof region === 'string' ? region : JSON.stringify(region);
 }
-import { fsPromises } from '../util/on-demand-builtins';
 
 export const cloudIdCommand: Command = {
   words: ['cloud-id'],

@@ -1,6 +1,6 @@
 // `devel render`: renders a `## template: jinja` user data with instance data, as `cloud-init devel render`.
 import { jinjaVariables } from '../userdata/jinja-context';
-import { missingJinjaVariables, renderJinja } from '../userdata/jinja-render';
+import { missingJinjaWarning, renderJinja } from '../userdata/jinja-render';
 import { TemplateError } from '../userdata/errors';
 import { KilnError, UsageError } from '../util/errors';
 import type { Command } from './command';
@@ -53,8 +53,8 @@ export const develRenderCommand: Command = {
     if (!data || typeof data !== 'object' || Array.isArray(data)) throw new KilnError(`${dataPath} must hold a JSON object`);
     try {
       const out = renderJinja(text.replace(JINJA_HEADER, ''), jinjaVariables(data as Record<string, unknown>));
-      const missing = missingJinjaVariables(out);
-      if (missing.length) ctx.io.err(`WARNING: Could not render jinja template variables in file '${file}': ${missing.join(', ')}\n`);
+      const warning = missingJinjaWarning(file, out);
+      if (warning) ctx.io.err(`WARNING: ${warning}\n`);
       ctx.io.out(out.endsWith('\n') ? out : `${out}\n`);
     } catch (err) {
       if (err instanceof TemplateError) throw new KilnError(`${file}:${err.line + 1}: ${err.reason}`);

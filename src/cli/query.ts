@@ -1,7 +1,7 @@
 // `query [--all | --list-keys | VARNAME | --format TEMPLATE]`: reads instance data as cloud-init query does.
 import { loadRunConfig, readKernelCmdline } from '../runner/run-config';
 import { formatValue, loadQueryData, lookupKey, QueryError, renderQueryTemplate } from '../runner/query-instance-data';
-import { missingJinjaVariables } from '../userdata/jinja-render';
+import { missingJinjaWarning } from '../userdata/jinja-render';
 import { UsageError } from '../util/errors';
 import type { Command } from './command';
 import { commandHelp } from './help';
@@ -62,8 +62,8 @@ export const queryCommand: Command = {
     }
     if (format) {
       const rendered = renderQueryTemplate(format, doc);
-      const missing = missingJinjaVariables(rendered);
-      if (missing.length) ctx.io.err(`WARNING: Could not render jinja template variables in file 'query command line': ${missing.join(', ')}\n`);
+      const warning = missingJinjaWarning('query command line', rendered);
+      if (warning) ctx.io.err(`WARNING: ${warning}\n`);
       // cloud-init prints a rendering only when it is not empty, and answers 1 otherwise.
       if (rendered === '') return 1;
       ctx.io.out(`${rendered}\n`);

@@ -6,7 +6,7 @@ import { loadRunConfig, readKernelCmdline } from '../runner/run-config';
 import { systemSchemaParts } from './schema-system-parts';
 import { TemplateError } from '../userdata/errors';
 import { jinjaVariables } from '../userdata/jinja-context';
-import { missingJinjaVariables, renderJinja } from '../userdata/jinja-render';
+import { missingJinjaWarning, renderJinja } from '../userdata/jinja-render';
 import { CT, typeFromStartsWith } from '../userdata/part-types';
 import { UsageError } from '../util/errors';
 import type { Command } from './command';
@@ -113,8 +113,8 @@ export const schemaCommand: Command = {
       const nl = source.indexOf('\n');
       try {
         const rendered = renderJinja(nl < 0 ? '' : source.slice(nl + 1), jinjaVariables(data as Record<string, unknown>));
-        const missing = missingJinjaVariables(rendered);
-        if (missing.length) ctx.io.err(`WARNING: Could not render jinja template variables in file '${path}': ${missing.join(', ')}\n`);
+        const warning = missingJinjaWarning(path, rendered);
+        if (warning) ctx.io.err(`WARNING: ${warning}\n`);
         return rendered;
       } catch (err) {
         if (!(err instanceof TemplateError)) throw err;

@@ -19,9 +19,13 @@ export class Undefined {
   ) {}
 }
 
-/** The names a rendered text left undefined, quoted, in the order they occur: cloud-init's warning lists them so. */
-export function missingJinjaVariables(rendered: string): string[] {
-  return [...rendered.matchAll(/CI_MISSING_JINJA_VAR\/(\S+)/g)].map((m) => `'${m[1] as string}'`);
+/**
+ * cloud-init's warning (render_jinja_payload's) about the names RENDERED, the rendering of the template read from
+ * PAYLOAD_NAME, left undefined, quoted in the order they occur; undefined when every name was defined.
+ */
+export function missingJinjaWarning(payloadName: string, rendered: string): string | undefined {
+  const missing = [...rendered.matchAll(/CI_MISSING_JINJA_VAR\/(\S+)/g)].map((m) => `'${m[1] as string}'`);
+  return missing.length ? `Could not render jinja template variables in file '${payloadName}': ${missing.join(', ')}` : undefined;
 }
 
 type Scope = Map<string, unknown>;

@@ -4,7 +4,7 @@ import { bytesToText, decodeBase64, decodeQuotedPrintable, gunzipBytes, isGzip }
 import { TemplateError } from './errors';
 import { httpIncludeFetcher, type FetchInclude } from './fetch-include';
 import { jinjaVariables } from './jinja-context';
-import { missingJinjaVariables, renderJinja } from './jinja-render';
+import { missingJinjaWarning, renderJinja } from './jinja-render';
 import { applyJsonPatch } from './json-patch';
 import { readYaml, YamlError } from '../config/read-yaml';
 import { mergeCloudConfigPart, mergeManyConfigs } from './merge-config';
@@ -243,11 +243,8 @@ class SourceProcessor {
         return;
       }
       // As cloud-init's render_jinja_payload: undefined names are printed as its marker and named in one warning.
-      const missing = missingJinjaVariables(rendered);
-      if (missing.length) {
-        const payloadName = filename ?? `part-${String(this.counter + 1).padStart(3, '0')}`;
-        this.opts.log?.warn(`Could not render jinja template variables in file '${payloadName}': ${missing.join(', ')}`);
-      }
+      const warning = missingJinjaWarning(filename ?? `part-${String(this.counter + 1).padStart(3, '0')}`, rendered);
+      if (warning) this.opts.log?.warn(warning);
       const sub = typeFromStartsWith(rendered);
       const allowed: string[] = [CT.cloudConfig, CT.shellscript, CT.boothook, CT.cloudConfigJsonp];
       if (!sub || !allowed.includes(sub)) {

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { TemplateError } from '../../src/userdata/errors';
 import { jinjaVariables } from '../../src/userdata/jinja-context';
-import { missingJinjaVariables, renderJinja } from '../../src/userdata/jinja-render';
+import { missingJinjaWarning, renderJinja } from '../../src/userdata/jinja-render';
 import { ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 
@@ -59,8 +59,8 @@ test('fixed renders', () => {
 
 test("an undefined name prints as cloud-init's marker with its last name; using it further is an error naming the line", () => {
   assert.equal(renderJinja('a {{ v1.nope }} {{ nope }} {{ ds.meta_data["gone"] }}', CTX), 'a CI_MISSING_JINJA_VAR/nope CI_MISSING_JINJA_VAR/nope CI_MISSING_JINJA_VAR/gone');
-  assert.deepEqual(missingJinjaVariables('x CI_MISSING_JINJA_VAR/a.b\nCI_MISSING_JINJA_VAR/c'), ["'a.b'", "'c'"]);
-  assert.deepEqual(missingJinjaVariables('nothing missing'), []);
+  assert.equal(missingJinjaWarning('part-001', 'x CI_MISSING_JINJA_VAR/a.b\nCI_MISSING_JINJA_VAR/c'), "Could not render jinja template variables in file 'part-001': 'a.b', 'c'");
+  assert.equal(missingJinjaWarning('part-001', 'nothing missing'), undefined);
 });
 
 test('undefined names used further and syntax errors name the line', () => {
