@@ -3,11 +3,13 @@ import { CommandError } from '../util/command-error';
 import type { Module } from './module';
 import { configuredUsers } from './support/configured-users';
 import { pyStr } from './support/config-values';
+import { whichInTarget } from './support/distro-facts';
+import { installPackages } from './support/install-packages';
 
 const VALID_VALUES = ['enable-user', 'enable-system', 'enable', 'disable-user', 'disable-system', 'disable'];
 
 /**
- * The `/bin/sh -c` script cloud-init 22.4 runs for VALUE (already normalised: 'user' → 'enable-user'), or
+ * The `/bin/sh -c` script cloud-init runs for VALUE (already normalised: 'user' → 'enable-user'), or
  * undefined when there is nothing to do. The script counts failures in X and exits with the count, so a failed
  * user step does not stop the system step.
  */
@@ -52,6 +54,8 @@ export const byobuModule: Module = {
       ctx.log.debug("Skipping module named byobu, no 'byobu' values found");
       return;
     }
+    // 25.1 installs byobu first where it is missing (22.4 went straight to debconf and dpkg-reconfigure).
+    if (!(await whichInTarget(ctx.platform, 'byobu'))) await installPackages(ctx, 'byobu', ['byobu']);
     if (value === 'user' || value === 'system') value = `enable-${value}`;
     if (!VALID_VALUES.includes(value)) ctx.log.warn(`Unknown value ${value} for byobu_by_default`);
     const needsUser = value.endsWith('-user') || value === 'disable';

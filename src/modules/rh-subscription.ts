@@ -1,4 +1,4 @@
-// cc_rh_subscription: registers a RHEL system with subscription-manager (identity check first), then auto-attach or service level, pools, repos and the release, as newest upstream (22.4's dashed keys still read).
+// cc_rh_subscription: registers a RHEL system with subscription-manager (identity check first), then auto-attach or service level, pools, repos and the release, as newest upstream (25.1's dashed keys and 25.3's names both read).
 import { isRecord } from './support/config-shapes';
 import { isFalse, isTrue, pyStr } from './support/config-values';
 import { whichInTarget } from './support/distro-facts';

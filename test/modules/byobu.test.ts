@@ -1,5 +1,8 @@
-// byobu: the one /bin/sh script cloud-init 22.4 runs for each byobu_by_default value, planned on a dry run.
+// byobu: the one /bin/sh script cloud-init runs for each byobu_by_default value, planned on a dry run; byobu
+// installed first where it is missing (25.1).
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { byobuModule } from '../../src/modules/byobu';
 import { tempDir } from '../helpers/temp';
@@ -9,8 +12,13 @@ const USERS = { users: ['default'], system_info: { default_user: { name: 'debian
 const SYSTEM_ON = 'echo "byobu byobu/launch-by-default boolean true" | debconf-set-selections && dpkg-reconfigure byobu --frontend=noninteractive || X=$(($X+1)); ';
 const SYSTEM_OFF = SYSTEM_ON.replace('boolean true', 'boolean false');
 
-async function planned(t: Parameters<typeof tempDir>[0], cfg: Record<string, unknown>): Promise<{ commands: string[]; lines: string[] }> {
-  const ctx = dryContext(tempDir(t));
+async function planned(t: Parameters<typeof tempDir>[0], cfg: Record<string, unknown>, { installed = true } = {}): Promise<{ commands: string[]; lines: string[] }> {
+  const root = tempDir(t);
+  if (installed) {
+    mkdirSync(join(root, 'usr/bin'), { recursive: true });
+    writeFileSync(join(root, 'usr/bin/byobu'), '#!/bin/sh\n', { mode: 0o755 });
+  }
+  const ctx = dryContext(root);
   await byobuModule.run(ctx, cfg);
   return { commands: ctx.commands(), lines: ctx.lines };
 }
@@ -40,4 +48,14 @@ test('byobu without the key, with an unknown value, or without a default user do
   const noUser = await planned(t, { users: [], byobu_by_default: 'enable-user' });
   assert.deepEqual(noUser.commands, [`/bin/sh -c X=0; ${SYSTEM_ON} exit $X`]);
   assert.ok(noUser.lines.some((l) => l.includes('No default byobu user provided, can not launch install for the default user')));
+});
+
+test('byobu missing from the target is installed before the debconf step, as 25.1 does (22.4 did not)', async (t) => {
+  const { commands } = await planned(t, { ...USERS, byobu_by_default: 'system' }, { installed: false });
+  assert.equal(commands.length, 3, commands.join('\n'));
+  assert.match(commands[0] as string, /^apt-get .*update$/);
+  assert.match(commands[1] as string, /^apt-get .*install byobu$/);
+  assert.equal(commands[2], `/bin/sh -c X=0; ${SYSTEM_ON} exit $X`);
+  // Without the key nothing is installed.
+  assert.deepEqual((await planned(t, USERS, { installed: false })).commands, []);
 });

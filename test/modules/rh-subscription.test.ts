@@ -97,12 +97,14 @@ test('rh_subscription: without subscription-manager nothing runs: not registered
   assert.deepEqual(ctx.problems, ['WARNING: Registration failed or did not run completely', 'WARNING: rh_subscription plugin did not complete successfully']);
 });
 
-test('rh_subscription: register argv, RHEL and Fedora only, schema with the deprecated dashed keys', () => {
+test("rh_subscription: register argv, RHEL and Fedora only, schema with 25.1's dashed keys (not deprecated, as in 25.1) and 25.3's names", () => {
   assert.deepEqual(registerArgv({ username: 'u', password: 'p', activation_key: 'k' }), [SM, 'register', '--username=u', '--password=p']);
   assert.equal(registerArgv({ activation_key: 'k' }), undefined);
   assert.deepEqual([rhSubscriptionModule.distros, rhSubscriptionModule.stage], [['fedora', 'rhel'], 'config']);
   const doc = ['#cloud-config', 'rh_subscription:', '  username: u', '  password: p', '  auto-attach: true', '  add_pool: pool', '  sku: x', ''].join('\n');
   const problems = validateCloudConfig(doc).problems;
   assert.deepEqual(problems.filter((p) => p.kind !== 'deprecation').map((p) => `${p.line} ${p.path}`), ['2 rh_subscription', '6 rh_subscription.add_pool']);
-  assert.deepEqual(problems.filter((p) => p.kind === 'deprecation').map((p) => `${p.line} ${p.path}`), ['5 rh_subscription.auto-attach']);
+  assert.deepEqual(problems.filter((p) => p.kind === 'deprecation').map((p) => `${p.line} ${p.path}`), []);
+  const newer = ['#cloud-config', 'rh_subscription:', '  auto_attach: true', '  enable_repo: [a]', '  enable-repo: [b]', ''].join('\n');
+  assert.deepEqual(validateCloudConfig(newer).problems, []);
 });

@@ -37,13 +37,10 @@ const use = new AllowListUse();
  */
 const PENDING_25_1: Record<string, string> = {
   '17-ca-certs': "25.1's ca_certs writes each certificate to a file of its own under new paths; the seed's expectations are 22.4's",
-  '23-network-config-v2': '25.1 leaves an empty /run/cloud-init/tmp behind (temp_utils) on this seed',
   '25-preserve-hostname-and-failures': "25.1's keyboard writes /etc/default/keyboard, and its ntp picks chrony where there is no systemd",
   '28-puppet': "25.1's puppet module changed what it writes (/etc/default/puppet, its folders); the seed's expectations are 22.4's",
   '29-chef': "25.1's chef module makes /var/chef and no /var/backups/chef, and writes client.rb differently",
-  '40-byobu-system': "25.1's byobu module changed; the seed's expectations are 22.4's",
   '45-snap-lxd': "25.1 records the snap module's outcome differently in status.json and result.json, and takes no update_sources semaphore where kiln does",
-  '50-rh-subscription': "status.json's recoverable errors: 25.1 records a WARNING where kiln records a DEPRECATED and a WARNING",
 };
 
 /** Pending seeds whose trees matched 25.1's: they must leave PENDING_25_1. */

@@ -1,6 +1,6 @@
 // The cloud-config keys of the system itself: commands and files, host names, locale and time, network
 // services, certificates, logging, power, vendor data and the cloud-provider agents, as cloud-init 25.1's schema
-// judges them (rh_subscription and rpi as newer upstream, whose keys kiln's modules read).
+// judges them (rpi as newer upstream, whose keys kiln's modules read; rh_subscription also takes 25.3's names).
 import { anyArray, anyObject, arrayOf, bool, changed, closedObject, deprecated, enumOf, int, mapOf, nonEmptyArrayOf, nonEmptyStrings, nul, oneOf, renamed, str, stringEnum, strings } from './schema-builders';
 
 const uniqueStrings = { type: 'array', items: str, uniqueItems: true } as const;
@@ -40,29 +40,28 @@ const ubuntuPro = closedObject({
   },
 });
 
-/** rh_subscription as upstream's newest schema has it: the dashed names renamed in 25.3 and still read. */
-const rhRenamed = <const K extends string, const N extends object>(to: K, node: N) => renamed(node, '25.3', to);
+/**
+ * rh_subscription as cloud-init 25.1 judges it: the dashed names are its keys, not deprecated (upstream renamed
+ * them in 25.3). The 25.3 names are accepted too, as kiln's module reads both (the new name wins when both are
+ * given), so a config written for a newer cloud-init still passes.
+ */
+const rhKeys = {
+  'activation-key': str,
+  'auto-attach': bool,
+  'service-level': str,
+  'add-pool': strings,
+  'enable-repo': strings,
+  'disable-repo': strings,
+  'rhsm-baseurl': str,
+  'server-hostname': str,
+};
 const rhSubscription = closedObject({
   username: str,
   password: str,
-  activation_key: str,
   org: oneOf(str, deprecated(int, '24.2', 'Use of type integer for this value is deprecated. Use a string instead.')),
-  auto_attach: bool,
-  service_level: str,
-  add_pool: strings,
-  enable_repo: strings,
-  disable_repo: strings,
-  rhsm_baseurl: str,
-  server_hostname: str,
   release_version: str,
-  'activation-key': rhRenamed('activation_key', str),
-  'auto-attach': rhRenamed('auto_attach', bool),
-  'service-level': rhRenamed('service_level', str),
-  'add-pool': rhRenamed('add_pool', strings),
-  'enable-repo': rhRenamed('enable_repo', strings),
-  'disable-repo': rhRenamed('disable_repo', strings),
-  'rhsm-baseurl': rhRenamed('rhsm_baseurl', str),
-  'server-hostname': rhRenamed('server_hostname', str),
+  ...rhKeys,
+  ...Object.fromEntries(Object.entries(rhKeys).map(([key, node]) => [key.replace('-', '_'), node])),
 });
 
 /** Where a stage's output goes: a file spec, [stdout, stderr] specs, or a mapping of the two. */
