@@ -10,6 +10,7 @@ import { selectNetworkConfig } from '../net/select-network-config';
 import { readSysClassNet } from '../net/sys-class-net';
 import { detectDistro } from '../platform/linux/distro/detect-distro';
 import type { Platform } from '../platform/platform';
+import { datasourceNetworkOf } from '../runner/apply-network-linux';
 import { CACHE_FILE, restoreInstance, serializeInstance, type CachedSource } from '../runner/instance-cache';
 import { mergeCloudConfig, parseCloudConfigFile } from '../runner/merge-cloud-config';
 import { loadRunConfig, readKernelCmdline, type RunConfig } from '../runner/run-config';
@@ -104,7 +105,7 @@ async function handle(p: Platform, ctx: CommandContext, s: HotplugState, devpath
       if (!data.networkConfig) throw new HotplugError(`Datasource ${s.cached.source} not updated for event hotplug: it gives no network config`);
       const renderers = Array.isArray(sysNet.renderers) ? sysNet.renderers.map(String) : undefined;
       const renderer = await selectRenderer(p, distro.name, renderers).catch(() => undefined);
-      const sel = selectNetworkConfig({ kernelCmdline: '', datasourceNetwork: data.networkConfig, order: ['ds'], nics: await readSysClassNet(p), ...(renderer ? { renderer } : {}) });
+      const sel = selectNetworkConfig({ kernelCmdline: '', ...datasourceNetworkOf(data.networkConfig), order: ['ds'], nics: await readSysClassNet(p), ...(renderer ? { renderer } : {}) });
       if (sel.disabled) throw new HotplugError(`the refreshed network config is not usable: ${sel.reason}`);
       log.debug('Detecting device in updated metadata');
       const found = [...sel.state.interfaces.values()].filter((i) => (i.mac_address ?? '').toLowerCase() === mac);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { readYaml, YamlError } from '../config/read-yaml';
 import { KNOWN_DISTROS, rendererConfigFor } from '../net/distro-renderer-configs';
 import type { NetworkState } from '../net/model';
+import type { NetworkFormat } from '../net/network-format';
 import { parseNetworkInput, type InputKind } from '../net/parse-network-config';
 import { RENDERERS, isRendererName } from '../net/renderers';
 import { UsageError } from '../util/errors';
@@ -10,9 +11,16 @@ import type { Command } from './command';
 import { fsPromises } from '../util/on-demand-builtins';
 import { pathUnderRoot } from '../util/paths';
 import { azureImdsNetworkConfig } from '../sources/azure/imds-network';
+import { networkFormatByName } from '../sources/registry';
 import { writeCommandOutput } from './command-output';
 
 const KINDS = ['eni', 'yaml', 'network_data.json', 'ec2', 'azure-imds', 'vmware-imc'];
+
+function registeredFormat(kind: string): NetworkFormat {
+  const format = networkFormatByName(kind);
+  if (!format) throw new UsageError(`-k/--kind ${kind}: no datasource registers this network format`);
+  return format;
+}
 
 export const develNetConvertCommand: Command = {
   words: ['devel', 'net-convert'],
@@ -54,7 +62,8 @@ export const develNetConvertCommand: Command = {
       macs.set(item.slice(comma + 1).toLowerCase(), item.slice(0, comma));
     }
     const text = await fsPromises().readFile(file, 'utf8');
-    const inputKind: InputKind = kind === 'eni' ? 'eni' : kind === 'yaml' || kind === 'azure-imds' ? 'yaml' : kind === 'ec2' ? 'ec2' : kind === 'vmware-imc' ? 'vmware-imc' : 'openstack';
+    // ec2 and vmware-imc are formats their datasources register; the others are net/'s own.
+    const inputKind: InputKind | NetworkFormat = kind === 'eni' ? 'eni' : kind === 'yaml' || kind === 'azure-imds' ? 'yaml' : kind === 'network_data.json' ? 'openstack' : registeredFormat(kind);
     let input: unknown = text;
     try {
       if (kind === 'yaml') input = readYaml(text, file);

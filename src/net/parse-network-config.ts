@@ -1,26 +1,25 @@
-// One entry point from any supported input (v1, v2, network_data.json, EC2 IMDS, ENI text) to the model.
+// One entry point from any supported input (v1, v2, network_data.json, ENI text, a registered format) to the model.
 import { isObj, obj } from './check';
-import { convertEc2Network } from './convert-ec2';
 import { convertEniText } from './convert-eni';
 import { convertOpenStackNetworkData } from './convert-openstack';
-import { convertVmwareImcNetwork } from './convert-vmware-imc';
-import { readCustSpec } from '../config/vmware-cust-cfg';
 import type { NetworkState } from './model';
 import { NetworkConfigError } from './net-error';
+import type { NetworkFormat } from './network-format';
 import { parseV1 } from './parse-v1';
 import { parseV2 } from './parse-v2';
 import type { RendererName } from './renderer';
 
-export type InputKind = 'v1' | 'v2' | 'yaml' | 'openstack' | 'ec2' | 'eni' | 'vmware-imc';
+/** net/'s own input kinds; a cloud's format comes as the NetworkFormat its datasource registers. */
+export type InputKind = 'v1' | 'v2' | 'yaml' | 'openstack' | 'eni';
 
 export interface ParseOptions {
-  /** MAC (lower case) → interface name on this machine: names OpenStack links and EC2 NICs, and v2 matches. */
+  /** MAC (lower case) → interface name on this machine: names OpenStack links, a format's NICs, and v2 matches. */
   macs?: Map<string, string>;
-  /** Where the config came from, for messages (e.g. 'network' or 'network_data.json'). */
+  /** Where the config came from, for messages (e.g. 'network' or 'network_data.json'; a format's file name). */
   key?: string;
   /** The machine's NICs, at boot: v2 `match` by name glob or driver then names real devices. */
   nics?: Array<{ name: string; mac?: string; driver?: string }>;
-  /** The renderer the state is for: EC2's conversion adds source routing for netplan only, as cloud-init 25.1. */
+  /** The renderer the state is for (a format's conversion may depend on it). */
   renderer?: RendererName;
 }
 
@@ -46,8 +45,13 @@ export function parseNetworkDocument(doc: unknown, opts: ParseOptions = {}): Net
   throw new NetworkConfigError(`${key}.version`, `expected 1 or 2, got ${JSON.stringify(version ?? null)}`);
 }
 
-/** Parses INPUT of KIND into the model. */
-export function parseNetworkInput(kind: InputKind, input: unknown, opts: ParseOptions = {}): NetworkState {
+/** Parses INPUT of KIND (one of net/'s own, or a registered format) into the model. */
+export function parseNetworkInput(kind: InputKind | NetworkFormat, input: unknown, opts: ParseOptions = {}): NetworkState {
+  if (typeof kind !== 'string') {
+    const ctx = { macs: opts.macs ?? new Map<string, string>(), nics: [], runNetFiles: {}, blacklistDrivers: [], ...(opts.renderer ? { renderer: opts.renderer } : {}), ...(opts.key ? { key: opts.key } : {}) };
+    const key = kind.documentKey ?? kind.name;
+    return parseNetworkDocument(kind.toNetworkConfig(input, ctx) ?? {}, { key, ...(opts.macs ? { macs: opts.macs } : {}) });
+  }
   switch (kind) {
     case 'v1':
     case 'v2':
@@ -55,12 +59,7 @@ export function parseNetworkInput(kind: InputKind, input: unknown, opts: ParseOp
       return parseNetworkDocument(input, opts);
     case 'openstack':
       return parseV1(convertOpenStackNetworkData(input, opts.macs ?? new Map()).config, 'network_data.json');
-    case 'ec2':
-      return parseV2(convertEc2Network(input, opts.macs ?? new Map(), { policyRouting: opts.renderer === 'netplan' }), 'ec2', opts.macs ? { interfacesByMac: opts.macs } : {});
     case 'eni':
       return parseV1(convertEniText(String(input)).config, 'network-interfaces');
-    case 'vmware-imc':
-      // cust.cfg text; NICs are named by their section (NIC1 …) unless MACS names them, as net-convert does.
-      return parseV2(convertVmwareImcNetwork(readCustSpec(String(input), opts.key ?? 'cust.cfg'), opts.macs?.size ? opts.macs : undefined), 'cust.cfg');
   }
 }

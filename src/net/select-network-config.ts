@@ -1,27 +1,27 @@
 // Chooses the network config in cloud-init's order (kernel cmdline, initramfs, system config, datasource, fallback).
 import { isObj, type Obj } from './check';
-import { convertDigitalOceanNetwork } from './convert-digitalocean';
-import { convertEc2Network } from './convert-ec2';
 import { convertEniText } from './convert-eni';
-import { convertHetznerNetwork } from './convert-hetzner';
 import { convertOpenStackNetworkData } from './convert-openstack';
-import { convertOracleNetwork } from './convert-oracle';
-import { convertUpCloudNetwork } from './convert-upcloud';
-import { convertVultrNetwork } from './convert-vultr';
-import { candidateNics, fallbackNetworkConfig } from './fallback';
+import { fallbackNetworkConfig } from './fallback';
 import { initramfsNetworkConfig, kernelCmdlineNetworkConfig } from './initramfs-config';
 import type { NetworkState } from './model';
+import { NetworkConfigError } from './net-error';
+import type { NetworkFormat } from './network-format';
 import { parseNetworkInput } from './parse-network-config';
 import type { RendererName } from './renderer';
 import { macsToNames, type NicFacts } from './sys-class-net';
 
 export type NetworkConfigSource = 'cmdline' | 'initramfs' | 'system_cfg' | 'ds' | 'fallback';
 
+/** The formats net/ reads itself: cloud-init's v1, v2 and ENI, and OpenStack's network_data.json (several sources give it). */
+export type OwnNetworkFormat = 'v1' | 'v2' | 'eni' | 'openstack';
+
 /** What a datasource gives (InstanceData.networkConfig). */
 export interface DatasourceNetwork {
-  format: 'v1' | 'v2' | 'openstack' | 'ec2' | 'eni' | 'digitalocean' | 'hetzner' | 'oracle' | 'vultr' | 'upcloud';
+  /** One of net/'s own formats, or the name of a format a datasource registers (`SelectInput.datasourceFormat`). */
+  format: OwnNetworkFormat | (string & {});
   config: unknown;
-  /** Ec2's apply_full_imds_network_config: false configures the fallback NIC only (DHCP), as cloud-init does. */
+  /** The source's flag for its format (Ec2's apply_full_imds_network_config: false configures the fallback NIC only). */
   full?: boolean;
   /** The datasource's own order (Oracle's puts itself before the initramfs); `SelectInput.order` wins over it. */
   order?: Array<Exclude<NetworkConfigSource, 'fallback'>>;
@@ -37,6 +37,8 @@ export interface SelectInput {
   /** The merged system config's `network` key. */
   systemConfig?: unknown;
   datasourceNetwork?: DatasourceNetwork;
+  /** The registered format `datasourceNetwork.format` names, when it is not one of net/'s own (the caller looks it up). */
+  datasourceFormat?: NetworkFormat;
   /** The datasource's order (cloud-init's `network_config_sources`); default cmdline, initramfs, system_cfg, ds. */
   order?: Array<Exclude<NetworkConfigSource, 'fallback'>>;
   /** /sys/class/net facts (readSysClassNet), for the fallback and for naming interfaces by MAC. */
@@ -45,7 +47,7 @@ export interface SelectInput {
   blacklistDrivers?: string[];
   /** /var/lib/cloud/data/upgraded-network exists: an upgrade left networking to the image. */
   upgradedNetwork?: boolean;
-  /** The renderer the config will be written with, when known: EC2's conversion adds source routing for netplan. */
+  /** The renderer the config will be written with, when known (a format's conversion may depend on it). */
   renderer?: RendererName;
 }
 
@@ -87,18 +89,13 @@ export function selectNetworkConfig(input: SelectInput): Selection {
       if (!ds) return { cfg: undefined };
       if (ds.format === 'v1' || ds.format === 'v2') return { cfg: ds.config };
       if (ds.config === undefined || ds.config === null) return { cfg: undefined };
-      // Provider formats become v1 (OpenStack, ENI) or v2 (EC2) first, as cloud-init's datasources do.
+      // Other formats become v1 or v2 first, as cloud-init's datasources do.
       if (ds.format === 'openstack') return { cfg: convertOpenStackNetworkData(ds.config, macs) };
-      if (ds.format === 'ec2') {
-        const primary = candidateNics(input.nics, input.blacklistDrivers ?? [])[0];
-        return { cfg: convertEc2Network(ds.config, macs, ds.full === false ? { full: false, ...(primary ? { primary } : {}) } : { policyRouting: input.renderer === 'netplan' }) };
-      }
-      if (ds.format === 'digitalocean') return { cfg: convertDigitalOceanNetwork(ds.config, macs) };
-      if (ds.format === 'hetzner') return { cfg: convertHetznerNetwork(ds.config, macs) };
-      if (ds.format === 'vultr') return { cfg: convertVultrNetwork(ds.config, macs) };
-      if (ds.format === 'upcloud') return { cfg: convertUpCloudNetwork(ds.config, macs) };
-      if (ds.format === 'oracle') return { cfg: convertOracleNetwork(ds.config, input.nics, input.runNetFiles ?? {}) };
-      return { cfg: convertEniText(String(ds.config)) };
+      if (ds.format === 'eni') return { cfg: convertEniText(String(ds.config)) };
+      const format = input.datasourceFormat;
+      if (format?.name !== ds.format) throw new NetworkConfigError('datasource network', `no datasource registers the network format ${JSON.stringify(ds.format)}`);
+      const ctx = { macs, nics: input.nics, runNetFiles: input.runNetFiles ?? {}, blacklistDrivers: input.blacklistDrivers ?? [], ...(input.renderer ? { renderer: input.renderer } : {}), ...(ds.full !== undefined ? { full: ds.full } : {}) };
+      return { cfg: format.toNetworkConfig(ds.config, ctx) };
     },
   };
   for (const source of input.order ?? ds?.order ?? DEFAULT_ORDER) {

@@ -1,5 +1,6 @@
 // NetworkConfigPlugin: static IPv4/IPv6 addresses, gateways, routes, DNS and MTU per adapter (matched by MAC) from the metadata's network config.
 import { parseNetworkInput, type InputKind } from '../net/parse-network-config';
+import { networkFormatByName } from '../sources/registry';
 import { toWindowsAdapterSettings, type WindowsAdapterSettings, type WindowsRoute } from '../net/windows-adapter-settings';
 import type { NetAdapter } from '../platform/windows/windows-system';
 import { persistIpv6, setStaticIpv4 } from './netsh-static-config';
@@ -45,7 +46,7 @@ export const networkConfigPlugin: Plugin = {
       ctx.log.debug(`Adapter ${a.ifIndex} '${a.friendlyName}' ${a.mac || '(no MAC)'} ${a.guid} mtu ${a.mtu} ${a.dhcpv4 ? 'dhcp' : 'static'} ${a.unicast.map((u) => `${u.address}/${u.prefixLength}`).join(' ')}`);
     }
     const macs = new Map(adapters.filter((a) => a.mac).map((a) => [a.mac, a.friendlyName]));
-    const state = parseNetworkInput(nc.format as InputKind, nc.config, { macs, key: 'network config' });
+    const state = parseNetworkInput(networkFormatByName(nc.format) ?? (nc.format as InputKind), nc.config, { macs, key: 'network config' });
     const plan = toWindowsAdapterSettings(state);
     for (const s of plan.skipped) ctx.log.warn(`Network config: ${s.name} skipped: ${s.reason}`);
     const missing: string[] = [];

@@ -5,11 +5,20 @@ import { posix } from 'node:path';
 import { runPostRenderCommands } from '../net/activate/post-render';
 import { selectActivator } from '../net/activate/select-activator';
 import { renderNetwork, selectRenderer } from '../net/render-network';
-import { selectNetworkConfig } from '../net/select-network-config';
+import { selectNetworkConfig, type SelectInput } from '../net/select-network-config';
+import type { InstanceData } from '../sources/datasource';
 import { readSysClassNet } from '../net/sys-class-net';
 import { applyNetworkConfigNames, waitForPhysdevs } from '../net/wait-for-physdevs';
+import { networkFormatByName } from '../sources/registry';
 import type { NetworkInput, NetworkOutcome } from './runner-deps';
 import { validateNetworkConfigAtBoot } from './validate-network-config-at-boot';
+
+/** The source's network config for selection, with the format its name resolves to in the registry (if any). */
+export function datasourceNetworkOf(network: InstanceData['networkConfig']): Pick<SelectInput, 'datasourceNetwork' | 'datasourceFormat'> {
+  if (!network) return {};
+  const format = networkFormatByName(network.format);
+  return { datasourceNetwork: network, ...(format ? { datasourceFormat: format } : {}) };
+}
 
 export async function applyNetworkOnLinux(input: NetworkInput): Promise<NetworkOutcome> {
   const p = input.platform;
@@ -31,7 +40,7 @@ export async function applyNetworkOnLinux(input: NetworkInput): Promise<NetworkO
     runNetFiles,
     openIscsi: await p.exists('/run/initramfs/open-iscsi.interface'),
     systemConfig: input.config.network,
-    ...(input.instance?.networkConfig ? { datasourceNetwork: input.instance.networkConfig } : {}),
+    ...datasourceNetworkOf(input.instance?.networkConfig),
     nics: await readSysClassNet(p),
     upgradedNetwork: await p.exists('/var/lib/cloud/data/upgraded-network'),
     ...(renderer ? { renderer } : {}),

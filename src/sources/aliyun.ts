@@ -1,7 +1,7 @@
 // AliYun (Alibaba Cloud ECS): the EC2-style metadata service at 100.100.100.200 (version 2016-01-01), with its own IMDSv2-like tokens; detected from the DMI product name.
 import { HttpClient, HttpError, type HttpRequest } from '../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
-import { crawlImds, ec2InstanceData } from './ec2';
+import { crawlImds, ec2InstanceData } from './ec2/ec2';
 import { withEphemeralNetwork } from './ephemeral-network/ephemeral-network';
 import { boolSetting, readUrlSettings, type UrlSettings } from './settings';
 import { SourceError, sourceErrorOfHttp } from './source-error';

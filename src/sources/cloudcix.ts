@@ -1,7 +1,7 @@
 // CloudCIX: JSON metadata and user data at http://169.254.169.254/v1/, read in the init (network) stage on machines whose DMI product name is CloudCIX (newer cloud-init's DataSourceCloudCIX).
 import { abortableSleep, HttpClient, HttpError, type HttpResponse } from '../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
-import { maybeBase64Decode } from './hetzner';
+import { maybeBase64Decode } from './hetzner/hetzner';
 import { normalizePublicKeys } from './public-keys';
 import { readUrlSettings } from './settings';
 import { parseJsonObject } from './json-document';

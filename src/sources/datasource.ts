@@ -1,5 +1,7 @@
 // The contract every datasource implements, and the one shape they all normalise to.
 import type { FilesystemFinder, FileTree } from '../devices/filesystem-finder';
+import type { NetworkFormat } from '../net/network-format';
+import type { OwnNetworkFormat } from '../net/select-network-config';
 import type { Log } from '../util/log';
 import type { Platform } from '../platform/platform';
 import type { WindowsSystem } from '../platform/windows/windows-system';
@@ -22,9 +24,12 @@ export interface InstanceData {
   vendorData?: Uint8Array;
   /** vendor_data2.json (OpenStack) and the like, processed after vendorData. */
   vendorData2?: Uint8Array;
-  /** Parsed network config as the source gives it; `format` says how to read `config`. */
+  /**
+   * Parsed network config as the source gives it; `format` says how to read `config`: one of net/'s own, or the
+   * name of the format the source registers (`Datasource.networkFormat`; a name, as obj.json keeps it).
+   */
   networkConfig?: {
-    format: 'v1' | 'v2' | 'openstack' | 'ec2' | 'eni' | 'digitalocean' | 'hetzner' | 'oracle' | 'vultr' | 'upcloud';
+    format: OwnNetworkFormat | (string & {});
     config: unknown;
     full?: boolean;
     /** The source's own order of network config sources (cloud-init's `network_config_sources`), when not the default. */
@@ -129,6 +134,11 @@ export interface Datasource {
   readonly name: string;
   /** Local sources run in the init-local stage, before networking; network ones in the init stage. */
   readonly kind: 'local' | 'network';
+  /**
+   * The cloud's own network format, when its network config is in one (not v1, v2, ENI or network_data.json):
+   * the network step finds it by the name InstanceData.networkConfig.format carries.
+   */
+  readonly networkFormat?: NetworkFormat;
   /** Cheap: DMI, labels, files, kernel cmdline. No cloud round-trips. */
   detect(ctx: DetectContext): Promise<boolean>;
   /**

@@ -8,12 +8,13 @@ import { cloudCixSource } from './cloudcix';
 import { cloudSigmaSource } from './cloudsigma';
 import { cloudStackSource } from './cloudstack';
 import { configDriveSource } from './config-drive';
+import type { NetworkFormat } from '../net/network-format';
 import type { Datasource } from './datasource';
-import { digitalOceanSource } from './digitalocean';
-import { ec2Source } from './ec2';
+import { digitalOceanSource } from './digitalocean/digitalocean';
+import { ec2Source } from './ec2/ec2';
 import { exoscaleSource } from './exoscale';
 import { gceSource } from './gce';
-import { hetznerSource } from './hetzner';
+import { hetznerSource } from './hetzner/hetzner';
 import { ibmCloudSource } from './ibmcloud';
 import { lxdSource } from './lxd/lxd';
 import { maasSource } from './maas/maas';
@@ -22,15 +23,15 @@ import { noneSource } from './none';
 import { nwcsSource } from './nwcs';
 import { openNebulaSource } from './opennebula/opennebula';
 import { openStackSource } from './openstack';
-import { oracleSource } from './oracle';
+import { oracleSource } from './oracle/oracle';
 import { ovfSource } from './ovf/ovf-source';
 import { packetSource } from './packet';
 import { rbxCloudSource } from './rbxcloud';
 import { scalewaySource } from './scaleway/scaleway';
 import { smartOsSource } from './smartos/smartos';
-import { upCloudSource } from './upcloud';
+import { upCloudSource } from './upcloud/upcloud';
 import { vmwareSource } from './vmware/vmware-source';
-import { vultrSource } from './vultr';
+import { vultrSource } from './vultr/vultr';
 import { wslSource } from './wsl/wsl';
 
 export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, openNebulaSource, digitalOceanSource, azureSource, altCloudSource, ovfSource, maasSource, gceSource, openStackSource, aliYunSource, vultrSource, ec2Source, cloudSigmaSource, cloudStackSource, smartOsSource, bigstepSource, scalewaySource, hetznerSource, ibmCloudSource, oracleSource, exoscaleSource, rbxCloudSource, upCloudSource, vmwareSource, nwcsSource, akamaiSource, wslSource, cloudCixSource, noneSource];
@@ -47,4 +48,9 @@ export function datasourceByName(name: string, sources: readonly Datasource[] = 
   const alias: Record<string, string> = { nocloudnet: 'nocloud', configdrive2: 'configdrive', openstacklocal: 'openstack', ec2local: 'ec2', aws: 'ec2', gcelocal: 'gce', upcloudlocal: 'upcloud', akamailocal: 'akamai' };
   const wanted = alias[key] ?? key;
   return sources.find((s) => s.name.toLowerCase() === wanted);
+}
+
+/** The network format a source registers under NAME (InstanceData.networkConfig.format), from either list. */
+export function networkFormatByName(name: string): NetworkFormat | undefined {
+  return [...DATASOURCES, ...WINDOWS_ONLY_SOURCES].find((s) => s.networkFormat?.name === name)?.networkFormat;
 }

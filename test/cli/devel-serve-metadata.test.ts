@@ -11,7 +11,7 @@ import { UsageError } from '../../src/util/errors';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import { azureSource } from '../../src/sources/azure/azure';
 import { bigstepSource, BIGSTEP_URL_FILE } from '../../src/sources/bigstep';
-import { ec2Source } from '../../src/sources/ec2';
+import { ec2Source } from '../../src/sources/ec2/ec2';
 import { gceSource } from '../../src/sources/gce';
 import { fetchFormPoster } from '../../src/modules/phone-home';
 import { Logger } from '../../src/util/log';

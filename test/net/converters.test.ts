@@ -1,7 +1,7 @@
 // Provider converters' edge cases: EC2 primary-only mode, NIC order and netplan's source routing, ENI text errors, klibc files without a device.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { convertEc2Network } from '../../src/net/convert-ec2';
+import { convertEc2Network } from '../../src/sources/ec2/network-format';
 import { convertEniText } from '../../src/net/convert-eni';
 import { initramfsNetworkConfig, kernelCmdlineNetworkConfig } from '../../src/net/initramfs-config';
 import { NetworkConfigError } from '../../src/net/net-error';

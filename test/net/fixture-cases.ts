@@ -3,7 +3,9 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { readYaml } from '../../src/config/read-yaml';
 import { azureImdsNetworkConfig } from '../../src/sources/azure/imds-network';
+import type { NetworkFormat } from '../../src/net/network-format';
 import type { InputKind } from '../../src/net/parse-network-config';
+import { networkFormatByName } from '../../src/sources/registry';
 import type { RendererName } from '../../src/net/renderer';
 import { FIXTURES as ALL_FIXTURES } from '../helpers/repo';
 
@@ -15,7 +17,7 @@ export interface NetCase {
   /** The input file (input.yaml, input.json, input.eni or input.cfg, a VMware cust.cfg). */
   input: string;
   /** kiln's parser kind and net-convert's -k. */
-  kind: InputKind;
+  kind: InputKind | NetworkFormat;
   cliKind: 'yaml' | 'network_data.json' | 'eni' | 'ec2' | 'azure-imds' | 'vmware-imc';
   distro: string;
   /** name → MAC, given to net-convert as -m name,mac. */
@@ -51,7 +53,8 @@ export function loadCases(): NetCase[] {
       const input = join(dir, inputName);
       const ext = inputName.slice('input.'.length);
       const cliKind = meta.kind === 'ec2' ? 'ec2' : meta.kind === 'azure-imds' ? 'azure-imds' : ext === 'yaml' ? 'yaml' : ext === 'json' ? 'network_data.json' : ext === 'cfg' ? 'vmware-imc' : 'eni';
-      const kind: InputKind = cliKind === 'yaml' || cliKind === 'azure-imds' ? 'yaml' : cliKind === 'ec2' ? 'ec2' : cliKind === 'eni' ? 'eni' : cliKind === 'vmware-imc' ? 'vmware-imc' : 'openstack';
+      const kind: InputKind | NetworkFormat | undefined = cliKind === 'yaml' || cliKind === 'azure-imds' ? 'yaml' : cliKind === 'eni' ? 'eni' : cliKind === 'network_data.json' ? 'openstack' : networkFormatByName(cliKind);
+      if (!kind) throw new Error(`fixture ${name}: no datasource registers the format ${cliKind}`);
       const expDir = join(dir, 'expected');
       const renderers = (existsSync(expDir) ? readdirSync(expDir) : []).sort() as RendererName[];
       return {

@@ -6,6 +6,8 @@ import { test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { candidateNics } from '../../src/net/fallback';
 import { parseNetworkDocument } from '../../src/net/parse-network-config';
+import type { NetworkFormat, NetworkFormatContext } from '../../src/net/network-format';
+import { NetworkConfigError } from '../../src/net/net-error';
 import { selectNetworkConfig } from '../../src/net/select-network-config';
 import { readSysClassNet, type NicFacts } from '../../src/net/sys-class-net';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
@@ -118,11 +120,28 @@ test('at boot, v2 match by name glob or driver names the real NICs; net-convert 
   assert.deepEqual([...plain.interfaces.keys()], ['all-en', 'virt'], 'without NICs, as cloud-init does');
 });
 
-test("Ec2's apply_full_imds_network_config: false renders DHCP on the fallback NIC only (cloud-init's primary-only mode)", () => {
-  const nics = [nic('ens6', { carrier: 1, mac: '0a:00:00:00:00:02' }), nic('ens5', { carrier: 1, mac: '0a:00:00:00:00:01' })];
-  const imds = { interfaces: { macs: { '0a:00:00:00:00:01': { 'device-number': '0', 'local-ipv4s': '10.0.0.5' }, '0a:00:00:00:00:02': { 'device-number': '1', 'local-ipv4s': '10.0.1.5' } } } };
-  const full = selectNetworkConfig({ kernelCmdline: '', nics, datasourceNetwork: { format: 'ec2', config: imds } });
-  assert.deepEqual(Object.keys((!full.disabled && (full.config as { ethernets: object }).ethernets) || {}).sort(), ['ens5', 'ens6']);
-  const primary = selectNetworkConfig({ kernelCmdline: '', nics, datasourceNetwork: { format: 'ec2', config: imds, full: false } });
-  assert.deepEqual(!primary.disabled && primary.config, { version: 2, ethernets: { ens5: { dhcp4: true, dhcp6: false, match: { macaddress: '0a:00:00:00:00:01' }, 'set-name': 'ens5' } } });
+test('a format net/ does not know is converted by the one the caller hands in, with the machine\'s facts; an unregistered name is an error', () => {
+  const nics = [nic('ens5', { carrier: 1, mac: '0a:00:00:00:00:01' })];
+  const seen: NetworkFormatContext[] = [];
+  const format: NetworkFormat = {
+    name: 'somecloud',
+    toNetworkConfig(config, ctx) {
+      seen.push(ctx);
+      return { version: 2, ethernets: { [ctx.macs.get(String(config)) ?? 'none']: { dhcp4: true } } };
+    },
+  };
+  const s = selectNetworkConfig({ kernelCmdline: '', nics, runNetFiles: { '/run/net-x.conf': 'x' }, blacklistDrivers: ['mlx4_core'], renderer: 'netplan', datasourceNetwork: { format: 'somecloud', config: '0a:00:00:00:00:01', full: false }, datasourceFormat: format });
+  assert.equal(!s.disabled && s.source, 'ds');
+  assert.deepEqual(!s.disabled && [...s.state.interfaces.keys()], ['ens5']);
+  assert.equal(seen.length, 1);
+  assert.deepEqual([...(seen[0]?.macs ?? [])], [['0a:00:00:00:00:01', 'ens5']]);
+  assert.deepEqual(seen[0]?.nics, nics);
+  assert.deepEqual(seen[0]?.runNetFiles, { '/run/net-x.conf': 'x' });
+  assert.deepEqual(seen[0]?.blacklistDrivers, ['mlx4_core']);
+  assert.equal(seen[0]?.renderer, 'netplan');
+  assert.equal(seen[0]?.full, false);
+  assert.throws(
+    () => selectNetworkConfig({ kernelCmdline: '', nics, datasourceNetwork: { format: 'othercloud', config: {} }, datasourceFormat: format }),
+    (e: unknown) => e instanceof NetworkConfigError && e.key === 'datasource network' && /"othercloud"/.test(e.message),
+  );
 });

@@ -6,7 +6,7 @@ import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import type { DetectContext } from '../../src/sources/datasource';
 import { LinuxEphemeralDhcp, type EphemeralNetwork } from '../../src/sources/ephemeral-network/ephemeral-network';
 import { findSource } from '../../src/sources/find-source';
-import { ec2Source } from '../../src/sources/ec2';
+import { ec2Source } from '../../src/sources/ec2/ec2';
 import { gceSource } from '../../src/sources/gce';
 import { noCloudSource } from '../../src/sources/nocloud';
 import { noneSource } from '../../src/sources/none';

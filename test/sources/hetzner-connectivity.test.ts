@@ -6,7 +6,7 @@ import { test, type TestContext } from 'node:test';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import type { CrawlContext } from '../../src/sources/datasource';
 import type { EphemeralNetwork } from '../../src/sources/ephemeral-network/ephemeral-network';
-import { hetznerSource } from '../../src/sources/hetzner';
+import { hetznerSource } from '../../src/sources/hetzner/hetzner';
 import { Logger } from '../../src/util/log';
 import { mockMetadataServer } from '../helpers/mock-metadata-server';
 import { FIXTURES } from '../helpers/repo';

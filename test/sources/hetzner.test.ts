@@ -1,7 +1,7 @@
 // Hetzner's user data decoding and the public-key shapes its and DigitalOcean's metadata use, as cloud-init reads them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { maybeBase64Decode } from '../../src/sources/hetzner';
+import { maybeBase64Decode } from '../../src/sources/hetzner/hetzner';
 import { normalizePublicKeys } from '../../src/sources/public-keys';
 
 const dec = (s: string) => Buffer.from(maybeBase64Decode(Buffer.from(s, 'latin1'))).toString('latin1');

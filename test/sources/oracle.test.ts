@@ -9,7 +9,7 @@ import type { CrawlContext } from '../../src/sources/datasource';
 import type { EphemeralNetwork } from '../../src/sources/ephemeral-network/ephemeral-network';
 import { findSource } from '../../src/sources/find-source';
 import { noneSource } from '../../src/sources/none';
-import { oracleSource } from '../../src/sources/oracle';
+import { oracleSource } from '../../src/sources/oracle/oracle';
 import { Logger } from '../../src/util/log';
 import { mockMetadataServer } from '../helpers/mock-metadata-server';
 import { FIXTURES } from '../helpers/repo';

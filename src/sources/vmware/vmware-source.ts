@@ -8,6 +8,7 @@ import { crawlCloudbaseGuestinfo, hasCloudbaseGuestinfo } from './cloudbase-gues
 import { decodeGuestinfo, guestinfoText } from './guestinfo-decode';
 import { GUESTINFO_CLEARED, GuestinfoToolFailed, guestinfoKey, guestinfoTools, type GuestinfoTool } from './guestinfo-tool';
 import { vmwareSetup } from './vmware-setup';
+import { vmwareImcNetworkFormat } from './imc-network-format';
 
 const NAME = 'VMware';
 const DATA_KEYS = ['metadata', 'userdata', 'vendordata'] as const;
@@ -139,6 +140,8 @@ async function readGuestinfo(ctx: DetectContext, ms: number): Promise<{ raw: Raw
 export const vmwareSource: Datasource = {
   name: NAME,
   kind: 'local',
+  /** Never in the source's own data: cloud-init's `devel net-convert -k vmware-imc` reads a cust.cfg with it. */
+  networkFormat: vmwareImcNetworkFormat,
   /** ds-identify's dscheck_VMware: VMX_GUESTINFO variables, else VMware DMI, a tool, and data in one of the three keys. */
   async detect(ctx) {
     if (ctx.platform.os === 'windows') return hasCloudbaseGuestinfo(ctx, sourceSettings(ctx.config, NAME));

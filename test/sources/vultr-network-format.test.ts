@@ -1,7 +1,7 @@
 // Vultr's interfaces to v1, checked against what cloud-init's helpers/vultr.py gives for its published test metadata.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { convertVultrNetwork } from '../../src/net/convert-vultr';
+import { convertVultrNetwork } from '../../src/sources/vultr/network-format';
 import { NetworkConfigError } from '../../src/net/net-error';
 import { parseNetworkInput } from '../../src/net/parse-network-config';
 

@@ -1,13 +1,14 @@
 // DigitalOcean: the droplet metadata JSON at 169.254.169.254/metadata/v1.json, read in init-local over a temporary link-local address; detected from DMI.
-import { HttpClient, HttpError } from '../util/http';
-import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
-import { withEphemeralNetwork } from './ephemeral-network/ephemeral-network';
-import { convertVendorData } from './openstack-tree';
-import { normalizePublicKeys } from './public-keys';
-import { boolSetting, wholeUrlSettings, type UrlSettings } from './settings';
-import { parseJsonObject } from './json-document';
-import { SourceError, sourceErrorOfHttp } from './source-error';
-import { waitForEndpoint } from './wait-for-url';
+import { HttpClient, HttpError } from '../../util/http';
+import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
+import { withEphemeralNetwork } from '../ephemeral-network/ephemeral-network';
+import { convertVendorData } from '../openstack-tree';
+import { normalizePublicKeys } from '../public-keys';
+import { boolSetting, wholeUrlSettings, type UrlSettings } from '../settings';
+import { parseJsonObject } from '../json-document';
+import { SourceError, sourceErrorOfHttp } from '../source-error';
+import { waitForEndpoint } from '../wait-for-url';
+import { digitaloceanNetworkFormat } from './network-format';
 
 const BASE = 'http://169.254.169.254';
 export const DIGITALOCEAN_METADATA_PATH = '/metadata/v1.json';
@@ -26,6 +27,7 @@ function settingsFor(ctx: CrawlContext): UrlSettings {
 export const digitalOceanSource: Datasource = {
   name: 'DigitalOcean',
   kind: 'network',
+  networkFormat: digitaloceanNetworkFormat,
   async detect(ctx: DetectContext) {
     return onDigitalOcean(ctx);
   },

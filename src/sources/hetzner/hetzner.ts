@@ -1,13 +1,14 @@
 // Hetzner Cloud: YAML metadata, private networks and user data at 169.254.169.254/hetzner/v1/, read in init-local inside a temporary DHCP lease; detected from DMI.
-import { readYaml } from '../config/read-yaml';
-import { HttpClient, HttpError, type HttpRequest } from '../util/http';
-import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
-import { withEphemeralNetwork } from './ephemeral-network/ephemeral-network';
-import { convertVendorData } from './openstack-tree';
-import { normalizePublicKeys } from './public-keys';
-import { readUrlSettings, type UrlSettings } from './settings';
-import { SourceError, sourceErrorOfHttp } from './source-error';
-import { waitForEndpoint } from './wait-for-url';
+import { readYaml } from '../../config/read-yaml';
+import { HttpClient, HttpError, type HttpRequest } from '../../util/http';
+import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
+import { withEphemeralNetwork } from '../ephemeral-network/ephemeral-network';
+import { convertVendorData } from '../openstack-tree';
+import { normalizePublicKeys } from '../public-keys';
+import { readUrlSettings, type UrlSettings } from '../settings';
+import { SourceError, sourceErrorOfHttp } from '../source-error';
+import { waitForEndpoint } from '../wait-for-url';
+import { hetznerNetworkFormat } from './network-format';
 
 const BASE = 'http://169.254.169.254';
 const API = '/hetzner/v1';
@@ -65,6 +66,7 @@ function yamlOf(bytes: Uint8Array, url: string): unknown {
 export const hetznerSource: Datasource = {
   name: 'Hetzner',
   kind: 'network',
+  networkFormat: hetznerNetworkFormat,
   async detect(ctx: DetectContext) {
     return onHetzner(ctx);
   },

@@ -1,8 +1,10 @@
 // EC2 IMDS `network/interfaces/macs` converted to network config v2 as cloud-init 25.1's
 // convert_ec2_metadata_network_config: DHCP on every NIC, secondary IPs as addresses, and (netplan only) source
 // routing for secondary NICs.
-import { isObj, obj, type Obj } from './check';
-import { NetworkConfigError } from './net-error';
+import { isObj, obj, type Obj } from '../../net/check';
+import { NetworkConfigError } from '../../net/net-error';
+import type { NetworkFormat } from '../../net/network-format';
+import { candidateNics } from '../../net/fallback';
 
 export interface Ec2NetworkOptions {
   /** apply_full_imds_network_config; false: DHCP on the primary NIC only. */
@@ -120,3 +122,16 @@ export function convertEc2Network(imds: unknown, macs: Map<string, string>, opts
   }
   return { version: 2, ethernets };
 }
+
+/**
+ * The 'ec2' format (the IMDS `network` tree): every NIC, with source routing when the renderer is netplan; with
+ * `full: false` (apply_full_imds_network_config), DHCP on the fallback NIC only, as cloud-init does.
+ */
+export const ec2NetworkFormat: NetworkFormat = {
+  name: 'ec2',
+  toNetworkConfig(config, ctx) {
+    if (ctx.full !== false) return convertEc2Network(config, ctx.macs, { policyRouting: ctx.renderer === 'netplan' });
+    const primary = candidateNics(ctx.nics, ctx.blacklistDrivers)[0];
+    return convertEc2Network(config, ctx.macs, { full: false, ...(primary ? { primary } : {}) });
+  },
+};

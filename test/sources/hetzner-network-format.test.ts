@@ -1,7 +1,7 @@
 // Hetzner's metadata network-config with its private networks added, on cloud-init's documented example.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { convertHetznerNetwork } from '../../src/net/convert-hetzner';
+import { convertHetznerNetwork } from '../../src/sources/hetzner/network-format';
 import { NetworkConfigError } from '../../src/net/net-error';
 
 // cloud-init's tests/unittests/sources/test_hetzner.py METADATA network-config and PRIVATE_NETWORKS.

@@ -1,7 +1,7 @@
 // UpCloud's network metadata to v1, checked against what cloud-init's helpers/upcloud.py gives for its documented example.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { convertUpCloudNetwork } from '../../src/net/convert-upcloud';
+import { convertUpCloudNetwork } from '../../src/sources/upcloud/network-format';
 import { NetworkConfigError } from '../../src/net/net-error';
 import { parseNetworkInput } from '../../src/net/parse-network-config';
 

@@ -1,7 +1,7 @@
 // DigitalOcean's droplet interfaces to v1, checked against what cloud-init 22.4's convert_network_configuration gives for its documented examples.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { convertDigitalOceanNetwork } from '../../src/net/convert-digitalocean';
+import { convertDigitalOceanNetwork } from '../../src/sources/digitalocean/network-format';
 import { NetworkConfigError } from '../../src/net/net-error';
 import { parseNetworkInput } from '../../src/net/parse-network-config';
 

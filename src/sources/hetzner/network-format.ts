@@ -1,5 +1,6 @@
 // Hetzner Cloud's metadata `network-config` (v1) with its private networks added as DHCP NICs, as cloud-init's Hetzner source does.
-import { isObj, list, obj, str, type Obj } from './check';
+import { isObj, list, obj, str, type Obj } from '../../net/check';
+import type { NetworkFormat } from '../../net/network-format';
 
 /** What the Hetzner source hands over: metadata `network-config` and the list from metadata/private-networks. */
 export interface HetznerNetwork {
@@ -26,3 +27,9 @@ export function convertHetznerNetwork(input: unknown, macs: Map<string, string>)
   });
   return { ...v1, config };
 }
+
+/** The 'hetzner' format the Hetzner source's network config is in. */
+export const hetznerNetworkFormat: NetworkFormat = {
+  name: 'hetzner',
+  toNetworkConfig: (config, ctx) => convertHetznerNetwork(config, ctx.macs),
+};

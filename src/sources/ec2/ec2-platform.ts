@@ -1,6 +1,6 @@
 // Which EC2-compatible cloud this is, from DMI (cloud-init's Ec2 identify_platform and ds-identify), and what strict_id allows when none says so.
-import type { DetectContext } from './datasource';
-import { sourceSettings } from './settings';
+import type { DetectContext } from '../datasource';
+import { sourceSettings } from '../settings';
 
 /** AWS from DMI: sys_vendor 'Amazon EC2', or a product/hypervisor UUID starting with 'ec2' (Xen instances). */
 export function looksLikeEc2(dmi: Record<string, string>): boolean {

@@ -1,11 +1,12 @@
 // Oracle (OCI): the /opc/ instance metadata service, v2 with its Bearer header first and v1 as fallback; detected by the DMI asset tag.
-import { HttpClient, HttpError, type HttpRequest, type HttpResponse } from '../util/http';
-import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
-import { withEphemeralNetwork } from './ephemeral-network/ephemeral-network';
-import { parseJson, parseJsonObject } from './json-document';
-import { SourceError, sourceErrorOfHttp } from './source-error';
-import { boolSetting, readUrlSettings, type UrlSettings } from './settings';
-import { isTransient, waitForEndpoint } from './wait-for-url';
+import { HttpClient, HttpError, type HttpRequest, type HttpResponse } from '../../util/http';
+import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
+import { withEphemeralNetwork } from '../ephemeral-network/ephemeral-network';
+import { parseJson, parseJsonObject } from '../json-document';
+import { SourceError, sourceErrorOfHttp } from '../source-error';
+import { boolSetting, readUrlSettings, type UrlSettings } from '../settings';
+import { isTransient, waitForEndpoint } from '../wait-for-url';
+import { oracleNetworkFormat } from './network-format';
 
 /** cloud-init's CHASSIS_ASSET_TAG: bare metal and VM shapes both carry it. */
 export const ORACLE_ASSET_TAG = 'OracleCloud.com';
@@ -88,6 +89,7 @@ async function imdsAlreadyReachable(client: HttpClient, urls: string[], timeoutM
 export const oracleSource: Datasource = {
   name: 'Oracle',
   kind: 'network',
+  networkFormat: oracleNetworkFormat,
   async detect(ctx) {
     return looksLikeOracle(ctx.dmi);
   },

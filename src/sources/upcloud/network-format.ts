@@ -1,6 +1,7 @@
 // UpCloud's metadata `network` (interfaces with their IP addresses, and the DNS servers) converted to network config v1, as cloud-init's helpers/upcloud.py does.
-import { isObj, list, obj, str, type Obj } from './check';
-import { NetworkConfigError } from './net-error';
+import { isObj, list, obj, str, type Obj } from '../../net/check';
+import { NetworkConfigError } from '../../net/net-error';
+import type { NetworkFormat } from '../../net/network-format';
 
 /** One address: DHCP (DHCPv6 stateless for IPv6) or static with the prefix of its network and its own DNS servers. */
 function subnetFor(raw: unknown, key: string, dns: unknown): Obj {
@@ -36,3 +37,9 @@ export function convertUpCloudNetwork(input: unknown, macs: Map<string, string>)
   else if (root.dns !== undefined && root.dns !== null && !isObj(root.dns) && !Array.isArray(root.dns)) throw new NetworkConfigError('upcloud.network.dns', 'must be a list of addresses');
   return { version: 1, config };
 }
+
+/** The 'upcloud' format the UpCloud source's network config is in. */
+export const upcloudNetworkFormat: NetworkFormat = {
+  name: 'upcloud',
+  toNetworkConfig: (config, ctx) => convertUpCloudNetwork(config, ctx.macs),
+};

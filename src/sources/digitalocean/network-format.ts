@@ -1,6 +1,7 @@
 // DigitalOcean droplet metadata (`interfaces` and `dns.nameservers` of metadata/v1.json) converted to network config v1, as cloud-init's convert_network_configuration does.
-import { isObj, list, obj, str, strList, type Obj } from './check';
-import { NetworkConfigError } from './net-error';
+import { isObj, list, obj, str, strList, type Obj } from '../../net/check';
+import { NetworkConfigError } from '../../net/net-error';
+import type { NetworkFormat } from '../../net/network-format';
 
 /** What the DigitalOcean source hands over: the metadata's `interfaces` and its nameservers. */
 export interface DigitalOceanNetwork {
@@ -57,3 +58,9 @@ export function convertDigitalOceanNetwork(input: unknown, macs: Map<string, str
   if (servers.length > 0) config.push({ type: 'nameserver', address: servers });
   return { version: 1, config };
 }
+
+/** The 'digitalocean' format the DigitalOcean source's network config is in. */
+export const digitaloceanNetworkFormat: NetworkFormat = {
+  name: 'digitalocean',
+  toNetworkConfig: (config, ctx) => convertDigitalOceanNetwork(config, ctx.macs),
+};

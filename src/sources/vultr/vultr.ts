@@ -1,13 +1,14 @@
 // Vultr: the instance metadata JSON at 169.254.169.254/v1.json (interfaces, keys, user and vendor data), read in init-local inside a temporary DHCP lease; detected from DMI or `vultr` on the kernel command line.
-import { HttpClient, HttpError } from '../util/http';
-import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
-import { withEphemeralNetwork } from './ephemeral-network/ephemeral-network';
-import { convertVendorData } from './openstack-tree';
-import { normalizePublicKeys } from './public-keys';
-import { readUrlSettings, type UrlSettings } from './settings';
-import { parseJsonObject } from './json-document';
-import { SourceError, sourceErrorOfHttp } from './source-error';
-import { waitForEndpoint } from './wait-for-url';
+import { HttpClient, HttpError } from '../../util/http';
+import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
+import { withEphemeralNetwork } from '../ephemeral-network/ephemeral-network';
+import { convertVendorData } from '../openstack-tree';
+import { normalizePublicKeys } from '../public-keys';
+import { readUrlSettings, type UrlSettings } from '../settings';
+import { parseJsonObject } from '../json-document';
+import { SourceError, sourceErrorOfHttp } from '../source-error';
+import { waitForEndpoint } from '../wait-for-url';
+import { vultrNetworkFormat } from './network-format';
 
 const BASE = 'http://169.254.169.254';
 /** cloud-init's: 10 s per request, 30 retries 5 s apart; kiln bounds the whole wait by max_wait as well. */
@@ -21,6 +22,7 @@ function onVultr(ctx: DetectContext): boolean {
 export const vultrSource: Datasource = {
   name: 'Vultr',
   kind: 'network',
+  networkFormat: vultrNetworkFormat,
   async detect(ctx: DetectContext) {
     return onVultr(ctx);
   },

@@ -1,6 +1,7 @@
 // Vultr's v1.json `interfaces` (or its ready-made `cloud_interfaces`) converted to network config v1, as cloud-init's helpers/vultr.py does.
-import { isObj, list, obj, str, type Obj } from './check';
-import { NetworkConfigError } from './net-error';
+import { isObj, list, obj, str, type Obj } from '../../net/check';
+import { NetworkConfigError } from '../../net/net-error';
+import type { NetworkFormat } from '../../net/network-format';
 
 /** What the Vultr source hands over: the metadata's `interfaces`, or `cloud_interfaces` when Vultr gives a finished config. */
 export interface VultrNetwork {
@@ -85,3 +86,9 @@ export function convertVultrNetwork(input: unknown, macs: Map<string, string>): 
   });
   return { version: 1, config };
 }
+
+/** The 'vultr' format the Vultr source's network config is in. */
+export const vultrNetworkFormat: NetworkFormat = {
+  name: 'vultr',
+  toNetworkConfig: (config, ctx) => convertVultrNetwork(config, ctx.macs),
+};

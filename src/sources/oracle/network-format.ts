@@ -1,8 +1,9 @@
 // Oracle's network config as cloud-init's DataSourceOracle builds it: the iSCSI (initramfs) config or the primary VNIC, plus secondary VNICs when asked.
-import { isObj, type Obj } from './check';
-import { initramfsNetworkConfig } from './initramfs-config';
-import { isIpNetwork } from './ip';
-import { macsToNames, type NicFacts } from './sys-class-net';
+import { isObj, type Obj } from '../../net/check';
+import { initramfsNetworkConfig } from '../../net/initramfs-config';
+import { isIpNetwork } from '../../net/ip';
+import { macsToNames, type NicFacts } from '../../net/sys-class-net';
+import type { NetworkFormat } from '../../net/network-format';
 
 /** cloud-init's MTU for OCI interfaces (OCI documents 9000 inside its networks). */
 export const ORACLE_MTU = 9000;
@@ -79,3 +80,9 @@ function netfailoverSafe(config: Obj[], nics: NicFacts[]): void {
     if (nic && nic.driver === 'virtio_net' && nic.standbyFeature) delete cfg.mac_address;
   }
 }
+
+/** The 'oracle' format the Oracle source's network config is in, built at render time from the machine's NICs. */
+export const oracleNetworkFormat: NetworkFormat = {
+  name: 'oracle',
+  toNetworkConfig: (config, ctx) => convertOracleNetwork(config, ctx.nics, ctx.runNetFiles),
+};

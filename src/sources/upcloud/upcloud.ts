@@ -1,13 +1,14 @@
 // UpCloud: the server metadata JSON at 169.254.169.254/metadata/v1.json, read in init-local inside a temporary DHCP lease (UpCloudLocal) or in init (UpCloud); detected from DMI, the server UUID from the system UUID.
-import { HttpClient, HttpError } from '../util/http';
-import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
-import { withEphemeralNetwork } from './ephemeral-network/ephemeral-network';
-import { convertVendorData } from './openstack-tree';
-import { normalizePublicKeys } from './public-keys';
-import { wholeUrlSettings, type UrlSettings } from './settings';
-import { parseJsonObject } from './json-document';
-import { SourceError, sourceErrorOfHttp } from './source-error';
-import { waitForEndpoint } from './wait-for-url';
+import { HttpClient, HttpError } from '../../util/http';
+import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
+import { withEphemeralNetwork } from '../ephemeral-network/ephemeral-network';
+import { convertVendorData } from '../openstack-tree';
+import { normalizePublicKeys } from '../public-keys';
+import { wholeUrlSettings, type UrlSettings } from '../settings';
+import { parseJsonObject } from '../json-document';
+import { SourceError, sourceErrorOfHttp } from '../source-error';
+import { waitForEndpoint } from '../wait-for-url';
+import { upcloudNetworkFormat } from './network-format';
 
 const BASE = 'http://169.254.169.254';
 export const UPCLOUD_METADATA_PATH = '/metadata/v1.json';
@@ -26,6 +27,7 @@ function settingsFor(ctx: CrawlContext): UrlSettings {
 export const upCloudSource: Datasource = {
   name: 'UpCloud',
   kind: 'network',
+  networkFormat: upcloudNetworkFormat,
   async detect(ctx: DetectContext) {
     return onUpCloud(ctx);
   },

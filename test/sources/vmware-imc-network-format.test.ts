@@ -4,10 +4,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readCustSpec } from '../../src/config/vmware-cust-cfg';
-import { convertVmwareImcNetwork } from '../../src/net/convert-vmware-imc';
+import { convertVmwareImcNetwork } from '../../src/sources/vmware/imc-network-format';
 import { NetworkConfigError } from '../../src/net/net-error';
 import { ConfigError } from '../../src/util/errors';
-import { FIXTURES } from './fixture-cases';
+import { FIXTURES } from '../net/fixture-cases';
 
 const spec = (name: string) => readCustSpec(readFileSync(join(FIXTURES, name, 'input.cfg'), 'utf8'), `${name}/input.cfg`);
 

@@ -1,7 +1,7 @@
 // Oracle's network config: the primary VNIC by DHCP, secondaries static with MTU 9000, the iSCSI initramfs config kept, and the source's order.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { convertOracleNetwork } from '../../src/net/convert-oracle';
+import { convertOracleNetwork, oracleNetworkFormat } from '../../src/sources/oracle/network-format';
 import { selectNetworkConfig } from '../../src/net/select-network-config';
 import type { NicFacts } from '../../src/net/sys-class-net';
 
@@ -69,7 +69,7 @@ test('a netfailover master is not matched by MAC (its standby devices share it)'
 
 test("selection: Oracle's config comes before the initramfs files and the system config, in 22.4's order", () => {
   const ds = { format: 'oracle' as const, config: { vnics: VNICS, configureSecondaryNics: true }, order: ['cmdline', 'ds', 'initramfs', 'system_cfg'] as Array<'cmdline' | 'ds' | 'initramfs' | 'system_cfg'> };
-  const s = selectNetworkConfig({ kernelCmdline: 'ip=dhcp', runNetFiles: KLIBC, openIscsi: true, systemConfig: { version: 2, ethernets: { x: { dhcp4: true } } }, datasourceNetwork: ds, nics: NICS });
+  const s = selectNetworkConfig({ kernelCmdline: 'ip=dhcp', runNetFiles: KLIBC, openIscsi: true, systemConfig: { version: 2, ethernets: { x: { dhcp4: true } } }, datasourceNetwork: ds, datasourceFormat: oracleNetworkFormat, nics: NICS });
   assert.ok(!s.disabled);
   assert.equal(s.source, 'ds');
   assert.ok(s.state.interfaces.has('ens3') && s.state.interfaces.has('ens5'), 'the iSCSI NIC and the secondary VNIC');

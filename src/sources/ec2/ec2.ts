@@ -1,12 +1,13 @@
 // Ec2: the AWS instance metadata service, IMDSv2 tokens first (IMDSv1 fallback unless turned off), IPv4 and IPv6 endpoints.
-import { HttpClient, HttpError, type HttpRequest } from '../util/http';
-import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
-import { SourceError, sourceErrorOfHttp } from './source-error';
-import { withEphemeralNetwork } from './ephemeral-network/ephemeral-network';
-import { crawlMetadataTree, ec2PublicKeys } from './metadata-crawler';
+import { HttpClient, HttpError, type HttpRequest } from '../../util/http';
+import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
+import { SourceError, sourceErrorOfHttp } from '../source-error';
+import { withEphemeralNetwork } from '../ephemeral-network/ephemeral-network';
+import { crawlMetadataTree, ec2PublicKeys } from '../metadata-crawler';
 import { EC2_LOCAL_CLOUDS, ec2StrictMode, identifyEc2Platform, looksLikeEc2, type Ec2CloudName } from './ec2-platform';
-import { boolSetting, readUrlSettings, type UrlSettings } from './settings';
-import { waitForEndpoint } from './wait-for-url';
+import { boolSetting, readUrlSettings, type UrlSettings } from '../settings';
+import { waitForEndpoint } from '../wait-for-url';
+import { ec2NetworkFormat } from './network-format';
 
 export const EC2_DEFAULTS: UrlSettings = { metadataUrls: ['http://169.254.169.254', 'http://[fd00:ec2::254]'], timeout: 10, maxWait: 120, retries: 10 };
 /** Newest first; the minimum version every IMDS serves comes last (cloud-init's extended + min versions). */
@@ -161,6 +162,7 @@ export async function crawlImds(ctx: CrawlContext, s: UrlSettings, client: HttpC
 export const ec2Source: Datasource = {
   name: 'Ec2',
   kind: 'network',
+  networkFormat: ec2NetworkFormat,
   async detect(ctx: DetectContext) {
     // AWS and the clouds cloud-init knows by their DMI (Brightbox, ZStack, e24cloud, Outscale, Tilaa) are found.
     if (identifyEc2Platform(ctx.dmi) !== 'unknown') return true;

@@ -1,8 +1,9 @@
 // A VMware customization spec's NICs and DNS turned into network config v2, as cloud-init 25.1's imc/config_nic.py does.
-import type { CustNic, CustSpec } from '../config/vmware-cust-cfg';
-import type { Obj } from './check';
-import { isIPv4, isIPv6, maskToPrefix, networkOf } from './ip';
-import { NetworkConfigError } from './net-error';
+import { readCustSpec, type CustNic, type CustSpec } from '../../config/vmware-cust-cfg';
+import type { Obj } from '../../net/check';
+import { isIPv4, isIPv6, maskToPrefix, networkOf } from '../../net/ip';
+import { NetworkConfigError } from '../../net/net-error';
+import type { NetworkFormat } from '../../net/network-format';
 
 function ipv4Prefix(nic: CustNic, key: string): number {
   const netmask = nic.ipv4?.netmask;
@@ -86,3 +87,13 @@ export function convertVmwareImcNetwork(spec: CustSpec, macs?: Map<string, strin
   }
   return { version: 2, ethernets };
 }
+
+/**
+ * cloud-init's 'vmware-imc' input (a cust.cfg's text, `devel net-convert -k vmware-imc`): NICs are named by their
+ * section (NIC1 …) unless MACs name them; messages name the file it came from, then the document 'cust.cfg'.
+ */
+export const vmwareImcNetworkFormat: NetworkFormat = {
+  name: 'vmware-imc',
+  documentKey: 'cust.cfg',
+  toNetworkConfig: (config, ctx) => convertVmwareImcNetwork(readCustSpec(String(config), ctx.key ?? 'cust.cfg'), ctx.macs.size ? ctx.macs : undefined),
+};
