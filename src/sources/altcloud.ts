@@ -68,6 +68,8 @@ async function rhevUserData(ctx: CrawlContext): Promise<string | undefined> {
 export const altCloudSource: Datasource = {
   name: NAME,
   kind: 'local',
+  /** cloud-init's __str__ prints a seed it never sets. */
+  describe: (_data, cls) => `${cls} [seed=None]`,
   async detect(ctx) {
     // ds-identify reads the first line of cloud-info; kiln also takes DMI's RHEV product name, which the crawl honours.
     const info = await ctx.platform.readTextIfExists(CLOUD_INFO_FILE).catch(() => undefined);

@@ -5,6 +5,7 @@ import { SourceError } from './source-error';
 import { FolderTree } from './folder-tree';
 import { ibmConfigDriveDevice } from './ibmcloud';
 import { chooseOpenStackVersion, openStackInstanceData, readOpenStackTree } from './openstack-tree';
+import { subplatformSource, dsmodeOf } from './source-description';
 
 export const CONFIG_DRIVE_SEED_DIR = '/var/lib/cloud/seed/config_drive';
 export const CONFIG_DRIVE_LABELS = ['config-2', 'CONFIG-2'];
@@ -57,6 +58,8 @@ export async function readConfigDriveTree(tree: FileTree, subplatform: string): 
 export const configDriveSource: Datasource = {
   name: 'ConfigDrive',
   kind: 'local',
+  /** The dsmode, the metadata version read (kiln reads the openstack/ tree: 2) and the drive. */
+  describe: (data, cls) => `${cls} [${dsmodeOf(data)},ver=2][source=${subplatformSource(data)}]`,
   async detect(ctx) {
     return (await candidates(ctx)).length > 0;
   },

@@ -135,6 +135,16 @@ export interface Datasource {
   /** Local sources run in the init-local stage, before networking; network ones in the init stage. */
   readonly kind: 'local' | 'network';
   /**
+   * cloud-init's class name in each stage, where it is not `<name>` (the `DataSource` prefix left out): Ec2's is
+   * Ec2Local in init-local, Ec2 in init; a source cloud-init registers once has one class whichever stage finds it.
+   */
+  readonly classNames?: { readonly local: string; readonly network: string };
+  /**
+   * str(datasource) as cloud-init writes it in status.json and the `datasource` files, for a source whose class
+   * has its own __str__; CLS is the class name ('DataSourceNoCloud'). Without it: the class name alone.
+   */
+  describe?(data: InstanceData, cls: string): string;
+  /**
    * The cloud's own network format, when its network config is in one (not v1, v2, ENI or network_data.json):
    * the network step finds it by the name InstanceData.networkConfig.format carries.
    */

@@ -86,6 +86,8 @@ function userDataOf(attrs: GceAttributes, warn: (m: string) => void): Uint8Array
 export const gceSource: Datasource = {
   name: 'GCE',
   kind: 'network',
+  /** cloud-init's class per stage (its *Local class registers with the filesystem dependency only). */
+  classNames: { local: 'GCELocal', network: 'GCE' },
   async detect(ctx: DetectContext) {
     return platformReportsGce(ctx.dmi);
   },

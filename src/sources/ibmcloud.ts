@@ -147,6 +147,7 @@ async function readIbmTree(fs: FoundFilesystem): Promise<{ metadata: Record<stri
 export const ibmCloudSource: Datasource = {
   name: 'IBMCloud',
   kind: 'local',
+  describe: (data, cls) => `${cls} [${data.subplatform.replace(/ \((.*)\)$/, ' $1')}]`,
   // ds-identify's dscheck_IBMCloud: never during provisioning; otherwise a METADATA disk or IBM's config-2 on Xen.
   async detect(ctx: DetectContext) {
     if (await isIbmProvisioning(ctx)) return false;

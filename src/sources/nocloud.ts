@@ -8,6 +8,7 @@ import { LeftToNetworkStage, SourceError } from './source-error';
 import { withEphemeralNetwork } from './ephemeral-network/ephemeral-network';
 import { FolderTree } from './folder-tree';
 import { noCloudHint, noCloudHintDsmode, type NoCloudHint } from './kernel-cmdline';
+import { subplatformSource, dsmodeOf } from './source-description';
 
 export const NOCLOUD_SEED_DIRS = ['/var/lib/cloud/seed/nocloud', '/var/lib/cloud/seed/nocloud-net'];
 export const NOCLOUD_LABELS = ['cidata', 'CIDATA'];
@@ -120,6 +121,14 @@ async function readUrlSeed(ctx: CrawlContext, seedfrom: string): Promise<Seed> {
 export const noCloudSource: Datasource = {
   name: 'NoCloud',
   kind: 'local',
+  /** cloud-init's class per stage (its *Local class registers with the filesystem dependency only). */
+  classNames: { local: 'NoCloud', network: 'NoCloudNet' },
+  /** 25.1's __str__: the seed, and the dsmode only when it is not the default `net` (22.4 always printed it). */
+  describe(data, cls) {
+    const source = subplatformSource(data);
+    const dsmode = dsmodeOf(data);
+    return `${cls} ${source ? `[seed=${source}]` : ''}${dsmode === 'net' ? '' : `[dsmode=${dsmode}]`}`;
+  },
   async detect(ctx) {
     if (hint(ctx)) return true;
     if ((await seedDirs(ctx)).length > 0) return true;

@@ -7,6 +7,7 @@ import { crawlMetadataTree } from './metadata-crawler';
 import { chooseOpenStackVersion, openStackInstanceData, readOpenStackTree } from './openstack-tree';
 import { readUrlSettings, type UrlSettings } from './settings';
 import { waitForEndpoint } from './wait-for-url';
+import { dsmodeOf } from './source-description';
 
 export const OPENSTACK_PRODUCT_NAMES = ['OpenStack Nova', 'OpenStack Compute'];
 /** cloud-init's VALID_DMI_ASSET_TAGS: the product names themselves (LP: #1669875) and the OpenStack clouds that say so only in the asset tag. */
@@ -26,6 +27,10 @@ async function looksLikeOpenStack(ctx: DetectContext): Promise<boolean> {
 export const openStackSource: Datasource = {
   name: 'OpenStack',
   kind: 'network',
+  /** cloud-init's class per stage (its *Local class registers with the filesystem dependency only). */
+  classNames: { local: 'OpenStackLocal', network: 'OpenStack' },
+  /** The dsmode and the metadata version read (kiln reads the openstack/ tree: 2). */
+  describe: (data, cls) => `${cls} [${dsmodeOf(data)},ver=2]`,
   detect: looksLikeOpenStack,
   // OpenStackLocal runs on the same local facts as detection.
   localEvidence: looksLikeOpenStack,

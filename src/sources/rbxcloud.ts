@@ -131,6 +131,8 @@ async function readDrive(ctx: CrawlContext, device: string, tree: { readFile(p: 
 export const rbxCloudSource: Datasource = {
   name: NAME,
   kind: 'local',
+  /** cloud-init's __str__ prints a seed it never sets. */
+  describe: (_data, cls) => `${cls} [seed=None]`,
   async detect(ctx: DetectContext) {
     return (await ctx.finder.find({ labels: RBXCLOUD_LABELS })).some((f) => RBXCLOUD_LABELS.includes(f.label));
   },

@@ -162,6 +162,8 @@ export async function crawlImds(ctx: CrawlContext, s: UrlSettings, client: HttpC
 export const ec2Source: Datasource = {
   name: 'Ec2',
   kind: 'network',
+  /** cloud-init's class per stage (its *Local class registers with the filesystem dependency only). */
+  classNames: { local: 'Ec2Local', network: 'Ec2' },
   networkFormat: ec2NetworkFormat,
   async detect(ctx: DetectContext) {
     // AWS and the clouds cloud-init knows by their DMI (Brightbox, ZStack, e24cloud, Outscale, Tilaa) are found.

@@ -8,6 +8,7 @@ import { normalizePublicKeys } from '../public-keys';
 import { SourceError } from '../source-error';
 import type { OAuthCredentials } from './oauth1';
 import { OAUTH_SKEW_FILE, OAuthReadError, OAuthUrlReader } from './oauth-url-reader';
+import { subplatformSource } from '../source-description';
 
 /** cloud-init's MD_VERSION, also cloudbase-init's _METADATA_2012_03_01. */
 export const MAAS_MD_VERSION = '2012-03-01';
@@ -290,6 +291,7 @@ async function crawlCloudbaseInit(ctx: CrawlContext, base: string): Promise<Inst
 export const maasSource: Datasource = {
   name: 'MAAS',
   kind: 'network',
+  describe: (data, cls) => `${cls} [${subplatformSource(data)}]`,
   async detect(ctx: DetectContext) {
     return onMaas(ctx);
   },

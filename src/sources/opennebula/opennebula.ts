@@ -8,6 +8,7 @@ import { ContextShellError, parseContextShell } from './context-shell';
 import { contextHasAddresses, openNebulaNetworkConfig, physicalNicsByMac } from './opennebula-network';
 import { crawlCloudbaseOpenNebula, detectCloudbaseOpenNebula } from './opennebula-cloudbase';
 import { pythonB64decode } from './python-b64decode';
+import { subplatformSource, dsmodeOf } from '../source-description';
 
 const NAME = 'OpenNebula';
 export const OPENNEBULA_SEED_DIR = '/var/lib/cloud/seed/opennebula';
@@ -91,6 +92,7 @@ async function readCandidate(ctx: CrawlContext, c: Candidate): Promise<InstanceD
 export const openNebulaSource: Datasource = {
   name: NAME,
   kind: 'local',
+  describe: (data, cls) => `${cls} [seed=${subplatformSource(data)}][dsmode=${dsmodeOf(data)}]`,
   async detect(ctx) {
     if (ctx.platform.os === 'windows') return detectCloudbaseOpenNebula(ctx);
     // ds-identify: the seed folder (with meta-data, its generic check; or context.sh) or a CONTEXT/CDROM label.

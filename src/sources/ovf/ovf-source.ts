@@ -9,6 +9,7 @@ import { guestinfoTools } from '../vmware/guestinfo-tool';
 import { isVmwarePlatform } from '../vmware/vmware-source';
 import { crawlCloudbaseOvf, detectCloudbaseOvf } from './cloudbase-ovf';
 import { OVF_ENV_NAMES, readOvfEnvironment, type OvfEnvironment } from './ovf-environment';
+import { subplatformSource } from '../source-description';
 
 const NAME = 'OVF';
 /**
@@ -88,6 +89,9 @@ function publicKeysOf(md: Record<string, unknown>): string[] {
 export const ovfSource: Datasource = {
   name: NAME,
   kind: 'local',
+  /** cloud-init's class per stage (its *Local class registers with the filesystem dependency only). */
+  classNames: { local: 'OVF', network: 'OVFNet' },
+  describe: (data, cls) => `${cls} [seed=${subplatformSource(data)}]`,
   /** ds-identify's dscheck_OVF, without its 10 MB size check on the ISO (kiln looks for the file instead of grepping the device). */
   async detect(ctx) {
     if (ctx.platform.os === 'windows') return detectCloudbaseOvf(ctx, sourceSettings(ctx.config, NAME));

@@ -9,6 +9,7 @@ import { normalizePublicKeys } from '../public-keys';
 import { SourceError } from '../source-error';
 import { JoyentMetadataClient } from './joyent-metadata-client';
 import { smartOsNetworkConfig } from './smartos-network';
+import { subplatformSource } from '../source-description';
 
 export const SMARTOS_SERIAL_DEVICE = '/dev/ttyS1';
 export const SMARTOS_SOCKET = '/native/.zonecontrol/metadata.sock';
@@ -202,6 +203,11 @@ async function openChannel(ctx: CrawlContext, type: SmartOsType, path: string, t
 export const smartOsSource: Datasource = {
   name: 'SmartOS',
   kind: 'local',
+  /** The client: the serial device or the metadata socket. */
+  describe(data, cls) {
+    const source = subplatformSource(data);
+    return `${cls} [client=${source.startsWith('/dev/') ? `JoyentMetadataSerialClient(device=${source}, timeout=60)` : `JoyentMetadataSocketClient(socketpath=${source})`}]`;
+  },
   /** ds-identify's dscheck_SmartOS: DMI product `SmartDC*`, or an LX-brand kernel with the zone's metadata socket present. */
   async detect(ctx: DetectContext) {
     if ((ctx.dmi.product_name ?? '').startsWith('SmartDC')) return true;

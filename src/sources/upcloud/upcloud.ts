@@ -27,6 +27,8 @@ function settingsFor(ctx: CrawlContext): UrlSettings {
 export const upCloudSource: Datasource = {
   name: 'UpCloud',
   kind: 'network',
+  /** cloud-init's class per stage (its *Local class registers with the filesystem dependency only). */
+  classNames: { local: 'UpCloudLocal', network: 'UpCloud' },
   networkFormat: upcloudNetworkFormat,
   async detect(ctx: DetectContext) {
     return onUpCloud(ctx);
