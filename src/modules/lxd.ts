@@ -1,9 +1,9 @@
 // cc_lxd: installs lxd and the storage backend's tools, waits for lxd, then `lxd init --preseed` or `lxd init --auto`, and sets up the bridge (debconf or `lxc network`).
-import { release } from 'node:os';
 import { readYaml } from '../config/read-yaml';
 import { isRecord } from './support/config-shapes';
 import { whichInTarget } from './support/distro-facts';
 import { installPackages } from './support/install-packages';
+import { waitForSnapSeeded } from './support/snap-seeded';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
 
 const MODULE = 'lxd';
@@ -34,7 +34,6 @@ function pyTypeName(v: unknown): string {
 /** The packages cloud-init adds: lxd when missing, and the tool each requested storage driver needs (zfs, lvcreate, mkfs.btrfs). */
 export async function requiredPackages(ctx: ModuleContext, init: Record<string, unknown>, preseed: string): Promise<string[]> {
   const packages: string[] = [];
-  if (!(await whichInTarget(ctx.platform, 'lxd'))) packages.push('lxd');
   const drivers: unknown[] = [];
   if ('storage_backend' in init) drivers.push(init.storage_backend);
   if (preseed && preseed.includes('storage_pools')) {
@@ -167,6 +166,7 @@ export const lxdModule: Module = {
       return;
     }
     if (!isRecord(lxdCfg)) throw new ModuleError(MODULE, `lxd config must be a dictionary. found a '${pyTypeName(lxdCfg)}'`);
+    await waitForSnapSeeded(ctx);
     const init = lxdCfg.init ?? {};
     const preseed = lxdCfg.preseed ?? '';
     const bridge = lxdCfg.bridge ?? {};
@@ -179,6 +179,15 @@ export const lxdModule: Module = {
       errors.push(`Unable to configure LXD. lxd.preseed config can not be provided with key(s): ${with_.join(', ')}`);
     }
     if (errors.length > 0 || !isRecord(init) || !isRecord(bridge) || typeof preseed !== 'string') throw new ModuleError(MODULE, errors.join('. '));
+
+    // 25.1: lxd comes from the snap when the image has none (the failure ends the module).
+    if (!(await whichInTarget(ctx.platform, 'lxd'))) {
+      const r = await ctx.platform.run(['snap', 'install', 'lxd'], { allowFailure: true });
+      if (r.code !== 0) {
+        const why = r.code === 127 || r.code < 0 ? 'snap: command not found' : `'snap install lxd' exited with code ${r.code}`;
+        throw new ModuleError(MODULE, `Failed to install lxd from snap: ${why}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`);
+      }
+    }
 
     const packages = await requiredPackages(ctx, init, preseed);
     if (packages.length > 0) {
@@ -198,18 +207,20 @@ export const lxdModule: Module = {
     }
 
     if (truthy(init)) {
-      // 22.4 reads storage_backend without a default: init without it fails the module there.
-      if (!('storage_backend' in init)) throw Object.assign(new ModuleError(MODULE, "'storage_backend'"), { pythonName: 'KeyError' });
-      let keys = INIT_KEYS;
-      // LP #1982780: without the dm-thin-pool module, the lvm pool is made without a thin pool, before lxd init.
-      if (init.storage_backend === 'lvm' && !(await ctx.platform.exists(`/lib/modules/${release()}/kernel/drivers/md/dm-thin-pool.ko`))) {
-        ctx.log.warn("cloud-init doesn't use thinpool by default on Ubuntu due to LP #1982780. This behavior will change in the future.");
-        await mustRun(ctx, ['lxc', 'storage', 'create', 'default', 'lvm', 'lvm.use_thinpool=false']);
-        keys = keys.filter((k) => k !== 'storage_backend');
-      }
+      // 25.1's handle_init_cfg: lxd init first; only when it fails with the lvm backend (LP #1982780: no thin
+      // pool on a minimal image) is the pool made without a thin pool and init run again without the backend.
       const argv = ['lxd', 'init', '--auto'];
-      for (const k of keys) if (truthy(init[k])) argv.push(`--${k.replace(/_/g, '-')}=${pyStr(init[k])}`);
-      await mustRun(ctx, argv);
+      for (const k of INIT_KEYS) if (truthy(init[k])) argv.push(`--${k.replace(/_/g, '-')}=${pyStr(init[k])}`);
+      const first = await ctx.platform.run(argv, { allowFailure: true });
+      if (first.stdout || first.stderr) await ctx.output(first.stdout + first.stderr);
+      if (first.code !== 0) {
+        // cloud-init reads storage_backend without a default here: a failed init without one is a KeyError.
+        if (!('storage_backend' in init)) throw Object.assign(new ModuleError(MODULE, "'storage_backend'"), { pythonName: 'KeyError' });
+        if (init.storage_backend !== 'lvm') throw new ModuleError(MODULE, `'${argv.join(' ')}' exited with code ${first.code}${first.stderr.trim() ? `: ${first.stderr.trim()}` : ''}`);
+        ctx.log.info("Cloud-init doesn't use thinpool by default on Ubuntu due to LP #1982780. This behavior will change in the future.");
+        await mustRun(ctx, ['lxc', 'storage', 'create', 'default', 'lvm', 'lvm.use_thinpool=false']);
+        await mustRun(ctx, argv.filter((a) => !a.startsWith('--storage-backend')));
+      }
     }
 
     if (!truthy(bridge)) return;

@@ -1,6 +1,7 @@
 // cc_snap: acks the given snap assertions from one file in the instance folder, then runs the snap commands in order, collecting failures.
 import { posix } from 'node:path';
 import { isRecord } from './support/config-shapes';
+import { waitForSnapSeeded } from './support/snap-seeded';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
 
 const MODULE = 'snap';
@@ -111,6 +112,7 @@ export const snapModule: Module = {
       return;
     }
     if (!isRecord(scfg)) throw new ModuleError(MODULE, `'snap' must be a mapping, not ${JSON.stringify(scfg)}`);
+    await waitForSnapSeeded(ctx);
     await addAssertions(ctx, scfg.assertions);
     await runCommands(ctx, scfg.commands);
   },

@@ -1,5 +1,6 @@
 // cc_ubuntu_autoinstall: only checks an `autoinstall` section for Ubuntu's live installer (which itself acts on it).
 import { isRecord } from './support/config-shapes';
+import { waitForSnapSeeded } from './support/snap-seeded';
 import { ModuleError, type Module } from './module';
 
 /** The installer snaps cloud-init 22.4 looks for in `snap list`. */
@@ -38,6 +39,7 @@ export const ubuntuAutoinstallModule: Module = {
       ctx.log.debug("Skipping module named ubuntu_autoinstall, no 'autoinstall' key in configuration");
       return;
     }
+    await waitForSnapSeeded(ctx);
     const snaps = (await ctx.platform.run(['snap', 'list'])).stdout;
     // The last listed snap found wins, as in cloud-init's loop; a plain substring search like its re.search.
     const installer = [...LIVE_INSTALLER_SNAPS].reverse().find((name) => snaps.includes(name));

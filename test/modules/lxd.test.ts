@@ -1,7 +1,7 @@
-// cc_lxd on a sandbox root: the packages each storage backend needs, lxd init's exact options, the preseed on stdin, and the bridge through lxc or debconf.
+// cc_lxd on a sandbox root, as cloud-init 25.1: lxd from the snap, the packages each storage backend needs, lxd init's exact
+// options (and the lvm retry without a thin pool), the preseed on stdin, and the bridge through lxc or debconf.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { release } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { validateCloudConfig } from '../../src/config/validate-cloud-config';
@@ -12,7 +12,7 @@ import { scriptedModule } from './scripted-module-platform';
 const UBUNTU = { name: 'ubuntu', family: 'debian', version: '22.04' } as const;
 const APT = 'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
 
-test('lxd: installs lxd and zfsutils-linux when missing, waits, then lxd init --auto with every option in order', async (t) => {
+test('lxd: installs lxd from the snap and zfsutils-linux when missing, waits, then lxd init --auto with every option in order', async (t) => {
   const { ctx, commands } = scriptedModule(t, {}, UBUNTU);
   await lxdModule.run(ctx, {
     lxd: {
@@ -20,8 +20,9 @@ test('lxd: installs lxd and zfsutils-linux when missing, waits, then lxd init --
     },
   });
   assert.deepEqual(commands(), [
+    'snap install lxd',
     `${APT} update`,
-    `${APT} install lxd zfsutils-linux`,
+    `${APT} install zfsutils-linux`,
     'lxd waitready --timeout=300',
     'lxd init --auto --network-address=0.0.0.0 --network-port=8443 --storage-backend=zfs --storage-create-loop=10 --storage-pool=pool1 --trust-password=pw',
   ]);
@@ -36,24 +37,37 @@ test('lxd: the backend tools already present install nothing; btrfs and dir need
   assert.deepEqual(commands(), ['lxd waitready --timeout=300', 'lxd init --auto --storage-backend=btrfs', 'lxd waitready --timeout=300', 'lxd init --auto --storage-backend=dir']);
 });
 
-test('lxd: lvm without dm-thin-pool.ko makes the pool without a thin pool and leaves --storage-backend out; with it, lvm goes to lxd init', async (t) => {
-  const { root, ctx, commands } = scriptedModule(t, {}, UBUNTU);
-  putTool(root, '/usr/bin/lxd');
-  await lxdModule.run(ctx, { lxd: { init: { storage_backend: 'lvm', storage_pool: 'p' } } });
-  assert.deepEqual(commands(), [`${APT} update`, `${APT} install lvm2`, 'lxd waitready --timeout=300', 'lxc storage create default lvm lvm.use_thinpool=false', 'lxd init --auto --storage-pool=p']);
-  assert.ok(ctx.lines.some((l) => l.includes('LP #1982780')));
-  putTool(root, '/usr/sbin/lvcreate');
-  putTool(root, `/lib/modules/${release()}/kernel/drivers/md/dm-thin-pool.ko`);
-  const before = commands().length;
-  await lxdModule.run(ctx, { lxd: { init: { storage_backend: 'lvm' } } });
-  assert.deepEqual(commands().slice(before), ['lxd waitready --timeout=300', 'lxd init --auto --storage-backend=lvm']);
+test('lxd: lvm goes to lxd init; only when that fails is the pool made without a thin pool and init run again without the backend (25.1)', async (t) => {
+  const INIT = 'lxd init --auto --storage-backend=lvm --storage-pool=p';
+  const failing = scriptedModule(t, { [INIT]: { code: 1, stderr: 'Error: thin pool' } }, UBUNTU);
+  putTool(failing.root, '/usr/bin/lxd');
+  putTool(failing.root, '/usr/sbin/lvcreate');
+  await lxdModule.run(failing.ctx, { lxd: { init: { storage_backend: 'lvm', storage_pool: 'p' } } });
+  assert.deepEqual(failing.commands(), ['lxd waitready --timeout=300', INIT, 'lxc storage create default lvm lvm.use_thinpool=false', 'lxd init --auto --storage-pool=p']);
+  assert.ok(failing.ctx.lines.some((l) => l.includes('LP #1982780')));
+  const working = scriptedModule(t, {}, UBUNTU);
+  putTool(working.root, '/usr/bin/lxd');
+  await lxdModule.run(working.ctx, { lxd: { init: { storage_backend: 'lvm' } } });
+  assert.deepEqual(working.commands(), [`${APT} update`, `${APT} install lvm2`, 'lxd waitready --timeout=300', 'lxd init --auto --storage-backend=lvm']);
+  // Another backend's failure fails the module; without a backend, cloud-init's lookup of it is a KeyError.
+  const zfs = scriptedModule(t, { 'lxd init --auto --storage-backend=dir': { code: 1 }, 'lxd init --auto --network-port=1': { code: 1 } }, UBUNTU);
+  putTool(zfs.root, '/usr/bin/lxd');
+  await assert.rejects(lxdModule.run(zfs.ctx, { lxd: { init: { storage_backend: 'dir' } } }), /exited with code 1/);
+  await assert.rejects(lxdModule.run(zfs.ctx, { lxd: { init: { network_port: 1 } } }), /'storage_backend'/);
+});
+
+test('lxd: without lxd and without snap, the snap install fails the module before anything else runs (25.1)', async (t) => {
+  const { ctx, commands } = scriptedModule(t, { 'snap install lxd': { code: 1, stderr: 'error: snap "lxd" not found' } }, UBUNTU);
+  await assert.rejects(lxdModule.run(ctx, { lxd: { init: { storage_backend: 'dir' } } }), /Failed to install lxd from snap/);
+  assert.deepEqual(commands(), ['snap install lxd']);
 });
 
 test('lxd: a failed package install is a warning and ends the module without failing it', async (t) => {
-  const { ctx, commands } = scriptedModule(t, { [`${APT} install lxd`]: { code: 100, stderr: 'E: Unable to locate package lxd' } }, UBUNTU);
-  await lxdModule.run(ctx, { lxd: { init: { storage_backend: 'dir' } } });
-  assert.deepEqual(commands(), [`${APT} update`, `${APT} install lxd`]);
-  assert.ok(ctx.lines.some((l) => l.includes('failed to install packages ["lxd"]')));
+  const { root, ctx, commands } = scriptedModule(t, { [`${APT} install zfsutils-linux`]: { code: 100, stderr: 'E: Unable to locate package zfsutils-linux' } }, UBUNTU);
+  putTool(root, '/usr/bin/lxd');
+  await lxdModule.run(ctx, { lxd: { init: { storage_backend: 'zfs' } } });
+  assert.deepEqual(commands(), [`${APT} update`, `${APT} install zfsutils-linux`]);
+  assert.ok(ctx.lines.some((l) => l.includes('failed to install packages ["zfsutils-linux"]')));
 });
 
 test('lxd: preseed goes to lxd init --preseed on stdin; its storage_pools drivers pick the packages', async (t) => {
@@ -68,8 +82,7 @@ test('lxd: preseed goes to lxd init --preseed on stdin; its storage_pools driver
 test('lxd: preseed with init or bridge is refused, naming both', async (t) => {
   const { ctx, commands } = scriptedModule(t, {}, UBUNTU);
   await assert.rejects(lxdModule.run(ctx, { lxd: { preseed: 'x', init: { storage_backend: 'dir' }, bridge: { mode: 'none' } } }), /can not be provided with key\(s\): lxd\.init, lxd\.bridge/);
-  await assert.rejects(lxdModule.run(ctx, { lxd: { init: { network_port: 1 } } }), /'storage_backend'/);
-  assert.deepEqual(commands(), [`${APT} update`, `${APT} install lxd`, 'lxd waitready --timeout=300']);
+  assert.deepEqual(commands(), []);
 });
 
 test('lxd: a new bridge after init: lxdbr0 that init made is detached and deleted, eth0 removed, then created and attached with --force-local', async (t) => {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { validateCloudConfig } from '../../src/config/validate-cloud-config';
 import { snapModule } from '../../src/modules/snap';
+import { putTool } from './root-files';
 import { scriptedModule } from './scripted-module-platform';
 
 const UBUNTU = { name: 'ubuntu', family: 'debian', version: '22.04' } as const;
@@ -73,4 +74,16 @@ test('snap: the schema names a bad key and its line', () => {
   assert.deepEqual(validateCloudConfig(doc).problems.map((p) => `${p.line} ${p.path}`), ['2 snap']);
   const bad = ['#cloud-config', 'snap:', '  commands:', '    00: 5', ''].join('\n');
   assert.deepEqual(validateCloudConfig(bad).problems.map((p) => `${p.line} ${p.path}`), ['4 snap.commands.0', '4 snap.commands.0']);
+});
+
+test('snap waits for snapd to load its seed once ever, as 25.1 (the semaphore sem/snap_seeded.once; no wait without a snap command)', async (t) => {
+  const { ctx, dry, commands } = scriptedModule(t, {}, UBUNTU);
+  await snapModule.run(ctx, { snap: { commands: [['install', 'hello']] } });
+  assert.deepEqual(commands(), ['snap install hello']);
+  assert.equal(await dry.exists('/var/lib/cloud/sem/snap_seeded.once'), true);
+  const again = scriptedModule(t, {}, UBUNTU);
+  putTool(again.root, '/usr/bin/snap');
+  await snapModule.run(again.ctx, { snap: { commands: [['install', 'hello']] } });
+  await snapModule.run(again.ctx, { snap: { commands: [['install', 'world']] } });
+  assert.deepEqual(again.commands(), ['snap wait system seed.loaded', 'snap install hello', 'snap install world']);
 });

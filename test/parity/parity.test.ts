@@ -40,7 +40,6 @@ const PENDING_25_1: Record<string, string> = {
   '25-preserve-hostname-and-failures': "25.1's keyboard writes /etc/default/keyboard, and its ntp picks chrony where there is no systemd",
   '28-puppet': "25.1's puppet module changed what it writes (/etc/default/puppet, its folders); the seed's expectations are 22.4's",
   '29-chef': "25.1's chef module makes /var/chef and no /var/backups/chef, and writes client.rb differently",
-  '45-snap-lxd': "25.1 records the snap module's outcome differently in status.json and result.json, and takes no update_sources semaphore where kiln does",
 };
 
 /** Pending seeds whose trees matched 25.1's: they must leave PENDING_25_1. */
