@@ -27,20 +27,66 @@ export function pythonSplitlines(text: string): string[] {
   return lines;
 }
 
-/** Parses GCE's `expireOn` as cloud-init does (strptime '%Y-%m-%dT%H:%M:%S+0000', UTC); undefined when it does not match. */
+/** Parses GCE's `expireOn` as cloudbase-init does (strptime '%Y-%m-%dT%H:%M:%S+0000', UTC); undefined when it does not match. */
 export function parseExpireOn(text: string): Date | undefined {
   const m = /^(\d{4})-(\d{1,2})-(\d{1,2})T(\d{1,2}):(\d{1,2}):(\d{1,2})\+0000$/.exec(text);
   if (!m) return undefined;
   const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number, number, number];
-  const date = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
-  // strptime refuses 2024-02-30 or 25:00:00; Date would roll them over.
-  if (date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d || h > 23 || mi > 59 || s > 61) return undefined;
+  return utcDate(y, mo, d, h, mi, s);
+}
+
+/** datetime(y, mo, d, h, mi, s) in UTC, or undefined where datetime refuses it (2024-02-30, 25:00:00, second 60). */
+function utcDate(y: number, mo: number, d: number, h: number, mi: number, s: number): Date | undefined {
+  const date = new Date(0);
+  date.setUTCFullYear(y, mo - 1, d); // not Date.UTC, which reads years 0-99 as 1900-1999
+  date.setUTCHours(h, mi, s, 0);
+  if (y < 1 || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) return undefined;
   return date;
 }
 
 /**
+ * strptime's fields for '%Y-%m-%dT%H:%M:%S%z' (Python 3.13's patterns, matched case-insensitively but for the `Z`):
+ * year, month, day (a blank may stand for its leading zero), hour, minute, second, and the UTC offset.
+ */
+const CLOUD_INIT_EXPIRE_ON = /^(\d{4})-(1[0-2]|0[1-9]|[1-9])-(3[01]|[12]\d|0[1-9]|[1-9]| [1-9])[Tt](2[0-3]|[01]\d|\d):([0-5]\d|\d):(6[01]|[0-5]\d|\d)(Z|[+-]\d\d:?[0-5]\d(?::?[0-5]\d(?:\.\d{1,6})?)?)$/;
+
+/**
+ * Parses GCE's `expireOn` as cloud-init 25.1's _has_expired does (strptime '%Y-%m-%dT%H:%M:%S%z', since 24.4: `Z`,
+ * `+HHMM`, `+HH:MM`, with optional seconds and microseconds; 22.4 took `+0000` only); undefined when strptime would
+ * raise ValueError (no match, a colon after the hours but not after the minutes or the reverse, an offset of a day or
+ * more, a date datetime refuses).
+ */
+export function parseCloudInitExpireOn(text: string): Date | undefined {
+  const m = CLOUD_INIT_EXPIRE_ON.exec(text);
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const date = utcDate(y, mo, d, h, mi, s);
+  const offsetMs = utcOffsetMs(m[7] as string);
+  if (!date || offsetMs === undefined) return undefined;
+  return new Date(date.getTime() - offsetMs);
+}
+
+/** strptime's %z value in milliseconds east of UTC, or undefined where it (or datetime.timezone) refuses it. */
+function utcOffsetMs(z: string): number | undefined {
+  if (z === 'Z') return 0;
+  let digits = z;
+  if (digits[3] === ':') {
+    digits = digits.slice(0, 3) + digits.slice(4);
+    if (digits.length > 5) {
+      if (digits[5] !== ':') return undefined; // 'Inconsistent use of :'
+      digits = digits.slice(0, 5) + digits.slice(6);
+    }
+  } else if (digits[5] === ':') return undefined; // int(':5') fails
+  const seconds = Number(digits.slice(1, 3)) * 3600 + Number(digits.slice(3, 5)) * 60 + Number(digits.slice(5, 7) || '0');
+  const fraction = Number(`0.${digits.slice(8) || '0'}`);
+  const total = (seconds + fraction) * 1000;
+  if (total >= 24 * 3600 * 1000) return undefined; // timezone() takes less than a day
+  return z.startsWith('-') ? -total : total;
+}
+
+/**
  * cloud-init's _has_expired: only a key of exactly four fields whose third is `google-ssh` and whose fourth is
- * JSON with a well-formed `expireOn` can expire; anything else never does.
+ * JSON with an `expireOn` strptime reads (parseCloudInitExpireOn) can expire; anything else never does.
  */
 export function hasExpired(key: string, now: Date): boolean {
   const parts = splitFields(key, 3);
@@ -53,7 +99,7 @@ export function hasExpired(key: string, now: Date): boolean {
   }
   if (!json || typeof json !== 'object' || !('expireOn' in json)) return false;
   const expire = (json as { expireOn: unknown }).expireOn;
-  const when = typeof expire === 'string' ? parseExpireOn(expire) : undefined;
+  const when = typeof expire === 'string' ? parseCloudInitExpireOn(expire) : undefined;
   return when !== undefined && now.getTime() > when.getTime();
 }
 
