@@ -1,4 +1,4 @@
-// GCE parity: cloud-init 22.4's own read_md and _parse_public_keys (Python, in the cached Debian rootfs) and kiln's GCE source read the same mock server.
+// GCE parity: cloud-init 25.1's own read_md and _parse_public_keys (Python, in the cached Debian 13 rootfs) and kiln's GCE source read the same mock server.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -13,12 +13,14 @@ import { FIXTURES } from '../helpers/repo';
 import { isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 import { FakeFinder } from '../sources/fake-finder';
+import { PARITY_SUITE } from './run-case';
 
 const run = promisify(execFile);
 
 /**
  * cloud-init's read_md without its platform check (no DMI in a chroot) and with is_resolvable_url answering
- * yes (it would look up names on the internet first); the rest is 22.4's code unchanged.
+ * yes (it would look up names on the internet first); the rest is 25.1's code unchanged (read_md and
+ * _parse_public_keys keep 22.4's signatures).
  */
 const READ_MD = `
 import base64, json, sys
@@ -39,9 +41,9 @@ print(json.dumps({"success": ret["success"], "reason": ret["reason"], "md": md,
 const CASES = ['happy-path', 'expired-keys', 'project-keys-blocked', 'legacy-instance-sshkeys', 'base64-user-data', 'unknown-user-data-encoding'];
 
 for (const name of CASES) {
-  test(`GCE parity with cloud-init 22.4's read_md: ${name}`, async (t) => {
+  test(`GCE parity with cloud-init 25.1's read_md: ${name}`, async (t) => {
     if (!need(t, isRoot(), 'chroot into the Debian rootfs needs root')) return;
-    const rootfs = ensureDebianRootfs();
+    const rootfs = ensureDebianRootfs(PARITY_SUITE);
     const server = await mockMetadataServer(t, { kind: 'gce', dir: join(FIXTURES, 'sources/gce', name, 'tree') });
     const v1 = `${server.url}/computeMetadata/v1/`;
     // The host's network namespace, but only 127.0.0.1 is asked (no proxy variables, no name lookups).
