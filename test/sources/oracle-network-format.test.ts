@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { convertOracleNetwork, oracleNetworkFormat } from '../../src/sources/oracle/network-format';
 import { selectNetworkConfig } from '../../src/net/select-network-config';
 import type { NicFacts } from '../../src/net/sys-class-net';
+import { ORACLE_NETWORK_ORDER } from '../../src/sources/oracle/oracle';
 
 function nic(name: string, mac: string, extra: Partial<NicFacts> = {}): NicFacts {
   return { name, mac, driver: 'mlx5_core', isBridge: false, isBond: false, hasMaster: false, standbyFeature: false, ...extra };
@@ -43,9 +44,9 @@ test('iSCSI root: the initramfs config is kept; secondaries only with configure_
   assert.deepEqual((bm?.config as Array<{ name: string }>).map((c) => c.name), ['ens3']);
 });
 
-test('IPv6: an IPv6-only primary is dhcp6; a secondary gets its IPv6 address too (newer cloud-init, as OCI added IPv6)', () => {
+test('IPv6: a primary with an IPv6 subnet and no private IP is dhcp6; a secondary gets its IPv6 address too, with its own prefix (cloud-init 25.1 but for that prefix)', () => {
   const vnics = [
-    { macAddr: '02:00:17:05:d1:db', ipv6VirtualRouterIp: 'fe80::1', ipv6Addresses: ['2603:c020::8'], ipv6SubnetCidrBlock: '2603:c020::/64' },
+    { macAddr: '02:00:17:05:d1:db', ipv6Addresses: ['2603:c020::8'], ipv6SubnetCidrBlock: '2603:c020::/64' },
     { ...VNICS[1], ipv6Addresses: ['2603:c020:4::5'], ipv6SubnetCidrBlock: '2603:c020:4::/64' },
   ];
   const cfg = convertOracleNetwork({ vnics, configureSecondaryNics: false }, NICS, {});
@@ -67,11 +68,20 @@ test('a netfailover master is not matched by MAC (its standby devices share it)'
   assert.ok(!('mac_address' in (first ?? {})));
 });
 
-test("selection: Oracle's config comes before the initramfs files and the system config, in 22.4's order", () => {
-  const ds = { format: 'oracle' as const, config: { vnics: VNICS, configureSecondaryNics: true }, order: ['cmdline', 'ds', 'initramfs', 'system_cfg'] as Array<'cmdline' | 'ds' | 'initramfs' | 'system_cfg'> };
-  const s = selectNetworkConfig({ kernelCmdline: 'ip=dhcp', runNetFiles: KLIBC, openIscsi: true, systemConfig: { version: 2, ethernets: { x: { dhcp4: true } } }, datasourceNetwork: ds, datasourceFormat: oracleNetworkFormat, nics: NICS });
+test("selection: the system config's network, then Oracle's config, then the initramfs files, in 25.1's order", () => {
+  const ds = { format: 'oracle' as const, config: { vnics: VNICS, configureSecondaryNics: true }, order: ORACLE_NETWORK_ORDER };
+  const system = { version: 2, ethernets: { x: { dhcp4: true } } };
+  const withSystem = selectNetworkConfig({ kernelCmdline: 'ip=dhcp', runNetFiles: KLIBC, openIscsi: true, systemConfig: system, datasourceNetwork: ds, datasourceFormat: oracleNetworkFormat, nics: NICS });
+  assert.ok(!withSystem.disabled);
+  assert.equal(withSystem.source, 'system_cfg', "25.1 puts SYSTEM_CFG before DS (22.4 had it last)");
+  const s = selectNetworkConfig({ kernelCmdline: 'ip=dhcp', runNetFiles: KLIBC, openIscsi: true, datasourceNetwork: ds, datasourceFormat: oracleNetworkFormat, nics: NICS });
   assert.ok(!s.disabled);
   assert.equal(s.source, 'ds');
   assert.ok(s.state.interfaces.has('ens3') && s.state.interfaces.has('ens5'), 'the iSCSI NIC and the secondary VNIC');
   assert.equal(s.state.interfaces.get('ens5')?.mtu, 9000);
+});
+
+test('a VNIC whose network cannot be read ends the list, the primary too (25.1 reads it first)', () => {
+  assert.equal(convertOracleNetwork({ vnics: [{ ...VNICS[0], subnetCidrBlock: 'garbage' }, VNICS[1]], configureSecondaryNics: false }, NICS, {}), undefined);
+  assert.equal(convertOracleNetwork({ vnics: [{ macAddr: '02:00:17:05:d1:db', ipv6SubnetCidrBlock: '2603:c020::/64' }], configureSecondaryNics: false }, NICS, {}), undefined, 'IPv6-only without an address');
 });

@@ -48,19 +48,17 @@ function vnicEntry(vnic: Obj, primary: boolean, macs: Map<string, string>): Obj 
   if (!name) return undefined;
   const v4 = typeof vnic.privateIp === 'string' && vnic.privateIp !== '' ? vnic.privateIp : undefined;
   const v6 = Array.isArray(vnic.ipv6Addresses) && typeof vnic.ipv6Addresses[0] === 'string' ? vnic.ipv6Addresses[0] : undefined;
-  // Newer cloud-init: a VNIC with an IPv6 router and no private IPv4 is IPv6-only (OCI added those).
-  const v6Only = Boolean(vnic.ipv6VirtualRouterIp) && !v4;
+  // cloud-init 25.1: a VNIC with an IPv6 subnet and no private IPv4 is IPv6-only (OCI added those).
+  const v6Only = Boolean(vnic.ipv6SubnetCidrBlock) && !vnic.privateIp;
+  // 25.1 takes the VNIC's network (the IPv6 address for an IPv6-only one, else subnetCidrBlock) before anything
+  // else: one it cannot read ends the list, primary or not.
+  if (v6Only ? v6 === undefined || !isIpNetwork(v6) : cidrPrefix(vnic.subnetCidrBlock) === undefined) return 'stop';
   const subnets: Obj[] = [];
   if (primary) subnets.push({ type: v6Only ? 'dhcp6' : 'dhcp' });
   else {
-    if (v4) {
-      const prefix = cidrPrefix(vnic.subnetCidrBlock);
-      if (prefix === undefined) return 'stop';
-      subnets.push({ type: 'static', address: `${v4}/${prefix}` });
-    }
-    if (v6) {
-      subnets.push({ type: 'static', address: `${v6}/${cidrPrefix(vnic.ipv6SubnetCidrBlock) ?? 64}` });
-    }
+    if (v4) subnets.push({ type: 'static', address: `${v4}/${cidrPrefix(vnic.subnetCidrBlock) ?? 32}` });
+    // Deliberately not 25.1: the IPv6 address gets its own subnet's prefix (25.1 gives it the IPv4 subnet's).
+    if (v6) subnets.push({ type: 'static', address: `${v6}/${cidrPrefix(vnic.ipv6SubnetCidrBlock) ?? 64}` });
   }
   return { name, type: 'physical', mac_address: mac, mtu: ORACLE_MTU, subnets };
 }

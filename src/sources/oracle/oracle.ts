@@ -14,8 +14,11 @@ export const ORACLE_ASSET_TAG = 'OracleCloud.com';
 export const ORACLE_DEFAULTS: UrlSettings = { metadataUrls: ['http://169.254.169.254', 'http://[fd00:c1::a9fe:a9fe]'], timeout: 5, maxWait: 30, retries: 2 };
 /** The header v2 demands (it answers 401 without it); v1 takes none. */
 export const ORACLE_V2_HEADERS: Readonly<Record<string, string>> = { Authorization: 'Bearer Oracle' };
-/** cloud-init 22.4's network_config_sources for Oracle: the source (with the iSCSI config inside it) before the initramfs files. */
-export const ORACLE_NETWORK_ORDER: Array<'cmdline' | 'initramfs' | 'system_cfg' | 'ds'> = ['cmdline', 'ds', 'initramfs', 'system_cfg'];
+/**
+ * cloud-init 25.1's network_config_sources for Oracle: the system config's `network` before the source (with the
+ * iSCSI config inside it), the initramfs files last (22.4 put the system config last, below the initramfs).
+ */
+export const ORACLE_NETWORK_ORDER: Array<'cmdline' | 'initramfs' | 'system_cfg' | 'ds'> = ['cmdline', 'system_cfg', 'ds', 'initramfs'];
 
 /** What the network step needs to build Oracle's network config (net/convert-oracle.ts), as cloud-init builds it at render time. */
 export interface OracleNetworkData {
