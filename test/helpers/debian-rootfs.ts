@@ -11,13 +11,15 @@ export const ROOTFS_CACHE = process.env.KILN_ROOTFS_CACHE ?? '/var/cache/kiln-te
 
 /**
  * Packages beyond minbase: the real cloud-init and what its modules and sources call in a chroot (wget: 22.4's
- * CloudStack source asks the password server with it). debootstrap does not
+ * CloudStack source asks the password server with it; python3-serial: the SmartOS and CloudSigma sources open the
+ * serial port with pyserial, which Debian 12's cloud-init depends on and Debian 13's no longer does). debootstrap does not
  * resolve virtual packages, so python3-cffi-backend (which provides python3-cffi-backend-api-*, needed
  * by python3-cryptography) is named explicitly.
  */
 export const ROOTFS_PACKAGES = [
   'cloud-init', 'python3-cffi-backend', 'openssh-server', 'sudo', 'passwd', 'adduser', 'locales', 'tzdata', 'netplan.io', 'ifupdown',
   'ca-certificates', 'python3-jinja2', 'python3-yaml', 'iproute2', 'isc-dhcp-client', 'e2fsprogs', 'cloud-guest-utils', 'wget',
+  'python3-serial',
 ];
 
 /**
