@@ -1,6 +1,6 @@
-// Parity: cloud-init 22.4's own AltCloud, RbxCloud and IBMCloud datasources (Debian's, run by python3 in the parity
-// rootfs with media-sources-22.4.py) and kiln's read the same media, as folders and again as real FAT/ISO images (kiln
-// reads the image, 22.4 its files unpacked and blkid's tags): instance data (`v1` and `ds`), user and vendor data,
+// Parity: cloud-init 25.1's own AltCloud, RbxCloud and IBMCloud datasources (Debian 13's, run by python3 in the parity
+// rootfs with media-sources-25.1.py) and kiln's read the same media, as folders and again as real FAT/ISO images (kiln
+// reads the image, 25.1 its files unpacked and blkid's tags): instance data (`v1` and `ds`), user and vendor data,
 // network config, the datasource's config and RbxCloud's gratuitous ARP must match.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -23,16 +23,17 @@ import { FIXTURES, REPO } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 import { FakeFinder, type FakeDrive } from '../sources/fake-finder';
+import { PARITY_SUITE } from './run-case';
 
 /** Where the work folder appears inside the rootfs (a bind mount in the child's own mount namespace). */
 const INSIDE = '/mnt';
-const DRIVER = join(REPO, 'test/parity/media-sources-22.4.py');
+const DRIVER = join(REPO, 'test/parity/media-sources-25.1.py');
 const SYSTEM_CFG = { system_info: { default_user: { name: 'debian', lock_passwd: true, gecos: 'Debian', groups: ['adm', 'sudo'], shell: '/bin/bash' } } };
 
 interface MediaCase {
   name: string;
   source: Datasource;
-  /** Files of the fake machine (kiln's --root; 22.4's patched paths point there too). */
+  /** Files of the fake machine (kiln's --root; 25.1's patched paths point there too). */
   rootFiles?: Record<string, string>;
   /** Each drive's files, or a fixture folder to copy. */
   drives: Array<Omit<FakeDrive, 'dir'> & { files?: Record<string, string>; bytes?: Record<string, Uint8Array>; fixture?: string }>;
@@ -175,7 +176,7 @@ const CASES: MediaCase[] = [
     found: false,
   },
   {
-    name: "IBMCloud OS-code without a hostname: v1.local_hostname is the machine's (22.4's get_hostname falls back to it)",
+    name: "IBMCloud OS-code without a hostname: v1.local_hostname is the machine's (25.1's get_hostname falls back to it, as 22.4's)",
     source: ibmCloudSource,
     rootFiles: { 'proc/xen/capabilities': '' },
     drives: [{ device: '/dev/xvdh', label: 'config-2', fsType: 'vfat', uuid: '9796-932E', files: { 'openstack/latest/meta_data.json': '{"uuid": "no-name"}' } }],
@@ -243,7 +244,7 @@ function makeImage(d: FakeDrive, image: string): void {
   for (const entry of readdirSync(d.dir)) run(['mcopy', '-s', '-i', image, join(d.dir, entry), '::/']);
 }
 
-/** The image's files, unpacked again (what a mount would show 22.4), and the tags blkid reads from it. */
+/** The image's files, unpacked again (what a mount would show 25.1), and the tags blkid reads from it. */
 function unpackImage(d: FakeDrive, image: string, into: string): FakeDrive {
   mkdirSync(into, { recursive: true });
   const argv = d.fsType === 'iso9660' ? ['xorriso', '-osirrox', 'on', '-indev', image, '-extract', '/', into] : ['mcopy', '-s', '-n', '-i', image, '::/*', `${into}/`];
@@ -258,7 +259,7 @@ for (const c of CASES) {
   // AltCloud's floppy is /dev/fd0 by name: only a folder can stand for it.
   const variants: Array<'folders' | 'images'> = c.drives.every((d) => d.label) ? ['folders', 'images'] : ['folders'];
   for (const variant of variants) {
-    test(`${c.source.name} parity with cloud-init 22.4 (${variant}): ${c.name}`, async (t) => {
+    test(`${c.source.name} parity with cloud-init 25.1 (${variant}): ${c.name}`, async (t) => {
       if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the Debian cloud-init rootfs')) return;
       if (variant === 'images' && !need(t, ['mkfs.vfat', 'mcopy', 'genisoimage', 'xorriso', 'blkid'].every(hasCommand), 'mkfs.vfat, mcopy, genisoimage, xorriso and blkid make and unpack the images')) return;
       await compare(t, c, variant);
@@ -267,7 +268,7 @@ for (const c of CASES) {
 }
 
 async function compare(t: TestContext, c: MediaCase, variant: 'folders' | 'images'): Promise<void> {
-  const rootfs = ensureDebianRootfs();
+  const rootfs = ensureDebianRootfs(PARITY_SUITE);
   const work = tempDir(t, 'kiln-media-parity-');
   copyFileSync(DRIVER, join(work, 'driver.py'));
   const root = join(work, 'root');
@@ -281,7 +282,7 @@ async function compare(t: TestContext, c: MediaCase, variant: 'folders' | 'image
     const { files: _f, bytes: _b, fixture: _x, ...rest } = d;
     return { ...rest, dir };
   });
-  // Images: kiln reads them with its own FAT and ISO 9660 readers; 22.4 gets their files unpacked and blkid's tags.
+  // Images: kiln reads them with its own FAT and ISO 9660 readers; 25.1 gets their files unpacked and blkid's tags.
   const images = variant === 'images' ? drives.map((_d, i) => join(work, 'img', `${i}.img`)) : [];
   if (images.length) mkdirSync(join(work, 'img'));
   images.forEach((img, i) => makeImage(drives[i] as FakeDrive, img));
@@ -306,23 +307,22 @@ async function compare(t: TestContext, c: MediaCase, variant: 'folders' | 'image
     (err: Error) => err,
   );
   if (c.found === false) {
-    assert.equal(theirs.ok, false, 'cloud-init 22.4 does not find the source either');
+    assert.equal(theirs.ok, false, 'cloud-init 25.1 does not find the source either');
     t.diagnostic(`cloud-init: ${theirs.error ?? 'get_data() returned False'}; kiln: ${ours instanceof Error ? ours.message : ''}`);
     assert.ok(ours instanceof Error, 'kiln finds no source');
     return;
   }
-  assert.equal(theirs.ok, true, `cloud-init 22.4 found the source (${theirs.error ?? ''})`);
+  assert.equal(theirs.ok, true, `cloud-init 25.1 found the source (${theirs.error ?? ''})`);
   if (ours instanceof Error) throw ours;
   const data: InstanceData = ours;
 
   const doc = theirs.instance_data;
   assert.ok(doc, 'cloud-init wrote instance-data-sensitive.json');
-  const mine = buildInstanceData({ instance: data, distro: { name: 'debian', family: 'debian', version: '12', codename: 'bookworm' }, mergedConfig: {}, systemConfig: {} });
+  const mine = buildInstanceData({ instance: data, distro: { name: 'debian', family: 'debian', version: '13', codename: 'trixie' }, mergedConfig: {}, systemConfig: {} });
   assert.deepEqual(pick(mine.v1 as Record<string, unknown>, V1_KEYS), pick(doc.v1, V1_KEYS), 'v1');
   assert.deepEqual(withoutDoc(mine.ds as Record<string, unknown>), withoutDoc(doc.ds), 'ds');
   assert.deepEqual(mine.base64_encoded_keys, doc.base64_encoded_keys, 'base64_encoded_keys');
-  // cloud-init 25.1 (kiln's reference) also lists merged_system_cfg, the key it adds beside merged_cfg; 22.4 has neither.
-  assert.deepEqual((mine.sensitive_keys as string[]).filter((k) => k !== 'merged_system_cfg'), doc.sensitive_keys, 'sensitive_keys');
+  assert.deepEqual(mine.sensitive_keys, doc.sensitive_keys, 'sensitive_keys');
   assert.equal(b64(data.userData), theirs.userdata_raw ?? null, 'user data');
   assert.equal(b64(data.vendorData), theirs.vendordata_raw ?? null, 'vendor data');
 

@@ -1,4 +1,4 @@
-# Runs cloud-init 22.4's own AltCloud, RbxCloud or IBMCloud datasource (Debian's, in the parity rootfs) on media
+# Runs cloud-init 25.1's own AltCloud, RbxCloud or IBMCloud datasource (Debian 13's, in the parity rootfs) on media
 # given as folders: only what touches the machine is replaced (mount, blkid, modprobe, udevadm, DMI, /sys, arping),
 # each by the same facts the kiln side gets. Prints, as JSON, what the datasource made: get_data()'s result, the
 # instance-data-sensitive.json it wrote, raw user and vendor data, the network config, its config and activate()'s
@@ -9,7 +9,7 @@ import json
 import os
 import sys
 
-from cloudinit import distros, helpers, net, util
+from cloudinit import atomic_helper, distros, helpers, net, util
 
 args = json.loads(sys.argv[1])
 root = args["root"]  # the fake machine's files (cloud-info, /proc/xen, /etc/hosts …), as kiln's --root
@@ -17,7 +17,7 @@ drives = args["drives"]  # [{device, label, fsType, dir, uuid?}]
 by_device = {d["device"]: d for d in drives}
 
 
-def fake_mount_cb(device, callback, data=None, mtype=None, update_env_for_mount=None):
+def fake_mount_cb(device, callback, data=None, mtype=None, update_env_for_mount=None, log_error=True):
     """util.mount_cb: the drive's folder as the mount point; mount -t fails for a filesystem type not asked for."""
     drive = by_device.get(device)
     if drive is None:
@@ -81,7 +81,7 @@ elif name == "IBMCloud":
         boot_ref=root + "/proc/1/environ",
     )
     # /sys/hypervisor/uuid of the fake machine (only check_instance_id reads it).
-    M._read_system_uuid = lambda: util.load_file(root + "/sys/hypervisor/uuid").strip().lower() if os.path.isfile(root + "/sys/hypervisor/uuid") else None
+    M._read_system_uuid = lambda: util.load_text_file(root + "/sys/hypervisor/uuid").strip().lower() if os.path.isfile(root + "/sys/hypervisor/uuid") else None
     cls = M.DataSourceIBMCloud
 else:
     raise SystemExit("unknown source " + name)
@@ -105,7 +105,7 @@ def b64(v):
 result = {"ok": ok, "error": error}
 if ok:
     doc_path = paths.get_runpath("instance_data_sensitive")
-    result["instance_data"] = json.loads(util.load_file(doc_path)) if os.path.exists(doc_path) else None
+    result["instance_data"] = json.loads(util.load_text_file(doc_path)) if os.path.exists(doc_path) else None
     result["userdata_raw"] = b64(ds.get_userdata_raw())
     result["userdata_type"] = type(ds.get_userdata_raw()).__name__
     result["vendordata_raw"] = b64(ds.get_vendordata_raw())
@@ -119,4 +119,4 @@ if ok:
     result["merged"] = util.mergemanydict([cfg, args.get("system_cfg", {})])
     ds.activate(cfg={}, is_new_instance=True)
     result["arping"] = arps
-print(util.json_dumps(result))
+print(atomic_helper.json_dumps(result))
