@@ -1,58 +1,101 @@
-// cc_ca_certs: optionally removes the default CAs, adds ca_certs.trusted to the system store, and refreshes it.
+// cc_ca_certs as cloud-init 25.1: optionally disables or removes the default CAs, writes each ca_certs.trusted
+// certificate to a file of its own in the distro's local store, and refreshes the store.
 import { posix } from 'node:path';
-import { cfgList } from './support/config-values';
+import { cfgList, pyTruthy } from './support/config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
 
 export interface CaPaths {
-  certPath: string;
+  /** The system store remove_defaults empties (rhel, photon); null where the defaults are disabled instead. */
+  certPath: string | null;
+  /** Where the trusted certificates are written. */
+  localPath: string;
+  /** Each certificate's file name under localPath; {cert_index} counts from 1. */
   certFilename: string;
+  /** The store's list of enabled CAs, whose entries remove_defaults turns off with '!'; null where there is none. */
   certConfig: string | null;
-  systemPath: string;
   updateCmd: string[];
 }
 
 const DEFAULT: CaPaths = {
-  certPath: '/usr/share/ca-certificates/',
-  certFilename: 'cloud-init-ca-certs.crt',
+  certPath: null,
+  localPath: '/usr/local/share/ca-certificates/',
+  certFilename: 'cloud-init-ca-cert-{cert_index}.crt',
   certConfig: '/etc/ca-certificates.conf',
-  systemPath: '/etc/ssl/certs/',
   updateCmd: ['update-ca-certificates'],
 };
 const RHEL: CaPaths = {
-  certPath: '/usr/share/pki/ca-trust-source/',
-  certFilename: 'anchors/cloud-init-ca-certs.crt',
+  certPath: '/etc/pki/ca-trust/',
+  localPath: '/usr/share/pki/ca-trust-source/',
+  certFilename: 'anchors/cloud-init-ca-cert-{cert_index}.crt',
   certConfig: null,
-  systemPath: '/etc/pki/ca-trust/',
   updateCmd: ['update-ca-trust'],
 };
-
-/** Newer upstream's SUSE store: anchors under /usr/share/pki/trust, refreshed by SUSE's update-ca-certificates. */
 const SUSE: CaPaths = {
-  certPath: '/usr/share/pki/trust/',
-  certFilename: 'anchors/cloud-init-ca-certs.crt',
+  certPath: '/etc/pki/trust/',
+  localPath: '/usr/share/pki/trust/',
+  certFilename: 'anchors/cloud-init-ca-cert-{cert_index}.crt',
   certConfig: null,
-  systemPath: '/etc/pki/trust/',
   updateCmd: ['update-ca-certificates'],
 };
 
-/** The distro names newer cloud-init lists for ca_certs and the store each uses (22.4 had rhel only). */
+/** 25.1's DISTRO_OVERRIDES, by distro name; every other listed distro (Debian, Ubuntu, Alpine) takes DEFAULT. */
 const OVERRIDES: Record<string, CaPaths> = {
-  rhel: RHEL,
+  aosc: {
+    certPath: '/etc/ssl/certs/',
+    localPath: '/etc/ssl/certs/',
+    certFilename: 'cloud-init-ca-cert-{cert_index}.pem',
+    certConfig: '/etc/ca-certificates/conf.d/cloud-init.conf',
+    updateCmd: ['update-ca-bundle'],
+  },
   fedora: RHEL,
+  rhel: RHEL,
   almalinux: RHEL,
   cloudlinux: RHEL,
   opensuse: SUSE,
-  'opensuse-leap': SUSE,
-  'opensuse-tumbleweed': SUSE,
   'opensuse-microos': SUSE,
-  sles: SUSE,
+  'opensuse-tumbleweed': SUSE,
+  'opensuse-leap': SUSE,
   sle_hpc: SUSE,
   'sle-micro': SUSE,
+  sles: SUSE,
+  photon: {
+    certPath: '/etc/pki/tls/certs/',
+    localPath: '/etc/ssl/certs/',
+    certFilename: 'cloud-init-ca-cert-{cert_index}.pem',
+    certConfig: null,
+    updateCmd: ['rehash_ca_certificates.sh'],
+  },
 };
 
-/** Debian, Ubuntu and Alpine share the default (update-ca-certificates) layout. */
 export function pathsFor(distroName: string): CaPaths {
   return OVERRIDES[distroName] ?? DEFAULT;
+}
+
+/** The file certificate INDEX (from 1) is written to. */
+export function certFile(p: CaPaths, index: number): string {
+  return posix.join(p.localPath, p.certFilename.replace('{cert_index}', String(index)));
+}
+
+const DISABLED_HEADER = '# Modified by cloud-init to deselect certs due to user-data';
+
+/** disable_system_ca_certs: every entry of the store's list prefixed with '!', under one header line. */
+export function disableEntries(text: string): string {
+  let header = false;
+  const out: string[] = [];
+  for (const line of text.split(/\r\n|\r|\n/).slice(0, text.endsWith('\n') ? -1 : undefined)) {
+    if (line === DISABLED_HEADER) {
+      header = true;
+      out.push(line);
+    } else if (line === '' || line.startsWith('#') || line.startsWith('!')) out.push(line);
+    else {
+      if (!header) {
+        out.push(DISABLED_HEADER);
+        header = true;
+      }
+      out.push(`!${line}`);
+    }
+  }
+  return `${out.join('\n')}\n`;
 }
 
 async function deleteDirContents(ctx: ModuleContext, dir: string): Promise<void> {
@@ -60,22 +103,26 @@ async function deleteDirContents(ctx: ModuleContext, dir: string): Promise<void>
   try {
     names = await ctx.platform.listDir(dir);
   } catch {
-    return;
+    return; // util.delete_dir_contents of a folder that is not there: nothing to delete
   }
   for (const n of names) await ctx.platform.remove(posix.join(dir, n), { recursive: true });
 }
 
-async function updateCertConfig(ctx: ModuleContext, p: CaPaths): Promise<void> {
-  if (p.certConfig === null) return;
-  const orig = (await ctx.platform.readTextIfExists(p.certConfig)) ?? '';
-  let out: string;
-  if (orig.length === 0) out = `${p.certFilename}\n`;
-  else {
-    // Blank lines in ca-certificates.conf make later entries be ignored, so the kept text is right-stripped.
-    const kept = orig.split(/\r?\n/).filter((l, i, all) => !(i === all.length - 1 && l === '') && l !== p.certFilename).join('\n');
-    out = `${kept.replace(/\s+$/, '')}\n${p.certFilename}\n`;
+/** disable_default_ca_certs: rhel and photon empty their stores; Alpine, AOSC, Debian and Ubuntu turn the entries off. */
+async function disableDefaults(ctx: ModuleContext, p: CaPaths): Promise<void> {
+  const name = ctx.distro.name;
+  if (name === 'rhel' || name === 'photon') {
+    if (p.certPath === null) return;
+    ctx.log.debug('Deleting system CA certificates');
+    await deleteDirContents(ctx, p.certPath);
+    await deleteDirContents(ctx, p.localPath);
+  } else if (['alpine', 'aosc', 'debian', 'ubuntu'].includes(name)) {
+    const text = p.certConfig === null ? undefined : await ctx.platform.readTextIfExists(p.certConfig);
+    if (p.certConfig !== null && text) await ctx.platform.writeFile(p.certConfig, disableEntries(text));
+    if (name === 'debian' || name === 'ubuntu') {
+      await ctx.platform.run(['debconf-set-selections', '-'], { input: 'ca-certificates ca-certificates/trust_new_crts select no' });
+    }
   }
-  await ctx.platform.writeFile(p.certConfig, out);
 }
 
 export const caCerts: Module = {
@@ -85,7 +132,7 @@ export const caCerts: Module = {
   distros: ['alpine', 'debian', 'ubuntu', ...Object.keys(OVERRIDES)],
   activateBy: ['ca_certs', 'ca-certs'],
   async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-    if ('ca-certs' in cfg) ctx.log.warn("DEPRECATION: key 'ca-certs' is now deprecated. Use 'ca_certs' instead.");
+    if ('ca-certs' in cfg) ctx.log.deprecated("Key 'ca-certs' is deprecated in 22.1 and scheduled to be removed in 27.1. Use 'ca_certs' instead.");
     else if (!('ca_certs' in cfg)) {
       ctx.log.debug("Skipping module named ca_certs, no 'ca_certs' key in configuration");
       return;
@@ -95,22 +142,15 @@ export const caCerts: Module = {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ModuleError('ca_certs', "'ca_certs' must be a mapping (remove_defaults, trusted)");
     const c = raw as Record<string, unknown>;
     const p = pathsFor(ctx.distro.name);
-    const removeKey = 'remove-defaults' in c ? 'remove-defaults' : 'remove_defaults';
-    if (removeKey === 'remove-defaults') ctx.log.warn("DEPRECATION: key 'ca-certs.remove-defaults' is now deprecated. Use 'ca_certs.remove_defaults' instead.");
-    if (c[removeKey] === true) {
-      ctx.log.debug('Removing default certificates');
-      await deleteDirContents(ctx, p.certPath);
-      await deleteDirContents(ctx, p.systemPath);
-      if (p.certConfig !== null) await ctx.platform.writeFile(p.certConfig, '', { mode: 0o644 });
-      if (ctx.distro.name === 'debian' || ctx.distro.name === 'ubuntu') {
-        await ctx.platform.run(['debconf-set-selections', '-'], { input: 'ca-certificates ca-certificates/trust_new_crts select no' });
-      }
+    if ('remove-defaults' in c) ctx.log.deprecated("Key 'remove-defaults' is deprecated in 22.1 and scheduled to be removed in 27.1. Use 'remove_defaults' instead.");
+    if (pyTruthy('remove_defaults' in c ? c.remove_defaults : c['remove-defaults'])) {
+      ctx.log.debug('Disabling/removing default certificates');
+      await disableDefaults(ctx, p);
     }
-    const trusted = cfgList(c, 'trusted');
+    const trusted = 'trusted' in c ? cfgList(c, 'trusted') : undefined;
     if (trusted && trusted.length > 0) {
       ctx.log.debug(`Adding ${trusted.length} certificates`);
-      await ctx.platform.writeFile(posix.join(p.certPath, p.certFilename), trusted.join('\n'), { mode: 0o644 });
-      await updateCertConfig(ctx, p);
+      for (const [i, cert] of trusted.entries()) await ctx.platform.writeFile(certFile(p, i + 1), cert, { mode: 0o644 });
     }
     ctx.log.debug('Updating certificates');
     const r = await ctx.platform.run(p.updateCmd, { allowFailure: true });

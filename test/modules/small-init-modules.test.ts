@@ -97,7 +97,7 @@ test('resolv_conf without manage_resolv_conf true or parameters leaves the file 
   assert.match(readFileSync(join(root, 'etc/resolv.conf'), 'utf8'), /^nameserver 9\.9\.9\.9$/m);
 });
 
-test('ca_certs adds trusted certificates to the Debian store through update-ca-certificates', async (t) => {
+test('ca_certs adds trusted certificates to the Debian store through update-ca-certificates, and remove_defaults deselects the system CAs (25.1)', async (t) => {
   if (!rootfsOk(t) || !need(t, hasCommand('openssl'), 'openssl makes the test certificate')) return;
   const root = copyRootfs(tempDir(t, 'kiln-ca-'));
   const dir = tempDir(t);
@@ -105,12 +105,16 @@ test('ca_certs adds trusted certificates to the Debian store through update-ca-c
   assert.equal(made.status, 0, made.stderr);
   const cert = readFileSync(join(dir, 'c'), 'utf8');
   const ctx = moduleContext(root);
+  const conf = readFileSync(join(root, 'etc/ca-certificates.conf'), 'utf8');
   await caCerts.run(ctx, { ca_certs: { trusted: [cert] } });
-  assert.equal(readFileSync(join(root, 'usr/share/ca-certificates/cloud-init-ca-certs.crt'), 'utf8'), cert);
-  assert.match(readFileSync(join(root, 'etc/ca-certificates.conf'), 'utf8'), /\ncloud-init-ca-certs\.crt\n$/);
+  // 25.1: each certificate in a file of its own in the local store, which update-ca-certificates always reads.
+  assert.equal(readFileSync(join(root, 'usr/local/share/ca-certificates/cloud-init-ca-cert-1.crt'), 'utf8'), cert);
+  assert.equal(readFileSync(join(root, 'etc/ca-certificates.conf'), 'utf8'), conf, 'the list of system CAs is left alone');
   assert.ok(readFileSync(join(root, 'etc/ssl/certs/ca-certificates.crt'), 'utf8').includes(cert.trim().split('\n')[1] as string), 'the bundle holds the new CA');
   await caCerts.run(ctx, { ca_certs: { remove_defaults: true, trusted: [cert] } });
-  assert.equal(readFileSync(join(root, 'etc/ca-certificates.conf'), 'utf8'), 'cloud-init-ca-certs.crt\n');
+  const disabled = readFileSync(join(root, 'etc/ca-certificates.conf'), 'utf8').split('\n');
+  assert.ok(disabled.includes('# Modified by cloud-init to deselect certs due to user-data'));
+  assert.ok(disabled.filter((l) => l !== '' && !l.startsWith('#')).every((l) => l.startsWith('!')), 'every system CA deselected');
   const bundle = readFileSync(join(root, 'etc/ssl/certs/ca-certificates.crt'), 'utf8');
   assert.equal(bundle.match(/BEGIN CERTIFICATE/g)?.length, 1, 'only the trusted CA is left');
 });
@@ -152,14 +156,14 @@ test('rsyslog install_rsyslog installs the packages when check_exe is missing (n
   assert.deepEqual(off.commands(), []);
 });
 
-test('ca_certs runs on the distros newer upstream lists, each with its own store and refresh command', async (t) => {
+test('ca_certs runs on the distros 25.1 lists, each with its own store and refresh command', async (t) => {
   const { dryContext } = await import('./late-context');
   const cert = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----';
   for (const [distro, file, command] of [
-    [{ name: 'opensuse', family: 'suse', version: '15.6' }, '/usr/share/pki/trust/anchors/cloud-init-ca-certs.crt', 'update-ca-certificates'],
-    [{ name: 'sles', family: 'suse', version: '15.6' }, '/usr/share/pki/trust/anchors/cloud-init-ca-certs.crt', 'update-ca-certificates'],
-    [{ name: 'fedora', family: 'redhat', version: '41' }, '/usr/share/pki/ca-trust-source/anchors/cloud-init-ca-certs.crt', 'update-ca-trust'],
-    [{ name: 'almalinux', family: 'redhat', version: '9' }, '/usr/share/pki/ca-trust-source/anchors/cloud-init-ca-certs.crt', 'update-ca-trust'],
+    [{ name: 'opensuse', family: 'suse', version: '15.6' }, '/usr/share/pki/trust/anchors/cloud-init-ca-cert-1.crt', 'update-ca-certificates'],
+    [{ name: 'sles', family: 'suse', version: '15.6' }, '/usr/share/pki/trust/anchors/cloud-init-ca-cert-1.crt', 'update-ca-certificates'],
+    [{ name: 'fedora', family: 'redhat', version: '41' }, '/usr/share/pki/ca-trust-source/anchors/cloud-init-ca-cert-1.crt', 'update-ca-trust'],
+    [{ name: 'almalinux', family: 'redhat', version: '9' }, '/usr/share/pki/ca-trust-source/anchors/cloud-init-ca-cert-1.crt', 'update-ca-trust'],
   ] as const) {
     assert.ok((caCerts.distros as string[]).includes(distro.name), distro.name);
     const ctx = dryContext(tempDir(t), { distro: { ...distro } });
@@ -168,6 +172,17 @@ test('ca_certs runs on the distros newer upstream lists, each with its own store
     assert.deepEqual(writes, [file], distro.name);
     assert.deepEqual(ctx.commands(), [command], distro.name);
   }
+  const photon = dryContext(tempDir(t), { distro: { name: 'photon', family: 'unknown', version: '5' } });
+  await caCerts.run(photon, { ca_certs: { trusted: [cert, cert] } });
+  assert.deepEqual(photon.dry.effects.flatMap((e) => (e.kind === 'write-file' ? [e.path] : [])), ['/etc/ssl/certs/cloud-init-ca-cert-1.pem', '/etc/ssl/certs/cloud-init-ca-cert-2.pem']);
+  assert.deepEqual(photon.commands(), ['rehash_ca_certificates.sh']);
   // Families upstream does not list stay unverified (the runner skips them unless unverified_modules names the module).
   for (const name of ['arch', 'rocky', 'centos']) assert.equal((caCerts.distros as string[]).includes(name), false, name);
+});
+
+test("ca_certs' remove_defaults deselects each entry of ca-certificates.conf once, under one header, as 25.1", async () => {
+  const { disableEntries } = await import('../../src/modules/ca-certs');
+  const once = disableEntries('# comment\nmozilla/A.crt\n!mozilla/B.crt\n\nmozilla/C.crt\n');
+  assert.equal(once, '# comment\n# Modified by cloud-init to deselect certs due to user-data\n!mozilla/A.crt\n!mozilla/B.crt\n\n!mozilla/C.crt\n');
+  assert.equal(disableEntries(once), once, 'a second run changes nothing');
 });
