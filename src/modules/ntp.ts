@@ -79,11 +79,13 @@ export function defaultPoolNames(distro: string): string[] {
 }
 
 /** kiln's own minimal config when the target carries no cloud-init template for the client. */
-export function fallbackNtpConfig(client: NtpClientConfig, servers: string[], pools: string[]): string {
+export function fallbackNtpConfig(client: NtpClientConfig, servers: string[], pools: string[], { allow = [], peers = [] }: { allow?: string[]; peers?: string[] } = {}): string {
   if (client.service_name === 'systemd-timesyncd') return `[Time]\nNTP=${[...servers, ...pools].join(' ')}\n`;
   const lines = ['# Written by kiln (cloud-init ntp module): no template found for this client in the target'];
   for (const p of pools) lines.push(`pool ${p} iburst`);
   for (const s of servers) lines.push(`server ${s} iburst`);
+  for (const p of peers) lines.push(`peer ${p}`);
+  if (client.check_exe === 'chronyd') for (const a of allow) lines.push(`allow ${a}`);
   if (client.check_exe === 'chronyd') lines.push('driftfile /var/lib/chrony/chrony.drift', 'makestep 1.0 3', 'rtcsync');
   else lines.push('driftfile /var/lib/ntp/ntp.drift', 'restrict -4 default kod notrap nomodify nopeer noquery limited', 'restrict 127.0.0.1');
   return `${lines.join('\n')}\n`;
@@ -140,6 +142,9 @@ export const ntpModule: Module = {
     }
     let servers = stringList(raw.servers, 'ntp:servers');
     let pools = stringList(raw.pools, 'ntp:pools');
+    // 25.1's templates loop over allow and peers too (chrony's `allow`, `peer`), so both are always given.
+    const allow = stringList(raw.allow, 'ntp:allow');
+    const peers = stringList(raw.peers, 'ntp:peers');
     const distro = ctx.distro.name;
     if (!(servers.length === 0 && pools.length === 0 && distro === 'cos')) {
       if (servers.length === 0 && distro === 'alpine' && client.service_name === 'ntpd') servers = defaultPoolNames(distro);
@@ -150,10 +155,10 @@ export const ntpModule: Module = {
         template = await readSystemTemplate(platform, cfg, name);
         if (template === undefined) {
           ctx.log.debug(`No template ${name} in the target; writing kiln's own ${client.confpath}`);
-          template = fallbackNtpConfig(client, servers, pools);
+          template = fallbackNtpConfig(client, servers, pools, { allow, peers });
         }
       }
-      await platform.writeFile(client.confpath, renderTemplateText(template, { servers, pools }), { mode: 0o644 });
+      await platform.writeFile(client.confpath, renderTemplateText(template, { servers, pools, allow, peers }), { mode: 0o644 });
     }
     if (!(await whichInTarget(platform, client.check_exe))) await installPackages(ctx, 'ntp', client.packages);
     try {

@@ -63,15 +63,21 @@ test('ntp: enabled false skips, a non-mapping or bad config is an error naming t
   assert.deepEqual(ctx2.commands(), ['dnf -t -y install myntp', 'service myntp restart']);
 });
 
-test("ntp with Debian's own templates renders chrony's and timesyncd's configs", async (t) => {
+test("ntp with Debian 13's own templates (cloud-init 25.1's) renders chrony's and timesyncd's configs, allow and peers included", async (t) => {
   if (!need(t, isRoot() && hasCommand('debootstrap'), 'needs root and debootstrap for the cached Debian rootfs')) return;
-  const rootfs = ensureDebianRootfs();
+  const rootfs = ensureDebianRootfs('trixie');
   const root = tempDir(t);
   for (const name of ['chrony.conf.debian.tmpl', 'timesyncd.conf.tmpl']) putFile(root, `/etc/cloud/templates/${name}`, readFileSync(join(rootfs, 'etc/cloud/templates', name), 'utf8'));
   const ctx = dryContext(root);
+  // 25.1's chrony template loops over allow and peers: both are always given (empty when not configured).
   await ntpModule.run(ctx, { ntp: { servers: ['192.0.2.5'] } });
   const chrony = await ctx.dry.readText('/etc/chrony/chrony.conf');
   assert.match(chrony, /^server 192\.0\.2\.5 iburst$/m);
+  const ctx3 = dryContext(root);
+  await ntpModule.run(ctx3, { ntp: { servers: ['192.0.2.5'], peers: ['192.0.2.6'], allow: ['192.0.2.0/24'] } });
+  const withPeers = await ctx3.dry.readText('/etc/chrony/chrony.conf');
+  assert.match(withPeers, /^peer 192\.0\.2\.6$/m);
+  assert.match(withPeers, /^allow 192\.0\.2\.0\/24$/m);
   assert.ok(!chrony.includes('{%') && !chrony.includes('{{'));
   const ctx2 = dryContext(root);
   await ntpModule.run(ctx2, { ntp: { ntp_client: 'systemd-timesyncd', pools: ['p.test'], servers: ['s.test'] } });
