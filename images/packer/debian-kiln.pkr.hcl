@@ -86,11 +86,13 @@ source "qemu" "debian-kiln" {
 build {
   sources = ["source.qemu.debian-kiln"]
 
-  # The image's own cloud-init (Debian's package) ran this first boot: let it finish before replacing it.
-  # Its `status` exits 2 for a boot with only warnings, which is no reason to stop here.
+  # Each step's logic is a script of images/packer/scripts/ (the qemu first-boot test runs the same scripts in a
+  # guest, in this order: test/boot/first-boot.test.ts), run as root with `sh -eux`.
+
+  # The image's own cloud-init ran this first boot from the build seed: let it finish.
   provisioner "shell" {
     execute_command = local.sudo_sh
-    inline          = ["cloud-init status --wait --long || [ $? -eq 2 ]"]
+    script          = "${path.root}/scripts/wait-first-boot.sh"
   }
 
   provisioner "file" {
@@ -98,55 +100,32 @@ build {
     destination = "/tmp/kiln-linux-x64"
   }
 
-  # Debian's cloud image ships Debian's cloud-init package: `--replace` keeps the package (and Debian's
-  # /etc/cloud/cloud.cfg) and diverts its cloud-init and cloud-id to kiln, so that nothing depending on the
-  # package breaks and `kiln uninstall` can give the names back. `cloud-init clean --logs` (kiln's now) forgets
-  # the boot Debian's cloud-init just did, so the next boot is a first boot for kiln.
+  # kiln install --replace over Debian's cloud-init package, then forget the boot it did.
   provisioner "shell" {
-    execute_command = local.sudo_sh
-    inline = [
-      "chmod 0755 /tmp/kiln-linux-x64",
-      "command -v nc >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends netcat-openbsd",
-      "/tmp/kiln-linux-x64 install --replace",
-      "rm -f /tmp/kiln-linux-x64",
-      "cloud-init clean --logs",
-    ]
+    execute_command  = local.sudo_sh
+    environment_vars = ["KILN_UPLOAD=/tmp/kiln-linux-x64"]
+    script           = "${path.root}/scripts/install-kiln.sh"
   }
 
-  # Boot once with kiln: the image is only worth capturing if kiln brings it up. The mark in /run (a tmpfs)
-  # tells the next step whether it really runs in the new boot.
+  # Boot once with kiln: the image is only worth capturing if kiln brings it up.
   provisioner "shell" {
     execute_command   = local.sudo_sh
-    inline            = ["touch /run/kiln-packer-rebooting", "systemctl reboot"]
+    script            = "${path.root}/scripts/reboot-into-kiln.sh"
     expect_disconnect = true
   }
 
-  # kiln's `status` follows cloud-init 26.x: 1 when a module or stage failed (stop the build), 2 when the boot
-  # only logged warnings or deprecations (a module named in Debian's cloud.cfg that kiln does not implement is
-  # one), 0 when clean; see README "Installing into an image (Packer)".
+  # That boot was a new one and kiln's, and it finished (status 0, or 2 for warnings only).
   provisioner "shell" {
     pause_before        = "30s"
     start_retry_timeout = "15m"
     execute_command     = local.sudo_sh
-    inline = [
-      "test ! -e /run/kiln-packer-rebooting",
-      "cloud-init status --wait --long || [ $? -eq 2 ]",
-      "test \"$(readlink -f /usr/bin/cloud-init)\" = /usr/bin/kiln",
-    ]
+    script              = "${path.root}/scripts/check-kiln-boot.sh"
   }
 
-  # Before capture: no build password, no password logins over SSH (the seed's ssh_pwauth turned them on in
-  # sshd_config.d/50-cloud-init.conf, which wins over sshd_config: --configs ssh_config removes it), and no trace of
-  # this boot, so that each VM made from the image has its own first boot and its own machine-id. Last, `kiln check`
-  # reads the image as it will be captured: 1 (an error: a password, a machine id, a unit not enabled…) stops the
-  # build; 2 only printed warnings (the host keys each instance replaces, the default user's sudo rule).
+  # Before capture: build password locked, SSH password logins off, no trace of this boot; `kiln check` last.
   provisioner "shell" {
-    execute_command = local.sudo_sh
-    inline = [
-      "passwd --lock debian",
-      "sed -i 's/^PasswordAuthentication yes$/PasswordAuthentication no/' /etc/ssh/sshd_config",
-      "cloud-init clean --logs --machine-id --configs ssh_config",
-      "kiln check || [ $? -eq 2 ]",
-    ]
+    execute_command  = local.sudo_sh
+    environment_vars = ["BUILD_USER=debian"]
+    script           = "${path.root}/scripts/prepare-capture.sh"
   }
 }

@@ -106,17 +106,9 @@ build {
     destination = "C:\\Windows\\Temp\\kiln-Unattend.xml"
   }
 
-  # `kiln install` does what images/windows/install-kiln.cmd does: kiln.exe and its confs in cloudbase-init's
-  # folder, SetupComplete.cmd, and the cloudbase-init service (demand start until SetupComplete.cmd hands over).
+  # kiln install, Unattend.xml where sysprep's line looks for it: images/packer/scripts/install-kiln.ps1.
   provisioner "powershell" {
-    inline = [
-      "$ErrorActionPreference = 'Stop'",
-      "& 'C:\\Windows\\Temp\\kiln-win-x64.exe' install",
-      "if ($LASTEXITCODE -ne 0) { throw \"kiln install exited $LASTEXITCODE\" }",
-      "Remove-Item 'C:\\Windows\\Temp\\kiln-win-x64.exe'",
-      "Move-Item -Force 'C:\\Windows\\Temp\\kiln-Unattend.xml' '${local.kiln_dir}\\conf\\Unattend.xml'",
-      "Get-Service cloudbase-init | Format-List Name, Status, StartType",
-      "Get-Item 'C:\\Windows\\Setup\\Scripts\\SetupComplete.cmd'",
-    ]
+    environment_vars = ["KILN_DIR=${local.kiln_dir}"]
+    script           = "${path.root}/scripts/install-kiln.ps1"
   }
 }

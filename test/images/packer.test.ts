@@ -2,11 +2,12 @@
 // that it really parses them: a broken copy of each must fail.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { installCommand } from '../../src/cli/install';
 import { main } from '../../src/main';
+import { readProvisioners, type Provisioner } from '../helpers/packer-template';
 import { REPO } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
@@ -58,10 +59,21 @@ function copyImages(t: TestContext): string {
   return join(dir, 'packer');
 }
 
-test("the Debian template's capture step leaves no SSH password login: its own clean line removes the drop-in the seed's ssh_pwauth wrote", async (t) => {
-  const hcl = readFileSync(join(IMAGES, 'packer', 'debian-kiln.pkr.hcl'), 'utf8');
-  const line = [...hcl.matchAll(/"(cloud-init clean[^"]*)"/g)].at(-1)?.[1];
-  assert.ok(line, 'the template cleans before capture');
+/** The provisioners of images/packer/FILE, in build order. */
+function provisionersOf(file: string): Provisioner[] {
+  return readProvisioners(join(IMAGES, 'packer', file));
+}
+
+/** The Debian template's capture step: its last provisioner's one script. */
+function captureScript(): string {
+  const last = provisionersOf('debian-kiln.pkr.hcl').at(-1);
+  assert.equal(last?.scripts.length, 1, 'the last provisioner runs one script');
+  return readFileSync(last?.scripts[0] as string, 'utf8');
+}
+
+test("the Debian template's capture step leaves no SSH password login: its script's clean line removes the drop-in the seed's ssh_pwauth wrote", async (t) => {
+  const line = [...captureScript().matchAll(/^(cloud-init clean .*)$/gm)].at(-1)?.[1];
+  assert.ok(line, 'the capture script cleans');
   const root = tempDir(t);
   mkdirSync(join(root, 'etc/ssh/sshd_config.d'), { recursive: true });
   // What set_passwords writes for ssh_pwauth: true, and what sshd reads before sshd_config's own line.
@@ -71,6 +83,33 @@ test("the Debian template's capture step leaves no SSH password login: its own c
   const code = await main({ argv: ['--root', root, ...line.split(/\s+/).slice(1)], argv0: '/usr/bin/cloud-init', env: {}, io: { out: () => undefined, err: (s) => void (err += s) } });
   assert.equal(code, 0, err);
   assert.equal(existsSync(join(root, 'etc/ssh/sshd_config.d/50-cloud-init.conf')), false, `'${line}' left the drop-in that turns password login on`);
+});
+
+test('every provisioner of both templates runs scripts of images/packer/scripts/ (nothing inline), each there, strict and parsed by sh; every script there is used', () => {
+  const used = new Set<string>();
+  for (const { file } of TEMPLATES) {
+    for (const p of provisionersOf(file)) {
+      assert.equal(p.inline, false, `${file}: a ${p.type} provisioner keeps its commands inline`);
+      if (p.type === 'file') continue;
+      assert.ok(p.scripts.length > 0, `${file}: a ${p.type} provisioner runs no script`);
+      for (const script of p.scripts) {
+        assert.equal(dirname(script), join(IMAGES, 'packer', 'scripts'), `${file}: ${script} is not in images/packer/scripts`);
+        assert.ok(existsSync(script), `${file}: ${script} does not exist`);
+        used.add(basename(script));
+        const text = readFileSync(script, 'utf8');
+        if (script.endsWith('.sh')) {
+          assert.match(text, /^#!\/bin\/sh\n/, script);
+          assert.match(text, /^set -eu$/m, `${script} does not stop at the first failure`);
+          const r = spawnSync('sh', ['-n', script], { encoding: 'utf8' });
+          assert.equal(r.status, 0, `${script}: ${r.stderr}`);
+        } else {
+          assert.ok(script.endsWith('.ps1'), `${script}: neither a shell nor a PowerShell script`);
+          assert.match(text, /^\$ErrorActionPreference = 'Stop'$/m, `${script} does not stop at the first error`);
+        }
+      }
+    }
+  }
+  assert.deepEqual(readdirSync(join(IMAGES, 'packer', 'scripts')).filter((f) => !used.has(f)), [], 'scripts no template runs');
 });
 
 test("the templates check what they boot by default and keep the Debian build's serial console", () => {
@@ -85,9 +124,7 @@ test("the templates check what they boot by default and keep the Debian build's 
 });
 
 test("the Debian template's last step is the image check, which stops the build on an error and not on warnings", () => {
-  const hcl = readFileSync(join(IMAGES, 'packer', 'debian-kiln.pkr.hcl'), 'utf8');
-  const inlines = [...hcl.matchAll(/inline\s*=\s*\[\n([\s\S]*?)\n\s*\]\n/g)].map((m) => [...(m[1] as string).matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((q) => q[1]));
-  assert.equal(inlines.at(-1)?.at(-1), 'kiln check || [ $? -eq 2 ]');
+  assert.equal(captureScript().trimEnd().split('\n').at(-1), 'kiln check || [ $? -eq 2 ]');
 });
 
 function packerThere(t: TestContext): boolean {
@@ -143,8 +180,10 @@ test('packer validate sees a kiln binary that is not there', (t) => {
 test('the templates call kiln install only with flags it has, and the build seed matches the Debian template', () => {
   const known = new Set([...(installCommand.flags?.boolean ?? []), ...(installCommand.flags?.string ?? [])]);
   for (const { file } of TEMPLATES) {
-    const text = readFileSync(join(IMAGES, 'packer', file), 'utf8');
-    const lines = text.split('\n').filter((l) => /kiln[^ ]*' install|kiln-linux-x64 install/.test(l));
+    const lines = provisionersOf(file)
+      .flatMap((p) => p.scripts)
+      .flatMap((s) => readFileSync(s, 'utf8').split('\n'))
+      .filter((l) => /kiln[^ ]*' install|KILN_UPLOAD"? install/.test(l));
     assert.ok(lines.length > 0, `${file} does not run kiln install`);
     for (const line of lines) for (const [, flag] of line.matchAll(/--([a-z-]+)/g)) assert.ok(known.has(flag as string), `${file}: kiln install has no --${flag}`);
   }
@@ -154,6 +193,8 @@ test('the templates call kiln install only with flags it has, and the build seed
   const password = /^password: (\S+)$/m.exec(seed)?.[1];
   assert.ok(password, 'the seed sets no password');
   assert.match(debian, new RegExp(`build_password = "${password}"`), 'the template logs in with another password than the seed sets');
-  assert.match(debian, /passwd --lock debian/, 'the build password must be locked before capture');
+  assert.match(debian, /ssh_username = "debian"/);
+  assert.ok(provisionersOf('debian-kiln.pkr.hcl').at(-1)?.environmentVars.includes('BUILD_USER=debian'), 'the capture step must lock the build user, debian');
+  assert.match(captureScript(), /^passwd --lock "\$BUILD_USER"$/m, 'the build password must be locked before capture');
   assert.match(readFileSync(join(IMAGES, 'packer', 'debian-seed', 'meta-data'), 'utf8'), /^instance-id: \S+$/m);
 });
