@@ -4,13 +4,15 @@
 // started by its unit over the stage sockets.
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { copyBootRootfs, type DebianSuite } from '../helpers/debian-rootfs';
 import { buildDebForTest } from '../helpers/deb-package';
+import { EMULATED_EXECUTE_COMMAND, installPackerEmulation, stepReports, type EmulatedBuild } from '../helpers/packer-emulation';
+import { readProvisioners } from '../helpers/packer-template';
 import { bootQemu, consoleTail, installProbeUnit, makeBootImage, type BootImage, type BootOptions, type BootResult, type ConsoleLine } from '../helpers/qemu-boot';
-import { builtBinary } from '../helpers/repo';
+import { builtBinary, REPO } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { removeTree } from '../helpers/overlay-copy';
 
@@ -78,6 +80,8 @@ say "PROBE-STATUS-RC $rc"
 # In base64 lines well under the tty's 2048-byte write chunk: a longer write can be split there by another writer.
 base64 -w 600 /run/cloud-init/status.json | tagged 'PROBE-STATUS-JSON-B64'
 say "PROBE-HOSTNAME $(hostname)"
+say "PROBE-INSTANCES $(ls /var/lib/cloud/instances | tr '\\n' ' ')"
+say "PROBE-MACHINE-ID $(cat /etc/machine-id)"
 say "PROBE-SHADOW $(getent shadow tester | cut -d: -f1,2)"
 say "PROBE-SHADOW $(getent shadow debian | cut -d: -f1,2)"
 say "PROBE-GROUPS $(id -nG tester)"
@@ -125,6 +129,34 @@ function prepareImage(work: string, name: string, by: 'deb' | 'install', suite: 
   const image = makeBootImage(root, dir);
   removeTree(root);
   return image;
+}
+
+const DEBIAN_TEMPLATE = join(REPO, 'images/packer/debian-kiln.pkr.hcl');
+
+/**
+ * The disk a Packer build of the Debian template starts from, as near as the bootable tree allows: Debian's cloud
+ * image has Debian's cloud-init, which runs the build VM's first boot from the build seed; the bookworm boot tree has
+ * none, so kiln installed with `kiln install --root` stands in for it (the install script then meets kiln, not
+ * Debian's package: `--replace` has nothing to take over and installs as without it). The build is acted out by the
+ * driver of test/helpers/packer-emulation.ts with the template's own scripts; the probe takes over once it is done.
+ */
+function preparePackerImage(work: string): { image: BootImage; build: EmulatedBuild } {
+  const dir = join(work, 'packer');
+  const root = join(dir, 'rootfs');
+  mkdirSync(root, { recursive: true });
+  copyBootRootfs(root);
+  sh(kiln as string, ['install', '--root', root]);
+  installProbeUnit(root, 'kiln-boot-probe', PROBE_SCRIPT);
+  symlinkSync('/dev/null', join(root, 'etc/systemd/system/serial-getty@ttyS0.service'));
+  const build = installPackerEmulation(root, DEBIAN_TEMPLATE, { 'var.kiln_binary': kiln as string }, 'kiln-boot-probe');
+  const image = makeBootImage(root, dir);
+  removeTree(root);
+  return { image, build };
+}
+
+/** The console lines of a Packer emulation boot (the driver's and kiln's), for assertion messages. */
+function packerReport(result: BootResult): string {
+  return consoleTail(result.lines.filter((l) => /PACKER-|cloud-init\[|Cloud-init v\./.test(l.text)), 120);
 }
 
 /** Values of the console lines that carry TAG (the rest of the line after "TAG "), wherever kernel output put it. */
@@ -239,6 +271,8 @@ function assertFirstBootOfSeed(first: BootResult): void {
 describe('kiln on a real boot (qemu)', { concurrency: false }, () => {
   let work = '';
   let seed = '';
+  /** The disk the Packer emulation left ready to capture, and the build VM's machine id. */
+  let captured: { image: BootImage; buildMachineId: string } | undefined;
   const ready = () => isRoot() && kiln !== undefined && hasCommand('qemu-system-x86_64') && hasCommand('debootstrap') && hasCommand('mkfs.ext4') && hasCommand('sfdisk') && hasCommand('busybox');
   const why = 'needs root, dist/kiln-linux-x64 (node build.mjs linux-x64), qemu-system-x86_64, debootstrap, mkfs.ext4, sfdisk and busybox';
 
@@ -287,12 +321,58 @@ describe('kiln on a real boot (qemu)', { concurrency: false }, () => {
     assertFirstBootOfSeed(first);
   });
 
+  // images/packer/debian-kiln.pkr.hcl's scripts on a real boot (packer build itself cannot run here): the build VM's
+  // first boot from the template's build seed, the steps up to the reboot, the boot after it with the check and the
+  // capture preparation; the captured disk is the one the next test boots from a network seed, a new first boot.
+  it('a Packer build of the Debian template, acted out in the guest with its own scripts, leaves a disk ready to capture', { timeout: 2 * BOOT_TIMEOUT_MS + 300_000 }, async (t) => {
+    if (!need(t, ready(), why)) return;
+    // The emulation runs each script as the template's execute_command does.
+    const hcl = readFileSync(DEBIAN_TEMPLATE, 'utf8');
+    assert.equal(/^\s*sudo_sh\s*=\s*"(.*)"$/m.exec(hcl)?.[1], EMULATED_EXECUTE_COMMAND);
+    for (const p of readProvisioners(DEBIAN_TEMPLATE).filter((p) => p.type === 'shell')) assert.equal(p.executeCommand, 'local.sudo_sh', `${p.scripts.join(' ')}`);
+    const { image, build } = preparePackerImage(work);
+    const buildSeed = join(work, 'packer-build-seed.iso');
+    sh(kiln as string, ['make-seed', '-o', buildSeed, join(REPO, 'images/packer/debian-seed')]);
+    const assertSteps = (result: BootResult, steps: EmulatedBuild['boots'][number], rebootsAtEnd: boolean) => {
+      const reports = stepReports(result.lines);
+      for (const [i, step] of steps.entries()) {
+        const r = reports.get(step.name);
+        // The reboot's own exit code may not reach the console: the reboot stops the driver.
+        if (rebootsAtEnd && i === steps.length - 1 && r?.rc === undefined) continue;
+        assert.equal(r?.rc, '0', `Packer step ${step.name} (${step.script}) exited ${r?.rc ?? '(no exit code: it did not run or did not finish)'}:\n${r?.output ?? ''}\n--- console ---\n${packerReport(result)}`);
+      }
+    };
+
+    const first = await bootQemu({ image, seed: buildSeed, append: 'systemd.show_status=false', timeoutMs: BOOT_TIMEOUT_MS, logFile: join(work, 'packer-boot1.log') });
+    t.diagnostic(`build VM, first boot: ${first.seconds.toFixed(1)} s`);
+    assert.deepEqual(tagged(first.lines, 'PACKER-BOOT'), ['1'], packerReport(first));
+    assertSteps(first, build.boots[0], true);
+    assert.deepEqual(tagged(first.lines, 'PACKER-END'), [], `the build stopped in its first boot\n${packerReport(first)}`);
+
+    // Packer keeps the build seed attached through the reboot.
+    const second = await bootQemu({ image, seed: buildSeed, append: 'systemd.show_status=false', timeoutMs: BOOT_TIMEOUT_MS, logFile: join(work, 'packer-boot2.log') });
+    t.diagnostic(`build VM, after the reboot: ${second.seconds.toFixed(1)} s`);
+    assert.deepEqual(tagged(second.lines, 'PACKER-BOOT'), ['2'], packerReport(second));
+    assertSteps(second, build.boots[1], false);
+    assert.deepEqual(tagged(second.lines, 'PACKER-END'), [''], packerReport(second));
+    assert.equal(one(second, 'PACKER-SSHD-PASSWORDAUTHENTICATION'), 'no', 'the captured image lets SSH logins in with a password');
+    assert.doesNotMatch(one(second, 'PACKER-SSHD-DROPINS'), /50-cloud-init\.conf/);
+    const check = JSON.parse(Buffer.from(tagged(second.lines, 'PACKER-CHECK-JSON-B64').join(''), 'base64').toString('utf8')) as { findings: Array<{ severity: string; message: string }> };
+    assert.deepEqual(check.findings.filter((f) => f.severity === 'error'), [], 'kiln check finds what blocks the capture');
+    assert.notEqual(one(second, 'PACKER-CHECK-RC'), '1');
+    captured = { image, buildMachineId: one(second, 'PACKER-MACHINE-ID') };
+    assert.match(captured.buildMachineId, /^[0-9a-f]{32}$/);
+  });
+
   // README's CI loop, as written there: the seed served by `kiln devel serve-metadata` on the host's loopback, its URL in
   // the DMI serial (NoCloud-net), the guest reaching it through a guestfwd of the user-mode NIC; the server exits 0
   // when the guest's phone_home posts its report.
+  // Its disk is the one the Packer emulation captured (installed by `kiln install` in the guest), so this boot is also
+  // that image's first; a fresh `kiln install --root` disk when the emulation did not get that far.
   it('first boot installed by `kiln install` runs every stage, its seed served over the network, and phones home', { timeout: BOOT_TIMEOUT_MS + 300_000 }, async (t) => {
     if (!need(t, ready(), why)) return;
-    const image = prepareImage(work, 'all-stages', 'install');
+    if (!captured) t.diagnostic('no disk captured by the Packer emulation: booting a fresh one');
+    const image = captured?.image ?? prepareImage(work, 'all-stages', 'install');
     const served = join(work, 'served-seed');
     mkdirSync(served);
     writeFileSync(join(served, 'meta-data'), META_DATA);
@@ -324,5 +404,12 @@ describe('kiln on a real boot (qemu)', { concurrency: false }, () => {
     const posted = spawnSync('ssh-keygen', ['-lf', '-'], { input: `${fields.pub_key_ed25519}\n`, encoding: 'utf8' }).stdout.split(/\s+/)[1];
     const sshd = tagged(boot.lines, 'PROBE-HOSTKEY-SERVED').find((l) => l.endsWith('(ED25519)'))?.split(/\s+/)[1];
     assert.ok(posted && posted === sshd, `posted ${posted}, sshd serves ${sshd}`);
+    if (captured) {
+      // A new first boot of the captured image: only this instance's state, a machine id of its own.
+      assert.equal(one(boot, 'PROBE-INSTANCES'), 'iid-kiln-boot-1', 'the build instance left state behind');
+      const machineId = one(boot, 'PROBE-MACHINE-ID');
+      assert.match(machineId, /^[0-9a-f]{32}$/);
+      assert.notEqual(machineId, captured.buildMachineId, 'the image kept the build VM\'s machine id');
+    }
   });
 });

@@ -13,6 +13,8 @@ export interface Provisioner {
   /** Whether it has an `inline` list (the templates keep no logic inline). */
   inline: boolean;
   expectDisconnect: boolean;
+  /** `execute_command` as written (a `local.…` reference or a quoted string), if set. */
+  executeCommand?: string;
   /** A file provisioner's source and destination, as written (`var.…` left as it is). */
   source?: string;
   destination?: string;
@@ -38,6 +40,7 @@ export function readProvisioners(path: string): Provisioner[] {
     const quoted = (v: string | undefined) => (v === undefined ? undefined : (/^"(.*)"$/.exec(v)?.[1] ?? v));
     const source = quoted(attr('source'));
     const destination = quoted(attr('destination'));
+    const executeCommand = attr('execute_command');
     out.push({
       type: m[1] as string,
       scripts: [...(one ? [quoted(one) as string] : []), ...(many ? strings(many) : [])].map(path),
@@ -46,6 +49,7 @@ export function readProvisioners(path: string): Provisioner[] {
       expectDisconnect: attr('expect_disconnect') === 'true',
       ...(source !== undefined ? { source } : {}),
       ...(destination !== undefined ? { destination } : {}),
+      ...(executeCommand !== undefined ? { executeCommand } : {}),
     });
   }
   return out;
