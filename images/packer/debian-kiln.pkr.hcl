@@ -2,10 +2,23 @@
 # NoCloud seed that lets Packer in, installs kiln over the image's cloud-init package (`kiln install --replace`),
 # reboots once so that kiln itself boots the image, checks that boot, and cleans up for capture.
 #
+#   packer init images/packer/debian-kiln.pkr.hcl    # once: fetches the qemu plugin the packer block names
 #   packer build -var debian_image=debian-12-genericcloud-amd64.qcow2 -var kiln_binary=dist/kiln-linux-x64 images/packer/debian-kiln.pkr.hcl
 #
-# Validated with Debian bookworm's packer 1.6.6 (HCL2; only the qemu builder and the shell and file
-# provisioners that packer ships, so nothing is downloaded). test/images/packer.test.ts runs `packer validate`.
+# Written for Packer 1.10 or later with the qemu plugin (no longer built into Packer). Not run with it here: only
+# Debian's packer 1.6.6 can be installed, which rejects the packer block, so test/images/packer.test.ts runs
+# `packer validate` with 1.6.6 on a copy without that block (HCL syntax, variables, the builder's arguments, the
+# scripts each provisioner names) and checks the block apart; the boot test runs the scripts in a real guest.
+
+packer {
+  required_version = ">= 1.10.0"
+  required_plugins {
+    qemu = {
+      source  = "github.com/hashicorp/qemu"
+      version = ">= 1.1.0"
+    }
+  }
+}
 
 variable "debian_image" {
   type        = string

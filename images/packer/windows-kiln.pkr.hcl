@@ -5,9 +5,19 @@
 #
 #   packer build -var windows_iso=Win2022.iso -var autounattend=Autounattend.xml -var winrm_password=... -var kiln_binary=dist/kiln-win-x64.exe images/packer/windows-kiln.pkr.hcl
 #
-# Validated with Debian bookworm's packer 1.6.6 (HCL2; only the qemu builder, the WinRM communicator and the
-# file and powershell provisioners that packer ships, so nothing is downloaded). test/images/packer.test.ts
-# runs `packer validate`.
+# Written for Packer 1.10 or later with the qemu plugin (`packer init` first). Not run with it here: only Debian's
+# packer 1.6.6 can be installed, which rejects the packer block, so
+# test/images/packer.test.ts runs `packer validate` with 1.6.6 on a copy without it and checks it apart.
+
+packer {
+  required_version = ">= 1.10.0"
+  required_plugins {
+    qemu = {
+      source  = "github.com/hashicorp/qemu"
+      version = ">= 1.1.0"
+    }
+  }
+}
 
 variable "windows_iso" {
   type        = string

@@ -50,12 +50,29 @@ function validate(t: TestContext, template: Template, path: string): { status: n
   return { status: r.status, output: `${r.stdout}${r.stderr}${r.error ? String(r.error) : ''}` };
 }
 
-/** A copy of images/packer and images/windows (the Windows template uploads ../windows/Unattend.xml). */
+/** The packer block the templates open with: Packer 1.10 or later and the qemu plugin, which Packer no longer builds in. */
+const PACKER_BLOCK = /^packer \{\n[\s\S]*?^\}\n\n/m;
+
+/**
+ * TEXT as Packer 1.6.6 (the only packer Debian has) can validate it: without the packer block, whose
+ * required_version it fails and whose required_plugins block it does not know. Everything else is checked as written.
+ */
+function forPacker166(text: string): string {
+  const stripped = text.replace(PACKER_BLOCK, '');
+  assert.notEqual(stripped, text, 'the template has no packer block to strip');
+  return stripped;
+}
+
+/**
+ * A copy of images/packer and images/windows (the Windows template uploads ../windows/Unattend.xml), its
+ * templates made validatable by Packer 1.6.6 (forPacker166).
+ */
 function copyImages(t: TestContext): string {
   const dir = join(tempDir(t, 'kiln-packer-copy-'), 'images');
   mkdirSync(dir);
   cpSync(join(IMAGES, 'packer'), join(dir, 'packer'), { recursive: true });
   cpSync(join(IMAGES, 'windows'), join(dir, 'windows'), { recursive: true });
+  for (const { file } of TEMPLATES) writeFileSync(join(dir, 'packer', file), forPacker166(readFileSync(join(dir, 'packer', file), 'utf8')));
   return join(dir, 'packer');
 }
 
@@ -132,10 +149,26 @@ function packerThere(t: TestContext): boolean {
 }
 
 for (const template of TEMPLATES) {
-  test(`packer validate accepts images/packer/${template.file}`, (t) => {
+  test(`packer validate accepts images/packer/${template.file} (without its packer block, which 1.6.6 refuses)`, (t) => {
     if (!packerThere(t)) return;
-    const r = validate(t, template, join(IMAGES, 'packer', template.file));
+    const r = validate(t, template, join(copyImages(t), template.file));
     assert.equal(r.status, 0, r.output);
+    // The block is stripped for that reason alone: the template as written fails on it and nothing else.
+    const asWritten = validate(t, template, join(IMAGES, 'packer', template.file));
+    assert.notEqual(asWritten.status, 0, asWritten.output);
+    assert.match(asWritten.output, /required_plugins|Unsupported Packer Core version/);
+    assert.doesNotMatch(asWritten.output, /Unsupported argument|Bad script|no such file/, asWritten.output);
+  });
+
+  test(`${template.file} requires Packer 1.10 or later and the qemu plugin from github.com/hashicorp/qemu`, () => {
+    const text = readFileSync(join(IMAGES, 'packer', template.file), 'utf8');
+    const block = PACKER_BLOCK.exec(text)?.[0];
+    assert.ok(block, 'no packer block at the top level');
+    // The first thing after the header comment, as `packer init` users expect it.
+    assert.equal(text.indexOf(block), text.search(/^(?!#)\S/m), 'the packer block is not the first block');
+    assert.match(block, /^ {2}required_version = ">= 1\.10\.0"$/m);
+    assert.match(block, /^ {2}required_plugins \{\n {4}qemu = \{\n {6}source {2}= "github\.com\/hashicorp\/qemu"\n {6}version = ">= 1\.1\.0"\n {4}\}\n {2}\}\n\}/m);
+    assert.equal(/\bsource "qemu" "/.test(text), true, 'the plugin named is the one the source uses');
   });
 
   test(`packer validate rejects a broken copy of ${template.file}`, (t) => {
@@ -171,7 +204,7 @@ test('packer validate sees a kiln binary that is not there', (t) => {
   if (!packerThere(t)) return;
   const template = { ...TEMPLATES[0] as Template };
   template.vars = { ...template.vars, kiln_binary: '/nonexistent/kiln-linux-x64' };
-  const r = validate(t, template, join(IMAGES, 'packer', template.file));
+  const r = validate(t, template, join(copyImages(t), template.file));
   assert.notEqual(r.status, 0, r.output);
   assert.match(r.output, /nonexistent\/kiln-linux-x64/);
 });
