@@ -1,13 +1,17 @@
 # Bakes a Windows image whose first-boot agent is kiln as the cloudbase-init service: installs Windows from its
-# ISO under qemu (your Autounattend.xml on a floppy does the unattended setup and turns WinRM on), installs
+# ISO under qemu on a virtio disk and NIC, BIOS or UEFI (`firmware`); your Autounattend.xml on a floppy does the
+# unattended setup, loading the virtio drivers from the virtio-win CD, and turns WinRM on (start from
+# images/packer/autounattend/bios/ or uefi/, which match the firmware's partition layout). It installs
 # kiln with `kiln-win-x64.exe install` over WinRM, and generalizes with sysprep and images/windows/Unattend.xml,
 # whose specialize pass runs kiln; SetupComplete.cmd then starts the service at the first boot.
 #
-#   packer build -var windows_iso=Win2022.iso -var autounattend=Autounattend.xml -var winrm_password=... -var kiln_binary=dist/kiln-win-x64.exe images/packer/windows-kiln.pkr.hcl
+#   packer build -var windows_iso=Win2022.iso -var windows_iso_checksum=sha256:... -var virtio_win_iso=virtio-win.iso \
+#     -var autounattend=Autounattend.xml -var winrm_password=... -var kiln_binary=dist/kiln-win-x64.exe [-var firmware=uefi] \
+#     images/packer/windows-kiln.pkr.hcl
 #
 # Written for Packer 1.10 or later with the qemu plugin (`packer init` first). Not run with it here: only Debian's
-# packer 1.6.6 can be installed, which rejects the packer block, so
-# test/images/packer.test.ts runs `packer validate` with 1.6.6 on a copy without it and checks it apart.
+# packer 1.6.6 can be installed, which rejects the packer block and predates the plugin's EFI arguments, so
+# test/images/packer.test.ts runs `packer validate` with 1.6.6 on a copy without them and checks them apart.
 
 packer {
   required_version = ">= 1.10.0"
@@ -31,7 +35,30 @@ variable "windows_iso_checksum" {
 
 variable "autounattend" {
   type        = string
-  description = "Autounattend.xml for Windows setup (edition, product key, disk layout): it must create the WinRM user below and enable WinRM over HTTP. Edition-specific, hence yours; put on a floppy, where setup looks for it."
+  description = "Autounattend.xml for Windows setup: it must create the WinRM user below, enable WinRM over HTTP, load the virtio drivers from the virtio-win CD and partition for the firmware chosen. Start from images/packer/autounattend/bios/ or uefi/ (set your edition and the build password there); put on a floppy, where setup looks for it."
+}
+
+variable "virtio_win_iso" {
+  type        = string
+  description = "The virtio-win driver ISO (virtio-win.iso from the Fedora project's virtio-win downloads), attached as a second CD: Autounattend's windowsPE pass loads the virtio disk and network drivers from it, which the VM's virtio disk and NIC need from setup on."
+}
+
+variable "firmware" {
+  type        = string
+  default     = "bios"
+  description = "'bios' (SeaBIOS; the MBR layout of autounattend/bios) or 'uefi' (OVMF from efi_firmware_code and efi_firmware_vars; the GPT layout of autounattend/uefi). The image boots the same way wherever it runs."
+}
+
+variable "efi_firmware_code" {
+  type        = string
+  default     = "/usr/share/OVMF/OVMF_CODE_4M.fd"
+  description = "OVMF's code for firmware = 'uefi' (Debian's ovmf package puts it here)."
+}
+
+variable "efi_firmware_vars" {
+  type        = string
+  default     = "/usr/share/OVMF/OVMF_VARS_4M.fd"
+  description = "OVMF's variable store template for firmware = 'uefi' (Packer copies it beside the image)."
 }
 
 variable "winrm_username" {
@@ -80,15 +107,21 @@ source "qemu" "windows-kiln" {
   iso_checksum = var.windows_iso_checksum
   disk_size    = var.disk_size
   format       = "qcow2"
-  # Devices Windows has drivers for out of the box, so setup needs no virtio driver disk.
-  disk_interface   = "ide"
-  net_device       = "e1000"
-  accelerator      = var.accelerator
-  memory           = 4096
-  cpus             = 2
-  headless         = true
-  output_directory = var.output_directory
-  vm_name          = "windows-kiln.qcow2"
+  # virtio disk and NIC, their drivers from the virtio-win CD (-cdrom: an argument of its own, so Packer's own
+  # -drive list, the disk and the installation ISO, stays as it makes it).
+  disk_interface = "virtio"
+  net_device     = "virtio-net"
+  qemuargs       = [["-cdrom", var.virtio_win_iso]]
+  # UEFI when asked (the qemu plugin's EFI arguments: OVMF's code read-only, a copy of its variable store).
+  efi_boot          = var.firmware == "uefi"
+  efi_firmware_code = var.firmware == "uefi" ? var.efi_firmware_code : ""
+  efi_firmware_vars = var.firmware == "uefi" ? var.efi_firmware_vars : ""
+  accelerator       = var.accelerator
+  memory            = 4096
+  cpus              = 2
+  headless          = true
+  output_directory  = var.output_directory
+  vm_name           = "windows-kiln.qcow2"
 
   floppy_files = [var.autounattend]
 

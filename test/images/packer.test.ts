@@ -7,6 +7,7 @@ import { basename, dirname, join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { installCommand } from '../../src/cli/install';
 import { main } from '../../src/main';
+import { parseXml, type XmlElement } from '../../src/util/xml-reader';
 import { readProvisioners, type Provisioner } from '../helpers/packer-template';
 import { REPO } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
@@ -25,7 +26,7 @@ const TEMPLATES: Template[] = [
   { file: 'debian-kiln.pkr.hcl', vars: { debian_image: '/nonexistent/debian-12-genericcloud-amd64.qcow2', debian_image_checksum: 'none', kiln_binary: 'FILE' } },
   {
     file: 'windows-kiln.pkr.hcl',
-    vars: { windows_iso: '/nonexistent/windows.iso', windows_iso_checksum: 'none', autounattend: 'FILE', winrm_password: 'dummy-password', kiln_binary: 'FILE' },
+    vars: { windows_iso: '/nonexistent/windows.iso', windows_iso_checksum: 'none', virtio_win_iso: '/nonexistent/virtio-win.iso', autounattend: 'FILE', winrm_password: 'dummy-password', kiln_binary: 'FILE' },
   },
 ];
 
@@ -54,13 +55,20 @@ function validate(t: TestContext, template: Template, path: string): { status: n
 const PACKER_BLOCK = /^packer \{\n[\s\S]*?^\}\n\n/m;
 
 /**
+ * The qemu plugin's UEFI arguments (builder/qemu/config.go's QemuEFIBootConfig), which Packer 1.6.6's built-in
+ * qemu builder predates.
+ */
+const EFI_ARGUMENTS = /^\s*efi_(?:boot|firmware_code|firmware_vars)\s*=.*\n/gm;
+
+/**
  * TEXT as Packer 1.6.6 (the only packer Debian has) can validate it: without the packer block, whose
- * required_version it fails and whose required_plugins block it does not know. Everything else is checked as written.
+ * required_version it fails and whose required_plugins block it does not know, and without the plugin's EFI
+ * arguments. Everything else is checked as written.
  */
 function forPacker166(text: string): string {
   const stripped = text.replace(PACKER_BLOCK, '');
   assert.notEqual(stripped, text, 'the template has no packer block to strip');
-  return stripped;
+  return stripped.replace(EFI_ARGUMENTS, '');
 }
 
 /**
@@ -231,3 +239,76 @@ test('the templates call kiln install only with flags it has, and the build seed
   assert.match(captureScript(), /^passwd --lock "\$BUILD_USER"$/m, 'the build password must be locked before capture');
   assert.match(readFileSync(join(IMAGES, 'packer', 'debian-seed', 'meta-data'), 'utf8'), /^instance-id: \S+$/m);
 });
+
+/** The Windows template's qemu source block. */
+function windowsSource(): string {
+  const hcl = readFileSync(join(IMAGES, 'packer', 'windows-kiln.pkr.hcl'), 'utf8');
+  const block = /^source "qemu" "windows-kiln" \{\n([\s\S]*?)^\}$/m.exec(hcl)?.[1];
+  assert.ok(block, 'no qemu source in the Windows template');
+  return block;
+}
+
+test('the Windows template runs setup on a virtio disk and NIC with the virtio-win CD attached, and boots OVMF when firmware is uefi', () => {
+  const hcl = readFileSync(join(IMAGES, 'packer', 'windows-kiln.pkr.hcl'), 'utf8');
+  const source = windowsSource();
+  assert.match(source, /^\s*disk_interface\s*= "virtio"$/m);
+  assert.match(source, /^\s*net_device\s*= "virtio-net"$/m);
+  // -cdrom, not -drive: a -drive in qemuargs replaces every drive Packer would add (the disk, the installation ISO).
+  assert.match(source, /^\s*qemuargs\s*= \[\["-cdrom", var\.virtio_win_iso\]\]$/m);
+  assert.doesNotMatch(source, /"-drive"/);
+  assert.match(hcl, /variable "virtio_win_iso" \{\n\s*type\s*= string\n\s*description/, 'virtio_win_iso is the user\'s, without a default');
+  assert.match(hcl, /variable "firmware" \{[^}]*default\s*= "bios"/);
+  // UEFI exactly when firmware is uefi: the plugin turns efi_boot on by itself when either firmware path is set.
+  assert.match(source, /^\s*efi_boot\s*= var\.firmware == "uefi"$/m);
+  assert.match(source, /^\s*efi_firmware_code\s*= var\.firmware == "uefi" \? var\.efi_firmware_code : ""$/m);
+  assert.match(source, /^\s*efi_firmware_vars\s*= var\.firmware == "uefi" \? var\.efi_firmware_vars : ""$/m);
+  assert.equal([...source.matchAll(EFI_ARGUMENTS)].length, 3, 'forPacker166 strips the three EFI arguments and nothing else');
+});
+
+const UNATTEND_NS = 'urn:schemas-microsoft-com:unattend';
+
+/** images/packer/autounattend/FIRMWARE/Autounattend.xml, parsed (a document that is not well-formed throws). */
+function autounattend(firmware: 'bios' | 'uefi'): XmlElement {
+  const path = join(IMAGES, 'packer', 'autounattend', firmware, 'Autounattend.xml');
+  return parseXml(readFileSync(path, 'utf8'), path);
+}
+
+/** The elements named LOCAL anywhere under EL, in document order. */
+function descendants(el: XmlElement, local: string): XmlElement[] {
+  return el.children.flatMap((c) => [...(c.local === local && c.ns === UNATTEND_NS ? [c] : []), ...descendants(c, local)]);
+}
+
+function textOf(el: XmlElement, local: string): string | undefined {
+  return descendants(el, local)[0]?.text.trim();
+}
+
+for (const firmware of ['bios', 'uefi'] as const) {
+  test(`autounattend/${firmware}/Autounattend.xml is well-formed, loads the virtio disk and NIC drivers in windowsPE from the virtio-win CD, and partitions for ${firmware === 'bios' ? 'BIOS (MBR)' : 'UEFI (GPT)'}`, () => {
+    const root = autounattend(firmware);
+    assert.equal(root.local, 'unattend');
+    assert.equal(root.ns, UNATTEND_NS);
+    const pe = root.children.find((c) => c.local === 'settings' && c.attributes.pass === 'windowsPE');
+    assert.ok(pe, 'no windowsPE pass');
+    const pnp = pe.children.find((c) => c.attributes.name === 'Microsoft-Windows-PnpCustomizationsWinPE');
+    assert.ok(pnp, 'the windowsPE pass loads no drivers (Microsoft-Windows-PnpCustomizationsWinPE)');
+    const paths = descendants(pnp, 'Path').map((p) => p.text.trim());
+    assert.deepEqual(paths, ['E:\\viostor\\2k22\\amd64', 'E:\\NetKVM\\2k22\\amd64']);
+    const setup = pe.children.find((c) => c.attributes.name === 'Microsoft-Windows-Setup');
+    assert.ok(setup, 'no Microsoft-Windows-Setup in windowsPE');
+    const created = descendants(setup, 'CreatePartition').map((p) => textOf(p, 'Type'));
+    const windowsPartition = Number(textOf(descendants(setup, 'InstallTo')[0] as XmlElement, 'PartitionID'));
+    const modified = new Map(descendants(setup, 'ModifyPartition').map((m) => [Number(textOf(m, 'PartitionID')), m]));
+    if (firmware === 'bios') {
+      assert.deepEqual(created, ['Primary', 'Primary']);
+      assert.equal(textOf(modified.get(1) as XmlElement, 'Active'), 'true', 'the MBR system partition is not active');
+    } else {
+      assert.deepEqual(created, ['EFI', 'MSR', 'Primary']);
+      assert.equal(textOf(modified.get(1) as XmlElement, 'Format'), 'FAT32', 'the EFI system partition must be FAT32');
+    }
+    assert.equal(windowsPartition, created.length, 'Windows does not go to the last partition');
+    assert.equal(textOf(modified.get(windowsPartition) as XmlElement, 'Letter'), 'C');
+    // The build password is the user's to set, and the same in both places that need it.
+    assert.deepEqual(descendants(root, 'Value').map((v) => v.text.trim()).filter((v) => v.includes('PASSWORD')), ['KILN-BUILD-PASSWORD', 'KILN-BUILD-PASSWORD']);
+    assert.ok(descendants(root, 'CommandLine').some((c) => /winrm quickconfig/.test(c.text)), 'the first logon does not turn WinRM on');
+  });
+}
