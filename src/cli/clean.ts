@@ -17,20 +17,21 @@ export function parseConfigKinds(values: string[]): CleanConfigKind[] {
 export const cleanCommand: Command = {
   words: ['clean'],
   summary: 'remove logs and artifacts so cloud-init re-runs on the next boot (run before capturing an image)',
-  usage: 'clean [--logs] [--machine-id] [--seed] [--reboot] [--configs all|ssh_config|network|datasource|fstab]',
+  usage: 'clean [--logs] [--machine-id] [--seed] [--reboot] [--configs all|ssh_config|network|datasource|fstab …]',
   faces: ['kiln', 'cloud-init'],
   positional: [0, 0],
   flags: {
     boolean: ['logs', 'machine-id', 'seed', 'reboot'],
     string: ['configs'],
     repeatable: ['configs'],
+    greedy: ['configs'],
     alias: { l: 'logs', s: 'seed', r: 'reboot', c: 'configs' },
     help: [
       '-l, --logs        also remove /var/log/cloud-init.log and cloud-init-output.log',
       '--machine-id      set /etc/machine-id to "uninitialized" (removed where there is no systemd)',
       '-s, --seed        also remove /var/lib/cloud/seed',
       '-r, --reboot      reboot after cleaning',
-      '-c, --configs KIND  remove generated config too: all, ssh_config, network, datasource, fstab (repeat or comma-separate)',
+      '-c, --configs KIND  remove generated config too: all, ssh_config, network, datasource, fstab (several after one flag, as 25.1, or repeated)',
     ],
   },
   async run(ctx, args) {

@@ -13,6 +13,8 @@ export interface FlagSpec {
   alias?: Record<string, string>;
   /** Flags that may be given several times (values collected in a list). */
   repeatable?: string[];
+  /** Repeatable flags that also take every word after them up to the next flag (argparse's nargs='+'). */
+  greedy?: string[];
   /** One line per flag for --help. */
   help?: string[];
 }

@@ -50,6 +50,37 @@ export function findCommand(words: string[], commands: Command[], face: Face): {
   return best ? { command: best } : {};
 }
 
+/**
+ * ARGV with the words after a greedy flag (`--configs ssh_config network`, argparse's nargs='+') each given as that
+ * flag's own value (`--configs=ssh_config --configs=network`), so that minimist does not read them as positionals.
+ */
+function spreadGreedyValues(argv: string[], spec: FlagSpec | undefined): string[] {
+  const greedy = new Set(spec?.greedy ?? []);
+  if (greedy.size === 0) return argv;
+  const canonical = (arg: string): string | undefined => {
+    const name = arg.replace(/^--?/, '');
+    const full = spec?.alias?.[name] ?? name;
+    return arg.startsWith('-') && !arg.includes('=') && greedy.has(full) ? full : undefined;
+  };
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const name = canonical(arg);
+    if (name === undefined) {
+      out.push(arg);
+      continue;
+    }
+    let taken = 0;
+    while (i + 1 < argv.length && !(argv[i + 1] as string).startsWith('-')) {
+      out.push(`--${name}=${argv[i + 1] as string}`);
+      i++;
+      taken++;
+    }
+    if (taken === 0) out.push(arg);
+  }
+  return out;
+}
+
 export function parseInvocation(argv: string[], commands: Command[], face: Face): Invocation {
   // Finding the command: a short flag means what the global flags say (-d is --debug), whatever a command gives it.
   const all = mergeSpecs([...commands.filter((c) => c.faces.includes(face)).map((c) => c.flags), GLOBAL_FLAGS]);
@@ -69,7 +100,7 @@ export function parseInvocation(argv: string[], commands: Command[], face: Face)
   // minimist reads `--no-X` as X set to false: a flag named no-X (install's --no-enable) is known to it as X.
   const negated = spec.boolean.filter((n) => n.startsWith('no-')).map((n) => n.slice(3));
   const unknown: string[] = [];
-  const parsed = minimist(argv, {
+  const parsed = minimist(spreadGreedyValues(argv, command?.flags), {
     string: spec.string,
     boolean: [...spec.boolean, ...negated],
     alias: spec.alias,

@@ -74,3 +74,13 @@ test('--help groups the boot stages apart from the devel tools, and names the ot
   assert.match(windows, /^ {2}service install /m);
   assert.doesNotMatch(windows, /^on Windows only/m);
 });
+
+test("clean's --configs takes every kind after it, as 25.1's nargs='+', short or long, repeated or not", () => {
+  const configs = (argv: string[]) => parseInvocation(argv, COMMANDS, 'cloud-init').args.flags.configs;
+  assert.deepEqual(configs(['clean', '--configs', 'ssh_config', 'network']), ['ssh_config', 'network']);
+  assert.deepEqual(configs(['clean', '-c', 'ssh_config', 'network', '--logs']), ['ssh_config', 'network']);
+  assert.deepEqual(configs(['clean', '--configs=fstab', '-c', 'datasource']), ['fstab', 'datasource']);
+  const r = parseInvocation(['clean', '--logs', '--configs', 'all', '--machine-id'], COMMANDS, 'cloud-init');
+  assert.deepEqual([r.args.flags.configs, r.args.flags.logs, r.args.flags['machine-id'], r.args.positional], [['all'], true, true, []]);
+  assert.throws(() => parseInvocation(['clean', '--configs'], COMMANDS, 'cloud-init'), UsageError);
+});

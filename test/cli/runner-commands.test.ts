@@ -204,8 +204,8 @@ test('clean --logs --machine-id removes state, logs and resets the machine id; s
   assert.equal(dry.code, 0, dry.err);
   assert.match(dry.out, /run shutdown -r now/);
   assert.ok(existsSync(join(root, 'var/log/cloud-init.log')), 'a dry run changes nothing');
-  // -c is upstream's short form of --configs.
-  const r = await cli(['--root', root, 'clean', '--logs', '--machine-id', '-c', 'ssh_config', '--configs', 'fstab']);
+  // -c is upstream's short form of --configs, which takes several kinds after it (nargs='+').
+  const r = await cli(['--root', root, 'clean', '--logs', '-c', 'ssh_config', 'fstab', '--machine-id']);
   assert.equal(r.code, 0, r.err);
   assert.deepEqual(readdirSync(join(root, 'var/lib/cloud')), ['seed']);
   // The boot's own state in /run stays, as with cloud-init 25.1's clean.

@@ -15,6 +15,7 @@ passwd --lock "$BUILD_USER"
 sed -i -E 's/^#?[[:space:]]*PasswordAuthentication[[:space:]].*$/PasswordAuthentication no/' /etc/ssh/sshd_config
 grep -q '^PasswordAuthentication no$' /etc/ssh/sshd_config || echo 'PasswordAuthentication no' >> /etc/ssh/sshd_config
 # The seed's ssh_pwauth turned password logins on in sshd_config.d/50-cloud-init.conf, which sshd reads before
-# sshd_config's line: --configs ssh_config removes it.
-cloud-init clean --logs --machine-id --configs ssh_config
+# sshd_config's line: --configs ssh_config removes it. --configs network removes the build VM's rendered network
+# config (each instance's first boot renders its own).
+cloud-init clean --logs --machine-id --configs ssh_config network
 kiln check || [ $? -eq 2 ]
