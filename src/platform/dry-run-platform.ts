@@ -35,6 +35,10 @@ export class DryRunPlatform implements Platform {
   osVersion(): Promise<OsVersion> {
     return this.inner.osVersion();
   }
+  /** A read: the machine's uptime as the platform it wraps tells it. (No hostReports: a dry run tells the host nothing.) */
+  async hostUptime(): Promise<number | undefined> {
+    return this.inner.hostUptime?.();
+  }
 
   private key(path: string): string {
     return posix.normalize(posix.join('/', path.replace(/\\/g, '/')));

@@ -93,6 +93,19 @@ export interface UnixDatagrams {
   send(path: string, data: Uint8Array): void;
 }
 
+/**
+ * Files kiln shares with the machine's host and writes in place, as the host's reader expects (Hyper-V's KVP pool
+ * files, which hv_kvp_daemon reads). Paths are inside the root, as every Platform path.
+ */
+export interface HostReports {
+  /** When PATH was last written, in milliseconds since the epoch; undefined when it does not exist. */
+  lastWritten(path: string): Promise<number | undefined>;
+  /** Empties PATH in place (the same file, not a new one). */
+  empty(path: string): Promise<void>;
+  /** Appends DATA to PATH in one O_APPEND write, making it (mode 0644) when missing. */
+  append(path: string, data: Uint8Array): Promise<void>;
+}
+
 export interface Platform {
   /** '/' at boot; a mounted image or sandbox with --root. Paths given to methods are inside this root. */
   readonly root: string;
@@ -126,6 +139,17 @@ export interface Platform {
   /** AF_UNIX datagram sockets. Optional: a dry run and Windows have none, so `--all-stages` does not wait for the stage units. */
   unixDatagrams?(): UnixDatagrams;
   osVersion(): Promise<OsVersion>;
+  /**
+   * Seconds since the machine kiln runs on booted (Linux: its own /proc/uptime, which a --root sandbox lacks), or
+   * undefined when it cannot be read. Optional: callers take a platform without it as one that cannot tell.
+   */
+  hostUptime?(): Promise<number | undefined>;
+  /**
+   * What kiln tells the machine's host about this boot through files they share (the KVP reporting handler).
+   * Optional: a dry run tells the host nothing, so it has none, and where it is missing the sources send their
+   * cloud's fabric no report either (Azure's ready report changes what the host believes about the VM).
+   */
+  hostReports?(): HostReports;
   /**
    * Sets the running system's host name, not persistently (what `hostname NAME` does): at once on Linux, from
    * the next boot on Windows. Nothing to do when the root is not '/' (an image is not running). False when refused.

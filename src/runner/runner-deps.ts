@@ -111,7 +111,7 @@ export interface RunnerDeps extends SourceSet {
   now?: () => Date;
   /** The target's kernel command line; defaults to /proc/cmdline read through the platform. */
   kernelCmdline?: () => Promise<string>;
-  /** Seconds since boot; defaults to /proc/uptime of the host. */
+  /** Seconds since boot; defaults to the platform's hostUptime (this machine's /proc/uptime), else 0. */
   uptime?: () => Promise<number>;
   /** The `ci-info:` device and route tables the network stage prints first (cloud-init's netinfo.debug_info). */
   networkInfo?: (platform: Platform, log: Log) => Promise<string>;

@@ -1,5 +1,4 @@
 // The boot stages (init-local, init, modules-config, modules-final, or all four in one process) and `single`.
-import { readFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import type { ConfigMap } from '../config/parse-yaml-config';
 import { mergeSystemConfig } from '../config/merge-system-config';
@@ -14,7 +13,6 @@ import type { Log, Logger } from '../util/log';
 import { detectDistro } from '../platform/linux/distro/detect-distro';
 import { cfgBool } from '../modules/support/config-values';
 import { EventLog, type EventSink } from './event-log';
-import { DryRunPlatform } from '../platform/dry-run-platform';
 import { KvpTelemetry } from '../sources/azure/kvp';
 import { describeSource } from './describe-source';
 import { initNeedsNetwork } from './network-wait';
@@ -130,22 +128,16 @@ export class StageRunner {
 
   /**
    * The reporting handlers of the system config beyond the log: the hyperv one (KVP), made once per process as
-   * cloud-init's registry, never in a dry run (the pool file is the host's telemetry).
+   * cloud-init's registry; none where the platform tells the host nothing (a dry run: the pool file is the host's telemetry).
    */
   private reportingSink(rc: RunConfig): Promise<EventSink | undefined> {
-    this.reportingHandlers ??= this.platform instanceof DryRunPlatform ? Promise.resolve(undefined) : KvpTelemetry.fromConfig(this.platform, rc.config, this.opts.logger.for('handlers.py'));
+    this.reportingHandlers ??= KvpTelemetry.fromConfig(this.platform, rc.config, this.opts.logger.for('handlers.py'));
     return this.reportingHandlers;
   }
 
   private async uptime(): Promise<number> {
     if (this.deps.uptime) return this.deps.uptime();
-    let text = '0';
-    try {
-      text = readFileSync('/proc/uptime', 'utf8');
-    } catch {
-      /* no procfs: 0 seconds */
-    }
-    return Number.parseFloat(text.split(/\s+/)[0] ?? '0') || 0;
+    return (await this.platform.hostUptime?.()) ?? 0; // no procfs: 0 seconds
   }
 
   /** Appends to /var/log/cloud-init-output.log, where command output goes. */

@@ -10,7 +10,8 @@ import { execProcess, startWithNode, type ProcessStarter } from '../../util/exec
 import { resolveInRoot } from '../../util/paths';
 import { readOsRelease } from '../os-release';
 import { undefinedIfMissing } from '../missing-file';
-import type { FileOpts, FileStat, OsVersion, Platform, RunOpts, RunResult, UnixDatagrams } from '../platform';
+import type { FileOpts, FileStat, HostReports, OsVersion, Platform, RunOpts, RunResult, UnixDatagrams } from '../platform';
+import { HostReportFiles } from '../host-report-files';
 import { AccountWriteBack } from './accounts/account-write-back';
 import type { Koffi } from '../../util/koffi-addon';
 import { bindMakeRaw } from './termios';
@@ -150,6 +151,22 @@ export class LinuxPlatform implements Platform {
 
   resolvedHostPath(path: string): Promise<string> {
     return this.resolve(path);
+  }
+
+  /** This machine's /proc/uptime, whatever the root: a sandbox has no procfs, and at boot they are one file. */
+  async hostUptime(): Promise<number | undefined> {
+    let text: string;
+    try {
+      text = readFileSync('/proc/uptime', 'utf8');
+    } catch {
+      return undefined; // no procfs
+    }
+    const seconds = Number.parseFloat(text.split(/\s+/)[0] ?? '');
+    return Number.isFinite(seconds) ? seconds : undefined;
+  }
+
+  hostReports(): HostReports {
+    return new HostReportFiles((path) => this.resolve(path));
   }
 
   // File calls below are synchronous system calls behind the async interface: a promise-based call is a

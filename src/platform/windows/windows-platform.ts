@@ -6,7 +6,8 @@ import type { BuildFacts } from '../../build-info';
 import type { Log } from '../../util/log';
 import { PlatformError } from '../../util/errors';
 import { execProcess } from '../../util/exec';
-import type { FileOpts, OsVersion, Platform, RunOpts, RunResult } from '../platform';
+import type { FileOpts, HostReports, OsVersion, Platform, RunOpts, RunResult } from '../platform';
+import { HostReportFiles } from '../host-report-files';
 import { undefinedIfMissing } from '../missing-file';
 import type { Koffi } from '../../util/koffi-addon';
 import { loadKoffi } from './koffi-loader';
@@ -361,6 +362,10 @@ export class WindowsPlatform implements Platform, WindowsSystem {
   hostPath(path: string): string {
     if (/^[a-zA-Z]:[\\/]/.test(path)) return win32.normalize(path);
     return win32.join(this.root, path.replace(/\//g, '\\'));
+  }
+
+  hostReports(): HostReports {
+    return new HostReportFiles(async (path) => this.hostPath(path));
   }
 
   readFile(path: string): Promise<Uint8Array> {

@@ -1,6 +1,5 @@
 // Azure: detected by the chassis asset tag; the provisioning media's ovf-env.xml (UDF or ISO9660), IMDS, and the wireserver's ready report.
 import type { FoundFilesystem } from '../../devices/filesystem-finder';
-import { DryRunPlatform } from '../../platform/dry-run-platform';
 import { HttpClient, HttpError } from '../../util/http';
 import { budgetSignal } from '../../util/timeout-signal';
 import type { ActivateContext, CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
@@ -33,12 +32,17 @@ const RESOURCE_DISK = '/dev/disk/cloud/azure_resource';
 export type PpsType = 'None' | 'Running' | 'Savable' | 'OS Disk' | 'Unknown';
 
 /**
- * Whether health reports go to the wireserver: the `report_ready` setting, and never in a dry run (a report
- * changes what Azure believes about the VM, which --dry-run promises not to do).
+ * Whether health reports go to the wireserver: the `report_ready` setting, and never where the platform tells the
+ * host nothing (a dry run: a report changes what Azure believes about the VM, which --dry-run promises not to do).
  */
 function reportsToFabric(ctx: CrawlContext): boolean {
-  if (ctx.platform instanceof DryRunPlatform) return false;
+  if (!tellsHost(ctx)) return false;
   return boolSetting(ctx.settings, 'report_ready', true);
+}
+
+/** Whether this run may tell the host anything: the platform has host reports (a dry run has none). */
+function tellsHost(ctx: CrawlContext): boolean {
+  return ctx.platform.hostReports !== undefined;
 }
 
 /** What cloud-init's is_platform_viable accepts: the chassis asset tag, or a seeded ovf-env.xml. */
@@ -217,7 +221,7 @@ export const azureSource: Datasource = {
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
     // KVP telemetry where the system config asks for it (a `reporting` handler of type hyperv), never in a dry run.
-    const kvp = ctx.platform instanceof DryRunPlatform ? undefined : await KvpTelemetry.fromConfig(ctx.platform, ctx.config, ctx.log);
+    const kvp = await KvpTelemetry.fromConfig(ctx.platform, ctx.config, ctx.log);
     if (kvp) await bootTelemetry(ctx, kvp);
     // One lease at a time, which the preprovisioned-VM flow may drop and take again on another NIC.
     const lease = new AzureLease(ctx.network, ctx.log);
@@ -262,7 +266,7 @@ async function bootTelemetry(ctx: CrawlContext, kvp: KvpTelemetry): Promise<void
 
 /** cloud-init's activate pushes the log to KVP once more, after user data was consumed (init stage, every boot). */
 async function activateAzure(ctx: ActivateContext): Promise<void> {
-  if (ctx.platform.os !== 'linux' || ctx.platform instanceof DryRunPlatform) return;
+  if (ctx.platform.os !== 'linux') return;
   const config = ctx.systemConfig ?? {};
   const kvp = await KvpTelemetry.fromConfig(ctx.platform, config, ctx.log);
   if (!kvp) return;
@@ -369,7 +373,7 @@ async function crawlWithNetwork(
       kvp?.diagnostic(`Error communicating with Azure fabric; You may experience connectivity issues: ${(err as Error).message}`);
     }
   } else {
-    ctx.log.info(`Azure: no ready report to the wireserver (${ctx.platform instanceof DryRunPlatform ? 'dry run' : 'report_ready is off'})`);
+    ctx.log.info(`Azure: no ready report to the wireserver (${tellsHost(ctx) ? 'report_ready is off' : 'dry run'})`);
     if (byFingerprint.length) ctx.log.warn(`Azure: ${byFingerprint.length} SSH key(s) given by fingerprint are not fetched without the wireserver exchange`);
   }
 
@@ -455,7 +459,7 @@ async function reprovisionPoolVm(ctx: CrawlContext, pps: PpsType, t: PoolVmTools
   }
   if (pps === 'None') return undefined;
   if (!reportsToFabric(ctx)) {
-    warn(`a pool VM is only claimed after its ready report, and ${ctx.platform instanceof DryRunPlatform ? 'a dry run sends none' : 'report_ready is off'}`);
+    warn(`a pool VM is only claimed after its ready report, and ${tellsHost(ctx) ? 'report_ready is off' : 'a dry run sends none'}`);
     return undefined;
   }
   try {

@@ -1,7 +1,6 @@
 // Hyper-V KVP telemetry as cloud-init's HyperVKvpReportingHandler writes it: 512-byte key + 2048-byte value records appended to the guest pool file.
 import { randomUUID } from 'node:crypto';
-import { promises as fsp, readFileSync } from 'node:fs';
-import type { Platform } from '../../platform/platform';
+import type { HostReports, Platform } from '../../platform/platform';
 import type { Log } from '../../util/log';
 
 export const KVP_POOL_FILE = '/var/lib/hyperv/.kvp_pool_1';
@@ -105,17 +104,9 @@ const consideredForTruncation = new Set<string>();
 
 /** The seconds since boot: the target's /proc/uptime, else this host's (a --root sandbox has no procfs; at boot they are one file). */
 export async function uptimeSeconds(platform: Platform): Promise<number | undefined> {
-  const parse = (text: string | undefined) => {
-    const n = Number.parseFloat((text ?? '').split(/\s+/)[0] ?? '');
-    return Number.isFinite(n) ? n : undefined;
-  };
-  const target = parse(await platform.readTextIfExists('/proc/uptime').catch(() => undefined));
-  if (target !== undefined || platform.os !== 'linux') return target;
-  try {
-    return parse(readFileSync('/proc/uptime', 'utf8'));
-  } catch {
-    return undefined;
-  }
+  const seconds = Number.parseFloat((await platform.readTextIfExists('/proc/uptime').catch(() => undefined))?.split(/\s+/)[0] ?? '');
+  if (Number.isFinite(seconds)) return seconds;
+  return platform.hostUptime?.();
 }
 
 /** An event as the runner's event log and cloud-init's ReportingEvent carry it: the timestamp in seconds. */
@@ -138,21 +129,23 @@ export class KvpTelemetry {
 
   private constructor(
     private readonly platform: Platform,
+    private readonly files: HostReports,
     private readonly handlers: HypervHandler[],
     private readonly log: Log,
     private readonly prefix: string,
     private readonly now: () => number,
   ) {}
 
-  /** Undefined when no hyperv handler is configured. */
+  /** Undefined when no hyperv handler is configured, or the platform tells the host nothing (a dry run). */
   static async fromConfig(platform: Platform, config: Record<string, unknown>, log: Log, now: () => number = Date.now): Promise<KvpTelemetry | undefined> {
     const handlers = hypervHandlers(config);
-    if (handlers.length === 0) return undefined;
+    const files = platform.hostReports?.();
+    if (handlers.length === 0 || !files) return undefined;
     // cloud-init's incarnation number: the boot time in whole seconds, from the uptime.
     const uptime = await uptimeSeconds(platform);
     if (uptime === undefined) log.warn('KVP: /proc/uptime is unreadable; the incarnation number is 0');
     const bootTimeMs = uptime === undefined ? 0 : now() - uptime * 1000;
-    const telemetry = new KvpTelemetry(platform, handlers, log, `${EVENT_PREFIX}|${uptime === undefined ? 0 : Math.trunc(bootTimeMs / 1000)}`, now);
+    const telemetry = new KvpTelemetry(platform, files, handlers, log, `${EVENT_PREFIX}|${uptime === undefined ? 0 : Math.trunc(bootTimeMs / 1000)}`, now);
     for (const h of handlers) await telemetry.truncateStalePool(h, bootTimeMs);
     return telemetry;
   }
@@ -171,12 +164,9 @@ export class KvpTelemetry {
     if (consideredForTruncation.has(host)) return;
     consideredForTruncation.add(host);
     try {
-      const st = await fsp.stat(host).catch((err: NodeJS.ErrnoException) => {
-        if (err.code === 'ENOENT') return undefined;
-        throw err;
-      });
-      if (!st) this.log.debug(`KVP: no pool file ${h.path} yet; nothing to empty`);
-      else if (st.mtimeMs < bootTimeMs) await fsp.truncate(host, 0);
+      const written = await this.files.lastWritten(h.path);
+      if (written === undefined) this.log.debug(`KVP: no pool file ${h.path} yet; nothing to empty`);
+      else if (written < bootTimeMs) await this.files.empty(h.path);
     } catch (err) {
       this.log.warn(`failed to truncate kvp pool file, ${(err as Error).message}`);
     }
@@ -219,7 +209,7 @@ export class KvpTelemetry {
       this.queued.set(h, []);
       try {
         // One O_APPEND write of whole records: hv_kvp_daemon never sees half a record.
-        await fsp.appendFile(await this.hostPath(h.path), Buffer.concat(records), { mode: 0o644 });
+        await this.files.append(h.path, Buffer.concat(records));
       } catch (err) {
         this.log.warn(`failed posting events to kvp, ${(err as Error).message}`);
       }
