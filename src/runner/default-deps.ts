@@ -4,6 +4,7 @@ import type { ConfigMap } from '../config/parse-yaml-config';
 import type { Platform } from '../platform/platform';
 import { networkDebugInfo } from '../net/ci-info/debug-info';
 import { LinuxEphemeralDhcp } from '../sources/ephemeral-network/ephemeral-network';
+import { KvpTelemetry } from '../sources/azure/kvp';
 import { DATASOURCES } from '../sources/registry';
 import { applyNetworkOnLinux } from './apply-network-linux';
 import { MODULES } from '../modules/registry';
@@ -29,6 +30,7 @@ export function defaultRunnerDeps(input: DefaultDepsInput): RunnerDeps {
     env: input.env,
     embeddedConfig: input.embeddedConfig,
     version: input.version,
+    reportingHandlers: (platform, config, log) => KvpTelemetry.fromConfig(platform, config, log),
     // A dry run would only record the `ip` commands, leaving tables of nothing to print.
     ...(input.dryRun ? {} : { networkInfo: networkDebugInfo }),
     ...(input.dryRun ? {} : { ephemeralNetwork: (log) => new LinuxEphemeralDhcp({ platform: input.platform, log }) }),

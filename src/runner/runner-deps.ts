@@ -10,7 +10,7 @@ import type { Log } from '../util/log';
 import type { ProcessedPart } from '../userdata/processed-message';
 import type { SourceSet } from '../sources/source-set';
 import type { CloudPaths } from './cloud-paths';
-import type { EventLog } from './event-log';
+import type { EventLog, EventSink } from './event-log';
 import type { FoundInStage } from './describe-source';
 
 export interface UserDataInput {
@@ -115,6 +115,11 @@ export interface RunnerDeps extends SourceSet {
   uptime?: () => Promise<number>;
   /** The `ci-info:` device and route tables the network stage prints first (cloud-init's netinfo.debug_info). */
   networkInfo?: (platform: Platform, log: Log) => Promise<string>;
+  /**
+   * The reporting handlers of the system config beyond the log (cloud-init's hyperv handler: Azure's KVP), made
+   * once per process; none given, or none configured: the event log only.
+   */
+  reportingHandlers?: (platform: Platform, config: ConfigMap, log: Log) => Promise<EventSink | undefined>;
   /** init-local's temporary network (cloud-init's ephemeral DHCP) for sources local facts point at; none: they wait for init. */
   ephemeralNetwork?: (log: Log) => EphemeralNetwork;
 }

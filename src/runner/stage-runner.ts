@@ -13,7 +13,6 @@ import type { Log, Logger } from '../util/log';
 import { detectDistro } from '../platform/linux/distro/detect-distro';
 import { cfgBool } from '../modules/support/config-values';
 import { EventLog, type EventSink } from './event-log';
-import { KvpTelemetry } from '../sources/azure/kvp';
 import { describeSource } from './describe-source';
 import { initNeedsNetwork } from './network-wait';
 import { writeNetworkConfigJson } from './network-config-json';
@@ -131,7 +130,7 @@ export class StageRunner {
    * cloud-init's registry; none where the platform tells the host nothing (a dry run: the pool file is the host's telemetry).
    */
   private reportingSink(rc: RunConfig): Promise<EventSink | undefined> {
-    this.reportingHandlers ??= KvpTelemetry.fromConfig(this.platform, rc.config, this.opts.logger.for('handlers.py'));
+    this.reportingHandlers ??= this.deps.reportingHandlers?.(this.platform, rc.config, this.opts.logger.for('handlers.py')) ?? Promise.resolve(undefined);
     return this.reportingHandlers;
   }
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { DryRunPlatform } from '../../src/platform/dry-run-platform';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
+import type { Platform } from '../../src/platform/platform';
 import { KvpTelemetry } from '../../src/sources/azure/kvp';
 import { Logger } from '../../src/util/log';
 import { tempDir } from '../helpers/temp';
@@ -36,7 +37,7 @@ test('a dry run has no host reports: KVP telemetry is not made, and the pool is 
   writeFileSync(pool, 'old records');
   utimesSync(pool, 1_000_000, 1_000_000);
   const log = new Logger().for('handlers.py');
-  const dry = new DryRunPlatform(new LinuxPlatform({ root, log }));
+  const dry: Platform = new DryRunPlatform(new LinuxPlatform({ root, log }));
   assert.equal(dry.hostReports, undefined);
   assert.equal(await KvpTelemetry.fromConfig(dry, TELEMETRY, log), undefined);
   assert.equal(readFileSync(pool, 'utf8'), 'old records');

@@ -7,7 +7,7 @@ import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import { parseEventLog } from '../../src/runner/event-log';
 import type { RunnerDeps } from '../../src/runner/runner-deps';
 import { StageRunner } from '../../src/runner/stage-runner';
-import { KVP_KEY_SIZE, KVP_VALUE_SIZE, kvpRecord, readKvpRecords } from '../../src/sources/azure/kvp';
+import { KVP_KEY_SIZE, KVP_VALUE_SIZE, KvpTelemetry, kvpRecord, readKvpRecords } from '../../src/sources/azure/kvp';
 import { Logger } from '../../src/util/log';
 import { runCloudInitPython } from '../helpers/cloud-init-python';
 import { ensureDebianRootfs } from '../helpers/debian-rootfs';
@@ -37,7 +37,9 @@ function sandbox(t: TestContext, reporting: string): string {
 }
 
 function deps(rec: Recorder): RunnerDeps {
-  return fakeDeps([fakeSource()], [recordingModule(rec, 'init_mod', 'init', 'once-per-instance'), recordingModule(rec, 'cfg_mod', 'config', 'always'), recordingModule(rec, 'final_mod', 'final', 'once-per-instance', { fail: true })]);
+  return fakeDeps([fakeSource()], [recordingModule(rec, 'init_mod', 'init', 'once-per-instance'), recordingModule(rec, 'cfg_mod', 'config', 'always'), recordingModule(rec, 'final_mod', 'final', 'once-per-instance', { fail: true })], {
+    reportingHandlers: (platform, config, log) => KvpTelemetry.fromConfig(platform, config, log),
+  });
 }
 
 async function bootAll(root: string, d: RunnerDeps): Promise<void> {
