@@ -3,8 +3,6 @@ import { createFilesystemFinder } from '../devices/create-finder';
 import type { ConfigDriveLocation, ConfigDriveType } from '../devices/windows-finder';
 import { loadCloudbaseConf, type CloudbaseConf } from '../config/cloudbase-init-conf';
 import { logFilePath } from '../config/log-file-path';
-import { DryRunPlatform } from '../platform/dry-run-platform';
-import { WindowsPlatform } from '../platform/windows/windows-platform';
 import { randomPassword } from '../plugins/random-password';
 import { runCloudbaseInit, type RunReport } from '../plugins/runner';
 import type { SourceSet } from '../sources/source-set';
@@ -70,9 +68,10 @@ function summary(report: RunReport): string {
  * again", so a failure would reboot the machine forever. The failures are in the log, the plugin state and the summary.
  */
 export async function runCloudbaseInitFlow(ctx: CommandContext, args: ParsedArgs, firstLine?: string): Promise<number> {
+  if (ctx.dryRun) throw new UsageError('--dry-run is not supported by the cloudbase-init flow yet (registry and account changes cannot be planned)');
   const platform = ctx.platform();
-  if (platform instanceof DryRunPlatform) throw new UsageError('--dry-run is not supported by the cloudbase-init flow yet (registry and account changes cannot be planned)');
-  if (!(platform instanceof WindowsPlatform)) throw new UsageError('the cloudbase-init flow runs on Windows only; this is not a Windows build');
+  const windows = platform.windows?.();
+  if (!windows) throw new UsageError('the cloudbase-init flow runs on Windows only; this is not a Windows build');
   const conf = await loadConf(ctx, args);
   const logPath = logFilePath(conf.str('log_file'), conf.str('log_dir'));
   if (logPath) ctx.logger.addSink(new FileSink(conf.bool('debug') || ctx.debug ? 'DEBUG' : 'INFO', platform.hostPath(logPath)));
@@ -85,7 +84,7 @@ export async function runCloudbaseInitFlow(ctx: CommandContext, args: ParsedArgs
   const sources = windowsSources(ctx, conf);
   const report = await runCloudbaseInit({
     platform,
-    windows: platform,
+    windows,
     log,
     conf,
     ...sources,

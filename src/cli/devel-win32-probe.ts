@@ -3,7 +3,7 @@
 // service, registry keys and certificates, sets the computer name and the time zone, so it refuses to run unless
 // told with --scratch that this Windows is a throw-away one.
 import { readFileSync } from 'node:fs';
-import { WindowsPlatform, type Win32Bindings } from '../platform/windows/windows-platform';
+import type { Win32Bindings, WindowsMachine } from '../platform/windows/windows-machine';
 import { ComputerNameFormat } from '../platform/windows/win32/kernel32';
 import { DhcpOption } from '../platform/windows/win32/dhcpcsvc';
 import { UsageError } from '../util/errors';
@@ -22,7 +22,7 @@ const PROBE_GROUP = 'KilnProbers';
 const PROBE_SERVICE = 'KilnWin32Probe';
 
 /** Every step, in an order where later ones use what earlier ones made (the user, the certificate). */
-function probeSteps(w: Win32Bindings, platform: WindowsPlatform, opts: { file?: string; pfx?: Uint8Array; pfxPassword: string }): ProbeStep[] {
+function probeSteps(w: Win32Bindings, platform: WindowsMachine, opts: { file?: string; pfx?: Uint8Array; pfxPassword: string }): ProbeStep[] {
   const password = `Kp-${Date.now().toString(36)}-9z!`;
   let thumbprint = '';
   let der: Uint8Array | undefined;
@@ -303,8 +303,8 @@ export const develWin32ProbeCommand: Command = {
   },
   async run(ctx, args) {
     if (!args.flags.scratch) throw new UsageError('devel win32-probe changes users, services, the registry and certificates; give --scratch to run it in a throw-away Windows (a test wine prefix)');
-    const platform = ctx.platform();
-    if (!(platform instanceof WindowsPlatform)) throw new UsageError("'devel win32-probe' calls the Win32 API; this is not a Windows build (or --dry-run was given)");
+    const platform = ctx.platform().windows?.();
+    if (!platform) throw new UsageError("'devel win32-probe' calls the Win32 API; this is not a Windows build (or --dry-run was given)");
     const pfxPath = args.flags.pfx as string | undefined;
     const steps = probeSteps(platform.win32(), platform, {
       ...(args.flags.file !== undefined ? { file: args.flags.file as string } : {}),

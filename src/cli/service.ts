@@ -1,13 +1,13 @@
 // `kiln service install|uninstall|run`: kiln as the cloudbase-init Windows service (LocalSystem, automatic start).
-import { WindowsPlatform } from '../platform/windows/windows-platform';
+import type { WindowsMachine } from '../platform/windows/windows-machine';
 import { UsageError } from '../util/errors';
 import { CLOUDBASE_INIT_FLAGS, runCloudbaseInitFlow } from './cloudbase-init-run';
 import type { Command, CommandContext } from './command';
 import { DEFAULT_CONFIG_FILE, DEFAULT_DEPENDENCIES, SERVICE_NAME, installService, uninstallService } from '../install/windows-service';
 
-function windows(ctx: CommandContext): WindowsPlatform {
-  const p = ctx.platform();
-  if (!(p instanceof WindowsPlatform)) throw new UsageError("'service' manages a Windows service; this is not a Windows build (or --dry-run was given)");
+function windows(ctx: CommandContext): WindowsMachine {
+  const p = ctx.platform().windows?.();
+  if (!p) throw new UsageError("'service' manages a Windows service; this is not a Windows build (or --dry-run was given)");
   return p;
 }
 

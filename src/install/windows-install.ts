@@ -3,7 +3,6 @@
 import { win32 } from 'node:path';
 import type { InstallFile } from 'kiln:target';
 import type { Platform } from '../platform/platform';
-import { WindowsPlatform } from '../platform/windows/windows-platform';
 import { DEFAULT_DEPENDENCIES, SERVICE_NAME, installService, uninstallService } from './windows-service';
 import { KilnError } from '../util/errors';
 
@@ -51,8 +50,9 @@ export async function installWindows(req: WindowsInstallRequest): Promise<void> 
     startType: 'demand' as const,
     dependencies: DEFAULT_DEPENDENCIES,
   };
-  if (platform instanceof WindowsPlatform) {
-    say(`installed service ${SERVICE_NAME}: ${installService(platform, service)}`);
+  const windows = platform.windows?.();
+  if (windows) {
+    say(`installed service ${SERVICE_NAME}: ${installService(windows, service)}`);
   } else {
     say(`service ${SERVICE_NAME} not registered (--dry-run): it would start ${service.exe} with ${service.configFiles.join(', ')}`);
   }
@@ -66,8 +66,9 @@ export interface WindowsUninstallRequest extends Omit<WindowsInstallRequest, 'bi
 export async function uninstallWindows(req: WindowsUninstallRequest): Promise<void> {
   const { platform, files, say } = req;
   requireFiles(files);
-  if (platform instanceof WindowsPlatform) {
-    say(uninstallService(platform, SERVICE_NAME) ? `removed service ${SERVICE_NAME}` : `service ${SERVICE_NAME} was not installed`);
+  const windows = platform.windows?.();
+  if (windows) {
+    say(uninstallService(windows, SERVICE_NAME) ? `removed service ${SERVICE_NAME}` : `service ${SERVICE_NAME} was not installed`);
   } else {
     say(`service ${SERVICE_NAME} not removed (--dry-run)`);
   }

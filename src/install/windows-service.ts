@@ -1,5 +1,5 @@
 // The cloudbase-init Windows service kiln registers: its name, command line, and registering or deleting it.
-import type { WindowsPlatform } from '../platform/windows/windows-platform';
+import type { WindowsMachine } from '../platform/windows/windows-machine';
 
 export const SERVICE_NAME = 'cloudbase-init';
 export const DEFAULT_CONFIG_FILE = 'C:\\Program Files\\Cloudbase Solutions\\Cloudbase-Init\\conf\\cloudbase-init.conf';
@@ -26,7 +26,7 @@ export interface ServiceInstallRequest {
 }
 
 /** Registers kiln as the cloudbase-init service (what `service install` and `kiln install` do); returns its command line. */
-export function installService(win: WindowsPlatform, req: ServiceInstallRequest): string {
+export function installService(win: WindowsMachine, req: ServiceInstallRequest): string {
   const binaryPath = serviceCommandLine(req.exe, req.configFiles);
   win.win32().advapi32.createService({
     name: req.name,
@@ -40,7 +40,7 @@ export function installService(win: WindowsPlatform, req: ServiceInstallRequest)
 }
 
 /** Stops (when running) and deletes the service NAME; false when there is no such service. */
-export function uninstallService(win: WindowsPlatform, name: string): boolean {
+export function uninstallService(win: WindowsMachine, name: string): boolean {
   const api = win.win32().advapi32;
   const state = api.queryService(name);
   if (!state) return false;

@@ -1,4 +1,5 @@
 // The one seam through which kiln affects the operating system; nothing outside src/platform touches it.
+import type { WindowsMachine } from './windows/windows-machine';
 
 export interface FileOpts {
   /** Permission bits, e.g. 0o600. Default 0o644 for new files; an existing file keeps its mode unless given. */
@@ -150,6 +151,11 @@ export interface Platform {
    * cloud's fabric no report either (Azure's ready report changes what the host believes about the VM).
    */
   hostReports?(): HostReports;
+  /**
+   * The running Windows beyond files and commands: registry, accounts, services, certificates, the Win32 calls.
+   * Optional: only the Windows platform has it; a dry run has none (such changes cannot be planned and recorded).
+   */
+  windows?(): WindowsMachine;
   /**
    * Sets the running system's host name, not persistently (what `hostname NAME` does): at once on Linux, from
    * the next boot on Windows. Nothing to do when the root is not '/' (an image is not running). False when refused.

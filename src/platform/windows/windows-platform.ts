@@ -11,40 +11,25 @@ import { HostReportFiles } from '../host-report-files';
 import { undefinedIfMissing } from '../missing-file';
 import type { Koffi } from '../../util/koffi-addon';
 import { loadKoffi } from './koffi-loader';
-import { bindAdvapi32, type Advapi32 } from './win32/advapi32';
-import { bindUserenv, type Userenv } from './win32/userenv';
-import { bindCrypt32, type Crypt32 } from './win32/crypt32';
-import { bindIphlpapi, type AdapterRef, type IpFamily, type Iphlpapi, type IpRoute, type NetAdapter } from './win32/iphlpapi';
-import { bindDhcpcsvc, type Dhcpcsvc } from './win32/dhcpcsvc';
+import { bindAdvapi32 } from './win32/advapi32';
+import { bindUserenv } from './win32/userenv';
+import { bindCrypt32 } from './win32/crypt32';
+import { bindIphlpapi, type AdapterRef, type IpFamily, type IpRoute, type NetAdapter } from './win32/iphlpapi';
+import { bindDhcpcsvc } from './win32/dhcpcsvc';
 import type { ServiceSpec, ServiceStartType } from './win32/advapi32';
-import { bindVersion, type VersionApi } from './win32/version';
-import { ComputerNameFormat, bindKernel32, bindKernel32Disk, bindKernel32Volumes, type Kernel32, type Kernel32Disk, type Kernel32Volumes } from './win32/kernel32';
+import { bindVersion } from './win32/version';
+import { ComputerNameFormat, bindKernel32, bindKernel32Disk, bindKernel32Volumes } from './win32/kernel32';
 import { planVolumeGrowth } from './volume-growth';
-import { bindNetapi32, type Netapi32 } from './win32/netapi32';
-import { bindNtdll, type Ntdll } from './win32/ntdll';
+import { bindNetapi32 } from './win32/netapi32';
+import { bindNtdll } from './win32/ntdll';
 import type { RegRoot, RegValue } from './win32/registry-value';
-import type { WindowsSystem } from './windows-system';
+import type { Win32Bindings, WindowsMachine } from './windows-machine';
 
-export interface Win32Bindings {
-  kernel32: Kernel32;
-  ntdll: Ntdll;
-  advapi32: Advapi32;
-  netapi32: Netapi32;
-  iphlpapi: Iphlpapi;
-  userenv: Userenv;
-  crypt32: Crypt32;
-  /** Drive letters, labels and raw reads (src/devices' part of kernel32). */
-  disk: Kernel32Disk;
-  /** Disk layouts and the grow/extend ioctls (ExtendVolumesPlugin's part of kernel32). */
-  volumes: Kernel32Volumes;
-  dhcpcsvc: Dhcpcsvc;
-  /** File versions (version.dll). */
-  version: VersionApi;
-}
+export type { Win32Bindings } from './windows-machine';
 
 const TIME_ZONES_KEY = 'SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Time Zones';
 
-export class WindowsPlatform implements Platform, WindowsSystem {
+export class WindowsPlatform implements Platform, WindowsMachine {
   readonly os = 'windows' as const;
   readonly root: string;
   private bindings: Win32Bindings | undefined;
@@ -58,6 +43,11 @@ export class WindowsPlatform implements Platform, WindowsSystem {
     this.root = opts.root === '/' || opts.root === '' ? 'C:\\' : opts.root;
     // Tests hand in fakes of the bindings: the binding boundary is where Windows is faked.
     this.bindings = opts.bindings;
+  }
+
+  /** This platform changes the running Windows itself, so it is its own WindowsMachine. */
+  windows(): WindowsMachine {
+    return this;
   }
 
   /** The Win32 API, bound on first use so commands that need none never load the addon. */

@@ -1,6 +1,6 @@
-// The files kiln shares with the machine's host (Hyper-V KVP pools) are reached through the Platform: the Linux
-// platform empties and appends to the pool in place, and a dry run has no host reports, so KVP telemetry is never
-// made there, whoever asks for it.
+// What the machine offers beyond files and commands is a Platform capability, which a dry run lacks, not a question
+// of which platform this is: the files kiln shares with the host (Hyper-V KVP pools), emptied and appended to in
+// place by the Linux platform, and the running Windows, reached through the Windows platform only.
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import type { Platform } from '../../src/platform/platform';
 import { KvpTelemetry } from '../../src/sources/azure/kvp';
 import { Logger } from '../../src/util/log';
 import { tempDir } from '../helpers/temp';
+import { FakeWindows } from './windows/fake-win32';
 
 const TELEMETRY = { reporting: { telemetry: { type: 'hyperv' } } };
 
@@ -44,4 +45,13 @@ test('a dry run has no host reports: KVP telemetry is not made, and the pool is 
   // The same config on the real platform makes telemetry, which empties the stale pool.
   assert.ok(await KvpTelemetry.fromConfig(new LinuxPlatform({ root, log }), TELEMETRY, log));
   assert.equal(readFileSync(pool, 'utf8'), '');
+});
+
+test('only the Windows platform reaches the running Windows: a dry run over it, and Linux, have none', () => {
+  const win = new FakeWindows().platform();
+  assert.equal(win.windows(), win);
+  const dry: Platform = new DryRunPlatform(win);
+  assert.equal(dry.windows, undefined);
+  const linux: Platform = new LinuxPlatform({ root: '/', log: new Logger().for('platform') });
+  assert.equal(linux.windows, undefined);
 });
