@@ -96,3 +96,87 @@ test('code outside src/platform/ never asks process.platform', () => {
     .map((f) => relative(SRC, f));
   assert.deepEqual(offenders, []);
 });
+
+/**
+ * What reaches the machine without the Platform: a value import of node:fs, fs/promises, child_process, net, dgram,
+ * tty or os, their on-demand loaders (util/on-demand-builtins), or process.getBuiltinModule / require.
+ */
+const DIRECT_EFFECT = /^\s*import (?!type\b)[^;]*?from ['"]node:(fs|fs\/promises|child_process|net|dgram|tty|os)['"]|\b(fsPromises|childProcess|tty|net)\(\)|process\.getBuiltinModule\(|\brequire\(/gm;
+
+const USER_NAMED = 'reads or writes the host file (or stdin/stdout) the user names on the command line: the user\'s machine, not the target';
+const HOST_FACTS = 'reads a fact of the running kernel (node:os: release, hostname, arch) as cloud-init reads os.uname(); not yet a Platform fact (issue 32 item 4: frozen, so it does not grow)';
+const MOCK_SERVER = "`devel serve-metadata`'s mock cloud: its tree is a host folder the tester gives and its listening socket is its job; it is test tooling and changes nothing of a target";
+const DEVICES = "devices/ reads the host's block devices and sysfs, read-only (nothing mounted): the media a source is read from are the running machine's";
+
+/**
+ * Files outside src/platform/ that reach the machine directly, and why; everything else goes through the Platform.
+ * A new entry needs a reason of this kind; one that no longer reaches the machine must leave.
+ */
+const DIRECT_EFFECTS_ALLOWED: Record<string, string> = {
+  'main.ts': 'the process entry: checks that --root is a folder and whether stdout is a terminal, before any platform exists',
+  'util/on-demand-builtins.ts': 'the lazy loader of the built-ins itself; who calls it is checked here',
+  'util/exec.ts': "the process starter the Linux and Windows platforms run commands through (util/ sits below platform/)",
+  'util/direct-output.ts': "kiln's own stdout and stderr, written to their descriptors",
+  'util/log.ts': "the log file sink: opens the host path the platform resolved (resolvedHostPath), as cloud-init's log handler",
+  'util/make-dirs.ts': "the folders of the log file and of the platform's own writes (called from both)",
+  'util/koffi-addon.ts': "loads koffi's native addon shipped in the binary (the platforms' libc and Win32 calls)",
+  'util/source-mapped-stack.ts': "maps a --debug stack trace through the binary's own source map",
+  'util/line-channel.ts': "the serial port or unix socket SmartOS's and CloudSigma's host protocols are spoken over (a device the source names)",
+  'net/ip.ts': "node:net's isIP/isIPv4/isIPv6: address syntax only, no socket",
+  'cli/analyze.ts': USER_NAMED,
+  'cli/cloud-id.ts': USER_NAMED,
+  'cli/command-output.ts': USER_NAMED,
+  'cli/devel-make-mime.ts': USER_NAMED,
+  'cli/devel-net-convert.ts': USER_NAMED,
+  'cli/devel-render.ts': USER_NAMED,
+  'cli/devel-run-user-data.ts': USER_NAMED,
+  'cli/devel-win32-probe.ts': USER_NAMED,
+  'cli/devel-write-file.ts': USER_NAMED,
+  'cli/make-seed.ts': USER_NAMED,
+  'cli/query.ts': USER_NAMED,
+  'cli/schema.ts': USER_NAMED,
+  'cli/stage-runner-setup.ts': USER_NAMED,
+  'cli/install.ts': 'reads its own executable (process.execPath) to copy it into the target',
+  'cli/run-all-stages.ts': 'asks whether stdin is a terminal (a person ran --all-stages by hand: no stage units to wait for)',
+  'cli/devel-serve-metadata.ts': MOCK_SERVER,
+  'devices/block-reader.ts': DEVICES,
+  'devices/linux-block-devices.ts': DEVICES,
+  'devices/mounted-volume-tree.ts': `${DEVICES}; a Windows volume's drive letter is read as a folder`,
+  'devices/open-image.ts': `${DEVICES}; or the image file the user names`,
+  'devices/make-seed.ts': `the files the user names for \`kiln make-seed\` (${USER_NAMED})`,
+  'sources/ephemeral-network/ephemeral-network.ts': "whether this process shares the host's network namespace (/proc/self/ns/net), which decides if a temporary lease may be taken at all",
+  'sources/cloudstack-router.ts': "a DHCP lease file's mtime at its host path (FileStat has no time yet; issue 32 item 4: frozen)",
+  'sources/ibmcloud.ts': "a metadata file's mtime at its host path (FileStat has no time yet; issue 32 item 4: frozen)",
+  'modules/final-message.ts': HOST_FACTS,
+  'modules/lxd.ts': HOST_FACTS,
+  'modules/puppet.ts': HOST_FACTS,
+  'modules/ssh.ts': HOST_FACTS,
+  'modules/wireguard.ts': HOST_FACTS,
+  'runner/instance-data.ts': HOST_FACTS,
+  'sources/azure/kvp-boot-telemetry.ts': HOST_FACTS,
+  'sources/lxd/fallback-network.ts': HOST_FACTS,
+  'sources/smartos/smartos.ts': HOST_FACTS,
+};
+
+test('code outside src/platform/ reaches the machine only through the Platform, but where DIRECT_EFFECTS_ALLOWED says why', () => {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const file of tsFiles(SRC)) {
+    const rel = relative(SRC, file);
+    if (rel.startsWith('platform/') || rel.startsWith('metadata-server/')) continue; // metadata-server/: MOCK_SERVER
+    const hits = [...readFileSync(file, 'utf8').matchAll(DIRECT_EFFECT)].map((m) => m[0].trim());
+    if (hits.length === 0) continue;
+    seen.add(rel);
+    if (!(rel in DIRECT_EFFECTS_ALLOWED)) problems.push(`${rel}: ${[...new Set(hits)].join(', ')} (go through the Platform, or give the reason in DIRECT_EFFECTS_ALLOWED)`);
+  }
+  for (const rel of Object.keys(DIRECT_EFFECTS_ALLOWED)) if (!seen.has(rel)) problems.push(`${rel} no longer reaches the machine directly: take it off DIRECT_EFFECTS_ALLOWED`);
+  assert.deepEqual(problems, []);
+});
+
+test('nothing outside src/platform/ and main.ts asks which platform it has (instanceof …Platform): it asks for a capability', () => {
+  const offenders = tsFiles(SRC)
+    .map((f) => relative(SRC, f))
+    .filter((rel) => !rel.startsWith('platform/') && rel !== 'main.ts')
+    .filter((rel) => /\binstanceof\s+\w*Platform\b/.test(readFileSync(join(SRC, rel), 'utf8')));
+  assert.deepEqual(offenders, []);
+});

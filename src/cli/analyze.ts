@@ -95,8 +95,8 @@ export const analyzeShowCommand = analyzeCommand('show', 'show every stage and m
 export const analyzeBlameCommand = analyzeCommand('blame', 'list the modules and steps of each boot, slowest first', async (e) => formatBlame(e));
 // As cloud-init's json_dumps: keys sorted, one-space indent.
 export const analyzeDumpCommand = analyzeCommand('dump', 'print the boot events as JSON', async (e) => sortedJson(e));
-export const analyzeBootCommand = analyzeCommand('boot', 'when the kernel started, when kiln started and how long it ran', async (events) => {
-  const uptime = Number.parseFloat((await fsPromises().readFile('/proc/uptime', 'utf8').catch(() => '0')).split(/\s+/)[0] ?? '0');
+export const analyzeBootCommand = analyzeCommand('boot', 'when the kernel started, when kiln started and how long it ran', async (events, ctx) => {
+  const uptime = (await ctx.platform().hostUptime?.()) ?? 0; // no procfs: 0 seconds
   const kernelStart = Date.now() / 1000 - uptime;
   const starts = events.filter((e) => e.event_type === 'start' && e.name === 'init-local');
   const first = starts[starts.length - 1] ?? events.find((e) => e.event_type === 'start');
