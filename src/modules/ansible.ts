@@ -2,7 +2,7 @@
 import { isRecord } from './support/config-shapes';
 import { whichInTarget } from './support/distro-facts';
 import { installPackages } from './support/install-packages';
-import { pyStr } from './support/python-config-parser';
+import { pyStr } from '../util/python-str';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
 
 const MODULE = 'ansible';

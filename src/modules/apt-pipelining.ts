@@ -1,6 +1,6 @@
 // cc_apt_pipelining: writes apt's Acquire::http::Pipeline-Depth to /etc/apt/apt.conf.d/90cloud-init-pipelining.
 import type { Module } from './module';
-import { pyStr } from './support/config-values';
+import { pyStr } from '../util/python-str';
 
 export const APT_PIPELINING_FILE = '/etc/apt/apt.conf.d/90cloud-init-pipelining';
 

@@ -2,7 +2,7 @@
 import { CommandError } from '../util/command-error';
 import type { Module } from './module';
 import { configuredUsers } from './support/configured-users';
-import { pyStr } from './support/config-values';
+import { pyStr } from '../util/python-str';
 import { whichInTarget } from './support/distro-facts';
 import { installPackages } from './support/install-packages';
 

@@ -5,7 +5,7 @@ import { makeHeader } from './support/cloud-header';
 import { readSystemTemplate, renderTemplateText } from './support/cloud-template';
 import { installPackages } from './support/install-packages';
 import { pythonJsonDumps } from './support/python-json';
-import { pyStr } from './support/python-config-parser';
+import { pyStr } from '../util/python-str';
 import { runInstallerScript } from './support/run-installer-script';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
 

@@ -1,6 +1,7 @@
 // cc_grub_dpkg: tells debconf which disk (BIOS) or partition (EFI) grub installs to, with debconf-set-selections.
 import { isRecord } from './support/config-shapes';
-import { isFalse, isTrue, pyStr } from './support/config-values';
+import { isFalse, isTrue } from './support/config-values';
+import { pyStr } from '../util/python-str';
 import { whichInTarget } from './support/distro-facts';
 import { ModuleError, type Module, type ModuleContext } from './module';
 

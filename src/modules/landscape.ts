@@ -1,7 +1,7 @@
 // cc_landscape: installs landscape-client, writes /etc/landscape/client.conf merged as ConfigObj merges, and registers.
 import { parseIni } from '../config/ini-file';
 import { isRecord } from './support/config-shapes';
-import { pyStr } from './support/config-values';
+import { pyStr } from '../util/python-str';
 import { installPackages } from './support/install-packages';
 import { ModuleError, type Module } from './module';
 

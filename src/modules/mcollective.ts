@@ -2,7 +2,7 @@
 import { isRecord } from './support/config-shapes';
 import { emptyConfigObj, emptySection, parseConfigObj, writeConfigObj, type ConfigObjFile, type ConfigObjValue } from './support/configobj-file';
 import { installPackages } from './support/install-packages';
-import { pyStr } from './support/python-config-parser';
+import { pyStr } from '../util/python-str';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
 
 const MODULE = 'mcollective';

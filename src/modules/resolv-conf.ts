@@ -1,6 +1,7 @@
 // cc_resolv_conf: with manage_resolv_conf, writes /etc/resolv.conf from resolv_conf (nameservers, search, domain, sortlist, options).
 import { posix } from 'node:path';
-import { cfgBool, pyStr } from './support/config-values';
+import { cfgBool } from './support/config-values';
+import { pyStr } from '../util/python-str';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
 
 const TARGET = '/etc/resolv.conf';

@@ -1,6 +1,7 @@
 // cc_rh_subscription: registers a RHEL system with subscription-manager (identity check first), then auto-attach or service level, pools, repos and the release, as newest upstream (25.1's dashed keys and 25.3's names both read).
 import { isRecord } from './support/config-shapes';
-import { isFalse, isTrue, pyStr } from './support/config-values';
+import { isFalse, isTrue } from './support/config-values';
+import { pyStr } from '../util/python-str';
 import { whichInTarget } from './support/distro-facts';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
 

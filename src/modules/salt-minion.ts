@@ -3,7 +3,7 @@ import { posix } from 'node:path';
 import { pyyamlDump } from '../config/pyyaml-dump';
 import { isRecord } from './support/config-shapes';
 import { installPackages } from './support/install-packages';
-import { pyStr } from './support/python-config-parser';
+import { pyStr } from '../util/python-str';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
 
 const MODULE = 'salt_minion';

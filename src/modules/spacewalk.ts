@@ -1,7 +1,7 @@
 // cc_spacewalk: registers a RHEL/Fedora machine with a Spacewalk server (rhnreg_ks) unless it already is.
 import { CommandError } from '../util/command-error';
 import { isRecord } from './support/config-shapes';
-import { pyStr } from './support/config-values';
+import { pyStr } from '../util/python-str';
 import { datasourceHostname } from './support/hostname-facts';
 import { installPackages } from './support/install-packages';
 import { ModuleError, type Module } from './module';

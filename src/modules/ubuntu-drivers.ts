@@ -2,7 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import { isRecord } from './support/config-shapes';
-import { isTrue, pyStr } from './support/config-values';
+import { isTrue } from './support/config-values';
+import { pyStr } from '../util/python-str';
 import { whichInTarget } from './support/distro-facts';
 import { installPackages } from './support/install-packages';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';

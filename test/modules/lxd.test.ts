@@ -116,6 +116,8 @@ test('lxd: bridge commands: no addresses means none; a boolean ipv4_nat does not
   assert.deepEqual(bridgeCommands({ mode: 'existing', name: 'br0' }), { attach: ['network', 'attach-profile', 'br0', 'default', 'eth0'] });
   assert.deepEqual(bridgeCommands({ mode: 'none' }), {});
   assert.throws(() => bridgeCommands({ mode: 'odd' }), /invalid bridge mode "odd"/);
+  // cloud-init's 'invalid bridge mode "%s"' % None: Python's str() of a null mode.
+  assert.throws(() => bridgeCommands({ mode: null }), /invalid bridge mode "None"/);
 });
 
 test('lxd: with /etc/default/lxd-bridge and debconf-communicate, the bridge goes through debconf and dpkg-reconfigure', async (t) => {

@@ -68,13 +68,6 @@ export function describeType(v: unknown): string {
   return `a ${typeof v}`;
 }
 
-/** Python's str() of a scalar from YAML, as cloud-init writes values into files. */
-export function pyStr(v: unknown): string {
-  if (typeof v === 'boolean') return v ? 'True' : 'False';
-  if (v === null || v === undefined) return 'None';
-  return String(v);
-}
-
 /** Splits a comma-separated string ("a, b,c") into trimmed non-empty parts, as cloud-init does for groups. */
 export function splitCommaList(s: string): string[] {
   return s.split(',').map((x) => x.trim()).filter(Boolean);

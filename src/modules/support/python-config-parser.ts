@@ -1,5 +1,6 @@
 // Python's RawConfigParser as cloud-init's DefaultingConfigParser reads and writes an INI file (puppet.conf).
 import { ModuleError } from '../module';
+import { pyStr } from '../../util/python-str';
 
 /** Sections in file order, each with its options in order; DEFAULT holds configparser's defaults section. */
 export type PyConfig = Map<string, Map<string, string>>;
@@ -48,14 +49,6 @@ export function setPyOption(module: string, conf: PyConfig, section: string, opt
     conf.set(section, new Map());
   }
   (conf.get(section) as Map<string, string>).set(option.toLowerCase(), pyStr(value));
-}
-
-/** Python's str() of a YAML value, as configparser writes it. */
-export function pyStr(v: unknown): string {
-  if (v === true) return 'True';
-  if (v === false) return 'False';
-  if (v === null || v === undefined) return 'None';
-  return String(v);
 }
 
 /** configparser.write: DEFAULT first, each section then its `key = value` lines and a blank line. */

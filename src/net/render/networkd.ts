@@ -3,6 +3,7 @@ import { isObj, type Obj } from '../check';
 import { gatewayIsOnLink } from '../ip';
 import type { Interface, NetworkState, Route } from '../model';
 import type { NetworkRenderer, RenderedFile, RendererConfig } from '../renderer';
+import { pyStr } from '../../util/python-str';
 
 /** One .network file being built: sections of sorted, de-duplicated `Key=value` lines; routes keyed by id. */
 class NetworkdFile {
@@ -35,12 +36,6 @@ class NetworkdFile {
     }
     return out;
   }
-}
-
-/** Python's str() of a value, as cloud-init writes it. */
-function pyStr(v: unknown): string {
-  if (typeof v === 'boolean') return v ? 'True' : 'False';
-  return String(v);
 }
 
 function addRoute(f: NetworkdFile, id: string, r: Route): void {
