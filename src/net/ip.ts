@@ -18,12 +18,16 @@ export function isIpNetwork(s: string): boolean {
   return false;
 }
 
-/** Prefix length of a dotted IPv4 mask or an IPv6 mask; undefined when not contiguous. */
-export function maskToPrefix(mask: string): number | undefined {
-  if (/^\d+$/.test(mask)) return Number(mask);
+/**
+ * Prefix length of a mask; undefined when it is not one (not contiguous ones). 'any' (network configs): a prefix
+ * length as it is, a dotted IPv4 mask or an IPv6 mask. 'ipv4' (cloud-init's ipv4_mask_to_net_prefix, what a DHCP
+ * lease's subnet-mask goes through): a dotted IPv4 mask or a prefix length of 0-32, as ip_network('0.0.0.0/MASK').
+ */
+export function maskToPrefix(mask: string, family: 'any' | 'ipv4' = 'any'): number | undefined {
+  if (/^\d+$/.test(mask)) return family === 'ipv4' && Number(mask) > 32 ? undefined : Number(mask);
   let bits = '';
   if (isIPv4(mask)) bits = mask.split('.').map((o) => Number(o).toString(2).padStart(8, '0')).join('');
-  else if (isIPv6(mask)) bits = expandIpv6(mask).split(':').map((h) => parseInt(h, 16).toString(2).padStart(16, '0')).join('');
+  else if (isIPv6(mask) && family === 'any') bits = expandIpv6(mask).split(':').map((h) => parseInt(h, 16).toString(2).padStart(16, '0')).join('');
   else return undefined;
   const m = /^(1*)0*$/.exec(bits);
   return m ? (m[1] as string).length : undefined;

@@ -1,6 +1,7 @@
 // Reads the newest lease of an ISC dhclient lease file, so that kiln applies it itself (dhclient ran with -sf /bin/true).
 import { parseHexRfc3442Routes, parseRfc3442Routes, type StaticRoute } from './dhcp-static-routes';
 import { SourceError } from '../source-error';
+import { maskToPrefix } from '../../net/ip';
 
 /** What the temporary network needs from a lease: the address, its prefix length, the routers and option 121's routes. */
 export interface DhclientLease {
@@ -16,15 +17,6 @@ export interface DhclientLease {
 
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 
-/** 255.255.255.0 → 24; undefined for a mask that is not contiguous ones. */
-export function maskToPrefix(mask: string): number | undefined {
-  const m = IPV4.exec(mask);
-  if (!m) return undefined;
-  const bits = m.slice(1).map((o) => Number(o).toString(2).padStart(8, '0')).join('');
-  if (!/^1*0*$/.test(bits) || m.slice(1).some((o) => Number(o) > 255)) return undefined;
-  return bits.indexOf('0') === -1 ? 32 : bits.indexOf('0');
-}
-
 /** The last `lease { … }` block of TEXT (dhclient appends renewals), as cloud-init's parse_dhcp_lease_file takes it. */
 export function parseDhclientLease(text: string, file: string): DhclientLease {
   const blocks = [...text.matchAll(/lease\s*\{([^}]*)\}/g)].map((b) => b[1] as string);
@@ -34,7 +26,7 @@ export function parseDhclientLease(text: string, file: string): DhclientLease {
   const address = opt('fixed-address');
   if (!address || !IPV4.test(address)) throw new SourceError('ephemeral-dhcp', `${file}: the lease has no IPv4 fixed-address`);
   const mask = opt('option subnet-mask');
-  const prefix = mask === undefined ? 32 : maskToPrefix(mask);
+  const prefix = mask === undefined ? 32 : maskToPrefix(mask, 'ipv4');
   if (prefix === undefined) throw new SourceError('ephemeral-dhcp', `${file}: subnet-mask ${mask} is not a valid netmask`);
   const routers = (opt('option routers') ?? '').split(',').map((r) => r.trim()).filter((r) => IPV4.test(r));
   const iface = opt('interface');

@@ -1,8 +1,12 @@
 // The dhclient lease file reader: the newest lease wins, masks become prefixes, bad leases are SourceErrors.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { maskToPrefix, parseDhclientLease } from '../../../src/sources/ephemeral-network/dhclient-lease';
+import { maskToPrefix as netMaskToPrefix } from '../../../src/net/ip';
+import { parseDhclientLease } from '../../../src/sources/ephemeral-network/dhclient-lease';
 import { SourceError } from '../../../src/sources/source-error';
+
+/** A lease's subnet-mask goes through the one maskToPrefix with cloud-init's ipv4_mask_to_net_prefix rule. */
+const maskToPrefix = (mask: string) => netMaskToPrefix(mask, 'ipv4');
 
 test('the last lease block of the file is the one applied, with its mask as a prefix and its routers', () => {
   const text = [
@@ -19,6 +23,15 @@ test('masks: contiguous ones only', () => {
   assert.equal(maskToPrefix('0.0.0.0'), 0);
   assert.equal(maskToPrefix('255.0.255.0'), undefined);
   assert.equal(maskToPrefix('255.255.256.0'), undefined);
+});
+
+test("a lease's mask follows cloud-init's ipv4_mask_to_net_prefix (ip_network('0.0.0.0/MASK')): a prefix length of 0-32 too, never an IPv6 mask", () => {
+  assert.equal(maskToPrefix('24'), 24);
+  assert.equal(maskToPrefix('33'), undefined);
+  assert.equal(maskToPrefix('ffff:ffff::'), undefined);
+  assert.equal(parseDhclientLease('lease {\n  fixed-address 10.0.0.2;\n  option subnet-mask 24;\n}', '/run/l').prefix, 24);
+  // A network config's mask (net/'s default rule) may be IPv6.
+  assert.equal(netMaskToPrefix('ffff:ffff::'), 32);
 });
 
 test('no lease, no address, or a bad mask is a SourceError naming the file', () => {
