@@ -1,8 +1,8 @@
 // cc_phone_home: posts instance id, hostname, fqdn and host public keys to a URL, through an injectable poster.
 import { describeError } from '../util/errors';
-import { cfgString } from './support/config-values';
+import { datasourceHostname } from './support/hostname-facts';
 import { isRecord } from './support/config-shapes';
-import type { CloudConfig, Module, ModuleContext } from './module';
+import type { Module } from './module';
 import { renderBasic } from './support/template-vars';
 
 export const POST_LIST_ALL = ['pub_key_dsa', 'pub_key_rsa', 'pub_key_ecdsa', 'pub_key_ed25519', 'instance_id', 'hostname', 'fqdn'];
@@ -27,16 +27,6 @@ export const fetchFormPoster: FormPoster = async (url, form) => {
   await res.arrayBuffer();
   return res.status;
 };
-
-/** hostname and fqdn as cloud-init's get_hostname_fqdn picks them: config first, then the datasource. */
-export function hostnameAndFqdn(ctx: ModuleContext, cfg: CloudConfig): { hostname: string; fqdn: string } {
-  const fqdnCfg = cfgString(cfg, 'fqdn');
-  const hostCfg = cfgString(cfg, 'hostname');
-  if (fqdnCfg) return { fqdn: fqdnCfg, hostname: hostCfg && !hostCfg.includes('.') ? hostCfg : (fqdnCfg.split('.')[0] as string) };
-  if (hostCfg && hostCfg.includes('.')) return { fqdn: hostCfg, hostname: hostCfg.split('.')[0] as string };
-  const local = hostCfg ?? ctx.instance?.localHostname ?? 'localhost';
-  return { hostname: local.split('.')[0] as string, fqdn: local };
-}
 
 export interface PhoneHomeDeps {
   post: FormPoster;
@@ -70,8 +60,10 @@ export function createPhoneHomeModule(deps: PhoneHomeDeps): Module {
         if (ph.tries !== undefined) ctx.log.warn(`Configuration entry 'tries' is not an integer, using ${tries} instead`);
       }
       const instanceId = ctx.instance?.instanceId ?? 'iid-datasource-none';
-      const names = hostnameAndFqdn(ctx, cfg);
-      const all: Record<string, string> = { instance_id: instanceId, hostname: names.hostname, fqdn: names.fqdn };
+      // cloud-init's cloud.get_hostname(): the datasource's names, whatever hostname/fqdn the config sets.
+      const hostname = (await datasourceHostname(ctx, false)).hostname;
+      const fqdn = (await datasourceHostname(ctx, true)).hostname;
+      const all: Record<string, string> = { instance_id: instanceId, hostname, fqdn };
       for (const [key, path] of Object.entries(PUBKEY_FILES)) {
         const text = await ctx.platform.readTextIfExists(path).catch(() => undefined);
         if (text === undefined) ctx.log.debug(`${path}: failed to open, can not phone home that data!`);

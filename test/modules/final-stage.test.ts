@@ -105,6 +105,10 @@ test('phone_home posts the selected keys to a 127.0.0.1 server and records a fai
   assert.equal(form.get('fqdn'), 'host1.example.internal');
   assert.equal(form.get('pub_key_ed25519'), 'ssh-ed25519 AAAA host\n');
   assert.equal(form.get('pub_key_rsa'), 'N/A');
+  // cloud-init posts cloud.get_hostname(): the datasource's names, never the config's hostname or fqdn.
+  await mod.run(ctx, { hostname: 'from-config', fqdn: 'from-config.example.org', phone_home: { url: `http://127.0.0.1:${port}/cfg/`, post: ['hostname', 'fqdn'] } });
+  const named = new URLSearchParams(bodies.pop()?.body);
+  assert.deepEqual([named.get('hostname'), named.get('fqdn')], ['host1', 'host1.example.internal']);
   await mod.run(ctx, { phone_home: { url: `http://127.0.0.1:${port}/fail`, tries: 3 } });
   assert.equal(bodies.length, 4);
   assert.deepEqual(sleeps, [3000, 3000]);
