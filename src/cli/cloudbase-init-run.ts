@@ -13,8 +13,8 @@ import type { Command, CommandContext, ParsedArgs } from './command';
 
 /** The real sources: kiln's datasources, and drive letters and physical drives searched in [config_drive] types × locations order. */
 function windowsSources(ctx: CommandContext, conf: CloudbaseConf): SourceSet {
-  const types = (conf.list('types', 'config_drive') ?? []).filter((t): t is ConfigDriveType => t === 'vfat' || t === 'iso');
-  const locations = (conf.list('locations', 'config_drive') ?? []).filter((l): l is ConfigDriveLocation => l === 'cdrom' || l === 'hdd' || l === 'partition');
+  const types = conf.listValue('types', 'config_drive').filter((t): t is ConfigDriveType => t === 'vfat' || t === 'iso');
+  const locations = conf.listValue('locations', 'config_drive').filter((l): l is ConfigDriveLocation => l === 'cdrom' || l === 'hdd' || l === 'partition');
   const finder = createFilesystemFinder({ os: 'windows', root: ctx.root, facts: ctx.facts, env: ctx.env, log: ctx.logger.for('configdrive.py'), types, locations });
   return { sources: [...DATASOURCES, ...WINDOWS_ONLY_SOURCES], finder };
 }

@@ -346,6 +346,34 @@ export class CloudbaseConf {
     if (v === undefined || Array.isArray(v)) return v;
     throw new ConfigError(`option '${key}' in [${section}] is not a list option`);
   }
+  // The option's value, else cloudbase-init's default for it (DEFAULT_OPTIONS, SECTION_OPTIONS): the one place those
+  // defaults are written. For an option kiln knows no default for, a ConfigError naming it (a mistake in kiln).
+  strValue(key: string, section = 'DEFAULT'): string {
+    const v = this.str(key, section);
+    if (v !== undefined) return v;
+    const d = this.defaultOf(key, section);
+    if (typeof d !== 'string') throw new ConfigError(`option '${key}' in [${section}] is not a string option`);
+    return d;
+  }
+  boolValue(key: string, section = 'DEFAULT'): boolean {
+    return this.bool(key, section) ?? this.noDefault(key, section);
+  }
+  intValue(key: string, section = 'DEFAULT'): number {
+    return this.int(key, section) ?? this.noDefault(key, section);
+  }
+  floatValue(key: string, section = 'DEFAULT'): number {
+    return this.float(key, section) ?? this.noDefault(key, section);
+  }
+  listValue(key: string, section = 'DEFAULT'): string[] {
+    return this.list(key, section) ?? this.noDefault(key, section);
+  }
+  private defaultOf(key: string, section: string): string | boolean | number | string[] {
+    const d = (section === 'DEFAULT' ? DEFAULT_OPTIONS[key] : SECTION_OPTIONS[section]?.[key])?.default;
+    return d ?? this.noDefault(key, section);
+  }
+  private noDefault(key: string, section: string): never {
+    throw new ConfigError(`option '${key}' in [${section}] has no default in kiln's option table`);
+  }
   /** Whether the option was set in a file (rather than defaulted). */
   isSet(key: string, section = 'DEFAULT'): boolean {
     return this.raw.get(section)?.has(key) ?? false;

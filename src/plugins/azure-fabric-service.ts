@@ -2,7 +2,7 @@
 import type { CloudbaseConf } from '../config/cloudbase-init-conf';
 import type { InstanceData } from '../sources/datasource';
 import type { WindowsSystem } from '../platform/windows/windows-system';
-import { azureServerCertificates, cloudbaseAzureSettings, cloudbaseWireserver, TRANSPORT_CERT_STORE, type CloudbaseAzureMetadata } from '../sources/azure/cloudbase-azure';
+import { azureServerCertificates, cloudbaseAzureSettings, cloudbaseWireserver, type CloudbaseAzureMetadata } from '../sources/azure/cloudbase-azure';
 import { HttpClient } from '../util/http';
 import type { Log } from '../util/log';
 import { serviceCrawlSettings } from './metadata-services';
@@ -31,7 +31,7 @@ export function addAzureFabric(service: MetadataService, instance: InstanceData,
   service.serverCertificates = async () => {
     if (!goal.certificatesUrl) return [];
     if (!windows) throw new Error('the goal state names certificates, but there is no Windows certificate store to decrypt them with');
-    return azureServerCertificates(windows, deps.log, wire(), goal, conf.str('transport_cert_store_name', 'azure') ?? TRANSPORT_CERT_STORE);
+    return azureServerCertificates(windows, deps.log, wire(), goal, conf.strValue('transport_cert_store_name', 'azure'));
   };
   return async () => http?.close();
 }

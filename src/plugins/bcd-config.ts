@@ -34,8 +34,8 @@ export const bcdConfigPlugin: Plugin = {
   stage: 'main',
   async execute(ctx) {
     const bcdedit = ctx.platform.hostPath('Windows\\System32\\bcdedit.exe');
-    if (ctx.conf.bool('set_unique_boot_disk_id') ?? true) await setUniqueBootDiskId(ctx, bcdedit);
-    const recovery = ctx.conf.bool('bcd_enable_auto_recovery') ?? false;
+    if (ctx.conf.boolValue('set_unique_boot_disk_id')) await setUniqueBootDiskId(ctx, bcdedit);
+    const recovery = ctx.conf.boolValue('bcd_enable_auto_recovery');
     await ctx.platform.run([bcdedit, '/set', '{current}', 'recoveryenabled', recovery ? 'Yes' : 'No']);
     ctx.log.info(`Automatic recovery ${recovery ? 'enabled' : 'disabled'}`);
     return { status: 'done', reboot: false };

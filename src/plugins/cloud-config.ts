@@ -65,7 +65,7 @@ async function setTimeZone(ctx: PluginContext, value: unknown, key: string): Pro
 
 async function setHostName(ctx: PluginContext, value: unknown, key: string): Promise<boolean> {
   if (typeof value !== 'string') throw fail(`'${key}' must be a string`);
-  return applyHostName(ctx.windows, ctx.log, value, ctx.conf.bool('netbios_host_name_compatibility') ?? true);
+  return applyHostName(ctx.windows, ctx.log, value, ctx.conf.boolValue('netbios_host_name_compatibility'));
 }
 
 async function setNtp(ctx: PluginContext, value: unknown): Promise<boolean> {
@@ -101,7 +101,7 @@ async function addUsers(ctx: PluginContext, value: unknown): Promise<boolean> {
     const password = typeof user.passwd === 'string' ? user.passwd : typeof user.plain_text_passwd === 'string' ? user.plain_text_passwd : undefined;
     if (password) ctx.secret(password);
     if (!ctx.windows.userExists(user.name)) {
-      ctx.windows.createUser(user.name, password ?? ctx.randomPassword(ctx.conf.int('user_password_length') ?? 20), {
+      ctx.windows.createUser(user.name, password ?? ctx.randomPassword(ctx.conf.intValue('user_password_length')), {
         ...(typeof user.gecos === 'string' ? { comment: user.gecos } : {}),
         passwordNeverExpires: user.expiredate === undefined,
       });

@@ -18,7 +18,7 @@ export const createUserPlugin: Plugin = {
   async execute(ctx: PluginContext): Promise<PluginResult> {
     const user = adminUserName(ctx);
     const injected = ctx.conf.bool('inject_user_password') ? ctx.instance?.adminPassword : undefined;
-    const password = injected ?? ctx.randomPassword(ctx.conf.int('user_password_length') ?? 20);
+    const password = injected ?? ctx.randomPassword(ctx.conf.intValue('user_password_length'));
     ctx.secret(password);
     if (ctx.windows.userExists(user)) {
       ctx.log.info(`Setting password for existing user "${user}"`);
@@ -42,7 +42,7 @@ export const createUserPlugin: Plugin = {
         ctx.log.error(`Cannot create a user logon session for user: "${user}": ${describeError(err)}`);
       }
     }
-    for (const group of ctx.conf.list('groups') ?? []) {
+    for (const group of ctx.conf.listValue('groups')) {
       try {
         ctx.windows.addUserToGroup(user, group);
       } catch (err) {

@@ -6,7 +6,7 @@ export const displayIdleTimeoutPlugin: Plugin = {
   name: 'DisplayIdleTimeoutConfigPlugin',
   stage: 'main',
   async execute(ctx) {
-    const seconds = ctx.conf.int('display_idle_timeout') ?? 0;
+    const seconds = ctx.conf.intValue('display_idle_timeout');
     if (seconds < 0) throw new PluginError('DisplayIdleTimeoutConfigPlugin', `display_idle_timeout must be 0 or more seconds, got ${seconds}`);
     const powercfg = ctx.platform.hostPath('Windows\\System32\\powercfg.exe');
     await ctx.platform.run([powercfg, '/setacvalueindex', 'SCHEME_CURRENT', 'SUB_VIDEO', 'VIDEOIDLE', String(seconds)]);

@@ -2,9 +2,6 @@
 import type { HeatPart } from '../userdata/windows-user-data';
 import { DONE, type PluginContext, type PluginResult } from './plugin';
 
-/** cloudbase-init's default heat_config_dir. */
-export const DEFAULT_HEAT_CONFIG_DIR = 'C:\\cfn';
-
 /**
  * heat_config_dir joined with the part's file name (sub-folders kept, `/` read as `\`). A name that is absolute or
  * climbs out with `..` is refused: cloudbase-init would write wherever it points.
@@ -22,7 +19,7 @@ export function heatFilePath(dir: string, filename: string | undefined): string 
  * other Heat file.
  */
 export async function handleHeatPart(ctx: PluginContext, step: HeatPart, run: () => Promise<PluginResult>): Promise<PluginResult> {
-  const path = heatFilePath(ctx.conf.str('heat_config_dir') ?? DEFAULT_HEAT_CONFIG_DIR, step.filename);
+  const path = heatFilePath(ctx.conf.strValue('heat_config_dir'), step.filename);
   const dir = path.replace(/\\[^\\]*$/, '');
   await ctx.platform.mkdir(dir);
   await ctx.platform.writeFile(path, step.content, { mode: 0o600 });

@@ -5,12 +5,12 @@ import type { CloudbaseConf } from '../config/cloudbase-init-conf';
 export function maasServiceSettings(conf: CloudbaseConf): { settings: Record<string, unknown> } {
   const settings: Record<string, unknown> = {
     cloudbase_init: true,
-    consumer_key: conf.str('oauth_consumer_key', 'maas') ?? '',
-    consumer_secret: conf.str('oauth_consumer_secret', 'maas') ?? '',
-    token_key: conf.str('oauth_token_key', 'maas') ?? '',
-    token_secret: conf.str('oauth_token_secret', 'maas') ?? '',
-    retries: conf.int('retry_count') ?? 5,
-    retry_interval: conf.float('retry_count_interval') ?? 4,
+    consumer_key: conf.strValue('oauth_consumer_key', 'maas'),
+    consumer_secret: conf.strValue('oauth_consumer_secret', 'maas'),
+    token_key: conf.strValue('oauth_token_key', 'maas'),
+    token_secret: conf.strValue('oauth_token_secret', 'maas'),
+    retries: conf.intValue('retry_count'),
+    retry_interval: conf.floatValue('retry_count_interval'),
   };
   const url = conf.str('metadata_base_url', 'maas');
   if (url !== undefined) settings.metadata_url = url;

@@ -30,9 +30,9 @@ export function metadataServiceFor(
     return { service, close };
   }
   if (datasource === 'OpenStack' && classPath.endsWith('httpservice.HttpService')) {
-    const base = (conf.str('metadata_base_url', 'openstack') ?? 'http://169.254.169.254/').replace(/\/*$/, '/');
+    const base = conf.strValue('metadata_base_url', 'openstack').replace(/\/*$/, '/');
     const url = `${base}openstack/${PASSWORD_MD_VERSION}/password`;
-    const retry = { retries: conf.int('retry_count') ?? 5, backoffMs: (conf.float('retry_count_interval') ?? 4) * 1000, timeoutMs: 10_000 };
+    const retry = { retries: conf.intValue('retry_count'), backoffMs: conf.floatValue('retry_count_interval') * 1000, timeoutMs: 10_000 };
     service.isPasswordSet = async (): Promise<boolean> => {
       http ??= new HttpClient({ log: deps.log, env: deps.env });
       const res = await http.fetch(url, { ...retry, acceptStatuses: [404] });
@@ -52,7 +52,7 @@ export function metadataServiceFor(
   }
   if (datasource === 'Packet' && classPath.endsWith('packet.PacketService')) {
     const phoneHome = instance?.metadata.phone_home_url;
-    const retry = { retries: conf.int('retry_count') ?? 5, backoffMs: (conf.float('retry_count_interval') ?? 4) * 1000, timeoutMs: 10_000 };
+    const retry = { retries: conf.intValue('retry_count'), backoffMs: conf.floatValue('retry_count_interval') * 1000, timeoutMs: 10_000 };
     const url = (): string => {
       if (typeof phoneHome !== 'string' || !/^https?:\/\//.test(phoneHome)) throw new Error(`the Packet metadata has no phone_home_url to post to (${JSON.stringify(phoneHome ?? null)})`);
       return phoneHome;

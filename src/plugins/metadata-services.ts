@@ -72,9 +72,9 @@ export function serviceCrawlSettings(name: string, conf: CloudbaseConf, adapters
   if (name === 'CloudStack') {
     return {
       settings: {
-        metadata_base_url: conf.str('metadata_base_url', 'cloudstack') ?? 'http://data-server/',
-        password_server_port: conf.int('password_server_port', 'cloudstack') ?? 8080,
-        retries: conf.int('retry_count') ?? 5,
+        metadata_base_url: conf.strValue('metadata_base_url', 'cloudstack'),
+        password_server_port: conf.intValue('password_server_port', 'cloudstack'),
+        retries: conf.intValue('retry_count'),
         dhcp_servers: dhcpServersInUse(adapters),
       },
     };
@@ -86,15 +86,15 @@ export function serviceCrawlSettings(name: string, conf: CloudbaseConf, adapters
   if (name === 'GCE') {
     return {
       settings: {
-        cloudbase_init_username: conf.str('username') ?? 'Admin',
+        cloudbase_init_username: conf.strValue('username'),
         metadata_url: conf.str('metadata_base_url', 'gce'),
-        retries: conf.int('retry_count') ?? 5,
+        retries: conf.intValue('retry_count'),
       },
     };
   }
   if (name === 'Packet') {
     // PacketService: [packet] metadata_base_url, retried retry_count times retry_count_interval apart.
-    return { settings: { metadata_base_url: conf.str('metadata_base_url', 'packet'), retry_count: conf.int('retry_count') ?? 5, retry_count_interval: conf.float('retry_count_interval') ?? 4 } };
+    return { settings: { metadata_base_url: conf.str('metadata_base_url', 'packet'), retry_count: conf.intValue('retry_count'), retry_count_interval: conf.floatValue('retry_count_interval') } };
   }
   if (name === 'OVF' || name === 'VMware') {
     // OvfService and VMwareGuestInfoService: their [ovf] / [vmwareguestinfo] options.
@@ -108,8 +108,8 @@ export function serviceCrawlSettings(name: string, conf: CloudbaseConf, adapters
     // [azure] wireserver_url (no cloudbase-init option: for a wireserver not given by DHCP, or a test's mock).
     return {
       settings: {
-        retries: conf.int('retry_count') ?? 5,
-        retry_interval: conf.float('retry_count_interval') ?? 4,
+        retries: conf.intValue('retry_count'),
+        retry_interval: conf.floatValue('retry_count_interval'),
         transport_cert_store_name: conf.str('transport_cert_store_name', 'azure'),
         ...(conf.str('wireserver_url', 'azure') ? { wireserver_url: conf.str('wireserver_url', 'azure') } : {}),
       },

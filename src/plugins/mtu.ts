@@ -10,7 +10,7 @@ export const mtuPlugin: Plugin = {
   async execute(ctx: PluginContext): Promise<PluginResult> {
     // As cloudbase-init: run at every boot, so a lease's new MTU is applied.
     const again: PluginResult = { status: 'next-boot', reboot: false };
-    if (!(ctx.conf.bool('mtu_use_dhcp_config') ?? true)) {
+    if (!ctx.conf.boolValue('mtu_use_dhcp_config')) {
       ctx.log.debug('mtu_use_dhcp_config is false: MTUs left alone');
       return again;
     }

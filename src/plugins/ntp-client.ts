@@ -24,14 +24,14 @@ export const ntpClientPlugin: Plugin = {
     const system32 = (exe: string) => ctx.platform.hostPath(`Windows\\System32\\${exe}`);
     // The hardware clock read as UTC (or local time) as real_time_clock_utc says; a change needs a reboot.
     let reboot = false;
-    const wantUtc = ctx.conf.bool('real_time_clock_utc') ?? false;
+    const wantUtc = ctx.conf.boolValue('real_time_clock_utc');
     const current = ctx.windows.regGet('HKLM', TIMEZONE_KEY, 'RealTimeIsUniversal');
     if ((current?.type === 'REG_DWORD' && current.data === 1) !== wantUtc) {
       ctx.windows.regSet('HKLM', TIMEZONE_KEY, 'RealTimeIsUniversal', { type: 'REG_DWORD', data: wantUtc ? 1 : 0 });
       ctx.log.info(`RTC set to UTC: ${wantUtc}`);
       reboot = true;
     }
-    if (ctx.conf.bool('ntp_enable_service') ?? true) {
+    if (ctx.conf.boolValue('ntp_enable_service')) {
       const state = ctx.windows.serviceState('W32Time');
       if (state === undefined) throw new PluginError('NTPClientPlugin', 'the Windows Time service (W32Time) is not installed');
       await ctx.platform.run([system32('sc.exe'), 'config', 'W32Time', 'start=', 'auto']);

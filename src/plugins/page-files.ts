@@ -9,8 +9,8 @@ export const pageFilesPlugin: Plugin = {
   name: 'PageFilesPlugin',
   stage: 'main',
   async execute(ctx) {
-    const mountPoints = ctx.conf.list('page_file_volume_mount_points') ?? [];
-    const labels = ctx.conf.list('page_file_volume_labels') ?? [];
+    const mountPoints = ctx.conf.listValue('page_file_volume_mount_points');
+    const labels = ctx.conf.listValue('page_file_volume_labels');
     const byLabel = labels.map((label) => {
       const root = volumeRootByLabel(ctx, label);
       if (!root) throw new PluginError('PageFilesPlugin', `no volume labelled '${label}' for page_file_volume_labels`);

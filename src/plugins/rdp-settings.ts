@@ -8,7 +8,7 @@ export const rdpSettingsPlugin: Plugin = {
   name: 'RDPSettingsPlugin',
   stage: 'main',
   async execute(ctx) {
-    const keepalive = ctx.conf.bool('rdp_set_keepalive') ?? true;
+    const keepalive = ctx.conf.boolValue('rdp_set_keepalive');
     ctx.windows.regSet('HKLM', POLICY_KEY, 'KeepAliveEnable', { type: 'REG_DWORD', data: keepalive ? 1 : 0 });
     if (keepalive) ctx.windows.regSet('HKLM', POLICY_KEY, 'KeepAliveInterval', { type: 'REG_DWORD', data: 1 });
     ctx.log.info(`RDP keep-alive ${keepalive ? 'enabled' : 'disabled'}`);

@@ -90,7 +90,7 @@ export async function waitForSysprep(deps: CloudbaseRunnerDeps): Promise<void> {
 /** The configured plugins in the configured order, split by stage; unknown ones are reported. */
 export function resolvePlugins(conf: CloudbaseConf, errors: string[], warnings: string[], available: Plugin[] = PLUGINS): Plugin[] {
   const out: Plugin[] = [];
-  for (const classPath of conf.list('plugins') ?? []) {
+  for (const classPath of conf.listValue('plugins')) {
     const plugin = findPlugin(classPath, available);
     if (plugin) out.push(plugin);
     else if (MISSING_PLUGINS.includes(classPath)) warnings.push(`plugin ${classPath} is not implemented by kiln yet; skipped`);
@@ -132,7 +132,7 @@ export async function discoverMetadata(deps: CloudbaseRunnerDeps, report: RunRep
     finder: deps.finder,
     windows: deps.windows,
   };
-  for (const classPath of deps.conf.list('metadata_services') ?? []) {
+  for (const classPath of deps.conf.listValue('metadata_services')) {
     const name = datasourceForService(classPath);
     if (!name) {
       report.errors.push(`unknown metadata service '${classPath}' in 'metadata_services'`);
@@ -186,9 +186,9 @@ async function runStage(
   // As cloudbase-init's _exec_plugin: a stage before metadata discovery has no instance id, and then no state is read
   // or written, so its plugins run at every boot (a record under ...\Plugins would also survive sysprep).
   const state = instance ? new PluginState(deps.windows, instance.instanceId) : undefined;
-  const allowReboot = deps.conf.bool('allow_reboot') ?? true;
-  const guard = state !== undefined && (deps.conf.bool('enable_reboot_loop_guard') ?? true);
-  const maxReboots = deps.conf.int('max_consecutive_reboots') ?? 3;
+  const allowReboot = deps.conf.boolValue('allow_reboot');
+  const guard = state !== undefined && deps.conf.boolValue('enable_reboot_loop_guard');
+  const maxReboots = deps.conf.intValue('max_consecutive_reboots');
   deps.log.info(`Executing plugins for stage ${STAGE_LABEL[stage]}`);
   for (const plugin of plugins.filter((p) => p.stage === stage)) {
     const started = Date.now();
@@ -285,7 +285,7 @@ export async function runCloudbaseInit(deps: CloudbaseRunnerDeps): Promise<RunRe
   const instance = await discoverMetadata(deps, report);
   for (const w of report.warnings.filter((x) => x.startsWith('metadata service'))) deps.log.warn(w);
   if (!instance) {
-    const tried = (deps.conf.list('metadata_services') ?? []).map((c) => c.split('.').pop()).join(', ');
+    const tried = deps.conf.listValue('metadata_services').map((c) => c.split('.').pop()).join(', ');
     const msg = `No available metadata service found (tried ${tried || 'none: metadata_services is empty'}); MAIN plugins not run`;
     report.errors.push(msg);
     deps.log.error(msg);
@@ -308,9 +308,9 @@ export async function runCloudbaseInit(deps: CloudbaseRunnerDeps): Promise<RunRe
       report.errors.push(msg);
     }
   };
-  const reportCompletion = deps.conf.bool('metadata_report_provisioning_completed') ?? false;
+  const reportCompletion = deps.conf.boolValue('metadata_report_provisioning_completed');
   try {
-    if (deps.conf.bool('metadata_report_provisioning_started') ?? false) await tell('started', service?.provisioningStarted);
+    if (deps.conf.boolValue('metadata_report_provisioning_started')) await tell('started', service?.provisioningStarted);
     const before = report.plugins.length;
     const rebooting = await runStage(deps, 'main', plugins, instance, shared, report, service);
     const success = !report.plugins.slice(before).some((p) => p.outcome === 'failed');

@@ -31,7 +31,7 @@ export const setHostNamePlugin: Plugin = {
       ctx.log.info('The metadata gives no host name; leaving the computer name as it is');
       return { status: 'done', reboot: false };
     }
-    const reboot = applyHostName(ctx.windows, ctx.log, hostname, ctx.conf.bool('netbios_host_name_compatibility') ?? true);
+    const reboot = applyHostName(ctx.windows, ctx.log, hostname, ctx.conf.boolValue('netbios_host_name_compatibility'));
     return { status: 'done', reboot };
   },
 };

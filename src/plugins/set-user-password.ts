@@ -45,7 +45,7 @@ export const setUserPasswordPlugin: Plugin = {
         password = created;
         ctx.log.info(`Keeping the random password CreateUserPlugin gave "${user}"`);
       } else {
-        password = ctx.randomPassword(ctx.conf.int('user_password_length') ?? 20);
+        password = ctx.randomPassword(ctx.conf.intValue('user_password_length'));
         ctx.windows.setUserPassword(user, password);
         ctx.log.info(`Random password set for user "${user}"`);
       }
@@ -53,7 +53,7 @@ export const setUserPasswordPlugin: Plugin = {
     ctx.secret(password);
     ctx.shared.set(SHARED.adminPassword, password);
     await postPassword(ctx, password);
-    const behaviour = ctx.conf.str('first_logon_behaviour') ?? 'clear_text_injected_only';
+    const behaviour = ctx.conf.strValue('first_logon_behaviour');
     if (behaviour === 'always' || (behaviour === 'clear_text_injected_only' && injected)) {
       ctx.windows.expireUserPassword(user);
       ctx.log.info(`User "${user}" must change the password at the first logon (first_logon_behaviour=${behaviour})`);

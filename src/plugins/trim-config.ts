@@ -8,7 +8,7 @@ export const trimConfigPlugin: Plugin = {
   name: 'TrimConfigPlugin',
   stage: 'main',
   async execute(ctx) {
-    const enabled = ctx.conf.bool('trim_enabled') ?? false;
+    const enabled = ctx.conf.boolValue('trim_enabled');
     ctx.windows.regSet('HKLM', FILESYSTEM_KEY, 'DisableDeleteNotification', { type: 'REG_DWORD', data: enabled ? 0 : 1 });
     ctx.log.info(`TRIM ${enabled ? 'enabled' : 'disabled'}`);
     return { status: 'done', reboot: false };

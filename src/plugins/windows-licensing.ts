@@ -46,7 +46,7 @@ export const windowsLicensingPlugin: Plugin = {
       await slmgr(ctx, ['/ato']);
       ctx.log.info('Windows activated');
     }
-    if (ctx.conf.bool('log_licensing_info') ?? true) ctx.log.info(`Licensing info:\n${await slmgr(ctx, ['/dlv'])}`);
+    if (ctx.conf.boolValue('log_licensing_info')) ctx.log.info(`Licensing info:\n${await slmgr(ctx, ['/dlv'])}`);
     return { status: 'done', reboot: false };
   },
 };

@@ -30,8 +30,8 @@ export const winrmListenerPlugin: Plugin = {
   name: 'ConfigWinRMListenerPlugin',
   stage: 'main',
   async execute(ctx: PluginContext): Promise<PluginResult> {
-    const https = ctx.conf.bool('winrm_configure_https_listener') ?? true;
-    const http = ctx.conf.bool('winrm_configure_http_listener') ?? false;
+    const https = ctx.conf.boolValue('winrm_configure_https_listener');
+    const http = ctx.conf.boolValue('winrm_configure_http_listener');
     const hostname = ctx.windows.computerName().pending;
     // As cloudbase-init's _check_winrm_service: without the service, nothing is done (no certificate made, so a
     // plugin that runs again at every boot does not leave a new certificate and key behind each time) and the
@@ -56,7 +56,7 @@ export const winrmListenerPlugin: Plugin = {
         await ensureListener(ctx, 'HTTP', '@{}');
         await firewall(ctx, 'WinRM HTTP', 5985);
       }
-      if (ctx.conf.bool('winrm_enable_basic_auth') ?? true) {
+      if (ctx.conf.boolValue('winrm_enable_basic_auth')) {
         const r = await runWinrm(ctx, ['set', 'winrm/config/service/auth', '@{Basic="true"}']);
         if (r.code !== 0) throw new PluginError('ConfigWinRMListenerPlugin', `enabling basic auth failed (${r.code}): ${r.stderr.trim() || r.stdout.trim()}`);
         ctx.log.info(`WinRM basic authentication enabled (for local accounts such as ${adminUserName(ctx)})`);

@@ -117,3 +117,21 @@ test('command-line overrides win', () => {
   conf.set('allow_reboot', 'false');
   assert.equal(conf.bool('allow_reboot'), false);
 });
+
+test("the …Value reads give the option's value, else cloudbase-init's default from the option table; an option without one is a ConfigError naming it", () => {
+  const conf = loadCloudbaseConf([{ path: 'c.conf', text: CONF }]);
+  assert.equal(conf.strValue('username'), 'kilnadmin');
+  assert.equal(conf.strValue('first_logon_behaviour'), 'clear_text_injected_only');
+  assert.equal(conf.strValue('transport_cert_store_name', 'azure'), 'Windows Azure Environment');
+  assert.equal(conf.boolValue('allow_reboot'), false);
+  assert.equal(conf.boolValue('winrm_enable_basic_auth'), true);
+  assert.equal(conf.intValue('retry_count'), 7);
+  assert.equal(conf.intValue('user_password_length'), 20);
+  assert.equal(conf.floatValue('retry_count_interval'), 4);
+  assert.deepEqual(conf.listValue('types', 'config_drive'), ['iso']);
+  assert.deepEqual(conf.listValue('locations', 'config_drive'), ['cdrom', 'hdd', 'partition']);
+  // An empty string falls back to the default, as the `str(…) ?? default` reads did.
+  const blank = loadCloudbaseConf([{ path: 'b.conf', text: '[DEFAULT]\nusername =\n' }]);
+  assert.equal(blank.strValue('username'), 'Admin');
+  assert.throws(() => conf.strValue('not_an_option'), (e: unknown) => e instanceof ConfigError && /'not_an_option' in \[DEFAULT\] has no default/.test(e.message));
+});

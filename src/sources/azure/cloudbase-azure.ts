@@ -80,8 +80,6 @@ export async function crawlCloudbaseAzure(ctx: CrawlContext): Promise<InstanceDa
   }
 }
 
-/** cloudbase-init's [azure] transport_cert_store_name default. */
-export const TRANSPORT_CERT_STORE = 'Windows Azure Environment';
 const TRANSPORT_SUBJECT = 'CN=Cloudbase-Init AzureService Transport';
 
 function firstNamed(el: XmlElement, name: string): XmlElement | undefined {
