@@ -145,8 +145,6 @@ const DIRECT_EFFECTS_ALLOWED: Record<string, string> = {
   'devices/open-image.ts': `${DEVICES}; or the image file the user names`,
   'devices/make-seed.ts': `the files the user names for \`kiln make-seed\` (${USER_NAMED})`,
   'sources/ephemeral-network/ephemeral-network.ts': "whether this process shares the host's network namespace (/proc/self/ns/net), which decides if a temporary lease may be taken at all",
-  'sources/cloudstack-router.ts': "a DHCP lease file's mtime at its host path (FileStat has no time yet; issue 32 item 4: frozen)",
-  'sources/ibmcloud.ts': "a metadata file's mtime at its host path (FileStat has no time yet; issue 32 item 4: frozen)",
   'modules/final-message.ts': HOST_FACTS,
   'modules/lxd.ts': HOST_FACTS,
   'modules/puppet.ts': HOST_FACTS,

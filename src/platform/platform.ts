@@ -75,6 +75,8 @@ export interface FileStat {
   /** Permission bits (0o7777). */
   mode: number;
   size: number;
+  /** When it was last written, in milliseconds since the epoch; absent where the platform cannot tell (a file a dry run planned). */
+  mtimeMs?: number;
 }
 
 /** A bound AF_UNIX datagram socket. */

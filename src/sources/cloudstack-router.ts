@@ -1,5 +1,4 @@
 // Where CloudStack's virtual router (metadata and password server) is, found as cloud-init's get_vr_address finds it: DNS, networkd's lease, dhclient's lease, the default gateway.
-import { promises as fsp } from 'node:fs';
 import { posix } from 'node:path';
 import type { Log } from '../util/log';
 import type { Platform } from '../platform/platform';
@@ -37,9 +36,8 @@ async function latestLeaseFile(platform: Platform): Promise<string | undefined> 
     for (const name of names) {
       if (name.startsWith('dhclient6') || !(name.endsWith('.lease') || name.endsWith('.leases'))) continue;
       const path = posix.join(dir, name);
-      // Platform's stat has no times; the lease folder is read on the target's own file system.
-      const st = await fsp.stat(platform.hostPath(path)).catch(() => undefined);
-      if (st && (!newest || st.mtimeMs > newest.mtime)) newest = { path, mtime: st.mtimeMs };
+      const mtime = (await platform.stat?.(path).catch(() => undefined))?.mtimeMs;
+      if (mtime !== undefined && (!newest || mtime > newest.mtime)) newest = { path, mtime };
     }
     return newest?.path;
   }

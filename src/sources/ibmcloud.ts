@@ -1,5 +1,4 @@
 // IBMCloud (SoftLayer): on Xen, the OS-code config drive (label config-2 with IBM's UUID 9796-932E) or the template METADATA disk, read with kiln's own filesystem readers; nothing while IBM's provisioning boot runs (cloud-init's DataSourceIBMCloud).
-import { stat } from 'node:fs/promises';
 import type { FoundFilesystem } from '../devices/filesystem-finder';
 import type { Platform } from '../platform/platform';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
@@ -25,11 +24,7 @@ export interface IbmFinding {
 }
 
 async function mtimeMs(platform: Platform, path: string): Promise<number | undefined> {
-  try {
-    return (await stat(platform.hostPath(path))).mtimeMs;
-  } catch {
-    return undefined;
-  }
+  return (await platform.stat?.(path).catch(() => undefined))?.mtimeMs;
 }
 
 /**

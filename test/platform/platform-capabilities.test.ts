@@ -22,7 +22,10 @@ test('the Linux platform empties a host pool file in place and appends to it, at
   writeFileSync(pool, 'old records');
   utimesSync(pool, 1_000_000, 1_000_000);
   const inode = statSync(pool).ino;
-  const files = new LinuxPlatform({ root, log: new Logger().for('platform') }).hostReports();
+  const linux = new LinuxPlatform({ root, log: new Logger().for('platform') });
+  // stat tells the time too (the lease and metadata files sources compare), without leaving the Platform.
+  assert.equal((await linux.stat('/var/lib/hyperv/.kvp_pool_1'))?.mtimeMs, 1_000_000_000);
+  const files = linux.hostReports();
   assert.equal(await files.lastWritten('/var/lib/hyperv/.kvp_pool_1'), 1_000_000_000);
   assert.equal(await files.lastWritten('/var/lib/hyperv/missing'), undefined);
   await files.empty('/var/lib/hyperv/.kvp_pool_1');

@@ -207,7 +207,7 @@ export class LinuxPlatform implements Platform {
     if (!st) return undefined;
     const type = st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'directory' : st.isSocket() ? 'socket' : 'other';
     const held = this.accountWrites.textOf(rootPath(path));
-    return { type, mode: st.mode & 0o7777, size: held !== undefined ? Buffer.byteLength(held, 'utf8') : st.size };
+    return { type, mode: st.mode & 0o7777, size: held !== undefined ? Buffer.byteLength(held, 'utf8') : st.size, mtimeMs: st.mtimeMs };
   }
 
   async readLink(path: string): Promise<string | undefined> {
