@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { DryRunPlatform } from '../../src/platform/dry-run-platform';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import type { Platform } from '../../src/platform/platform';
@@ -15,12 +15,18 @@ import { FakeWindows } from './windows/fake-win32';
 
 const TELEMETRY = { reporting: { telemetry: { type: 'hyperv' } } };
 
-test('the Linux platform empties a host pool file in place and appends to it, at its path inside the root', async (t) => {
+/** A root whose KVP pool holds records written long before this boot. */
+function stalePool(t: TestContext): { root: string; pool: string } {
   const root = tempDir(t);
   mkdirSync(join(root, 'var/lib/hyperv'), { recursive: true });
   const pool = join(root, 'var/lib/hyperv/.kvp_pool_1');
   writeFileSync(pool, 'old records');
   utimesSync(pool, 1_000_000, 1_000_000);
+  return { root, pool };
+}
+
+test('the Linux platform empties a host pool file in place and appends to it, at its path inside the root', async (t) => {
+  const { root, pool } = stalePool(t);
   const inode = statSync(pool).ino;
   const linux = new LinuxPlatform({ root, log: new Logger().for('platform') });
   // stat tells the time too (the lease and metadata files sources compare), without leaving the Platform.
@@ -35,11 +41,7 @@ test('the Linux platform empties a host pool file in place and appends to it, at
 });
 
 test('a dry run has no host reports: KVP telemetry is not made, and the pool is left as it was', async (t) => {
-  const root = tempDir(t);
-  mkdirSync(join(root, 'var/lib/hyperv'), { recursive: true });
-  const pool = join(root, 'var/lib/hyperv/.kvp_pool_1');
-  writeFileSync(pool, 'old records');
-  utimesSync(pool, 1_000_000, 1_000_000);
+  const { root, pool } = stalePool(t);
   const log = new Logger().for('handlers.py');
   const dry: Platform = new DryRunPlatform(new LinuxPlatform({ root, log }));
   assert.equal(dry.hostReports, undefined);
