@@ -146,7 +146,6 @@ const DIRECT_EFFECTS_ALLOWED: Record<string, string> = {
   'devices/make-seed.ts': `the files the user names for \`kiln make-seed\` (${USER_NAMED})`,
   'sources/ephemeral-network/ephemeral-network.ts': "whether this process shares the host's network namespace (/proc/self/ns/net), which decides if a temporary lease may be taken at all",
   'modules/final-message.ts': HOST_FACTS,
-  'modules/lxd.ts': HOST_FACTS,
   'modules/puppet.ts': HOST_FACTS,
   'modules/ssh.ts': HOST_FACTS,
   'modules/wireguard.ts': HOST_FACTS,

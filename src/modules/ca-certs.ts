@@ -1,7 +1,8 @@
 // cc_ca_certs as cloud-init 25.1: optionally disables or removes the default CAs, writes each ca_certs.trusted
 // certificate to a file of its own in the distro's local store, and refreshes the store.
 import { posix } from 'node:path';
-import { cfgList, pyTruthy } from './support/config-values';
+import { pyTruthy } from '../util/python-truthy';
+import { cfgList } from './support/config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
 
 export interface CaPaths {

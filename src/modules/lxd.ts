@@ -6,18 +6,12 @@ import { installPackages } from './support/install-packages';
 import { waitForSnapSeeded } from './support/snap-seeded';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
 import { pyStr } from '../util/python-str';
+import { pyTruthy as truthy } from '../util/python-truthy';
 
 const MODULE = 'lxd';
 const DEFAULT_NETWORK = 'lxdbr0';
 /** The `lxd init --auto` options cloud-init passes, in its order, each as --key-with-dashes=value when set. */
 const INIT_KEYS = ['network_address', 'network_port', 'storage_backend', 'storage_create_device', 'storage_create_loop', 'storage_pool', 'trust_password'];
-
-/** A config value's Python truthiness (an empty string, 0 or false leave the option out). */
-function truthy(v: unknown): boolean {
-  if (Array.isArray(v)) return v.length > 0;
-  if (isRecord(v)) return Object.keys(v).length > 0;
-  return Boolean(v);
-}
 
 function pyTypeName(v: unknown): string {
   if (v === null) return 'NoneType';

@@ -2,16 +2,11 @@
 import { isIPv4, isIPv6, isIpNetwork, maskToPrefix, prefixToIpv4Mask } from './ip';
 import type { Interface, NetworkState, Route, Subnet } from './model';
 import { NetworkConfigError } from './net-error';
+import { pyTruthy as truthy } from '../util/python-truthy';
 import type { Obj } from './check';
 
 export function emptyState(version: 1 | 2): NetworkState {
   return { version, interfaces: new Map(), routes: [], dns: { nameservers: [], search: [] }, useIpv6: false, warnings: [] };
-}
-
-function truthy(v: unknown): boolean {
-  if (Array.isArray(v)) return v.length > 0;
-  if (typeof v === 'object' && v !== null) return Object.keys(v).length > 0;
-  return Boolean(v);
 }
 
 /** Splits `addr/prefix` or `addr`+`netmask`/`prefix` into address, prefix and (IPv4) netmask. */

@@ -1,4 +1,5 @@
 // The jinja filters and tests user-data templates use in practice, with Python's string forms.
+import { pyTruthy } from '../util/python-truthy';
 
 /** Python's str() of a value: True/False/None, lists and dicts in repr form. */
 export function toStr(v: unknown): string {
@@ -23,12 +24,7 @@ export function pyRepr(v: unknown): string {
 }
 
 /** Python truthiness. */
-export function truthy(v: unknown): boolean {
-  if (v === null || v === undefined || v === false || v === 0 || v === '') return false;
-  if (Array.isArray(v)) return v.length > 0;
-  if (typeof v === 'object') return Object.keys(v).length > 0;
-  return true;
-}
+export const truthy = pyTruthy;
 
 type Filter = (v: unknown, args: unknown[], kwargs: Record<string, unknown>) => unknown;
 

@@ -22,13 +22,6 @@ export function isFalse(value: unknown, addons: string[] = []): boolean {
   return FALSE_WORDS.has(v) || addons.includes(v);
 }
 
-/** Python's truthiness of a YAML value (`if value:`): false, None, 0, '' and empty lists and mappings are false. */
-export function pyTruthy(value: unknown): boolean {
-  if (Array.isArray(value)) return value.length > 0;
-  if (typeof value === 'object' && value !== null) return Object.keys(value).length > 0;
-  return Boolean(value);
-}
-
 /** get_cfg_option_bool: absent → DEFAULT, otherwise is_true. */
 export function cfgBool(cfg: Record<string, unknown>, key: string, dflt: boolean): boolean {
   if (!(key in cfg) || cfg[key] === null || cfg[key] === undefined) return dflt;

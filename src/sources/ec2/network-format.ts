@@ -5,6 +5,7 @@ import { isObj, obj, type Obj } from '../../net/check';
 import { NetworkConfigError } from '../../net/net-error';
 import type { NetworkFormat } from '../../net/network-format';
 import { candidateNics } from '../../net/fallback';
+import { pyTruthy as truthy } from '../../util/python-truthy';
 
 export interface Ec2NetworkOptions {
   /** apply_full_imds_network_config; false: DHCP on the primary NIC only. */
@@ -25,10 +26,6 @@ function ipList(v: unknown): string[] {
 }
 
 /** Python's truth of an IMDS value: absent, empty and 0 are false ("0" is true). */
-function truthy(v: unknown): boolean {
-  return v !== undefined && v !== null && v !== '' && v !== 0 && v !== false && !(Array.isArray(v) && v.length === 0);
-}
-
 function secondary(meta: Obj, cidrKey: string, ips: string[], defaultPrefix: string): string[] {
   const cidr = meta[cidrKey];
   const prefix = typeof cidr === 'string' && cidr.split('/').length === 2 ? (cidr.split('/')[1] as string) : defaultPrefix;
