@@ -10,7 +10,12 @@ import { runInstallerScript } from './support/run-installer-script';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
 
 const MODULE = 'chef';
-const CHEF_DIRS = ['/etc/chef', '/var/log/chef', '/var/lib/chef', '/var/cache/chef', '/var/backups/chef', '/var/run/chef'];
+const CHEF_DIRS = ['/etc/chef', '/var/log/chef', '/var/lib/chef', '/var/chef/cache', '/var/chef/backup', '/var/run/chef'];
+/** 25.1 moved the cache and backups under /var/chef, and moves what an older cloud-init left in the old places. */
+const CHEF_DIR_MIGRATION: Array<[string, string]> = [
+  ['/var/cache/chef', '/var/chef/cache'],
+  ['/var/backups/chef', '/var/chef/backup'],
+];
 const REQUIRED_DIRS = ['/etc/chef'];
 export const OMNIBUS_URL = 'https://www.chef.io/chef/install.sh';
 const OMNIBUS_URL_RETRIES = 5;
@@ -30,8 +35,8 @@ const TPL_DEFAULTS: Record<string, unknown> = {
   validation_cert: null,
   client_key: '/etc/chef/client.pem',
   json_attribs: FIRSTBOOT_PATH,
-  file_cache_path: '/var/cache/chef',
-  file_backup_path: '/var/backups/chef',
+  file_cache_path: '/var/chef/cache',
+  file_backup_path: '/var/chef/backup',
   pid_file: '/var/run/chef/client.pid',
   show_time: true,
   encrypted_data_bag_secret: null,
@@ -103,6 +108,21 @@ async function installChef(ctx: ModuleContext, ccfg: Record<string, unknown>): P
   return optBool(ccfg, 'exec', false);
 }
 
+/** migrate_chef_config_dirs: each entry of an old folder moved into the new one, unless the new one has it already. */
+async function migrateChefDirs(ctx: ModuleContext): Promise<void> {
+  for (const [from, to] of CHEF_DIR_MIGRATION) {
+    if (!(await ctx.platform.exists(from))) continue;
+    for (const name of await ctx.platform.listDir(from)) {
+      if (await ctx.platform.exists(posix.join(to, name))) {
+        ctx.log.debug(`Ignoring migration of ${posix.join(from, name)}. File already exists in ${to}.`);
+        continue;
+      }
+      ctx.log.debug(`Moving ${posix.join(from, name)} to ${to}.`);
+      await ctx.platform.run(['mv', posix.join(from, name), to]);
+    }
+  }
+}
+
 export const chefModule: Module = {
   name: 'chef',
   stage: 'final',
@@ -118,6 +138,7 @@ export const chefModule: Module = {
     if (!isRecord(ccfg)) throw new ModuleError(MODULE, `'chef' must be a mapping, not ${JSON.stringify(ccfg)}`);
     const listed = Array.isArray(ccfg.directories) ? ccfg.directories.map(String) : typeof ccfg.directories === 'string' ? [ccfg.directories] : [];
     for (const d of [...(listed.length ? listed : CHEF_DIRS), ...REQUIRED_DIRS]) await ctx.platform.mkdir(d);
+    await migrateChefDirs(ctx);
 
     const vkeyPath = 'validation_key' in ccfg ? pyStr(ccfg.validation_key) : VALIDATION_PEM;
     const vcert = ccfg.validation_cert;

@@ -3,8 +3,9 @@ import { hostname } from 'node:os';
 import { posix } from 'node:path';
 import { pyyamlDump } from '../config/pyyaml-dump';
 import { isRecord } from './support/config-shapes';
-import { whichInTarget } from './support/distro-facts';
-import { installPackages } from './support/install-packages';
+import { installPackages, updatePackageSources } from './support/install-packages';
+import { manageService } from './support/service-control';
+import { CommandError } from '../util/command-error';
 import { parsePyConfig, setPyOption, stringifyPyConfig } from './support/python-config-parser';
 import { runInstallerScript } from './support/run-installer-script';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
@@ -50,12 +51,40 @@ async function fqdn(ctx: ModuleContext): Promise<string> {
   return name;
 }
 
-/** _autostart_puppet: /etc/default/puppet's START=yes, else systemctl enable, else chkconfig. */
-async function autostart(ctx: ModuleContext): Promise<void> {
-  if (await ctx.platform.exists('/etc/default/puppet')) await run(ctx, ['sed', '-i', '-e', 's/^START=.*/START=yes/', '/etc/default/puppet']);
-  else if (await whichInTarget(ctx.platform, 'systemctl')) await run(ctx, ['systemctl', 'enable', 'puppet.service']);
-  else if (await ctx.platform.exists('/sbin/chkconfig')) await run(ctx, ['/sbin/chkconfig', 'puppet', 'on']);
-  else ctx.recoverable('WARNING', 'Sorry we do not know how to enable puppet services on this system');
+/** The service (and package) names 25.1 tries, in order: the newer puppet-agent first, then puppet. */
+const PUPPET_NAMES = ['puppet-agent', 'puppet'];
+
+/** _manage_puppet_services: ACTION on the first puppet service the service manager takes; none is a warning. */
+async function managePuppetServices(ctx: ModuleContext, action: 'enable' | 'start'): Promise<void> {
+  for (const name of PUPPET_NAMES) {
+    try {
+      await manageService(ctx, action, `${name}.service`);
+      return;
+    } catch (err) {
+      if (!(err instanceof CommandError)) throw err;
+    }
+  }
+  ctx.recoverable('WARNING', `Could not '${action}' any of the following services: ${PUPPET_NAMES.join(', ')}`);
+}
+
+/**
+ * 25.1 without a package_name: the first of puppet-agent and puppet the package manager can install. On the Debian
+ * family a name apt does not know (`apt-cache pkgnames`, after the index refresh) is passed over, as apt's
+ * PackageInstallerError is there; elsewhere the first name's install is tried and its failure ends the module.
+ */
+async function installFirstAvailable(ctx: ModuleContext, version: string | undefined): Promise<string | undefined> {
+  let known: Set<string> | undefined;
+  if (ctx.distro.family === 'debian') {
+    await updatePackageSources(ctx, MODULE);
+    const r = await ctx.platform.run(['apt-cache', 'pkgnames']);
+    known = new Set(r.stdout.split('\n'));
+  }
+  for (const name of PUPPET_NAMES) {
+    if (known && !known.has(name)) continue;
+    await installPackages(ctx, MODULE, [packageSpec(ctx, name, version)]);
+    return name;
+  }
+  return undefined;
 }
 
 /** A package with its version, as the family's package manager spells it (cloud-init's expand_package_list). */
@@ -89,12 +118,17 @@ export const puppetModule: Module = {
     const aio = installType === 'aio';
     const puppetUser = aio ? 'root' : 'puppet';
     const bin = aio ? '/opt/puppetlabs/bin/puppet' : 'puppet';
-    const packageName = optStr(pcfg, 'package_name', aio ? 'puppet-agent' : 'puppet') as string;
+    const packageName = optStr(pcfg, 'package_name', aio ? 'puppet-agent' : undefined);
 
     if (!install && version) ctx.recoverable('WARNING', 'Puppet install set to false but version supplied, doing nothing.');
     else if (install) {
       ctx.log.debug(`Attempting to install puppet ${version ?? 'latest'} from ${installType}`);
-      if (installType === 'packages') await installPackages(ctx, MODULE, [packageSpec(ctx, packageName, version)]);
+      if (installType === 'packages') {
+        if (packageName !== undefined) await installPackages(ctx, MODULE, [packageSpec(ctx, packageName, version)]);
+        else if (!(await installFirstAvailable(ctx, version))) {
+          ctx.recoverable('WARNING', `No installable puppet package in any of: ${PUPPET_NAMES.join(', ')}`);
+        }
+      }
       else if (aio) {
         const args = [...(version !== undefined ? ['-v', version] : []), ...(collection !== undefined ? ['-c', collection] : []), ...(cleanup ? ['--cleanup'] : [])];
         await runInstallerScript(ctx, MODULE, aioUrl, 5, 'puppet-install', args);
@@ -140,7 +174,7 @@ export const puppetModule: Module = {
       }
     }
     if ('csr_attributes' in pcfg) await ctx.platform.writeFile(csrPath, pyyamlDump(pcfg.csr_attributes, true, 2), { mode: 0o644 });
-    if (startService) await autostart(ctx);
+    if (startService) await managePuppetServices(ctx, 'enable');
     if (exec) {
       ctx.log.debug('Running puppet-agent');
       const argv = [bin, 'agent'];
@@ -154,6 +188,6 @@ export const puppetModule: Module = {
       }
       await ctx.output(await run(ctx, argv));
     }
-    if (startService) await run(ctx, ['service', 'puppet', 'start']);
+    if (startService) await managePuppetServices(ctx, 'start');
   },
 };

@@ -22,8 +22,9 @@ const PUPPET_PATHS = {
   'puppet config print csr_attributes': { stdout: '/etc/puppet/csr_attributes.yaml\n' },
 };
 
-test('puppet: installs the package, merges conf into puppet.conf as configparser writes it, csr_attributes as yaml.dump, enables, runs and starts', async (t) => {
-  const { root, ctx, commands, text, dry } = scriptedModule(t, PUPPET_PATHS);
+test('puppet: installs the first package apt knows, merges conf into puppet.conf as configparser writes it, csr_attributes as yaml.dump, enables, runs and starts', async (t) => {
+  // apt knows no puppet-agent here: 25.1 passes it over for puppet.
+  const { root, ctx, commands, text, dry } = scriptedModule(t, { ...PUPPET_PATHS, 'apt-cache pkgnames': { stdout: 'puppet\npuppet-common\n' } });
   putFile(root, '/etc/puppet/puppet.conf', '[main]\n  logdir = /var/log/puppet\n# comment\n[agent]\nserver=old\nRunInterval: 5\n');
   mkdirSync(join(root, 'run/systemd/system'), { recursive: true });
   putFile(root, '/usr/bin/systemctl', '', 0o755);
@@ -43,18 +44,19 @@ test('puppet: installs the package, merges conf into puppet.conf as configparser
   assert.equal(await text('/etc/puppet/csr_attributes.yaml'), 'custom_attributes:\n  1.2.840.113549.1.9.7: secret\nextension_requests:\n  pp_image_name: my_ami\n  pp_list:\n  - a\n  - b: 1\n    c: 2\n  pp_uuid: ED80\n');
   assert.deepEqual(commands(), [
     `${APT} update`,
+    'apt-cache pkgnames',
     `${APT} install puppet=7.1`,
     'puppet config print config',
     'puppet config print ssldir',
     'puppet config print csr_attributes',
-    'systemctl enable puppet.service',
+    'systemctl enable puppet-agent.service',
     'puppet agent --onetime --no-daemonize',
-    'service puppet start',
+    'systemctl start puppet-agent.service',
   ]);
   assert.ok(dry.effects.some((e) => e.kind === 'write-file' && e.path === '/etc/puppet/puppet.conf' && e.mode === 0o644));
 });
 
-test('puppet: aio paths and user, /etc/default/puppet START=yes, install false; the ca_cert goes under ssl_dir', async (t) => {
+test('puppet: aio paths and user, install false, /etc/default/puppet left alone (25.1); the ca_cert goes under ssl_dir', async (t) => {
   const { root, ctx, commands, text, dry } = scriptedModule(t, {
     '/opt/puppetlabs/bin/puppet config print config': { stdout: '/etc/puppetlabs/puppet/puppet.conf\n' },
     '/opt/puppetlabs/bin/puppet config print ssldir': { stdout: '/etc/puppetlabs/puppet/ssl\n' },
@@ -70,8 +72,31 @@ test('puppet: aio paths and user, /etc/default/puppet START=yes, install false; 
     '/opt/puppetlabs/bin/puppet config print config',
     '/opt/puppetlabs/bin/puppet config print ssldir',
     '/opt/puppetlabs/bin/puppet config print csr_attributes',
-    'sed -i -e s/^START=.*/START=yes/ /etc/default/puppet',
-    'service puppet start',
+    // Without systemd, 25.1's manage_service enables a service by starting it.
+    'service puppet-agent.service start',
+    'service puppet-agent.service start',
+  ]);
+  assert.equal(await text('/etc/default/puppet'), 'START=no\n');
+});
+
+test('puppet: a service manager that takes neither puppet-agent nor puppet is a warning, not a failure; no installable package either (25.1)', async (t) => {
+  const { ctx, commands } = scriptedModule(t, {
+    ...PUPPET_PATHS,
+    'apt-cache pkgnames': { stdout: 'bash\n' },
+    'service puppet-agent.service start': { code: 1 },
+    'service puppet.service start': { code: 1 },
+  });
+  await puppetModule.run(ctx, { puppet: {} });
+  assert.deepEqual(commands().filter((c) => c.startsWith('service') || c.includes('install')), [
+    'service puppet-agent.service start',
+    'service puppet.service start',
+    'service puppet-agent.service start',
+    'service puppet.service start',
+  ]);
+  assert.deepEqual(ctx.problems, [
+    'WARNING: No installable puppet package in any of: puppet-agent, puppet',
+    "WARNING: Could not 'enable' any of the following services: puppet-agent, puppet",
+    "WARNING: Could not 'start' any of the following services: puppet-agent, puppet",
   ]);
 });
 
@@ -80,16 +105,17 @@ test('puppet: no puppet to ask for its paths fails the module, naming the comman
   await assert.rejects(puppetModule.run(a.ctx, { puppet: { install: false, conf_file: '/x.conf' } }), /puppet: 'puppet config print config' exited with code 127/);
   const b = scriptedModule(t, PUPPET_PATHS);
   await assert.rejects(puppetModule.run(b.ctx, { puppet: { install: false, conf: { main: { a: 1 } } } }), /cannot read \/etc\/puppet\/puppet.conf/);
-  // A version without install is a warning; on RHEL the version joins with '-' and no index refresh runs first.
+  // On RHEL the version joins with '-', no index refresh runs first, and puppet-agent is installed outright (25.1's
+  // RHEL distro installs through dnf, which has no 'unavailable' answer to pass over).
   const c = scriptedModule(t, PUPPET_PATHS, { name: 'rocky', family: 'redhat', version: '9' });
   await puppetModule.run(c.ctx, { puppet: { version: '7', start_service: false } });
-  assert.deepEqual(c.commands().slice(0, 1), ['dnf -t -y install puppet-7']);
+  assert.deepEqual(c.commands().slice(0, 1), ['dnf -t -y install puppet-agent-7']);
 });
 
-test("chef: folders, validation key, client.rb from Debian's cloud-init template and firstboot.json, then the package install", async (t) => {
+test("chef: folders, validation key, client.rb from Debian 13's cloud-init template and firstboot.json, then the package install", async (t) => {
   if (!need(t, isRoot() && hasCommand('debootstrap'), "needs root and debootstrap for the cached Debian rootfs (cloud-init's chef_client.rb template)")) return;
   const { root, ctx, commands, text, dry } = scriptedModule(t);
-  putFile(root, '/etc/cloud/templates/chef_client.rb.tmpl', readFileSync(join(ensureDebianRootfs(), 'etc/cloud/templates/chef_client.rb.tmpl'), 'utf8'));
+  putFile(root, '/etc/cloud/templates/chef_client.rb.tmpl', readFileSync(join(ensureDebianRootfs('trixie'), 'etc/cloud/templates/chef_client.rb.tmpl'), 'utf8'));
   await chefModule.run(ctx, {
     chef: {
       server_url: 'https://chef.test:443', validation_name: 'yourorg-validator', validation_cert: 'KEY', environment: 'production', chef_license: 'accept', show_time: false, unknown: 1,
@@ -98,14 +124,25 @@ test("chef: folders, validation key, client.rb from Debian's cloud-init template
     },
   });
   const dirs = dry.effects.flatMap((e) => (e.kind === 'mkdir' ? [e.path] : []));
-  assert.deepEqual(dirs.slice(0, 7), ['/etc/chef', '/var/log/chef', '/var/lib/chef', '/var/cache/chef', '/var/backups/chef', '/var/run/chef', '/etc/chef']);
+  // 25.1's folders: the cache and backups under /var/chef.
+  assert.deepEqual(dirs.slice(0, 7), ['/etc/chef', '/var/log/chef', '/var/lib/chef', '/var/chef/cache', '/var/chef/backup', '/var/run/chef', '/etc/chef']);
   assert.equal(await text('/etc/chef/validation.pem'), 'KEY');
-  // Rendered by cloud-init 22.4's own templater from the same template and config (its header line aside).
+  // Rendered as cloud-init's own templater renders the same template and config (its header line aside).
   const rb = await text('/etc/chef/client.rb');
-  assert.match(rb, /^# Created by cloud-init v\. 22\.4[.0-9]* on .+\n/);
-  assert.equal(rb.replace(/^.*\n/, ''), 'chef_license           "accept"\nlog_level              :info\nssl_verify_mode        :verify_none\nlog_location           "/var/log/chef/client.log"\nvalidation_client_name "yourorg-validator"\nvalidation_key         "/etc/chef/validation.pem"\nclient_key             "/etc/chef/client.pem"\nchef_server_url        "https://chef.test:443"\nenvironment            "production"\nnode_name              "iid-test-1"\njson_attribs           "/etc/chef/firstboot.json"\nfile_cache_path        "/var/cache/chef"\nfile_backup_path       "/var/backups/chef"\npid_file               "/var/run/chef/client.pid"\n\n');
+  assert.match(rb, /^# Created by cloud-init v\. [0-9.]+ on .+\n/);
+  assert.equal(rb.replace(/^.*\n/, ''), 'chef_license           "accept"\nlog_level              :info\nssl_verify_mode        :verify_none\nlog_location           "/var/log/chef/client.log"\nvalidation_client_name "yourorg-validator"\nvalidation_key         "/etc/chef/validation.pem"\nclient_key             "/etc/chef/client.pem"\nchef_server_url        "https://chef.test:443"\nenvironment            "production"\nnode_name              "iid-test-1"\njson_attribs           "/etc/chef/firstboot.json"\nfile_cache_path        "/var/chef/cache"\nfile_backup_path       "/var/chef/backup"\npid_file               "/var/run/chef/client.pid"\n\n');
   assert.equal(await text('/etc/chef/firstboot.json'), '{"run_list": ["recipe[apache2]", "role[db]"], "apache": {"prefork": {"maxclients": 100}, "keepalive": "off", "na\\u00efve": true, "f": 1.5}}');
   assert.deepEqual(commands(), [`${APT} update`, `${APT} install chef`]);
+});
+
+test('chef moves what an older cloud-init left in /var/cache/chef and /var/backups/chef into /var/chef, keeping what is there (25.1)', async (t) => {
+  const { root, ctx, commands } = scriptedModule(t);
+  putFile(root, '/var/cache/chef/cookbooks.tgz', 'old');
+  putFile(root, '/var/backups/chef/client.rb.bak', 'old');
+  putFile(root, '/var/chef/backup/client.rb.bak', 'new');
+  await chefModule.run(ctx, { chef: { install_type: 'none' } });
+  assert.deepEqual(commands().filter((c) => c.startsWith('mv ')), ['mv /var/cache/chef/cookbooks.tgz /var/chef/cache']);
+  assert.ok(ctx.lines.some((l) => l.includes('Ignoring migration of /var/backups/chef/client.rb.bak. File already exists in /var/chef/backup.')));
 });
 
 test('chef: validation_cert system keeps the key (a warning when absent), an installed chef-client runs with exec, the pem deleted after', async (t) => {

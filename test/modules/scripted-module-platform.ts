@@ -3,6 +3,7 @@ import type { TestContext } from 'node:test';
 import { DryRunPlatform } from '../../src/platform/dry-run-platform';
 import type { DistroInfo } from '../../src/platform/linux/distro/distro-info';
 import type { RunOpts, RunResult } from '../../src/platform/platform';
+import { CommandError } from '../../src/util/command-error';
 import { tempDir } from '../helpers/temp';
 import { moduleContext, type TestModuleContext } from './module-context';
 
@@ -37,7 +38,8 @@ export class ScriptedModulePlatform extends DryRunPlatform {
     this.calls.push(call);
     const a = this.answers[command] ?? this.answers[argv[0] as string] ?? {};
     const r = { code: a.code ?? 0, stdout: a.stdout ?? '', stderr: a.stderr ?? '' };
-    if (r.code !== 0 && !opts.allowFailure) throw new Error(`${command} failed`);
+    // As the real platforms: a failed command the caller did not allow is a CommandError (cloud-init's ProcessExecutionError).
+    if (r.code !== 0 && !opts.allowFailure) throw new CommandError(`${command} failed`, { argv, code: r.code, stdout: r.stdout, stderr: r.stderr });
     return r;
   }
   /** Every run effect as --dry-run prints it (secrets already replaced). */

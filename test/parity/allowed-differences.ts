@@ -244,7 +244,7 @@ export const ALLOWED_DIFFERENCES: AllowedDifference[] = [
     seeds: /^(18-|25-|\d+-(puppet|chef|salt-minion|mcollective|ansible|snap-lxd|wireguard|ubuntu-advantage|byobu-system)$)/,
     kinds: [],
     normalize: keepFailedModuleNames,
-    reason: "the seeds make modules fail on both sides (mount -a without the LABEL=scratch device; keyboard's console-setup restart and ntp's chrony install; puppet's `service puppet start`, the chef, salt-minion, mcollective, ansible and byobu installs without network; `snap ack` without snapd; the wireguard-tools and ubuntu-advantage-tools installs, enabling wg-quick@wg0 in the chroot); cloud-init records Python exception reprs (ProcessExecutionError for apt and service), kiln its own error naming the cause; which modules failed, and in which stage, is still compared",
+    reason: "the seeds make modules fail on both sides (mount -a without the LABEL=scratch device; keyboard's console-setup restart and ntp's chrony install; the chef, salt-minion, mcollective, ansible and byobu installs without network; `snap ack` without snapd; the wireguard-tools and ubuntu-advantage-tools installs, enabling wg-quick@wg0 in the chroot); cloud-init records Python exception reprs (ProcessExecutionError for apt and service), kiln its own error naming the cause; which modules failed, and in which stage, is still compared",
   },
   {
     path: /^\/var\/lib\/cloud\/data\/(status|result)\.json$/,

@@ -36,8 +36,6 @@ const use = new AllowListUse();
  * when a pending seed matches, so that it leaves this list.
  */
 const PENDING_25_1: Record<string, string> = {
-  '28-puppet': "25.1's puppet module changed what it writes (/etc/default/puppet, its folders); the seed's expectations are 22.4's",
-  '29-chef': "25.1's chef module makes /var/chef and no /var/backups/chef, and writes client.rb differently",
 };
 
 /** Pending seeds whose trees matched 25.1's: they must leave PENDING_25_1. */
