@@ -15,20 +15,23 @@ interface SourceEvents {
 }
 
 /**
- * The base DataSource's (22.4): every event supported, so a user's `updates` can turn boot, boot-legacy and
+ * The base DataSource's (25.1): every event supported, so a user's `updates` can turn boot, boot-legacy and
  * hotplug on for any source; only a new instance by default.
  */
 const BASE: SourceEvents = { supported: ['boot-new-instance', 'boot', 'boot-legacy', 'hotplug'], default: ['boot-new-instance'] };
-/** Sources that render their network on every boot by default (22.4's RbxCloud, SmartOS and Scaleway). */
+/** Sources that render their network on every boot by default (25.1's RbxCloud, SmartOS and Scaleway). */
 const EVERY_BOOT: SourceEvents = { supported: BASE.supported, default: ['boot-new-instance', 'boot', 'boot-legacy'] };
 
 /**
- * The sources whose defaults differ from the base class in cloud-init 22.4 (Debian bookworm's): Azure renders its
- * network on every boot; RbxCloud, SmartOS and Scaleway too (BOOT in init-local, BOOT_LEGACY again in the init
- * stage). Ec2, OpenStack and ConfigDrive override the supported set in 22.4, but with the base's four events.
+ * The sources whose defaults differ from the base class in cloud-init 25.1 (Debian 13's): Azure, GCE and AliYun
+ * render their network on every boot; RbxCloud, SmartOS and Scaleway too (BOOT in init-local, BOOT_LEGACY again in
+ * the init stage); Ec2 takes hotplug events by default. Ec2, OpenStack and ConfigDrive override the supported set, but with the base's four events.
  */
 const SOURCE_EVENTS: Record<string, SourceEvents> = {
   Azure: { supported: BASE.supported, default: ['boot-new-instance', 'boot'] },
+  GCE: { supported: BASE.supported, default: ['boot-new-instance', 'boot'] },
+  Ec2: { supported: BASE.supported, default: ['boot-new-instance', 'hotplug'] },
+  AliYun: { supported: BASE.supported, default: ['boot-new-instance', 'boot'] },
   RbxCloud: EVERY_BOOT,
   SmartOS: EVERY_BOOT,
   Scaleway: EVERY_BOOT,
@@ -98,7 +101,7 @@ export function updateEventEnabled(input: { source: string; cfg: Record<string, 
 }
 
 /**
- * cloud-init 22.4's apply_network_config for an instance that is not new: the network config is applied again for
+ * cloud-init 25.1's apply_network_config for an instance that is not new: the network config is applied again for
  * BOOT when it is enabled and supported and nothing was applied yet in this boot (the run dir's
  * apply_network_config semaphore), else for BOOT_LEGACY when that is (in every stage that asks). The event, or
  * undefined: then the config of the first boot stays.
