@@ -1,6 +1,6 @@
 // Seeds a rootfs copy with NoCloud files and runs the four cloud-init stages in it, each under unshare + chroot.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LaterBoot, ParityCase } from './seeds';
 
@@ -45,6 +45,20 @@ export function prepareLaterBoot(root: string, c: ParityCase, boot: LaterBoot): 
     writeFileSync(join(seed, 'meta-data'), md);
   }
   if (boot.userData) copyFileSync(join(c.dir, boot.userData), join(seed, 'user-data'));
+}
+
+/**
+ * The machine under test is a VM, but each stage runs in a PID namespace of its own, and trixie's systemd-detect-virt
+ * (257) calls any PID namespace but the first a container ("container-other"); cloud-init 25.1 (util.is_container)
+ * then reads no DMI at all (dmi.read_dmi_data), so a source that goes by DMI (Ec2's AWS, VMware) finds nothing.
+ * In ROOT the container question gets a VM's answer ("none", exit 1), for both sides; every other question goes to
+ * the real program.
+ */
+export function notAContainer(root: string): void {
+  const program = join(root, 'usr/bin/systemd-detect-virt');
+  if (!existsSync(program)) return;
+  renameSync(program, `${program}.real`);
+  writeFileSync(program, '#!/bin/sh\nfor a in "$@"; do case "$a" in -c|--container) echo none; exit 1;; esac; done\nexec /usr/bin/systemd-detect-virt.real "$@"\n', { mode: 0o755 });
 }
 
 /**

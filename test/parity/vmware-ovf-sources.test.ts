@@ -1,6 +1,7 @@
-// Parity: Debian's cloud-init 22.4 (`init --local` in a rootfs copy with fake DMI and a fake vmware-rpctool) and kiln's
-// VMware and OVF sources read the same guestinfo, VMX_GUESTINFO variables and ovf-env.xml: instance data, user and
-// vendor data, the guestinfo left behind (redaction) and the rendered ENI network must match.
+// Parity: Debian 13's cloud-init 25.1 (PARITY_SUITE: `init --local` in a trixie rootfs copy with fake DMI, a fake
+// vmware-rpctool and systemd-detect-virt answering as a VM, notAContainer) and kiln's VMware and OVF sources read
+// the same guestinfo, VMX_GUESTINFO variables and ovf-env.xml: instance data, user and vendor data, the guestinfo
+// left behind (redaction) and the rendered ENI network must match.
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,7 +20,8 @@ import { FIXTURES } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 import { FakeFinder } from '../sources/fake-finder';
-import { runStage } from './sandbox-stages';
+import { PARITY_SUITE } from './run-case';
+import { notAContainer, runStage } from './sandbox-stages';
 
 const FAKE_RPCTOOL = `#!/bin/sh
 # Stands in for open-vm-tools' vmware-rpctool: answers from /guestinfo, as the VMX would.
@@ -74,14 +76,15 @@ function prepare(root: string, c: Case): void {
   writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/90-kiln-parity.cfg'), `datasource_list: [${c.source.name}, None]\n`);
 }
 
-test('kiln reads VMware guestinfo and OVF environments as cloud-init 22.4 does', async (t) => {
+test('kiln reads VMware guestinfo and OVF environments as cloud-init 25.1 does', async (t) => {
   if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the Debian cloud-init rootfs')) return;
-  const root = copyRootfs(tempDir(t, 'kiln-vmware-parity-'));
+  const root = copyRootfs(tempDir(t, 'kiln-vmware-parity-'), { suite: PARITY_SUITE });
+  notAContainer(root);
   const log = new Logger().for('test');
   for (const c of CASES) {
     await t.test(c.name, async () => {
       prepare(root, c);
-      // init-local crawls (both sources are local in 22.4) and renders the network; instance-data.json is the crawl's.
+      // init-local crawls (both sources are local in 25.1) and renders the network; instance-data.json is the crawl's.
       const local = runStage(root, { name: 'init-local', args: ['init', '--local'] }, 120_000, c.env ?? {});
       assert.equal(local.code, 0, `cloud-init init --local failed: ${local.stderr}`);
       const docPath = join(root, 'run/cloud-init/instance-data-sensitive.json');
@@ -107,7 +110,8 @@ test('kiln reads VMware guestinfo and OVF environments as cloud-init 22.4 does',
       assert.equal(data.instanceId, theirs.v1.instance_id, 'instance_id');
       assert.equal(shortLocalHostname(data.localHostname) ?? null, theirs.v1.local_hostname, 'local_hostname');
       assert.equal(data.localHostname, theirs.ds.meta_data['local-hostname'], 'local-hostname as given');
-      // Deliberate: 22.4 keeps the empty lines of a public-keys string as '' keys in public_ssh_keys; kiln drops them.
+      // Deliberate: 25.1 (as 22.4) keeps the empty lines of a public-keys string as '' keys in public_ssh_keys
+      // (normalize_pubkey_data's splitlines); kiln drops them.
       assert.deepEqual(data.publicKeys, (theirs.v1.public_ssh_keys as string[]).filter((k) => k !== ''), 'public_ssh_keys');
       assert.equal(data.cloudName, theirs.v1.cloud_name, 'cloud_name');
       assert.equal(data.platform, theirs.v1.platform, 'platform');
