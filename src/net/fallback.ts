@@ -50,7 +50,10 @@ export function candidateNics(nics: NicFacts[], blacklistDrivers: string[] = [])
   return out;
 }
 
-/** The v2 fallback config, or undefined when no NIC qualifies. */
+/**
+ * The v2 fallback config, or undefined when no NIC qualifies: DHCPv4 and DHCPv6 on it, as cloud-init 25.1's
+ * generate_fallback_config (22.4 asked for DHCPv4 only).
+ */
 export function fallbackNetworkConfig(nics: NicFacts[], opts: { blacklistDrivers?: string[]; matchDriver?: boolean } = {}): Record<string, unknown> | undefined {
   const name = candidateNics(nics, opts.blacklistDrivers)[0];
   if (!name) return undefined;
@@ -58,5 +61,5 @@ export function fallbackNetworkConfig(nics: NicFacts[], opts: { blacklistDrivers
   const netfailMaster = !nic.hasMaster && nic.driver === 'virtio_net' && nic.standbyFeature;
   const match: Record<string, string> = netfailMaster ? { name } : { macaddress: nic.mac as string };
   if (opts.matchDriver && nic.driver) match.driver = nic.driver;
-  return { ethernets: { [name]: { dhcp4: true, 'set-name': name, match } }, version: 2 };
+  return { ethernets: { [name]: { dhcp4: true, dhcp6: true, 'set-name': name, match } }, version: 2 };
 }
