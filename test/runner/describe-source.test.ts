@@ -23,7 +23,7 @@ test('the *Local classes in init-local, the plain ones in init; sources register
 });
 
 test("every other class prints as 22.4's __str__ does: the class alone, or its own bracketed detail", () => {
-  for (const name of ['Scaleway', 'Vultr', 'NWCS', 'CloudStack', 'Exoscale', 'AliYun', 'DigitalOcean', 'LXD', 'Bigstep', 'CloudSigma', 'VMware', 'None']) {
+  for (const name of ['Scaleway', 'Vultr', 'NWCS', 'CloudStack', 'Exoscale', 'AliYun', 'DigitalOcean', 'LXD', 'Bigstep', 'CloudSigma', 'None']) {
     assert.equal(describeSource(name, data('metadata (http://169.254.169.254/x)')), `DataSource${name}`, name);
   }
   assert.equal(describeSource('UpCloud', data('metadata (http://169.254.169.254/metadata/v1.json)')), 'DataSourceUpCloudLocal');
@@ -39,4 +39,10 @@ test("NoCloud prints as 25.1's __str__: its seed, and the dsmode only when it is
   assert.equal(describeSource('NoCloud', data('seed-dir (/var/lib/cloud/seed/nocloud)')), 'DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud]');
   assert.equal(describeSource('NoCloud', data('seed-dir (/var/lib/cloud/seed/nocloud)', { dsmode: 'local' })), 'DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud][dsmode=local]');
   assert.equal(describeSource('NoCloud', data('seed-dir (/var/lib/cloud/seed/nocloud)', { dsmode: 'net' }), 'network'), 'DataSourceNoCloudNet [seed=/var/lib/cloud/seed/nocloud]');
+});
+
+test("VMware prints as 25.1's __str__: the data access method as its seed (22.4 printed the class alone)", () => {
+  assert.equal(describeSource('VMware', data('guestinfo (guestinfo.metadata)')), 'DataSourceVMware [seed=guestinfo]');
+  assert.equal(describeSource('VMware', data('envvar (vmx.guestinfo.metadata)')), 'DataSourceVMware [seed=envvar]');
+  assert.equal(describeSource('VMware', data('imc (/var/run/vmware-imc/cust.cfg)')), 'DataSourceVMware [seed=imc]');
 });

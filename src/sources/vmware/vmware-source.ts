@@ -142,6 +142,8 @@ export const vmwareSource: Datasource = {
   kind: 'local',
   /** Never in the source's own data: cloud-init's `devel net-convert -k vmware-imc` reads a cust.cfg with it. */
   networkFormat: vmwareImcNetworkFormat,
+  /** 25.1's own __str__ (22.4 had none): the data access method, envvar, guestinfo or imc. */
+  describe: (data, cls) => `${cls} [seed=${/^(\w+) \(/.exec(data.subplatform)?.[1] ?? 'None'}]`,
   /** ds-identify's dscheck_VMware: VMX_GUESTINFO variables, else VMware DMI, a tool, and data in one of the three keys. */
   async detect(ctx) {
     if (ctx.platform.os === 'windows') return hasCloudbaseGuestinfo(ctx, sourceSettings(ctx.config, NAME));
