@@ -434,3 +434,17 @@ test('a key given only by fingerprint: the wireserver\'s certificates, decrypted
   assert.ok(server.requests.some((r) => r.method === 'POST' && /<GoalStateIncarnation>2<\/GoalStateIncarnation>/.test(r.body ?? '')));
   assert.equal(existsSync(join(root, 'run')) ? readdirSync(join(root, 'run')).filter((n) => n.startsWith('kiln-azure-certs')).length : 0, 0, 'the transport certificate is removed');
 });
+
+test("IMDS's disablePasswordAuthentication decides ssh_pwauth over ovf-env.xml's, as cloud-init 25.1 does, and is not copied into the metadata", async (t) => {
+  const imdsTrue = await crawlAgainstMock(t, {});
+  assert.equal(imdsTrue.data.sourceConfig?.ssh_pwauth, false);
+  assert.equal('disable_password' in imdsTrue.data.metadata, false, '25.1 writes no disable_password into the metadata (22.4 did)');
+  const dir = join(tempDir(t), 'imds');
+  mkdirSync(dir);
+  const doc = JSON.parse(readFileSync(join(HAPPY, 'imds', 'instance.json'), 'utf8')) as { compute: { osProfile: Record<string, string> } };
+  doc.compute.osProfile.disablePasswordAuthentication = 'false';
+  writeFileSync(join(dir, 'instance.json'), JSON.stringify(doc));
+  // The OVF document says DisableSshPasswordAuthentication true; IMDS's false wins.
+  const imdsFalse = await crawlAgainstMock(t, { imdsDir: dir, ovf: OVF });
+  assert.equal(imdsFalse.data.sourceConfig?.ssh_pwauth, true);
+});

@@ -161,7 +161,7 @@ async function hashPassword(ctx: CrawlContext, password: string): Promise<string
   return hash;
 }
 
-/** The config cloud-init's read_azure_ovf derives (default user, password logins), with IMDS's admin user name over OVF's. */
+/** The config cloud-init's read_azure_ovf derives (default user, password logins), with IMDS's admin user name and password setting over OVF's. */
 async function sourceConfig(ctx: CrawlContext, env: OvfEnv | undefined, imds: Record<string, unknown>): Promise<Record<string, unknown>> {
   const cfg: Record<string, unknown> = {};
   const user: Record<string, unknown> = {};
@@ -178,6 +178,10 @@ async function sourceConfig(ctx: CrawlContext, env: OvfEnv | undefined, imds: Re
   const imdsUser = osProfile(imds, 'adminUsername');
   if (imdsUser) user.name = imdsUser;
   if (Object.keys(user).length) cfg.system_info = { default_user: user };
+  // IMDS's disablePasswordAuthentication, when it has one, decides password logins over OVF's (25.1's
+  // _disable_password_from_imds: only the string "true" disables).
+  const imdsDisable = obj(obj(imds.compute).osProfile).disablePasswordAuthentication;
+  if (imdsDisable !== undefined) cfg.ssh_pwauth = imdsDisable !== 'true';
   // The resource (ephemeral) disk is partitioned and formatted only when it is there, as cloud-init does.
   if (await ctx.platform.exists(RESOURCE_DISK).catch(() => false)) {
     cfg.disk_setup = { ephemeral0: { table_type: 'gpt', layout: [100], overwrite: true } };
@@ -324,8 +328,9 @@ async function crawlWithNetwork(
   const metadata: Record<string, unknown> = { ...(ovf?.env.hostname ? { 'local-hostname': ovf.env.hostname } : {}), imds };
   const hostname = osProfile(imds, 'computerName');
   if (hostname) metadata['local-hostname'] = hostname;
+  // 25.1 no longer copies disablePasswordAuthentication into the metadata as disable_password (22.4 did): it sets
+  // ssh_pwauth from it (sourceConfig).
   const disablePassword = obj(obj(imds.compute).osProfile).disablePasswordAuthentication;
-  if (disablePassword === 'true') metadata.disable_password = true;
   const seed = await readIfExists(ctx, ENTROPY_SOURCE).catch(() => undefined);
   if (seed && seed.length) metadata.random_seed = Buffer.from(seed).toString('base64');
   const iid = await instanceId(ctx, imds);
