@@ -84,7 +84,7 @@ test('network: without a private_ip, the public_ips become v2: DHCP for the leas
   assert.deepEqual((scalewayNetworkConfig(md, 'ens2', false) as { ethernets: Record<string, { dhcp4?: boolean; addresses: string[] }> }).ethernets.ens2?.addresses, ['51.15.1.2/32', '2001:bc8:1::1/64']);
 });
 
-test('init-local: DHCPv4 first; without a DHCPv4 lease the crawl is done again over IPv6 (newer cloud-init), and a refused lease is left to init', async (t) => {
+test('init-local: DHCPv4 first; without a DHCPv4 lease the crawl is done again over IPv6 (newer cloud-init), net_in_use says which (25.1), and a refused lease is left to init', async (t) => {
   if (!need(t, isRoot(), 'binding a source port below 1024 needs root')) return;
   const server = await mockMetadataServer(t, { kind: 'scaleway', dir: TREE });
   const asked: Array<EphemeralUpOptions | undefined> = [];
@@ -100,6 +100,9 @@ test('init-local: DHCPv4 first; without a DHCPv4 lease the crawl is done again o
   const data = await scalewaySource.crawl(ctx);
   assert.deepEqual(asked, [undefined, { ipv6: true, ipv4: false }]);
   assert.equal(data.localHostname, 'scw-web-1');
+  assert.equal(data.metadata.net_in_use, 'ipv6', "25.1 records the family it read the metadata over");
+  const v4: EphemeralNetwork = { up: async () => ({ interface: 'eth0', release: async () => undefined }) };
+  assert.equal((await scalewaySource.crawl({ ...ctx, network: v4 })).metadata.net_in_use, 'ipv4');
   const refusing: EphemeralNetwork = { up: async () => Promise.reject(new EphemeralNetworkRefused('Scaleway', 'a --root sandbox in the host network')) };
   await assert.rejects(scalewaySource.crawl({ ...ctx, network: refusing }), EphemeralNetworkRefused);
 });

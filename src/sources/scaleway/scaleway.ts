@@ -102,6 +102,8 @@ export const scalewaySource: Datasource = {
         }
       }
     }
+    // 25.1 records in the metadata which family its temporary network read it over.
+    if (ctx.network) crawled.md.net_in_use = dhcpv4 ? 'ipv4' : 'ipv6';
     const nic = await fallbackInterface(ctx.platform);
     return scalewayInstanceData(crawled, nic, dhcpv4);
   },
