@@ -51,8 +51,8 @@ export function candidateNics(nics: NicFacts[], blacklistDrivers: string[] = [])
 }
 
 /**
- * The v2 fallback config, or undefined when no NIC qualifies: DHCPv4 and DHCPv6 on it, as cloud-init 25.1's
- * generate_fallback_config (22.4 asked for DHCPv4 only).
+ * The v2 fallback config, or undefined when no NIC qualifies: DHCPv4 on it. cloud-init 25.1 (24.1 on) asks for DHCPv6
+ * too; kiln does not, on purpose (docs/network.md, "Where kiln differs from cloud-init 25.1 on purpose").
  */
 export function fallbackNetworkConfig(nics: NicFacts[], opts: { blacklistDrivers?: string[]; matchDriver?: boolean } = {}): Record<string, unknown> | undefined {
   const name = candidateNics(nics, opts.blacklistDrivers)[0];
@@ -61,5 +61,5 @@ export function fallbackNetworkConfig(nics: NicFacts[], opts: { blacklistDrivers
   const netfailMaster = !nic.hasMaster && nic.driver === 'virtio_net' && nic.standbyFeature;
   const match: Record<string, string> = netfailMaster ? { name } : { macaddress: nic.mac as string };
   if (opts.matchDriver && nic.driver) match.driver = nic.driver;
-  return { ethernets: { [name]: { dhcp4: true, dhcp6: true, 'set-name': name, match } }, version: 2 };
+  return { ethernets: { [name]: { dhcp4: true, 'set-name': name, match } }, version: 2 };
 }
