@@ -36,7 +36,14 @@ export function aliyunPublicKeys(value: unknown): string[] {
 export const aliYunSource: Datasource = {
   name: 'AliYun',
   kind: 'network',
+  /** 25.1 registers DataSourceAliYunLocal for init-local (22.4 had no AliYunLocal). */
+  classNames: { local: 'AliYunLocal', network: 'AliYun' },
   async detect(ctx: DetectContext) {
+    return onAliYun(ctx);
+  },
+  // cloud-init 25.1 has an AliYunLocal (DEP_FILESYSTEM, perform_dhcp_setup): on ECS it reads the metadata in
+  // init-local inside a temporary lease (22.4's AliYun, an Ec2 subclass, waited for the init stage).
+  async localEvidence(ctx: DetectContext) {
     return onAliYun(ctx);
   },
   async crawl(ctx: CrawlContext): Promise<InstanceData> {
@@ -55,6 +62,11 @@ export const aliYunSource: Datasource = {
           identity: false,
         });
         const data = ec2InstanceData(crawl.meta, crawl.userData, undefined, crawl.url, crawl.version, 'aliyun', 'AliYun');
+        // 25.1's AliYun is its own class: platform aliyun, no region of its own (the metadata has none under that
+        // name), and the crawl it keeps is the meta-data alone (no Ec2 API version).
+        data.platform = 'aliyun';
+        delete data.region;
+        data.crawledMetadata = { 'meta-data': crawl.meta };
         // AliYun's get_hostname: the metadata's hostname (not local-hostname); its keys as parse_public_keys reads them.
         const hostname = crawl.meta.hostname;
         if (typeof hostname === 'string' && hostname.trim()) data.localHostname = hostname.trim();

@@ -15,6 +15,8 @@ test("Azure and OVF describe themselves by their seed, as cloud-init 22.4's __st
 test('the *Local classes in init-local, the plain ones in init; sources registered once keep one class', () => {
   assert.equal(sourceClassName('Ec2', 'local'), 'DataSourceEc2Local');
   assert.equal(sourceClassName('Ec2', 'network'), 'DataSourceEc2');
+  assert.equal(sourceClassName('AliYun', 'local'), 'DataSourceAliYunLocal');
+  assert.equal(sourceClassName('AliYun', 'network'), 'DataSourceAliYun');
   assert.equal(sourceClassName('GCE', 'local'), 'DataSourceGCELocal');
   assert.equal(sourceClassName('NoCloud', 'network'), 'DataSourceNoCloudNet');
   assert.equal(sourceClassName('Oracle', 'network'), 'DataSourceOracle');
@@ -23,7 +25,7 @@ test('the *Local classes in init-local, the plain ones in init; sources register
 });
 
 test("every other class prints as 22.4's __str__ does: the class alone, or its own bracketed detail", () => {
-  for (const name of ['Scaleway', 'Vultr', 'NWCS', 'CloudStack', 'Exoscale', 'AliYun', 'DigitalOcean', 'LXD', 'Bigstep', 'CloudSigma', 'None']) {
+  for (const name of ['Scaleway', 'Vultr', 'NWCS', 'CloudStack', 'Exoscale', 'DigitalOcean', 'LXD', 'Bigstep', 'CloudSigma', 'None']) {
     assert.equal(describeSource(name, data('metadata (http://169.254.169.254/x)')), `DataSource${name}`, name);
   }
   assert.equal(describeSource('UpCloud', data('metadata (http://169.254.169.254/metadata/v1.json)')), 'DataSourceUpCloudLocal');
