@@ -101,6 +101,7 @@ test('init-local: DHCPv4 first; without a DHCPv4 lease the crawl is done again o
   assert.deepEqual(asked, [undefined, { ipv6: true, ipv4: false }]);
   assert.equal(data.localHostname, 'scw-web-1');
   assert.equal(data.metadata.net_in_use, 'ipv6', "25.1 records the family it read the metadata over");
+  assert.equal(data.subplatform, 'unknown', "25.1's Scaleway names no metadata_address");
   const v4: EphemeralNetwork = { up: async () => ({ interface: 'eth0', release: async () => undefined }) };
   assert.equal((await scalewaySource.crawl({ ...ctx, network: v4 })).metadata.net_in_use, 'ipv4');
   const refusing: EphemeralNetwork = { up: async () => Promise.reject(new EphemeralNetworkRefused('Scaleway', 'a --root sandbox in the host network')) };

@@ -133,7 +133,9 @@ export function scalewayInstanceData(c: Crawled, nic: string | undefined, dhcpv4
     instanceId: String(id),
     cloudName: 'scaleway',
     platform: 'scaleway',
-    subplatform: `metadata (${c.metadataUrl})`,
+    // 25.1's Scaleway keeps its URL as metadata_url, not the metadata_address the base class names the
+    // subplatform after, so its subplatform is 'unknown' (22.4's was 'metadata (<url>)').
+    subplatform: 'unknown',
     localHostname: String(hostname),
     publicKeys: scalewayPublicKeys(md),
     metadata: md,
