@@ -66,6 +66,12 @@ export interface NetCase {
    * off and nothing added to the comparison, so such a case fails only on what its source did.
    */
   activation: boolean;
+  /**
+   * `"ipv6": false`: the machine's eth0 has IPv6 turned off (an IPv4-only cloud network). cloud-init 25.1's fallback
+   * config asks for DHCPv6 too, and ifupdown's `inet6 dhcp` runs a `dhclient -6` that never gives up when no DHCPv6
+   * server answers (the lab has none); without IPv6 it fails at once instead (no link-local address), on both sides.
+   */
+  ipv6: boolean;
   /** More NICs of the machine: each a veth whose cloud end holds cloudAddress (CIDR) and is up. */
   extraNics: Array<{ name: string; mac: string; cloudAddress: string }>;
   /** Lines the machine's normalised addresses must hold on both sides after the stages ('eth1 inet 10.198.0.5/24 scope global'). */
@@ -97,6 +103,7 @@ interface CaseJson {
   expect_requests?: Array<Record<string, string | number>>;
   found_in?: 'init-local' | 'init';
   activation?: boolean;
+  ipv6?: boolean;
   extra_nics?: Array<{ name: string; mac: string; cloud_address: string }>;
   expect_addresses?: string[];
   network_up?: 'dhclient';
@@ -141,6 +148,7 @@ export function loadNetCases(dir = NET_CASES_DIR): NetCase[] {
         expectRequests: c.expect_requests ?? [],
         foundIn: c.found_in ?? 'init-local',
         activation: c.activation ?? false,
+        ipv6: c.ipv6 ?? true,
         expectAddresses: c.expect_addresses ?? [],
         extraNics: (c.extra_nics ?? []).map((n) => ({ name: n.name, mac: n.mac, cloudAddress: n.cloud_address })),
         ...(existsSync(join(d, 'seed')) ? { seed: join(d, 'seed') } : {}),

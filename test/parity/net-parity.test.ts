@@ -1,4 +1,4 @@
-// Network datasource parity: Debian's cloud-init 22.4 and the built kiln run all four stages on the same machine
+// Network datasource parity: Debian 13's cloud-init 25.1 (PARITY_SUITE) and the built kiln run all four stages on the same machine
 // (fake DMI, one NIC) in front of the same mock metadata service and DHCP server, in network namespaces of the
 // test's own; instance-data.json, the users, keys, hostname and the rendered network must match but for the
 // annotated allow-list. init-local's ephemeral DHCP is exercised on both sides (the lease is the only way to reach
@@ -42,7 +42,7 @@ const REASON = 'needs root, unshare, chroot, debootstrap, GNU time, iproute2 and
 
 const use = new AllowListUse();
 
-test('network parity: cloud-init 22.4 and kiln agree on every network source case', { timeout: 1_800_000 }, async (t) => {
+test('network parity: cloud-init 25.1 and kiln agree on every network source case', { timeout: 1_800_000 }, async (t) => {
   if (!need(t, labReady(), REASON)) return;
   const kiln = builtBinary('kiln-linux-x64');
   if (!need(t, kiln !== undefined, 'dist/kiln-linux-x64 is not built (node build.mjs linux-x64)')) return;
@@ -55,7 +55,7 @@ test('network parity: cloud-init 22.4 and kiln agree on every network source cas
       const stderrOf = (r: typeof ci) => r.stages.map((s) => `${s.stage} (${s.code}): ${s.stderr.trim().slice(-400)}`).join('\n');
       // The case itself must hold under cloud-init: found in its stage (init-local unless the case says init), its expectations met.
       const found = `/run/cloud-init/instance-data.json${c.foundIn === 'init-local' ? AFTER_INIT_LOCAL : ''}`;
-      assert.ok(ci.view.has(found), `cloud-init 22.4 found no source in ${c.foundIn} on ${c.name}: fix the case\n${stderrOf(ci)}\n${ci.server}`);
+      assert.ok(ci.view.has(found), `cloud-init 25.1 found no source in ${c.foundIn} on ${c.name}: fix the case\n${stderrOf(ci)}\n${ci.server}`);
       assert.deepEqual(ci.unmet, [], `the case's own expectations fail under cloud-init itself: fix the case ${c.name}`);
       const k = await runNetCaseOnSide(c, { kilnBinary: kiln as string }, work, kiln as string);
       // Where a case's time goes (issue 29 asked what the cases wait on): each side's stages, in seconds.

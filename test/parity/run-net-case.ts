@@ -6,8 +6,8 @@ import { copyRootfs } from '../helpers/debian-rootfs';
 import type { NetCase } from './net-cases';
 import { openNetLab } from './net-lab';
 import { AFTER_INIT_LOCAL, INIT_LOCAL_FILES, snapshotView } from './net-view';
-import { checkExpectations, sideName, type Side } from './run-case';
-import { installKiln, runDistroNetworking, runStage, STAGES, type StageRun } from './sandbox-stages';
+import { checkExpectations, PARITY_SUITE, sideName, type Side } from './run-case';
+import { installKiln, notAContainer, runDistroNetworking, runStage, STAGES, type StageRun } from './sandbox-stages';
 import type { Tree } from './tree-snapshot';
 import { activationView, unmetActivation } from './net-activation-view';
 import { removeTree } from '../helpers/overlay-copy';
@@ -38,7 +38,7 @@ export async function runNetCaseOnSide(c: NetCase, side: Side, work: string, kil
   const root = join(work, name);
   removeTree(root);
   mkdirSync(root, { recursive: true });
-  copyRootfs(root);
+  copyRootfs(root, { suite: PARITY_SUITE });
   if (side !== 'cloud-init') installKiln(root, side.kilnBinary);
   writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/90-kiln-parity.cfg'), parityConfig(c));
   if (c.seed) cpSync(c.seed, join(root, 'var/lib/cloud/seed/nocloud-net'), { recursive: true });
@@ -47,6 +47,7 @@ export async function runNetCaseOnSide(c: NetCase, side: Side, work: string, kil
   // with nothing listening fails at once, as a cloud without DNS does.
   rmSync(join(root, 'etc/resolv.conf'), { force: true });
   writeFileSync(join(root, 'etc/resolv.conf'), 'nameserver 127.0.0.1\n');
+  notAContainer(root);
   // The case's own files (a provisioning seed, an /etc/hosts line), the same on both sides.
   if (c.rootfs) cpSync(c.rootfs, root, { recursive: true, preserveTimestamps: true });
   const dmiDir = join(work, `${name}-dmi`);
@@ -57,6 +58,7 @@ export async function runNetCaseOnSide(c: NetCase, side: Side, work: string, kil
 
   const lab = await openNetLab(c, kiln, join(work, `${name}-lab`));
   try {
+    if (!c.ipv6) disableIpv6(lab.machine, 'eth0');
     const net = { netns: lab.machine, dmiDir, ...(c.physicalNic ? { physicalNic: 'eth0' } : {}), ...(cmdlineFile ? { cmdlineFile } : {}) };
     const [local, ...later] = STAGES;
     // A fixed hash seed makes cloud-init's set orders (authorized keys) the same on every run.
@@ -91,6 +93,12 @@ export function unmetRequests(logged: Array<Record<string, unknown>>, expected: 
   return expected
     .filter((want) => !logged.some((r) => Object.entries(want).every(([k, v]) => r[k] === v)))
     .map((want) => `no request matching ${JSON.stringify(want)} reached the mock (it logged ${logged.length})`);
+}
+
+/** Turns IPv6 off on NIC in the machine's namespace (see NetCase.ipv6). */
+function disableIpv6(netns: string, nic: string): void {
+  const r = spawnSync('ip', ['netns', 'exec', netns, 'sh', '-c', `echo 1 > /proc/sys/net/ipv6/conf/${nic}/disable_ipv6`], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`could not turn IPv6 off on ${nic} in ${netns}: ${r.stderr}`);
 }
 
 /** `ip -o addr` of the machine's namespace, as the stages left it. */
