@@ -149,6 +149,11 @@ export interface Datasource {
    * the network step finds it by the name InstanceData.networkConfig.format carries.
    */
   readonly networkFormat?: NetworkFormat;
+  /**
+   * Lines the hotplug udev rule gets after its ACTION test (cloud-init's extra_hotplug_udev_rules: Ec2 hands only
+   * its own NIC drivers to the hook), each ending in a newline.
+   */
+  readonly hotplugUdevRules?: string;
   /** Cheap: DMI, labels, files, kernel cmdline. No cloud round-trips. */
   detect(ctx: DetectContext): Promise<boolean>;
   /**

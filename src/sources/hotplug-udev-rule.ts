@@ -2,19 +2,20 @@
 // cloud-init's cc_install_hotplug does; shared by the install_hotplug module and `devel hotplug-hook enable`.
 import type { Platform } from '../platform/platform';
 import type { Log } from '../util/log';
+import { datasourceByName } from './registry';
 import { readHotplugEnabledScopes, supportsEvent, updateEventEnabled, userNetworkEvents } from './update-events';
 
 /**
- * cloud-init 22.4's path and text (Debian bookworm's package). kiln follows 22.4: the rule must run the hook-hotplug
- * script that release ships in /usr/lib/cloud-init, which writes to the FIFO its cloud-init-hotplugd.socket
- * listens on; newer upstream moved the rule to 90-cloud-init-hook-hotplug.rules and may add a source's own lines.
+ * cloud-init 25.1's path and text (Debian 13's package; 22.4 wrote 10-cloud-init-hook-hotplug.rules and had no
+ * source lines): the rule runs the hook-hotplug script in LIBEXECDIR, which writes to the FIFO
+ * cloud-init-hotplugd.socket listens on. EXTRA, a source's own lines, go between the ACTION test and the hook.
  */
-export const HOTPLUG_UDEV_PATH = '/etc/udev/rules.d/10-cloud-init-hook-hotplug.rules';
+export const HOTPLUG_UDEV_PATH = '/etc/udev/rules.d/90-cloud-init-hook-hotplug.rules';
 
-export function hotplugUdevRule(libexecdir: string): string {
+export function hotplugUdevRule(libexecdir: string, extra = ''): string {
   return [
     '# Installed by cloud-init due to network hotplug userdata',
-    'ACTION!="add|remove", GOTO="cloudinit_end"',
+    `ACTION!="add|remove", GOTO="cloudinit_end"${extra ? `\n\n${extra}` : ''}`,
     'LABEL="cloudinit_hook"',
     `SUBSYSTEM=="net", RUN+="${libexecdir}/hook-hotplug"`,
     'LABEL="cloudinit_end"',
@@ -77,7 +78,7 @@ export async function installHotplug(input: InstallHotplugInput): Promise<Instal
   }
   // "This may need to turn into a distro property": cloud-init's own fallback, kept as it is.
   const libexecdir = (await p.exists('/usr/libexec/cloud-init')) ? '/usr/libexec/cloud-init' : '/usr/lib/cloud-init';
-  await p.writeFile(HOTPLUG_UDEV_PATH, hotplugUdevRule(libexecdir), { mode: 0o644 });
+  await p.writeFile(HOTPLUG_UDEV_PATH, hotplugUdevRule(libexecdir, datasourceByName(input.source)?.hotplugUdevRules), { mode: 0o644 });
   await p.run(['udevadm', 'control', '--reload-rules']);
   return 'installed';
 }

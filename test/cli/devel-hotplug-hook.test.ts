@@ -56,7 +56,7 @@ test('hotplug-hook enable: writes hotplug.enabled for the network scope, after w
   assert.equal(r.code, 0, r.err);
   assert.deepEqual(JSON.parse(readFileSync(join(root, 'var/lib/cloud/hotplug.enabled'), 'utf8')), { scopes: ['network'] });
   // No udevadm in this sandbox: the rule is skipped as cloud-init skips it (the module test checks its text).
-  assert.equal(existsSync(join(root, 'etc/udev/rules.d/10-cloud-init-hook-hotplug.rules')), false);
+  assert.equal(existsSync(join(root, 'etc/udev/rules.d/90-cloud-init-hook-hotplug.rules')), false);
   assert.equal((await cli(['--root', root, 'devel', 'hotplug-hook', '-s', 'net', 'query'])).out, 'enabled\n');
   const again = await cli(['--root', root, 'devel', 'hotplug-hook', '-s', 'net', 'enable']);
   assert.deepEqual([again.code, again.err], [0, 'Not installing hotplug for event of type net. Reason: Already done.\n']);

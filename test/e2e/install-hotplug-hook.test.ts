@@ -50,15 +50,16 @@ test('the installed hook-hotplug writes, once the boot has finished, the line th
   assert.ok(execStart, unitValue(service, 'ExecStart'));
   assert.ok(!(execStart[1] as string).includes('${'), 'systemd would expand ${…} itself');
 
-  // In the namespace: the FIFO as systemd makes it and holds it (fd 4); a remove event before the boot finished
-  // (the hook must write nothing), an add event after; then the service's command with the FIFO as its fd 3.
+  // In the namespace: a remove event before the socket listens and the boot finished (the hook must write
+  // nothing, as 25.1's: under systemd it waits for the FIFO, elsewhere for result.json); then the FIFO as systemd
+  // makes it and holds it (fd 4) and the boot's result, an add event; then the service's command with the FIFO as fd 3.
   const script = [
     'set -e',
     'mount -t proc proc /proc',
     `mkdir -p "$(dirname "${fifo}")"`,
+    `SUBSYSTEM=net DEVPATH=/devices/virtual/net/early0 ACTION=remove "${hook}"`,
     `mkfifo -m 0600 "${fifo}"`,
     `exec 4<>"${fifo}"`,
-    `SUBSYSTEM=net DEVPATH=/devices/virtual/net/early0 ACTION=remove "${hook}"`,
     ': > /run/cloud-init/result.json',
     `SUBSYSTEM=net DEVPATH=/devices/pci0000:00/0000:00:05.0/virtio2/net/eth1 ACTION=add "${hook}"`,
     'env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin /bin/sh -c "$SERVICE_SCRIPT" 3<&4 4<&-',
@@ -71,6 +72,8 @@ test('the installed hook-hotplug writes, once the boot has finished, the line th
   assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
   // The service echoes what it read: the hook's one line, the early event's never written.
   assert.equal(r.stdout, 'args=--subsystem=net handle --devpath=/devices/pci0000:00/0000:00:05.0/virtio2/net/eth1 --udevaction=add\n', r.stderr);
+  // The hook's own log, as 25.1's: the early event turned away, the later one handed on.
+  assert.equal(readFileSync(join(root, 'run/cloud-init/hook-hotplug.log'), 'utf8'), 'Not running hotplug, not ready yet\nRunning hotplug hook:  --subsystem=net handle --devpath=/devices/pci0000:00/0000:00:05.0/virtio2/net/eth1 --udevaction=add\n');
   const log = readFileSync(join(root, 'var/log/cloud-init.log'), 'utf8');
   assert.match(log, /hotplug-hook called with the following arguments: \{hotplug_action: handle, subsystem: net, udevaction: add, devpath: \/devices\/pci0000:00\/0000:00:05\.0\/virtio2\/net\/eth1\}/, log);
   assert.match(log, /hotplug not enabled for event of type net/);

@@ -1,5 +1,5 @@
-// install_hotplug on a sandbox root with udevadm's calls recorded: the udev rule cloud-init 22.4 writes, byte for
-// byte, only for a source that supports hotplug with hotplug enabled; removed again when it no longer is.
+// install_hotplug on a sandbox root with udevadm's calls recorded: the udev rule cloud-init 25.1 writes, byte for
+// byte (with Ec2's own lines on Ec2), only for a source that supports hotplug with hotplug enabled; removed again when it no longer is.
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,16 +11,18 @@ import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 import { moduleContext } from './module-context';
 
-const RULE = '/etc/udev/rules.d/10-cloud-init-hook-hotplug.rules';
+const RULE = '/etc/udev/rules.d/90-cloud-init-hook-hotplug.rules';
 const HOTPLUG = { updates: { network: { when: ['hotplug'] } } };
 
-/** The text 22.4 writes, spelled out here independently of the module. */
+/** The text 25.1 writes, spelled out here independently of the module. */
 const EXPECTED = `# Installed by cloud-init due to network hotplug userdata
 ACTION!="add|remove", GOTO="cloudinit_end"
 LABEL="cloudinit_hook"
 SUBSYSTEM=="net", RUN+="/usr/lib/cloud-init/hook-hotplug"
 LABEL="cloudinit_end"
 `;
+/** On Ec2: 25.1's rule with Ec2's lines (only its NIC drivers reach the hook). */
+const EXPECTED_EC2 = EXPECTED.replace('GOTO="cloudinit_end"\n', 'GOTO="cloudinit_end"\n\nENV{ID_NET_DRIVER}=="vif|ena|ixgbevf", GOTO="cloudinit_hook"\nGOTO="cloudinit_end"\n\n');
 
 function setup(t: TestContext, datasource: string, opts: { udevadm?: boolean; paths?: string[] } = {}) {
   const root = tempDir(t);
@@ -44,26 +46,33 @@ function setup(t: TestContext, datasource: string, opts: { udevadm?: boolean; pa
   return { root, ctx: { ...base, platform, datasource }, calls, base };
 }
 
-test('install_hotplug: OpenStack with updates.network.when [hotplug] writes 22.4\'s rule byte for byte and reloads udev', async (t) => {
+test('install_hotplug: OpenStack with updates.network.when [hotplug] writes 25.1\'s rule byte for byte and reloads udev', async (t) => {
   const s = setup(t, 'DataSourceOpenStackLocal [net,ver=2]');
   await installHotplugModule.run(s.ctx, HOTPLUG);
   assert.equal(readFileSync(join(s.root, RULE), 'utf8'), EXPECTED);
   assert.deepEqual(s.calls, ['udevadm control --reload-rules']);
 });
 
-test('install_hotplug: the rule is the same text as the one in Debian\'s cloud-init 22.4', { timeout: 1_800_000 }, async (t) => {
-  if (!need(t, isRoot() && hasCommand('debootstrap'), 'needs root and debootstrap for the Debian rootfs with cloud-init 22.4')) return;
-  const py = join(ensureDebianRootfs(), 'usr/lib/python3/dist-packages/cloudinit/config/cc_install_hotplug.py');
-  const template = /HOTPLUG_UDEV_RULES_TEMPLATE = """\\\n([\s\S]*?)"""/.exec(readFileSync(py, 'utf8'))?.[1];
+test("install_hotplug: the rule is the same text as Debian 13's cloud-init 25.1 writes, Ec2's lines included", { timeout: 1_800_000 }, async (t) => {
+  if (!need(t, isRoot() && hasCommand('debootstrap'), 'needs root and debootstrap for the Debian rootfs with cloud-init 25.1')) return;
+  const pkg = join(ensureDebianRootfs('trixie'), 'usr/lib/python3/dist-packages/cloudinit');
+  const py = readFileSync(join(pkg, 'config/cc_install_hotplug.py'), 'utf8');
+  const template = /HOTPLUG_UDEV_RULES_TEMPLATE = """\\\n([\s\S]*?)"""/.exec(py)?.[1];
   assert.ok(template);
-  assert.match(readFileSync(py, 'utf8'), /HOTPLUG_UDEV_PATH = "\/etc\/udev\/rules.d\/10-cloud-init-hook-hotplug.rules"/);
-  assert.equal(template.replace('{libexecdir}', '/usr/lib/cloud-init'), EXPECTED);
+  assert.match(py, /HOTPLUG_UDEV_PATH = "\/etc\/udev\/rules.d\/90-cloud-init-hook-hotplug.rules"/);
+  assert.equal(template.replace('{extra_rules}', '').replace('{libexecdir}', '/usr/lib/cloud-init'), EXPECTED);
+  // Ec2's extra_hotplug_udev_rules, put in as cc_install_hotplug does ('\n' + the rules).
+  const ec2Rules = /_EXTRA_HOTPLUG_UDEV_RULES = """([\s\S]*?)"""/.exec(readFileSync(join(pkg, 'sources/DataSourceEc2.py'), 'utf8'))?.[1];
+  assert.ok(ec2Rules);
+  const s = setup(t, 'DataSourceEc2Local');
+  await installHotplugModule.run(s.ctx, HOTPLUG);
+  assert.equal(readFileSync(join(s.root, RULE), 'utf8'), template.replace('{extra_rules}', `\n${ec2Rules}`).replace('{libexecdir}', '/usr/lib/cloud-init'));
 });
 
 test('install_hotplug: /usr/libexec/cloud-init, when present, is the hook\'s folder (Ec2)', async (t) => {
   const s = setup(t, 'DataSourceEc2Local', { paths: ['usr/libexec/cloud-init'] });
   await installHotplugModule.run(s.ctx, { updates: { network: { when: ['boot', 'hotplug'] } } });
-  assert.equal(readFileSync(join(s.root, RULE), 'utf8'), EXPECTED.replace('/usr/lib/cloud-init/', '/usr/libexec/cloud-init/'));
+  assert.equal(readFileSync(join(s.root, RULE), 'utf8'), EXPECTED_EC2.replace('/usr/lib/cloud-init/', '/usr/libexec/cloud-init/'));
 });
 
 test('install_hotplug: NoCloud and Azure get the rule too when the user enables hotplug (22.4\'s base class supports it for every source)', async (t) => {
@@ -94,7 +103,7 @@ test('install_hotplug: without udevadm nothing is written; hotplug.enabled (deve
   mkdirSync(join(s.root, 'var/lib/cloud'), { recursive: true });
   writeFileSync(join(s.root, 'var/lib/cloud/hotplug.enabled'), '{"scopes": ["network"]}');
   await installHotplugModule.run(s.ctx, {});
-  assert.equal(readFileSync(join(s.root, RULE), 'utf8'), EXPECTED);
+  assert.equal(readFileSync(join(s.root, RULE), 'utf8'), EXPECTED_EC2);
 });
 
 test('install_hotplug\'s schema: updates.network.when takes the four event names; another name or key is an error naming it and its line', async () => {

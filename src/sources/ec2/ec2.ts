@@ -164,6 +164,8 @@ export const ec2Source: Datasource = {
   kind: 'network',
   /** cloud-init's class per stage (its *Local class registers with the filesystem dependency only). */
   classNames: { local: 'Ec2Local', network: 'Ec2' },
+  /** 25.1: only the Xen, ENA and Intel VF NICs EC2 gives an instance go to the hotplug hook. */
+  hotplugUdevRules: 'ENV{ID_NET_DRIVER}=="vif|ena|ixgbevf", GOTO="cloudinit_hook"\nGOTO="cloudinit_end"\n',
   networkFormat: ec2NetworkFormat,
   async detect(ctx: DetectContext) {
     // AWS and the clouds cloud-init knows by their DMI (Brightbox, ZStack, e24cloud, Outscale, Tilaa) are found.
