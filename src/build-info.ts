@@ -7,6 +7,7 @@ export const buildFacts: BuildFacts = facts;
 
 /**
  * The cloud-init release whose behaviour kiln reproduces: the one the parity tests check it against. File headers
- * name it for tooling, and `cloud-init --version` prints it where version gates read it (CHANGELOG.md).
+ * name it for tooling, and `cloud-init --version` prints it where version gates read it (CHANGELOG.md); every row
+ * of docs/compatibility.md follows it.
  */
-export const KILN_CLOUD_INIT_VERSION = '22.4.2';
+export const KILN_CLOUD_INIT_VERSION = '25.1.4';

@@ -183,7 +183,7 @@ test('old apt_* keys convert to the v3 apt: format; disable_suites understands [
 
 test("with Debian's own sources.list template (from the cached rootfs) the output is what cloud-init 22.4 writes", async (t) => {
   if (!need(t, isRoot() && hasCommand('debootstrap'), 'needs root and debootstrap for the cached Debian rootfs')) return;
-  const tmpl = readFileSync(join(ensureDebianRootfs(), 'etc/cloud/templates/sources.list.debian.tmpl'), 'utf8');
+  const tmpl = readFileSync(join(ensureDebianRootfs('trixie'), 'etc/cloud/templates/sources.list.debian.tmpl'), 'utf8');
   const root = sandbox(t, tmpl);
   const ctx = withAnswers(dryContext(root));
   await createAptConfigureModule(noNetwork).run(ctx, { apt: { preserve_sources_list: false, primary: [{ arches: ['default'], uri: 'http://m.test/debian' }] } });
@@ -300,7 +300,7 @@ function aptEntries(text: string): string[] {
 
 test("kiln's built-in templates render the apt entries cloud-init 22.4's packaged templates do (default and custom mirrors)", async (t) => {
   if (!need(t, isRoot() && hasCommand('debootstrap'), 'needs root and debootstrap for the cached Debian rootfs')) return;
-  const templates = join(ensureDebianRootfs(), 'etc/cloud/templates');
+  const templates = join(ensureDebianRootfs('trixie'), 'etc/cloud/templates');
   const cases = [
     { name: 'debian', osRelease: 'ID=debian\nVERSION_ID="12"\nVERSION_CODENAME=bookworm\n' },
     { name: 'debian', osRelease: 'ID=debian\nVERSION_ID="11"\nVERSION_CODENAME=bullseye\n' },

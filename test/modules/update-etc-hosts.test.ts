@@ -14,7 +14,7 @@ const read = (root: string) => readFileSync(join(root, 'etc/hosts'), 'utf8');
 
 test("manage_etc_hosts: true renders Debian's real hosts.debian.tmpl as python jinja2 does", async (t) => {
   if (!need(t, isRoot() && hasCommand('debootstrap'), 'needs root and debootstrap for the Debian rootfs')) return;
-  const rootfs = ensureDebianRootfs();
+  const rootfs = ensureDebianRootfs('trixie');
   const root = tempDir(t);
   mkdirSync(join(root, 'etc/cloud/templates'), { recursive: true });
   writeFileSync(join(root, 'etc/cloud/templates/hosts.debian.tmpl'), readFileSync(join(rootfs, 'etc/cloud/templates/hosts.debian.tmpl')));
@@ -46,7 +46,7 @@ test('manage_etc_hosts: localhost adds or extends the 127.0.1.1 line and keeps t
   assert.equal(read(root), before, 'nothing to change: the file is left alone');
   const fresh = tempDir(t);
   await updateEtcHosts.run(moduleContext(fresh), { manage_etc_hosts: 'localhost', hostname: 'h', fqdn: 'h.d' });
-  assert.match(read(fresh), /^# Added by cloud-init v\. 22\.4\.2 on .+\n127\.0\.1\.1\th\.d\th\n\n$/);
+  assert.match(read(fresh), /^# Added by cloud-init v\. 25\.1\.4 on .+\n127\.0\.1\.1\th\.d\th\n\n$/);
 });
 
 test('manage_etc_hosts false or absent leaves /etc/hosts alone', async (t) => {

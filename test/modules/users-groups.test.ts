@@ -92,7 +92,7 @@ test('users_groups on a Debian rootfs: default user, groups, passwords, locks, s
   assert.match(redir, /^no-port-forwarding,.*Please login as the user \\"debian\\" rather than the user \\"redir\\".*ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC2 bob@desk\n$/);
   // sudoers: valid for visudo; the default user comes last, as in cloud-init (it is re-inserted after the others)
   const sudoers = readFileSync(join(root, 'etc/sudoers.d/90-cloud-init-users'), 'utf8');
-  assert.match(sudoers, /^# Created by cloud-init v\. 22\.4\.2 on .+\n\n# User rules for alice\nalice ALL=\(ALL\) ALL\n\n# User rules for debian\ndebian ALL=\(ALL\) NOPASSWD:ALL\n$/);
+  assert.match(sudoers, /^# Created by cloud-init v\. 25\.1\.4 on .+\n\n# User rules for alice\nalice ALL=\(ALL\) ALL\n\n# User rules for debian\ndebian ALL=\(ALL\) NOPASSWD:ALL\n$/);
   assert.equal(statSync(join(root, 'etc/sudoers.d/90-cloud-init-users')).mode & 0o777, 0o440);
   const check = await ctx.platform.run(['visudo', '-cf', '/etc/sudoers.d/90-cloud-init-users'], { allowFailure: true });
   assert.equal(check.code, 0, check.stdout + check.stderr);

@@ -151,7 +151,7 @@ export const NET_ALLOWED_DIFFERENCES: AllowedDifference[] = [
     path: /^\/etc\/sudoers\.d\/90-cloud-init-users$/,
     kinds: [],
     normalize: dropHeaderVersionAndTime,
-    reason: "the header carries the time the file was written (the two sides run at different times) and the writer's version: kiln names the release its boot follows as a whole (KILN_CLOUD_INIT_VERSION, still 22.4.2 until every row of docs/compatibility.md is 25.1), as the whole-tree allow-list does",
+    reason: "the header carries the time the file was written (the two sides run at different times) and the writer's version: kiln names the release its boot follows as a whole (KILN_CLOUD_INIT_VERSION), as the whole-tree allow-list does",
   },
   {
     path: /^\/(root|home\/[^/]+)\/\.ssh\/authorized_keys$/,

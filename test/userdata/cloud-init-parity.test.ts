@@ -74,7 +74,7 @@ function candidates(): Array<{ name: string; data: Buffer }> {
 
 test('corpus parity with cloud-init 22.4: parts (type, name) and merged cloud-config', async (t) => {
   if (!need(t, isRoot() && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, chroot and debootstrap for the Debian rootfs')) return;
-  const root = ensureDebianRootfs();
+  const root = ensureDebianRootfs('trixie');
   const cases = candidates();
   assert.ok(cases.length >= 15, `only ${cases.length} comparable cases`);
   const r = spawnSync('unshare', ['--mount', '--pid', '--fork', 'chroot', root, 'python3', '-B', '-c', SCRIPT], {

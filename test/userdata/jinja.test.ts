@@ -92,7 +92,7 @@ test('instance-data keys get underscore aliases and v1 keys are top-level', () =
 
 test('parity with Jinja2 (python3-jinja2 in the Debian rootfs, trim_blocks=True)', (t) => {
   if (!need(t, isRoot() && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, chroot and debootstrap for the Debian rootfs')) return;
-  const root = ensureDebianRootfs();
+  const root = ensureDebianRootfs('trixie');
   const script = [
     'import sys, json, jinja2',
     'req = json.load(sys.stdin)',
