@@ -76,24 +76,37 @@ async function addSnapUser(ctx: ModuleContext, name: string, c: UserConfig): Pro
   }
 }
 
+/** 25.1's _shadow_file_has_empty_user_password: NAME's hash in /etc/shadow is empty or only the lock (`!`). */
+async function hasEmptyPassword(ctx: ModuleContext, name: string): Promise<boolean> {
+  const shadow = (await ctx.platform.readTextIfExists('/etc/shadow')) ?? '';
+  const hash = shadow.split('\n').find((l) => l.startsWith(`${name}:`))?.split(':')[1];
+  return hash === '' || hash === '!';
+}
+
 /**
- * 25.1 (since 24.3) unlocks an account with `lock_passwd: false` only when a password is given for it (or, for an
- * existing user, one is already set) and warns otherwise; these are its two warnings. kiln does not unlock.
+ * 25.1's (24.3 and later) lock_passwd: true (the default) locks the account; false unlocks it when user data gives it
+ * a password (blank or not; `passwd` only for a new user), or an existing user already has one; otherwise the account
+ * stays as it is, with 25.1's warning.
  */
-async function warnNotUnlocked(ctx: ModuleContext, name: string, c: UserConfig, preExisting: boolean): Promise<void> {
+async function applyPasswordLock(ctx: ModuleContext, ops: DistroOps, name: string, c: UserConfig, preExisting: boolean): Promise<void> {
   const given = 'plain_text_passwd' in c || 'hashed_passwd' in c || (!preExisting && 'passwd' in c);
-  if (given) return;
-  if (!preExisting) {
-    const msg = `Not unlocking password for user ${name}. 'lock_passwd: false' present in user-data but no 'passwd'/'plain_text_passwd'/'hashed_passwd' provided in user-data`;
+  if (preExisting && !given && 'passwd' in c) {
+    const msg = `'passwd' in user-data is ignored for existing user ${name}`;
     ctx.log.warn(msg);
     ctx.recoverable('WARNING', msg);
+  }
+  if (c.lock_passwd === undefined || isTrue(c.lock_passwd)) {
+    await ops.lockPassword(ctx.platform, name);
     return;
   }
-  const shadow = (await ctx.platform.readTextIfExists('/etc/shadow')) ?? '';
-  // 25.1's _shadow_file_has_empty_user_password: `name::` or `name:!:` only; a user /etc/shadow lacks counts as having one.
-  const hash = shadow.split('\n').find((l) => l.startsWith(`${name}:`))?.split(':')[1];
-  if (hash === undefined || (hash !== '' && hash !== '!')) return;
-  const msg = `Not unlocking blank password for existing user ${name}. 'lock_passwd: false' present in user-data but no existing password set and no 'plain_text_passwd'/'hashed_passwd' provided in user-data`;
+  const hasPassword = preExisting && !given && !(await hasEmptyPassword(ctx, name));
+  if (given || hasPassword) {
+    await ops.unlockPassword(ctx.platform, name);
+    return;
+  }
+  const msg = preExisting
+    ? `Not unlocking blank password for existing user ${name}. 'lock_passwd: false' present in user-data but no existing password set and no 'plain_text_passwd'/'hashed_passwd' provided in user-data`
+    : `Not unlocking password for user ${name}. 'lock_passwd: false' present in user-data but no 'passwd'/'plain_text_passwd'/'hashed_passwd' provided in user-data`;
   ctx.log.warn(msg);
   ctx.recoverable('WARNING', msg);
 }
@@ -116,8 +129,7 @@ export async function createUser(ctx: ModuleContext, ops: DistroOps, name: strin
   if (typeof plain === 'string' && plain) await ops.setPasswords(ctx.platform, [{ user: name, password: plain }], false);
   const hashed = c.hashed_passwd;
   if (typeof hashed === 'string' && hashed) await ops.setPasswords(ctx.platform, [{ user: name, password: hashed }], true);
-  if (c.lock_passwd === undefined || isTrue(c.lock_passwd)) await ops.lockPassword(ctx.platform, name);
-  else await warnNotUnlocked(ctx, name, c, preExisting);
+  await applyPasswordLock(ctx, ops, name, c, preExisting);
   if ('sudo' in c) {
     const sudo = c.sudo;
     if (typeof sudo === 'string' && sudo) await writeSudoRules(ctx.platform, name, sudo);

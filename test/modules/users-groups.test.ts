@@ -174,6 +174,8 @@ test('users_groups: doas rules go to /etc/doas.conf (0440, once per block), inva
   mkdirSync(join(root, 'etc'), { recursive: true });
   writeFileSync(join(root, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/sh\nalice:x:1000:1000::/home/alice:/bin/sh\nbob:x:1001:1001::/home/bob:/bin/sh\n');
   writeFileSync(join(root, 'etc/group'), 'root:x:0:\nalice:x:1000:\nbob:x:1001:\nwheel:x:10:\n');
+  // Blank passwords: lock_passwd false leaves them as they are (25.1), so no account tool runs in this bare root.
+  writeFileSync(join(root, 'etc/shadow'), 'root:*:19000:0:99999:7:::\nalice:!:19000:0:99999:7:::\nbob:!:19000:0:99999:7:::\n');
   const ctx = moduleContext(root);
   const users = [
     { name: 'alice', lock_passwd: false, doas: ['permit nopass alice', 'permit persist alice as root cmd /usr/bin/apt'] },
@@ -199,7 +201,7 @@ test('users_groups: doas rules go to /etc/doas.conf (0440, once per block), inva
   await assert.rejects(usersGroups.run(failing, { users: [{ name: 'x', snapuser: 'x@example.com' }] }), /Failed to create snap user x: 'snap create-user --sudoer --json x@example\.com' exited with code 1: error: cannot create user/);
 });
 
-test("lock_passwd: false without a password: 25.1's warning for an existing user whose password is blank; none when one is set", async (t) => {
+test("lock_passwd: false as 25.1: a blank existing password is left with a warning; a given or existing password is unlocked", async (t) => {
   const { mkdirSync, writeFileSync } = await import('node:fs');
   const root = tempDir(t);
   mkdirSync(join(root, 'etc'), { recursive: true });
@@ -209,4 +211,16 @@ test("lock_passwd: false without a password: 25.1's warning for an existing user
   const ctx = moduleContext(root);
   await usersGroups.run(ctx, { users: [{ name: 'alice', lock_passwd: false }, { name: 'bob', lock_passwd: false }] });
   assert.deepEqual(ctx.problems, ["WARNING: Not unlocking blank password for existing user alice. 'lock_passwd: false' present in user-data but no existing password set and no 'plain_text_passwd'/'hashed_passwd' provided in user-data"]);
+  // bob has a password behind no lock: unlocked (nothing to take off); a locked one loses its '!' (24.3 and later).
+  writeFileSync(join(root, 'etc/shadow'), 'root:*:19000:0:99999:7:::\nalice:!:19000:0:99999:7:::\nbob:!$6$salt$hash:19000:0:99999:7:::\n');
+  const again = moduleContext(root);
+  await usersGroups.run(again, { users: [{ name: 'bob', lock_passwd: false }, { name: 'alice', lock_passwd: false, plain_text_passwd: '' }] });
+  const shadow = readFileSync(join(root, 'etc/shadow'), 'utf8');
+  assert.match(shadow, /^bob:\$6\$salt\$hash:/m, 'the lock taken off an existing password');
+  assert.match(shadow, /^alice::/m, "an empty plain_text_passwd unlocks to the empty password, as passwd -u then passwd -d");
+  assert.deepEqual(again.problems, []);
+  // passwd for an existing user is ignored, with 25.1's warning.
+  const ignored = moduleContext(root);
+  await usersGroups.run(ignored, { users: [{ name: 'bob', passwd: '$6$z$z' }] });
+  assert.deepEqual(ignored.problems, ["WARNING: 'passwd' in user-data is ignored for existing user bob"]);
 });

@@ -277,6 +277,16 @@ export class NativeAccounts {
     });
   }
 
+  /**
+   * passwd -u, then passwd -d where it refuses: one leading '!' taken off the hash, which leaves an account whose
+   * hash was only the lock with the empty password 25.1 then gives it.
+   */
+  unlockPassword(user: string): Promise<boolean> {
+    return this.changeShadow([user], (e) => {
+      e[1] = (e[1] ?? '').replace(/^!/, '');
+    });
+  }
+
   /** chpasswd -e: the given hashes, with the change dated today. */
   setHashes(entries: Array<{ user: string; password: string }>): Promise<boolean> {
     const byUser = new Map(entries.map((e) => [e.user, e.password]));

@@ -126,6 +126,18 @@ export abstract class BaseDistro implements DistroOps {
     if (r.code !== 0) await this.runAccountTool(platform, ['usermod', '--lock', user]);
   }
 
+  async unlockPassword(platform: Platform, user: string): Promise<void> {
+    if (await (await this.nativeAccounts(platform))?.unlockPassword(user)) return;
+    // As 25.1: passwd -u (exit 3 is its refusal to leave an account without a password), and where it said why on
+    // stderr, passwd -d gives the account the empty password it asked for.
+    const r = await this.runAccountTool(platform, ['passwd', '-u', user], { allowFailure: true });
+    if (r.code !== 0 && r.code !== 3) {
+      await this.runAccountTool(platform, ['usermod', '--unlock', user]);
+      return;
+    }
+    if (r.stderr.trim()) await this.runAccountTool(platform, ['passwd', '-d', user]);
+  }
+
   async setPasswords(platform: Platform, entries: Array<{ user: string; password: string }>, hashed: boolean): Promise<void> {
     if (entries.length === 0) return;
     // Plain text always goes to chpasswd, so that the distro's default hash (yescrypt on Debian 12) is used.

@@ -62,6 +62,8 @@ export interface DistroOps {
   addToGroups(platform: Platform, user: string, groups: string[]): Promise<void>;
   /** Locks USER's password (passwd -l / usermod --lock). */
   lockPassword(platform: Platform, user: string): Promise<void>;
+  /** distro.unlock_passwd: `passwd -u`; an account it will not unlock (no password behind the lock) gets an empty one. */
+  unlockPassword(platform: Platform, user: string): Promise<void>;
   /** Sets passwords in one chpasswd call; HASHED means the values are already crypted. */
   setPasswords(platform: Platform, entries: Array<{ user: string; password: string }>, hashed: boolean): Promise<void>;
   /** Expires USER's password so it must be changed at next login. */
