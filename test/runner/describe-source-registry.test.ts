@@ -9,7 +9,7 @@ const data: InstanceData = { instanceId: 'i-1', cloudName: 'c', platform: 'p', s
 
 test('every source is named by its registered class per stage, else DataSource<name>', () => {
   const perStage = DATASOURCES.filter((s) => s.classNames);
-  assert.deepEqual(perStage.map((s) => s.name).sort(), ['Ec2', 'GCE', 'NoCloud', 'OVF', 'OpenStack', 'UpCloud']);
+  assert.deepEqual(perStage.map((s) => s.name).sort(), ['AliYun', 'Ec2', 'GCE', 'NoCloud', 'OVF', 'OpenStack', 'UpCloud']);
   for (const s of [...DATASOURCES, ...WINDOWS_ONLY_SOURCES]) {
     for (const stage of ['local', 'network'] as const) assert.equal(sourceClassName(s.name, stage), `DataSource${s.classNames?.[stage] ?? s.name}`, `${s.name} ${stage}`);
   }
@@ -18,7 +18,7 @@ test('every source is named by its registered class per stage, else DataSource<n
 
 test("a source's own description is the one the runner writes; the others are their class name", () => {
   const described = DATASOURCES.filter((s) => s.describe);
-  assert.equal(described.length, 11);
+  assert.equal(described.length, 12);
   for (const s of DATASOURCES) {
     const cls = sourceClassName(s.name, 'network');
     assert.equal(describeSource(s.name, data, 'network'), s.describe ? s.describe(data, cls) : cls, s.name);

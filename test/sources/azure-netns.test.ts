@@ -166,8 +166,11 @@ function assertSameInstance(ci: string, kiln: string): void {
   for (const key of ['cloud_name', 'platform', 'subplatform', 'instance_id', 'local_hostname', 'region', 'availability_zone', 'public_ssh_keys', 'cloud_id']) {
     assert.deepEqual(b.v1[key], a.v1[key], `v1.${key}`);
   }
-  const strip = (md: Record<string, unknown>) => Object.fromEntries(Object.entries(md).filter(([k]) => k !== 'random_seed'));
-  assert.deepEqual(strip(b.ds.meta_data), strip(a.ds.meta_data), 'ds.meta_data');
+  // This oracle is Debian 12's 22.4 (the Azure labs need its netlink and dhclient paths): 22.4 also copied IMDS's
+  // disablePasswordAuthentication into the metadata as disable_password, which 25.1, kiln's reference, no longer
+  // does (it sets ssh_pwauth from it instead); only that key of 22.4's is left out.
+  const strip = (md: Record<string, unknown>, drop: string[]) => Object.fromEntries(Object.entries(md).filter(([k]) => !drop.includes(k)));
+  assert.deepEqual(strip(b.ds.meta_data, ['random_seed']), strip(a.ds.meta_data, ['random_seed', 'disable_password']), 'ds.meta_data');
 }
 
 function registerTests(): void {
