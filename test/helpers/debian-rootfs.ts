@@ -1,10 +1,12 @@
 // debootstrap'd Debian rootfs trees (bookworm with cloud-init 22.4, trixie with 25.1), built once and cached outside
 // the repo: one with Debian's cloud-init (the oracle for parity tests, and the sandbox for end-to-end runs of the built binary), one with a kernel and
-// no cloud-init (the image the qemu boot tests install kiln into), and that bootable tree plus Debian's cloud-init
-// (the other side of the boot timeline bench).
+// no cloud-init (the image the qemu boot tests install kiln into; also for arm64, its second stage run through
+// qemu-user-static, test/helpers/foreign-chroot.ts), and that bootable tree plus Debian's cloud-init (the other side
+// of the boot timeline bench).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runWithForeignBinfmt, type DebianArch, type ForeignArch } from './foreign-chroot';
 import { privateCopy, type CopyOptions } from './overlay-copy';
 
 export const ROOTFS_CACHE = process.env.KILN_ROOTFS_CACHE ?? '/var/cache/kiln-test';
@@ -91,9 +93,19 @@ export function ensureDebianRootfs(suite: DebianSuite = DEFAULT_SUITE): string {
   return ensureCachedRootfs(`${suite}-cloud-init`, stamp(suite, ROOTFS_PACKAGES), (building) => debootstrap(building, suite, ROOTFS_PACKAGES));
 }
 
-/** The cached bootable tree (kernel, initramfs, systemd, no cloud-init) for the qemu boot tests. */
-export function ensureBootRootfs(suite: DebianSuite = DEFAULT_SUITE): string {
-  return ensureCachedRootfs(`${suite}-boot`, stamp(suite, BOOT_ROOTFS_PACKAGES), (building) => debootstrap(building, suite, BOOT_ROOTFS_PACKAGES));
+/** The bootable tree's packages for ARCH: the same list, with that architecture's kernel. */
+export function bootRootfsPackages(arch: DebianArch): string[] {
+  return BOOT_ROOTFS_PACKAGES.map((p) => (p === 'linux-image-amd64' ? `linux-image-${arch}` : p));
+}
+
+/**
+ * The cached bootable tree (kernel, initramfs, systemd, no cloud-init) for the qemu boot tests, of ARCH: amd64's is
+ * `SUITE-boot`, another's `SUITE-ARCH-boot`, debootstrapped in two stages (the second through qemu-user-static).
+ */
+export function ensureBootRootfs(suite: DebianSuite = DEFAULT_SUITE, arch: DebianArch = 'amd64'): string {
+  if (arch === 'amd64') return ensureCachedRootfs(`${suite}-boot`, stamp(suite, BOOT_ROOTFS_PACKAGES), (building) => debootstrap(building, suite, BOOT_ROOTFS_PACKAGES));
+  const packages = bootRootfsPackages(arch);
+  return ensureCachedRootfs(`${suite}-${arch}-boot`, `${arch} ${stamp(suite, packages)}`, (building) => foreignDebootstrap(building, suite, arch, packages));
 }
 
 /** What is added to the bootable tree for the cloud-init side of the boot bench (recommends left out, as debootstrap does). */
@@ -136,6 +148,21 @@ function debootstrap(building: string, suite: DebianSuite, packages: readonly st
     maxBuffer: 64 * 1024 * 1024,
   });
   if (r.status !== 0) throw new Error(`debootstrap failed (${r.status}): ${(r.stderr || r.stdout).slice(-2000)}`);
+}
+
+/**
+ * debootstrap for another architecture: the first stage on the host (download and unpack, device nodes made as
+ * root), the second (the packages' maintainer scripts, arm64 programs) chrooted in a namespace with qemu-user-static
+ * as its binfmt handler. container=lxc makes debootstrap skip its mknod check of the target, which a user namespace
+ * refuses; the nodes the first stage made are used as they are.
+ */
+function foreignDebootstrap(building: string, suite: DebianSuite, arch: ForeignArch, packages: readonly string[]): void {
+  const first = spawnSync('debootstrap', ['--foreign', `--arch=${arch}`, '--variant=minbase', `--include=${packages.join(',')}`, suite, building, aptMirror()], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (first.status !== 0) throw new Error(`debootstrap --foreign --arch=${arch} failed (${first.status}): ${(first.stderr || first.stdout).slice(-2000)}`);
+  runWithForeignBinfmt(arch, `mount -t proc proc '${building}/proc'\ncontainer=lxc chroot '${building}' /debootstrap/debootstrap --second-stage`);
 }
 
 /**
@@ -186,7 +213,10 @@ export function copyRootfs(into: string, { suite = DEFAULT_SUITE, ...options }: 
   return privateCopy(ensureDebianRootfs(suite), into, options);
 }
 
-/** A private copy of the cached bootable rootfs (or, with cloudInit, of the one with Debian's cloud-init), removed as copyRootfs's. */
-export function copyBootRootfs(into: string, { cloudInit = false, suite = DEFAULT_SUITE }: { cloudInit?: boolean; suite?: DebianSuite } = {}): string {
-  return privateCopy(cloudInit ? ensureBootCloudInitRootfs(suite) : ensureBootRootfs(suite), into);
+/**
+ * A private copy of the cached bootable rootfs of ARCH (or, with cloudInit, of the amd64 one with Debian's cloud-init),
+ * removed as copyRootfs's.
+ */
+export function copyBootRootfs(into: string, { cloudInit = false, suite = DEFAULT_SUITE, arch = 'amd64' }: { cloudInit?: boolean; suite?: DebianSuite; arch?: DebianArch } = {}): string {
+  return privateCopy(cloudInit ? ensureBootCloudInitRootfs(suite) : ensureBootRootfs(suite, arch), into);
 }
