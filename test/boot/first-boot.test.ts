@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { copyBootRootfs, type DebianSuite } from '../helpers/debian-rootfs';
 import { buildDebForTest } from '../helpers/deb-package';
+import { assertFirstBootOfSeed, assertHealthyBoot, cryptMatches, firstBootProbe, firstBootUserData, META_DATA, one, tagged } from '../helpers/first-boot-probe';
 import { EMULATED_EXECUTE_COMMAND, installPackerEmulation, stepReports, type EmulatedBuild } from '../helpers/packer-emulation';
 import { readProvisioners } from '../helpers/packer-template';
-import { bootQemu, consoleTail, installProbeUnit, makeBootImage, type BootImage, type BootOptions, type BootResult, type ConsoleLine } from '../helpers/qemu-boot';
+import { bootQemu, consoleTail, installProbeUnit, makeBootImage, type BootImage, type BootOptions, type BootResult } from '../helpers/qemu-boot';
 import { builtBinary, REPO } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { removeTree } from '../helpers/overlay-copy';
@@ -19,88 +20,6 @@ import { removeTree } from '../helpers/overlay-copy';
 const kiln = builtBinary('kiln-linux-x64');
 /** One boot's hard limit: a TCG boot takes 30–90 s here; a stall must fail the test, never hang the suite. */
 const BOOT_TIMEOUT_MS = Number(process.env.KILN_BOOT_TIMEOUT_MS ?? 240_000);
-
-const META_DATA = 'instance-id: iid-kiln-boot-1\nlocal-hostname: kiln-boot-meta\n';
-
-/**
- * The seed's user data: users, passwords, a hostname, write_files, runcmd, a per-boot and a per-instance script
- * (written by write_files, run by the final stage), and what the stall of issue 24 had: a runcmd that starts
- * `cloud-init status --wait` with systemd-run while the final stage is still running.
- */
-const USER_DATA = `#cloud-config
-hostname: kiln-boot-guest
-# C.UTF-8 needs no locale-gen: Debian's locale-gen ignores its argument, so en_US.UTF-8 (the default) fails
-# update-locale on an image whose /etc/locale.gen enables nothing, for Debian's cloud-init as for kiln.
-locale: C.UTF-8
-chpasswd:
-  expire: false
-  users:
-    - {name: tester, password: kilnlab-tester, type: text}
-    - {name: debian, password: kilnlab-default, type: text}
-ssh_pwauth: true
-users:
-  - default
-  - name: tester
-    shell: /bin/bash
-    groups: [sudo]
-    sudo: "ALL=(ALL) NOPASSWD:ALL"
-write_files:
-  - path: /var/lib/kiln-boot/marker
-    content: "written by write_files\\n"
-  - path: /var/lib/cloud/scripts/per-boot/10-count.sh
-    permissions: "0755"
-    content: |
-      #!/bin/sh
-      echo boot >> /var/lib/kiln-boot/per-boot.log
-      echo "KILN-PER-BOOT-RAN $(wc -l < /var/lib/kiln-boot/per-boot.log)" > /dev/ttyS0
-  - path: /var/lib/cloud/scripts/per-instance/10-count.sh
-    permissions: "0755"
-    content: |
-      #!/bin/sh
-      echo instance >> /var/lib/kiln-boot/per-instance.log
-      echo "KILN-PER-INSTANCE-RAN $(wc -l < /var/lib/kiln-boot/per-instance.log)" > /dev/ttyS0
-runcmd:
-  - [sh, -c, 'echo "KILN-RUNCMD-RAN $(cat /var/lib/kiln-boot/marker)" > /dev/ttyS0']
-  - [systemd-run, --no-block, --unit=kiln-status-wait, sh, -c, 'cloud-init status --wait >/dev/null 2>&1; echo "KILN-RUNCMD-STATUS-WAIT $?" > /dev/ttyS0']
-`;
-
-/**
- * A unit of the image (not of kiln) that reports on every boot, on the serial console: what `cloud-init status
- * --wait` says, the stages' record, the hostname, the accounts, the host keys and the keys sshd serves; then a
- * heartbeat to show the guest keeps running, and a poweroff (qemu runs with -no-reboot, so that ends the boot).
- */
-const PROBE_SCRIPT = `#!/bin/sh
-# Each line opens the console afresh: the serial getty's vhangup() on ttyS0 cuts off descriptors opened before it.
-say() { printf '%s\\n' "$*" > /dev/ttyS0; }
-tagged() { while IFS= read -r line; do say "$1 $line"; done; }
-say "PROBE-BEGIN"
-out=$(timeout 300 cloud-init status --wait --long 2>&1); rc=$?
-echo "$out" | tagged 'PROBE-STATUS|'
-say "PROBE-STATUS-RC $rc"
-# In base64 lines well under the tty's 2048-byte write chunk: a longer write can be split there by another writer.
-base64 -w 600 /run/cloud-init/status.json | tagged 'PROBE-STATUS-JSON-B64'
-say "PROBE-HOSTNAME $(hostname)"
-say "PROBE-INSTANCES $(ls /var/lib/cloud/instances | tr '\\n' ' ')"
-say "PROBE-MACHINE-ID $(cat /etc/machine-id)"
-say "PROBE-SHADOW $(getent shadow tester | cut -d: -f1,2)"
-say "PROBE-SHADOW $(getent shadow debian | cut -d: -f1,2)"
-say "PROBE-GROUPS $(id -nG tester)"
-say "PROBE-SUDOERS $(grep -c '^tester ALL=(ALL) NOPASSWD:ALL$' /etc/sudoers.d/90-cloud-init-users 2>/dev/null)"
-for k in /etc/ssh/ssh_host_*_key.pub; do say "PROBE-HOSTKEY-FILE $(ssh-keygen -lf "$k")"; done
-say "PROBE-SSH-ACTIVE $(systemctl is-active ssh)"
-ssh-keyscan -T 10 127.0.0.1 2>/dev/null | ssh-keygen -lf - | tagged PROBE-HOSTKEY-SERVED
-say "PROBE-PER-BOOT-LOG $(wc -l < /var/lib/kiln-boot/per-boot.log)"
-say "PROBE-PER-INSTANCE-LOG $(wc -l < /var/lib/kiln-boot/per-instance.log)"
-say "PROBE-FAILED-UNITS $(systemctl list-units --failed --plain --no-legend | awk '{print $1}' | tr '\\n' ' ')"
-# cloud-init 25.1's units: the one process (once it has exited after the last stage) and each stage unit's result.
-timeout 60 sh -c 'while systemctl -q is-active cloud-init-main.service; do sleep 0.5; done'
-say "PROBE-MAIN $(systemctl show -p Type --value cloud-init-main.service) $(systemctl show -p Result --value cloud-init-main.service) $(systemctl show -p ExecMainStatus --value cloud-init-main.service)"
-for u in cloud-init-local.service cloud-init-network.service cloud-config.service cloud-final.service; do say "PROBE-STAGE-UNIT $u $(systemctl show -p Result --value $u) $(systemctl show -p ActiveEnterTimestampMonotonic --value $u)"; done
-say "PROBE-MAIN-BANNERS $(journalctl -b -q --no-pager -o cat _SYSTEMD_UNIT=cloud-init-main.service | grep -c "^Cloud-init v\\. .* running '")"
-i=0; while [ $i -lt 8 ]; do i=$((i+1)); say "PROBE-HB $i"; sleep 1; done
-say "PROBE-END"
-systemctl poweroff
-`;
 
 function sh(cmd: string, args: string[]): string {
   const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
@@ -123,7 +42,7 @@ function prepareImage(work: string, name: string, by: 'deb' | 'install', suite: 
     copyFileSync(deb, join(root, 'tmp/kiln.deb'));
     inRoot('dpkg -i /tmp/kiln.deb && rm /tmp/kiln.deb');
   } else sh(kiln as string, ['install', '--root', root]);
-  installProbeUnit(root, 'kiln-boot-probe', PROBE_SCRIPT);
+  installProbeUnit(root, 'kiln-boot-probe', firstBootProbe('ttyS0'));
   // No login prompt on the serial console: trixie's agetty writes terminal queries there, into the probe's lines.
   symlinkSync('/dev/null', join(root, 'etc/systemd/system/serial-getty@ttyS0.service'));
   const image = makeBootImage(root, dir);
@@ -146,7 +65,7 @@ function preparePackerImage(work: string): { image: BootImage; build: EmulatedBu
   mkdirSync(root, { recursive: true });
   copyBootRootfs(root);
   sh(kiln as string, ['install', '--root', root]);
-  installProbeUnit(root, 'kiln-boot-probe', PROBE_SCRIPT);
+  installProbeUnit(root, 'kiln-boot-probe', firstBootProbe('ttyS0'));
   symlinkSync('/dev/null', join(root, 'etc/systemd/system/serial-getty@ttyS0.service'));
   const build = installPackerEmulation(root, DEBIAN_TEMPLATE, { 'var.kiln_binary': kiln as string }, 'kiln-boot-probe');
   const image = makeBootImage(root, dir);
@@ -157,30 +76,6 @@ function preparePackerImage(work: string): { image: BootImage; build: EmulatedBu
 /** The console lines of a Packer emulation boot (the driver's and kiln's), for assertion messages. */
 function packerReport(result: BootResult): string {
   return consoleTail(result.lines.filter((l) => /PACKER-|cloud-init\[|Cloud-init v\./.test(l.text)), 120);
-}
-
-/** Values of the console lines that carry TAG (the rest of the line after "TAG "), wherever kernel output put it. */
-function tagged(lines: readonly ConsoleLine[], tag: string): string[] {
-  // Not preceded by another tag's letters; anything else may come first (trixie's getty writes terminal queries,
-  // `ESC[6n` and the like, onto the line a probe line then continues).
-  const pattern = new RegExp(`(?<![A-Z-])${tag.replace(/[|\\^$.*+?()[\]{}]/g, '\\$&')}(?:\\s(.*))?$`);
-  const out: string[] = [];
-  for (const l of lines) {
-    const m = pattern.exec(l.text);
-    if (m) out.push((m[1] ?? '').trim());
-  }
-  return out;
-}
-
-/** The lines the probe, the seed's scripts and kiln's stages wrote, for assertion messages (the tail is the shutdown). */
-function report(result: BootResult): string {
-  return consoleTail(result.lines.filter((l) => /PROBE-|KILN-|cloud-init\[|Cloud-init v\./.test(l.text)), 80);
-}
-
-function one(result: BootResult, tag: string): string {
-  const values = tagged(result.lines, tag);
-  assert.ok(values.length > 0, `no ${tag} line on the console\n${report(result)}`);
-  return values[0] as string;
 }
 
 /** Where the guest reaches the host's metadata server (a guestfwd address in the user-mode network, as README's CI loop). */
@@ -199,11 +94,6 @@ async function serveSeed(dir: string, seconds: number): Promise<{ child: ChildPr
   return { child, port, exited, output: () => out };
 }
 
-/** Host-side check of a crypt(3) hash with the host's perl (libcrypt knows yescrypt, Debian's default). */
-function cryptMatches(password: string, hash: string): boolean {
-  return spawnSync('perl', ['-e', 'exit(crypt($ARGV[0], $ARGV[1]) eq $ARGV[1] ? 0 : 1)', password, hash]).status === 0;
-}
-
 /** Boots IMAGE with SEED (or the network seed MORE names) until the probe powers the guest off, keeping the timestamped console in LOG. */
 async function bootOnce(image: BootImage, seed: string | undefined, log: string, more: Pick<BootOptions, 'smbios' | 'guestForwards'> = {}): Promise<BootResult> {
   // systemd's status lines on the console can land inside the probe's long lines (trixie's systemd prints more of
@@ -211,61 +101,6 @@ async function bootOnce(image: BootImage, seed: string | undefined, log: string,
   const result = await bootQemu({ image, ...(seed ? { seed } : {}), ...more, append: 'systemd.show_status=false', timeoutMs: BOOT_TIMEOUT_MS, logFile: log });
   assert.ok(tagged(result.lines, 'PROBE-END').length > 0, `the guest powered off before the probe finished\n${consoleTail(result.lines)}`);
   return result;
-}
-
-/** The assertions every boot shares: status done and exit 0, all four stages finished without errors, sshd up with the keys on disk, the guest alive after. */
-/**
- * The boot ran every stage without an error and sshd serves the host keys on disk. `status --wait` exits 0, or 2
- * (degraded done) when every warning the stages recorded matches ALLOWED_WARNING.
- */
-function assertHealthyBoot(result: BootResult, allowedWarning?: RegExp): void {
-  const parts = tagged(result.lines, 'PROBE-STATUS-JSON-B64');
-  assert.ok(parts.length > 0, `no PROBE-STATUS-JSON-B64 line on the console\n${report(result)}`);
-  const status = JSON.parse(Buffer.from(parts.join(''), 'base64').toString('utf8')) as { v1: Record<string, { start: number | null; finished: number | null; errors: string[]; recoverable_errors?: Record<string, string[]> } | unknown> };
-  const rc = one(result, 'PROBE-STATUS-RC');
-  if (allowedWarning && rc === '2') {
-    const warnings = Object.values(status.v1).flatMap((stage) => Object.entries((stage as { recoverable_errors?: Record<string, string[]> } | null)?.recoverable_errors ?? {}).flatMap(([level, list]) => list.map((m) => `${level}: ${m}`)));
-    assert.ok(warnings.length > 0 && warnings.every((w) => allowedWarning.test(w)), `degraded by other warnings than ${allowedWarning}:\n${warnings.join('\n')}`);
-  } else {
-    assert.equal(rc, '0', `cloud-init status --wait did not exit 0\n${report(result)}`);
-  }
-  // `status --wait` prints a dot per poll before its report, on the same line.
-  assert.ok(tagged(result.lines, 'PROBE-STATUS|').some((v) => /(^|\.)status: done$/.test(v)), `status is not done\n${report(result)}`);
-  for (const stage of ['init-local', 'init', 'modules-config', 'modules-final']) {
-    const s = status.v1[stage] as { start: number | null; finished: number | null; errors: string[] } | undefined;
-    assert.ok(s && s.start !== null && s.finished !== null, `stage ${stage} did not run to the end: ${JSON.stringify(s)}`);
-    assert.deepEqual(s.errors, [], `stage ${stage} had errors`);
-  }
-  assert.equal(one(result, 'PROBE-SSH-ACTIVE'), 'active');
-  const fingerprint = (line: string) => line.split(/\s+/)[1];
-  const keyType = (line: string) => /\((\w+)\)$/.exec(line)?.[1] ?? line;
-  const onDisk = new Map(tagged(result.lines, 'PROBE-HOSTKEY-FILE').map((l) => [keyType(l), fingerprint(l)]));
-  const served = new Map(tagged(result.lines, 'PROBE-HOSTKEY-SERVED').map((l) => [keyType(l), fingerprint(l)]));
-  // sshd's default HostKey list (RSA, ECDSA, Ed25519); a DSA file, which kiln makes as cloud-init 22.4 does, is not served.
-  assert.deepEqual([...served.keys()].sort(), ['ECDSA', 'ED25519', 'RSA'], `sshd does not serve the three host key types\n${report(result)}`);
-  for (const [type, print] of served) assert.equal(print, onDisk.get(type), `sshd serves another ${type} key than /etc/ssh has`);
-  assert.deepEqual(tagged(result.lines, 'PROBE-HB'), ['1', '2', '3', '4', '5', '6', '7', '8'], 'the guest stopped making progress after cloud-init finished');
-  assert.equal(one(result, 'PROBE-FAILED-UNITS'), '', 'failed units');
-  // cloud-init 25.1's units: one notify process ran the four stages (its journal has their four banners), each
-  // started by its stage unit in boot order, every unit successful.
-  assert.equal(one(result, 'PROBE-MAIN'), 'notify success 0', `cloud-init-main.service\n${report(result)}`);
-  assert.equal(one(result, 'PROBE-MAIN-BANNERS'), '4', 'the four stages ran in cloud-init-main.service');
-  const units = tagged(result.lines, 'PROBE-STAGE-UNIT').map((l) => l.split(/\s+/));
-  assert.deepEqual(units.map((u) => `${u[0]} ${u[1]}`), ['cloud-init-local.service success', 'cloud-init-network.service success', 'cloud-config.service success', 'cloud-final.service success']);
-  const done = units.map((u) => Number(u[2]));
-  assert.ok(done.every((v, i) => v > 0 && (i === 0 || v > (done[i - 1] as number))), `the stage units finished out of order: ${done.join(' ')}`);
-}
-
-/** What a first boot of the seed leaves: a healthy boot, runcmd run after write_files, the host name, tester's password and groups, the per-instance script once. */
-function assertFirstBootOfSeed(first: BootResult): void {
-  assertHealthyBoot(first);
-  assert.equal(one(first, 'KILN-RUNCMD-RAN'), 'written by write_files');
-  assert.equal(one(first, 'KILN-RUNCMD-STATUS-WAIT'), '0');
-  assert.equal(one(first, 'PROBE-HOSTNAME'), 'kiln-boot-guest');
-  const tester = one(first, 'PROBE-SHADOW').replace(/^tester:/, '');
-  assert.ok(cryptMatches('kilnlab-tester', tester), `tester's password hash does not match: ${tester}`);
-  assert.match(one(first, 'PROBE-GROUPS'), /\bsudo\b/);
-  assert.deepEqual(tagged(first.lines, 'KILN-PER-INSTANCE-RAN'), ['1']);
 }
 
 describe('kiln on a real boot (qemu)', { concurrency: false }, () => {
@@ -281,7 +116,7 @@ describe('kiln on a real boot (qemu)', { concurrency: false }, () => {
     work = mkdtempSync('/var/tmp/kiln-boot-');
     const seedDir = join(work, 'seed');
     mkdirSync(seedDir);
-    writeFileSync(join(seedDir, 'user-data'), USER_DATA);
+    writeFileSync(join(seedDir, 'user-data'), firstBootUserData('ttyS0'));
     writeFileSync(join(seedDir, 'meta-data'), META_DATA);
     seed = join(work, 'seed.iso');
     sh(kiln as string, ['make-seed', '-o', seed, seedDir]);
@@ -367,8 +202,6 @@ describe('kiln on a real boot (qemu)', { concurrency: false }, () => {
   // README's CI loop, as written there: the seed served by `kiln devel serve-metadata` on the host's loopback, its URL in
   // the DMI serial (NoCloud-net), the guest reaching it through a guestfwd of the user-mode NIC; the server exits 0
   // when the guest's phone_home posts its report.
-  // Its disk is the one the Packer emulation captured (installed by `kiln install` in the guest), so this boot is also
-  // that image's first; a fresh `kiln install --root` disk when the emulation did not get that far.
   it('first boot installed by `kiln install` runs every stage, its seed served over the network, and phones home', { timeout: BOOT_TIMEOUT_MS + 300_000 }, async (t) => {
     if (!need(t, ready(), why)) return;
     if (!captured) t.diagnostic('no disk captured by the Packer emulation: booting a fresh one');
@@ -376,7 +209,7 @@ describe('kiln on a real boot (qemu)', { concurrency: false }, () => {
     const served = join(work, 'served-seed');
     mkdirSync(served);
     writeFileSync(join(served, 'meta-data'), META_DATA);
-    writeFileSync(join(served, 'user-data'), `${USER_DATA}phone_home:\n  url: http://${CI_LOOP_ADDRESS}/phone-home/$INSTANCE_ID\n  post: [instance_id, hostname, pub_key_ed25519]\n`);
+    writeFileSync(join(served, 'user-data'), `${firstBootUserData('ttyS0')}phone_home:\n  url: http://${CI_LOOP_ADDRESS}/phone-home/$INSTANCE_ID\n  post: [instance_id, hostname, pub_key_ed25519]\n`);
     const server = await serveSeed(served, Math.ceil(BOOT_TIMEOUT_MS / 1000));
     t.after(() => void server.child.kill('SIGKILL'));
     const boot = await bootOnce(image, undefined, join(work, 'all-stages-boot1.log'), {

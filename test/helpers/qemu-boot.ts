@@ -17,6 +17,18 @@ export interface BootImage {
   initrd: string;
 }
 
+/** The guest architectures bootQemu boots (Debian's names): amd64 on q35, arm64 on `virt` with UEFI, both TCG here. */
+export type BootArch = 'amd64' | 'arm64';
+
+/** The serial console's device in a guest of ARCH: the 16550 of q35, the PL011 of arm's virt machine. */
+export function consoleDevice(arch: BootArch): string {
+  return arch === 'arm64' ? 'ttyAMA0' : 'ttyS0';
+}
+
+/** Debian's qemu-efi-aarch64 firmware (edk2's ArmVirtQemu): its code, and the variable store each boot copies. */
+export const AAVMF_CODE = '/usr/share/AAVMF/AAVMF_CODE.fd';
+export const AAVMF_VARS = '/usr/share/AAVMF/AAVMF_VARS.fd';
+
 export class BootFailure extends Error {}
 
 function run(cmd: string, args: string[], input?: string): string {
@@ -27,10 +39,10 @@ function run(cmd: string, args: string[], input?: string): string {
 }
 
 /** The newest file of /boot named PREFIX-<version>, copied out of ROOT to INTO; a clear error when there is none. */
-function bootFile(root: string, prefix: string, into: string): string {
+function bootFile(root: string, prefix: string, into: string, arch: BootArch): string {
   const names = readdirSync(join(root, 'boot')).filter((n) => n.startsWith(`${prefix}-`)).sort();
   const name = names.at(-1);
-  if (name === undefined) throw new BootFailure(`no ${prefix}-* in ${root}/boot: is linux-image-amd64 (and initramfs-tools) installed in the rootfs?`);
+  if (name === undefined) throw new BootFailure(`no ${prefix}-* in ${root}/boot: is linux-image-${arch} (and initramfs-tools) installed in the rootfs?`);
   copyFileSync(join(root, 'boot', name), into);
   return into;
 }
@@ -40,10 +52,10 @@ function bootFile(root: string, prefix: string, into: string): string {
  * Linux partition from 1 MiB, filled by `mkfs.ext4 -d` (no loop mount, no root needed for the image itself),
  * labelled `root` for the fstab line this writes. The kernel and initramfs are copied out for a direct boot.
  */
-export function makeBootImage(root: string, into: string, sizeMiB = 2048): BootImage {
+export function makeBootImage(root: string, into: string, sizeMiB = 2048, arch: BootArch = 'amd64'): BootImage {
   writeFileSync(join(root, 'etc/fstab'), 'LABEL=root / ext4 defaults,errors=remount-ro 0 1\n');
-  const kernel = bootFile(root, 'vmlinuz', join(into, 'vmlinuz'));
-  const initrd = bootFile(root, 'initrd.img', join(into, 'initrd.img'));
+  const kernel = bootFile(root, 'vmlinuz', join(into, 'vmlinuz'), arch);
+  const initrd = bootFile(root, 'initrd.img', join(into, 'initrd.img'), arch);
   const disk = join(into, 'disk.raw');
   run('truncate', ['-s', `${sizeMiB}M`, disk]);
   run('sfdisk', ['-q', disk], 'label: dos\nstart=2048, type=83, bootable\n');
@@ -110,8 +122,14 @@ export interface BootOptions {
   cpus?: number;
   /** Extra kernel command line. */
   append?: string;
-  /** The qemu program (default qemu-system-x86_64 from PATH). */
+  /** The qemu program (default qemu-system-x86_64, or qemu-system-aarch64 for arm64, from PATH). */
   qemu?: string;
+  /**
+   * The guest's architecture (default amd64). arm64 boots `-machine virt -cpu max` under TCG with Debian's AAVMF
+   * UEFI firmware, which starts the kernel and initrd qemu hands it over fw_cfg (its EFI stub; no boot loader in
+   * the image), the console on ttyAMA0 and the seed on virtio-scsi (virt has no IDE).
+   */
+  arch?: BootArch;
   /** `-smbios` values, e.g. 'type=1,serial=ds=nocloud;s=http://10.0.2.100/' (NoCloud's seed URL in the DMI serial). */
   smbios?: string[];
   /**
@@ -149,24 +167,46 @@ export function consoleTail(lines: readonly ConsoleLine[], n = 40): string {
 }
 
 /**
- * Boots OPTIONS.image with qemu (q35, `-cpu max` under TCG), the serial console on qemu's stdout, a user-mode NIC
+ * arm's virt machine with UEFI: the firmware's code read-only and a copy of its variable store beside DISK (each
+ * image its own, as a real machine's NVRAM), both as pflash. A clear error when qemu-efi-aarch64 is missing.
+ */
+function firmwareArguments(disk: string): string[] {
+  if (!existsSync(AAVMF_CODE)) throw new BootFailure(`${AAVMF_CODE} is missing: install qemu-efi-aarch64 to boot an arm64 guest`);
+  const vars = `${disk}.efivars`;
+  if (!existsSync(vars)) copyFileSync(AAVMF_VARS, vars);
+  return [
+    '-machine', 'virt,accel=tcg', '-cpu', 'max',
+    '-drive', `if=pflash,format=raw,unit=0,readonly=on,file=${AAVMF_CODE}`,
+    '-drive', `if=pflash,format=raw,unit=1,file=${vars}`,
+  ];
+}
+
+/**
+ * Boots OPTIONS.image with qemu (q35, `-cpu max` under TCG; arm64: OPTIONS.arch), the serial console on qemu's stdout, a user-mode NIC
  * restricted to the guest (restrict=on: no traffic leaves the host), -no-reboot so a guest poweroff or reboot ends
  * qemu. Resolves when qemu exits after a poweroff; rejects with the console tail on the time limit or when qemu
  * cannot start.
  */
 export function bootQemu(options: BootOptions): Promise<BootResult> {
-  const accel = options.accel ?? accelerator(options.image.kernel);
+  const arch = options.arch ?? 'amd64';
+  const accel = arch === 'arm64' ? 'tcg' : (options.accel ?? accelerator(options.image.kernel));
+  const qemu = options.qemu ?? (arch === 'arm64' ? 'qemu-system-aarch64' : 'qemu-system-x86_64');
+  const machine = arch === 'arm64' ? firmwareArguments(options.image.disk) : ['-machine', `q35,accel=${accel}`, '-cpu', accel === 'kvm' ? 'host' : 'max'];
+  const seed = !options.seed
+    ? []
+    : arch === 'arm64'
+      ? ['-device', 'virtio-scsi-pci,id=scsi0', '-drive', `file=${options.seed},if=none,id=seed,media=cdrom,readonly=on`, '-device', 'scsi-cd,drive=seed,bus=scsi0.0']
+      : ['-drive', `file=${options.seed},media=cdrom,readonly=on`];
   const args = [
-    '-machine', `q35,accel=${accel}`,
-    '-cpu', accel === 'kvm' ? 'host' : 'max',
+    ...machine,
     '-m', String(options.memoryMiB ?? 1024),
     '-smp', String(options.cpus ?? 2),
     '-nodefaults', '-display', 'none', '-no-reboot', '-monitor', 'none',
     '-kernel', options.image.kernel,
     '-initrd', options.image.initrd,
-    '-append', `root=/dev/vda1 ro console=ttyS0,115200 printk.time=1 ${options.append ?? ''}`.trim(),
+    '-append', `root=/dev/vda1 ro console=${consoleDevice(arch)},115200 printk.time=1 ${options.append ?? ''}`.trim(),
     '-drive', `file=${options.image.disk},if=virtio,format=raw,cache=unsafe`,
-    ...(options.seed ? ['-drive', `file=${options.seed},media=cdrom,readonly=on`] : []),
+    ...seed,
     '-serial', 'stdio',
     '-nic', ['user,model=virtio-net-pci,restrict=on', ...(options.guestForwards ?? []).map((g) => `guestfwd=${g}`)].join(','),
     ...(options.smbios ?? []).flatMap((v) => ['-smbios', v]),
@@ -178,9 +218,9 @@ export function bootQemu(options: BootOptions): Promise<BootResult> {
   return new Promise((resolve, reject) => {
     let child;
     try {
-      child = spawn(options.qemu ?? 'qemu-system-x86_64', args, { stdio: ['pipe', 'pipe', 'pipe'] });
+      child = spawn(qemu, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     } catch (err) {
-      reject(new BootFailure(`${options.qemu ?? 'qemu-system-x86_64'} could not be started: ${(err as Error).message}`));
+      reject(new BootFailure(`${qemu} could not be started: ${(err as Error).message}`));
       return;
     }
     let settled = false;
@@ -217,7 +257,7 @@ export function bootQemu(options: BootOptions): Promise<BootResult> {
     child.stderr.on('data', (chunk: string) => {
       stderr += chunk;
     });
-    child.on('error', (err) => finish({ error: `${options.qemu ?? 'qemu-system-x86_64'} could not be started: ${err.message}` }));
+    child.on('error', (err) => finish({ error: `${qemu} could not be started: ${err.message}` }));
     child.on('close', (code, signal) => {
       if (partial) lines.push({ at: seconds(), text: partial.replace(/\r/g, '') });
       // qemu exits 0 when killed by SIGTERM too, saying so on stderr: that is no guest poweroff.
