@@ -27,7 +27,7 @@ export function binfmtRegistration(arch: ForeignArch): string {
 /** The shell script that runs SCRIPT (sh) once ARCH's binfmt is registered in the namespace's own binfmt_misc. */
 function namespaceScript(arch: ForeignArch, script: string): string {
   const register = binfmtRegistration(arch).replace(/'/g, `'\\''`);
-  return ['set -e', 'mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc', `printf '%s\\n' '${register}' > /proc/sys/fs/binfmt_misc/register`, script].join('\n');
+  return ['set -e', `mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc || { echo 'cannot mount a binfmt_misc of its own in a user namespace (needs Linux 6.7 or later); ${arch} programs cannot run here' >&2; exit 1; }`, `printf '%s\\n' '${register}' > /proc/sys/fs/binfmt_misc/register`, script].join('\n');
 }
 
 /**
