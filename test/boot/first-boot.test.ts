@@ -231,7 +231,9 @@ describe('kiln on a real boot (qemu)', { concurrency: false }, () => {
     assert.ok(report, server.output());
     const fields = JSON.parse(report) as Record<string, string>;
     assert.equal(fields.instance_id, 'iid-kiln-boot-1');
-    assert.equal(fields.hostname, 'kiln-boot-guest');
+    // phone_home posts the datasource's name (25.1's cloud.get_hostname(): the meta-data's local-hostname), not the
+    // user data's `hostname`, which is what the guest calls itself.
+    assert.equal(fields.hostname, 'kiln-boot-meta');
     // The key the guest's sshd serves (the probe prints it), not the image's or a made-up one.
     assert.match(fields.pub_key_ed25519 ?? '', /^ssh-ed25519 AAAA\S+/);
     const posted = spawnSync('ssh-keygen', ['-lf', '-'], { input: `${fields.pub_key_ed25519}\n`, encoding: 'utf8' }).stdout.split(/\s+/)[1];
