@@ -3,12 +3,12 @@
 // with either one installed, the same NoCloud seed and the same qemu settings; per stage, when it ran (seconds since
 // qemu start, from systemd's timestamps of the stage units) and its share of the time to the end of the final stage.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseBootTimeline, STAGE_UNIT_NAMES, STAGE_UNITS, stagesSeconds, TIMELINE_PROBE_SHELL, type BootTimeline, type StageTiming } from '../helpers/boot-timeline';
 import { copyBootRootfs, ensureBootRootfs, type DebianSuite } from '../helpers/debian-rootfs';
-import { accelerator, bootQemu, consoleTail, installProbeUnit, makeBootImage, readConsoleLog, type BootImage, type ConsoleLine } from '../helpers/qemu-boot';
+import { accelerator, bootQemu, consoleTail, installProbeUnit, makeBootImage, maskSerialGetty, readConsoleLog, type BootImage, type ConsoleLine } from '../helpers/qemu-boot';
 import { builtBinary, REPO } from '../helpers/repo';
 import { hasCommand, isRoot } from '../helpers/requirements';
 import { printTable } from './measure';
@@ -91,9 +91,7 @@ function prepareImage(work: string, side: Side, kiln: string): BootImage {
     sh(kiln, ['install', '--root', root]);
   }
   installProbeUnit(root, 'kiln-bench-probe', PROBE_SCRIPT, STAGE_UNIT_NAMES);
-  // No login prompt on the serial console: trixie's agetty writes terminal queries there, onto the probe's lines
-  // (as in the qemu boot test).
-  symlinkSync('/dev/null', join(root, 'etc/systemd/system/serial-getty@ttyS0.service'));
+  maskSerialGetty(root);
   const image = makeBootImage(root, dir);
   removeTree(root);
   return image;

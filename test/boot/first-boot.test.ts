@@ -4,7 +4,7 @@
 // started by its unit over the stage sockets.
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { copyBootRootfs, type DebianSuite } from '../helpers/debian-rootfs';
@@ -12,7 +12,7 @@ import { buildDebForTest } from '../helpers/deb-package';
 import { assertFirstBootOfSeed, assertHealthyBoot, cryptMatches, firstBootProbe, firstBootUserData, META_DATA, one, tagged } from '../helpers/first-boot-probe';
 import { EMULATED_EXECUTE_COMMAND, installPackerEmulation, stepReports, type EmulatedBuild } from '../helpers/packer-emulation';
 import { readProvisioners } from '../helpers/packer-template';
-import { bootQemu, consoleTail, installProbeUnit, makeBootImage, type BootImage, type BootOptions, type BootResult } from '../helpers/qemu-boot';
+import { bootQemu, consoleTail, installProbeUnit, makeBootImage, maskSerialGetty, type BootImage, type BootOptions, type BootResult } from '../helpers/qemu-boot';
 import { builtBinary, REPO } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { removeTree } from '../helpers/overlay-copy';
@@ -43,8 +43,7 @@ function prepareImage(work: string, name: string, by: 'deb' | 'install', suite: 
     inRoot('dpkg -i /tmp/kiln.deb && rm /tmp/kiln.deb');
   } else sh(kiln as string, ['install', '--root', root]);
   installProbeUnit(root, 'kiln-boot-probe', firstBootProbe('ttyS0'));
-  // No login prompt on the serial console: trixie's agetty writes terminal queries there, into the probe's lines.
-  symlinkSync('/dev/null', join(root, 'etc/systemd/system/serial-getty@ttyS0.service'));
+  maskSerialGetty(root);
   const image = makeBootImage(root, dir);
   removeTree(root);
   return image;
@@ -66,7 +65,7 @@ function preparePackerImage(work: string): { image: BootImage; build: EmulatedBu
   copyBootRootfs(root);
   sh(kiln as string, ['install', '--root', root]);
   installProbeUnit(root, 'kiln-boot-probe', firstBootProbe('ttyS0'));
-  symlinkSync('/dev/null', join(root, 'etc/systemd/system/serial-getty@ttyS0.service'));
+  maskSerialGetty(root);
   const build = installPackerEmulation(root, DEBIAN_TEMPLATE, { 'var.kiln_binary': kiln as string }, 'kiln-boot-probe');
   const image = makeBootImage(root, dir);
   removeTree(root);

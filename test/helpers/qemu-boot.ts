@@ -80,6 +80,14 @@ export function installProbeUnit(root: string, name: string, script: string, aft
 }
 
 /**
+ * No login prompt on the serial console TTY of the image in ROOT: trixie's agetty writes terminal queries there
+ * (`ESC[6n` and the like), onto the lines a probe prints.
+ */
+export function maskSerialGetty(root: string, tty = 'ttyS0'): void {
+  symlinkSync('/dev/null', join(root, `etc/systemd/system/serial-getty@${tty}.service`));
+}
+
+/**
  * KVM when it can run KERNEL, TCG otherwise. /dev/kvm existing is not enough: a nested host (Firecracker) may
  * open it and then hang the guest's early boot. So KERNEL is started under KVM with no root and panic=-1: a
  * working KVM reaches the panic and qemu (-no-reboot) exits within seconds; otherwise it is killed and TCG used.

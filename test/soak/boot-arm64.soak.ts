@@ -7,7 +7,7 @@
 // sshd serves are the ones kiln made. Too slow for `npm test` here (minutes of TCG); run before every release
 // (README). Needs root, dist/kiln-linux-arm64 and dist/kiln-linux-x64 (`npm run build`), qemu-system-aarch64,
 // qemu-efi-aarch64, qemu-user-static and debootstrap. Prints the measured times; exit 1 when a check failed.
-import { copyFileSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { copyBootRootfs, ensureBootRootfs } from '../helpers/debian-rootfs';
@@ -15,7 +15,7 @@ import { buildDebForTest } from '../helpers/deb-package';
 import { assertFirstBootOfSeed, firstBootProbe, firstBootUserData, META_DATA, one, tagged } from '../helpers/first-boot-probe';
 import { runWithForeignBinfmt } from '../helpers/foreign-chroot';
 import { removeTree } from '../helpers/overlay-copy';
-import { bootQemu, consoleDevice, consoleTail, installProbeUnit, makeBootImage } from '../helpers/qemu-boot';
+import { bootQemu, consoleDevice, consoleTail, installProbeUnit, makeBootImage, maskSerialGetty } from '../helpers/qemu-boot';
 import { builtBinary } from '../helpers/repo';
 import { hasCommand } from '../helpers/requirements';
 
@@ -51,7 +51,7 @@ try {
   // dpkg and the maintainer scripts are arm64 programs: they run through qemu-user-static in the namespace.
   runWithForeignBinfmt('arm64', `mount -t proc proc '${root}/proc'\nchroot '${root}' /bin/sh -c 'dpkg -i /tmp/kiln.deb && rm /tmp/kiln.deb'`);
   installProbeUnit(root, 'kiln-boot-probe', firstBootProbe(tty));
-  symlinkSync('/dev/null', join(root, `etc/systemd/system/serial-getty@${tty}.service`));
+  maskSerialGetty(root, tty);
   const image = makeBootImage(root, work, 2048, 'arm64');
   removeTree(root);
   const seedDir = join(work, 'seed');
