@@ -3,6 +3,7 @@ import { posix } from 'node:path';
 import type { Frequency } from '../modules/module';
 import type { Platform } from '../platform/platform';
 import type { CloudPaths } from './cloud-paths';
+import { markerText } from '../util/marker-text';
 
 /** The semaphore file for module NAME at FREQ, or undefined for `always` (no semaphore). */
 export function semaphorePath(paths: CloudPaths, iid: string | undefined, name: string, freq: Frequency): string | undefined {
@@ -16,10 +17,10 @@ export async function hasRun(platform: Platform, path: string | undefined): Prom
   return path !== undefined && (await platform.exists(path));
 }
 
-/** cloud-init writes "<pid>: <unix time>" into a semaphore; tools only test that it exists. */
+/** The semaphore file of a module's run (markerText: the pid and the time). */
 export async function markRun(platform: Platform, path: string | undefined, now: Date): Promise<void> {
   if (path === undefined) return;
-  await platform.writeFile(path, `${process.pid}: ${now.getTime() / 1000}\n`);
+  await platform.writeFile(path, markerText(now));
 }
 
 export function isFrequency(value: unknown): value is Frequency {

@@ -3,6 +3,7 @@ import { posix } from 'node:path';
 import { distroOpsFor } from '../../platform/linux/distro/detect-distro';
 import type { PackageAction } from '../../platform/linux/distro/distro';
 import { ModuleError, type ModuleContext } from '../module';
+import { takeSemaphore } from './semaphore';
 
 export async function runPackageAction(ctx: ModuleContext, module: string, action: PackageAction, pkgs: string[] = []): Promise<void> {
   const ops = await distroOpsFor(ctx.platform, ctx.distro);
@@ -24,11 +25,10 @@ export async function updatePackageSources(ctx: ModuleContext, module: string, {
   }
   const iid = ctx.instance?.instanceId;
   const sem = iid ? posix.join(ctx.paths.cloudDir, 'instances', iid, 'sem', 'update_sources') : undefined;
-  if (sem && (await ctx.platform.exists(sem))) {
+  if (sem && !(await takeSemaphore(ctx.platform, sem))) {
     ctx.log.debug(`update-sources already ran for this instance (${sem})`);
     return;
   }
-  if (sem) await ctx.platform.writeFile(sem, `${process.pid}: ${Date.now() / 1000}\n`);
   await runPackageAction(ctx, module, 'update');
 }
 

@@ -3,12 +3,10 @@
 import { posix } from 'node:path';
 import type { ModuleContext } from '../module';
 import { whichInTarget } from './distro-facts';
+import { takeSemaphore } from './semaphore';
 
 export async function waitForSnapSeeded(ctx: ModuleContext): Promise<void> {
-  const sem = posix.join(ctx.paths.cloudDir, 'sem', 'snap_seeded.once');
-  if (await ctx.platform.exists(sem)) return;
-  // cloud.run takes the semaphore before the callback, and keeps it when the callback fails.
-  await ctx.platform.writeFile(sem, `${process.pid}: ${Date.now() / 1000}\n`);
+  if (!(await takeSemaphore(ctx.platform, posix.join(ctx.paths.cloudDir, 'sem', 'snap_seeded.once')))) return;
   if (!(await whichInTarget(ctx.platform, 'snap'))) {
     ctx.log.debug('Skipping snap wait, no snap command present');
     return;

@@ -8,6 +8,7 @@ import { SourceError } from '../source-error';
 import { IMDS_VERSION_MIN, IMDS_VERSION_WANT } from './imds';
 import type { KvpTelemetry } from './kvp';
 import type { AzureLease } from './pool-lease';
+import { markerText } from '../../util/marker-text';
 
 /** cloud-init's marker: the VM reported ready while in the pool; on a later boot it is a PPS VM of type Unknown. */
 export const REPORTED_READY_MARKER = '/var/lib/cloud/data/reported_ready';
@@ -91,7 +92,7 @@ async function reportForPool(p: PpsContext, expectUrlError: boolean): Promise<vo
     p.log.debug(`Azure: ignoring the failed ready report for the pool, it was expected: ${err.message}`);
   }
   await p.platform.mkdir('/var/lib/cloud/data');
-  await p.platform.writeFile(REPORTED_READY_MARKER, `${process.pid}: ${Date.now() / 1000}\n`);
+  await p.platform.writeFile(REPORTED_READY_MARKER, markerText());
   p.log.info(`Azure: created the reported-ready marker ${REPORTED_READY_MARKER} while in the preprovisioning pool`);
 }
 
