@@ -73,7 +73,7 @@ export function pathsFor(distroName: string): CaPaths {
 }
 
 /** The file certificate INDEX (from 1) is written to. */
-export function certFile(p: CaPaths, index: number): string {
+function certFile(p: CaPaths, index: number): string {
   return posix.join(p.localPath, p.certFilename.replace('{cert_index}', String(index)));
 }
 
@@ -148,7 +148,7 @@ export const caCerts: Module = {
       ctx.log.debug('Disabling/removing default certificates');
       await disableDefaults(ctx, p);
     }
-    const trusted = 'trusted' in c ? cfgList(c, 'trusted') : undefined;
+    const trusted = cfgList(c, 'trusted');
     if (trusted && trusted.length > 0) {
       ctx.log.debug(`Adding ${trusted.length} certificates`);
       for (const [i, cert] of trusted.entries()) await ctx.platform.writeFile(certFile(p, i + 1), cert, { mode: 0o644 });
