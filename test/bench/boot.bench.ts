@@ -13,6 +13,7 @@ import { builtBinary, REPO } from '../helpers/repo';
 import { hasCommand, isRoot } from '../helpers/requirements';
 import { printTable } from './measure';
 import { removeTree } from '../helpers/overlay-copy';
+import { loggedSpan, longestGaps, STAGE_LOG_PROBE_SHELL, stageLogLines } from '../helpers/stage-log-gaps';
 
 /** Boots per side; each boots a fresh copy of the side's disk (a first boot every time). */
 const ROUNDS = Number(process.env.KILN_BOOT_BENCH_ROUNDS ?? 2);
@@ -52,6 +53,7 @@ while [ "$(systemctl show -p ActiveEnterTimestampMonotonic --value cloud-final.s
   i=$((i+1)); sleep 0.5
 done
 ${TIMELINE_PROBE_SHELL}
+${STAGE_LOG_PROBE_SHELL}
 say "TIMELINE-END"
 systemctl poweroff
 `;
@@ -110,6 +112,17 @@ function timelineOf(lines: readonly ConsoleLine[]): BootTimeline {
   }
 }
 
+/**
+ * Where init-local's time went on one boot, from the side's own cloud-init.log: its logged span and its longest
+ * pauses, each with the line logged before it (the step that was running).
+ */
+function printInitLocalSteps(side: Side, round: number, lines: readonly ConsoleLine[]): void {
+  const log = stageLogLines(lines);
+  if (log.length === 0) return console.log(`  ${side}, round ${round}: no init-local lines of cloud-init.log on the console`);
+  console.log(`  ${side}, round ${round}: init-local's log spans ${s(loggedSpan(log))} s; its longest pauses, after:`);
+  for (const gap of longestGaps(log, 8)) console.log(`    ${gap.seconds.toFixed(2).padStart(6)} s  ${gap.before.slice(0, 150)}`);
+}
+
 /** One first boot of SIDE's pristine disk (copied, so every round is a first boot) and its timeline. */
 async function bootOnce(work: string, side: Side, image: BootImage, seed: string, round: number, accel: 'kvm' | 'tcg'): Promise<BootTimeline> {
   const disk = join(work, `${side}-round${round}.raw`);
@@ -117,7 +130,9 @@ async function bootOnce(work: string, side: Side, image: BootImage, seed: string
   const log = join(work, `${side}-round${round}.log`);
   try {
     const result = await bootQemu({ image: { ...image, disk }, seed, timeoutMs: BOOT_TIMEOUT_MS, logFile: log, accel });
-    return timelineOf(result.lines);
+    const timeline = timelineOf(result.lines);
+    printInitLocalSteps(side, round, result.lines);
+    return timeline;
   } catch (err) {
     fail(`${side}, round ${round}: ${(err as Error).message}\n(the whole console: ${log}, kept)`);
   } finally {
@@ -132,7 +147,9 @@ function replay(dir: string): Record<Side, BootTimeline[]> {
     for (let round = 1; existsSync(join(dir, `${side}-round${round}.log`)); round++) {
       const log = join(dir, `${side}-round${round}.log`);
       try {
-        timelines[side].push(timelineOf(readConsoleLog(readFileSync(log, 'utf8'))));
+        const lines = readConsoleLog(readFileSync(log, 'utf8'));
+        timelines[side].push(timelineOf(lines));
+        printInitLocalSteps(side, round, lines);
       } catch (err) {
         fail(`${log}: ${(err as Error).message}`);
       }
