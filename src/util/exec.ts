@@ -1,6 +1,7 @@
 // Runs a host process and collects its output; the platforms build on this, nothing else should.
 import type { Readable, Writable } from 'node:stream';
 import { childProcess } from './on-demand-builtins';
+import { describeError } from './errors';
 
 export interface ExecRequest {
   argv: string[];
@@ -70,7 +71,7 @@ export const startWithNode: ProcessStarter = (start) => {
     // spawn throws, rather than emitting 'error', for what it refuses before starting anything (EINVAL for a .cmd or
     // .bat program on Windows, a NUL byte in an argument): the same "could not start" as ENOENT.
     const err = e as NodeJS.ErrnoException;
-    const why = err.code && !err.code.startsWith('ERR_') ? err.code : (err.message ?? String(e));
+    const why = err.code && !err.code.startsWith('ERR_') ? err.code : describeError(e);
     return { kill: () => undefined, ended: Promise.resolve({ code: null, signal: null, spawnError: `${start.file}: ${why}` }) };
   }
   let spawnError: string | undefined;

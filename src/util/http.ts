@@ -1,7 +1,7 @@
 // HTTP for metadata services: per-request timeouts, a total budget, backoff with jitter, bounded bodies, same-host redirects only.
 import type { Agent, Dispatcher } from 'undici';
 import { loadUndici } from './load-undici';
-import { KilnError } from './errors';
+import { describeError, KilnError } from './errors';
 import type { Log } from './log';
 import { timeoutSignal } from './timeout-signal';
 
@@ -199,7 +199,7 @@ export class HttpClient {
       if (timer.aborted) return new HttpError(url.href, 'timeout', `no complete answer within ${timeoutMs} ms`, undefined, { cause: err });
       if (err instanceof HttpError) return err;
       const code = (err as { code?: string }).code ?? '';
-      const text = err instanceof Error ? err.message : String(err);
+      const text = describeError(err);
       if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || code === 'UND_ERR_SOCKET' || /other side closed|terminated|aborted/i.test(text)) {
         const truncated = code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || code === 'UND_ERR_SOCKET' || /closed|terminated/.test(text);
         return new HttpError(url.href, truncated ? 'truncated' : 'network', truncated ? `body ended early: connection dropped (${text})` : `connection failed (${text})`, undefined, { cause: err });

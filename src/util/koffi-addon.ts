@@ -2,7 +2,7 @@
 // start would parse), loaded with process.dlopen from a file.
 import type * as KoffiModule from 'koffi';
 import type { BuildFacts } from '../build-info';
-import { PlatformError } from './errors';
+import { describeError, PlatformError } from './errors';
 
 export type Koffi = typeof KoffiModule;
 
@@ -12,7 +12,7 @@ export function embeddedKoffiAddon(addon: NonNullable<BuildFacts['koffiAddon']>)
   try {
     return new Uint8Array(sea.getRawAsset(addon.asset));
   } catch (err) {
-    throw new PlatformError(`koffi's addon is not in this binary (asset ${addon.asset}): ${(err as Error).message}`, { cause: err });
+    throw new PlatformError(`koffi's addon is not in this binary (asset ${addon.asset}): ${describeError(err)}`, { cause: err });
   }
 }
 
@@ -22,7 +22,7 @@ export function dlopenKoffi(path: string): Koffi {
   try {
     process.dlopen(mod, path);
   } catch (err) {
-    throw new PlatformError(`cannot load koffi from ${path}: ${(err as Error).message}`, { cause: err });
+    throw new PlatformError(`cannot load koffi from ${path}: ${describeError(err)}`, { cause: err });
   }
   return mod.exports;
 }

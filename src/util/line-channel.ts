@@ -3,6 +3,7 @@ import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { isatty, ReadStream } from 'node:tty';
 import type { Log } from './log';
+import { describeError } from './errors';
 
 /** Nothing (or not a whole line) came within the time allowed; PARTIAL is what did come. */
 export class LineTimeoutError extends Error {
@@ -119,12 +120,12 @@ export function openSerialChannel(device: string, makeRaw: ((fd: number) => void
       makeRaw(readFd);
       raw = true;
     } catch (err) {
-      log.warn(`${device}: cfmakeraw failed (${(err as Error).message}); using Node's raw mode, which sends each newline as CR LF`);
+      log.warn(`${device}: cfmakeraw failed (${describeError(err)}); using Node's raw mode, which sends each newline as CR LF`);
     }
   }
   if (!raw) stream.setRawMode(true);
   stream.on('data', (chunk: Buffer) => buffer.push(chunk));
-  stream.on('error', (err) => buffer.end(new LineChannelClosedError(`reading ${device} failed: ${err.message}`)));
+  stream.on('error', (err) => buffer.end(new LineChannelClosedError(`reading ${device} failed: ${describeError(err)}`)));
   stream.on('end', () => buffer.end(new LineChannelClosedError(`${device} was closed`)));
   let closed = false;
   return {
@@ -158,17 +159,17 @@ export async function openSocketChannel(path: string, timeoutMs: number): Promis
     });
     s.once('error', (err) => {
       clearTimeout(timer);
-      reject(new LineChannelClosedError(`connecting to ${path} failed: ${err.message}`));
+      reject(new LineChannelClosedError(`connecting to ${path} failed: ${describeError(err)}`));
     });
   });
   const buffer = new LineBuffer();
   socket.on('data', (chunk: Buffer) => buffer.push(chunk));
-  socket.on('error', (err) => buffer.end(new LineChannelClosedError(`${path}: ${err.message}`)));
+  socket.on('error', (err) => buffer.end(new LineChannelClosedError(`${path}: ${describeError(err)}`)));
   socket.on('close', () => buffer.end(new LineChannelClosedError(`${path} was closed by the other end`)));
   return {
     write: (text) =>
       new Promise<void>((resolve, reject) => {
-        socket.write(Buffer.from(text, 'latin1'), (err) => (err ? reject(new LineChannelClosedError(`writing to ${path} failed: ${err.message}`)) : resolve()));
+        socket.write(Buffer.from(text, 'latin1'), (err) => (err ? reject(new LineChannelClosedError(`writing to ${path} failed: ${describeError(err)}`)) : resolve()));
       }),
     readLine: (ms) => buffer.readLine(ms),
     pending: () => buffer.pending(),

@@ -39,7 +39,7 @@ export async function resolveInRoot(
     try {
       isLink = (await fs.lstat(host)).isSymbolicLink();
     } catch {
-      isLink = false;
+      isLink = false; // nothing there (yet) to follow: not a link
     }
     if (!isLink) {
       done.push(part);

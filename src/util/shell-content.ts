@@ -1,6 +1,6 @@
 // cloud-init's load_shell_content: the KEY=VALUE words of a shell-like file (/etc/default/locale), split as
 // Python's shlex.split(text, comments=True) splits them.
-import { ConfigError } from './errors';
+import { ConfigError, describeError } from './errors';
 
 const WHITESPACE = ' \t\r\n';
 
@@ -68,7 +68,7 @@ export function loadShellContent(text: string, source: string): Record<string, s
   try {
     words = shlexSplit(text);
   } catch (err) {
-    throw new ConfigError(`${source}: ${(err as Error).message}`);
+    throw new ConfigError(`${source}: ${describeError(err)}`);
   }
   for (const word of words) {
     const eq = word.indexOf('=');
