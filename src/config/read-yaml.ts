@@ -1,7 +1,7 @@
 // The one YAML reader: every YAML kiln is given is read here with the yaml package, resolved as PyYAML's
 // SafeLoader resolves YAML 1.1 for cloud-init, with errors that name the file, line and column.
 import { isCollection, isPair, LineCounter, parseDocument, visit, type Document, type ScalarTag, type Tags } from 'yaml';
-import { ConfigError } from '../util/errors';
+import { ConfigError, describeError } from '../util/errors';
 
 /** A YAML text that cannot be read: where (LINE and COLUMN are 1-based, absent when the fault has no place) and why. */
 export class YamlError extends ConfigError {
@@ -124,7 +124,7 @@ function pyTag(tag: string, test: RegExp | undefined, resolve: Resolve, identify
     try {
       return resolve(source);
     } catch (err) {
-      onError((err as Error).message);
+      onError(describeError(err));
       return source;
     }
   };
@@ -199,7 +199,7 @@ export function yamlDocumentValue(doc: Document, source: string, lineCounter: Li
   try {
     return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (err) {
-    throw new YamlError(source, (err as Error).message);
+    throw new YamlError(source, describeError(err));
   }
 }
 

@@ -60,7 +60,7 @@ export function sshKeygenListLine(pubLine: string): string | undefined {
   try {
     described = describeBlob(blob, m[1] as string);
   } catch {
-    return undefined;
+    return undefined; // a key blob that does not parse is listed without a description
   }
   if (!described) return undefined;
   return `${described.bits} ${sha256Fingerprint(blob)} ${m[3] || 'no comment'} (${described.label})`;
