@@ -3,6 +3,7 @@ import { readYaml, YamlError } from '../config/read-yaml';
 import type { Obj } from './check';
 import { NetworkConfigError } from './net-error';
 import { zlib } from '../util/on-demand-builtins';
+import { describeError } from '../util/errors';
 
 /** Shell-style KEY='value' lines, as klibc writes them. */
 function loadShellVars(text: string): Record<string, string> {
@@ -85,7 +86,7 @@ export function kernelCmdlineNetworkConfig(cmdline: string): Obj | undefined {
   try {
     doc = readYaml(blob.toString('utf8'), 'network-config=');
   } catch (err) {
-    throw new NetworkConfigError('kernel command line network-config=', `not YAML after decoding: ${err instanceof YamlError ? err.detail : (err as Error).message}`);
+    throw new NetworkConfigError('kernel command line network-config=', `not YAML after decoding: ${err instanceof YamlError ? err.detail : describeError(err)}`);
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new NetworkConfigError('kernel command line network-config=', 'does not decode to a mapping');
   return doc as Obj;

@@ -112,7 +112,7 @@ export async function currentInterfaces(p: Platform): Promise<Array<Omit<Current
   try {
     names = await p.listDir(SYS);
   } catch {
-    return [];
+    return []; // no sys/class/net under the root (a chroot without sysfs): no interfaces
   }
   const out: Array<Omit<CurrentInterface, 'downable'>> = [];
   for (const name of names) {

@@ -44,7 +44,7 @@ export async function readSysClassNet(p: Platform): Promise<NicFacts[]> {
   try {
     names = await p.listDir(SYS);
   } catch {
-    return [];
+    return []; // no sys/class/net under the root (a chroot without sysfs): no interfaces
   }
   const out: NicFacts[] = [];
   for (const name of names) {

@@ -2,6 +2,7 @@
 import type { Platform } from '../../platform/platform';
 import type { Log } from '../../util/log';
 import type { NetworkState } from '../model';
+import { describeError } from '../../util/errors';
 
 /** The names system_info.network.activators accepts, as cloud-init spells them. */
 export type ActivatorName = 'eni' | 'netplan' | 'network-manager' | 'networkd';
@@ -44,7 +45,7 @@ export async function alterInterface(ctx: ActivatorContext, cmd: string[], devic
   try {
     result = await ctx.platform.run(cmd, { allowFailure: true, timeoutMs: ACTIVATION_TIMEOUT_MS });
   } catch (err) {
-    ctx.log.warn(`Running interface command ${pythonList(cmd)} failed: ${(err as Error).message}`);
+    ctx.log.warn(`Running interface command ${pythonList(cmd)} failed: ${describeError(err)}`);
     return false;
   }
   if (result.code !== 0) {

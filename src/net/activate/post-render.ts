@@ -2,7 +2,7 @@
 // them on (Debian, Ubuntu, Arch, Mariner), netplan's `netplan generate` and udev's net_setup_link for every device,
 // so .link properties (names, MTU) apply now. They run whenever netplan renders, in init-local too.
 import type { Platform } from '../../platform/platform';
-import { KilnError } from '../../util/errors';
+import { describeError, KilnError } from '../../util/errors';
 import type { Log } from '../../util/log';
 import type { RendererName } from '../renderer';
 import { pythonList } from './activator';
@@ -39,7 +39,7 @@ async function netSetupLink(p: Platform, log: Log): Promise<void> {
       last = err;
     }
   }
-  throw new PostRenderCommandError(`'udevadm test-builtin net_setup_link' could not run for every device in /sys/class/net: ${(last as Error).message}`, { cause: last });
+  throw new PostRenderCommandError(`'udevadm test-builtin net_setup_link' could not run for every device in /sys/class/net: ${describeError(last)}`, { cause: last });
 }
 
 /** Runs RENDERER's post-write commands on DISTRO; a failing one is an error naming the command. */

@@ -1,6 +1,6 @@
 // The network devices as cloud-init's netinfo reads them from `ip --json addr`: per device its MAC (Ethernet only),
 // whether it is up (UP and LOWER_UP), and its IPv4 and IPv6 addresses.
-import { KilnError } from '../../util/errors';
+import { describeError, KilnError } from '../../util/errors';
 
 export interface Ipv4Info {
   ip: string;
@@ -53,7 +53,7 @@ export function parseIpJsonAddr(text: string): Map<string, DeviceInfo> {
   try {
     links = JSON.parse(text);
   } catch (err) {
-    throw new NetInfoError(`'ip --json addr' printed something that is not JSON: ${(err as Error).message}`);
+    throw new NetInfoError(`'ip --json addr' printed something that is not JSON: ${describeError(err)}`);
   }
   if (!Array.isArray(links)) throw new NetInfoError(`'ip --json addr' printed JSON that is not a list of devices`);
   const devs = new Map<string, DeviceInfo>();
