@@ -3,6 +3,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { FilesystemError } from './filesystem-error';
 import { fsPromises } from '../util/on-demand-builtins';
+import { describeError } from '../util/errors';
 
 /** What every reader is given: bytes at an offset, nothing else; `read` throws when asked past the end. */
 export interface BlockReader {
@@ -108,7 +109,7 @@ async function openHandle(path: string): Promise<FileHandle> {
   try {
     return await fsPromises().open(path, 'r');
   } catch (err) {
-    throw new FilesystemError(path, `cannot open for reading: ${(err as Error).message}`, { cause: err });
+    throw new FilesystemError(path, `cannot open for reading: ${describeError(err)}`, { cause: err });
   }
 }
 
@@ -117,6 +118,6 @@ async function sysfsSize(devPath: string): Promise<number> {
     const text = await fsPromises().readFile(`/sys/class/block/${basename(devPath)}/size`, 'utf8');
     return Number.parseInt(text.trim(), 10) * 512;
   } catch {
-    return 0;
+    return 0; // no sysfs size for it (not a kernel block device, no /sys): size unknown
   }
 }

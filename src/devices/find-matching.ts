@@ -3,6 +3,7 @@ import type { BlockReader } from './block-reader';
 import type { FindRequest, FoundFilesystem } from './filesystem-finder';
 import { openFilesystem } from './probe';
 import type { Log } from '../util/log';
+import { describeError } from '../util/errors';
 
 /**
  * The filesystem on READER when it answers REQ, else undefined. Labels are compared exactly, each given
@@ -14,7 +15,7 @@ export async function matchFilesystem(reader: BlockReader, req: FindRequest, log
   try {
     fs = await openFilesystem(reader);
   } catch (err) {
-    log?.debug(`skipping ${reader.name}: ${(err as Error).message}`);
+    log?.debug(`skipping ${reader.name}: ${describeError(err)}`);
     return undefined;
   }
   if (!fs) return undefined;
@@ -29,7 +30,7 @@ export async function matchFilesystem(reader: BlockReader, req: FindRequest, log
           break;
         }
       } catch (err) {
-        log?.warn(`${reader.name}: labelled '${fs.label}' but unreadable: ${(err as Error).message}`);
+        log?.warn(`${reader.name}: labelled '${fs.label}' but unreadable: ${describeError(err)}`);
         return undefined;
       }
     }

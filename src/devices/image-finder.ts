@@ -4,6 +4,7 @@ import type { FilesystemFinder, FindRequest, FoundFilesystem } from './filesyste
 import { byLabelOrder, matchFilesystem } from './find-matching';
 import { readPartitionTable } from './partition-table';
 import type { Log } from '../util/log';
+import { describeError } from '../util/errors';
 
 /** The filesystem readers worth trying for an image: the whole image, then each partition when it has a table. */
 export async function imageCandidates(reader: BlockReader): Promise<BlockReader[]> {
@@ -30,7 +31,7 @@ export class ImageFilesFinder implements FilesystemFinder {
       try {
         reader = await PathBlockReader.open(path);
       } catch (err) {
-        this.log?.warn((err as Error).message);
+        this.log?.warn(describeError(err));
         continue;
       }
       for (const candidate of await imageCandidates(reader)) {

@@ -20,7 +20,7 @@ async function readNumber(path: string): Promise<number | undefined> {
     const n = Number.parseInt((await fsPromises().readFile(path, 'utf8')).trim(), 10);
     return Number.isFinite(n) ? n : undefined;
   } catch {
-    return undefined;
+    return undefined; // a missing or unreadable sysfs attribute is a number not known
   }
 }
 
@@ -43,7 +43,7 @@ export async function listLinuxBlockDevices(root: string): Promise<LinuxBlockDev
   try {
     names = await fsPromises().readdir(classDir);
   } catch {
-    return [];
+    return []; // no sys/class/block under the root (a chroot, a test tree): no block devices
   }
   const out: LinuxBlockDevice[] = [];
   for (const name of names.sort()) {
@@ -70,7 +70,7 @@ async function exists(path: string): Promise<boolean> {
     await fsPromises().stat(path);
     return true;
   } catch {
-    return false;
+    return false; // whatever stat's code, the path cannot be used: not there
   }
 }
 

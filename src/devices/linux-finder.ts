@@ -3,6 +3,7 @@ import type { FilesystemFinder, FindRequest, FoundFilesystem } from './filesyste
 import { byLabelOrder, matchFilesystem } from './find-matching';
 import { listLinuxBlockDevices, openLinuxBlockDevice } from './linux-block-devices';
 import type { Log } from '../util/log';
+import { describeError } from '../util/errors';
 
 export class LinuxFilesystemFinder implements FilesystemFinder {
   constructor(private readonly opts: { root: string; log?: Log }) {}
@@ -15,7 +16,7 @@ export class LinuxFilesystemFinder implements FilesystemFinder {
       try {
         reader = await openLinuxBlockDevice(this.opts.root, dev);
       } catch (err) {
-        this.opts.log?.debug(`cannot read ${dev.devPath}: ${(err as Error).message}`);
+        this.opts.log?.debug(`cannot read ${dev.devPath}: ${describeError(err)}`);
         continue;
       }
       const match = await matchFilesystem(reader, req, this.opts.log);

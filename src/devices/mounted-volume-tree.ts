@@ -33,7 +33,7 @@ export class MountedVolumeTree implements FileTree {
       }
       return out;
     } catch {
-      return undefined;
+      return undefined; // a folder that cannot be listed is absent to the tree's readers
     }
   }
 
@@ -42,7 +42,7 @@ export class MountedVolumeTree implements FileTree {
       await fsPromises().stat(this.host(path));
       return true;
     } catch {
-      return false;
+      return false; // whatever stat's code, the path cannot be used: not there
     }
   }
 }

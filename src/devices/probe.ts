@@ -6,6 +6,7 @@ import { FilesystemError } from './filesystem-error';
 import { looksLikeIso9660, openIso9660, type Iso9660Volume } from './iso9660';
 import { readPartitionTable } from './partition-table';
 import { looksLikeUdf, openUdf, type UdfVolume } from './udf';
+import { describeError } from '../util/errors';
 
 export type OpenedFilesystem = Iso9660Volume | FatVolume | UdfVolume;
 
@@ -83,12 +84,12 @@ export async function probe(reader: BlockReader, opts: { partitions?: boolean } 
         const fs2 = await openFilesystem(new SliceBlockReader(part.device, reader, p.offset, p.size));
         if (fs2) Object.assign(part, describe(fs2));
       } catch (err) {
-        part.error = (err as Error).message;
+        part.error = describeError(err);
       }
       result.partitions.push(part);
     }
   } catch (err) {
-    result.error = (err as Error).message;
+    result.error = describeError(err);
   }
   return result;
 }
