@@ -63,7 +63,7 @@ export function runningGlibcVersion(): string | undefined {
     const path = /\s(\/\S*\/libc(?:\.so\.6|-\d+\.\d+\.so))$/m.exec(maps)?.[1];
     if (path) cached = glibcVersionInImage(elfReadOnlyData(path) ?? readFileSync(path)) ?? null;
   } catch {
-    cached = null;
+    cached = null; // no procfs or no readable libc image (musl, a sandbox): the version is unknown
   }
   return cached ?? undefined;
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BuildFacts } from '../../build-info';
-import { PlatformError } from '../../util/errors';
+import { describeError, PlatformError } from '../../util/errors';
 import { dlopenKoffi, embeddedKoffiAddon, type Koffi } from '../../util/koffi-addon';
 
 /**
@@ -36,7 +36,7 @@ export function loadKoffiFromBytes(bytes: Uint8Array, folders: string[]): Koffi 
     try {
       dir = mkdtempSync(join(folder, 'kiln-koffi-'));
     } catch (err) {
-      failures.push((err as Error).message);
+      failures.push(describeError(err));
       continue;
     }
     try {
@@ -44,7 +44,7 @@ export function loadKoffiFromBytes(bytes: Uint8Array, folders: string[]): Koffi 
       writeFileSync(path, bytes, { mode: 0o600 });
       return dlopenKoffi(path);
     } catch (err) {
-      failures.push((err as Error).message);
+      failures.push(describeError(err));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -4,7 +4,7 @@ import { chmodSync, chownSync, closeSync, fchmodSync, fchownSync, fsyncSync, lst
 import { release } from 'node:os';
 import { posix } from 'node:path';
 import type { Log } from '../../util/log';
-import { PlatformError } from '../../util/errors';
+import { describeError, PlatformError } from '../../util/errors';
 import { CommandError, type CommandFailure } from '../../util/command-error';
 import { execProcess, startWithNode, type ProcessStarter } from '../../util/exec';
 import { resolveInRoot } from '../../util/paths';
@@ -33,7 +33,7 @@ function statOrUndefined(host: string, followLinks = true): Stats | undefined {
   try {
     return followLinks ? statSync(host) : lstatSync(host);
   } catch {
-    return undefined;
+    return undefined; // any failure means it cannot be had, as said above
   }
 }
 
@@ -106,7 +106,7 @@ export class LinuxPlatform implements Platform {
         this.locks = koffi ? bindRecordLocks(koffi) : null;
       } catch (err) {
         this.locks = null;
-        this.log.debug(`the account files are left to the distro's tools: libc's fcntl cannot be reached (${(err as Error).message})`);
+        this.log.debug(`the account files are left to the distro's tools: libc's fcntl cannot be reached (${describeError(err)})`);
       }
     }
     return this.locks ?? undefined;
@@ -288,7 +288,7 @@ export class LinuxPlatform implements Platform {
         closeSync(fd);
       }
     } catch (err) {
-      throw new PlatformError(`cannot append to ${path}: ${(err as Error).message}`, { cause: err });
+      throw new PlatformError(`cannot append to ${path}: ${describeError(err)}`, { cause: err });
     }
     this.log.debug(`Writing to ${path} - ab: [${mode.toString(8)}] ${bytes.length} bytes`);
   }
@@ -313,14 +313,14 @@ export class LinuxPlatform implements Platform {
         try {
           file = stageFile(host, bytes, mode, ids);
         } catch (err) {
-          throw new PlatformError(`cannot write ${path}: ${(err as Error).message}`, { cause: err });
+          throw new PlatformError(`cannot write ${path}: ${describeError(err)}`, { cause: err });
         }
         staged.push({ file, path, mode, size: bytes.length, durable: opts.durable ?? false });
       }
       const durable = staged.filter((s) => s.durable).map((s) => s.file);
       if (durable.length) {
         await syncStaged(durable).catch((err: unknown) => {
-          throw new PlatformError(`cannot write ${staged.map((s) => s.path).join(', ')}: ${(err as Error).message}`, { cause: err });
+          throw new PlatformError(`cannot write ${staged.map((s) => s.path).join(', ')}: ${describeError(err)}`, { cause: err });
         });
       }
     } catch (err) {
@@ -332,7 +332,7 @@ export class LinuxPlatform implements Platform {
         commitStaged(s.file);
       } catch (err) {
         for (const rest of staged.slice(i)) discardStaged(rest.file);
-        throw new PlatformError(`cannot write ${s.path}: ${(err as Error).message}`, { cause: err });
+        throw new PlatformError(`cannot write ${s.path}: ${describeError(err)}`, { cause: err });
       }
       this.log.debug(`Writing to ${s.path} - wb: [${s.mode.toString(8)}] ${s.size} bytes`);
     }
@@ -347,7 +347,7 @@ export class LinuxPlatform implements Platform {
     try {
       return resolveOwner(owner, passwd, group);
     } catch (err) {
-      throw new PlatformError(`cannot set owner '${owner}' on ${forPath}: ${(err as Error).message}`);
+      throw new PlatformError(`cannot set owner '${owner}' on ${forPath}: ${describeError(err)}`);
     }
   }
 

@@ -15,6 +15,7 @@ import type { Socket } from 'node:net';
 import { net } from '../../util/on-demand-builtins';
 import type { Koffi } from '../../util/koffi-addon';
 import type { ProcessEnd, ProcessStart, ProcessStarter, StartedProcess } from '../../util/exec';
+import { describeError } from '../../util/errors';
 
 /** The libc calls a start needs; addChdir is missing before glibc 2.29. */
 export interface LibcSpawn {
@@ -134,7 +135,7 @@ export function spawnWithLibc(libc: LibcSpawn, start: ProcessStart): StartedProc
     }
   } catch (err) {
     closeAll(opened);
-    return notStarted(`${start.file}: ${(err as Error).message}`);
+    return notStarted(`${start.file}: ${describeError(err)}`);
   }
   const fa = Buffer.alloc(OPAQUE_BYTES);
   libc.fileActionsInit(fa);
@@ -227,7 +228,7 @@ export function posixSpawnStarter(loadKoffi: () => Koffi | undefined, fallback: 
         libc = koffi ? bindLibcSpawn(koffi) : null;
       } catch (err) {
         libc = null;
-        onUnavailable((err as Error).message);
+        onUnavailable(describeError(err));
       }
     }
     if (libc === null || (start.cwd !== undefined && !libc.addChdir)) return fallback(start);

@@ -1,5 +1,5 @@
 // AF_UNIX datagram sockets through libc (Node has none): what cloud-init 25.1's stage units and sd_notify speak.
-import { PlatformError } from '../../util/errors';
+import { describeError, PlatformError } from '../../util/errors';
 import type { Koffi } from '../../util/koffi-addon';
 import type { UnixDatagramSocket, UnixDatagrams } from '../platform';
 
@@ -77,7 +77,7 @@ export function bindUnixDatagrams(koffi: Koffi): UnixDatagrams {
               const fromLen = Buffer.alloc(4);
               fromLen.writeUInt32LE(SOCKADDR_UN_BYTES, 0);
               recvfrom.async(fd, buf, maxBytes, 0, from, fromLen, (err, n) => {
-                if (err) return reject(new PlatformError(`receiving on the unix socket ${path} failed: ${String(err)}`));
+                if (err) return reject(new PlatformError(`receiving on the unix socket ${path} failed: ${describeError(err)}`));
                 if (n < 0) {
                   const errno = koffi.errno();
                   if (errno === EINTR && !closed) return attempt();

@@ -4,7 +4,7 @@ import { promises as fsp } from 'node:fs';
 import { win32 } from 'node:path';
 import type { BuildFacts } from '../../build-info';
 import type { Log } from '../../util/log';
-import { PlatformError } from '../../util/errors';
+import { describeError, PlatformError } from '../../util/errors';
 import { execProcess } from '../../util/exec';
 import type { FileOpts, HostReports, OsVersion, Platform, RunOpts, RunResult } from '../platform';
 import { HostReportFiles } from '../host-report-files';
@@ -372,7 +372,7 @@ export class WindowsPlatform implements Platform, WindowsMachine {
       await fsp.stat(this.hostPath(path));
       return true;
     } catch {
-      return false;
+      return false; // whatever stat's code, the path cannot be used: not there
     }
   }
   async listDir(path: string): Promise<string[]> {
@@ -396,7 +396,7 @@ export class WindowsPlatform implements Platform, WindowsMachine {
       try {
         await fsp.appendFile(host, content);
       } catch (err) {
-        throw new PlatformError(`cannot append to ${path}: ${(err as Error).message}`, { cause: err });
+        throw new PlatformError(`cannot append to ${path}: ${describeError(err)}`, { cause: err });
       }
       this.log.debug(`Appending to ${host}: ${content.length} bytes`);
       return;
@@ -410,7 +410,7 @@ export class WindowsPlatform implements Platform, WindowsMachine {
       await fsp.rename(temp, host);
     } catch (err) {
       await fsp.rm(temp, { force: true });
-      throw new PlatformError(`cannot write ${path}: ${(err as Error).message}`, { cause: err });
+      throw new PlatformError(`cannot write ${path}: ${describeError(err)}`, { cause: err });
     }
     this.log.debug(`Writing to ${host}: ${content.length} bytes`);
   }

@@ -8,7 +8,7 @@
 // now once. While changes are held the platform answers reads of these files from here, and anything else that
 // could see them (a command, a write or removal of one of them) has them written first.
 import { statSync, utimesSync } from 'node:fs';
-import { PlatformError } from '../../../util/errors';
+import { describeError, PlatformError } from '../../../util/errors';
 import type { AccountFileWrite, AccountHost } from './account-host';
 import { lockAccounts } from './account-locks';
 import { ACCOUNT_FILE_NAMES } from './account-file-names';
@@ -68,7 +68,7 @@ export class AccountWriteBack {
         try {
           await this.flush();
         } catch (flushErr) {
-          throw new PlatformError(`${(err as Error).message}; and then: ${(flushErr as Error).message}`, { cause: err });
+          throw new PlatformError(`${describeError(err)}; and then: ${describeError(flushErr)}`, { cause: err });
         }
       }
       throw err;

@@ -21,7 +21,7 @@ const liveProc: ProcReader = {
     try {
       return readFileSync(path, 'latin1');
     } catch {
-      return undefined;
+      return undefined; // the /proc entry is gone or unreadable: nothing to learn from it
     }
   },
   exists: processExists,

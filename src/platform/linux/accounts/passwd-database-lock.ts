@@ -3,7 +3,7 @@
 // kiln takes it as they do, in the target root, so that a useradd, passwd or vipw running at the same time (in
 // the image or on the running system) and kiln never change the account files together.
 import { closeSync, constants, openSync } from 'node:fs';
-import { PlatformError } from '../../../util/errors';
+import { describeError, PlatformError } from '../../../util/errors';
 import type { RecordLocks } from '../record-locks';
 
 /** lckpwdf's TIMEOUT. */
@@ -41,7 +41,7 @@ export async function lockPasswdDatabase(lockPath: string, locks: RecordLocks, w
     // Node opens every descriptor close-on-exec, as lckpwdf does (O_CLOEXEC): a command kiln starts does not inherit the lock.
     fd = openSync(lockPath, constants.O_WRONLY | constants.O_CREAT, 0o600);
   } catch (err) {
-    throw new PlatformError(`cannot lock the account files: cannot open ${lockPath}: ${(err as Error).message}`, { cause: err });
+    throw new PlatformError(`cannot lock the account files: cannot open ${lockPath}: ${describeError(err)}`, { cause: err });
   }
   const sleep = wait.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const deadline = Date.now() + (wait.waitMs ?? WAIT_MS);

@@ -86,7 +86,7 @@ function removeLeftStaging(file: string): void {
   try {
     names = readdirSync(dir);
   } catch {
-    return;
+    return; // the folder cannot be listed: a best-effort clean-up has nothing to remove
   }
   for (const name of names) {
     if (!name.startsWith(`.${base}.kiln-`) && !name.startsWith(`.${base}-.kiln-`)) continue;

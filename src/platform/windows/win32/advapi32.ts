@@ -1,6 +1,6 @@
 // advapi32.dll bindings: the registry, token privileges, services, LogonUserW and InitiateSystemShutdownExW.
 import type { Koffi } from '../../../util/koffi-addon';
-import { PlatformError } from '../../../util/errors';
+import { describeError, PlatformError } from '../../../util/errors';
 import type { Kernel32 } from './kernel32';
 import { win32Structs } from './win32-structs';
 import { REG_TYPES, decodeRegValue, encodeRegValue, type RegRoot, type RegValue } from './registry-value';
@@ -354,7 +354,7 @@ export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
           work().then(
             (code) => setStatus(SERVICE_STOPPED, code),
             (err: unknown) => {
-              log?.(`service run failed: ${err instanceof Error ? err.message : String(err)}`);
+              log?.(`service run failed: ${describeError(err)}`);
               setStatus(SERVICE_STOPPED, 1);
             },
           );
@@ -366,7 +366,7 @@ export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
         StartServiceCtrlDispatcherW.async(table, (err: unknown, ok: number) => {
           koffi.unregister(main);
           koffi.unregister(handler);
-          if (err) reject(new PlatformError(`StartServiceCtrlDispatcherW failed: ${String(err)}`));
+          if (err) reject(new PlatformError(`StartServiceCtrlDispatcherW failed: ${describeError(err)}`));
           else if (!ok) reject(new PlatformError(`cannot connect to the service control manager as '${name}': 'service run' is started by Windows for the installed service, not by hand (use 'cloudbase-init' or 'kiln cloudbase-init' to run the flow directly)`));
           else resolve();
         });

@@ -1,6 +1,6 @@
 // dhcpcsvc.dll bindings: options of an adapter's DHCP lease (MTU 26, NTP servers 42) through DhcpRequestParams.
 import type { Koffi } from '../../../util/koffi-addon';
-import { PlatformError } from '../../../util/errors';
+import { describeError, PlatformError } from '../../../util/errors';
 import type { Kernel32 } from './kernel32';
 import { win32Structs } from './win32-structs';
 
@@ -45,7 +45,7 @@ export function bindDhcpcsvc(koffi: Koffi, kernel32: Kernel32): Dhcpcsvc {
       };
       return api;
     } catch (err) {
-      throw new PlatformError(`dhcpcsvc.dll: cannot bind DhcpRequestParams: ${(err as Error).message}`);
+      throw new PlatformError(`dhcpcsvc.dll: cannot bind DhcpRequestParams: ${describeError(err)}`);
     }
   };
   let initialised = false;

@@ -1,6 +1,6 @@
 // iphlpapi.dll bindings: adapters (GetAdaptersAddresses), static addresses, routes and interface MTU through the IP Helper API.
 import type { Koffi } from '../../../util/koffi-addon';
-import { PlatformError } from '../../../util/errors';
+import { describeError, PlatformError } from '../../../util/errors';
 import type { Kernel32 } from './kernel32';
 import { addressBytes, sockaddrText } from './sockaddr';
 import { win32Structs } from './win32-structs';
@@ -118,7 +118,7 @@ export function bindIphlpapi(koffi: Koffi, kernel32: Kernel32): Iphlpapi {
       try {
         fn ??= lib.func('__stdcall', name, result, ['void *']);
       } catch (err) {
-        throw new PlatformError(`iphlpapi.dll has no ${name}: ${(err as Error).message}`);
+        throw new PlatformError(`iphlpapi.dll has no ${name}: ${describeError(err)}`);
       }
       return fn(row);
     };

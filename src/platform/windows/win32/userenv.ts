@@ -1,6 +1,6 @@
 // userenv.dll bindings: user profiles (CreateProfile, LoadUserProfileW, GetProfilesDirectoryW).
 import type { Koffi } from '../../../util/koffi-addon';
-import { PlatformError } from '../../../util/errors';
+import { describeError, PlatformError } from '../../../util/errors';
 import type { Kernel32 } from './kernel32';
 import { win32Structs } from './win32-structs';
 
@@ -46,7 +46,7 @@ export function bindUserenv(koffi: Koffi, kernel32: Kernel32): Userenv {
       try {
         CreateProfile ??= lib.func('__stdcall', 'CreateProfile', 'uint32_t', ['str16', 'str16', 'void *', 'uint32_t']);
       } catch (err) {
-        throw new PlatformError(`userenv.dll has no CreateProfile: ${(err as Error).message}`);
+        throw new PlatformError(`userenv.dll has no CreateProfile: ${describeError(err)}`);
       }
       const buf = Buffer.alloc(MAX_PATH_CHARS * 2);
       const hr = (CreateProfile(sid, user, buf, MAX_PATH_CHARS) as number) >>> 0;

@@ -2,6 +2,7 @@
 // SDK headers give them) and made into koffi types from that data, so sizes and offsets come from one place and
 // a unit test can lay them out for each Windows architecture without Windows.
 import type { Koffi } from '../../../util/koffi-addon';
+import { describeError } from '../../../util/errors';
 
 /** A field's type: a koffi primitive ('uint32_t', 'void *', 'str16' …), another structure of this table, or an array of either. */
 export type Win32FieldType = string | { array: string; length: number; hint?: 'String' | 'Array' | 'Typed' };
@@ -217,7 +218,7 @@ export function win32Structs(koffi: Koffi): Win32StructTypes {
       const def = Object.fromEntries(decl.fields.map(([field, t]) => [field, fieldType(t)]));
       types[name] = decl.kind === 'union' ? koffi.union(`KILN_${name}`, def) : koffi.struct(`KILN_${name}`, def);
     } catch (err) {
-      throw new Error(`koffi cannot declare ${name}: ${(err as Error).message}`);
+      throw new Error(`koffi cannot declare ${name}: ${describeError(err)}`);
     }
   }
   declared.set(koffi.struct, types);
