@@ -52,6 +52,6 @@ export function bytesToText(bytes: Uint8Array, charset = 'utf-8'): string {
   try {
     return new TextDecoder(label, { ignoreBOM: false }).decode(bytes);
   } catch {
-    return new TextDecoder('utf-8').decode(bytes);
+    return new TextDecoder('utf-8').decode(bytes); // a charset TextDecoder does not know: read as UTF-8
   }
 }

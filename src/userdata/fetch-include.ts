@@ -1,5 +1,6 @@
 // Fetching `#include` URLs: http(s) only, with a time limit and a size cap (undici).
 import { loadUndici } from '../util/load-undici';
+import { describeError } from '../util/errors';
 
 /** Fetches one include URL; resolves with the body or throws an Error whose message says why. */
 export type FetchInclude = (url: string) => Promise<Uint8Array>;
@@ -33,7 +34,7 @@ export function httpIncludeFetcher(opts: FetchIncludeOptions = {}): FetchInclude
       try {
         res = await (await loadUndici()).request(current, { method: 'GET', signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
       } catch (err) {
-        throw new Error(signal.aborted ? `no answer within ${timeoutMs} ms` : `request failed: ${(err as Error).message}`);
+        throw new Error(signal.aborted ? `no answer within ${timeoutMs} ms` : `request failed: ${describeError(err)}`);
       }
       if (res.statusCode >= 300 && res.statusCode < 400 && res.headers.location) {
         await res.body.dump();
@@ -62,8 +63,8 @@ export function httpIncludeFetcher(opts: FetchIncludeOptions = {}): FetchInclude
           chunks.push(chunk as Buffer);
         }
       } catch (err) {
-        if (/byte limit/.test((err as Error).message)) throw err;
-        throw new Error(signal.aborted ? `body not complete within ${timeoutMs} ms` : `reading the body failed: ${(err as Error).message}`);
+        if (/byte limit/.test(describeError(err))) throw err;
+        throw new Error(signal.aborted ? `body not complete within ${timeoutMs} ms` : `reading the body failed: ${describeError(err)}`);
       }
       return Buffer.concat(chunks);
     }

@@ -2,6 +2,7 @@
 import { TemplateError } from './errors';
 import { FILTERS, TESTS, toStr, truthy } from './jinja-filters';
 import { parseTemplate, type Expr, type Node } from './jinja-parse';
+import { describeError } from '../util/errors';
 
 /** What cloud-init's jinja writes in place of an undefined variable, followed by the variable's last name. */
 export const MISSING_JINJA_PREFIX = 'CI_MISSING_JINJA_VAR/';
@@ -286,7 +287,7 @@ class Renderer {
         try {
           return (fn as (...a: unknown[]) => unknown)(...args, ...kw);
         } catch (err) {
-          throw new TemplateError(e.line, (err as Error).message);
+          throw new TemplateError(e.line, describeError(err));
         }
       }
       case 'filter': {
@@ -303,7 +304,7 @@ class Renderer {
         try {
           return f(v instanceof Undefined ? undefined : v, args, kwargs);
         } catch (err) {
-          throw new TemplateError(e.line, `filter '${e.name}': ${(err as Error).message}`);
+          throw new TemplateError(e.line, `filter '${e.name}': ${describeError(err)}`);
         }
       }
       case 'test': {

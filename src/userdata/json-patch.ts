@@ -1,4 +1,5 @@
 // RFC 6902 JSON Patch (add, remove, replace, move, copy, test) for `#cloud-config-jsonp` parts.
+import { describeError } from '../util/errors';
 
 export class JsonPatchError extends Error {
   override readonly name = 'JsonPatchError';
@@ -109,7 +110,7 @@ export function applyJsonPatch(doc: unknown, patch: unknown): unknown {
           throw new JsonPatchError(`unknown op '${String(op.op)}'`);
       }
     } catch (err) {
-      throw new JsonPatchError(`operation ${i}: ${(err as Error).message}`);
+      throw new JsonPatchError(`operation ${i}: ${describeError(err)}`);
     }
   });
   return out;

@@ -3,6 +3,7 @@ import { posix } from 'node:path';
 import type { Platform } from '../platform/platform';
 import type { Log } from '../util/log';
 import type { ScriptPart } from './process-user-data';
+import { describeError } from '../util/errors';
 
 export interface ScriptRunContext {
   platform: Platform;
@@ -92,7 +93,7 @@ async function appendOutput(ctx: ScriptRunContext, text: string): Promise<void> 
   try {
     await ctx.platform.writeFile(ctx.outputLog ?? '/var/log/cloud-init-output.log', text.endsWith('\n') ? text : `${text}\n`, { append: true, mode: 0o640 });
   } catch (err) {
-    ctx.log?.warn(`cannot append script output to ${ctx.outputLog ?? '/var/log/cloud-init-output.log'}: ${(err as Error).message}`);
+    ctx.log?.warn(`cannot append script output to ${ctx.outputLog ?? '/var/log/cloud-init-output.log'}: ${describeError(err)}`);
   }
 }
 
@@ -103,7 +104,7 @@ export async function runScript(ctx: ScriptRunContext, path: string, extraEnv: R
   try {
     content = await ctx.platform.readFile(path);
   } catch (err) {
-    return { name, path, code: -1, ok: false, error: `cannot read ${path}: ${(err as Error).message}`, stdout: '', stderr: '' };
+    return { name, path, code: -1, ok: false, error: `cannot read ${path}: ${describeError(err)}`, stdout: '', stderr: '' };
   }
   const missing = await missingInterpreter(ctx.platform, content);
   if (missing) {
@@ -118,7 +119,7 @@ export async function runScript(ctx: ScriptRunContext, path: string, extraEnv: R
   try {
     r = await ctx.platform.run(argv, { allowFailure: true, env: { ...ctx.env, ...extraEnv }, ...(ctx.timeoutMs ? { timeoutMs: ctx.timeoutMs } : {}) });
   } catch (err) {
-    const error = `script ${path} could not start: ${(err as Error).message}`;
+    const error = `script ${path} could not start: ${describeError(err)}`;
     await appendOutput(ctx, error);
     return { name, path, code: -1, ok: false, error, stdout: '', stderr: '' };
   }
@@ -141,7 +142,7 @@ export async function runScriptsIn(ctx: ScriptRunContext, dir: string, extraEnv:
   try {
     names = await ctx.platform.listDir(dir);
   } catch {
-    return [];
+    return []; // a folder that cannot be listed runs nothing (see above)
   }
   const outcomes: ScriptOutcome[] = [];
   for (const n of [...names].sort()) {

@@ -1,5 +1,6 @@
 // cloud-init's cloud-config merging: the dict/list/str mergers and their `merge_how` options.
 import { UserDataError } from './errors';
+import { describeError } from '../util/errors';
 
 export interface MergerSpec {
   name: 'dict' | 'list' | 'str';
@@ -163,7 +164,7 @@ export function mergeCloudConfigPart(acc: Record<string, unknown>, part: Record<
   try {
     specs = [...extractConfigMergers(cfg), ...(header ? parseMergeString(header) : [])];
   } catch (err) {
-    throw new UserDataError(partName, `bad merge_how/Merge-Type: ${(err as Error).message}`);
+    throw new UserDataError(partName, `bad merge_how/Merge-Type: ${describeError(err)}`);
   }
   const merger = new ConfigMerger(specs.length > 0 ? specs : parseMergeString(PART_DEFAULT_MERGE));
   return merger.merge(acc, cfg) as Record<string, unknown>;

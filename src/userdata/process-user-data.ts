@@ -12,6 +12,7 @@ import { entityFilename, header, looksLikeMime, looksLikeMimeWithoutVersion, par
 import { CT, GZIP_TYPES, TYPE_NEEDED, typeFromStartsWith } from './part-types';
 import { emptyProcessedPart, replaceHeader, type ProcessedPart } from './processed-message';
 import { decodeUtf8Strict } from '../util/utf8-text';
+import { describeError } from '../util/errors';
 
 export type DataSource = 'user' | 'vendor' | 'vendor2';
 export type ScriptFrequency = 'per-instance' | 'per-boot' | 'per-once';
@@ -149,7 +150,7 @@ class SourceProcessor {
       try {
         bytes = await gunzipBytes(bytes, this.maxPart);
       } catch (err) {
-        this.error(where, (err as Error).message);
+        this.error(where, describeError(err));
         return;
       }
     }
@@ -191,7 +192,7 @@ class SourceProcessor {
       else if (enc === 'quoted-printable') body = decodeQuotedPrintable(entity.body.toString('latin1'));
       else body = entity.body;
     } catch (err) {
-      this.error(partLabel(), (err as Error).message);
+      this.error(partLabel(), describeError(err));
       this.counter++;
       return;
     }
@@ -214,7 +215,7 @@ class SourceProcessor {
       try {
         body = await gunzipBytes(body, this.maxPart);
       } catch (err) {
-        this.error(provisional(), (err as Error).message);
+        this.error(provisional(), describeError(err));
         this.counter++;
         return;
       }
@@ -289,7 +290,7 @@ class SourceProcessor {
       return renderJinja(bodyText, jinjaVariables(this.opts.instanceData));
     } catch (err) {
       if (err instanceof TemplateError) this.error(part, `jinja template, line ${err.line + shift}: ${err.reason}`);
-      else this.error(part, `jinja template: ${(err as Error).message}`);
+      else this.error(part, `jinja template: ${describeError(err)}`);
       return undefined;
     }
   }
@@ -336,7 +337,7 @@ class SourceProcessor {
         try {
           data = await this.fetchInclude(url);
         } catch (err) {
-          this.error(`${part} include ${url}`, `fetching failed: ${(err as Error).message}`);
+          this.error(`${part} include ${url}`, `fetching failed: ${describeError(err)}`);
           continue;
         }
         if (once) {
@@ -354,7 +355,7 @@ class SourceProcessor {
       entries = readYaml(text, part);
     } catch (err) {
       this.counter++;
-      this.error(part, err instanceof YamlError ? `#cloud-config-archive: ${err.detail}` : (err as Error).message);
+      this.error(part, err instanceof YamlError ? `#cloud-config-archive: ${err.detail}` : describeError(err));
       return;
     }
     if (!Array.isArray(entries)) {
@@ -423,7 +424,7 @@ function handleLeaves(source: DataSource, leaves: Leaf[], out: ProcessedUserData
         try {
           patch = readYaml(body, part, { lineOffset: body !== t ? 1 : 0 });
         } catch (err) {
-          throw new Error(`#cloud-config-jsonp is ${err instanceof YamlError ? err.detail : (err as Error).message}`);
+          throw new Error(`#cloud-config-jsonp is ${err instanceof YamlError ? err.detail : describeError(err)}`);
         }
         cfg = applyJsonPatch(cfg, patch) as Record<string, unknown>;
       } else if (freq) {
@@ -443,8 +444,8 @@ function handleLeaves(source: DataSource, leaves: Leaf[], out: ProcessedUserData
         log?.warn(`Unhandled ${leaf.contentType} ${part}: ${JSON.stringify(text().slice(0, 40))}… (no handler for this type)`);
       }
     } catch (err) {
-      errors.push({ part, message: (err as Error).message });
-      log?.warn(`${part}: ${(err as Error).message}`);
+      errors.push({ part, message: describeError(err) });
+      log?.warn(`${part}: ${describeError(err)}`);
     }
   }
   return cfg;
@@ -500,7 +501,7 @@ export async function processUserData(inputs: UserDataInputs, opts: ProcessOptio
   try {
     out.cloudConfig = mergeManyConfigs([configs.user, configs.vendor2, configs.vendor]);
   } catch (err) {
-    out.errors.push({ part: 'user-data', message: `merging user over vendor config: ${(err as Error).message}` });
+    out.errors.push({ part: 'user-data', message: `merging user over vendor config: ${describeError(err)}` });
     out.cloudConfig = configs.user;
   }
   return out;

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Platform } from '../platform/platform';
 import type { Log } from '../util/log';
 import { EXTENSION, exitCodeRequest, windowsLaunchLine, type WindowsHostFacts, type WindowsScript } from './windows-scripts';
+import { describeError } from '../util/errors';
 
 export interface WindowsScriptOutcome {
   name: string;
@@ -49,7 +50,7 @@ export async function runWindowsScript(ctx: WindowsRunContext, script: WindowsSc
   try {
     await ctx.platform.writeFile(path, script.content, { mode: 0o600 });
   } catch (err) {
-    return { ...base, code: -1, reboot: false, runAgain: false, stdout: '', stderr: '', error: `cannot write the script to ${path}: ${(err as Error).message}` };
+    return { ...base, code: -1, reboot: false, runAgain: false, stdout: '', stderr: '', error: `cannot write the script to ${path}: ${describeError(err)}` };
   }
   try {
     const r = await ctx.platform.run(launch, { allowFailure: true, ...(ctx.timeoutMs ? { timeoutMs: ctx.timeoutMs } : {}) });
@@ -57,7 +58,7 @@ export async function runWindowsScript(ctx: WindowsRunContext, script: WindowsSc
     ctx.log?.info(`Script ${script.name} ended with return code: ${r.code}`);
     return { ...base, code: r.code, reboot: req.reboot, runAgain: req.runAgain, stdout: r.stdout, stderr: r.stderr };
   } catch (err) {
-    return { ...base, code: -1, reboot: false, runAgain: false, stdout: '', stderr: '', error: `could not start ${launch[0]}: ${(err as Error).message}` };
+    return { ...base, code: -1, reboot: false, runAgain: false, stdout: '', stderr: '', error: `could not start ${launch[0]}: ${describeError(err)}` };
   } finally {
     await ctx.platform.remove(path).catch(() => undefined);
   }

@@ -7,6 +7,7 @@ import { renderJinja } from './jinja-render';
 import { entityFilename, header, parseMime, type MimeEntity } from './mime';
 import type { PartError } from './process-user-data';
 import { detectWindowsScript, isEc2LaunchV2, kindFromExtension, parseEc2LaunchV2, splitEc2Sections, type WindowsScript } from './windows-scripts';
+import { describeError } from '../util/errors';
 
 /**
  * One part's work, in the order cloudbase-init's UserDataPlugin walks the parts: a cloud-config document (its
@@ -71,7 +72,7 @@ export async function processWindowsUserData(data: Uint8Array, opts: WindowsUser
     try {
       bytes = await gunzipBytes(bytes, max);
     } catch (err) {
-      out.errors.push({ part: 'user-data', message: (err as Error).message });
+      out.errors.push({ part: 'user-data', message: describeError(err) });
       return out;
     }
   }
@@ -93,7 +94,7 @@ export async function processWindowsUserData(data: Uint8Array, opts: WindowsUser
         const body = enc === 'base64' ? decodeBase64(e.body.toString('latin1')) : e.body;
         handlePart(e.contentType, name, entityFilename(e), body, out);
       } catch (err) {
-        out.errors.push({ part, message: (err as Error).message });
+        out.errors.push({ part, message: describeError(err) });
       }
     };
     walk(msg);
@@ -101,7 +102,7 @@ export async function processWindowsUserData(data: Uint8Array, opts: WindowsUser
     try {
       handleSingle(renderTemplate(bytes, opts.templateData), out);
     } catch (err) {
-      out.errors.push({ part: 'user-data', message: (err as Error).message });
+      out.errors.push({ part: 'user-data', message: describeError(err) });
     }
   }
   for (const e of out.errors) opts.log?.warn(`${e.part}: ${e.message}`);
@@ -124,7 +125,7 @@ function cloudConfig(text: string, part: string, out: WindowsUserData): void {
   try {
     doc = readYaml(text, part);
   } catch (err) {
-    throw new Error(err instanceof YamlError ? `cloud-config is ${err.detail}` : (err as Error).message);
+    throw new Error(err instanceof YamlError ? `cloud-config is ${err.detail}` : describeError(err));
   }
   if (doc === null || doc === undefined) return;
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new Error('cloud-config must be a YAML mapping at the top level');
