@@ -3,6 +3,7 @@ import { SYSTEM_CONFIG_DIR } from '../config/load-system-config';
 import type { Platform } from '../platform/platform';
 import { HttpClient, HttpError } from '../util/http';
 import type { Log } from '../util/log';
+import { describeError } from '../util/errors';
 
 /** Where the fetched cloud-config is kept; the stage then reads it with the rest of cloud.cfg.d. */
 export const KERNEL_CMDLINE_URL_CFG = `${SYSTEM_CONFIG_DIR}/91_kernel_cmdline_url.cfg`;
@@ -65,7 +66,7 @@ async function fetchContent(o: CmdlineUrlOptions, url: string, local: boolean): 
     try {
       return { ok: true, body: await o.platform.readFile(path) };
     } catch (err) {
-      return { ok: false, why: (err as Error).message };
+      return { ok: false, why: describeError(err) };
     }
   }
   const client = new HttpClient({ log: o.log, ...(o.env ? { env: o.env } : {}), ...(o.sleep ? { sleep: o.sleep } : {}) });

@@ -7,6 +7,7 @@ import type { Log } from '../util/log';
 import { withBuiltins } from './builtin-config';
 import type { CloudPaths } from './cloud-paths';
 import { sortedJson } from './sorted-json';
+import { describeError } from '../util/errors';
 
 const DOC = 'Aggregated cloud-config created by merging merged_system_cfg (/etc/cloud/cloud.cfg and /etc/cloud/cloud.cfg.d), metadata, vendordata and userdata. The combined_cloud_config represents the aggregated desired configuration acted upon by cloud-init.';
 
@@ -37,7 +38,7 @@ export async function addSystemInfoToInstanceData(platform: Platform, paths: Clo
   try {
     doc = JSON.parse(text);
   } catch (err) {
-    log.warn(`Skipping write of system_info/features to ${paths.instanceDataSensitiveFile}. Invalid JSON found: ${(err as Error).message}`);
+    log.warn(`Skipping write of system_info/features to ${paths.instanceDataSensitiveFile}. Invalid JSON found: ${describeError(err)}`);
     return;
   }
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {

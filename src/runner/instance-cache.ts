@@ -58,7 +58,7 @@ export async function deserializeInstance(text: string, readBlob: (file: string)
   try {
     parsed = JSON.parse(text) as CachedInstance;
   } catch {
-    return undefined;
+    return undefined; // a cache that is not JSON is not used: the source is crawled again (see above)
   }
   if (parsed?.version !== 2 || typeof parsed.source !== 'string' || typeof parsed.data?.instanceId !== 'string') return undefined;
   const data = { ...parsed.data } as Record<string, unknown>;

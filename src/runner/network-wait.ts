@@ -15,7 +15,7 @@ function decodeUtf8(raw: Uint8Array): string | undefined {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(raw);
   } catch {
-    return undefined;
+    return undefined; // not UTF-8: binary user data, which the caller says is no cloud-config
   }
 }
 
@@ -29,7 +29,7 @@ export function dataNeedsNetwork(raw: Uint8Array | undefined): NetworkWait {
   try {
     parsed = readYaml(text, 'user data');
   } catch {
-    return { wait: true, reason: 'failed to parse user data as yaml' };
+    return { wait: true, reason: 'failed to parse user data as yaml' }; // readYaml fails only on text that is not YAML: cloud-init's reason for it
   }
   if (!isConfigMap(parsed)) return { wait: true, reason: 'parsed config not in cloud-config format' };
   if (Array.isArray(parsed.write_files)) {

@@ -2,7 +2,7 @@
 import type { Platform } from '../platform/platform';
 import { jinjaVariables } from '../userdata/jinja-context';
 import { renderJinja } from '../userdata/jinja-render';
-import { KilnError } from '../util/errors';
+import { describeError, KilnError } from '../util/errors';
 import type { CloudPaths } from './cloud-paths';
 import { pythonJson } from './sorted-json';
 
@@ -44,7 +44,7 @@ export async function loadQueryData(o: QuerySourceOptions): Promise<Record<strin
   try {
     doc = JSON.parse(text) as Record<string, unknown>;
   } catch (err) {
-    throw new QueryError(`${file}: not valid JSON: ${(err as Error).message}`);
+    throw new QueryError(`${file}: not valid JSON: ${describeError(err)}`);
   }
   // As cloud-init's query (convert_jinja_instance_data): the v1 keys are reachable at the top level too.
   const v1 = doc.v1;

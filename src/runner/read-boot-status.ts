@@ -32,7 +32,7 @@ async function readStatusV1(platform: Platform, file: string): Promise<Record<st
     const doc = JSON.parse(text) as { v1?: unknown };
     return doc.v1 && typeof doc.v1 === 'object' && !Array.isArray(doc.v1) ? (doc.v1 as Record<string, unknown>) : {};
   } catch {
-    return {};
+    return {}; // a status file that is not JSON holds no status yet (cloud-init rewrites it)
   }
 }
 

@@ -69,7 +69,7 @@ export async function readStatusFile(platform: Platform, paths: CloudPaths): Pro
   try {
     parsed = JSON.parse(text) as { v1?: Record<string, unknown> };
   } catch {
-    return emptyStatus();
+    return emptyStatus(); // a status file that is not JSON starts over empty, as it is rewritten now
   }
   const v1 = parsed.v1 ?? {};
   const out = emptyStatus();
