@@ -8,6 +8,7 @@ import { sortedJson } from '../runner/sorted-json';
 import type { Command, CommandContext, ParsedArgs } from './command';
 import { fsPromises } from '../util/on-demand-builtins';
 import { writeCommandOutput } from './command-output';
+import { describeError } from '../util/errors';
 
 const FLAGS = {
   string: ['infile', 'outfile'],
@@ -82,7 +83,7 @@ function analyzeCommand(word: 'show' | 'blame' | 'dump' | 'boot', summary: strin
       try {
         report = await render(loaded.events, ctx, args);
       } catch (err) {
-        ctx.io.err(`${(err as Error).message}\n`);
+        ctx.io.err(`${describeError(err)}\n`);
         return 1;
       }
       await emit(ctx, args, report);

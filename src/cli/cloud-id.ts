@@ -49,7 +49,7 @@ export const cloudIdCommand: Command = {
     try {
       v1 = ((JSON.parse(text) as { v1?: Record<string, unknown> }).v1 ?? {}) as Record<string, unknown>;
     } catch {
-      ctx.io.err(`ERROR: File '${file}' is not valid json.\n`);
+      ctx.io.err(`ERROR: File '${file}' is not valid json.\n`); // not JSON (or JSON null, which has no v1): what this says
       return 1;
     }
     const id = String(v1.cloud_id ?? v1.cloud_name ?? 'unknown');

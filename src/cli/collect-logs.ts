@@ -8,6 +8,7 @@ import { redactSecretKeys } from '../util/redact';
 import type { Command } from './command';
 import { zlib } from '../util/on-demand-builtins';
 import { writeCommandOutput } from './command-output';
+import { describeError } from '../util/errors';
 
 /** /etc/cloud's folders collect-logs leaves out (keys may hold secrets, templates are the package's), as 25.1. */
 const ETC_CLOUD_SKIPPED_DIRS = ['/etc/cloud/keys', '/etc/cloud/templates'];
@@ -62,7 +63,7 @@ export const collectLogsCommand: Command = {
     };
     /** The output of CMD (or its failure) as cloud-init writes a command's output into the tarball. */
     const command = async (cmd: string[], name: string): Promise<void> => {
-      const r = await platform.run(cmd).catch((err: unknown) => ({ code: 127, stdout: '', stderr: String(err) }));
+      const r = await platform.run(cmd).catch((err: unknown) => ({ code: 127, stdout: '', stderr: describeError(err) }));
       put(name, Buffer.from(r.code === 0 ? r.stdout : `${r.stdout}${r.stderr}` || `${cmd.join(' ')} exited ${r.code}`));
     };
     /** A file at its own path, as cloud-init's _collect_file: skipped when redacting and others may not read it. */

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { buildMultipart, type MimePartInput } from '../userdata/mime';
 import { SHORT_TYPES } from '../userdata/part-types';
-import { UsageError } from '../util/errors';
+import { describeError, UsageError } from '../util/errors';
 import type { Command } from './command';
 import { fsPromises } from '../util/on-demand-builtins';
 
@@ -45,7 +45,7 @@ export const develMakeMimeCommand: Command = {
       try {
         content = await fsPromises().readFile(file);
       } catch (err) {
-        throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+        throw new UsageError(`cannot read ${file}: ${describeError(err)}`);
       }
       parts.push({ contentType: `text/${type}`, filename: file.split(/[\\/]/).pop() as string, content });
     }

@@ -6,7 +6,7 @@ import type { NetworkState } from '../net/model';
 import type { NetworkFormat } from '../net/network-format';
 import { parseNetworkInput, type InputKind } from '../net/parse-network-config';
 import { RENDERERS, isRendererName } from '../net/renderers';
-import { UsageError } from '../util/errors';
+import { describeError, UsageError } from '../util/errors';
 import type { Command } from './command';
 import { fsPromises } from '../util/on-demand-builtins';
 import { pathUnderRoot } from '../util/paths';
@@ -72,7 +72,7 @@ export const develNetConvertCommand: Command = {
       if (kind === 'azure-imds') input = azureImdsNetworkConfig((input as Record<string, unknown> | null)?.network);
     } catch (err) {
       if (err instanceof YamlError) throw err;
-      throw new UsageError(`${file}: not valid ${kind === 'yaml' ? 'YAML' : 'JSON'}: ${(err as Error).message}`);
+      throw new UsageError(`${file}: not valid ${kind === 'yaml' ? 'YAML' : 'JSON'}: ${describeError(err)}`);
     }
     // vmware-imc names NICs by their cust.cfg section, as cloud-init's net-convert does (it ignores -m for this kind).
     const ns = parseNetworkInput(inputKind, input, kind === 'vmware-imc' ? { key: file } : { macs, key: kind === 'yaml' || kind === 'azure-imds' ? 'network' : kind, renderer: output });

@@ -2,7 +2,7 @@
 import { jinjaVariables } from '../userdata/jinja-context';
 import { missingJinjaWarning, renderJinja } from '../userdata/jinja-render';
 import { TemplateError } from '../userdata/errors';
-import { KilnError, UsageError } from '../util/errors';
+import { describeError, KilnError, UsageError } from '../util/errors';
 import type { Command } from './command';
 import { fsPromises } from '../util/on-demand-builtins';
 
@@ -25,7 +25,7 @@ export const develRenderCommand: Command = {
     try {
       text = await fsPromises().readFile(file, 'utf8');
     } catch (err) {
-      throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw new UsageError(`cannot read ${file}: ${describeError(err)}`);
     }
     if (!JINJA_HEADER.test(text)) throw new KilnError(`${file} is not a jinja template: its first line must be '## template: jinja'`);
     const given = args.flags['instance-data'] as string | undefined;
@@ -48,7 +48,7 @@ export const develRenderCommand: Command = {
     try {
       data = JSON.parse(dataText);
     } catch (err) {
-      throw new KilnError(`${dataPath} is not valid JSON: ${(err as Error).message}`);
+      throw new KilnError(`${dataPath} is not valid JSON: ${describeError(err)}`);
     }
     if (!data || typeof data !== 'object' || Array.isArray(data)) throw new KilnError(`${dataPath} must hold a JSON object`);
     try {

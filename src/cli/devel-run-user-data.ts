@@ -6,7 +6,7 @@ import { runPartHandlers } from '../userdata/part-handlers';
 import { processUserData } from '../userdata/process-user-data';
 import { processWindowsUserData, scriptsOf } from '../userdata/windows-user-data';
 import { combineRequests, runWindowsScript, windowsHostFacts } from '../userdata/windows-runner';
-import { UsageError } from '../util/errors';
+import { describeError, UsageError } from '../util/errors';
 import type { Command, CommandContext } from './command';
 import { fsPromises } from '../util/on-demand-builtins';
 
@@ -15,7 +15,7 @@ async function readHostFile(path: string | undefined, what: string): Promise<Buf
   try {
     return await fsPromises().readFile(path);
   } catch (err) {
-    throw new UsageError(`cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new UsageError(`cannot read ${what} ${path}: ${describeError(err)}`);
   }
 }
 
@@ -32,7 +32,7 @@ async function runLinux(ctx: CommandContext, platform: Platform, args: Record<st
     try {
       instanceData = JSON.parse(idText.toString('utf8')) as Record<string, unknown>;
     } catch (err) {
-      throw new UsageError(`instance data is not JSON: ${(err as Error).message}`);
+      throw new UsageError(`instance data is not JSON: ${describeError(err)}`);
     }
   }
   const processed = await processUserData(

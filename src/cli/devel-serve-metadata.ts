@@ -3,7 +3,7 @@ import { parseMisbehaviour, PHONE_HOME_PATH, startMetadataServer, type Misbehavi
 import { closeSync, openSync, statSync, writeSync } from 'node:fs';
 import { startSerialHost } from '../metadata-server/serial-hosts';
 import { describedKinds, kindsWhere, SERVE_KINDS, serveKind, wordList, type MetadataKind, type SerialHostKind } from '../metadata-server/serve-kinds';
-import { UsageError } from '../util/errors';
+import { describeError, UsageError } from '../util/errors';
 import type { Command } from './command';
 
 /** The kinds that answer on a unix socket (--socket), and those with a password server (--password-port). */
@@ -80,7 +80,7 @@ export const develServeMetadataCommand: Command = {
       try {
         rules.push(parseMisbehaviour(text));
       } catch (err) {
-        throw new UsageError(`--misbehave: ${(err as Error).message}`);
+        throw new UsageError(`--misbehave: ${describeError(err)}`);
       }
     }
     const exitAfter = args.flags['exit-after'] !== undefined ? Number(args.flags['exit-after']) : undefined;

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Win32Bindings, WindowsMachine } from '../platform/windows/windows-machine';
 import { ComputerNameFormat } from '../platform/windows/win32/kernel32';
 import { DhcpOption } from '../platform/windows/win32/dhcpcsvc';
-import { UsageError } from '../util/errors';
+import { describeError, UsageError } from '../util/errors';
 import type { Command } from './command';
 
 interface ProbeStep {
@@ -318,7 +318,7 @@ export const develWin32ProbeCommand: Command = {
       try {
         line = { dll: step.dll, functions: step.functions, ok: true, value: (await step.run()) ?? null };
       } catch (err) {
-        line = { dll: step.dll, functions: step.functions, ok: false, error: err instanceof Error ? err.message : String(err) };
+        line = { dll: step.dll, functions: step.functions, ok: false, error: describeError(err) };
       }
       ctx.io.out(`${json(line)}\n`);
     }

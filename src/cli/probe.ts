@@ -1,5 +1,5 @@
 // `probe`: filesystem type, label, UUID and size of block devices or image files, read directly (no blkid).
-import { UsageError } from '../util/errors';
+import { describeError, UsageError } from '../util/errors';
 import { probeLinuxMachine } from '../devices/machine-probe';
 import { openImageSpec } from '../devices/open-image';
 import { probe, type ProbeResult } from '../devices/probe';
@@ -84,7 +84,7 @@ export const probeCommand: Command = {
         try {
           results.push(await probe(await openImageSpec(spec)));
         } catch (err) {
-          results.push({ device: spec, size: 0, error: (err as Error).message });
+          results.push({ device: spec, size: 0, error: describeError(err) });
         }
       }
     } else if (ctx.platform().os === 'windows') {

@@ -107,7 +107,7 @@ export const schemaCommand: Command = {
       try {
         data = JSON.parse(dataText);
       } catch {
-        ctx.io.err('Error:\nLoading Jinja instance data failed\n');
+        ctx.io.err('Error:\nLoading Jinja instance data failed\n'); // JSON.parse fails only on text that is not JSON: cloud-init's words for it
         return undefined;
       }
       const nl = source.indexOf('\n');
