@@ -163,7 +163,7 @@ export function sanitizeMirrorUrl(url: string): string | undefined {
   try {
     u = new URL(url);
   } catch {
-    return undefined;
+    return undefined; // not a URL: nothing to sanitize, the caller keeps the value as given
   }
   if (/^[\d.]+$/.test(u.hostname) || u.hostname.startsWith('[')) return url;
   const host = u.hostname
@@ -359,7 +359,7 @@ async function renameAptLists(ctx: ModuleContext, mirrors: Mirrors, arch: string
   try {
     names = await ctx.platform.listDir(APT_LISTS);
   } catch {
-    return;
+    return; // no apt lists folder: no cached lists to keep (cloud-init's glob finds none)
   }
   for (const [name, old] of Object.entries(defaultMirrors(arch))) {
     const nm = mirrors[name];

@@ -3,6 +3,7 @@ import { posix } from 'node:path';
 import type { Platform } from '../platform/platform';
 import { isTrue } from './support/config-values';
 import type { CloudConfig, Module, ModuleContext } from './module';
+import { describeError } from '../util/errors';
 
 interface Partition {
   node: string;
@@ -234,7 +235,7 @@ export const diskSetup: Module = {
     const aliases = cfg.device_aliases && typeof cfg.device_aliases === 'object' && !Array.isArray(cfg.device_aliases) ? (cfg.device_aliases as Record<string, unknown>) : {};
     // Like cloud-init, a failed disk or filesystem is reported and the next one is still tried.
     const report = (what: string, err: unknown) => {
-      const msg = `${what}: ${(err as Error).message}`;
+      const msg = `${what}: ${describeError(err)}`;
       ctx.recoverable('ERROR', msg);
     };
     const ds = cfg.disk_setup;

@@ -4,6 +4,7 @@ import { whichInTarget } from './support/distro-facts';
 import { installPackages } from './support/install-packages';
 import { manageService } from './support/service-control';
 import { ModuleError, type Module, type ModuleContext } from './module';
+import { describeError } from '../util/errors';
 
 export const DEFAULT_FAN_CONFIG_PATH = '/etc/network/fan';
 const FAN_SERVICE = 'ubuntu-fan';
@@ -14,7 +15,7 @@ async function tryService(ctx: ModuleContext, action: 'stop' | 'start'): Promise
     await manageService(ctx, action, FAN_SERVICE);
     return true;
   } catch (e) {
-    ctx.log.warn(`failed to ${action} ${FAN_SERVICE}: ${e instanceof Error ? e.message : String(e)}`);
+    ctx.log.warn(`failed to ${action} ${FAN_SERVICE}: ${describeError(e)}`);
     return false;
   }
 }

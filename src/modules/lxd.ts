@@ -7,6 +7,7 @@ import { waitForSnapSeeded } from './support/snap-seeded';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
 import { pyStr } from '../util/python-str';
 import { pyTruthy as truthy } from '../util/python-truthy';
+import { describeError } from '../util/errors';
 
 const MODULE = 'lxd';
 const DEFAULT_NETWORK = 'lxdbr0';
@@ -32,6 +33,7 @@ export async function requiredPackages(ctx: ModuleContext, init: Record<string, 
     try {
       parsed = readYaml(preseed, 'lxd.preseed');
     } catch {
+      // readYaml fails only on text that is not YAML: cloud-init's warning for it
       ctx.log.warn('lxd.preseed string value is not YAML.  Unable to determine required storage driver packages to support storage_pools config.');
     }
     const pools = isRecord(parsed) && Array.isArray(parsed.storage_pools) ? parsed.storage_pools : [];
@@ -186,7 +188,7 @@ export const lxdModule: Module = {
         await installPackages(ctx, MODULE, packages);
       } catch (err) {
         // As cloud-init: a failed install is a warning and the module stops there without failing.
-        ctx.log.warn(`failed to install packages ${JSON.stringify(packages)}: ${err instanceof Error ? err.message : String(err)}`);
+        ctx.log.warn(`failed to install packages ${JSON.stringify(packages)}: ${describeError(err)}`);
         return;
       }
     }

@@ -4,6 +4,7 @@ import { CommandError } from '../util/command-error';
 import { cfgMap } from './support/config-values';
 import { humanToBytes } from './support/human-size';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
+import { describeError } from '../util/errors';
 
 export const MNT_COMMENT = 'comment=cloudconfig';
 const FSTAB = '/etc/fstab';
@@ -157,7 +158,7 @@ async function handleSwapcfg(ctx: ModuleContext, swapcfg: unknown): Promise<stri
     await createSwapfile(ctx, fname, Math.trunc(bytes / MB));
     return fname;
   } catch (err) {
-    ctx.log.warn(`failed to setup swap: ${(err as Error).message}`);
+    ctx.log.warn(`failed to setup swap: ${describeError(err)}`);
     return undefined;
   }
 }
@@ -267,7 +268,7 @@ export const mounts: Module = {
       try {
         await ctx.platform.mkdir(d);
       } catch (err) {
-        ctx.log.warn(`Failed to make '${d}' config-mount: ${(err as Error).message}`);
+        ctx.log.warn(`Failed to make '${d}' config-mount: ${describeError(err)}`);
       }
     }
     const norm = (s: string) => s.replace(/\s+/g, ' ');

@@ -6,6 +6,7 @@ import { whichInTarget } from './support/distro-facts';
 import { installPackages } from './support/install-packages';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
 import { manageService } from './support/service-control';
+import { describeError } from '../util/errors';
 
 export interface NtpClientConfig {
   check_exe: string;
@@ -164,7 +165,7 @@ export const ntpModule: Module = {
     try {
       await manageService(ctx, 'reload', client.service_name);
     } catch (err) {
-      throw new ModuleError('ntp', `Failed to reload/start ntp service: ${(err as Error).message}`, { cause: err });
+      throw new ModuleError('ntp', `Failed to reload/start ntp service: ${describeError(err)}`, { cause: err });
     }
   },
 };

@@ -1,6 +1,7 @@
 // cc_power_state_change: after kiln exits, checks a condition and runs shutdown (halt/poweroff/reboot, delay, message).
 import { isRecord, shellQuote } from './support/config-shapes';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
+import { describeError } from '../util/errors';
 
 const MODE_FLAGS: Record<string, string> = { halt: '-H', poweroff: '-P', reboot: '-r' };
 
@@ -81,7 +82,7 @@ export function createPowerStateChangeModule(deps: PowerStateDeps): Module {
       try {
         plan = loadPowerState(cfg);
       } catch (err) {
-        ctx.log.warn(`${(err as Error).message.replace(/^power_state_change: /, '')} Not performing power state change!`);
+        ctx.log.warn(`${describeError(err).replace(/^power_state_change: /, '')} Not performing power state change!`);
         return;
       }
       if (!plan) {

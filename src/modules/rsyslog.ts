@@ -3,6 +3,7 @@ import { posix } from 'node:path';
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
 import { installPackages } from './support/install-packages';
+import { describeError } from '../util/errors';
 
 const DEF_FILENAME = '20-cloud-config.conf';
 const DEF_DIR = '/etc/rsyslog.d';
@@ -103,7 +104,7 @@ export const rsyslog: Module = {
         try {
           lines.push(remoteLine(String(line), name));
         } catch (err) {
-          ctx.log.warn(`failed loading remote ${name}: ${String(line)} [${(err as Error).message}]`);
+          ctx.log.warn(`failed loading remote ${name}: ${String(line)} [${describeError(err)}]`);
         }
       }
       lines.push('# end remotes');

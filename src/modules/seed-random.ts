@@ -2,6 +2,7 @@
 import { cfgBool } from './support/config-values';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
 import { zlib } from '../util/on-demand-builtins';
+import { describeError } from '../util/errors';
 
 function decode(data: unknown, encoding: unknown): Buffer {
   if (!data) return Buffer.alloc(0);
@@ -14,7 +15,7 @@ function decode(data: unknown, encoding: unknown): Buffer {
       // Seed data is small (a few KiB at most); the sync call keeps this simple.
       return zlib().gunzipSync(bytes);
     } catch (err) {
-      throw new ModuleError('seed_random', `random_seed.data is not valid gzip data: ${(err as Error).message}`, { cause: err });
+      throw new ModuleError('seed_random', `random_seed.data is not valid gzip data: ${describeError(err)}`, { cause: err });
     }
   }
   throw new ModuleError('seed_random', `Unknown random_seed encoding: ${String(encoding)}`);

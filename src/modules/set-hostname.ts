@@ -4,6 +4,7 @@ import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import { cfgBool } from './support/config-values';
 import { hostnameAndFqdn, mayWriteHostnameFile, preferFqdn } from './support/hostname-facts';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
+import { describeError } from '../util/errors';
 
 export const setHostname: Module = {
   name: 'set_hostname',
@@ -24,7 +25,7 @@ export const setHostname: Module = {
       try {
         prev = JSON.parse(prevText) as typeof prev;
       } catch {
-        prev = {};
+        prev = {}; // a corrupt record counts as none: the hostname is set again rather than the module failing
       }
     }
     if (prev.hostname === hostname && prev.fqdn === fqdn) {
@@ -41,7 +42,7 @@ export const setHostname: Module = {
     try {
       if (await mayWriteHostnameFile(ctx, cfg, ops.hostnameFile)) await ops.writeHostname(ctx.platform, chosen);
     } catch (err) {
-      throw new ModuleError('set_hostname', `failed to set the hostname to ${fqdn} (${hostname}): ${(err as Error).message}`, { cause: err });
+      throw new ModuleError('set_hostname', `failed to set the hostname to ${fqdn} (${hostname}): ${describeError(err)}`, { cause: err });
     }
     if (!(await ctx.platform.setHostname(chosen))) ctx.log.warn(`Failed to non-persistently adjust the system hostname to ${chosen}`);
     // cloud-init's write_json: sorted keys, one-space indent, trailing newline.

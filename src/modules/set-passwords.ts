@@ -9,6 +9,7 @@ import { updateSshdConfig } from './support/sshd-config';
 import { usesSystemd } from './support/distro-facts';
 import { serviceCommand } from './support/service-control';
 import { normalizeUsersGroups } from './support/users-config';
+import { describeError } from '../util/errors';
 
 /** Letters and digits without the look-alikes l, o, L, O, I, 0 and 1. */
 const PW_SET = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'].filter((c) => !'loLOI01'.includes(c)).join('');
@@ -149,7 +150,7 @@ export const setPasswords: Module = {
           // As cloud-init: the distro's chpasswd hashes the text with the distro's default method.
           await ops.setPasswords(ctx.platform, plain.map(([user, p]) => ({ user, password: p })), false);
         } catch (err) {
-          errors.push(`Failed to set passwords with chpasswd for ${plain.map(([u]) => u).join(', ')}: ${(err as Error).message}`);
+          errors.push(`Failed to set passwords with chpasswd for ${plain.map(([u]) => u).join(', ')}: ${describeError(err)}`);
         }
       }
       if (hashed.length > 0) {
@@ -157,7 +158,7 @@ export const setPasswords: Module = {
         try {
           await ops.setPasswords(ctx.platform, hashed.map(([user, p]) => ({ user, password: p })), true);
         } catch (err) {
-          errors.push(`Failed to set hashed passwords with chpasswd for ${hashed.map(([u]) => u).join(', ')}: ${(err as Error).message}`);
+          errors.push(`Failed to set hashed passwords with chpasswd for ${hashed.map(([u]) => u).join(', ')}: ${describeError(err)}`);
         }
       }
       if (randlist.length > 0) {
@@ -170,7 +171,7 @@ export const setPasswords: Module = {
           try {
             await ops.expirePassword(ctx.platform, u);
           } catch (err) {
-            errors.push(`Failed to set 'expire' for ${u}: ${(err as Error).message}`);
+            errors.push(`Failed to set 'expire' for ${u}: ${describeError(err)}`);
           }
         }
       }

@@ -3,6 +3,7 @@ import { posix } from 'node:path';
 import { isRecord } from './support/config-shapes';
 import { waitForSnapSeeded } from './support/snap-seeded';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
+import { describeError } from '../util/errors';
 
 const MODULE = 'snap';
 
@@ -89,7 +90,7 @@ async function runCommands(ctx: ModuleContext, commands: unknown): Promise<void>
       if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
       if (r.code !== 0) failures.push(`${JSON.stringify(command)} exited with code ${r.code}`);
     } catch (err) {
-      failures.push(`${JSON.stringify(command)} could not run: ${err instanceof Error ? err.message : String(err)}`);
+      failures.push(`${JSON.stringify(command)} could not run: ${describeError(err)}`);
     }
   }
   if (failures.length > 0) {

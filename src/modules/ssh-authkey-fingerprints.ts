@@ -43,7 +43,7 @@ export function keyFingerprint(base64: string | undefined, hash: string): string
     const hex = createHash(hash).update(Buffer.from(base64, 'base64')).digest('hex');
     return hex.match(/../g)?.join(':') ?? '';
   } catch {
-    return '?';
+    return '?'; // an unknown hash name: '?', as cloud-init's _gen_fingerprint answers on a bad hash or key
   }
 }
 

@@ -13,6 +13,7 @@ import { privateKeyFile, publicKeyLine } from '../keys/openssh-key-files';
 import { keygenReport, randomart } from '../keys/ssh-randomart';
 import { updateSshdConfig } from './support/sshd-config';
 import { normalizeUsersGroups } from './support/users-config';
+import { describeError } from '../util/errors';
 
 export const GENERATE_KEY_NAMES = ['rsa', 'dsa', 'ecdsa', 'ed25519'];
 const keyFile = (type: string) => `/etc/ssh/ssh_host_${type}_key`;
@@ -31,14 +32,14 @@ async function deleteHostKeys(ctx: ModuleContext): Promise<void> {
   try {
     names = await ctx.platform.listDir('/etc/ssh');
   } catch {
-    return;
+    return; // no /etc/ssh to list: no host keys to delete
   }
   for (const n of names) {
     if (!/^ssh_host_.*key.*$/.test(n)) continue;
     try {
       await ctx.platform.remove(`/etc/ssh/${n}`);
     } catch (err) {
-      ctx.log.warn(`Failed deleting key file /etc/ssh/${n}: ${(err as Error).message}`);
+      ctx.log.warn(`Failed deleting key file /etc/ssh/${n}: ${describeError(err)}`);
     }
   }
 }
@@ -183,7 +184,7 @@ async function generateKeys(ctx: ModuleContext, cfg: CloudConfig): Promise<void>
       if (isHostKeyType(type)) await writeHostKey(ctx, type, file, group, quiet);
       else if (run) await reportSshKeygen(ctx, type, file, run, group, quiet);
     } catch (err) {
-      const why = (err as Error).message;
+      const why = describeError(err);
       ctx.recoverable('WARNING', `Failed generating key type ${type} to file ${file}: ${why}`);
     }
   }
@@ -243,7 +244,7 @@ export const ssh: Module = {
       try {
         await ctx.publishHostKeys(await publicHostKeys(ctx.platform, cfgList(publishCfg, 'blacklist') ?? HOST_KEY_PUBLISH_BLACKLIST));
       } catch (err) {
-        ctx.recoverable('WARNING', `Publishing host keys failed! ${(err as Error).message}`);
+        ctx.recoverable('WARNING', `Publishing host keys failed! ${describeError(err)}`);
       }
     }
     try {
@@ -258,7 +259,7 @@ export const ssh: Module = {
       await applyCredentials(ctx, keys, defaultUser, disableRoot, opts);
     } catch (err) {
       // cloud-init logs this at WARNING and goes on; a warning is a recoverable error.
-      ctx.recoverable('WARNING', `Applying SSH credentials failed! ${(err as Error).message}`);
+      ctx.recoverable('WARNING', `Applying SSH credentials failed! ${describeError(err)}`);
     }
   },
 };

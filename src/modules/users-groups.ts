@@ -8,6 +8,7 @@ import { type CloudConfig, type Module, type ModuleContext, ModuleError } from '
 import { writeSudoRules } from './support/sudoers';
 import { writeDoasRules } from './support/doas';
 import { normalizeUsersGroups, type UserConfig } from './support/users-config';
+import { describeError } from '../util/errors';
 
 const NO_HOME = ['no_create_home', 'system'];
 const NEED_HOME = ['ssh_authorized_keys', 'ssh_import_id', 'ssh_redirect_user'];
@@ -72,7 +73,7 @@ async function addSnapUser(ctx: ModuleContext, name: string, c: UserConfig): Pro
     const out = JSON.parse(r.stdout) as { username?: string };
     return out.username;
   } catch (err) {
-    throw new ModuleError('users_groups', `Failed to create snap user ${name}: snap create-user did not answer JSON (${(err as Error).message})`, { cause: err });
+    throw new ModuleError('users_groups', `Failed to create snap user ${name}: snap create-user did not answer JSON (${describeError(err)})`, { cause: err });
   }
 }
 
@@ -166,7 +167,7 @@ export const usersGroups: Module = {
       try {
         await ops.addGroup(ctx.platform, group, members);
       } catch (err) {
-        throw new ModuleError('users_groups', `groups: cannot create group '${group}': ${(err as Error).message}`, { cause: err });
+        throw new ModuleError('users_groups', `groups: cannot create group '${group}': ${describeError(err)}`, { cause: err });
       }
     }
     for (const [name, config] of users) {
@@ -197,7 +198,7 @@ export const usersGroups: Module = {
         await createUser(ctx, ops, name, c);
       } catch (err) {
         if (err instanceof ModuleError) throw err;
-        throw new ModuleError('users_groups', `users: '${name}': ${(err as Error).message}`, { cause: err });
+        throw new ModuleError('users_groups', `users: '${name}': ${describeError(err)}`, { cause: err });
       }
     }
   },

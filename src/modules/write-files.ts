@@ -47,7 +47,7 @@ async function extract(content: unknown, steps: Extraction[], where: string): Pr
       try {
         data = await gunzipAsync(data);
       } catch (err) {
-        throw new ModuleError('write_files', `${where}: content is not valid gzip data (${(err as Error).message})`, { cause: err });
+        throw new ModuleError('write_files', `${where}: content is not valid gzip data (${describeError(err)})`, { cause: err });
       }
     }
   }
@@ -115,7 +115,7 @@ export async function writeFileEntries(ctx: ModuleContext, module: string, entri
       await makeParentDirs(ctx, posix.dirname(path), owner);
       await ctx.platform.writeFile(path, data, { mode, owner, append: isTrue(f.append) });
     } catch (err) {
-      throw new ModuleError(module, `${where}: ${(err as Error).message}`, { cause: err });
+      throw new ModuleError(module, `${where}: ${describeError(err)}`, { cause: err });
     }
   }
 }

@@ -14,7 +14,7 @@ export async function publicHostKeys(platform: Platform, blacklist: readonly str
   try {
     names = await platform.listDir('/etc/ssh');
   } catch {
-    return [];
+    return []; // no /etc/ssh to list: no host keys to publish
   }
   const keys: HostKey[] = [];
   for (const name of names.sort()) {

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import { HttpClient } from '../../util/http';
 import { ModuleError, type ModuleContext } from '../module';
+import { describeError } from '../../util/errors';
 
 /** cloud-init's get_tmp_exec_path: /var/tmp/cloud-init (the distro's exec-capable temp ancestor). */
 const TMP_EXEC_DIR = '/var/tmp/cloud-init';
@@ -14,7 +15,7 @@ export async function runInstallerScript(ctx: ModuleContext, module: string, url
   try {
     body = (await client.fetch(url, { retries, timeoutMs: 30_000 })).body;
   } catch (err) {
-    throw new ModuleError(module, `could not download ${url}: ${(err as Error).message}`, { cause: err });
+    throw new ModuleError(module, `could not download ${url}: ${describeError(err)}`, { cause: err });
   } finally {
     await client.close();
   }

@@ -19,7 +19,7 @@ async function isDirectlyExecutable(ctx: ModuleContext, path: string): Promise<b
     const head = Buffer.from(await ctx.platform.readFile(path)).subarray(0, 4);
     return head.subarray(0, 2).toString('latin1') === '#!' || head.equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46]));
   } catch {
-    return false;
+    return false; // unreadable: not run directly; running it reports the real failure
   }
 }
 
