@@ -1,5 +1,6 @@
 // AzureGuestAgentPlugin: the Azure guest agent (RdAgent, or WaSvc on Nano Server) reinstalled from the provisioning data's package, as cloudbase-init does.
 import { PluginError, DONE, type Plugin, type PluginContext, type PluginResult } from './plugin';
+import { describeError } from '../util/errors';
 
 const RDAGENT = 'RdAgent';
 const GUEST_AGENT = 'WindowsAzureGuestAgent';
@@ -57,7 +58,7 @@ async function removeAzureDirs(ctx: PluginContext): Promise<void> {
       await ctx.platform.remove(path, { recursive: true });
     } catch (err) {
       // As cloudbase-init: a folder that cannot go (a file held open) is logged, and the install goes on.
-      ctx.log.error(`Failed to remove path: ${path}: ${(err as Error).message}`);
+      ctx.log.error(`Failed to remove path: ${path}: ${describeError(err)}`);
     }
   }
 }

@@ -1,5 +1,6 @@
 // ExtendVolumesPlugin: every volume on a fixed disk (or those of volumes_to_extend) grown into the free space after its partition.
 import { PluginError, type Plugin, type PluginContext, type PluginResult } from './plugin';
+import { describeError } from '../util/errors';
 
 /** cloudbase-init's volume index: the N of the volume's device '\Device\HarddiskVolumeN'. */
 export function volumeIndex(device: string | undefined): number | undefined {
@@ -29,7 +30,7 @@ export const extendVolumesPlugin: Plugin = {
         if (r.bytes > 0) ctx.log.info(`Extended ${volume.root} (volume ${index ?? '?'}) by ${r.bytes} bytes`);
         else ctx.log.debug(`${volume.root} not extended: ${r.reason ?? 'nothing to do'}`);
       } catch (err) {
-        failures.push(`${volume.root}: ${(err as Error).message}`);
+        failures.push(`${volume.root}: ${describeError(err)}`);
       }
     }
     if (failures.length > 0) throw new PluginError('ExtendVolumesPlugin', `could not extend: ${failures.join('; ')}`);

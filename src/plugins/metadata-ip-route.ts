@@ -14,7 +14,7 @@ export async function metadataUrlAnswers(url: string, log: Log): Promise<boolean
     await http.fetch(url, { retries: 2, timeoutMs: 5000, backoffMs: 100, retryStatuses: [] });
     return true;
   } catch {
-    return false;
+    return false; // any failure after the tries is 'does not answer', as check_url's False
   } finally {
     await http.close();
   }
@@ -37,7 +37,7 @@ export async function ensureMetadataIpRoute(
   try {
     host = new URL(metadataUrl).hostname;
   } catch {
-    return undefined;
+    return undefined; // not a URL: no route to add for it
   }
   if (!host.startsWith('169.254.')) return undefined;
   try {

@@ -1,6 +1,7 @@
 // MTUPlugin: each DHCP adapter's IPv4 MTU set to the interface MTU its lease carries (option 26), when mtu_use_dhcp_config.
 import { DhcpOption, parseMtuOption } from '../platform/windows/win32/dhcpcsvc';
 import { PluginError, type Plugin, type PluginContext, type PluginResult } from './plugin';
+import { describeError } from '../util/errors';
 
 export const mtuPlugin: Plugin = {
   classPath: 'cloudbaseinit.plugins.common.mtu.MTUPlugin',
@@ -21,7 +22,7 @@ export const mtuPlugin: Plugin = {
       try {
         data = ctx.windows.dhcpOption(adapter.guid, DhcpOption.interfaceMtu);
       } catch (err) {
-        failures.push(`${label}: ${(err as Error).message}`);
+        failures.push(`${label}: ${describeError(err)}`);
         continue;
       }
       const mtu = parseMtuOption(data);
@@ -38,7 +39,7 @@ export const mtuPlugin: Plugin = {
         ctx.windows.setInterfaceMtu(adapter, 'ipv4', mtu);
         ctx.log.info(`${label}: MTU set to ${mtu} from DHCP (was ${adapter.mtu})`);
       } catch (err) {
-        failures.push(`${label}: ${(err as Error).message}`);
+        failures.push(`${label}: ${describeError(err)}`);
       }
     }
     if (failures.length > 0) throw new PluginError('MTUPlugin', `could not apply the DHCP MTU: ${failures.join('; ')}`);

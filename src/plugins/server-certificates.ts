@@ -1,5 +1,6 @@
 // ServerCertificatesPlugin: the PKCS#12 server certificates the metadata carries imported into their certificate stores.
 import { DONE, PluginError, type Plugin, type PluginContext, type PluginResult } from './plugin';
+import { describeError } from '../util/errors';
 
 export const serverCertificatesPlugin: Plugin = {
   classPath: 'cloudbaseinit.plugins.windows.certificates.ServerCertificatesPlugin',
@@ -12,7 +13,7 @@ export const serverCertificatesPlugin: Plugin = {
       try {
         certs = await ctx.service.serverCertificates();
       } catch (err) {
-        throw new PluginError('ServerCertificatesPlugin', `could not get the server certificates from ${ctx.service.classPath}: ${(err as Error).message}`, { cause: err });
+        throw new PluginError('ServerCertificatesPlugin', `could not get the server certificates from ${ctx.service.classPath}: ${describeError(err)}`, { cause: err });
       }
     }
     if (certs.length === 0) {
@@ -26,7 +27,7 @@ export const serverCertificatesPlugin: Plugin = {
         const imported = ctx.windows.importPfx(cert.pfx, cert.password ?? '', cert.storeName, cert.storeLocation === 'LocalMachine');
         ctx.log.info(`Server certificate ${i}: ${imported.map((c) => `${c.thumbprint} in ${cert.storeLocation}\\${c.store}`).join(', ') || 'no certificates in the PFX'}`);
       } catch (err) {
-        throw new PluginError('ServerCertificatesPlugin', `server certificate ${i} for ${cert.storeLocation}\\${cert.storeName}: ${(err as Error).message}`, { cause: err });
+        throw new PluginError('ServerCertificatesPlugin', `server certificate ${i} for ${cert.storeLocation}\\${cert.storeName}: ${describeError(err)}`, { cause: err });
       }
     }
     return DONE;

@@ -30,7 +30,7 @@ export function upnFromDer(der: Uint8Array): string {
     const san = new X509Certificate(der).subjectAltName ?? '';
     return /othername:UPN:([^,\s]+)/i.exec(san)?.[1] ?? '';
   } catch {
-    return '';
+    return ''; // a certificate that does not parse has no UPN
   }
 }
 
