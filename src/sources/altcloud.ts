@@ -3,6 +3,7 @@
 import type { FileTree } from '../devices/filesystem-finder';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
 import { SourceError } from './source-error';
+import { describeError } from '../util/errors';
 
 const NAME = 'AltCloud';
 export const CLOUD_INFO_FILE = '/etc/sysconfig/cloud-info';
@@ -57,7 +58,7 @@ async function floppyTree(ctx: CrawlContext): Promise<FileTree | undefined> {
 async function rhevUserData(ctx: CrawlContext): Promise<string | undefined> {
   // cloud-init loads the floppy driver first; only on the running system (never into the host from a --root image).
   if (ctx.platform.root === '/') {
-    const r = await ctx.platform.run(['modprobe', 'floppy'], { allowFailure: true, timeoutMs: 30_000 }).catch((err: Error) => ({ code: -1, stdout: '', stderr: err.message }));
+    const r = await ctx.platform.run(['modprobe', 'floppy'], { allowFailure: true, timeoutMs: 30_000 }).catch((err: unknown) => ({ code: -1, stdout: '', stderr: describeError(err) }));
     if (r.code !== 0) throw new SourceError(NAME, `modprobe floppy failed (${r.stderr.trim() || `exit code ${r.code}`}); no RHEV user data floppy`);
   }
   const tree = await floppyTree(ctx);

@@ -7,6 +7,7 @@ import { readUrlSettings } from './settings';
 import { parseJsonObject } from './json-document';
 import { SourceError } from './source-error';
 import { waitForEndpoint } from './wait-for-url';
+import { describeError } from '../util/errors';
 
 const BASE = 'http://169.254.169.254';
 /** The highest metadata version cloud-init knows; it tries each from there down to v1. */
@@ -29,10 +30,6 @@ function num(settings: Record<string, unknown>, key: string, fallback: number): 
   const n = typeof v === 'string' ? Number(v) : v;
   if (typeof n !== 'number' || Number.isNaN(n)) throw new SourceError('CloudCIX', `datasource.CloudCIX.${key} must be a number, not ${JSON.stringify(v)}`);
   return n;
-}
-
-function why(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 export const cloudCixSource: Datasource = {
@@ -60,7 +57,7 @@ export const cloudCixSource: Datasource = {
           return await get(url);
         } catch (err) {
           if (!(err instanceof HttpError) || attempt >= retries) throw err;
-          ctx.log.debug(`CloudCIX: ${why(err)}; trying again in ${secBetween} s`);
+          ctx.log.debug(`CloudCIX: ${describeError(err)}; trying again in ${secBetween} s`);
           await abortableSleep(secBetween * 1000, ctx.signal);
         }
       }
@@ -71,7 +68,7 @@ export const cloudCixSource: Datasource = {
       try {
         base = (await waitForEndpoint('CloudCIX', urls, async (u, signal) => (await get(u, signal), u), ctx.log, ctx.signal)).url;
       } catch (err) {
-        throw new SourceError('CloudCIX', `Could not determine metadata URL: ${why(err)}`, { cause: err });
+        throw new SourceError('CloudCIX', `Could not determine metadata URL: ${describeError(err)}`, { cause: err });
       }
       let mdUrl: string | undefined;
       for (let v = METADATA_VERSION; v > 0; v--) {
@@ -80,7 +77,7 @@ export const cloudCixSource: Datasource = {
           mdUrl = `${base}/v${v}`;
           break;
         } catch (err) {
-          ctx.log.debug(`CloudCIX: URL ${base}/v${v}/metadata raised exception ${why(err)}`);
+          ctx.log.debug(`CloudCIX: URL ${base}/v${v}/metadata raised exception ${describeError(err)}`);
         }
       }
       if (!mdUrl) throw new SourceError('CloudCIX', `Could not determine metadata URL: no metadata at ${base}/v${METADATA_VERSION}/metadata`);
@@ -88,7 +85,7 @@ export const cloudCixSource: Datasource = {
         try {
           return await readWithRetries(`${mdUrl}/${leaf}`);
         } catch (err) {
-          throw new SourceError('CloudCIX', `Failed to fetch IMDS ${leaf}: ${mdUrl}/${leaf}: ${why(err)}`, { cause: err });
+          throw new SourceError('CloudCIX', `Failed to fetch IMDS ${leaf}: ${mdUrl}/${leaf}: ${describeError(err)}`, { cause: err });
         }
       };
       const mdRes = await read('metadata');

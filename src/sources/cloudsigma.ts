@@ -3,6 +3,7 @@ import type { CrawlContext, Datasource, DetectContext, InstanceData } from './da
 import { LineChannelClosedError, LineTimeoutError, openSerialChannel } from '../util/line-channel';
 import { parseJson } from './json-document';
 import { SourceError } from './source-error';
+import { describeError } from '../util/errors';
 
 export const CLOUDSIGMA_SERIAL_PORT = '/dev/ttyS1';
 /** cepko's READ_TIMEOUT: the context can be large. */
@@ -40,7 +41,7 @@ async function readServerContext(ctx: CrawlContext, device: string, timeoutMs: n
     channel = openSerialChannel(ctx.platform.hostPath(device), ctx.platform.makeTtyRaw?.bind(ctx.platform), ctx.log);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new SourceError('CloudSigma', code === 'ENOENT' ? `no serial port ${device}` : `cannot open ${device}: ${(err as Error).message}`, { cause: err });
+    throw new SourceError('CloudSigma', code === 'ENOENT' ? `no serial port ${device}` : `cannot open ${device}: ${describeError(err)}`, { cause: err });
   }
   const onAbort = () => void channel.close();
   ctx.signal?.addEventListener('abort', onAbort, { once: true });

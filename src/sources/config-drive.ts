@@ -6,6 +6,7 @@ import { FolderTree } from './folder-tree';
 import { ibmConfigDriveDevice } from './ibmcloud';
 import { chooseOpenStackVersion, openStackInstanceData, readOpenStackTree } from './openstack-tree';
 import { subplatformSource, dsmodeOf } from './source-description';
+import { describeError } from '../util/errors';
 
 export const CONFIG_DRIVE_SEED_DIR = '/var/lib/cloud/seed/config_drive';
 export const CONFIG_DRIVE_LABELS = ['config-2', 'CONFIG-2'];
@@ -37,7 +38,7 @@ async function readEc2Subtree(tree: FileTree): Promise<Record<string, unknown> |
       const parsed: unknown = JSON.parse(Buffer.from(bytes).toString('utf8'));
       if (parsed && typeof parsed === 'object') return parsed as Record<string, unknown>;
     } catch {
-      return undefined;
+      return undefined; // meta-data.json that is not JSON: no EC2 metadata from this drive
     }
   }
   return undefined;
@@ -73,7 +74,7 @@ export const configDriveSource: Datasource = {
         ctx.log.debug(`ConfigDrive: read ${data.instanceId} from ${c.subplatform}`);
         return data;
       } catch (err) {
-        errors.push(err instanceof Error ? err.message : String(err));
+        errors.push(describeError(err));
       }
     }
     throw new SourceError('ConfigDrive', errors.join('; '));

@@ -6,6 +6,7 @@ import type { Datasource, DetectContext } from './datasource';
 import { forcedDatasources } from './kernel-cmdline';
 import { DATASOURCES, datasourceByName } from './registry';
 import { monotonicMs } from '../util/monotonic-clock';
+import { describeError } from '../util/errors';
 
 /** DMI fields read from /sys/class/dmi/id, plus hypervisor_uuid from /sys/hypervisor/uuid (Xen EC2). */
 export const DMI_FIELDS = ['product_name', 'product_serial', 'product_uuid', 'product_version', 'sys_vendor', 'chassis_asset_tag', 'chassis_vendor', 'board_vendor', 'board_name'];
@@ -89,7 +90,7 @@ export async function detectSources(ctx: DetectContext, sources: readonly Dataso
         const found = await ds.detect(ctx);
         return { name: ds.name, found, ms: monotonicMs() - t };
       } catch (err) {
-        const error = err instanceof Error ? err.message : String(err);
+        const error = describeError(err);
         ctx.log.warn(`ds-identify: checking ${ds.name} failed, treated as not found: ${error}`);
         return { name: ds.name, found: false, ms: monotonicMs() - t, error };
       }

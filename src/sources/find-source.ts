@@ -4,6 +4,7 @@ import { LeftToNetworkStage, SourceError } from './source-error';
 import type { EphemeralNetwork } from './ephemeral-network/ephemeral-network';
 import { boolSetting, sourceSettings } from './settings';
 import { monotonicMs } from '../util/monotonic-clock';
+import { describeError } from '../util/errors';
 
 export interface FindSourceOptions {
   /** 'local' (init-local: local sources, and network ones with local evidence when `network` lets them bring up DHCP) or 'network' (init). */
@@ -79,7 +80,7 @@ export async function findSource(ctx: DetectContext, candidates: readonly Dataso
         ctx.log.info(`${source.name} left to the init stage: ${err.message}`);
         continue;
       }
-      const error = err instanceof Error ? err.message : String(err);
+      const error = describeError(err);
       ctx.log.warn(`datasource ${source.name} failed: ${error}`);
       failures.push({ name: source.name, error });
       if (!(err instanceof SourceError) && !(err instanceof Error)) throw err;

@@ -32,7 +32,7 @@ export class FolderTree implements FileTree {
     try {
       names = await this.platform.listDir(full);
     } catch {
-      return undefined;
+      return undefined; // a folder that cannot be listed is absent to the tree's readers
     }
     const entries: TreeEntry[] = [];
     for (const name of names) {
@@ -44,10 +44,11 @@ export class FolderTree implements FileTree {
         await this.platform.listDir(child);
         type = 'directory';
       } catch {
+        // not listable: a file (see above)
         try {
           size = (await this.platform.readFile(child)).length;
         } catch {
-          size = 0;
+          size = 0; // unreadable too: listed with size 0, reading it later reports why
         }
       }
       entries.push({ name, type, size });

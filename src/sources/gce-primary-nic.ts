@@ -5,6 +5,7 @@ import type { Platform } from '../platform/platform';
 import type { Log } from '../util/log';
 import { withEphemeralNetwork, type EphemeralNetwork } from './ephemeral-network/ephemeral-network';
 import { SourceError } from './source-error';
+import { describeError } from '../util/errors';
 
 /** GCE's own primary NIC name (cloud-init's DataSourceGCE.DEFAULT_PRIMARY_INTERFACE), tried before the others. */
 const GCE_PRIMARY = 'ens4';
@@ -39,11 +40,11 @@ export async function crawlOnEachNic<T>(network: EphemeralNetwork, nics: string[
       return { value, nic };
     } catch (err) {
       last = err;
-      log.debug(`GCE: no metadata through candidate NIC ${nic}: ${err instanceof Error ? err.message : String(err)}`);
+      log.debug(`GCE: no metadata through candidate NIC ${nic}: ${describeError(err)}`);
     }
   }
   // One candidate: its own error says it all (as with the single fallback lease before).
   if (nics.length === 1 && last !== undefined) throw last;
-  const why = last instanceof Error ? last.message : String(last ?? 'aborted');
+  const why = last === undefined ? 'aborted' : describeError(last);
   throw new SourceError('GCE', `the metadata server answered on none of the candidate NICs (${nics.join(', ')}); last: ${why}`, { cause: last });
 }

@@ -95,7 +95,7 @@ export function hasExpired(key: string, now: Date): boolean {
   try {
     json = JSON.parse(parts[3] as string);
   } catch {
-    return false;
+    return false; // no JSON after google-ssh: no expiry to honour, as cloud-init's _has_expired
   }
   if (!json || typeof json !== 'object' || !('expireOn' in json)) return false;
   const expire = (json as { expireOn: unknown }).expireOn;
@@ -162,6 +162,7 @@ export function cloudbaseKey(raw: string, username: string, now: Date): Cloudbas
       if (!parsed || typeof parsed !== 'object') return { skipped: `Skipping invalid SSH key ${key}` };
       meta = parsed as Record<string, unknown>;
     } catch {
+      // JSON.parse fails only on text that is not JSON, which the message says
       return { skipped: `Skipping invalid SSH key ${key} (its google-ssh part is not JSON)` };
     }
     metaUser = meta.userName;

@@ -7,6 +7,7 @@ import { pythonB64decode } from './opennebula/python-b64decode';
 import { normalizePublicKeys } from './public-keys';
 import { parseJson, parseJsonObject } from './json-document';
 import { SourceError } from './source-error';
+import { describeError } from '../util/errors';
 
 /** The UUID of IBM's config-2 filesystem: only that one is IBMCloud's, any other config-2 is OpenStack's. */
 export const IBM_CONFIG_UUID = '9796-932E';
@@ -177,7 +178,7 @@ export const ibmCloudSource: Datasource = {
         const vendor = convertVendorData('IBMCloud', 'openstack/latest/vendor_data.json', tree.vendor);
         if (vendor) data.vendorData = vendor;
       } catch (err) {
-        ctx.log.warn(`IBMCloud: Invalid content in vendor-data: ${err instanceof Error ? err.message : String(err)}`);
+        ctx.log.warn(`IBMCloud: Invalid content in vendor-data: ${describeError(err)}`);
       }
     }
     // Templates were configured by the provisioning boot: their network config is 'disabled', as cloud-init's.

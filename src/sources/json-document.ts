@@ -1,6 +1,7 @@
 // The one reader of a datasource's JSON document (a metadata answer, a file on a config disk, a serial reply): parse it, or refuse it with where it came from.
 import type { HttpResponse } from '../util/http';
 import { SourceError } from './source-error';
+import { describeError } from '../util/errors';
 
 /** A JSON text that did not come over HTTP, and what to call it in an error (a path, a device). */
 export interface JsonText {
@@ -33,7 +34,7 @@ export function parseJson(by: JsonRefusal, doc: HttpResponse | JsonText): unknow
     return JSON.parse(text) as unknown;
   } catch (err) {
     const served = isResponse(doc) ? ` (content-type ${doc.headers['content-type'] ?? 'none'})` : '';
-    throw refuse(by, `${where} is not JSON${served}: ${err instanceof Error ? err.message : String(err)}`, err);
+    throw refuse(by, `${where} is not JSON${served}: ${describeError(err)}`, err);
   }
 }
 

@@ -1,6 +1,7 @@
 // Reads the OpenStack metadata layout (openstack/<version>/…, content/, ec2/) from any reader: a config drive or the HTTP service.
 import type { InstanceData } from './datasource';
 import { SourceError } from './source-error';
+import { describeError } from '../util/errors';
 
 /** Reads one file relative to the tree root ('openstack/latest/meta_data.json'); undefined when absent. */
 export type TreeReader = (path: string) => Promise<Uint8Array | undefined>;
@@ -20,7 +21,7 @@ function parseJson(source: string, path: string, bytes: Uint8Array): unknown {
   try {
     return JSON.parse(text(bytes));
   } catch (err) {
-    throw new SourceError(source, `${path} is not valid JSON: ${(err as Error).message}`);
+    throw new SourceError(source, `${path} is not valid JSON: ${describeError(err)}`);
   }
 }
 

@@ -8,6 +8,7 @@ import { chooseOpenStackVersion, openStackInstanceData, readOpenStackTree } from
 import { readUrlSettings, type UrlSettings } from './settings';
 import { waitForEndpoint } from './wait-for-url';
 import { dsmodeOf } from './source-description';
+import { describeError } from '../util/errors';
 
 export const OPENSTACK_PRODUCT_NAMES = ['OpenStack Nova', 'OpenStack Compute'];
 /** cloud-init's VALID_DMI_ASSET_TAGS: the product names themselves (LP: #1669875) and the OpenStack clouds that say so only in the asset tag. */
@@ -50,7 +51,7 @@ export const openStackSource: Datasource = {
         const version = chooseOpenStackVersion(versions);
         const read = async (path: string) => {
           const res = await client.fetch(`${url}/${path}`, { ...base, retries: s.retries, acceptStatuses: [404] }).catch((err: unknown) => {
-            throw new SourceError('OpenStack', `reading ${path} from ${url} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+            throw new SourceError('OpenStack', `reading ${path} from ${url} failed: ${describeError(err)}`, { cause: err });
           });
           return res.status === 404 ? undefined : res.body;
         };
@@ -63,7 +64,7 @@ export const openStackSource: Datasource = {
           const ec2 = await crawlMetadataTree('OpenStack', get, 'meta-data/', { maxRequests: 300, maxDepth: 8 });
           if (Object.keys(ec2).length) tree.ec2Metadata = ec2;
         } catch (err) {
-          ctx.log.debug(`OpenStack: no EC2-compatible metadata at ${url}/latest/meta-data/ (${err instanceof Error ? err.message : String(err)})`);
+          ctx.log.debug(`OpenStack: no EC2-compatible metadata at ${url}/latest/meta-data/ (${describeError(err)})`);
         }
         return openStackInstanceData('OpenStack', tree, `metadata (${url})`);
       });

@@ -2,6 +2,7 @@
 import { HttpError, type HttpClient } from '../util/http';
 import type { Log } from '../util/log';
 import { SourceError } from './source-error';
+import { describeError } from '../util/errors';
 
 /** The server's answer when the password was already taken (and acknowledged) before. */
 export const SAVED_PASSWORD = 'saved_password';
@@ -75,7 +76,7 @@ export async function fetchVmPassword(o: PasswordServerOptions): Promise<string 
   }
   for (let i = 0; i <= o.retries; i++) {
     const ack = await ask(o, SAVED_PASSWORD).catch((err: unknown) => {
-      o.log.debug(`${o.source}: acknowledging the password failed: ${err instanceof Error ? err.message : String(err)}`);
+      o.log.debug(`${o.source}: acknowledging the password failed: ${describeError(err)}`);
       return BAD_REQUEST;
     });
     if (ack !== BAD_REQUEST) return password;

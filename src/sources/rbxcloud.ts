@@ -3,6 +3,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { ActivateContext, CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
 import { SourceError } from './source-error';
+import { describeError } from '../util/errors';
 
 const NAME = 'RbxCloud';
 export const RBXCLOUD_LABELS = ['CLOUDMD', 'cloudmd'];
@@ -82,7 +83,7 @@ async function readDrive(ctx: CrawlContext, device: string, tree: { readFile(p: 
   try {
     md = JSON.parse(Buffer.from(raw).toString('utf8'));
   } catch (err) {
-    throw new SourceError(NAME, `${device}: cloud.json is not JSON: ${(err as Error).message}`);
+    throw new SourceError(NAME, `${device}: cloud.json is not JSON: ${describeError(err)}`);
   }
   if (!isObj(md)) throw new SourceError(NAME, `${device}: cloud.json must be a JSON object`);
   if (!('vm' in md) || !('netadp' in md)) {
@@ -159,7 +160,7 @@ export const rbxCloudSource: Datasource = {
         const r = await ctx.platform.run(['arping', '-c', '2', sourceFlag, p.source, p.destination], { allowFailure: true, timeoutMs: 10_000 });
         if (r.code !== 0) reason = `exit code ${r.code}: ${r.stderr.trim() || r.stdout.trim()}`;
       } catch (err) {
-        reason = (err as Error).message;
+        reason = describeError(err);
       }
       if (reason !== undefined) ctx.log.warn(`Failed to arping from "${p.source}" to "${p.destination}": ${reason}`);
     }

@@ -3,6 +3,7 @@
 import { posix } from 'node:path';
 import type { Platform } from '../platform/platform';
 import type { Log } from '../util/log';
+import { describeError } from '../util/errors';
 
 export type EventType = 'boot' | 'boot-new-instance' | 'boot-legacy' | 'hotplug';
 export const EVENT_TYPES: readonly EventType[] = ['boot', 'boot-new-instance', 'boot-legacy', 'hotplug'];
@@ -82,7 +83,7 @@ export async function readHotplugEnabledScopes(p: Platform, cloudDir: string, lo
     const parsed = JSON.parse(text) as { scopes?: unknown };
     return Array.isArray(parsed.scopes) ? parsed.scopes.map(String) : [];
   } catch (err) {
-    log?.warn(`Ignoring contents of ${path} because it is not decodable. Error: ${(err as Error).message}`);
+    log?.warn(`Ignoring contents of ${path} because it is not decodable. Error: ${describeError(err)}`);
     return [];
   }
 }

@@ -4,6 +4,7 @@ import { timeoutSignal } from '../util/timeout-signal';
 import type { Log } from '../util/log';
 import { SourceError } from './source-error';
 import type { UrlSettings } from './settings';
+import { describeError } from '../util/errors';
 
 export interface EndpointProbe<T> {
   /** Tries one base URL; resolves with what the caller needs (a token, a version …) or throws. */
@@ -37,7 +38,7 @@ export async function waitForEndpoint<T>(
       probe(url, roundSignal).then(
         (value) => ({ url, value }),
         (err: unknown) => {
-          throw Object.assign(new Error(err instanceof Error ? err.message : String(err)), { url, final: !isTransient(err) });
+          throw Object.assign(new Error(describeError(err)), { url, final: !isTransient(err) });
         },
       ),
     );
@@ -49,7 +50,7 @@ export async function waitForEndpoint<T>(
       return won;
     } catch (err) {
       const all = err instanceof AggregateError ? err.errors : [err];
-      for (const e of all) errors.push(e instanceof Error ? e.message : String(e));
+      for (const e of all) errors.push(describeError(e));
       // A definite refusal (e.g. a 4xx that retrying cannot change) is as final as a success.
       if (all.every((e) => (e as { final?: boolean }).final)) {
         refused = true;
@@ -60,7 +61,7 @@ export async function waitForEndpoint<T>(
       try {
         await abortableSleep(Math.min(1000 * 2 ** Math.min(round, 10), 5000) * (0.5 + Math.random() / 2), signal);
       } catch {
-        break;
+        break; // abortableSleep fails only when aborted: stop waiting
       }
     }
   }

@@ -153,6 +153,7 @@ export async function crawlImds(ctx: CrawlContext, s: UrlSettings, client: HttpC
     try {
       identity = JSON.parse(doc) as Record<string, unknown>;
     } catch {
+      // JSON.parse fails only on text that is not JSON, which the warning says
       ctx.log.warn(`${source}: ${version}/dynamic/instance-identity/document is not JSON; ignored`);
     }
   }

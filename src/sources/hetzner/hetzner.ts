@@ -9,6 +9,7 @@ import { readUrlSettings, type UrlSettings } from '../settings';
 import { SourceError, sourceErrorOfHttp } from '../source-error';
 import { waitForEndpoint } from '../wait-for-url';
 import { hetznerNetworkFormat } from './network-format';
+import { describeError } from '../../util/errors';
 
 const BASE = 'http://169.254.169.254';
 const API = '/hetzner/v1';
@@ -59,7 +60,7 @@ function yamlOf(bytes: Uint8Array, url: string): unknown {
   try {
     return readYaml(Buffer.from(bytes).toString('utf8'), url);
   } catch (err) {
-    throw new SourceError('Hetzner', `${url} is not YAML: ${err instanceof Error ? err.message : String(err)}`);
+    throw new SourceError('Hetzner', `${url} is not YAML: ${describeError(err)}`);
   }
 }
 

@@ -1,6 +1,7 @@
 // What `systemd-detect-virt` says about the target, as ds-identify and DataSourceLXD ask it; undefined when it cannot tell.
 import type { Platform } from '../../platform/platform';
 import type { Log } from '../../util/log';
+import { describeError } from '../../util/errors';
 
 /**
  * Runs the distro's systemd-detect-virt in the target (no re-implementation of its checks): 'kvm', 'qemu',
@@ -14,7 +15,7 @@ export async function detectVirt(platform: Platform, log: Log): Promise<string |
     if (res.code === 0 || out === 'none') return out || undefined;
     log.debug(`systemd-detect-virt exited ${res.code}: ${(res.stderr || out).trim()}`);
   } catch (err) {
-    log.debug(`systemd-detect-virt could not run: ${err instanceof Error ? err.message : String(err)}`);
+    log.debug(`systemd-detect-virt could not run: ${describeError(err)}`);
   }
   return undefined;
 }

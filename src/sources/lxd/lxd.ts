@@ -9,6 +9,7 @@ import { readUrlSettings, sourceSettings, type UrlSettings } from '../settings';
 import { detectVirt } from './detect-virt';
 import { lxdFallbackNetworkConfig } from './fallback-network';
 import { devLxdFailure, LXD_API_VERSION, readDevLxd, type DevLxdCrawl } from './read-devlxd';
+import { describeError } from '../../util/errors';
 
 export const LXD_SOCKET_PATH = '/dev/lxd/sock';
 /** The names LXD gives the virtio serial port of its VM agent (current and legacy): newer ds-identify's check for VMs without DMI. */
@@ -65,7 +66,7 @@ function yamlMapping(text: string, what: string): Record<string, unknown> {
   try {
     value = readYaml(text, what);
   } catch (err) {
-    throw new SourceError('LXD', err instanceof YamlError ? `invalid ${what}: ${err.message}` : `invalid ${what}: ${(err as Error).message}`);
+    throw new SourceError('LXD', err instanceof YamlError ? `invalid ${what}: ${err.message}` : `invalid ${what}: ${describeError(err)}`);
   }
   if (value === null || value === undefined) throw new SourceError('LXD', `invalid ${what} format: expected YAML but found: ${JSON.stringify(text.slice(0, 200))}`);
   if (typeof value !== 'object' || Array.isArray(value)) throw new SourceError('LXD', `invalid ${what}: expected a mapping, not ${Array.isArray(value) ? 'a list' : typeof value}`);

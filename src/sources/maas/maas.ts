@@ -9,6 +9,7 @@ import { SourceError } from '../source-error';
 import type { OAuthCredentials } from './oauth1';
 import { OAUTH_SKEW_FILE, OAuthReadError, OAuthUrlReader } from './oauth-url-reader';
 import { subplatformSource } from '../source-description';
+import { describeError } from '../../util/errors';
 
 /** cloud-init's MD_VERSION, also cloudbase-init's _METADATA_2012_03_01. */
 export const MAAS_MD_VERSION = '2012-03-01';
@@ -85,7 +86,7 @@ function checkSeedContents(content: Fetched, where: string, ctx: CrawlContext): 
     try {
       vendor = readYaml(Buffer.from(vd).toString('utf8'), `${where}/meta-data/vendor-data`);
     } catch (err) {
-      throw fail(`${where}: vendor-data was not loadable as yaml: ${err instanceof Error ? err.message : String(err)}`, err);
+      throw fail(`${where}: vendor-data was not loadable as yaml: ${describeError(err)}`, err);
     }
   }
   ctx.log.debug(`MAAS: read ${[...content.keys()].join(', ')} from ${where}`);
@@ -113,7 +114,7 @@ function instanceData(parts: ReturnType<typeof checkSeedContents>, subplatform: 
       if (vendor) data.vendorData = vendor;
     } catch (err) {
       // cloud-init: "Invalid content in vendor-data", and no vendor data.
-      ctx.log.warn(`MAAS: Invalid content in vendor-data: ${err instanceof Error ? err.message : String(err)}`);
+      ctx.log.warn(`MAAS: Invalid content in vendor-data: ${describeError(err)}`);
     }
   }
   return data;
@@ -166,7 +167,7 @@ async function crawlCloudInit(ctx: CrawlContext, url: string): Promise<InstanceD
     try {
       await reader.waitFor(check, maxWait);
     } catch (err) {
-      throw fail(`Giving up on md from ${check} after ${maxWait} seconds: ${err instanceof Error ? err.message : String(err)}`, err);
+      throw fail(`Giving up on md from ${check} after ${maxWait} seconds: ${describeError(err)}`, err);
     }
     ctx.log.debug(`MAAS: Using metadata source: '${check}'`);
     const content: Fetched = new Map();
@@ -179,7 +180,7 @@ async function crawlCloudInit(ctx: CrawlContext, url: string): Promise<InstanceD
           if (f.optional) continue;
           throw fail(`Missing required ${f.path}: ${url} answered 404`, err);
         }
-        throw fail(`Failed fetching metadata from url ${url}: ${err instanceof Error ? err.message : String(err)}`, err);
+        throw fail(`Failed fetching metadata from url ${url}: ${describeError(err)}`, err);
       }
     }
     // cloud-init's _get_subplatform says seed-dir for the URL too, and names it as configured (trailing '/' kept).
@@ -203,7 +204,7 @@ async function curtinNetworkConfig(ctx: CrawlContext): Promise<Record<string, un
     try {
       parsed = JSON.parse(text);
     } catch (err) {
-      throw fail(`${path} is not JSON: ${err instanceof Error ? err.message : String(err)}`, err);
+      throw fail(`${path} is not JSON: ${describeError(err)}`, err);
     }
     const version = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>).version : undefined;
     if (version !== 1) throw fail(`Unsupported MAAS network metadata version: ${JSON.stringify(version)} (${path})`);
@@ -247,7 +248,7 @@ async function crawlCloudbaseInit(ctx: CrawlContext, base: string): Promise<Inst
           if (optional) return undefined;
           throw fail(`${url} does not exist (404)`, err);
         }
-        if (attempt >= retries || !(err instanceof OAuthReadError)) throw fail(`${url}: ${err instanceof Error ? err.message : String(err)}`, err);
+        if (attempt >= retries || !(err instanceof OAuthReadError)) throw fail(`${url}: ${describeError(err)}`, err);
         ctx.log.debug(`MAAS: ${err.message}; retrying in ${intervalMs / 1000} s`);
         await abortableSleep(intervalMs, ctx.signal);
       }

@@ -4,6 +4,7 @@ import { abortableSleep, HttpError, type HttpClient, type HttpResponse } from '.
 import { deadlineSignal } from '../../util/timeout-signal';
 import type { Log } from '../../util/log';
 import { oauthAuthorization, type OAuthCredentials } from './oauth1';
+import { describeError } from '../../util/errors';
 
 /** cloud-init's skew_data_file. */
 export const OAUTH_SKEW_FILE = '/run/oauth_skew.json';
@@ -68,6 +69,7 @@ export class OAuthUrlReader {
             for (const [host, v] of Object.entries(parsed)) if (typeof v === 'number' && Number.isFinite(v)) this.skew[host] = Math.trunc(v);
           }
         } catch {
+          // JSON.parse fails only on text that is not JSON, which the warning says
           this.opts.log.warn(`${file.path} is not JSON; starting with no OAuth clock skew`);
         }
       }
@@ -128,7 +130,7 @@ export class OAuthUrlReader {
       const text = `{${Object.entries(current).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(', ')}}`;
       await file.platform.writeFile(file.path, text);
     } catch (err) {
-      this.opts.log.warn(`could not record the OAuth clock skew in ${file.path}: ${err instanceof Error ? err.message : String(err)}`);
+      this.opts.log.warn(`could not record the OAuth clock skew in ${file.path}: ${describeError(err)}`);
     }
   }
 
@@ -182,7 +184,7 @@ export class OAuthUrlReader {
       try {
         await abortableSleep(sleepS * 1000, signal);
       } catch {
-        break;
+        break; // abortableSleep fails only when aborted: stop waiting
       }
     }
     throw last instanceof Error ? last : new OAuthReadError(url, 'no answer');

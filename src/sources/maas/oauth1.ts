@@ -89,7 +89,7 @@ export function parseOAuthAuthorization(header: string): ParsedOAuthHeader | und
       try {
         params[decodeURIComponent(name)] = decodeURIComponent(raw);
       } catch {
-        return undefined;
+        return undefined; // a bad percent-escape: not a header this parses
       }
     }
   }

@@ -7,6 +7,7 @@ import { SourceError, sourceErrorOfHttp } from '../source-error';
 import { boolSetting, readUrlSettings, type UrlSettings } from '../settings';
 import { isTransient, waitForEndpoint } from '../wait-for-url';
 import { oracleNetworkFormat } from './network-format';
+import { describeError } from '../../util/errors';
 
 /** cloud-init's CHASSIS_ASSET_TAG: bare metal and VM shapes both carry it. */
 export const ORACLE_ASSET_TAG = 'OracleCloud.com';
@@ -66,7 +67,7 @@ async function readInstance(client: HttpClient, base: HttpRequest, url: string, 
     if (signal.aborted) throw err;
     v2err = err;
   }
-  ctx.log.debug(`Oracle: ${opcUrl(url, 2, 'instance')} failed (${v2err instanceof Error ? v2err.message : String(v2err)}); trying v1`);
+  ctx.log.debug(`Oracle: ${opcUrl(url, 2, 'instance')} failed (${describeError(v2err)}); trying v1`);
   try {
     return { version: 1, instance: parseJsonObject(refuseForGood, await fetchOpc(client, base, url, 1, 'instance', retries, signal)) };
   } catch (v1err) {
@@ -124,7 +125,7 @@ export const oracleSource: Datasource = {
             else ctx.log.warn(`Oracle: ${opcUrl(url, opc.version, 'vnics')} holds no VNIC list; network config falls back`);
           } catch (err) {
             // As cloud-init: the instance is still found; only the IMDS network config is missing.
-            ctx.log.warn(`Oracle: failed to fetch the IMDS network configuration: ${err instanceof Error ? err.message : String(err)}`);
+            ctx.log.warn(`Oracle: failed to fetch the IMDS network configuration: ${describeError(err)}`);
           }
         }
         return oracleInstanceData(opc, `${url}/opc/v${opc.version}/`, { ...(vnics ? { vnics } : {}), configureSecondaryNics: secondary });

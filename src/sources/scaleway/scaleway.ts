@@ -9,6 +9,7 @@ import { waitForEndpoint } from '../wait-for-url';
 import { HttpClient } from '../../util/http';
 import { queryPrivilegedDataApi } from './privileged-data-api';
 import { scalewayNetworkConfig } from './scaleway-network';
+import { describeError } from '../../util/errors';
 
 export const SCALEWAY_IPV4_BASE = 'http://169.254.42.42';
 export const SCALEWAY_IPV6_BASE = 'http://[fd00:42::42]';
@@ -93,12 +94,12 @@ export const scalewaySource: Datasource = {
         crawled = await withEphemeralNetwork(ctx.network, () => crawlFrom(ctx, s, bases));
       } catch (v4err) {
         if (v4err instanceof EphemeralNetworkRefused || ctx.signal?.aborted) throw v4err;
-        ctx.log.warn(`Scaleway: no metadata over IPv4 (${(v4err as Error).message}); trying IPv6`);
+        ctx.log.warn(`Scaleway: no metadata over IPv4 (${describeError(v4err)}); trying IPv6`);
         dhcpv4 = false;
         try {
           crawled = await withEphemeralNetwork(ctx.network, () => crawlFrom(ctx, s, bases), { ipv6: true, ipv4: false });
         } catch (v6err) {
-          throw new SourceError('Scaleway', `no metadata over IPv4 (${(v4err as Error).message}) nor over IPv6 (${(v6err as Error).message})`, { cause: v6err });
+          throw new SourceError('Scaleway', `no metadata over IPv4 (${describeError(v4err)}) nor over IPv6 (${describeError(v6err)})`, { cause: v6err });
         }
       }
     }

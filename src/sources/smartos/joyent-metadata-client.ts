@@ -4,6 +4,7 @@ import { crc32 } from '../../util/crc32';
 import type { Log } from '../../util/log';
 import { LineTimeoutError, type LineChannel } from '../../util/line-channel';
 import { SourceError } from '../source-error';
+import { describeError } from '../../util/errors';
 
 /** cloud-init's frame (matched from the start only, as Python's re.match; the length check catches trailing bytes): `V2 <length> <crc32> <request id> SUCCESS|NOTFOUND[ <base64 payload>]`. */
 const FRAME = /^V2 (\d+) ([0-9a-f]+) (([0-9a-f]+) (SUCCESS|NOTFOUND)( (.+))?)/;
@@ -40,7 +41,7 @@ export class JoyentMetadataClient {
       return await this.channel.readLine(timeoutMs);
     } catch (err) {
       if (err instanceof LineTimeoutError) throw new SourceError('SmartOS', `${this.where}: ${what}: ${err.message}; is the host's metadata service running?`, { cause: err });
-      throw new SourceError('SmartOS', `${this.where}: ${what}: ${(err as Error).message}`, { cause: err });
+      throw new SourceError('SmartOS', `${this.where}: ${what}: ${describeError(err)}`, { cause: err });
     }
   }
 
@@ -54,7 +55,7 @@ export class JoyentMetadataClient {
         await this.channel.readLine(100);
       } catch (err) {
         if (err instanceof LineTimeoutError) break;
-        throw new SourceError('SmartOS', `${this.where}: flushing input: ${(err as Error).message}`, { cause: err });
+        throw new SourceError('SmartOS', `${this.where}: flushing input: ${describeError(err)}`, { cause: err });
       }
     }
     const deadline = Date.now() + this.timeoutMs;
@@ -65,7 +66,7 @@ export class JoyentMetadataClient {
       try {
         answer = await this.channel.readLine(Math.max(1, Math.min(5000, left)));
       } catch (err) {
-        if (!(err instanceof LineTimeoutError)) throw new SourceError('SmartOS', `${this.where}: ${(err as Error).message}`, { cause: err });
+        if (!(err instanceof LineTimeoutError)) throw new SourceError('SmartOS', `${this.where}: ${describeError(err)}`, { cause: err });
         if (Date.now() >= deadline) throw new SourceError('SmartOS', `${this.where}: no 'invalid command' answer to an empty line within ${this.timeoutMs / 1000} s; is the host's metadata service running?`);
         this.log.warn(`SmartOS: timeout while initializing the metadata client on ${this.where}; is the host metadata service running?`);
         continue;
@@ -114,7 +115,7 @@ export class JoyentMetadataClient {
     try {
       return JSON.parse(v);
     } catch (err) {
-      throw new SourceError('SmartOS', `${this.where}: the value of ${key} is not JSON: ${(err as Error).message}`);
+      throw new SourceError('SmartOS', `${this.where}: the value of ${key} is not JSON: ${describeError(err)}`);
     }
   }
 

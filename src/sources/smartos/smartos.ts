@@ -10,6 +10,7 @@ import { SourceError } from '../source-error';
 import { JoyentMetadataClient } from './joyent-metadata-client';
 import { smartOsNetworkConfig } from './smartos-network';
 import { subplatformSource } from '../source-description';
+import { describeError } from '../../util/errors';
 
 export const SMARTOS_SERIAL_DEVICE = '/dev/ttyS1';
 export const SMARTOS_SOCKET = '/native/.zonecontrol/metadata.sock';
@@ -151,7 +152,7 @@ async function writeBootContent(platform: Platform, log: Log, content: unknown, 
   await platform.mkdir(posix.dirname(file));
   await platform.writeFile(file, text, { mode: opts.mode });
   if (opts.shebang && !text.startsWith('#!')) {
-    const r = await platform.run(['file', '--brief', '--mime-type', file], { allowFailure: true }).catch((err: unknown) => ({ code: 127, stdout: '', stderr: String(err) }));
+    const r = await platform.run(['file', '--brief', '--mime-type', file], { allowFailure: true }).catch((err: unknown) => ({ code: 127, stdout: '', stderr: describeError(err) }));
     if (r.code !== 0) log.warn(`SmartOS: could not tell the type of ${file} with file(1): ${r.stderr.trim() || `exit ${r.code}`}`);
     else if (r.stdout.trim() === 'text/plain') {
       await platform.writeFile(file, `#!/bin/bash\n${text}`, { mode: opts.mode });
@@ -196,7 +197,7 @@ async function openChannel(ctx: CrawlContext, type: SmartOsType, path: string, t
     return type === 'kvm' ? openSerialChannel(host, ctx.platform.makeTtyRaw?.bind(ctx.platform), ctx.log) : await openSocketChannel(host, timeoutMs);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new SourceError('SmartOS', `no metadata ${type === 'kvm' ? 'serial port' : 'socket'} ${path}`, { cause: err });
-    throw new SourceError('SmartOS', `cannot open the metadata ${type === 'kvm' ? 'serial port' : 'socket'} ${path}: ${(err as Error).message}`, { cause: err });
+    throw new SourceError('SmartOS', `cannot open the metadata ${type === 'kvm' ? 'serial port' : 'socket'} ${path}: ${describeError(err)}`, { cause: err });
   }
 }
 
@@ -274,7 +275,7 @@ async function smartOsInstanceData(ctx: CrawlContext, type: SmartOsType, md: Rec
     try {
       data.networkConfig = { format: 'v1', config: smartOsNetworkConfig(md['network-data'], md.dns_servers, md.dns_domain, md.routes) };
     } catch (err) {
-      throw new SourceError('SmartOS', `sdc:nics cannot be read as network config: ${(err as Error).message}`);
+      throw new SourceError('SmartOS', `sdc:nics cannot be read as network config: ${describeError(err)}`);
     }
   }
   if (type === 'kvm') data.sourceConfig = structuredClone(KVM_CLOUD_CONFIG);

@@ -7,6 +7,7 @@ import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../d
 import { SourceError } from '../source-error';
 import { readDrvfsMounts, findWindowsHome, wslInstanceName, WSLPATH } from './wsl-windows-home';
 import { configData, DEFAULT_WSL_INSTANCE_ID, mergeAgentAndUserData, type ConfigData } from './wsl-user-data';
+import { describeError } from '../../util/errors';
 
 const NAME = 'WSL';
 
@@ -79,7 +80,7 @@ async function landscapeSupportsRequestId(ctx: CrawlContext): Promise<boolean> {
     if (r.code !== 0) throw new Error(`exit code ${r.code}`);
     return r.stdout.includes('--installation-request-id');
   } catch (err) {
-    ctx.log.warn(`Unable to verify if landscape-client supports installation_request_id: ${(err as Error).message}`);
+    ctx.log.warn(`Unable to verify if landscape-client supports installation_request_id: ${describeError(err)}`);
     return false;
   }
 }
