@@ -52,7 +52,7 @@ export function probeTable(results: ProbeResult[]): string {
     for (const p of r.partitions ?? []) add(p, '  ');
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n') + '\n';
+  return `${rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n')}\n`;
 }
 
 export const probeCommand: Command = {

@@ -18,7 +18,7 @@ export const versionCommand: Command = {
     }
     const os = await ctx.platform().osVersion();
     ctx.io.out(
-      [
+      `${[
         `kiln ${ctx.facts.version}`,
         `cloud-init: ${KILN_CLOUD_INIT_VERSION}`,
         `target: ${ctx.facts.target.name}`,
@@ -27,7 +27,7 @@ export const versionCommand: Command = {
         `os-version: ${os.version}`,
         `os-version-source: ${os.source}`,
         ...(os.kernel ? [`kernel: ${os.kernel}`] : []),
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
     return 0;
   },

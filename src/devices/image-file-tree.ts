@@ -63,13 +63,13 @@ export class ImageFileTree<N extends FsNode> implements FileTree {
 
   async readFile(path: string): Promise<Uint8Array | undefined> {
     const node = await this.lookup(path);
-    if (!node || node.type !== 'file') return undefined;
+    if (node?.type !== 'file') return undefined;
     return this.fs.readData(node);
   }
 
   async list(path: string): Promise<TreeEntry[] | undefined> {
     const node = await this.lookup(path);
-    if (!node || node.type !== 'directory') return undefined;
+    if (node?.type !== 'directory') return undefined;
     return (await this.fs.readDir(node)).map((n) => ({ name: n.name, type: n.type, size: n.size }));
   }
 

@@ -43,7 +43,7 @@ export function expandIpv6(addr: string): string {
   const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(a);
   if (v4) {
     const o = (v4[1] as string).split('.').map(Number);
-    a = a.slice(0, -(v4[1] as string).length) + `${(((o[0] ?? 0) << 8) | (o[1] ?? 0)).toString(16)}:${(((o[2] ?? 0) << 8) | (o[3] ?? 0)).toString(16)}`;
+    a = `${a.slice(0, -(v4[1] as string).length)}${(((o[0] ?? 0) << 8) | (o[1] ?? 0)).toString(16)}:${(((o[2] ?? 0) << 8) | (o[3] ?? 0)).toString(16)}`;
   }
   const [head, tail] = a.split('::');
   const h = head ? head.split(':') : [];

@@ -55,7 +55,7 @@ export class EventLog {
   async flush(): Promise<void> {
     try {
       if (this.pending.length === 0) return;
-      const text = this.pending.map((e) => JSON.stringify(e)).join('\n') + '\n';
+      const text = `${this.pending.map((e) => JSON.stringify(e)).join('\n')}\n`;
       this.pending.length = 0;
       await this.platform.writeFile(this.file, text, { append: true, mode: 0o644 });
     } finally {

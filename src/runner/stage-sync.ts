@@ -75,11 +75,11 @@ export class StageSync {
     const { data, from } = await socket.receive(5);
     this.log.debug(`Waiting to start stage ${name} took ${((Date.now() - started) / 1000).toFixed(3)} seconds`);
     if (data.toString('latin1') !== 'start') {
-      this.answerTo(stage, from, 'Completed socket interaction for boot stage ' + name, 0);
+      this.answerTo(stage, from, `Completed socket interaction for boot stage ${name}`, 0);
       throw new StageSyncError(`Received invalid message: [${JSON.stringify(data.toString('latin1'))}] on ${socket.path}; the ${name} stage's unit must send "start"`);
     }
     if (from !== returnPath) {
-      this.answerTo(stage, from, 'Completed socket interaction for boot stage ' + name, 0);
+      this.answerTo(stage, from, `Completed socket interaction for boot stage ${name}`, 0);
       throw new StageSyncError(`Unexpected path to unix socket: ${from || '(unbound)'}; the ${name} stage's unit must send from ${returnPath}`);
     }
     this.notify(`STATUS=Running (${name} stage)`);

@@ -107,7 +107,7 @@ export function cloudSigmaInstanceData(context: unknown, device = CLOUDSIGMA_SER
     // The console's VNC password is in the context; cloud-init shows it to every reader of instance-data.json.
     sensitiveKeys: ['vnc_password'],
   };
-  if (userData && userData.length) data.userData = userData;
+  if (userData?.length) data.userData = userData;
   const vendor = sc.vendor_data;
   if (vendor && typeof vendor === 'object' && typeof (vendor as Record<string, unknown>).cloudinit === 'string') {
     data.vendorData = new Uint8Array(Buffer.from((vendor as Record<string, string>).cloudinit as string, 'utf8'));

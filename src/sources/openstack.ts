@@ -22,7 +22,7 @@ async function looksLikeOpenStack(ctx: DetectContext): Promise<boolean> {
   if (OPENSTACK_PRODUCT_NAMES.includes(product) || OPENSTACK_ASSET_TAGS.includes(tag)) return true;
   // In a container the host's DMI is hidden; PID 1's environment may carry it (as ds-identify checks).
   const env = await ctx.platform.readTextIfExists('/proc/1/environ').catch(() => undefined);
-  return env !== undefined && env.split('\0').some((kv) => OPENSTACK_PRODUCT_NAMES.some((p) => kv === `product_name=${p}`));
+  return env?.split('\0').some((kv) => OPENSTACK_PRODUCT_NAMES.some((p) => kv === `product_name=${p}`)) ?? false;
 }
 
 export const openStackSource: Datasource = {

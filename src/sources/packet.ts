@@ -68,6 +68,6 @@ export function packetInstanceData(md: Record<string, unknown>, userData: Uint8A
     metadata: md,
   };
   if (typeof md.hostname === 'string' && md.hostname) data.localHostname = md.hostname;
-  if (userData && userData.length) data.userData = userData;
+  if (userData?.length) data.userData = userData;
   return data;
 }

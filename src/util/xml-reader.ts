@@ -27,7 +27,7 @@ export interface XmlElement {
 
 const MAX_DEPTH = 64;
 const MAX_ELEMENTS = 100_000;
-const NAME = /^[A-Za-z_][\w.\-]*(?::[A-Za-z_][\w.\-]*)?/;
+const NAME = /^[A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?/;
 const XML_NS = 'http://www.w3.org/XML/1998/namespace';
 
 /** Decodes the five predefined entities and character references; any other entity is an error (no DTD, so none is defined). */

@@ -48,7 +48,7 @@ function seedFiles(kind: 'nocloud' | 'configdrive'): Record<string, Buffer> {
   files['big/three-megs.bin'] = bytes(3_000_000, 21);
   files['big/exactly-2048.bin'] = bytes(2048, 22);
   files['big/2049.bin'] = bytes(2049, 23);
-  files['empty'] = Buffer.alloc(0);
+  files.empty = Buffer.alloc(0);
   files['unicode/ünïcødé-名前.txt'] = Buffer.from('unicode\n');
   files[`joliet/${'j'.repeat(70)}-a.txt`] = Buffer.from('a\n');
   files[`joliet/${'j'.repeat(70)}-b.txt`] = Buffer.from('b\n');

@@ -133,14 +133,14 @@ function viaHost(images: KernelImage[], work: string): Map<string, KernelRead> {
   const script = join(work, 'read.sh');
   writeFileSync(
     script,
-    images
+    `${images
       .map(
         (i) =>
           `echo "@@IMAGE ${i.name}"; mkdir -p "${work}/mnt/${i.name}"; ` +
           `if mount -t ${i.fs} -o loop,ro${i.options ? `,${i.options}` : ''} "${i.path}" "${work}/mnt/${i.name}"; then echo @@MOUNTED; ` +
           `(cd "${work}/mnt/${i.name}" && find . -type f | while read -r f; do echo "@@FILE $(sha256sum < "$f" | cut -d' ' -f1) $f"; done); umount "${work}/mnt/${i.name}"; fi; echo @@END`,
       )
-      .join('\n') + '\necho @@DONE\n',
+      .join('\n')}\necho @@DONE\n`,
   );
   // A private mount namespace: the host's mount table never sees these mounts.
   const r = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', script], { encoding: 'utf8', timeout: 120_000 });
@@ -166,9 +166,9 @@ function viaVm(images: KernelImage[], work: string): Map<string, KernelRead> {
     }
     loaded.push(name);
   }
-  writeFileSync(join(root, 'modules.list'), loaded.join('\n') + '\n');
+  writeFileSync(join(root, 'modules.list'), `${loaded.join('\n')}\n`);
   for (const i of images) copyFileSync(i.path, join(root, 'images', i.name));
-  writeFileSync(join(root, 'images.list'), images.map((i) => `${i.name} ${i.fs} ${i.options ? `,${i.options}` : ''}`).join('\n') + '\n');
+  writeFileSync(join(root, 'images.list'), `${images.map((i) => `${i.name} ${i.fs} ${i.options ? `,${i.options}` : ''}`).join('\n')}\n`);
   writeFileSync(join(root, 'init'), INIT);
   chmodSync(join(root, 'init'), 0o755);
   const initrd = join(work, 'initrd.cpio');

@@ -82,7 +82,7 @@ test('kiln check on a dirty image: each leftover is named with what to run (exit
   assert.equal(found['boot-units']?.fix, 'systemctl enable cloud-final.service');
   assert.match(found['sshd-drop-in']?.message ?? '', /turns SSH password login on/);
   assert.equal(found['sshd-drop-in']?.fix, 'cloud-init clean --configs ssh_config');
-  assert.match(found['passwords']?.message ?? '', /^debian has a password/);
+  assert.match(found.passwords?.message ?? '', /^debian has a password/);
   assert.match(found['instance-state']?.message ?? '', /\(instance, instances\)/);
   assert.match(found['ssh-host-keys']?.message ?? '', /ssh_host_ed25519_key\); each instance replaces them at its first boot \(ssh_deletekeys\)/);
   // With ssh_deletekeys off, the instances would keep the image's host keys: an error.

@@ -208,8 +208,8 @@ test("--replace diverts the package's names with dpkg-divert and puts kiln's uni
     'would run dpkg-divert --local --rename --divert /usr/bin/cloud-init.distrib --add /usr/bin/cloud-init',
     'would run dpkg-divert --local --rename --divert /usr/bin/cloud-id.distrib --add /usr/bin/cloud-id',
   ]);
-  assert.ok(effects.includes('would write /etc/systemd/system/cloud-init-network.service (' + Buffer.byteLength(text('cloud-init-network.service')) + ' bytes, mode 0644)'), effects.join('\n'));
-  assert.ok(effects.includes('would write /etc/systemd/system-generators/cloud-init-generator (' + Buffer.byteLength(text('cloud-init-generator')) + ' bytes, mode 0755)'));
+  assert.ok(effects.includes(`would write /etc/systemd/system/cloud-init-network.service (${Buffer.byteLength(text('cloud-init-network.service'))} bytes, mode 0644)`), effects.join('\n'));
+  assert.ok(effects.includes(`would write /etc/systemd/system-generators/cloud-init-generator (${Buffer.byteLength(text('cloud-init-generator'))} bytes, mode 0755)`));
   assert.ok(effects.includes('would symlink /etc/systemd/system/cloud-init.target.wants/cloud-init-network.service -> /etc/systemd/system/cloud-init-network.service'));
   assert.ok(!effects.some((e) => e.includes('/usr/lib/systemd')), effects.join('\n'));
 });

@@ -47,7 +47,7 @@ test("event values are byte for byte cloud-init 22.4's _encode_event, long ones 
   const rootfs = ensureDebianRootfs();
   const events = [
     { type: 'diagnostic', name: 'diagnostic message', description: 'short é "quoted"', timestamp: 1_700_000_000_123.456 },
-    { type: 'finish', name: 'init-local', description: 'x'.repeat(2500) + ' \\ "end"', timestamp: 1_700_000_001_000, result: 'SUCCESS' },
+    { type: 'finish', name: 'init-local', description: `${'x'.repeat(2500)} \\ "end"`, timestamp: 1_700_000_001_000, result: 'SUCCESS' },
   ];
   const script = [
     'import json, sys',

@@ -54,7 +54,7 @@ test('a full non-blocking pipe hands the rest and every later write to the strea
     /* EAGAIN: the pipe is drained */
   }
   assert.ok(got > 0 && got < big.length, `the pipe took part of the text (${got} bytes)`);
-  assert.equal(rec.written.join(''), big.slice(got) + 'after');
+  assert.equal(rec.written.join(''), `${big.slice(got)}after`);
 });
 
 test('a pipe whose reader went away ends the output without an error', () => {

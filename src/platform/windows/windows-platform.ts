@@ -147,7 +147,7 @@ export class WindowsPlatform implements Platform, WindowsMachine {
     const tzi = this.regGet('HKLM', key, 'TZI');
     const std = this.regGet('HKLM', key, 'Std');
     const dlt = this.regGet('HKLM', key, 'Dlt');
-    if (!tzi || tzi.type !== 'REG_BINARY' || tzi.data.length < 44) {
+    if (tzi?.type !== 'REG_BINARY' || tzi.data.length < 44) {
       throw new PlatformError(`unknown Windows time zone '${keyName}' (no TZI value under HKLM\\${key})`);
     }
     const b = Buffer.from(tzi.data);

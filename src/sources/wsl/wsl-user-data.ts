@@ -48,8 +48,8 @@ export function configData(raw: string, path: string, instanceId: string): Confi
 
 /** Upstream's merge_agent_landscape_data: what becomes the instance's user data, or undefined for none. */
 export function mergeAgentAndUserData(agent: ConfigData | undefined, user: ConfigData | undefined, log: Log): string | undefined {
-  if (!agent || !agent.raw) return user && user.raw ? user.raw : undefined;
-  if (!user || !user.raw) return agent.raw;
+  if (!agent?.raw) return user?.raw ? user.raw : undefined;
+  if (!user?.raw) return agent.raw;
   if (!agent.config || !user.config) {
     // Not both mappings: cloud-init is left to merge them, the agent's first (it is generated, so it parses).
     log.debug(`WSL: unable to merge ${agent.path} and ${user.path}; providing them as a user-data #include`);
