@@ -10,6 +10,7 @@ import { azureSource } from '../../src/sources/azure/azure';
 import { AzureLease } from '../../src/sources/azure/pool-lease';
 import { REPORTED_READY_MARKER, reprovision } from '../../src/sources/azure/pps';
 import type { CrawlContext } from '../../src/sources/datasource';
+import type { StaticRoute } from '../../src/sources/ephemeral-network/dhcp-static-routes';
 import type { EphemeralNetwork } from '../../src/sources/ephemeral-network/ephemeral-network';
 import { HttpClient } from '../../src/util/http';
 import { Logger, MemorySink } from '../../src/util/log';
@@ -191,22 +192,35 @@ test('a failed pool report, OS Disk and report_ready: false each give one warnin
   }
 });
 
-/** A network whose leases are recorded: 'up eth0', 'down eth0'. */
-function recordingNetwork(events: string[]): EphemeralNetwork {
+/** The option 121 routes Azure's DHCP gives a primary NIC: IMDS and the wireserver through the gateway. */
+const PRIMARY_ROUTES: StaticRoute[] = [
+  { destination: '169.254.169.254/32', gateway: '10.0.0.1' },
+  { destination: '168.63.129.16/32', gateway: '10.0.0.1' },
+];
+
+/** A network whose leases are recorded: 'up eth0', 'down eth0'; a lease on NIC carries ROUTES(NIC) (by default a primary NIC's). */
+function recordingNetwork(events: string[], routes: (nic: string) => StaticRoute[] = () => PRIMARY_ROUTES): EphemeralNetwork {
   return {
     up: async (o) => {
       const nic = o?.interface ?? 'eth0';
       events.push(`up ${nic}`);
-      return { interface: nic, release: async () => void events.push(`down ${nic}`) };
+      return { interface: nic, staticRoutes: routes(nic), release: async () => void events.push(`down ${nic}`) };
     },
   };
+}
+
+/** `ip -o link show` lines: lo and the NICs (index, name). */
+function linkShow(nics: Array<[number, string]>): string {
+  const lo = '1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN mode DEFAULT group default qlen 1000\\    link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00';
+  const link = (i: number, name: string) => `${i}: ${name}: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc mq state UP mode DEFAULT group default qlen 1000\\    link/ether 00:0d:3a:04:75:9${i} brd ff:ff:ff:ff:ff:ff`;
+  return [lo, ...nics.map(([i, n]) => link(i, n))].join('\n') + '\n';
 }
 
 for (const [kept, gone, how] of [
   [3, 3, 'eth0 stays for three looks, then no NIC for three'],
   [0, 0, 'the swap is over before the first look (the pool NIC was taken before the report)'],
 ] as const) {
-  test(`Savable on a scripted machine (${how}): report, lease dropped, eth0 (index 2) detached, a new eth0 (index 3) leased and asked for IMDS's network, then the poll`, async (t) => {
+  test(`Savable on a scripted machine (${how}): report, lease dropped, eth0 (index 2) detached, a new eth0 (index 3) leased and found primary by its routes, then the poll`, async (t) => {
     const dir = poolDir(t, 'claim-after-ready 0\n');
     const server = await mockMetadataServer(t, { kind: 'azure', dir });
     const events: string[] = [];
@@ -241,20 +255,59 @@ for (const [kept, gone, how] of [
       await client.fetch(`${server.url}/machine?comp=health`, { method: 'POST', headers: { 'content-type': 'text/xml; charset=utf-8', 'x-ms-version': '2012-11-30' }, body: '<Health><State>Ready</State></Health>' });
       reported = true;
     };
-    const raw = await reprovision({ platform, log, client, imdsBase: server.url, lease, reportReady, settings: { maxWaitMs: 10_000, pollIntervalMs: 50, nicPollIntervalMs: 20, dhcpMaxWaitMs: 5000 } }, 'Savable');
+    const raw = await reprovision({ platform, log, client, imdsBase: server.url, lease, reportReady, wireserverAddress: async () => '168.63.129.16', settings: { maxWaitMs: 10_000, pollIntervalMs: 50, nicPollIntervalMs: 20, dhcpMaxWaitMs: 5000 } }, 'Savable');
     assert.equal(Buffer.from(raw).toString(), readFileSync(join(PPS, 'reprovisiondata.xml'), 'utf8'));
     assert.deepEqual(events, ['up eth0', 'report', 'down eth0', 'up eth0']);
     assert.ok(looks >= kept + gone + 1, `${looks} looks at the links`);
     assert.deepEqual(scripted.written, [REPORTED_READY_MARKER]);
-    assert.deepEqual(trail(server).map((l) => l.replace(/ Ready$/, '')), ['POST /machine 200', 'GET /metadata/instance/network 200', 'GET /metadata/reprovisiondata 200']);
+    // The new NIC is told primary by its lease's routes, as 25.1 does: IMDS is not asked.
+    assert.deepEqual(trail(server).map((l) => l.replace(/ Ready$/, '')), ['POST /machine 200', 'GET /metadata/reprovisiondata 200']);
     const text = sink.lines.join('');
     assert.match(text, /waiting for eth0 to be detached/);
     assert.match(text, /the preprovisioned NIC eth0 is detached/);
     assert.match(text, /NIC eth0 attached; checking whether it is the primary one/);
-    assert.match(text, /expected NIC count: 1/);
+    assert.match(text, /the lease on eth0 routes 169\.254\.169\.254, 168\.63\.129\.16 \(option 121\)/);
     assert.equal(lease.interface, 'eth0', 'the new primary NIC keeps its lease for the polling');
   });
 }
+
+test("Savable, 25.1's primary NIC: a new NIC whose lease routes neither to IMDS nor to the wireserver is secondary (its lease dropped, IMDS not asked), the next one is primary by its route to the wireserver of option 245", async (t) => {
+  const dir = poolDir(t, 'claim-after-ready 0\n');
+  const server = await mockMetadataServer(t, { kind: 'azure', dir });
+  const events: string[] = [];
+  let reported = false;
+  const scripted = scriptedPlatform({
+    nics: [],
+    answer: (line) => {
+      if (line !== 'ip -o link show') return undefined;
+      // Before the report the pool NIC; after it, two new NICs, the secondary one first (as IMDS would answer through either).
+      return ok(linkShow(reported ? [[3, 'eth1'], [4, 'eth2']] : [[2, 'eth0']]));
+    },
+  });
+  const logger = new Logger();
+  const sink = new MemorySink();
+  logger.addSink(sink);
+  const log = logger.for('test');
+  const client = new HttpClient({ log });
+  t.after(() => client.close());
+  // eth1's lease has a default route only; eth2's routes only the wireserver option 245 named (10.0.0.9).
+  const routes = (nic: string): StaticRoute[] => (nic === 'eth1' ? [{ destination: '0.0.0.0/0', gateway: '10.1.0.1' }] : nic === 'eth2' ? [{ destination: '10.0.0.9/32', gateway: '10.0.0.1' }] : PRIMARY_ROUTES);
+  const lease = new AzureLease(recordingNetwork(events, routes), log);
+  await lease.up();
+  const reportReady = async () => {
+    events.push('report');
+    await client.fetch(`${server.url}/machine?comp=health`, { method: 'POST', headers: { 'content-type': 'text/xml; charset=utf-8', 'x-ms-version': '2012-11-30' }, body: '<Health><State>Ready</State></Health>' });
+    reported = true;
+  };
+  const raw = await reprovision({ platform: { ...scripted.platform, mkdir: async () => undefined }, log, client, imdsBase: server.url, lease, reportReady, wireserverAddress: async () => '10.0.0.9', settings: { maxWaitMs: 10_000, pollIntervalMs: 50, nicPollIntervalMs: 20, dhcpMaxWaitMs: 5000 } }, 'Savable');
+  assert.equal(Buffer.from(raw).toString(), readFileSync(join(PPS, 'reprovisiondata.xml'), 'utf8'));
+  assert.deepEqual(events, ['up eth0', 'report', 'down eth0', 'up eth1', 'down eth1', 'up eth2']);
+  assert.equal(lease.interface, 'eth2');
+  assert.deepEqual(trail(server).map((l) => l.replace(/ Ready$/, '')), ['POST /machine 200', 'GET /metadata/reprovisiondata 200']);
+  const text = sink.lines.join('');
+  assert.match(text, /the lease on eth1 routes 0\.0\.0\.0 \(option 121\): no route to IMDS or the wireserver 10\.0\.0\.9, not the primary NIC/);
+  assert.match(text, /eth2 is the primary NIC/);
+});
 
 test('Savable: a NIC that is never detached ends within the bound with the reason', { timeout: 60_000 }, async (t) => {
   const dir = poolDir(t, '');
@@ -267,7 +320,7 @@ test('Savable: a NIC that is never detached ends within the bound with the reaso
   await lease.up();
   // Ends: without a deadline that fires, the wait for the detach would never reject.
   await assert.rejects(
-    reprovision({ platform: { ...scripted.platform, mkdir: async () => undefined }, log, client, imdsBase: server.url, lease, reportReady: async () => undefined, settings: { maxWaitMs: 800, pollIntervalMs: 50, nicPollIntervalMs: 20, dhcpMaxWaitMs: 500 } }, 'Savable'),
+    reprovision({ platform: { ...scripted.platform, mkdir: async () => undefined }, log, client, imdsBase: server.url, lease, reportReady: async () => undefined, wireserverAddress: async () => '168.63.129.16', settings: { maxWaitMs: 800, pollIntervalMs: 50, nicPollIntervalMs: 20, dhcpMaxWaitMs: 500 } }, 'Savable'),
     /timed out waiting for the preprovisioned NIC eth0 to be detached/,
   );
 });

@@ -476,6 +476,7 @@ async function reprovisionPoolVm(ctx: CrawlContext, pps: PpsType, t: PoolVmTools
         imdsBase: t.base,
         lease: t.lease,
         settings: ppsSettings(ctx.settings),
+        wireserverAddress: async () => new URL((await t.wireOpts()).baseUrl).hostname,
         reportReady: async () => {
           const opts = await t.wireOpts();
           await t.ready(opts, await fetchGoalState(opts));

@@ -1,5 +1,6 @@
 // The temporary DHCP lease an Azure crawl holds, which the preprovisioned-VM flow drops and takes again (on a new NIC after a swap).
 import type { Log } from '../../util/log';
+import type { StaticRoute } from '../ephemeral-network/dhcp-static-routes';
 import type { EphemeralLease, EphemeralNetwork } from '../ephemeral-network/ephemeral-network';
 
 /**
@@ -27,6 +28,11 @@ export class AzureLease {
   /** The NIC the lease is on. */
   get interface(): string | undefined {
     return this.lease?.interface;
+  }
+
+  /** The held lease's option 121 routes (none without a lease). */
+  get staticRoutes(): readonly StaticRoute[] {
+    return this.lease?.staticRoutes ?? [];
   }
 
   /** Takes a lease (on NIC, else on the fallback NIC) unless one is held; throws when DHCP gets none. */

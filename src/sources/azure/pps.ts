@@ -1,21 +1,21 @@
-// Azure's preprovisioned (pool) VMs reprovisioned as cloud-init 22.4 does: report ready for the pool, wait to be claimed, then fetch the customer's ovf-env.xml from IMDS reprovisiondata.
+// Azure's preprovisioned (pool) VMs reprovisioned as cloud-init 25.1 does: report ready for the pool, wait to be claimed, then fetch the customer's ovf-env.xml from IMDS reprovisiondata.
 import type { Platform } from '../../platform/platform';
 import { abortableSleep, HttpError, type HttpClient } from '../../util/http';
 import { deadlineSignal } from '../../util/timeout-signal';
 import type { Log } from '../../util/log';
 import { linkList, VIRTUAL_NIC } from '../ephemeral-network/ephemeral-network';
 import { SourceError } from '../source-error';
-import { IMDS_VERSION_MIN, IMDS_VERSION_WANT } from './imds';
+import { IMDS_VERSION_MIN } from './imds';
 import type { KvpTelemetry } from './kvp';
 import type { AzureLease } from './pool-lease';
 import { markerText } from '../../util/marker-text';
 
 /** cloud-init's marker: the VM reported ready while in the pool; on a later boot it is a PPS VM of type Unknown. */
 export const REPORTED_READY_MARKER = '/var/lib/cloud/data/reported_ready';
-/** cloud-init's IMDS_TIMEOUT_IN_SECONDS, for each reprovisiondata poll and each primary-NIC probe. */
+/** cloud-init's IMDS_TIMEOUT_IN_SECONDS, for each reprovisiondata poll. */
 const IMDS_ATTEMPT_MS = 2000;
-/** Timeouts and unreachable networks cloud-init accepts from a new NIC before it calls it a secondary one. */
-const SECONDARY_NIC_ERRORS = 10;
+/** The address a primary NIC's option 121 routes lead to (cloud-init names it so, whatever metadata_urls say). */
+const IMDS_ADDRESS = '169.254.169.254';
 
 /** The PPS types that are reprovisioned (OS Disk VMs are shut down by the host instead, which kiln does not wait for). */
 export type ReprovisionedPps = 'Running' | 'Savable' | 'Unknown';
@@ -42,6 +42,8 @@ export interface PpsContext {
   imdsBase: string;
   lease: AzureLease;
   settings: PpsSettings;
+  /** The wireserver's address (option 245 of the lease held, else 168.63.129.16): a primary NIC's lease routes to it. */
+  wireserverAddress(): Promise<string>;
   /** The goal state and a Ready health report to the wireserver (the provisioning medium ejected first). */
   reportReady(): Promise<void>;
   kvp?: KvpTelemetry;
@@ -70,9 +72,9 @@ export async function reprovision(p: PpsContext, type: ReprovisionedPps): Promis
   };
   if (type === 'Running') {
     await reportForPool(p, false);
-    // cloud-init 22.4 then waits on a netlink socket for the vnet switch (the carrier dropping and coming back)
+    // cloud-init then waits on a netlink socket for the vnet switch (the carrier dropping and coming back)
     // and takes a new lease. Node has no netlink socket: kiln polls at once instead, and a poll that fails other
-    // than with 404/410 (the switch took the old lease's network away) renews the lease, as 22.4's loop does.
+    // than with 404/410 (the switch took the old lease's network away) renews the lease, as cloud-init's loop does.
     event('reported ready while in the preprovisioning pool; polling IMDS for the reprovisioning data');
   } else if (type === 'Savable') {
     await waitForNicSwap(p, deadline, event);
@@ -115,13 +117,13 @@ async function until<T>(deadline: AbortSignal, intervalMs: number, what: string,
 }
 
 /**
- * cloud-init's _wait_for_all_nics_ready: report ready, drop the lease, wait for the pool NIC to go, then for
- * NICs to be attached until one reaches IMDS (the primary one), its lease kept for the polling. 22.4 hears the
+ * cloud-init's _wait_for_pps_savable_reuse: report ready, drop the lease, wait for the pool NIC to go, then for
+ * NICs to be attached until one's lease routes to IMDS (the primary one), kept for the polling. cloud-init hears the
  * detach and attach on netlink; kiln lists the links every nicPollIntervalMs instead, by interface index,
  * which a new NIC never shares with the detached one even when it gets the same name, so nothing is missed.
  */
 async function waitForNicSwap(p: PpsContext, deadline: AbortSignal, event: (m: string) => void): Promise<void> {
-  // The pool NIC is looked up before the report, as 22.4 opens its netlink socket first: the swap may follow
+  // The pool NIC is looked up before the report, as cloud-init opens its netlink socket first: the swap may follow
   // the report at once, and a NIC attached by then must not be taken for the pool's.
   const present = await nics(p.platform);
   const poolNic = present.find((n) => n.name === p.lease.interface) ?? present[0];
@@ -146,11 +148,14 @@ async function waitForNicSwap(p: PpsContext, deadline: AbortSignal, event: (m: s
 }
 
 /**
- * cloud-init's _check_if_nic_is_primary: a lease on NIC, then IMDS's network metadata, which only the primary
- * NIC gets. Ten timeouts or unreachable networks make it a secondary NIC (its lease dropped); other failures
- * (410, 503) mean IMDS is busy for the primary one and are retried until the deadline.
+ * cloud-init 25.1's _check_if_primary: a lease on NIC (DHCP retried until dhcpMaxWaitMs), and NIC is the primary
+ * one when the lease's option 121 routes lead to IMDS (169.254.169.254) or to the wireserver, as Azure's DHCP
+ * gives them to the primary NIC only; IMDS is not asked (22.4 asked it for its network metadata). A secondary
+ * NIC's lease is dropped. Where the network is not kiln's to manage (the system's, in the init stage), the
+ * attached NIC is taken as it is.
  */
 async function isPrimaryNic(p: PpsContext, nic: string, deadline: AbortSignal): Promise<boolean> {
+  if (!p.lease.managed) return true;
   const dhcpBudget = deadlineSignal(Math.max(1, p.settings.dhcpMaxWaitMs), deadline);
   for (;;) {
     try {
@@ -168,38 +173,12 @@ async function isPrimaryNic(p: PpsContext, nic: string, deadline: AbortSignal): 
       }
     }
   }
-  let version = IMDS_VERSION_WANT;
-  let unreachable = 0;
-  for (;;) {
-    const url = `${p.imdsBase}/metadata/instance/network?api-version=${version}`;
-    try {
-      const res = await p.client.fetch(url, { headers: { Metadata: 'true' }, timeoutMs: IMDS_ATTEMPT_MS, maxRedirects: 0, signal: deadline });
-      const doc = JSON.parse(res.text()) as { interface?: unknown };
-      const count = Array.isArray(doc.interface) ? doc.interface.length : 0;
-      p.log.info(`Azure: expected NIC count: ${count}`);
-      return true;
-    } catch (err) {
-      if (err instanceof SyntaxError) {
-        p.log.warn(`Azure: IMDS's network metadata through ${nic} is not JSON; taking ${nic} for the primary NIC, since IMDS answered`);
-        return true;
-      }
-      if (!(err instanceof HttpError)) throw err;
-      if (err.kind === 'budget') throw new PreprovisioningFailed('Azure', `timed out asking IMDS whether ${nic} is the primary NIC`);
-      if (err.status === 400 && version !== IMDS_VERSION_MIN) {
-        version = IMDS_VERSION_MIN;
-        continue;
-      }
-      if (err.kind === 'timeout' || err.kind === 'network') {
-        unreachable++;
-        if (unreachable > SECONDARY_NIC_ERRORS) {
-          p.log.warn(`Azure: IMDS is not reachable through ${nic} (${err.message}); assuming it is not the primary NIC`);
-          await p.lease.down();
-          return false;
-        }
-      }
-      await abortableSleep(1000, deadline).catch(() => undefined);
-    }
-  }
+  const wireserver = await p.wireserverAddress();
+  const routed = p.lease.staticRoutes.map((r) => r.destination.split('/')[0]);
+  const primary = routed.includes(IMDS_ADDRESS) || routed.includes(wireserver);
+  p.log.info(`Azure: the lease on ${nic} routes ${routed.length ? routed.join(', ') : 'nothing'} (option 121): ${primary ? `a route to IMDS or the wireserver ${wireserver}` : `no route to IMDS or the wireserver ${wireserver}, not the primary NIC`}`);
+  if (!primary) await p.lease.down();
+  return primary;
 }
 
 /** True for the 1st, 2nd, 4th, 8th… time: cloud-init logs repeated poll failures so, that a day in the pool does not flood the log. */

@@ -12,6 +12,8 @@ export interface EphemeralLease {
   interface: string;
   /** What is usable, when it is not simply a DHCPv4 lease: 'using link-local ipv6' (cloud-init's state message). */
   state?: string;
+  /** A DHCPv4 lease's option 121 routes as leased (Azure tells its primary NIC by them). */
+  staticRoutes?: readonly StaticRoute[];
   release(): Promise<void>;
 }
 
@@ -368,11 +370,11 @@ export class LinuxEphemeralDhcp implements EphemeralNetwork {
         if (r.code !== 0) throw new SourceError('ephemeral-dhcp', `no DHCP answer on ${nic}: dhclient got no lease (exit ${r.code}): ${r.stderr.trim().split('\n').pop() ?? ''}`);
         const lease = parseDhclientLease((await platform.readTextIfExists(leaseFile)) ?? '', leaseFile);
         routeCleanup = await applyLease(platform, log, nic, lease);
+        return { interface: nic, staticRoutes: lease.staticRoutes, release };
       } catch (err) {
         await release();
         throw err;
       }
-      return { interface: nic, release };
     }
     log.debug(`bringing up a temporary DHCP lease on ${nic} with udhcpc`);
     const script = `/run/kiln-ephemeral-dhcp.${nic}.script`;
@@ -392,11 +394,11 @@ export class LinuxEphemeralDhcp implements EphemeralNetwork {
       const lease = parseUdhcpcReport(r.stdout);
       if (!lease) throw new SourceError('ephemeral-dhcp', `udhcpc on ${nic} reported no usable address: ${r.stdout.trim().split('\n').slice(-4).join(' | ')}`);
       routeCleanup = await applyLease(platform, log, nic, lease);
+      return { interface: nic, staticRoutes: lease.staticRoutes, release };
     } catch (err) {
       await release();
       throw err;
     }
-    return { interface: nic, release };
   }
 
   /**

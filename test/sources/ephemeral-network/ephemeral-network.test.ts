@@ -62,18 +62,21 @@ test('udhcpc when dhclient is missing; a failed lease is a SourceError naming th
   await assert.rejects(new LinuxEphemeralDhcp({ platform: none.platform, log }).up(), /no network interface/);
 });
 
-test('option 121: its routes are appended and the router ignored (RFC 3442), with dhclient and with udhcpc; released', async () => {
+test('option 121: its routes are appended and the router ignored (RFC 3442), with dhclient and with udhcpc, and the lease carries them (Azure tells its primary NIC by them); released', async () => {
   const withRoutes = DHCLIENT_LEASE.replace('}', '  option rfc3442-classless-static-routes 32,169,254,169,254,10,0,0,1,0,10,0,0,1;\n}');
   const dh = recordingPlatform(['dhclient'], 0, ['lo', 'ens3'], '', 0, withRoutes);
   const lease = await new LinuxEphemeralDhcp({ platform: dh.platform, log }).up();
   assert.ok(dh.runs.includes('ip -4 route append 169.254.169.254/32 via 10.0.0.1 dev ens3'));
   assert.ok(dh.runs.includes('ip -4 route append 0.0.0.0/0 via 10.0.0.1 dev ens3'));
   assert.ok(!dh.runs.some((r) => r.startsWith('ip -4 route add')), 'no router route when option 121 is given');
+  assert.deepEqual(lease.staticRoutes, [{ destination: '169.254.169.254/32', gateway: '10.0.0.1' }, { destination: '0.0.0.0/0', gateway: '10.0.0.1' }]);
   await lease.release();
   assert.ok(dh.runs.indexOf('ip -4 route del 0.0.0.0/0 via 10.0.0.1 dev ens3') < dh.runs.indexOf('ip -4 route del 169.254.169.254/32 via 10.0.0.1 dev ens3'));
   const report = UDHCPC_REPORT.replace('staticroutes=', 'staticroutes=169.254.169.254/32 10.0.0.1 10.5.0.0/16 0.0.0.0');
   const u = recordingPlatform(['udhcpc'], 0, ['lo', 'ens3'], '', 0, DHCLIENT_LEASE, report);
-  await (await new LinuxEphemeralDhcp({ platform: u.platform, log }).up()).release();
+  const uLease = await new LinuxEphemeralDhcp({ platform: u.platform, log }).up();
+  assert.deepEqual(uLease.staticRoutes, [{ destination: '169.254.169.254/32', gateway: '10.0.0.1' }, { destination: '10.5.0.0/16', gateway: '0.0.0.0' }]);
+  await uLease.release();
   assert.ok(u.runs.includes('ip -4 route append 169.254.169.254/32 via 10.0.0.1 dev ens3'));
   assert.ok(u.runs.includes('ip -4 route append 10.5.0.0/16 dev ens3'), 'a 0.0.0.0 gateway is on-link');
   assert.ok(u.runs.includes('ip -4 route del 10.5.0.0/16 dev ens3'));
