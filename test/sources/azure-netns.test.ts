@@ -9,6 +9,8 @@ import { test, type TestContext } from 'node:test';
 import { copyRootfs, ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { FIXTURES } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
+import { PARITY_SUITE } from '../parity/run-case';
+import { notAContainer } from '../parity/sandbox-stages';
 import { BUSYBOX, DEFAULT_DHCP_OPTIONS, makeLab, playRole, roleEnv, serveMetadataInLab, serveDhcp, sh, type Lab } from '../helpers/netns-lab';
 import { tempDir } from '../helpers/temp';
 
@@ -20,9 +22,15 @@ const HAPPY = join(FIXTURES, 'sources/azure/happy-path');
 const MAC = '00:0d:3a:04:75:98';
 const TAG = '7783-7084-3265-9085-8269-3286-77';
 
-/** The lab for this file: IMDS's first NIC on eth0, the wireserver's address beside IMDS's, udhcpd with EXTRA DHCP options. */
+/**
+ * What Azure's DHCP gives the primary NIC: besides the defaults, option 121's routes to IMDS and the wireserver,
+ * by which cloud-init 25.1 tells the primary NIC (_check_if_primary) and so does kiln.
+ */
+const AZURE_DHCP_OPTIONS = [...DEFAULT_DHCP_OPTIONS, 'opt staticroutes 169.254.169.254/32 10.199.0.1 168.63.129.16/32 10.199.0.1'];
+
+/** The lab for this file: IMDS's first NIC on eth0, the wireserver's address beside IMDS's, udhcpd with Azure's options and EXTRA ones. */
 function testLab(t: TestContext, extraDhcp: string[] = []): Lab {
-  return makeLab(t, { mac: MAC, dhcp: [...DEFAULT_DHCP_OPTIONS, ...extraDhcp], serverAddresses: ['169.254.169.254/32', '168.63.129.16/32'] });
+  return makeLab(t, { mac: MAC, dhcp: [...AZURE_DHCP_OPTIONS, ...extraDhcp], serverAddresses: ['169.254.169.254/32', '168.63.129.16/32'] });
 }
 
 /** The azure mock listening on ADDRESS:80 in the server namespace; its stdout is kept so the test can read what it printed. */
@@ -30,12 +38,12 @@ async function serveAzure(t: TestContext, lab: Lab, address: string, imds = join
   return serveMetadataInLab(t, lab, ['--kind', 'azure', '--dir', imds, '--listen', `${address}:80`], address);
 }
 
-/** A sandbox root of busybox (sh, ip, udhcpc), Azure's DMI, a seeded ovf-env.xml (OVF, or the happy path's), a Debian os-release and ifupdown's names for ENI. */
+/** A sandbox root of busybox (sh, ip, udhcpc), Azure's DMI, a seeded ovf-env.xml (OVF, or the happy path's), Debian 13's os-release (the oracle's) and ifupdown's names for ENI. */
 function makeRoot(t: TestContext, withDhclient = false, ovf?: string): string {
   const root = tempDir(t);
   if (withDhclient) {
     // Debian's isc-dhcp-client from the parity rootfs (it needs only libc), with the device nodes it opens.
-    const debian = ensureDebianRootfs();
+    const debian = ensureDebianRootfs(PARITY_SUITE);
     for (const f of ['sbin/dhclient', 'lib/x86_64-linux-gnu/libc.so.6', 'lib64/ld-linux-x86-64.so.2']) {
       mkdirSync(join(root, f, '..'), { recursive: true });
       cpSync(join(debian, f), join(root, f), { dereference: true });
@@ -53,7 +61,7 @@ function makeRoot(t: TestContext, withDhclient = false, ovf?: string): string {
     chmodSync(join(root, 'sbin', tool), 0o755);
   }
   writeFileSync(join(root, 'etc/network/interfaces'), 'source /etc/network/interfaces.d/*\n');
-  writeFileSync(join(root, 'etc/os-release'), 'ID=debian\nVERSION_ID="12"\nPRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\n');
+  writeFileSync(join(root, 'etc/os-release'), 'ID=debian\nVERSION_ID="13"\nPRETTY_NAME="Debian GNU/Linux 13 (trixie)"\n');
   for (const [k, v] of Object.entries({ chassis_asset_tag: TAG, sys_vendor: 'Microsoft Corporation', product_name: 'Virtual Machine', product_uuid: '9963F513-52BD-5041-9748-7190AAE1FF21' })) writeFileSync(join(root, 'sys/class/dmi/id', k), `${v}\n`);
   writeFileSync(join(root, 'sys/class/net/eth0/address'), `${MAC}\n`);
   writeFileSync(join(root, 'sys/class/net/eth0/carrier'), '1\n');
@@ -95,7 +103,7 @@ function swapNic(t: TestContext, lab: Lab, mock: string): void {
   sh(['ip', '-n', lab.client, 'link', 'add', 'eth0', 'address', MAC, 'type', 'veth', 'peer', 'name', 'vs1', 'netns', lab.server]);
   for (const a of ['10.199.0.1/24', '169.254.169.254/32', '168.63.129.16/32']) sh(['ip', '-n', lab.server, 'addr', 'add', a, 'dev', 'vs1']);
   sh(['ip', '-n', lab.server, 'link', 'set', 'vs1', 'up']);
-  const dhcp = serveDhcp(lab, 'vs1', DEFAULT_DHCP_OPTIONS);
+  const dhcp = serveDhcp(lab, 'vs1', AZURE_DHCP_OPTIONS);
   t.after(() => void dhcp.kill('SIGKILL'));
   copyFileSync(join(FIXTURES, 'sources/azure/pps/reprovisiondata.xml'), join(mock, 'reprovisiondata.xml'));
 }
@@ -110,16 +118,20 @@ async function waitFor(check: () => boolean, ms: number, what: string): Promise<
 }
 
 /**
- * Debian's cloud-init 22.4 `init --local` in a lab of its own against the azure mock serving MOCK: fake DMI, the
+ * Debian 13's cloud-init 25.1 `init --local` in a lab of its own against the azure mock serving MOCK: fake DMI, the
  * happy path's ovf-env.xml seeded (or OVF), PREPARE's files, DURING run beside it; asserts it ran and reported
- * ready; its root and log.
+ * ready; its root and log. 25.1 takes its lease with dhcpcd (Debian keeps the default dhcp_client_priority,
+ * dhcpcd before dhclient, and the rootfs has both).
  */
 async function cloudInitLocal(t: TestContext, mock: string, opts: { ovf?: string; prepare?: (root: string) => void; during?: (root: string, lab: Lab) => Promise<void> } = {}): Promise<{ root: string; log: string }> {
   const dmi = { chassis_asset_tag: TAG, sys_vendor: 'Microsoft Corporation', product_name: 'Virtual Machine', product_uuid: '9963F513-52BD-5041-9748-7190AAE1FF21' };
   const ciLab = testLab(t);
   await serveAzure(t, ciLab, '169.254.169.254', mock);
   await serveAzure(t, ciLab, '168.63.129.16', mock);
-  const ci = copyRootfs(tempDir(t, 'kiln-azure-parity-'));
+  const ci = copyRootfs(tempDir(t, 'kiln-azure-parity-'), { suite: PARITY_SUITE });
+  // An Azure VM is a VM: trixie's systemd-detect-virt would call the PID namespace a container, and 25.1 then reads
+  // no DMI (no chassis asset tag, so no Azure).
+  notAContainer(ci);
   mkdirSync(join(ci, 'kiln-fake-dmi'), { recursive: true });
   for (const [k, v] of Object.entries(dmi)) writeFileSync(join(ci, 'kiln-fake-dmi', k), `${v}\n`);
   mkdirSync(join(ci, 'var/lib/cloud/seed/azure'), { recursive: true });
@@ -163,14 +175,12 @@ function assertSameInstance(ci: string, kiln: string): void {
   // The sensitive file: kiln's public one also redacts keys that name passwords and user data (src/util/redact.ts).
   const read = (root: string) => JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data-sensitive.json'), 'utf8')) as Doc;
   const [a, b] = [read(ci), read(kiln)];
+  console.error('DEBUG', JSON.stringify(a.ds.meta_data), JSON.stringify(b.ds.meta_data), readFileSync(join(ci,'etc/os-release'),'utf8'), readFileSync(join(ci,'var/log/cloud-init.log'),'utf8').split('\n').filter(l=>/DHCP|dhcp|version|Cloud-init v/.test(l)).join('\n'));
   for (const key of ['cloud_name', 'platform', 'subplatform', 'instance_id', 'local_hostname', 'region', 'availability_zone', 'public_ssh_keys', 'cloud_id']) {
     assert.deepEqual(b.v1[key], a.v1[key], `v1.${key}`);
   }
-  // This oracle is Debian 12's 22.4 (the Azure labs need its netlink and dhclient paths): 22.4 also copied IMDS's
-  // disablePasswordAuthentication into the metadata as disable_password, which 25.1, kiln's reference, no longer
-  // does (it sets ssh_pwauth from it instead); only that key of 22.4's is left out.
-  const strip = (md: Record<string, unknown>, drop: string[]) => Object.fromEntries(Object.entries(md).filter(([k]) => !drop.includes(k)));
-  assert.deepEqual(strip(b.ds.meta_data, ['random_seed']), strip(a.ds.meta_data, ['random_seed', 'disable_password']), 'ds.meta_data');
+  const strip = (md: Record<string, unknown>) => Object.fromEntries(Object.entries(md).filter(([k]) => k !== 'random_seed'));
+  assert.deepEqual(strip(b.ds.meta_data), strip(a.ds.meta_data), 'ds.meta_data');
 }
 
 function registerTests(): void {
@@ -214,7 +224,7 @@ function registerTests(): void {
     assert.match(run.log, /Found datasource Azure/);
   });
 
-  test("parity: Debian's cloud-init 22.4 and kiln read the same Azure mock into the same instance data and network config", { timeout: 300_000 }, async (t) => {
+  test("parity: Debian 13's cloud-init 25.1 and kiln read the same Azure mock into the same instance data and network config", { timeout: 300_000 }, async (t) => {
     if (!need(t, isRoot() && hasCommand('ip') && hasCommand('unshare') && existsSync(BUSYBOX) && hasCommand('debootstrap'), 'needs root, iproute2, unshare, busybox-static and the Debian cloud-init rootfs')) return;
     // cloud-init's side: its own dhclient lease, IMDS and wireserver in a fresh lab.
     // One NIC in IMDS, as in the namespace: cloud-init fails init-local when IMDS names a NIC the machine lacks.
@@ -264,6 +274,7 @@ function registerTests(): void {
     assert.match(log, /waiting for eth0 to be detached/);
     assert.match(log, /the preprovisioned NIC eth0 is detached/);
     assert.match(log, /NIC eth0 attached; checking whether it is the primary one/);
+    assert.match(log, /the lease on eth0 routes 169\.254\.169\.254, 168\.63\.129\.16 \(option 121\)/);
     assert.match(log, /eth0 is the primary NIC/);
     // Two leases: the pool NIC's and the new NIC's (the same name, another link).
     assert.equal(log.match(/temporary DHCP lease on eth0: 10\.199\.0\.\d+\/24/g)?.length, 2, log);
@@ -278,7 +289,7 @@ function registerTests(): void {
     assert.doesNotMatch(sh(['ip', '-n', lab.client, '-4', '-o', 'addr', 'show', 'dev', 'eth0']), /inet /);
   });
 
-  test("parity, a pool VM of PPS type Unknown (the reported_ready marker of an earlier boot): 22.4 and kiln poll reprovisiondata, provision the customer's ovf-env.xml alike and remove the marker", { timeout: 300_000 }, async (t) => {
+  test("parity, a pool VM of PPS type Unknown (the reported_ready marker of an earlier boot): 25.1 and kiln poll reprovisiondata, provision the customer's ovf-env.xml alike and remove the marker", { timeout: 300_000 }, async (t) => {
     if (!need(t, isRoot() && hasCommand('ip') && hasCommand('unshare') && existsSync(BUSYBOX) && hasCommand('debootstrap'), 'needs root, iproute2, unshare, busybox-static and the Debian cloud-init rootfs')) return;
     // IMDS without osProfile names, so that the host name comes from the customer's ovf-env.xml (IMDS's would win).
     const mock = tempDir(t);
@@ -312,23 +323,23 @@ function registerTests(): void {
     assert.equal(eni(kiln), eni(ci), 'the rendered ENI');
   });
 
-  test("parity, a Savable pool VM: 22.4 (netlink) and kiln (link polling) see the test swap eth0 for a new veth, lease the new NIC and provision the customer alike", { timeout: 300_000 }, async (t) => {
+  test("parity, a Savable pool VM: 25.1 (netlink) and kiln (link polling) see the test swap eth0 for a new veth, lease the new NIC, find it primary by its lease's routes and provision the customer alike", { timeout: 300_000 }, async (t) => {
     if (!need(t, isRoot() && hasCommand('ip') && hasCommand('unshare') && existsSync(BUSYBOX) && hasCommand('debootstrap'), 'needs root, iproute2, unshare, busybox-static and the Debian cloud-init rootfs')) return;
-    await poolParity(t, 'Savable', swapNic, [/The preprovisioned nic eth0 is detached/]);
+    await poolParity(t, 'Savable', swapNic, [/The preprovisioned nic eth0 is detached/, /Obtained DHCP lease on interface 'eth0' \(primary=True .*routes=\[\('169\.254\.169\.254\/32'/, /Found primary nic for this VM/]);
   });
 }
 
 /**
- * Parity for a pool VM of TYPE: 22.4 and kiln each in a lab of their own, the host's CLAIM made once the VM's
+ * Parity for a pool VM of TYPE: 25.1 and kiln each in a lab of their own, the host's CLAIM made once the VM's
  * reported_ready marker is there; the same instance data, customer, ENI, and no marker afterwards. CI_SAW: what
- * 22.4's log must show.
+ * 25.1's log must show.
  */
 async function poolParity(t: TestContext, type: 'Savable', claim: (t: TestContext, lab: Lab, mock: string) => void, ciSaw: RegExp[]): Promise<void> {
   const poolOvf = readFileSync(join(HAPPY, 'media/ovf-env.xml'), 'utf8').replace('<PreprovisionedVm>false</PreprovisionedVm>', `<PreprovisionedVm>true</PreprovisionedVm><PreprovisionedVMType>${type}</PreprovisionedVMType>`);
   const mockFor = () => {
     const dir = tempDir(t);
     copyFileSync(join(FIXTURES, 'sources/azure/one-nic/imds/instance.json'), join(dir, 'instance.json'));
-    // With IMDS's keys: 22.4 takes OVF keys by value only along with the goal state's certificates (a
+    // With IMDS's keys: cloud-init takes OVF keys by value only along with the goal state's certificates (a
     // documented difference, kiln always takes them), so an IMDS without keys would differ on that alone.
     const claimed = JSON.parse(readFileSync(join(FIXTURES, 'sources/azure/pps/claimed-instance.json'), 'utf8')) as { compute: Record<string, unknown> };
     const pool = JSON.parse(readFileSync(join(dir, 'instance.json'), 'utf8')) as { compute: Record<string, unknown> };
@@ -345,7 +356,7 @@ async function poolParity(t: TestContext, type: 'Savable', claim: (t: TestContex
       claim(t, lab, ciMock);
     },
   });
-  assert.ok(existsSync(join(ci, 'run/cloud-init/instance-data.json')), `22.4 found no datasource:\n${ciLog.split('\n').filter((l) => /Azure|WARNING|ERROR|Traceback|  File|Error/.test(l)).join('\n').slice(-8000)}`);
+  assert.ok(existsSync(join(ci, 'run/cloud-init/instance-data.json')), `25.1 found no datasource:\n${ciLog.split('\n').filter((l) => /Azure|WARNING|ERROR|Traceback|  File|Error/.test(l)).join('\n').slice(-8000)}`);
   assert.match(ciLog, new RegExp(`PPS type: ${type}`));
   for (const saw of ciSaw) assert.match(ciLog, saw);
   // kiln's side, the same swap in a lab of its own.
