@@ -8,6 +8,8 @@ import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import { azureSource } from '../../src/sources/azure/azure';
 import { encodeKvpEvent, encodeReport, hypervHandlers, KVP_KEY_SIZE, KVP_VALUE_SIZE, kvpRecord, readKvpRecords } from '../../src/sources/azure/kvp';
 import type { CrawlContext } from '../../src/sources/datasource';
+import type { StaticRoute } from '../../src/sources/ephemeral-network/dhcp-static-routes';
+import type { EphemeralNetwork } from '../../src/sources/ephemeral-network/ephemeral-network';
 import { Logger } from '../../src/util/log';
 import { ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { mockMetadataServer } from '../helpers/mock-metadata-server';
@@ -70,7 +72,7 @@ test("event values are byte for byte cloud-init 22.4's _encode_event, long ones 
   assert.ok((theirs[1]?.length ?? 0) > 1, 'the long one was split');
 });
 
-async function crawl(t: TestContext, config: Record<string, unknown>, opts: { ovf?: string; oldPool?: boolean } = {}) {
+async function crawl(t: TestContext, config: Record<string, unknown>, opts: { ovf?: string; oldPool?: boolean; network?: EphemeralNetwork } = {}) {
   const server = await mockMetadataServer(t, { kind: 'azure', dir: join(HAPPY, 'imds') });
   const log = new Logger().for('test');
   const root = tempDir(t);
@@ -89,7 +91,7 @@ async function crawl(t: TestContext, config: Record<string, unknown>, opts: { ov
   mkdirSync(media);
   writeFileSync(join(media, 'ovf-env.xml'), opts.ovf ?? OVF);
   const finder = new FakeFinder(new LinuxPlatform({ root: '/', log }), [{ device: 'sr0-image', label: 'rd_rdfe_stable.1', fsType: 'udf', dir: media }]);
-  const ctx: CrawlContext = { platform: new LinuxPlatform({ root, log }), log, kernelCmdline: '', dmi: DMI, config, finder, settings: { retries: 1, timeout: 1, max_wait: 10, report_ready_retry_sleep: 0.05, report_ready_max_wait: 2 }, baseUrl: server.url, signal: AbortSignal.timeout(20_000) };
+  const ctx: CrawlContext = { platform: new LinuxPlatform({ root, log }), log, kernelCmdline: '', dmi: DMI, config, finder, settings: { retries: 1, timeout: 1, max_wait: 10, report_ready_retry_sleep: 0.05, report_ready_max_wait: 2 }, baseUrl: server.url, signal: AbortSignal.timeout(20_000), ...(opts.network ? { network: opts.network } : {}) };
   const before = Date.now();
   const outcome = await azureSource.crawl(ctx).then(
     () => undefined,
@@ -135,4 +137,21 @@ test('a failed Azure crawl leaves the error PROVISIONING_REPORT; without a hyper
   const none = await crawl(t, {});
   assert.equal(none.outcome, undefined);
   assert.deepEqual(none.records, []);
+});
+
+test("25.1's primary-NIC check of the crawl's lease: one whose option 121 routes lead neither to IMDS nor to the wireserver is an ERROR and a failure PROVISIONING_REPORT (the success one follows); one routed to IMDS is neither", async (t) => {
+  const network = (staticRoutes: StaticRoute[]): EphemeralNetwork => ({ up: async () => ({ interface: 'eth0', staticRoutes, release: async () => undefined }) });
+  const secondary = await crawl(t, TELEMETRY, { network: network([{ destination: '10.9.0.0/16', gateway: '10.0.0.1' }]) });
+  assert.equal(secondary.outcome, undefined, 'the crawl goes on');
+  const reports = secondary.records.filter((r) => r.key === 'PROVISIONING_REPORT').map((r) => r.value);
+  assert.equal(reports.length, 2);
+  // The routes as Python writes a list of tuples, quoted by the report's csv encoding (as 25.1's own report is).
+  assert.match(reports[0] ?? '', /^result=error\|reason=failure to find primary DHCP interface\|agent=kiln\|interface=eth0\|'static_routes=\[\(''10\.9\.0\.0\/16'', ''10\.0\.0\.1''\)\]'\|vm_id=9963f513-52bd-5041-9748-7190aae1ff21\|timestamp=.*\|documentation_url=https:\/\/aka\.ms\/linuxprovisioningerror$/);
+  assert.match(reports[1] ?? '', /^result=success\|/);
+  const diagnostics = secondary.records.filter((r) => r.key.includes('|diagnostic|')).map((r) => (JSON.parse(r.value) as { msg: string }).msg);
+  assert.match(diagnostics[0] ?? '', /^Azure: failure to find primary DHCP interface: the DHCP lease on eth0 routes 10\.9\.0\.0\/16 via 10\.0\.0\.1 \(option 121\), neither IMDS nor the wireserver 127\.0\.0\.1$/);
+  const primary = await crawl(t, TELEMETRY, { network: network([{ destination: '169.254.169.254/32', gateway: '10.0.0.1' }]) });
+  assert.equal(primary.outcome, undefined);
+  assert.deepEqual(primary.records.filter((r) => r.key === 'PROVISIONING_REPORT').map((r) => r.value.split('|')[0]), ['result=success']);
+  assert.ok(!primary.records.some((r) => r.value.includes('primary DHCP interface')));
 });

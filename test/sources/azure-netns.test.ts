@@ -195,6 +195,8 @@ function registerTests(): void {
     assert.match(log, /temporary DHCP lease on eth0: 10\.199\.0\.\d+\/24/);
     assert.match(log, /Found datasource Azure \[seed-dir \(\/var\/lib\/cloud\/seed\/azure\)\]/);
     assert.match(log, /no lease carries option 245; using the default wireserver 168\.63\.129\.16/);
+    // The lease routes to IMDS and the wireserver (option 121): the primary NIC, no failure report.
+    assert.doesNotMatch(log, /failure to find primary DHCP interface/);
     assert.match(log, /reported ready to the fabric/);
     assert.doesNotMatch(sh(['ip', '-n', lab.client, '-4', '-o', 'addr', 'show', 'dev', 'eth0']), /inet /);
     const data = JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8')) as { v1: Record<string, unknown> };

@@ -227,8 +227,19 @@ export const azureSource: Datasource = {
     // KVP telemetry where the system config asks for it (a `reporting` handler of type hyperv), never in a dry run.
     const kvp = await KvpTelemetry.fromConfig(ctx.platform, ctx.config, ctx.log);
     if (kvp) await bootTelemetry(ctx, kvp);
-    // One lease at a time, which the preprovisioned-VM flow may drop and take again on another NIC.
-    const lease = new AzureLease(ctx.network, ctx.log);
+    // One lease at a time, which the preprovisioned-VM flow may drop and take again on another NIC; one not on
+    // the primary NIC is an error reported to the host (KVP), and the crawl goes on, as 25.1's.
+    const lease = new AzureLease(ctx.network, ctx.log, {
+      wireserverAddress: async () => new URL((await wireOpts()).baseUrl).hostname,
+      report: async (nic, routes, wireserver) => {
+        const reason = 'failure to find primary DHCP interface';
+        const message = `Azure: ${reason}: the DHCP lease on ${nic} routes ${routes.length ? routes.map((r) => `${r.destination} via ${r.gateway}`).join(', ') : 'nothing'} (option 121), neither IMDS nor the wireserver ${wireserver}`;
+        ctx.log.error(message);
+        kvp?.diagnostic(message);
+        const pythonRoutes = routes.length ? `[${routes.map((r) => `('${r.destination}', '${r.gateway}')`).join(', ')}]` : 'None';
+        kvp?.writeKey('PROVISIONING_REPORT', failureReport(reason, (ctx.dmi.product_uuid ?? '').trim().toLowerCase(), new Date(), 'kiln', [`interface=${nic}`, `static_routes=${pythonRoutes}`]));
+      },
+    });
     try {
       await lease.up();
       try {

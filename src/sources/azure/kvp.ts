@@ -217,9 +217,12 @@ export class KvpTelemetry {
   }
 }
 
-/** The PROVISIONING_REPORT newer cloud-init writes on failure (ReportableError.as_encoded_report). */
-export function failureReport(reason: string, vmId: string, at: Date, agent = 'kiln'): string {
-  return encodeReport([`result=error`, `reason=${reason}`, `agent=${agent}`, `vm_id=${vmId}`, `timestamp=${at.toISOString().replace(/Z$/, '')}`, 'documentation_url=https://aka.ms/linuxprovisioningerror']);
+/**
+ * The PROVISIONING_REPORT newer cloud-init writes on failure (ReportableError.as_encoded_report); SUPPORTING
+ * (`key=value`) goes between the agent and the VM id, as the error's supporting data.
+ */
+export function failureReport(reason: string, vmId: string, at: Date, agent = 'kiln', supporting: string[] = []): string {
+  return encodeReport([`result=error`, `reason=${reason}`, `agent=${agent}`, ...supporting, `vm_id=${vmId}`, `timestamp=${at.toISOString().replace(/Z$/, '')}`, 'documentation_url=https://aka.ms/linuxprovisioningerror']);
 }
 
 /** The PROVISIONING_REPORT newer cloud-init writes once the ready report went out (report_success_to_host). */

@@ -7,15 +7,13 @@ import { linkList, VIRTUAL_NIC } from '../ephemeral-network/ephemeral-network';
 import { SourceError } from '../source-error';
 import { IMDS_VERSION_MIN } from './imds';
 import type { KvpTelemetry } from './kvp';
-import type { AzureLease } from './pool-lease';
+import { routesToAzure, type AzureLease } from './pool-lease';
 import { markerText } from '../../util/marker-text';
 
 /** cloud-init's marker: the VM reported ready while in the pool; on a later boot it is a PPS VM of type Unknown. */
 export const REPORTED_READY_MARKER = '/var/lib/cloud/data/reported_ready';
 /** cloud-init's IMDS_TIMEOUT_IN_SECONDS, for each reprovisiondata poll. */
 const IMDS_ATTEMPT_MS = 2000;
-/** The address a primary NIC's option 121 routes lead to (cloud-init names it so, whatever metadata_urls say). */
-const IMDS_ADDRESS = '169.254.169.254';
 
 /** The PPS types that are reprovisioned (OS Disk VMs are shut down by the host instead, which kiln does not wait for). */
 export type ReprovisionedPps = 'Running' | 'Savable' | 'Unknown';
@@ -159,7 +157,7 @@ async function isPrimaryNic(p: PpsContext, nic: string, deadline: AbortSignal): 
   const dhcpBudget = deadlineSignal(Math.max(1, p.settings.dhcpMaxWaitMs), deadline);
   for (;;) {
     try {
-      await p.lease.up(nic);
+      await p.lease.up(nic, { reportSecondary: false });
       break;
     } catch (err) {
       if (!(err instanceof SourceError)) throw err;
@@ -175,7 +173,7 @@ async function isPrimaryNic(p: PpsContext, nic: string, deadline: AbortSignal): 
   }
   const wireserver = await p.wireserverAddress();
   const routed = p.lease.staticRoutes.map((r) => r.destination.split('/')[0]);
-  const primary = routed.includes(IMDS_ADDRESS) || routed.includes(wireserver);
+  const primary = routesToAzure(p.lease.staticRoutes, wireserver);
   p.log.info(`Azure: the lease on ${nic} routes ${routed.length ? routed.join(', ') : 'nothing'} (option 121): ${primary ? `a route to IMDS or the wireserver ${wireserver}` : `no route to IMDS or the wireserver ${wireserver}, not the primary NIC`}`);
   if (!primary) await p.lease.down();
   return primary;
