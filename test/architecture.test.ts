@@ -144,7 +144,7 @@ const DIRECT_EFFECTS_ALLOWED: Record<string, string> = {
   'devices/mounted-volume-tree.ts': `${DEVICES}; a Windows volume's drive letter is read as a folder`,
   'devices/open-image.ts': `${DEVICES}; or the image file the user names`,
   'devices/make-seed.ts': `the files the user names for \`kiln make-seed\` (${USER_NAMED})`,
-  'sources/ephemeral-network/ephemeral-network.ts': "whether this process shares the host's network namespace (/proc/self/ns/net), which decides if a temporary lease may be taken at all",
+  'net/ephemeral/ephemeral-network.ts': "whether this process shares the host's network namespace (/proc/self/ns/net), which decides if a temporary lease may be taken at all",
   'modules/final-message.ts': HOST_FACTS,
   'modules/puppet.ts': HOST_FACTS,
   'modules/ssh.ts': HOST_FACTS,
@@ -176,4 +176,13 @@ test('nothing outside src/platform/ and main.ts asks which platform it has (inst
     .filter((rel) => !rel.startsWith('platform/') && rel !== 'main.ts')
     .filter((rel) => /\binstanceof\s+\w*Platform\b/.test(readFileSync(join(SRC, rel), 'utf8')));
   assert.deepEqual(offenders, []);
+});
+
+test('sources/ holds no DHCP client or lease handling: the temporary network is net/ephemeral/, which sources reach through sources/ephemeral-lease.ts', () => {
+  const offenders = tsFiles(join(SRC, 'sources'))
+    .map((f) => relative(SRC, f))
+    // A DHCP client run, or an address put on or flushed from a link (reading a lease file someone else wrote is a source's own business).
+    .filter((rel) => /\[\s*'(dhclient|udhcpc)'|\[\s*'ip',\s*'-4',\s*'addr'/.test(readFileSync(join(SRC, rel), 'utf8')));
+  assert.deepEqual(offenders, []);
+  assert.ok(existsSync(join(SRC, 'net', 'ephemeral', 'ephemeral-network.ts')), 'the temporary network lives in src/net/ephemeral/');
 });

@@ -20,7 +20,7 @@ const NOT_YET_REVIEWED: string[] = [
   'src/plugins/runner.ts',
   'src/plugins/metadata-services.ts',
   'src/metadata-server/',
-  'src/sources/ephemeral-network/',
+  'src/net/ephemeral/',
   'src/sources/azure/',
   'src/sources/opennebula/',
   'src/sources/ovf/',

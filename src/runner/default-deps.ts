@@ -3,7 +3,7 @@ import { LinuxFilesystemFinder } from '../devices/linux-finder';
 import type { ConfigMap } from '../config/parse-yaml-config';
 import type { Platform } from '../platform/platform';
 import { networkDebugInfo } from '../net/ci-info/debug-info';
-import { LinuxEphemeralDhcp } from '../sources/ephemeral-network/ephemeral-network';
+import { LinuxEphemeralDhcp } from '../net/ephemeral/ephemeral-network';
 import { KvpTelemetry } from '../sources/azure/kvp';
 import { DATASOURCES } from '../sources/registry';
 import { applyNetworkOnLinux } from './apply-network-linux';

@@ -5,7 +5,7 @@ import type { DistroInfo } from '../platform/linux/distro/distro-info';
 import type { Module } from '../modules/module';
 import type { Platform } from '../platform/platform';
 import type { Datasource, InstanceData } from '../sources/datasource';
-import type { EphemeralNetwork } from '../sources/ephemeral-network/ephemeral-network';
+import type { EphemeralNetwork } from '../net/ephemeral/ephemeral-network';
 import type { Log } from '../util/log';
 import type { ProcessedPart } from '../userdata/processed-message';
 import type { SourceSet } from '../sources/source-set';

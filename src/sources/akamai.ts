@@ -1,7 +1,8 @@
 // Akamai (Linode): the metadata service's token (PUT /v1/token), instance JSON and base64 user data, over IPv6 then IPv4, in init-local inside a temporary network or in init; detected from DMI (cloud-init 23.4's DataSourceAkamai).
 import { HttpClient, HttpError } from '../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
-import { EphemeralNetworkRefused, withEphemeralNetwork, type EphemeralUpOptions } from './ephemeral-network/ephemeral-network';
+import type { EphemeralUpOptions } from '../net/ephemeral/ephemeral-network';
+import { EphemeralNetworkRefused, withEphemeralNetwork } from './ephemeral-lease';
 import { normalizePublicKeys } from './public-keys';
 import { parseJsonObject } from './json-document';
 import { SourceError } from './source-error';

@@ -2,7 +2,7 @@
 import { HttpClient, HttpError, type HttpRequest } from '../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
 import { crawlImds, ec2InstanceData } from './ec2/ec2';
-import { withEphemeralNetwork } from './ephemeral-network/ephemeral-network';
+import { withEphemeralNetwork } from './ephemeral-lease';
 import { boolSetting, readUrlSettings, type UrlSettings } from './settings';
 import { SourceError, sourceErrorOfHttp } from './source-error';
 

@@ -5,7 +5,7 @@ import type { OwnNetworkFormat } from '../net/select-network-config';
 import type { Log } from '../util/log';
 import type { Platform } from '../platform/platform';
 import type { WindowsSystem } from '../platform/windows/windows-system';
-import type { EphemeralNetwork } from './ephemeral-network/ephemeral-network';
+import type { EphemeralNetwork } from '../net/ephemeral/ephemeral-network';
 
 /** What every source normalises to; the runner writes instance-data.json from it. */
 export interface InstanceData {

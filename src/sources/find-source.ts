@@ -1,7 +1,7 @@
 // For the runner: crawl the detected candidates of one stage in order and return the first that yields instance data.
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
 import { LeftToNetworkStage, SourceError } from './source-error';
-import type { EphemeralNetwork } from './ephemeral-network/ephemeral-network';
+import type { EphemeralNetwork } from '../net/ephemeral/ephemeral-network';
 import { boolSetting, sourceSettings } from './settings';
 import { monotonicMs } from '../util/monotonic-clock';
 import { describeError } from '../util/errors';

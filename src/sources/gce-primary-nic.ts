@@ -3,7 +3,8 @@ import { candidateNics } from '../net/fallback';
 import { readSysClassNet } from '../net/sys-class-net';
 import type { Platform } from '../platform/platform';
 import type { Log } from '../util/log';
-import { withEphemeralNetwork, type EphemeralNetwork } from './ephemeral-network/ephemeral-network';
+import type { EphemeralNetwork } from '../net/ephemeral/ephemeral-network';
+import { withEphemeralNetwork } from './ephemeral-lease';
 import { SourceError } from './source-error';
 import { describeError } from '../util/errors';
 

@@ -5,7 +5,7 @@ import { HttpClient, HttpError } from '../util/http';
 import type { Log } from '../util/log';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
 import { LeftToNetworkStage, SourceError } from './source-error';
-import { withEphemeralNetwork } from './ephemeral-network/ephemeral-network';
+import { withEphemeralNetwork } from './ephemeral-lease';
 import { FolderTree } from './folder-tree';
 import { noCloudHint, noCloudHintDsmode, type NoCloudHint } from './kernel-cmdline';
 import { subplatformSource, dsmodeOf } from './source-description';

@@ -2,7 +2,7 @@
 import { macsToNames, readSysClassNet } from '../net/sys-class-net';
 import { HttpClient, HttpError } from '../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
-import { withEphemeralNetwork } from './ephemeral-network/ephemeral-network';
+import { withEphemeralNetwork } from './ephemeral-lease';
 import { normalizePublicKeys } from './public-keys';
 import { wholeUrlSettings, type UrlSettings } from './settings';
 import { parseJsonObject } from './json-document';

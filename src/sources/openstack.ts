@@ -2,7 +2,7 @@
 import { HttpClient, type HttpRequest } from '../util/http';
 import type { CrawlContext, Datasource, DetectContext } from './datasource';
 import { SourceError } from './source-error';
-import { withEphemeralNetwork } from './ephemeral-network/ephemeral-network';
+import { withEphemeralNetwork } from './ephemeral-lease';
 import { crawlMetadataTree } from './metadata-crawler';
 import { chooseOpenStackVersion, openStackInstanceData, readOpenStackTree } from './openstack-tree';
 import { readUrlSettings, type UrlSettings } from './settings';

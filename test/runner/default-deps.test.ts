@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import { defaultRunnerDeps } from '../../src/runner/default-deps';
-import { LinuxEphemeralDhcp } from '../../src/sources/ephemeral-network/ephemeral-network';
+import { LinuxEphemeralDhcp } from '../../src/net/ephemeral/ephemeral-network';
 import { Logger } from '../../src/util/log';
 import { tempDir } from '../helpers/temp';
 

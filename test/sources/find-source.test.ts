@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import type { DetectContext } from '../../src/sources/datasource';
-import { LinuxEphemeralDhcp, type EphemeralNetwork } from '../../src/sources/ephemeral-network/ephemeral-network';
+import { LinuxEphemeralDhcp, type EphemeralNetwork } from '../../src/net/ephemeral/ephemeral-network';
 import { findSource } from '../../src/sources/find-source';
 import { ec2Source } from '../../src/sources/ec2/ec2';
 import { gceSource } from '../../src/sources/gce';

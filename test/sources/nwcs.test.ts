@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { CrawlContext } from '../../src/sources/datasource';
-import type { EphemeralNetwork } from '../../src/sources/ephemeral-network/ephemeral-network';
+import type { EphemeralNetwork } from '../../src/net/ephemeral/ephemeral-network';
 import { nwcsInstanceData, nwcsSource } from '../../src/sources/nwcs';
 import { Logger } from '../../src/util/log';
 import { mockMetadataServer } from '../helpers/mock-metadata-server';

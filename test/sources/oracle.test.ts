@@ -6,7 +6,7 @@ import { test, type TestContext } from 'node:test';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import { buildInstanceData } from '../../src/runner/instance-data';
 import type { CrawlContext } from '../../src/sources/datasource';
-import type { EphemeralNetwork } from '../../src/sources/ephemeral-network/ephemeral-network';
+import type { EphemeralNetwork } from '../../src/net/ephemeral/ephemeral-network';
 import { findSource } from '../../src/sources/find-source';
 import { noneSource } from '../../src/sources/none';
 import { oracleSource } from '../../src/sources/oracle/oracle';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import type { CrawlContext } from '../../src/sources/datasource';
-import type { EphemeralNetwork } from '../../src/sources/ephemeral-network/ephemeral-network';
+import type { EphemeralNetwork } from '../../src/net/ephemeral/ephemeral-network';
 import { upCloudInstanceData, upCloudSource } from '../../src/sources/upcloud/upcloud';
 import { Logger } from '../../src/util/log';
 import { mockMetadataServer } from '../helpers/mock-metadata-server';

@@ -1,7 +1,8 @@
 // The temporary DHCP lease an Azure crawl holds, which the preprovisioned-VM flow drops and takes again (on a new NIC after a swap).
 import type { Log } from '../../util/log';
-import type { StaticRoute } from '../ephemeral-network/dhcp-static-routes';
-import type { EphemeralLease, EphemeralNetwork } from '../ephemeral-network/ephemeral-network';
+import type { StaticRoute } from '../../net/ephemeral/dhcp-static-routes';
+import type { EphemeralLease, EphemeralNetwork } from '../../net/ephemeral/ephemeral-network';
+import { ephemeralLease } from '../ephemeral-lease';
 
 /** The address a primary NIC's option 121 routes lead to (cloud-init names it so, whatever metadata_urls say). */
 const IMDS_ADDRESS = '169.254.169.254';
@@ -63,7 +64,7 @@ export class AzureLease {
    */
   async up(nic?: string, { reportSecondary = true }: { reportSecondary?: boolean } = {}): Promise<void> {
     if (!this.network || this.lease) return;
-    const lease = await this.network.up(nic ? { interface: nic } : undefined);
+    const lease = await ephemeralLease(this.network, nic ? { interface: nic } : undefined);
     this.lease = lease;
     if (!this.secondary || !reportSecondary) return;
     const wireserver = await this.secondary.wireserverAddress();

@@ -3,7 +3,7 @@ import type { Platform } from '../../platform/platform';
 import { abortableSleep, HttpError, type HttpClient } from '../../util/http';
 import { deadlineSignal } from '../../util/timeout-signal';
 import type { Log } from '../../util/log';
-import { linkList, VIRTUAL_NIC } from '../ephemeral-network/ephemeral-network';
+import { linkList, VIRTUAL_NIC } from '../../net/ephemeral/ephemeral-network';
 import { SourceError } from '../source-error';
 import { IMDS_VERSION_MIN } from './imds';
 import type { KvpTelemetry } from './kvp';

@@ -1,7 +1,7 @@
 // DigitalOcean: the droplet metadata JSON at 169.254.169.254/metadata/v1.json, read in init-local over a temporary link-local address; detected from DMI.
 import { HttpClient, HttpError } from '../../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
-import { withEphemeralNetwork } from '../ephemeral-network/ephemeral-network';
+import { withEphemeralNetwork } from '../ephemeral-lease';
 import { convertVendorData } from '../openstack-tree';
 import { normalizePublicKeys } from '../public-keys';
 import { boolSetting, wholeUrlSettings, type UrlSettings } from '../settings';

@@ -2,7 +2,7 @@
 import { HttpClient, HttpError, type HttpRequest } from '../../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
 import { SourceError, sourceErrorOfHttp } from '../source-error';
-import { withEphemeralNetwork } from '../ephemeral-network/ephemeral-network';
+import { withEphemeralNetwork } from '../ephemeral-lease';
 import { crawlMetadataTree, ec2PublicKeys } from '../metadata-crawler';
 import { EC2_LOCAL_CLOUDS, ec2StrictMode, identifyEc2Platform, looksLikeEc2, type Ec2CloudName } from './ec2-platform';
 import { boolSetting, readUrlSettings, type UrlSettings } from '../settings';

@@ -2,7 +2,7 @@
 import { readYaml } from '../../config/read-yaml';
 import { HttpClient, HttpError, type HttpRequest } from '../../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
-import { withEphemeralNetwork } from '../ephemeral-network/ephemeral-network';
+import { withEphemeralNetwork } from '../ephemeral-lease';
 import { convertVendorData } from '../openstack-tree';
 import { normalizePublicKeys } from '../public-keys';
 import { readUrlSettings, type UrlSettings } from '../settings';

@@ -1,7 +1,7 @@
 // Oracle (OCI): the /opc/ instance metadata service, v2 with its Bearer header first and v1 as fallback; detected by the DMI asset tag.
 import { HttpClient, HttpError, type HttpRequest, type HttpResponse } from '../../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
-import { withEphemeralNetwork } from '../ephemeral-network/ephemeral-network';
+import { withEphemeralNetwork } from '../ephemeral-lease';
 import { parseJson, parseJsonObject } from '../json-document';
 import { SourceError, sourceErrorOfHttp } from '../source-error';
 import { boolSetting, readUrlSettings, type UrlSettings } from '../settings';

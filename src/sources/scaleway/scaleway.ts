@@ -1,7 +1,8 @@
 // Scaleway: the instance metadata JSON at 169.254.42.42/conf?format=json and user and vendor data asked for from a privileged source port, read in init-local inside a temporary lease (IPv4 first, then IPv6 at fd00:42::42).
 import { HttpError } from '../../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
-import { EphemeralNetworkRefused, fallbackInterface, withEphemeralNetwork } from '../ephemeral-network/ephemeral-network';
+import { fallbackInterface } from '../../net/ephemeral/ephemeral-network';
+import { EphemeralNetworkRefused, withEphemeralNetwork } from '../ephemeral-lease';
 import { readUrlSettings, type UrlSettings } from '../settings';
 import { parseJsonObject } from '../json-document';
 import { SourceError, sourceErrorOfHttp } from '../source-error';

@@ -1,7 +1,7 @@
 // UpCloud: the server metadata JSON at 169.254.169.254/metadata/v1.json, read in init-local inside a temporary DHCP lease (UpCloudLocal) or in init (UpCloud); detected from DMI, the server UUID from the system UUID.
 import { HttpClient, HttpError } from '../../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
-import { withEphemeralNetwork } from '../ephemeral-network/ephemeral-network';
+import { withEphemeralNetwork } from '../ephemeral-lease';
 import { convertVendorData } from '../openstack-tree';
 import { normalizePublicKeys } from '../public-keys';
 import { wholeUrlSettings, type UrlSettings } from '../settings';

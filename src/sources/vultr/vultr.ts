@@ -1,7 +1,7 @@
 // Vultr: the instance metadata JSON at 169.254.169.254/v1.json (interfaces, keys, user and vendor data), read in init-local inside a temporary DHCP lease; detected from DMI or `vultr` on the kernel command line.
 import { HttpClient, HttpError } from '../../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
-import { withEphemeralNetwork } from '../ephemeral-network/ephemeral-network';
+import { withEphemeralNetwork } from '../ephemeral-lease';
 import { convertVendorData } from '../openstack-tree';
 import { normalizePublicKeys } from '../public-keys';
 import { readUrlSettings, type UrlSettings } from '../settings';

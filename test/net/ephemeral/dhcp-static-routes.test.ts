@@ -1,7 +1,7 @@
 // DHCP option 121 as the clients write it (cloud-init's parse_static_routes cases), and the ip commands a lease's routes become.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { leaseRouteSteps, parseHexRfc3442Routes, parseRfc3442Routes, parseUdhcpcStaticRoutes } from '../../../src/sources/ephemeral-network/dhcp-static-routes';
+import { leaseRouteSteps, parseHexRfc3442Routes, parseRfc3442Routes, parseUdhcpcStaticRoutes } from '../../../src/net/ephemeral/dhcp-static-routes';
 
 test("dhclient's comma form, every prefix length class, and dhcpcd's dotted form", () => {
   assert.deepEqual(parseRfc3442Routes('32,169,254,169,254,130,56,248,255,0,130,56,240,1'), [

@@ -1,9 +1,10 @@
 // Ec2Local's IPv6 in the temporary network: DHCPv4 first, IPv6 link-local when it fails, the address waited for past DAD.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ok, scriptedPlatform } from '../scripted-platform';
-import { LinuxEphemeralDhcp, usableLinkLocalIpv6, withEphemeralNetwork, type EphemeralNetwork, type EphemeralUpOptions } from '../../../src/sources/ephemeral-network/ephemeral-network';
-import { SourceError } from '../../../src/sources/source-error';
+import { ok, scriptedPlatform } from '../../sources/scripted-platform';
+import { LinuxEphemeralDhcp, usableLinkLocalIpv6, type EphemeralNetwork, type EphemeralUpOptions } from '../../../src/net/ephemeral/ephemeral-network';
+import { withEphemeralNetwork } from '../../../src/sources/ephemeral-lease';
+import { EphemeralNetworkError } from '../../../src/net/ephemeral/ephemeral-network-error';
 import { Logger } from '../../../src/util/log';
 
 const log = new Logger().for('test');
@@ -59,7 +60,7 @@ test('ipv6: with a DHCPv4 lease nothing is waited for; IPv6 comes with the link'
 
 test('ipv6: neither DHCPv4 nor a link-local address: the DHCPv4 error, soon (IPv6 off on the link)', { timeout: 60_000 }, async () => {
   const { platform } = fakeTarget(1, ['none']);
-  await assert.rejects(new LinuxEphemeralDhcp({ platform, log }).up({ ipv6: true }), (e: unknown) => e instanceof SourceError && /no DHCP answer on ens3/.test(e.message));
+  await assert.rejects(new LinuxEphemeralDhcp({ platform, log }).up({ ipv6: true }), (e: unknown) => e instanceof EphemeralNetworkError && /no DHCP answer on ens3/.test(e.message));
 });
 
 test('ipv6: a link-local address that stays tentative is waited for only up to the limit; DAD failure is not usable', { timeout: 60_000 }, async () => {
@@ -87,5 +88,5 @@ test('ipv6 only (ipv4: false): no DHCP client runs; the link-local address is us
   assert.equal(lease.state, undefined);
   assert.ok(!runs.some((r) => r.startsWith('udhcpc') || r.startsWith('dhclient')), 'no DHCPv4 attempt');
   const off = fakeTarget(0, ['none']);
-  await assert.rejects(new LinuxEphemeralDhcp({ platform: off.platform, log }).up({ ipv6: true, ipv4: false }), (e: unknown) => e instanceof SourceError && /no usable IPv6 link-local address on ens3/.test(e.message));
+  await assert.rejects(new LinuxEphemeralDhcp({ platform: off.platform, log }).up({ ipv6: true, ipv4: false }), (e: unknown) => e instanceof EphemeralNetworkError && /no usable IPv6 link-local address on ens3/.test(e.message));
 });

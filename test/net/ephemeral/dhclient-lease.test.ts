@@ -1,9 +1,9 @@
-// The dhclient lease file reader: the newest lease wins, masks become prefixes, bad leases are SourceErrors.
+// The dhclient lease file reader: the newest lease wins, masks become prefixes, bad leases are EphemeralNetworkErrors.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { maskToPrefix as netMaskToPrefix } from '../../../src/net/ip';
-import { parseDhclientLease } from '../../../src/sources/ephemeral-network/dhclient-lease';
-import { SourceError } from '../../../src/sources/source-error';
+import { parseDhclientLease } from '../../../src/net/ephemeral/dhclient-lease';
+import { EphemeralNetworkError } from '../../../src/net/ephemeral/ephemeral-network-error';
 
 /** A lease's subnet-mask goes through the one maskToPrefix with cloud-init's ipv4_mask_to_net_prefix rule. */
 const maskToPrefix = (mask: string) => netMaskToPrefix(mask, 'ipv4');
@@ -34,8 +34,8 @@ test("a lease's mask follows cloud-init's ipv4_mask_to_net_prefix (ip_network('0
   assert.equal(netMaskToPrefix('ffff:ffff::'), 32);
 });
 
-test('no lease, no address, or a bad mask is a SourceError naming the file', () => {
-  assert.throws(() => parseDhclientLease('', '/run/l'), (e: unknown) => e instanceof SourceError && /\/run\/l holds no lease/.test(e.message));
+test('no lease, no address, or a bad mask is an EphemeralNetworkError naming the file', () => {
+  assert.throws(() => parseDhclientLease('', '/run/l'), (e: unknown) => e instanceof EphemeralNetworkError && /\/run\/l holds no lease/.test(e.message));
   assert.throws(() => parseDhclientLease('lease {\n  option routers 10.0.0.1;\n}', '/run/l'), /no IPv4 fixed-address/);
   assert.throws(() => parseDhclientLease('lease {\n  fixed-address 10.0.0.2;\n  option subnet-mask 255.0.255.0;\n}', '/run/l'), /not a valid netmask/);
 });

@@ -1,9 +1,10 @@
 // The temporary DHCP lease: the commands run through the platform, and release always follows use.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ok, scriptedPlatform } from '../scripted-platform';
-import { EphemeralNetworkRefused, LinuxEphemeralDhcp, randomLinkLocalAddress, withEphemeralNetwork, type EphemeralNetwork } from '../../../src/sources/ephemeral-network/ephemeral-network';
-import { SourceError } from '../../../src/sources/source-error';
+import { ok, scriptedPlatform } from '../../sources/scripted-platform';
+import { LinuxEphemeralDhcp, randomLinkLocalAddress, type EphemeralNetwork } from '../../../src/net/ephemeral/ephemeral-network';
+import { withEphemeralNetwork } from '../../../src/sources/ephemeral-lease';
+import { EphemeralNetworkError, HostNetworkRefused } from '../../../src/net/ephemeral/ephemeral-network-error';
 import { Logger } from '../../../src/util/log';
 
 const DHCLIENT_LEASE = 'lease {\n  interface "ens3";\n  fixed-address 10.0.0.9;\n  option subnet-mask 255.255.255.0;\n  option routers 10.0.0.1;\n}\n';
@@ -47,7 +48,7 @@ test('dhclient: one-shot lease with no distro hook, applied from the lease file,
   assert.deepEqual(removed, ['/run/kiln-ephemeral-dhcp.ens3.lease', '/run/kiln-ephemeral-dhcp.ens3.lease', '/run/kiln-ephemeral-dhcp.ens3.pid']);
 });
 
-test('udhcpc when dhclient is missing; a failed lease is a SourceError naming the interface', async () => {
+test('udhcpc when dhclient is missing; a failed lease is an EphemeralNetworkError naming the interface', async () => {
   const ok = recordingPlatform(['udhcpc']);
   const lease = await new LinuxEphemeralDhcp({ platform: ok.platform, log, interface: 'eth1' }).up();
   assert.ok(ok.runs.some((r) => r.startsWith('udhcpc ') && r.includes(' -i eth1 ') && r.includes(' -s /run/kiln-ephemeral-dhcp.eth1.script')));
@@ -57,7 +58,7 @@ test('udhcpc when dhclient is missing; a failed lease is a SourceError naming th
   assert.ok(ok.runs.includes('ip -4 route add default via 10.0.0.1 dev eth1'));
   await lease.release();
   const bad = recordingPlatform(['dhclient'], 2);
-  await assert.rejects(new LinuxEphemeralDhcp({ platform: bad.platform, log }).up(), (e: unknown) => e instanceof SourceError && /ens3/.test(e.message));
+  await assert.rejects(new LinuxEphemeralDhcp({ platform: bad.platform, log }).up(), (e: unknown) => e instanceof EphemeralNetworkError && /ens3/.test(e.message));
   const none = recordingPlatform(['dhclient'], 0, ['lo']);
   await assert.rejects(new LinuxEphemeralDhcp({ platform: none.platform, log }).up(), /no network interface/);
 });
@@ -128,9 +129,9 @@ test('link-local: the address range is 169.254.1.0 to 169.254.168.255, as cloud-
   assert.equal(randomLinkLocalAddress(() => 0.999999), '169.254.168.255/16');
 });
 
-test('link-local: a refused address is a SourceError naming the NIC, and nothing is left behind; no NIC at all is one too', async () => {
+test('link-local: a refused address is an EphemeralNetworkError naming the NIC, and nothing is left behind; no NIC at all is one too', async () => {
   const bad = recordingPlatform([], 0, ['lo'], LINKS, 2);
-  await assert.rejects(new LinuxEphemeralDhcp({ platform: bad.platform, log }).up({ mode: 'link-local' }), (e: unknown) => e instanceof SourceError && /169\.254\.\d+\.\d+\/16 on ens3: RTNETLINK/.test(e.message));
+  await assert.rejects(new LinuxEphemeralDhcp({ platform: bad.platform, log }).up({ mode: 'link-local' }), (e: unknown) => e instanceof EphemeralNetworkError && /169\.254\.\d+\.\d+\/16 on ens3: RTNETLINK/.test(e.message));
   assert.ok(!bad.runs.includes('ip link set dev ens3 up'));
   const none = recordingPlatform([], 0, ['lo'], '1: lo: <LOOPBACK> mtu 65536\n');
   await assert.rejects(new LinuxEphemeralDhcp({ platform: none.platform, log }).up({ mode: 'link-local' }), /no network interface .* link-local/);
@@ -139,6 +140,6 @@ test('link-local: a refused address is a SourceError naming the NIC, and nothing
 test("link-local: never under a --root that shares the host's network namespace", async () => {
   const { platform, runs } = recordingPlatform([], 0, ['lo'], LINKS);
   const sandboxed = { ...platform, root: '/tmp/some-root' };
-  await assert.rejects(new LinuxEphemeralDhcp({ platform: sandboxed, log, sharesHostNetwork: async () => true }).up({ mode: 'link-local' }), (e: unknown) => e instanceof EphemeralNetworkRefused && /link-local address under --root/.test(e.message));
+  await assert.rejects(new LinuxEphemeralDhcp({ platform: sandboxed, log, sharesHostNetwork: async () => true }).up({ mode: 'link-local' }), (e: unknown) => e instanceof HostNetworkRefused && /link-local address under --root/.test(e.message));
   assert.deepEqual(runs, []);
 });

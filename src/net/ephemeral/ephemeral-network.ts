@@ -5,7 +5,7 @@ import { monotonicMs } from '../../util/monotonic-clock';
 import { fsPromises } from '../../util/on-demand-builtins';
 import { parseDhclientLease } from './dhclient-lease';
 import { leaseRouteSteps, parseUdhcpcStaticRoutes, type StaticRoute } from './dhcp-static-routes';
-import { LeftToNetworkStage, SourceError } from '../source-error';
+import { EphemeralNetworkError, HostNetworkRefused } from './ephemeral-network-error';
 
 /** A lease that is up; `release()` undoes everything `up()` did. */
 export interface EphemeralLease {
@@ -61,12 +61,6 @@ export interface LinuxDhcpOptions {
    */
   sharesHostNetwork?: () => Promise<boolean>;
 }
-
-/**
- * The lease cannot be taken here without touching a network that is not the target's (a --root sandbox in
- * the host's network namespace): the source is left to the init stage, not reported as failed.
- */
-export class EphemeralNetworkRefused extends LeftToNetworkStage {}
 
 /** The fixed inode of the initial network namespace on recent kernels (PROC_NET_INIT_INO); older ones fall to the checks below. */
 const INIT_NET_INODE = 0xeffffff9;
@@ -183,21 +177,6 @@ async function applyLease(platform: Platform, log: Log, nic: string, lease: Leas
   return cleanup;
 }
 
-/** Runs fn with a lease (as OPTS ask) held when NETWORK is given (released afterwards, even on error), or directly when not. */
-export async function withEphemeralNetwork<T>(network: EphemeralNetwork | undefined, fn: () => Promise<T>, opts?: EphemeralUpOptions): Promise<T> {
-  if (!network) return fn();
-  const lease = await network.up(opts);
-  try {
-    return await fn();
-  } catch (err) {
-    // A crawl that failed on IPv6 alone says so: the missing DHCPv4 lease is likely the real trouble.
-    if (lease.state && err instanceof SourceError) throw new SourceError(err.subject, `${err.message.slice(err.subject.length + 2)} (${lease.state} on ${lease.interface}: no DHCPv4 lease)`, { cause: err });
-    throw err;
-  } finally {
-    await lease.release();
-  }
-}
-
 /**
  * Picks the interface cloud-init's fallback would: the first non-virtual NIC, preferring eth0. Under a --root
  * the root's /sys is not the network kiln is in, so the names come from `ip -o link` run in the target.
@@ -252,7 +231,7 @@ export function randomLinkLocalAddress(random: () => number = Math.random): stri
 async function refuseOnHostNetwork(opts: LinuxDhcpOptions, what: string): Promise<void> {
   const { platform } = opts;
   if (platform.root !== '/' && (await (opts.sharesHostNetwork ?? sharesHostNetworkNamespace)())) {
-    throw new EphemeralNetworkRefused(`ephemeral-${what}`, `no temporary ${what === 'dhcp' ? 'DHCP lease' : 'link-local address'} under --root ${platform.root}: kiln runs in the host's network namespace and would change the host's interfaces (run it in the target's own, e.g. with ip netns exec)`);
+    throw new HostNetworkRefused(`ephemeral-${what}`, `no temporary ${what === 'dhcp' ? 'DHCP lease' : 'link-local address'} under --root ${platform.root}: kiln runs in the host's network namespace and would change the host's interfaces (run it in the target's own, e.g. with ip netns exec)`);
   }
 }
 
@@ -310,11 +289,11 @@ export class LinuxEphemeralDhcp implements EphemeralNetwork {
     const { platform, log } = this.opts;
     await refuseOnHostNetwork(this.opts, 'dhcp');
     const nic = opts.interface ?? this.opts.interface ?? (await fallbackInterface(platform));
-    if (!nic) throw new SourceError('ephemeral-dhcp', 'no network interface (besides loopback and virtual ones) to bring up a temporary DHCP lease on');
+    if (!nic) throw new EphemeralNetworkError('ephemeral-dhcp', 'no network interface (besides loopback and virtual ones) to bring up a temporary DHCP lease on');
     if (!opts.ipv6) return this.dhcpv4(nic);
     if (opts.ipv4 === false) {
       const v6 = await usableLinkLocalIpv6(platform, log, nic, this.opts.ipv6WaitMs ?? 10_000);
-      if (!v6) throw new SourceError('ephemeral-ipv6', `no usable IPv6 link-local address on ${nic} (IPv6 off there, or duplicate address detection failed)`);
+      if (!v6) throw new EphemeralNetworkError('ephemeral-ipv6', `no usable IPv6 link-local address on ${nic} (IPv6 off there, or duplicate address detection failed)`);
       log.info(`temporary network on ${nic}: IPv6 only, link-local ${v6}`);
       return { interface: nic, release: async () => undefined };
     }
@@ -367,7 +346,7 @@ export class LinuxEphemeralDhcp implements EphemeralNetwork {
       };
       const r = await platform.run(['dhclient', '-1', '-v', ...dhclient], { allowFailure: true, timeoutMs });
       try {
-        if (r.code !== 0) throw new SourceError('ephemeral-dhcp', `no DHCP answer on ${nic}: dhclient got no lease (exit ${r.code}): ${r.stderr.trim().split('\n').pop() ?? ''}`);
+        if (r.code !== 0) throw new EphemeralNetworkError('ephemeral-dhcp', `no DHCP answer on ${nic}: dhclient got no lease (exit ${r.code}): ${r.stderr.trim().split('\n').pop() ?? ''}`);
         const lease = parseDhclientLease((await platform.readTextIfExists(leaseFile)) ?? '', leaseFile);
         routeCleanup = await applyLease(platform, log, nic, lease);
         return { interface: nic, staticRoutes: lease.staticRoutes, release };
@@ -390,9 +369,9 @@ export class LinuxEphemeralDhcp implements EphemeralNetwork {
     // minutes. Option 121 is asked for, as Debian's dhclient.conf asks for it.
     const r = await platform.run(['udhcpc', '-f', '-q', '-n', '-t', '3', '-T', '2', '-O', 'staticroutes', '-i', nic, '-s', script], { allowFailure: true, timeoutMs });
     try {
-      if (r.code !== 0) throw new SourceError('ephemeral-dhcp', `no DHCP answer on ${nic}: udhcpc got no lease (exit ${r.code})`);
+      if (r.code !== 0) throw new EphemeralNetworkError('ephemeral-dhcp', `no DHCP answer on ${nic}: udhcpc got no lease (exit ${r.code})`);
       const lease = parseUdhcpcReport(r.stdout);
-      if (!lease) throw new SourceError('ephemeral-dhcp', `udhcpc on ${nic} reported no usable address: ${r.stdout.trim().split('\n').slice(-4).join(' | ')}`);
+      if (!lease) throw new EphemeralNetworkError('ephemeral-dhcp', `udhcpc on ${nic} reported no usable address: ${r.stdout.trim().split('\n').slice(-4).join(' | ')}`);
       routeCleanup = await applyLease(platform, log, nic, lease);
       return { interface: nic, staticRoutes: lease.staticRoutes, release };
     } catch (err) {
@@ -410,7 +389,7 @@ export class LinuxEphemeralDhcp implements EphemeralNetwork {
     const { platform, log } = this.opts;
     await refuseOnHostNetwork(this.opts, 'link-local');
     const nic = this.opts.interface ?? (await lowestIndexInterface(platform));
-    if (!nic) throw new SourceError('ephemeral-link-local', 'no network interface (besides loopback and virtual ones) to put a temporary link-local address on');
+    if (!nic) throw new EphemeralNetworkError('ephemeral-link-local', 'no network interface (besides loopback and virtual ones) to put a temporary link-local address on');
     const address = randomLinkLocalAddress();
     const wasUp = await linkIsUp(platform, nic);
     const release = async () => {
@@ -418,11 +397,11 @@ export class LinuxEphemeralDhcp implements EphemeralNetwork {
       if (!wasUp) await platform.run(['ip', 'link', 'set', 'dev', nic, 'down'], { allowFailure: true, timeoutMs: 5000 });
     };
     const added = await platform.run(['ip', '-4', 'addr', 'add', address, 'dev', nic], { allowFailure: true, timeoutMs: 5000 });
-    if (added.code !== 0) throw new SourceError('ephemeral-link-local', `could not put the link-local address ${address} on ${nic}: ${added.stderr.trim() || `ip exited ${added.code}`}`);
+    if (added.code !== 0) throw new EphemeralNetworkError('ephemeral-link-local', `could not put the link-local address ${address} on ${nic}: ${added.stderr.trim() || `ip exited ${added.code}`}`);
     const linked = await platform.run(['ip', 'link', 'set', 'dev', nic, 'up'], { allowFailure: true, timeoutMs: 5000 });
     if (linked.code !== 0) {
       await release();
-      throw new SourceError('ephemeral-link-local', `could not bring ${nic} up for its link-local address: ${linked.stderr.trim() || `ip exited ${linked.code}`}`);
+      throw new EphemeralNetworkError('ephemeral-link-local', `could not bring ${nic} up for its link-local address: ${linked.stderr.trim() || `ip exited ${linked.code}`}`);
     }
     log.info(`temporary link-local address on ${nic}: ${address}`);
     return { interface: nic, release };

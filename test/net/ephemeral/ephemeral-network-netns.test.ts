@@ -6,7 +6,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { sharesHostNetworkNamespace } from '../../../src/sources/ephemeral-network/ephemeral-network';
+import { sharesHostNetworkNamespace } from '../../../src/net/ephemeral/ephemeral-network';
 import { ensureDebianRootfs } from '../../helpers/debian-rootfs';
 import { FIXTURES } from '../../helpers/repo';
 import { hasCommand, isRoot, need } from '../../helpers/requirements';
