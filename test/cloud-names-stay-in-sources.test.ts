@@ -10,29 +10,8 @@ import { REPO } from './helpers/repo';
 const ROOT = REPO;
 const FOLDERS = ['src/net', 'src/runner', 'src/cli', 'src/metadata-server'];
 
-const NOT_MOVED = "the mock's per-cloud answers, not yet registered by their clouds (issue 32 item 1): frozen, so they do not grow";
-/** The mock server, file by file (tests' Hetzner-style trees reuse hetzner.ts's layout). */
-const MOCK_NOT_MOVED: Record<string, { names: string[]; why: string }> = {
-  'src/metadata-server/akamai.ts': { names: ['hetzner'], why: NOT_MOVED },
-  'src/metadata-server/azure.ts': { names: ['azure'], why: NOT_MOVED },
-  'src/metadata-server/bigstep.ts': { names: ['hetzner'], why: NOT_MOVED },
-  'src/metadata-server/digitalocean.ts': { names: ['hetzner'], why: NOT_MOVED },
-  'src/metadata-server/hetzner.ts': { names: ['hetzner'], why: NOT_MOVED },
-  'src/metadata-server/maas.ts': { names: ['hetzner', 'maas'], why: NOT_MOVED },
-  'src/metadata-server/metadata-server.ts': { names: ['akamai', 'aliyun', 'azure', 'bigstep', 'cloudstack', 'digitalocean', 'ec2', 'exoscale', 'gce', 'hetzner', 'lxd', 'maas', 'nwcs', 'openstack', 'oracle', 'packet', 'scaleway', 'upcloud', 'vultr'], why: NOT_MOVED },
-  'src/metadata-server/nwcs.ts': { names: ['hetzner'], why: NOT_MOVED },
-  'src/metadata-server/oracle.ts': { names: ['oracle'], why: NOT_MOVED },
-  'src/metadata-server/packet.ts': { names: ['hetzner'], why: NOT_MOVED },
-  'src/metadata-server/scaleway.ts': { names: ['hetzner'], why: NOT_MOVED },
-  'src/metadata-server/serial-hosts.ts': { names: ['cloudsigma', 'smartos'], why: NOT_MOVED },
-  'src/metadata-server/serve-kinds.ts': { names: ['akamai', 'aliyun', 'azure', 'bigstep', 'cloudcix', 'cloudsigma', 'cloudstack', 'digitalocean', 'ec2', 'exoscale', 'gce', 'hetzner', 'lxd', 'maas', 'nocloud', 'nwcs', 'openstack', 'oracle', 'packet', 'scaleway', 'smartos', 'upcloud', 'vultr'], why: NOT_MOVED },
-  'src/metadata-server/upcloud.ts': { names: ['hetzner', 'vultr'], why: NOT_MOVED },
-  'src/metadata-server/vultr.ts': { names: ['hetzner'], why: NOT_MOVED },
-};
-
 /** File → the cloud names it may hold, and why. Keep it short: a new entry needs a reason of this kind. */
 const ALLOWED: Record<string, { names: string[]; why: string }> = {
-  ...MOCK_NOT_MOVED,
   'src/net/parse-network-config.ts': { names: ['openstack'], why: "network_data.json is net/'s own format (OpenStack, ConfigDrive and IBMCloud give it; cloud-init's net-convert reads it), named 'openstack'" },
   'src/net/select-network-config.ts': { names: ['openstack'], why: 'the same format name' },
   'src/runner/default-deps.ts': { names: ['azure'], why: "the wiring of the real deps: cloud-init's hyperv reporting handler (the KVP sink, which Azure's source writes too) is handed to the runner here, as the registry is" },
@@ -40,7 +19,6 @@ const ALLOWED: Record<string, { names: string[]; why: string }> = {
   'src/cli/cloud-id.ts': { names: ['nocloud', 'openstack'], why: "the command's summary gives cloud-init's cloud ids as examples" },
   'src/cli/cloudbase-init-run.ts': { names: ['configdrive'], why: "cloudbase-init's logger name for the config-drive reader (configdrive.py)" },
   'src/cli/devel-net-convert.ts': { names: ['azure', 'ec2', 'openstack', 'vmware'], why: "cloud-init's net-convert --kind names (network_data.json is net/'s 'openstack') (azure-imds, vmware-imc; ec2 is kiln's); ec2 and vmware-imc are resolved through the registry" },
-  'src/cli/devel-serve-metadata.ts': { names: ['ec2'], why: 'the mock command (its kind list comes from serve-kinds.ts); not moved yet, frozen' },
   'src/cli/make-seed.ts': { names: ['configdrive', 'nocloud', 'openstack'], why: "the seed kinds kiln writes (cloud-init's NoCloud and ConfigDrive media); not moved yet, frozen" },
 };
 

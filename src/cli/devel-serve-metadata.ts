@@ -2,13 +2,15 @@
 import { parseMisbehaviour, PHONE_HOME_PATH, startMetadataServer, type Misbehaviour, type PhoneHomeReport, type RequestRecord } from '../metadata-server/metadata-server';
 import { closeSync, openSync, statSync, writeSync } from 'node:fs';
 import { startSerialHost } from '../metadata-server/serial-hosts';
-import { describedKinds, kindsWhere, SERVE_KINDS, serveKind, wordList, type MetadataKind, type SerialHostKind } from '../metadata-server/serve-kinds';
+import { describedKinds, kindsWhere, SERVE_KINDS, serveKind, wordList } from '../metadata-server/serve-kinds';
 import { describeError, UsageError } from '../util/errors';
 import type { Command } from './command';
 
 /** The kinds that answer on a unix socket (--socket), and those with a password server (--password-port). */
 const SOCKET_KINDS = kindsWhere((k) => k.transport !== 'http');
-const PASSWORD_KINDS = kindsWhere((k) => k.passwordServer === true);
+const PASSWORD_KINDS = kindsWhere((k) => k.transport !== 'serial' && k.passwordServer === true);
+/** The kinds with IMDSv2's token rules (--imdsv2, --token-uses). */
+const TOKEN_KINDS = kindsWhere((k) => k.transport !== 'serial' && k.imdsv2 === true);
 
 /** --kind's help: every kind, wrapped at 96 columns, then where the folder layouts are described. */
 function kindHelp(): string[] {
@@ -40,8 +42,8 @@ export const develServeMetadataCommand: Command = {
       '--listen H:P      address to listen on (default 127.0.0.1:0, a free port; the URL is printed)',
       `--socket PATH     ${SOCKET_KINDS.map((k) => k.kind).join(', ')}: the unix socket to listen on (${SOCKET_KINDS.flatMap((k) => k.socketHint ?? []).join(', ')};`,
       '                  for a serial port, join a pty to it: socat PTY,link=ROOT/dev/ttyS1,raw,echo=0 UNIX-CONNECT:PATH)',
-      '--imdsv2 MODE     ec2: required (401 without a token), optional (default) or disabled (403 to PUT token)',
-      '--token-uses N    ec2: a token is refused after N uses (tests token refresh)',
+      `--imdsv2 MODE     ${TOKEN_KINDS.map((k) => k.kind).join(', ')}: required (401 without a token), optional (default) or disabled (403 to PUT token)`,
+      `--token-uses N    ${TOKEN_KINDS.map((k) => k.kind).join(', ')}: a token is refused after N uses (tests token refresh)`,
       `--password-port P ${PASSWORD_KINDS.map((k) => k.kind).join(', ')}: also serve the password server (DIR/password) on PORT of the same host, as 8080`,
       '--misbehave RULE  KIND[,path=/prefix][,times=N][,value=N]; KIND is delay, status, truncate, oversize,',
       '                  redirect-loop, redirect-other-host, drop or wrong-type. E.g. status,value=503,times=2',
@@ -87,7 +89,7 @@ export const develServeMetadataCommand: Command = {
     if (exitAfter !== undefined && !(exitAfter > 0)) throw new UsageError('--exit-after takes a number of seconds above 0');
     const tokenUses = args.flags['token-uses'] !== undefined ? Number(args.flags['token-uses']) : undefined;
     const passwordPort = args.flags['password-port'] !== undefined ? Number(args.flags['password-port']) : undefined;
-    if (passwordPort !== undefined && (!served.passwordServer || !Number.isInteger(passwordPort) || passwordPort < 1 || passwordPort > 65535)) throw new UsageError(`--password-port takes a port number, and only with --kind ${wordList(PASSWORD_KINDS.map((k) => k.kind))}`);
+    if (passwordPort !== undefined && (served.transport === 'serial' || !served.passwordServer || !Number.isInteger(passwordPort) || passwordPort < 1 || passwordPort > 65535)) throw new UsageError(`--password-port takes a port number, and only with --kind ${wordList(PASSWORD_KINDS.map((k) => k.kind))}`);
     const requestLog = args.flags['request-log'] as string | undefined;
     const logFd = requestLog && !ctx.dryRun ? openSync(requestLog, 'a', 0o644) : undefined;
     // A password server request also logs its DomU_Request, so a test can see the acknowledgement arrive.
@@ -102,8 +104,8 @@ export const develServeMetadataCommand: Command = {
       ctx.io.out(`phone-home from ${r.address} (${r.path}): ${JSON.stringify(r.fields)}\n`);
       if (args.flags['exit-after-phone-home']) phonedHome?.();
     };
-    const server = serial ? await startSerialHost(kind as SerialHostKind, dir, socket as string) : await startMetadataServer({
-      kind: kind as MetadataKind,
+    const server = serial ? await startSerialHost(kind, dir, socket as string) : await startMetadataServer({
+      kind,
       dir,
       host: (m[1] as string).replace(/^\[|\]$/g, ''),
       port: Number(m[2]),
@@ -116,7 +118,7 @@ export const develServeMetadataCommand: Command = {
       onPhoneHome,
     });
     // The password server is the same rules on a port of its own (8080 on CloudStack's virtual router and at Exoscale).
-    const passwordServer = passwordPort !== undefined ? await startMetadataServer({ kind: kind as MetadataKind, dir, host: (m[1] as string).replace(/^\[|\]$/g, ''), port: passwordPort, ...(onRequest ? { onRequest } : {}) }) : undefined;
+    const passwordServer = passwordPort !== undefined ? await startMetadataServer({ kind, dir, host: (m[1] as string).replace(/^\[|\]$/g, ''), port: passwordPort, ...(onRequest ? { onRequest } : {}) }) : undefined;
     if (passwordServer) ctx.io.out(`serving the ${kind} password server from ${dir}/password at ${passwordServer.url}\n`);
     ctx.io.out(`serving ${kind} metadata from ${dir} at ${server.url}${server.socketPath !== undefined ? ` on ${server.socketPath}` : ''}\n`);
     await new Promise<void>((resolve) => {

@@ -1,25 +1,14 @@
-// A local metadata service serving a cloud's tree from a folder (OpenStack, EC2 and AliYun with IMDSv2 token rules, GCE, NoCloud-net, Azure, LXD on a unix socket, DigitalOcean, Hetzner, Oracle, Bigstep, Scaleway, Vultr, UpCloud, Akamai, MAAS, CloudCIX, NWCS, Equinix Metal, CloudStack and Exoscale with their password server), misbehaving on request.
-import { randomBytes } from 'node:crypto';
+// A local metadata service serving a cloud's tree from a folder over HTTP or a unix socket, answering by the rules its
+// cloud registers (sources/mock-service.ts), with a phone-home endpoint and, for the clouds that have one, a password server; misbehaving on request.
 import { promises as fsp } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { posix } from 'node:path';
-import { akamaiAnswer, type AkamaiTokens } from './akamai';
-import { azureAnswer, AzurePoolState, readRequestBody } from './azure';
-import { bigstepAnswer } from './bigstep';
-import { digitalOceanAnswer } from './digitalocean';
-import { gceAnswer } from './gce';
-import { hetznerAnswer } from './hetzner';
-import { lxdAnswer } from './lxd';
-import { maasRequestRules } from './maas';
-import { nwcsAnswer } from './nwcs';
-import { packetAnswer } from './packet';
-import { oracleRequestRules } from './oracle';
-import { scalewayAnswer } from './scaleway';
-import { upCloudAnswer } from './upcloud';
-import { vultrAnswer } from './vultr';
+import type { HttpMockService, MockAnswer, MockRequest } from '../sources/mock-service';
+import { folderFiles, runInScratch } from './mock-files';
 import { passwordServerRules, type PasswordServerState } from './password-server';
-import type { MetadataKind } from './serve-kinds';
+import { readRequestBody } from './request-body';
+import { httpServeKind, type MetadataKind } from './serve-kinds';
 
 /** One deliberate fault. Rules match by path prefix; `times` limits how often a rule fires (default: always). */
 export interface Misbehaviour {
@@ -39,12 +28,12 @@ export interface MetadataServerOptions {
   /** '127.0.0.1' by default; port 0 picks a free one. */
   host?: string;
   port?: number;
-  /** Listen on this unix socket instead of host:port (LXD's /dev/lxd/sock); an old socket file there is replaced. */
+  /** Listen on this unix socket instead of host:port (the kinds whose transport is 'http-socket'); an old socket file there is replaced. */
   socketPath?: string;
   misbehave?: Misbehaviour[];
-  /** EC2 only: 'required' answers 401 without a token; 'optional' (default) accepts IMDSv1; 'disabled' answers 403 to PUT token. */
+  /** IMDSv2's rules, for the kinds that have them: 'required' answers 401 without a token; 'optional' (default) accepts IMDSv1; 'disabled' answers 403 to PUT token. */
   imdsv2?: 'required' | 'optional' | 'disabled';
-  /** EC2 only: tokens stop being valid after this many uses (to test re-fetching on 401). */
+  /** Tokens stop being valid after this many uses (to test re-fetching on 401). */
   tokenUses?: number;
   /**
    * Serve DIR/<the address the client connected to>/ where that folder exists: one server answering as many
@@ -78,25 +67,22 @@ export interface RequestRecord {
   status: number;
   /** The address the client connected to (which machine it is, with perAddress). */
   local: string;
-  /** The request body, for kinds that take one (azure: the health report). */
+  /** The request body, where the kind keeps it (a health report, a phone-home post). */
   body?: string;
 }
 
 export interface RunningMetadataServer {
-  /** 'http://127.0.0.1:PORT' without a trailing slash; 'http://lxd' on a unix socket. */
+  /** 'http://127.0.0.1:PORT' without a trailing slash; on a unix socket, the URL the kind's clients address it by. */
   url: string;
   /** The unix socket listened on, when one was asked for. */
   socketPath?: string;
   port: number;
   /** Every request answered or dropped, in order. */
   requests: RequestRecord[];
-  /** cloudstack and exoscale: what the password server saw (requests with a DomU_Request header). */
+  /** The kinds with a password server: what it saw (requests with a DomU_Request header). */
   passwordServer?: PasswordServerState;
   close(): Promise<void>;
 }
-
-const AWS_TOKEN_HEADER = 'x-aws-ec2-metadata-token';
-const AWS_TTL_HEADER = 'x-aws-ec2-metadata-token-ttl-seconds';
 
 /** Parses the CLI/knob form 'kind[,path=/x][,times=N][,value=N]', e.g. 'status,value=503,times=2'. */
 export function parseMisbehaviour(text: string): Misbehaviour {
@@ -114,17 +100,15 @@ export function parseMisbehaviour(text: string): Misbehaviour {
 }
 
 export async function startMetadataServer(opts: MetadataServerOptions): Promise<RunningMetadataServer> {
+  const service = httpServeKind(opts.kind);
   const requests: RequestRecord[] = [];
   const rules = (opts.misbehave ?? []).map((m) => ({ ...m, left: m.times ?? Number.POSITIVE_INFINITY }));
-  const tokens = new Map<string, { uses: number; expires: number }>();
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const root = posix.resolve(opts.dir);
-  const guestAttributes = new Map<string, string>();
-  const akamaiTokens: AkamaiTokens = new Map();
-  const maasRules = opts.kind === 'maas' ? maasRequestRules() : undefined;
-  const passwords = opts.kind === 'cloudstack' || opts.kind === 'exoscale' ? passwordServerRules(root) : undefined;
-  const azurePool = new AzurePoolState();
+  const files = folderFiles(root);
+  const answers = service.answers?.({ ...(opts.imdsv2 ? { imdsv2: opts.imdsv2 } : {}), ...(opts.tokenUses !== undefined ? { tokenUses: opts.tokenUses } : {}) }) ?? {};
+  const passwords = service.passwordServer ? passwordServerRules(root) : undefined;
 
   const localOf = (req: IncomingMessage) => (req.socket.localAddress ?? '').replace(/^::ffff:/, '');
   const record = (req: IncomingMessage, status: number) => {
@@ -201,7 +185,7 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
       }
     }
     if (req.method === 'POST' && (path === PHONE_HOME_PATH || path.startsWith(`${PHONE_HOME_PATH}/`))) {
-      const body = await readRequestBody(req);
+      const body = await readRequestBody(req, 1024 * 1024);
       const fields = phoneHomeFields(body, String(req.headers['content-type'] ?? ''));
       if (!fields) return send(req, res, 400, 'the report must be a form (application/x-www-form-urlencoded) or a JSON object\n');
       send(req, res, 200, 'ok\n');
@@ -209,84 +193,45 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
       opts.onPhoneHome?.({ path, address: (requests.at(-1) as RequestRecord).remote, fields });
       return;
     }
-    if (opts.kind === 'azure') {
-      const body = req.method === 'POST' ? await readRequestBody(req) : '';
-      const answer = await azureAnswer(root, req, url, body, azurePool);
-      if (answer.drop) {
-        record(req, 0);
-        req.socket.destroy();
-        return;
-      }
-      send(req, res, answer.status, answer.body, answer.headers);
-      if (body) (requests.at(-1) as RequestRecord).body = body;
-      return;
-    }
     if (passwords && req.headers.domu_request !== undefined) {
       const a = await passwords.answer(req);
       return send(req, res, a.status, a.body);
     }
-    if (opts.kind === 'packet') {
-      const body = req.method === 'POST' ? await readRequestBody(req) : '';
-      const answer = await packetAnswer(root, req.method ?? 'GET', path, `http://${req.headers.host ?? 'localhost'}`);
-      send(req, res, answer.status, answer.body, answer.headers);
-      if (req.method === 'POST') (requests.at(-1) as RequestRecord).body = body;
-      return;
-    }
-    if (opts.kind === 'ec2' || opts.kind === 'aliyun') {
-      const verdict = ec2TokenRules(req, path);
-      if (verdict) return send(req, res, verdict.status, verdict.body);
-    }
-    if (opts.kind === 'oracle') {
-      const verdict = oracleRequestRules(req, path);
-      if (verdict) return send(req, res, verdict.status, verdict.body);
-    }
-    if (maasRules) {
-      const verdict = await maasRules(root, req, path);
-      if (verdict) return send(req, res, verdict.status, verdict.body, verdict.headers);
-    }
-    if (opts.kind === 'gce') {
-      const a = await gceAnswer(root, req, url, guestAttributes);
-      return send(req, res, a.status, a.body, a.headers);
-    }
-    const early = opts.kind === 'akamai' ? await akamaiAnswer(root, req, path, akamaiTokens) : opts.kind === 'scaleway' ? await scalewayAnswer(root, req, url) : undefined;
-    if (early) return send(req, res, early.status, early.body, early.headers);
+    const request = mockRequest(req, url);
+    const early = await answers.anyMethod?.(request);
+    if (early) return reply(req, res, early);
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(req, res, 405, 'method not allowed\n');
-    if (opts.kind === 'lxd') {
-      const answer = await lxdAnswer(root, path);
-      return send(req, res, answer.status, answer.body, { 'content-type': answer.contentType });
-    }
-    // Clouds whose mock answers some paths by rules of its own (src/metadata-server/<cloud>.ts).
-    const ownAnswer = { hetzner: hetznerAnswer, digitalocean: digitalOceanAnswer, vultr: vultrAnswer, upcloud: upCloudAnswer, nwcs: nwcsAnswer, bigstep: bigstepAnswer }[opts.kind as string];
-    const own = ownAnswer ? await ownAnswer(root, path) : undefined;
-    if (own) return send(req, res, own.status, own.body, own.headers);
-    const served = await resolveTree(await rootFor(req), path, opts.kind);
+    const own = await answers.readOnly?.(request);
+    if (own) return reply(req, res, own);
+    const served = await resolveTree(await rootFor(req), path, service);
     if (!served) return send(req, res, 404, 'not found\n');
     return send(req, res, 200, served);
   };
 
-  const ec2TokenRules = (req: IncomingMessage, path: string): { status: number; body: string } | undefined => {
-    const mode = opts.imdsv2 ?? 'optional';
-    // AliYun's hardened mode: the same rules under its own header names.
-    const [TOKEN_HEADER, TTL_HEADER] = opts.kind === 'aliyun' ? ['x-aliyun-ecs-metadata-token', 'x-aliyun-ecs-metadata-token-ttl-seconds'] : [AWS_TOKEN_HEADER, AWS_TTL_HEADER];
-    if (path === '/latest/api/token') {
-      if (req.method !== 'PUT') return { status: 405, body: 'use PUT\n' };
-      if (mode === 'disabled') return { status: 403, body: 'IMDSv2 is disabled\n' };
-      if (req.headers['x-forwarded-for']) return { status: 403, body: 'forwarded requests are refused\n' };
-      const ttl = Number(req.headers[TTL_HEADER]);
-      if (!Number.isInteger(ttl) || ttl < 1 || ttl > 21600) return { status: 400, body: `${TTL_HEADER} must be 1..21600\n` };
-      const token = randomBytes(24).toString('base64url');
-      tokens.set(token, { uses: 0, expires: Date.now() + ttl * 1000 });
-      return { status: 200, body: token };
+  /** REQ as the cloud's mock sees it: its body read on demand, once. */
+  const mockRequest = (req: IncomingMessage, url: URL): MockRequest => {
+    let body: Promise<string> | undefined;
+    return {
+      method: req.method ?? 'GET',
+      url,
+      path: url.pathname,
+      headers: req.headers,
+      remotePort: req.socket.remotePort,
+      self: `http://${req.headers.host ?? 'localhost'}`,
+      body: (limit, tooLong) => (body ??= readRequestBody(req, limit, tooLong)),
+      files,
+      run: runInScratch,
+    };
+  };
+
+  const reply = (req: IncomingMessage, res: ServerResponse, answer: MockAnswer): void => {
+    if (answer.drop) {
+      record(req, 0);
+      req.socket.destroy();
+      return;
     }
-    const given = req.headers[TOKEN_HEADER];
-    if (typeof given === 'string') {
-      const t = tokens.get(given);
-      if (!t || t.expires < Date.now() || (opts.tokenUses !== undefined && t.uses >= opts.tokenUses)) return { status: 401, body: 'token expired or unknown\n' };
-      t.uses++;
-      return undefined;
-    }
-    if (mode === 'required') return { status: 401, body: 'a token is required (IMDSv2)\n' };
-    return undefined;
+    send(req, res, answer.status, answer.body, answer.headers);
+    if (answer.keptBody !== undefined) (requests.at(-1) as RequestRecord).body = answer.keptBody;
   };
 
   // node:http is loaded here, on use: every other kiln start would pay for it.
@@ -314,7 +259,7 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
       for (const s of sockets) s.destroy();
       server.close(() => resolve());
     });
-  if (opts.socketPath !== undefined) return { url: 'http://lxd', port: 0, socketPath: opts.socketPath, requests, close: closeAll };
+  if (opts.socketPath !== undefined) return { url: service.socketUrl ?? 'http://localhost', port: 0, socketPath: opts.socketPath, requests, close: closeAll };
   const addr = server.address() as AddressInfo;
   const hostPart = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   return {
@@ -341,17 +286,16 @@ function phoneHomeFields(body: string, contentType: string): Record<string, stri
 }
 
 /**
- * The bytes for PATH: a file's content, or a directory listing (one name a line; subfolders end in '/'
- * for EC2, OpenStack's /openstack/ lists versions bare). EC2 key folders named '0=name' answer as '0/' (also in
- * OpenStack's EC2-compatible tree).
+ * The bytes for PATH: a file's content, or a directory listing (one name a line; subfolders end in '/', but in the
+ * kind's bare-listed top folder). With the kind's key-named folders, a folder named '0=name' answers as '0/'.
  */
-async function resolveTree(root: string, path: string, kind: MetadataKind): Promise<Uint8Array | undefined> {
+async function resolveTree(root: string, path: string, service: HttpMockService): Promise<Uint8Array | undefined> {
   const parts = decodeURIComponent(path).split('/').filter((p) => p !== '' && p !== '.');
   if (parts.includes('..')) return undefined;
   let host = root;
   for (const part of parts) {
     let next = posix.join(host, part);
-    if (!(await exists(next)) && (kind === 'ec2' || kind === 'aliyun' || kind === 'openstack')) {
+    if (!(await exists(next)) && service.keyNamedFolders) {
       const alias = (await listSafe(host)).find((n) => n.startsWith(`${part}=`));
       if (alias) next = posix.join(host, alias);
     }
@@ -368,7 +312,7 @@ async function resolveTree(root: string, path: string, kind: MetadataKind): Prom
   const lines: string[] = [];
   for (const name of names) {
     const isDir = (await fsp.stat(posix.join(host, name))).isDirectory();
-    const bare = kind === 'openstack' && parts.length === 1 && parts[0] === 'openstack';
+    const bare = service.bareListing !== undefined && parts.length === 1 && parts[0] === service.bareListing;
     lines.push(isDir && !bare && !name.includes('=') ? `${name}/` : name);
   }
   return Buffer.from(lines.join('\n'));

@@ -6,6 +6,8 @@ import { EphemeralNetworkRefused, withEphemeralNetwork } from './ephemeral-lease
 import { normalizePublicKeys } from './public-keys';
 import { parseJsonObject } from './json-document';
 import { SourceError } from './source-error';
+import { randomBytes } from 'node:crypto';
+import type { HttpMockService, MockAnswer, MockRequest } from './mock-service';
 
 /** cloud-init's BUILTIN_DS_CONFIG for Akamai. */
 const BUILTIN = {
@@ -110,7 +112,49 @@ async function fetchAll(ctx: CrawlContext, cfg: AkamaiConfig, base: string): Pro
   }
 }
 
+/**
+ * `devel serve-metadata --kind akamai`: the folder holds `v1/instance` and `v1/network` (JSON) and `v1/user-data` (the raw
+ * user data, sent base64-encoded as the service does; none: an empty body). PUT /v1/token needs
+ * `Metadata-Token-Expiry-Seconds` (1…86400); every other /v1/ path needs a live `Metadata-Token` (401 otherwise).
+ */
+const akamaiMock: HttpMockService = {
+  kind: 'akamai',
+  transport: 'http',
+  answers: () => {
+    /** Tokens the mock gave out, with when each expires (ms since the epoch). */
+    const tokens = new Map<string, number>();
+    return {
+      anyMethod: async (req: MockRequest): Promise<MockAnswer | undefined> => {
+        const { path } = req;
+        if (path === '/v1/token') {
+          if (req.method !== 'PUT') return { status: 405, body: 'use PUT\n' };
+          const ttl = Number(req.headers['metadata-token-expiry-seconds'] ?? 3600);
+          if (!Number.isInteger(ttl) || ttl < 1 || ttl > 86400) return { status: 400, body: 'Metadata-Token-Expiry-Seconds must be 1..86400\n' };
+          const token = randomBytes(24).toString('hex');
+          tokens.set(token, Date.now() + ttl * 1000);
+          return { status: 200, body: token };
+        }
+        if (!path.startsWith('/v1/')) return undefined;
+        const given = req.headers['metadata-token'];
+        const expires = typeof given === 'string' ? tokens.get(given) : undefined;
+        if (expires === undefined || expires < Date.now()) return { status: 401, body: 'a valid Metadata-Token is required\n' };
+        if (req.method !== 'GET') return { status: 405, body: 'use GET\n' };
+        if (path === '/v1/user-data') {
+          const ud = await req.files.read('v1/user-data');
+          return { status: 200, body: ud ? Buffer.from(ud).toString('base64') : '' };
+        }
+        if (path === '/v1/instance' || path === '/v1/network') {
+          const doc = await req.files.read(path.slice(1));
+          return doc ? { status: 200, body: doc, headers: { 'content-type': 'application/json' } } : { status: 404, body: 'not found\n' };
+        }
+        return { status: 404, body: 'not found\n' };
+      },
+    };
+  },
+};
+
 export const akamaiSource: Datasource = {
+  mock: akamaiMock,
   name: 'Akamai',
   kind: 'network',
   async detect(ctx: DetectContext) {

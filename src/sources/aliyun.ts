@@ -5,6 +5,7 @@ import { crawlImds, ec2InstanceData } from './ec2/ec2';
 import { withEphemeralNetwork } from './ephemeral-lease';
 import { boolSetting, readUrlSettings, type UrlSettings } from './settings';
 import { SourceError, sourceErrorOfHttp } from './source-error';
+import { imdsMock } from './ec2/mock-answers';
 
 export const ALIYUN_PRODUCT = 'Alibaba Cloud ECS';
 /** cloud-init's AliYun: one endpoint, Ec2's waits. */
@@ -34,6 +35,7 @@ export function aliyunPublicKeys(value: unknown): string[] {
 }
 
 export const aliYunSource: Datasource = {
+  mock: imdsMock('aliyun', ALIYUN_TOKEN_HEADERS),
   name: 'AliYun',
   kind: 'network',
   /** 25.1 registers DataSourceAliYunLocal for init-local (22.4 had no AliYunLocal). */

@@ -5,6 +5,7 @@ import type { CrawlContext, Datasource, DetectContext, InstanceData } from './da
 import { normalizePublicKeys } from './public-keys';
 import { parseJson } from './json-document';
 import { SourceError, sourceErrorOfHttp } from './source-error';
+import { readMockText, type HttpMockService, type MockAnswer } from './mock-service';
 
 const NAME = 'Bigstep';
 export const BIGSTEP_URL_FILE = '/var/lib/cloud/data/seed/bigstep/url';
@@ -64,7 +65,33 @@ export function bigstepInstanceData(answer: unknown, url: string): InstanceData 
   return data;
 }
 
+/**
+ * `devel serve-metadata --kind bigstep`: the folder holds `metadata.json` (the `metadata` object), and optionally
+ * `userdata_raw` and `vendordata_raw` (the raw blobs, absent: an empty string), answered as one JSON document at every
+ * path: the URL is whatever Bigstep wrote into the machine's url file, so the mock cannot know it. No `metadata.json`:
+ * 404, as a URL that names no instance.
+ */
+const bigstepMock: HttpMockService = {
+  kind: 'bigstep',
+  transport: 'http',
+  answers: () => ({
+    readOnly: async ({ files }): Promise<MockAnswer> => {
+      const text = await readMockText(files, 'metadata.json');
+      if (text === undefined) return { status: 404, body: 'no metadata.json in the mock folder\n' };
+      let metadata: unknown;
+      try {
+        metadata = JSON.parse(text);
+      } catch {
+        return { status: 500, body: "the mock's metadata.json is not JSON\n" };
+      }
+      const doc = { metadata, vendordata_raw: (await readMockText(files, 'vendordata_raw')) ?? '', userdata_raw: (await readMockText(files, 'userdata_raw')) ?? '' };
+      return { status: 200, body: JSON.stringify(doc), headers: { 'content-type': 'application/json' } };
+    },
+  }),
+};
+
 export const bigstepSource: Datasource = {
+  mock: bigstepMock,
   name: NAME,
   kind: 'network',
   async detect(ctx: DetectContext) {

@@ -33,6 +33,7 @@ function num(settings: Record<string, unknown>, key: string, fallback: number): 
 }
 
 export const cloudCixSource: Datasource = {
+  mock: { kind: 'cloudcix', transport: 'http' },
   name: 'CloudCIX',
   kind: 'network',
   async detect(ctx: DetectContext) {

@@ -4,6 +4,7 @@ import { LineChannelClosedError, LineTimeoutError, openSerialChannel } from '../
 import { parseJson } from './json-document';
 import { SourceError } from './source-error';
 import { describeError } from '../util/errors';
+import type { MockFiles, MockSerialHost, SerialMockService } from './mock-service';
 
 export const CLOUDSIGMA_SERIAL_PORT = '/dev/ttyS1';
 /** cepko's READ_TIMEOUT: the context can be large. */
@@ -59,7 +60,52 @@ async function readServerContext(ctx: CrawlContext, device: string, timeoutMs: n
   }
 }
 
+/** A deliberate fault of the mock host (`devel serve-metadata --kind cloudsigma`), on every request. */
+export type CloudSigmaMisbehaviour = 'silent' | 'garbage' | 'hang-up' | 'no-newline';
+
+/**
+ * The host agent of `devel serve-metadata --kind cloudsigma`: the server context (the folder's context.json) answered to
+ * cepko requests `<\n{path}\n>` on a stream, one line ending in EOT; strings as they are, anything else as JSON, a
+ * missing path an empty line, as the host gives. `requests` holds the paths asked for.
+ */
+export function cloudSigmaMockHost(files: MockFiles, misbehave?: CloudSigmaMisbehaviour): MockSerialHost {
+  const requests: string[] = [];
+  const answer = async (path: string): Promise<string> => {
+    const text = await files.read('context.json');
+    if (text === undefined) throw new Error("the mock's context.json is missing");
+    let value: unknown = JSON.parse(Buffer.from(text).toString('utf8'));
+    for (const part of path.split('/').filter(Boolean)) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
+    return `${value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value)}\x04\n`;
+  };
+  return {
+    requests,
+    serve(stream) {
+      let pending = '';
+      stream.onData(async (chunk) => {
+        pending += Buffer.from(chunk).toString('latin1');
+        let m: RegExpExecArray | null;
+        while ((m = /<\n([^\n]*)\n>/.exec(pending))) {
+          pending = pending.slice(m.index + m[0].length);
+          const path = m[1] as string;
+          requests.push(path);
+          if (misbehave === 'silent') continue;
+          if (misbehave === 'hang-up') return void stream.destroy();
+          if (misbehave === 'garbage') {
+            stream.write('Welcome to the serial console\x04\n');
+            continue;
+          }
+          const reply = await answer(path);
+          stream.write(misbehave === 'no-newline' ? reply.slice(0, -1) : reply);
+        }
+      });
+    },
+  };
+}
+
+const cloudSigmaMock: SerialMockService = { kind: 'cloudsigma', transport: 'serial', host: (files) => cloudSigmaMockHost(files) };
+
 export const cloudSigmaSource: Datasource = {
+  mock: cloudSigmaMock,
   name: 'CloudSigma',
   kind: 'local',
   async detect(ctx: DetectContext) {

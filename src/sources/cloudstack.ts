@@ -47,6 +47,7 @@ async function candidateUrls(ctx: CrawlContext): Promise<string[]> {
 }
 
 export const cloudStackSource: Datasource = {
+  mock: { kind: 'cloudstack', transport: 'http', passwordServer: true },
   name: 'CloudStack',
   kind: 'network',
   async detect(ctx: DetectContext) {

@@ -6,6 +6,7 @@ import type { Log } from '../util/log';
 import type { Platform } from '../platform/platform';
 import type { WindowsSystem } from '../platform/windows/windows-system';
 import type { EphemeralNetwork } from '../net/ephemeral/ephemeral-network';
+import type { MockService } from './mock-service';
 
 /** What every source normalises to; the runner writes instance-data.json from it. */
 export interface InstanceData {
@@ -154,6 +155,11 @@ export interface Datasource {
    * its own NIC drivers to the hook), each ending in a newline.
    */
   readonly hotplugUdevRules?: string;
+  /**
+   * How `kiln devel serve-metadata --kind WORD` stands in for this cloud's metadata service in tests and CI: the
+   * word, the transport and the answers by the cloud's own rules (sources/mock-service.ts). Test tooling, never used at boot.
+   */
+  readonly mock?: MockService;
   /** Cheap: DMI, labels, files, kernel cmdline. No cloud round-trips. */
   detect(ctx: DetectContext): Promise<boolean>;
   /**

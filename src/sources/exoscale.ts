@@ -22,6 +22,7 @@ function stringSetting(settings: Record<string, unknown>, key: string, fallback:
 }
 
 export const exoscaleSource: Datasource = {
+  mock: { kind: 'exoscale', transport: 'http', passwordServer: true },
   name: 'Exoscale',
   kind: 'network',
   async detect(ctx: DetectContext) {

@@ -8,6 +8,7 @@ import { parseJsonObject } from './json-document';
 import { SourceError, sourceErrorOfHttp } from './source-error';
 import { readUrlSettings, type UrlSettings } from './settings';
 import { waitForEndpoint } from './wait-for-url';
+import type { HttpMockService, MockAnswer, MockFiles, MockRequest } from './mock-service';
 
 /** cloud-init's MD_V1_URL (and cloudbase-init's [gce] metadata_base_url default). */
 export const GCE_METADATA_URL = 'http://metadata.google.internal/computeMetadata/v1/';
@@ -83,7 +84,61 @@ function userDataOf(attrs: GceAttributes, warn: (m: string) => void): Uint8Array
   return Buffer.from(ud, 'utf8');
 }
 
+const MOCK_V1 = '/computeMetadata/v1/';
+const MOCK_FLAVOR = { 'metadata-flavor': 'Google' };
+
+/** A folder as GCE's recursive JSON: files as strings, subfolders as objects. */
+async function mockFolderJson(files: MockFiles, dir: string): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const { name, folder } of (await files.list(dir)) ?? []) {
+    const p = dir ? `${dir}/${name}` : name;
+    out[name] = folder ? await mockFolderJson(files, p) : Buffer.from((await files.read(p)) ?? []).toString('utf8');
+  }
+  return out;
+}
+
+/**
+ * `devel serve-metadata --kind gce` answers as GCE's server does: 403 without `Metadata-Flavor: Google` (or with
+ * X-Forwarded-For), the folder served below /computeMetadata/v1/, folders listed one name a line (subfolders with '/'),
+ * and `?recursive=true` (any case, as cloud-init sends `True`) answering a folder as one JSON object of its files.
+ * PUTs below instance/guest-attributes/ are kept (path → value) and read back by GET.
+ */
+const gceMock: HttpMockService = {
+  kind: 'gce',
+  transport: 'http',
+  answers: () => {
+    const guest = new Map<string, string>();
+    return {
+      anyMethod: async (req: MockRequest): Promise<MockAnswer> => {
+        const { url, files } = req;
+        if (req.headers['metadata-flavor'] !== 'Google') return { status: 403, body: 'Missing required header "Metadata-Flavor": "Google"\n', headers: { 'content-type': 'text/html' } };
+        if (req.headers['x-forwarded-for']) return { status: 403, body: 'Request had X-Forwarded-For\n', headers: MOCK_FLAVOR };
+        if (!url.pathname.startsWith(MOCK_V1)) return { status: 404, body: 'not found\n', headers: MOCK_FLAVOR };
+        const parts = decodeURIComponent(url.pathname.slice(MOCK_V1.length)).split('/').filter((p) => p !== '' && p !== '.');
+        if (parts.includes('..')) return { status: 404, body: 'not found\n', headers: MOCK_FLAVOR };
+        const rel = parts.join('/');
+        if (parts[0] === 'instance' && parts[1] === 'guest-attributes') {
+          if (req.method === 'PUT') {
+            guest.set(rel, await req.body(256 * 1024, 'guest attribute over 256 KiB'));
+            return { status: 200, body: '', headers: MOCK_FLAVOR };
+          }
+          const v = guest.get(rel);
+          if (v !== undefined) return { status: 200, body: v, headers: { ...MOCK_FLAVOR, 'content-type': 'application/text' } };
+        }
+        if (req.method !== 'GET' && req.method !== 'HEAD') return { status: 405, body: 'method not allowed\n', headers: MOCK_FLAVOR };
+        const file = await files.read(rel);
+        if (file) return { status: 200, body: file, headers: { ...MOCK_FLAVOR, 'content-type': 'application/text' } };
+        const entries = await files.list(rel);
+        if (!entries) return { status: 404, body: 'not found\n', headers: MOCK_FLAVOR };
+        if (/^true$/i.test(url.searchParams.get('recursive') ?? '')) return { status: 200, body: JSON.stringify(await mockFolderJson(files, rel)), headers: { ...MOCK_FLAVOR, 'content-type': 'application/json' } };
+        return { status: 200, body: `${entries.map((e) => (e.folder ? `${e.name}/` : e.name)).join('\n')}\n`, headers: { ...MOCK_FLAVOR, 'content-type': 'application/text' } };
+      },
+    };
+  },
+};
+
 export const gceSource: Datasource = {
+  mock: gceMock,
   name: 'GCE',
   kind: 'network',
   /** cloud-init's class per stage (its *Local class registers with the filesystem dependency only). */

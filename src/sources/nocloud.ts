@@ -119,6 +119,7 @@ async function readUrlSeed(ctx: CrawlContext, seedfrom: string): Promise<Seed> {
 }
 
 export const noCloudSource: Datasource = {
+  mock: { kind: 'nocloud', transport: 'http' },
   name: 'NoCloud',
   kind: 'local',
   /** cloud-init's class per stage (its *Local class registers with the filesystem dependency only). */

@@ -8,6 +8,7 @@ import { wholeUrlSettings, type UrlSettings } from './settings';
 import { parseJsonObject } from './json-document';
 import { SourceError, sourceErrorOfHttp } from './source-error';
 import { waitForEndpoint } from './wait-for-url';
+import { readMockText, type HttpMockService, type MockAnswer } from './mock-service';
 
 const BASE = 'http://169.254.169.254';
 export const NWCS_METADATA_PATH = '/api/v1/metadata';
@@ -24,7 +25,40 @@ function metadataUrls(ctx: CrawlContext): UrlSettings {
   return wholeUrlSettings('NWCS', ctx.settings, NWCS_DEFAULTS, NWCS_METADATA_PATH, ctx.baseUrl);
 }
 
+const MOCK_DOC = '/api/v1/metadata';
+
+/**
+ * `devel serve-metadata --kind nwcs`: the folder holds `api/v1/metadata` (JSON). It is served as `application/json`;
+ * `api/v1/metadata/KEY[/KEY…]` answers with that part of it (scalars as text, the rest as JSON; 404 when absent).
+ * Anything else falls to the tree.
+ */
+const nwcsMock: HttpMockService = {
+  kind: 'nwcs',
+  transport: 'http',
+  answers: () => ({
+    readOnly: async ({ files, path }): Promise<MockAnswer | undefined> => {
+      if (path !== MOCK_DOC && path !== `${MOCK_DOC}/` && !path.startsWith(`${MOCK_DOC}/`)) return undefined;
+      const text = await readMockText(files, 'api/v1/metadata');
+      if (text === undefined) return undefined;
+      if (path === MOCK_DOC || path === `${MOCK_DOC}/`) return { status: 200, body: text, headers: { 'content-type': 'application/json' } };
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        return { status: 500, body: "the mock's api/v1/metadata is not JSON\n" };
+      }
+      for (const key of path.slice(MOCK_DOC.length + 1).split('/').filter(Boolean).map(decodeURIComponent)) {
+        if (value && typeof value === 'object' && !Array.isArray(value) && key in value) value = (value as Record<string, unknown>)[key];
+        else return { status: 404, body: 'not found\n' };
+      }
+      if (value === null || typeof value !== 'object') return { status: 200, body: value === null ? '' : String(value) };
+      return { status: 200, body: JSON.stringify(value), headers: { 'content-type': 'application/json' } };
+    },
+  }),
+};
+
 export const nwcsSource: Datasource = {
+  mock: nwcsMock,
   name: 'NWCS',
   kind: 'network',
   async detect(ctx: DetectContext) {

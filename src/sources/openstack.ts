@@ -26,6 +26,8 @@ async function looksLikeOpenStack(ctx: DetectContext): Promise<boolean> {
 }
 
 export const openStackSource: Datasource = {
+  // Its EC2-compatible tree has EC2's '0=name' key folders; /openstack/ lists its versions bare.
+  mock: { kind: 'openstack', transport: 'http', keyNamedFolders: true, bareListing: 'openstack' },
   name: 'OpenStack',
   kind: 'network',
   /** cloud-init's class per stage (its *Local class registers with the filesystem dependency only). */

@@ -3,6 +3,7 @@ import { HttpClient, HttpError } from '../util/http';
 import type { CrawlContext, Datasource, InstanceData } from './datasource';
 import { parseJsonObject } from './json-document';
 import { SourceError, sourceErrorOfHttp } from './source-error';
+import { readMockText, type HttpMockService, type MockAnswer } from './mock-service';
 
 /** cloudbase-init's [packet] metadata_base_url default. */
 export const PACKET_METADATA_BASE_URL = 'https://metadata.packet.net/';
@@ -28,7 +29,32 @@ function packetKeys(md: Record<string, unknown>): string[] {
   return [...new Set(keys.filter((k): k is string => typeof k === 'string').map((k) => k.trim()))].filter((k) => k);
 }
 
+/**
+ * `devel serve-metadata --kind packet`: the folder holds `metadata` (JSON; `{{url}}` in it becomes this server's URL, so
+ * `phone_home_url` can be `{{url}}/phone-home`), `userdata` (absent: 404) and `phone-home-key` (the public key the
+ * password is encrypted with, answered at `/phone-home/key`). A POST to `/phone-home` is accepted (the password as
+ * `{"password": …}`, or an empty body: provisioning done) and recorded by the server with its body.
+ */
+const packetMock: HttpMockService = {
+  kind: 'packet',
+  transport: 'http',
+  answers: () => ({
+    anyMethod: async ({ method, path, files, self, body }): Promise<MockAnswer> => {
+      if (method === 'POST') return { ...(path === '/phone-home' ? { status: 200, body: '' } : { status: 404, body: 'not found\n' }), keptBody: await body(1024 * 1024) };
+      if (method !== 'GET') return { status: 405, body: 'method not allowed\n' };
+      if (path === '/metadata') {
+        const doc = await readMockText(files, 'metadata');
+        return doc !== undefined ? { status: 200, body: doc.replaceAll('{{url}}', self), headers: { 'content-type': 'application/json' } } : { status: 404, body: 'not found\n' };
+      }
+      const file = path === '/userdata' ? 'userdata' : path === '/phone-home/key' ? 'phone-home-key' : undefined;
+      const found = file ? await files.read(file) : undefined;
+      return found ? { status: 200, body: found } : { status: 404, body: 'not found\n' };
+    },
+  }),
+};
+
 export const packetSource: Datasource = {
+  mock: packetMock,
   name: 'Packet',
   kind: 'network',
   // cloudbase-init's PacketService has no platform check: its load() is the metadata request, which the runner makes.

@@ -6,7 +6,7 @@ import { test, type TestContext } from 'node:test';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import { cloudSigmaInstanceData, cloudSigmaSource } from '../../src/sources/cloudsigma';
 import type { CrawlContext } from '../../src/sources/datasource';
-import { startCloudSigmaHost, type CloudSigmaMisbehaviour } from '../../src/metadata-server/cloudsigma';
+import { startCloudSigmaHost, type CloudSigmaMisbehaviour } from '../helpers/serial-hosts';
 import { Logger } from '../../src/util/log';
 import { openPtyPair, ptySkipReason } from '../helpers/pty-pair';
 import { testKoffi } from '../helpers/koffi';

@@ -331,7 +331,7 @@ test('devel serve-metadata --kind lxd needs --socket, and --socket is for the so
   const { buildFacts } = await import('../../src/build-info');
   for (const [argv, want] of [
     [['--kind', 'lxd', '--dir', '/tmp'], /--kind lxd needs --socket PATH/],
-    [['--kind', 'ec2', '--dir', '/tmp', '--socket', '/tmp/s'], /--socket is for --kind lxd, smartos or cloudsigma only/],
+    [['--kind', 'ec2', '--dir', '/tmp', '--socket', '/tmp/s'], /--socket is for --kind lxd, cloudsigma or smartos only/],
   ] as Array<[string[], RegExp]>) {
     const inv = parseInvocation(['devel', 'serve-metadata', ...argv], COMMANDS, 'kiln');
     assert.ok(inv.command);

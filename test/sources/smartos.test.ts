@@ -6,7 +6,7 @@ import { test, type TestContext } from 'node:test';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import type { CrawlContext } from '../../src/sources/datasource';
 import { DATASOURCES } from '../../src/sources/registry';
-import { startSmartOsHost, type SmartOsMisbehaviour } from '../../src/metadata-server/smartos';
+import { startSmartOsHost, type SmartOsMisbehaviour } from '../helpers/serial-hosts';
 import { requestFrame } from '../../src/sources/smartos/joyent-metadata-client';
 import { smartOsSource } from '../../src/sources/smartos/smartos';
 import { smartOsNetworkConfig } from '../../src/sources/smartos/smartos-network';

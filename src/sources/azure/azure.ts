@@ -16,6 +16,7 @@ import { AzureLease } from './pool-lease';
 import { azureReason, REPORTED_READY_MARKER, reprovision, type PpsSettings } from './pps';
 import { fetchGoalState, findWireserver, postHealth, reportFailure, type GoalState, type WireserverOptions } from './wireserver';
 import { subplatformSource } from '../source-description';
+import { azureMock } from './mock-answers';
 
 export const AZURE_CHASSIS_ASSET_TAG = '7783-7084-3265-9085-8269-3286-77';
 export const AZURE_SEED_DIR = '/var/lib/cloud/seed/azure';
@@ -191,6 +192,7 @@ async function sourceConfig(ctx: CrawlContext, env: OvfEnv | undefined, imds: Re
 }
 
 export const azureSource: Datasource = {
+  mock: azureMock,
   name: 'Azure',
   kind: 'network',
   describe: (data, cls) => `${cls} [seed=${subplatformSource(data)}]`,

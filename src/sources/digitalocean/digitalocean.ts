@@ -9,6 +9,7 @@ import { parseJsonObject } from '../json-document';
 import { SourceError, sourceErrorOfHttp } from '../source-error';
 import { waitForEndpoint } from '../wait-for-url';
 import { digitaloceanNetworkFormat } from './network-format';
+import { digitalOceanMock } from './mock-answers';
 
 const BASE = 'http://169.254.169.254';
 export const DIGITALOCEAN_METADATA_PATH = '/metadata/v1.json';
@@ -25,6 +26,7 @@ function settingsFor(ctx: CrawlContext): UrlSettings {
 }
 
 export const digitalOceanSource: Datasource = {
+  mock: digitalOceanMock,
   name: 'DigitalOcean',
   kind: 'network',
   networkFormat: digitaloceanNetworkFormat,

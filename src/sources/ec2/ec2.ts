@@ -8,6 +8,7 @@ import { EC2_LOCAL_CLOUDS, ec2StrictMode, identifyEc2Platform, looksLikeEc2, typ
 import { boolSetting, readUrlSettings, type UrlSettings } from '../settings';
 import { waitForEndpoint } from '../wait-for-url';
 import { ec2NetworkFormat } from './network-format';
+import { imdsMock } from './mock-answers';
 
 export const EC2_DEFAULTS: UrlSettings = { metadataUrls: ['http://169.254.169.254', 'http://[fd00:ec2::254]'], timeout: 10, maxWait: 120, retries: 10 };
 /** Newest first; the minimum version every IMDS serves comes last (cloud-init's extended + min versions). */
@@ -161,6 +162,7 @@ export async function crawlImds(ctx: CrawlContext, s: UrlSettings, client: HttpC
 }
 
 export const ec2Source: Datasource = {
+  mock: imdsMock('ec2', AWS_TOKEN_HEADERS, 'with IMDSv2'),
   name: 'Ec2',
   kind: 'network',
   /** cloud-init's class per stage (its *Local class registers with the filesystem dependency only). */

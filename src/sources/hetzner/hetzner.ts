@@ -10,6 +10,7 @@ import { SourceError, sourceErrorOfHttp } from '../source-error';
 import { waitForEndpoint } from '../wait-for-url';
 import { hetznerNetworkFormat } from './network-format';
 import { describeError } from '../../util/errors';
+import { hetznerMock } from './mock-answers';
 
 const BASE = 'http://169.254.169.254';
 const API = '/hetzner/v1';
@@ -65,6 +66,7 @@ function yamlOf(bytes: Uint8Array, url: string): unknown {
 }
 
 export const hetznerSource: Datasource = {
+  mock: hetznerMock,
   name: 'Hetzner',
   kind: 'network',
   networkFormat: hetznerNetworkFormat,

@@ -10,6 +10,7 @@ import { detectVirt } from './detect-virt';
 import { lxdFallbackNetworkConfig } from './fallback-network';
 import { devLxdFailure, LXD_API_VERSION, readDevLxd, type DevLxdCrawl } from './read-devlxd';
 import { describeError } from '../../util/errors';
+import { lxdMock } from './mock-answers';
 
 export const LXD_SOCKET_PATH = '/dev/lxd/sock';
 /** The names LXD gives the virtio serial port of its VM agent (current and legacy): newer ds-identify's check for VMs without DMI. */
@@ -132,6 +133,7 @@ export async function lxdInstanceData(crawl: DevLxdCrawl, ctx: { platform: Detec
 }
 
 export const lxdSource: Datasource = {
+  mock: lxdMock,
   name: 'LXD',
   kind: 'local',
   async detect(ctx: DetectContext) {

@@ -10,6 +10,7 @@ import type { OAuthCredentials } from './oauth1';
 import { OAUTH_SKEW_FILE, OAuthReadError, OAuthUrlReader } from './oauth-url-reader';
 import { subplatformSource } from '../source-description';
 import { describeError } from '../../util/errors';
+import { maasMock } from './mock-answers';
 
 /** cloud-init's MD_VERSION, also cloudbase-init's _METADATA_2012_03_01. */
 export const MAAS_MD_VERSION = '2012-03-01';
@@ -290,6 +291,7 @@ async function crawlCloudbaseInit(ctx: CrawlContext, base: string): Promise<Inst
 }
 
 export const maasSource: Datasource = {
+  mock: maasMock,
   name: 'MAAS',
   kind: 'network',
   describe: (data, cls) => `${cls} [${subplatformSource(data)}]`,

@@ -8,6 +8,7 @@ import { boolSetting, readUrlSettings, type UrlSettings } from '../settings';
 import { isTransient, waitForEndpoint } from '../wait-for-url';
 import { oracleNetworkFormat } from './network-format';
 import { describeError } from '../../util/errors';
+import { oracleMock } from './mock-answers';
 
 /** cloud-init's CHASSIS_ASSET_TAG: bare metal and VM shapes both carry it. */
 export const ORACLE_ASSET_TAG = 'OracleCloud.com';
@@ -91,6 +92,7 @@ async function imdsAlreadyReachable(client: HttpClient, urls: string[], timeoutM
 }
 
 export const oracleSource: Datasource = {
+  mock: oracleMock,
   name: 'Oracle',
   kind: 'network',
   networkFormat: oracleNetworkFormat,

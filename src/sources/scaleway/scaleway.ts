@@ -11,6 +11,7 @@ import { HttpClient } from '../../util/http';
 import { queryPrivilegedDataApi } from './privileged-data-api';
 import { scalewayNetworkConfig } from './scaleway-network';
 import { describeError } from '../../util/errors';
+import { scalewayMock } from './mock-answers';
 
 export const SCALEWAY_IPV4_BASE = 'http://169.254.42.42';
 export const SCALEWAY_IPV6_BASE = 'http://[fd00:42::42]';
@@ -72,6 +73,7 @@ async function crawlFrom(ctx: CrawlContext, s: UrlSettings, bases: string[]): Pr
 }
 
 export const scalewaySource: Datasource = {
+  mock: scalewayMock,
   name: 'Scaleway',
   kind: 'network',
   async detect(ctx: DetectContext) {

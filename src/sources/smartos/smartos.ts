@@ -11,6 +11,7 @@ import { JoyentMetadataClient } from './joyent-metadata-client';
 import { smartOsNetworkConfig } from './smartos-network';
 import { subplatformSource } from '../source-description';
 import { describeError } from '../../util/errors';
+import { smartOsMock } from './mock-host';
 
 export const SMARTOS_SERIAL_DEVICE = '/dev/ttyS1';
 export const SMARTOS_SOCKET = '/native/.zonecontrol/metadata.sock';
@@ -202,6 +203,7 @@ async function openChannel(ctx: CrawlContext, type: SmartOsType, path: string, t
 }
 
 export const smartOsSource: Datasource = {
+  mock: smartOsMock,
   name: 'SmartOS',
   kind: 'local',
   /** The client: the serial device or the metadata socket. */

@@ -9,6 +9,7 @@ import { parseJsonObject } from '../json-document';
 import { SourceError, sourceErrorOfHttp } from '../source-error';
 import { waitForEndpoint } from '../wait-for-url';
 import { upcloudNetworkFormat } from './network-format';
+import { upCloudMock } from './mock-answers';
 
 const BASE = 'http://169.254.169.254';
 export const UPCLOUD_METADATA_PATH = '/metadata/v1.json';
@@ -25,6 +26,7 @@ function settingsFor(ctx: CrawlContext): UrlSettings {
 }
 
 export const upCloudSource: Datasource = {
+  mock: upCloudMock,
   name: 'UpCloud',
   kind: 'network',
   /** cloud-init's class per stage (its *Local class registers with the filesystem dependency only). */

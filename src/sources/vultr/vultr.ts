@@ -9,6 +9,7 @@ import { parseJsonObject } from '../json-document';
 import { SourceError, sourceErrorOfHttp } from '../source-error';
 import { waitForEndpoint } from '../wait-for-url';
 import { vultrNetworkFormat } from './network-format';
+import { vultrMock } from './mock-answers';
 
 const BASE = 'http://169.254.169.254';
 /** cloud-init's: 10 s per request, 30 retries 5 s apart; kiln bounds the whole wait by max_wait as well. */
@@ -20,6 +21,7 @@ function onVultr(ctx: DetectContext): boolean {
 }
 
 export const vultrSource: Datasource = {
+  mock: vultrMock,
   name: 'Vultr',
   kind: 'network',
   networkFormat: vultrNetworkFormat,

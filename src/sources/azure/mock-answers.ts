@@ -1,12 +1,8 @@
-// The Azure mock's request rules: IMDS (Metadata header, api-version, extended) and the wireserver (goal state, health reports recorded).
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, promises as fsp, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import type { IncomingMessage } from 'node:http';
-import { posix } from 'node:path';
+// Azure as `devel serve-metadata --kind azure` answers it: IMDS (Metadata header, api-version, extended) and the wireserver (goal state, certificates, health reports recorded).
+import type { HttpMockService, MockAnswer, MockFiles, MockRequest } from '../mock-service';
 
 /** API versions the mock accepts when the folder has no api-versions.txt (a few of IMDS's real ones, oldest to newest). */
-export const AZURE_MOCK_API_VERSIONS = ['2017-08-01', '2018-10-01', '2019-06-01', '2020-09-01', '2021-03-01', '2021-08-01', '2021-12-13', '2023-07-01'];
+const AZURE_MOCK_API_VERSIONS = ['2017-08-01', '2018-10-01', '2019-06-01', '2020-09-01', '2021-03-01', '2021-08-01', '2021-12-13', '2023-07-01'];
 
 /** A goal state for folders that carry no goalstate.xml. */
 const DEFAULT_GOAL_STATE = `<?xml version="1.0" encoding="utf-8"?>
@@ -53,19 +49,11 @@ const WIRESERVER_VERSIONS = `<?xml version="1.0" encoding="utf-8"?>
 </Versions>
 `;
 
-export interface AzureAnswer {
-  status: number;
-  body: string | Uint8Array;
-  headers?: Record<string, string>;
-  /** Close the connection without an answer (a pool VM's IMDS before the claim, when pool.txt says `unclaimed drop`). */
-  drop?: boolean;
-}
-
 /**
  * What one mock process remembers of a preprovisioned VM: the Ready health reports it received and the
  * reprovisiondata polls since the first, for pool.txt's `claim-after-ready N`.
  */
-export class AzurePoolState {
+class AzurePoolState {
   readyReports = 0;
   pollsAfterReady = 0;
 }
@@ -76,9 +64,9 @@ interface PoolRules {
   claimAfterReady?: number;
 }
 
-async function poolRules(dir: string): Promise<PoolRules> {
+async function poolRules(files: MockFiles): Promise<PoolRules> {
   const rules: PoolRules = { unclaimed: '404' };
-  const text = (await readIfExists(posix.join(dir, 'pool.txt')))?.toString('utf8') ?? '';
+  const text = (await readText(files, 'pool.txt')) ?? '';
   for (const line of text.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'))) {
     const [key, value = ''] = line.split(/\s+/);
     if (key === 'unclaimed' && (value === '404' || value === '410' || value === 'drop')) rules.unclaimed = value;
@@ -92,31 +80,16 @@ async function poolRules(dir: string): Promise<PoolRules> {
  * Whether the pool VM is claimed (handed to a customer): reprovisiondata.xml exists and, with
  * `claim-after-ready N`, this mock has seen a Ready report and more than N polls since.
  */
-async function isClaimed(dir: string, pool: AzurePoolState, rules: PoolRules): Promise<boolean> {
-  if (!(await readIfExists(posix.join(dir, 'reprovisiondata.xml')))) return false;
+async function isClaimed(files: MockFiles, pool: AzurePoolState, rules: PoolRules): Promise<boolean> {
+  if (!(await files.read('reprovisiondata.xml'))) return false;
   return rules.claimAfterReady === undefined || (pool.readyReports > 0 && pool.pollsAfterReady > rules.claimAfterReady);
 }
 
-const json = (status: number, error: string): AzureAnswer => ({ status, body: JSON.stringify({ error }), headers: { 'content-type': 'application/json; charset=utf-8' } });
+const json = (status: number, error: string): MockAnswer => ({ status, body: JSON.stringify({ error }), headers: { 'content-type': 'application/json; charset=utf-8' } });
 
-async function readIfExists(path: string): Promise<Buffer | undefined> {
-  try {
-    return await fsp.readFile(path);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The request body (the health report), at most 1 MiB. */
-export async function readRequestBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > 1024 * 1024) break;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+async function readText(files: MockFiles, path: string): Promise<string | undefined> {
+  const bytes = await files.read(path);
+  return bytes === undefined ? undefined : Buffer.from(bytes).toString('utf8');
 }
 
 /**
@@ -127,29 +100,29 @@ export async function readRequestBody(req: IncomingMessage): Promise<string> {
  * it by writing the file) and `claimed-instance.json` (IMDS's document once claimed, instance.json otherwise).
  * IMDS refuses requests without `Metadata: true`, without or with an unknown api-version, or forwarded ones (400).
  */
-export async function azureAnswer(dir: string, req: IncomingMessage, url: URL, body: string, pool: AzurePoolState = new AzurePoolState()): Promise<AzureAnswer> {
-  const path = url.pathname;
+async function azureAnswer(req: MockRequest, body: string, pool: AzurePoolState): Promise<MockAnswer> {
+  const { url, path, files } = req;
   if (path === '/metadata' || path.startsWith('/metadata/')) {
     if (req.headers.metadata !== 'true') return json(400, 'Bad request. Required metadata header not specified');
     if (req.headers['x-forwarded-for']) return json(400, 'Bad request. Forwarded requests are not allowed');
     if (req.method !== 'GET') return json(405, 'Method not allowed');
     const version = url.searchParams.get('api-version');
     if (!version) return json(400, 'Bad request. api-version was not specified in the request. For more information refer to aka.ms/azureimds');
-    const listed = (await readIfExists(posix.join(dir, 'api-versions.txt')))?.toString('utf8').split('\n').map((l) => l.trim()).filter(Boolean);
+    const listed = (await readText(files, 'api-versions.txt'))?.split('\n').map((l) => l.trim()).filter(Boolean);
     const versions = listed ?? AZURE_MOCK_API_VERSIONS;
     if (!versions.includes(version)) return { ...json(400, 'Bad request. api-version is invalid or was not specified in the request.'), body: JSON.stringify({ error: 'Bad request. api-version is invalid or was not specified in the request. For more information refer to aka.ms/azureimds', newest_versions: versions.slice(-3).reverse() }) };
-    const rules = await poolRules(dir);
+    const rules = await poolRules(files);
     if (path === '/metadata/reprovisiondata') {
       if (pool.readyReports > 0) pool.pollsAfterReady++;
-      if (await isClaimed(dir, pool, rules)) return { status: 200, body: (await readIfExists(posix.join(dir, 'reprovisiondata.xml'))) ?? '', headers: { 'content-type': 'text/xml; charset=utf-8' } };
+      if (await isClaimed(files, pool, rules)) return { status: 200, body: (await files.read('reprovisiondata.xml')) ?? '', headers: { 'content-type': 'text/xml; charset=utf-8' } };
       if (rules.unclaimed === 'drop') return { status: 0, body: '', drop: true };
       return json(Number(rules.unclaimed), rules.unclaimed === '410' ? 'Gone' : 'Not found');
     }
     if (path !== '/metadata/instance' && !path.startsWith('/metadata/instance/')) return json(404, 'Not found');
-    const claimedDoc = (await isClaimed(dir, pool, rules)) ? await readIfExists(posix.join(dir, 'claimed-instance.json')) : undefined;
-    const doc = claimedDoc ?? (await readIfExists(posix.join(dir, 'instance.json')));
+    const claimedDoc = (await isClaimed(files, pool, rules)) ? await files.read('claimed-instance.json') : undefined;
+    const doc = claimedDoc ?? (await files.read('instance.json'));
     if (!doc) return json(404, 'Not found');
-    let value: unknown = JSON.parse(doc.toString('utf8')) as unknown;
+    let value: unknown = JSON.parse(Buffer.from(doc).toString('utf8')) as unknown;
     // Only extended=true with a version that has it (2021-03-01 and later) shows the `extended` tree.
     if (value && typeof value === 'object' && (url.searchParams.get('extended') !== 'true' || version < '2021-03-01')) delete (value as Record<string, unknown>).extended;
     for (const key of path.slice('/metadata/instance'.length).split('/').filter(Boolean)) {
@@ -167,7 +140,7 @@ export async function azureAnswer(dir: string, req: IncomingMessage, url: URL, b
   if (path.startsWith('/machine/') && path.length > '/machine/'.length && url.searchParams.get('comp') === 'config' && req.method === 'GET') {
     // The goal state's config documents; the hosting environment (where the certificates go) from hostingenvironment.xml.
     if (url.searchParams.get('type') !== 'hostingEnvironmentConfig') return { status: 404, body: 'not found\n' };
-    const doc = await readIfExists(posix.join(dir, 'hostingenvironment.xml'));
+    const doc = await files.read('hostingenvironment.xml');
     return doc ? { status: 200, body: doc, headers: { 'content-type': 'text/xml; charset=utf-8' } } : { status: 404, body: 'not found\n' };
   }
   if (path === '/machine' || path === '/machine/') {
@@ -177,52 +150,60 @@ export async function azureAnswer(dir: string, req: IncomingMessage, url: URL, b
     const comp = url.searchParams.get('comp');
     if (comp === 'goalstate' && req.method === 'GET') {
       // {{url}} in goalstate.xml stands for this server, so that its Certificates URL comes back here.
-      const goal = ((await readIfExists(posix.join(dir, 'goalstate.xml')))?.toString('utf8') ?? DEFAULT_GOAL_STATE).replaceAll('{{url}}', `http://${req.headers.host ?? 'localhost'}`);
+      const goal = ((await readText(files, 'goalstate.xml')) ?? DEFAULT_GOAL_STATE).replaceAll('{{url}}', req.self);
       return { status: 200, body: goal, headers: { 'content-type': 'text/xml; charset=utf-8' } };
     }
-    if (comp === 'certificates' && req.method === 'GET') return certificatesAnswer(dir, req);
+    if (comp === 'certificates' && req.method === 'GET') return certificatesAnswer(req);
     if (comp === 'health' && req.method === 'POST') {
-      if (!/^text\/xml/.test(req.headers['content-type'] ?? '')) return { status: 400, body: 'Content-Type text/xml required\n' };
+      if (!/^text\/xml/.test(String(req.headers['content-type'] ?? ''))) return { status: 400, body: 'Content-Type text/xml required\n' };
       if (!/<Health[\s>]/.test(body) || !/<State>(Ready|NotReady)<\/State>/.test(body)) return { status: 400, body: 'not a health report\n' };
       if (/<State>Ready<\/State>/.test(body)) pool.readyReports++;
       return { status: 200, body: '' };
     }
     if (comp === 'roleProperties' && req.method === 'POST') {
-      if (!/^text\/xml/.test(req.headers['content-type'] ?? '')) return { status: 400, body: 'Content-Type text/xml required\n' };
+      if (!/^text\/xml/.test(String(req.headers['content-type'] ?? ''))) return { status: 400, body: 'Content-Type text/xml required\n' };
       if (!/<RoleProperties[\s>]/.test(body) || !/<Property name="[^"]+" value="[^"]*"/.test(body)) return { status: 400, body: 'not a role properties document\n' };
       return { status: 200, body: '' };
     }
-    return { status: 400, body: `unknown comp '${comp ?? ''}' for ${req.method ?? 'GET'}\n` };
+    return { status: 400, body: `unknown comp '${comp ?? ''}' for ${req.method}\n` };
   }
   return { status: 404, body: 'not found\n' };
 }
 
 /**
  * The certificates document: `certificates.pem` (certificates and keys, PEM) of DIR packed as PKCS#12 and
- * enveloped (CMS, 3DES) to the transport certificate the client sent, by the host's openssl, as Azure does.
+ * enveloped (CMS, 3DES) to the transport certificate the client sent, by the mock host's openssl, as Azure does.
  */
-async function certificatesAnswer(dir: string, req: IncomingMessage): Promise<AzureAnswer> {
+async function certificatesAnswer(req: MockRequest): Promise<MockAnswer> {
   const transport = req.headers['x-ms-guest-agent-public-x509-cert'];
   // cloud-init names the cipher; cloudbase-init sends none and gets the default, 3DES.
   const cipher = req.headers['x-ms-cipher-name'] ?? 'DES_EDE3_CBC';
   if (typeof transport !== 'string' || !transport || cipher !== 'DES_EDE3_CBC') return { status: 400, body: 'a transport certificate is required, and x-ms-cipher-name, when given, must be DES_EDE3_CBC\n' };
-  const bundle = await readIfExists(posix.join(dir, 'certificates.pem'));
+  const bundle = await req.files.read('certificates.pem');
   if (!bundle) return { status: 404, body: 'no certificates\n' };
-  const work = mkdtempSync(posix.join(tmpdir(), 'kiln-azure-mock-'));
-  try {
-    const recipient = posix.join(work, 'transport.pem');
-    writeFileSync(recipient, `-----BEGIN CERTIFICATE-----\n${(transport.match(/.{1,64}/g) ?? []).join('\n')}\n-----END CERTIFICATE-----\n`);
-    // From a file: openssl reads the certificates and the keys in two passes. PBE-SHA1-3DES and a SHA-1 MAC, as
-    // Azure packs them (OpenSSL 3 defaults to PBES2/AES, which older CryptoAPI and wine cannot read).
-    const pem = posix.join(work, 'certificates.pem');
-    writeFileSync(pem, bundle);
-    const p12 = spawnSync('openssl', ['pkcs12', '-export', '-passout', 'pass:', '-keypbe', 'PBE-SHA1-3DES', '-certpbe', 'PBE-SHA1-3DES', '-macalg', 'SHA1', '-in', pem]);
-    if (p12.status !== 0) return { status: 500, body: `openssl pkcs12 -export failed: ${p12.stderr.toString()}` };
-    const cms = spawnSync('openssl', ['cms', '-encrypt', '-des3', '-binary', '-outform', 'DER', recipient], { input: p12.stdout });
-    if (cms.status !== 0) return { status: 500, body: `openssl cms -encrypt failed: ${cms.stderr.toString()}` };
-    const body = `<?xml version="1.0" encoding="utf-8"?>\n<CertificateFile><Version>2012-11-30</Version><Incarnation>1</Incarnation><Format>Pkcs7BlobWithPfxContents</Format><Data>${cms.stdout.toString('base64')}</Data></CertificateFile>\n`;
-    return { status: 200, body, headers: { 'content-type': 'text/xml; charset=utf-8' } };
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  const recipient = `-----BEGIN CERTIFICATE-----\n${(transport.match(/.{1,64}/g) ?? []).join('\n')}\n-----END CERTIFICATE-----\n`;
+  // From a file: openssl reads the certificates and the keys in two passes. PBE-SHA1-3DES and a SHA-1 MAC, as
+  // Azure packs them (OpenSSL 3 defaults to PBES2/AES, which older CryptoAPI and wine cannot read).
+  const p12 = req.run(['openssl', 'pkcs12', '-export', '-passout', 'pass:', '-keypbe', 'PBE-SHA1-3DES', '-certpbe', 'PBE-SHA1-3DES', '-macalg', 'SHA1', '-in', 'certificates.pem'], { files: { 'certificates.pem': bundle } });
+  if (p12.status !== 0) return { status: 500, body: `openssl pkcs12 -export failed: ${p12.stderr}` };
+  const cms = req.run(['openssl', 'cms', '-encrypt', '-des3', '-binary', '-outform', 'DER', 'transport.pem'], { input: p12.stdout, files: { 'transport.pem': recipient } });
+  if (cms.status !== 0) return { status: 500, body: `openssl cms -encrypt failed: ${cms.stderr}` };
+  const body = `<?xml version="1.0" encoding="utf-8"?>\n<CertificateFile><Version>2012-11-30</Version><Incarnation>1</Incarnation><Format>Pkcs7BlobWithPfxContents</Format><Data>${Buffer.from(cms.stdout).toString('base64')}</Data></CertificateFile>\n`;
+  return { status: 200, body, headers: { 'content-type': 'text/xml; charset=utf-8' } };
 }
+
+export const azureMock: HttpMockService = {
+  kind: 'azure',
+  transport: 'http',
+  answers: () => {
+    const pool = new AzurePoolState();
+    return {
+      anyMethod: async (req) => {
+        // The health report and role properties are kept with the request.
+        const body = req.method === 'POST' ? await req.body(1024 * 1024) : '';
+        const answer = await azureAnswer(req, body, pool);
+        return body ? { ...answer, keptBody: body } : answer;
+      },
+    };
+  },
+};

@@ -1,13 +1,10 @@
-// The MAAS metadata service's rules for the mock: every request must carry a valid OAuth 1.0a PLAINTEXT signature with a fresh nonce and a timestamp near the server's (possibly wrong) clock.
+// The MAAS metadata service as `devel serve-metadata --kind maas` answers it: every request must carry a valid OAuth 1.0a PLAINTEXT signature with a fresh nonce and a timestamp near the server's (possibly wrong) clock.
 import { timingSafeEqual } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
-import { posix } from 'node:path';
-import { parseOAuthAuthorization, plaintextSignature } from '../sources/maas/oauth1';
-import type { KindAnswer } from './hetzner';
+import type { HttpMockService, MockAnswer, MockRequest } from '../mock-service';
+import { parseOAuthAuthorization, plaintextSignature } from './oauth1';
 
-/** ROOT/oauth.json: the credentials the service expects, and how its clock is off. */
-export interface MaasMockAuth {
+/** The folder's oauth.json: the credentials the service expects, and how its clock is off. */
+interface MaasMockAuth {
   consumer_key: string;
   consumer_secret?: string;
   token_key: string;
@@ -20,7 +17,7 @@ export interface MaasMockAuth {
   realm?: string;
 }
 
-export const MAAS_AUTH_FILE = 'oauth.json';
+const MAAS_AUTH_FILE = 'oauth.json';
 
 function same(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -30,23 +27,24 @@ function same(a: string, b: string): boolean {
 
 /**
  * The rules of one mock server (they remember nonces): undefined lets the request through to the tree;
- * otherwise a 401 with the server's Date, as MAAS answers a bad or stale signature. Without ROOT/oauth.json
+ * otherwise a 401 with the server's Date, as MAAS answers a bad or stale signature. Without oauth.json
  * requests need no signature. oauth.json itself is never served.
  */
-export function maasRequestRules(): (root: string, req: IncomingMessage, path: string) => Promise<KindAnswer | undefined> {
+function maasRequestRules(): (req: MockRequest) => Promise<MockAnswer | undefined> {
   const seenNonces = new Set<string>();
-  return async (root, req, path) => {
-    if (path.replace(/^\/+/, '') === MAAS_AUTH_FILE) return { status: 404, body: 'not found\n' };
+  return async (req) => {
+    if (req.path.replace(/^\/+/, '') === MAAS_AUTH_FILE) return { status: 404, body: 'not found\n' };
+    const text = await req.files.read(MAAS_AUTH_FILE);
+    if (text === undefined) return undefined;
     let auth: MaasMockAuth;
     try {
-      auth = JSON.parse(await fsp.readFile(posix.join(root, MAAS_AUTH_FILE), 'utf8')) as MaasMockAuth;
+      auth = JSON.parse(Buffer.from(text).toString('utf8')) as MaasMockAuth;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       return { status: 500, body: `the mock's ${MAAS_AUTH_FILE} is unreadable: ${(err as Error).message}\n` };
     }
     const serverNow = Math.trunc(Date.now() / 1000) + (auth.clock_offset ?? 0);
     const date = new Date(serverNow * 1000).toUTCString();
-    const refuse = (why: string): KindAnswer => ({ status: 401, body: `Authorization Error: ${why}\n`, headers: { date, 'www-authenticate': 'OAuth realm="OAuth"' } });
+    const refuse = (why: string): MockAnswer => ({ status: 401, body: `Authorization Error: ${why}\n`, headers: { date, 'www-authenticate': 'OAuth realm="OAuth"' } });
     const header = req.headers.authorization;
     if (typeof header !== 'string') return refuse('no Authorization header');
     const parsed = parseOAuthAuthorization(header);
@@ -67,3 +65,9 @@ export function maasRequestRules(): (root: string, req: IncomingMessage, path: s
     return undefined;
   };
 }
+
+export const maasMock: HttpMockService = {
+  kind: 'maas',
+  transport: 'http',
+  answers: () => ({ anyMethod: maasRequestRules() }),
+};

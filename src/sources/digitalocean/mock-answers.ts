@@ -1,20 +1,14 @@
-// The DigitalOcean droplet metadata service's rules for the mock: metadata/v1.json as JSON, and its keys as plain-text paths below metadata/v1/.
-import { promises as fsp } from 'node:fs';
-import { posix } from 'node:path';
-import type { KindAnswer } from './hetzner';
+// The DigitalOcean droplet metadata service as `devel serve-metadata --kind digitalocean` answers it: metadata/v1.json as JSON, and its keys as plain-text paths below metadata/v1/.
+import { readMockText, type HttpMockService, type MockAnswer, type MockFiles } from '../mock-service';
 
 /**
- * ROOT holds `metadata/v1.json`. It is served as `application/json`; `metadata/v1/KEY[/KEY…]` answers with that
+ * The folder holds `metadata/v1.json`. It is served as `application/json`; `metadata/v1/KEY[/KEY…]` answers with that
  * part of it as the real service does (scalars as text, lists one item a line, objects as their key names).
  */
-export async function digitalOceanAnswer(root: string, path: string): Promise<KindAnswer | undefined> {
+async function digitalOceanAnswer(files: MockFiles, path: string): Promise<MockAnswer | undefined> {
   if (path !== '/metadata/v1.json' && !path.startsWith('/metadata/v1/')) return undefined;
-  let text: string;
-  try {
-    text = await fsp.readFile(posix.join(root, 'metadata/v1.json'), 'utf8');
-  } catch {
-    return undefined;
-  }
+  const text = await readMockText(files, 'metadata/v1.json');
+  if (text === undefined) return undefined;
   if (path === '/metadata/v1.json') return { status: 200, body: text, headers: { 'content-type': 'application/json' } };
   let value: unknown;
   try {
@@ -32,3 +26,9 @@ export async function digitalOceanAnswer(root: string, path: string): Promise<Ki
   if (value && typeof value === 'object') return { status: 200, body: Object.entries(value).map(([k, v]) => (v && typeof v === 'object' ? `${k}/` : k)).join('\n') };
   return { status: 200, body: value === null ? '' : String(value) };
 }
+
+export const digitalOceanMock: HttpMockService = {
+  kind: 'digitalocean',
+  transport: 'http',
+  answers: () => ({ readOnly: (req) => digitalOceanAnswer(req.files, req.path) }),
+};
