@@ -82,6 +82,7 @@ const bigstepMock: HttpMockService = {
       try {
         metadata = JSON.parse(text);
       } catch {
+        // The client gets a 500 saying which file of the mock folder is broken.
         return { status: 500, body: "the mock's metadata.json is not JSON\n" };
       }
       const doc = { metadata, vendordata_raw: (await readMockText(files, 'vendordata_raw')) ?? '', userdata_raw: (await readMockText(files, 'userdata_raw')) ?? '' };

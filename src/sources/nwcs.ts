@@ -45,6 +45,7 @@ const nwcsMock: HttpMockService = {
       try {
         value = JSON.parse(text);
       } catch {
+        // The client gets a 500 saying which file of the mock folder is broken.
         return { status: 500, body: "the mock's api/v1/metadata is not JSON\n" };
       }
       for (const key of path.slice(MOCK_DOC.length + 1).split('/').filter(Boolean).map(decodeURIComponent)) {

@@ -14,6 +14,7 @@ async function digitalOceanAnswer(files: MockFiles, path: string): Promise<MockA
   try {
     value = JSON.parse(text);
   } catch {
+    // The client gets a 500 saying which file of the mock folder is broken.
     return { status: 500, body: "the mock's metadata/v1.json is not JSON\n" };
   }
   for (const key of path.slice('/metadata/v1/'.length).split('/').filter(Boolean).map(decodeURIComponent)) {

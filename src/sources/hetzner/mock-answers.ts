@@ -2,6 +2,7 @@
 import { pyyamlDump } from '../../config/pyyaml-dump';
 import { readYaml } from '../../config/read-yaml';
 import type { HttpMockService, MockAnswer, MockFiles } from '../mock-service';
+import { describeError } from '../../util/errors';
 
 const API = '/hetzner/v1';
 
@@ -22,7 +23,7 @@ async function hetznerAnswer(files: MockFiles, path: string): Promise<MockAnswer
   try {
     value = readYaml(Buffer.from(doc).toString('utf8'), 'hetzner/v1/metadata');
   } catch (err) {
-    return { status: 500, body: `the mock's hetzner/v1/metadata is not YAML: ${(err as Error).message}\n` };
+    return { status: 500, body: `the mock's hetzner/v1/metadata is not YAML: ${describeError(err)}\n` };
   }
   for (const key of path.slice(`${API}/metadata/`.length).split('/').filter(Boolean).map(decodeURIComponent)) {
     if (!value || typeof value !== 'object' || Array.isArray(value) || !(key in value)) return { status: 404, body: 'not found\n' };

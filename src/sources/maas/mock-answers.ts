@@ -2,6 +2,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { HttpMockService, MockAnswer, MockRequest } from '../mock-service';
 import { parseOAuthAuthorization, plaintextSignature } from './oauth1';
+import { describeError } from '../../util/errors';
 
 /** The folder's oauth.json: the credentials the service expects, and how its clock is off. */
 interface MaasMockAuth {
@@ -40,7 +41,7 @@ function maasRequestRules(): (req: MockRequest) => Promise<MockAnswer | undefine
     try {
       auth = JSON.parse(Buffer.from(text).toString('utf8')) as MaasMockAuth;
     } catch (err) {
-      return { status: 500, body: `the mock's ${MAAS_AUTH_FILE} is unreadable: ${(err as Error).message}\n` };
+      return { status: 500, body: `the mock's ${MAAS_AUTH_FILE} is unreadable: ${describeError(err)}\n` };
     }
     const serverNow = Math.trunc(Date.now() / 1000) + (auth.clock_offset ?? 0);
     const date = new Date(serverNow * 1000).toUTCString();

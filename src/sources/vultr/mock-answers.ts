@@ -15,6 +15,7 @@ export async function jsonKeysAnswer(files: MockFiles, path: string, prefix = ''
   try {
     value = JSON.parse(text);
   } catch {
+    // The client gets a 500 saying which file of the mock folder is broken.
     return { status: 500, body: "the mock's v1.json is not JSON\n" };
   }
   for (const key of path.slice('/v1/'.length).split('/').filter(Boolean).map(decodeURIComponent)) {
