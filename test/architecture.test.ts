@@ -186,3 +186,22 @@ test('sources/ holds no DHCP client or lease handling: the temporary network is 
   assert.deepEqual(offenders, []);
   assert.ok(existsSync(join(SRC, 'net', 'ephemeral', 'ephemeral-network.ts')), 'the temporary network lives in src/net/ephemeral/');
 });
+
+/** src/sources/ files that may still ask whether they run on Windows, each with its reason. */
+const WINDOWS_CHECKS_ALLOWED: Record<string, string> = {
+  'sources/maas/maas.ts': "MaaSHttpService's curtin network.json lives at a Windows path (%SystemDrive%\\curtin); the MAAS source still holds cloudbase-init's reads behind its cloudbase_init setting",
+};
+
+test("src/sources/ never branches on Windows (a cloudbase-init dialect is a CloudbaseMetadataService beside its source), but where WINDOWS_CHECKS_ALLOWED says why", () => {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const file of tsFiles(join(SRC, 'sources'))) {
+    const rel = relative(SRC, file);
+    const hits = [...readFileSync(file, 'utf8').matchAll(/\bos\s*[!=]==?\s*['"]windows['"]|\.windows\(\)/g)].map((m) => m[0]);
+    if (hits.length === 0) continue;
+    seen.add(rel);
+    if (!(rel in WINDOWS_CHECKS_ALLOWED)) problems.push(`${rel}: ${[...new Set(hits)].join(', ')} (register a cloudbase-init service in CLOUDBASE_SERVICES instead, or give the reason in WINDOWS_CHECKS_ALLOWED)`);
+  }
+  for (const rel of Object.keys(WINDOWS_CHECKS_ALLOWED)) if (!seen.has(rel)) problems.push(`${rel} no longer asks for Windows: take it off WINDOWS_CHECKS_ALLOWED`);
+  assert.deepEqual(problems, []);
+});

@@ -5,7 +5,7 @@ import type { WindowsSystem } from '../platform/windows/windows-system';
 import { azureServerCertificates, cloudbaseAzureSettings, cloudbaseWireserver, type CloudbaseAzureMetadata } from '../sources/azure/cloudbase-azure';
 import { HttpClient } from '../util/http';
 import type { Log } from '../util/log';
-import { serviceCrawlSettings } from './metadata-services';
+import { cloudbaseAzureService } from '../sources/azure/cloudbase-azure-service';
 import type { MetadataService } from './plugin';
 
 /** cloudbase-init's texts for the NotReady reports. */
@@ -20,7 +20,7 @@ export function addAzureFabric(service: MetadataService, instance: InstanceData,
   const meta = instance.metadata as Partial<CloudbaseAzureMetadata>;
   if (typeof meta.wireserver !== 'string' || !meta.goal_state) return async () => undefined;
   const goal = meta.goal_state;
-  const settings = cloudbaseAzureSettings(serviceCrawlSettings('Azure', conf).settings);
+  const settings = cloudbaseAzureSettings(cloudbaseAzureService.settings(conf, () => []).settings);
   let http: HttpClient | undefined;
   const wire = () => cloudbaseWireserver((http ??= new HttpClient({ log: deps.log, env: deps.env })), deps.log, meta.wireserver as string, settings);
   service.provisioningStarted = () => wire().postHealth(goal, 'NotReady', 'Provisioning', PROVISIONING_STARTED_DESCRIPTION);

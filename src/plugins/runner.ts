@@ -2,12 +2,13 @@
 import type { CloudbaseConf } from '../config/cloudbase-init-conf';
 import type { Platform } from '../platform/platform';
 import type { WindowsSystem } from '../platform/windows/windows-system';
+import type { CloudbaseMetadataService } from '../sources/cloudbase-metadata-service';
 import type { DetectContext, InstanceData } from '../sources/datasource';
 import type { SourceSet } from '../sources/source-set';
 import { describeError } from '../util/errors';
 import type { Log } from '../util/log';
 import { ensureMetadataIpRoute } from './metadata-ip-route';
-import { datasourceForService, metadataRouteUrl, serviceCrawlSettings } from './metadata-services';
+import { findMetadataService, metadataRouteUrl } from './metadata-services';
 import { metadataServiceFor } from './metadata-poster';
 import type { MetadataService, Plugin, PluginContext, PluginResult, PluginStage } from './plugin';
 import { PLUGIN_EXECUTE_ON_NEXT_BOOT, PLUGIN_EXECUTION_DONE, PluginState } from './plugin-state';
@@ -31,6 +32,8 @@ export interface CloudbaseRunnerDeps extends SourceSet {
   sleep(ms: number): Promise<void>;
   /** The plugins to pick from; default the registry (tests add their own). */
   plugins?: Plugin[];
+  /** The metadata services metadata_services picks from; default the sources' registry (CLOUDBASE_SERVICES). */
+  services?: readonly CloudbaseMetadataService[];
   /** Whether a metadata URL answers (cloudbase-init's check_url); default three GETs. Tests answer it. */
   metadataUrlAnswers?: (url: string) => Promise<boolean>;
   /** How long to wait for sysprep's generalization to finish; default 15 minutes. */
@@ -133,36 +136,38 @@ export async function discoverMetadata(deps: CloudbaseRunnerDeps, report: RunRep
     windows: deps.windows,
   };
   for (const classPath of deps.conf.listValue('metadata_services')) {
-    const name = datasourceForService(classPath);
-    if (!name) {
+    const service = findMetadataService(classPath, deps.services);
+    if (!service) {
       report.errors.push(`unknown metadata service '${classPath}' in 'metadata_services'`);
       continue;
     }
+    const name = service.datasource;
     const source = deps.sources.find((d) => d.name === name);
     if (!source) {
       report.warnings.push(`metadata service ${classPath} needs kiln's ${name} datasource, which this build does not have yet; skipped`);
       continue;
     }
     deps.log.info(`Trying metadata service ${classPath} (kiln datasource ${name})`);
-    const { settings, baseUrl } = serviceCrawlSettings(name, deps.conf, () => deps.windows.netAdapters());
+    const { settings, baseUrl } = service.settings(deps.conf, () => deps.windows.netAdapters());
     // As the service's load() in cloudbase-init: the route to a link-local metadata host first, when its section asks.
-    const routeUrl = metadataRouteUrl(name, deps.conf);
+    const routeUrl = metadataRouteUrl(service, deps.conf);
     if (routeUrl) await ensureMetadataIpRoute(deps.windows, routeUrl, deps.log, deps.metadataUrlAnswers);
-    // Each service's conf options are its source's settings, in detect() too (OvfService's [ovf], VMwareGuestInfoService's [vmwareguestinfo]).
+    // Each service's conf options are its settings, in detect() too (OvfService's [ovf], VMwareGuestInfoService's [vmwareguestinfo]).
     const here: DetectContext = { ...detect, config: { datasource: { [name]: settings } }, env: deps.env };
+    const kind = service.kind ?? source.kind;
     let detected = false;
     try {
-      detected = await source.detect(here);
-      if (!detected && source.kind === 'local') {
+      detected = await service.detect(here, source);
+      if (!detected && kind === 'local') {
         deps.log.debug(`${name}: not found`);
         continue;
       }
-      const instance = await source.crawl({ ...here, settings, ...(baseUrl ? { baseUrl } : {}) });
+      const instance = await service.crawl({ ...here, settings, ...(baseUrl ? { baseUrl } : {}) }, source);
       deps.log.info(`Metadata service loaded: ${classPath} (instance ${instance.instanceId})`);
       report.service = { classPath, datasource: name };
       return instance;
     } catch (err) {
-      if (source.kind === 'network' && !detected) {
+      if (kind === 'network' && !detected) {
         deps.log.info(`Metadata service ${classPath} not available: ${describeError(err)}`);
         continue;
       }

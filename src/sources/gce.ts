@@ -1,9 +1,9 @@
-// GCE: the Google Compute Engine metadata server (computeMetadata/v1 with `Metadata-Flavor: Google`), for cloud-init's GCE/GCELocal and cloudbase-init's GCEService.
+// GCE: the Google Compute Engine metadata server (computeMetadata/v1 with `Metadata-Flavor: Google`), for cloud-init's GCE/GCELocal; cloudbase-init's GCEService (cloudbase-gce-service.ts) shares its readers.
 import { HttpClient, HttpError, type HttpRequest } from '../util/http';
 import type { CrawlContext, Datasource, DetectContext, HostKey, InstanceData, PublishContext } from './datasource';
 import { defaultUserName } from './default-user';
 import { crawlOnEachNic, gceCandidateNics } from './gce-primary-nic';
-import { cloudbaseKey, cloudInitKeyLines, cloudInitPublicKeys, type GceAttributes } from './gce-ssh-keys';
+import { cloudInitKeyLines, cloudInitPublicKeys, type GceAttributes } from './gce-ssh-keys';
 import { parseJsonObject } from './json-document';
 import { SourceError, sourceErrorOfHttp } from './source-error';
 import { readUrlSettings, type UrlSettings } from './settings';
@@ -40,7 +40,7 @@ export function gceMetadataUrl(settings: Record<string, unknown>, baseUrl?: stri
 }
 
 /** One crawl's view of the metadata server: every request carries the header, 404 means "not there". */
-class GceMetadata {
+export class GceMetadata {
   constructor(
     private readonly client: HttpClient,
     readonly url: string,
@@ -75,7 +75,7 @@ class GceMetadata {
 }
 
 /** `user-data` decoded by `user-data-encoding` (base64, or none); another encoding is warned about and the text kept, as both agents do. */
-function userDataOf(attrs: GceAttributes, warn: (m: string) => void): Uint8Array | undefined {
+export function userDataOf(attrs: GceAttributes, warn: (m: string) => void): Uint8Array | undefined {
   const ud = attrs['user-data'];
   if (typeof ud !== 'string') return undefined;
   const encoding = attrs['user-data-encoding'];
@@ -137,6 +137,44 @@ const gceMock: HttpMockService = {
   },
 };
 
+/**
+ * The metadata server's reads both agents share: the v1 URL from the settings (or a test's base URL), instance/id
+ * as the probe bounded by max_wait, then BUILD's reads; on a NIC lease of its own in init-local (GCELocal).
+ */
+export async function readGceMetadata(ctx: CrawlContext, build: (md: GceMetadata, instanceId: string) => Promise<InstanceData>): Promise<InstanceData> {
+  const v1 = gceMetadataUrl(ctx.settings, ctx.baseUrl);
+  const s = readUrlSettings('GCE', { ...ctx.settings, metadata_urls: [v1] }, GCE_DEFAULTS);
+  const url = `${s.metadataUrls[0] as string}/`;
+  // No proxy: the metadata server is only ever reached directly.
+  const client = new HttpClient({ log: ctx.log });
+  const base: HttpRequest = { timeoutMs: s.timeout * 1000 };
+  try {
+    const crawl = async () => {
+      // The first required key doubles as the probe, bounded by max_wait (cloud-init has only its retries).
+      const { value: instanceId } = await waitForEndpoint(
+        'GCE',
+        s,
+        async (u, signal) => {
+          const res = await client.fetch(`${u}/instance/id`, { ...base, signal, headers: { ...GCE_HEADERS } });
+          return res.text();
+        },
+        ctx.log,
+        ctx.signal,
+      );
+      const md = new GceMetadata(client, url, { ...base, ...(ctx.signal ? { signal: ctx.signal } : {}) }, s.retries);
+      return await build(md, instanceId);
+    };
+    if (!ctx.network) return await crawl();
+    // GCELocal (newer cloud-init): a lease on each candidate NIC in turn until the metadata server answers.
+    return (await crawlOnEachNic(ctx.network, await gceCandidateNics(ctx.platform), crawl, ctx.log, ctx.signal)).value;
+  } catch (err) {
+    if (err instanceof HttpError) throw sourceErrorOfHttp('GCE', err);
+    throw err;
+  } finally {
+    await client.close();
+  }
+}
+
 export const gceSource: Datasource = {
   mock: gceMock,
   name: 'GCE',
@@ -151,42 +189,10 @@ export const gceSource: Datasource = {
     return platformReportsGce(ctx.dmi);
   },
   async crawl(ctx: CrawlContext): Promise<InstanceData> {
-    // cloudbase-init's GCEService sets this (its [DEFAULT] username): its key and hostname rules apply, and no DMI check.
-    const cloudbaseUser = typeof ctx.settings.cloudbase_init_username === 'string' ? ctx.settings.cloudbase_init_username : undefined;
-    if (cloudbaseUser === undefined && !platformReportsGce(ctx.dmi)) {
+    if (!platformReportsGce(ctx.dmi)) {
       throw new SourceError('GCE', `not running on GCE: DMI product_name '${ctx.dmi.product_name ?? ''}' and product_serial '${ctx.dmi.product_serial ?? ''}' do not say Google`);
     }
-    const v1 = gceMetadataUrl(ctx.settings, ctx.baseUrl);
-    const s = readUrlSettings('GCE', { ...ctx.settings, metadata_urls: [v1] }, GCE_DEFAULTS);
-    const url = `${s.metadataUrls[0] as string}/`;
-    // No proxy: the metadata server is only ever reached directly.
-    const client = new HttpClient({ log: ctx.log });
-    const base: HttpRequest = { timeoutMs: s.timeout * 1000 };
-    try {
-      const crawl = async () => {
-        // The first required key doubles as the probe, bounded by max_wait (cloud-init has only its retries).
-        const { value: instanceId } = await waitForEndpoint(
-          'GCE',
-          s,
-          async (u, signal) => {
-            const res = await client.fetch(`${u}/instance/id`, { ...base, signal, headers: { ...GCE_HEADERS } });
-            return res.text();
-          },
-          ctx.log,
-          ctx.signal,
-        );
-        const md = new GceMetadata(client, url, { ...base, ...(ctx.signal ? { signal: ctx.signal } : {}) }, s.retries);
-        return cloudbaseUser === undefined ? await cloudInitData(ctx, md, instanceId) : await cloudbaseData(ctx, md, instanceId, cloudbaseUser);
-      };
-      if (!ctx.network) return await crawl();
-      // GCELocal (newer cloud-init): a lease on each candidate NIC in turn until the metadata server answers.
-      return (await crawlOnEachNic(ctx.network, await gceCandidateNics(ctx.platform), crawl, ctx.log, ctx.signal)).value;
-    } catch (err) {
-      if (err instanceof HttpError) throw sourceErrorOfHttp('GCE', err);
-      throw err;
-    } finally {
-      await client.close();
-    }
+    return readGceMetadata(ctx, (md, instanceId) => cloudInitData(ctx, md, instanceId));
   },
   async publishHostKeys(ctx, _data, keys) {
     await publishGceHostKeys(ctx, keys);
@@ -222,47 +228,6 @@ async function cloudInitData(ctx: CrawlContext, md: GceMetadata, instanceId: str
     availabilityZone: az,
     region: az.replace(/-[^-]*$/, ''),
   };
-  const ud = userDataOf(instance.value, (m) => ctx.log.warn(m));
-  if (ud !== undefined) data.userData = ud;
-  return data;
-}
-
-/** cloudbase-init's GCEService: host name from instance/name, keys for the configured username, hyphenated keys only. */
-async function cloudbaseData(ctx: CrawlContext, md: GceMetadata, instanceId: string, username: string): Promise<InstanceData> {
-  const name = await md.required('name', 'instance/name');
-  const zone = await md.text('instance/zone');
-  const instance = await md.attributes('instance/attributes');
-  const project = await md.attributes('project/attributes');
-  const lines: string[] = [];
-  const take = (attrs: GceAttributes, where: string) => {
-    const v = attrs['ssh-keys'];
-    if (typeof v === 'string') lines.push(...v.trim().split(/\r\n|\r|\n/));
-    else ctx.log.warn(`SSH keys not found at location ${where}/ssh-keys`);
-  };
-  take(instance.value, 'instance/attributes');
-  if (instance.value['block-project-ssh-keys'] !== 'true') take(project.value, 'project/attributes');
-  const now = new Date();
-  const publicKeys: string[] = [];
-  for (const line of lines) {
-    const verdict = cloudbaseKey(line, username, now);
-    if (!verdict) continue;
-    if ('key' in verdict) publicKeys.push(verdict.key);
-    else ctx.log.warn(verdict.skipped);
-  }
-  const az = zone?.trim().split('/').at(-1);
-  const data: InstanceData = {
-    instanceId: instanceId.trim(),
-    cloudName: 'gce',
-    platform: 'gce',
-    subplatform: `metadata (${md.url})`,
-    localHostname: name.trim(),
-    publicKeys,
-    metadata: { 'instance-id': instanceId, name, ...(az ? { 'availability-zone': az } : {}), 'instance-data': instance.raw ?? null, 'project-data': project.raw ?? null },
-  };
-  if (az) {
-    data.availabilityZone = az;
-    data.region = az.replace(/-[^-]*$/, '');
-  }
   const ud = userDataOf(instance.value, (m) => ctx.log.warn(m));
   if (ud !== undefined) data.userData = ud;
   return data;

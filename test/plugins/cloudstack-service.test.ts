@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadCloudbaseConf } from '../../src/config/cloudbase-init-conf';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
-import { serviceCrawlSettings } from '../../src/plugins/metadata-services';
 import { runCloudbaseInit, type CloudbaseRunnerDeps } from '../../src/plugins/runner';
 import type { NetAdapter } from '../../src/platform/windows/windows-system';
+import { cloudbaseCloudStackService } from '../../src/sources/cloudbase-cloudstack-service';
 import { cloudStackSource } from '../../src/sources/cloudstack';
 import { Logger, MemorySink } from '../../src/util/log';
 import { mockMetadataServer } from '../helpers/mock-metadata-server';
@@ -26,9 +26,9 @@ function adapter(over: Partial<NetAdapter>): NetAdapter {
 test('[cloudstack] options and the DHCP-enabled adapters\' DHCP servers become the source\'s settings', () => {
   const conf = loadCloudbaseConf([{ path: 'c.conf', text: '[DEFAULT]\nretry_count=2\n[cloudstack]\nmetadata_base_url=http://10.0.0.1/\npassword_server_port=8081\nadd_metadata_private_ip_route=true\n' }]);
   const adapters = [adapter({ dhcpServer: '10.1.1.1' }), adapter({ dhcpv4: false, dhcpServer: '10.9.9.9' }), adapter({})];
-  assert.deepEqual(serviceCrawlSettings('CloudStack', conf, () => adapters).settings, { metadata_base_url: 'http://10.0.0.1/', password_server_port: 8081, retries: 2, dhcp_servers: ['10.1.1.1'] });
+  assert.deepEqual(cloudbaseCloudStackService.settings(conf, () => adapters).settings, { metadata_base_url: 'http://10.0.0.1/', password_server_port: 8081, retries: 2, dhcp_servers: ['10.1.1.1'] });
   const defaults = loadCloudbaseConf([{ path: 'c.conf', text: '[DEFAULT]\n' }]);
-  assert.deepEqual(serviceCrawlSettings('CloudStack', defaults, () => {
+  assert.deepEqual(cloudbaseCloudStackService.settings(defaults, () => {
     throw new Error('GetAdaptersAddresses failed');
   }).settings, { metadata_base_url: 'http://data-server/', password_server_port: 8080, retries: 5, dhcp_servers: [] });
 });

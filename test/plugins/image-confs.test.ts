@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadCloudbaseConf } from '../../src/config/cloudbase-init-conf';
-import { datasourceForService } from '../../src/plugins/metadata-services';
+import { findMetadataService } from '../../src/plugins/metadata-services';
 import { findPlugin } from '../../src/plugins/registry';
 import { resolvePlugins } from '../../src/plugins/runner';
 import { REPO } from '../helpers/repo';
@@ -19,7 +19,7 @@ for (const rel of ['images/windows/cloudbase-init.conf', 'images/windows/cloudba
     const warnings: string[] = [];
     assert.equal(resolvePlugins(conf, errors, warnings).length, conf.list('plugins')?.length ?? 0);
     assert.deepEqual({ errors, warnings }, { errors: [], warnings: [] });
-    for (const s of conf.list('metadata_services') ?? []) assert.ok(datasourceForService(s), `service ${s} is known`);
+    for (const s of conf.list('metadata_services') ?? []) assert.ok(findMetadataService(s), `service ${s} is known`);
   });
 }
 

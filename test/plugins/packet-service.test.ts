@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { loadCloudbaseConf } from '../../src/config/cloudbase-init-conf';
 import { metadataServiceFor } from '../../src/plugins/metadata-poster';
-import { serviceCrawlSettings } from '../../src/plugins/metadata-services';
 import type { PluginContext } from '../../src/plugins/plugin';
 import { setUserPasswordPlugin } from '../../src/plugins/set-user-password';
+import { cloudbasePacketService } from '../../src/sources/cloudbase-packet-service';
 import { packetSource } from '../../src/sources/packet';
 import { DATASOURCES, WINDOWS_ONLY_SOURCES, datasourceByName } from '../../src/sources/registry';
 import { Logger, MemorySink } from '../../src/util/log';
@@ -45,7 +45,7 @@ test('the Packet source exists for the Windows face only: not in the Linux order
 test('PacketService: [packet] metadata_base_url, metadata and user data read; keys stripped and deduplicated; no user data is a 404', async (t) => {
   const server = await mockMetadataServer(t, { kind: 'packet', dir: packetTree(t, 'rem cmd\r\necho hi\r\n') });
   const conf = loadCloudbaseConf([{ path: 'c.conf', text: `[DEFAULT]\nretry_count=0\n[packet]\nmetadata_base_url=${server.url}/\n` }]);
-  const { settings } = serviceCrawlSettings('Packet', conf);
+  const { settings } = cloudbasePacketService.settings(conf, () => []);
   assert.equal(settings.metadata_base_url, `${server.url}/`);
   const log = new Logger().for('test');
   const ctx = { platform: new FakeFiles(), log, kernelCmdline: '', dmi: {}, config: {}, finder: { find: async () => [] } as never, settings };
@@ -57,7 +57,7 @@ test('PacketService: [packet] metadata_base_url, metadata and user data read; ke
   assert.equal(data.metadata.phone_home_url, `${server.url}/phone-home`);
   assert.deepEqual(server.requests.map((r) => r.path), ['/metadata', '/userdata']);
   // The default base URL is cloudbase-init's.
-  assert.equal(serviceCrawlSettings('Packet', loadCloudbaseConf([{ path: 'c.conf', text: '[DEFAULT]\n' }])).settings.metadata_base_url, 'https://metadata.packet.net/');
+  assert.equal(cloudbasePacketService.settings(loadCloudbaseConf([{ path: 'c.conf', text: '[DEFAULT]\n' }]), () => []).settings.metadata_base_url, 'https://metadata.packet.net/');
   const bare = await mockMetadataServer(t, { kind: 'packet', dir: packetTree(t) });
   const none = await packetSource.crawl({ ...ctx, settings: { ...settings, metadata_base_url: `${bare.url}/` } } as never);
   assert.equal(none.userData, undefined);
@@ -72,7 +72,7 @@ test('SetUserPasswordPlugin on Packet: the key from <phone_home_url>/key encrypt
   const logger = new Logger();
   logger.addSink(sink);
   const log = logger.for('test');
-  const instance = await packetSource.crawl({ platform: new FakeFiles(), log, kernelCmdline: '', dmi: {}, config: {}, finder: { find: async () => [] } as never, settings: serviceCrawlSettings('Packet', conf).settings } as never);
+  const instance = await packetSource.crawl({ platform: new FakeFiles(), log, kernelCmdline: '', dmi: {}, config: {}, finder: { find: async () => [] } as never, settings: cloudbasePacketService.settings(conf, () => []).settings } as never);
   const found = metadataServiceFor(CLASS, 'Packet', conf, { log, env: {} }, instance);
   t.after(found.close);
   const win = new FakeWindows();

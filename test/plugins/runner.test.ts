@@ -5,7 +5,9 @@ import { loadCloudbaseConf } from '../../src/config/cloudbase-init-conf';
 import type { Plugin } from '../../src/plugins/plugin';
 import { pluginsKey } from '../../src/plugins/plugin-state';
 import { runCloudbaseInit, SYSPREP_KEY, type CloudbaseRunnerDeps } from '../../src/plugins/runner';
+import { CLOUDBASE_SERVICES_PACKAGE, sourceService } from '../../src/sources/cloudbase-metadata-service';
 import type { Datasource, InstanceData } from '../../src/sources/datasource';
+import { CLOUDBASE_SERVICES } from '../../src/sources/registry';
 import { Logger, MemorySink } from '../../src/util/log';
 import { FakeWindows } from '../platform/windows/fake-win32';
 import { FakeFiles } from './fake-files';
@@ -26,6 +28,9 @@ function source(name: string, instance: Partial<InstanceData> | undefined, seen:
   };
 }
 
+/** Every registered service, with its settings and route, reading through the test's fake datasource of its cloud. */
+const THROUGH_FAKES = CLOUDBASE_SERVICES.map((s) => sourceService(s.classPath.slice(CLOUDBASE_SERVICES_PACKAGE.length), s.datasource, { settings: s.settings, ...(s.routeSection ? { routeSection: s.routeSection } : {}) }));
+
 function setup(conf: string, datasources: Datasource[], win = new FakeWindows()) {
   const sink = new MemorySink();
   const logger = new Logger();
@@ -37,6 +42,7 @@ function setup(conf: string, datasources: Datasource[], win = new FakeWindows())
     log: logger.for('init.py'),
     conf: loadCloudbaseConf([{ path: 'cloudbase-init.conf', text: conf }]),
     sources: datasources,
+    services: THROUGH_FAKES,
     finder: { find: async () => [] },
     randomPassword: (n) => 'Rr1!'.padEnd(n, 'x'),
     env: { SystemRoot: 'C:\\Windows' },

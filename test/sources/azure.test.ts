@@ -12,6 +12,7 @@ import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import { StageRunner } from '../../src/runner/stage-runner';
 import type { Platform } from '../../src/platform/platform';
 import { azureSource, isByteSwapped, ppsType } from '../../src/sources/azure/azure';
+import { cloudbaseAzureService } from '../../src/sources/azure/cloudbase-azure-service';
 import { azureImdsNetworkConfig, normalizeAzureMac } from '../../src/sources/azure/imds-network';
 import { minimalOvfEnv, NotAzureOvfEnv, parseOvfEnv, redactOvfPassword } from '../../src/sources/azure/ovf-env';
 import { findWireserver, healthReport, parseGoalState, wireserverFromLeaseValue } from '../../src/sources/azure/wireserver';
@@ -380,12 +381,11 @@ test('a broken ovf-env.xml fails the crawl with the reason, and NotReady/Provisi
   assert.equal(server.requests.filter((r) => r.path.startsWith('/metadata')).length, 0, 'IMDS is not asked when the OVF is broken');
 });
 
-test('on Windows the crawl speaks cloudbase-init\'s AzureService protocol: Versions and goal state, never IMDS, no report', async (t) => {
+test('cloudbase-init\'s AzureService speaks its own protocol: Versions and goal state, never IMDS, no report', async (t) => {
   const server = await mockMetadataServer(t, { kind: 'azure', dir: join(HAPPY, 'imds') });
   const log = new Logger().for('test');
   const linux = new LinuxPlatform({ root: tempDir(t), log });
-  const windows = Object.assign(Object.create(linux) as Platform, { os: 'windows' as const });
-  await assert.rejects(azureSource.crawl({ platform: windows, log, kernelCmdline: '', dmi: DMI, config: {}, finder: new FakeFinder(linux), settings: { retries: 0 }, baseUrl: server.url }), /no drive holds E6DA6616/);
+  await assert.rejects(cloudbaseAzureService.crawl({ platform: linux, log, kernelCmdline: '', dmi: DMI, config: {}, finder: new FakeFinder(linux), settings: { retries: 0 }, baseUrl: server.url }, azureSource), /no drive holds E6DA6616/);
   assert.deepEqual(server.requests.map((r) => `${r.method} ${r.path}`), ['GET /?comp=Versions', 'GET /machine?comp=goalstate']);
 });
 

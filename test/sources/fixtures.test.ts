@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import type { CrawlContext, DetectContext, InstanceData } from '../../src/sources/datasource';
 import { SourceError } from '../../src/sources/source-error';
-import { datasourceByName } from '../../src/sources/registry';
+import { CLOUDBASE_SERVICES, datasourceByName } from '../../src/sources/registry';
 import type { Misbehaviour } from '../../src/metadata-server/metadata-server';
 import { Logger, MemorySink } from '../../src/util/log';
 import { mockMetadataServer } from '../helpers/mock-metadata-server';
@@ -19,6 +19,8 @@ import { FakeFinder } from './fake-finder';
 interface Scenario {
   description: string;
   source: string;
+  /** A cloudbase-init metadata service of the source's cloud, by class path: detect and crawl go through it. */
+  service?: string;
   root?: string;
   drives?: Array<{ label: string; fsType: 'iso9660' | 'vfat' | 'udf'; dir: string; device: string }>;
   dmi?: Record<string, string>;
@@ -101,6 +103,8 @@ for (const { name, dir } of scenarios) {
     if (sc.needsIpv6 && !need(t, hasIpv6Loopback(), 'the IPv6 loopback ::1 is not configured')) return;
     const source = datasourceByName(sc.source);
     assert.ok(source, `unknown source ${sc.source}`);
+    const service = sc.service === undefined ? undefined : CLOUDBASE_SERVICES.find((s) => s.classPath === sc.service && s.datasource === source.name);
+    if (sc.service !== undefined) assert.ok(service, `no service ${sc.service} of the ${source.name} source`);
     const logger = new Logger();
     const sink = new MemorySink();
     logger.addSink(sink);
@@ -121,10 +125,10 @@ for (const { name, dir } of scenarios) {
       finder,
       ...(sc.env ? { env: sc.env } : {}),
     };
-    if (sc.expectDetect !== undefined) assert.equal(await source.detect(dctx), sc.expectDetect, 'detect()');
+    if (sc.expectDetect !== undefined) assert.equal(await (service ? service.detect(dctx, source) : source.detect(dctx)), sc.expectDetect, 'detect()');
     if (sc.expect === undefined && sc.expectError === undefined) return;
     // Never let a network source reach a real endpoint: its URLs must come from the mock server.
-    if (source.kind === 'network') assert.ok(server, `${name}: a network source crawled without a mock server would reach real endpoints`);
+    if ((service?.kind ?? source.kind) === 'network') assert.ok(server, `${name}: a network source crawled without a mock server would reach real endpoints`);
     for (const u of ((cctx0(sc).metadata_urls as string[] | undefined) ?? [])) assert.match(u, /^(http:\/\/(127\.0\.0\.1|\[::1\])[:/]|\{\{url\}\})/, `${name}: metadata_urls must stay on loopback`);
     const budget = sc.maxMs ?? 5000;
     const cctx: CrawlContext = {
@@ -139,7 +143,7 @@ for (const { name, dir } of scenarios) {
     let data: InstanceData | undefined;
     let error: unknown;
     try {
-      data = await source.crawl(cctx);
+      data = await (service ? service.crawl(cctx, source) : source.crawl(cctx));
     } catch (err) {
       error = err;
     }

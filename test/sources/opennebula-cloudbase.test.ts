@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import type { Platform } from '../../src/platform/platform';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import { cloudbaseOpenNebulaNetwork } from '../../src/sources/opennebula/opennebula-cloudbase';
+import { cloudbaseOpenNebulaService } from '../../src/sources/opennebula/cloudbase-opennebula-service';
 import { openNebulaSource } from '../../src/sources/opennebula/opennebula';
 import { Logger } from '../../src/util/log';
 import { tempDir } from '../helpers/temp';
@@ -46,8 +47,8 @@ test('on Windows: any CD-ROM holding context.sh; SSH_PUBLIC_KEY before SSH_KEY, 
     { device: 'E:\\', label: 'ANY', fsType: 'iso9660', dir: cd },
   ]);
   const ctx = { platform, log, kernelCmdline: '', dmi: {}, config: {}, finder, settings: {} };
-  assert.equal(await openNebulaSource.detect(ctx), true);
-  const data = await openNebulaSource.crawl(ctx);
+  assert.equal(await cloudbaseOpenNebulaService.detect(ctx, openNebulaSource), true);
+  const data = await cloudbaseOpenNebulaService.crawl(ctx, openNebulaSource);
   assert.equal(data.instanceId, 'iid-dsopennebula');
   assert.equal(data.subplatform, 'config-disk (E:\\)');
   assert.equal(data.localHostname, 'win-one');

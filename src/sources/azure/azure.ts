@@ -5,7 +5,6 @@ import { budgetSignal } from '../../util/timeout-signal';
 import type { ActivateContext, CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
 import { boolSetting, readUrlSettings, type UrlSettings } from '../settings';
 import { SourceError } from '../source-error';
-import { crawlCloudbaseAzure } from './cloudbase-azure';
 import { fetchImds, type ImdsResult } from './imds';
 import { failureReport, KvpTelemetry, successReport } from './kvp';
 import { DEFAULT_LOG_FILE, pushLogToKvp, reportBootTelemetry, reportSystemInfo } from './kvp-boot-telemetry';
@@ -210,9 +209,6 @@ export const azureSource: Datasource = {
     await activateAzure(ctx);
   },
   async crawl(ctx: CrawlContext): Promise<InstanceData> {
-    // Windows on Azure speaks another dialect (WindowsProvisioningConfigurationSet, wireserver protocol
-    // 2015-04-05, reports sent by the runner after the plugins): cloudbase-init's AzureService.
-    if (ctx.platform.os === 'windows') return crawlCloudbaseAzure(ctx);
     const s = readUrlSettings('Azure', ctx.settings, AZURE_DEFAULTS, ctx.baseUrl);
     const dataDir = typeof ctx.settings.data_dir === 'string' ? ctx.settings.data_dir : AZURE_DATA_DIR;
     const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });

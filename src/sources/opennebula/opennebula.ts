@@ -1,12 +1,11 @@
 // OpenNebula: the CONTEXT drive (or the seed folder) with context.sh, read as cloud-init's DataSourceOpenNebula
-// reads it on Linux and as cloudbase-init's OpenNebulaService on Windows.
+// reads it (cloudbase-init's OpenNebulaService, cloudbase-opennebula-service.ts, shares the context.sh parser).
 import type { FileTree } from '../../devices/filesystem-finder';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
 import { FolderTree } from '../folder-tree';
 import { SourceError } from '../source-error';
 import { ContextShellError, parseContextShell } from './context-shell';
 import { contextHasAddresses, openNebulaNetworkConfig, physicalNicsByMac } from './opennebula-network';
-import { crawlCloudbaseOpenNebula, detectCloudbaseOpenNebula } from './opennebula-cloudbase';
 import { pythonB64decode } from './python-b64decode';
 import { subplatformSource, dsmodeOf } from '../source-description';
 
@@ -94,14 +93,12 @@ export const openNebulaSource: Datasource = {
   kind: 'local',
   describe: (data, cls) => `${cls} [seed=${subplatformSource(data)}][dsmode=${dsmodeOf(data)}]`,
   async detect(ctx) {
-    if (ctx.platform.os === 'windows') return detectCloudbaseOpenNebula(ctx);
     // ds-identify: the seed folder (with meta-data, its generic check; or context.sh) or a CONTEXT/CDROM label.
     const seed = new FolderTree(ctx.platform, OPENNEBULA_SEED_DIR);
     if ((await seed.exists('context.sh')) || (await seed.exists('meta-data'))) return true;
     return (await ctx.finder.find({ labels: OPENNEBULA_LABELS })).some((f) => OPENNEBULA_LABELS.includes(f.label));
   },
   async crawl(ctx) {
-    if (ctx.platform.os === 'windows') return crawlCloudbaseOpenNebula(ctx);
     if (ctx.settings.dsmode === 'disabled') throw new SourceError(NAME, "dsmode is 'disabled' in the datasource settings");
     for (const c of await candidates(ctx)) {
       const data = await readCandidate(ctx, c);

@@ -7,7 +7,6 @@ import { SourceError } from '../source-error';
 import { sourceSettings } from '../settings';
 import { guestinfoTools } from '../vmware/guestinfo-tool';
 import { isVmwarePlatform } from '../vmware/vmware-source';
-import { crawlCloudbaseOvf, detectCloudbaseOvf } from './cloudbase-ovf';
 import { OVF_ENV_NAMES, readOvfEnvironment, type OvfEnvironment } from './ovf-environment';
 import { subplatformSource } from '../source-description';
 
@@ -94,7 +93,6 @@ export const ovfSource: Datasource = {
   describe: (data, cls) => `${cls} [seed=${subplatformSource(data)}]`,
   /** ds-identify's dscheck_OVF, without its 10 MB size check on the ISO (kiln looks for the file instead of grepping the device). */
   async detect(ctx) {
-    if (ctx.platform.os === 'windows') return detectCloudbaseOvf(ctx, sourceSettings(ctx.config, NAME));
     for (const dir of OVF_SEED_DIRS) if (await readFirst(new FolderTree(ctx.platform, dir), OVF_ENV_NAMES)) return true;
     if (ctx.dmi.chassis_asset_tag === AZURE_CHASSIS) return false;
     if (isVmwarePlatform(ctx.dmi) && (await guestinfoOvfEnv(ctx, timeoutMs(sourceSettings(ctx.config, NAME))))) return true;
@@ -102,8 +100,6 @@ export const ovfSource: Datasource = {
     return isos.some((fs) => !OTHER_LABELS.test(fs.label));
   },
   async crawl(ctx: CrawlContext): Promise<InstanceData> {
-    // On Windows the source is cloudbase-init's OvfService, which reads its own drive label and properties.
-    if (ctx.platform.os === 'windows') return crawlCloudbaseOvf(ctx);
     const found: string[] = [];
     let env: OvfEnvironment | undefined;
     let seed: { dir: string; name: string; text: string } | undefined;

@@ -4,7 +4,6 @@ import type { Log } from '../../util/log';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
 import { SourceError } from '../source-error';
 import { sourceSettings } from '../settings';
-import { crawlCloudbaseGuestinfo, hasCloudbaseGuestinfo } from './cloudbase-guestinfo';
 import { decodeGuestinfo, guestinfoText } from './guestinfo-decode';
 import { GUESTINFO_CLEARED, GuestinfoToolFailed, guestinfoKey, guestinfoTools, type GuestinfoTool } from './guestinfo-tool';
 import { vmwareSetup } from './vmware-setup';
@@ -146,7 +145,6 @@ export const vmwareSource: Datasource = {
   describe: (data, cls) => `${cls} [seed=${/^(\w+) \(/.exec(data.subplatform)?.[1] ?? 'None'}]`,
   /** ds-identify's dscheck_VMware: VMX_GUESTINFO variables, else VMware DMI, a tool, and data in one of the three keys. */
   async detect(ctx) {
-    if (ctx.platform.os === 'windows') return hasCloudbaseGuestinfo(ctx, sourceSettings(ctx.config, NAME));
     if (ctx.env?.VMX_GUESTINFO && DATA_KEYS.some((k) => present(ctx.env?.[envKey(k)]) !== undefined)) return true;
     if (!isVmwarePlatform(ctx.dmi)) return false;
     const tools = await guestinfoTools(ctx.platform, timeoutMs(sourceSettings(ctx.config, NAME)));
@@ -161,8 +159,6 @@ export const vmwareSource: Datasource = {
     return false;
   },
   async crawl(ctx: CrawlContext): Promise<InstanceData> {
-    // On Windows the source is cloudbase-init's VMwareGuestInfoService: rpctool.exe from the conf, its own key set.
-    if (ctx.platform.os === 'windows') return crawlCloudbaseGuestinfo(ctx);
     const ms = timeoutMs(ctx.settings);
     let raw = fromEnv(ctx.env ?? {}, ctx.log);
     let method: 'envvar' | 'guestinfo' = 'envvar';
@@ -209,7 +205,6 @@ export const vmwareSource: Datasource = {
   },
   // The init stage: the host's addresses into the metadata, local-ipv4/local-ipv6 published to guestinfo.
   async setup(ctx, data) {
-    if (ctx.platform.os === 'windows') return undefined;
     return vmwareSetup(ctx, data);
   },
 };

@@ -1,8 +1,9 @@
-// What MaaSHttpService takes from cloudbase-init.conf: the [maas] options (their deprecated [DEFAULT] maas_* names are
-// read as these by the conf loader) as the MAAS source's settings.
-import type { CloudbaseConf } from '../config/cloudbase-init-conf';
+// cloudbase-init's MaaSHttpService: the MAAS source's cloudbase-init reads, given the [maas] options (their deprecated
+// [DEFAULT] maas_* names are read as these by the conf loader).
+import type { CloudbaseConf } from '../../config/cloudbase-init-conf';
+import { sourceService, type ServiceSettings } from '../cloudbase-metadata-service';
 
-export function maasServiceSettings(conf: CloudbaseConf): { settings: Record<string, unknown> } {
+export function maasServiceSettings(conf: CloudbaseConf): ServiceSettings {
   const settings: Record<string, unknown> = {
     cloudbase_init: true,
     consumer_key: conf.strValue('oauth_consumer_key', 'maas'),
@@ -16,3 +17,5 @@ export function maasServiceSettings(conf: CloudbaseConf): { settings: Record<str
   if (url !== undefined) settings.metadata_url = url;
   return { settings };
 }
+
+export const cloudbaseMaasService = sourceService('maasservice.MaaSHttpService', 'MAAS', { settings: maasServiceSettings });
