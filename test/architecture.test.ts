@@ -188,9 +188,7 @@ test('sources/ holds no DHCP client or lease handling: the temporary network is 
 });
 
 /** src/sources/ files that may still ask whether they run on Windows, each with its reason. */
-const WINDOWS_CHECKS_ALLOWED: Record<string, string> = {
-  'sources/maas/maas.ts': "MaaSHttpService's curtin network.json lives at a Windows path (%SystemDrive%\\curtin); the MAAS source still holds cloudbase-init's reads behind its cloudbase_init setting",
-};
+const WINDOWS_CHECKS_ALLOWED: Record<string, string> = {};
 
 test("src/sources/ never branches on Windows (a cloudbase-init dialect is a CloudbaseMetadataService beside its source), but where WINDOWS_CHECKS_ALLOWED says why", () => {
   const problems: string[] = [];

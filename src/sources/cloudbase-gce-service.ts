@@ -55,7 +55,7 @@ export const cloudbaseGceService: CloudbaseMetadataService = {
   settings: (conf) => ({ settings: { username: conf.strValue('username'), metadata_url: conf.str('metadata_base_url', 'gce'), retries: conf.intValue('retry_count') } }),
   // The cloud's DMI check only tells "not available" from an error: GCEService has no platform check and is always asked.
   detect: (ctx, source) => source.detect(ctx),
-  crawl: (ctx) => {
+  crawl: async (ctx) => {
     const username = ctx.settings.username;
     if (typeof username !== 'string' || username === '') throw new SourceError('GCE', `GCEService needs the [DEFAULT] username whose keys it takes, not ${JSON.stringify(username ?? null)}`);
     return readGceMetadata(ctx, (md, instanceId) => cloudbaseData(ctx, md, instanceId, username));

@@ -1,6 +1,6 @@
-// MAAS: the seed folder /var/lib/cloud/seed/maas, or the MAAS metadata service at datasource.MAAS.metadata_url read with OAuth-signed requests (cloud-init's DataSourceMAAS; cloudbase-init's MaaSHttpService with its [maas] options).
+// MAAS: the seed folder /var/lib/cloud/seed/maas, or the MAAS metadata service at datasource.MAAS.metadata_url read with OAuth-signed requests (cloud-init's DataSourceMAAS; cloudbase-init's MaaSHttpService, cloudbase-maas-service.ts, shares its readers).
 import { readYaml } from '../../config/read-yaml';
-import { abortableSleep, HttpClient } from '../../util/http';
+import { HttpClient } from '../../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
 import { FolderTree } from '../folder-tree';
 import { convertVendorData } from '../openstack-tree';
@@ -17,7 +17,7 @@ export const MAAS_MD_VERSION = '2012-03-01';
 export const MAAS_SEED_DIR = '/var/lib/cloud/seed/maas';
 /** ds-identify's heuristic for MAAS's ephemeral (iSCSI-root) environment. */
 const MAAS_IQN = 'iqn.2004-05.com.ubuntu:maas';
-const MAX_BODY = 10 * 1024 * 1024;
+export const MAX_BODY = 10 * 1024 * 1024;
 
 /** cloud-init's DS_FIELDS: the path, where it lands, binary or text, optional. */
 const DS_FIELDS: ReadonlyArray<{ path: string; binary: boolean; optional: boolean }> = [
@@ -28,11 +28,11 @@ const DS_FIELDS: ReadonlyArray<{ path: string; binary: boolean; optional: boolea
   { path: 'user-data', binary: true, optional: true },
 ];
 
-function fail(reason: string, cause?: unknown): SourceError {
+export function fail(reason: string, cause?: unknown): SourceError {
   return new SourceError('MAAS', reason, cause === undefined ? undefined : { cause });
 }
 
-function text(settings: Record<string, unknown>, key: string): string {
+export function text(settings: Record<string, unknown>, key: string): string {
   const v = settings[key];
   if (v === undefined || v === null) return '';
   if (typeof v !== 'string' && typeof v !== 'number') throw fail(`datasource.MAAS.${key} must be a string, not ${JSON.stringify(v)}`);
@@ -58,11 +58,7 @@ function onMaas(ctx: DetectContext): boolean {
   const cmdline = ctx.kernelCmdline;
   if (cmdline.includes('cloud-config-url=') && cmdline.includes(MAAS_IQN)) return true;
   const ds = ctx.config.datasource;
-  if (!ds || typeof ds !== 'object' || !('MAAS' in ds)) return false;
-  // Under cloudbase-init the [maas] options are always there; MaaSHttpService counts only with a metadata_base_url.
-  const own = (ds as Record<string, unknown>).MAAS as Record<string, unknown> | null;
-  if (own && typeof own === 'object' && own.cloudbase_init === true) return typeof own.metadata_url === 'string' && own.metadata_url !== '';
-  return true;
+  return !!ds && typeof ds === 'object' && 'MAAS' in ds;
 }
 
 /** The files of one crawl by path (cloud-init's `md` before check_seed_contents). */
@@ -135,7 +131,7 @@ async function readSeedDir(ctx: CrawlContext): Promise<InstanceData | undefined>
   return instanceData(checkSeedContents(content, MAAS_SEED_DIR, ctx), `seed-dir (${MAAS_SEED_DIR})`, ctx);
 }
 
-function intSetting(settings: Record<string, unknown>, key: string, fallback: number): number {
+export function intSetting(settings: Record<string, unknown>, key: string, fallback: number): number {
   const v = settings[key];
   if (v === undefined || v === null) return fallback;
   const n = typeof v === 'string' ? Number(v) : v;
@@ -191,102 +187,12 @@ async function crawlCloudInit(ctx: CrawlContext, url: string): Promise<InstanceD
   }
 }
 
-/**
- * MaaSHttpService's network details: the v1 network config curtin left at %SystemDrive%\curtin\network.json
- * (else %SystemDrive%\network.json) when it installed Windows; none elsewhere or off Windows.
- */
-async function curtinNetworkConfig(ctx: CrawlContext): Promise<Record<string, unknown> | undefined> {
-  if (ctx.platform.os !== 'windows') return undefined;
-  const drive = (ctx.env?.SystemDrive ?? ctx.env?.SYSTEMDRIVE ?? 'C:').replace(/\\+$/, '');
-  for (const path of [`${drive}\\curtin\\network.json`, `${drive}\\network.json`]) {
-    const text = await ctx.platform.readTextIfExists(path).catch(() => undefined);
-    if (text === undefined) continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (err) {
-      throw fail(`${path} is not JSON: ${describeError(err)}`, err);
-    }
-    const version = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>).version : undefined;
-    if (version !== 1) throw fail(`Unsupported MAAS network metadata version: ${JSON.stringify(version)} (${path})`);
-    return parsed as Record<string, unknown>;
-  }
-  return undefined;
-}
-
-const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
-
-/**
- * cloudbase-init's MaaSHttpService: paths joined to [maas] metadata_base_url as a URL reference (so the base
- * wants its trailing '/'), `realm=""` in every header, no clock-skew correction, each read retried
- * retry_count times retry_count_interval apart (404 is final), and the client certificates from meta-data/x509.
- */
-async function crawlCloudbaseInit(ctx: CrawlContext, base: string): Promise<InstanceData> {
-  const s = ctx.settings;
-  const retries = Math.max(0, intSetting(s, 'retries', 5));
-  const intervalMs = Math.max(0, intSetting(s, 'retry_interval', 4)) * 1000;
-  // cloudbase-init signs every request, even with empty or partial credentials.
-  const credentials = { consumerKey: text(s, 'consumer_key'), consumerSecret: text(s, 'consumer_secret'), tokenKey: text(s, 'token_key'), tokenSecret: text(s, 'token_secret') };
-  const timeoutS = intSetting(s, 'timeout', 60);
-  const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
-  const reader = new OAuthUrlReader({
-    client,
-    log: ctx.log,
-    credentials,
-    realm: '',
-    correctSkew: false,
-    timeoutMs: timeoutS * 1000,
-    maxBytes: MAX_BODY,
-    ...(ctx.signal ? { signal: ctx.signal } : {}),
-  });
-  const read = async (path: string, optional: boolean): Promise<Uint8Array | undefined> => {
-    const url = new URL(path, base).href;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return (await reader.get(url)).body;
-      } catch (err) {
-        if (err instanceof OAuthReadError && err.status === 404) {
-          if (optional) return undefined;
-          throw fail(`${url} does not exist (404)`, err);
-        }
-        if (attempt >= retries || !(err instanceof OAuthReadError)) throw fail(`${url}: ${describeError(err)}`, err);
-        ctx.log.debug(`MAAS: ${err.message}; retrying in ${intervalMs / 1000} s`);
-        await abortableSleep(intervalMs, ctx.signal);
-      }
-    }
-  };
+/** A metadata URL that parses, else the error naming it. */
+export function checkUrl(base: string): void {
   try {
-    await read(`${MAAS_MD_VERSION}/meta-data/`, false);
-    const str = async (p: string, optional: boolean) => {
-      const b = await read(`${MAAS_MD_VERSION}/meta-data/${p}`, optional);
-      return b === undefined ? undefined : Buffer.from(b).toString('utf8');
-    };
-    const id = (await str('instance-id', false)) as string;
-    if (id.trim() === '') throw fail(`${base}: meta-data/instance-id is empty`);
-    const hostname = await str('local-hostname', true);
-    const keys = await str('public-keys', true);
-    const x509 = await str('x509', true);
-    const userData = await read(`${MAAS_MD_VERSION}/user-data`, true);
-    const metadata: Record<string, unknown> = { 'instance-id': id };
-    if (hostname !== undefined) metadata['local-hostname'] = hostname;
-    if (keys !== undefined) metadata['public-keys'] = keys;
-    const data: InstanceData = {
-      instanceId: id,
-      cloudName: 'maas',
-      platform: 'maas',
-      subplatform: `metadata (${base})`,
-      publicKeys: (keys ?? '').split(/\r\n|\r|\n/).filter((k) => k.trim() !== ''),
-      metadata,
-    };
-    if (hostname) data.localHostname = hostname;
-    const network = await curtinNetworkConfig(ctx);
-    if (network) data.networkConfig = { format: 'v1', config: network };
-    const certs = x509?.match(PEM_CERT);
-    if (certs && certs.length > 0) data.certificates = certs;
-    if (userData && userData.length > 0) data.userData = userData;
-    return data;
-  } finally {
-    await client.close();
+    new URL(base);
+  } catch {
+    throw fail(`metadata_url ${JSON.stringify(base)} is not a URL`);
   }
 }
 
@@ -299,20 +205,12 @@ export const maasSource: Datasource = {
     return onMaas(ctx);
   },
   async crawl(ctx: CrawlContext): Promise<InstanceData> {
-    const cloudbase = ctx.settings.cloudbase_init === true;
-    if (!cloudbase) {
-      // cloud-init reads the seed folder first; a malformed one is an error, not a fall-through.
-      const seeded = await readSeedDir(ctx);
-      if (seeded) return seeded;
-    }
-    const configured = text(ctx.settings, 'metadata_url');
-    const base = ctx.baseUrl ? (cloudbase ? `${ctx.baseUrl.replace(/\/+$/, '')}/` : ctx.baseUrl) : configured;
-    if (!base) throw fail(cloudbase ? 'MaaS metadata url not set ([maas] metadata_base_url)' : `no datasource.MAAS.metadata_url and nothing in ${MAAS_SEED_DIR}`);
-    try {
-      new URL(base);
-    } catch {
-      throw fail(`metadata_url ${JSON.stringify(base)} is not a URL`);
-    }
-    return cloudbase ? crawlCloudbaseInit(ctx, base) : crawlCloudInit(ctx, base);
+    // cloud-init reads the seed folder first; a malformed one is an error, not a fall-through.
+    const seeded = await readSeedDir(ctx);
+    if (seeded) return seeded;
+    const base = ctx.baseUrl || text(ctx.settings, 'metadata_url');
+    if (!base) throw fail(`no datasource.MAAS.metadata_url and nothing in ${MAAS_SEED_DIR}`);
+    checkUrl(base);
+    return crawlCloudInit(ctx, base);
   },
 };
