@@ -7,6 +7,7 @@ function dhcpServersInUse(adapters: () => NetAdapter[]): string[] {
   try {
     return adapters().filter((a) => a.dhcpv4 && a.dhcpServer).map((a) => a.dhcpServer as string);
   } catch {
+    // As the comment above says: the configured URL may still answer, so no adapters is not an error.
     return [];
   }
 }

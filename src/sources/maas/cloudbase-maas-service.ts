@@ -8,6 +8,7 @@ import type { CrawlContext, InstanceData } from '../datasource';
 import { sourceSettings } from '../settings';
 import { checkUrl, fail, intSetting, MAAS_MD_VERSION, MAX_BODY, text } from './maas';
 import { OAuthReadError, OAuthUrlReader } from './oauth-url-reader';
+import { describeError } from '../../util/errors';
 
 export function maasServiceSettings(conf: CloudbaseConf): ServiceSettings {
   const settings: Record<string, unknown> = {
@@ -36,7 +37,7 @@ async function curtinNetworkConfig(ctx: CrawlContext): Promise<Record<string, un
     try {
       parsed = JSON.parse(text);
     } catch (err) {
-      throw fail(`${path} is not JSON: ${err instanceof Error ? err.message : String(err)}`, err);
+      throw fail(`${path} is not JSON: ${describeError(err)}`, err);
     }
     const version = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>).version : undefined;
     if (version !== 1) throw fail(`Unsupported MAAS network metadata version: ${JSON.stringify(version)} (${path})`);
@@ -80,7 +81,7 @@ async function crawlMaasHttpService(ctx: CrawlContext, base: string): Promise<In
           if (optional) return undefined;
           throw fail(`${url} does not exist (404)`, err);
         }
-        if (attempt >= retries || !(err instanceof OAuthReadError)) throw fail(`${url}: ${err instanceof Error ? err.message : String(err)}`, err);
+        if (attempt >= retries || !(err instanceof OAuthReadError)) throw fail(`${url}: ${describeError(err)}`, err);
         ctx.log.debug(`MAAS: ${err.message}; retrying in ${intervalMs / 1000} s`);
         await abortableSleep(intervalMs, ctx.signal);
       }
