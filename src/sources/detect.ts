@@ -66,6 +66,9 @@ function startingList(ctx: DetectContext): { names: string[]; forced: boolean; f
   return { names: DATASOURCES.map((d) => d.name), forced: false, from: 'built-in order' };
 }
 
+/** A check this long is named in the log (with its time). */
+const SLOW_CHECK_MS = 50;
+
 export async function detectSources(ctx: DetectContext, sources: readonly Datasource[] = DATASOURCES): Promise<DetectionResult> {
   const { names, forced, from } = startingList(ctx);
   const listed: Datasource[] = [];
@@ -83,6 +86,7 @@ export async function detectSources(ctx: DetectContext, sources: readonly Dataso
     ctx.log.debug(`ds-identify: ${reason} -> ${listed.map((d) => d.name).join(', ')}`);
     return { candidates: [...real, ...none], reason, considered, checks: [] };
   }
+  ctx.log.debug(`ds-identify: checking ${real.length} sources (${from})`);
   const checks = await Promise.all(
     real.map(async (ds) => {
       const t = monotonicMs();
@@ -97,6 +101,9 @@ export async function detectSources(ctx: DetectContext, sources: readonly Dataso
     }),
   );
   const candidates = [...real.filter((_, i) => checks[i]?.found), ...none];
+  // The checks run side by side; the slow ones say where a slow search's time went.
+  const slow = checks.filter((c) => c.ms >= SLOW_CHECK_MS).sort((a, b) => b.ms - a.ms);
+  if (slow.length > 0) ctx.log.debug(`ds-identify: checks that took ${SLOW_CHECK_MS} ms or more: ${slow.map((c) => `${c.name} ${Math.round(c.ms)} ms`).join(', ')}`);
   ctx.log.debug(`ds-identify: ${checks.map((c) => `${c.name}=${c.found ? 'found' : 'not-found'}`).join(' ')} -> ${candidates.map((d) => d.name).join(', ') || 'none (disabled)'}`);
   return { candidates, reason: 'detected', considered, checks };
 }

@@ -6,11 +6,12 @@ import type { ConsoleLine } from './qemu-boot';
 const TAG = 'STAGELOG ';
 
 /**
- * The shell lines a probe runs after the final stage to print init-local's part of /var/log/cloud-init.log, one
- * tagged line each (needs the probe's `say`).
+ * The shell lines a probe runs after the final stage to print init-local's part of /var/log/cloud-init.log (from
+ * its banner or its start event to its finish event), one tagged line each (needs the probe's `say`).
  */
 export const STAGE_LOG_PROBE_SHELL = [
-  "awk '/running .init-local. at/ {p=1} /running .init. at/ {p=0} p' /var/log/cloud-init.log | while IFS= read -r l; do",
+  "awk '/running .init-local. at|start: init-local: / {p=1} p {print} /finish: init-local: / {exit}' /var/log/cloud-init.log |",
+  'while IFS= read -r l; do',
   `  say "${TAG}$l"`,
   'done',
 ].join('\n');
