@@ -3,35 +3,44 @@ import { posix } from 'node:path';
 import type { ConfigMap } from '../config/parse-yaml-config';
 import { mergeSystemConfig } from '../config/merge-system-config';
 import type { DistroInfo } from '../platform/linux/distro/distro-info';
-import type { Frequency, Module, ModuleContext, ModuleStage } from '../modules/module';
+import type { Frequency, Module, ModuleStage } from '../modules/module';
 import type { Platform } from '../platform/platform';
-import type { HostKey, InstanceData } from '../sources/datasource';
+import type { InstanceData } from '../sources/datasource';
 import { sourceSettings } from '../sources/settings';
 import { bootNetworkEvent } from '../sources/update-events';
 import { describeError, KilnError } from '../util/errors';
 import type { Log, Logger } from '../util/log';
 import { detectDistro } from '../platform/linux/distro/detect-distro';
-import { cfgBool } from '../modules/support/config-values';
 import { EventLog, type EventSink } from './event-log';
 import { describeSource } from './describe-source';
-import { initNeedsNetwork } from './network-wait';
-import { writeNetworkConfigJson } from './network-config-json';
-import { addSystemInfoToInstanceData, writeCombinedCloudConfig } from './combined-cloud-config';
+import { addSystemInfoToInstanceData } from './combined-cloud-config';
 import { locateDatasource } from './locate-datasource';
-import { restoreInstance } from './instance-cache';
-import { buildInstanceData, writeInstanceData } from './instance-data';
+import { restoreCachedSource } from './cached-source';
+import { consumeData } from './consume-data';
+import { writeInstanceData } from './instance-data';
+import { prepareInitModulesEarly, setHostnameEarly, type InitLocalModulesInput } from './init-local-modules';
 import { initCloudDirs, instancify, NO_PREVIOUS_INSTANCE_ID, previousInstanceId } from './instance-files';
-import { emptyProcessedPart, formatProcessedMessage, type ProcessedPart } from '../userdata/processed-message';
 import { validateUserCloudConfig } from './validate-user-cloud-config';
-import { formatCloudConfigFile, mergeCloudConfig, parseCloudConfigFile, vendorDataEnabled } from './merge-cloud-config';
+import { mergedFromDisk } from './merged-from-disk';
 import { attemptCmdlineUrl } from './cmdline-url';
-import { canonicalModuleName, readModuleList } from './module-list';
+import { canonicalModuleName } from './module-list';
 import { loadRunConfig, readKernelCmdline, type RunConfig } from './run-config';
-import { makeModuleContext, prepareModules, releaseModules, runModules } from './run-modules';
-import { markRun, semaphorePath } from './semaphores';
+import { releaseModules, runModules, type ModuleRunInput } from './run-modules';
+import { semaphorePath } from './semaphores';
+import { markNetworkUnneeded } from './skip-network';
+import { applyStageNetwork, type StageNetworkOutcome } from './stage-network';
 import type { FoundSource, RunnerDeps } from './runner-deps';
 import type { StageSync } from './stage-sync';
-import { emptyStatus, mergeRecoverable, readStatusFile, writeResultFile, writeStatusFile, type StageName, type StageRecord, type StatusFile } from './status-file';
+import {
+  emptyStatus,
+  mergeRecoverable,
+  readStatusFile,
+  writeResultFile,
+  writeStatusFile,
+  type StageName,
+  type StageRecord,
+  type StatusFile,
+} from './status-file';
 
 export interface StageRunnerOptions {
   platform: Platform;
@@ -55,8 +64,27 @@ class StageFailure extends KilnError {
   override readonly name = 'StageFailure';
 }
 
-const EVENT_NAME: Record<StageName, string> = { 'init-local': 'init-local', init: 'init-network', 'modules-config': 'modules-config', 'modules-final': 'modules-final' };
-const MODULE_STAGE: Record<StageName, ModuleStage | undefined> = { 'init-local': undefined, init: 'init', 'modules-config': 'config', 'modules-final': 'final' };
+/**
+ * How this process runs its stage: alone (one stage unit), or with the other three after it ('all-stages': back
+ * to back; 'all-stages-synced': each waits for its stage unit, so the distro's networking ran after init-local).
+ */
+type ProcessMode = 'one-stage' | 'all-stages' | 'all-stages-synced';
+
+const EVENT_NAME: Record<StageName, string> = {
+  'init-local': 'init-local',
+  init: 'init-network',
+  'modules-config': 'modules-config',
+  'modules-final': 'modules-final',
+};
+const MODULE_STAGE: Record<StageName, ModuleStage | undefined> = {
+  'init-local': undefined,
+  init: 'init',
+  'modules-config': 'config',
+  'modules-final': 'final',
+};
+
+/** A time as cloud-init writes it into its banner and boot-finished. */
+const cloudInitTime = (date: Date): string => date.toUTCString().replace('GMT', '+0000');
 
 /** One process's view of the boot: config, distro and the instance are read once and shared by its stages. */
 export class StageRunner {
@@ -66,17 +94,12 @@ export class StageRunner {
   private readonly now: () => Date;
   private runConfig: RunConfig | undefined;
   private distro: DistroInfo | undefined;
+  /** The instance a stage of this process found or restored: where the next stage starts. */
   private found: FoundSource | undefined;
-  /** Set by runAllStages: work started in one stage is still there for the next. */
-  private allInOneProcess = false;
-  /** --all-stages synchronised with the stage units: the distro's networking ran between init-local and init. */
-  private stageUnitsBetween = false;
+  /** The init stage's merged cloud-config, for the module stages after it in this process. */
   private merged: ConfigMap | undefined;
-  /** combined-cloud-config.json as the init stage wrote it (its system_info and features go into the sensitive instance data). */
-  private combined: ConfigMap | undefined;
-  private networkApplied = false;
-  /** Whether init-local wrote network config this boot (in one process: config no networking service has read yet). */
-  private localNetworkWritten = false;
+  /** What init-local's network step did this boot (in one process: config no networking service has read yet). */
+  private localNetwork: StageNetworkOutcome | undefined;
   private events: EventLog | undefined;
   private reportingHandlers: Promise<EventSink | undefined> | undefined;
 
@@ -90,8 +113,9 @@ export class StageRunner {
   /** The system config in effect (loaded once per process). */
   async config(): Promise<RunConfig> {
     if (!this.runConfig) {
-      const cmdline = this.deps.kernelCmdline ? await this.deps.kernelCmdline() : await readKernelCmdline(this.platform);
-      const rc = await loadRunConfig(this.platform, this.deps.embeddedConfig, cmdline);
+      const deps = this.deps;
+      const cmdline = deps.kernelCmdline ? await deps.kernelCmdline() : await readKernelCmdline(this.platform);
+      const rc = await loadRunConfig(this.platform, deps.embeddedConfig, cmdline);
       if (this.opts.extraConfig) rc.config = mergeSystemConfig(rc.config, this.opts.extraConfig);
       this.runConfig = rc;
       this.log.debug(`config layers: ${rc.sources.join(', ')}`);
@@ -101,14 +125,16 @@ export class StageRunner {
 
   /**
    * cloud-init's attempt_cmdline_url, run before each init stage reads its config: a `cloud-config-url=` on the
-   * kernel command line becomes cloud.cfg.d/91_kernel_cmdline_url.cfg, and the config is read again when it was written.
+   * kernel command line becomes cloud.cfg.d/91_kernel_cmdline_url.cfg, and the config is read again when it was
+   * written.
    */
   private async kernelCmdlineUrl(rc: RunConfig, network: boolean): Promise<RunConfig> {
     const env = this.deps.env ?? process.env;
-    const out = await attemptCmdlineUrl({ platform: this.platform, log: this.log, cmdline: rc.kernelCmdline, network, env });
-    if (out.level === 'WARNING') this.log.warn(out.message);
-    else if (out.level === 'INFO') this.log.info(out.message);
-    else this.log.debug(out.message);
+    const log = this.log;
+    const out = await attemptCmdlineUrl({ platform: this.platform, log, cmdline: rc.kernelCmdline, network, env });
+    if (out.level === 'WARNING') log.warn(out.message);
+    else if (out.level === 'INFO') log.info(out.message);
+    else log.debug(out.message);
     if (!out.wrote) return rc;
     this.runConfig = undefined;
     this.distro = undefined;
@@ -127,10 +153,13 @@ export class StageRunner {
 
   /**
    * The reporting handlers of the system config beyond the log: the hyperv one (KVP), made once per process as
-   * cloud-init's registry; none where the platform tells the host nothing (a dry run: the pool file is the host's telemetry).
+   * cloud-init's registry; none where the platform tells the host nothing (a dry run: the pool file is the host's
+   * telemetry).
    */
   private reportingSink(rc: RunConfig): Promise<EventSink | undefined> {
-    this.reportingHandlers ??= this.deps.reportingHandlers?.(this.platform, rc.config, this.opts.logger.for('handlers.py')) ?? Promise.resolve(undefined);
+    this.reportingHandlers ??=
+      this.deps.reportingHandlers?.(this.platform, rc.config, this.opts.logger.for('handlers.py')) ??
+      Promise.resolve(undefined);
     return this.reportingHandlers;
   }
 
@@ -152,20 +181,19 @@ export class StageRunner {
    * waits for its own. Without SYNC (no systemd to start the units), the stages run back to back.
    */
   async runAllStages(sync?: StageSync): Promise<StageOutcome[]> {
-    this.allInOneProcess = true;
-    this.stageUnitsBetween = sync !== undefined;
+    const mode: ProcessMode = sync ? 'all-stages-synced' : 'all-stages';
     const out: StageOutcome[] = [];
     try {
       for (const stage of ['init-local', 'init', 'modules-config', 'modules-final'] as StageName[]) {
         if (!sync) {
-          const o = await this.runStage(stage);
+          const o = await this.runStageIn(stage, mode);
           out.push(o);
           if (o.disabled) break;
           continue;
         }
         await sync.waitForStart(stage);
         try {
-          const o = await this.runStage(stage);
+          const o = await this.runStageIn(stage, mode);
           out.push(o);
           // cloud-init's status_wrapper: a stage exits with the number of its errors.
           sync.finish(stage, o.errors.length || (o.failed ? 1 : 0));
@@ -180,7 +208,12 @@ export class StageRunner {
     return out;
   }
 
-  async runStage(stage: StageName): Promise<StageOutcome> {
+  /** One stage, as its own stage unit runs it. */
+  runStage(stage: StageName): Promise<StageOutcome> {
+    return this.runStageIn(stage, 'one-stage');
+  }
+
+  private async runStageIn(stage: StageName, mode: ProcessMode): Promise<StageOutcome> {
     let rc = await this.config();
     if (rc.disabledBy) {
       this.log.info(`cloud-init is disabled (${rc.disabledBy}); stage ${stage} not run`);
@@ -196,7 +229,8 @@ export class StageRunner {
       await p.remove(rc.paths.resultFile);
       await p.remove(rc.paths.resultDataFile);
     }
-    const record: StageRecord = { start: this.now().getTime() / 1000, finished: null, errors: [], recoverable_errors: {} };
+    const start = this.now().getTime() / 1000;
+    const record: StageRecord = { start, finished: null, errors: [], recoverable_errors: {} };
     status.v1[stage] = record;
     status.v1.stage = stage;
     await writeStatusFile(p, rc.paths, status);
@@ -205,15 +239,18 @@ export class StageRunner {
     // cloud-init reads the reporting config only inside the stage, after its start event went to the log alone:
     // KVP sees the stage's finish and everything between, never its start.
     events.attach(await this.reportingSink(rc));
-    const banner = `Cloud-init v. ${this.deps.version} (kiln) running '${stage === 'init' ? 'init' : stage.replace('modules-', 'modules:')}' at ${this.now().toUTCString().replace('GMT', '+0000')}. Up ${(await this.uptime()).toFixed(2)} seconds.\n`;
+    const bannerName = stage === 'init' ? 'init' : stage.replace('modules-', 'modules:');
+    const at = cloudInitTime(this.now());
+    const up = (await this.uptime()).toFixed(2);
+    const banner = `Cloud-init v. ${this.deps.version} (kiln) running '${bannerName}' at ${at}. Up ${up} seconds.\n`;
     this.opts.print?.(banner);
     await this.output(banner);
     // Every WARNING and ERROR logged while the stage runs is one of its recoverable errors, as in cloud-init.
     const capture = this.opts.logger.capture();
     let failed = false;
     try {
-      if (stage === 'init-local') await this.localBody(rc);
-      else if (stage === 'init') await this.networkBody(rc, record, status);
+      if (stage === 'init-local') await this.localBody(rc, mode);
+      else if (stage === 'init') await this.networkBody(rc, record, status, mode);
       else await this.modulesBody(rc, record, stage);
     } catch (err) {
       const why = describeError(err);
@@ -224,32 +261,28 @@ export class StageRunner {
     mergeRecoverable(record.recoverable_errors, capture.stop());
     record.finished = this.now().getTime() / 1000;
     status.v1.stage = null;
-    if (this.found) status.v1.datasource = describeSource(this.found.source.name, this.found.data, this.found.stage);
+    const found = this.found;
+    if (found) status.v1.datasource = describeSource(found.source.name, found.data, found.stage);
     await writeStatusFile(p, rc.paths, status);
     if (stage === 'modules-final') await writeResultFile(p, rc.paths, status);
     const degraded = record.errors.length > 0 || Object.values(record.recoverable_errors).some((l) => l.length > 0);
-    events.finish(EVENT_NAME[stage], failed ? 'FAIL' : degraded ? 'WARN' : 'SUCCESS', `${stage} ${failed ? 'failed' : 'finished'}`);
+    const result = failed ? 'FAIL' : degraded ? 'WARN' : 'SUCCESS';
+    events.finish(EVENT_NAME[stage], result, `${stage} ${failed ? 'failed' : 'finished'}`);
     await events.flush();
     // The next stage is another process for cloud-init, with its handlers registered after its own start event.
     events.attach(undefined);
     return { stage, disabled: false, errors: record.errors, failed };
   }
 
-  /** Logs a problem that did not stop the stage; the stage's log capture makes it a recoverable error. */
-  private recover(level: 'WARNING' | 'ERROR', message: string): void {
-    if (level === 'WARNING') this.log.warn(message);
-    else this.log.error(message);
-  }
-
-  private async localBody(rc: RunConfig): Promise<void> {
+  private async localBody(rc: RunConfig, mode: ProcessMode): Promise<void> {
     const p = this.platform;
     const marker = posix.join(rc.paths.instanceLink, 'manual-clean');
-    const trust = rc.config.manual_cache_clean === true || (await p.exists(marker));
-    if (trust) {
-      this.log.debug(`manual cache clean ${rc.config.manual_cache_clean === true ? 'set in config' : `marker found: ${marker}`}; trusting the cached instance`);
-      const cached = await restoreInstance(p, rc.paths.instanceLink);
-      const source = cached && this.deps.sources.find((s) => s.name === cached.source);
-      if (cached && source) this.found = { source, data: cached.data, ...(cached.stage ? { stage: cached.stage } : {}) };
+    const cleanInConfig = rc.config.manual_cache_clean === true;
+    if (cleanInConfig || (await p.exists(marker))) {
+      const why = cleanInConfig ? 'set in config' : `marker found: ${marker}`;
+      this.log.debug(`manual cache clean ${why}; trusting the cached instance`);
+      const cached = await this.restoreCached(rc);
+      if (cached) this.found = cached;
     } else {
       await p.remove(posix.join(rc.paths.instanceLink, 'boot-finished'));
       await p.remove(rc.paths.instanceLink);
@@ -257,114 +290,33 @@ export class StageRunner {
     if (!this.found) {
       // A root no instance has booted in yet (an image's first boot): whatever source is found, its instance is
       // new, so the init stage's slow work may start now, from the system config, while the sources are searched.
-      if (this.allInOneProcess && (await previousInstanceId(p, rc.paths)) === NO_PREVIOUS_INSTANCE_ID) await this.prepareInitModulesEarly(rc, undefined);
+      const firstBoot = async () => (await previousInstanceId(p, rc.paths)) === NO_PREVIOUS_INSTANCE_ID;
+      if (mode !== 'one-stage' && (await firstBoot())) {
+        prepareInitModulesEarly(await this.initLocalModules(rc), undefined);
+      }
       const outcome = await this.locate(rc, 'local', false);
-      // A source that was detected but failed is already logged at WARNING (find-source), so it is a recoverable error.
+      // A source that was detected but failed is already logged at WARNING (find-source): a recoverable error.
       this.found = outcome.found && { ...outcome.found, stage: 'local' };
     }
-    if (!this.found) {
+    const found = this.found;
+    if (!found) {
       this.log.debug('No local datasource found');
-      await this.applyNetwork(undefined, 'local');
+      this.localNetwork = await this.applyNetwork(rc, undefined, 'local');
       return;
     }
-    this.opts.logger.redactor.add(this.found.data.adminPassword);
-    const { isNew } = await instancify(p, rc.paths, this.found.source.name, this.found.data, this.found.stage);
-    if (rc.config.manual_cache_clean === true) await p.writeFile(marker, '');
-    if (isNew && this.allInOneProcess) await this.prepareInitModulesEarly(rc, this.found.data);
-    if (isNew || (await this.networkUpdateEvent(rc))) await this.applyNetwork(this.found.data, 'local');
-    await this.writeInstanceData(rc, rc.config);
-    await this.setHostnameEarly(rc);
-    await this.markNetworkUnneeded(rc, this.found.data);
-  }
-
-  /**
-   * 25.1 (MANUAL_NETWORK_WAIT) judges in init-local whether the init stage needs the network and, when it does not,
-   * leaves /run/cloud-init/.skip-network so that the init stage waits for none.
-   */
-  private async markNetworkUnneeded(rc: RunConfig, data: InstanceData): Promise<void> {
-    const need = initNeedsNetwork(data.userData, data.vendorData, data.vendorData2);
-    if (need.wait) {
-      this.log.debug(`Network connectivity determined necessary for cloud-init's network stage. Reason: ${need.reason}`);
-      return;
+    this.opts.logger.redactor.add(found.data.adminPassword);
+    const { isNew } = await instancify(p, rc.paths, found.source.name, found.data, found.stage);
+    if (cleanInConfig) await p.writeFile(marker, '');
+    if (isNew && mode !== 'one-stage') prepareInitModulesEarly(await this.initLocalModules(rc), found.data);
+    if (isNew || (await this.networkUpdateEvent(rc, found))) {
+      this.localNetwork = await this.applyNetwork(rc, found.data, 'local');
     }
-    this.log.debug(`Network connectivity determined unnecessary for cloud-init's network stage. Reason: ${need.reason}`);
-    await this.platform.writeFile(posix.join(rc.paths.runDir, '.skip-network'), '', { mode: 0o644 });
+    await this.writeInstanceDataFiles(rc, found, rc.config);
+    await setHostnameEarly(await this.initLocalModules(rc), found, this.log);
+    await markNetworkUnneeded(p, this.log, rc.paths.runDir, found.data);
   }
 
-  /**
-   * cloud-init already sets the hostname from meta-data in init-local, before user data is read (so DHCP and
-   * logs see it), with the system and datasource config and the instance's cloud-config files a previous boot
-   * wrote (its config merger reads them: on a later boot the user's `hostname:` wins here too, and the per-
-   * instance set_hostname does not run again to put it back); a failure is logged and left to the init
-   * stage's set_hostname, which runs again with the whole config.
-   */
-  private async setHostnameEarly(rc: RunConfig): Promise<void> {
-    const mod = this.deps.modules.find((m) => m.name === 'set_hostname');
-    const data = this.found?.data;
-    if (!mod || !data || !this.found) return;
-    const { ctx } = await this.initLocalModuleContext(rc, data, 'main.py');
-    const cfg = await this.mergedFromDisk(rc, this.found);
-    if (!data.localHostname && cfg.hostname === undefined && cfg.fqdn === undefined) return;
-    try {
-      await mod.run(ctx, cfg);
-    } catch (err) {
-      this.log.debug(`Failed setting hostname in init-local stage. Will retry in init-network stage. Error: ${describeError(err)}.`);
-    }
-  }
-
-  /**
-   * --all-stages, first boot of an instance: the init stage's modules may start their slow work (host keys) as
-   * soon as the instance is known to be new, from the config known so far (system, then datasource, not yet
-   * user data). The init stage calls prepare() again with the final config; work already under way is reused,
-   * and work the final config does not need is dropped unused.
-   */
-  private async prepareInitModulesEarly(rc: RunConfig, data: InstanceData | undefined): Promise<void> {
-    const { cfg, ctx } = await this.initLocalModuleContext(rc, data, 'modules.py');
-    const modules = readModuleList(cfg, 'init').flatMap((entry) => this.deps.modules.filter((m) => m.name === entry.name));
-    prepareModules(modules, ctx, cfg, ctx.log);
-  }
-
-  /** What a module sees in init-local: the system and datasource config (user data is not read yet). */
-  private async initLocalModuleContext(rc: RunConfig, data: InstanceData | undefined, logName: string): Promise<{ cfg: ConfigMap; ctx: ModuleContext }> {
-    const cfg = mergeSystemConfig(rc.config, (data?.sourceConfig ?? {}) as ConfigMap);
-    const input = { platform: this.platform, log: this.opts.logger.for(logName), distro: await this.distroInfo(), instance: data, paths: rc.paths, output: (t: string) => this.output(t) };
-    return { cfg, ctx: makeModuleContext(input, rc.paths.instanceDir(data?.instanceId ?? 'iid-datasource-none'), () => undefined) };
-  }
-
-  /** ds-identify over the deps' sources, then the crawl for STAGE. */
-  private async locate(rc: RunConfig, stage: 'local' | 'network', localAlreadyTried: boolean) {
-    const log = this.opts.logger.for('sources.py');
-    const network = stage === 'local' ? this.deps.ephemeralNetwork?.(log) : undefined;
-    const input = { stage, platform: this.platform, log, config: rc.config, kernelCmdline: rc.kernelCmdline, finder: this.deps.finder, localAlreadyTried, events: this.eventLog(rc), ...(network ? { network } : {}) };
-    return locateDatasource(input, this.deps.env ?? process.env, this.deps.sources);
-  }
-
-  private async applyNetwork(instance: InstanceData | undefined, stage: 'local' | 'network'): Promise<void> {
-    const rc = await this.config();
-    const net = rc.config.network as Record<string, unknown> | undefined;
-    if (net && net.config === 'disabled') {
-      this.log.info('network config is disabled by network: {config: disabled}');
-      return;
-    }
-    try {
-      // cloud-init's _should_bring_up_interfaces: the network stage brings up what it renders; init-local leaves that
-      // to the distro's networking, which starts after it and reads the files.
-      const bringUp = stage === 'network' && !cfgBool(rc.config, 'disable_network_activation', false);
-      const out = await this.deps.selectAndRenderNetwork({ platform: this.platform, log: this.opts.logger.for('stages.py'), instance, config: rc.config, distro: await this.distroInfo(), stage, kernelCmdline: rc.kernelCmdline, bringUp });
-      if (instance) this.networkApplied = true;
-      if (instance && out.config) await writeNetworkConfigJson(this.platform, rc.paths, out.config);
-      if (stage === 'local' && out.written.length) this.localNetworkWritten = true;
-      if (out.written.length) {
-        this.log.info(`network config written: ${out.written.join(', ')}`);
-        // cloud-init takes this per-boot semaphore (in the run dir) when it applies a network config.
-        await markRun(this.platform, posix.join(rc.paths.runDir, 'sem', 'apply_network_config.once'), new Date());
-      }
-    } catch (err) {
-      this.recover('ERROR', `applying network config failed: ${describeError(err)}`);
-    }
-  }
-
-  private async networkBody(rc: RunConfig, record: StageRecord, status: StatusFile): Promise<void> {
+  private async networkBody(rc: RunConfig, record: StageRecord, status: StatusFile, mode: ProcessMode): Promise<void> {
     const p = this.platform;
     if (this.deps.networkInfo) {
       // cloud-init writes the device and route tables to the console before it looks for the instance.
@@ -372,17 +324,14 @@ export class StageRunner {
       this.opts.print?.(info);
       await this.output(info);
     }
-    if (!this.found) {
-      const cached = await restoreInstance(p, rc.paths.instanceLink);
-      const source = cached && this.deps.sources.find((s) => s.name === cached.source);
-      if (cached && source) this.found = { source, data: cached.data, ...(cached.stage ? { stage: cached.stage } : {}) };
-    }
-    if (this.allInOneProcess && !this.stageUnitsBetween && this.localNetworkWritten) {
+    this.found ??= await this.restoreCached(rc);
+    let networkApplied = this.localNetwork?.appliedForInstance ?? false;
+    if (mode === 'all-stages' && this.localNetwork?.localWritten) {
       // Under systemd, the stage units keep the distro's networking between init-local and this stage, and it brings
       // up what init-local wrote. Run back to back without them, nothing did: this stage brings it up first, so that
       // network sources and the modules have a network.
-      this.localNetworkWritten = false;
-      await this.applyNetwork(this.found?.data, 'network');
+      this.localNetwork = { ...this.localNetwork, localWritten: false };
+      if ((await this.applyNetwork(rc, this.found?.data, 'network')).appliedForInstance) networkApplied = true;
     }
     if (!this.found) {
       // Without a local stage this boot, local sources are still worth a look before the network ones.
@@ -390,179 +339,224 @@ export class StageRunner {
       this.found = outcome.found && { ...outcome.found, stage: 'network' };
       if (!this.found) {
         // As cloud-init: without a source the network stage still applies (and brings up) the fallback config.
-        await this.applyNetwork(undefined, 'network');
-        throw new StageFailure(`No instance datasource found (tried ${outcome.tried.join(', ') || 'none'}); check datasource_list in /etc/cloud/cloud.cfg(.d) and the seed`);
+        await this.applyNetwork(rc, undefined, 'network');
+        const tried = outcome.tried.join(', ') || 'none';
+        const check = 'check datasource_list in /etc/cloud/cloud.cfg(.d) and the seed';
+        throw new StageFailure(`No instance datasource found (tried ${tried}); ${check}`);
       }
     }
-    this.opts.logger.redactor.add(this.found.data.adminPassword);
-    const { isNew } = await instancify(p, rc.paths, this.found.source.name, this.found.data, this.found.stage);
-    if (isNew ? !this.networkApplied : await this.networkUpdateEvent(rc)) await this.applyNetwork(this.found.data, 'network');
-    await this.setupSource(rc, isNew);
-    this.merged = await this.consumeData(rc, record, this.found);
-    const cloudConfigText = await p.readTextIfExists(posix.join(rc.paths.instanceDir(this.found.data.instanceId), 'cloud-config.txt'));
-    await validateUserCloudConfig(cloudConfigText ?? '', this.opts.logger.for('schema.py'));
-    await this.writeInstanceData(rc, this.merged);
-    if (this.combined) await addSystemInfoToInstanceData(p, rc.paths, this.combined, this.log);
-    const activate = this.found.source.activate;
-    if (activate) {
-      const iid = this.found.data.instanceId;
-      const rerunModule = (name: string) => p.remove(semaphorePath(rc.paths, iid, name, 'once-per-instance') as string);
-      await activate.call(this.found.source, { platform: p, log: this.opts.logger.for('activate'), distroName: (await this.distroInfo()).name, isNewInstance: isNew, rerunModule, systemConfig: rc.config }, this.found.data);
-    }
-    await this.runModuleSection(rc, record, 'init', this.merged);
+    const located = this.found;
+    this.opts.logger.redactor.add(located.data.adminPassword);
+    const { isNew } = await instancify(p, rc.paths, located.source.name, located.data, located.stage);
+    const renderAgain = isNew ? !networkApplied : await this.networkUpdateEvent(rc, located);
+    if (renderAgain) await this.applyNetwork(rc, located.data, 'network');
+    const found = await this.setupSource(rc, located, isNew);
+    this.found = found;
+    const consumed = await consumeData({
+      platform: p,
+      log: this.log,
+      userDataLog: this.opts.logger.for('user_data.py'),
+      paths: rc.paths,
+      config: rc.config,
+      found,
+      distro: await this.distroInfo(),
+      deps: this.deps,
+      now: this.now,
+      errors: record.errors,
+    });
+    this.merged = consumed.merged;
+    const cloudConfigFile = posix.join(rc.paths.instanceDir(found.data.instanceId), 'cloud-config.txt');
+    await validateUserCloudConfig((await p.readTextIfExists(cloudConfigFile)) ?? '', this.opts.logger.for('schema.py'));
+    await this.writeInstanceDataFiles(rc, found, consumed.merged);
+    await addSystemInfoToInstanceData(p, rc.paths, consumed.combined, this.log);
+    await this.activateSource(rc, found, isNew);
+    await this.runModuleSection(rc, record, found, consumed.merged, 'init');
   }
 
-  /** Processes user data, vendor data and vendor_data2; writes what each contributes and the merged result. */
-  private async consumeData(rc: RunConfig, record: StageRecord, found: FoundSource): Promise<ConfigMap> {
-    const p = this.platform;
-    const dir = rc.paths.instanceDir(found.data.instanceId);
-    const instanceData = buildInstanceData({ instance: found.data, distro: await this.distroInfo(), mergedConfig: rc.config, systemConfig: rc.config });
-    const processed: Partial<Record<'user' | 'vendor' | 'vendor2', ProcessedPart[]>> = {};
-    const cloudConfigParts: Partial<Record<'user' | 'vendor' | 'vendor2', string[]>> = {};
-    const process = async (kind: 'user' | 'vendor' | 'vendor2', raw: Uint8Array | undefined, onlyProcess = false): Promise<ConfigMap | undefined> => {
-      if (!raw || raw.length === 0) return undefined;
-      try {
-        const out = await this.deps.processUserData({ kind, onlyProcess, raw, instance: found.data, platform: p, log: this.opts.logger.for('user_data.py'), paths: rc.paths, instanceDir: dir, config: rc.config, instanceData });
-        for (const w of out.warnings ?? []) this.recover('WARNING', w);
-        if (out.processed) processed[kind] = out.processed;
-        if (out.cloudConfigParts) cloudConfigParts[kind] = out.cloudConfigParts;
-        return out.cloudConfig;
-      } catch (err) {
-        const why = `processing ${kind === 'user' ? 'user data' : kind === 'vendor' ? 'vendor data' : 'vendor_data2'} failed: ${describeError(err)}`;
-        this.log.error(why);
-        record.errors.push(why);
-        return undefined;
-      }
+  private async modulesBody(rc: RunConfig, record: StageRecord, stage: StageName): Promise<void> {
+    const { found, merged } = await this.restoreForModules(rc);
+    await this.runModuleSection(rc, record, found, merged, MODULE_STAGE[stage] as ModuleStage);
+    if (stage === 'modules-final') {
+      const up = (await this.uptime()).toFixed(2);
+      const finished = `${up} - ${cloudInitTime(this.now())} - v. ${this.deps.version}\n`;
+      await this.platform.writeFile(posix.join(rc.paths.instanceLink, 'boot-finished'), finished);
+    }
+  }
+
+  /** The instance a previous stage or boot cached, with its source; undefined when there is none. */
+  private restoreCached(rc: RunConfig): Promise<FoundSource | undefined> {
+    return restoreCachedSource(this.platform, rc.paths.instanceLink, this.deps.sources);
+  }
+
+  /** ds-identify over the deps' sources, then the crawl for STAGE. */
+  private async locate(rc: RunConfig, stage: 'local' | 'network', localAlreadyTried: boolean) {
+    const log = this.opts.logger.for('sources.py');
+    const network = stage === 'local' ? this.deps.ephemeralNetwork?.(log) : undefined;
+    const input = {
+      stage,
+      platform: this.platform,
+      log,
+      config: rc.config,
+      kernelCmdline: rc.kernelCmdline,
+      finder: this.deps.finder,
+      localAlreadyTried,
+      events: this.eventLog(rc),
+      ...(network ? { network } : {}),
     };
-    const user = await process('user', found.data.userData);
-    let vendor: ConfigMap | undefined;
-    let vendor2: ConfigMap | undefined;
-    if (vendorDataEnabled(rc.config, user)) {
-      vendor = await process('vendor', found.data.vendorData);
-      vendor2 = await process('vendor2', found.data.vendorData2);
-    } else {
-      // cloud-init still processes and stores vendor data it will not use (vendor-data.txt.i).
-      await process('vendor', found.data.vendorData, true);
-      await process('vendor2', found.data.vendorData2, true);
-      if (found.data.vendorData?.length) this.log.info('vendor data is disabled by vendor_data: {enabled: false}; not used');
-    }
-    // cloud-init stores every blob processed (even empty, even vendor data it will not use) as <name>.txt.i.
-    const blobs = [['user', 'user-data', found.data.userData], ['vendor', 'vendor-data', found.data.vendorData], ['vendor2', 'vendor-data2', found.data.vendorData2]] as const;
-    for (const [kind, name, raw] of blobs) {
-      const parts = raw && raw.length > 0 ? processed[kind] : undefined;
-      await p.writeFile(posix.join(dir, `${name}.txt.i`), formatProcessedMessage(parts ?? [emptyProcessedPart()]), { mode: 0o600 });
-    }
-    // cloud-config.txt always; the vendor ones only for vendor data that is given and enabled (as cloud-init).
-    await p.writeFile(posix.join(dir, 'cloud-config.txt'), formatCloudConfigFile(user, cloudConfigParts.user ?? []), { mode: 0o600 });
-    const vendorOn = vendorDataEnabled(rc.config, user);
-    for (const [name, kind, cfg, raw] of [['vendor-cloud-config.txt', 'vendor', vendor, found.data.vendorData], ['vendor2-cloud-config.txt', 'vendor2', vendor2, found.data.vendorData2]] as const) {
-      if (vendorOn && raw && raw.length > 0) await p.writeFile(posix.join(dir, name), formatCloudConfigFile(cfg, cloudConfigParts[kind] ?? []), { mode: 0o600 });
-      else await p.remove(posix.join(dir, name));
-    }
-    // cloud-init takes the consume_data semaphore when it first consumes an instance's data.
-    await markRun(p, posix.join(rc.paths.instanceSemDir(found.data.instanceId), 'consume_data'), this.now());
-    const merged = mergeCloudConfig({ system: rc.config, datasource: found.data.sourceConfig, vendor, vendor2, user });
-    this.combined = await writeCombinedCloudConfig(p, rc.paths, merged);
-    return merged;
+    return locateDatasource(input, this.deps.env ?? process.env, this.deps.sources);
+  }
+
+  /** The stage's network step, for INSTANCE or (without one) the fallback config; a failure is a recoverable error. */
+  private applyNetwork(
+    rc: RunConfig,
+    instance: InstanceData | undefined,
+    stage: 'local' | 'network',
+  ): Promise<StageNetworkOutcome> {
+    return applyStageNetwork({
+      platform: this.platform,
+      log: this.log,
+      renderLog: this.opts.logger.for('stages.py'),
+      rc,
+      distro: () => this.distroInfo(),
+      deps: this.deps,
+      instance,
+      stage,
+    });
   }
 
   /**
    * A known instance's boot: whether the source's update events (or the user's `updates`, from the cloud-config a
    * previous boot wrote, as cloud-init's config has it at this point) render its network config again.
    */
-  private async networkUpdateEvent(rc: RunConfig): Promise<boolean> {
-    if (!this.found) return false;
-    const cfg = await this.mergedFromDisk(rc, this.found);
+  private async networkUpdateEvent(rc: RunConfig, found: FoundSource): Promise<boolean> {
+    const cfg = await mergedFromDisk(this.platform, rc.paths, rc.config, found);
     const appliedThisBoot = await this.platform.exists(posix.join(rc.paths.runDir, 'sem', 'apply_network_config.once'));
-    const event = bootNetworkEvent({ source: this.found.source.name, cfg, appliedThisBoot, log: this.log });
+    const event = bootNetworkEvent({ source: found.source.name, cfg, appliedThisBoot, log: this.log });
     if (event) this.log.debug(`Update datasource metadata and network config due to events: ${event}`);
     return event !== undefined;
   }
 
-  /** The merged cloud-config of a later stage in another process: read back from the instance folder. */
-  private async mergedFromDisk(rc: RunConfig, found: FoundSource): Promise<ConfigMap> {
-    const dir = rc.paths.instanceDir(found.data.instanceId);
-    const read = async (name: string): Promise<ConfigMap | undefined> => {
-      const file = posix.join(dir, name);
-      const text = await this.platform.readTextIfExists(file);
-      return text === undefined ? undefined : parseCloudConfigFile(text, file);
+  /** What init-local's early module work is given. */
+  private async initLocalModules(rc: RunConfig): Promise<InitLocalModulesInput> {
+    return {
+      platform: this.platform,
+      logger: this.opts.logger,
+      rc,
+      distro: await this.distroInfo(),
+      modules: this.deps.modules,
+      output: (t) => this.output(t),
     };
-    return mergeCloudConfig({ system: rc.config, datasource: found.data.sourceConfig, vendor: await read('vendor-cloud-config.txt'), vendor2: await read('vendor2-cloud-config.txt'), user: await read('cloud-config.txt') });
   }
 
-  private async writeInstanceData(rc: RunConfig, merged: ConfigMap): Promise<void> {
-    if (!this.found) return;
-    await writeInstanceData(this.platform, rc.paths, { instance: this.found.data, distro: await this.distroInfo(), mergedConfig: merged, systemConfig: rc.config });
+  private async writeInstanceDataFiles(rc: RunConfig, found: FoundSource, merged: ConfigMap): Promise<void> {
+    const distro = await this.distroInfo();
+    await writeInstanceData(this.platform, rc.paths, {
+      instance: found.data,
+      distro,
+      mergedConfig: merged,
+      systemConfig: rc.config,
+    });
   }
 
+  /**
+   * cloud-init's setup_datasource: the found source's setup, if it has one; what it returns replaces the found data.
+   * A failure is a WARNING (a recoverable error of the stage) and leaves FOUND as it was.
+   */
+  private async setupSource(rc: RunConfig, found: FoundSource, isNew: boolean): Promise<FoundSource> {
+    if (!found.source.setup) return found;
+    const log = this.opts.logger.for(`DataSource${found.source.name}.py`);
+    try {
+      const settings = sourceSettings(rc.config, found.source.name);
+      const data = await found.source.setup({ platform: this.platform, log, settings }, found.data, isNew);
+      if (data) return { ...found, data };
+    } catch (err) {
+      this.log.warn(`setting up datasource ${found.source.name} failed: ${describeError(err)}`);
+    }
+    return found;
+  }
+
+  /** cloud-init's DataSource.activate, once the data is consumed: the found source's, if it has one. */
+  private async activateSource(rc: RunConfig, found: FoundSource, isNew: boolean): Promise<void> {
+    const activate = found.source.activate;
+    if (!activate) return;
+    const p = this.platform;
+    const iid = found.data.instanceId;
+    const rerunModule = (name: string) => p.remove(semaphorePath(rc.paths, iid, name, 'once-per-instance') as string);
+    const context = {
+      platform: p,
+      log: this.opts.logger.for('activate'),
+      distroName: (await this.distroInfo()).name,
+      isNewInstance: isNew,
+      rerunModule,
+      systemConfig: rc.config,
+    };
+    await activate.call(found.source, context, found.data);
+  }
+
+  /** The instance and merged cloud-config the module stages run with: this process's, else read back from disk. */
   private async restoreForModules(rc: RunConfig): Promise<{ found: FoundSource; merged: ConfigMap }> {
     if (!this.found) {
-      const cached = await restoreInstance(this.platform, rc.paths.instanceLink);
-      const source = cached && this.deps.sources.find((s) => s.name === cached.source);
-      if (!cached || !source) throw new StageFailure(`no datasource found: ${rc.paths.instanceLink} has no cached instance; run 'cloud-init init' first`);
-      this.found = { source, data: cached.data, ...(cached.stage ? { stage: cached.stage } : {}) };
+      const cached = await this.restoreCached(rc);
+      if (!cached) {
+        const link = rc.paths.instanceLink;
+        throw new StageFailure(`no datasource found: ${link} has no cached instance; run 'cloud-init init' first`);
+      }
+      this.found = cached;
       this.opts.logger.redactor.add(cached.data.adminPassword);
     }
-    this.merged ??= await this.mergedFromDisk(rc, this.found);
+    this.merged ??= await mergedFromDisk(this.platform, rc.paths, rc.config, this.found);
     return { found: this.found, merged: this.merged };
   }
 
-  private async modulesBody(rc: RunConfig, record: StageRecord, stage: StageName): Promise<void> {
-    const { merged } = await this.restoreForModules(rc);
-    await this.runModuleSection(rc, record, MODULE_STAGE[stage] as ModuleStage, merged);
-    if (stage === 'modules-final') {
-      const up = (await this.uptime()).toFixed(2);
-      await this.platform.writeFile(posix.join(rc.paths.instanceLink, 'boot-finished'), `${up} - ${this.now().toUTCString().replace('GMT', '+0000')} - v. ${this.deps.version}\n`);
-    }
-  }
-
-  private async runModuleSection(rc: RunConfig, record: StageRecord, stage: ModuleStage, merged: ConfigMap): Promise<void> {
-    const outcome = await runModules({
+  /**
+   * What a module run is given: the modules with the merged config, the found instance, str(datasource) (the final
+   * message names the source as status.json does) and its publish_host_keys for the ssh module, with its settings
+   * from MERGED.
+   */
+  private async moduleRunInput(
+    rc: RunConfig,
+    found: FoundSource,
+    merged: ConfigMap,
+    stage: ModuleStage,
+    eventPrefix: string,
+  ): Promise<ModuleRunInput> {
+    const publish = found.source.publishHostKeys;
+    const hostKeyPublisher = (): Pick<ModuleRunInput, 'publishHostKeys'> => {
+      if (!publish) return {};
+      const log = this.opts.logger.for(`DataSource${found.source.name}.py`);
+      const settings = sourceSettings(merged, found.source.name);
+      return { publishHostKeys: (keys) => publish.call(found.source, { log, settings }, found.data, keys) };
+    };
+    return {
       platform: this.platform,
       log: this.opts.logger.for('modules.py'),
       stage,
-      eventPrefix: stage === 'init' ? 'init-network' : `modules-${stage}`,
+      eventPrefix,
       modules: this.deps.modules,
       config: merged,
       distro: await this.distroInfo(),
-      instance: this.found?.data,
-      ...this.datasourceDescription(),
+      instance: found.data,
+      datasource: describeSource(found.source.name, found.data, found.stage),
       paths: rc.paths,
       events: this.eventLog(rc),
       now: this.now,
       output: (t) => this.output(t),
-      ...this.hostKeyPublisher(merged),
-    });
+      ...hostKeyPublisher(),
+    };
+  }
+
+  private async runModuleSection(
+    rc: RunConfig,
+    record: StageRecord,
+    found: FoundSource,
+    merged: ConfigMap,
+    stage: ModuleStage,
+  ): Promise<void> {
+    const eventPrefix = stage === 'init' ? 'init-network' : `modules-${stage}`;
+    const outcome = await runModules(await this.moduleRunInput(rc, found, merged, stage, eventPrefix));
     record.errors.push(...outcome.errors);
     record.modules = outcome.modules;
     this.releaseWorkAhead();
-  }
-
-  /** cloud-init's setup_datasource: the found source's setup, if it has one; what it returns replaces the found data. */
-  private async setupSource(rc: RunConfig, isNew: boolean): Promise<void> {
-    const found = this.found;
-    if (!found?.source.setup) return;
-    const log = this.opts.logger.for(`DataSource${found.source.name}.py`);
-    try {
-      const data = await found.source.setup({ platform: this.platform, log, settings: sourceSettings(rc.config, found.source.name) }, found.data, isNew);
-      if (data) this.found = { ...found, data };
-    } catch (err) {
-      this.recover('WARNING', `setting up datasource ${found.source.name} failed: ${describeError(err)}`);
-    }
-  }
-
-  /** The found source's publish_host_keys for the ssh module, with its settings from CONFIG; nothing when it has none. */
-  /** str(datasource) for the modules (the final message names the source as status.json does), when one was found. */
-  private datasourceDescription(): { datasource?: string } {
-    return this.found ? { datasource: describeSource(this.found.source.name, this.found.data, this.found.stage) } : {};
-  }
-
-  private hostKeyPublisher(config: ConfigMap): { publishHostKeys?: (keys: HostKey[]) => Promise<void> } {
-    const found = this.found;
-    const publish = found?.source.publishHostKeys;
-    if (!found || !publish) return {};
-    const log = this.opts.logger.for(`DataSource${found.source.name}.py`);
-    return { publishHostKeys: (keys) => publish.call(found.source, { log, settings: sourceSettings(config, found.source.name) }, found.data, keys) };
   }
 
   /** Drops work the modules started ahead and did not use. */
@@ -571,31 +565,22 @@ export class StageRunner {
   }
 
   /** `cloud-init single --name M [--frequency F]`: one module, outside any stage record. */
-  async runSingle(name: string, frequency: Frequency | undefined): Promise<{ ran: boolean; errors: string[]; reason?: string }> {
+  async runSingle(
+    name: string,
+    frequency: Frequency | undefined,
+  ): Promise<{ ran: boolean; errors: string[]; reason?: string }> {
     const rc = await this.config();
     const canonical = canonicalModuleName(name);
     const mod: Module | undefined = this.deps.modules.find((m) => m.name === canonical);
-    if (!mod) throw new KilnError(`unknown module '${name}'; known modules: ${this.deps.modules.map((m) => m.name).join(', ') || 'none'}`);
-    const { merged } = await this.restoreForModules(rc);
-    const events = this.eventLog(rc);
-    const outcome = await runModules({
-      platform: this.platform,
-      log: this.opts.logger.for('modules.py'),
-      stage: mod.stage,
-      eventPrefix: 'single',
-      modules: this.deps.modules,
-      config: merged,
-      distro: await this.distroInfo(),
-      instance: this.found?.data,
-      ...this.datasourceDescription(),
-      paths: rc.paths,
-      events,
-      now: this.now,
-      output: (t) => this.output(t),
-      entries: [{ name: canonical, ...(frequency ? { frequency } : {}), args: [] }],
-      ...this.hostKeyPublisher(merged),
-    });
-    await events.flush();
+    if (!mod) {
+      const known = this.deps.modules.map((m) => m.name).join(', ') || 'none';
+      throw new KilnError(`unknown module '${name}'; known modules: ${known}`);
+    }
+    const { found, merged } = await this.restoreForModules(rc);
+    const input = await this.moduleRunInput(rc, found, merged, mod.stage, 'single');
+    const entry = { name: canonical, ...(frequency ? { frequency } : {}), args: [] };
+    const outcome = await runModules({ ...input, entries: [entry] });
+    await input.events.flush();
     const m = outcome.modules[0];
     return { ran: m?.outcome === 'ran', errors: outcome.errors, ...(m?.reason ? { reason: m.reason } : {}) };
   }
