@@ -1,7 +1,8 @@
 // cc_locale: sets the system locale (Debian: the distro's locale-gen and update-locale, as cloud-init runs them; RHEL/SUSE: locale files; Arch; Alpine).
 import { CommandError } from '../util/command-error';
 import { loadShellContent } from '../util/shell-content';
-import { cfgString, isFalse } from './support/config-values';
+import { isFalse } from './support/config-values';
+import { configModule } from './support/config-module';
 import { usesSystemd } from './support/distro-facts';
 import type { Module, ModuleContext } from './module';
 import { makeHeader } from './support/cloud-header';
@@ -87,14 +88,16 @@ export async function applyLocale(ctx: ModuleContext, locale: string, configFile
   }
 }
 
-export const localeModule: Module = {
+export const localeModule: Module = configModule({
   name: 'locale',
   stage: 'config',
   frequency: 'once-per-instance',
   distros: 'all',
   activateBy: [],
+  configKeys: ['locale', 'locale_configfile'],
   async run(ctx, cfg): Promise<void> {
-    let locale = cfgString(cfg, 'locale');
+    // get_cfg_option_str: a boolean is Python's str() of it ('False' turns the module off).
+    let locale = typeof cfg.locale === 'boolean' ? (cfg.locale ? 'True' : 'False') : cfg.locale;
     if (locale === undefined) {
       if (ctx.distro.family === 'debian' || ctx.distro.family === 'unknown') {
         const current = readShellVar(await ctx.platform.readTextIfExists(DEBIAN_LOCALE_FILE), 'LANG');
@@ -106,6 +109,6 @@ export const localeModule: Module = {
       return;
     }
     ctx.log.debug(`Setting locale to ${locale}`);
-    await applyLocale(ctx, locale, cfgString(cfg, 'locale_configfile'));
+    await applyLocale(ctx, locale, cfg.locale_configfile);
   },
-};
+});

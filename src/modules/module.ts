@@ -43,6 +43,11 @@ export interface Module {
   readonly distros: string[] | 'all';
   /** Top-level cloud-config keys that activate the module; empty means it always runs. */
   readonly activateBy: string[];
+  /**
+   * The top-level keys a module made by support/config-module.ts reads: it is handed only those, checked against the
+   * schema and typed. Absent for a module that still reads the whole config untyped.
+   */
+  readonly configKeys?: readonly string[];
   run(ctx: ModuleContext, cfg: CloudConfig): Promise<void>;
   /**
    * Called when the stage starts for each module that will run in it, before any runs: a module may start slow

@@ -1,8 +1,8 @@
 // cc_timezone: /etc/timezone and /etc/localtime (Debian, Alpine, Arch), a localtime link or sysconfig clock (RHEL, SUSE).
 import { posix } from 'node:path';
-import { cfgString } from './support/config-values';
 import { usesSystemd } from './support/distro-facts';
 import { ModuleError, type Module, type ModuleContext } from './module';
+import { configModule } from './support/config-module';
 import { makeHeader } from './support/cloud-header';
 import { updateSysconfigFile } from './support/sysconfig-file';
 
@@ -43,18 +43,19 @@ async function lstatKind(ctx: ModuleContext, path: string): Promise<'link' | 'fi
   return st === undefined ? 'missing' : st.type === 'symlink' ? 'link' : 'file';
 }
 
-export const timezoneModule: Module = {
+export const timezoneModule: Module = configModule({
   name: 'timezone',
   stage: 'config',
   frequency: 'once-per-instance',
   distros: 'all',
   activateBy: ['timezone'],
+  configKeys: ['timezone'],
   async run(ctx, cfg): Promise<void> {
-    const tz = (cfgString(cfg, 'timezone') ?? '');
+    const tz = cfg.timezone ?? '';
     if (!tz) {
       ctx.log.debug("Skipping module named timezone, no 'timezone' specified");
       return;
     }
     await setTimezone(ctx, tz);
   },
-};
+});
