@@ -1,9 +1,8 @@
 // cc_ca_certs as cloud-init 25.1: optionally disables or removes the default CAs, writes each ca_certs.trusted
 // certificate to a file of its own in the distro's local store, and refreshes the store.
 import { posix } from 'node:path';
-import { pyTruthy } from '../util/python-truthy';
-import { cfgList } from './support/config-values';
-import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
+import { type Module, type ModuleContext, ModuleError } from './module';
+import { configModule } from './support/config-module';
 
 export interface CaPaths {
   /** The system store remove_defaults empties (rhel, photon); null where the defaults are disabled instead. */
@@ -126,30 +125,29 @@ async function disableDefaults(ctx: ModuleContext, p: CaPaths): Promise<void> {
   }
 }
 
-export const caCerts: Module = {
+export const caCerts: Module = configModule({
   name: 'ca_certs',
   stage: 'init',
   frequency: 'once-per-instance',
   distros: ['alpine', 'debian', 'ubuntu', ...Object.keys(OVERRIDES)],
   activateBy: ['ca_certs', 'ca-certs'],
-  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
+  configKeys: ['ca_certs', 'ca-certs'],
+  async run(ctx, cfg): Promise<void> {
     if ('ca-certs' in cfg) ctx.log.deprecated("Key 'ca-certs' is deprecated in 22.1 and scheduled to be removed in 27.1. Use 'ca_certs' instead.");
     else if (!('ca_certs' in cfg)) {
       ctx.log.debug("Skipping module named ca_certs, no 'ca_certs' key in configuration");
       return;
     }
     if ('ca-certs' in cfg && 'ca_certs' in cfg) ctx.log.warn('Found both ca-certs (deprecated) and ca_certs config keys. Ignoring ca-certs.');
-    const raw = 'ca_certs' in cfg ? cfg.ca_certs : cfg['ca-certs'];
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ModuleError('ca_certs', "'ca_certs' must be a mapping (remove_defaults, trusted)");
-    const c = raw as Record<string, unknown>;
+    const c = cfg.ca_certs ?? cfg['ca-certs'] ?? {};
     const p = pathsFor(ctx.distro.name);
     if ('remove-defaults' in c) ctx.log.deprecated("Key 'remove-defaults' is deprecated in 22.1 and scheduled to be removed in 27.1. Use 'remove_defaults' instead.");
-    if (pyTruthy('remove_defaults' in c ? c.remove_defaults : c['remove-defaults'])) {
+    if ('remove_defaults' in c ? c.remove_defaults : c['remove-defaults']) {
       ctx.log.debug('Disabling/removing default certificates');
       await disableDefaults(ctx, p);
     }
-    const trusted = cfgList(c, 'trusted');
-    if (trusted && trusted.length > 0) {
+    const trusted = c.trusted;
+    if (trusted) {
       ctx.log.debug(`Adding ${trusted.length} certificates`);
       for (const [i, cert] of trusted.entries()) await ctx.platform.writeFile(certFile(p, i + 1), cert, { mode: 0o644 });
     }
@@ -158,4 +156,4 @@ export const caCerts: Module = {
     await ctx.output(r.stdout + r.stderr);
     if (r.code !== 0) throw new ModuleError('ca_certs', `${p.updateCmd.join(' ')} exited with code ${r.code}: ${r.stderr.trim()}`);
   },
-};
+});

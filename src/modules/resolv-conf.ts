@@ -1,8 +1,9 @@
 // cc_resolv_conf: with manage_resolv_conf, writes /etc/resolv.conf from resolv_conf (nameservers, search, domain, sortlist, options).
 import { posix } from 'node:path';
-import { cfgBool } from './support/config-values';
 import { pyStr } from '../util/python-str';
-import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
+import type { CloudConfigValue } from '../config/schema/cloud-config-types';
+import type { Module, ModuleContext } from './module';
+import { configModule } from './support/config-module';
 
 const TARGET = '/etc/resolv.conf';
 const KILN_HEADER = [
@@ -25,27 +26,20 @@ async function headerLines(ctx: ModuleContext, tplFile: string): Promise<string[
   return head;
 }
 
-function listOf(v: unknown, key: string): string[] {
-  if (Array.isArray(v)) return v.map(pyStr);
-  throw new ModuleError('resolv_conf', `resolv_conf.${key} must be a list`);
-}
-
 /** The text cloud-init's resolv.conf template produces for PARAMS (same lines, spacing and blank lines). */
-export function renderResolvConf(header: string[], params: Record<string, unknown>): string {
+export function renderResolvConf(header: string[], params: CloudConfigValue<'resolv_conf'>): string {
   let out = header.map((l) => `${l}\n`).join('');
-  if ('nameservers' in params) {
-    for (const s of listOf(params.nameservers, 'nameservers')) out += `nameserver ${s}\n`;
+  if (params.nameservers) {
+    for (const s of params.nameservers) out += `nameserver ${pyStr(s)}\n`;
     out += '\n';
   }
-  if ('searchdomains' in params) out += `search ${listOf(params.searchdomains, 'searchdomains').map((s) => `${s} `).join('')}\n`;
-  if ('domain' in params) out += `domain ${pyStr(params.domain)}\n`;
-  if ('sortlist' in params) out += `\nsortlist ${listOf(params.sortlist, 'sortlist').map((s) => `${s} `).join('')}`;
+  if (params.searchdomains) out += `search ${params.searchdomains.map((s) => `${pyStr(s)} `).join('')}\n`;
+  if (params.domain !== undefined) out += `domain ${params.domain}\n`;
+  if (params.sortlist) out += `\nsortlist ${params.sortlist.map((s) => `${pyStr(s)} `).join('')}`;
   const flags: string[] = [];
   const options: Array<[string, unknown]> = [];
-  const rawOptions = params.options;
-  if (rawOptions !== undefined && rawOptions !== null) {
-    if (typeof rawOptions !== 'object' || Array.isArray(rawOptions)) throw new ModuleError('resolv_conf', 'resolv_conf.options must be a mapping');
-    for (const [k, v] of Object.entries(rawOptions)) {
+  if (params.options) {
+    for (const [k, v] of Object.entries(params.options)) {
       if (typeof v === 'boolean') {
         if (v) flags.push(k);
       } else options.push([k, v]);
@@ -56,18 +50,19 @@ export function renderResolvConf(header: string[], params: Record<string, unknow
   return `${out}\n`;
 }
 
-export const resolvConf: Module = {
+export const resolvConf: Module = configModule({
   name: 'resolv_conf',
   stage: 'init',
   frequency: 'once-per-instance',
   distros: ['alpine', 'fedora', 'mariner', 'opensuse', 'photon', 'rhel', 'sles'],
   activateBy: ['manage_resolv_conf'],
-  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-    if (!('manage_resolv_conf' in cfg)) {
+  configKeys: ['manage_resolv_conf', 'resolv_conf'],
+  async run(ctx, cfg): Promise<void> {
+    if (cfg.manage_resolv_conf === undefined) {
       ctx.log.debug("Skipping module named resolv_conf, no 'manage_resolv_conf' key in configuration");
       return;
     }
-    if (!cfgBool(cfg, 'manage_resolv_conf', false)) {
+    if (!cfg.manage_resolv_conf) {
       ctx.log.debug("Skipping module named resolv_conf, 'manage_resolv_conf' present but set to False");
       return;
     }
@@ -76,9 +71,8 @@ export const resolvConf: Module = {
       ctx.log.warn('manage_resolv_conf True but no parameters provided!');
       return;
     }
-    if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new ModuleError('resolv_conf', "'resolv_conf' must be a mapping");
     const tplFile = posix.join('/etc/cloud/templates', 'resolv.conf.tmpl');
     ctx.log.debug(`Writing resolv.conf from template ${tplFile}`);
-    await ctx.platform.writeFile(TARGET, renderResolvConf(await headerLines(ctx, tplFile), params as Record<string, unknown>), { mode: 0o644 });
+    await ctx.platform.writeFile(TARGET, renderResolvConf(await headerLines(ctx, tplFile), params), { mode: 0o644 });
   },
-};
+});
