@@ -2,8 +2,7 @@
 // write-ssh-key-fingerprints helper prints them, done in-process: fingerprints come from the keys' own blobs
 // (ssh-keygen only for a type kiln cannot describe), and syslog gets them through one logger call.
 import { posix } from 'node:path';
-import { cfgList, isFalse } from './support/config-values';
-import { isRecord } from './support/config-shapes';
+import { configModule } from './support/config-module';
 import type { Module, ModuleContext } from './module';
 import { sshKeygenListLine } from '../keys/ssh-key-listing';
 
@@ -54,20 +53,20 @@ async function toSyslog(ctx: ModuleContext, messages: string[]): Promise<void> {
   if (r.code !== 0) ctx.log.debug(`logger could not send the host key fingerprints to syslog: ${r.stderr.trim() || `exit ${r.code}`}`);
 }
 
-export const keysToConsoleModule: Module = {
+export const keysToConsoleModule: Module = configModule({
   name: 'keys_to_console',
   stage: 'final',
   frequency: 'once-per-instance',
   distros: 'all',
   activateBy: [],
+  configKeys: ['ssh', 'ssh_fp_console_blacklist', 'ssh_key_console_blacklist'],
   async run(ctx, cfg): Promise<void> {
-    const ssh = isRecord(cfg.ssh) ? cfg.ssh : {};
-    if (isFalse(ssh.emit_keys_to_console ?? true)) {
+    if (cfg.ssh?.emit_keys_to_console === false) {
       ctx.log.debug('Skipping module named keys_to_console, logging of SSH host keys disabled');
       return;
     }
-    const fpBlacklist = new Set(cfgList(cfg, 'ssh_fp_console_blacklist') ?? []);
-    const keyBlacklist = new Set(cfgList(cfg, 'ssh_key_console_blacklist') ?? ['ssh-dss']);
+    const fpBlacklist = new Set(cfg.ssh_fp_console_blacklist ?? []);
+    const keyBlacklist = new Set(cfg.ssh_key_console_blacklist ?? ['ssh-dss']);
     const keys = await hostKeys(ctx);
     const listed = keys.filter((k) => !fpBlacklist.has(k.type));
     const messages: string[] = [];
@@ -88,4 +87,4 @@ export const keysToConsoleModule: Module = {
     }
     if (out.length > 0) await ctx.output(out.join(''));
   },
-};
+});
