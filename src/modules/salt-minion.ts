@@ -1,17 +1,16 @@
 // cc_salt_minion: installs salt-minion, writes the minion config and grains as YAML, the minion key pair into pki_dir, and restarts the service.
 import { posix } from 'node:path';
 import { pyyamlDump } from '../config/pyyaml-dump';
-import { isRecord } from './support/config-shapes';
 import { installPackages } from './support/install-packages';
-import { pyStr } from '../util/python-str';
-import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
+import type { CloudConfigValue } from '../config/schema/cloud-config-types';
+import { ModuleError, type Module, type ModuleContext } from './module';
+import { configModule } from './support/config-module';
 
 const MODULE = 'salt_minion';
 
 /** SaltConstants on Linux (kiln has no FreeBSD family, where cloud-init uses py-salt, salt_minion and /usr/local/etc/salt). */
-export function saltConstants(scfg: Record<string, unknown>): { pkgName: string; confDir: string; srvName: string } {
-  const str = (k: string, d: string) => (scfg[k] === undefined || scfg[k] === null ? d : pyStr(scfg[k]));
-  return { pkgName: str('pkg_name', 'salt-minion'), confDir: str('config_dir', '/etc/salt'), srvName: str('service_name', 'salt-minion') };
+export function saltConstants(scfg: CloudConfigValue<'salt_minion'>): { pkgName: string; confDir: string; srvName: string } {
+  return { pkgName: scfg.pkg_name ?? 'salt-minion', confDir: scfg.config_dir ?? '/etc/salt', srvName: scfg.service_name ?? 'salt-minion' };
 }
 
 /** cloud-init's safeyaml.dumps: '---', PyYAML's block style with indent 4, '...'. */
@@ -31,36 +30,36 @@ async function ensurePrivateDir(ctx: ModuleContext, dir: string): Promise<void> 
   }
 }
 
-export const saltMinionModule: Module = {
+export const saltMinionModule: Module = configModule({
   name: 'salt_minion',
   stage: 'final',
   frequency: 'once-per-instance',
   distros: 'all',
   activateBy: ['salt_minion'],
-  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-    if (!('salt_minion' in cfg)) {
+  configKeys: ['salt_minion'],
+  async run(ctx, cfg): Promise<void> {
+    const scfg = cfg.salt_minion;
+    if (scfg === undefined) {
       ctx.log.debug("Skipping module named salt_minion, no 'salt_minion' key in configuration");
       return;
     }
-    const scfg = cfg.salt_minion;
-    if (!isRecord(scfg)) throw new ModuleError(MODULE, `'salt_minion' must be a mapping, not ${JSON.stringify(scfg)}`);
     const c = saltConstants(scfg);
     await installPackages(ctx, MODULE, [c.pkgName]);
     await ctx.platform.mkdir(c.confDir);
     if ('conf' in scfg) await ctx.platform.writeFile(posix.join(c.confDir, 'minion'), safeyamlDumps(scfg.conf), { mode: 0o644 });
     if ('grains' in scfg) await ctx.platform.writeFile(posix.join(c.confDir, 'grains'), safeyamlDumps(scfg.grains), { mode: 0o644 });
-    if ('public_key' in scfg && 'private_key' in scfg) {
+    if (scfg.public_key !== undefined && scfg.private_key !== undefined) {
       let pkiDefault = posix.join(c.confDir, 'pki/minion');
       if ((await ctx.platform.stat?.(pkiDefault))?.type !== 'directory') pkiDefault = posix.join(c.confDir, 'pki');
-      const pki = scfg.pki_dir === undefined ? pkiDefault : pyStr(scfg.pki_dir);
+      const pki = scfg.pki_dir ?? pkiDefault;
       await ensurePrivateDir(ctx, pki);
       // As 22.4: the folder is private (umask 077), the files get write_file's 0644.
-      await ctx.platform.writeFile(posix.join(pki, 'minion.pub'), pyStr(scfg.public_key), { mode: 0o644 });
-      await ctx.platform.writeFile(posix.join(pki, 'minion.pem'), pyStr(scfg.private_key), { mode: 0o644 });
+      await ctx.platform.writeFile(posix.join(pki, 'minion.pub'), scfg.public_key, { mode: 0o644 });
+      await ctx.platform.writeFile(posix.join(pki, 'minion.pem'), scfg.private_key, { mode: 0o644 });
     }
     const argv = ['service', c.srvName, 'restart'];
     const r = await ctx.platform.run(argv, { allowFailure: true });
     if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
     if (r.code !== 0) throw new ModuleError(MODULE, `'${argv.join(' ')}' exited with code ${r.code}`);
   },
-};
+});

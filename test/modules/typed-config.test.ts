@@ -13,7 +13,7 @@ import { tempDir } from '../helpers/temp';
 import { moduleContext } from './module-context';
 
 /** The modules converted to typed config: none of them may go back to reading the whole config untyped. */
-const TYPED_MODULES = ['timezone', 'locale', 'resolv_conf', 'ca_certs', 'keys_to_console', 'spacewalk'];
+const TYPED_MODULES = ['timezone', 'locale', 'resolv_conf', 'ca_certs', 'keys_to_console', 'spacewalk', 'salt_minion'];
 
 test('each typed module names schema keys and its file reads no untyped config', () => {
   const known = new Set(Object.keys(CLOUD_CONFIG_SCHEMA.properties));
