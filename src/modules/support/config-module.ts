@@ -7,10 +7,11 @@
 // module; an invalid value then fails the module with whatever error its code meets. A typed module fails instead
 // with a ModuleError that names the key at fault and the schema's message (the init stage has already warned about
 // it): the module still runs on invalid config in the sense that it is called and fails on its own, never the stage.
-// So only a module whose upstream also gives up on what the schema rejects reads its config this way. One that
-// answers such values as cloud-init does (runcmd's `[sleep, 10]` and write_files' `permissions: 0644` are numbers
-// where the schema wants strings; is_true's words for booleans; upstream's own messages and warnings, which tests
-// pin) keeps reading the whole config untyped, as this boundary would fail it instead.
+// So a module reads its config this way only where that changes nothing users commonly write: a module that answers
+// schema-invalid values cloud-init accepts (runcmd's `[sleep, 10]` and write_files' `permissions: 0644` are numbers
+// where the schema wants strings) or that has upstream's own messages and warnings for them, which tests pin, keeps
+// reading the whole config untyped. (A boolean written as a quoted word, 'yes', which get_cfg_option_bool takes, is
+// such a value too; unquoted, YAML 1.1 already makes yes a boolean.)
 import type { CloudConfigKey, CloudConfigSlice } from '../../config/schema/cloud-config-types';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from '../module';
 
