@@ -125,13 +125,16 @@ async function disableDefaults(ctx: ModuleContext, p: CaPaths): Promise<void> {
   }
 }
 
+const CA_CERTS_READERS = { remove_defaults: 'truthy', 'remove-defaults': 'truthy', trusted: 'list' } as const;
+
 export const caCerts: Module = configModule({
   name: 'ca_certs',
   stage: 'init',
   frequency: 'once-per-instance',
   distros: ['alpine', 'debian', 'ubuntu', ...Object.keys(OVERRIDES)],
   activateBy: ['ca_certs', 'ca-certs'],
-  configKeys: ['ca_certs', 'ca-certs'],
+  // remove_defaults by Python's truthiness ('no' is true), trusted by get_cfg_option_list (a string is one certificate).
+  configKeys: { ca_certs: CA_CERTS_READERS, 'ca-certs': CA_CERTS_READERS },
   async run(ctx, cfg): Promise<void> {
     if ('ca-certs' in cfg) ctx.log.deprecated("Key 'ca-certs' is deprecated in 22.1 and scheduled to be removed in 27.1. Use 'ca_certs' instead.");
     else if (!('ca_certs' in cfg)) {
@@ -147,7 +150,7 @@ export const caCerts: Module = configModule({
       await disableDefaults(ctx, p);
     }
     const trusted = c.trusted;
-    if (trusted) {
+    if (trusted && trusted.length > 0) {
       ctx.log.debug(`Adding ${trusted.length} certificates`);
       for (const [i, cert] of trusted.entries()) await ctx.platform.writeFile(certFile(p, i + 1), cert, { mode: 0o644 });
     }

@@ -3,6 +3,8 @@
 // (ssh-keygen only for a type kiln cannot describe), and syslog gets them through one logger call.
 import { posix } from 'node:path';
 import { configModule } from './support/config-module';
+import { isRecord } from './support/config-shapes';
+import { isFalse } from './support/config-values';
 import type { Module, ModuleContext } from './module';
 import { sshKeygenListLine } from '../keys/ssh-key-listing';
 
@@ -53,13 +55,22 @@ async function toSyslog(ctx: ModuleContext, messages: string[]): Promise<void> {
   if (r.code !== 0) ctx.log.debug(`logger could not send the host key fingerprints to syslog: ${r.stderr.trim() || `exit ${r.code}`}`);
 }
 
+/**
+ * ssh as the module reads it, `is_false(cfg.get("ssh", {}).get("emit_keys_to_console", True))`: of a mapping only
+ * emit_keys_to_console, true unless false or one of is_false's words ('no', 'off', '0'); anything else as it is.
+ */
+function emitKeysSetting(ssh: unknown): unknown {
+  return isRecord(ssh) ? { emit_keys_to_console: !isFalse(ssh.emit_keys_to_console ?? true) } : ssh;
+}
+
 export const keysToConsoleModule: Module = configModule({
   name: 'keys_to_console',
   stage: 'final',
   frequency: 'once-per-instance',
   distros: 'all',
   activateBy: [],
-  configKeys: ['ssh', 'ssh_fp_console_blacklist', 'ssh_key_console_blacklist'],
+  // The blacklists by get_cfg_option_list (a string is a one-item list).
+  configKeys: { ssh: emitKeysSetting, ssh_fp_console_blacklist: 'list', ssh_key_console_blacklist: 'list' },
   async run(ctx, cfg): Promise<void> {
     if (cfg.ssh?.emit_keys_to_console === false) {
       ctx.log.debug('Skipping module named keys_to_console, logging of SSH host keys disabled');

@@ -94,10 +94,10 @@ export const localeModule: Module = configModule({
   frequency: 'once-per-instance',
   distros: 'all',
   activateBy: [],
-  configKeys: ['locale', 'locale_configfile'],
+  configKeys: { locale: 'str', locale_configfile: 'str' },
   async run(ctx, cfg): Promise<void> {
     // get_cfg_option_str: a boolean is Python's str() of it ('False' turns the module off).
-    let locale = typeof cfg.locale === 'boolean' ? (cfg.locale ? 'True' : 'False') : cfg.locale;
+    let locale = cfg.locale;
     if (locale === undefined) {
       if (ctx.distro.family === 'debian' || ctx.distro.family === 'unknown') {
         const current = readShellVar(await ctx.platform.readTextIfExists(DEBIAN_LOCALE_FILE), 'LANG');

@@ -56,7 +56,11 @@ export const resolvConf: Module = configModule({
   frequency: 'once-per-instance',
   distros: ['alpine', 'fedora', 'mariner', 'opensuse', 'photon', 'rhel', 'sles'],
   activateBy: ['manage_resolv_conf'],
-  configKeys: ['manage_resolv_conf', 'resolv_conf'],
+  configKeys: {
+    manage_resolv_conf: 'bool',
+    // The template writes each value as Jinja prints it: domain: 5 is 'domain 5'.
+    resolv_conf: { nameservers: 'as-is', searchdomains: 'as-is', domain: 'str', sortlist: 'as-is', options: 'as-is' },
+  },
   async run(ctx, cfg): Promise<void> {
     if (cfg.manage_resolv_conf === undefined) {
       ctx.log.debug("Skipping module named resolv_conf, no 'manage_resolv_conf' key in configuration");

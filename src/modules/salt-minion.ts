@@ -36,7 +36,10 @@ export const saltMinionModule: Module = configModule({
   frequency: 'once-per-instance',
   distros: 'all',
   activateBy: ['salt_minion'],
-  configKeys: ['salt_minion'],
+  // SaltConstants reads pkg_name, config_dir and service_name with get_cfg_option_str; the rest are used as given.
+  configKeys: {
+    salt_minion: { pkg_name: 'str', config_dir: 'str', service_name: 'str', conf: 'as-is', grains: 'as-is', public_key: 'as-is', private_key: 'as-is', pki_dir: 'as-is' },
+  },
   async run(ctx, cfg): Promise<void> {
     const scfg = cfg.salt_minion;
     if (scfg === undefined) {

@@ -23,7 +23,8 @@ export const spacewalkModule: Module = configModule({
   frequency: 'once-per-instance',
   distros: ['rhel', 'fedora'],
   activateBy: ['spacewalk'],
-  configKeys: ['spacewalk'],
+  // `if server:` then '%s' % server; proxy and activation_key likewise: a Python-false value is as if unset.
+  configKeys: { spacewalk: { server: 'truthy-str', proxy: 'truthy-str', activation_key: 'truthy-str' } },
   async run(ctx, cfg): Promise<void> {
     if (cfg.spacewalk === undefined) {
       ctx.log.debug("Skipping module named spacewalk, no 'spacewalk' key in configuration");

@@ -49,7 +49,8 @@ export const timezoneModule: Module = configModule({
   frequency: 'once-per-instance',
   distros: 'all',
   activateBy: ['timezone'],
-  configKeys: ['timezone'],
+  // get_cfg_option_str: 5 is '5', null is 'None' (no such zone: the module fails, as cloud-init's does).
+  configKeys: { timezone: 'str' },
   async run(ctx, cfg): Promise<void> {
     const tz = cfg.timezone ?? '';
     if (!tz) {

@@ -8,8 +8,10 @@ import { CLOUD_CONFIG_SCHEMA } from '../../src/config/schema/cloud-config';
 import { ModuleError } from '../../src/modules/module';
 import { findModule } from '../../src/modules/registry';
 import { configModule } from '../../src/modules/support/config-module';
+import { readConfigValue } from '../../src/modules/support/config-readers';
 import { REPO } from '../helpers/repo';
 import { tempDir } from '../helpers/temp';
+import { dryContext } from './late-context';
 import { moduleContext } from './module-context';
 
 /** The modules converted to typed config: none of them may go back to reading the whole config untyped. */
@@ -32,7 +34,7 @@ test('each typed module names schema keys and its file reads no untyped config',
 test('a typed module gets only its keys, as given, and nothing when none is set', async (t) => {
   const seen: unknown[] = [];
   const probe = configModule({
-    name: 'probe', stage: 'config', frequency: 'always', distros: 'all', activateBy: [], configKeys: ['timezone', 'ntp'],
+    name: 'probe', stage: 'config', frequency: 'always', distros: 'all', activateBy: [], configKeys: { timezone: 'str', ntp: 'as-is' },
     async run(_ctx, cfg) {
       seen.push(cfg);
     },
@@ -44,15 +46,70 @@ test('a typed module gets only its keys, as given, and nothing when none is set'
   assert.deepEqual(probe.configKeys, ['timezone', 'ntp']);
 });
 
-test("a typed module whose keys break the schema fails with a ModuleError naming the key and the schema's message", async (t) => {
+test("a typed module whose keys, as read, break the schema fails with a ModuleError naming the key and the schema's message", async (t) => {
   const ctx = moduleContext(tempDir(t));
-  await assert.rejects(findModule('timezone')!.run(ctx, { timezone: 5 }), (err: unknown) => {
+  // generate_resolv_conf meets a string where it wants a mapping and fails; so does the typed module, naming the key.
+  await assert.rejects(findModule('resolv_conf')!.run(ctx, { manage_resolv_conf: true, resolv_conf: 'nameserver 1.1.1.1' }), (err: unknown) => {
     assert.ok(err instanceof ModuleError);
-    assert.equal(err.message, "timezone: Invalid cloud-config: timezone: 5 is not of type 'string'");
+    assert.equal(err.message, "resolv_conf: Invalid cloud-config: resolv_conf: 'nameserver 1.1.1.1' is not of type 'object'");
     return true;
   });
-  await assert.rejects(findModule('locale')!.run(ctx, { locale: ['de_DE.UTF-8'], locale_configfile: 7 }), {
+  await assert.rejects(findModule('ca_certs')!.run(ctx, { ca_certs: { trusted: [1, 'x'] } }), {
     name: 'ModuleError',
-    message: "locale: Invalid cloud-config: locale: ['de_DE.UTF-8'] is not of type 'boolean'; locale: ['de_DE.UTF-8'] is not of type 'string'; locale_configfile: 7 is not of type 'string'",
+    message: "ca_certs: Invalid cloud-config: ca_certs.trusted.0: 1 is not of type 'string'",
   });
+});
+
+test('each key is read as the upstream module reads it: get_cfg_option_str, _bool, _list, is_false, truthiness', () => {
+  assert.equal(readConfigValue('str', 5), '5');
+  assert.equal(readConfigValue('str', null), 'None');
+  assert.equal(readConfigValue('str', false), 'False');
+  assert.equal(readConfigValue('str', [1, 'a']), "[1, 'a']");
+  for (const yes of [true, 'yes', ' On ', 'TRUE', '1', 1]) assert.equal(readConfigValue('bool', yes), true, String(yes));
+  for (const no of [false, 'no', 'maybe', '', null, 0, 2, [], ['yes']]) assert.equal(readConfigValue('bool', no), false, String(no));
+  assert.deepEqual(readConfigValue('list', 'one'), ['one']);
+  assert.deepEqual(readConfigValue('list', null), []);
+  assert.deepEqual(readConfigValue('list', 7), ['7']);
+  assert.deepEqual(readConfigValue('list', [1, 'a']), [1, 'a']);
+  assert.equal(readConfigValue('truthy', 'no'), true);
+  assert.equal(readConfigValue('truthy', ''), false);
+  for (const off of [false, 'no', 'Off', '0', 0]) assert.equal(readConfigValue('not-false', off), false, String(off));
+  for (const on of [true, 'yes', 'maybe', null]) assert.equal(readConfigValue('not-false', on), true, String(on));
+  assert.equal(readConfigValue('truthy-str', 0), undefined);
+  assert.equal(readConfigValue('truthy-str', 3128), '3128');
+  assert.deepEqual(readConfigValue({ a: 'str', b: 'bool' }, { a: 1, b: 'yes', c: 'never read' }), { a: '1', b: true });
+  assert.equal(readConfigValue({ a: 'str' }, 'not a mapping'), 'not a mapping');
+});
+
+test("the values cloud-init 25.1's modules accept beyond the schema still work: quoted booleans, empty lists, numbers", async (t) => {
+  // manage_resolv_conf: 'yes' (get_cfg_option_bool) writes resolv.conf; domain: 5 is written as Jinja prints it.
+  const root = tempDir(t);
+  await findModule('resolv_conf')!.run(moduleContext(root), { manage_resolv_conf: 'yes', resolv_conf: { nameservers: ['192.0.2.53'], domain: 5, unknown: 1 } });
+  assert.match(readFileSync(join(root, 'etc/resolv.conf'), 'utf8'), /^nameserver 192\.0\.2\.53\n\ndomain 5\n$/m);
+  // ca_certs: trusted: [] and a mapping with no keys add nothing and refresh the store; a string is one certificate.
+  for (const cfg of [{ ca_certs: { trusted: [] } }, { ca_certs: {} }, { ca_certs: { trusted: null, remove_defaults: '' } }]) {
+    const ctx = dryContext(tempDir(t));
+    await findModule('ca_certs')!.run(ctx, cfg);
+    assert.deepEqual(ctx.dry.effects, [{ kind: 'run', command: 'update-ca-certificates' }], JSON.stringify(cfg));
+  }
+  const one = dryContext(tempDir(t));
+  await findModule('ca_certs')!.run(one, { ca_certs: { trusted: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----' } });
+  assert.deepEqual(one.dry.effects.map((e) => (e.kind === 'write-file' ? e.path : e.kind)), ['/usr/local/share/ca-certificates/cloud-init-ca-cert-1.crt', 'run']);
+  // timezone: null is get_cfg_option_str's 'None', a zone that does not exist: the module fails as cloud-init's does.
+  await assert.rejects(findModule('timezone')!.run(moduleContext(tempDir(t)), { timezone: null }), {
+    name: 'ModuleError',
+    message: 'timezone: Invalid timezone None, no file found at /usr/share/zoneinfo/None',
+  });
+  // keys_to_console: is_false's words turn it off; an ssh mapping without the key leaves it on.
+  const off = dryContext(tempDir(t));
+  await findModule('keys_to_console')!.run(off, { ssh: { emit_keys_to_console: 'no' } });
+  assert.ok(off.lines.some((l) => l.includes('Skipping module named keys_to_console, logging of SSH host keys disabled')));
+  const on = dryContext(tempDir(t));
+  await findModule('keys_to_console')!.run(on, { ssh: {}, ssh_key_console_blacklist: 'ssh-dss' });
+  assert.equal(on.lines.some((l) => l.includes('logging of SSH host keys disabled')), false);
+  // spacewalk: a Python-false server skips the module.
+  const sw = dryContext(tempDir(t), { distro: { name: 'rhel', family: 'redhat', version: '9' } });
+  await findModule('spacewalk')!.run(sw, { spacewalk: { server: 0 } });
+  assert.deepEqual(sw.dry.effects, []);
+  assert.ok(sw.lines.some((l) => l.includes("'spacewalk/server' key was not found")));
 });

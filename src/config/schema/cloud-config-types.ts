@@ -11,6 +11,3 @@ export type CloudConfigKey = keyof CloudConfigProperties;
 
 /** The value of top-level KEY as the schema allows it. */
 export type CloudConfigValue<K extends CloudConfigKey> = FromSchema<CloudConfigProperties[K]>;
-
-/** The part of the cloud-config a module reads: each of KEYS, absent or as the schema allows it. */
-export type CloudConfigSlice<K extends CloudConfigKey> = { readonly [P in K]?: CloudConfigValue<P> };

@@ -13,6 +13,8 @@ export interface SchemaFinding {
   segments: string[];
   message: string;
   kind: 'error' | 'deprecation';
+  /** For an error, the schema keyword that failed (jsonschema's `validator`: 'type', 'minItems' …). */
+  keyword?: string;
 }
 
 interface Lifecycle {
@@ -86,7 +88,7 @@ export function checkValue(validators: SchemaValidators, data: unknown): SchemaF
     ? []
     : explainErrors((validators.validate.errors ?? []) as ErrorObject[], data).map((e) => {
         const path = problemPath(e);
-        return { path, segments: e.path.length === 0 && path !== '' ? [path] : e.path, message: e.message, kind: 'error' as const };
+        return { path, segments: e.path.length === 0 && path !== '' ? [path] : e.path, message: e.message, kind: 'error' as const, keyword: e.validator };
       });
   const deprecations = recorder.reached
     .filter((r) => counts(validators, input, r))

@@ -7,25 +7,37 @@
 // module; an invalid value then fails the module with whatever error its code meets. A typed module fails instead
 // with a ModuleError that names the key at fault and the schema's message (the init stage has already warned about
 // it): the module still runs on invalid config in the sense that it is called and fails on its own, never the stage.
-// So a module reads its config this way only where that changes nothing users commonly write: a module that answers
-// schema-invalid values cloud-init accepts (runcmd's `[sleep, 10]` and write_files' `permissions: 0644` are numbers
-// where the schema wants strings) or that has upstream's own messages and warnings for them, which tests pin, keeps
-// reading the whole config untyped. (A boolean written as a quoted word, 'yes', which get_cfg_option_bool takes, is
-// such a value too; unquoted, YAML 1.1 already makes yes a boolean.)
-import type { CloudConfigKey, CloudConfigSlice } from '../../config/schema/cloud-config-types';
+// Before the check each key is read as the module's upstream code reads it (support/config-readers.ts: str(), is_true,
+// a one-item list …), so the module gets the value cloud-init's module would have worked with, and fails only where
+// that value is still not of the schema's shape (the check leaves out counts and repeats: config-slice-errors.ts).
+import type { CloudConfigKey, CloudConfigValue } from '../../config/schema/cloud-config-types';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from '../module';
+import { type ConfigReader, readConfigValue } from './config-readers';
 
-/** A module that reads the cloud-config keys KEYS, typed by the schema. */
-export interface ConfigModuleSpec<K extends CloudConfigKey> extends Omit<Module, 'run' | 'prepare' | 'configKeys'> {
-  /** The top-level keys the module reads (and all it is given). */
-  readonly configKeys: readonly K[];
-  run(ctx: ModuleContext, cfg: CloudConfigSlice<K>): Promise<void>;
+/** How a module reads each top-level key it reads. */
+export type ConfigReaders = { readonly [P in CloudConfigKey]?: ConfigReader };
+
+/** The type of a value of schema type V once READER has read it (a reader that always gives a string, a string …). */
+type ReadType<R, V> = R extends 'str' | 'truthy-str' ? Extract<V, string> : R extends 'bool' | 'truthy' | 'not-false' ? Extract<V, boolean> : R extends 'list' ? Extract<V, readonly unknown[]> : V;
+
+/** The part of the cloud-config a module with READERS gets: each key it reads, absent or as read and checked. */
+export type ReadSlice<R extends ConfigReaders> = { readonly [P in keyof R & CloudConfigKey]?: ReadType<R[P], CloudConfigValue<P>> };
+
+/** A module that reads the cloud-config keys of READERS, each read by its reader and typed by the schema. */
+export interface ConfigModuleSpec<R extends ConfigReaders> extends Omit<Module, 'run' | 'prepare' | 'configKeys'> {
+  /** The top-level keys the module reads (and all it is given), each with the way its upstream code reads it. */
+  readonly configKeys: R;
+  run(ctx: ModuleContext, cfg: ReadSlice<R>): Promise<void>;
 }
 
-/** The keys of CFG among KEYS (absent ones left out, as a module that reads `'x' in cfg` expects). */
-function sliceOf(cfg: CloudConfig, keys: readonly string[]): Record<string, unknown> {
+/** The keys of CFG that READERS name, each as its reader reads it (absent ones left out, as `'x' in cfg` expects). */
+function readSlice(cfg: CloudConfig, readers: ConfigReaders): Record<string, unknown> {
   const slice: Record<string, unknown> = {};
-  for (const key of keys) if (Object.hasOwn(cfg, key)) slice[key] = cfg[key];
+  for (const [key, reader] of Object.entries(readers) as Array<[string, ConfigReader]>) {
+    if (!Object.hasOwn(cfg, key)) continue;
+    const value = readConfigValue(reader, cfg[key]);
+    if (value !== undefined) slice[key] = value;
+  }
   return slice;
 }
 
@@ -34,20 +46,21 @@ function sliceOf(cfg: CloudConfig, keys: readonly string[]): Record<string, unkn
  * when it is not as the schema says. The validators are loaded on first use (as load-validators.ts does), so that a
  * command that runs no module never evaluates them.
  */
-export async function checkedSlice<K extends CloudConfigKey>(module: string, keys: readonly K[], cfg: CloudConfig): Promise<CloudConfigSlice<K>> {
-  const slice = sliceOf(cfg, keys);
+export async function checkedSlice<R extends ConfigReaders>(module: string, readers: R, cfg: CloudConfig): Promise<ReadSlice<R>> {
+  const slice = readSlice(cfg, readers);
   if (Object.keys(slice).length === 0) return {};
   const { configSliceErrors } = await import('../../config/schema/config-slice-errors');
   const errors = configSliceErrors(slice);
   if (errors.length > 0) throw new ModuleError(module, `Invalid cloud-config: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
-  return slice as CloudConfigSlice<K>;
+  return slice as ReadSlice<R>;
 }
 
-/** SPEC as a Module: its run() gets only its keys, checked against the schema and typed. */
-export function configModule<const K extends CloudConfigKey>(spec: ConfigModuleSpec<K>): Module {
+/** SPEC as a Module: its run() gets only its keys, read as its upstream code reads them, checked against the schema and typed. */
+export function configModule<const R extends ConfigReaders>(spec: ConfigModuleSpec<R> & { readonly configKeys: Record<Exclude<keyof R, CloudConfigKey>, never> }): Module {
   const { run, ...rest } = spec;
   return {
     ...rest,
+    configKeys: Object.keys(spec.configKeys),
     async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
       await run.call(spec, ctx, await checkedSlice(spec.name, spec.configKeys, cfg));
     },

@@ -1,0 +1,74 @@
+// How a typed module reads each of its cloud-config keys before the schema checks it: the way the module's upstream
+// code reads that key, so that the typed value is the one cloud-init's module would have worked with. cloud-init's
+// modules read most keys through util.get_cfg_option_str / _bool / _list, is_false or plain truthiness, which take
+// more than the schema allows: a number where a string is wanted is str()'d, a quoted 'yes' is true, a string where a
+// list is wanted is a one-item list. A module declares one reader per key (config-module.ts).
+import { pyRepr } from '../../config/schema/python-repr';
+import { pyStr } from '../../util/python-str';
+import { pyTruthy } from '../../util/python-truthy';
+import { isFalse, isTrue } from './config-values';
+
+/**
+ * - 'as-is': the value itself.
+ * - 'str': get_cfg_option_str: a string stays, anything else is Python's str() of it (null is 'None').
+ * - 'bool': get_cfg_option_bool (translate_bool): Python-false values are false, booleans stay, else is_true.
+ * - 'list': get_cfg_option_list: a list stays, null is [], anything else is a one-item list of its str().
+ * - 'truthy': `if cfg.get(key):`, Python's truthiness, as a boolean.
+ * - 'not-false': `not is_false(value)`: false only for false and the words off/0/no/false.
+ * - 'truthy-str': `if value: str(value)`: a Python-false value is as if absent, anything else its str().
+ * - a mapping of readers: the value, when a mapping, with each key it names read by that reader and the keys it
+ *   does not name left out (the module never reads them, as its upstream code never does); any other value as it is.
+ * - a function: the value it returns, undefined for "as if absent".
+ */
+export type ConfigReader =
+  | 'as-is'
+  | 'str'
+  | 'bool'
+  | 'list'
+  | 'truthy'
+  | 'not-false'
+  | 'truthy-str'
+  | { readonly [key: string]: ConfigReader }
+  | ((value: unknown) => unknown);
+
+/** Python's str() of a value parsed from YAML or JSON: lists and mappings as their repr. */
+function pythonStr(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return typeof value === 'object' && value !== null && !(value instanceof Date) ? pyRepr(value) : pyStr(value);
+}
+
+function isMapping(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array) && !(value instanceof Date);
+}
+
+/** VALUE (present under its key) as READER reads it; undefined when the key is then as if absent. */
+export function readConfigValue(reader: ConfigReader, value: unknown): unknown {
+  if (typeof reader === 'function') return reader(value);
+  if (typeof reader === 'object') {
+    if (!isMapping(value)) return value;
+    const out: Record<string, unknown> = {};
+    for (const [key, keyReader] of Object.entries(reader)) {
+      if (!Object.hasOwn(value, key)) continue;
+      const read = readConfigValue(keyReader, value[key]);
+      if (read !== undefined) out[key] = read;
+    }
+    return out;
+  }
+  switch (reader) {
+    case 'as-is':
+      return value;
+    case 'str':
+      return pythonStr(value);
+    case 'bool':
+      return pyTruthy(value) && (typeof value === 'boolean' || isTrue(pythonStr(value)));
+    case 'list':
+      if (value === null || value === undefined) return [];
+      return Array.isArray(value) ? value : [pythonStr(value)];
+    case 'truthy':
+      return pyTruthy(value);
+    case 'not-false':
+      return !isFalse(typeof value === 'boolean' ? value : pythonStr(value));
+    case 'truthy-str':
+      return pyTruthy(value) ? pythonStr(value) : undefined;
+  }
+}
