@@ -1,17 +1,18 @@
 // cc_disable_ec2_metadata: rejects the route to the EC2 metadata address (ip route, else route).
-import { cfgBool } from './support/config-values';
 import type { Module } from './module';
+import { configModule } from './support/config-module';
 
 export const EC2_METADATA_ADDRESS = '169.254.169.254';
 
-export const disableEc2MetadataModule: Module = {
+export const disableEc2MetadataModule: Module = configModule({
   name: 'disable_ec2_metadata',
   stage: 'config',
   frequency: 'always',
   distros: 'all',
   activateBy: ['disable_ec2_metadata'],
+  configKeys: { disable_ec2_metadata: 'bool' },
   async run(ctx, cfg): Promise<void> {
-    if (!cfgBool(cfg, 'disable_ec2_metadata', false)) {
+    if (!cfg.disable_ec2_metadata) {
       ctx.log.debug('Skipping module named disable_ec2_metadata, disabling the ec2 route not enabled');
       return;
     }
@@ -26,4 +27,4 @@ export const disableEc2MetadataModule: Module = {
     }
     await ctx.platform.run(cmd);
   },
-};
+});

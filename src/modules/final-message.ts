@@ -3,7 +3,7 @@ import { uptime as hostUptime } from 'node:os';
 import { posix } from 'node:path';
 import { buildFacts } from '../build-info';
 import { describeError } from '../util/errors';
-import { cfgString } from './support/config-values';
+import { configModule } from './support/config-module';
 import type { Module, ModuleContext } from './module';
 import { renderTemplateText } from './support/cloud-template';
 
@@ -31,18 +31,20 @@ export interface FinalMessageDeps {
 }
 
 export function createFinalMessageModule(deps: FinalMessageDeps): Module {
-  return {
+  return configModule({
     name: 'final_message',
     stage: 'final',
     frequency: 'always',
     distros: 'all',
     activateBy: [],
+    // get_cfg_option_str: final_message: 5 is '5' (and null 'None').
+    configKeys: { final_message: 'str' },
     async run(ctx, cfg): Promise<void> {
-      let template = (cfgString(cfg, 'final_message') ?? '').trim();
+      let template = (cfg.final_message ?? '').trim();
       if (!template) template = FINAL_MESSAGE_DEFAULT;
       const uptime = await readUptime(ctx);
       const ts = timeRfc2822(deps.now());
-      const subs: Record<string, unknown> = { uptime, timestamp: ts, version: deps.version, datasource: ctx.datasource ?? 'DataSourceNone' };
+      const subs: Record<string, string> = { uptime, timestamp: ts, version: deps.version, datasource: ctx.datasource ?? 'DataSourceNone' };
       for (const [k, v] of Object.entries({ ...subs })) subs[k.toUpperCase()] = v;
       try {
         const message = `${renderTemplateText(template, subs)}\n`;
@@ -59,7 +61,7 @@ export function createFinalMessageModule(deps: FinalMessageDeps): Module {
       }
       if (ctx.instance?.platform === 'none') ctx.log.warn('Used fallback datasource');
     },
-  };
+  });
 }
 
 export const finalMessageModule: Module = createFinalMessageModule({ now: () => new Date(), version: buildFacts.version });

@@ -1,6 +1,8 @@
 // cc_keyboard as cloud-init 25.1: Debian and Ubuntu get /etc/default/keyboard written and console-setup restarted,
 // Alpine its bkeymap through setup-keymap, the others `localectl set-x11-keymap` (systemd targets only).
 import { posix } from 'node:path';
+import { configModule } from './support/config-module';
+import { readConfigValue } from './support/config-readers';
 import { isRecord } from './support/config-shapes';
 import { usesSystemd } from './support/distro-facts';
 import { manageService } from './support/service-control';
@@ -31,26 +33,35 @@ async function alpineKeymap(ctx: ModuleContext, layout: string, model: string, v
   await ctx.platform.run(['setup-keymap', layout, variant]);
 }
 
-export const keyboardModule: Module = {
+/**
+ * keyboard as set_keymap reads it: each value formatted with str() (Debian's f-string: model: 5 is '5'); a mapping
+ * without a layout (cc_keyboard's KeyError) or with an empty one is refused in kiln's words.
+ */
+function keyboardSetting(kb: unknown): unknown {
+  if (!isRecord(kb) || kb.layout === undefined || kb.layout === null || kb.layout === '') {
+    throw new ModuleError('keyboard', "'keyboard.layout' is required (e.g. keyboard: {layout: us})");
+  }
+  return readConfigValue({ layout: 'str', model: 'str', variant: 'str', options: 'str' }, kb);
+}
+
+export const keyboardModule: Module = configModule({
   name: 'keyboard',
   stage: 'config',
   frequency: 'once-per-instance',
   distros: ['arch', 'debian', 'ubuntu', 'rhel', 'fedora', 'centos', 'rocky', 'almalinux', 'opensuse', 'sles', 'alpine'],
   activateBy: ['keyboard'],
+  // set_keymap formats each value with str() (Debian's f-string): model: 5 is '5'.
+  configKeys: { keyboard: keyboardSetting },
   async run(ctx, cfg): Promise<void> {
     const kb = cfg.keyboard;
     if (kb === undefined) {
       ctx.log.debug("Skipping module named keyboard, no 'keyboard' section found");
       return;
     }
-    if (!isRecord(kb) || typeof kb.layout !== 'string' || kb.layout === '') {
-      throw new ModuleError('keyboard', "'keyboard.layout' is required (e.g. keyboard: {layout: us})");
-    }
-    const text = (v: unknown, d: string) => (v === undefined || v === null ? d : String(v));
     const layout = kb.layout;
-    const model = text(kb.model, ctx.distro.name === 'alpine' ? '' : DEFAULT_KEYBOARD_MODEL);
-    const variant = text(kb.variant, '');
-    const options = text(kb.options, '');
+    const model = kb.model ?? (ctx.distro.name === 'alpine' ? '' : DEFAULT_KEYBOARD_MODEL);
+    const variant = kb.variant ?? '';
+    const options = kb.options ?? '';
     ctx.log.debug(`Setting keyboard layout to '${layout}'`);
     if (ctx.distro.name === 'alpine') return alpineKeymap(ctx, layout, model, variant, options);
     if (ctx.distro.family === 'debian') {
@@ -64,4 +75,4 @@ export const keyboardModule: Module = {
     }
     await ctx.platform.run(['localectl', 'set-x11-keymap', layout, model, variant, options]);
   },
-};
+});

@@ -15,7 +15,10 @@ import { dryContext } from './late-context';
 import { moduleContext } from './module-context';
 
 /** The modules converted to typed config: none of them may go back to reading the whole config untyped. */
-const TYPED_MODULES = ['timezone', 'locale', 'resolv_conf', 'ca_certs', 'keys_to_console', 'spacewalk', 'salt_minion'];
+const TYPED_MODULES = [
+  'timezone', 'locale', 'resolv_conf', 'ca_certs', 'keys_to_console', 'spacewalk', 'salt_minion',
+  'disable_ec2_metadata', 'fan', 'final_message', 'keyboard',
+];
 
 test('each typed module names schema keys and its file reads no untyped config', () => {
   const known = new Set(Object.keys(CLOUD_CONFIG_SCHEMA.properties));
@@ -112,4 +115,18 @@ test("the values cloud-init 25.1's modules accept beyond the schema still work: 
   await findModule('spacewalk')!.run(sw, { spacewalk: { server: 0 } });
   assert.deepEqual(sw.dry.effects, []);
   assert.ok(sw.lines.some((l) => l.includes("'spacewalk/server' key was not found")));
+  // disable_ec2_metadata: a quoted 'yes' (get_cfg_option_bool) plans the route; fan: a fan without config skips.
+  const ec2 = dryContext(tempDir(t));
+  await findModule('disable_ec2_metadata')!.run(ec2, { disable_ec2_metadata: 'yes' });
+  assert.equal(ec2.lines.some((l) => l.includes('disabling the ec2 route not enabled')), false);
+  const fan = dryContext(tempDir(t));
+  await findModule('fan')!.run(fan, { fan: { config_path: '/etc/network/fan' } });
+  assert.deepEqual(fan.dry.effects, []);
+  // keyboard: set_keymap's f-string writes a number as its digits; final_message: null is get_cfg_option_str's 'None'.
+  const kb = dryContext(tempDir(t));
+  await findModule('keyboard')!.run(kb, { keyboard: { layout: 'de', model: 105 } });
+  assert.match(Buffer.from(await kb.dry.readFile('/etc/default/keyboard')).toString(), /^XKBMODEL="105"$/m);
+  const fm = dryContext(tempDir(t));
+  await findModule('final_message')!.run(fm, { final_message: null });
+  assert.equal(fm.outputText(), 'None\n');
 });
