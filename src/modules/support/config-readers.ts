@@ -18,7 +18,8 @@ import { isFalse, isTrue } from './config-values';
  * - 'truthy-str': `if value: str(value)`: a Python-false value is as if absent, anything else its str().
  * - a mapping of readers: the value, when a mapping, with each key it names read by that reader and the keys it
  *   does not name left out (the module never reads them, as its upstream code never does); any other value as it is.
- * - a function: the value it returns, undefined for "as if absent".
+ * - a function: the value it returns, undefined for "as if absent"; it may refuse a value with a ModuleError in
+ *   the module's own words (kept where tests pin them), before the schema's check.
  */
 export type ConfigReader =
   | 'as-is'
