@@ -65,7 +65,9 @@ function sortedUnique(findings: SchemaFinding[]): SchemaFinding[] {
   const seen = new Set<string>();
   const out = findings.filter((f) => {
     const key = `${f.path}\0${f.message}`;
-    return seen.has(key) ? false : (seen.add(key), true);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
   });
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.message < b.message ? -1 : a.message > b.message ? 1 : 0));
 }

@@ -16,24 +16,24 @@ const KEYED_STEPS = new Set(['properties', 'patternProperties']);
 const ITEM_STEPS = new Set(['items', 'additionalProperties']);
 
 /** A pointer's segments are escaped as Ajv's schema paths are: JSON pointer escapes, then URI fragment encoding. */
-function unescape(s: string): string {
+function decodeSegment(s: string): string {
   return decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
-function escape(s: string): string {
+function encodeSegment(s: string): string {
   return encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'));
 }
 
 /** The schema node at POINTER ('#/a/b') in ROOT. */
 export function nodeAt(root: unknown, pointer: string): Record<string, unknown> {
   let node = root;
-  for (const part of pointer.split('/').slice(1)) node = (node as Record<string, unknown>)[unescape(part)];
+  for (const part of pointer.split('/').slice(1)) node = (node as Record<string, unknown>)[decodeSegment(part)];
   return node as Record<string, unknown>;
 }
 
 /** The alternatives around the node at POINTER, outermost first. */
 export function alternativesAround(root: unknown, pointer: string): Alternative[] {
-  const parts = pointer.split('/').slice(1).map(unescape);
+  const parts = pointer.split('/').slice(1).map(decodeSegment);
   const found: Alternative[] = [];
   let node = root as Record<string, unknown>;
   let at = '#';
@@ -43,7 +43,7 @@ export function alternativesAround(root: unknown, pointer: string): Alternative[
       for (const a of found) a.levels++;
       const name = parts[++i] as string;
       node = (node[key] as Record<string, Record<string, unknown>>)[name] as Record<string, unknown>;
-      at += `/${key}/${escape(name)}`;
+      at += `/${key}/${encodeSegment(name)}`;
     } else if (ITEM_STEPS.has(key)) {
       for (const a of found) a.levels++;
       node = node[key] as Record<string, unknown>;
@@ -56,7 +56,7 @@ export function alternativesAround(root: unknown, pointer: string): Alternative[
       at += `/${key}/${branch}`;
     } else {
       node = node[key] as Record<string, unknown>;
-      at += `/${escape(key)}`;
+      at += `/${encodeSegment(key)}`;
     }
   }
   return found;
@@ -69,7 +69,7 @@ function lifecycleNodes(schema: unknown, at = '#'): string[] {
   const found: string[] = 'lifecycle' in schema ? [at] : [];
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'lifecycle' || key === 'enum' || key === 'const' || key === 'default' || key === 'examples') continue;
-    found.push(...lifecycleNodes(value, `${at}/${escape(key)}`));
+    found.push(...lifecycleNodes(value, `${at}/${encodeSegment(key)}`));
   }
   return found;
 }

@@ -1,7 +1,7 @@
 // Python's repr() of a value read from YAML, as cloud-init's schema messages print it: 'text', b'bytes', True,
 // None, [1, 2], {'key': 'value'}, datetime.date(2024, 1, 2).
 
-function quoted(body: string, escape: (ch: string, code: number) => string | undefined): string {
+function quoted(body: string, escapeChar: (ch: string, code: number) => string | undefined): string {
   const quote = body.includes("'") && !body.includes('"') ? '"' : "'";
   let out = '';
   for (const ch of body) {
@@ -10,7 +10,7 @@ function quoted(body: string, escape: (ch: string, code: number) => string | und
     else if (ch === '\n') out += '\\n';
     else if (ch === '\r') out += '\\r';
     else if (ch === '\t') out += '\\t';
-    else out += escape(ch, code) ?? ch;
+    else out += escapeChar(ch, code) ?? ch;
   }
   return `${quote}${out}${quote}`;
 }

@@ -5,7 +5,8 @@ import type { ErrorObject } from 'ajv';
 
 /** One schema or sub-schema's validating function, as Ajv makes it (passContext: `this` carries `reached`). */
 export interface ValidatingFunction {
-  (this: LifecycleRecorder | void, data: unknown): boolean;
+  (this: void, data: unknown): boolean;
+  (this: LifecycleRecorder, data: unknown): boolean;
   errors?: ErrorObject[] | null;
 }
 
