@@ -40,7 +40,7 @@ function checkSubnet(s: unknown, key: string, warnings: string[]): Obj {
   if (o.dns_search !== undefined) strList(o.dns_search, `${key}.dns_search`);
   if (o.metric !== undefined) int(o.metric, `${key}.metric`);
   if (o.mtu !== undefined) int(o.mtu, `${key}.mtu`, 68);
-  if (o.routes !== undefined) list(o.routes, `${key}.routes`).forEach((r, i) => checkRoute(r, `${key}.routes[${i}]`, warnings));
+  if (o.routes !== undefined) for (const [i, r] of list(o.routes, `${key}.routes`).entries()) checkRoute(r, `${key}.routes[${i}]`, warnings);
   return o;
 }
 
@@ -57,7 +57,7 @@ function checkInterface(o: Obj, key: string, warnings: string[]): Obj {
   if (o['accept-ra'] !== undefined) c['accept-ra'] = bool(o['accept-ra'], `${key}.accept-ra`);
   if (o.wakeonlan !== undefined) c.wakeonlan = bool(o.wakeonlan, `${key}.wakeonlan`);
   if (o.params !== undefined) obj(o.params, `${key}.params`);
-  if (o.subnets !== undefined && o.subnets !== null) list(o.subnets, `${key}.subnets`).forEach((s, i) => checkSubnet(s, `${key}.subnets[${i}]`, warnings));
+  if (o.subnets !== undefined && o.subnets !== null) for (const [i, s] of list(o.subnets, `${key}.subnets`).entries()) checkSubnet(s, `${key}.subnets[${i}]`, warnings);
   return c;
 }
 

@@ -1,5 +1,5 @@
 // What every network activator is (cloud-init's NetworkActivator) and the one way they run a command on an interface.
-import type { Platform } from '../../platform/platform';
+import type { Platform, RunResult } from '../../platform/platform';
 import type { Log } from '../../util/log';
 import type { NetworkState } from '../model';
 import { describeError } from '../../util/errors';
@@ -41,7 +41,7 @@ export function pythonList(argv: string[]): string {
  */
 export async function alterInterface(ctx: ActivatorContext, cmd: string[], device: string): Promise<boolean> {
   ctx.log.debug(`Attempting command ${pythonList(cmd)} for device ${device}`);
-  let result;
+  let result: RunResult;
   try {
     result = await ctx.platform.run(cmd, { allowFailure: true, timeoutMs: ACTIVATION_TIMEOUT_MS });
   } catch (err) {
@@ -58,7 +58,7 @@ export async function alterInterface(ctx: ActivatorContext, cmd: string[], devic
 }
 
 /** Python's all() over the devices: stops at the first one that fails, as cloud-init's bring_up_interfaces does. */
-export async function bringUpEach(ctx: ActivatorContext, devices: Iterable<string>, one: (device: string) => Promise<boolean>): Promise<boolean> {
+export async function bringUpEach(devices: Iterable<string>, one: (device: string) => Promise<boolean>): Promise<boolean> {
   for (const device of devices) if (!(await one(device))) return false;
   return true;
 }

@@ -18,7 +18,7 @@ async function bringUp(ctx: ActivatorContext, device: string): Promise<boolean> 
 
 export const networkManagerActivator: NetworkActivator = {
   name: 'network-manager',
-  bringUpAll: (ctx, state) => bringUpEach(ctx, interfaceNames(state), (d) => bringUp(ctx, d)),
+  bringUpAll: (ctx, state) => bringUpEach(interfaceNames(state), (d) => bringUp(ctx, d)),
   bringUpInterface: bringUp,
   bringDownInterface: (ctx, device) => alterInterface(ctx, ['nmcli', 'device', 'disconnect', device], device),
 };

@@ -54,7 +54,7 @@ export function formatRouteTables(routes: RouteInfo | Error, log?: Log): string 
   try {
     if (routes.ipv4.length) {
       const tbl = new SimpleTable(['Route', 'Destination', 'Gateway', 'Genmask', 'Interface', 'Flags']);
-      routes.ipv4.forEach((r, n) => tbl.addRow([String(n), field(r, 'destination'), field(r, 'gateway'), field(r, 'genmask'), field(r, 'iface'), field(r, 'flags')]));
+      for (const [n, r] of routes.ipv4.entries()) tbl.addRow([String(n), field(r, 'destination'), field(r, 'gateway'), field(r, 'genmask'), field(r, 'iface'), field(r, 'flags')]);
       lines.push(...titled('Route IPv4 info', tbl.toString()));
     }
     if (routes.ipv6.length) {
@@ -91,7 +91,7 @@ async function readDevices(p: Platform): Promise<Map<string, DeviceInfo> | Error
 }
 
 async function readRoutes(p: Platform): Promise<RouteInfo | Error> {
-  let ipv4;
+  let ipv4: RouteInfo['ipv4'];
   try {
     ipv4 = parseIpv4Routes(await ip(p, ['-o', 'route', 'list']));
   } catch (err) {

@@ -11,7 +11,7 @@ export class SimpleTable {
 
   addRow(values: string[]): void {
     this.rows.push(values);
-    values.forEach((v, i) => (this.widths[i] = Math.max(this.widths[i] ?? 0, v.length)));
+    for (const [i, v] of values.entries()) this.widths[i] = Math.max(this.widths[i] ?? 0, v.length);
   }
 
   private rule(): string {

@@ -170,7 +170,7 @@ export function renderNetworkdFiles(ns: NetworkState, opts: { netdevs?: boolean 
       if (use.search.length) f.add('Network', 'Domains', use.search.join(' '));
       if (use.nameservers.length) f.add('Network', 'DNS', use.nameservers.join(' '));
     }
-    ns.routes.forEach((r, i) => addRoute(f, `c${i}`, r));
+    for (const [i, r] of ns.routes.entries()) addRoute(f, `c${i}`, r);
     if (ns.version === 2) {
       let name = iface.name;
       for (const [dev, cfg] of Object.entries(ethernets)) {

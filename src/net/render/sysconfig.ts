@@ -184,7 +184,7 @@ function renderSubnets(cfg: IfCfg, subnets: Subnet[], hasDefault: boolean, flavo
       c.set(isIPv6(s.gateway) ? 'IPV6_DEFAULTGW' : 'GATEWAY', s.gateway);
     }
     if (s.dns_search !== undefined && flavor !== 'suse') c.set('DOMAIN', s.dns_search.join(' '));
-    if (s.dns_nameservers !== undefined && flavor !== 'suse') s.dns_nameservers.slice(0, 3).forEach((n, i) => c.set(`DNS${i + 1}`, n));
+    if (s.dns_nameservers !== undefined && flavor !== 'suse') for (const [i, n] of s.dns_nameservers.slice(0, 3).entries()) c.set(`DNS${i + 1}`, n);
   }
 }
 
