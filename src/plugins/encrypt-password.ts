@@ -14,9 +14,10 @@ function sshRsaKey(line: string): { e: Buffer; n: Buffer } {
     parts.push(blob.subarray(at + 4, at + 4 + len));
     at += 4 + len;
   }
-  if (parts.length !== 3 || parts[0]?.toString() !== 'ssh-rsa') throw new PluginError('SetUserPasswordPlugin', 'the ssh-rsa public key is malformed');
+  const [kind, exponent, modulus] = parts;
+  if (parts.length !== 3 || kind?.toString() !== 'ssh-rsa' || !exponent || !modulus) throw new PluginError('SetUserPasswordPlugin', 'the ssh-rsa public key is malformed');
   const strip = (b: Buffer) => (b[0] === 0 ? b.subarray(1) : b);
-  return { e: strip(parts[1]!), n: strip(parts[2]!) };
+  return { e: strip(exponent), n: strip(modulus) };
 }
 
 export function encryptPassword(sshPublicKey: string, password: string): string {

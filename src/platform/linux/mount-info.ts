@@ -17,12 +17,12 @@ export function parseMountinfo(text: string): MountEntry[] {
     const f = line.split(' ');
     const dash = f.indexOf('-');
     if (dash < 6) continue;
-    out.push({ devno: f[2] as string, mountpoint: unescape(f[4] as string), fstype: f[dash + 1] as string, source: f[dash + 2] as string });
+    out.push({ devno: f[2] as string, mountpoint: decodeOctalEscapes(f[4] as string), fstype: f[dash + 1] as string, source: f[dash + 2] as string });
   }
   return out;
 }
 
-function unescape(s: string): string {
+function decodeOctalEscapes(s: string): string {
   return s.replace(/\\([0-7]{3})/g, (_m, o: string) => String.fromCharCode(Number.parseInt(o, 8)));
 }
 

@@ -11,8 +11,8 @@ export type GrowthPlan =
 
 /** The plan for the volume whose only extent is EXTENT on a disk laid out as LAYOUT. */
 export function planVolumeGrowth(extents: VolumeExtent[], layout: DiskLayout): GrowthPlan {
-  if (extents.length !== 1) return { grow: false, reason: `it spans ${extents.length} disk extents (a dynamic volume)` };
-  const extent = extents[0]!;
+  const extent = extents[0];
+  if (extents.length !== 1 || !extent) return { grow: false, reason: `it spans ${extents.length} disk extents (a dynamic volume)` };
   const partition = layout.partitions.find((p) => p.start === extent.start && p.number > 0);
   if (!partition) return { grow: false, reason: `no partition of disk ${extent.diskNumber} starts at byte ${extent.start}` };
   const end = partition.start + partition.length;

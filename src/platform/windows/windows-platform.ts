@@ -18,7 +18,7 @@ import { bindIphlpapi, type AdapterRef, type IpFamily, type IpRoute, type NetAda
 import { bindDhcpcsvc } from './win32/dhcpcsvc';
 import type { ServiceSpec, ServiceStartType } from './win32/advapi32';
 import { bindVersion } from './win32/version';
-import { ComputerNameFormat, bindKernel32, bindKernel32Disk, bindKernel32Volumes } from './win32/kernel32';
+import { ComputerNameFormat, bindKernel32, bindKernel32Disk, bindKernel32Volumes, type VolumeExtent } from './win32/kernel32';
 import { planVolumeGrowth } from './volume-growth';
 import { bindNetapi32 } from './win32/netapi32';
 import { bindNtdll } from './win32/ntdll';
@@ -323,7 +323,8 @@ export class WindowsPlatform implements Platform, WindowsMachine {
     const layout = extents[0] ? api.diskLayout(extents[0].diskNumber) : { style: 'raw' as const, partitions: [], usableEnd: 0 };
     const plan = planVolumeGrowth(extents, layout);
     if (!plan.grow) return { bytes: 0, reason: plan.reason };
-    const disk = extents[0]!.diskNumber;
+    // A plan to grow means the volume has one extent.
+    const disk = (extents[0] as VolumeExtent).diskNumber;
     this.log.info(`Growing partition ${plan.partition.number} of disk ${disk} (${root}) by ${plan.bytes} bytes`);
     api.growPartition(disk, plan.partition.number, plan.bytes);
     api.extendFileSystem(root, Math.floor(plan.newLength / api.bytesPerSector(root)));

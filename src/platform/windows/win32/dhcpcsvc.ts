@@ -101,7 +101,7 @@ export function bindDhcpcsvc(koffi: Koffi, kernel32: Kernel32): Dhcpcsvc {
 /** Option 26: the interface MTU, a 16-bit big-endian number (at least 68); undefined when malformed. */
 export function parseMtuOption(data: Uint8Array | undefined): number | undefined {
   if (data?.length !== 2) return undefined;
-  const mtu = (data[0]! << 8) | data[1]!;
+  const mtu = new DataView(data.buffer, data.byteOffset, data.byteLength).getUint16(0);
   return mtu >= 68 ? mtu : undefined;
 }
 
