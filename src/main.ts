@@ -4,7 +4,7 @@ import { buildFacts, type BuildFacts } from './build-info';
 import type { CommandContext, Output } from './cli/command';
 import { faceFromInvocation, type Face } from './cli/face';
 import { commandHelp, faceHelp, groupHelp } from './cli/help';
-import { parseInvocation } from './cli/parse-args';
+import { parseInvocation, type Invocation } from './cli/parse-args';
 import { COMMANDS } from './cli/registry';
 import { shortVersion } from './cli/version';
 import { sourceMappedStack } from './util/source-mapped-stack';
@@ -27,7 +27,7 @@ export interface MainOptions {
 export async function main(opts: MainOptions): Promise<number> {
   const face: Face = faceFromInvocation(opts.argv0, opts.env.KILN_FACE);
   const facts = opts.facts ?? buildFacts;
-  let invocation;
+  let invocation: Invocation;
   try {
     invocation = parseInvocation(opts.argv, COMMANDS, face);
   } catch (err) {

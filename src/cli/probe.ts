@@ -36,7 +36,8 @@ function human(bytes: number): string {
 
 /** One row per device and per partition, indented under its disk. */
 export function probeTable(results: ProbeResult[]): string {
-  const rows: string[][] = [['DEVICE', 'SIZE', 'TYPE', 'VERSION', 'LABEL', 'UUID', 'NOTE']];
+  const header = ['DEVICE', 'SIZE', 'TYPE', 'VERSION', 'LABEL', 'UUID', 'NOTE'];
+  const rows: string[][] = [header];
   const add = (r: ProbeResult, indent: string) =>
     rows.push([
       indent + r.device,
@@ -51,7 +52,7 @@ export function probeTable(results: ProbeResult[]): string {
     add(r, '');
     for (const p of r.partitions ?? []) add(p, '  ');
   }
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  const widths = header.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   return `${rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n')}\n`;
 }
 

@@ -1,7 +1,7 @@
 // The matching rule every finder shares: a filesystem of an allowed type, an exact label, the expected files.
 import type { BlockReader } from './block-reader';
 import type { FindRequest, FoundFilesystem } from './filesystem-finder';
-import { openFilesystem } from './probe';
+import { openFilesystem, type OpenedFilesystem } from './probe';
 import type { Log } from '../util/log';
 import { describeError } from '../util/errors';
 
@@ -11,7 +11,7 @@ import { describeError } from '../util/errors';
  * A device that cannot be read is logged and skipped: one bad disk must not hide the config drive.
  */
 export async function matchFilesystem(reader: BlockReader, req: FindRequest, log?: Log): Promise<FoundFilesystem | undefined> {
-  let fs;
+  let fs: OpenedFilesystem | undefined;
   try {
     fs = await openFilesystem(reader);
   } catch (err) {

@@ -418,7 +418,7 @@ export function writeIso9660(files: SeedFile[], opts: IsoWriteOptions): Buffer {
     const areas = new ContinuationAreas(ceLba);
     packRecords(rrRecords(d, (x) => x.lba[0], (x) => x.size[0], areas)).copy(img, d.lba[0] * S);
     if (areas.blocks.length !== d.ceBlocks) throw new Error('ISO9660 writer: continuation areas changed size between passes');
-    areas.blocks.forEach((b, i) => b.copy(img, (ceLba + i) * S));
+    for (const [i, b] of areas.blocks.entries()) b.copy(img, (ceLba + i) * S);
     packRecords(jolietRecords(d, (x) => x.lba[1], (x) => x.size[1])).copy(img, d.lba[1] * S);
     for (const f of d.files) if (f.data.length > 0) Buffer.from(f.data.buffer, f.data.byteOffset, f.data.length).copy(img, f.lba * S);
   }

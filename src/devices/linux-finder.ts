@@ -1,4 +1,5 @@
 // Finds labelled filesystems on Linux by reading block devices listed in /sys/class/block; no blkid, no mount.
+import type { BlockReader } from './block-reader';
 import type { FilesystemFinder, FindRequest, FoundFilesystem } from './filesystem-finder';
 import { byLabelOrder, matchFilesystem } from './find-matching';
 import { listLinuxBlockDevices, openLinuxBlockDevice } from './linux-block-devices';
@@ -12,7 +13,7 @@ export class LinuxFilesystemFinder implements FilesystemFinder {
     const found: FoundFilesystem[] = [];
     for (const dev of await listLinuxBlockDevices(this.opts.root)) {
       if (req.deviceName && !req.deviceName.test(dev.name)) continue;
-      let reader;
+      let reader: BlockReader;
       try {
         reader = await openLinuxBlockDevice(this.opts.root, dev);
       } catch (err) {

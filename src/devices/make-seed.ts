@@ -1,4 +1,5 @@
 // Builds a NoCloud (cidata) or OpenStack config drive (config-2) image from a folder or files, as ISO or FAT.
+import type { Stats } from 'node:fs';
 import { basename, join } from 'node:path';
 import { writeFat, type FatBits } from './fat-writer';
 import { writeIso9660 } from './iso9660-writer';
@@ -41,7 +42,7 @@ export async function collectSeedFiles(inputs: string[]): Promise<SeedFile[]> {
     const eq = input.indexOf('=');
     const named = eq > 0 && !(await fsPromises().lstat(input).then(() => true, () => false));
     const path = named ? input.slice(eq + 1) : input;
-    let st;
+    let st: Stats;
     try {
       st = await fsPromises().stat(path);
     } catch {

@@ -1,4 +1,5 @@
 // Runs a host process and collects its output; the platforms build on this, nothing else should.
+import type { ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { childProcess } from './on-demand-builtins';
 import { describeError } from './errors';
@@ -58,7 +59,7 @@ export type ProcessStarter = (start: ProcessStart) => StartedProcess;
 
 /** Node's child_process.spawn (fork and exec). */
 export const startWithNode: ProcessStarter = (start) => {
-  let child;
+  let child: ChildProcess;
   try {
     child = childProcess().spawn(start.file, start.args, {
       ...(start.cwd !== undefined ? { cwd: start.cwd } : {}),
