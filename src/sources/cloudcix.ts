@@ -67,7 +67,10 @@ export const cloudCixSource: Datasource = {
       // determine_md_url: the service answers at all (one round unless max_wait says more), then the highest version with metadata.
       let base: string;
       try {
-        base = (await waitForEndpoint('CloudCIX', urls, async (u, signal) => (await get(u, signal), u), ctx.log, ctx.signal)).url;
+        base = (await waitForEndpoint('CloudCIX', urls, async (u, signal) => {
+          await get(u, signal);
+          return u;
+        }, ctx.log, ctx.signal)).url;
       } catch (err) {
         throw new SourceError('CloudCIX', `Could not determine metadata URL: ${describeError(err)}`, { cause: err });
       }

@@ -1,6 +1,6 @@
 // CloudSigma: the server context read over the serial port /dev/ttyS1 with cloud-init's cepko request (`<\n\n>`), one JSON line back; detected from the DMI product name.
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
-import { LineChannelClosedError, LineTimeoutError, openSerialChannel } from '../util/line-channel';
+import { LineChannelClosedError, LineTimeoutError, openSerialChannel, type LineChannel } from '../util/line-channel';
 import { parseJson } from './json-document';
 import { SourceError } from './source-error';
 import { describeError } from '../util/errors';
@@ -37,7 +37,7 @@ function deviceSetting(settings: Record<string, unknown>): string {
 
 /** The whole server context, as cepko's all(): one request, one line back (ending in EOT and newline). */
 async function readServerContext(ctx: CrawlContext, device: string, timeoutMs: number): Promise<unknown> {
-  let channel;
+  let channel: LineChannel;
   try {
     channel = openSerialChannel(ctx.platform.hostPath(device), ctx.platform.makeTtyRaw?.bind(ctx.platform), ctx.log);
   } catch (err) {

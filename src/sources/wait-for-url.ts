@@ -6,10 +6,8 @@ import { SourceError } from './source-error';
 import type { UrlSettings } from './settings';
 import { describeError } from '../util/errors';
 
-export interface EndpointProbe<T> {
-  /** Tries one base URL; resolves with what the caller needs (a token, a version …) or throws. */
-  (baseUrl: string, signal: AbortSignal): Promise<T>;
-}
+/** Tries one base URL; resolves with what the caller needs (a token, a version …) or throws. */
+export type EndpointProbe<T> = (baseUrl: string, signal: AbortSignal) => Promise<T>;
 
 /**
  * Returns the first base URL whose probe succeeds (all are tried at once each round; the first answer wins).

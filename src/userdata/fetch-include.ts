@@ -1,4 +1,5 @@
 // Fetching `#include` URLs: http(s) only, with a time limit and a size cap (undici).
+import type { Dispatcher } from 'undici';
 import { loadUndici } from '../util/load-undici';
 import { describeError } from '../util/errors';
 
@@ -30,7 +31,7 @@ export function httpIncludeFetcher(opts: FetchIncludeOptions = {}): FetchInclude
       }
       if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`only http and https URLs can be included, not ${parsed.protocol}`);
       const signal = AbortSignal.timeout(timeoutMs);
-      let res;
+      let res: Dispatcher.ResponseData;
       try {
         res = await (await loadUndici()).request(current, { method: 'GET', signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
       } catch (err) {

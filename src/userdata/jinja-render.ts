@@ -228,7 +228,7 @@ class Renderer {
     }
     const arr = Array.isArray(v) ? v : typeof v === 'string' ? [...v] : null;
     if (!arr || arr.length !== targets.length) throw new TemplateError(line, `cannot unpack into ${targets.length} names`);
-    targets.forEach((t, i) => frame.set(t, arr[i]));
+    for (const [i, t] of targets.entries()) frame.set(t, arr[i]);
   }
 
   private truth(v: unknown): boolean {

@@ -1,6 +1,6 @@
 // Writing user-data scripts where cloud-init keeps them and running them in the target root (run-parts).
 import { posix } from 'node:path';
-import type { Platform } from '../platform/platform';
+import type { Platform, RunResult } from '../platform/platform';
 import type { Log } from '../util/log';
 import type { ScriptPart } from './process-user-data';
 import { describeError } from '../util/errors';
@@ -115,7 +115,7 @@ export async function runScript(ctx: ScriptRunContext, path: string, extraEnv: R
   }
   // Executed directly, as run-parts does: the kernel reads the '#!' line; without one, sh runs it (execvp).
   const argv = shebang(content) ? [path] : ['/bin/sh', path];
-  let r;
+  let r: RunResult;
   try {
     r = await ctx.platform.run(argv, { allowFailure: true, env: { ...ctx.env, ...extraEnv }, ...(ctx.timeoutMs ? { timeoutMs: ctx.timeoutMs } : {}) });
   } catch (err) {

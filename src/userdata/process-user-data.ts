@@ -170,7 +170,7 @@ class SourceProcessor {
     }
     const blob: MimeEntity = { headers: [], contentType: CT.notMultipart, params: {}, body: bytes, parts: [], defects: [] };
     this.roots.set(blob, 'blob');
-    await this.leaf(blob, bytes, depth, where);
+    await this.leaf(blob, bytes, depth);
   }
 
   private async walk(entity: MimeEntity, where: string, depth: number): Promise<void> {
@@ -201,11 +201,11 @@ class SourceProcessor {
       this.counter++;
       return;
     }
-    await this.leaf(entity, body, depth, where);
+    await this.leaf(entity, body, depth);
   }
 
   /** One non-multipart piece: gzip, type detection, include, archive, jinja, then attach. */
-  private async leaf(entity: MimeEntity, raw: Buffer, depth: number, where: string): Promise<void> {
+  private async leaf(entity: MimeEntity, raw: Buffer, depth: number): Promise<void> {
     const filename = entityFilename(entity);
     let ctype = entity.contentType;
     let body = raw;
@@ -379,7 +379,7 @@ class SourceProcessor {
         headers.push({ name: k, value: String(v) });
       }
       const entity: MimeEntity = { headers, contentType: type, params: {}, body: Buffer.from(content, 'utf8'), parts: [], defects: [] };
-      await this.leaf(entity, entity.body, depth, part);
+      await this.leaf(entity, entity.body, depth);
     }
   }
 }

@@ -146,7 +146,10 @@ function scriptsByHeader(body: Buffer, name: string): { scripts: WindowsScript[]
 
 function handlePart(ctype: string, name: string, filename: string | undefined, body: Buffer, out: WindowsUserData): void {
   const part = `user-data ${name}`;
-  if (ctype === 'text/cloud-config') return cloudConfig(bytesToText(body), part, out);
+  if (ctype === 'text/cloud-config') {
+    cloudConfig(bytesToText(body), part, out);
+    return;
+  }
   if (ctype === 'text/x-cfninitdata') {
     out.steps.push({ part, kind: 'heat', filename, content: body, ...(filename === HEAT_USER_DATA_FILENAME ? scriptsByHeader(body, name) : {}) });
     return;
@@ -158,7 +161,8 @@ function handlePart(ctype: string, name: string, filename: string | undefined, b
       out.steps.push({ part, kind: 'scripts', scripts: [{ kind: ext, name, content: body, persist: false, runAsLocalSystem: false }] });
       return;
     }
-    return scriptsFrom(body, name, out);
+    scriptsFrom(body, name, out);
+    return;
   }
   if (ctype === 'text/part-handler') throw new Error('#part-handler parts hold Python code; kiln does not run them (part skipped)');
   out.ignored.push({ part, contentType: ctype });
@@ -184,7 +188,10 @@ function renderTemplate(bytes: Buffer, data: Record<string, unknown> | undefined
 }
 
 function handleSingle(bytes: Buffer, out: WindowsUserData): void {
-  if (bytes.subarray(0, 13).toString('latin1') === '#cloud-config') return cloudConfig(bytesToText(bytes), 'user-data', out);
+  if (bytes.subarray(0, 13).toString('latin1') === '#cloud-config') {
+    cloudConfig(bytesToText(bytes), 'user-data', out);
+    return;
+  }
   const text = bytesToText(bytes);
   if (text.trim().startsWith(PEM_HEADER)) {
     out.certificate = text.trim();
