@@ -143,7 +143,7 @@ function assertJsonData(value, where) {
   if (typeof value === 'number') {
     if (Number.isFinite(value)) return;
   } else if (Array.isArray(value)) {
-    value.forEach((v, i) => assertJsonData(v, `${where}[${i}]`));
+    for (const [i, v] of value.entries()) assertJsonData(v, `${where}[${i}]`);
     return;
   } else if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
     for (const [k, v] of Object.entries(value)) assertJsonData(v, `${where}.${k}`);
