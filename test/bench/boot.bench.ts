@@ -118,7 +118,10 @@ function timelineOf(lines: readonly ConsoleLine[]): BootTimeline {
  */
 function printInitLocalSteps(side: Side, round: number, lines: readonly ConsoleLine[]): void {
   const log = stageLogLines(lines);
-  if (log.length === 0) return console.log(`  ${side}, round ${round}: no init-local lines of cloud-init.log on the console`);
+  if (log.length === 0) {
+    console.log(`  ${side}, round ${round}: no init-local lines of cloud-init.log on the console`);
+    return;
+  }
   console.log(`  ${side}, round ${round}: init-local's log spans ${s(loggedSpan(log))} s; its longest pauses, after:`);
   for (const gap of longestGaps(log, 8)) console.log(`    ${gap.seconds.toFixed(2).padStart(6)} s  ${gap.before.slice(0, 150)}`);
 }

@@ -19,7 +19,8 @@ test('embedded defaults < cloud.cfg < cloud.cfg.d (sorted) < /run/cloud-init/clo
   writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/ignored.txt'), 'foo: 2\n');
   writeFileSync(join(root, 'run/cloud-init/cloud.cfg'), 'foo: 3\n');
   const loaded = await loadSystemConfig(new LinuxPlatform({ root, log: new Logger().for('t') }), buildFacts.defaultCloudConfig);
-  const c = loaded.config as Record<string, any>; // any: test reads nested values directly
+  // biome-ignore lint/suspicious/noExplicitAny: the test reads nested values directly
+  const c = loaded.config as Record<string, any>;
   assert.equal(c.preserve_hostname, true);
   assert.deepEqual(c.datasource_list, ['Ec2']);
   assert.equal(c.foo, 3);

@@ -40,7 +40,7 @@ test("the dump is cloud-init 22.4's safeyaml.dumps, byte for byte (PyYAML in the
   const r = spawnSync('chroot', [root, 'python3', '-B', '-c', PYTHON_ORACLE], { input: JSON.stringify(VALUES), encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   const dumps = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as string);
-  VALUES.forEach((value, i) => assert.equal(pyyamlDump(value), dumps[i], JSON.stringify(value)));
+  for (const [i, value] of VALUES.entries()) assert.equal(pyyamlDump(value), dumps[i], JSON.stringify(value));
 });
 
 test("with indent 2 the dump is PyYAML's plain yaml.dump (what WSL's datasource writes), byte for byte", (t) => {
@@ -49,5 +49,5 @@ test("with indent 2 the dump is PyYAML's plain yaml.dump (what WSL's datasource 
   const r = spawnSync('chroot', [ensureDebianRootfs(), 'python3', '-B', '-c', script], { input: JSON.stringify(VALUES), encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   const dumps = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as string);
-  VALUES.forEach((value, i) => assert.equal(pyyamlDump(value, true, 2), dumps[i], JSON.stringify(value)));
+  for (const [i, value] of VALUES.entries()) assert.equal(pyyamlDump(value, true, 2), dumps[i], JSON.stringify(value));
 });

@@ -94,13 +94,13 @@ const PYYAML_SCALARS: Array<[string, unknown]> = [
   ['a:b', 'a:b'],
 ];
 
-function valueOf(scalar: string): unknown {
+function readScalar(scalar: string): unknown {
   return (readYaml(`a: ${scalar}\n`, 'table.yaml') as { a: unknown }).a;
 }
 
 test('plain and tagged scalars get the values PyYAML gives them', () => {
   for (const [scalar, want] of PYYAML_SCALARS) {
-    const got = valueOf(scalar);
+    const got = readScalar(scalar);
     if (want instanceof Uint8Array) assert.deepEqual(Uint8Array.from(got as Uint8Array), want, scalar);
     else assert.deepStrictEqual(got, want, `a: ${scalar}`);
   }
@@ -193,5 +193,5 @@ test("the table is PyYAML's own reading (bookworm's python3-yaml, in the cached 
   const r = spawnSync('chroot', [root, 'python3', '-B', '-c', PYTHON_ORACLE], { input: JSON.stringify(texts), encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   const pyyaml = JSON.parse(r.stdout) as unknown[];
-  texts.forEach((text, i) => assert.deepStrictEqual(comparable(valueOf(text)), pyyaml[i], `a: ${text}`));
+  for (const [i, text] of texts.entries()) assert.deepStrictEqual(comparable(readScalar(text)), pyyaml[i], `a: ${text}`);
 });

@@ -17,7 +17,7 @@ export function stripIso9660(image: string): void {
   }
   assert.equal(vrs.length, 3, 'genisoimage -udf should write BEA01, NSR02, TEA01');
   b.fill(0, 16 * 2048, 32 * 2048);
-  vrs.forEach((d, i) => d.copy(b, (16 + i) * 2048));
+  for (const [i, d] of vrs.entries()) d.copy(b, (16 + i) * 2048);
   writeFileSync(image, b);
 }
 

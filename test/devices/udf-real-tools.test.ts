@@ -62,7 +62,9 @@ test('a UDF-only volume is found by label, read for ovf-env.xml, and probed as u
   assert.equal(found.length, 1);
   assert.equal(found[0]?.fsType, 'udf');
   assert.equal(Buffer.from((await found[0]?.tree.readFile('ovf-env.xml')) ?? []).toString(), '<Environment/>\n');
-  await assertSameTree(found[0]!.tree, readSourceTree(src), 'UDF only');
+  const udf = found[0];
+  assert.ok(udf);
+  await assertSameTree(udf.tree, readSourceTree(src), 'UDF only');
   // Exact labels still rule when anyLabel is not asked for.
   assert.equal((await new ImageFilesFinder([img]).find({ labels: ['cidata'] })).length, 0);
 });
@@ -111,7 +113,7 @@ test('a damaged UDF directory identifier is named in the error', async (t) => {
   assert.ok(vol);
   // Corrupt every File Identifier Descriptor tag checksum in the image: listing the root must fail cleanly.
   const b = readFileSync(img);
-  for (let o = 0; o + 16 <= b.length; o += 4) if (b.readUInt16LE(o) === 257 && b.readUInt16LE(o + 2) === 2) b[o + 4] = (b[o + 4]! + 1) & 0xff;
+  for (let o = 0; o + 16 <= b.length; o += 4) if (b.readUInt16LE(o) === 257 && b.readUInt16LE(o + 2) === 2) b.writeUInt8((b.readUInt8(o + 4) + 1) & 0xff, o + 4);
   writeFileSync(img, b);
   const broken = await openUdf(await PathBlockReader.open(img));
   await assert.rejects(broken.tree.list('/'), /UDF directory '\/' has a damaged identifier/);

@@ -2,7 +2,7 @@
 // the result: the crash-consistency harness behind test/reliability/crash-consistency.test.ts and
 // `npm run soak -- crash`. Each boot runs on an overlay of one prepared rootfs, so a kill point costs no copy.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { copyRootfs } from './debian-rootfs';
 import { seededRandom } from './seeded-random';
@@ -154,7 +154,7 @@ function lines(root: string, path: string): string[] {
 export function leftovers(dir: string): string[] {
   const found: string[] = [];
   const walk = (d: string) => {
-    let entries;
+    let entries: Dirent[];
     try {
       entries = readdirSync(d, { withFileTypes: true });
     } catch {

@@ -1,7 +1,7 @@
 // Boots a disk image under qemu for the real-boot tests: the image made from a rootfs without loop mounts, the
 // serial console captured line by line with the seconds since qemu started, and hard timeouts that kill qemu and
 // fail with the console's tail, so that a stalled guest can never hang the suite.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -224,7 +224,7 @@ export function bootQemu(options: BootOptions): Promise<BootResult> {
   const seconds = () => (Date.now() - started) / 1000;
   const lines: ConsoleLine[] = [];
   return new Promise((resolve, reject) => {
-    let child;
+    let child: ChildProcessWithoutNullStreams;
     try {
       child = spawn(qemu, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     } catch (err) {

@@ -141,7 +141,13 @@ test('keys: armored keys are dearmored into trusted.gpg.d, $KEY_FILE ones into c
 
   const root = sandbox(t);
   const fetched: string[] = [];
-  const deps: AptDeps = { ...noNetwork, fetchKey: async (id, server) => (fetched.push(`${id}@${server}`), armored) };
+  const deps: AptDeps = {
+    ...noNetwork,
+    fetchKey: async (id, server) => {
+      fetched.push(`${id}@${server}`);
+      return armored;
+    },
+  };
   const ctx = withAnswers(dryContext(root));
   await createAptConfigureModule(deps).run(ctx, {
     apt: {

@@ -38,7 +38,11 @@ function setup(t: TestContext, datasource: string, opts: { udevadm?: boolean; pa
   // Commands are recorded, not run (udevadm would talk to the host's udev); files go to the sandbox.
   const platform = new Proxy(real, {
     get(target, key) {
-      if (key === 'run') return async (cmd: string[]): Promise<RunResult> => (calls.push(cmd.join(' ')), { code: 0, stdout: '', stderr: '' });
+      if (key === 'run')
+        return async (cmd: string[]): Promise<RunResult> => {
+          calls.push(cmd.join(' '));
+          return { code: 0, stdout: '', stderr: '' };
+        };
       const v = Reflect.get(target, key, target) as unknown;
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },

@@ -77,8 +77,8 @@ test("resolv_conf renders exactly what cloud-init's resolv.conf.tmpl renders", a
   assert.equal(r.status, 0, r.stderr);
   const expected = JSON.parse(r.stdout) as string[];
   const tpl = readFileSync(join(rootfs, 'etc/cloud/templates/resolv.conf.tmpl'), 'utf8').split('\n');
-  const header = tpl.slice(1).filter((l, i, all) => all.slice(0, i + 1).every((x) => x.startsWith('#')));
-  cases.forEach((c, i) => assert.equal(renderResolvConf(header, c), expected[i], `case ${i}`));
+  const header = tpl.slice(1).filter((_line, i, all) => all.slice(0, i + 1).every((x) => x.startsWith('#')));
+  for (const [i, c] of cases.entries()) assert.equal(renderResolvConf(header, c), expected[i], `case ${i}`);
 
   const root = tempDir(t);
   mkdirSync(join(root, 'etc/cloud/templates'), { recursive: true });

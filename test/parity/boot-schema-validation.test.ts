@@ -39,7 +39,7 @@ test("the init stage's schema check logs what cloud-init 25.1's does, level and 
   const root = copyRootfs(tempDir(t, 'kiln-schema-boot-'), { suite: 'trixie' });
   const names = Object.keys(CASES).map((_, i) => `case-${i}`);
   spawnSync('mkdir', ['-p', join(root, 'tmp/schema-cases')]);
-  Object.values(CASES).forEach((body, i) => writeFileSync(join(root, 'tmp/schema-cases', names[i] as string), `#cloud-config\n\n# from 1 files\n# part-001\n\n---\n${body}...\n`));
+  for (const [i, body] of Object.values(CASES).entries()) writeFileSync(join(root, 'tmp/schema-cases', names[i] as string), `#cloud-config\n\n# from 1 files\n# part-001\n\n---\n${body}...\n`);
   writeFileSync(join(root, 'tmp/validate.py'), PYTHON);
   const r = spawnSync('unshare', ['--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, 'python3', '/tmp/validate.py', ...names], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);

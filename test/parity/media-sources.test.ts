@@ -285,7 +285,7 @@ async function compare(t: TestContext, c: MediaCase, variant: 'folders' | 'image
   // Images: kiln reads them with its own FAT and ISO 9660 readers; 25.1 gets their files unpacked and blkid's tags.
   const images = variant === 'images' ? drives.map((_d, i) => join(work, 'img', `${i}.img`)) : [];
   if (images.length) mkdirSync(join(work, 'img'));
-  images.forEach((img, i) => makeImage(drives[i] as FakeDrive, img));
+  for (const [i, img] of images.entries()) makeImage(drives[i] as FakeDrive, img);
   const theirDrives = images.length ? images.map((img, i) => unpackImage(drives[i] as FakeDrive, img, join(work, 'unpacked', String(i)))) : drives;
   const inside = (p: string) => INSIDE + p.slice(work.length);
   const theirs = runCloudInit(rootfs, work, {

@@ -58,5 +58,5 @@ test('kiln and cloud-init net-convert write the same files for every fixture', a
 });
 
 function leadingComments(text: string): string {
-  return text.split('\n').filter((l, i, all) => all.slice(0, i + 1).every((x) => x.startsWith('#') || x === '')).join('\n');
+  return text.split('\n').filter((_line, i, all) => all.slice(0, i + 1).every((x) => x.startsWith('#') || x === '')).join('\n');
 }

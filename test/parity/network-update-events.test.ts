@@ -14,7 +14,7 @@ import { PARITY_SUITE } from './run-case';
  * 25.1's Init with only its surroundings replaced: the datasource is the real class whose detection and _get_data succeed (the
  * metadata "updated"; instance-data.json is not written), is_new_instance says no, the per-boot semaphore is given, and the distro records the render.
  */
-const CLOUD_INIT_SIDE = String.raw`
+const CLOUD_INIT_SIDE = `
 import importlib, json, sys, tempfile
 from cloudinit import distros, helpers, stages
 from cloudinit.event import EventScope, EventType

@@ -25,7 +25,7 @@ import { PARITY_SUITE } from './run-case';
  * metadata, keys and user data it kept, the network_config property with the interfaces by MAC and the klibc files
  * given (nothing is read from the rootfs's /run or /sys), and the class's network_config_sources.
  */
-const CLOUD_INIT_SIDE = String.raw`
+const CLOUD_INIT_SIDE = `
 import json, sys
 from cloudinit import util
 from cloudinit.sources import DataSourceOracle as O

@@ -34,7 +34,7 @@ test("every row of the schema table is judged so by cloud-init 25.1.4 itself (th
   if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the trixie rootfs')) return;
   const root = copyRootfs(tempDir(t, 'kiln-schema-rows-'), { suite: 'trixie' });
   mkdirSync(join(root, 'tmp/schema-rows'), { recursive: true });
-  ROWS.forEach(([, yaml], i) => writeFileSync(join(root, 'tmp/schema-rows', `${i}.yaml`), `#cloud-config\n${yaml}\n`));
+  for (const [i, [, yaml]] of ROWS.entries()) writeFileSync(join(root, 'tmp/schema-rows', `${i}.yaml`), `#cloud-config\n${yaml}\n`);
   writeFileSync(join(root, 'tmp/judge.py'), PYTHON);
   const r = spawnSync('unshare', ['--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, 'python3', '/tmp/judge.py', String(ROWS.length)], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
   assert.equal(r.status, 0, r.stderr.slice(-3000));

@@ -44,7 +44,8 @@ test('non-root readers lose the secrets in ds, not the settings that only name a
     mergedConfig: {},
     systemConfig: {},
   });
-  const md = (redactInstanceData(full).ds as { meta_data: Record<string, any> }).meta_data; // any: nested test reads
+  // biome-ignore lint/suspicious/noExplicitAny: the test reads nested values directly
+  const md = (redactInstanceData(full).ds as { meta_data: Record<string, any> }).meta_data;
   assert.equal(md.disable_password, true);
   assert.equal(md.lock_passwd, false);
   assert.equal(md.imds.compute.osProfile.disablePasswordAuthentication, 'true');

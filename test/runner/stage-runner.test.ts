@@ -50,8 +50,9 @@ async function boot(root: string, deps: RunnerDeps, logger = new Logger()) {
   return runner.runAllStages();
 }
 
-function json(root: string, path: string): Record<string, any> { // any: tests read nested values directly
-  return JSON.parse(readFileSync(join(root, path), 'utf8')) as Record<string, any>;
+// biome-ignore lint/suspicious/noExplicitAny: the tests read nested values directly
+function json(root: string, path: string): Record<string, any> {
+  return JSON.parse(readFileSync(join(root, path), 'utf8'));
 }
 
 test('per-instance modules run on the first boot of an instance only; always every boot; once once ever', async (t) => {

@@ -74,7 +74,8 @@ function trail(server: RunningMetadataServer): string[] {
 /** What the customer's ovf-env.xml gave: host name, user, custom data, the copy kept for walinuxagent. */
 function assertCustomer(c: PoolCrawl): void {
   assert.equal(c.data.localHostname, 'customer-vm');
-  assert.equal((c.data.sourceConfig?.system_info as { default_user: { name: string } }).default_user.name, 'customer');
+  assert.ok(c.data.sourceConfig, 'the source gives system config');
+  assert.equal((c.data.sourceConfig.system_info as { default_user: { name: string } }).default_user.name, 'customer');
   assert.equal(Buffer.from(c.data.userData ?? []).toString(), '#cloud-config\nruncmd: [echo customer]\n');
   assert.deepEqual(c.data.publicKeys.map((k) => k.split(' ').pop()), ['customer@ovf']);
   assert.match(readFileSync(join(c.root, 'var/lib/waagent/ovf-env.xml'), 'utf8'), /<HostName>customer-vm<\/HostName>/);
@@ -213,7 +214,7 @@ function recordingNetwork(events: string[], routes: (nic: string) => StaticRoute
 function linkShow(nics: Array<[number, string]>): string {
   const lo = '1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN mode DEFAULT group default qlen 1000\\    link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00';
   const link = (i: number, name: string) => `${i}: ${name}: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc mq state UP mode DEFAULT group default qlen 1000\\    link/ether 00:0d:3a:04:75:9${i} brd ff:ff:ff:ff:ff:ff`;
-  return [lo, ...nics.map(([i, n]) => link(i, n))].join('\n') + '\n';
+  return `${[lo, ...nics.map(([i, n]) => link(i, n))].join('\n')}\n`;
 }
 
 for (const [kept, gone, how] of [

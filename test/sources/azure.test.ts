@@ -285,7 +285,8 @@ test('a password: hashed by openssl passwd -6 for the default user, REDACTED in 
     });
   };
   const { data, root, log } = await crawlAgainstMock(t, { ovf: ovfWith({ '<UserName>azureuser</UserName>': `<UserName>azureuser</UserName><UserPassword>${secret}</UserPassword>` }), platform });
-  const user = (data.sourceConfig?.system_info as { default_user: Record<string, unknown> }).default_user;
+  assert.ok(data.sourceConfig, 'the source gives system config');
+  const user = (data.sourceConfig.system_info as { default_user: Record<string, unknown> }).default_user;
   assert.equal(user.name, 'azureuser');
   assert.equal(user.lock_passwd, false);
   const hash = String(user.hashed_passwd);

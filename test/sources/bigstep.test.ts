@@ -7,7 +7,7 @@ import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import { bigstepInstanceData, bigstepSource, BIGSTEP_URL_FILE } from '../../src/sources/bigstep';
 import type { CrawlContext } from '../../src/sources/datasource';
 import { Logger } from '../../src/util/log';
-import { mockMetadataServer, type Misbehaviour } from '../helpers/mock-metadata-server';
+import { mockMetadataServer, type Misbehaviour, type RunningMetadataServer } from '../helpers/mock-metadata-server';
 import { tempDir } from '../helpers/temp';
 import { FakeFinder } from './fake-finder';
 
@@ -31,7 +31,7 @@ function bigstepTree(t: TestContext): string {
  * is undefined, else a nocloud mock serving BODY as it is (documents the bigstep kind never assembles).
  */
 async function setup(t: TestContext, body: string | undefined, misbehave: Misbehaviour[] = [], settings: Record<string, unknown> = {}) {
-  let server;
+  let server: RunningMetadataServer;
   if (body === undefined) server = await mockMetadataServer(t, { kind: 'bigstep', dir: bigstepTree(t), misbehave });
   else {
     const served = tempDir(t);

@@ -135,7 +135,8 @@ test('legacy user.* keys are used on an LXD without cloud-init.* ones; user.meta
   assert.equal(text(data.userData), '#cloud-config\nruncmd:\n  - echo from user.user-data\n');
   assert.equal(text(data.vendorData), '#cloud-config\nbootcmd:\n  - echo from user.vendor-data\n');
   assert.equal(data.networkConfig?.format, 'v1');
-  assert.deepEqual((data.networkConfig?.config as { config: unknown[] }).config[0], { type: 'physical', name: 'eth0', subnets: [{ type: 'static', address: '10.0.3.10/24', gateway: '10.0.3.1' }] });
+  assert.ok(data.networkConfig, 'a network config');
+  assert.deepEqual((data.networkConfig.config as { config: unknown[] }).config[0], { type: 'physical', name: 'eth0', subnets: [{ type: 'static', address: '10.0.3.10/24', gateway: '10.0.3.1' }] });
   assert.ok(!(data.crawledMetadata as Record<string, unknown>).devices, 'no /1.0/devices (404): skipped, not fatal');
   const full = buildInstanceData({ instance: data, distro: { name: 'debian', family: 'debian', version: '12' }, mergedConfig: {}, systemConfig: {} });
   assert.deepEqual((full.sensitive_keys as string[]).filter((k) => k.startsWith('ds/')).sort(), ['ds/config/user.meta-data', 'ds/config/user.user-data', 'ds/config/user.vendor-data']);
@@ -164,7 +165,8 @@ test('no network-config: v1 DHCP on the connected NIC in /sys/class/net, else et
   writeFileSync(join(nic, 'address'), '00:16:3e:12:34:56\n');
   writeFileSync(join(nic, 'carrier'), '1\n');
   const again = await lxdSource.crawl(crawlCtx(sb));
-  assert.equal(((again.networkConfig?.config as { config: Array<{ name: string }> }).config[0] as { name: string }).name, 'ens7');
+  assert.ok(again.networkConfig, 'a network config');
+  assert.equal(((again.networkConfig.config as { config: Array<{ name: string }> }).config[0] as { name: string }).name, 'ens7');
 });
 
 test('no NIC seen: the name LXD gives by instance type and machine, as cloud-init', async (t) => {
@@ -177,7 +179,8 @@ test('no NIC seen: the name LXD gives by instance type and machine, as cloud-ini
   const sb = sandbox(t, { virt: 'kvm' });
   await serveLxd(t, sb, 'no-network-config');
   const data = await lxdSource.crawl(crawlCtx(sb));
-  const name = ((data.networkConfig?.config as { config: Array<{ name: string }> }).config[0] as { name: string }).name;
+  assert.ok(data.networkConfig, 'a network config');
+  const name = ((data.networkConfig.config as { config: Array<{ name: string }> }).config[0] as { name: string }).name;
   assert.ok(['enp5s0', 'enp0s5', 'enc9'].includes(name), `a VM's NIC name, not ${name}`);
 });
 

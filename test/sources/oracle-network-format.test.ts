@@ -29,7 +29,8 @@ test('a VM: the primary VNIC by DHCP and every other VNIC statically, MTU 9000, 
 
 test('a VNIC whose MAC is on no interface here is skipped; nothing left means the fallback', () => {
   const cfg = convertOracleNetwork({ vnics: VNICS, configureSecondaryNics: false }, [NICS[1] as NicFacts], {});
-  assert.deepEqual((cfg?.config as Array<{ name: string }>).map((c) => c.name), ['ens5']);
+  assert.ok(cfg, 'a network config');
+  assert.deepEqual((cfg.config as Array<{ name: string }>).map((c) => c.name), ['ens5']);
   assert.equal(convertOracleNetwork({ vnics: VNICS, configureSecondaryNics: true }, [], {}), undefined);
   assert.equal(convertOracleNetwork({ configureSecondaryNics: false }, NICS, {}), undefined, 'no vnics fetched: nothing');
 });
@@ -38,10 +39,12 @@ test('iSCSI root: the initramfs config is kept; secondaries only with configure_
   const off = convertOracleNetwork({ configureSecondaryNics: false }, NICS, KLIBC);
   assert.deepEqual(off?.config, [{ type: 'physical', name: 'ens3', mac_address: '02:00:17:05:d1:db', subnets: [{ type: 'dhcp', control: 'manual', netmask: '255.255.255.0', gateway: '10.0.0.1' }] }]);
   const on = convertOracleNetwork({ vnics: VNICS, configureSecondaryNics: true }, NICS, KLIBC);
-  assert.deepEqual((on?.config as Array<{ name: string }>).map((c) => c.name), ['ens3', 'ens5']);
+  assert.ok(on, 'a network config');
+  assert.deepEqual((on.config as Array<{ name: string }>).map((c) => c.name), ['ens3', 'ens5']);
   const bareMetal = VNICS.map((v, i) => ({ ...v, nicIndex: i }));
   const bm = convertOracleNetwork({ vnics: bareMetal, configureSecondaryNics: true }, NICS, KLIBC);
-  assert.deepEqual((bm?.config as Array<{ name: string }>).map((c) => c.name), ['ens3']);
+  assert.ok(bm, 'a network config');
+  assert.deepEqual((bm.config as Array<{ name: string }>).map((c) => c.name), ['ens3']);
 });
 
 test('IPv6: a primary with an IPv6 subnet and no private IP is dhcp6; a secondary gets its IPv6 address too, with its own prefix (cloud-init 25.1 but for that prefix)', () => {
@@ -50,7 +53,8 @@ test('IPv6: a primary with an IPv6 subnet and no private IP is dhcp6; a secondar
     { ...VNICS[1], ipv6Addresses: ['2603:c020:4::5'], ipv6SubnetCidrBlock: '2603:c020:4::/64' },
   ];
   const cfg = convertOracleNetwork({ vnics, configureSecondaryNics: false }, NICS, {});
-  assert.deepEqual((cfg?.config as Array<{ subnets: unknown }>).map((c) => c.subnets), [
+  assert.ok(cfg, 'a network config');
+  assert.deepEqual((cfg.config as Array<{ subnets: unknown }>).map((c) => c.subnets), [
     [{ type: 'dhcp6' }],
     [{ type: 'static', address: '10.0.4.5/22' }, { type: 'static', address: '2603:c020:4::5/64' }],
   ]);
@@ -58,12 +62,14 @@ test('IPv6: a primary with an IPv6 subnet and no private IP is dhcp6; a secondar
 
 test('a malformed VNIC ends the list there (cloud-init swallows the error and keeps what it had)', () => {
   const cfg = convertOracleNetwork({ vnics: [VNICS[0], { ...VNICS[1], subnetCidrBlock: 'garbage' }], configureSecondaryNics: false }, NICS, {});
-  assert.deepEqual((cfg?.config as Array<{ name: string }>).map((c) => c.name), ['ens3']);
+  assert.ok(cfg, 'a network config');
+  assert.deepEqual((cfg.config as Array<{ name: string }>).map((c) => c.name), ['ens3']);
 });
 
 test('a netfailover master is not matched by MAC (its standby devices share it)', () => {
   const cfg = convertOracleNetwork({ vnics: VNICS, configureSecondaryNics: false }, [nic('ens3', '02:00:17:05:d1:db', { driver: 'virtio_net', standbyFeature: true }), NICS[1] as NicFacts], {});
-  const first = (cfg?.config as Array<Record<string, unknown>>)[0];
+  assert.ok(cfg, 'a network config');
+  const first = (cfg.config as Array<Record<string, unknown>>)[0];
   assert.equal(first?.name, 'ens3');
   assert.ok(!('mac_address' in (first ?? {})));
 });

@@ -130,7 +130,8 @@ test('LX-brand zone: the socket is read, the scripts and mdata-user-data written
   assert.deepEqual(data.publicKeys, ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKx root@a', 'ssh-rsa AAAAB3NzaC1yc2E root@b']);
   assert.equal(Buffer.from(data.userData ?? []).toString(), '#cloud-config\nruncmd: [true]\n');
   assert.equal(data.sourceConfig, undefined, 'disk_setup is for KVM guests only');
-  assert.equal((data.networkConfig?.config as { config: unknown[] }).config.length, 3);
+  assert.ok(data.networkConfig, 'a network config');
+  assert.equal((data.networkConfig.config as { config: unknown[] }).config.length, 3);
   // No sdc:vendor-data: the built-in boothook that runs the two scripts at every boot.
   const vendor = Buffer.from(data.vendorData ?? []).toString();
   assert.match(vendor, /^#cloud-boothook\n/);

@@ -24,7 +24,12 @@ function crawlCtx(t: TestContext, url: string): CrawlContext {
 test('UpCloudLocal takes one DHCP lease around the read and gives it back; UpCloud in init takes none', async (t) => {
   const server = await mockMetadataServer(t, { kind: 'upcloud', dir: TREE });
   const events: string[] = [];
-  const network: EphemeralNetwork = { up: async (o) => (events.push(`up ${JSON.stringify(o ?? {})}`), { interface: 'eth0', release: async () => void events.push('release') }) };
+  const network: EphemeralNetwork = {
+    up: async (o) => {
+      events.push(`up ${JSON.stringify(o ?? {})}`);
+      return { interface: 'eth0', release: async () => void events.push('release') };
+    },
+  };
   const local = await upCloudSource.crawl({ ...crawlCtx(t, server.url), network, stage: 'local' });
   assert.deepEqual(events, ['up {}', 'release']);
   assert.equal(local.instanceId, '00322b68-0096-4042-9406-faad61922128');

@@ -192,7 +192,8 @@ test('chroot: JSON metadata whose network is gzip+base64 v1 text; public_keys; u
   assert.deepEqual(data.publicKeys, ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJsonKey json@example']);
   assert.equal(data.userData, undefined);
   assert.equal(data.networkConfig?.format, 'v1');
-  assert.deepEqual((data.networkConfig?.config as { config: Array<{ name: string }> }).config[0]?.name, 'ens192');
+  assert.ok(data.networkConfig, 'a network config');
+  assert.deepEqual((data.networkConfig.config as { config: Array<{ name: string }> }).config[0]?.name, 'ens192');
   assert.equal('network.encoding' in data.metadata, false);
 });
 

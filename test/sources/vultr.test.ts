@@ -23,7 +23,12 @@ function crawlCtx(t: TestContext, url: string): CrawlContext {
 test('v1.json is asked for with Metadata-Token: cloudinit and a user agent, inside one temporary lease in init-local', async (t) => {
   const server = await mockMetadataServer(t, { kind: 'vultr', dir: TREE });
   let ups = 0;
-  const network: EphemeralNetwork = { up: async () => (ups++, { interface: 'eth0', release: async () => undefined }) };
+  const network: EphemeralNetwork = {
+    up: async () => {
+      ups++;
+      return { interface: 'eth0', release: async () => undefined };
+    },
+  };
   await vultrSource.crawl({ ...crawlCtx(t, server.url), network, stage: 'local' });
   assert.equal(ups, 1);
   assert.deepEqual(server.requests.map((r) => [r.path, r.headers['metadata-token']]), [['/v1.json', 'cloudinit']]);

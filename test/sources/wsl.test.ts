@@ -39,7 +39,11 @@ function runningSystem(run: (argv: string[]) => RunResult): { platform: Platform
   const platform: Platform = new Proxy(inner, {
     get(target, key) {
       if (key === 'root') return '/';
-      if (key === 'run') return async (cmd: string[]) => (runs.push(cmd), run(cmd));
+      if (key === 'run')
+        return async (cmd: string[]) => {
+          runs.push(cmd);
+          return run(cmd);
+        };
       if (key === 'stat') return async (p: string) => (p.endsWith('cmd.exe') ? { type: 'file', mode: 0o777, size: 1 } : target.stat?.(p));
       const v = Reflect.get(target, key) as unknown;
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;

@@ -107,5 +107,5 @@ test('parity with Jinja2 (python3-jinja2 in the Debian rootfs, trim_blocks=True)
   });
   assert.equal(r.status, 0, r.stderr);
   const expected = JSON.parse(r.stdout) as string[];
-  PARITY.forEach((src, i) => assert.equal(renderJinja(src, CTX), expected[i], `template ${i}: ${JSON.stringify(src)}`));
+  for (const [i, src] of PARITY.entries()) assert.equal(renderJinja(src, CTX), expected[i], `template ${i}: ${JSON.stringify(src)}`);
 });

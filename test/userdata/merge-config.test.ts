@@ -53,5 +53,5 @@ test('parity with cloud-init 22.4 mergers (Debian rootfs)', (t) => {
   const r = spawnSync('unshare', ['--mount', '--pid', '--fork', 'chroot', root, 'python3', '-B', '-c', script], { input: JSON.stringify({ strings: STRINGS, a: A, b: B }), encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   const expected = JSON.parse(r.stdout) as unknown[];
-  STRINGS.forEach((s, i) => assert.deepEqual(ConfigMerger.from(s).merge(A, B), expected[i], s));
+  for (const [i, s] of STRINGS.entries()) assert.deepEqual(ConfigMerger.from(s).merge(A, B), expected[i], s);
 });

@@ -12,8 +12,16 @@ import { directOutput } from '../../src/util/direct-output';
 function recordingStream(): { stream: () => NodeJS.WritableStream; written: string[]; created: () => number } {
   const written: string[] = [];
   let created = 0;
-  const fake = { write: (chunk: string | Uint8Array) => (written.push(Buffer.from(chunk).toString('utf8')), true) } as unknown as NodeJS.WritableStream;
-  return { stream: () => (created++, fake), written, created: () => created };
+  const write = (chunk: string | Uint8Array) => {
+    written.push(Buffer.from(chunk).toString('utf8'));
+    return true;
+  };
+  const fake = { write } as unknown as NodeJS.WritableStream;
+  const stream = () => {
+    created++;
+    return fake;
+  };
+  return { stream, written, created: () => created };
 }
 
 test('a regular file is written directly, in order, and the stream is never created', (t) => {

@@ -75,7 +75,12 @@ test('ipv6: a link-local address that stays tentative is waited for only up to t
 
 test('withEphemeralNetwork passes what the source asks for (Ec2: ipv6) to the network', async () => {
   const asked: Array<EphemeralUpOptions | undefined> = [];
-  const fake: EphemeralNetwork = { up: async (o) => (asked.push(o), { interface: 'eth0', release: async () => undefined }) };
+  const fake: EphemeralNetwork = {
+    up: async (o) => {
+      asked.push(o);
+      return { interface: 'eth0', release: async () => undefined };
+    },
+  };
   await withEphemeralNetwork(fake, async () => 1, { ipv6: true });
   await withEphemeralNetwork(fake, async () => 1);
   assert.deepEqual(asked, [{ ipv6: true }, undefined]);

@@ -91,7 +91,12 @@ test('an existing default route is left alone, as cloud-init does', async () => 
 
 test('the lease is released even when the crawl fails', async () => {
   const events: string[] = [];
-  const fake: EphemeralNetwork = { up: async () => (events.push('up'), { interface: 'eth0', release: async () => void events.push('release') }) };
+  const fake: EphemeralNetwork = {
+    up: async () => {
+      events.push('up');
+      return { interface: 'eth0', release: async () => void events.push('release') };
+    },
+  };
   await assert.rejects(withEphemeralNetwork(fake, async () => {
     events.push('crawl');
     throw new Error('crawl failed');
