@@ -96,7 +96,10 @@ export const develServeMetadataCommand: Command = {
     const logRequest = logFd === undefined ? undefined : (r: RequestRecord) => void writeSync(logFd, `${JSON.stringify({ method: r.method, path: r.path, status: r.status, address: r.local, ...(r.headers.domu_request !== undefined ? { domu_request: String(r.headers.domu_request) } : {}), at: Date.now() })}\n`);
     // The access log and the phone-home reports go to stdout; every report is shown, the first ends the wait when asked.
     const accessLog = args.flags.quiet ? undefined : (r: RequestRecord) => ctx.io.out(`${r.remote || '-'} ${r.method} ${r.path} ${r.status || 'dropped'}\n`);
-    const onRequest = logRequest || accessLog ? (r: RequestRecord) => (logRequest?.(r), accessLog?.(r)) : undefined;
+    const onRequest = logRequest || accessLog ? (r: RequestRecord) => {
+          logRequest?.(r);
+          accessLog?.(r);
+        } : undefined;
     let phonedHome: (() => void) | undefined;
     let reports = 0;
     const onPhoneHome = (r: PhoneHomeReport) => {

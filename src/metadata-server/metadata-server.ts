@@ -9,6 +9,7 @@ import { folderFiles, runInScratch } from './mock-files';
 import { passwordServerRules, type PasswordServerState } from './password-server';
 import { readRequestBody } from './request-body';
 import { httpServeKind, type MetadataKind } from './serve-kinds';
+import { describeError } from '../util/errors';
 
 /** One deliberate fault. Rules match by path prefix; `times` limits how often a rule fires (default: always). */
 export interface Misbehaviour {
@@ -238,7 +239,7 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
   const { createServer } = await import('node:http');
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) send(req, res, 500, `server error: ${err instanceof Error ? err.message : String(err)}\n`);
+      if (!res.headersSent) send(req, res, 500, `server error: ${describeError(err)}\n`);
       else res.destroy();
     });
   });
@@ -279,6 +280,7 @@ function phoneHomeFields(body: string, contentType: string): Record<string, stri
       if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return undefined;
       return Object.fromEntries(Object.entries(doc).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
     } catch {
+      // A body that is not a JSON mapping has no headers to add.
       return undefined;
     }
   }
@@ -301,10 +303,11 @@ async function resolveTree(root: string, path: string, service: HttpMockService)
     }
     host = next;
   }
-  let st;
+  let st: Awaited<ReturnType<typeof fsp.stat>>;
   try {
     st = await fsp.stat(host);
   } catch {
+    // Nothing at that path in the mock folder: the request gets a 404.
     return undefined;
   }
   if (st.isFile()) return fsp.readFile(host);
@@ -323,6 +326,7 @@ async function exists(p: string): Promise<boolean> {
     await fsp.stat(p);
     return true;
   } catch {
+    // stat's failure is the answer: the path does not exist (or cannot be seen).
     return false;
   }
 }
@@ -331,6 +335,7 @@ async function listSafe(dir: string): Promise<string[]> {
   try {
     return (await fsp.readdir(dir)).sort();
   } catch {
+    // An unreadable or missing folder lists as empty.
     return [];
   }
 }

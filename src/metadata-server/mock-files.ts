@@ -13,6 +13,7 @@ export function folderFiles(root: string): MockFiles {
       try {
         return (await fsp.stat(full)).isFile() ? await fsp.readFile(full) : undefined;
       } catch {
+        // No such file in the mock folder (or not readable): the mock answers as for a missing file.
         return undefined;
       }
     },
@@ -22,6 +23,7 @@ export function folderFiles(root: string): MockFiles {
       try {
         names = (await fsp.readdir(full)).sort();
       } catch {
+        // No such folder in the mock folder: the mock answers as for a missing folder.
         return undefined;
       }
       return Promise.all(names.map(async (name) => ({ name, folder: (await fsp.stat(posix.join(full, name)).catch(() => undefined))?.isDirectory() ?? false })));

@@ -29,7 +29,7 @@ export function httpServeKind(kind: string): HttpMockService {
 /** KIND's entry when it is a serial host; an error naming the serial kinds otherwise. */
 export function serialServeKind(kind: string): SerialMockService {
   const found = serveKind(kind);
-  if (!found || found.transport !== 'serial') throw new Error(`no serial metadata host of kind '${kind}'; one of ${kindsWhere((k) => k.transport === 'serial').map((k) => k.kind).join(', ')}`);
+  if (found?.transport !== 'serial') throw new Error(`no serial metadata host of kind '${kind}'; one of ${kindsWhere((k) => k.transport === 'serial').map((k) => k.kind).join(', ')}`);
   return found;
 }
 

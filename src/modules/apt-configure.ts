@@ -431,7 +431,7 @@ async function addAptSources(ctx: ModuleContext, deps: AptDeps, sources: unknown
     if (ent.filename === undefined) ent.filename = key;
     let filename = String(ent.filename);
     const source = typeof ent.source === 'string' ? ent.source : undefined;
-    if (source !== undefined && source.includes('$KEY_FILE')) {
+    if (source?.includes('$KEY_FILE')) {
       const keyFile = await addAptKey(ctx, deps, ent, filename, true);
       params.KEY_FILE = keyFile ?? '/dev/null';
     } else await addAptKey(ctx, deps, ent, filename, false);
@@ -440,7 +440,7 @@ async function addAptSources(ctx: ModuleContext, deps: AptDeps, sources: unknown
     if (!filename.startsWith('/')) filename = posix.join('/etc/apt/sources.list.d/', filename);
     const ext = isDeb822Sources(rendered) ? '.sources' : '.list';
     if (!filename.endsWith(ext)) filename = filename.replace(/\.(list|sources)$/, '') + ext;
-    if (matcher && matcher.test(rendered)) {
+    if (matcher?.test(rendered)) {
       await ctx.platform.run(['add-apt-repository', '--no-update', rendered]);
       continue;
     }

@@ -14,7 +14,7 @@ async function growWithTool(ctx: ModuleContext, disk: string, part: number): Pro
 }
 
 async function resizeOne(ctx: ModuleContext, mode: string, entry: string): Promise<Outcome> {
-  let info;
+  let info: Awaited<ReturnType<typeof blockInfo>>;
   if (entry.startsWith('/dev/')) info = await blockInfo(ctx.platform, { path: entry });
   else {
     const m = await mountFor(ctx.platform, entry);

@@ -28,7 +28,7 @@ export async function requiredPackages(ctx: ModuleContext, init: Record<string, 
   const packages: string[] = [];
   const drivers: unknown[] = [];
   if ('storage_backend' in init) drivers.push(init.storage_backend);
-  if (preseed && preseed.includes('storage_pools')) {
+  if (preseed?.includes('storage_pools')) {
     let parsed: unknown;
     try {
       parsed = readYaml(preseed, 'lxd.preseed');

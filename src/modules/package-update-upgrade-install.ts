@@ -60,7 +60,9 @@ async function installByManager(ctx: ModuleContext, ops: DistroOps, packages: un
   const managers = distroManagers(ctx);
   const join = versionJoin(ctx.distro.family);
   const failed = new Map<string, PackageSpec>();
-  const note = (specs: PackageSpec[]) => specs.forEach((s) => failed.set(specKey(s), s));
+  const note = (specs: PackageSpec[]) => {
+    for (const s of specs) failed.set(specKey(s), s);
+  };
   const aptOwn = managers.includes('apt') ? (split.byManager.get('apt') ?? []) : [];
   let generic = union(split.generic, []);
   const native = union(generic, aptOwn);
@@ -80,7 +82,7 @@ async function installByManager(ctx: ModuleContext, ops: DistroOps, packages: un
   const snapOwn = split.byManager.get('snap') ?? [];
   if (managers.includes('snap')) {
     const toTry = union(snapOwn, generic);
-    toTry.forEach((s) => failed.delete(specKey(s)));
+    for (const s of toTry) failed.delete(specKey(s));
     let available = false;
     for (const p of SNAP_PATHS) if (await ctx.platform.exists(p)) available = true;
     if (!available) {

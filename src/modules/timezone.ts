@@ -12,7 +12,7 @@ export async function setTimezone(ctx: ModuleContext, tz: string): Promise<void>
   const { platform } = ctx;
   const zoneFile = posix.join(ZONEINFO_DIR, tz);
   const st = platform.stat ? await platform.stat(zoneFile) : (await platform.exists(zoneFile)) ? { type: 'file' } : undefined;
-  if (!st || st.type !== 'file') throw new ModuleError('timezone', `Invalid timezone ${tz}, no file found at ${zoneFile}`);
+  if (st?.type !== 'file') throw new ModuleError('timezone', `Invalid timezone ${tz}, no file found at ${zoneFile}`);
   const family = ctx.distro.family;
   if (family === 'redhat' || family === 'suse') {
     if (await usesSystemd(platform)) {

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLOUD_CONFIG_SCHEMA } from '../../src/config/schema/cloud-config';
-import { ModuleError } from '../../src/modules/module';
+import { type Module, ModuleError } from '../../src/modules/module';
 import { findModule } from '../../src/modules/registry';
 import { configModule } from '../../src/modules/support/config-module';
 import { readConfigValue } from '../../src/modules/support/config-readers';
@@ -13,6 +13,13 @@ import { REPO } from '../helpers/repo';
 import { tempDir } from '../helpers/temp';
 import { dryContext } from './late-context';
 import { moduleContext } from './module-context';
+
+/** The registered module NAME (the test fails when there is none). */
+function moduleNamed(name: string): Module {
+  const mod = findModule(name);
+  assert.ok(mod, `no module named ${name}`);
+  return mod;
+}
 
 /** The modules converted to typed config: none of them may go back to reading the whole config untyped. */
 const TYPED_MODULES = [
@@ -52,12 +59,12 @@ test('a typed module gets only its keys, as given, and nothing when none is set'
 test("a typed module whose keys, as read, break the schema fails with a ModuleError naming the key and the schema's message", async (t) => {
   const ctx = moduleContext(tempDir(t));
   // generate_resolv_conf meets a string where it wants a mapping and fails; so does the typed module, naming the key.
-  await assert.rejects(findModule('resolv_conf')!.run(ctx, { manage_resolv_conf: true, resolv_conf: 'nameserver 1.1.1.1' }), (err: unknown) => {
+  await assert.rejects(moduleNamed('resolv_conf').run(ctx, { manage_resolv_conf: true, resolv_conf: 'nameserver 1.1.1.1' }), (err: unknown) => {
     assert.ok(err instanceof ModuleError);
     assert.equal(err.message, "resolv_conf: Invalid cloud-config: resolv_conf: 'nameserver 1.1.1.1' is not of type 'object'");
     return true;
   });
-  await assert.rejects(findModule('ca_certs')!.run(ctx, { ca_certs: { trusted: [1, 'x'] } }), {
+  await assert.rejects(moduleNamed('ca_certs').run(ctx, { ca_certs: { trusted: [1, 'x'] } }), {
     name: 'ModuleError',
     message: "ca_certs: Invalid cloud-config: ca_certs.trusted.0: 1 is not of type 'string'",
   });
@@ -87,46 +94,46 @@ test('each key is read as the upstream module reads it: get_cfg_option_str, _boo
 test("the values cloud-init 25.1's modules accept beyond the schema still work: quoted booleans, empty lists, numbers", async (t) => {
   // manage_resolv_conf: 'yes' (get_cfg_option_bool) writes resolv.conf; domain: 5 is written as Jinja prints it.
   const root = tempDir(t);
-  await findModule('resolv_conf')!.run(moduleContext(root), { manage_resolv_conf: 'yes', resolv_conf: { nameservers: ['192.0.2.53'], domain: 5, unknown: 1 } });
+  await moduleNamed('resolv_conf').run(moduleContext(root), { manage_resolv_conf: 'yes', resolv_conf: { nameservers: ['192.0.2.53'], domain: 5, unknown: 1 } });
   assert.match(readFileSync(join(root, 'etc/resolv.conf'), 'utf8'), /^nameserver 192\.0\.2\.53\n\ndomain 5\n$/m);
   // ca_certs: trusted: [] and a mapping with no keys add nothing and refresh the store; a string is one certificate.
   for (const cfg of [{ ca_certs: { trusted: [] } }, { ca_certs: {} }, { ca_certs: { trusted: null, remove_defaults: '' } }]) {
     const ctx = dryContext(tempDir(t));
-    await findModule('ca_certs')!.run(ctx, cfg);
+    await moduleNamed('ca_certs').run(ctx, cfg);
     assert.deepEqual(ctx.dry.effects, [{ kind: 'run', command: 'update-ca-certificates' }], JSON.stringify(cfg));
   }
   const one = dryContext(tempDir(t));
-  await findModule('ca_certs')!.run(one, { ca_certs: { trusted: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----' } });
+  await moduleNamed('ca_certs').run(one, { ca_certs: { trusted: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----' } });
   assert.deepEqual(one.dry.effects.map((e) => (e.kind === 'write-file' ? e.path : e.kind)), ['/usr/local/share/ca-certificates/cloud-init-ca-cert-1.crt', 'run']);
   // timezone: null is get_cfg_option_str's 'None', a zone that does not exist: the module fails as cloud-init's does.
-  await assert.rejects(findModule('timezone')!.run(moduleContext(tempDir(t)), { timezone: null }), {
+  await assert.rejects(moduleNamed('timezone').run(moduleContext(tempDir(t)), { timezone: null }), {
     name: 'ModuleError',
     message: 'timezone: Invalid timezone None, no file found at /usr/share/zoneinfo/None',
   });
   // keys_to_console: is_false's words turn it off; an ssh mapping without the key leaves it on.
   const off = dryContext(tempDir(t));
-  await findModule('keys_to_console')!.run(off, { ssh: { emit_keys_to_console: 'no' } });
+  await moduleNamed('keys_to_console').run(off, { ssh: { emit_keys_to_console: 'no' } });
   assert.ok(off.lines.some((l) => l.includes('Skipping module named keys_to_console, logging of SSH host keys disabled')));
   const on = dryContext(tempDir(t));
-  await findModule('keys_to_console')!.run(on, { ssh: {}, ssh_key_console_blacklist: 'ssh-dss' });
+  await moduleNamed('keys_to_console').run(on, { ssh: {}, ssh_key_console_blacklist: 'ssh-dss' });
   assert.equal(on.lines.some((l) => l.includes('logging of SSH host keys disabled')), false);
   // spacewalk: a Python-false server skips the module.
   const sw = dryContext(tempDir(t), { distro: { name: 'rhel', family: 'redhat', version: '9' } });
-  await findModule('spacewalk')!.run(sw, { spacewalk: { server: 0 } });
+  await moduleNamed('spacewalk').run(sw, { spacewalk: { server: 0 } });
   assert.deepEqual(sw.dry.effects, []);
   assert.ok(sw.lines.some((l) => l.includes("'spacewalk/server' key was not found")));
   // disable_ec2_metadata: a quoted 'yes' (get_cfg_option_bool) plans the route; fan: a fan without config skips.
   const ec2 = dryContext(tempDir(t));
-  await findModule('disable_ec2_metadata')!.run(ec2, { disable_ec2_metadata: 'yes' });
+  await moduleNamed('disable_ec2_metadata').run(ec2, { disable_ec2_metadata: 'yes' });
   assert.equal(ec2.lines.some((l) => l.includes('disabling the ec2 route not enabled')), false);
   const fan = dryContext(tempDir(t));
-  await findModule('fan')!.run(fan, { fan: { config_path: '/etc/network/fan' } });
+  await moduleNamed('fan').run(fan, { fan: { config_path: '/etc/network/fan' } });
   assert.deepEqual(fan.dry.effects, []);
   // keyboard: set_keymap's f-string writes a number as its digits; final_message: null is get_cfg_option_str's 'None'.
   const kb = dryContext(tempDir(t));
-  await findModule('keyboard')!.run(kb, { keyboard: { layout: 'de', model: 105 } });
+  await moduleNamed('keyboard').run(kb, { keyboard: { layout: 'de', model: 105 } });
   assert.match(Buffer.from(await kb.dry.readFile('/etc/default/keyboard')).toString(), /^XKBMODEL="105"$/m);
   const fm = dryContext(tempDir(t));
-  await findModule('final_message')!.run(fm, { final_message: null });
+  await moduleNamed('final_message').run(fm, { final_message: null });
   assert.equal(fm.outputText(), 'None\n');
 });

@@ -33,7 +33,7 @@ export function splitPackages(ctx: ModuleContext, packages: unknown): SplitPacka
           continue;
         }
         const specs = out.byManager.get(manager as ManagerName) ?? [];
-        (Array.isArray(defs) ? defs : [defs]).forEach((d, j) => specs.push(validateEntry(d, `packages[${i}].${manager}[${j}]`)));
+        for (const [j, d] of (Array.isArray(defs) ? defs : [defs]).entries()) specs.push(validateEntry(d, `packages[${i}].${manager}[${j}]`));
         out.byManager.set(manager as ManagerName, specs);
       }
     } else out.generic.push(validateEntry(entry, `packages[${i}]`));

@@ -33,7 +33,7 @@ export function parsePyConfig(module: string, text: string, source: string): PyC
     }
     if (!section) throw new ModuleError(module, `File contains no section headers.\nfile: '${source}', line: ${lineNo}\n'${line}'`);
     const m = /^(.*?)\s*[=:]\s*(.*)$/.exec(trimmed);
-    if (!m || !m[1]) throw new ModuleError(module, `Source contains parsing errors: '${source}'\n\t[line ${lineNo}]: '${line}'`);
+    if (!m?.[1]) throw new ModuleError(module, `Source contains parsing errors: '${source}'\n\t[line ${lineNo}]: '${line}'`);
     const key = m[1].toLowerCase();
     if (section.has(key)) throw new ModuleError(module, `While reading from '${source}' [line ${lineNo}]: option '${key}' in section already exists`);
     section.set(key, m[2] as string);

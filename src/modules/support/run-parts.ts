@@ -31,14 +31,14 @@ async function isDirectlyExecutable(ctx: ModuleContext, path: string): Promise<b
 export async function runParts(ctx: ModuleContext, module: string, dir: string, prefix: string[] = []): Promise<RunPartsOutcome> {
   const { platform } = ctx;
   const info = platform.stat ? await platform.stat(dir) : (await platform.exists(dir)) ? { type: 'directory' as const, mode: 0o755, size: 0 } : undefined;
-  if (!info || info.type !== 'directory') return { attempted: [], failed: [] };
+  if (info?.type !== 'directory') return { attempted: [], failed: [] };
   const names = (await platform.listDir(dir)).slice().sort(codePointCompare);
   const attempted: string[] = [];
   const failed: string[] = [];
   for (const name of names) {
     const path = posix.join(dir, name);
     const st = platform.stat ? await platform.stat(path) : { type: 'file' as const, mode: 0o755, size: 0 };
-    if (!st || st.type !== 'file' || (st.mode & 0o111) === 0) continue;
+    if (st?.type !== 'file' || (st.mode & 0o111) === 0) continue;
     attempted.push(path);
     if (!(await isDirectlyExecutable(ctx, path))) {
       // cloud-init execs the file itself (no execvp shell fallback): a script without '#!' fails with ENOEXEC.

@@ -39,7 +39,7 @@ export function sshdConfigMap(text: string): Map<string, string> {
 export async function updateSshdConfig(platform: Platform, updates: Record<string, string>, file = SSHD_CONFIG): Promise<string[]> {
   let target = file;
   const main = await platform.readTextIfExists(file);
-  if (main !== undefined && main.split('\n').some((l) => l.startsWith(`Include ${file}.d/*.conf`))) {
+  if (main?.split('\n').some((l) => l.startsWith(`Include ${file}.d/*.conf`))) {
     target = `${file}.d/50-cloud-init.conf`;
   }
   const text = target === file ? main : await platform.readTextIfExists(target);

@@ -78,6 +78,7 @@ export async function sharesHostNetworkNamespace(): Promise<boolean> {
     try {
       return (await fs.stat('/proc/1/ns/net')).ino === own.ino;
     } catch {
+      // PID 1's namespace cannot be read (no /proc of the host): the named namespaces are looked at instead.
       const named = await fs.readdir('/run/netns').catch(() => [] as string[]);
       for (const name of named) {
         const st = await fs.stat(`/run/netns/${name}`).catch(() => undefined);
@@ -86,6 +87,7 @@ export async function sharesHostNetworkNamespace(): Promise<boolean> {
       return true;
     }
   } catch {
+    // A namespace that cannot be read is taken for the host's: refusing is the safe answer.
     return true;
   }
 }
@@ -186,6 +188,7 @@ export async function fallbackInterface(platform: Platform): Promise<string | un
   try {
     names = platform.root === '/' ? await platform.listDir('/sys/class/net') : await linkNames(platform);
   } catch {
+    // Links that cannot be listed leave the choice of a NIC to the caller.
     return undefined;
   }
   const real = names.filter((n) => n !== 'lo' && !/^(docker|veth|virbr|br-|tun|tap|wg)/.test(n));

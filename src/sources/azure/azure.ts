@@ -16,6 +16,7 @@ import { azureReason, REPORTED_READY_MARKER, reprovision, type PpsSettings } fro
 import { fetchGoalState, findWireserver, postHealth, reportFailure, type GoalState, type WireserverOptions } from './wireserver';
 import { subplatformSource } from '../source-description';
 import { azureMock } from './mock-answers';
+import { describeError } from '../../util/errors';
 
 export const AZURE_CHASSIS_ASSET_TAG = '7783-7084-3265-9085-8269-3286-77';
 export const AZURE_SEED_DIR = '/var/lib/cloud/seed/azure';
@@ -249,12 +250,12 @@ export const azureSource: Datasource = {
         return await crawlWithNetwork(ctx, s, ovf, client, signal, dataDir, wireOpts, lease, kvp);
       } catch (err) {
         // Newer cloud-init's report_failure_to_host: the reason as an encoded report under PROVISIONING_REPORT.
-        kvp?.diagnostic(`Azure: provisioning failed: ${(err as Error).message}`);
-        kvp?.writeKey('PROVISIONING_REPORT', failureReport((err as Error).message, (ctx.dmi.product_uuid ?? '').trim().toLowerCase(), new Date()));
+        kvp?.diagnostic(`Azure: provisioning failed: ${describeError(err)}`);
+        kvp?.writeKey('PROVISIONING_REPORT', failureReport(describeError(err), (ctx.dmi.product_uuid ?? '').trim().toLowerCase(), new Date()));
         // Tell the fabric, so that the portal shows a failed deployment instead of waiting (cloud-init's _report_failure).
         if (err instanceof SourceError && reportsToFabric(ctx) && (ctx.dmi.chassis_asset_tag ?? '').trim() === AZURE_CHASSIS_ASSET_TAG) {
           if (kvp) await pushLogToKvp(ctx.platform, kvp, ctx.log, logFileOf(ctx.config));
-          await reportFailure(await wireOpts()).catch((e: unknown) => ctx.log.warn(`Azure: could not report the failure to the fabric: ${(e as Error).message}`));
+          await reportFailure(await wireOpts()).catch((e: unknown) => ctx.log.warn(`Azure: could not report the failure to the fabric: ${describeError(e)}`));
         }
         throw err;
       }
@@ -273,8 +274,8 @@ function logFileOf(config: Record<string, unknown>): string {
 
 /** cloud-init's _get_data opens with boot telemetry and system information; either failing is a warning only. */
 async function bootTelemetry(ctx: CrawlContext, kvp: KvpTelemetry): Promise<void> {
-  await reportBootTelemetry(ctx.platform, kvp).catch((err: unknown) => ctx.log.warn(`Failed to get boot telemetry: ${(err as Error).message}`));
-  await reportSystemInfo(ctx.platform, kvp).catch((err: unknown) => ctx.log.warn(`Failed to get system information: ${(err as Error).message}`));
+  await reportBootTelemetry(ctx.platform, kvp).catch((err: unknown) => ctx.log.warn(`Failed to get boot telemetry: ${describeError(err)}`));
+  await reportSystemInfo(ctx.platform, kvp).catch((err: unknown) => ctx.log.warn(`Failed to get system information: ${describeError(err)}`));
 }
 
 /** cloud-init's activate pushes the log to KVP once more, after user data was consumed (init stage, every boot). */
@@ -341,7 +342,7 @@ async function crawlWithNetwork(
   // ssh_pwauth from it (sourceConfig).
   const disablePassword = obj(obj(imds.compute).osProfile).disablePasswordAuthentication;
   const seed = await readIfExists(ctx, ENTROPY_SOURCE).catch(() => undefined);
-  if (seed && seed.length) metadata.random_seed = Buffer.from(seed).toString('base64');
+  if (seed?.length) metadata.random_seed = Buffer.from(seed).toString('base64');
   const iid = await instanceId(ctx, imds);
   metadata['instance-id'] = iid;
 
@@ -374,7 +375,7 @@ async function crawlWithNetwork(
             else ctx.log.warn(`Azure: ovf-env.xml's key fingerprint ${fp} is not among the wireserver's certificates`);
           }
         } catch (err) {
-          ctx.log.warn(`Azure: could not read the SSH keys given by fingerprint from the wireserver: ${(err as Error).message}`);
+          ctx.log.warn(`Azure: could not read the SSH keys given by fingerprint from the wireserver: ${describeError(err)}`);
         }
       } else if (byFingerprint.length) ctx.log.warn(`Azure: ${byFingerprint.length} SSH key(s) given by fingerprint, but the goal state names no certificates`);
       await ready(opts, goal);
@@ -383,8 +384,8 @@ async function crawlWithNetwork(
       kvp?.writeKey('PROVISIONING_REPORT', successReport(iid, new Date()));
       await ctx.platform.remove(REPORTED_READY_MARKER).catch(() => undefined);
     } catch (err) {
-      ctx.log.warn(`Azure: could not report ready to the fabric (the VM may be shown as still provisioning): ${(err as Error).message}`);
-      kvp?.diagnostic(`Error communicating with Azure fabric; You may experience connectivity issues: ${(err as Error).message}`);
+      ctx.log.warn(`Azure: could not report ready to the fabric (the VM may be shown as still provisioning): ${describeError(err)}`);
+      kvp?.diagnostic(`Error communicating with Azure fabric; You may experience connectivity issues: ${describeError(err)}`);
     }
   } else {
     ctx.log.info(`Azure: no ready report to the wireserver (${tellsHost(ctx) ? 'report_ready is off' : 'dry run'})`);
@@ -414,13 +415,13 @@ async function crawlWithNetwork(
   if (typeof local === 'string' && local) data.localHostname = local;
   if (typeof compute.location === 'string' && compute.location) data.region = compute.location;
   if (typeof compute.platformFaultDomain === 'string' && compute.platformFaultDomain) data.availabilityZone = compute.platformFaultDomain;
-  if (userData && userData.length) data.userData = userData;
+  if (userData?.length) data.userData = userData;
   if (ovf?.env.password && ovf.env.password !== 'REDACTED') data.adminPassword = ovf.env.password;
   if (boolSetting(ctx.settings, 'apply_network_config', true) && imds.network) {
     try {
       data.networkConfig = { format: 'v2', config: azureImdsNetworkConfig(imds.network, await netDrivers(ctx)) };
     } catch (err) {
-      ctx.log.error(`Azure: no network config from IMDS (the fallback applies): ${(err as Error).message}`);
+      ctx.log.error(`Azure: no network config from IMDS (the fallback applies): ${describeError(err)}`);
     }
   }
   return data;
@@ -500,7 +501,7 @@ async function reprovisionPoolVm(ctx: CrawlContext, pps: PpsType, t: PoolVmTools
     if (!(err instanceof SourceError || err instanceof HttpError || err instanceof NotAzureOvfEnv)) throw err;
     warn(azureReason(err));
     // The rest of the crawl (IMDS, the final ready report) needs the network the flow may have left down.
-    await t.lease.up().catch((e: unknown) => ctx.log.warn(`Azure: no temporary lease after the preprovisioning flow: ${(e as Error).message}`));
+    await t.lease.up().catch((e: unknown) => ctx.log.warn(`Azure: no temporary lease after the preprovisioning flow: ${describeError(e)}`));
     return undefined;
   }
 }

@@ -9,6 +9,7 @@ import type { CrawlContext, InstanceData } from '../datasource';
 import { SourceError } from '../source-error';
 import { CloudbaseWireserver, findWindowsWireserver, type CloudbaseGoalState } from './cloudbase-wireserver';
 import { parseWindowsOvfEnv } from './windows-ovf-env';
+import { describeError } from '../../util/errors';
 
 /** The file that marks Azure's provisioning drive (cloudbase-init's OVF_ENV_DRIVE_TAG). */
 export const OVF_ENV_DRIVE_TAG = 'E6DA6616-8EC4-48E0-BE93-58CE6ACE3CFB.tag';
@@ -112,7 +113,7 @@ export async function azureServerCertificates(windows: WindowsSystem, log: Log, 
     try {
       windows.deleteCertificate(transport.thumbprint, store, transport.container);
     } catch (err) {
-      log.warn(`Azure: could not delete the transport certificate ${transport.thumbprint}: ${(err as Error).message}`);
+      log.warn(`Azure: could not delete the transport certificate ${transport.thumbprint}: ${describeError(err)}`);
     }
   }
   if (!goal.hostingEnvironmentUrl) throw new SourceError('Azure', 'the goal state names certificates but no HostingEnvironmentConfig to say where they go');
@@ -159,6 +160,6 @@ async function fromDrive(ctx: CrawlContext, baseUrl: string, goal: CloudbaseGoal
   };
   if (env.adminPassword) data.adminPassword = env.adminPassword;
   // cloudbase-init hands CustomData.bin on undecoded.
-  if (custom && custom.length) data.userData = custom;
+  if (custom?.length) data.userData = custom;
   return data;
 }

@@ -5,6 +5,7 @@ import type { Log } from '../../util/log';
 import { childrenNamed, escapeXmlText, parseXml, type XmlElement } from '../../util/xml-reader';
 import { SourceError } from '../source-error';
 import { DEFAULT_WIRESERVER } from './wireserver';
+import { describeError } from '../../util/errors';
 
 /** The protocol version cloudbase-init asks for, after checking the wireserver lists it. */
 export const CLOUDBASE_WIRESERVER_VERSION = '2015-04-05';
@@ -167,7 +168,7 @@ export async function findWindowsWireserver(windows: WindowsSystem, log: Log, op
       try {
         ip = wireserverFromOption(windows.dhcpOption(adapter.guid, WIRESERVER_DHCP_OPTION));
       } catch (err) {
-        log.debug(`Azure: DHCP option 245 of ${adapter.friendlyName || adapter.guid}: ${(err as Error).message}`);
+        log.debug(`Azure: DHCP option 245 of ${adapter.friendlyName || adapter.guid}: ${describeError(err)}`);
       }
       if (ip) {
         log.debug(`Azure: wireserver ${ip} from DHCP option 245 of ${adapter.friendlyName || adapter.guid}`);

@@ -1,6 +1,7 @@
 // Azure's instance metadata service: /metadata/instance with `Metadata: true`, extended api-version first and the minimum on HTTP 400, cloud-init's retries.
 import { HttpError, type HttpClient } from '../../util/http';
 import type { Log } from '../../util/log';
+import { describeError } from '../../util/errors';
 
 export const IMDS_VERSION_WANT = '2021-08-01';
 export const IMDS_VERSION_MIN = '2019-06-01';
@@ -41,7 +42,7 @@ async function fetchJson(opts: ImdsOptions, version: string): Promise<Record<str
   try {
     doc = JSON.parse(res.text());
   } catch (err) {
-    throw new HttpError(url, 'status', `the answer is not JSON (${(err as Error).message})`);
+    throw new HttpError(url, 'status', `the answer is not JSON (${describeError(err)})`);
   }
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new HttpError(url, 'status', 'the answer is not a JSON object');
   return doc as Record<string, unknown>;

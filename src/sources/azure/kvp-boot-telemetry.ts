@@ -3,7 +3,7 @@ import { deflateSync } from 'node:zlib';
 import { release } from 'node:os';
 import type { Platform } from '../../platform/platform';
 import { readOsRelease } from '../../platform/os-release';
-import { KilnError } from '../../util/errors';
+import { KilnError, describeError } from '../../util/errors';
 import type { Log } from '../../util/log';
 import { uptimeSeconds, type KvpTelemetry } from './kvp';
 
@@ -113,8 +113,8 @@ async function lastPushedIndex(platform: Platform, kvp: KvpTelemetry, log: Log):
   try {
     text = await platform.readTextIfExists(LOG_PUSHED_TO_KVP_INDEX_FILE);
   } catch (err) {
-    log.warn(`Reading LOG_PUSHED_TO_KVP_INDEX_FILE failed: ${(err as Error).message}.`);
-    kvp.diagnostic(`Reading LOG_PUSHED_TO_KVP_INDEX_FILE failed: ${(err as Error).message}.`);
+    log.warn(`Reading LOG_PUSHED_TO_KVP_INDEX_FILE failed: ${describeError(err)}.`);
+    kvp.diagnostic(`Reading LOG_PUSHED_TO_KVP_INDEX_FILE failed: ${describeError(err)}.`);
     return 0;
   }
   if (text === undefined) return 0;
@@ -146,7 +146,7 @@ export async function pushLogToKvp(platform: Platform, kvp: KvpTelemetry, log: L
     // Python's f.tell() after the read: the end of the file, or the seek position when that lies beyond it.
     await platform.writeFile(LOG_PUSHED_TO_KVP_INDEX_FILE, String(Math.max(seek, bytes.length)));
   } catch (err) {
-    const msg = `Exception when dumping log file: ${(err as Error).message}`;
+    const msg = `Exception when dumping log file: ${describeError(err)}`;
     log.warn(msg);
     kvp.diagnostic(msg);
   }
@@ -155,7 +155,7 @@ export async function pushLogToKvp(platform: Platform, kvp: KvpTelemetry, log: L
     const r = await platform.run(['dmesg'], { timeoutMs: 30_000 });
     reportCompressed(kvp, 'dmesg', Buffer.from(r.stdout, 'utf8'));
   } catch (err) {
-    const msg = `Exception when dumping dmesg log: ${(err as Error).message}`;
+    const msg = `Exception when dumping dmesg log: ${describeError(err)}`;
     log.warn(msg);
     kvp.diagnostic(msg);
   }

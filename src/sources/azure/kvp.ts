@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { HostReports, Platform } from '../../platform/platform';
 import type { Log } from '../../util/log';
+import { describeError } from '../../util/errors';
 
 export const KVP_POOL_FILE = '/var/lib/hyperv/.kvp_pool_1';
 export const KVP_KEY_SIZE = 512;
@@ -94,7 +95,7 @@ export function hypervHandlers(config: Record<string, unknown>): HypervHandler[]
     if (!v || typeof v !== 'object' || (v as Record<string, unknown>).type !== 'hyperv') continue;
     const h = v as Record<string, unknown>;
     const types = Array.isArray(h.event_types) ? h.event_types.filter((t): t is string => typeof t === 'string') : undefined;
-    out.push({ name, path: typeof h.kvp_file_path === 'string' && h.kvp_file_path ? h.kvp_file_path : KVP_POOL_FILE, ...(types && types.length ? { eventTypes: types } : {}) });
+    out.push({ name, path: typeof h.kvp_file_path === 'string' && h.kvp_file_path ? h.kvp_file_path : KVP_POOL_FILE, ...(types?.length ? { eventTypes: types } : {}) });
   }
   return out;
 }
@@ -168,7 +169,7 @@ export class KvpTelemetry {
       if (written === undefined) this.log.debug(`KVP: no pool file ${h.path} yet; nothing to empty`);
       else if (written < bootTimeMs) await this.files.empty(h.path);
     } catch (err) {
-      this.log.warn(`failed to truncate kvp pool file, ${(err as Error).message}`);
+      this.log.warn(`failed to truncate kvp pool file, ${describeError(err)}`);
     }
   }
 
@@ -211,7 +212,7 @@ export class KvpTelemetry {
         // One O_APPEND write of whole records: hv_kvp_daemon never sees half a record.
         await this.files.append(h.path, Buffer.concat(records));
       } catch (err) {
-        this.log.warn(`failed posting events to kvp, ${(err as Error).message}`);
+        this.log.warn(`failed posting events to kvp, ${describeError(err)}`);
       }
     }
   }

@@ -3,6 +3,7 @@ import type { Log } from '../../util/log';
 import type { StaticRoute } from '../../net/ephemeral/dhcp-static-routes';
 import type { EphemeralLease, EphemeralNetwork } from '../../net/ephemeral/ephemeral-network';
 import { ephemeralLease } from '../ephemeral-lease';
+import { describeError } from '../../util/errors';
 
 /** The address a primary NIC's option 121 routes lead to (cloud-init names it so, whatever metadata_urls say). */
 const IMDS_ADDRESS = '169.254.169.254';
@@ -79,7 +80,7 @@ export class AzureLease {
     try {
       await lease.release();
     } catch (err) {
-      this.log.info(`Azure: ignoring a failure while releasing the temporary lease on ${lease.interface} (the NIC was likely unplugged): ${(err as Error).message}`);
+      this.log.info(`Azure: ignoring a failure while releasing the temporary lease on ${lease.interface} (the NIC was likely unplugged): ${describeError(err)}`);
     }
   }
 }

@@ -9,6 +9,7 @@ import { IMDS_VERSION_MIN } from './imds';
 import type { KvpTelemetry } from './kvp';
 import { routesToAzure, type AzureLease } from './pool-lease';
 import { markerText } from '../../util/marker-text';
+import { describeError } from '../../util/errors';
 
 /** cloud-init's marker: the VM reported ready while in the pool; on a later boot it is a PPS VM of type Unknown. */
 export const REPORTED_READY_MARKER = '/var/lib/cloud/data/reported_ready';
@@ -53,7 +54,7 @@ export class PreprovisioningFailed extends SourceError {}
 
 /** ERR's message without the 'Azure: ' its subject put in front, to be quoted inside another Azure message. */
 export function azureReason(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
+  const message = describeError(err);
   return err instanceof SourceError && err.subject === 'Azure' ? message.slice('Azure: '.length) : message;
 }
 
@@ -165,6 +166,7 @@ async function isPrimaryNic(p: PpsContext, nic: string, deadline: AbortSignal): 
       try {
         await abortableSleep(p.settings.pollIntervalMs, dhcpBudget);
       } catch {
+        // The sleep ends early only when aborted: which budget ran out decides what happens next.
         if (deadline.aborted) throw new PreprovisioningFailed('Azure', `timed out taking a DHCP lease on the new NIC ${nic}`);
         p.log.warn(`Azure: no DHCP lease on ${nic} within ${p.settings.dhcpMaxWaitMs / 1000} s; taking it for a secondary NIC`);
         return false;

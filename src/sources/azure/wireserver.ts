@@ -46,6 +46,7 @@ export async function findWireserver(platform: Platform, log: Log): Promise<stri
     try {
       names = (await platform.listDir(g.dir)).filter((n) => g.match.test(n)).sort();
     } catch {
+      // A lease folder that cannot be listed holds no lease to read.
       continue;
     }
     for (const name of names) {

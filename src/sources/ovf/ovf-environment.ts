@@ -73,6 +73,7 @@ export function readOvfEnvironment(xml: string, source: string, log: Log, readNe
       try {
         parsed = bytes ? readYaml(bytes.toString('utf8'), `${source} network-config`) : undefined;
       } catch {
+        // A network-config that is not YAML is no network config, as cloud-init reads it.
         parsed = undefined;
       }
       const network = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>).network : undefined;

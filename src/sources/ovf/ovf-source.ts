@@ -9,6 +9,7 @@ import { guestinfoTools } from '../vmware/guestinfo-tool';
 import { isVmwarePlatform } from '../vmware/vmware-source';
 import { OVF_ENV_NAMES, readOvfEnvironment, type OvfEnvironment } from './ovf-environment';
 import { subplatformSource } from '../source-description';
+import { describeError } from '../../util/errors';
 
 const NAME = 'OVF';
 /**
@@ -54,7 +55,7 @@ async function guestinfoOvfEnv(ctx: DetectContext, ms: number): Promise<string |
       if (xml) ctx.log.debug(`OVF: guestinfo.ovfEnv is not XML; ignored`);
       return undefined;
     } catch (err) {
-      ctx.log.debug(`OVF: ${err instanceof Error ? err.message : String(err)}`);
+      ctx.log.debug(`OVF: ${describeError(err)}`);
     }
   }
   return undefined;
@@ -72,7 +73,7 @@ async function readLocalSeed(ctx: CrawlContext, seedfrom: string): Promise<{ met
   try {
     meta = readYaml(Buffer.from(md).toString('utf8'), `${dir}/meta-data`);
   } catch (err) {
-    throw new SourceError(NAME, err instanceof YamlError ? err.message : `${dir}/meta-data: ${(err as Error).message}`);
+    throw new SourceError(NAME, err instanceof YamlError ? err.message : `${dir}/meta-data: ${describeError(err)}`);
   }
   if (meta !== null && meta !== undefined && (typeof meta !== 'object' || Array.isArray(meta))) throw new SourceError(NAME, `${dir}/meta-data must be a mapping`);
   const vd = await tree.readFile('vendor-data');

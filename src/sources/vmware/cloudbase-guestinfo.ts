@@ -66,6 +66,7 @@ export async function crawlCloudbaseGuestinfo(ctx: CrawlContext): Promise<Instan
     try {
       parsed = JSON.parse(text);
     } catch {
+      // Not JSON: the metadata is read as YAML, as cloudbase-init does.
       parsed = readYaml(text, guestinfoKey('metadata'));
     }
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) metadata = parsed as Record<string, unknown>;

@@ -2,6 +2,7 @@
 import { gunzipSync } from 'node:zlib';
 import type { Log } from '../../util/log';
 import { SourceError } from '../source-error';
+import { describeError } from '../../util/errors';
 
 /** Decompressed guestinfo values above this are refused (a gzip bomb in a VM's config must not exhaust memory). */
 const MAX_INFLATED = 64 * 1024 * 1024;
@@ -31,7 +32,7 @@ export function decodeGuestinfo(where: string, encoding: string | undefined, val
     try {
       return gunzipSync(packed, { maxOutputLength: MAX_INFLATED });
     } catch (err) {
-      const why = (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? `inflates past ${MAX_INFLATED} bytes` : (err as Error).message;
+      const why = (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? `inflates past ${MAX_INFLATED} bytes` : describeError(err);
       throw new SourceError('VMware', `${where} is not valid gzip (encoding ${enc}): ${why}`);
     }
   }

@@ -5,6 +5,7 @@
 // runs the target's tool in its chroot and `--dry-run` records writes instead of making them.
 import type { Platform } from '../../platform/platform';
 import { CommandError } from '../../util/command-error';
+import { describeError } from '../../util/errors';
 
 /** What the tools print on stderr (and exit 1 with) for a key that is not set. */
 const NO_VALUE = 'No value found';
@@ -55,7 +56,7 @@ export function guestinfoTool(platform: Platform, tool: 'vmware-rpctool' | 'vmto
     } catch (err) {
       if (err instanceof CommandError && err.failure.code === 1 && err.failure.stderr?.trim() === NO_VALUE) return undefined;
       const f = err instanceof CommandError ? err.failure : undefined;
-      const why = f?.reason ?? (f?.code !== undefined ? `exit ${f.code}` : err instanceof Error ? err.message : String(err));
+      const why = f?.reason ?? (f?.code !== undefined ? `exit ${f.code}` : describeError(err));
       const stderr = f?.stderr?.trim().slice(0, 300);
       throw new GuestinfoToolFailed(`${tool} '${rpc.split(' ').slice(0, 2).join(' ')}' failed (${why})${stderr ? `: ${stderr}` : ''}`);
     }

@@ -73,6 +73,7 @@ async function defaultRouteDevice(platform: Platform, family: '-4' | '-6'): Prom
     const routes = JSON.parse(r.stdout || '[]') as Array<{ dev?: string }>;
     return routes.find((x) => x.dev)?.dev;
   } catch {
+    // ip's answer that is not JSON names no device.
     return undefined;
   }
 }

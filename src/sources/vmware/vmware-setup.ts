@@ -2,6 +2,7 @@
 import type { InstanceData, SetupContext } from '../datasource';
 import { guestinfoKey, guestinfoTools } from './guestinfo-tool';
 import { readHostInfo, type HostInfo } from './host-info';
+import { describeError } from '../../util/errors';
 
 /** How long the wait for an address (metadata's wait-on-network) may last; cloud-init waits forever. */
 export const WAIT_ON_NETWORK_LIMIT_MS = 300_000;
@@ -87,7 +88,7 @@ async function advertise(ctx: SetupContext, info: HostInfo): Promise<void> {
       await tool.set(key, value);
       ctx.log.info(`advertised local ${key === 'local-ipv4' ? 'ipv4' : 'ipv6'} address ${value} in guestinfo`);
     } catch (err) {
-      ctx.log.warn(`VMware: failed to set ${guestinfoKey(key)} to ${value}: ${err instanceof Error ? err.message : String(err)}`);
+      ctx.log.warn(`VMware: failed to set ${guestinfoKey(key)} to ${value}: ${describeError(err)}`);
     }
   }
 }

@@ -8,6 +8,7 @@ import { decodeGuestinfo, guestinfoText } from './guestinfo-decode';
 import { GUESTINFO_CLEARED, GuestinfoToolFailed, guestinfoKey, guestinfoTools, type GuestinfoTool } from './guestinfo-tool';
 import { vmwareSetup } from './vmware-setup';
 import { vmwareImcNetworkFormat } from './imc-network-format';
+import { describeError } from '../../util/errors';
 
 const NAME = 'VMware';
 const DATA_KEYS = ['metadata', 'userdata', 'vendordata'] as const;
@@ -65,10 +66,11 @@ function jsonOrYaml(where: string, text: string): Record<string, unknown> {
   try {
     value = JSON.parse(text);
   } catch {
+    // Not JSON: read as YAML, as cloud-init's load_json_or_yaml does.
     try {
       value = readYaml(text, where);
     } catch (err) {
-      throw new SourceError(NAME, err instanceof YamlError ? err.message : `${where}: ${(err as Error).message}`);
+      throw new SourceError(NAME, err instanceof YamlError ? err.message : `${where}: ${describeError(err)}`);
     }
   }
   if (value === null || value === undefined) return {};
@@ -153,7 +155,7 @@ export const vmwareSource: Datasource = {
         for (const key of DATA_KEYS) if ((await tool.get(key)) !== undefined) return true;
         return false;
       } catch (err) {
-        ctx.log.debug(`VMware: ${err instanceof Error ? err.message : String(err)}`);
+        ctx.log.debug(`VMware: ${describeError(err)}`);
       }
     }
     return false;
@@ -179,7 +181,7 @@ export const vmwareSource: Datasource = {
           await tool.set(key, GUESTINFO_CLEARED);
           await tool.set(`${key}.encoding`, '');
         } catch (err) {
-          ctx.log.warn(`VMware: failed to clear ${guestinfoKey(key)}: ${err instanceof Error ? err.message : String(err)}`);
+          ctx.log.warn(`VMware: failed to clear ${guestinfoKey(key)}: ${describeError(err)}`);
         }
       }
     }
