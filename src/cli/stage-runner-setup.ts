@@ -1,4 +1,5 @@
 // Builds the stage runner for a CLI command: the real dependencies, and cloud-init.log inside the target root.
+import { KILN_CLOUD_INIT_VERSION } from '../build-info';
 import { parseYamlConfig, type ConfigMap } from '../config/parse-yaml-config';
 import { defaultRunnerDeps } from '../runner/default-deps';
 import type { RunnerDeps } from '../runner/runner-deps';
@@ -10,7 +11,7 @@ import { fsPromises } from '../util/on-demand-builtins';
 /** Tests swap the dependencies through this hook on the context's env-free path; the CLI uses the defaults. */
 export async function createStageRunner(ctx: CommandContext, opts: { file?: string | undefined; print?: boolean; deps?: RunnerDeps } = {}): Promise<StageRunner> {
   const platform = ctx.platform();
-  const deps = opts.deps ?? defaultRunnerDeps({ platform, embeddedConfig: ctx.facts.defaultCloudConfig, version: ctx.facts.version, env: ctx.env, dryRun: ctx.dryRun });
+  const deps = opts.deps ?? defaultRunnerDeps({ platform, embeddedConfig: ctx.facts.defaultCloudConfig, version: ctx.facts.version, cloudInitVersion: KILN_CLOUD_INIT_VERSION, env: ctx.env, dryRun: ctx.dryRun });
   let extraConfig: ConfigMap | undefined;
   if (opts.file) extraConfig = parseYamlConfig(await fsPromises().readFile(opts.file, 'utf8'), opts.file);
   const runner = new StageRunner({

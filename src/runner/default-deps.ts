@@ -15,6 +15,7 @@ export interface DefaultDepsInput {
   platform: Platform;
   embeddedConfig: ConfigMap | undefined;
   version: string;
+  cloudInitVersion: string;
   env: NodeJS.ProcessEnv;
   /** A dry run takes no lease: it would change the network, and nothing can be crawled without it. */
   dryRun?: boolean;
@@ -30,6 +31,7 @@ export function defaultRunnerDeps(input: DefaultDepsInput): RunnerDeps {
     env: input.env,
     embeddedConfig: input.embeddedConfig,
     version: input.version,
+    cloudInitVersion: input.cloudInitVersion,
     reportingHandlers: (platform, config, log) => KvpTelemetry.fromConfig(platform, config, log),
     // A dry run would only record the `ip` commands, leaving tables of nothing to print.
     ...(input.dryRun ? {} : { networkInfo: networkDebugInfo }),

@@ -242,7 +242,7 @@ export class StageRunner {
     const bannerName = stage === 'init' ? 'init' : stage.replace('modules-', 'modules:');
     const at = cloudInitTime(this.now());
     const up = (await this.uptime()).toFixed(2);
-    const banner = `Cloud-init v. ${this.deps.version} (kiln) running '${bannerName}' at ${at}. Up ${up} seconds.\n`;
+    const banner = `Cloud-init v. ${this.deps.cloudInitVersion} running '${bannerName}' at ${at}. Up ${up} seconds.\n`;
     this.opts.print?.(banner);
     await this.output(banner);
     // Every WARNING and ERROR logged while the stage runs is one of its recoverable errors, as in cloud-init.

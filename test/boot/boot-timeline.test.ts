@@ -14,7 +14,7 @@ function console_(): ConsoleLine[] {
     { at: 4.1, text: '[    1.500000] Run /init as init process' },
     { at: 6.25, text: '[    3.750000] systemd[1]: systemd 252.39-1~deb12u1 running in system mode' },
     { at: 13.0, text: "[   10.412345] cloud-init[234]: Cloud-init v. 22.4.2 running 'init-local' at Thu, 26 Nov 2026 09:06:47 +0000. Up 10.40 seconds." },
-    { at: 16.0, text: "[   13.500000] cloud-init[396]: Cloud-init v. 0.1.0 (kiln) running 'init' at Thu, 26 Nov 2026 09:07:03 +0000. Up 13.25 seconds." },
+    { at: 16.0, text: "[   13.500000] cloud-init[396]: Cloud-init v. 25.1.4 running 'init' at Thu, 26 Nov 2026 09:07:03 +0000. Up 13.25 seconds." },
     { at: 20.0, text: '[  OK  ] Finished cloud-final.service' },
     { at: 20.1, text: 'TIMELINE-USERSPACE 3700000' },
     { at: 20.1, text: 'TIMELINE-UNIT cloud-init-local.service 10000000 12500000 success' },
@@ -37,7 +37,7 @@ test('a guest clock that lost seconds in early boot is placed on the host clock 
     { at: 10.5, text: '[    0.000000] Linux version 6.1.0-50-amd64' },
     { at: 15.5, text: '[    5.000000] clocksource: Switched to clocksource tsc' },
     { at: 53.4, text: '[   40.000000] systemd[1]: Started systemd-udevd.service' },
-    { at: 74.9, text: "[   61.500000] cloud-init[234]: Cloud-init v. 0.1.0 (kiln) running 'init-local'" },
+    { at: 74.9, text: "[   61.500000] cloud-init[234]: Cloud-init v. 25.1.4 running 'init-local'" },
     { at: 113.5, text: '[  100.000000] a line that arrived 0.1 s late' },
   ];
   const clock = guestClock(lines);

@@ -10,7 +10,7 @@ import { tempDir } from '../helpers/temp';
 test('a boot gets the Linux ephemeral DHCP for init-local; a dry run gets none (a lease would change the network)', (t) => {
   const log = new Logger().for('test');
   const platform = new LinuxPlatform({ root: tempDir(t), log });
-  const input = { platform, embeddedConfig: undefined, version: 'test', env: {} };
+  const input = { platform, embeddedConfig: undefined, version: 'test', cloudInitVersion: '25.1.4', env: {} };
   assert.ok(defaultRunnerDeps(input).ephemeralNetwork?.(log) instanceof LinuxEphemeralDhcp);
   assert.equal(defaultRunnerDeps({ ...input, dryRun: true }).ephemeralNetwork, undefined);
 });

@@ -3,7 +3,7 @@ import { readYaml } from '../../src/config/read-yaml';
 import type { CloudConfig, Frequency, Module, ModuleContext, ModuleStage } from '../../src/modules/module';
 import type { Datasource, InstanceData } from '../../src/sources/datasource';
 import type { RunnerDeps } from '../../src/runner/runner-deps';
-import { buildFacts } from '../../src/build-info';
+import { buildFacts, KILN_CLOUD_INIT_VERSION } from '../../src/build-info';
 
 /** A local source that is present when /seed/fake/instance-id exists in the root. */
 export function fakeSource(name = 'Fake', kind: 'local' | 'network' = 'local', dir = '/seed/fake'): Datasource {
@@ -90,6 +90,7 @@ export function fakeDeps(sources: Datasource[], modules: Module[], extra: Partia
     finder: { find: async () => [] },
     embeddedConfig: buildFacts.defaultCloudConfig,
     version: '0.0.0-test',
+    cloudInitVersion: KILN_CLOUD_INIT_VERSION,
     now: () => new Date((t += 10)),
     kernelCmdline: async () => '',
     uptime: async () => 12.5,
