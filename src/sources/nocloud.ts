@@ -175,12 +175,12 @@ export const noCloudSource: Datasource = {
     if (seedfrom) {
       ctx.log.debug(`NoCloud: seeding from ${seedfrom}`);
       const remote = await readUrlSeed(ctx, seedfrom);
-      // The seeded meta-data wins over what pointed at it; its user data replaces any found locally. cloud-init
-      // 22.4 reads no network-config from a seedfrom URL, so the seed folder's stays; newer cloud-init reads one
-      // there too and lets it win, and so does kiln when the URL serves one.
+      // The seeded meta-data wins over what pointed at it. Its user data, vendor data and network-config replace
+      // any found locally, as 25.1's read_seeded results do (DataSourceNoCloud._get_data): a seed that serves no
+      // network-config leaves none, so the seed folder's is dropped and the fallback (or meta-data's
+      // network-interfaces) is rendered. 22.4 read no network-config there and kept the folder's.
       meta = { ...meta, ...remote.metaData };
-      const networkConfig = remote.networkConfig ?? seed?.networkConfig;
-      seed = { ...remote, metaData: meta, ...(networkConfig ? { networkConfig } : {}), where: remote.networkConfig ? remote.where : (seed?.where ?? remote.where) };
+      seed = { ...remote, metaData: meta };
       found.push(seedfrom);
     }
     const where = found.length ? `${firstIsDevice || found[0]?.startsWith('/dev') ? 'config-disk' : 'seed-dir'} (${found.join(',')})` : '';

@@ -1,5 +1,5 @@
 // NoCloud with an http `seedfrom`: found in the network stage it is cloud-init's DataSourceNoCloudNet, its seed names
-// every place data came from, and the seed folder's network-config is the instance's (22.4 reads none from the URL).
+// every place data came from, and its network-config is the one the URL serves, or none (25.1's read_seeded).
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -12,6 +12,7 @@ import type { CrawlContext } from '../../src/sources/datasource';
 import { noCloudSource } from '../../src/sources/nocloud';
 import { Logger } from '../../src/util/log';
 import { tempDir } from '../helpers/temp';
+import { mockMetadataServer } from '../helpers/mock-metadata-server';
 import { FakeFinder } from './fake-finder';
 
 const SEED = '/var/lib/cloud/seed/nocloud-net';
@@ -38,17 +39,16 @@ async function crawl(t: TestContext, seedFiles: Record<string, string>, stage: '
   return noCloudSource.crawl(ctx);
 }
 
-test('seedfrom http in the network stage: NoCloudNet, seed = folder and URL, the folder network-config kept', async (t) => {
+test("seedfrom http in the network stage: NoCloudNet, seed = folder and URL; the URL serves no network-config, so the folder's is dropped (25.1)", async (t) => {
   const url = await serve(t, { 'meta-data': 'instance-id: i-remote\nlocal-hostname: web1\n', 'user-data': '#cloud-config\n{}\n' });
   const data = await crawl(t, { 'meta-data': `seedfrom: ${url}\n`, 'user-data': '', 'network-config': LOCAL_NETWORK }, 'network');
   assert.equal(data.instanceId, 'i-remote');
   assert.equal(data.subplatform, `seed-dir (${SEED},${url})`);
   assert.equal(describeSource('NoCloud', data, 'network'), `DataSourceNoCloudNet [seed=${SEED},${url}]`);
-  assert.deepEqual(data.networkConfig?.format, 'v1');
-  assert.match(JSON.stringify(data.networkConfig?.config), /192\.0\.2\.9\/24/, "the seed folder's network-config");
+  assert.equal(data.networkConfig, undefined, "25.1 takes read_seeded's network-config, none on a 404: the fallback is rendered");
 });
 
-test('a network-config the URL serves wins over the folder (newer cloud-init); in init-local the http seed is refused', async (t) => {
+test('a network-config the URL serves wins over the folder (25.1); in init-local the http seed is refused', async (t) => {
   const url = await serve(t, { 'meta-data': 'instance-id: i-remote\n', 'network-config': 'version: 2\nethernets:\n  eth0: {dhcp4: true}\n' });
   const data = await crawl(t, { 'meta-data': `seedfrom: ${url}\n`, 'network-config': LOCAL_NETWORK }, 'network');
   assert.equal(data.networkConfig?.format, 'v2');
@@ -80,4 +80,22 @@ test('ds=nocloud;s=http://… read in the network stage keeps dsmode local (22.4
   const data = await crawl(t, { 'meta-data': 'instance-id: i-1\n' }, 'network', `ro ds=nocloud;s=${url}`);
   assert.equal(data.instanceId, 'i-remote');
   assert.equal(data.metadata.dsmode, 'local');
+});
+
+test("ds=nocloud;s=http://… against devel serve-metadata --kind nocloud: network-config comes from the URL, else none (25.1's read_seeded); a network-interfaces in the seeded meta-data is the ENI then", async (t) => {
+  const served = (files: Record<string, string>) => {
+    const dir = tempDir(t);
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+    return mockMetadataServer(t, { kind: 'nocloud', dir });
+  };
+  const withNetwork = await served({ 'meta-data': 'instance-id: i-mock\n', 'user-data': '#cloud-config\n{}\n', 'network-config': 'network:\n  version: 2\n  ethernets:\n    eth1: {dhcp4: true}\n' });
+  const a = await crawl(t, { 'meta-data': 'instance-id: i-1\n', 'network-config': LOCAL_NETWORK }, 'network', `ro ds=nocloud;s=${withNetwork.url}/`);
+  assert.deepEqual(a.networkConfig, { format: 'v2', config: { version: 2, ethernets: { eth1: { dhcp4: true } } } });
+  assert.ok(withNetwork.requests.some((r) => r.path === '/network-config'), 'network-config was asked of the seed URL');
+  const without = await served({ 'meta-data': 'instance-id: i-mock\n', 'user-data': '#cloud-config\n{}\n' });
+  const b = await crawl(t, { 'meta-data': 'instance-id: i-1\n', 'network-config': LOCAL_NETWORK }, 'network', `ro ds=nocloud;s=${without.url}/`);
+  assert.equal(b.networkConfig, undefined, "the seed folder's network-config is not the instance's");
+  const eni = await served({ 'meta-data': 'instance-id: i-mock\nnetwork-interfaces: |\n  auto eth0\n  iface eth0 inet dhcp\n', 'user-data': '' });
+  const c = await crawl(t, { 'meta-data': 'instance-id: i-1\n', 'network-config': LOCAL_NETWORK }, 'network', `ro ds=nocloud;s=${eni.url}/`);
+  assert.deepEqual(c.networkConfig, { format: 'eni', config: 'auto eth0\niface eth0 inet dhcp\n' });
 });
