@@ -12,34 +12,40 @@ export interface RouterAddress {
   via: string;
 }
 
-const NETWORKD_LEASES = '/run/systemd/netif/leases';
-/** cloud-init's supported_dirs: the first that exists and is not empty holds the leases. */
-const LEASE_DIRS = ['/var/lib/dhclient', '/var/lib/dhcp', '/var/lib/NetworkManager'];
+export const NETWORKD_LEASES = '/run/systemd/netif/leases';
+/**
+ * 25.1's IscDhclient.get_newest_lease_file_from_distro: the distro's lease folder and name pattern (Debian's), then
+ * cloud-init's fallback folder; the newest matching file of the first folder that has one.
+ */
+const LEASE_FOLDERS: Array<{ dir: string; match: RegExp }> = [
+  { dir: '/var/lib/dhcp', match: /dhclient\.\w+\.leases/ },
+  { dir: '/var/lib/dhclient', match: /.+\.leases?$/ },
+];
 
-/** networkd_get_option_from_leases: SERVER_ADDRESS of the first lease file (by name) that has one. */
-async function networkdServerAddress(platform: Platform): Promise<string | undefined> {
+/** networkd_get_option_from_leases: KEY of the first lease file (by name) that has one. */
+export async function networkdLeaseOption(platform: Platform, key: string): Promise<string | undefined> {
   const names = await platform.listDir(NETWORKD_LEASES).catch(() => [] as string[]);
   for (const name of [...names].sort()) {
     const text = await platform.readTextIfExists(posix.join(NETWORKD_LEASES, name)).catch(() => undefined);
-    const m = text === undefined ? null : /^SERVER_ADDRESS=(.*)$/m.exec(text);
+    const m = text === undefined ? null : new RegExp(`^${key}=(.*)$`, 'm').exec(text);
     if (m && m[1]?.trim()) return m[1].trim();
   }
   return undefined;
 }
 
-/** get_latest_lease: the newest '*.lease(s)' file that is not dhclient6's, in the first non-empty lease folder. */
-async function latestLeaseFile(platform: Platform): Promise<string | undefined> {
-  for (const dir of LEASE_DIRS) {
+/** The newest dhclient lease file of the distro's folder, else of cloud-init's fallback folder. */
+export async function latestLeaseFile(platform: Platform): Promise<string | undefined> {
+  for (const { dir, match } of LEASE_FOLDERS) {
     const names = await platform.listDir(dir).catch(() => undefined);
-    if (!names || names.length === 0) continue;
+    if (!names) continue;
     let newest: { path: string; mtime: number } | undefined;
     for (const name of names) {
-      if (name.startsWith('dhclient6') || !(name.endsWith('.lease') || name.endsWith('.leases'))) continue;
+      if (!match.test(name)) continue;
       const path = posix.join(dir, name);
       const mtime = (await platform.stat?.(path).catch(() => undefined))?.mtimeMs;
       if (mtime !== undefined && (!newest || mtime > newest.mtime)) newest = { path, mtime };
     }
-    return newest?.path;
+    if (newest) return newest.path;
   }
   return undefined;
 }
@@ -71,7 +77,7 @@ export async function findCloudStackRouter(platform: Platform, resolve: ResolveH
   const dns = await resolve('data-server').catch(() => undefined);
   if (dns) return { address: dns, via: 'data-server DNS entry' };
   log.debug('CloudStack: no DNS entry for data-server');
-  const networkd = await networkdServerAddress(platform);
+  const networkd = await networkdLeaseOption(platform, 'SERVER_ADDRESS');
   if (networkd) return { address: networkd, via: `networkd lease SERVER_ADDRESS in ${NETWORKD_LEASES}` };
   const lease = await latestLeaseFile(platform);
   if (lease) {

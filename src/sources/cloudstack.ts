@@ -2,6 +2,7 @@
 import { lookup } from 'node:dns/promises';
 import { HttpClient, HttpError, type HttpRequest } from '../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
+import { cloudStackDomainName } from './cloudstack-domain';
 import { findCloudStackRouter, type ResolveHost } from './cloudstack-router';
 import { crawlMetadataTree } from './metadata-crawler';
 import { fetchVmPassword, passwordCloudConfig, type PasswordServerOptions } from './password-server';
@@ -91,7 +92,11 @@ export const cloudStackSource: Datasource = {
         flavour: cloudbase ? 'cloudbase-init' : 'cloud-init',
         ...(ctx.signal ? { signal: ctx.signal } : {}),
       });
-      return cloudStackStyleInstanceData(crawled, { source: 'CloudStack', cloudName: 'cloudstack', subplatform: `metadata (${url}/)`, instanceIdAt: `${url}/latest/meta-data/instance-id` });
+      const data = cloudStackStyleInstanceData(crawled, { source: 'CloudStack', cloudName: 'cloudstack', subplatform: `metadata (${url}/)`, instanceIdAt: `${url}/latest/meta-data/instance-id` });
+      // 25.1's get_hostname: a host name without a domain takes the DHCP lease's in its FQDN.
+      const domain = await cloudStackDomainName(ctx.platform, ctx.log);
+      if (domain) data.fqdnDomain = domain;
+      return data;
     } catch (err) {
       if (err instanceof HttpError) throw sourceErrorOfHttp('CloudStack', err);
       throw err;

@@ -18,6 +18,11 @@ export interface InstanceData {
   /** cloud-init's subplatform: 'seed-dir (/var/lib/cloud/seed/nocloud)', 'config-disk (/dev/sr0)', 'metadata (http://…)'. */
   subplatform: string;
   localHostname?: string;
+  /**
+   * The domain the FQDN takes when the host name has none (cloud-init's DataSourceCloudStack.get_hostname appends
+   * its DHCP lease's domain name); only a source that does so sets it.
+   */
+  fqdnDomain?: string;
   region?: string;
   availabilityZone?: string;
   publicKeys: string[];

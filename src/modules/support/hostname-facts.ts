@@ -54,6 +54,8 @@ export async function datasourceHostname(ctx: ModuleContext, fqdn: boolean): Pro
   const host = toks[0] as string;
   if (toks.length > 1) domain = toks.slice(1).join('.');
   else domain = '';
+  // A source may give the FQDN a domain the host name lacks (CloudStack's DHCP domain name, 25.1).
+  if (fqdn && !domain && ctx.instance?.fqdnDomain) domain = ctx.instance.fqdnDomain;
   return { hostname: fqdn && domain ? `${host}.${domain}` : host, isDefault };
 }
 
