@@ -49,7 +49,17 @@ export function noCloudHint(text: string): NoCloudHint | undefined {
   return undefined;
 }
 
-/** cloud-init 22.4's load_cmdline_data: an explicit `dsmode=` wins; else `ds=nocloud` means local and `ds=nocloud-net` net. */
-export function noCloudHintDsmode(hint: NoCloudHint): string {
-  return hint.dsmode ?? (hint.mode === 'nocloud' ? 'local' : 'net');
+/**
+ * cloud-init 25.1's load_cmdline_data: an explicit `dsmode=` wins; else a seed's scheme says it (http, https, ftp,
+ * ftps: net; file:// or a path: local; any other: none, so the seed's or the default decides); without a seed
+ * `ds=nocloud` means local and `ds=nocloud-net` net. (22.4 took the mode from the id even with a seed.)
+ */
+export function noCloudHintDsmode(hint: NoCloudHint): string | undefined {
+  if (hint.dsmode !== undefined) return hint.dsmode;
+  if (hint.seedfrom) {
+    if (/^(https?|ftps?):\/\//.test(hint.seedfrom)) return 'net';
+    if (hint.seedfrom.startsWith('file://') || hint.seedfrom.startsWith('/')) return 'local';
+    return undefined;
+  }
+  return hint.mode === 'nocloud' ? 'local' : 'net';
 }

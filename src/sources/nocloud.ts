@@ -26,6 +26,32 @@ function hint(ctx: DetectContext): NoCloudHint | undefined {
   return noCloudHint(ctx.kernelCmdline) ?? noCloudHint(ctx.dmi.product_serial ?? '');
 }
 
+/** The meta-data a `ds=nocloud;…` hint gives, as 25.1's load_cmdline_data fills it: its pairs and its dsmode. */
+function hintMetaData(hint: NoCloudHint): Record<string, unknown> {
+  const meta: Record<string, unknown> = {};
+  if (hint.instanceId) meta['instance-id'] = hint.instanceId;
+  if (hint.localHostname) meta['local-hostname'] = hint.localHostname;
+  if (hint.seedfrom) meta.seedfrom = hint.seedfrom;
+  const dsmode = noCloudHintDsmode(hint);
+  if (dsmode !== undefined) meta.dsmode = dsmode;
+  return meta;
+}
+
+/** util.mergemanydict([FIRST, LATER]): FIRST's values win, LATER adds what FIRST lacks, mappings merged deeply. */
+function mergeMissing(first: Record<string, unknown>, later: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...first };
+  for (const [k, v] of Object.entries(later)) {
+    const mine = out[k];
+    if (!(k in out)) out[k] = v;
+    else if (isMapping(mine) && isMapping(v)) out[k] = mergeMissing(mine, v);
+  }
+  return out;
+}
+
+function isMapping(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
 async function seedDirs(ctx: DetectContext): Promise<FolderTree[]> {
   const dirs: FolderTree[] = [];
   for (const d of NOCLOUD_SEED_DIRS) {
@@ -146,12 +172,10 @@ export const noCloudSource: Datasource = {
     const cmdlineHint = noCloudHint(ctx.kernelCmdline);
     if (dmiHint) found.push('dmi');
     if (cmdlineHint) found.push('cmdline');
-    // 22.4 merges the DMI serial's meta-data, then the cmdline's, then the seeds', each keeping a key's first
-    // value: so the hint's dsmode (DMI's before the cmdline's) wins over any seed's.
-    const hintedDsmode = dmiHint ? noCloudHintDsmode(dmiHint) : cmdlineHint ? noCloudHintDsmode(cmdlineHint) : undefined;
-    let meta: Record<string, unknown> = {};
-    if (h?.instanceId) meta['instance-id'] = h.instanceId;
-    if (h?.localHostname) meta['local-hostname'] = h.localHostname;
+    // cloud-init merges the DMI serial's meta-data, then the cmdline's, then the seed folder's or device's, then the
+    // seedfrom URL's, each keeping a key's first value (util.mergemanydict): so the hint's keys (DMI's before the
+    // cmdline's; its dsmode too) win over any seed's.
+    let meta = mergeMissing(dmiHint ? hintMetaData(dmiHint) : {}, cmdlineHint ? hintMetaData(cmdlineHint) : {});
     let seed: Seed | undefined;
     for (const dir of await seedDirs(ctx)) {
       seed = await readTreeSeed(dir, dir.base);
@@ -170,23 +194,23 @@ export const noCloudSource: Datasource = {
         break;
       }
     }
-    if (seed) meta = { ...meta, ...seed.metaData };
-    const seedfrom = typeof meta.seedfrom === 'string' ? meta.seedfrom : h?.seedfrom;
+    if (seed) meta = mergeMissing(meta, seed.metaData);
+    const seedfrom = typeof meta.seedfrom === 'string' ? meta.seedfrom : undefined;
     if (seedfrom) {
       ctx.log.debug(`NoCloud: seeding from ${seedfrom}`);
       const remote = await readUrlSeed(ctx, seedfrom);
-      // The seeded meta-data wins over what pointed at it. Its user data, vendor data and network-config replace
-      // any found locally, as 25.1's read_seeded results do (DataSourceNoCloud._get_data): a seed that serves no
-      // network-config leaves none, so the seed folder's is dropped and the fallback (or meta-data's
-      // network-interfaces) is rendered. 22.4 read no network-config there and kept the folder's.
-      meta = { ...meta, ...remote.metaData };
+      // What pointed at the seed keeps its keys; the seeded meta-data adds the rest. Its user data, vendor data and
+      // network-config replace any found locally, as 25.1's read_seeded results do (DataSourceNoCloud._get_data): a
+      // seed that serves no network-config leaves none, so the seed folder's is dropped and the fallback (or
+      // meta-data's network-interfaces) is rendered. 22.4 read no network-config there and kept the folder's.
+      meta = mergeMissing(meta, remote.metaData);
       seed = { ...remote, metaData: meta };
       found.push(seedfrom);
     }
     const where = found.length ? `${firstIsDevice || found[0]?.startsWith('/dev') ? 'config-disk' : 'seed-dir'} (${found.join(',')})` : '';
     if (!seed && !h) throw new SourceError('NoCloud', `no seed: nothing in ${NOCLOUD_SEED_DIRS.join(' or ')}, no ${NOCLOUD_LABELS.join('/')} filesystem, no ds=nocloud;s=… hint`);
     // cloud-init merges its defaults under the seed's meta-data: instance-id 'nocloud' and dsmode 'net'.
-    meta = { 'instance-id': 'nocloud', dsmode: 'net', ...meta, ...(hintedDsmode ? { dsmode: hintedDsmode } : {}) };
+    meta = mergeMissing(meta, { 'instance-id': 'nocloud', dsmode: 'net' });
     const instanceId = typeof meta['instance-id'] === 'string' || typeof meta['instance-id'] === 'number' ? String(meta['instance-id']) : 'nocloud';
     const data: InstanceData = {
       instanceId,

@@ -143,7 +143,7 @@ export const NET_ALLOWED_DIFFERENCES: AllowedDifference[] = [
     path: /^\/etc\/network\/interfaces\.d\/50-cloud-init(@init-local)?$/,
     kinds: [],
     normalize: dropFallbackDhcp6,
-    seeds: /gce-local|ovf-seed-dir|nocloud-seedfrom-http|maas|cloudstack|exoscale|aliyun|bigstep/,
+    seeds: /gce-local|ovf-seed-dir|nocloud-seedfrom-http|nocloud-net-cmdline|maas|cloudstack|exoscale|aliyun|bigstep/,
     reason:
       "cloud-init 25.1's fallback config asks for DHCPv6 beside DHCPv4 (ENI's `iface eth0 inet6 dhcp`); kiln's stays DHCPv4-only on purpose, as ifupdown's dhclient -6 never gives up without a DHCPv6 server and hangs networking on IPv4-only networks (canonical/cloud-init#5380; docs/network.md, 'Where kiln differs from cloud-init 25.1 on purpose'). The rest of the file is compared",
   },

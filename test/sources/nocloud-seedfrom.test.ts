@@ -9,6 +9,7 @@ import { test, type TestContext } from 'node:test';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import { describeSource } from '../../src/runner/describe-source';
 import type { CrawlContext } from '../../src/sources/datasource';
+import { noCloudHintDsmode } from '../../src/sources/kernel-cmdline';
 import { noCloudSource } from '../../src/sources/nocloud';
 import { Logger } from '../../src/util/log';
 import { tempDir } from '../helpers/temp';
@@ -75,11 +76,24 @@ test("dsmode as 22.4's load_cmdline_data: ds=nocloud means local, ds=nocloud-net
   assert.equal(describeSource('NoCloud', data), `DataSourceNoCloud [seed=cmdline,${SEED}][dsmode=local]`);
 });
 
-test('ds=nocloud;s=http://… read in the network stage keeps dsmode local (22.4 takes the mode from the cmdline id, not from the URL)', async (t) => {
-  const url = await serve(t, { 'meta-data': 'instance-id: i-remote\ndsmode: net\n' });
+test("ds=nocloud;s=http://… read in the network stage has dsmode net, named DataSourceNoCloudNet without [dsmode=…] (25.1's load_cmdline_data takes the mode from the seed's scheme; 22.4 took local from the id)", async (t) => {
+  const url = await serve(t, { 'meta-data': 'instance-id: i-remote\ndsmode: local\n' });
   const data = await crawl(t, { 'meta-data': 'instance-id: i-1\n' }, 'network', `ro ds=nocloud;s=${url}`);
-  assert.equal(data.instanceId, 'i-remote');
-  assert.equal(data.metadata.dsmode, 'local');
+  assert.equal(data.instanceId, 'i-1', "the seed folder's keys win over the URL's (25.1's mergemanydict keeps the first value)");
+  assert.equal(data.metadata.dsmode, 'net', "the cmdline's mode wins over the seeded meta-data's");
+  assert.equal(data.metadata.seedfrom, url, "the cmdline's pairs are meta-data too");
+  assert.equal(describeSource('NoCloud', data, 'network'), `DataSourceNoCloudNet [seed=cmdline,${SEED},${url}]`);
+});
+
+test("the hint's dsmode from its seed's scheme, as 25.1: file:// and paths local, ftp net, an unknown scheme none (the seed's or the default), dsmode= over all", async (t) => {
+  const dsmode = async (cmdline: string, metaData = 'instance-id: i-1\n') => (await crawl(t, { 'meta-data': metaData }, 'local', cmdline)).metadata.dsmode;
+  assert.equal(await dsmode('ro ds=nocloud-net;s=file:///var/lib/cloud/seed/nocloud-net/'), 'local');
+  assert.equal(await dsmode('ro ds=nocloud-net;s=/var/lib/cloud/seed/nocloud-net/'), 'local');
+  const hint = (h: Parameters<typeof noCloudHintDsmode>[0]) => noCloudHintDsmode(h);
+  assert.equal(hint({ mode: 'nocloud', seedfrom: 'ftp://10.0.0.1/' }), 'net');
+  assert.equal(hint({ mode: 'nocloud', seedfrom: 'tftp://10.0.0.1/' }), undefined);
+  assert.equal(hint({ mode: 'nocloud', seedfrom: 'http://10.0.0.1/', dsmode: 'local' }), 'local');
+  assert.equal(await dsmode(`ro ds=nocloud-net;s=${SEED}/`, 'instance-id: i-1\ndsmode: net\n'), 'local', "the hint's mode wins over the seed's");
 });
 
 test("ds=nocloud;s=http://… against devel serve-metadata --kind nocloud: network-config comes from the URL, else none (25.1's read_seeded); a network-interfaces in the seeded meta-data is the ENI then", async (t) => {
