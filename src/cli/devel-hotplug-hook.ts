@@ -12,11 +12,13 @@ import { detectDistro } from '../platform/linux/distro/detect-distro';
 import type { Platform } from '../platform/platform';
 import { datasourceNetworkOf } from '../runner/apply-network-linux';
 import { CACHE_FILE, restoreInstance, serializeInstance, type CachedSource } from '../runner/instance-cache';
+import { writeInstanceData } from '../runner/instance-data';
 import { mergeCloudConfig, parseCloudConfigFile } from '../runner/merge-cloud-config';
 import { loadRunConfig, readKernelCmdline, type RunConfig } from '../runner/run-config';
 import type { InstanceData } from '../sources/datasource';
 import { buildDetectContext } from '../sources/detect';
 import { installHotplug } from '../sources/hotplug-udev-rule';
+import { noneSource } from '../sources/none';
 import { datasourceByName } from '../sources/registry';
 import { sourceSettings } from '../sources/settings';
 import { HOTPLUG_ENABLED_FILE, readHotplugEnabledScopes, supportsEvent, updateEventEnabled } from '../sources/update-events';
@@ -40,9 +42,21 @@ interface HotplugState {
   scopes: string[];
 }
 
+/**
+ * With no cached instance, cloud-init's fetch searches the sources that need neither filesystem nor network
+ * (ds_deps []): only None, when datasource_list names it (the built-in list does).
+ */
+async function noneWithoutCache(p: Platform, ctx: CommandContext, rc: RunConfig): Promise<CachedSource | undefined> {
+  const list = rc.config.datasource_list;
+  if (Array.isArray(list) && !list.includes('None')) return undefined;
+  ctx.log.debug('no cache found; searching the sources with no dependencies: None');
+  const detect = await buildDetectContext({ platform: p, log: ctx.log, config: rc.config, finder: new LinuxFilesystemFinder({ root: p.root }), kernelCmdline: rc.kernelCmdline, env: ctx.env });
+  return { source: noneSource.name, data: await noneSource.crawl({ ...detect, settings: sourceSettings(rc.config, noneSource.name) }) };
+}
+
 async function loadState(p: Platform, ctx: CommandContext, rc: RunConfig): Promise<HotplugState | undefined> {
   // cloud-init's fetch(existing="trust"): the source found at boot, from the cache.
-  const cached = await restoreInstance(p, rc.paths.instanceLink);
+  const cached = (await restoreInstance(p, rc.paths.instanceLink)) ?? (await noneWithoutCache(p, ctx, rc));
   if (!cached) return undefined;
   const dir = rc.paths.instanceLink;
   const read = async (name: string) => {
@@ -102,6 +116,8 @@ async function handle(p: Platform, ctx: CommandContext, s: HotplugState, devpath
     try {
       log.debug('Refreshing metadata');
       const data = await recrawl(p, ctx, s);
+      // 25.1's get_data persists the refreshed instance data (instance-data(-sensitive).json, cloud-id) at once.
+      await writeInstanceData(p, s.rc.paths, { instance: withBootBlobs(data, s.cached.data), distro, mergedConfig: s.cfg, systemConfig: s.rc.config });
       if (!data.networkConfig) throw new HotplugError(`Datasource ${s.cached.source} not updated for event hotplug: it gives no network config`);
       const renderers = Array.isArray(sysNet.renderers) ? sysNet.renderers.map(String) : undefined;
       const renderer = await selectRenderer(p, distro.name, renderers).catch(() => undefined);
@@ -131,6 +147,11 @@ async function handle(p: Platform, ctx: CommandContext, s: HotplugState, devpath
   throw last instanceof KilnError ? last : new HotplugError(last.message);
 }
 
+/** hotplug.enabled as 25.1 writes it: json.dumps of {"scopes": [...]}, Python's separators, no final newline. */
+export function hotplugEnabledText(scopes: readonly string[]): string {
+  return `{"scopes": [${scopes.map((x) => JSON.stringify(x)).join(', ')}]}`;
+}
+
 async function enable(p: Platform, ctx: CommandContext, s: HotplugState): Promise<number> {
   if (!supportsEvent(s.cached.source, 'hotplug')) {
     ctx.io.err(`hotplug not supported for event of net\n`);
@@ -138,11 +159,13 @@ async function enable(p: Platform, ctx: CommandContext, s: HotplugState): Promis
   }
   if (s.scopes.includes('network')) {
     ctx.io.err('Not installing hotplug for event of type net. Reason: Already done.\n');
-    return 0;
+  } else {
+    const scopes = [...s.scopes, 'network'];
+    await p.writeFile(posix.join(s.rc.paths.cloudDir, HOTPLUG_ENABLED_FILE), hotplugEnabledText(scopes), { mode: 0o640 });
+    await installHotplug({ platform: p, log: ctx.log, source: s.cached.source, cfg: s.cfg, cloudDir: s.rc.paths.cloudDir });
   }
-  const scopes = [...s.scopes, 'network'];
-  await p.writeFile(posix.join(s.rc.paths.cloudDir, HOTPLUG_ENABLED_FILE), JSON.stringify({ scopes }), { mode: 0o640 });
-  await installHotplug({ platform: p, log: ctx.log, source: s.cached.source, cfg: s.cfg, cloudDir: s.rc.paths.cloudDir });
+  // 25.1 says so whenever enable_hotplug succeeded, "Already done" included.
+  ctx.io.out('Enabled cloud-init hotplug for subsystem=net\n');
   return 0;
 }
 

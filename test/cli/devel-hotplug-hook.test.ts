@@ -1,7 +1,7 @@
 // `devel hotplug-hook` on --root sandboxes holding a booted instance's cache: query per source and config, enable,
 // the usage errors; handle's real run (a NIC added in a network namespace) is in test/cli/hotplug-netns.test.ts.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { main } from '../../src/main';
@@ -40,26 +40,35 @@ test('hotplug-hook query: enabled with hotplug in updates.network.when, for any 
   }
 });
 
-test('hotplug-hook query: the system config\'s updates count too; with no cached instance it says so and exits 1', async (t) => {
+test("hotplug-hook query: the system config's updates count too; with no cached instance it asks None as 25.1's fetch does (disabled, or enabled by hotplug.enabled), and without None in datasource_list it says so and exits 1", async (t) => {
   const root = bootedRoot(t, 'OpenStack');
   mkdirSync(join(root, 'etc/cloud/cloud.cfg.d'), { recursive: true });
   writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/10-hotplug.cfg'), HOTPLUG);
   assert.equal((await cli(['--root', root, 'devel', 'hotplug-hook', '-s', 'net', 'query'])).out, 'enabled\n');
   const empty = tempDir(t);
   const r = await cli(['--root', empty, 'devel', 'hotplug-hook', '-s', 'net', 'query']);
-  assert.deepEqual([r.code, r.out], [1, 'Unable to determine hotplug state. No datasource detected\n']);
+  assert.deepEqual([r.code, r.out], [0, 'disabled\n'], r.err);
+  const enabled = await cli(['--root', empty, 'devel', 'hotplug-hook', '-s', 'net', 'enable']);
+  assert.deepEqual([enabled.code, enabled.out], [0, 'Enabled cloud-init hotplug for subsystem=net\n'], enabled.err);
+  assert.equal((await cli(['--root', empty, 'devel', 'hotplug-hook', '-s', 'net', 'query'])).out, 'enabled\n');
+  const noNone = tempDir(t);
+  mkdirSync(join(noNone, 'etc/cloud/cloud.cfg.d'), { recursive: true });
+  writeFileSync(join(noNone, 'etc/cloud/cloud.cfg.d/10-list.cfg'), 'datasource_list: [NoCloud]\n');
+  const without = await cli(['--root', noNone, 'devel', 'hotplug-hook', '-s', 'net', 'query']);
+  assert.deepEqual([without.code, without.out], [1, 'Unable to determine hotplug state. No datasource detected\n']);
 });
 
-test('hotplug-hook enable: writes hotplug.enabled for the network scope, after which query says enabled; a second enable is already done', async (t) => {
+test('hotplug-hook enable: writes hotplug.enabled for the network scope as 25.1 (its JSON, 0640, "Enabled cloud-init hotplug for subsystem=net"), after which query says enabled; a second enable is already done and says enabled too', async (t) => {
   const root = bootedRoot(t, 'Ec2', 'hostname: x\n');
   const r = await cli(['--root', root, 'devel', 'hotplug-hook', '-s', 'net', 'enable']);
-  assert.equal(r.code, 0, r.err);
-  assert.deepEqual(JSON.parse(readFileSync(join(root, 'var/lib/cloud/hotplug.enabled'), 'utf8')), { scopes: ['network'] });
+  assert.deepEqual([r.code, r.out], [0, 'Enabled cloud-init hotplug for subsystem=net\n'], r.err);
+  assert.equal(readFileSync(join(root, 'var/lib/cloud/hotplug.enabled'), 'utf8'), '{"scopes": ["network"]}', "25.1's json.dumps");
+  assert.equal(statSync(join(root, 'var/lib/cloud/hotplug.enabled')).mode & 0o777, 0o640);
   // No udevadm in this sandbox: the rule is skipped as cloud-init skips it (the module test checks its text).
   assert.equal(existsSync(join(root, 'etc/udev/rules.d/90-cloud-init-hook-hotplug.rules')), false);
   assert.equal((await cli(['--root', root, 'devel', 'hotplug-hook', '-s', 'net', 'query'])).out, 'enabled\n');
   const again = await cli(['--root', root, 'devel', 'hotplug-hook', '-s', 'net', 'enable']);
-  assert.deepEqual([again.code, again.err], [0, 'Not installing hotplug for event of type net. Reason: Already done.\n']);
+  assert.deepEqual([again.code, again.err, again.out], [0, 'Not installing hotplug for event of type net. Reason: Already done.\n', 'Enabled cloud-init hotplug for subsystem=net\n']);
 });
 
 test('hotplug-hook: usage errors name what is wrong; handle does nothing when hotplug is disabled', async (t) => {

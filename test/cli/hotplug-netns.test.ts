@@ -4,7 +4,7 @@
 // Nothing touches the host's network: every link is made inside the namespaces, which teardown deletes.
 import assert from 'node:assert/strict';
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { serializeInstance } from '../../src/runner/instance-cache';
@@ -93,6 +93,11 @@ function registerTests(): void {
     sh(['ip', 'netns', 'exec', lab.client, '/usr/bin/busybox', 'ping', '-c', '1', '-W', '2', '10.198.0.1']);
     const cached = JSON.parse(readFileSync(join(root, 'var/lib/cloud/instances', UUID, 'obj.json'), 'utf8')) as { data: { networkConfig: { config: unknown } } };
     assert.deepEqual(cached.data.networkConfig.config, AFTER);
+    // 25.1's get_data persists the refreshed instance data at once: instance-data.json and cloud-id.
+    const doc = JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8')) as { v1: { instance_id: string } };
+    assert.equal(doc.v1.instance_id, UUID);
+    assert.equal(readlinkSync(join(root, 'run/cloud-init/cloud-id')), '/run/cloud-init/cloud-id-openstack');
+    assert.equal(readFileSync(join(root, 'run/cloud-init/cloud-id-openstack'), 'utf8'), 'openstack\n');
 
     // The NIC is detached in the cloud: the metadata no longer names it; remove renders without it and runs ifdown.
     writeFileSync(join(tree, 'openstack/2018-08-27/network_data.json'), JSON.stringify(BEFORE));
