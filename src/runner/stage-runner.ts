@@ -244,6 +244,7 @@ export class StageRunner {
     const up = (await this.uptime()).toFixed(2);
     const banner = `Cloud-init v. ${this.deps.cloudInitVersion} running '${bannerName}' at ${at}. Up ${up} seconds.\n`;
     this.opts.print?.(banner);
+    this.opts.logger.for('log_util.py').debug(banner.trimEnd());
     await this.output(banner);
     // Every WARNING and ERROR logged while the stage runs is one of its recoverable errors, as in cloud-init.
     const capture = this.opts.logger.capture();
