@@ -56,7 +56,8 @@ async function seedDirs(ctx: DetectContext): Promise<FolderTree[]> {
   const dirs: FolderTree[] = [];
   for (const d of NOCLOUD_SEED_DIRS) {
     const tree = new FolderTree(ctx.platform, d);
-    if (await tree.exists('meta-data')) dirs.push(tree);
+    // 25.1 (and ds-identify) take a seed folder only with both meta-data and user-data (pathprefix2dict's required).
+    if ((await tree.exists('meta-data')) && (await tree.exists('user-data'))) dirs.push(tree);
   }
   return dirs;
 }
@@ -93,10 +94,12 @@ export function parseNetworkConfig(bytes: Uint8Array, where: string): InstanceDa
 
 async function readTreeSeed(tree: FileTree, where: string): Promise<Seed> {
   const meta = await tree.readFile('meta-data');
-  if (!meta) throw new SourceError('NoCloud', `${where}: meta-data is missing`);
-  const seed: Seed = { metaData: parseMetaData(meta, where), where };
   const ud = await tree.readFile('user-data');
-  if (ud) seed.userData = ud;
+  // cloud-init 25.1 requires both (pathprefix2dict's required, read_seeded's reads); an empty user-data is fine.
+  const missing = [...(meta ? [] : ['meta-data']), ...(ud ? [] : ['user-data'])];
+  if (missing.length > 0) throw new SourceError('NoCloud', `${where}: ${missing.join(' and ')} missing (a NoCloud seed needs meta-data and user-data)`);
+  const seed: Seed = { metaData: parseMetaData(meta as Uint8Array, where), where };
+  if (ud && ud.length > 0) seed.userData = ud;
   const vd = await tree.readFile('vendor-data');
   if (vd) seed.vendorData = vd;
   const nc = await tree.readFile('network-config');
@@ -131,8 +134,9 @@ async function readUrlSeed(ctx: CrawlContext, seedfrom: string): Promise<Seed> {
     return await withEphemeralNetwork(ctx.network, async () => {
       const meta = (await get('meta-data', true)) as Uint8Array;
       const seed: Seed = { metaData: parseMetaData(meta, base), where: base };
-      const ud = await get('user-data', false);
-      if (ud) seed.userData = ud;
+      // read_seeded reads user-data as it reads meta-data: a seed URL without it fails the source.
+      const ud = await get('user-data', true);
+      if (ud && ud.length > 0) seed.userData = ud;
       const vd = await get('vendor-data', false);
       if (vd) seed.vendorData = vd;
       const nc = await get('network-config', false);
@@ -184,8 +188,9 @@ export const noCloudSource: Datasource = {
     }
     if (!seed) {
       for (const fs of await ctx.finder.find({ labels: NOCLOUD_LABELS })) {
-        if (!(await fs.tree.exists('meta-data'))) {
-          ctx.log.debug(`NoCloud: ${fs.device} is labelled ${fs.label} but has no meta-data; skipped`);
+        if (!(await fs.tree.exists('meta-data')) || !(await fs.tree.exists('user-data'))) {
+          // 25.1's words for a labelled device without both files.
+          ctx.log.warn(`device ${fs.device} with label=${fs.label} not a valid seed.`);
           continue;
         }
         seed = await readTreeSeed(fs.tree, fs.device);

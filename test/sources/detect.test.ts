@@ -128,8 +128,11 @@ test('OpenStack from the DMI product name or a known asset tag', async (t) => {
 });
 
 test('NoCloud from a seed folder, the cmdline, the DMI serial, or a cidata drive; ConfigDrive from config-2', async (t) => {
-  let { ctx } = await context(t, { files: { 'var/lib/cloud/seed/nocloud-net/meta-data': 'instance-id: x\n' } });
+  let { ctx } = await context(t, { files: { 'var/lib/cloud/seed/nocloud-net/meta-data': 'instance-id: x\n', 'var/lib/cloud/seed/nocloud-net/user-data': '' } });
   assert.deepEqual(names(await candidateSources(ctx)), ['NoCloud', 'None']);
+  // ds-identify's check_seed_dir nocloud meta-data user-data: a folder with meta-data alone is no seed.
+  ({ ctx } = await context(t, { files: { 'var/lib/cloud/seed/nocloud-net/meta-data': 'instance-id: x\n' } }));
+  assert.deepEqual(names(await candidateSources(ctx)), ['None']);
   ({ ctx } = await context(t, { files: { 'proc/cmdline': 'ro ds=nocloud;s=http://10.1.1.1/\n' } }));
   assert.deepEqual(names(await candidateSources(ctx)), ['NoCloud', 'None']);
   ({ ctx } = await context(t, { files: { 'sys/class/dmi/id/product_serial': 'ds=nocloud-net;s=http://10.1.1.1/\n' } }));

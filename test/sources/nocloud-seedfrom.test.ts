@@ -33,7 +33,7 @@ async function serve(t: TestContext, files: Record<string, string>): Promise<str
 async function crawl(t: TestContext, seedFiles: Record<string, string>, stage: 'local' | 'network', cmdline = '', serial?: string) {
   const root = tempDir(t);
   mkdirSync(join(root, SEED), { recursive: true });
-  for (const [f, text] of Object.entries(seedFiles)) writeFileSync(join(root, SEED, f), text);
+  for (const [f, text] of Object.entries({ 'user-data': '', ...seedFiles })) writeFileSync(join(root, SEED, f), text);
   const log = new Logger().for('test');
   const platform = new LinuxPlatform({ root, log });
   const ctx: CrawlContext = { platform, log, kernelCmdline: cmdline, dmi: serial === undefined ? {} : { product_serial: serial }, config: {}, finder: new FakeFinder(platform), settings: { retries: 0, timeout: 5 }, stage };
@@ -50,7 +50,7 @@ test("seedfrom http in the network stage: NoCloudNet, seed = folder and URL; the
 });
 
 test('a network-config the URL serves wins over the folder (25.1); in init-local the http seed is refused', async (t) => {
-  const url = await serve(t, { 'meta-data': 'instance-id: i-remote\n', 'network-config': 'version: 2\nethernets:\n  eth0: {dhcp4: true}\n' });
+  const url = await serve(t, { 'meta-data': 'instance-id: i-remote\n', 'user-data': '', 'network-config': 'version: 2\nethernets:\n  eth0: {dhcp4: true}\n' });
   const data = await crawl(t, { 'meta-data': `seedfrom: ${url}\n`, 'network-config': LOCAL_NETWORK }, 'network');
   assert.equal(data.networkConfig?.format, 'v2');
   await assert.rejects(crawl(t, { 'meta-data': `seedfrom: ${url}\n` }, 'local'), /needs the network/);
@@ -77,7 +77,7 @@ test("dsmode as 22.4's load_cmdline_data: ds=nocloud means local, ds=nocloud-net
 });
 
 test("ds=nocloud;s=http://… read in the network stage has dsmode net, named DataSourceNoCloudNet without [dsmode=…] (25.1's load_cmdline_data takes the mode from the seed's scheme; 22.4 took local from the id)", async (t) => {
-  const url = await serve(t, { 'meta-data': 'instance-id: i-remote\ndsmode: local\n' });
+  const url = await serve(t, { 'meta-data': 'instance-id: i-remote\ndsmode: local\n', 'user-data': '' });
   const data = await crawl(t, { 'meta-data': 'instance-id: i-1\n' }, 'network', `ro ds=nocloud;s=${url}`);
   assert.equal(data.instanceId, 'i-1', "the seed folder's keys win over the URL's (25.1's mergemanydict keeps the first value)");
   assert.equal(data.metadata.dsmode, 'net', "the cmdline's mode wins over the seeded meta-data's");
@@ -112,4 +112,17 @@ test("ds=nocloud;s=http://… against devel serve-metadata --kind nocloud: netwo
   const eni = await served({ 'meta-data': 'instance-id: i-mock\nnetwork-interfaces: |\n  auto eth0\n  iface eth0 inet dhcp\n', 'user-data': '' });
   const c = await crawl(t, { 'meta-data': 'instance-id: i-1\n', 'network-config': LOCAL_NETWORK }, 'network', `ro ds=nocloud;s=${eni.url}/`);
   assert.deepEqual(c.networkConfig, { format: 'eni', config: 'auto eth0\niface eth0 inet dhcp\n' });
+});
+
+test("a seed 25.1 would not take: a folder without user-data is no seed (pathprefix2dict's required), a seed URL without user-data fails the source (read_seeded)", async (t) => {
+  const log = new Logger().for('test');
+  const root = tempDir(t);
+  mkdirSync(join(root, SEED), { recursive: true });
+  writeFileSync(join(root, SEED, 'meta-data'), 'instance-id: i-1\n');
+  const platform = new LinuxPlatform({ root, log });
+  const ctx: CrawlContext = { platform, log, kernelCmdline: '', dmi: {}, config: {}, finder: new FakeFinder(platform), settings: { retries: 0, timeout: 5 }, stage: 'local' };
+  assert.equal(await noCloudSource.detect(ctx), false);
+  await assert.rejects(noCloudSource.crawl(ctx), /no seed/);
+  const url = await serve(t, { 'meta-data': 'instance-id: i-remote\n' });
+  await assert.rejects(crawl(t, { 'meta-data': `seedfrom: ${url}\n` }, 'network'), /reading user-data from seedfrom .* failed/);
 });

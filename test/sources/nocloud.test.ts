@@ -18,6 +18,7 @@ async function crawl(t: TestContext, metaData: string) {
   const root = tempDir(t);
   mkdirSync(join(root, 'var/lib/cloud/seed/nocloud'), { recursive: true });
   writeFileSync(join(root, 'var/lib/cloud/seed/nocloud/meta-data'), metaData);
+  writeFileSync(join(root, 'var/lib/cloud/seed/nocloud/user-data'), '');
   const log = new Logger().for('test');
   const platform = new LinuxPlatform({ root, log });
   const ctx: CrawlContext = { platform, log, kernelCmdline: '', dmi: {}, config: {}, finder: new FakeFinder(platform), settings: {} };
