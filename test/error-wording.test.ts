@@ -15,12 +15,7 @@ import { REPO } from './helpers/repo';
  * Files (or folders, ending in '/') not yet reviewed for these rules: other work was reshaping them when the rules
  * came. Empty it entry by entry; an entry whose path is gone fails the test.
  */
-const NOT_YET_REVIEWED: string[] = [
-  'src/sources/nocloud.ts',
-  'src/sources/cloudstack.ts',
-  'src/sources/cloudstack-router.ts',
-  'src/cli/devel-hotplug-hook.ts',
-];
+const NOT_YET_REVIEWED: string[] = [];
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

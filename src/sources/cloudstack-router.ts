@@ -28,7 +28,7 @@ export async function networkdLeaseOption(platform: Platform, key: string): Prom
   for (const name of [...names].sort()) {
     const text = await platform.readTextIfExists(posix.join(NETWORKD_LEASES, name)).catch(() => undefined);
     const m = text === undefined ? null : new RegExp(`^${key}=(.*)$`, 'm').exec(text);
-    if (m && m[1]?.trim()) return m[1].trim();
+    if (m?.[1]?.trim()) return m[1].trim();
   }
   return undefined;
 }

@@ -10,6 +10,7 @@ import { normalizePublicKeys } from './public-keys';
 import { readUrlSettings, type UrlSettings } from './settings';
 import { SourceError, sourceErrorOfHttp } from './source-error';
 import { waitForEndpoint } from './wait-for-url';
+import { describeError } from '../util/errors';
 
 /** cloud-init's url_max_wait 120 s and url_timeout 50 s; the base URL comes from the router, not from here. */
 export const CLOUDSTACK_DEFAULTS: UrlSettings = { metadataUrls: [], timeout: 50, maxWait: 120, retries: 0 };
@@ -68,7 +69,10 @@ export const cloudStackSource: Datasource = {
         for (const u of urls) {
           const ok = await client.fetch(`${u}/latest/meta-data/service-offering`, base).then(
             () => true,
-            (err: unknown) => (ctx.log.debug(`CloudStack: ${u} does not answer: ${err instanceof Error ? err.message : String(err)}`), false),
+            (err: unknown) => {
+              ctx.log.debug(`CloudStack: ${u} does not answer: ${describeError(err)}`);
+              return false;
+            },
           );
           if (ok) {
             url = u;

@@ -9,6 +9,7 @@ import { withEphemeralNetwork } from './ephemeral-lease';
 import { FolderTree } from './folder-tree';
 import { noCloudHint, noCloudHintDsmode, type NoCloudHint } from './kernel-cmdline';
 import { subplatformSource, dsmodeOf } from './source-description';
+import { describeError } from '../util/errors';
 
 export const NOCLOUD_SEED_DIRS = ['/var/lib/cloud/seed/nocloud', '/var/lib/cloud/seed/nocloud-net'];
 export const NOCLOUD_LABELS = ['cidata', 'CIDATA'];
@@ -67,7 +68,7 @@ function readSeedYaml(bytes: Uint8Array, file: string): unknown {
   try {
     return readYaml(Buffer.from(bytes).toString('utf8'), file);
   } catch (err) {
-    throw new SourceError('NoCloud', err instanceof YamlError ? err.message : `${file}: ${(err as Error).message}`);
+    throw new SourceError('NoCloud', err instanceof YamlError ? err.message : `${file}: ${describeError(err)}`);
   }
 }
 
