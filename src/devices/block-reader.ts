@@ -61,10 +61,16 @@ export class SliceBlockReader implements BlockReader {
 }
 
 /**
- * A file or block device by path, opened for each read and closed after it: a found tree may live as long as
- * its caller likes without holding a descriptor, and a config drive is read in a handful of calls.
+ * A file or block device by path. Its descriptor is opened by the first read and kept while reads follow one
+ * another (a filesystem probe asks for a few sectors in a row), then closed once no read is waiting: a found tree
+ * may live as long as its caller likes without holding a descriptor, and a CD-ROM, whose every open checks the
+ * medium (slow under emulation), is not opened once per sector.
  */
 export class PathBlockReader implements BlockReader {
+  /** The open descriptor, while reads are under way (and until the event loop has gone idle once after them). */
+  private handle: Promise<FileHandle> | undefined;
+  private reading = 0;
+
   private constructor(
     readonly name: string,
     readonly path: string,
@@ -89,8 +95,9 @@ export class PathBlockReader implements BlockReader {
 
   async read(offset: number, length: number): Promise<Uint8Array> {
     checkRange(this, offset, length);
-    const handle = await openHandle(this.path);
+    this.reading++;
     try {
+      const handle = await this.descriptor();
       const buf = Buffer.alloc(length);
       let done = 0;
       while (done < length) {
@@ -100,8 +107,35 @@ export class PathBlockReader implements BlockReader {
       }
       return buf;
     } finally {
-      await handle.close();
+      this.reading--;
+      if (this.reading === 0) setImmediate(() => this.closeIfIdle());
     }
+  }
+
+  /** The open descriptor, opened now when there is none (a failed open is not kept: the next read tries again). */
+  private descriptor(): Promise<FileHandle> {
+    if (!this.handle) {
+      const opening = openHandle(this.path);
+      this.handle = opening;
+      opening.catch(() => {
+        // The read that asked reports the failure; forgetting it lets a later read open the path again.
+        if (this.handle === opening) this.handle = undefined;
+      });
+    }
+    return this.handle;
+  }
+
+  /** Closes the descriptor unless a read started since the last one ended. */
+  private closeIfIdle(): void {
+    const handle = this.handle;
+    if (this.reading > 0 || !handle) return;
+    this.handle = undefined;
+    handle.then(
+      (h) => h.close(),
+      () => undefined,
+    ).catch(() => {
+      // A descriptor that fails to close was only ever read: nothing is lost.
+    });
   }
 }
 
