@@ -1,7 +1,7 @@
 // cc_final_message: prints the final message (version, uptime, timestamp, datasource) and writes boot-finished.
 import { uptime as hostUptime } from 'node:os';
 import { posix } from 'node:path';
-import { buildFacts } from '../build-info';
+import { KILN_CLOUD_INIT_VERSION } from '../build-info';
 import { describeError } from '../util/errors';
 import { configModule } from './support/config-module';
 import type { Module, ModuleContext } from './module';
@@ -64,4 +64,4 @@ export function createFinalMessageModule(deps: FinalMessageDeps): Module {
   });
 }
 
-export const finalMessageModule: Module = createFinalMessageModule({ now: () => new Date(), version: buildFacts.version });
+export const finalMessageModule: Module = createFinalMessageModule({ now: () => new Date(), version: KILN_CLOUD_INIT_VERSION });

@@ -14,7 +14,6 @@ import type { RunnerDeps } from './runner-deps';
 export interface DefaultDepsInput {
   platform: Platform;
   embeddedConfig: ConfigMap | undefined;
-  version: string;
   cloudInitVersion: string;
   env: NodeJS.ProcessEnv;
   /** A dry run takes no lease: it would change the network, and nothing can be crawled without it. */
@@ -30,7 +29,6 @@ export function defaultRunnerDeps(input: DefaultDepsInput): RunnerDeps {
     finder: new LinuxFilesystemFinder({ root: input.platform.root }),
     env: input.env,
     embeddedConfig: input.embeddedConfig,
-    version: input.version,
     cloudInitVersion: input.cloudInitVersion,
     reportingHandlers: (platform, config, log) => KvpTelemetry.fromConfig(platform, config, log),
     // A dry run would only record the `ip` commands, leaving tables of nothing to print.

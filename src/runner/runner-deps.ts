@@ -106,8 +106,6 @@ export interface RunnerDeps extends SourceSet {
   selectAndRenderNetwork(input: NetworkInput): Promise<NetworkOutcome>;
   /** The embedded default cloud.cfg of this build, read when it was built. */
   embeddedConfig: ConfigMap | undefined;
-  /** kiln's version, for boot-finished. */
-  version: string;
   /** The cloud-init release kiln reproduces (`KILN_CLOUD_INIT_VERSION`), which the stage banner names as cloud-init's names its own. */
   cloudInitVersion: string;
   now?: () => Date;

@@ -379,7 +379,7 @@ export class StageRunner {
     await this.runModuleSection(rc, record, found, merged, MODULE_STAGE[stage] as ModuleStage);
     if (stage === 'modules-final') {
       const up = (await this.uptime()).toFixed(2);
-      const finished = `${up} - ${cloudInitTime(this.now())} - v. ${this.deps.version}\n`;
+      const finished = `${up} - ${cloudInitTime(this.now())} - v. ${this.deps.cloudInitVersion}\n`;
       await this.platform.writeFile(posix.join(rc.paths.instanceLink, 'boot-finished'), finished);
     }
   }

@@ -1,12 +1,13 @@
 // Final-stage modules: final_message, power_state_change, phone_home, ssh_authkey_fingerprints, packages, write_files_deferred.
 import assert from 'node:assert/strict';
+import { KILN_CLOUD_INIT_VERSION } from '../../src/build-info';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { createFinalMessageModule, timeRfc2822 } from '../../src/modules/final-message';
+import { createFinalMessageModule, finalMessageModule, timeRfc2822 } from '../../src/modules/final-message';
 import { createPackageUpdateUpgradeInstallModule, expandPackageList } from '../../src/modules/package-update-upgrade-install';
 import { createPhoneHomeModule, fetchFormPoster } from '../../src/modules/phone-home';
 import { createPowerStateChangeModule, loadPowerState, powerStateScript } from '../../src/modules/power-state-change';
@@ -222,4 +223,15 @@ test('write_files_deferred writes only the deferred entries', async (t) => {
   });
   assert.ok(!existsSync(join(root, 'etc/now')));
   assert.equal(readFileSync(join(root, 'etc/later'), 'utf8'), 'later');
+});
+
+test("the registered final_message names the cloud-init release kiln reproduces, as 25.1's names its own (its message and boot-finished)", async (t) => {
+  const root = tempDir(t);
+  linkInstanceDir(root);
+  mkdirSync(join(root, 'proc'));
+  writeFileSync(join(root, 'proc/uptime'), '5.00 1.00\n');
+  const ctx = { ...moduleContext(root), datasource: 'DataSourceNoCloud [seed=/dev/sr0]' };
+  await finalMessageModule.run(ctx, {});
+  assert.match(ctx.outputText(), new RegExp(`^Cloud-init v\\. ${KILN_CLOUD_INIT_VERSION.replaceAll('.', '\\.')} finished at `));
+  assert.match(readFileSync(join(root, 'var/lib/cloud/instances/iid-test-1/boot-finished'), 'utf8'), new RegExp(` - v\\. ${KILN_CLOUD_INIT_VERSION.replaceAll('.', '\\.')}\\n$`));
 });

@@ -89,7 +89,6 @@ export function fakeDeps(sources: Datasource[], modules: Module[], extra: Partia
     },
     finder: { find: async () => [] },
     embeddedConfig: buildFacts.defaultCloudConfig,
-    version: '0.0.0-test',
     cloudInitVersion: KILN_CLOUD_INIT_VERSION,
     now: () => new Date((t += 10)),
     kernelCmdline: async () => '',

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { KILN_CLOUD_INIT_VERSION } from '../../src/build-info';
 import { mkdirSync, readFileSync, readlinkSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -128,7 +129,7 @@ test('the files cloud-init writes, in their shapes and modes', async (t) => {
   assert.ok(!readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8').includes('hunter22secret'));
   assert.equal(readFileSync(join(root, 'run/cloud-init/cloud-id-fakecloud'), 'utf8'), 'fakecloud\n');
   assert.equal(readlinkSync(join(root, 'run/cloud-init/cloud-id')), '/run/cloud-init/cloud-id-fakecloud');
-  assert.match(readFileSync(join(root, 'var/lib/cloud/instances/i-1/boot-finished'), 'utf8'), /^12\.50 - .* - v\. 0\.0\.0-test\n$/);
+  assert.match(readFileSync(join(root, 'var/lib/cloud/instances/i-1/boot-finished'), 'utf8'), new RegExp(`^12\\.50 - .* - v\\. ${KILN_CLOUD_INIT_VERSION.replaceAll('.', '\\.')}\n$`));
   assert.match(readFileSync(join(root, 'var/lib/cloud/instances/i-1/datasource'), 'utf8'), /^DataSourceFake: DataSourceFake\n$/);
   assert.equal(statSync(join(root, 'var/lib/cloud/instances/i-1/user-data.txt')).mode & 0o777, 0o600);
   assert.match(readFileSync(join(root, 'var/log/cloud-init-output.log'), 'utf8'), /final_mod ran with \{"x":1\}/);
