@@ -11,13 +11,21 @@ import { describeError } from '../util/errors';
  * A device that cannot be read is logged and skipped: one bad disk must not hide the config drive.
  */
 export async function matchFilesystem(reader: BlockReader, req: FindRequest, log?: Log): Promise<FoundFilesystem | undefined> {
-  let fs: OpenedFilesystem | undefined;
+  return matchOpened(reader.name, await openForMatching(reader, log), req, log);
+}
+
+/** The filesystem on READER, or undefined when there is none kiln reads or it cannot be read (logged). */
+export async function openForMatching(reader: BlockReader, log?: Log): Promise<OpenedFilesystem | undefined> {
   try {
-    fs = await openFilesystem(reader);
+    return await openFilesystem(reader);
   } catch (err) {
     log?.debug(`skipping ${reader.name}: ${describeError(err)}`);
     return undefined;
   }
+}
+
+/** FS (opened from DEVICE) when it answers REQ, else undefined: matchFilesystem's rule on a filesystem already opened. */
+export async function matchOpened(device: string, fs: OpenedFilesystem | undefined, req: FindRequest, log?: Log): Promise<FoundFilesystem | undefined> {
   if (!fs) return undefined;
   if (req.fsTypes && !req.fsTypes.includes(fs.fsType)) return undefined;
   if (!req.anyLabel && !req.labels.includes(fs.label)) return undefined;
@@ -30,16 +38,16 @@ export async function matchFilesystem(reader: BlockReader, req: FindRequest, log
           break;
         }
       } catch (err) {
-        log?.warn(`${reader.name}: labelled '${fs.label}' but unreadable: ${describeError(err)}`);
+        log?.warn(`${device}: labelled '${fs.label}' but unreadable: ${describeError(err)}`);
         return undefined;
       }
     }
     if (!found) {
-      log?.debug(`${reader.name}: labelled '${fs.label}' but holds none of ${req.mustContain.join(', ')}`);
+      log?.debug(`${device}: labelled '${fs.label}' but holds none of ${req.mustContain.join(', ')}`);
       return undefined;
     }
   }
-  return { device: reader.name, fsType: fs.fsType, label: fs.label, ...(fs.uuid ? { uuid: fs.uuid } : {}), tree: fs.tree };
+  return { device, fsType: fs.fsType, label: fs.label, ...(fs.uuid ? { uuid: fs.uuid } : {}), tree: fs.tree };
 }
 
 /** Sorts found filesystems by the order of their label in REQ.labels, keeping device order otherwise. */

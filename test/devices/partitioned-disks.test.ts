@@ -1,6 +1,7 @@
 // Filesystems inside partitions: MBR with an extended partition (sfdisk) and GPT (sgdisk); the Linux finder
 // over a fake /sys/class/block + /dev tree whose devices are these image files.
 import assert from 'node:assert/strict';
+import fsp from 'node:fs/promises';
 import { closeSync, mkdirSync, openSync, readFileSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -136,6 +137,34 @@ test('Linux finder: a fake /sys/class/block and /dev tree of image files, partit
   assert.deepEqual(cfg.map((f) => f.device), ['/dev/vdb5']);
   assert.deepEqual(await finder.find({ labels: ['config-2'], fsTypes: ['vfat'] }), []);
   assert.deepEqual(await finder.find({ labels: ['CIDATA'], mustContain: ['no-such-file'] }), []);
+
+  // ds-identify asks for several sources' labels at once: each device is read once for all of them, where
+  // KILN_DEVICE_PROBE_CACHE=0 (probeOnce: false) reads them again for every request; the answers are the same.
+  const open = fsp.open;
+  let opens = 0;
+  t.mock.method(fsp, 'open', (...args: Parameters<typeof fsp.open>) => {
+    opens++;
+    return open(...args);
+  });
+  const requests = [
+    { labels: ['cidata', 'CIDATA'] },
+    { labels: ['config-2', 'CONFIG-2'], mustContain: ['openstack/latest/meta_data.json'] },
+    { labels: ['CONTEXT', 'CDROM'] },
+    { labels: ['OVF ENV', 'ovf env'], anyLabel: true, fsTypes: ['iso9660' as const] },
+    { labels: ['config-2'], fsTypes: ['vfat' as const] },
+  ];
+  const answers = (found: Awaited<ReturnType<LinuxFilesystemFinder['find']>>[]) => found.map((fs) => fs.map((f) => [f.device, f.label]));
+  const sharedAnswers = answers(await Promise.all(requests.map((r) => new LinuxFilesystemFinder({ root }).find(r))));
+  opens = 0;
+  const once = new LinuxFilesystemFinder({ root });
+  const onceAnswers = answers(await Promise.all(requests.map((r) => once.find(r))));
+  const readOnce = opens;
+  opens = 0;
+  const every = new LinuxFilesystemFinder({ root, probeOnce: false });
+  const everyAnswers = answers(await Promise.all(requests.map((r) => every.find(r))));
+  assert.deepEqual(onceAnswers, sharedAnswers);
+  assert.deepEqual(everyAnswers, sharedAnswers);
+  assert.ok(readOnce * 3 <= opens, `${readOnce} opens for five requests at once with probeOnce, ${opens} without`);
 
   const all = await probeLinuxMachine(root);
   assert.deepEqual(all.map((r) => [r.device, r.fsType ?? r.partitionTable ?? '-', r.label ?? '']), [
