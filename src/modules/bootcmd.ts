@@ -1,21 +1,24 @@
 // cc_bootcmd: runs the bootcmd list as a shell script on every boot, early, with INSTANCE_ID in the environment.
 import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
-import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
-import { shellify } from './support/shellify';
+import { type Module, ModuleError } from './module';
+import { configModule } from './support/config-module';
+import { shellCommands, shellify } from './support/shellify';
 
-export const bootcmd: Module = {
+export const bootcmd: Module = configModule({
   name: 'bootcmd',
   stage: 'init',
   frequency: 'always',
   distros: 'all',
   activateBy: ['bootcmd'],
-  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-    if (!('bootcmd' in cfg)) {
+  // util.shellify str()s each word of a list item: [sleep, 10] runs sleep '10'.
+  configKeys: { bootcmd: (value: unknown) => shellCommands('bootcmd', 'bootcmd', value) },
+  async run(ctx, cfg): Promise<void> {
+    if (cfg.bootcmd === undefined) {
       ctx.log.debug("Skipping module named bootcmd, no 'bootcmd' key in configuration");
       return;
     }
-    const script = shellify('bootcmd', 'bootcmd', cfg.bootcmd);
+    const script = shellify(cfg.bootcmd);
     // /run is noexec on many systems, but the script is run through /bin/sh, so cloud-init's /run/cloud-init/tmp is fine.
     const tmpDir = posix.join(ctx.paths.runDir, 'tmp');
     // World-writable and sticky, like /tmp, as cloud-init makes it.
@@ -32,4 +35,4 @@ export const bootcmd: Module = {
       await ctx.platform.remove(tmp);
     }
   },
-};
+});

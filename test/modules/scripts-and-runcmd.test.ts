@@ -31,6 +31,17 @@ test('runcmd rejects a mapping with an error naming the key', async (t) => {
   await assert.rejects(runcmdModule.run(moduleContext(root), { runcmd: { a: 1 } }), (e: Error) => e instanceof ModuleError && /runcmd/.test(e.message));
 });
 
+test("runcmd writes each word util.shellify str()s: [sleep, 10] is 'sleep' '10', true is 'True'", async (t) => {
+  const root = tempDir(t);
+  await runcmdModule.run(moduleContext(root), { runcmd: [['sleep', 10], ['echo', true, null, 1.5], 'ls'] });
+  const path = join(root, 'var/lib/cloud/instances/iid-test-1/scripts/runcmd');
+  assert.equal(readFileSync(path, 'utf8'), "#!/bin/sh\n'sleep' '10'\n'echo' 'True' 'None' '1.5'\nls\n");
+  await assert.rejects(runcmdModule.run(moduleContext(root), { runcmd: 'ls' }), {
+    name: 'ModuleError',
+    message: "runcmd: Failed to shellify runcmd: Input to shellify was type 'str'. Expected list or tuple.",
+  });
+});
+
 function script(root: string, path: string, body: string, mode = 0o755): void {
   mkdirSync(join(root, path, '..'), { recursive: true });
   writeFileSync(join(root, path), body);

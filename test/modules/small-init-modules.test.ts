@@ -51,7 +51,17 @@ test('bootcmd runs strings and word lists through /bin/sh with INSTANCE_ID, and 
   assert.equal(readFileSync(join(root, 'run/bootcmd.out'), 'utf8'), "id=iid-test-1\nit's quoted\n");
   assert.deepEqual(readdirSync(join(root, 'run/cloud-init/tmp')), [], 'the script is removed');
   await assert.rejects(bootcmd.run(ctx, { bootcmd: ['echo oops >&2; exit 3'] }), /bootcmd: the bootcmd script exited with code 3: oops/);
-  await assert.rejects(bootcmd.run(ctx, { bootcmd: 'echo no' }), /bootcmd: 'bootcmd' must be a list/);
+  await assert.rejects(bootcmd.run(ctx, { bootcmd: 'echo no' }), {
+    name: 'ModuleError',
+    message: "bootcmd: Failed to shellify bootcmd: Input to shellify was type 'str'. Expected list or tuple.",
+  });
+});
+
+test("bootcmd refuses an item util.shellify cannot shellify in shellify's words", async (t) => {
+  await assert.rejects(bootcmd.run(moduleContext(tempDir(t)), { bootcmd: ['ls', 5] }), {
+    name: 'ModuleError',
+    message: "bootcmd: Failed to shellify bootcmd: Unable to shellify type 'int'. Expected list, string, tuple. Got: 5",
+  });
 });
 
 test("resolv_conf renders exactly what cloud-init's resolv.conf.tmpl renders", async (t) => {

@@ -1,20 +1,49 @@
 // util.shellify: turns a bootcmd/runcmd list (strings run as-is, lists single-quoted word by word) into a /bin/sh script.
 import { ModuleError } from '../module';
+import { readConfigValue } from './config-readers';
 
-export function shellify(module: string, key: string, cmdlist: unknown): string {
-  if (!Array.isArray(cmdlist)) throw new ModuleError(module, `'${key}' must be a list of commands, got ${cmdlist === null ? 'null' : typeof cmdlist}`);
-  let content = '#!/bin/sh\n';
-  for (const [i, args] of cmdlist.entries()) {
-    if (Array.isArray(args)) content += `${args.map((a) => `'${pyScalar(a).replace(/'/g, `'\\''`)}'`).join(' ')}\n`;
-    else if (typeof args === 'string') content += `${args}\n`;
-    else if (args === null || args === undefined) continue; // a YAML comment-only item
-    else throw new ModuleError(module, `${key}[${i}] must be a string or a list of words, got ${typeof args}`);
-  }
-  return content;
+/** A command as shellify takes it: a line run as it is, or words each single-quoted. */
+export type ShellCommand = string | readonly string[];
+
+/** Python's type name of a value parsed from YAML (type_utils.obj_name), for shellify's TypeErrors. */
+function pyTypeName(v: unknown): string {
+  if (v === null || v === undefined) return 'NoneType';
+  if (Array.isArray(v)) return 'list';
+  if (typeof v === 'string') return 'str';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
+  if (v instanceof Uint8Array) return 'bytes';
+  if (v instanceof Date) return 'datetime';
+  return 'dict';
 }
 
-function pyScalar(v: unknown): string {
-  if (typeof v === 'boolean') return v ? 'True' : 'False';
-  if (v === null || v === undefined) return 'None';
-  return String(v);
+/**
+ * CMDLIST as util.shellify reads it, for a module's config reader: a list is required, each word of a list item is
+ * Python's str() of it ([sleep, 10] is sleep '10'), a null item (a YAML comment) is dropped; anything else is refused
+ * with shellify's TypeError words in a ModuleError of MODULE, after "Failed to shellify KEY:" (cc_bootcmd's log line).
+ */
+export function shellCommands(module: string, key: string, cmdlist: unknown): ShellCommand[] {
+  const refuse = (why: string): never => {
+    throw new ModuleError(module, `Failed to shellify ${key}: ${why}`);
+  };
+  if (!Array.isArray(cmdlist)) refuse(`Input to shellify was type '${pyTypeName(cmdlist)}'. Expected list or tuple.`);
+  const commands: ShellCommand[] = [];
+  for (const args of cmdlist as unknown[]) {
+    if (Array.isArray(args)) commands.push(args.map((word: unknown) => readConfigValue('str', word) as string));
+    else if (typeof args === 'string') commands.push(args);
+    else if (args !== null && args !== undefined) {
+      refuse(`Unable to shellify type '${pyTypeName(args)}'. Expected list, string, tuple. Got: ${readConfigValue('str', args) as string}`);
+    }
+  }
+  return commands;
+}
+
+/** The /bin/sh script of COMMANDS (as shellCommands reads them; a null, which it drops, is skipped). */
+export function shellify(commands: readonly (ShellCommand | null)[]): string {
+  let content = '#!/bin/sh\n';
+  for (const args of commands) {
+    if (args === null) continue;
+    content += typeof args === 'string' ? `${args}\n` : `${args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}\n`;
+  }
+  return content;
 }
