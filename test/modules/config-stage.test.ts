@@ -166,6 +166,21 @@ test('apt_pipelining writes the depth for false and 0-5, nothing for os, warns o
   assert.ok(ctx.lines.some((l) => l.includes('Invalid option for apt_pipelining: lots')));
 });
 
+test("apt_pipelining reads str(value).lower().strip() as 25.1 does, and only warns on what it cannot use, the schema's rejects too", async (t) => {
+  const root = tempDir(t);
+  await aptPipeliningModule.run(moduleContext(root), { apt_pipelining: 'False' });
+  assert.match(readFileSync(join(root, APT_PIPELINING_FILE), 'utf8'), /Pipeline-Depth "0"/);
+  await aptPipeliningModule.run(moduleContext(root), { apt_pipelining: ' 2 ' });
+  assert.match(readFileSync(join(root, APT_PIPELINING_FILE), 'utf8'), /Pipeline-Depth "2"/);
+  const root2 = tempDir(t);
+  const ctx = moduleContext(root2);
+  for (const value of [true, 7, 'OS', null]) await aptPipeliningModule.run(ctx, { apt_pipelining: value });
+  assert.ok(!existsSync(join(root2, APT_PIPELINING_FILE)));
+  const warned = ctx.lines.filter((l) => l.includes('Invalid option for apt_pipelining'));
+  // null is str()'d 'None', which leaves apt alone as 'none' does.
+  assert.deepEqual(warned.map((l) => l.replace(/.*Invalid option/, 'Invalid option').trim()), ['Invalid option for apt_pipelining: True', 'Invalid option for apt_pipelining: 7']);
+});
+
 test('disable_ec2_metadata plans ip route prohibit when ip exists (never run for real)', async (t) => {
   const root = tempDir(t);
   const ctx = dryContext(root);

@@ -8,7 +8,7 @@ import { CLOUD_CONFIG_SCHEMA } from '../../src/config/schema/cloud-config';
 import { type Module, ModuleError } from '../../src/modules/module';
 import { findModule } from '../../src/modules/registry';
 import { configModule } from '../../src/modules/support/config-module';
-import { readConfigValue } from '../../src/modules/support/config-readers';
+import { readConfigValue, WarningReader } from '../../src/modules/support/config-readers';
 import { REPO } from '../helpers/repo';
 import { tempDir } from '../helpers/temp';
 import { dryContext } from './late-context';
@@ -25,7 +25,7 @@ function moduleNamed(name: string): Module {
 const TYPED_MODULES = [
   'timezone', 'locale', 'resolv_conf', 'ca_certs', 'keys_to_console', 'spacewalk', 'salt_minion',
   'disable_ec2_metadata', 'fan', 'final_message', 'keyboard',
-  'runcmd', 'bootcmd',
+  'runcmd', 'bootcmd', 'apt_pipelining',
 ];
 
 test('each typed module names schema keys and its file reads no untyped config', () => {
@@ -137,4 +137,24 @@ test("the values cloud-init 25.1's modules accept beyond the schema still work: 
   const fm = dryContext(tempDir(t));
   await moduleNamed('final_message').run(fm, { final_message: null });
   assert.equal(fm.outputText(), 'None\n');
+});
+
+test("a WarningReader logs upstream's warning and leaves the key as if absent when it cannot read a value", async (t) => {
+  const warnings: string[] = [];
+  const upTo3 = new WarningReader((v) => (typeof v === 'number' && v <= 3 ? v : undefined), (v) => `Cannot use ${String(v)}`);
+  assert.equal(readConfigValue(upTo3, 2, (m) => warnings.push(m)), 2);
+  assert.equal(readConfigValue(upTo3, 9, (m) => warnings.push(m)), undefined);
+  assert.deepEqual(readConfigValue({ depth: upTo3 }, { depth: 'x' }, (m) => warnings.push(m)), {});
+  assert.deepEqual(warnings, ['Cannot use 9', 'Cannot use x']);
+  const seen: unknown[] = [];
+  const probe = configModule({
+    name: 'probe', stage: 'config', frequency: 'always', distros: 'all', activateBy: [], configKeys: { apt_pipelining: upTo3 },
+    async run(_ctx, cfg) {
+      seen.push(cfg);
+    },
+  });
+  const ctx = moduleContext(tempDir(t));
+  await probe.run(ctx, { apt_pipelining: 5 });
+  assert.deepEqual(seen, [{}]);
+  assert.ok(ctx.lines.some((l) => l.includes('WARNING') && l.includes('Cannot use 5')), ctx.lines.join('\n'));
 });

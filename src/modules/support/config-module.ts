@@ -12,7 +12,7 @@
 // that value is still not of the schema's shape (the check leaves out counts and repeats: config-slice-errors.ts).
 import type { CloudConfigKey, CloudConfigValue } from '../../config/schema/cloud-config-types';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from '../module';
-import { type ConfigReader, readConfigValue } from './config-readers';
+import { type ConfigReader, type ReaderWarn, readConfigValue } from './config-readers';
 
 /** How a module reads each top-level key it reads. */
 export type ConfigReaders = { readonly [P in CloudConfigKey]?: ConfigReader };
@@ -31,11 +31,11 @@ export interface ConfigModuleSpec<R extends ConfigReaders> extends Omit<Module, 
 }
 
 /** The keys of CFG that READERS name, each as its reader reads it (absent ones left out, as `'x' in cfg` expects). */
-function readSlice(cfg: CloudConfig, readers: ConfigReaders): Record<string, unknown> {
+function readSlice(cfg: CloudConfig, readers: ConfigReaders, warn?: ReaderWarn): Record<string, unknown> {
   const slice: Record<string, unknown> = {};
   for (const [key, reader] of Object.entries(readers) as Array<[string, ConfigReader]>) {
     if (!Object.hasOwn(cfg, key)) continue;
-    const value = readConfigValue(reader, cfg[key]);
+    const value = readConfigValue(reader, cfg[key], warn);
     if (value !== undefined) slice[key] = value;
   }
   return slice;
@@ -46,8 +46,8 @@ function readSlice(cfg: CloudConfig, readers: ConfigReaders): Record<string, unk
  * when it is not as the schema says. The validators are loaded on first use (as load-validators.ts does), so that a
  * command that runs no module never evaluates them.
  */
-export async function checkedSlice<R extends ConfigReaders>(module: string, readers: R, cfg: CloudConfig): Promise<ReadSlice<R>> {
-  const slice = readSlice(cfg, readers);
+export async function checkedSlice<R extends ConfigReaders>(module: string, readers: R, cfg: CloudConfig, warn?: ReaderWarn): Promise<ReadSlice<R>> {
+  const slice = readSlice(cfg, readers, warn);
   if (Object.keys(slice).length === 0) return {};
   const { configSliceErrors } = await import('../../config/schema/config-slice-errors');
   const errors = configSliceErrors(slice);
@@ -62,7 +62,7 @@ export function configModule<const R extends ConfigReaders>(spec: ConfigModuleSp
     ...rest,
     configKeys: Object.keys(spec.configKeys),
     async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-      await run.call(spec, ctx, await checkedSlice(spec.name, spec.configKeys, cfg));
+      await run.call(spec, ctx, await checkedSlice(spec.name, spec.configKeys, cfg, (m) => ctx.log.warn(m)));
     },
   };
 }

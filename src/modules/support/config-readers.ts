@@ -20,6 +20,8 @@ import { isFalse, isTrue } from './config-values';
  *   does not name left out (the module never reads them, as its upstream code never does); any other value as it is.
  * - a function: the value it returns, undefined for "as if absent"; it may refuse a value with a ModuleError in
  *   the module's own words (kept where tests pin them), before the schema's check.
+ * - a WarningReader: for a key whose upstream module only warns on a value it cannot use (often one the schema
+ *   rejects): its read's value, or, when that is undefined, upstream's warning logged and the key as if absent.
  */
 export type ConfigReader =
   | 'as-is'
@@ -30,7 +32,19 @@ export type ConfigReader =
   | 'not-false'
   | 'truthy-str'
   | { readonly [key: string]: ConfigReader }
-  | ((value: unknown) => unknown);
+  | ((value: unknown) => unknown)
+  | WarningReader;
+
+/** READ's value of a key, or (READ giving undefined) WARNING's words logged as a warning and the key as if absent. */
+export class WarningReader {
+  constructor(
+    readonly read: (value: unknown) => unknown,
+    readonly warning: (value: unknown) => string,
+  ) {}
+}
+
+/** Where a WarningReader's warning goes (the module's log). */
+export type ReaderWarn = (message: string) => void;
 
 /** Python's str() of a value parsed from YAML or JSON: lists and mappings as their repr. */
 function pythonStr(value: unknown): string {
@@ -43,14 +57,19 @@ function isMapping(value: unknown): value is Readonly<Record<string, unknown>> {
 }
 
 /** VALUE (present under its key) as READER reads it; undefined when the key is then as if absent. */
-export function readConfigValue(reader: ConfigReader, value: unknown): unknown {
+export function readConfigValue(reader: ConfigReader, value: unknown, warn?: ReaderWarn): unknown {
+  if (reader instanceof WarningReader) {
+    const read = reader.read(value);
+    if (read === undefined) warn?.(reader.warning(value));
+    return read;
+  }
   if (typeof reader === 'function') return reader(value);
   if (typeof reader === 'object') {
     if (!isMapping(value)) return value;
     const out: Record<string, unknown> = {};
     for (const [key, keyReader] of Object.entries(reader)) {
       if (!Object.hasOwn(value, key)) continue;
-      const read = readConfigValue(keyReader, value[key]);
+      const read = readConfigValue(keyReader, value[key], warn);
       if (read !== undefined) out[key] = read;
     }
     return out;
