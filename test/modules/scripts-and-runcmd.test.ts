@@ -79,8 +79,15 @@ test('scripts_vendor puts vendor_data.prefix before each script; a missing folde
   script(root, '/var/lib/cloud/instances/iid-test-1/scripts/vendor/v1', '#!/bin/sh\n');
   await scriptsVendorModule.run(ctx, { vendor_data: { prefix: ['/usr/bin/env', 'X=1'] } });
   assert.deepEqual(ctx.commands(), ['/usr/bin/env X=1 /var/lib/cloud/instance/scripts/vendor/v1']);
-  assert.deepEqual(vendorPrefix({ vendor_data: { prefix: '/bin/wrap' } }), ['/bin/wrap']);
-  assert.throws(() => vendorPrefix({ vendor_data: { prefix: 5 } }), /prefix/);
+  assert.deepEqual(vendorPrefix('/bin/wrap'), ['/bin/wrap']);
+  // get_cfg_by_path: a vendor_data that is no mapping, or a null prefix, is no prefix; enabled is not this module's.
+  const plain = dryContext(root);
+  for (const vendor_data of [null, 'off', { prefix: null, enabled: 'maybe' }]) await scriptsVendorModule.run(plain, { vendor_data });
+  assert.deepEqual(plain.commands(), Array(3).fill('/var/lib/cloud/instance/scripts/vendor/v1'));
+  const wrapped = dryContext(root);
+  await scriptsVendorModule.run(wrapped, { vendor_data: { prefix: ['/bin/wrap', 7] } });
+  assert.deepEqual(wrapped.commands(), ['/bin/wrap 7 /var/lib/cloud/instance/scripts/vendor/v1']);
+  assert.throws(() => vendorPrefix(5), /prefix/);
 });
 
 test('scripts_user really runs scripts in a Debian rootfs: a failing one is reported after the rest ran', async (t) => {
