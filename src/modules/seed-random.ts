@@ -1,39 +1,66 @@
 // cc_seed_random: adds random_seed data (and the metadata's random_seed) to the seed file, then runs an optional seed command.
-import { cfgBool } from './support/config-values';
-import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
+import { type Module, ModuleError } from './module';
+import { configModule } from './support/config-module';
+import { readConfigValue } from './support/config-readers';
+import { isRecord } from './support/config-shapes';
+import { pyTruthy } from '../util/python-truthy';
 import { zlib } from '../util/on-demand-builtins';
 import { describeError } from '../util/errors';
 
-function decode(data: unknown, encoding: unknown): Buffer {
-  if (!data) return Buffer.alloc(0);
-  const bytes = data instanceof Uint8Array ? Buffer.from(data) : Buffer.from(String(data), 'utf8');
-  const enc = typeof encoding === 'string' ? encoding.toLowerCase() : '';
-  if (!enc || enc === 'raw') return bytes;
-  if (enc === 'base64' || enc === 'b64') return Buffer.from(bytes.toString('latin1'), 'base64');
-  if (enc === 'gzip' || enc === 'gz') {
-    try {
-      // Seed data is small (a few KiB at most); the sync call keeps this simple.
-      return zlib().gunzipSync(bytes);
-    } catch (err) {
-      throw new ModuleError('seed_random', `random_seed.data is not valid gzip data: ${describeError(err)}`, { cause: err });
-    }
+/** The encodings cc_seed_random's _decode knows (lower-cased). */
+const SEED_ENCODINGS = ['raw', 'base64', 'b64', 'gzip', 'gz'];
+
+/** DATA decoded by ENCODING (already lower-case, one the schema lists), as cc_seed_random's _decode. */
+function decode(data: string | Uint8Array, encoding: string | undefined): Buffer {
+  const bytes = data instanceof Uint8Array ? Buffer.from(data) : Buffer.from(data, 'utf8');
+  if (!encoding || encoding === 'raw') return bytes;
+  if (encoding === 'base64' || encoding === 'b64') return Buffer.from(bytes.toString('latin1'), 'base64');
+  try {
+    // Seed data is small (a few KiB at most); the sync call keeps this simple.
+    return zlib().gunzipSync(bytes);
+  } catch (err) {
+    throw new ModuleError('seed_random', `random_seed.data is not valid gzip data: ${describeError(err)}`, { cause: err });
   }
-  throw new ModuleError('seed_random', `Unknown random_seed encoding: ${String(encoding)}`);
 }
 
-export const seedRandom: Module = {
+/**
+ * random_seed as cc_seed_random reads it: null as no settings (kiln's leniency: upstream's .get fails on it), a file
+ * that is no non-empty string the default, Python-false data none (and its encoding then unread), an encoding
+ * lower()'d, one _decode does not know refused in its IOError's words; a command string one word (kiln's leniency),
+ * command_required as get_cfg_option_bool. !!binary data stays bytes (the schema check takes bytes for a string).
+ */
+function seedSetting(value: unknown): unknown {
+  if (value === null) return undefined;
+  if (!isRecord(value)) return value;
+  const read = readConfigValue(
+    {
+      file: (file: unknown) => (typeof file === 'string' && file ? file : undefined),
+      command: (command: unknown) => (typeof command === 'string' ? [command] : command),
+      command_required: 'bool',
+    },
+    value,
+  ) as object;
+  if (!pyTruthy(value.data)) return read;
+  if (!pyTruthy(value.encoding)) return { ...read, data: value.data };
+  const encoding = typeof value.encoding === 'string' ? value.encoding.toLowerCase() : value.encoding;
+  if (typeof encoding === 'string' && !SEED_ENCODINGS.includes(encoding)) throw new ModuleError('seed_random', `Unknown random_seed encoding: ${String(value.encoding)}`);
+  return { ...read, data: value.data, encoding };
+}
+
+export const seedRandom: Module = configModule({
   name: 'seed_random',
   stage: 'init',
   frequency: 'once-per-instance',
   distros: 'all',
   activateBy: [],
-  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-    const raw = cfg.random_seed ?? {};
-    if (typeof raw !== 'object' || Array.isArray(raw)) throw new ModuleError('seed_random', "'random_seed' must be a mapping");
-    const my = raw as Record<string, unknown>;
-    const seedPath = typeof my.file === 'string' && my.file ? my.file : '/dev/urandom';
+  configKeys: { random_seed: seedSetting },
+  async run(ctx, cfg): Promise<void> {
+    const my = cfg.random_seed ?? {};
+    const seedPath = my.file ?? '/dev/urandom';
     const parts: Buffer[] = [];
-    if (my.data) parts.push(decode(my.data, my.encoding));
+    // !!binary data reaches here as bytes: the schema check takes them where it wants a string, as cloud-init's does.
+    const data: string | Uint8Array | undefined = my.data;
+    if (data !== undefined) parts.push(decode(data, my.encoding));
     const metaSeed = ctx.instance?.metadata?.random_seed;
     // The bytes the source read (OpenStack-style random_seed, base64 in the metadata and listed as such), else the text.
     const seedIsBytes = ctx.instance?.base64EncodedKeys?.includes('ds/meta_data/random_seed') === true;
@@ -50,9 +77,8 @@ export const seedRandom: Module = {
         await ctx.platform.writeFile(seedPath, seed, { append: true });
       }
     }
-    const command = my.command;
-    const required = cfgBool(my, 'command_required', false);
-    const argv = Array.isArray(command) ? command.map(String) : typeof command === 'string' ? [command] : [];
+    const required = my.command_required ?? false;
+    const argv = my.command ?? [];
     if (argv.length === 0) {
       if (required) throw new ModuleError('seed_random', 'random_seed.command: no command found but command_required=true');
       ctx.log.debug('no command provided');
@@ -68,4 +94,4 @@ export const seedRandom: Module = {
     await ctx.output(r.stdout + r.stderr);
     if (r.code !== 0) throw new ModuleError('seed_random', `random_seed.command '${argv.join(' ')}' exited with code ${r.code}`);
   },
-};
+});

@@ -35,6 +35,17 @@ test('seed_random appends decoded data and the metadata seed to the seed file, a
   await seedRandom.run(moduleContext(root), {});
 });
 
+test("seed_random reads random_seed as 25.1 does: !!binary data as bytes, an encoding lower()'d, an encoding of no data unread", async (t) => {
+  const root = tempDir(t);
+  mkdirSync(join(root, 'var'), { recursive: true });
+  const ctx = moduleContext(root);
+  await seedRandom.run(ctx, { random_seed: { file: '/var/seedfile', data: new Uint8Array([0xff, 0x00, 0x41]), encoding: 'raw' } });
+  await seedRandom.run(ctx, { random_seed: { file: '/var/seedfile', data: Buffer.from('B64').toString('base64'), encoding: 'BASE64' } });
+  await seedRandom.run(ctx, { random_seed: { file: '/var/seedfile', data: '', encoding: 'rot13', command_required: 'no' } });
+  assert.deepEqual([...readFileSync(join(root, 'var/seedfile'))], [0xff, 0x00, 0x41, ...Buffer.from('B64')]);
+  await assert.rejects(seedRandom.run(ctx, { random_seed: { data: 'x', encoding: 'Rot13' } }), { name: 'ModuleError', message: 'seed_random: Unknown random_seed encoding: Rot13' });
+});
+
 test("seed_random adds the bytes of a metadata seed the source read as bytes (IBMCloud's random_seed), not their base64", async (t) => {
   const root = tempDir(t, 'kiln-seed-bytes-');
   mkdirSync(join(root, 'var'), { recursive: true });
