@@ -1,6 +1,10 @@
 // cc_resizefs: grows the root filesystem (ext2/3/4, xfs, btrfs) to fill its now larger partition, every boot.
-import { isFalse, isTrue } from './support/config-values';
-import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
+import { pyStr } from '../util/python-str';
+import { isTrue } from './support/config-values';
+import { configModule } from './support/config-module';
+import { readConfigValue } from './support/config-readers';
+import { pyTruthy } from '../util/python-truthy';
+import { type Module, ModuleError } from './module';
 import { blockInfo, mountFor } from '../platform/linux/mount-info';
 
 /** The resize command for FSTYPE mounted at MOUNT from DEVICE, or undefined when kiln has none. */
@@ -11,20 +15,31 @@ export function resizeCommand(fstype: string, device: string, mount: string): st
   return undefined;
 }
 
-export const resizefs: Module = {
+/**
+ * resize_rootfs as cc_resizefs reads it: get_cfg_option_str's str() of it, then translate_bool with 'noblock' as a
+ * true word: false for what is no true word (False, 'no', 'sometimes': the module is skipped, as 22.4 and 25.1
+ * do), 'noblock' only for that exact word, true for the other true words.
+ */
+function resizeSetting(value: unknown): boolean | 'noblock' {
+  const word = readConfigValue('str', value) as string;
+  if (!pyTruthy(word) || !isTrue(word, ['noblock'])) return false;
+  return word === 'noblock' ? 'noblock' : true;
+}
+
+export const resizefs: Module = configModule({
   name: 'resizefs',
   stage: 'init',
   frequency: 'always',
   distros: 'all',
   activateBy: [],
-  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-    const raw = cfg.resize_rootfs ?? true;
-    if (isFalse(raw)) {
+  configKeys: { resize_rootfs: resizeSetting },
+  async run(ctx, cfg): Promise<void> {
+    const setting = cfg.resize_rootfs ?? true;
+    if (setting === false) {
       ctx.log.debug('Skipping module named resizefs, resizing disabled');
       return;
     }
-    const noblock = raw === 'noblock';
-    if (!noblock && !isTrue(raw)) throw new ModuleError('resizefs', `resize_rootfs must be true, false or 'noblock', got '${String(raw)}'`);
+    const noblock = setting === 'noblock';
     const mount = await mountFor(ctx.platform, '/');
     if (!mount) {
       ctx.log.warn('Could not determine filesystem type of /');
@@ -54,6 +69,6 @@ export const resizefs: Module = {
     const r = await ctx.platform.run(cmd, { allowFailure: true });
     await ctx.output(r.stdout + r.stderr);
     if (r.code !== 0) throw new ModuleError('resizefs', `${cmd.join(' ')} failed (${r.code}): ${r.stderr.trim()}`);
-    ctx.log.debug(`Resized root filesystem (type=${mount.fstype}, val=${String(raw)})`);
+    ctx.log.debug(`Resized root filesystem (type=${mount.fstype}, val=${pyStr(setting)})`);
   },
-};
+});

@@ -84,5 +84,11 @@ test('resizefs: disabled, commands per filesystem, and bad values', async (t) =>
   assert.deepEqual(resizeCommand('xfs', '/dev/vda1', '/'), ['xfs_growfs', '/']);
   assert.deepEqual(resizeCommand('btrfs', '/dev/vda1', '/'), ['btrfs', 'filesystem', 'resize', 'max', '/']);
   assert.equal(resizeCommand('vfat', '/dev/x', '/'), undefined);
-  await assert.rejects(resizefs.run(moduleContext(root), { resize_rootfs: 'sometimes' }), /resizefs: resize_rootfs/);
+  // translate_bool of get_cfg_option_str's str(): a value with no true word in it disables resizing, as in 22.4 and
+  // 25.1 (kiln used to refuse 'sometimes'; cloud-init never did).
+  for (const resize_rootfs of ['sometimes', 'no', 'False', 0, null]) {
+    const ctx = moduleContext(root);
+    await resizefs.run(ctx, { resize_rootfs });
+    assert.ok(ctx.lines.some((l) => l.includes('Skipping module named resizefs, resizing disabled')), String(resize_rootfs));
+  }
 });

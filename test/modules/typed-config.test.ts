@@ -25,7 +25,7 @@ function moduleNamed(name: string): Module {
 const TYPED_MODULES = [
   'timezone', 'locale', 'resolv_conf', 'ca_certs', 'keys_to_console', 'spacewalk', 'salt_minion',
   'disable_ec2_metadata', 'fan', 'final_message', 'keyboard',
-  'runcmd', 'bootcmd', 'apt_pipelining', 'scripts_vendor', 'seed_random',
+  'runcmd', 'bootcmd', 'apt_pipelining', 'scripts_vendor', 'seed_random', 'resizefs',
 ];
 
 test('each typed module names schema keys and its file reads no untyped config', () => {
