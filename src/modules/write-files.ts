@@ -1,8 +1,12 @@
 // cc_write_files: writes the files listed under write_files, inline or fetched from a `source` (defer: true ones are left to write_files_deferred).
 import { posix } from 'node:path';
 import { promisify } from 'node:util';
-import { isTrue } from './support/config-values';
-import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
+import type { CloudConfigValue } from '../config/schema/cloud-config-types';
+import { pyTruthy } from '../util/python-truthy';
+import { type Module, type ModuleContext, ModuleError } from './module';
+import { configModule } from './support/config-module';
+import { readConfigValue, type ReaderWarn, WarningReader } from './support/config-readers';
+import { isRecord } from './support/config-shapes';
 import { zlib } from '../util/on-demand-builtins';
 import { describeError } from '../util/errors';
 import { readWriteFileSource, sourceUri, type SourceFetchOptions } from './support/write-file-source';
@@ -13,21 +17,80 @@ const DEFAULT_OWNER = 'root:root';
 
 type Extraction = 'base64' | 'gzip' | 'text';
 
-/** canonicalize_extraction: the decoding steps an `encoding` value asks for, in order. */
-export function extractionsFor(encoding: unknown, warn: (m: string) => void): Extraction[] {
-  const e = typeof encoding === 'string' ? encoding.toLowerCase().trim() : '';
-  if (e === 'gz' || e === 'gzip') return ['gzip'];
-  if (['gz+base64', 'gzip+base64', 'gz+b64', 'gzip+b64'].includes(e)) return ['base64', 'gzip'];
-  if (e === 'b64' || e === 'base64') return ['base64'];
-  if (e && e !== 'text/plain') warn(`Unknown encoding type ${e}, assuming text/plain`);
+/** A write_files entry as the schema has it, once writeFileEntry has read it. */
+export type WriteFileEntry = CloudConfigValue<'write_files'>[number];
+
+/** The encodings canonicalize_extraction knows (lower-cased and stripped). */
+const KNOWN_ENCODINGS = ['gz', 'gzip', 'gz+base64', 'gzip+base64', 'gz+b64', 'gzip+b64', 'b64', 'base64', 'text/plain'];
+
+/** An encoding as canonicalize_extraction reads it: lower()'d and strip()'d; one it does not know is warned about and read as text/plain. */
+const knownEncoding = new WarningReader(
+  (e) => (typeof e === 'string' ? KNOWN_ENCODINGS.find((k) => k === e.toLowerCase().trim()) : e),
+  (e) => `Unknown encoding type ${String(e).toLowerCase().trim()}, assuming text/plain`,
+);
+
+/** decode_perms' int(perm) of a number (a YAML 0644 is 420), in the octal digits the schema's string has; others str()'d. */
+function entryPermissions(perm: unknown): unknown {
+  if (perm === null) return undefined;
+  if (typeof perm === 'boolean') return perm ? '1' : '0';
+  if (typeof perm === 'number') return `0${Math.trunc(perm).toString(8)}`;
+  return readConfigValue('str', perm);
+}
+
+/**
+ * One write_files entry as cc_write_files reads it (f_info.get and get_cfg_option_bool): a path that is missing or
+ * Python-false is '' (warned about and skipped when the files are written), null content, owner and source are
+ * absent, permissions: 0644 is its number, a Python-false encoding is none and others as canonicalize_extraction
+ * reads them, append and defer by get_cfg_option_bool, a source's header values str()'d (kiln's leniency); the
+ * keys cloud-init never reads are left out. An entry that is no mapping is left to the schema's check.
+ */
+function writeFileEntry(entry: unknown, warn?: ReaderWarn): unknown {
+  if (!isRecord(entry)) return entry;
+  const unlessNull = (v: unknown) => (v === null ? undefined : v);
+  const headers = (h: unknown) => (isRecord(h) ? Object.fromEntries(Object.entries(h).filter(([, v]) => v !== null).map(([k, v]) => [k, readConfigValue('str', v)])) : h);
+  const read = readConfigValue(
+    {
+      path: (p: unknown) => (pyTruthy(p) ? p : ''),
+      content: unlessNull,
+      source: (src: unknown) => (src === null ? undefined : readConfigValue({ uri: 'as-is', headers }, src)),
+      owner: unlessNull,
+      permissions: entryPermissions,
+      encoding: (e: unknown, w?: ReaderWarn) => (pyTruthy(e) ? readConfigValue(knownEncoding, e, w) : undefined),
+      append: 'bool',
+      defer: 'bool',
+    },
+    entry,
+    warn,
+  ) as object;
+  return { path: '', ...read };
+}
+
+/**
+ * write_files as cc_write_files (DEFERRED false) or cc_write_files_deferred (true) reads it: null as no files (kiln's
+ * leniency), only the entries whose defer (get_cfg_option_bool) is DEFERRED, each as writeFileEntry reads it (so
+ * each module warns about, and fails on, only the files it writes). An entry that is no mapping is write_files'.
+ */
+export function writeFilesSetting(deferred: boolean): (files: unknown, warn?: ReaderWarn) => unknown {
+  return (files, warn) => {
+    if (files === null) return undefined;
+    if (!Array.isArray(files)) return files;
+    const mine = files.filter((f: unknown) => (isRecord(f) ? readConfigValue('bool', f.defer ?? false) === deferred : !deferred));
+    return mine.map((f: unknown) => writeFileEntry(f, warn));
+  };
+}
+
+/** canonicalize_extraction: the decoding steps an encoding (as writeFileEntry reads it) asks for, in order. */
+export function extractionsFor(encoding: string | undefined): Extraction[] {
+  if (encoding === 'gz' || encoding === 'gzip') return ['gzip'];
+  if (encoding === 'gz+base64' || encoding === 'gzip+base64' || encoding === 'gz+b64' || encoding === 'gzip+b64') return ['base64', 'gzip'];
+  if (encoding === 'b64' || encoding === 'base64') return ['base64'];
   return ['text'];
 }
 
-/** decode_perms: ints as given, strings as octal, anything else the default (with a warning). */
-export function decodePerms(perm: unknown, warn: (m: string) => void): number {
-  if (perm === undefined || perm === null) return DEFAULT_PERMS;
-  if (typeof perm === 'number') return Math.trunc(perm);
-  const s = String(perm).trim();
+/** decode_perms: a string (as writeFileEntry reads it) as octal, anything else the default (with a warning). */
+export function decodePerms(perm: string | undefined, warn: (m: string) => void): number {
+  if (perm === undefined) return DEFAULT_PERMS;
+  const s = perm.trim();
   if (/^(0o?)?[0-7]+$/i.test(s)) return Number.parseInt(s.replace(/^0o/i, ''), 8);
   warn(`Undecodable permissions ${s}, returning default ${DEFAULT_PERMS.toString(8)}`);
   return DEFAULT_PERMS;
@@ -54,33 +117,21 @@ async function extract(content: unknown, steps: Extraction[], where: string): Pr
   return data;
 }
 
-/** The entries of write_files (a list of mappings), checked. */
-export function writeFilesEntries(module: string, cfg: CloudConfig): Array<Record<string, unknown>> {
-  const list = cfg.write_files;
-  if (list === undefined || list === null) return [];
-  if (!Array.isArray(list)) throw new ModuleError(module, `'write_files' must be a list of files, got ${typeof list}`);
-  return list.map((f, i) => {
-    if (typeof f !== 'object' || f === null || Array.isArray(f)) throw new ModuleError(module, `write_files[${i}] must be a mapping with a 'path'`);
-    return f as Record<string, unknown>;
-  });
-}
-
 /**
  * read_url_or_decode: the bytes of the entry's `source` URI as fetched (no decoding), else its `content` decoded;
  * undefined when the source failed and there is no content to fall back on.
  */
-async function entryContents(ctx: ModuleContext, f: Record<string, unknown>, where: string, opts: SourceFetchOptions): Promise<Buffer | undefined> {
-  const warn = (m: string) => ctx.log.warn(m);
+async function entryContents(ctx: ModuleContext, f: WriteFileEntry, where: string, opts: SourceFetchOptions): Promise<Buffer | undefined> {
   const uri = sourceUri(f.source);
-  if (uri !== undefined) {
+  if (f.source !== undefined && uri !== undefined) {
     try {
-      return Buffer.from(await readWriteFileSource(ctx, f.source as Record<string, unknown>, uri, opts));
+      return Buffer.from(await readWriteFileSource(ctx, f.source, uri, opts));
     } catch (err) {
-      warn(`Failed to retrieve contents from source "${uri}"; falling back to data from "contents" key (${describeError(err)})`);
-      if (f.content === undefined || f.content === null) return undefined;
+      ctx.log.warn(`Failed to retrieve contents from source "${uri}"; falling back to data from "contents" key (${describeError(err)})`);
+      if (f.content === undefined) return undefined;
     }
   }
-  return extract(f.content ?? '', extractionsFor(f.encoding, warn), where);
+  return extract(f.content ?? '', extractionsFor(f.encoding), where);
 }
 
 /** Writes ENTRIES as cloud-init's write_files does; shared with write_files_deferred. */
@@ -94,11 +145,11 @@ async function makeParentDirs(ctx: ModuleContext, dir: string, owner: string): P
   for (const d of missing) await ctx.platform.mkdir(d, { owner });
 }
 
-export async function writeFileEntries(ctx: ModuleContext, module: string, entries: Array<Record<string, unknown>>, opts: SourceFetchOptions = {}): Promise<void> {
+export async function writeFileEntries(ctx: ModuleContext, module: string, entries: readonly WriteFileEntry[], opts: SourceFetchOptions = {}): Promise<void> {
   const warn = (m: string) => ctx.log.warn(m);
   for (const [i, f] of entries.entries()) {
     const rawPath = f.path;
-    if (typeof rawPath !== 'string' || !rawPath) {
+    if (!rawPath) {
       warn(`No path provided to write for entry ${i + 1} in module ${module}`);
       continue;
     }
@@ -109,29 +160,30 @@ export async function writeFileEntries(ctx: ModuleContext, module: string, entri
       warn(`No content could be loaded for entry ${i + 1} in module ${module}; skipping`);
       continue;
     }
-    const owner = typeof f.owner === 'string' && f.owner ? f.owner : DEFAULT_OWNER;
+    const owner = f.owner || DEFAULT_OWNER;
     const mode = decodePerms(f.permissions, warn);
     try {
       await makeParentDirs(ctx, posix.dirname(path), owner);
-      await ctx.platform.writeFile(path, data, { mode, owner, append: isTrue(f.append) });
+      await ctx.platform.writeFile(path, data, { mode, owner, append: f.append === true });
     } catch (err) {
       throw new ModuleError(module, `${where}: ${describeError(err)}`, { cause: err });
     }
   }
 }
 
-export const writeFiles: Module = {
+export const writeFiles: Module = configModule({
   name: 'write_files',
   stage: 'init',
   frequency: 'once-per-instance',
   distros: 'all',
   activateBy: ['write_files'],
-  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-    const now = writeFilesEntries('write_files', cfg).filter((f) => !isTrue(f.defer));
+  configKeys: { write_files: writeFilesSetting(false) },
+  async run(ctx, cfg): Promise<void> {
+    const now = cfg.write_files ?? [];
     if (now.length === 0) {
       ctx.log.debug("Skipping module named write_files, no/empty 'write_files' key in configuration");
       return;
     }
     await writeFileEntries(ctx, 'write_files', now);
   },
-};
+});

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { writeFiles } from '../../src/modules/write-files';
+import { writeFilesDeferredModule } from '../../src/modules/write-files-deferred';
 import { isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 import { moduleContext } from './module-context';
@@ -65,6 +66,37 @@ test('write_files errors name the entry; bad gzip and unknown owners fail', asyn
   await assert.rejects(writeFiles.run(moduleContext(root), { write_files: [{ path: '/a', content: 'notgz', encoding: 'gz' }] }), /write_files\[0\] \(\/a\).*gzip/);
   await assert.rejects(writeFiles.run(moduleContext(root), { write_files: [{ path: '/b', content: 'x', owner: 'nobody-here' }] }), /write_files\[0\].*nobody-here/);
   await assert.rejects(writeFiles.run(moduleContext(root), { write_files: 'nope' }), /write_files/);
+});
+
+test("write_files reads each entry as 25.1's cc_write_files does: permissions 0644 as a number, encodings lower()'d, quoted booleans, a missing path warned", async (t) => {
+  const root = sandbox(t);
+  const ctx = moduleContext(root);
+  const gz = gzipSync(Buffer.from('zipped\n'));
+  await writeFiles.run(ctx, {
+    write_files: [
+      { path: '/etc/octal', content: 'o', permissions: 0o640, owner: null },
+      { path: '/etc/upper', content: new Uint8Array(gz), encoding: ' GZIP ' },
+      { path: '/etc/rot', content: 'r', encoding: 'rot13', not_read: 1 },
+      { content: 'no path' },
+      { path: '/etc/blank', content: null, source: null },
+      { path: '/etc/quoted', content: 'q\n', defer: 'no' },
+      { path: '/etc/quoted', content: 'q\n', append: 'yes' },
+      { path: '/etc/deferred', content: 'd', defer: 'yes', encoding: 'rot47' },
+    ],
+  });
+  assert.equal(statSync(join(root, 'etc/octal')).mode & 0o777, 0o640);
+  assert.equal(readFileSync(join(root, 'etc/upper'), 'utf8'), 'zipped\n');
+  assert.equal(readFileSync(join(root, 'etc/rot'), 'utf8'), 'r');
+  assert.equal(readFileSync(join(root, 'etc/blank'), 'utf8'), '');
+  assert.equal(readFileSync(join(root, 'etc/quoted'), 'utf8'), 'q\nq\n');
+  assert.equal(existsSync(join(root, 'etc/deferred')), false);
+  const warnings = ctx.lines.filter((l) => l.includes('WARNING')).map((l) => l.replace(/.*?(Unknown|No path)/, '$1').trim());
+  assert.deepEqual(warnings, ['Unknown encoding type rot13, assuming text/plain', 'No path provided to write for entry 4 in module write_files']);
+  // write_files_deferred reads only its own entries: the deferred one's encoding is warned about there, once.
+  const later = moduleContext(root);
+  await writeFilesDeferredModule.run(later, { write_files: [{ path: '/etc/now', content: 'x', encoding: 'rot13' }, { path: '/etc/deferred', content: 'd', defer: 'yes', encoding: 'rot47' }] });
+  assert.equal(readFileSync(join(root, 'etc/deferred'), 'utf8'), 'd');
+  assert.deepEqual(later.lines.filter((l) => l.includes('Unknown encoding')).map((l) => l.replace(/.*Unknown/, 'Unknown').trim()), ['Unknown encoding type rot47, assuming text/plain']);
 });
 
 test('write_files with only deferred files or no key does nothing', async (t) => {

@@ -19,7 +19,8 @@ import { isFalse, isTrue } from './config-values';
  * - a mapping of readers: the value, when a mapping, with each key it names read by that reader and the keys it
  *   does not name left out (the module never reads them, as its upstream code never does); any other value as it is.
  * - a function: the value it returns, undefined for "as if absent"; it may refuse a value with a ModuleError in
- *   the module's own words (kept where tests pin them), before the schema's check.
+ *   the module's own words (kept where tests pin them), before the schema's check. It is given where warnings go,
+ *   for the WarningReaders of the parts it reads.
  * - a WarningReader: for a key whose upstream module only warns on a value it cannot use (often one the schema
  *   rejects): its read's value, or, when that is undefined, upstream's warning logged and the key as if absent.
  */
@@ -32,7 +33,7 @@ export type ConfigReader =
   | 'not-false'
   | 'truthy-str'
   | { readonly [key: string]: ConfigReader }
-  | ((value: unknown) => unknown)
+  | ((value: unknown, warn?: ReaderWarn) => unknown)
   | WarningReader;
 
 /** READ's value of a key, or (READ giving undefined) WARNING's words logged as a warning and the key as if absent. */
@@ -63,7 +64,7 @@ export function readConfigValue(reader: ConfigReader, value: unknown, warn?: Rea
     if (read === undefined) warn?.(reader.warning(value));
     return read;
   }
-  if (typeof reader === 'function') return reader(value);
+  if (typeof reader === 'function') return reader(value, warn);
   if (typeof reader === 'object') {
     if (!isMapping(value)) return value;
     const out: Record<string, unknown> = {};
