@@ -1,7 +1,10 @@
 // cc_power_state_change: after kiln exits, checks a condition and runs shutdown (halt/poweroff/reboot, delay, message).
+import type { CloudConfigValue } from '../config/schema/cloud-config-types';
+import { pyStr } from '../util/python-str';
+import { ModuleError, type Module } from './module';
+import { configModule } from './support/config-module';
+import { readConfigValue, type ReaderWarn, WarningReader } from './support/config-readers';
 import { isRecord, shellQuote } from './support/config-shapes';
-import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
-import { describeError } from '../util/errors';
 
 const MODE_FLAGS: Record<string, string> = { halt: '-H', poweroff: '-P', reboot: '-r' };
 
@@ -14,32 +17,60 @@ export interface PowerStatePlan {
   condition: boolean | string | string[];
 }
 
-/** Reads `power_state`; undefined when absent; throws TypeError-like messages cloud-init logs as warnings. */
-export function loadPowerState(cfg: CloudConfig): PowerStatePlan | undefined {
-  const ps = cfg.power_state;
-  if (ps === undefined || ps === null) return undefined;
-  if (!isRecord(ps)) throw new ModuleError('power_state_change', 'power_state is not a dict.');
+/** power_state once read: the schema's shape, with the delay, timeout and condition as load_power_state takes them. */
+type PowerStateSetting = CloudConfigValue<'power_state'>;
+
+/**
+ * power_state as load_power_state and distro.shutdown_command read it: the mode one of the three, a delay 'now' or
+ * int() of it, a Python-true message str()'d, the timeout float() of it (rounded up to whole seconds, as the wait
+ * counts them), the condition a string, a list or a boolean (default true); else the TypeError or ValueError's words.
+ */
+function readPowerState(ps: unknown): { setting: PowerStateSetting } | { problem: string } {
+  if (!isRecord(ps)) return { problem: 'power_state is not a dict.' };
   const mode = ps.mode;
-  if (typeof mode !== 'string' || !(mode in MODE_FLAGS)) {
-    throw new ModuleError('power_state_change', `power_state[mode] required, must be one of: halt,poweroff,reboot. found: '${String(mode)}'.`);
+  if (mode !== 'halt' && mode !== 'poweroff' && mode !== 'reboot') {
+    return { problem: `power_state[mode] required, must be one of: halt,poweroff,reboot. found: '${pyStr(mode)}'.` };
   }
   const rawDelay = ps.delay ?? 'now';
-  let delay: string;
-  if (rawDelay === 'now') delay = 'now';
-  else {
-    const text = String(rawDelay).trim();
-    if (!/^[+-]?\d+$/.test(text)) throw new ModuleError('power_state_change', `power_state[delay] must be 'now' or '+m' (minutes). found '${String(rawDelay)}'.`);
-    delay = `+${parseInt(text, 10)}`;
-  }
-  const command = ['shutdown', MODE_FLAGS[mode] as string, delay];
-  if (ps.message !== undefined && ps.message !== null && ps.message !== '') command.push(String(ps.message));
-  const timeoutSeconds = ps.timeout === undefined ? 30 : Number(ps.timeout);
-  if (!Number.isFinite(timeoutSeconds)) throw new ModuleError('power_state_change', `failed to convert timeout '${String(ps.timeout)}' to float.`);
-  const condition = ps.condition === undefined ? true : ps.condition;
-  if (typeof condition !== 'boolean' && typeof condition !== 'string' && !Array.isArray(condition)) {
-    throw new ModuleError('power_state_change', 'condition type invalid. must be list, bool, str');
-  }
-  return { command, timeoutSeconds, condition: Array.isArray(condition) ? condition.map(String) : condition };
+  const delayText = typeof rawDelay === 'number' ? String(Math.trunc(rawDelay)) : String(rawDelay).trim();
+  if (rawDelay !== 'now' && !/^\+?\d+$/.test(delayText)) return { problem: `power_state[delay] must be 'now' or '+m' (minutes). found '${pyStr(rawDelay)}'.` };
+  const delay = rawDelay === 'now' ? 'now' : Number.parseInt(delayText, 10);
+  const rawTimeout = ps.timeout ?? 30;
+  const timeout = typeof rawTimeout === 'number' ? rawTimeout : typeof rawTimeout === 'string' && rawTimeout.trim() !== '' ? Number(rawTimeout) : Number.NaN;
+  if (!Number.isFinite(timeout)) return { problem: `failed to convert timeout '${pyStr(rawTimeout)}' to float.` };
+  const condition = ps.condition ?? true;
+  if (typeof condition !== 'boolean' && typeof condition !== 'string' && !Array.isArray(condition)) return { problem: 'condition type invalid. must be list, bool, str' };
+  const message = readConfigValue('truthy-str', ps.message ?? '') as string | undefined;
+  return { setting: { mode, delay, timeout: Math.ceil(timeout), condition, ...(message !== undefined && { message }) } };
+}
+
+/** power_state read (readPowerState), or upstream's warning ("… Not performing power state change!") and none. */
+const powerStateReader = new WarningReader(
+  (ps) => {
+    const read = readPowerState(ps);
+    return 'setting' in read ? read.setting : undefined;
+  },
+  (ps) => {
+    const read = readPowerState(ps);
+    return `${'problem' in read ? read.problem : ''} Not performing power state change!`;
+  },
+);
+
+/** The plan of power_state as read: cloud-init's shutdown command line, the wait and the condition. */
+function planFor(ps: PowerStateSetting): PowerStatePlan {
+  const delay = ps.delay === 'now' || ps.delay === undefined ? 'now' : `+${Number.parseInt(String(ps.delay).replace(/^\+/, ''), 10)}`;
+  const command = ['shutdown', MODE_FLAGS[ps.mode] as string, delay];
+  if (ps.message) command.push(ps.message);
+  const condition = ps.condition ?? true;
+  return { command, timeoutSeconds: ps.timeout ?? 30, condition: Array.isArray(condition) ? condition.map((c) => String(c)) : condition };
+}
+
+/** The plan of CFG's power_state; undefined when there is none; a ModuleError in upstream's words when it cannot be read. */
+export function loadPowerState(cfg: { readonly power_state?: unknown }): PowerStatePlan | undefined {
+  if (cfg.power_state === undefined || cfg.power_state === null) return undefined;
+  const read = readPowerState(cfg.power_state);
+  if ('problem' in read) throw new ModuleError('power_state_change', read.problem);
+  return planFor(read.setting);
 }
 
 /**
@@ -71,24 +102,20 @@ export interface PowerStateDeps {
 }
 
 export function createPowerStateChangeModule(deps: PowerStateDeps): Module {
-  return {
+  return configModule({
     name: 'power_state_change',
     stage: 'final',
     frequency: 'once-per-instance',
     distros: 'all',
     activateBy: ['power_state'],
-    async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-      let plan: PowerStatePlan | undefined;
-      try {
-        plan = loadPowerState(cfg);
-      } catch (err) {
-        ctx.log.warn(`${describeError(err).replace(/^power_state_change: /, '')} Not performing power state change!`);
-        return;
-      }
-      if (!plan) {
+    // cc_power_state_change only warns about a power_state it cannot read (the schema's rejects too), never fails.
+    configKeys: { power_state: (ps: unknown, warn?: ReaderWarn) => (ps === null ? undefined : readConfigValue(powerStateReader, ps, warn)) },
+    async run(ctx, cfg): Promise<void> {
+      if (cfg.power_state === undefined) {
         ctx.log.debug('no power_state provided. doing nothing');
         return;
       }
+      const plan = planFor(cfg.power_state);
       if (plan.condition === false) {
         ctx.log.debug('Condition was false. Will not perform state change.');
         return;
@@ -99,7 +126,7 @@ export function createPowerStateChangeModule(deps: PowerStateDeps): Module {
       const script = powerStateScript(plan, pid);
       await ctx.platform.run(['sh', '-c', `( ${script.replace(/\n/g, '; ')} ) </dev/null >/dev/null 2>&1 &`]);
     },
-  };
+  });
 }
 
 export const powerStateChangeModule: Module = createPowerStateChangeModule({ pid: () => process.pid });

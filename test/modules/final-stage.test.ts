@@ -62,6 +62,29 @@ test('power_state_change plans a detached wait-then-shutdown, never runs it, and
   assert.throws(() => loadPowerState({ power_state: { mode: 'halt', delay: 'soon' } }), /must be 'now' or '\+m'/);
 });
 
+test('power_state_change reads power_state as load_power_state does, and only warns about what it cannot read', async (t) => {
+  const mod = createPowerStateChangeModule({ pid: () => 4242 });
+  const ctx = dryContext(tempDir(t));
+  // float() of a timeout string, int() of a delay number: both beyond the schema, both taken by cloud-init.
+  await mod.run(ctx, { power_state: { mode: 'halt', delay: 3.9, timeout: ' 2.5 ', message: 0 } });
+  const [cmd] = ctx.commands();
+  assert.ok(cmd, 'one command planned');
+  assert.match(cmd, /\+ 3 \)\); while kill -0 4242 /);
+  assert.match(cmd, /exec 'shutdown' '-H' '\+3' \) </);
+  const warned = dryContext(tempDir(t));
+  for (const power_state of ['reboot', { mode: 'REBOOT' }, { mode: 'reboot', delay: 'soon' }, { mode: 'reboot', timeout: 'long' }, { mode: 'reboot', condition: 5 }]) {
+    await mod.run(warned, { power_state });
+  }
+  assert.deepEqual(warned.commands(), []);
+  assert.deepEqual(warned.lines.filter((l) => l.includes('WARNING')).map((l) => l.replace(/.*WARNING[^:]*: /, '').trim()), [
+    'power_state is not a dict. Not performing power state change!',
+    "power_state[mode] required, must be one of: halt,poweroff,reboot. found: 'REBOOT'. Not performing power state change!",
+    "power_state[delay] must be 'now' or '+m' (minutes). found 'soon'. Not performing power state change!",
+    "failed to convert timeout 'long' to float. Not performing power state change!",
+    'condition type invalid. must be list, bool, str Not performing power state change!',
+  ]);
+});
+
 test('the power_state script waits for the pid, checks the condition, and only then runs the command (a harmless one)', (t) => {
   if (!need(t, hasCommand('sh'), 'no sh')) return;
   const dir = tempDir(t);
