@@ -1,7 +1,11 @@
 // cc_growpart: grows the partitions behind the listed mount points (default '/') to fill their disks, every boot.
 import { growPartition, platformDiskIo } from '../devices/partition-grow';
+import { pyStr } from '../util/python-str';
 import { isFalse } from './support/config-values';
-import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
+import { configModule } from './support/config-module';
+import { readConfigValue, WarningReader } from './support/config-readers';
+import { isRecord } from './support/config-shapes';
+import { type Module, type ModuleContext, ModuleError } from './module';
 import { blockInfo, mountFor } from '../platform/linux/mount-info';
 
 type Outcome = { entry: string; action: 'CHANGED' | 'NOCHANGE' | 'SKIPPED' | 'FAILED'; msg: string };
@@ -41,34 +45,50 @@ async function resizeOne(ctx: ModuleContext, mode: string, entry: string): Promi
   return { entry, action: 'FAILED', msg: result };
 }
 
-export const growpart: Module = {
+/**
+ * growpart as cc_growpart reads it: a mapping, else only warned about and growpart left alone (read as mode 'off',
+ * not as the default config an absent growpart means); mode 'off' or another is_false word (false: the deprecated
+ * spelling) turns it off; ignore_growroot_disabled is `not is_false`; devices get_cfg_option_list's (null is none).
+ */
+const growpartSetting = new WarningReader(
+  (value) =>
+    isRecord(value)
+      ? readConfigValue(
+          {
+            mode: (mode: unknown) => (mode === 'off' || !isFalse(mode) ? mode : false),
+            devices: 'list',
+            ignore_growroot_disabled: 'not-false',
+          },
+          value,
+        )
+      : undefined,
+  () => "'growpart' in config was not a dict",
+  { mode: 'off' },
+);
+
+export const growpart: Module = configModule({
   name: 'growpart',
   stage: 'init',
   frequency: 'always',
   distros: 'all',
   activateBy: [],
-  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
+  configKeys: { growpart: growpartSetting },
+  async run(ctx, cfg): Promise<void> {
     const my = cfg.growpart ?? { mode: 'auto', devices: ['/'], ignore_growroot_disabled: false };
-    if (typeof my !== 'object' || my === null || Array.isArray(my)) {
-      ctx.log.warn("'growpart' in config was not a dict");
+    const mode = my.mode ?? 'auto';
+    if (mode === false || mode === 'off') {
+      if (mode !== 'off') ctx.log.warn(`DEPRECATED: growpart mode '${pyStr(mode)}' is deprecated. Use 'off' instead.`);
+      ctx.log.debug(`growpart disabled: mode=${pyStr(mode)}`);
       return;
     }
-    const g = my as Record<string, unknown>;
-    const modeRaw = g.mode ?? 'auto';
-    if (isFalse(modeRaw) || modeRaw === 'off') {
-      if (modeRaw !== 'off') ctx.log.warn(`DEPRECATED: growpart mode '${String(modeRaw)}' is deprecated. Use 'off' instead.`);
-      ctx.log.debug(`growpart disabled: mode=${String(modeRaw)}`);
-      return;
-    }
-    const mode = String(modeRaw);
-    if (!['auto', 'growpart'].includes(mode)) throw new ModuleError('growpart', `growpart.mode '${mode}' is not supported on Linux (use auto, growpart or off)`);
-    if (!g.ignore_growroot_disabled || isFalse(g.ignore_growroot_disabled)) {
+    if (mode !== 'auto' && mode !== 'growpart') throw new ModuleError('growpart', `growpart.mode '${mode}' is not supported on Linux (use auto, growpart or off)`);
+    if (my.ignore_growroot_disabled !== true) {
       if (await ctx.platform.exists('/etc/growroot-disabled')) {
         ctx.log.debug('growpart disabled: /etc/growroot-disabled exists');
         return;
       }
     }
-    const devices = Array.isArray(g.devices) ? g.devices.map(String) : typeof g.devices === 'string' ? [g.devices] : ['/'];
+    const devices = my.devices ?? ['/'];
     if (devices.length === 0) {
       ctx.log.debug('growpart: empty device list');
       return;
@@ -82,4 +102,4 @@ export const growpart: Module = {
     }
     if (failures.length > 0) throw new ModuleError('growpart', failures.join('; '));
   },
-};
+});

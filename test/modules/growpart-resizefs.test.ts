@@ -59,6 +59,24 @@ test('growpart: off, unknown modes and missing mounts', async (t) => {
   assert.ok(ctx.lines.some((l) => l.includes("'/' SKIPPED")));
 });
 
+test("growpart reads its config as 25.1's cc_growpart: a non-mapping only warned about, is_false modes, devices by get_cfg_option_list", async (t) => {
+  const root = tempDir(t);
+  const warned = moduleContext(root);
+  await growpart.run(warned, { growpart: 'yes' });
+  assert.ok(warned.lines.some((l) => l.includes("WARNING") && l.includes("'growpart' in config was not a dict")));
+  assert.equal(warned.lines.some((l) => l.includes("'/' SKIPPED")), false, 'no default growth after the warning');
+  const no = moduleContext(root);
+  await growpart.run(no, { growpart: { mode: 'no' } });
+  assert.ok(no.lines.some((l) => l.includes('growpart disabled: mode=')));
+  assert.ok(no.lines.some((l) => l.includes('DEPRECATED: growpart mode')));
+  const none = moduleContext(root);
+  await growpart.run(none, { growpart: { devices: null } });
+  assert.ok(none.lines.some((l) => l.includes('growpart: empty device list')));
+  const one = moduleContext(root);
+  await growpart.run(one, { growpart: { devices: '/srv', ignore_growroot_disabled: 'false' } });
+  assert.ok(one.lines.some((l) => l.includes("'/srv' SKIPPED")), one.lines.join(''));
+});
+
 test('resizefs grows an ext4 root with resize2fs', async (t) => {
   if (!rootfsOk(t) || !need(t, hasCommand('mkfs.ext4') && hasCommand('dumpe2fs'), 'needs e2fsprogs')) return;
   const root = copyRootfs(tempDir(t, 'kiln-rfs-'));

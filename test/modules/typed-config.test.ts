@@ -26,7 +26,7 @@ const TYPED_MODULES = [
   'timezone', 'locale', 'resolv_conf', 'ca_certs', 'keys_to_console', 'spacewalk', 'salt_minion',
   'disable_ec2_metadata', 'fan', 'final_message', 'keyboard',
   'runcmd', 'bootcmd', 'apt_pipelining', 'scripts_vendor', 'seed_random', 'resizefs',
-  'write_files', 'write_files_deferred', 'power_state_change',
+  'write_files', 'write_files_deferred', 'power_state_change', 'growpart',
 ];
 
 test('each typed module names schema keys and its file reads no untyped config', () => {
@@ -147,6 +147,9 @@ test("a WarningReader logs upstream's warning and leaves the key as if absent wh
   assert.equal(readConfigValue(upTo3, 9, (m) => warnings.push(m)), undefined);
   assert.deepEqual(readConfigValue({ depth: upTo3 }, { depth: 'x' }, (m) => warnings.push(m)), {});
   assert.deepEqual(warnings, ['Cannot use 9', 'Cannot use x']);
+  const orOff = new WarningReader(upTo3.read, upTo3.warning, 'off');
+  assert.equal(readConfigValue(orOff, 9, (m) => warnings.push(m)), 'off');
+  assert.equal(warnings.at(-1), 'Cannot use 9');
   const seen: unknown[] = [];
   const probe = configModule({
     name: 'probe', stage: 'config', frequency: 'always', distros: 'all', activateBy: [], configKeys: { apt_pipelining: upTo3 },

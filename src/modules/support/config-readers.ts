@@ -22,7 +22,8 @@ import { isFalse, isTrue } from './config-values';
  *   the module's own words (kept where tests pin them), before the schema's check. It is given where warnings go,
  *   for the WarningReaders of the parts it reads.
  * - a WarningReader: for a key whose upstream module only warns on a value it cannot use (often one the schema
- *   rejects): its read's value, or, when that is undefined, upstream's warning logged and the key as if absent.
+ *   rejects): its read's value, or, when that is undefined, upstream's warning logged and the key as if absent (or
+ *   read as the reader's `instead`).
  */
 export type ConfigReader =
   | 'as-is'
@@ -36,11 +37,15 @@ export type ConfigReader =
   | ((value: unknown, warn?: ReaderWarn) => unknown)
   | WarningReader;
 
-/** READ's value of a key, or (READ giving undefined) WARNING's words logged as a warning and the key as if absent. */
+/**
+ * READ's value of a key, or (READ giving undefined) WARNING's words logged as a warning and the key as if absent, or
+ * read as INSTEAD where absent means a default the upstream module does not use after its warning.
+ */
 export class WarningReader {
   constructor(
     readonly read: (value: unknown) => unknown,
     readonly warning: (value: unknown) => string,
+    readonly instead?: unknown,
   ) {}
 }
 
@@ -61,8 +66,9 @@ function isMapping(value: unknown): value is Readonly<Record<string, unknown>> {
 export function readConfigValue(reader: ConfigReader, value: unknown, warn?: ReaderWarn): unknown {
   if (reader instanceof WarningReader) {
     const read = reader.read(value);
-    if (read === undefined) warn?.(reader.warning(value));
-    return read;
+    if (read !== undefined) return read;
+    warn?.(reader.warning(value));
+    return reader.instead;
   }
   if (typeof reader === 'function') return reader(value, warn);
   if (typeof reader === 'object') {
