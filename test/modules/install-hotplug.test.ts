@@ -117,3 +117,17 @@ test('install_hotplug\'s schema: updates.network.when takes the four event names
   assert.ok(bad.some((p) => p.path === 'updates.network.when.1' && p.line === 4), JSON.stringify(bad));
   assert.ok(bad.some((p) => p.path === 'updates' && /'storage' was unexpected/.test(p.message)), JSON.stringify(bad));
 });
+
+test('install_hotplug reads updates as before its typed config: an unknown event warned about once, other shapes as no user events', async (t) => {
+  const s = setup(t, 'DataSourceOpenStackLocal [net,ver=2]');
+  await installHotplugModule.run(s.ctx, { updates: { network: { when: ['hotplug', 'reboot'] } } });
+  assert.equal(existsSync(join(s.root, RULE)), false);
+  const warned = s.base.lines.filter((l) => l.includes('WARNING'));
+  assert.equal(warned.length, 1, warned.join(''));
+  assert.match(warned[0] ?? '', /'reboot' is not a valid EventType! Update data will be ignored for 'network' scope/);
+  for (const updates of ['hotplug', { network: { when: 'hotplug' } }, { network: null }]) await installHotplugModule.run(s.ctx, { updates });
+  assert.equal(existsSync(join(s.root, RULE)), false);
+  // A scope cloud-init does not know is left out, the network scope still read.
+  await installHotplugModule.run(s.ctx, { updates: { storage: { when: ['boot'] }, network: { when: ['hotplug'] } } });
+  assert.equal(readFileSync(join(s.root, RULE), 'utf8'), EXPECTED);
+});

@@ -26,7 +26,7 @@ const TYPED_MODULES = [
   'timezone', 'locale', 'resolv_conf', 'ca_certs', 'keys_to_console', 'spacewalk', 'salt_minion',
   'disable_ec2_metadata', 'fan', 'final_message', 'keyboard',
   'runcmd', 'bootcmd', 'apt_pipelining', 'scripts_vendor', 'seed_random', 'resizefs',
-  'write_files', 'write_files_deferred', 'power_state_change', 'growpart',
+  'write_files', 'write_files_deferred', 'power_state_change', 'growpart', 'install_hotplug',
 ];
 
 test('each typed module names schema keys and its file reads no untyped config', () => {
