@@ -1,6 +1,8 @@
 // cc_apk_configure: writes /etc/apk/repositories (main, community, edge testing, a local repo) from `apk_repos`.
+import { pyTruthy } from '../util/python-truthy';
+import { configModule } from './support/config-module';
+import { readConfigValue } from './support/config-readers';
 import { isRecord } from './support/config-shapes';
-import { cfgBool } from './support/config-values';
 import type { Module } from './module';
 
 export const APK_REPOSITORIES = '/etc/apk/repositories';
@@ -27,39 +29,58 @@ export function renderApkRepositories(p: ApkRepoParams): string {
   return `${lines.join('\n')}\n`;
 }
 
-export const apkConfigureModule: Module = {
+/**
+ * alpine_repo as cc_apk_configure reads it: a Python-false one is as if absent; a version that is Python-false is
+ * '' ("not specified", so the module skips as upstream's `if not alpine_version` does), any other its str() (the
+ * template prints it); community_enabled and testing_enabled by the template's truthiness.
+ */
+function alpineRepoSetting(repo: unknown): unknown {
+  if (!pyTruthy(repo)) return undefined;
+  if (!isRecord(repo)) return repo;
+  const read = readConfigValue({ base_url: 'as-is', community_enabled: 'truthy', testing_enabled: 'truthy', version: 'truthy-str' }, repo);
+  return { ...(read as object), version: (read as { version?: string }).version ?? '' };
+}
+
+/** apk_repos as handle reads it: a Python-false section is as if absent; preserve_repositories by get_cfg_option_bool. */
+function apkReposSetting(section: unknown): unknown {
+  if (!pyTruthy(section)) return undefined;
+  return readConfigValue({ preserve_repositories: 'bool', alpine_repo: alpineRepoSetting, local_repo_base_url: 'as-is' }, section);
+}
+
+export const apkConfigureModule: Module = configModule({
   name: 'apk_configure',
   stage: 'config',
   frequency: 'once-per-instance',
   distros: ['alpine'],
   activateBy: ['apk_repos'],
+  configKeys: { apk_repos: apkReposSetting },
   async run(ctx, cfg): Promise<void> {
     const section = cfg.apk_repos;
-    if (!isRecord(section) || Object.keys(section).length === 0) {
+    if (section === undefined) {
       ctx.log.debug("Skipping module named apk_configure, no 'apk_repos' section found");
       return;
     }
-    if (cfgBool(section, 'preserve_repositories', false)) {
+    if (section.preserve_repositories) {
       ctx.log.debug("Skipping module named apk_configure, 'preserve_repositories' is set");
       return;
     }
     const repo = section.alpine_repo;
-    if (!isRecord(repo) || Object.keys(repo).length === 0) {
+    if (!repo) {
       ctx.log.debug("Skipping module named apk_configure, no 'alpine_repo' configuration found");
       return;
     }
-    if (repo.version === undefined || repo.version === null || repo.version === '') {
+    if (repo.version === '') {
       ctx.log.debug("Skipping module named apk_configure, 'version' not specified in alpine_repo");
       return;
     }
     const text = renderApkRepositories({
-      baseUrl: typeof repo.base_url === 'string' ? repo.base_url : DEFAULT_ALPINE_MIRROR,
-      version: String(repo.version),
-      community: !!repo.community_enabled,
-      testing: !!repo.testing_enabled,
-      localRepo: typeof section.local_repo_base_url === 'string' ? section.local_repo_base_url : '',
+      baseUrl: repo.base_url ?? DEFAULT_ALPINE_MIRROR,
+      version: repo.version,
+      community: repo.community_enabled ?? false,
+      testing: repo.testing_enabled ?? false,
+      localRepo: section.local_repo_base_url ?? '',
     });
     ctx.log.debug(`Generating Alpine repository configuration file: ${APK_REPOSITORIES}`);
     await ctx.platform.writeFile(APK_REPOSITORIES, text);
   },
-};
+});

@@ -1,12 +1,14 @@
 // cc_ubuntu_drivers: once the NVIDIA licence is accepted, registers the late-link debconf template and runs `ubuntu-drivers install`.
 import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
+import type { CloudConfigValue } from '../config/schema/cloud-config-types';
+import { configModule } from './support/config-module';
+import { readConfigValue } from './support/config-readers';
 import { isRecord } from './support/config-shapes';
-import { isTrue } from './support/config-values';
 import { pyStr } from '../util/python-str';
 import { whichInTarget } from './support/distro-facts';
 import { installPackages } from './support/install-packages';
-import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
+import { ModuleError, type Module, type ModuleContext } from './module';
 
 const MODULE = 'ubuntu_drivers';
 
@@ -17,10 +19,23 @@ export const NVIDIA_DEBCONF_TEMPLATE =
 /** What an ubuntu-drivers older than `--gpgpu`'s driver:version argument says. */
 const OLD_UBUNTU_DRIVERS_STDERR = "ubuntu-drivers: error: argument <command>: invalid choice: 'install'";
 
+type NvidiaSettings = NonNullable<CloudConfigValue<'drivers'>['nvidia']>;
+
 /** The argument `ubuntu-drivers install --gpgpu` gets: `nvidia`, or `nvidia:<version>`. */
-export function driverArg(nvidia: Record<string, unknown>): string {
-  const v = nvidia.version;
-  return v === undefined || v === null || v === '' || v === false || v === 0 ? 'nvidia' : `nvidia:${pyStr(v)}`;
+export function driverArg(nvidia: NvidiaSettings): string {
+  return nvidia.version === undefined ? 'nvidia' : `nvidia:${nvidia.version}`;
+}
+
+/**
+ * drivers as install_drivers reads it: a mapping, or the module fails in its words; nvidia/license-accepted by
+ * translate_bool (absent, or a path that is no mapping, is False: get_cfg_by_path's None), nvidia/version when
+ * Python-true, formatted into the argument with str().
+ */
+function driversSetting(drivers: unknown): unknown {
+  if (!isRecord(drivers)) throw new ModuleError(MODULE, `'drivers' config expected dict, found ${JSON.stringify(drivers)}`);
+  const nvidia = isRecord(drivers.nvidia) ? drivers.nvidia : {};
+  const read = readConfigValue({ 'license-accepted': 'bool', version: 'truthy-str' }, nvidia);
+  return { nvidia: { 'license-accepted': false, ...(read as object) } };
 }
 
 /**
@@ -44,19 +59,17 @@ async function loadDebconfTemplate(ctx: ModuleContext): Promise<void> {
   }
 }
 
-export const ubuntuDriversModule: Module = {
+export const ubuntuDriversModule: Module = configModule({
   name: 'ubuntu_drivers',
   stage: 'final',
   frequency: 'once-per-instance',
   distros: ['ubuntu'],
   activateBy: ['drivers'],
-  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-    if (!('drivers' in cfg)) return;
-    const drivers = cfg.drivers;
-    if (!isRecord(drivers)) throw new ModuleError(MODULE, `'drivers' config expected dict, found ${JSON.stringify(drivers)}`);
-    const nvidia = isRecord(drivers.nvidia) ? drivers.nvidia : {};
-    const accepted = isTrue(nvidia['license-accepted']);
-    if (!accepted) {
+  configKeys: { drivers: driversSetting },
+  async run(ctx, cfg): Promise<void> {
+    const nvidia = cfg.drivers?.nvidia;
+    if (nvidia === undefined) return;
+    if (!nvidia['license-accepted']) {
       ctx.log.debug(`Not installing NVIDIA drivers. nvidia/license-accepted=${pyStr(nvidia['license-accepted'])}`);
       return;
     }
@@ -81,4 +94,4 @@ export const ubuntuDriversModule: Module = {
       throw new ModuleError(MODULE, `'${argv.join(' ')}' exited with code ${r.code}`);
     }
   },
-};
+});

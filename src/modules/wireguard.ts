@@ -1,13 +1,16 @@
 // cc_wireguard: installs wireguard-tools when `wg` is missing, loads the kernel module, writes each interface's config (0600), enables and starts wg-quick@NAME, then runs the readiness probes.
 import { release } from 'node:os';
+import { configModule } from './support/config-module';
+import { readConfigValue } from './support/config-readers';
 import { isRecord } from './support/config-shapes';
 import { whichInTarget } from './support/distro-facts';
 import { installPackages } from './support/install-packages';
 import { serviceCommand } from './support/service-control';
-import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
+import { ModuleError, type Module, type ModuleContext } from './module';
 
 const MODULE = 'wireguard';
 const REQUIRED_KEYS = ['config_path', 'content', 'name'];
+const WIREGUARD_SHAPE = "'wireguard' must be a mapping with an 'interfaces' list";
 
 /** The packages cloud-init installs: wireguard-tools, and the DKMS `wireguard` package below kernel 5.6 (which lacks the module). */
 export function wireguardPackages(kernelRelease: string): string[] {
@@ -21,9 +24,15 @@ async function shell(ctx: ModuleContext, command: string): Promise<{ code: numbe
   return ctx.platform.run(['sh', '-c', command], { allowFailure: true });
 }
 
+/** An interface as write_config and enable_wg use it. */
+type WgInterface = {
+  readonly name: string;
+  readonly config_path: string;
+  readonly content: string;
+};
+
 /** cloud-init's supplemental_schema_validation for one interface: the three keys present, each a string. */
-function checkInterface(wgInt: unknown, index: number): { name: string; config_path: string; content: string } {
-  if (!isRecord(wgInt)) throw new ModuleError(MODULE, `wireguard.interfaces[${index}] must be a mapping with name, config_path and content`);
+function checkInterface(wgInt: { readonly [key: string]: unknown }): asserts wgInt is WgInterface {
   const errors: string[] = [];
   const missing = REQUIRED_KEYS.filter((k) => !(k in wgInt));
   if (missing.length > 0) errors.push(`Missing required wg:interfaces keys: ${missing.join(', ')}`);
@@ -31,7 +40,35 @@ function checkInterface(wgInt: unknown, index: number): { name: string; config_p
     if (REQUIRED_KEYS.includes(key) && typeof wgInt[key] !== 'string') errors.push(`Expected a string for wg:interfaces:${key}. Found ${JSON.stringify(wgInt[key])}`);
   }
   if (errors.length > 0) throw new ModuleError(MODULE, `Invalid wireguard interface configuration:\n${errors.join('\n')}`);
-  return wgInt as { name: string; config_path: string; content: string };
+}
+
+/** One interface as the module reads it: a mapping checked by supplemental_schema_validation, of it the three keys. */
+function interfaceSetting(wgInt: unknown, index: number): unknown {
+  if (!isRecord(wgInt)) throw new ModuleError(MODULE, `wireguard.interfaces[${index}] must be a mapping with name, config_path and content`);
+  checkInterface(wgInt);
+  return readConfigValue({ name: 'as-is', config_path: 'as-is', content: 'as-is' }, wgInt);
+}
+
+/** readinessprobe_command_validation: a list of strings; null is as if absent (no checks defined). */
+function checkProbes(probes: unknown): unknown {
+  if (probes === null) return undefined;
+  if (!Array.isArray(probes)) throw new ModuleError(MODULE, "'wireguard.readinessprobe' must be a list of shell commands");
+  const bad = probes.map((p, pos) => (typeof p === 'string' ? '' : `Expected a string for readinessprobe at ${pos}. Found ${JSON.stringify(p)}`)).filter(Boolean);
+  if (bad.length > 0) throw new ModuleError(MODULE, `Invalid readinessProbe commands:\n${bad.join('\n')}`);
+  return probes;
+}
+
+/**
+ * wireguard as handle reads it: null stays (the module installs the tools and loads the kernel module before it
+ * fails on it, as upstream's wg_section["interfaces"] does); a mapping needs an interfaces list, each interface is
+ * checked by supplemental_schema_validation and the probes by readinessprobe_command_validation, in their words.
+ */
+function wireguardSetting(section: unknown): unknown {
+  if (section === null) return null;
+  if (!isRecord(section) || !Array.isArray(section.interfaces)) throw new ModuleError(MODULE, WIREGUARD_SHAPE);
+  const interfaces = section.interfaces.map((wgInt, i) => interfaceSetting(wgInt, i));
+  const probes = checkProbes(section.readinessprobe ?? null);
+  return probes === undefined ? { interfaces } : { interfaces, readinessprobe: probes };
 }
 
 /** lsmod, and `modprobe wireguard` when the list does not name it (both through the shell, as cloud-init). */
@@ -44,26 +81,27 @@ async function loadKernelModule(ctx: ModuleContext): Promise<void> {
   if (r.code !== 0) throw new ModuleError(MODULE, `Could not load wireguard module: 'modprobe wireguard' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`);
 }
 
-export const wireguardModule: Module = {
+export const wireguardModule: Module = configModule({
   name: 'wireguard',
   stage: 'config',
   frequency: 'once-per-instance',
   distros: ['ubuntu'],
   activateBy: ['wireguard'],
-  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-    if (!('wireguard' in cfg)) {
+  configKeys: { wireguard: wireguardSetting },
+  async run(ctx, cfg): Promise<void> {
+    if (cfg.wireguard === undefined) {
       ctx.log.debug("Skipping module named wireguard, no 'wireguard' configuration found");
       return;
     }
     ctx.log.debug('Found Wireguard section in config');
     const section = cfg.wireguard;
-    // As cloud-init: the tools and the kernel module come first, whatever the section holds (even null).
+    // As cloud-init: the tools and the kernel module come first, even for a null section.
     if (!(await whichInTarget(ctx.platform, 'wg'))) await installPackages(ctx, MODULE, wireguardPackages(release()));
     await loadKernelModule(ctx);
-    if (!isRecord(section) || !Array.isArray(section.interfaces)) throw new ModuleError(MODULE, "'wireguard' must be a mapping with an 'interfaces' list");
+    if (section === null) throw new ModuleError(MODULE, WIREGUARD_SHAPE);
 
-    for (const [i, raw] of section.interfaces.entries()) {
-      const wgInt = checkInterface(raw, i);
+    for (const wgInt of section.interfaces) {
+      checkInterface(wgInt);
       ctx.log.debug(`Configuring Wireguard interface ${wgInt.name}`);
       ctx.log.debug(`Writing wireguard config to file ${wgInt.config_path}`);
       await ctx.platform.writeFile(wgInt.config_path, wgInt.content, { mode: 0o600 });
@@ -76,19 +114,16 @@ export const wireguardModule: Module = {
     }
 
     const probes = section.readinessprobe;
-    if (probes === undefined || probes === null) {
+    if (probes === undefined) {
       ctx.log.debug('Skipping readinessprobe - no checks defined');
       return;
     }
-    if (!Array.isArray(probes)) throw new ModuleError(MODULE, "'wireguard.readinessprobe' must be a list of shell commands");
-    const bad = probes.map((p, pos) => (typeof p === 'string' ? '' : `Expected a string for readinessprobe at ${pos}. Found ${JSON.stringify(p)}`)).filter(Boolean);
-    if (bad.length > 0) throw new ModuleError(MODULE, `Invalid readinessProbe commands:\n${bad.join('\n')}`);
     const errors: string[] = [];
-    for (const probe of probes as string[]) {
+    for (const probe of probes) {
       ctx.log.debug(`Running readinessprobe: '${probe}'`);
       const r = await shell(ctx, probe);
       if (r.code !== 0) errors.push(`${probe}: exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`);
     }
     if (errors.length > 0) throw new ModuleError(MODULE, `Failed running readinessprobe command:\n${errors.join('\n')}`);
   },
-};
+});

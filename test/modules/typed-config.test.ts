@@ -27,6 +27,7 @@ const TYPED_MODULES = [
   'disable_ec2_metadata', 'fan', 'final_message', 'keyboard',
   'runcmd', 'bootcmd', 'apt_pipelining', 'scripts_vendor', 'seed_random', 'resizefs',
   'write_files', 'write_files_deferred', 'power_state_change', 'growpart', 'install_hotplug',
+  'apk_configure', 'ubuntu_drivers', 'wireguard',
 ];
 
 test('each typed module names schema keys and its file reads no untyped config', () => {
@@ -161,4 +162,15 @@ test("a WarningReader logs upstream's warning and leaves the key as if absent wh
   await probe.run(ctx, { apt_pipelining: 5 });
   assert.deepEqual(seen, [{}]);
   assert.ok(ctx.lines.some((l) => l.includes('WARNING') && l.includes('Cannot use 5')), ctx.lines.join('\n'));
+});
+
+test('ubuntu_drivers reads nvidia/license-accepted by translate_bool and says False as upstream does; apk_configure skips a Python-false version', async (t) => {
+  const ctx = dryContext(tempDir(t), { distro: { name: 'ubuntu', family: 'debian', version: '24.04' } });
+  await moduleNamed('ubuntu_drivers').run(ctx, { drivers: { nvidia: { 'license-accepted': 'nah', flavour: 'open' } } });
+  assert.ok(ctx.lines.some((l) => l.includes('Not installing NVIDIA drivers. nvidia/license-accepted=False')), ctx.lines.join('\n'));
+  assert.deepEqual(ctx.dry.effects, []);
+  const apk = dryContext(tempDir(t), { distro: { name: 'alpine', family: 'alpine', version: '3.19' } });
+  await moduleNamed('apk_configure').run(apk, { apk_repos: { alpine_repo: { version: 0 } } });
+  assert.ok(apk.lines.some((l) => l.includes("'version' not specified in alpine_repo")), apk.lines.join('\n'));
+  assert.deepEqual(apk.dry.effects, []);
 });
