@@ -1,7 +1,10 @@
 // cc_grub_dpkg: tells debconf which disk (BIOS) or partition (EFI) grub installs to, with debconf-set-selections.
+import type { CloudConfigValue } from '../config/schema/cloud-config-types';
+import { configModule } from './support/config-module';
+import { readConfigValue } from './support/config-readers';
 import { isRecord } from './support/config-shapes';
-import { isFalse, isTrue } from './support/config-values';
 import { pyStr } from '../util/python-str';
+import { pyTruthy } from '../util/python-truthy';
 import { whichInTarget } from './support/distro-facts';
 import { ModuleError, type Module, type ModuleContext } from './module';
 
@@ -51,48 +54,54 @@ export async function fetchInstallDevice(ctx: ModuleContext, efi: boolean): Prom
   return chosen;
 }
 
-/** A device key's value as cloud-init's get_cfg_option_str reads it: absent → undefined, scalars as Python's str(). */
-function deviceOption(mycfg: Record<string, unknown>, key: string): string | undefined {
-  if (!(key in mycfg)) return undefined;
-  const v = mycfg[key];
-  if (v !== null && typeof v === 'object') throw new ModuleError(MODULE, `'${key}' must be a device path (a string), got ${Array.isArray(v) ? 'a list' : 'a mapping'}`);
-  return pyStr(v);
-}
+/** grub_dpkg (or its alias) as read: each key as get_debconf_config and handle read it. */
+type GrubDpkgSettings = CloudConfigValue<'grub_dpkg'>;
 
 /** The debconf lines for grub-pc (BIOS) or grub-efi (EFI), as cloud-init's get_debconf_config builds them. */
-export async function grubDebconfSelections(ctx: ModuleContext, mycfg: Record<string, unknown>): Promise<string> {
+export async function grubDebconfSelections(ctx: ModuleContext, mycfg: GrubDpkgSettings): Promise<string> {
   if (await isEfiBooted(ctx)) {
-    const idevs = deviceOption(mycfg, 'grub-efi/install_devices') ?? (await fetchInstallDevice(ctx, true));
+    const idevs = mycfg['grub-efi/install_devices'] ?? (await fetchInstallDevice(ctx, true));
     return `grub-pc grub-efi/install_devices string ${idevs}\n`;
   }
-  const idevs = deviceOption(mycfg, 'grub-pc/install_devices') ?? (await fetchInstallDevice(ctx, false));
-  const given = mycfg['grub-pc/install_devices_empty'];
-  // Absent: empty exactly when no device was found. Otherwise translate_bool: falsy values are false, others is_true.
-  let empty: boolean;
-  if (given === undefined || given === null) empty = !idevs;
-  else if (typeof given === 'boolean') empty = given;
-  else empty = given === '' || given === 0 ? false : isTrue(given);
+  const idevs = mycfg['grub-pc/install_devices'] ?? (await fetchInstallDevice(ctx, false));
+  // Absent (or null): empty exactly when no device was found.
+  const empty = mycfg['grub-pc/install_devices_empty'] ?? !idevs;
   return `grub-pc grub-pc/install_devices string ${idevs}\ngrub-pc grub-pc/install_devices_empty boolean ${empty}\n`;
 }
 
-export const grubDpkgModule: Module = {
+/** install_devices_empty: null is as if absent; any other value by translate_bool (a boolean stays). */
+function installDevicesEmpty(value: unknown): unknown {
+  return value === null ? undefined : readConfigValue('bool', value);
+}
+
+/**
+ * grub_dpkg as handle reads it: a Python-false value is {} (`if not mycfg: mycfg = {}`, so it still hides the
+ * alias); another non-mapping is refused in kiln's words; enabled by is_false, the device keys by
+ * get_cfg_option_str (null is 'None').
+ */
+function grubDpkgSetting(raw: unknown): unknown {
+  if (!pyTruthy(raw)) return {};
+  if (!isRecord(raw)) throw new ModuleError(MODULE, `'grub_dpkg' must be a mapping (enabled, grub-pc/install_devices …), got ${Array.isArray(raw) ? 'a list' : `a ${typeof raw}`}`);
+  return readConfigValue(
+    { enabled: 'not-false', 'grub-pc/install_devices': 'str', 'grub-pc/install_devices_empty': installDevicesEmpty, 'grub-efi/install_devices': 'str' },
+    raw,
+  );
+}
+
+export const grubDpkgModule: Module = configModule({
   name: MODULE,
   stage: 'config',
   frequency: 'once-per-instance',
   distros: ['ubuntu', 'debian'],
   // Opt-in as in 25.1 (its meta's activate_by_schema_keys, since 24.4); 22.4 ran it on every instance.
   activateBy: ['grub_dpkg', 'grub-dpkg'],
+  configKeys: { grub_dpkg: grubDpkgSetting, 'grub-dpkg': grubDpkgSetting },
   async run(ctx, cfg): Promise<void> {
-    const raw = 'grub_dpkg' in cfg ? cfg.grub_dpkg : cfg['grub-dpkg'];
-    // Python's `if not mycfg: mycfg = {}`: any empty value means the defaults; another non-mapping fails.
-    const empty = raw === undefined || raw === null || raw === false || raw === '' || raw === 0 || (Array.isArray(raw) && raw.length === 0);
-    if (!empty && !isRecord(raw)) {
-      throw new ModuleError(MODULE, `'grub_dpkg' must be a mapping (enabled, grub-pc/install_devices …), got ${Array.isArray(raw) ? 'a list' : `a ${typeof raw}`}`);
-    }
-    const mycfg = isRecord(raw) ? raw : {};
+    // The alias is read only without grub_dpkg (cfg.get("grub_dpkg", cfg.get("grub-dpkg", {}))).
+    const mycfg: GrubDpkgSettings = cfg.grub_dpkg ?? cfg['grub-dpkg'] ?? {};
     // 25.1 (since 24.4): off unless `enabled` says so; 22.4 defaulted to on.
-    const enabled = 'enabled' in mycfg ? mycfg.enabled : false;
-    if (isFalse(enabled)) {
+    const enabled = mycfg.enabled ?? false;
+    if (!enabled) {
       ctx.log.debug(`${MODULE} disabled by config grub_dpkg/enabled=${pyStr(enabled)}`);
       return;
     }
@@ -106,4 +115,4 @@ export const grubDpkgModule: Module = {
       ctx.recoverable('WARNING', msg);
     }
   },
-};
+});

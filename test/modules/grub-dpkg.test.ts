@@ -113,3 +113,12 @@ test('grub_dpkg: enabled false (or a false word) does nothing; a non-mapping is 
   await grubDpkgModule.run(f.ctx, ON);
   assert.match(f.ctx.problems.join('\n'), /WARNING: Failed to run debconf-set-selections for grub_dpkg: exit 1: debconf: DbDriver "config"/);
 });
+
+test('grub_dpkg reads its keys as 25.1 does: a device list is its str() (get_cfg_option_str), a null grub_dpkg still hides the alias', async (t) => {
+  const s = setup(t, { 'grub-probe': { code: 1, stderr: 'must not be run' } });
+  await grubDpkgModule.run(s.ctx, { grub_dpkg: { enabled: 'yes', 'grub-pc/install_devices': ['/dev/a'], 'grub-pc/install_devices_empty': 'off' } });
+  assert.deepEqual(s.selections(), ["grub-pc grub-pc/install_devices string ['/dev/a']\ngrub-pc grub-pc/install_devices_empty boolean false\n"]);
+  const hidden = setup(t, {});
+  await grubDpkgModule.run(hidden.ctx, { grub_dpkg: null, 'grub-dpkg': { enabled: true } });
+  assert.deepEqual(hidden.commands(), []);
+});
