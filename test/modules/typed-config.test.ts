@@ -29,6 +29,7 @@ const TYPED_MODULES = [
   'write_files', 'write_files_deferred', 'power_state_change', 'growpart', 'install_hotplug',
   'apk_configure', 'ubuntu_drivers', 'wireguard',
   'apk_configure', 'ubuntu_drivers', 'wireguard', 'grub_dpkg',
+  'apk_configure', 'ubuntu_drivers', 'wireguard', 'grub_dpkg', 'snap',
 ];
 
 test('each typed module names schema keys and its file reads no untyped config', () => {
