@@ -1,10 +1,12 @@
 // cc_ntp: picks an NTP client (chrony, systemd-timesyncd, ntp, ntpdate, openntpd) per distro, writes its config, installs and reloads it.
-import { cfgRecord, isRecord } from './support/config-shapes';
-import { isFalse } from './support/config-values';
+import { configModule } from './support/config-module';
+import { readConfigValue } from './support/config-readers';
+import { isRecord } from './support/config-shapes';
 import { readSystemTemplate, renderTemplateText } from './support/cloud-template';
 import { whichInTarget } from './support/distro-facts';
 import { installPackages } from './support/install-packages';
-import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
+import { ModuleError, type Module, type ModuleContext } from './module';
+import { pyStr } from '../util/python-str';
 import { manageService } from './support/service-control';
 import { describeError } from '../util/errors';
 
@@ -59,11 +61,10 @@ function preferredClients(family: string): string[] {
 }
 
 /** cloud-init's select_ntp_client: the configured one, else the first installed preferred one, else the first preferred. */
-export async function selectNtpClient(ctx: ModuleContext, cfg: CloudConfig, requested: unknown): Promise<NtpClientConfig | undefined> {
+export async function selectNtpClient(ctx: ModuleContext, systemInfo: { readonly [key: string]: unknown } | undefined, requested: string | undefined): Promise<NtpClientConfig | undefined> {
   const table = clientConfigsFor(ctx.distro.name);
-  if (typeof requested === 'string' && requested && requested !== 'auto') return table[requested];
-  const si = cfgRecord(cfg, 'system_info');
-  const fromSystem = typeof si.ntp_client === 'string' ? si.ntp_client : 'auto';
+  if (requested && requested !== 'auto') return table[requested];
+  const fromSystem = typeof systemInfo?.ntp_client === 'string' ? systemInfo.ntp_client : 'auto';
   if (fromSystem !== 'auto') return table[fromSystem];
   const preferred = preferredClients(ctx.distro.family);
   for (const name of preferred) {
@@ -92,18 +93,18 @@ export function fallbackNtpConfig(client: NtpClientConfig, servers: string[], po
   return `${lines.join('\n')}\n`;
 }
 
-function stringList(v: unknown, what: string): string[] {
-  if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) throw new ModuleError('ntp', `'${what}' must be a list of host names`);
-  return v.map(String);
+/** A host list (servers, pools, allow, peers) as the template prints it: each item its str(); null is none. */
+function hostList(what: string): (v: unknown) => unknown {
+  return (v) => {
+    if (v === null) return undefined;
+    if (!Array.isArray(v)) throw new ModuleError('ntp', `'${what}' must be a list of host names`);
+    return v.map((h) => pyStr(h));
+  };
 }
 
-/** supplemental_schema_validation of the merged client config. */
-function validateClientConfig(c: Record<string, unknown>): void {
+/** supplemental_schema_validation's type checks of the client config C (of the keys it has). */
+function clientConfigTypeErrors(c: { readonly [key: string]: unknown }): string[] {
   const errors: string[] = [];
-  const missing = ['check_exe', 'confpath', 'packages', 'service_name'].filter((k) => !(k in c)).sort();
-  if (missing.length) errors.push(`Missing required ntp:config keys: ${missing.join(', ')}`);
-  else if (!c.template && !c.template_name) errors.push('Either ntp:config:template or ntp:config:template_name values are required');
   for (const [k, v] of Object.entries(c).sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (k === 'packages') {
       if (!Array.isArray(v)) errors.push(`Expected a list of required package names for ntp:config:packages. Found (${String(v)})`);
@@ -111,41 +112,84 @@ function validateClientConfig(c: Record<string, unknown>): void {
       if (v !== null && v !== undefined && typeof v !== 'string') errors.push(`Expected a string type for ntp:config:${k}. Found (${String(v)})`);
     } else if (typeof v !== 'string' || (k === 'confpath' && !v)) errors.push(`Expected a string type for ntp:config:${k}. Found (${String(v)})`);
   }
-  if (errors.length) throw new ModuleError('ntp', `Invalid ntp configuration:\n${errors.join('\n')}`);
+  return errors;
 }
 
-export const ntpModule: Module = {
+function invalidClientConfig(errors: string[]): ModuleError {
+  return new ModuleError('ntp', `Invalid ntp configuration:\n${errors.join('\n')}`);
+}
+
+/** supplemental_schema_validation of the merged client config: the required keys, a template, each value's type. */
+function validateClientConfig(c: Partial<NtpClientConfig>): asserts c is NtpClientConfig {
+  const errors: string[] = [];
+  const missing = (['check_exe', 'confpath', 'packages', 'service_name'] as const).filter((k) => !(k in c)).sort();
+  if (missing.length) errors.push(`Missing required ntp:config keys: ${missing.join(', ')}`);
+  else if (!c.template && !c.template_name) errors.push('Either ntp:config:template or ntp:config:template_name values are required');
+  errors.push(...clientConfigTypeErrors(c));
+  if (errors.length) throw invalidClientConfig(errors);
+}
+
+/**
+ * ntp.config as the module reads it: a mapping merged over the client's defaults (anything else adds nothing), its
+ * values' types checked as supplemental_schema_validation checks them, in its words; a null template is as if absent.
+ */
+function clientConfigSetting(c: unknown): unknown {
+  if (!isRecord(c)) return undefined;
+  const errors = clientConfigTypeErrors(c);
+  if (errors.length) throw invalidClientConfig(errors);
+  return readConfigValue({ confpath: 'as-is', check_exe: 'as-is', packages: 'as-is', service_name: 'as-is', template: (t: unknown) => (t === null ? undefined : t) }, c);
+}
+
+/** ntp as handle reads it: null is {} (install the client with defaults), another non-mapping fails in its words. */
+function ntpSetting(raw: unknown): unknown {
+  if (raw === null) return {};
+  if (!isRecord(raw)) throw new ModuleError('ntp', `'ntp' key existed in config, but not a dictionary type, is a ${Array.isArray(raw) ? 'list' : typeof raw} instead`);
+  return readConfigValue(
+    {
+      enabled: 'not-false',
+      ntp_client: 'as-is',
+      config: clientConfigSetting,
+      servers: hostList('ntp:servers'),
+      pools: hostList('ntp:pools'),
+      allow: hostList('ntp:allow'),
+      peers: hostList('ntp:peers'),
+    },
+    raw,
+  );
+}
+
+export const ntpModule: Module = configModule({
   name: 'ntp',
   stage: 'config',
   frequency: 'once-per-instance',
   distros: ['almalinux', 'alpine', 'centos', 'cloudlinux', 'cos', 'debian', 'eurolinux', 'fedora', 'miraclelinux', 'opensuse', 'photon', 'rhel', 'rocky', 'sles', 'ubuntu', 'virtuozzo', 'arch'],
   activateBy: ['ntp'],
+  // system_info names the distro's preferred client (ntp_client) and the templates folder.
+  configKeys: { ntp: ntpSetting, system_info: 'as-is' },
   async run(ctx, cfg): Promise<void> {
-    if (!('ntp' in cfg)) {
+    const raw = cfg.ntp;
+    if (raw === undefined) {
       ctx.log.debug('Skipping module named ntp, not present or disabled by cfg');
       return;
     }
-    const raw = cfg.ntp ?? {};
-    if (!isRecord(raw)) throw new ModuleError('ntp', `'ntp' key existed in config, but not a dictionary type, is a ${Array.isArray(raw) ? 'list' : typeof raw} instead`);
-    if (isFalse(raw.enabled ?? true)) {
+    if (raw?.enabled === false) {
       ctx.log.debug('Skipping module named ntp, disabled by cfg');
       return;
     }
-    const selected = await selectNtpClient(ctx, cfg, raw.ntp_client);
-    const merged: Record<string, unknown> = { ...(selected ?? {}), ...(isRecord(raw.config) ? raw.config : {}) };
-    validateClientConfig(merged);
-    const client = merged as unknown as NtpClientConfig;
+    const selected = await selectNtpClient(ctx, cfg.system_info, raw?.ntp_client);
+    const client: Partial<NtpClientConfig> = { ...selected, ...raw?.config };
+    validateClientConfig(client);
     const { platform } = ctx;
     // rename_ntp_conf: an existing config is kept as <path>.dist.
     if (await platform.exists(client.confpath)) {
       await platform.writeFile(`${client.confpath}.dist`, await platform.readFile(client.confpath));
       await platform.remove(client.confpath);
     }
-    let servers = stringList(raw.servers, 'ntp:servers');
-    let pools = stringList(raw.pools, 'ntp:pools');
+    let servers = [...(raw?.servers ?? [])];
+    let pools = [...(raw?.pools ?? [])];
     // 25.1's templates loop over allow and peers too (chrony's `allow`, `peer`), so both are always given.
-    const allow = stringList(raw.allow, 'ntp:allow');
-    const peers = stringList(raw.peers, 'ntp:peers');
+    const allow = [...(raw?.allow ?? [])];
+    const peers = [...(raw?.peers ?? [])];
     const distro = ctx.distro.name;
     if (!(servers.length === 0 && pools.length === 0 && distro === 'cos')) {
       if (servers.length === 0 && distro === 'alpine' && client.service_name === 'ntpd') servers = defaultPoolNames(distro);
@@ -153,7 +197,7 @@ export const ntpModule: Module = {
       let template = typeof client.template === 'string' && client.template ? client.template : undefined;
       if (template === undefined) {
         const name = (client.template_name ?? '').replace('{distro}', distro);
-        template = await readSystemTemplate(platform, cfg, name);
+        template = await readSystemTemplate(platform, { system_info: cfg.system_info }, name);
         if (template === undefined) {
           ctx.log.debug(`No template ${name} in the target; writing kiln's own ${client.confpath}`);
           template = fallbackNtpConfig(client, servers, pools, { allow, peers });
@@ -168,4 +212,4 @@ export const ntpModule: Module = {
       throw new ModuleError('ntp', `Failed to reload/start ntp service: ${describeError(err)}`, { cause: err });
     }
   },
-};
+});

@@ -30,6 +30,7 @@ const TYPED_MODULES = [
   'apk_configure', 'ubuntu_drivers', 'wireguard',
   'apk_configure', 'ubuntu_drivers', 'wireguard', 'grub_dpkg',
   'apk_configure', 'ubuntu_drivers', 'wireguard', 'grub_dpkg', 'snap',
+  'apk_configure', 'ubuntu_drivers', 'wireguard', 'grub_dpkg', 'snap', 'ntp',
 ];
 
 test('each typed module names schema keys and its file reads no untyped config', () => {
