@@ -32,19 +32,22 @@ export function renderApkRepositories(p: ApkRepoParams): string {
 /**
  * alpine_repo as cc_apk_configure reads it: a Python-false one is as if absent; a version that is Python-false is
  * '' ("not specified", so the module skips as upstream's `if not alpine_version` does), any other its str() (the
- * template prints it); community_enabled and testing_enabled by the template's truthiness.
+ * template prints it, as it prints base_url); community_enabled and testing_enabled by the template's truthiness.
  */
 function alpineRepoSetting(repo: unknown): unknown {
   if (!pyTruthy(repo)) return undefined;
   if (!isRecord(repo)) return repo;
-  const read = readConfigValue({ base_url: 'as-is', community_enabled: 'truthy', testing_enabled: 'truthy', version: 'truthy-str' }, repo);
+  const read = readConfigValue({ base_url: 'str', community_enabled: 'truthy', testing_enabled: 'truthy', version: 'truthy-str' }, repo);
   return { ...(read as object), version: (read as { version?: string }).version ?? '' };
 }
 
-/** apk_repos as handle reads it: a Python-false section is as if absent; preserve_repositories by get_cfg_option_bool. */
+/**
+ * apk_repos as handle reads it: a Python-false section is as if absent; preserve_repositories by
+ * get_cfg_option_bool; local_repo_base_url as the template prints it (its str(): null is 'None', as upstream writes).
+ */
 function apkReposSetting(section: unknown): unknown {
   if (!pyTruthy(section)) return undefined;
-  return readConfigValue({ preserve_repositories: 'bool', alpine_repo: alpineRepoSetting, local_repo_base_url: 'as-is' }, section);
+  return readConfigValue({ preserve_repositories: 'bool', alpine_repo: alpineRepoSetting, local_repo_base_url: 'str' }, section);
 }
 
 export const apkConfigureModule: Module = configModule({

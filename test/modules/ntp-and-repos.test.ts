@@ -131,3 +131,11 @@ test('apk_configure writes /etc/apk/repositories from alpine_repo and skips with
   assert.throws(() => readFileSync(join(root2, 'etc/apk/repositories')));
   assert.ok(!renderApkRepositories({ baseUrl: 'b', version: 'edge', community: false, testing: true, localRepo: '' }).includes('non-edge'));
 });
+
+test('apk_configure prints base_url and local_repo_base_url as its template does (str()), a number included', async (t) => {
+  const root = tempDir(t);
+  const ctx = moduleContext(root, { distro: { name: 'alpine', family: 'alpine', version: '3.19' } });
+  await apkConfigureModule.run(ctx, { apk_repos: { alpine_repo: { base_url: 'https://apk.test/alpine', version: 3.2 }, local_repo_base_url: 8080 } });
+  const lines = readFileSync(join(root, 'etc/apk/repositories'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+  assert.deepEqual(lines, ['https://apk.test/alpine/3.2/main', '8080/3.2']);
+});
