@@ -1,19 +1,21 @@
 // cc_set_hostname: sets the static and running hostname once per instance, remembering what it set in data/set-hostname.
 import { posix } from 'node:path';
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
-import { cfgBool } from './support/config-values';
-import { hostnameAndFqdn, mayWriteHostnameFile, preferFqdn } from './support/hostname-facts';
-import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
+import { configModule } from './support/config-module';
+import { HOSTNAME_READERS, hostnameAndFqdn, mayWriteHostnameFile, preferFqdn } from './support/hostname-facts';
+import { type Module, ModuleError } from './module';
 import { describeError } from '../util/errors';
 
-export const setHostname: Module = {
+export const setHostname: Module = configModule({
   name: 'set_hostname',
   stage: 'init',
   frequency: 'once-per-instance',
   distros: 'all',
   activateBy: [],
-  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-    if (cfgBool(cfg, 'preserve_hostname', false)) {
+  // Each flag by get_cfg_option_bool ('yes' is true, null false), hostname and fqdn as get_hostname_fqdn reads them.
+  configKeys: { preserve_hostname: 'bool', prefer_fqdn_over_hostname: 'bool', create_hostname_file: 'bool', ...HOSTNAME_READERS },
+  async run(ctx, cfg): Promise<void> {
+    if (cfg.preserve_hostname) {
       ctx.log.debug("Configuration option 'preserve_hostname' is set, not setting the hostname in module set_hostname");
       return;
     }
@@ -48,4 +50,4 @@ export const setHostname: Module = {
     // cloud-init's write_json: sorted keys, one-space indent, trailing newline.
     await ctx.platform.writeFile(prevFile, `${JSON.stringify({ fqdn, hostname }, null, 1)}\n`, { mode: 0o644 });
   },
-};
+});

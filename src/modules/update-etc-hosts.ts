@@ -2,9 +2,13 @@
 import { posix } from 'node:path';
 import { builtinHostsTemplate } from './support/builtin-templates';
 import { makeHeader } from './support/cloud-header';
-import { cfgString, isTrue } from './support/config-values';
-import { hostnameAndFqdn } from './support/hostname-facts';
-import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
+import type { CloudConfigValue } from '../config/schema/cloud-config-types';
+import { configModule } from './support/config-module';
+import { readConfigValue } from './support/config-readers';
+import { isRecord } from './support/config-shapes';
+import { isTrue } from './support/config-values';
+import { HOSTNAME_READERS, hostnameAndFqdn } from './support/hostname-facts';
+import { type Module, ModuleError } from './module';
 import { renderTemplateText } from './support/cloud-template';
 import { describeError } from '../util/errors';
 
@@ -46,16 +50,32 @@ export function updateLocalhostEntry(text: string | undefined, localIp: string, 
   return `${text === undefined ? `${header}\n` : ''}${renderHosts(lines)}\n`;
 }
 
-export const updateEtcHosts: Module = {
+/**
+ * manage_etc_hosts as cc_update_etc_hosts reads it: its str() (get_cfg_option_str), true when translate_bool says so
+ * (with the word 'template', kept as such), 'localhost' as it is, anything else (an unknown word, null) false: the
+ * module then only says it does not manage the file, as upstream's does.
+ */
+function manageEtcHostsSetting(value: unknown): CloudConfigValue<'manage_etc_hosts'> {
+  const text = readConfigValue('str', value) as string;
+  if (isTrue(text, ['template'])) return text === 'template' ? 'template' : true;
+  return text === 'localhost' ? 'localhost' : false;
+}
+
+/** system_info as cloud.get_template_filename reads it (its paths.templates_dir); anything but a mapping is none. */
+function systemInfoSetting(value: unknown): unknown {
+  return isRecord(value) ? readConfigValue({ paths: { templates_dir: 'as-is' } }, value) : undefined;
+}
+
+export const updateEtcHosts: Module = configModule({
   name: 'update_etc_hosts',
   stage: 'init',
   frequency: 'always',
   distros: 'all',
   activateBy: ['manage_etc_hosts'],
-  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-    const manage = cfg.manage_etc_hosts;
-    const asText = cfgString(cfg, 'manage_etc_hosts');
-    if (isTrue(manage, ['template'])) {
+  configKeys: { manage_etc_hosts: manageEtcHostsSetting, system_info: systemInfoSetting, ...HOSTNAME_READERS },
+  async run(ctx, cfg): Promise<void> {
+    const manage = cfg.manage_etc_hosts ?? false;
+    if (manage === true || manage === 'template') {
       if (manage === 'template') ctx.log.warn("DEPRECATED: please use manage_etc_hosts: true instead of 'template'");
       const { hostname, fqdn } = await hostnameAndFqdn(ctx, cfg);
       if (!hostname) {
@@ -63,7 +83,7 @@ export const updateEtcHosts: Module = {
         return;
       }
       const family = ctx.distro.family === 'unknown' ? 'debian' : ctx.distro.family;
-      const tplFile = posix.join(templatesDir(cfg), `hosts.${family}.tmpl`);
+      const tplFile = posix.join(templatesDir(cfg.system_info), `hosts.${family}.tmpl`);
       const tpl = (await ctx.platform.readTextIfExists(tplFile)) ?? builtinHostsTemplate(family);
       if (tpl === undefined) throw new ModuleError('update_etc_hosts', `manage_etc_hosts: no hosts template could be found for distro ${family} (${tplFile})`);
       // The full jinja renderer, as cloud-init's templater: an image's own template may use any statement.
@@ -74,7 +94,7 @@ export const updateEtcHosts: Module = {
         throw new ModuleError('update_etc_hosts', `${tplFile}: ${describeError(err)}`, { cause: err });
       }
       await ctx.platform.writeFile(HOSTS, rendered, { mode: 0o644 });
-    } else if (asText === 'localhost') {
+    } else if (manage === 'localhost') {
       const { hostname, fqdn } = await hostnameAndFqdn(ctx, cfg);
       if (!hostname) {
         ctx.log.warn("Option 'manage_etc_hosts' was set, but no hostname was found");
@@ -89,16 +109,11 @@ export const updateEtcHosts: Module = {
       ctx.log.debug(`Configuration option 'manage_etc_hosts' is not set, not managing ${HOSTS} in module update_etc_hosts`);
     }
   },
-};
+});
 
-function templatesDir(cfg: CloudConfig): string {
-  const si = cfg.system_info;
-  if (si && typeof si === 'object' && !Array.isArray(si)) {
-    const paths = (si as Record<string, unknown>).paths;
-    if (paths && typeof paths === 'object' && !Array.isArray(paths)) {
-      const dir = (paths as Record<string, unknown>).templates_dir;
-      if (typeof dir === 'string' && dir) return dir;
-    }
-  }
-  return '/etc/cloud/templates/';
+/** system_info.paths.templates_dir, the folder of the hosts templates, else cloud-init's default. */
+function templatesDir(systemInfo: CloudConfigValue<'system_info'> | undefined): string {
+  const paths = systemInfo?.paths;
+  const dir = isRecord(paths) ? paths.templates_dir : undefined;
+  return typeof dir === 'string' && dir ? dir : '/etc/cloud/templates/';
 }

@@ -1,18 +1,20 @@
 // cc_update_hostname: every boot, re-applies the hostname unless someone else changed it since (data/previous-hostname).
 import { posix } from 'node:path';
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
-import { cfgBool } from './support/config-values';
-import { hostnameAndFqdn, mayWriteHostnameFile, preferFqdn } from './support/hostname-facts';
-import type { CloudConfig, Module, ModuleContext } from './module';
+import { configModule } from './support/config-module';
+import { HOSTNAME_READERS, hostnameAndFqdn, mayWriteHostnameFile, preferFqdn } from './support/hostname-facts';
+import type { Module } from './module';
 
-export const updateHostname: Module = {
+export const updateHostname: Module = configModule({
   name: 'update_hostname',
   stage: 'init',
   frequency: 'always',
   distros: 'all',
   activateBy: [],
-  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-    if (cfgBool(cfg, 'preserve_hostname', false)) {
+  // Each flag by get_cfg_option_bool ('yes' is true, null false), hostname and fqdn as get_hostname_fqdn reads them.
+  configKeys: { preserve_hostname: 'bool', prefer_fqdn_over_hostname: 'bool', create_hostname_file: 'bool', ...HOSTNAME_READERS },
+  async run(ctx, cfg): Promise<void> {
+    if (cfg.preserve_hostname) {
       ctx.log.debug("Configuration option 'preserve_hostname' is set, not updating the hostname in module update_hostname");
       return;
     }
@@ -40,4 +42,4 @@ export const updateHostname: Module = {
       ctx.log.warn(`Failed to non-persistently adjust the system hostname to ${short}`);
     }
   },
-};
+});

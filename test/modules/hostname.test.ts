@@ -93,3 +93,21 @@ test('create_hostname_file: false leaves an absent hostname file absent and stil
   await setHostname.run(moduleContext(root3, { instance: { localHostname: 'web3' } }), {});
   assert.equal(read(root3, 'etc/hostname'), 'web3\n');
 });
+
+test('the hostname keys are read as 25.1 reads them: get_cfg_option_bool flags, a number hostname is its digits', async (t) => {
+  // prefer_fqdn_over_hostname: 1 is translate_bool's true; fqdn: 7 and hostname: 42 are str()'d by get_hostname_fqdn.
+  const root = sandbox(t);
+  await setHostname.run(moduleContext(root), { fqdn: 'n1.example.test', prefer_fqdn_over_hostname: 1 });
+  assert.equal(read(root, 'etc/hostname'), 'n1.example.test\n');
+  const root2 = sandbox(t);
+  await setHostname.run(moduleContext(root2), { hostname: 42, fqdn: 'x.example.test' });
+  assert.deepEqual(JSON.parse(read(root2, 'var/lib/cloud/data/set-hostname')), { hostname: '42', fqdn: 'x.example.test' });
+  // create_hostname_file: null is translate_bool(None), false: an absent hostname file stays absent.
+  const root3 = tempDir(t);
+  await setHostname.run(moduleContext(root3, { instance: { localHostname: 'web3' } }), { create_hostname_file: null });
+  assert.throws(() => read(root3, 'etc/hostname'), { code: 'ENOENT' });
+  // preserve_hostname: 'yes' (a quoted word) preserves it.
+  const root4 = sandbox(t);
+  await setHostname.run(moduleContext(root4, { instance: { localHostname: 'web4' } }), { preserve_hostname: 'yes' });
+  assert.equal(read(root4, 'etc/hostname'), 'localhost\n');
+});

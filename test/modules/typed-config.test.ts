@@ -31,6 +31,7 @@ const TYPED_MODULES = [
   'grub_dpkg',
   'snap',
   'ntp',
+  'set_hostname', 'update_hostname', 'update_etc_hosts',
 ];
 
 test('each typed module names schema keys and its file reads no untyped config', () => {

@@ -1,6 +1,7 @@
 // The hostname and FQDN a module should apply: from cloud-config, else the datasource, else the system (util.get_hostname_fqdn).
-import type { CloudConfig, ModuleContext } from '../module';
-import { cfgBool, cfgString } from './config-values';
+import type { CloudConfigValue } from '../../config/schema/cloud-config-types';
+import type { ModuleContext } from '../module';
+import { readConfigValue } from './config-readers';
 
 export interface HostnameFqdn {
   hostname: string;
@@ -8,6 +9,21 @@ export interface HostnameFqdn {
   /** True only when the name is 'localhost' that came from the system as a default, not from anyone's config. */
   isDefault: boolean;
 }
+
+/** The hostname and fqdn keys as a typed module gets them (HOSTNAME_READERS). */
+export interface HostnameConfig {
+  readonly hostname?: CloudConfigValue<'hostname'>;
+  readonly fqdn?: CloudConfigValue<'fqdn'>;
+}
+
+/**
+ * How util.get_hostname_fqdn reads hostname and fqdn: fqdn by str(), hostname by get_cfg_option_str (a number is
+ * its digits; where upstream would call .find on it, kiln reads it the same way); a null hostname is as if absent.
+ */
+export const HOSTNAME_READERS = {
+  hostname: (value: unknown): unknown => (value === null ? undefined : readConfigValue('str', value)),
+  fqdn: 'str',
+} as const;
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
 
@@ -64,9 +80,9 @@ function localHostnameFromMetadata(ctx: ModuleContext): string | undefined {
   return typeof v === 'string' && v ? v : undefined;
 }
 
-export async function hostnameAndFqdn(ctx: ModuleContext, cfg: CloudConfig): Promise<HostnameFqdn> {
-  const cfgHostname = cfgString(cfg, 'hostname');
-  const cfgFqdn = cfgString(cfg, 'fqdn');
+export async function hostnameAndFqdn(ctx: ModuleContext, cfg: HostnameConfig): Promise<HostnameFqdn> {
+  const cfgHostname = cfg.hostname;
+  const cfgFqdn = cfg.fqdn;
   if (cfgFqdn !== undefined) {
     return { fqdn: cfgFqdn, hostname: cfgHostname ?? (cfgFqdn.split('.')[0] as string), isDefault: false };
   }
@@ -80,10 +96,8 @@ export async function hostnameAndFqdn(ctx: ModuleContext, cfg: CloudConfig): Pro
 }
 
 /** Distro._select_hostname: the FQDN when prefer_fqdn_over_hostname (or the family's default) says so. */
-export function preferFqdn(ctx: ModuleContext, cfg: CloudConfig): boolean {
-  const v = cfg.prefer_fqdn_over_hostname;
-  if (typeof v === 'boolean') return v;
-  if (typeof v === 'string') return ['true', '1', 'on', 'yes'].includes(v.toLowerCase());
+export function preferFqdn(ctx: ModuleContext, cfg: { readonly prefer_fqdn_over_hostname?: CloudConfigValue<'prefer_fqdn_over_hostname'> }): boolean {
+  if (cfg.prefer_fqdn_over_hostname !== undefined) return cfg.prefer_fqdn_over_hostname;
   // rhel, photon, mariner and freebsd default to the FQDN in cloud-init.
   return ctx.distro.family === 'redhat' || ['photon', 'mariner'].includes(ctx.distro.name);
 }
@@ -92,8 +106,8 @@ export function preferFqdn(ctx: ModuleContext, cfg: CloudConfig): boolean {
  * Whether the distro's hostname FILE may be written: newer cloud-init's `create_hostname_file: false` updates an
  * existing file but never creates one (the running hostname is still set).
  */
-export async function mayWriteHostnameFile(ctx: ModuleContext, cfg: CloudConfig, file: string): Promise<boolean> {
-  if (cfgBool(cfg, 'create_hostname_file', true)) return true;
+export async function mayWriteHostnameFile(ctx: ModuleContext, cfg: { readonly create_hostname_file?: CloudConfigValue<'create_hostname_file'> }, file: string): Promise<boolean> {
+  if (cfg.create_hostname_file ?? true) return true;
   if ((await ctx.platform.readTextIfExists(file)) !== undefined) return true;
   ctx.log.info('create_hostname_file is False; hostname file not created');
   return false;
