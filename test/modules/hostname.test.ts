@@ -110,4 +110,12 @@ test('the hostname keys are read as 25.1 reads them: get_cfg_option_bool flags, 
   const root4 = sandbox(t);
   await setHostname.run(moduleContext(root4, { instance: { localHostname: 'web4' } }), { preserve_hostname: 'yes' });
   assert.equal(read(root4, 'etc/hostname'), 'localhost\n');
+  // fqdn: null is str(None), as get_hostname_fqdn reads it; a list hostname is refused naming the key.
+  const root5 = sandbox(t);
+  await setHostname.run(moduleContext(root5), { fqdn: null });
+  assert.deepEqual(JSON.parse(read(root5, 'var/lib/cloud/data/set-hostname')), { hostname: 'None', fqdn: 'None' });
+  await assert.rejects(setHostname.run(moduleContext(sandbox(t)), { hostname: ['a'] }), {
+    name: 'ModuleError',
+    message: "set_hostname: Invalid cloud-config: hostname: ['a'] is not of type 'string'",
+  });
 });

@@ -16,12 +16,20 @@ export interface HostnameConfig {
   readonly fqdn?: CloudConfigValue<'fqdn'>;
 }
 
+/** A hostname as get_hostname_fqdn reads it (see HOSTNAME_READERS). */
+function hostnameSetting(value: unknown): unknown {
+  if (value === null) return undefined;
+  return typeof value === 'object' ? value : readConfigValue('str', value);
+}
+
 /**
- * How util.get_hostname_fqdn reads hostname and fqdn: fqdn by str(), hostname by get_cfg_option_str (a number is
- * its digits; where upstream would call .find on it, kiln reads it the same way); a null hostname is as if absent.
+ * How util.get_hostname_fqdn reads hostname and fqdn: fqdn by str() (null is 'None'), hostname by
+ * get_cfg_option_str, so a number is its digits (upstream calls .find on it when no fqdn is given and fails; kiln
+ * reads it the same either way). A null hostname is as if absent (kiln's reading: upstream fails on it too); a list
+ * or a mapping stays as it is, for the schema to refuse, as upstream's .find does.
  */
 export const HOSTNAME_READERS = {
-  hostname: (value: unknown): unknown => (value === null ? undefined : readConfigValue('str', value)),
+  hostname: hostnameSetting,
   fqdn: 'str',
 } as const;
 
