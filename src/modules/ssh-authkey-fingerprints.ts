@@ -1,9 +1,10 @@
 // cc_ssh_authkey_fingerprints: prints a table of each user's authorized key fingerprints to the console.
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
-import { cfgString, isTrue } from './support/config-values';
+import { configModule } from './support/config-module';
 import { configuredUsers } from './support/configured-users';
 import { lookupUser, type PasswdEntry } from './support/passwd-entries';
+import { readingUsers, usersReaders } from './support/users-readers';
 import { ModuleError, type Module, type ModuleContext } from './module';
 
 const VALID_KEY_TYPES = [
@@ -106,18 +107,21 @@ async function ensureKeysPath(ctx: ModuleContext, user: PasswdEntry, file: strin
   return true;
 }
 
-export const sshAuthkeyFingerprintsModule: Module = {
+export const sshAuthkeyFingerprintsModule: Module = readingUsers(configModule({
   name: 'ssh_authkey_fingerprints',
   stage: 'final',
   frequency: 'once-per-instance',
   distros: 'all',
   activateBy: [],
+  // is_true(no_ssh_fingerprints), get_cfg_option_str(authkey_hash); of each user only `_cfg.get(...)`'s truth of
+  // no_create_home and system.
+  configKeys: { no_ssh_fingerprints: 'bool', authkey_hash: 'str', ...usersReaders({ no_create_home: 'truthy', system: 'truthy' }) },
   async run(ctx, cfg): Promise<void> {
-    if (isTrue(cfg.no_ssh_fingerprints)) {
+    if (cfg.no_ssh_fingerprints) {
       ctx.log.debug('Skipping module named ssh_authkey_fingerprints, logging of SSH fingerprints disabled');
       return;
     }
-    const hash = (cfgString(cfg, 'authkey_hash') ?? 'sha256');
+    const hash = cfg.authkey_hash ?? 'sha256';
     const prefix = 'ci-info: ';
     for (const user of configuredUsers('ssh_authkey_fingerprints', cfg, ctx.log)) {
       if (user.config.no_create_home || user.config.system) {
@@ -142,4 +146,4 @@ export const sshAuthkeyFingerprintsModule: Module = {
       await ctx.output(lines.map((l) => `${prefix}${l}\n`).join(''));
     }
   },
-};
+}));

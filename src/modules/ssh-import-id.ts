@@ -1,12 +1,15 @@
 // cc_ssh_import_id: imports SSH keys (lp:/gh: ids) for configured users by running ssh-import-id as each user.
+import { configModule } from './support/config-module';
+import { readConfigValue } from './support/config-readers';
 import { isRecord } from './support/config-shapes';
 import { configuredUsers } from './support/configured-users';
 import { whichInTarget } from './support/distro-facts';
-import { ModuleError, type CloudConfig, type Module } from './module';
+import { readingUsers, usersReaders } from './support/users-readers';
+import { ModuleError, type Module } from './module';
 
-/** Whether KEY appears anywhere in the config (dicts, and dicts inside lists), as cloud-init searches. */
-export function keyInNestedDict(cfg: Record<string, unknown>, key: string): boolean {
-  for (const [k, v] of Object.entries(cfg)) {
+/** Whether KEY appears anywhere in the mapping VALUE (dicts, and dicts inside lists), as cloud-init searches. */
+export function keyInNestedDict(value: object, key: string): boolean {
+  for (const [k, v] of Object.entries(value)) {
     if (k === key) return true;
     if (isRecord(v) && keyInNestedDict(v, key)) return true;
     if (Array.isArray(v) && v.some((item) => isRecord(item) && keyInNestedDict(item, key))) return true;
@@ -19,19 +22,30 @@ export function sshImportIdCommand(user: string, ids: string[]): string[] {
   return ['sudo', '--preserve-env=https_proxy', '-Hu', user, 'ssh-import-id', ...ids];
 }
 
-function idList(v: unknown): string[] {
-  if (v === undefined || v === null) return [];
-  const list = Array.isArray(v) ? v : [v];
-  return [...new Set(list.map(String))];
+/** The default user's ids: get_cfg_option_list's list, each id its str(). */
+function defaultUserIds(value: unknown): string[] {
+  return (readConfigValue('list', value) as unknown[]).map((id) => readConfigValue('str', id) as string);
 }
 
-export const sshImportIdModule: Module = {
+/**
+ * A user's ssh_import_id as handle reads it: util.uniq_merge (a string is its comma-separated ids), each id its
+ * str(); what uniq_merge cannot read (a number, null) is upstream's "not correctly configured" user, who gets none.
+ * The key stays, as upstream's search for it still finds it.
+ */
+function userIds(value: unknown): string[] {
+  if (typeof value === 'string') return value.trim().split(',').filter(Boolean);
+  if (Array.isArray(value)) return value.map((id) => readConfigValue('str', id) as string);
+  return isRecord(value) ? Object.keys(value) : [];
+}
+
+export const sshImportIdModule: Module = readingUsers(configModule({
   name: 'ssh_import_id',
   stage: 'config',
   frequency: 'once-per-instance',
   distros: ['ubuntu', 'debian', 'cos', 'alpine'],
   activateBy: [],
-  async run(ctx, cfg: CloudConfig): Promise<void> {
+  configKeys: { ssh_import_id: defaultUserIds, ...usersReaders({ ssh_import_id: userIds }) },
+  async run(ctx, cfg): Promise<void> {
     if (!keyInNestedDict(cfg, 'ssh_import_id')) {
       ctx.log.debug("Skipping module named ssh-import-id, no 'ssh_import_id' directives found.");
       return;
@@ -44,7 +58,9 @@ export const sshImportIdModule: Module = {
     const known = new Set(passwd.split('\n').map((l) => l.split(':')[0]));
     const errors: string[] = [];
     for (const user of configuredUsers('ssh_import_id', cfg, ctx.log)) {
-      const ids = user.isDefault ? idList(cfg.ssh_import_id) : idList(user.config.ssh_import_id);
+      // A user's settings merge the default user's from system_info, which the schema does not describe.
+      const own = user.config.ssh_import_id;
+      const ids = [...new Set(user.isDefault ? (cfg.ssh_import_id ?? []) : Array.isArray(own) ? own.map(String) : [])];
       if (ids.length === 0) continue;
       if (!known.has(user.name)) {
         errors.push(`user ${user.name} does not exist in /etc/passwd`);
@@ -57,4 +73,4 @@ export const sshImportIdModule: Module = {
     }
     if (errors.length) throw new ModuleError('ssh_import_id', errors.join('; '));
   },
-};
+}));

@@ -214,3 +214,31 @@ test('ssh_import_id runs sudo -Hu USER ssh-import-id IDS for the default and nam
   assert.ok(!keyInNestedDict({ users: ['default'] }, 'ssh_import_id'));
 });
 
+
+test("ssh_import_id reads users as 25.1 does: a user's ids by uniq_merge, a nameless `user` is the default user, unread settings left out", async (t) => {
+  const root = tempDir(t);
+  putFile(root, '/etc/passwd', 'root:x:0:0::/root:/bin/sh\ndebian:x:1000:1000::/home/debian:/bin/bash\nann:x:1001:1001::/home/ann:/bin/bash\n');
+  putFile(root, '/usr/bin/ssh-import-id', '#!/bin/sh\n', 0o755);
+  // ann's string is uniq_merge's comma-separated ids; her other settings (one the schema does not know) are never
+  // read, so never refused; `user` without a name is system_info's default user; the top-level ids are str()'d.
+  const ctx = dryContext(root);
+  await sshImportIdModule.run(ctx, {
+    system_info: { default_user: { name: 'debian' } },
+    user: { gecos: 'Debian' },
+    users: [{ name: 'ann', 'ssh-import-id': 'gh:ann,lp:ann', shell: 5, bogus: true }],
+    ssh_import_id: 1234,
+  });
+  assert.deepEqual(ctx.commands(), [
+    'sudo --preserve-env=https_proxy -Hu ann ssh-import-id gh:ann lp:ann',
+    'sudo --preserve-env=https_proxy -Hu debian ssh-import-id 1234',
+  ]);
+  // A user whose ids uniq_merge cannot read gets none (upstream: "not correctly configured"); `users: 5` is warned
+  // about in upstream's words and is none.
+  const ctx2 = dryContext(root);
+  await sshImportIdModule.run(ctx2, { users: [{ name: 'ann', ssh_import_id: 7 }] });
+  assert.deepEqual(ctx2.commands(), []);
+  const ctx3 = dryContext(root);
+  await sshImportIdModule.run(ctx3, { users: 5, ssh_import_id: ['gh:x'] });
+  assert.ok(ctx3.lines.some((l) => l.includes("Format for 'users' key must be a comma-separated string or a dictionary or a list but found number")));
+  assert.deepEqual(ctx3.commands(), []);
+});

@@ -169,6 +169,12 @@ test('ssh_authkey_fingerprints prints a table whose md5 fingerprint matches ssh-
   assert.equal(pyCenter('ab', 5, '+'), '++ab+');
   assert.equal(pyCenter('ab', 7, '+'), '+++ab++');
   assert.equal(pyCenter('abc', 6, '+'), '+abc++');
+  // authkey_hash: null is get_cfg_option_str's 'None', a hash that does not exist: '?' fingerprints, as upstream's
+  // _gen_fingerprint; a user's dashed no-create-home is read as no_create_home and skips the user.
+  const ctx3 = moduleContext(root);
+  await sshAuthkeyFingerprintsModule.run(ctx3, { users: [{ name: 'debian' }, { name: 'bob', 'no-create-home': 'yes' }], authkey_hash: null });
+  assert.match(ctx3.outputText(), /\| Fingerprint \(None\) \|[\s\S]*\| ssh-ed25519 \| +\? +\|/);
+  assert.ok(!ctx3.outputText().includes('user bob'));
 });
 
 test('package_update_upgrade_install: update, upgrade, install with versions, reboot when required (planned only)', async (t) => {

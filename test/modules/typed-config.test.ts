@@ -32,6 +32,7 @@ const TYPED_MODULES = [
   'snap',
   'ntp',
   'set_hostname', 'update_hostname', 'update_etc_hosts',
+  'ssh_import_id', 'ssh_authkey_fingerprints',
 ];
 
 test('each typed module names schema keys and its file reads no untyped config', () => {

@@ -1,6 +1,6 @@
 // The users a cloud-config names, as the users_groups module normalises them, in the shape later modules read.
-import type { CloudConfig } from '../module';
 import { normalizeUsersGroups } from './users-config';
+import type { UsersConfig } from './users-readers';
 
 export interface ConfiguredUser {
   name: string;
@@ -10,7 +10,7 @@ export interface ConfiguredUser {
 }
 
 /** cloud-init's ug_util.normalize_users_groups (src/modules/users-config.ts), reduced to names and settings. */
-export function configuredUsers(module: string, cfg: CloudConfig, log: { warn(m: string): void }): ConfiguredUser[] {
+export function configuredUsers(module: string, cfg: UsersConfig, log: { warn(m: string): void }): ConfiguredUser[] {
   const n = normalizeUsersGroups(module, cfg, log);
   return [...n.users.entries()].map(([name, config]) => ({ name, isDefault: name === n.defaultUser, config }));
 }

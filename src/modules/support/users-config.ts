@@ -1,6 +1,7 @@
 // cloud-init's ug_util: normalises `users`, `user`, `groups` and system_info.default_user into one map of users and one of groups.
 import { isTrue } from './config-values';
-import { type CloudConfig, ModuleError } from '../module';
+import { ModuleError } from '../module';
+import type { UsersConfig } from './users-readers';
 
 export type UserConfig = Record<string, unknown>;
 
@@ -120,7 +121,7 @@ function normalizeUserList(module: string, uCfg: unknown, defUserCfg: Record<str
 }
 
 /** normalize_users_groups(cfg, distro) with extract_default folded in. */
-export function normalizeUsersGroups(module: string, cfg: CloudConfig, log: { warn(m: string): void }): NormalizedUsers {
+export function normalizeUsersGroups(module: string, cfg: UsersConfig, log: { warn(m: string): void }): NormalizedUsers {
   let oldUser: Record<string, unknown> = {};
   const userKey = cfg.user;
   if (userKey) {
