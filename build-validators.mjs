@@ -36,9 +36,18 @@ export function validatorsPlugin() {
   return {
     name: 'kiln-validators',
     setup(build) {
-      build.onResolve({ filter: /^kiln:validators$/ }, () => ({ path: 'kiln-validators', namespace: 'kiln-validators' }));
-      build.onLoad({ filter: /.*/, namespace: 'kiln-validators' }, async () => ({ contents: await validatorsCode(), loader: 'js', resolveDir: repo }));
-      build.onResolve({ filter: /^ajv\/dist\/runtime\//, namespace: 'kiln-validators' }, (args) => ({ path: requireHere.resolve(args.path) }));
+      build.onResolve({ filter: /^kiln:validators$/ }, () => ({
+        path: 'kiln-validators',
+        namespace: 'kiln-validators',
+      }));
+      build.onLoad({ filter: /.*/, namespace: 'kiln-validators' }, async () => ({
+        contents: await validatorsCode(),
+        loader: 'js',
+        resolveDir: repo,
+      }));
+      build.onResolve({ filter: /^ajv\/dist\/runtime\//, namespace: 'kiln-validators' }, (args) => ({
+        path: requireHere.resolve(args.path),
+      }));
     },
   };
 }

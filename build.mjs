@@ -3,7 +3,21 @@
 // target beside it, into the official Node binary of that target. Only the npm registry is contacted.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync, copyFileSync, rmSync, chmodSync, renameSync, realpathSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  copyFileSync,
+  rmSync,
+  chmodSync,
+  renameSync,
+  realpathSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, relative, resolve } from 'node:path';
@@ -130,7 +144,11 @@ async function readYamlAtBuild() {
         logLevel: 'warning',
       });
       const module = { exports: {} };
-      new Function('module', 'exports', 'require', out.outputFiles[0].text)(module, module.exports, createRequire(import.meta.url));
+      new Function('module', 'exports', 'require', out.outputFiles[0].text)(
+        module,
+        module.exports,
+        createRequire(import.meta.url),
+      );
       return module.exports.readYaml;
     })();
   }
@@ -157,7 +175,8 @@ async function defaultCloudConfig(target) {
   const file = target.defaultConfigs['cloud.cfg'];
   if (file === undefined) return undefined;
   const value = (await readYamlAtBuild())(readFileSync(join(repo, file), 'utf8'), file);
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(`${file}: expected a mapping at the top level`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new Error(`${file}: expected a mapping at the top level`);
   assertJsonData(value, file);
   return value;
 }
@@ -191,8 +210,14 @@ export function targetInstallFiles(target) {
   const installFiles = {};
   for (const [name, entry] of Object.entries(target.installFiles ?? {})) {
     const { file, mode } = typeof entry === 'string' ? { file: entry, mode: '0644' } : entry;
-    if (!/^0[0-7]{3}$/.test(mode)) throw new Error(`${target.name}: installFiles.${name}: mode must be octal like "0755", not ${JSON.stringify(mode)}`);
-    installFiles[name] = { text: forTarget(target, name, readFileSync(join(repo, file), 'utf8')), mode: Number.parseInt(mode, 8) };
+    if (!/^0[0-7]{3}$/.test(mode))
+      throw new Error(
+        `${target.name}: installFiles.${name}: mode must be octal like "0755", not ${JSON.stringify(mode)}`,
+      );
+    installFiles[name] = {
+      text: forTarget(target, name, readFileSync(join(repo, file), 'utf8')),
+      mode: Number.parseInt(mode, 8),
+    };
   }
   return installFiles;
 }
@@ -204,14 +229,19 @@ export function targetPlugin(target, { embedAddon = true } = {}) {
       build.onResolve({ filter: /^kiln:target$/ }, () => ({ path: 'kiln-target', namespace: 'kiln' }));
       build.onLoad({ filter: /.*/, namespace: 'kiln' }, async () => {
         const configs = {};
-        for (const [name, file] of Object.entries(target.defaultConfigs)) configs[name] = readFileSync(join(repo, file), 'utf8');
+        for (const [name, file] of Object.entries(target.defaultConfigs))
+          configs[name] = readFileSync(join(repo, file), 'utf8');
         // What `kiln install` puts in place (systemd units and generator; the Windows confs), so that the
         // binary alone can install itself.
         const installFiles = targetInstallFiles(target);
         let addon = null;
         if (target.koffi && embedAddon) {
           const { version, file } = koffiAddonFile(target);
-          addon = { version, sha256: createHash('sha256').update(readFileSync(file)).digest('hex'), asset: KOFFI_ASSET };
+          addon = {
+            version,
+            sha256: createHash('sha256').update(readFileSync(file)).digest('hex'),
+            asset: KOFFI_ASSET,
+          };
         }
         const facts = {
           version: packageJson.version,
@@ -262,7 +292,8 @@ async function bundle(target) {
     outfile,
     external: Object.keys(SEPARATE_PACKAGES),
     plugins: [targetPlugin(target), validatorsPlugin()],
-    // For `--debug` traces that name kiln's source files (src/util/source-mapped-stack.ts); the sources themselves stay out.
+    // For `--debug` traces that name kiln's source files (src/util/source-mapped-stack.ts); the sources themselves stay
+    // out.
     sourcemap: 'external',
     sourcesContent: false,
   });
@@ -270,7 +301,11 @@ async function bundle(target) {
   const separate = {};
   for (const [name, asset] of Object.entries(SEPARATE_PACKAGES)) {
     const file = join(dir, asset);
-    const built = await esbuild.build({ ...BUNDLE_OPTIONS, stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir: repo }, outfile: file });
+    const built = await esbuild.build({
+      ...BUNDLE_OPTIONS,
+      stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir: repo },
+      outfile: file,
+    });
     inputs.push(...Object.keys(built.metafile.inputs));
     separate[asset] = file;
   }
@@ -392,7 +427,11 @@ script.runInThisContext()(module.exports, require, module, __filename, __dirname
   // its random numbers and string hashes per process, which changes the cache's bytes from run to run; a fixed
   // --random-seed makes two builds identical, and V8 leaves that flag out of the flag hash a cache is checked
   // against, so the binary (started without it) still takes the cache.
-  spawnSync(node, ['--random-seed=1', trainer], { stdio: 'ignore', env: { ...process.env, KILN_FACE: 'cloud-init' }, cwd: work });
+  spawnSync(node, ['--random-seed=1', trainer], {
+    stdio: 'ignore',
+    env: { ...process.env, KILN_FACE: 'cloud-init' },
+    cwd: work,
+  });
   if (!existsSync(cacheFile)) throw new Error('the code cache training run wrote no cache');
   rmSync(work, { recursive: true, force: true });
   return cacheFile;
@@ -434,7 +473,14 @@ function bake(target, { bundleFile, separate }, node) {
   };
   execFileSync(node, ['-e', PKG_SEA, loader, JSON.stringify(opts)], {
     stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, HOME: pkgHome, PATH: `${dirname(node)}:${process.env.PATH}`, TMPDIR: pkgTemp, TMP: pkgTemp, TEMP: pkgTemp },
+    env: {
+      ...process.env,
+      HOME: pkgHome,
+      PATH: `${dirname(node)}:${process.env.PATH}`,
+      TMPDIR: pkgTemp,
+      TMP: pkgTemp,
+      TEMP: pkgTemp,
+    },
   });
   rmSync(pkgTemp, { recursive: true, force: true });
   renameSync(partial, output);
@@ -458,14 +504,19 @@ export function parseBuildArgs(args) {
     else if (arg === '--node' || arg.startsWith('--node=')) {
       const value = arg === '--node' ? args[++i] : arg.slice('--node='.length);
       if (value === undefined || !/^\d+\.\d+\.\d+$/.test(value)) {
-        throw new BuildUsageError(`--node takes a Node release as X.Y.Z (for example 22.23.2), not ${value === undefined ? 'nothing' : JSON.stringify(value)}`);
+        throw new BuildUsageError(
+          `--node takes a Node release as X.Y.Z (for example 22.23.2), not ${value === undefined ? 'nothing' : JSON.stringify(value)}`,
+        );
       }
       options.node = value;
-    } else if (arg.startsWith('--')) throw new BuildUsageError(`unknown option ${arg}; known: --bundle-only, --release, --check, --node X.Y.Z`);
+    } else if (arg.startsWith('--'))
+      throw new BuildUsageError(`unknown option ${arg}; known: --bundle-only, --release, --check, --node X.Y.Z`);
     else options.targets.push(arg);
   }
-  if (options.check && !options.release) throw new BuildUsageError('--check compares release builds; give it with --release');
-  if (options.release && options.bundleOnly) throw new BuildUsageError('--release makes binaries; it cannot be combined with --bundle-only');
+  if (options.check && !options.release)
+    throw new BuildUsageError('--check compares release builds; give it with --release');
+  if (options.release && options.bundleOnly)
+    throw new BuildUsageError('--release makes binaries; it cannot be combined with --bundle-only');
   return options;
 }
 
@@ -475,13 +526,16 @@ export function parseBuildArgs(args) {
  */
 export function selectTargets(all, options) {
   const unknown = options.targets.filter((w) => !all.some((t) => t.name === w));
-  if (unknown.length) throw new BuildUsageError(`unknown target(s) ${unknown.join(', ')}; known: ${all.map((t) => t.name).join(', ')}`);
+  if (unknown.length)
+    throw new BuildUsageError(`unknown target(s) ${unknown.join(', ')}; known: ${all.map((t) => t.name).join(', ')}`);
   const chosen = options.targets.length ? all.filter((t) => options.targets.includes(t.name)) : all;
   if (options.node === undefined) return chosen;
   return chosen.map((t) => {
     const major = t.node.version.split('.')[0];
     if (options.node.split('.')[0] !== major) {
-      throw new BuildUsageError(`--node ${options.node}: ${t.name} is built on Node ${major}.x (targets/${t.name}.json); give a ${major}.x release`);
+      throw new BuildUsageError(
+        `--node ${options.node}: ${t.name} is built on Node ${major}.x (targets/${t.name}.json); give a ${major}.x release`,
+      );
     }
     return { ...t, node: { ...t.node, version: options.node } };
   });
@@ -491,7 +545,8 @@ export function selectTargets(all, options) {
 function sourceDateEpoch() {
   const value = process.env.SOURCE_DATE_EPOCH;
   if (value === undefined || value === '') return undefined;
-  if (!/^\d+$/.test(value)) throw new BuildUsageError(`SOURCE_DATE_EPOCH must be whole seconds since 1970, not ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value))
+    throw new BuildUsageError(`SOURCE_DATE_EPOCH must be whole seconds since 1970, not ${JSON.stringify(value)}`);
   return Number(value);
 }
 
@@ -527,7 +582,14 @@ function writeReleaseFiles(built) {
     if (target.os === 'win') {
       const msiFile = join(dist, basename(binary).replace(/\.exe$/, '.msi'));
       const texts = Object.fromEntries(Object.entries(targetInstallFiles(target)).map(([n, f]) => [n, f.text]));
-      buildMsi({ target, exe: binary, files: texts, version: packageJson.version, output: msiFile, epoch: sourceDateEpoch() });
+      buildMsi({
+        target,
+        exe: binary,
+        files: texts,
+        version: packageJson.version,
+        output: msiFile,
+        epoch: sourceDateEpoch(),
+      });
       files.push([msiFile, [['wixl', wixlVersion()]]]);
     }
     for (const [file, moreTools] of files) {
@@ -553,7 +615,10 @@ export function targetNotices(target, inputs) {
   return bundledNotices({
     nodePackageDir: npmPackage(target.node.package, target.node.version),
     bundledDirs: bundledPackageDirs(inputs).map((dir) => join(repo, dir)),
-    koffiAddon: addon && { packageDir: npmPackage(target.koffi.package, addon.version), licenseDir: join(repo, 'node_modules', 'koffi') },
+    koffiAddon: addon && {
+      packageDir: npmPackage(target.koffi.package, addon.version),
+      licenseDir: join(repo, 'node_modules', 'koffi'),
+    },
   });
 }
 
@@ -583,7 +648,10 @@ function debPackage(target, binaryFile, notices) {
 function checkReproducible(released, args) {
   const copy = mkdtempSync(join(tmpdir(), 'kiln-release-check-'));
   try {
-    const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repo, encoding: 'utf8' })
+    const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+      cwd: repo,
+      encoding: 'utf8',
+    })
       .split('\0')
       .filter((f) => f !== '' && existsSync(join(repo, f)));
     for (const f of files) {
@@ -594,13 +662,21 @@ function checkReproducible(released, args) {
     mkdirSync(cacheDir, { recursive: true });
     symlinkSync(cacheDir, join(copy, '.cache'));
     console.log(`\ncheck: building again in ${copy}`);
-    execFileSync(process.execPath, [join(copy, 'build.mjs'), ...args.filter((a) => a !== '--check')], { stdio: ['ignore', 'ignore', 'inherit'] });
-    const differ = released.filter((f) => !readFileSync(join(repo, 'dist', f)).equals(readFileSync(join(copy, 'dist', f))));
-    if (differ.length) throw new Error(`not reproducible: ${differ.join(', ')} differ between ${repo} and ${copy} (the copy is kept to compare)`);
+    execFileSync(process.execPath, [join(copy, 'build.mjs'), ...args.filter((a) => a !== '--check')], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const differ = released.filter(
+      (f) => !readFileSync(join(repo, 'dist', f)).equals(readFileSync(join(copy, 'dist', f))),
+    );
+    if (differ.length)
+      throw new Error(
+        `not reproducible: ${differ.join(', ')} differ between ${repo} and ${copy} (the copy is kept to compare)`,
+      );
     console.log('check: a second build from another folder gave identical bytes');
     rmSync(copy, { recursive: true, force: true });
   } catch (err) {
-    if (!(err instanceof Error && err.message.startsWith('not reproducible'))) rmSync(copy, { recursive: true, force: true });
+    if (!(err instanceof Error && err.message.startsWith('not reproducible')))
+      rmSync(copy, { recursive: true, force: true });
     throw err;
   }
 }
@@ -632,10 +708,13 @@ async function main() {
     sizes.push([target.name, target.output, statSync(join(repo, target.output)).size]);
   }
   console.log('\nbuilt:');
-  for (const [name, file, size] of sizes) console.log(`  ${name.padEnd(12)} ${(size / 1048576).toFixed(1).padStart(6)} MB  ${file}`);
+  for (const [name, file, size] of sizes)
+    console.log(`  ${name.padEnd(12)} ${(size / 1048576).toFixed(1).padStart(6)} MB  ${file}`);
   if (options.release) {
     const released = writeReleaseFiles(built);
-    console.log('  dist/SHA256SUMS, kiln_<version>_<arch>.deb per Linux binary, an .msi per Windows binary, one <file>.cdx.json (CycloneDX 1.5) per binary and package');
+    console.log(
+      '  dist/SHA256SUMS, kiln_<version>_<arch>.deb per Linux binary, an .msi per Windows binary, one <file>.cdx.json (CycloneDX 1.5) per binary and package',
+    );
     if (options.check) checkReproducible(released, args);
   }
 }

@@ -5,7 +5,19 @@
 // Reproducible: fixed owners (root), modes and mtimes (SOURCE_DATE_EPOCH), members in name order.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync, lstatSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+  lstatSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** Debian's names for the targets' architectures. */
@@ -32,7 +44,8 @@ export function debFileName(version, target) {
 
 function debianArch(target) {
   const arch = DEBIAN_ARCH[target.arch];
-  if (target.os !== 'linux' || arch === undefined) throw new Error(`${target.name}: no Debian package for ${target.os}-${target.arch}`);
+  if (target.os !== 'linux' || arch === undefined)
+    throw new Error(`${target.name}: no Debian package for ${target.os}-${target.arch}`);
   return arch;
 }
 
@@ -40,7 +53,8 @@ function debianArch(target) {
 export function cloudInitVersion(repo) {
   const file = join(repo, 'src', 'build-info.ts');
   const found = /export const KILN_CLOUD_INIT_VERSION = '([^']+)'/.exec(readFileSync(file, 'utf8'));
-  if (!found) throw new Error(`${file}: KILN_CLOUD_INIT_VERSION not found; the package cannot say which cloud-init it provides`);
+  if (!found)
+    throw new Error(`${file}: KILN_CLOUD_INIT_VERSION not found; the package cannot say which cloud-init it provides`);
   return found[1];
 }
 
@@ -61,7 +75,7 @@ export function debianCopyright(license, notices) {
   return [
     'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/',
     'Upstream-Name: kiln',
-    'Comment: usr/bin/kiln is one executable: kiln\'s own code, the Node.js runtime it is built on and the npm',
+    "Comment: usr/bin/kiln is one executable: kiln's own code, the Node.js runtime it is built on and the npm",
     ' packages bundled into it. Each component, its licence and the file of this folder that holds its licence text:',
     ...components,
     '',
@@ -70,7 +84,12 @@ export function debianCopyright(license, notices) {
     `License: ${license}`,
     '',
     `License: ${license}`,
-    ...(license === 'Apache-2.0' ? [' On Debian systems, the complete text of the Apache License, Version 2.0 is in', ' /usr/share/common-licenses/Apache-2.0.'] : [` The complete text is in the kiln source tree's LICENSE file.`]),
+    ...(license === 'Apache-2.0'
+      ? [
+          ' On Debian systems, the complete text of the Apache License, Version 2.0 is in',
+          ' /usr/share/common-licenses/Apache-2.0.',
+        ]
+      : [` The complete text is in the kiln source tree's LICENSE file.`]),
     '',
   ].join('\n');
 }
@@ -91,7 +110,19 @@ function walk(dir, prefix = '') {
  * Writes the package of TARGET to OUT_DIR and returns its path. INSTALL_FILES are build.mjs's installFiles of the
  * target (name → { text, mode }); CLOUD_CFG the text of its default cloud.cfg; WORK a scratch folder.
  */
-export function buildDeb({ repo, target, binaryFile, installFiles, cloudCfg, license, notices, version, sourceDateEpoch, outDir, work }) {
+export function buildDeb({
+  repo,
+  target,
+  binaryFile,
+  installFiles,
+  cloudCfg,
+  license,
+  notices,
+  version,
+  sourceDateEpoch,
+  outDir,
+  work,
+}) {
   const arch = debianArch(target);
   const epoch = sourceDateEpoch ?? 0;
   rmSync(work, { recursive: true, force: true });
@@ -106,35 +137,54 @@ export function buildDeb({ repo, target, binaryFile, installFiles, cloudCfg, lic
   chmodSync(join(root, DEB_LAYOUT.binary), 0o755);
   for (const name of DEB_LAYOUT.names) symlinkSync('kiln', join(root, name));
   for (const [name, { text, mode }] of Object.entries(installFiles)) {
-    const dir = name === GENERATOR ? DEB_LAYOUT.generators : name === HOOK_HOTPLUG ? DEB_LAYOUT.hookHotplug : DEB_LAYOUT.units;
+    const dir =
+      name === GENERATOR ? DEB_LAYOUT.generators : name === HOOK_HOTPLUG ? DEB_LAYOUT.hookHotplug : DEB_LAYOUT.units;
     put(`${dir}/${name}`, text, mode);
   }
-  if (cloudCfg === undefined) throw new Error(`${target.name}: no default cloud.cfg in targets/${target.name}.json; the package ships one`);
+  if (cloudCfg === undefined)
+    throw new Error(`${target.name}: no default cloud.cfg in targets/${target.name}.json; the package ships one`);
   put(DEB_LAYOUT.cloudCfg, cloudCfg, 0o644);
   put(`${DOC_DIR}/copyright`, debianCopyright(license, notices), 0o644);
-  for (const notice of notices) put(`${DOC_DIR}/third-party/${noticeFileName(notice)}`, readFileSync(notice.file), 0o644);
+  for (const notice of notices)
+    put(`${DOC_DIR}/third-party/${noticeFileName(notice)}`, readFileSync(notice.file), 0o644);
 
   const files = walk(root);
   const md5sums = files
     .filter((f) => lstatSync(join(root, f)).isFile())
-    .map((f) => `${createHash('md5').update(readFileSync(join(root, f))).digest('hex')}  ${f}\n`)
+    .map(
+      (f) =>
+        `${createHash('md5')
+          .update(readFileSync(join(root, f)))
+          .digest('hex')}  ${f}\n`,
+    )
     .join('');
   // dpkg's Installed-Size as dpkg-gencontrol counts it: KiB, each file rounded up, 1 for a folder or a link.
-  const installedSize = files.reduce((kib, f) => kib + (lstatSync(join(root, f)).isFile() ? Math.ceil(statSync(join(root, f)).size / 1024) : 1), 0);
+  const installedSize = files.reduce(
+    (kib, f) => kib + (lstatSync(join(root, f)).isFile() ? Math.ceil(statSync(join(root, f)).size / 1024) : 1),
+    0,
+  );
   const data = join(repo, 'images', 'deb');
   const control = readFileSync(join(data, 'control'), 'utf8')
     .replaceAll('@VERSION@', version)
     .replaceAll('@ARCHITECTURE@', arch)
     .replaceAll('@INSTALLED_SIZE@', String(installedSize))
     .replaceAll('@CLOUD_INIT_VERSION@', cloudInitVersion(repo));
-  if (/@[A-Z_]+@/.test(control)) throw new Error(`images/deb/control: ${/@[A-Z_]+@/.exec(control)[0]} is not filled in by deb.mjs`);
+  if (/@[A-Z_]+@/.test(control))
+    throw new Error(`images/deb/control: ${/@[A-Z_]+@/.exec(control)[0]} is not filled in by deb.mjs`);
   put('DEBIAN/control', control, 0o644);
   put('DEBIAN/conffiles', readFileSync(join(data, 'conffiles')), 0o644);
   put('DEBIAN/md5sums', md5sums, 0o644);
   put('DEBIAN/triggers', readFileSync(join(data, 'triggers')), 0o644);
   // The /lib names of what the package ships under /usr/lib: one file each on a merged-/usr system (preinst).
-  const aliased = files.filter((f) => f.startsWith('usr/lib/') && lstatSync(join(root, f)).isFile()).map((f) => `/${f.slice('usr/'.length)}`);
-  for (const script of SCRIPTS) put(`DEBIAN/${script}`, readFileSync(join(data, script), 'utf8').replaceAll('@ALIASED_PATHS@', aliased.join(' ')), 0o755);
+  const aliased = files
+    .filter((f) => f.startsWith('usr/lib/') && lstatSync(join(root, f)).isFile())
+    .map((f) => `/${f.slice('usr/'.length)}`);
+  for (const script of SCRIPTS)
+    put(
+      `DEBIAN/${script}`,
+      readFileSync(join(data, script), 'utf8').replaceAll('@ALIASED_PATHS@', aliased.join(' ')),
+      0o755,
+    );
 
   // Folders 0755 and every mtime the release's, whatever the umask and clock of this build.
   for (const f of ['', ...walk(root)]) {

@@ -14,21 +14,38 @@ const repo = dirname(fileURLToPath(import.meta.url));
 const TEMPLATE = join(repo, 'images', 'windows', 'kiln.wxs');
 
 /** The files the MSI installs from the target's install files (SetupComplete.cmd goes to Windows\Setup\Scripts). */
-export const MSI_INSTALL_FILES = ['cloudbase-init.conf', 'cloudbase-init-unattend.conf', 'Unattend.xml', 'SetupComplete.cmd'];
+export const MSI_INSTALL_FILES = [
+  'cloudbase-init.conf',
+  'cloudbase-init-unattend.conf',
+  'Unattend.xml',
+  'SetupComplete.cmd',
+];
 
 /** The summary information's platform (Template) per target architecture. */
 const MSI_PLATFORM = { x64: 'x64', arm64: 'Arm64' };
 
 /** The components of kiln.wxs, each given a GUID of its own per architecture. */
 const COMPONENTS = [
-  'KilnService', 'CloudbaseInitConf', 'CloudbaseInitUnattendConf', 'UnattendXml', 'ConfProperties',
-  'InjectPasswordOn', 'InjectPasswordOff', 'SerialPortLogging', 'LogFolder', 'LocalScriptsFolder', 'SetupComplete',
+  'KilnService',
+  'CloudbaseInitConf',
+  'CloudbaseInitUnattendConf',
+  'UnattendXml',
+  'ConfProperties',
+  'InjectPasswordOn',
+  'InjectPasswordOff',
+  'SerialPortLogging',
+  'LogFolder',
+  'LocalScriptsFolder',
+  'SetupComplete',
 ];
 
 /** When nothing else dates a release: 1980-01-01, the earliest date a cabinet can hold. */
 const DEFAULT_EPOCH = 315532800;
 
-/** A GUID (RFC 9562 version 8, upper case as MSI writes them) made from the SHA-256 of NAME: the same name, the same GUID. */
+/**
+ * A GUID (RFC 9562 version 8, upper case as MSI writes them) made from the SHA-256 of NAME: the same name, the same
+ * GUID.
+ */
 export function derivedGuid(name) {
   const b = createHash('sha256').update(`kiln msi: ${name}`).digest().subarray(0, 16);
   b[6] = (b[6] & 0x0f) | 0x80;
@@ -62,9 +79,18 @@ export function propertyDefaults(confText, confName) {
   const inject = confValue(confText, 'inject_user_password');
   if (!userName) throw new Error(`${confName}: [DEFAULT] username is needed as the MSI's USERNAME default`);
   if (!userGroups) throw new Error(`${confName}: [DEFAULT] groups is needed as the MSI's USERGROUPS default`);
-  if (inject !== 'true') throw new Error(`${confName}: [DEFAULT] inject_user_password must be true (the MSI's INJECTMETADATAPASSWORD defaults to on, as cloudbase-init's)`);
-  for (const [key, value] of [['username', userName], ['groups', userGroups]]) {
-    if (/[[\]{}"]/.test(value)) throw new Error(`${confName}: [DEFAULT] ${key}: ${JSON.stringify(value)} holds a character MSI formatting or wixl would change`);
+  if (inject !== 'true')
+    throw new Error(
+      `${confName}: [DEFAULT] inject_user_password must be true (the MSI's INJECTMETADATAPASSWORD defaults to on, as cloudbase-init's)`,
+    );
+  for (const [key, value] of [
+    ['username', userName],
+    ['groups', userGroups],
+  ]) {
+    if (/[[\]{}"]/.test(value))
+      throw new Error(
+        `${confName}: [DEFAULT] ${key}: ${JSON.stringify(value)} holds a character MSI formatting or wixl would change`,
+      );
   }
   return { userName, userGroups };
 }
@@ -72,17 +98,26 @@ export function propertyDefaults(confText, confName) {
 /**
  * The IniFile rows (msidbIniFileActionAddLine: the key is written, replacing its value) that carry cloudbase-init's MSI
  * properties into both confs as its installer writes them: USERNAME → username, USERGROUPS → groups,
- * INJECTMETADATAPASSWORD → inject_user_password (true when not empty), LOGGINGSERIALPORTNAME → logging_serial_port_settings
- * as `PORT,115200,N,8` (only when given).
+ * INJECTMETADATAPASSWORD → inject_user_password (true when not empty), LOGGINGSERIALPORTNAME →
+ * logging_serial_port_settings as `PORT,115200,N,8` (only when given).
  */
 export function iniFileRows() {
   const rows = [];
-  for (const [file, tag] of [['cloudbase-init.conf', 'Service'], ['cloudbase-init-unattend.conf', 'Unattend']]) {
+  for (const [file, tag] of [
+    ['cloudbase-init.conf', 'Service'],
+    ['cloudbase-init-unattend.conf', 'Unattend'],
+  ]) {
     rows.push([`UserName${tag}`, file, 'username', '[USERNAME]', 'ConfProperties']);
     rows.push([`UserGroups${tag}`, file, 'groups', '[USERGROUPS]', 'ConfProperties']);
     rows.push([`InjectOn${tag}`, file, 'inject_user_password', 'true', 'InjectPasswordOn']);
     rows.push([`InjectOff${tag}`, file, 'inject_user_password', 'false', 'InjectPasswordOff']);
-    rows.push([`SerialPort${tag}`, file, 'logging_serial_port_settings', '[LOGGINGSERIALPORTNAME],115200,N,8', 'SerialPortLogging']);
+    rows.push([
+      `SerialPort${tag}`,
+      file,
+      'logging_serial_port_settings',
+      '[LOGGINGSERIALPORTNAME],115200,N,8',
+      'SerialPortLogging',
+    ]);
   }
   return rows.map(([id, file, key, value, component]) => ({ id, file, key, value, component }));
 }
@@ -101,7 +136,10 @@ export const COMPONENT_CONDITIONS = {
  * actions that apply it.
  */
 function iniFileSql() {
-  const queries = Object.entries(COMPONENT_CONDITIONS).map(([c, condition]) => `UPDATE \`Component\` SET \`Condition\` = ${sqlString(condition)} WHERE \`Component\` = ${sqlString(c)}`);
+  const queries = Object.entries(COMPONENT_CONDITIONS).map(
+    ([c, condition]) =>
+      `UPDATE \`Component\` SET \`Condition\` = ${sqlString(condition)} WHERE \`Component\` = ${sqlString(c)}`,
+  );
   queries.push(
     'CREATE TABLE `IniFile` (`IniFile` CHAR(72) NOT NULL, `FileName` CHAR(255) NOT NULL LOCALIZABLE, `DirProperty` CHAR(72), `Section` CHAR(96) NOT NULL LOCALIZABLE, `Key` CHAR(128) NOT NULL LOCALIZABLE, `Value` CHAR(255) NOT NULL LOCALIZABLE, `Action` SHORT NOT NULL, `Component_` CHAR(72) NOT NULL PRIMARY KEY `IniFile`)',
   );
@@ -116,13 +154,17 @@ function iniFileSql() {
   return queries;
 }
 
-/** The byte offset in FILE of the summary information stream's property section (FMTID_SummaryInformation), found once. */
+/**
+ * The byte offset in FILE of the summary information stream's property section (FMTID_SummaryInformation), found once.
+ */
 function summarySection(file) {
   const fmtid = Buffer.from('e0859ff2f94f6810ab9108002b27b3d9', 'hex');
   const at = file.indexOf(fmtid);
-  if (at < 28 || file.indexOf(fmtid, at + 1) >= 0) throw new Error('the MSI has no single summary information stream to date');
+  if (at < 28 || file.indexOf(fmtid, at + 1) >= 0)
+    throw new Error('the MSI has no single summary information stream to date');
   const stream = at - 28;
-  if (file.readUInt16LE(stream) !== 0xfffe) throw new Error('the summary information stream has no property set header');
+  if (file.readUInt16LE(stream) !== 0xfffe)
+    throw new Error('the summary information stream has no property set header');
   return stream + file.readUInt32LE(at + 16);
 }
 
@@ -143,16 +185,28 @@ function dateSummary(path, epoch) {
     const offset = file.readUInt32LE(section + 12 + i * 8);
     if (pid !== 12 && pid !== 13) continue;
     const VT_FILETIME = 64;
-    if (offset + 12 > size || file.readUInt32LE(section + offset) !== VT_FILETIME) throw new Error(`the summary information's property ${pid} is not a date`);
+    if (offset + 12 > size || file.readUInt32LE(section + offset) !== VT_FILETIME)
+      throw new Error(`the summary information's property ${pid} is not a date`);
     file.writeBigUInt64LE(filetime, section + offset + 4);
     dated++;
   }
   if (dated !== 2) throw new Error(`the summary information holds ${dated} of its two dates`);
   writeFileSync(path, file);
-  const info = execFileSync('msiinfo', ['suminfo', path], { encoding: 'utf8', env: { ...process.env, TZ: 'UTC', LC_ALL: 'C' } });
-  const shown = new Date(epoch * 1000).toUTCString().replace(/^(\w+), (\d+) (\w+) (\d+) (\S+) GMT$/, (_, d, n, m, y, t) => `${d} ${m} ${String(Number(n)).padStart(2)} ${t} ${y}`);
+  const info = execFileSync('msiinfo', ['suminfo', path], {
+    encoding: 'utf8',
+    env: { ...process.env, TZ: 'UTC', LC_ALL: 'C' },
+  });
+  const shown = new Date(epoch * 1000)
+    .toUTCString()
+    .replace(
+      /^(\w+), (\d+) (\w+) (\d+) (\S+) GMT$/,
+      (_, d, n, m, y, t) => `${d} ${m} ${String(Number(n)).padStart(2)} ${t} ${y}`,
+    );
   for (const label of ['Created', 'Last saved']) {
-    if (!info.includes(`${label}: ${shown}`)) throw new Error(`msiinfo does not read the date just written into ${path} (${label}: expected ${shown}):\n${info}`);
+    if (!info.includes(`${label}: ${shown}`))
+      throw new Error(
+        `msiinfo does not read the date just written into ${path} (${label}: expected ${shown}):\n${info}`,
+      );
   }
 }
 
@@ -169,8 +223,12 @@ export function buildMsi({ target, exe, files, version, output, epoch = DEFAULT_
   const platform = MSI_PLATFORM[target.arch];
   if (target.os !== 'win' || !platform) throw new Error(`${target.name}: no MSI for ${target.os}-${target.arch}`);
   const missing = MSI_INSTALL_FILES.filter((f) => files[f] === undefined);
-  if (missing.length) throw new Error(`${target.name}: installFiles lacks ${missing.join(', ')}, which the MSI installs`);
-  const { userName, userGroups } = propertyDefaults(files['cloudbase-init.conf'], `${target.name}: cloudbase-init.conf`);
+  if (missing.length)
+    throw new Error(`${target.name}: installFiles lacks ${missing.join(', ')}, which the MSI installs`);
+  const { userName, userGroups } = propertyDefaults(
+    files['cloudbase-init.conf'],
+    `${target.name}: cloudbase-init.conf`,
+  );
   const stage = mkdtempSync(join(tmpdir(), 'kiln-msi-'));
   try {
     copyFileSync(exe, join(stage, 'kiln.exe'));
@@ -183,7 +241,8 @@ export function buildMsi({ target, exe, files, version, output, epoch = DEFAULT_
     inputs.update(readFileSync(TEMPLATE));
     const defines = {
       Version: version,
-      // A new product per version and architecture; one upgrade code per architecture, so a newer MSI replaces an older.
+      // A new product per version and architecture; one upgrade code per architecture, so a newer MSI replaces an
+      // older.
       ProductCode: derivedGuid(`product ${target.arch} ${version}`),
       UpgradeCode: derivedGuid(`upgrade ${target.arch}`),
       UserName: userName,
@@ -191,13 +250,22 @@ export function buildMsi({ target, exe, files, version, output, epoch = DEFAULT_
       ...Object.fromEntries(COMPONENTS.map((c) => [`Guid.${c}`, derivedGuid(`component ${target.arch} ${c}`)])),
     };
     const partial = join(stage, 'kiln.msi');
-    // wixl 0.101 knows x86, intel, x64 and ia64, not arm64: both are built as x64 (64-bit components, ProgramFiles64Folder)
-    // and the summary's platform is then set to the target's, which is what Windows Installer checks.
-    execFileSync('wixl', ['-a', 'x64', '-o', partial, ...Object.entries(defines).flatMap(([k, v]) => ['-D', `${k}=${v}`]), 'kiln.wxs'], { cwd: stage, stdio: ['ignore', 'inherit', 'inherit'] });
-    execFileSync('msibuild', [partial, ...iniFileSql().flatMap((q) => ['-q', q])], { stdio: ['ignore', 'inherit', 'inherit'] });
+    // wixl 0.101 knows x86, intel, x64 and ia64, not arm64: both are built as x64 (64-bit components,
+    // ProgramFiles64Folder) and the summary's platform is then set to the target's, which is what Windows Installer
+    // checks.
+    execFileSync(
+      'wixl',
+      ['-a', 'x64', '-o', partial, ...Object.entries(defines).flatMap(([k, v]) => ['-D', `${k}=${v}`]), 'kiln.wxs'],
+      { cwd: stage, stdio: ['ignore', 'inherit', 'inherit'] },
+    );
+    execFileSync('msibuild', [partial, ...iniFileSql().flatMap((q) => ['-q', q])], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
     // The package code (the summary's revision number) names these exact contents.
     const packageCode = `{${derivedGuid(`package ${target.arch} ${inputs.digest('hex')}`)}}`;
-    execFileSync('msibuild', [partial, '-s', `kiln ${version}`, 'kiln', `${platform};1033`, packageCode], { stdio: ['ignore', 'inherit', 'inherit'] });
+    execFileSync('msibuild', [partial, '-s', `kiln ${version}`, 'kiln', `${platform};1033`, packageCode], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
     dateSummary(partial, epoch);
     renameSync(partial, output);
   } finally {

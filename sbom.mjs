@@ -37,7 +37,15 @@ function purl(name, version) {
 function npmComponent(packageDir, type, extra = {}) {
   const pj = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
   const ref = purl(pj.name, pj.version);
-  return { type, 'bom-ref': ref, name: pj.name, version: pj.version, licenses: licenses(pj.license), purl: ref, ...extra };
+  return {
+    type,
+    'bom-ref': ref,
+    name: pj.name,
+    version: pj.version,
+    licenses: licenses(pj.license),
+    purl: ref,
+    ...extra,
+  };
 }
 
 const sha256 = (data) => createHash('sha256').update(data).digest('hex');
@@ -47,7 +55,17 @@ const sha256 = (data) => createHash('sha256').update(data).digest('hex');
  * of the document, so the same inputs always give the same bytes; a timestamp is only written when
  * SOURCE_DATE_EPOCH gives one (reproducible-builds.org's convention).
  */
-export function cycloneDx({ kilnVersion, license, binaryFile, binaryName, nodePackageDir, bundledDirs, koffiAddon, tools, sourceDateEpoch }) {
+export function cycloneDx({
+  kilnVersion,
+  license,
+  binaryFile,
+  binaryName,
+  nodePackageDir,
+  bundledDirs,
+  koffiAddon,
+  tools,
+  sourceDateEpoch,
+}) {
   const binary = readFileSync(binaryFile);
   const node = npmComponent(nodePackageDir, 'platform', { description: 'Node.js runtime the binary is built on' });
   const all = [node, ...bundledDirs.map((dir) => npmComponent(dir, 'library'))];
@@ -62,7 +80,9 @@ export function cycloneDx({ kilnVersion, license, binaryFile, binaryName, nodePa
   // One package installed at two places in node_modules is one component (bom-refs must be unique).
   const components = [...new Map(all.map((c) => [c['bom-ref'], c])).values()];
   const metadata = {
-    ...(sourceDateEpoch !== undefined ? { timestamp: new Date(sourceDateEpoch * 1000).toISOString().replace('.000Z', 'Z') } : {}),
+    ...(sourceDateEpoch !== undefined
+      ? { timestamp: new Date(sourceDateEpoch * 1000).toISOString().replace('.000Z', 'Z') }
+      : {}),
     tools: { components: tools.map(([name, version]) => ({ type: 'application', name, version })) },
     component: {
       type: 'application',
@@ -97,18 +117,30 @@ const LICENSE_FILES = ['LICENSE', 'LICENSE.md', 'LICENSE.txt', 'LICENCE', 'licen
 
 /**
  * What a package of the binary must carry for the code the binary holds: each bundled component (the Node runtime,
- * the npm packages, koffi's addon) with its licence and the text its package ships (koffi's addon: LICENSE_DIR's). A component without a licence
- * text is an error: its terms cannot be passed on.
+ * the npm packages, koffi's addon) with its licence and the text its package ships (koffi's addon: LICENSE_DIR's). A
+ * component without a licence text is an error: its terms cannot be passed on.
  */
 export function bundledNotices({ nodePackageDir, bundledDirs, koffiAddon }) {
   // koffi's per-target addon packages carry no licence text of their own: koffi's package (the same project) does.
-  const dirs = [[nodePackageDir], ...bundledDirs.map((d) => [d]), ...(koffiAddon ? [[koffiAddon.packageDir, koffiAddon.licenseDir]] : [])];
+  const dirs = [
+    [nodePackageDir],
+    ...bundledDirs.map((d) => [d]),
+    ...(koffiAddon ? [[koffiAddon.packageDir, koffiAddon.licenseDir]] : []),
+  ];
   const byName = new Map();
   for (const [dir, licenseDir] of dirs) {
     const pj = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-    const file = [dir, ...(licenseDir ? [licenseDir] : [])].flatMap((d) => LICENSE_FILES.map((f) => join(d, f))).find((f) => existsSync(f));
-    if (file === undefined) throw new Error(`${dir}: no licence text (${LICENSE_FILES.join(', ')}) for ${pj.name}@${pj.version}`);
-    byName.set(`${pj.name}@${pj.version}`, { name: pj.name, version: pj.version, license: typeof pj.license === 'string' ? pj.license : 'see its licence text', file });
+    const file = [dir, ...(licenseDir ? [licenseDir] : [])]
+      .flatMap((d) => LICENSE_FILES.map((f) => join(d, f)))
+      .find((f) => existsSync(f));
+    if (file === undefined)
+      throw new Error(`${dir}: no licence text (${LICENSE_FILES.join(', ')}) for ${pj.name}@${pj.version}`);
+    byName.set(`${pj.name}@${pj.version}`, {
+      name: pj.name,
+      version: pj.version,
+      license: typeof pj.license === 'string' ? pj.license : 'see its licence text',
+      file,
+    });
   }
   return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

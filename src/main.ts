@@ -84,12 +84,21 @@ export async function main(opts: MainOptions): Promise<number> {
     io: opts.io,
     env: opts.env,
     argv0: opts.argv0,
-    platform: () => (platform ??= createPlatform({ root: global.root, dryRun: global.dryRun, log: logger.for('platform.ts'), facts, env: opts.env })),
+    platform: () =>
+      (platform ??= createPlatform({
+        root: global.root,
+        dryRun: global.dryRun,
+        log: logger.for('platform.ts'),
+        facts,
+        env: opts.env,
+      })),
   };
   try {
     const code = await command.run(ctx, args);
     if (platform instanceof DryRunPlatform) {
-      opts.io.out(`dry run: ${platform.effects.length} effect${platform.effects.length === 1 ? '' : 's'} not applied\n`);
+      opts.io.out(
+        `dry run: ${platform.effects.length} effect${platform.effects.length === 1 ? '' : 's'} not applied\n`,
+      );
       for (const e of platform.effects) opts.io.out(`  ${describeEffect(e)}\n`);
     }
     return code;
@@ -99,7 +108,8 @@ export async function main(opts: MainOptions): Promise<number> {
       return 2;
     }
     opts.io.err(`${face}: error: ${logger.redactor.scrub(describeError(err))}\n`);
-    if (!(err instanceof KilnError) || global.debug) log.debug(err instanceof Error ? sourceMappedStack(err.stack ?? err.message, opts.env) : String(err));
+    if (!(err instanceof KilnError) || global.debug)
+      log.debug(err instanceof Error ? sourceMappedStack(err.stack ?? err.message, opts.env) : String(err));
     return 1;
   } finally {
     logger.close();
@@ -136,7 +146,9 @@ if (isEntryPoint) {
       process.exitCode = code;
     },
     (err: unknown) => {
-      process.stderr.write(`kiln: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.stderr.write(
+        `kiln: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+      );
       process.exitCode = 1;
     },
   );

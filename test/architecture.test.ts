@@ -16,7 +16,9 @@ function tsFiles(dir: string): string[] {
   });
 }
 
-/** The unit a file belongs to, as the table names it: its top folder under src/ ('cli/') or its own name ('main.ts'). */
+/**
+ * The unit a file belongs to, as the table names it: its top folder under src/ ('cli/') or its own name ('main.ts').
+ */
 function unitOf(file: string): string {
   const rel = relative(SRC, file).split('/');
   return rel.length > 1 ? `${rel[0]}/` : (rel[0] as string);
@@ -28,7 +30,9 @@ function importsByUnit(): Map<string, Set<string>> {
   for (const file of tsFiles(SRC)) {
     const from = unitOf(file);
     if (!edges.has(from)) edges.set(from, new Set());
-    for (const m of readFileSync(file, 'utf8').matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g)) {
+    for (const m of readFileSync(file, 'utf8').matchAll(
+      /(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g,
+    )) {
       const target = resolve(dirname(file), (m[1] ?? m[2]) as string);
       const found = [`${target}.ts`, join(target, 'index.ts')].find((c) => existsSync(c));
       if (!found) continue;
@@ -101,27 +105,36 @@ test('code outside src/platform/ never asks process.platform', () => {
  * What reaches the machine without the Platform: a value import of node:fs, fs/promises, child_process, net, dgram,
  * tty or os, their on-demand loaders (util/on-demand-builtins), or process.getBuiltinModule / require.
  */
-const DIRECT_EFFECT = /^\s*import (?!type\b)[^;]*?from ['"]node:(fs|fs\/promises|child_process|net|dgram|tty|os)['"]|\b(fsPromises|childProcess|tty|net)\(\)|process\.getBuiltinModule\(|\brequire\(/gm;
+const DIRECT_EFFECT =
+  /^\s*import (?!type\b)[^;]*?from ['"]node:(fs|fs\/promises|child_process|net|dgram|tty|os)['"]|\b(fsPromises|childProcess|tty|net)\(\)|process\.getBuiltinModule\(|\brequire\(/gm;
 
-const USER_NAMED = 'reads or writes the host file (or stdin/stdout) the user names on the command line: the user\'s machine, not the target';
-const HOST_FACTS = 'reads a fact of the running kernel (node:os: release, hostname, arch) as cloud-init reads os.uname(); not yet a Platform fact (issue 32 item 4: frozen, so it does not grow)';
-const MOCK_SERVER = "`devel serve-metadata`'s mock cloud: its tree is a host folder the tester gives and its listening socket is its job; it is test tooling and changes nothing of a target";
-const DEVICES = "devices/ reads the host's block devices and sysfs, read-only (nothing mounted): the media a source is read from are the running machine's";
+const USER_NAMED =
+  "reads or writes the host file (or stdin/stdout) the user names on the command line: the user's machine, not the target";
+const HOST_FACTS =
+  'reads a fact of the running kernel (node:os: release, hostname, arch) as cloud-init reads os.uname(); not yet a Platform fact (issue 32 item 4: frozen, so it does not grow)';
+const MOCK_SERVER =
+  "`devel serve-metadata`'s mock cloud: its tree is a host folder the tester gives and its listening socket is its job; it is test tooling and changes nothing of a target";
+const DEVICES =
+  "devices/ reads the host's block devices and sysfs, read-only (nothing mounted): the media a source is read from are the running machine's";
 
 /**
  * Files outside src/platform/ that reach the machine directly, and why; everything else goes through the Platform.
  * A new entry needs a reason of this kind; one that no longer reaches the machine must leave.
  */
 const DIRECT_EFFECTS_ALLOWED: Record<string, string> = {
-  'main.ts': 'the process entry: checks that --root is a folder and whether stdout is a terminal, before any platform exists',
+  'main.ts':
+    'the process entry: checks that --root is a folder and whether stdout is a terminal, before any platform exists',
   'util/on-demand-builtins.ts': 'the lazy loader of the built-ins itself; who calls it is checked here',
-  'util/exec.ts': "the process starter the Linux and Windows platforms run commands through (util/ sits below platform/)",
+  'util/exec.ts':
+    'the process starter the Linux and Windows platforms run commands through (util/ sits below platform/)',
   'util/direct-output.ts': "kiln's own stdout and stderr, written to their descriptors",
-  'util/log.ts': "the log file sink: opens the host path the platform resolved (resolvedHostPath), as cloud-init's log handler",
+  'util/log.ts':
+    "the log file sink: opens the host path the platform resolved (resolvedHostPath), as cloud-init's log handler",
   'util/make-dirs.ts': "the folders of the log file and of the platform's own writes (called from both)",
   'util/koffi-addon.ts': "loads koffi's native addon shipped in the binary (the platforms' libc and Win32 calls)",
   'util/source-mapped-stack.ts': "maps a --debug stack trace through the binary's own source map",
-  'util/line-channel.ts': "the serial port or unix socket SmartOS's and CloudSigma's host protocols are spoken over (a device the source names)",
+  'util/line-channel.ts':
+    "the serial port or unix socket SmartOS's and CloudSigma's host protocols are spoken over (a device the source names)",
   'net/ip.ts': "node:net's isIP/isIPv4/isIPv6: address syntax only, no socket",
   'cli/analyze.ts': USER_NAMED,
   'cli/cloud-id.ts': USER_NAMED,
@@ -137,14 +150,16 @@ const DIRECT_EFFECTS_ALLOWED: Record<string, string> = {
   'cli/schema.ts': USER_NAMED,
   'cli/stage-runner-setup.ts': USER_NAMED,
   'cli/install.ts': 'reads its own executable (process.execPath) to copy it into the target',
-  'cli/run-all-stages.ts': 'asks whether stdin is a terminal (a person ran --all-stages by hand: no stage units to wait for)',
+  'cli/run-all-stages.ts':
+    'asks whether stdin is a terminal (a person ran --all-stages by hand: no stage units to wait for)',
   'cli/devel-serve-metadata.ts': MOCK_SERVER,
   'devices/block-reader.ts': DEVICES,
   'devices/linux-block-devices.ts': DEVICES,
   'devices/mounted-volume-tree.ts': `${DEVICES}; a Windows volume's drive letter is read as a folder`,
   'devices/open-image.ts': `${DEVICES}; or the image file the user names`,
   'devices/make-seed.ts': `the files the user names for \`kiln make-seed\` (${USER_NAMED})`,
-  'net/ephemeral/ephemeral-network.ts': "whether this process shares the host's network namespace (/proc/self/ns/net), which decides if a temporary lease may be taken at all",
+  'net/ephemeral/ephemeral-network.ts':
+    "whether this process shares the host's network namespace (/proc/self/ns/net), which decides if a temporary lease may be taken at all",
   'modules/final-message.ts': HOST_FACTS,
   'modules/puppet.ts': HOST_FACTS,
   'modules/ssh.ts': HOST_FACTS,
@@ -164,9 +179,14 @@ test('code outside src/platform/ reaches the machine only through the Platform, 
     const hits = [...readFileSync(file, 'utf8').matchAll(DIRECT_EFFECT)].map((m) => m[0].trim());
     if (hits.length === 0) continue;
     seen.add(rel);
-    if (!(rel in DIRECT_EFFECTS_ALLOWED)) problems.push(`${rel}: ${[...new Set(hits)].join(', ')} (go through the Platform, or give the reason in DIRECT_EFFECTS_ALLOWED)`);
+    if (!(rel in DIRECT_EFFECTS_ALLOWED))
+      problems.push(
+        `${rel}: ${[...new Set(hits)].join(', ')} (go through the Platform, or give the reason in DIRECT_EFFECTS_ALLOWED)`,
+      );
   }
-  for (const rel of Object.keys(DIRECT_EFFECTS_ALLOWED)) if (!seen.has(rel)) problems.push(`${rel} no longer reaches the machine directly: take it off DIRECT_EFFECTS_ALLOWED`);
+  for (const rel of Object.keys(DIRECT_EFFECTS_ALLOWED))
+    if (!seen.has(rel))
+      problems.push(`${rel} no longer reaches the machine directly: take it off DIRECT_EFFECTS_ALLOWED`);
   assert.deepEqual(problems, []);
 });
 
@@ -181,25 +201,35 @@ test('nothing outside src/platform/ and main.ts asks which platform it has (inst
 test('sources/ holds no DHCP client or lease handling: the temporary network is net/ephemeral/, which sources reach through sources/ephemeral-lease.ts', () => {
   const offenders = tsFiles(join(SRC, 'sources'))
     .map((f) => relative(SRC, f))
-    // A DHCP client run, or an address put on or flushed from a link (reading a lease file someone else wrote is a source's own business).
+    // A DHCP client run, or an address put on or flushed from a link (reading a lease file someone else wrote is a
+    // source's own business).
     .filter((rel) => /\[\s*'(dhclient|udhcpc)'|\[\s*'ip',\s*'-4',\s*'addr'/.test(readFileSync(join(SRC, rel), 'utf8')));
   assert.deepEqual(offenders, []);
-  assert.ok(existsSync(join(SRC, 'net', 'ephemeral', 'ephemeral-network.ts')), 'the temporary network lives in src/net/ephemeral/');
+  assert.ok(
+    existsSync(join(SRC, 'net', 'ephemeral', 'ephemeral-network.ts')),
+    'the temporary network lives in src/net/ephemeral/',
+  );
 });
 
 /** src/sources/ files that may still ask whether they run on Windows, each with its reason. */
 const WINDOWS_CHECKS_ALLOWED: Record<string, string> = {};
 
-test("src/sources/ never branches on Windows (a cloudbase-init dialect is a CloudbaseMetadataService beside its source), but where WINDOWS_CHECKS_ALLOWED says why", () => {
+test('src/sources/ never branches on Windows (a cloudbase-init dialect is a CloudbaseMetadataService beside its source), but where WINDOWS_CHECKS_ALLOWED says why', () => {
   const problems: string[] = [];
   const seen = new Set<string>();
   for (const file of tsFiles(join(SRC, 'sources'))) {
     const rel = relative(SRC, file);
-    const hits = [...readFileSync(file, 'utf8').matchAll(/\bos\s*[!=]==?\s*['"]windows['"]|\.windows\(\)/g)].map((m) => m[0]);
+    const hits = [...readFileSync(file, 'utf8').matchAll(/\bos\s*[!=]==?\s*['"]windows['"]|\.windows\(\)/g)].map(
+      (m) => m[0],
+    );
     if (hits.length === 0) continue;
     seen.add(rel);
-    if (!(rel in WINDOWS_CHECKS_ALLOWED)) problems.push(`${rel}: ${[...new Set(hits)].join(', ')} (register a cloudbase-init service in CLOUDBASE_SERVICES instead, or give the reason in WINDOWS_CHECKS_ALLOWED)`);
+    if (!(rel in WINDOWS_CHECKS_ALLOWED))
+      problems.push(
+        `${rel}: ${[...new Set(hits)].join(', ')} (register a cloudbase-init service in CLOUDBASE_SERVICES instead, or give the reason in WINDOWS_CHECKS_ALLOWED)`,
+      );
   }
-  for (const rel of Object.keys(WINDOWS_CHECKS_ALLOWED)) if (!seen.has(rel)) problems.push(`${rel} no longer asks for Windows: take it off WINDOWS_CHECKS_ALLOWED`);
+  for (const rel of Object.keys(WINDOWS_CHECKS_ALLOWED))
+    if (!seen.has(rel)) problems.push(`${rel} no longer asks for Windows: take it off WINDOWS_CHECKS_ALLOWED`);
   assert.deepEqual(problems, []);
 });

@@ -22,7 +22,8 @@ test('no read of a cloudbase-init option repeats the default the option table ho
     for (const m of text.matchAll(/\.(str|bool|int|float|list)\('([a-z_0-9]+)'(?:, '([A-Za-z_]+)')?\)\s*\?\?/g)) {
       const section = m[3] ?? 'DEFAULT';
       const spec = section === 'DEFAULT' ? DEFAULT_OPTIONS[m[2] as string] : SECTION_OPTIONS[section]?.[m[2] as string];
-      if (spec?.default !== undefined) found.push(`${relative(REPO, file)}: ${m[0]} (use ${m[1]}Value('${m[2]}'${m[3] ? `, '${m[3]}'` : ''}))`);
+      if (spec?.default !== undefined)
+        found.push(`${relative(REPO, file)}: ${m[0]} (use ${m[1]}Value('${m[2]}'${m[3] ? `, '${m[3]}'` : ''}))`);
     }
   }
   assert.deepEqual(found, []);

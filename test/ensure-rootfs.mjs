@@ -3,6 +3,9 @@
 import { join } from 'node:path';
 import { bundleTests, repo } from './bundle.mjs';
 
-const [built] = await bundleTests([join(repo, 'test', 'helpers', 'debian-rootfs.ts')], join(repo, '.build', 'ensure-rootfs'));
+const [built] = await bundleTests(
+  [join(repo, 'test', 'helpers', 'debian-rootfs.ts')],
+  join(repo, '.build', 'ensure-rootfs'),
+);
 const { ensureDebianRootfs } = await import(built);
 console.log(ensureDebianRootfs(process.argv[2] ?? 'bookworm'));

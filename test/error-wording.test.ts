@@ -28,12 +28,19 @@ function tsFiles(dir: string): string[] {
 function reviewed(): Array<{ rel: string; text: string }> {
   return tsFiles(join(REPO, 'src'))
     .map((file) => ({ rel: relative(REPO, file).split('\\').join('/'), file }))
-    .filter(({ rel }) => rel !== 'src/util/errors.ts' && !NOT_YET_REVIEWED.some((p) => (p.endsWith('/') ? rel.startsWith(p) : rel === p)))
+    .filter(
+      ({ rel }) =>
+        rel !== 'src/util/errors.ts' &&
+        !NOT_YET_REVIEWED.some((p) => (p.endsWith('/') ? rel.startsWith(p) : rel === p)),
+    )
     .map(({ rel, file }) => ({ rel, text: readFileSync(file, 'utf8') }));
 }
 
 /** The hand-made wordings of a caught value that describeError replaces. */
-const HAND_WORDINGS = [/\(\s*\w+\s+as\s+Error\s*\)\??\.message/g, /\b(\w+)\s+instanceof\s+Error\s*\?\s*\1\.message\s*:\s*String\(\s*\1\s*\)/g];
+const HAND_WORDINGS = [
+  /\(\s*\w+\s+as\s+Error\s*\)\??\.message/g,
+  /\b(\w+)\s+instanceof\s+Error\s*\?\s*\1\.message\s*:\s*String\(\s*\1\s*\)/g,
+];
 
 function handWordings(rel: string, text: string): string[] {
   const found: string[] = [];
@@ -43,9 +50,47 @@ function handWordings(rel: string, text: string): string[] {
   return found;
 }
 
-const REGEX_AFTER = new Set(['', '(', ',', '=', ':', '[', '!', '&', '|', '?', '{', '}', ';', '+', '-', '*', '%', '<', '>', '~', '^', 'return', 'typeof', 'case', 'do', 'else', 'in', 'of', 'new', 'delete', 'void', 'throw', 'yield', 'await']);
+const REGEX_AFTER = new Set([
+  '',
+  '(',
+  ',',
+  '=',
+  ':',
+  '[',
+  '!',
+  '&',
+  '|',
+  '?',
+  '{',
+  '}',
+  ';',
+  '+',
+  '-',
+  '*',
+  '%',
+  '<',
+  '>',
+  '~',
+  '^',
+  'return',
+  'typeof',
+  'case',
+  'do',
+  'else',
+  'in',
+  'of',
+  'new',
+  'delete',
+  'void',
+  'throw',
+  'yield',
+  'await',
+]);
 
-/** The text with the insides of strings, template text, regular expressions and comments blanked (line breaks kept), and where the comments are. */
+/**
+ * The text with the insides of strings, template text, regular expressions and comments blanked (line breaks kept), and
+ * where the comments are.
+ */
 function codeAndComments(text: string): { code: string; comments: Array<[number, number]> } {
   const out = text.split('');
   const comments: Array<[number, number]> = [];
@@ -147,7 +192,10 @@ function endsInThrow(body: string): boolean {
   return lastStart >= 0 && /^\s*throw\b/.test(body.slice(lastStart));
 }
 
-/** Catch clauses that drop the error without a comment saying why (a block that ends in a throw reports, it does not drop). */
+/**
+ * Catch clauses that drop the error without a comment saying why (a block that ends in a throw reports, it does not
+ * drop).
+ */
 function silentCatches(rel: string, text: string): string[] {
   const { code, comments } = codeAndComments(text);
   const found: string[] = [];
@@ -158,7 +206,8 @@ function silentCatches(rel: string, text: string): string[] {
     const name = m[1];
     const dropped = name === undefined || !new RegExp(`(^|[^\\w$.])${name.replace(/\$/g, '\\$')}\\b`).test(body);
     const commented = comments.some(([from, to]) => from > open && to <= close);
-    if (dropped && !endsInThrow(body) && !commented) found.push(`${rel}:${text.slice(0, m.index).split('\n').length}: ${m[0]}`);
+    if (dropped && !endsInThrow(body) && !commented)
+      found.push(`${rel}:${text.slice(0, m.index).split('\n').length}: ${m[0]}`);
   }
   return found;
 }
@@ -167,17 +216,27 @@ test('describeError words what a person can act on, for any thrown value', () =>
   assert.equal(describeError('a plain string'), 'a plain string');
   assert.equal(describeError(undefined), 'undefined');
   assert.equal(describeError(new Error('boom')), 'boom');
-  const full = Object.assign(new Error("ENOSPC: no space left on device, write '/var/lib/x'"), { code: 'ENOSPC', syscall: 'write', path: '/var/lib/x' });
+  const full = Object.assign(new Error("ENOSPC: no space left on device, write '/var/lib/x'"), {
+    code: 'ENOSPC',
+    syscall: 'write',
+    path: '/var/lib/x',
+  });
   assert.match(describeError(full), /^cannot write \/var\/lib\/x: no space is left on the device .*\[ENOSPC\]$/);
 });
 
 test('the checks see what they look for', () => {
-  assert.equal(handWordings('a.ts', 'log(`x: ${(err as Error).message}`);\nf(e instanceof Error ? e.message : String(e));').length, 2);
+  assert.equal(
+    handWordings('a.ts', 'log(`x: ${(err as Error).message}`);\nf(e instanceof Error ? e.message : String(e));').length,
+    2,
+  );
   assert.deepEqual(silentCatches('a.ts', 'try { f(); } catch {\n  return 1;\n}'), ['a.ts:1: catch {']);
   assert.deepEqual(silentCatches('a.ts', 'try { f(); } catch (err) {\n  return 1;\n}'), ['a.ts:1: catch (err) {']);
   assert.deepEqual(silentCatches('a.ts', 'try { f(); } catch {\n  return 1; // gone meanwhile: nothing to do\n}'), []);
   assert.deepEqual(silentCatches('a.ts', 'try { f(); } catch {\n  throw new Error("not a URL");\n}'), []);
-  assert.deepEqual(silentCatches('a.ts', "try { f(); } catch (err) {\n  if (code(err) !== 'ENOENT') throw err;\n}"), []);
+  assert.deepEqual(
+    silentCatches('a.ts', "try { f(); } catch (err) {\n  if (code(err) !== 'ENOENT') throw err;\n}"),
+    [],
+  );
 });
 
 test('a caught error is worded by describeError, not by hand', () => {
@@ -187,7 +246,11 @@ test('a caught error is worded by describeError, not by hand', () => {
 
 test('no catch drops an error without a comment saying why', () => {
   const found = reviewed().flatMap(({ rel, text }) => silentCatches(rel, text));
-  assert.deepEqual(found, [], `handle a named case (test the code, rethrow the rest), word the error, or say in a comment why dropping it is right:\n${found.join('\n')}`);
+  assert.deepEqual(
+    found,
+    [],
+    `handle a named case (test the code, rethrow the rest), word the error, or say in a comment why dropping it is right:\n${found.join('\n')}`,
+  );
 });
 
 test('every entry of NOT_YET_REVIEWED still exists', () => {

@@ -24,7 +24,11 @@ interface Finding {
 
 /** What `biome lint` finds in the tree at ROOT (its biome.jsonc says which files). */
 function findings(root: string): Finding[] {
-  const r = spawnSync(process.execPath, [BIOME, 'lint', '--reporter=github', '--max-diagnostics=none', '--colors=off'], { cwd: root, encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    [BIOME, 'lint', '--reporter=github', '--max-diagnostics=none', '--colors=off'],
+    { cwd: root, encoding: 'utf8' },
+  );
   assert.ok(r.status === 0 || r.status === 1, `biome lint did not run (exit ${r.status}): ${r.stderr}`);
   const found: Finding[] = [];
   for (const line of r.stdout.split('\n')) {
@@ -41,7 +45,10 @@ const notYetLinted = (rel: string) => NOT_YET_LINTED.some((p) => (p.endsWith('/'
 
 test('biome lint finds nothing outside the files not yet linted', () => {
   const left = findings(REPO).filter((f) => !notYetLinted(f.rel));
-  assert.deepEqual(left.map((f) => f.text), []);
+  assert.deepEqual(
+    left.map((f) => f.text),
+    [],
+  );
 });
 
 test("the reporter's lines are read: a file with a known finding, under kiln's biome.jsonc, is reported", (t) => {
@@ -50,7 +57,10 @@ test("the reporter's lines are read: a file with a known finding, under kiln's b
   mkdirSync(join(root, 'src'));
   writeFileSync(join(root, 'src/untyped.ts'), 'let value;\nvalue = 1;\nexport { value };\n');
   const texts = findings(root).map((f) => f.text);
-  assert.ok(texts.some((x) => x.startsWith('src/untyped.ts:1: lint/suspicious/noImplicitAnyLet ')), texts.join('\n'));
+  assert.ok(
+    texts.some((x) => x.startsWith('src/untyped.ts:1: lint/suspicious/noImplicitAnyLet ')),
+    texts.join('\n'),
+  );
 });
 
 test('every file not yet linted still exists', () => {

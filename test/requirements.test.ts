@@ -25,7 +25,12 @@ function sources(dir: string): string[] {
 function ciPackages(script: string): Set<string> {
   const block = /^APT_PACKAGES=\(([\s\S]*?)^\)/m.exec(script)?.[1];
   if (block === undefined) throw new Error('.ci/run has no APT_PACKAGES=( … ) array');
-  return new Set(block.split('\n').flatMap((line) => line.replace(/#.*$/, '').trim().split(/\s+/)).filter(Boolean));
+  return new Set(
+    block
+      .split('\n')
+      .flatMap((line) => line.replace(/#.*$/, '').trim().split(/\s+/))
+      .filter(Boolean),
+  );
 }
 
 /**
@@ -39,7 +44,8 @@ function namedRequirements(text: string): { commands: Set<string>; paths: Set<st
   for (const m of text.matchAll(/\[((?:\s*'[^']+',?)+)\s*\]\.filter\(\(\w+\) => !hasCommand\(\w+\)\)/g)) {
     for (const c of (m[1] as string).matchAll(/'([^']+)'/g)) commands.add(c[1] as string);
   }
-  if (/hasCommand\(\w+\.tool\)/.test(text)) for (const m of text.matchAll(/\btool: '([^']+)'/g)) commands.add(m[1] as string);
+  if (/hasCommand\(\w+\.tool\)/.test(text))
+    for (const m of text.matchAll(/\btool: '([^']+)'/g)) commands.add(m[1] as string);
   for (const m of text.matchAll(/need\([^;]*?existsSync\('(\/[^']+)'\)/g)) paths.add(m[1] as string);
   if (/need\([^;]*existsSync\(BUSYBOX\)/.test(text)) paths.add(BUSYBOX);
   return { commands, paths };
@@ -65,8 +71,16 @@ function isEssential(pkg: string): boolean {
  * fails in CI), or for one of these.
  */
 const SKIPS_THAT_ARE_NOT_REQUIREMENTS: Array<{ file: string; words: string; why: string }> = [
-  { file: 'e2e/linux-binary.test.ts', words: "process.arch !== 'x64'", why: 'the code cache exists only for a binary built on its own architecture' },
-  { file: 'platform/posix-spawn-opt-out.test.ts', words: "process.platform !== 'linux'", why: 'the opt-out concerns the Linux spawn path' },
+  {
+    file: 'e2e/linux-binary.test.ts',
+    words: "process.arch !== 'x64'",
+    why: 'the code cache exists only for a binary built on its own architecture',
+  },
+  {
+    file: 'platform/posix-spawn-opt-out.test.ts',
+    words: "process.platform !== 'linux'",
+    why: 'the opt-out concerns the Linux spawn path',
+  },
 ];
 
 test('no test skips itself except through need() (which fails in CI) or for a reason that is not a requirement', () => {
@@ -82,7 +96,11 @@ test('no test skips itself except through need() (which fails in CI) or for a re
         found.push(`${rel}:${i + 1}: ${line.trim()}`);
       });
   }
-  assert.deepEqual(found, [], 'a skip that is not need() passes silently in CI, where a missing tool or cache must fail: use need()');
+  assert.deepEqual(
+    found,
+    [],
+    'a skip that is not need() passes silently in CI, where a missing tool or cache must fail: use need()',
+  );
 });
 
 test('the requirement scan finds hasCommand literals, filtered lists, tool tables and need()-checked paths', () => {
@@ -96,7 +114,11 @@ test('the requirement scan finds hasCommand literals, filtered lists, tool table
   );
   assert.deepEqual([...found.commands].sort(), ['cpio', 'mkudffs', 'qemu-system-x86_64', 'xorriso']);
   assert.deepEqual([...found.paths].sort(), [BUSYBOX, '/usr/sbin/radvd'].sort());
-  assert.deepEqual([...ciPackages('x\nAPT_PACKAGES=(\n  wine openssl # the oracle\n  # qemu\n  time\n)\n')].sort(), ['openssl', 'time', 'wine']);
+  assert.deepEqual([...ciPackages('x\nAPT_PACKAGES=(\n  wine openssl # the oracle\n  # qemu\n  time\n)\n')].sort(), [
+    'openssl',
+    'time',
+    'wine',
+  ]);
 });
 
 test('every command and file a test checks for is installed by .ci/run (or Essential on Debian)', (t) => {
@@ -109,14 +131,18 @@ test('every command and file a test checks for is installed by .ci/run (or Essen
     for (const c of found.commands) commands.add(c);
     for (const p of found.paths) paths.add(p);
   }
-  assert.ok(commands.size > 20, `the scan found only ${commands.size} commands: has the way tests check for tools changed?`);
+  assert.ok(
+    commands.size > 20,
+    `the scan found only ${commands.size} commands: has the way tests check for tools changed?`,
+  );
   const problems: string[] = [];
   const absent: string[] = [];
   const check = (what: string, path: string | undefined) => {
     if (path === undefined) return absent.push(what);
     const pkg = packageOf(path);
     if (pkg === undefined) problems.push(`${what} (${path}) belongs to no Debian package: .ci/run cannot install it`);
-    else if (!installed.has(pkg) && !isEssential(pkg)) problems.push(`${what} comes from ${pkg}, which .ci/run's APT_PACKAGES does not list`);
+    else if (!installed.has(pkg) && !isEssential(pkg))
+      problems.push(`${what} comes from ${pkg}, which .ci/run's APT_PACKAGES does not list`);
   };
   for (const c of [...commands].sort()) {
     const r = spawnSync('sh', ['-c', `command -v ${c}`], { encoding: 'utf8' });

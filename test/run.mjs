@@ -14,7 +14,11 @@ const filters = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 
 if (!process.argv.includes('--no-typecheck')) {
   console.log('# typecheck (tsc --noEmit)');
-  execFileSync(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', join(repo, 'tsconfig.json')], { stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [join(repo, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', join(repo, 'tsconfig.json')],
+    { stdio: 'inherit' },
+  );
 }
 
 const tests = findFiles(join(repo, 'test'), '.test.ts', filters);

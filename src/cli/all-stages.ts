@@ -17,7 +17,10 @@ export const allStagesCommand: Command = {
     boolean: ['all-stages'],
     string: ['file'],
     alias: { f: 'file' },
-    help: ['--all-stages     run init-local, init, modules:config and modules:final in this one process', '-f, --file FILE  an extra config file merged over the system config'],
+    help: [
+      '--all-stages     run init-local, init, modules:config and modules:final in this one process',
+      '-f, --file FILE  an extra config file merged over the system config',
+    ],
   },
   async run(ctx, args) {
     const word = args.positional[0];

@@ -1,4 +1,5 @@
-// `analyze show|blame|dump|boot`: boot timing from kiln's event log or cloud-init's own log (and /proc/uptime for `boot`).
+// `analyze show|blame|dump|boot`: boot timing from kiln's event log or cloud-init's own log (and /proc/uptime for
+// `boot`).
 import { formatBlame, formatShow, SHOW_FORMAT } from '../runner/analyze-events';
 import { readFileSync } from 'node:fs';
 import { parseCloudInitLogEvents } from '../runner/cloud-init-log-events';
@@ -26,14 +27,25 @@ const FLAGS = {
  */
 function eventsOf(text: string): BootEvent[] {
   const first = text.split('\n').find((l) => l.trim() !== '') ?? '';
-  return first.trimStart().startsWith('{') ? parseEventLog(text) : parseCloudInitLogEvents(text, new Date().getUTCFullYear());
+  return first.trimStart().startsWith('{')
+    ? parseEventLog(text)
+    : parseCloudInitLogEvents(text, new Date().getUTCFullYear());
 }
 
-async function loadEvents(ctx: CommandContext, args: ParsedArgs): Promise<{ events: BootEvent[]; source: string } | undefined> {
+async function loadEvents(
+  ctx: CommandContext,
+  args: ParsedArgs,
+): Promise<{ events: BootEvent[]; source: string } | undefined> {
   const given = args.flags.infile as string | undefined;
   if (given) {
-    // '-' is standard input, as for cloud-init's analyze (`journalctl -o short-precise | cloud-init analyze show -i -`).
-    const text = given === '-' ? readFileSync(0, 'utf8') : await fsPromises().readFile(given, 'utf8').catch(() => undefined);
+    // '-' is standard input, as for cloud-init's analyze (`journalctl -o short-precise | cloud-init analyze show -i
+    // -`).
+    const text =
+      given === '-'
+        ? readFileSync(0, 'utf8')
+        : await fsPromises()
+            .readFile(given, 'utf8')
+            .catch(() => undefined);
     return text === undefined ? undefined : { events: eventsOf(text), source: given };
   }
   // cloud-init.log, as cloud-init 25.1's analyze reads it (its millisecond times give the same figures, and it holds
@@ -65,7 +77,11 @@ const SHOW_FLAGS = {
   ],
 };
 
-function analyzeCommand(word: 'show' | 'blame' | 'dump' | 'boot', summary: string, render: (events: BootEvent[], ctx: CommandContext, args: ParsedArgs) => Promise<string>): Command {
+function analyzeCommand(
+  word: 'show' | 'blame' | 'dump' | 'boot',
+  summary: string,
+  render: (events: BootEvent[], ctx: CommandContext, args: ParsedArgs) => Promise<string>,
+): Command {
   return {
     words: ['analyze', word],
     summary,
@@ -76,7 +92,9 @@ function analyzeCommand(word: 'show' | 'blame' | 'dump' | 'boot', summary: strin
     async run(ctx, args) {
       const loaded = await loadEvents(ctx, args);
       if (!loaded) {
-        ctx.io.err(`Empty file or missing event log: ${(args.flags.infile as string | undefined) ?? '/var/log/cloud-init.log or /var/log/kiln-events.jsonl'}; has cloud-init run?\n`);
+        ctx.io.err(
+          `Empty file or missing event log: ${(args.flags.infile as string | undefined) ?? '/var/log/cloud-init.log or /var/log/kiln-events.jsonl'}; has cloud-init run?\n`,
+        );
         return 1;
       }
       let report: string;
@@ -92,20 +110,37 @@ function analyzeCommand(word: 'show' | 'blame' | 'dump' | 'boot', summary: strin
   };
 }
 
-export const analyzeShowCommand = analyzeCommand('show', 'show every stage and module of each boot with its time', async (e, _ctx, args) => formatShow(e, (args.flags.format as string | undefined) ?? SHOW_FORMAT));
-export const analyzeBlameCommand = analyzeCommand('blame', 'list the modules and steps of each boot, slowest first', async (e) => formatBlame(e));
+export const analyzeShowCommand = analyzeCommand(
+  'show',
+  'show every stage and module of each boot with its time',
+  async (e, _ctx, args) => formatShow(e, (args.flags.format as string | undefined) ?? SHOW_FORMAT),
+);
+export const analyzeBlameCommand = analyzeCommand(
+  'blame',
+  'list the modules and steps of each boot, slowest first',
+  async (e) => formatBlame(e),
+);
 // As cloud-init's json_dumps: keys sorted, one-space indent.
 export const analyzeDumpCommand = analyzeCommand('dump', 'print the boot events as JSON', async (e) => sortedJson(e));
-export const analyzeBootCommand = analyzeCommand('boot', 'when the kernel started, when kiln started and how long it ran', async (events, ctx) => {
-  const uptime = (await ctx.platform().hostUptime?.()) ?? 0; // no procfs: 0 seconds
-  const kernelStart = Date.now() / 1000 - uptime;
-  const starts = events.filter((e) => e.event_type === 'start' && e.name === 'init-local');
-  const first = starts[starts.length - 1] ?? events.find((e) => e.event_type === 'start');
-  const finals = events.filter((e) => e.event_type === 'finish' && e.name === 'modules-final');
-  const last = finals[finals.length - 1];
-  const fmt = (s: number) => new Date(s * 1000).toUTCString();
-  const lines = ['-- Most Recent Boot Record --', `    Kernel Started at: ${fmt(kernelStart)}`];
-  if (first) lines.push(`    Cloud-init activated at: ${fmt(first.timestamp)}`, `    Kernel to cloud-init activation: ${(first.timestamp - kernelStart).toFixed(5)} seconds`);
-  if (first && last && last.timestamp >= first.timestamp) lines.push(`    Cloud-init ran for: ${(last.timestamp - first.timestamp).toFixed(5)} seconds`);
-  return `${lines.join('\n')}\n`;
-});
+export const analyzeBootCommand = analyzeCommand(
+  'boot',
+  'when the kernel started, when kiln started and how long it ran',
+  async (events, ctx) => {
+    const uptime = (await ctx.platform().hostUptime?.()) ?? 0; // no procfs: 0 seconds
+    const kernelStart = Date.now() / 1000 - uptime;
+    const starts = events.filter((e) => e.event_type === 'start' && e.name === 'init-local');
+    const first = starts[starts.length - 1] ?? events.find((e) => e.event_type === 'start');
+    const finals = events.filter((e) => e.event_type === 'finish' && e.name === 'modules-final');
+    const last = finals[finals.length - 1];
+    const fmt = (s: number) => new Date(s * 1000).toUTCString();
+    const lines = ['-- Most Recent Boot Record --', `    Kernel Started at: ${fmt(kernelStart)}`];
+    if (first)
+      lines.push(
+        `    Cloud-init activated at: ${fmt(first.timestamp)}`,
+        `    Kernel to cloud-init activation: ${(first.timestamp - kernelStart).toFixed(5)} seconds`,
+      );
+    if (first && last && last.timestamp >= first.timestamp)
+      lines.push(`    Cloud-init ran for: ${(last.timestamp - first.timestamp).toFixed(5)} seconds`);
+    return `${lines.join('\n')}\n`;
+  },
+);

@@ -4,12 +4,16 @@ import type { Command } from './command';
 
 export const checkCommand: Command = {
   words: ['check'],
-  summary: 'is this image ready to capture: units enabled, no instance state, machine id, host keys, passwords or per-instance config left',
+  summary:
+    'is this image ready to capture: units enabled, no instance state, machine id, host keys, passwords or per-instance config left',
   usage: 'check [--json]',
   faces: ['kiln'],
   os: 'linux',
   positional: [0, 0],
-  flags: { boolean: ['json'], help: ['--json   the findings as JSON: {"ready", "findings": [{check, severity, path, message, fix}]}'] },
+  flags: {
+    boolean: ['json'],
+    help: ['--json   the findings as JSON: {"ready", "findings": [{check, severity, path, message, fix}]}'],
+  },
   async run(ctx, args) {
     const report = await checkImage(ctx.platform(), ctx.facts.defaultCloudConfig);
     if (args.flags.json) {
@@ -20,7 +24,11 @@ export const checkCommand: Command = {
     const errors = report.findings.filter((f) => f.severity === 'error').length;
     const warnings = report.findings.length - errors;
     const counts = `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`;
-    ctx.io.out(report.exitCode === 0 ? 'ready to capture\n' : `${counts}: ${report.exitCode === 1 ? 'not ready to capture' : 'ready to capture, but read the warnings'}\n`);
+    ctx.io.out(
+      report.exitCode === 0
+        ? 'ready to capture\n'
+        : `${counts}: ${report.exitCode === 1 ? 'not ready to capture' : 'ready to capture, but read the warnings'}\n`,
+    );
     return report.exitCode;
   },
 };

@@ -6,7 +6,10 @@ import type { Command } from './command';
 
 export function parseConfigKinds(values: string[]): CleanConfigKind[] {
   const out = new Set<CleanConfigKind>();
-  for (const v of values.flatMap((x) => x.split(',')).map((x) => x.trim()).filter(Boolean)) {
+  for (const v of values
+    .flatMap((x) => x.split(','))
+    .map((x) => x.trim())
+    .filter(Boolean)) {
     if (v === 'all') for (const k of CLEAN_CONFIG_KINDS) out.add(k);
     else if ((CLEAN_CONFIG_KINDS as string[]).includes(v)) out.add(v as CleanConfigKind);
     else throw new UsageError(`--configs takes all, ${CLEAN_CONFIG_KINDS.join(', ')}; not '${v}'`);

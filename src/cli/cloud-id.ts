@@ -22,7 +22,11 @@ export const cloudIdCommand: Command = {
     boolean: ['json', 'long'],
     string: ['instance-data'],
     alias: { j: 'json', l: 'long', i: 'instance-data' },
-    help: ['-j, --json              all standardized v1 keys as JSON', '-l, --long              cloud id and region, tab-separated', '-i, --instance-data F   read F instead of /run/cloud-init/instance-data.json'],
+    help: [
+      '-j, --json              all standardized v1 keys as JSON',
+      '-l, --long              cloud id and region, tab-separated',
+      '-i, --instance-data F   read F instead of /run/cloud-init/instance-data.json',
+    ],
   },
   async run(ctx, args) {
     const platform = ctx.platform();
@@ -40,7 +44,11 @@ export const cloudIdCommand: Command = {
     const rc = await loadRunConfig(platform, embedded, await readKernelCmdline(platform));
     const given = args.flags['instance-data'] as string | undefined;
     const file = given ?? rc.paths.instanceDataFile;
-    const text = given ? await fsPromises().readFile(given, 'utf8').catch(() => undefined) : await platform.readTextIfExists(file);
+    const text = given
+      ? await fsPromises()
+          .readFile(given, 'utf8')
+          .catch(() => undefined)
+      : await platform.readTextIfExists(file);
     if (text === undefined) {
       ctx.io.err(`ERROR: File not found '${file}'. Provide a path to instance data json file using --instance-data\n`);
       return 1;

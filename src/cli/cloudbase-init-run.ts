@@ -1,4 +1,5 @@
-// The cloudbase-init face's default command (and `kiln cloudbase-init`): load cloudbase-init.conf and run the plugin flow.
+// The cloudbase-init face's default command (and `kiln cloudbase-init`): load cloudbase-init.conf and run the plugin
+// flow.
 import { createFilesystemFinder } from '../devices/create-finder';
 import type { ConfigDriveLocation, ConfigDriveType } from '../devices/windows-finder';
 import { loadCloudbaseConf, type CloudbaseConf } from '../config/cloudbase-init-conf';
@@ -11,17 +12,38 @@ import { UsageError } from '../util/errors';
 import { FileSink, StreamSink } from '../util/log';
 import type { Command, CommandContext, ParsedArgs } from './command';
 
-/** The real sources: kiln's datasources, and drive letters and physical drives searched in [config_drive] types × locations order. */
+/**
+ * The real sources: kiln's datasources, and drive letters and physical drives searched in [config_drive] types ×
+ * locations order.
+ */
 function windowsSources(ctx: CommandContext, conf: CloudbaseConf): SourceSet {
-  const types = conf.listValue('types', 'config_drive').filter((t): t is ConfigDriveType => t === 'vfat' || t === 'iso');
-  const locations = conf.listValue('locations', 'config_drive').filter((l): l is ConfigDriveLocation => l === 'cdrom' || l === 'hdd' || l === 'partition');
-  const finder = createFilesystemFinder({ os: 'windows', root: ctx.root, facts: ctx.facts, env: ctx.env, log: ctx.logger.for('configdrive.py'), types, locations });
+  const types = conf
+    .listValue('types', 'config_drive')
+    .filter((t): t is ConfigDriveType => t === 'vfat' || t === 'iso');
+  const locations = conf
+    .listValue('locations', 'config_drive')
+    .filter((l): l is ConfigDriveLocation => l === 'cdrom' || l === 'hdd' || l === 'partition');
+  const finder = createFilesystemFinder({
+    os: 'windows',
+    root: ctx.root,
+    facts: ctx.facts,
+    env: ctx.env,
+    log: ctx.logger.for('configdrive.py'),
+    types,
+    locations,
+  });
   return { sources: [...DATASOURCES, ...WINDOWS_ONLY_SOURCES], finder };
 }
 
 export const CLOUDBASE_INIT_FLAGS = {
   string: ['config-file', 'log-file', 'log-dir'],
-  boolean: ['reset_service_password', 'noreset_service_password', 'verbose', 'nostop_service_on_exit', 'noallow_reboot'],
+  boolean: [
+    'reset_service_password',
+    'noreset_service_password',
+    'verbose',
+    'nostop_service_on_exit',
+    'noallow_reboot',
+  ],
   repeatable: ['config-file'],
   help: [
     '--config-file PATH            cloudbase-init.conf to read (may be repeated; later files win over earlier ones)',
@@ -52,8 +74,14 @@ async function loadConf(ctx: CommandContext, args: ParsedArgs): Promise<Cloudbas
 }
 
 function summary(report: RunReport): string {
-  const lines = report.plugins.map((p) => `${p.stage.padEnd(22)} ${p.name.padEnd(34)} ${p.outcome}${p.reboot ? ' (reboot)' : ''}${p.error ? `: ${p.error}` : ''}`);
-  if (report.service) lines.unshift(`metadata: ${report.service.classPath} (${report.service.datasource}), instance ${report.instanceId ?? '?'}`);
+  const lines = report.plugins.map(
+    (p) =>
+      `${p.stage.padEnd(22)} ${p.name.padEnd(34)} ${p.outcome}${p.reboot ? ' (reboot)' : ''}${p.error ? `: ${p.error}` : ''}`,
+  );
+  if (report.service)
+    lines.unshift(
+      `metadata: ${report.service.classPath} (${report.service.datasource}), instance ${report.instanceId ?? '?'}`,
+    );
   for (const w of report.warnings) lines.push(`warning: ${w}`);
   for (const e of report.errors) lines.push(`error: ${e}`);
   if (report.rebooting) lines.push('rebooting');
@@ -68,14 +96,19 @@ function summary(report: RunReport): string {
  * again", so a failure would reboot the machine forever. The failures are in the log, the plugin state and the summary.
  */
 export async function runCloudbaseInitFlow(ctx: CommandContext, args: ParsedArgs, firstLine?: string): Promise<number> {
-  if (ctx.dryRun) throw new UsageError('--dry-run is not supported by the cloudbase-init flow yet (registry and account changes cannot be planned)');
+  if (ctx.dryRun)
+    throw new UsageError(
+      '--dry-run is not supported by the cloudbase-init flow yet (registry and account changes cannot be planned)',
+    );
   const platform = ctx.platform();
   const windows = platform.windows?.();
   if (!windows) throw new UsageError('the cloudbase-init flow runs on Windows only; this is not a Windows build');
   const conf = await loadConf(ctx, args);
   const logPath = logFilePath(conf.str('log_file'), conf.str('log_dir'));
-  if (logPath) ctx.logger.addSink(new FileSink(conf.bool('debug') || ctx.debug ? 'DEBUG' : 'INFO', platform.hostPath(logPath)));
-  if (args.flags.verbose === true && !ctx.debug) ctx.logger.addSink(new StreamSink('INFO', { write: (s: string) => ctx.io.err(s) }));
+  if (logPath)
+    ctx.logger.addSink(new FileSink(conf.bool('debug') || ctx.debug ? 'DEBUG' : 'INFO', platform.hostPath(logPath)));
+  if (args.flags.verbose === true && !ctx.debug)
+    ctx.logger.addSink(new StreamSink('INFO', { write: (s: string) => ctx.io.err(s) }));
   // FIRST_LINE: what the caller has to say before the flow, once the log file is open (the service: when it connected).
   if (firstLine) ctx.logger.for('service.ts').info(firstLine);
   const log = ctx.logger.for('init.py');

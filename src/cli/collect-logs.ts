@@ -45,7 +45,7 @@ export const collectLogsCommand: Command = {
       '-t, --tarfile F          output file (default cloud-init.tar.gz)',
       '-u, --include-userdata   include what only root may read (user data, the sensitive instance data, dmesg)',
       // cloud-init 25.1 includes that by default and redacts with -r; kiln redacts unless -u is given.
-      '-r, --redact-sensitive   leave out what only root may read (kiln\'s default)',
+      "-r, --redact-sensitive   leave out what only root may read (kiln's default)",
       '-v, --verbose            accepted as cloud-init takes it',
     ],
   },
@@ -63,7 +63,9 @@ export const collectLogsCommand: Command = {
     };
     /** The output of CMD (or its failure) as cloud-init writes a command's output into the tarball. */
     const command = async (cmd: string[], name: string): Promise<void> => {
-      const r = await platform.run(cmd).catch((err: unknown) => ({ code: 127, stdout: '', stderr: describeError(err) }));
+      const r = await platform
+        .run(cmd)
+        .catch((err: unknown) => ({ code: 127, stdout: '', stderr: describeError(err) }));
       put(name, Buffer.from(r.code === 0 ? r.stdout : `${r.stdout}${r.stderr}` || `${cmd.join(' ')} exited ${r.code}`));
     };
     /** A file at its own path, as cloud-init's _collect_file: skipped when redacting and others may not read it. */
@@ -93,10 +95,12 @@ export const collectLogsCommand: Command = {
     // The logs whatever is redacted, as cloud-init (kiln's scrub still takes the secrets it knows out of them).
     for (const f of [rc.paths.logFile, rc.paths.outputLogFile, rc.paths.eventLogFile]) await file(f, false);
     for (const f of await filesUnder(platform, '/etc/cloud')) {
-      if (ETC_CLOUD_SKIPPED_DIRS.includes(posix.dirname(f)) || ETC_CLOUD_SKIPPED_NAMES.includes(posix.basename(f))) continue;
+      if (ETC_CLOUD_SKIPPED_DIRS.includes(posix.dirname(f)) || ETC_CLOUD_SKIPPED_NAMES.includes(posix.basename(f)))
+        continue;
       await file(f);
     }
-    for (const dir of ['data', 'handlers', 'seed', 'instance']) for (const f of await childrenOf(platform, posix.join(rc.paths.cloudDir, dir))) await file(f);
+    for (const dir of ['data', 'handlers', 'seed', 'instance'])
+      for (const f of await childrenOf(platform, posix.join(rc.paths.cloudDir, dir))) await file(f);
     for (const f of await childrenOf(platform, rc.paths.runDir)) await file(f);
 
     for (const d of dirs) if (d !== top) entries.push({ path: d, type: 'dir' });
@@ -106,7 +110,9 @@ export const collectLogsCommand: Command = {
     // cloud-init logs this (to stderr) with the absolute path.
     if (!ctx.dryRun) ctx.io.err(`Wrote ${resolve(out)}\n`);
     if (includeSensitive) {
-      ctx.io.err('WARNING:\nSensitive data may have been included in the collected logs.\nPlease review the contents of the tarball before sharing or\nrerun with --redact-sensitive to redact sensitive data.\n');
+      ctx.io.err(
+        'WARNING:\nSensitive data may have been included in the collected logs.\nPlease review the contents of the tarball before sharing or\nrerun with --redact-sensitive to redact sensitive data.\n',
+      );
     }
     return 0;
   },

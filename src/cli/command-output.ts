@@ -8,7 +8,12 @@ import type { CommandContext } from './command';
  * Writes DATA to the host file PATH (with MODE; its folder made first when MAKE_PARENTS); under --dry-run prints
  * what it would write instead.
  */
-export async function writeCommandOutput(ctx: Pick<CommandContext, 'dryRun' | 'io'>, path: string, data: string | Uint8Array, opts: { mode?: number; makeParents?: boolean } = {}): Promise<void> {
+export async function writeCommandOutput(
+  ctx: Pick<CommandContext, 'dryRun' | 'io'>,
+  path: string,
+  data: string | Uint8Array,
+  opts: { mode?: number; makeParents?: boolean } = {},
+): Promise<void> {
   if (ctx.dryRun) {
     const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
     ctx.io.out(`dry run: would write ${path} (${bytes} bytes)\n`);

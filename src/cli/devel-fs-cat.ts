@@ -14,7 +14,10 @@ export const develFsCatCommand: Command = {
   flags: {
     string: ['partition', 'output'],
     alias: { o: 'output' },
-    help: ['--partition N    read partition N of a partitioned image', '-o, --output F   write the exact bytes to F instead of standard output'],
+    help: [
+      '--partition N    read partition N of a partitioned image',
+      '-o, --output F   write the exact bytes to F instead of standard output',
+    ],
   },
   async run(ctx, args) {
     const part = args.flags.partition as string | undefined;
@@ -40,7 +43,9 @@ export const develFsCatCommand: Command = {
     try {
       text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(data);
     } catch {
-      throw new KilnError(`${image}: '${path}' is binary (not UTF-8 text) and standard output is a terminal; pipe it (kiln devel fs-cat ${image} ${path} | sha256sum) or save it with -o FILE`);
+      throw new KilnError(
+        `${image}: '${path}' is binary (not UTF-8 text) and standard output is a terminal; pipe it (kiln devel fs-cat ${image} ${path} | sha256sum) or save it with -o FILE`,
+      );
     }
     ctx.io.out(text);
     return 0;

@@ -15,7 +15,9 @@ async function walk(tree: FileTree, path: string, recursive: boolean, lines: str
     if (lines.length >= MAX_LISTED) return;
     const full = `${path.replace(/\/$/, '')}/${e.name}`;
     const kind = e.type === 'directory' ? 'd' : e.type === 'symlink' ? 'l' : '-';
-    lines.push(`${kind} ${String(e.size).padStart(10)}  ${recursive ? full : e.name}${e.type === 'directory' ? '/' : ''}`);
+    lines.push(
+      `${kind} ${String(e.size).padStart(10)}  ${recursive ? full : e.name}${e.type === 'directory' ? '/' : ''}`,
+    );
     if (recursive && e.type === 'directory' && depth < 32) await walk(tree, full, recursive, lines, depth + 1);
   }
 }

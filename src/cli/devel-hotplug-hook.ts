@@ -21,7 +21,12 @@ import { installHotplug } from '../sources/hotplug-udev-rule';
 import { noneSource } from '../sources/none';
 import { datasourceByName } from '../sources/registry';
 import { sourceSettings } from '../sources/settings';
-import { HOTPLUG_ENABLED_FILE, readHotplugEnabledScopes, supportsEvent, updateEventEnabled } from '../sources/update-events';
+import {
+  HOTPLUG_ENABLED_FILE,
+  readHotplugEnabledScopes,
+  supportsEvent,
+  updateEventEnabled,
+} from '../sources/update-events';
 import { KilnError, UsageError } from '../util/errors';
 import { FileSink, type Log } from '../util/log';
 import type { Command, CommandContext } from './command';
@@ -50,8 +55,18 @@ async function noneWithoutCache(p: Platform, ctx: CommandContext, rc: RunConfig)
   const list = rc.config.datasource_list;
   if (Array.isArray(list) && !list.includes('None')) return undefined;
   ctx.log.debug('no cache found; searching the sources with no dependencies: None');
-  const detect = await buildDetectContext({ platform: p, log: ctx.log, config: rc.config, finder: new LinuxFilesystemFinder({ root: p.root }), kernelCmdline: rc.kernelCmdline, env: ctx.env });
-  return { source: noneSource.name, data: await noneSource.crawl({ ...detect, settings: sourceSettings(rc.config, noneSource.name) }) };
+  const detect = await buildDetectContext({
+    platform: p,
+    log: ctx.log,
+    config: rc.config,
+    finder: new LinuxFilesystemFinder({ root: p.root }),
+    kernelCmdline: rc.kernelCmdline,
+    env: ctx.env,
+  });
+  return {
+    source: noneSource.name,
+    data: await noneSource.crawl({ ...detect, settings: sourceSettings(rc.config, noneSource.name) }),
+  };
 }
 
 async function loadState(p: Platform, ctx: CommandContext, rc: RunConfig): Promise<HotplugState | undefined> {
@@ -64,7 +79,13 @@ async function loadState(p: Platform, ctx: CommandContext, rc: RunConfig): Promi
     const text = await p.readTextIfExists(file);
     return text === undefined ? undefined : parseCloudConfigFile(text, file);
   };
-  const cfg = mergeCloudConfig({ system: rc.config, datasource: cached.data.sourceConfig, vendor: await read('vendor-cloud-config.txt'), vendor2: await read('vendor2-cloud-config.txt'), user: await read('cloud-config.txt') });
+  const cfg = mergeCloudConfig({
+    system: rc.config,
+    datasource: cached.data.sourceConfig,
+    vendor: await read('vendor-cloud-config.txt'),
+    vendor2: await read('vendor2-cloud-config.txt'),
+    user: await read('cloud-config.txt'),
+  });
   return { rc, cached, cfg, scopes: await readHotplugEnabledScopes(p, rc.paths.cloudDir, ctx.log) };
 }
 
@@ -73,7 +94,9 @@ function hotplugEnabled(s: HotplugState, log: Log): boolean {
     log.debug('hotplug not supported for event of type net');
     return false;
   }
-  if (!updateEventEnabled({ source: s.cached.source, cfg: s.cfg, event: 'hotplug', hotplugEnabledScopes: s.scopes, log })) {
+  if (
+    !updateEventEnabled({ source: s.cached.source, cfg: s.cfg, event: 'hotplug', hotplugEnabledScopes: s.scopes, log })
+  ) {
     log.debug('hotplug not enabled for event of type net');
     return false;
   }
@@ -83,8 +106,18 @@ function hotplugEnabled(s: HotplugState, log: Log): boolean {
 /** Crawls the cached source again (cloud-init's update_metadata_if_supported for a hotplug event). */
 async function recrawl(p: Platform, ctx: CommandContext, s: HotplugState): Promise<InstanceData> {
   const source = datasourceByName(s.cached.source);
-  if (!source) throw new HotplugError(`the cached datasource ${s.cached.source} is not one kiln knows; run 'cloud-init clean' and boot again`);
-  const detect = await buildDetectContext({ platform: p, log: ctx.log, config: s.rc.config, finder: new LinuxFilesystemFinder({ root: p.root }), kernelCmdline: s.rc.kernelCmdline, env: ctx.env });
+  if (!source)
+    throw new HotplugError(
+      `the cached datasource ${s.cached.source} is not one kiln knows; run 'cloud-init clean' and boot again`,
+    );
+  const detect = await buildDetectContext({
+    platform: p,
+    log: ctx.log,
+    config: s.rc.config,
+    finder: new LinuxFilesystemFinder({ root: p.root }),
+    kernelCmdline: s.rc.kernelCmdline,
+    env: ctx.env,
+  });
   return source.crawl({ ...detect, settings: sourceSettings(s.rc.config, source.name), stage: 'network' });
 }
 
@@ -103,7 +136,14 @@ function withBootBlobs(data: InstanceData, boot: InstanceData): InstanceData {
   return out;
 }
 
-async function handle(p: Platform, ctx: CommandContext, s: HotplugState, devpath: string, action: 'add' | 'remove', waits: readonly number[]): Promise<void> {
+async function handle(
+  p: Platform,
+  ctx: CommandContext,
+  s: HotplugState,
+  devpath: string,
+  action: 'add' | 'remove',
+  waits: readonly number[],
+): Promise<void> {
   const log = ctx.log;
   const device = posix.basename(devpath);
   // The device's MAC, by which the metadata names it (read before the attempts: on remove it may vanish).
@@ -117,26 +157,57 @@ async function handle(p: Platform, ctx: CommandContext, s: HotplugState, devpath
       log.debug('Refreshing metadata');
       const data = await recrawl(p, ctx, s);
       // 25.1's get_data persists the refreshed instance data (instance-data(-sensitive).json, cloud-id) at once.
-      await writeInstanceData(p, s.rc.paths, { instance: withBootBlobs(data, s.cached.data), distro, mergedConfig: s.cfg, systemConfig: s.rc.config });
-      if (!data.networkConfig) throw new HotplugError(`Datasource ${s.cached.source} not updated for event hotplug: it gives no network config`);
+      await writeInstanceData(p, s.rc.paths, {
+        instance: withBootBlobs(data, s.cached.data),
+        distro,
+        mergedConfig: s.cfg,
+        systemConfig: s.rc.config,
+      });
+      if (!data.networkConfig)
+        throw new HotplugError(
+          `Datasource ${s.cached.source} not updated for event hotplug: it gives no network config`,
+        );
       const renderers = Array.isArray(sysNet.renderers) ? sysNet.renderers.map(String) : undefined;
       const renderer = await selectRenderer(p, distro.name, renderers).catch(() => undefined);
-      const sel = selectNetworkConfig({ kernelCmdline: '', ...datasourceNetworkOf(data.networkConfig), order: ['ds'], nics: await readSysClassNet(p), ...(renderer ? { renderer } : {}) });
+      const sel = selectNetworkConfig({
+        kernelCmdline: '',
+        ...datasourceNetworkOf(data.networkConfig),
+        order: ['ds'],
+        nics: await readSysClassNet(p),
+        ...(renderer ? { renderer } : {}),
+      });
       if (sel.disabled) throw new HotplugError(`the refreshed network config is not usable: ${sel.reason}`);
       log.debug('Detecting device in updated metadata');
       const found = [...sel.state.interfaces.values()].filter((i) => (i.mac_address ?? '').toLowerCase() === mac);
       log.debug(`Ifaces with ID=${mac} : ${found.map((i) => i.name).join(', ')}`);
-      if ((action === 'add') !== found.length > 0) throw new HotplugError(`Failed to detect ${mac || device} in updated metadata`);
+      if ((action === 'add') !== found.length > 0)
+        throw new HotplugError(`Failed to detect ${mac || device} in updated metadata`);
       log.debug('Applying config change');
-      const out = await renderNetwork(p, sel.state, { distro: distro.name, ...(renderer ? { renderer } : renderers ? { renderers } : {}) });
+      const out = await renderNetwork(p, sel.state, {
+        distro: distro.name,
+        ...(renderer ? { renderer } : renderers ? { renderers } : {}),
+      });
       log.info(`network config rendered with ${out.renderer}: ${out.files.join(', ')}`);
       await runPostRenderCommands(p, log, out.renderer, distro.name);
-      const activator = await selectActivator(p, distro.name, Array.isArray(sysNet.activators) ? sysNet.activators.map(String) : undefined);
-      if (!activator) throw new HotplugError('No available network activators found: install ifupdown, netplan, NetworkManager or systemd-networkd');
-      if (action === 'add' && !(await activator.bringUpInterface({ platform: p, log }, device))) throw new HotplugError(`Failed to bring up device: ${devpath}`);
-      if (action === 'remove' && !(await activator.bringDownInterface({ platform: p, log }, device))) throw new HotplugError(`Failed to bring down device: ${devpath}`);
+      const activator = await selectActivator(
+        p,
+        distro.name,
+        Array.isArray(sysNet.activators) ? sysNet.activators.map(String) : undefined,
+      );
+      if (!activator)
+        throw new HotplugError(
+          'No available network activators found: install ifupdown, netplan, NetworkManager or systemd-networkd',
+        );
+      if (action === 'add' && !(await activator.bringUpInterface({ platform: p, log }, device)))
+        throw new HotplugError(`Failed to bring up device: ${devpath}`);
+      if (action === 'remove' && !(await activator.bringDownInterface({ platform: p, log }, device)))
+        throw new HotplugError(`Failed to bring down device: ${devpath}`);
       log.debug('Updating cache');
-      await p.writeFile(posix.join(s.rc.paths.instanceLink, CACHE_FILE), serializeInstance(s.cached.source, withBootBlobs(data, s.cached.data), s.cached.stage), { mode: 0o600 });
+      await p.writeFile(
+        posix.join(s.rc.paths.instanceLink, CACHE_FILE),
+        serializeInstance(s.cached.source, withBootBlobs(data, s.cached.data), s.cached.stage),
+        { mode: 0o600 },
+      );
       return;
     } catch (err) {
       last = err as Error;
@@ -161,8 +232,16 @@ async function enable(p: Platform, ctx: CommandContext, s: HotplugState): Promis
     ctx.io.err('Not installing hotplug for event of type net. Reason: Already done.\n');
   } else {
     const scopes = [...s.scopes, 'network'];
-    await p.writeFile(posix.join(s.rc.paths.cloudDir, HOTPLUG_ENABLED_FILE), hotplugEnabledText(scopes), { mode: 0o640 });
-    await installHotplug({ platform: p, log: ctx.log, source: s.cached.source, cfg: s.cfg, cloudDir: s.rc.paths.cloudDir });
+    await p.writeFile(posix.join(s.rc.paths.cloudDir, HOTPLUG_ENABLED_FILE), hotplugEnabledText(scopes), {
+      mode: 0o640,
+    });
+    await installHotplug({
+      platform: p,
+      log: ctx.log,
+      source: s.cached.source,
+      cfg: s.cfg,
+      cloudDir: s.rc.paths.cloudDir,
+    });
   }
   // 25.1 says so whenever enable_hotplug succeeded, "Already done" included.
   ctx.io.out('Enabled cloud-init hotplug for subsystem=net\n');
@@ -191,12 +270,15 @@ export const develHotplugHookCommand: Command = {
   async run(ctx, args) {
     const f = args.flags;
     const subsystem = f.subsystem as string | undefined;
-    if (subsystem !== 'net') throw new UsageError(`-s/--subsystem is required and must be net${subsystem ? `, not '${subsystem}'` : ''}`);
+    if (subsystem !== 'net')
+      throw new UsageError(`-s/--subsystem is required and must be net${subsystem ? `, not '${subsystem}'` : ''}`);
     const action = args.positional[0] as string;
-    if (!ACTIONS.includes(action)) throw new UsageError(`the hotplug action must be one of ${ACTIONS.join(', ')}, not '${action}'`);
+    if (!ACTIONS.includes(action))
+      throw new UsageError(`the hotplug action must be one of ${ACTIONS.join(', ')}, not '${action}'`);
     // `-d` is kiln's global --debug alias, so `-d PATH` arrives as debug plus one positional (as net-convert's -d).
     const devpath = (f.devpath as string | undefined) ?? (f.debug === true ? args.positional[1] : undefined);
-    if (args.positional.length > 1 && (action !== 'handle' || f.devpath !== undefined)) throw new UsageError(`unexpected argument '${args.positional[1]}'`);
+    if (args.positional.length > 1 && (action !== 'handle' || f.devpath !== undefined))
+      throw new UsageError(`unexpected argument '${args.positional[1]}'`);
     const p = ctx.platform();
     const rc = await loadRunConfig(p, ctx.facts.defaultCloudConfig, await readKernelCmdline(p));
     if (!ctx.dryRun) {
@@ -209,7 +291,9 @@ export const develHotplugHookCommand: Command = {
       ctx.io.out('Unable to determine hotplug state. No datasource detected\n');
       return 1;
     }
-    ctx.log.debug(`hotplug-hook called with the following arguments: {hotplug_action: ${action}, subsystem: net, udevaction: ${String(f.udevaction ?? 'None')}, devpath: ${devpath ?? 'None'}}`);
+    ctx.log.debug(
+      `hotplug-hook called with the following arguments: {hotplug_action: ${action}, subsystem: net, udevaction: ${String(f.udevaction ?? 'None')}, devpath: ${devpath ?? 'None'}}`,
+    );
     if (action === 'query') {
       ctx.io.out(`${hotplugEnabled(s, ctx.log) ? 'enabled' : 'disabled'}\n`);
       return 0;
@@ -217,7 +301,8 @@ export const develHotplugHookCommand: Command = {
     if (action === 'enable') return enable(p, ctx, s);
     const udevaction = f.udevaction as string | undefined;
     if (!devpath) throw new UsageError('handle needs -d/--devpath PATH');
-    if (udevaction !== 'add' && udevaction !== 'remove') throw new UsageError('handle needs -u/--udevaction add or remove');
+    if (udevaction !== 'add' && udevaction !== 'remove')
+      throw new UsageError('handle needs -u/--udevaction add or remove');
     if (!hotplugEnabled(s, ctx.log)) return 0;
     const waits = ctx.env.KILN_HOTPLUG_WAITS ? ctx.env.KILN_HOTPLUG_WAITS.split(',').map(Number) : HOTPLUG_WAITS_S;
     await handle(p, ctx, s, devpath, udevaction, waits);

@@ -39,7 +39,9 @@ export const develMakeMimeCommand: Command = {
       let type = spec.slice(colon + 1).toLowerCase();
       if (type.startsWith('text/')) type = type.slice(5);
       if (!SHORT_TYPES[type] && !args.flags.force) {
-        throw new UsageError(`content type 'text/${type}' for ${file} is not one cloud-init handles (see --list-types; --force to use it anyway)`);
+        throw new UsageError(
+          `content type 'text/${type}' for ${file} is not one cloud-init handles (see --list-types; --force to use it anyway)`,
+        );
       }
       let content: Buffer;
       try {

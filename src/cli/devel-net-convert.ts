@@ -24,8 +24,10 @@ function registeredFormat(kind: string): NetworkFormat {
 
 export const develNetConvertCommand: Command = {
   words: ['devel', 'net-convert'],
-  summary: 'convert a network config (v1/v2 yaml, network_data.json, eni, ec2, azure-imds, vmware-imc) into a renderer\'s files',
-  usage: 'devel net-convert -p FILE -k eni|yaml|network_data.json|ec2|azure-imds|vmware-imc -d DIR -D DISTRO -O eni|netplan|networkd|sysconfig|network-manager [-m name,mac ...]',
+  summary:
+    "convert a network config (v1/v2 yaml, network_data.json, eni, ec2, azure-imds, vmware-imc) into a renderer's files",
+  usage:
+    'devel net-convert -p FILE -k eni|yaml|network_data.json|ec2|azure-imds|vmware-imc -d DIR -D DISTRO -O eni|netplan|networkd|sysconfig|network-manager [-m name,mac ...]',
   faces: ['kiln', 'cloud-init'],
   positional: [0, 0],
   flags: {
@@ -53,8 +55,10 @@ export const develNetConvertCommand: Command = {
     if (!file) throw new UsageError('-p/--network-data is required');
     if (!kind || !KINDS.includes(kind)) throw new UsageError(`-k/--kind must be one of ${KINDS.join(', ')}`);
     if (!directory) throw new UsageError('-d/--directory is required');
-    if (!distro || !KNOWN_DISTROS.includes(distro)) throw new UsageError(`-D/--distro must be one of ${KNOWN_DISTROS.join(', ')}`);
-    if (!output || !isRendererName(output)) throw new UsageError(`-O/--output-kind must be one of ${Object.keys(RENDERERS).join(', ')}`);
+    if (!distro || !KNOWN_DISTROS.includes(distro))
+      throw new UsageError(`-D/--distro must be one of ${KNOWN_DISTROS.join(', ')}`);
+    if (!output || !isRendererName(output))
+      throw new UsageError(`-O/--output-kind must be one of ${Object.keys(RENDERERS).join(', ')}`);
     const macs = new Map<string, string>();
     for (const item of (f.mac as string[] | undefined) ?? []) {
       const comma = item.indexOf(',');
@@ -63,7 +67,14 @@ export const develNetConvertCommand: Command = {
     }
     const text = await fsPromises().readFile(file, 'utf8');
     // ec2 and vmware-imc are formats their datasources register; the others are net/'s own.
-    const inputKind: InputKind | NetworkFormat = kind === 'eni' ? 'eni' : kind === 'yaml' || kind === 'azure-imds' ? 'yaml' : kind === 'network_data.json' ? 'openstack' : registeredFormat(kind);
+    const inputKind: InputKind | NetworkFormat =
+      kind === 'eni'
+        ? 'eni'
+        : kind === 'yaml' || kind === 'azure-imds'
+          ? 'yaml'
+          : kind === 'network_data.json'
+            ? 'openstack'
+            : registeredFormat(kind);
     let input: unknown = text;
     try {
       if (kind === 'yaml') input = readYaml(text, file);
@@ -75,7 +86,13 @@ export const develNetConvertCommand: Command = {
       throw new UsageError(`${file}: not valid ${kind === 'yaml' ? 'YAML' : 'JSON'}: ${describeError(err)}`);
     }
     // vmware-imc names NICs by their cust.cfg section, as cloud-init's net-convert does (it ignores -m for this kind).
-    const ns = parseNetworkInput(inputKind, input, kind === 'vmware-imc' ? { key: file } : { macs, key: kind === 'yaml' || kind === 'azure-imds' ? 'network' : kind, renderer: output });
+    const ns = parseNetworkInput(
+      inputKind,
+      input,
+      kind === 'vmware-imc'
+        ? { key: file }
+        : { macs, key: kind === 'yaml' || kind === 'azure-imds' ? 'network' : kind, renderer: output },
+    );
     if (ctx.debug && f.directory !== undefined) ctx.io.err(`Internal State\n${describeState(ns)}\n`);
     if (output !== 'netplan') for (const w of ns.warnings) ctx.logger.for('network_state.py').warn(w);
     const cfg = rendererConfigFor(distro, output);
@@ -83,11 +100,18 @@ export const develNetConvertCommand: Command = {
     // As cloud-init's: sysconfig merges into the resolv.conf and control file already under the directory.
     if (output === 'sysconfig') {
       cfg.existingResolvConf = await readIfExists(pathUnderRoot(join(directory), '/etc/resolv.conf'));
-      if (cfg.control?.endsWith('network')) cfg.existingControl = await readIfExists(pathUnderRoot(join(directory), cfg.control));
+      if (cfg.control?.endsWith('network'))
+        cfg.existingControl = await readIfExists(pathUnderRoot(join(directory), cfg.control));
     }
     const files = RENDERERS[output].render(ns, cfg);
-    ctx.io.err(`Read input format '${kind}' from '${file}'.\nWrote output format '${output}' to '${directory.endsWith('/') ? directory : `${directory}/`}'\n\n`);
-    for (const f of files) await writeCommandOutput(ctx, pathUnderRoot(join(directory), f.path), f.content, { mode: f.mode ?? 0o644, makeParents: true });
+    ctx.io.err(
+      `Read input format '${kind}' from '${file}'.\nWrote output format '${output}' to '${directory.endsWith('/') ? directory : `${directory}/`}'\n\n`,
+    );
+    for (const f of files)
+      await writeCommandOutput(ctx, pathUnderRoot(join(directory), f.path), f.content, {
+        mode: f.mode ?? 0o644,
+        makeParents: true,
+      });
     return 0;
   },
 };
@@ -102,5 +126,9 @@ async function readIfExists(path: string): Promise<string | undefined> {
 }
 
 function describeState(ns: NetworkState): string {
-  return JSON.stringify({ version: ns.version, interfaces: Object.fromEntries(ns.interfaces), routes: ns.routes, dns: ns.dns }, null, 2);
+  return JSON.stringify(
+    { version: ns.version, interfaces: Object.fromEntries(ns.interfaces), routes: ns.routes, dns: ns.dns },
+    null,
+    2,
+  );
 }

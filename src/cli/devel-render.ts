@@ -17,7 +17,9 @@ export const develRenderCommand: Command = {
   flags: {
     string: ['instance-data'],
     alias: { i: 'instance-data' },
-    help: ['-i, --instance-data FILE  instance data JSON (default: /run/cloud-init/instance-data-sensitive.json, then instance-data.json, in the target root)'],
+    help: [
+      '-i, --instance-data FILE  instance data JSON (default: /run/cloud-init/instance-data-sensitive.json, then instance-data.json, in the target root)',
+    ],
   },
   async run(ctx, args) {
     const file = args.positional[0] as string;
@@ -27,13 +29,16 @@ export const develRenderCommand: Command = {
     } catch (err) {
       throw new UsageError(`cannot read ${file}: ${describeError(err)}`);
     }
-    if (!JINJA_HEADER.test(text)) throw new KilnError(`${file} is not a jinja template: its first line must be '## template: jinja'`);
+    if (!JINJA_HEADER.test(text))
+      throw new KilnError(`${file} is not a jinja template: its first line must be '## template: jinja'`);
     const given = args.flags['instance-data'] as string | undefined;
     let dataText: string | undefined;
     let dataPath: string;
     if (given) {
       dataPath = given;
-      dataText = await fsPromises().readFile(given, 'utf8').catch(() => undefined);
+      dataText = await fsPromises()
+        .readFile(given, 'utf8')
+        .catch(() => undefined);
     } else {
       const p = ctx.platform();
       dataPath = '/run/cloud-init/instance-data-sensitive.json';
@@ -50,7 +55,8 @@ export const develRenderCommand: Command = {
     } catch (err) {
       throw new KilnError(`${dataPath} is not valid JSON: ${describeError(err)}`);
     }
-    if (!data || typeof data !== 'object' || Array.isArray(data)) throw new KilnError(`${dataPath} must hold a JSON object`);
+    if (!data || typeof data !== 'object' || Array.isArray(data))
+      throw new KilnError(`${dataPath} must hold a JSON object`);
     try {
       const out = renderJinja(text.replace(JINJA_HEADER, ''), jinjaVariables(data as Record<string, unknown>));
       const warning = missingJinjaWarning(file, out);

@@ -1,7 +1,14 @@
 // `devel run-user-data`: processes a user-data file and runs its scripts through the platform, reporting each.
 import { posix } from 'node:path';
 import type { Platform } from '../platform/platform';
-import { runBoothooks, runScriptsIn, scriptDir, writeUserScripts, type ScriptOutcome, type ScriptRunContext } from '../userdata/linux-scripts';
+import {
+  runBoothooks,
+  runScriptsIn,
+  scriptDir,
+  writeUserScripts,
+  type ScriptOutcome,
+  type ScriptRunContext,
+} from '../userdata/linux-scripts';
 import { runPartHandlers } from '../userdata/part-handlers';
 import { processUserData } from '../userdata/process-user-data';
 import { processWindowsUserData, scriptsOf } from '../userdata/windows-user-data';
@@ -23,7 +30,12 @@ function report(ctx: CommandContext, o: ScriptOutcome): void {
   ctx.io.out(`script ${o.path}: exit ${o.code}${o.error ? ` (${o.error})` : ''}\n`);
 }
 
-async function runLinux(ctx: CommandContext, platform: Platform, args: Record<string, unknown>, userData: Buffer): Promise<number> {
+async function runLinux(
+  ctx: CommandContext,
+  platform: Platform,
+  args: Record<string, unknown>,
+  userData: Buffer,
+): Promise<number> {
   const instanceId = (args['instance-id'] as string | undefined) ?? 'iid-kiln-devel';
   const vendorData = await readHostFile(args['vendor-data'] as string | undefined, 'vendor data');
   const idText = await readHostFile(args['instance-data'] as string | undefined, 'instance data');
@@ -76,7 +88,9 @@ async function runWindows(ctx: CommandContext, platform: Platform, userData: Buf
   for (const s of scriptsOf(processed)) {
     const o = await runWindowsScript({ platform, host, tempDir, log: ctx.logger.for('userdatautils.py') }, s);
     outcomes.push(o);
-    ctx.io.out(`script ${o.name} [${o.kind}]: exit ${o.code} reboot=${o.reboot} run-again=${o.runAgain}${o.persist ? ' persist=true' : ''}${o.error ? ` (${o.error})` : ''}\n`);
+    ctx.io.out(
+      `script ${o.name} [${o.kind}]: exit ${o.code} reboot=${o.reboot} run-again=${o.runAgain}${o.persist ? ' persist=true' : ''}${o.error ? ` (${o.error})` : ''}\n`,
+    );
     if (ctx.debug) ctx.io.out(`  launch: ${o.launch.join(' ')}\n${o.stdout ? `  stdout: ${o.stdout.trim()}\n` : ''}`);
   }
   const all = combineRequests(outcomes);
@@ -102,6 +116,8 @@ export const develRunUserDataCommand: Command = {
   async run(ctx, args) {
     const userData = (await readHostFile(args.positional[0] as string, 'user data')) as Buffer;
     const platform = ctx.platform();
-    return platform.os === 'windows' ? runWindows(ctx, platform, userData) : runLinux(ctx, platform, args.flags, userData);
+    return platform.os === 'windows'
+      ? runWindows(ctx, platform, userData)
+      : runLinux(ctx, platform, args.flags, userData);
   },
 };

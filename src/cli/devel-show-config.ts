@@ -24,9 +24,14 @@ export const develShowConfigCommand: Command = {
     if (format !== 'yaml' && format !== 'json') throw new UsageError(`--format must be yaml or json, not '${format}'`);
     const configs = ctx.facts.defaultConfigs;
     if (args.flags.embedded) {
-      const name = (args.flags.name as string | undefined) ?? (ctx.face === 'cloudbase-init' ? 'cloudbase-init.conf' : 'cloud.cfg');
+      const name =
+        (args.flags.name as string | undefined) ??
+        (ctx.face === 'cloudbase-init' ? 'cloudbase-init.conf' : 'cloud.cfg');
       const text = configs[name];
-      if (text === undefined) throw new UsageError(`no embedded config named '${name}' in this build; it has: ${Object.keys(configs).join(', ')}`);
+      if (text === undefined)
+        throw new UsageError(
+          `no embedded config named '${name}' in this build; it has: ${Object.keys(configs).join(', ')}`,
+        );
       ctx.io.out(text);
       return 0;
     }

@@ -22,7 +22,11 @@ const PROBE_GROUP = 'KilnProbers';
 const PROBE_SERVICE = 'KilnWin32Probe';
 
 /** Every step, in an order where later ones use what earlier ones made (the user, the certificate). */
-function probeSteps(w: Win32Bindings, platform: WindowsMachine, opts: { file?: string; pfx?: Uint8Array; pfxPassword: string }): ProbeStep[] {
+function probeSteps(
+  w: Win32Bindings,
+  platform: WindowsMachine,
+  opts: { file?: string; pfx?: Uint8Array; pfxPassword: string },
+): ProbeStep[] {
   const password = `Kp-${Date.now().toString(36)}-9z!`;
   let thumbprint = '';
   let der: Uint8Array | undefined;
@@ -30,8 +34,16 @@ function probeSteps(w: Win32Bindings, platform: WindowsMachine, opts: { file?: s
   return [
     { dll: 'ntdll', functions: ['RtlGetVersion'], run: () => w.ntdll.rtlGetVersion() },
     { dll: 'kernel32', functions: ['GetCurrentProcessId'], run: () => w.kernel32.getCurrentProcessId() },
-    { dll: 'kernel32', functions: ['GetLastError', 'FormatMessageW'], run: () => ({ text: w.kernel32.lastErrorText(2), lastError: w.kernel32.lastError() }) },
-    { dll: 'kernel32', functions: ['GetComputerNameExW'], run: () => w.kernel32.getComputerNameEx(ComputerNameFormat.NetBIOS) },
+    {
+      dll: 'kernel32',
+      functions: ['GetLastError', 'FormatMessageW'],
+      run: () => ({ text: w.kernel32.lastErrorText(2), lastError: w.kernel32.lastError() }),
+    },
+    {
+      dll: 'kernel32',
+      functions: ['GetComputerNameExW'],
+      run: () => w.kernel32.getComputerNameEx(ComputerNameFormat.NetBIOS),
+    },
     {
       dll: 'kernel32',
       functions: ['SetComputerNameExW'],
@@ -51,8 +63,14 @@ function probeSteps(w: Win32Bindings, platform: WindowsMachine, opts: { file?: s
         if (tzi?.type !== 'REG_BINARY') throw new UsageError(`no TZI under HKLM\\${key}`);
         const b = Buffer.from(tzi.data);
         w.kernel32.setDynamicTimeZone({
-          keyName: 'Tokyo Standard Time', standardName: 'Tokyo Standard Time', daylightName: 'Tokyo Daylight Time',
-          bias: b.readInt32LE(0), standardBias: b.readInt32LE(4), daylightBias: b.readInt32LE(8), standardDate: b.subarray(12, 28), daylightDate: b.subarray(28, 44),
+          keyName: 'Tokyo Standard Time',
+          standardName: 'Tokyo Standard Time',
+          daylightName: 'Tokyo Daylight Time',
+          bias: b.readInt32LE(0),
+          standardBias: b.readInt32LE(4),
+          daylightBias: b.readInt32LE(8),
+          standardDate: b.subarray(12, 28),
+          daylightDate: b.subarray(28, 44),
         });
         return w.kernel32.getTimeZoneKeyName();
       },
@@ -71,7 +89,11 @@ function probeSteps(w: Win32Bindings, platform: WindowsMachine, opts: { file?: s
           const buf = Buffer.alloc(512);
           const read = w.disk.readAt(opened.handle, 512, buf);
           // IOCTL_DISK_GET_LENGTH_INFO on a file, not a disk: Windows refuses it.
-          return { read, head: buf.subarray(0, 16).toString('latin1'), diskLength: w.disk.deviceLength(opened.handle) ?? null };
+          return {
+            read,
+            head: buf.subarray(0, 16).toString('latin1'),
+            diskLength: w.disk.deviceLength(opened.handle) ?? null,
+          };
         } finally {
           w.disk.closeHandle(opened.handle);
         }
@@ -90,11 +112,20 @@ function probeSteps(w: Win32Bindings, platform: WindowsMachine, opts: { file?: s
         w.advapi32.regSetValue('HKLM', PROBE_KEY, 'Number', { type: 'REG_DWORD', data: 0xfffffffe });
         w.advapi32.regSetValue('HKLM', PROBE_KEY, 'Wide', { type: 'REG_QWORD', data: 2n ** 40n + 5n });
         w.advapi32.regSetValue('HKLM', PROBE_KEY, 'List', { type: 'REG_MULTI_SZ', data: ['a', 'b'] });
-        w.advapi32.regSetValue('HKLM', `${PROBE_KEY}\\Sub`, 'Bytes', { type: 'REG_BINARY', data: Uint8Array.from([0, 1, 255]) });
-        return ['Text', 'Number', 'Wide', 'List', 'Missing'].map((n) => w.advapi32.regGetValue('HKLM', PROBE_KEY, n) ?? null);
+        w.advapi32.regSetValue('HKLM', `${PROBE_KEY}\\Sub`, 'Bytes', {
+          type: 'REG_BINARY',
+          data: Uint8Array.from([0, 1, 255]),
+        });
+        return ['Text', 'Number', 'Wide', 'List', 'Missing'].map(
+          (n) => w.advapi32.regGetValue('HKLM', PROBE_KEY, n) ?? null,
+        );
       },
     },
-    { dll: 'advapi32', functions: ['RegEnumValueW'], run: () => w.advapi32.regListValues('HKLM', PROBE_KEY)?.map((v) => v.name) },
+    {
+      dll: 'advapi32',
+      functions: ['RegEnumValueW'],
+      run: () => w.advapi32.regListValues('HKLM', PROBE_KEY)?.map((v) => v.name),
+    },
     { dll: 'advapi32', functions: ['RegEnumKeyExW'], run: () => w.advapi32.regListKeys('HKLM', PROBE_KEY) },
     {
       dll: 'advapi32',
@@ -120,12 +151,30 @@ function probeSteps(w: Win32Bindings, platform: WindowsMachine, opts: { file?: s
         return 'enabled';
       },
     },
-    { dll: 'advapi32', functions: ['LookupAccountNameW', 'ConvertSidToStringSidW', 'LocalFree'], run: () => w.advapi32.accountSid('Administrators') ?? null },
     {
       dll: 'advapi32',
-      functions: ['OpenSCManagerW', 'CreateServiceW', 'ChangeServiceConfig2W', 'CloseServiceHandle', 'OpenServiceW', 'QueryServiceStatus'],
+      functions: ['LookupAccountNameW', 'ConvertSidToStringSidW', 'LocalFree'],
+      run: () => w.advapi32.accountSid('Administrators') ?? null,
+    },
+    {
+      dll: 'advapi32',
+      functions: [
+        'OpenSCManagerW',
+        'CreateServiceW',
+        'ChangeServiceConfig2W',
+        'CloseServiceHandle',
+        'OpenServiceW',
+        'QueryServiceStatus',
+      ],
       run: () => {
-        w.advapi32.createService({ name: PROBE_SERVICE, displayName: 'kiln win32 probe', description: 'made and deleted by kiln devel win32-probe', binaryPath: 'C:\\kiln-probe-missing.exe', startType: 'demand', dependencies: [] });
+        w.advapi32.createService({
+          name: PROBE_SERVICE,
+          displayName: 'kiln win32 probe',
+          description: 'made and deleted by kiln devel win32-probe',
+          binaryPath: 'C:\\kiln-probe-missing.exe',
+          startType: 'demand',
+          dependencies: [],
+        });
         return w.advapi32.queryService(PROBE_SERVICE) ?? null;
       },
     },
@@ -157,7 +206,10 @@ function probeSteps(w: Win32Bindings, platform: WindowsMachine, opts: { file?: s
     {
       dll: 'advapi32',
       functions: ['DeleteService'],
-      run: () => ({ deleted: w.advapi32.deleteService(PROBE_SERVICE), again: w.advapi32.deleteService(`${PROBE_SERVICE}-none`) }),
+      run: () => ({
+        deleted: w.advapi32.deleteService(PROBE_SERVICE),
+        again: w.advapi32.deleteService(`${PROBE_SERVICE}-none`),
+      }),
     },
     {
       dll: 'advapi32',
@@ -169,7 +221,12 @@ function probeSteps(w: Win32Bindings, platform: WindowsMachine, opts: { file?: s
       functions: ['InitiateSystemShutdownExW'],
       run: () => {
         // 10 minutes, so wine's answer is seen; the prefix is thrown away after the test.
-        w.advapi32.initiateSystemShutdown({ message: 'kiln win32 probe', timeoutSeconds: 600, reboot: true, force: false });
+        w.advapi32.initiateSystemShutdown({
+          message: 'kiln win32 probe',
+          timeoutSeconds: 600,
+          reboot: true,
+          force: false,
+        });
         return 'requested';
       },
     },
@@ -181,11 +238,33 @@ function probeSteps(w: Win32Bindings, platform: WindowsMachine, opts: { file?: s
         return 'added';
       },
     },
-    { dll: 'netapi32', functions: ['NetUserGetInfo', 'NetApiBufferFree'], run: () => ({ info: w.netapi32.userGetInfo(PROBE_USER) ?? null, missing: w.netapi32.userGetInfo('kiln-no-such-user') ?? null }) },
+    {
+      dll: 'netapi32',
+      functions: ['NetUserGetInfo', 'NetApiBufferFree'],
+      run: () => ({
+        info: w.netapi32.userGetInfo(PROBE_USER) ?? null,
+        missing: w.netapi32.userGetInfo('kiln-no-such-user') ?? null,
+      }),
+    },
     { dll: 'netapi32', functions: ['NetUserEnum'], run: () => w.netapi32.userEnum() },
-    { dll: 'netapi32', functions: ['NetLocalGroupAdd'], run: () => ({ made: w.netapi32.localGroupAdd(PROBE_GROUP, 'kiln probe'), again: w.netapi32.localGroupAdd(PROBE_GROUP) }) },
-    { dll: 'netapi32', functions: ['NetLocalGroupAddMembers'], run: () => w.netapi32.localGroupAddMember(PROBE_GROUP, PROBE_USER) },
-    { dll: 'netapi32', functions: ['NetLocalGroupGetMembers'], run: () => w.netapi32.localGroupMembers('Administrators') },
+    {
+      dll: 'netapi32',
+      functions: ['NetLocalGroupAdd'],
+      run: () => ({
+        made: w.netapi32.localGroupAdd(PROBE_GROUP, 'kiln probe'),
+        again: w.netapi32.localGroupAdd(PROBE_GROUP),
+      }),
+    },
+    {
+      dll: 'netapi32',
+      functions: ['NetLocalGroupAddMembers'],
+      run: () => w.netapi32.localGroupAddMember(PROBE_GROUP, PROBE_USER),
+    },
+    {
+      dll: 'netapi32',
+      functions: ['NetLocalGroupGetMembers'],
+      run: () => w.netapi32.localGroupMembers('Administrators'),
+    },
     { dll: 'advapi32', functions: ['LogonUserW'], run: () => w.advapi32.logonUser(PROBE_USER, password) },
     { dll: 'userenv', functions: ['GetProfilesDirectoryW'], run: () => w.userenv.profilesDirectory() },
     {
@@ -196,8 +275,16 @@ function probeSteps(w: Win32Bindings, platform: WindowsMachine, opts: { file?: s
         return 'loaded';
       },
     },
-    { dll: 'userenv', functions: ['CreateProfile'], run: () => w.userenv.createProfile('S-1-5-21-1-2-3-1001', PROBE_USER) ?? null },
-    { dll: 'netapi32', functions: ['NetUserDel'], run: () => ({ deleted: w.netapi32.userDelete(PROBE_USER), again: w.netapi32.userDelete(PROBE_USER) }) },
+    {
+      dll: 'userenv',
+      functions: ['CreateProfile'],
+      run: () => w.userenv.createProfile('S-1-5-21-1-2-3-1001', PROBE_USER) ?? null,
+    },
+    {
+      dll: 'netapi32',
+      functions: ['NetUserDel'],
+      run: () => ({ deleted: w.netapi32.userDelete(PROBE_USER), again: w.netapi32.userDelete(PROBE_USER) }),
+    },
     { dll: 'iphlpapi', functions: ['GetAdaptersAddresses'], run: () => w.iphlpapi.adapters() },
     { dll: 'iphlpapi', functions: ['GetIpForwardTable2', 'FreeMibTable'], run: () => w.iphlpapi.routes('ipv4') },
     {
@@ -208,7 +295,13 @@ function probeSteps(w: Win32Bindings, platform: WindowsMachine, opts: { file?: s
     {
       dll: 'iphlpapi',
       functions: ['InitializeIpForwardEntry', 'CreateIpForwardEntry2'],
-      run: () => w.iphlpapi.addRoute(firstAdapter(w), { destination: '198.51.100.0', prefixLength: 24, nextHop: '192.0.2.1', family: 'ipv4' }),
+      run: () =>
+        w.iphlpapi.addRoute(firstAdapter(w), {
+          destination: '198.51.100.0',
+          prefixLength: 24,
+          nextHop: '192.0.2.1',
+          family: 'ipv4',
+        }),
     },
     {
       dll: 'iphlpapi',
@@ -216,17 +309,41 @@ function probeSteps(w: Win32Bindings, platform: WindowsMachine, opts: { file?: s
       run: () => w.iphlpapi.setMtu(firstAdapter(w), 'ipv4', 1400),
     },
     { dll: 'dhcpcsvc', functions: ['DhcpCApiInitialize', 'DhcpRequestParams'], run: () => dhcpProbe(w) },
-    { dll: 'version', functions: ['GetFileVersionInfoSizeW', 'GetFileVersionInfoW', 'VerQueryValueW'], run: () => w.version.fileVersion('C:\\windows\\system32\\kernel32.dll') },
+    {
+      dll: 'version',
+      functions: ['GetFileVersionInfoSizeW', 'GetFileVersionInfoW', 'VerQueryValueW'],
+      run: () => w.version.fileVersion('C:\\windows\\system32\\kernel32.dll'),
+    },
     {
       dll: 'crypt32',
-      functions: ['CertStrToNameW', 'CryptAcquireContextW', 'CryptGenKey', 'CertCreateSelfSignCertificate', 'CertOpenStore', 'CertAddCertificateContextToStore', 'CertGetCertificateContextProperty', 'CertFreeCertificateContext', 'CertCloseStore', 'CryptDestroyKey', 'CryptReleaseContext'],
+      functions: [
+        'CertStrToNameW',
+        'CryptAcquireContextW',
+        'CryptGenKey',
+        'CertCreateSelfSignCertificate',
+        'CertOpenStore',
+        'CertAddCertificateContextToStore',
+        'CertGetCertificateContextProperty',
+        'CertFreeCertificateContext',
+        'CertCloseStore',
+        'CryptDestroyKey',
+        'CryptReleaseContext',
+      ],
       run: () => {
-        const made = w.crypt32.createSelfSignedCertificate('CN=kiln-probe', { store: 'MY', container: 'kiln-win32-probe', validDays: 30 });
+        const made = w.crypt32.createSelfSignedCertificate('CN=kiln-probe', {
+          store: 'MY',
+          container: 'kiln-win32-probe',
+          validDays: 30,
+        });
         thumbprint = made;
         return made;
       },
     },
-    { dll: 'crypt32', functions: ['CertEnumCertificatesInStore'], run: () => w.crypt32.storeThumbprints('MY').includes(thumbprint) },
+    {
+      dll: 'crypt32',
+      functions: ['CertEnumCertificatesInStore'],
+      run: () => w.crypt32.storeThumbprints('MY').includes(thumbprint),
+    },
     {
       dll: 'crypt32',
       functions: ['CertFindCertificateInStore'],
@@ -255,12 +372,16 @@ function probeSteps(w: Win32Bindings, platform: WindowsMachine, opts: { file?: s
       dll: 'crypt32',
       functions: ['CryptMsgOpenToDecode', 'CryptMsgUpdate', 'CryptMsgClose'],
       // Not an envelope: wine's CryptMsgUpdate refuses it, so CryptMsgControl and CryptMsgGetParam are not reached.
-      run: () => hex(w.crypt32.decryptEnvelopedMessage(Uint8Array.from([0x30, 0x03, 0x02, 0x01, 0x00]), 'kiln-win32-probe')),
+      run: () =>
+        hex(w.crypt32.decryptEnvelopedMessage(Uint8Array.from([0x30, 0x03, 0x02, 0x01, 0x00]), 'kiln-win32-probe')),
     },
     {
       dll: 'crypt32',
       functions: ['CertDeleteCertificateFromStore', 'CertControlStore'],
-      run: () => ({ deleted: w.crypt32.deleteCertificate(thumbprint, 'MY', 'kiln-win32-probe'), again: w.crypt32.deleteCertificate(thumbprint, 'MY') }),
+      run: () => ({
+        deleted: w.crypt32.deleteCertificate(thumbprint, 'MY', 'kiln-win32-probe'),
+        again: w.crypt32.deleteCertificate(thumbprint, 'MY'),
+      }),
     },
   ];
 }
@@ -280,7 +401,9 @@ function dhcpProbe(w: Win32Bindings): unknown {
 
 /** JSON with bigints as decimal text and byte arrays as hex. */
 function json(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v));
+  return JSON.stringify(value, (_k, v: unknown) =>
+    typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v,
+  );
 }
 
 export const develWin32ProbeCommand: Command = {
@@ -302,9 +425,15 @@ export const develWin32ProbeCommand: Command = {
     ],
   },
   async run(ctx, args) {
-    if (!args.flags.scratch) throw new UsageError('devel win32-probe changes users, services, the registry and certificates; give --scratch to run it in a throw-away Windows (a test wine prefix)');
+    if (!args.flags.scratch)
+      throw new UsageError(
+        'devel win32-probe changes users, services, the registry and certificates; give --scratch to run it in a throw-away Windows (a test wine prefix)',
+      );
     const platform = ctx.platform().windows?.();
-    if (!platform) throw new UsageError("'devel win32-probe' calls the Win32 API; this is not a Windows build (or --dry-run was given)");
+    if (!platform)
+      throw new UsageError(
+        "'devel win32-probe' calls the Win32 API; this is not a Windows build (or --dry-run was given)",
+      );
     const pfxPath = args.flags.pfx as string | undefined;
     const steps = probeSteps(platform.win32(), platform, {
       ...(args.flags.file !== undefined ? { file: args.flags.file as string } : {}),

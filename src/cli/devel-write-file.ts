@@ -25,9 +25,11 @@ export const develWriteFileCommand: Command = {
     if (!path.startsWith('/')) throw new UsageError(`PATH must be absolute inside the target root, not '${path}'`);
     const content = args.flags.content as string | undefined;
     const from = args.flags.from as string | undefined;
-    if ((content === undefined) === (from === undefined)) throw new UsageError('give exactly one of --content and --from');
+    if ((content === undefined) === (from === undefined))
+      throw new UsageError('give exactly one of --content and --from');
     const modeText = args.flags.mode as string | undefined;
-    if (modeText !== undefined && !/^0?[0-7]{3,4}$/.test(modeText)) throw new UsageError(`--mode must be octal like 0644, not '${modeText}'`);
+    if (modeText !== undefined && !/^0?[0-7]{3,4}$/.test(modeText))
+      throw new UsageError(`--mode must be octal like 0644, not '${modeText}'`);
     const data = content !== undefined ? content : await fsPromises().readFile(from as string);
     await ctx.platform().writeFile(path, data, {
       ...(modeText !== undefined ? { mode: parseInt(modeText, 8) } : {}),

@@ -1,4 +1,5 @@
-// `devel ds-identify`: kiln's ds-identify; exit 0 when a datasource may be present, 1 when none can be (the generator asks).
+// `devel ds-identify`: kiln's ds-identify; exit 0 when a datasource may be present, 1 when none can be (the generator
+// asks).
 import { LinuxFilesystemFinder } from '../devices/linux-finder';
 import { loadRunConfig, readKernelCmdline } from '../runner/run-config';
 import { buildDetectContext, detectSources } from '../sources/detect';
@@ -18,11 +19,19 @@ export const dsIdentifyCommand: Command = {
       if (!args.flags.quiet) ctx.io.out(`disabled (${rc.disabledBy})\n`);
       return 1;
     }
-    const dctx = await buildDetectContext({ platform, log: ctx.log, config: rc.config, finder: new LinuxFilesystemFinder({ root: platform.root }), kernelCmdline: rc.kernelCmdline, env: ctx.env });
+    const dctx = await buildDetectContext({
+      platform,
+      log: ctx.log,
+      config: rc.config,
+      finder: new LinuxFilesystemFinder({ root: platform.root }),
+      kernelCmdline: rc.kernelCmdline,
+      env: ctx.env,
+    });
     const detection = await detectSources(dctx);
     // None alone does not justify starting kiln: there is nothing to configure the instance from.
     const real = detection.candidates.filter((c) => c.name !== 'None').map((c) => c.name);
-    if (!args.flags.quiet) ctx.io.out(`${real.length ? `found: ${real.join(', ')}` : 'found: none'} (${detection.reason})\n`);
+    if (!args.flags.quiet)
+      ctx.io.out(`${real.length ? `found: ${real.join(', ')}` : 'found: none'} (${detection.reason})\n`);
     return real.length ? 0 : 1;
   },
 };

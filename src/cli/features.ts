@@ -10,7 +10,12 @@ export const featuresCommand: Command = {
   positional: [0, 0],
   flags: {},
   async run(ctx) {
-    ctx.io.out(`${Object.entries(FEATURES).filter(([, on]) => on).map(([k]) => k).join('\n')}\n`);
+    ctx.io.out(
+      `${Object.entries(FEATURES)
+        .filter(([, on]) => on)
+        .map(([k]) => k)
+        .join('\n')}\n`,
+    );
     return 0;
   },
 };

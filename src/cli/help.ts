@@ -34,8 +34,12 @@ export function faceHelp(face: Face, commands: Command[], os: 'linux' | 'windows
     '',
     FACE_INTRO[face],
     '',
-    ...sections.filter(([, list]) => list.length > 0).flatMap(([title, list]) => [title, ...list.map((c) => `  ${commandName(c).padEnd(width)}  ${c.summary}`), '']),
-    ...(elsewhere.length > 0 ? [`on ${other} only (the ${other} build of kiln): ${elsewhere.map(commandName).join(', ')}`, ''] : []),
+    ...sections
+      .filter(([, list]) => list.length > 0)
+      .flatMap(([title, list]) => [title, ...list.map((c) => `  ${commandName(c).padEnd(width)}  ${c.summary}`), '']),
+    ...(elsewhere.length > 0
+      ? [`on ${other} only (the ${other} build of kiln): ${elsewhere.map(commandName).join(', ')}`, '']
+      : []),
     'global flags:',
     ...(GLOBAL_FLAGS.help ?? []).map((l) => `  ${l}`),
     '',
@@ -45,7 +49,9 @@ export function faceHelp(face: Face, commands: Command[], os: 'linux' | 'windows
 }
 
 export function groupHelp(face: Face, group: string[], commands: Command[]): string {
-  const members = commands.filter((c) => c.faces.includes(face) && group.every((w, i) => c.words[i] === w) && c.words.length > group.length);
+  const members = commands.filter(
+    (c) => c.faces.includes(face) && group.every((w, i) => c.words[i] === w) && c.words.length > group.length,
+  );
   const width = Math.max(...members.map((c) => c.words.join(' ').length), 8);
   return `usage: ${face} ${group.join(' ')} <command> [flags]\n\ncommands:\n${members.map((c) => `  ${c.words.join(' ').padEnd(width)}  ${c.summary}`).join('\n')}\n`;
 }

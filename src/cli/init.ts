@@ -4,7 +4,6 @@ import { runAllStages } from './run-all-stages';
 import { stageExitCode } from './stage-exit-code';
 import { createStageRunner } from './stage-runner-setup';
 
-
 export const initCommand: Command = {
   words: ['init'],
   section: 'boot',

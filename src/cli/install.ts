@@ -11,7 +11,14 @@ function runningBinary(): Promise<Uint8Array> {
 }
 
 /** What install and uninstall report having done, and how a dry run words it (nothing of it happened). */
-const CONDITIONAL: Record<string, string> = { installed: 'would install', enabled: 'would enable', wrote: 'would write', removed: 'would remove', kept: 'would keep', masked: 'would mask' };
+const CONDITIONAL: Record<string, string> = {
+  installed: 'would install',
+  enabled: 'would enable',
+  wrote: 'would write',
+  removed: 'would remove',
+  kept: 'would keep',
+  masked: 'would mask',
+};
 
 function say(ctx: CommandContext): (line: string) => void {
   return (line) => ctx.io.out(`${ctx.dryRun ? line.replace(/^(\w+)/, (verb) => CONDITIONAL[verb] ?? verb) : line}\n`);
@@ -19,7 +26,8 @@ function say(ctx: CommandContext): (line: string) => void {
 
 export const installCommand: Command = {
   words: ['install'],
-  summary: 'install this binary into the root: as cloud-init with its systemd units (Linux), or as the cloudbase-init service (Windows)',
+  summary:
+    'install this binary into the root: as cloud-init with its systemd units (Linux), or as the cloudbase-init service (Windows)',
   usage: 'install [--no-enable] [--replace]',
   faces: ['kiln'],
   positional: [0, 0],
@@ -30,7 +38,7 @@ export const installCommand: Command = {
       '  /usr/lib/cloud-init/hook-hotplug (run by the udev rule install_hotplug writes; cloud-init-hotplugd.socket serves it);',
       '  with --root DIR the units are enabled by links, as `systemctl enable` makes them; on a live system systemctl does it.',
       'Windows: kiln.exe and its confs in C:\\Program Files\\Cloudbase Solutions\\Cloudbase-Init, SetupComplete.cmd, and the service.',
-      '  Enabled as Debian 13\'s cloud-init 25.1 enables them: cloud-init-main.service (every stage in one process),',
+      "  Enabled as Debian 13's cloud-init 25.1 enables them: cloud-init-main.service (every stage in one process),",
       '  the four stage units it waits for, and cloud-init-hotplugd.socket.',
       '--no-enable               install the units without enabling them (Linux)',
       "--replace                 take over the names where Debian's cloud-init package is installed (its files stay) (Linux)",
@@ -63,14 +71,15 @@ export const uninstallCommand: Command = {
   positional: [0, 0],
   flags: {
     help: [
-      'Files are removed only where they are kiln\'s (same text, links to kiln); names diverted from Debian\'s',
+      "Files are removed only where they are kiln's (same text, links to kiln); names diverted from Debian's",
       'cloud-init package are given back to it. Windows: the service, kiln.exe and the confs it installed.',
     ],
   },
   async run(ctx) {
     const platform = ctx.platform();
     const files = ctx.facts.installFiles;
-    if (platform.os === 'windows') await uninstallWindows({ platform, files, say: say(ctx), running: process.execPath });
+    if (platform.os === 'windows')
+      await uninstallWindows({ platform, files, say: say(ctx), running: process.execPath });
     else await uninstallLinux({ platform, files, say: say(ctx) });
     return 0;
   },

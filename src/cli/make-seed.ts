@@ -24,7 +24,8 @@ function yamlWarnings(files: readonly SeedFile[]): string[] {
   for (const f of files) {
     const name = f.path.replace(/^\/+/, '');
     const text = Buffer.from(f.data).toString('utf8');
-    if (!['meta-data', 'network-config'].includes(name) && !(name === 'user-data' && text.startsWith('#cloud-config'))) continue;
+    if (!['meta-data', 'network-config'].includes(name) && !(name === 'user-data' && text.startsWith('#cloud-config')))
+      continue;
     try {
       readYaml(text, name);
     } catch (err) {
@@ -56,17 +57,23 @@ export const makeSeedCommand: Command = {
   },
   async run(ctx, args) {
     const kind = (args.flags.kind as string | undefined) ?? 'nocloud';
-    if (kind !== 'nocloud' && kind !== 'configdrive') throw new UsageError(`--kind must be nocloud or configdrive, not '${kind}'`);
+    if (kind !== 'nocloud' && kind !== 'configdrive')
+      throw new UsageError(`--kind must be nocloud or configdrive, not '${kind}'`);
     const format = (args.flags.format as string | undefined) ?? 'iso';
     if (format !== 'iso' && format !== 'vfat') throw new UsageError(`--format must be iso or vfat, not '${format}'`);
     const output = args.flags.output as string | undefined;
     if (!output) throw new UsageError('give the image to write with -o OUT');
     // The image is written beside its final name and renamed: a missing folder is named as such, not the temp file.
     const folder = statSync(dirname(resolve(output)), { throwIfNoEntry: false });
-    if (!folder?.isDirectory()) throw new UsageError(`-o ${output}: the folder ${dirname(resolve(output))} ${folder ? 'is not a folder' : 'does not exist'}`);
+    if (!folder?.isDirectory())
+      throw new UsageError(
+        `-o ${output}: the folder ${dirname(resolve(output))} ${folder ? 'is not a folder' : 'does not exist'}`,
+      );
     const fat = args.flags.fat as string | undefined;
-    if (fat !== undefined && !['12', '16', '32'].includes(fat)) throw new UsageError(`--fat must be 12, 16 or 32, not '${fat}'`);
-    if ((fat !== undefined || args.flags.size !== undefined) && format !== 'vfat') throw new UsageError('--size and --fat apply to --format vfat only');
+    if (fat !== undefined && !['12', '16', '32'].includes(fat))
+      throw new UsageError(`--fat must be 12, 16 or 32, not '${fat}'`);
+    if ((fat !== undefined || args.flags.size !== undefined) && format !== 'vfat')
+      throw new UsageError('--size and --fat apply to --format vfat only');
     const epoch = ctx.env.SOURCE_DATE_EPOCH;
     const image = await makeSeed({
       kind: kind as SeedKind,

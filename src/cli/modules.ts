@@ -14,12 +14,18 @@ export const modulesCommand: Command = {
   flags: {
     string: ['mode', 'file'],
     alias: { m: 'mode', f: 'file' },
-    help: ['-m, --mode MODE  init, config (default) or final', '-f, --file FILE  an extra config file merged over the system config'],
+    help: [
+      '-m, --mode MODE  init, config (default) or final',
+      '-f, --file FILE  an extra config file merged over the system config',
+    ],
   },
   async run(ctx, args) {
     const mode = (args.flags.mode as string | undefined) ?? 'config';
-    if (mode !== 'init' && mode !== 'config' && mode !== 'final') throw new UsageError(`--mode must be init, config or final, not '${mode}'`);
+    if (mode !== 'init' && mode !== 'config' && mode !== 'final')
+      throw new UsageError(`--mode must be init, config or final, not '${mode}'`);
     const runner = await createStageRunner(ctx, { file: args.flags.file as string | undefined, print: true });
-    return stageExitCode([await runner.runStage(mode === 'init' ? 'init' : mode === 'config' ? 'modules-config' : 'modules-final')]);
+    return stageExitCode([
+      await runner.runStage(mode === 'init' ? 'init' : mode === 'config' ? 'modules-config' : 'modules-final'),
+    ]);
   },
 };

@@ -88,7 +88,8 @@ export function parseInvocation(argv: string[], commands: Command[], face: Face)
   const words = first._.map(String);
   const found = findCommand(words, commands, face);
   // A command without words is only there when its flag is given (`cloud-init --all-stages`).
-  const command = found.command?.selectedBy !== undefined && first[found.command.selectedBy] !== true ? undefined : found.command;
+  const command =
+    found.command?.selectedBy !== undefined && first[found.command.selectedBy] !== true ? undefined : found.command;
   const group = found.group;
   if (!command && !group && words.length > 0) {
     const isGroup = commands.some((c) => c.faces.includes(face) && c.words.length > 1 && c.words[0] === words[0]);
@@ -133,8 +134,12 @@ export function parseInvocation(argv: string[], commands: Command[], face: Face)
   for (const name of negated) if (parsed[name] === false && argv.includes(`--no-${name}`)) flags[`no-${name}`] = true;
   if (command?.positional && flags.help !== true) {
     const [min, max] = command.positional;
-    if (positional.length < min) throw new UsageError(`'${command.words.join(' ')}' needs ${min === max ? min : `at least ${min}`} argument${min === 1 ? '' : 's'}: ${command.usage}`);
-    if (positional.length > max) throw new UsageError(`unexpected argument '${positional[max]}' for '${command.words.join(' ') || face}'`);
+    if (positional.length < min)
+      throw new UsageError(
+        `'${command.words.join(' ')}' needs ${min === max ? min : `at least ${min}`} argument${min === 1 ? '' : 's'}: ${command.usage}`,
+      );
+    if (positional.length > max)
+      throw new UsageError(`unexpected argument '${positional[max]}' for '${command.words.join(' ') || face}'`);
   }
   return {
     command,

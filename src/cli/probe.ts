@@ -12,12 +12,33 @@ function list(v: string | boolean | string[] | undefined): string[] {
 }
 
 /** `probe --label`: what a datasource asking for these labels would be given. Exit 1 when nothing is found. */
-async function findAndList(ctx: CommandContext, labels: string[], mustContain: string[], images: string[], json: boolean): Promise<number> {
-  const finder = createFilesystemFinder({ os: ctx.platform().os, root: ctx.root, facts: ctx.facts, env: ctx.env, log: ctx.log, images });
+async function findAndList(
+  ctx: CommandContext,
+  labels: string[],
+  mustContain: string[],
+  images: string[],
+  json: boolean,
+): Promise<number> {
+  const finder = createFilesystemFinder({
+    os: ctx.platform().os,
+    root: ctx.root,
+    facts: ctx.facts,
+    env: ctx.env,
+    log: ctx.log,
+    images,
+  });
   const found = await finder.find({ labels, ...(mustContain.length > 0 ? { mustContain } : {}) });
-  const rows = found.map((f) => ({ device: f.device, fsType: f.fsType, label: f.label, ...(f.uuid ? { uuid: f.uuid } : {}) }));
+  const rows = found.map((f) => ({
+    device: f.device,
+    fsType: f.fsType,
+    label: f.label,
+    ...(f.uuid ? { uuid: f.uuid } : {}),
+  }));
   if (json) ctx.io.out(`${JSON.stringify(rows, null, 2)}\n`);
-  else if (rows.length === 0) ctx.io.err(`no filesystem labelled ${labels.join(' or ')}${mustContain.length ? ` holding ${mustContain.join(' or ')}` : ''}\n`);
+  else if (rows.length === 0)
+    ctx.io.err(
+      `no filesystem labelled ${labels.join(' or ')}${mustContain.length ? ` holding ${mustContain.join(' or ')}` : ''}\n`,
+    );
   else for (const r of rows) ctx.io.out(`${r.device}\t${r.fsType}\t${r.label}${r.uuid ? `\t${r.uuid}` : ''}\n`);
   return rows.length > 0 ? 0 : 1;
 }
@@ -53,7 +74,14 @@ export function probeTable(results: ProbeResult[]): string {
     for (const p of r.partitions ?? []) add(p, '  ');
   }
   const widths = header.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return `${rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n')}\n`;
+  return `${rows
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')}\n`;
 }
 
 export const probeCommand: Command = {
@@ -76,7 +104,8 @@ export const probeCommand: Command = {
   },
   async run(ctx, args) {
     const labels = list(args.flags.label);
-    if (labels.length > 0) return findAndList(ctx, labels, list(args.flags['must-contain']), args.positional, args.flags.json === true);
+    if (labels.length > 0)
+      return findAndList(ctx, labels, list(args.flags['must-contain']), args.positional, args.flags.json === true);
     if (args.flags['must-contain'] !== undefined) throw new UsageError('--must-contain needs --label');
     let results: ProbeResult[];
     if (args.positional.length > 0) {

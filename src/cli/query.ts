@@ -10,7 +10,8 @@ import { fsPromises } from '../util/on-demand-builtins';
 export const queryCommand: Command = {
   words: ['query'],
   summary: 'query standardized instance metadata from the command line',
-  usage: 'query [--all | --list-keys | VARNAME | --format TEMPLATE] [--instance-data FILE] [--user-data FILE] [--vendor-data FILE]',
+  usage:
+    'query [--all | --list-keys | VARNAME | --format TEMPLATE] [--instance-data FILE] [--user-data FILE] [--vendor-data FILE]',
   faces: ['kiln', 'cloud-init'],
   positional: [0, 1],
   flags: {
@@ -22,7 +23,7 @@ export const queryCommand: Command = {
       '-l, --list-keys         list the keys at the top level (or under VARNAME)',
       '-f, --format TEMPLATE   render a jinja-style template such as "{{ v1.cloud_name }}"',
       '-i, --instance-data F   read F instead of /run/cloud-init/instance-data(-sensitive).json',
-      '-u, --user-data F       user data file (default: the instance\'s user-data.txt, root only)',
+      "-u, --user-data F       user data file (default: the instance's user-data.txt, root only)",
       '-v, --vendor-data F     vendor data file',
     ],
   },
@@ -37,7 +38,8 @@ export const queryCommand: Command = {
       ctx.io.out(commandHelp(ctx.face, queryCommand));
       return 1;
     }
-    if ((all && (listKeys || format)) || (format && varname !== undefined)) throw new UsageError('--all, --list-keys, --format and VARNAME cannot be combined that way');
+    if ((all && (listKeys || format)) || (format && varname !== undefined))
+      throw new UsageError('--all, --list-keys, --format and VARNAME cannot be combined that way');
     const platform = ctx.platform();
     const rc = await loadRunConfig(platform, ctx.facts.defaultCloudConfig, await readKernelCmdline(platform));
     const privileged = typeof process.getuid === 'function' ? process.getuid() === 0 : true;

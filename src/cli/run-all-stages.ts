@@ -1,4 +1,5 @@
-// The four stages of `--all-stages` (and `init --all-stages`), synchronised with cloud-init 25.1's stage units under systemd.
+// The four stages of `--all-stages` (and `init --all-stages`), synchronised with cloud-init 25.1's stage units under
+// systemd.
 import type { StageRunner } from '../runner/stage-runner';
 import { sdNotify, StageSync } from '../runner/stage-sync';
 import { tty } from '../util/on-demand-builtins';
@@ -29,4 +30,3 @@ export async function runAllStages(ctx: CommandContext, runner: StageRunner): Pr
     sync.close();
   }
 }
-

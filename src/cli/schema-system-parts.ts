@@ -17,18 +17,38 @@ export interface SystemSchemaPart {
  */
 async function processedOrRaw(platform: Platform, dir: string, processed: string, raw: string): Promise<string> {
   const primary = posix.join(dir, processed);
-  const size = async (p: string) => (platform.stat ? (await platform.stat(p, { followLinks: true }))?.size : (await platform.readTextIfExists(p))?.length);
+  const size = async (p: string) =>
+    platform.stat
+      ? (await platform.stat(p, { followLinks: true }))?.size
+      : (await platform.readTextIfExists(p))?.length;
   if ((await size(primary)) === 0 && ((await size(posix.join(dir, raw))) ?? 0) > 0) return posix.join(dir, raw);
   return primary;
 }
 
-/** The parts of this instance to check: user data always (it may be missing: the caller says so), the others when present. */
+/**
+ * The parts of this instance to check: user data always (it may be missing: the caller says so), the others when
+ * present.
+ */
 export async function systemSchemaParts(platform: Platform, paths: CloudPaths): Promise<SystemSchemaPart[]> {
   const dir = paths.instanceLink;
-  const parts: SystemSchemaPart[] = [{ type: 'user-data', schema: 'cloud-config', path: await processedOrRaw(platform, dir, 'cloud-config.txt', 'user-data.txt') }];
+  const parts: SystemSchemaPart[] = [
+    {
+      type: 'user-data',
+      schema: 'cloud-config',
+      path: await processedOrRaw(platform, dir, 'cloud-config.txt', 'user-data.txt'),
+    },
+  ];
   const optional: SystemSchemaPart[] = [
-    { type: 'vendor-data', schema: 'cloud-config', path: await processedOrRaw(platform, dir, 'vendor-cloud-config.txt', 'vendor-data.txt') },
-    { type: 'vendor2-data', schema: 'cloud-config', path: await processedOrRaw(platform, dir, 'vendor2-cloud-config.txt', 'vendor-data2.txt') },
+    {
+      type: 'vendor-data',
+      schema: 'cloud-config',
+      path: await processedOrRaw(platform, dir, 'vendor-cloud-config.txt', 'vendor-data.txt'),
+    },
+    {
+      type: 'vendor2-data',
+      schema: 'cloud-config',
+      path: await processedOrRaw(platform, dir, 'vendor2-cloud-config.txt', 'vendor-data2.txt'),
+    },
     { type: 'network-config', schema: 'network-config', path: posix.join(dir, 'network-config.json') },
   ];
   for (const part of optional) if (await platform.exists(part.path)) parts.push(part);

@@ -13,7 +13,17 @@ import type { Command } from './command';
 import { fsPromises } from '../util/on-demand-builtins';
 
 /** The first lines cloud-init's schema accepts as user data (USERDATA_VALID_HEADERS), as it lists them. */
-const USERDATA_VALID_HEADERS = ['#!', '## template: jinja', '#cloud-boothook', '#cloud-config', '#cloud-config-archive', '#cloud-config-jsonp', '#include', '#include-once', '#part-handler'];
+const USERDATA_VALID_HEADERS = [
+  '#!',
+  '## template: jinja',
+  '#cloud-boothook',
+  '#cloud-config',
+  '#cloud-config-archive',
+  '#cloud-config-jsonp',
+  '#include',
+  '#include-once',
+  '#part-handler',
+];
 
 function describeProblems(problems: SchemaProblem[]): string {
   return problems.map((p) => `${p.path} (line ${p.line}, column ${p.column}): ${p.message}`).join(', ');
@@ -45,8 +55,10 @@ export const schemaCommand: Command = {
     if (!file && !system) throw new UsageError('expected one of --config-file or --system');
     if (file && system) throw new UsageError('--config-file and --system cannot be combined');
     const type = (args.flags['schema-type'] as string | undefined) ?? 'cloud-config';
-    if (type !== 'cloud-config' && type !== 'network-config') throw new UsageError(`--schema-type must be cloud-config or network-config, not '${type}'`);
-    if (type === 'network-config' && system) throw new UsageError('--schema-type network-config is checked with --config-file');
+    if (type !== 'cloud-config' && type !== 'network-config')
+      throw new UsageError(`--schema-type must be cloud-config or network-config, not '${type}'`);
+    if (type === 'network-config' && system)
+      throw new UsageError('--schema-type network-config is checked with --config-file');
     // What to check: the file given, or (--system) the instance's parts, as cloud-init 25.1 picks them.
     // label: cloud-init's InstanceDataType, which -c gives as user-data (cloud-config) or network-config.
     type Target = { label: string; path: string; schema: 'cloud-config' | 'network-config'; type?: string };
@@ -55,15 +67,29 @@ export const schemaCommand: Command = {
     else {
       const platform = ctx.platform();
       const rc = await loadRunConfig(platform, ctx.facts.defaultCloudConfig, await readKernelCmdline(platform));
-      targets = (await systemSchemaParts(platform, rc.paths)).map((part) => ({ label: part.type, path: part.path, schema: part.schema, type: part.type }));
+      targets = (await systemSchemaParts(platform, rc.paths)).map((part) => ({
+        label: part.type,
+        path: part.path,
+        schema: part.schema,
+        type: part.type,
+      }));
     }
     const read = async (t: Target): Promise<{ text?: string; problem?: string }> => {
       if (file) {
         // As cloud-init: a file that is not there "does not exist"; a folder or an unreadable file says what it is.
-        return fsPromises().readFile(t.path, 'utf8').then(
-          (text) => ({ text }),
-          (err: NodeJS.ErrnoException) => ({ problem: err.code === 'ENOENT' ? 'does not exist' : err.code === 'EISDIR' ? 'is a directory, not a file' : `cannot be read (${err.code ?? err.message})` }),
-        );
+        return fsPromises()
+          .readFile(t.path, 'utf8')
+          .then(
+            (text) => ({ text }),
+            (err: NodeJS.ErrnoException) => ({
+              problem:
+                err.code === 'ENOENT'
+                  ? 'does not exist'
+                  : err.code === 'EISDIR'
+                    ? 'is a directory, not a file'
+                    : `cannot be read (${err.code ?? err.message})`,
+            }),
+          );
       }
       const text = await ctx.platform().readTextIfExists(t.path);
       return text === undefined ? { problem: 'does not exist' } : { text };
@@ -77,11 +103,13 @@ export const schemaCommand: Command = {
     const { annotate, validateCloudConfig } = await loadCloudConfigValidator();
     const compile = await runtimeCompiler(ctx.env);
     const check = async (text: string, schema: Target['schema']): Promise<ValidationResult & { skipped?: string }> => {
-      if (schema === 'cloud-config') return validateCloudConfig(text, { requireHeader: false, validators: compile?.('cloudConfig') });
+      if (schema === 'cloud-config')
+        return validateCloudConfig(text, { requireHeader: false, validators: compile?.('cloudConfig') });
       const { validateNetworkConfig } = await loadNetworkConfigValidator();
       return validateNetworkConfig(text, { validators: compile });
     };
-    // Several parts (--system): listed first, each under its number, its lines indented, as cloud-init 25.1 prints them.
+    // Several parts (--system): listed first, each under its number, its lines indented, as cloud-init 25.1 prints
+    // them.
     const multi = targets.length > 1;
     const prefix = multi ? '  ' : '';
     if (multi) ctx.io.out(`Found cloud-config data types: ${targets.map((t) => t.type).join(', ')}\n`);
@@ -98,7 +126,12 @@ export const schemaCommand: Command = {
         const root = typeof process.getuid === 'function' ? process.getuid() === 0 : true;
         dataPath = root ? rc.paths.instanceDataSensitiveFile : rc.paths.instanceDataFile;
       }
-      const dataText = given !== undefined ? await fsPromises().readFile(given, 'utf8').catch(() => undefined) : await platform.readTextIfExists(dataPath);
+      const dataText =
+        given !== undefined
+          ? await fsPromises()
+              .readFile(given, 'utf8')
+              .catch(() => undefined)
+          : await platform.readTextIfExists(dataPath);
       if (dataText === undefined) {
         ctx.io.err(`Error:\nCannot render jinja template vars. Instance data not yet present at ${dataPath}\n`);
         return undefined;
@@ -112,7 +145,10 @@ export const schemaCommand: Command = {
       }
       const nl = source.indexOf('\n');
       try {
-        const rendered = renderJinja(nl < 0 ? '' : source.slice(nl + 1), jinjaVariables(data as Record<string, unknown>));
+        const rendered = renderJinja(
+          nl < 0 ? '' : source.slice(nl + 1),
+          jinjaVariables(data as Record<string, unknown>),
+        );
         const warning = missingJinjaWarning(path, rendered);
         if (warning) ctx.io.err(`WARNING: ${warning}\n`);
         return rendered;
@@ -158,7 +194,10 @@ export const schemaCommand: Command = {
         }
         if (header === undefined) {
           const first = text.split('\n')[0] ?? '';
-          invalidPart(t, `Cloud config schema errors: ${position}: Unrecognized user-data header in ${t.path}: "${first}".\nExpected first line to be one of: ${USERDATA_VALID_HEADERS.join(', ')}`);
+          invalidPart(
+            t,
+            `Cloud config schema errors: ${position}: Unrecognized user-data header in ${t.path}: "${first}".\nExpected first line to be one of: ${USERDATA_VALID_HEADERS.join(', ')}`,
+          );
           continue;
         }
         if (header !== CT.cloudConfig) {
@@ -175,7 +214,10 @@ export const schemaCommand: Command = {
       const errors = res.problems.filter((p) => p.kind === 'error');
       if (res.yamlError) {
         const { line, column, reason } = res.yamlError;
-        invalidPart(t, `Cloud config schema errors: format-l${line}.c${column}: File ${t.path} is not valid YAML. ${reason}`);
+        invalidPart(
+          t,
+          `Cloud config schema errors: format-l${line}.c${column}: File ${t.path} is not valid YAML. ${reason}`,
+        );
         continue;
       }
       if (res.fatal) {
@@ -188,8 +230,10 @@ export const schemaCommand: Command = {
       const deprecations = res.problems.filter((p) => p.kind === 'deprecation');
       // As cloud-init 25.1: the annotated document when asked for, else the deprecations on stdout (never an error).
       if (args.flags.annotate && res.problems.length) ctx.io.out(`${annotate(got.text, res.problems)}\n`);
-      else if (deprecations.length) ctx.io.out(`${prefix}Cloud config schema deprecations: ${describeProblems(deprecations)}\n`);
-      if (errors.length) invalidPart(t, `Cloud config schema errors: ${describeProblems(errors)}`, args.flags.annotate === true);
+      else if (deprecations.length)
+        ctx.io.out(`${prefix}Cloud config schema deprecations: ${describeProblems(deprecations)}\n`);
+      if (errors.length)
+        invalidPart(t, `Cloud config schema errors: ${describeProblems(errors)}`, args.flags.annotate === true);
       else ctx.io.out(`${prefix}Valid schema ${file ? t.path : t.label}\n`);
     }
     // print()'s line break after each error's own: a blank line follows it, as in cloud-init's output.

@@ -3,11 +3,18 @@ import type { WindowsMachine } from '../platform/windows/windows-machine';
 import { UsageError } from '../util/errors';
 import { CLOUDBASE_INIT_FLAGS, runCloudbaseInitFlow } from './cloudbase-init-run';
 import type { Command, CommandContext } from './command';
-import { DEFAULT_CONFIG_FILE, DEFAULT_DEPENDENCIES, SERVICE_NAME, installService, uninstallService } from '../install/windows-service';
+import {
+  DEFAULT_CONFIG_FILE,
+  DEFAULT_DEPENDENCIES,
+  SERVICE_NAME,
+  installService,
+  uninstallService,
+} from '../install/windows-service';
 
 function windows(ctx: CommandContext): WindowsMachine {
   const p = ctx.platform().windows?.();
-  if (!p) throw new UsageError("'service' manages a Windows service; this is not a Windows build (or --dry-run was given)");
+  if (!p)
+    throw new UsageError("'service' manages a Windows service; this is not a Windows build (or --dry-run was given)");
   return p;
 }
 
@@ -83,7 +90,8 @@ export const serviceRunCommand: Command = {
     const advapi32 = win.win32().advapi32;
     // The service control manager gives a starting service 30 s (ServicesPipeTimeout) to get here, so nothing of the
     // flow (configuration, metadata, plugins) comes before: it all runs in ServiceMain, after RUNNING is reported.
-    // The figure is in docs/windows.md (test/bench/windows-service-start.bench.ts measures it); the log file has it too.
+    // The figure is in docs/windows.md (test/bench/windows-service-start.bench.ts measures it); the log file has it
+    // too.
     const connecting = `StartServiceCtrlDispatcherW called ${Math.round(process.uptime() * 1000)} ms after the process started`;
     log.debug(connecting);
     await advapi32.runService(

@@ -27,7 +27,8 @@ export const singleCommand: Command = {
     if (!name) throw new UsageError('--name MODULE is required');
     const freqText = args.flags.frequency as string | undefined;
     const frequency = freqText === undefined ? undefined : parseFrequency(freqText);
-    if (freqText !== undefined && frequency === undefined) throw new UsageError(`--frequency must be always, once or once-per-instance, not '${freqText}'`);
+    if (freqText !== undefined && frequency === undefined)
+      throw new UsageError(`--frequency must be always, once or once-per-instance, not '${freqText}'`);
     const runner = await createStageRunner(ctx, { file: args.flags.file as string | undefined });
     const out = await runner.runSingle(name, frequency);
     if (!out.ran && out.errors.length === 0) ctx.io.err(`module ${name} did not run: ${out.reason ?? 'skipped'}\n`);

@@ -9,9 +9,20 @@ import type { CommandContext } from './command';
 import { fsPromises } from '../util/on-demand-builtins';
 
 /** Tests swap the dependencies through this hook on the context's env-free path; the CLI uses the defaults. */
-export async function createStageRunner(ctx: CommandContext, opts: { file?: string | undefined; print?: boolean; deps?: RunnerDeps } = {}): Promise<StageRunner> {
+export async function createStageRunner(
+  ctx: CommandContext,
+  opts: { file?: string | undefined; print?: boolean; deps?: RunnerDeps } = {},
+): Promise<StageRunner> {
   const platform = ctx.platform();
-  const deps = opts.deps ?? defaultRunnerDeps({ platform, embeddedConfig: ctx.facts.defaultCloudConfig, cloudInitVersion: KILN_CLOUD_INIT_VERSION, env: ctx.env, dryRun: ctx.dryRun });
+  const deps =
+    opts.deps ??
+    defaultRunnerDeps({
+      platform,
+      embeddedConfig: ctx.facts.defaultCloudConfig,
+      cloudInitVersion: KILN_CLOUD_INIT_VERSION,
+      env: ctx.env,
+      dryRun: ctx.dryRun,
+    });
   let extraConfig: ConfigMap | undefined;
   if (opts.file) extraConfig = parseYamlConfig(await fsPromises().readFile(opts.file, 'utf8'), opts.file);
   const runner = new StageRunner({

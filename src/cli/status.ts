@@ -1,4 +1,5 @@
-// `status [--wait] [--long] [--format tabular|json|yaml]`: the boot's state; exit 1 on errors, 2 on recoverable errors only, else 0.
+// `status [--wait] [--long] [--format tabular|json|yaml]`: the boot's state; exit 1 on errors, 2 on recoverable errors
+// only, else 0.
 import { pyyamlDump } from '../config/pyyaml-dump';
 import { statusExitCode, type BootStatus } from '../runner/boot-status';
 import { readBootStatus } from '../runner/read-boot-status';
@@ -13,7 +14,10 @@ function rfc2822(seconds: number | undefined): string {
   return new Date(seconds * 1000).toUTCString().replace('GMT', '+0000');
 }
 
-/** The document of `--format json|yaml`, with cloud-init's keys: its eight fields, then status.json's v1 (stage, each stage's record). */
+/**
+ * The document of `--format json|yaml`, with cloud-init's keys: its eight fields, then status.json's v1 (stage, each
+ * stage's record).
+ */
 export function statusDocument(s: BootStatus): Record<string, unknown> {
   return {
     datasource: s.datasource,
@@ -31,7 +35,11 @@ export function statusDocument(s: BootStatus): Record<string, unknown> {
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v === null || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.keys(v as Record<string, unknown>).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+  return Object.fromEntries(
+    Object.keys(v as Record<string, unknown>)
+      .sort()
+      .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+  );
 }
 
 /** As cloud-init prints it: json.dumps(indent=2, sort_keys=True). */
@@ -56,7 +64,11 @@ export function formatTabular(s: BootStatus, long: boolean): string {
     lines.push(s.errors.length ? `errors:\n${s.errors.map((e) => `\t- ${e}`).join('\n')}` : 'errors: []');
     const rec = Object.entries(s.recoverable_errors);
     // A message over several lines is shown on one, as cloud-init does.
-    lines.push(rec.length ? `recoverable_errors:\n${rec.map(([lvl, l]) => `${lvl}:\n\t- ${l.map((m) => m.replace(/\n/g, ' ')).join('\n\t- ')}`).join('\n')}` : 'recoverable_errors: {}');
+    lines.push(
+      rec.length
+        ? `recoverable_errors:\n${rec.map(([lvl, l]) => `${lvl}:\n\t- ${l.map((m) => m.replace(/\n/g, ' ')).join('\n\t- ')}`).join('\n')}`
+        : 'recoverable_errors: {}',
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -81,16 +93,22 @@ export const statusCommand: Command = {
   },
   async run(ctx, args) {
     const format = (args.flags.format as string | undefined) ?? 'tabular';
-    if (!['tabular', 'json', 'yaml'].includes(format)) throw new UsageError(`--format must be tabular, json or yaml, not '${format}'`);
+    if (!['tabular', 'json', 'yaml'].includes(format))
+      throw new UsageError(`--format must be tabular, json or yaml, not '${format}'`);
     const timeoutText = args.flags.timeout as string | undefined;
     const timeout = timeoutText === undefined ? undefined : Number(timeoutText);
-    if (timeout !== undefined && !(timeout > 0)) throw new UsageError(`--timeout takes a number of seconds above 0, not '${timeoutText}'`);
+    if (timeout !== undefined && !(timeout > 0))
+      throw new UsageError(`--timeout takes a number of seconds above 0, not '${timeoutText}'`);
     if (timeout !== undefined && !args.flags.wait) throw new UsageError('--timeout limits --wait; give both');
     const platform = ctx.platform();
     const embedded = ctx.facts.defaultCloudConfig;
     const pollMs = Number(ctx.env.KILN_STATUS_POLL_MS ?? 250);
     // As cloud-init: a stage unit systemd says failed makes a running boot an error (on a live systemd only).
-    const systemd = { wait: args.flags.wait === true, warn: (line: string) => ctx.io.err(`${line}\n`), retryMs: pollMs };
+    const systemd = {
+      wait: args.flags.wait === true,
+      warn: (line: string) => ctx.io.err(`${line}\n`),
+      retryMs: pollMs,
+    };
     let s = await readBootStatus(platform, embedded, undefined, systemd);
     if (args.flags.wait) {
       // cloud-init 24.4 and later print the status right after the dots, on the same line.
@@ -103,7 +121,9 @@ export const statusCommand: Command = {
           return 1;
         }
         if (format === 'tabular') ctx.io.out('.');
-        await timersPromises().setTimeout(deadline === undefined ? pollMs : Math.max(0, Math.min(pollMs, deadline - monotonicMs())));
+        await timersPromises().setTimeout(
+          deadline === undefined ? pollMs : Math.max(0, Math.min(pollMs, deadline - monotonicMs())),
+        );
         s = await readBootStatus(platform, embedded, undefined, systemd);
       }
     }

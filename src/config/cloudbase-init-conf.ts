@@ -1,4 +1,5 @@
-// Reads cloudbase-init.conf with oslo.config's INI rules and types its options with cloudbase-init's names and defaults.
+// Reads cloudbase-init.conf with oslo.config's INI rules and types its options with cloudbase-init's names and
+// defaults.
 import { parseIni, type RawConf, type RawValue } from './ini-file';
 import { ConfigError } from '../util/errors';
 import type { OptionSpec } from './option-spec';
@@ -87,7 +88,14 @@ export const DEFAULT_OPTIONS: Record<string, OptionSpec> = {
   heat_config_dir: { type: 'str', default: 'C:\\cfn' },
   user_data_plugins: {
     type: 'list',
-    default: ['parthandler.PartHandlerPlugin', 'cloudconfig.CloudConfigPlugin', 'cloudboothook.CloudBootHookPlugin', 'shellscript.ShellScriptPlugin', 'multipartmixed.MultipartMixedPlugin', 'heat.HeatPlugin'].map((p) => `${PLUGIN}common.userdataplugins.${p}`),
+    default: [
+      'parthandler.PartHandlerPlugin',
+      'cloudconfig.CloudConfigPlugin',
+      'cloudboothook.CloudBootHookPlugin',
+      'shellscript.ShellScriptPlugin',
+      'multipartmixed.MultipartMixedPlugin',
+      'heat.HeatPlugin',
+    ].map((p) => `${PLUGIN}common.userdataplugins.${p}`),
   },
   cloud_config_plugins: { type: 'list', default: [] },
   userdata_save_path: { type: 'str', default: undefined },
@@ -181,31 +189,36 @@ export const NO_EFFECT_OPTIONS: Readonly<Record<string, string>> = {
   'DEFAULT.rename_admin_user': 'not implemented: the user is created under username',
   'DEFAULT.logging_serial_port_settings': 'not implemented: no serial port log',
   'DEFAULT.user_data_plugins': 'not implemented: every user data content type kiln knows is handled',
-  'DEFAULT.cloud_config_plugins': 'not implemented: every cloud-config key kiln knows is applied, in cloudbase-init\'s order',
+  'DEFAULT.cloud_config_plugins':
+    "not implemented: every cloud-config key kiln knows is applied, in cloudbase-init's order",
   ...Object.fromEntries(
     Object.keys({ ...OSLO_LOG_OPTIONS, ...OSLO_CONFIG_OPTIONS })
       .filter((k) => !['debug', 'log_dir', 'log_file'].includes(k))
-      .map((k) => [`DEFAULT.${k}`, k.startsWith('config_') ? 'kiln reads the files given by --config-file' : 'kiln logs its own way (only debug, log_dir and log_file apply)']),
+      .map((k) => [
+        `DEFAULT.${k}`,
+        k.startsWith('config_')
+          ? 'kiln reads the files given by --config-file'
+          : 'kiln logs its own way (only debug, log_dir and log_file apply)',
+      ]),
   ),
   'config_drive.raw_hdd': 'kiln searches config_drive types × locations only',
   'config_drive.cdrom': 'kiln searches config_drive types × locations only',
   'config_drive.vfat': 'kiln searches config_drive types × locations only',
   'openstack.https_allow_insecure': 'not implemented: certificates are always checked',
-  'openstack.https_ca_bundle': 'not implemented: the system\'s CA certificates are used',
+  'openstack.https_ca_bundle': "not implemented: the system's CA certificates are used",
   'ec2.https_allow_insecure': 'not implemented: certificates are always checked',
-  'ec2.https_ca_bundle': 'not implemented: the system\'s CA certificates are used',
+  'ec2.https_ca_bundle': "not implemented: the system's CA certificates are used",
   'maas.https_allow_insecure': 'not implemented: certificates are always checked',
-  'maas.https_ca_bundle': 'not implemented: the system\'s CA certificates are used',
+  'maas.https_ca_bundle': "not implemented: the system's CA certificates are used",
   'packet.https_allow_insecure': 'not implemented: certificates are always checked',
-  'packet.https_ca_bundle': 'not implemented: the system\'s CA certificates are used',
+  'packet.https_ca_bundle': "not implemented: the system's CA certificates are used",
   'cloudstack.https_allow_insecure': 'not implemented: certificates are always checked',
-  'cloudstack.https_ca_bundle': 'not implemented: the system\'s CA certificates are used',
+  'cloudstack.https_ca_bundle': "not implemented: the system's CA certificates are used",
   'gce.https_allow_insecure': 'not implemented: certificates are always checked',
-  'gce.https_ca_bundle': 'not implemented: the system\'s CA certificates are used',
-  'nocloud.metadata_file': 'not implemented: kiln\'s NoCloud reads meta-data',
-  'nocloud.userdata_file': 'not implemented: kiln\'s NoCloud reads user-data',
+  'gce.https_ca_bundle': "not implemented: the system's CA certificates are used",
+  'nocloud.metadata_file': "not implemented: kiln's NoCloud reads meta-data",
+  'nocloud.userdata_file': "not implemented: kiln's NoCloud reads user-data",
 };
-
 
 /**
  * The older names oslo.config still reads an option by, `section.name` as a file writes it → the option's own:
@@ -248,7 +261,9 @@ function renameDeprecated(raw: RawConf): string[] {
     raw.set(toSection, target);
     const kept = target.has(toKey);
     if (!kept) target.set(toKey, old);
-    said.push(`${old.file}:${old.line}: option '${fromKey}' in [${fromSection}] is deprecated: use '${toKey}' in [${toSection}]${kept ? ' (set too, and used instead)' : ''}`);
+    said.push(
+      `${old.file}:${old.line}: option '${fromKey}' in [${fromSection}] is deprecated: use '${toKey}' in [${toSection}]${kept ? ' (set too, and used instead)' : ''}`,
+    );
   }
   return said;
 }
@@ -295,7 +310,8 @@ function noEffect(raw: RawConf): string[] {
   for (const [section, keys] of raw) {
     for (const [key, v] of keys) {
       const why = NO_EFFECT_OPTIONS[`${section}.${key}`];
-      if (why !== undefined) said.push(`${v.file}:${v.line}: option '${key}' in [${section}] has no effect in kiln: ${why}`);
+      if (why !== undefined)
+        said.push(`${v.file}:${v.line}: option '${key}' in [${section}] has no effect in kiln: ${why}`);
     }
   }
   return said;

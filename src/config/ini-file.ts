@@ -1,4 +1,5 @@
-// INI files as cloudbase-init (oslo.config) and cloud-init (configparser, for VMware's cust.cfg) read them: one reader for both.
+// INI files as cloudbase-init (oslo.config) and cloud-init (configparser, for VMware's cust.cfg) read them: one reader
+// for both.
 import { ConfigError } from '../util/errors';
 
 /** One raw value with where it came from, so errors can name file and line. */
@@ -8,7 +9,9 @@ export interface RawValue {
   line: number;
 }
 
-/** A parsed INI file: section → key → raw value (last assignment wins, as oslo.config does for single-valued options). */
+/**
+ * A parsed INI file: section → key → raw value (last assignment wins, as oslo.config does for single-valued options).
+ */
 export type RawConf = Map<string, Map<string, RawValue>>;
 
 /**
@@ -17,7 +20,12 @@ export type RawConf = Map<string, Map<string, RawValue>>;
  * wins (oslo.config, cloudbase-init.conf), or with `duplicates: 'error'` it is an error naming the line
  * (configparser's strict mode, VMware's cust.cfg as cloud-init reads it).
  */
-export function parseIni(text: string, file: string, into: RawConf = new Map(), opts: { duplicates?: 'last-wins' | 'error' } = {}): RawConf {
+export function parseIni(
+  text: string,
+  file: string,
+  into: RawConf = new Map(),
+  opts: { duplicates?: 'last-wins' | 'error' } = {},
+): RawConf {
   let section: string | undefined;
   let last: RawValue | undefined;
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
@@ -41,9 +49,11 @@ export function parseIni(text: string, file: string, into: RawConf = new Map(), 
     }
     const kv = /^([^:=\s][^:=]*?)\s*[:=]\s*(.*)$/.exec(raw.trim());
     if (!kv) throw new ConfigError(`${file}:${lineNo}: not a 'key = value' line or a [section] header: ${raw.trim()}`);
-    if (section === undefined) throw new ConfigError(`${file}:${lineNo}: '${kv[1]}' comes before any [section] header (put it under [DEFAULT])`);
+    if (section === undefined)
+      throw new ConfigError(`${file}:${lineNo}: '${kv[1]}' comes before any [section] header (put it under [DEFAULT])`);
     const key = (kv[1] as string).trim();
-    if (opts.duplicates === 'error' && into.get(section)?.has(key)) throw new ConfigError(`${file}:${lineNo}: '${key}' is set twice in [${section}]`);
+    if (opts.duplicates === 'error' && into.get(section)?.has(key))
+      throw new ConfigError(`${file}:${lineNo}: '${key}' is set twice in [${section}]`);
     last = { value: (kv[2] as string).trim(), file, line: lineNo };
     into.get(section)?.set(key, last);
   });

@@ -40,7 +40,10 @@ export function cloudConfigText(cmdline: string): string | undefined {
 export function parseKernelCmdline(cmdline: string): KernelCmdlineFacts {
   const text = cloudConfigText(cmdline);
   const words = cmdline.trim().split(/\s+/);
-  const switchValue = words.filter((w) => w.startsWith('cloud-init=')).pop()?.slice('cloud-init='.length);
+  const switchValue = words
+    .filter((w) => w.startsWith('cloud-init='))
+    .pop()
+    ?.slice('cloud-init='.length);
   return {
     cloudConfig: text === undefined ? undefined : parseYamlConfig(text, 'kernel command line (cc: … end_cc)'),
     disabled: switchValue === 'disabled',

@@ -27,7 +27,8 @@ export async function loadSystemConfig(platform: Platform, embedded: ConfigMap |
   }
   const files: string[] = [SYSTEM_CONFIG_FILE];
   if (await platform.exists(SYSTEM_CONFIG_DIR)) {
-    for (const name of await platform.listDir(SYSTEM_CONFIG_DIR)) if (name.endsWith('.cfg')) files.push(`${SYSTEM_CONFIG_DIR}/${name}`);
+    for (const name of await platform.listDir(SYSTEM_CONFIG_DIR))
+      if (name.endsWith('.cfg')) files.push(`${SYSTEM_CONFIG_DIR}/${name}`);
   }
   files.push(RUN_CONFIG_FILE);
   for (const file of files) {

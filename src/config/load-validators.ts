@@ -24,12 +24,17 @@ export function loadNetworkConfigValidator(): Promise<NetworkConfigValidator> {
  * The validators of schema NAME compiled by Ajv at run time when ENV has KILN_SCHEMA_COMPILE=runtime, else undefined:
  * the validators generated at build time are used (Ajv's compiler is then never loaded).
  */
-export async function runtimeCompiledValidators(name: SchemaName, env: NodeJS.ProcessEnv): Promise<SchemaValidators | undefined> {
+export async function runtimeCompiledValidators(
+  name: SchemaName,
+  env: NodeJS.ProcessEnv,
+): Promise<SchemaValidators | undefined> {
   return (await runtimeCompiler(env))?.(name);
 }
 
 /** Ajv's compiler of kiln's schemas when ENV has KILN_SCHEMA_COMPILE=runtime, else undefined. */
-export async function runtimeCompiler(env: NodeJS.ProcessEnv): Promise<((name: SchemaName) => SchemaValidators) | undefined> {
+export async function runtimeCompiler(
+  env: NodeJS.ProcessEnv,
+): Promise<((name: SchemaName) => SchemaValidators) | undefined> {
   if (env.KILN_SCHEMA_COMPILE !== 'runtime') return undefined;
   const { compileValidators } = await import('./schema/compile-validators');
   return compileValidators;

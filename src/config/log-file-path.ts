@@ -5,7 +5,11 @@
  * os.path.join on Windows); log_dir alone gets `cloudbase-init.log` (oslo.log names it after the program); neither:
  * no log file.
  */
-export function logFilePath(logFile: string | undefined, logDir: string | undefined, program = 'cloudbase-init'): string | undefined {
+export function logFilePath(
+  logFile: string | undefined,
+  logDir: string | undefined,
+  program = 'cloudbase-init',
+): string | undefined {
   if (!logDir) return logFile;
   const name = logFile ?? `${program}.log`;
   if (/^(?:[A-Za-z]:)?[\\/]/.test(name)) return name;

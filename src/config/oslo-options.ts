@@ -1,4 +1,5 @@
-// The [DEFAULT] options oslo.log and oslo.config register for cloudbase-init beside its own (cloudbaseinit/conf/__init__.py calls oslo.log's register_options).
+// The [DEFAULT] options oslo.log and oslo.config register for cloudbase-init beside its own
+// (cloudbaseinit/conf/__init__.py calls oslo.log's register_options).
 import type { OptionSpec } from './option-spec';
 
 /**

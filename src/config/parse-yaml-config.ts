@@ -12,6 +12,9 @@ export function isConfigMap(value: unknown): value is ConfigMap {
 export function parseYamlConfig(text: string, source: string): ConfigMap {
   const value = readYaml(text, source);
   if (value === null || value === undefined) return {};
-  if (!isConfigMap(value)) throw new ConfigError(`${source}: expected a mapping at the top level, found ${Array.isArray(value) ? 'a list' : typeof value}`);
+  if (!isConfigMap(value))
+    throw new ConfigError(
+      `${source}: expected a mapping at the top level, found ${Array.isArray(value) ? 'a list' : typeof value}`,
+    );
   return value;
 }

@@ -1,11 +1,16 @@
-// A YAML emitter that writes what PyYAML's safe_dump(default_flow_style=False, indent=4) writes, so files match cloud-init's.
+// A YAML emitter that writes what PyYAML's safe_dump(default_flow_style=False, indent=4) writes, so files match
+// cloud-init's.
 
 type Value = unknown;
 
-const BOOL_NULL = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~)$/;
-const INT = /^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$/;
-const FLOAT = /^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
-const TIMESTAMP = /^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)$/;
+const BOOL_NULL =
+  /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~)$/;
+const INT =
+  /^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$/;
+const FLOAT =
+  /^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
+const TIMESTAMP =
+  /^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)$/;
 
 /** Whether PyYAML would write S without quotes in block context. */
 function plainOk(s: string): boolean {
@@ -29,7 +34,10 @@ function singleQuotedMultilineOk(s: string): boolean {
   return !/ \n|\n /.test(s);
 }
 
-/** PyYAML's write_single_quoted: line breaks doubled, continuation lines at INDENT, long lines folded at spaces past column 80. */
+/**
+ * PyYAML's write_single_quoted: line breaks doubled, continuation lines at INDENT, long lines folded at spaces past
+ * column 80.
+ */
 function singleQuoted(text: string, indent: number, startColumn: number): string {
   let out = "'";
   let column = startColumn + 1;
@@ -131,14 +139,17 @@ const ESCAPES: Record<string, string> = {
   '\u2029': 'P',
 };
 
-/** A string with characters PyYAML writes only in double quotes: anything but printable ASCII and line feeds (safe_dump keeps allow_unicode off). */
+/**
+ * A string with characters PyYAML writes only in double quotes: anything but printable ASCII and line feeds (safe_dump
+ * keeps allow_unicode off).
+ */
 function needsDoubleQuotes(s: string): boolean {
   return /[^\n\x20-\x7e]/.test(s);
 }
 
 /**
- * PyYAML's write_double_quoted: what is not printable ASCII escaped (\\xXX, \\uXXXX, \\UXXXXXXXX or a letter), and, when
- * SPLIT, a long line broken with a backslash at a space past column 80, continuing at INDENT.
+ * PyYAML's write_double_quoted: what is not printable ASCII escaped (\\xXX, \\uXXXX, \\UXXXXXXXX or a letter), and,
+ * when SPLIT, a long line broken with a backslash at a space past column 80, continuing at INDENT.
  */
 function doubleQuoted(text: string, indent: number, startColumn: number, split: boolean): string {
   const chars = Array.from(text);
@@ -159,7 +170,15 @@ function doubleQuoted(text: string, indent: number, startColumn: number, split: 
       if (ch !== undefined) {
         const code = ch.codePointAt(0) as number;
         const hex = code.toString(16).toUpperCase();
-        write(ESCAPES[ch] !== undefined ? `\\${ESCAPES[ch]}` : code <= 0xff ? `\\x${hex.padStart(2, '0')}` : code <= 0xffff ? `\\u${hex.padStart(4, '0')}` : `\\U${hex.padStart(8, '0')}`);
+        write(
+          ESCAPES[ch] !== undefined
+            ? `\\${ESCAPES[ch]}`
+            : code <= 0xff
+              ? `\\x${hex.padStart(2, '0')}`
+              : code <= 0xffff
+                ? `\\u${hex.padStart(4, '0')}`
+                : `\\U${hex.padStart(8, '0')}`,
+        );
         start = end + 1;
       }
     }
@@ -203,7 +222,10 @@ export function scalar(v: Value, indent = 0, column?: number): string {
 function stringScalar(s: string, indent: number, column: number | undefined): string {
   const split = column !== undefined;
   if (needsDoubleQuotes(s)) return doubleQuoted(s, indent, column ?? 0, split);
-  if (s.includes('\n')) return split && singleQuotedMultilineOk(s) ? singleQuoted(s, indent, column) : doubleQuoted(s, indent, column ?? 0, split);
+  if (s.includes('\n'))
+    return split && singleQuotedMultilineOk(s)
+      ? singleQuoted(s, indent, column)
+      : doubleQuoted(s, indent, column ?? 0, split);
   if (plainOk(s)) return split ? plainWrapped(s, indent, column) : s;
   return split ? singleQuoted(s, indent, column) : `'${s.replace(/'/g, "''")}'`;
 }
@@ -234,7 +256,10 @@ function emit(v: Value, indent: number, out: string[], sort: boolean, firstPrefi
       } else if (Array.isArray(val) && val.length > 0) {
         out.push(`${prefix}${scalar(k)}:`);
         emit(val, indent, out, sort, null, step);
-      } else out.push(`${prefix}${scalar(k)}: ${Array.isArray(val) ? '[]' : isMap(val) ? '{}' : scalar(val, indent + step, prefix.length + scalar(k).length + 2)}`);
+      } else
+        out.push(
+          `${prefix}${scalar(k)}: ${Array.isArray(val) ? '[]' : isMap(val) ? '{}' : scalar(val, indent + step, prefix.length + scalar(k).length + 2)}`,
+        );
     });
     return;
   }
@@ -244,12 +269,15 @@ function emit(v: Value, indent: number, out: string[], sort: boolean, firstPrefi
       return;
     }
     v.forEach((item, i) => {
-      const dash = i === 0 && firstPrefix !== null ? `${firstPrefix}-${' '.repeat(step - 1)}` : `${pad}-${' '.repeat(step - 1)}`;
+      const dash =
+        i === 0 && firstPrefix !== null ? `${firstPrefix}-${' '.repeat(step - 1)}` : `${pad}-${' '.repeat(step - 1)}`;
       if (isMap(item) && keyOrder(item, sort).length > 0) emit(item, indent + step, out, sort, dash, step);
       else if (Array.isArray(item) && item.length > 0) emit(item, indent + step, out, sort, dash, step);
       else {
         const lead = `${i === 0 && firstPrefix !== null ? firstPrefix : pad}- `;
-        out.push(`${lead}${Array.isArray(item) ? '[]' : isMap(item) ? '{}' : scalar(item, indent + step, lead.length)}`);
+        out.push(
+          `${lead}${Array.isArray(item) ? '[]' : isMap(item) ? '{}' : scalar(item, indent + step, lead.length)}`,
+        );
       }
     });
     return;

@@ -1,6 +1,15 @@
 // The one YAML reader: every YAML kiln is given is read here with the yaml package, resolved as PyYAML's
 // SafeLoader resolves YAML 1.1 for cloud-init, with errors that name the file, line and column.
-import { isCollection, isPair, LineCounter, parseDocument, visit, type Document, type ScalarTag, type Tags } from 'yaml';
+import {
+  isCollection,
+  isPair,
+  LineCounter,
+  parseDocument,
+  visit,
+  type Document,
+  type ScalarTag,
+  type Tags,
+} from 'yaml';
 import { ConfigError, describeError } from '../util/errors';
 
 /** A YAML text that cannot be read: where (LINE and COLUMN are 1-based, absent when the fault has no place) and why. */
@@ -14,9 +23,13 @@ export class YamlError extends ConfigError {
     super(`${line === undefined ? source : `${source}:${line}:${column}`}: invalid YAML: ${reason}`);
   }
 
-  /** The fault without the file name, for messages that already name the part: "invalid YAML at line L, column C: …". */
+  /**
+   * The fault without the file name, for messages that already name the part: "invalid YAML at line L, column C: …".
+   */
   get detail(): string {
-    return this.line === undefined ? `invalid YAML: ${this.reason}` : `invalid YAML at line ${this.line}, column ${this.column}: ${this.reason}`;
+    return this.line === undefined
+      ? `invalid YAML: ${this.reason}`
+      : `invalid YAML at line ${this.line}, column ${this.column}: ${this.reason}`;
   }
 }
 
@@ -25,7 +38,8 @@ export class YamlError extends ConfigError {
 const PY_BOOL = /^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/;
 const PY_FLOAT =
   /^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
-const PY_INT = /^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$/;
+const PY_INT =
+  /^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$/;
 const PY_NULL = /^(?:~|null|Null|NULL|)$/;
 const PY_TIMESTAMP =
   /^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$/;
@@ -68,7 +82,8 @@ function pyFloat(text: string): number {
   const t = text.trim().toLowerCase();
   if (/^[-+]?(?:inf|infinity)$/.test(t)) return t.startsWith('-') ? -Infinity : Infinity;
   if (/^[-+]?nan$/.test(t)) return NaN;
-  if (!/^[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[-+]?[0-9]+)?$/.test(t)) throw new Error(`could not convert string to float: '${text}'`);
+  if (!/^[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[-+]?[0-9]+)?$/.test(t))
+    throw new Error(`could not convert string to float: '${text}'`);
   return Number(t);
 }
 
@@ -84,7 +99,14 @@ export function constructPyFloat(source: string): number {
   return sign * pyFloat(value);
 }
 
-const PY_BOOL_VALUES: Record<string, boolean> = { yes: true, no: false, true: true, false: false, on: true, off: false };
+const PY_BOOL_VALUES: Record<string, boolean> = {
+  yes: true,
+  no: false,
+  true: true,
+  false: false,
+  on: true,
+  off: false,
+};
 
 /** SafeConstructor.construct_yaml_bool: the six words in any case. */
 function constructPyBool(source: string): boolean {
@@ -106,7 +128,14 @@ function constructPyTimestamp(source: string): Date {
   let time = Date.UTC(year, month - 1, day, hour, minute, second, ms);
   const check = new Date(time);
   // Python's date() refuses what Date.UTC would roll over (February 30th, hour 25).
-  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day || check.getUTCHours() !== hour || check.getUTCMinutes() !== minute || check.getUTCSeconds() !== second) {
+  if (
+    check.getUTCFullYear() !== year ||
+    check.getUTCMonth() !== month - 1 ||
+    check.getUTCDate() !== day ||
+    check.getUTCHours() !== hour ||
+    check.getUTCMinutes() !== minute ||
+    check.getUTCSeconds() !== second
+  ) {
     throw new Error(`'${source}' is not a valid date or time`);
   }
   if (m[9]) time -= (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11] ?? 0)) * 60_000;
@@ -119,7 +148,12 @@ type Resolve = (source: string) => unknown;
  * A scalar tag twice: as an implicit resolver (DEFAULT with TEST, for plain scalars) and, for an explicit
  * `!!name` on any scalar, the constructor alone (as PyYAML runs it whatever the text).
  */
-function pyTag(tag: string, test: RegExp | undefined, resolve: Resolve, identify: (v: unknown) => boolean): ScalarTag[] {
+function pyTag(
+  tag: string,
+  test: RegExp | undefined,
+  resolve: Resolve,
+  identify: (v: unknown) => boolean,
+): ScalarTag[] {
   const run = (source: string, onError: (message: string) => void): unknown => {
     try {
       return resolve(source);
@@ -137,7 +171,12 @@ const PY_SCALAR_TAGS: ScalarTag[] = [
   ...pyTag('bool', PY_BOOL, constructPyBool, (v) => typeof v === 'boolean'),
   ...pyTag('float', PY_FLOAT, constructPyFloat, (v) => typeof v === 'number' && !Number.isInteger(v)),
   ...pyTag('int', PY_INT, constructPyInt, (v) => typeof v === 'number' && Number.isInteger(v)),
-  ...pyTag('null', PY_NULL, () => null, (v) => v === null || v === undefined),
+  ...pyTag(
+    'null',
+    PY_NULL,
+    () => null,
+    (v) => v === null || v === undefined,
+  ),
   ...pyTag('timestamp', PY_TIMESTAMP, constructPyTimestamp, (v) => v instanceof Date),
   ...pyTag(
     'value',
@@ -148,12 +187,20 @@ const PY_SCALAR_TAGS: ScalarTag[] = [
     () => false,
   ),
   // cloud-init's loaders add this constructor to SafeLoader (cloudinit/safeyaml.py).
-  ...pyTag('python/unicode', undefined, (s) => s, () => false),
+  ...pyTag(
+    'python/unicode',
+    undefined,
+    (s) => s,
+    () => false,
+  ),
 ];
 
 const REPLACED = new Set(['bool', 'float', 'int', 'null', 'timestamp'].map((t) => `tag:yaml.org,2002:${t}`));
 
-/** The yaml package's 1.1 schema (mappings, sequences, strings, merge keys, binary, omap, pairs, set) with PyYAML's scalars. */
+/**
+ * The yaml package's 1.1 schema (mappings, sequences, strings, merge keys, binary, omap, pairs, set) with PyYAML's
+ * scalars.
+ */
 function pyYamlTags(tags: Tags): Tags {
   return [...PY_SCALAR_TAGS, ...tags.filter((t) => !(typeof t === 'object' && 'tag' in t && REPLACED.has(t.tag)))];
 }
@@ -161,7 +208,10 @@ function pyYamlTags(tags: Tags): Tags {
 /** How far aliases may expand (the yaml package refuses a "billion laughs" document past it; PyYAML has no bound). */
 export const MAX_ALIAS_COUNT = 1000;
 
-/** TEXT parsed as PyYAML parses a stream of one document; a LINECOUNTER gives positions to callers that map nodes back to lines. */
+/**
+ * TEXT parsed as PyYAML parses a stream of one document; a LINECOUNTER gives positions to callers that map nodes back
+ * to lines.
+ */
 export function parseYamlDocument(text: string, lineCounter?: LineCounter): Document {
   return parseDocument(text, {
     version: '1.1',
@@ -173,12 +223,22 @@ export function parseYamlDocument(text: string, lineCounter?: LineCounter): Docu
   });
 }
 
-/** What PyYAML would refuse in DOC, first at the top: syntax errors, tags it has no constructor for, collections as keys. */
+/**
+ * What PyYAML would refuse in DOC, first at the top: syntax errors, tags it has no constructor for, collections as
+ * keys.
+ */
 export function yamlProblems(doc: Document): Array<{ pos: number; message: string }> {
-  const problems = [...doc.errors, ...doc.warnings.filter((w) => w.code === 'TAG_RESOLVE_FAILED')].map((e) => ({ pos: e.pos[0], message: firstLine(e.message) }));
+  const problems = [...doc.errors, ...doc.warnings.filter((w) => w.code === 'TAG_RESOLVE_FAILED')].map((e) => ({
+    pos: e.pos[0],
+    message: firstLine(e.message),
+  }));
   visit(doc, {
     Pair(_, pair) {
-      if (isPair(pair) && isCollection(pair.key)) problems.push({ pos: pair.key.range?.[0] ?? 0, message: 'found unhashable key (a list or mapping used as a key)' });
+      if (isPair(pair) && isCollection(pair.key))
+        problems.push({
+          pos: pair.key.range?.[0] ?? 0,
+          message: 'found unhashable key (a list or mapping used as a key)',
+        });
     },
   });
   return problems.sort((a, b) => a.pos - b.pos);

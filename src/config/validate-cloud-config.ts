@@ -35,7 +35,11 @@ export function typeName(v: unknown): string {
 }
 
 /** Position (1-based) of the node at PATH: the key for mapping entries, the item for list entries. */
-function positionOf(doc: YamlNode | null | undefined, path: string[], lc: LineCounter): { line: number; column: number } {
+function positionOf(
+  doc: YamlNode | null | undefined,
+  path: string[],
+  lc: LineCounter,
+): { line: number; column: number } {
   let node: unknown = doc;
   let pos: number | undefined = (doc as { range?: [number] } | null)?.range?.[0];
   for (const part of path) {
@@ -66,7 +70,10 @@ export interface SchemaDocument {
  * TEXT read as a boot reads config (read-yaml.ts), so that `0644` or `on` is checked as the modules will see it; a
  * YAML error is the fatal message cloud-init prints. WHAT names the document in errors.
  */
-export function readSchemaDocument(text: string, what: string): SchemaDocument | { fatal: string; yamlError: NonNullable<ValidationResult['yamlError']> } {
+export function readSchemaDocument(
+  text: string,
+  what: string,
+): SchemaDocument | { fatal: string; yamlError: NonNullable<ValidationResult['yamlError']> } {
   const lc = new LineCounter();
   const doc = parseYamlDocument(text, lc);
   let value: unknown;
@@ -79,14 +86,24 @@ export function readSchemaDocument(text: string, what: string): SchemaDocument |
       yamlError: { line: err.line ?? 1, column: err.column ?? 1, reason: err.reason },
     };
   }
-  return { value, problems: (validators) => checkValue(validators, value).map(({ segments, ...f }) => ({ ...f, ...positionOf(doc.contents as YamlNode, segments, lc) })) };
+  return {
+    value,
+    problems: (validators) =>
+      checkValue(validators, value).map(({ segments, ...f }) => ({
+        ...f,
+        ...positionOf(doc.contents as YamlNode, segments, lc),
+      })),
+  };
 }
 
 /**
  * TEXT checked against the cloud-config schema, by the validators generated at build time unless VALIDATORS are given
  * (those compiled at run time: KILN_SCHEMA_COMPILE=runtime, see load-validators.ts).
  */
-export function validateCloudConfig(text: string, opts: { requireHeader?: boolean; validators?: SchemaValidators } = {}): ValidationResult {
+export function validateCloudConfig(
+  text: string,
+  opts: { requireHeader?: boolean; validators?: SchemaValidators } = {},
+): ValidationResult {
   if (opts.requireHeader !== false && !/^#cloud-config\s*$/m.test(text.split('\n')[0] ?? '')) {
     return { problems: [], fatal: 'Cloud-config needs to begin with "#cloud-config" on its first line' };
   }
@@ -116,7 +133,10 @@ export function annotate(text: string, problems: SchemaProblem[]): string {
   const footers = { E: [] as string[], D: [] as string[] };
   const body = text.split('\n').map((line, i) => {
     const labels: string[] = [];
-    for (const [prefix, marks] of [['E', errors], ['D', deprecations]] as const) {
+    for (const [prefix, marks] of [
+      ['E', errors],
+      ['D', deprecations],
+    ] as const) {
       for (const message of marks.get(i + 1) ?? []) {
         const label = `${prefix}${footers[prefix].length + 1}`;
         labels.push(label);

@@ -17,23 +17,34 @@ export interface NetworkValidationResult extends ValidationResult {
 /** upstream's network_schema_version: `network.version` when there is a `network` key, else `version`. */
 export function networkSchemaName(config: Record<string, unknown>): NetworkSchemaName {
   const holder = 'network' in config ? config.network : config;
-  const version = holder !== null && typeof holder === 'object' ? (holder as Record<string, unknown>).version : undefined;
+  const version =
+    holder !== null && typeof holder === 'object' ? (holder as Record<string, unknown>).version : undefined;
   return version === 1 ? 'networkConfigV1' : 'networkConfigV2';
 }
 
 const prebuilt = new Map<NetworkSchemaName, SchemaValidators>();
 
 /** TEXT checked as network config; VALIDATORS (by schema) replace the ones generated at build time. */
-export function validateNetworkConfig(text: string, opts: { validators?: (name: NetworkSchemaName) => SchemaValidators } = {}): NetworkValidationResult {
+export function validateNetworkConfig(
+  text: string,
+  opts: { validators?: (name: NetworkSchemaName) => SchemaValidators } = {},
+): NetworkValidationResult {
   const read = readSchemaDocument(text, 'network-config');
   if ('fatal' in read) return { problems: [], fatal: read.fatal, yamlError: read.yamlError };
   const { value } = read;
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Uint8Array || value instanceof Date) {
+  if (
+    value === null ||
+    typeof value !== 'object' ||
+    Array.isArray(value) ||
+    value instanceof Uint8Array ||
+    value instanceof Date
+  ) {
     return { problems: [], fatal: `network-config is not a YAML dict (found ${typeName(value)})` };
   }
   const config = value as Record<string, unknown>;
   const body = 'network' in config ? config.network : config;
-  const empty = !body || (typeof body === 'object' && Object.keys(body).length === 0) || (Array.isArray(body) && body.length === 0);
+  const empty =
+    !body || (typeof body === 'object' && Object.keys(body).length === 0) || (Array.isArray(body) && body.length === 0);
   if (empty) return { problems: [], skipped: 'Skipping network-config schema validation on empty config.' };
   const name = networkSchemaName(config);
   let validators = opts.validators?.(name) ?? prebuilt.get(name);

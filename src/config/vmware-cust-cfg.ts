@@ -1,4 +1,5 @@
-// Reads VMware's guest customization spec (the `cust.cfg` INI file of an IMC package) into typed fields, as cloud-init's imc/config.py reads it.
+// Reads VMware's guest customization spec (the `cust.cfg` INI file of an IMC package) into typed fields, as
+// cloud-init's imc/config.py reads it.
 import { ConfigError } from '../util/errors';
 import { parseIni } from './ini-file';
 
@@ -38,16 +39,21 @@ export interface CustSpec {
   raw: Map<string, string>;
 }
 
-/** cust.cfg's values as cloud-init's ConfigFile holds them: `SECTION|key` → value (a key set twice is an error, as configparser's). */
+/**
+ * cust.cfg's values as cloud-init's ConfigFile holds them: `SECTION|key` → value (a key set twice is an error, as
+ * configparser's).
+ */
 export function parseCustCfgIni(text: string, file: string): Map<string, string> {
   const out = new Map<string, string>();
-  for (const [section, values] of parseIni(text, file, new Map(), { duplicates: 'error' })) for (const [key, v] of values) out.set(`${section}|${key}`, v.value);
+  for (const [section, values] of parseIni(text, file, new Map(), { duplicates: 'error' }))
+    for (const [key, v] of values) out.set(`${section}|${key}`, v.value);
   return out;
 }
 
 function yesNo(raw: Map<string, string>, key: string, file: string): boolean {
   const v = (raw.get(key) ?? 'no').toLowerCase();
-  if (v !== 'yes' && v !== 'no') throw new ConfigError(`${file}: ${key.replace('|', ' ')} must be yes or no, not '${raw.get(key)}'`);
+  if (v !== 'yes' && v !== 'no')
+    throw new ConfigError(`${file}: ${key.replace('|', ' ')} must be yes or no, not '${raw.get(key)}'`);
   return v === 'yes';
 }
 
@@ -59,7 +65,10 @@ function numbered(raw: Map<string, string>, prefix: string, file: string): strin
   const out: string[] = [];
   for (let i = 1; i <= count; i++) {
     const v = raw.get(`${prefix}${i}`);
-    if (v === undefined) throw new ConfigError(`${file}: ${prefix.replace(/\|/g, ' ').trim()} entries are not numbered 1..${count}: ${prefix}${i} is missing`);
+    if (v === undefined)
+      throw new ConfigError(
+        `${file}: ${prefix.replace(/\|/g, ' ').trim()} entries are not numbered 1..${count}: ${prefix}${i} is missing`,
+      );
     out.push(v);
   }
   return out;
@@ -91,7 +100,11 @@ function readNic(raw: Map<string, string>, name: string, file: string): CustNic 
     const address = get(`IPv6ADDR|${i}`);
     const netmask = get(`IPv6NETMASK|${i}`);
     const gateway = get(`IPv6GATEWAY|${i}`);
-    nic.ipv6.push({ ...(address ? { address } : {}), ...(netmask ? { netmask } : {}), ...(gateway ? { gateway } : {}) });
+    nic.ipv6.push({
+      ...(address ? { address } : {}),
+      ...(netmask ? { netmask } : {}),
+      ...(gateway ? { gateway } : {}),
+    });
   }
   return nic;
 }

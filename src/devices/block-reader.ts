@@ -21,9 +21,13 @@ export function checkRange(reader: { name: string; size: number }, offset: numbe
   if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0) {
     throw new FilesystemError(reader.name, `invalid read of ${length} bytes at offset ${offset}`);
   }
-  if (length > MAX_READ_BYTES) throw new FilesystemError(reader.name, `refusing a single read of ${length} bytes (limit ${MAX_READ_BYTES})`);
+  if (length > MAX_READ_BYTES)
+    throw new FilesystemError(reader.name, `refusing a single read of ${length} bytes (limit ${MAX_READ_BYTES})`);
   if (offset + length > reader.size) {
-    throw new FilesystemError(reader.name, `read of ${length} bytes at offset ${offset} is past the end (size ${reader.size})`);
+    throw new FilesystemError(
+      reader.name,
+      `read of ${length} bytes at offset ${offset} is past the end (size ${reader.size})`,
+    );
   }
 }
 
@@ -51,7 +55,10 @@ export class SliceBlockReader implements BlockReader {
     readonly size: number,
   ) {
     if (start < 0 || size < 0 || start + size > parent.size) {
-      throw new FilesystemError(parent.name, `${name} (offset ${start}, ${size} bytes) lies outside the device (size ${parent.size})`);
+      throw new FilesystemError(
+        parent.name,
+        `${name} (offset ${start}, ${size} bytes) lies outside the device (size ${parent.size})`,
+      );
     }
   }
   read(offset: number, length: number): Promise<Uint8Array> {
@@ -130,12 +137,14 @@ export class PathBlockReader implements BlockReader {
     const handle = this.handle;
     if (this.reading > 0 || !handle) return;
     this.handle = undefined;
-    handle.then(
-      (h) => h.close(),
-      () => undefined,
-    ).catch(() => {
-      // A descriptor that fails to close was only ever read: nothing is lost.
-    });
+    handle
+      .then(
+        (h) => h.close(),
+        () => undefined,
+      )
+      .catch(() => {
+        // A descriptor that fails to close was only ever read: nothing is lost.
+      });
   }
 }
 

@@ -33,5 +33,9 @@ export function createFilesystemFinder(choice: FinderChoice): FilesystemFinder {
       ...(choice.locations ? { locations: choice.locations } : {}),
     });
   }
-  return new LinuxFilesystemFinder({ root: choice.root, probeOnce: choice.env.KILN_DEVICE_PROBE_CACHE !== '0', ...(choice.log ? { log: choice.log } : {}) });
+  return new LinuxFilesystemFinder({
+    root: choice.root,
+    probeOnce: choice.env.KILN_DEVICE_PROBE_CACHE !== '0',
+    ...(choice.log ? { log: choice.log } : {}),
+  });
 }

@@ -35,7 +35,7 @@ function layoutFor(totalSectors: number, bits: FatBits): Layout | undefined {
     let fatSectors = 1;
     for (let i = 0; i < 20; i++) {
       const clusters = Math.floor((totalSectors - reserved - rootSectors - 2 * fatSectors) / spc);
-      const need = Math.ceil((Math.ceil(((clusters + 2) * bits) / 8)) / SECTOR);
+      const need = Math.ceil(Math.ceil(((clusters + 2) * bits) / 8) / SECTOR);
       if (need === fatSectors) break;
       fatSectors = need;
     }
@@ -76,7 +76,11 @@ function shortName(name: string, used: Set<string>): { short: Buffer; needsLfn: 
       return { short: Buffer.from(s, 'latin1'), needsLfn: false };
     }
   }
-  const clean = (x: string) => x.toUpperCase().replace(/[. ]/g, '').replace(/[^A-Z0-9!#$%&'()@^_`{}~-]/g, '_');
+  const clean = (x: string) =>
+    x
+      .toUpperCase()
+      .replace(/[. ]/g, '')
+      .replace(/[^A-Z0-9!#$%&'()@^_`{}~-]/g, '_');
   const b = clean(base) || '_';
   const e = clean(ext).slice(0, 3);
   for (let n = 1; n < 1_000_000; n++) {
@@ -123,11 +127,20 @@ function checkFatNames(dir: SeedDir, path: string): void {
   for (const name of [...dir.dirs.map((d) => d.name), ...dir.files.map((f) => f.name)]) {
     const where = path ? `${path}/${name}` : name;
     const bad = /[\u0000-\u001f"*:<>?\\|]/.exec(name);
-    if (bad) throw new SeedError(`seed path '${where}': FAT names cannot hold ${JSON.stringify(bad[0])} (nor any of " * : < > ? \\ | or control characters); rename it or use --format iso`);
-    if (/[. ]$/.test(name)) throw new SeedError(`seed path '${where}': a FAT name cannot end with a dot or a space; rename it or use --format iso`);
+    if (bad)
+      throw new SeedError(
+        `seed path '${where}': FAT names cannot hold ${JSON.stringify(bad[0])} (nor any of " * : < > ? \\ | or control characters); rename it or use --format iso`,
+      );
+    if (/[. ]$/.test(name))
+      throw new SeedError(
+        `seed path '${where}': a FAT name cannot end with a dot or a space; rename it or use --format iso`,
+      );
     const key = name.toUpperCase();
     const other = seen.get(key);
-    if (other !== undefined) throw new SeedError(`seed paths '${path ? `${path}/` : ''}${other}' and '${where}' differ only in case, which FAT does not tell apart; rename one or use --format iso`);
+    if (other !== undefined)
+      throw new SeedError(
+        `seed paths '${path ? `${path}/` : ''}${other}' and '${where}' differ only in case, which FAT does not tell apart; rename one or use --format iso`,
+      );
     seen.set(key, name);
   }
   for (const d of dir.dirs) checkFatNames(d, path ? `${path}/${d.name}` : d.name);
@@ -150,17 +163,27 @@ function lfnCount(name: string): number {
 /** The bytes of a FAT image holding FILES, labelled LABEL (in the boot sector and the root directory). */
 export function writeFat(files: SeedFile[], opts: FatWriteOptions): Buffer {
   if (opts.label.length > 11 || !/^[\x20-\x7e]*$/.test(opts.label) || /["*+,./:;<=>?[\\\]|]/.test(opts.label)) {
-    throw new SeedError(`volume label '${opts.label}' is not a valid FAT label (at most 11 plain characters, none of "*+,./:;<=>?[\\]|)`);
+    throw new SeedError(
+      `volume label '${opts.label}' is not a valid FAT label (at most 11 plain characters, none of "*+,./:;<=>?[\\]|)`,
+    );
   }
   const time = opts.time ?? new Date();
   const seedRoot = buildSeedTree(files);
   checkFatNames(seedRoot, '');
   const dataBytes = files.reduce((s, f) => s + f.data.length, 0);
-  const size = opts.size ?? Math.max(1024 * 1024, Math.ceil((dataBytes * 1.1 + files.length * 8192 + 256 * 1024) / (1024 * 1024)) * 1024 * 1024);
+  const size =
+    opts.size ??
+    Math.max(
+      1024 * 1024,
+      Math.ceil((dataBytes * 1.1 + files.length * 8192 + 256 * 1024) / (1024 * 1024)) * 1024 * 1024,
+    );
   const totalSectors = Math.floor(size / SECTOR);
   const bits: FatBits = opts.fatBits ?? (size <= 16 * 1024 * 1024 ? 12 : size <= 512 * 1024 * 1024 ? 16 : 32);
   const L = layoutFor(totalSectors, bits);
-  if (!L) throw new SeedError(`a ${size}-byte image cannot hold a FAT${bits} filesystem (FAT32 needs at least about 33 MiB; try another --size or --fat)`);
+  if (!L)
+    throw new SeedError(
+      `a ${size}-byte image cannot hold a FAT${bits} filesystem (FAT32 needs at least about 33 MiB; try another --size or --fat)`,
+    );
   const clusterSize = L.spc * SECTOR;
 
   // Plan: entries per folder, then clusters in depth-first order (FAT32 root first, at cluster 2).
@@ -192,7 +215,10 @@ export function writeFat(files: SeedFile[], opts: FatWriteOptions): Buffer {
     d.children.forEach(assignFiles);
   };
   assignFiles(root);
-  if (next - 2 > L.clusters) throw new SeedError(`the files need ${next - 2} clusters of ${clusterSize} bytes; a ${size}-byte FAT${L.bits} image has ${L.clusters}; give a larger --size`);
+  if (next - 2 > L.clusters)
+    throw new SeedError(
+      `the files need ${next - 2} clusters of ${clusterSize} bytes; a ${size}-byte FAT${L.bits} image has ${L.clusters}; give a larger --size`,
+    );
 
   const img = Buffer.alloc(totalSectors * SECTOR);
   const fatOffset = L.reserved * SECTOR;
@@ -254,7 +280,10 @@ export function writeFat(files: SeedFile[], opts: FatWriteOptions): Buffer {
     }
     for (const f of d.files) {
       if (f.clusters === 0) continue;
-      Buffer.from(f.data.buffer, f.data.byteOffset, f.data.length).copy(img, dataOffset + (f.cluster - 2) * clusterSize);
+      Buffer.from(f.data.buffer, f.data.byteOffset, f.data.length).copy(
+        img,
+        dataOffset + (f.cluster - 2) * clusterSize,
+      );
       chain(f.cluster, f.clusters);
     }
     d.children.forEach(writeDir);
@@ -263,7 +292,7 @@ export function writeFat(files: SeedFile[], opts: FatWriteOptions): Buffer {
   fat.copy(img, fatOffset);
   fat.copy(img, fatOffset + L.fatSectors * SECTOR);
 
-  const serial = opts.serial ?? ((Math.floor(time.getTime() / 1000) ^ 0x4b494c4e) >>> 0);
+  const serial = opts.serial ?? (Math.floor(time.getTime() / 1000) ^ 0x4b494c4e) >>> 0;
   const boot = Buffer.alloc(SECTOR);
   boot.set(L.bits === 32 ? [0xeb, 0x58, 0x90] : [0xeb, 0x3c, 0x90], 0);
   boot.write('mkfs.fat', 3, 'latin1');

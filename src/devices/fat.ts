@@ -76,10 +76,12 @@ function parseBootSector(b: Uint8Array, deviceSize: number): Geometry | string {
   if (dataStart >= totalSectors) return 'the data area starts past the end of the volume';
   const clusterCount = Math.floor((totalSectors - dataStart) / spc);
   const fatType: FatType = clusterCount < 4085 ? 'FAT12' : clusterCount < 65525 ? 'FAT16' : 'FAT32';
-  if (fatType === 'FAT32' && (fatSize16 !== 0 || rootEntries !== 0)) return 'FAT32 cluster count with a FAT12/16 layout';
+  if (fatType === 'FAT32' && (fatSize16 !== 0 || rootEntries !== 0))
+    return 'FAT32 cluster count with a FAT12/16 layout';
   if (fatType !== 'FAT32' && rootEntries === 0) return 'FAT12/16 volume without root directory entries';
   const bitsPerEntry = fatType === 'FAT12' ? 12 : fatType === 'FAT16' ? 16 : 32;
-  if (Math.ceil(((clusterCount + 2) * bitsPerEntry) / 8) > fatSectors * bytesPerSector) return 'the FAT is too small for the cluster count';
+  if (Math.ceil(((clusterCount + 2) * bitsPerEntry) / 8) > fatSectors * bytesPerSector)
+    return 'the FAT is too small for the cluster count';
   const size = totalSectors * bytesPerSector;
   void deviceSize;
   return {
@@ -160,7 +162,10 @@ class FatBackend implements FsBackend<FatNode> {
 
   private readBytes(offset: number, len: number): Promise<Uint8Array> {
     if (offset + len > this.reader.size) {
-      throw new FilesystemError(this.device, `FAT structure at byte ${offset} (${len} bytes) lies past the end of the device (${this.reader.size} bytes); truncated image?`);
+      throw new FilesystemError(
+        this.device,
+        `FAT structure at byte ${offset} (${len} bytes) lies past the end of the device (${this.reader.size} bytes); truncated image?`,
+      );
     }
     return this.reader.read(offset, len);
   }
@@ -189,7 +194,9 @@ class FatBackend implements FsBackend<FatNode> {
         return (await this.fatByte(cluster * 2)) | ((await this.fatByte(cluster * 2 + 1)) << 8);
       case 'FAT32': {
         const p = cluster * 4;
-        const v = ((await this.fatByte(p)) | ((await this.fatByte(p + 1)) << 8) | ((await this.fatByte(p + 2)) << 16)) + ((await this.fatByte(p + 3)) & 0x0f) * 0x1000000;
+        const v =
+          ((await this.fatByte(p)) | ((await this.fatByte(p + 1)) << 8) | ((await this.fatByte(p + 2)) << 16)) +
+          ((await this.fatByte(p + 3)) & 0x0f) * 0x1000000;
         return v;
       }
     }
@@ -211,18 +218,33 @@ class FatBackend implements FsBackend<FatNode> {
     // One bit per cluster: a chain that comes back to a cluster it already used is a loop.
     const seen = new Uint8Array(Math.ceil((max + 2) / 8));
     for (;;) {
-      if (c < 2 || c >= max + 2) throw new FilesystemError(this.device, `${what}: cluster chain points to cluster ${c}, outside the volume (2..${max + 1})`);
-      if ((seen[c >> 3] as number) & (1 << (c & 7))) throw new FilesystemError(this.device, `${what}: cluster chain loops back to cluster ${c}`);
+      if (c < 2 || c >= max + 2)
+        throw new FilesystemError(
+          this.device,
+          `${what}: cluster chain points to cluster ${c}, outside the volume (2..${max + 1})`,
+        );
+      if ((seen[c >> 3] as number) & (1 << (c & 7)))
+        throw new FilesystemError(this.device, `${what}: cluster chain loops back to cluster ${c}`);
       seen[c >> 3] = (seen[c >> 3] as number) | (1 << (c & 7));
       const last = runs[runs.length - 1];
       if (last && last[0] + last[1] === c) last[1]++;
       else runs.push([c, 1]);
       if (++n >= limit) return runs;
-      if (n > max) throw new FilesystemError(this.device, `${what}: cluster chain longer than the volume's ${max} clusters (a loop)`);
+      if (n > max)
+        throw new FilesystemError(
+          this.device,
+          `${what}: cluster chain longer than the volume's ${max} clusters (a loop)`,
+        );
       const v = await this.next(c);
       if (this.isEnd(v)) return runs;
-      if (v === 0 || (this.g.fatType === 'FAT12' ? v === 0xff7 : this.g.fatType === 'FAT16' ? v === 0xfff7 : v === 0x0ffffff7)) {
-        throw new FilesystemError(this.device, `${what}: cluster chain reaches a ${v === 0 ? 'free' : 'bad'} cluster after ${c}`);
+      if (
+        v === 0 ||
+        (this.g.fatType === 'FAT12' ? v === 0xff7 : this.g.fatType === 'FAT16' ? v === 0xfff7 : v === 0x0ffffff7)
+      ) {
+        throw new FilesystemError(
+          this.device,
+          `${what}: cluster chain reaches a ${v === 0 ? 'free' : 'bad'} cluster after ${c}`,
+        );
       }
       c = v;
     }
@@ -246,12 +268,18 @@ class FatBackend implements FsBackend<FatNode> {
 
   async readData(file: FatNode): Promise<Uint8Array> {
     if (file.size === 0) return new Uint8Array(0);
-    if (file.size > MAX_READ_BYTES) throw new FilesystemError(this.device, `file '${file.name}' claims ${file.size} bytes (limit ${MAX_READ_BYTES})`);
+    if (file.size > MAX_READ_BYTES)
+      throw new FilesystemError(this.device, `file '${file.name}' claims ${file.size} bytes (limit ${MAX_READ_BYTES})`);
     const needed = Math.ceil(file.size / this.g.clusterSize);
-    if (needed > this.g.clusterCount) throw new FilesystemError(this.device, `file '${file.name}' is larger (${file.size} bytes) than the volume`);
+    if (needed > this.g.clusterCount)
+      throw new FilesystemError(this.device, `file '${file.name}' is larger (${file.size} bytes) than the volume`);
     const runs = await this.chain(file.cluster, needed, `file '${file.name}'`);
     const got = runs.reduce((s, r) => s + r[1], 0);
-    if (got < needed) throw new FilesystemError(this.device, `file '${file.name}' has ${file.size} bytes but its cluster chain ends after ${got} clusters`);
+    if (got < needed)
+      throw new FilesystemError(
+        this.device,
+        `file '${file.name}' has ${file.size} bytes but its cluster chain ends after ${got} clusters`,
+      );
     return this.readRuns(runs, file.size);
   }
 
@@ -260,7 +288,11 @@ class FatBackend implements FsBackend<FatNode> {
     const maxClusters = Math.ceil((MAX_DIR_ENTRIES * 32) / this.g.clusterSize);
     const runs = await this.chain(dir.cluster, maxClusters + 1, `directory '${dir.name || '/'}'`);
     const clusters = runs.reduce((s, r) => s + r[1], 0);
-    if (clusters > maxClusters) throw new FilesystemError(this.device, `directory '${dir.name || '/'}' is longer than ${MAX_DIR_ENTRIES} entries (a loop?)`);
+    if (clusters > maxClusters)
+      throw new FilesystemError(
+        this.device,
+        `directory '${dir.name || '/'}' is longer than ${MAX_DIR_ENTRIES} entries (a loop?)`,
+      );
     return this.readRuns(runs, clusters * this.g.clusterSize);
   }
 

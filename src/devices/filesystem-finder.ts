@@ -33,7 +33,10 @@ export interface FindRequest {
   /** When set, only filesystems holding one of these files count (cloudbase-init checks the metadata file). */
   mustContain?: string[];
   fsTypes?: FilesystemType[];
-  /** Any label matches and `labels` only orders the results (cloud-init's Azure looks at every ISO 9660/UDF device, OVF's environment ISO may carry any label). */
+  /**
+   * Any label matches and `labels` only orders the results (cloud-init's Azure looks at every ISO 9660/UDF device,
+   * OVF's environment ISO may carry any label).
+   */
   anyLabel?: boolean;
   /**
    * Only block devices whose kernel name (`sr0`, `hda`, `xvdb`) matches are read, as cloud-init's

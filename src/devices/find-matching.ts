@@ -10,7 +10,11 @@ import { describeError } from '../util/errors';
  * spelling on its own, as cloud-init's `blkid -t LABEL=…` lookups do (it asks for 'cidata' and 'CIDATA').
  * A device that cannot be read is logged and skipped: one bad disk must not hide the config drive.
  */
-export async function matchFilesystem(reader: BlockReader, req: FindRequest, log?: Log): Promise<FoundFilesystem | undefined> {
+export async function matchFilesystem(
+  reader: BlockReader,
+  req: FindRequest,
+  log?: Log,
+): Promise<FoundFilesystem | undefined> {
   return matchOpened(reader.name, await openForMatching(reader, log), req, log);
 }
 
@@ -24,8 +28,15 @@ export async function openForMatching(reader: BlockReader, log?: Log): Promise<O
   }
 }
 
-/** FS (opened from DEVICE) when it answers REQ, else undefined: matchFilesystem's rule on a filesystem already opened. */
-export async function matchOpened(device: string, fs: OpenedFilesystem | undefined, req: FindRequest, log?: Log): Promise<FoundFilesystem | undefined> {
+/**
+ * FS (opened from DEVICE) when it answers REQ, else undefined: matchFilesystem's rule on a filesystem already opened.
+ */
+export async function matchOpened(
+  device: string,
+  fs: OpenedFilesystem | undefined,
+  req: FindRequest,
+  log?: Log,
+): Promise<FoundFilesystem | undefined> {
   if (!fs) return undefined;
   if (req.fsTypes && !req.fsTypes.includes(fs.fsType)) return undefined;
   if (!req.anyLabel && !req.labels.includes(fs.label)) return undefined;

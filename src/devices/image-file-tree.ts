@@ -41,7 +41,8 @@ export class ImageFileTree<N extends FsNode> implements FileTree {
     let parts = splitPath(path);
     let hops = 0;
     restart: for (;;) {
-      if (parts.length > MAX_DEPTH) throw new FilesystemError(this.fs.device, `path '${path}' is deeper than ${MAX_DEPTH} levels`);
+      if (parts.length > MAX_DEPTH)
+        throw new FilesystemError(this.fs.device, `path '${path}' is deeper than ${MAX_DEPTH} levels`);
       let node = await this.fs.root();
       for (let i = 0; i < parts.length; i++) {
         if (node.type !== 'directory') return undefined;
@@ -49,7 +50,8 @@ export class ImageFileTree<N extends FsNode> implements FileTree {
         if (!child) return undefined;
         const last = i === parts.length - 1;
         if (child.type === 'symlink' && (follow || !last)) {
-          if (++hops > MAX_SYMLINK_HOPS) throw new FilesystemError(this.fs.device, `too many symbolic links resolving '${path}'`);
+          if (++hops > MAX_SYMLINK_HOPS)
+            throw new FilesystemError(this.fs.device, `too many symbolic links resolving '${path}'`);
           const target = child.target ?? '';
           const base = target.startsWith('/') ? [] : parts.slice(0, i);
           parts = splitPath([...base, target, ...parts.slice(i + 1)].join('/'));

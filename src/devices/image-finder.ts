@@ -11,7 +11,8 @@ export async function imageCandidates(reader: BlockReader): Promise<BlockReader[
   const out: BlockReader[] = [reader];
   try {
     const table = await readPartitionTable(reader);
-    for (const p of table?.partitions ?? []) out.push(new SliceBlockReader(`${reader.name}:${p.number}`, reader, p.offset, p.size));
+    for (const p of table?.partitions ?? [])
+      out.push(new SliceBlockReader(`${reader.name}:${p.number}`, reader, p.offset, p.size));
   } catch {
     // A corrupt table leaves the whole image as the only candidate.
   }

@@ -41,7 +41,15 @@ function ucs2be(s: string): Buffer {
   return le;
 }
 function dirDate(d: Date): Buffer {
-  return Buffer.from([d.getUTCFullYear() - 1900, d.getUTCMonth() + 1, d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), 0]);
+  return Buffer.from([
+    d.getUTCFullYear() - 1900,
+    d.getUTCMonth() + 1,
+    d.getUTCDate(),
+    d.getUTCHours(),
+    d.getUTCMinutes(),
+    d.getUTCSeconds(),
+    0,
+  ]);
 }
 function volDate(d: Date): string {
   const p = (n: number, w = 2) => String(n).padStart(w, '0');
@@ -174,13 +182,24 @@ function systemUse(base: number, entries: Buffer[], areas: ContinuationAreas): B
   return Buffer.concat([...inline, areas.place(Buffer.concat(entries.slice(i)))]);
 }
 
-function record(opts: { name: Buffer; lba: number; size: number; dir: boolean; date: Buffer; su?: Buffer; more?: boolean }): Buffer {
+function record(opts: {
+  name: Buffer;
+  lba: number;
+  size: number;
+  dir: boolean;
+  date: Buffer;
+  su?: Buffer;
+  more?: boolean;
+}): Buffer {
   const nameLen = opts.name.length;
   const pad = nameLen % 2 === 0 ? 1 : 0;
   let su = opts.su ?? Buffer.alloc(0);
   if ((33 + nameLen + pad + su.length) % 2 === 1) su = Buffer.concat([su, Buffer.alloc(1)]);
   const len = 33 + nameLen + pad + su.length;
-  if (len > 255) throw new SeedError(`ISO9660 directory record for '${opts.name.toString('latin1')}' would be ${len} bytes (limit 255); use a shorter name`);
+  if (len > 255)
+    throw new SeedError(
+      `ISO9660 directory record for '${opts.name.toString('latin1')}' would be ${len} bytes (limit 255); use a shorter name`,
+    );
   const b = Buffer.alloc(len);
   b[0] = len;
   bothU32(b, 2, opts.lba);
@@ -231,11 +250,13 @@ export interface IsoWriteOptions {
 
 /** The bytes of an ISO9660 image holding FILES, with Rock Ridge in the primary tree and a Joliet tree. */
 export function writeIso9660(files: SeedFile[], opts: IsoWriteOptions): Buffer {
-  if (Buffer.byteLength(opts.label, 'latin1') > 32 || opts.label.length > 16) throw new SeedError(`volume label '${opts.label}' is too long for ISO9660 (16 characters)`);
+  if (Buffer.byteLength(opts.label, 'latin1') > 32 || opts.label.length > 16)
+    throw new SeedError(`volume label '${opts.label}' is too long for ISO9660 (16 characters)`);
   const time = opts.time ?? new Date();
   const date = dirDate(time);
   const maxExtent = opts.maxExtent ?? 0xfffff800;
-  if (maxExtent <= 0 || maxExtent % S !== 0) throw new SeedError(`maxExtent ${maxExtent} must be a positive multiple of ${S}`);
+  if (maxExtent <= 0 || maxExtent % S !== 0)
+    throw new SeedError(`maxExtent ${maxExtent} must be a positive multiple of ${S}`);
   const seedRoot = buildSeedTree(files);
 
   // Folders in breadth-first order, as path tables number them.
@@ -262,34 +283,95 @@ export function writeIso9660(files: SeedFile[], opts: IsoWriteOptions): Buffer {
     const sortedDirs = [...d.seed.dirs].sort((a, b) => (a.name < b.name ? -1 : 1));
     const sortedFiles = [...d.seed.files].sort((a, b) => (a.name < b.name ? -1 : 1));
     for (const n of [...sortedDirs, ...sortedFiles].map((x) => x.name)) {
-      if (Buffer.byteLength(n, 'utf8') > MAX_NM) throw new SeedError(`name '${n}' is longer than ${MAX_NM} bytes, the longest Rock Ridge name Linux reads whole`);
+      if (Buffer.byteLength(n, 'utf8') > MAX_NM)
+        throw new SeedError(
+          `name '${n}' is longer than ${MAX_NM} bytes, the longest Rock Ridge name Linux reads whole`,
+        );
     }
-    const dirNames = isoNames(sortedDirs.map((x) => x.name), true);
-    const fileNames = isoNames(sortedFiles.map((x) => x.name), false);
+    const dirNames = isoNames(
+      sortedDirs.map((x) => x.name),
+      true,
+    );
+    const fileNames = isoNames(
+      sortedFiles.map((x) => x.name),
+      false,
+    );
     // Folders and files share one Joliet namespace.
     const joliet = jolietNames([...sortedDirs, ...sortedFiles].map((x) => x.name));
     d.children = sortedDirs.map((x, i) => mk(x, d, dirNames[i] as string, joliet[i] as Buffer));
-    d.files = sortedFiles.map((f, i) => ({ name: f.name, isoName: fileNames[i] as string, jolietName: joliet[sortedDirs.length + i] as Buffer, data: f.data, lba: 0 }));
+    d.files = sortedFiles.map((f, i) => ({
+      name: f.name,
+      isoName: fileNames[i] as string,
+      jolietName: joliet[sortedDirs.length + i] as Buffer,
+      data: f.data,
+      lba: 0,
+    }));
     queue.push(...d.children);
   }
 
-  const rrRecords = (d: Dir, lbaOf: (x: Dir) => number, sizeOf: (x: Dir) => number, areas: ContinuationAreas): Buffer[] => {
+  const rrRecords = (
+    d: Dir,
+    lbaOf: (x: Dir) => number,
+    sizeOf: (x: Dir) => number,
+    areas: ContinuationAreas,
+  ): Buffer[] => {
     const out: Buffer[] = [];
     // SP first in the root's '.', then the ER that names RRIP; SUSP allows them nowhere else.
-    const dotEntries = d === root ? [Buffer.from([0x53, 0x50, 7, 1, 0xbe, 0xef, 0]), rr(false), px(0o040755), tf(date), ER] : [rr(false), px(0o040755), tf(date)];
-    out.push(record({ name: Buffer.from([0]), lba: lbaOf(d), size: sizeOf(d), dir: true, date, su: systemUse(34, dotEntries, areas) }));
+    const dotEntries =
+      d === root
+        ? [Buffer.from([0x53, 0x50, 7, 1, 0xbe, 0xef, 0]), rr(false), px(0o040755), tf(date), ER]
+        : [rr(false), px(0o040755), tf(date)];
+    out.push(
+      record({
+        name: Buffer.from([0]),
+        lba: lbaOf(d),
+        size: sizeOf(d),
+        dir: true,
+        date,
+        su: systemUse(34, dotEntries, areas),
+      }),
+    );
     const parent = d.parent ?? d;
-    out.push(record({ name: Buffer.from([1]), lba: lbaOf(parent), size: sizeOf(parent), dir: true, date, su: systemUse(34, [rr(false), px(0o040755), tf(date)], areas) }));
-    const named = (iso: string, dir: boolean, lba: number, size: number, more: boolean, name: string, mode: number): Buffer => {
+    out.push(
+      record({
+        name: Buffer.from([1]),
+        lba: lbaOf(parent),
+        size: sizeOf(parent),
+        dir: true,
+        date,
+        su: systemUse(34, [rr(false), px(0o040755), tf(date)], areas),
+      }),
+    );
+    const named = (
+      iso: string,
+      dir: boolean,
+      lba: number,
+      size: number,
+      more: boolean,
+      name: string,
+      mode: number,
+    ): Buffer => {
       const isoName = Buffer.from(iso, 'latin1');
       const base = 33 + isoName.length + (isoName.length % 2 === 0 ? 1 : 0);
-      return record({ name: isoName, lba, size, more, dir, date, su: systemUse(base, [rr(true), px(mode), tf(date), ...nm(name)], areas) });
+      return record({
+        name: isoName,
+        lba,
+        size,
+        more,
+        dir,
+        date,
+        su: systemUse(base, [rr(true), px(mode), tf(date), ...nm(name)], areas),
+      });
     };
     const entries: Array<{ iso: string; rec: () => Buffer[] }> = [
-      ...d.children.map((c) => ({ iso: c.isoName, rec: () => [named(c.isoName, true, lbaOf(c), sizeOf(c), false, c.seed.name, 0o040755)] })),
+      ...d.children.map((c) => ({
+        iso: c.isoName,
+        rec: () => [named(c.isoName, true, lbaOf(c), sizeOf(c), false, c.seed.name, 0o040755)],
+      })),
       ...d.files.map((f) => ({
         iso: f.isoName,
-        rec: () => extents(f, maxExtent).map(([lba, size, more]) => named(f.isoName, false, lba, size, more, f.name, 0o100644)),
+        rec: () =>
+          extents(f, maxExtent).map(([lba, size, more]) => named(f.isoName, false, lba, size, more, f.name, 0o100644)),
       })),
     ];
     entries.sort((a, b) => (a.iso < b.iso ? -1 : a.iso > b.iso ? 1 : 0));
@@ -304,10 +386,16 @@ export function writeIso9660(files: SeedFile[], opts: IsoWriteOptions): Buffer {
     out.push(record({ name: Buffer.from([1]), lba: lbaOf(parent), size: sizeOf(parent), dir: true, date }));
     // Like genisoimage, Joliet names carry no ';1' version.
     const entries = [
-      ...d.children.map((c) => ({ key: c.jolietName, rec: () => [record({ name: c.jolietName, lba: lbaOf(c), size: sizeOf(c), dir: true, date })] })),
+      ...d.children.map((c) => ({
+        key: c.jolietName,
+        rec: () => [record({ name: c.jolietName, lba: lbaOf(c), size: sizeOf(c), dir: true, date })],
+      })),
       ...d.files.map((f) => ({
         key: f.jolietName,
-        rec: () => extents(f, maxExtent).map(([lba, size, more]) => record({ name: f.jolietName, lba, size, more, dir: false, date })),
+        rec: () =>
+          extents(f, maxExtent).map(([lba, size, more]) =>
+            record({ name: f.jolietName, lba, size, more, dir: false, date }),
+          ),
       })),
     ];
     entries.sort((a, b) => Buffer.compare(a.key, b.key));
@@ -391,7 +479,15 @@ export function writeIso9660(files: SeedFile[], opts: IsoWriteOptions): Buffer {
     b.writeUInt32LE(which === 0 ? ptLba.l0 : ptLba.l1, 140);
     b.writeUInt32BE(which === 0 ? ptLba.m0 : ptLba.m1, 148);
     record({ name: Buffer.from([0]), lba: root.lba[which], size: root.size[which], dir: true, date }).copy(b, 156);
-    for (const [o, len] of [[190, 128], [318, 128], [446, 128], [574, 128], [702, 37], [739, 37], [776, 37]] as const) {
+    for (const [o, len] of [
+      [190, 128],
+      [318, 128],
+      [446, 128],
+      [574, 128],
+      [702, 37],
+      [739, 37],
+      [776, 37],
+    ] as const) {
       if (type === 1) b.write(''.padEnd(len, ' '), o, 'latin1');
       else text(o, len - (len % 2), '');
     }
@@ -416,11 +512,26 @@ export function writeIso9660(files: SeedFile[], opts: IsoWriteOptions): Buffer {
   for (const d of all) {
     const ceLba = d.lba[0] + d.size[0] / S;
     const areas = new ContinuationAreas(ceLba);
-    packRecords(rrRecords(d, (x) => x.lba[0], (x) => x.size[0], areas)).copy(img, d.lba[0] * S);
-    if (areas.blocks.length !== d.ceBlocks) throw new Error('ISO9660 writer: continuation areas changed size between passes');
+    packRecords(
+      rrRecords(
+        d,
+        (x) => x.lba[0],
+        (x) => x.size[0],
+        areas,
+      ),
+    ).copy(img, d.lba[0] * S);
+    if (areas.blocks.length !== d.ceBlocks)
+      throw new Error('ISO9660 writer: continuation areas changed size between passes');
     for (const [i, b] of areas.blocks.entries()) b.copy(img, (ceLba + i) * S);
-    packRecords(jolietRecords(d, (x) => x.lba[1], (x) => x.size[1])).copy(img, d.lba[1] * S);
-    for (const f of d.files) if (f.data.length > 0) Buffer.from(f.data.buffer, f.data.byteOffset, f.data.length).copy(img, f.lba * S);
+    packRecords(
+      jolietRecords(
+        d,
+        (x) => x.lba[1],
+        (x) => x.size[1],
+      ),
+    ).copy(img, d.lba[1] * S);
+    for (const f of d.files)
+      if (f.data.length > 0) Buffer.from(f.data.buffer, f.data.byteOffset, f.data.length).copy(img, f.lba * S);
   }
   return img;
 }
@@ -428,7 +539,15 @@ export function writeIso9660(files: SeedFile[], opts: IsoWriteOptions): Buffer {
 /** The Rock Ridge extension reference (RRIP 1.09), in the System Use field of the root's '.' record. */
 const ER = (() => {
   const id = Buffer.from('RRIP_1991A', 'latin1');
-  const des = Buffer.from('THE ROCK RIDGE INTERCHANGE PROTOCOL PROVIDES SUPPORT FOR POSIX FILE SYSTEM SEMANTICS', 'latin1');
+  const des = Buffer.from(
+    'THE ROCK RIDGE INTERCHANGE PROTOCOL PROVIDES SUPPORT FOR POSIX FILE SYSTEM SEMANTICS',
+    'latin1',
+  );
   const src = Buffer.from('SEE IEEE P1282 ROCK RIDGE INTERCHANGE PROTOCOL', 'latin1');
-  return Buffer.concat([Buffer.from([0x45, 0x52, 8 + id.length + des.length + src.length, 1, id.length, des.length, src.length, 1]), id, des, src]);
+  return Buffer.concat([
+    Buffer.from([0x45, 0x52, 8 + id.length + des.length + src.length, 1, id.length, des.length, src.length, 1]),
+    id,
+    des,
+    src,
+  ]);
 })();

@@ -98,7 +98,7 @@ export async function openIso9660(reader: BlockReader): Promise<Iso9660Volume> {
     names = 'iso9660';
   }
   backend.setRoot(root);
-  const label = (joliet?.label.trim() || primary.label.trim());
+  const label = joliet?.label.trim() || primary.label.trim();
   return {
     fsType: 'iso9660',
     label,
@@ -113,13 +113,15 @@ export async function openIso9660(reader: BlockReader): Promise<Iso9660Volume> {
 
 function parseDescriptor(reader: BlockReader, d: Uint8Array, isJoliet: boolean): Descriptor {
   const blockSize = u16le(d, 128);
-  if (![512, 1024, 2048, 4096].includes(blockSize)) throw new FilesystemError(reader.name, `ISO9660 logical block size ${blockSize} is not supported`);
+  if (![512, 1024, 2048, 4096].includes(blockSize))
+    throw new FilesystemError(reader.name, `ISO9660 logical block size ${blockSize} is not supported`);
   const rawLabel = d.subarray(40, 72);
   const label = (isJoliet ? ucs2be(rawLabel) : ascii(rawLabel)).replace(/\0/g, '').trimEnd();
   const stamp = ascii(d.subarray(813, 829));
-  const created = /^\d{16}$/.test(stamp) && stamp !== '0000000000000000'
-    ? `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}-${stamp.slice(8, 10)}-${stamp.slice(10, 12)}-${stamp.slice(12, 14)}-${stamp.slice(14, 16)}`
-    : undefined;
+  const created =
+    /^\d{16}$/.test(stamp) && stamp !== '0000000000000000'
+      ? `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}-${stamp.slice(8, 10)}-${stamp.slice(10, 12)}-${stamp.slice(12, 14)}-${stamp.slice(14, 16)}`
+      : undefined;
   return { blockSize, root: d.slice(156, 190), label, volumeBlocks: u32le(d, 80), ...(created ? { created } : {}) };
 }
 
@@ -178,18 +180,32 @@ class IsoBackend implements FsBackend<IsoNode> {
     const nameLen = first[32] ?? 0;
     if (recLen < 34 || recLen > first.length) return undefined;
     let su = 33 + nameLen + (nameLen % 2 === 0 ? 1 : 0);
-    if (su + 7 <= recLen && ascii(first.subarray(su, su + 2)) === 'SP' && first[su + 4] === 0xbe && first[su + 5] === 0xef) {
+    if (
+      su + 7 <= recLen &&
+      ascii(first.subarray(su, su + 2)) === 'SP' &&
+      first[su + 4] === 0xbe &&
+      first[su + 5] === 0xef
+    ) {
       return first[su + 6] ?? 0;
     }
     // Some writers start the system use area one byte later.
     su = 34;
-    if (su + 7 <= recLen && ascii(first.subarray(su, su + 2)) === 'SP' && first[su + 4] === 0xbe && first[su + 5] === 0xef) return first[su + 6] ?? 0;
+    if (
+      su + 7 <= recLen &&
+      ascii(first.subarray(su, su + 2)) === 'SP' &&
+      first[su + 4] === 0xbe &&
+      first[su + 5] === 0xef
+    )
+      return first[su + 6] ?? 0;
     return undefined;
   }
 
   private readBytes(offset: number, len: number): Promise<Uint8Array> {
     if (offset + len > this.reader.size) {
-      throw new FilesystemError(this.device, `ISO9660 extent at byte ${offset} (${len} bytes) lies past the end of the image (${this.reader.size} bytes)`);
+      throw new FilesystemError(
+        this.device,
+        `ISO9660 extent at byte ${offset} (${len} bytes) lies past the end of the image (${this.reader.size} bytes)`,
+      );
     }
     return this.reader.read(offset, len);
   }
@@ -198,7 +214,11 @@ class IsoBackend implements FsBackend<IsoNode> {
     const [offset, len] = dir.extents[0] as [number, number];
     const cached = this.dirCache.get(offset);
     if (cached) return cached;
-    if (len > MAX_DIR_BYTES) throw new FilesystemError(this.device, `ISO9660 directory at byte ${offset} claims ${len} bytes (limit ${MAX_DIR_BYTES})`);
+    if (len > MAX_DIR_BYTES)
+      throw new FilesystemError(
+        this.device,
+        `ISO9660 directory at byte ${offset} claims ${len} bytes (limit ${MAX_DIR_BYTES})`,
+      );
     const data = await this.readBytes(offset, len);
     const out: IsoNode[] = [];
     let pos = 0;
@@ -210,16 +230,24 @@ class IsoBackend implements FsBackend<IsoNode> {
         continue;
       }
       if (recLen < 34 || pos + recLen > data.length) {
-        throw new FilesystemError(this.device, `corrupt ISO9660 directory record at byte ${offset + pos} (length ${recLen})`);
+        throw new FilesystemError(
+          this.device,
+          `corrupt ISO9660 directory record at byte ${offset + pos} (length ${recLen})`,
+        );
       }
       const rec = data.subarray(pos, pos + recLen);
       pos += recLen;
       const nameLen = rec[32] ?? 0;
-      if (33 + nameLen > recLen) throw new FilesystemError(this.device, `ISO9660 name runs past its record at byte ${offset + pos - recLen}`);
+      if (33 + nameLen > recLen)
+        throw new FilesystemError(this.device, `ISO9660 name runs past its record at byte ${offset + pos - recLen}`);
       const rawName = rec.subarray(33, 33 + nameLen);
       if (nameLen === 1 && (rawName[0] === 0 || rawName[0] === 1)) continue;
       const flags = rec[25] ?? 0;
-      if ((rec[26] ?? 0) !== 0) throw new FilesystemError(this.device, `interleaved ISO9660 files are not supported (record at byte ${offset + pos - recLen})`);
+      if ((rec[26] ?? 0) !== 0)
+        throw new FilesystemError(
+          this.device,
+          `interleaved ISO9660 files are not supported (record at byte ${offset + pos - recLen})`,
+        );
       const extentOffset = (u32le(rec, 2) + (rec[1] ?? 0)) * this.blockSize;
       const dataLen = u32le(rec, 10);
       const isoName = this.mode === 'joliet' ? ucs2be(rawName) : ascii(rawName);
@@ -243,7 +271,11 @@ class IsoBackend implements FsBackend<IsoNode> {
         }
       }
       if (pending && pending.name === name && type === 'file') {
-        if (pending.extents.length >= MAX_EXTENTS_PER_FILE) throw new FilesystemError(this.device, `ISO9660 file '${name}' has more than ${MAX_EXTENTS_PER_FILE} extents`);
+        if (pending.extents.length >= MAX_EXTENTS_PER_FILE)
+          throw new FilesystemError(
+            this.device,
+            `ISO9660 file '${name}' has more than ${MAX_EXTENTS_PER_FILE} extents`,
+          );
         pending.extents.push(extent);
         pending.size += dataLen;
       } else {
@@ -321,8 +353,13 @@ class IsoBackend implements FsBackend<IsoNode> {
         }
       }
       if (!next) break;
-      if (++hops > MAX_CE_HOPS) throw new FilesystemError(this.device, `Rock Ridge continuation chain longer than ${MAX_CE_HOPS} areas (a loop?)`);
-      if (next[1] > SECTOR * 4) throw new FilesystemError(this.device, `Rock Ridge continuation area of ${next[1]} bytes is too large`);
+      if (++hops > MAX_CE_HOPS)
+        throw new FilesystemError(
+          this.device,
+          `Rock Ridge continuation chain longer than ${MAX_CE_HOPS} areas (a loop?)`,
+        );
+      if (next[1] > SECTOR * 4)
+        throw new FilesystemError(this.device, `Rock Ridge continuation area of ${next[1]} bytes is too large`);
       buf = await this.readBytes(next[0], next[1]);
     }
     return info;
@@ -333,7 +370,11 @@ class IsoBackend implements FsBackend<IsoNode> {
       const [o, l] = file.extents[0] as [number, number];
       return this.readBytes(o, l);
     }
-    if (file.size > MAX_READ_BYTES) throw new FilesystemError(this.device, `ISO9660 file '${file.name}' claims ${file.size} bytes (limit ${MAX_READ_BYTES})`);
+    if (file.size > MAX_READ_BYTES)
+      throw new FilesystemError(
+        this.device,
+        `ISO9660 file '${file.name}' claims ${file.size} bytes (limit ${MAX_READ_BYTES})`,
+      );
     const out = Buffer.alloc(file.size);
     let at = 0;
     for (const [o, l] of file.extents) {

@@ -36,7 +36,9 @@ async function parentDisk(sysEntry: string, name: string): Promise<string> {
   return name.replace(/p?\d+$/, '');
 }
 
-/** Every block device under ROOT/sys/class/block with a non-zero size, sorted by name (sr0 before vda, vda before vda1). */
+/**
+ * Every block device under ROOT/sys/class/block with a non-zero size, sorted by name (sr0 before vda, vda before vda1).
+ */
 export async function listLinuxBlockDevices(root: string): Promise<LinuxBlockDevice[]> {
   const classDir = join(root, 'sys/class/block');
   let names: string[];
@@ -83,7 +85,12 @@ export async function openLinuxBlockDevice(root: string, dev: LinuxBlockDevice):
   if (dev.partitionOf && !(await exists(node))) {
     const diskNode = join(root, 'dev', dev.partitionOf.disk);
     const disk = await PathBlockReader.open(diskNode, { name: `/dev/${dev.partitionOf.disk}` });
-    return new SliceBlockReader(dev.devPath, disk, dev.partitionOf.start * 512, Math.min(dev.size, disk.size - dev.partitionOf.start * 512));
+    return new SliceBlockReader(
+      dev.devPath,
+      disk,
+      dev.partitionOf.start * 512,
+      Math.min(dev.size, disk.size - dev.partitionOf.start * 512),
+    );
   }
   return PathBlockReader.open(node, { sizeHint: dev.size, name: dev.devPath });
 }

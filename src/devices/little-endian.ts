@@ -8,7 +8,10 @@ export function u32le(b: Uint8Array, o: number): number {
   return ((b[o] ?? 0) | ((b[o + 1] ?? 0) << 8) | ((b[o + 2] ?? 0) << 16)) + (b[o + 3] ?? 0) * 0x1000000;
 }
 
-/** A 64-bit value as a number; beyond 2^53 (only a corrupt structure says so) it is Number.MAX_SAFE_INTEGER, which every bounds check refuses. */
+/**
+ * A 64-bit value as a number; beyond 2^53 (only a corrupt structure says so) it is Number.MAX_SAFE_INTEGER, which every
+ * bounds check refuses.
+ */
 export function u64le(b: Uint8Array, o: number): number {
   const hi = u32le(b, o + 4);
   if (hi > 0x1fffff) return Number.MAX_SAFE_INTEGER;

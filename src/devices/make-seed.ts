@@ -40,7 +40,14 @@ export async function collectSeedFiles(inputs: string[]): Promise<SeedFile[]> {
   const out: SeedFile[] = [];
   for (const input of inputs) {
     const eq = input.indexOf('=');
-    const named = eq > 0 && !(await fsPromises().lstat(input).then(() => true, () => false));
+    const named =
+      eq > 0 &&
+      !(await fsPromises()
+        .lstat(input)
+        .then(
+          () => true,
+          () => false,
+        ));
     const path = named ? input.slice(eq + 1) : input;
     let st: Stats;
     try {
@@ -64,13 +71,21 @@ export async function makeSeed(opts: MakeSeedOptions): Promise<Buffer> {
   const has = (p: string) => files.some((f) => f.path.replace(/^\/+/, '') === p);
   if (opts.kind === 'nocloud') {
     if (!has('meta-data')) files.push({ path: 'meta-data', data: Buffer.from('instance-id: iid-local01\n') });
-    if (!has('user-data')) throw new SeedError('a NoCloud seed needs a user-data file (give DIR holding user-data, or user-data=PATH)');
+    if (!has('user-data'))
+      throw new SeedError('a NoCloud seed needs a user-data file (give DIR holding user-data, or user-data=PATH)');
   } else if (!has('openstack/latest/meta_data.json')) {
-    throw new SeedError('a config drive needs openstack/latest/meta_data.json (give a folder laid out as openstack/latest/…, or openstack/latest/meta_data.json=PATH)');
+    throw new SeedError(
+      'a config drive needs openstack/latest/meta_data.json (give a folder laid out as openstack/latest/…, or openstack/latest/meta_data.json=PATH)',
+    );
   }
   opts.inspect?.(files);
   const label = opts.label ?? (opts.kind === 'nocloud' ? 'cidata' : 'config-2');
   return opts.format === 'iso'
     ? writeIso9660(files, { label, ...(opts.time ? { time: opts.time } : {}) })
-    : writeFat(files, { label, ...(opts.size ? { size: opts.size } : {}), ...(opts.fatBits ? { fatBits: opts.fatBits } : {}), ...(opts.time ? { time: opts.time } : {}) });
+    : writeFat(files, {
+        label,
+        ...(opts.size ? { size: opts.size } : {}),
+        ...(opts.fatBits ? { fatBits: opts.fatBits } : {}),
+        ...(opts.time ? { time: opts.time } : {}),
+      });
 }

@@ -41,7 +41,9 @@ export function isoManglings(name: string): string[] {
 function shortBasis(name: string): { base: string; ext: string } {
   const cleaned = name.toUpperCase().replace(/^\.+/, '').replace(/ /g, '');
   const dot = cleaned.lastIndexOf('.');
-  const base = (dot > 0 ? cleaned.slice(0, dot) : cleaned).replace(/\./g, '').replace(/[^A-Z0-9!#$%&'()@^_`{}~-]/g, '_');
+  const base = (dot > 0 ? cleaned.slice(0, dot) : cleaned)
+    .replace(/\./g, '')
+    .replace(/[^A-Z0-9!#$%&'()@^_`{}~-]/g, '_');
   const ext = (dot > 0 ? cleaned.slice(dot + 1) : '').replace(/[^A-Z0-9!#$%&'()@^_`{}~-]/g, '_');
   return { base, ext: ext.slice(0, 3) };
 }
@@ -55,11 +57,15 @@ export function resolveName<E extends NamedEntry>(entries: readonly E[], name: s
   const exact = entries.find((e) => e.name === name);
   if (exact) return exact;
   const upper = name.toUpperCase();
-  const anyCase = entries.find((e) => e.name.toUpperCase() === upper || e.altNames.some((a) => a.toUpperCase() === upper));
+  const anyCase = entries.find(
+    (e) => e.name.toUpperCase() === upper || e.altNames.some((a) => a.toUpperCase() === upper),
+  );
   if (anyCase) return anyCase;
   const wanted = stripIsoVersion(upper);
   const plain = entries.find(
-    (e) => stripIsoVersion(e.name.toUpperCase()) === wanted || e.altNames.some((a) => stripIsoVersion(a.toUpperCase()) === wanted),
+    (e) =>
+      stripIsoVersion(e.name.toUpperCase()) === wanted ||
+      e.altNames.some((a) => stripIsoVersion(a.toUpperCase()) === wanted),
   );
   if (plain) return plain;
   const forms = isoManglings(wanted);

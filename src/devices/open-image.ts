@@ -12,10 +12,12 @@ export async function openImageSpec(spec: string, partition?: number): Promise<B
   let part = partition;
   const m = /^(.+):(\d+)$/.exec(spec);
   if (m && part === undefined) {
-    const literal = await fsPromises().access(spec).then(
-      () => true,
-      () => false,
-    );
+    const literal = await fsPromises()
+      .access(spec)
+      .then(
+        () => true,
+        () => false,
+      );
     if (!literal) {
       path = m[1] as string;
       part = Number(m[2]);

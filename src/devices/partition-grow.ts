@@ -1,4 +1,5 @@
-// Grows the last partition of an MBR or GPT disk to the end of the disk by rewriting the table itself (what growpart does).
+// Grows the last partition of an MBR or GPT disk to the end of the disk by rewriting the table itself (what growpart
+// does).
 import type { Platform } from '../platform/platform';
 import { crc32 } from '../util/crc32';
 
@@ -18,15 +19,39 @@ export interface DiskIo {
 export function platformDiskIo(platform: Platform, disk: string): DiskIo {
   return {
     async size() {
-      const r = await platform.run(['/bin/sh', '-c', 'if [ -b "$1" ]; then blockdev --getsize64 "$1"; else stat -c %s "$1"; fi', 'sh', disk]);
+      const r = await platform.run([
+        '/bin/sh',
+        '-c',
+        'if [ -b "$1" ]; then blockdev --getsize64 "$1"; else stat -c %s "$1"; fi',
+        'sh',
+        disk,
+      ]);
       return Number(r.stdout.trim());
     },
     async read(offset, length) {
-      const r = await platform.run(['/bin/sh', '-c', 'dd if="$1" bs=512 skip="$2" count="$3" status=none | base64 -w0', 'sh', disk, String(offset / SECTOR), String(Math.ceil(length / SECTOR))]);
+      const r = await platform.run([
+        '/bin/sh',
+        '-c',
+        'dd if="$1" bs=512 skip="$2" count="$3" status=none | base64 -w0',
+        'sh',
+        disk,
+        String(offset / SECTOR),
+        String(Math.ceil(length / SECTOR)),
+      ]);
       return Buffer.from(r.stdout.trim(), 'base64').subarray(0, length);
     },
     async write(offset, data) {
-      await platform.run(['/bin/sh', '-c', 'base64 -d | dd of="$1" bs=512 seek="$2" conv=notrunc,fsync status=none', 'sh', disk, String(offset / SECTOR)], { input: data.toString('base64') });
+      await platform.run(
+        [
+          '/bin/sh',
+          '-c',
+          'base64 -d | dd of="$1" bs=512 seek="$2" conv=notrunc,fsync status=none',
+          'sh',
+          disk,
+          String(offset / SECTOR),
+        ],
+        { input: data.toString('base64') },
+      );
     },
   };
 }
@@ -45,24 +70,33 @@ async function growGpt(io: DiskIo, part: number, diskSectors: number): Promise<G
   const entriesLba = Number(hdr.readBigUInt64LE(72));
   const count = hdr.readUInt32LE(80);
   const entrySize = hdr.readUInt32LE(84);
-  if (part < 1 || part > count) return { status: 'unsupported', reason: `partition ${part} is outside the GPT's ${count} entries` };
+  if (part < 1 || part > count)
+    return { status: 'unsupported', reason: `partition ${part} is outside the GPT's ${count} entries` };
   const entriesBytes = count * entrySize;
   const entrySectors = Math.ceil(entriesBytes / SECTOR);
   const entries = await io.read(entriesLba * SECTOR, entrySectors * SECTOR);
-  if (crc32(entries.subarray(0, entriesBytes)) !== hdr.readUInt32LE(88)) return { status: 'unsupported', reason: 'the GPT partition array checksum does not match' };
+  if (crc32(entries.subarray(0, entriesBytes)) !== hdr.readUInt32LE(88))
+    return { status: 'unsupported', reason: 'the GPT partition array checksum does not match' };
   const off = (part - 1) * entrySize;
   const first = Number(entries.readBigUInt64LE(off + 32));
   const last = Number(entries.readBigUInt64LE(off + 40));
-  if (entries.subarray(off, off + 16).every((b) => b === 0)) return { status: 'unsupported', reason: `partition ${part} is not in use` };
+  if (entries.subarray(off, off + 16).every((b) => b === 0))
+    return { status: 'unsupported', reason: `partition ${part} is not in use` };
   for (let i = 0; i < count; i++) {
     const o = i * entrySize;
     if (i === part - 1 || entries.subarray(o, o + 16).every((b) => b === 0)) continue;
-    if (Number(entries.readBigUInt64LE(o + 32)) > last) return { status: 'nochange', table: 'gpt', reason: `partition ${i + 1} lies after partition ${part}` };
+    if (Number(entries.readBigUInt64LE(o + 32)) > last)
+      return { status: 'nochange', table: 'gpt', reason: `partition ${i + 1} lies after partition ${part}` };
   }
   const newBackupLba = diskSectors - 1;
   const newBackupEntries = newBackupLba - entrySectors;
   const newLastUsable = newBackupEntries - 1;
-  if (newLastUsable - last < MIN_GROWTH) return { status: 'nochange', table: 'gpt', reason: `partition ${part} could only be grown by ${Math.max(0, newLastUsable - last)} sectors` };
+  if (newLastUsable - last < MIN_GROWTH)
+    return {
+      status: 'nochange',
+      table: 'gpt',
+      reason: `partition ${part} could only be grown by ${Math.max(0, newLastUsable - last)} sectors`,
+    };
   entries.writeBigUInt64LE(BigInt(newLastUsable), off + 40);
   const entriesCrc = crc32(entries.subarray(0, entriesBytes));
 
@@ -99,15 +133,22 @@ async function growMbr(io: DiskIo, mbr: Buffer, part: number, diskSectors: numbe
   const o = at(part - 1);
   const type = mbr[o + 4] as number;
   if (type === 0) return { status: 'unsupported', reason: `partition ${part} is not in use` };
-  if ([0x05, 0x0f, 0x85].includes(type)) return { status: 'unsupported', reason: `partition ${part} is an extended partition` };
+  if ([0x05, 0x0f, 0x85].includes(type))
+    return { status: 'unsupported', reason: `partition ${part} is an extended partition` };
   const start = mbr.readUInt32LE(o + 8);
   const size = mbr.readUInt32LE(o + 12);
   for (let i = 0; i < 4; i++) {
     if (i === part - 1 || mbr[at(i) + 4] === 0) continue;
-    if (mbr.readUInt32LE(at(i) + 8) > start) return { status: 'nochange', table: 'mbr', reason: `partition ${i + 1} lies after partition ${part}` };
+    if (mbr.readUInt32LE(at(i) + 8) > start)
+      return { status: 'nochange', table: 'mbr', reason: `partition ${i + 1} lies after partition ${part}` };
   }
   const newSize = Math.min(diskSectors, 0xffffffff) - start;
-  if (newSize - size < MIN_GROWTH) return { status: 'nochange', table: 'mbr', reason: `partition ${part} could only be grown by ${Math.max(0, newSize - size)} sectors` };
+  if (newSize - size < MIN_GROWTH)
+    return {
+      status: 'nochange',
+      table: 'mbr',
+      reason: `partition ${part} could only be grown by ${Math.max(0, newSize - size)} sectors`,
+    };
   mbr.writeUInt32LE(newSize, o + 12);
   // The CHS end of a partition past cylinder 1023 is the conventional "maximum" triple.
   mbr[o + 5] = 0xfe;
@@ -122,7 +163,11 @@ export async function growPartition(io: DiskIo, part: number): Promise<GrowResul
   const diskSectors = Math.floor((await io.size()) / SECTOR);
   if (diskSectors < 34) return { status: 'unsupported', reason: 'the disk is too small to hold a partition table' };
   const mbr = await io.read(0, SECTOR);
-  if (mbr[510] !== 0x55 || mbr[511] !== 0xaa) return { status: 'unsupported', reason: 'no MBR or GPT partition table (4096-byte sectors and other tables are left to growpart)' };
+  if (mbr[510] !== 0x55 || mbr[511] !== 0xaa)
+    return {
+      status: 'unsupported',
+      reason: 'no MBR or GPT partition table (4096-byte sectors and other tables are left to growpart)',
+    };
   const gptSig = (await io.read(SECTOR, 8)).toString('latin1');
   if (gptSig === 'EFI PART') return growGpt(io, part, diskSectors);
   if (mbr[450] === 0xee) return { status: 'unsupported', reason: 'a protective MBR without a GPT header at sector 1' };

@@ -76,13 +76,26 @@ export async function readPartitionTable(disk: BlockReader, sectorSize = 512): P
     const e = entries[i] as MbrEntry;
     if (e.type === 0 || e.sectors === 0) continue;
     if (e.start + e.sectors > diskSectors) {
-      throw new FilesystemError(disk.name, `MBR partition ${i + 1} (sectors ${e.start}+${e.sectors}) reaches past the end of the disk (${diskSectors} sectors)`);
+      throw new FilesystemError(
+        disk.name,
+        `MBR partition ${i + 1} (sectors ${e.start}+${e.sectors}) reaches past the end of the disk (${diskSectors} sectors)`,
+      );
     }
     if (EXTENDED_TYPES.has(e.type)) {
-      partitions.push({ number: i + 1, offset: e.start * sectorSize, size: Math.min(e.sectors, 2) * sectorSize, type: hexType(e.type) });
+      partitions.push({
+        number: i + 1,
+        offset: e.start * sectorSize,
+        size: Math.min(e.sectors, 2) * sectorSize,
+        type: hexType(e.type),
+      });
       partitions.push(...(await readLogical(disk, e.start, e.sectors, sectorSize)));
     } else {
-      partitions.push({ number: i + 1, offset: e.start * sectorSize, size: e.sectors * sectorSize, type: hexType(e.type) });
+      partitions.push({
+        number: i + 1,
+        offset: e.start * sectorSize,
+        size: e.sectors * sectorSize,
+        type: hexType(e.type),
+      });
     }
   }
   if (partitions.length === 0) return undefined;
@@ -94,7 +107,12 @@ function hexType(t: number): string {
 }
 
 /** Walks the EBR chain of an extended partition (each EBR: one logical partition and a link to the next). */
-async function readLogical(disk: BlockReader, extStart: number, extSectors: number, sectorSize: number): Promise<Partition[]> {
+async function readLogical(
+  disk: BlockReader,
+  extStart: number,
+  extSectors: number,
+  sectorSize: number,
+): Promise<Partition[]> {
   const out: Partition[] = [];
   const seen = new Set<number>();
   let ebr = extStart;
@@ -103,19 +121,33 @@ async function readLogical(disk: BlockReader, extStart: number, extSectors: numb
     if (seen.has(ebr)) throw new FilesystemError(disk.name, `extended partition chain loops back to sector ${ebr}`);
     if (seen.size >= MAX_LOGICAL) throw new FilesystemError(disk.name, `more than ${MAX_LOGICAL} logical partitions`);
     seen.add(ebr);
-    if ((ebr + 1) * sectorSize > disk.size) throw new FilesystemError(disk.name, `extended boot record at sector ${ebr} lies past the end of the disk`);
+    if ((ebr + 1) * sectorSize > disk.size)
+      throw new FilesystemError(disk.name, `extended boot record at sector ${ebr} lies past the end of the disk`);
     const s = await disk.read(ebr * sectorSize, 512);
-    if (s[510] !== 0x55 || s[511] !== 0xaa) throw new FilesystemError(disk.name, `extended boot record at sector ${ebr} has no 0x55AA signature`);
+    if (s[510] !== 0x55 || s[511] !== 0xaa)
+      throw new FilesystemError(disk.name, `extended boot record at sector ${ebr} has no 0x55AA signature`);
     const [logical, link] = mbrEntries(s) as [MbrEntry, MbrEntry];
     if (logical.type !== 0 && logical.sectors !== 0) {
       const start = ebr + logical.start;
       if (start + logical.sectors > extStart + extSectors) {
-        throw new FilesystemError(disk.name, `logical partition ${number} (sectors ${start}+${logical.sectors}) reaches past its extended partition`);
+        throw new FilesystemError(
+          disk.name,
+          `logical partition ${number} (sectors ${start}+${logical.sectors}) reaches past its extended partition`,
+        );
       }
-      out.push({ number: number++, offset: start * sectorSize, size: logical.sectors * sectorSize, type: hexType(logical.type) });
+      out.push({
+        number: number++,
+        offset: start * sectorSize,
+        size: logical.sectors * sectorSize,
+        type: hexType(logical.type),
+      });
     }
     ebr = link.type !== 0 && link.start !== 0 ? extStart + link.start : 0;
-    if (ebr !== 0 && ebr >= extStart + extSectors) throw new FilesystemError(disk.name, `extended boot record link to sector ${ebr} is outside the extended partition`);
+    if (ebr !== 0 && ebr >= extStart + extSectors)
+      throw new FilesystemError(
+        disk.name,
+        `extended boot record link to sector ${ebr} is outside the extended partition`,
+      );
   }
   return out;
 }
@@ -127,10 +159,13 @@ async function readGpt(disk: BlockReader, sectorSize: number): Promise<Partition
   const entriesLba = u64le(h, 72);
   const count = u32le(h, 80);
   const entrySize = u32le(h, 84);
-  if (count > MAX_GPT_ENTRIES) throw new FilesystemError(disk.name, `GPT header claims ${count} partition entries (limit ${MAX_GPT_ENTRIES})`);
-  if (entrySize < 128 || entrySize > 4096 || entrySize % 8 !== 0) throw new FilesystemError(disk.name, `GPT partition entry size ${entrySize} is not valid`);
+  if (count > MAX_GPT_ENTRIES)
+    throw new FilesystemError(disk.name, `GPT header claims ${count} partition entries (limit ${MAX_GPT_ENTRIES})`);
+  if (entrySize < 128 || entrySize > 4096 || entrySize % 8 !== 0)
+    throw new FilesystemError(disk.name, `GPT partition entry size ${entrySize} is not valid`);
   const tableBytes = count * entrySize;
-  if (entriesLba * sectorSize + tableBytes > disk.size) throw new FilesystemError(disk.name, `GPT partition entries at LBA ${entriesLba} lie past the end of the disk`);
+  if (entriesLba * sectorSize + tableBytes > disk.size)
+    throw new FilesystemError(disk.name, `GPT partition entries at LBA ${entriesLba} lie past the end of the disk`);
   const table = await disk.read(entriesLba * sectorSize, tableBytes);
   const partitions: Partition[] = [];
   const diskSectors = Math.floor(disk.size / sectorSize);
@@ -140,7 +175,10 @@ async function readGpt(disk: BlockReader, sectorSize: number): Promise<Partition
     const first = u64le(e, 32);
     const last = u64le(e, 40);
     if (last < first || last >= diskSectors) {
-      throw new FilesystemError(disk.name, `GPT partition ${i + 1} (LBA ${first}..${last}) is empty or reaches past the end of the disk (${diskSectors} sectors)`);
+      throw new FilesystemError(
+        disk.name,
+        `GPT partition ${i + 1} (LBA ${first}..${last}) is empty or reaches past the end of the disk (${diskSectors} sectors)`,
+      );
     }
     let name = Buffer.from(e.subarray(56, 128)).toString('utf16le');
     const nul = name.indexOf('\0');

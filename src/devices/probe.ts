@@ -34,7 +34,8 @@ export interface PartitionProbe extends ProbeResult {
 
 /**
  * The filesystem on READER (ISO9660 first, then UDF, then FAT), or undefined when it holds none. A hybrid
- * ISO9660/UDF image (genisoimage -udf) is read through its ISO9660 side, as kiln always read it; both views hold the same files.
+ * ISO9660/UDF image (genisoimage -udf) is read through its ISO9660 side, as kiln always read it; both views hold the
+ * same files.
  */
 export async function openFilesystem(reader: BlockReader): Promise<OpenedFilesystem | undefined> {
   if (await looksLikeIso9660(reader)) return openIso9660(reader);
@@ -46,14 +47,24 @@ export async function openFilesystem(reader: BlockReader): Promise<OpenedFilesys
 /** Like openFilesystem, but an error naming the device when there is no filesystem we read. */
 export async function openTree(reader: BlockReader): Promise<{ fs: OpenedFilesystem; tree: FileTree }> {
   const fs = await openFilesystem(reader);
-  if (!fs) throw new FilesystemError(reader.name, 'holds no ISO9660, UDF or FAT filesystem (a partitioned disk? give a partition, e.g. IMAGE:1)');
+  if (!fs)
+    throw new FilesystemError(
+      reader.name,
+      'holds no ISO9660, UDF or FAT filesystem (a partitioned disk? give a partition, e.g. IMAGE:1)',
+    );
   return { fs, tree: fs.tree };
 }
 
 function describe(fs: OpenedFilesystem): Pick<ProbeResult, 'fsType' | 'version' | 'label' | 'uuid'> {
   return {
     fsType: fs.fsType,
-    ...(fs.fsType === 'vfat' ? { version: fs.fatType } : fs.fsType === 'udf' ? (fs.revision ? { version: fs.revision } : {}) : { version: fs.names }),
+    ...(fs.fsType === 'vfat'
+      ? { version: fs.fatType }
+      : fs.fsType === 'udf'
+        ? fs.revision
+          ? { version: fs.revision }
+          : {}
+        : { version: fs.names }),
     label: fs.label,
     ...(fs.uuid ? { uuid: fs.uuid } : {}),
   };
@@ -98,6 +109,10 @@ export async function probe(reader: BlockReader, opts: { partitions?: boolean } 
 export async function partitionReader(disk: BlockReader, number: number): Promise<BlockReader> {
   const table = await readPartitionTable(disk);
   const p = table?.partitions.find((x) => x.number === number);
-  if (!p) throw new FilesystemError(disk.name, `has no partition ${number}${table ? ` (partitions: ${table.partitions.map((x) => x.number).join(', ')})` : ' (no partition table)'}`);
+  if (!p)
+    throw new FilesystemError(
+      disk.name,
+      `has no partition ${number}${table ? ` (partitions: ${table.partitions.map((x) => x.number).join(', ')})` : ' (no partition table)'}`,
+    );
   return new SliceBlockReader(`${disk.name}:${number}`, disk, p.offset, p.size);
 }

@@ -1,4 +1,5 @@
-// UDF reader (ECMA-167 / OSTA UDF 1.02–2.01, what Azure's provisioning media and mkudffs write): label, directories, files; read-only.
+// UDF reader (ECMA-167 / OSTA UDF 1.02–2.01, what Azure's provisioning media and mkudffs write): label, directories,
+// files; read-only.
 import { MAX_READ_BYTES, type BlockReader } from './block-reader';
 import { FilesystemError } from './filesystem-error';
 import { ImageFileTree, type FsBackend, type FsNode } from './image-file-tree';
@@ -60,7 +61,10 @@ export interface UdfVolume {
   tree: ImageFileTree<UdfNode>;
 }
 
-/** OSTA Compressed Unicode (UDF 2.1.1): a compression id byte (8: one byte a character, 16: UCS-2 big-endian), then the characters. */
+/**
+ * OSTA Compressed Unicode (UDF 2.1.1): a compression id byte (8: one byte a character, 16: UCS-2 big-endian), then the
+ * characters.
+ */
 export function decodeOstaUnicode(b: Uint8Array): string {
   if (b.length === 0) return '';
   const id = b[0];
@@ -85,7 +89,10 @@ function dstring(field: Uint8Array): string {
   return decodeOstaUnicode(field.subarray(0, used)).replace(/\0+$/, '');
 }
 
-/** True when a descriptor tag is sound: its checksum adds up, its identifier is WANT and (when given) it says it lives at LOCATION. */
+/**
+ * True when a descriptor tag is sound: its checksum adds up, its identifier is WANT and (when given) it says it lives
+ * at LOCATION.
+ */
 function tagOk(d: Uint8Array, want: number, location?: number): boolean {
   if (d.length < 16) return false;
   let sum = 0;
@@ -95,7 +102,10 @@ function tagOk(d: Uint8Array, want: number, location?: number): boolean {
   return location === undefined || u32le(d, 12) === location;
 }
 
-/** True when READER holds a UDF volume: an NSR02/NSR03 descriptor in the Volume Recognition Sequence (what blkid checks first). */
+/**
+ * True when READER holds a UDF volume: an NSR02/NSR03 descriptor in the Volume Recognition Sequence (what blkid checks
+ * first).
+ */
 export async function looksLikeUdf(reader: BlockReader): Promise<boolean> {
   for (const step of [2048, 4096]) {
     for (let i = 0; i < MAX_VRS_DESCRIPTORS; i++) {
@@ -112,24 +122,42 @@ export async function looksLikeUdf(reader: BlockReader): Promise<boolean> {
 /** Opens the UDF volume on READER; throws FilesystemError when there is none or it is corrupt. */
 export async function openUdf(reader: BlockReader): Promise<UdfVolume> {
   const found = await findAnchor(reader);
-  if (!found) throw new FilesystemError(reader.name, 'no UDF anchor volume descriptor at sector 256 (block sizes 512–4096 tried)');
+  if (!found)
+    throw new FilesystemError(
+      reader.name,
+      'no UDF anchor volume descriptor at sector 256 (block sizes 512–4096 tried)',
+    );
   const { blockSize, anchor } = found;
   const vds = await readVolumeDescriptors(reader, blockSize, u32le(anchor, 20), u32le(anchor, 16));
   const lvd = vds.lvd;
   if (!lvd) throw new FilesystemError(reader.name, 'UDF volume has no logical volume descriptor');
   const lvBlockSize = u32le(lvd, 212);
-  if (lvBlockSize !== blockSize) throw new FilesystemError(reader.name, `UDF logical block size ${lvBlockSize} differs from the sector size ${blockSize}; not supported`);
+  if (lvBlockSize !== blockSize)
+    throw new FilesystemError(
+      reader.name,
+      `UDF logical block size ${lvBlockSize} differs from the sector size ${blockSize}; not supported`,
+    );
   const partitions = partitionMaps(reader.name, lvd, vds.partitions);
   const label = dstring(lvd.subarray(84, 84 + 128)) || (vds.pvd ? dstring(vds.pvd.subarray(24, 24 + 32)) : '');
   const domain = lvd.subarray(216, 216 + 32);
-  const revision = Buffer.from(domain.subarray(1, 24)).toString('latin1').startsWith('*OSTA UDF Compliant') ? ((v) => `${(v >> 8).toString(16)}.${(v & 0xff).toString(16).padStart(2, '0')}`)(u16le(domain, 24)) : undefined;
+  const revision = Buffer.from(domain.subarray(1, 24)).toString('latin1').startsWith('*OSTA UDF Compliant')
+    ? ((v) => `${(v >> 8).toString(16)}.${(v & 0xff).toString(16).padStart(2, '0')}`)(u16le(domain, 24))
+    : undefined;
   const fsdAddr: LbAddr = { block: u32le(lvd, 248 + 4), partitionRef: u16le(lvd, 248 + 8) };
   const backend = new UdfBackend(reader, blockSize, partitions);
   const fsd = await backend.readBlock(fsdAddr);
-  if (!tagOk(fsd, TAG_FSD, fsdAddr.block)) throw new FilesystemError(reader.name, `UDF file set descriptor at block ${fsdAddr.block} is missing or damaged`);
+  if (!tagOk(fsd, TAG_FSD, fsdAddr.block))
+    throw new FilesystemError(reader.name, `UDF file set descriptor at block ${fsdAddr.block} is missing or damaged`);
   backend.rootIcb = { block: u32le(fsd, 400 + 4), partitionRef: u16le(fsd, 400 + 8) };
   const uuid = vds.pvd ? volumeSetUuid(vds.pvd.subarray(72, 72 + 128)) : undefined;
-  return { fsType: 'udf', label, ...(revision ? { revision } : {}), ...(uuid ? { uuid } : {}), blockSize, tree: new ImageFileTree(backend) };
+  return {
+    fsType: 'udf',
+    label,
+    ...(revision ? { revision } : {}),
+    ...(uuid ? { uuid } : {}),
+    blockSize,
+    tree: new ImageFileTree(backend),
+  };
 }
 
 /**
@@ -161,13 +189,19 @@ interface VolumeDescriptors {
   partitions: Map<number, { start: number; length: number }>;
 }
 
-async function readVolumeDescriptors(reader: BlockReader, bs: number, location: number, length: number): Promise<VolumeDescriptors> {
+async function readVolumeDescriptors(
+  reader: BlockReader,
+  bs: number,
+  location: number,
+  length: number,
+): Promise<VolumeDescriptors> {
   const out: VolumeDescriptors = { partitions: new Map() };
   let block = location;
   let left = Math.min(Math.floor(length / bs), MAX_VDS_DESCRIPTORS);
   let hops = 0;
   while (left-- > 0) {
-    if ((block + 1) * bs > reader.size) throw new FilesystemError(reader.name, `UDF volume descriptor sequence runs past the end (block ${block})`);
+    if ((block + 1) * bs > reader.size)
+      throw new FilesystemError(reader.name, `UDF volume descriptor sequence runs past the end (block ${block})`);
     const d = await reader.read(block * bs, bs);
     const id = u16le(d, 0);
     if (!tagOk(d, id, block)) break;
@@ -188,10 +222,15 @@ async function readVolumeDescriptors(reader: BlockReader, bs: number, location: 
 }
 
 /** Partition reference number → byte range, from the logical volume's type 1 maps (what UDF ≤ 2.01 media use). */
-function partitionMaps(device: string, lvd: Uint8Array, parts: VolumeDescriptors['partitions']): Array<{ start: number; length: number }> {
+function partitionMaps(
+  device: string,
+  lvd: Uint8Array,
+  parts: VolumeDescriptors['partitions'],
+): Array<{ start: number; length: number }> {
   const count = u32le(lvd, 268);
   const tableLength = u32le(lvd, 264);
-  if (count > 64 || 440 + tableLength > lvd.length) throw new FilesystemError(device, `UDF partition map table is implausible (${count} maps, ${tableLength} bytes)`);
+  if (count > 64 || 440 + tableLength > lvd.length)
+    throw new FilesystemError(device, `UDF partition map table is implausible (${count} maps, ${tableLength} bytes)`);
   const out: Array<{ start: number; length: number }> = [];
   let o = 440;
   for (let i = 0; i < count; i++) {
@@ -199,11 +238,20 @@ function partitionMaps(device: string, lvd: Uint8Array, parts: VolumeDescriptors
     const len = lvd[o + 1] ?? 0;
     if (len < 2 || o + len > 440 + tableLength) throw new FilesystemError(device, `UDF partition map ${i} is damaged`);
     if (type !== 1) {
-      const what = Buffer.from(lvd.subarray(o + 5, o + 28)).toString('latin1').replace(/\0+$/, '');
-      throw new FilesystemError(device, `UDF partition map ${i} is of type ${type} (${what || 'unknown'}); only type 1 (UDF up to 2.01) is read`);
+      const what = Buffer.from(lvd.subarray(o + 5, o + 28))
+        .toString('latin1')
+        .replace(/\0+$/, '');
+      throw new FilesystemError(
+        device,
+        `UDF partition map ${i} is of type ${type} (${what || 'unknown'}); only type 1 (UDF up to 2.01) is read`,
+      );
     }
     const p = parts.get(u16le(lvd, o + 4));
-    if (!p) throw new FilesystemError(device, `UDF partition map ${i} names partition ${u16le(lvd, o + 4)}, which has no partition descriptor`);
+    if (!p)
+      throw new FilesystemError(
+        device,
+        `UDF partition map ${i} names partition ${u16le(lvd, o + 4)}, which has no partition descriptor`,
+      );
     out.push(p);
     o += len;
   }
@@ -226,9 +274,14 @@ class UdfBackend implements FsBackend<UdfNode> {
   /** Byte offset of ADDR, checked against its partition. */
   offsetOf(addr: LbAddr, length = this.bs): number {
     const p = this.partitions[addr.partitionRef];
-    if (!p) throw new FilesystemError(this.device, `UDF address names partition reference ${addr.partitionRef}, which the volume does not have`);
+    if (!p)
+      throw new FilesystemError(
+        this.device,
+        `UDF address names partition reference ${addr.partitionRef}, which the volume does not have`,
+      );
     const rel = addr.block * this.bs;
-    if (rel + length > p.length) throw new FilesystemError(this.device, `UDF block ${addr.block} (${length} bytes) lies outside its partition`);
+    if (rel + length > p.length)
+      throw new FilesystemError(this.device, `UDF block ${addr.block} (${length} bytes) lies outside its partition`);
     return p.start + rel;
   }
 
@@ -248,14 +301,19 @@ class UdfBackend implements FsBackend<UdfNode> {
     const d = await this.readBlock(node.icb);
     const isFe = tagOk(d, TAG_FE, node.icb.block);
     const isEfe = !isFe && tagOk(d, TAG_EFE, node.icb.block);
-    if (!isFe && !isEfe) throw new FilesystemError(this.device, `UDF file entry at block ${node.icb.block} is missing or damaged`);
+    if (!isFe && !isEfe)
+      throw new FilesystemError(this.device, `UDF file entry at block ${node.icb.block} is missing or damaged`);
     const fileType = d[16 + 11] ?? 0;
     const adType = u16le(d, 16 + 18) & 7;
     const length = u64le(d, 56);
     const lEa = u32le(d, isFe ? 168 : 208);
     const lAd = u32le(d, isFe ? 172 : 212);
     const adStart = (isFe ? 176 : 216) + lEa;
-    if (adStart + lAd > d.length) throw new FilesystemError(this.device, `UDF file entry at block ${node.icb.block} has allocation descriptors past its block`);
+    if (adStart + lAd > d.length)
+      throw new FilesystemError(
+        this.device,
+        `UDF file entry at block ${node.icb.block} has allocation descriptors past its block`,
+      );
     const ads = d.subarray(adStart, adStart + lAd);
     const entry: FileEntry = { fileType, length, extents: [] };
     if (adType === 3) entry.embedded = ads.subarray(0, Math.min(length, ads.length));
@@ -266,7 +324,8 @@ class UdfBackend implements FsBackend<UdfNode> {
 
   /** Walks short (0) or long (1) allocation descriptors, following continuation extents (type 3). */
   private async extents(first: Uint8Array, adType: number, partitionRef: number): Promise<FileEntry['extents']> {
-    if (adType !== 0 && adType !== 1) throw new FilesystemError(this.device, `UDF allocation descriptor type ${adType} is not supported`);
+    if (adType !== 0 && adType !== 1)
+      throw new FilesystemError(this.device, `UDF allocation descriptor type ${adType} is not supported`);
     const size = adType === 0 ? 8 : 16;
     const out: FileEntry['extents'] = [];
     let ads = first;
@@ -277,29 +336,39 @@ class UdfBackend implements FsBackend<UdfNode> {
         const len = raw & 0x3fffffff;
         const kind = raw >>> 30;
         if (len === 0) break;
-        const addr: LbAddr = { block: u32le(ads, o + 4), partitionRef: adType === 0 ? partitionRef : u16le(ads, o + 8) };
+        const addr: LbAddr = {
+          block: u32le(ads, o + 4),
+          partitionRef: adType === 0 ? partitionRef : u16le(ads, o + 8),
+        };
         if (kind === 3) {
           next = addr;
           break;
         }
-        if (out.length >= MAX_AD_EXTENTS) throw new FilesystemError(this.device, `UDF file has more than ${MAX_AD_EXTENTS} extents`);
+        if (out.length >= MAX_AD_EXTENTS)
+          throw new FilesystemError(this.device, `UDF file has more than ${MAX_AD_EXTENTS} extents`);
         out.push({ offset: kind === 0 ? this.offsetOf(addr, len) : 0, length: len, sparse: kind !== 0 });
       }
       if (!next) return out;
       if (hops > 64) throw new FilesystemError(this.device, 'UDF allocation extent chain is too long');
       const block = await this.readBlock(next);
       // An Allocation Extent Descriptor (tag 258): its descriptors follow its 24-byte header.
-      if (!tagOk(block, 258)) throw new FilesystemError(this.device, `UDF allocation extent at block ${next.block} is damaged`);
+      if (!tagOk(block, 258))
+        throw new FilesystemError(this.device, `UDF allocation extent at block ${next.block} is damaged`);
       ads = block.subarray(24, 24 + Math.min(u32le(block, 20), this.bs - 24));
     }
   }
 
   private async contents(entry: FileEntry, limit: number, what: string): Promise<Uint8Array> {
-    if (entry.length > limit) throw new FilesystemError(this.device, `UDF ${what} is ${entry.length} bytes (limit ${limit})`);
+    if (entry.length > limit)
+      throw new FilesystemError(this.device, `UDF ${what} is ${entry.length} bytes (limit ${limit})`);
     if (entry.embedded) return entry.embedded;
     // The extents must cover the length the entry claims: a damaged length must not make us allocate for nothing.
     const covered = entry.extents.reduce((n, e) => n + e.length, 0);
-    if (covered < entry.length) throw new FilesystemError(this.device, `UDF ${what} claims ${entry.length} bytes but its extents hold ${covered}`);
+    if (covered < entry.length)
+      throw new FilesystemError(
+        this.device,
+        `UDF ${what} claims ${entry.length} bytes but its extents hold ${covered}`,
+      );
     const out = Buffer.alloc(entry.length);
     let at = 0;
     for (const e of entry.extents) {
@@ -324,12 +393,20 @@ class UdfBackend implements FsBackend<UdfNode> {
     let o = 0;
     while (o + 38 <= data.length) {
       const fid = data.subarray(o);
-      if (!tagOk(fid, TAG_FID)) throw new FilesystemError(this.device, `UDF directory '${dir.name || '/'}' has a damaged identifier at byte ${o}`);
+      if (!tagOk(fid, TAG_FID))
+        throw new FilesystemError(
+          this.device,
+          `UDF directory '${dir.name || '/'}' has a damaged identifier at byte ${o}`,
+        );
       const characteristics = fid[18] ?? 0;
       const lFi = fid[19] ?? 0;
       const lIu = u16le(fid, 36);
       const total = (38 + lIu + lFi + 3) & ~3;
-      if (o + 38 + lIu + lFi > data.length) throw new FilesystemError(this.device, `UDF directory '${dir.name || '/'}' has an identifier running past its end`);
+      if (o + 38 + lIu + lFi > data.length)
+        throw new FilesystemError(
+          this.device,
+          `UDF directory '${dir.name || '/'}' has an identifier running past its end`,
+        );
       o += total;
       // Deleted entries and the parent link are not children.
       if (characteristics & 0x04 || characteristics & 0x08) continue;

@@ -42,7 +42,11 @@ export class WindowsDeviceReader implements BlockReader {
         if (n === 0) break;
         done += n;
       }
-      if (done < offset - start + length) throw new FilesystemError(this.name, `short read at offset ${offset}: got ${done - (offset - start)} of ${length} bytes`);
+      if (done < offset - start + length)
+        throw new FilesystemError(
+          this.name,
+          `short read at offset ${offset}: got ${done - (offset - start)} of ${length} bytes`,
+        );
       return buf.subarray(offset - start, offset - start + length);
     } finally {
       this.k32.closeHandle(opened.handle);

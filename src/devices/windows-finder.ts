@@ -34,7 +34,11 @@ export interface WindowsDrive {
 export function listWindowsDrives(k32: Kernel32Disk): WindowsDrive[] {
   return k32.logicalDrives().map((root) => {
     const info = k32.volumeInformation(root);
-    return { root, type: k32.driveType(root), ...(info ? { label: info.label, fsName: info.fsName, serial: info.serial } : {}) };
+    return {
+      root,
+      type: k32.driveType(root),
+      ...(info ? { label: info.label, fsName: info.fsName, serial: info.serial } : {}),
+    };
   });
 }
 
@@ -70,7 +74,12 @@ export class WindowsFilesystemFinder implements FilesystemFinder {
         if (location === 'cdrom') {
           if (type !== 'iso') continue;
           for (const drive of listWindowsDrives(k32)) {
-            if (drive.type !== DriveType.CdRom || drive.label === undefined || (!req.anyLabel && !req.labels.includes(drive.label))) continue;
+            if (
+              drive.type !== DriveType.CdRom ||
+              drive.label === undefined ||
+              (!req.anyLabel && !req.labels.includes(drive.label))
+            )
+              continue;
             const hit = await this.fromCdrom(drive, typed);
             if (hit) found.push(hit);
           }
@@ -103,6 +112,20 @@ export class WindowsFilesystemFinder implements FilesystemFinder {
       for (const p of must) if (await tree.exists(p)) ok = true;
       if (!ok) return undefined;
     }
-    return { device: drive.root, fsType: 'iso9660', label: drive.label ?? '', ...(drive.serial !== undefined ? { uuid: drive.serial.toString(16).toUpperCase().padStart(8, '0').replace(/^(.{4})/, '$1-') } : {}), tree };
+    return {
+      device: drive.root,
+      fsType: 'iso9660',
+      label: drive.label ?? '',
+      ...(drive.serial !== undefined
+        ? {
+            uuid: drive.serial
+              .toString(16)
+              .toUpperCase()
+              .padStart(8, '0')
+              .replace(/^(.{4})/, '$1-'),
+          }
+        : {}),
+      tree,
+    };
   }
 }

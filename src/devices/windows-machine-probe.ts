@@ -21,10 +21,20 @@ export async function probeWindowsMachine(facts: BuildFacts, env: NodeJS.Process
     out.push({
       device: d.root,
       size: 0,
-      ...(fs ? { fsType: fs === 'cdfs' || fs === 'udf' ? 'iso9660' : fs === 'fat' || fs === 'fat32' ? 'vfat' : undefined } : {}),
+      ...(fs
+        ? { fsType: fs === 'cdfs' || fs === 'udf' ? 'iso9660' : fs === 'fat' || fs === 'fat32' ? 'vfat' : undefined }
+        : {}),
       version: `${DRIVE_TYPE_NAMES[d.type] ?? 'unknown'}${d.fsName ? ` ${d.fsName}` : ''}`,
       ...(d.label !== undefined ? { label: d.label } : {}),
-      ...(d.serial !== undefined ? { uuid: d.serial.toString(16).toUpperCase().padStart(8, '0').replace(/^(.{4})/, '$1-') } : {}),
+      ...(d.serial !== undefined
+        ? {
+            uuid: d.serial
+              .toString(16)
+              .toUpperCase()
+              .padStart(8, '0')
+              .replace(/^(.{4})/, '$1-'),
+          }
+        : {}),
     });
   }
   for (const disk of openPhysicalDrives(k32)) out.push(await probe(disk));

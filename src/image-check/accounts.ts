@@ -17,7 +17,10 @@ export async function checkAccounts(files: ImageFiles): Promise<Finding[]> {
       check: 'passwords',
       severity: 'error',
       path: '/etc/shadow',
-      message: password === '' ? `${name} has an empty password: anyone can log in as ${name} on every instance` : `${name} has a password (set by the build?): every instance of this image shares it`,
+      message:
+        password === ''
+          ? `${name} has an empty password: anyone can log in as ${name} on every instance`
+          : `${name} has a password (set by the build?): every instance of this image shares it`,
       fix: `passwd --lock ${name}${name === 'root' ? '' : ` (or userdel --remove ${name} for a user the build seed made)`}`,
     });
   }
@@ -30,7 +33,13 @@ export async function checkAccounts(files: ImageFiles): Promise<Finding[]> {
     const text = await files.readTextIfExists(keys);
     const count = (text ?? '').split('\n').filter((l) => l.trim() !== '' && !l.trim().startsWith('#')).length;
     if (count === 0) continue;
-    out.push({ check: 'authorized-keys', severity: 'warning', path: keys, message: `${keys} holds ${count} key${count === 1 ? '' : 's'} from the build: they log in as ${name} on every instance`, fix: `rm ${keys}` });
+    out.push({
+      check: 'authorized-keys',
+      severity: 'warning',
+      path: keys,
+      message: `${keys} holds ${count} key${count === 1 ? '' : 's'} from the build: they log in as ${name} on every instance`,
+      fix: `rm ${keys}`,
+    });
   }
   return out;
 }

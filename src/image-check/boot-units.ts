@@ -1,4 +1,5 @@
-// Will the image run cloud-init (kiln) at its first boot: the binary, the generator, cloud-init-main.service and the stage units enabled.
+// Will the image run cloud-init (kiln) at its first boot: the binary, the generator, cloud-init-main.service and the
+// stage units enabled.
 import { posix } from 'node:path';
 import { CLOUD_INIT_NAMES, ENABLE_ROOT, ENABLED_UNITS, GENERATOR } from '../install/linux-install';
 import { enableLinks } from '../install/unit-install-section';
@@ -6,8 +7,15 @@ import type { Finding, ImageFiles } from './finding';
 
 /** Where systemd looks for units and generators, in its order of precedence. */
 const UNIT_DIRS = ['/etc/systemd/system', '/usr/lib/systemd/system', '/lib/systemd/system'];
-const GENERATOR_DIRS = ['/etc/systemd/system-generators', '/usr/lib/systemd/system-generators', '/lib/systemd/system-generators'];
-/** cloud-init-main.service and the four stage units it waits for (not the hotplug socket): what makes a boot run cloud-init. */
+const GENERATOR_DIRS = [
+  '/etc/systemd/system-generators',
+  '/usr/lib/systemd/system-generators',
+  '/lib/systemd/system-generators',
+];
+/**
+ * cloud-init-main.service and the four stage units it waits for (not the hotplug socket): what makes a boot run
+ * cloud-init.
+ */
 const BOOT_UNITS = ENABLED_UNITS.filter((u) => u.endsWith('.service'));
 
 async function unitText(files: ImageFiles, unit: string): Promise<string | undefined> {
@@ -18,7 +26,9 @@ async function unitText(files: ImageFiles, unit: string): Promise<string | undef
   return undefined;
 }
 
-/** Whether UNIT is installed and linked into every target its [Install] section names, as `systemctl enable` leaves it. */
+/**
+ * Whether UNIT is installed and linked into every target its [Install] section names, as `systemctl enable` leaves it.
+ */
 async function enabled(files: ImageFiles, unit: string): Promise<boolean> {
   const text = await unitText(files, unit);
   if (text === undefined) return false;
@@ -32,13 +42,34 @@ export async function checkBootUnits(files: ImageFiles, disabledFile: string): P
   const out: Finding[] = [];
   const binary = CLOUD_INIT_NAMES[0] as string;
   if (!(await files.exists(binary))) {
-    out.push({ check: 'boot-units', severity: 'error', path: binary, message: `${binary} is missing: nothing runs the boot stages`, fix: 'kiln install (or install the kiln .deb)' });
+    out.push({
+      check: 'boot-units',
+      severity: 'error',
+      path: binary,
+      message: `${binary} is missing: nothing runs the boot stages`,
+      fix: 'kiln install (or install the kiln .deb)',
+    });
   }
-  const generator = await firstPresent(files, GENERATOR_DIRS.map((d) => posix.join(d, GENERATOR)));
+  const generator = await firstPresent(
+    files,
+    GENERATOR_DIRS.map((d) => posix.join(d, GENERATOR)),
+  );
   if (generator === undefined) {
-    out.push({ check: 'boot-units', severity: 'error', path: posix.join(GENERATOR_DIRS[1] as string, GENERATOR), message: `no ${GENERATOR}: systemd will not pull cloud-init.target into the boot`, fix: 'kiln install' });
+    out.push({
+      check: 'boot-units',
+      severity: 'error',
+      path: posix.join(GENERATOR_DIRS[1] as string, GENERATOR),
+      message: `no ${GENERATOR}: systemd will not pull cloud-init.target into the boot`,
+      fix: 'kiln install',
+    });
   } else if ((((await files.stat(generator))?.mode ?? 0) & 0o111) === 0) {
-    out.push({ check: 'boot-units', severity: 'error', path: generator, message: `${generator} is not executable: systemd skips it`, fix: `chmod 755 ${generator}` });
+    out.push({
+      check: 'boot-units',
+      severity: 'error',
+      path: generator,
+      message: `${generator} is not executable: systemd skips it`,
+      fix: `chmod 755 ${generator}`,
+    });
   }
   const on = await Promise.all(BOOT_UNITS.map((u) => enabled(files, u)));
   if (!on.every(Boolean)) {
@@ -52,7 +83,13 @@ export async function checkBootUnits(files: ImageFiles, disabledFile: string): P
     });
   }
   if (await files.exists(disabledFile)) {
-    out.push({ check: 'boot-units', severity: 'error', path: disabledFile, message: `${disabledFile} exists: cloud-init will not run at all`, fix: `rm ${disabledFile}` });
+    out.push({
+      check: 'boot-units',
+      severity: 'error',
+      path: disabledFile,
+      message: `${disabledFile} exists: cloud-init will not run at all`,
+      fix: `rm ${disabledFile}`,
+    });
   }
   return out;
 }

@@ -1,4 +1,5 @@
-// Files a boot of the build machine generated for that machine: SSH host keys, the sshd drop-in, network config, sudo rules.
+// Files a boot of the build machine generated for that machine: SSH host keys, the sshd drop-in, network config, sudo
+// rules.
 import { expandGenerated, GENERATED_CONFIGS } from '../runner/clean-artifacts';
 import type { Finding, ImageFiles } from './finding';
 
@@ -6,10 +7,14 @@ const SSH_DIR = '/etc/ssh';
 /** Where cc_users_groups writes the sudo rules of the users it made. */
 const SUDOERS_DROP_IN = '/etc/sudoers.d/90-cloud-init-users';
 
-/** DELETE_KEYS: the image's ssh_deletekeys (cc_ssh's default is on): whether each new instance replaces the host keys. */
+/**
+ * DELETE_KEYS: the image's ssh_deletekeys (cc_ssh's default is on): whether each new instance replaces the host keys.
+ */
 export async function checkGeneratedConfigs(files: ImageFiles, deleteKeys: boolean): Promise<Finding[]> {
   const out: Finding[] = [];
-  const hostKeys = (await files.listDir(SSH_DIR).catch(() => [] as string[])).filter((n) => /^ssh_host_.*_key$/.test(n)).sort();
+  const hostKeys = (await files.listDir(SSH_DIR).catch(() => [] as string[]))
+    .filter((n) => /^ssh_host_.*_key$/.test(n))
+    .sort();
   if (hostKeys.length > 0) {
     out.push({
       check: 'ssh-host-keys',
@@ -44,7 +49,13 @@ export async function checkGeneratedConfigs(files: ImageFiles, deleteKeys: boole
     });
   }
   if (await files.exists(SUDOERS_DROP_IN)) {
-    out.push({ check: 'sudo-rules', severity: 'warning', path: SUDOERS_DROP_IN, message: `${SUDOERS_DROP_IN} holds the sudo rules of the build's users: they stay in every instance`, fix: `rm ${SUDOERS_DROP_IN}` });
+    out.push({
+      check: 'sudo-rules',
+      severity: 'warning',
+      path: SUDOERS_DROP_IN,
+      message: `${SUDOERS_DROP_IN} holds the sudo rules of the build's users: they stay in every instance`,
+      fix: `rm ${SUDOERS_DROP_IN}`,
+    });
   }
   return out;
 }

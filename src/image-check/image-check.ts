@@ -37,14 +37,31 @@ export async function checkImage(platform: Platform, embedded: ConfigMap | undef
     // No kernel command line: the image's, not the machine's running kiln check.
     ({ config, paths } = await loadRunConfig(platform, embedded, ''));
   } catch (err) {
-    findings.push({ check: 'system-config', severity: 'error', path: '/etc/cloud', message: `the image's cloud-init config cannot be read: ${describeError(err)}`, fix: 'mend the file the message names' });
+    findings.push({
+      check: 'system-config',
+      severity: 'error',
+      path: '/etc/cloud',
+      message: `the image's cloud-init config cannot be read: ${describeError(err)}`,
+      fix: 'mend the file the message names',
+    });
   }
-  for (const check of [() => checkBootUnits(files, paths.disabledFile), () => checkInstanceState(files, paths), () => checkGeneratedConfigs(files, config.ssh_deletekeys !== false), () => checkAccounts(files)]) {
+  for (const check of [
+    () => checkBootUnits(files, paths.disabledFile),
+    () => checkInstanceState(files, paths),
+    () => checkGeneratedConfigs(files, config.ssh_deletekeys !== false),
+    () => checkAccounts(files),
+  ]) {
     try {
       findings.push(...(await check()));
     } catch (err) {
       // One check that cannot read what it needs does not hide the others' findings.
-      findings.push({ check: 'internal', severity: 'error', path: '/', message: `a check could not finish: ${describeError(err)}`, fix: 'report this to kiln' });
+      findings.push({
+        check: 'internal',
+        severity: 'error',
+        path: '/',
+        message: `a check could not finish: ${describeError(err)}`,
+        fix: 'report this to kiln',
+      });
     }
   }
   findings.sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1));

@@ -37,12 +37,24 @@ export async function checkInstanceState(files: ImageFiles, paths: CloudPaths): 
   // tmpfs no captured disk holds. Only an image whose /run is a plain folder (an offline tree) would carry it.
   const run = await files.listDir(paths.runDir).catch(() => [] as string[]);
   if (run.length > 0 && !(await runIsTmpfs(files))) {
-    out.push({ check: 'instance-state', severity: 'warning', path: paths.runDir, message: `${paths.runDir} is not empty in the image (a tmpfs hides it at boot; the files are the build's)`, fix: `rm -rf ${paths.runDir}/*` });
+    out.push({
+      check: 'instance-state',
+      severity: 'warning',
+      path: paths.runDir,
+      message: `${paths.runDir} is not empty in the image (a tmpfs hides it at boot; the files are the build's)`,
+      fix: `rm -rf ${paths.runDir}/*`,
+    });
   }
   const logs = [];
   for (const f of [paths.logFile, paths.outputLogFile, paths.eventLogFile]) if (await files.exists(f)) logs.push(f);
   if (logs.length > 0) {
-    out.push({ check: 'logs', severity: 'warning', path: logs[0] as string, message: `the build's logs are left (${logs.join(', ')}): they may hold its user data's output, and instances would append to them`, fix: 'cloud-init clean --logs' });
+    out.push({
+      check: 'logs',
+      severity: 'warning',
+      path: logs[0] as string,
+      message: `the build's logs are left (${logs.join(', ')}): they may hold its user data's output, and instances would append to them`,
+      fix: 'cloud-init clean --logs',
+    });
   }
   const machineId = (await files.readTextIfExists('/etc/machine-id'))?.trim();
   if (machineId !== undefined && machineId !== '' && machineId !== 'uninitialized') {
@@ -50,15 +62,21 @@ export async function checkInstanceState(files: ImageFiles, paths: CloudPaths): 
       check: 'machine-id',
       severity: 'error',
       path: '/etc/machine-id',
-      message: '/etc/machine-id holds the build machine\'s id: every instance of this image would share it (DHCP client ids, journald, systemd\'s network names)',
+      message:
+        "/etc/machine-id holds the build machine's id: every instance of this image would share it (DHCP client ids, journald, systemd's network names)",
       fix: 'cloud-init clean --machine-id',
     });
   }
   const dbusId = '/var/lib/dbus/machine-id';
   const dbusLink = await files.readLink(dbusId);
   if (dbusLink === undefined && ((await files.readTextIfExists(dbusId))?.trim() ?? '') !== '') {
-    out.push({ check: 'machine-id', severity: 'error', path: dbusId, message: `${dbusId} holds the build machine's id and is not a link to /etc/machine-id`, fix: `rm ${dbusId} && ln -s /etc/machine-id ${dbusId}` });
+    out.push({
+      check: 'machine-id',
+      severity: 'error',
+      path: dbusId,
+      message: `${dbusId} holds the build machine's id and is not a link to /etc/machine-id`,
+      fix: `rm ${dbusId} && ln -s /etc/machine-id ${dbusId}`,
+    });
   }
   return out;
 }
-

@@ -7,9 +7,11 @@ export const DPKG_STATUS = '/var/lib/dpkg/status';
 /** Why the target holds Debian's cloud-init, or undefined when it does not. */
 export async function debianCloudInitPresence(platform: Platform): Promise<string | undefined> {
   const status = await platform.readTextIfExists(DPKG_STATUS);
-  if (status !== undefined && dpkgListsInstalled(status, 'cloud-init')) return `dpkg lists the cloud-init package as installed (${DPKG_STATUS})`;
+  if (status !== undefined && dpkgListsInstalled(status, 'cloud-init'))
+    return `dpkg lists the cloud-init package as installed (${DPKG_STATUS})`;
   const script = await platform.readTextIfExists('/usr/bin/cloud-init').catch(() => undefined);
-  if (script !== undefined && /^#!.*python/.test(script.split('\n', 1)[0] ?? '')) return '/usr/bin/cloud-init is a Python script';
+  if (script !== undefined && /^#!.*python/.test(script.split('\n', 1)[0] ?? ''))
+    return '/usr/bin/cloud-init is a Python script';
   return undefined;
 }
 
@@ -36,6 +38,7 @@ export const DPKG_DIVERSIONS = '/var/lib/dpkg/diversions';
 export async function dpkgDiversions(platform: Platform): Promise<Diversion[]> {
   const lines = ((await platform.readTextIfExists(DPKG_DIVERSIONS)) ?? '').split('\n');
   const out: Diversion[] = [];
-  for (let i = 0; i + 2 < lines.length && lines[i]; i += 3) out.push({ from: lines[i] as string, to: lines[i + 1] ?? '', package: lines[i + 2] ?? '' });
+  for (let i = 0; i + 2 < lines.length && lines[i]; i += 3)
+    out.push({ from: lines[i] as string, to: lines[i + 1] ?? '', package: lines[i + 2] ?? '' });
   return out;
 }

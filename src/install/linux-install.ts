@@ -13,9 +13,21 @@ import { enableLinks } from './unit-install-section';
  * one process, and the four stage units (cloud-init-local, cloud-init-network, cloud-config, cloud-final) keep each
  * stage's place in the boot; the hotplug socket beside them. cloud-init 25.1 has no unit set with a process per stage.
  */
-export const ENABLED_UNITS = ['cloud-init-main.service', 'cloud-init-local.service', 'cloud-init-network.service', 'cloud-config.service', 'cloud-final.service', 'cloud-init-hotplugd.socket'] as const;
+export const ENABLED_UNITS = [
+  'cloud-init-main.service',
+  'cloud-init-local.service',
+  'cloud-init-network.service',
+  'cloud-config.service',
+  'cloud-final.service',
+  'cloud-init-hotplugd.socket',
+] as const;
 /** The four stage units, in boot order. */
-export const STAGE_UNITS = ['cloud-init-local.service', 'cloud-init-network.service', 'cloud-config.service', 'cloud-final.service'] as const;
+export const STAGE_UNITS = [
+  'cloud-init-local.service',
+  'cloud-init-network.service',
+  'cloud-config.service',
+  'cloud-final.service',
+] as const;
 /**
  * Units an older kiln installed (cloud-init 22.4's network stage unit, kiln's own one-process unit): an install
  * takes them out where their text says they are kiln's, so that no stage runs twice.
@@ -35,7 +47,8 @@ export const HOOK_HOTPLUG = 'hook-hotplug';
 export const HOOK_HOTPLUG_DIRS = ['/usr/libexec/cloud-init', '/usr/lib/cloud-init'] as const;
 /** An older kiln's switch for its one-process unit (`install --units all-stages`); an install removes it. */
 export const SINGLE_PROCESS_MARKER = '/etc/cloud/kiln-single-process';
-export const SINGLE_PROCESS_MARKER_TEXT = '# Written by `kiln install --units all-stages`: cloud-init-generator enables kiln-all-stages.service, not cloud-init.target.\n';
+export const SINGLE_PROCESS_MARKER_TEXT =
+  '# Written by `kiln install --units all-stages`: cloud-init-generator enables kiln-all-stages.service, not cloud-init.target.\n';
 /** Where `systemctl enable` makes its links. */
 export const ENABLE_ROOT = '/etc/systemd/system';
 
@@ -45,7 +58,10 @@ export interface UnitLayout {
   generators: string;
 }
 /** On a system without Debian's cloud-init: the vendor folders, as a package would install them. */
-export const VENDOR_LAYOUT: UnitLayout = { units: '/usr/lib/systemd/system', generators: '/usr/lib/systemd/system-generators' };
+export const VENDOR_LAYOUT: UnitLayout = {
+  units: '/usr/lib/systemd/system',
+  generators: '/usr/lib/systemd/system-generators',
+};
 /**
  * With --replace: the administrator's folders, whose units and generators take precedence over same-named
  * ones in /usr/lib (and /lib), so the package's own files stay untouched.
@@ -75,12 +91,24 @@ function isLive(platform: Platform): boolean {
 }
 
 function unitFiles(files: Record<string, InstallFile>): string[] {
-  return Object.keys(files).filter((f) => f !== GENERATOR && f !== HOOK_HOTPLUG).sort();
+  return Object.keys(files)
+    .filter((f) => f !== GENERATOR && f !== HOOK_HOTPLUG)
+    .sort();
 }
 
 function requireFiles(files: Record<string, InstallFile>): void {
-  const missing = [...ENABLED_UNITS, 'cloud-init-hotplugd.service', 'cloud-init.target', 'cloud-config.target', GENERATOR, HOOK_HOTPLUG].filter((f) => files[f] === undefined);
-  if (missing.length) throw new KilnError(`this kiln binary carries no ${missing.join(', ')} (built without images/systemd?); cannot install`);
+  const missing = [
+    ...ENABLED_UNITS,
+    'cloud-init-hotplugd.service',
+    'cloud-init.target',
+    'cloud-config.target',
+    GENERATOR,
+    HOOK_HOTPLUG,
+  ].filter((f) => files[f] === undefined);
+  if (missing.length)
+    throw new KilnError(
+      `this kiln binary carries no ${missing.join(', ')} (built without images/systemd?); cannot install`,
+    );
 }
 
 /** The text of an embedded file that requireFiles found. */
@@ -104,20 +132,26 @@ export async function installLinux(req: LinuxInstallRequest): Promise<void> {
   requireFiles(files);
   const debian = await debianCloudInitPresence(platform);
   if (debian && !req.replace) {
-    throw new InstallRefusedError(`Debian's cloud-init is installed in ${platform.root} (${debian}); remove it (apt-get purge cloud-init) or give --replace to take over its names`);
+    throw new InstallRefusedError(
+      `Debian's cloud-init is installed in ${platform.root} (${debian}); remove it (apt-get purge cloud-init) or give --replace to take over its names`,
+    );
   }
   const layout = debian ? ADMIN_LAYOUT : VENDOR_LAYOUT;
   if (debian) {
-    say(`replacing Debian's cloud-init (${debian}): its files stay; ${CLOUD_INIT_NAMES.join(' and ')} are diverted (dpkg-divert) to kiln, and kiln's units in ${layout.units} take precedence over the package's`);
+    say(
+      `replacing Debian's cloud-init (${debian}): its files stay; ${CLOUD_INIT_NAMES.join(' and ')} are diverted (dpkg-divert) to kiln, and kiln's units in ${layout.units} take precedence over the package's`,
+    );
     const diverted = new Set((await dpkgDiversions(platform)).map((d) => d.from));
     for (const name of CLOUD_INIT_NAMES) {
-      if (diverted.has(name) || !(await platform.exists(name)) || (await platform.readLink?.(name)) === 'kiln') continue;
+      if (diverted.has(name) || !(await platform.exists(name)) || (await platform.readLink?.(name)) === 'kiln')
+        continue;
       await platform.run(['dpkg-divert', '--local', '--rename', '--divert', `${name}.distrib`, '--add', name]);
     }
   }
   await platform.writeFile(KILN_BINARY, await req.binary(), { mode: 0o755 });
   for (const name of CLOUD_INIT_NAMES) await platform.symlink(posix.basename(KILN_BINARY), name);
-  const write = (path: string, name: string) => platform.writeFile(path, textOf(files, name), { mode: (files[name] as InstallFile).mode });
+  const write = (path: string, name: string) =>
+    platform.writeFile(path, textOf(files, name), { mode: (files[name] as InstallFile).mode });
   for (const unit of unitFiles(files)) await write(`${layout.units}/${unit}`, unit);
   await write(`${layout.generators}/${GENERATOR}`, GENERATOR);
   const hook = `${await hookHotplugDir(platform)}/${HOOK_HOTPLUG}`;
@@ -129,10 +163,14 @@ export async function installLinux(req: LinuxInstallRequest): Promise<void> {
   } else {
     await write(hook, HOOK_HOTPLUG);
   }
-  say(`installed ${KILN_BINARY} (also as ${CLOUD_INIT_NAMES.join(', ')}), ${unitFiles(files).length} units in ${layout.units}, ${layout.generators}/${GENERATOR}, ${hook}`);
+  say(
+    `installed ${KILN_BINARY} (also as ${CLOUD_INIT_NAMES.join(', ')}), ${unitFiles(files).length} units in ${layout.units}, ${layout.generators}/${GENERATOR}, ${hook}`,
+  );
   await removeRetired(platform, layout, say);
   if (!(await platform.exists('/usr/bin/nc')) && !(await platform.exists('/bin/nc'))) {
-    say('warning: no nc in this root: the stage units start their stage with it (install netcat-openbsd, as the kiln package depends on it)');
+    say(
+      'warning: no nc in this root: the stage units start their stage with it (install netcat-openbsd, as the kiln package depends on it)',
+    );
   }
   if (debian) await maskPackageNetworkStage(platform, say);
   if (!req.enable) return;
@@ -171,7 +209,8 @@ async function removeRetired(platform: Platform, layout: UnitLayout, say: (line:
     const path = `${layout.units}/${unit}`;
     const text = await platform.readTextIfExists(path);
     if ((await platform.readLink?.(path)) !== undefined || !isKilnUnitText(text)) continue;
-    for (const link of enableLinkPaths(unit, text as string)) if ((await platform.readLink?.(link)) === path) await platform.remove(link);
+    for (const link of enableLinkPaths(unit, text as string))
+      if ((await platform.readLink?.(link)) === path) await platform.remove(link);
     await platform.remove(path);
     say(`removed ${path}: an older kiln's unit (cloud-init 25.1 runs the stages from cloud-init-main.service)`);
   }
@@ -189,13 +228,19 @@ export const NETWORK_STAGE_MASK = `${ENABLE_ROOT}/cloud-init.service`;
  * (kiln, by the diverted name) beside cloud-init-main.service's network stage. Masked while kiln is installed.
  */
 async function maskPackageNetworkStage(platform: Platform, say: (line: string) => void): Promise<void> {
-  if (!(await packageNetworkStageUnit(platform)) || (await platform.exists(NETWORK_STAGE_MASK)) || (await platform.readLink?.(NETWORK_STAGE_MASK)) !== undefined) return;
+  if (
+    !(await packageNetworkStageUnit(platform)) ||
+    (await platform.exists(NETWORK_STAGE_MASK)) ||
+    (await platform.readLink?.(NETWORK_STAGE_MASK)) !== undefined
+  )
+    return;
   await platform.symlink('/dev/null', NETWORK_STAGE_MASK);
   say(`masked cloud-init.service (the package's network stage): cloud-init-main.service runs every stage`);
 }
 
 async function packageNetworkStageUnit(platform: Platform): Promise<boolean> {
-  for (const dir of ['/usr/lib/systemd/system', '/lib/systemd/system']) if (await platform.exists(`${dir}/cloud-init.service`)) return true;
+  for (const dir of ['/usr/lib/systemd/system', '/lib/systemd/system'])
+    if (await platform.exists(`${dir}/cloud-init.service`)) return true;
   return false;
 }
 
@@ -222,7 +267,9 @@ export async function uninstallLinux(req: LinuxUninstallRequest): Promise<void> 
   // Kiln's files, found by their text: a same-named file with other content (the package's) is not kiln's.
   const candidates: Array<[string, string]> = [];
   for (const layout of [VENDOR_LAYOUT, ADMIN_LAYOUT]) {
-    for (const name of Object.keys(files)) if (name !== HOOK_HOTPLUG) candidates.push([`${name === GENERATOR ? layout.generators : layout.units}/${name}`, textOf(files, name)]);
+    for (const name of Object.keys(files))
+      if (name !== HOOK_HOTPLUG)
+        candidates.push([`${name === GENERATOR ? layout.generators : layout.units}/${name}`, textOf(files, name)]);
   }
   for (const dir of HOOK_HOTPLUG_DIRS) candidates.push([`${dir}/${HOOK_HOTPLUG}`, textOf(files, HOOK_HOTPLUG)]);
   candidates.push([SINGLE_PROCESS_MARKER, SINGLE_PROCESS_MARKER_TEXT]);
@@ -245,7 +292,8 @@ export async function uninstallLinux(req: LinuxUninstallRequest): Promise<void> 
     }
   }
   for (const path of ours) await remove(path);
-  if ((await platform.readLink?.(NETWORK_STAGE_MASK)) === '/dev/null' && (await packageNetworkStageUnit(platform))) await remove(NETWORK_STAGE_MASK);
+  if ((await platform.readLink?.(NETWORK_STAGE_MASK)) === '/dev/null' && (await packageNetworkStageUnit(platform)))
+    await remove(NETWORK_STAGE_MASK);
   for (const name of CLOUD_INIT_NAMES) {
     const target = await platform.readLink?.(name);
     if (target === 'kiln' || target === KILN_BINARY) await remove(name);

@@ -29,5 +29,7 @@ export function enableLinks(unitText: string): EnableLink[] {
     const values = (m[2] as string).split(/\s+/).filter(Boolean);
     found[folder] = values.length === 0 ? [] : [...found[folder], ...values];
   }
-  return (['wants', 'requires'] as const).flatMap((folder) => [...new Set(found[folder])].map((target) => ({ target, folder })));
+  return (['wants', 'requires'] as const).flatMap((folder) =>
+    [...new Set(found[folder])].map((target) => ({ target, folder })),
+  );
 }

@@ -24,7 +24,10 @@ const REQUIRED = ['cloudbase-init.conf', 'cloudbase-init-unattend.conf', 'Unatte
 
 function requireFiles(files: Record<string, InstallFile>): void {
   const missing = REQUIRED.filter((f) => files[f] === undefined);
-  if (missing.length) throw new KilnError(`this kiln binary carries no ${missing.join(', ')} (built without images/windows?); cannot install`);
+  if (missing.length)
+    throw new KilnError(
+      `this kiln binary carries no ${missing.join(', ')} (built without images/windows?); cannot install`,
+    );
 }
 
 export interface WindowsInstallRequest {
@@ -41,7 +44,9 @@ export async function installWindows(req: WindowsInstallRequest): Promise<void> 
   for (const dir of [CONF_DIR, ...EMPTY_DIRS]) await platform.mkdir(dir);
   await platform.writeFile(KILN_EXE, await req.binary());
   for (const name of REQUIRED) await platform.writeFile(destination(name), (files[name] as InstallFile).text);
-  say(`installed ${platform.hostPath(KILN_EXE)}, its confs in ${platform.hostPath(CONF_DIR)} and ${platform.hostPath(destination('SetupComplete.cmd'))}`);
+  say(
+    `installed ${platform.hostPath(KILN_EXE)}, its confs in ${platform.hostPath(CONF_DIR)} and ${platform.hostPath(destination('SetupComplete.cmd'))}`,
+  );
   // As install-kiln.cmd: started by SetupComplete.cmd after sysprep, not at every boot on its own.
   const service = {
     name: SERVICE_NAME,
@@ -54,7 +59,9 @@ export async function installWindows(req: WindowsInstallRequest): Promise<void> 
   if (windows) {
     say(`installed service ${SERVICE_NAME}: ${installService(windows, service)}`);
   } else {
-    say(`service ${SERVICE_NAME} not registered (--dry-run): it would start ${service.exe} with ${service.configFiles.join(', ')}`);
+    say(
+      `service ${SERVICE_NAME} not registered (--dry-run): it would start ${service.exe} with ${service.configFiles.join(', ')}`,
+    );
   }
 }
 
@@ -68,7 +75,11 @@ export async function uninstallWindows(req: WindowsUninstallRequest): Promise<vo
   requireFiles(files);
   const windows = platform.windows?.();
   if (windows) {
-    say(uninstallService(windows, SERVICE_NAME) ? `removed service ${SERVICE_NAME}` : `service ${SERVICE_NAME} was not installed`);
+    say(
+      uninstallService(windows, SERVICE_NAME)
+        ? `removed service ${SERVICE_NAME}`
+        : `service ${SERVICE_NAME} was not installed`,
+    );
   } else {
     say(`service ${SERVICE_NAME} not removed (--dry-run)`);
   }
@@ -80,14 +91,18 @@ export async function uninstallWindows(req: WindowsUninstallRequest): Promise<vo
   }
   if (await platform.exists(KILN_EXE)) {
     // Windows cannot delete an executable that is running: the copy being run is left for the person to delete.
-    if (req.running !== undefined && win32.normalize(req.running).toLowerCase() === win32.normalize(platform.hostPath(KILN_EXE)).toLowerCase()) {
+    if (
+      req.running !== undefined &&
+      win32.normalize(req.running).toLowerCase() === win32.normalize(platform.hostPath(KILN_EXE)).toLowerCase()
+    ) {
       say(`kept ${platform.hostPath(KILN_EXE)}: it is running now; delete it once this command has ended`);
     } else {
       await platform.remove(KILN_EXE);
     }
   }
   for (const dir of [...EMPTY_DIRS, CONF_DIR, CLOUDBASE_INIT_DIR]) {
-    if ((await platform.exists(dir)) && (await platform.listDir(dir)).length === 0) await platform.remove(dir, { recursive: true });
+    if ((await platform.exists(dir)) && (await platform.listDir(dir)).length === 0)
+      await platform.remove(dir, { recursive: true });
   }
   say(`removed kiln from ${platform.hostPath(CLOUDBASE_INIT_DIR)}`);
 }

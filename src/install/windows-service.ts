@@ -25,7 +25,10 @@ export interface ServiceInstallRequest {
   displayName?: string;
 }
 
-/** Registers kiln as the cloudbase-init service (what `service install` and `kiln install` do); returns its command line. */
+/**
+ * Registers kiln as the cloudbase-init service (what `service install` and `kiln install` do); returns its command
+ * line.
+ */
 export function installService(win: WindowsMachine, req: ServiceInstallRequest): string {
   const binaryPath = serviceCommandLine(req.exe, req.configFiles);
   win.win32().advapi32.createService({

@@ -9,7 +9,8 @@ export const RSA_BITS = 3072;
 /** A new private key of TYPE, made by OpenSSL on the thread pool. */
 export function generateHostPrivateKey(type: HostKeyType): Promise<KeyObject> {
   return new Promise((resolve, reject) => {
-    const done = (err: Error | null, _publicKey: KeyObject, privateKey: KeyObject): void => (err ? reject(err) : resolve(privateKey));
+    const done = (err: Error | null, _publicKey: KeyObject, privateKey: KeyObject): void =>
+      err ? reject(err) : resolve(privateKey);
     if (type === 'rsa') generateKeyPair('rsa', { modulusLength: RSA_BITS, publicExponent: 0x10001 }, done);
     else if (type === 'ecdsa') generateKeyPair('ec', { namedCurve: 'P-256' }, done);
     else generateKeyPair('ed25519', undefined, done);

@@ -12,7 +12,15 @@ export function privateKeyFile(key: OpenSshKey, comment: string): string {
   const pad: number[] = [];
   for (let i = 1; (section.length + pad.length) % 8 !== 0; i++) pad.push(i);
   section = Buffer.concat([section, Buffer.from(pad)]);
-  const body = Buffer.concat([Buffer.from('openssh-key-v1\0', 'latin1'), sshString('none'), sshString('none'), sshString(''), uint32(1), sshString(key.publicBlob), sshString(section)]);
+  const body = Buffer.concat([
+    Buffer.from('openssh-key-v1\0', 'latin1'),
+    sshString('none'),
+    sshString('none'),
+    sshString(''),
+    uint32(1),
+    sshString(key.publicBlob),
+    sshString(section),
+  ]);
   const lines = body.toString('base64').match(/.{1,70}/g) ?? [];
   return `-----BEGIN OPENSSH PRIVATE KEY-----\n${lines.join('\n')}\n-----END OPENSSH PRIVATE KEY-----\n`;
 }

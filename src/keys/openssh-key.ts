@@ -44,7 +44,14 @@ export function openSshKeyFromPrivateKey(type: HostKeyType, privateKey: KeyObjec
       bits: privateKey.asymmetricKeyDetails?.modulusLength ?? n.length * 8,
       publicBlob: Buffer.concat([sshString('ssh-rsa'), sshMpint(e), sshMpint(n)]),
       // n, e, d, iqmp (q⁻¹ mod p, JWK's qi), p, q.
-      privateFields: Buffer.concat([sshMpint(n), sshMpint(e), sshMpint(jwkPart(jwk, 'd')), sshMpint(jwkPart(jwk, 'qi')), sshMpint(jwkPart(jwk, 'p')), sshMpint(jwkPart(jwk, 'q'))]),
+      privateFields: Buffer.concat([
+        sshMpint(n),
+        sshMpint(e),
+        sshMpint(jwkPart(jwk, 'd')),
+        sshMpint(jwkPart(jwk, 'qi')),
+        sshMpint(jwkPart(jwk, 'p')),
+        sshMpint(jwkPart(jwk, 'q')),
+      ]),
     };
   }
   if (type === 'ecdsa') {

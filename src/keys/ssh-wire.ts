@@ -18,6 +18,7 @@ export function sshMpint(unsigned: Buffer): Buffer {
   let start = 0;
   while (start < unsigned.length && unsigned[start] === 0) start++;
   const digits = unsigned.subarray(start);
-  const body = digits.length > 0 && ((digits[0] as number) & 0x80) !== 0 ? Buffer.concat([Buffer.from([0]), digits]) : digits;
+  const body =
+    digits.length > 0 && ((digits[0] as number) & 0x80) !== 0 ? Buffer.concat([Buffer.from([0]), digits]) : digits;
   return sshString(body);
 }

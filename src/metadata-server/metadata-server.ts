@@ -1,5 +1,6 @@
 // A local metadata service serving a cloud's tree from a folder over HTTP or a unix socket, answering by the rules its
-// cloud registers (sources/mock-service.ts), with a phone-home endpoint and, for the clouds that have one, a password server; misbehaving on request.
+// cloud registers (sources/mock-service.ts), with a phone-home endpoint and, for the clouds that have one, a password
+// server; misbehaving on request.
 import { promises as fsp } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -29,10 +30,16 @@ export interface MetadataServerOptions {
   /** '127.0.0.1' by default; port 0 picks a free one. */
   host?: string;
   port?: number;
-  /** Listen on this unix socket instead of host:port (the kinds whose transport is 'http-socket'); an old socket file there is replaced. */
+  /**
+   * Listen on this unix socket instead of host:port (the kinds whose transport is 'http-socket'); an old socket file
+   * there is replaced.
+   */
   socketPath?: string;
   misbehave?: Misbehaviour[];
-  /** IMDSv2's rules, for the kinds that have them: 'required' answers 401 without a token; 'optional' (default) accepts IMDSv1; 'disabled' answers 403 to PUT token. */
+  /**
+   * IMDSv2's rules, for the kinds that have them: 'required' answers 401 without a token; 'optional' (default) accepts
+   * IMDSv1; 'disabled' answers 403 to PUT token.
+   */
   imdsv2?: 'required' | 'optional' | 'disabled';
   /** Tokens stop being valid after this many uses (to test re-fetching on 401). */
   tokenUses?: number;
@@ -88,8 +95,18 @@ export interface RunningMetadataServer {
 /** Parses the CLI/knob form 'kind[,path=/x][,times=N][,value=N]', e.g. 'status,value=503,times=2'. */
 export function parseMisbehaviour(text: string): Misbehaviour {
   const [kind, ...rest] = text.split(',');
-  const kinds: Array<Misbehaviour['kind']> = ['delay', 'status', 'truncate', 'oversize', 'redirect-loop', 'redirect-other-host', 'drop', 'wrong-type'];
-  if (!kinds.includes(kind as Misbehaviour['kind'])) throw new Error(`unknown misbehaviour '${kind}'; one of ${kinds.join(', ')}`);
+  const kinds: Array<Misbehaviour['kind']> = [
+    'delay',
+    'status',
+    'truncate',
+    'oversize',
+    'redirect-loop',
+    'redirect-other-host',
+    'drop',
+    'wrong-type',
+  ];
+  if (!kinds.includes(kind as Misbehaviour['kind']))
+    throw new Error(`unknown misbehaviour '${kind}'; one of ${kinds.join(', ')}`);
   const m: Misbehaviour = { kind: kind as Misbehaviour['kind'] };
   for (const part of rest) {
     const [k, v] = part.split('=');
@@ -108,12 +125,23 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
   const timers = new Set<NodeJS.Timeout>();
   const root = posix.resolve(opts.dir);
   const files = folderFiles(root);
-  const answers = service.answers?.({ ...(opts.imdsv2 ? { imdsv2: opts.imdsv2 } : {}), ...(opts.tokenUses !== undefined ? { tokenUses: opts.tokenUses } : {}) }) ?? {};
+  const answers =
+    service.answers?.({
+      ...(opts.imdsv2 ? { imdsv2: opts.imdsv2 } : {}),
+      ...(opts.tokenUses !== undefined ? { tokenUses: opts.tokenUses } : {}),
+    }) ?? {};
   const passwords = service.passwordServer ? passwordServerRules(root) : undefined;
 
   const localOf = (req: IncomingMessage) => (req.socket.localAddress ?? '').replace(/^::ffff:/, '');
   const record = (req: IncomingMessage, status: number) => {
-    const r: RequestRecord = { method: req.method ?? 'GET', path: req.url ?? '/', remote: (req.socket.remoteAddress ?? '').replace(/^::ffff:/, ''), headers: req.headers, status, local: localOf(req) };
+    const r: RequestRecord = {
+      method: req.method ?? 'GET',
+      path: req.url ?? '/',
+      remote: (req.socket.remoteAddress ?? '').replace(/^::ffff:/, ''),
+      headers: req.headers,
+      status,
+      local: localOf(req),
+    };
     requests.push(r);
     opts.onRequest?.(r);
   };
@@ -123,7 +151,13 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
     return (await exists(own)) ? own : root;
   };
 
-  const send = (req: IncomingMessage, res: ServerResponse, status: number, body: string | Uint8Array, headers: Record<string, string> = {}) => {
+  const send = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    status: number,
+    body: string | Uint8Array,
+    headers: Record<string, string> = {},
+  ) => {
     record(req, status);
     const bytes = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body);
     res.writeHead(status, { 'content-type': 'text/plain', 'content-length': String(bytes.length), ...headers });
@@ -182,13 +216,16 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
           return;
         case 'wrong-type':
           // A captive portal or proxy error page where metadata should be: 200, but HTML.
-          return send(req, res, 200, '<html><body><h1>Welcome</h1>Please log in.</body></html>\n', { 'content-type': 'text/html' });
+          return send(req, res, 200, '<html><body><h1>Welcome</h1>Please log in.</body></html>\n', {
+            'content-type': 'text/html',
+          });
       }
     }
     if (req.method === 'POST' && (path === PHONE_HOME_PATH || path.startsWith(`${PHONE_HOME_PATH}/`))) {
       const body = await readRequestBody(req, 1024 * 1024);
       const fields = phoneHomeFields(body, String(req.headers['content-type'] ?? ''));
-      if (!fields) return send(req, res, 400, 'the report must be a form (application/x-www-form-urlencoded) or a JSON object\n');
+      if (!fields)
+        return send(req, res, 400, 'the report must be a form (application/x-www-form-urlencoded) or a JSON object\n');
       send(req, res, 200, 'ok\n');
       (requests.at(-1) as RequestRecord).body = body;
       opts.onPhoneHome?.({ path, address: (requests.at(-1) as RequestRecord).remote, fields });
@@ -248,7 +285,8 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
     s.on('close', () => sockets.delete(s));
   });
   // A socket left by an earlier run would make listen fail; anything else at that path is left for listen to refuse.
-  if (opts.socketPath !== undefined && (await fsp.lstat(opts.socketPath).catch(() => undefined))?.isSocket()) await fsp.rm(opts.socketPath);
+  if (opts.socketPath !== undefined && (await fsp.lstat(opts.socketPath).catch(() => undefined))?.isSocket())
+    await fsp.rm(opts.socketPath);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     if (opts.socketPath !== undefined) server.listen(opts.socketPath, () => resolve());
@@ -260,7 +298,14 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
       for (const s of sockets) s.destroy();
       server.close(() => resolve());
     });
-  if (opts.socketPath !== undefined) return { url: service.socketUrl ?? 'http://localhost', port: 0, socketPath: opts.socketPath, requests, close: closeAll };
+  if (opts.socketPath !== undefined)
+    return {
+      url: service.socketUrl ?? 'http://localhost',
+      port: 0,
+      socketPath: opts.socketPath,
+      requests,
+      close: closeAll,
+    };
   const addr = server.address() as AddressInfo;
   const hostPart = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   return {
@@ -272,13 +317,17 @@ export async function startMetadataServer(opts: MetadataServerOptions): Promise<
   };
 }
 
-/** A phone-home body's fields: cc_phone_home posts a form; a JSON object of strings is taken too. Undefined: neither. */
+/**
+ * A phone-home body's fields: cc_phone_home posts a form; a JSON object of strings is taken too. Undefined: neither.
+ */
 function phoneHomeFields(body: string, contentType: string): Record<string, string> | undefined {
   if (/json/i.test(contentType) || body.trimStart().startsWith('{')) {
     try {
       const doc: unknown = JSON.parse(body);
       if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return undefined;
-      return Object.fromEntries(Object.entries(doc).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+      return Object.fromEntries(
+        Object.entries(doc).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+      );
     } catch {
       // A body that is not a JSON mapping has no headers to add.
       return undefined;
@@ -292,7 +341,9 @@ function phoneHomeFields(body: string, contentType: string): Record<string, stri
  * kind's bare-listed top folder). With the kind's key-named folders, a folder named '0=name' answers as '0/'.
  */
 async function resolveTree(root: string, path: string, service: HttpMockService): Promise<Uint8Array | undefined> {
-  const parts = decodeURIComponent(path).split('/').filter((p) => p !== '' && p !== '.');
+  const parts = decodeURIComponent(path)
+    .split('/')
+    .filter((p) => p !== '' && p !== '.');
   if (parts.includes('..')) return undefined;
   let host = root;
   for (const part of parts) {

@@ -1,4 +1,5 @@
-// The mock of CloudStack's (and Exoscale's) password server: hands out DIR/password once per `send_my_password` until the client acknowledges it with `saved_password`.
+// The mock of CloudStack's (and Exoscale's) password server: hands out DIR/password once per `send_my_password` until
+// the client acknowledges it with `saved_password`.
 import { promises as fsp } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { posix } from 'node:path';
@@ -22,7 +23,10 @@ export interface PasswordServerState {
  * `saved_password`. A password file holding exactly `bad_request` makes every answer `bad_request` (a server
  * that does not understand the client). Any other DomU_Request value is a `bad_request`, as the real one answers.
  */
-export function passwordServerRules(root: string): { answer(req: IncomingMessage): Promise<PasswordAnswer>; state: PasswordServerState } {
+export function passwordServerRules(root: string): {
+  answer(req: IncomingMessage): Promise<PasswordAnswer>;
+  state: PasswordServerState;
+} {
   const state: PasswordServerState = { handedOut: 0, acknowledged: false, strayAcks: 0 };
   const answer = async (req: IncomingMessage): Promise<PasswordAnswer> => {
     const request = String(req.headers.domu_request ?? '').trim();

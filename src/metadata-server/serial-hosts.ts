@@ -1,4 +1,6 @@
-// The serial-port metadata hosts for `devel serve-metadata` (the clouds whose mock is a SerialMockService): each on a unix socket, which is the zone socket itself, or a serial port's far side through a pty bridge such as `socat PTY,link=ROOT/dev/ttyS1,raw,echo=0 UNIX-CONNECT:SOCKET`.
+// The serial-port metadata hosts for `devel serve-metadata` (the clouds whose mock is a SerialMockService): each on a
+// unix socket, which is the zone socket itself, or a serial port's far side through a pty bridge such as `socat
+// PTY,link=ROOT/dev/ttyS1,raw,echo=0 UNIX-CONNECT:SOCKET`.
 import { promises as fsp } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import type { MockSerialHost, MockStream } from '../sources/mock-service';

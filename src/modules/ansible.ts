@@ -1,4 +1,5 @@
-// cc_ansible: installs ansible (distro package or pip, as run_user), then runs ansible-galaxy actions, ansible-pull and the controller's clones and playbooks.
+// cc_ansible: installs ansible (distro package or pip, as run_user), then runs ansible-galaxy actions, ansible-pull and
+// the controller's clones and playbooks.
 import { isRecord } from './support/config-shapes';
 import { whichInTarget } from './support/distro-facts';
 import { installPackages } from './support/install-packages';
@@ -31,10 +32,17 @@ export class AnsibleRunner {
   async run(command: string[], cwd?: string): Promise<string> {
     const argv = this.argv(command, cwd);
     const direct = !this.runUser;
-    const r = await this.ctx.platform.run(argv, { allowFailure: true, ...(direct ? { env: this.env } : {}), ...(direct && cwd ? { cwd } : {}) });
+    const r = await this.ctx.platform.run(argv, {
+      allowFailure: true,
+      ...(direct ? { env: this.env } : {}),
+      ...(direct && cwd ? { cwd } : {}),
+    });
     if (r.code !== 0) {
       if (r.stdout || r.stderr) await this.ctx.output(r.stdout + r.stderr);
-      throw new ModuleError(MODULE, `'${argv.join(' ')}' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim().split('\n').slice(-2).join(' / ')}` : ''}`);
+      throw new ModuleError(
+        MODULE,
+        `'${argv.join(' ')}' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim().split('\n').slice(-2).join(' / ')}` : ''}`,
+      );
     }
     return r.stdout;
   }
@@ -42,18 +50,24 @@ export class AnsibleRunner {
 
 /** validate_config: the keys cloud-init requires before doing anything. */
 export function validateAnsibleConfig(a: Record<string, unknown>): void {
-  for (const key of ['install_method', 'package_name']) if (!a[key]) throw new ModuleError(MODULE, `Missing required key '${key}' from ${JSON.stringify(a)}`);
+  for (const key of ['install_method', 'package_name'])
+    if (!a[key]) throw new ModuleError(MODULE, `Missing required key '${key}' from ${JSON.stringify(a)}`);
   if (a.pull) {
     const pull = isRecord(a.pull) ? a.pull : {};
-    for (const key of ['url', 'playbook_name']) if (!pull[key]) throw new ModuleError(MODULE, `Missing required key 'pull/${key}' from ${JSON.stringify(a)}`);
+    for (const key of ['url', 'playbook_name'])
+      if (!pull[key]) throw new ModuleError(MODULE, `Missing required key 'pull/${key}' from ${JSON.stringify(a)}`);
   }
   if (a.setup_controller) {
     const c = isRecord(a.setup_controller) ? a.setup_controller : {};
-    if (!(Array.isArray(c.repositories) && c.repositories.length) && !(Array.isArray(c.run_ansible) && c.run_ansible.length)) {
+    if (
+      !(Array.isArray(c.repositories) && c.repositories.length) &&
+      !(Array.isArray(c.run_ansible) && c.run_ansible.length)
+    ) {
       throw new ModuleError(MODULE, `Missing required key from ${JSON.stringify(a.setup_controller)}`);
     }
   }
-  if (a.install_method !== 'pip' && a.install_method !== 'distro') throw new ModuleError(MODULE, `Invalid install method ${pyStr(a.install_method)}`);
+  if (a.install_method !== 'pip' && a.install_method !== 'distro')
+    throw new ModuleError(MODULE, `Invalid install method ${pyStr(a.install_method)}`);
 }
 
 /** filter_args: '_' becomes '-', false values are left out; true gives a bare flag. */
@@ -112,15 +126,21 @@ export const ansibleModule: Module = {
     let runner: AnsibleRunner;
     if (a.install_method === 'pip') {
       runner = new AnsibleRunner(ctx, runUser);
-      // As cloud-init: the user's site folder joins PATH (its quoted -c argument makes python print nothing, so this is '/bin/').
-      const userBase = (await runner.run([PYTHON, '-c', "'import site; print(site.getuserbase())'"])).replace(/\n$/, '');
+      // As cloud-init: the user's site folder joins PATH (its quoted -c argument makes python print nothing, so this is
+      // '/bin/').
+      const userBase = (await runner.run([PYTHON, '-c', "'import site; print(site.getuserbase())'"])).replace(
+        /\n$/,
+        '',
+      );
       runner.env.PATH = process.env.PATH ? `${process.env.PATH}:${userBase}/bin/` : `${userBase}/bin/`;
       await installWithPip(ctx, runner, pkg);
-      if (!(await runner.run([PYTHON, '-m', 'pip', 'list'])).includes('ansible')) throw new ModuleError(MODULE, 'command: ansible is not installed');
+      if (!(await runner.run([PYTHON, '-m', 'pip', 'list'])).includes('ansible'))
+        throw new ModuleError(MODULE, 'command: ansible is not installed');
     } else {
       runner = new AnsibleRunner(ctx, undefined);
       if (!(await whichInTarget(ctx.platform, 'ansible'))) await installPackages(ctx, MODULE, [pkg]);
-      if (!(await whichInTarget(ctx.platform, 'ansible'))) throw new ModuleError(MODULE, 'command: ansible is not installed');
+      if (!(await whichInTarget(ctx.platform, 'ansible')))
+        throw new ModuleError(MODULE, 'command: ansible is not installed');
     }
     if (a.ansible_config) runner.env[CFG_OVERRIDE] = pyStr(a.ansible_config);
 
@@ -128,7 +148,11 @@ export const ansibleModule: Module = {
       const actions = isRecord(a.galaxy) && Array.isArray(a.galaxy.actions) ? a.galaxy.actions : [];
       if (actions.length === 0) ctx.recoverable('WARNING', `Invalid config: ${JSON.stringify(a.galaxy)}`);
       for (const action of actions) {
-        if (!Array.isArray(action)) throw new ModuleError(MODULE, `ansible.galaxy.actions: each action is a command list, not ${JSON.stringify(action)}`);
+        if (!Array.isArray(action))
+          throw new ModuleError(
+            MODULE,
+            `ansible.galaxy.actions: each action is a command list, not ${JSON.stringify(action)}`,
+          );
         await runner.run(action.map(String));
       }
     }
@@ -136,7 +160,11 @@ export const ansibleModule: Module = {
       const pull = a.pull as Record<string, unknown>;
       const v = versionOf(await runner.run(['ansible-pull', '--version']));
       if (!v) ctx.recoverable('WARNING', 'Cannot parse ansible version');
-      else if (below(v, [2, 7, 0]) && pull.diff) throw new ModuleError(MODULE, `Ansible version ${v.slice(0, 3).join('.')}doesn't support --diff flag, exiting.`);
+      else if (below(v, [2, 7, 0]) && pull.diff)
+        throw new ModuleError(
+          MODULE,
+          `Ansible version ${v.slice(0, 3).join('.')}doesn't support --diff flag, exiting.`,
+        );
       const out = await runner.run(pullArgv(pull));
       if (out) await ctx.output(out);
     }
@@ -144,13 +172,24 @@ export const ansibleModule: Module = {
       const c = a.setup_controller as Record<string, unknown>;
       for (const repo of Array.isArray(c.repositories) ? c.repositories : []) {
         const r = isRecord(repo) ? repo : {};
-        if (r.source === undefined || r.path === undefined) throw new ModuleError(MODULE, 'ansible.setup_controller.repositories: each entry needs source and path');
+        if (r.source === undefined || r.path === undefined)
+          throw new ModuleError(MODULE, 'ansible.setup_controller.repositories: each entry needs source and path');
         await runner.run(['git', 'clone', pyStr(r.source), pyStr(r.path)]);
       }
       for (const entry of Array.isArray(c.run_ansible) ? c.run_ansible : []) {
-        if (!isRecord(entry) || entry.playbook_dir === undefined || entry.playbook_name === undefined) throw new ModuleError(MODULE, 'ansible.setup_controller.run_ansible: each entry needs playbook_dir and playbook_name');
+        if (!isRecord(entry) || entry.playbook_dir === undefined || entry.playbook_name === undefined)
+          throw new ModuleError(
+            MODULE,
+            'ansible.setup_controller.run_ansible: each entry needs playbook_dir and playbook_name',
+          );
         const { playbook_dir: dir, playbook_name: name, ...rest } = entry;
-        const argv = ['ansible-playbook', pyStr(name), ...Object.entries(rest).filter(([, v]) => v !== false).map(([k, v]) => `--${k.replace(/_/g, '-')}=${pyStr(v)}`)];
+        const argv = [
+          'ansible-playbook',
+          pyStr(name),
+          ...Object.entries(rest)
+            .filter(([, v]) => v !== false)
+            .map(([k, v]) => `--${k.replace(/_/g, '-')}=${pyStr(v)}`),
+        ];
         await runner.run(argv, pyStr(dir));
       }
     }

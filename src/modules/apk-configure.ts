@@ -18,11 +18,19 @@ export interface ApkRepoParams {
 
 /** The repositories file: main, then community and edge/testing when enabled, then the local repo. */
 export function renderApkRepositories(p: ApkRepoParams): string {
-  const lines = ['#', '# Created by cloud-init (kiln)', '#', '# This file is written on first boot of an instance', '#', ''];
+  const lines = [
+    '#',
+    '# Created by cloud-init (kiln)',
+    '#',
+    '# This file is written on first boot of an instance',
+    '#',
+    '',
+  ];
   lines.push(`${p.baseUrl}/${p.version}/main`);
   if (p.community) lines.push(`${p.baseUrl}/${p.version}/community`);
   if (p.testing) {
-    if (p.version !== 'edge') lines.push('#', '# Testing repository on a non-edge release: packages may not match this release', '#');
+    if (p.version !== 'edge')
+      lines.push('#', '# Testing repository on a non-edge release: packages may not match this release', '#');
     lines.push(`${p.baseUrl}/edge/testing`);
   }
   if (p.localRepo !== '') lines.push('', '#', '# Local repo', '#', `${p.localRepo}/${p.version}`);
@@ -37,7 +45,10 @@ export function renderApkRepositories(p: ApkRepoParams): string {
 function alpineRepoSetting(repo: unknown): unknown {
   if (!pyTruthy(repo)) return undefined;
   if (!isRecord(repo)) return repo;
-  const read = readConfigValue({ base_url: 'str', community_enabled: 'truthy', testing_enabled: 'truthy', version: 'truthy-str' }, repo);
+  const read = readConfigValue(
+    { base_url: 'str', community_enabled: 'truthy', testing_enabled: 'truthy', version: 'truthy-str' },
+    repo,
+  );
   return { ...(read as object), version: (read as { version?: string }).version ?? '' };
 }
 
@@ -47,7 +58,10 @@ function alpineRepoSetting(repo: unknown): unknown {
  */
 function apkReposSetting(section: unknown): unknown {
   if (!pyTruthy(section)) return undefined;
-  return readConfigValue({ preserve_repositories: 'bool', alpine_repo: alpineRepoSetting, local_repo_base_url: 'str' }, section);
+  return readConfigValue(
+    { preserve_repositories: 'bool', alpine_repo: alpineRepoSetting, local_repo_base_url: 'str' },
+    section,
+  );
 }
 
 export const apkConfigureModule: Module = configModule({

@@ -1,4 +1,5 @@
-// cc_apt_configure: debconf selections, sources.list from cloud-init's template or kiln's built-in one (mirrors by region/zone), proxies, apt.conf, extra sources and keys.
+// cc_apt_configure: debconf selections, sources.list from cloud-init's template or kiln's built-in one (mirrors by
+// region/zone), proxies, apt.conf, extra sources and keys.
 import { posix } from 'node:path';
 import type { InstanceData } from '../sources/datasource';
 import { describeError } from '../util/errors';
@@ -21,12 +22,20 @@ export const CLOUD_INIT_GPG_DIR = '/etc/apt/cloud-init.gpg.d/';
 const APT_LISTS = '/var/lib/apt/lists';
 const DEFAULT_KEYSERVER = 'keyserver.ubuntu.com';
 const ADD_APT_REPO_MATCH = '^[\\w-]+:\\w';
-const PRIMARY_ARCH_MIRRORS = { PRIMARY: 'http://archive.ubuntu.com/ubuntu/', SECURITY: 'http://security.ubuntu.com/ubuntu/' };
-const PORTS_MIRRORS = { PRIMARY: 'http://ports.ubuntu.com/ubuntu-ports', SECURITY: 'http://ports.ubuntu.com/ubuntu-ports' };
+const PRIMARY_ARCH_MIRRORS = {
+  PRIMARY: 'http://archive.ubuntu.com/ubuntu/',
+  SECURITY: 'http://security.ubuntu.com/ubuntu/',
+};
+const PORTS_MIRRORS = {
+  PRIMARY: 'http://ports.ubuntu.com/ubuntu-ports',
+  SECURITY: 'http://ports.ubuntu.com/ubuntu-ports',
+};
 const EC2_AZ = /^[a-z][a-z]-(?:[a-z]+-)+[0-9][a-z]$/;
 
 export interface AptDeps {
-  /** Fetches the armored key KEYID from KEYSERVER (cloud-init: gpg --recv-keys + --export --armor). Never used in tests. */
+  /**
+   * Fetches the armored key KEYID from KEYSERVER (cloud-init: gpg --recv-keys + --export --armor). Never used in tests.
+   */
   fetchKey: (keyid: string, keyserver: string) => Promise<string>;
   /** True when the URL's host resolves (cloud-init's is_resolvable_url, used by mirror `search`). */
   resolvable: (url: string) => Promise<boolean>;
@@ -50,28 +59,44 @@ export function convertToV3(cfgIn: CloudConfig, warn: (m: string) => void): Clou
       let n = 0;
       for (const ent of cfg.apt_sources) {
         if (!isRecord(ent)) continue;
-        const key = typeof ent.filename === 'string' ? ent.filename : n++ === 0 ? 'cloud_config_sources.list' : `cloud_config_sources.list_${n}`;
+        const key =
+          typeof ent.filename === 'string'
+            ? ent.filename
+            : n++ === 0
+              ? 'cloud_config_sources.list'
+              : `cloud_config_sources.list_${n}`;
         dict[key] = { filename: 'cloud_config_sources.list', ...ent };
       }
       cfg.apt_sources = dict;
     } else if (!isRecord(cfg.apt_sources)) throw new ModuleError(MODULE, 'unknown apt_sources format');
   }
   const map: Record<string, string | null> = {
-    apt_sources: 'sources', apt_mirror: null, apt_mirror_search: null, apt_mirror_search_dns: null, apt_proxy: 'proxy', apt_http_proxy: 'http_proxy',
-    apt_ftp_proxy: 'https_proxy', apt_https_proxy: 'ftp_proxy', apt_preserve_sources_list: 'preserve_sources_list', apt_custom_sources_list: 'sources_list',
+    apt_sources: 'sources',
+    apt_mirror: null,
+    apt_mirror_search: null,
+    apt_mirror_search_dns: null,
+    apt_proxy: 'proxy',
+    apt_http_proxy: 'http_proxy',
+    apt_ftp_proxy: 'https_proxy',
+    apt_https_proxy: 'ftp_proxy',
+    apt_preserve_sources_list: 'preserve_sources_list',
+    apt_custom_sources_list: 'sources_list',
     add_apt_repo_match: 'add_apt_repo_match',
   };
   const present = Object.keys(map).filter((k) => k in cfg && cfg[k] !== null && cfg[k] !== '');
   for (const k of Object.keys(map)) if (k in cfg && (cfg[k] === null || cfg[k] === '')) delete cfg[k];
   if (present.length === 0) return cfg;
-  warn(`DEPRECATION apt: converted deprecated config V2 to V3 format for keys '${present.join(', ')}'. Use updated config keys.`);
+  warn(
+    `DEPRECATION apt: converted deprecated config V2 to V3 format for keys '${present.join(', ')}'. Use updated config keys.`,
+  );
   if (isRecord(cfg.apt)) {
     for (const k of present) {
       const nk = map[k];
       const old = cfg[k];
       delete cfg[k];
       if (!nk || cfg.apt[nk] === undefined || cfg.apt[nk] === null) continue;
-      if (JSON.stringify(old) !== JSON.stringify(cfg.apt[nk])) throw new ModuleError(MODULE, `Old and New apt format defined with unequal values for ${k}`);
+      if (JSON.stringify(old) !== JSON.stringify(cfg.apt[nk]))
+        throw new ModuleError(MODULE, `Old and New apt format defined with unequal values for ${k}`);
     }
     return cfg;
   }
@@ -82,7 +107,11 @@ export function convertToV3(cfgIn: CloudConfig, warn: (m: string) => void): Clou
   }
   const mirror: Record<string, unknown> = { arches: ['default'] };
   let hasMirror = false;
-  for (const [ok, nk] of [['apt_mirror', 'uri'], ['apt_mirror_search', 'search'], ['apt_mirror_search_dns', 'search_dns']] as const) {
+  for (const [ok, nk] of [
+    ['apt_mirror', 'uri'],
+    ['apt_mirror_search', 'search'],
+    ['apt_mirror_search_dns', 'search_dns'],
+  ] as const) {
     if (cfg[ok] !== undefined) {
       mirror[nk] = cfg[ok];
       hasMirror = true;
@@ -95,7 +124,11 @@ export function convertToV3(cfgIn: CloudConfig, warn: (m: string) => void): Clou
 }
 
 /** The mirror config entry for ARCH (or the 'default' one) from primary/security. */
-function archMirrorConfig(apt: Record<string, unknown>, type: string, arch: string): Record<string, unknown> | undefined {
+function archMirrorConfig(
+  apt: Record<string, unknown>,
+  type: string,
+  arch: string,
+): Record<string, unknown> | undefined {
   const list = apt[type];
   if (!Array.isArray(list)) return undefined;
   let dflt: Record<string, unknown> | undefined;
@@ -125,7 +158,12 @@ function pyPercent(tmpl: string, subst: Record<string, string>): string | undefi
 }
 
 /** The package mirrors of system_info.package_mirrors for ARCH, with region and availability zone filled in. */
-export async function packageMirrorInfo(cfg: CloudConfig, arch: string, instance: InstanceData | undefined, deps: AptDeps): Promise<Mirrors> {
+export async function packageMirrorInfo(
+  cfg: CloudConfig,
+  arch: string,
+  instance: InstanceData | undefined,
+  deps: AptDeps,
+): Promise<Mirrors> {
   const si = isRecord(cfg.system_info) ? cfg.system_info : {};
   const list = Array.isArray(si.package_mirrors) ? si.package_mirrors.filter(isRecord) : [];
   let info: Record<string, unknown> | undefined;
@@ -149,7 +187,11 @@ export async function packageMirrorInfo(cfg: CloudConfig, arch: string, instance
   if (info && isRecord(info.search)) {
     for (const [name, templates] of Object.entries(info.search)) {
       if (!Array.isArray(templates)) continue;
-      const cands = templates.map((t) => pyPercent(String(t), subst)).filter((x): x is string => x !== undefined).map(sanitizeMirrorUrl).filter((x): x is string => !!x);
+      const cands = templates
+        .map((t) => pyPercent(String(t), subst))
+        .filter((x): x is string => x !== undefined)
+        .map(sanitizeMirrorUrl)
+        .filter((x): x is string => !!x);
       const found = await searchMirror(deps, cands);
       if (found) out[name] = found;
     }
@@ -174,7 +216,13 @@ export function sanitizeMirrorUrl(url: string): string | undefined {
   return url.replace(u.hostname, host);
 }
 
-async function findMirrors(ctx: ModuleContext, cfg: CloudConfig, apt: Record<string, unknown>, arch: string, deps: AptDeps): Promise<Mirrors> {
+async function findMirrors(
+  ctx: ModuleContext,
+  cfg: CloudConfig,
+  apt: Record<string, unknown>,
+  arch: string,
+  deps: AptDeps,
+): Promise<Mirrors> {
   const get = async (type: 'primary' | 'security'): Promise<string | undefined> => {
     const m = archMirrorConfig(apt, type, arch);
     if (!m) return undefined;
@@ -187,7 +235,10 @@ async function findMirrors(ctx: ModuleContext, cfg: CloudConfig, apt: Record<str
       const doms = [...(dom ? [`.${dom}`] : []), '.localdomain', ''];
       const name = type === 'primary' ? 'mirror' : 'security-mirror';
       const d = ctx.distro.name;
-      return searchMirror(deps, doms.map((post) => `http://${d}-${name}${post}/${d}`));
+      return searchMirror(
+        deps,
+        doms.map((post) => `http://${d}-${name}${post}/${d}`),
+      );
     }
     return undefined;
   };
@@ -197,7 +248,8 @@ async function findMirrors(ctx: ModuleContext, cfg: CloudConfig, apt: Record<str
   if (primary !== undefined) mirrors = { PRIMARY: primary, SECURITY: security ?? primary };
   else {
     const info = await packageMirrorInfo(cfg, arch, ctx.instance, deps);
-    if (info.primary !== undefined || info.security !== undefined) mirrors = { ...info, PRIMARY: info.primary ?? '', SECURITY: info.security ?? '' };
+    if (info.primary !== undefined || info.security !== undefined)
+      mirrors = { ...info, PRIMARY: info.primary ?? '', SECURITY: info.security ?? '' };
     else mirrors = defaultMirrors(arch);
   }
   mirrors.MIRROR = mirrors.PRIMARY as string;
@@ -205,14 +257,24 @@ async function findMirrors(ctx: ModuleContext, cfg: CloudConfig, apt: Record<str
 }
 
 function mapKnownSuite(s: string): string {
-  const m: Record<string, string> = { updates: '$RELEASE-updates', backports: '$RELEASE-backports', security: '$RELEASE-security', proposed: '$RELEASE-proposed', release: '$RELEASE' };
+  const m: Record<string, string> = {
+    updates: '$RELEASE-updates',
+    backports: '$RELEASE-backports',
+    security: '$RELEASE-security',
+    proposed: '$RELEASE-proposed',
+    release: '$RELEASE',
+  };
   return m[s] ?? s;
 }
 
 /** disable_suites: comments out every line whose suite column is one of DISABLED. */
 export function disableSuites(disabled: unknown, src: string, release: string): string {
   if (!Array.isArray(disabled) || disabled.length === 0) return src;
-  if (isDeb822Sources(src)) return disableSuitesDeb822(disabled.map((d) => renderTemplateText(mapKnownSuite(String(d)), { RELEASE: release })), src);
+  if (isDeb822Sources(src))
+    return disableSuitesDeb822(
+      disabled.map((d) => renderTemplateText(mapKnownSuite(String(d)), { RELEASE: release })),
+      src,
+    );
   let out = src;
   for (const raw of disabled.map(String)) {
     const suite = renderTemplateText(mapKnownSuite(raw), { RELEASE: release });
@@ -251,7 +313,10 @@ function indentLines(text: string, prefix: string): string {
  */
 function disableDeb822EntryWithoutSuites(entry: string): string {
   if (/\nSuites:[ \t]+[\w-]+/.test(entry)) return entry;
-  const restored = entry.replace(/\nSuites:.*/g, '').split(DISABLE_SUITES_REDACT_PREFIX).join('');
+  const restored = entry
+    .replace(/\nSuites:.*/g, '')
+    .split(DISABLE_SUITES_REDACT_PREFIX)
+    .join('');
   return `## Entry disabled by cloud-init, due to disable_suites\n${indentLines(restored, '# disabled by cloud-init: ')}`;
 }
 
@@ -291,7 +356,13 @@ function disableSuitesDeb822(suites: string[], src: string): string {
   return out.join('\n');
 }
 
-async function addAptKey(ctx: ModuleContext, deps: AptDeps, ent: Record<string, unknown>, fileName: string, hardened: boolean): Promise<string | undefined> {
+async function addAptKey(
+  ctx: ModuleContext,
+  deps: AptDeps,
+  ent: Record<string, unknown>,
+  fileName: string,
+  hardened: boolean,
+): Promise<string | undefined> {
   if (ent.keyid !== undefined && ent.key === undefined) {
     const server = typeof ent.keyserver === 'string' ? ent.keyserver : DEFAULT_KEYSERVER;
     ent.key = await deps.fetchKey(String(ent.keyid), server);
@@ -310,12 +381,16 @@ async function applyDebconfSelections(ctx: ModuleContext, apt: Record<string, un
     ctx.log.debug('debconf_selections was not set in config');
     return;
   }
-  let selections = Object.keys(sel).sort().map((k) => String(sel[k])).join('\n');
+  let selections = Object.keys(sel)
+    .sort()
+    .map((k) => String(sel[k]))
+    .join('\n');
   if (!selections.endsWith('\n')) selections += '\n';
   await ctx.platform.run(['debconf-set-selections'], { input: selections });
   const configured = new Set<string>();
   for (const content of Object.values(sel)) {
-    for (const line of String(content).split('\n')) if (!line.startsWith('#')) configured.add(line.replace(/[:\s].*/, ''));
+    for (const line of String(content).split('\n'))
+      if (!line.startsWith('#')) configured.add(line.replace(/[:\s].*/, ''));
   }
   const listed = await ctx.platform.run(['dpkg-query', '--list']);
   const installed = new Set<string>();
@@ -326,7 +401,10 @@ async function applyDebconfSelections(ctx: ModuleContext, apt: Record<string, un
   const need = [...configured].filter((p) => installed.has(p));
   if (need.length === 0) return;
   const unhandled = need.filter((p) => p !== 'cloud-init');
-  if (unhandled.length) ctx.log.warn(`The following packages were installed and preseeded, but cannot be unconfigured: ${unhandled.join(', ')}`);
+  if (unhandled.length)
+    ctx.log.warn(
+      `The following packages were installed and preseeded, but cannot be unconfigured: ${unhandled.join(', ')}`,
+    );
   if (need.includes('cloud-init')) {
     for (const f of await ctx.platform.listDir('/etc/cloud/cloud.cfg.d').catch(() => [] as string[])) {
       if (f.includes('dpkg')) await ctx.platform.remove(`/etc/cloud/cloud.cfg.d/${f}`);
@@ -354,7 +432,11 @@ async function applyAptConfig(ctx: ModuleContext, apt: Record<string, unknown>):
 
 /** rename_apt_lists: keeps cached package lists when the primary/security mirror changes. */
 async function renameAptLists(ctx: ModuleContext, mirrors: Mirrors, arch: string): Promise<void> {
-  const prefix = (m: string) => m.replace(/\/$/, '').replace(/^[a-z]+:\/\//, '').replace(/\//g, '_');
+  const prefix = (m: string) =>
+    m
+      .replace(/\/$/, '')
+      .replace(/^[a-z]+:\/\//, '')
+      .replace(/\//g, '_');
   let names: string[];
   try {
     names = await ctx.platform.listDir(APT_LISTS);
@@ -381,7 +463,13 @@ export function isDeb822Sources(text: string): boolean {
   return /^Types:/im.test(text);
 }
 
-async function generateSourcesList(ctx: ModuleContext, cfg: CloudConfig, apt: Record<string, unknown>, release: string, mirrors: Mirrors): Promise<void> {
+async function generateSourcesList(
+  ctx: ModuleContext,
+  cfg: CloudConfig,
+  apt: Record<string, unknown>,
+  release: string,
+  mirrors: Mirrors,
+): Promise<void> {
   const params: Record<string, unknown> = { RELEASE: release, codename: release };
   for (const [k, v] of Object.entries(mirrors)) {
     params[k] = v;
@@ -399,7 +487,8 @@ async function generateSourcesList(ctx: ModuleContext, cfg: CloudConfig, apt: Re
     // An image with kiln but without cloud-init's package has no templates: kiln's own keeps the boot clean.
     if (tmpl === undefined) {
       tmpl = builtinSourcesListTemplate(distro);
-      if (tmpl !== undefined) ctx.log.info(`No sources.list template in the target, using kiln's built-in ${distro} template`);
+      if (tmpl !== undefined)
+        ctx.log.info(`No sources.list template in the target, using kiln's built-in ${distro} template`);
     }
     if (tmpl === undefined) {
       ctx.log.warn('No template found, not rendering /etc/apt/sources.list');
@@ -416,7 +505,10 @@ async function generateSourcesList(ctx: ModuleContext, cfg: CloudConfig, apt: Re
   const target = `/etc/apt/sources.list.d/${distro}.sources`;
   await ctx.platform.writeFile(target, rendered, { mode: 0o644 });
   if (await ctx.platform.exists('/etc/apt/sources.list')) {
-    if (distro === 'ubuntu') await ctx.platform.writeFile('/etc/apt/sources.list', `# ${distro} sources have moved to ${target}\n`, { mode: 0o644 });
+    if (distro === 'ubuntu')
+      await ctx.platform.writeFile('/etc/apt/sources.list', `# ${distro} sources have moved to ${target}\n`, {
+        mode: 0o644,
+      });
     else {
       ctx.log.info('Removing /etc/apt/sources.list to favor deb822 source format');
       await ctx.platform.remove('/etc/apt/sources.list');
@@ -424,7 +516,13 @@ async function generateSourcesList(ctx: ModuleContext, cfg: CloudConfig, apt: Re
   }
 }
 
-async function addAptSources(ctx: ModuleContext, deps: AptDeps, sources: unknown, params: Record<string, unknown>, matcher: RegExp | undefined): Promise<void> {
+async function addAptSources(
+  ctx: ModuleContext,
+  deps: AptDeps,
+  sources: unknown,
+  params: Record<string, unknown>,
+  matcher: RegExp | undefined,
+): Promise<void> {
   if (!isRecord(sources)) throw new ModuleError(MODULE, `unknown apt format: ${JSON.stringify(sources)}`);
   for (const [key, raw] of Object.entries(sources)) {
     const ent: Record<string, unknown> = isRecord(raw) ? { ...raw } : {};
@@ -461,9 +559,17 @@ export function createAptConfigureModule(deps: AptDeps): Module {
     async run(ctx, cfgIn): Promise<void> {
       const cfg = convertToV3(cfgIn, (m) => ctx.log.warn(m));
       const apt = cfg.apt ?? {};
-      if (!isRecord(apt)) throw new ModuleError(MODULE, `Expected dictionary for 'apt' config, found ${Array.isArray(apt) ? 'list' : typeof apt}`);
+      if (!isRecord(apt))
+        throw new ModuleError(
+          MODULE,
+          `Expected dictionary for 'apt' config, found ${Array.isArray(apt) ? 'list' : typeof apt}`,
+        );
       await applyDebconfSelections(ctx, apt);
-      if (Object.keys(apt).length === 0 && !(await whichInTarget(ctx.platform, 'apt-get')) && !(await whichInTarget(ctx.platform, 'apt'))) {
+      if (
+        Object.keys(apt).length === 0 &&
+        !(await whichInTarget(ctx.platform, 'apt-get')) &&
+        !(await whichInTarget(ctx.platform, 'apt'))
+      ) {
         ctx.log.debug('Nothing to do: No apt config and no apt commands.');
         return;
       }
@@ -472,8 +578,12 @@ export function createAptConfigureModule(deps: AptDeps): Module {
       const mirrors = await findMirrors(ctx, cfg, apt, arch, deps);
       ctx.log.debug(`Apt Mirror info: ${JSON.stringify(mirrors)}`);
       if (isTrue(apt.generate_mirrorlists ?? false)) {
-        await ctx.platform.writeFile(`/etc/apt/mirrors/${ctx.distro.name}.list`, `${mirrors.PRIMARY}\n`, { mode: 0o644 });
-        await ctx.platform.writeFile(`/etc/apt/mirrors/${ctx.distro.name}-security.list`, `${mirrors.SECURITY}\n`, { mode: 0o644 });
+        await ctx.platform.writeFile(`/etc/apt/mirrors/${ctx.distro.name}.list`, `${mirrors.PRIMARY}\n`, {
+          mode: 0o644,
+        });
+        await ctx.platform.writeFile(`/etc/apt/mirrors/${ctx.distro.name}-security.list`, `${mirrors.SECURITY}\n`, {
+          mode: 0o644,
+        });
       } else if (isFalse(apt.preserve_sources_list ?? false)) {
         for (const type of ['primary', 'security']) {
           const list = Array.isArray(apt[type]) ? (apt[type] as unknown[]) : [];
@@ -521,9 +631,12 @@ async function codename(ctx: ModuleContext): Promise<string> {
 export async function fetchKeyFromKeyserver(keyid: string, keyserver: string): Promise<string> {
   const id = keyid.replace(/\s+/g, '');
   const host = keyserver.replace(/^[a-z]+:\/\//, '').replace(/\/.*$/, '');
-  const res = await fetch(`https://${host}/pks/lookup?op=get&options=mr&search=0x${encodeURIComponent(id)}`, { signal: AbortSignal.timeout(30_000) });
+  const res = await fetch(`https://${host}/pks/lookup?op=get&options=mr&search=0x${encodeURIComponent(id)}`, {
+    signal: AbortSignal.timeout(30_000),
+  });
   const text = await res.text();
-  if (!res.ok || !text.includes('BEGIN PGP PUBLIC KEY BLOCK')) throw new ModuleError(MODULE, `keyserver ${host} returned no key for ${id} (HTTP ${res.status})`);
+  if (!res.ok || !text.includes('BEGIN PGP PUBLIC KEY BLOCK'))
+    throw new ModuleError(MODULE, `keyserver ${host} returned no key for ${id} (HTTP ${res.status})`);
   return text;
 }
 

@@ -19,7 +19,8 @@ export const bootcmd: Module = configModule({
       return;
     }
     const script = shellify(cfg.bootcmd);
-    // /run is noexec on many systems, but the script is run through /bin/sh, so cloud-init's /run/cloud-init/tmp is fine.
+    // /run is noexec on many systems, but the script is run through /bin/sh, so cloud-init's /run/cloud-init/tmp is
+    // fine.
     const tmpDir = posix.join(ctx.paths.runDir, 'tmp');
     // World-writable and sticky, like /tmp, as cloud-init makes it.
     await ctx.platform.mkdir(tmpDir, { mode: 0o1777 });
@@ -30,7 +31,11 @@ export const bootcmd: Module = configModule({
       if (ctx.instance?.instanceId) env.INSTANCE_ID = ctx.instance.instanceId;
       const r = await ctx.platform.run(['/bin/sh', tmp], { env, allowFailure: true });
       await ctx.output(r.stdout + r.stderr);
-      if (r.code !== 0) throw new ModuleError('bootcmd', `the bootcmd script exited with code ${r.code}${r.stderr ? `: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`);
+      if (r.code !== 0)
+        throw new ModuleError(
+          'bootcmd',
+          `the bootcmd script exited with code ${r.code}${r.stderr ? `: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`,
+        );
     } finally {
       await ctx.platform.remove(tmp);
     }

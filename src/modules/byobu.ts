@@ -13,7 +13,11 @@ const VALID_VALUES = ['enable-user', 'enable-system', 'enable', 'disable-user', 
  * undefined when there is nothing to do. The script counts failures in X and exits with the count, so a failed
  * user step does not stop the system step.
  */
-export function byobuScript(value: string, defaultUser: string | undefined, warn: (m: string) => void): string | undefined {
+export function byobuScript(
+  value: string,
+  defaultUser: string | undefined,
+  warn: (m: string) => void,
+): string | undefined {
   let modUser = value.endsWith('-user');
   let modSys = value.endsWith('-system');
   let launcher: string;
@@ -36,7 +40,8 @@ export function byobuScript(value: string, defaultUser: string | undefined, warn
     if (!defaultUser) warn(`No default byobu user provided, can not launch ${launcher} for the default user`);
     else body += ` sudo -Hu "${defaultUser}" byobu-launcher-${launcher} || X=$(($X+1)); `;
   }
-  if (modSys) body += `echo "${selection}" | debconf-set-selections && dpkg-reconfigure byobu --frontend=noninteractive || X=$(($X+1)); `;
+  if (modSys)
+    body += `echo "${selection}" | debconf-set-selections && dpkg-reconfigure byobu --frontend=noninteractive || X=$(($X+1)); `;
   return body ? `X=0; ${body} exit $X` : undefined;
 }
 
@@ -67,6 +72,7 @@ export const byobuModule: Module = {
     const r = await ctx.platform.run(argv, { allowFailure: true });
     // capture=False in cloud-init: the output goes to the console (cloud-init-output.log), not into the error.
     if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
-    if (r.code !== 0) throw new CommandError(`command '${argv.join(' ')}' exited with code ${r.code}`, { argv, code: r.code });
+    if (r.code !== 0)
+      throw new CommandError(`command '${argv.join(' ')}' exited with code ${r.code}`, { argv, code: r.code });
   },
 };

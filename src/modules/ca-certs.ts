@@ -108,7 +108,9 @@ async function deleteDirContents(ctx: ModuleContext, dir: string): Promise<void>
   for (const n of names) await ctx.platform.remove(posix.join(dir, n), { recursive: true });
 }
 
-/** disable_default_ca_certs: rhel and photon empty their stores; Alpine, AOSC, Debian and Ubuntu turn the entries off. */
+/**
+ * disable_default_ca_certs: rhel and photon empty their stores; Alpine, AOSC, Debian and Ubuntu turn the entries off.
+ */
 async function disableDefaults(ctx: ModuleContext, p: CaPaths): Promise<void> {
   const name = ctx.distro.name;
   if (name === 'rhel' || name === 'photon') {
@@ -120,7 +122,9 @@ async function disableDefaults(ctx: ModuleContext, p: CaPaths): Promise<void> {
     const text = p.certConfig === null ? undefined : await ctx.platform.readTextIfExists(p.certConfig);
     if (p.certConfig !== null && text) await ctx.platform.writeFile(p.certConfig, disableEntries(text));
     if (name === 'debian' || name === 'ubuntu') {
-      await ctx.platform.run(['debconf-set-selections', '-'], { input: 'ca-certificates ca-certificates/trust_new_crts select no' });
+      await ctx.platform.run(['debconf-set-selections', '-'], {
+        input: 'ca-certificates ca-certificates/trust_new_crts select no',
+      });
     }
   }
 }
@@ -133,18 +137,26 @@ export const caCerts: Module = configModule({
   frequency: 'once-per-instance',
   distros: ['alpine', 'debian', 'ubuntu', ...Object.keys(OVERRIDES)],
   activateBy: ['ca_certs', 'ca-certs'],
-  // remove_defaults by Python's truthiness ('no' is true), trusted by get_cfg_option_list (a string is one certificate).
+  // remove_defaults by Python's truthiness ('no' is true), trusted by get_cfg_option_list (a string is one
+  // certificate).
   configKeys: { ca_certs: CA_CERTS_READERS, 'ca-certs': CA_CERTS_READERS },
   async run(ctx, cfg): Promise<void> {
-    if ('ca-certs' in cfg) ctx.log.deprecated("Key 'ca-certs' is deprecated in 22.1 and scheduled to be removed in 27.1. Use 'ca_certs' instead.");
+    if ('ca-certs' in cfg)
+      ctx.log.deprecated(
+        "Key 'ca-certs' is deprecated in 22.1 and scheduled to be removed in 27.1. Use 'ca_certs' instead.",
+      );
     else if (!('ca_certs' in cfg)) {
       ctx.log.debug("Skipping module named ca_certs, no 'ca_certs' key in configuration");
       return;
     }
-    if ('ca-certs' in cfg && 'ca_certs' in cfg) ctx.log.warn('Found both ca-certs (deprecated) and ca_certs config keys. Ignoring ca-certs.');
+    if ('ca-certs' in cfg && 'ca_certs' in cfg)
+      ctx.log.warn('Found both ca-certs (deprecated) and ca_certs config keys. Ignoring ca-certs.');
     const c = cfg.ca_certs ?? cfg['ca-certs'] ?? {};
     const p = pathsFor(ctx.distro.name);
-    if ('remove-defaults' in c) ctx.log.deprecated("Key 'remove-defaults' is deprecated in 22.1 and scheduled to be removed in 27.1. Use 'remove_defaults' instead.");
+    if ('remove-defaults' in c)
+      ctx.log.deprecated(
+        "Key 'remove-defaults' is deprecated in 22.1 and scheduled to be removed in 27.1. Use 'remove_defaults' instead.",
+      );
     if ('remove_defaults' in c ? c.remove_defaults : c['remove-defaults']) {
       ctx.log.debug('Disabling/removing default certificates');
       await disableDefaults(ctx, p);
@@ -152,11 +164,13 @@ export const caCerts: Module = configModule({
     const trusted = c.trusted;
     if (trusted && trusted.length > 0) {
       ctx.log.debug(`Adding ${trusted.length} certificates`);
-      for (const [i, cert] of trusted.entries()) await ctx.platform.writeFile(certFile(p, i + 1), cert, { mode: 0o644 });
+      for (const [i, cert] of trusted.entries())
+        await ctx.platform.writeFile(certFile(p, i + 1), cert, { mode: 0o644 });
     }
     ctx.log.debug('Updating certificates');
     const r = await ctx.platform.run(p.updateCmd, { allowFailure: true });
     await ctx.output(r.stdout + r.stderr);
-    if (r.code !== 0) throw new ModuleError('ca_certs', `${p.updateCmd.join(' ')} exited with code ${r.code}: ${r.stderr.trim()}`);
+    if (r.code !== 0)
+      throw new ModuleError('ca_certs', `${p.updateCmd.join(' ')} exited with code ${r.code}: ${r.stderr.trim()}`);
   },
 });

@@ -17,7 +17,8 @@ export const disableEc2MetadataModule: Module = configModule({
       return;
     }
     // cloud-init looks the tools up in the target's PATH; so do we, inside the target.
-    const has = async (tool: string) => (await ctx.platform.run(['sh', '-c', `command -v ${tool}`], { allowFailure: true })).code === 0;
+    const has = async (tool: string) =>
+      (await ctx.platform.run(['sh', '-c', `command -v ${tool}`], { allowFailure: true })).code === 0;
     let cmd: string[];
     if (await has('ip')) cmd = ['ip', 'route', 'add', 'prohibit', EC2_METADATA_ADDRESS];
     else if (await has('ifconfig')) cmd = ['route', 'add', '-host', EC2_METADATA_ADDRESS, 'reject'];

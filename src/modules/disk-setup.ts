@@ -1,4 +1,5 @@
-// cc_disk_setup: partitions disks (disk_setup: MBR via sfdisk, GPT via sgdisk) and makes filesystems (fs_setup) in the target.
+// cc_disk_setup: partitions disks (disk_setup: MBR via sfdisk, GPT via sgdisk) and makes filesystems (fs_setup) in the
+// target.
 import { posix } from 'node:path';
 import type { Platform } from '../platform/platform';
 import { isTrue } from './support/config-values';
@@ -14,7 +15,8 @@ interface Partition {
 function aliasToDevice(ctx: ModuleContext, aliases: Record<string, unknown>, cand: string): string {
   const named = typeof aliases[cand] === 'string' ? (aliases[cand] as string) : undefined;
   const bdm = ctx.instance?.metadata?.['block-device-mapping'];
-  const meta = bdm && typeof bdm === 'object' && !Array.isArray(bdm) ? (bdm as Record<string, unknown>)[named ?? cand] : undefined;
+  const meta =
+    bdm && typeof bdm === 'object' && !Array.isArray(bdm) ? (bdm as Record<string, unknown>)[named ?? cand] : undefined;
   if (typeof meta === 'string' && meta) return meta.startsWith('/') ? meta : `/dev/${meta}`;
   return named ?? cand;
 }
@@ -31,8 +33,13 @@ async function isDiskLike(platform: Platform, dev: string): Promise<boolean> {
 async function partitionsOf(platform: Platform, dev: string): Promise<{ label?: string; parts: Partition[] }> {
   const r = await platform.run(['sfdisk', '--json', dev], { allowFailure: true });
   if (r.code !== 0 || !r.stdout.trim()) return { parts: [] };
-  const pt = (JSON.parse(r.stdout) as { partitiontable?: { label?: string; partitions?: Array<{ node: string; type: string }> } }).partitiontable;
-  return { ...(pt?.label ? { label: pt.label } : {}), parts: (pt?.partitions ?? []).map((p) => ({ node: p.node, type: p.type.toLowerCase() })) };
+  const pt = (
+    JSON.parse(r.stdout) as { partitiontable?: { label?: string; partitions?: Array<{ node: string; type: string }> } }
+  ).partitiontable;
+  return {
+    ...(pt?.label ? { label: pt.label } : {}),
+    parts: (pt?.partitions ?? []).map((p) => ({ node: p.node, type: p.type.toLowerCase() })),
+  };
 }
 
 /** blkid's TYPE and LABEL of DEV ('' when there is no filesystem). */
@@ -43,7 +50,11 @@ async function probeFs(platform: Platform, dev: string): Promise<{ type: string;
 }
 
 async function sizeInSectors(platform: Platform, dev: string): Promise<number> {
-  const r = await sh(platform, 'if [ -b "$1" ]; then echo $(( $(blockdev --getsize64 "$1") / $(blockdev --getss "$1") )); else echo $(( $(stat -c %s "$1") / 512 )); fi', dev);
+  const r = await sh(
+    platform,
+    'if [ -b "$1" ]; then echo $(( $(blockdev --getsize64 "$1") / $(blockdev --getss "$1") )); else echo $(( $(stat -c %s "$1") / 512 )); fi',
+    dev,
+  );
   const n = Number(r.stdout.trim());
   if (r.code !== 0 || !Number.isFinite(n)) throw new Error(`Failed to get ${dev} size: ${r.stderr.trim()}`);
   return n;
@@ -101,7 +112,11 @@ function layoutMatches(tableType: string, found: Partition[], layout: unknown): 
 
 async function rereadTable(platform: Platform, dev: string): Promise<void> {
   if ((await sh(platform, '[ -b "$1" ]', dev)).code !== 0) return;
-  const r = await sh(platform, 'if command -v partprobe >/dev/null; then partprobe "$1"; else blockdev --rereadpt "$1"; fi; command -v udevadm >/dev/null && udevadm settle || true', dev);
+  const r = await sh(
+    platform,
+    'if command -v partprobe >/dev/null; then partprobe "$1"; else blockdev --rereadpt "$1"; fi; command -v udevadm >/dev/null && udevadm settle || true',
+    dev,
+  );
   if (r.code !== 0) throw new Error(`Failed reading the partition table of ${dev}: ${r.stderr.trim()}`);
 }
 
@@ -115,12 +130,18 @@ async function mkpart(ctx: ModuleContext, device: string, def: Record<string, un
   }
   if (!(await isDiskLike(ctx.platform, device))) throw new Error(`Device ${device} is not a disk device!`);
   if (typeof layout === 'string' && layout.toLowerCase() === 'remove') {
-    for (const p of (await partitionsOf(ctx.platform, device)).parts) await ctx.platform.run(['wipefs', '--all', p.node], { allowFailure: true });
-    await sh(ctx.platform, 'dd if=/dev/zero of="$1" bs=1M count=1 conv=notrunc status=none && size=$(if [ -b "$1" ]; then blockdev --getsize64 "$1"; else stat -c %s "$1"; fi) && dd if=/dev/zero of="$1" bs=1M count=1 seek=$(( size / 1048576 - 1 )) conv=notrunc status=none', device);
+    for (const p of (await partitionsOf(ctx.platform, device)).parts)
+      await ctx.platform.run(['wipefs', '--all', p.node], { allowFailure: true });
+    await sh(
+      ctx.platform,
+      'dd if=/dev/zero of="$1" bs=1M count=1 conv=notrunc status=none && size=$(if [ -b "$1" ]; then blockdev --getsize64 "$1"; else stat -c %s "$1"; fi) && dd if=/dev/zero of="$1" bs=1M count=1 seek=$(( size / 1048576 - 1 )) conv=notrunc status=none',
+      device,
+    );
     await rereadTable(ctx.platform, device);
     return;
   }
-  if (tableType !== 'mbr' && tableType !== 'gpt') throw new Error(`table_type '${tableType}' is not supported (mbr or gpt)`);
+  if (tableType !== 'mbr' && tableType !== 'gpt')
+    throw new Error(`table_type '${tableType}' is not supported (mbr or gpt)`);
   const existing = await partitionsOf(ctx.platform, device);
   if (layoutMatches(tableType, existing.parts, layout)) {
     ctx.log.debug('Device partitioning layout matches');
@@ -134,7 +155,10 @@ async function mkpart(ctx: ModuleContext, device: string, def: Record<string, un
   if (tableType === 'mbr') {
     const script = mbrLayout(size, layout);
     ctx.log.debug(`   Layout is: ${script}`);
-    const r = await ctx.platform.run(['sfdisk', '--Linux', '--unit=S', '--force', '--no-reread', '--no-tell-kernel', device], { input: `${script}\n`, allowFailure: true });
+    const r = await ctx.platform.run(
+      ['sfdisk', '--Linux', '--unit=S', '--force', '--no-reread', '--no-tell-kernel', device],
+      { input: `${script}\n`, allowFailure: true },
+    );
     if (r.code !== 0) throw new Error(`Failed to partition device ${device}: ${r.stderr.trim()}`);
   } else {
     const specs = gptLayout(size, layout);
@@ -209,9 +233,15 @@ async function mkfs(ctx: ModuleContext, def: Record<string, unknown>): Promise<v
     }
     argv = [mk];
     if (label) argv.push('-L', label);
-    const whole = (await sh(ctx.platform, '[ -f "$1" ] || [ -e "/sys/block/$(basename "$(readlink -f "$1")")" ]', device)).code === 0;
+    const whole =
+      (await sh(ctx.platform, '[ -f "$1" ] || [ -e "/sys/block/$(basename "$(readlink -f "$1")")" ]', device)).code ===
+      0;
     if (overwrite || whole) {
-      const force = fsType.toLowerCase().includes('ext') ? '-F' : ['btrfs', 'xfs', 'reiserfs', 'swap'].includes(fsType.toLowerCase()) ? '-f' : '';
+      const force = fsType.toLowerCase().includes('ext')
+        ? '-F'
+        : ['btrfs', 'xfs', 'reiserfs', 'swap'].includes(fsType.toLowerCase())
+          ? '-f'
+          : '';
       if (force) argv.push(force);
       else ctx.log.warn(`Force flag for ${fsType} is unknown.`);
     }
@@ -232,7 +262,10 @@ export const diskSetup: Module = {
   distros: 'all',
   activateBy: ['disk_setup', 'fs_setup'],
   async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-    const aliases = cfg.device_aliases && typeof cfg.device_aliases === 'object' && !Array.isArray(cfg.device_aliases) ? (cfg.device_aliases as Record<string, unknown>) : {};
+    const aliases =
+      cfg.device_aliases && typeof cfg.device_aliases === 'object' && !Array.isArray(cfg.device_aliases)
+        ? (cfg.device_aliases as Record<string, unknown>)
+        : {};
     // Like cloud-init, a failed disk or filesystem is reported and the next one is still tried.
     const report = (what: string, err: unknown) => {
       const msg = `${what}: ${describeError(err)}`;

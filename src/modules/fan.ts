@@ -1,4 +1,5 @@
-// cc_fan: writes the Ubuntu FAN overlay network config (fan: {config, config_path}), installs ubuntu-fan and (re)starts it.
+// cc_fan: writes the Ubuntu FAN overlay network config (fan: {config, config_path}), installs ubuntu-fan and (re)starts
+// it.
 import { configModule } from './support/config-module';
 import { readConfigValue } from './support/config-readers';
 import { isRecord } from './support/config-shapes';
@@ -29,7 +30,8 @@ async function tryService(ctx: ModuleContext, action: 'stop' | 'start'): Promise
  */
 function fanSetting(fan: unknown): unknown {
   if (!pyTruthy(fan) || (isRecord(fan) && !pyTruthy(fan.config))) return undefined;
-  if (isRecord(fan) && typeof fan.config !== 'string') throw new ModuleError('fan', "'fan.config' must be a string (the fan configuration, one multi-line string)");
+  if (isRecord(fan) && typeof fan.config !== 'string')
+    throw new ModuleError('fan', "'fan.config' must be a string (the fan configuration, one multi-line string)");
   return readConfigValue({ config: 'as-is', config_path: 'as-is' }, fan);
 }
 

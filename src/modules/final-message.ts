@@ -44,7 +44,12 @@ export function createFinalMessageModule(deps: FinalMessageDeps): Module {
       if (!template) template = FINAL_MESSAGE_DEFAULT;
       const uptime = await readUptime(ctx);
       const ts = timeRfc2822(deps.now());
-      const subs: Record<string, string> = { uptime, timestamp: ts, version: deps.version, datasource: ctx.datasource ?? 'DataSourceNone' };
+      const subs: Record<string, string> = {
+        uptime,
+        timestamp: ts,
+        version: deps.version,
+        datasource: ctx.datasource ?? 'DataSourceNone',
+      };
       for (const [k, v] of Object.entries({ ...subs })) subs[k.toUpperCase()] = v;
       try {
         const message = `${renderTemplateText(template, subs)}\n`;
@@ -64,4 +69,7 @@ export function createFinalMessageModule(deps: FinalMessageDeps): Module {
   });
 }
 
-export const finalMessageModule: Module = createFinalMessageModule({ now: () => new Date(), version: KILN_CLOUD_INIT_VERSION });
+export const finalMessageModule: Module = createFinalMessageModule({
+  now: () => new Date(),
+  version: KILN_CLOUD_INIT_VERSION,
+});

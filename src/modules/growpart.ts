@@ -26,17 +26,26 @@ async function resizeOne(ctx: ModuleContext, mode: string, entry: string): Promi
     info = await blockInfo(ctx.platform, { devno: m.devno });
   }
   if (!info) return { entry, action: 'SKIPPED', msg: 'unable to find its block device in /sys' };
-  if (!info.disk || !info.partition) return { entry, action: 'SKIPPED', msg: `device '${info.device}' not a partition` };
+  if (!info.disk || !info.partition)
+    return { entry, action: 'SKIPPED', msg: `device '${info.device}' not a partition` };
   const { disk, partition } = info;
   if (mode === 'auto') {
     const r = await growPartition(platformDiskIo(ctx.platform, disk), partition);
     if (r.status === 'changed') {
       // Tell the kernel about the new size of the (mounted) partition, as growpart does.
       const px = await ctx.platform.run(['partx', '--update', '--nr', String(partition), disk], { allowFailure: true });
-      if (px.code !== 0) ctx.log.warn(`partx --update ${disk} ${partition} failed; the new size applies after a reboot: ${px.stderr.trim()}`);
-      return { entry, action: 'CHANGED', msg: `changed (${disk}, ${partition}) from ${r.oldSectors * 512} to ${r.newSectors * 512}` };
+      if (px.code !== 0)
+        ctx.log.warn(
+          `partx --update ${disk} ${partition} failed; the new size applies after a reboot: ${px.stderr.trim()}`,
+        );
+      return {
+        entry,
+        action: 'CHANGED',
+        msg: `changed (${disk}, ${partition}) from ${r.oldSectors * 512} to ${r.newSectors * 512}`,
+      };
     }
-    if (r.status === 'nochange') return { entry, action: 'NOCHANGE', msg: `no change necessary (${disk}, ${partition}): ${r.reason}` };
+    if (r.status === 'nochange')
+      return { entry, action: 'NOCHANGE', msg: `no change necessary (${disk}, ${partition}): ${r.reason}` };
     ctx.log.debug(`growpart: kiln cannot grow ${disk} ${partition} itself (${r.reason}); trying the growpart tool`);
   }
   const result = await growWithTool(ctx, disk, partition);
@@ -81,7 +90,11 @@ export const growpart: Module = configModule({
       ctx.log.debug(`growpart disabled: mode=${pyStr(mode)}`);
       return;
     }
-    if (mode !== 'auto' && mode !== 'growpart') throw new ModuleError('growpart', `growpart.mode '${mode}' is not supported on Linux (use auto, growpart or off)`);
+    if (mode !== 'auto' && mode !== 'growpart')
+      throw new ModuleError(
+        'growpart',
+        `growpart.mode '${mode}' is not supported on Linux (use auto, growpart or off)`,
+      );
     if (my.ignore_growroot_disabled !== true) {
       if (await ctx.platform.exists('/etc/growroot-disabled')) {
         ctx.log.debug('growpart disabled: /etc/growroot-disabled exists');

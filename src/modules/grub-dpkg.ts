@@ -28,13 +28,18 @@ export async function fetchInstallDevice(ctx: ModuleContext, efi: boolean): Prom
     ctx.log.debug("'grub-probe' not found in $PATH");
     return '';
   }
-  const probe = await ctx.platform.run(['grub-probe', '-t', efi ? 'device' : 'disk', efi ? '/boot/efi' : '/boot'], { allowFailure: true });
+  const probe = await ctx.platform.run(['grub-probe', '-t', efi ? 'device' : 'disk', efi ? '/boot/efi' : '/boot'], {
+    allowFailure: true,
+  });
   let disk = '';
   if (probe.code === 0) disk = probe.stdout.trim();
   else if (probe.stderr.includes(NO_CANONICAL_PATH)) ctx.log.debug(`grub-probe '${NO_CANONICAL_PATH}'`);
   else {
     // cloud-init lets any other grub-probe failure fail the module.
-    throw new ModuleError(MODULE, `grub-probe could not find the device of ${efi ? '/boot/efi' : '/boot'} (exit ${probe.code}): ${probe.stderr.trim()}`);
+    throw new ModuleError(
+      MODULE,
+      `grub-probe could not find the device of ${efi ? '/boot/efi' : '/boot'} (exit ${probe.code}): ${probe.stderr.trim()}`,
+    );
   }
   if (!disk || !(await ctx.platform.exists(disk))) return '';
 
@@ -81,9 +86,18 @@ function installDevicesEmpty(value: unknown): unknown {
  */
 function grubDpkgSetting(raw: unknown): unknown {
   if (!pyTruthy(raw)) return {};
-  if (!isRecord(raw)) throw new ModuleError(MODULE, `'grub_dpkg' must be a mapping (enabled, grub-pc/install_devices …), got ${Array.isArray(raw) ? 'a list' : `a ${typeof raw}`}`);
+  if (!isRecord(raw))
+    throw new ModuleError(
+      MODULE,
+      `'grub_dpkg' must be a mapping (enabled, grub-pc/install_devices …), got ${Array.isArray(raw) ? 'a list' : `a ${typeof raw}`}`,
+    );
   return readConfigValue(
-    { enabled: 'not-false', 'grub-pc/install_devices': 'str', 'grub-pc/install_devices_empty': installDevicesEmpty, 'grub-efi/install_devices': 'str' },
+    {
+      enabled: 'not-false',
+      'grub-pc/install_devices': 'str',
+      'grub-pc/install_devices_empty': installDevicesEmpty,
+      'grub-efi/install_devices': 'str',
+    },
     raw,
   );
 }

@@ -12,8 +12,12 @@ import { isRecord } from './support/config-shapes';
  * that is not and no events at all for the network scope ([]).
  */
 const networkEvents = new WarningReader(
-  (when) => (Array.isArray(when) && when.every((w: unknown) => (EVENT_TYPES as readonly unknown[]).includes(w)) ? when : undefined),
-  (when) => `'${String((when as unknown[]).find((w) => !(EVENT_TYPES as readonly unknown[]).includes(w)))}' is not a valid EventType! Update data will be ignored for 'network' scope`,
+  (when) =>
+    Array.isArray(when) && when.every((w: unknown) => (EVENT_TYPES as readonly unknown[]).includes(w))
+      ? when
+      : undefined,
+  (when) =>
+    `'${String((when as unknown[]).find((w) => !(EVENT_TYPES as readonly unknown[]).includes(w)))}' is not a valid EventType! Update data will be ignored for 'network' scope`,
   [],
 );
 

@@ -51,8 +51,12 @@ async function fingerprintLine(ctx: ModuleContext, key: HostKey): Promise<string
 /** Sends MESSAGES to syslog as `logger -p user.info -t cloud-init` does, when the target has a syslog socket. */
 async function toSyslog(ctx: ModuleContext, messages: string[]): Promise<void> {
   if (messages.length === 0 || !(await ctx.platform.exists('/dev/log'))) return;
-  const r = await ctx.platform.run(['logger', '-p', 'user.info', '-t', 'cloud-init'], { input: `${messages.join('\n')}\n`, allowFailure: true });
-  if (r.code !== 0) ctx.log.debug(`logger could not send the host key fingerprints to syslog: ${r.stderr.trim() || `exit ${r.code}`}`);
+  const r = await ctx.platform.run(['logger', '-p', 'user.info', '-t', 'cloud-init'], {
+    input: `${messages.join('\n')}\n`,
+    allowFailure: true,
+  });
+  if (r.code !== 0)
+    ctx.log.debug(`logger could not send the host key fingerprints to syslog: ${r.stderr.trim() || `exit ${r.code}`}`);
 }
 
 /**

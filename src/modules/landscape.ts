@@ -13,12 +13,17 @@ type Sections = Map<string, Map<string, string>>;
 
 /** cloud-init 22.4's built-in [client] defaults, in its order (ConfigObj keeps insertion order when writing). */
 function builtinSections(): Sections {
-  return new Map([['client', new Map([
-    ['log_level', 'info'],
-    ['url', 'https://landscape.canonical.com/message-system'],
-    ['ping_url', 'http://landscape.canonical.com/ping'],
-    ['data_path', '/var/lib/landscape/client'],
-  ])]]);
+  return new Map([
+    [
+      'client',
+      new Map([
+        ['log_level', 'info'],
+        ['url', 'https://landscape.canonical.com/message-system'],
+        ['ping_url', 'http://landscape.canonical.com/ping'],
+        ['data_path', '/var/lib/landscape/client'],
+      ]),
+    ],
+  ]);
 }
 
 /** ConfigObj.merge: a key already present keeps its place and takes the new value; a new key goes last. */
@@ -34,8 +39,17 @@ function mergeInto(into: Sections, from: Sections): void {
 function sectionsFromConfig(cfg: Record<string, unknown>): Sections {
   const out: Sections = new Map();
   for (const [name, body] of Object.entries(cfg)) {
-    if (!isRecord(body)) throw new ModuleError('landscape', `'landscape.${name}' must be a mapping of client.conf settings (it becomes the [${name}] section)`);
-    out.set(name, new Map(Object.entries(body).map(([k, v]) => [k, Array.isArray(v) ? v.map((x) => pyStr(x)).join(', ') : pyStr(v)])));
+    if (!isRecord(body))
+      throw new ModuleError(
+        'landscape',
+        `'landscape.${name}' must be a mapping of client.conf settings (it becomes the [${name}] section)`,
+      );
+    out.set(
+      name,
+      new Map(
+        Object.entries(body).map(([k, v]) => [k, Array.isArray(v) ? v.map((x) => pyStr(x)).join(', ') : pyStr(v)]),
+      ),
+    );
   }
   return out;
 }
@@ -44,7 +58,15 @@ function sectionsFromConfig(cfg: Record<string, unknown>): Sections {
 function sectionsFromFile(text: string): Sections {
   const out: Sections = new Map();
   for (const [name, keys] of parseIni(text, LANDSCAPE_CLIENT_CONF)) {
-    out.set(name, new Map([...keys].map(([k, raw]) => [k, raw.value.replace(/^"(.*)"$|^'(.*)'$/s, (_m, a?: string, b?: string) => a ?? b ?? '')])));
+    out.set(
+      name,
+      new Map(
+        [...keys].map(([k, raw]) => [
+          k,
+          raw.value.replace(/^"(.*)"$|^'(.*)'$/s, (_m, a?: string, b?: string) => a ?? b ?? ''),
+        ]),
+      ),
+    );
   }
   return out;
 }
@@ -74,7 +96,11 @@ export const landscapeModule: Module = {
   activateBy: ['landscape'],
   async run(ctx, cfg): Promise<void> {
     const ls = cfg.landscape === undefined ? {} : cfg.landscape;
-    if (!isRecord(ls)) throw new ModuleError('landscape', `'landscape' key existed in config, but not a dictionary type, is a ${Array.isArray(ls) ? 'list' : typeof ls} instead`);
+    if (!isRecord(ls))
+      throw new ModuleError(
+        'landscape',
+        `'landscape' key existed in config, but not a dictionary type, is a ${Array.isArray(ls) ? 'list' : typeof ls} instead`,
+      );
     if (Object.keys(ls).length === 0) return;
     await installPackages(ctx, 'landscape', ['landscape-client']);
     // Later entries win: built-in defaults, then the file as it is (the package ships one), then the cloud-config.
@@ -91,11 +117,18 @@ export const landscapeModule: Module = {
       ctx.log.warn('Client already registered to Landscape');
       return;
     }
-    if (check.code !== 5) throw new ModuleError('landscape', `Failure registering client: 'landscape-config --silent --is-registered' exited with code ${check.code}${check.stderr.trim() ? `: ${check.stderr.trim()}` : ''}`);
+    if (check.code !== 5)
+      throw new ModuleError(
+        'landscape',
+        `Failure registering client: 'landscape-config --silent --is-registered' exited with code ${check.code}${check.stderr.trim() ? `: ${check.stderr.trim()}` : ''}`,
+      );
     const client = merged.get('client') ?? new Map<string, string>();
-    const params = [...client.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([k, v]) => [`--${k.replace(/_/g, '-')}`, v]);
+    const params = [...client.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .flatMap(([k, v]) => [`--${k.replace(/_/g, '-')}`, v]);
     const r = await ctx.platform.run(['landscape-config', '--silent', ...params], { allowFailure: true });
     if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
-    if (r.code !== 0) throw new ModuleError('landscape', `Failure registering client: landscape-config exited with code ${r.code}`);
+    if (r.code !== 0)
+      throw new ModuleError('landscape', `Failure registering client: landscape-config exited with code ${r.code}`);
   },
 };

@@ -1,4 +1,5 @@
-// cc_locale: sets the system locale (Debian: the distro's locale-gen and update-locale, as cloud-init runs them; RHEL/SUSE: locale files; Arch; Alpine).
+// cc_locale: sets the system locale (Debian: the distro's locale-gen and update-locale, as cloud-init runs them;
+// RHEL/SUSE: locale files; Arch; Alpine).
 import { CommandError } from '../util/command-error';
 import { loadShellContent } from '../util/shell-content';
 import { isFalse } from './support/config-values';
@@ -27,13 +28,14 @@ function defaultLocale(family: string): string {
 async function runUncaptured(ctx: ModuleContext, argv: string[]): Promise<void> {
   const r = await ctx.platform.run(argv, { allowFailure: true });
   if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
-  if (r.code !== 0) throw new CommandError(`command '${argv.join(' ')}' exited with code ${r.code}`, { argv, code: r.code });
+  if (r.code !== 0)
+    throw new CommandError(`command '${argv.join(' ')}' exited with code ${r.code}`, { argv, code: r.code });
 }
 
 /**
- * cloud-init's Debian apply_locale (22.4's and 25.1's decide alike): the system locale is LANG in /etc/default/locale whatever OUTFILE is;
- * when it differs from LOCALE, is unset, or OUTFILE is missing, `locale-gen LOCALE` (not for C, C.UTF-8 and
- * POSIX, which need none) and then `update-locale --locale-file=OUTFILE LANG=LOCALE`. Both are the target's
+ * cloud-init's Debian apply_locale (22.4's and 25.1's decide alike): the system locale is LANG in /etc/default/locale
+ * whatever OUTFILE is; when it differs from LOCALE, is unset, or OUTFILE is missing, `locale-gen LOCALE` (not for C,
+ * C.UTF-8 and POSIX, which need none) and then `update-locale --locale-file=OUTFILE LANG=LOCALE`. Both are the target's
  * own programs, run in its root.
  */
 async function applyDebianLocale(ctx: ModuleContext, locale: string, outFile: string): Promise<void> {
@@ -45,7 +47,8 @@ async function applyDebianLocale(ctx: ModuleContext, locale: string, outFile: st
     ctx.log.debug(`System has 'LANG=${systemLocale}' requested '${locale}', skipping regeneration.`);
     return;
   }
-  if (['c', 'c.utf-8', 'posix'].includes(locale.toLowerCase())) ctx.log.debug(`LANG=${locale} does not require rengeneration`);
+  if (['c', 'c.utf-8', 'posix'].includes(locale.toLowerCase()))
+    ctx.log.debug(`LANG=${locale} does not require rengeneration`);
   else {
     ctx.log.debug(`Generating locales for ${locale}`);
     await runUncaptured(ctx, ['locale-gen', locale]);
@@ -79,7 +82,15 @@ export async function applyLocale(ctx: ModuleContext, locale: string, configFile
       return;
     }
     case 'alpine': {
-      const lines = ['#', '# This file is created by cloud-init once per new instance boot', '#', 'export CHARSET=UTF-8', `export LANG=${locale}`, 'export LC_COLLATE=C', ''];
+      const lines = [
+        '#',
+        '# This file is created by cloud-init once per new instance boot',
+        '#',
+        'export CHARSET=UTF-8',
+        `export LANG=${locale}`,
+        'export LC_COLLATE=C',
+        '',
+      ];
       await platform.writeFile(configFile ?? '/etc/profile.d/locale.sh', lines.join('\n'), { mode: 0o644 });
       return;
     }

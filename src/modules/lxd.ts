@@ -1,4 +1,5 @@
-// cc_lxd: installs lxd and the storage backend's tools, waits for lxd, then `lxd init --preseed` or `lxd init --auto`, and sets up the bridge (debconf or `lxc network`).
+// cc_lxd: installs lxd and the storage backend's tools, waits for lxd, then `lxd init --preseed` or `lxd init --auto`,
+// and sets up the bridge (debconf or `lxc network`).
 import { readYaml } from '../config/read-yaml';
 import { isRecord } from './support/config-shapes';
 import { whichInTarget } from './support/distro-facts';
@@ -12,7 +13,15 @@ import { describeError } from '../util/errors';
 const MODULE = 'lxd';
 const DEFAULT_NETWORK = 'lxdbr0';
 /** The `lxd init --auto` options cloud-init passes, in its order, each as --key-with-dashes=value when set. */
-const INIT_KEYS = ['network_address', 'network_port', 'storage_backend', 'storage_create_device', 'storage_create_loop', 'storage_pool', 'trust_password'];
+const INIT_KEYS = [
+  'network_address',
+  'network_port',
+  'storage_backend',
+  'storage_create_device',
+  'storage_create_loop',
+  'storage_pool',
+  'trust_password',
+];
 
 function pyTypeName(v: unknown): string {
   if (v === null) return 'NoneType';
@@ -23,8 +32,15 @@ function pyTypeName(v: unknown): string {
   return isRecord(v) ? 'dict' : typeof v;
 }
 
-/** The packages cloud-init adds: lxd when missing, and the tool each requested storage driver needs (zfs, lvcreate, mkfs.btrfs). */
-export async function requiredPackages(ctx: ModuleContext, init: Record<string, unknown>, preseed: string): Promise<string[]> {
+/**
+ * The packages cloud-init adds: lxd when missing, and the tool each requested storage driver needs (zfs, lvcreate,
+ * mkfs.btrfs).
+ */
+export async function requiredPackages(
+  ctx: ModuleContext,
+  init: Record<string, unknown>,
+  preseed: string,
+): Promise<string[]> {
   const packages: string[] = [];
   const drivers: unknown[] = [];
   if ('storage_backend' in init) drivers.push(init.storage_backend);
@@ -34,7 +50,9 @@ export async function requiredPackages(ctx: ModuleContext, init: Record<string, 
       parsed = readYaml(preseed, 'lxd.preseed');
     } catch {
       // readYaml fails only on text that is not YAML: cloud-init's warning for it
-      ctx.log.warn('lxd.preseed string value is not YAML.  Unable to determine required storage driver packages to support storage_pools config.');
+      ctx.log.warn(
+        'lxd.preseed string value is not YAML.  Unable to determine required storage driver packages to support storage_pools config.',
+      );
     }
     const pools = isRecord(parsed) && Array.isArray(parsed.storage_pools) ? parsed.storage_pools : [];
     for (const pool of pools) if (isRecord(pool) && pool.driver) drivers.push(pool.driver);
@@ -51,13 +69,15 @@ export function bridgeCommands(bridge: Record<string, unknown>): { create?: stri
   const name = bridge.name === undefined ? DEFAULT_NETWORK : pyStr(bridge.name);
   const attach = ['network', 'attach-profile', name, 'default', 'eth0'];
   if (bridge.mode === 'existing') return { attach };
-  if (bridge.mode !== 'new') throw new ModuleError(MODULE, `invalid bridge mode "${bridge.mode === undefined ? 'None' : pyStr(bridge.mode)}"`);
+  if (bridge.mode !== 'new')
+    throw new ModuleError(MODULE, `invalid bridge mode "${bridge.mode === undefined ? 'None' : pyStr(bridge.mode)}"`);
   const create = ['network', 'create', name];
   if (truthy(bridge.ipv4_address) && truthy(bridge.ipv4_netmask)) {
     create.push(`ipv4.address=${pyStr(bridge.ipv4_address)}/${pyStr(bridge.ipv4_netmask)}`);
     // cloud-init compares with the string 'true' (the schema's boolean true never matches).
     if ((bridge.ipv4_nat ?? 'true') === 'true') create.push('ipv4.nat=true');
-    if (truthy(bridge.ipv4_dhcp_first) && truthy(bridge.ipv4_dhcp_last)) create.push(`ipv4.dhcp.ranges=${pyStr(bridge.ipv4_dhcp_first)}-${pyStr(bridge.ipv4_dhcp_last)}`);
+    if (truthy(bridge.ipv4_dhcp_first) && truthy(bridge.ipv4_dhcp_last))
+      create.push(`ipv4.dhcp.ranges=${pyStr(bridge.ipv4_dhcp_first)}-${pyStr(bridge.ipv4_dhcp_last)}`);
   } else {
     create.push('ipv4.address=none');
   }
@@ -73,7 +93,9 @@ export function bridgeCommands(bridge: Record<string, unknown>): { create?: stri
   return { create, attach };
 }
 
-/** The lxd package's debconf answers for the bridge (used when /etc/default/lxd-bridge and debconf-communicate exist). */
+/**
+ * The lxd package's debconf answers for the bridge (used when /etc/default/lxd-bridge and debconf-communicate exist).
+ */
 export function bridgeDebconf(bridge: Record<string, unknown>): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   const set = (k: string, v: unknown) => out.push([`lxd/${k}`, v === undefined || v === null ? 'None' : pyStr(v)]);
@@ -109,10 +131,18 @@ export function bridgeDebconf(bridge: Record<string, unknown>): Array<[string, s
   return out;
 }
 
-async function mustRun(ctx: ModuleContext, argv: string[], opts: { input?: string; env?: Record<string, string> } = {}): Promise<void> {
+async function mustRun(
+  ctx: ModuleContext,
+  argv: string[],
+  opts: { input?: string; env?: Record<string, string> } = {},
+): Promise<void> {
   const r = await ctx.platform.run(argv, { ...opts, allowFailure: true });
   if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
-  if (r.code !== 0) throw new ModuleError(MODULE, `'${argv.join(' ')}' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`);
+  if (r.code !== 0)
+    throw new ModuleError(
+      MODULE,
+      `'${argv.join(' ')}' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`,
+    );
 }
 
 /** `lxc … --force-local` with the environment cloud-init gives it; resolves with the exit code. */
@@ -133,16 +163,27 @@ async function mustLxc(ctx: ModuleContext, args: string[]): Promise<void> {
  * Newer lxd makes lxdbr0 on `lxd init --auto`: cloud-init removes it (and eth0 from the default profile) before
  * making its own; exit code 1 means it was not there.
  */
-async function cleanupDefault(ctx: ModuleContext, net: string, didInit: boolean, create: boolean, attach: boolean): Promise<void> {
+async function cleanupDefault(
+  ctx: ModuleContext,
+  net: string,
+  didInit: boolean,
+  create: boolean,
+  attach: boolean,
+): Promise<void> {
   if (net !== DEFAULT_NETWORK || !didInit) return;
   if (create) {
     const code = await lxc(ctx, ['network', 'detach-profile', net, 'default']);
     if (code === 0) await mustLxc(ctx, ['network', 'delete', net]);
-    else if (code !== 1) throw new ModuleError(MODULE, `'lxc network detach-profile ${net} default --force-local' exited with code ${code}`);
+    else if (code !== 1)
+      throw new ModuleError(
+        MODULE,
+        `'lxc network detach-profile ${net} default --force-local' exited with code ${code}`,
+      );
   }
   if (attach) {
     const code = await lxc(ctx, ['profile', 'device', 'remove', 'default', 'eth0']);
-    if (code !== 0 && code !== 1) throw new ModuleError(MODULE, `'lxc profile device remove default eth0 --force-local' exited with code ${code}`);
+    if (code !== 0 && code !== 1)
+      throw new ModuleError(MODULE, `'lxc profile device remove default eth0 --force-local' exited with code ${code}`);
   }
 }
 
@@ -158,7 +199,8 @@ export const lxdModule: Module = {
       ctx.log.debug('Skipping module named lxd, not present or disabled by cfg');
       return;
     }
-    if (!isRecord(lxdCfg)) throw new ModuleError(MODULE, `lxd config must be a dictionary. found a '${pyTypeName(lxdCfg)}'`);
+    if (!isRecord(lxdCfg))
+      throw new ModuleError(MODULE, `lxd config must be a dictionary. found a '${pyTypeName(lxdCfg)}'`);
     await waitForSnapSeeded(ctx);
     const init = lxdCfg.init ?? {};
     const preseed = lxdCfg.preseed ?? '';
@@ -166,19 +208,25 @@ export const lxdModule: Module = {
     const errors: string[] = [];
     if (!isRecord(init)) errors.push(`lxd.init config must be a dictionary. found a '${pyTypeName(init)}'`);
     if (!isRecord(bridge)) errors.push(`lxd.bridge config must be a dictionary. found a '${pyTypeName(bridge)}'`);
-    if (typeof preseed !== 'string') errors.push(`lxd.preseed config must be a string. found a '${pyTypeName(preseed)}'`);
+    if (typeof preseed !== 'string')
+      errors.push(`lxd.preseed config must be a string. found a '${pyTypeName(preseed)}'`);
     if (truthy(preseed) && (truthy(init) || truthy(bridge))) {
       const with_ = [...(truthy(init) ? ['lxd.init'] : []), ...(truthy(bridge) ? ['lxd.bridge'] : [])];
       errors.push(`Unable to configure LXD. lxd.preseed config can not be provided with key(s): ${with_.join(', ')}`);
     }
-    if (errors.length > 0 || !isRecord(init) || !isRecord(bridge) || typeof preseed !== 'string') throw new ModuleError(MODULE, errors.join('. '));
+    if (errors.length > 0 || !isRecord(init) || !isRecord(bridge) || typeof preseed !== 'string')
+      throw new ModuleError(MODULE, errors.join('. '));
 
     // 25.1: lxd comes from the snap when the image has none (the failure ends the module).
     if (!(await whichInTarget(ctx.platform, 'lxd'))) {
       const r = await ctx.platform.run(['snap', 'install', 'lxd'], { allowFailure: true });
       if (r.code !== 0) {
-        const why = r.code === 127 || r.code < 0 ? 'snap: command not found' : `'snap install lxd' exited with code ${r.code}`;
-        throw new ModuleError(MODULE, `Failed to install lxd from snap: ${why}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`);
+        const why =
+          r.code === 127 || r.code < 0 ? 'snap: command not found' : `'snap install lxd' exited with code ${r.code}`;
+        throw new ModuleError(
+          MODULE,
+          `Failed to install lxd from snap: ${why}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`,
+        );
       }
     }
 
@@ -208,17 +256,30 @@ export const lxdModule: Module = {
       if (first.stdout || first.stderr) await ctx.output(first.stdout + first.stderr);
       if (first.code !== 0) {
         // cloud-init reads storage_backend without a default here: a failed init without one is a KeyError.
-        if (!('storage_backend' in init)) throw Object.assign(new ModuleError(MODULE, "'storage_backend'"), { pythonName: 'KeyError' });
-        if (init.storage_backend !== 'lvm') throw new ModuleError(MODULE, `'${argv.join(' ')}' exited with code ${first.code}${first.stderr.trim() ? `: ${first.stderr.trim()}` : ''}`);
-        ctx.log.info("Cloud-init doesn't use thinpool by default on Ubuntu due to LP #1982780. This behavior will change in the future.");
+        if (!('storage_backend' in init))
+          throw Object.assign(new ModuleError(MODULE, "'storage_backend'"), { pythonName: 'KeyError' });
+        if (init.storage_backend !== 'lvm')
+          throw new ModuleError(
+            MODULE,
+            `'${argv.join(' ')}' exited with code ${first.code}${first.stderr.trim() ? `: ${first.stderr.trim()}` : ''}`,
+          );
+        ctx.log.info(
+          "Cloud-init doesn't use thinpool by default on Ubuntu due to LP #1982780. This behavior will change in the future.",
+        );
         await mustRun(ctx, ['lxc', 'storage', 'create', 'default', 'lvm', 'lvm.use_thinpool=false']);
-        await mustRun(ctx, argv.filter((a) => !a.startsWith('--storage-backend')));
+        await mustRun(
+          ctx,
+          argv.filter((a) => !a.startsWith('--storage-backend')),
+        );
       }
     }
 
     if (!truthy(bridge)) return;
     const net = bridge.name === undefined ? DEFAULT_NETWORK : pyStr(bridge.name);
-    if ((await ctx.platform.exists('/etc/default/lxd-bridge')) && (await whichInTarget(ctx.platform, 'debconf-communicate'))) {
+    if (
+      (await ctx.platform.exists('/etc/default/lxd-bridge')) &&
+      (await whichInTarget(ctx.platform, 'debconf-communicate'))
+    ) {
       // The lxd package of old Ubuntu releases sets its bridge up from debconf answers.
       const answers = bridgeDebconf(bridge);
       ctx.log.debug('Setting lxd debconf via debconf-communicate');

@@ -1,6 +1,14 @@
-// cc_mcollective: installs mcollective, merges `conf` into server.cfg (keeping the file's other lines), writes the SSL certificates and restarts the service.
+// cc_mcollective: installs mcollective, merges `conf` into server.cfg (keeping the file's other lines), writes the SSL
+// certificates and restarts the service.
 import { isRecord } from './support/config-shapes';
-import { emptyConfigObj, emptySection, parseConfigObj, writeConfigObj, type ConfigObjFile, type ConfigObjValue } from './support/configobj-file';
+import {
+  emptyConfigObj,
+  emptySection,
+  parseConfigObj,
+  writeConfigObj,
+  type ConfigObjFile,
+  type ConfigObjValue,
+} from './support/configobj-file';
 import { installPackages } from './support/install-packages';
 import { pyStr } from '../util/python-str';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
@@ -39,7 +47,11 @@ export async function configureMcollective(ctx: ModuleContext, conf: Record<stri
       const sec = root.sections.get(name) as ReturnType<typeof emptySection>;
       for (const [k, v] of Object.entries(value)) sec.scalars.set(k, toValue(v));
     } else {
-      if (root.sections.has(name)) throw new ModuleError(MODULE, `mcollective.conf.${name}: a section of server.cfg cannot be replaced by a value`);
+      if (root.sections.has(name))
+        throw new ModuleError(
+          MODULE,
+          `mcollective.conf.${name}: a section of server.cfg cannot be replaced by a value`,
+        );
       setScalar(name, typeof value === 'string' ? value : pyStr(value));
     }
   }

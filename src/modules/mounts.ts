@@ -1,4 +1,5 @@
-// cc_mounts: adds mounts (and the ephemeral0/swap defaults) to /etc/fstab tagged comment=cloudconfig, and sets up a swap file.
+// cc_mounts: adds mounts (and the ephemeral0/swap defaults) to /etc/fstab tagged comment=cloudconfig, and sets up a
+// swap file.
 import { posix } from 'node:path';
 import { CommandError } from '../util/command-error';
 import { cfgMap } from './support/config-values';
@@ -38,7 +39,8 @@ function metaDevice(ctx: ModuleContext, name: string): string | undefined {
 }
 
 async function nthPartition(ctx: ModuleContext, device: string, n: string): Promise<string | undefined> {
-  for (const suffix of [n, `p${n}`, `-part${n}`]) if (await ctx.platform.exists(`${device}${suffix}`)) return `${device}${suffix}`;
+  for (const suffix of [n, `p${n}`, `-part${n}`])
+    if (await ctx.platform.exists(`${device}${suffix}`)) return `${device}${suffix}`;
   return undefined;
 }
 
@@ -48,8 +50,15 @@ async function realName(ctx: ModuleContext, path: string): Promise<string> {
   return (r.code === 0 && r.stdout.trim()) || path;
 }
 
-/** sanitize_devname: a device name, alias or meta name → an existing block device (or its first partition), else undefined. */
-async function sanitizeDevname(ctx: ModuleContext, start: string, aliases: Record<string, unknown>): Promise<string | undefined> {
+/**
+ * sanitize_devname: a device name, alias or meta name → an existing block device (or its first partition), else
+ * undefined.
+ */
+async function sanitizeDevname(
+  ctx: ModuleContext,
+  start: string,
+  aliases: Record<string, unknown>,
+): Promise<string | undefined> {
   const devname = start === 'ephemeral' ? 'ephemeral0' : start;
   if (NETWORK_NAME_RE.test(start)) return start;
   let [device, part] = expandDotted(devname);
@@ -63,7 +72,11 @@ async function sanitizeDevname(ctx: ModuleContext, start: string, aliases: Recor
   const partition = await nthPartition(ctx, device, part ?? '1');
   if (part !== undefined && partition === undefined) return undefined;
   if (!(await ctx.platform.exists(device))) return undefined;
-  const sys = posix.join('/sys/block', posix.basename(await realName(ctx, device)), ...(partition ? [posix.basename(await realName(ctx, partition))] : []));
+  const sys = posix.join(
+    '/sys/block',
+    posix.basename(await realName(ctx, device)),
+    ...(partition ? [posix.basename(await realName(ctx, partition))] : []),
+  );
   if (!(await ctx.platform.exists(sys))) return undefined;
   return partition ?? device;
 }
@@ -94,9 +107,14 @@ async function freeBytes(ctx: ModuleContext, dir: string): Promise<number | unde
 async function createSwapfile(ctx: ModuleContext, fname: string, mib: number): Promise<void> {
   const dir = posix.dirname(fname);
   await ctx.platform.mkdir(dir);
-  const fstype = (await ctx.platform.run(['findmnt', '-n', '-o', 'FSTYPE', '-T', dir], { allowFailure: true })).stdout.trim();
+  const fstype = (
+    await ctx.platform.run(['findmnt', '-n', '-o', 'FSTYPE', '-T', dir], { allowFailure: true })
+  ).stdout.trim();
   const dd = ['dd', 'if=/dev/zero', `of=${fname}`, 'bs=1M', `count=${mib}`];
-  let r = fstype === 'btrfs' ? await ctx.platform.run(dd, { allowFailure: true }) : await ctx.platform.run(['fallocate', '-l', `${mib}M`, fname], { allowFailure: true });
+  let r =
+    fstype === 'btrfs'
+      ? await ctx.platform.run(dd, { allowFailure: true })
+      : await ctx.platform.run(['fallocate', '-l', `${mib}M`, fname], { allowFailure: true });
   if (r.code !== 0 && fstype !== 'btrfs') {
     ctx.log.info('fallocate swap creation failed, will attempt with dd');
     await ctx.platform.remove(fname);
@@ -141,7 +159,8 @@ async function handleSwapcfg(ctx: ModuleContext, swapcfg: unknown): Promise<stri
   }
   try {
     let bytes: number;
-    const maxsize = typeof s.maxsize === 'string' ? humanToBytes(s.maxsize) : typeof s.maxsize === 'number' ? s.maxsize : undefined;
+    const maxsize =
+      typeof s.maxsize === 'string' ? humanToBytes(s.maxsize) : typeof s.maxsize === 'number' ? s.maxsize : undefined;
     if (String(size).toLowerCase() === 'auto') {
       const mem = await memTotal(ctx);
       if (mem === undefined) {
@@ -171,15 +190,20 @@ export const mounts: Module = {
   activateBy: [],
   async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
     const usesSystemd = await ctx.platform.exists('/run/systemd/system');
-    const defOpts = usesSystemd ? 'defaults,nofail,x-systemd.requires=cloud-init.service,_netdev' : 'defaults,nobootwait';
+    const defOpts = usesSystemd
+      ? 'defaults,nofail,x-systemd.requires=cloud-init.service,_netdev'
+      : 'defaults,nobootwait';
     const rawDefvals = cfg.mount_default_fields;
-    const defvals: Entry = Array.isArray(rawDefvals) ? rawDefvals.map((v) => (v === null || v === undefined ? null : String(v))) : [null, null, 'auto', defOpts, '0', '2'];
+    const defvals: Entry = Array.isArray(rawDefvals)
+      ? rawDefvals.map((v) => (v === null || v === undefined ? null : String(v)))
+      : [null, null, 'auto', defOpts, '0', '2'];
     const defmnts: Entry[] = [
       ['ephemeral0', '/mnt', 'auto', defvals[3] ?? null, '0', '2'],
       ['swap', 'none', 'swap', 'sw', '0', '0'],
     ];
     const rawMounts = cfg.mounts ?? [];
-    if (!Array.isArray(rawMounts)) throw new ModuleError('mounts', "'mounts' must be a list of [device, mountpoint, …] lists");
+    if (!Array.isArray(rawMounts))
+      throw new ModuleError('mounts', "'mounts' must be a list of [device, mountpoint, …] lists");
     const aliases = cfgMap('mounts', cfg, 'device_aliases') ?? {};
 
     const fstabLines: string[] = [];
@@ -224,7 +248,8 @@ export const mounts: Module = {
         else if (entry[j] === null) entry[j] = defvals[j] ?? null;
       }
       // An entry with no mount point cancels earlier entries for the same device.
-      if (entry[1] === null) for (let j = 0; j < i; j++) if ((cfgmnt[j] as Entry)[0] === entry[0]) (cfgmnt[j] as Entry)[1] = null;
+      if (entry[1] === null)
+        for (let j = 0; j < i; j++) if ((cfgmnt[j] as Entry)[0] === entry[0]) (cfgmnt[j] as Entry)[1] = null;
     }
     for (const defmnt of defmnts) {
       const start = defmnt[0] as string;
@@ -274,7 +299,10 @@ export const mounts: Module = {
     const norm = (s: string) => s.replace(/\s+/g, ' ');
     const adds = ccLines.map(norm);
     const drops = fstabRemoved.map(norm);
-    const changes = [...drops.filter((d) => !adds.includes(d)).map((d) => `- ${d}`), ...adds.filter((a) => !drops.includes(a)).map((a) => `+ ${a}`)];
+    const changes = [
+      ...drops.filter((d) => !adds.includes(d)).map((d) => `- ${d}`),
+      ...adds.filter((a) => !drops.includes(a)).map((a) => `+ ${a}`),
+    ];
     await ctx.platform.writeFile(FSTAB, `${[...fstabLines, ...ccLines].join('\n')}\n`);
     if (changes.length === 0) ctx.log.debug('No changes to /etc/fstab made.');
     else ctx.log.debug(`Changes to fstab: ${JSON.stringify(changes)}`);
@@ -285,7 +313,9 @@ export const mounts: Module = {
     }
     const cmds: string[][] = [];
     if (needSwap) cmds.push(['swapon', '-a']);
-    const mounted = ((await ctx.platform.readTextIfExists('/proc/mounts')) ?? '').split('\n').map((l) => l.split(' ')[1]);
+    const mounted = ((await ctx.platform.readTextIfExists('/proc/mounts')) ?? '')
+      .split('\n')
+      .map((l) => l.split(' ')[1]);
     if (changes.length > 0 || dirs.some((d) => !mounted.includes(d))) {
       cmds.push(['mount', '-a']);
       if (usesSystemd) cmds.push(['systemctl', 'daemon-reload']);
@@ -294,7 +324,11 @@ export const mounts: Module = {
     // logged PASS/FAIL.
     for (const cmd of cmds) {
       const r = await ctx.platform.run(cmd, { allowFailure: true });
-      if (r.code !== 0) throw new CommandError(`command '${cmd.join(' ')}' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`, { argv: cmd, code: r.code, stdout: r.stdout, stderr: r.stderr });
+      if (r.code !== 0)
+        throw new CommandError(
+          `command '${cmd.join(' ')}' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`,
+          { argv: cmd, code: r.code, stdout: r.stdout, stderr: r.stderr },
+        );
     }
   },
 };

@@ -1,4 +1,5 @@
-// cc_ntp: picks an NTP client (chrony, systemd-timesyncd, ntp, ntpdate, openntpd) per distro, writes its config, installs and reloads it.
+// cc_ntp: picks an NTP client (chrony, systemd-timesyncd, ntp, ntpdate, openntpd) per distro, writes its config,
+// installs and reloads it.
 import { configModule } from './support/config-module';
 import { readConfigValue } from './support/config-readers';
 import { isRecord } from './support/config-shapes';
@@ -20,10 +21,38 @@ export interface NtpClientConfig {
 }
 
 const BASE_CLIENTS: Record<string, NtpClientConfig> = {
-  chrony: { check_exe: 'chronyd', confpath: '/etc/chrony.conf', packages: ['chrony'], service_name: 'chrony', template_name: 'chrony.conf.{distro}', template: null },
-  ntp: { check_exe: 'ntpd', confpath: '/etc/ntp.conf', packages: ['ntp'], service_name: 'ntp', template_name: 'ntp.conf.{distro}', template: null },
-  ntpdate: { check_exe: 'ntpdate', confpath: '/etc/ntp.conf', packages: ['ntpdate'], service_name: 'ntpdate', template_name: 'ntp.conf.{distro}', template: null },
-  openntpd: { check_exe: 'ntpd', confpath: '/etc/ntpd.conf', packages: [], service_name: 'ntpd', template_name: 'ntpd.conf.{distro}', template: null },
+  chrony: {
+    check_exe: 'chronyd',
+    confpath: '/etc/chrony.conf',
+    packages: ['chrony'],
+    service_name: 'chrony',
+    template_name: 'chrony.conf.{distro}',
+    template: null,
+  },
+  ntp: {
+    check_exe: 'ntpd',
+    confpath: '/etc/ntp.conf',
+    packages: ['ntp'],
+    service_name: 'ntp',
+    template_name: 'ntp.conf.{distro}',
+    template: null,
+  },
+  ntpdate: {
+    check_exe: 'ntpdate',
+    confpath: '/etc/ntp.conf',
+    packages: ['ntpdate'],
+    service_name: 'ntpdate',
+    template_name: 'ntp.conf.{distro}',
+    template: null,
+  },
+  openntpd: {
+    check_exe: 'ntpd',
+    confpath: '/etc/ntpd.conf',
+    packages: [],
+    service_name: 'ntpd',
+    template_name: 'ntpd.conf.{distro}',
+    template: null,
+  },
   'systemd-timesyncd': {
     check_exe: '/lib/systemd/systemd-timesyncd',
     confpath: '/etc/systemd/timesyncd.conf.d/cloud-init.conf',
@@ -36,12 +65,23 @@ const BASE_CLIENTS: Record<string, NtpClientConfig> = {
 
 /** Per-distro changes to the base client table (cloud-init's DISTRO_CLIENT_CONFIG). */
 const DISTRO_CLIENTS: Record<string, Record<string, Partial<NtpClientConfig>>> = {
-  alpine: { chrony: { confpath: '/etc/chrony/chrony.conf', service_name: 'chronyd' }, ntp: { confpath: '/etc/ntp.conf', packages: [], service_name: 'ntpd' } },
+  alpine: {
+    chrony: { confpath: '/etc/chrony/chrony.conf', service_name: 'chronyd' },
+    ntp: { confpath: '/etc/ntp.conf', packages: [], service_name: 'ntpd' },
+  },
   centos: { ntp: { service_name: 'ntpd' }, chrony: { service_name: 'chronyd' } },
   debian: { chrony: { confpath: '/etc/chrony/chrony.conf' } },
   ubuntu: { chrony: { confpath: '/etc/chrony/chrony.conf' } },
-  opensuse: { chrony: { service_name: 'chronyd' }, ntp: { confpath: '/etc/ntp.conf', service_name: 'ntpd' }, 'systemd-timesyncd': { check_exe: '/usr/lib/systemd/systemd-timesyncd' } },
-  sles: { chrony: { service_name: 'chronyd' }, ntp: { confpath: '/etc/ntp.conf', service_name: 'ntpd' }, 'systemd-timesyncd': { check_exe: '/usr/lib/systemd/systemd-timesyncd' } },
+  opensuse: {
+    chrony: { service_name: 'chronyd' },
+    ntp: { confpath: '/etc/ntp.conf', service_name: 'ntpd' },
+    'systemd-timesyncd': { check_exe: '/usr/lib/systemd/systemd-timesyncd' },
+  },
+  sles: {
+    chrony: { service_name: 'chronyd' },
+    ntp: { confpath: '/etc/ntp.conf', service_name: 'ntpd' },
+    'systemd-timesyncd': { check_exe: '/usr/lib/systemd/systemd-timesyncd' },
+  },
   rhel: { ntp: { service_name: 'ntpd' }, chrony: { service_name: 'chronyd' } },
   fedora: { ntp: { service_name: 'ntpd' }, chrony: { service_name: 'chronyd' } },
   rocky: { ntp: { service_name: 'ntpd' }, chrony: { service_name: 'chronyd' } },
@@ -60,8 +100,14 @@ function preferredClients(family: string): string[] {
   return family === 'alpine' ? ['chrony', 'ntp'] : ['chrony', 'systemd-timesyncd', 'ntp', 'ntpdate'];
 }
 
-/** cloud-init's select_ntp_client: the configured one, else the first installed preferred one, else the first preferred. */
-export async function selectNtpClient(ctx: ModuleContext, systemInfo: { readonly [key: string]: unknown } | undefined, requested: string | undefined): Promise<NtpClientConfig | undefined> {
+/**
+ * cloud-init's select_ntp_client: the configured one, else the first installed preferred one, else the first preferred.
+ */
+export async function selectNtpClient(
+  ctx: ModuleContext,
+  systemInfo: { readonly [key: string]: unknown } | undefined,
+  requested: string | undefined,
+): Promise<NtpClientConfig | undefined> {
   const table = clientConfigsFor(ctx.distro.name);
   if (requested && requested !== 'auto') return table[requested];
   const fromSystem = typeof systemInfo?.ntp_client === 'string' ? systemInfo.ntp_client : 'auto';
@@ -81,7 +127,12 @@ export function defaultPoolNames(distro: string): string[] {
 }
 
 /** kiln's own minimal config when the target carries no cloud-init template for the client. */
-export function fallbackNtpConfig(client: NtpClientConfig, servers: string[], pools: string[], { allow = [], peers = [] }: { allow?: string[]; peers?: string[] } = {}): string {
+export function fallbackNtpConfig(
+  client: NtpClientConfig,
+  servers: string[],
+  pools: string[],
+  { allow = [], peers = [] }: { allow?: string[]; peers?: string[] } = {},
+): string {
   if (client.service_name === 'systemd-timesyncd') return `[Time]\nNTP=${[...servers, ...pools].join(' ')}\n`;
   const lines = ['# Written by kiln (cloud-init ntp module): no template found for this client in the target'];
   for (const p of pools) lines.push(`pool ${p} iburst`);
@@ -89,7 +140,12 @@ export function fallbackNtpConfig(client: NtpClientConfig, servers: string[], po
   for (const p of peers) lines.push(`peer ${p}`);
   if (client.check_exe === 'chronyd') for (const a of allow) lines.push(`allow ${a}`);
   if (client.check_exe === 'chronyd') lines.push('driftfile /var/lib/chrony/chrony.drift', 'makestep 1.0 3', 'rtcsync');
-  else lines.push('driftfile /var/lib/ntp/ntp.drift', 'restrict -4 default kod notrap nomodify nopeer noquery limited', 'restrict 127.0.0.1');
+  else
+    lines.push(
+      'driftfile /var/lib/ntp/ntp.drift',
+      'restrict -4 default kod notrap nomodify nopeer noquery limited',
+      'restrict 127.0.0.1',
+    );
   return `${lines.join('\n')}\n`;
 }
 
@@ -107,10 +163,13 @@ function clientConfigTypeErrors(c: { readonly [key: string]: unknown }): string[
   const errors: string[] = [];
   for (const [k, v] of Object.entries(c).sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (k === 'packages') {
-      if (!Array.isArray(v)) errors.push(`Expected a list of required package names for ntp:config:packages. Found (${String(v)})`);
+      if (!Array.isArray(v))
+        errors.push(`Expected a list of required package names for ntp:config:packages. Found (${String(v)})`);
     } else if (k === 'template' || k === 'template_name') {
-      if (v !== null && v !== undefined && typeof v !== 'string') errors.push(`Expected a string type for ntp:config:${k}. Found (${String(v)})`);
-    } else if (typeof v !== 'string' || (k === 'confpath' && !v)) errors.push(`Expected a string type for ntp:config:${k}. Found (${String(v)})`);
+      if (v !== null && v !== undefined && typeof v !== 'string')
+        errors.push(`Expected a string type for ntp:config:${k}. Found (${String(v)})`);
+    } else if (typeof v !== 'string' || (k === 'confpath' && !v))
+      errors.push(`Expected a string type for ntp:config:${k}. Found (${String(v)})`);
   }
   return errors;
 }
@@ -124,7 +183,8 @@ function validateClientConfig(c: Partial<NtpClientConfig>): asserts c is NtpClie
   const errors: string[] = [];
   const missing = (['check_exe', 'confpath', 'packages', 'service_name'] as const).filter((k) => !(k in c)).sort();
   if (missing.length) errors.push(`Missing required ntp:config keys: ${missing.join(', ')}`);
-  else if (!c.template && !c.template_name) errors.push('Either ntp:config:template or ntp:config:template_name values are required');
+  else if (!c.template && !c.template_name)
+    errors.push('Either ntp:config:template or ntp:config:template_name values are required');
   errors.push(...clientConfigTypeErrors(c));
   if (errors.length) throw invalidClientConfig(errors);
 }
@@ -137,13 +197,26 @@ function clientConfigSetting(c: unknown): unknown {
   if (!isRecord(c)) return undefined;
   const errors = clientConfigTypeErrors(c);
   if (errors.length) throw invalidClientConfig(errors);
-  return readConfigValue({ confpath: 'as-is', check_exe: 'as-is', packages: 'as-is', service_name: 'as-is', template: (t: unknown) => (t === null ? undefined : t) }, c);
+  return readConfigValue(
+    {
+      confpath: 'as-is',
+      check_exe: 'as-is',
+      packages: 'as-is',
+      service_name: 'as-is',
+      template: (t: unknown) => (t === null ? undefined : t),
+    },
+    c,
+  );
 }
 
 /** ntp as handle reads it: null is {} (install the client with defaults), another non-mapping fails in its words. */
 function ntpSetting(raw: unknown): unknown {
   if (raw === null) return {};
-  if (!isRecord(raw)) throw new ModuleError('ntp', `'ntp' key existed in config, but not a dictionary type, is a ${Array.isArray(raw) ? 'list' : typeof raw} instead`);
+  if (!isRecord(raw))
+    throw new ModuleError(
+      'ntp',
+      `'ntp' key existed in config, but not a dictionary type, is a ${Array.isArray(raw) ? 'list' : typeof raw} instead`,
+    );
   return readConfigValue(
     {
       enabled: 'not-false',
@@ -162,7 +235,25 @@ export const ntpModule: Module = configModule({
   name: 'ntp',
   stage: 'config',
   frequency: 'once-per-instance',
-  distros: ['almalinux', 'alpine', 'centos', 'cloudlinux', 'cos', 'debian', 'eurolinux', 'fedora', 'miraclelinux', 'opensuse', 'photon', 'rhel', 'rocky', 'sles', 'ubuntu', 'virtuozzo', 'arch'],
+  distros: [
+    'almalinux',
+    'alpine',
+    'centos',
+    'cloudlinux',
+    'cos',
+    'debian',
+    'eurolinux',
+    'fedora',
+    'miraclelinux',
+    'opensuse',
+    'photon',
+    'rhel',
+    'rocky',
+    'sles',
+    'ubuntu',
+    'virtuozzo',
+    'arch',
+  ],
   activateBy: ['ntp'],
   // system_info names the distro's preferred client (ntp_client) and the templates folder.
   configKeys: { ntp: ntpSetting, system_info: 'as-is' },
@@ -192,7 +283,8 @@ export const ntpModule: Module = configModule({
     const peers = [...(raw?.peers ?? [])];
     const distro = ctx.distro.name;
     if (!(servers.length === 0 && pools.length === 0 && distro === 'cos')) {
-      if (servers.length === 0 && distro === 'alpine' && client.service_name === 'ntpd') servers = defaultPoolNames(distro);
+      if (servers.length === 0 && distro === 'alpine' && client.service_name === 'ntpd')
+        servers = defaultPoolNames(distro);
       else if (servers.length === 0 && pools.length === 0) pools = defaultPoolNames(distro);
       let template = typeof client.template === 'string' && client.template ? client.template : undefined;
       if (template === undefined) {
@@ -203,7 +295,9 @@ export const ntpModule: Module = configModule({
           template = fallbackNtpConfig(client, servers, pools, { allow, peers });
         }
       }
-      await platform.writeFile(client.confpath, renderTemplateText(template, { servers, pools, allow, peers }), { mode: 0o644 });
+      await platform.writeFile(client.confpath, renderTemplateText(template, { servers, pools, allow, peers }), {
+        mode: 0o644,
+      });
     }
     if (!(await whichInTarget(platform, client.check_exe))) await installPackages(ctx, 'ntp', client.packages);
     try {

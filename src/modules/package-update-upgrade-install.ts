@@ -1,10 +1,18 @@
-// cc_package_update_upgrade_install: package index update, upgrade, installs through the distro's package manager, reboot if required.
+// cc_package_update_upgrade_install: package index update, upgrade, installs through the distro's package manager,
+// reboot if required.
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import type { DistroOps } from '../platform/linux/distro/distro';
 import { describeError } from '../util/errors';
 import { cfgBool } from './support/config-values';
 import { updatePackageSources } from './support/install-packages';
-import { distroManagers, type PackageSpec, snapInstallArgv, specKey, specText, splitPackages } from './support/package-managers';
+import {
+  distroManagers,
+  type PackageSpec,
+  snapInstallArgv,
+  specKey,
+  specText,
+  splitPackages,
+} from './support/package-managers';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
 
 export const REBOOT_REQUIRED_FILE = '/var/run/reboot-required';
@@ -23,7 +31,10 @@ export function expandPackageList(packages: unknown, family: string): string[] {
     if (typeof p === 'string') return p;
     if (Array.isArray(p) && p.length === 1) return String(p[0]);
     if (Array.isArray(p) && p.length === 2) return `${String(p[0])}${join}${String(p[1])}`;
-    throw new ModuleError('package_update_upgrade_install', `packages[${i}] must be a name or [name, version], got ${JSON.stringify(p)}`);
+    throw new ModuleError(
+      'package_update_upgrade_install',
+      `packages[${i}] must be a name or [name, version], got ${JSON.stringify(p)}`,
+    );
   });
 }
 
@@ -69,8 +80,14 @@ async function installByManager(ctx: ModuleContext, ops: DistroOps, packages: un
   if (native.length > 0) {
     try {
       // install_packages refreshes first on apt/pacman/apk families (a no-op after the update step's semaphore).
-      if (!['redhat', 'suse'].includes(ctx.distro.family)) await updatePackageSources(ctx, 'package_update_upgrade_install');
-      await runLogged(ctx, ops, 'install', native.map((s) => specText(s, join)));
+      if (!['redhat', 'suse'].includes(ctx.distro.family))
+        await updatePackageSources(ctx, 'package_update_upgrade_install');
+      await runLogged(
+        ctx,
+        ops,
+        'install',
+        native.map((s) => specText(s, join)),
+      );
       generic = [];
     } catch (err) {
       ctx.log.info(`${describeError(err)}; failed: ${native.map((s) => specText(s, join)).join(', ')}`);
@@ -92,12 +109,17 @@ async function installByManager(ctx: ModuleContext, ops: DistroOps, packages: un
   } else if (snapOwn.length > 0) note(await snapInstall(ctx, snapOwn));
   const aptElsewhere = managers.includes('apt') ? [] : (split.byManager.get('apt') ?? []);
   if (aptElsewhere.length > 0) {
-    ctx.log.warn(`apt is not the package manager of ${ctx.distro.name}; not installing ${aptElsewhere.map((s) => specText(s, '=')).join(', ')}`);
+    ctx.log.warn(
+      `apt is not the package manager of ${ctx.distro.name}; not installing ${aptElsewhere.map((s) => specText(s, '=')).join(', ')}`,
+    );
     note(aptElsewhere);
   }
   if (failed.size > 0) {
     const names = [...failed.values()].map((s) => specText(s, join)).join(', ');
-    throw new ModuleError('package_update_upgrade_install', `Failed to install the following packages: ${names}. See associated package manager logs for more details.`);
+    throw new ModuleError(
+      'package_update_upgrade_install',
+      `Failed to install the following packages: ${names}. See associated package manager logs for more details.`,
+    );
   }
 }
 
@@ -107,11 +129,17 @@ export interface PackageModuleDeps {
   distroOps: (ctx: ModuleContext) => Promise<DistroOps>;
 }
 
-async function runLogged(ctx: ModuleContext, ops: DistroOps, action: 'update' | 'upgrade' | 'install', pkgs: string[] = []): Promise<void> {
+async function runLogged(
+  ctx: ModuleContext,
+  ops: DistroOps,
+  action: 'update' | 'upgrade' | 'install',
+  pkgs: string[] = [],
+): Promise<void> {
   const cmd = ops.packageCommand(action, pkgs);
   const r = await ctx.platform.run(cmd.argv, { env: cmd.env, allowFailure: true });
   if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
-  if (r.code !== 0) throw new ModuleError('package_update_upgrade_install', `'${cmd.argv.join(' ')}' exited with code ${r.code}`);
+  if (r.code !== 0)
+    throw new ModuleError('package_update_upgrade_install', `'${cmd.argv.join(' ')}' exited with code ${r.code}`);
 }
 
 export function createPackageUpdateUpgradeInstallModule(deps: PackageModuleDeps): Module {
@@ -125,8 +153,16 @@ export function createPackageUpdateUpgradeInstallModule(deps: PackageModuleDeps)
       const update = anyTrue(cfg, 'apt_update', 'package_update');
       const upgrade = anyTrue(cfg, 'package_upgrade', 'apt_upgrade');
       const rebootIfRequired = anyTrue(cfg, 'apt_reboot_if_required', 'package_reboot_if_required');
-      const listed = Array.isArray(cfg.packages) ? cfg.packages : cfg.packages === undefined || cfg.packages === null ? [] : [cfg.packages];
-      const pkgs = listed.flatMap((p) => (typeof p === 'object' && p !== null && !Array.isArray(p) ? Object.values(p as Record<string, unknown>).flat() : [p]));
+      const listed = Array.isArray(cfg.packages)
+        ? cfg.packages
+        : cfg.packages === undefined || cfg.packages === null
+          ? []
+          : [cfg.packages];
+      const pkgs = listed.flatMap((p) =>
+        typeof p === 'object' && p !== null && !Array.isArray(p)
+          ? Object.values(p as Record<string, unknown>).flat()
+          : [p],
+      );
       if (!update && !upgrade && pkgs.length === 0) return;
       const ops = await deps.distroOps(ctx);
       const errors: string[] = [];
@@ -141,7 +177,9 @@ export function createPackageUpdateUpgradeInstallModule(deps: PackageModuleDeps)
       await attempt('Package update failed', () => updatePackageSources(ctx, 'package_update_upgrade_install'));
       if (upgrade) await attempt('Package upgrade failed', () => runLogged(ctx, ops, 'upgrade'));
       if (pkgs.length) {
-        await attempt(`Failed to install packages: ${JSON.stringify(listed)}`, () => installByManager(ctx, ops, cfg.packages));
+        await attempt(`Failed to install packages: ${JSON.stringify(listed)}`, () =>
+          installByManager(ctx, ops, cfg.packages),
+        );
       }
       const st = ctx.platform.stat ? await ctx.platform.stat(REBOOT_REQUIRED_FILE) : undefined;
       const rebootRequired = st ? st.type === 'file' : await ctx.platform.exists(REBOOT_REQUIRED_FILE);
@@ -156,7 +194,10 @@ export function createPackageUpdateUpgradeInstallModule(deps: PackageModuleDeps)
             wait *= 2;
             ctx.log.debug(`Rebooted, but still running after ${Math.round((Date.now() - start) / 1000)} seconds`);
           }
-          throw new ModuleError('package_update_upgrade_install', `Reboot did not happen after ${Math.round((Date.now() - start) / 1000)} seconds!`);
+          throw new ModuleError(
+            'package_update_upgrade_install',
+            `Reboot did not happen after ${Math.round((Date.now() - start) / 1000)} seconds!`,
+          );
         });
       }
       if (errors.length) {

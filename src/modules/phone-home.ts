@@ -5,7 +5,15 @@ import { isRecord } from './support/config-shapes';
 import type { Module } from './module';
 import { renderBasic } from './support/template-vars';
 
-export const POST_LIST_ALL = ['pub_key_dsa', 'pub_key_rsa', 'pub_key_ecdsa', 'pub_key_ed25519', 'instance_id', 'hostname', 'fqdn'];
+export const POST_LIST_ALL = [
+  'pub_key_dsa',
+  'pub_key_rsa',
+  'pub_key_ecdsa',
+  'pub_key_ed25519',
+  'instance_id',
+  'hostname',
+  'fqdn',
+];
 
 const PUBKEY_FILES: Record<string, string> = {
   pub_key_dsa: '/etc/ssh/ssh_host_dsa_key.pub',
@@ -53,11 +61,13 @@ export function createPhoneHomeModule(deps: PhoneHomeDeps): Module {
         return;
       }
       const postCfg = ph.post ?? 'all';
-      const postList = postCfg === 'all' ? POST_LIST_ALL : Array.isArray(postCfg) ? postCfg.map(String) : [String(postCfg)];
+      const postList =
+        postCfg === 'all' ? POST_LIST_ALL : Array.isArray(postCfg) ? postCfg.map(String) : [String(postCfg)];
       let tries = Number.parseInt(String(ph.tries), 10);
       if (!Number.isFinite(tries) || String(ph.tries).trim() !== String(tries)) {
         tries = 10;
-        if (ph.tries !== undefined) ctx.log.warn(`Configuration entry 'tries' is not an integer, using ${tries} instead`);
+        if (ph.tries !== undefined)
+          ctx.log.warn(`Configuration entry 'tries' is not an integer, using ${tries} instead`);
       }
       const instanceId = ctx.instance?.instanceId ?? 'iid-datasource-none';
       // cloud-init's cloud.get_hostname(): the datasource's names, whatever hostname/fqdn the config sets.

@@ -33,15 +33,24 @@ function readPowerState(ps: unknown): { setting: PowerStateSetting } | { problem
   }
   const rawDelay = ps.delay ?? 'now';
   const delayText = typeof rawDelay === 'number' ? String(Math.trunc(rawDelay)) : String(rawDelay).trim();
-  if (rawDelay !== 'now' && !/^\+?\d+$/.test(delayText)) return { problem: `power_state[delay] must be 'now' or '+m' (minutes). found '${pyStr(rawDelay)}'.` };
+  if (rawDelay !== 'now' && !/^\+?\d+$/.test(delayText))
+    return { problem: `power_state[delay] must be 'now' or '+m' (minutes). found '${pyStr(rawDelay)}'.` };
   const delay = rawDelay === 'now' ? 'now' : Number.parseInt(delayText, 10);
   const rawTimeout = ps.timeout ?? 30;
-  const timeout = typeof rawTimeout === 'number' ? rawTimeout : typeof rawTimeout === 'string' && rawTimeout.trim() !== '' ? Number(rawTimeout) : Number.NaN;
+  const timeout =
+    typeof rawTimeout === 'number'
+      ? rawTimeout
+      : typeof rawTimeout === 'string' && rawTimeout.trim() !== ''
+        ? Number(rawTimeout)
+        : Number.NaN;
   if (!Number.isFinite(timeout)) return { problem: `failed to convert timeout '${pyStr(rawTimeout)}' to float.` };
   const condition = ps.condition ?? true;
-  if (typeof condition !== 'boolean' && typeof condition !== 'string' && !Array.isArray(condition)) return { problem: 'condition type invalid. must be list, bool, str' };
+  if (typeof condition !== 'boolean' && typeof condition !== 'string' && !Array.isArray(condition))
+    return { problem: 'condition type invalid. must be list, bool, str' };
   const message = readConfigValue('truthy-str', ps.message ?? '') as string | undefined;
-  return { setting: { mode, delay, timeout: Math.ceil(timeout), condition, ...(message !== undefined && { message }) } };
+  return {
+    setting: { mode, delay, timeout: Math.ceil(timeout), condition, ...(message !== undefined && { message }) },
+  };
 }
 
 /** power_state read (readPowerState), or upstream's warning ("… Not performing power state change!") and none. */
@@ -58,14 +67,24 @@ const powerStateReader = new WarningReader(
 
 /** The plan of power_state as read: cloud-init's shutdown command line, the wait and the condition. */
 function planFor(ps: PowerStateSetting): PowerStatePlan {
-  const delay = ps.delay === 'now' || ps.delay === undefined ? 'now' : `+${Number.parseInt(String(ps.delay).replace(/^\+/, ''), 10)}`;
+  const delay =
+    ps.delay === 'now' || ps.delay === undefined
+      ? 'now'
+      : `+${Number.parseInt(String(ps.delay).replace(/^\+/, ''), 10)}`;
   const command = ['shutdown', MODE_FLAGS[ps.mode] as string, delay];
   if (ps.message) command.push(ps.message);
   const condition = ps.condition ?? true;
-  return { command, timeoutSeconds: ps.timeout ?? 30, condition: Array.isArray(condition) ? condition.map((c) => String(c)) : condition };
+  return {
+    command,
+    timeoutSeconds: ps.timeout ?? 30,
+    condition: Array.isArray(condition) ? condition.map((c) => String(c)) : condition,
+  };
 }
 
-/** The plan of CFG's power_state; undefined when there is none; a ModuleError in upstream's words when it cannot be read. */
+/**
+ * The plan of CFG's power_state; undefined when there is none; a ModuleError in upstream's words when it cannot be
+ * read.
+ */
 export function loadPowerState(cfg: { readonly power_state?: unknown }): PowerStatePlan | undefined {
   if (cfg.power_state === undefined || cfg.power_state === null) return undefined;
   const read = readPowerState(cfg.power_state);
@@ -109,7 +128,10 @@ export function createPowerStateChangeModule(deps: PowerStateDeps): Module {
     distros: 'all',
     activateBy: ['power_state'],
     // cc_power_state_change only warns about a power_state it cannot read (the schema's rejects too), never fails.
-    configKeys: { power_state: (ps: unknown, warn?: ReaderWarn) => (ps === null ? undefined : readConfigValue(powerStateReader, ps, warn)) },
+    configKeys: {
+      power_state: (ps: unknown, warn?: ReaderWarn) =>
+        ps === null ? undefined : readConfigValue(powerStateReader, ps, warn),
+    },
     async run(ctx, cfg): Promise<void> {
       if (cfg.power_state === undefined) {
         ctx.log.debug('no power_state provided. doing nothing');

@@ -1,4 +1,5 @@
-// cc_puppet: installs puppet (distro packages or the AIO script), merges `conf` into puppet.conf, writes csr_attributes.yaml, enables, runs and starts the agent.
+// cc_puppet: installs puppet (distro packages or the AIO script), merges `conf` into puppet.conf, writes
+// csr_attributes.yaml, enables, runs and starts the agent.
 import { hostname } from 'node:os';
 import { posix } from 'node:path';
 import { pyyamlDump } from '../config/pyyaml-dump';
@@ -31,7 +32,11 @@ function optStr(cfg: Record<string, unknown>, key: string, dflt: string | undefi
 
 async function run(ctx: ModuleContext, argv: string[]): Promise<string> {
   const r = await ctx.platform.run(argv, { allowFailure: true });
-  if (r.code !== 0) throw new ModuleError(MODULE, `'${argv.join(' ')}' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`);
+  if (r.code !== 0)
+    throw new ModuleError(
+      MODULE,
+      `'${argv.join(' ')}' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`,
+    );
   return r.stdout;
 }
 
@@ -120,7 +125,8 @@ export const puppetModule: Module = {
     const bin = aio ? '/opt/puppetlabs/bin/puppet' : 'puppet';
     const packageName = optStr(pcfg, 'package_name', aio ? 'puppet-agent' : undefined);
 
-    if (!install && version) ctx.recoverable('WARNING', 'Puppet install set to false but version supplied, doing nothing.');
+    if (!install && version)
+      ctx.recoverable('WARNING', 'Puppet install set to false but version supplied, doing nothing.');
     else if (install) {
       ctx.log.debug(`Attempting to install puppet ${version ?? 'latest'} from ${installType}`);
       if (installType === 'packages') {
@@ -128,9 +134,12 @@ export const puppetModule: Module = {
         else if (!(await installFirstAvailable(ctx, version))) {
           ctx.recoverable('WARNING', `No installable puppet package in any of: ${PUPPET_NAMES.join(', ')}`);
         }
-      }
-      else if (aio) {
-        const args = [...(version !== undefined ? ['-v', version] : []), ...(collection !== undefined ? ['-c', collection] : []), ...(cleanup ? ['--cleanup'] : [])];
+      } else if (aio) {
+        const args = [
+          ...(version !== undefined ? ['-v', version] : []),
+          ...(collection !== undefined ? ['-c', collection] : []),
+          ...(cleanup ? ['--cleanup'] : []),
+        ];
         await runInstallerScript(ctx, MODULE, aioUrl, 5, 'puppet-install', args);
       } else {
         ctx.recoverable('WARNING', `Unknown puppet install type '${installType}'`);
@@ -148,20 +157,33 @@ export const puppetModule: Module = {
       if (!isRecord(sections)) throw new ModuleError(MODULE, "'puppet.conf' must be a mapping of sections");
       const text = await ctx.platform.readTextIfExists(conf);
       if (text === undefined) throw new ModuleError(MODULE, `cannot read ${conf}: no such file`);
-      const parsed = parsePyConfig(MODULE, text.split('\n').map((l) => l.replace(/^\s+/, '')).join('\n'), conf);
+      const parsed = parsePyConfig(
+        MODULE,
+        text
+          .split('\n')
+          .map((l) => l.replace(/^\s+/, ''))
+          .join('\n'),
+        conf,
+      );
       for (const [section, value] of Object.entries(sections)) {
         if (section === 'ca_cert') {
           const certDir = posix.join(sslDir, 'certs');
           await ctx.platform.mkdir(sslDir, { mode: 0o771, owner: `${puppetUser}:root` });
           await ctx.platform.mkdir(certDir, { owner: `${puppetUser}:root` });
-          await ctx.platform.writeFile(posix.join(certDir, 'ca.pem'), String(value), { mode: 0o644, owner: `${puppetUser}:root` });
+          await ctx.platform.writeFile(posix.join(certDir, 'ca.pem'), String(value), {
+            mode: 0o644,
+            owner: `${puppetUser}:root`,
+          });
         } else {
           if (!isRecord(value)) throw new ModuleError(MODULE, `puppet.conf.${section} must be a mapping of settings`);
           for (const [option, v] of Object.entries(value)) {
             let setting: unknown = v;
             if (option === 'certname') {
               const iid = ctx.instance?.instanceId ?? '';
-              setting = String(v).replace(/%f/g, await fqdn(ctx)).replace(/%i/g, iid).toLowerCase();
+              setting = String(v)
+                .replace(/%f/g, await fqdn(ctx))
+                .replace(/%i/g, iid)
+                .toLowerCase();
             }
             setPyOption(MODULE, parsed, section, option, setting);
           }
@@ -173,7 +195,8 @@ export const puppetModule: Module = {
         await ctx.platform.writeFile(conf, stringifyPyConfig(parsed), { mode: 0o644 });
       }
     }
-    if ('csr_attributes' in pcfg) await ctx.platform.writeFile(csrPath, pyyamlDump(pcfg.csr_attributes, true, 2), { mode: 0o644 });
+    if ('csr_attributes' in pcfg)
+      await ctx.platform.writeFile(csrPath, pyyamlDump(pcfg.csr_attributes, true, 2), { mode: 0o644 });
     if (startService) await managePuppetServices(ctx, 'enable');
     if (exec) {
       ctx.log.debug('Running puppet-agent');

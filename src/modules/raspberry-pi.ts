@@ -1,4 +1,5 @@
-// cc_raspberry_pi (upstream 25.x): turns SPI, I2C, 1-Wire and the serial port on or off with `raspi-config nonint`, switches USB gadget mode, and reboots when something changed.
+// cc_raspberry_pi (upstream 25.x): turns SPI, I2C, 1-Wire and the serial port on or off with `raspi-config nonint`,
+// switches USB gadget mode, and reboots when something changed.
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
 import { isRecord } from './support/config-shapes';
 
@@ -17,7 +18,10 @@ async function attempt(ctx: ModuleContext, argv: string[], what: string, timeout
   const r = await ctx.platform.run(argv, { allowFailure: true, ...(timeoutMs ? { timeoutMs } : {}) });
   if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
   if (r.code === 0) return true;
-  ctx.recoverable('ERROR', `Failed to configure ${what}: '${argv.join(' ')}' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`);
+  ctx.recoverable(
+    'ERROR',
+    `Failed to configure ${what}: '${argv.join(' ')}' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`,
+  );
   return false;
 }
 
@@ -31,7 +35,9 @@ async function configureUsbGadget(ctx: ModuleContext, enable: boolean): Promise<
   return attempt(ctx, [USB_GADGET_SCRIPT, enable ? 'on' : 'off', '-f'], 'rpi-usb-gadget', 30_000);
 }
 
-/** The serial console and UART: a bool sets the console (and, before the Pi 5, the UART with it); a mapping sets each. */
+/**
+ * The serial console and UART: a bool sets the console (and, before the Pi 5, the UART with it); a mapping sets each.
+ */
 async function configureSerial(ctx: ModuleContext, cfg: boolean | Record<string, unknown>): Promise<boolean> {
   const field = (name: string): boolean => {
     if (typeof cfg === 'boolean') return false;
@@ -85,14 +91,20 @@ export const raspberryPiModule: Module = {
         }
         for (const [iface, enable] of Object.entries(value)) {
           if (iface === 'serial') {
-            if (typeof enable === 'boolean' || isRecord(enable)) reboot = (await configureSerial(ctx, enable)) || reboot;
+            if (typeof enable === 'boolean' || isRecord(enable))
+              reboot = (await configureSerial(ctx, enable)) || reboot;
             else ctx.recoverable('WARNING', `Invalid value for interfaces.serial: ${JSON.stringify(enable)}`);
           } else if (!(iface in INTERFACE_FUNCTIONS)) {
             ctx.recoverable('WARNING', `Invalid key for interfaces: ${iface}`);
           } else if (typeof enable !== 'boolean') {
             ctx.recoverable('WARNING', `Invalid value for interfaces.${iface}: ${JSON.stringify(enable)}`);
           } else {
-            reboot = (await attempt(ctx, [RASPI_CONFIG, 'nonint', INTERFACE_FUNCTIONS[iface] as string, flag(enable)], iface)) || reboot;
+            reboot =
+              (await attempt(
+                ctx,
+                [RASPI_CONFIG, 'nonint', INTERFACE_FUNCTIONS[iface] as string, flag(enable)],
+                iface,
+              )) || reboot;
           }
         }
       } else {
@@ -103,7 +115,9 @@ export const raspberryPiModule: Module = {
     // config.txt and module changes take effect at boot; only the running system is rebooted.
     const argv = ['shutdown', '-r', 'now', REBOOT_MSG];
     if (ctx.platform.root !== '/') {
-      ctx.log.info(`Not rebooting: the target root is ${ctx.platform.root}, not the running system (would run '${argv.join(' ')}')`);
+      ctx.log.info(
+        `Not rebooting: the target root is ${ctx.platform.root}, not the running system (would run '${argv.join(' ')}')`,
+      );
       return;
     }
     const r = await ctx.platform.run(argv, { allowFailure: true });

@@ -1,4 +1,5 @@
-// cc_refresh_rmc_and_interface: on IBM PowerVM images with RSCT, keeps NetworkManager off the IPv6-only interfaces RMC talks over.
+// cc_refresh_rmc_and_interface: on IBM PowerVM images with RSCT, keeps NetworkManager off the IPv6-only interfaces RMC
+// talks over.
 import { parseIpJsonAddr, type DeviceInfo } from '../net/ci-info/device-info';
 import { ModuleError, type Module, type ModuleContext } from './module';
 import { whichInTarget } from './support/distro-facts';
@@ -45,13 +46,18 @@ async function ipv6OnlyInterfaces(ctx: ModuleContext): Promise<string[]> {
   return ifaces;
 }
 
-/** Marks the interface's ifcfg file NM_CONTROLLED=no, dropping its IPv6 and NM_CONTROLLED lines, when it has IPV6INIT. */
+/**
+ * Marks the interface's ifcfg file NM_CONTROLLED=no, dropping its IPv6 and NM_CONTROLLED lines, when it has IPV6INIT.
+ */
 async function disableIpv6(ctx: ModuleContext, file: string): Promise<void> {
   const contents = await ctx.platform.readTextIfExists(file);
   if (contents === undefined) {
     ctx.log.debug(`IPv6 interface file ${file} does not exist\n`);
     // 22.4 goes on to read the contents it never loaded, and the module fails (UnboundLocalError); so does kiln's.
-    throw new ModuleError('refresh_rmc_and_interface', `the IPv6 interface file ${file} does not exist, so NetworkManager cannot be kept off the interface`);
+    throw new ModuleError(
+      'refresh_rmc_and_interface',
+      `the IPv6 interface file ${file} does not exist, so NetworkManager cannot be kept off the interface`,
+    );
   }
   if (!contents.includes('IPV6INIT')) {
     ctx.log.debug(`Interface file ${file} did not have IPV6INIT`);

@@ -10,7 +10,8 @@ const RSCT_ENV_PATH = `${RSCT_PATH}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/us
 /** The node id: the first line of /etc/ct_node_id; a missing file fails the module, as in cloud-init. */
 async function nodeId(ctx: ModuleContext): Promise<string> {
   const text = await ctx.platform.readTextIfExists(CT_NODE_ID_FILE);
-  if (text === undefined) throw new ModuleError('reset_rmc', `Failed to get node ID from file ${CT_NODE_ID_FILE}: the file does not exist`);
+  if (text === undefined)
+    throw new ModuleError('reset_rmc', `Failed to get node ID from file ${CT_NODE_ID_FILE}: the file does not exist`);
   return text.split('\n')[0] ?? '';
 }
 

@@ -1,4 +1,5 @@
-// cc_resolv_conf: with manage_resolv_conf, writes /etc/resolv.conf from resolv_conf (nameservers, search, domain, sortlist, options).
+// cc_resolv_conf: with manage_resolv_conf, writes /etc/resolv.conf from resolv_conf (nameservers, search, domain,
+// sortlist, options).
 import { posix } from 'node:path';
 import { pyStr } from '../util/python-str';
 import type { CloudConfigValue } from '../config/schema/cloud-config-types';
@@ -46,7 +47,8 @@ export function renderResolvConf(header: string[], params: CloudConfigValue<'res
     }
   }
   options.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  if (flags.length > 0 || options.length > 0) out += `\noptions${flags.map((f) => ` ${f}`).join('')}${options.map(([k, v]) => ` ${k}:${pyStr(v)}`).join('')}`;
+  if (flags.length > 0 || options.length > 0)
+    out += `\noptions${flags.map((f) => ` ${f}`).join('')}${options.map(([k, v]) => ` ${k}:${pyStr(v)}`).join('')}`;
   return `${out}\n`;
 }
 

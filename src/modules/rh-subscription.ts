@@ -1,4 +1,5 @@
-// cc_rh_subscription: registers a RHEL system with subscription-manager (identity check first), then auto-attach or service level, pools, repos and the release, as newest upstream (25.1's dashed keys and 25.3's names both read).
+// cc_rh_subscription: registers a RHEL system with subscription-manager (identity check first), then auto-attach or
+// service level, pools, repos and the release, as newest upstream (25.1's dashed keys and 25.3's names both read).
 import { isRecord } from './support/config-shapes';
 import { isFalse, isTrue } from './support/config-values';
 import { pyStr } from '../util/python-str';
@@ -8,7 +9,16 @@ import { ModuleError, type CloudConfig, type Module, type ModuleContext } from '
 const MODULE = 'rh_subscription';
 
 /** The keys newest upstream renamed (25.3) from the dashed forms, which it still reads when the new one is absent. */
-const RENAMED_KEYS = ['activation_key', 'auto_attach', 'service_level', 'add_pool', 'enable_repo', 'disable_repo', 'rhsm_baseurl', 'server_hostname'];
+const RENAMED_KEYS = [
+  'activation_key',
+  'auto_attach',
+  'service_level',
+  'add_pool',
+  'enable_repo',
+  'disable_repo',
+  'rhsm_baseurl',
+  'server_hostname',
+];
 
 /** The configuration with each dashed key read under its new name (the new name wins when both are given). */
 export function normaliseRhKeys(raw: Record<string, unknown>): Record<string, unknown> {
@@ -32,12 +42,16 @@ interface SubManResult {
   stderr: string;
 }
 
-/** The argv of `subscription-manager register` for the configured credentials, or undefined when they are incomplete. */
+/**
+ * The argv of `subscription-manager register` for the configured credentials, or undefined when they are incomplete.
+ */
 export function registerArgv(rh: Record<string, unknown>): string[] | undefined {
   const given = (k: string) => rh[k] !== undefined && rh[k] !== null;
   let argv: string[];
-  if (given('activation_key') && given('org')) argv = ['register', `--activationkey=${pyStr(rh.activation_key)}`, `--org=${pyStr(rh.org)}`];
-  else if (given('username') && given('password')) argv = ['register', `--username=${pyStr(rh.username)}`, `--password=${pyStr(rh.password)}`];
+  if (given('activation_key') && given('org'))
+    argv = ['register', `--activationkey=${pyStr(rh.activation_key)}`, `--org=${pyStr(rh.org)}`];
+  else if (given('username') && given('password'))
+    argv = ['register', `--username=${pyStr(rh.username)}`, `--password=${pyStr(rh.password)}`];
   else return undefined;
   if (given('rhsm_baseurl')) argv.push(`--baseurl=${pyStr(rh.rhsm_baseurl)}`);
   if (given('server_hostname')) argv.push(`--serverurl=${pyStr(rh.server_hostname)}`);
@@ -47,7 +61,8 @@ export function registerArgv(rh: Record<string, unknown>): string[] | undefined 
 /** _verify_keys (unknown keys are the schema's to report, as upstream): the first problem, or undefined. */
 export function verifyKeys(rh: Record<string, unknown>): string | undefined {
   const autoAttach = rh.auto_attach;
-  if (autoAttach !== undefined && autoAttach !== null && !(isTrue(autoAttach) || isFalse(autoAttach))) return 'The key auto_attach must be a boolean value (True/False)';
+  if (autoAttach !== undefined && autoAttach !== null && !(isTrue(autoAttach) || isFalse(autoAttach)))
+    return 'The key auto_attach must be a boolean value (True/False)';
   if (rh.service_level !== undefined && rh.service_level !== null && (!autoAttach || isFalse(pyStr(autoAttach)))) {
     return 'The service_level key must be used in conjunction with the auto_attach key.  Please re-run with auto_attach: True';
   }
@@ -60,13 +75,20 @@ class SubscriptionManager {
     private readonly rh: Record<string, unknown>,
   ) {}
 
-  /** Runs subscription-manager with ARGS; the password and activation key never reach the log (cloud-init hides the whole command). */
+  /**
+   * Runs subscription-manager with ARGS; the password and activation key never reach the log (cloud-init hides the
+   * whole command).
+   */
   async cli(args: string[]): Promise<SubManResult> {
-    const secrets = ['password', 'activation_key'].map((k) => this.rh[k]).filter((v) => v !== undefined && v !== null && pyStr(v) !== '').map(pyStr);
+    const secrets = ['password', 'activation_key']
+      .map((k) => this.rh[k])
+      .filter((v) => v !== undefined && v !== null && pyStr(v) !== '')
+      .map(pyStr);
     const argv = args[0] === 'subscription-manager' ? args : ['subscription-manager', ...args];
     // A tool that cannot be started: cloud-init's ProcessExecutionError then carries '-' as its output, so no
     // "Registration failed due to" line is logged (that needs an empty stdout).
-    if (!(await whichInTarget(this.ctx.platform, 'subscription-manager'))) return { ok: false, code: 127, stdout: '-', stderr: '-' };
+    if (!(await whichInTarget(this.ctx.platform, 'subscription-manager')))
+      return { ok: false, code: 127, stdout: '-', stderr: '-' };
     const r = await this.ctx.platform.run(argv, { allowFailure: true, secrets });
     return { ok: r.code === 0, ...r };
   }
@@ -74,7 +96,11 @@ class SubscriptionManager {
   /** Like cli(), but a failure ends the module (cloud-init lets the ProcessExecutionError escape here). */
   async mustRun(args: string[]): Promise<string> {
     const r = await this.cli(args);
-    if (!r.ok) throw new ModuleError(MODULE, `'subscription-manager ${args.join(' ')}' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`);
+    if (!r.ok)
+      throw new ModuleError(
+        MODULE,
+        `'subscription-manager ${args.join(' ')}' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`,
+      );
     return r.stdout;
   }
 
@@ -95,7 +121,8 @@ class SubscriptionManager {
       return false;
     }
     const id = r.stdout.split('ID: ')[1];
-    if (id === undefined) throw new ModuleError(MODULE, `subscription-manager register printed no 'ID: ' line: ${r.stdout.trim()}`);
+    if (id === undefined)
+      throw new ModuleError(MODULE, `subscription-manager register printed no 'ID: ' line: ${r.stdout.trim()}`);
     this.ctx.log.debug(`Registered successfully with ID ${id.trimEnd()}`);
     return true;
   }
@@ -140,16 +167,23 @@ class SubscriptionManager {
     if (flags.length === 0) return false;
     const r = await this.cli(['attach', ...flags]);
     if (!r.ok) {
-      this.warn(`Unable to attach pool ${pyStr(pools[pools.length - 1])} due to exit code ${r.code}: ${r.stderr.trim()}`);
+      this.warn(
+        `Unable to attach pool ${pyStr(pools[pools.length - 1])} due to exit code ${r.code}: ${r.stderr.trim()}`,
+      );
       return false;
     }
-    this.ctx.log.debug(`Attached the following pools to your system: ${flags.map((f) => f.slice('--pool='.length)).join(', ')}`);
+    this.ctx.log.debug(
+      `Attached the following pools to your system: ${flags.map((f) => f.slice('--pool='.length)).join(', ')}`,
+    );
     return true;
   }
 
   async repoIds(flag: '--list-enabled' | '--list-disabled'): Promise<string[]> {
     const out = await this.mustRun(['repos', flag]);
-    return out.split('\n').filter((l) => l.includes('Repo ID:')).map((l) => (l.split(':')[1] ?? '').trim());
+    return out
+      .split('\n')
+      .filter((l) => l.includes('Repo ID:'))
+      .map((l) => (l.split(':')[1] ?? '').trim());
   }
 
   async updateRepos(): Promise<boolean> {
@@ -182,8 +216,12 @@ class SubscriptionManager {
       this.warn(`Unable to alter repos due to exit code ${r.code}: ${r.stderr.trim()}`);
       return false;
     }
-    if (enable.length) this.ctx.log.debug(`Enabled the following repos: ${enable.map((f) => f.slice('--enable='.length)).join(', ')}`);
-    if (disable.length) this.ctx.log.debug(`Disabled the following repos: ${disable.map((f) => f.slice('--disable='.length)).join(', ')}`);
+    if (enable.length)
+      this.ctx.log.debug(`Enabled the following repos: ${enable.map((f) => f.slice('--enable='.length)).join(', ')}`);
+    if (disable.length)
+      this.ctx.log.debug(
+        `Disabled the following repos: ${disable.map((f) => f.slice('--disable='.length)).join(', ')}`,
+      );
     return true;
   }
 
@@ -204,12 +242,14 @@ class SubscriptionManager {
     const pools = rh.add_pool;
     if (pools !== undefined && pools !== null) {
       if (!Array.isArray(pools)) throw new SubscriptionError('Pools must in the format of a list');
-      if (!(await this.addPools(pools))) throw new SubscriptionError(`Unable to attach pools [${pools.map((p) => `'${pyStr(p)}'`).join(', ')}]`);
+      if (!(await this.addPools(pools)))
+        throw new SubscriptionError(`Unable to attach pools [${pools.map((p) => `'${pyStr(p)}'`).join(', ')}]`);
     }
     if (!(await this.updateRepos())) throw new SubscriptionError('Unable to add or remove repos');
     if (rh.release_version) {
       const args = ['release', `--set=${pyStr(rh.release_version)}`];
-      if (!(await this.cli(args)).ok) throw new SubscriptionError(`Unable to set release_version using: [${args.map((a) => `'${a}'`).join(', ')}]`);
+      if (!(await this.cli(args)).ok)
+        throw new SubscriptionError(`Unable to set release_version using: [${args.map((a) => `'${a}'`).join(', ')}]`);
       // The package manager's cache still describes the old release.
       this.ctx.log.debug('Deleting the package manager cache');
       await this.ctx.platform.remove('/var/cache/dnf', { recursive: true });
@@ -227,7 +267,8 @@ export const rhSubscriptionModule: Module = {
   activateBy: ['rh_subscription'],
   async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
     const raw = cfg.rh_subscription ?? {};
-    if (!isRecord(raw)) throw new ModuleError(MODULE, `'rh_subscription' must be a mapping, not ${JSON.stringify(raw)}`);
+    if (!isRecord(raw))
+      throw new ModuleError(MODULE, `'rh_subscription' must be a mapping, not ${JSON.stringify(raw)}`);
     const rh = normaliseRhKeys(raw);
     // is_configured: a username with a password, or an activation key.
     if (!((rh.username && rh.password) || rh.activation_key)) {

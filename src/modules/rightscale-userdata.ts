@@ -1,4 +1,5 @@
-// cc_rightscale_userdata: fetches the scripts named by CLOUD_INIT_REMOTE_HOOK=<url> in raw user data into the instance's scripts/.
+// cc_rightscale_userdata: fetches the scripts named by CLOUD_INIT_REMOTE_HOOK=<url> in raw user data into the
+// instance's scripts/.
 import { posix } from 'node:path';
 import { describeError } from '../util/errors';
 import { HttpClient } from '../util/http';
@@ -64,6 +65,10 @@ export const rightscaleUserdataModule: Module = {
     }
     if (written.length) ctx.log.debug(`Wrote out rightscale userdata to ${written.length} files`);
     if (written.length !== urls.length) ctx.log.debug(`${urls.length - written.length} urls were skipped or failed`);
-    if (failures.length) throw new ModuleError('rightscale_userdata', `${failures.length} failed with exceptions, the last: ${failures[failures.length - 1]}`);
+    if (failures.length)
+      throw new ModuleError(
+        'rightscale_userdata',
+        `${failures.length} failed with exceptions, the last: ${failures[failures.length - 1]}`,
+      );
   },
 };

@@ -33,7 +33,9 @@ function loadConfig(ctx: ModuleContext, cfg: CloudConfig): RsyslogConfig {
   let my: Record<string, unknown>;
   const raw = cfg.rsyslog;
   if (Array.isArray(raw)) {
-    ctx.log.warn('DEPRECATION: This rsyslog list format is deprecated and will be removed in a future version of cloud-init. Use documented keys.');
+    ctx.log.warn(
+      'DEPRECATION: This rsyslog list format is deprecated and will be removed in a future version of cloud-init. Use documented keys.',
+    );
     my = { configs: raw };
     if ('rsyslog_filename' in cfg) my.config_filename = cfg.rsyslog_filename;
     if ('rsyslog_dir' in cfg) my.config_dir = cfg.rsyslog_dir;
@@ -50,7 +52,12 @@ function loadConfig(ctx: ModuleContext, cfg: CloudConfig): RsyslogConfig {
     configs: [...typed<unknown[]>('configs', [], Array.isArray, 'a list')],
     configDir: typed('config_dir', DEF_DIR, (v) => typeof v === 'string', 'a string'),
     configFilename: typed('config_filename', DEF_FILENAME, (v) => typeof v === 'string', 'a string'),
-    reload: typed<string | string[]>('service_reload_command', 'auto', (v) => typeof v === 'string' || Array.isArray(v), 'a string or a list'),
+    reload: typed<string | string[]>(
+      'service_reload_command',
+      'auto',
+      (v) => typeof v === 'string' || Array.isArray(v),
+      'a string or a list',
+    ),
     remotes: typed<Record<string, unknown>>('remotes', {}, isMap, 'a mapping'),
     // Newer upstream: install rsyslog (the distro's default packages and program) when it is missing.
     installRsyslog: typed('install_rsyslog', false, (v) => typeof v === 'boolean', 'a boolean'),
@@ -111,7 +118,8 @@ export const rsyslog: Module = {
       my.configs.push(`${lines.join('\n')}\n`);
     }
     if (my.installRsyslog) {
-      if (await targetHasCommand(ctx, my.checkExe)) ctx.log.debug(`${my.checkExe} found, not installing ${my.packages.join(', ')}`);
+      if (await targetHasCommand(ctx, my.checkExe))
+        ctx.log.debug(`${my.checkExe} found, not installing ${my.packages.join(', ')}`);
       else {
         ctx.log.debug(`${my.checkExe} not found, installing ${my.packages.join(', ')}`);
         await installPackages(ctx, 'rsyslog', my.packages);
@@ -155,7 +163,10 @@ export const rsyslog: Module = {
         return;
       }
       const ops = await distroOpsFor(ctx.platform, ctx.distro);
-      argv = ctx.distro.family === 'alpine' ? ['rc-service', '--ifstarted', 'rsyslog', 'reload'] : ['systemctl', 'try-reload-or-restart', ops.serviceName('rsyslog')];
+      argv =
+        ctx.distro.family === 'alpine'
+          ? ['rc-service', '--ifstarted', 'rsyslog', 'reload']
+          : ['systemctl', 'try-reload-or-restart', ops.serviceName('rsyslog')];
     } else argv = Array.isArray(my.reload) ? my.reload.map(String) : ['/bin/sh', '-c', my.reload];
     const r = await ctx.platform.run(argv, { allowFailure: true });
     if (r.code !== 0) ctx.log.warn(`Failed to reload syslog: ${r.stderr.trim()}`);

@@ -1,4 +1,5 @@
-// cc_salt_minion: installs salt-minion, writes the minion config and grains as YAML, the minion key pair into pki_dir, and restarts the service.
+// cc_salt_minion: installs salt-minion, writes the minion config and grains as YAML, the minion key pair into pki_dir,
+// and restarts the service.
 import { posix } from 'node:path';
 import { pyyamlDump } from '../config/pyyaml-dump';
 import { installPackages } from './support/install-packages';
@@ -8,9 +9,20 @@ import { configModule } from './support/config-module';
 
 const MODULE = 'salt_minion';
 
-/** SaltConstants on Linux (kiln has no FreeBSD family, where cloud-init uses py-salt, salt_minion and /usr/local/etc/salt). */
-export function saltConstants(scfg: CloudConfigValue<'salt_minion'>): { pkgName: string; confDir: string; srvName: string } {
-  return { pkgName: scfg.pkg_name ?? 'salt-minion', confDir: scfg.config_dir ?? '/etc/salt', srvName: scfg.service_name ?? 'salt-minion' };
+/**
+ * SaltConstants on Linux (kiln has no FreeBSD family, where cloud-init uses py-salt, salt_minion and
+ * /usr/local/etc/salt).
+ */
+export function saltConstants(scfg: CloudConfigValue<'salt_minion'>): {
+  pkgName: string;
+  confDir: string;
+  srvName: string;
+} {
+  return {
+    pkgName: scfg.pkg_name ?? 'salt-minion',
+    confDir: scfg.config_dir ?? '/etc/salt',
+    srvName: scfg.service_name ?? 'salt-minion',
+  };
 }
 
 /** cloud-init's safeyaml.dumps: '---', PyYAML's block style with indent 4, '...'. */
@@ -38,7 +50,16 @@ export const saltMinionModule: Module = configModule({
   activateBy: ['salt_minion'],
   // SaltConstants reads pkg_name, config_dir and service_name with get_cfg_option_str; the rest are used as given.
   configKeys: {
-    salt_minion: { pkg_name: 'str', config_dir: 'str', service_name: 'str', conf: 'as-is', grains: 'as-is', public_key: 'as-is', private_key: 'as-is', pki_dir: 'as-is' },
+    salt_minion: {
+      pkg_name: 'str',
+      config_dir: 'str',
+      service_name: 'str',
+      conf: 'as-is',
+      grains: 'as-is',
+      public_key: 'as-is',
+      private_key: 'as-is',
+      pki_dir: 'as-is',
+    },
   },
   async run(ctx, cfg): Promise<void> {
     const scfg = cfg.salt_minion;
@@ -49,8 +70,10 @@ export const saltMinionModule: Module = configModule({
     const c = saltConstants(scfg);
     await installPackages(ctx, MODULE, [c.pkgName]);
     await ctx.platform.mkdir(c.confDir);
-    if ('conf' in scfg) await ctx.platform.writeFile(posix.join(c.confDir, 'minion'), safeyamlDumps(scfg.conf), { mode: 0o644 });
-    if ('grains' in scfg) await ctx.platform.writeFile(posix.join(c.confDir, 'grains'), safeyamlDumps(scfg.grains), { mode: 0o644 });
+    if ('conf' in scfg)
+      await ctx.platform.writeFile(posix.join(c.confDir, 'minion'), safeyamlDumps(scfg.conf), { mode: 0o644 });
+    if ('grains' in scfg)
+      await ctx.platform.writeFile(posix.join(c.confDir, 'grains'), safeyamlDumps(scfg.grains), { mode: 0o644 });
     if (scfg.public_key !== undefined && scfg.private_key !== undefined) {
       let pkiDefault = posix.join(c.confDir, 'pki/minion');
       if ((await ctx.platform.stat?.(pkiDefault))?.type !== 'directory') pkiDefault = posix.join(c.confDir, 'pki');

@@ -24,7 +24,9 @@ export const scriptsVendorModule: Module = configModule({
   distros: 'all',
   activateBy: [],
   // get_cfg_by_path(cfg, ('vendor_data', 'prefix'), []): a vendor_data that is no mapping has no prefix.
-  configKeys: { vendor_data: (value: unknown) => (isRecord(value) ? readConfigValue({ prefix: vendorPrefix }, value) : undefined) },
+  configKeys: {
+    vendor_data: (value: unknown) => (isRecord(value) ? readConfigValue({ prefix: vendorPrefix }, value) : undefined),
+  },
   async run(ctx, cfg): Promise<void> {
     const prefix = cfg.vendor_data?.prefix ?? [];
     const words = typeof prefix === 'string' ? [prefix] : prefix.map((p) => String(p));

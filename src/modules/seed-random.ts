@@ -1,4 +1,5 @@
-// cc_seed_random: adds random_seed data (and the metadata's random_seed) to the seed file, then runs an optional seed command.
+// cc_seed_random: adds random_seed data (and the metadata's random_seed) to the seed file, then runs an optional seed
+// command.
 import { type Module, ModuleError } from './module';
 import { configModule } from './support/config-module';
 import { readConfigValue } from './support/config-readers';
@@ -19,7 +20,9 @@ function decode(data: string | Uint8Array, encoding: string | undefined): Buffer
     // Seed data is small (a few KiB at most); the sync call keeps this simple.
     return zlib().gunzipSync(bytes);
   } catch (err) {
-    throw new ModuleError('seed_random', `random_seed.data is not valid gzip data: ${describeError(err)}`, { cause: err });
+    throw new ModuleError('seed_random', `random_seed.data is not valid gzip data: ${describeError(err)}`, {
+      cause: err,
+    });
   }
 }
 
@@ -43,7 +46,8 @@ function seedSetting(value: unknown): unknown {
   if (!pyTruthy(value.data)) return read;
   if (!pyTruthy(value.encoding)) return { ...read, data: value.data };
   const encoding = typeof value.encoding === 'string' ? value.encoding.toLowerCase() : value.encoding;
-  if (typeof encoding === 'string' && !SEED_ENCODINGS.includes(encoding)) throw new ModuleError('seed_random', `Unknown random_seed encoding: ${String(value.encoding)}`);
+  if (typeof encoding === 'string' && !SEED_ENCODINGS.includes(encoding))
+    throw new ModuleError('seed_random', `Unknown random_seed encoding: ${String(value.encoding)}`);
   return { ...read, data: value.data, encoding };
 }
 
@@ -62,14 +66,17 @@ export const seedRandom: Module = configModule({
     const data: string | Uint8Array | undefined = my.data;
     if (data !== undefined) parts.push(decode(data, my.encoding));
     const metaSeed = ctx.instance?.metadata?.random_seed;
-    // The bytes the source read (OpenStack-style random_seed, base64 in the metadata and listed as such), else the text.
+    // The bytes the source read (OpenStack-style random_seed, base64 in the metadata and listed as such), else the
+    // text.
     const seedIsBytes = ctx.instance?.base64EncodedKeys?.includes('ds/meta_data/random_seed') === true;
-    if (metaSeed !== undefined && metaSeed !== null) parts.push(seedIsBytes ? Buffer.from(String(metaSeed), 'base64') : Buffer.from(String(metaSeed), 'utf8'));
+    if (metaSeed !== undefined && metaSeed !== null)
+      parts.push(seedIsBytes ? Buffer.from(String(metaSeed), 'base64') : Buffer.from(String(metaSeed), 'utf8'));
     const seed = Buffer.concat(parts);
     if (seed.length > 0) {
       ctx.log.debug(`seed_random: adding ${seed.length} bytes of random seed entropy to ${seedPath}`);
       if (seedPath === '/dev/urandom' && ctx.platform.root !== '/') {
-        // A sandbox or image has no kernel of its own to feed; its /dev/urandom would be a plain file or the host's device.
+        // A sandbox or image has no kernel of its own to feed; its /dev/urandom would be a plain file or the host's
+        // device.
         ctx.log.debug('seed_random: the target is not the running system, not writing to /dev/urandom');
       } else if (seedPath.startsWith('/dev/')) {
         await ctx.platform.run(['/bin/sh', '-c', 'cat >> "$1"', 'sh', seedPath], { input: seed.toString('latin1') });
@@ -80,18 +87,26 @@ export const seedRandom: Module = configModule({
     const required = my.command_required ?? false;
     const argv = my.command ?? [];
     if (argv.length === 0) {
-      if (required) throw new ModuleError('seed_random', 'random_seed.command: no command found but command_required=true');
+      if (required)
+        throw new ModuleError('seed_random', 'random_seed.command: no command found but command_required=true');
       ctx.log.debug('no command provided');
       return;
     }
-    const which = await ctx.platform.run(['/bin/sh', '-c', 'command -v "$1"', 'sh', argv[0] as string], { allowFailure: true });
+    const which = await ctx.platform.run(['/bin/sh', '-c', 'command -v "$1"', 'sh', argv[0] as string], {
+      allowFailure: true,
+    });
     if (which.code !== 0) {
-      if (required) throw new ModuleError('seed_random', `random_seed.command: command '${argv[0]}' not found but command_required=true`);
+      if (required)
+        throw new ModuleError(
+          'seed_random',
+          `random_seed.command: command '${argv[0]}' not found but command_required=true`,
+        );
       ctx.log.debug(`command '${argv[0]}' not found for seed_command`);
       return;
     }
     const r = await ctx.platform.run(argv, { env: { RANDOM_SEED_FILE: seedPath }, allowFailure: true });
     await ctx.output(r.stdout + r.stderr);
-    if (r.code !== 0) throw new ModuleError('seed_random', `random_seed.command '${argv.join(' ')}' exited with code ${r.code}`);
+    if (r.code !== 0)
+      throw new ModuleError('seed_random', `random_seed.command '${argv.join(' ')}' exited with code ${r.code}`);
   },
 });

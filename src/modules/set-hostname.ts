@@ -1,4 +1,5 @@
-// cc_set_hostname: sets the static and running hostname once per instance, remembering what it set in data/set-hostname.
+// cc_set_hostname: sets the static and running hostname once per instance, remembering what it set in
+// data/set-hostname.
 import { posix } from 'node:path';
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import { configModule } from './support/config-module';
@@ -13,7 +14,12 @@ export const setHostname: Module = configModule({
   distros: 'all',
   activateBy: [],
   // Each flag by get_cfg_option_bool ('yes' is true, null false), hostname and fqdn as get_hostname_fqdn reads them.
-  configKeys: { preserve_hostname: 'bool', prefer_fqdn_over_hostname: 'bool', create_hostname_file: 'bool', ...HOSTNAME_READERS },
+  configKeys: {
+    preserve_hostname: 'bool',
+    prefer_fqdn_over_hostname: 'bool',
+    create_hostname_file: 'bool',
+    ...HOSTNAME_READERS,
+  },
   async run(ctx, cfg): Promise<void> {
     if (cfg.preserve_hostname) {
       ctx.log.debug("Configuration option 'preserve_hostname' is set, not setting the hostname in module set_hostname");
@@ -44,9 +50,14 @@ export const setHostname: Module = configModule({
     try {
       if (await mayWriteHostnameFile(ctx, cfg, ops.hostnameFile)) await ops.writeHostname(ctx.platform, chosen);
     } catch (err) {
-      throw new ModuleError('set_hostname', `failed to set the hostname to ${fqdn} (${hostname}): ${describeError(err)}`, { cause: err });
+      throw new ModuleError(
+        'set_hostname',
+        `failed to set the hostname to ${fqdn} (${hostname}): ${describeError(err)}`,
+        { cause: err },
+      );
     }
-    if (!(await ctx.platform.setHostname(chosen))) ctx.log.warn(`Failed to non-persistently adjust the system hostname to ${chosen}`);
+    if (!(await ctx.platform.setHostname(chosen)))
+      ctx.log.warn(`Failed to non-persistently adjust the system hostname to ${chosen}`);
     // cloud-init's write_json: sorted keys, one-space indent, trailing newline.
     await ctx.platform.writeFile(prevFile, `${JSON.stringify({ fqdn, hostname }, null, 1)}\n`, { mode: 0o644 });
   },

@@ -1,4 +1,5 @@
-// cc_set_passwords: chpasswd users/list (plain text hashed by the distro's chpasswd), random passwords to the console, expiry, ssh_pwauth.
+// cc_set_passwords: chpasswd users/list (plain text hashed by the distro's chpasswd), random passwords to the console,
+// expiry, ssh_pwauth.
 import { randomInt } from 'node:crypto';
 import { accountWriterSetting } from '../platform/linux/accounts/account-writer-setting';
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
@@ -12,7 +13,9 @@ import { normalizeUsersGroups } from './support/users-config';
 import { describeError } from '../util/errors';
 
 /** Letters and digits without the look-alikes l, o, L, O, I, 0 and 1. */
-const PW_SET = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'].filter((c) => !'loLOI01'.includes(c)).join('');
+const PW_SET = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789']
+  .filter((c) => !'loLOI01'.includes(c))
+  .join('');
 const HASHED = /^\$(1|2a|2y|5|6)(\$.+){2}/;
 
 export function randUserPassword(len = 20): string {
@@ -24,7 +27,8 @@ export function randUserPassword(len = 20): string {
 function usersByType(users: unknown[], type: string): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   for (const [i, item] of users.entries()) {
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new ModuleError('set_passwords', `chpasswd.users[${i}] must be a mapping with 'name'`);
+    if (typeof item !== 'object' || item === null || Array.isArray(item))
+      throw new ModuleError('set_passwords', `chpasswd.users[${i}] must be a mapping with 'name'`);
     const u = item as Record<string, unknown>;
     if (typeof u.name !== 'string') throw new ModuleError('set_passwords', `chpasswd.users[${i}] has no 'name'`);
     if ((u.type ?? 'hash') === type) out.push([u.name, u.password === undefined ? 'RANDOM' : String(u.password)]);
@@ -36,7 +40,11 @@ function usersByType(users: unknown[], type: string): Array<[string, string]> {
 async function toConsole(ctx: ModuleContext, text: string): Promise<boolean> {
   // A sandbox or image root's /dev/console would be the host's console: only the running system's is used.
   if (ctx.platform.root !== '/') return false;
-  const r = await ctx.platform.run(['/bin/sh', '-c', 'test -c /dev/console && cat > /dev/console'], { input: text, allowFailure: true, secrets: [text] });
+  const r = await ctx.platform.run(['/bin/sh', '-c', 'test -c /dev/console && cat > /dev/console'], {
+    input: text,
+    allowFailure: true,
+    secrets: [text],
+  });
   return r.code === 0;
 }
 
@@ -44,12 +52,19 @@ async function toConsole(ctx: ModuleContext, text: string): Promise<boolean> {
 async function handleSshPwauth(ctx: ModuleContext, ops: DistroOps, cfg: CloudConfig): Promise<void> {
   const pwAuth = cfg.ssh_pwauth;
   let value: string;
-  if (typeof pwAuth === 'string') ctx.log.warn("DEPRECATION: The 'ssh_pwauth' config key should be set to a boolean value. The string format is deprecated and will be removed in a future version of cloud-init.");
+  if (typeof pwAuth === 'string')
+    ctx.log.warn(
+      "DEPRECATION: The 'ssh_pwauth' config key should be set to a boolean value. The string format is deprecated and will be removed in a future version of cloud-init.",
+    );
   if (isTrue(pwAuth)) value = 'yes';
   else if (isFalse(pwAuth)) value = 'no';
   else {
-    if (pwAuth === undefined || pwAuth === null || String(pwAuth).toLowerCase() === 'unchanged') ctx.log.debug(`Leaving SSH config 'PasswordAuthentication' unchanged. ssh_pwauth=${String(pwAuth)}`);
-    else ctx.log.warn(`Leaving SSH config 'PasswordAuthentication' unchanged. Unrecognized value: ssh_pwauth=${String(pwAuth)}`);
+    if (pwAuth === undefined || pwAuth === null || String(pwAuth).toLowerCase() === 'unchanged')
+      ctx.log.debug(`Leaving SSH config 'PasswordAuthentication' unchanged. ssh_pwauth=${String(pwAuth)}`);
+    else
+      ctx.log.warn(
+        `Leaving SSH config 'PasswordAuthentication' unchanged. Unrecognized value: ssh_pwauth=${String(pwAuth)}`,
+      );
     return;
   }
   const changed = await updateSshdConfig(ctx.platform, { PasswordAuthentication: value });
@@ -58,7 +73,10 @@ async function handleSshPwauth(ctx: ModuleContext, ops: DistroOps, cfg: CloudCon
     return;
   }
   const sysInfo = cfg.system_info;
-  const fromCfg = sysInfo && typeof sysInfo === 'object' && !Array.isArray(sysInfo) ? cfgString(sysInfo as Record<string, unknown>, 'ssh_svcname') : undefined;
+  const fromCfg =
+    sysInfo && typeof sysInfo === 'object' && !Array.isArray(sysInfo)
+      ? cfgString(sysInfo as Record<string, unknown>, 'ssh_svcname')
+      : undefined;
   const service = fromCfg ?? ops.serviceName('ssh');
   // Only a running sshd is restarted; at image-build time (a --root that is not '/') nothing runs.
   if (ctx.platform.root !== '/') {
@@ -67,9 +85,15 @@ async function handleSshPwauth(ctx: ModuleContext, ops: DistroOps, cfg: CloudCon
   }
   if (await usesSystemd(ctx.platform)) {
     // 25.1: under systemd only a running sshd is restarted (ignoring its dependencies: this runs before sshd.service).
-    const state = await ctx.platform.run(['systemctl', 'show', '--property', 'ActiveState', '--value', service], { allowFailure: true });
-    if (['active', 'activating', 'reloading'].includes(state.stdout.trim().toLowerCase())) await restartSshDaemon(ctx, ['systemctl', 'restart', service, '--job-mode=ignore-dependencies']);
-    else ctx.log.debug(`Writing config 'ssh_pwauth: ${String(pwAuth)}'. SSH service '${service}' will not be restarted because it is not running.`);
+    const state = await ctx.platform.run(['systemctl', 'show', '--property', 'ActiveState', '--value', service], {
+      allowFailure: true,
+    });
+    if (['active', 'activating', 'reloading'].includes(state.stdout.trim().toLowerCase()))
+      await restartSshDaemon(ctx, ['systemctl', 'restart', service, '--job-mode=ignore-dependencies']);
+    else
+      ctx.log.debug(
+        `Writing config 'ssh_pwauth: ${String(pwAuth)}'. SSH service '${service}' will not be restarted because it is not running.`,
+      );
     return;
   }
   // Without systemd, 25.1 restarts it through the distro's service tool whatever its state.
@@ -102,7 +126,8 @@ export const setPasswords: Module = {
     let usersList: unknown[] = [];
     const ch = cfg.chpasswd;
     if (ch !== undefined && ch !== null) {
-      if (typeof ch !== 'object' || Array.isArray(ch)) throw new ModuleError('set_passwords', "'chpasswd' must be a mapping (users, list, expire)");
+      if (typeof ch !== 'object' || Array.isArray(ch))
+        throw new ModuleError('set_passwords', "'chpasswd' must be a mapping (users, list, expire)");
       const chfg = ch as Record<string, unknown>;
       if (chfg.users !== undefined && chfg.users !== null) {
         if (!Array.isArray(chfg.users)) throw new ModuleError('set_passwords', "'chpasswd.users' must be a list");
@@ -148,17 +173,29 @@ export const setPasswords: Module = {
         ctx.log.debug(`Changing password for ${JSON.stringify(plain.map(([u]) => u))}:`);
         try {
           // As cloud-init: the distro's chpasswd hashes the text with the distro's default method.
-          await ops.setPasswords(ctx.platform, plain.map(([user, p]) => ({ user, password: p })), false);
+          await ops.setPasswords(
+            ctx.platform,
+            plain.map(([user, p]) => ({ user, password: p })),
+            false,
+          );
         } catch (err) {
-          errors.push(`Failed to set passwords with chpasswd for ${plain.map(([u]) => u).join(', ')}: ${describeError(err)}`);
+          errors.push(
+            `Failed to set passwords with chpasswd for ${plain.map(([u]) => u).join(', ')}: ${describeError(err)}`,
+          );
         }
       }
       if (hashed.length > 0) {
         ctx.log.debug(`Setting hashed password for ${JSON.stringify(hashed.map(([u]) => u))}:`);
         try {
-          await ops.setPasswords(ctx.platform, hashed.map(([user, p]) => ({ user, password: p })), true);
+          await ops.setPasswords(
+            ctx.platform,
+            hashed.map(([user, p]) => ({ user, password: p })),
+            true,
+          );
         } catch (err) {
-          errors.push(`Failed to set hashed passwords with chpasswd for ${hashed.map(([u]) => u).join(', ')}: ${describeError(err)}`);
+          errors.push(
+            `Failed to set hashed passwords with chpasswd for ${hashed.map(([u]) => u).join(', ')}: ${describeError(err)}`,
+          );
         }
       }
       if (randlist.length > 0) {

@@ -1,4 +1,5 @@
-// cc_snap: acks the given snap assertions from one file in the instance folder, then runs the snap commands in order, collecting failures.
+// cc_snap: acks the given snap assertions from one file in the instance folder, then runs the snap commands in order,
+// collecting failures.
 import { posix } from 'node:path';
 import { configModule } from './support/config-module';
 import { isRecord } from './support/config-shapes';
@@ -49,7 +50,11 @@ export function prependSnap(commands: readonly unknown[]): SnapCommand[] {
       errors.push(JSON.stringify(command));
     }
   }
-  if (errors.length > 0) throw new ModuleError(MODULE, `Invalid snap config. These commands are not a string or list:\n${errors.join('\n')}`);
+  if (errors.length > 0)
+    throw new ModuleError(
+      MODULE,
+      `Invalid snap config. These commands are not a string or list:\n${errors.join('\n')}`,
+    );
   return fixed;
 }
 
@@ -60,21 +65,38 @@ export function prependSnap(commands: readonly unknown[]): SnapCommand[] {
 function assertionsSetting(assertions: unknown): unknown {
   if (!pyTruthy(assertions)) return undefined;
   const list = isRecord(assertions) ? Object.values(assertions) : assertions;
-  if (!Array.isArray(list)) throw new ModuleError(MODULE, `'snap.assertions' must be a list or a mapping of assertions, not ${JSON.stringify(assertions)}`);
+  if (!Array.isArray(list))
+    throw new ModuleError(
+      MODULE,
+      `'snap.assertions' must be a list or a mapping of assertions, not ${JSON.stringify(assertions)}`,
+    );
   const bad = list.find((a) => typeof a !== 'string');
-  if (bad !== undefined) throw new ModuleError(MODULE, `each snap assertion must be a string, not ${JSON.stringify(bad)}; nothing was written`);
+  if (bad !== undefined)
+    throw new ModuleError(
+      MODULE,
+      `each snap assertion must be a string, not ${JSON.stringify(bad)}; nothing was written`,
+    );
   return list;
 }
 
-/** run_commands' reading: Python-false is none; a mapping's values in key order; each command by prepend_base_command. */
+/**
+ * run_commands' reading: Python-false is none; a mapping's values in key order; each command by prepend_base_command.
+ */
 function commandsSetting(commands: unknown): unknown {
   if (!pyTruthy(commands)) return undefined;
   const list = isRecord(commands) ? byKey(commands) : commands;
-  if (!Array.isArray(list)) throw new ModuleError(MODULE, `'snap.commands' must be a list or a mapping of commands, not ${JSON.stringify(commands)}`);
+  if (!Array.isArray(list))
+    throw new ModuleError(
+      MODULE,
+      `'snap.commands' must be a list or a mapping of commands, not ${JSON.stringify(commands)}`,
+    );
   return prependSnap(list);
 }
 
-/** snap as handle reads it: Python-false (an empty mapping too) is as if absent; of a mapping its assertions and commands. */
+/**
+ * snap as handle reads it: Python-false (an empty mapping too) is as if absent; of a mapping its assertions and
+ * commands.
+ */
 function snapSetting(scfg: unknown): unknown {
   if (!pyTruthy(scfg)) return undefined;
   if (!isRecord(scfg)) throw new ModuleError(MODULE, `'snap' must be a mapping, not ${JSON.stringify(scfg)}`);
@@ -95,7 +117,10 @@ async function addAssertions(ctx: ModuleContext, texts: readonly string[]): Prom
   const argv = ['snap', 'ack', file];
   const r = await ctx.platform.run(argv, { allowFailure: true });
   if (r.code !== 0) {
-    throw new ModuleError(MODULE, `'${argv.join(' ')}' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`);
+    throw new ModuleError(
+      MODULE,
+      `'${argv.join(' ')}' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`,
+    );
   }
 }
 

@@ -9,7 +9,12 @@ import { configModule } from './support/config-module';
 export const SPACEWALK_CA_CERT = '/usr/share/rhn/RHN-ORG-TRUSTED-SSL-CERT';
 
 /** rhnreg_ks's argv as cloud-init builds it: server URL, profile name (the fqdn), then the optional settings. */
-export function rhnregKsArgv(server: string, profileName: string, proxy: string | undefined, activationKey: string | undefined): string[] {
+export function rhnregKsArgv(
+  server: string,
+  profileName: string,
+  proxy: string | undefined,
+  activationKey: string | undefined,
+): string[] {
   const argv = ['rhnreg_ks', '--serverUrl', `https://${server}/XMLRPC`, '--profilename', profileName];
   if (proxy) argv.push('--proxy', proxy);
   argv.push('--sslCACert', SPACEWALK_CA_CERT);
@@ -40,13 +45,18 @@ export const spacewalkModule: Module = configModule({
     const sync = await ctx.platform.run(['rhn-profile-sync', '--verbose'], { allowFailure: true });
     if (sync.stdout || sync.stderr) await ctx.output(sync.stdout + sync.stderr);
     if (sync.code === 0) return;
-    if (sync.code !== 1) throw new CommandError(`command 'rhn-profile-sync --verbose' exited with code ${sync.code}`, { argv: ['rhn-profile-sync', '--verbose'], code: sync.code });
+    if (sync.code !== 1)
+      throw new CommandError(`command 'rhn-profile-sync --verbose' exited with code ${sync.code}`, {
+        argv: ['rhn-profile-sync', '--verbose'],
+        code: sync.code,
+      });
     const profile = (await datasourceHostname(ctx, true)).hostname;
     ctx.log.info(`Registering using \`rhnreg_ks\` profile '${profile}' into server '${sw.server}'`);
     const argv = rhnregKsArgv(sw.server, profile, sw.proxy, sw.activation_key);
     // capture=False, as cloud-init runs it: the output goes to the console, not into the error.
     const r = await ctx.platform.run(argv, { allowFailure: true });
     if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
-    if (r.code !== 0) throw new CommandError(`command '${argv.join(' ')}' exited with code ${r.code}`, { argv, code: r.code });
+    if (r.code !== 0)
+      throw new CommandError(`command '${argv.join(' ')}' exited with code ${r.code}`, { argv, code: r.code });
   },
 });

@@ -8,10 +8,26 @@ import { readingUsers, usersReaders } from './support/users-readers';
 import { ModuleError, type Module, type ModuleContext } from './module';
 
 const VALID_KEY_TYPES = [
-  'rsa', 'dsa', 'ecdsa', 'ed25519', 'ssh-rsa', 'ssh-dss', 'ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521',
-  'sk-ecdsa-sha2-nistp256@openssh.com', 'sk-ssh-ed25519@openssh.com', 'ssh-rsa-cert-v01@openssh.com', 'ssh-dss-cert-v01@openssh.com',
-  'ssh-ed25519-cert-v01@openssh.com', 'ecdsa-sha2-nistp256-cert-v01@openssh.com', 'ecdsa-sha2-nistp384-cert-v01@openssh.com',
-  'ecdsa-sha2-nistp521-cert-v01@openssh.com', 'rsa-sha2-256', 'rsa-sha2-512',
+  'rsa',
+  'dsa',
+  'ecdsa',
+  'ed25519',
+  'ssh-rsa',
+  'ssh-dss',
+  'ssh-ed25519',
+  'ecdsa-sha2-nistp256',
+  'ecdsa-sha2-nistp384',
+  'ecdsa-sha2-nistp521',
+  'sk-ecdsa-sha2-nistp256@openssh.com',
+  'sk-ssh-ed25519@openssh.com',
+  'ssh-rsa-cert-v01@openssh.com',
+  'ssh-dss-cert-v01@openssh.com',
+  'ssh-ed25519-cert-v01@openssh.com',
+  'ecdsa-sha2-nistp256-cert-v01@openssh.com',
+  'ecdsa-sha2-nistp384-cert-v01@openssh.com',
+  'ecdsa-sha2-nistp521-cert-v01@openssh.com',
+  'rsa-sha2-256',
+  'rsa-sha2-512',
 ];
 
 export interface AuthorizedKey {
@@ -103,47 +119,63 @@ async function ensureKeysPath(ctx: ModuleContext, user: PasswdEntry, file: strin
   }
   const st = platform.stat ? await platform.stat(file, { followLinks: false }) : undefined;
   if (st && st.type !== 'file') return false;
-  if (!(await platform.exists(file))) await platform.writeFile(file, '', { mode: 0o600, owner: `${user.uid}:${user.gid}` });
+  if (!(await platform.exists(file)))
+    await platform.writeFile(file, '', { mode: 0o600, owner: `${user.uid}:${user.gid}` });
   return true;
 }
 
-export const sshAuthkeyFingerprintsModule: Module = readingUsers(configModule({
-  name: 'ssh_authkey_fingerprints',
-  stage: 'final',
-  frequency: 'once-per-instance',
-  distros: 'all',
-  activateBy: [],
-  // is_true(no_ssh_fingerprints), get_cfg_option_str(authkey_hash); of each user only `_cfg.get(...)`'s truth of
-  // no_create_home and system.
-  configKeys: { no_ssh_fingerprints: 'bool', authkey_hash: 'str', ...usersReaders({ no_create_home: 'truthy', system: 'truthy' }) },
-  async run(ctx, cfg): Promise<void> {
-    if (cfg.no_ssh_fingerprints) {
-      ctx.log.debug('Skipping module named ssh_authkey_fingerprints, logging of SSH fingerprints disabled');
-      return;
-    }
-    const hash = cfg.authkey_hash ?? 'sha256';
-    const prefix = 'ci-info: ';
-    for (const user of configuredUsers('ssh_authkey_fingerprints', cfg, ctx.log)) {
-      if (user.config.no_create_home || user.config.system) {
-        ctx.log.debug(`Skipping printing of ssh fingerprints for user '${user.name}' because no home directory is created`);
-        continue;
+export const sshAuthkeyFingerprintsModule: Module = readingUsers(
+  configModule({
+    name: 'ssh_authkey_fingerprints',
+    stage: 'final',
+    frequency: 'once-per-instance',
+    distros: 'all',
+    activateBy: [],
+    // is_true(no_ssh_fingerprints), get_cfg_option_str(authkey_hash); of each user only `_cfg.get(...)`'s truth of
+    // no_create_home and system.
+    configKeys: {
+      no_ssh_fingerprints: 'bool',
+      authkey_hash: 'str',
+      ...usersReaders({ no_create_home: 'truthy', system: 'truthy' }),
+    },
+    async run(ctx, cfg): Promise<void> {
+      if (cfg.no_ssh_fingerprints) {
+        ctx.log.debug('Skipping module named ssh_authkey_fingerprints, logging of SSH fingerprints disabled');
+        return;
       }
-      const entry = await lookupUser(ctx.platform, user.name);
-      if (!entry) throw new ModuleError('ssh_authkey_fingerprints', `user '${user.name}' is configured but not in the target's /etc/passwd`);
-      const file = await authorizedKeysFile(ctx, entry);
-      const text = (await ctx.platform.readTextIfExists(file)) ?? '';
-      const keys = text.split('\n').map(parseAuthorizedKey).filter((k): k is AuthorizedKey => k !== undefined);
-      if (keys.length === 0) {
-        await ctx.output(`${prefix}no authorized SSH keys fingerprints found for user ${user.name}.\n`);
-        continue;
+      const hash = cfg.authkey_hash ?? 'sha256';
+      const prefix = 'ci-info: ';
+      for (const user of configuredUsers('ssh_authkey_fingerprints', cfg, ctx.log)) {
+        if (user.config.no_create_home || user.config.system) {
+          ctx.log.debug(
+            `Skipping printing of ssh fingerprints for user '${user.name}' because no home directory is created`,
+          );
+          continue;
+        }
+        const entry = await lookupUser(ctx.platform, user.name);
+        if (!entry)
+          throw new ModuleError(
+            'ssh_authkey_fingerprints',
+            `user '${user.name}' is configured but not in the target's /etc/passwd`,
+          );
+        const file = await authorizedKeysFile(ctx, entry);
+        const text = (await ctx.platform.readTextIfExists(file)) ?? '';
+        const keys = text
+          .split('\n')
+          .map(parseAuthorizedKey)
+          .filter((k): k is AuthorizedKey => k !== undefined);
+        if (keys.length === 0) {
+          await ctx.output(`${prefix}no authorized SSH keys fingerprints found for user ${user.name}.\n`);
+          continue;
+        }
+        const rows = keys
+          .filter((k) => k.keytype && VALID_KEY_TYPES.includes(k.keytype.toLowerCase().trim()))
+          .map((k) => [k.keytype ?? '-', keyFingerprint(k.base64, hash) || '-', k.options ?? '-', k.comment ?? '-']);
+        const table = simpleTable(['Keytype', `Fingerprint (${hash})`, 'Options', 'Comment'], rows).split('\n');
+        const width = Math.max(...table.map((l) => l.length));
+        const lines = [pyCenter(`Authorized keys from ${file} for user ${user.name}`, width, '+'), ...table];
+        await ctx.output(lines.map((l) => `${prefix}${l}\n`).join(''));
       }
-      const rows = keys
-        .filter((k) => k.keytype && VALID_KEY_TYPES.includes(k.keytype.toLowerCase().trim()))
-        .map((k) => [k.keytype ?? '-', keyFingerprint(k.base64, hash) || '-', k.options ?? '-', k.comment ?? '-']);
-      const table = simpleTable(['Keytype', `Fingerprint (${hash})`, 'Options', 'Comment'], rows).split('\n');
-      const width = Math.max(...table.map((l) => l.length));
-      const lines = [pyCenter(`Authorized keys from ${file} for user ${user.name}`, width, '+'), ...table];
-      await ctx.output(lines.map((l) => `${prefix}${l}\n`).join(''));
-    }
-  },
-}));
+    },
+  }),
+);

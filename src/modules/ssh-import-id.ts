@@ -38,39 +38,43 @@ function userIds(value: unknown): string[] {
   return isRecord(value) ? Object.keys(value) : [];
 }
 
-export const sshImportIdModule: Module = readingUsers(configModule({
-  name: 'ssh_import_id',
-  stage: 'config',
-  frequency: 'once-per-instance',
-  distros: ['ubuntu', 'debian', 'cos', 'alpine'],
-  activateBy: [],
-  configKeys: { ssh_import_id: defaultUserIds, ...usersReaders({ ssh_import_id: userIds }) },
-  async run(ctx, cfg): Promise<void> {
-    if (!keyInNestedDict(cfg, 'ssh_import_id')) {
-      ctx.log.debug("Skipping module named ssh-import-id, no 'ssh_import_id' directives found.");
-      return;
-    }
-    if (!(await whichInTarget(ctx.platform, 'ssh-import-id'))) {
-      ctx.log.warn('ssh-import-id is not installed, but module ssh_import_id is configured. Skipping module.');
-      return;
-    }
-    const passwd = (await ctx.platform.readTextIfExists('/etc/passwd')) ?? '';
-    const known = new Set(passwd.split('\n').map((l) => l.split(':')[0]));
-    const errors: string[] = [];
-    for (const user of configuredUsers('ssh_import_id', cfg, ctx.log)) {
-      // A user's settings merge the default user's from system_info, which the schema does not describe.
-      const own = user.config.ssh_import_id;
-      const ids = [...new Set(user.isDefault ? (cfg.ssh_import_id ?? []) : Array.isArray(own) ? own.map(String) : [])];
-      if (ids.length === 0) continue;
-      if (!known.has(user.name)) {
-        errors.push(`user ${user.name} does not exist in /etc/passwd`);
-        continue;
+export const sshImportIdModule: Module = readingUsers(
+  configModule({
+    name: 'ssh_import_id',
+    stage: 'config',
+    frequency: 'once-per-instance',
+    distros: ['ubuntu', 'debian', 'cos', 'alpine'],
+    activateBy: [],
+    configKeys: { ssh_import_id: defaultUserIds, ...usersReaders({ ssh_import_id: userIds }) },
+    async run(ctx, cfg): Promise<void> {
+      if (!keyInNestedDict(cfg, 'ssh_import_id')) {
+        ctx.log.debug("Skipping module named ssh-import-id, no 'ssh_import_id' directives found.");
+        return;
       }
-      ctx.log.debug(`Importing SSH ids for user ${user.name}.`);
-      const r = await ctx.platform.run(sshImportIdCommand(user.name, ids), { allowFailure: true });
-      if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
-      if (r.code !== 0) errors.push(`ssh-import-id failed for: ${user.name} ${ids.join(' ')} (exit ${r.code})`);
-    }
-    if (errors.length) throw new ModuleError('ssh_import_id', errors.join('; '));
-  },
-}));
+      if (!(await whichInTarget(ctx.platform, 'ssh-import-id'))) {
+        ctx.log.warn('ssh-import-id is not installed, but module ssh_import_id is configured. Skipping module.');
+        return;
+      }
+      const passwd = (await ctx.platform.readTextIfExists('/etc/passwd')) ?? '';
+      const known = new Set(passwd.split('\n').map((l) => l.split(':')[0]));
+      const errors: string[] = [];
+      for (const user of configuredUsers('ssh_import_id', cfg, ctx.log)) {
+        // A user's settings merge the default user's from system_info, which the schema does not describe.
+        const own = user.config.ssh_import_id;
+        const ids = [
+          ...new Set(user.isDefault ? (cfg.ssh_import_id ?? []) : Array.isArray(own) ? own.map(String) : []),
+        ];
+        if (ids.length === 0) continue;
+        if (!known.has(user.name)) {
+          errors.push(`user ${user.name} does not exist in /etc/passwd`);
+          continue;
+        }
+        ctx.log.debug(`Importing SSH ids for user ${user.name}.`);
+        const r = await ctx.platform.run(sshImportIdCommand(user.name, ids), { allowFailure: true });
+        if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
+        if (r.code !== 0) errors.push(`ssh-import-id failed for: ${user.name} ${ids.join(' ')} (exit ${r.code})`);
+      }
+      if (errors.length) throw new ModuleError('ssh_import_id', errors.join('; '));
+    },
+  }),
+);

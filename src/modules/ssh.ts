@@ -1,4 +1,5 @@
-// cc_ssh: host keys (delete the image's, write given ones or generate per ssh_genkeytypes) and authorized keys for the default user and root.
+// cc_ssh: host keys (delete the image's, write given ones or generate per ssh_genkeytypes) and authorized keys for the
+// default user and root.
 import { hostname, userInfo } from 'node:os';
 import type { Platform, RunResult } from '../platform/platform';
 import type { DistroInfo } from '../platform/linux/distro/distro-info';
@@ -19,7 +20,10 @@ export const GENERATE_KEY_NAMES = ['rsa', 'dsa', 'ecdsa', 'ed25519'];
 const keyFile = (type: string) => `/etc/ssh/ssh_host_${type}_key`;
 const UNSUPPORTED = /^(ecdsa-sk|ed25519-sk)_(private|public|certificate)$/;
 
-/** ssh_keys entry name → [file, mode]: the private key 0600, the public key and certificate 0644 (25.1; 22.4 made all three 0600). */
+/**
+ * ssh_keys entry name → [file, mode]: the private key 0600, the public key and certificate 0644 (25.1; 22.4 made all
+ * three 0600).
+ */
 function configKeyFile(key: string): [string, number] | undefined {
   const m = /^(rsa|dsa|ecdsa|ed25519)_(private|public|certificate)$/.exec(key);
   if (!m) return undefined;
@@ -117,14 +121,23 @@ function keygenComment(): string {
   return `${user}@${hostname()}`;
 }
 
-async function writeHostKey(ctx: ModuleContext, type: HostKeyType, file: string, group: number | undefined, quiet: boolean): Promise<void> {
+async function writeHostKey(
+  ctx: ModuleContext,
+  type: HostKeyType,
+  file: string,
+  group: number | undefined,
+  quiet: boolean,
+): Promise<void> {
   const key = await hostKey(ctx.platform, type);
   // Used once: a later run in the same process (cloud-init single, say) must make a fresh key.
   forgetKey(ctx.platform, type);
   const comment = keygenComment();
   const owner = group === undefined ? undefined : 'root:ssh_keys';
   // The same permissions sshd-keygen gives on systems with an ssh_keys group (RHEL family).
-  await ctx.platform.writeFile(file, privateKeyFile(key, comment), { mode: group === undefined ? 0o600 : 0o640, ...(owner ? { owner } : {}) });
+  await ctx.platform.writeFile(file, privateKeyFile(key, comment), {
+    mode: group === undefined ? 0o600 : 0o640,
+    ...(owner ? { owner } : {}),
+  });
   await ctx.platform.writeFile(`${file}.pub`, publicKeyLine(key, comment), { mode: 0o644 });
   if (!quiet) {
     const art = randomart(sha256Digest(key.publicBlob), `${key.displayName} ${key.bits}`);
@@ -134,13 +147,23 @@ async function writeHostKey(ctx: ModuleContext, type: HostKeyType, file: string,
 
 /** Starts ssh-keygen on FILE; its outcome is reported in the module's order by reportSshKeygen. */
 function startSshKeygen(ctx: ModuleContext, type: string, file: string): Promise<RunResult> {
-  const run = ctx.platform.run(['ssh-keygen', '-t', type, '-N', '', '-f', file], { env: { LANG: 'C' }, allowFailure: true });
+  const run = ctx.platform.run(['ssh-keygen', '-t', type, '-N', '', '-f', file], {
+    env: { LANG: 'C' },
+    allowFailure: true,
+  });
   // A program that cannot start fails while earlier keys are awaited: reported in its turn, not as unhandled.
   run.catch(() => undefined);
   return run;
 }
 
-async function reportSshKeygen(ctx: ModuleContext, type: string, file: string, run: Promise<RunResult>, group: number | undefined, quiet: boolean): Promise<void> {
+async function reportSshKeygen(
+  ctx: ModuleContext,
+  type: string,
+  file: string,
+  run: Promise<RunResult>,
+  group: number | undefined,
+  quiet: boolean,
+): Promise<void> {
   const r = await run;
   if (r.code === 0) {
     if (!quiet) await ctx.output(r.stdout);
@@ -197,10 +220,18 @@ async function sshKeysGid(ctx: ModuleContext): Promise<number | undefined> {
 }
 
 /** apply_credentials: the keys go to the default user; root gets them behind the disable_root options (or plain). */
-async function applyCredentials(ctx: ModuleContext, keys: string[], user: string | undefined, disableRoot: boolean, disableRootOpts: string): Promise<void> {
+async function applyCredentials(
+  ctx: ModuleContext,
+  keys: string[],
+  user: string | undefined,
+  disableRoot: boolean,
+  disableRootOpts: string,
+): Promise<void> {
   const unique = [...new Set(keys)];
   if (user) await setupUserKeys(ctx.platform, user, unique);
-  const prefix = disableRoot ? disableRootOpts.replace(/\$USER/g, user ?? 'NONE').replace(/\$DISABLE_USER/g, 'root') : '';
+  const prefix = disableRoot
+    ? disableRootOpts.replace(/\$USER/g, user ?? 'NONE').replace(/\$DISABLE_USER/g, 'root')
+    : '';
   await setupUserKeys(ctx.platform, 'root', unique, prefix);
 }
 
@@ -217,12 +248,17 @@ export const ssh: Module = {
   prepare(ctx: ModuleContext, cfg: CloudConfig): void {
     const given = cfg.ssh_keys !== undefined && cfg.ssh_keys !== null;
     const wanted = given ? [] : keyTypes(ctx, cfg).filter(isHostKeyType);
-    for (const type of [...(started.get(ctx.platform)?.keys() ?? [])]) if (!wanted.includes(type)) forgetKey(ctx.platform, type);
+    for (const type of [...(started.get(ctx.platform)?.keys() ?? [])])
+      if (!wanted.includes(type)) forgetKey(ctx.platform, type);
     const deleting = cfgBool(cfg, 'ssh_deletekeys', true);
     for (const type of wanted) {
       // Without ssh_deletekeys an existing key is kept; the check is cheap next to the generation it may spare.
       if (deleting) void hostKey(ctx.platform, type);
-      else void ctx.platform.exists(keyFile(type)).then((present) => (present ? forgetKey(ctx.platform, type) : void hostKey(ctx.platform, type)), () => undefined);
+      else
+        void ctx.platform.exists(keyFile(type)).then(
+          (present) => (present ? forgetKey(ctx.platform, type) : void hostKey(ctx.platform, type)),
+          () => undefined,
+        );
     }
   },
   /** Keys prepared and not used are forgotten, so that a later run in this process makes fresh ones. */
@@ -233,16 +269,22 @@ export const ssh: Module = {
     if (cfgBool(cfg, 'ssh_deletekeys', true)) await deleteHostKeys(ctx);
     const given = cfg.ssh_keys;
     if (given !== undefined && given !== null) {
-      if (typeof given !== 'object' || Array.isArray(given)) throw new ModuleError('ssh', `'ssh_keys' must be a mapping of <type>_private/_public/_certificate to key text`);
+      if (typeof given !== 'object' || Array.isArray(given))
+        throw new ModuleError('ssh', `'ssh_keys' must be a mapping of <type>_private/_public/_certificate to key text`);
       await writeGivenKeys(ctx, given as Record<string, unknown>);
     } else {
       await generateKeys(ctx, cfg);
     }
     // ssh_publish_hostkeys (default on, dsa left out): the datasource's publish_host_keys, a no-op but for GCE.
-    const publishCfg = cfg.ssh_publish_hostkeys && typeof cfg.ssh_publish_hostkeys === 'object' ? (cfg.ssh_publish_hostkeys as Record<string, unknown>) : {};
+    const publishCfg =
+      cfg.ssh_publish_hostkeys && typeof cfg.ssh_publish_hostkeys === 'object'
+        ? (cfg.ssh_publish_hostkeys as Record<string, unknown>)
+        : {};
     if (ctx.publishHostKeys && cfgBool(publishCfg, 'enabled', true)) {
       try {
-        await ctx.publishHostKeys(await publicHostKeys(ctx.platform, cfgList(publishCfg, 'blacklist') ?? HOST_KEY_PUBLISH_BLACKLIST));
+        await ctx.publishHostKeys(
+          await publicHostKeys(ctx.platform, cfgList(publishCfg, 'blacklist') ?? HOST_KEY_PUBLISH_BLACKLIST),
+        );
       } catch (err) {
         ctx.recoverable('WARNING', `Publishing host keys failed! ${describeError(err)}`);
       }
@@ -252,7 +294,8 @@ export const ssh: Module = {
       const disableRoot = cfgBool(cfg, 'disable_root', true);
       const opts = cfgString(cfg, 'disable_root_opts') ?? DISABLE_USER_OPTS;
       const keys = cfgBool(cfg, 'allow_public_ssh_keys', true) ? [...(ctx.instance?.publicKeys ?? [])] : [];
-      if (!cfgBool(cfg, 'allow_public_ssh_keys', true)) ctx.log.debug('Skipping import of publish SSH keys per config setting: allow_public_ssh_keys=False');
+      if (!cfgBool(cfg, 'allow_public_ssh_keys', true))
+        ctx.log.debug('Skipping import of publish SSH keys per config setting: allow_public_ssh_keys=False');
       const extra = cfg.ssh_authorized_keys;
       if (Array.isArray(extra)) keys.push(...extra.map(String));
       else if (typeof extra === 'string') keys.push(extra);

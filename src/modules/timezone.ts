@@ -1,4 +1,5 @@
-// cc_timezone: /etc/timezone and /etc/localtime (Debian, Alpine, Arch), a localtime link or sysconfig clock (RHEL, SUSE).
+// cc_timezone: /etc/timezone and /etc/localtime (Debian, Alpine, Arch), a localtime link or sysconfig clock (RHEL,
+// SUSE).
 import { posix } from 'node:path';
 import { usesSystemd } from './support/distro-facts';
 import { ModuleError, type Module, type ModuleContext } from './module';
@@ -11,7 +12,11 @@ export const ZONEINFO_DIR = '/usr/share/zoneinfo';
 export async function setTimezone(ctx: ModuleContext, tz: string): Promise<void> {
   const { platform } = ctx;
   const zoneFile = posix.join(ZONEINFO_DIR, tz);
-  const st = platform.stat ? await platform.stat(zoneFile) : (await platform.exists(zoneFile)) ? { type: 'file' } : undefined;
+  const st = platform.stat
+    ? await platform.stat(zoneFile)
+    : (await platform.exists(zoneFile))
+      ? { type: 'file' }
+      : undefined;
   if (st?.type !== 'file') throw new ModuleError('timezone', `Invalid timezone ${tz}, no file found at ${zoneFile}`);
   const family = ctx.distro.family;
   if (family === 'redhat' || family === 'suse') {

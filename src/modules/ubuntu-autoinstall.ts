@@ -44,7 +44,9 @@ export const ubuntuAutoinstallModule: Module = {
     // The last listed snap found wins, as in cloud-init's loop; a plain substring search like its re.search.
     const installer = [...LIVE_INSTALLER_SNAPS].reverse().find((name) => snaps.includes(name));
     if (!installer) {
-      ctx.log.warn(`Skipping autoinstall module. Expected one of the Ubuntu installer snap packages to be present: ${LIVE_INSTALLER_SNAPS.join(', ')}`);
+      ctx.log.warn(
+        `Skipping autoinstall module. Expected one of the Ubuntu installer snap packages to be present: ${LIVE_INSTALLER_SNAPS.join(', ')}`,
+      );
       return;
     }
     const problem = autoinstallProblem(cfg.autoinstall);

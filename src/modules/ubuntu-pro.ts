@@ -1,4 +1,5 @@
-// cc_ubuntu_pro (formerly ubuntu_advantage): installs the pro client, sets its proxy config, then auto-attaches or attaches with the token and enables services, as newest upstream.
+// cc_ubuntu_pro (formerly ubuntu_advantage): installs the pro client, sets its proxy config, then auto-attaches or
+// attaches with the token and enables services, as newest upstream.
 import { isRecord } from './support/config-shapes';
 import { whichInTarget } from './support/distro-facts';
 import { installPackages } from './support/install-packages';
@@ -9,7 +10,14 @@ const MODULE = 'ubuntu_pro';
 export const DEPRECATED_PRO_KEYS = ['ubuntu-advantage', 'ubuntu_advantage'];
 const REDACTED = 'REDACTED';
 /** The `config` keys whose values upstream checks are http(s) URLs. */
-const KNOWN_PRO_CONFIG_PROPS = ['http_proxy', 'https_proxy', 'global_apt_http_proxy', 'global_apt_https_proxy', 'ua_apt_http_proxy', 'ua_apt_https_proxy'];
+const KNOWN_PRO_CONFIG_PROPS = [
+  'http_proxy',
+  'https_proxy',
+  'global_apt_http_proxy',
+  'global_apt_https_proxy',
+  'ua_apt_http_proxy',
+  'ua_apt_https_proxy',
+];
 
 function pyType(v: unknown): string {
   if (Array.isArray(v)) return 'list';
@@ -35,22 +43,33 @@ function reEscape(s: string): string {
 export function proSection(ctx: ModuleContext, cfg: CloudConfig): unknown {
   const deprecated = DEPRECATED_PRO_KEYS.filter((k) => k in cfg);
   let section: unknown;
-  if (deprecated.length > 1) fail(ctx, `Unable to configure Ubuntu Pro. Multiple deprecated config keys provided: ${deprecated.join(', ')}`);
+  if (deprecated.length > 1)
+    fail(ctx, `Unable to configure Ubuntu Pro. Multiple deprecated config keys provided: ${deprecated.join(', ')}`);
   if (deprecated.length === 1) {
-    ctx.recoverable('WARNING', `Deprecated configuration key(s) provided: ${deprecated[0]}. Expected "ubuntu_pro"; will attempt to continue.`);
+    ctx.recoverable(
+      'WARNING',
+      `Deprecated configuration key(s) provided: ${deprecated[0]}. Expected "ubuntu_pro"; will attempt to continue.`,
+    );
     section = cfg[deprecated[0] as string];
   }
   if ('ubuntu_pro' in cfg) {
-    if (deprecated.length) ctx.recoverable('WARNING', `Ignoring deprecated key ${deprecated[0]} and preferring ubuntu_pro config`);
+    if (deprecated.length)
+      ctx.recoverable('WARNING', `Ignoring deprecated key ${deprecated[0]} and preferring ubuntu_pro config`);
     section = cfg.ubuntu_pro;
   }
   return section;
 }
 
-/** `pro config set key=value` / `pro config unset key` for each config key in sorted order; values never reach the log. */
+/**
+ * `pro config set key=value` / `pro config unset key` for each config key in sorted order; values never reach the log.
+ */
 async function setProConfig(ctx: ModuleContext, config: unknown): Promise<void> {
   if (config === undefined || config === null) return;
-  if (!isRecord(config)) throw new ModuleError(MODULE, `ubuntu_pro: config should be a dict, not a ${pyType(config)}; skipping enabling config parameters`);
+  if (!isRecord(config))
+    throw new ModuleError(
+      MODULE,
+      `ubuntu_pro: config should be a dict, not a ${pyType(config)}; skipping enabling config parameters`,
+    );
   const keys = Object.keys(config).sort();
   const errors: string[] = [];
   for (const key of keys) {
@@ -61,9 +80,11 @@ async function setProConfig(ctx: ModuleContext, config: unknown): Promise<void> 
     }
     if (value === null || value === undefined) continue;
     // The value itself is never named: a proxy URL may carry credentials.
-    const scheme = typeof value === 'string' ? /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(value)?.[1]?.toLowerCase() : undefined;
+    const scheme =
+      typeof value === 'string' ? /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(value)?.[1]?.toLowerCase() : undefined;
     if (typeof value !== 'string') errors.push(`Expected a URL for ua:config:${key}`);
-    else if (scheme !== 'http' && scheme !== 'https') errors.push(`Expected URL scheme http/https for ua:config:${key}`);
+    else if (scheme !== 'http' && scheme !== 'https')
+      errors.push(`Expected URL scheme http/https for ua:config:${key}`);
   }
   if (errors.length) throw new ModuleError(MODULE, `Invalid ubuntu_pro configuration:\n${errors.join('\n')}`);
   const failed: string[] = [];
@@ -88,7 +109,11 @@ async function setProConfig(ctx: ModuleContext, config: unknown): Promise<void> 
       failed.push(key);
     }
   }
-  if (failed.length) throw new ModuleError(MODULE, `Failure enabling/disabling Ubuntu Pro config(s): ${failed.map((k) => `"${k}"`).join(', ')}`);
+  if (failed.length)
+    throw new ModuleError(
+      MODULE,
+      `Failure enabling/disabling Ubuntu Pro config(s): ${failed.map((k) => `"${k}"`).join(', ')}`,
+    );
 }
 
 /** The services list upstream accepts: a list, a string (one service, warned), anything else ignored with a warning. */
@@ -99,7 +124,10 @@ function enableList(ctx: ModuleContext, enable: unknown): string[] {
     return [enable];
   }
   if (!Array.isArray(enable)) {
-    ctx.recoverable('WARNING', `ubuntu_pro: enable should be a list, not a ${pyType(enable)}; skipping enabling services`);
+    ctx.recoverable(
+      'WARNING',
+      `ubuntu_pro: enable should be a list, not a ${pyType(enable)}; skipping enabling services`,
+    );
     return [];
   }
   return enable.map(String);
@@ -117,13 +145,17 @@ async function configurePro(ctx: ModuleContext, token: string, enableValue: unkn
   ctx.log.debug(`Attaching to Ubuntu Pro. ${[...argv.slice(0, -1), REDACTED].join(' ')}`);
   const r = await ctx.platform.run(argv, { allowFailure: true, secrets: [token] });
   if (r.code !== 0 && r.code !== 2) {
-    const er = `Unexpected error while running command.\nCommand: ${[...argv.slice(0, -1), REDACTED].join(' ')}\nExit code: ${r.code}\nStdout: ${r.stdout}\nStderr: ${r.stderr}`.split(token).join(REDACTED);
+    const er =
+      `Unexpected error while running command.\nCommand: ${[...argv.slice(0, -1), REDACTED].join(' ')}\nExit code: ${r.code}\nStdout: ${r.stdout}\nStderr: ${r.stderr}`
+        .split(token)
+        .join(REDACTED);
     fail(ctx, `Failure attaching Ubuntu Pro:\n${er}`);
   }
   if (!enable.length) return;
   const cmd = ['pro', 'enable', '--assume-yes', '--format', 'json', ...enable];
   const e = await ctx.platform.run(cmd, { allowFailure: true });
-  if (e.code !== 0 && e.code !== 1) throw new ModuleError(MODULE, `Error while enabling service(s): ${enable.join(', ')}`);
+  if (e.code !== 0 && e.code !== 1)
+    throw new ModuleError(MODULE, `Error while enabling service(s): ${enable.join(', ')}`);
   let resp: unknown;
   try {
     resp = JSON.parse(e.stdout);
@@ -156,7 +188,11 @@ async function configurePro(ctx: ModuleContext, token: string, enableValue: unkn
  * One call of the pro client's JSON API (`pro api <endpoint>`), which upstream reaches through the uaclient Python
  * module: the parsed answer, or undefined with the reason when the client gave none.
  */
-async function proApi(ctx: ModuleContext, endpoint: string, data?: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function proApi(
+  ctx: ModuleContext,
+  endpoint: string,
+  data?: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   const argv = ['pro', 'api', endpoint, ...(data ? ['--data', JSON.stringify(data)] : [])];
   const r = await ctx.platform.run(argv, { allowFailure: true });
   try {
@@ -165,7 +201,12 @@ async function proApi(ctx: ModuleContext, endpoint: string, data?: Record<string
   } catch {
     // fall through: no JSON answer
   }
-  return { result: 'failure', errors: [{ title: (r.stderr || r.stdout).trim() || `'${argv.join(' ')}' exited with code ${r.code}`, code: 'no-json' }] };
+  return {
+    result: 'failure',
+    errors: [
+      { title: (r.stderr || r.stdout).trim() || `'${argv.join(' ')}' exited with code ${r.code}`, code: 'no-json' },
+    ],
+  };
 }
 
 function apiError(answer: Record<string, unknown>): Record<string, unknown> | undefined {
@@ -174,7 +215,10 @@ function apiError(answer: Record<string, unknown>): Record<string, unknown> | un
   return errs[0] ?? { title: 'unknown error', code: 'unknown' };
 }
 
-/** _should_auto_attach: never with features.disable_auto_attach; else what the pro client says (false when it cannot say). */
+/**
+ * _should_auto_attach: never with features.disable_auto_attach; else what the pro client says (false when it cannot
+ * say).
+ */
 async function shouldAutoAttach(ctx: ModuleContext, section: Record<string, unknown>): Promise<boolean> {
   const features = isRecord(section.features) ? section.features : {};
   if (features.disable_auto_attach) return false;
@@ -198,7 +242,10 @@ async function autoAttach(ctx: ModuleContext, section: Record<string, unknown>):
   if (!err) return;
   if (err.code === 'already-attached') {
     if (section.enable !== undefined || section.enable_beta !== undefined) {
-      ctx.recoverable('WARNING', 'The instance is already attached to Pro. Leaving enabled services untouched. Ignoring config directives ubuntu_pro: enable and enable_beta');
+      ctx.recoverable(
+        'WARNING',
+        'The instance is already attached to Pro. Leaving enabled services untouched. Ignoring config directives ubuntu_pro: enable and enable_beta',
+      );
     }
     return;
   }
@@ -218,14 +265,18 @@ export const ubuntuProModule: Module = {
       return;
     }
     if (!isRecord(section)) fail(ctx, `'ubuntu_pro' should be a dict, not a ${pyType(section)}`);
-    if ('commands' in section) fail(ctx, 'Deprecated configuration "ubuntu-advantage: commands" provided. Expected "token"');
+    if ('commands' in section)
+      fail(ctx, 'Deprecated configuration "ubuntu-advantage: commands" provided. Expected "token"');
     if (!(await whichInTarget(ctx.platform, 'pro'))) await installPackages(ctx, MODULE, ['ubuntu-advantage-tools']);
     await setProConfig(ctx, section.config);
     if ('features' in section) {
       const features = section.features;
       if (!isRecord(features)) fail(ctx, `'ubuntu_pro.features' should be a dict, not a ${pyType(features)}`);
       if ('disable_auto_attach' in features && typeof features.disable_auto_attach !== 'boolean') {
-        fail(ctx, `'ubuntu_pro.features.disable_auto_attach' should be a bool, not a ${pyType(features.disable_auto_attach)}`);
+        fail(
+          ctx,
+          `'ubuntu_pro.features.disable_auto_attach' should be a bool, not a ${pyType(features.disable_auto_attach)}`,
+        );
       }
     }
     ctx.log.debug('To discover more log info, please check /var/log/ubuntu-advantage.log');
@@ -237,7 +288,9 @@ export const ubuntuProModule: Module = {
     const token = section.token;
     if (!token) fail(ctx, '`ubuntu_pro.token` required in non-Pro Ubuntu instances.');
     if (section.enable_beta) {
-      const beta = Array.isArray(section.enable_beta) ? section.enable_beta.map(String).join(', ') : String(section.enable_beta);
+      const beta = Array.isArray(section.enable_beta)
+        ? section.enable_beta.map(String).join(', ')
+        : String(section.enable_beta);
       ctx.log.debug(`Ignoring \`ubuntu_pro.enable_beta\` services in Pro attach: ${beta}`);
     }
     await configurePro(ctx, String(token), section.enable);

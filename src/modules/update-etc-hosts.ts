@@ -1,4 +1,5 @@
-// cc_update_etc_hosts: manage_etc_hosts true/template renders /etc/hosts from the family template; 'localhost' edits only the local line.
+// cc_update_etc_hosts: manage_etc_hosts true/template renders /etc/hosts from the family template; 'localhost' edits
+// only the local line.
 import { posix } from 'node:path';
 import { builtinHostsTemplate } from './support/builtin-templates';
 import { makeHeader } from './support/cloud-header';
@@ -34,9 +35,17 @@ export function renderHosts(lines: HostsLine[]): string {
 }
 
 /** distro.update_etc_hosts: make sure the local address line names FQDN and HOSTNAME, keeping everything else. */
-export function updateLocalhostEntry(text: string | undefined, localIp: string, hostname: string, fqdn: string, header: string): string | undefined {
+export function updateLocalhostEntry(
+  text: string | undefined,
+  localIp: string,
+  hostname: string,
+  fqdn: string,
+  header: string,
+): string | undefined {
   let lines = parseHosts(text ?? '');
-  const prev = lines.filter((l): l is Extract<HostsLine, { kind: 'option' }> => l.kind === 'option' && l.pieces[0] === localIp).map((l) => l.pieces.slice(1));
+  const prev = lines
+    .filter((l): l is Extract<HostsLine, { kind: 'option' }> => l.kind === 'option' && l.pieces[0] === localIp)
+    .map((l) => l.pieces.slice(1));
   if (prev.length === 0) {
     lines.push({ kind: 'option', pieces: [localIp, fqdn, hostname], tail: '' });
   } else {
@@ -85,7 +94,11 @@ export const updateEtcHosts: Module = configModule({
       const family = ctx.distro.family === 'unknown' ? 'debian' : ctx.distro.family;
       const tplFile = posix.join(templatesDir(cfg.system_info), `hosts.${family}.tmpl`);
       const tpl = (await ctx.platform.readTextIfExists(tplFile)) ?? builtinHostsTemplate(family);
-      if (tpl === undefined) throw new ModuleError('update_etc_hosts', `manage_etc_hosts: no hosts template could be found for distro ${family} (${tplFile})`);
+      if (tpl === undefined)
+        throw new ModuleError(
+          'update_etc_hosts',
+          `manage_etc_hosts: no hosts template could be found for distro ${family} (${tplFile})`,
+        );
       // The full jinja renderer, as cloud-init's templater: an image's own template may use any statement.
       let rendered: string;
       try {
@@ -103,10 +116,18 @@ export const updateEtcHosts: Module = configModule({
       ctx.log.debug(`Managing localhost in ${HOSTS}`);
       // cloud-init's _get_localhost_ip: 127.0.1.1 on Debian, Alpine and SUSE, 127.0.0.1 elsewhere.
       const localIp = ['debian', 'alpine', 'suse'].includes(ctx.distro.family) ? '127.0.1.1' : '127.0.0.1';
-      const next = updateLocalhostEntry(await ctx.platform.readTextIfExists(HOSTS), localIp, hostname, fqdn, makeHeader(new Date(), 'added'));
+      const next = updateLocalhostEntry(
+        await ctx.platform.readTextIfExists(HOSTS),
+        localIp,
+        hostname,
+        fqdn,
+        makeHeader(new Date(), 'added'),
+      );
       if (next !== undefined) await ctx.platform.writeFile(HOSTS, next, { mode: 0o644 });
     } else {
-      ctx.log.debug(`Configuration option 'manage_etc_hosts' is not set, not managing ${HOSTS} in module update_etc_hosts`);
+      ctx.log.debug(
+        `Configuration option 'manage_etc_hosts' is not set, not managing ${HOSTS} in module update_etc_hosts`,
+      );
     }
   },
 });

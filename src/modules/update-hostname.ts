@@ -1,4 +1,5 @@
-// cc_update_hostname: every boot, re-applies the hostname unless someone else changed it since (data/previous-hostname).
+// cc_update_hostname: every boot, re-applies the hostname unless someone else changed it since
+// (data/previous-hostname).
 import { posix } from 'node:path';
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import { configModule } from './support/config-module';
@@ -12,10 +13,17 @@ export const updateHostname: Module = configModule({
   distros: 'all',
   activateBy: [],
   // Each flag by get_cfg_option_bool ('yes' is true, null false), hostname and fqdn as get_hostname_fqdn reads them.
-  configKeys: { preserve_hostname: 'bool', prefer_fqdn_over_hostname: 'bool', create_hostname_file: 'bool', ...HOSTNAME_READERS },
+  configKeys: {
+    preserve_hostname: 'bool',
+    prefer_fqdn_over_hostname: 'bool',
+    create_hostname_file: 'bool',
+    ...HOSTNAME_READERS,
+  },
   async run(ctx, cfg): Promise<void> {
     if (cfg.preserve_hostname) {
-      ctx.log.debug("Configuration option 'preserve_hostname' is set, not updating the hostname in module update_hostname");
+      ctx.log.debug(
+        "Configuration option 'preserve_hostname' is set, not updating the hostname in module update_hostname",
+      );
       return;
     }
     const { hostname: short, fqdn, isDefault } = await hostnameAndFqdn(ctx, cfg);
@@ -37,7 +45,9 @@ export const updateHostname: Module = configModule({
       ctx.log.info(`${prevFile} differs from ${sysFile}, assuming user maintained hostname.`);
       return;
     }
-    for (const file of update) if (file !== sysFile || (await mayWriteHostnameFile(ctx, cfg, sysFile))) await ops.writeHostname(ctx.platform, hostname, file);
+    for (const file of update)
+      if (file !== sysFile || (await mayWriteHostnameFile(ctx, cfg, sysFile)))
+        await ops.writeHostname(ctx.platform, hostname, file);
     if (update.has(sysFile) && !(await ctx.platform.setHostname(short))) {
       ctx.log.warn(`Failed to non-persistently adjust the system hostname to ${short}`);
     }

@@ -1,4 +1,5 @@
-// cc_wireguard: installs wireguard-tools when `wg` is missing, loads the kernel module, writes each interface's config (0600), enables and starts wg-quick@NAME, then runs the readiness probes.
+// cc_wireguard: installs wireguard-tools when `wg` is missing, loads the kernel module, writes each interface's config
+// (0600), enables and starts wg-quick@NAME, then runs the readiness probes.
 import { release } from 'node:os';
 import { configModule } from './support/config-module';
 import { readConfigValue } from './support/config-readers';
@@ -12,7 +13,10 @@ const MODULE = 'wireguard';
 const REQUIRED_KEYS = ['config_path', 'content', 'name'];
 const WIREGUARD_SHAPE = "'wireguard' must be a mapping with an 'interfaces' list";
 
-/** The packages cloud-init installs: wireguard-tools, and the DKMS `wireguard` package below kernel 5.6 (which lacks the module). */
+/**
+ * The packages cloud-init installs: wireguard-tools, and the DKMS `wireguard` package below kernel 5.6 (which lacks the
+ * module).
+ */
 export function wireguardPackages(kernelRelease: string): string[] {
   const [major = 0, minor = 0] = kernelRelease.split('.').map((p) => Number.parseInt(p, 10) || 0);
   const old = major < 5 || (major === 5 && minor < 6);
@@ -37,14 +41,20 @@ function checkInterface(wgInt: { readonly [key: string]: unknown }): asserts wgI
   const missing = REQUIRED_KEYS.filter((k) => !(k in wgInt));
   if (missing.length > 0) errors.push(`Missing required wg:interfaces keys: ${missing.join(', ')}`);
   for (const key of Object.keys(wgInt).sort()) {
-    if (REQUIRED_KEYS.includes(key) && typeof wgInt[key] !== 'string') errors.push(`Expected a string for wg:interfaces:${key}. Found ${JSON.stringify(wgInt[key])}`);
+    if (REQUIRED_KEYS.includes(key) && typeof wgInt[key] !== 'string')
+      errors.push(`Expected a string for wg:interfaces:${key}. Found ${JSON.stringify(wgInt[key])}`);
   }
-  if (errors.length > 0) throw new ModuleError(MODULE, `Invalid wireguard interface configuration:\n${errors.join('\n')}`);
+  if (errors.length > 0)
+    throw new ModuleError(MODULE, `Invalid wireguard interface configuration:\n${errors.join('\n')}`);
 }
 
 /** One interface as the module reads it: a mapping checked by supplemental_schema_validation, of it the three keys. */
 function interfaceSetting(wgInt: unknown, index: number): unknown {
-  if (!isRecord(wgInt)) throw new ModuleError(MODULE, `wireguard.interfaces[${index}] must be a mapping with name, config_path and content`);
+  if (!isRecord(wgInt))
+    throw new ModuleError(
+      MODULE,
+      `wireguard.interfaces[${index}] must be a mapping with name, config_path and content`,
+    );
   checkInterface(wgInt);
   return readConfigValue({ name: 'as-is', config_path: 'as-is', content: 'as-is' }, wgInt);
 }
@@ -52,8 +62,13 @@ function interfaceSetting(wgInt: unknown, index: number): unknown {
 /** readinessprobe_command_validation: a list of strings; null is as if absent (no checks defined). */
 function checkProbes(probes: unknown): unknown {
   if (probes === null) return undefined;
-  if (!Array.isArray(probes)) throw new ModuleError(MODULE, "'wireguard.readinessprobe' must be a list of shell commands");
-  const bad = probes.map((p, pos) => (typeof p === 'string' ? '' : `Expected a string for readinessprobe at ${pos}. Found ${JSON.stringify(p)}`)).filter(Boolean);
+  if (!Array.isArray(probes))
+    throw new ModuleError(MODULE, "'wireguard.readinessprobe' must be a list of shell commands");
+  const bad = probes
+    .map((p, pos) =>
+      typeof p === 'string' ? '' : `Expected a string for readinessprobe at ${pos}. Found ${JSON.stringify(p)}`,
+    )
+    .filter(Boolean);
   if (bad.length > 0) throw new ModuleError(MODULE, `Invalid readinessProbe commands:\n${bad.join('\n')}`);
   return probes;
 }
@@ -74,11 +89,16 @@ function wireguardSetting(section: unknown): unknown {
 /** lsmod, and `modprobe wireguard` when the list does not name it (both through the shell, as cloud-init). */
 async function loadKernelModule(ctx: ModuleContext): Promise<void> {
   const lsmod = await shell(ctx, 'lsmod');
-  if (lsmod.code !== 0) throw new ModuleError(MODULE, `Could not load wireguard module: 'lsmod' exited with code ${lsmod.code}`);
+  if (lsmod.code !== 0)
+    throw new ModuleError(MODULE, `Could not load wireguard module: 'lsmod' exited with code ${lsmod.code}`);
   if (/wireguard/.test(lsmod.stdout.trim())) return;
   ctx.log.debug('Loading wireguard kernel module');
   const r = await shell(ctx, 'modprobe wireguard');
-  if (r.code !== 0) throw new ModuleError(MODULE, `Could not load wireguard module: 'modprobe wireguard' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`);
+  if (r.code !== 0)
+    throw new ModuleError(
+      MODULE,
+      `Could not load wireguard module: 'modprobe wireguard' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`,
+    );
 }
 
 export const wireguardModule: Module = configModule({
@@ -109,7 +129,11 @@ export const wireguardModule: Module = configModule({
       for (const action of ['enable', 'start'] as const) {
         const argv = await serviceCommand(ctx, action, `wg-quick@${wgInt.name}`);
         const r = await ctx.platform.run(argv, { allowFailure: true });
-        if (r.code !== 0) throw new ModuleError(MODULE, `Failed enabling/starting Wireguard interface(s):\n'${argv.join(' ')}' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`);
+        if (r.code !== 0)
+          throw new ModuleError(
+            MODULE,
+            `Failed enabling/starting Wireguard interface(s):\n'${argv.join(' ')}' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`,
+          );
       }
     }
 
@@ -122,8 +146,10 @@ export const wireguardModule: Module = configModule({
     for (const probe of probes) {
       ctx.log.debug(`Running readinessprobe: '${probe}'`);
       const r = await shell(ctx, probe);
-      if (r.code !== 0) errors.push(`${probe}: exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`);
+      if (r.code !== 0)
+        errors.push(`${probe}: exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : ''}`);
     }
-    if (errors.length > 0) throw new ModuleError(MODULE, `Failed running readinessprobe command:\n${errors.join('\n')}`);
+    if (errors.length > 0)
+      throw new ModuleError(MODULE, `Failed running readinessprobe command:\n${errors.join('\n')}`);
   },
 });

@@ -1,4 +1,5 @@
-// cc_write_files: writes the files listed under write_files, inline or fetched from a `source` (defer: true ones are left to write_files_deferred).
+// cc_write_files: writes the files listed under write_files, inline or fetched from a `source` (defer: true ones are
+// left to write_files_deferred).
 import { posix } from 'node:path';
 import { promisify } from 'node:util';
 import type { CloudConfigValue } from '../config/schema/cloud-config-types';
@@ -23,13 +24,19 @@ export type WriteFileEntry = CloudConfigValue<'write_files'>[number];
 /** The encodings canonicalize_extraction knows (lower-cased and stripped). */
 const KNOWN_ENCODINGS = ['gz', 'gzip', 'gz+base64', 'gzip+base64', 'gz+b64', 'gzip+b64', 'b64', 'base64', 'text/plain'];
 
-/** An encoding as canonicalize_extraction reads it: lower()'d and strip()'d; one it does not know is warned about and read as text/plain. */
+/**
+ * An encoding as canonicalize_extraction reads it: lower()'d and strip()'d; one it does not know is warned about and
+ * read as text/plain.
+ */
 const knownEncoding = new WarningReader(
   (e) => (typeof e === 'string' ? KNOWN_ENCODINGS.find((k) => k === e.toLowerCase().trim()) : e),
   (e) => `Unknown encoding type ${String(e).toLowerCase().trim()}, assuming text/plain`,
 );
 
-/** decode_perms' int(perm) of a number (a YAML 0644 is 420), in the octal digits the schema's string has; others str()'d. */
+/**
+ * decode_perms' int(perm) of a number (a YAML 0644 is 420), in the octal digits the schema's string has; others
+ * str()'d.
+ */
 function entryPermissions(perm: unknown): unknown {
   if (perm === null) return undefined;
   if (typeof perm === 'boolean') return perm ? '1' : '0';
@@ -47,7 +54,14 @@ function entryPermissions(perm: unknown): unknown {
 function writeFileEntry(entry: unknown, warn?: ReaderWarn): unknown {
   if (!isRecord(entry)) return entry;
   const unlessNull = (v: unknown) => (v === null ? undefined : v);
-  const headers = (h: unknown) => (isRecord(h) ? Object.fromEntries(Object.entries(h).filter(([, v]) => v !== null).map(([k, v]) => [k, readConfigValue('str', v)])) : h);
+  const headers = (h: unknown) =>
+    isRecord(h)
+      ? Object.fromEntries(
+          Object.entries(h)
+            .filter(([, v]) => v !== null)
+            .map(([k, v]) => [k, readConfigValue('str', v)]),
+        )
+      : h;
   const read = readConfigValue(
     {
       path: (p: unknown) => (pyTruthy(p) ? p : ''),
@@ -74,7 +88,9 @@ export function writeFilesSetting(deferred: boolean): (files: unknown, warn?: Re
   return (files, warn) => {
     if (files === null) return undefined;
     if (!Array.isArray(files)) return files;
-    const mine = files.filter((f: unknown) => (isRecord(f) ? readConfigValue('bool', f.defer ?? false) === deferred : !deferred));
+    const mine = files.filter((f: unknown) =>
+      isRecord(f) ? readConfigValue('bool', f.defer ?? false) === deferred : !deferred,
+    );
     return mine.map((f: unknown) => writeFileEntry(f, warn));
   };
 }
@@ -82,7 +98,8 @@ export function writeFilesSetting(deferred: boolean): (files: unknown, warn?: Re
 /** canonicalize_extraction: the decoding steps an encoding (as writeFileEntry reads it) asks for, in order. */
 export function extractionsFor(encoding: string | undefined): Extraction[] {
   if (encoding === 'gz' || encoding === 'gzip') return ['gzip'];
-  if (encoding === 'gz+base64' || encoding === 'gzip+base64' || encoding === 'gz+b64' || encoding === 'gzip+b64') return ['base64', 'gzip'];
+  if (encoding === 'gz+base64' || encoding === 'gzip+base64' || encoding === 'gz+b64' || encoding === 'gzip+b64')
+    return ['base64', 'gzip'];
   if (encoding === 'b64' || encoding === 'base64') return ['base64'];
   return ['text'];
 }
@@ -110,7 +127,9 @@ async function extract(content: unknown, steps: Extraction[], where: string): Pr
       try {
         data = await gunzipAsync(data);
       } catch (err) {
-        throw new ModuleError('write_files', `${where}: content is not valid gzip data (${describeError(err)})`, { cause: err });
+        throw new ModuleError('write_files', `${where}: content is not valid gzip data (${describeError(err)})`, {
+          cause: err,
+        });
       }
     }
   }
@@ -121,13 +140,20 @@ async function extract(content: unknown, steps: Extraction[], where: string): Pr
  * read_url_or_decode: the bytes of the entry's `source` URI as fetched (no decoding), else its `content` decoded;
  * undefined when the source failed and there is no content to fall back on.
  */
-async function entryContents(ctx: ModuleContext, f: WriteFileEntry, where: string, opts: SourceFetchOptions): Promise<Buffer | undefined> {
+async function entryContents(
+  ctx: ModuleContext,
+  f: WriteFileEntry,
+  where: string,
+  opts: SourceFetchOptions,
+): Promise<Buffer | undefined> {
   const uri = sourceUri(f.source);
   if (f.source !== undefined && uri !== undefined) {
     try {
       return Buffer.from(await readWriteFileSource(ctx, f.source, uri, opts));
     } catch (err) {
-      ctx.log.warn(`Failed to retrieve contents from source "${uri}"; falling back to data from "contents" key (${describeError(err)})`);
+      ctx.log.warn(
+        `Failed to retrieve contents from source "${uri}"; falling back to data from "contents" key (${describeError(err)})`,
+      );
       if (f.content === undefined) return undefined;
     }
   }
@@ -145,7 +171,12 @@ async function makeParentDirs(ctx: ModuleContext, dir: string, owner: string): P
   for (const d of missing) await ctx.platform.mkdir(d, { owner });
 }
 
-export async function writeFileEntries(ctx: ModuleContext, module: string, entries: readonly WriteFileEntry[], opts: SourceFetchOptions = {}): Promise<void> {
+export async function writeFileEntries(
+  ctx: ModuleContext,
+  module: string,
+  entries: readonly WriteFileEntry[],
+  opts: SourceFetchOptions = {},
+): Promise<void> {
   const warn = (m: string) => ctx.log.warn(m);
   for (const [i, f] of entries.entries()) {
     const rawPath = f.path;

@@ -24,7 +24,20 @@ export function createYumAddRepoModule(now: () => Date): Module {
     name: 'yum_add_repo',
     stage: 'config',
     frequency: 'once-per-instance',
-    distros: ['almalinux', 'centos', 'cloudlinux', 'eurolinux', 'fedora', 'mariner', 'openEuler', 'openmandriva', 'photon', 'rhel', 'rocky', 'virtuozzo'],
+    distros: [
+      'almalinux',
+      'centos',
+      'cloudlinux',
+      'eurolinux',
+      'fedora',
+      'mariner',
+      'openEuler',
+      'openmandriva',
+      'photon',
+      'rhel',
+      'rocky',
+      'virtuozzo',
+    ],
     activateBy: ['yum_repos'],
     async run(ctx, cfg): Promise<void> {
       const repos = cfg.yum_repos;
@@ -57,7 +70,8 @@ export function createYumAddRepoModule(now: () => Date): Module {
         }
         pending.set(id, { path, config });
       }
-      for (const [id, { path, config }] of pending) await ctx.platform.writeFile(path, formatYumRepo(id, config, now()));
+      for (const [id, { path, config }] of pending)
+        await ctx.platform.writeFile(path, formatYumRepo(id, config, now()));
     },
   };
 }

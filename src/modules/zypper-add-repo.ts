@@ -74,7 +74,8 @@ export const zypperAddRepoModule: Module = {
         continue;
       }
       const conf: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(repo)) if (k && k !== 'id') conf[k.toLowerCase().trim().replace(/-/g, '_')] = v;
+      for (const [k, v] of Object.entries(repo))
+        if (k && k !== 'id') conf[k.toLowerCase().trim().replace(/-/g, '_')] = v;
       for (const f of ['enabled', 'autorefresh']) if (!(f in conf)) conf[f] = '1';
       valid.set(repoId, { path, config: conf });
     }

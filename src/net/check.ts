@@ -31,7 +31,8 @@ export function strList(v: unknown, key: string): string[] {
 
 export function int(v: unknown, key: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const n = typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isInteger(n)) throw new NetworkConfigError(key, `expected an integer, got ${describe(v)}`);
+  if (typeof n !== 'number' || !Number.isInteger(n))
+    throw new NetworkConfigError(key, `expected an integer, got ${describe(v)}`);
   if (n < min || n > max) throw new NetworkConfigError(key, `${n} is outside ${min}..${max}`);
   return n;
 }

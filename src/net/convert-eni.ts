@@ -2,7 +2,31 @@
 import type { Obj } from './check';
 import { NetworkConfigError } from './net-error';
 
-const OPTIONS = ['address', 'netmask', 'broadcast', 'network', 'metric', 'gateway', 'pointtopoint', 'media', 'mtu', 'hostname', 'leasehours', 'leasetime', 'vendor', 'client', 'bootfile', 'server', 'hwaddr', 'provider', 'frame', 'netnum', 'endpoint', 'local', 'ttl'];
+const OPTIONS = [
+  'address',
+  'netmask',
+  'broadcast',
+  'network',
+  'metric',
+  'gateway',
+  'pointtopoint',
+  'media',
+  'mtu',
+  'hostname',
+  'leasehours',
+  'leasetime',
+  'vendor',
+  'client',
+  'bootfile',
+  'server',
+  'hwaddr',
+  'provider',
+  'frame',
+  'netnum',
+  'endpoint',
+  'local',
+  'ttl',
+];
 
 interface EniIface {
   auto: boolean;
@@ -24,7 +48,8 @@ export function parseEniText(text: string): Map<string, EniIface> {
     const split = line.split(' ');
     const option = split[0] as string;
     const get = (name: string) => ifaces.get(name) ?? (ifaces.set(name, { auto: false }).get(name) as EniIface);
-    if (option === 'source' || option === 'source-directory') throw new NetworkConfigError(where, `'${option}' cannot be followed in network config given as text`);
+    if (option === 'source' || option === 'source-directory')
+      throw new NetworkConfigError(where, `'${option}' cannot be followed in network config given as text`);
     if (option === 'auto') {
       for (const name of split.slice(1)) get(name).auto = true;
       return;

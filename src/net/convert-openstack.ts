@@ -4,14 +4,27 @@ import { isIpAddress, maskToPrefix } from './ip';
 import { NetworkConfigError } from './net-error';
 
 const PHYSICAL_KEYS = ['name', 'type', 'mac_address', 'subnets', 'params', 'mtu'];
-const SUBNET_KEYS = ['type', 'address', 'netmask', 'broadcast', 'metric', 'gateway', 'pointopoint', 'scope', 'dns_nameservers', 'dns_search'];
+const SUBNET_KEYS = [
+  'type',
+  'address',
+  'netmask',
+  'broadcast',
+  'metric',
+  'gateway',
+  'pointopoint',
+  'scope',
+  'dns_nameservers',
+  'dns_search',
+];
 /** What a network's routes keep (cloud-init 25.1 drops the rest, e.g. a route's `services`). */
 const ROUTE_KEYS = ['network', 'destination', 'netmask', 'gateway', 'metric'];
 
 /** The `dns` services' addresses in LIST (a network's or a route's `services`), in order. */
 function dnsServices(list: unknown): string[] {
   if (!Array.isArray(list)) return [];
-  return list.filter((svc): svc is Obj => isObj(svc) && svc.type === 'dns' && svc.address !== undefined).map((svc) => String(svc.address));
+  return list
+    .filter((svc): svc is Obj => isObj(svc) && svc.type === 'dns' && svc.address !== undefined)
+    .map((svc) => String(svc.address));
 }
 
 /** MACS maps a lower-case MAC to the interface name on this machine (names links that carry none). */
@@ -31,8 +44,13 @@ export function convertOpenStackNetworkData(input: unknown, macs: Map<string, st
     const id = str(link.id, `${k}.id`);
     const cfg: Obj = {};
     for (const [lk, lv] of Object.entries(link)) if (PHYSICAL_KEYS.includes(lk)) cfg[lk] = lv;
-    const mac = link.ethernet_mac_address ? str(link.ethernet_mac_address, `${k}.ethernet_mac_address`).toLowerCase() : undefined;
-    const cur: { name?: string; mac?: string } = { ...(typeof cfg.name === 'string' ? { name: cfg.name } : {}), ...(mac ? { mac } : {}) };
+    const mac = link.ethernet_mac_address
+      ? str(link.ethernet_mac_address, `${k}.ethernet_mac_address`).toLowerCase()
+      : undefined;
+    const cur: { name?: string; mac?: string } = {
+      ...(typeof cfg.name === 'string' ? { name: cfg.name } : {}),
+      ...(mac ? { mac } : {}),
+    };
     const subnets: Obj[] = [];
     networks.forEach((nraw, j) => {
       const nk = `${key}.networks[${j}]`;
@@ -41,19 +59,30 @@ export function convertOpenStackNetworkData(input: unknown, macs: Map<string, st
       const subnet: Obj = {};
       for (const [sk, sv] of Object.entries(net)) if (SUBNET_KEYS.includes(sk)) subnet[sk] = sv;
       const type = str(net.type, `${nk}.type`);
-      if (['ipv4', 'static', 'ipv6', 'static6'].includes(type) && !isIpAddress(String(net.ip_address ?? '').split('/')[0] as string)) {
+      if (
+        ['ipv4', 'static', 'ipv6', 'static6'].includes(type) &&
+        !isIpAddress(String(net.ip_address ?? '').split('/')[0] as string)
+      ) {
         throw new NetworkConfigError(`${nk}.ip_address`, `'${String(net.ip_address)}' is not an IP address`);
       }
-      if (net.netmask !== undefined && maskToPrefix(String(net.netmask)) === undefined) throw new NetworkConfigError(`${nk}.netmask`, `'${String(net.netmask)}' is not a netmask`);
-      const routes = net.routes === undefined ? [] : list(net.routes, `${nk}.routes`).map((r, ri) => obj(r, `${nk}.routes[${ri}]`));
+      if (net.netmask !== undefined && maskToPrefix(String(net.netmask)) === undefined)
+        throw new NetworkConfigError(`${nk}.netmask`, `'${String(net.netmask)}' is not a netmask`);
+      const routes =
+        net.routes === undefined ? [] : list(net.routes, `${nk}.routes`).map((r, ri) => obj(r, `${nk}.routes[${ri}]`));
       routes.forEach((ro, ri) => {
-        if (!isIpAddress(String(ro.network))) throw new NetworkConfigError(`${nk}.routes[${ri}].network`, `'${String(ro.network)}' is not an IP address`);
-        if (ro.gateway !== undefined && !isIpAddress(String(ro.gateway))) throw new NetworkConfigError(`${nk}.routes[${ri}].gateway`, `'${String(ro.gateway)}' is not an IP address`);
+        if (!isIpAddress(String(ro.network)))
+          throw new NetworkConfigError(`${nk}.routes[${ri}].network`, `'${String(ro.network)}' is not an IP address`);
+        if (ro.gateway !== undefined && !isIpAddress(String(ro.gateway)))
+          throw new NetworkConfigError(`${nk}.routes[${ri}].gateway`, `'${String(ro.gateway)}' is not an IP address`);
       });
-      if (routes.length) subnet.routes = routes.map((ro) => Object.fromEntries(Object.entries(ro).filter(([rk]) => ROUTE_KEYS.includes(rk))));
+      if (routes.length)
+        subnet.routes = routes.map((ro) =>
+          Object.fromEntries(Object.entries(ro).filter(([rk]) => ROUTE_KEYS.includes(rk))),
+        );
       if (type === 'ipv4_dhcp') subnet.type = 'dhcp4';
       else if (type === 'ipv6_dhcp') subnet.type = 'dhcp6';
-      else if (type === 'ipv6_slaac' || type === 'ipv6_dhcpv6-stateless' || type === 'ipv6_dhcpv6-stateful') subnet.type = type;
+      else if (type === 'ipv6_slaac' || type === 'ipv6_dhcpv6-stateless' || type === 'ipv6_dhcpv6-stateful')
+        subnet.type = type;
       else if (type === 'ipv4' || type === 'static') Object.assign(subnet, { type: 'static', address: net.ip_address });
       else if (type === 'ipv6' || type === 'static6') {
         cfg['accept-ra'] = false;
@@ -85,7 +114,11 @@ export function convertOpenStackNetworkData(input: unknown, macs: Map<string, st
       updates.push(() => {
         cfg.bond_interfaces = members.map((m, j) => {
           const n = info.get(m)?.name;
-          if (!n) throw new NetworkConfigError(`${k}.bond_links[${j}]`, `link '${m}' has no interface name (no link with that id, or its MAC is not on this machine)`);
+          if (!n)
+            throw new NetworkConfigError(
+              `${k}.bond_links[${j}]`,
+              `link '${m}' has no interface name (no link with that id, or its MAC is not on this machine)`,
+            );
           return n;
         });
       });
@@ -117,7 +150,11 @@ export function convertOpenStackNetworkData(input: unknown, macs: Map<string, st
     const mac = cfg.mac_address as string | undefined;
     if (!mac) throw new NetworkConfigError(`${key}.links[${i}]`, 'link has neither a name nor an ethernet_mac_address');
     const name = macs.get(mac);
-    if (!name) throw new NetworkConfigError(`${key}.links[${i}].ethernet_mac_address`, `no interface on this machine has MAC ${mac}`);
+    if (!name)
+      throw new NetworkConfigError(
+        `${key}.links[${i}].ethernet_mac_address`,
+        `no interface on this machine has MAC ${mac}`,
+      );
     cfg.name = name;
   });
   for (const u of updates) u();

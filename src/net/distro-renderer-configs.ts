@@ -23,11 +23,48 @@ const SUSE_SYSCONFIG: RendererConfig = {
   netrulesPath: '/etc/udev/rules.d/85-persistent-net-cloud-init.rules',
 };
 
-const REDHAT = ['almalinux', 'amazon', 'centos', 'cloudlinux', 'eurolinux', 'fedora', 'mariner', 'miraclelinux', 'openEuler', 'openmandriva', 'photon', 'rhel', 'rocky', 'virtuozzo'];
-const SUSE = ['opensuse', 'opensuse-leap', 'opensuse-microos', 'opensuse-tumbleweed', 'sle_hpc', 'sle-micro', 'sles', 'suse'];
+const REDHAT = [
+  'almalinux',
+  'amazon',
+  'centos',
+  'cloudlinux',
+  'eurolinux',
+  'fedora',
+  'mariner',
+  'miraclelinux',
+  'openEuler',
+  'openmandriva',
+  'photon',
+  'rhel',
+  'rocky',
+  'virtuozzo',
+];
+const SUSE = [
+  'opensuse',
+  'opensuse-leap',
+  'opensuse-microos',
+  'opensuse-tumbleweed',
+  'sle_hpc',
+  'sle-micro',
+  'sles',
+  'suse',
+];
 
 /** Every distro name `-D` accepts (cloud-init's OSFAMILIES). */
-export const KNOWN_DISTROS = ['alpine', 'arch', 'debian', 'ubuntu', 'freebsd', 'dragonfly', 'gentoo', 'cos', 'netbsd', 'openbsd', ...REDHAT, ...SUSE];
+export const KNOWN_DISTROS = [
+  'alpine',
+  'arch',
+  'debian',
+  'ubuntu',
+  'freebsd',
+  'dragonfly',
+  'gentoo',
+  'cos',
+  'netbsd',
+  'openbsd',
+  ...REDHAT,
+  ...SUSE,
+];
 
 export function distroFamily(distro: string): 'debian' | 'redhat' | 'suse' | 'other' {
   if (distro === 'debian' || distro === 'ubuntu') return 'debian';
@@ -45,10 +82,19 @@ export function rendererConfigFor(distro: string, renderer: RendererName): Rende
   switch (renderer) {
     case 'eni':
       return family === 'debian'
-        ? { eniPath: distro === 'ubuntu' ? '/etc/network/interfaces.d/50-cloud-init.cfg' : '/etc/network/interfaces.d/50-cloud-init', header: NETWORK_FILE_HEADER, netrulesPath: '/etc/udev/rules.d/70-persistent-net.rules' }
+        ? {
+            eniPath:
+              distro === 'ubuntu'
+                ? '/etc/network/interfaces.d/50-cloud-init.cfg'
+                : '/etc/network/interfaces.d/50-cloud-init',
+            header: NETWORK_FILE_HEADER,
+            netrulesPath: '/etc/udev/rules.d/70-persistent-net.rules',
+          }
         : { eniPath: '/etc/network/interfaces', netrulesPath: '/etc/udev/rules.d/70-persistent-net.rules' };
     case 'netplan':
-      return family === 'debian' ? { netplanPath: '/etc/netplan/50-cloud-init.yaml', header: NETWORK_FILE_HEADER } : { netplanPath: '/etc/netplan/50-cloud-init.yaml' };
+      return family === 'debian'
+        ? { netplanPath: '/etc/netplan/50-cloud-init.yaml', header: NETWORK_FILE_HEADER }
+        : { netplanPath: '/etc/netplan/50-cloud-init.yaml' };
     case 'sysconfig':
       return { ...(family === 'suse' ? SUSE_SYSCONFIG : RHEL_SYSCONFIG) };
     default:

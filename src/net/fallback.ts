@@ -4,7 +4,10 @@ import type { NicFacts } from './sys-class-net';
 const DEFAULT_PRIMARY = 'eth0';
 
 function naturalKey(s: string): Array<string | number> {
-  return s.split(/(\d+)/).filter((x, i) => x !== '' || i === 0).map((x) => (/^\d+$/.test(x) ? Number(x) : x.toLowerCase()));
+  return s
+    .split(/(\d+)/)
+    .filter((x, i) => x !== '' || i === 0)
+    .map((x) => (/^\d+$/.test(x) ? Number(x) : x.toLowerCase()));
 }
 
 export function naturalCompare(a: string, b: string): number {
@@ -54,7 +57,10 @@ export function candidateNics(nics: NicFacts[], blacklistDrivers: string[] = [])
  * The v2 fallback config, or undefined when no NIC qualifies: DHCPv4 on it. cloud-init 25.1 (24.1 on) asks for DHCPv6
  * too; kiln does not, on purpose (docs/network.md, "Where kiln differs from cloud-init 25.1 on purpose").
  */
-export function fallbackNetworkConfig(nics: NicFacts[], opts: { blacklistDrivers?: string[]; matchDriver?: boolean } = {}): Record<string, unknown> | undefined {
+export function fallbackNetworkConfig(
+  nics: NicFacts[],
+  opts: { blacklistDrivers?: string[]; matchDriver?: boolean } = {},
+): Record<string, unknown> | undefined {
   const name = candidateNics(nics, opts.blacklistDrivers)[0];
   if (!name) return undefined;
   const nic = nics.find((n) => n.name === name) as NicFacts;

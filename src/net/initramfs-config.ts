@@ -25,7 +25,8 @@ export function klibcToConfigEntry(text: string, file: string, macs: Map<string,
   if (!name) throw new NetworkConfigError(file, "no 'DEVICE' or 'DEVICE6' entry");
   let proto = d.PROTO ?? d.IPV6PROTO;
   if (!proto) proto = d.filename ? 'dhcp' : 'none';
-  if (!['none', 'dhcp', 'dhcp6'].includes(proto)) throw new NetworkConfigError(`${file}: PROTO`, `unexpected value '${proto}'`);
+  if (!['none', 'dhcp', 'dhcp6'].includes(proto))
+    throw new NetworkConfigError(`${file}: PROTO`, `unexpected value '${proto}'`);
   const iface: Obj = { type: 'physical', name, subnets: [] };
   const mac = [...macs.entries()].find(([, n]) => n === name)?.[0];
   if (mac) iface.mac_address = mac;
@@ -35,8 +36,11 @@ export function klibcToConfigEntry(text: string, file: string, macs: Map<string,
     if (cur === 'none') cur = 'static';
     const subnet: Obj = { type: cur, control: 'manual' };
     if (cur === 'static') subnet.address = d[`${pre}ADDR`];
-    for (const key of ['NETMASK', 'BROADCAST', 'GATEWAY']) if (d[`${pre}${key}`] !== undefined) subnet[key.toLowerCase()] = d[`${pre}${key}`];
-    const dns = ['DNS0', 'DNS1'].map((k) => d[`${pre}${k}`]).filter((v): v is string => !!v && v.replace(/^[:.0]+|[:.0]+$/g, '').length > 0);
+    for (const key of ['NETMASK', 'BROADCAST', 'GATEWAY'])
+      if (d[`${pre}${key}`] !== undefined) subnet[key.toLowerCase()] = d[`${pre}${key}`];
+    const dns = ['DNS0', 'DNS1']
+      .map((k) => d[`${pre}${k}`])
+      .filter((v): v is string => !!v && v.replace(/^[:.0]+|[:.0]+$/g, '').length > 0);
     if (dns.length) {
       subnet.dns_nameservers = dns;
       const search = d.DOMAINSEARCH;
@@ -51,7 +55,12 @@ export function klibcToConfigEntry(text: string, file: string, macs: Map<string,
  * v1 config from klibc files ({path: text}) when they apply: files exist and `ip=`/`ip6=` is on the kernel
  * command line or an open-iscsi interface file is present.
  */
-export function initramfsNetworkConfig(files: Record<string, string>, kernelCmdline: string, openIscsi: boolean, macs: Map<string, string>): Obj | undefined {
+export function initramfsNetworkConfig(
+  files: Record<string, string>,
+  kernelCmdline: string,
+  openIscsi: boolean,
+  macs: Map<string, string>,
+): Obj | undefined {
   const paths = Object.keys(files);
   if (paths.length === 0) return undefined;
   const applies = kernelCmdline.split(/\s+/).some((t) => t.startsWith('ip=') || t.startsWith('ip6=')) || openIscsi;
@@ -62,7 +71,11 @@ export function initramfsNetworkConfig(files: Record<string, string>, kernelCmdl
     const entry = klibcToConfigEntry(files[path] as string, path, macs);
     const prev = byName.get(entry.name as string);
     if (prev) {
-      if (prev.entry.mac_address !== entry.mac_address) throw new NetworkConfigError(path, `device '${String(entry.name)}' is also defined in ${prev.files.join(' ')} with another MAC`);
+      if (prev.entry.mac_address !== entry.mac_address)
+        throw new NetworkConfigError(
+          path,
+          `device '${String(entry.name)}' is also defined in ${prev.files.join(' ')} with another MAC`,
+        );
       (prev.entry.subnets as Obj[]).push(...(entry.subnets as Obj[]));
       prev.files.push(path);
     } else {
@@ -76,18 +89,24 @@ export function initramfsNetworkConfig(files: Record<string, string>, kernelCmdl
 /** `network-config=` from the kernel command line: 'disabled', or base64 (optionally gzip) YAML. */
 export function kernelCmdlineNetworkConfig(cmdline: string): Obj | undefined {
   let data: string | undefined;
-  for (const tok of cmdline.split(/\s+/)) if (tok.startsWith('network-config=')) data = tok.slice('network-config='.length);
+  for (const tok of cmdline.split(/\s+/))
+    if (tok.startsWith('network-config=')) data = tok.slice('network-config='.length);
   if (!data) return undefined;
   if (data === 'disabled') return { config: 'disabled' };
-  if (!/^[A-Za-z0-9+/=_-]+$/.test(data)) throw new NetworkConfigError('kernel command line network-config=', 'not base64');
+  if (!/^[A-Za-z0-9+/=_-]+$/.test(data))
+    throw new NetworkConfigError('kernel command line network-config=', 'not base64');
   let blob: Buffer = Buffer.from(data, 'base64');
   if (blob[0] === 0x1f && blob[1] === 0x8b) blob = zlib().gunzipSync(blob);
   let doc: unknown;
   try {
     doc = readYaml(blob.toString('utf8'), 'network-config=');
   } catch (err) {
-    throw new NetworkConfigError('kernel command line network-config=', `not YAML after decoding: ${err instanceof YamlError ? err.detail : describeError(err)}`);
+    throw new NetworkConfigError(
+      'kernel command line network-config=',
+      `not YAML after decoding: ${err instanceof YamlError ? err.detail : describeError(err)}`,
+    );
   }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new NetworkConfigError('kernel command line network-config=', 'does not decode to a mapping');
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    throw new NetworkConfigError('kernel command line network-config=', 'does not decode to a mapping');
   return doc as Obj;
 }

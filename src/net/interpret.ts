@@ -6,7 +6,14 @@ import { pyTruthy as truthy } from '../util/python-truthy';
 import type { Obj } from './check';
 
 export function emptyState(version: 1 | 2): NetworkState {
-  return { version, interfaces: new Map(), routes: [], dns: { nameservers: [], search: [] }, useIpv6: false, warnings: [] };
+  return {
+    version,
+    interfaces: new Map(),
+    routes: [],
+    dns: { nameservers: [], search: [] },
+    useIpv6: false,
+    warnings: [],
+  };
 }
 
 /** Splits `addr/prefix` or `addr`+`netmask`/`prefix` into address, prefix and (IPv4) netmask. */
@@ -16,7 +23,8 @@ export function normalizeNetKeys<T extends Obj>(input: T, addressKeys: string[],
   const addrKey = addressKeys.find((k) => truthy(net[k]));
   if (!addrKey) throw new NetworkConfigError(key, `no ${addressKeys.join(' or ')} given`);
   const addr = String(net[addrKey]);
-  if (!isIpNetwork(addr)) throw new NetworkConfigError(`${key}.${addrKey}`, `'${addr}' is not an IP address or network`);
+  if (!isIpNetwork(addr))
+    throw new NetworkConfigError(`${key}.${addrKey}`, `'${addr}' is not an IP address or network`);
   const [bare, maybePrefix] = addr.split('/') as [string, string | undefined];
   const v6 = isIPv6(bare);
   let prefix: number;
@@ -25,7 +33,8 @@ export function normalizeNetKeys<T extends Obj>(input: T, addressKeys: string[],
     prefix = maskToPrefix(maybePrefix) as number;
   } else if ('prefix' in net) {
     prefix = Number(net.prefix);
-    if (!Number.isInteger(prefix) || prefix < 0 || prefix > (v6 ? 128 : 32)) throw new NetworkConfigError(`${key}.prefix`, `'${String(net.prefix)}' is not a prefix length`);
+    if (!Number.isInteger(prefix) || prefix < 0 || prefix > (v6 ? 128 : 32))
+      throw new NetworkConfigError(`${key}.prefix`, `'${String(net.prefix)}' is not a prefix length`);
   } else if (typeof net.netmask === 'string') {
     const p = maskToPrefix(net.netmask);
     if (p === undefined) throw new NetworkConfigError(`${key}.netmask`, `'${net.netmask}' is not a netmask`);
@@ -50,17 +59,21 @@ export function normalizeRoute(raw: Obj, key: string): Route {
     if (!Number.isInteger(m)) throw new NetworkConfigError(`${key}.metric`, `'${String(n.metric)}' is not an integer`);
     n.metric = m;
   }
-  if (n.gateway !== undefined && !isIPv4(String(n.gateway)) && !isIPv6(String(n.gateway))) throw new NetworkConfigError(`${key}.gateway`, `'${String(n.gateway)}' is not an IP address`);
+  if (n.gateway !== undefined && !isIPv4(String(n.gateway)) && !isIPv6(String(n.gateway)))
+    throw new NetworkConfigError(`${key}.gateway`, `'${String(n.gateway)}' is not an IP address`);
   return n as unknown as Route;
 }
 
 export function normalizeSubnet(raw: Obj, key: string): Subnet {
   let s: Obj = {};
   for (const [k, v] of Object.entries(raw)) if (truthy(v)) s[k] = v;
-  if (raw.type === 'static' || raw.type === 'static6') s = { ...s, ...normalizeNetKeys(s, ['address', 'ip_address'], key) };
+  if (raw.type === 'static' || raw.type === 'static6')
+    s = { ...s, ...normalizeNetKeys(s, ['address', 'ip_address'], key) };
   s.routes = ((raw.routes as Obj[] | undefined) ?? []).map((r, i) => normalizeRoute(r, `${key}.routes[${i}]`));
-  for (const k of ['dns_search', 'dns_nameservers']) if (k in s && !Array.isArray(s[k])) s[k] = String(s[k]).split(/\s+/).filter(Boolean);
-  if (s.gateway !== undefined && !isIPv4(String(s.gateway)) && !isIPv6(String(s.gateway))) throw new NetworkConfigError(`${key}.gateway`, `'${String(s.gateway)}' is not an IP address`);
+  for (const k of ['dns_search', 'dns_nameservers'])
+    if (k in s && !Array.isArray(s[k])) s[k] = String(s[k]).split(/\s+/).filter(Boolean);
+  if (s.gateway !== undefined && !isIPv4(String(s.gateway)) && !isIPv6(String(s.gateway)))
+    throw new NetworkConfigError(`${key}.gateway`, `'${String(s.gateway)}' is not an IP address`);
   return s as unknown as Subnet;
 }
 
@@ -74,8 +87,11 @@ export class Interpreter {
     const existing = this.state.interfaces.get(name);
     const iface: Interface = existing ?? ({} as Interface);
     for (const [k, v] of Object.entries((cmd.params as Obj | undefined) ?? {})) iface[k] = v;
-    const subnets = ((cmd.subnets as Obj[] | undefined) ?? []).map((s, i) => normalizeSubnet(s, `${key}.subnets[${i}]`));
-    if (subnets.some((s) => s.type.endsWith('6') || (s.address !== undefined && isIPv6(s.address)))) this.state.useIpv6 = true;
+    const subnets = ((cmd.subnets as Obj[] | undefined) ?? []).map((s, i) =>
+      normalizeSubnet(s, `${key}.subnets[${i}]`),
+    );
+    if (subnets.some((s) => s.type.endsWith('6') || (s.address !== undefined && isIPv6(s.address))))
+      this.state.useIpv6 = true;
     Object.assign(iface, {
       name,
       type: cmd.type as Interface['type'],
@@ -115,7 +131,8 @@ export class Interpreter {
   }
 
   bridge(cmd: Obj, key: string): void {
-    for (const member of cmd.bridge_interfaces as string[]) if (!this.state.interfaces.has(member)) this.physical({ name: member }, key);
+    for (const member of cmd.bridge_interfaces as string[])
+      if (!this.state.interfaces.has(member)) this.physical({ name: member }, key);
     const iface = this.physical(cmd, key);
     iface.bridge_ports = cmd.bridge_interfaces as string[];
     const stp = iface.bridge_stp;
@@ -127,8 +144,10 @@ export class Interpreter {
   }
 
   nameserver(cmd: Obj, key: string): void {
-    const nameservers = cmd.address === undefined ? [] : Array.isArray(cmd.address) ? (cmd.address as string[]) : [cmd.address as string];
-    const search = cmd.search === undefined ? [] : Array.isArray(cmd.search) ? (cmd.search as string[]) : [cmd.search as string];
+    const nameservers =
+      cmd.address === undefined ? [] : Array.isArray(cmd.address) ? (cmd.address as string[]) : [cmd.address as string];
+    const search =
+      cmd.search === undefined ? [] : Array.isArray(cmd.search) ? (cmd.search as string[]) : [cmd.search as string];
     if (typeof cmd.interface === 'string') this.ifaceDns.set(cmd.interface, { nameservers, search, key });
     else {
       this.state.dns.nameservers.push(...nameservers);
@@ -144,7 +163,11 @@ export class Interpreter {
   finish(): NetworkState {
     for (const [name, dns] of this.ifaceDns) {
       const iface = this.state.interfaces.get(name);
-      if (!iface) throw new NetworkConfigError(`${dns.key}.interface`, `nameserver given for interface '${name}', which is not defined`);
+      if (!iface)
+        throw new NetworkConfigError(
+          `${dns.key}.interface`,
+          `nameserver given for interface '${name}', which is not defined`,
+        );
       iface.dns = { nameservers: dns.nameservers, search: dns.search };
     }
     return this.state;

@@ -26,8 +26,16 @@ export function isIpNetwork(s: string): boolean {
 export function maskToPrefix(mask: string, family: 'any' | 'ipv4' = 'any'): number | undefined {
   if (/^\d+$/.test(mask)) return family === 'ipv4' && Number(mask) > 32 ? undefined : Number(mask);
   let bits = '';
-  if (isIPv4(mask)) bits = mask.split('.').map((o) => Number(o).toString(2).padStart(8, '0')).join('');
-  else if (isIPv6(mask) && family === 'any') bits = expandIpv6(mask).split(':').map((h) => parseInt(h, 16).toString(2).padStart(16, '0')).join('');
+  if (isIPv4(mask))
+    bits = mask
+      .split('.')
+      .map((o) => Number(o).toString(2).padStart(8, '0'))
+      .join('');
+  else if (isIPv6(mask) && family === 'any')
+    bits = expandIpv6(mask)
+      .split(':')
+      .map((h) => parseInt(h, 16).toString(2).padStart(16, '0'))
+      .join('');
   else return undefined;
   const m = /^(1*)0*$/.exec(bits);
   return m ? (m[1] as string).length : undefined;
@@ -80,9 +88,14 @@ export function gatewayIsOnLink(gateway: string, address: string): boolean {
   return isIpInNetwork(gateway, address) === false;
 }
 
-/** IPv6 ADDR in its shortest form (RFC 5952, as Python's ipaddress writes it): the first longest run of 2+ zero groups becomes `::`. */
+/**
+ * IPv6 ADDR in its shortest form (RFC 5952, as Python's ipaddress writes it): the first longest run of 2+ zero groups
+ * becomes `::`.
+ */
 export function compressIpv6(addr: string): string {
-  const groups = expandIpv6(addr).split(':').map((g) => parseInt(g, 16).toString(16));
+  const groups = expandIpv6(addr)
+    .split(':')
+    .map((g) => parseInt(g, 16).toString(16));
   let best = -1;
   let bestLen = 1;
   for (let i = 0; i < groups.length; ) {
@@ -99,9 +112,15 @@ export function compressIpv6(addr: string): string {
 export function networkOf(addr: string, prefix: number): string {
   if (isIPv4(addr)) {
     const mask = prefixToIpv4Mask(prefix).split('.').map(Number);
-    return `${addr.split('.').map((o, i) => Number(o) & (mask[i] as number)).join('.')}/${prefix}`;
+    return `${addr
+      .split('.')
+      .map((o, i) => Number(o) & (mask[i] as number))
+      .join('.')}/${prefix}`;
   }
-  const bits = expandIpv6(addr).split(':').map((h) => parseInt(h, 16).toString(2).padStart(16, '0')).join('');
+  const bits = expandIpv6(addr)
+    .split(':')
+    .map((h) => parseInt(h, 16).toString(2).padStart(16, '0'))
+    .join('');
   const masked = bits.slice(0, prefix).padEnd(128, '0');
   const groups = Array.from({ length: 8 }, (_, i) => parseInt(masked.slice(i * 16, i * 16 + 16), 2).toString(16));
   return `${compressIpv6(groups.join(':'))}/${prefix}`;

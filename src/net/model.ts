@@ -2,7 +2,17 @@
 
 /** An address, route or DHCP request on one interface (cloud-init's v1 `subnets` entry, normalised). */
 export interface Subnet {
-  type: 'loopback' | 'dhcp' | 'dhcp4' | 'dhcp6' | 'static' | 'static6' | 'ipv6_slaac' | 'ipv6_dhcpv6-stateless' | 'ipv6_dhcpv6-stateful' | 'manual';
+  type:
+    | 'loopback'
+    | 'dhcp'
+    | 'dhcp4'
+    | 'dhcp6'
+    | 'static'
+    | 'static6'
+    | 'ipv6_slaac'
+    | 'ipv6_dhcpv6-stateless'
+    | 'ipv6_dhcpv6-stateful'
+    | 'manual';
   /** Address without prefix (static only). */
   address?: string;
   prefix?: number;
@@ -79,12 +89,15 @@ export function isDefaultRoute(r: Route): boolean {
 
 export function hasDefaultRoute(ns: NetworkState): boolean {
   if (ns.routes.some(isDefaultRoute)) return true;
-  for (const iface of ns.interfaces.values()) for (const s of iface.subnets) if (s.routes.some(isDefaultRoute)) return true;
+  for (const iface of ns.interfaces.values())
+    for (const s of iface.subnets) if (s.routes.some(isDefaultRoute)) return true;
   return false;
 }
 
 export function isIpv6Subnet(s: Subnet): boolean {
-  return s.type.endsWith('6') || s.type.startsWith('ipv6') || (typeof s.address === 'string' && s.address.includes(':'));
+  return (
+    s.type.endsWith('6') || s.type.startsWith('ipv6') || (typeof s.address === 'string' && s.address.includes(':'))
+  );
 }
 
 export function isStatic(s: Subnet): boolean {
@@ -92,5 +105,11 @@ export function isStatic(s: Subnet): boolean {
 }
 
 export function isDhcp(s: Subnet): boolean {
-  return s.type === 'dhcp' || s.type === 'dhcp4' || s.type === 'dhcp6' || s.type === 'ipv6_dhcpv6-stateful' || s.type === 'ipv6_dhcpv6-stateless';
+  return (
+    s.type === 'dhcp' ||
+    s.type === 'dhcp4' ||
+    s.type === 'dhcp6' ||
+    s.type === 'ipv6_dhcpv6-stateful' ||
+    s.type === 'ipv6_dhcpv6-stateless'
+  );
 }

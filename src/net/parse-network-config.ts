@@ -38,19 +38,39 @@ export function parseNetworkDocument(doc: unknown, opts: ParseOptions = {}): Net
   if (version === 1 || version === '1') {
     // cloud-init reads `config` and passes over anything else beside it.
     const state = parseV1(d.config, `${key}.config`);
-    for (const k of Object.keys(d)) if (k !== 'version' && k !== 'config') state.warnings.push(`${key}.${k}: unknown key in a version 1 config, ignored (known: version, config)`);
+    for (const k of Object.keys(d))
+      if (k !== 'version' && k !== 'config')
+        state.warnings.push(`${key}.${k}: unknown key in a version 1 config, ignored (known: version, config)`);
     return state;
   }
-  if (version === 2 || version === '2') return parseV2(d, key, { ...(opts.macs ? { interfacesByMac: opts.macs } : {}), ...(opts.nics ? { nics: opts.nics } : {}) });
+  if (version === 2 || version === '2')
+    return parseV2(d, key, {
+      ...(opts.macs ? { interfacesByMac: opts.macs } : {}),
+      ...(opts.nics ? { nics: opts.nics } : {}),
+    });
   throw new NetworkConfigError(`${key}.version`, `expected 1 or 2, got ${JSON.stringify(version ?? null)}`);
 }
 
 /** Parses INPUT of KIND (one of net/'s own, or a registered format) into the model. */
-export function parseNetworkInput(kind: InputKind | NetworkFormat, input: unknown, opts: ParseOptions = {}): NetworkState {
+export function parseNetworkInput(
+  kind: InputKind | NetworkFormat,
+  input: unknown,
+  opts: ParseOptions = {},
+): NetworkState {
   if (typeof kind !== 'string') {
-    const ctx = { macs: opts.macs ?? new Map<string, string>(), nics: [], runNetFiles: {}, blacklistDrivers: [], ...(opts.renderer ? { renderer: opts.renderer } : {}), ...(opts.key ? { key: opts.key } : {}) };
+    const ctx = {
+      macs: opts.macs ?? new Map<string, string>(),
+      nics: [],
+      runNetFiles: {},
+      blacklistDrivers: [],
+      ...(opts.renderer ? { renderer: opts.renderer } : {}),
+      ...(opts.key ? { key: opts.key } : {}),
+    };
     const key = kind.documentKey ?? kind.name;
-    return parseNetworkDocument(kind.toNetworkConfig(input, ctx) ?? {}, { key, ...(opts.macs ? { macs: opts.macs } : {}) });
+    return parseNetworkDocument(kind.toNetworkConfig(input, ctx) ?? {}, {
+      key,
+      ...(opts.macs ? { macs: opts.macs } : {}),
+    });
   }
   switch (kind) {
     case 'v1':

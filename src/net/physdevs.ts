@@ -63,7 +63,12 @@ export async function extractPhysdevs(p: Platform, config: unknown): Promise<Phy
   const cfg = isObj(config) && isObj(config.network) ? config.network : config;
   if (!isObj(cfg)) return [];
   const out: Physdev[] = [];
-  const add = async (mac: string, name: string, driver: string | undefined, deviceId: string | undefined): Promise<void> => {
+  const add = async (
+    mac: string,
+    name: string,
+    driver: string | undefined,
+    deviceId: string | undefined,
+  ): Promise<void> => {
     const d: Physdev = { mac, name };
     const drv = driver ?? (await deviceDriver(p, name));
     const id = deviceId ?? (await deviceDevid(p, name));
@@ -122,11 +127,20 @@ export async function currentInterfaces(p: Platform): Promise<Array<Omit<Current
     const base = `${SYS}/${name}`;
     if ((await p.exists(`${base}/bridge`)) || (await p.exists(`${base}/bonding`))) continue;
     if (((await sysRead(p, name, 'uevent')) ?? '').split('\n').includes('DEVTYPE=vlan')) continue;
-    if ((await p.exists(`${base}/master`)) && !(await p.exists(`${base}/master/bonding`)) && !(await p.exists(`${base}/master/bridge`))) continue;
+    if (
+      (await p.exists(`${base}/master`)) &&
+      !(await p.exists(`${base}/master/bonding`)) &&
+      !(await p.exists(`${base}/master/bridge`))
+    )
+      continue;
     const mac = await interfaceMac(p, name);
     if (!mac) continue;
     if (name !== 'lo' && /^(00:)*00$/.test(mac)) continue;
-    const iface: Omit<CurrentInterface, 'downable'> = { name, mac: mac.toLowerCase(), up: ['up', 'unknown'].includes((await sysRead(p, name, 'operstate')) ?? '') };
+    const iface: Omit<CurrentInterface, 'downable'> = {
+      name,
+      mac: mac.toLowerCase(),
+      up: ['up', 'unknown'].includes((await sysRead(p, name, 'operstate')) ?? ''),
+    };
     const driver = await deviceDriver(p, name);
     const deviceId = await deviceDevid(p, name);
     if (driver) iface.driver = driver;
@@ -143,7 +157,10 @@ export async function currentInterfaces(p: Platform): Promise<Array<Omit<Current
 export async function currentRenameInfo(p: Platform): Promise<CurrentInterface[]> {
   const ifaces = await currentInterfaces(p);
   const withAddresses = new Set<string>();
-  for (const argv of [['ip', '-6', 'addr', 'show', 'permanent', 'scope', 'global'], ['ip', '-4', 'addr', 'show']]) {
+  for (const argv of [
+    ['ip', '-6', 'addr', 'show', 'permanent', 'scope', 'global'],
+    ['ip', '-4', 'addr', 'show'],
+  ]) {
     const r = await p.run(argv);
     for (const m of r.stdout.matchAll(/[0-9]+:\s+(\w+)[@:]/g)) withAddresses.add(m[1] as string);
   }

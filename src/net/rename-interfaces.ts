@@ -5,7 +5,9 @@ import type { Log } from '../util/log';
 import type { CurrentInterface, Physdev } from './physdevs';
 import { KilnError } from '../util/errors';
 
-export type RenameOp = { op: 'down' | 'up'; mac: string; newName: string; dev: string } | { op: 'rename'; mac: string; newName: string; from: string; to: string };
+export type RenameOp =
+  | { op: 'down' | 'up'; mac: string; newName: string; dev: string }
+  | { op: 'rename'; mac: string; newName: string; from: string; to: string };
 
 /** Renames that could not be done, each line one reason, as cloud-init joins them. */
 export class RenameInterfacesError extends KilnError {
@@ -13,7 +15,8 @@ export class RenameInterfacesError extends KilnError {
 }
 
 function matches(cur: CurrentInterface, want: Physdev, mac: string): boolean {
-  if (want.driver && want.deviceId) return cur.mac === mac && cur.driver === want.driver && cur.deviceId === want.deviceId;
+  if (want.driver && want.deviceId)
+    return cur.mac === mac && cur.driver === want.driver && cur.deviceId === want.deviceId;
   if (want.driver) return cur.mac === mac && cur.driver === want.driver;
   return cur.mac === mac;
 }
@@ -36,7 +39,9 @@ export function planRenames(renames: Physdev[], current: CurrentInterface[]): { 
     const found = cur.filter((c) => matches(c, want, mac));
     if (found.length > 1) {
       const list = found.map((f) => f.name).join(', ');
-      throw new RenameInterfacesError(`Failed to match a single device: ${list} all match (mac:${mac} driver:${want.driver ?? 'None'} device_id:${want.deviceId ?? 'None'})`);
+      throw new RenameInterfacesError(
+        `Failed to match a single device: ${list} all match (mac:${mac} driver:${want.driver ?? 'None'} device_id:${want.deviceId ?? 'None'})`,
+      );
     }
     const it = found[0];
     if (!it) {
@@ -84,7 +89,12 @@ function describe(op: RenameOp): string {
 }
 
 /** Plans and runs RENAMES on the machine; throws one error naming every rename that failed, after trying all. */
-export async function renameInterfaces(p: Platform, log: Log, renames: Physdev[], current: CurrentInterface[]): Promise<void> {
+export async function renameInterfaces(
+  p: Platform,
+  log: Log,
+  renames: Physdev[],
+  current: CurrentInterface[],
+): Promise<void> {
   if (renames.length === 0) {
     log.debug('no interfaces to rename');
     return;
@@ -93,13 +103,19 @@ export async function renameInterfaces(p: Platform, log: Log, renames: Physdev[]
   const want = renames.map((r) => `${r.mac}->${r.name}`).join(', ');
   const { ops, errors } = planRenames(renames, current);
   if (ops.length === 0) {
-    log.debug(errors.length ? `unable to do any work for renaming of ${want}` : `no work necessary for renaming of ${want}`);
+    log.debug(
+      errors.length ? `unable to do any work for renaming of ${want}` : `no work necessary for renaming of ${want}`,
+    );
   } else {
     log.debug(`achieving renaming of ${want} with ops ${ops.map(describe).join(', ')}`);
     for (const op of ops) {
-      const argv = op.op === 'rename' ? ['ip', 'link', 'set', op.from, 'name', op.to] : ['ip', 'link', 'set', op.dev, op.op];
+      const argv =
+        op.op === 'rename' ? ['ip', 'link', 'set', op.from, 'name', op.to] : ['ip', 'link', 'set', op.dev, op.op];
       const r = await p.run(argv, { allowFailure: true });
-      if (r.code !== 0) errors.push(`[unknown] Error performing ${describe(op)} for ${op.mac}, ${op.newName}: '${argv.join(' ')}' exited with code ${r.code}: ${r.stderr.trim()}`);
+      if (r.code !== 0)
+        errors.push(
+          `[unknown] Error performing ${describe(op)} for ${op.mac}, ${op.newName}: '${argv.join(' ')}' exited with code ${r.code}: ${r.stderr.trim()}`,
+        );
     }
   }
   if (errors.length) throw new RenameInterfacesError(errors.join('\n'));

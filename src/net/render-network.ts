@@ -6,7 +6,20 @@ import { NetworkConfigError } from './net-error';
 import type { RendererName } from './renderer';
 import { DEFAULT_RENDERER_PRIORITY, RENDERERS, isRendererName } from './renderers';
 
-const SYSCONFIG_DISTROS = ['almalinux', 'centos', 'cloudlinux', 'eurolinux', 'fedora', 'miraclelinux', 'openEuler', 'openmandriva', 'rhel', 'rocky', 'suse', 'virtuozzo'];
+const SYSCONFIG_DISTROS = [
+  'almalinux',
+  'centos',
+  'cloudlinux',
+  'eurolinux',
+  'fedora',
+  'miraclelinux',
+  'openEuler',
+  'openmandriva',
+  'rhel',
+  'rocky',
+  'suse',
+  'virtuozzo',
+];
 
 async function hasProgram(p: Platform, name: string, dirs: string[]): Promise<boolean> {
   for (const d of dirs) if (await p.exists(`${d}/${name}`)) return true;
@@ -16,16 +29,22 @@ async function hasProgram(p: Platform, name: string, dirs: string[]): Promise<bo
 /** initscripts' ifup/ifdown and their config (cloud-init's `available_sysconfig`). */
 async function hasSysconfigScripts(p: Platform): Promise<boolean> {
   for (const prog of ['ifup', 'ifdown']) if (!(await hasProgram(p, prog, ['/sbin', '/usr/sbin']))) return false;
-  return (await p.exists('/etc/sysconfig/network-scripts/network-functions')) || (await p.exists('/etc/sysconfig/config'));
+  return (
+    (await p.exists('/etc/sysconfig/network-scripts/network-functions')) || (await p.exists('/etc/sysconfig/config'))
+  );
 }
 
-/** NetworkManager's ifcfg-rh plugin, which reads ifcfg files: libnm-settings-plugin-ifcfg-rh.so in /usr/lib…/NetworkManager/VERSION/ (25.1's `available_nm_ifcfg_rh`). */
+/**
+ * NetworkManager's ifcfg-rh plugin, which reads ifcfg files: libnm-settings-plugin-ifcfg-rh.so in
+ * /usr/lib…/NetworkManager/VERSION/ (25.1's `available_nm_ifcfg_rh`).
+ */
 async function hasNetworkManagerIfcfgRh(p: Platform): Promise<boolean> {
   const list = (dir: string) => p.listDir(dir).catch(() => [] as string[]);
   for (const lib of (await list('/usr')).filter((d) => d.startsWith('lib'))) {
     const nm = `/usr/${lib}/NetworkManager`;
     for (const version of await list(nm)) {
-      if (!version.startsWith('.') && (await p.exists(`${nm}/${version}/libnm-settings-plugin-ifcfg-rh.so`))) return true;
+      if (!version.startsWith('.') && (await p.exists(`${nm}/${version}/libnm-settings-plugin-ifcfg-rh.so`)))
+        return true;
     }
   }
   return false;
@@ -35,19 +54,25 @@ async function hasNetworkManagerIfcfgRh(p: Platform): Promise<boolean> {
 export async function rendererAvailable(p: Platform, renderer: RendererName, distro: string): Promise<boolean> {
   switch (renderer) {
     case 'eni':
-      for (const prog of ['ifquery', 'ifup', 'ifdown']) if (!(await hasProgram(p, prog, ['/sbin', '/usr/sbin']))) return false;
+      for (const prog of ['ifquery', 'ifup', 'ifdown'])
+        if (!(await hasProgram(p, prog, ['/sbin', '/usr/sbin']))) return false;
       return p.exists('/etc/network/interfaces');
     case 'netplan':
       return hasProgram(p, 'netplan', ['/usr/sbin', '/sbin']);
     case 'networkd':
-      return (await hasProgram(p, 'ip', ['/usr/sbin', '/bin'])) && (await hasProgram(p, 'systemctl', ['/usr/sbin', '/bin']));
+      return (
+        (await hasProgram(p, 'ip', ['/usr/sbin', '/bin'])) && (await hasProgram(p, 'systemctl', ['/usr/sbin', '/bin']))
+      );
     case 'sysconfig': {
       const variant = distroFamily(distro) === 'suse' ? 'suse' : distro;
       if (!SYSCONFIG_DISTROS.includes(variant)) return false;
       return (await hasSysconfigScripts(p)) || (await hasNetworkManagerIfcfgRh(p));
     }
     case 'network-manager':
-      return (await p.exists('/etc/NetworkManager/NetworkManager.conf')) && (await hasProgram(p, 'nmcli', ['/usr/bin', '/bin', '/usr/sbin', '/sbin']));
+      return (
+        (await p.exists('/etc/NetworkManager/NetworkManager.conf')) &&
+        (await hasProgram(p, 'nmcli', ['/usr/bin', '/bin', '/usr/sbin', '/sbin']))
+      );
   }
 }
 
@@ -55,10 +80,17 @@ export async function rendererAvailable(p: Platform, renderer: RendererName, dis
 export async function selectRenderer(p: Platform, distro: string, priority?: string[]): Promise<RendererName> {
   const order = priority ?? DEFAULT_RENDERER_PRIORITY;
   order.forEach((name, i) => {
-    if (!isRendererName(name)) throw new NetworkConfigError(`system_info.network.renderers[${i}]`, `unknown renderer '${name}'; expected one of ${Object.keys(RENDERERS).join(', ')}`);
+    if (!isRendererName(name))
+      throw new NetworkConfigError(
+        `system_info.network.renderers[${i}]`,
+        `unknown renderer '${name}'; expected one of ${Object.keys(RENDERERS).join(', ')}`,
+      );
   });
   for (const name of order as RendererName[]) if (await rendererAvailable(p, name, distro)) return name;
-  throw new NetworkConfigError('system_info.network.renderers', `none of ${order.join(', ')} is available in ${p.root} (their tools or config files are missing)`);
+  throw new NetworkConfigError(
+    'system_info.network.renderers',
+    `none of ${order.join(', ')} is available in ${p.root} (their tools or config files are missing)`,
+  );
 }
 
 export interface RenderOptions {
@@ -70,7 +102,11 @@ export interface RenderOptions {
 }
 
 /** Writes the files for MODEL under the platform's root; returns the renderer used and the paths written. */
-export async function renderNetwork(p: Platform, model: NetworkState, opts: RenderOptions): Promise<{ renderer: RendererName; files: string[]; warnings: string[] }> {
+export async function renderNetwork(
+  p: Platform,
+  model: NetworkState,
+  opts: RenderOptions,
+): Promise<{ renderer: RendererName; files: string[]; warnings: string[] }> {
   const renderer = opts.renderer ?? (await selectRenderer(p, opts.distro, opts.renderers));
   const cfg = rendererConfigFor(opts.distro, renderer);
   if (renderer === 'sysconfig') {

@@ -29,7 +29,10 @@ export interface RendererConfig {
   routeTemplates?: { ipv4: string; ipv6: string };
   /** netplan features to assume (cloud-init asks `netplan info`; net-convert fixes them). */
   features?: string[];
-  /** networkd: write .netdev files for bonds, bridges and VLANs and attach their members (default true; cloud-init 22.4 does not). */
+  /**
+   * networkd: write .netdev files for bonds, bridges and VLANs and attach their members (default true; cloud-init 22.4
+   * does not).
+   */
   networkdNetdevs?: boolean;
   /** sysconfig: the resolv.conf already in the root; its other lines are kept, its name servers come first. */
   existingResolvConf?: string | undefined;

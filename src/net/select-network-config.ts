@@ -13,7 +13,10 @@ import { macsToNames, type NicFacts } from './sys-class-net';
 
 export type NetworkConfigSource = 'cmdline' | 'initramfs' | 'system_cfg' | 'ds' | 'fallback';
 
-/** The formats net/ reads itself: cloud-init's v1, v2 and ENI, and OpenStack's network_data.json (several sources give it). */
+/**
+ * The formats net/ reads itself: cloud-init's v1, v2 and ENI, and OpenStack's network_data.json (several sources give
+ * it).
+ */
 export type OwnNetworkFormat = 'v1' | 'v2' | 'eni' | 'openstack';
 
 /** What a datasource gives (InstanceData.networkConfig). */
@@ -21,7 +24,9 @@ export interface DatasourceNetwork {
   /** One of net/'s own formats, or the name of a format a datasource registers (`SelectInput.datasourceFormat`). */
   format: OwnNetworkFormat | (string & {});
   config: unknown;
-  /** The source's flag for its format (Ec2's apply_full_imds_network_config: false configures the fallback NIC only). */
+  /**
+   * The source's flag for its format (Ec2's apply_full_imds_network_config: false configures the fallback NIC only).
+   */
   full?: boolean;
   /** The datasource's own order (Oracle's puts itself before the initramfs); `SelectInput.order` wins over it. */
   order?: Array<Exclude<NetworkConfigSource, 'fallback'>>;
@@ -37,7 +42,9 @@ export interface SelectInput {
   /** The merged system config's `network` key. */
   systemConfig?: unknown;
   datasourceNetwork?: DatasourceNetwork;
-  /** The registered format `datasourceNetwork.format` names, when it is not one of net/'s own (the caller looks it up). */
+  /**
+   * The registered format `datasourceNetwork.format` names, when it is not one of net/'s own (the caller looks it up).
+   */
   datasourceFormat?: NetworkFormat;
   /** The datasource's order (cloud-init's `network_config_sources`); default cmdline, initramfs, system_cfg, ds. */
   order?: Array<Exclude<NetworkConfigSource, 'fallback'>>;
@@ -55,7 +62,12 @@ export type Selection =
   | { disabled: false; source: NetworkConfigSource; config: Obj; state: NetworkState }
   | { disabled: true; source: NetworkConfigSource | 'upgraded-network' | 'none'; reason: string };
 
-export const DEFAULT_ORDER: Array<Exclude<NetworkConfigSource, 'fallback'>> = ['cmdline', 'initramfs', 'system_cfg', 'ds'];
+export const DEFAULT_ORDER: Array<Exclude<NetworkConfigSource, 'fallback'>> = [
+  'cmdline',
+  'initramfs',
+  'system_cfg',
+  'ds',
+];
 
 function isDisabled(cfg: unknown): boolean {
   return isObj(cfg) && cfg.config === 'disabled';
@@ -78,12 +90,15 @@ const REASONS: Record<NetworkConfigSource, string> = {
  * parse throws NetworkConfigError naming the key: the fallback is never applied in its place.
  */
 export function selectNetworkConfig(input: SelectInput): Selection {
-  if (input.upgradedNetwork) return { disabled: true, source: 'upgraded-network', reason: '/var/lib/cloud/data/upgraded-network exists' };
+  if (input.upgradedNetwork)
+    return { disabled: true, source: 'upgraded-network', reason: '/var/lib/cloud/data/upgraded-network exists' };
   const macs = macsToNames(input.nics);
   const ds = input.datasourceNetwork;
   const candidates: Record<Exclude<NetworkConfigSource, 'fallback'>, () => { cfg: unknown }> = {
     cmdline: () => ({ cfg: kernelCmdlineNetworkConfig(input.kernelCmdline) }),
-    initramfs: () => ({ cfg: initramfsNetworkConfig(input.runNetFiles ?? {}, input.kernelCmdline, input.openIscsi ?? false, macs) }),
+    initramfs: () => ({
+      cfg: initramfsNetworkConfig(input.runNetFiles ?? {}, input.kernelCmdline, input.openIscsi ?? false, macs),
+    }),
     system_cfg: () => ({ cfg: input.systemConfig }),
     ds: () => {
       if (!ds) return { cfg: undefined };
@@ -93,8 +108,19 @@ export function selectNetworkConfig(input: SelectInput): Selection {
       if (ds.format === 'openstack') return { cfg: convertOpenStackNetworkData(ds.config, macs) };
       if (ds.format === 'eni') return { cfg: convertEniText(String(ds.config)) };
       const format = input.datasourceFormat;
-      if (format?.name !== ds.format) throw new NetworkConfigError('datasource network', `no datasource registers the network format ${JSON.stringify(ds.format)}`);
-      const ctx = { macs, nics: input.nics, runNetFiles: input.runNetFiles ?? {}, blacklistDrivers: input.blacklistDrivers ?? [], ...(input.renderer ? { renderer: input.renderer } : {}), ...(ds.full !== undefined ? { full: ds.full } : {}) };
+      if (format?.name !== ds.format)
+        throw new NetworkConfigError(
+          'datasource network',
+          `no datasource registers the network format ${JSON.stringify(ds.format)}`,
+        );
+      const ctx = {
+        macs,
+        nics: input.nics,
+        runNetFiles: input.runNetFiles ?? {},
+        blacklistDrivers: input.blacklistDrivers ?? [],
+        ...(input.renderer ? { renderer: input.renderer } : {}),
+        ...(ds.full !== undefined ? { full: ds.full } : {}),
+      };
       return { cfg: format.toNetworkConfig(ds.config, ctx) };
     },
   };
@@ -102,10 +128,35 @@ export function selectNetworkConfig(input: SelectInput): Selection {
     const { cfg } = candidates[source]();
     if (isDisabled(cfg)) return { disabled: true, source, reason: REASONS[source] };
     if (!present(cfg)) continue;
-    const key = source === 'system_cfg' ? 'system config network' : source === 'cmdline' ? 'kernel network-config' : source === 'initramfs' ? 'initramfs' : 'datasource network';
-    return { disabled: false, source, config: cfg, state: parseNetworkInput('yaml', cfg, { macs, key, nics: input.nics }) };
+    const key =
+      source === 'system_cfg'
+        ? 'system config network'
+        : source === 'cmdline'
+          ? 'kernel network-config'
+          : source === 'initramfs'
+            ? 'initramfs'
+            : 'datasource network';
+    return {
+      disabled: false,
+      source,
+      config: cfg,
+      state: parseNetworkInput('yaml', cfg, { macs, key, nics: input.nics }),
+    };
   }
-  const fb = fallbackNetworkConfig(input.nics, input.blacklistDrivers ? { blacklistDrivers: input.blacklistDrivers } : {});
-  if (!fb) return { disabled: true, source: 'none', reason: 'no network config given and no NIC in /sys/class/net qualifies for the DHCP fallback' };
-  return { disabled: false, source: 'fallback', config: fb, state: parseNetworkInput('yaml', fb, { macs, key: 'fallback' }) };
+  const fb = fallbackNetworkConfig(
+    input.nics,
+    input.blacklistDrivers ? { blacklistDrivers: input.blacklistDrivers } : {},
+  );
+  if (!fb)
+    return {
+      disabled: true,
+      source: 'none',
+      reason: 'no network config given and no NIC in /sys/class/net qualifies for the DHCP fallback',
+    };
+  return {
+    disabled: false,
+    source: 'fallback',
+    config: fb,
+    state: parseNetworkInput('yaml', fb, { macs, key: 'fallback' }),
+  };
 }

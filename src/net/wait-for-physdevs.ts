@@ -72,7 +72,9 @@ export async function waitForPhysdevs(p: Platform, log: Log, config: unknown): P
   throw new PhysdevsMissingError(msg);
 }
 
-/** Gives the devices CONFIG names by MAC their names; a failure is the warning cloud-init logs, and applying goes on. */
+/**
+ * Gives the devices CONFIG names by MAC their names; a failure is the warning cloud-init logs, and applying goes on.
+ */
 export async function applyNetworkConfigNames(p: Platform, log: Log, config: unknown): Promise<void> {
   try {
     log.debug('applying net config names');

@@ -57,25 +57,57 @@ export function toWindowsAdapterSettings(ns: NetworkState): WindowsNetworkPlan {
       continue;
     }
     if (iface['bond-master']) {
-      plan.skipped.push({ name: iface.name, reason: `member of bond ${String(iface['bond-master'])}, which Windows does not get` });
+      plan.skipped.push({
+        name: iface.name,
+        reason: `member of bond ${String(iface['bond-master'])}, which Windows does not get`,
+      });
       continue;
     }
-    const a: WindowsAdapterSettings = { mac: iface.mac_address.toLowerCase(), name: iface.name, dhcp4: false, dhcp6: false, addresses: [], gateways: [], routes: [], dnsServers: [], dnsSearch: [] };
+    const a: WindowsAdapterSettings = {
+      mac: iface.mac_address.toLowerCase(),
+      name: iface.name,
+      dhcp4: false,
+      dhcp6: false,
+      addresses: [],
+      gateways: [],
+      routes: [],
+      dnsServers: [],
+      dnsSearch: [],
+    };
     let mtu = iface.mtu ?? undefined;
     for (const s of iface.subnets) {
       if (s.type === 'dhcp' || s.type === 'dhcp4') a.dhcp4 = true;
-      else if (s.type === 'dhcp6' || s.type === 'ipv6_dhcpv6-stateful' || s.type === 'ipv6_dhcpv6-stateless' || s.type === 'ipv6_slaac') a.dhcp6 = true;
+      else if (
+        s.type === 'dhcp6' ||
+        s.type === 'ipv6_dhcpv6-stateful' ||
+        s.type === 'ipv6_dhcpv6-stateless' ||
+        s.type === 'ipv6_slaac'
+      )
+        a.dhcp6 = true;
       else if (s.type === 'static' || s.type === 'static6') {
         const fam = family(s);
         a.addresses.push({ address: s.address as string, prefixLength: s.prefix as number, family: fam });
-        if (s.gateway && !a.gateways.some((g) => g.family === fam)) a.gateways.push({ address: s.gateway, family: fam, ...(s.metric !== undefined ? { metric: s.metric } : {}) });
+        if (s.gateway && !a.gateways.some((g) => g.family === fam))
+          a.gateways.push({ address: s.gateway, family: fam, ...(s.metric !== undefined ? { metric: s.metric } : {}) });
         if (s.mtu !== undefined && fam === 'ipv4') mtu = s.mtu;
       }
       for (const r of s.routes) {
         const fam = r.network.includes(':') ? 'ipv6' : 'ipv4';
         if (isDefaultRoute(r) && r.gateway) {
-          if (!a.gateways.some((g) => g.family === fam)) a.gateways.push({ address: r.gateway, family: fam, ...(r.metric !== undefined ? { metric: r.metric } : {}) });
-        } else if (r.gateway) a.routes.push({ destination: r.network, prefixLength: r.prefix, nextHop: r.gateway, family: fam, ...(r.metric !== undefined ? { metric: r.metric } : {}) });
+          if (!a.gateways.some((g) => g.family === fam))
+            a.gateways.push({
+              address: r.gateway,
+              family: fam,
+              ...(r.metric !== undefined ? { metric: r.metric } : {}),
+            });
+        } else if (r.gateway)
+          a.routes.push({
+            destination: r.network,
+            prefixLength: r.prefix,
+            nextHop: r.gateway,
+            family: fam,
+            ...(r.metric !== undefined ? { metric: r.metric } : {}),
+          });
       }
       for (const d of s.dns_nameservers ?? []) if (!a.dnsServers.includes(d)) a.dnsServers.push(d);
       for (const d of s.dns_search ?? []) if (!a.dnsSearch.includes(d)) a.dnsSearch.push(d);
@@ -94,13 +126,26 @@ export function toWindowsAdapterSettings(ns: NetworkState): WindowsNetworkPlan {
   for (const r of ns.routes) {
     if (!r.gateway) continue;
     const fam = r.network.includes(':') ? 'ipv6' : 'ipv4';
-    const owner = plan.adapters.find((a) => a.addresses.some((x) => x.family === fam && sameSubnet(x.address, r.gateway as string, x.prefixLength)));
+    const owner = plan.adapters.find((a) =>
+      a.addresses.some((x) => x.family === fam && sameSubnet(x.address, r.gateway as string, x.prefixLength)),
+    );
     if (!owner) {
-      plan.skipped.push({ name: `route ${r.network}/${r.prefix}`, reason: `no adapter has an address in the subnet of gateway ${r.gateway}` });
+      plan.skipped.push({
+        name: `route ${r.network}/${r.prefix}`,
+        reason: `no adapter has an address in the subnet of gateway ${r.gateway}`,
+      });
       continue;
     }
-    if (isDefaultRoute(r)) owner.gateways.push({ address: r.gateway, family: fam, ...(r.metric !== undefined ? { metric: r.metric } : {}) });
-    else owner.routes.push({ destination: r.network, prefixLength: r.prefix, nextHop: r.gateway, family: fam, ...(r.metric !== undefined ? { metric: r.metric } : {}) });
+    if (isDefaultRoute(r))
+      owner.gateways.push({ address: r.gateway, family: fam, ...(r.metric !== undefined ? { metric: r.metric } : {}) });
+    else
+      owner.routes.push({
+        destination: r.network,
+        prefixLength: r.prefix,
+        nextHop: r.gateway,
+        family: fam,
+        ...(r.metric !== undefined ? { metric: r.metric } : {}),
+      });
   }
   return plan;
 }
@@ -108,8 +153,14 @@ export function toWindowsAdapterSettings(ns: NetworkState): WindowsNetworkPlan {
 function sameSubnet(a: string, b: string, prefix: number): boolean {
   const bits = (ip: string) =>
     ip.includes(':')
-      ? expandIpv6(ip).split(':').map((h) => parseInt(h, 16).toString(2).padStart(16, '0')).join('')
-      : ip.split('.').map((o) => Number(o).toString(2).padStart(8, '0')).join('');
+      ? expandIpv6(ip)
+          .split(':')
+          .map((h) => parseInt(h, 16).toString(2).padStart(16, '0'))
+          .join('')
+      : ip
+          .split('.')
+          .map((o) => Number(o).toString(2).padStart(8, '0'))
+          .join('');
   const x = bits(a);
   const y = bits(b);
   return x.length === y.length && x.slice(0, prefix) === y.slice(0, prefix);

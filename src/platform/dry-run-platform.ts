@@ -35,7 +35,9 @@ export class DryRunPlatform implements Platform {
   osVersion(): Promise<OsVersion> {
     return this.inner.osVersion();
   }
-  /** A read: the machine's uptime as the platform it wraps tells it. (No hostReports: a dry run tells the host nothing.) */
+  /**
+   * A read: the machine's uptime as the platform it wraps tells it. (No hostReports: a dry run tells the host nothing.)
+   */
   async hostUptime(): Promise<number | undefined> {
     return this.inner.hostUptime?.();
   }
@@ -48,7 +50,8 @@ export class DryRunPlatform implements Platform {
     const k = this.key(path);
     const planned = this.written.get(k);
     if (planned) return planned;
-    if (this.removed.has(k)) throw Object.assign(new Error(`ENOENT: ${path} (removed in this dry run)`), { code: 'ENOENT' });
+    if (this.removed.has(k))
+      throw Object.assign(new Error(`ENOENT: ${path} (removed in this dry run)`), { code: 'ENOENT' });
     return this.inner.readFile(path);
   }
   async readText(path: string): Promise<string> {
@@ -103,7 +106,12 @@ export class DryRunPlatform implements Platform {
     });
   }
   async mkdir(path: string, opts?: { mode?: number; owner?: string }): Promise<void> {
-    this.effects.push({ kind: 'mkdir', path: this.key(path), ...(opts?.mode !== undefined ? { mode: opts.mode } : {}), ...(opts?.owner !== undefined ? { owner: opts.owner } : {}) });
+    this.effects.push({
+      kind: 'mkdir',
+      path: this.key(path),
+      ...(opts?.mode !== undefined ? { mode: opts.mode } : {}),
+      ...(opts?.owner !== undefined ? { owner: opts.owner } : {}),
+    });
   }
   async remove(path: string): Promise<void> {
     const k = this.key(path);
@@ -123,7 +131,10 @@ export class DryRunPlatform implements Platform {
     for (const s of opts.secrets ?? []) if (s) shown = shown.split(s).join('REDACTED');
     this.effects.push({ kind: 'run', command: shown });
     if (Array.isArray(cmd) && this.planCommand) {
-      await this.planCommand(cmd, { readTextIfExists: (p) => this.readTextIfExists(p), plan: (p, text) => void this.written.set(this.key(p), Buffer.from(text, 'utf8')) });
+      await this.planCommand(cmd, {
+        readTextIfExists: (p) => this.readTextIfExists(p),
+        plan: (p, text) => void this.written.set(this.key(p), Buffer.from(text, 'utf8')),
+      });
     }
     return { code: 0, stdout: '', stderr: '' };
   }

@@ -16,6 +16,7 @@ export function parseOsRelease(text: string): Record<string, string> {
 }
 
 export async function readOsRelease(platform: Platform): Promise<Record<string, string>> {
-  const text = (await platform.readTextIfExists('/etc/os-release')) ?? (await platform.readTextIfExists('/usr/lib/os-release'));
+  const text =
+    (await platform.readTextIfExists('/etc/os-release')) ?? (await platform.readTextIfExists('/usr/lib/os-release'));
   return text === undefined ? {} : parseOsRelease(text);
 }

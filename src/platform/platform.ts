@@ -75,7 +75,10 @@ export interface FileStat {
   /** Permission bits (0o7777). */
   mode: number;
   size: number;
-  /** When it was last written, in milliseconds since the epoch; absent where the platform cannot tell (a file a dry run planned). */
+  /**
+   * When it was last written, in milliseconds since the epoch; absent where the platform cannot tell (a file a dry run
+   * planned).
+   */
   mtimeMs?: number;
 }
 
@@ -133,13 +136,21 @@ export interface Platform {
   readLink?(path: string): Promise<string | undefined>;
   /** Writes atomically: temp file in the same folder, mode and owner set, fsync when durable, rename. */
   writeFile(path: string, data: string | Uint8Array, opts?: FileOpts): Promise<void>;
-  /** Creates PATH and missing parents; MODE and OWNER (as in FileOpts) are applied to PATH itself, even when it exists. */
+  /**
+   * Creates PATH and missing parents; MODE and OWNER (as in FileOpts) are applied to PATH itself, even when it exists.
+   */
   mkdir(path: string, opts?: { mode?: number; owner?: string }): Promise<void>;
   remove(path: string, opts?: { recursive?: boolean }): Promise<void>;
   symlink(target: string, path: string): Promise<void>;
-  /** Puts the open tty FD in raw mode as cfmakeraw does (serial-port metadata protocols). Optional: without it Node's setRawMode is used. */
+  /**
+   * Puts the open tty FD in raw mode as cfmakeraw does (serial-port metadata protocols). Optional: without it Node's
+   * setRawMode is used.
+   */
   makeTtyRaw?(fd: number): void;
-  /** AF_UNIX datagram sockets. Optional: a dry run and Windows have none, so `--all-stages` does not wait for the stage units. */
+  /**
+   * AF_UNIX datagram sockets. Optional: a dry run and Windows have none, so `--all-stages` does not wait for the stage
+   * units.
+   */
   unixDatagrams?(): UnixDatagrams;
   osVersion(): Promise<OsVersion>;
   /**

@@ -1,4 +1,5 @@
-// AzureGuestAgentPlugin: the Azure guest agent (RdAgent, or WaSvc on Nano Server) reinstalled from the provisioning data's package, as cloudbase-init does.
+// AzureGuestAgentPlugin: the Azure guest agent (RdAgent, or WaSvc on Nano Server) reinstalled from the provisioning
+// data's package, as cloudbase-init does.
 import { PluginError, DONE, type Plugin, type PluginContext, type PluginResult } from './plugin';
 import { describeError } from '../util/errors';
 
@@ -11,7 +12,9 @@ const LOGMAN_FINE = new Set([0, 0x80300104, 0x80300002]);
 const NANO_KEY = 'SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Server\\ServerLevels';
 const DOTNET4_KEY = 'SOFTWARE\\Microsoft\\NET Framework Setup\\NDP\\v4\\Full';
 
-/** What the metadata says about the agent (cloudbase-init's get_vm_agent_package_provisioning_data); only Azure has it. */
+/**
+ * What the metadata says about the agent (cloudbase-init's get_vm_agent_package_provisioning_data); only Azure has it.
+ */
 interface VmAgentData {
   provision: boolean;
   package_name?: string;
@@ -21,7 +24,10 @@ function vmAgentData(ctx: PluginContext): VmAgentData | undefined {
   const v = ctx.instance?.metadata.vm_agent;
   if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
   const r = v as Record<string, unknown>;
-  return { provision: r.provision === true, ...(typeof r.package_name === 'string' && r.package_name ? { package_name: r.package_name } : {}) };
+  return {
+    provision: r.provision === true,
+    ...(typeof r.package_name === 'string' && r.package_name ? { package_name: r.package_name } : {}),
+  };
 }
 
 function systemDrive(ctx: PluginContext): string {
@@ -67,7 +73,10 @@ async function logman(ctx: PluginContext, action: 'stop' | 'delete', name: strin
   const argv = [`${system32(ctx)}\\logman.exe`, ...(ets ? ['-ets'] : []), action, name];
   const r = await ctx.platform.run(argv, { allowFailure: true, timeoutMs: 60_000 });
   const code = r.code >>> 0;
-  if (!LOGMAN_FINE.has(code)) ctx.log.error(`logman failed.\nExit code: 0x${code.toString(16)}\nOutput: ${r.stdout.trim()}\nError: ${r.stderr.trim()}`);
+  if (!LOGMAN_FINE.has(code))
+    ctx.log.error(
+      `logman failed.\nExit code: 0x${code.toString(16)}\nOutput: ${r.stdout.trim()}\nError: ${r.stderr.trim()}`,
+    );
 }
 
 /** Unpacks ZIP into TARGET with the system's tar.exe (Windows 10 1803 and later), else PowerShell's Expand-Archive. */
@@ -76,9 +85,19 @@ async function extractZip(ctx: PluginContext, zip: string, target: string): Prom
   const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
   const argv = (await ctx.platform.exists(tar))
     ? [tar, '-xf', zip, '-C', target]
-    : [`${system32(ctx)}\\WindowsPowerShell\\v1.0\\powershell.exe`, '-NoProfile', '-NonInteractive', '-Command', `Expand-Archive -LiteralPath ${quote(zip)} -DestinationPath ${quote(target)} -Force`];
+    : [
+        `${system32(ctx)}\\WindowsPowerShell\\v1.0\\powershell.exe`,
+        '-NoProfile',
+        '-NonInteractive',
+        '-Command',
+        `Expand-Archive -LiteralPath ${quote(zip)} -DestinationPath ${quote(target)} -Force`,
+      ];
   const r = await ctx.platform.run(argv, { allowFailure: true, timeoutMs: 600_000 });
-  if (r.code !== 0) throw new PluginError('AzureGuestAgentPlugin', `could not unpack ${zip} into ${target} (${argv[0]} exit ${r.code}): ${(r.stderr || r.stdout).trim().split('\n').pop() ?? ''}`);
+  if (r.code !== 0)
+    throw new PluginError(
+      'AzureGuestAgentPlugin',
+      `could not unpack ${zip} into ${target} (${argv[0]} exit ${r.code}): ${(r.stderr || r.stdout).trim().split('\n').pop() ?? ''}`,
+    );
 }
 
 /** The first drive holding '$$\OEM\GuestAgent' (the image's OEM folder), in drive order. */
@@ -87,7 +106,10 @@ async function guestAgentSource(ctx: PluginContext): Promise<string> {
     const path = `${root.replace(/\\+$/, '')}\\$$\\OEM\\GuestAgent`;
     if (await ctx.platform.exists(path)) return path;
   }
-  throw new PluginError('AzureGuestAgentPlugin', 'Azure guest agent source folder not found ($$\\OEM\\GuestAgent on no drive)');
+  throw new PluginError(
+    'AzureGuestAgentPlugin',
+    'Azure guest agent source folder not found ($$\\OEM\\GuestAgent on no drive)',
+  );
 }
 
 function isNanoServer(ctx: PluginContext): boolean {
@@ -103,7 +125,8 @@ function dotNet4Installed(ctx: PluginContext): boolean {
 async function installRdAgent(ctx: PluginContext, packageName: string): Promise<void> {
   const source = await guestAgentSource(ctx);
   const zip = `${source}\\${packageName}`;
-  if (!(await ctx.platform.exists(zip))) throw new PluginError('AzureGuestAgentPlugin', `Azure guest agent package file not found: ${zip}`);
+  if (!(await ctx.platform.exists(zip)))
+    throw new PluginError('AzureGuestAgentPlugin', `Azure guest agent package file not found: ${zip}`);
   ctx.log.info('Stopping Azure guest agent event traces');
   await logman(ctx, 'stop', 'GAEvents');
   await logman(ctx, 'stop', 'RTEvents');
@@ -116,11 +139,23 @@ async function installRdAgent(ctx: PluginContext, packageName: string): Promise<
   if (await ctx.platform.exists(target)) await ctx.platform.remove(target, { recursive: true });
   await ctx.platform.mkdir(target);
   await extractZip(ctx, zip, target);
-  ctx.windows.createService({ name: RDAGENT, displayName: RDAGENT, binaryPath: `${target}\\WaAppAgent.exe`, startType: 'demand', dependencies: [] });
+  ctx.windows.createService({
+    name: RDAGENT,
+    displayName: RDAGENT,
+    binaryPath: `${target}\\WaAppAgent.exe`,
+    startType: 'demand',
+    dependencies: [],
+  });
   const version = ctx.windows.fileVersion(ctx.platform.hostPath(`${target}\\TransparentInstaller.dll`));
   ctx.windows.regSet('HKLM', 'SOFTWARE\\Microsoft\\Windows Azure', 'VMType', { type: 'REG_SZ', data: 'IAAS' });
-  ctx.windows.regSet('HKLM', 'SOFTWARE\\Microsoft\\GuestAgent', 'Incarnation', { type: 'REG_SZ', data: version.join('.') });
-  ctx.windows.regSet('HKLM', 'SOFTWARE\\Microsoft\\GuestAgent', 'VmProvisionedAt', { type: 'REG_SZ', data: provisionedAt(new Date()) });
+  ctx.windows.regSet('HKLM', 'SOFTWARE\\Microsoft\\GuestAgent', 'Incarnation', {
+    type: 'REG_SZ',
+    data: version.join('.'),
+  });
+  ctx.windows.regSet('HKLM', 'SOFTWARE\\Microsoft\\GuestAgent', 'VmProvisionedAt', {
+    type: 'REG_SZ',
+    data: provisionedAt(new Date()),
+  });
   if (!dotNet4Installed(ctx)) {
     ctx.log.warn('The .Net framework 4.5 or greater is required by the Azure guest agent');
     return;
@@ -137,7 +172,13 @@ async function installNanoAgent(ctx: PluginContext): Promise<void> {
   await ctx.platform.mkdir(logs);
   await extractZip(ctx, `${drive}\\Windows\\NanoGuestAgent\\VmAgent_Nano.zip`, target);
   const command = `${target}\\WaSvc.exe -name ${GUEST_AGENT} -ownLog ${logs}\\W_svc.log -svcLog ${logs}\\S_svc.log -event Global\\AzureAgentStopRequest -- ${target}\\Microsoft.Azure.Agent.Windows.exe`;
-  ctx.windows.createService({ name: GUEST_AGENT, displayName: GUEST_AGENT, binaryPath: command, startType: 'demand', dependencies: [] });
+  ctx.windows.createService({
+    name: GUEST_AGENT,
+    displayName: GUEST_AGENT,
+    binaryPath: command,
+    startType: 'demand',
+    dependencies: [],
+  });
   ctx.windows.setServiceStartType(GUEST_AGENT, 'auto');
   ctx.windows.startService(GUEST_AGENT);
 }
@@ -162,7 +203,8 @@ export const azureGuestAgentPlugin: Plugin = {
       await installNanoAgent(ctx);
       return DONE;
     }
-    if (!data.package_name) throw new PluginError('AzureGuestAgentPlugin', 'Azure guest agent package_name not found in metadata');
+    if (!data.package_name)
+      throw new PluginError('AzureGuestAgentPlugin', 'Azure guest agent package_name not found in metadata');
     ctx.log.debug(`Azure guest agent package name: ${data.package_name}`);
     await installRdAgent(ctx, data.package_name);
     return DONE;

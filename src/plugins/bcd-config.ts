@@ -1,4 +1,5 @@
-// BCDConfigPlugin: a unique boot disk id (set_unique_boot_disk_id) with the boot entry moved to the boot partition, and auto recovery.
+// BCDConfigPlugin: a unique boot disk id (set_unique_boot_disk_id) with the boot entry moved to the boot partition, and
+// auto recovery.
 import type { Plugin, PluginContext } from './plugin';
 
 /** Where setup records the system partition's NT device ('\Device\HarddiskVolume1'). */
@@ -13,8 +14,14 @@ async function setUniqueBootDiskId(ctx: PluginContext, bcdedit: string): Promise
   const systemDrive = `${(ctx.env.SystemDrive ?? 'C:').replace(/\\$/, '')}\\`;
   const systemPartition = ctx.windows.regGet('HKLM', SETUP_KEY, 'SystemPartition');
   const bootDevice = ctx.windows.fixedVolumes().find((v) => v.root.toLowerCase() === systemDrive.toLowerCase())?.device;
-  if (systemPartition?.type !== 'REG_SZ' || !bootDevice || systemPartition.data.toLowerCase() !== bootDevice.toLowerCase()) {
-    ctx.log.info(`set_unique_boot_disk_id: the boot volume ${systemDrive} (${bootDevice ?? '?'}) is not also the system volume (${systemPartition?.type === 'REG_SZ' ? systemPartition.data : '?'}); disk id left alone`);
+  if (
+    systemPartition?.type !== 'REG_SZ' ||
+    !bootDevice ||
+    systemPartition.data.toLowerCase() !== bootDevice.toLowerCase()
+  ) {
+    ctx.log.info(
+      `set_unique_boot_disk_id: the boot volume ${systemDrive} (${bootDevice ?? '?'}) is not also the system volume (${systemPartition?.type === 'REG_SZ' ? systemPartition.data : '?'}); disk id left alone`,
+    );
     return;
   }
   const disk = ctx.windows.volumeDiskNumber(systemDrive);

@@ -1,4 +1,5 @@
-// The #cloud-config subset cloudbase-init supports on Windows: write_files, set_timezone/timezone, set_hostname/hostname, ntp, groups, users, runcmd.
+// The #cloud-config subset cloudbase-init supports on Windows: write_files, set_timezone/timezone,
+// set_hostname/hostname, ntp, groups, users, runcmd.
 import { applyHostName } from './set-host-name';
 import { PluginError, type PluginContext, type PluginResult } from './plugin';
 import { setNtpPeers } from './ntp-peers';
@@ -16,7 +17,8 @@ function decodeContent(content: unknown, encoding: unknown, index: number): Uint
   const enc = typeof encoding === 'string' ? encoding.toLowerCase() : '';
   if (['b64', 'base64'].includes(enc)) return Buffer.from(text, 'base64');
   if (['gz', 'gzip'].includes(enc)) return zlib().gunzipSync(Buffer.from(text, 'latin1'));
-  if (['gz+b64', 'gz+base64', 'gzip+b64', 'gzip+base64'].includes(enc)) return zlib().gunzipSync(Buffer.from(text, 'base64'));
+  if (['gz+b64', 'gz+base64', 'gzip+b64', 'gzip+base64'].includes(enc))
+    return zlib().gunzipSync(Buffer.from(text, 'base64'));
   if (enc !== '' && enc !== 'text/plain') throw fail(`write_files[${index}]: unknown encoding '${encoding as string}'`);
   return Buffer.from(text, 'utf8');
 }
@@ -56,7 +58,8 @@ async function writeFiles(ctx: PluginContext, value: unknown): Promise<boolean> 
 }
 
 async function setTimeZone(ctx: PluginContext, value: unknown, key: string): Promise<boolean> {
-  if (typeof value !== 'string' || value === '') throw fail(`'${key}' must be a time zone name (IANA, such as Europe/Berlin, or Windows)`);
+  if (typeof value !== 'string' || value === '')
+    throw fail(`'${key}' must be a time zone name (IANA, such as Europe/Berlin, or Windows)`);
   const zone = windowsTimeZone(value);
   ctx.log.info(`#cloud-config: changing the time zone to ${value}${zone === value ? '' : ` (Windows: ${zone})`}`);
   ctx.windows.setTimeZone(zone);
@@ -98,7 +101,12 @@ async function addUsers(ctx: PluginContext, value: unknown): Promise<boolean> {
     if (!u || typeof u !== 'object') throw fail(`users[${i}] must be a mapping`);
     const user = u as Record<string, unknown>;
     if (typeof user.name !== 'string') throw fail(`users[${i}] has no 'name'`);
-    const password = typeof user.passwd === 'string' ? user.passwd : typeof user.plain_text_passwd === 'string' ? user.plain_text_passwd : undefined;
+    const password =
+      typeof user.passwd === 'string'
+        ? user.passwd
+        : typeof user.plain_text_passwd === 'string'
+          ? user.plain_text_passwd
+          : undefined;
     if (password) ctx.secret(password);
     if (!ctx.windows.userExists(user.name)) {
       ctx.windows.createUser(user.name, password ?? ctx.randomPassword(ctx.conf.intValue('user_password_length')), {
@@ -106,7 +114,10 @@ async function addUsers(ctx: PluginContext, value: unknown): Promise<boolean> {
         passwordNeverExpires: user.expiredate === undefined,
       });
     } else if (password) ctx.windows.setUserPassword(user.name, password);
-    const userGroups = typeof user.groups === 'string' ? user.groups.split(',').map((s) => s.trim()) : asList(user.groups, `users[${i}].groups`).map(String);
+    const userGroups =
+      typeof user.groups === 'string'
+        ? user.groups.split(',').map((s) => s.trim())
+        : asList(user.groups, `users[${i}].groups`).map(String);
     for (const g of userGroups.filter((s) => s !== '')) {
       ctx.windows.ensureGroup(g);
       ctx.windows.addUserToGroup(user.name, g);
@@ -120,12 +131,18 @@ async function runCommands(ctx: PluginContext, value: unknown): Promise<boolean>
   if (runcmd.length === 0) return false;
   const lines = runcmd.map((c, i) => {
     if (typeof c === 'string') return c;
-    if (Array.isArray(c)) return c.map((a) => (/[\s"]/.test(String(a)) ? `"${String(a).replace(/"/g, '""')}"` : String(a))).join(' ');
+    if (Array.isArray(c))
+      return c.map((a) => (/[\s"]/.test(String(a)) ? `"${String(a).replace(/"/g, '""')}"` : String(a))).join(' ');
     throw fail(`runcmd[${i}] must be a string or a list`);
   });
   const content = Buffer.from(`@echo off\r\n${lines.join('\r\n')}\r\n`, 'utf8');
   // As cloudbase-init's RunCmdPlugin: of the script's exit code only its reboot request counts.
-  return (await runScript({ platform: ctx.platform, log: ctx.log, env: ctx.env }, { kind: 'cmd', name: 'cloud-config runcmd', content, persist: false, runAsLocalSystem: false })).reboot;
+  return (
+    await runScript(
+      { platform: ctx.platform, log: ctx.log, env: ctx.env },
+      { kind: 'cmd', name: 'cloud-config runcmd', content, persist: false, runAsLocalSystem: false },
+    )
+  ).reboot;
 }
 
 /** cloudbase-init's cloud-config plugins, in the order its executor runs them (cloudconfigplugins/factory.py). */
@@ -148,7 +165,8 @@ const HANDLERS: ReadonlyArray<readonly [key: string, handler: KeyHandler]> = [
  */
 export async function applyCloudConfig(ctx: PluginContext, cfg: Record<string, unknown>): Promise<PluginResult> {
   const supported = new Set(HANDLERS.map(([key]) => key));
-  for (const key of Object.keys(cfg)) if (!supported.has(key)) ctx.log.warn(`#cloud-config: '${key}' is not supported on Windows; ignored`);
+  for (const key of Object.keys(cfg))
+    if (!supported.has(key)) ctx.log.warn(`#cloud-config: '${key}' is not supported on Windows; ignored`);
   let reboot = false;
   for (const [key, handler] of HANDLERS) {
     if (!(key in cfg)) continue;

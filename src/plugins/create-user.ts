@@ -1,4 +1,5 @@
-// CreateUserPlugin: creates the configured user (or resets its password), loads its profile so it exists, adds it to the groups.
+// CreateUserPlugin: creates the configured user (or resets its password), loads its profile so it exists, adds it to
+// the groups.
 import { describeError } from '../util/errors';
 import { PluginError, SHARED, type Plugin, type PluginContext, type PluginResult } from './plugin';
 
@@ -7,7 +8,8 @@ export function adminUserName(ctx: PluginContext): string {
   const meta = ctx.instance?.metadata;
   const fromMeta = meta && typeof meta.admin_username === 'string' ? meta.admin_username : undefined;
   const name = fromMeta ?? ctx.conf.str('username');
-  if (!name) throw new PluginError('CreateUserPlugin', "no user name: set 'username' in [DEFAULT] of cloudbase-init.conf");
+  if (!name)
+    throw new PluginError('CreateUserPlugin', "no user name: set 'username' in [DEFAULT] of cloudbase-init.conf");
   return name;
 }
 
@@ -25,8 +27,12 @@ export const createUserPlugin: Plugin = {
       ctx.windows.setUserPassword(user, password);
     } else {
       ctx.log.info(`Creating user "${user}" and setting password`);
-      ctx.windows.createUser(user, password, { comment: 'Created by kiln (cloudbase-init)', passwordNeverExpires: true });
-      if (!ctx.windows.userExists(user)) throw new PluginError('CreateUserPlugin', `user "${user}" was created but cannot be found afterwards`);
+      ctx.windows.createUser(user, password, {
+        comment: 'Created by kiln (cloudbase-init)',
+        passwordNeverExpires: true,
+      });
+      if (!ctx.windows.userExists(user))
+        throw new PluginError('CreateUserPlugin', `user "${user}" was created but cannot be found afterwards`);
     }
     ctx.shared.set(SHARED.adminUser, user);
     ctx.shared.set(SHARED.adminPassword, password);

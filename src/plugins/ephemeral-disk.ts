@@ -1,4 +1,5 @@
-// EphemeralDiskPlugin: finds the ephemeral (temporary) disk by label or mount point and leaves the data loss warning on it.
+// EphemeralDiskPlugin: finds the ephemeral (temporary) disk by label or mount point and leaves the data loss warning on
+// it.
 import { PluginError, type Plugin, type PluginContext, type PluginResult } from './plugin';
 
 /** What cloudbase-init writes when the metadata gives no text of its own. */
@@ -26,7 +27,11 @@ export const ephemeralDiskPlugin: Plugin = {
     if (!label && !mountPoint) return { status: 'done', reboot: false };
     const root = mountPoint ?? volumeRootByLabel(ctx, label as string);
     if (!root) {
-      const seen = ctx.windows.volumes().map((v) => `${v.root} '${v.label}'`).join(', ') || 'none';
+      const seen =
+        ctx.windows
+          .volumes()
+          .map((v) => `${v.root} '${v.label}'`)
+          .join(', ') || 'none';
       throw new PluginError('EphemeralDiskPlugin', `no volume labelled '${label as string}' (volumes: ${seen})`);
     }
     ctx.log.info(`Ephemeral disk: ${root}`);

@@ -1,4 +1,5 @@
-// ExtendVolumesPlugin: every volume on a fixed disk (or those of volumes_to_extend) grown into the free space after its partition.
+// ExtendVolumesPlugin: every volume on a fixed disk (or those of volumes_to_extend) grown into the free space after its
+// partition.
 import { PluginError, type Plugin, type PluginContext, type PluginResult } from './plugin';
 import { describeError } from '../util/errors';
 
@@ -15,7 +16,11 @@ export const extendVolumesPlugin: Plugin = {
   async execute(ctx: PluginContext): Promise<PluginResult> {
     const wanted = ctx.conf.list('volumes_to_extend')?.map((v) => {
       const n = Number(v);
-      if (!Number.isInteger(n) || n < 0) throw new PluginError('ExtendVolumesPlugin', `volumes_to_extend: '${v}' is not a volume index (the N of \\Device\\HarddiskVolumeN)`);
+      if (!Number.isInteger(n) || n < 0)
+        throw new PluginError(
+          'ExtendVolumesPlugin',
+          `volumes_to_extend: '${v}' is not a volume index (the N of \\Device\\HarddiskVolumeN)`,
+        );
       return n;
     });
     const failures: string[] = [];

@@ -1,4 +1,5 @@
-// A Heat (text/x-cfninitdata) user data part as cloudbase-init's heat plugin handles it: written under heat_config_dir, cfn-userdata then run.
+// A Heat (text/x-cfninitdata) user data part as cloudbase-init's heat plugin handles it: written under heat_config_dir,
+// cfn-userdata then run.
 import type { HeatPart } from '../userdata/windows-user-data';
 import { DONE, type PluginContext, type PluginResult } from './plugin';
 
@@ -7,9 +8,11 @@ import { DONE, type PluginContext, type PluginResult } from './plugin';
  * climbs out with `..` is refused: cloudbase-init would write wherever it points.
  */
 export function heatFilePath(dir: string, filename: string | undefined): string {
-  if (filename === undefined || filename === '') throw new Error('a Heat part needs a file name (Content-Disposition filename) to be written under heat_config_dir');
+  if (filename === undefined || filename === '')
+    throw new Error('a Heat part needs a file name (Content-Disposition filename) to be written under heat_config_dir');
   const rel = filename.replace(/\//g, '\\');
-  if (/^(?:[A-Za-z]:|\\)/.test(rel) || rel.split('\\').includes('..')) throw new Error(`Heat part file name '${filename}' is not a plain name under heat_config_dir`);
+  if (/^(?:[A-Za-z]:|\\)/.test(rel) || rel.split('\\').includes('..'))
+    throw new Error(`Heat part file name '${filename}' is not a plain name under heat_config_dir`);
   return `${dir.replace(/[\\/]+$/, '')}\\${rel}`;
 }
 
@@ -18,7 +21,11 @@ export function heatFilePath(dir: string, filename: string | undefined): string 
  * runner) and returns its result; a cfn-userdata of no format cloudbase-init runs is logged and done, as is every
  * other Heat file.
  */
-export async function handleHeatPart(ctx: PluginContext, step: HeatPart, run: () => Promise<PluginResult>): Promise<PluginResult> {
+export async function handleHeatPart(
+  ctx: PluginContext,
+  step: HeatPart,
+  run: () => Promise<PluginResult>,
+): Promise<PluginResult> {
   const path = heatFilePath(ctx.conf.strValue('heat_config_dir'), step.filename);
   const dir = path.replace(/\\[^\\]*$/, '');
   await ctx.platform.mkdir(dir);

@@ -17,7 +17,11 @@ export const localScriptsPlugin: Plugin = {
     const results: PluginResult[] = [];
     for (const name of await ctx.platform.listDir(dir)) {
       const path = ctx.platform.hostPath(`${dir.replace(/[\\/]+$/, '')}\\${name}`);
-      const result = await runScriptFile({ platform: ctx.platform, log: ctx.log, env: ctx.env, ...(timeout ? { timeoutMs: timeout * 1000 } : {}) }, path, name);
+      const result = await runScriptFile(
+        { platform: ctx.platform, log: ctx.log, env: ctx.env, ...(timeout ? { timeoutMs: timeout * 1000 } : {}) },
+        path,
+        name,
+      );
       if (!result) continue;
       results.push(result);
       if (result.reboot) break;

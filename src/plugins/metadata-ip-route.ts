@@ -1,4 +1,5 @@
-// cloudbase-init's add_metadata_private_ip_route: a /32 route to a link-local metadata host through the default gateway.
+// cloudbase-init's add_metadata_private_ip_route: a /32 route to a link-local metadata host through the default
+// gateway.
 import type { WindowsSystem } from '../platform/windows/windows-system';
 import { describeError } from '../util/errors';
 import { HttpClient } from '../util/http';
@@ -47,7 +48,9 @@ export async function ensureMetadataIpRoute(
       return undefined;
     }
     // The gateway before the URL (cloudbase-init asks the URL first): without one nothing is added either way.
-    const gateway = routes.filter((r) => r.destination === '0.0.0.0' && r.prefixLength === 0).sort((a, b) => a.metric - b.metric)[0];
+    const gateway = routes
+      .filter((r) => r.destination === '0.0.0.0' && r.prefixLength === 0)
+      .sort((a, b) => a.metric - b.metric)[0];
     if (!gateway) {
       log.debug(`No default gateway to route the metadata host ${host} through`);
       return undefined;
@@ -55,7 +58,10 @@ export async function ensureMetadataIpRoute(
     if (await answers(metadataUrl)) return undefined;
     const luid = windows.netAdapters().find((a) => a.ifIndex === gateway.ifIndex)?.luid ?? 0n;
     log.info(`Adding a route to the metadata host ${host}/32 via ${gateway.nextHop} (interface ${gateway.ifIndex})`);
-    windows.addRoute({ luid, ifIndex: gateway.ifIndex }, { destination: host, prefixLength: 32, nextHop: gateway.nextHop, family: 'ipv4', metric: METADATA_ROUTE_METRIC });
+    windows.addRoute(
+      { luid, ifIndex: gateway.ifIndex },
+      { destination: host, prefixLength: 32, nextHop: gateway.nextHop, family: 'ipv4', metric: METADATA_ROUTE_METRIC },
+    );
     return { destination: host, nextHop: gateway.nextHop, ifIndex: gateway.ifIndex };
   } catch (err) {
     log.warn(`Cannot add a route to the metadata host ${host}: ${describeError(err)}`);

@@ -1,4 +1,5 @@
-// The write side of the metadata services: which found service can take the admin password or the RDP thumbprint back, and how.
+// The write side of the metadata services: which found service can take the admin password or the RDP thumbprint back,
+// and how.
 import type { CloudbaseConf } from '../config/cloudbase-init-conf';
 import type { WindowsSystem } from '../platform/windows/windows-system';
 import type { InstanceData } from '../sources/datasource';
@@ -7,7 +8,9 @@ import { addAzureFabric } from './azure-fabric-service';
 import type { Log } from '../util/log';
 import type { MetadataService } from './plugin';
 
-/** cloudbase-init's HttpService posts to this metadata version's password path (Nova keeps it, answering 409 once set). */
+/**
+ * cloudbase-init's HttpService posts to this metadata version's password path (Nova keeps it, answering 409 once set).
+ */
 const PASSWORD_MD_VERSION = '2013-04-04';
 
 /**
@@ -32,7 +35,11 @@ export function metadataServiceFor(
   if (datasource === 'OpenStack' && classPath.endsWith('httpservice.HttpService')) {
     const base = conf.strValue('metadata_base_url', 'openstack').replace(/\/*$/, '/');
     const url = `${base}openstack/${PASSWORD_MD_VERSION}/password`;
-    const retry = { retries: conf.intValue('retry_count'), backoffMs: conf.floatValue('retry_count_interval') * 1000, timeoutMs: 10_000 };
+    const retry = {
+      retries: conf.intValue('retry_count'),
+      backoffMs: conf.floatValue('retry_count_interval') * 1000,
+      timeoutMs: 10_000,
+    };
     service.isPasswordSet = async (): Promise<boolean> => {
       http ??= new HttpClient({ log: deps.log, env: deps.env });
       const res = await http.fetch(url, { ...retry, acceptStatuses: [404] });
@@ -52,9 +59,14 @@ export function metadataServiceFor(
   }
   if (datasource === 'Packet' && classPath.endsWith('packet.PacketService')) {
     const phoneHome = instance?.metadata.phone_home_url;
-    const retry = { retries: conf.intValue('retry_count'), backoffMs: conf.floatValue('retry_count_interval') * 1000, timeoutMs: 10_000 };
+    const retry = {
+      retries: conf.intValue('retry_count'),
+      backoffMs: conf.floatValue('retry_count_interval') * 1000,
+      timeoutMs: 10_000,
+    };
     const url = (): string => {
-      if (typeof phoneHome !== 'string' || !/^https?:\/\//.test(phoneHome)) throw new Error(`the Packet metadata has no phone_home_url to post to (${JSON.stringify(phoneHome ?? null)})`);
+      if (typeof phoneHome !== 'string' || !/^https?:\/\//.test(phoneHome))
+        throw new Error(`the Packet metadata has no phone_home_url to post to (${JSON.stringify(phoneHome ?? null)})`);
       return phoneHome;
     };
     // PacketService: the key is at <phone_home_url>/key; the password and the "ready" call are POSTs to phone_home_url.

@@ -1,4 +1,5 @@
-// MTUPlugin: each DHCP adapter's IPv4 MTU set to the interface MTU its lease carries (option 26), when mtu_use_dhcp_config.
+// MTUPlugin: each DHCP adapter's IPv4 MTU set to the interface MTU its lease carries (option 26), when
+// mtu_use_dhcp_config.
 import { DhcpOption, parseMtuOption } from '../platform/windows/win32/dhcpcsvc';
 import { PluginError, type Plugin, type PluginContext, type PluginResult } from './plugin';
 import { describeError } from '../util/errors';
@@ -27,7 +28,8 @@ export const mtuPlugin: Plugin = {
       }
       const mtu = parseMtuOption(data);
       if (mtu === undefined) {
-        if (data) ctx.log.warn(`${label}: DHCP option 26 is malformed (${data.length} bytes); MTU left at ${adapter.mtu}`);
+        if (data)
+          ctx.log.warn(`${label}: DHCP option 26 is malformed (${data.length} bytes); MTU left at ${adapter.mtu}`);
         else ctx.log.debug(`${label}: the DHCP lease carries no MTU`);
         continue;
       }

@@ -1,7 +1,12 @@
-// NetworkConfigPlugin: static IPv4/IPv6 addresses, gateways, routes, DNS and MTU per adapter (matched by MAC) from the metadata's network config.
+// NetworkConfigPlugin: static IPv4/IPv6 addresses, gateways, routes, DNS and MTU per adapter (matched by MAC) from the
+// metadata's network config.
 import { parseNetworkInput, type InputKind } from '../net/parse-network-config';
 import { networkFormatByName } from '../sources/registry';
-import { toWindowsAdapterSettings, type WindowsAdapterSettings, type WindowsRoute } from '../net/windows-adapter-settings';
+import {
+  toWindowsAdapterSettings,
+  type WindowsAdapterSettings,
+  type WindowsRoute,
+} from '../net/windows-adapter-settings';
 import type { NetAdapter } from '../platform/windows/windows-system';
 import { persistIpv6, setStaticIpv4 } from './netsh-static-config';
 import { persistTcpipSettings, TCPIP } from './tcpip-persistent-config';
@@ -17,9 +22,21 @@ async function applyAdapter(ctx: PluginContext, want: WindowsAdapterSettings, ha
   const ref = { luid: have.luid, ifIndex: have.ifIndex };
   const v4 = want.addresses.filter((a) => a.family === 'ipv4');
   const v6 = want.addresses.filter((a) => a.family === 'ipv6');
-  const gateways: WindowsRoute[] = want.gateways.map((g) => ({ destination: g.family === 'ipv4' ? '0.0.0.0' : '::', prefixLength: 0, nextHop: g.address, family: g.family, ...(g.metric !== undefined ? { metric: g.metric } : {}) }));
+  const gateways: WindowsRoute[] = want.gateways.map((g) => ({
+    destination: g.family === 'ipv4' ? '0.0.0.0' : '::',
+    prefixLength: 0,
+    nextHop: g.address,
+    family: g.family,
+    ...(g.metric !== undefined ? { metric: g.metric } : {}),
+  }));
   const first = v4[0];
-  if (first && !want.dhcp4) await setStaticIpv4(ctx.platform, have.ifIndex, first, want.gateways.find((g) => g.family === 'ipv4'));
+  if (first && !want.dhcp4)
+    await setStaticIpv4(
+      ctx.platform,
+      have.ifIndex,
+      first,
+      want.gateways.find((g) => g.family === 'ipv4'),
+    );
   persistTcpipSettings(win, have.guid, want);
   const v6routes = [...gateways, ...want.routes].filter((r) => r.family === 'ipv6');
   if (v6.length > 0 || v6routes.length > 0) await persistIpv6(ctx.platform, have.ifIndex, v6, v6routes);
@@ -43,10 +60,15 @@ export const networkConfigPlugin: Plugin = {
     }
     const adapters = ctx.windows.netAdapters();
     for (const a of adapters) {
-      ctx.log.debug(`Adapter ${a.ifIndex} '${a.friendlyName}' ${a.mac || '(no MAC)'} ${a.guid} mtu ${a.mtu} ${a.dhcpv4 ? 'dhcp' : 'static'} ${a.unicast.map((u) => `${u.address}/${u.prefixLength}`).join(' ')}`);
+      ctx.log.debug(
+        `Adapter ${a.ifIndex} '${a.friendlyName}' ${a.mac || '(no MAC)'} ${a.guid} mtu ${a.mtu} ${a.dhcpv4 ? 'dhcp' : 'static'} ${a.unicast.map((u) => `${u.address}/${u.prefixLength}`).join(' ')}`,
+      );
     }
     const macs = new Map(adapters.filter((a) => a.mac).map((a) => [a.mac, a.friendlyName]));
-    const state = parseNetworkInput(networkFormatByName(nc.format) ?? (nc.format as InputKind), nc.config, { macs, key: 'network config' });
+    const state = parseNetworkInput(networkFormatByName(nc.format) ?? (nc.format as InputKind), nc.config, {
+      macs,
+      key: 'network config',
+    });
     const plan = toWindowsAdapterSettings(state);
     for (const s of plan.skipped) ctx.log.warn(`Network config: ${s.name} skipped: ${s.reason}`);
     const missing: string[] = [];
@@ -67,7 +89,10 @@ export const networkConfigPlugin: Plugin = {
     if (search.length > 0) ctx.windows.regSet('HKLM', TCPIP, 'SearchList', { type: 'REG_SZ', data: search.join(',') });
     if (missing.length > 0) {
       const known = adapters.map((a) => `${a.friendlyName} ${a.mac || '(no MAC)'}`).join(', ') || 'none';
-      throw new PluginError('NetworkConfigPlugin', `no network adapter with MAC ${missing.join(', ')} (adapters here: ${known})`);
+      throw new PluginError(
+        'NetworkConfigPlugin',
+        `no network adapter with MAC ${missing.join(', ')} (adapters here: ${known})`,
+      );
     }
     return { status: 'done', reboot: false };
   },

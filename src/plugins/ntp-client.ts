@@ -1,4 +1,5 @@
-// NTPClientPlugin: the hardware clock's time base, the Windows Time service started automatically, its peers from DHCP option 42.
+// NTPClientPlugin: the hardware clock's time base, the Windows Time service started automatically, its peers from DHCP
+// option 42.
 import { DhcpOption, parseNtpServersOption } from '../platform/windows/win32/dhcpcsvc';
 import { setNtpPeers } from './ntp-peers';
 import { PluginError, type Plugin, type PluginContext, type PluginResult } from './plugin';
@@ -6,7 +7,10 @@ import { PluginError, type Plugin, type PluginContext, type PluginResult } from 
 const SERVICE_RUNNING = 4;
 const TIMEZONE_KEY = 'SYSTEM\\CurrentControlSet\\Control\\TimeZoneInformation';
 
-/** As cloudbase-init: the NTP servers (option 42) of the first DHCP lease that carries them, among the adapters that are up. */
+/**
+ * As cloudbase-init: the NTP servers (option 42) of the first DHCP lease that carries them, among the adapters that are
+ * up.
+ */
 function dhcpNtpServers(ctx: PluginContext): string[] {
   for (const adapter of ctx.windows.netAdapters().filter((a) => a.dhcpv4 && a.up)) {
     const servers = parseNtpServersOption(ctx.windows.dhcpOption(adapter.guid, DhcpOption.ntpServers));
@@ -33,7 +37,8 @@ export const ntpClientPlugin: Plugin = {
     }
     if (ctx.conf.boolValue('ntp_enable_service')) {
       const state = ctx.windows.serviceState('W32Time');
-      if (state === undefined) throw new PluginError('NTPClientPlugin', 'the Windows Time service (W32Time) is not installed');
+      if (state === undefined)
+        throw new PluginError('NTPClientPlugin', 'the Windows Time service (W32Time) is not installed');
       await ctx.platform.run([system32('sc.exe'), 'config', 'W32Time', 'start=', 'auto']);
       // Started when there is a network and stopped when there is none, as cloudbase-init sets its triggers.
       await ctx.platform.run([system32('sc.exe'), 'triggerinfo', 'w32time', 'start/networkon', 'stop/networkoff']);
@@ -43,7 +48,9 @@ export const ntpClientPlugin: Plugin = {
     if (ctx.conf.bool('ntp_use_dhcp_config')) {
       const servers = dhcpNtpServers(ctx);
       if (servers.length === 0) {
-        ctx.log.info('ntp_use_dhcp_config: no DHCP lease carries NTP servers (option 42); tried again at the next boot');
+        ctx.log.info(
+          'ntp_use_dhcp_config: no DHCP lease carries NTP servers (option 42); tried again at the next boot',
+        );
         return { status: 'next-boot', reboot };
       }
       await setNtpPeers(ctx, servers);

@@ -8,5 +8,11 @@ import type { PluginContext } from './plugin';
  */
 export async function setNtpPeers(ctx: PluginContext, servers: string[]): Promise<void> {
   const w32tm = ctx.platform.hostPath('Windows\\System32\\w32tm.exe');
-  await ctx.platform.run([w32tm, '/config', `/manualpeerlist:${servers.join(' ')}`, '/syncfromflags:manual', '/update']);
+  await ctx.platform.run([
+    w32tm,
+    '/config',
+    `/manualpeerlist:${servers.join(' ')}`,
+    '/syncfromflags:manual',
+    '/update',
+  ]);
 }

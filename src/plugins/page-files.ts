@@ -1,4 +1,5 @@
-// PageFilesPlugin: puts system-managed page files on the volumes named by page_file_volume_labels and _mount_points; a change needs a reboot.
+// PageFilesPlugin: puts system-managed page files on the volumes named by page_file_volume_labels and _mount_points; a
+// change needs a reboot.
 import { volumeRootByLabel } from './ephemeral-disk';
 import { PluginError, type Plugin } from './plugin';
 

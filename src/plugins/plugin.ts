@@ -9,7 +9,10 @@ import { SubjectError } from '../util/errors';
 export type PluginStage = 'pre-networking' | 'pre-metadata-discovery' | 'main';
 
 export interface PluginResult {
-  /** 'done' is recorded in the registry (1) and the plugin is not run again for this instance; 'next-boot' (2) runs it again. */
+  /**
+   * 'done' is recorded in the registry (1) and the plugin is not run again for this instance; 'next-boot' (2) runs it
+   * again.
+   */
   status: 'done' | 'next-boot';
   reboot: boolean;
   /**
@@ -36,26 +39,42 @@ export interface PluginContext {
   secret(value: string): void;
   /** The process environment (SystemRoot, PROCESSOR_ARCHITECTURE … for script launch lines). */
   env: NodeJS.ProcessEnv;
-  /** What the metadata service that was found can take back (cloudbase-init's can_post_password …); undefined before discovery. */
+  /**
+   * What the metadata service that was found can take back (cloudbase-init's can_post_password …); undefined before
+   * discovery.
+   */
   service?: MetadataService;
-  /** Makes a random password of LENGTH characters meeting Windows' complexity rules (injected so tests are repeatable). */
+  /**
+   * Makes a random password of LENGTH characters meeting Windows' complexity rules (injected so tests are repeatable).
+   */
   randomPassword(length: number): string;
 }
 
-/** The found metadata service as plugins see it: its class path and, where the cloud supports them, its write operations. */
+/**
+ * The found metadata service as plugins see it: its class path and, where the cloud supports them, its write
+ * operations.
+ */
 export interface MetadataService {
   classPath: string;
   /** Stores the admin password, encrypted and base64; resolves false when the service already holds one (HTTP 409). */
   postPassword?(encryptedBase64: string): Promise<boolean>;
   /** Whether the service already holds a password (cloudbase-init's is_password_set); present with postPassword. */
   isPasswordSet?(): Promise<boolean>;
-  /** The public key the password is encrypted with (cloudbase-init's get_user_pwd_encryption_key); without it, the first SSH key. */
+  /**
+   * The public key the password is encrypted with (cloudbase-init's get_user_pwd_encryption_key); without it, the first
+   * SSH key.
+   */
   encryptionKey?(): Promise<string | undefined>;
   /** Tells the cloud the RDP certificate's SHA-1 thumbprint. */
   postRdpCertificateThumbprint?(thumbprint: string): Promise<void>;
-  /** cloudbase-init's get_server_certs: PKCS#12 certificates and their stores, fetched when asked (Azure's goal state certificates). */
+  /**
+   * cloudbase-init's get_server_certs: PKCS#12 certificates and their stores, fetched when asked (Azure's goal state
+   * certificates).
+   */
   serverCertificates?(): Promise<NonNullable<InstanceData['serverCertificates']>>;
-  /** cloudbase-init's provisioning_started/completed/failed: what the runner tells the cloud (Azure's health reports). */
+  /**
+   * cloudbase-init's provisioning_started/completed/failed: what the runner tells the cloud (Azure's health reports).
+   */
   provisioningStarted?(): Promise<void>;
   provisioningCompleted?(): Promise<void>;
   provisioningFailed?(): Promise<void>;

@@ -1,4 +1,5 @@
-// The cloudbase-init flow: wait for sysprep, PRE_NETWORKING and PRE_METADATA_DISCOVERY plugins, metadata discovery, MAIN plugins, reboot.
+// The cloudbase-init flow: wait for sysprep, PRE_NETWORKING and PRE_METADATA_DISCOVERY plugins, metadata discovery,
+// MAIN plugins, reboot.
 import type { CloudbaseConf } from '../config/cloudbase-init-conf';
 import type { Platform } from '../platform/platform';
 import type { WindowsSystem } from '../platform/windows/windows-system';
@@ -91,12 +92,18 @@ export async function waitForSysprep(deps: CloudbaseRunnerDeps): Promise<void> {
 }
 
 /** The configured plugins in the configured order, split by stage; unknown ones are reported. */
-export function resolvePlugins(conf: CloudbaseConf, errors: string[], warnings: string[], available: Plugin[] = PLUGINS): Plugin[] {
+export function resolvePlugins(
+  conf: CloudbaseConf,
+  errors: string[],
+  warnings: string[],
+  available: Plugin[] = PLUGINS,
+): Plugin[] {
   const out: Plugin[] = [];
   for (const classPath of conf.listValue('plugins')) {
     const plugin = findPlugin(classPath, available);
     if (plugin) out.push(plugin);
-    else if (MISSING_PLUGINS.includes(classPath)) warnings.push(`plugin ${classPath} is not implemented by kiln yet; skipped`);
+    else if (MISSING_PLUGINS.includes(classPath))
+      warnings.push(`plugin ${classPath} is not implemented by kiln yet; skipped`);
     else errors.push(`unknown plugin '${classPath}' in 'plugins' of cloudbase-init.conf`);
   }
   return out;
@@ -125,7 +132,10 @@ function readDmi(win: WindowsSystem): Record<string, string> {
  * on hardware that does not look like its cloud is "not available" (a log line); one that fails where DMI
  * says its cloud is, or a local one that fails, is an error.
  */
-export async function discoverMetadata(deps: CloudbaseRunnerDeps, report: RunReport): Promise<InstanceData | undefined> {
+export async function discoverMetadata(
+  deps: CloudbaseRunnerDeps,
+  report: RunReport,
+): Promise<InstanceData | undefined> {
   const detect: DetectContext = {
     platform: deps.platform,
     log: deps.log,
@@ -144,7 +154,9 @@ export async function discoverMetadata(deps: CloudbaseRunnerDeps, report: RunRep
     const name = service.datasource;
     const source = deps.sources.find((d) => d.name === name);
     if (!source) {
-      report.warnings.push(`metadata service ${classPath} needs kiln's ${name} datasource, which this build does not have yet; skipped`);
+      report.warnings.push(
+        `metadata service ${classPath} needs kiln's ${name} datasource, which this build does not have yet; skipped`,
+      );
       continue;
     }
     deps.log.info(`Trying metadata service ${classPath} (kiln datasource ${name})`);
@@ -152,7 +164,8 @@ export async function discoverMetadata(deps: CloudbaseRunnerDeps, report: RunRep
     // As the service's load() in cloudbase-init: the route to a link-local metadata host first, when its section asks.
     const routeUrl = metadataRouteUrl(service, deps.conf);
     if (routeUrl) await ensureMetadataIpRoute(deps.windows, routeUrl, deps.log, deps.metadataUrlAnswers);
-    // Each service's conf options are its settings, in detect() too (OvfService's [ovf], VMwareGuestInfoService's [vmwareguestinfo]).
+    // Each service's conf options are its settings, in detect() too (OvfService's [ovf], VMwareGuestInfoService's
+    // [vmwareguestinfo]).
     const here: DetectContext = { ...detect, config: { datasource: { [name]: settings } }, env: deps.env };
     const kind = service.kind ?? source.kind;
     let detected = false;
@@ -178,7 +191,10 @@ export async function discoverMetadata(deps: CloudbaseRunnerDeps, report: RunRep
   return undefined;
 }
 
-/** Runs the plugins of one stage; returns true when one asked for a reboot that is allowed (the rest are then left for the next boot). */
+/**
+ * Runs the plugins of one stage; returns true when one asked for a reboot that is allowed (the rest are then left for
+ * the next boot).
+ */
 async function runStage(
   deps: CloudbaseRunnerDeps,
   stage: PluginStage,
@@ -285,19 +301,32 @@ export async function runCloudbaseInit(deps: CloudbaseRunnerDeps): Promise<RunRe
     deps.windows.reboot(`kiln (cloudbase-init): ${why}`);
     return report;
   };
-  if (await runStage(deps, 'pre-networking', plugins, undefined, shared, report)) return reboot('PRE_NETWORKING plugin asked for a reboot');
-  if (await runStage(deps, 'pre-metadata-discovery', plugins, undefined, shared, report)) return reboot('PRE_METADATA_DISCOVERY plugin asked for a reboot');
+  if (await runStage(deps, 'pre-networking', plugins, undefined, shared, report))
+    return reboot('PRE_NETWORKING plugin asked for a reboot');
+  if (await runStage(deps, 'pre-metadata-discovery', plugins, undefined, shared, report))
+    return reboot('PRE_METADATA_DISCOVERY plugin asked for a reboot');
   const instance = await discoverMetadata(deps, report);
   for (const w of report.warnings.filter((x) => x.startsWith('metadata service'))) deps.log.warn(w);
   if (!instance) {
-    const tried = deps.conf.listValue('metadata_services').map((c) => c.split('.').pop()).join(', ');
+    const tried = deps.conf
+      .listValue('metadata_services')
+      .map((c) => c.split('.').pop())
+      .join(', ');
     const msg = `No available metadata service found (tried ${tried || 'none: metadata_services is empty'}); MAIN plugins not run`;
     report.errors.push(msg);
     deps.log.error(msg);
     return report;
   }
   report.instanceId = instance.instanceId;
-  const found = report.service ? metadataServiceFor(report.service.classPath, report.service.datasource, deps.conf, { log: deps.log, env: deps.env, windows: deps.windows }, instance) : undefined;
+  const found = report.service
+    ? metadataServiceFor(
+        report.service.classPath,
+        report.service.datasource,
+        deps.conf,
+        { log: deps.log, env: deps.env, windows: deps.windows },
+        instance,
+      )
+    : undefined;
   const service = found?.service;
   // cloudbase-init's provisioning reports (Azure's health reports), at its points: started before MAIN; failed
   // when a MAIN plugin failed; completed when MAIN succeeded and no reboot follows. A report that cannot be
@@ -315,7 +344,8 @@ export async function runCloudbaseInit(deps: CloudbaseRunnerDeps): Promise<RunRe
   };
   const reportCompletion = deps.conf.boolValue('metadata_report_provisioning_completed');
   try {
-    if (deps.conf.boolValue('metadata_report_provisioning_started')) await tell('started', service?.provisioningStarted);
+    if (deps.conf.boolValue('metadata_report_provisioning_started'))
+      await tell('started', service?.provisioningStarted);
     const before = report.plugins.length;
     const rebooting = await runStage(deps, 'main', plugins, instance, shared, report, service);
     const success = !report.plugins.slice(before).some((p) => p.outcome === 'failed');

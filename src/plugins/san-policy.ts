@@ -12,7 +12,11 @@ export const sanPolicyPlugin: Plugin = {
     const policy = ctx.conf.str('san_policy');
     if (!policy) return { status: 'done', reboot: false };
     const value = POLICIES[policy.toLowerCase()];
-    if (value === undefined) throw new PluginError('SANPolicyPlugin', `san_policy '${policy}' is not one of OnlineAll, OfflineShared, OfflineAll`);
+    if (value === undefined)
+      throw new PluginError(
+        'SANPolicyPlugin',
+        `san_policy '${policy}' is not one of OnlineAll, OfflineShared, OfflineAll`,
+      );
     const current = ctx.windows.regGet('HKLM', PARTMGR_KEY, 'SanPolicy');
     if (current?.type === 'REG_DWORD' && current.data === value) {
       ctx.log.info(`SAN policy already is ${policy}`);

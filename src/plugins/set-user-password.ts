@@ -1,9 +1,13 @@
-// SetUserPasswordPlugin: the admin user's password from the metadata (or a random one, posted encrypted where the cloud takes it), first_logon_behaviour.
+// SetUserPasswordPlugin: the admin user's password from the metadata (or a random one, posted encrypted where the cloud
+// takes it), first_logon_behaviour.
 import { adminUserName } from './create-user';
 import { encryptPassword } from './encrypt-password';
 import { SHARED, type Plugin, type PluginContext, type PluginResult } from './plugin';
 
-/** As cloudbase-init: the password is posted, encrypted with the first SSH key, where the service takes one and holds none yet. */
+/**
+ * As cloudbase-init: the password is posted, encrypted with the first SSH key, where the service takes one and holds
+ * none yet.
+ */
 async function postPassword(ctx: PluginContext, password: string): Promise<void> {
   const post = ctx.service?.postPassword;
   if (!post) {
@@ -20,7 +24,11 @@ async function postPassword(ctx: PluginContext, password: string): Promise<void>
     return;
   }
   const stored = await post.call(ctx.service, encryptPassword(key, password));
-  ctx.log.info(stored ? 'The encrypted password was posted to the metadata service' : 'The metadata service already holds a password (409); it cannot be updated');
+  ctx.log.info(
+    stored
+      ? 'The encrypted password was posted to the metadata service'
+      : 'The metadata service already holds a password (409); it cannot be updated',
+  );
 }
 
 export const setUserPasswordPlugin: Plugin = {

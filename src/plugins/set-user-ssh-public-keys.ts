@@ -14,7 +14,11 @@ export const setUserSshPublicKeysPlugin: Plugin = {
     }
     const user = adminUserName(ctx);
     const home = ctx.windows.userProfilePath(user, true);
-    if (!home) throw new PluginError('SetUserSSHPublicKeysPlugin', `user "${user}" does not exist (CreateUserPlugin runs before this plugin in the plugins list?)`);
+    if (!home)
+      throw new PluginError(
+        'SetUserSSHPublicKeysPlugin',
+        `user "${user}" does not exist (CreateUserPlugin runs before this plugin in the plugins list?)`,
+      );
     const path = `${home.replace(/[\\/]+$/, '')}\\.ssh\\authorized_keys`;
     await ctx.platform.writeFile(path, `${keys.map((k) => k.trim()).join('\n')}\n`);
     ctx.log.info(`Wrote ${keys.length} public key(s) to ${path}`);

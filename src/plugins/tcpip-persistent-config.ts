@@ -8,7 +8,10 @@ export const TCPIP6 = 'SYSTEM\\CurrentControlSet\\Services\\Tcpip6\\Parameters';
 /** Where `route -p` keeps IPv4 routes; Windows adds them again at every start of the stack. */
 export const PERSISTENT_ROUTES = `${TCPIP}\\PersistentRoutes`;
 
-/** A PersistentRoutes value name as `route -p` writes it: 'destination,mask,gateway,metric' (metric 1 when none is given). */
+/**
+ * A PersistentRoutes value name as `route -p` writes it: 'destination,mask,gateway,metric' (metric 1 when none is
+ * given).
+ */
 export function persistentRouteName(route: WindowsRoute): string {
   return [route.destination, netmask(route.prefixLength), route.nextHop, String(route.metric ?? 1)].join(',');
 }
@@ -32,9 +35,11 @@ export function persistTcpipSettings(win: WindowsSystem, guid: string, want: Win
       win.regSet('HKLM', iface, 'DefaultGatewayMetric', { type: 'REG_MULTI_SZ', data: [String(gw.metric ?? 0)] });
     }
   }
-  for (const r of want.routes.filter((x) => x.family === 'ipv4')) win.regSet('HKLM', PERSISTENT_ROUTES, persistentRouteName(r), { type: 'REG_SZ', data: '' });
+  for (const r of want.routes.filter((x) => x.family === 'ipv4'))
+    win.regSet('HKLM', PERSISTENT_ROUTES, persistentRouteName(r), { type: 'REG_SZ', data: '' });
   const v4dns = want.dnsServers.filter((d) => !d.includes(':'));
   const v6dns = want.dnsServers.filter((d) => d.includes(':'));
   if (v4dns.length > 0) win.regSet('HKLM', iface, 'NameServer', { type: 'REG_SZ', data: v4dns.join(',') });
-  if (v6dns.length > 0) win.regSet('HKLM', `${TCPIP6}\\Interfaces\\${guid}`, 'NameServer', { type: 'REG_SZ', data: v6dns.join(',') });
+  if (v6dns.length > 0)
+    win.regSet('HKLM', `${TCPIP6}\\Interfaces\\${guid}`, 'NameServer', { type: 'REG_SZ', data: v6dns.join(',') });
 }

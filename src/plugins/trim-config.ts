@@ -1,4 +1,5 @@
-// TrimConfigPlugin: enables or disables TRIM (delete notifications) for NTFS as `fsutil behavior set DisableDeleteNotify` does.
+// TrimConfigPlugin: enables or disables TRIM (delete notifications) for NTFS as `fsutil behavior set
+// DisableDeleteNotify` does.
 import type { Plugin } from './plugin';
 
 const FILESYSTEM_KEY = 'SYSTEM\\CurrentControlSet\\Control\\FileSystem';
@@ -9,7 +10,10 @@ export const trimConfigPlugin: Plugin = {
   stage: 'main',
   async execute(ctx) {
     const enabled = ctx.conf.boolValue('trim_enabled');
-    ctx.windows.regSet('HKLM', FILESYSTEM_KEY, 'DisableDeleteNotification', { type: 'REG_DWORD', data: enabled ? 0 : 1 });
+    ctx.windows.regSet('HKLM', FILESYSTEM_KEY, 'DisableDeleteNotification', {
+      type: 'REG_DWORD',
+      data: enabled ? 0 : 1,
+    });
     ctx.log.info(`TRIM ${enabled ? 'enabled' : 'disabled'}`);
     return { status: 'done', reboot: false };
   },

@@ -1,4 +1,5 @@
-// UserDataPlugin: runs the instance's user data as cloudbase-init does: #cloud-config (the Windows subset) and scripts, with 1001/1002/1003.
+// UserDataPlugin: runs the instance's user data as cloudbase-init does: #cloud-config (the Windows subset) and scripts,
+// with 1001/1002/1003.
 import type { InstanceData } from '../sources/datasource';
 import { gunzipBytes, isGzip } from '../userdata/decode';
 import { processWindowsUserData, type WindowsUserDataStep } from '../userdata/windows-user-data';
@@ -12,7 +13,12 @@ import { combineResults, runEc2Blocks, runScript } from './windows-script';
 /** The scripts of one part, their results folded into one; EC2 blocks by cloudbase-init's sum of their exit codes. */
 async function runScripts(ctx: PluginContext, scripts: WindowsScript[], ec2: boolean): Promise<PluginResult> {
   const timeout = ctx.conf.int('user_data_script_timeout');
-  const host = { platform: ctx.platform, log: ctx.log, env: ctx.env, ...(timeout ? { timeoutMs: timeout * 1000 } : {}) };
+  const host = {
+    platform: ctx.platform,
+    log: ctx.log,
+    env: ctx.env,
+    ...(timeout ? { timeoutMs: timeout * 1000 } : {}),
+  };
   if (ec2) return runEc2Blocks(host, scripts);
   const results: PluginResult[] = [];
   for (const script of scripts) results.push(await runScript(host, script));
@@ -23,7 +29,8 @@ async function runScripts(ctx: PluginContext, scripts: WindowsScript[], ec2: boo
 async function runStep(ctx: PluginContext, step: WindowsUserDataStep): Promise<PluginResult> {
   try {
     if (step.kind === 'cloud-config') return await applyCloudConfig(ctx, step.config);
-    if (step.kind === 'heat') return await handleHeatPart(ctx, step, () => runScripts(ctx, step.scripts ?? [], step.ec2 === true));
+    if (step.kind === 'heat')
+      return await handleHeatPart(ctx, step, () => runScripts(ctx, step.scripts ?? [], step.ec2 === true));
     return await runScripts(ctx, step.scripts, step.ec2 === true);
   } catch (err) {
     ctx.log.error(`UserDataPlugin: ${step.part}: ${describeError(err)}`);
@@ -39,10 +46,19 @@ async function runStep(ctx: PluginContext, step: WindowsUserDataStep): Promise<P
 function templateData(instance: InstanceData | undefined): Record<string, unknown> | undefined {
   if (!instance) return undefined;
   const hostname = instance.localHostname ?? null;
-  const ids = { 'instance-id': instance.instanceId, instance_id: instance.instanceId, 'local-hostname': hostname, local_hostname: hostname };
+  const ids = {
+    'instance-id': instance.instanceId,
+    instance_id: instance.instanceId,
+    'local-hostname': hostname,
+    local_hostname: hostname,
+  };
   const metaData = Object.keys(instance.metadata).length > 0 ? instance.metadata : { ...ids, hostname };
   const v1 = { ...ids, public_ssh_keys: instance.publicKeys };
-  return { v1, ds: { _doc: 'EXPERIMENTAL: the structure and format of ds may change without notice', meta_data: metaData }, ...v1 };
+  return {
+    v1,
+    ds: { _doc: 'EXPERIMENTAL: the structure and format of ds may change without notice', meta_data: metaData },
+    ...v1,
+  };
 }
 
 /** %VAR% expanded from the environment (names in any case), as os.path.expandvars does on Windows. */
@@ -78,8 +94,10 @@ export const userDataPlugin: Plugin = {
       return DONE;
     }
     const ud = await processWindowsUserData(raw, { log: ctx.log, templateData: templateData(ctx.instance) });
-    for (const i of ud.ignored) ctx.log.warn(`User data part ${i.part} (${i.contentType}) is not handled on Windows; skipped`);
-    if (ud.steps.length === 0 && ud.errors.length > 0) throw new PluginError('UserDataPlugin', ud.errors.map((e) => `${e.part}: ${e.message}`).join('; '));
+    for (const i of ud.ignored)
+      ctx.log.warn(`User data part ${i.part} (${i.contentType}) is not handled on Windows; skipped`);
+    if (ud.steps.length === 0 && ud.errors.length > 0)
+      throw new PluginError('UserDataPlugin', ud.errors.map((e) => `${e.part}: ${e.message}`).join('; '));
     // As cloudbase-init's _process_user_data: the parts run in order, the plugin's result is the last part's, and a
     // part that asks for a reboot (1001, 1003) ends the walk: the parts after it run at a later boot, if ever.
     let result: PluginResult = DONE;
@@ -88,12 +106,16 @@ export const userDataPlugin: Plugin = {
       result = await runStep(ctx, step);
       persistent ||= result.persistent === true;
       if (result.reboot && i < ud.steps.length - 1) {
-        ctx.log.info(`UserDataPlugin: ${step.part} asked for a reboot; the ${ud.steps.length - 1 - i} part(s) after it are not run now`);
+        ctx.log.info(
+          `UserDataPlugin: ${step.part} asked for a reboot; the ${ud.steps.length - 1 - i} part(s) after it are not run now`,
+        );
         break;
       }
     }
-    // kiln honours EC2's <persist>true</persist> as EC2Launch does (cloudbase-init ignores it): the user data runs at every boot.
-    if (persistent) ctx.log.info('UserDataPlugin: the user data is persisted (<persist>true</persist>): it runs again at every boot');
+    // kiln honours EC2's <persist>true</persist> as EC2Launch does (cloudbase-init ignores it): the user data runs at
+    // every boot.
+    if (persistent)
+      ctx.log.info('UserDataPlugin: the user data is persisted (<persist>true</persist>): it runs again at every boot');
     return persistent ? { ...result, persistent: true } : { status: result.status, reboot: result.reboot };
   },
 };

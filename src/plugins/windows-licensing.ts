@@ -1,4 +1,5 @@
-// WindowsLicensingPlugin: the generic KMS or AVMA key, the KMS host, activation and the licensing state, through slmgr.vbs.
+// WindowsLicensingPlugin: the generic KMS or AVMA key, the KMS host, activation and the licensing state, through
+// slmgr.vbs.
 import { PluginError, type Plugin, type PluginContext } from './plugin';
 import { genericProductKey } from './product-keys';
 
@@ -11,9 +12,12 @@ async function slmgr(ctx: PluginContext, args: string[]): Promise<string> {
 
 const CURRENT_VERSION = 'SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion';
 
-/** set_kms_product_key / set_avma_product_key: the published generic key for this build and edition, through slmgr /ipk. */
+/**
+ * set_kms_product_key / set_avma_product_key: the published generic key for this build and edition, through slmgr /ipk.
+ */
 async function installGenericKey(ctx: PluginContext, kind: 'kms' | 'avma'): Promise<void> {
-  if (kind === 'avma' && ctx.conf.bool('set_kms_product_key')) ctx.log.warn('set_kms_product_key and set_avma_product_key are both set; the AVMA key is installed');
+  if (kind === 'avma' && ctx.conf.bool('set_kms_product_key'))
+    ctx.log.warn('set_kms_product_key and set_avma_product_key are both set; the AVMA key is installed');
   const read = (name: string) => {
     const v = ctx.windows.regGet('HKLM', CURRENT_VERSION, name);
     return v?.type === 'REG_SZ' ? v.data : '';
@@ -25,7 +29,11 @@ async function installGenericKey(ctx: PluginContext, kind: 'kms' | 'avma'): Prom
     return;
   }
   const key = genericProductKey(kind, build, edition);
-  if (!key) throw new PluginError('WindowsLicensingPlugin', `no published ${kind.toUpperCase()} key for build ${build || '?'} edition '${edition || '?'}' (${CURRENT_VERSION}); unset set_${kind}_product_key`);
+  if (!key)
+    throw new PluginError(
+      'WindowsLicensingPlugin',
+      `no published ${kind.toUpperCase()} key for build ${build || '?'} edition '${edition || '?'}' (${CURRENT_VERSION}); unset set_${kind}_product_key`,
+    );
   await slmgr(ctx, ['/ipk', key]);
   ctx.log.info(`${kind.toUpperCase()} client key for ${edition} (build ${build}) installed`);
 }
@@ -35,7 +43,11 @@ export const windowsLicensingPlugin: Plugin = {
   name: 'WindowsLicensingPlugin',
   stage: 'main',
   async execute(ctx) {
-    const kind = ctx.conf.bool('set_avma_product_key') ? 'avma' : ctx.conf.bool('set_kms_product_key') ? 'kms' : undefined;
+    const kind = ctx.conf.bool('set_avma_product_key')
+      ? 'avma'
+      : ctx.conf.bool('set_kms_product_key')
+        ? 'kms'
+        : undefined;
     if (kind) await installGenericKey(ctx, kind);
     const kmsHost = ctx.conf.str('kms_host');
     if (kmsHost) {

@@ -1,4 +1,5 @@
-// Runs scripts for the plugins through src/userdata's Windows runner and folds their 1001/1002/1003 requests into a plugin result.
+// Runs scripts for the plugins through src/userdata's Windows runner and folds their 1001/1002/1003 requests into a
+// plugin result.
 import type { Platform } from '../platform/platform';
 import { runWindowsScript, windowsHostFacts, type WindowsScriptOutcome } from '../userdata/windows-runner';
 import { exitCodeRequest, kindFromExtension, windowsLaunchLine, type WindowsScript } from '../userdata/windows-scripts';
@@ -31,12 +32,22 @@ export interface ScriptHost {
 export async function runScript(host: ScriptHost, script: WindowsScript): Promise<PluginResult> {
   const facts = windowsHostFacts(host.env);
   const outcome = await runWindowsScript(
-    { platform: host.platform, host: facts, tempDir: `${facts.systemRoot}\\Temp`, log: host.log, ...(host.timeoutMs ? { timeoutMs: host.timeoutMs } : {}) },
+    {
+      platform: host.platform,
+      host: facts,
+      tempDir: `${facts.systemRoot}\\Temp`,
+      log: host.log,
+      ...(host.timeoutMs ? { timeoutMs: host.timeoutMs } : {}),
+    },
     script,
   );
   logOutcome(host.log, outcome);
   if (outcome.error) throw new Error(`${script.name}: ${outcome.error}`);
-  return { reboot: outcome.reboot, status: outcome.runAgain ? 'next-boot' : 'done', ...(outcome.persist ? { persistent: true } : {}) };
+  return {
+    reboot: outcome.reboot,
+    status: outcome.runAgain ? 'next-boot' : 'done',
+    ...(outcome.persist ? { persistent: true } : {}),
+  };
 }
 
 /**
@@ -50,7 +61,13 @@ export async function runEc2Blocks(host: ScriptHost, scripts: WindowsScript[]): 
   let sum = 0;
   for (const script of scripts) {
     const outcome = await runWindowsScript(
-      { platform: host.platform, host: facts, tempDir: `${facts.systemRoot}\\Temp`, log: host.log, ...(host.timeoutMs ? { timeoutMs: host.timeoutMs } : {}) },
+      {
+        platform: host.platform,
+        host: facts,
+        tempDir: `${facts.systemRoot}\\Temp`,
+        log: host.log,
+        ...(host.timeoutMs ? { timeoutMs: host.timeoutMs } : {}),
+      },
       script,
     );
     logOutcome(host.log, outcome);
@@ -67,13 +84,20 @@ function logOutcome(log: Log, o: WindowsScriptOutcome): void {
 }
 
 /** Runs an existing script file (a local script): .cmd/.bat, .ps1, .py, .sh or .exe. */
-export async function runScriptFile(host: ScriptHost, hostPath: string, name: string): Promise<PluginResult | undefined> {
+export async function runScriptFile(
+  host: ScriptHost,
+  hostPath: string,
+  name: string,
+): Promise<PluginResult | undefined> {
   // cloudbase-init's extension table (fileexecutils), and .bat beside .cmd.
   const kind = /\.bat$/i.test(name) ? 'cmd' : kindFromExtension(name);
   if (kind === undefined) return undefined;
   const argv = windowsLaunchLine(kind, hostPath, windowsHostFacts(host.env));
   host.log.info(`Executing local script ${name}`);
-  const r = await host.platform.run(argv, { allowFailure: true, ...(host.timeoutMs ? { timeoutMs: host.timeoutMs } : {}) });
+  const r = await host.platform.run(argv, {
+    allowFailure: true,
+    ...(host.timeoutMs ? { timeoutMs: host.timeoutMs } : {}),
+  });
   host.log.info(`Script ${name} ended with return code: ${r.code}`);
   if (r.stdout.trim()) host.log.debug(`${name} stdout: ${r.stdout.trim()}`);
   if (r.stderr.trim()) host.log.debug(`${name} stderr: ${r.stderr.trim()}`);

@@ -1,4 +1,5 @@
-// ConfigWinRMCertificateAuthPlugin: trusts the metadata's client certificate and maps it to the admin user for WinRM certificate logons.
+// ConfigWinRMCertificateAuthPlugin: trusts the metadata's client certificate and maps it to the admin user for WinRM
+// certificate logons.
 import { X509Certificate } from 'node:crypto';
 import { processWindowsUserData } from '../userdata/windows-user-data';
 import { adminUserName } from './create-user';
@@ -7,7 +8,10 @@ import { runWinrm } from './winrm-command';
 
 const PEM = /-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g;
 
-/** cloudbase-init's client certificates: meta admin_cert0, admin_cert1 … joined, else a PEM user data, plus what the source gave. */
+/**
+ * cloudbase-init's client certificates: meta admin_cert0, admin_cert1 … joined, else a PEM user data, plus what the
+ * source gave.
+ */
 export async function clientCertificates(ctx: PluginContext): Promise<string[]> {
   const out = [...(ctx.instance?.certificates ?? [])];
   const meta = ctx.instance?.metadata.meta;
@@ -46,7 +50,9 @@ export const winrmCertificateAuthPlugin: Plugin = {
     const user = adminUserName(ctx);
     const password = ctx.shared.get(SHARED.adminPassword);
     if (typeof password !== 'string') {
-      ctx.log.info('No password for the admin user in this run (CreateUserPlugin or SetUserPasswordPlugin did not run): WinRM certificate mapping skipped');
+      ctx.log.info(
+        'No password for the admin user in this run (CreateUserPlugin or SetUserPasswordPlugin did not run): WinRM certificate mapping skipped',
+      );
       return { status: 'done', reboot: false };
     }
     ctx.secret(password);
@@ -58,7 +64,11 @@ export const winrmCertificateAuthPlugin: Plugin = {
     const run = async (args: string[], what: string, quiet = false) => {
       // Errors built here: the mapping's command line carries the password.
       const r = await runWinrm(ctx, args, [password]);
-      if (r.code !== 0 && !quiet) throw new PluginError('ConfigWinRMCertificateAuthPlugin', `${what} failed (winrm exit ${r.code}): ${(r.stderr || r.stdout).replaceAll(password, '********').trim()}`);
+      if (r.code !== 0 && !quiet)
+        throw new PluginError(
+          'ConfigWinRMCertificateAuthPlugin',
+          `${what} failed (winrm exit ${r.code}): ${(r.stderr || r.stdout).replaceAll(password, '********').trim()}`,
+        );
     };
     // Trust first: WinRM refuses a mapping whose issuer certificate is not in the stores.
     const mappings = ders.map((der) => {
@@ -67,17 +77,30 @@ export const winrmCertificateAuthPlugin: Plugin = {
       // CertGetNameStringW's UPN when Windows gives one (wine's does not), else the certificate's own SAN.
       const upn = imported.upn || upnFromDer(der);
       ctx.windows.importCertificate(der, 'TrustedPeople');
-      if (!upn) throw new PluginError('ConfigWinRMCertificateAuthPlugin', `certificate ${thumbprint} has no UPN (subject alternative name otherName UPN), which WinRM maps to a user`);
+      if (!upn)
+        throw new PluginError(
+          'ConfigWinRMCertificateAuthPlugin',
+          `certificate ${thumbprint} has no UPN (subject alternative name otherName UPN), which WinRM maps to a user`,
+        );
       return { thumbprint, upn };
     });
     if (!(await ctx.platform.exists('Windows\\System32\\winrm.vbs'))) {
-      throw new PluginError('ConfigWinRMCertificateAuthPlugin', 'WinRM is not installed on this Windows (no System32\\winrm.vbs); the certificates are trusted but not mapped');
+      throw new PluginError(
+        'ConfigWinRMCertificateAuthPlugin',
+        'WinRM is not installed on this Windows (no System32\\winrm.vbs); the certificates are trusted but not mapped',
+      );
     }
-    await run(['set', 'winrm/config/service/auth', '@{Certificate="true"}'], 'enabling WinRM certificate authentication');
+    await run(
+      ['set', 'winrm/config/service/auth', '@{Certificate="true"}'],
+      'enabling WinRM certificate authentication',
+    );
     for (const { thumbprint, upn } of mappings) {
       const selector = `winrm/config/service/certmapping?Issuer=${thumbprint}+Subject=${upn}+URI=*`;
       await run(['delete', selector], 'removing the old mapping', true);
-      await run(['create', selector, `@{Enabled="true";Password="${password}";UserName="${user}"}`], `mapping certificate ${thumbprint} (${upn}) to ${user}`);
+      await run(
+        ['create', selector, `@{Enabled="true";Password="${password}";UserName="${user}"}`],
+        `mapping certificate ${thumbprint} (${upn}) to ${user}`,
+      );
       ctx.log.info(`WinRM certificate ${thumbprint} (${upn}) mapped to ${user}`);
     }
     return { status: 'done', reboot: false };

@@ -1,4 +1,5 @@
-// winrm.vbs under cscript with its command line written out as `winrm.cmd` (and winrm's own help) writes it: @{Key="value"}.
+// winrm.vbs under cscript with its command line written out as `winrm.cmd` (and winrm's own help) writes it:
+// @{Key="value"}.
 import type { RunResult } from '../platform/platform';
 import type { PluginContext } from './plugin';
 
@@ -30,16 +31,27 @@ export function winrmArgument(arg: string): string | undefined {
  * A value winrm.vbs cannot be given (a double quote in a password) is a clear error; SECRETS never appear in it.
  */
 export async function runWinrm(ctx: PluginContext, args: string[], secrets: string[] = []): Promise<RunResult> {
-  const argv = [ctx.platform.hostPath('Windows\\System32\\cscript.exe'), '//NoLogo', ctx.platform.hostPath('Windows\\System32\\winrm.vbs'), ...args];
+  const argv = [
+    ctx.platform.hostPath('Windows\\System32\\cscript.exe'),
+    '//NoLogo',
+    ctx.platform.hostPath('Windows\\System32\\winrm.vbs'),
+    ...args,
+  ];
   // argv[0] stays as it is: it is the program Node starts (never split: CreateProcess is given it on its own).
   const line = argv.map((arg, i) => {
     if (i === 0) return arg;
     const written = winrmArgument(arg);
     if (written === undefined) {
       const shown = secrets.reduce((s, secret) => (secret ? s.replaceAll(secret, '********') : s), arg);
-      throw new Error(`winrm argument ${i - 2} (${shown}) cannot be written on winrm.vbs's command line: a double quote inside a value, or a blank outside quotes`);
+      throw new Error(
+        `winrm argument ${i - 2} (${shown}) cannot be written on winrm.vbs's command line: a double quote inside a value, or a blank outside quotes`,
+      );
     }
     return written;
   });
-  return ctx.platform.run(line, { allowFailure: true, verbatimArguments: true, ...(secrets.length > 0 ? { secrets } : {}) });
+  return ctx.platform.run(line, {
+    allowFailure: true,
+    verbatimArguments: true,
+    ...(secrets.length > 0 ? { secrets } : {}),
+  });
 }

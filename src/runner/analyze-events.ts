@@ -42,7 +42,8 @@ export function formatRecord(format: string, record: Readonly<Partial<Record<str
   return format.replace(/%[dDEeIlnortT]/g, (key) => {
     const field = FORMAT_KEYS[key] as string;
     const value = (record as Record<string, unknown>)[field];
-    if (value === undefined) throw new Error(`analyze: the format's ${key} needs '${field}', which this event does not have`);
+    if (value === undefined)
+      throw new Error(`analyze: the format's ${key} needs '${field}', which this event does not have`);
     return TIME_KEYS.has(field) ? fixed8(Number(value)) : String(value);
   });
 }
@@ -99,7 +100,10 @@ export function generateRecords(events: BootEvent[], format: string): string[][]
   return boots;
 }
 
-/** Each boot record as BODY gives it under its numbered heading, then how many were analyzed, as cloud-init frames both reports. */
+/**
+ * Each boot record as BODY gives it under its numbered heading, then how many were analyzed, as cloud-init frames both
+ * reports.
+ */
 function frameBoots(boots: string[][], body: (records: string[]) => string): string {
   const out = boots.map((records, i) => `-- Boot Record ${String(i + 1).padStart(2, '0')} --\n${body(records)}`);
   return `${out.join('')}${boots.length} boot records analyzed\n`;
@@ -116,7 +120,10 @@ export function formatShow(events: BootEvent[], format = SHOW_FORMAT): string {
   );
 }
 
-/** `analyze blame`: each boot's one-line events by the time they took, largest first (as text, as cloud-init sorts them). */
+/**
+ * `analyze blame`: each boot's one-line events by the time they took, largest first (as text, as cloud-init sorts
+ * them).
+ */
 export function formatBlame(events: BootEvent[]): string {
   return frameBoots(generateRecords(events, BLAME_FORMAT), (records) => {
     const timed = records.filter((r) => /^\s+\d+\.\d+/.test(r)).sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));

@@ -14,7 +14,9 @@ import type { NetworkInput, NetworkOutcome } from './runner-deps';
 import { validateNetworkConfigAtBoot } from './validate-network-config-at-boot';
 
 /** The source's network config for selection, with the format its name resolves to in the registry (if any). */
-export function datasourceNetworkOf(network: InstanceData['networkConfig']): Pick<SelectInput, 'datasourceNetwork' | 'datasourceFormat'> {
+export function datasourceNetworkOf(
+  network: InstanceData['networkConfig'],
+): Pick<SelectInput, 'datasourceNetwork' | 'datasourceFormat'> {
   if (!network) return {};
   const format = networkFormatByName(network.format);
   return { datasourceNetwork: network, ...(format ? { datasourceFormat: format } : {}) };
@@ -56,7 +58,10 @@ export async function applyNetworkOnLinux(input: NetworkInput): Promise<NetworkO
   await waitForPhysdevs(p, input.log, sel.config);
   await applyNetworkConfigNames(p, input.log, sel.config);
   const config = sel.config;
-  const out = await renderNetwork(p, sel.state, { distro: input.distro.name, ...(renderer ? { renderer } : renderers ? { renderers } : {}) });
+  const out = await renderNetwork(p, sel.state, {
+    distro: input.distro.name,
+    ...(renderer ? { renderer } : renderers ? { renderers } : {}),
+  });
   input.log.info(`network config rendered with ${out.renderer}: ${out.files.join(', ')}`);
   await runPostRenderCommands(p, input.log, out.renderer, input.distro.name);
   if (!input.bringUp) {
@@ -64,7 +69,11 @@ export async function applyNetworkOnLinux(input: NetworkInput): Promise<NetworkO
     return { written: out.files, config };
   }
   input.log.debug('Bringing up newly configured network interfaces');
-  const activator = await selectActivator(p, input.distro.name, Array.isArray(sysNet.activators) ? sysNet.activators.map(String) : undefined);
+  const activator = await selectActivator(
+    p,
+    input.distro.name,
+    Array.isArray(sysNet.activators) ? sysNet.activators.map(String) : undefined,
+  );
   if (!activator) {
     input.log.warn('No network activator found, not bringing up network interfaces');
     return { written: out.files, config, broughtUp: false };

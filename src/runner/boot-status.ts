@@ -1,4 +1,5 @@
-// What `cloud-init status` reports, computed as cloud-init 26.x's cmd/status.py does: a running state, a condition, exit codes.
+// What `cloud-init status` reports, computed as cloud-init 26.x's cmd/status.py does: a running state, a condition,
+// exit codes.
 import type { RecoverableErrors } from './status-file';
 import { SYSTEMD_FAILURE_DETAIL, SYSTEMD_FAILURE_ERROR } from './systemd-failed';
 
@@ -18,7 +19,11 @@ export type BootStatusCode =
   | 'enabled-by-sysvinit'
   | 'unknown';
 
-const DISABLED_CODES: ReadonlySet<BootStatusCode> = new Set(['disabled-by-generator', 'disabled-by-kernel-command-line', 'disabled-by-marker-file']);
+const DISABLED_CODES: ReadonlySet<BootStatusCode> = new Set([
+  'disabled-by-generator',
+  'disabled-by-kernel-command-line',
+  'disabled-by-marker-file',
+]);
 
 export interface BootStatus {
   running: RunningStatus;
@@ -56,7 +61,9 @@ export interface StatusInputs {
 
 function stageRecords(v1: Record<string, unknown>): Array<[string, Record<string, unknown>]> {
   return Object.entries(v1)
-    .filter((e): e is [string, Record<string, unknown>] => e[1] !== null && typeof e[1] === 'object' && !Array.isArray(e[1]))
+    .filter(
+      (e): e is [string, Record<string, unknown>] => e[1] !== null && typeof e[1] === 'object' && !Array.isArray(e[1]),
+    )
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
@@ -88,7 +95,8 @@ export function collectErrors(v1: Record<string, unknown>): { errors: string[]; 
 /** cloud-init's translate_status: (status, extended_status) from the running status and the condition. */
 export function translateStatus(running: RunningStatus, condition: ConditionStatus): [string, string] {
   if (condition === 'error') return ['error', `error - ${running}`];
-  if (condition === 'degraded' && (running === 'done' || running === 'running')) return [running, `degraded ${running}`];
+  if (condition === 'degraded' && (running === 'done' || running === 'running'))
+    return [running, `degraded ${running}`];
   return [running, running];
 }
 
@@ -100,18 +108,28 @@ export async function computeBootStatusWithSystemd(input: StatusInputs): Promise
   const s = computeBootStatus(input);
   if (s.running !== 'running' || !input.systemdFailed || !(await input.systemdFailed())) return s;
   const [status, extended] = translateStatus('done', 'error');
-  return { ...s, running: 'done', condition: 'error', status, extended_status: extended, detail: SYSTEMD_FAILURE_DETAIL, errors: [...s.errors, SYSTEMD_FAILURE_ERROR] };
+  return {
+    ...s,
+    running: 'done',
+    condition: 'error',
+    status,
+    extended_status: extended,
+    detail: SYSTEMD_FAILURE_DETAIL,
+    errors: [...s.errors, SYSTEMD_FAILURE_ERROR],
+  };
 }
 
 export function computeBootStatus(input: StatusInputs): BootStatus {
   const v1 = { ...(input.v1 ?? {}) };
   const description = typeof v1.datasource === 'string' && v1.datasource ? v1.datasource : undefined;
-  const datasource = input.v1 === undefined ? '' : typeof v1.datasource === 'string' ? dsShortName(v1.datasource) : null;
+  const datasource =
+    input.v1 === undefined ? '' : typeof v1.datasource === 'string' ? dsShortName(v1.datasource) : null;
   const detail = description ?? (v1.stage ? `Running in stage: ${String(v1.stage)}` : input.bootDescription);
   const latest = latestEvent(v1);
   const { errors, recoverable } = collectErrors(v1);
   // Any level present counts, as cloud-init tests the dict itself.
-  const condition: ConditionStatus = errors.length > 0 ? 'error' : Object.keys(recoverable).length > 0 ? 'degraded' : 'healthy';
+  const condition: ConditionStatus =
+    errors.length > 0 ? 'error' : Object.keys(recoverable).length > 0 ? 'degraded' : 'healthy';
   const running: RunningStatus = DISABLED_CODES.has(input.bootStatusCode)
     ? 'disabled'
     : input.v1 !== undefined && !input.resultExists
@@ -136,7 +154,9 @@ export function computeBootStatus(input: StatusInputs): BootStatus {
   };
 }
 
-/** 'DataSourceNoCloud [seed=…]' → 'nocloud': the first word, lower-cased, without 'datasource', as get_datasource does. */
+/**
+ * 'DataSourceNoCloud [seed=…]' → 'nocloud': the first word, lower-cased, without 'datasource', as get_datasource does.
+ */
 export function dsShortName(description: string): string {
   if (!description) return '';
   return (description.split(' ')[0] as string).toLowerCase().replace(/datasource/g, '');

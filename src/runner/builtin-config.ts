@@ -7,7 +7,11 @@ export const BUILTIN_CONFIG: ConfigMap = {
   log_cfgs: [],
   syslog_fix_perms: ['syslog:adm', 'root:adm', 'root:wheel', 'root:root'],
   system_info: {
-    paths: { cloud_dir: '/var/lib/cloud', docs_dir: '/usr/share/doc/cloud-init/', templates_dir: '/etc/cloud/templates/' },
+    paths: {
+      cloud_dir: '/var/lib/cloud',
+      docs_dir: '/usr/share/doc/cloud-init/',
+      templates_dir: '/etc/cloud/templates/',
+    },
     distro: 'ubuntu',
     network: { renderers: null },
   },

@@ -1,4 +1,5 @@
-// `cloud-init clean`: removes instance state (and optionally logs, seed, generated configs) so an image can be captured.
+// `cloud-init clean`: removes instance state (and optionally logs, seed, generated configs) so an image can be
+// captured.
 import { posix } from 'node:path';
 import type { Platform } from '../platform/platform';
 import { describeError } from '../util/errors';
@@ -40,13 +41,22 @@ export interface CleanOutcome {
   errors: string[];
 }
 
-/** The paths PATTERN names on PLATFORM, in name order (one of GENERATED_CONFIGS: a trailing '*' matches by prefix in its folder). */
-export async function expandGenerated(platform: Pick<Platform, 'exists' | 'listDir'>, pattern: string): Promise<string[]> {
+/**
+ * The paths PATTERN names on PLATFORM, in name order (one of GENERATED_CONFIGS: a trailing '*' matches by prefix in its
+ * folder).
+ */
+export async function expandGenerated(
+  platform: Pick<Platform, 'exists' | 'listDir'>,
+  pattern: string,
+): Promise<string[]> {
   if (!pattern.endsWith('*')) return (await platform.exists(pattern)) ? [pattern] : [];
   const dir = posix.dirname(pattern);
   const prefix = posix.basename(pattern).slice(0, -1);
   const names = await platform.listDir(dir).catch(() => [] as string[]);
-  return names.filter((n) => n.startsWith(prefix)).sort().map((n) => posix.join(dir, n));
+  return names
+    .filter((n) => n.startsWith(prefix))
+    .sort()
+    .map((n) => posix.join(dir, n));
 }
 
 /** cloud-init's fstab entries carry `comment=cloudconfig`; those lines go, the rest stay. */
@@ -103,7 +113,10 @@ async function isLink(p: Platform, path: string): Promise<boolean> {
   return names.includes(posix.basename(path));
 }
 
-/** Runs /etc/cloud/clean.d executables in sorted order, as run-parts does; each failure is reported, none stops the rest. */
+/**
+ * Runs /etc/cloud/clean.d executables in sorted order, as run-parts does; each failure is reported, none stops the
+ * rest.
+ */
 export async function runCleanScripts(platform: Platform, log: Log, dir = '/etc/cloud/clean.d'): Promise<string[]> {
   const errors: string[] = [];
   const names = await platform.listDir(dir).catch(() => [] as string[]);

@@ -82,10 +82,20 @@ export function parseCloudInitLogLine(line: string, year: number): BootEvent | u
   if (type === 'start') return { name, description: rest, event_type: 'start', origin: 'cloudinit', timestamp };
   const result = rest.split(':')[0] as string;
   const description = rest.slice(result.length).replace(/^:/, '').trim();
-  return { name, description, event_type: 'finish', origin: 'cloudinit', timestamp, result: result as BootEvent['result'] };
+  return {
+    name,
+    description,
+    event_type: 'finish',
+    origin: 'cloudinit',
+    timestamp,
+    result: result as BootEvent['result'],
+  };
 }
 
-/** Every event of TEXT (cloud-init.log or a syslog/journal copy of its lines), in the order logged; YEAR dates syslog times. */
+/**
+ * Every event of TEXT (cloud-init.log or a syslog/journal copy of its lines), in the order logged; YEAR dates syslog
+ * times.
+ */
 export function parseCloudInitLogEvents(text: string, year: number): BootEvent[] {
   const out: BootEvent[] = [];
   for (const line of text.split('\n')) {

@@ -1,4 +1,6 @@
-// The kernel command line's `cloud-config-url=` (or the older `url=`): fetched before the init stages read their config and kept as a cloud.cfg.d file when it is cloud-config, as cloud-init's attempt_cmdline_url does (MAAS's ephemeral environment is configured that way).
+// The kernel command line's `cloud-config-url=` (or the older `url=`): fetched before the init stages read their config
+// and kept as a cloud.cfg.d file when it is cloud-config, as cloud-init's attempt_cmdline_url does (MAAS's ephemeral
+// environment is configured that way).
 import { SYSTEM_CONFIG_DIR } from '../config/load-system-config';
 import type { Platform } from '../platform/platform';
 import { HttpClient, HttpError } from '../util/http';
@@ -59,8 +61,14 @@ export interface CmdlineUrlOptions {
 /** Every 4xx and 5xx: cloud-init's readurl retries any failed request, not only the usual transient ones. */
 const EVERY_ERROR_STATUS = Array.from({ length: 200 }, (_, i) => 400 + i);
 
-/** What the URL holds: a file in the root (`file://…` or an absolute path), or an HTTP(S) answer (10 s a try, 3 tries). */
-async function fetchContent(o: CmdlineUrlOptions, url: string, local: boolean): Promise<{ ok: true; body: Uint8Array } | { ok: false; why: string }> {
+/**
+ * What the URL holds: a file in the root (`file://…` or an absolute path), or an HTTP(S) answer (10 s a try, 3 tries).
+ */
+async function fetchContent(
+  o: CmdlineUrlOptions,
+  url: string,
+  local: boolean,
+): Promise<{ ok: true; body: Uint8Array } | { ok: false; why: string }> {
   if (local) {
     const path = url.startsWith('/') ? url : url.slice('file://'.length);
     try {
@@ -69,11 +77,22 @@ async function fetchContent(o: CmdlineUrlOptions, url: string, local: boolean): 
       return { ok: false, why: describeError(err) };
     }
   }
-  const client = new HttpClient({ log: o.log, ...(o.env ? { env: o.env } : {}), ...(o.sleep ? { sleep: o.sleep } : {}) });
+  const client = new HttpClient({
+    log: o.log,
+    ...(o.env ? { env: o.env } : {}),
+    ...(o.sleep ? { sleep: o.sleep } : {}),
+  });
   try {
     // cloud-init waits 1 s between tries in the network stage (and for local files), 0.1 s in init-local.
     const pause = o.network ? 1000 : 100;
-    const res = await client.fetch(url, { timeoutMs: 10_000, retries: 2, backoffMs: pause, maxBackoffMs: pause, retryStatuses: EVERY_ERROR_STATUS, anyHostRedirects: true });
+    const res = await client.fetch(url, {
+      timeoutMs: 10_000,
+      retries: 2,
+      backoffMs: pause,
+      maxBackoffMs: pause,
+      retryStatuses: EVERY_ERROR_STATUS,
+      anyHostRedirects: true,
+    });
     return { ok: true, body: res.body };
   } catch (err) {
     if (err instanceof HttpError) return { ok: false, why: err.message };
@@ -95,16 +114,32 @@ export async function attemptCmdlineUrl(o: CmdlineUrlOptions): Promise<CmdlineUr
   const local = url.startsWith('file://') || url.startsWith('/');
   if (local && (await o.platform.exists(KERNEL_CMDLINE_URL_CFG))) {
     const when = o.network ? 'possibly from local stage download' : 'possibly from previous boot download';
-    return { level: o.network ? 'DEBUG' : 'WARNING', message: `file '${KERNEL_CMDLINE_URL_CFG}' existed, ${when} of command line url '${url}'. Not re-writing.`, wrote: false };
+    return {
+      level: o.network ? 'DEBUG' : 'WARNING',
+      message: `file '${KERNEL_CMDLINE_URL_CFG}' existed, ${when} of command line url '${url}'. Not re-writing.`,
+      wrote: false,
+    };
   }
   const failLevel = o.network || local ? 'WARNING' : 'DEBUG';
-  if (!local && !/^https?:\/\//i.test(url)) return { level: failLevel, message: `retrieving url '${url}' failed: not an http(s) URL or a file`, wrote: false };
+  if (!local && !/^https?:\/\//i.test(url))
+    return { level: failLevel, message: `retrieving url '${url}' failed: not an http(s) URL or a file`, wrote: false };
   const got = await fetchContent(o, url, local);
   if (!got.ok) return { level: failLevel, message: `retrieving url '${url}' failed: ${got.why}`, wrote: false };
   if (!Buffer.from(got.body.subarray(0, HEADER.length)).equals(Buffer.from(HEADER))) {
-    return { level: key === 'cloud-config-url' ? 'WARNING' : 'INFO', message: `contents of '${url}' did not start with b'${HEADER}'`, wrote: false };
+    return {
+      level: key === 'cloud-config-url' ? 'WARNING' : 'INFO',
+      message: `contents of '${url}' did not start with b'${HEADER}'`,
+      wrote: false,
+    };
   }
-  if (key === 'url') o.log.warn('DEPRECATED: `url` kernel command line key is deprecated for providing cloud-config via URL. Please use `cloud-config-url` kernel command line parameter instead');
+  if (key === 'url')
+    o.log.warn(
+      'DEPRECATED: `url` kernel command line key is deprecated for providing cloud-config via URL. Please use `cloud-config-url` kernel command line parameter instead',
+    );
   await o.platform.writeFile(KERNEL_CMDLINE_URL_CFG, got.body, { mode: 0o600 });
-  return { level: 'INFO', message: `wrote cloud-config data from ${key}='${url}' to ${KERNEL_CMDLINE_URL_CFG}`, wrote: true };
+  return {
+    level: 'INFO',
+    message: `wrote cloud-config data from ${key}='${url}' to ${KERNEL_CMDLINE_URL_CFG}`,
+    wrote: true,
+  };
 }

@@ -9,7 +9,8 @@ import type { CloudPaths } from './cloud-paths';
 import { sortedJson } from './sorted-json';
 import { describeError } from '../util/errors';
 
-const DOC = 'Aggregated cloud-config created by merging merged_system_cfg (/etc/cloud/cloud.cfg and /etc/cloud/cloud.cfg.d), metadata, vendordata and userdata. The combined_cloud_config represents the aggregated desired configuration acted upon by cloud-init.';
+const DOC =
+  'Aggregated cloud-config created by merging merged_system_cfg (/etc/cloud/cloud.cfg and /etc/cloud/cloud.cfg.d), metadata, vendordata and userdata. The combined_cloud_config represents the aggregated desired configuration acted upon by cloud-init.';
 
 /** MERGED (system < datasource < vendor < user) over the built-ins, with 25.1's _doc, system_info and features. */
 export function combinedCloudConfig(merged: ConfigMap): ConfigMap {
@@ -18,7 +19,11 @@ export function combinedCloudConfig(merged: ConfigMap): ConfigMap {
 }
 
 /** Writes combined-cloud-config.json (0600), as 25.1's Init._consume_userdata does; returns what it wrote. */
-export async function writeCombinedCloudConfig(platform: Platform, paths: CloudPaths, merged: ConfigMap): Promise<ConfigMap> {
+export async function writeCombinedCloudConfig(
+  platform: Platform,
+  paths: CloudPaths,
+  merged: ConfigMap,
+): Promise<ConfigMap> {
   const combined = combinedCloudConfig(merged);
   await platform.writeFile(paths.combinedCloudConfigFile, sortedJson(combined), { mode: 0o600 });
   return combined;
@@ -28,7 +33,12 @@ export async function writeCombinedCloudConfig(platform: Platform, paths: CloudP
  * Adds COMBINED's system_info and features to instance-data-sensitive.json, as 25.1 does right after writing the
  * combined config; a sensitive file that is missing or not JSON is left alone with a warning.
  */
-export async function addSystemInfoToInstanceData(platform: Platform, paths: CloudPaths, combined: ConfigMap, log: Log): Promise<void> {
+export async function addSystemInfoToInstanceData(
+  platform: Platform,
+  paths: CloudPaths,
+  combined: ConfigMap,
+  log: Log,
+): Promise<void> {
   const text = await platform.readTextIfExists(paths.instanceDataSensitiveFile);
   if (text === undefined) {
     log.warn(`Skipping write of system_info/features to ${paths.instanceDataSensitiveFile}. Unable to read file.`);
@@ -38,13 +48,21 @@ export async function addSystemInfoToInstanceData(platform: Platform, paths: Clo
   try {
     doc = JSON.parse(text);
   } catch (err) {
-    log.warn(`Skipping write of system_info/features to ${paths.instanceDataSensitiveFile}. Invalid JSON found: ${describeError(err)}`);
+    log.warn(
+      `Skipping write of system_info/features to ${paths.instanceDataSensitiveFile}. Invalid JSON found: ${describeError(err)}`,
+    );
     return;
   }
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
-    log.warn(`Skipping write of system_info/features to ${paths.instanceDataSensitiveFile}. Invalid JSON found: not an object`);
+    log.warn(
+      `Skipping write of system_info/features to ${paths.instanceDataSensitiveFile}. Invalid JSON found: not an object`,
+    );
     return;
   }
-  const updated = { ...(doc as Record<string, unknown>), system_info: combined.system_info, features: combined.features };
+  const updated = {
+    ...(doc as Record<string, unknown>),
+    system_info: combined.system_info,
+    features: combined.features,
+  };
   await platform.writeFile(paths.instanceDataSensitiveFile, sortedJson(updated), { mode: 0o600 });
 }

@@ -3,7 +3,9 @@
 import type { InstanceData } from '../sources/datasource';
 import { DATASOURCES, WINDOWS_ONLY_SOURCES, datasourceByName } from '../sources/registry';
 
-/** Which stage found the source: cloud-init's class differs (DataSourceEc2Local in init-local, DataSourceEc2 in init). */
+/**
+ * Which stage found the source: cloud-init's class differs (DataSourceEc2Local in init-local, DataSourceEc2 in init).
+ */
 export type FoundInStage = 'local' | 'network';
 
 const ALL_SOURCES = [...DATASOURCES, ...WINDOWS_ONLY_SOURCES];

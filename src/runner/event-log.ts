@@ -42,12 +42,25 @@ export class EventLog {
 
   /** Also logs the event as cloud-init's handlers.py does, so `analyze` in either tool can read cloud-init.log. */
   start(name: string, description: string): void {
-    this.record({ name, description, event_type: 'start', origin: 'cloudinit', timestamp: this.now().getTime() / 1000 });
+    this.record({
+      name,
+      description,
+      event_type: 'start',
+      origin: 'cloudinit',
+      timestamp: this.now().getTime() / 1000,
+    });
     this.log.debug(`start: ${name}: ${description}`);
   }
 
   finish(name: string, result: 'SUCCESS' | 'WARN' | 'FAIL', description: string): void {
-    this.record({ name, description, event_type: 'finish', origin: 'cloudinit', timestamp: this.now().getTime() / 1000, result });
+    this.record({
+      name,
+      description,
+      event_type: 'finish',
+      origin: 'cloudinit',
+      timestamp: this.now().getTime() / 1000,
+      result,
+    });
     this.log.debug(`finish: ${name}: ${result}: ${description}`);
   }
 

@@ -19,7 +19,11 @@ interface CachedInstance {
 }
 
 /** The blobs kept in files of their own beside obj.json (the files instancify writes). */
-export const BLOB_FILES = { userData: 'user-data.txt', vendorData: 'vendor-data.txt', vendorData2: 'vendor-data2.txt' } as const;
+export const BLOB_FILES = {
+  userData: 'user-data.txt',
+  vendorData: 'vendor-data.txt',
+  vendorData2: 'vendor-data2.txt',
+} as const;
 type BlobKey = keyof typeof BLOB_FILES;
 
 interface BlobRef {
@@ -43,7 +47,8 @@ export function serializeInstance(source: string, data: InstanceData, stage?: Fo
     const bytes = data[k];
     if (bytes) copy[k] = { file, bytes: bytes.length, sha256: sha256(bytes) } satisfies BlobRef;
   }
-  if (data.files) copy.files = data.files.map((f) => ({ path: f.path, base64: Buffer.from(f.content).toString('base64') }));
+  if (data.files)
+    copy.files = data.files.map((f) => ({ path: f.path, base64: Buffer.from(f.content).toString('base64') }));
   const cached: CachedInstance = { version: 2, source, ...(stage ? { stage } : {}), data: copy };
   return `${JSON.stringify(cached)}\n`;
 }
@@ -53,14 +58,18 @@ export function serializeInstance(source: string, data: InstanceData, stage?: Fo
  * when missing). Undefined when the cache cannot be trusted: unreadable, of another version, or a blob that is
  * missing or not the one it names (a crash between the writes, an edited file): the source is crawled again.
  */
-export async function deserializeInstance(text: string, readBlob: (file: string) => Promise<Uint8Array | undefined>): Promise<CachedSource | undefined> {
+export async function deserializeInstance(
+  text: string,
+  readBlob: (file: string) => Promise<Uint8Array | undefined>,
+): Promise<CachedSource | undefined> {
   let parsed: CachedInstance;
   try {
     parsed = JSON.parse(text) as CachedInstance;
   } catch {
     return undefined; // a cache that is not JSON is not used: the source is crawled again (see above)
   }
-  if (parsed?.version !== 2 || typeof parsed.source !== 'string' || typeof parsed.data?.instanceId !== 'string') return undefined;
+  if (parsed?.version !== 2 || typeof parsed.source !== 'string' || typeof parsed.data?.instanceId !== 'string')
+    return undefined;
   const data = { ...parsed.data } as Record<string, unknown>;
   for (const [k, file] of Object.entries(BLOB_FILES) as Array<[BlobKey, string]>) {
     const ref = data[k] as BlobRef | undefined;
@@ -71,7 +80,10 @@ export async function deserializeInstance(text: string, readBlob: (file: string)
     data[k] = bytes;
   }
   if (Array.isArray(data.files)) {
-    data.files = (data.files as Array<{ path: string; base64: string }>).map((f) => ({ path: f.path, content: new Uint8Array(Buffer.from(f.base64, 'base64')) }));
+    data.files = (data.files as Array<{ path: string; base64: string }>).map((f) => ({
+      path: f.path,
+      content: new Uint8Array(Buffer.from(f.base64, 'base64')),
+    }));
   }
   const stage = parsed.stage === 'local' || parsed.stage === 'network' ? parsed.stage : undefined;
   return { source: parsed.source, ...(stage ? { stage } : {}), data: data as unknown as InstanceData };

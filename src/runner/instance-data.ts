@@ -20,14 +20,25 @@ export const REDACT_SENSITIVE_VALUE = 'redacted for non-root user';
  */
 export const SENSITIVE_KEYS = ['merged_cfg', 'merged_system_cfg', 'security-credentials'];
 
-const MACHINE: Record<string, string> = { x64: 'x86_64', arm64: 'aarch64', arm: 'armv7l', ia32: 'i686', ppc64: 'ppc64le', s390x: 's390x', riscv64: 'riscv64' };
+const MACHINE: Record<string, string> = {
+  x64: 'x86_64',
+  arm64: 'aarch64',
+  arm: 'armv7l',
+  ia32: 'i686',
+  ppc64: 'ppc64le',
+  s390x: 's390x',
+  riscv64: 'riscv64',
+};
 
 export interface InstanceDataInput {
   instance: InstanceData;
   distro: DistroInfo;
   /** The merged cloud-config in effect (system < datasource < vendor < user); kept for callers, not written. */
   mergedConfig: ConfigMap;
-  /** The system config (/etc/cloud/cloud.cfg and cloud.cfg.d), written as merged_system_cfg (and merged_cfg) as cloud-init 25.1 does. */
+  /**
+   * The system config (/etc/cloud/cloud.cfg and cloud.cfg.d), written as merged_system_cfg (and merged_cfg) as
+   * cloud-init 25.1 does.
+   */
   systemConfig: ConfigMap;
 }
 
@@ -37,7 +48,10 @@ function restrictedSystemConfig(system: ConfigMap): ConfigMap {
   return rest;
 }
 
-/** What Python's platform.platform() says: Linux-<release>-<machine>-with-glibc<version> (the glibc the process runs on). */
+/**
+ * What Python's platform.platform() says: Linux-<release>-<machine>-with-glibc<version> (the glibc the process runs
+ * on).
+ */
 function systemPlatform(machine: string): string {
   const glibc = runningGlibcVersion();
   return `Linux-${release()}-${machine}${glibc ? `-with-glibc${glibc}` : ''}`;
@@ -49,7 +63,8 @@ function systemPlatform(machine: string): string {
  */
 export function shortLocalHostname(name: string | undefined): string | undefined {
   if (!name) return name;
-  if (/^(\d{1,3}\.){3}\d{1,3}$/.test(name) && name.split('.').every((o) => Number(o) <= 255)) return `ip-${name.replace(/\./g, '-')}`;
+  if (/^(\d{1,3}\.){3}\d{1,3}$/.test(name) && name.split('.').every((o) => Number(o) <= 255))
+    return `ip-${name.replace(/\./g, '-')}`;
   return name.split('.')[0];
 }
 
@@ -84,12 +99,18 @@ function standardized(input: InstanceDataInput, machine: string, platformText: s
     variant: input.distro.name,
   };
   // cloud-init 22.4 keeps the old hyphenated spellings of these four in v1.
-  for (const k of ['availability_zone', 'cloud_name', 'instance_id', 'local_hostname']) v1[k.replace(/_/g, '-')] = v1[k];
+  for (const k of ['availability_zone', 'cloud_name', 'instance_id', 'local_hostname'])
+    v1[k.replace(/_/g, '-')] = v1[k];
   return v1;
 }
 
 /** Paths ('a/b/c') of every sensitive key present in DOC, as cloud-init lists them in sensitive_keys. */
-function sensitivePaths(value: unknown, path: string, out: string[], keys: readonly string[] = SENSITIVE_KEYS): string[] {
+function sensitivePaths(
+  value: unknown,
+  path: string,
+  out: string[],
+  keys: readonly string[] = SENSITIVE_KEYS,
+): string[] {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return out;
   for (const [k, v] of Object.entries(value)) {
     const p = path ? `${path}/${k}` : k;
@@ -104,16 +125,22 @@ export function buildInstanceData(input: InstanceDataInput): Record<string, unkn
   const machine = MACHINE[arch()] ?? arch();
   const platformText = systemPlatform(machine);
   const v1 = standardized(input, machine, platformText);
-  const experimental = 'EXPERIMENTAL: The structure and format of content scoped under the \'ds\' key may change in subsequent releases of cloud-init.';
+  const experimental =
+    "EXPERIMENTAL: The structure and format of content scoped under the 'ds' key may change in subsequent releases of cloud-init.";
   const crawled = input.instance.crawledMetadata;
   const system = restrictedSystemConfig(input.systemConfig);
-  const ds: Record<string, unknown> = crawled ? { ...crawled, _doc: experimental } : { _doc: experimental, meta_data: input.instance.metadata, ...(input.instance.extra ?? {}) };
+  const ds: Record<string, unknown> = crawled
+    ? { ...crawled, _doc: experimental }
+    : { _doc: experimental, meta_data: input.instance.metadata, ...(input.instance.extra ?? {}) };
   const full: Record<string, unknown> = {
     base64_encoded_keys: input.instance.base64EncodedKeys ?? [],
     ds,
     // 25.1 keeps the old name beside the new one, each with its own _doc.
     merged_cfg: { ...system, _doc: 'DEPRECATED: Use merged_system_cfg. Will be dropped from 24.1' },
-    merged_system_cfg: { ...system, _doc: 'Merged cloud-init system config from /etc/cloud/cloud.cfg and /etc/cloud/cloud.cfg.d/' },
+    merged_system_cfg: {
+      ...system,
+      _doc: 'Merged cloud-init system config from /etc/cloud/cloud.cfg and /etc/cloud/cloud.cfg.d/',
+    },
     sys_info: {
       dist: [input.distro.osReleaseId ?? input.distro.name, input.distro.version, input.distro.codename ?? ''],
       platform: platformText,
@@ -129,31 +156,48 @@ export function buildInstanceData(input: InstanceDataInput): Record<string, unkn
   return full;
 }
 
-/** A copy with every sensitive key (those in its sensitive_keys, and any key that names a secret) replaced for non-root readers. */
+/**
+ * A copy with every sensitive key (those in its sensitive_keys, and any key that names a secret) replaced for non-root
+ * readers.
+ */
 export function redactInstanceData(doc: Record<string, unknown>): Record<string, unknown> {
-  const listed = new Set(Array.isArray(doc.sensitive_keys) ? (doc.sensitive_keys as unknown[]).filter((p): p is string => typeof p === 'string') : []);
+  const listed = new Set(
+    Array.isArray(doc.sensitive_keys)
+      ? (doc.sensitive_keys as unknown[]).filter((p): p is string => typeof p === 'string')
+      : [],
+  );
   const walk = (value: unknown, path: string): unknown => {
     if (Array.isArray(value)) return value.map((v) => walk(v, path));
     if (value === null || typeof value !== 'object') return value;
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       const p = path ? `${path}/${k}` : k;
-      out[k] = SENSITIVE_KEYS.includes(k) || listed.has(p) || (path !== '' && isSecretKey(k)) ? REDACT_SENSITIVE_VALUE : walk(v, p);
+      out[k] =
+        SENSITIVE_KEYS.includes(k) || listed.has(p) || (path !== '' && isSecretKey(k))
+          ? REDACT_SENSITIVE_VALUE
+          : walk(v, p);
     }
     return out;
   };
   return walk(doc, '') as Record<string, unknown>;
 }
 
-export async function writeInstanceData(platform: Platform, paths: CloudPaths, input: InstanceDataInput): Promise<Record<string, unknown>> {
+export async function writeInstanceData(
+  platform: Platform,
+  paths: CloudPaths,
+  input: InstanceDataInput,
+): Promise<Record<string, unknown>> {
   const full = buildInstanceData(input);
   await platform.writeFile(paths.instanceDataSensitiveFile, sortedJson(full), { mode: 0o600 });
   await platform.writeFile(paths.instanceDataFile, sortedJson(redactInstanceData(full)), { mode: 0o644 });
   const cloudId = (full.v1 as Record<string, unknown>).cloud_id as string;
-  await platform.writeFile(paths.cloudIdFile.replace(/cloud-id$/, `cloud-id-${cloudId}`), `${cloudId}\n`, { mode: 0o644 });
+  await platform.writeFile(paths.cloudIdFile.replace(/cloud-id$/, `cloud-id-${cloudId}`), `${cloudId}\n`, {
+    mode: 0o644,
+  });
   // cloud-id is a link to cloud-id-<id>, so a change of cloud is visible as a new file.
   for (const name of await platform.listDir(paths.runDir).catch(() => [] as string[])) {
-    if (name.startsWith('cloud-id-') && name !== `cloud-id-${cloudId}`) await platform.remove(`${paths.runDir}/${name}`);
+    if (name.startsWith('cloud-id-') && name !== `cloud-id-${cloudId}`)
+      await platform.remove(`${paths.runDir}/${name}`);
   }
   await platform.symlink(`${paths.runDir}/cloud-id-${cloudId}`, paths.cloudIdFile);
   return full;

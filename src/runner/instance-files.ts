@@ -10,7 +10,17 @@ export const NO_PREVIOUS_INSTANCE_ID = 'NO_PREVIOUS_INSTANCE_ID';
 
 /** The folders cloud-init makes under /var/lib/cloud before anything else. */
 export async function initCloudDirs(platform: Platform, paths: CloudPaths): Promise<void> {
-  const dirs = ['data', 'handlers', 'instances', 'scripts/per-boot', 'scripts/per-instance', 'scripts/per-once', 'scripts/vendor', 'seed', 'sem'];
+  const dirs = [
+    'data',
+    'handlers',
+    'instances',
+    'scripts/per-boot',
+    'scripts/per-instance',
+    'scripts/per-once',
+    'scripts/vendor',
+    'seed',
+    'sem',
+  ];
   for (const d of dirs) await platform.mkdir(posix.join(paths.cloudDir, d));
   await platform.mkdir(posix.join(paths.runDir, 'sem'));
 }
@@ -24,7 +34,13 @@ export async function previousInstanceId(platform: Platform, paths: CloudPaths):
  * cloud-init's "instancify": remember the previous instance id, point `instance` at this one, write the cache
  * and the small files tools read. Returns whether this is the first boot of the instance.
  */
-export async function instancify(platform: Platform, paths: CloudPaths, sourceName: string, data: InstanceData, stage: FoundInStage = 'local'): Promise<{ isNew: boolean; previous: string }> {
+export async function instancify(
+  platform: Platform,
+  paths: CloudPaths,
+  sourceName: string,
+  data: InstanceData,
+  stage: FoundInStage = 'local',
+): Promise<{ isNew: boolean; previous: string }> {
   const iid = data.instanceId;
   const previous = await previousInstanceId(platform, paths);
   const dir = paths.instanceDir(iid);
@@ -40,8 +56,12 @@ export async function instancify(platform: Platform, paths: CloudPaths, sourceNa
   // The raw blobs, root-only as cloud-init keeps them (they often hold passwords); before obj.json, which names
   // them by hash: a crash between the writes leaves a cache that is not trusted, never one that lies.
   await platform.writeFile(posix.join(dir, BLOB_FILES.userData), data.userData ?? new Uint8Array(), { mode: 0o600 });
-  await platform.writeFile(posix.join(dir, BLOB_FILES.vendorData), data.vendorData ?? new Uint8Array(), { mode: 0o600 });
-  await platform.writeFile(posix.join(dir, BLOB_FILES.vendorData2), data.vendorData2 ?? new Uint8Array(), { mode: 0o600 });
+  await platform.writeFile(posix.join(dir, BLOB_FILES.vendorData), data.vendorData ?? new Uint8Array(), {
+    mode: 0o600,
+  });
+  await platform.writeFile(posix.join(dir, BLOB_FILES.vendorData2), data.vendorData2 ?? new Uint8Array(), {
+    mode: 0o600,
+  });
   await platform.writeFile(posix.join(dir, CACHE_FILE), serializeInstance(sourceName, data, stage), { mode: 0o600 });
   return { isNew: previous !== iid, previous };
 }

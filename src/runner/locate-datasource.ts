@@ -16,18 +16,41 @@ function searchEvents(events: EventLog, stage: 'local' | 'network'): SearchRepor
   const name = (s: Datasource) => `${parent}/search-${cls(s).replace(/^DataSource/, '')}`;
   return {
     start: (s) => events.start(name(s), `searching for ${stage} data from ${cls(s)}`),
-    finish: (s, outcome) => events.finish(name(s), outcome === 'failed' ? 'FAIL' : 'SUCCESS', outcome === 'found' ? `found ${stage} data from ${cls(s)}` : `no ${stage} data found from ${cls(s)}`),
+    finish: (s, outcome) =>
+      events.finish(
+        name(s),
+        outcome === 'failed' ? 'FAIL' : 'SUCCESS',
+        outcome === 'found' ? `found ${stage} data from ${cls(s)}` : `no ${stage} data found from ${cls(s)}`,
+      ),
   };
 }
 
-/** ds-identify (sources/detect.ts) picks the candidates among SOURCES; find-source crawls them in order for the stage. */
-export async function locateDatasource(input: LocateInput, env: NodeJS.ProcessEnv, sources: readonly Datasource[]): Promise<LocateOutcome> {
-  const ctx = await buildDetectContext({ platform: input.platform, log: input.log, config: input.config, finder: input.finder, kernelCmdline: input.kernelCmdline, env });
+/**
+ * ds-identify (sources/detect.ts) picks the candidates among SOURCES; find-source crawls them in order for the stage.
+ */
+export async function locateDatasource(
+  input: LocateInput,
+  env: NodeJS.ProcessEnv,
+  sources: readonly Datasource[],
+): Promise<LocateOutcome> {
+  const ctx = await buildDetectContext({
+    platform: input.platform,
+    log: input.log,
+    config: input.config,
+    finder: input.finder,
+    kernelCmdline: input.kernelCmdline,
+    env,
+  });
   const detection = await detectSources(ctx, sources);
   input.log.debug(`ds-identify: ${detection.reason}: ${detection.candidates.map((c) => c.name).join(', ') || 'none'}`);
   // The network stage tries every candidate again: NoCloud with an http seedfrom is only readable now.
   const candidates = detection.candidates;
-  const found = await findSource(ctx, candidates, { stage: input.stage, env, ...(input.network ? { network: input.network } : {}), ...(input.events ? { report: searchEvents(input.events, input.stage) } : {}) });
+  const found = await findSource(ctx, candidates, {
+    stage: input.stage,
+    env,
+    ...(input.network ? { network: input.network } : {}),
+    ...(input.events ? { report: searchEvents(input.events, input.stage) } : {}),
+  });
   return {
     found: found ? { source: found.source, data: found.data } : undefined,
     tried: candidates.map((c) => c.name),

@@ -11,7 +11,10 @@ export interface CloudConfigLayers {
   user?: ConfigMap | undefined;
 }
 
-/** `vendor_data: {enabled: false}` (bool or the strings cloud-init accepts) in system or user config turns vendor data off. */
+/**
+ * `vendor_data: {enabled: false}` (bool or the strings cloud-init accepts) in system or user config turns vendor data
+ * off.
+ */
 export function vendorDataEnabled(system: ConfigMap, user: ConfigMap | undefined): boolean {
   for (const layer of [user, system]) {
     const vd = layer?.vendor_data;
@@ -44,7 +47,12 @@ export function formatCloudConfigFile(cfg: ConfigMap | undefined, partNames: str
   // A processor that does not name its parts still gets its config kept (no part list then).
   if (partNames.length === 0 && Object.keys(body).length === 0) return '';
   const lines = ['#cloud-config', ''];
-  if (partNames.length > 0) lines.push(`# from ${partNames.length} files`, ...partNames.map((n) => `# ${n.replace(/[\n\r\t]/g, ' ').trim() || '?'}`), '');
+  if (partNames.length > 0)
+    lines.push(
+      `# from ${partNames.length} files`,
+      ...partNames.map((n) => `# ${n.replace(/[\n\r\t]/g, ' ').trim() || '?'}`),
+      '',
+    );
   lines.push(Object.keys(body).length === 0 ? '--- {}\n...\n' : `---\n${pyyamlDump(body)}...\n`);
   return lines.join('\n');
 }

@@ -30,7 +30,11 @@ export function canonicalModuleName(name: string): string {
  * deprecation, so the boot is degraded) and dropped, so the module runs at its own frequency; any other kind of
  * item stops the stage.
  */
-export function readModuleList(config: Record<string, unknown>, stage: ModuleStage, deprecated: (message: string) => void = () => undefined): ModuleListEntry[] {
+export function readModuleList(
+  config: Record<string, unknown>,
+  stage: ModuleStage,
+  deprecated: (message: string) => void = () => undefined,
+): ModuleListEntry[] {
   const key = STAGE_MODULE_KEY[stage];
   const raw = config[key];
   if (raw === undefined || raw === null) return [];
@@ -39,27 +43,48 @@ export function readModuleList(config: Record<string, unknown>, stage: ModuleSta
     if (value === undefined || value === null || value === '') return {};
     const freq = parseFrequency(typeof value === 'string' ? value.trim() : value);
     if (freq) return { frequency: freq };
-    deprecated(`Config specified module ${name} has an unknown frequency ${String(value)} is deprecated in 22.1 and scheduled to be removed in 27.1. Use always, once or once-per-instance`);
+    deprecated(
+      `Config specified module ${name} has an unknown frequency ${String(value)} is deprecated in 22.1 and scheduled to be removed in 27.1. Use always, once or once-per-instance`,
+    );
     return {};
   };
   const out: ModuleListEntry[] = [];
   raw.forEach((item: unknown, i) => {
-    if (item === null || item === undefined || item === '' || item === false || (Array.isArray(item) && item.length === 0)) return;
+    if (
+      item === null ||
+      item === undefined ||
+      item === '' ||
+      item === false ||
+      (Array.isArray(item) && item.length === 0)
+    )
+      return;
     if (typeof item === 'string') {
       out.push({ name: canonicalModuleName(item), args: [], listedAs: item.trim() });
       return;
     }
     if (Array.isArray(item) && typeof item[0] === 'string') {
-      out.push({ name: canonicalModuleName(item[0]), ...frequencyOf(item[0].trim(), item[1]), args: item.slice(2), listedAs: item[0].trim() });
+      out.push({
+        name: canonicalModuleName(item[0]),
+        ...frequencyOf(item[0].trim(), item[1]),
+        args: item.slice(2),
+        listedAs: item[0].trim(),
+      });
       return;
     }
     if (typeof item === 'object' && !Array.isArray(item)) {
       const rec = item as Record<string, unknown>;
       if (typeof rec.name !== 'string') return;
-      out.push({ name: canonicalModuleName(rec.name), ...frequencyOf(rec.name.trim(), rec.frequency), args: Array.isArray(rec.args) ? rec.args : [], listedAs: rec.name.trim() });
+      out.push({
+        name: canonicalModuleName(rec.name),
+        ...frequencyOf(rec.name.trim(), rec.frequency),
+        args: Array.isArray(rec.args) ? rec.args : [],
+        listedAs: rec.name.trim(),
+      });
       return;
     }
-    throw new ConfigError(`${key}[${i}]: expected a module name, [name, frequency] or {name, frequency}, found ${JSON.stringify(item)}`);
+    throw new ConfigError(
+      `${key}[${i}]: expected a module name, [name, frequency] or {name, frequency}, found ${JSON.stringify(item)}`,
+    );
   });
   return out;
 }

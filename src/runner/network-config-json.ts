@@ -9,7 +9,11 @@ import { sortedJson } from './sorted-json';
  * Writes CONFIG to /var/lib/cloud/instance/network-config.json (0600) when it differs from what is there, and links
  * /run/cloud-init/network-config.json to it; nothing before an instance is known (no instance link yet).
  */
-export async function writeNetworkConfigJson(platform: Platform, paths: CloudPaths, config: Record<string, unknown>): Promise<void> {
+export async function writeNetworkConfigJson(
+  platform: Platform,
+  paths: CloudPaths,
+  config: Record<string, unknown>,
+): Promise<void> {
   if (!(await platform.exists(paths.instanceLink))) return;
   const file = posix.join(paths.instanceLink, 'network-config.json');
   const text = sortedJson(config);

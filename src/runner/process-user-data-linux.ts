@@ -1,4 +1,5 @@
-// The runner's user-data step on Linux: userdata/ splits and merges, scripts are written, boothooks and part handlers run.
+// The runner's user-data step on Linux: userdata/ splits and merges, scripts are written, boothooks and part handlers
+// run.
 import { posix } from 'node:path';
 import { runPartHandlers } from '../userdata/part-handlers';
 import { runBoothooks, writeUserScripts, type ScriptRunContext } from '../userdata/linux-scripts';
@@ -22,18 +23,36 @@ export async function processUserDataOnLinux(input: UserDataInput): Promise<User
           const f = posix.join(urlcache, Buffer.from(url).toString('base64url'));
           return (await p.exists(f)) ? p.readFile(f) : undefined;
         },
-        set: (url, data) => p.writeFile(posix.join(urlcache, Buffer.from(url).toString('base64url')), data, { mode: 0o600 }),
+        set: (url, data) =>
+          p.writeFile(posix.join(urlcache, Buffer.from(url).toString('base64url')), data, { mode: 0o600 }),
       },
     },
   );
-  const cfg = input.kind === 'user' ? result.userCloudConfig : input.kind === 'vendor' ? result.vendorCloudConfig : result.vendor2CloudConfig;
+  const cfg =
+    input.kind === 'user'
+      ? result.userCloudConfig
+      : input.kind === 'vendor'
+        ? result.vendorCloudConfig
+        : result.vendor2CloudConfig;
   const processed = result.processed[input.kind] ?? [];
-  const cloudConfigParts = result.parts.filter((x) => x.source === input.kind && (x.contentType === CT.cloudConfig || x.contentType === CT.cloudConfigJsonp)).map((x) => x.name);
+  const cloudConfigParts = result.parts
+    .filter(
+      (x) => x.source === input.kind && (x.contentType === CT.cloudConfig || x.contentType === CT.cloudConfigJsonp),
+    )
+    .map((x) => x.name);
   if (input.onlyProcess) return { cloudConfig: cfg, processed, cloudConfigParts };
-  const ctx: ScriptRunContext = { platform: p, instanceId: input.instance.instanceId, log: input.log, cloudDir: input.paths.cloudDir, outputLog: '/var/log/cloud-init-output.log' };
+  const ctx: ScriptRunContext = {
+    platform: p,
+    instanceId: input.instance.instanceId,
+    log: input.log,
+    cloudDir: input.paths.cloudDir,
+    outputLog: '/var/log/cloud-init-output.log',
+  };
   await writeUserScripts(ctx, result.scripts);
   const warnings = result.errors.map((e) => `${e.part}: ${e.message}`);
-  for (const o of await runBoothooks(ctx, result.boothooks)) if (!o.ok) warnings.push(`boothook ${o.name} failed: ${o.error ?? `exit ${o.code}`}`);
-  for (const o of await runPartHandlers(ctx, result)) if (!o.ok) warnings.push(`part handler ${o.name} failed: ${o.error ?? 'error'}`);
+  for (const o of await runBoothooks(ctx, result.boothooks))
+    if (!o.ok) warnings.push(`boothook ${o.name} failed: ${o.error ?? `exit ${o.code}`}`);
+  for (const o of await runPartHandlers(ctx, result))
+    if (!o.ok) warnings.push(`part handler ${o.name} failed: ${o.error ?? 'error'}`);
   return { cloudConfig: cfg, warnings, processed, cloudConfigParts };
 }

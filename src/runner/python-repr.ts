@@ -26,7 +26,10 @@ export function pyStrRepr(s: string): string {
 function indentOutput(text: string | undefined): string {
   if (text === undefined) return '-';
   if (text === '') return '';
-  return text.replace(/\r/g, '').replace(/\n$/, '').replace(/\n/g, `\n${' '.repeat(8)}`);
+  return text
+    .replace(/\r/g, '')
+    .replace(/\n$/, '')
+    .replace(/\n/g, `\n${' '.repeat(8)}`);
 }
 
 /** The message of cloud-init's ProcessExecutionError for a failed command. */
@@ -43,7 +46,8 @@ export function processExecutionMessage(f: CommandFailure): string {
 
 /** "('locale', ProcessExecutionError(\"…\"))": what cloud-init appends to a stage's errors when a module raises. */
 export function moduleErrorRepr(module: string, err: unknown, canonical = module): string {
-  if (err instanceof CommandError) return `(${pyStrRepr(module)}, ProcessExecutionError(${pyStrRepr(processExecutionMessage(err.failure))}))`;
+  if (err instanceof CommandError)
+    return `(${pyStrRepr(module)}, ProcessExecutionError(${pyStrRepr(processExecutionMessage(err.failure))}))`;
   // An error may name the Python exception cloud-init raises in its place (pythonName).
   const py = err !== null && typeof err === 'object' ? (err as { pythonName?: unknown }).pythonName : undefined;
   const name = typeof py === 'string' ? py : err instanceof Error ? err.name : 'Exception';

@@ -48,7 +48,8 @@ export async function loadQueryData(o: QuerySourceOptions): Promise<Record<strin
   }
   // As cloud-init's query (convert_jinja_instance_data): the v1 keys are reachable at the top level too.
   const v1 = doc.v1;
-  if (v1 && typeof v1 === 'object' && !Array.isArray(v1)) for (const [k, v] of Object.entries(v1)) if (!(k in doc)) doc[k] = v;
+  if (v1 && typeof v1 === 'object' && !Array.isArray(v1))
+    for (const [k, v] of Object.entries(v1)) if (!(k in doc)) doc[k] = v;
   const blob = async (given: string | undefined, name: string): Promise<string | undefined> => {
     if (given) return o.readHostFile(given).catch(() => undefined);
     if (!o.privileged) return undefined;
@@ -66,18 +67,23 @@ export async function loadQueryData(o: QuerySourceOptions): Promise<Record<strin
 }
 
 /**
- * Looks up 'v1.cloud_name' or 'ds.meta_data.instance-id'; hyphens and underscores are interchangeable, as in cloud-init.
- * A miss says what cloud-init's query says: the whole key when its first part is unknown, else the walked path and
- * the part it lacks.
+ * Looks up 'v1.cloud_name' or 'ds.meta_data.instance-id'; hyphens and underscores are interchangeable, as in
+ * cloud-init. A miss says what cloud-init's query says: the whole key when its first part is unknown, else the walked
+ * path and the part it lacks.
  */
-export function lookupKey(doc: unknown, varname: string): { found: true; value: unknown } | { found: false; message: string } {
+export function lookupKey(
+  doc: unknown,
+  varname: string,
+): { found: true; value: unknown } | { found: false; message: string } {
   let cur: unknown = doc;
   const walked: string[] = [];
   for (const part of varname.split('.')) {
     const rec = cur !== null && typeof cur === 'object' && !Array.isArray(cur) ? (cur as Record<string, unknown>) : {};
     const key = part in rec ? part : part.replace(/-/g, '_') in rec ? part.replace(/-/g, '_') : part.replace(/_/g, '-');
     if (!(key in rec)) {
-      const message = walked.length ? `instance-data '${walked.join('.')}' has no '${part}'` : `Undefined instance-data key '${varname}'`;
+      const message = walked.length
+        ? `instance-data '${walked.join('.')}' has no '${part}'`
+        : `Undefined instance-data key '${varname}'`;
       return { found: false, message };
     }
     cur = rec[key];

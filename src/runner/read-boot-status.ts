@@ -1,4 +1,5 @@
-// Reads everything `cloud-init status` needs from the target: status.json, result.json, the disable switches, the generator's marks.
+// Reads everything `cloud-init status` needs from the target: status.json, result.json, the disable switches, the
+// generator's marks.
 import { posix } from 'node:path';
 import type { Platform } from '../platform/platform';
 import type { ConfigMap } from '../config/parse-yaml-config';
@@ -13,18 +14,33 @@ import { systemdFailed } from './systemd-failed';
  * with no mark yet, 'unknown'.
  */
 async function bootStatusOf(platform: Platform, rc: RunConfig): Promise<{ code: BootStatusCode; reason: string }> {
-  if (rc.kernel.enabled) return { code: 'enabled-by-kernel-command-line', reason: 'Cloud-init enabled by kernel command line cloud-init=enabled' };
-  if (rc.disabledBy === 'disabled-by-marker-file') return { code: 'disabled-by-marker-file', reason: `Cloud-init disabled by ${rc.paths.disabledFile}` };
-  if (rc.kernel.disabled) return { code: 'disabled-by-kernel-command-line', reason: 'Cloud-init disabled by kernel parameter cloud-init=disabled' };
+  if (rc.kernel.enabled)
+    return {
+      code: 'enabled-by-kernel-command-line',
+      reason: 'Cloud-init enabled by kernel command line cloud-init=enabled',
+    };
+  if (rc.disabledBy === 'disabled-by-marker-file')
+    return { code: 'disabled-by-marker-file', reason: `Cloud-init disabled by ${rc.paths.disabledFile}` };
+  if (rc.kernel.disabled)
+    return {
+      code: 'disabled-by-kernel-command-line',
+      reason: 'Cloud-init disabled by kernel parameter cloud-init=disabled',
+    };
   // The generator leaves /run/cloud-init/disabled when it found no datasource and did not start kiln.
-  if (await platform.exists(posix.join(rc.paths.runDir, 'disabled'))) return { code: 'disabled-by-generator', reason: 'Cloud-init disabled by cloud-init-generator' };
-  if (await platform.exists(posix.join(rc.paths.runDir, 'enabled'))) return { code: 'enabled-by-generator', reason: 'Cloud-init enabled by systemd cloud-init-generator' };
+  if (await platform.exists(posix.join(rc.paths.runDir, 'disabled')))
+    return { code: 'disabled-by-generator', reason: 'Cloud-init disabled by cloud-init-generator' };
+  if (await platform.exists(posix.join(rc.paths.runDir, 'enabled')))
+    return { code: 'enabled-by-generator', reason: 'Cloud-init enabled by systemd cloud-init-generator' };
   // cloud-init's uses_systemd(): systemd creates this directory when it boots.
-  if (await platform.exists('/run/systemd/system')) return { code: 'unknown', reason: 'Systemd generator may not have run yet.' };
+  if (await platform.exists('/run/systemd/system'))
+    return { code: 'unknown', reason: 'Systemd generator may not have run yet.' };
   return { code: 'enabled-by-sysvinit', reason: 'Cloud-init enabled on sysvinit' };
 }
 
-/** status.json's v1 object, undefined without the file; a file that does not parse reads as empty, as a crashed writer leaves it. */
+/**
+ * status.json's v1 object, undefined without the file; a file that does not parse reads as empty, as a crashed writer
+ * leaves it.
+ */
 async function readStatusV1(platform: Platform, file: string): Promise<Record<string, unknown> | undefined> {
   const text = await platform.readTextIfExists(file);
   if (text === undefined) return undefined;
@@ -44,16 +60,29 @@ export interface SystemdQuery {
   retryMs?: number;
 }
 
-/** A live system booted by systemd: not a --root target (its systemd is not the one running), as uses_systemd() tests. */
+/**
+ * A live system booted by systemd: not a --root target (its systemd is not the one running), as uses_systemd() tests.
+ */
 async function onLiveSystemd(platform: Platform): Promise<boolean> {
   return platform.root === '/' && platform.os === 'linux' && (await platform.exists('/run/systemd/system'));
 }
 
-export async function readBootStatus(platform: Platform, embedded: ConfigMap | undefined, cmdline?: string, systemd?: SystemdQuery): Promise<BootStatus> {
+export async function readBootStatus(
+  platform: Platform,
+  embedded: ConfigMap | undefined,
+  cmdline?: string,
+  systemd?: SystemdQuery,
+): Promise<BootStatus> {
   const rc = await loadRunConfig(platform, embedded, cmdline ?? (await readKernelCmdline(platform)));
   const v1 = await readStatusV1(platform, rc.paths.statusFile);
   const resultExists = await platform.exists(rc.paths.resultFile);
   const boot = await bootStatusOf(platform, rc);
   const askSystemd = systemd && (await onLiveSystemd(platform)) ? () => systemdFailed(platform, systemd) : undefined;
-  return computeBootStatusWithSystemd({ v1, resultExists, bootStatusCode: boot.code, bootDescription: boot.reason, systemdFailed: askSystemd });
+  return computeBootStatusWithSystemd({
+    v1,
+    resultExists,
+    bootStatusCode: boot.code,
+    bootDescription: boot.reason,
+    systemdFailed: askSystemd,
+  });
 }

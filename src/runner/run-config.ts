@@ -20,7 +20,11 @@ export async function readKernelCmdline(platform: Platform): Promise<string> {
   return ((await platform.readTextIfExists('/proc/cmdline').catch(() => undefined)) ?? '').trim();
 }
 
-export async function loadRunConfig(platform: Platform, embedded: ConfigMap | undefined, cmdline: string): Promise<RunConfig> {
+export async function loadRunConfig(
+  platform: Platform,
+  embedded: ConfigMap | undefined,
+  cmdline: string,
+): Promise<RunConfig> {
   const loaded = await loadSystemConfig(platform, embedded);
   const kernel = parseKernelCmdline(cmdline);
   let config = loaded.config;

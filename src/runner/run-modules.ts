@@ -1,7 +1,14 @@
-// Runs one stage's module list: frequency and semaphores, distro and activation checks, one failure never stops the rest.
+// Runs one stage's module list: frequency and semaphores, distro and activation checks, one failure never stops the
+// rest.
 import { moduleErrorRepr } from './python-repr';
 import type { DistroInfo } from '../platform/linux/distro/distro-info';
-import { RENAMED_MODULES, type CloudConfig, type Module, type ModuleContext, type ModuleStage } from '../modules/module';
+import {
+  RENAMED_MODULES,
+  type CloudConfig,
+  type Module,
+  type ModuleContext,
+  type ModuleStage,
+} from '../modules/module';
 import type { Platform } from '../platform/platform';
 import type { InstanceData } from '../sources/datasource';
 import { describeError } from '../util/errors';
@@ -48,7 +55,10 @@ export interface ModuleRunOutcome {
 
 /** What a module is given to run: the platform, the instance and where cloud-init keeps its state. */
 export function makeModuleContext(
-  input: Pick<ModuleRunInput, 'platform' | 'log' | 'distro' | 'instance' | 'datasource' | 'paths' | 'output' | 'publishHostKeys'>,
+  input: Pick<
+    ModuleRunInput,
+    'platform' | 'log' | 'distro' | 'instance' | 'datasource' | 'paths' | 'output' | 'publishHostKeys'
+  >,
   instanceDir: string,
   recoverable: ModuleContext['recoverable'],
 ): ModuleContext {
@@ -100,7 +110,9 @@ export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcom
   const entries = listed.map((e) => {
     const renamed = RENAMED_MODULES[e.name];
     if (!renamed) return e;
-    input.log.deprecated(`Module has been renamed from cc_${e.name} to cc_${renamed}. Update any references in /etc/cloud/cloud.cfg`);
+    input.log.deprecated(
+      `Module has been renamed from cc_${e.name} to cc_${renamed}. Update any references in /etc/cloud/cloud.cfg`,
+    );
     const entry = { ...e, name: renamed };
     renamedFrom.set(entry, e.name);
     return entry;
@@ -112,36 +124,62 @@ export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcom
   // cloud-init compares unverified_modules with the name as the module list spells it (22.4 runs a listed
   // ubuntu_advantage forced by `unverified_modules: [ubuntu_advantage]`); kiln also takes the module's own name.
   const unverifiedOn = (mod: Module, entry: (typeof entries)[number]): boolean =>
-    mod.distros !== 'all' && !mod.distros.includes(input.distro.name) && !unverified.includes(mod.name) && !(entry.listedAs !== undefined && unverified.includes(entry.listedAs));
+    mod.distros !== 'all' &&
+    !mod.distros.includes(input.distro.name) &&
+    !unverified.includes(mod.name) &&
+    !(entry.listedAs !== undefined && unverified.includes(entry.listedAs));
   // A renamed module's semaphore keeps the name the list gives (22.4 takes config_ubuntu_advantage for a listed
   // ubuntu_advantage), so an instance keeps its record whichever name the list uses.
   const semName = (mod: Module, entry: (typeof entries)[number]): string => renamedFrom.get(entry) ?? mod.name;
-  const inactive = (mod: Module): boolean => mod.activateBy.length > 0 && !mod.activateBy.some((k) => input.config[k] !== undefined);
+  const inactive = (mod: Module): boolean =>
+    mod.activateBy.length > 0 && !mod.activateBy.some((k) => input.config[k] !== undefined);
   // Slow work a module can start without the others (host keys) begins now and overlaps the modules ahead of it.
   const toPrepare: Module[] = [];
   for (const entry of entries) {
     const mod = byName.get(entry.name);
     if (!mod?.prepare || unverifiedOn(mod, entry) || inactive(mod)) continue;
-    if (!(await hasRun(input.platform, semaphorePath(input.paths, iid, semName(mod, entry), entry.frequency ?? mod.frequency)))) toPrepare.push(mod);
+    if (
+      !(await hasRun(
+        input.platform,
+        semaphorePath(input.paths, iid, semName(mod, entry), entry.frequency ?? mod.frequency),
+      ))
+    )
+      toPrepare.push(mod);
   }
-  prepareModules(toPrepare, makeModuleContext(input, instanceDir, () => undefined), input.config, input.log);
+  prepareModules(
+    toPrepare,
+    makeModuleContext(input, instanceDir, () => undefined),
+    input.config,
+    input.log,
+  );
   for (const entry of entries) {
     const mod = byName.get(entry.name);
     if (!mod) {
       if (REMOVED_MODULES.includes(entry.name)) {
-        input.log.info(`Module \`${entry.name}\` has been removed from cloud-init. It may be removed from \`/etc/cloud/cloud.cfg\`.`);
+        input.log.info(
+          `Module \`${entry.name}\` has been removed from cloud-init. It may be removed from \`/etc/cloud/cloud.cfg\`.`,
+        );
         out.modules.push({ name: entry.name, outcome: 'skipped', seconds: 0, reason: 'removed from cloud-init' });
         continue;
       }
       // cloud-init warns about a listed module it cannot find, whether or not the config uses it: a warning is a
       // recoverable error, so the boot is degraded and a `puppet:` or `snap:` key is never dropped in silence.
-      input.log.warn(`Could not find module named cc_${entry.name} (kiln does not implement it; any '${entry.name}' config is not applied)`);
+      input.log.warn(
+        `Could not find module named cc_${entry.name} (kiln does not implement it; any '${entry.name}' config is not applied)`,
+      );
       out.modules.push({ name: entry.name, outcome: 'skipped', seconds: 0, reason: 'not implemented by kiln' });
       continue;
     }
     if (unverifiedOn(mod, entry)) {
-      input.log.info(`Skipping modules '${mod.name}' because they are not verified on distro '${input.distro.name}'. To run anyway, add them to 'unverified_modules' in config.`);
-      out.modules.push({ name: mod.name, outcome: 'skipped', seconds: 0, reason: `not verified on ${input.distro.name}` });
+      input.log.info(
+        `Skipping modules '${mod.name}' because they are not verified on distro '${input.distro.name}'. To run anyway, add them to 'unverified_modules' in config.`,
+      );
+      out.modules.push({
+        name: mod.name,
+        outcome: 'skipped',
+        seconds: 0,
+        reason: `not verified on ${input.distro.name}`,
+      });
       continue;
     }
     if (inactive(mod)) {
@@ -171,7 +209,11 @@ export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcom
       const work = () => mod.run(ctx, input.config);
       await (input.platform.batch ? input.platform.batch(work) : work());
       const seconds = (input.now().getTime() - started) / 1000;
-      input.events.finish(eventName, 'SUCCESS', `config-${mod.name} ran successfully and took ${seconds.toFixed(3)} seconds`);
+      input.events.finish(
+        eventName,
+        'SUCCESS',
+        `config-${mod.name} ran successfully and took ${seconds.toFixed(3)} seconds`,
+      );
       out.modules.push({ name: mod.name, outcome: 'ran', seconds });
     } catch (err) {
       const seconds = (input.now().getTime() - started) / 1000;

@@ -16,7 +16,10 @@ import type { FoundInStage } from './describe-source';
 export interface UserDataInput {
   /** Which blob: user data, vendor data, or vendor_data2 (processed after vendor data). */
   kind: 'user' | 'vendor' | 'vendor2';
-  /** Only split and merge (no scripts written, no boothooks or part handlers run): vendor data cloud-init stores but does not use. */
+  /**
+   * Only split and merge (no scripts written, no boothooks or part handlers run): vendor data cloud-init stores but
+   * does not use.
+   */
   onlyProcess?: boolean;
   raw: Uint8Array;
   instance: InstanceData;
@@ -106,7 +109,10 @@ export interface RunnerDeps extends SourceSet {
   selectAndRenderNetwork(input: NetworkInput): Promise<NetworkOutcome>;
   /** The embedded default cloud.cfg of this build, read when it was built. */
   embeddedConfig: ConfigMap | undefined;
-  /** The cloud-init release kiln reproduces (`KILN_CLOUD_INIT_VERSION`), which the stage banner names as cloud-init's names its own. */
+  /**
+   * The cloud-init release kiln reproduces (`KILN_CLOUD_INIT_VERSION`), which the stage banner names as cloud-init's
+   * names its own.
+   */
   cloudInitVersion: string;
   now?: () => Date;
   /** The target's kernel command line; defaults to /proc/cmdline read through the platform. */
@@ -120,6 +126,9 @@ export interface RunnerDeps extends SourceSet {
    * once per process; none given, or none configured: the event log only.
    */
   reportingHandlers?: (platform: Platform, config: ConfigMap, log: Log) => Promise<EventSink | undefined>;
-  /** init-local's temporary network (cloud-init's ephemeral DHCP) for sources local facts point at; none: they wait for init. */
+  /**
+   * init-local's temporary network (cloud-init's ephemeral DHCP) for sources local facts point at; none: they wait for
+   * init.
+   */
   ephemeralNetwork?: (log: Log) => EphemeralNetwork;
 }

@@ -6,7 +6,12 @@ import type { CloudPaths } from './cloud-paths';
 import { markerText } from '../util/marker-text';
 
 /** The semaphore file for module NAME at FREQ, or undefined for `always` (no semaphore). */
-export function semaphorePath(paths: CloudPaths, iid: string | undefined, name: string, freq: Frequency): string | undefined {
+export function semaphorePath(
+  paths: CloudPaths,
+  iid: string | undefined,
+  name: string,
+  freq: Frequency,
+): string | undefined {
   const base = `config_${name}`;
   if (freq === 'always') return undefined;
   if (freq === 'once') return posix.join(paths.onceSemDir, `${base}.once`);

@@ -6,10 +6,17 @@ export function pythonJson(value: unknown): string {
   const sort = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(sort);
     if (v === null || typeof v !== 'object') return v;
-    return Object.fromEntries(Object.keys(v as Record<string, unknown>).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(v as Record<string, unknown>)
+        .sort()
+        .map((k) => [k, sort((v as Record<string, unknown>)[k])]),
+    );
   };
   // Non-ASCII only occurs inside strings in JSON text, so escaping the whole text escapes exactly those characters.
-  return JSON.stringify(sort(value), null, 1).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(sort(value), null, 1).replace(
+    /[\u0080-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** pythonJson with a final newline: the state files' text. */

@@ -17,7 +17,8 @@ export const SYNC_NAMES: Record<StageName, string> = {
 };
 
 /** What the unit of a stage that threw is told to say (cloud-init's words). */
-export const FATAL_STAGE_MESSAGE = 'fatal error, run "systemctl status cloud-init-main.service" and "cloud-init status --long" for more details';
+export const FATAL_STAGE_MESSAGE =
+  'fatal error, run "systemctl status cloud-init-main.service" and "cloud-init status --long" for more details';
 
 export class StageSyncError extends KilnError {
   override readonly name = 'StageSyncError';
@@ -27,7 +28,8 @@ export class StageSyncError extends KilnError {
 export function sdNotify(sockets: UnixDatagrams, env: NodeJS.ProcessEnv, log: Log, message: string): void {
   const path = env.NOTIFY_SOCKET ?? '';
   if (!path) return;
-  if (!path.startsWith('/') && !path.startsWith('@')) throw new StageSyncError(`NOTIFY_SOCKET=${path}: not a unix socket path`);
+  if (!path.startsWith('/') && !path.startsWith('@'))
+    throw new StageSyncError(`NOTIFY_SOCKET=${path}: not a unix socket path`);
   log.info(`Sending sd_notify(${message})`);
   sockets.send(path, Buffer.from(message, 'ascii'));
 }
@@ -45,7 +47,13 @@ export class StageSync {
   ) {}
 
   /** Makes RUN_DIR/share (0700), replaces stale sockets and binds the four (cloud-init's SocketSync.__init__). */
-  static async open(platform: Platform, sockets: UnixDatagrams, runDir: string, env: NodeJS.ProcessEnv, log: Log): Promise<StageSync> {
+  static async open(
+    platform: Platform,
+    sockets: UnixDatagrams,
+    runDir: string,
+    env: NodeJS.ProcessEnv,
+    log: Log,
+  ): Promise<StageSync> {
     const share = posix.join(runDir, 'share');
     await platform.mkdir(share, { mode: 0o700 });
     const hostShare = (await platform.resolvedHostPath?.(share)) ?? platform.hostPath(share);
@@ -53,7 +61,10 @@ export class StageSync {
     try {
       for (const [stage, name] of Object.entries(SYNC_NAMES) as [StageName, string][]) {
         await platform.remove(posix.join(share, `${name}.sock`));
-        bound.set(stage, { socket: sockets.bind(posix.join(hostShare, `${name}.sock`)), returnPath: posix.join(hostShare, `${name}-return.sock`) });
+        bound.set(stage, {
+          socket: sockets.bind(posix.join(hostShare, `${name}.sock`)),
+          returnPath: posix.join(hostShare, `${name}-return.sock`),
+        });
       }
     } catch (err) {
       for (const { socket } of bound.values()) socket.close();
@@ -76,11 +87,15 @@ export class StageSync {
     this.log.debug(`Waiting to start stage ${name} took ${((Date.now() - started) / 1000).toFixed(3)} seconds`);
     if (data.toString('latin1') !== 'start') {
       this.answerTo(stage, from, `Completed socket interaction for boot stage ${name}`, 0);
-      throw new StageSyncError(`Received invalid message: [${JSON.stringify(data.toString('latin1'))}] on ${socket.path}; the ${name} stage's unit must send "start"`);
+      throw new StageSyncError(
+        `Received invalid message: [${JSON.stringify(data.toString('latin1'))}] on ${socket.path}; the ${name} stage's unit must send "start"`,
+      );
     }
     if (from !== returnPath) {
       this.answerTo(stage, from, `Completed socket interaction for boot stage ${name}`, 0);
-      throw new StageSyncError(`Unexpected path to unix socket: ${from || '(unbound)'}; the ${name} stage's unit must send from ${returnPath}`);
+      throw new StageSyncError(
+        `Unexpected path to unix socket: ${from || '(unbound)'}; the ${name} stage's unit must send from ${returnPath}`,
+      );
     }
     this.notify(`STATUS=Running (${name} stage)`);
   }
@@ -108,7 +123,9 @@ export class StageSync {
   /** After the last stage: systemd's final status line and STOPPING=1; whether any stage failed. */
   complete(): boolean {
     if (this.anyError) {
-      const why = this.firstException ? `first exception received: ${this.firstException}` : 'a stage of cloud-init exited non-zero';
+      const why = this.firstException
+        ? `first exception received: ${this.firstException}`
+        : 'a stage of cloud-init exited non-zero';
       this.notify(`STATUS=Completed with failure, ${why}. Run 'cloud-init status --long' for more details.`);
     } else {
       this.notify('STATUS=Completed');

@@ -46,7 +46,14 @@ export function emptyStage(): StageRecord {
 
 export function emptyStatus(): StatusFile {
   return {
-    v1: { datasource: null, stage: null, 'init-local': emptyStage(), init: emptyStage(), 'modules-config': emptyStage(), 'modules-final': emptyStage() },
+    v1: {
+      datasource: null,
+      stage: null,
+      'init-local': emptyStage(),
+      init: emptyStage(),
+      'modules-config': emptyStage(),
+      'modules-final': emptyStage(),
+    },
   };
 }
 
@@ -57,7 +64,8 @@ function asStage(value: unknown): StageRecord {
     start: typeof rec.start === 'number' ? rec.start : null,
     finished: typeof rec.finished === 'number' ? rec.finished : null,
     errors: Array.isArray(rec.errors) ? rec.errors.map(String) : [],
-    recoverable_errors: rec.recoverable_errors && typeof rec.recoverable_errors === 'object' ? rec.recoverable_errors : {},
+    recoverable_errors:
+      rec.recoverable_errors && typeof rec.recoverable_errors === 'object' ? rec.recoverable_errors : {},
   };
 }
 
@@ -80,7 +88,9 @@ export async function readStatusFile(platform: Platform, paths: CloudPaths): Pro
   return out;
 }
 
-/** Writes FILE in /var/lib/cloud/data and points LINK in /run/cloud-init at it with a relative link, as cloud-init does. */
+/**
+ * Writes FILE in /var/lib/cloud/data and points LINK in /run/cloud-init at it with a relative link, as cloud-init does.
+ */
 async function writeLinked(platform: Platform, file: string, link: string, text: string): Promise<void> {
   await platform.writeFile(file, text, { mode: 0o644 });
   await platform.symlink(posix.relative(posix.dirname(link), file), link);

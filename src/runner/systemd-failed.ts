@@ -2,11 +2,21 @@
 // systemd_failed, so that `status` reports an error for a stage that died before it could write result.json.
 import type { Platform } from '../platform/platform';
 
-/** The units cloud-init 25.1 asks about, in its order: the stage units (the last stage first), then cloud-init-main.service. */
-export const STAGE_UNITS = ['cloud-final.service', 'cloud-config.service', 'cloud-init-network.service', 'cloud-init-local.service', 'cloud-init-main.service'] as const;
+/**
+ * The units cloud-init 25.1 asks about, in its order: the stage units (the last stage first), then
+ * cloud-init-main.service.
+ */
+export const STAGE_UNITS = [
+  'cloud-final.service',
+  'cloud-config.service',
+  'cloud-init-network.service',
+  'cloud-init-local.service',
+  'cloud-init-main.service',
+] as const;
 
 /** The error cloud-init appends to the status's errors. */
-export const SYSTEMD_FAILURE_ERROR = "Failed due to systemd unit failure. Ensure all cloud-init services are enabled, and check 'systemctl' or 'journalctl' for more information.";
+export const SYSTEMD_FAILURE_ERROR =
+  "Failed due to systemd unit failure. Ensure all cloud-init services are enabled, and check 'systemctl' or 'journalctl' for more information.";
 export const SYSTEMD_FAILURE_DETAIL = 'Failed due to systemd unit failure';
 
 export interface SystemdFailedOptions {
@@ -19,9 +29,15 @@ export interface SystemdFailedOptions {
 }
 
 /** `systemctl show`'s four properties of UNIT; undefined when systemctl failed and we are not waiting. */
-async function unitStates(p: Platform, unit: string, opts: SystemdFailedOptions): Promise<Record<string, string> | undefined> {
+async function unitStates(
+  p: Platform,
+  unit: string,
+  opts: SystemdFailedOptions,
+): Promise<Record<string, string> | undefined> {
   for (;;) {
-    const r = await p.run(['systemctl', 'show', '--property=ActiveState,UnitFileState,SubState,MainPID', unit], { allowFailure: true });
+    const r = await p.run(['systemctl', 'show', '--property=ActiveState,UnitFileState,SubState,MainPID', unit], {
+      allowFailure: true,
+    });
     if (r.code === 0) {
       const states: Record<string, string> = {};
       for (const line of r.stdout.split('\n')) {
@@ -31,7 +47,9 @@ async function unitStates(p: Platform, unit: string, opts: SystemdFailedOptions)
       return states;
     }
     if (!opts.wait) {
-      opts.warn(`Failed to get status from systemd. Cloud-init status may be inaccurate. Error from systemctl: ${r.stderr.trim()}`);
+      opts.warn(
+        `Failed to get status from systemd. Cloud-init status may be inaccurate. Error from systemctl: ${r.stderr.trim()}`,
+      );
       return undefined;
     }
     await new Promise((resolve) => setTimeout(resolve, opts.retryMs ?? 250));

@@ -12,8 +12,13 @@ export async function validateNetworkConfigAtBoot(config: unknown, log: Log): Pr
   const result = validateNetworkConfig(JSON.stringify(config));
   if (result.skipped !== undefined) return;
   const deprecations = result.problems.filter((p) => p.kind === 'deprecation');
-  if (deprecations.length > 0) log.deprecated(`Deprecated cloud-config provided: ${deprecations.map((p) => `${p.path}: ${p.message}`).join(', ')}`);
+  if (deprecations.length > 0)
+    log.deprecated(
+      `Deprecated cloud-config provided: ${deprecations.map((p) => `${p.path}: ${p.message}`).join(', ')}`,
+    );
   if (result.fatal !== undefined || result.problems.some((p) => p.kind === 'error')) {
-    log.warn(`network-config failed schema validation! You may run 'sudo cloud-init schema --system' to check the details.`);
+    log.warn(
+      `network-config failed schema validation! You may run 'sudo cloud-init schema --system' to check the details.`,
+    );
   }
 }

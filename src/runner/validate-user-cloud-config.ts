@@ -16,12 +16,19 @@ export async function validateUserCloudConfig(text: string, log: Log): Promise<v
   const result = validateCloudConfig(text, { requireHeader: false });
   // cloud-init reads the file back as YAML first; kiln wrote it, so it cannot fail to parse short of a bug.
   if (result.fatal !== undefined) {
-    log.warn(`cloud-config failed schema validation! You may run 'sudo cloud-init schema --system' to check the details.`);
+    log.warn(
+      `cloud-config failed schema validation! You may run 'sudo cloud-init schema --system' to check the details.`,
+    );
     return;
   }
   const deprecations = result.problems.filter((p) => p.kind === 'deprecation');
-  if (deprecations.length > 0) log.deprecated(`Deprecated cloud-config provided: ${deprecations.map((p) => `${p.path}: ${p.message}`).join(', ')}`);
+  if (deprecations.length > 0)
+    log.deprecated(
+      `Deprecated cloud-config provided: ${deprecations.map((p) => `${p.path}: ${p.message}`).join(', ')}`,
+    );
   if (result.problems.some((p) => p.kind === 'error')) {
-    log.warn(`cloud-config failed schema validation! You may run 'sudo cloud-init schema --system' to check the details.`);
+    log.warn(
+      `cloud-config failed schema validation! You may run 'sudo cloud-init schema --system' to check the details.`,
+    );
   }
 }

@@ -1,4 +1,5 @@
-// AliYun (Alibaba Cloud ECS): the EC2-style metadata service at 100.100.100.200 (version 2016-01-01), with its own IMDSv2-like tokens; detected from the DMI product name.
+// AliYun (Alibaba Cloud ECS): the EC2-style metadata service at 100.100.100.200 (version 2016-01-01), with its own
+// IMDSv2-like tokens; detected from the DMI product name.
 import { HttpClient, HttpError, type HttpRequest } from '../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
 import { crawlImds, ec2InstanceData } from './ec2/ec2';
@@ -9,11 +10,21 @@ import { imdsMock } from './ec2/mock-answers';
 
 export const ALIYUN_PRODUCT = 'Alibaba Cloud ECS';
 /** cloud-init's AliYun: one endpoint, Ec2's waits. */
-export const ALIYUN_DEFAULTS: UrlSettings = { metadataUrls: ['http://100.100.100.200'], timeout: 10, maxWait: 120, retries: 10 };
+export const ALIYUN_DEFAULTS: UrlSettings = {
+  metadataUrls: ['http://100.100.100.200'],
+  timeout: 10,
+  maxWait: 120,
+  retries: 10,
+};
 /** cloud-init's min_metadata_version, with no extended versions. */
 export const ALIYUN_VERSION = '2016-01-01';
-/** ECS's hardened mode (newer cloud-init asks for it): PUT latest/api/token with a TTL, then the token on every request. */
-export const ALIYUN_TOKEN_HEADERS = { header: 'X-aliyun-ecs-metadata-token', ttlHeader: 'X-aliyun-ecs-metadata-token-ttl-seconds' };
+/**
+ * ECS's hardened mode (newer cloud-init asks for it): PUT latest/api/token with a TTL, then the token on every request.
+ */
+export const ALIYUN_TOKEN_HEADERS = {
+  header: 'X-aliyun-ecs-metadata-token',
+  ttlHeader: 'X-aliyun-ecs-metadata-token-ttl-seconds',
+};
 
 function onAliYun(ctx: DetectContext): boolean {
   return ctx.dmi.product_name === ALIYUN_PRODUCT;
@@ -28,7 +39,8 @@ export function aliyunPublicKeys(value: unknown): string[] {
     else if (Array.isArray(v)) keys.push(...v.filter((k): k is string => typeof k === 'string'));
   };
   for (const body of Object.values(value as Record<string, unknown>)) {
-    if (body && typeof body === 'object' && !Array.isArray(body)) add((body as Record<string, unknown>)['openssh-key'] ?? []);
+    if (body && typeof body === 'object' && !Array.isArray(body))
+      add((body as Record<string, unknown>)['openssh-key'] ?? []);
     else add(body);
   }
   return keys;
@@ -50,7 +62,8 @@ export const aliYunSource: Datasource = {
   },
   async crawl(ctx: CrawlContext): Promise<InstanceData> {
     // cloud-init's AliYun reports no-ec2-metadata (and finds nothing) when DMI does not say Alibaba Cloud ECS.
-    if (!onAliYun(ctx)) throw new SourceError('AliYun', `the DMI product name is '${ctx.dmi.product_name ?? ''}', not ${ALIYUN_PRODUCT}`);
+    if (!onAliYun(ctx))
+      throw new SourceError('AliYun', `the DMI product name is '${ctx.dmi.product_name ?? ''}', not ${ALIYUN_PRODUCT}`);
     const s = readUrlSettings('AliYun', ctx.settings, ALIYUN_DEFAULTS, ctx.baseUrl);
     const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
     const base: HttpRequest = { timeoutMs: s.timeout * 1000, ...(ctx.signal ? { signal: ctx.signal } : {}) };
@@ -63,13 +76,22 @@ export const aliYunSource: Datasource = {
           v1Fallback: boolSetting(ctx.settings, 'imdsv1_fallback', true),
           identity: false,
         });
-        const data = ec2InstanceData(crawl.meta, crawl.userData, undefined, crawl.url, crawl.version, 'aliyun', 'AliYun');
+        const data = ec2InstanceData(
+          crawl.meta,
+          crawl.userData,
+          undefined,
+          crawl.url,
+          crawl.version,
+          'aliyun',
+          'AliYun',
+        );
         // 25.1's AliYun is its own class: platform aliyun, no region of its own (the metadata has none under that
         // name), and the crawl it keeps is the meta-data alone (no Ec2 API version).
         data.platform = 'aliyun';
         delete data.region;
         data.crawledMetadata = { 'meta-data': crawl.meta };
-        // AliYun's get_hostname: the metadata's hostname (not local-hostname); its keys as parse_public_keys reads them.
+        // AliYun's get_hostname: the metadata's hostname (not local-hostname); its keys as parse_public_keys reads
+        // them.
         const hostname = crawl.meta.hostname;
         if (typeof hostname === 'string' && hostname.trim()) data.localHostname = hostname.trim();
         else delete data.localHostname;

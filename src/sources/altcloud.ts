@@ -12,10 +12,17 @@ const META_DATA = { 'block-device-mapping': {}, 'instance-id': 455, 'local-hostn
 const FLOPPY = '/dev/fd0';
 const USER_DATA_FILES = ['deltacloud-user-data.txt', 'user-data.txt'];
 
-/** What Python's str.isspace() calls whitespace (JavaScript's \s also takes U+FEFF, the byte order mark, which Python keeps). */
-const PY_STRIP = /^[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+/**
+ * What Python's str.isspace() calls whitespace (JavaScript's \s also takes U+FEFF, the byte order mark, which Python
+ * keeps).
+ */
+const PY_STRIP =
+  /^[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
 
-/** cloud-init's get_cloud_type: cloud-info's text (stripped as Python strips, upper case), else DMI product_name RHEV… / VMWARE…. */
+/**
+ * cloud-init's get_cloud_type: cloud-info's text (stripped as Python strips, upper case), else DMI product_name RHEV… /
+ * VMWARE….
+ */
 export async function altCloudType(ctx: DetectContext): Promise<string> {
   const info = await ctx.platform.readTextIfExists(CLOUD_INFO_FILE).catch(() => undefined);
   if (info !== undefined) return info.replace(PY_STRIP, '').toUpperCase();
@@ -58,8 +65,14 @@ async function floppyTree(ctx: CrawlContext): Promise<FileTree | undefined> {
 async function rhevUserData(ctx: CrawlContext): Promise<string | undefined> {
   // cloud-init loads the floppy driver first; only on the running system (never into the host from a --root image).
   if (ctx.platform.root === '/') {
-    const r = await ctx.platform.run(['modprobe', 'floppy'], { allowFailure: true, timeoutMs: 30_000 }).catch((err: unknown) => ({ code: -1, stdout: '', stderr: describeError(err) }));
-    if (r.code !== 0) throw new SourceError(NAME, `modprobe floppy failed (${r.stderr.trim() || `exit code ${r.code}`}); no RHEV user data floppy`);
+    const r = await ctx.platform
+      .run(['modprobe', 'floppy'], { allowFailure: true, timeoutMs: 30_000 })
+      .catch((err: unknown) => ({ code: -1, stdout: '', stderr: describeError(err) }));
+    if (r.code !== 0)
+      throw new SourceError(
+        NAME,
+        `modprobe floppy failed (${r.stderr.trim() || `exit code ${r.code}`}); no RHEV user data floppy`,
+      );
   }
   const tree = await floppyTree(ctx);
   if (!tree) throw new SourceError(NAME, `${FLOPPY} holds no filesystem kiln can read (FAT, ISO 9660, UDF)`);
@@ -74,8 +87,19 @@ export const altCloudSource: Datasource = {
   async detect(ctx) {
     // ds-identify reads the first line of cloud-info; kiln also takes DMI's RHEV product name, which the crawl honours.
     const info = await ctx.platform.readTextIfExists(CLOUD_INFO_FILE).catch(() => undefined);
-    const first = info !== undefined ? (info.split('\n')[0] ?? '').trim().toLowerCase() : (ctx.dmi.product_name ?? '').toUpperCase().startsWith('RHEV') ? 'rhev' : '';
-    if (first === 'rhev') return (await ctx.platform.exists('/dev/floppy')) || (await ctx.platform.exists(FLOPPY)) || (await ctx.platform.exists('/sys/class/block/fd0')) || (await ctx.finder.find({ labels: [], anyLabel: true, deviceName: /^fd0$/ })).length > 0;
+    const first =
+      info !== undefined
+        ? (info.split('\n')[0] ?? '').trim().toLowerCase()
+        : (ctx.dmi.product_name ?? '').toUpperCase().startsWith('RHEV')
+          ? 'rhev'
+          : '';
+    if (first === 'rhev')
+      return (
+        (await ctx.platform.exists('/dev/floppy')) ||
+        (await ctx.platform.exists(FLOPPY)) ||
+        (await ctx.platform.exists('/sys/class/block/fd0')) ||
+        (await ctx.finder.find({ labels: [], anyLabel: true, deviceName: /^fd0$/ })).length > 0
+      );
     if (first === 'vsphere') return (await ctx.finder.find({ labels: ['CDROM'] })).some((f) => f.label === 'CDROM');
     return false;
   },
@@ -96,9 +120,16 @@ export const altCloudSource: Datasource = {
         }
       }
     } else {
-      throw new SourceError(NAME, `the cloud type is '${type}' (from ${CLOUD_INFO_FILE} or DMI product_name), neither RHEV nor VSPHERE`);
+      throw new SourceError(
+        NAME,
+        `the cloud type is '${type}' (from ${CLOUD_INFO_FILE} or DMI product_name), neither RHEV nor VSPHERE`,
+      );
     }
-    if (!userData) throw new SourceError(NAME, `no user data: neither ${USER_DATA_FILES.join(' nor ')} (non-empty) on ${type.includes('RHEV') ? FLOPPY : 'a filesystem labelled CDROM'}`);
+    if (!userData)
+      throw new SourceError(
+        NAME,
+        `no user data: neither ${USER_DATA_FILES.join(' nor ')} (non-empty) on ${type.includes('RHEV') ? FLOPPY : 'a filesystem labelled CDROM'}`,
+      );
     return {
       instanceId: String(META_DATA['instance-id']),
       cloudName: 'altcloud',

@@ -17,7 +17,8 @@ function rawData(answer: Obj, key: string, url: string): Uint8Array | undefined 
   if (!(key in answer)) throw new SourceError(NAME, `${url}: the answer has no '${key}'`);
   const v = answer[key];
   if (v === null || v === '') return undefined;
-  if (typeof v !== 'string') throw new SourceError(NAME, `${url}: '${key}' must be a string, not ${Array.isArray(v) ? 'a list' : typeof v}`);
+  if (typeof v !== 'string')
+    throw new SourceError(NAME, `${url}: '${key}' must be a string, not ${Array.isArray(v) ? 'a list' : typeof v}`);
   return Buffer.from(v, 'utf8');
 }
 
@@ -30,11 +31,13 @@ function textOf(v: unknown): string | undefined {
 
 /** The answer at URL as cloud-init keeps it. */
 export function bigstepInstanceData(answer: unknown, url: string): InstanceData {
-  if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) throw new SourceError(NAME, `${url}: the answer must be a JSON object`);
+  if (answer === null || typeof answer !== 'object' || Array.isArray(answer))
+    throw new SourceError(NAME, `${url}: the answer must be a JSON object`);
   const a = answer as Obj;
   if (!('metadata' in a)) throw new SourceError(NAME, `${url}: the answer has no 'metadata'`);
   const md = a.metadata;
-  if (md === null || typeof md !== 'object' || Array.isArray(md)) throw new SourceError(NAME, `${url}: 'metadata' must be an object`);
+  if (md === null || typeof md !== 'object' || Array.isArray(md))
+    throw new SourceError(NAME, `${url}: 'metadata' must be an object`);
   const metadata = md as Obj;
   const id = metadata['instance-id'];
   const host = metadata['local-hostname'];
@@ -52,7 +55,9 @@ export function bigstepInstanceData(answer: unknown, url: string): InstanceData 
   // What cloud-init's DataSource base class reads from any source's metadata: the zone (either spelling, else
   // placement's), the region and a string cloud-name (lower-cased).
   const placement = metadata.placement;
-  const zone = textOf(metadata['availability-zone'] ?? metadata.availability_zone) ?? (placement && typeof placement === 'object' ? textOf((placement as Obj)['availability-zone']) : undefined);
+  const zone =
+    textOf(metadata['availability-zone'] ?? metadata.availability_zone) ??
+    (placement && typeof placement === 'object' ? textOf((placement as Obj)['availability-zone']) : undefined);
   const region = textOf(metadata.region);
   const cloudName = metadata['cloud-name'];
   if (zone !== undefined) data.availabilityZone = zone;
@@ -85,7 +90,11 @@ const bigstepMock: HttpMockService = {
         // The client gets a 500 saying which file of the mock folder is broken.
         return { status: 500, body: "the mock's metadata.json is not JSON\n" };
       }
-      const doc = { metadata, vendordata_raw: (await readMockText(files, 'vendordata_raw')) ?? '', userdata_raw: (await readMockText(files, 'userdata_raw')) ?? '' };
+      const doc = {
+        metadata,
+        vendordata_raw: (await readMockText(files, 'vendordata_raw')) ?? '',
+        userdata_raw: (await readMockText(files, 'userdata_raw')) ?? '',
+      };
       return { status: 200, body: JSON.stringify(doc), headers: { 'content-type': 'application/json' } };
     },
   }),
@@ -102,13 +111,19 @@ export const bigstepSource: Datasource = {
     const text = await ctx.platform.readTextIfExists(BIGSTEP_URL_FILE);
     if (text === undefined) throw new SourceError(NAME, `${BIGSTEP_URL_FILE} does not exist`);
     const url = text.trim();
-    if (!/^https?:\/\//.test(url)) throw new SourceError(NAME, `${BIGSTEP_URL_FILE} holds '${url.slice(0, 80)}', not an http(s) URL`);
+    if (!/^https?:\/\//.test(url))
+      throw new SourceError(NAME, `${BIGSTEP_URL_FILE} holds '${url.slice(0, 80)}', not an http(s) URL`);
     // cloud-init reads it once with no time limit; kiln bounds each attempt (timeout) and retries as configured.
     const timeout = Number(ctx.settings.timeout ?? 10);
     const retries = Number(ctx.settings.retries ?? 0);
     const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
     try {
-      const res = await client.fetch(url, { timeoutMs: timeout * 1000, retries, maxBytes: 16 * 1024 * 1024, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+      const res = await client.fetch(url, {
+        timeoutMs: timeout * 1000,
+        retries,
+        maxBytes: 16 * 1024 * 1024,
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      });
       return bigstepInstanceData(parseJson(NAME, res), url);
     } catch (err) {
       if (err instanceof HttpError) throw sourceErrorOfHttp(NAME, err);

@@ -2,10 +2,15 @@
 import type { NetAdapter } from '../platform/windows/windows-system';
 import { sourceService } from './cloudbase-metadata-service';
 
-/** The DHCP servers of the DHCP-enabled adapters; none when the adapters cannot be listed (the configured URL may still answer). */
+/**
+ * The DHCP servers of the DHCP-enabled adapters; none when the adapters cannot be listed (the configured URL may still
+ * answer).
+ */
 function dhcpServersInUse(adapters: () => NetAdapter[]): string[] {
   try {
-    return adapters().filter((a) => a.dhcpv4 && a.dhcpServer).map((a) => a.dhcpServer as string);
+    return adapters()
+      .filter((a) => a.dhcpv4 && a.dhcpServer)
+      .map((a) => a.dhcpServer as string);
   } catch {
     // As the comment above says: the configured URL may still answer, so no adapters is not an error.
     return [];

@@ -1,4 +1,5 @@
-// cloudbase-init's GCEService: the GCE metadata server read with gce.ts's readers, by GCEService's rules (host name from instance/name, keys for the configured username only).
+// cloudbase-init's GCEService: the GCE metadata server read with gce.ts's readers, by GCEService's rules (host name
+// from instance/name, keys for the configured username only).
 import type { CrawlContext, InstanceData } from './datasource';
 import type { CloudbaseMetadataService } from './cloudbase-metadata-service';
 import { CLOUDBASE_SERVICES_PACKAGE } from './cloudbase-metadata-service';
@@ -6,8 +7,15 @@ import { readGceMetadata, userDataOf, type GceMetadata } from './gce';
 import { cloudbaseKey, type GceAttributes } from './gce-ssh-keys';
 import { SourceError } from './source-error';
 
-/** cloudbase-init's GCEService: host name from instance/name, keys for the configured username, hyphenated keys only. */
-async function cloudbaseData(ctx: CrawlContext, md: GceMetadata, instanceId: string, username: string): Promise<InstanceData> {
+/**
+ * cloudbase-init's GCEService: host name from instance/name, keys for the configured username, hyphenated keys only.
+ */
+async function cloudbaseData(
+  ctx: CrawlContext,
+  md: GceMetadata,
+  instanceId: string,
+  username: string,
+): Promise<InstanceData> {
   const name = await md.required('name', 'instance/name');
   const zone = await md.text('instance/zone');
   const instance = await md.attributes('instance/attributes');
@@ -36,7 +44,13 @@ async function cloudbaseData(ctx: CrawlContext, md: GceMetadata, instanceId: str
     subplatform: `metadata (${md.url})`,
     localHostname: name.trim(),
     publicKeys,
-    metadata: { 'instance-id': instanceId, name, ...(az ? { 'availability-zone': az } : {}), 'instance-data': instance.raw ?? null, 'project-data': project.raw ?? null },
+    metadata: {
+      'instance-id': instanceId,
+      name,
+      ...(az ? { 'availability-zone': az } : {}),
+      'instance-data': instance.raw ?? null,
+      'project-data': project.raw ?? null,
+    },
   };
   if (az) {
     data.availabilityZone = az;
@@ -52,12 +66,23 @@ export const cloudbaseGceService: CloudbaseMetadataService = {
   datasource: 'GCE',
   kind: 'network',
   // [gce] metadata_base_url (the computeMetadata/v1/ URL), retry_count, and the [DEFAULT] username whose keys it takes.
-  settings: (conf) => ({ settings: { username: conf.strValue('username'), metadata_url: conf.str('metadata_base_url', 'gce'), retries: conf.intValue('retry_count') } }),
-  // The cloud's DMI check only tells "not available" from an error: GCEService has no platform check and is always asked.
+  settings: (conf) => ({
+    settings: {
+      username: conf.strValue('username'),
+      metadata_url: conf.str('metadata_base_url', 'gce'),
+      retries: conf.intValue('retry_count'),
+    },
+  }),
+  // The cloud's DMI check only tells "not available" from an error: GCEService has no platform check and is always
+  // asked.
   detect: (ctx, source) => source.detect(ctx),
   crawl: async (ctx) => {
     const username = ctx.settings.username;
-    if (typeof username !== 'string' || username === '') throw new SourceError('GCE', `GCEService needs the [DEFAULT] username whose keys it takes, not ${JSON.stringify(username ?? null)}`);
+    if (typeof username !== 'string' || username === '')
+      throw new SourceError(
+        'GCE',
+        `GCEService needs the [DEFAULT] username whose keys it takes, not ${JSON.stringify(username ?? null)}`,
+      );
     return readGceMetadata(ctx, (md, instanceId) => cloudbaseData(ctx, md, instanceId, username));
   },
 };

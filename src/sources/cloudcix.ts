@@ -1,4 +1,5 @@
-// CloudCIX: JSON metadata and user data at http://169.254.169.254/v1/, read in the init (network) stage on machines whose DMI product name is CloudCIX (newer cloud-init's DataSourceCloudCIX).
+// CloudCIX: JSON metadata and user data at http://169.254.169.254/v1/, read in the init (network) stage on machines
+// whose DMI product name is CloudCIX (newer cloud-init's DataSourceCloudCIX).
 import { abortableSleep, HttpClient, HttpError, type HttpResponse } from '../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
 import { maybeBase64Decode } from './hetzner/hetzner';
@@ -28,7 +29,8 @@ function num(settings: Record<string, unknown>, key: string, fallback: number): 
   const v = settings[key];
   if (v === undefined || v === null) return fallback;
   const n = typeof v === 'string' ? Number(v) : v;
-  if (typeof n !== 'number' || Number.isNaN(n)) throw new SourceError('CloudCIX', `datasource.CloudCIX.${key} must be a number, not ${JSON.stringify(v)}`);
+  if (typeof n !== 'number' || Number.isNaN(n))
+    throw new SourceError('CloudCIX', `datasource.CloudCIX.${key} must be a number, not ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -40,17 +42,25 @@ export const cloudCixSource: Datasource = {
     return onCloudCix(ctx);
   },
   async crawl(ctx: CrawlContext): Promise<InstanceData> {
-    if (!onCloudCix(ctx)) throw new SourceError('CloudCIX', `the DMI product name is '${ctx.dmi.product_name ?? ''}', not CloudCIX`);
+    if (!onCloudCix(ctx))
+      throw new SourceError('CloudCIX', `the DMI product name is '${ctx.dmi.product_name ?? ''}', not CloudCIX`);
     const s = ctx.settings;
     const timeout = num(s, 'timeout', DEFAULTS.timeout);
     const retries = Math.max(0, Math.trunc(num(s, 'retries', DEFAULTS.retries)));
     const secBetween = num(s, 'sec_between_retries', DEFAULTS.secBetween);
     const maxWait = num(s, 'max_wait', DEFAULTS.maxWait);
     // The probe's rounds are bounded by max_wait alone (the retries setting is for each document).
-    const urls = { ...readUrlSettings('CloudCIX', s, { metadataUrls: [BASE], timeout, maxWait, retries: 0 }, ctx.baseUrl), retries: 0 };
+    const urls = {
+      ...readUrlSettings('CloudCIX', s, { metadataUrls: [BASE], timeout, maxWait, retries: 0 }, ctx.baseUrl),
+      retries: 0,
+    };
     const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
     const get = (url: string, signal?: AbortSignal): Promise<HttpResponse> =>
-      client.fetch(url, { timeoutMs: timeout * 1000, maxBytes: MAX_BODY, ...(signal ?? ctx.signal ? { signal: (signal ?? ctx.signal) as AbortSignal } : {}) });
+      client.fetch(url, {
+        timeoutMs: timeout * 1000,
+        maxBytes: MAX_BODY,
+        ...((signal ?? ctx.signal) ? { signal: (signal ?? ctx.signal) as AbortSignal } : {}),
+      });
     // cloud-init's readurl: every failure (a 404 too) is retried RETRIES times, SEC_BETWEEN seconds apart.
     const readWithRetries = async (url: string): Promise<HttpResponse> => {
       for (let attempt = 0; ; attempt++) {
@@ -64,13 +74,22 @@ export const cloudCixSource: Datasource = {
       }
     };
     try {
-      // determine_md_url: the service answers at all (one round unless max_wait says more), then the highest version with metadata.
+      // determine_md_url: the service answers at all (one round unless max_wait says more), then the highest version
+      // with metadata.
       let base: string;
       try {
-        base = (await waitForEndpoint('CloudCIX', urls, async (u, signal) => {
-          await get(u, signal);
-          return u;
-        }, ctx.log, ctx.signal)).url;
+        base = (
+          await waitForEndpoint(
+            'CloudCIX',
+            urls,
+            async (u, signal) => {
+              await get(u, signal);
+              return u;
+            },
+            ctx.log,
+            ctx.signal,
+          )
+        ).url;
       } catch (err) {
         throw new SourceError('CloudCIX', `Could not determine metadata URL: ${describeError(err)}`, { cause: err });
       }
@@ -84,12 +103,18 @@ export const cloudCixSource: Datasource = {
           ctx.log.debug(`CloudCIX: URL ${base}/v${v}/metadata raised exception ${describeError(err)}`);
         }
       }
-      if (!mdUrl) throw new SourceError('CloudCIX', `Could not determine metadata URL: no metadata at ${base}/v${METADATA_VERSION}/metadata`);
+      if (!mdUrl)
+        throw new SourceError(
+          'CloudCIX',
+          `Could not determine metadata URL: no metadata at ${base}/v${METADATA_VERSION}/metadata`,
+        );
       const read = async (leaf: string): Promise<HttpResponse> => {
         try {
           return await readWithRetries(`${mdUrl}/${leaf}`);
         } catch (err) {
-          throw new SourceError('CloudCIX', `Failed to fetch IMDS ${leaf}: ${mdUrl}/${leaf}: ${describeError(err)}`, { cause: err });
+          throw new SourceError('CloudCIX', `Failed to fetch IMDS ${leaf}: ${mdUrl}/${leaf}: ${describeError(err)}`, {
+            cause: err,
+          });
         }
       };
       const mdRes = await read('metadata');
@@ -102,7 +127,10 @@ export const cloudCixSource: Datasource = {
   },
 };
 
-/** The metadata as cloud-init keeps it: instance id, host name and keys by cloud-init's generic keys, `network` as the network config. */
+/**
+ * The metadata as cloud-init keeps it: instance id, host name and keys by cloud-init's generic keys, `network` as the
+ * network config.
+ */
 export function cloudCixInstanceData(md: Record<string, unknown>, userData: Uint8Array): InstanceData {
   const id = md['instance-id'];
   const data: InstanceData = {
@@ -119,6 +147,7 @@ export function cloudCixInstanceData(md: Record<string, unknown>, userData: Uint
   if (typeof host === 'string' && host) data.localHostname = host;
   if (userData.length > 0) data.userData = userData;
   const net = md.network;
-  if (net && typeof net === 'object' && !Array.isArray(net)) data.networkConfig = { format: (net as Record<string, unknown>).version === 1 ? 'v1' : 'v2', config: net };
+  if (net && typeof net === 'object' && !Array.isArray(net))
+    data.networkConfig = { format: (net as Record<string, unknown>).version === 1 ? 'v1' : 'v2', config: net };
   return data;
 }

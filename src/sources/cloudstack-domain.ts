@@ -13,7 +13,10 @@ export function parseDhclientLeaseOptions(text: string): Array<Record<string, st
   for (const block of text.matchAll(/lease {([\s\S]*?)}\n/g)) {
     const options: Record<string, string> = {};
     for (const raw of (block[1] as string).split(';')) {
-      const line = raw.trim().replace(/"/g, '').replace(/option /g, '');
+      const line = raw
+        .trim()
+        .replace(/"/g, '')
+        .replace(/option /g, '');
       if (!line) continue;
       const space = line.indexOf(' ');
       if (space < 0) options[line] = '';

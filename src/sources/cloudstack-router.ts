@@ -1,4 +1,5 @@
-// Where CloudStack's virtual router (metadata and password server) is, found as cloud-init's get_vr_address finds it: DNS, networkd's lease, dhclient's lease, the default gateway.
+// Where CloudStack's virtual router (metadata and password server) is, found as cloud-init's get_vr_address finds it:
+// DNS, networkd's lease, dhclient's lease, the default gateway.
 import { posix } from 'node:path';
 import type { Log } from '../util/log';
 import type { Platform } from '../platform/platform';
@@ -73,7 +74,11 @@ export function defaultGateway(procNetRoute: string): string | undefined {
 }
 
 /** The virtual router's address, or undefined when none of cloud-init's ways finds one. */
-export async function findCloudStackRouter(platform: Platform, resolve: ResolveHost, log: Log): Promise<RouterAddress | undefined> {
+export async function findCloudStackRouter(
+  platform: Platform,
+  resolve: ResolveHost,
+  log: Log,
+): Promise<RouterAddress | undefined> {
   const dns = await resolve('data-server').catch(() => undefined);
   if (dns) return { address: dns, via: 'data-server DNS entry' };
   log.debug('CloudStack: no DNS entry for data-server');

@@ -1,4 +1,6 @@
-// CloudStack: EC2-style metadata and user data from the virtual router (found by DNS, DHCP lease or gateway) under latest/, and the VM password from its password server on port 8080 (the crawl's tail Exoscale shares); also cloudbase-init's CloudStack service.
+// CloudStack: EC2-style metadata and user data from the virtual router (found by DNS, DHCP lease or gateway) under
+// latest/, and the VM password from its password server on port 8080 (the crawl's tail Exoscale shares); also
+// cloudbase-init's CloudStack service.
 import { lookup } from 'node:dns/promises';
 import { HttpClient, HttpError, type HttpRequest } from '../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
@@ -30,20 +32,30 @@ const resolveHost: ResolveHost = async (name) => {
 function portSetting(settings: Record<string, unknown>): number {
   const v = settings.password_server_port ?? PASSWORD_SERVER_PORT;
   const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 65535) throw new SourceError('CloudStack', `password_server_port must be a port number, not ${JSON.stringify(v)}`);
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 65535)
+    throw new SourceError('CloudStack', `password_server_port must be a port number, not ${JSON.stringify(v)}`);
   return n;
 }
 
-/** The metadata base URLs to try, in order: cloudbase-init's metadata_base_url then its adapters' DHCP servers, a test's base URL, or cloud-init's virtual router. */
+/**
+ * The metadata base URLs to try, in order: cloudbase-init's metadata_base_url then its adapters' DHCP servers, a test's
+ * base URL, or cloud-init's virtual router.
+ */
 async function candidateUrls(ctx: CrawlContext): Promise<string[]> {
   if (ctx.baseUrl) return [ctx.baseUrl.replace(/\/+$/, '')];
   const s = ctx.settings;
   if (typeof s.metadata_base_url === 'string') {
-    const dhcp = Array.isArray(s.dhcp_servers) ? s.dhcp_servers.filter((d): d is string => typeof d === 'string' && d !== '') : [];
+    const dhcp = Array.isArray(s.dhcp_servers)
+      ? s.dhcp_servers.filter((d): d is string => typeof d === 'string' && d !== '')
+      : [];
     return [s.metadata_base_url.replace(/\/+$/, ''), ...dhcp.map((d) => `http://${d}`)];
   }
   const router = await findCloudStackRouter(ctx.platform, resolveHost, ctx.log);
-  if (!router) throw new SourceError('CloudStack', 'no virtual router found: no data-server DNS entry, no DHCP server in the networkd or dhclient leases, and no default gateway');
+  if (!router)
+    throw new SourceError(
+      'CloudStack',
+      'no virtual router found: no data-server DNS entry, no DHCP server in the networkd or dhclient leases, and no default gateway',
+    );
   ctx.log.debug(`CloudStack: virtual router ${router.address} (${router.via})`);
   return [`http://${router.address.includes(':') ? `[${router.address}]` : router.address}`];
 }
@@ -82,21 +94,31 @@ export const cloudStackSource: Datasource = {
         if (!url) throw new SourceError('CloudStack', `no CloudStack metadata service answered at ${urls.join(', ')}`);
       } else {
         // cloud-init's wait_for_metadata_service: latest/meta-data/instance-id within max_wait.
-        const probe = (u: string, signal: AbortSignal) => client.fetch(`${u}/latest/meta-data/instance-id`, { ...base, signal });
+        const probe = (u: string, signal: AbortSignal) =>
+          client.fetch(`${u}/latest/meta-data/instance-id`, { ...base, signal });
         url = (await waitForEndpoint('CloudStack', { ...s, metadataUrls: urls }, probe, ctx.log, ctx.signal)).url;
       }
-      const crawled = await crawlCloudStackStyle(`${url}/latest/`, { ...base, retries: 3 }, {
+      const crawled = await crawlCloudStackStyle(
+        `${url}/latest/`,
+        { ...base, retries: 3 },
+        {
+          source: 'CloudStack',
+          url: `http://${new URL(url).hostname}:${port}/`,
+          client,
+          log: ctx.log,
+          // cloud-init's wget: 3 tries of 20 s; cloudbase-init: 10 s, retry_count tries.
+          timeoutMs: cloudbase ? 10_000 : 20_000,
+          retries: cloudbase ? s.retries : 2,
+          flavour: cloudbase ? 'cloudbase-init' : 'cloud-init',
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+        },
+      );
+      const data = cloudStackStyleInstanceData(crawled, {
         source: 'CloudStack',
-        url: `http://${new URL(url).hostname}:${port}/`,
-        client,
-        log: ctx.log,
-        // cloud-init's wget: 3 tries of 20 s; cloudbase-init: 10 s, retry_count tries.
-        timeoutMs: cloudbase ? 10_000 : 20_000,
-        retries: cloudbase ? s.retries : 2,
-        flavour: cloudbase ? 'cloudbase-init' : 'cloud-init',
-        ...(ctx.signal ? { signal: ctx.signal } : {}),
+        cloudName: 'cloudstack',
+        subplatform: `metadata (${url}/)`,
+        instanceIdAt: `${url}/latest/meta-data/instance-id`,
       });
-      const data = cloudStackStyleInstanceData(crawled, { source: 'CloudStack', cloudName: 'cloudstack', subplatform: `metadata (${url}/)`, instanceIdAt: `${url}/latest/meta-data/instance-id` });
       // 25.1's get_hostname: a host name without a domain takes the DHCP lease's in its FQDN.
       const domain = await cloudStackDomainName(ctx.platform, ctx.log);
       if (domain) data.fqdnDomain = domain;
@@ -110,7 +132,10 @@ export const cloudStackSource: Datasource = {
   },
 };
 
-/** What the crawl reads once the service answers: CloudStack's, and Exoscale's (the same EC2-style tree and password server). */
+/**
+ * What the crawl reads once the service answers: CloudStack's, and Exoscale's (the same EC2-style tree and password
+ * server).
+ */
 export interface CloudStackStyleCrawl {
   meta: Record<string, unknown>;
   userData: Uint8Array | undefined;
@@ -122,7 +147,11 @@ export interface CloudStackStyleCrawl {
  * TREE_URL (ec2.get_instance_userdata: a 404 is none), the meta-data tree, then the VM's password from the
  * password server PASSWORD names; a password server that fails is a warning and no password, not a failed crawl.
  */
-export async function crawlCloudStackStyle(treeUrl: string, request: HttpRequest, password: PasswordServerOptions): Promise<CloudStackStyleCrawl> {
+export async function crawlCloudStackStyle(
+  treeUrl: string,
+  request: HttpRequest,
+  password: PasswordServerOptions,
+): Promise<CloudStackStyleCrawl> {
   const { source, client, log } = password;
   const get = async (path: string) => {
     const res = await client.fetch(`${treeUrl}${path}`, { ...request, acceptStatuses: [404] });
@@ -139,7 +168,10 @@ export async function crawlCloudStackStyle(treeUrl: string, request: HttpRequest
   }
 }
 
-/** How a CloudStack-style source names itself in its instance data, and where its instance id was read (for the error when there is none). */
+/**
+ * How a CloudStack-style source names itself in its instance data, and where its instance id was read (for the error
+ * when there is none).
+ */
 export interface CloudStackStyleNames {
   source: string;
   /** cloud-init's cloud_name and platform: 'cloudstack', 'exoscale'. */
@@ -148,11 +180,15 @@ export interface CloudStackStyleNames {
   instanceIdAt: string;
 }
 
-/** The crawl as cloud-init's DataSourceCloudStack (and DataSourceExoscale) keeps it: the metadata tree as crawled, the password as cloud-config. */
+/**
+ * The crawl as cloud-init's DataSourceCloudStack (and DataSourceExoscale) keeps it: the metadata tree as crawled, the
+ * password as cloud-config.
+ */
 export function cloudStackStyleInstanceData(crawled: CloudStackStyleCrawl, names: CloudStackStyleNames): InstanceData {
   const { meta, userData, password } = crawled;
   const id = meta['instance-id'];
-  if (typeof id !== 'string' || !id.trim()) throw new SourceError(names.source, `${names.instanceIdAt} is missing or empty`);
+  if (typeof id !== 'string' || !id.trim())
+    throw new SourceError(names.source, `${names.instanceIdAt} is missing or empty`);
   const data: InstanceData = {
     instanceId: id,
     cloudName: names.cloudName,

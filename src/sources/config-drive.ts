@@ -1,4 +1,5 @@
-// ConfigDrive: OpenStack's config drive (label config-2, ISO or FAT) or the seed folder /var/lib/cloud/seed/config_drive.
+// ConfigDrive: OpenStack's config drive (label config-2, ISO or FAT) or the seed folder
+// /var/lib/cloud/seed/config_drive.
 import type { FileTree } from '../devices/filesystem-finder';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
 import { SourceError } from './source-error';
@@ -22,7 +23,8 @@ async function candidates(ctx: DetectContext): Promise<Candidate[]> {
   if (await seed.exists('openstack')) found.push({ tree: seed, subplatform: `seed-dir (${CONFIG_DRIVE_SEED_DIR})` });
   // IBM Cloud's config-2 (its own UUID, on Xen) belongs to IBMCloud when that source is enabled, as in cloud-init.
   const ibm = await ibmConfigDriveDevice(ctx);
-  for (const fs of await ctx.finder.find({ labels: CONFIG_DRIVE_LABELS })) if (fs.device !== ibm) found.push({ tree: fs.tree, subplatform: `config-disk (${fs.device})` });
+  for (const fs of await ctx.finder.find({ labels: CONFIG_DRIVE_LABELS }))
+    if (fs.device !== ibm) found.push({ tree: fs.tree, subplatform: `config-disk (${fs.device})` });
   return found;
 }
 
@@ -30,7 +32,13 @@ async function candidates(ctx: DetectContext): Promise<Candidate[]> {
 async function readEc2Subtree(tree: FileTree): Promise<Record<string, unknown> | undefined> {
   const versions = (await tree.list('ec2'))?.filter((e) => e.type === 'directory').map((e) => e.name) ?? [];
   if (versions.length === 0) return undefined;
-  const order = [...versions.filter((v) => v !== 'latest').sort().reverse(), 'latest'];
+  const order = [
+    ...versions
+      .filter((v) => v !== 'latest')
+      .sort()
+      .reverse(),
+    'latest',
+  ];
   for (const v of order) {
     const bytes = await tree.readFile(`ec2/${v}/meta-data.json`);
     if (!bytes) continue;
@@ -66,7 +74,11 @@ export const configDriveSource: Datasource = {
   },
   async crawl(ctx: CrawlContext) {
     const found = await candidates(ctx);
-    if (found.length === 0) throw new SourceError('ConfigDrive', `no filesystem labelled ${CONFIG_DRIVE_LABELS.join('/')} and no ${CONFIG_DRIVE_SEED_DIR}`);
+    if (found.length === 0)
+      throw new SourceError(
+        'ConfigDrive',
+        `no filesystem labelled ${CONFIG_DRIVE_LABELS.join('/')} and no ${CONFIG_DRIVE_SEED_DIR}`,
+      );
     const errors: string[] = [];
     for (const c of found) {
       try {

@@ -15,7 +15,10 @@ export interface InstanceData {
   cloudName: string;
   /** cloud-init's platform: 'nocloud', 'openstack', 'ec2', 'none' … */
   platform: string;
-  /** cloud-init's subplatform: 'seed-dir (/var/lib/cloud/seed/nocloud)', 'config-disk (/dev/sr0)', 'metadata (http://…)'. */
+  /**
+   * cloud-init's subplatform: 'seed-dir (/var/lib/cloud/seed/nocloud)', 'config-disk (/dev/sr0)', 'metadata
+   * (http://…)'.
+   */
   subplatform: string;
   localHostname?: string;
   /**
@@ -38,13 +41,20 @@ export interface InstanceData {
     format: OwnNetworkFormat | (string & {});
     config: unknown;
     full?: boolean;
-    /** The source's own order of network config sources (cloud-init's `network_config_sources`), when not the default. */
+    /**
+     * The source's own order of network config sources (cloud-init's `network_config_sources`), when not the default.
+     */
     order?: Array<'cmdline' | 'initramfs' | 'system_cfg' | 'ds'>;
   };
   adminPassword?: string;
   certificates?: string[];
   /** PKCS#12 server certificates for the certificate stores (cloudbase-init's get_server_certs; Azure's goal state). */
-  serverCertificates?: Array<{ storeLocation: 'LocalMachine' | 'CurrentUser'; storeName: string; pfx: Uint8Array; password?: string }>;
+  serverCertificates?: Array<{
+    storeLocation: 'LocalMachine' | 'CurrentUser';
+    storeName: string;
+    pfx: Uint8Array;
+    password?: string;
+  }>;
   /** Config the source contributes below vendor data (cloud-init's datasource config, e.g. Ec2's). */
   sourceConfig?: Record<string, unknown>;
   /** Extra files the source delivers (OpenStack `files`/content): absolute path → bytes. */
@@ -63,7 +73,10 @@ export interface InstanceData {
    * (cloud-init's base64_encoded_keys: it writes bytes that way and lists where).
    */
   base64EncodedKeys?: string[];
-  /** Keys this source's instance-data.json hides from non-root readers, beside the common ones (cloud-init's per-source sensitive_metadata_keys). */
+  /**
+   * Keys this source's instance-data.json hides from non-root readers, beside the common ones (cloud-init's per-source
+   * sensitive_metadata_keys).
+   */
   sensitiveKeys?: string[];
 }
 
@@ -72,7 +85,9 @@ export interface DetectContext {
   log: Log;
   /** /proc/cmdline text of the target. */
   kernelCmdline: string;
-  /** DMI fields from /sys/class/dmi/id (product_name, sys_vendor, product_uuid, chassis_asset_tag, product_serial …). */
+  /**
+   * DMI fields from /sys/class/dmi/id (product_name, sys_vendor, product_uuid, chassis_asset_tag, product_serial …).
+   */
   dmi: Record<string, string>;
   /** Merged system config (datasource_list, datasource: {<Name>: {...}}). */
   config: Record<string, unknown>;
@@ -162,7 +177,8 @@ export interface Datasource {
   readonly hotplugUdevRules?: string;
   /**
    * How `kiln devel serve-metadata --kind WORD` stands in for this cloud's metadata service in tests and CI: the
-   * word, the transport and the answers by the cloud's own rules (sources/mock-service.ts). Test tooling, never used at boot.
+   * word, the transport and the answers by the cloud's own rules (sources/mock-service.ts). Test tooling, never used at
+   * boot.
    */
   readonly mock?: MockService;
   /** Cheap: DMI, labels, files, kernel cmdline. No cloud round-trips. */

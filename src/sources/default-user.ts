@@ -1,4 +1,5 @@
-// The default user's name as a datasource sees it in the system config (cloud-init's ug_util.extract_default on sys_cfg).
+// The default user's name as a datasource sees it in the system config (cloud-init's ug_util.extract_default on
+// sys_cfg).
 
 function isDict(v: unknown): v is Record<string, unknown> {
   return !!v && typeof v === 'object' && !Array.isArray(v);

@@ -1,4 +1,5 @@
-// ds-identify: decides from local facts (DMI, labels, seed folders, cmdline, datasource_list) which sources may apply, with no network.
+// ds-identify: decides from local facts (DMI, labels, seed folders, cmdline, datasource_list) which sources may apply,
+// with no network.
 import type { FilesystemFinder } from '../devices/filesystem-finder';
 import type { Platform } from '../platform/platform';
 import type { Log } from '../util/log';
@@ -9,7 +10,17 @@ import { monotonicMs } from '../util/monotonic-clock';
 import { describeError } from '../util/errors';
 
 /** DMI fields read from /sys/class/dmi/id, plus hypervisor_uuid from /sys/hypervisor/uuid (Xen EC2). */
-export const DMI_FIELDS = ['product_name', 'product_serial', 'product_uuid', 'product_version', 'sys_vendor', 'chassis_asset_tag', 'chassis_vendor', 'board_vendor', 'board_name'];
+export const DMI_FIELDS = [
+  'product_name',
+  'product_serial',
+  'product_uuid',
+  'product_version',
+  'sys_vendor',
+  'chassis_asset_tag',
+  'chassis_vendor',
+  'board_vendor',
+  'board_name',
+];
 
 export async function readDmi(platform: Platform): Promise<Record<string, string>> {
   const dmi: Record<string, string> = {};
@@ -17,7 +28,10 @@ export async function readDmi(platform: Platform): Promise<Record<string, string
     const v = await platform.readTextIfExists(path).catch(() => undefined);
     if (v !== undefined && v.trim() !== '') dmi[key] = v.trim();
   };
-  await Promise.all([...DMI_FIELDS.map((f) => read(f, `/sys/class/dmi/id/${f}`)), read('hypervisor_uuid', '/sys/hypervisor/uuid')]);
+  await Promise.all([
+    ...DMI_FIELDS.map((f) => read(f, `/sys/class/dmi/id/${f}`)),
+    read('hypervisor_uuid', '/sys/hypervisor/uuid'),
+  ]);
   return dmi;
 }
 
@@ -40,7 +54,9 @@ export async function buildDetectContext(input: DetectContextInput): Promise<Det
     log: input.log,
     config: input.config,
     finder: input.finder,
-    kernelCmdline: input.kernelCmdline ?? ((await input.platform.readTextIfExists('/proc/cmdline').catch(() => undefined)) ?? '').trim(),
+    kernelCmdline:
+      input.kernelCmdline ??
+      ((await input.platform.readTextIfExists('/proc/cmdline').catch(() => undefined)) ?? '').trim(),
     dmi: input.dmi ?? (await readDmi(input.platform)),
     ...(input.env ? { env: input.env } : {}),
   };
@@ -62,19 +78,26 @@ function startingList(ctx: DetectContext): { names: string[]; forced: boolean; f
   const forced = forcedDatasources(ctx.kernelCmdline);
   if (forced) return { names: forced, forced: true, from: `kernel cmdline ci.ds=${forced.join(',')}` };
   const list = ctx.config.datasource_list;
-  if (Array.isArray(list) && list.every((x) => typeof x === 'string')) return { names: list as string[], forced: false, from: 'datasource_list' };
+  if (Array.isArray(list) && list.every((x) => typeof x === 'string'))
+    return { names: list as string[], forced: false, from: 'datasource_list' };
   return { names: DATASOURCES.map((d) => d.name), forced: false, from: 'built-in order' };
 }
 
 /** A check this long is named in the log (with its time). */
 const SLOW_CHECK_MS = 50;
 
-export async function detectSources(ctx: DetectContext, sources: readonly Datasource[] = DATASOURCES): Promise<DetectionResult> {
+export async function detectSources(
+  ctx: DetectContext,
+  sources: readonly Datasource[] = DATASOURCES,
+): Promise<DetectionResult> {
   const { names, forced, from } = startingList(ctx);
   const listed: Datasource[] = [];
   for (const n of names) {
     const ds = datasourceByName(n, sources);
-    if (!ds) ctx.log.warn(`datasource '${n}' (from ${from}) is not known to kiln; known: ${sources.map((s) => s.name).join(', ')}`);
+    if (!ds)
+      ctx.log.warn(
+        `datasource '${n}' (from ${from}) is not known to kiln; known: ${sources.map((s) => s.name).join(', ')}`,
+      );
     else if (!listed.includes(ds)) listed.push(ds);
   }
   const considered = listed.map((d) => d.name);
@@ -103,12 +126,20 @@ export async function detectSources(ctx: DetectContext, sources: readonly Dataso
   const candidates = [...real.filter((_, i) => checks[i]?.found), ...none];
   // The checks run side by side; the slow ones say where a slow search's time went.
   const slow = checks.filter((c) => c.ms >= SLOW_CHECK_MS).sort((a, b) => b.ms - a.ms);
-  if (slow.length > 0) ctx.log.debug(`ds-identify: checks that took ${SLOW_CHECK_MS} ms or more: ${slow.map((c) => `${c.name} ${Math.round(c.ms)} ms`).join(', ')}`);
-  ctx.log.debug(`ds-identify: ${checks.map((c) => `${c.name}=${c.found ? 'found' : 'not-found'}`).join(' ')} -> ${candidates.map((d) => d.name).join(', ') || 'none (disabled)'}`);
+  if (slow.length > 0)
+    ctx.log.debug(
+      `ds-identify: checks that took ${SLOW_CHECK_MS} ms or more: ${slow.map((c) => `${c.name} ${Math.round(c.ms)} ms`).join(', ')}`,
+    );
+  ctx.log.debug(
+    `ds-identify: ${checks.map((c) => `${c.name}=${c.found ? 'found' : 'not-found'}`).join(' ')} -> ${candidates.map((d) => d.name).join(', ') || 'none (disabled)'}`,
+  );
   return { candidates, reason: 'detected', considered, checks };
 }
 
 /** For the runner: the candidate sources for CTX, in the order to try them. */
-export async function candidateSources(ctx: DetectContext, sources: readonly Datasource[] = DATASOURCES): Promise<Datasource[]> {
+export async function candidateSources(
+  ctx: DetectContext,
+  sources: readonly Datasource[] = DATASOURCES,
+): Promise<Datasource[]> {
   return (await detectSources(ctx, sources)).candidates;
 }

@@ -7,7 +7,10 @@ import { monotonicMs } from '../util/monotonic-clock';
 import { describeError } from '../util/errors';
 
 export interface FindSourceOptions {
-  /** 'local' (init-local: local sources, and network ones with local evidence when `network` lets them bring up DHCP) or 'network' (init). */
+  /**
+   * 'local' (init-local: local sources, and network ones with local evidence when `network` lets them bring up DHCP) or
+   * 'network' (init).
+   */
   stage: 'local' | 'network';
   signal?: AbortSignal;
   network?: EphemeralNetwork;
@@ -18,7 +21,9 @@ export interface FindSourceOptions {
   report?: SearchReport;
 }
 
-/** Hooks around one candidate's crawl: FOUND when it answered; FAILED when it threw something other than a SourceError. */
+/**
+ * Hooks around one candidate's crawl: FOUND when it answered; FAILED when it threw something other than a SourceError.
+ */
 export interface SearchReport {
   start(source: Datasource): void;
   finish(source: Datasource, outcome: 'found' | 'not-found' | 'failed'): void;
@@ -35,13 +40,18 @@ export interface FoundSource {
  * Whether init-local crawls the network source SOURCE inside a temporary lease, as cloud-init's Ec2Local and
  * OpenStackLocal do: only when local facts say the cloud is here, and unless `datasource.<Name>.local_dhcp` is off.
  */
-async function crawlInLocalStage(ctx: DetectContext, source: Datasource, settings: Record<string, unknown>): Promise<boolean> {
+async function crawlInLocalStage(
+  ctx: DetectContext,
+  source: Datasource,
+  settings: Record<string, unknown>,
+): Promise<boolean> {
   if (!boolSetting(settings, 'local_dhcp', true)) {
     ctx.log.debug(`${source.name}: local_dhcp is off; left to the init stage`);
     return false;
   }
   const evidence = source.localEvidence ? await source.localEvidence(ctx).catch(() => false) : false;
-  if (!evidence) ctx.log.debug(`${source.name}: no local evidence (DMI) of this cloud; no temporary lease, left to the init stage`);
+  if (!evidence)
+    ctx.log.debug(`${source.name}: no local evidence (DMI) of this cloud; no temporary lease, left to the init stage`);
   return evidence;
 }
 
@@ -50,13 +60,22 @@ async function crawlInLocalStage(ctx: DetectContext, source: Datasource, setting
  * local facts point at their cloud; None is only taken in the network stage (cloud-init falls back to it last).
  * Undefined when nothing applies.
  */
-export async function findSource(ctx: DetectContext, candidates: readonly Datasource[], opts: FindSourceOptions): Promise<FoundSource | undefined> {
+export async function findSource(
+  ctx: DetectContext,
+  candidates: readonly Datasource[],
+  opts: FindSourceOptions,
+): Promise<FoundSource | undefined> {
   const failures: FoundSource['failures'] = [];
   for (const source of candidates) {
     // NoCloud may still need the network (an http seedfrom): its crawl says so and the network stage retries it.
     if (opts.stage === 'local' && source.name === 'None') continue;
     const settings = sourceSettings(ctx.config, source.name);
-    if (opts.stage === 'local' && source.kind === 'network' && !(opts.network && (await crawlInLocalStage(ctx, source, settings)))) continue;
+    if (
+      opts.stage === 'local' &&
+      source.kind === 'network' &&
+      !(opts.network && (await crawlInLocalStage(ctx, source, settings)))
+    )
+      continue;
     const crawl: CrawlContext = {
       ...ctx,
       settings,

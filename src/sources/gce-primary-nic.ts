@@ -1,4 +1,5 @@
-// GCELocal's search for the primary NIC: a temporary DHCP lease on each candidate NIC in turn until the metadata server answers, as newer cloud-init does.
+// GCELocal's search for the primary NIC: a temporary DHCP lease on each candidate NIC in turn until the metadata server
+// answers, as newer cloud-init does.
 import { candidateNics } from '../net/fallback';
 import { readSysClassNet } from '../net/sys-class-net';
 import type { Platform } from '../platform/platform';
@@ -29,7 +30,13 @@ export async function gceCandidateNics(platform: Platform): Promise<string[]> {
  * With no NICS, one lease on the fallback NIC. When every NIC fails: one NIC's own error, or a SourceError
  * naming the NICs tried with the last one's. An abort (the stage's signal) stops the search at once.
  */
-export async function crawlOnEachNic<T>(network: EphemeralNetwork, nics: string[], crawl: () => Promise<T>, log: Log, signal?: AbortSignal): Promise<{ value: T; nic: string | undefined }> {
+export async function crawlOnEachNic<T>(
+  network: EphemeralNetwork,
+  nics: string[],
+  crawl: () => Promise<T>,
+  log: Log,
+  signal?: AbortSignal,
+): Promise<{ value: T; nic: string | undefined }> {
   if (nics.length === 0) return { value: await withEphemeralNetwork(network, crawl), nic: undefined };
   log.debug(`GCE: looking for the primary NIC in: ${nics.join(', ')}`);
   let last: unknown;
@@ -47,5 +54,9 @@ export async function crawlOnEachNic<T>(network: EphemeralNetwork, nics: string[
   // One candidate: its own error says it all (as with the single fallback lease before).
   if (nics.length === 1 && last !== undefined) throw last;
   const why = last === undefined ? 'aborted' : describeError(last);
-  throw new SourceError('GCE', `the metadata server answered on none of the candidate NICs (${nics.join(', ')}); last: ${why}`, { cause: last });
+  throw new SourceError(
+    'GCE',
+    `the metadata server answered on none of the candidate NICs (${nics.join(', ')}); last: ${why}`,
+    { cause: last },
+  );
 }

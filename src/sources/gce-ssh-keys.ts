@@ -1,4 +1,5 @@
-// GCE's `ssh-keys` metadata lines (`user:key [google-ssh {json}]`): which keys apply, as cloud-init and cloudbase-init each decide it.
+// GCE's `ssh-keys` metadata lines (`user:key [google-ssh {json}]`): which keys apply, as cloud-init and cloudbase-init
+// each decide it.
 
 /** The attribute maps GCE answers for `instance/attributes/` and `project/attributes/` (recursive JSON). */
 export type GceAttributes = Record<string, unknown>;
@@ -27,7 +28,10 @@ export function pythonSplitlines(text: string): string[] {
   return lines;
 }
 
-/** Parses GCE's `expireOn` as cloudbase-init does (strptime '%Y-%m-%dT%H:%M:%S+0000', UTC); undefined when it does not match. */
+/**
+ * Parses GCE's `expireOn` as cloudbase-init does (strptime '%Y-%m-%dT%H:%M:%S+0000', UTC); undefined when it does not
+ * match.
+ */
 export function parseExpireOn(text: string): Date | undefined {
   const m = /^(\d{4})-(\d{1,2})-(\d{1,2})T(\d{1,2}):(\d{1,2}):(\d{1,2})\+0000$/.exec(text);
   if (!m) return undefined;
@@ -40,7 +44,8 @@ function utcDate(y: number, mo: number, d: number, h: number, mi: number, s: num
   const date = new Date(0);
   date.setUTCFullYear(y, mo - 1, d); // not Date.UTC, which reads years 0-99 as 1900-1999
   date.setUTCHours(h, mi, s, 0);
-  if (y < 1 || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) return undefined;
+  if (y < 1 || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d || h > 23 || mi > 59 || s > 59)
+    return undefined;
   return date;
 }
 
@@ -48,7 +53,8 @@ function utcDate(y: number, mo: number, d: number, h: number, mi: number, s: num
  * strptime's fields for '%Y-%m-%dT%H:%M:%S%z' (Python 3.13's patterns, matched case-insensitively but for the `Z`):
  * year, month, day (a blank may stand for its leading zero), hour, minute, second, and the UTC offset.
  */
-const CLOUD_INIT_EXPIRE_ON = /^(\d{4})-(1[0-2]|0[1-9]|[1-9])-(3[01]|[12]\d|0[1-9]|[1-9]| [1-9])[Tt](2[0-3]|[01]\d|\d):([0-5]\d|\d):(6[01]|[0-5]\d|\d)(Z|[+-]\d\d:?[0-5]\d(?::?[0-5]\d(?:\.\d{1,6})?)?)$/;
+const CLOUD_INIT_EXPIRE_ON =
+  /^(\d{4})-(1[0-2]|0[1-9]|[1-9])-(3[01]|[12]\d|0[1-9]|[1-9]| [1-9])[Tt](2[0-3]|[01]\d|\d):([0-5]\d|\d):(6[01]|[0-5]\d|\d)(Z|[+-]\d\d:?[0-5]\d(?::?[0-5]\d(?:\.\d{1,6})?)?)$/;
 
 /**
  * Parses GCE's `expireOn` as cloud-init 25.1's _has_expired does (strptime '%Y-%m-%dT%H:%M:%S%z', since 24.4: `Z`,
@@ -77,7 +83,8 @@ function utcOffsetMs(z: string): number | undefined {
       digits = digits.slice(0, 5) + digits.slice(6);
     }
   } else if (digits[5] === ':') return undefined; // int(':5') fails
-  const seconds = Number(digits.slice(1, 3)) * 3600 + Number(digits.slice(3, 5)) * 60 + Number(digits.slice(5, 7) || '0');
+  const seconds =
+    Number(digits.slice(1, 3)) * 3600 + Number(digits.slice(3, 5)) * 60 + Number(digits.slice(5, 7) || '0');
   const fraction = Number(`0.${digits.slice(8) || '0'}`);
   const total = (seconds + fraction) * 1000;
   if (total >= 24 * 3600 * 1000) return undefined; // timezone() takes less than a day
@@ -129,7 +136,8 @@ export function cloudInitPublicKeys(lines: string[], defaultUser: string | undef
     if (colon < 0) continue;
     const user = line.slice(0, colon);
     const key = line.slice(colon + 1);
-    if ((user === 'cloudinit' || (defaultUser !== undefined && user === defaultUser)) && !hasExpired(key, now)) keys.push(key);
+    if ((user === 'cloudinit' || (defaultUser !== undefined && user === defaultUser)) && !hasExpired(key, now))
+      keys.push(key);
   }
   return keys;
 }
@@ -173,6 +181,7 @@ export function cloudbaseKey(raw: string, username: string, now: Date): Cloudbas
     }
     key = `${(halves[0] as string).trim()} ${String(metaUser)}`;
   }
-  if (!(headerUser === metaUser && metaUser === username)) return { skipped: `Skipping key due to non matching username: ${key}` };
+  if (!(headerUser === metaUser && metaUser === username))
+    return { skipped: `Skipping key due to non matching username: ${key}` };
   return { key };
 }

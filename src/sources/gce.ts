@@ -1,4 +1,5 @@
-// GCE: the Google Compute Engine metadata server (computeMetadata/v1 with `Metadata-Flavor: Google`), for cloud-init's GCE/GCELocal; cloudbase-init's GCEService (cloudbase-gce-service.ts) shares its readers.
+// GCE: the Google Compute Engine metadata server (computeMetadata/v1 with `Metadata-Flavor: Google`), for cloud-init's
+// GCE/GCELocal; cloudbase-init's GCEService (cloudbase-gce-service.ts) shares its readers.
 import { HttpClient, HttpError, type HttpRequest } from '../util/http';
 import type { CrawlContext, Datasource, DetectContext, HostKey, InstanceData, PublishContext } from './datasource';
 import { defaultUserName } from './default-user';
@@ -27,14 +28,17 @@ export function platformReportsGce(dmi: Record<string, string>): boolean {
   return (dmi.product_serial ?? '').trim().startsWith('GoogleCloud-');
 }
 
-/** The v1 base URL (ending in '/'): a test's server root gets `computeMetadata/v1/`; else `metadata_url` or the default. */
+/**
+ * The v1 base URL (ending in '/'): a test's server root gets `computeMetadata/v1/`; else `metadata_url` or the default.
+ */
 export function gceMetadataUrl(settings: Record<string, unknown>, baseUrl?: string): string {
   if (baseUrl) {
     const root = baseUrl.replace(/\/+$/, '');
     return root.endsWith('/computeMetadata/v1') ? `${root}/` : `${root}/${V1_PATH}`;
   }
   const given = settings.metadata_url;
-  if (given !== undefined && (typeof given !== 'string' || !/^https?:\/\//.test(given))) throw new SourceError('GCE', `datasource.GCE.metadata_url must be an http(s) URL, not ${JSON.stringify(given)}`);
+  if (given !== undefined && (typeof given !== 'string' || !/^https?:\/\//.test(given)))
+    throw new SourceError('GCE', `datasource.GCE.metadata_url must be an http(s) URL, not ${JSON.stringify(given)}`);
   const url = typeof given === 'string' ? given : GCE_METADATA_URL;
   return url.endsWith('/') ? url : `${url}/`;
 }
@@ -50,7 +54,12 @@ export class GceMetadata {
 
   /** GET PATH below the v1 URL; undefined for 404. */
   async get(path: string): Promise<Uint8Array | undefined> {
-    const res = await this.client.fetch(`${this.url}${path}`, { ...this.base, headers: { ...GCE_HEADERS }, retries: this.retries, acceptStatuses: [404] });
+    const res = await this.client.fetch(`${this.url}${path}`, {
+      ...this.base,
+      headers: { ...GCE_HEADERS },
+      retries: this.retries,
+      acceptStatuses: [404],
+    });
     return res.status === 404 ? undefined : res.body;
   }
 
@@ -59,10 +68,14 @@ export class GceMetadata {
     return b === undefined ? undefined : Buffer.from(b).toString('utf8');
   }
 
-  /** A required text key: its absence means this is no GCE metadata server (cloud-init's "required key … returned nothing"). */
+  /**
+   * A required text key: its absence means this is no GCE metadata server (cloud-init's "required key … returned
+   * nothing").
+   */
   async required(key: string, path: string): Promise<string> {
     const v = await this.text(path);
-    if (v === undefined) throw new SourceError('GCE', `required key ${key} (${this.url}${path}) returned nothing: not GCE`);
+    if (v === undefined)
+      throw new SourceError('GCE', `required key ${key} (${this.url}${path}) returned nothing: not GCE`);
     return v;
   }
 
@@ -70,11 +83,17 @@ export class GceMetadata {
   async attributes(path: string): Promise<{ raw: string | undefined; value: GceAttributes }> {
     const raw = await this.text(`${path}/?recursive=True`);
     if (raw === undefined) return { raw, value: {} };
-    return { raw, value: parseJsonObject('GCE', { text: raw, where: `${this.url}${path}/?recursive=True` }) as GceAttributes };
+    return {
+      raw,
+      value: parseJsonObject('GCE', { text: raw, where: `${this.url}${path}/?recursive=True` }) as GceAttributes,
+    };
   }
 }
 
-/** `user-data` decoded by `user-data-encoding` (base64, or none); another encoding is warned about and the text kept, as both agents do. */
+/**
+ * `user-data` decoded by `user-data-encoding` (base64, or none); another encoding is warned about and the text kept, as
+ * both agents do.
+ */
 export function userDataOf(attrs: GceAttributes, warn: (m: string) => void): Uint8Array | undefined {
   const ud = attrs['user-data'];
   if (typeof ud !== 'string') return undefined;
@@ -111,10 +130,18 @@ const gceMock: HttpMockService = {
     return {
       anyMethod: async (req: MockRequest): Promise<MockAnswer> => {
         const { url, files } = req;
-        if (req.headers['metadata-flavor'] !== 'Google') return { status: 403, body: 'Missing required header "Metadata-Flavor": "Google"\n', headers: { 'content-type': 'text/html' } };
-        if (req.headers['x-forwarded-for']) return { status: 403, body: 'Request had X-Forwarded-For\n', headers: MOCK_FLAVOR };
+        if (req.headers['metadata-flavor'] !== 'Google')
+          return {
+            status: 403,
+            body: 'Missing required header "Metadata-Flavor": "Google"\n',
+            headers: { 'content-type': 'text/html' },
+          };
+        if (req.headers['x-forwarded-for'])
+          return { status: 403, body: 'Request had X-Forwarded-For\n', headers: MOCK_FLAVOR };
         if (!url.pathname.startsWith(MOCK_V1)) return { status: 404, body: 'not found\n', headers: MOCK_FLAVOR };
-        const parts = decodeURIComponent(url.pathname.slice(MOCK_V1.length)).split('/').filter((p) => p !== '' && p !== '.');
+        const parts = decodeURIComponent(url.pathname.slice(MOCK_V1.length))
+          .split('/')
+          .filter((p) => p !== '' && p !== '.');
         if (parts.includes('..')) return { status: 404, body: 'not found\n', headers: MOCK_FLAVOR };
         const rel = parts.join('/');
         if (parts[0] === 'instance' && parts[1] === 'guest-attributes') {
@@ -123,15 +150,26 @@ const gceMock: HttpMockService = {
             return { status: 200, body: '', headers: MOCK_FLAVOR };
           }
           const v = guest.get(rel);
-          if (v !== undefined) return { status: 200, body: v, headers: { ...MOCK_FLAVOR, 'content-type': 'application/text' } };
+          if (v !== undefined)
+            return { status: 200, body: v, headers: { ...MOCK_FLAVOR, 'content-type': 'application/text' } };
         }
-        if (req.method !== 'GET' && req.method !== 'HEAD') return { status: 405, body: 'method not allowed\n', headers: MOCK_FLAVOR };
+        if (req.method !== 'GET' && req.method !== 'HEAD')
+          return { status: 405, body: 'method not allowed\n', headers: MOCK_FLAVOR };
         const file = await files.read(rel);
         if (file) return { status: 200, body: file, headers: { ...MOCK_FLAVOR, 'content-type': 'application/text' } };
         const entries = await files.list(rel);
         if (!entries) return { status: 404, body: 'not found\n', headers: MOCK_FLAVOR };
-        if (/^true$/i.test(url.searchParams.get('recursive') ?? '')) return { status: 200, body: JSON.stringify(await mockFolderJson(files, rel)), headers: { ...MOCK_FLAVOR, 'content-type': 'application/json' } };
-        return { status: 200, body: `${entries.map((e) => (e.folder ? `${e.name}/` : e.name)).join('\n')}\n`, headers: { ...MOCK_FLAVOR, 'content-type': 'application/text' } };
+        if (/^true$/i.test(url.searchParams.get('recursive') ?? ''))
+          return {
+            status: 200,
+            body: JSON.stringify(await mockFolderJson(files, rel)),
+            headers: { ...MOCK_FLAVOR, 'content-type': 'application/json' },
+          };
+        return {
+          status: 200,
+          body: `${entries.map((e) => (e.folder ? `${e.name}/` : e.name)).join('\n')}\n`,
+          headers: { ...MOCK_FLAVOR, 'content-type': 'application/text' },
+        };
       },
     };
   },
@@ -141,7 +179,10 @@ const gceMock: HttpMockService = {
  * The metadata server's reads both agents share: the v1 URL from the settings (or a test's base URL), instance/id
  * as the probe bounded by max_wait, then BUILD's reads; on a NIC lease of its own in init-local (GCELocal).
  */
-export async function readGceMetadata(ctx: CrawlContext, build: (md: GceMetadata, instanceId: string) => Promise<InstanceData>): Promise<InstanceData> {
+export async function readGceMetadata(
+  ctx: CrawlContext,
+  build: (md: GceMetadata, instanceId: string) => Promise<InstanceData>,
+): Promise<InstanceData> {
   const v1 = gceMetadataUrl(ctx.settings, ctx.baseUrl);
   const s = readUrlSettings('GCE', { ...ctx.settings, metadata_urls: [v1] }, GCE_DEFAULTS);
   const url = `${s.metadataUrls[0] as string}/`;
@@ -190,7 +231,10 @@ export const gceSource: Datasource = {
   },
   async crawl(ctx: CrawlContext): Promise<InstanceData> {
     if (!platformReportsGce(ctx.dmi)) {
-      throw new SourceError('GCE', `not running on GCE: DMI product_name '${ctx.dmi.product_name ?? ''}' and product_serial '${ctx.dmi.product_serial ?? ''}' do not say Google`);
+      throw new SourceError(
+        'GCE',
+        `not running on GCE: DMI product_name '${ctx.dmi.product_name ?? ''}' and product_serial '${ctx.dmi.product_serial ?? ''}' do not say Google`,
+      );
     }
     return readGceMetadata(ctx, (md, instanceId) => cloudInitData(ctx, md, instanceId));
   },

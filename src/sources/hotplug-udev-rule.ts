@@ -57,7 +57,13 @@ export async function installHotplug(input: InstallHotplugInput): Promise<Instal
   const requested = (userNetworkEvents(input.cfg) ?? []).includes('hotplug');
   const supported = supportsEvent(input.source, 'hotplug');
   const scopes = await readHotplugEnabledScopes(p, input.cloudDir, log);
-  const enabled = updateEventEnabled({ source: input.source, cfg: input.cfg, event: 'hotplug', hotplugEnabledScopes: scopes, log });
+  const enabled = updateEventEnabled({
+    source: input.source,
+    cfg: input.cfg,
+    event: 'hotplug',
+    hotplugEnabledScopes: scopes,
+    log,
+  });
   if (!(supported && enabled)) {
     if (await p.exists(HOTPLUG_UDEV_PATH)) {
       log.debug('Uninstalling hotplug, not enabled');
@@ -66,7 +72,9 @@ export async function installHotplug(input: InstallHotplugInput): Promise<Instal
       return 'uninstalled';
     }
     if (requested) {
-      (input.warn ?? ((m: string) => log.warn(m)))('Hotplug is unsupported by current datasource. Udev rules will NOT be installed.');
+      (input.warn ?? ((m: string) => log.warn(m)))(
+        'Hotplug is unsupported by current datasource. Udev rules will NOT be installed.',
+      );
       return 'unsupported';
     }
     log.debug('Skipping hotplug install, not enabled');
@@ -78,7 +86,9 @@ export async function installHotplug(input: InstallHotplugInput): Promise<Instal
   }
   // "This may need to turn into a distro property": cloud-init's own fallback, kept as it is.
   const libexecdir = (await p.exists('/usr/libexec/cloud-init')) ? '/usr/libexec/cloud-init' : '/usr/lib/cloud-init';
-  await p.writeFile(HOTPLUG_UDEV_PATH, hotplugUdevRule(libexecdir, datasourceByName(input.source)?.hotplugUdevRules), { mode: 0o644 });
+  await p.writeFile(HOTPLUG_UDEV_PATH, hotplugUdevRule(libexecdir, datasourceByName(input.source)?.hotplugUdevRules), {
+    mode: 0o644,
+  });
   await p.run(['udevadm', 'control', '--reload-rules']);
   return 'installed';
 }

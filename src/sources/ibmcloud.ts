@@ -1,4 +1,6 @@
-// IBMCloud (SoftLayer): on Xen, the OS-code config drive (label config-2 with IBM's UUID 9796-932E) or the template METADATA disk, read with kiln's own filesystem readers; nothing while IBM's provisioning boot runs (cloud-init's DataSourceIBMCloud).
+// IBMCloud (SoftLayer): on Xen, the OS-code config drive (label config-2 with IBM's UUID 9796-932E) or the template
+// METADATA disk, read with kiln's own filesystem readers; nothing while IBM's provisioning boot runs (cloud-init's
+// DataSourceIBMCloud).
 import type { FoundFilesystem } from '../devices/filesystem-finder';
 import type { Platform } from '../platform/platform';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
@@ -16,7 +18,11 @@ const INSTALL_LOG = '/root/swinstall.log';
 const BOOT_REFERENCE = '/proc/1/environ';
 
 /** cloud-init's Platforms names, which also make the subplatform. */
-export type IbmPlatform = 'Template/Live/Metadata' | 'Template/Provisioning/Metadata' | 'Template/Provisioning/No-Metadata' | 'OS-Code/Live';
+export type IbmPlatform =
+  | 'Template/Live/Metadata'
+  | 'Template/Provisioning/Metadata'
+  | 'Template/Provisioning/No-Metadata'
+  | 'OS-Code/Live';
 
 export interface IbmFinding {
   platform: IbmPlatform;
@@ -59,11 +65,15 @@ export async function ibmPlatform(ctx: DetectContext): Promise<IbmFinding | unde
     const label = fs.label.toUpperCase();
     if (label !== 'METADATA' && label !== 'CONFIG-2') continue;
     if (byLabel.has(label)) {
-      ctx.log.warn(`IBMCloud: Duplicate fslabel '${label}'. existing=${byLabel.get(label)?.device} current=${fs.device}`);
+      ctx.log.warn(
+        `IBMCloud: Duplicate fslabel '${label}'. existing=${byLabel.get(label)?.device} current=${fs.device}`,
+      );
       continue;
     }
     if (label === 'CONFIG-2' && (fs.uuid ?? '').toUpperCase() !== IBM_CONFIG_UUID) {
-      ctx.log.debug(`IBMCloud: Skipping ${fs.device} with LABEL=${label} due to uuid != ${IBM_CONFIG_UUID}: ${fs.uuid ?? 'none'}`);
+      ctx.log.debug(
+        `IBMCloud: Skipping ${fs.device} with LABEL=${label} due to uuid != ${IBM_CONFIG_UUID}: ${fs.uuid ?? 'none'}`,
+      );
       continue;
     }
     byLabel.set(label, fs);
@@ -72,7 +82,8 @@ export async function ibmPlatform(ctx: DetectContext): Promise<IbmFinding | unde
   if (cfg2) return { platform: 'OS-Code/Live', fs: cfg2 };
   const metadata = byLabel.get('METADATA');
   const provisioning = await isIbmProvisioning(ctx);
-  if (metadata) return { platform: provisioning ? 'Template/Provisioning/Metadata' : 'Template/Live/Metadata', fs: metadata };
+  if (metadata)
+    return { platform: provisioning ? 'Template/Provisioning/Metadata' : 'Template/Live/Metadata', fs: metadata };
   if (provisioning) return { platform: 'Template/Provisioning/No-Metadata' };
   return undefined;
 }
@@ -83,7 +94,8 @@ export async function ibmPlatform(ctx: DetectContext): Promise<IbmFinding | unde
  */
 export async function ibmConfigDriveDevice(ctx: DetectContext): Promise<string | undefined> {
   const list = ctx.config.datasource_list;
-  const enabled = !Array.isArray(list) || list.some((n) => typeof n === 'string' && n.trim().toLowerCase() === 'ibmcloud');
+  const enabled =
+    !Array.isArray(list) || list.some((n) => typeof n === 'string' && n.trim().toLowerCase() === 'ibmcloud');
   if (!enabled) return undefined;
   const found = await ibmPlatform(ctx);
   return found?.platform === 'OS-Code/Live' ? found.fs?.device : undefined;
@@ -109,7 +121,9 @@ function refuseFile(reason: string, cause?: unknown): SourceError {
  * cloud-init's metadata_from_dir: openstack/latest/ only (no dated versions), meta_data.json required; the
  * metadata is just random_seed, public-keys, local-hostname and instance-id, renamed from OpenStack's keys.
  */
-async function readIbmTree(fs: FoundFilesystem): Promise<{ metadata: Record<string, unknown>; userData?: Uint8Array; vendor?: unknown; network?: unknown }> {
+async function readIbmTree(
+  fs: FoundFilesystem,
+): Promise<{ metadata: Record<string, unknown>; userData?: Uint8Array; vendor?: unknown; network?: unknown }> {
   const read = (name: string) => fs.tree.readFile(`openstack/latest/${name}`);
   const mdBytes = await read('meta_data.json');
   if (!mdBytes) throw fail(`Failed reading IBM config disk (${fs.device}): missing required file 'meta_data.json'`);
@@ -118,7 +132,8 @@ async function readIbmTree(fs: FoundFilesystem): Promise<{ metadata: Record<stri
   if ('random_seed' in md) {
     const seed = md.random_seed;
     // cloud-init's base64.b64decode, not validating: stray characters (a line break) are skipped, bad padding fails.
-    const bytes = typeof seed === 'string' ? pythonB64decode(seed) : 'argument should be a bytes-like object or ASCII string';
+    const bytes =
+      typeof seed === 'string' ? pythonB64decode(seed) : 'argument should be a bytes-like object or ASCII string';
     if (typeof bytes === 'string') throw fail(`${fs.device}: Badly formatted metadata random_seed entry: ${bytes}`);
     // cloud-init holds the bytes, which instance-data.json writes as base64 and lists in base64_encoded_keys.
     metadata.random_seed = Buffer.from(bytes).toString('base64');
@@ -130,7 +145,9 @@ async function readIbmTree(fs: FoundFilesystem): Promise<{ metadata: Record<stri
   ] as const) {
     if (from in md) metadata[to] = md[from];
   }
-  const out: { metadata: Record<string, unknown>; userData?: Uint8Array; vendor?: unknown; network?: unknown } = { metadata };
+  const out: { metadata: Record<string, unknown>; userData?: Uint8Array; vendor?: unknown; network?: unknown } = {
+    metadata,
+  };
   const ud = await read('user_data');
   if (ud) out.userData = ud;
   const vd = await read('vendor_data.json');
@@ -152,8 +169,10 @@ export const ibmCloudSource: Datasource = {
   },
   async crawl(ctx: CrawlContext): Promise<InstanceData> {
     const found = await ibmPlatform(ctx);
-    if (!found) throw fail('This is not an IBMCloud platform (no Xen, or no METADATA disk or config-2 with UUID 9796-932E)');
-    if (found.platform.startsWith('Template/Provisioning/')) throw fail(`Cloud-init is disabled during provisioning: ${found.platform}.`);
+    if (!found)
+      throw fail('This is not an IBMCloud platform (no Xen, or no METADATA disk or config-2 with UUID 9796-932E)');
+    if (found.platform.startsWith('Template/Provisioning/'))
+      throw fail(`Cloud-init is disabled during provisioning: ${found.platform}.`);
     const fs = found.fs as FoundFilesystem;
     const tree = await readIbmTree(fs);
     const md = tree.metadata;
@@ -182,8 +201,10 @@ export const ibmCloudSource: Datasource = {
       }
     }
     // Templates were configured by the provisioning boot: their network config is 'disabled', as cloud-init's.
-    if (found.platform !== 'OS-Code/Live') data.networkConfig = { format: 'v1', config: { config: 'disabled', version: 1 } };
-    else if (tree.network !== undefined && tree.network !== null) data.networkConfig = { format: 'openstack', config: tree.network };
+    if (found.platform !== 'OS-Code/Live')
+      data.networkConfig = { format: 'v1', config: { config: 'disabled', version: 1 } };
+    else if (tree.network !== undefined && tree.network !== null)
+      data.networkConfig = { format: 'openstack', config: tree.network };
     return data;
   },
 };

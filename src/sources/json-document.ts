@@ -1,4 +1,5 @@
-// The one reader of a datasource's JSON document (a metadata answer, a file on a config disk, a serial reply): parse it, or refuse it with where it came from.
+// The one reader of a datasource's JSON document (a metadata answer, a file on a config disk, a serial reply): parse
+// it, or refuse it with where it came from.
 import type { HttpResponse } from '../util/http';
 import { SourceError } from './source-error';
 import { describeError } from '../util/errors';
@@ -16,7 +17,9 @@ export interface JsonText {
 export type JsonRefusal = string | ((reason: string, cause?: unknown) => SourceError);
 
 function refuse(by: JsonRefusal, reason: string, cause?: unknown): SourceError {
-  return typeof by === 'string' ? new SourceError(by, reason, cause === undefined ? undefined : { cause }) : by(reason, cause);
+  return typeof by === 'string'
+    ? new SourceError(by, reason, cause === undefined ? undefined : { cause })
+    : by(reason, cause);
 }
 
 function isResponse(doc: HttpResponse | JsonText): doc is HttpResponse {
@@ -29,7 +32,11 @@ function isResponse(doc: HttpResponse | JsonText): doc is HttpResponse {
  */
 export function parseJson(by: JsonRefusal, doc: HttpResponse | JsonText): unknown {
   const where = isResponse(doc) ? doc.url : doc.where;
-  const text = isResponse(doc) ? doc.text() : typeof doc.text === 'string' ? doc.text : Buffer.from(doc.text).toString('utf8');
+  const text = isResponse(doc)
+    ? doc.text()
+    : typeof doc.text === 'string'
+      ? doc.text
+      : Buffer.from(doc.text).toString('utf8');
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
@@ -45,9 +52,13 @@ function kindOf(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-/** DOC parsed as a JSON object (the shape every metadata document has), refused as parseJson does or as another kind of value. */
+/**
+ * DOC parsed as a JSON object (the shape every metadata document has), refused as parseJson does or as another kind of
+ * value.
+ */
 export function parseJsonObject(by: JsonRefusal, doc: HttpResponse | JsonText): Record<string, unknown> {
   const value = parseJson(by, doc);
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw refuse(by, `${isResponse(doc) ? doc.url : doc.where} is not a JSON object but ${kindOf(value)}`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw refuse(by, `${isResponse(doc) ? doc.url : doc.where} is not a JSON object but ${kindOf(value)}`);
   return value as Record<string, unknown>;
 }

@@ -1,4 +1,5 @@
-// What the kernel cmdline (or DMI serial) says about datasources: `ci.ds=`, `ci.datasource=`, `ds=nocloud;s=URL;i=ID;h=HOST`.
+// What the kernel cmdline (or DMI serial) says about datasources: `ci.ds=`, `ci.datasource=`,
+// `ds=nocloud;s=URL;i=ID;h=HOST`.
 
 export interface NoCloudHint {
   /** 'nocloud' or 'nocloud-net'. */
@@ -23,12 +24,19 @@ export function forcedDatasources(cmdline: string): string[] | undefined {
   let found: string[] | undefined;
   for (const w of cmdlineWords(cmdline)) {
     const m = /^ci\.(?:ds|datasource)=(.+)$/.exec(w);
-    if (m?.[1]) found = m[1].split(',').map((s) => s.trim()).filter(Boolean);
+    if (m?.[1])
+      found = m[1]
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
   }
   return found;
 }
 
-/** Parses `ds=nocloud[-net][;key=value…]` from TEXT (a cmdline or a DMI serial); keys s/seedfrom, i/instance-id, h/local-hostname, dsmode. */
+/**
+ * Parses `ds=nocloud[-net][;key=value…]` from TEXT (a cmdline or a DMI serial); keys s/seedfrom, i/instance-id,
+ * h/local-hostname, dsmode.
+ */
 export function noCloudHint(text: string): NoCloudHint | undefined {
   for (const w of cmdlineWords(text)) {
     const m = /^(?:ds|ci\.ds)=(nocloud(?:-net)?)(?:[;,](.*))?$/i.exec(w);

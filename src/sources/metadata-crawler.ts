@@ -36,14 +36,27 @@ export function decodeMetadataLeaf(text: string): unknown {
  * does (decodeMetadataLeaf). A public-key index line '0=name' becomes name → the decoded `0/openssh-key`, and
  * `security-credentials` is never fetched (cloud-init does not materialize credentials either).
  */
-export async function crawlMetadataTree(source: string, get: MetadataGet, prefix: string, limits: CrawlLimits = { maxRequests: 2000, maxDepth: 12 }): Promise<Record<string, unknown>> {
+export async function crawlMetadataTree(
+  source: string,
+  get: MetadataGet,
+  prefix: string,
+  limits: CrawlLimits = { maxRequests: 2000, maxDepth: 12 },
+): Promise<Record<string, unknown>> {
   let requests = 0;
   const fetch = async (path: string): Promise<string | undefined> => {
-    if (++requests > limits.maxRequests) throw new SourceError(source, `metadata tree under ${prefix} needs more than ${limits.maxRequests} requests; refusing to crawl further`);
+    if (++requests > limits.maxRequests)
+      throw new SourceError(
+        source,
+        `metadata tree under ${prefix} needs more than ${limits.maxRequests} requests; refusing to crawl further`,
+      );
     return get(path);
   };
   const walk = async (path: string, depth: number): Promise<Record<string, unknown>> => {
-    if (depth > limits.maxDepth) throw new SourceError(source, `metadata tree under ${prefix} is deeper than ${limits.maxDepth} levels (at ${path})`);
+    if (depth > limits.maxDepth)
+      throw new SourceError(
+        source,
+        `metadata tree under ${prefix} is deeper than ${limits.maxDepth} levels (at ${path})`,
+      );
     const listing = await fetch(path);
     const out: Record<string, unknown> = {};
     if (listing === undefined) return out;
@@ -71,7 +84,13 @@ export async function crawlMetadataTree(source: string, get: MetadataGet, prefix
 export function ec2PublicKeys(meta: Record<string, unknown>): string[] {
   const keys: string[] = [];
   const add = (v: unknown) => {
-    if (typeof v === 'string') keys.push(...v.split('\n').map((s) => s.trim()).filter((s) => s && !s.startsWith('#')));
+    if (typeof v === 'string')
+      keys.push(
+        ...v
+          .split('\n')
+          .map((s) => s.trim())
+          .filter((s) => s && !s.startsWith('#')),
+      );
     else if (Array.isArray(v)) v.forEach(add);
     else if (v && typeof v === 'object') Object.values(v).forEach(add);
   };

@@ -1,6 +1,7 @@
 // What a cloud registers for `kiln devel serve-metadata` to stand in for its metadata service: the --kind word, how the
 // guest reaches it, and the answers that follow the cloud's own rules. The server (src/metadata-server/) gives the
-// transport, the served folder, misbehaviour, the access log, phone-home and the password server; nothing here imports it.
+// transport, the served folder, misbehaviour, the access log, phone-home and the password server; nothing here imports
+// it.
 
 /** The folder the mock serves, read through the server: paths are relative to it ('hetzner/v1/metadata'). */
 export interface MockFiles {
@@ -28,11 +29,17 @@ export interface MockRequest {
   remotePort: number | undefined;
   /** This server as the client addressed it: 'http://HOST:PORT' from the Host header. */
   self: string;
-  /** The request body as text, read once: at most LIMIT bytes are kept, or, with TOO_LONG, a longer one fails the read with that message. */
+  /**
+   * The request body as text, read once: at most LIMIT bytes are kept, or, with TOO_LONG, a longer one fails the read
+   * with that message.
+   */
   body(limit: number, tooLong?: string): Promise<string>;
   /** The served folder. */
   files: MockFiles;
-  /** Runs ARGV on the mock's host in a scratch folder holding FILES (by name; ARGV names them relative to it), INPUT on stdin. */
+  /**
+   * Runs ARGV on the mock's host in a scratch folder holding FILES (by name; ARGV names them relative to it), INPUT on
+   * stdin.
+   */
   run(argv: string[], opts?: { input?: Uint8Array; files?: Record<string, string | Uint8Array> }): MockCommandResult;
 }
 
@@ -48,7 +55,9 @@ export interface MockAnswer {
 
 /** What one server was started with, beyond the folder: EC2's IMDSv2 rules. */
 export interface MockOptions {
-  /** 'required' answers 401 without a token; 'optional' (default) accepts IMDSv1; 'disabled' answers 403 to PUT token. */
+  /**
+   * 'required' answers 401 without a token; 'optional' (default) accepts IMDSv1; 'disabled' answers 403 to PUT token.
+   */
   imdsv2?: 'required' | 'optional' | 'disabled';
   /** Tokens stop being valid after this many uses. */
   tokenUses?: number;
@@ -94,7 +103,9 @@ export interface HttpMockService extends MockServiceBase {
   readonly socketUrl?: string;
   /** The server takes --imdsv2 and --token-uses (IMDSv2's token rules). */
   readonly imdsv2?: true;
-  /** The cloud also has a password server on a port of its own (--password-port; 8080 on CloudStack's virtual router). */
+  /**
+   * The cloud also has a password server on a port of its own (--password-port; 8080 on CloudStack's virtual router).
+   */
   readonly passwordServer?: true;
   /** The folder's EC2-style key folders named '0=name' answer as '0/' (and are listed so). */
   readonly keyNamedFolders?: true;
@@ -104,7 +115,10 @@ export interface HttpMockService extends MockServiceBase {
   answers?(opts: MockOptions): MockAnswers;
 }
 
-/** A cloud whose metadata comes over a line protocol, served on a unix socket standing in for a serial port or zone socket. */
+/**
+ * A cloud whose metadata comes over a line protocol, served on a unix socket standing in for a serial port or zone
+ * socket.
+ */
 export interface SerialMockService extends MockServiceBase {
   readonly transport: 'serial';
   readonly socketHint?: string;

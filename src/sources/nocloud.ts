@@ -63,7 +63,9 @@ async function seedDirs(ctx: DetectContext): Promise<FolderTree[]> {
   return dirs;
 }
 
-/** A seed file read as YAML (JSON being YAML too), as cloud-init's load_yaml reads it; errors name the file and line. */
+/**
+ * A seed file read as YAML (JSON being YAML too), as cloud-init's load_yaml reads it; errors name the file and line.
+ */
 function readSeedYaml(bytes: Uint8Array, file: string): unknown {
   try {
     return readYaml(Buffer.from(bytes).toString('utf8'), file);
@@ -76,7 +78,11 @@ function readSeedYaml(bytes: Uint8Array, file: string): unknown {
 export function parseMetaData(bytes: Uint8Array, where: string): Record<string, unknown> {
   const value = readSeedYaml(bytes, `${where}/meta-data`);
   if (value === null || value === undefined) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw new SourceError('NoCloud', `${where}/meta-data must be a mapping, not ${Array.isArray(value) ? 'a list' : typeof value}`);
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new SourceError(
+      'NoCloud',
+      `${where}/meta-data must be a mapping, not ${Array.isArray(value) ? 'a list' : typeof value}`,
+    );
   return value as Record<string, unknown>;
 }
 
@@ -84,13 +90,18 @@ export function parseMetaData(bytes: Uint8Array, where: string): Record<string, 
 export function parseNetworkConfig(bytes: Uint8Array, where: string): InstanceData['networkConfig'] {
   const value = readSeedYaml(bytes, `${where}/network-config`);
   if (value === null || value === undefined) return undefined;
-  if (typeof value !== 'object' || Array.isArray(value)) throw new SourceError('NoCloud', `${where}/network-config must be a mapping`);
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new SourceError('NoCloud', `${where}/network-config must be a mapping`);
   let cfg = value as Record<string, unknown>;
-  if (cfg.network && typeof cfg.network === 'object' && !Array.isArray(cfg.network)) cfg = cfg.network as Record<string, unknown>;
+  if (cfg.network && typeof cfg.network === 'object' && !Array.isArray(cfg.network))
+    cfg = cfg.network as Record<string, unknown>;
   const version = Number(cfg.version);
   if (version === 1) return { format: 'v1', config: cfg };
   if (version === 2) return { format: 'v2', config: cfg };
-  throw new SourceError('NoCloud', `${where}/network-config: 'version' must be 1 or 2, not ${JSON.stringify(cfg.version)}`);
+  throw new SourceError(
+    'NoCloud',
+    `${where}/network-config: 'version' must be 1 or 2, not ${JSON.stringify(cfg.version)}`,
+  );
 }
 
 async function readTreeSeed(tree: FileTree, where: string): Promise<Seed> {
@@ -98,7 +109,11 @@ async function readTreeSeed(tree: FileTree, where: string): Promise<Seed> {
   const ud = await tree.readFile('user-data');
   // cloud-init 25.1 requires both (pathprefix2dict's required, read_seeded's reads); an empty user-data is fine.
   const missing = [...(meta ? [] : ['meta-data']), ...(ud ? [] : ['user-data'])];
-  if (missing.length > 0) throw new SourceError('NoCloud', `${where}: ${missing.join(' and ')} missing (a NoCloud seed needs meta-data and user-data)`);
+  if (missing.length > 0)
+    throw new SourceError(
+      'NoCloud',
+      `${where}: ${missing.join(' and ')} missing (a NoCloud seed needs meta-data and user-data)`,
+    );
   const seed: Seed = { metaData: parseMetaData(meta as Uint8Array, where), where };
   if (ud && ud.length > 0) seed.userData = ud;
   const vd = await tree.readFile('vendor-data');
@@ -116,18 +131,29 @@ async function readUrlSeed(ctx: CrawlContext, seedfrom: string): Promise<Seed> {
     const dir = base.replace(/^file:\/\//, '').replace(/\/$/, '');
     return readTreeSeed(new FolderTree(ctx.platform, dir), base);
   }
-  if (!/^https?:\/\//.test(base)) throw new SourceError('NoCloud', `seedfrom '${seedfrom}' must start with http://, https:// or file://`);
-  // cloud-init's local NoCloud leaves network seeds to NoCloudNet in the network stage; so do we, unless a lease is offered.
-  if (ctx.stage === 'local' && !ctx.network) throw new LeftToNetworkStage('NoCloud', `seedfrom ${base} needs the network; it is read in the network stage`);
+  if (!/^https?:\/\//.test(base))
+    throw new SourceError('NoCloud', `seedfrom '${seedfrom}' must start with http://, https:// or file://`);
+  // cloud-init's local NoCloud leaves network seeds to NoCloudNet in the network stage; so do we, unless a lease is
+  // offered.
+  if (ctx.stage === 'local' && !ctx.network)
+    throw new LeftToNetworkStage('NoCloud', `seedfrom ${base} needs the network; it is read in the network stage`);
   const timeout = Number(ctx.settings.timeout ?? 10);
   const retries = Number(ctx.settings.retries ?? 3);
   const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
   const get = async (name: string, required: boolean): Promise<Uint8Array | undefined> => {
     try {
-      const res = await client.fetch(at(name), { timeoutMs: timeout * 1000, retries, acceptStatuses: required ? [] : [404], ...(ctx.signal ? { signal: ctx.signal } : {}) });
+      const res = await client.fetch(at(name), {
+        timeoutMs: timeout * 1000,
+        retries,
+        acceptStatuses: required ? [] : [404],
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      });
       return res.status === 404 ? undefined : res.body;
     } catch (err) {
-      if (err instanceof HttpError) throw new SourceError('NoCloud', `reading ${name} from seedfrom ${base} failed (${err.kind}): ${err.message}`, { cause: err });
+      if (err instanceof HttpError)
+        throw new SourceError('NoCloud', `reading ${name} from seedfrom ${base} failed (${err.kind}): ${err.message}`, {
+          cause: err,
+        });
       throw err;
     }
   };
@@ -171,7 +197,8 @@ export const noCloudSource: Datasource = {
     // What cloud-init calls the seed: every place data came from, in the order it looked (dmi, cmdline, the seed
     // folder or device, the seedfrom URL), joined by commas.
     const found: string[] = [];
-    // cloud-init calls the seed a config disk when it starts with a device (/dev/…; kiln's finder may also name an image file).
+    // cloud-init calls the seed a config disk when it starts with a device (/dev/…; kiln's finder may also name an
+    // image file).
     let firstIsDevice = false;
     const dmiHint = noCloudHint(ctx.dmi.product_serial ?? '');
     const cmdlineHint = noCloudHint(ctx.kernelCmdline);
@@ -213,11 +240,20 @@ export const noCloudSource: Datasource = {
       seed = { ...remote, metaData: meta };
       found.push(seedfrom);
     }
-    const where = found.length ? `${firstIsDevice || found[0]?.startsWith('/dev') ? 'config-disk' : 'seed-dir'} (${found.join(',')})` : '';
-    if (!seed && !h) throw new SourceError('NoCloud', `no seed: nothing in ${NOCLOUD_SEED_DIRS.join(' or ')}, no ${NOCLOUD_LABELS.join('/')} filesystem, no ds=nocloud;s=… hint`);
+    const where = found.length
+      ? `${firstIsDevice || found[0]?.startsWith('/dev') ? 'config-disk' : 'seed-dir'} (${found.join(',')})`
+      : '';
+    if (!seed && !h)
+      throw new SourceError(
+        'NoCloud',
+        `no seed: nothing in ${NOCLOUD_SEED_DIRS.join(' or ')}, no ${NOCLOUD_LABELS.join('/')} filesystem, no ds=nocloud;s=… hint`,
+      );
     // cloud-init merges its defaults under the seed's meta-data: instance-id 'nocloud' and dsmode 'net'.
     meta = mergeMissing(meta, { 'instance-id': 'nocloud', dsmode: 'net' });
-    const instanceId = typeof meta['instance-id'] === 'string' || typeof meta['instance-id'] === 'number' ? String(meta['instance-id']) : 'nocloud';
+    const instanceId =
+      typeof meta['instance-id'] === 'string' || typeof meta['instance-id'] === 'number'
+        ? String(meta['instance-id'])
+        : 'nocloud';
     const data: InstanceData = {
       instanceId,
       cloudName: noCloudCloudName(meta, ctx.log),
@@ -249,8 +285,15 @@ export function noCloudCloudName(meta: Record<string, unknown>, log: Log): strin
   const given = meta['cloud-name'];
   if (typeof given === 'string' && given) return given.toLowerCase();
   // Only a value Python finds true is looked at (not 0, false, [] or {}); one that is not a string is ignored.
-  const truthy = Array.isArray(given) ? given.length > 0 : given !== null && typeof given === 'object' ? Object.keys(given).length > 0 : Boolean(given);
-  if (truthy) log.debug(`Ignoring metadata provided key cloud-name: non-string type ${Array.isArray(given) ? 'list' : typeof given}`);
+  const truthy = Array.isArray(given)
+    ? given.length > 0
+    : given !== null && typeof given === 'object'
+      ? Object.keys(given).length > 0
+      : Boolean(given);
+  if (truthy)
+    log.debug(
+      `Ignoring metadata provided key cloud-name: non-string type ${Array.isArray(given) ? 'list' : typeof given}`,
+    );
   return 'unknown';
 }
 
@@ -259,7 +302,13 @@ function publicKeysOf(meta: Record<string, unknown>): string[] {
   const v = meta['public-keys'] ?? meta.public_keys;
   const out: string[] = [];
   const add = (x: unknown) => {
-    if (typeof x === 'string') out.push(...x.split('\n').map((s) => s.trim()).filter(Boolean));
+    if (typeof x === 'string')
+      out.push(
+        ...x
+          .split('\n')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      );
     else if (Array.isArray(x)) x.forEach(add);
     else if (x && typeof x === 'object') Object.values(x).forEach(add);
   };

@@ -1,4 +1,5 @@
-// NWCS: one JSON metadata document at 169.254.169.254/api/v1/metadata, read in init-local inside a temporary DHCP lease; detected from the DMI system vendor (cloud-init's DataSourceNWCS).
+// NWCS: one JSON metadata document at 169.254.169.254/api/v1/metadata, read in init-local inside a temporary DHCP
+// lease; detected from the DMI system vendor (cloud-init's DataSourceNWCS).
 import { macsToNames, readSysClassNet } from '../net/sys-class-net';
 import { HttpClient, HttpError } from '../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from './datasource';
@@ -40,7 +41,8 @@ const nwcsMock: HttpMockService = {
       if (path !== MOCK_DOC && path !== `${MOCK_DOC}/` && !path.startsWith(`${MOCK_DOC}/`)) return undefined;
       const text = await readMockText(files, 'api/v1/metadata');
       if (text === undefined) return undefined;
-      if (path === MOCK_DOC || path === `${MOCK_DOC}/`) return { status: 200, body: text, headers: { 'content-type': 'application/json' } };
+      if (path === MOCK_DOC || path === `${MOCK_DOC}/`)
+        return { status: 200, body: text, headers: { 'content-type': 'application/json' } };
       let value: unknown;
       try {
         value = JSON.parse(text);
@@ -48,11 +50,17 @@ const nwcsMock: HttpMockService = {
         // The client gets a 500 saying which file of the mock folder is broken.
         return { status: 500, body: "the mock's api/v1/metadata is not JSON\n" };
       }
-      for (const key of path.slice(MOCK_DOC.length + 1).split('/').filter(Boolean).map(decodeURIComponent)) {
-        if (value && typeof value === 'object' && !Array.isArray(value) && key in value) value = (value as Record<string, unknown>)[key];
+      for (const key of path
+        .slice(MOCK_DOC.length + 1)
+        .split('/')
+        .filter(Boolean)
+        .map(decodeURIComponent)) {
+        if (value && typeof value === 'object' && !Array.isArray(value) && key in value)
+          value = (value as Record<string, unknown>)[key];
         else return { status: 404, body: 'not found\n' };
       }
-      if (value === null || typeof value !== 'object') return { status: 200, body: value === null ? '' : String(value) };
+      if (value === null || typeof value !== 'object')
+        return { status: 200, body: value === null ? '' : String(value) };
       return { status: 200, body: JSON.stringify(value), headers: { 'content-type': 'application/json' } };
     },
   }),
@@ -78,10 +86,12 @@ export const nwcsSource: Datasource = {
       // As EphemeralDHCPv4 with its connectivity URL: no lease when the metadata service answers already.
       let network = ctx.network;
       if (network) {
-        const reachable = await client.fetch(`${url}/instance-id`, { timeoutMs: 1000, ...(ctx.signal ? { signal: ctx.signal } : {}) }).then(
-          () => true,
-          () => false,
-        );
+        const reachable = await client
+          .fetch(`${url}/instance-id`, { timeoutMs: 1000, ...(ctx.signal ? { signal: ctx.signal } : {}) })
+          .then(
+            () => true,
+            () => false,
+          );
         if (reachable) network = undefined;
       }
       const { value: md } = await withEphemeralNetwork(network, () =>
@@ -112,15 +122,24 @@ export const nwcsSource: Datasource = {
  * userdata and vendordata are strings; each NIC of the (v1) network config is renamed to the interface that
  * has its MAC here (MACS: MAC → name), since the service's names need not be this system's.
  */
-export function nwcsInstanceData(md: Record<string, unknown>, url: string, macs: Map<string, string> = new Map()): InstanceData {
+export function nwcsInstanceData(
+  md: Record<string, unknown>,
+  url: string,
+  macs: Map<string, string> = new Map(),
+): InstanceData {
   for (const key of ['instance-id', 'public-keys', 'network', 'hostname']) {
     if (!(key in md)) throw new SourceError('NWCS', `${url} has no '${key}'`);
   }
   const iid = md['instance-id'];
-  if (iid === null || iid === undefined || String(iid).trim() === '') throw new SourceError('NWCS', `${url} has an empty instance-id`);
+  if (iid === null || iid === undefined || String(iid).trim() === '')
+    throw new SourceError('NWCS', `${url} has an empty instance-id`);
   const network = md.network;
   const config = network && typeof network === 'object' ? (network as Record<string, unknown>).config : undefined;
-  if (!Array.isArray(config) || config.length === 0) throw new SourceError('NWCS', `${url}: network.config is missing or empty (cloud-init: "Unable to get metadata from server")`);
+  if (!Array.isArray(config) || config.length === 0)
+    throw new SourceError(
+      'NWCS',
+      `${url}: network.config is missing or empty (cloud-init: "Unable to get metadata from server")`,
+    );
   const renamed = structuredClone(network) as { config: Array<Record<string, unknown>> };
   for (const nic of renamed.config) {
     const here = typeof nic.mac_address === 'string' ? macs.get(nic.mac_address.toLowerCase()) : undefined;
@@ -133,10 +152,16 @@ export function nwcsInstanceData(md: Record<string, unknown>, url: string, macs:
     subplatform: `metadata (${url})`,
     localHostname: String(md.hostname),
     publicKeys: normalizePublicKeys(md['public-keys']),
-    metadata: { 'instance-id': iid, 'public-keys': md['public-keys'], network: md.network, 'local-hostname': md.hostname },
+    metadata: {
+      'instance-id': iid,
+      'public-keys': md['public-keys'],
+      network: md.network,
+      'local-hostname': md.hostname,
+    },
     networkConfig: { format: 'v1', config: renamed },
   };
   if (typeof md.userdata === 'string' && md.userdata) data.userData = new Uint8Array(Buffer.from(md.userdata, 'utf8'));
-  if (typeof md.vendordata === 'string' && md.vendordata) data.vendorData = new Uint8Array(Buffer.from(md.vendordata, 'utf8'));
+  if (typeof md.vendordata === 'string' && md.vendordata)
+    data.vendorData = new Uint8Array(Buffer.from(md.vendordata, 'utf8'));
   return data;
 }

@@ -11,9 +11,23 @@ import { dsmodeOf } from './source-description';
 import { describeError } from '../util/errors';
 
 export const OPENSTACK_PRODUCT_NAMES = ['OpenStack Nova', 'OpenStack Compute'];
-/** cloud-init's VALID_DMI_ASSET_TAGS: the product names themselves (LP: #1669875) and the OpenStack clouds that say so only in the asset tag. */
-export const OPENSTACK_ASSET_TAGS = [...OPENSTACK_PRODUCT_NAMES, 'HUAWEICLOUD', 'OpenTelekomCloud', 'Samsung Cloud Platform', 'SAP CCloud VM'];
-export const OPENSTACK_DEFAULTS: UrlSettings = { metadataUrls: ['http://169.254.169.254'], timeout: 10, maxWait: 60, retries: 5 };
+/**
+ * cloud-init's VALID_DMI_ASSET_TAGS: the product names themselves (LP: #1669875) and the OpenStack clouds that say so
+ * only in the asset tag.
+ */
+export const OPENSTACK_ASSET_TAGS = [
+  ...OPENSTACK_PRODUCT_NAMES,
+  'HUAWEICLOUD',
+  'OpenTelekomCloud',
+  'Samsung Cloud Platform',
+  'SAP CCloud VM',
+];
+export const OPENSTACK_DEFAULTS: UrlSettings = {
+  metadataUrls: ['http://169.254.169.254'],
+  timeout: 10,
+  maxWait: 60,
+  retries: 5,
+};
 
 /** cloud-init's detect_openstack: the DMI product name or chassis asset tag, or PID 1's environment in a container. */
 async function looksLikeOpenStack(ctx: DetectContext): Promise<boolean> {
@@ -46,15 +60,24 @@ export const openStackSource: Datasource = {
         const { url, value: versions } = await waitForEndpoint(
           'OpenStack',
           s,
-          async (u, signal) => (await client.fetch(`${u}/openstack/`, { ...base, signal })).text().split('\n').map((l) => l.trim().replace(/\/$/, '')).filter(Boolean),
+          async (u, signal) =>
+            (await client.fetch(`${u}/openstack/`, { ...base, signal }))
+              .text()
+              .split('\n')
+              .map((l) => l.trim().replace(/\/$/, ''))
+              .filter(Boolean),
           ctx.log,
           ctx.signal,
         );
         const version = chooseOpenStackVersion(versions);
         const read = async (path: string) => {
-          const res = await client.fetch(`${url}/${path}`, { ...base, retries: s.retries, acceptStatuses: [404] }).catch((err: unknown) => {
-            throw new SourceError('OpenStack', `reading ${path} from ${url} failed: ${describeError(err)}`, { cause: err });
-          });
+          const res = await client
+            .fetch(`${url}/${path}`, { ...base, retries: s.retries, acceptStatuses: [404] })
+            .catch((err: unknown) => {
+              throw new SourceError('OpenStack', `reading ${path} from ${url} failed: ${describeError(err)}`, {
+                cause: err,
+              });
+            });
           return res.status === 404 ? undefined : res.body;
         };
         const tree = await readOpenStackTree('OpenStack', read, version);

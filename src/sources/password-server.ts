@@ -1,4 +1,5 @@
-// The CloudStack password server (port 8080 of the virtual router; Exoscale runs one too): ask with `DomU_Request: send_my_password`, acknowledge with `saved_password`.
+// The CloudStack password server (port 8080 of the virtual router; Exoscale runs one too): ask with `DomU_Request:
+// send_my_password`, acknowledge with `saved_password`.
 import { HttpError, type HttpClient } from '../util/http';
 import type { Log } from '../util/log';
 import { SourceError } from './source-error';
@@ -41,7 +42,11 @@ async function ask(o: PasswordServerOptions, request: 'send_my_password' | typeo
 
 function unreachable(o: PasswordServerOptions, what: string) {
   return (err: unknown): never => {
-    throw err instanceof HttpError ? new SourceError(o.source, `the password server at ${o.url} did not answer ${what}: ${err.message}`, { cause: err }) : err;
+    throw err instanceof HttpError
+      ? new SourceError(o.source, `the password server at ${o.url} did not answer ${what}: ${err.message}`, {
+          cause: err,
+        })
+      : err;
   };
 }
 
@@ -57,7 +62,8 @@ export async function fetchVmPassword(o: PasswordServerOptions): Promise<string 
   for (let i = 0; i < (cloudbase ? o.retries + 1 : 1) && password === undefined; i++) {
     const answer = await ask(o, 'send_my_password').catch(unreachable(o, 'send_my_password'));
     if (answer === BAD_REQUEST) {
-      if (!cloudbase) throw new SourceError(o.source, `the password server at ${o.url} answered bad_request to send_my_password`);
+      if (!cloudbase)
+        throw new SourceError(o.source, `the password server at ${o.url} answered bad_request to send_my_password`);
       o.log.error(`${o.source}: the password server at ${o.url} did not recognise the request (bad_request)`);
       return undefined;
     }
@@ -81,11 +87,16 @@ export async function fetchVmPassword(o: PasswordServerOptions): Promise<string 
     });
     if (ack !== BAD_REQUEST) return password;
   }
-  o.log.error(`${o.source}: the password server at ${o.url} did not take the acknowledgement (saved_password); it may give the password out again`);
+  o.log.error(
+    `${o.source}: the password server at ${o.url} did not take the acknowledgement (saved_password); it may give the password out again`,
+  );
   return password;
 }
 
-/** The cloud-config cloud-init's CloudStack and Exoscale sources contribute for a password: password login, the password, no expiry. */
+/**
+ * The cloud-config cloud-init's CloudStack and Exoscale sources contribute for a password: password login, the
+ * password, no expiry.
+ */
 export function passwordCloudConfig(password: string): Record<string, unknown> {
   return { ssh_pwauth: true, password, chpasswd: { expire: false } };
 }

@@ -25,7 +25,8 @@ function list(v: unknown, where: string): unknown[] {
 /** One IPv4 address N further on (cloud-init's increment_ip). */
 function ipPlus(addr: string, n: number): string {
   const parts = addr.split('.').map(Number);
-  if (parts.length !== 4 || parts.some((p) => !Number.isInteger(p) || p < 0 || p > 255)) throw new SourceError(NAME, `cloud.json: gateway '${addr}' is not an IPv4 address`);
+  if (parts.length !== 4 || parts.some((p) => !Number.isInteger(p) || p < 0 || p > 255))
+    throw new SourceError(NAME, `cloud.json: gateway '${addr}' is not an IPv4 address`);
   const v = (parts.reduce((a, p) => a * 256 + p, 0) + n) >>> 0;
   return [24, 16, 8, 0].map((s) => (v >>> s) & 0xff).join('.');
 }
@@ -63,7 +64,8 @@ export function rbxNetworkConfig(netadps: unknown[]): Obj {
 
 /**
  * The gratuitous ARP announcements cloud-init sends: each address of each NIC to its gateway and the gateway's
- * +2 and +3 neighbours (get_three_ips), read back from the v1 config made of cloud.json (so a cached instance has them).
+ * +2 and +3 neighbours (get_three_ips), read back from the v1 config made of cloud.json (so a cached instance has
+ * them).
  */
 export function rbxArpPairs(network: unknown): ArpPair[] {
   const nics = isObj(network) && Array.isArray(network.config) ? network.config : [];
@@ -76,7 +78,11 @@ export function rbxArpPairs(network: unknown): ArpPair[] {
   );
 }
 
-async function readDrive(ctx: CrawlContext, device: string, tree: { readFile(p: string): Promise<Uint8Array | undefined> }): Promise<InstanceData | undefined> {
+async function readDrive(
+  ctx: CrawlContext,
+  device: string,
+  tree: { readFile(p: string): Promise<Uint8Array | undefined> },
+): Promise<InstanceData | undefined> {
   const raw = await tree.readFile('cloud.json');
   if (!raw) return undefined; // cloud-init: ENOENT on cloud.json, the next device
   let md: unknown;
@@ -101,7 +107,14 @@ async function readDrive(ctx: CrawlContext, device: string, tree: { readFile(p: 
   const hostname = need(md.vm, 'name', 'vm');
   // null where cloud.json gives no username or password, as cloud-init writes them: over the system's default user a
   // null name leaves the instance without one (cloud-init 22.4 and later merge it so; users-config then finds no name).
-  const defaultUser: Obj = { name: username ?? null, gecos: username ?? null, sudo: ['ALL=(ALL) NOPASSWD:ALL'], passwd: password ?? null, lock_passwd: false, ssh_authorized_keys: sshKeys };
+  const defaultUser: Obj = {
+    name: username ?? null,
+    gecos: username ?? null,
+    sudo: ['ALL=(ALL) NOPASSWD:ALL'],
+    passwd: password ?? null,
+    lock_passwd: false,
+    ssh_authorized_keys: sshKeys,
+  };
   const etcHosts = await ctx.platform.readTextIfExists('/etc/hosts').catch(() => undefined);
   const userData = await tree.readFile('user.data');
   // cloud-init reads user.data as text: bytes that are not UTF-8 fail the whole read (its UnicodeDecodeError).
@@ -139,17 +152,24 @@ export const rbxCloudSource: Datasource = {
   },
   async crawl(ctx) {
     // cloud-init mounts them as vfat only.
-    const drives = (await ctx.finder.find({ labels: RBXCLOUD_LABELS, fsTypes: ['vfat'] })).filter((f) => RBXCLOUD_LABELS.includes(f.label));
+    const drives = (await ctx.finder.find({ labels: RBXCLOUD_LABELS, fsTypes: ['vfat'] })).filter((f) =>
+      RBXCLOUD_LABELS.includes(f.label),
+    );
     for (const d of drives) {
       const data = await readDrive(ctx, d.device, d.tree);
       if (data) return data;
     }
-    throw new SourceError(NAME, `no FAT filesystem labelled ${RBXCLOUD_LABELS.join('/')} holds a cloud.json with 'vm' and 'netadp'${drives.length ? ` (searched ${drives.map((d) => d.device).join(', ')})` : ''}`);
+    throw new SourceError(
+      NAME,
+      `no FAT filesystem labelled ${RBXCLOUD_LABELS.join('/')} holds a cloud.json with 'vm' and 'netadp'${drives.length ? ` (searched ${drives.map((d) => d.device).join(', ')})` : ''}`,
+    );
   },
   async activate(ctx: ActivateContext, data: InstanceData) {
     const pairs = rbxArpPairs(data.networkConfig?.config);
     if (ctx.platform.root !== '/') {
-      ctx.log.info(`RbxCloud: ${pairs.length} gratuitous ARP announcements not sent: the root is an image (${ctx.platform.root}), not the running system`);
+      ctx.log.info(
+        `RbxCloud: ${pairs.length} gratuitous ARP announcements not sent: the root is an image (${ctx.platform.root}), not the running system`,
+      );
       return;
     }
     const sourceFlag = ['fedora', 'centos', 'rhel'].includes(ctx.distroName) ? '-s' : '-S';
@@ -157,7 +177,10 @@ export const rbxCloudSource: Datasource = {
       // A failure is a warning, as cloud-init's: the system works without it, some ARP cache just waits to expire.
       let reason: string | undefined;
       try {
-        const r = await ctx.platform.run(['arping', '-c', '2', sourceFlag, p.source, p.destination], { allowFailure: true, timeoutMs: 10_000 });
+        const r = await ctx.platform.run(['arping', '-c', '2', sourceFlag, p.source, p.destination], {
+          allowFailure: true,
+          timeoutMs: 10_000,
+        });
         if (r.code !== 0) reason = `exit code ${r.code}: ${r.stderr.trim() || r.stdout.trim()}`;
       } catch (err) {
         reason = describeError(err);

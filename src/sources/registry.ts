@@ -1,4 +1,5 @@
-// Every datasource kiln knows, in cloud-init's default datasource_list order, and every cloudbase-init metadata service (explicit lists, no side-effect registration).
+// Every datasource kiln knows, in cloud-init's default datasource_list order, and every cloudbase-init metadata service
+// (explicit lists, no side-effect registration).
 import { akamaiSource } from './akamai';
 import { aliYunSource } from './aliyun';
 import { altCloudSource } from './altcloud';
@@ -43,7 +44,39 @@ import { vmwareSource } from './vmware/vmware-source';
 import { vultrSource } from './vultr/vultr';
 import { wslSource } from './wsl/wsl';
 
-export const DATASOURCES: readonly Datasource[] = [noCloudSource, configDriveSource, lxdSource, openNebulaSource, digitalOceanSource, azureSource, altCloudSource, ovfSource, maasSource, gceSource, openStackSource, aliYunSource, vultrSource, ec2Source, cloudSigmaSource, cloudStackSource, smartOsSource, bigstepSource, scalewaySource, hetznerSource, ibmCloudSource, oracleSource, exoscaleSource, rbxCloudSource, upCloudSource, vmwareSource, nwcsSource, akamaiSource, wslSource, cloudCixSource, noneSource];
+export const DATASOURCES: readonly Datasource[] = [
+  noCloudSource,
+  configDriveSource,
+  lxdSource,
+  openNebulaSource,
+  digitalOceanSource,
+  azureSource,
+  altCloudSource,
+  ovfSource,
+  maasSource,
+  gceSource,
+  openStackSource,
+  aliYunSource,
+  vultrSource,
+  ec2Source,
+  cloudSigmaSource,
+  cloudStackSource,
+  smartOsSource,
+  bigstepSource,
+  scalewaySource,
+  hetznerSource,
+  ibmCloudSource,
+  oracleSource,
+  exoscaleSource,
+  rbxCloudSource,
+  upCloudSource,
+  vmwareSource,
+  nwcsSource,
+  akamaiSource,
+  wslSource,
+  cloudCixSource,
+  noneSource,
+];
 
 /**
  * Sources only the Windows face (cloudbase-init's metadata services) uses: cloud-init has no such source, so
@@ -56,7 +89,10 @@ export const WINDOWS_ONLY_SOURCES: readonly Datasource[] = [packetSource];
  * (a service whose behaviour is the cloud-init source's wraps it; a dialect of its own lives beside the source).
  */
 export const CLOUDBASE_SERVICES: readonly CloudbaseMetadataService[] = [
-  sourceService('httpservice.HttpService', 'OpenStack', { routeSection: 'openstack', settings: metadataBaseUrlSettings('openstack') }),
+  sourceService('httpservice.HttpService', 'OpenStack', {
+    routeSection: 'openstack',
+    settings: metadataBaseUrlSettings('openstack'),
+  }),
   sourceService('configdrive.ConfigDriveService', 'ConfigDrive'),
   sourceService('nocloudservice.NoCloudConfigDriveService', 'NoCloud'),
   sourceService('ec2service.EC2Service', 'Ec2', { routeSection: 'ec2', settings: metadataBaseUrlSettings('ec2') }),
@@ -71,10 +107,22 @@ export const CLOUDBASE_SERVICES: readonly CloudbaseMetadataService[] = [
   sourceService('base.EmptyMetadataService', 'None'),
 ];
 
-/** The source named NAME, compared as cloud-init does (case-insensitively; 'NoCloudNet' and 'ConfigDrive2' style aliases included). */
+/**
+ * The source named NAME, compared as cloud-init does (case-insensitively; 'NoCloudNet' and 'ConfigDrive2' style aliases
+ * included).
+ */
 export function datasourceByName(name: string, sources: readonly Datasource[] = DATASOURCES): Datasource | undefined {
   const key = name.trim().toLowerCase().replace(/[-_]/g, '');
-  const alias: Record<string, string> = { nocloudnet: 'nocloud', configdrive2: 'configdrive', openstacklocal: 'openstack', ec2local: 'ec2', aws: 'ec2', gcelocal: 'gce', upcloudlocal: 'upcloud', akamailocal: 'akamai' };
+  const alias: Record<string, string> = {
+    nocloudnet: 'nocloud',
+    configdrive2: 'configdrive',
+    openstacklocal: 'openstack',
+    ec2local: 'ec2',
+    aws: 'ec2',
+    gcelocal: 'gce',
+    upcloudlocal: 'upcloud',
+    akamailocal: 'akamai',
+  };
   const wanted = alias[key] ?? key;
   return sources.find((s) => s.name.toLowerCase() === wanted);
 }

@@ -23,15 +23,22 @@ function num(source: string, settings: Record<string, unknown>, key: string, fal
   const v = settings[key];
   if (v === undefined || v === null) return fallback;
   const n = typeof v === 'string' ? Number(v) : v;
-  if (typeof n !== 'number' || Number.isNaN(n)) throw new SourceError(source, `datasource.${source}.${key} must be a number, not ${JSON.stringify(v)}`);
+  if (typeof n !== 'number' || Number.isNaN(n))
+    throw new SourceError(source, `datasource.${source}.${key} must be a number, not ${JSON.stringify(v)}`);
   return n;
 }
 
-export function readUrlSettings(source: string, settings: Record<string, unknown>, defaults: UrlSettings, baseUrl?: string): UrlSettings {
+export function readUrlSettings(
+  source: string,
+  settings: Record<string, unknown>,
+  defaults: UrlSettings,
+  baseUrl?: string,
+): UrlSettings {
   let urls = defaults.metadataUrls;
   const given = settings.metadata_urls;
   if (given !== undefined) {
-    if (!Array.isArray(given) || !given.every((u) => typeof u === 'string')) throw new SourceError(source, `datasource.${source}.metadata_urls must be a list of URLs`);
+    if (!Array.isArray(given) || !given.every((u) => typeof u === 'string'))
+      throw new SourceError(source, `datasource.${source}.metadata_urls must be a list of URLs`);
     urls = given as string[];
   }
   if (baseUrl) urls = [baseUrl];
@@ -55,10 +62,17 @@ export function boolSetting(settings: Record<string, unknown>, key: string, fall
  * UpCloud, NWCS): that URL as given, unless a base URL (the CLI's or cloudbase-init's) or kiln's base
  * `metadata_urls` is set, whose entries then get PATH appended.
  */
-export function wholeUrlSettings(source: string, settings: Record<string, unknown>, defaults: UrlSettings, path: string, baseUrl?: string): UrlSettings {
+export function wholeUrlSettings(
+  source: string,
+  settings: Record<string, unknown>,
+  defaults: UrlSettings,
+  path: string,
+  baseUrl?: string,
+): UrlSettings {
   const s = readUrlSettings(source, settings, defaults, baseUrl);
   const given = settings.metadata_url;
-  if (given !== undefined && typeof given !== 'string') throw new SourceError(source, `datasource.${source}.metadata_url must be a URL, not ${JSON.stringify(given)}`);
+  if (given !== undefined && typeof given !== 'string')
+    throw new SourceError(source, `datasource.${source}.metadata_url must be a URL, not ${JSON.stringify(given)}`);
   const whole = typeof given === 'string' && !baseUrl && settings.metadata_urls === undefined;
   return { ...s, metadataUrls: whole ? [given] : s.metadataUrls.map((u) => `${u}${path}`) };
 }

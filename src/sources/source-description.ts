@@ -7,4 +7,5 @@ export function subplatformSource(data: InstanceData): string {
 }
 
 /** The metadata's dsmode, cloud-init's default `net` when it gives none. */
-export const dsmodeOf = (data: InstanceData): string => (typeof data.metadata.dsmode === 'string' ? data.metadata.dsmode : 'net');
+export const dsmodeOf = (data: InstanceData): string =>
+  typeof data.metadata.dsmode === 'string' ? data.metadata.dsmode : 'net';

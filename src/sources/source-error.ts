@@ -1,4 +1,5 @@
-// The error of a datasource that was detected but could not be read (its own file: sources and the ephemeral network both throw it).
+// The error of a datasource that was detected but could not be read (its own file: sources and the ephemeral network
+// both throw it).
 import { SubjectError } from '../util/errors';
 import type { HttpError } from '../util/http';
 
@@ -16,5 +17,7 @@ export class LeftToNetworkStage extends SourceError {}
 
 /** SOURCE's error for a request that failed for good (its retries or its wait budget spent). */
 export function sourceErrorOfHttp(source: string, err: HttpError): SourceError {
-  return new SourceError(source, `${err.kind === 'budget' ? 'wait budget ran out' : err.kind}: ${err.message}`, { cause: err });
+  return new SourceError(source, `${err.kind === 'budget' ? 'wait budget ran out' : err.kind}: ${err.message}`, {
+    cause: err,
+  });
 }

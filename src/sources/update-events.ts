@@ -19,14 +19,18 @@ interface SourceEvents {
  * The base DataSource's (25.1): every event supported, so a user's `updates` can turn boot, boot-legacy and
  * hotplug on for any source; only a new instance by default.
  */
-const BASE: SourceEvents = { supported: ['boot-new-instance', 'boot', 'boot-legacy', 'hotplug'], default: ['boot-new-instance'] };
+const BASE: SourceEvents = {
+  supported: ['boot-new-instance', 'boot', 'boot-legacy', 'hotplug'],
+  default: ['boot-new-instance'],
+};
 /** Sources that render their network on every boot by default (25.1's RbxCloud, SmartOS and Scaleway). */
 const EVERY_BOOT: SourceEvents = { supported: BASE.supported, default: ['boot-new-instance', 'boot', 'boot-legacy'] };
 
 /**
  * The sources whose defaults differ from the base class in cloud-init 25.1 (Debian 13's): Azure, GCE and AliYun
  * render their network on every boot; RbxCloud, SmartOS and Scaleway too (BOOT in init-local, BOOT_LEGACY again in
- * the init stage); Ec2 takes hotplug events by default. Ec2, OpenStack and ConfigDrive override the supported set, but with the base's four events.
+ * the init stage); Ec2 takes hotplug events by default. Ec2, OpenStack and ConfigDrive override the supported set, but
+ * with the base's four events.
  */
 const SOURCE_EVENTS: Record<string, SourceEvents> = {
   Azure: { supported: BASE.supported, default: ['boot-new-instance', 'boot'] },
@@ -55,7 +59,10 @@ export function sourceNameFromDescription(description: string | undefined): stri
   return m?.[1];
 }
 
-/** cloud-init's userdata_to_events for the network scope: the `updates.network.when` list (unknown names are dropped with a warning). */
+/**
+ * cloud-init's userdata_to_events for the network scope: the `updates.network.when` list (unknown names are dropped
+ * with a warning).
+ */
 export function userNetworkEvents(cfg: Record<string, unknown>, log?: Log): EventType[] | undefined {
   const updates = cfg.updates;
   if (!updates || typeof updates !== 'object') return undefined;
@@ -72,7 +79,9 @@ export function userNetworkEvents(cfg: Record<string, unknown>, log?: Log): Even
   return when as EventType[];
 }
 
-/** Newer cloud-init's `hotplug.enabled` in the cloud dir: the scopes `devel hotplug-hook enable` turned hotplug on for. */
+/**
+ * Newer cloud-init's `hotplug.enabled` in the cloud dir: the scopes `devel hotplug-hook enable` turned hotplug on for.
+ */
 export const HOTPLUG_ENABLED_FILE = 'hotplug.enabled';
 
 export async function readHotplugEnabledScopes(p: Platform, cloudDir: string, log?: Log): Promise<string[]> {
@@ -92,12 +101,20 @@ export async function readHotplugEnabledScopes(p: Platform, cloudDir: string, lo
  * cloud-init's update_event_enabled for the network scope: the user's `updates.network.when` replaces the source's
  * defaults when given; a source that supports hotplug also has it when `hotplug.enabled` names the network scope.
  */
-export function updateEventEnabled(input: { source: string; cfg: Record<string, unknown>; event: EventType; hotplugEnabledScopes?: readonly string[]; log?: Log }): boolean {
+export function updateEventEnabled(input: {
+  source: string;
+  cfg: Record<string, unknown>;
+  event: EventType;
+  hotplugEnabledScopes?: readonly string[];
+  log?: Log;
+}): boolean {
   const user = userNetworkEvents(input.cfg, input.log);
   const allowed = new Set<EventType>(user ?? sourceEvents(input.source).default);
   if (supportsEvent(input.source, 'hotplug') && input.hotplugEnabledScopes?.includes('network')) allowed.add('hotplug');
   const ok = allowed.has(input.event);
-  input.log?.debug(`${ok ? 'Event Allowed' : 'Event Denied'}: scope${ok ? '' : 's'}=${ok ? 'network' : "['network']"} EventType=${input.event}`);
+  input.log?.debug(
+    `${ok ? 'Event Allowed' : 'Event Denied'}: scope${ok ? '' : 's'}=${ok ? 'network' : "['network']"} EventType=${input.event}`,
+  );
   return ok;
 }
 
@@ -107,8 +124,15 @@ export function updateEventEnabled(input: { source: string; cfg: Record<string, 
  * apply_network_config semaphore), else for BOOT_LEGACY when that is (in every stage that asks). The event, or
  * undefined: then the config of the first boot stays.
  */
-export function bootNetworkEvent(input: { source: string; cfg: Record<string, unknown>; appliedThisBoot: boolean; log?: Log }): EventType | undefined {
-  const allows = (event: EventType) => updateEventEnabled({ source: input.source, cfg: input.cfg, event, ...(input.log ? { log: input.log } : {}) }) && supportsEvent(input.source, event);
+export function bootNetworkEvent(input: {
+  source: string;
+  cfg: Record<string, unknown>;
+  appliedThisBoot: boolean;
+  log?: Log;
+}): EventType | undefined {
+  const allows = (event: EventType) =>
+    updateEventEnabled({ source: input.source, cfg: input.cfg, event, ...(input.log ? { log: input.log } : {}) }) &&
+    supportsEvent(input.source, event);
   if (!input.appliedThisBoot && allows('boot')) return 'boot';
   if (allows('boot-legacy')) return 'boot-legacy';
   return undefined;

@@ -23,7 +23,8 @@ export async function waitForEndpoint<T>(
   parent?: AbortSignal,
 ): Promise<{ url: string; value: T }> {
   const budget = settings.maxWait > 0 ? timeoutSignal(settings.maxWait * 1000) : undefined;
-  const signal = budget && parent ? AbortSignal.any([budget, parent]) : (budget ?? parent ?? new AbortController().signal);
+  const signal =
+    budget && parent ? AbortSignal.any([budget, parent]) : (budget ?? parent ?? new AbortController().signal);
   const errors: string[] = [];
   const started = Date.now();
   let refused = false;
@@ -70,13 +71,17 @@ export async function waitForEndpoint<T>(
       : parent?.aborted
         ? 'the stage wait budget ran out'
         : `no answer after ${settings.retries + 1} rounds`;
-  throw new SourceError(source, `${why} from ${settings.metadataUrls.join(', ')}; last errors: ${errors.slice(-settings.metadataUrls.length).join('; ')}`);
+  throw new SourceError(
+    source,
+    `${why} from ${settings.metadataUrls.join(', ')}; last errors: ${errors.slice(-settings.metadataUrls.length).join('; ')}`,
+  );
 }
 
 /** True for errors worth another round (network trouble, timeouts, 5xx); 4xx answers are final. */
 export function isTransient(err: unknown): boolean {
   if (!(err instanceof HttpError)) return false;
-  if (err.kind === 'status') return err.status === undefined || err.status >= 500 || err.status === 429 || err.status === 408;
+  if (err.kind === 'status')
+    return err.status === undefined || err.status >= 500 || err.status === 429 || err.status === 408;
   return err.kind !== 'redirect' && err.kind !== 'too-large';
 }
 

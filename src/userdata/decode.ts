@@ -2,7 +2,6 @@
 import { promisify } from 'node:util';
 import { zlib } from '../util/on-demand-builtins';
 
-
 export function isGzip(data: Uint8Array): boolean {
   return data.length >= 2 && data[0] === 0x1f && data[1] === 0x8b;
 }
@@ -24,7 +23,8 @@ export async function gunzipBytes(data: Uint8Array, maxBytes: number): Promise<B
 /** Strict base64: only the alphabet, whitespace and padding, else an error (a silent partial decode hides mistakes). */
 export function decodeBase64(text: string): Buffer {
   const clean = text.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(clean)) throw new Error('base64 content holds characters outside the base64 alphabet');
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(clean))
+    throw new Error('base64 content holds characters outside the base64 alphabet');
   return Buffer.from(clean, clean.includes('-') || clean.includes('_') ? 'base64url' : 'base64');
 }
 

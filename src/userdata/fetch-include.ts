@@ -29,11 +29,17 @@ export function httpIncludeFetcher(opts: FetchIncludeOptions = {}): FetchInclude
       } catch {
         throw new Error(`'${current}' is not a URL`);
       }
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`only http and https URLs can be included, not ${parsed.protocol}`);
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+        throw new Error(`only http and https URLs can be included, not ${parsed.protocol}`);
       const signal = AbortSignal.timeout(timeoutMs);
       let res: Dispatcher.ResponseData;
       try {
-        res = await (await loadUndici()).request(current, { method: 'GET', signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+        res = await (await loadUndici()).request(current, {
+          method: 'GET',
+          signal,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+        });
       } catch (err) {
         throw new Error(signal.aborted ? `no answer within ${timeoutMs} ms` : `request failed: ${describeError(err)}`);
       }
@@ -65,7 +71,11 @@ export function httpIncludeFetcher(opts: FetchIncludeOptions = {}): FetchInclude
         }
       } catch (err) {
         if (/byte limit/.test(describeError(err))) throw err;
-        throw new Error(signal.aborted ? `body not complete within ${timeoutMs} ms` : `reading the body failed: ${describeError(err)}`);
+        throw new Error(
+          signal.aborted
+            ? `body not complete within ${timeoutMs} ms`
+            : `reading the body failed: ${describeError(err)}`,
+        );
       }
       return Buffer.concat(chunks);
     }

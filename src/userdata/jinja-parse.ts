@@ -30,7 +30,10 @@ interface Chunk {
   line: number;
 }
 
-/** Splits the source into text, `{{ }}` and `{% %}` chunks; comments dropped; `-` whitespace control and trim_blocks applied. */
+/**
+ * Splits the source into text, `{{ }}` and `{% %}` chunks; comments dropped; `-` whitespace control and trim_blocks
+ * applied.
+ */
 function lex(src: string): Chunk[] {
   const chunks: Chunk[] = [];
   let i = 0;
@@ -204,7 +207,8 @@ class ExprParser {
   }
   expectName(v?: string): string {
     const t = this.next();
-    if (t.k !== 'name' || (v !== undefined && t.v !== v)) throw new TemplateError(t.line, `expected ${v ? `'${v}'` : 'a name'}, found '${t.v}'`);
+    if (t.k !== 'name' || (v !== undefined && t.v !== v))
+      throw new TemplateError(t.line, `expected ${v ? `'${v}'` : 'a name'}, found '${t.v}'`);
     return t.v;
   }
   end(): void {
@@ -213,7 +217,8 @@ class ExprParser {
   }
 
   expr(): Expr {
-    if (++this.depth > MAX_NESTING) throw new TemplateError(this.peek()?.line ?? this.line, `expression nested more than ${MAX_NESTING} levels deep`);
+    if (++this.depth > MAX_NESTING)
+      throw new TemplateError(this.peek()?.line ?? this.line, `expression nested more than ${MAX_NESTING} levels deep`);
     try {
       return this.cond();
     } finally {
@@ -292,7 +297,17 @@ class ExprParser {
             if (!this.isOp(')')) this.expectOp(',');
           }
           this.next();
-        } else if (this.peek() && !this.isName('and') && !this.isName('or') && !this.isName('else') && !this.isName('if') && !this.isOp(')') && !this.isOp(',') && !this.isOp(']') && !this.isOp('}')) {
+        } else if (
+          this.peek() &&
+          !this.isName('and') &&
+          !this.isName('or') &&
+          !this.isName('else') &&
+          !this.isName('if') &&
+          !this.isOp(')') &&
+          !this.isOp(',') &&
+          !this.isOp(']') &&
+          !this.isOp('}')
+        ) {
           args.push(this.concat());
         }
         a = { t: 'test', value: a, name, args, negate, line: t.line };
@@ -363,8 +378,12 @@ class ExprParser {
       if (this.isOp('.')) {
         const line = this.next().line;
         const t = this.next();
-        if (t.k !== 'name' && t.k !== 'num') throw new TemplateError(t.line, `expected an attribute name after '.', found '${t.v}'`);
-        v = t.k === 'num' ? { t: 'item', obj: v, key: { t: 'lit', v: Number(t.v), line }, line } : { t: 'attr', obj: v, name: t.v, line };
+        if (t.k !== 'name' && t.k !== 'num')
+          throw new TemplateError(t.line, `expected an attribute name after '.', found '${t.v}'`);
+        v =
+          t.k === 'num'
+            ? { t: 'item', obj: v, key: { t: 'lit', v: Number(t.v), line }, line }
+            : { t: 'attr', obj: v, name: t.v, line };
       } else if (this.isOp('[')) {
         const line = this.next().line;
         const key = this.expr();
@@ -454,7 +473,8 @@ export function parseTemplate(src: string): Node[] {
   let pos = 0;
   let depth = 0;
   const parseBody = (stops: string[]): { nodes: Node[]; stop: string; stopChunk?: Chunk } => {
-    if (++depth > MAX_NESTING) throw new TemplateError(chunks[pos - 1]?.line ?? 1, `blocks nested more than ${MAX_NESTING} levels deep`);
+    if (++depth > MAX_NESTING)
+      throw new TemplateError(chunks[pos - 1]?.line ?? 1, `blocks nested more than ${MAX_NESTING} levels deep`);
     try {
       return parseBlock(stops);
     } finally {
@@ -496,7 +516,8 @@ export function parseTemplate(src: string): Node[] {
             const e = parseBody(['endif']);
             if (e.stop !== 'endif') throw new TemplateError(c.line, "'if' opened here is never closed with 'endif'");
             orelse = e.nodes;
-          } else if (r.stop !== 'endif') throw new TemplateError(c.line, "'if' opened here is never closed with 'endif'");
+          } else if (r.stop !== 'endif')
+            throw new TemplateError(c.line, "'if' opened here is never closed with 'endif'");
           break;
         }
         nodes.push({ t: 'if', branches, orelse, line: c.line });
@@ -516,14 +537,16 @@ export function parseTemplate(src: string): Node[] {
           const e = parseBody(['endfor']);
           if (e.stop !== 'endfor') throw new TemplateError(c.line, "'for' opened here is never closed with 'endfor'");
           orelse = e.nodes;
-        } else if (r.stop !== 'endfor') throw new TemplateError(c.line, "'for' opened here is never closed with 'endfor'");
+        } else if (r.stop !== 'endfor')
+          throw new TemplateError(c.line, "'for' opened here is never closed with 'endfor'");
         nodes.push({ t: 'for', targets, iter, body: r.nodes, orelse, filter, line: c.line });
       } else if (kw === 'set') {
         const targets = parseTargets(p);
         if (p.atEnd()) {
           if (targets.length !== 1) throw new TemplateError(c.line, 'a set block takes one name');
           const r = parseBody(['endset']);
-          if (r.stop !== 'endset') throw new TemplateError(c.line, "'set' block opened here is never closed with 'endset'");
+          if (r.stop !== 'endset')
+            throw new TemplateError(c.line, "'set' block opened here is never closed with 'endset'");
           nodes.push({ t: 'setblock', target: targets[0] as string, body: r.nodes, line: c.line });
         } else {
           p.expectOp('=');
@@ -538,7 +561,10 @@ export function parseTemplate(src: string): Node[] {
       } else if (['elif', 'else', 'endif', 'endfor', 'endset'].includes(kw)) {
         throw new TemplateError(c.line, `unexpected '${kw}' (no matching opening tag)`);
       } else {
-        throw new TemplateError(c.line, `unknown tag '${kw || c.text.trim()}' (kiln renders if/elif/else, for, set, do)`);
+        throw new TemplateError(
+          c.line,
+          `unknown tag '${kw || c.text.trim()}' (kiln renders if/elif/else, for, set, do)`,
+        );
       }
     }
     return { nodes, stop: '' };

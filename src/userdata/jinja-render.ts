@@ -1,4 +1,5 @@
-// Renders a parsed jinja template against a context: an undefined name prints as cloud-init's marker, type errors name the line.
+// Renders a parsed jinja template against a context: an undefined name prints as cloud-init's marker, type errors name
+// the line.
 import { TemplateError } from './errors';
 import { FILTERS, TESTS, toStr, truthy } from './jinja-filters';
 import { parseTemplate, type Expr, type Node } from './jinja-parse';
@@ -26,7 +27,9 @@ export class Undefined {
  */
 export function missingJinjaWarning(payloadName: string, rendered: string): string | undefined {
   const missing = [...rendered.matchAll(/CI_MISSING_JINJA_VAR\/(\S+)/g)].map((m) => `'${m[1] as string}'`);
-  return missing.length ? `Could not render jinja template variables in file '${payloadName}': ${missing.join(', ')}` : undefined;
+  return missing.length
+    ? `Could not render jinja template variables in file '${payloadName}': ${missing.join(', ')}`
+    : undefined;
 }
 
 type Scope = Map<string, unknown>;
@@ -50,7 +53,8 @@ class Frame {
 
 const GLOBALS: Record<string, (...a: unknown[]) => unknown> = {
   range: (a, b, c) => {
-    const [start, stop, step] = b === undefined ? [0, Number(a), 1] : [Number(a), Number(b), c === undefined ? 1 : Number(c)];
+    const [start, stop, step] =
+      b === undefined ? [0, Number(a), 1] : [Number(a), Number(b), c === undefined ? 1 : Number(c)];
     if (step === 0) throw new Error('range() step must not be zero');
     const out: number[] = [];
     for (let i = start; step > 0 ? i < stop : i > stop; i += step) {
@@ -76,12 +80,16 @@ function method(obj: unknown, name: string): ((...a: unknown[]) => unknown) | un
       strip: (c) => (c === undefined ? s.trim() : trimChars(s, String(c), true, true)),
       lstrip: (c) => (c === undefined ? s.trimStart() : trimChars(s, String(c), true, false)),
       rstrip: (c) => (c === undefined ? s.trimEnd() : trimChars(s, String(c), false, true)),
-      split: (sep, max) => pySplit(s, sep === undefined || sep === null ? undefined : String(sep), max === undefined ? -1 : Number(max)),
+      split: (sep, max) =>
+        pySplit(s, sep === undefined || sep === null ? undefined : String(sep), max === undefined ? -1 : Number(max)),
       startswith: (p) => s.startsWith(String(p)),
       endswith: (p) => s.endsWith(String(p)),
       replace: (a, b) => s.split(String(a)).join(String(b)),
       join: (items) => (Array.isArray(items) ? items.map((x) => toStr(x)).join(s) : ''),
-      format: (...a) => { let i = 0; return s.replace(/\{\}/g, () => toStr(a[i++])); },
+      format: (...a) => {
+        let i = 0;
+        return s.replace(/\{\}/g, () => toStr(a[i++]));
+      },
       capitalize: () => s.charAt(0).toUpperCase() + s.slice(1).toLowerCase(),
       title: () => s.replace(/\w\S*/g, (w) => w.charAt(0).toUpperCase() + w.slice(1).toLowerCase()),
       count: (x) => s.split(String(x)).length - 1,
@@ -93,8 +101,14 @@ function method(obj: unknown, name: string): ((...a: unknown[]) => unknown) | un
   if (Array.isArray(obj)) {
     const l = obj;
     const m: Record<string, (...a: unknown[]) => unknown> = {
-      append: (x) => { l.push(x); return null; },
-      extend: (x) => { if (Array.isArray(x)) l.push(...x); return null; },
+      append: (x) => {
+        l.push(x);
+        return null;
+      },
+      extend: (x) => {
+        if (Array.isArray(x)) l.push(...x);
+        return null;
+      },
       index: (x) => l.indexOf(x),
       count: (x) => l.filter((y) => y === x).length,
     };
@@ -107,7 +121,10 @@ function method(obj: unknown, name: string): ((...a: unknown[]) => unknown) | un
       keys: () => Object.keys(d),
       values: () => Object.values(d),
       get: (k, dflt) => (Object.hasOwn(d, String(k)) ? d[String(k)] : (dflt ?? null)),
-      update: (o) => { if (isPlainObject(o)) Object.assign(d, o); return null; },
+      update: (o) => {
+        if (isPlainObject(o)) Object.assign(d, o);
+        return null;
+      },
     };
     if (Object.hasOwn(d, name)) return undefined;
     return m[name];
@@ -139,10 +156,14 @@ function pySplit(s: string, sep: string | undefined, max: number): string[] {
 
 function describe(e: Expr): string {
   switch (e.t) {
-    case 'name': return e.name;
-    case 'attr': return `${describe(e.obj)}.${e.name}`;
-    case 'item': return `${describe(e.obj)}[${e.key.t === 'lit' ? JSON.stringify(e.key.v) : '…'}]`;
-    default: return 'value';
+    case 'name':
+      return e.name;
+    case 'attr':
+      return `${describe(e.obj)}.${e.name}`;
+    case 'item':
+      return `${describe(e.obj)}[${e.key.t === 'lit' ? JSON.stringify(e.key.v) : '…'}]`;
+    default:
+      return 'value';
   }
 }
 
@@ -152,7 +173,8 @@ class Renderer {
 
   render(nodes: Node[], frame: Frame, out: string[]): void {
     for (const n of nodes) {
-      if (++this.steps > this.maxSteps) throw new TemplateError(('line' in n ? n.line : 0) as number, 'template runs too long (loop limit reached)');
+      if (++this.steps > this.maxSteps)
+        throw new TemplateError(('line' in n ? n.line : 0) as number, 'template runs too long (loop limit reached)');
       switch (n.t) {
         case 'text':
           out.push(n.text);
@@ -176,7 +198,8 @@ class Renderer {
         }
         case 'for': {
           const it = this.eval(n.iter, frame);
-          if (it instanceof Undefined) throw new TemplateError(n.line, `'${it.path}' is undefined (cannot loop over it)`);
+          if (it instanceof Undefined)
+            throw new TemplateError(n.line, `'${it.path}' is undefined (cannot loop over it)`);
           let items: unknown[];
           if (Array.isArray(it)) items = it;
           else if (typeof it === 'string') items = [...it];
@@ -197,8 +220,13 @@ class Renderer {
           items.forEach((x, i) => {
             this.bind(inner, n.targets, x, n.line);
             inner.set('loop', {
-              index: i + 1, index0: i, revindex: items.length - i, revindex0: items.length - i - 1,
-              first: i === 0, last: i === items.length - 1, length: items.length,
+              index: i + 1,
+              index0: i,
+              revindex: items.length - i,
+              revindex0: items.length - i - 1,
+              first: i === 0,
+              last: i === items.length - 1,
+              length: items.length,
               previtem: i > 0 ? items[i - 1] : new Undefined('loop.previtem', 'previtem'),
               nextitem: i < items.length - 1 ? items[i + 1] : new Undefined('loop.nextitem', 'nextitem'),
             });
@@ -227,7 +255,8 @@ class Renderer {
       return;
     }
     const arr = Array.isArray(v) ? v : typeof v === 'string' ? [...v] : null;
-    if (!arr || arr.length !== targets.length) throw new TemplateError(line, `cannot unpack into ${targets.length} names`);
+    if (!arr || arr.length !== targets.length)
+      throw new TemplateError(line, `cannot unpack into ${targets.length} names`);
     for (const [i, t] of targets.entries()) frame.set(t, arr[i]);
   }
 
@@ -276,7 +305,8 @@ class Renderer {
           }
           return new Undefined(path, k);
         }
-        if (obj === null || obj === undefined) throw new TemplateError(e.line, `'${describe(e.obj)}' is none, it has no '${String(key)}'`);
+        if (obj === null || obj === undefined)
+          throw new TemplateError(e.line, `'${describe(e.obj)}' is none, it has no '${String(key)}'`);
         return new Undefined(path, String(key));
       }
       case 'call': {
@@ -294,7 +324,8 @@ class Renderer {
         const f = FILTERS[e.name];
         if (!f) throw new TemplateError(e.line, `unknown filter '${e.name}'`);
         const v = this.eval(e.value, frame);
-        if (v instanceof Undefined && e.name !== 'default' && e.name !== 'd') throw new TemplateError(e.line, `'${v.path}' is undefined`);
+        if (v instanceof Undefined && e.name !== 'default' && e.name !== 'd')
+          throw new TemplateError(e.line, `'${v.path}' is undefined`);
         // default's fallback may itself be undefined (`x | default(y, true) | default('z', true)`): Jinja passes the
         // undefined on, for the next default to replace, as Debian's deb822 sources template relies on.
         const isDefault = e.name === 'default' || e.name === 'd';
@@ -316,7 +347,10 @@ class Renderer {
           const tf = TESTS[e.name];
           if (!tf) throw new TemplateError(e.line, `unknown test '${e.name}'`);
           this.need(v, e.value);
-          r = tf(v, e.args.map((a) => this.need(this.eval(a, frame), a)));
+          r = tf(
+            v,
+            e.args.map((a) => this.need(this.eval(a, frame), a)),
+          );
         }
         return e.negate ? !r : r;
       }
@@ -353,14 +387,20 @@ class Renderer {
     const a = this.need(this.eval(e.a, frame), e.a);
     const b = this.need(this.eval(e.b, frame), e.b);
     switch (e.op) {
-      case '~': return toStr(a) + toStr(b);
-      case '==': return deepEqual(a, b);
-      case '!=': return !deepEqual(a, b);
+      case '~':
+        return toStr(a) + toStr(b);
+      case '==':
+        return deepEqual(a, b);
+      case '!=':
+        return !deepEqual(a, b);
       case 'in':
         if (typeof b === 'string') return b.includes(toStr(a));
         if (Array.isArray(b)) return b.some((x) => deepEqual(x, a));
         if (isPlainObject(b)) return Object.hasOwn(b, String(a));
-        throw new TemplateError(e.line, `'in' needs a string, list or mapping on the right, not ${b === null ? 'none' : typeof b}`);
+        throw new TemplateError(
+          e.line,
+          `'in' needs a string, list or mapping on the right, not ${b === null ? 'none' : typeof b}`,
+        );
     }
     if (e.op === '+' && typeof a === 'string' && typeof b === 'string') return a + b;
     if (e.op === '+' && Array.isArray(a) && Array.isArray(b)) return [...a, ...b];
@@ -372,16 +412,29 @@ class Renderer {
       throw new TemplateError(e.line, `unsupported operand types for ${e.op}: ${typeName(a)} and ${typeName(b)}`);
     }
     switch (e.op) {
-      case '+': return a + b;
-      case '-': return a - b;
-      case '*': return a * b;
-      case '/': if (b === 0) throw new TemplateError(e.line, 'division by zero'); return a / b;
-      case '//': if (b === 0) throw new TemplateError(e.line, 'division by zero'); return Math.floor(a / b);
-      case '%': if (b === 0) throw new TemplateError(e.line, 'modulo by zero'); return ((a % b) + b) % b;
-      case '<': return a < b;
-      case '>': return a > b;
-      case '<=': return a <= b;
-      case '>=': return a >= b;
+      case '+':
+        return a + b;
+      case '-':
+        return a - b;
+      case '*':
+        return a * b;
+      case '/':
+        if (b === 0) throw new TemplateError(e.line, 'division by zero');
+        return a / b;
+      case '//':
+        if (b === 0) throw new TemplateError(e.line, 'division by zero');
+        return Math.floor(a / b);
+      case '%':
+        if (b === 0) throw new TemplateError(e.line, 'modulo by zero');
+        return ((a % b) + b) % b;
+      case '<':
+        return a < b;
+      case '>':
+        return a > b;
+      case '<=':
+        return a <= b;
+      case '>=':
+        return a >= b;
     }
     throw new TemplateError(e.line, `unknown operator ${e.op}`);
   }

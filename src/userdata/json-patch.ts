@@ -8,7 +8,10 @@ export class JsonPatchError extends Error {
 function parsePointer(ptr: string): string[] {
   if (ptr === '') return [];
   if (!ptr.startsWith('/')) throw new JsonPatchError(`JSON pointer '${ptr}' must start with '/'`);
-  return ptr.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return ptr
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function clone<T>(v: T): T {
@@ -33,7 +36,8 @@ function indexIn(arr: unknown[], seg: string, ptr: string, forAdd: boolean): num
   if (forAdd && seg === '-') return arr.length;
   if (!/^(0|[1-9]\d*)$/.test(seg)) throw new JsonPatchError(`'${seg}' in '${ptr}' is not a list index`);
   const i = Number(seg);
-  if (i > arr.length || (!forAdd && i === arr.length)) throw new JsonPatchError(`index ${i} in '${ptr}' is out of range`);
+  if (i > arr.length || (!forAdd && i === arr.length))
+    throw new JsonPatchError(`index ${i} in '${ptr}' is out of range`);
   return i;
 }
 
@@ -73,7 +77,8 @@ export function applyJsonPatch(doc: unknown, patch: unknown): unknown {
   let out = clone(doc);
   patch.forEach((op, i) => {
     try {
-      if (!isObj(op) || typeof op.op !== 'string' || typeof op.path !== 'string') throw new JsonPatchError('operation needs "op" and "path"');
+      if (!isObj(op) || typeof op.op !== 'string' || typeof op.path !== 'string')
+        throw new JsonPatchError('operation needs "op" and "path"');
       const path = op.path;
       switch (op.op) {
         case 'add':
@@ -104,7 +109,8 @@ export function applyJsonPatch(doc: unknown, patch: unknown): unknown {
           out = add(out, path, clone(get(out, op.from)));
           break;
         case 'test':
-          if (JSON.stringify(get(out, path)) !== JSON.stringify(op.value)) throw new JsonPatchError(`test failed: '${path}' is not ${JSON.stringify(op.value)}`);
+          if (JSON.stringify(get(out, path)) !== JSON.stringify(op.value))
+            throw new JsonPatchError(`test failed: '${path}' is not ${JSON.stringify(op.value)}`);
           break;
         default:
           throw new JsonPatchError(`unknown op '${String(op.op)}'`);

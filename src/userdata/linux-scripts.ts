@@ -36,7 +36,11 @@ export interface ScriptOutcome {
 const TARGET_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
 
 /** The folder a script goes to, as cloud-init's shellscript handlers pick it. */
-export function scriptDir(script: Pick<ScriptPart, 'source' | 'frequency' | 'frequencyFromType' | 'kind'>, instanceId: string, cloudDir = '/var/lib/cloud'): string {
+export function scriptDir(
+  script: Pick<ScriptPart, 'source' | 'frequency' | 'frequencyFromType' | 'kind'>,
+  instanceId: string,
+  cloudDir = '/var/lib/cloud',
+): string {
   const idir = posix.join(cloudDir, 'instances', cleanName(instanceId));
   if (script.kind === 'boothook') return posix.join(idir, 'boothooks');
   if (script.frequencyFromType) return posix.join(cloudDir, 'scripts', script.frequency);
@@ -81,7 +85,8 @@ export async function missingInterpreter(platform: Platform, content: Uint8Array
   if (posix.basename(interp) === 'env') {
     const prog = args.find((a) => !a.startsWith('-') && !a.includes('='));
     if (!prog) return undefined;
-    if (prog.startsWith('/')) return (await platform.exists(prog)) ? undefined : `its interpreter ${prog} does not exist in the target root`;
+    if (prog.startsWith('/'))
+      return (await platform.exists(prog)) ? undefined : `its interpreter ${prog} does not exist in the target root`;
     for (const dir of TARGET_PATH) if (await platform.exists(posix.join(dir, prog))) return undefined;
     return `its interpreter '${prog}' (from '#!${sb.join(' ')}') is not installed in the target root (searched ${TARGET_PATH.join(':')})`;
   }
@@ -91,20 +96,38 @@ export async function missingInterpreter(platform: Platform, content: Uint8Array
 async function appendOutput(ctx: ScriptRunContext, text: string): Promise<void> {
   if (!text) return;
   try {
-    await ctx.platform.writeFile(ctx.outputLog ?? '/var/log/cloud-init-output.log', text.endsWith('\n') ? text : `${text}\n`, { append: true, mode: 0o640 });
+    await ctx.platform.writeFile(
+      ctx.outputLog ?? '/var/log/cloud-init-output.log',
+      text.endsWith('\n') ? text : `${text}\n`,
+      { append: true, mode: 0o640 },
+    );
   } catch (err) {
-    ctx.log?.warn(`cannot append script output to ${ctx.outputLog ?? '/var/log/cloud-init-output.log'}: ${describeError(err)}`);
+    ctx.log?.warn(
+      `cannot append script output to ${ctx.outputLog ?? '/var/log/cloud-init-output.log'}: ${describeError(err)}`,
+    );
   }
 }
 
 /** Runs one script file (inside the target root); never throws for the script's own failure. */
-export async function runScript(ctx: ScriptRunContext, path: string, extraEnv: Record<string, string> = {}): Promise<ScriptOutcome> {
+export async function runScript(
+  ctx: ScriptRunContext,
+  path: string,
+  extraEnv: Record<string, string> = {},
+): Promise<ScriptOutcome> {
   const name = posix.basename(path);
   let content: Uint8Array;
   try {
     content = await ctx.platform.readFile(path);
   } catch (err) {
-    return { name, path, code: -1, ok: false, error: `cannot read ${path}: ${describeError(err)}`, stdout: '', stderr: '' };
+    return {
+      name,
+      path,
+      code: -1,
+      ok: false,
+      error: `cannot read ${path}: ${describeError(err)}`,
+      stdout: '',
+      stderr: '',
+    };
   }
   const missing = await missingInterpreter(ctx.platform, content);
   if (missing) {
@@ -117,7 +140,11 @@ export async function runScript(ctx: ScriptRunContext, path: string, extraEnv: R
   const argv = shebang(content) ? [path] : ['/bin/sh', path];
   let r: RunResult;
   try {
-    r = await ctx.platform.run(argv, { allowFailure: true, env: { ...ctx.env, ...extraEnv }, ...(ctx.timeoutMs ? { timeoutMs: ctx.timeoutMs } : {}) });
+    r = await ctx.platform.run(argv, {
+      allowFailure: true,
+      env: { ...ctx.env, ...extraEnv },
+      ...(ctx.timeoutMs ? { timeoutMs: ctx.timeoutMs } : {}),
+    });
   } catch (err) {
     const error = `script ${path} could not start: ${describeError(err)}`;
     await appendOutput(ctx, error);
@@ -137,7 +164,11 @@ export async function runScript(ctx: ScriptRunContext, path: string, extraEnv: R
  * cloud-init's run-parts over DIR: every regular file, in name order; a failing script is recorded and
  * the next still runs. A missing folder runs nothing.
  */
-export async function runScriptsIn(ctx: ScriptRunContext, dir: string, extraEnv: Record<string, string> = {}): Promise<ScriptOutcome[]> {
+export async function runScriptsIn(
+  ctx: ScriptRunContext,
+  dir: string,
+  extraEnv: Record<string, string> = {},
+): Promise<ScriptOutcome[]> {
   let names: string[];
   try {
     names = await ctx.platform.listDir(dir);
@@ -156,7 +187,10 @@ export async function runScriptsIn(ctx: ScriptRunContext, dir: string, extraEnv:
     outcomes.push(await runScript(ctx, path, extraEnv));
   }
   const failed = outcomes.filter((o) => !o.ok);
-  if (failed.length > 0) ctx.log?.warn(`Runparts: ${failed.length} failures (${failed.map((f) => f.name).join(',')}) in ${outcomes.length} attempted commands`);
+  if (failed.length > 0)
+    ctx.log?.warn(
+      `Runparts: ${failed.length} failures (${failed.map((f) => f.name).join(',')}) in ${outcomes.length} attempted commands`,
+    );
   return outcomes;
 }
 

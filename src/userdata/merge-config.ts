@@ -25,7 +25,10 @@ export function parseMergeString(text: string): MergerSpec[] {
     if (!m) throw new Error(`merger '${raw.trim()}' is not in the form name(option,…)`);
     const name = (m[1] as string).replace(/^m_/, '');
     if (!KNOWN.has(name)) throw new Error(`unknown merger '${name}' (known: dict, list, str)`);
-    const options = (m[2] as string).split(',').map((o) => o.trim().toLowerCase()).filter(Boolean);
+    const options = (m[2] as string)
+      .split(',')
+      .map((o) => o.trim().toLowerCase())
+      .filter(Boolean);
     out.push({ name: name as MergerSpec['name'], options });
   }
   return out;
@@ -78,7 +81,12 @@ function isDict(v: Value): v is Record<string, unknown> {
 /** A merger built from specs; `merge(old, new)` follows cloud-init's LookupMerger dispatch on the old value's type. */
 export class ConfigMerger {
   private readonly dict?: { replace: boolean; recurseStr: boolean; recurseArray: boolean; allowDelete: boolean };
-  private readonly list?: { method: 'append' | 'prepend' | 'replace' | 'no_replace'; recurseStr: boolean; recurseDict: boolean; recurseArray: boolean };
+  private readonly list?: {
+    method: 'append' | 'prepend' | 'replace' | 'no_replace';
+    recurseStr: boolean;
+    recurseDict: boolean;
+    recurseArray: boolean;
+  };
   private readonly str?: { append: boolean };
 
   constructor(specs: MergerSpec[]) {
@@ -87,10 +95,21 @@ export class ConfigMerger {
       // The first merger of a kind wins, as the first in cloud-init's lookup list does.
       if (name === 'dict' && !this.dict) {
         // cloud-init picks the first of ('replace', 'no_replace') present: replace wins when both are given.
-        this.dict = { replace: o.includes('replace'), recurseStr: has('recurse_str'), recurseArray: has('recurse_array', 'recurse_list'), allowDelete: has('allow_delete') };
+        this.dict = {
+          replace: o.includes('replace'),
+          recurseStr: has('recurse_str'),
+          recurseArray: has('recurse_array', 'recurse_list'),
+          allowDelete: has('allow_delete'),
+        };
       } else if (name === 'list' && !this.list) {
-        const method = (['append', 'prepend', 'replace', 'no_replace'] as const).find((m) => o.includes(m)) ?? 'replace';
-        this.list = { method, recurseStr: has('recurse_str'), recurseDict: has('recurse_dict'), recurseArray: has('recurse_array', 'recurse_list') };
+        const method =
+          (['append', 'prepend', 'replace', 'no_replace'] as const).find((m) => o.includes(m)) ?? 'replace';
+        this.list = {
+          method,
+          recurseStr: has('recurse_str'),
+          recurseDict: has('recurse_dict'),
+          recurseArray: has('recurse_array', 'recurse_list'),
+        };
       } else if (name === 'str' && !this.str) {
         this.str = { append: o.includes('append') };
       }
@@ -158,7 +177,12 @@ export class ConfigMerger {
  * Merges one cloud-config part into the accumulated config as cloud-init's cloud_config handler does:
  * mergers from the part's own `merge_how`/`merge_type`, then its `Merge-Type` header, else the default.
  */
-export function mergeCloudConfigPart(acc: Record<string, unknown>, part: Record<string, unknown>, header: string | undefined, partName: string): Record<string, unknown> {
+export function mergeCloudConfigPart(
+  acc: Record<string, unknown>,
+  part: Record<string, unknown>,
+  header: string | undefined,
+  partName: string,
+): Record<string, unknown> {
   const cfg = { ...part };
   let specs: MergerSpec[];
   try {
@@ -177,7 +201,10 @@ export function mergeManyConfigs(configs: Array<Record<string, unknown> | undefi
     if (!c || Object.keys(c).length === 0) continue;
     const cfg = { ...c };
     const specs = extractConfigMergers(cfg);
-    merged = new ConfigMerger(specs.length > 0 ? specs : parseMergeString(CONFIG_DEFAULT_MERGE)).merge(merged, cfg) as Record<string, unknown>;
+    merged = new ConfigMerger(specs.length > 0 ? specs : parseMergeString(CONFIG_DEFAULT_MERGE)).merge(
+      merged,
+      cfg,
+    ) as Record<string, unknown>;
   }
   return merged;
 }

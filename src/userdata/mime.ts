@@ -97,7 +97,14 @@ export function parseMime(data: Uint8Array, depth = 0): MimeEntity {
   }
   const headers = parseHeaderBlock(text.slice(0, headEnd));
   const ct = parseContentType(headers.find((h) => h.name.toLowerCase() === 'content-type')?.value);
-  const entity: MimeEntity = { headers, contentType: ct.type, params: ct.params, body: Buffer.alloc(0), parts: [], defects: [] };
+  const entity: MimeEntity = {
+    headers,
+    contentType: ct.type,
+    params: ct.params,
+    body: Buffer.alloc(0),
+    parts: [],
+    defects: [],
+  };
   const bodyText = text.slice(bodyStart);
   if (!ct.type.startsWith('multipart/')) {
     entity.body = Buffer.from(bodyText, 'latin1');
@@ -191,7 +198,8 @@ export interface MimePartInput {
  */
 export function buildMultipart(parts: MimePartInput[], boundary: string): string {
   for (const p of parts) {
-    if (Buffer.from(p.content).toString('latin1').includes(boundary)) throw new Error(`boundary '${boundary}' occurs inside ${p.filename ?? 'a part'}`);
+    if (Buffer.from(p.content).toString('latin1').includes(boundary))
+      throw new Error(`boundary '${boundary}' occurs inside ${p.filename ?? 'a part'}`);
   }
   const out: string[] = [`Content-Type: multipart/mixed; boundary="${boundary}"`, 'MIME-Version: 1.0', '', ''];
   for (const p of parts) {

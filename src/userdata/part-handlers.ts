@@ -45,33 +45,65 @@ sys.stdout.write("\\n@@KILN@@" + json.dumps({"types": types, "handled": handled}
  * target root and hands it the custom parts that came after it whose type it lists. A failing handler is
  * recorded; the next still runs.
  */
-export async function runPartHandlers(ctx: ScriptRunContext, processed: Pick<ProcessedUserData, 'partHandlers' | 'customParts'>): Promise<PartHandlerOutcome[]> {
+export async function runPartHandlers(
+  ctx: ScriptRunContext,
+  processed: Pick<ProcessedUserData, 'partHandlers' | 'customParts'>,
+): Promise<PartHandlerOutcome[]> {
   const outcomes: PartHandlerOutcome[] = [];
   const dir = posix.join(ctx.cloudDir ?? '/var/lib/cloud', 'instances', cleanName(ctx.instanceId), 'handlers');
   for (const [i, h] of processed.partHandlers.entries()) {
-    outcomes.push(await runOne(ctx, h, processed.customParts.filter((p) => p.order > h.order), posix.join(dir, `part-handler-${String(i).padStart(3, '0')}.py`)));
+    outcomes.push(
+      await runOne(
+        ctx,
+        h,
+        processed.customParts.filter((p) => p.order > h.order),
+        posix.join(dir, `part-handler-${String(i).padStart(3, '0')}.py`),
+      ),
+    );
   }
   return outcomes;
 }
 
-async function runOne(ctx: ScriptRunContext, h: ScriptPart, parts: CustomPart[], path: string): Promise<PartHandlerOutcome> {
+async function runOne(
+  ctx: ScriptRunContext,
+  h: ScriptPart,
+  parts: CustomPart[],
+  path: string,
+): Promise<PartHandlerOutcome> {
   const base = { name: h.name, types: [] as string[], handled: [] as string[] };
   const python = ['/usr/bin/python3', '/usr/local/bin/python3', '/bin/python3'];
   let interp: string | undefined;
   for (const p of python) if (await ctx.platform.exists(p)) interp = interp ?? p;
-  if (!interp) return { ...base, ok: false, error: `part handler ${h.name} cannot run: python3 is not installed in the target root` };
+  if (!interp)
+    return {
+      ...base,
+      ok: false,
+      error: `part handler ${h.name} cannot run: python3 is not installed in the target root`,
+    };
   await ctx.platform.mkdir(posix.dirname(path), { mode: 0o755 });
   await ctx.platform.writeFile(path, h.content, { mode: 0o600 });
   const input = JSON.stringify({
     path,
-    parts: parts.map((p) => ({ name: p.name, contentType: p.contentType, headers: p.headers, content: Buffer.from(p.content).toString('base64') })),
+    parts: parts.map((p) => ({
+      name: p.name,
+      contentType: p.contentType,
+      headers: p.headers,
+      content: Buffer.from(p.content).toString('base64'),
+    })),
   });
-  const r = await ctx.platform.run([interp, '-B', '-c', WRAPPER], { input, allowFailure: true, ...(ctx.env ? { env: ctx.env } : {}) });
+  const r = await ctx.platform.run([interp, '-B', '-c', WRAPPER], {
+    input,
+    allowFailure: true,
+    ...(ctx.env ? { env: ctx.env } : {}),
+  });
   const at = r.stdout.lastIndexOf('\n@@KILN@@');
   const shown = (at >= 0 ? r.stdout.slice(0, at) : r.stdout) + r.stderr;
   if (shown.trim()) {
     await ctx.platform
-      .writeFile(ctx.outputLog ?? '/var/log/cloud-init-output.log', shown.endsWith('\n') ? shown : `${shown}\n`, { append: true, mode: 0o640 })
+      .writeFile(ctx.outputLog ?? '/var/log/cloud-init-output.log', shown.endsWith('\n') ? shown : `${shown}\n`, {
+        append: true,
+        mode: 0o640,
+      })
       .catch(() => undefined);
   }
   if (r.code !== 0 || at < 0) {

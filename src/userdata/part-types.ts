@@ -44,7 +44,14 @@ export function typeFromStartsWith(text: string, dflt?: string): string | undefi
 /** Types whose real kind is read from the content (cloud-init's TYPE_NEEDED). */
 export const TYPE_NEEDED = new Set<string>([CT.plain, CT.notMultipart]);
 
-export const GZIP_TYPES = new Set(['application/gzip', 'application/x-gzip', 'application/x-gzip-compressed', 'application/gzip-compressed', 'application/x-compress', 'application/x-compressed']);
+export const GZIP_TYPES = new Set([
+  'application/gzip',
+  'application/x-gzip',
+  'application/x-gzip-compressed',
+  'application/gzip-compressed',
+  'application/x-compress',
+  'application/x-compressed',
+]);
 
 /** Short names accepted by `devel make-mime` (`file:cloud-config`) → full type. */
 export const SHORT_TYPES: Record<string, string> = {

@@ -8,7 +8,15 @@ import { missingJinjaWarning, renderJinja } from './jinja-render';
 import { applyJsonPatch } from './json-patch';
 import { readYaml, YamlError } from '../config/read-yaml';
 import { mergeCloudConfigPart, mergeManyConfigs } from './merge-config';
-import { entityFilename, header, looksLikeMime, looksLikeMimeWithoutVersion, parseMime, type MimeEntity, type MimeHeader } from './mime';
+import {
+  entityFilename,
+  header,
+  looksLikeMime,
+  looksLikeMimeWithoutVersion,
+  parseMime,
+  type MimeEntity,
+  type MimeHeader,
+} from './mime';
 import { CT, GZIP_TYPES, TYPE_NEEDED, typeFromStartsWith } from './part-types';
 import { emptyProcessedPart, replaceHeader, type ProcessedPart } from './processed-message';
 import { decodeUtf8Strict } from '../util/utf8-text';
@@ -17,7 +25,10 @@ import { describeError } from '../util/errors';
 export type DataSource = 'user' | 'vendor' | 'vendor2';
 export type ScriptFrequency = 'per-instance' | 'per-boot' | 'per-once';
 
-/** A script to run: user scripts land in instances/<iid>/scripts, vendor ones in scripts/vendor, per-* ones in /var/lib/cloud/scripts/<freq>. */
+/**
+ * A script to run: user scripts land in instances/<iid>/scripts, vendor ones in scripts/vendor, per-* ones in
+ * /var/lib/cloud/scripts/<freq>.
+ */
 export interface ScriptPart {
   name: string;
   source: DataSource;
@@ -25,7 +36,10 @@ export interface ScriptPart {
   /** 'script' (text/x-shellscript*), 'boothook', 'part-handler'. */
   kind: 'script' | 'boothook' | 'part-handler';
   contentType: string;
-  /** Set when the MIME type itself named the frequency (text/x-shellscript-per-*): such scripts go to /var/lib/cloud/scripts/<freq>. */
+  /**
+   * Set when the MIME type itself named the frequency (text/x-shellscript-per-*): such scripts go to
+   * /var/lib/cloud/scripts/<freq>.
+   */
   frequencyFromType: boolean;
   content: Uint8Array;
   /** Position among all parts processed (vendor, vendor2, then user), for part handlers. */
@@ -162,13 +176,26 @@ class SourceProcessor {
       return;
     }
     if (looksLikeMimeWithoutVersion(head)) {
-      this.error(where === 'message' ? 'MIME message' : where, 'starts with a multipart Content-Type but has no MIME-Version header, so it is read as one plain-text part (as cloud-init does); add "MIME-Version: 1.0"');
+      this.error(
+        where === 'message' ? 'MIME message' : where,
+        'starts with a multipart Content-Type but has no MIME-Version header, so it is read as one plain-text part (as cloud-init does); add "MIME-Version: 1.0"',
+      );
     }
     if (bytes.length > this.maxPart) {
-      this.error(where, `${bytes.length} bytes is larger than the ${this.maxPart}-byte limit for one part; part skipped`);
+      this.error(
+        where,
+        `${bytes.length} bytes is larger than the ${this.maxPart}-byte limit for one part; part skipped`,
+      );
       return;
     }
-    const blob: MimeEntity = { headers: [], contentType: CT.notMultipart, params: {}, body: bytes, parts: [], defects: [] };
+    const blob: MimeEntity = {
+      headers: [],
+      contentType: CT.notMultipart,
+      params: {},
+      body: bytes,
+      parts: [],
+      defects: [],
+    };
     this.roots.set(blob, 'blob');
     await this.leaf(blob, bytes, depth);
   }
@@ -179,14 +206,16 @@ class SourceProcessor {
       const li = header(entity, 'launch-index');
       for (const child of entity.parts) {
         // A Launch-Index on the message applies to the parts that carry none (cloud-init's _attach_launch_index).
-        if (li !== undefined && header(child, 'launch-index') === undefined) child.headers.push({ name: 'Launch-Index', value: li });
+        if (li !== undefined && header(child, 'launch-index') === undefined)
+          child.headers.push({ name: 'Launch-Index', value: li });
         await this.walk(child, where, depth);
       }
       return;
     }
     let body: Buffer;
     const enc = (header(entity, 'content-transfer-encoding') ?? '').toLowerCase().trim();
-    const partLabel = () => `part-${String(this.counter + 1).padStart(3, '0')}${entityFilename(entity) ? ` (${entityFilename(entity)})` : ''}`;
+    const partLabel = () =>
+      `part-${String(this.counter + 1).padStart(3, '0')}${entityFilename(entity) ? ` (${entityFilename(entity)})` : ''}`;
     try {
       if (enc === 'base64') body = decodeBase64(entity.body.toString('latin1'));
       else if (enc === 'quoted-printable') body = decodeQuotedPrintable(entity.body.toString('latin1'));
@@ -197,7 +226,10 @@ class SourceProcessor {
       return;
     }
     if (body.length > this.maxPart) {
-      this.error(partLabel(), `${body.length} bytes is larger than the ${this.maxPart}-byte limit for one part; part skipped`);
+      this.error(
+        partLabel(),
+        `${body.length} bytes is larger than the ${this.maxPart}-byte limit for one part; part skipped`,
+      );
       this.counter++;
       return;
     }
@@ -224,11 +256,14 @@ class SourceProcessor {
     }
     const charset = entity.params.charset;
     // Parts in another charset (iso-8859-1, utf-16 …) are re-encoded so everything after reads UTF-8.
-    if (charset && !/^(utf-?8|us-ascii|ascii)$/i.test(charset) && ctype.startsWith('text/')) body = Buffer.from(bytesToText(body, charset), 'utf8');
+    if (charset && !/^(utf-?8|us-ascii|ascii)$/i.test(charset) && ctype.startsWith('text/'))
+      body = Buffer.from(bytesToText(body, charset), 'utf8');
     const text = () => bytesToText(body);
     // As cloud-init: untyped parts, and shell scripts too, take the type their first line implies.
-    if (TYPE_NEEDED.has(ctype) || ctype === CT.shellscript) ctype = typeFromStartsWith(body.subarray(0, 128).toString('utf8')) ?? ctype;
-    if (ctype !== CT.include && ctype !== CT.includeOnce && ctype !== CT.cloudConfigArchive) this.record(entity, ctype, wasGzip ? body : entity.body, wasGzip, filename);
+    if (TYPE_NEEDED.has(ctype) || ctype === CT.shellscript)
+      ctype = typeFromStartsWith(body.subarray(0, 128).toString('utf8')) ?? ctype;
+    if (ctype !== CT.include && ctype !== CT.includeOnce && ctype !== CT.cloudConfigArchive)
+      this.record(entity, ctype, wasGzip ? body : entity.body, wasGzip, filename);
     if (ctype === CT.include || ctype === CT.includeOnce) {
       await this.include(text(), ctype === CT.includeOnce, depth, provisional());
       return;
@@ -249,7 +284,10 @@ class SourceProcessor {
       const sub = typeFromStartsWith(rendered);
       const allowed: string[] = [CT.cloudConfig, CT.shellscript, CT.boothook, CT.cloudConfigJsonp];
       if (!sub || !allowed.includes(sub)) {
-        this.error(provisional(), `rendered jinja template is ${sub ?? 'of no known type'}; kiln renders templates into #cloud-config, #cloud-config-jsonp, #! scripts and #cloud-boothook only`);
+        this.error(
+          provisional(),
+          `rendered jinja template is ${sub ?? 'of no known type'}; kiln renders templates into #cloud-config, #cloud-config-jsonp, #! scripts and #cloud-boothook only`,
+        );
         this.counter++;
         return;
       }
@@ -259,21 +297,38 @@ class SourceProcessor {
     this.attach(entity, ctype, body, filename);
   }
 
-  /** The part as cloud-init's _process_msg and _attach_part leave it: Content-Type replaced when it changed, a filename. */
-  private record(entity: MimeEntity, ctype: string, body: Buffer, wasGzip: boolean, filename: string | undefined): void {
+  /**
+   * The part as cloud-init's _process_msg and _attach_part leave it: Content-Type replaced when it changed, a filename.
+   */
+  private record(
+    entity: MimeEntity,
+    ctype: string,
+    body: Buffer,
+    wasGzip: boolean,
+    filename: string | undefined,
+  ): void {
     const root = this.roots.get(entity);
     let headers: MimeHeader[];
     if (root === 'blob') headers = [{ name: 'MIME-Version', value: '1.0' }];
     else if (wasGzip) {
       // A decompressed part is rebuilt as a new MIMENonMultipart keeping only its filename and Launch-Index.
-      headers = [{ name: 'Content-Type', value: CT.plain }, { name: 'MIME-Version', value: '1.0' }];
+      headers = [
+        { name: 'Content-Type', value: CT.plain },
+        { name: 'MIME-Version', value: '1.0' },
+      ];
       if (filename) headers.push({ name: 'Content-Disposition', value: `attachment; filename="${filename}"` });
       const li = header(entity, 'launch-index');
       if (li !== undefined) headers.push({ name: 'Launch-Index', value: li });
     } else headers = [...entity.headers];
     const origType = wasGzip ? CT.plain : entity.contentType;
-    if (root !== undefined || ctype !== origType || !headers.some((h) => h.name.toLowerCase() === 'content-type')) headers = replaceHeader(headers, 'Content-Type', ctype);
-    if (!filename) headers = replaceHeader(headers, 'Content-Disposition', `attachment; filename="part-${String(this.processed.length + 1).padStart(3, '0')}"`);
+    if (root !== undefined || ctype !== origType || !headers.some((h) => h.name.toLowerCase() === 'content-type'))
+      headers = replaceHeader(headers, 'Content-Type', ctype);
+    if (!filename)
+      headers = replaceHeader(
+        headers,
+        'Content-Disposition',
+        `attachment; filename="part-${String(this.processed.length + 1).padStart(3, '0')}"`,
+      );
     this.processed.push({ headers, body });
   }
 
@@ -299,11 +354,15 @@ class SourceProcessor {
     this.counter++;
     const li = header(entity, 'launch-index');
     if (li !== undefined && this.opts.launchIndex !== undefined && Number(li) !== this.opts.launchIndex) {
-      this.opts.log?.debug(`${this.label}: dropping part ${filename ?? this.counter} for launch index ${li} (this instance is ${this.opts.launchIndex})`);
+      this.opts.log?.debug(
+        `${this.label}: dropping part ${filename ?? this.counter} for launch index ${li} (this instance is ${this.opts.launchIndex})`,
+      );
       return;
     }
     const name = filename ?? `part-${String(this.counter).padStart(3, '0')}`;
-    const headers = entity.headers.filter((h) => !/^(content-type|content-transfer-encoding|mime-version)$/i.test(h.name));
+    const headers = entity.headers.filter(
+      (h) => !/^(content-type|content-transfer-encoding|mime-version)$/i.test(h.name),
+    );
     this.leaves.push({ name, contentType: ctype, headers, content: body });
   }
 
@@ -360,25 +419,57 @@ class SourceProcessor {
     }
     if (!Array.isArray(entries)) {
       this.counter++;
-      this.error(part, `#cloud-config-archive must be a YAML list, found ${entries === null ? 'nothing' : typeof entries}`);
+      this.error(
+        part,
+        `#cloud-config-archive must be a YAML list, found ${entries === null ? 'nothing' : typeof entries}`,
+      );
       return;
     }
     for (const raw of entries) {
-      const ent: Record<string, unknown> = typeof raw === 'string' ? { content: raw } : raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+      const ent: Record<string, unknown> =
+        typeof raw === 'string'
+          ? { content: raw }
+          : raw && typeof raw === 'object' && !Array.isArray(raw)
+            ? (raw as Record<string, unknown>)
+            : {};
       if (Object.keys(ent).length === 0) {
         this.error(part, `archive entry ${JSON.stringify(raw)} is neither a string nor a mapping; skipped`);
         continue;
       }
-      const content = typeof ent.content === 'string' ? ent.content : ent.content instanceof Uint8Array ? Buffer.from(ent.content).toString('utf8') : '';
-      const type = typeof ent.type === 'string' && ent.type ? ent.type.toLowerCase() : (typeFromStartsWith(content, CT.cloudConfig) as string);
-      const headers: MimeHeader[] = [{ name: 'Content-Type', value: type }, { name: 'MIME-Version', value: '1.0' }];
-      if (typeof ent.filename === 'string') headers.push({ name: 'Content-Disposition', value: `attachment; filename="${ent.filename}"` });
+      const content =
+        typeof ent.content === 'string'
+          ? ent.content
+          : ent.content instanceof Uint8Array
+            ? Buffer.from(ent.content).toString('utf8')
+            : '';
+      const type =
+        typeof ent.type === 'string' && ent.type
+          ? ent.type.toLowerCase()
+          : (typeFromStartsWith(content, CT.cloudConfig) as string);
+      const headers: MimeHeader[] = [
+        { name: 'Content-Type', value: type },
+        { name: 'MIME-Version', value: '1.0' },
+      ];
+      if (typeof ent.filename === 'string')
+        headers.push({ name: 'Content-Disposition', value: `attachment; filename="${ent.filename}"` });
       if (ent['launch-index'] !== undefined) headers.push({ name: 'Launch-Index', value: String(ent['launch-index']) });
       for (const [k, v] of Object.entries(ent)) {
-        if (['content', 'filename', 'type', 'launch-index', 'content-disposition', 'content-type'].includes(k.toLowerCase())) continue;
+        if (
+          ['content', 'filename', 'type', 'launch-index', 'content-disposition', 'content-type'].includes(
+            k.toLowerCase(),
+          )
+        )
+          continue;
         headers.push({ name: k, value: String(v) });
       }
-      const entity: MimeEntity = { headers, contentType: type, params: {}, body: Buffer.from(content, 'utf8'), parts: [], defects: [] };
+      const entity: MimeEntity = {
+        headers,
+        contentType: type,
+        params: {},
+        body: Buffer.from(content, 'utf8'),
+        parts: [],
+        defects: [],
+      };
       await this.leaf(entity, entity.body, depth);
     }
   }
@@ -393,7 +484,13 @@ function scriptFrequency(ctype: string): ScriptFrequency | undefined {
 }
 
 /** Turns a source's leaves into its cloud-config and scripts (cloud-init's part handlers). */
-function handleLeaves(source: DataSource, leaves: Leaf[], out: ProcessedUserData, errors: PartError[], log?: Log): Record<string, unknown> {
+function handleLeaves(
+  source: DataSource,
+  leaves: Leaf[],
+  out: ProcessedUserData,
+  errors: PartError[],
+  log?: Log,
+): Record<string, unknown> {
   let cfg: Record<string, unknown> = {};
   const label = LABEL[source];
   for (const leaf of leaves) {
@@ -413,13 +510,20 @@ function handleLeaves(source: DataSource, leaves: Leaf[], out: ProcessedUserData
           throw err;
         }
         if (doc === null || doc === undefined) continue;
-        if (typeof doc !== 'object' || Array.isArray(doc)) throw new Error(`cloud-config must be a YAML mapping at the top level, found ${Array.isArray(doc) ? 'a list' : typeof doc}`);
+        if (typeof doc !== 'object' || Array.isArray(doc))
+          throw new Error(
+            `cloud-config must be a YAML mapping at the top level, found ${Array.isArray(doc) ? 'a list' : typeof doc}`,
+          );
         const mergeHeader = leaf.headers.find((h) => /^(x-)?merge-type$/i.test(h.name))?.value;
         cfg = mergeCloudConfigPart(cfg, doc as Record<string, unknown>, mergeHeader, part);
       } else if (leaf.contentType === CT.cloudConfigJsonp) {
         const t = text();
         const nl = t.indexOf('\n');
-        const body = t.trimStart().toLowerCase().startsWith('#cloud-config-jsonp') ? (nl < 0 ? '' : t.slice(nl + 1)) : t;
+        const body = t.trimStart().toLowerCase().startsWith('#cloud-config-jsonp')
+          ? nl < 0
+            ? ''
+            : t.slice(nl + 1)
+          : t;
         let patch: unknown;
         try {
           patch = readYaml(body, part, { lineOffset: body !== t ? 1 : 0 });
@@ -428,20 +532,56 @@ function handleLeaves(source: DataSource, leaves: Leaf[], out: ProcessedUserData
         }
         cfg = applyJsonPatch(cfg, patch) as Record<string, unknown>;
       } else if (freq) {
-        out.scripts.push({ name: leaf.name, source, frequency: freq, kind: 'script', contentType: leaf.contentType, frequencyFromType: leaf.contentType !== CT.shellscript, content: leaf.content, order });
+        out.scripts.push({
+          name: leaf.name,
+          source,
+          frequency: freq,
+          kind: 'script',
+          contentType: leaf.contentType,
+          frequencyFromType: leaf.contentType !== CT.shellscript,
+          content: leaf.content,
+          order,
+        });
       } else if (leaf.contentType === CT.boothook) {
         const t = text();
         const stripped = t.replace(/^\s*#cloud-boothook[^\n]*\n?/i, '');
-        out.boothooks.push({ name: leaf.name, source, frequency: 'per-boot', kind: 'boothook', contentType: leaf.contentType, frequencyFromType: false, content: Buffer.from(stripped, 'utf8'), order });
+        out.boothooks.push({
+          name: leaf.name,
+          source,
+          frequency: 'per-boot',
+          kind: 'boothook',
+          contentType: leaf.contentType,
+          frequencyFromType: false,
+          content: Buffer.from(stripped, 'utf8'),
+          order,
+        });
       } else if (leaf.contentType === CT.partHandler) {
-        out.partHandlers.push({ name: leaf.name, source, frequency: 'per-instance', kind: 'part-handler', contentType: leaf.contentType, frequencyFromType: false, content: leaf.content, order });
+        out.partHandlers.push({
+          name: leaf.name,
+          source,
+          frequency: 'per-instance',
+          kind: 'part-handler',
+          contentType: leaf.contentType,
+          frequencyFromType: false,
+          content: leaf.content,
+          order,
+        });
         log?.info(`${part}: part handler kept for runPartHandlers (Python, run in the target root)`);
       } else if (leaf.contentType === CT.upstartJob) {
         throw new Error('#upstart-job user data is no longer supported (cloud-init dropped it too); part skipped');
       } else {
         out.ignored.push({ part, contentType: leaf.contentType });
-        out.customParts.push({ source, name: leaf.name, contentType: leaf.contentType, headers: Object.fromEntries(leaf.headers.map((h) => [h.name, h.value])), content: leaf.content, order });
-        log?.warn(`Unhandled ${leaf.contentType} ${part}: ${JSON.stringify(text().slice(0, 40))}… (no handler for this type)`);
+        out.customParts.push({
+          source,
+          name: leaf.name,
+          contentType: leaf.contentType,
+          headers: Object.fromEntries(leaf.headers.map((h) => [h.name, h.value])),
+          content: leaf.content,
+          order,
+        });
+        log?.warn(
+          `Unhandled ${leaf.contentType} ${part}: ${JSON.stringify(text().slice(0, 40))}… (no handler for this type)`,
+        );
       }
     } catch (err) {
       errors.push({ part, message: describeError(err) });
@@ -486,7 +626,10 @@ export async function processUserData(inputs: UserDataInputs, opts: ProcessOptio
     }
     const data = typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw;
     if (data.length > maxTotal) {
-      out.errors.push({ part: LABEL[source], message: `${data.length} bytes is larger than the ${maxTotal}-byte limit; ignored` });
+      out.errors.push({
+        part: LABEL[source],
+        message: `${data.length} bytes is larger than the ${maxTotal}-byte limit; ignored`,
+      });
       continue;
     }
     const p = new SourceProcessor(source, opts, fetchInclude);

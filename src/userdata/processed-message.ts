@@ -1,4 +1,5 @@
-// The processed user data as cloud-init stores it (instances/<iid>/user-data.txt.i): every part, re-wrapped in one MIME message.
+// The processed user data as cloud-init stores it (instances/<iid>/user-data.txt.i): every part, re-wrapped in one MIME
+// message.
 import { randomInt } from 'node:crypto';
 import type { MimeHeader } from './mime';
 

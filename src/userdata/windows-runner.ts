@@ -2,7 +2,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Platform } from '../platform/platform';
 import type { Log } from '../util/log';
-import { EXTENSION, exitCodeRequest, windowsLaunchLine, type WindowsHostFacts, type WindowsScript } from './windows-scripts';
+import {
+  EXTENSION,
+  exitCodeRequest,
+  windowsLaunchLine,
+  type WindowsHostFacts,
+  type WindowsScript,
+} from './windows-scripts';
 import { describeError } from '../util/errors';
 
 export interface WindowsScriptOutcome {
@@ -14,7 +20,9 @@ export interface WindowsScriptOutcome {
   reboot: boolean;
   /** What the exit code asked for (1002, 1003); a persisted script's every-boot runs are `persist`. */
   runAgain: boolean;
-  /** The script is persisted (EC2 `<persist>true</persist>`, EC2Launch v2 `frequency: always`): it runs at every boot. */
+  /**
+   * The script is persisted (EC2 `<persist>true</persist>`, EC2Launch v2 `frequency: always`): it runs at every boot.
+   */
   persist: boolean;
   stdout: string;
   stderr: string;
@@ -50,21 +58,51 @@ export async function runWindowsScript(ctx: WindowsRunContext, script: WindowsSc
   try {
     await ctx.platform.writeFile(path, script.content, { mode: 0o600 });
   } catch (err) {
-    return { ...base, code: -1, reboot: false, runAgain: false, stdout: '', stderr: '', error: `cannot write the script to ${path}: ${describeError(err)}` };
+    return {
+      ...base,
+      code: -1,
+      reboot: false,
+      runAgain: false,
+      stdout: '',
+      stderr: '',
+      error: `cannot write the script to ${path}: ${describeError(err)}`,
+    };
   }
   try {
-    const r = await ctx.platform.run(launch, { allowFailure: true, ...(ctx.timeoutMs ? { timeoutMs: ctx.timeoutMs } : {}) });
+    const r = await ctx.platform.run(launch, {
+      allowFailure: true,
+      ...(ctx.timeoutMs ? { timeoutMs: ctx.timeoutMs } : {}),
+    });
     const req = exitCodeRequest(r.code);
     ctx.log?.info(`Script ${script.name} ended with return code: ${r.code}`);
     return { ...base, code: r.code, reboot: req.reboot, runAgain: req.runAgain, stdout: r.stdout, stderr: r.stderr };
   } catch (err) {
-    return { ...base, code: -1, reboot: false, runAgain: false, stdout: '', stderr: '', error: `could not start ${launch[0]}: ${describeError(err)}` };
+    return {
+      ...base,
+      code: -1,
+      reboot: false,
+      runAgain: false,
+      stdout: '',
+      stderr: '',
+      error: `could not start ${launch[0]}: ${describeError(err)}`,
+    };
   } finally {
     await ctx.platform.remove(path).catch(() => undefined);
   }
 }
 
-/** What a plugin reports after its scripts: reboot when any asked, run again when any asked, persist when any is persisted. */
-export function combineRequests(outcomes: WindowsScriptOutcome[]): { reboot: boolean; runAgain: boolean; persist: boolean } {
-  return { reboot: outcomes.some((o) => o.reboot), runAgain: outcomes.some((o) => o.runAgain), persist: outcomes.some((o) => o.persist) };
+/**
+ * What a plugin reports after its scripts: reboot when any asked, run again when any asked, persist when any is
+ * persisted.
+ */
+export function combineRequests(outcomes: WindowsScriptOutcome[]): {
+  reboot: boolean;
+  runAgain: boolean;
+  persist: boolean;
+} {
+  return {
+    reboot: outcomes.some((o) => o.reboot),
+    runAgain: outcomes.some((o) => o.runAgain),
+    persist: outcomes.some((o) => o.persist),
+  };
 }

@@ -1,7 +1,10 @@
 // Windows user-data scripts as cloudbase-init reads them: kind detection order, EC2 tags, EC2Launch v2 tasks.
 import { readYaml } from '../config/read-yaml';
 
-/** How a script is launched: cmd.exe, python, bash, 64-bit (Sysnative) PowerShell, 32-bit (SysWOW64) PowerShell, or itself (a program: an .exe part). */
+/**
+ * How a script is launched: cmd.exe, python, bash, 64-bit (Sysnative) PowerShell, 32-bit (SysWOW64) PowerShell, or
+ * itself (a program: an .exe part).
+ */
 export type WindowsScriptKind = 'cmd' | 'python' | 'bash' | 'powershell' | 'powershell-x86' | 'exe';
 
 export interface WindowsScript {
@@ -11,11 +14,21 @@ export interface WindowsScript {
   content: Uint8Array;
   /** EC2 `<persist>true</persist>` or EC2Launch v2 `frequency: always`: run again on every boot. */
   persist: boolean;
-  /** EC2 `<runAsLocalSystem>true</runAsLocalSystem>` / v2 `runAs: localSystem` (kiln runs as the service account either way). */
+  /**
+   * EC2 `<runAsLocalSystem>true</runAsLocalSystem>` / v2 `runAs: localSystem` (kiln runs as the service account either
+   * way).
+   */
   runAsLocalSystem: boolean;
 }
 
-export const EXTENSION: Record<WindowsScriptKind, string> = { cmd: '.cmd', python: '.py', bash: '.sh', powershell: '.ps1', 'powershell-x86': '.ps1', exe: '.exe' };
+export const EXTENSION: Record<WindowsScriptKind, string> = {
+  cmd: '.cmd',
+  python: '.py',
+  bash: '.sh',
+  powershell: '.ps1',
+  'powershell-x86': '.ps1',
+  exe: '.exe',
+};
 
 /**
  * The kind cloudbase-init picks for DATA, in its order: `rem cmd`, `#!/usr/bin/env python`, `#!`,
@@ -59,7 +72,13 @@ export function splitEc2Sections(data: Uint8Array, name = 'user-data'): WindowsS
     for (const m of text.matchAll(re)) {
       const code = (m[1] ?? '').trim();
       if (!code) continue;
-      out.push({ kind, name: `${name} <${tag}> ${++i}`, content: Buffer.from(code, 'utf8'), persist, runAsLocalSystem });
+      out.push({
+        kind,
+        name: `${name} <${tag}> ${++i}`,
+        content: Buffer.from(code, 'utf8'),
+        persist,
+        runAsLocalSystem,
+      });
     }
   };
   collect(/<script>([\s\S]+?)<\/script>/g, 'cmd', 'script');
@@ -78,10 +97,13 @@ export interface Ec2LaunchV2Result {
   skipped: string[];
 }
 
-/** EC2Launch v2 YAML: each `executeScript` input becomes a script (powershell or batch; `frequency: always` persists). */
+/**
+ * EC2Launch v2 YAML: each `executeScript` input becomes a script (powershell or batch; `frequency: always` persists).
+ */
 export function parseEc2LaunchV2(text: string, name = 'user-data'): Ec2LaunchV2Result {
   const doc = readYaml(text, name) as { tasks?: unknown };
-  if (!doc || typeof doc !== 'object' || !Array.isArray(doc.tasks)) throw new Error('EC2Launch v2 user data needs a `tasks` list');
+  if (!doc || typeof doc !== 'object' || !Array.isArray(doc.tasks))
+    throw new Error('EC2Launch v2 user data needs a `tasks` list');
   const scripts: WindowsScript[] = [];
   const skipped: string[] = [];
   doc.tasks.forEach((task: unknown, ti: number) => {
@@ -94,7 +116,8 @@ export function parseEc2LaunchV2(text: string, name = 'user-data'): Ec2LaunchV2R
     inputs.forEach((input: unknown, ii: number) => {
       const inp = (input ?? {}) as Record<string, unknown>;
       const type = String(inp.type ?? 'powershell').toLowerCase();
-      const kind: WindowsScriptKind | undefined = type === 'batch' ? 'cmd' : type === 'powershell' ? 'powershell' : undefined;
+      const kind: WindowsScriptKind | undefined =
+        type === 'batch' ? 'cmd' : type === 'powershell' ? 'powershell' : undefined;
       if (!kind) throw new Error(`tasks[${ti}].inputs[${ii}]: script type '${type}' is not powershell or batch`);
       if (typeof inp.content !== 'string') throw new Error(`tasks[${ti}].inputs[${ii}]: content must be a string`);
       scripts.push({
@@ -134,7 +157,14 @@ export function windowsLaunchLine(kind: WindowsScriptKind, path: string, host: W
       const sysnative = kind === 'powershell';
       // 64-bit PowerShell from a 32-bit process is only reachable through Sysnative; x86 PowerShell lives in SysWOW64.
       const dir = sysnative && host.wow64 ? 'Sysnative' : !sysnative && host.os64 ? 'SysWOW64' : 'System32';
-      return [`${host.systemRoot}\\${dir}\\WindowsPowerShell\\v1.0\\powershell.exe`, '-ExecutionPolicy', 'RemoteSigned', '-NonInteractive', '-File', path];
+      return [
+        `${host.systemRoot}\\${dir}\\WindowsPowerShell\\v1.0\\powershell.exe`,
+        '-ExecutionPolicy',
+        'RemoteSigned',
+        '-NonInteractive',
+        '-File',
+        path,
+      ];
     }
   }
 }

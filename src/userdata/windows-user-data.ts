@@ -6,7 +6,14 @@ import { TemplateError } from './errors';
 import { renderJinja } from './jinja-render';
 import { entityFilename, header, parseMime, type MimeEntity } from './mime';
 import type { PartError } from './process-user-data';
-import { detectWindowsScript, isEc2LaunchV2, kindFromExtension, parseEc2LaunchV2, splitEc2Sections, type WindowsScript } from './windows-scripts';
+import {
+  detectWindowsScript,
+  isEc2LaunchV2,
+  kindFromExtension,
+  parseEc2LaunchV2,
+  splitEc2Sections,
+  type WindowsScript,
+} from './windows-scripts';
 import { describeError } from '../util/errors';
 
 /**
@@ -16,7 +23,11 @@ import { describeError } from '../util/errors';
  */
 export type WindowsUserDataStep = { part: string } & (
   | { kind: 'cloud-config'; config: Record<string, unknown> }
-  | { kind: 'scripts'; scripts: WindowsScript[]; /** EC2 `<script>`/`<powershell>` blocks: their exit codes are summed, as cloudbase-init's EC2Config executor. */ ec2?: true }
+  | {
+      kind: 'scripts';
+      scripts: WindowsScript[] /** EC2 `<script>`/`<powershell>` blocks: their exit codes are summed, as cloudbase-init's EC2Config executor. */;
+      ec2?: true;
+    }
   | HeatPart
 );
 
@@ -60,12 +71,18 @@ export interface WindowsUserDataOptions {
   templateData?: Record<string, unknown>;
 }
 
-export async function processWindowsUserData(data: Uint8Array, opts: WindowsUserDataOptions = {}): Promise<WindowsUserData> {
+export async function processWindowsUserData(
+  data: Uint8Array,
+  opts: WindowsUserDataOptions = {},
+): Promise<WindowsUserData> {
   const out: WindowsUserData = { steps: [], ignored: [], errors: [] };
   const max = opts.maxBytes ?? 32 * 1024 * 1024;
   let bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   if (bytes.length > max) {
-    out.errors.push({ part: 'user-data', message: `${bytes.length} bytes is larger than the ${max}-byte limit; ignored` });
+    out.errors.push({
+      part: 'user-data',
+      message: `${bytes.length} bytes is larger than the ${max}-byte limit; ignored`,
+    });
     return out;
   }
   if (isGzip(bytes)) {
@@ -128,7 +145,8 @@ function cloudConfig(text: string, part: string, out: WindowsUserData): void {
     throw new Error(err instanceof YamlError ? `cloud-config is ${err.detail}` : describeError(err));
   }
   if (doc === null || doc === undefined) return;
-  if (typeof doc !== 'object' || Array.isArray(doc)) throw new Error('cloud-config must be a YAML mapping at the top level');
+  if (typeof doc !== 'object' || Array.isArray(doc))
+    throw new Error('cloud-config must be a YAML mapping at the top level');
   out.steps.push({ part, kind: 'cloud-config', config: doc as Record<string, unknown> });
 }
 
@@ -137,34 +155,57 @@ export function scriptsOf(ud: WindowsUserData): WindowsScript[] {
   return ud.steps.flatMap((s) => (s.kind === 'scripts' ? s.scripts : s.kind === 'heat' ? (s.scripts ?? []) : []));
 }
 
-/** What cloudbase-init's get_command runs DATA as, by its header alone: its scripts (none for another format), and whether they are EC2 blocks. */
+/**
+ * What cloudbase-init's get_command runs DATA as, by its header alone: its scripts (none for another format), and
+ * whether they are EC2 blocks.
+ */
 function scriptsByHeader(body: Buffer, name: string): { scripts: WindowsScript[]; ec2?: true } {
   const kind = detectWindowsScript(body);
   if (!kind) return { scripts: [] };
-  return kind === 'ec2' ? { scripts: splitEc2Sections(body, name), ec2: true } : { scripts: [{ kind, name, content: body, persist: false, runAsLocalSystem: false }] };
+  return kind === 'ec2'
+    ? { scripts: splitEc2Sections(body, name), ec2: true }
+    : { scripts: [{ kind, name, content: body, persist: false, runAsLocalSystem: false }] };
 }
 
-function handlePart(ctype: string, name: string, filename: string | undefined, body: Buffer, out: WindowsUserData): void {
+function handlePart(
+  ctype: string,
+  name: string,
+  filename: string | undefined,
+  body: Buffer,
+  out: WindowsUserData,
+): void {
   const part = `user-data ${name}`;
   if (ctype === 'text/cloud-config') {
     cloudConfig(bytesToText(body), part, out);
     return;
   }
   if (ctype === 'text/x-cfninitdata') {
-    out.steps.push({ part, kind: 'heat', filename, content: body, ...(filename === HEAT_USER_DATA_FILENAME ? scriptsByHeader(body, name) : {}) });
+    out.steps.push({
+      part,
+      kind: 'heat',
+      filename,
+      content: body,
+      ...(filename === HEAT_USER_DATA_FILENAME ? scriptsByHeader(body, name) : {}),
+    });
     return;
   }
   if (ctype === 'text/x-shellscript') {
-    // As cloudbase-init's fileexecutils.exec_file: the file name's extension first (.exe parts run as programs), then the content's header.
+    // As cloudbase-init's fileexecutils.exec_file: the file name's extension first (.exe parts run as programs), then
+    // the content's header.
     const ext = kindFromExtension(name);
     if (ext) {
-      out.steps.push({ part, kind: 'scripts', scripts: [{ kind: ext, name, content: body, persist: false, runAsLocalSystem: false }] });
+      out.steps.push({
+        part,
+        kind: 'scripts',
+        scripts: [{ kind: ext, name, content: body, persist: false, runAsLocalSystem: false }],
+      });
       return;
     }
     scriptsFrom(body, name, out);
     return;
   }
-  if (ctype === 'text/part-handler') throw new Error('#part-handler parts hold Python code; kiln does not run them (part skipped)');
+  if (ctype === 'text/part-handler')
+    throw new Error('#part-handler parts hold Python code; kiln does not run them (part skipped)');
   out.ignored.push({ part, contentType: ctype });
 }
 
@@ -209,7 +250,10 @@ function handleSingle(bytes: Buffer, out: WindowsUserData): void {
 function scriptsFrom(body: Buffer, name: string, out: WindowsUserData): void {
   const kind = detectWindowsScript(body);
   if (!kind) {
-    out.ignored.push({ part: `user-data ${name === 'user-data' ? '' : name}`.trim(), contentType: 'unknown script format' });
+    out.ignored.push({
+      part: `user-data ${name === 'user-data' ? '' : name}`.trim(),
+      contentType: 'unknown script format',
+    });
     return;
   }
   const part = name === 'user-data' ? name : `user-data ${name}`;

@@ -1,4 +1,5 @@
-// CRC-32 (zlib's, as Python's binascii.crc32) of some bytes, from zlib itself: node:zlib's crc32 where the Node has it (22.2+), else the CRC a gzip member's trailer carries.
+// CRC-32 (zlib's, as Python's binascii.crc32) of some bytes, from zlib itself: node:zlib's crc32 where the Node has it
+// (22.2+), else the CRC a gzip member's trailer carries.
 import * as zlib from 'node:zlib';
 
 type Crc32 = (data: Uint8Array | string) => number;

@@ -24,7 +24,10 @@ export function directOutput(fd: number, stream: () => NodeJS.WritableStream): (
   return (text) => {
     direct ??= writesDirectly(fd);
     if (direct) {
-      const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.from(text.buffer, text.byteOffset, text.byteLength);
+      const bytes =
+        typeof text === 'string'
+          ? Buffer.from(text, 'utf8')
+          : Buffer.from(text.buffer, text.byteOffset, text.byteLength);
       let done = 0;
       try {
         while (done < bytes.length) done += writeSync(fd, bytes, done);

@@ -8,7 +8,10 @@ export class KilnError extends Error {
   }
 }
 
-/** An error about one named thing (a module, a datasource, a plugin, a user-data part): the message starts with its name. */
+/**
+ * An error about one named thing (a module, a datasource, a plugin, a user-data part): the message starts with its
+ * name.
+ */
 export class SubjectError extends KilnError {
   override readonly name: string = 'SubjectError';
   constructor(
@@ -41,7 +44,8 @@ const SYSTEM_REASONS: Record<string, string> = {
   ENOSPC: 'no space is left on the device (free some, or grow the file system)',
   EDQUOT: 'the disk quota is used up',
   EACCES: 'permission denied (kiln needs root for this)',
-  EPERM: 'the operation is not permitted (kiln needs root for this; an immutable file or a read-only bind mount also refuses it)',
+  EPERM:
+    'the operation is not permitted (kiln needs root for this; an immutable file or a read-only bind mount also refuses it)',
   ENOENT: 'no such file or folder',
   ENOTDIR: 'a part of the path is a file, not a folder',
   EISDIR: 'it is a folder, not a file',
@@ -49,10 +53,18 @@ const SYSTEM_REASONS: Record<string, string> = {
   EIO: 'an input/output error (the disk may be failing)',
 };
 
-/** Renders an unknown thrown value as one line for logs and stderr; a Node system error names its path and cause in words. */
+/**
+ * Renders an unknown thrown value as one line for logs and stderr; a Node system error names its path and cause in
+ * words.
+ */
 export function describeError(err: unknown): string {
   const sys = err as NodeJS.ErrnoException;
-  if (err instanceof Error && typeof sys.code === 'string' && typeof sys.syscall === 'string' && SYSTEM_REASONS[sys.code]) {
+  if (
+    err instanceof Error &&
+    typeof sys.code === 'string' &&
+    typeof sys.syscall === 'string' &&
+    SYSTEM_REASONS[sys.code]
+  ) {
     return `cannot ${sys.syscall}${sys.path ? ` ${sys.path}` : ''}: ${SYSTEM_REASONS[sys.code]} [${sys.code}]`;
   }
   if (err instanceof Error) return err.message;

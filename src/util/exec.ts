@@ -73,7 +73,10 @@ export const startWithNode: ProcessStarter = (start) => {
     // .bat program on Windows, a NUL byte in an argument): the same "could not start" as ENOENT.
     const err = e as NodeJS.ErrnoException;
     const why = err.code && !err.code.startsWith('ERR_') ? err.code : describeError(e);
-    return { kill: () => undefined, ended: Promise.resolve({ code: null, signal: null, spawnError: `${start.file}: ${why}` }) };
+    return {
+      kill: () => undefined,
+      ended: Promise.resolve({ code: null, signal: null, spawnError: `${start.file}: ${why}` }),
+    };
   }
   let spawnError: string | undefined;
   child.on('error', (e: NodeJS.ErrnoException) => {
@@ -85,7 +88,9 @@ export const startWithNode: ProcessStarter = (start) => {
     ...(child.stdout ? { stdout: child.stdout } : {}),
     ...(child.stderr ? { stderr: child.stderr } : {}),
     kill: () => child.kill('SIGKILL'),
-    ended: new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, ...(spawnError ? { spawnError } : {}) }))),
+    ended: new Promise((resolve) =>
+      child.on('close', (code, signal) => resolve({ code, signal, ...(spawnError ? { spawnError } : {}) })),
+    ),
   };
 };
 
@@ -100,7 +105,9 @@ function capture(stream: Readable | undefined): () => string {
     if (length < MAX_CAPTURE) chunks.push(b);
     length += b.length;
   });
-  return () => Buffer.concat(chunks).toString('utf8') + (length > MAX_CAPTURE ? `\n[kiln: ${length - MAX_CAPTURE} more bytes dropped]\n` : '');
+  return () =>
+    Buffer.concat(chunks).toString('utf8') +
+    (length > MAX_CAPTURE ? `\n[kiln: ${length - MAX_CAPTURE} more bytes dropped]\n` : '');
 }
 
 export async function execProcess(req: ExecRequest, start: ProcessStarter = startWithNode): Promise<ExecOutcome> {

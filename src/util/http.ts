@@ -1,4 +1,5 @@
-// HTTP for metadata services: per-request timeouts, a total budget, backoff with jitter, bounded bodies, same-host redirects only.
+// HTTP for metadata services: per-request timeouts, a total budget, backoff with jitter, bounded bodies, same-host
+// redirects only.
 import type { Agent, Dispatcher } from 'undici';
 import { loadUndici } from './load-undici';
 import { describeError, KilnError } from './errors';
@@ -50,7 +51,9 @@ export interface HttpRequest {
   maxRedirects?: number;
   /** Follows redirects to other http(s) hosts too (a user's own download URL, not metadata). Default false. */
   anyHostRedirects?: boolean;
-  /** Statuses returned instead of thrown (e.g. 404 for optional files, 401 for token refresh). Default none: only 2xx. */
+  /**
+   * Statuses returned instead of thrown (e.g. 404 for optional files, 401 for token refresh). Default none: only 2xx.
+   */
   acceptStatuses?: number[];
   /** Header names whose values never reach logs (tokens). */
   secretHeaders?: string[];
@@ -109,23 +112,31 @@ export class HttpClient {
 
   private dispatcherFor(url: URL, { Agent, EnvHttpProxyAgent }: Awaited<ReturnType<typeof loadUndici>>): Dispatcher {
     if (this.opts.socketPath !== undefined) {
-      this.direct ??= new Agent({ keepAliveTimeout: 2000, connections: 8, connect: { socketPath: this.opts.socketPath } });
+      this.direct ??= new Agent({
+        keepAliveTimeout: 2000,
+        connections: 8,
+        connect: { socketPath: this.opts.socketPath },
+      });
       return this.direct;
     }
     const env = this.opts.env ?? {};
     const hasProxy = Boolean(env.http_proxy || env.HTTP_PROXY || env.https_proxy || env.HTTPS_PROXY);
     if (hasProxy && !isLocalHost(url.hostname)) {
       this.proxied ??= new EnvHttpProxyAgent({
-        ...((env.http_proxy || env.HTTP_PROXY) ? { httpProxy: (env.http_proxy || env.HTTP_PROXY) as string } : {}),
-        ...((env.https_proxy || env.HTTPS_PROXY) ? { httpsProxy: (env.https_proxy || env.HTTPS_PROXY) as string } : {}),
-        ...((env.no_proxy || env.NO_PROXY) ? { noProxy: (env.no_proxy || env.NO_PROXY) as string } : {}),
+        ...(env.http_proxy || env.HTTP_PROXY ? { httpProxy: (env.http_proxy || env.HTTP_PROXY) as string } : {}),
+        ...(env.https_proxy || env.HTTPS_PROXY ? { httpsProxy: (env.https_proxy || env.HTTPS_PROXY) as string } : {}),
+        ...(env.no_proxy || env.NO_PROXY ? { noProxy: (env.no_proxy || env.NO_PROXY) as string } : {}),
       });
       return this.proxied;
     }
     // No TCP keepalive: undici sets it with setKeepAlive() before the socket connects, which makes every
     // connect fail with UNKNOWN under wine (wine 8); each request has its own timeout, so probes add nothing.
     const port = this.opts.localPort;
-    this.direct ??= new Agent({ keepAliveTimeout: 2000, connections: port === undefined ? 8 : 1, connect: { keepAlive: false, ...(port === undefined ? {} : { localPort: port }) } });
+    this.direct ??= new Agent({
+      keepAliveTimeout: 2000,
+      connections: port === undefined ? 8 : 1,
+      connect: { keepAlive: false, ...(port === undefined ? {} : { localPort: port }) },
+    });
     return this.direct;
   }
 
@@ -152,7 +163,11 @@ export class HttpClient {
       } catch (err) {
         if (!(err instanceof HttpError)) throw err;
         last = err;
-        const retryable = err.kind === 'timeout' || err.kind === 'network' || err.kind === 'truncated' || (err.kind === 'status' && err.status !== undefined && retryStatuses.includes(err.status));
+        const retryable =
+          err.kind === 'timeout' ||
+          err.kind === 'network' ||
+          err.kind === 'truncated' ||
+          (err.kind === 'status' && err.status !== undefined && retryStatuses.includes(err.status));
         if (!retryable || attempt === retries) throw err;
         const delay = Math.round(this.random() * Math.min(cap, base * 2 ** attempt));
         this.log.debug(`[${attempt + 1}/${retries + 1}] ${err.message}; retrying in ${delay} ms`);
@@ -177,13 +192,25 @@ export class HttpClient {
         throw new HttpError(current.href, 'status', `HTTP ${res.status}`, res.status);
       }
       const location = res.headers.location;
-      if (!location) throw new HttpError(current.href, 'redirect', `HTTP ${res.status} without a Location header`, res.status);
+      if (!location)
+        throw new HttpError(current.href, 'redirect', `HTTP ${res.status} without a Location header`, res.status);
       const next = new URL(location, current);
-      const allowed = req.anyHostRedirects ? next.protocol === 'http:' || next.protocol === 'https:' : next.host === current.host && next.protocol === current.protocol;
+      const allowed = req.anyHostRedirects
+        ? next.protocol === 'http:' || next.protocol === 'https:'
+        : next.host === current.host && next.protocol === current.protocol;
       if (!allowed) {
-        throw new HttpError(url, 'redirect', `refused redirect to another host (${next.protocol}//${next.host}); metadata must come from the host asked`);
+        throw new HttpError(
+          url,
+          'redirect',
+          `refused redirect to another host (${next.protocol}//${next.host}); metadata must come from the host asked`,
+        );
       }
-      if (seen.has(next.href) || hop >= maxRedirects) throw new HttpError(url, 'redirect', `redirect loop or more than ${maxRedirects} redirects (last to ${next.pathname})`);
+      if (seen.has(next.href) || hop >= maxRedirects)
+        throw new HttpError(
+          url,
+          'redirect',
+          `redirect loop or more than ${maxRedirects} redirects (last to ${next.pathname})`,
+        );
       seen.add(current.href);
       current = next;
     }
@@ -195,14 +222,29 @@ export class HttpClient {
     const timer = timeoutSignal(timeoutMs);
     const signal = req.signal ? AbortSignal.any([timer, req.signal]) : timer;
     const why = (err: unknown): HttpError => {
-      if (req.signal?.aborted) return new HttpError(url.href, 'budget', 'the total wait budget ran out', undefined, { cause: err });
-      if (timer.aborted) return new HttpError(url.href, 'timeout', `no complete answer within ${timeoutMs} ms`, undefined, { cause: err });
+      if (req.signal?.aborted)
+        return new HttpError(url.href, 'budget', 'the total wait budget ran out', undefined, { cause: err });
+      if (timer.aborted)
+        return new HttpError(url.href, 'timeout', `no complete answer within ${timeoutMs} ms`, undefined, {
+          cause: err,
+        });
       if (err instanceof HttpError) return err;
       const code = (err as { code?: string }).code ?? '';
       const text = describeError(err);
-      if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || code === 'UND_ERR_SOCKET' || /other side closed|terminated|aborted/i.test(text)) {
-        const truncated = code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || code === 'UND_ERR_SOCKET' || /closed|terminated/.test(text);
-        return new HttpError(url.href, truncated ? 'truncated' : 'network', truncated ? `body ended early: connection dropped (${text})` : `connection failed (${text})`, undefined, { cause: err });
+      if (
+        code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' ||
+        code === 'UND_ERR_SOCKET' ||
+        /other side closed|terminated|aborted/i.test(text)
+      ) {
+        const truncated =
+          code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || code === 'UND_ERR_SOCKET' || /closed|terminated/.test(text);
+        return new HttpError(
+          url.href,
+          truncated ? 'truncated' : 'network',
+          truncated ? `body ended early: connection dropped (${text})` : `connection failed (${text})`,
+          undefined,
+          { cause: err },
+        );
       }
       return new HttpError(url.href, 'network', text, undefined, { cause: err });
     };
@@ -222,13 +264,19 @@ export class HttpClient {
       throw why(err);
     }
     const flat: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+    for (const [k, v] of Object.entries(res.headers))
+      if (v !== undefined) flat[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
     const declared = flat['content-length'] !== undefined ? Number(flat['content-length']) : undefined;
     if (declared !== undefined && declared > maxBytes) {
       // Nobody reads the body: without a listener its abort error would surface as an uncaught exception.
       res.body.on('error', () => undefined);
       res.body.destroy();
-      throw new HttpError(url.href, 'too-large', `body of ${declared} bytes is over the ${maxBytes}-byte limit`, res.statusCode);
+      throw new HttpError(
+        url.href,
+        'too-large',
+        `body of ${declared} bytes is over the ${maxBytes}-byte limit`,
+        res.statusCode,
+      );
     }
     const chunks: Buffer[] = [];
     let size = 0;
@@ -250,12 +298,24 @@ export class HttpClient {
       throw new HttpError(url.href, 'truncated', `body ended after ${size} of ${declared} bytes`, res.statusCode);
     }
     const body = new Uint8Array(Buffer.concat(chunks));
-    return { url: url.href, status: res.statusCode, headers: flat, body, text: () => Buffer.from(body).toString('utf8') };
+    return {
+      url: url.href,
+      status: res.statusCode,
+      headers: flat,
+      body,
+      text: () => Buffer.from(body).toString('utf8'),
+    };
   }
 }
 
 function budgetError(url: string, last: HttpError | undefined): HttpError {
-  return new HttpError(url, 'budget', `the total wait budget ran out${last ? ` (last error: ${last.message})` : ''}`, last?.status, { cause: last });
+  return new HttpError(
+    url,
+    'budget',
+    `the total wait budget ran out${last ? ` (last error: ${last.message})` : ''}`,
+    last?.status,
+    { cause: last },
+  );
 }
 
 function describeHeaders(headers: Record<string, string>, secret: string[] | undefined): string {

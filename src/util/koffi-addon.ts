@@ -12,7 +12,9 @@ export function embeddedKoffiAddon(addon: NonNullable<BuildFacts['koffiAddon']>)
   try {
     return new Uint8Array(sea.getRawAsset(addon.asset));
   } catch (err) {
-    throw new PlatformError(`koffi's addon is not in this binary (asset ${addon.asset}): ${describeError(err)}`, { cause: err });
+    throw new PlatformError(`koffi's addon is not in this binary (asset ${addon.asset}): ${describeError(err)}`, {
+      cause: err,
+    });
   }
 }
 

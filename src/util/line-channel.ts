@@ -1,4 +1,5 @@
-// A line-at-a-time conversation over a serial port (a tty in raw mode) or a unix socket: what the SmartOS and CloudSigma host protocols are spoken over.
+// A line-at-a-time conversation over a serial port (a tty in raw mode) or a unix socket: what the SmartOS and
+// CloudSigma host protocols are spoken over.
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { isatty, ReadStream } from 'node:tty';
@@ -60,7 +61,8 @@ class LineBuffer {
     this.chunks = [all];
     const nl = all.indexOf(0x0a);
     if (nl < 0) {
-      if (all.length > MAX_LINE_BYTES) throw new LineChannelClosedError(`the host sent more than ${MAX_LINE_BYTES} bytes without a newline`);
+      if (all.length > MAX_LINE_BYTES)
+        throw new LineChannelClosedError(`the host sent more than ${MAX_LINE_BYTES} bytes without a newline`);
       return undefined;
     }
     const line = all.subarray(0, nl).toString('latin1').replace(/\r$/, '');
@@ -120,12 +122,16 @@ export function openSerialChannel(device: string, makeRaw: ((fd: number) => void
       makeRaw(readFd);
       raw = true;
     } catch (err) {
-      log.warn(`${device}: cfmakeraw failed (${describeError(err)}); using Node's raw mode, which sends each newline as CR LF`);
+      log.warn(
+        `${device}: cfmakeraw failed (${describeError(err)}); using Node's raw mode, which sends each newline as CR LF`,
+      );
     }
   }
   if (!raw) stream.setRawMode(true);
   stream.on('data', (chunk: Buffer) => buffer.push(chunk));
-  stream.on('error', (err) => buffer.end(new LineChannelClosedError(`reading ${device} failed: ${describeError(err)}`)));
+  stream.on('error', (err) =>
+    buffer.end(new LineChannelClosedError(`reading ${device} failed: ${describeError(err)}`)),
+  );
   stream.on('end', () => buffer.end(new LineChannelClosedError(`${device} was closed`)));
   let closed = false;
   return {
@@ -169,7 +175,9 @@ export async function openSocketChannel(path: string, timeoutMs: number): Promis
   return {
     write: (text) =>
       new Promise<void>((resolve, reject) => {
-        socket.write(Buffer.from(text, 'latin1'), (err) => (err ? reject(new LineChannelClosedError(`writing to ${path} failed: ${describeError(err)}`)) : resolve()));
+        socket.write(Buffer.from(text, 'latin1'), (err) =>
+          err ? reject(new LineChannelClosedError(`writing to ${path} failed: ${describeError(err)}`)) : resolve(),
+        );
       }),
     readLine: (ms) => buffer.readLine(ms),
     pending: () => buffer.pending(),

@@ -8,7 +8,14 @@ import { describeError } from './errors';
 /** Python's levels, plus cloud-init's DEPRECATED (35, between WARNING and ERROR). */
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARNING' | 'DEPRECATED' | 'ERROR' | 'CRITICAL';
 
-const LEVEL_RANK: Record<LogLevel, number> = { DEBUG: 10, INFO: 20, WARNING: 30, DEPRECATED: 35, ERROR: 40, CRITICAL: 50 };
+const LEVEL_RANK: Record<LogLevel, number> = {
+  DEBUG: 10,
+  INFO: 20,
+  WARNING: 30,
+  DEPRECATED: 35,
+  ERROR: 40,
+  CRITICAL: 50,
+};
 
 export interface LogSink {
   readonly minLevel: LogLevel;
@@ -57,7 +64,11 @@ export class FileSink implements LogSink {
         makeDirs(dirname(this.path));
         // Without blocking: a FIFO in the log's place (a hostile image under --root) would stop the boot at its
         // first line. Only a regular file takes lines.
-        this.fd = openSync(this.path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK | constants.O_NOCTTY, this.mode);
+        this.fd = openSync(
+          this.path,
+          constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK | constants.O_NOCTTY,
+          this.mode,
+        );
         if (!fstatSync(this.fd).isFile()) throw new Error('it is not a regular file');
       }
       writeSync(this.fd, line);

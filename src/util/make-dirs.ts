@@ -11,7 +11,8 @@ export function makeDirs(dir: string, mode?: number): void {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     let missing = dir;
-    while (dirname(missing) !== missing && statSync(dirname(missing), { throwIfNoEntry: false }) === undefined) missing = dirname(missing);
+    while (dirname(missing) !== missing && statSync(dirname(missing), { throwIfNoEntry: false }) === undefined)
+      missing = dirname(missing);
     mkdirSync(missing, mode); // throws the real reason (EROFS, EACCES, ENOTDIR …)
     throw err;
   }

@@ -3,7 +3,8 @@
 export const REDACTED = 'REDACTED';
 
 /** Key names whose values are secret wherever they appear (compared case-insensitively, with - and _ alike). */
-const SECRET_KEY_PATTERN = /(passw(or)?d|secret|token|private[-_]?key|admin[-_]?pass|security[-_]?credentials|user[-_]?data|vendor[-_]?data)/i;
+const SECRET_KEY_PATTERN =
+  /(passw(or)?d|secret|token|private[-_]?key|admin[-_]?pass|security[-_]?credentials|user[-_]?data|vendor[-_]?data)/i;
 
 /** Collects secret strings as they become known and scrubs them from any text. */
 export class Redactor {

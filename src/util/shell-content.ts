@@ -72,7 +72,10 @@ export function loadShellContent(text: string, source: string): Record<string, s
   }
   for (const word of words) {
     const eq = word.indexOf('=');
-    if (eq < 0) throw new ConfigError(`${source}: '${word}' is not KEY=VALUE (cloud-init's load_shell_content refuses the file too)`);
+    if (eq < 0)
+      throw new ConfigError(
+        `${source}: '${word}' is not KEY=VALUE (cloud-init's load_shell_content refuses the file too)`,
+      );
     const value = word.slice(eq + 1);
     if (value !== '') data[word.slice(0, eq)] = value;
   }

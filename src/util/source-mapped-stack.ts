@@ -18,7 +18,10 @@ function bundleMap(): BundleMap | null {
   try {
     const sea = process.getBuiltinModule('node:sea') as typeof NodeSea;
     if (!sea.isSea()) return loaded;
-    const asset = JSON.parse(Buffer.from(sea.getRawAsset('kiln.map') as ArrayBuffer).toString('utf8')) as { firstLineOffset: number; map: NodeModule.SourceMapPayload };
+    const asset = JSON.parse(Buffer.from(sea.getRawAsset('kiln.map') as ArrayBuffer).toString('utf8')) as {
+      firstLineOffset: number;
+      map: NodeModule.SourceMapPayload;
+    };
     const { SourceMap } = process.getBuiltinModule('node:module') as unknown as typeof NodeModule;
     loaded = { map: new SourceMap(asset.map), firstLineOffset: asset.firstLineOffset };
   } catch {
@@ -35,8 +38,14 @@ function mapPosition(map: BundleMap, line: number, column: number): string | und
   return `${entry.originalSource}:${(entry.originalLine ?? 0) + 1}:${(entry.originalColumn ?? 0) + 1}`;
 }
 
-/** STACK with the bundle's frames named by kiln's source files; as it is outside a built binary or with KILN_SOURCE_MAP=0. */
+/**
+ * STACK with the bundle's frames named by kiln's source files; as it is outside a built binary or with
+ * KILN_SOURCE_MAP=0.
+ */
 export function sourceMappedStack(stack: string, env: NodeJS.ProcessEnv, map: BundleMap | null = bundleMap()): string {
   if (!map || env.KILN_SOURCE_MAP === '0') return stack;
-  return stack.replace(/\bkiln\.cjs:(\d+):(\d+)/g, (frame, line: string, column: string) => mapPosition(map, Number(line), Number(column)) ?? frame);
+  return stack.replace(
+    /\bkiln\.cjs:(\d+):(\d+)/g,
+    (frame, line: string, column: string) => mapPosition(map, Number(line), Number(column)) ?? frame,
+  );
 }

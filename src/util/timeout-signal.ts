@@ -7,7 +7,10 @@
 /** AbortSignal.timeout(MS), kept alive by its own timer until it fires (unref'd: it never holds the process open). */
 export function timeoutSignal(ms: number): AbortSignal {
   const ctl = new AbortController();
-  const timer = setTimeout(() => ctl.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), Math.max(0, ms));
+  const timer = setTimeout(
+    () => ctl.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+    Math.max(0, ms),
+  );
   timer.unref();
   return ctl.signal;
 }

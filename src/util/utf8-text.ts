@@ -15,7 +15,9 @@ export function decodeUtf8Strict(bytes: Uint8Array, source: string): string {
   for (const ch of text) {
     if (ch === '\uFFFD' && !(bytes[offset] === 0xef && bytes[offset + 1] === 0xbf && bytes[offset + 2] === 0xbd)) {
       const byte = (bytes[offset] ?? 0).toString(16).padStart(2, '0');
-      throw new ConfigError(`${source}:${line}:${column}: invalid UTF-8 (byte 0x${byte} at offset ${offset}); it must be UTF-8 text`);
+      throw new ConfigError(
+        `${source}:${line}:${column}: invalid UTF-8 (byte 0x${byte} at offset ${offset}); it must be UTF-8 text`,
+      );
     }
     offset += Buffer.byteLength(ch);
     if (ch === '\n') {

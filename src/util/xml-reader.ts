@@ -1,7 +1,10 @@
-// A small, strict XML reader for the documents clouds hand out (ovf-env.xml, Azure's goal state): elements, attributes, namespaces, text; no DTDs.
+// A small, strict XML reader for the documents clouds hand out (ovf-env.xml, Azure's goal state): elements, attributes,
+// namespaces, text; no DTDs.
 import { KilnError } from './errors';
 
-/** A document that is not well-formed XML, or uses what this reader refuses (a DOCTYPE); names the document and where. */
+/**
+ * A document that is not well-formed XML, or uses what this reader refuses (a DOCTYPE); names the document and where.
+ */
 export class XmlError extends KilnError {
   override readonly name = 'XmlError';
   constructor(what: string, reason: string, line?: number) {
@@ -21,7 +24,9 @@ export interface XmlElement {
   /** The namespace URI of each attribute's prefix, by name as written; '' for unprefixed ones (XML Namespaces 1.0). */
   attributeNs: Record<string, string>;
   children: XmlElement[];
-  /** The element's own character data (text and CDATA directly inside it, children's text excluded), entities decoded. */
+  /**
+   * The element's own character data (text and CDATA directly inside it, children's text excluded), entities decoded.
+   */
   text: string;
 }
 
@@ -30,7 +35,10 @@ const MAX_ELEMENTS = 100_000;
 const NAME = /^[A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?/;
 const XML_NS = 'http://www.w3.org/XML/1998/namespace';
 
-/** Decodes the five predefined entities and character references; any other entity is an error (no DTD, so none is defined). */
+/**
+ * Decodes the five predefined entities and character references; any other entity is an error (no DTD, so none is
+ * defined).
+ */
 function decodeEntities(s: string, fail: (reason: string) => never): string {
   return s.replace(/&(?:([^;&\s<]{1,10});)?/g, (whole, ref: string | undefined) => {
     if (ref === undefined) return fail("a bare '&' (write &amp;)");
@@ -39,8 +47,13 @@ function decodeEntities(s: string, fail: (reason: string) => never): string {
     if (ref === 'amp') return '&';
     if (ref === 'quot') return '"';
     if (ref === 'apos') return "'";
-    const code = /^#x[0-9a-fA-F]+$/.test(ref) ? Number.parseInt(ref.slice(2), 16) : /^#\d+$/.test(ref) ? Number.parseInt(ref.slice(1), 10) : undefined;
-    if (code === undefined || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff) || code === 0) return fail(`unknown entity ${whole}`);
+    const code = /^#x[0-9a-fA-F]+$/.test(ref)
+      ? Number.parseInt(ref.slice(2), 16)
+      : /^#\d+$/.test(ref)
+        ? Number.parseInt(ref.slice(1), 10)
+        : undefined;
+    if (code === undefined || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff) || code === 0)
+      return fail(`unknown entity ${whole}`);
     return String.fromCodePoint(code);
   });
 }
@@ -128,7 +141,15 @@ export function parseXml(text: string, what: string): XmlElement {
       return uri as string;
     };
     const colon = qname.indexOf(':');
-    const el: XmlElement = { qname, local: colon < 0 ? qname : qname.slice(colon + 1), ns: resolve(qname, false), attributes: {}, attributeNs: {}, children: [], text: '' };
+    const el: XmlElement = {
+      qname,
+      local: colon < 0 ? qname : qname.slice(colon + 1),
+      ns: resolve(qname, false),
+      attributes: {},
+      attributeNs: {},
+      children: [],
+      text: '',
+    };
     for (const [n, v] of rawAttrs) {
       if (n !== 'xmlns' && !n.startsWith('xmlns:')) el.attributeNs[n] = resolve(n, true);
       el.attributes[n] = v;

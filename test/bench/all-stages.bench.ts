@@ -38,9 +38,27 @@ if (isRoot && haveRootfs) {
   try {
     writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/99-bench.cfg'), NO_DATASOURCE);
     copyFileSync(bin, join(root, 'usr/bin/kiln'));
-    const reset = () => spawnSync('sh', ['-c', `rm -rf ${root}/var/lib/cloud/* ${root}/run/cloud-init ${root}/var/log/cloud-init*.log`]);
+    const reset = () =>
+      spawnSync('sh', ['-c', `rm -rf ${root}/var/lib/cloud/* ${root}/run/cloud-init ${root}/var/log/cloud-init*.log`]);
     const inRoot = (script: string) =>
-      spawnSync('unshare', ['--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, '/bin/sh', '-c', script], { timeout: 300_000 });
+      spawnSync(
+        'unshare',
+        [
+          '--uts',
+          '--ipc',
+          '--mount',
+          '--pid',
+          '--net',
+          '--fork',
+          '--kill-child',
+          'chroot',
+          root,
+          '/bin/sh',
+          '-c',
+          script,
+        ],
+        { timeout: 300_000 },
+      );
     const kiln = medianMs(5, () => {
       reset();
       inRoot('KILN_FACE=cloud-init /usr/bin/kiln --all-stages >/dev/null 2>&1');
@@ -48,7 +66,12 @@ if (isRoot && haveRootfs) {
     rows.push(['kiln --all-stages, Debian rootfs (chroot)', kiln.toFixed(0), kiln < 1000 ? 'yes' : 'NO']);
     const python = medianMs(3, () => {
       reset();
-      inRoot('cloud-init init --local; cloud-init init; cloud-init modules --mode config; cloud-init modules --mode final) >/dev/null 2>&1'.replace(/^/, '('));
+      inRoot(
+        'cloud-init init --local; cloud-init init; cloud-init modules --mode config; cloud-init modules --mode final) >/dev/null 2>&1'.replace(
+          /^/,
+          '(',
+        ),
+      );
     });
     rows.push(["Debian's cloud-init 22.4, the four stages (chroot)", python.toFixed(0), '']);
     rows.push(['speed-up', `${(python / kiln).toFixed(1)}x`, '']);

@@ -6,9 +6,27 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { parseBootTimeline, STAGE_UNIT_NAMES, STAGE_UNITS, stagesSeconds, TIMELINE_PROBE_SHELL, type BootTimeline, type StageTiming } from '../helpers/boot-timeline';
+import {
+  parseBootTimeline,
+  STAGE_UNIT_NAMES,
+  STAGE_UNITS,
+  stagesSeconds,
+  TIMELINE_PROBE_SHELL,
+  type BootTimeline,
+  type StageTiming,
+} from '../helpers/boot-timeline';
 import { copyBootRootfs, ensureBootRootfs, type DebianSuite } from '../helpers/debian-rootfs';
-import { accelerator, bootQemu, consoleTail, installProbeUnit, makeBootImage, maskSerialGetty, readConsoleLog, type BootImage, type ConsoleLine } from '../helpers/qemu-boot';
+import {
+  accelerator,
+  bootQemu,
+  consoleTail,
+  installProbeUnit,
+  makeBootImage,
+  maskSerialGetty,
+  readConsoleLog,
+  type BootImage,
+  type ConsoleLine,
+} from '../helpers/qemu-boot';
 import { builtBinary, REPO } from '../helpers/repo';
 import { hasCommand, isRoot } from '../helpers/requirements';
 import { printTable } from './measure';
@@ -17,7 +35,10 @@ import { loggedSpan, longestGaps, STAGE_LOG_PROBE_SHELL, stageLogLines } from '.
 
 /** Boots per side; each boots a fresh copy of the side's disk (a first boot every time). */
 const ROUNDS = Number(process.env.KILN_BOOT_BENCH_ROUNDS ?? 2);
-/** The Debian release both sides boot: trixie (cloud-init 25.1, the reference) unless KILN_BOOT_BENCH_SUITE says bookworm. */
+/**
+ * The Debian release both sides boot: trixie (cloud-init 25.1, the reference) unless KILN_BOOT_BENCH_SUITE says
+ * bookworm.
+ */
 const SUITE: DebianSuite = process.env.KILN_BOOT_BENCH_SUITE === 'bookworm' ? 'bookworm' : 'trixie';
 const CLOUD_INIT = SUITE === 'trixie' ? 'cloud-init 25.1' : 'cloud-init 22.4';
 /**
@@ -70,7 +91,8 @@ function fail(message: string): never {
 
 function sh(cmd: string, args: string[], cwd?: string): string {
   const r = spawnSync(cmd, args, { encoding: 'utf8', cwd, maxBuffer: 64 * 1024 * 1024 });
-  if (r.status !== 0) fail(`${cmd} ${args.join(' ')} failed (${r.status ?? r.error?.message}): ${(r.stderr || r.stdout).slice(-2000)}`);
+  if (r.status !== 0)
+    fail(`${cmd} ${args.join(' ')} failed (${r.status ?? r.error?.message}): ${(r.stderr || r.stdout).slice(-2000)}`);
   return r.stdout;
 }
 
@@ -83,7 +105,10 @@ function kilnBinary(): string {
   return (r.status === 0 && builtBinary('kiln-linux-x64')) || fail('node build.mjs linux-x64 failed');
 }
 
-/** A disk of the bootable tree with SIDE installed (kiln by its install verb, or Debian's cloud-init package) and the probe. */
+/**
+ * A disk of the bootable tree with SIDE installed (kiln by its install verb, or Debian's cloud-init package) and the
+ * probe.
+ */
 function prepareImage(work: string, side: Side, kiln: string): BootImage {
   const dir = join(work, side);
   const root = join(dir, 'rootfs');
@@ -103,9 +128,11 @@ function prepareImage(work: string, side: Side, kiln: string): BootImage {
 function timelineOf(lines: readonly ConsoleLine[]): BootTimeline {
   try {
     const timeline = parseBootTimeline(lines);
-    if (!lines.some((l) => l.text.includes('KILN-BENCH-RUNCMD written by write_files'))) throw new Error('runcmd did not run (no KILN-BENCH-RUNCMD line)');
+    if (!lines.some((l) => l.text.includes('KILN-BENCH-RUNCMD written by write_files')))
+      throw new Error('runcmd did not run (no KILN-BENCH-RUNCMD line)');
     const failed = timeline.stages.filter((st) => st.result !== 'success');
-    if (failed.length > 0) throw new Error(`stage units did not succeed: ${failed.map((st) => `${st.stage} ${st.result}`).join(', ')}`);
+    if (failed.length > 0)
+      throw new Error(`stage units did not succeed: ${failed.map((st) => `${st.stage} ${st.result}`).join(', ')}`);
     return timeline;
   } catch (err) {
     throw new Error(`${(err as Error).message}\n--- console tail ---\n${consoleTail(lines)}`);
@@ -123,11 +150,19 @@ function printInitLocalSteps(side: Side, round: number, lines: readonly ConsoleL
     return;
   }
   console.log(`  ${side}, round ${round}: init-local's log spans ${s(loggedSpan(log))} s; its longest pauses, after:`);
-  for (const gap of longestGaps(log, 8)) console.log(`    ${gap.seconds.toFixed(2).padStart(6)} s  ${gap.before.slice(0, 150)}`);
+  for (const gap of longestGaps(log, 8))
+    console.log(`    ${gap.seconds.toFixed(2).padStart(6)} s  ${gap.before.slice(0, 150)}`);
 }
 
 /** One first boot of SIDE's pristine disk (copied, so every round is a first boot) and its timeline. */
-async function bootOnce(work: string, side: Side, image: BootImage, seed: string, round: number, accel: 'kvm' | 'tcg'): Promise<BootTimeline> {
+async function bootOnce(
+  work: string,
+  side: Side,
+  image: BootImage,
+  seed: string,
+  round: number,
+  accel: 'kvm' | 'tcg',
+): Promise<BootTimeline> {
   const disk = join(work, `${side}-round${round}.raw`);
   sh('cp', ['--sparse=always', '--reflink=auto', image.disk, disk]);
   const log = join(work, `${side}-round${round}.log`);
@@ -173,10 +208,18 @@ const pct = (part: number, whole: number) => `${((100 * part) / whole).toFixed(0
 
 /** The side-by-side table of the medians over the rounds of each side. */
 function printTimelines(timelines: Record<Side, BootTimeline[]>): void {
-  console.log(`\nmedians of ${timelines.kiln.length} kiln and ${timelines['cloud-init'].length} cloud-init boot(s), seconds since qemu start; share = the stage's time / the time to the end of final\n`);
+  console.log(
+    `\nmedians of ${timelines.kiln.length} kiln and ${timelines['cloud-init'].length} cloud-init boot(s), seconds since qemu start; share = the stage's time / the time to the end of final\n`,
+  );
   const m = (side: Side, f: (t: BootTimeline) => number) => median(timelines[side].map(f));
-  const point = (label: string, f: (t: BootTimeline) => number) => [label, ...SIDES.flatMap((side) => [s(m(side, f)), '', ''])];
-  const rows: string[][] = [point('kernel start', (t) => t.kernelStart), point('systemd start', (t) => t.userspaceStart)];
+  const point = (label: string, f: (t: BootTimeline) => number) => [
+    label,
+    ...SIDES.flatMap((side) => [s(m(side, f)), '', '']),
+  ];
+  const rows: string[][] = [
+    point('kernel start', (t) => t.kernelStart),
+    point('systemd start', (t) => t.userspaceStart),
+  ];
   for (const [i, { stage }] of STAGE_UNITS.entries()) {
     rows.push([
       stage,
@@ -184,19 +227,42 @@ function printTimelines(timelines: Record<Side, BootTimeline[]>): void {
         const start = m(side, (t) => (t.stages[i] as { start: number }).start);
         const end = m(side, (t) => (t.stages[i] as { end: number }).end);
         const took = m(side, (t) => (t.stages[i] as { end: number }).end - (t.stages[i] as { start: number }).start);
-        return [`${s(start)} → ${s(end)}`, s(took), pct(took, m(side, (t) => t.finalEnd))];
+        return [
+          `${s(start)} → ${s(end)}`,
+          s(took),
+          pct(
+            took,
+            m(side, (t) => t.finalEnd),
+          ),
+        ];
       }),
     ]);
   }
   rows.push(point('end of final', (t) => t.finalEnd));
-  rows.push(['the four stages', ...SIDES.flatMap((side) => ['', s(m(side, stagesSeconds)), pct(m(side, stagesSeconds), m(side, (t) => t.finalEnd))])]);
-  printTable(['', 'kiln: s from qemu start', 'took s', 'share', `${CLOUD_INIT}: s from qemu start`, 'took s', 'share'], rows);
+  rows.push([
+    'the four stages',
+    ...SIDES.flatMap((side) => [
+      '',
+      s(m(side, stagesSeconds)),
+      pct(
+        m(side, stagesSeconds),
+        m(side, (t) => t.finalEnd),
+      ),
+    ]),
+  ]);
+  printTable(
+    ['', 'kiln: s from qemu start', 'took s', 'share', `${CLOUD_INIT}: s from qemu start`, 'took s', 'share'],
+    rows,
+  );
 
   // The program's own start-up in each stage: from the unit's start to the stage's banner line.
   const startup = STAGE_UNITS.map(({ stage }, i) => [
     stage,
     ...SIDES.map((side) => {
-      const waits = timelines[side].map((t) => t.stages[i] as StageTiming).filter((st) => st.banner !== undefined).map((st) => (st.banner as number) - st.start);
+      const waits = timelines[side]
+        .map((t) => t.stages[i] as StageTiming)
+        .filter((st) => st.banner !== undefined)
+        .map((st) => (st.banner as number) - st.start);
       return waits.length === timelines[side].length ? s(median(waits)) : 'no banner';
     }),
   ]);
@@ -206,12 +272,19 @@ function printTimelines(timelines: Record<Side, BootTimeline[]>): void {
 
 /** The guest kernel's file name in the bootable tree (both images have the same). */
 function guestKernel(): string {
-  return readdirSync(join(ensureBootRootfs(SUITE), 'boot')).filter((n) => n.startsWith('vmlinuz-')).sort().at(-1) ?? 'no kernel';
+  return (
+    readdirSync(join(ensureBootRootfs(SUITE), 'boot'))
+      .filter((n) => n.startsWith('vmlinuz-'))
+      .sort()
+      .at(-1) ?? 'no kernel'
+  );
 }
 
 /** The host's 1, 5 and 15 minute load averages: TCG's speed depends on what else the host's cores run. */
 function load(): string {
-  return loadavg().map((l) => l.toFixed(1)).join(' ');
+  return loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
 }
 
 function cpuModel(): string {
@@ -226,11 +299,18 @@ async function main(): Promise<void> {
     printTimelines(timelines);
     return;
   }
-  if (!Number.isInteger(ROUNDS) || ROUNDS < 1) fail(`KILN_BOOT_BENCH_ROUNDS must be a whole number of at least 1, not ${process.env.KILN_BOOT_BENCH_ROUNDS}`);
-  if (!(BOOT_TIMEOUT_MS > 0)) fail(`KILN_BOOT_TIMEOUT_MS must be a number of milliseconds, not ${process.env.KILN_BOOT_TIMEOUT_MS}`);
-  const missing = ['qemu-system-x86_64', 'debootstrap', 'mkfs.ext4', 'sfdisk', 'unshare', 'chroot'].filter((c) => !hasCommand(c));
+  if (!Number.isInteger(ROUNDS) || ROUNDS < 1)
+    fail(`KILN_BOOT_BENCH_ROUNDS must be a whole number of at least 1, not ${process.env.KILN_BOOT_BENCH_ROUNDS}`);
+  if (!(BOOT_TIMEOUT_MS > 0))
+    fail(`KILN_BOOT_TIMEOUT_MS must be a number of milliseconds, not ${process.env.KILN_BOOT_TIMEOUT_MS}`);
+  const missing = ['qemu-system-x86_64', 'debootstrap', 'mkfs.ext4', 'sfdisk', 'unshare', 'chroot'].filter(
+    (c) => !hasCommand(c),
+  );
   if (!isRoot()) fail('needs root (debootstrap, chroot, and images whose files keep their owners)');
-  if (missing.length > 0) fail(`missing ${missing.join(', ')} (apt-get install qemu-system-x86 qemu-utils debootstrap e2fsprogs fdisk util-linux)`);
+  if (missing.length > 0)
+    fail(
+      `missing ${missing.join(', ')} (apt-get install qemu-system-x86 qemu-utils debootstrap e2fsprogs fdisk util-linux)`,
+    );
 
   const kiln = kilnBinary();
   const work = mkdtempSync('/var/tmp/kiln-boot-bench-');
@@ -248,8 +328,12 @@ async function main(): Promise<void> {
     const accel = accelerator(images.kiln.kernel);
     const qemuVersion = sh('qemu-system-x86_64', ['--version']).split('\n')[0];
     const loadAtStart = load();
-    console.log(`${cpuModel()}, ${cpus().length} cores, load average ${loadAtStart}; ${qemuVersion}; accel=${accel}${accel === 'tcg' ? ' -cpu max' : ' -cpu host'}, -m 1024 -smp 2`);
-    console.log(`${sh(kiln, ['--version']).trim()}; guest ${guestKernel()}; ${ROUNDS} round(s), each a first boot of a fresh disk copy\n`);
+    console.log(
+      `${cpuModel()}, ${cpus().length} cores, load average ${loadAtStart}; ${qemuVersion}; accel=${accel}${accel === 'tcg' ? ' -cpu max' : ' -cpu host'}, -m 1024 -smp 2`,
+    );
+    console.log(
+      `${sh(kiln, ['--version']).trim()}; guest ${guestKernel()}; ${ROUNDS} round(s), each a first boot of a fresh disk copy\n`,
+    );
 
     const timelines: Record<Side, BootTimeline[]> = { kiln: [], 'cloud-init': [] };
     for (let round = 1; round <= ROUNDS; round++) {
@@ -259,7 +343,9 @@ async function main(): Promise<void> {
         const t = await bootOnce(work, side, images[side], seed, round, accel);
         timelines[side].push(t);
         const stages = t.stages.map((st) => `${st.stage} ${s(st.start)}→${s(st.end)}`).join(', ');
-        console.log(`round ${round} ${side}: kernel ${s(t.kernelStart)}, systemd ${s(t.userspaceStart)}, ${stages}; final done ${s(t.finalEnd)} s (host load ${load()})`);
+        console.log(
+          `round ${round} ${side}: kernel ${s(t.kernelStart)}, systemd ${s(t.userspaceStart)}, ${stages}; final done ${s(t.finalEnd)} s (host load ${load()})`,
+        );
       }
     }
     console.log(`host load average at the end: ${load()} (at the start: ${loadAtStart})`);

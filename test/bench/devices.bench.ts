@@ -14,7 +14,11 @@ const dir = mkdtempSync(join(tmpdir(), 'kiln-bench-devices-'));
 try {
   const src = join(dir, 'src');
   const files: Record<string, string> = {
-    [META]: JSON.stringify({ uuid: '83679162-1378-4288-a2d4-70e13ec132aa', hostname: 'bench', public_keys: { k: 'ssh-ed25519 AAAA' } }),
+    [META]: JSON.stringify({
+      uuid: '83679162-1378-4288-a2d4-70e13ec132aa',
+      hostname: 'bench',
+      public_keys: { k: 'ssh-ed25519 AAAA' },
+    }),
     'openstack/latest/network_data.json': '{"links":[],"networks":[],"services":[]}',
     'openstack/latest/user_data': '#cloud-config\n',
     'openstack/2012-08-10/meta_data.json': '{}',
@@ -31,7 +35,13 @@ try {
     spawnSync('mcopy', ['-s', '-i', vfat, join(src, 'openstack'), join(src, 'ec2'), '::/']);
     images.push({ name: '64 MiB vfat config drive (mkfs.vfat + mcopy)', path: vfat, fstype: 'vfat' });
   } else {
-    writeFileSync(vfat, writeFat(Object.entries(files).map(([path, t]) => ({ path, data: Buffer.from(t) })), { label: 'config-2', size: 64 << 20 }));
+    writeFileSync(
+      vfat,
+      writeFat(
+        Object.entries(files).map(([path, t]) => ({ path, data: Buffer.from(t) })),
+        { label: 'config-2', size: 64 << 20 },
+      ),
+    );
     images.push({ name: '64 MiB vfat config drive (kiln make-seed)', path: vfat, fstype: 'vfat' });
   }
   if (hasCommand('genisoimage')) {
@@ -56,18 +66,25 @@ try {
   mkdirSync(mnt);
   const probeNs = spawnSync('unshare', ['--mount', '--propagation', 'private', 'true']);
   if (probeNs.status !== 0) {
-    console.log(`mount comparison skipped: unshare --mount failed (${(probeNs.stderr ?? '').toString().trim() || `exit ${probeNs.status}`}); needs root or user namespaces`);
+    console.log(
+      `mount comparison skipped: unshare --mount failed (${(probeNs.stderr ?? '').toString().trim() || `exit ${probeNs.status}`}); needs root or user namespaces`,
+    );
   } else {
     const baseline = medianMs(10, () => void spawnSync('unshare', ['--mount', '--propagation', 'private', 'true']));
     rows.push(['(baseline)', 'unshare --mount true', baseline.toFixed(2), '']);
     for (const img of images) {
       const script = `mount -o loop,ro -t ${img.fstype} '${img.path}' '${mnt}' && cat '${mnt}/${META}' > /dev/null; rc=$?; umount '${mnt}'; exit $rc`;
-      const first = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script], { encoding: 'utf8' });
+      const first = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script], {
+        encoding: 'utf8',
+      });
       if (first.status !== 0) {
         rows.push([img.name, 'mount -o loop + read + umount', 'skipped', first.stderr.trim().split('\n')[0] ?? '']);
         continue;
       }
-      const ms = medianMs(10, () => void spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script]));
+      const ms = medianMs(
+        10,
+        () => void spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script]),
+      );
       rows.push([img.name, 'unshare --mount + mount -o loop + read + umount', ms.toFixed(2), '']);
     }
   }

@@ -36,12 +36,25 @@ try {
   for (const renderer of renderers) {
     const mine = cases.filter((c) => c.renderers.includes(renderer));
     const args = (c: (typeof mine)[number], input: string, out: string) => [
-      'devel', 'net-convert', '-p', input, '-k', c.cliKind, '-d', out, '-D', distroFor(c, renderer), '-O', renderer,
+      'devel',
+      'net-convert',
+      '-p',
+      input,
+      '-k',
+      c.cliKind,
+      '-d',
+      out,
+      '-D',
+      distroFor(c, renderer),
+      '-O',
+      renderer,
       ...Object.entries(c.macs).flatMap(([n, m]) => ['-m', `${n},${m}`]),
     ];
     let t = performance.now();
     for (const c of mine) {
-      const r = spawnSync(bin, args(c, c.input, join(work, 'kiln', c.name, renderer)), { env: { ...process.env, KILN_FACE: 'cloud-init' } });
+      const r = spawnSync(bin, args(c, c.input, join(work, 'kiln', c.name, renderer)), {
+        env: { ...process.env, KILN_FACE: 'cloud-init' },
+      });
       if (r.status !== 0) throw new Error(`kiln failed on ${c.name}/${renderer}: ${r.stderr}`);
     }
     const kilnMs = performance.now() - t;
@@ -50,15 +63,46 @@ try {
       // One unshare+chroot per conversion, as a boot would start one cloud-init process.
       t = performance.now();
       for (const c of mine) {
-        const r = spawnSync('unshare', ['--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, 'cloud-init', ...args(c, `/tmp/bench/${c.name}/${relative(c.dir, c.input)}`, `/tmp/bench-out/${c.name}/${renderer}`)]);
+        const r = spawnSync('unshare', [
+          '--uts',
+          '--ipc',
+          '--mount',
+          '--pid',
+          '--net',
+          '--fork',
+          '--kill-child',
+          'chroot',
+          root,
+          'cloud-init',
+          ...args(c, `/tmp/bench/${c.name}/${relative(c.dir, c.input)}`, `/tmp/bench-out/${c.name}/${renderer}`),
+        ]);
         if (r.status !== 0) throw new Error(`cloud-init failed on ${c.name}/${renderer}: ${r.stderr}`);
       }
       ciMs = performance.now() - t;
     }
     const per = (ms: number) => (Number.isNaN(ms) ? '-' : (ms / mine.length).toFixed(0));
-    rows.push([renderer, String(mine.length), kilnMs.toFixed(0), Number.isNaN(ciMs) ? '-' : ciMs.toFixed(0), per(kilnMs), per(ciMs), Number.isNaN(ciMs) ? '-' : `${(ciMs / kilnMs).toFixed(1)}x`]);
+    rows.push([
+      renderer,
+      String(mine.length),
+      kilnMs.toFixed(0),
+      Number.isNaN(ciMs) ? '-' : ciMs.toFixed(0),
+      per(kilnMs),
+      per(ciMs),
+      Number.isNaN(ciMs) ? '-' : `${(ciMs / kilnMs).toFixed(1)}x`,
+    ]);
   }
-  printTable(['renderer', 'inputs', 'kiln total ms', 'cloud-init total ms', 'kiln ms/conv', 'cloud-init ms/conv', 'kiln faster by'], rows);
+  printTable(
+    [
+      'renderer',
+      'inputs',
+      'kiln total ms',
+      'cloud-init total ms',
+      'kiln ms/conv',
+      'cloud-init ms/conv',
+      'kiln faster by',
+    ],
+    rows,
+  );
 } finally {
   removeTree(work);
   if (root) removeTree(root);

@@ -31,7 +31,8 @@ const median = (xs: number[]) => {
 };
 const ms = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : '-');
 const mb = (kb: number) => (Number.isFinite(kb) ? (kb / 1024).toFixed(1) : '-');
-const ratio = (a: number, b: number) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(1)}x` : '-');
+const ratio = (a: number, b: number) =>
+  Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(1)}x` : '-';
 
 /** One first boot on a fresh copy; returns the stage runs (four, or one for --all-stages). */
 function boot(seed: (typeof seeds)[number], side: 'cloud-init' | 'kiln' | 'kiln-all'): StageRun[] {
@@ -67,7 +68,13 @@ for (const seed of seeds) {
       samples[s.name]?.ci.push(ci[j] as StageRun);
       samples[s.name]?.k.push(k[j] as StageRun);
     }
-    const total = (runs: StageRun[]) => ({ stage: 'total', code: 0, wallMs: runs.reduce((a, r) => a + r.wallMs, 0), maxRssKb: Math.max(...runs.map((r) => r.maxRssKb)), stderr: '' });
+    const total = (runs: StageRun[]) => ({
+      stage: 'total',
+      code: 0,
+      wallMs: runs.reduce((a, r) => a + r.wallMs, 0),
+      maxRssKb: Math.max(...runs.map((r) => r.maxRssKb)),
+      stderr: '',
+    });
     samples.total ??= { ci: [], k: [] };
     samples.total.ci.push(total(ci));
     samples.total.k.push(total(k));
@@ -83,7 +90,18 @@ for (const seed of seeds) {
   const aw = median(all.map((r) => r.wallMs));
   const ar = median(all.map((r) => r.maxRssKb));
   const cr = median((samples.total?.ci ?? []).map((r) => r.maxRssKb));
-  rows.push([seed.name, 'kiln --all-stages vs 4 stages', ms(cTotal), ms(aw), ratio(cTotal, aw), mb(cr), mb(ar), ratio(cr, ar)]);
+  rows.push([
+    seed.name,
+    'kiln --all-stages vs 4 stages',
+    ms(cTotal),
+    ms(aw),
+    ratio(cTotal, aw),
+    mb(cr),
+    mb(ar),
+    ratio(cr, ar),
+  ]);
 }
-console.log(`median of ${RUNS} first boots per seed; each in a fresh copy of the Debian rootfs, under unshare + chroot`);
+console.log(
+  `median of ${RUNS} first boots per seed; each in a fresh copy of the Debian rootfs, under unshare + chroot`,
+);
 printTable(['seed', 'stage', 'cloud-init ms', 'kiln ms', 'speed-up', 'cloud-init MB', 'kiln MB', 'memory ratio'], rows);

@@ -13,7 +13,10 @@ const built = await bundleTests(benches, join(repo, '.build', 'bench'));
 let failed = 0;
 for (const [i, bench] of benches.entries()) {
   console.log(`\n## ${relative(repo, bench)}`);
-  const r = spawnSync(process.execPath, ['--expose-gc', built[i]], { stdio: 'inherit', env: { ...process.env, KILN_REPO: repo } });
+  const r = spawnSync(process.execPath, ['--expose-gc', built[i]], {
+    stdio: 'inherit',
+    env: { ...process.env, KILN_REPO: repo },
+  });
   if (r.status !== 0) failed++;
 }
 process.exit(failed ? 1 : 0);

@@ -23,11 +23,17 @@ function coldPrefix(dir: string): string {
   for (const name of readdirSync(join(shared, 'drive_c'))) {
     if (name !== 'users') symlinkSync(join(shared, 'drive_c', name), join(prefix, 'drive_c', name));
   }
-  cpSync(join(shared, 'drive_c', 'users'), join(prefix, 'drive_c', 'users'), { recursive: true, filter: (src) => !/[\\/]AppData[\\/]Local[\\/]kiln$/.test(src) });
+  cpSync(join(shared, 'drive_c', 'users'), join(prefix, 'drive_c', 'users'), {
+    recursive: true,
+    filter: (src) => !/[\\/]AppData[\\/]Local[\\/]kiln$/.test(src),
+  });
   return prefix;
 }
 
-/** Spawns `wine EXE --debug service run` in PREFIX; resolves with the ms from spawn to the dispatcher line, and kiln's own figure. */
+/**
+ * Spawns `wine EXE --debug service run` in PREFIX; resolves with the ms from spawn to the dispatcher line, and kiln's
+ * own figure.
+ */
 function timeToDispatcher(exe: string, prefix: string, dir: string): Promise<{ wallMs: number; nodeMs: number }> {
   const err = join(dir, 'err.txt');
   const started = performance.now();
@@ -38,12 +44,14 @@ function timeToDispatcher(exe: string, prefix: string, dir: string): Promise<{ w
   return new Promise((resolve, reject) => {
     let wallMs: number | undefined;
     const poll = setInterval(() => {
-      if (wallMs === undefined && existsSync(err) && LINE.test(readFileSync(err, 'utf8'))) wallMs = performance.now() - started;
+      if (wallMs === undefined && existsSync(err) && LINE.test(readFileSync(err, 'utf8')))
+        wallMs = performance.now() - started;
     }, 5);
     child.on('exit', () => {
       clearInterval(poll);
       const m = LINE.exec(existsSync(err) ? readFileSync(err, 'utf8') : '');
-      if (!m || wallMs === undefined) reject(new Error(`no dispatcher line: ${existsSync(err) ? readFileSync(err, 'utf8') : '(no stderr)'}`));
+      if (!m || wallMs === undefined)
+        reject(new Error(`no dispatcher line: ${existsSync(err) ? readFileSync(err, 'utf8') : '(no stderr)'}`));
       else resolve({ wallMs, nodeMs: Number(m[1]) });
     });
   });
@@ -59,9 +67,13 @@ for (let i = 0; i < 3; i++) {
   const dir = mkdtempSync(join(tmpdir(), 'kiln-bench-service-'));
   try {
     const prefix = coldPrefix(dir);
-    const cached = () => readdirSync(join(prefix, 'drive_c', 'users')).some((user) => existsSync(join(prefix, 'drive_c', 'users', user, 'AppData', 'Local', 'kiln', 'cache')));
+    const cached = () =>
+      readdirSync(join(prefix, 'drive_c', 'users')).some((user) =>
+        existsSync(join(prefix, 'drive_c', 'users', user, 'AppData', 'Local', 'kiln', 'cache')),
+      );
     for (const kind of ['cold (koffi addon written out)', 'warm (addon cached)']) {
-      if (cached() !== kind.startsWith('warm')) throw new Error(`the koffi cache is ${cached() ? '' : 'not '}there before the ${kind} run`);
+      if (cached() !== kind.startsWith('warm'))
+        throw new Error(`the koffi cache is ${cached() ? '' : 'not '}there before the ${kind} run`);
       const r = await timeToDispatcher(exe, prefix, dir);
       rows.push([`${kind} #${i + 1}`, r.wallMs.toFixed(0), String(r.nodeMs), r.wallMs < 30_000 ? 'yes' : 'NO']);
     }
@@ -69,4 +81,7 @@ for (let i = 0; i < 3; i++) {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-printTable(['run', 'spawn → dispatcher ms (wine start included)', 'Node start → dispatcher ms (kiln\'s log)', 'under 30 s'], rows);
+printTable(
+  ['run', 'spawn → dispatcher ms (wine start included)', "Node start → dispatcher ms (kiln's log)", 'under 30 s'],
+  rows,
+);

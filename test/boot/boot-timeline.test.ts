@@ -2,7 +2,13 @@
 // timestamps turned into seconds since qemu start, and clear errors when the console lacks what it needs.
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
-import { guestClock, kernelClockStart, parseBootTimeline, stagesSeconds, TimelineError } from '../helpers/boot-timeline';
+import {
+  guestClock,
+  kernelClockStart,
+  parseBootTimeline,
+  stagesSeconds,
+  TimelineError,
+} from '../helpers/boot-timeline';
 import type { ConsoleLine } from '../helpers/qemu-boot';
 
 /** A console as a boot writes it: early kernel lines arrive late in one burst, later ones as they are logged. */
@@ -13,8 +19,14 @@ function console_(): ConsoleLine[] {
     { at: 4.0, text: '[    0.812345] printk: console [ttyS0] enabled' },
     { at: 4.1, text: '[    1.500000] Run /init as init process' },
     { at: 6.25, text: '[    3.750000] systemd[1]: systemd 252.39-1~deb12u1 running in system mode' },
-    { at: 13.0, text: "[   10.412345] cloud-init[234]: Cloud-init v. 22.4.2 running 'init-local' at Thu, 26 Nov 2026 09:06:47 +0000. Up 10.40 seconds." },
-    { at: 16.0, text: "[   13.500000] cloud-init[396]: Cloud-init v. 25.1.4 running 'init' at Thu, 26 Nov 2026 09:07:03 +0000. Up 13.25 seconds." },
+    {
+      at: 13.0,
+      text: "[   10.412345] cloud-init[234]: Cloud-init v. 22.4.2 running 'init-local' at Thu, 26 Nov 2026 09:06:47 +0000. Up 10.40 seconds.",
+    },
+    {
+      at: 16.0,
+      text: "[   13.500000] cloud-init[396]: Cloud-init v. 25.1.4 running 'init' at Thu, 26 Nov 2026 09:07:03 +0000. Up 13.25 seconds.",
+    },
     { at: 20.0, text: '[  OK  ] Finished cloud-final.service' },
     { at: 20.1, text: 'TIMELINE-USERSPACE 3700000' },
     { at: 20.1, text: 'TIMELINE-UNIT cloud-init-local.service 10000000 12500000 success' },
@@ -65,15 +77,21 @@ test('stage units’ monotonic timestamps become seconds since qemu start', () =
   );
   assert.equal(t.finalEnd, 19.9);
   // The banners' "Up" seconds, where the console has them ('init' is not taken for 'init-local').
-  assert.deepEqual(t.stages.map((s) => s.banner), [12.9, 15.75, undefined, undefined]);
+  assert.deepEqual(
+    t.stages.map((s) => s.banner),
+    [12.9, 15.75, undefined, undefined],
+  );
   assert.ok(Math.abs(stagesSeconds(t) - (2.5 + 2 + 0.5 + 1.3)) < 1e-9);
 });
 
-test('the network stage is read from cloud-init-network.service (cloud-init 25.1, kiln) and from cloud-init.service where only that one ran (Debian 12\'s 22.4)', () => {
+test("the network stage is read from cloud-init-network.service (cloud-init 25.1, kiln) and from cloud-init.service where only that one ran (Debian 12's 22.4)", () => {
   // The probe asks about both names; systemd answers zeros for a unit that does not exist.
   const renamed = console_().flatMap((l) =>
     l.text.includes('TIMELINE-UNIT cloud-init.service')
-      ? [{ ...l, text: 'TIMELINE-UNIT cloud-init-network.service 13000000 15000000 success' }, { ...l, text: 'TIMELINE-UNIT cloud-init.service 0 0 ' }]
+      ? [
+          { ...l, text: 'TIMELINE-UNIT cloud-init-network.service 13000000 15000000 success' },
+          { ...l, text: 'TIMELINE-UNIT cloud-init.service 0 0 ' },
+        ]
       : [l],
   );
   assert.deepEqual(parseBootTimeline(renamed).stages[1], parseBootTimeline(console_()).stages[1]);
@@ -82,12 +100,29 @@ test('the network stage is read from cloud-init-network.service (cloud-init 25.1
 });
 
 test('a stage that never finished, a missing probe or no kernel timestamps is a TimelineError saying which', () => {
-  const unfinished = console_().map((l) => (l.text.startsWith('TIMELINE-UNIT cloud-final') ? { ...l, text: 'TIMELINE-UNIT cloud-final.service 16100000 0 ' } : l));
-  assert.throws(() => parseBootTimeline(unfinished), (e: unknown) => e instanceof TimelineError && /cloud-final\.service \(modules-final\) did not run to the end/.test(e.message));
+  const unfinished = console_().map((l) =>
+    l.text.startsWith('TIMELINE-UNIT cloud-final')
+      ? { ...l, text: 'TIMELINE-UNIT cloud-final.service 16100000 0 ' }
+      : l,
+  );
+  assert.throws(
+    () => parseBootTimeline(unfinished),
+    (e: unknown) =>
+      e instanceof TimelineError && /cloud-final\.service \(modules-final\) did not run to the end/.test(e.message),
+  );
   const noProbe = console_().filter((l) => !l.text.includes('TIMELINE-'));
-  assert.throws(() => parseBootTimeline(noProbe), (e: unknown) => e instanceof TimelineError && /no TIMELINE-USERSPACE/.test(e.message));
+  assert.throws(
+    () => parseBootTimeline(noProbe),
+    (e: unknown) => e instanceof TimelineError && /no TIMELINE-USERSPACE/.test(e.message),
+  );
   const noConfig = console_().filter((l) => !l.text.includes('cloud-config.service'));
-  assert.throws(() => parseBootTimeline(noConfig), (e: unknown) => e instanceof TimelineError && /no TIMELINE-UNIT line for cloud-config\.service/.test(e.message));
+  assert.throws(
+    () => parseBootTimeline(noConfig),
+    (e: unknown) => e instanceof TimelineError && /no TIMELINE-UNIT line for cloud-config\.service/.test(e.message),
+  );
   const noKernel = console_().filter((l) => !l.text.startsWith('['));
-  assert.throws(() => parseBootTimeline(noKernel), (e: unknown) => e instanceof TimelineError && /printk\.time=1/.test(e.message));
+  assert.throws(
+    () => parseBootTimeline(noKernel),
+    (e: unknown) => e instanceof TimelineError && /printk\.time=1/.test(e.message),
+  );
 });

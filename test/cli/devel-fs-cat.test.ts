@@ -59,7 +59,10 @@ test('fs-cat to a terminal: text is printed, binary is refused with what to do i
   const bin = await fsCat([iso, 'blob.bin'], true);
   assert.equal(bin.code, 1);
   assert.equal(bin.bytes.length + bin.text.length, 0, 'nothing reaches the terminal');
-  assert.match(bin.err, /'blob\.bin' is binary \(not UTF-8 text\) and standard output is a terminal; pipe it .*\| sha256sum\) or save it with -o FILE/);
+  assert.match(
+    bin.err,
+    /'blob\.bin' is binary \(not UTF-8 text\) and standard output is a terminal; pipe it .*\| sha256sum\) or save it with -o FILE/,
+  );
   assert.doesNotMatch(bin.err, /\n {4}at /, 'no stack trace');
   const txt = await fsCat([iso, 'user-data'], true);
   assert.equal(txt.code, 0, txt.err);
@@ -85,14 +88,22 @@ test('fs-cat -o FILE under --dry-run names the file it would write and writes no
   const r = await fsCat(['--dry-run', '-o', out, iso, 'blob.bin'], false);
   assert.equal(r.code, 0, r.err);
   assert.equal(existsSync(out), false);
-  assert.match(r.text, new RegExp(`would write ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(${BINARY.length} bytes\\)`));
+  assert.match(
+    r.text,
+    new RegExp(`would write ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(${BINARY.length} bytes\\)`),
+  );
 });
 
 test('fs-ls and fs-cat agree on exit codes: 1 for what the image does not hold or an image that is not there, 2 for bad usage', async (t) => {
   const iso = image(tempDir(t));
   const run = async (argv: string[]) => {
     let err = '';
-    const code = await main({ argv, argv0: 'kiln', env: {}, io: { out: () => undefined, err: (s) => void (err += s) } });
+    const code = await main({
+      argv,
+      argv0: 'kiln',
+      env: {},
+      io: { out: () => undefined, err: (s) => void (err += s) },
+    });
     return { code, err };
   };
   assert.equal((await run(['devel', 'fs-cat', iso, 'nope'])).code, 1);

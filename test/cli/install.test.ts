@@ -26,11 +26,17 @@ test('kiln install|uninstall are kiln verbs with --help, and --dry-run --root pr
   assert.equal(dry.code, 0, dry.err);
   // In the conditional throughout: the summary and every effect.
   assert.match(dry.out, /^would install \/usr\/bin\/kiln /m);
-  assert.match(dry.out, /^would enable cloud-init-main\.service, cloud-init-local\.service, cloud-init-network\.service, cloud-config\.service, cloud-final\.service, cloud-init-hotplugd\.socket$/m);
+  assert.match(
+    dry.out,
+    /^would enable cloud-init-main\.service, cloud-init-local\.service, cloud-init-network\.service, cloud-config\.service, cloud-final\.service, cloud-init-hotplugd\.socket$/m,
+  );
   assert.doesNotMatch(dry.out, /^(installed|enabled|wrote) /m);
   assert.match(dry.out, /^ {2}would write \/usr\/bin\/kiln \(\d+ bytes, mode 0755\)$/m);
   assert.match(dry.out, /^ {2}would symlink \/usr\/bin\/cloud-init -> kiln$/m);
-  assert.match(dry.out, /^ {2}would symlink \/etc\/systemd\/system\/cloud-init\.target\.wants\/cloud-init-main\.service -> \/usr\/lib\/systemd\/system\/cloud-init-main\.service$/m);
+  assert.match(
+    dry.out,
+    /^ {2}would symlink \/etc\/systemd\/system\/cloud-init\.target\.wants\/cloud-init-main\.service -> \/usr\/lib\/systemd\/system\/cloud-init-main\.service$/m,
+  );
   assert.deepEqual(readdirSync(root), []);
 
   // --no-enable installs the units and enables none (minimist would read it as a negated --enable).
@@ -51,6 +57,9 @@ test("kiln install refuses with exit 1 and one line where Debian's cloud-init is
   writeFileSync(join(root, 'var/lib/dpkg/status'), 'Package: cloud-init\nStatus: install ok installed\n');
   const r = await runMain(['--root', root, 'install']);
   assert.equal(r.code, 1);
-  assert.match(r.err, /^kiln: error: Debian's cloud-init is installed in .* \(dpkg lists the cloud-init package as installed .*\); remove it \(apt-get purge cloud-init\) or give --replace to take over its names\n$/);
+  assert.match(
+    r.err,
+    /^kiln: error: Debian's cloud-init is installed in .* \(dpkg lists the cloud-init package as installed .*\); remove it \(apt-get purge cloud-init\) or give --replace to take over its names\n$/,
+  );
   assert.deepEqual(readdirSync(root), ['var']);
 });

@@ -30,21 +30,34 @@ test('two-word commands and their positional arguments', () => {
 });
 
 test('unknown commands, unknown flags and missing values are usage errors', () => {
-  assert.throws(() => parseInvocation(['frobnicate'], COMMANDS, 'kiln'), (e: unknown) => e instanceof UsageError && /unknown command 'frobnicate'/.test(e.message));
-  assert.throws(() => parseInvocation(['version', '--bogus'], COMMANDS, 'kiln'), (e: unknown) => e instanceof UsageError && /--bogus/.test(e.message));
+  assert.throws(
+    () => parseInvocation(['frobnicate'], COMMANDS, 'kiln'),
+    (e: unknown) => e instanceof UsageError && /unknown command 'frobnicate'/.test(e.message),
+  );
+  assert.throws(
+    () => parseInvocation(['version', '--bogus'], COMMANDS, 'kiln'),
+    (e: unknown) => e instanceof UsageError && /--bogus/.test(e.message),
+  );
   assert.throws(() => parseInvocation(['version', 'extra'], COMMANDS, 'kiln'), /unexpected argument 'extra'/);
   assert.throws(() => parseInvocation(['devel', 'write-file'], COMMANDS, 'kiln'), /needs 1 argument/);
   assert.throws(() => parseInvocation(['version', '--root'], COMMANDS, 'kiln'), /--root needs a value/);
 });
 
 test("a command's own short flag wins over the global one: net-convert's -d is its directory, never --debug", () => {
-  const inv = parseInvocation(['devel', 'net-convert', '-p', 'n.yaml', '-k', 'yaml', '-d', 'out', '-D', 'debian', '-O', 'netplan'], COMMANDS, 'kiln');
+  const inv = parseInvocation(
+    ['devel', 'net-convert', '-p', 'n.yaml', '-k', 'yaml', '-d', 'out', '-D', 'debian', '-O', 'netplan'],
+    COMMANDS,
+    'kiln',
+  );
   assert.equal(inv.command?.words.join(' '), 'devel net-convert');
   assert.equal(inv.args.flags.directory, 'out');
   assert.equal(inv.global.debug, false, 'the global --debug stays off');
   assert.deepEqual(inv.args.positional, []);
   // Elsewhere -d is still --debug, before or after the command word.
-  for (const argv of [['-d', 'status'], ['status', '-d']]) {
+  for (const argv of [
+    ['-d', 'status'],
+    ['status', '-d'],
+  ]) {
     const other = parseInvocation(argv, COMMANDS, 'kiln');
     assert.equal(other.command?.words.join(' '), 'status');
     assert.equal(other.global.debug, true);
@@ -62,14 +75,22 @@ test('--help on a command does not demand its arguments', () => {
   assert.equal(inv.global.help, true);
 });
 
-test('--help groups the boot stages apart from the devel tools, and names the other OS\'s commands instead of listing them as if they worked', () => {
+test("--help groups the boot stages apart from the devel tools, and names the other OS's commands instead of listing them as if they worked", () => {
   const linux = faceHelp('kiln', COMMANDS, 'linux');
   const boot = linux.slice(linux.indexOf('boot stages'), linux.indexOf('\ncommands:'));
-  for (const c of ['init', 'modules', 'single', '--all-stages']) assert.match(boot, new RegExp(`^  ${c} `, 'm'), `${c} is a boot stage`);
+  for (const c of ['init', 'modules', 'single', '--all-stages'])
+    assert.match(boot, new RegExp(`^  ${c} `, 'm'), `${c} is a boot stage`);
   const devel = linux.slice(linux.indexOf('\ndevel ('));
   assert.match(devel, /^ {2}devel net-convert /m);
-  assert.doesNotMatch(linux, /^ {2}(service install|cloudbase-init) /m, 'Windows-only commands are not listed on Linux');
-  assert.match(linux, /^on Windows only \(the Windows build of kiln\): cloudbase-init, service install, service uninstall, service run, devel win32-probe$/m);
+  assert.doesNotMatch(
+    linux,
+    /^ {2}(service install|cloudbase-init) /m,
+    'Windows-only commands are not listed on Linux',
+  );
+  assert.match(
+    linux,
+    /^on Windows only \(the Windows build of kiln\): cloudbase-init, service install, service uninstall, service run, devel win32-probe$/m,
+  );
   const windows = faceHelp('kiln', COMMANDS, 'windows');
   assert.match(windows, /^ {2}service install /m);
   assert.doesNotMatch(windows, /^on Windows only/m);
@@ -81,6 +102,9 @@ test("clean's --configs takes every kind after it, as 25.1's nargs='+', short or
   assert.deepEqual(configs(['clean', '-c', 'ssh_config', 'network', '--logs']), ['ssh_config', 'network']);
   assert.deepEqual(configs(['clean', '--configs=fstab', '-c', 'datasource']), ['fstab', 'datasource']);
   const r = parseInvocation(['clean', '--logs', '--configs', 'all', '--machine-id'], COMMANDS, 'cloud-init');
-  assert.deepEqual([r.args.flags.configs, r.args.flags.logs, r.args.flags['machine-id'], r.args.positional], [['all'], true, true, []]);
+  assert.deepEqual(
+    [r.args.flags.configs, r.args.flags.logs, r.args.flags['machine-id'], r.args.positional],
+    [['all'], true, true, []],
+  );
   assert.throws(() => parseInvocation(['clean', '--configs'], COMMANDS, 'cloud-init'), UsageError);
 });

@@ -10,7 +10,12 @@ import { tempDir } from '../helpers/temp';
 async function kiln(args: string[]) {
   let out = '';
   let err = '';
-  const code = await main({ argv: args, argv0: '/usr/bin/kiln', env: {}, io: { out: (s) => void (out += s), err: (s) => void (err += s) } });
+  const code = await main({
+    argv: args,
+    argv0: '/usr/bin/kiln',
+    env: {},
+    io: { out: (s) => void (out += s), err: (s) => void (err += s) },
+  });
   return { code, out, err };
 }
 
@@ -45,17 +50,35 @@ export function readmeCommands(readme: string): string[][] {
 
 test("README's command table, walked under the kiln name: every command's --help parses", async () => {
   const commands = readmeCommands(readFileSync(join(REPO, 'README.md'), 'utf8'));
-  assert.ok(commands.every((c) => c.length > 0 && !c.some((w) => w.includes('/'))), JSON.stringify(commands));
+  assert.ok(
+    commands.every((c) => c.length > 0 && !c.some((w) => w.includes('/'))),
+    JSON.stringify(commands),
+  );
   // The table is read, not guessed at: a change to README's layout must not make this test walk nothing.
-  for (const expected of [['init'], ['modules'], ['--all-stages'], ['status'], ['analyze', 'blame'], ['devel', 'net-convert'], ['make-seed'], ['service', 'uninstall']]) {
-    assert.ok(commands.some((c) => c.join(' ') === expected.join(' ')), `README's table lists ${expected.join(' ')}`);
+  for (const expected of [
+    ['init'],
+    ['modules'],
+    ['--all-stages'],
+    ['status'],
+    ['analyze', 'blame'],
+    ['devel', 'net-convert'],
+    ['make-seed'],
+    ['service', 'uninstall'],
+  ]) {
+    assert.ok(
+      commands.some((c) => c.join(' ') === expected.join(' ')),
+      `README's table lists ${expected.join(' ')}`,
+    );
   }
   assert.ok(commands.length >= 25, `${commands.length} commands read from README`);
   for (const words of commands) {
     const r = await kiln([...words, '--help']);
     assert.equal(r.code, 0, `kiln ${words.join(' ')} --help: ${r.err}`);
     const usage = words[0] === '--all-stages' ? 'usage: kiln --all-stages' : `usage: kiln ${words.join(' ')}`;
-    assert.ok(r.out.startsWith(usage), `kiln ${words.join(' ')} --help prints its own usage, not: ${r.out.split('\n')[0]}`);
+    assert.ok(
+      r.out.startsWith(usage),
+      `kiln ${words.join(' ')} --help prints its own usage, not: ${r.out.split('\n')[0]}`,
+    );
   }
 });
 
@@ -63,7 +86,10 @@ test('kiln --all-stages boots a sandbox root under --dry-run; kiln alone or with
   const root = tempDir(t);
   mkdirSync(join(root, 'var/lib/cloud/seed/nocloud'), { recursive: true });
   writeFileSync(join(root, 'var/lib/cloud/seed/nocloud/meta-data'), 'instance-id: i-readme\n');
-  writeFileSync(join(root, 'var/lib/cloud/seed/nocloud/user-data'), '#cloud-config\npreserve_hostname: true\nusers: []\nruncmd: [echo hello]\n');
+  writeFileSync(
+    join(root, 'var/lib/cloud/seed/nocloud/user-data'),
+    '#cloud-config\npreserve_hostname: true\nusers: []\nruncmd: [echo hello]\n',
+  );
   const r = await kiln(['--root', root, '--dry-run', '--all-stages']);
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /running 'modules:final'/);

@@ -16,14 +16,25 @@ import { fakeDeps, fakeSource, recordingModule, type Recorder } from '../runner/
 async function cli(args: string[], env: Record<string, string> = {}) {
   let out = '';
   let err = '';
-  const code = await main({ argv: args, argv0: '/usr/bin/cloud-init', env: { KILN_STATUS_POLL_MS: '20', ...env }, io: { out: (s) => void (out += s), err: (s) => void (err += s) } });
+  const code = await main({
+    argv: args,
+    argv0: '/usr/bin/cloud-init',
+    env: { KILN_STATUS_POLL_MS: '20', ...env },
+    io: { out: (s) => void (out += s), err: (s) => void (err += s) },
+  });
   return { code, out, err };
 }
 
-async function bootedRoot(t: Parameters<typeof tempDir>[0], opts: { fail?: boolean; warn?: string; userData?: string } = {}): Promise<string> {
+async function bootedRoot(
+  t: Parameters<typeof tempDir>[0],
+  opts: { fail?: boolean; warn?: string; userData?: string } = {},
+): Promise<string> {
   const root = tempDir(t);
   mkdirSync(join(root, 'etc/cloud/cloud.cfg.d'), { recursive: true });
-  writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/50-test.cfg'), 'datasource_list: [Fake]\ncloud_init_modules: []\ncloud_config_modules: [m]\ncloud_final_modules: []\n');
+  writeFileSync(
+    join(root, 'etc/cloud/cloud.cfg.d/50-test.cfg'),
+    'datasource_list: [Fake]\ncloud_init_modules: []\ncloud_config_modules: [m]\ncloud_final_modules: []\n',
+  );
   mkdirSync(join(root, 'seed/fake'), { recursive: true });
   writeFileSync(join(root, 'seed/fake/instance-id'), 'i-42\n');
   writeFileSync(join(root, 'seed/fake/user-data'), opts.userData ?? '#cloud-config\npassword: s3cretpass\n');
@@ -31,8 +42,15 @@ async function bootedRoot(t: Parameters<typeof tempDir>[0], opts: { fail?: boole
   writeFileSync(join(root, 'var/lib/cloud/seed/nocloud/meta-data'), 'instance-id: i-42\n');
   const rec: Recorder = { runs: [] };
   const logger = new Logger();
-  const mod = recordingModule(rec, 'm', 'config', 'always', { ...(opts.fail ? { fail: true } : {}), ...(opts.warn ? { warn: opts.warn } : {}) });
-  await new StageRunner({ platform: new LinuxPlatform({ root, log: logger.for('p') }), logger, deps: fakeDeps([fakeSource()], [mod], opts.userData ? { processUserData: processUserDataOnLinux } : {}) }).runAllStages();
+  const mod = recordingModule(rec, 'm', 'config', 'always', {
+    ...(opts.fail ? { fail: true } : {}),
+    ...(opts.warn ? { warn: opts.warn } : {}),
+  });
+  await new StageRunner({
+    platform: new LinuxPlatform({ root, log: logger.for('p') }),
+    logger,
+    deps: fakeDeps([fakeSource()], [mod], opts.userData ? { processUserData: processUserDataOnLinux } : {}),
+  }).runAllStages();
   return root;
 }
 
@@ -43,11 +61,28 @@ test('status: exit 0 when done, --long, json and yaml in the shape of cloud-init
   assert.equal(s.out, 'status: done\n');
   const long = await cli(['--root', root, 'status', '--long', '--wait']);
   assert.equal(long.code, 0);
-  assert.match(long.out, /^status: done\nextended_status: done\nboot_status_code: enabled-by-sysvinit\nlast_update: \w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d \+0000\ndetail: DataSourceFake\nerrors: \[\]\nrecoverable_errors: \{\}\n$/);
+  assert.match(
+    long.out,
+    /^status: done\nextended_status: done\nboot_status_code: enabled-by-sysvinit\nlast_update: \w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d \+0000\ndetail: DataSourceFake\nerrors: \[\]\nrecoverable_errors: \{\}\n$/,
+  );
   const text = (await cli(['--root', root, 'status', '--format', 'json'])).out;
   const j = JSON.parse(text);
   // cloud-init's eight fields, then status.json's v1 without datasource; sorted, two-space indent.
-  assert.deepEqual(Object.keys(j), ['boot_status_code', 'datasource', 'detail', 'errors', 'extended_status', 'init', 'init-local', 'last_update', 'modules-config', 'modules-final', 'recoverable_errors', 'stage', 'status']);
+  assert.deepEqual(Object.keys(j), [
+    'boot_status_code',
+    'datasource',
+    'detail',
+    'errors',
+    'extended_status',
+    'init',
+    'init-local',
+    'last_update',
+    'modules-config',
+    'modules-final',
+    'recoverable_errors',
+    'stage',
+    'status',
+  ]);
   assert.match(text, /^\{\n {2}"boot_status_code": "enabled-by-sysvinit",\n {2}"datasource": "fake",\n/);
   assert.equal(j.status, 'done');
   assert.equal(j.extended_status, 'done');
@@ -106,7 +141,11 @@ test('status --wait polls while not started, then reports the finished boot', as
   spawnSync('cp', ['-a', `${src}/run`, `${root}/`]);
   const r = await waiting;
   assert.equal(r.code, 0);
-  assert.match(r.out, /^\.+status: done\n$/, 'the status follows the dots on their line, as in cloud-init 24.4 and later');
+  assert.match(
+    r.out,
+    /^\.+status: done\n$/,
+    'the status follows the dots on their line, as in cloud-init 24.4 and later',
+  );
 });
 
 test('status --wait --timeout: a boot that does not finish in time is exit 1 with the reason and the status so far; --timeout needs --wait', async (t) => {
@@ -132,8 +171,22 @@ test('query: keys, --all, --list-keys, --format, user data for root, errors', as
   assert.equal((await cli(['--root', root, 'query', 'instance-id'])).out, 'i-42\n');
   assert.equal((await cli(['--root', root, 'query', 'v1.cloud-name'])).out, 'fakecloud\n');
   assert.match((await cli(['--root', root, 'query', '--list-keys'])).out, /^_beta_keys\n(.|\n)*\nv1\n/);
-  assert.match((await cli(['--root', root, 'query', '--list-keys', 'v1'])).out, /^_beta_keys\navailability-zone\navailability_zone\n/);
-  assert.equal((await cli(['--root', root, 'query', '--format', 'cloud {{ v1.cloud_name }} in {{region}} {% if v1.instance_id %}{{ ds.meta_data.instance_id | upper }}{% endif %}'])).out, 'cloud fakecloud in r1 I-42\n');
+  assert.match(
+    (await cli(['--root', root, 'query', '--list-keys', 'v1'])).out,
+    /^_beta_keys\navailability-zone\navailability_zone\n/,
+  );
+  assert.equal(
+    (
+      await cli([
+        '--root',
+        root,
+        'query',
+        '--format',
+        'cloud {{ v1.cloud_name }} in {{region}} {% if v1.instance_id %}{{ ds.meta_data.instance_id | upper }}{% endif %}',
+      ])
+    ).out,
+    'cloud fakecloud in r1 I-42\n',
+  );
   const undef = await cli(['--root', root, 'query', '--format', 'x {{ nope }}']);
   assert.equal(undef.code, 0);
   assert.equal(undef.out, 'x CI_MISSING_JINJA_VAR/nope\n');
@@ -149,7 +202,10 @@ test('query: keys, --all, --list-keys, --format, user data for root, errors', as
   const missing = await cli(['--root', root, 'query', 'v1.nothing']);
   assert.equal(missing.code, 1);
   assert.equal(missing.err, "ERROR: instance-data 'v1' has no 'nothing'\n");
-  assert.equal((await cli(['--root', root, 'query', 'nothing.v1'])).err, "ERROR: Undefined instance-data key 'nothing.v1'\n");
+  assert.equal(
+    (await cli(['--root', root, 'query', 'nothing.v1'])).err,
+    "ERROR: Undefined instance-data key 'nothing.v1'\n",
+  );
   const redacted = join(root, 'run/cloud-init/instance-data.json');
   const viaFile = JSON.parse((await cli(['query', '--all', '--instance-data', redacted])).out);
   assert.equal(viaFile.merged_cfg, 'redacted for non-root user');
@@ -173,7 +229,9 @@ test('cloud-id, features, analyze, collect-logs', async (t) => {
   assert.match(show.out, /^\|`->config-m ran successfully .* @\d\d\.\d{5}s \+\d\d\.\d{5}s$/m);
   assert.match((await cli(['--root', root, 'analyze', 'blame'])).out, /s \(modules-config\/config-m\)/);
   const dump = JSON.parse((await cli(['--root', root, 'analyze', 'dump'])).out);
-  assert.ok(dump.some((e: { name: string; event_type: string }) => e.name === 'modules-final' && e.event_type === 'finish'));
+  assert.ok(
+    dump.some((e: { name: string; event_type: string }) => e.name === 'modules-final' && e.event_type === 'finish'),
+  );
   assert.match((await cli(['--root', root, 'analyze', 'boot'])).out, /Cloud-init ran for: /);
   if (!need(t, hasCommand('tar'), 'tar is not installed')) return;
   const dir = tempDir(t);
@@ -198,7 +256,10 @@ test('clean --logs --machine-id removes state, logs and resets the machine id; s
   writeFileSync(join(root, 'etc/machine-id'), '0123456789abcdef0123456789abcdef\n');
   mkdirSync(join(root, 'etc/ssh/sshd_config.d'), { recursive: true });
   writeFileSync(join(root, 'etc/ssh/sshd_config.d/50-cloud-init.conf'), 'PasswordAuthentication yes\n');
-  writeFileSync(join(root, 'etc/fstab'), '/dev/sda1 / ext4 defaults 0 1\n/dev/vdb /mnt auto defaults,nofail,comment=cloudconfig 0 2\n');
+  writeFileSync(
+    join(root, 'etc/fstab'),
+    '/dev/sda1 / ext4 defaults 0 1\n/dev/vdb /mnt auto defaults,nofail,comment=cloudconfig 0 2\n',
+  );
   writeFileSync(join(root, 'var/log/cloud-init.log'), 'log\n');
   const dry = await cli(['--root', root, '--dry-run', 'clean', '--logs', '--reboot']);
   assert.equal(dry.code, 0, dry.err);
@@ -222,7 +283,14 @@ test('clean --logs --machine-id removes state, logs and resets the machine id; s
 });
 
 test('clean.d scripts run in order and a failing one makes clean exit 1', async (t) => {
-  if (!need(t, process.getuid?.() === 0 && hasCommand('unshare'), 'needs root and unshare to run scripts in the sandbox root')) return;
+  if (
+    !need(
+      t,
+      process.getuid?.() === 0 && hasCommand('unshare'),
+      'needs root and unshare to run scripts in the sandbox root',
+    )
+  )
+    return;
   const root = tempDir(t);
   // A root with only /bin/sh and the libraries it loads: enough for run-parts style scripts.
   const libs = spawnSync('ldd', ['/bin/sh'], { encoding: 'utf8' }).stdout.match(/\/[^\s]+/g) ?? [];
@@ -249,7 +317,10 @@ test('schema -c FILE names key, line and column; --annotate marks lines', async 
   const bad = await cli(['schema', '--config-file', join(dir, 'bad.yaml')]);
   assert.equal(bad.code, 1);
   assert.equal(bad.out, `Invalid user-data ${join(dir, 'bad.yaml')}\n`);
-  assert.equal(bad.err, "Error: Cloud config schema errors: runcmd (line 2, column 1): 'ls' is not of type 'array'\n\nError: Invalid schema: user-data\n\n");
+  assert.equal(
+    bad.err,
+    "Error: Cloud config schema errors: runcmd (line 2, column 1): 'ls' is not of type 'array'\n\nError: Invalid schema: user-data\n\n",
+  );
   // --annotate: the document carries the errors; only the closing line is on stderr (cloud-init 25.1).
   const annotated = await cli(['schema', '--config-file', join(dir, 'bad.yaml'), '--annotate']);
   assert.equal(annotated.code, 1);
@@ -260,7 +331,10 @@ test('schema -c FILE names key, line and column; --annotate marks lines', async 
   const folder = await cli(['schema', '-c', dir]);
   assert.equal(folder.code, 1);
   assert.match(folder.err, /^Error: Config file .* is a directory, not a file$/m);
-  assert.match((await cli(['schema', '-c', join(dir, 'none.yaml')])).err, /^Error: Config file .*none\.yaml does not exist$/m);
+  assert.match(
+    (await cli(['schema', '-c', join(dir, 'none.yaml')])).err,
+    /^Error: Config file .*none\.yaml does not exist$/m,
+  );
   const root = await bootedRoot(t);
   const sys = await cli(['--root', root, 'schema', '--system']);
   assert.equal(sys.code, 0, sys.err);
@@ -289,14 +363,26 @@ test("schema --system checks the processed user data (a MIME archive's cloud-con
   const r = await cli(['--root', root, 'schema', '--system']);
   assert.equal(r.code, 1, `${r.out}${r.err}`);
   assert.equal(r.out, 'Invalid user-data /var/lib/cloud/instance/cloud-config.txt\n');
-  assert.match(r.err, /^Error: Cloud config schema errors: hostnam \(line \d+, column \d+\): Additional properties are not allowed \('hostnam' was unexpected\)\n\nError: Invalid schema: user-data\n\n$/);
+  assert.match(
+    r.err,
+    /^Error: Cloud config schema errors: hostnam \(line \d+, column \d+\): Additional properties are not allowed \('hostnam' was unexpected\)\n\nError: Invalid schema: user-data\n\n$/,
+  );
   // With a network config of the instance: both listed, numbered, indented.
   writeFileSync(join(root, 'var/lib/cloud/instances/i-42/cloud-config.txt'), '#cloud-config\nhostname: fine\n');
-  writeFileSync(join(root, 'var/lib/cloud/instances/i-42/network-config.json'), JSON.stringify({ version: 2, ethernets: { eth0: { dhcp4: 'maybe' } } }));
+  writeFileSync(
+    join(root, 'var/lib/cloud/instances/i-42/network-config.json'),
+    JSON.stringify({ version: 2, ethernets: { eth0: { dhcp4: 'maybe' } } }),
+  );
   const both = await cli(['--root', root, 'schema', '--system']);
   assert.equal(both.code, 1);
-  assert.match(both.out, /^Found cloud-config data types: user-data, network-config\n\n1\. user-data at \/var\/lib\/cloud\/instance\/cloud-config\.txt:\n {2}Valid schema user-data\n\n2\. network-config at \/var\/lib\/cloud\/instance\/network-config\.json:\n {2}Invalid network-config .*network-config\.json\n$/);
-  assert.match(both.err, /^ {2}Error: Cloud config schema errors: ethernets\.eth0\.dhcp4 \(line 1, column \d+\): 'maybe' is not one of /m);
+  assert.match(
+    both.out,
+    /^Found cloud-config data types: user-data, network-config\n\n1\. user-data at \/var\/lib\/cloud\/instance\/cloud-config\.txt:\n {2}Valid schema user-data\n\n2\. network-config at \/var\/lib\/cloud\/instance\/network-config\.json:\n {2}Invalid network-config .*network-config\.json\n$/,
+  );
+  assert.match(
+    both.err,
+    /^ {2}Error: Cloud config schema errors: ethernets\.eth0\.dhcp4 \(line 1, column \d+\): 'maybe' is not one of /m,
+  );
   assert.match(both.err, /Error: Invalid schema: network-config\n\n$/);
   // No processed user data at all: said, exit 1.
   const none = await cli(['--root', tempDir(t), 'schema', '--system']);
@@ -306,7 +392,10 @@ test("schema --system checks the processed user data (a MIME archive's cloud-con
 
 test('schema -t network-config checks v1 and v2 (no #cloud-config header), skips an empty config', async (t) => {
   const dir = tempDir(t);
-  writeFileSync(join(dir, 'v1.yaml'), 'network:\n  version: 1\n  config:\n  - type: physical\n    name: eth0\n    subnets: [{type: dhcp}]\n');
+  writeFileSync(
+    join(dir, 'v1.yaml'),
+    'network:\n  version: 1\n  config:\n  - type: physical\n    name: eth0\n    subnets: [{type: dhcp}]\n',
+  );
   writeFileSync(join(dir, 'v2.yaml'), 'version: 2\nethernets:\n  eth0:\n    dhcp4: maybe\n');
   writeFileSync(join(dir, 'empty.yaml'), 'network: {}\n');
   const v1 = await cli(['schema', '-t', 'network-config', '-c', join(dir, 'v1.yaml')]);
@@ -314,7 +403,10 @@ test('schema -t network-config checks v1 and v2 (no #cloud-config header), skips
   assert.match(v1.out, /^Valid schema .*v1\.yaml$/m);
   const v2 = await cli(['schema', '--schema-type', 'network-config', '-c', join(dir, 'v2.yaml')]);
   assert.equal(v2.code, 1);
-  assert.match(v2.err, /Error: Cloud config schema errors: ethernets\.eth0\.dhcp4 \(line 4, column 5\): 'maybe' is not one of \['yes', 'no', True, False\]/);
+  assert.match(
+    v2.err,
+    /Error: Cloud config schema errors: ethernets\.eth0\.dhcp4 \(line 4, column 5\): 'maybe' is not one of \['yes', 'no', True, False\]/,
+  );
   const empty = await cli(['schema', '-t', 'network-config', '-c', join(dir, 'empty.yaml')]);
   assert.equal(empty.code, 0);
   assert.equal(empty.out, 'Skipping network-config schema validation on empty config.\n');
@@ -335,9 +427,15 @@ test('the cloud-init face: --all-stages is the default command; --help is still 
 
 test('status --format json: datasource is "" before any boot and null while a stage runs before one is found, as cloud-init 25.1 prints them', async (t) => {
   const root = tempDir(t);
-  const ds = async () => (JSON.parse((await cli(['--root', root, 'status', '--format', 'json'])).out) as { datasource: unknown }).datasource;
+  const ds = async () =>
+    (JSON.parse((await cli(['--root', root, 'status', '--format', 'json'])).out) as { datasource: unknown }).datasource;
   assert.equal(await ds(), '');
   mkdirSync(join(root, 'run/cloud-init'), { recursive: true });
-  writeFileSync(join(root, 'run/cloud-init/status.json'), JSON.stringify({ v1: { datasource: null, stage: 'init-local', 'init-local': { start: 1, finished: null, errors: [] } } }));
+  writeFileSync(
+    join(root, 'run/cloud-init/status.json'),
+    JSON.stringify({
+      v1: { datasource: null, stage: 'init-local', 'init-local': { start: 1, finished: null, errors: [] } },
+    }),
+  );
   assert.equal(await ds(), null);
 });

@@ -1,4 +1,5 @@
-// `--version` as cloud-init prints it (the path it was started by, then the cloud-init release kiln reproduces) and kiln's own.
+// `--version` as cloud-init prints it (the path it was started by, then the cloud-init release kiln reproduces) and
+// kiln's own.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +11,11 @@ import { KILN_CLOUD_INIT_VERSION } from '../../src/build-info';
 
 test('a bare name is the first executable of that name in PATH, as the kernel hands a script its path; a path stays as given', (t) => {
   const dir = tempDir(t);
-  for (const [folder, mode] of [['local', 0o755], ['usr', 0o755], ['plain', 0o644]] as const) {
+  for (const [folder, mode] of [
+    ['local', 0o755],
+    ['usr', 0o755],
+    ['plain', 0o644],
+  ] as const) {
     mkdirSync(join(dir, folder));
     writeFileSync(join(dir, folder, 'cloud-init'), '#!/bin/sh\n', { mode });
   }
@@ -30,7 +35,10 @@ test('a bare name is the first executable of that name in PATH, as the kernel ha
 
 test('--version: the cloud-init face leads with the cloud-init release (what version gates read), kiln names both', () => {
   assert.match(KILN_CLOUD_INIT_VERSION, /^\d+\.\d+(\.\d+)?$/);
-  assert.equal(shortVersion('cloud-init', '1.2.3', '/usr/bin/cloud-init', '/usr/bin'), `/usr/bin/cloud-init ${KILN_CLOUD_INIT_VERSION} (kiln 1.2.3)`);
+  assert.equal(
+    shortVersion('cloud-init', '1.2.3', '/usr/bin/cloud-init', '/usr/bin'),
+    `/usr/bin/cloud-init ${KILN_CLOUD_INIT_VERSION} (kiln 1.2.3)`,
+  );
   // What `cloud-init --version | awk '{print $2}'` style gates read.
   assert.equal(shortVersion('cloud-init', '1.2.3', '/x/cloud-init', undefined).split(' ')[1], KILN_CLOUD_INIT_VERSION);
   assert.equal(shortVersion('kiln', '1.2.3', 'kiln', '/usr/bin'), `kiln 1.2.3 (cloud-init ${KILN_CLOUD_INIT_VERSION})`);

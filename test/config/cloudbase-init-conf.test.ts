@@ -31,7 +31,10 @@ test('reads [DEFAULT] and sections with oslo.config types', () => {
   assert.equal(conf.bool('inject_user_password'), false);
   assert.equal(conf.bool('allow_reboot'), false);
   assert.equal(conf.int('retry_count'), 7);
-  assert.deepEqual(conf.list('metadata_services'), ['cloudbaseinit.metadata.services.configdrive.ConfigDriveService', 'cloudbaseinit.metadata.services.ec2service.EC2Service']);
+  assert.deepEqual(conf.list('metadata_services'), [
+    'cloudbaseinit.metadata.services.configdrive.ConfigDriveService',
+    'cloudbaseinit.metadata.services.ec2service.EC2Service',
+  ]);
   assert.equal(conf.str('local_scripts_path'), 'C:\\Scripts\\');
   assert.deepEqual(conf.list('types', 'config_drive'), ['iso']);
   assert.equal(conf.str('metadata_base_url', 'openstack'), 'http://127.0.0.1:8080/');
@@ -101,13 +104,29 @@ test("deprecated names are read as the option's own, as oslo.config does: cloudb
   assert.equal(conf.str('metadata_base_url', 'openstack'), 'http://openstack.test/');
   assert.equal(conf.str('metadata_base_url', 'ec2'), 'http://new.test/', 'the own name wins');
   assert.equal(conf.deprecated.length, 7);
-  assert.ok(conf.deprecated.includes("cloudbase-init.conf:2: option 'logdir' in [DEFAULT] is deprecated: use 'log_dir' in [DEFAULT]"), conf.deprecated.join('\n'));
-  assert.ok(conf.deprecated.includes("cloudbase-init.conf:7: option 'ec2_metadata_base_url' in [DEFAULT] is deprecated: use 'metadata_base_url' in [ec2] (set too, and used instead)"), conf.deprecated.join('\n'));
+  assert.ok(
+    conf.deprecated.includes(
+      "cloudbase-init.conf:2: option 'logdir' in [DEFAULT] is deprecated: use 'log_dir' in [DEFAULT]",
+    ),
+    conf.deprecated.join('\n'),
+  );
+  assert.ok(
+    conf.deprecated.includes(
+      "cloudbase-init.conf:7: option 'ec2_metadata_base_url' in [DEFAULT] is deprecated: use 'metadata_base_url' in [ec2] (set too, and used instead)",
+    ),
+    conf.deprecated.join('\n'),
+  );
 });
 
 test('bad values and lines name the file and line', () => {
-  assert.throws(() => loadCloudbaseConf([{ path: 'x.conf', text: '[DEFAULT]\nallow_reboot = perhaps\n' }]), (e: unknown) => e instanceof ConfigError && /x\.conf:2: option 'allow_reboot' wants a boolean/.test(e.message));
-  assert.throws(() => loadCloudbaseConf([{ path: 'x.conf', text: '[DEFAULT]\nretry_count = many\n' }]), /x\.conf:2: option 'retry_count' wants an integer/);
+  assert.throws(
+    () => loadCloudbaseConf([{ path: 'x.conf', text: '[DEFAULT]\nallow_reboot = perhaps\n' }]),
+    (e: unknown) => e instanceof ConfigError && /x\.conf:2: option 'allow_reboot' wants a boolean/.test(e.message),
+  );
+  assert.throws(
+    () => loadCloudbaseConf([{ path: 'x.conf', text: '[DEFAULT]\nretry_count = many\n' }]),
+    /x\.conf:2: option 'retry_count' wants an integer/,
+  );
   assert.throws(() => parseIni('username = a\n', 'y.conf'), /y\.conf:1: 'username' comes before any \[section\]/);
   assert.throws(() => parseIni('[DEFAULT]\njust words\n', 'z.conf'), /z\.conf:2: not a 'key = value' line/);
 });
@@ -133,5 +152,8 @@ test("the …Value reads give the option's value, else cloudbase-init's default 
   // An empty string falls back to the default, as the `str(…) ?? default` reads did.
   const blank = loadCloudbaseConf([{ path: 'b.conf', text: '[DEFAULT]\nusername =\n' }]);
   assert.equal(blank.strValue('username'), 'Admin');
-  assert.throws(() => conf.strValue('not_an_option'), (e: unknown) => e instanceof ConfigError && /'not_an_option' in \[DEFAULT\] has no default/.test(e.message));
+  assert.throws(
+    () => conf.strValue('not_an_option'),
+    (e: unknown) => e instanceof ConfigError && /'not_an_option' in \[DEFAULT\] has no default/.test(e.message),
+  );
 });

@@ -5,7 +5,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { DEFAULT_OPTIONS, SECTION_OPTIONS, loadCloudbaseConf, type CloudbaseConf } from '../../src/config/cloudbase-init-conf';
+import {
+  DEFAULT_OPTIONS,
+  SECTION_OPTIONS,
+  loadCloudbaseConf,
+  type CloudbaseConf,
+} from '../../src/config/cloudbase-init-conf';
 import { REPO } from '../helpers/repo';
 
 type Type = 'str' | 'bool' | 'int' | 'float' | 'list';
@@ -20,7 +25,12 @@ interface Row {
   old?: string[];
 }
 
-const r = (option: string, type: Type, acts: boolean, old?: string[]): Row => ({ option, type, acts, ...(old ? { old } : {}) });
+const r = (option: string, type: Type, acts: boolean, old?: string[]): Row => ({
+  option,
+  type,
+  acts,
+  ...(old ? { old } : {}),
+});
 
 /** cloudbaseinit/conf/default.py (GlobalOptions, its cli option reset_service_password included). */
 const CLOUDBASE_DEFAULT: Row[] = [
@@ -78,7 +88,10 @@ const CLOUDBASE_DEFAULT: Row[] = [
   r('DEFAULT.reset_service_password', 'bool', false),
 ];
 
-/** The groups of cloudbaseinit/conf/{cloudconfig,openstack,ec2,maas,cloudstack,azure,ovf,packet,vmwareguestinfo,gce,nocloud}.py. */
+/**
+ * The groups of
+ * cloudbaseinit/conf/{cloudconfig,openstack,ec2,maas,cloudstack,azure,ovf,packet,vmwareguestinfo,gce,nocloud}.py.
+ */
 const CLOUDBASE_GROUPS: Row[] = [
   r('config_drive.raw_hdd', 'bool', false, ['DEFAULT.config_drive_raw_hhd']),
   r('config_drive.cdrom', 'bool', false, ['DEFAULT.config_drive_cdrom']),
@@ -159,12 +172,21 @@ const OSLO_LOG: Row[] = [
 ];
 
 /** oslo.config's own. */
-const OSLO_CONFIG: Row[] = [r('DEFAULT.config_file', 'list', false), r('DEFAULT.config_dir', 'list', false), r('DEFAULT.config_source', 'list', false)];
+const OSLO_CONFIG: Row[] = [
+  r('DEFAULT.config_file', 'list', false),
+  r('DEFAULT.config_dir', 'list', false),
+  r('DEFAULT.config_source', 'list', false),
+];
 
 const ALL = [...CLOUDBASE_DEFAULT, ...CLOUDBASE_GROUPS, ...OSLO_LOG, ...OSLO_CONFIG];
 
 /** kiln's own options, beside cloudbase-init's: the reboot-loop guard, the script timeout, the wireserver's URL. */
-const KILN_ONLY = ['DEFAULT.enable_reboot_loop_guard', 'DEFAULT.max_consecutive_reboots', 'DEFAULT.user_data_script_timeout', 'azure.wireserver_url'];
+const KILN_ONLY = [
+  'DEFAULT.enable_reboot_loop_guard',
+  'DEFAULT.max_consecutive_reboots',
+  'DEFAULT.user_data_script_timeout',
+  'azure.wireserver_url',
+];
 
 const SAMPLE: Record<Type, { text: string; value: unknown }> = {
   str: { text: 'some text', value: 'some text' },
@@ -204,13 +226,19 @@ for (const row of ALL) {
       assert.deepEqual(conf.unknown, []);
       assert.deepEqual(read(conf, row.option, row.type), SAMPLE[row.type].value);
       const [oldSection, oldKey] = split(old);
-      assert.ok(conf.deprecated.some((d) => d.includes(`option '${oldKey}' in [${oldSection}] is deprecated`)), conf.deprecated.join('\n'));
+      assert.ok(
+        conf.deprecated.some((d) => d.includes(`option '${oldKey}' in [${oldSection}] is deprecated`)),
+        conf.deprecated.join('\n'),
+      );
     });
   }
 }
 
 test('kiln knows no option but these and its own: the list above is complete both ways', () => {
-  const known = [...Object.keys(DEFAULT_OPTIONS).map((k) => `DEFAULT.${k}`), ...Object.entries(SECTION_OPTIONS).flatMap(([s, keys]) => Object.keys(keys).map((k) => `${s}.${k}`))].sort();
+  const known = [
+    ...Object.keys(DEFAULT_OPTIONS).map((k) => `DEFAULT.${k}`),
+    ...Object.entries(SECTION_OPTIONS).flatMap(([s, keys]) => Object.keys(keys).map((k) => `${s}.${k}`)),
+  ].sort();
   assert.deepEqual(known, [...ALL.map((row) => row.option), ...KILN_ONLY].sort());
 });
 
@@ -218,12 +246,21 @@ test('docs/windows.md lists every option kiln knows but does not act on, and no 
   const doc = readFileSync(join(REPO, 'docs', 'windows.md'), 'utf8');
   const para = /Known options that have no effect in kiln[^\n]*\n((?:.+\n)+)/.exec(doc);
   assert.ok(para, 'docs/windows.md has the paragraph "Known options that have no effect in kiln"');
-  const listed = [...(para[1] as string).matchAll(/`\[([A-Za-z0-9_]+)\] ([a-z0-9_]+)`/g)].map((m) => `${m[1]}.${m[2]}`).sort();
-  assert.deepEqual(listed, ALL.filter((row) => !row.acts).map((row) => row.option).sort());
+  const listed = [...(para[1] as string).matchAll(/`\[([A-Za-z0-9_]+)\] ([a-z0-9_]+)`/g)]
+    .map((m) => `${m[1]}.${m[2]}`)
+    .sort();
+  assert.deepEqual(
+    listed,
+    ALL.filter((row) => !row.acts)
+      .map((row) => row.option)
+      .sort(),
+  );
 });
 
 test('section names are read in lower case, as oslo.config does; [DEFAULT] only as written', () => {
-  const conf = loadCloudbaseConf([{ path: 'c.conf', text: '[OpenStack]\nmetadata_base_url = http://127.0.0.1:1/\n[Config_Drive]\ntypes = iso\n' }]);
+  const conf = loadCloudbaseConf([
+    { path: 'c.conf', text: '[OpenStack]\nmetadata_base_url = http://127.0.0.1:1/\n[Config_Drive]\ntypes = iso\n' },
+  ]);
   assert.equal(conf.str('metadata_base_url', 'openstack'), 'http://127.0.0.1:1/');
   assert.deepEqual(conf.list('types', 'config_drive'), ['iso']);
   assert.deepEqual(conf.unknown, []);
@@ -238,7 +275,10 @@ test('between files the later one wins, whichever name it sets the option by; wi
   assert.equal(conf.str('log_dir'), 'C:\\b');
 });
 
-test('retry_count_interval takes a fraction of a second, as cloudbase-init\'s FloatOpt', () => {
+test("retry_count_interval takes a fraction of a second, as cloudbase-init's FloatOpt", () => {
   assert.equal(load('DEFAULT.retry_count_interval', '0.5').float('retry_count_interval'), 0.5);
-  assert.throws(() => load('DEFAULT.retry_count_interval', 'soon'), /cloudbase-init\.conf:2: option 'retry_count_interval' wants a number/);
+  assert.throws(
+    () => load('DEFAULT.retry_count_interval', 'soon'),
+    /cloudbase-init\.conf:2: option 'retry_count_interval' wants a number/,
+  );
 });

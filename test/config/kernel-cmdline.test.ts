@@ -4,7 +4,10 @@ import { cloudConfigText, parseKernelCmdline } from '../../src/config/kernel-cmd
 
 test('cc: … end_cc blocks are joined, \\n escapes become new lines', () => {
   assert.equal(cloudConfigText('root=/dev/sda ro'), undefined);
-  assert.equal(cloudConfigText('ro cc: ssh_pwauth: true end_cc quiet cc:runcmd: [ls] end_cc'), 'ssh_pwauth: true\nruncmd: [ls]');
+  assert.equal(
+    cloudConfigText('ro cc: ssh_pwauth: true end_cc quiet cc:runcmd: [ls] end_cc'),
+    'ssh_pwauth: true\nruncmd: [ls]',
+  );
   const k = parseKernelCmdline('ro cc: a: 1\\nb: [2, 3] end_cc');
   assert.deepEqual(k.cloudConfig, { a: 1, b: [2, 3] });
   assert.throws(() => parseKernelCmdline('cc: a: [ end_cc'), /kernel command line/);

@@ -108,7 +108,10 @@ test('plain and tagged scalars get the values PyYAML gives them', () => {
 
 test('what PyYAML refuses is refused, with the file, line and column', () => {
   const refused: Array<[string, RegExp]> = [
-    ['a: 1\nb: =\n', /^t\.yaml:2:4: invalid YAML: could not determine a constructor for the tag 'tag:yaml\.org,2002:value'$/],
+    [
+      'a: 1\nb: =\n',
+      /^t\.yaml:2:4: invalid YAML: could not determine a constructor for the tag 'tag:yaml\.org,2002:value'$/,
+    ],
     ['a: 1\nb: !foo x\n', /^t\.yaml:2:4: invalid YAML: .*!foo/],
     ['a: !!int abc\n', /^t\.yaml:1:4: invalid YAML: invalid literal for int\(\) with base 10: 'abc'$/],
     ['a: !!bool maybe\n', /^t\.yaml:1:4: invalid YAML: /],
@@ -118,12 +121,15 @@ test('what PyYAML refuses is refused, with the file, line and column', () => {
     ['a: b\n---\nc: d\n', /^t\.yaml:\d+:\d+: invalid YAML: /],
   ];
   for (const [text, message] of refused) {
-    assert.throws(() => readYaml(text, 't.yaml'), (err: unknown) => {
-      assert.ok(err instanceof YamlError, `${JSON.stringify(text)}: ${String(err)}`);
-      assert.equal(err.name, 'ConfigError');
-      assert.match(err.message, message, JSON.stringify(text));
-      return true;
-    });
+    assert.throws(
+      () => readYaml(text, 't.yaml'),
+      (err: unknown) => {
+        assert.ok(err instanceof YamlError, `${JSON.stringify(text)}: ${String(err)}`);
+        assert.equal(err.name, 'ConfigError');
+        assert.match(err.message, message, JSON.stringify(text));
+        return true;
+      },
+    );
   }
 });
 
@@ -133,12 +139,15 @@ test('merge keys, repeated keys (the last wins) and anchors, as PyYAML reads the
 });
 
 test('LINEOFFSET moves reported lines (a header line cut off), and `detail` leaves the file name out', () => {
-  assert.throws(() => readYaml('a: [\n', 'part', { lineOffset: 1 }), (err: unknown) => {
-    assert.ok(err instanceof YamlError);
-    assert.equal(err.line, 3);
-    assert.match(err.detail, /^invalid YAML at line 3, column \d+: /);
-    return true;
-  });
+  assert.throws(
+    () => readYaml('a: [\n', 'part', { lineOffset: 1 }),
+    (err: unknown) => {
+      assert.ok(err instanceof YamlError);
+      assert.equal(err.line, 3);
+      assert.match(err.detail, /^invalid YAML at line 3, column \d+: /);
+      return true;
+    },
+  );
 });
 
 test('a document whose aliases multiply ("billion laughs") is refused, not expanded', () => {
@@ -148,7 +157,10 @@ test('a document whose aliases multiply ("billion laughs") is refused, not expan
     const name = String.fromCharCode(97 + i);
     levels.push(`${name}: &${name} [${Array(10).fill(`*${prev}`).join(', ')}]`);
   }
-  assert.throws(() => readYaml(`${levels.join('\n')}\n`, 'laughs.cfg'), { name: 'ConfigError', message: /^laughs\.cfg: invalid YAML: .*alias/i });
+  assert.throws(() => readYaml(`${levels.join('\n')}\n`, 'laughs.cfg'), {
+    name: 'ConfigError',
+    message: /^laughs\.cfg: invalid YAML: .*alias/i,
+  });
 });
 
 /** JSON for the table's values as PyYAML's are printed below: dates as ISO text, floats that are not finite by name. */
@@ -190,8 +202,12 @@ test("the table is PyYAML's own reading (bookworm's python3-yaml, in the cached 
   const root = ensureDebianRootfs();
   // -B: nothing is written into the shared rootfs; !!python/unicode is cloud-init's addition, not SafeLoader's.
   const texts = PYYAML_SCALARS.filter(([s]) => !s.startsWith('!!python/unicode')).map(([s]) => s);
-  const r = spawnSync('chroot', [root, 'python3', '-B', '-c', PYTHON_ORACLE], { input: JSON.stringify(texts), encoding: 'utf8' });
+  const r = spawnSync('chroot', [root, 'python3', '-B', '-c', PYTHON_ORACLE], {
+    input: JSON.stringify(texts),
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 0, r.stderr);
   const pyyaml = JSON.parse(r.stdout) as unknown[];
-  for (const [i, text] of texts.entries()) assert.deepStrictEqual(comparable(readScalar(text)), pyyaml[i], `a: ${text}`);
+  for (const [i, text] of texts.entries())
+    assert.deepStrictEqual(comparable(readScalar(text)), pyyaml[i], `a: ${text}`);
 });

@@ -3,13 +3,16 @@ import { test } from 'node:test';
 import { annotate, validateCloudConfig } from '../../src/config/validate-cloud-config';
 
 test('a valid document has no problems', () => {
-  const r = validateCloudConfig('#cloud-config\nruncmd:\n  - [ls, -l]\n  - echo hi\nusers: [default, {name: bob, shell: /bin/sh}]\nwrite_files: [{path: /x, content: y}]\n');
+  const r = validateCloudConfig(
+    '#cloud-config\nruncmd:\n  - [ls, -l]\n  - echo hi\nusers: [default, {name: bob, shell: /bin/sh}]\nwrite_files: [{path: /x, content: y}]\n',
+  );
   assert.equal(r.fatal, undefined);
   assert.deepEqual(r.problems, []);
 });
 
 test('errors name the key path, line and column', () => {
-  const text = '#cloud-config\nhostname: web\nruncmd: 42\nusers:\n  - name: bob\n    shelll: /bin/sh\npower_state: {mode: explode}\n';
+  const text =
+    '#cloud-config\nhostname: web\nruncmd: 42\nusers:\n  - name: bob\n    shelll: /bin/sh\npower_state: {mode: explode}\n';
   const r = validateCloudConfig(text);
   const by = Object.fromEntries(r.problems.map((p) => [p.path, p]));
   assert.equal(by.runcmd?.line, 3);
@@ -29,7 +32,10 @@ test('errors name the key path, line and column', () => {
 
 test('header and YAML errors stop validation with a position', () => {
   assert.match(validateCloudConfig('runcmd: []\n').fatal ?? '', /#cloud-config/);
-  assert.match(validateCloudConfig('#cloud-config\nruncmd: [ls\n').fatal ?? '', /not valid YAML\. in line \d+ column \d+/);
+  assert.match(
+    validateCloudConfig('#cloud-config\nruncmd: [ls\n').fatal ?? '',
+    /not valid YAML\. in line \d+ column \d+/,
+  );
   assert.match(validateCloudConfig('#cloud-config\n- a\n').fatal ?? '', /not a YAML dict/);
 });
 
@@ -50,7 +56,12 @@ test('the byobu, fan, landscape, spacewalk and autoinstall keys are checked, eac
   assert.match(by.spacewalk?.message ?? '', /'activationkey' was unexpected/);
   assert.equal(by['autoinstall.version']?.line, 6);
   assert.match(by['autoinstall.version']?.message ?? '', /'1' is not of type 'integer'/);
-  assert.deepEqual(validateCloudConfig('#cloud-config\nbyobu_by_default: user\nfan: {config: x}\nautoinstall: {version: 1, storage: {}}\n').problems, []);
+  assert.deepEqual(
+    validateCloudConfig(
+      '#cloud-config\nbyobu_by_default: user\nfan: {config: x}\nautoinstall: {version: 1, storage: {}}\n',
+    ).problems,
+    [],
+  );
 });
 
 test("a key upstream's schema requires is an error at its mapping's key path and line, in jsonschema's words", () => {
@@ -78,7 +89,9 @@ test("a key upstream's schema requires is an error at its mapping's key path and
     'rsyslog: {configs: [{filename: a.conf}]}',
     '',
   ].join('\n');
-  const got = validateCloudConfig(text).problems.filter((p) => p.kind === 'error').map((p) => `${p.line} ${p.path}: ${p.message}`);
+  const got = validateCloudConfig(text)
+    .problems.filter((p) => p.kind === 'error')
+    .map((p) => `${p.line} ${p.path}: ${p.message}`);
   assert.deepEqual(got.sort(), [
     "10 write_files.1.source: 'uri' is a required property",
     "11 users.1: 'name' is a required property",
@@ -121,5 +134,8 @@ test('required keys that are present, a snap user, a RANDOM password and a null 
 
 test('the schema command names a missing required key with its path and line', async () => {
   const { problems } = validateCloudConfig('#cloud-config\nhostname: h\nphone_home:\n  tries: 3\n');
-  assert.deepEqual(problems.map((p) => ({ path: p.path, line: p.line, column: p.column, message: p.message })), [{ path: 'phone_home', line: 3, column: 1, message: "'url' is a required property" }]);
+  assert.deepEqual(
+    problems.map((p) => ({ path: p.path, line: p.line, column: p.column, message: p.message })),
+    [{ path: 'phone_home', line: 3, column: 1, message: "'url' is a required property" }],
+  );
 });

@@ -1,4 +1,5 @@
-// FAT12/16/32 images made by mkfs.vfat + mcopy (nested folders, long names, a fragmented file), read back byte for byte.
+// FAT12/16/32 images made by mkfs.vfat + mcopy (nested folders, long names, a fragmented file), read back byte for
+// byte.
 import assert from 'node:assert/strict';
 import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,7 +38,15 @@ for (const bits of [12, 16, 32] as const) {
     const runs = run('mshowfat', ['-i', img, '::/fragmented.bin']).match(/<[^>]+>/g) ?? [];
     assert.ok(runs.length > 1, `fragmented.bin should be in several cluster runs, mshowfat says ${runs.join(' ')}`);
     for (let i = 1; i < 12; i += 2) run('mdel', ['-i', img, `::/filler${i}`]);
-    run('mcopy', ['-s', '-i', img, ...['meta-data', 'user-data', 'openstack', 'ec2', 'deep', 'big', 'empty-file', 'UPPER.TXT'].map((n) => join(src, n)), '::/']);
+    run('mcopy', [
+      '-s',
+      '-i',
+      img,
+      ...['meta-data', 'user-data', 'openstack', 'ec2', 'deep', 'big', 'empty-file', 'UPPER.TXT'].map((n) =>
+        join(src, n),
+      ),
+      '::/',
+    ]);
     const vol = await openFat(await PathBlockReader.open(img));
     assert.equal(vol.fatType, `FAT${bits}`);
     assert.equal(vol.label, 'CIDATA');

@@ -122,13 +122,16 @@ function memoryDisk(image: Buffer): DiskIo {
     size: async () => bytes.length,
     read: async (offset, length) => Buffer.from(bytes.subarray(offset, offset + length)),
     write: async (offset, data) => {
-      if (offset < 0 || offset + data.length > bytes.length) throw new Error(`write of ${data.length} bytes at ${offset} is outside the ${bytes.length}-byte disk`);
+      if (offset < 0 || offset + data.length > bytes.length)
+        throw new Error(`write of ${data.length} bytes at ${offset} is outside the ${bytes.length}-byte disk`);
       data.copy(bytes, offset);
     },
   };
 }
 
-const INTERESTING = [0, 1, 2, 0x7f, 0x80, 0xff, 0xffff, 0x7fffffff, 0xffffffff, 0x0ffffff7, 0x0ffffff8, 0x10000, 2048, 512];
+const INTERESTING = [
+  0, 1, 2, 0x7f, 0x80, 0xff, 0xffff, 0x7fffffff, 0xffffffff, 0x0ffffff7, 0x0ffffff8, 0x10000, 2048, 512,
+];
 
 function mutate(image: Buffer, hot: number, r: () => number): Buffer {
   const out = Buffer.from(image);
@@ -196,7 +199,13 @@ async function workerMain(): Promise<void> {
       try {
         await parseOnce(image, disk);
       } catch (err) {
-        parentPort?.postMessage({ kind: 'crash', image: c.name, i, seed, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+        parentPort?.postMessage({
+          kind: 'crash',
+          image: c.name,
+          i,
+          seed,
+          error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+        });
         return;
       }
       const ms = performance.now() - t0;
@@ -215,17 +224,28 @@ if (!isMainThread) {
   test('the corpus disks hold the partitions they are built with, and the GPT disk grows as growpart would', async () => {
     const disks = corpus().filter((c) => c.name.endsWith('-disk'));
     const mbr = await readPartitionTable(new BufferBlockReader('mbr.img', disks[0]?.image as Buffer));
-    assert.deepEqual(mbr?.partitions.map((p) => p.number), [1, 2, 5]);
+    assert.deepEqual(
+      mbr?.partitions.map((p) => p.number),
+      [1, 2, 5],
+    );
     const gptImage = disks[1]?.image as Buffer;
     const gpt = await readPartitionTable(new BufferBlockReader('gpt.img', gptImage));
     assert.equal(gpt?.kind, 'gpt');
-    assert.deepEqual(gpt?.partitions.map((p) => p.number), [1, 2]);
+    assert.deepEqual(
+      gpt?.partitions.map((p) => p.number),
+      [1, 2],
+    );
     const grown = await growPartition(memoryDisk(gptImage), 2);
     assert.equal(grown.status, 'changed', JSON.stringify(grown));
   });
 
-  test(`fuzz: ${ITERATIONS} mutations per image of ISO9660, FAT12/16/32, an MBR and a GPT disk, no crash, no hang`, { timeout: Math.max(30 * 60_000, ITERATIONS * 6 * 20) }, async () => {
-    const worker = new Worker(fileURLToPath(import.meta.url), { workerData: { iterations: ITERATIONS }, resourceLimits: { maxOldGenerationSizeMb: 512 } });
+  test(`fuzz: ${ITERATIONS} mutations per image of ISO9660, FAT12/16/32, an MBR and a GPT disk, no crash, no hang`, {
+    timeout: Math.max(30 * 60_000, ITERATIONS * 6 * 20),
+  }, async () => {
+    const worker = new Worker(fileURLToPath(import.meta.url), {
+      workerData: { iterations: ITERATIONS },
+      resourceLimits: { maxOldGenerationSizeMb: 512 },
+    });
     let last: { image?: string; i?: number; seed?: number } = {};
     const result = await new Promise<{ kind: string; [k: string]: unknown }>((resolve) => {
       let timer = setTimeout(onHang, HANG_MS);

@@ -30,7 +30,14 @@ test('FAT: a cluster chain that loops is reported, not followed forever', async 
   const img2 = Buffer.from(img);
   const root = (reserved + 2 * img.readUInt16LE(22)) * 512;
   let first = 0;
-  for (let p = root; p < root + 512 * 32; p += 32) if (img2.subarray(p, p + 8).toString('latin1').startsWith('USER-D')) first = img2.readUInt16LE(p + 26);
+  for (let p = root; p < root + 512 * 32; p += 32)
+    if (
+      img2
+        .subarray(p, p + 8)
+        .toString('latin1')
+        .startsWith('USER-D')
+    )
+      first = img2.readUInt16LE(p + 26);
   assert.ok(first >= 2);
   const setFat12 = (c: number, v: number) => {
     const p = fat + c + (c >> 1);
@@ -40,8 +47,18 @@ test('FAT: a cluster chain that loops is reported, not followed forever', async 
   for (let c = first; c < first + 9; c++) setFat12(c, c + 1);
   setFat12(first + 9, first);
   // The file claims more than the chain holds before it loops: with 10 clusters in a cycle, a 4 GiB size ends quickly.
-  for (let p = root; p < root + 512 * 32; p += 32) if (img2.subarray(p, p + 8).toString('latin1').startsWith('USER-D')) img2.writeUInt32LE(200 * 1024, p + 28);
-  await rejectsClearly((await openFat(new BufferBlockReader('loop.img', img2))).tree.readFile('user-data'), /loop|longer than the volume|outside/);
+  for (let p = root; p < root + 512 * 32; p += 32)
+    if (
+      img2
+        .subarray(p, p + 8)
+        .toString('latin1')
+        .startsWith('USER-D')
+    )
+      img2.writeUInt32LE(200 * 1024, p + 28);
+  await rejectsClearly(
+    (await openFat(new BufferBlockReader('loop.img', img2))).tree.readFile('user-data'),
+    /loop|longer than the volume|outside/,
+  );
 });
 
 test('FAT: a folder whose cluster chain loops forever is bounded', { timeout: 60_000 }, async () => {
@@ -57,7 +74,10 @@ test('ISO9660: an extent past the end of the image, and a folder that contains i
   const vol = await openIso9660(new BufferBlockReader('ok.iso', iso));
   assert.ok(await vol.tree.readFile('sub/dir/meta-data'));
   const truncated = iso.subarray(0, iso.length - 4096);
-  await rejectsClearly((await openIso9660(new BufferBlockReader('short.iso', truncated))).tree.readFile('user-data'), /past the end/);
+  await rejectsClearly(
+    (await openIso9660(new BufferBlockReader('short.iso', truncated))).tree.readFile('user-data'),
+    /past the end/,
+  );
   // Point folder 'sub' at the root extent: paths may go round, but each lookup stays bounded by its length.
   const selfLoop = Buffer.from(iso);
   const rootLba = selfLoop.readUInt32LE(16 * 2048 + 156 + 2);
@@ -65,7 +85,8 @@ test('ISO9660: an extent past the end of the image, and a folder that contains i
   let p = 0;
   while (p < 2048 && rootDir[p]) {
     const len = rootDir[p] as number;
-    if (rootDir.subarray(p + 33, p + 33 + (rootDir[p + 32] as number)).toString('latin1') === 'SUB') rootDir.writeUInt32LE(rootLba, p + 2);
+    if (rootDir.subarray(p + 33, p + 33 + (rootDir[p + 32] as number)).toString('latin1') === 'SUB')
+      rootDir.writeUInt32LE(rootLba, p + 2);
     p += len;
   }
   const looped = await openIso9660(new BufferBlockReader('loop.iso', selfLoop));
@@ -117,5 +138,14 @@ test('name resolution: exact, any case, ;1 versions, 8.3 manglings and ~N short 
   assert.equal(resolveName(entries, 'vendor~2')?.name, 'vendor-data2');
   assert.equal(resolveName(entries, 'Vendor-Data')?.name, 'vendor-data');
   assert.equal(resolveName(entries, 'network-config'), undefined);
-  assert.equal(resolveName([{ name: 'Meta', altNames: [] }, { name: 'meta', altNames: [] }], 'meta')?.name, 'meta');
+  assert.equal(
+    resolveName(
+      [
+        { name: 'Meta', altNames: [] },
+        { name: 'meta', altNames: [] },
+      ],
+      'meta',
+    )?.name,
+    'meta',
+  );
 });

@@ -25,7 +25,9 @@ export function makeSourceTree(dir: string): void {
   const files: Record<string, Buffer> = {
     'meta-data': Buffer.from('instance-id: iid-test\nlocal-hostname: kiln\n'),
     'user-data': Buffer.from('#cloud-config\nhostname: kiln\n'),
-    'openstack/latest/meta_data.json': Buffer.from('{"uuid": "83679162-1378-4288-a2d4-70e13ec132aa", "hostname": "kiln"}'),
+    'openstack/latest/meta_data.json': Buffer.from(
+      '{"uuid": "83679162-1378-4288-a2d4-70e13ec132aa", "hostname": "kiln"}',
+    ),
     'openstack/latest/network_data.json': Buffer.from('{"links": [], "networks": [], "services": []}'),
     'openstack/2012-08-10/meta_data.json': Buffer.from('{"uuid": "old"}'),
     'ec2/latest/meta-data.json': Buffer.from('{}'),

@@ -11,12 +11,48 @@ import { tempDir } from '../helpers/temp';
 import { assertSameTree, makeSourceTree, readSourceTree, run } from './image-tools';
 
 const cases: Array<{ name: string; tool: string; args: string[]; names: string; exactNames: boolean }> = [
-  { name: 'genisoimage -J -R', tool: 'genisoimage', args: ['-quiet', '-J', '-R', '-V', 'config-2'], names: 'rock-ridge', exactNames: true },
-  { name: 'genisoimage -J (Joliet only)', tool: 'genisoimage', args: ['-quiet', '-J', '-V', 'config-2'], names: 'joliet', exactNames: true },
-  { name: 'genisoimage -R (Rock Ridge only)', tool: 'genisoimage', args: ['-quiet', '-R', '-V', 'config-2'], names: 'rock-ridge', exactNames: true },
-  { name: 'genisoimage plain ISO9660', tool: 'genisoimage', args: ['-quiet', '-V', 'config-2'], names: 'iso9660', exactNames: false },
-  { name: 'xorriso -as mkisofs -J -R', tool: 'xorriso', args: ['-as', 'mkisofs', '-quiet', '-J', '-R', '-V', 'config-2'], names: 'rock-ridge', exactNames: true },
-  { name: 'xorriso -as mkisofs -J without Rock Ridge', tool: 'xorriso', args: ['-as', 'mkisofs', '-quiet', '-J', '--norock', '-V', 'config-2'], names: 'joliet', exactNames: true },
+  {
+    name: 'genisoimage -J -R',
+    tool: 'genisoimage',
+    args: ['-quiet', '-J', '-R', '-V', 'config-2'],
+    names: 'rock-ridge',
+    exactNames: true,
+  },
+  {
+    name: 'genisoimage -J (Joliet only)',
+    tool: 'genisoimage',
+    args: ['-quiet', '-J', '-V', 'config-2'],
+    names: 'joliet',
+    exactNames: true,
+  },
+  {
+    name: 'genisoimage -R (Rock Ridge only)',
+    tool: 'genisoimage',
+    args: ['-quiet', '-R', '-V', 'config-2'],
+    names: 'rock-ridge',
+    exactNames: true,
+  },
+  {
+    name: 'genisoimage plain ISO9660',
+    tool: 'genisoimage',
+    args: ['-quiet', '-V', 'config-2'],
+    names: 'iso9660',
+    exactNames: false,
+  },
+  {
+    name: 'xorriso -as mkisofs -J -R',
+    tool: 'xorriso',
+    args: ['-as', 'mkisofs', '-quiet', '-J', '-R', '-V', 'config-2'],
+    names: 'rock-ridge',
+    exactNames: true,
+  },
+  {
+    name: 'xorriso -as mkisofs -J without Rock Ridge',
+    tool: 'xorriso',
+    args: ['-as', 'mkisofs', '-quiet', '-J', '--norock', '-V', 'config-2'],
+    names: 'joliet',
+    exactNames: true,
+  },
 ];
 
 for (const c of cases) {
@@ -71,11 +107,13 @@ test('a level-2 name with ;1 (META_DATA.;1) finds meta-data', async (t) => {
   run('xorriso', ['-as', 'mkisofs', '-quiet', '-iso-level', '2', '--norock', '-V', 'cidata', '-o', iso, src]);
   const { tree, names } = await openIso9660(await PathBlockReader.open(iso));
   assert.equal(names, 'iso9660');
-  for (const name of ['meta-data', 'META_DATA.;1', 'META_DATA']) assert.ok(await tree.readFile(name), `'${name}' should resolve`);
+  for (const name of ['meta-data', 'META_DATA.;1', 'META_DATA'])
+    assert.ok(await tree.readFile(name), `'${name}' should resolve`);
 });
 
 test('cloud-localds seeds are found with label cidata', async (t) => {
-  if (!need(t, hasCommand('cloud-localds'), 'cloud-localds is not installed (apt-get install cloud-image-utils)')) return;
+  if (!need(t, hasCommand('cloud-localds'), 'cloud-localds is not installed (apt-get install cloud-image-utils)'))
+    return;
   const dir = tempDir(t);
   const src = join(dir, 'src');
   makeSourceTree(src);
@@ -103,7 +141,13 @@ test('Rock Ridge: symbolic links (SL) and folders deeper than 8 levels relocated
   run('genisoimage', ['-quiet', '-R', '-V', 'cidata', '-o', iso, src]);
   const { tree } = await openIso9660(await PathBlockReader.open(iso));
   assert.equal(Buffer.from((await tree.readFile('a/b/c/d/e/f/g/h/i/j/k/deep.txt')) as Uint8Array).toString(), 'deep\n');
-  assert.deepEqual((await tree.list('/'))?.map((e) => e.name).sort().filter((n) => n !== 'rr_moved'), ['a', 'abs-link', 'openstack']);
+  assert.deepEqual(
+    (await tree.list('/'))
+      ?.map((e) => e.name)
+      .sort()
+      .filter((n) => n !== 'rr_moved'),
+    ['a', 'abs-link', 'openstack'],
+  );
   const links = await tree.list('openstack');
   assert.equal(links?.find((e) => e.name === 'current')?.type, 'symlink');
   assert.equal(Buffer.from((await tree.readFile('openstack/current/meta_data.json')) as Uint8Array).toString(), '{}');

@@ -36,7 +36,9 @@ function seedFiles(kind: 'nocloud' | 'configdrive'): Record<string, Buffer> {
           'vendor-data': Buffer.from('#cloud-config\n{}\n'),
         }
       : {
-          'openstack/latest/meta_data.json': Buffer.from('{"uuid": "83679162-1378-4288-a2d4-70e13ec132aa", "hostname": "kiln"}'),
+          'openstack/latest/meta_data.json': Buffer.from(
+            '{"uuid": "83679162-1378-4288-a2d4-70e13ec132aa", "hostname": "kiln"}',
+          ),
           'openstack/latest/user_data': Buffer.from('#cloud-config\nhostname: kiln\n'),
           'openstack/latest/network_data.json': Buffer.from('{"links": [], "networks": [], "services": []}'),
           'openstack/2015-10-15/meta_data.json': Buffer.from('{"uuid": "old"}'),
@@ -53,7 +55,8 @@ function seedFiles(kind: 'nocloud' | 'configdrive'): Record<string, Buffer> {
   files[`joliet/${'j'.repeat(70)}-a.txt`] = Buffer.from('a\n');
   files[`joliet/${'j'.repeat(70)}-b.txt`] = Buffer.from('b\n');
   files['odd/what?is:this;name*.txt'] = Buffer.from('odd\n');
-  for (let i = 0; i < 300; i++) files[`many/${'n'.repeat(180)}-${String(i).padStart(4, '0')}.txt`] = Buffer.from(`${i}\n`);
+  for (let i = 0; i < 300; i++)
+    files[`many/${'n'.repeat(180)}-${String(i).padStart(4, '0')}.txt`] = Buffer.from(`${i}\n`);
   return files;
 }
 
@@ -85,9 +88,11 @@ function assertJoliet(got: Map<string, string>, want: Map<string, string>, what:
   assert.equal(got.size, want.size, `${what}: number of files`);
   const count = (m: Map<string, string>) => [...m.values()].sort().join(',');
   assert.equal(count(got), count(want), `${what}: the same contents`);
-  for (const path of got.keys()) for (const c of path.split('/')) assert.ok(c.length <= 64, `${what}: '${c}' is longer than 64`);
+  for (const path of got.keys())
+    for (const c of path.split('/')) assert.ok(c.length <= 64, `${what}: '${c}' is longer than 64`);
   for (const [path, h] of want) {
-    if (path.split('/').every((c) => c.length <= 64 && !/[*:;?\\]/.test(c))) assert.equal(got.get(path), h, `${what}: '${path}' kept its name and content`);
+    if (path.split('/').every((c) => c.length <= 64 && !/[*:;?\\]/.test(c)))
+      assert.equal(got.get(path), h, `${what}: '${path}' kept its name and content`);
   }
 }
 
@@ -113,7 +118,8 @@ function continuationEntries(img: Buffer): Array<[number, number, number]> {
       const nameLen = rec[32] as number;
       const su = rec.subarray(33 + nameLen + (nameLen % 2 === 0 ? 1 : 0));
       for (let i = 0; i + 4 <= su.length && (su[i + 2] as number) >= 4; i += su[i + 2] as number) {
-        if (su.toString('latin1', i, i + 2) === 'CE') out.push([su.readUInt32LE(i + 4), su.readUInt32LE(i + 12), su.readUInt32LE(i + 20)]);
+        if (su.toString('latin1', i, i + 2) === 'CE')
+          out.push([su.readUInt32LE(i + 4), su.readUInt32LE(i + 12), su.readUInt32LE(i + 20)]);
       }
       const dotOrDotDot = nameLen === 1 && (rec[33] as number) <= 1;
       if ((rec[25] as number) & 2 && !dotOrDotDot) walk(rec.readUInt32LE(2), rec.readUInt32LE(10));
@@ -151,7 +157,14 @@ async function build(t: TestContext, kind: 'nocloud' | 'configdrive'): Promise<B
   assert.equal(r1.code, 0, r1.err);
   const r2 = await kiln(['make-seed', '--kind', kind, '--format', 'vfat', '-o', fat, fatSrc]);
   assert.equal(r2.code, 0, r2.err);
-  return { kind, label: kind === 'nocloud' ? 'cidata' : 'config-2', iso, fat, source: readSourceTree(src), fatSource: readSourceTree(fatSrc) };
+  return {
+    kind,
+    label: kind === 'nocloud' ? 'cidata' : 'config-2',
+    iso,
+    fat,
+    source: readSourceTree(src),
+    fatSource: readSourceTree(fatSrc),
+  };
 }
 
 test('bsdtar -tf lists a plain config-2 seed (it refused every make-seed ISO: "Invalid parameter in SUSP CE")', async (t) => {
@@ -190,7 +203,10 @@ for (const kind of ['nocloud', 'configdrive'] as const) {
     const b = await build(t, kind);
     const want = hashes(b.source);
     const out = tempDir(t, 'kiln-bsdtar-');
-    for (const [mode, args] of [['rock-ridge', []], ['joliet', ['--options', '!rockridge']]] as const) {
+    for (const [mode, args] of [
+      ['rock-ridge', []],
+      ['joliet', ['--options', '!rockridge']],
+    ] as const) {
       const dest = join(out, mode);
       mkdirSync(dest);
       const r = spawnSync('bsdtar', [...args, '-xf', b.iso, '-C', dest], { encoding: 'utf8' });
@@ -202,7 +218,14 @@ for (const kind of ['nocloud', 'configdrive'] as const) {
   });
 
   test(`make-seed --kind ${kind}: isovfy finds no error; isoinfo -R and -J list and extract every file`, async (t) => {
-    if (!need(t, hasCommand('isoinfo') && hasCommand('isovfy'), 'isoinfo and isovfy are not installed (apt-get install genisoimage)')) return;
+    if (
+      !need(
+        t,
+        hasCommand('isoinfo') && hasCommand('isovfy'),
+        'isoinfo and isovfy are not installed (apt-get install genisoimage)',
+      )
+    )
+      return;
     const b = await build(t, kind);
     // isovfy checks every directory record, its Rock Ridge entries against the RR flags, and the path tables.
     const vfy = run('isovfy', ['-i', b.iso]);
@@ -213,7 +236,8 @@ for (const kind of ['nocloud', 'configdrive'] as const) {
     assert.match(info, /Joliet with UCS level 3 found/);
     assert.match(info, /Rock Ridge signatures version 1 found/);
     const listing = run('isoinfo', ['-l', '-R', '-i', b.iso]);
-    for (const path of b.source.keys()) assert.ok(listing.includes(`  ${path.split('/').pop()} `), `isoinfo -R lists '${path}'`);
+    for (const path of b.source.keys())
+      assert.ok(listing.includes(`  ${path.split('/').pop()} `), `isoinfo -R lists '${path}'`);
     for (const [path, data] of b.source) {
       const got = spawnSync('isoinfo', ['-R', '-x', `/${path}`, '-i', b.iso], { maxBuffer: 16 << 20 }).stdout;
       assert.ok(Buffer.compare(got, data) === 0, `isoinfo -R -x /${path}`);
@@ -229,11 +253,19 @@ for (const kind of ['nocloud', 'configdrive'] as const) {
     if (!need(t, hasCommand('xorriso'), 'xorriso is not installed')) return;
     const b = await build(t, kind);
     // -return_with WARNING: any complaint of libisofs while loading the tree fails the run.
-    const check = spawnSync('xorriso', ['-abort_on', 'NEVER', '-return_with', 'WARNING', '32', '-indev', b.iso, '-check_media', '--'], { encoding: 'utf8' });
+    const check = spawnSync(
+      'xorriso',
+      ['-abort_on', 'NEVER', '-return_with', 'WARNING', '32', '-indev', b.iso, '-check_media', '--'],
+      { encoding: 'utf8' },
+    );
     assert.equal(check.status, 0, check.stderr + check.stdout);
     assert.match(check.stderr + check.stdout, /Media region : +0 , +\d+ , \+ good/);
     const dest = join(tempDir(t, 'kiln-xorriso-'), 'x');
-    const x = spawnSync('xorriso', ['-abort_on', 'NEVER', '-return_with', 'WARNING', '32', '-indev', b.iso, '-osirrox', 'on', '-extract', '/', dest], { encoding: 'utf8' });
+    const x = spawnSync(
+      'xorriso',
+      ['-abort_on', 'NEVER', '-return_with', 'WARNING', '32', '-indev', b.iso, '-osirrox', 'on', '-extract', '/', dest],
+      { encoding: 'utf8' },
+    );
     assert.equal(x.status, 0, x.stderr + x.stdout);
     assertExact(hashesOfDir(dest), hashes(b.source), 'xorriso -extract');
   });
@@ -242,7 +274,10 @@ for (const kind of ['nocloud', 'configdrive'] as const) {
     if (!need(t, hasCommand('7z'), '7z is not installed (apt-get install p7zip-full)')) return;
     const b = await build(t, kind);
     const out = tempDir(t, 'kiln-7z-');
-    for (const [img, name] of [[b.iso, 'iso'], [b.fat, 'fat']] as const) {
+    for (const [img, name] of [
+      [b.iso, 'iso'],
+      [b.fat, 'fat'],
+    ] as const) {
       const r = spawnSync('7z', ['x', '-y', `-o${join(out, name)}`, img], { encoding: 'utf8' });
       assert.equal(r.status, 0, r.stdout + r.stderr);
       assert.doesNotMatch(r.stdout, /WARNING|ERROR/i);
@@ -268,7 +303,14 @@ for (const kind of ['nocloud', 'configdrive'] as const) {
 }
 
 test('multi-extent files (4 KiB extents) are read by bsdtar, xorriso and 7-Zip', async (t) => {
-  if (!need(t, hasCommand('bsdtar') && hasCommand('xorriso') && hasCommand('7z'), 'bsdtar, xorriso or 7z is not installed')) return;
+  if (
+    !need(
+      t,
+      hasCommand('bsdtar') && hasCommand('xorriso') && hasCommand('7z'),
+      'bsdtar, xorriso or 7z is not installed',
+    )
+  )
+    return;
   const dir = tempDir(t);
   const data = bytes(50_000, 11);
   const source = new Map([
@@ -277,14 +319,37 @@ test('multi-extent files (4 KiB extents) are read by bsdtar, xorriso and 7-Zip',
     ['small', Buffer.from('s')],
   ]);
   const iso = join(dir, 'multi.iso');
-  writeFileSync(iso, writeIso9660([...source].map(([path, d]) => ({ path, data: d })), { label: 'cidata', maxExtent: 4096 }));
+  writeFileSync(
+    iso,
+    writeIso9660(
+      [...source].map(([path, d]) => ({ path, data: d })),
+      { label: 'cidata', maxExtent: 4096 },
+    ),
+  );
   const want = hashes(source);
   const bsd = join(dir, 'bsdtar');
   mkdirSync(bsd);
   const r = spawnSync('bsdtar', ['-xf', iso, '-C', bsd], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   assertExact(hashesOfDir(bsd), want, 'bsdtar multi-extent');
-  const xo = spawnSync('xorriso', ['-abort_on', 'NEVER', '-return_with', 'WARNING', '32', '-indev', iso, '-osirrox', 'on', '-extract', '/', join(dir, 'xorriso')], { encoding: 'utf8' });
+  const xo = spawnSync(
+    'xorriso',
+    [
+      '-abort_on',
+      'NEVER',
+      '-return_with',
+      'WARNING',
+      '32',
+      '-indev',
+      iso,
+      '-osirrox',
+      'on',
+      '-extract',
+      '/',
+      join(dir, 'xorriso'),
+    ],
+    { encoding: 'utf8' },
+  );
   assert.equal(xo.status, 0, xo.stderr);
   assertExact(hashesOfDir(join(dir, 'xorriso')), want, 'xorriso multi-extent');
   const z = spawnSync('7z', ['x', '-y', `-o${join(dir, '7z')}`, iso], { encoding: 'utf8' });
@@ -308,12 +373,20 @@ test("make-seed's ISO and FAT seeds of both kinds mount with the Linux kernel's 
       const want = hashes(suffix === 'fat' ? b.fatSource : b.source);
       const r = got.get(`${b.kind}-${suffix}`);
       assert.ok(r?.mounted, `the kernel did not mount ${b.kind}-${suffix}: ${r?.kernelLog.join('\n')}`);
-      assert.deepEqual(r.kernelLog.filter((l) => /error|corrupt|invalid|unable|bad|not properly|warning/i.test(l)), [], `kernel messages for ${b.kind}-${suffix}`);
+      assert.deepEqual(
+        r.kernelLog.filter((l) => /error|corrupt|invalid|unable|bad|not properly|warning/i.test(l)),
+        [],
+        `kernel messages for ${b.kind}-${suffix}`,
+      );
       if (suffix === 'joliet') assertJoliet(r.files, want, `kernel ${b.kind}-${suffix}`);
       else assertExact(r.files, want, `kernel ${b.kind}-${suffix}`);
     }
     const rr = got.get(`${b.kind}-rr`) as { kernelLog: string[] };
-    if (rr.kernelLog.length > 0) assert.ok(rr.kernelLog.some((l) => /RRIP_1991A/.test(l)), 'the kernel found the Rock Ridge extension');
+    if (rr.kernelLog.length > 0)
+      assert.ok(
+        rr.kernelLog.some((l) => /RRIP_1991A/.test(l)),
+        'the kernel found the Rock Ridge extension',
+      );
   }
 });
 
@@ -326,7 +399,12 @@ test('make-seed --format vfat refuses names FAT cannot hold as given, saying whi
     [['dir/User-Data', 'dir/user-data'], /seed paths 'dir\/User-Data' and 'dir\/user-data' differ only in case/],
   ] as const) {
     const src = join(dir, `src-${names.length}-${names[0].replace(/\W/g, '')}`);
-    writeTree(src, Object.fromEntries([...names, 'user-data'].filter((n, i, a) => a.indexOf(n) === i).map((n) => [n, Buffer.from('x')])));
+    writeTree(
+      src,
+      Object.fromEntries(
+        [...names, 'user-data'].filter((n, i, a) => a.indexOf(n) === i).map((n) => [n, Buffer.from('x')]),
+      ),
+    );
     const r = await kiln(['make-seed', '--format', 'vfat', '-o', join(dir, 'seed.img'), src]);
     assert.equal(r.code, 1, `${names.join(', ')} should be refused`);
     assert.match(r.err, message);

@@ -44,14 +44,28 @@ test('make-seed --format iso: isoinfo -l -J -R lists every file, extracts them b
   if (hasCommand('blkid')) assert.equal(run('blkid', ['-o', 'value', '-s', 'LABEL', iso]).trim(), 'config-2');
 });
 
-for (const [fat, size] of [['12', undefined], ['16', '20M'], ['32', '40M']] as const) {
+for (const [fat, size] of [
+  ['12', undefined],
+  ['16', '20M'],
+  ['32', '40M'],
+] as const) {
   test(`make-seed --format vfat (FAT${fat}): fsck.vfat -n is clean, mdir and mcopy read every file`, async (t) => {
     if (!need(t, hasCommand('fsck.vfat') && hasCommand('mcopy'), 'dosfstools and mtools are not installed')) return;
     const dir = tempDir(t);
     const src = join(dir, 'src');
     makeSourceTree(src);
     const img = join(dir, 'seed.img');
-    const r = await kiln(['make-seed', '--format', 'vfat', '--fat', fat, ...(size ? ['--size', size] : []), '-o', img, src]);
+    const r = await kiln([
+      'make-seed',
+      '--format',
+      'vfat',
+      '--fat',
+      fat,
+      ...(size ? ['--size', size] : []),
+      '-o',
+      img,
+      src,
+    ]);
     assert.equal(r.code, 0, r.err);
     const fsck = spawnSync('fsck.vfat', ['-n', img], { encoding: 'utf8' });
     assert.equal(fsck.status, 0, fsck.stdout + fsck.stderr);
@@ -104,10 +118,16 @@ test('make-seed warns about YAML the instance could not read, and still writes t
   const iso = join(dir, 'seed.iso');
   const r = await kiln(['make-seed', '-o', iso, join(dir, 'user-data'), join(dir, 'meta-data')]);
   assert.equal(r.code, 0, r.err);
-  assert.match(r.err, /^warning: user-data:\d+:\d+: invalid YAML: .*written as it is, but the instance will not be able to read it$/m);
+  assert.match(
+    r.err,
+    /^warning: user-data:\d+:\d+: invalid YAML: .*written as it is, but the instance will not be able to read it$/m,
+  );
   assert.doesNotMatch(r.err, /meta-data/, 'valid YAML is not warned about');
   const { tree } = await openIso9660(await PathBlockReader.open(iso));
-  assert.equal(Buffer.from((await tree.readFile('user-data')) as Uint8Array).toString(), '#cloud-config\npackages: [unclosed\n');
+  assert.equal(
+    Buffer.from((await tree.readFile('user-data')) as Uint8Array).toString(),
+    '#cloud-config\npackages: [unclosed\n',
+  );
   // A script is not YAML, and is not looked at.
   writeFileSync(join(dir, 'user-data'), '#!/bin/sh\necho [unclosed\n');
   assert.equal((await kiln(['make-seed', '-o', iso, join(dir, 'user-data'), join(dir, 'meta-data')])).err, '');
@@ -118,7 +138,16 @@ test('multi-extent ISO9660 files: written in 4 KiB extents, read back by isoinfo
   const dir = tempDir(t);
   const data = bytes(50_000, 11);
   const iso = join(dir, 'multi.iso');
-  writeFileSync(iso, writeIso9660([{ path: 'big/multi.bin', data }, { path: 'small', data: Buffer.from('s') }], { label: 'cidata', maxExtent: 4096 }));
+  writeFileSync(
+    iso,
+    writeIso9660(
+      [
+        { path: 'big/multi.bin', data },
+        { path: 'small', data: Buffer.from('s') },
+      ],
+      { label: 'cidata', maxExtent: 4096 },
+    ),
+  );
   const listing = run('isoinfo', ['-l', '-R', '-i', iso]);
   assert.ok((listing.match(/multi\.bin/g) ?? []).length > 1, 'isoinfo shows one record per extent');
   const vol = await openIso9660(await PathBlockReader.open(iso));

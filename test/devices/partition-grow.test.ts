@@ -45,7 +45,9 @@ function makeDisk(dir: string, label: 'gpt' | 'dos', parts: string): string {
 }
 
 function partitions(img: string): Array<{ start: number; size: number }> {
-  return (JSON.parse(sfdisk(['--json', img])) as { partitiontable: { partitions: Array<{ start: number; size: number }> } }).partitiontable.partitions;
+  return (
+    JSON.parse(sfdisk(['--json', img])) as { partitiontable: { partitions: Array<{ start: number; size: number }> } }
+  ).partitiontable.partitions;
 }
 
 test('crc32 matches the standard check value', () => {
@@ -78,7 +80,12 @@ test('MBR: the last primary partition grows; the others are untouched', async (t
   const before = partitions(img);
   truncateSync(img, 100 * 2 ** 20);
   const r = await growPartition(fileIo(img), 2);
-  assert.deepEqual(r, { status: 'changed', table: 'mbr', oldSectors: before[1]?.size, newSectors: 100 * 2048 - (before[1]?.start ?? 0) });
+  assert.deepEqual(r, {
+    status: 'changed',
+    table: 'mbr',
+    oldSectors: before[1]?.size,
+    newSectors: 100 * 2048 - (before[1]?.start ?? 0),
+  });
   const after = partitions(img);
   assert.equal(after[0]?.size, before[0]?.size);
   assert.equal((after[1]?.start ?? 0) + (after[1]?.size ?? 0), 100 * 2048);
@@ -95,7 +102,14 @@ test('no table, or a table that leaves no room, is reported rather than touched'
 });
 
 test('the platform disk I/O (dd in the target root) grows an image inside a Debian rootfs', async (t) => {
-  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('debootstrap') && hasCommand('sfdisk'), 'needs root, unshare, debootstrap and sfdisk')) return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('unshare') && hasCommand('debootstrap') && hasCommand('sfdisk'),
+      'needs root, unshare, debootstrap and sfdisk',
+    )
+  )
+    return;
   const root = copyRootfs(tempDir(t, 'kiln-grow-'));
   const img = makeDisk(root, 'gpt', 'size=8MiB, type=linux\n');
   truncateSync(img, 40 * 2 ** 20);

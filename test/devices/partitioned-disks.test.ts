@@ -31,7 +31,8 @@ function mbrDisk(dir: string, src: string): string {
   writeFileSync(disk, Buffer.alloc(0));
   run('truncate', ['-s', '64M', disk]);
   run('sfdisk', ['--quiet', disk], {
-    input: 'label: dos\nstart=2048, size=16384, type=c\nstart=20480, type=5\nstart=22528, size=16384, type=83\nstart=40960, size=8192, type=83\n',
+    input:
+      'label: dos\nstart=2048, size=16384, type=c\nstart=20480, type=5\nstart=22528, size=16384, type=83\nstart=40960, size=8192, type=83\n',
   });
   const fat = join(dir, 'p1.img');
   run('mkfs.vfat', ['-n', 'CIDATA', '-C', fat, '8192']);
@@ -58,7 +59,11 @@ function gptDisk(dir: string, src: string): string {
 }
 
 function haveTools(t: Parameters<typeof need>[0]): boolean {
-  return need(t, ['sfdisk', 'sgdisk', 'mkfs.vfat', 'mcopy', 'genisoimage'].every(hasCommand), 'fdisk, gdisk, dosfstools, mtools, genisoimage are needed');
+  return need(
+    t,
+    ['sfdisk', 'sgdisk', 'mkfs.vfat', 'mcopy', 'genisoimage'].every(hasCommand),
+    'fdisk, gdisk, dosfstools, mtools, genisoimage are needed',
+  );
 }
 
 test('MBR with an extended partition: each partition probed, files read from a logical one', async (t) => {
@@ -77,7 +82,10 @@ test('MBR with an extended partition: each partition probed, files read from a l
   assert.equal(parts.get(5)?.label, 'config-2');
   assert.equal(parts.get(5)?.offset, 22528 * 512);
   assert.equal(parts.get(6)?.fsType, undefined);
-  const found = await new ImageFilesFinder([disk]).find({ labels: ['config-2', 'CONFIG-2'], mustContain: ['openstack/latest/meta_data.json'] });
+  const found = await new ImageFilesFinder([disk]).find({
+    labels: ['config-2', 'CONFIG-2'],
+    mustContain: ['openstack/latest/meta_data.json'],
+  });
   assert.equal(found.length, 1);
   assert.equal(found[0]?.device, `${disk}:5`);
   const md = await found[0]?.tree.readFile('openstack/latest/meta_data.json');
@@ -128,13 +136,22 @@ test('Linux finder: a fake /sys/class/block and /dev tree of image files, partit
 
   const finder = new LinuxFilesystemFinder({ root });
   const nocloud = await finder.find({ labels: ['cidata', 'CIDATA'] });
-  assert.deepEqual(nocloud.map((f) => [f.device, f.label, f.fsType]), [
-    ['/dev/sr0', 'cidata', 'iso9660'],
-    ['/dev/vdb1', 'CIDATA', 'vfat'],
-  ]);
-  assert.equal(Buffer.from((await nocloud[1]?.tree.readFile('user-data')) as Uint8Array).toString(), readSourceTree(src).get('user-data')?.toString());
+  assert.deepEqual(
+    nocloud.map((f) => [f.device, f.label, f.fsType]),
+    [
+      ['/dev/sr0', 'cidata', 'iso9660'],
+      ['/dev/vdb1', 'CIDATA', 'vfat'],
+    ],
+  );
+  assert.equal(
+    Buffer.from((await nocloud[1]?.tree.readFile('user-data')) as Uint8Array).toString(),
+    readSourceTree(src).get('user-data')?.toString(),
+  );
   const cfg = await finder.find({ labels: ['config-2', 'CONFIG-2'], mustContain: ['openstack/latest/meta_data.json'] });
-  assert.deepEqual(cfg.map((f) => f.device), ['/dev/vdb5']);
+  assert.deepEqual(
+    cfg.map((f) => f.device),
+    ['/dev/vdb5'],
+  );
   assert.deepEqual(await finder.find({ labels: ['config-2'], fsTypes: ['vfat'] }), []);
   assert.deepEqual(await finder.find({ labels: ['CIDATA'], mustContain: ['no-such-file'] }), []);
 
@@ -153,7 +170,8 @@ test('Linux finder: a fake /sys/class/block and /dev tree of image files, partit
     { labels: ['OVF ENV', 'ovf env'], anyLabel: true, fsTypes: ['iso9660' as const] },
     { labels: ['config-2'], fsTypes: ['vfat' as const] },
   ];
-  const answers = (found: Awaited<ReturnType<LinuxFilesystemFinder['find']>>[]) => found.map((fs) => fs.map((f) => [f.device, f.label]));
+  const answers = (found: Awaited<ReturnType<LinuxFilesystemFinder['find']>>[]) =>
+    found.map((fs) => fs.map((f) => [f.device, f.label]));
   const sharedAnswers = answers(await Promise.all(requests.map((r) => new LinuxFilesystemFinder({ root }).find(r))));
   opens = 0;
   const once = new LinuxFilesystemFinder({ root });
@@ -167,10 +185,13 @@ test('Linux finder: a fake /sys/class/block and /dev tree of image files, partit
   assert.ok(readOnce * 3 <= opens, `${readOnce} opens for five requests at once with probeOnce, ${opens} without`);
 
   const all = await probeLinuxMachine(root);
-  assert.deepEqual(all.map((r) => [r.device, r.fsType ?? r.partitionTable ?? '-', r.label ?? '']), [
-    ['/dev/sr0', 'iso9660', 'cidata'],
-    ['/dev/vdb', '-', ''],
-    ['/dev/vdb1', 'vfat', 'CIDATA'],
-    ['/dev/vdb5', 'iso9660', 'config-2'],
-  ]);
+  assert.deepEqual(
+    all.map((r) => [r.device, r.fsType ?? r.partitionTable ?? '-', r.label ?? '']),
+    [
+      ['/dev/sr0', 'iso9660', 'cidata'],
+      ['/dev/vdb', '-', ''],
+      ['/dev/vdb1', 'vfat', 'CIDATA'],
+      ['/dev/vdb5', 'iso9660', 'config-2'],
+    ],
+  );
 });

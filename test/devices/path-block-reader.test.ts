@@ -41,7 +41,9 @@ test('PathBlockReader: a file that cannot be opened fails the read that asked, a
   const reader = await PathBlockReader.open(file);
   const open = fsp.open;
   let fail = true;
-  t.mock.method(fsp, 'open', (...args: Parameters<typeof fsp.open>) => (fail ? Promise.reject(Object.assign(new Error('EACCES'), { code: 'EACCES' })) : open(...args)));
+  t.mock.method(fsp, 'open', (...args: Parameters<typeof fsp.open>) =>
+    fail ? Promise.reject(Object.assign(new Error('EACCES'), { code: 'EACCES' })) : open(...args),
+  );
   await assert.rejects(reader.read(0, 16), /cannot open for reading/);
   fail = false;
   assert.equal((await reader.read(0, 16))[0], 1);

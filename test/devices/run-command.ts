@@ -7,7 +7,10 @@ import { createPlatform } from '../../src/platform/create-platform';
 import { UsageError, describeError } from '../../src/util/errors';
 import { Logger } from '../../src/util/log';
 
-export async function kiln(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
+export async function kiln(
+  argv: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
   const logger = new Logger();
@@ -25,7 +28,14 @@ export async function kiln(argv: string[], env: NodeJS.ProcessEnv = {}): Promise
       log: logger.for('test'),
       io: { out: (s) => (out += s), err: (s) => (err += s) },
       env,
-      platform: () => createPlatform({ root: global.root, dryRun: global.dryRun, log: logger.for('platform'), facts: buildFacts, env }),
+      platform: () =>
+        createPlatform({
+          root: global.root,
+          dryRun: global.dryRun,
+          log: logger.for('platform'),
+          facts: buildFacts,
+          env,
+        }),
     };
     return { code: await command.run(ctx, args), out, err };
   } catch (e) {

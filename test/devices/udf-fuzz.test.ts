@@ -1,6 +1,6 @@
-// Fuzz for the UDF reader: seeded mutations of a real UDF image (genisoimage -udf, ISO9660 side removed), half of them with
-// the descriptor tag checksums fixed up so the damage reaches past the tag checks; every parse ends in bounded time with a
-// result or a KilnError. KILN_FUZZ_ITERATIONS raises the count.
+// Fuzz for the UDF reader: seeded mutations of a real UDF image (genisoimage -udf, ISO9660 side removed), half of them
+// with the descriptor tag checksums fixed up so the damage reaches past the tag checks; every parse ends in bounded
+// time with a result or a KilnError. KILN_FUZZ_ITERATIONS raises the count.
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,7 +19,10 @@ const ITERATIONS = Number(process.env.KILN_FUZZ_ITERATIONS ?? 250);
 const PARSE_BUDGET_MS = 3000;
 const INTERESTING = [0, 1, 2, 0x7f, 0x80, 0xff, 0xffff, 0x7fffffff, 0xffffffff, 0x10000, 2048, 512, 256, 257, 261, 266];
 
-/** Sets the checksum byte of every descriptor tag (block-aligned ones, and File Identifier Descriptors anywhere on a 4-byte boundary). */
+/**
+ * Sets the checksum byte of every descriptor tag (block-aligned ones, and File Identifier Descriptors anywhere on a
+ * 4-byte boundary).
+ */
 function fixTagChecksums(b: Buffer): void {
   for (let o = 0; o + 16 <= b.length; o += 4) {
     const id = b.readUInt16LE(o);
@@ -62,7 +65,9 @@ async function exercise(tree: FileTree): Promise<void> {
   await tree.readFile('ovf-env.xml');
 }
 
-test(`UDF fuzz: ${ITERATIONS} mutations of a genisoimage -udf image, no crash, no hang`, { timeout: Math.max(10 * 60_000, ITERATIONS * 20) }, async (t) => {
+test(`UDF fuzz: ${ITERATIONS} mutations of a genisoimage -udf image, no crash, no hang`, {
+  timeout: Math.max(10 * 60_000, ITERATIONS * 20),
+}, async (t) => {
   if (!need(t, hasCommand('genisoimage'), 'genisoimage is not installed')) return;
   const dir = tempDir(t);
   const src = join(dir, 'src');
@@ -84,7 +89,10 @@ test(`UDF fuzz: ${ITERATIONS} mutations of a genisoimage -udf image, no crash, n
       await probe(reader);
       await exercise((await openUdf(reader)).tree);
     } catch (err) {
-      if (!(err instanceof KilnError)) assert.fail(`mutation ${i} (seed ${seed}) crashed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      if (!(err instanceof KilnError))
+        assert.fail(
+          `mutation ${i} (seed ${seed}) crashed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+        );
     }
     const ms = performance.now() - t0;
     assert.ok(ms < PARSE_BUDGET_MS, `mutation ${i} (seed ${seed}) took ${Math.round(ms)} ms`);

@@ -13,7 +13,8 @@ export function stripIso9660(image: string): void {
   const vrs: Buffer[] = [];
   for (let s = 16; s < 32; s++) {
     const id = b.subarray(s * 2048 + 1, s * 2048 + 6).toString('latin1');
-    if (id === 'BEA01' || id === 'NSR02' || id === 'NSR03' || id === 'TEA01') vrs.push(Buffer.from(b.subarray(s * 2048, (s + 1) * 2048)));
+    if (id === 'BEA01' || id === 'NSR02' || id === 'NSR03' || id === 'TEA01')
+      vrs.push(Buffer.from(b.subarray(s * 2048, (s + 1) * 2048)));
   }
   assert.equal(vrs.length, 3, 'genisoimage -udf should write BEA01, NSR02, TEA01');
   b.fill(0, 16 * 2048, 32 * 2048);

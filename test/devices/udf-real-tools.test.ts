@@ -17,7 +17,12 @@ import { stripIso9660 } from './udf-images';
 function blkid(image: string): Record<string, string> | undefined {
   const r = spawnSync('blkid', ['-p', '-o', 'export', image], { encoding: 'utf8' });
   if (r.status !== 0) return undefined;
-  return Object.fromEntries(r.stdout.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  return Object.fromEntries(
+    r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
 }
 
 test('UDF from genisoimage -udf: label, UUID and every file byte for byte through the UDF side', async (t) => {
@@ -58,7 +63,12 @@ test('a UDF-only volume is found by label, read for ovf-env.xml, and probed as u
   assert.equal(p.label, 'rd_rdfe_stable.0002');
   const want = blkid(img);
   if (want) assert.equal(want.TYPE, 'udf');
-  const found = await new ImageFilesFinder([img]).find({ labels: [], anyLabel: true, fsTypes: ['iso9660', 'udf'], mustContain: ['ovf-env.xml'] });
+  const found = await new ImageFilesFinder([img]).find({
+    labels: [],
+    anyLabel: true,
+    fsTypes: ['iso9660', 'udf'],
+    mustContain: ['ovf-env.xml'],
+  });
   assert.equal(found.length, 1);
   assert.equal(found[0]?.fsType, 'udf');
   assert.equal(Buffer.from((await found[0]?.tree.readFile('ovf-env.xml')) ?? []).toString(), '<Environment/>\n');
@@ -99,7 +109,10 @@ test('mkudffs --udfrev=2.50 (metadata partition): a clear error, not a wrong rea
   writeFileSync(img, Buffer.alloc(8 * 1024 * 1024));
   // mkudffs writes 2.50 only for optical media types; bdr gives a type 1 map and a metadata partition map.
   run('mkudffs', ['--media-type=bdr', '--udfrev=2.50', '--label=new', img]);
-  await assert.rejects(openUdf(await PathBlockReader.open(img)), /partition map \d is of type 2 \(\*UDF (Metadata|Virtual) Partition\)/);
+  await assert.rejects(
+    openUdf(await PathBlockReader.open(img)),
+    /partition map \d is of type 2 \(\*UDF (Metadata|Virtual) Partition\)/,
+  );
 });
 
 test('a damaged UDF directory identifier is named in the error', async (t) => {
@@ -113,7 +126,8 @@ test('a damaged UDF directory identifier is named in the error', async (t) => {
   assert.ok(vol);
   // Corrupt every File Identifier Descriptor tag checksum in the image: listing the root must fail cleanly.
   const b = readFileSync(img);
-  for (let o = 0; o + 16 <= b.length; o += 4) if (b.readUInt16LE(o) === 257 && b.readUInt16LE(o + 2) === 2) b.writeUInt8((b.readUInt8(o + 4) + 1) & 0xff, o + 4);
+  for (let o = 0; o + 16 <= b.length; o += 4)
+    if (b.readUInt16LE(o) === 257 && b.readUInt16LE(o + 2) === 2) b.writeUInt8((b.readUInt8(o + 4) + 1) & 0xff, o + 4);
   writeFileSync(img, b);
   const broken = await openUdf(await PathBlockReader.open(img));
   await assert.rejects(broken.tree.list('/'), /UDF directory '\/' has a damaged identifier/);

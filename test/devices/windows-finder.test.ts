@@ -13,7 +13,10 @@ const META = 'openstack/latest/meta_data.json';
 const time = new Date(Date.UTC(2024, 0, 1));
 
 /** kernel32 over files: DEVICES maps '\\\\.\\PhysicalDrive0' or '\\\\.\\D:' to an image; reads must be aligned. */
-function fakeKernel32(devices: Record<string, string>, drives: Array<{ root: string; type: number; label?: string }>): Kernel32Disk & { reads: Array<[number, number]> } {
+function fakeKernel32(
+  devices: Record<string, string>,
+  drives: Array<{ root: string; type: number; label?: string }>,
+): Kernel32Disk & { reads: Array<[number, number]> } {
   const reads: Array<[number, number]> = [];
   return {
     reads,
@@ -78,7 +81,15 @@ test('Windows finder: cloudbase-init order (vfat then iso; cdrom, hdd, partition
   assert.equal(Buffer.from((await found[1]?.tree.readFile(META)) as Uint8Array).toString(), '{"uuid":"w"}');
   assert.ok(k32.reads.length > 0);
 
-  const isoOnly = new WindowsFilesystemFinder({ disk: k32, types: ['iso'], locations: ['partition'], maxPhysicalDrives: 4 });
-  assert.deepEqual((await isoOnly.find({ labels: ['config-2'] })).map((f) => f.device), ['\\\\.\\PhysicalDrive0:1']);
+  const isoOnly = new WindowsFilesystemFinder({
+    disk: k32,
+    types: ['iso'],
+    locations: ['partition'],
+    maxPhysicalDrives: 4,
+  });
+  assert.deepEqual(
+    (await isoOnly.find({ labels: ['config-2'] })).map((f) => f.device),
+    ['\\\\.\\PhysicalDrive0:1'],
+  );
   assert.deepEqual(await finder.find({ labels: ['cidata'] }), []);
 });

@@ -23,8 +23,18 @@ for (const name of NAMES) {
 test('the stripped linux-arm64 binary still runs (qemu-aarch64)', (t) => {
   const path = builtBinary('kiln-linux-arm64');
   if (!need(t, path !== undefined, 'dist/kiln-linux-arm64 is not built')) return;
-  if (!need(t, hasCommand('qemu-aarch64'), 'qemu-aarch64 is not installed (apt-get install qemu-user libc6-arm64-cross libstdc++6-arm64-cross)')) return;
-  const r = spawnSync('qemu-aarch64', ['-L', '/usr/aarch64-linux-gnu', path as string, 'version', '--long'], { encoding: 'utf8', timeout: 60_000 });
+  if (
+    !need(
+      t,
+      hasCommand('qemu-aarch64'),
+      'qemu-aarch64 is not installed (apt-get install qemu-user libc6-arm64-cross libstdc++6-arm64-cross)',
+    )
+  )
+    return;
+  const r = spawnSync('qemu-aarch64', ['-L', '/usr/aarch64-linux-gnu', path as string, 'version', '--long'], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /target: linux-arm64/);
 });
@@ -32,8 +42,22 @@ test('the stripped linux-arm64 binary still runs (qemu-aarch64)', (t) => {
 test('the linux-arm64 binary starts a script with posix_spawn, through the koffi addon it carries (qemu-aarch64)', (t) => {
   const path = builtBinary('kiln-linux-arm64');
   if (!need(t, path !== undefined, 'dist/kiln-linux-arm64 is not built')) return;
-  if (!need(t, hasCommand('qemu-aarch64'), 'qemu-aarch64 is not installed (apt-get install qemu-user libc6-arm64-cross libstdc++6-arm64-cross)')) return;
-  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('ldd'), 'needs root, unshare and ldd (the script runs in a chroot)')) return;
+  if (
+    !need(
+      t,
+      hasCommand('qemu-aarch64'),
+      'qemu-aarch64 is not installed (apt-get install qemu-user libc6-arm64-cross libstdc++6-arm64-cross)',
+    )
+  )
+    return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('unshare') && hasCommand('ldd'),
+      'needs root, unshare and ldd (the script runs in a chroot)',
+    )
+  )
+    return;
   // A root holding only this host's /bin/sh and the libraries it needs: the script runs there, natively.
   const dir = tempDir(t);
   const root = join(dir, 'root');
@@ -43,11 +67,25 @@ test('the linux-arm64 binary starts a script with posix_spawn, through the koffi
     copyFileSync(file, join(root, file));
   }
   writeFileSync(join(dir, 'user-data'), '#!/bin/sh\necho hello from the script\n');
-  const r = spawnSync('qemu-aarch64', ['-L', '/usr/aarch64-linux-gnu', path as string, '--root', root, '--debug', 'devel', 'run-user-data', join(dir, 'user-data')], {
-    encoding: 'utf8',
-    timeout: 120_000,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', KILN_FACE: '' },
-  });
+  const r = spawnSync(
+    'qemu-aarch64',
+    [
+      '-L',
+      '/usr/aarch64-linux-gnu',
+      path as string,
+      '--root',
+      root,
+      '--debug',
+      'devel',
+      'run-user-data',
+      join(dir, 'user-data'),
+    ],
+    {
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', KILN_FACE: '' },
+    },
+  );
   assert.equal(r.status, 0, r.stdout + r.stderr);
   assert.match(r.stdout + r.stderr, /commands are started with posix_spawn/);
   assert.doesNotMatch(r.stdout + r.stderr, /started with Node's spawn/);

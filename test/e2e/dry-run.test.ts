@@ -15,7 +15,10 @@ const binary = builtBinary('kiln-linux-x64');
 
 /** Every module of the registry in its stage's list, and allowed on any distro (cloud-init's unverified_modules). */
 function everyModuleConfig(): string {
-  const list = (stage: string) => MODULES.filter((m) => m.stage === stage).map((m) => `  - ${m.name}\n`).join('');
+  const list = (stage: string) =>
+    MODULES.filter((m) => m.stage === stage)
+      .map((m) => `  - ${m.name}\n`)
+      .join('');
   return [
     'datasource_list: [NoCloud]',
     `unverified_modules: [${MODULES.map((m) => m.name).join(', ')}]`,
@@ -272,9 +275,18 @@ for layer in root etc-cloud var-lib-cloud; do (cd "$L/$layer-up" && find . -mind
 cp -r "$L/out/." "$KILN_OUT/"
 `;
 
-test('--dry-run --all-stages with every module configured changes no file, no hostname, and starts no program', { timeout: 300_000 }, (t) => {
+test('--dry-run --all-stages with every module configured changes no file, no hostname, and starts no program', {
+  timeout: 300_000,
+}, (t) => {
   if (!need(t, binary !== undefined, 'dist/kiln-linux-x64 is not built (node build.mjs linux-x64)')) return;
-  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('strace') && hasCommand('chroot'), 'needs root (for namespaces, overlay and tmpfs mounts), unshare, chroot and strace')) return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('unshare') && hasCommand('strace') && hasCommand('chroot'),
+      'needs root (for namespaces, overlay and tmpfs mounts), unshare, chroot and strace',
+    )
+  )
+    return;
   const dir = tempDir(t, 'kiln-dryrun-');
   const seed = join(dir, 'seed');
   const out = join(dir, 'out');
@@ -284,11 +296,21 @@ test('--dry-run --all-stages with every module configured changes no file, no ho
   writeFileSync(join(seed, 'meta-data'), 'instance-id: iid-kiln-dryrun\nlocal-hostname: kiln-dryrun-after\n');
   writeFileSync(join(seed, 'user-data'), USER_DATA);
 
-  const r = spawnSync('unshare', ['--uts', '--mount', '--pid', '--ipc', '--net', '--fork', '--kill-child', 'bash', '-c', NAMESPACE_SCRIPT], {
-    encoding: 'utf8',
-    timeout: 240_000,
-    env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', KILN_LAYERS: layers, KILN_SEED: seed, KILN_OUT: out, KILN_BINARY: binary as string },
-  });
+  const r = spawnSync(
+    'unshare',
+    ['--uts', '--mount', '--pid', '--ipc', '--net', '--fork', '--kill-child', 'bash', '-c', NAMESPACE_SCRIPT],
+    {
+      encoding: 'utf8',
+      timeout: 240_000,
+      env: {
+        PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin',
+        KILN_LAYERS: layers,
+        KILN_SEED: seed,
+        KILN_OUT: out,
+        KILN_BINARY: binary as string,
+      },
+    },
+  );
   assert.equal(r.status, 0, `namespace setup failed: ${r.stderr}`);
   const read = (name: string) => readFileSync(join(out, name), 'utf8');
   const stdout = read('stdout');
@@ -299,12 +321,28 @@ test('--dry-run --all-stages with every module configured changes no file, no ho
   assert.doesNotMatch(stderr, /error: /, 'kiln stopped with an error');
 
   // Every module of the registry ran (its finish event is logged at DEBUG), so each had its chance to change something.
-  for (const m of MODULES) assert.match(stderr, new RegExp(`finish: [\\w-]+/config-${m.name}: (SUCCESS|FAIL)`), `module ${m.name} did not run`);
+  for (const m of MODULES)
+    assert.match(
+      stderr,
+      new RegExp(`finish: [\\w-]+/config-${m.name}: (SUCCESS|FAIL)`),
+      `module ${m.name} did not run`,
+    );
   assert.equal(read('hostname').trim(), 'kiln-dryrun-before', 'the running hostname was changed');
-  assert.deepEqual(read('changed').split('\n').filter(Boolean), [], 'files were changed, made or removed (overlay upper layers are not empty)');
-  // One execve for chroot and one for kiln (as /usr/bin/cloud-init): nothing else was started, or tried (a failed execve is listed too).
-  const execs = read('execve').split('\n').filter((l) => /execve(at)?\(/.test(l));
-  assert.deepEqual(execs.map((l) => /execve(?:at)?\("([^"]*)"/.exec(l)?.[1]), [execs[0] && /execve\("([^"]*)"/.exec(execs[0])?.[1], '/usr/bin/cloud-init'], `programs were started:\n${execs.join('\n')}`);
+  assert.deepEqual(
+    read('changed').split('\n').filter(Boolean),
+    [],
+    'files were changed, made or removed (overlay upper layers are not empty)',
+  );
+  // One execve for chroot and one for kiln (as /usr/bin/cloud-init): nothing else was started, or tried (a failed
+  // execve is listed too).
+  const execs = read('execve')
+    .split('\n')
+    .filter((l) => /execve(at)?\(/.test(l));
+  assert.deepEqual(
+    execs.map((l) => /execve(?:at)?\("([^"]*)"/.exec(l)?.[1]),
+    [execs[0] && /execve\("([^"]*)"/.exec(execs[0])?.[1], '/usr/bin/cloud-init'],
+    `programs were started:\n${execs.join('\n')}`,
+  );
   // What the run would have done is printed, not done.
   assert.match(stdout, /^dry run: \d+ effects not applied$/m);
   assert.match(stdout, /^ {2}would set hostname kiln-dryrun-after$/m);

@@ -26,9 +26,15 @@ test('kiln devel fs-cat writes binary files to a pipe byte for byte, and refuses
   const want = createHash('sha256').update(blob).digest('hex');
   for (const format of ['iso', 'vfat']) {
     const img = join(dir, `seed-${format}.img`);
-    const made = spawnSync(linux as string, ['make-seed', '--kind', 'configdrive', '--format', format, '-o', img, seed], { encoding: 'utf8' });
+    const made = spawnSync(
+      linux as string,
+      ['make-seed', '--kind', 'configdrive', '--format', format, '-o', img, seed],
+      { encoding: 'utf8' },
+    );
     assert.equal(made.status, 0, made.stderr);
-    const piped = spawnSync('sh', ['-c', '"$0" devel fs-cat "$1" blob.bin | sha256sum', linux as string, img], { encoding: 'utf8' });
+    const piped = spawnSync('sh', ['-c', '"$0" devel fs-cat "$1" blob.bin | sha256sum', linux as string, img], {
+      encoding: 'utf8',
+    });
     assert.equal(piped.status, 0, piped.stderr);
     assert.equal(piped.stdout.split(' ')[0], want, `${format}: fs-cat | sha256sum`);
     const direct = spawnSync(linux as string, ['devel', 'fs-cat', img, 'blob.bin'], { maxBuffer: 1 << 20 });
@@ -37,11 +43,17 @@ test('kiln devel fs-cat writes binary files to a pipe byte for byte, and refuses
   }
   if (!need(t, hasCommand('script'), 'script (util-linux) is not installed')) return;
   const iso = join(dir, 'seed-iso.img');
-  const tty = spawnSync('script', ['-qec', `"${linux}" devel fs-cat "${iso}" blob.bin`, '/dev/null'], { encoding: 'latin1' });
+  const tty = spawnSync('script', ['-qec', `"${linux}" devel fs-cat "${iso}" blob.bin`, '/dev/null'], {
+    encoding: 'latin1',
+  });
   assert.equal(tty.status, 1, tty.stdout);
   assert.match(tty.stdout, /'blob\.bin' is binary \(not UTF-8 text\) and standard output is a terminal/);
   assert.ok(tty.stdout.length < 1000, 'no binary reached the terminal');
-  const text = spawnSync('script', ['-qec', `"${linux}" devel fs-cat "${iso}" openstack/latest/meta_data.json`, '/dev/null'], { encoding: 'utf8' });
+  const text = spawnSync(
+    'script',
+    ['-qec', `"${linux}" devel fs-cat "${iso}" openstack/latest/meta_data.json`, '/dev/null'],
+    { encoding: 'utf8' },
+  );
   assert.equal(text.status, 0, text.stdout);
   assert.match(text.stdout, /\{"uuid": "pipe"\}/);
 });

@@ -18,25 +18,46 @@ const binary = builtBinary('kiln-linux-x64');
 
 /** The one value of KEY= in a unit file's text. */
 function unitValue(unitText: string, key: string): string {
-  const values = unitText.split('\n').filter((l) => l.startsWith(`${key}=`)).map((l) => l.slice(key.length + 1));
+  const values = unitText
+    .split('\n')
+    .filter((l) => l.startsWith(`${key}=`))
+    .map((l) => l.slice(key.length + 1));
   assert.equal(values.length, 1, `${key}= in\n${unitText}`);
   return values[0] as string;
 }
 
 test('the installed hook-hotplug writes, once the boot has finished, the line the installed hotplugd service hands to devel hotplug-hook handle', (t) => {
   if (!need(t, binary !== undefined, 'dist/kiln-linux-x64 is not built (node build.mjs linux-x64)')) return;
-  if (!need(t, isRoot() && hasCommand('unshare'), 'copying the Debian rootfs and chroot into it need root and unshare')) return;
+  if (!need(t, isRoot() && hasCommand('unshare'), 'copying the Debian rootfs and chroot into it need root and unshare'))
+    return;
   const root = copyRootfs(tempDir(t));
   const purge = spawnSync('chroot', [root, 'dpkg', '--purge', 'cloud-init'], { encoding: 'utf8' });
   assert.equal(purge.status, 0, purge.stderr);
-  const install = spawnSync(binary as string, ['install', '--root', root], { encoding: 'utf8', env: { ...process.env, KILN_FACE: '' } });
+  const install = spawnSync(binary as string, ['install', '--root', root], {
+    encoding: 'utf8',
+    env: { ...process.env, KILN_FACE: '' },
+  });
   assert.equal(install.status, 0, install.stderr);
 
   // A boot found an OpenStack instance whose config leaves hotplug off: handle then parses, logs and does nothing.
   // (Not Ec2: cloud-init 25.1's Ec2 has hotplug among its default events.)
   const dir = join(root, 'var/lib/cloud/instances/i-hotplug');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'obj.json'), serializeInstance('OpenStack', { instanceId: 'i-hotplug', cloudName: 'openstack', platform: 'openstack', subplatform: 'metadata (http://169.254.169.254)', publicKeys: [], metadata: {} }, 'network'));
+  writeFileSync(
+    join(dir, 'obj.json'),
+    serializeInstance(
+      'OpenStack',
+      {
+        instanceId: 'i-hotplug',
+        cloudName: 'openstack',
+        platform: 'openstack',
+        subplatform: 'metadata (http://169.254.169.254)',
+        publicKeys: [],
+        metadata: {},
+      },
+      'network',
+    ),
+  );
   writeFileSync(join(dir, 'cloud-config.txt'), '#cloud-config\nhostname: x\n');
   symlinkSync('/var/lib/cloud/instances/i-hotplug', join(root, 'var/lib/cloud/instance'));
 
@@ -64,17 +85,32 @@ test('the installed hook-hotplug writes, once the boot has finished, the line th
     `SUBSYSTEM=net DEVPATH=/devices/pci0000:00/0000:00:05.0/virtio2/net/eth1 ACTION=add "${hook}"`,
     'env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin /bin/sh -c "$SERVICE_SCRIPT" 3<&4 4<&-',
   ].join('\n');
-  const r = spawnSync('unshare', ['--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, '/bin/sh', '-c', script], {
-    encoding: 'utf8',
-    timeout: 60_000,
-    env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', SERVICE_SCRIPT: execStart[1] as string },
-  });
+  const r = spawnSync(
+    'unshare',
+    ['--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, '/bin/sh', '-c', script],
+    {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', SERVICE_SCRIPT: execStart[1] as string },
+    },
+  );
   assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
   // The service echoes what it read: the hook's one line, the early event's never written.
-  assert.equal(r.stdout, 'args=--subsystem=net handle --devpath=/devices/pci0000:00/0000:00:05.0/virtio2/net/eth1 --udevaction=add\n', r.stderr);
+  assert.equal(
+    r.stdout,
+    'args=--subsystem=net handle --devpath=/devices/pci0000:00/0000:00:05.0/virtio2/net/eth1 --udevaction=add\n',
+    r.stderr,
+  );
   // The hook's own log, as 25.1's: the early event turned away, the later one handed on.
-  assert.equal(readFileSync(join(root, 'run/cloud-init/hook-hotplug.log'), 'utf8'), 'Not running hotplug, not ready yet\nRunning hotplug hook:  --subsystem=net handle --devpath=/devices/pci0000:00/0000:00:05.0/virtio2/net/eth1 --udevaction=add\n');
+  assert.equal(
+    readFileSync(join(root, 'run/cloud-init/hook-hotplug.log'), 'utf8'),
+    'Not running hotplug, not ready yet\nRunning hotplug hook:  --subsystem=net handle --devpath=/devices/pci0000:00/0000:00:05.0/virtio2/net/eth1 --udevaction=add\n',
+  );
   const log = readFileSync(join(root, 'var/log/cloud-init.log'), 'utf8');
-  assert.match(log, /hotplug-hook called with the following arguments: \{hotplug_action: handle, subsystem: net, udevaction: add, devpath: \/devices\/pci0000:00\/0000:00:05\.0\/virtio2\/net\/eth1\}/, log);
+  assert.match(
+    log,
+    /hotplug-hook called with the following arguments: \{hotplug_action: handle, subsystem: net, udevaction: add, devpath: \/devices\/pci0000:00\/0000:00:05\.0\/virtio2\/net\/eth1\}/,
+    log,
+  );
   assert.match(log, /hotplug not enabled for event of type net/);
 });

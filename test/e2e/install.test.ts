@@ -12,16 +12,29 @@ import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 
 const binary = builtBinary('kiln-linux-x64');
-const UNITS = ['cloud-init-main.service', 'cloud-init-local.service', 'cloud-init-network.service', 'cloud-config.service', 'cloud-final.service'];
+const UNITS = [
+  'cloud-init-main.service',
+  'cloud-init-local.service',
+  'cloud-init-network.service',
+  'cloud-config.service',
+  'cloud-final.service',
+];
 
 function kiln(args: string[]) {
-  const r = spawnSync(binary as string, args, { encoding: 'utf8', env: { ...process.env, KILN_FACE: '' }, maxBuffer: 16 * 1024 * 1024 });
+  const r = spawnSync(binary as string, args, {
+    encoding: 'utf8',
+    env: { ...process.env, KILN_FACE: '' },
+    maxBuffer: 16 * 1024 * 1024,
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
 /** Every file and link under ROOT (not folders): path, type and mode, a link's target. */
 function files(root: string): string[] {
-  const r = spawnSync('find', [root, '-mindepth', '1', '-not', '-type', 'd', '-printf', '%P %y %m %l\\n'], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const r = spawnSync('find', [root, '-mindepth', '1', '-not', '-type', 'd', '-printf', '%P %y %m %l\\n'], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
   assert.equal(r.status, 0, r.stderr);
   return r.stdout.split('\n').filter(Boolean).sort();
 }
@@ -40,18 +53,36 @@ test('kiln install into a bare root: the binary, its names, the units; systemctl
 
   const r = kiln(['install', '--root', root]);
   assert.equal(r.code, 0, r.err);
-  assert.match(r.out, /^enabled cloud-init-main\.service, cloud-init-local\.service, cloud-init-network\.service, cloud-config\.service, cloud-final\.service, cloud-init-hotplugd\.socket$/m);
-  assert.ok(readFileSync(join(root, 'usr/bin/kiln')).equals(readFileSync(binary as string)), '/usr/bin/kiln is the running binary');
+  assert.match(
+    r.out,
+    /^enabled cloud-init-main\.service, cloud-init-local\.service, cloud-init-network\.service, cloud-config\.service, cloud-final\.service, cloud-init-hotplugd\.socket$/m,
+  );
+  assert.ok(
+    readFileSync(join(root, 'usr/bin/kiln')).equals(readFileSync(binary as string)),
+    '/usr/bin/kiln is the running binary',
+  );
   assert.equal(readlinkSync(join(root, 'usr/bin/cloud-init')), 'kiln');
   for (const unit of UNITS) assert.equal(isEnabled(root, unit), 'enabled', unit);
-  // Hotplug's pieces, as Debian's package ships them: the socket enabled, its service started by it, the hook executable.
+  // Hotplug's pieces, as Debian's package ships them: the socket enabled, its service started by it, the hook
+  // executable.
   assert.equal(isEnabled(root, 'cloud-init-hotplugd.socket'), 'enabled');
   assert.equal(isEnabled(root, 'cloud-init-hotplugd.service'), 'static');
-  assert.ok(files(root).includes('usr/lib/cloud-init/hook-hotplug f 755 '), files(root).filter((l) => l.includes('cloud-init/')).join('\n'));
+  assert.ok(
+    files(root).includes('usr/lib/cloud-init/hook-hotplug f 755 '),
+    files(root)
+      .filter((l) => l.includes('cloud-init/'))
+      .join('\n'),
+  );
   // The installed copy runs, and answers to its cloud-init name.
-  const v = spawnSync(join(root, 'usr/bin/cloud-init'), ['--version'], { encoding: 'utf8', env: { ...process.env, KILN_FACE: '' } });
+  const v = spawnSync(join(root, 'usr/bin/cloud-init'), ['--version'], {
+    encoding: 'utf8',
+    env: { ...process.env, KILN_FACE: '' },
+  });
   assert.equal(v.status, 0, v.stderr);
-  assert.equal(v.stdout.split(' ').slice(0, 2).join(' '), `${join(root, 'usr/bin/cloud-init')} ${KILN_CLOUD_INIT_VERSION}`);
+  assert.equal(
+    v.stdout.split(' ').slice(0, 2).join(' '),
+    `${join(root, 'usr/bin/cloud-init')} ${KILN_CLOUD_INIT_VERSION}`,
+  );
 
   // The image check agrees that the installed units and generator run at the first boot.
   const checked = kiln(['check', '--root', root]);
@@ -85,11 +116,17 @@ test("kiln install into the Debian rootfs refuses while Debian's cloud-init is i
   assert.equal(readlinkSync(join(root, 'usr/bin/cloud-id')), 'kiln');
   // The package's files stay, diverted by dpkg: its script is where dpkg-divert put it, its units untouched.
   assert.equal(readFileSync(join(root, 'usr/bin/cloud-init.distrib'), 'utf8'), packageScript);
-  assert.match(spawnSync('chroot', [root, 'dpkg-divert', '--list', '/usr/bin/cloud-init'], { encoding: 'utf8' }).stdout, /local diversion of \/usr\/bin\/cloud-init to \/usr\/bin\/cloud-init\.distrib/);
+  assert.match(
+    spawnSync('chroot', [root, 'dpkg-divert', '--list', '/usr/bin/cloud-init'], { encoding: 'utf8' }).stdout,
+    /local diversion of \/usr\/bin\/cloud-init to \/usr\/bin\/cloud-init\.distrib/,
+  );
   for (const unit of UNITS) {
     // Debian 12's package has three of the names; cloud-init-main.service and cloud-init-network.service are 25.1's.
     if (!unit.includes('main') && !unit.includes('network')) {
-      assert.ok(before.some((l) => l.startsWith(`usr/lib/systemd/system/${unit} `)), `the package's ${unit} is there`);
+      assert.ok(
+        before.some((l) => l.startsWith(`usr/lib/systemd/system/${unit} `)),
+        `the package's ${unit} is there`,
+      );
       assert.ok(files(root).includes(before.find((l) => l.startsWith(`usr/lib/systemd/system/${unit} `)) as string));
     }
     assert.match(readFileSync(join(root, 'etc/systemd/system', unit), 'utf8'), /^# kiln as cloud-init/);
@@ -103,6 +140,9 @@ test("kiln install into the Debian rootfs refuses while Debian's cloud-init is i
   assert.match(u.out, /gave \/usr\/bin\/cloud-init back to Debian's cloud-init package/);
   assert.equal(readFileSync(join(root, 'usr/bin/cloud-init'), 'utf8'), packageScript);
   // dpkg-divert keeps its previous database as diversions-old: the one file that is new afterwards, dpkg's own.
-  assert.deepEqual(files(root).filter((l) => !l.startsWith('var/lib/dpkg/diversions-old ')), before.filter((l) => !l.startsWith('var/lib/dpkg/diversions-old ')));
+  assert.deepEqual(
+    files(root).filter((l) => !l.startsWith('var/lib/dpkg/diversions-old ')),
+    before.filter((l) => !l.startsWith('var/lib/dpkg/diversions-old ')),
+  );
   assert.equal(readFileSync(join(root, 'var/lib/dpkg/diversions'), 'utf8'), diversions);
 });

@@ -34,7 +34,10 @@ test('--version and version --long', (t) => {
 test('the binary built for this host runs its bundle with the code cache trained at build time, and V8 takes it', (t) => {
   if (!need(t, binary !== undefined, 'dist/kiln-linux-x64 is not built (npm run build)')) return;
   if (process.arch !== 'x64') return t.skip('the linux-x64 binary gets a code cache only when built on an x64 host');
-  const r = spawnSync(binary as string, ['--version'], { encoding: 'utf8', env: { ...process.env, KILN_FACE: '', KILN_CODE_CACHE_REPORT: '1' } });
+  const r = spawnSync(binary as string, ['--version'], {
+    encoding: 'utf8',
+    env: { ...process.env, KILN_FACE: '', KILN_CODE_CACHE_REPORT: '1' },
+  });
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stderr, 'kiln code cache: used\n');
   assert.match(r.stdout, /^kiln \d/);
@@ -50,10 +53,17 @@ test('the binary fetches over HTTP with the client it carries: an #include from 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(() => server.close());
   const dir = tempDir(t);
-  writeFileSync(join(dir, 'user-data'), `#include\nhttp://127.0.0.1:${(server.address() as AddressInfo).port}/part.sh\n`);
+  writeFileSync(
+    join(dir, 'user-data'),
+    `#include\nhttp://127.0.0.1:${(server.address() as AddressInfo).port}/part.sh\n`,
+  );
   mkdirSync(join(dir, 'root'));
   // Run without blocking this process, which serves the request; no proxy settings reach the binary.
-  const child = spawn(binary as string, ['--root', join(dir, 'root'), '--dry-run', 'devel', 'run-user-data', join(dir, 'user-data')], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', KILN_FACE: '' } });
+  const child = spawn(
+    binary as string,
+    ['--root', join(dir, 'root'), '--dry-run', 'devel', 'run-user-data', join(dir, 'user-data')],
+    { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', KILN_FACE: '' } },
+  );
   let out = '';
   let err = '';
   child.stdout.on('data', (b: Buffer) => (out += b.toString()));
@@ -61,14 +71,22 @@ test('the binary fetches over HTTP with the client it carries: an #include from 
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   assert.equal(code, 0, err);
   assert.deepEqual(requests, ['GET /part.sh']);
-  assert.match(out, /write \/var\/lib\/cloud\/instances\/iid-kiln-devel\/scripts\/part-\d+ \(24 bytes, mode 0700\)/, 'the fetched script is what the dry run would write');
+  assert.match(
+    out,
+    /write \/var\/lib\/cloud\/instances\/iid-kiln-devel\/scripts\/part-\d+ \(24 bytes, mode 0700\)/,
+    'the fetched script is what the dry run would write',
+  );
 });
 
 test('the binary serves a metadata tree over HTTP (devel serve-metadata) until it is told to stop', async (t) => {
   if (!need(t, binary !== undefined, 'dist/kiln-linux-x64 is not built (npm run build)')) return;
   const dir = tempDir(t);
   writeFileSync(join(dir, 'meta-data'), 'instance-id: iid-e2e-serve\n');
-  const child = spawn(binary as string, ['devel', 'serve-metadata', '--kind', 'nocloud', '--dir', dir, '--listen', '127.0.0.1:0', '--exit-after', '60'], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', KILN_FACE: '' } });
+  const child = spawn(
+    binary as string,
+    ['devel', 'serve-metadata', '--kind', 'nocloud', '--dir', dir, '--listen', '127.0.0.1:0', '--exit-after', '60'],
+    { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', KILN_FACE: '' } },
+  );
   t.after(() => child.kill('SIGKILL'));
   let err = '';
   child.stderr.on('data', (b: Buffer) => (err += b.toString()));
@@ -101,7 +119,10 @@ test('the invocation name picks the face', (t) => {
   const k = run(join(dir, 'kiln'), ['--help']);
   assert.match(k.out, /^usage: kiln /);
   // The path it was started by, then the cloud-init release, as `cloud-init --version` prints them.
-  assert.equal(run(join(dir, 'cloud-init'), ['--version']).out, `${join(dir, 'cloud-init')} ${KILN_CLOUD_INIT_VERSION} (kiln ${packageVersion})\n`);
+  assert.equal(
+    run(join(dir, 'cloud-init'), ['--version']).out,
+    `${join(dir, 'cloud-init')} ${KILN_CLOUD_INIT_VERSION} (kiln ${packageVersion})\n`,
+  );
 });
 
 test('unknown commands and flags exit 2 with a clear message', (t) => {
@@ -117,7 +138,18 @@ test('unknown commands and flags exit 2 with a clear message', (t) => {
 test('a write under --root lands there; with --dry-run it is only printed', (t) => {
   if (!need(t, binary !== undefined, 'dist/kiln-linux-x64 is not built (npm run build)')) return;
   const root = tempDir(t);
-  const dry = run(binary as string, ['--root', root, '--dry-run', 'devel', 'write-file', '/etc/motd', '--content', 'hi\n', '--mode', '0640']);
+  const dry = run(binary as string, [
+    '--root',
+    root,
+    '--dry-run',
+    'devel',
+    'write-file',
+    '/etc/motd',
+    '--content',
+    'hi\n',
+    '--mode',
+    '0640',
+  ]);
   assert.equal(dry.code, 0, dry.err);
   assert.match(dry.out, /dry run: 1 effect not applied\n {2}would write \/etc\/motd \(3 bytes, mode 0640\)/);
   assert.equal(existsSync(join(root, 'etc/motd')), false);
@@ -130,7 +162,15 @@ test('the embedded default config is shown and overridden by files under --root'
   if (!need(t, binary !== undefined, 'dist/kiln-linux-x64 is not built (npm run build)')) return;
   const root = tempDir(t);
   assert.match(run(binary as string, ['devel', 'show-config', '--embedded']).out, /cloud_init_modules:/);
-  run(binary as string, ['--root', root, 'devel', 'write-file', '/etc/cloud/cloud.cfg.d/99-test.cfg', '--content', 'datasource_list: [NoCloud]\n']);
+  run(binary as string, [
+    '--root',
+    root,
+    'devel',
+    'write-file',
+    '/etc/cloud/cloud.cfg.d/99-test.cfg',
+    '--content',
+    'datasource_list: [NoCloud]\n',
+  ]);
   const shown = run(binary as string, ['--root', root, 'devel', 'show-config', '--format', 'json']);
   assert.equal(shown.code, 0, shown.err);
   assert.deepEqual(JSON.parse(shown.out).datasource_list, ['NoCloud']);
@@ -142,11 +182,17 @@ test("--debug traces of the built binary name kiln's source files (its source ma
   const root = tempDir(t);
   mkdirSync(join(root, 'var/lib/dpkg'), { recursive: true });
   writeFileSync(join(root, 'var/lib/dpkg/status'), 'Package: cloud-init\nStatus: install ok installed\n');
-  const traced = spawnSync(binary as string, ['--debug', 'install', '--root', root], { encoding: 'utf8', env: { ...process.env, KILN_FACE: '' } });
+  const traced = spawnSync(binary as string, ['--debug', 'install', '--root', root], {
+    encoding: 'utf8',
+    env: { ...process.env, KILN_FACE: '' },
+  });
   assert.equal(traced.status, 1);
   assert.match(traced.stderr, /^ {4}at .*\(src\/install\/linux-install\.ts:\d+:\d+\)$/m);
   assert.match(traced.stderr, /^ {4}at .*src\/main\.ts:\d+:\d+\)?$/m);
   assert.doesNotMatch(traced.stderr, /kiln\.cjs:/);
-  const raw = spawnSync(binary as string, ['--debug', 'install', '--root', root], { encoding: 'utf8', env: { ...process.env, KILN_FACE: '', KILN_SOURCE_MAP: '0' } });
+  const raw = spawnSync(binary as string, ['--debug', 'install', '--root', root], {
+    encoding: 'utf8',
+    env: { ...process.env, KILN_FACE: '', KILN_SOURCE_MAP: '0' },
+  });
   assert.match(raw.stderr, /\(kiln\.cjs:\d+:\d+\)$/m);
 });

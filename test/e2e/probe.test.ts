@@ -33,7 +33,14 @@ interface ProbeJson {
 
 test('kiln probe --json lists each partition of MBR (extended) and GPT disk images with its filesystem and label', (t) => {
   if (!need(t, linux !== undefined, 'dist/kiln-linux-x64 is not built (npm run build)')) return;
-  if (!need(t, ['sfdisk', 'sgdisk', 'mkfs.vfat', 'mcopy'].every(hasCommand), 'fdisk, gdisk, dosfstools, mtools are needed')) return;
+  if (
+    !need(
+      t,
+      ['sfdisk', 'sgdisk', 'mkfs.vfat', 'mcopy'].every(hasCommand),
+      'fdisk, gdisk, dosfstools, mtools are needed',
+    )
+  )
+    return;
   const dir = tempDir(t);
   const seed = join(dir, 'seed');
   mkdirSync(join(seed, 'openstack/latest'), { recursive: true });
@@ -43,12 +50,18 @@ test('kiln probe --json lists each partition of MBR (extended) and GPT disk imag
   let r = spawnSync(linux as string, ['make-seed', '--kind', 'configdrive', '-o', iso, seed], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   const fat = join(dir, 'nc.img');
-  r = spawnSync(linux as string, ['make-seed', '--format', 'vfat', '-o', fat, join(seed, 'user-data')], { encoding: 'utf8' });
+  r = spawnSync(linux as string, ['make-seed', '--format', 'vfat', '-o', fat, join(seed, 'user-data')], {
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 0, r.stderr);
 
   const mbr = join(dir, 'mbr.img');
   sh('truncate', ['-s', '32M', mbr]);
-  sh('sfdisk', ['--quiet', mbr], 'label: dos\nstart=2048, size=4096, type=c\nstart=8192, type=5\nstart=10240, size=8192, type=83\n');
+  sh(
+    'sfdisk',
+    ['--quiet', mbr],
+    'label: dos\nstart=2048, size=4096, type=c\nstart=8192, type=5\nstart=10240, size=8192, type=83\n',
+  );
   place(mbr, fat, 2048 * 512);
   place(mbr, iso, 10240 * 512);
   const gpt = join(dir, 'gpt.img');
@@ -60,19 +73,45 @@ test('kiln probe --json lists each partition of MBR (extended) and GPT disk imag
   assert.equal(r.status, 0, r.stderr);
   const [m, g] = JSON.parse(r.stdout) as ProbeJson[];
   assert.equal(m?.partitionTable, 'dos');
-  assert.deepEqual(m?.partitions?.map((p) => [p.number, p.fsType ?? null, p.label ?? null]), [[1, 'vfat', 'cidata'], [2, null, null], [5, 'iso9660', 'config-2']]);
+  assert.deepEqual(
+    m?.partitions?.map((p) => [p.number, p.fsType ?? null, p.label ?? null]),
+    [
+      [1, 'vfat', 'cidata'],
+      [2, null, null],
+      [5, 'iso9660', 'config-2'],
+    ],
+  );
   assert.equal(g?.partitionTable, 'gpt');
-  assert.deepEqual(g?.partitions?.map((p) => [p.number, p.name, p.fsType ?? null, p.label ?? null]), [[1, 'seed', 'iso9660', 'config-2'], [2, 'empty', null, null]]);
+  assert.deepEqual(
+    g?.partitions?.map((p) => [p.number, p.name, p.fsType ?? null, p.label ?? null]),
+    [
+      [1, 'seed', 'iso9660', 'config-2'],
+      [2, 'empty', null, null],
+    ],
+  );
 
   r = spawnSync(linux as string, ['probe', mbr], { encoding: 'utf8' });
   assert.match(r.stdout, /mbr\.img:5 .*iso9660 .*config-2/);
-  r = spawnSync(linux as string, ['devel', 'fs-cat', `${mbr}:5`, 'openstack/latest/meta_data.json'], { encoding: 'utf8' });
+  r = spawnSync(linux as string, ['devel', 'fs-cat', `${mbr}:5`, 'openstack/latest/meta_data.json'], {
+    encoding: 'utf8',
+  });
   assert.equal(r.stdout, '{"uuid": "e2e"}');
   r = spawnSync(linux as string, ['devel', 'fs-ls', '-R', '--partition', '1', mbr], { encoding: 'utf8' });
   assert.match(r.stdout, /\/meta-data\n/);
-  r = spawnSync(linux as string, ['probe', '--label', 'config-2', '--must-contain', 'openstack/latest/meta_data.json', mbr, gpt], { encoding: 'utf8' });
+  r = spawnSync(
+    linux as string,
+    ['probe', '--label', 'config-2', '--must-contain', 'openstack/latest/meta_data.json', mbr, gpt],
+    { encoding: 'utf8' },
+  );
   assert.equal(r.status, 0, r.stderr);
-  assert.equal(r.stdout.trim().split('\n').map((l) => l.split('\t')[0]).join(' '), `${mbr}:5 ${gpt}:1`);
+  assert.equal(
+    r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t')[0])
+      .join(' '),
+    `${mbr}:5 ${gpt}:1`,
+  );
   r = spawnSync(linux as string, ['probe', '--label', 'nope', mbr], { encoding: 'utf8' });
   assert.equal(r.status, 1);
   r = spawnSync(linux as string, ['devel', 'fs-cat', mbr, 'x'], { encoding: 'utf8' });
@@ -103,10 +142,18 @@ test('kiln-win-x64.exe probe finds a wine drive letter labelled config-2 (GetLog
   assert.equal(q?.label, 'config-2');
 
   // The finder's cdrom location: label config-2 and the metadata file, as cloudbase-init checks both.
-  r = runUnderWine(windows as string, ['probe', '--label', 'config-2', '--must-contain', 'openstack/latest/meta_data.json'], env);
+  r = runUnderWine(
+    windows as string,
+    ['probe', '--label', 'config-2', '--must-contain', 'openstack/latest/meta_data.json'],
+    env,
+  );
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^Q:\\\tiso9660\tconfig-2/m);
-  r = runUnderWine(windows as string, ['probe', '--label', 'config-2', '--must-contain', 'openstack/latest/nothing.json'], env);
+  r = runUnderWine(
+    windows as string,
+    ['probe', '--label', 'config-2', '--must-contain', 'openstack/latest/nothing.json'],
+    env,
+  );
   assert.equal(r.code, 1);
 });
 

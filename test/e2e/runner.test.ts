@@ -1,4 +1,5 @@
-// The built binary installed as /usr/bin/cloud-init in a Debian rootfs, booted under unshare + chroot on a NoCloud seed.
+// The built binary installed as /usr/bin/cloud-init in a Debian rootfs, booted under unshare + chroot on a NoCloud
+// seed.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +16,11 @@ const binary = builtBinary('kiln-linux-x64');
 
 /** Runs ARGV inside ROOT with its own UTS, IPC, mount, PID and (empty) network namespaces: nothing reaches the host. */
 function inRoot(root: string, argv: string[], timeout = 120_000) {
-  const r = spawnSync('unshare', ['--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, ...argv], { encoding: 'utf8', timeout });
+  const r = spawnSync(
+    'unshare',
+    ['--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, ...argv],
+    { encoding: 'utf8', timeout },
+  );
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -45,9 +50,18 @@ function lines(root: string, file: string): number {
   return existsSync(p) ? readFileSync(p, 'utf8').trim().split('\n').length : 0;
 }
 
-test('kiln as /usr/bin/cloud-init in Debian: boots, re-boots, new instances, degraded runs, and the Packer provisioner', { timeout: 600_000 }, async (t) => {
+test('kiln as /usr/bin/cloud-init in Debian: boots, re-boots, new instances, degraded runs, and the Packer provisioner', {
+  timeout: 600_000,
+}, async (t) => {
   if (!need(t, binary !== undefined, 'dist/kiln-linux-x64 is not built (node build.mjs linux-x64)')) return;
-  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('debootstrap'), 'needs root, unshare and debootstrap (the cached Debian rootfs)')) return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('unshare') && hasCommand('debootstrap'),
+      'needs root, unshare and debootstrap (the cached Debian rootfs)',
+    )
+  )
+    return;
   const root = copyRootfs(tempDir(t, 'kiln-e2e-runner-'));
   copyFileSync(binary as string, join(root, 'usr/bin/cloud-init'));
   // The rootfs carries Debian's cloud-init package (for the parity harness), whose cloud.cfg lists modules kiln
@@ -64,17 +78,32 @@ test('kiln as /usr/bin/cloud-init in Debian: boots, re-boots, new instances, deg
     assert.match(st.out, /status: done\nextended_status: done/);
     assert.match(st.out, /detail: DataSourceNoCloud \[seed=\/var\/lib\/cloud\/seed\/nocloud\]\n/);
     assert.ok(existsSync(join(root, 'var/lib/cloud/instances/iid-e2e-1/sem/consume_data')));
-    assert.ok(!existsSync(join(root, 'var/lib/cloud/instances/iid-e2e-1/vendor-cloud-config.txt')), 'no vendor data, no vendor cloud-config');
+    assert.ok(
+      !existsSync(join(root, 'var/lib/cloud/instances/iid-e2e-1/vendor-cloud-config.txt')),
+      'no vendor data, no vendor cloud-config',
+    );
     assert.equal(lines(root, 'var/tmp/runcmd-count'), 1);
     assert.equal(lines(root, 'var/tmp/bootcmd-count'), 1);
     assert.equal(readFileSync(join(root, 'etc/kiln-e2e.txt'), 'utf8'), 'written per instance');
     assert.equal(inRoot(root, ['/usr/bin/cloud-init', 'query', 'v1.instance_id']).out, 'iid-e2e-1\n');
     assert.equal(inRoot(root, ['/usr/bin/cloud-init', 'cloud-id']).out, 'nocloud\n');
     assert.equal(readFileSync(join(root, 'etc/hostname'), 'utf8').trim(), 'kiln-e2e');
-    for (const f of ['run/cloud-init/status.json', 'run/cloud-init/result.json', 'run/cloud-init/instance-data.json', 'run/cloud-init/instance-data-sensitive.json', 'run/cloud-init/combined-cloud-config.json', 'var/lib/cloud/instances/iid-e2e-1/boot-finished', 'var/log/cloud-init.log', 'var/log/cloud-init-output.log']) {
+    for (const f of [
+      'run/cloud-init/status.json',
+      'run/cloud-init/result.json',
+      'run/cloud-init/instance-data.json',
+      'run/cloud-init/instance-data-sensitive.json',
+      'run/cloud-init/combined-cloud-config.json',
+      'var/lib/cloud/instances/iid-e2e-1/boot-finished',
+      'var/log/cloud-init.log',
+      'var/log/cloud-init-output.log',
+    ]) {
       assert.ok(existsSync(join(root, f)), f);
     }
-    assert.match(readFileSync(join(root, 'var/log/cloud-init-output.log'), 'utf8'), /Cloud-init v\. .* running 'modules:final'/);
+    assert.match(
+      readFileSync(join(root, 'var/log/cloud-init-output.log'), 'utf8'),
+      /Cloud-init v\. .* running 'modules:final'/,
+    );
     // The binary's host keys, from the OpenSSL it carries: the rootfs's ssh-keygen reads each private file and
     // derives the public line the binary wrote beside it.
     for (const type of ['rsa', 'ecdsa', 'ed25519']) {
@@ -89,7 +118,10 @@ test('kiln as /usr/bin/cloud-init in Debian: boots, re-boots, new instances, deg
     assert.doesNotMatch(log, /started with Node's spawn/);
     // The default user of Debian's cloud.cfg was written by kiln itself, under /etc/.pwd.lock taken through the
     // binary's koffi (without it the tools would have run).
-    assert.match(readFileSync(join(root, 'etc/passwd'), 'utf8'), /^debian:x:1000:1000:Debian:\/home\/debian:\/bin\/bash$/m);
+    assert.match(
+      readFileSync(join(root, 'etc/passwd'), 'utf8'),
+      /^debian:x:1000:1000:Debian:\/home\/debian:\/bin\/bash$/m,
+    );
     assert.match(log, /Running command /, 'the commands kiln runs are logged');
     assert.doesNotMatch(log, /Running command (useradd|groupadd|usermod|passwd)\b/);
     assert.doesNotMatch(log, /left to the distro's tools/);
@@ -127,13 +159,20 @@ test('kiln as /usr/bin/cloud-init in Debian: boots, re-boots, new instances, deg
     const st = inRoot(root, ['/usr/bin/cloud-init', 'status', '--wait', '--long']);
     assert.equal(st.code, 1, st.out);
     assert.match(st.out, /status: error\nextended_status: error - done/);
-    assert.match(st.out, /\('write_files', \w+Error\(/, 'named as the module list spells it (kiln\'s embedded one: write_files)');
+    assert.match(
+      st.out,
+      /\('write_files', \w+Error\(/,
+      "named as the module list spells it (kiln's embedded one: write_files)",
+    );
   });
 
   await t.test('the Packer provisioner works unchanged and leaves the rootfs ready to capture', () => {
     seed(root, 'iid-e2e-4', GOOD);
     assert.equal(inRoot(root, ['/usr/bin/cloud-init', '--all-stages']).code, 0);
-    writeFileSync(join(root, 'tmp/provision.sh'), '#!/bin/sh\ncloud-init status --wait --long; cloud-init clean --logs --machine-id\n');
+    writeFileSync(
+      join(root, 'tmp/provision.sh'),
+      '#!/bin/sh\ncloud-init status --wait --long; cloud-init clean --logs --machine-id\n',
+    );
     const p = inRoot(root, ['/bin/sh', '/tmp/provision.sh']);
     assert.equal(p.code, 0, p.out + p.err);
     assert.match(p.out, /status: done/);
@@ -149,33 +188,56 @@ test('kiln as /usr/bin/cloud-init in Debian: boots, re-boots, new instances, deg
     assert.equal(lines(root, 'var/tmp/runcmd-count'), 1);
   });
 
-  await t.test("Debian's own cloud.cfg: kiln has every module it lists, so the boot is done (not degraded) and status --wait returns 0", () => {
-    writeFileSync(join(root, 'etc/cloud/cloud.cfg'), debianCloudCfg);
-    seed(root, 'iid-e2e-7', GOOD);
-    assert.equal(inRoot(root, ['/usr/bin/cloud-init', '--all-stages']).code, 0);
-    const st = inRoot(root, ['/usr/bin/cloud-init', 'status', '--wait', '--long']);
-    assert.equal(st.code, 0, st.out);
-    assert.match(st.out, /status: done\nextended_status: done\n/);
-    assert.match(st.out, /errors: \[\]\n/);
-    // Every module Debian's list names is one of kiln's (refresh_rmc_and_interface was the last one missing);
-    // modules cloud-init itself removed (migrator, emit_upstart) are noted at INFO, not warned about.
-    const cfg = parseYaml(debianCloudCfg) as Record<string, unknown>;
-    const entries = ['cloud_init_modules', 'cloud_config_modules', 'cloud_final_modules'].flatMap((k) => (cfg[k] as unknown[] | undefined) ?? []);
-    const listed = entries.map((e) => String(Array.isArray(e) ? e[0] : e).replace(/-/g, '_'));
-    assert.ok(listed.includes('refresh_rmc_and_interface'), listed.join(' '));
-    assert.deepEqual(listed.filter((n) => !findModule(n) && !['migrator', 'emit_upstart'].includes(n)), []);
-    assert.doesNotMatch(st.out, /Could not find module named/);
-    assert.equal(lines(root, 'var/tmp/runcmd-count'), 2, 'the modules ran');
-    rmSync(join(root, 'etc/cloud/cloud.cfg'));
-  });
+  await t.test(
+    "Debian's own cloud.cfg: kiln has every module it lists, so the boot is done (not degraded) and status --wait returns 0",
+    () => {
+      writeFileSync(join(root, 'etc/cloud/cloud.cfg'), debianCloudCfg);
+      seed(root, 'iid-e2e-7', GOOD);
+      assert.equal(inRoot(root, ['/usr/bin/cloud-init', '--all-stages']).code, 0);
+      const st = inRoot(root, ['/usr/bin/cloud-init', 'status', '--wait', '--long']);
+      assert.equal(st.code, 0, st.out);
+      assert.match(st.out, /status: done\nextended_status: done\n/);
+      assert.match(st.out, /errors: \[\]\n/);
+      // Every module Debian's list names is one of kiln's (refresh_rmc_and_interface was the last one missing);
+      // modules cloud-init itself removed (migrator, emit_upstart) are noted at INFO, not warned about.
+      const cfg = parseYaml(debianCloudCfg) as Record<string, unknown>;
+      const entries = ['cloud_init_modules', 'cloud_config_modules', 'cloud_final_modules'].flatMap(
+        (k) => (cfg[k] as unknown[] | undefined) ?? [],
+      );
+      const listed = entries.map((e) => String(Array.isArray(e) ? e[0] : e).replace(/-/g, '_'));
+      assert.ok(listed.includes('refresh_rmc_and_interface'), listed.join(' '));
+      assert.deepEqual(
+        listed.filter((n) => !findModule(n) && !['migrator', 'emit_upstart'].includes(n)),
+        [],
+      );
+      assert.doesNotMatch(st.out, /Could not find module named/);
+      assert.equal(lines(root, 'var/tmp/runcmd-count'), 2, 'the modules ran');
+      rmSync(join(root, 'etc/cloud/cloud.cfg'));
+    },
+  );
 
-  await t.test('init-local sets the running hostname of its UTS namespace, through procfs or, without /proc, hostname(1)', () => {
-    for (const [iid, name, proc] of [['iid-e2e-5', 'kiln-uts-proc', 'mount -t proc proc /proc && '], ['iid-e2e-6', 'kiln-uts-cmd', '']]) {
-      writeFileSync(join(root, 'var/lib/cloud/seed/nocloud/meta-data'), `instance-id: ${iid}\nlocal-hostname: ${name}\n`);
-      const r = inRoot(root, ['/bin/sh', '-c', `${proc}/usr/bin/cloud-init init --local >/dev/null 2>&1; hostname`]);
-      assert.equal(r.out, `${name}\n`, r.err);
-      const started = readFileSync(join(root, 'var/log/cloud-init.log'), 'utf8').includes(`Running command hostname ${name}`);
-      assert.equal(started, proc === '', proc ? 'procfs is written, hostname(1) is not started' : 'hostname(1) without /proc');
-    }
-  });
+  await t.test(
+    'init-local sets the running hostname of its UTS namespace, through procfs or, without /proc, hostname(1)',
+    () => {
+      for (const [iid, name, proc] of [
+        ['iid-e2e-5', 'kiln-uts-proc', 'mount -t proc proc /proc && '],
+        ['iid-e2e-6', 'kiln-uts-cmd', ''],
+      ]) {
+        writeFileSync(
+          join(root, 'var/lib/cloud/seed/nocloud/meta-data'),
+          `instance-id: ${iid}\nlocal-hostname: ${name}\n`,
+        );
+        const r = inRoot(root, ['/bin/sh', '-c', `${proc}/usr/bin/cloud-init init --local >/dev/null 2>&1; hostname`]);
+        assert.equal(r.out, `${name}\n`, r.err);
+        const started = readFileSync(join(root, 'var/log/cloud-init.log'), 'utf8').includes(
+          `Running command hostname ${name}`,
+        );
+        assert.equal(
+          started,
+          proc === '',
+          proc ? 'procfs is written, hostname(1) is not started' : 'hostname(1) without /proc',
+        );
+      }
+    },
+  );
 });

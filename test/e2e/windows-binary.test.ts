@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runUnderWine, wineExe } from '../helpers/wine';
 
-
 test('version --long reads the Windows version through koffi (ntdll!RtlGetVersion)', (t) => {
   const exe = wineExe(t);
   if (!exe) return;

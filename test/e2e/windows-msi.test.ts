@@ -12,7 +12,10 @@ import { hasCommand, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 import { privateWinePrefix, runUnderWine, wineExe, wineRegQuery } from '../helpers/wine';
 
-/** Builds the MSI of TARGET (win-x64 or win-arm64) carrying EXE into OUTPUT with msi.mjs, in a child (the .mjs is not part of the test bundle). */
+/**
+ * Builds the MSI of TARGET (win-x64 or win-arm64) carrying EXE into OUTPUT with msi.mjs, in a child (the .mjs is not
+ * part of the test bundle).
+ */
 function buildMsi(targetName: string, exe: string, output: string): void {
   const script = `
     const { buildMsi } = await import(${JSON.stringify(join(REPO, 'msi.mjs'))});
@@ -25,7 +28,10 @@ function buildMsi(targetName: string, exe: string, output: string): void {
 }
 
 function msiTools(t: TestContext): boolean {
-  return need(t, hasCommand('wixl'), 'wixl is not installed (apt-get install wixl)') && need(t, hasCommand('msiinfo'), 'msitools is not installed (apt-get install msitools)');
+  return (
+    need(t, hasCommand('wixl'), 'wixl is not installed (apt-get install wixl)') &&
+    need(t, hasCommand('msiinfo'), 'msitools is not installed (apt-get install msitools)')
+  );
 }
 
 /** A file's lines as a map of key → value in the [DEFAULT] section of a conf. */
@@ -35,7 +41,8 @@ function defaults(text: string): Map<string, string> {
   for (const line of text.split(/\r?\n/)) {
     const header = /^\[(.*)\]$/.exec(line.trim());
     if (header) section = header[1] ?? '';
-    else if (section === 'DEFAULT' && !line.startsWith('#') && line.includes('=')) values.set(line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1));
+    else if (section === 'DEFAULT' && !line.startsWith('#') && line.includes('='))
+      values.set(line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1));
   }
   return values;
 }
@@ -46,17 +53,28 @@ test('the MSI is the same bytes when built twice; the arm64 one names the Arm64 
   const dir = tempDir(t);
   buildMsi('win-x64', exe, join(dir, 'a.msi'));
   buildMsi('win-x64', exe, join(dir, 'b.msi'));
-  assert.ok(readFileSync(join(dir, 'a.msi')).equals(readFileSync(join(dir, 'b.msi'))), 'two builds of the x64 MSI differ');
+  assert.ok(
+    readFileSync(join(dir, 'a.msi')).equals(readFileSync(join(dir, 'b.msi'))),
+    'two builds of the x64 MSI differ',
+  );
   const x64 = spawnSync('msiinfo', ['suminfo', join(dir, 'a.msi')], { encoding: 'utf8' }).stdout;
   assert.match(x64, /^Template: x64;1033$/m);
 
-  // The arm64 MSI wraps whatever binary it is given; the x64 one stands in (no arm64 build needed for the package's own facts).
+  // The arm64 MSI wraps whatever binary it is given; the x64 one stands in (no arm64 build needed for the package's own
+  // facts).
   buildMsi('win-arm64', exe, join(dir, 'arm64.msi'));
   const arm64 = spawnSync('msiinfo', ['suminfo', join(dir, 'arm64.msi')], { encoding: 'utf8' }).stdout;
   assert.match(arm64, /^Template: Arm64;1033$/m);
   assert.match(arm64, /^Created: Tue Jan {2}1 00:00:00 1980$/m);
-  const codes = (file: string) => spawnSync('msiinfo', ['export', file, 'Property'], { encoding: 'utf8' }).stdout.match(/^(ProductCode|UpgradeCode)\t.*$/gm);
-  assert.notDeepEqual(codes(join(dir, 'arm64.msi')), codes(join(dir, 'a.msi')), 'x64 and arm64 share a product or upgrade code');
+  const codes = (file: string) =>
+    spawnSync('msiinfo', ['export', file, 'Property'], { encoding: 'utf8' }).stdout.match(
+      /^(ProductCode|UpgradeCode)\t.*$/gm,
+    );
+  assert.notDeepEqual(
+    codes(join(dir, 'arm64.msi')),
+    codes(join(dir, 'a.msi')),
+    'x64 and arm64 share a product or upgrade code',
+  );
   const extracted = join(dir, 'extracted');
   const r = spawnSync('msiextract', ['-C', extracted, join(dir, 'arm64.msi')], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
@@ -65,7 +83,7 @@ test('the MSI is the same bytes when built twice; the arm64 one names the Arm64 
   assert.doesNotMatch(unattend, /processorArchitecture="amd64"/);
 });
 
-test('msiexec /i … /qn with cloudbase-init\'s properties under wine: layout, confs, service; the binary runs; msiexec /x removes it', (t) => {
+test("msiexec /i … /qn with cloudbase-init's properties under wine: layout, confs, service; the binary runs; msiexec /x removes it", (t) => {
   const exe = wineExe(t);
   if (!exe || !msiTools(t)) return;
   const dir = tempDir(t);
@@ -88,14 +106,27 @@ test('msiexec /i … /qn with cloudbase-init\'s properties under wine: layout, c
   // re-quote the quotes of a Unix argument). wine's msiexec takes the word after an empty PROPERTY="" as its value,
   // where Windows' does not: the empty one comes last.
   const batch = join(dir, 'install.cmd');
-  writeFileSync(batch, `@echo off\r\nmsiexec /i "${msiPath}" /qn /l*v "${logPath}" USERNAME=ops USERGROUPS="Remote Desktop Users" LOGGINGSERIALPORTNAME=COM2 RUN_SERVICE_AS_LOCAL_SYSTEM=1 INJECTMETADATAPASSWORD=""\r\nexit /b %errorlevel%\r\n`);
+  writeFileSync(
+    batch,
+    `@echo off\r\nmsiexec /i "${msiPath}" /qn /l*v "${logPath}" USERNAME=ops USERGROUPS="Remote Desktop Users" LOGGINGSERIALPORTNAME=COM2 RUN_SERVICE_AS_LOCAL_SYSTEM=1 INJECTMETADATAPASSWORD=""\r\nexit /b %errorlevel%\r\n`,
+  );
   let r = runUnderWine('cmd', ['/c', `Z:${batch.replace(/\//g, '\\')}`], env);
   assert.equal(r.code, 0, `${r.stderr}\n${msiLog()}`);
   assert.ok(readFileSync(join(driveC, base, 'kiln.exe')).equals(readFileSync(exe)), 'kiln.exe is the built binary');
   assert.deepEqual(readdirSync(join(driveC, base)).sort(), ['LocalScripts', 'conf', 'kiln.exe', 'log']);
-  assert.deepEqual(readdirSync(join(driveC, base, 'conf')).sort(), ['Unattend.xml', 'cloudbase-init-unattend.conf', 'cloudbase-init.conf']);
-  assert.equal(readFileSync(join(driveC, base, 'conf/Unattend.xml'), 'utf8'), readFileSync(join(REPO, 'images/windows/Unattend.xml'), 'utf8'));
-  assert.equal(readFileSync(join(driveC, 'windows/Setup/Scripts/SetupComplete.cmd'), 'utf8'), readFileSync(join(REPO, 'images/windows/SetupComplete.cmd'), 'utf8'));
+  assert.deepEqual(readdirSync(join(driveC, base, 'conf')).sort(), [
+    'Unattend.xml',
+    'cloudbase-init-unattend.conf',
+    'cloudbase-init.conf',
+  ]);
+  assert.equal(
+    readFileSync(join(driveC, base, 'conf/Unattend.xml'), 'utf8'),
+    readFileSync(join(REPO, 'images/windows/Unattend.xml'), 'utf8'),
+  );
+  assert.equal(
+    readFileSync(join(driveC, 'windows/Setup/Scripts/SetupComplete.cmd'), 'utf8'),
+    readFileSync(join(REPO, 'images/windows/SetupComplete.cmd'), 'utf8'),
+  );
   for (const conf of ['cloudbase-init.conf', 'cloudbase-init-unattend.conf']) {
     const installed = defaults(readFileSync(join(driveC, base, 'conf', conf), 'utf8'));
     const shipped = defaults(readFileSync(join(REPO, 'images/windows', conf), 'utf8'));
@@ -128,13 +159,21 @@ test('msiexec /i … /qn with cloudbase-init\'s properties under wine: layout, c
   r = runUnderWine('msiexec', ['/x', msiPath, '/qn', '/l*v', logPath], env);
   assert.equal(r.code, 0, `${r.stderr}\n${msiLog()}`);
   assert.equal(wineRegQuery(prefix, key, 'ImagePath'), undefined, 'the service is still registered');
-  assert.equal(existsSync(join(driveC, base)), false, `${base} is left: ${existsSync(join(driveC, base)) ? readdirSync(join(driveC, base)).join(', ') : ''}`);
+  assert.equal(
+    existsSync(join(driveC, base)),
+    false,
+    `${base} is left: ${existsSync(join(driveC, base)) ? readdirSync(join(driveC, base)).join(', ') : ''}`,
+  );
   assert.equal(existsSync(join(driveC, 'windows/Setup/Scripts/SetupComplete.cmd')), false, 'SetupComplete.cmd is left');
 
   // Without properties the confs keep the shipped values, and no serial port line is added.
   r = runUnderWine('msiexec', ['/i', msiPath, '/qn', '/l*v', logPath], env);
   assert.equal(r.code, 0, `${r.stderr}\n${msiLog()}`);
   for (const conf of ['cloudbase-init.conf', 'cloudbase-init-unattend.conf']) {
-    assert.deepEqual(defaults(readFileSync(join(driveC, base, 'conf', conf), 'utf8')), defaults(readFileSync(join(REPO, 'images/windows', conf), 'utf8')), conf);
+    assert.deepEqual(
+      defaults(readFileSync(join(driveC, base, 'conf', conf), 'utf8')),
+      defaults(readFileSync(join(REPO, 'images/windows', conf), 'utf8')),
+      conf,
+    );
   }
 });

@@ -6,7 +6,15 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../helpers/temp';
-import { markerBatch, markerLines, privateWinePrefix, runCloudbaseInit, wineComputerName, wineExe, writeCloudbaseInitConf } from '../helpers/wine';
+import {
+  markerBatch,
+  markerLines,
+  privateWinePrefix,
+  runCloudbaseInit,
+  wineComputerName,
+  wineExe,
+  writeCloudbaseInitConf,
+} from '../helpers/wine';
 
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGtpbG4tb25lLXdpbmUtZTJlLWtleS0wMDAwMDAwMDAwMDE one@wine';
 
@@ -34,10 +42,16 @@ test('cloudbase-init under wine: OpenNebulaService reads context.sh from CD-ROM 
     ].join('\n'),
   );
   const prefix = privateWinePrefix(dir, { q: drive }, ['q']);
-  writeCloudbaseInitConf(dir, ['metadata_services=cloudbaseinit.metadata.services.opennebulaservice.OpenNebulaService', 'plugins=cloudbaseinit.plugins.common.sethostname.SetHostNamePlugin,cloudbaseinit.plugins.common.userdata.UserDataPlugin']);
+  writeCloudbaseInitConf(dir, [
+    'metadata_services=cloudbaseinit.metadata.services.opennebulaservice.OpenNebulaService',
+    'plugins=cloudbaseinit.plugins.common.sethostname.SetHostNamePlugin,cloudbaseinit.plugins.common.userdata.UserDataPlugin',
+  ]);
   const r = await runCloudbaseInit(exe, dir, prefix);
   assert.equal(r.code, 0, r.all);
-  assert.match(r.stdout, /^metadata: cloudbaseinit\.metadata\.services\.opennebulaservice\.OpenNebulaService \(OpenNebula\), instance iid-dsopennebula$/m);
+  assert.match(
+    r.stdout,
+    /^metadata: cloudbaseinit\.metadata\.services\.opennebulaservice\.OpenNebulaService \(OpenNebula\), instance iid-dsopennebula$/m,
+  );
   assert.match(r.stdout, /SetHostNamePlugin\s+done/);
   assert.match(r.stdout, /UserDataPlugin\s+done/);
   assert.match(r.log, /Found drive CONTEXT \(Q:\\\) with OpenNebula metadata file context\.sh/);

@@ -1,4 +1,5 @@
-// The built kiln-win-x64.exe as cloudbase-init under wine, reading PacketService's metadata from a mock on 127.0.0.1: host name, user data, the password posted to phone_home_url and the provisioning-completed call.
+// The built kiln-win-x64.exe as cloudbase-init under wine, reading PacketService's metadata from a mock on 127.0.0.1:
+// host name, user data, the password posted to phone_home_url and the provisioning-completed call.
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -7,7 +8,15 @@ import { test } from 'node:test';
 import { mockMetadataServer } from '../helpers/mock-metadata-server';
 import { sshRsaLine, decryptPkcs1 } from '../helpers/ssh-rsa-line';
 import { tempDir } from '../helpers/temp';
-import { markerBatch, markerLines, privateWinePrefix, runCloudbaseInit, wineComputerName, wineExe, writeCloudbaseInitConf } from '../helpers/wine';
+import {
+  markerBatch,
+  markerLines,
+  privateWinePrefix,
+  runCloudbaseInit,
+  wineComputerName,
+  wineExe,
+  writeCloudbaseInitConf,
+} from '../helpers/wine';
 
 /** The phone-home endpoint's key pair: the public half is served at /phone-home/key, the private one reads the post. */
 const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -24,19 +33,35 @@ test('cloudbase-init under wine: PacketService over HTTP from a mock, host name 
   const dir = tempDir(t);
   const marker = join(dir, 'user-data-ran.txt');
   const tree = join(dir, 'packet');
-  write(join(tree, 'metadata'), JSON.stringify({ id: 'c7a4e1f0-packet-wine', hostname: 'metal-wine', ssh_keys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGtpbG4tcGFja2V0 me'], phone_home_url: '{{url}}/phone-home' }));
+  write(
+    join(tree, 'metadata'),
+    JSON.stringify({
+      id: 'c7a4e1f0-packet-wine',
+      hostname: 'metal-wine',
+      ssh_keys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGtpbG4tcGFja2V0 me'],
+      phone_home_url: '{{url}}/phone-home',
+    }),
+  );
   write(join(tree, 'userdata'), markerBatch(marker, 'read from Packet'));
   write(join(tree, 'phone-home-key'), `${PHONE_HOME_KEY}\n`);
   const server = await mockMetadataServer(t, { kind: 'packet', dir: tree });
   const prefix = privateWinePrefix(dir, {}, []);
   writeCloudbaseInitConf(
     dir,
-    ['metadata_services=cloudbaseinit.metadata.services.packet.PacketService', 'plugins=cloudbaseinit.plugins.common.sethostname.SetHostNamePlugin,cloudbaseinit.plugins.common.userdata.UserDataPlugin', 'metadata_report_provisioning_completed=true', 'retry_count=1'],
+    [
+      'metadata_services=cloudbaseinit.metadata.services.packet.PacketService',
+      'plugins=cloudbaseinit.plugins.common.sethostname.SetHostNamePlugin,cloudbaseinit.plugins.common.userdata.UserDataPlugin',
+      'metadata_report_provisioning_completed=true',
+      'retry_count=1',
+    ],
     ['[packet]', `metadata_base_url=${server.url}/`],
   );
   const r = await runCloudbaseInit(exe, dir, prefix);
   assert.equal(r.code, 0, r.all);
-  assert.match(r.stdout, /^metadata: cloudbaseinit\.metadata\.services\.packet\.PacketService \(Packet\), instance c7a4e1f0-packet-wine$/m);
+  assert.match(
+    r.stdout,
+    /^metadata: cloudbaseinit\.metadata\.services\.packet\.PacketService \(Packet\), instance c7a4e1f0-packet-wine$/m,
+  );
   assert.match(r.stdout, /SetHostNamePlugin\s+done/);
   assert.match(r.stdout, /UserDataPlugin\s+done/);
   assert.deepEqual(markerLines(marker), ['read from Packet']);
@@ -54,13 +79,21 @@ test('cloudbase-init under wine: SetUserPasswordPlugin on PacketService posts {"
   if (!exe) return;
   const dir = tempDir(t);
   const tree = join(dir, 'packet');
-  write(join(tree, 'metadata'), JSON.stringify({ id: 'pw-packet-wine', hostname: 'metal-pw', ssh_keys: [], phone_home_url: '{{url}}/phone-home' }));
+  write(
+    join(tree, 'metadata'),
+    JSON.stringify({ id: 'pw-packet-wine', hostname: 'metal-pw', ssh_keys: [], phone_home_url: '{{url}}/phone-home' }),
+  );
   write(join(tree, 'phone-home-key'), `${PHONE_HOME_KEY}\n`);
   const server = await mockMetadataServer(t, { kind: 'packet', dir: tree });
   const prefix = privateWinePrefix(dir, {}, []);
   writeCloudbaseInitConf(
     dir,
-    ['username=kilnpkt', 'metadata_services=cloudbaseinit.metadata.services.packet.PacketService', 'plugins=cloudbaseinit.plugins.windows.createuser.CreateUserPlugin,cloudbaseinit.plugins.common.setuserpassword.SetUserPasswordPlugin', 'retry_count=0'],
+    [
+      'username=kilnpkt',
+      'metadata_services=cloudbaseinit.metadata.services.packet.PacketService',
+      'plugins=cloudbaseinit.plugins.windows.createuser.CreateUserPlugin,cloudbaseinit.plugins.common.setuserpassword.SetUserPasswordPlugin',
+      'retry_count=0',
+    ],
     ['[packet]', `metadata_base_url=${server.url}/`],
   );
   const r = await runCloudbaseInit(exe, dir, prefix);

@@ -18,7 +18,11 @@ function specializeCommand(): string {
   const xml = readFileSync(join(REPO, 'images', 'windows', 'Unattend.xml'), 'utf8');
   const path = /<settings pass="specialize">[\s\S]*?<Path>([^<]*)<\/Path>/.exec(xml)?.[1];
   assert.ok(path, 'Unattend.xml has a specialize RunSynchronousCommand');
-  return path.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return path
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
 
 test('the Unattend.xml specialize command under wine: kiln runs with the unattend conf and, with no metadata service found, exits 0, which the line turns into exit 1 (done), not 2 (reboot and rerun)', (t) => {
@@ -54,9 +58,17 @@ test('the Unattend.xml specialize command under wine: kiln runs with the unatten
 
   // The whole line, as Setup starts it: its quoting brings kiln up with the unattend conf and its log folder.
   const whole = runBatch('specialize.cmd', [here(command)]);
-  assert.match(log(), /No available metadata service found \(tried ConfigDriveService\)/, `kiln did not run with the unattend conf\n${whole.stdout}${whole.stderr}`);
+  assert.match(
+    log(),
+    /No available metadata service found \(tried ConfigDriveService\)/,
+    `kiln did not run with the unattend conf\n${whole.stdout}${whole.stderr}`,
+  );
   // kiln's own exit code, which picks the branch. Wine 8's cmd runs `a && b || c` wrongly (b runs even when a
   // fails), so the branch is not read from the line's exit code here, but from kiln's.
   const own = runBatch('kiln-only.cmd', [here(inner as string), 'exit %errorlevel%']);
-  assert.equal(own.code, 0, `kiln's exit code, which the line turns into ${own.code === 0 ? 1 : 2}\n${own.stdout}${own.stderr}\n${log()}`);
+  assert.equal(
+    own.code,
+    0,
+    `kiln's exit code, which the line turns into ${own.code === 0 ? 1 : 2}\n${own.stdout}${own.stderr}\n${log()}`,
+  );
 });

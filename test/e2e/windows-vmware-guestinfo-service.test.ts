@@ -1,22 +1,31 @@
-// The built kiln-win-x64.exe as cloudbase-init under wine with VMwareGuestInfoService: [vmwareguestinfo] vmware_rpctool_path
-// names a fake rpctool, a cmd batch answering `info-get guestinfo.KEY` from files beside it (cloudbase-init runs the tool
-// through the shell, so a batch file is a tool to it); host name and user data in base64 and gzip+base64 applied (the
-// keys and the admin user: test/plugins/vmware-ovf-services.test.ts).
+// The built kiln-win-x64.exe as cloudbase-init under wine with VMwareGuestInfoService: [vmwareguestinfo]
+// vmware_rpctool_path names a fake rpctool, a cmd batch answering `info-get guestinfo.KEY` from files beside it
+// (cloudbase-init runs the tool through the shell, so a batch file is a tool to it); host name and user data in base64
+// and gzip+base64 applied (the keys and the admin user: test/plugins/vmware-ovf-services.test.ts).
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { tempDir } from '../helpers/temp';
-import { markerBatch, markerLines, privateWinePrefix, runCloudbaseInit, wineComputerName, wineExe, writeCloudbaseInitConf } from '../helpers/wine';
+import {
+  markerBatch,
+  markerLines,
+  privateWinePrefix,
+  runCloudbaseInit,
+  wineComputerName,
+  wineExe,
+  writeCloudbaseInitConf,
+} from '../helpers/wine';
 
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGtpbG4tdm13LXdpbmUtZTJlLWtleS0wMDAwMDAwMDAwMDE vmw@wine';
-const PLUGINS = 'cloudbaseinit.plugins.common.sethostname.SetHostNamePlugin,cloudbaseinit.plugins.common.userdata.UserDataPlugin';
+const PLUGINS =
+  'cloudbaseinit.plugins.common.sethostname.SetHostNamePlugin,cloudbaseinit.plugins.common.userdata.UserDataPlugin';
 
 /**
- * VMware Tools' rpctool as a batch file: its one argument is the RPC (`info-get guestinfo.metadata`); it prints the file
- * named after the key beside it, or says "No value found" on stderr with exit 1 as the real tool does for an unset key.
- * Each RPC it is asked is appended to calls.txt so the test can see what kiln asked.
+ * VMware Tools' rpctool as a batch file: its one argument is the RPC (`info-get guestinfo.metadata`); it prints the
+ * file named after the key beside it, or says "No value found" on stderr with exit 1 as the real tool does for an unset
+ * key. Each RPC it is asked is appended to calls.txt so the test can see what kiln asked.
  */
 const FAKE_RPCTOOL = [
   '@echo off',
@@ -51,7 +60,10 @@ async function runGuestinfo(t: TestContext, exe: string, guestinfo: (marker: str
   const prefix = privateWinePrefix(dir, {}, []);
   writeCloudbaseInitConf(
     dir,
-    ['metadata_services=cloudbaseinit.metadata.services.vmwareguestinfoservice.VMwareGuestInfoService', `plugins=${PLUGINS}`],
+    [
+      'metadata_services=cloudbaseinit.metadata.services.vmwareguestinfoservice.VMwareGuestInfoService',
+      `plugins=${PLUGINS}`,
+    ],
     ['[vmwareguestinfo]', 'vmware_rpctool_path=%KILN_TEST_TOOLS%/rpctool.cmd'],
   );
   const r = await runCloudbaseInit(exe, dir, prefix, { KILN_TEST_TOOLS: `Z:${tools.replace(/\//g, '\\')}` });
@@ -73,7 +85,11 @@ function markerScript(marker: string, line: string): Buffer {
 test('cloudbase-init under wine: VMwareGuestInfoService asks the rpctool for base64 metadata and user data; host name set, user data run', async (t) => {
   const exe = wineExe(t);
   if (!exe) return;
-  const metadata = JSON.stringify({ 'instance-id': 'iid-vmware-wine', 'local-hostname': 'vmw-wine-vm', 'public-keys-data': `${KEY}\n` });
+  const metadata = JSON.stringify({
+    'instance-id': 'iid-vmware-wine',
+    'local-hostname': 'vmw-wine-vm',
+    'public-keys-data': `${KEY}\n`,
+  });
   const r = await runGuestinfo(t, exe, (marker) => ({
     'guestinfo.metadata': Buffer.from(metadata).toString('base64'),
     'guestinfo.metadata.encoding': 'base64',
@@ -81,13 +97,24 @@ test('cloudbase-init under wine: VMwareGuestInfoService asks the rpctool for bas
     'guestinfo.userdata.encoding': 'b64',
   }));
   assert.equal(r.code, 0, r.all);
-  assert.match(r.stdout, /^metadata: cloudbaseinit\.metadata\.services\.vmwareguestinfoservice\.VMwareGuestInfoService \(VMware\), instance iid-vmware-wine$/m);
+  assert.match(
+    r.stdout,
+    /^metadata: cloudbaseinit\.metadata\.services\.vmwareguestinfoservice\.VMwareGuestInfoService \(VMware\), instance iid-vmware-wine$/m,
+  );
   assert.match(r.stdout, /SetHostNamePlugin\s+done/);
   assert.match(r.stdout, /UserDataPlugin\s+done/);
   assert.deepEqual(r.marker, ['read from guestinfo b64']);
   assert.equal(r.computerName.toUpperCase(), 'VMW-WINE-VM');
   // cloudbase-init's load(): the value, then its .encoding, metadata before userdata.
-  assert.deepEqual([...new Set(r.calls)], ['info-get guestinfo.metadata', 'info-get guestinfo.metadata.encoding', 'info-get guestinfo.userdata', 'info-get guestinfo.userdata.encoding']);
+  assert.deepEqual(
+    [...new Set(r.calls)],
+    [
+      'info-get guestinfo.metadata',
+      'info-get guestinfo.metadata.encoding',
+      'info-get guestinfo.userdata',
+      'info-get guestinfo.userdata.encoding',
+    ],
+  );
 });
 
 test('cloudbase-init under wine: VMwareGuestInfoService with plain YAML metadata and gzip+base64 user data', async (t) => {
@@ -99,7 +126,10 @@ test('cloudbase-init under wine: VMwareGuestInfoService with plain YAML metadata
     'guestinfo.userdata.encoding': 'gzip+base64',
   }));
   assert.equal(r.code, 0, r.all);
-  assert.match(r.stdout, /^metadata: cloudbaseinit\.metadata\.services\.vmwareguestinfoservice\.VMwareGuestInfoService \(VMware\), instance iid-vmware-gzip$/m);
+  assert.match(
+    r.stdout,
+    /^metadata: cloudbaseinit\.metadata\.services\.vmwareguestinfoservice\.VMwareGuestInfoService \(VMware\), instance iid-vmware-gzip$/m,
+  );
   assert.deepEqual(r.marker, ['read from guestinfo gzip']);
   assert.equal(r.computerName.toUpperCase(), 'VMW-GZIP-VM');
   assert.ok(r.calls.includes('info-get guestinfo.metadata.encoding'), r.calls.join('\n'));
@@ -110,5 +140,8 @@ test('cloudbase-init under wine: an rpctool with no guestinfo set means VMwareGu
   if (!exe) return;
   const r = await runGuestinfo(t, exe, () => ({}));
   assert.doesNotMatch(r.stdout, /^metadata: .*VMwareGuestInfoService/m, r.stdout);
-  assert.ok(r.calls.includes('info-get guestinfo.metadata'), `the tool was asked: ${JSON.stringify(r.calls)}\n${r.all}`);
+  assert.ok(
+    r.calls.includes('info-get guestinfo.metadata'),
+    `the tool was asked: ${JSON.stringify(r.calls)}\n${r.all}`,
+  );
 });

@@ -5,9 +5,15 @@ import type { ConsoleLine } from './qemu-boot';
 
 /**
  * The four stages, in boot order, with the unit that starts each (the same names for kiln and Debian's cloud-init),
- * and the unit's name before cloud-init 24.3 renamed it (Debian 12's cloud-init 22.4), read where the new one did not run.
+ * and the unit's name before cloud-init 24.3 renamed it (Debian 12's cloud-init 22.4), read where the new one did not
+ * run.
  */
-export const STAGE_UNITS: readonly { stage: 'init-local' | 'init' | 'modules-config' | 'modules-final'; unit: string; formerly?: string; banner: string }[] = [
+export const STAGE_UNITS: readonly {
+  stage: 'init-local' | 'init' | 'modules-config' | 'modules-final';
+  unit: string;
+  formerly?: string;
+  banner: string;
+}[] = [
   { stage: 'init-local', unit: 'cloud-init-local.service', banner: 'init-local' },
   { stage: 'init', unit: 'cloud-init-network.service', formerly: 'cloud-init.service', banner: 'init' },
   { stage: 'modules-config', unit: 'cloud-config.service', banner: 'modules:config' },
@@ -15,7 +21,9 @@ export const STAGE_UNITS: readonly { stage: 'init-local' | 'init' | 'modules-con
 ];
 
 /** Every unit name STAGE_UNITS may find a stage under. */
-export const STAGE_UNIT_NAMES: readonly string[] = STAGE_UNITS.flatMap((s) => (s.formerly ? [s.unit, s.formerly] : [s.unit]));
+export const STAGE_UNIT_NAMES: readonly string[] = STAGE_UNITS.flatMap((s) =>
+  s.formerly ? [s.unit, s.formerly] : [s.unit],
+);
 
 export type StageName = (typeof STAGE_UNITS)[number]['stage'];
 
@@ -83,7 +91,8 @@ export function guestClock(lines: readonly ConsoleLine[]): ((guestSeconds: numbe
   return (t) => {
     let near = pairs.filter((p) => Math.abs(p.logged - t) <= NEAR_SECONDS);
     // No line that close: the nearest ones (a quiet stretch of the boot).
-    if (near.length === 0) near = [...pairs].sort((a, b) => Math.abs(a.logged - t) - Math.abs(b.logged - t)).slice(0, 3);
+    if (near.length === 0)
+      near = [...pairs].sort((a, b) => Math.abs(a.logged - t) - Math.abs(b.logged - t)).slice(0, 3);
     return t + Math.min(...near.map((p) => p.offset));
   };
 }
@@ -99,7 +108,12 @@ function tagged(lines: readonly ConsoleLine[], tag: string): string[][] {
   for (const l of lines) {
     const i = l.text.indexOf(`${tag} `);
     if (i < 0 || (i > 0 && !/\s/.test(l.text[i - 1] ?? ''))) continue;
-    out.push(l.text.slice(i + tag.length).trim().split(/\s+/));
+    out.push(
+      l.text
+        .slice(i + tag.length)
+        .trim()
+        .split(/\s+/),
+    );
   }
   return out;
 }
@@ -124,7 +138,10 @@ function bannerUptime(lines: readonly ConsoleLine[], banner: string): number | u
 /** The boot's timeline, or a TimelineError saying what the console lacks. */
 export function parseBootTimeline(lines: readonly ConsoleLine[]): BootTimeline {
   const clock = guestClock(lines);
-  if (clock === undefined) throw new TimelineError('no kernel line with a timestamp on the console: is printk.time=1 on the kernel command line?');
+  if (clock === undefined)
+    throw new TimelineError(
+      'no kernel line with a timestamp on the console: is printk.time=1 on the kernel command line?',
+    );
   const kernelStart = clock(0);
   const at = (us: number) => clock(us / 1e6);
   const userspace = micros(tagged(lines, 'TIMELINE-USERSPACE')[0]?.[0]);
@@ -137,9 +154,18 @@ export function parseBootTimeline(lines: readonly ConsoleLine[]): BootTimeline {
     if (!fields) throw new TimelineError(`the probe printed no TIMELINE-UNIT line for ${unit}`);
     const start = micros(fields[1]);
     const end = micros(fields[2]);
-    if (start === undefined || end === undefined) throw new TimelineError(`${unit} (${stage}) did not run to the end on this boot: start ${fields[1] ?? '?'}, end ${fields[2] ?? '?'}, result ${fields[3] ?? '?'}`);
+    if (start === undefined || end === undefined)
+      throw new TimelineError(
+        `${unit} (${stage}) did not run to the end on this boot: start ${fields[1] ?? '?'}, end ${fields[2] ?? '?'}, result ${fields[3] ?? '?'}`,
+      );
     const up = bannerUptime(lines, banner);
-    return { stage, start: at(start), end: at(end), result: fields[3] ?? '', ...(up === undefined ? {} : { banner: clock(up) }) };
+    return {
+      stage,
+      start: at(start),
+      end: at(end),
+      result: fields[3] ?? '',
+      ...(up === undefined ? {} : { banner: clock(up) }),
+    };
   });
   const final = stages.at(-1) as StageTiming;
   return { kernelStart, userspaceStart: at(userspace), stages, finalEnd: final.end };

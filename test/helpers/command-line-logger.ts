@@ -1,5 +1,6 @@
-// A stand-in Windows program that records the raw command line it was given (test/fixtures/windows/command-line-logger.c),
-// built with mingw-w64 at test time, for checking what kiln puts on a command line under wine.
+// A stand-in Windows program that records the raw command line it was given
+// (test/fixtures/windows/command-line-logger.c), built with mingw-w64 at test time, for checking what kiln puts on a
+// command line under wine.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,10 +15,20 @@ const SOURCE = join(REPO, 'test', 'fixtures', 'windows', 'command-line-logger.c'
  * appends its command line to DIR/command-lines.txt and exits 0. Undefined (T skipped) without mingw-w64.
  */
 export function installCommandLineLoggers(t: TestContext, dir: string, names: string[]): string | undefined {
-  if (!need(t, hasCommand('x86_64-w64-mingw32-gcc'), 'mingw-w64 is not installed (apt-get install gcc-mingw-w64-x86-64-win32)')) return undefined;
+  if (
+    !need(
+      t,
+      hasCommand('x86_64-w64-mingw32-gcc'),
+      'mingw-w64 is not installed (apt-get install gcc-mingw-w64-x86-64-win32)',
+    )
+  )
+    return undefined;
   mkdirSync(dir, { recursive: true });
   const built = join(dir, 'command-line-logger.exe');
-  const r = spawnSync('x86_64-w64-mingw32-gcc', ['-municode', '-O2', '-s', '-o', built, SOURCE], { encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync('x86_64-w64-mingw32-gcc', ['-municode', '-O2', '-s', '-o', built, SOURCE], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   if (r.status !== 0) throw new Error(`building the command line logger failed: ${r.stderr}`);
   for (const name of names) copyFileSync(built, join(dir, name));
   return dir;

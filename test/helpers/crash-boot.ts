@@ -63,7 +63,11 @@ export interface CrashMachine {
 export function overlayMachine(lower: string, work: string): CrashMachine {
   const [upper, scratch, root] = ['upper', 'work', 'merged'].map((d) => join(work, d)) as [string, string, string];
   for (const d of [upper, scratch, root]) mkdirSync(d, { recursive: true });
-  const r = spawnSync('mount', ['-t', 'overlay', 'overlay', '-o', `lowerdir=${lower},upperdir=${upper},workdir=${scratch}`, root], { encoding: 'utf8' });
+  const r = spawnSync(
+    'mount',
+    ['-t', 'overlay', 'overlay', '-o', `lowerdir=${lower},upperdir=${upper},workdir=${scratch}`, root],
+    { encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(`mounting the overlay at ${root} failed: ${r.stderr}`);
   return {
     root,
@@ -87,13 +91,34 @@ export interface BootRun {
  * MS, SIGKILLs at that moment either the running kiln only (the next stage still runs, as systemd goes on) or
  * the whole namespace (a power cut: everything stops at once). /run starts empty, as a tmpfs does at boot.
  */
-export async function bootOnce(root: string, kill?: { atMs: number; mode: KillMode }, timeoutMs = 180_000): Promise<BootRun> {
+export async function bootOnce(
+  root: string,
+  kill?: { atMs: number; mode: KillMode },
+  timeoutMs = 180_000,
+): Promise<BootRun> {
   rmSync(join(root, 'run/cloud-init'), { recursive: true, force: true });
   const started = Date.now();
-  const child = spawn('unshare', ['--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, '/bin/sh', '-c', BOOT_SCRIPT], {
-    stdio: 'ignore',
-    env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' },
-  });
+  const child = spawn(
+    'unshare',
+    [
+      '--uts',
+      '--ipc',
+      '--mount',
+      '--pid',
+      '--net',
+      '--fork',
+      '--kill-child',
+      'chroot',
+      root,
+      '/bin/sh',
+      '-c',
+      BOOT_SCRIPT,
+    ],
+    {
+      stdio: 'ignore',
+      env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' },
+    },
+  );
   let killed = false;
   const timers: NodeJS.Timeout[] = [];
   const ended = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -163,7 +188,8 @@ export function leftovers(dir: string): string[] {
     for (const e of entries) {
       const p = join(d, e.name);
       if (e.isDirectory()) walk(p);
-      else if (/\.kiln-[0-9a-f]+$/.test(e.name) || /^(passwd|shadow|group|gshadow|subuid|subgid)\.lock$/.test(e.name)) found.push(p);
+      else if (/\.kiln-[0-9a-f]+$/.test(e.name) || /^(passwd|shadow|group|gshadow|subuid|subgid)\.lock$/.test(e.name))
+        found.push(p);
     }
   };
   walk(dir);
@@ -193,19 +219,26 @@ export function crashProblems(root: string, atKill: AtKill): string[] {
   const problems: string[] = [];
   const taken = (module: string) => atKill.sems.has(`config_${module}`);
   const alice = lines(root, 'etc/passwd').some((l) => l.startsWith('alice:'));
-  const status = spawnSync('unshare', ['--mount', '--pid', '--fork', 'chroot', root, '/usr/bin/cloud-init', 'status', '--format', 'json'], { encoding: 'utf8' });
+  const status = spawnSync(
+    'unshare',
+    ['--mount', '--pid', '--fork', 'chroot', root, '/usr/bin/cloud-init', 'status', '--format', 'json'],
+    { encoding: 'utf8' },
+  );
   let report: { status?: string; errors?: string[] } = {};
   try {
     report = JSON.parse(status.stdout) as typeof report;
   } catch {
-    problems.push(`cloud-init status --format json printed no JSON (exit ${status.status}): ${status.stdout.slice(0, 300)}`);
+    problems.push(
+      `cloud-init status --format json printed no JSON (exit ${status.status}): ${status.stdout.slice(0, 300)}`,
+    );
   }
   // The errors a boot may end with when users_groups was killed after taking its semaphore: as in cloud-init,
   // it is not run again, so the modules that need its user fail, naming it.
   const excused = (e: string) => !alice && taken('users_groups') && /alice/.test(e);
   const errors = (report.errors ?? []).filter((e) => !excused(e));
   if (errors.length) problems.push(`errors: ${errors.join(' | ')}`);
-  if (report.status !== 'done' && !(report.status === 'error' && errors.length === 0)) problems.push(`cloud-init status is ${report.status} (exit ${status.status})`);
+  if (report.status !== 'done' && !(report.status === 'error' && errors.length === 0))
+    problems.push(`cloud-init status is ${report.status} (exit ${status.status})`);
   const fields: Record<string, number> = { 'etc/passwd': 7, 'etc/shadow': 9, 'etc/group': 4, 'etc/gshadow': 4 };
   for (const [file, n] of Object.entries(fields)) {
     const all = lines(root, file);
@@ -217,18 +250,32 @@ export function crashProblems(root: string, atKill: AtKill): string[] {
     if (doubled.length) problems.push(`/${file} names ${doubled[0]} twice`);
   }
   if (!alice && !taken('users_groups')) problems.push('alice is missing from /etc/passwd');
-  if (alice && !taken('users_groups') && !lines(root, 'home/alice/.ssh/authorized_keys').some((l) => l.includes('crash@test'))) problems.push("alice's authorized_keys lacks the key");
+  if (
+    alice &&
+    !taken('users_groups') &&
+    !lines(root, 'home/alice/.ssh/authorized_keys').some((l) => l.includes('crash@test'))
+  )
+    problems.push("alice's authorized_keys lacks the key");
   const shadowAlice = lines(root, 'etc/shadow').find((l) => l.startsWith('alice:'));
-  if (alice && !taken('set_passwords') && !shadowAlice?.split(':')[1]?.startsWith('$')) problems.push(`alice has no password hash in /etc/shadow: ${shadowAlice ?? '(no entry)'}`);
-  if (lines(root, 'etc/hostname')[0] !== CRASH_SEED_HOSTNAME) problems.push(`/etc/hostname is ${JSON.stringify(lines(root, 'etc/hostname'))}`);
+  if (alice && !taken('set_passwords') && !shadowAlice?.split(':')[1]?.startsWith('$'))
+    problems.push(`alice has no password hash in /etc/shadow: ${shadowAlice ?? '(no entry)'}`);
+  if (lines(root, 'etc/hostname')[0] !== CRASH_SEED_HOSTNAME)
+    problems.push(`/etc/hostname is ${JSON.stringify(lines(root, 'etc/hostname'))}`);
   const written = join(root, 'etc/crash/written');
-  if (existsSync(written) ? readFileSync(written, 'utf8') !== 'complete file\n' : !taken('write_files')) problems.push('write_files left /etc/crash/written missing or incomplete');
+  if (existsSync(written) ? readFileSync(written, 'utf8') !== 'complete file\n' : !taken('write_files'))
+    problems.push('write_files left /etc/crash/written missing or incomplete');
   const runs = lines(root, 'var/tmp/runcmd-runs').length;
   if (runs > 1) problems.push(`runcmd's script (per instance) ran ${runs} times`);
-  if (runs === 0 && !taken('runcmd') && !taken('scripts_user')) problems.push('runcmd never ran, though its modules had not started when the boot was killed');
-  if (runs !== atKill.runs && (taken('scripts_user') || atKill.runs > 0)) problems.push(`runcmd's script ran again after scripts_user's semaphore was taken (${atKill.runs} → ${runs})`);
+  if (runs === 0 && !taken('runcmd') && !taken('scripts_user'))
+    problems.push('runcmd never ran, though its modules had not started when the boot was killed');
+  if (runs !== atKill.runs && (taken('scripts_user') || atKill.runs > 0))
+    problems.push(`runcmd's script ran again after scripts_user's semaphore was taken (${atKill.runs} → ${runs})`);
   if (lines(root, 'var/tmp/bootcmd-runs').length < 1) problems.push('bootcmd did not run in the last boot');
-  for (const json of ['run/cloud-init/instance-data.json', 'run/cloud-init/status.json', 'run/cloud-init/result.json']) {
+  for (const json of [
+    'run/cloud-init/instance-data.json',
+    'run/cloud-init/status.json',
+    'run/cloud-init/result.json',
+  ]) {
     try {
       JSON.parse(readFileSync(join(root, json), 'utf8'));
     } catch (err) {
@@ -238,8 +285,13 @@ export function crashProblems(root: string, atKill: AtKill): string[] {
   // A lock left by the kill must not block a later run: shadow-utils' own useradd, in a fresh namespace, must
   // get through at once (kiln's writer is tested against reused pids in stale-account-locks.test.ts).
   if (leftovers(join(root, 'etc')).some((f) => f.endsWith('.lock'))) {
-    const probe = spawnSync('unshare', ['--mount', '--pid', '--fork', 'chroot', root, 'useradd', '--system', 'lockprobe'], { encoding: 'utf8', timeout: 30_000 });
-    if (probe.status !== 0) problems.push(`a lock left by the kill blocks useradd: exit ${probe.status} ${probe.stderr.trim()}`);
+    const probe = spawnSync(
+      'unshare',
+      ['--mount', '--pid', '--fork', 'chroot', root, 'useradd', '--system', 'lockprobe'],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
+    if (probe.status !== 0)
+      problems.push(`a lock left by the kill blocks useradd: exit ${probe.status} ${probe.stderr.trim()}`);
   }
   return problems;
 }
@@ -261,7 +313,13 @@ export interface CampaignResult {
  * then kills KILLS first boots at seeded-random moments, alternately kiln alone and the whole namespace,
  * boots each again and collects what is wrong. PROGRESS is told after each kill point.
  */
-export async function crashCampaign(work: string, binary: string, kills: number, seed: number, progress: (done: number) => void = () => {}): Promise<CampaignResult> {
+export async function crashCampaign(
+  work: string,
+  binary: string,
+  kills: number,
+  seed: number,
+  progress: (done: number) => void = () => {},
+): Promise<CampaignResult> {
   const lower = prepareCrashRootfs(join(work, 'lower'), binary);
   const clean = overlayMachine(lower, join(work, 'clean'));
   let wholeMs: number;
@@ -296,7 +354,10 @@ export async function crashCampaign(work: string, binary: string, kills: number,
       await bootOnce(machine.root);
       const problems = crashProblems(machine.root, atKill);
       result.staging += leftovers(machine.root).filter((f) => !f.endsWith('.lock')).length;
-      if (problems.length) result.failures.push(`kill ${i} (seed ${seed}, ${mode} at ${atMs} ms, semaphores taken then: ${[...atKill.sems].join(' ') || 'none'}):\n    ${problems.join('\n    ')}`);
+      if (problems.length)
+        result.failures.push(
+          `kill ${i} (seed ${seed}, ${mode} at ${atMs} ms, semaphores taken then: ${[...atKill.sems].join(' ') || 'none'}):\n    ${problems.join('\n    ')}`,
+        );
     } finally {
       machine.dispose();
     }

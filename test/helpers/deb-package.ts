@@ -35,7 +35,10 @@ process.stdout.write(buildDeb({
   sourceDateEpoch: ${b.sourceDateEpoch === undefined ? 'undefined' : String(b.sourceDateEpoch)},
   outDir: ${JSON.stringify(b.outDir)}, work: ${JSON.stringify(b.work)},
 }));`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
   if (r.status !== 0) throw new Error(`building the .deb of ${b.target} failed: ${r.stderr}`);
   return r.stdout;
 }
@@ -75,11 +78,17 @@ export function debMembers(deb: string): string[] {
  */
 export function netcatOpenbsdDeb(dir: string): string {
   const cache = '/var/cache/apt/archives';
-  const cached = existsSync(cache) ? readdirSync(cache).filter((f) => /^netcat-openbsd_.*_amd64\.deb$/.test(f)).sort().pop() : undefined;
+  const cached = existsSync(cache)
+    ? readdirSync(cache)
+        .filter((f) => /^netcat-openbsd_.*_amd64\.deb$/.test(f))
+        .sort()
+        .pop()
+    : undefined;
   if (cached) return join(cache, cached);
   mkdirSync(dir, { recursive: true });
   const r = spawnSync('apt-get', ['download', 'netcat-openbsd:amd64'], { cwd: dir, encoding: 'utf8' });
   const got = readdirSync(dir).find((f) => /^netcat-openbsd_.*\.deb$/.test(f));
-  if (r.status !== 0 || !got) throw new Error(`apt-get download netcat-openbsd failed (${r.status ?? r.error?.message}): ${r.stderr}`);
+  if (r.status !== 0 || !got)
+    throw new Error(`apt-get download netcat-openbsd failed (${r.status ?? r.error?.message}): ${r.stderr}`);
   return join(dir, got);
 }

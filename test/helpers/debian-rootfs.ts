@@ -1,8 +1,8 @@
 // debootstrap'd Debian rootfs trees (bookworm with cloud-init 22.4, trixie with 25.1), built once and cached outside
-// the repo: one with Debian's cloud-init (the oracle for parity tests, and the sandbox for end-to-end runs of the built binary), one with a kernel and
-// no cloud-init (the image the qemu boot tests install kiln into; also for arm64, its second stage run through
-// qemu-user-static, test/helpers/foreign-chroot.ts), and that bootable tree plus Debian's cloud-init (the other side
-// of the boot timeline bench).
+// the repo: one with Debian's cloud-init (the oracle for parity tests, and the sandbox for end-to-end runs of the built
+// binary), one with a kernel and no cloud-init (the image the qemu boot tests install kiln into; also for arm64, its
+// second stage run through qemu-user-static, test/helpers/foreign-chroot.ts), and that bootable tree plus Debian's
+// cloud-init (the other side of the boot timeline bench).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,13 +14,29 @@ export const ROOTFS_CACHE = process.env.KILN_ROOTFS_CACHE ?? '/var/cache/kiln-te
 /**
  * Packages beyond minbase: the real cloud-init and what its modules and sources call in a chroot (wget: 22.4's
  * CloudStack source asks the password server with it; python3-serial: the SmartOS and CloudSigma sources open the
- * serial port with pyserial, which Debian 12's cloud-init depends on and Debian 13's no longer does). debootstrap does not
- * resolve virtual packages, so python3-cffi-backend (which provides python3-cffi-backend-api-*, needed
- * by python3-cryptography) is named explicitly.
+ * serial port with pyserial, which Debian 12's cloud-init depends on and Debian 13's no longer does). debootstrap does
+ * not resolve virtual packages, so python3-cffi-backend (which provides python3-cffi-backend-api-*, needed by
+ * python3-cryptography) is named explicitly.
  */
 export const ROOTFS_PACKAGES = [
-  'cloud-init', 'python3-cffi-backend', 'openssh-server', 'sudo', 'passwd', 'adduser', 'locales', 'tzdata', 'netplan.io', 'ifupdown',
-  'ca-certificates', 'python3-jinja2', 'python3-yaml', 'iproute2', 'isc-dhcp-client', 'e2fsprogs', 'cloud-guest-utils', 'wget',
+  'cloud-init',
+  'python3-cffi-backend',
+  'openssh-server',
+  'sudo',
+  'passwd',
+  'adduser',
+  'locales',
+  'tzdata',
+  'netplan.io',
+  'ifupdown',
+  'ca-certificates',
+  'python3-jinja2',
+  'python3-yaml',
+  'iproute2',
+  'isc-dhcp-client',
+  'e2fsprogs',
+  'cloud-guest-utils',
+  'wget',
   'python3-serial',
 ];
 
@@ -29,8 +45,22 @@ export const ROOTFS_PACKAGES = [
  * a boot test asserts on call. Debian's cloud-init is left out on purpose: kiln is installed in its place.
  */
 export const BOOT_ROOTFS_PACKAGES = [
-  'linux-image-amd64', 'initramfs-tools', 'locales', 'openssh-server', 'sudo', 'passwd', 'adduser', 'iproute2', 'ifupdown',
-  'systemd', 'systemd-sysv', 'udev', 'isc-dhcp-client', 'tzdata', 'e2fsprogs', 'cloud-guest-utils',
+  'linux-image-amd64',
+  'initramfs-tools',
+  'locales',
+  'openssh-server',
+  'sudo',
+  'passwd',
+  'adduser',
+  'iproute2',
+  'ifupdown',
+  'systemd',
+  'systemd-sysv',
+  'udev',
+  'isc-dhcp-client',
+  'tzdata',
+  'e2fsprogs',
+  'cloud-guest-utils',
   // The stage units' nc (cloud-init 25.1's units; Debian 13's cloud-init and kiln's package depend on it).
   'netcat-openbsd',
 ];
@@ -48,7 +78,12 @@ const DEFAULT_SUITE: DebianSuite = 'bookworm';
  * own release names it; the other release is served from the same archive.
  */
 export function aptMirror(): string {
-  const files = ['/etc/apt/sources.list', ...listDir('/etc/apt/sources.list.d').filter((f) => /\.(list|sources)$/.test(f)).map((f) => join('/etc/apt/sources.list.d', f))];
+  const files = [
+    '/etc/apt/sources.list',
+    ...listDir('/etc/apt/sources.list.d')
+      .filter((f) => /\.(list|sources)$/.test(f))
+      .map((f) => join('/etc/apt/sources.list.d', f)),
+  ];
   for (const file of files) {
     let text = '';
     try {
@@ -90,7 +125,9 @@ function stamp(suite: DebianSuite, packages: readonly string[]): string {
  * A lock folder makes concurrent test files wait for one build.
  */
 export function ensureDebianRootfs(suite: DebianSuite = DEFAULT_SUITE): string {
-  return ensureCachedRootfs(`${suite}-cloud-init`, stamp(suite, ROOTFS_PACKAGES), (building) => debootstrap(building, suite, ROOTFS_PACKAGES));
+  return ensureCachedRootfs(`${suite}-cloud-init`, stamp(suite, ROOTFS_PACKAGES), (building) =>
+    debootstrap(building, suite, ROOTFS_PACKAGES),
+  );
 }
 
 /** The bootable tree's packages for ARCH: the same list, with that architecture's kernel. */
@@ -103,12 +140,20 @@ export function bootRootfsPackages(arch: DebianArch): string[] {
  * `SUITE-boot`, another's `SUITE-ARCH-boot`, debootstrapped in two stages (the second through qemu-user-static).
  */
 export function ensureBootRootfs(suite: DebianSuite = DEFAULT_SUITE, arch: DebianArch = 'amd64'): string {
-  if (arch === 'amd64') return ensureCachedRootfs(`${suite}-boot`, stamp(suite, BOOT_ROOTFS_PACKAGES), (building) => debootstrap(building, suite, BOOT_ROOTFS_PACKAGES));
+  if (arch === 'amd64')
+    return ensureCachedRootfs(`${suite}-boot`, stamp(suite, BOOT_ROOTFS_PACKAGES), (building) =>
+      debootstrap(building, suite, BOOT_ROOTFS_PACKAGES),
+    );
   const packages = bootRootfsPackages(arch);
-  return ensureCachedRootfs(`${suite}-${arch}-boot`, `${arch} ${stamp(suite, packages)}`, (building) => foreignDebootstrap(building, suite, arch, packages));
+  return ensureCachedRootfs(`${suite}-${arch}-boot`, `${arch} ${stamp(suite, packages)}`, (building) =>
+    foreignDebootstrap(building, suite, arch, packages),
+  );
 }
 
-/** What is added to the bootable tree for the cloud-init side of the boot bench (recommends left out, as debootstrap does). */
+/**
+ * What is added to the bootable tree for the cloud-init side of the boot bench (recommends left out, as debootstrap
+ * does).
+ */
 export const BOOT_CLOUD_INIT_PACKAGES = ['cloud-init'];
 
 /**
@@ -133,20 +178,31 @@ export function ensureBootCloudInitRootfs(suite: DebianSuite = DEFAULT_SUITE): s
       'apt-get clean',
       'rm -rf /var/lib/apt/lists/*',
     ].join(' && ');
-    const r = spawnSync('unshare', ['--mount', '--pid', '--fork', '--kill-child', 'chroot', building, '/bin/sh', '-c', script], {
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-      timeout: 20 * 60_000,
-    });
-    if (r.status !== 0) throw new Error(`installing ${BOOT_CLOUD_INIT_PACKAGES.join(' ')} into a copy of ${base} failed (${r.status ?? r.error?.message}): ${(r.stderr || r.stdout).slice(-2000)}`);
+    const r = spawnSync(
+      'unshare',
+      ['--mount', '--pid', '--fork', '--kill-child', 'chroot', building, '/bin/sh', '-c', script],
+      {
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+        timeout: 20 * 60_000,
+      },
+    );
+    if (r.status !== 0)
+      throw new Error(
+        `installing ${BOOT_CLOUD_INIT_PACKAGES.join(' ')} into a copy of ${base} failed (${r.status ?? r.error?.message}): ${(r.stderr || r.stdout).slice(-2000)}`,
+      );
   });
 }
 
 function debootstrap(building: string, suite: DebianSuite, packages: readonly string[]): void {
-  const r = spawnSync('debootstrap', ['--variant=minbase', `--include=${packages.join(',')}`, suite, building, aptMirror()], {
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const r = spawnSync(
+    'debootstrap',
+    ['--variant=minbase', `--include=${packages.join(',')}`, suite, building, aptMirror()],
+    {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   if (r.status !== 0) throw new Error(`debootstrap failed (${r.status}): ${(r.stderr || r.stdout).slice(-2000)}`);
 }
 
@@ -156,13 +212,36 @@ function debootstrap(building: string, suite: DebianSuite, packages: readonly st
  * as its binfmt handler. container=lxc makes debootstrap skip its mknod check of the target, which a user namespace
  * refuses; the nodes the first stage made are used as they are.
  */
-function foreignDebootstrap(building: string, suite: DebianSuite, arch: ForeignArch, packages: readonly string[]): void {
-  const first = spawnSync('debootstrap', ['--foreign', `--arch=${arch}`, '--variant=minbase', `--include=${packages.join(',')}`, suite, building, aptMirror()], {
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (first.status !== 0) throw new Error(`debootstrap --foreign --arch=${arch} failed (${first.status}): ${(first.stderr || first.stdout).slice(-2000)}`);
-  runWithForeignBinfmt(arch, `mount -t proc proc '${building}/proc'\ncontainer=lxc chroot '${building}' /debootstrap/debootstrap --second-stage`);
+function foreignDebootstrap(
+  building: string,
+  suite: DebianSuite,
+  arch: ForeignArch,
+  packages: readonly string[],
+): void {
+  const first = spawnSync(
+    'debootstrap',
+    [
+      '--foreign',
+      `--arch=${arch}`,
+      '--variant=minbase',
+      `--include=${packages.join(',')}`,
+      suite,
+      building,
+      aptMirror(),
+    ],
+    {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
+  if (first.status !== 0)
+    throw new Error(
+      `debootstrap --foreign --arch=${arch} failed (${first.status}): ${(first.stderr || first.stdout).slice(-2000)}`,
+    );
+  runWithForeignBinfmt(
+    arch,
+    `mount -t proc proc '${building}/proc'\ncontainer=lxc chroot '${building}' /debootstrap/debootstrap --second-stage`,
+  );
 }
 
 /**
@@ -183,7 +262,8 @@ function ensureCachedRootfs(name: string, want: string, build: (building: string
       break;
     } catch {
       if (ready()) return dir;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for another build of ${dir} (remove ${lock} if stale)`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for another build of ${dir} (remove ${lock} if stale)`);
       spawnSync('sleep', ['2']);
     }
   }
@@ -209,7 +289,10 @@ function ensureCachedRootfs(name: string, want: string, build: (building: string
  * A private copy of the cached rootfs for one test (an overlay on the cache, or cp -a: test/helpers/overlay-copy.ts),
  * removed by the caller with tempDir's cleanup or removeTree.
  */
-export function copyRootfs(into: string, { suite = DEFAULT_SUITE, ...options }: CopyOptions & { suite?: DebianSuite } = {}): string {
+export function copyRootfs(
+  into: string,
+  { suite = DEFAULT_SUITE, ...options }: CopyOptions & { suite?: DebianSuite } = {},
+): string {
   return privateCopy(ensureDebianRootfs(suite), into, options);
 }
 
@@ -217,6 +300,13 @@ export function copyRootfs(into: string, { suite = DEFAULT_SUITE, ...options }: 
  * A private copy of the cached bootable rootfs of ARCH (or, with cloudInit, of the amd64 one with Debian's cloud-init),
  * removed as copyRootfs's.
  */
-export function copyBootRootfs(into: string, { cloudInit = false, suite = DEFAULT_SUITE, arch = 'amd64' }: { cloudInit?: boolean; suite?: DebianSuite; arch?: DebianArch } = {}): string {
+export function copyBootRootfs(
+  into: string,
+  {
+    cloudInit = false,
+    suite = DEFAULT_SUITE,
+    arch = 'amd64',
+  }: { cloudInit?: boolean; suite?: DebianSuite; arch?: DebianArch } = {},
+): string {
   return privateCopy(cloudInit ? ensureBootCloudInitRootfs(suite) : ensureBootRootfs(suite, arch), into);
 }

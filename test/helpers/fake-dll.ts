@@ -16,7 +16,10 @@ export interface FakeExport {
 }
 
 export interface FakeDlls {
-  /** A koffi whose load() gives the fake DLLs (any other name fails as a missing DLL); everything else is the host's koffi. */
+  /**
+   * A koffi whose load() gives the fake DLLs (any other name fails as a missing DLL); everything else is the host's
+   * koffi.
+   */
   koffi: Koffi;
   /** Every call made, 'DLL!Export', in order. */
   calls: string[];

@@ -104,9 +104,14 @@ export function tagged(lines: readonly ConsoleLine[], tag: string): string[] {
   return out;
 }
 
-/** The lines the probe, the seed's scripts and kiln's stages wrote, for assertion messages (the tail is the shutdown). */
+/**
+ * The lines the probe, the seed's scripts and kiln's stages wrote, for assertion messages (the tail is the shutdown).
+ */
 export function report(result: BootResult): string {
-  return consoleTail(result.lines.filter((l) => /PROBE-|KILN-|cloud-init\[|Cloud-init v\./.test(l.text)), 80);
+  return consoleTail(
+    result.lines.filter((l) => /PROBE-|KILN-|cloud-init\[|Cloud-init v\./.test(l.text)),
+    80,
+  );
 }
 
 export function one(result: BootResult, tag: string): string {
@@ -120,7 +125,10 @@ export function cryptMatches(password: string, hash: string): boolean {
   return spawnSync('perl', ['-e', 'exit(crypt($ARGV[0], $ARGV[1]) eq $ARGV[1] ? 0 : 1)', password, hash]).status === 0;
 }
 
-/** The assertions every boot shares: status done and exit 0, all four stages finished without errors, sshd up with the keys on disk, the guest alive after. */
+/**
+ * The assertions every boot shares: status done and exit 0, all four stages finished without errors, sshd up with the
+ * keys on disk, the guest alive after.
+ */
 /**
  * The boot ran every stage without an error and sshd serves the host keys on disk. `status --wait` exits 0, or 2
  * (degraded done) when every warning the stages recorded matches ALLOWED_WARNING.
@@ -128,19 +136,43 @@ export function cryptMatches(password: string, hash: string): boolean {
 export function assertHealthyBoot(result: BootResult, allowedWarning?: RegExp): void {
   const parts = tagged(result.lines, 'PROBE-STATUS-JSON-B64');
   assert.ok(parts.length > 0, `no PROBE-STATUS-JSON-B64 line on the console\n${report(result)}`);
-  const status = JSON.parse(Buffer.from(parts.join(''), 'base64').toString('utf8')) as { v1: Record<string, { start: number | null; finished: number | null; errors: string[]; recoverable_errors?: Record<string, string[]> } | unknown> };
+  const status = JSON.parse(Buffer.from(parts.join(''), 'base64').toString('utf8')) as {
+    v1: Record<
+      string,
+      | {
+          start: number | null;
+          finished: number | null;
+          errors: string[];
+          recoverable_errors?: Record<string, string[]>;
+        }
+      | unknown
+    >;
+  };
   const rc = one(result, 'PROBE-STATUS-RC');
   if (allowedWarning && rc === '2') {
-    const warnings = Object.values(status.v1).flatMap((stage) => Object.entries((stage as { recoverable_errors?: Record<string, string[]> } | null)?.recoverable_errors ?? {}).flatMap(([level, list]) => list.map((m) => `${level}: ${m}`)));
-    assert.ok(warnings.length > 0 && warnings.every((w) => allowedWarning.test(w)), `degraded by other warnings than ${allowedWarning}:\n${warnings.join('\n')}`);
+    const warnings = Object.values(status.v1).flatMap((stage) =>
+      Object.entries(
+        (stage as { recoverable_errors?: Record<string, string[]> } | null)?.recoverable_errors ?? {},
+      ).flatMap(([level, list]) => list.map((m) => `${level}: ${m}`)),
+    );
+    assert.ok(
+      warnings.length > 0 && warnings.every((w) => allowedWarning.test(w)),
+      `degraded by other warnings than ${allowedWarning}:\n${warnings.join('\n')}`,
+    );
   } else {
     assert.equal(rc, '0', `cloud-init status --wait did not exit 0\n${report(result)}`);
   }
   // `status --wait` prints a dot per poll before its report, on the same line.
-  assert.ok(tagged(result.lines, 'PROBE-STATUS|').some((v) => /(^|\.)status: done$/.test(v)), `status is not done\n${report(result)}`);
+  assert.ok(
+    tagged(result.lines, 'PROBE-STATUS|').some((v) => /(^|\.)status: done$/.test(v)),
+    `status is not done\n${report(result)}`,
+  );
   for (const stage of ['init-local', 'init', 'modules-config', 'modules-final']) {
     const s = status.v1[stage] as { start: number | null; finished: number | null; errors: string[] } | undefined;
-    assert.ok(s && s.start !== null && s.finished !== null, `stage ${stage} did not run to the end: ${JSON.stringify(s)}`);
+    assert.ok(
+      s && s.start !== null && s.finished !== null,
+      `stage ${stage} did not run to the end: ${JSON.stringify(s)}`,
+    );
     assert.deepEqual(s.errors, [], `stage ${stage} had errors`);
   }
   assert.equal(one(result, 'PROBE-SSH-ACTIVE'), 'active');
@@ -148,22 +180,46 @@ export function assertHealthyBoot(result: BootResult, allowedWarning?: RegExp): 
   const keyType = (line: string) => /\((\w+)\)$/.exec(line)?.[1] ?? line;
   const onDisk = new Map(tagged(result.lines, 'PROBE-HOSTKEY-FILE').map((l) => [keyType(l), fingerprint(l)]));
   const served = new Map(tagged(result.lines, 'PROBE-HOSTKEY-SERVED').map((l) => [keyType(l), fingerprint(l)]));
-  // sshd's default HostKey list (RSA, ECDSA, Ed25519); a DSA file, which kiln makes as cloud-init 22.4 does, is not served.
-  assert.deepEqual([...served.keys()].sort(), ['ECDSA', 'ED25519', 'RSA'], `sshd does not serve the three host key types\n${report(result)}`);
-  for (const [type, print] of served) assert.equal(print, onDisk.get(type), `sshd serves another ${type} key than /etc/ssh has`);
-  assert.deepEqual(tagged(result.lines, 'PROBE-HB'), ['1', '2', '3', '4', '5', '6', '7', '8'], 'the guest stopped making progress after cloud-init finished');
+  // sshd's default HostKey list (RSA, ECDSA, Ed25519); a DSA file, which kiln makes as cloud-init 22.4 does, is not
+  // served.
+  assert.deepEqual(
+    [...served.keys()].sort(),
+    ['ECDSA', 'ED25519', 'RSA'],
+    `sshd does not serve the three host key types\n${report(result)}`,
+  );
+  for (const [type, print] of served)
+    assert.equal(print, onDisk.get(type), `sshd serves another ${type} key than /etc/ssh has`);
+  assert.deepEqual(
+    tagged(result.lines, 'PROBE-HB'),
+    ['1', '2', '3', '4', '5', '6', '7', '8'],
+    'the guest stopped making progress after cloud-init finished',
+  );
   assert.equal(one(result, 'PROBE-FAILED-UNITS'), '', 'failed units');
   // cloud-init 25.1's units: one notify process ran the four stages (its journal has their four banners), each
   // started by its stage unit in boot order, every unit successful.
   assert.equal(one(result, 'PROBE-MAIN'), 'notify success 0', `cloud-init-main.service\n${report(result)}`);
   assert.equal(one(result, 'PROBE-MAIN-BANNERS'), '4', 'the four stages ran in cloud-init-main.service');
   const units = tagged(result.lines, 'PROBE-STAGE-UNIT').map((l) => l.split(/\s+/));
-  assert.deepEqual(units.map((u) => `${u[0]} ${u[1]}`), ['cloud-init-local.service success', 'cloud-init-network.service success', 'cloud-config.service success', 'cloud-final.service success']);
+  assert.deepEqual(
+    units.map((u) => `${u[0]} ${u[1]}`),
+    [
+      'cloud-init-local.service success',
+      'cloud-init-network.service success',
+      'cloud-config.service success',
+      'cloud-final.service success',
+    ],
+  );
   const done = units.map((u) => Number(u[2]));
-  assert.ok(done.every((v, i) => v > 0 && (i === 0 || v > (done[i - 1] as number))), `the stage units finished out of order: ${done.join(' ')}`);
+  assert.ok(
+    done.every((v, i) => v > 0 && (i === 0 || v > (done[i - 1] as number))),
+    `the stage units finished out of order: ${done.join(' ')}`,
+  );
 }
 
-/** What a first boot of the seed leaves: a healthy boot, runcmd run after write_files, the host name, tester's password and groups, the per-instance script once. */
+/**
+ * What a first boot of the seed leaves: a healthy boot, runcmd run after write_files, the host name, tester's password
+ * and groups, the per-instance script once.
+ */
 export function assertFirstBootOfSeed(first: BootResult): void {
   assertHealthyBoot(first);
   assert.equal(one(first, 'KILN-RUNCMD-RAN'), 'written by write_files');
@@ -174,4 +230,3 @@ export function assertFirstBootOfSeed(first: BootResult): void {
   assert.match(one(first, 'PROBE-GROUPS'), /\bsudo\b/);
   assert.deepEqual(tagged(first.lines, 'KILN-PER-INSTANCE-RAN'), ['1']);
 }
-

@@ -40,7 +40,10 @@ export interface FleetResult {
 }
 
 const addressOf = (i: number) => `127.0.0.${i + 2}`;
-const idOf = (kind: FleetKind, i: number) => (kind === 'ec2' ? `i-fleet${String(i).padStart(11, '0')}` : `0f1ee7${String(i).padStart(2, '0')}-0000-4000-8000-000000000000`);
+const idOf = (kind: FleetKind, i: number) =>
+  kind === 'ec2'
+    ? `i-fleet${String(i).padStart(11, '0')}`
+    : `0f1ee7${String(i).padStart(2, '0')}-0000-4000-8000-000000000000`;
 
 function write(path: string, content: string): void {
   mkdirSync(join(path, '..'), { recursive: true });
@@ -59,10 +62,22 @@ function writeMachineTree(dir: string, kind: FleetKind, i: number): void {
     write(join(md, 'placement/availability-zone'), 'eu-fleet-1a');
     write(join(md, 'public-keys/0=fleet/openssh-key'), `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFleet${i} fleet`);
     write(join(dir, '2021-03-23/user-data'), userData);
-    write(join(dir, '2021-03-23/dynamic/instance-identity/document'), JSON.stringify({ instanceId: id, region: 'eu-fleet-1' }));
+    write(
+      join(dir, '2021-03-23/dynamic/instance-identity/document'),
+      JSON.stringify({ instanceId: id, region: 'eu-fleet-1' }),
+    );
   } else {
     const os = join(dir, 'openstack/latest');
-    write(join(os, 'meta_data.json'), JSON.stringify({ uuid: id, hostname: `fleet-${i}`, name: `fleet-${i}`, availability_zone: 'nova', public_keys: { fleet: `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFleet${i} fleet` } }));
+    write(
+      join(os, 'meta_data.json'),
+      JSON.stringify({
+        uuid: id,
+        hostname: `fleet-${i}`,
+        name: `fleet-${i}`,
+        availability_zone: 'nova',
+        public_keys: { fleet: `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFleet${i} fleet` },
+      }),
+    );
     write(join(os, 'user_data'), userData);
     write(join(dir, 'openstack/latest/network_data.json'), JSON.stringify({ links: [], networks: [], services: [] }));
   }
@@ -74,7 +89,10 @@ function writeMachineTree(dir: string, kind: FleetKind, i: number): void {
  */
 function writeSandbox(root: string, kind: FleetKind, i: number): void {
   const name = kind === 'ec2' ? 'Ec2' : 'OpenStack';
-  const dmi = kind === 'ec2' ? { sys_vendor: 'Amazon EC2', product_uuid: `ec2e1916-9099-7caf-fd21-0123456789${String(i).padStart(2, '0')}` } : { product_name: 'OpenStack Nova', sys_vendor: 'OpenStack Foundation' };
+  const dmi =
+    kind === 'ec2'
+      ? { sys_vendor: 'Amazon EC2', product_uuid: `ec2e1916-9099-7caf-fd21-0123456789${String(i).padStart(2, '0')}` }
+      : { product_name: 'OpenStack Nova', sys_vendor: 'OpenStack Foundation' };
   for (const [field, value] of Object.entries(dmi)) write(join(root, 'sys/class/dmi/id', field), `${value}\n`);
   write(
     join(root, 'etc/cloud/cloud.cfg.d/90-fleet.cfg'),
@@ -104,9 +122,30 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
   if (add.status !== 0) throw new Error(`ip netns add ${ns} failed: ${add.stderr}`);
   try {
     spawnSync('ip', ['-n', ns, 'link', 'set', 'lo', 'up']);
-    const server = spawn('ip', ['netns', 'exec', ns, o.binary, 'devel', 'serve-metadata', '--kind', o.kind, '--dir', tree, '--listen', '0.0.0.0:80', '--per-address', '--request-log', log, ...o.misbehave.flatMap((m) => ['--misbehave', m])], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const server = spawn(
+      'ip',
+      [
+        'netns',
+        'exec',
+        ns,
+        o.binary,
+        'devel',
+        'serve-metadata',
+        '--kind',
+        o.kind,
+        '--dir',
+        tree,
+        '--listen',
+        '0.0.0.0:80',
+        '--per-address',
+        '--request-log',
+        log,
+        ...o.misbehave.flatMap((m) => ['--misbehave', m]),
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     try {
       await new Promise<void>((resolve, reject) => {
         let err = '';
@@ -130,8 +169,19 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
               clearTimeout(timer);
               const dataFile = join(root, 'run/cloud-init/instance-data.json');
               let instanceId: string | undefined;
-              if (existsSync(dataFile)) instanceId = (JSON.parse(readFileSync(dataFile, 'utf8')) as { v1?: { instance_id?: string } }).v1?.instance_id;
-              resolve({ index: i, address: addressOf(i), expectedId: idOf(o.kind, i), ...(instanceId ? { instanceId } : {}), code, ms: Date.now() - t0, requests: 0, refused: 0 });
+              if (existsSync(dataFile))
+                instanceId = (JSON.parse(readFileSync(dataFile, 'utf8')) as { v1?: { instance_id?: string } }).v1
+                  ?.instance_id;
+              resolve({
+                index: i,
+                address: addressOf(i),
+                expectedId: idOf(o.kind, i),
+                ...(instanceId ? { instanceId } : {}),
+                code,
+                ms: Date.now() - t0,
+                requests: 0,
+                refused: 0,
+              });
             });
           });
         }),
@@ -161,9 +211,13 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
 export function fleetProblems(r: FleetResult, o: Pick<FleetOptions, 'budgetS'>, maxRequestsPerBoot: number): string[] {
   const problems: string[] = [];
   for (const b of r.outcomes) {
-    if (b.instanceId !== b.expectedId) problems.push(`boot ${b.index} (${b.address}) got instance id ${b.instanceId ?? '(none)'} instead of ${b.expectedId} (exit ${b.code}, ${b.requests} requests)`);
+    if (b.instanceId !== b.expectedId)
+      problems.push(
+        `boot ${b.index} (${b.address}) got instance id ${b.instanceId ?? '(none)'} instead of ${b.expectedId} (exit ${b.code}, ${b.requests} requests)`,
+      );
     if (b.ms > o.budgetS * 1000) problems.push(`boot ${b.index} took ${b.ms} ms, over its ${o.budgetS} s budget`);
-    if (b.requests > maxRequestsPerBoot) problems.push(`boot ${b.index} made ${b.requests} requests (bound ${maxRequestsPerBoot})`);
+    if (b.requests > maxRequestsPerBoot)
+      problems.push(`boot ${b.index} made ${b.requests} requests (bound ${maxRequestsPerBoot})`);
   }
   return problems;
 }

@@ -35,7 +35,9 @@ const COMMON_MODULES = ['kernel/drivers/block/loop', 'kernel/fs/nls/nls_utf8'];
 
 function hostHas(fs: KernelFs): boolean {
   try {
-    return readFileSync('/proc/filesystems', 'utf8').split('\n').some((l) => l.split('\t').pop() === fs);
+    return readFileSync('/proc/filesystems', 'utf8')
+      .split('\n')
+      .some((l) => l.split('\t').pop() === fs);
   } catch {
     return false;
   }
@@ -143,7 +145,10 @@ function viaHost(images: KernelImage[], work: string): Map<string, KernelRead> {
       .join('\n')}\necho @@DONE\n`,
   );
   // A private mount namespace: the host's mount table never sees these mounts.
-  const r = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', script], { encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', script], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   return parse(r.stdout + r.stderr, images);
 }
 
@@ -151,7 +156,10 @@ function viaVm(images: KernelImage[], work: string): Map<string, KernelRead> {
   const k = distroKernel();
   const root = join(work, 'initramfs');
   for (const d of ['bin', 'proc', 'dev', 'mnt', 'modules', 'images']) mkdirSync(join(root, d), { recursive: true });
-  copyFileSync(spawnSync('sh', ['-c', 'command -v busybox'], { encoding: 'utf8' }).stdout.trim(), join(root, 'bin', 'busybox'));
+  copyFileSync(
+    spawnSync('sh', ['-c', 'command -v busybox'], { encoding: 'utf8' }).stdout.trim(),
+    join(root, 'bin', 'busybox'),
+  );
   chmodSync(join(root, 'bin', 'busybox'), 0o755);
   const fss = [...new Set(images.map((i) => i.fs))];
   const loaded: string[] = [];
@@ -168,25 +176,37 @@ function viaVm(images: KernelImage[], work: string): Map<string, KernelRead> {
   }
   writeFileSync(join(root, 'modules.list'), `${loaded.join('\n')}\n`);
   for (const i of images) copyFileSync(i.path, join(root, 'images', i.name));
-  writeFileSync(join(root, 'images.list'), `${images.map((i) => `${i.name} ${i.fs} ${i.options ? `,${i.options}` : ''}`).join('\n')}\n`);
+  writeFileSync(
+    join(root, 'images.list'),
+    `${images.map((i) => `${i.name} ${i.fs} ${i.options ? `,${i.options}` : ''}`).join('\n')}\n`,
+  );
   writeFileSync(join(root, 'init'), INIT);
   chmodSync(join(root, 'init'), 0o755);
   const initrd = join(work, 'initrd.cpio');
-  const cpio = spawnSync('sh', ['-c', `cd "${root}" && find . | cpio -o -H newc --quiet > "${initrd}"`], { encoding: 'utf8' });
+  const cpio = spawnSync('sh', ['-c', `cd "${root}" && find . | cpio -o -H newc --quiet > "${initrd}"`], {
+    encoding: 'utf8',
+  });
   if (cpio.status !== 0) throw new Error(`cpio failed: ${cpio.stderr}`);
   // Plain emulation (TCG), about 20 s: under a nested hypervisor KVM guests were seen to hang before the
   // kernel printed a line, and a test must not depend on what the host's hypervisor passes through.
   const r = spawnSync(
     'qemu-system-x86_64',
     [
-      '-accel', 'tcg',
-      '-m', '512',
-      '-nographic', '-no-reboot',
+      '-accel',
+      'tcg',
+      '-m',
+      '512',
+      '-nographic',
+      '-no-reboot',
       // No network device: the guest reaches nothing.
-      '-nic', 'none',
-      '-kernel', k.vmlinuz,
-      '-initrd', initrd,
-      '-append', 'console=ttyS0 panic=-1 quiet loglevel=3 rdinit=/init',
+      '-nic',
+      'none',
+      '-kernel',
+      k.vmlinuz,
+      '-initrd',
+      initrd,
+      '-append',
+      'console=ttyS0 panic=-1 quiet loglevel=3 rdinit=/init',
     ],
     { encoding: 'utf8', timeout: 600_000, maxBuffer: 64 << 20 },
   );

@@ -68,12 +68,49 @@ export function openLab(dir: string, o: LabOptions): OpenLab {
   try {
     sh(['ip', 'netns', 'add', lab.client]);
     sh(['ip', 'netns', 'add', lab.server]);
-    sh(['ip', '-n', lab.client, 'link', 'add', 'eth0', 'address', o.mac, 'type', 'veth', 'peer', 'name', 'vs0', 'netns', lab.server]);
+    sh([
+      'ip',
+      '-n',
+      lab.client,
+      'link',
+      'add',
+      'eth0',
+      'address',
+      o.mac,
+      'type',
+      'veth',
+      'peer',
+      'name',
+      'vs0',
+      'netns',
+      lab.server,
+    ]);
     sh(['ip', '-n', lab.client, 'link', 'set', 'lo', 'up']);
     const addresses = ['10.199.0.1/24', ...(o.serverAddresses ?? ['169.254.169.254/32'])];
-    for (const cmd of [['link', 'set', 'lo', 'up'], ...addresses.map((a) => ['addr', 'add', a, 'dev', 'vs0']), ['link', 'set', 'vs0', 'up']]) sh(['ip', '-n', lab.server, ...cmd]);
+    for (const cmd of [
+      ['link', 'set', 'lo', 'up'],
+      ...addresses.map((a) => ['addr', 'add', a, 'dev', 'vs0']),
+      ['link', 'set', 'vs0', 'up'],
+    ])
+      sh(['ip', '-n', lab.server, ...cmd]);
     (o.extraNics ?? []).forEach((nic, i) => {
-      sh(['ip', '-n', lab.client, 'link', 'add', nic.name, 'address', nic.mac, 'type', 'veth', 'peer', 'name', `vs${i + 1}`, 'netns', lab.server]);
+      sh([
+        'ip',
+        '-n',
+        lab.client,
+        'link',
+        'add',
+        nic.name,
+        'address',
+        nic.mac,
+        'type',
+        'veth',
+        'peer',
+        'name',
+        `vs${i + 1}`,
+        'netns',
+        lab.server,
+      ]);
       sh(['ip', '-n', lab.server, 'addr', 'add', nic.serverAddress, 'dev', `vs${i + 1}`]);
       sh(['ip', '-n', lab.server, 'link', 'set', `vs${i + 1}`, 'up']);
     });
@@ -92,7 +129,19 @@ export function openLab(dir: string, o: LabOptions): OpenLab {
 export function serveDhcp(lab: Lab, iface: string, options: string[]): ChildProcess {
   const conf = join(lab.dir, `udhcpd.${iface}.conf`);
   writeFileSync(join(lab.dir, `udhcpd.${iface}.leases`), '');
-  writeFileSync(conf, ['start 10.199.0.10', 'end 10.199.0.20', `interface ${iface}`, `lease_file ${join(lab.dir, `udhcpd.${iface}.leases`)}`, `pidfile ${join(lab.dir, `udhcpd.${iface}.pid`)}`, ...options, 'opt lease 600', ''].join('\n'));
+  writeFileSync(
+    conf,
+    [
+      'start 10.199.0.10',
+      'end 10.199.0.20',
+      `interface ${iface}`,
+      `lease_file ${join(lab.dir, `udhcpd.${iface}.leases`)}`,
+      `pidfile ${join(lab.dir, `udhcpd.${iface}.pid`)}`,
+      ...options,
+      'opt lease 600',
+      '',
+    ].join('\n'),
+  );
   return spawn('ip', ['netns', 'exec', lab.server, BUSYBOX, 'udhcpd', '-f', conf], { stdio: 'ignore' });
 }
 
@@ -113,7 +162,12 @@ export function roleEnv(role: 'kiln' | 'serve', argv: string[]): NodeJS.ProcessE
  * killed when T ends; resolves once its output names READY (by default the ' at http://' of its listening line),
  * and fails when it exits first or stays silent for 20 s.
  */
-export function serveMetadataInLab(t: TestContext, lab: Lab, args: string[], ready = ' at http://'): Promise<ChildProcess> {
+export function serveMetadataInLab(
+  t: TestContext,
+  lab: Lab,
+  args: string[],
+  ready = ' at http://',
+): Promise<ChildProcess> {
   const kind = args[args.indexOf('--kind') + 1] ?? 'metadata';
   const child = spawn('ip', ['netns', 'exec', lab.server, process.execPath, process.argv[1] as string], {
     env: roleEnv('serve', ['devel', 'serve-metadata', ...args]),
@@ -143,7 +197,12 @@ export async function playRole(): Promise<boolean> {
   const role = process.env[ROLE_ENV];
   if (!role) return false;
   const argv = JSON.parse(process.env[ARGV_ENV] ?? '[]') as string[];
-  const code = await main({ argv, argv0: 'cloud-init', env: process.env, io: { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s) } });
+  const code = await main({
+    argv,
+    argv0: 'cloud-init',
+    env: process.env,
+    io: { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s) },
+  });
   if (role === 'kiln') process.exit(code);
   return true;
 }

@@ -18,6 +18,10 @@ export function assertOpenSshSignsAndVerifies(dir: string, key: OpenSshKey): voi
   const signed = spawnSync('ssh-keygen', ['-Y', 'sign', '-f', priv, '-n', 'file', message], { encoding: 'utf8' });
   assert.equal(signed.status, 0, signed.stderr);
   writeFileSync(join(dir, 'allowed'), `host@kiln ${pub}`);
-  const checked = spawnSync('ssh-keygen', ['-Y', 'verify', '-f', join(dir, 'allowed'), '-I', 'host@kiln', '-n', 'file', '-s', `${message}.sig`], { input: 'boot\n', encoding: 'utf8' });
+  const checked = spawnSync(
+    'ssh-keygen',
+    ['-Y', 'verify', '-f', join(dir, 'allowed'), '-I', 'host@kiln', '-n', 'file', '-s', `${message}.sig`],
+    { input: 'boot\n', encoding: 'utf8' },
+  );
   assert.equal(checked.status, 0, `${checked.stdout}${checked.stderr}`);
 }

@@ -8,13 +8,24 @@ import { basename, dirname, join, resolve } from 'node:path';
 /** Mount point → the folder holding its upper and work layers, for the overlays this process mounted. */
 const mounted = new Map<string, string>();
 
-/** Whether overlays are used: not with the off switch, not without root, and not when a test keeps its work folder to look into (a kept copy must be whole). */
+/**
+ * Whether overlays are used: not with the off switch, not without root, and not when a test keeps its work folder to
+ * look into (a kept copy must be whole).
+ */
 function overlaysWanted(): boolean {
-  return process.env.KILN_TEST_ROOTFS_COPY !== '1' && !process.env.KILN_PARITY_KEEP && process.env.KILN_BOOT_KEEP !== '1' && process.getuid?.() === 0;
+  return (
+    process.env.KILN_TEST_ROOTFS_COPY !== '1' &&
+    !process.env.KILN_PARITY_KEEP &&
+    process.env.KILN_BOOT_KEEP !== '1' &&
+    process.getuid?.() === 0
+  );
 }
 
 export interface CopyOptions {
-  /** A real copy on the file system of its folder: the test hard-links files from outside into it (EXDEV across a mount). */
+  /**
+   * A real copy on the file system of its folder: the test hard-links files from outside into it (EXDEV across a
+   * mount).
+   */
   sameFileSystem?: boolean;
 }
 
@@ -41,7 +52,11 @@ function mountOverlay(src: string, into: string): boolean {
   const st = statSync(src);
   chmodSync(upper, st.mode & 0o7777);
   chownSync(upper, st.uid, st.gid);
-  const r = spawnSync('mount', ['-t', 'overlay', 'overlay', '-o', `lowerdir=${src},upperdir=${upper},workdir=${work},redirect_dir=on`, into], { encoding: 'utf8' });
+  const r = spawnSync(
+    'mount',
+    ['-t', 'overlay', 'overlay', '-o', `lowerdir=${src},upperdir=${upper},workdir=${work},redirect_dir=on`, into],
+    { encoding: 'utf8' },
+  );
   if (r.status !== 0) {
     rmSync(layers, { recursive: true, force: true });
     return false;
@@ -62,7 +77,9 @@ function mountsBeneath(dir: string): string[] {
   return [...new Set(points)].sort((a, b) => b.length - a.length);
 }
 
-/** Unmounts every mount at or below DIR (lazily: a process still inside lets go later) and drops the overlays' layers. */
+/**
+ * Unmounts every mount at or below DIR (lazily: a process still inside lets go later) and drops the overlays' layers.
+ */
 export function releaseMounts(dir: string): void {
   for (const point of mountsBeneath(dir)) {
     spawnSync('umount', ['-l', point]);

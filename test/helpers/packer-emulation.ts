@@ -14,7 +14,9 @@ import { readProvisioners } from './packer-template';
 /** Where the driver keeps the scripts, the uploads and which boot of the build comes next, in the guest. */
 const STATE = '/var/lib/kiln-packer-emulation';
 
-/** The execute_command the emulation follows: the Debian template's (the boot test checks the template still says so). */
+/**
+ * The execute_command the emulation follows: the Debian template's (the boot test checks the template still says so).
+ */
 export const EMULATED_EXECUTE_COMMAND = "sudo env {{ .Vars }} sh -eux '{{ .Path }}'";
 
 export interface EmulatedStep {
@@ -31,8 +33,14 @@ export interface EmulatedBuild {
   boots: [EmulatedStep[], EmulatedStep[]];
 }
 
-/** The template's provisioners as the driver's steps; SOURCES maps a file provisioner's `source` (e.g. `var.kiln_binary`) to a host file. */
-export function planBuild(template: string, sources: Record<string, string>): { build: EmulatedBuild; files: Record<string, string> } {
+/**
+ * The template's provisioners as the driver's steps; SOURCES maps a file provisioner's `source` (e.g.
+ * `var.kiln_binary`) to a host file.
+ */
+export function planBuild(
+  template: string,
+  sources: Record<string, string>,
+): { build: EmulatedBuild; files: Record<string, string> } {
   const boots: [EmulatedStep[], EmulatedStep[]] = [[], []];
   const files: Record<string, string> = {};
   let uploads: EmulatedStep['uploads'] = [];
@@ -40,17 +48,24 @@ export function planBuild(template: string, sources: Record<string, string>): { 
   for (const p of readProvisioners(template)) {
     if (p.type === 'file') {
       const from = p.source === undefined ? undefined : sources[p.source];
-      if (from === undefined || p.destination === undefined) throw new Error(`${template}: no host file given for the file provisioner of ${p.source ?? '(no source)'}`);
+      if (from === undefined || p.destination === undefined)
+        throw new Error(`${template}: no host file given for the file provisioner of ${p.source ?? '(no source)'}`);
       const staged = `upload-${uploads.length}-${basename(p.destination)}`;
       files[staged] = from;
       uploads.push({ staged, destination: p.destination });
       continue;
     }
-    if (p.type !== 'shell' || p.inline || p.scripts.length !== 1) throw new Error(`${template}: the emulation runs shell provisioners of one script each, not this ${p.type} one`);
+    if (p.type !== 'shell' || p.inline || p.scripts.length !== 1)
+      throw new Error(`${template}: the emulation runs shell provisioners of one script each, not this ${p.type} one`);
     const script = p.scripts[0] as string;
     files[basename(script)] = script;
     if (boot > 1) throw new Error(`${template}: more than one provisioner expects a disconnect`);
-    boots[boot]?.push({ name: basename(script).replace(/\.sh$/, ''), script: basename(script), env: p.environmentVars, uploads });
+    boots[boot]?.push({
+      name: basename(script).replace(/\.sh$/, ''),
+      script: basename(script),
+      env: p.environmentVars,
+      uploads,
+    });
     uploads = [];
     if (p.expectDisconnect) boot++;
   }
@@ -89,16 +104,25 @@ run_step() {
 case "$(cat $S/boot 2>/dev/null)" in
 '')
   say "PACKER-BOOT 1"
-${first.slice(0, -1).flatMap(stepLines).map((l) => `  ${l}`).join('\n')}
+${first
+  .slice(0, -1)
+  .flatMap(stepLines)
+  .map((l) => `  ${l}`)
+  .join('\n')}
   echo 2 > $S/boot
-${stepLines(first.at(-1) as EmulatedStep).map((l) => `  ${l}`).join('\n')}
+${stepLines(first.at(-1) as EmulatedStep)
+  .map((l) => `  ${l}`)
+  .join('\n')}
   # The step rebooted the VM (qemu -no-reboot ends this boot); only a reboot that did not come gets here.
   sleep 300; say "PACKER-NO-REBOOT"; finish ;;
 2)
   echo 3 > $S/boot
   say "PACKER-BOOT 2"
   say "PACKER-MACHINE-ID $(cat /etc/machine-id)"
-${second.flatMap(stepLines).map((l) => `  ${l}`).join('\n')}
+${second
+  .flatMap(stepLines)
+  .map((l) => `  ${l}`)
+  .join('\n')}
   say "PACKER-SSHD-PASSWORDAUTHENTICATION $(sshd -T 2>&1 | sed -n 's/^passwordauthentication //p')"
   say "PACKER-SSHD-DROPINS $(ls /etc/ssh/sshd_config.d | tr '\\n' ' ')"
   kiln check --json > $S/check.json; say "PACKER-CHECK-RC $?"
@@ -117,7 +141,12 @@ esac
  * Adds the emulation to ROOT: the template's scripts and the uploads under STATE, the driver unit enabled, and
  * the probe unit PROBE_UNIT (installed by the caller) disabled until the build is over.
  */
-export function installPackerEmulation(root: string, template: string, sources: Record<string, string>, probeUnit: string): EmulatedBuild {
+export function installPackerEmulation(
+  root: string,
+  template: string,
+  sources: Record<string, string>,
+  probeUnit: string,
+): EmulatedBuild {
   const { build, files } = planBuild(template, sources);
   mkdirSync(join(root, STATE.slice(1)), { recursive: true });
   for (const [name, from] of Object.entries(files)) copyFileSync(from, join(root, STATE.slice(1), name));

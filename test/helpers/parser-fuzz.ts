@@ -33,8 +33,34 @@ const MB = 1024 * 1024;
 export const FUZZ_TARGETS: FuzzTarget[] = [
   {
     name: 'yaml',
-    corpus: ['a: 1\nb: [x, y, {z: 0644}]\nc: |\n  text\n', 'users:\n  - name: a\n    groups: [x]\n  - default\n', '%YAML 1.1\n---\nk: &a {x: 1}\nl: *a\nm: !!str 12\n'],
-    tokens: ['&a ', '*a', '!!binary ', '!!python/object ', '{', '}', '[', ']', '- ', ': ', '\n  ', '"', "'", '|', '>', '---\n', '...\n', '<<: *a\n', '? ', '\t', '#'],
+    corpus: [
+      'a: 1\nb: [x, y, {z: 0644}]\nc: |\n  text\n',
+      'users:\n  - name: a\n    groups: [x]\n  - default\n',
+      '%YAML 1.1\n---\nk: &a {x: 1}\nl: *a\nm: !!str 12\n',
+    ],
+    tokens: [
+      '&a ',
+      '*a',
+      '!!binary ',
+      '!!python/object ',
+      '{',
+      '}',
+      '[',
+      ']',
+      '- ',
+      ': ',
+      '\n  ',
+      '"',
+      "'",
+      '|',
+      '>',
+      '---\n',
+      '...\n',
+      '<<: *a\n',
+      '? ',
+      '\t',
+      '#',
+    ],
     run: (b) => readYaml(text(b), 'fuzz.yaml'),
   },
   {
@@ -47,13 +73,60 @@ export const FUZZ_TARGETS: FuzzTarget[] = [
       '#cloud-config-jsonp\n[{"op": "add", "path": "/a", "value": 1}]\n',
       '#include\nfile:///nonexistent\n',
     ],
-    tokens: ['\n--B\n', '--B--', 'Content-Type: ', 'multipart/mixed; boundary=B', 'Content-Transfer-Encoding: base64\n', 'quoted-printable', '=\n', '{{', '}}', '{%', '%}', '#cloud-config\n', '#!/bin/sh\n', '## template: jinja\n', 'charset=utf-16', 'gzip'],
+    tokens: [
+      '\n--B\n',
+      '--B--',
+      'Content-Type: ',
+      'multipart/mixed; boundary=B',
+      'Content-Transfer-Encoding: base64\n',
+      'quoted-printable',
+      '=\n',
+      '{{',
+      '}}',
+      '{%',
+      '%}',
+      '#cloud-config\n',
+      '#!/bin/sh\n',
+      '## template: jinja\n',
+      'charset=utf-16',
+      'gzip',
+    ],
     run: (b) => processUserData({ userData: b }, { maxPartBytes: 4 * MB, maxTotalBytes: 8 * MB }),
   },
   {
     name: 'jinja',
-    corpus: ['{{ a.b | default("x") | upper }} {% if a.c is defined %}{{ a.c[0] }}{% else %}no{% endif %}', '{% set x = [1, 2, 3] %}{% for i in x if i > 1 %}{{ loop.index }}:{{ i }}{% endfor %}', "{{ '%s-%d' | format('a', 3) }}{{ x ~ 'y' }}{# c #}"],
-    tokens: ['{{', '}}', '{%', '%}', '{#', '#}', '|', '.', '[', ']', '(', ')', 'for ', 'if ', 'endfor', 'endif', 'set ', ' in ', ' is ', 'loop', '~', '**', '//', '"', "'"],
+    corpus: [
+      '{{ a.b | default("x") | upper }} {% if a.c is defined %}{{ a.c[0] }}{% else %}no{% endif %}',
+      '{% set x = [1, 2, 3] %}{% for i in x if i > 1 %}{{ loop.index }}:{{ i }}{% endfor %}',
+      "{{ '%s-%d' | format('a', 3) }}{{ x ~ 'y' }}{# c #}",
+    ],
+    tokens: [
+      '{{',
+      '}}',
+      '{%',
+      '%}',
+      '{#',
+      '#}',
+      '|',
+      '.',
+      '[',
+      ']',
+      '(',
+      ')',
+      'for ',
+      'if ',
+      'endfor',
+      'endif',
+      'set ',
+      ' in ',
+      ' is ',
+      'loop',
+      '~',
+      '**',
+      '//',
+      '"',
+      "'",
+    ],
     run: (b) => renderJinja(text(b), { a: { b: 'q', c: [1] }, v1: { local_hostname: 'h' } }),
   },
   {
@@ -62,13 +135,51 @@ export const FUZZ_TARGETS: FuzzTarget[] = [
       'version: 1\nconfig:\n  - {type: physical, name: eth0, mac_address: "52:54:00:12:34:56", subnets: [{type: static, address: 10.0.0.2/24, gateway: 10.0.0.1}]}\n  - {type: bond, name: bond0, bond_interfaces: [eth0], params: {bond-mode: active-backup}}\n  - {type: nameserver, address: [1.1.1.1]}\n',
       'version: 2\nethernets:\n  eth0:\n    match: {macaddress: "52:54:00:12:34:56"}\n    dhcp4: true\n    addresses: [10.0.0.2/24, "fd00::2/64"]\n    routes: [{to: default, via: 10.0.0.1}]\nvlans:\n  v10: {id: 10, link: eth0}\nbridges:\n  br0: {interfaces: [v10]}\n',
     ],
-    tokens: ['version: 2\n', 'version: 1\n', 'ethernets:', 'bonds:', 'vlans:', 'bridges:', 'link: ', 'interfaces: [', 'dhcp6: true', '/64', '/33', '::', '255.255.255.0', 'type: ', 'subnets: [', 'mtu: ', '- ', ': '],
+    tokens: [
+      'version: 2\n',
+      'version: 1\n',
+      'ethernets:',
+      'bonds:',
+      'vlans:',
+      'bridges:',
+      'link: ',
+      'interfaces: [',
+      'dhcp6: true',
+      '/64',
+      '/33',
+      '::',
+      '255.255.255.0',
+      'type: ',
+      'subnets: [',
+      'mtu: ',
+      '- ',
+      ': ',
+    ],
     run: (b) => parseNetworkDocument(readYaml(text(b), 'network-config')),
   },
   {
     name: 'eni',
-    corpus: ['auto lo\niface lo inet loopback\n\nauto eth0\niface eth0 inet static\n    address 10.0.0.2/24\n    gateway 10.0.0.1\n    dns-nameservers 1.1.1.1\n    hwaddress ether 52:54:00:12:34:56\niface eth0 inet6 dhcp\n'],
-    tokens: ['iface ', ' inet ', ' inet6 ', 'static', 'dhcp', 'manual', 'auto ', 'address ', 'netmask ', 'gateway ', 'bond-slaves ', 'bridge_ports ', 'vlan-raw-device ', 'source ', '\n    ', '/'],
+    corpus: [
+      'auto lo\niface lo inet loopback\n\nauto eth0\niface eth0 inet static\n    address 10.0.0.2/24\n    gateway 10.0.0.1\n    dns-nameservers 1.1.1.1\n    hwaddress ether 52:54:00:12:34:56\niface eth0 inet6 dhcp\n',
+    ],
+    tokens: [
+      'iface ',
+      ' inet ',
+      ' inet6 ',
+      'static',
+      'dhcp',
+      'manual',
+      'auto ',
+      'address ',
+      'netmask ',
+      'gateway ',
+      'bond-slaves ',
+      'bridge_ports ',
+      'vlan-raw-device ',
+      'source ',
+      '\n    ',
+      '/',
+    ],
     run: (b) => convertEniText(text(b)),
   },
   {
@@ -77,14 +188,50 @@ export const FUZZ_TARGETS: FuzzTarget[] = [
       JSON.stringify({
         links: [
           { id: 'tap1', type: 'phy', ethernet_mac_address: '52:54:00:12:34:56', mtu: 1500 },
-          { id: 'bond0', type: 'bond', bond_links: ['tap1'], bond_mode: '802.3ad', ethernet_mac_address: '52:54:00:12:34:57' },
+          {
+            id: 'bond0',
+            type: 'bond',
+            bond_links: ['tap1'],
+            bond_mode: '802.3ad',
+            ethernet_mac_address: '52:54:00:12:34:57',
+          },
           { id: 'vlan0', type: 'vlan', vlan_link: 'bond0', vlan_id: 42, vlan_mac_address: '52:54:00:12:34:58' },
         ],
-        networks: [{ id: 'n1', link: 'tap1', type: 'ipv4', ip_address: '10.0.0.2', netmask: '255.255.255.0', routes: [{ network: '0.0.0.0', netmask: '0.0.0.0', gateway: '10.0.0.1' }] }, { id: 'n2', link: 'vlan0', type: 'ipv6_dhcpv6-stateful' }],
+        networks: [
+          {
+            id: 'n1',
+            link: 'tap1',
+            type: 'ipv4',
+            ip_address: '10.0.0.2',
+            netmask: '255.255.255.0',
+            routes: [{ network: '0.0.0.0', netmask: '0.0.0.0', gateway: '10.0.0.1' }],
+          },
+          { id: 'n2', link: 'vlan0', type: 'ipv6_dhcpv6-stateful' },
+        ],
         services: [{ type: 'dns', address: '1.1.1.1' }],
       }),
     ],
-    tokens: ['{', '}', '[', ']', ',', ':', '"', 'null', 'true', '1e999', '-1', '"type"', '"phy"', '"bond"', '"vlan"', '"ipv4"', '"ipv6"', '"link"', '"routes"'],
+    tokens: [
+      '{',
+      '}',
+      '[',
+      ']',
+      ',',
+      ':',
+      '"',
+      'null',
+      'true',
+      '1e999',
+      '-1',
+      '"type"',
+      '"phy"',
+      '"bond"',
+      '"vlan"',
+      '"ipv4"',
+      '"ipv6"',
+      '"link"',
+      '"routes"',
+    ],
     run: (b) => {
       let doc: unknown;
       try {
@@ -97,7 +244,9 @@ export const FUZZ_TARGETS: FuzzTarget[] = [
   },
   {
     name: 'cloudbase-init.conf',
-    corpus: ['[DEFAULT]\nusername=Admin\ngroups=Administrators\nmetadata_services=cloudbaseinit.metadata.services.httpservice.HttpService,\n    cloudbaseinit.metadata.services.ec2service.EC2Service\nplugins = a.b.C\nverbose=true\n[openstack]\nmetadata_base_url = http://169.254.169.254/\n'],
+    corpus: [
+      '[DEFAULT]\nusername=Admin\ngroups=Administrators\nmetadata_services=cloudbaseinit.metadata.services.httpservice.HttpService,\n    cloudbaseinit.metadata.services.ec2service.EC2Service\nplugins = a.b.C\nverbose=true\n[openstack]\nmetadata_base_url = http://169.254.169.254/\n',
+    ],
     tokens: ['[', ']', '=', ':', '\n    ', '#', ';', '%(', ')s', 'DEFAULT', 'true', 'false', ',', '\\'],
     run: (b) => loadCloudbaseConf([{ path: 'C:\\\\fuzz\\\\cloudbase-init.conf', text: text(b) }]),
   },
@@ -108,12 +257,42 @@ export const FUZZ_TARGETS: FuzzTarget[] = [
       '<powershell>\nWrite-Host a\n</powershell>\n<script>echo b</script>\n<persist>true</persist>\n',
       '#ps1_sysnative\nWrite-Host x\n',
     ],
-    tokens: ['<powershell>', '</powershell>', '<script>', '</script>', '<persist>', '</persist>', 'tasks:', '- task: ', 'executeScript', 'inputs:', 'content: ', 'frequency: ', 'rem cmd\n', '#ps1\n', 'Content-Type: multipart/mixed; boundary=B\n'],
+    tokens: [
+      '<powershell>',
+      '</powershell>',
+      '<script>',
+      '</script>',
+      '<persist>',
+      '</persist>',
+      'tasks:',
+      '- task: ',
+      'executeScript',
+      'inputs:',
+      'content: ',
+      'frequency: ',
+      'rem cmd\n',
+      '#ps1\n',
+      'Content-Type: multipart/mixed; boundary=B\n',
+    ],
     run: (b) => processWindowsUserData(b, { maxBytes: 8 * MB }),
   },
 ];
 
-const INTERESTING = ['0', '-1', '4294967296', '1e308', 'NaN', '\u0000', '\uFFFF', '\u202E', '%', '\\', '\r\n', '\t', ' '];
+const INTERESTING = [
+  '0',
+  '-1',
+  '4294967296',
+  '1e308',
+  'NaN',
+  '\u0000',
+  '\uFFFF',
+  '\u202E',
+  '%',
+  '\\',
+  '\r\n',
+  '\t',
+  ' ',
+];
 
 /** One mutant of SEED INPUT: 1–8 byte flips, inserts, deletes, duplicated ranges, spliced tokens. */
 export function mutate(input: Buffer, tokens: string[], r: () => number): Buffer {
@@ -124,7 +303,8 @@ export function mutate(input: Buffer, tokens: string[], r: () => number): Buffer
     const at = Math.floor(r() * (out.length + 1));
     const k = r();
     if (k < 0.2 && out.length > 0) out[Math.min(at, out.length - 1)] = Math.floor(r() * 256);
-    else if (k < 0.35) out = Buffer.concat([out.subarray(0, at), out.subarray(Math.min(out.length, at + 1 + Math.floor(r() * 16)))]);
+    else if (k < 0.35)
+      out = Buffer.concat([out.subarray(0, at), out.subarray(Math.min(out.length, at + 1 + Math.floor(r() * 16)))]);
     else if (k < 0.5) {
       const len = Math.floor(r() * 64);
       out = Buffer.concat([out.subarray(0, at), out.subarray(at, at + len), out.subarray(at)]);
@@ -138,20 +318,57 @@ export function mutate(input: Buffer, tokens: string[], r: () => number): Buffer
 export function hostileInputs(target: FuzzTarget): Array<{ label: string; input: Buffer }> {
   const deep = (open: string, close: string, n = 100_000) => Buffer.from(open.repeat(n) + close.repeat(n));
   const list: Array<{ label: string; input: Buffer }> = [
-    { label: 'invalid UTF-8', input: Buffer.concat([Buffer.from(target.corpus[0] as string), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80])]) },
+    {
+      label: 'invalid UTF-8',
+      input: Buffer.concat([
+        Buffer.from(target.corpus[0] as string),
+        Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80]),
+      ]),
+    },
     { label: '1e5-deep brackets', input: deep('[', ']') },
     { label: '1e5-deep braces', input: deep('{', '}') },
-    { label: '1e5-deep block nesting', input: Buffer.from(Array.from({ length: 20_000 }, (_, i) => `${' '.repeat(i % 200)}k${i}:\n`).join('')) },
+    {
+      label: '1e5-deep block nesting',
+      input: Buffer.from(Array.from({ length: 20_000 }, (_, i) => `${' '.repeat(i % 200)}k${i}:\n`).join('')),
+    },
     { label: '16 MB of one line', input: Buffer.alloc(16 * MB, 0x61) },
-    { label: 'YAML billion laughs', input: Buffer.from(['a: &a ["x","x","x","x","x","x","x","x","x"]', ...Array.from({ length: 9 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(9).fill(`*${String.fromCharCode(97 + i)}`).join(',')}]`)].join('\n')) },
+    {
+      label: 'YAML billion laughs',
+      input: Buffer.from(
+        [
+          'a: &a ["x","x","x","x","x","x","x","x","x"]',
+          ...Array.from(
+            { length: 9 },
+            (_, i) =>
+              `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(9)
+                .fill(`*${String.fromCharCode(97 + i)}`)
+                .join(',')}]`,
+          ),
+        ].join('\n'),
+      ),
+    },
   ];
   if (target.name === 'user-data' || target.name === 'windows-user-data') {
     list.push({ label: 'gzip bomb', input: gzipSync(Buffer.alloc(64 * MB, 0x41)) });
-    list.push({ label: 'MIME nested 10000 deep', input: Buffer.from(Array.from({ length: 10_000 }, (_, i) => `Content-Type: multipart/mixed; boundary="b${i}"\nMIME-Version: 1.0\n\n--b${i}\n`).join('')) });
-    list.push({ label: '50 MB user data', input: Buffer.concat([Buffer.from('#cloud-config\nruncmd:\n'), Buffer.alloc(50 * MB, 0x23)]) });
+    list.push({
+      label: 'MIME nested 10000 deep',
+      input: Buffer.from(
+        Array.from(
+          { length: 10_000 },
+          (_, i) => `Content-Type: multipart/mixed; boundary="b${i}"\nMIME-Version: 1.0\n\n--b${i}\n`,
+        ).join(''),
+      ),
+    });
+    list.push({
+      label: '50 MB user data',
+      input: Buffer.concat([Buffer.from('#cloud-config\nruncmd:\n'), Buffer.alloc(50 * MB, 0x23)]),
+    });
   }
   if (target.name === 'jinja') {
-    list.push({ label: '2e4-deep parentheses', input: Buffer.from(`{{ ${'('.repeat(20_000)}1${')'.repeat(20_000)} }}`) });
+    list.push({
+      label: '2e4-deep parentheses',
+      input: Buffer.from(`{{ ${'('.repeat(20_000)}1${')'.repeat(20_000)} }}`),
+    });
     list.push({ label: '2e4-deep if blocks', input: deep('{% if 1 %}', '{% endif %}', 20_000) });
   }
   return list;
@@ -168,7 +385,12 @@ const INPUT_BUDGET_MS = 2000;
 const HOSTILE_BUDGET_MS = 20_000;
 
 /** Worker side: ITERATIONS mutants of TARGET's corpus from SEED, then its hostile inputs; reports through POST. */
-export async function fuzzTargetInWorker(targetName: string, iterations: number, seed: number, post: (m: FuzzMessage) => void): Promise<void> {
+export async function fuzzTargetInWorker(
+  targetName: string,
+  iterations: number,
+  seed: number,
+  post: (m: FuzzMessage) => void,
+): Promise<void> {
   const target = FUZZ_TARGETS.find((t) => t.name === targetName);
   if (!target) throw new Error(`no fuzz target ${targetName}`);
   let rejected = 0;
@@ -180,7 +402,15 @@ export async function fuzzTargetInWorker(targetName: string, iterations: number,
       await target.run(input);
     } catch (err) {
       if (!(err instanceof KilnError)) {
-        post({ kind: 'crash', target: target.name, i, seed: s, ...(label ? { label } : {}), error: err instanceof Error ? `${err.name}: ${err.message}\n${err.stack ?? ''}` : String(err), input: input.subarray(0, 2000).toString('base64') });
+        post({
+          kind: 'crash',
+          target: target.name,
+          i,
+          seed: s,
+          ...(label ? { label } : {}),
+          error: err instanceof Error ? `${err.name}: ${err.message}\n${err.stack ?? ''}` : String(err),
+          input: input.subarray(0, 2000).toString('base64'),
+        });
         return false;
       }
       rejected++;
@@ -215,8 +445,17 @@ export function fuzzWorkerMain(data: { target: string; iterations: number; seed:
  * off the main thread) with memory capped at 1 GiB; a hang (no progress for HANG MS), a crash, an input over
  * budget or running out of memory comes back as the failing message, naming the target, seed and input.
  */
-export function fuzzTarget(file: string, target: string, iterations: number, seed: number, hangMs = 60_000): Promise<FuzzMessage | { kind: 'hang' | 'out-of-memory'; target: string; last?: FuzzMessage; error?: string }> {
-  const worker = new Worker(file, { workerData: { target, iterations, seed }, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
+export function fuzzTarget(
+  file: string,
+  target: string,
+  iterations: number,
+  seed: number,
+  hangMs = 60_000,
+): Promise<FuzzMessage | { kind: 'hang' | 'out-of-memory'; target: string; last?: FuzzMessage; error?: string }> {
+  const worker = new Worker(file, {
+    workerData: { target, iterations, seed },
+    resourceLimits: { maxOldGenerationSizeMb: 1024 },
+  });
   let last: FuzzMessage | undefined;
   return new Promise((resolve) => {
     let timer = setTimeout(onHang, hangMs);
@@ -236,7 +475,12 @@ export function fuzzTarget(file: string, target: string, iterations: number, see
     });
     worker.on('error', (err: Error & { code?: string }) => {
       clearTimeout(timer);
-      resolve({ kind: err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'out-of-memory' : 'hang', target, ...(last ? { last } : {}), error: err.stack ?? err.message });
+      resolve({
+        kind: err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'out-of-memory' : 'hang',
+        target,
+        ...(last ? { last } : {}),
+        error: err.stack ?? err.message,
+      });
     });
   });
 }

@@ -2,7 +2,16 @@
 // serial console captured line by line with the seconds since qemu started, and hard timeouts that kill qemu and
 // fail with the console's tail, so that a stalled guest can never hang the suite.
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 /** One line of the serial console and when it arrived, in seconds since qemu was started. */
@@ -34,15 +43,21 @@ export class BootFailure extends Error {}
 function run(cmd: string, args: string[], input?: string): string {
   const r = spawnSync(cmd, args, { encoding: 'utf8', input, maxBuffer: 64 * 1024 * 1024 });
   if (r.error) throw new BootFailure(`${cmd}: ${r.error.message}`);
-  if (r.status !== 0) throw new BootFailure(`${cmd} ${args.join(' ')} failed (${r.status}): ${(r.stderr || r.stdout).slice(-2000)}`);
+  if (r.status !== 0)
+    throw new BootFailure(`${cmd} ${args.join(' ')} failed (${r.status}): ${(r.stderr || r.stdout).slice(-2000)}`);
   return r.stdout;
 }
 
 /** The newest file of /boot named PREFIX-<version>, copied out of ROOT to INTO; a clear error when there is none. */
 function bootFile(root: string, prefix: string, into: string, arch: BootArch): string {
-  const names = readdirSync(join(root, 'boot')).filter((n) => n.startsWith(`${prefix}-`)).sort();
+  const names = readdirSync(join(root, 'boot'))
+    .filter((n) => n.startsWith(`${prefix}-`))
+    .sort();
   const name = names.at(-1);
-  if (name === undefined) throw new BootFailure(`no ${prefix}-* in ${root}/boot: is linux-image-${arch} (and initramfs-tools) installed in the rootfs?`);
+  if (name === undefined)
+    throw new BootFailure(
+      `no ${prefix}-* in ${root}/boot: is linux-image-${arch} (and initramfs-tools) installed in the rootfs?`,
+    );
   copyFileSync(join(root, 'boot', name), into);
   return into;
 }
@@ -71,7 +86,17 @@ export function makeBootImage(root: string, into: string, sizeMiB = 2048, arch: 
 export function installProbeUnit(root: string, name: string, script: string, after: readonly string[] = []): void {
   mkdirSync(join(root, 'usr/local/sbin'), { recursive: true });
   writeFileSync(join(root, 'usr/local/sbin', name), script, { mode: 0o755 });
-  const unit = ['[Unit]', `Description=${name} (probe of a qemu boot)`, `After=${['multi-user.target', ...after].join(' ')}`, '[Service]', 'Type=simple', `ExecStart=/usr/local/sbin/${name}`, '[Install]', 'WantedBy=multi-user.target', ''];
+  const unit = [
+    '[Unit]',
+    `Description=${name} (probe of a qemu boot)`,
+    `After=${['multi-user.target', ...after].join(' ')}`,
+    '[Service]',
+    'Type=simple',
+    `ExecStart=/usr/local/sbin/${name}`,
+    '[Install]',
+    'WantedBy=multi-user.target',
+    '',
+  ];
   writeFileSync(join(root, 'etc/systemd/system', `${name}.service`), unit.join('\n'));
   const wants = join(root, 'etc/systemd/system/multi-user.target.wants');
   mkdirSync(wants, { recursive: true });
@@ -100,8 +125,26 @@ export function accelerator(kernel: string): 'kvm' | 'tcg' {
   if (kvmWorks !== undefined) return kvmWorks ? 'kvm' : 'tcg';
   const r = spawnSync(
     'qemu-system-x86_64',
-    ['-machine', 'q35,accel=kvm', '-cpu', 'host', '-m', '256', '-nodefaults', '-display', 'none', '-no-reboot', '-monitor', 'none', '-serial', 'stdio',
-      '-kernel', kernel, '-append', 'console=ttyS0 panic=-1'],
+    [
+      '-machine',
+      'q35,accel=kvm',
+      '-cpu',
+      'host',
+      '-m',
+      '256',
+      '-nodefaults',
+      '-display',
+      'none',
+      '-no-reboot',
+      '-monitor',
+      'none',
+      '-serial',
+      'stdio',
+      '-kernel',
+      kernel,
+      '-append',
+      'console=ttyS0 panic=-1',
+    ],
     { timeout: 15_000, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 },
   );
   kvmWorks = r.status === 0 && /Kernel panic/.test(r.stdout);
@@ -179,46 +222,78 @@ export function consoleTail(lines: readonly ConsoleLine[], n = 40): string {
  * image its own, as a real machine's NVRAM), both as pflash. A clear error when qemu-efi-aarch64 is missing.
  */
 function firmwareArguments(disk: string): string[] {
-  if (!existsSync(AAVMF_CODE)) throw new BootFailure(`${AAVMF_CODE} is missing: install qemu-efi-aarch64 to boot an arm64 guest`);
+  if (!existsSync(AAVMF_CODE))
+    throw new BootFailure(`${AAVMF_CODE} is missing: install qemu-efi-aarch64 to boot an arm64 guest`);
   const vars = `${disk}.efivars`;
   if (!existsSync(vars)) copyFileSync(AAVMF_VARS, vars);
   return [
-    '-machine', 'virt,accel=tcg', '-cpu', 'max',
-    '-drive', `if=pflash,format=raw,unit=0,readonly=on,file=${AAVMF_CODE}`,
-    '-drive', `if=pflash,format=raw,unit=1,file=${vars}`,
+    '-machine',
+    'virt,accel=tcg',
+    '-cpu',
+    'max',
+    '-drive',
+    `if=pflash,format=raw,unit=0,readonly=on,file=${AAVMF_CODE}`,
+    '-drive',
+    `if=pflash,format=raw,unit=1,file=${vars}`,
   ];
 }
 
 /**
- * Boots OPTIONS.image with qemu (q35, `-cpu max` under TCG; arm64: OPTIONS.arch), the serial console on qemu's stdout, a user-mode NIC
- * restricted to the guest (restrict=on: no traffic leaves the host), -no-reboot so a guest poweroff or reboot ends
- * qemu. Resolves when qemu exits after a poweroff; rejects with the console tail on the time limit or when qemu
- * cannot start.
+ * Boots OPTIONS.image with qemu (q35, `-cpu max` under TCG; arm64: OPTIONS.arch), the serial console on qemu's stdout,
+ * a user-mode NIC restricted to the guest (restrict=on: no traffic leaves the host), -no-reboot so a guest poweroff or
+ * reboot ends qemu. Resolves when qemu exits after a poweroff; rejects with the console tail on the time limit or when
+ * qemu cannot start.
  */
 export function bootQemu(options: BootOptions): Promise<BootResult> {
   const arch = options.arch ?? 'amd64';
   const accel = arch === 'arm64' ? 'tcg' : (options.accel ?? accelerator(options.image.kernel));
   const qemu = options.qemu ?? (arch === 'arm64' ? 'qemu-system-aarch64' : 'qemu-system-x86_64');
-  const machine = arch === 'arm64' ? firmwareArguments(options.image.disk) : ['-machine', `q35,accel=${accel}`, '-cpu', accel === 'kvm' ? 'host' : 'max'];
+  const machine =
+    arch === 'arm64'
+      ? firmwareArguments(options.image.disk)
+      : ['-machine', `q35,accel=${accel}`, '-cpu', accel === 'kvm' ? 'host' : 'max'];
   const seed = !options.seed
     ? []
     : arch === 'arm64'
-      ? ['-device', 'virtio-scsi-pci,id=scsi0', '-drive', `file=${options.seed},if=none,id=seed,media=cdrom,readonly=on`, '-device', 'scsi-cd,drive=seed,bus=scsi0.0']
+      ? [
+          '-device',
+          'virtio-scsi-pci,id=scsi0',
+          '-drive',
+          `file=${options.seed},if=none,id=seed,media=cdrom,readonly=on`,
+          '-device',
+          'scsi-cd,drive=seed,bus=scsi0.0',
+        ]
       : ['-drive', `file=${options.seed},media=cdrom,readonly=on`];
   const args = [
     ...machine,
-    '-m', String(options.memoryMiB ?? 1024),
-    '-smp', String(options.cpus ?? 2),
-    '-nodefaults', '-display', 'none', '-no-reboot', '-monitor', 'none',
-    '-kernel', options.image.kernel,
-    '-initrd', options.image.initrd,
-    '-append', `root=/dev/vda1 ro console=${consoleDevice(arch)},115200 printk.time=1 ${options.append ?? ''}`.trim(),
-    '-drive', `file=${options.image.disk},if=virtio,format=raw,cache=unsafe`,
+    '-m',
+    String(options.memoryMiB ?? 1024),
+    '-smp',
+    String(options.cpus ?? 2),
+    '-nodefaults',
+    '-display',
+    'none',
+    '-no-reboot',
+    '-monitor',
+    'none',
+    '-kernel',
+    options.image.kernel,
+    '-initrd',
+    options.image.initrd,
+    '-append',
+    `root=/dev/vda1 ro console=${consoleDevice(arch)},115200 printk.time=1 ${options.append ?? ''}`.trim(),
+    '-drive',
+    `file=${options.image.disk},if=virtio,format=raw,cache=unsafe`,
     ...seed,
-    '-serial', 'stdio',
-    '-nic', ['user,model=virtio-net-pci,restrict=on', ...(options.guestForwards ?? []).map((g) => `guestfwd=${g}`)].join(','),
+    '-serial',
+    'stdio',
+    '-nic',
+    ['user,model=virtio-net-pci,restrict=on', ...(options.guestForwards ?? []).map((g) => `guestfwd=${g}`)].join(','),
     ...(options.smbios ?? []).flatMap((v) => ['-smbios', v]),
-    '-object', 'rng-random,id=rng0,filename=/dev/urandom', '-device', 'virtio-rng-pci,rng=rng0',
+    '-object',
+    'rng-random,id=rng0,filename=/dev/urandom',
+    '-device',
+    'virtio-rng-pci,rng=rng0',
   ];
   const started = Date.now();
   const seconds = () => (Date.now() - started) / 1000;
@@ -240,10 +315,19 @@ export function bootQemu(options: BootOptions): Promise<BootResult> {
       clearTimeout(timer);
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       if ('ok' in outcome) resolve(outcome.ok);
-      else reject(new BootFailure(`${outcome.error}\n--- console tail (seconds since qemu start) ---\n${consoleTail(lines)}`));
+      else
+        reject(
+          new BootFailure(`${outcome.error}\n--- console tail (seconds since qemu start) ---\n${consoleTail(lines)}`),
+        );
     };
-    const limit = (ms: number, what: string) => setTimeout(() => finish({ error: `the boot did not finish within ${ms / 1000} s${what} (${accel}); qemu killed` }), ms);
-    let timer = options.timeoutFrom ? limit(600_000, ` before a console line matched ${options.timeoutFrom}`) : limit(options.timeoutMs, '');
+    const limit = (ms: number, what: string) =>
+      setTimeout(
+        () => finish({ error: `the boot did not finish within ${ms / 1000} s${what} (${accel}); qemu killed` }),
+        ms,
+      );
+    let timer = options.timeoutFrom
+      ? limit(600_000, ` before a console line matched ${options.timeoutFrom}`)
+      : limit(options.timeoutMs, '');
     let armed = options.timeoutFrom === undefined;
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {

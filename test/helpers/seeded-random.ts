@@ -1,6 +1,9 @@
 // Deterministic pseudo-random numbers for tests (xorshift32), so that a failure can be replayed from its seed.
 
-/** The next 32-bit unsigned value of xorshift32 from SEED at each call; a zero seed (which would stay zero) becomes ZERO_SEED_AS. */
+/**
+ * The next 32-bit unsigned value of xorshift32 from SEED at each call; a zero seed (which would stay zero) becomes
+ * ZERO_SEED_AS.
+ */
 export function xorshift32(seed: number, zeroSeedAs = 1): () => number {
   let x = seed >>> 0 || zeroSeedAs;
   return () => {

@@ -1,4 +1,5 @@
-// /etc/shadow dates its last password change by the clock: what tests normalise so two sides of a run compare equal across midnight.
+// /etc/shadow dates its last password change by the clock: what tests normalise so two sides of a run compare equal
+// across midnight.
 
 /** Days since the epoch (UTC), as /etc/shadow counts them. */
 function epochDay(ms: number): number {

@@ -1,4 +1,5 @@
-// An OpenSSH 'ssh-rsa' public key line for a Node RSA key, and the PKCS#1 v1.5 decryption the password tests check posts with.
+// An OpenSSH 'ssh-rsa' public key line for a Node RSA key, and the PKCS#1 v1.5 decryption the password tests check
+// posts with.
 import assert from 'node:assert/strict';
 import { constants, privateDecrypt, type KeyObject } from 'node:crypto';
 
@@ -17,7 +18,10 @@ export function sshRsaLine(key: KeyObject, comment = 'kiln@test'): string {
   return `ssh-rsa ${Buffer.concat([field(Buffer.from('ssh-rsa')), field(mpint(jwk.e ?? '')), field(mpint(jwk.n ?? ''))]).toString('base64')} ${comment}`;
 }
 
-/** Raw RSA, then the PKCS#1 v1.5 type 2 padding (00 02 nonzero… 00 message) checked and removed by hand (Node refuses PKCS#1 decryption). */
+/**
+ * Raw RSA, then the PKCS#1 v1.5 type 2 padding (00 02 nonzero… 00 message) checked and removed by hand (Node refuses
+ * PKCS#1 decryption).
+ */
 export function decryptPkcs1(privateKey: KeyObject, b64: string): string {
   const block = privateDecrypt({ key: privateKey, padding: constants.RSA_NO_PADDING }, Buffer.from(b64, 'base64'));
   assert.equal(block[0], 0);

@@ -10,7 +10,12 @@
 //   in its slot by value, any other size as a pointer to a caller-made copy.
 // - arm64: X0–X7, then the stack; a structure of up to 16 bytes takes ceil(size / 8) consecutive registers (the
 //   stack when not enough are left, and then no later argument uses a register), a larger one a pointer to a copy.
-import { WIN32_STRUCTS, type Win32FieldType, type Win32StructDeclaration, type Win32StructName } from '../../src/platform/windows/win32/win32-structs';
+import {
+  WIN32_STRUCTS,
+  type Win32FieldType,
+  type Win32StructDeclaration,
+  type Win32StructName,
+} from '../../src/platform/windows/win32/win32-structs';
 
 export type WindowsArch = 'x64' | 'arm64';
 export const WINDOWS_ARCHES: WindowsArch[] = ['x64', 'arm64'];

@@ -1,6 +1,19 @@
 // Runs the built Windows binary under wine, stdout and stderr to files (wine + node need that, not pipes).
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
@@ -49,7 +62,8 @@ export function ensureWinePrefix(): string {
       if (existsSync(join(WINE_PREFIX, READY_MARKER))) return WINE_PREFIX;
       const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
       if (age > LOCK_STALE_MS) rmSync(lock, { recursive: true, force: true });
-      if (Date.now() > deadline) throw new Error(`timed out waiting for another test to create the wine prefix ${WINE_PREFIX}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for another test to create the wine prefix ${WINE_PREFIX}`);
       sleepMs(500);
     }
   }
@@ -57,15 +71,24 @@ export function ensureWinePrefix(): string {
     if (existsSync(join(WINE_PREFIX, READY_MARKER))) return WINE_PREFIX;
     const scratch = `${WINE_PREFIX}.boot-${process.pid}`;
     rmSync(scratch, { recursive: true, force: true });
-    const env = { ...process.env, WINEPREFIX: scratch, WINEARCH: 'win64', WINEDEBUG: '-all', WINEDLLOVERRIDES: 'mscoree,mshtml=' };
+    const env = {
+      ...process.env,
+      WINEPREFIX: scratch,
+      WINEARCH: 'win64',
+      WINEDEBUG: '-all',
+      WINEDLLOVERRIDES: 'mscoree,mshtml=',
+    };
     const boot = spawnSync('wine', ['wineboot', '--init'], { env, stdio: 'ignore', timeout: 300_000 });
     // Windows 10, as the images kiln is for (and Node 22 needs 8.1 at least): winecfg writes the version wine reports.
     const win10 = spawnSync('wine', ['winecfg', '/v', 'win10'], { env, stdio: 'ignore', timeout: 120_000 });
     spawnSync('wineserver', ['-w'], { env, stdio: 'ignore', timeout: 120_000 });
-    if (boot.status !== 0 || !existsSync(join(scratch, 'system.reg'))) throw new Error(`wineboot --init failed in ${scratch} (exit ${boot.status ?? boot.signal})`);
-    if (win10.status !== 0) throw new Error(`winecfg /v win10 failed in ${scratch} (exit ${win10.status ?? win10.signal})`);
+    if (boot.status !== 0 || !existsSync(join(scratch, 'system.reg')))
+      throw new Error(`wineboot --init failed in ${scratch} (exit ${boot.status ?? boot.signal})`);
+    if (win10.status !== 0)
+      throw new Error(`winecfg /v win10 failed in ${scratch} (exit ${win10.status ?? win10.signal})`);
     mkdirSync(join(scratch, PRISTINE));
-    for (const f of readdirSync(scratch)) if (f.endsWith('.reg') || f === '.update-timestamp') copyFileSync(join(scratch, f), join(scratch, PRISTINE, f));
+    for (const f of readdirSync(scratch))
+      if (f.endsWith('.reg') || f === '.update-timestamp') copyFileSync(join(scratch, f), join(scratch, PRISTINE, f));
     writeFileSync(join(scratch, READY_MARKER), `${new Date().toISOString()}\n`);
     rmSync(WINE_PREFIX, { recursive: true, force: true });
     renameSync(scratch, WINE_PREFIX);
@@ -88,7 +111,12 @@ export interface PrivatePrefixOptions {
  * and drive letters (`{q: '/some/dir'}`; the letters in `cdroms` are typed as CD-ROM drives), so registry
  * state, computer name and drives of one test touch no other test. Z: maps to /, as in every prefix.
  */
-export function privateWinePrefix(dir: string, drives: Record<string, string>, cdroms: string[], { ownDriveC = false }: PrivatePrefixOptions = {}): string {
+export function privateWinePrefix(
+  dir: string,
+  drives: Record<string, string>,
+  cdroms: string[],
+  { ownDriveC = false }: PrivatePrefixOptions = {},
+): string {
   const shared = ensureWinePrefix();
   const prefix = join(dir, 'wine-prefix');
   mkdirSync(join(prefix, 'dosdevices'), { recursive: true });
@@ -98,7 +126,11 @@ export function privateWinePrefix(dir: string, drives: Record<string, string>, c
   symlinkSync('../drive_c', join(prefix, 'dosdevices', 'c:'));
   symlinkSync('/', join(prefix, 'dosdevices', 'z:'));
   for (const [letter, target] of Object.entries(drives)) symlinkSync(target, join(prefix, 'dosdevices', `${letter}:`));
-  if (cdroms.length > 0) appendFileSync(join(prefix, 'system.reg'), `\n[Software\\\\Wine\\\\Drives] 1700000000\n${cdroms.map((l) => `"${l}:"="cdrom"`).join('\n')}\n`);
+  if (cdroms.length > 0)
+    appendFileSync(
+      join(prefix, 'system.reg'),
+      `\n[Software\\\\Wine\\\\Drives] 1700000000\n${cdroms.map((l) => `"${l}:"="cdrom"`).join('\n')}\n`,
+    );
   return prefix;
 }
 
@@ -108,7 +140,13 @@ export function privateWinePrefix(dir: string, drives: Record<string, string>, c
  * adapters and nothing it does reaches the host's. The prefix's wineserver must start there too: give such a run
  * a private prefix.
  */
-export function runUnderWine(exe: string, args: string[], env: Record<string, string> = {}, timeoutMs = 180_000, netns?: string): WineResult {
+export function runUnderWine(
+  exe: string,
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 180_000,
+  netns?: string,
+): WineResult {
   ensureWinePrefix();
   const dir = mkdtempSync(join(tmpdir(), 'kiln-wine-'));
   try {
@@ -130,7 +168,12 @@ export function runUnderWine(exe: string, args: string[], env: Record<string, st
  * runUnderWine's way (stdout and stderr to files in DIR: node under wine needs that) but asynchronous, so a
  * mock server in the test's own process can answer while the exe runs.
  */
-export function runUnderWineAsync(dir: string, args: string[], env: Record<string, string>, timeoutMs = 180_000): Promise<WineResult> {
+export function runUnderWineAsync(
+  dir: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 180_000,
+): Promise<WineResult> {
   const out = join(dir, 'wine-out.txt');
   const err = join(dir, 'wine-err.txt');
   const quoted = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
@@ -143,12 +186,18 @@ export function runUnderWineAsync(dir: string, args: string[], env: Record<strin
     child.on('error', reject);
     child.on('exit', (code) => {
       clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout: existsSync(out) ? readFileSync(out, 'utf8') : '', stderr: existsSync(err) ? readFileSync(err, 'utf8') : '' });
+      resolve({
+        code: code ?? -1,
+        stdout: existsSync(out) ? readFileSync(out, 'utf8') : '',
+        stderr: existsSync(err) ? readFileSync(err, 'utf8') : '',
+      });
     });
   });
 }
 
-/** The built kiln-win-x64.exe when it and wine are both here; else undefined, with T skipped saying which is missing. */
+/**
+ * The built kiln-win-x64.exe when it and wine are both here; else undefined, with T skipped saying which is missing.
+ */
 export function wineExe(t: TestContext): string | undefined {
   const exe = builtBinary('kiln-win-x64.exe');
   if (!need(t, exe !== undefined, 'dist/kiln-win-x64.exe is not built (node build.mjs win-x64)')) return undefined;
@@ -156,21 +205,37 @@ export function wineExe(t: TestContext): string | undefined {
   return exe;
 }
 
-/** One registry value read back through wine's own reg.exe (so it comes from wineserver, not a stale .reg file): 'REG_SZ text'. */
+/**
+ * One registry value read back through wine's own reg.exe (so it comes from wineserver, not a stale .reg file): 'REG_SZ
+ * text'.
+ */
 export function wineRegQuery(prefix: string, key: string, name: string, netns?: string): string | undefined {
   // In NETNS when the prefix's wine runs there (its wineserver and services.exe started in it).
   const command = ['wine', 'reg', 'query', key, '/v', name];
-  const r = spawnSync(netns ? 'ip' : 'wine', netns ? ['netns', 'exec', netns, ...command] : command.slice(1), { env: { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' }, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(netns ? 'ip' : 'wine', netns ? ['netns', 'exec', netns, ...command] : command.slice(1), {
+    env: { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   const m = new RegExp(`^\\s*${name}\\s+(REG_\\w+)\\s+(.*?)\\s*$`, 'im').exec(r.stdout ?? '');
   return m ? `${m[1]} ${m[2]}` : undefined;
 }
 
 /** The computer name PREFIX's registry holds (what SetHostNamePlugin set), '' when there is none. */
 export function wineComputerName(prefix: string): string {
-  return wineRegQuery(prefix, 'HKLM\\System\\CurrentControlSet\\Control\\ComputerName\\ComputerName', 'ComputerName')?.replace(/^REG_SZ /, '') ?? '';
+  return (
+    wineRegQuery(
+      prefix,
+      'HKLM\\System\\CurrentControlSet\\Control\\ComputerName\\ComputerName',
+      'ComputerName',
+    )?.replace(/^REG_SZ /, '') ?? ''
+  );
 }
 
-/** A `rem cmd` batch (cloudbase-init's cmd user data) that appends LINE to the host file MARKER through Z: and exits CODE. */
+/**
+ * A `rem cmd` batch (cloudbase-init's cmd user data) that appends LINE to the host file MARKER through Z: and exits
+ * CODE.
+ */
 export function markerBatch(marker: string, line: string, code = 0): string {
   return `rem cmd\r\necho ${line}>> Z:${marker.replace(/\//g, '\\')}\r\nexit ${code}\r\n`;
 }
@@ -186,7 +251,19 @@ export function markerLines(marker: string): string[] {
  */
 export function writeCloudbaseInitConf(dir: string, defaults: string[], sections: string[] = []): string {
   const conf = join(dir, 'cloudbase-init.conf');
-  writeFileSync(conf, ['[DEFAULT]', ...defaults, 'allow_reboot=false', `log_dir=Z:${dir}`, 'log_file=cloudbase-init.log', '', ...sections, ''].join('\r\n'));
+  writeFileSync(
+    conf,
+    [
+      '[DEFAULT]',
+      ...defaults,
+      'allow_reboot=false',
+      `log_dir=Z:${dir}`,
+      'log_file=cloudbase-init.log',
+      '',
+      ...sections,
+      '',
+    ].join('\r\n'),
+  );
   return conf;
 }
 
@@ -201,8 +278,17 @@ export interface CloudbaseInitRun extends WineResult {
  * Runs EXE as cloudbase-init with DIR/cloudbase-init.conf (writeCloudbaseInitConf) in PREFIX, asynchronously so a
  * mock metadata service in this process can answer; ENV is added to wine's environment.
  */
-export async function runCloudbaseInit(exe: string, dir: string, prefix: string, env: Record<string, string> = {}): Promise<CloudbaseInitRun> {
-  const r = await runUnderWineAsync(dir, [exe, '--config-file', `Z:${join(dir, 'cloudbase-init.conf')}`], { WINEPREFIX: prefix, KILN_FACE: 'cloudbase-init', ...env });
+export async function runCloudbaseInit(
+  exe: string,
+  dir: string,
+  prefix: string,
+  env: Record<string, string> = {},
+): Promise<CloudbaseInitRun> {
+  const r = await runUnderWineAsync(dir, [exe, '--config-file', `Z:${join(dir, 'cloudbase-init.conf')}`], {
+    WINEPREFIX: prefix,
+    KILN_FACE: 'cloudbase-init',
+    ...env,
+  });
   const logFile = join(dir, 'cloudbase-init.log');
   const log = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
   return { ...r, log, all: `${r.stdout}\n${r.stderr}\n${log}` };
@@ -218,7 +304,10 @@ export type WineCommand = (args: string[]) => { status: number | null; stdout: s
  */
 export function keepWineSession(t: TestContext, env: Record<string, string>, netns?: string): void {
   const command = ['wine', 'cmd', '/c', 'pause'];
-  const keeper = spawn(netns ? 'ip' : 'wine', netns ? ['netns', 'exec', netns, ...command] : command.slice(1), { env: { ...process.env, ...env, WINEDEBUG: '-all' }, stdio: ['pipe', 'ignore', 'ignore'] });
+  const keeper = spawn(netns ? 'ip' : 'wine', netns ? ['netns', 'exec', netns, ...command] : command.slice(1), {
+    env: { ...process.env, ...env, WINEDEBUG: '-all' },
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
   t.after(() => void keeper.kill('SIGKILL'));
 }
 
@@ -226,7 +315,11 @@ export function keepWineSession(t: TestContext, env: Record<string, string>, net
  * Starts SERVICE through the service control manager (`net start`) with WINE and waits until it has stopped (the
  * kiln service stops when its flow is done); `sc query`'s text then, or undefined when it did not stop in time.
  */
-export function startServiceAndWait(wine: WineCommand, service: string, polls = 600): { started: string; state: string | undefined } {
+export function startServiceAndWait(
+  wine: WineCommand,
+  service: string,
+  polls = 600,
+): { started: string; state: string | undefined } {
   const started = wine(['net', 'start', service]);
   if (started.status !== 0) return { started: `${started.stdout}${started.stderr}`, state: undefined };
   for (let i = 0; i < polls; i++) {

@@ -23,16 +23,32 @@ interface Template {
 
 const TEMPLATES: Template[] = [
   // The checksum defaults name Debian's SHA512SUMS URL, which validate would fetch: none here (no network).
-  { file: 'debian-kiln.pkr.hcl', vars: { debian_image: '/nonexistent/debian-12-genericcloud-amd64.qcow2', debian_image_checksum: 'none', kiln_binary: 'FILE' } },
+  {
+    file: 'debian-kiln.pkr.hcl',
+    vars: {
+      debian_image: '/nonexistent/debian-12-genericcloud-amd64.qcow2',
+      debian_image_checksum: 'none',
+      kiln_binary: 'FILE',
+    },
+  },
   {
     file: 'windows-kiln.pkr.hcl',
-    vars: { windows_iso: '/nonexistent/windows.iso', windows_iso_checksum: 'none', virtio_win_iso: '/nonexistent/virtio-win.iso', autounattend: 'FILE', winrm_password: 'dummy-password', kiln_binary: 'FILE' },
+    vars: {
+      windows_iso: '/nonexistent/windows.iso',
+      windows_iso_checksum: 'none',
+      virtio_win_iso: '/nonexistent/virtio-win.iso',
+      autounattend: 'FILE',
+      winrm_password: 'dummy-password',
+      kiln_binary: 'FILE',
+    },
   },
 ];
 
 /** A network namespace of its own when we may make one, so that a validate that tried to download fails. */
 function offline(): string[] {
-  return isRoot() && hasCommand('unshare') && spawnSync('unshare', ['--net', 'true']).status === 0 ? ['unshare', '--net'] : [];
+  return isRoot() && hasCommand('unshare') && spawnSync('unshare', ['--net', 'true']).status === 0
+    ? ['unshare', '--net']
+    : [];
 }
 
 /** Runs `packer validate` on TEMPLATE with its dummy variables; HOME and the cache are private, checkpoint off. */
@@ -46,12 +62,19 @@ function validate(t: TestContext, template: Template, path: string): { status: n
     cwd: dir,
     encoding: 'utf8',
     timeout: 60_000,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, PACKER_CACHE_DIR: join(dir, 'cache'), CHECKPOINT_DISABLE: '1' },
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: dir,
+      PACKER_CACHE_DIR: join(dir, 'cache'),
+      CHECKPOINT_DISABLE: '1',
+    },
   });
   return { status: r.status, output: `${r.stdout}${r.stderr}${r.error ? String(r.error) : ''}` };
 }
 
-/** The packer block the templates open with: Packer 1.10 or later and the qemu plugin, which Packer no longer builds in. */
+/**
+ * The packer block the templates open with: Packer 1.10 or later and the qemu plugin, which Packer no longer builds in.
+ */
 const PACKER_BLOCK = /^packer \{\n[\s\S]*?^\}\n\n/m;
 
 /**
@@ -80,7 +103,8 @@ function copyImages(t: TestContext): string {
   mkdirSync(dir);
   cpSync(join(IMAGES, 'packer'), join(dir, 'packer'), { recursive: true });
   cpSync(join(IMAGES, 'windows'), join(dir, 'windows'), { recursive: true });
-  for (const { file } of TEMPLATES) writeFileSync(join(dir, 'packer', file), forPacker166(readFileSync(join(dir, 'packer', file), 'utf8')));
+  for (const { file } of TEMPLATES)
+    writeFileSync(join(dir, 'packer', file), forPacker166(readFileSync(join(dir, 'packer', file), 'utf8')));
   return join(dir, 'packer');
 }
 
@@ -103,11 +127,23 @@ test("the Debian template's capture step leaves no SSH password login: its scrip
   mkdirSync(join(root, 'etc/ssh/sshd_config.d'), { recursive: true });
   // What set_passwords writes for ssh_pwauth: true, and what sshd reads before sshd_config's own line.
   writeFileSync(join(root, 'etc/ssh/sshd_config.d/50-cloud-init.conf'), 'PasswordAuthentication yes\n');
-  writeFileSync(join(root, 'etc/ssh/sshd_config'), 'Include /etc/ssh/sshd_config.d/*.conf\nPasswordAuthentication no\n');
+  writeFileSync(
+    join(root, 'etc/ssh/sshd_config'),
+    'Include /etc/ssh/sshd_config.d/*.conf\nPasswordAuthentication no\n',
+  );
   let err = '';
-  const code = await main({ argv: ['--root', root, ...line.split(/\s+/).slice(1)], argv0: '/usr/bin/cloud-init', env: {}, io: { out: () => undefined, err: (s) => void (err += s) } });
+  const code = await main({
+    argv: ['--root', root, ...line.split(/\s+/).slice(1)],
+    argv0: '/usr/bin/cloud-init',
+    env: {},
+    io: { out: () => undefined, err: (s) => void (err += s) },
+  });
   assert.equal(code, 0, err);
-  assert.equal(existsSync(join(root, 'etc/ssh/sshd_config.d/50-cloud-init.conf')), false, `'${line}' left the drop-in that turns password login on`);
+  assert.equal(
+    existsSync(join(root, 'etc/ssh/sshd_config.d/50-cloud-init.conf')),
+    false,
+    `'${line}' left the drop-in that turns password login on`,
+  );
 });
 
 test('every provisioner of both templates runs scripts of images/packer/scripts/ (nothing inline), each there, strict and parsed by sh; every script there is used', () => {
@@ -118,7 +154,11 @@ test('every provisioner of both templates runs scripts of images/packer/scripts/
       if (p.type === 'file') continue;
       assert.ok(p.scripts.length > 0, `${file}: a ${p.type} provisioner runs no script`);
       for (const script of p.scripts) {
-        assert.equal(dirname(script), join(IMAGES, 'packer', 'scripts'), `${file}: ${script} is not in images/packer/scripts`);
+        assert.equal(
+          dirname(script),
+          join(IMAGES, 'packer', 'scripts'),
+          `${file}: ${script} is not in images/packer/scripts`,
+        );
         assert.ok(existsSync(script), `${file}: ${script} does not exist`);
         used.add(basename(script));
         const text = readFileSync(script, 'utf8');
@@ -134,14 +174,22 @@ test('every provisioner of both templates runs scripts of images/packer/scripts/
       }
     }
   }
-  assert.deepEqual(readdirSync(join(IMAGES, 'packer', 'scripts')).filter((f) => !used.has(f)), [], 'scripts no template runs');
+  assert.deepEqual(
+    readdirSync(join(IMAGES, 'packer', 'scripts')).filter((f) => !used.has(f)),
+    [],
+    'scripts no template runs',
+  );
 });
 
 test("the templates check what they boot by default and keep the Debian build's serial console", () => {
   const debian = readFileSync(join(IMAGES, 'packer', 'debian-kiln.pkr.hcl'), 'utf8');
   const windows = readFileSync(join(IMAGES, 'packer', 'windows-kiln.pkr.hcl'), 'utf8');
-  const defaultOf = (hcl: string, name: string) => new RegExp(`variable "${name}" \\{[^}]*?default\\s*=\\s*"([^"]*)"`).exec(hcl)?.[1];
-  assert.equal(defaultOf(debian, 'debian_image_checksum'), 'file:https://cloud.debian.org/images/cloud/bookworm/latest/SHA512SUMS');
+  const defaultOf = (hcl: string, name: string) =>
+    new RegExp(`variable "${name}" \\{[^}]*?default\\s*=\\s*"([^"]*)"`).exec(hcl)?.[1];
+  assert.equal(
+    defaultOf(debian, 'debian_image_checksum'),
+    'file:https://cloud.debian.org/images/cloud/bookworm/latest/SHA512SUMS',
+  );
   // A Windows ISO is the user's own: no default, so none is built unchecked by accident.
   assert.equal(defaultOf(windows, 'windows_iso_checksum'), undefined);
   assert.match(windows, /variable "windows_iso_checksum" \{/);
@@ -175,7 +223,10 @@ for (const template of TEMPLATES) {
     // The first thing after the header comment, as `packer init` users expect it.
     assert.equal(text.indexOf(block), text.search(/^(?!#)\S/m), 'the packer block is not the first block');
     assert.match(block, /^ {2}required_version = ">= 1\.10\.0"$/m);
-    assert.match(block, /^ {2}required_plugins \{\n {4}qemu = \{\n {6}source {2}= "github\.com\/hashicorp\/qemu"\n {6}version = ">= 1\.1\.0"\n {4}\}\n {2}\}\n\}/m);
+    assert.match(
+      block,
+      /^ {2}required_plugins \{\n {4}qemu = \{\n {6}source {2}= "github\.com\/hashicorp\/qemu"\n {6}version = ">= 1\.1\.0"\n {4}\}\n {2}\}\n\}/m,
+    );
     assert.equal(/\bsource "qemu" "/.test(text), true, 'the plugin named is the one the source uses');
   });
 
@@ -188,9 +239,20 @@ for (const template of TEMPLATES) {
     assert.equal(validate(t, template, path).status, 0);
     const breaks: Array<[string, string]> = [
       ['a missing closing brace', good.replace(/\}\s*$/, '\n')],
-      ['an argument the qemu builder does not have', good.replace(/^(\s*)headless(\s*)= true$/m, '$1headless$2= true\n$1no_such_setting = true')],
+      [
+        'an argument the qemu builder does not have',
+        good.replace(/^(\s*)headless(\s*)= true$/m, '$1headless$2= true\n$1no_such_setting = true'),
+      ],
       ['a value of the wrong type', good.replace(/^(\s*)headless(\s*)= true$/m, '$1headless$2= "sometimes"')],
-      ['a variable without a value', good.replace(/^variable "kiln_binary"/m, 'variable "kiln_binary_unset" {\n  type = string\n}\n\nvariable "kiln_binary"').replace(/source(\s*)= var\.kiln_binary/, 'source$1= var.kiln_binary_unset')],
+      [
+        'a variable without a value',
+        good
+          .replace(
+            /^variable "kiln_binary"/m,
+            'variable "kiln_binary_unset" {\n  type = string\n}\n\nvariable "kiln_binary"',
+          )
+          .replace(/source(\s*)= var\.kiln_binary/, 'source$1= var.kiln_binary_unset'),
+      ],
     ];
     for (const [what, text] of breaks) {
       assert.notEqual(text, good, `the break (${what}) changed nothing: the template no longer has what it looks for`);
@@ -204,19 +266,21 @@ for (const template of TEMPLATES) {
 
 test('the templates are in packer fmt form', (t) => {
   if (!packerThere(t)) return;
-  const r = spawnSync('packer', ['fmt', '-check', '-diff', join(IMAGES, 'packer')], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', CHECKPOINT_DISABLE: '1' } });
+  const r = spawnSync('packer', ['fmt', '-check', '-diff', join(IMAGES, 'packer')], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', CHECKPOINT_DISABLE: '1' },
+  });
   assert.equal(r.status, 0, `run \`packer fmt images/packer\`:\n${r.stdout}${r.stderr}`);
 });
 
 test('packer validate sees a kiln binary that is not there', (t) => {
   if (!packerThere(t)) return;
-  const template = { ...TEMPLATES[0] as Template };
+  const template = { ...(TEMPLATES[0] as Template) };
   template.vars = { ...template.vars, kiln_binary: '/nonexistent/kiln-linux-x64' };
   const r = validate(t, template, join(copyImages(t), template.file));
   assert.notEqual(r.status, 0, r.output);
   assert.match(r.output, /nonexistent\/kiln-linux-x64/);
 });
-
 
 test('the templates call kiln install only with flags it has, and the build seed matches the Debian template', () => {
   const known = new Set([...(installCommand.flags?.boolean ?? []), ...(installCommand.flags?.string ?? [])]);
@@ -226,16 +290,25 @@ test('the templates call kiln install only with flags it has, and the build seed
       .flatMap((s) => readFileSync(s, 'utf8').split('\n'))
       .filter((l) => /kiln[^ ]*' install|KILN_UPLOAD"? install/.test(l));
     assert.ok(lines.length > 0, `${file} does not run kiln install`);
-    for (const line of lines) for (const [, flag] of line.matchAll(/--([a-z-]+)/g)) assert.ok(known.has(flag as string), `${file}: kiln install has no --${flag}`);
+    for (const line of lines)
+      for (const [, flag] of line.matchAll(/--([a-z-]+)/g))
+        assert.ok(known.has(flag as string), `${file}: kiln install has no --${flag}`);
   }
   const debian = readFileSync(join(IMAGES, 'packer', 'debian-kiln.pkr.hcl'), 'utf8');
   const seed = readFileSync(join(IMAGES, 'packer', 'debian-seed', 'user-data'), 'utf8');
   assert.match(seed, /^#cloud-config\n/);
   const password = /^password: (\S+)$/m.exec(seed)?.[1];
   assert.ok(password, 'the seed sets no password');
-  assert.match(debian, new RegExp(`build_password = "${password}"`), 'the template logs in with another password than the seed sets');
+  assert.match(
+    debian,
+    new RegExp(`build_password = "${password}"`),
+    'the template logs in with another password than the seed sets',
+  );
   assert.match(debian, /ssh_username = "debian"/);
-  assert.ok(provisionersOf('debian-kiln.pkr.hcl').at(-1)?.environmentVars.includes('BUILD_USER=debian'), 'the capture step must lock the build user, debian');
+  assert.ok(
+    provisionersOf('debian-kiln.pkr.hcl').at(-1)?.environmentVars.includes('BUILD_USER=debian'),
+    'the capture step must lock the build user, debian',
+  );
   assert.match(captureScript(), /^passwd --lock "\$BUILD_USER"$/m, 'the build password must be locked before capture');
   assert.match(readFileSync(join(IMAGES, 'packer', 'debian-seed', 'meta-data'), 'utf8'), /^instance-id: \S+$/m);
 });
@@ -256,13 +329,21 @@ test('the Windows template runs setup on a virtio disk and NIC with the virtio-w
   // -cdrom, not -drive: a -drive in qemuargs replaces every drive Packer would add (the disk, the installation ISO).
   assert.match(source, /^\s*qemuargs\s*= \[\["-cdrom", var\.virtio_win_iso\]\]$/m);
   assert.doesNotMatch(source, /"-drive"/);
-  assert.match(hcl, /variable "virtio_win_iso" \{\n\s*type\s*= string\n\s*description/, 'virtio_win_iso is the user\'s, without a default');
+  assert.match(
+    hcl,
+    /variable "virtio_win_iso" \{\n\s*type\s*= string\n\s*description/,
+    "virtio_win_iso is the user's, without a default",
+  );
   assert.match(hcl, /variable "firmware" \{[^}]*default\s*= "bios"/);
   // UEFI exactly when firmware is uefi: the plugin turns efi_boot on by itself when either firmware path is set.
   assert.match(source, /^\s*efi_boot\s*= var\.firmware == "uefi"$/m);
   assert.match(source, /^\s*efi_firmware_code\s*= var\.firmware == "uefi" \? var\.efi_firmware_code : ""$/m);
   assert.match(source, /^\s*efi_firmware_vars\s*= var\.firmware == "uefi" \? var\.efi_firmware_vars : ""$/m);
-  assert.equal([...source.matchAll(EFI_ARGUMENTS)].length, 3, 'forPacker166 strips the three EFI arguments and nothing else');
+  assert.equal(
+    [...source.matchAll(EFI_ARGUMENTS)].length,
+    3,
+    'forPacker166 strips the three EFI arguments and nothing else',
+  );
 });
 
 const UNATTEND_NS = 'urn:schemas-microsoft-com:unattend';
@@ -275,7 +356,10 @@ function autounattend(firmware: 'bios' | 'uefi'): XmlElement {
 
 /** The elements named LOCAL anywhere under EL, in document order. */
 function descendants(el: XmlElement, local: string): XmlElement[] {
-  return el.children.flatMap((c) => [...(c.local === local && c.ns === UNATTEND_NS ? [c] : []), ...descendants(c, local)]);
+  return el.children.flatMap((c) => [
+    ...(c.local === local && c.ns === UNATTEND_NS ? [c] : []),
+    ...descendants(c, local),
+  ]);
 }
 
 function textOf(el: XmlElement, local: string): string | undefined {
@@ -308,7 +392,15 @@ for (const firmware of ['bios', 'uefi'] as const) {
     assert.equal(windowsPartition, created.length, 'Windows does not go to the last partition');
     assert.equal(textOf(modified.get(windowsPartition) as XmlElement, 'Letter'), 'C');
     // The build password is the user's to set, and the same in both places that need it.
-    assert.deepEqual(descendants(root, 'Value').map((v) => v.text.trim()).filter((v) => v.includes('PASSWORD')), ['KILN-BUILD-PASSWORD', 'KILN-BUILD-PASSWORD']);
-    assert.ok(descendants(root, 'CommandLine').some((c) => /winrm quickconfig/.test(c.text)), 'the first logon does not turn WinRM on');
+    assert.deepEqual(
+      descendants(root, 'Value')
+        .map((v) => v.text.trim())
+        .filter((v) => v.includes('PASSWORD')),
+      ['KILN-BUILD-PASSWORD', 'KILN-BUILD-PASSWORD'],
+    );
+    assert.ok(
+      descendants(root, 'CommandLine').some((c) => /winrm quickconfig/.test(c.text)),
+      'the first logon does not turn WinRM on',
+    );
   });
 }

@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { debianCloudInitPresence, dpkgDiversions, dpkgListsInstalled } from '../../src/install/debian-cloud-init-package';
+import {
+  debianCloudInitPresence,
+  dpkgDiversions,
+  dpkgListsInstalled,
+} from '../../src/install/debian-cloud-init-package';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import { Logger } from '../../src/util/log';
 import { tempDir } from '../helpers/temp';
@@ -20,7 +24,13 @@ Version: 22.4.2-1+deb12u1
 test('dpkgListsInstalled: only a stanza of that package whose state is installed', () => {
   assert.equal(dpkgListsInstalled(STATUS, 'cloud-init'), true);
   assert.equal(dpkgListsInstalled(STATUS, 'cloud'), false);
-  assert.equal(dpkgListsInstalled(STATUS.replace('install ok installed\nPriority', 'deinstall ok config-files\nPriority'), 'cloud-init'), false);
+  assert.equal(
+    dpkgListsInstalled(
+      STATUS.replace('install ok installed\nPriority', 'deinstall ok config-files\nPriority'),
+      'cloud-init',
+    ),
+    false,
+  );
   assert.equal(dpkgListsInstalled('Package: cloud-init-extra\nStatus: install ok installed\n', 'cloud-init'), false);
 });
 
@@ -39,7 +49,10 @@ test('debianCloudInitPresence: dpkg status, or a Python /usr/bin/cloud-init, or 
 test('dpkgDiversions reads the groups of three lines', async (t) => {
   const root = tempDir(t);
   mkdirSync(join(root, 'var/lib/dpkg'), { recursive: true });
-  writeFileSync(join(root, 'var/lib/dpkg/diversions'), '/bin/sh\n/bin/sh.distrib\ndash\n/usr/bin/cloud-init\n/usr/bin/cloud-init.distrib\n:\n');
+  writeFileSync(
+    join(root, 'var/lib/dpkg/diversions'),
+    '/bin/sh\n/bin/sh.distrib\ndash\n/usr/bin/cloud-init\n/usr/bin/cloud-init.distrib\n:\n',
+  );
   assert.deepEqual(await dpkgDiversions(new LinuxPlatform({ root, log: new Logger().for('t') })), [
     { from: '/bin/sh', to: '/bin/sh.distrib', package: 'dash' },
     { from: '/usr/bin/cloud-init', to: '/usr/bin/cloud-init.distrib', package: ':' },

@@ -1,10 +1,29 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildFacts } from '../../src/build-info';
-import { ENABLED_UNITS, HOOK_HOTPLUG_DIRS, InstallRefusedError, SINGLE_PROCESS_MARKER, SINGLE_PROCESS_MARKER_TEXT, installLinux, uninstallLinux } from '../../src/install/linux-install';
+import {
+  ENABLED_UNITS,
+  HOOK_HOTPLUG_DIRS,
+  InstallRefusedError,
+  SINGLE_PROCESS_MARKER,
+  SINGLE_PROCESS_MARKER_TEXT,
+  installLinux,
+  uninstallLinux,
+} from '../../src/install/linux-install';
 import { DryRunPlatform, describeEffect } from '../../src/platform/dry-run-platform';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import type { Platform } from '../../src/platform/platform';
@@ -42,7 +61,14 @@ function sandbox(t: import('node:test').TestContext): { root: string; platform: 
 
 async function install(platform: Platform, opts: { enable?: boolean; replace?: boolean } = {}): Promise<string[]> {
   const said: string[] = [];
-  await installLinux({ platform, files, binary: async () => BINARY, enable: opts.enable ?? true, replace: opts.replace ?? false, say: (l) => said.push(l) });
+  await installLinux({
+    platform,
+    files,
+    binary: async () => BINARY,
+    enable: opts.enable ?? true,
+    replace: opts.replace ?? false,
+    say: (l) => said.push(l),
+  });
   return said;
 }
 
@@ -54,9 +80,12 @@ async function uninstall(platform: Platform): Promise<string[]> {
 
 /** PLATFORM (a sandbox) seen as if its root were '/': every read still goes to the sandbox. */
 function seenAsLive(platform: LinuxPlatform): Platform {
-  const live = new Proxy(platform, { get: (target, key) => (key === 'root' ? '/' : (Reflect.get(target, key) as unknown)) }) as Platform;
+  const live = new Proxy(platform, {
+    get: (target, key) => (key === 'root' ? '/' : (Reflect.get(target, key) as unknown)),
+  }) as Platform;
   for (const [name, value] of Object.entries(Object.getOwnPropertyDescriptors(LinuxPlatform.prototype))) {
-    if (typeof value.value === 'function' && name !== 'constructor') (live as unknown as Record<string, unknown>)[name] = (value.value as (...a: unknown[]) => unknown).bind(platform);
+    if (typeof value.value === 'function' && name !== 'constructor')
+      (live as unknown as Record<string, unknown>)[name] = (value.value as (...a: unknown[]) => unknown).bind(platform);
   }
   return live;
 }
@@ -72,15 +101,21 @@ function isEnabled(root: string, unit: string): string {
  */
 function generatorLinks(t: import('node:test').TestContext, root: string): string[] {
   const out = tempDir(t);
-  const r = spawnSync(join(root, 'usr/lib/systemd/system-generators/cloud-init-generator'), [out, out, out], { env: { ...process.env, KILN_GENERATOR_ROOT: root }, encoding: 'utf8' });
+  const r = spawnSync(join(root, 'usr/lib/systemd/system-generators/cloud-init-generator'), [out, out, out], {
+    env: { ...process.env, KILN_GENERATOR_ROOT: root },
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 0, r.stderr);
-  assert.ok(existsSync(join(root, 'run/cloud-init/enabled')), readFileSync(join(root, 'run/cloud-init/cloud-init-generator.log'), 'utf8'));
+  assert.ok(
+    existsSync(join(root, 'run/cloud-init/enabled')),
+    readFileSync(join(root, 'run/cloud-init/cloud-init-generator.log'), 'utf8'),
+  );
   rmSync(join(root, 'run'), { recursive: true });
   const wants = join(out, 'multi-user.target.wants');
   return existsSync(wants) ? readdirSync(wants).map((n) => `${n} -> ${readlinkSync(join(wants, n))}`) : [];
 }
 
-test('install puts the binary, its names, the units, the generator and hook-hotplug in place and enables cloud-init-main.service, the four stage units and the hotplug socket by links, as Debian 13\'s package does', async (t) => {
+test("install puts the binary, its names, the units, the generator and hook-hotplug in place and enables cloud-init-main.service, the four stage units and the hotplug socket by links, as Debian 13's package does", async (t) => {
   const { root, platform } = sandbox(t);
   const before = tree(root);
   await install(platform);
@@ -88,7 +123,10 @@ test('install puts the binary, its names, the units, the generator and hook-hotp
   assert.equal(statSync(join(root, 'usr/bin/kiln')).mode & 0o7777, 0o755);
   assert.equal(readlinkSync(join(root, 'usr/bin/cloud-init')), 'kiln');
   assert.equal(readlinkSync(join(root, 'usr/bin/cloud-id')), 'kiln');
-  assert.equal(readFileSync(join(root, 'usr/lib/systemd/system/cloud-init-main.service'), 'utf8'), text('cloud-init-main.service'));
+  assert.equal(
+    readFileSync(join(root, 'usr/lib/systemd/system/cloud-init-main.service'), 'utf8'),
+    text('cloud-init-main.service'),
+  );
   assert.equal(readFileSync(join(root, 'usr/lib/cloud-init/hook-hotplug'), 'utf8'), text('hook-hotplug'));
   assert.equal(statSync(join(root, 'usr/lib/systemd/system-generators/cloud-init-generator')).mode & 0o7777, 0o755);
   const added = tree(root).filter((l) => !before.includes(l));
@@ -120,7 +158,8 @@ test('install puts the binary, its names, the units, the generator and hook-hotp
     // No [Install] section: its socket starts it, as with Debian's package.
     assert.equal(isEnabled(root, 'cloud-init-hotplugd.service'), 'static');
   }
-  // The generator pulls cloud-init.target (which wants cloud-init-main.service, the four units and the socket) into the boot.
+  // The generator pulls cloud-init.target (which wants cloud-init-main.service, the four units and the socket) into the
+  // boot.
   assert.deepEqual(generatorLinks(t, root), ['cloud-init.target -> /lib/systemd/system/cloud-init.target']);
   await uninstall(platform);
   assert.deepEqual(tree(root), before);
@@ -151,7 +190,10 @@ test("install over an older kiln's takes out its cloud-init.service and kiln-all
   const { root, platform } = sandbox(t);
   const before = tree(root);
   const old = (unit: string, wanted: string) => {
-    writeFileSync(join(root, 'usr/lib/systemd/system', unit), `# kiln as cloud-init, an older unit\n[Service]\nExecStart=/usr/bin/cloud-init init\n[Install]\nWantedBy=${wanted}\n`);
+    writeFileSync(
+      join(root, 'usr/lib/systemd/system', unit),
+      `# kiln as cloud-init, an older unit\n[Service]\nExecStart=/usr/bin/cloud-init init\n[Install]\nWantedBy=${wanted}\n`,
+    );
     mkdirSync(join(root, `etc/systemd/system/${wanted}.wants`), { recursive: true });
     symlinkSync(`/usr/lib/systemd/system/${unit}`, join(root, `etc/systemd/system/${wanted}.wants/${unit}`));
   };
@@ -162,9 +204,23 @@ test("install over an older kiln's takes out its cloud-init.service and kiln-all
   old('kiln-all-stages.service', 'multi-user.target');
   writeFileSync(join(root, SINGLE_PROCESS_MARKER), SINGLE_PROCESS_MARKER_TEXT);
   const said = await install(platform);
-  assert.ok(said.includes("removed /usr/lib/systemd/system/cloud-init.service: an older kiln's unit (cloud-init 25.1 runs the stages from cloud-init-main.service)"), said.join('\n'));
-  for (const gone of ['usr/lib/systemd/system/cloud-init.service', 'usr/lib/systemd/system/kiln-all-stages.service', 'etc/systemd/system/cloud-init.target.wants/cloud-init.service', 'etc/systemd/system/multi-user.target.wants/kiln-all-stages.service', SINGLE_PROCESS_MARKER]) {
-    assert.ok(!existsSync(join(root, gone)) && !lstatSync(join(root, gone), { throwIfNoEntry: false }), `${gone} removed`);
+  assert.ok(
+    said.includes(
+      "removed /usr/lib/systemd/system/cloud-init.service: an older kiln's unit (cloud-init 25.1 runs the stages from cloud-init-main.service)",
+    ),
+    said.join('\n'),
+  );
+  for (const gone of [
+    'usr/lib/systemd/system/cloud-init.service',
+    'usr/lib/systemd/system/kiln-all-stages.service',
+    'etc/systemd/system/cloud-init.target.wants/cloud-init.service',
+    'etc/systemd/system/multi-user.target.wants/kiln-all-stages.service',
+    SINGLE_PROCESS_MARKER,
+  ]) {
+    assert.ok(
+      !existsSync(join(root, gone)) && !lstatSync(join(root, gone), { throwIfNoEntry: false }),
+      `${gone} removed`,
+    );
   }
   await uninstall(platform);
   assert.deepEqual(tree(root), withCloudDir);
@@ -177,16 +233,27 @@ test("install over an older kiln's takes out its cloud-init.service and kiln-all
   writeFileSync(join(other, 'usr/lib/systemd/system/cloud-init.service'), '[Service]\nExecStart=/usr/local/bin/mine\n');
   writeFileSync(join(other, SINGLE_PROCESS_MARKER), '');
   await install(otherPlatform, { enable: false });
-  assert.equal(readFileSync(join(other, 'usr/lib/systemd/system/cloud-init.service'), 'utf8'), '[Service]\nExecStart=/usr/local/bin/mine\n');
+  assert.equal(
+    readFileSync(join(other, 'usr/lib/systemd/system/cloud-init.service'), 'utf8'),
+    '[Service]\nExecStart=/usr/local/bin/mine\n',
+  );
   assert.equal(readFileSync(join(other, SINGLE_PROCESS_MARKER), 'utf8'), '', "the administrator's marker");
 });
 
 test("install refuses where Debian's cloud-init is installed, and writes nothing", async (t) => {
   const { root, platform } = sandbox(t);
   mkdirSync(join(root, 'var/lib/dpkg'), { recursive: true });
-  writeFileSync(join(root, 'var/lib/dpkg/status'), 'Package: cloud-init\nStatus: install ok installed\nVersion: 22.4.2-1\n');
+  writeFileSync(
+    join(root, 'var/lib/dpkg/status'),
+    'Package: cloud-init\nStatus: install ok installed\nVersion: 22.4.2-1\n',
+  );
   const before = tree(root);
-  await assert.rejects(install(platform), (err: Error) => err instanceof InstallRefusedError && /dpkg lists the cloud-init package as installed.*--replace/.test(err.message));
+  await assert.rejects(
+    install(platform),
+    (err: Error) =>
+      err instanceof InstallRefusedError &&
+      /dpkg lists the cloud-init package as installed.*--replace/.test(err.message),
+  );
   assert.deepEqual(tree(root), before);
 
   const { root: other, platform: otherPlatform } = sandbox(t);
@@ -204,13 +271,29 @@ test("--replace diverts the package's names with dpkg-divert and puts kiln's uni
   const said = await install(dry, { replace: true });
   assert.match(said[0] as string, /^replacing Debian's cloud-init \(dpkg lists/);
   const effects = dry.effects.map(describeEffect);
-  assert.deepEqual(effects.filter((e) => e.startsWith('would run ')), [
-    'would run dpkg-divert --local --rename --divert /usr/bin/cloud-init.distrib --add /usr/bin/cloud-init',
-    'would run dpkg-divert --local --rename --divert /usr/bin/cloud-id.distrib --add /usr/bin/cloud-id',
-  ]);
-  assert.ok(effects.includes(`would write /etc/systemd/system/cloud-init-network.service (${Buffer.byteLength(text('cloud-init-network.service'))} bytes, mode 0644)`), effects.join('\n'));
-  assert.ok(effects.includes(`would write /etc/systemd/system-generators/cloud-init-generator (${Buffer.byteLength(text('cloud-init-generator'))} bytes, mode 0755)`));
-  assert.ok(effects.includes('would symlink /etc/systemd/system/cloud-init.target.wants/cloud-init-network.service -> /etc/systemd/system/cloud-init-network.service'));
+  assert.deepEqual(
+    effects.filter((e) => e.startsWith('would run ')),
+    [
+      'would run dpkg-divert --local --rename --divert /usr/bin/cloud-init.distrib --add /usr/bin/cloud-init',
+      'would run dpkg-divert --local --rename --divert /usr/bin/cloud-id.distrib --add /usr/bin/cloud-id',
+    ],
+  );
+  assert.ok(
+    effects.includes(
+      `would write /etc/systemd/system/cloud-init-network.service (${Buffer.byteLength(text('cloud-init-network.service'))} bytes, mode 0644)`,
+    ),
+    effects.join('\n'),
+  );
+  assert.ok(
+    effects.includes(
+      `would write /etc/systemd/system-generators/cloud-init-generator (${Buffer.byteLength(text('cloud-init-generator'))} bytes, mode 0755)`,
+    ),
+  );
+  assert.ok(
+    effects.includes(
+      'would symlink /etc/systemd/system/cloud-init.target.wants/cloud-init-network.service -> /etc/systemd/system/cloud-init-network.service',
+    ),
+  );
   assert.ok(!effects.some((e) => e.includes('/usr/lib/systemd')), effects.join('\n'));
 });
 
@@ -219,7 +302,10 @@ test('on a live system systemctl enables and reloads, through the Platform (so -
   const live = seenAsLive(platform);
   const dry = new DryRunPlatform(live);
   await install(dry);
-  assert.deepEqual(dry.effects.filter((e) => e.kind === 'run').map(describeEffect), ['would run systemctl daemon-reload', `would run systemctl enable ${ENABLED_UNITS.join(' ')}`]);
+  assert.deepEqual(dry.effects.filter((e) => e.kind === 'run').map(describeEffect), [
+    'would run systemctl daemon-reload',
+    `would run systemctl enable ${ENABLED_UNITS.join(' ')}`,
+  ]);
   assert.ok(!dry.effects.some((e) => e.kind === 'symlink' && e.path.includes('.wants')));
 });
 
@@ -228,28 +314,59 @@ test("uninstall after --replace keeps the package's own enable links, also on a 
   mkdirSync(join(root, 'var/lib/dpkg'), { recursive: true });
   writeFileSync(join(root, 'var/lib/dpkg/status'), 'Package: cloud-init\nStatus: install ok installed\n');
   mkdirSync(join(root, 'etc/systemd/system/cloud-init.target.wants'), { recursive: true });
-  symlinkSync('/lib/systemd/system/cloud-init.service', join(root, 'etc/systemd/system/cloud-init.target.wants/cloud-init.service'));
-  symlinkSync('/lib/systemd/system/cloud-config.service', join(root, 'etc/systemd/system/cloud-init.target.wants/cloud-config.service'));
+  symlinkSync(
+    '/lib/systemd/system/cloud-init.service',
+    join(root, 'etc/systemd/system/cloud-init.target.wants/cloud-init.service'),
+  );
+  symlinkSync(
+    '/lib/systemd/system/cloud-config.service',
+    join(root, 'etc/systemd/system/cloud-init.target.wants/cloud-config.service'),
+  );
   mkdirSync(join(root, 'usr/lib/cloud-init'), { recursive: true });
-  writeFileSync(join(root, 'usr/lib/cloud-init/hook-hotplug'), '#!/bin/bash\n# the package\'s\n', { mode: 0o755 });
+  writeFileSync(join(root, 'usr/lib/cloud-init/hook-hotplug'), "#!/bin/bash\n# the package's\n", { mode: 0o755 });
   // Debian 12's cloud-init 22.4 ships cloud-init.service, the network stage before it was renamed.
   mkdirSync(join(root, 'lib/systemd/system'), { recursive: true });
   writeFileSync(join(root, 'lib/systemd/system/cloud-init.service'), '[Service]\nExecStart=/usr/bin/cloud-init init\n');
   const before = tree(root);
   const said = await install(platform, { replace: true });
-  assert.ok(said.includes("masked cloud-init.service (the package's network stage): cloud-init-main.service runs every stage"), said.join('\n'));
+  assert.ok(
+    said.includes("masked cloud-init.service (the package's network stage): cloud-init-main.service runs every stage"),
+    said.join('\n'),
+  );
   assert.equal(readlinkSync(join(root, 'etc/systemd/system/cloud-init.service')), '/dev/null');
-  assert.ok(said.includes("kept /usr/lib/cloud-init/hook-hotplug: it is not kiln's (Debian's cloud-init package ships one that does the same)"), said.join('\n'));
+  assert.ok(
+    said.includes(
+      "kept /usr/lib/cloud-init/hook-hotplug: it is not kiln's (Debian's cloud-init package ships one that does the same)",
+    ),
+    said.join('\n'),
+  );
   assert.equal(readFileSync(join(root, 'usr/lib/cloud-init/hook-hotplug'), 'utf8'), "#!/bin/bash\n# the package's\n");
-  assert.ok(said.includes('kept /etc/systemd/system/cloud-init.target.wants/cloud-config.service -> /lib/systemd/system/cloud-config.service: it enables cloud-config.service already'), said.join('\n'));
-  assert.equal(readlinkSync(join(root, 'etc/systemd/system/cloud-init.target.wants/cloud-final.service')), '/etc/systemd/system/cloud-final.service');
+  assert.ok(
+    said.includes(
+      'kept /etc/systemd/system/cloud-init.target.wants/cloud-config.service -> /lib/systemd/system/cloud-config.service: it enables cloud-config.service already',
+    ),
+    said.join('\n'),
+  );
+  assert.equal(
+    readlinkSync(join(root, 'etc/systemd/system/cloud-init.target.wants/cloud-final.service')),
+    '/etc/systemd/system/cloud-final.service',
+  );
 
   const dry = new DryRunPlatform(seenAsLive(platform));
   await uninstall(dry);
   const effects = dry.effects.map(describeEffect);
-  assert.deepEqual(effects.filter((e) => e.startsWith('would run ')), ['would run systemctl daemon-reload']);
-  assert.ok(effects.includes('would remove /etc/systemd/system/cloud-init.target.wants/cloud-final.service'), effects.join('\n'));
-  assert.ok(!effects.includes('would remove /etc/systemd/system/cloud-init.target.wants/cloud-config.service'), effects.join('\n'));
+  assert.deepEqual(
+    effects.filter((e) => e.startsWith('would run ')),
+    ['would run systemctl daemon-reload'],
+  );
+  assert.ok(
+    effects.includes('would remove /etc/systemd/system/cloud-init.target.wants/cloud-final.service'),
+    effects.join('\n'),
+  );
+  assert.ok(
+    !effects.includes('would remove /etc/systemd/system/cloud-init.target.wants/cloud-config.service'),
+    effects.join('\n'),
+  );
   assert.ok(effects.includes('would remove /etc/systemd/system/cloud-init.service'), 'the mask goes with kiln');
 
   await uninstall(platform);

@@ -32,7 +32,10 @@ test('the private key block is padded to 8 bytes with 1, 2, 3 … and wrapped at
   assert.equal(section.length % 8, 0);
   assert.equal(section.readUInt32BE(0), section.readUInt32BE(4), 'the two check integers agree');
   const pad = section[section.length - 1] as number;
-  assert.deepEqual([...section.subarray(section.length - pad)], Array.from({ length: pad }, (_, i) => i + 1));
+  assert.deepEqual(
+    [...section.subarray(section.length - pad)],
+    Array.from({ length: pad }, (_, i) => i + 1),
+  );
 });
 
 test('the public line is "type base64 comment", without the comment when it is empty', async () => {

@@ -16,7 +16,11 @@ import { hasCommand, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 
 function run(program: string, args: string[], input?: string): string {
-  const r = spawnSync(program, args, { encoding: 'utf8', env: { ...process.env, LANG: 'C' }, ...(input !== undefined ? { input } : {}) });
+  const r = spawnSync(program, args, {
+    encoding: 'utf8',
+    env: { ...process.env, LANG: 'C' },
+    ...(input !== undefined ? { input } : {}),
+  });
   assert.equal(r.status, 0, `${program} ${args.join(' ')}: ${r.stderr}`);
   return r.stdout;
 }
@@ -25,7 +29,14 @@ const BITS = { rsa: 3072, ecdsa: 256, ed25519: 256 } as const;
 
 for (const type of ['rsa', 'ecdsa', 'ed25519'] as const) {
   test(`${type}: openssl pkey -check finds the key valid; ssh-keygen loads our private file, derives our public line, draws our fingerprint and randomart`, async (t) => {
-    if (!need(t, hasCommand('ssh-keygen') && hasCommand('openssl'), 'ssh-keygen (openssh-client) and openssl are needed as the oracles')) return;
+    if (
+      !need(
+        t,
+        hasCommand('ssh-keygen') && hasCommand('openssl'),
+        'ssh-keygen (openssh-client) and openssl are needed as the oracles',
+      )
+    )
+      return;
     const dir = tempDir(t);
     const privateKey = await generateHostPrivateKey(type);
     const pkcs8 = privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
@@ -41,7 +52,10 @@ for (const type of ['rsa', 'ecdsa', 'ed25519'] as const) {
     assert.equal(run('ssh-keygen', ['-y', '-f', priv]), pubLine);
     const listed = run('ssh-keygen', ['-lv', '-f', `${priv}.pub`]).split('\n');
     assert.equal(listed[0], `${BITS[type]} ${sha256Fingerprint(key.publicBlob)} root@kiln-test (${key.displayName})`);
-    assert.equal(listed.slice(1, 12).join('\n'), randomart(sha256Digest(key.publicBlob), `${key.displayName} ${BITS[type]}`));
+    assert.equal(
+      listed.slice(1, 12).join('\n'),
+      randomart(sha256Digest(key.publicBlob), `${key.displayName} ${BITS[type]}`),
+    );
     // ssh-keygen has no PEM form for Ed25519 keys; for the others, it rewrites our file as PEM and OpenSSL
     // checks what we wrote (RSA: the primes, d, the CRT values; ECDSA: the scalar and the point) and finds the
     // same public key as in the key OpenSSL made.

@@ -17,7 +17,11 @@ function keygen(args: string[]): string {
 test('randomart matches ssh-keygen for keys ssh-keygen made itself, and the report reads like ssh-keygen', (t) => {
   if (!need(t, hasCommand('ssh-keygen'), 'ssh-keygen (openssh-client) is needed as the oracle')) return;
   const dir = tempDir(t);
-  for (const [type, title] of [['ed25519', 'ED25519 256'], ['ecdsa', 'ECDSA 256'], ['ed25519', 'ED25519 256']] as const) {
+  for (const [type, title] of [
+    ['ed25519', 'ED25519 256'],
+    ['ecdsa', 'ECDSA 256'],
+    ['ed25519', 'ED25519 256'],
+  ] as const) {
     const file = join(dir, `k-${type}-${Math.random().toString(16).slice(2)}`);
     const made = keygen(['-t', type, '-N', '', '-C', 'me@here', '-f', file]);
     const blob = Buffer.from(keygen(['-y', '-f', file]).split(' ')[1] as string, 'base64');

@@ -13,13 +13,23 @@ import { tempDir } from '../helpers/temp';
 test("the kinds served are the sources' registered mocks, in the registry's order, each word once", () => {
   const registered = [...DATASOURCES, ...WINDOWS_ONLY_SOURCES].flatMap((s) => (s.mock ? [s.mock.kind] : []));
   assert.ok(registered.length >= 20, `${registered.length} sources register a mock`);
-  assert.deepEqual(SERVE_KINDS.map((k) => k.kind), registered);
+  assert.deepEqual(
+    SERVE_KINDS.map((k) => k.kind),
+    registered,
+  );
   assert.equal(new Set(registered).size, registered.length, 'a --kind word names one cloud');
 });
 
 test('src/metadata-server/ holds the generic server: no file per cloud', () => {
   const files = readdirSync(join(REPO, 'src', 'metadata-server')).sort();
-  assert.deepEqual(files, ['metadata-server.ts', 'mock-files.ts', 'password-server.ts', 'request-body.ts', 'serial-hosts.ts', 'serve-kinds.ts']);
+  assert.deepEqual(files, [
+    'metadata-server.ts',
+    'mock-files.ts',
+    'password-server.ts',
+    'request-body.ts',
+    'serial-hosts.ts',
+    'serve-kinds.ts',
+  ]);
 });
 
 test('every HTTP kind starts, serves its folder through its registered answers, and refuses a kind no source registers', async (t) => {
@@ -31,5 +41,8 @@ test('every HTTP kind starts, serves its folder through its registered answers, 
     await res.arrayBuffer();
     assert.ok(res.status >= 400, `${k.kind}: ${res.status} for a path its folder does not have`);
   }
-  await assert.rejects(mockMetadataServer(t, { kind: 'nosuchcloud', dir }), /no HTTP metadata service of kind 'nosuchcloud'/);
+  await assert.rejects(
+    mockMetadataServer(t, { kind: 'nosuchcloud', dir }),
+    /no HTTP metadata service of kind 'nosuchcloud'/,
+  );
 });

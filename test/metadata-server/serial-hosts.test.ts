@@ -1,4 +1,5 @@
-// `kiln devel serve-metadata --kind smartos|cloudsigma --socket PATH`: the serial-port hosts on a unix socket, spoken to as the sources speak.
+// `kiln devel serve-metadata --kind smartos|cloudsigma --socket PATH`: the serial-port hosts on a unix socket, spoken
+// to as the sources speak.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,7 +20,19 @@ async function serve(args: string[]): Promise<{ out: () => string; done: Promise
   const logger = new Logger();
   const inv = parseInvocation(['devel', 'serve-metadata', ...args], COMMANDS, 'kiln');
   assert.ok(inv.command);
-  const ctx: CommandContext = { face: 'kiln', argv0: 'kiln', facts: buildFacts, root: '/', dryRun: false, debug: false, logger, log: logger.for('test'), io: { out: (s) => void (out += s), err: () => undefined }, env: {}, platform: () => assert.fail('not used') };
+  const ctx: CommandContext = {
+    face: 'kiln',
+    argv0: 'kiln',
+    facts: buildFacts,
+    root: '/',
+    dryRun: false,
+    debug: false,
+    logger,
+    log: logger.for('test'),
+    io: { out: (s) => void (out += s), err: () => undefined },
+    env: {},
+    platform: () => assert.fail('not used'),
+  };
   const done = inv.command.run(ctx, inv.args);
   for (let i = 0; i < 100 && !out.includes('serving'); i++) await new Promise((r) => setTimeout(r, 20));
   return { out: () => out, done };
@@ -57,7 +70,22 @@ test('--kind cloudsigma --socket: the server context answered to cepko requests;
   const inv = parseInvocation(['devel', 'serve-metadata', '--kind', 'cloudsigma', '--dir', dir], COMMANDS, 'kiln');
   const logger = new Logger();
   await assert.rejects(
-    inv.command?.run({ face: 'kiln', argv0: 'kiln', facts: buildFacts, root: '/', dryRun: false, debug: false, logger, log: logger.for('test'), io: { out: () => undefined, err: () => undefined }, env: {}, platform: () => assert.fail('not used') }, inv.args) ?? Promise.reject(new Error('no command')),
+    inv.command?.run(
+      {
+        face: 'kiln',
+        argv0: 'kiln',
+        facts: buildFacts,
+        root: '/',
+        dryRun: false,
+        debug: false,
+        logger,
+        log: logger.for('test'),
+        io: { out: () => undefined, err: () => undefined },
+        env: {},
+        platform: () => assert.fail('not used'),
+      },
+      inv.args,
+    ) ?? Promise.reject(new Error('no command')),
     (err: Error) => err instanceof UsageError && /needs --socket PATH/.test(err.message),
   );
 });

@@ -1,4 +1,5 @@
-// The kinds `devel serve-metadata` serves come from one list (src/metadata-server/serve-kinds.ts): the command writes none by hand.
+// The kinds `devel serve-metadata` serves come from one list (src/metadata-server/serve-kinds.ts): the command writes
+// none by hand.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +14,12 @@ const KINDS: string[] = SERVE_KINDS.map((k) => k.kind);
 async function kiln(argv: string[]) {
   let out = '';
   let err = '';
-  const code = await main({ argv, argv0: '/usr/bin/kiln', env: {}, io: { out: (s) => void (out += s), err: (s) => void (err += s) } });
+  const code = await main({
+    argv,
+    argv0: '/usr/bin/kiln',
+    env: {},
+    io: { out: (s) => void (out += s), err: (s) => void (err += s) },
+  });
   return { code, out, err };
 }
 
@@ -22,7 +28,8 @@ test('src/cli/devel-serve-metadata.ts names no kind: no quoted kind, no list of 
   const quoted = [...text.matchAll(/'([a-z0-9]+)'/g)].map((m) => m[1] as string).filter((w) => KINDS.includes(w));
   assert.deepEqual(quoted, [], 'kinds quoted in the command');
   const alternatives = KINDS.join('|');
-  const lists = text.match(new RegExp(`\\b(${alternatives})(, |\\||\\s+or\\s+|\\s+and\\s+)(${alternatives})\\b`, 'g')) ?? [];
+  const lists =
+    text.match(new RegExp(`\\b(${alternatives})(, |\\||\\s+or\\s+|\\s+and\\s+)(${alternatives})\\b`, 'g')) ?? [];
   assert.deepEqual(lists, [], 'kinds listed in the command');
 });
 
@@ -31,14 +38,23 @@ test('every kind of the list is offered by --help, named in the summary and acce
   assert.equal(help.code, 0, help.err);
   assert.ok(help.out.includes(`--kind ${KINDS.join('|')} --dir DIR`), help.out);
   assert.ok(help.out.replace(/\n\s+/g, ' ').includes(`${wordList(KINDS)} (the folder layouts`), help.out);
-  for (const kind of KINDS) assert.ok(describedKinds().split(/,? /).includes(kind), `${kind} in the summary '${describedKinds()}'`);
+  for (const kind of KINDS)
+    assert.ok(describedKinds().split(/,? /).includes(kind), `${kind} in the summary '${describedKinds()}'`);
   const dir = tempDir(t, 'serve-kinds-');
   for (const kind of KINDS) {
     // No --socket: HTTP kinds go on to the listen address (refused here on purpose), socket kinds ask for one.
     const r = await kiln(['devel', 'serve-metadata', '--kind', kind, '--dir', dir, '--listen', 'nowhere']);
     assert.equal(r.code, 2, `${kind}: ${r.err}`);
     assert.doesNotMatch(r.err, /--kind must be one of/, kind);
-    assert.match(r.err, new RegExp(SERVE_KINDS.find((k) => k.kind === kind)?.transport === 'http' ? '--listen must be HOST:PORT' : `--kind ${kind} needs --socket PATH`), kind);
+    assert.match(
+      r.err,
+      new RegExp(
+        SERVE_KINDS.find((k) => k.kind === kind)?.transport === 'http'
+          ? '--listen must be HOST:PORT'
+          : `--kind ${kind} needs --socket PATH`,
+      ),
+      kind,
+    );
   }
   const unknown = await kiln(['devel', 'serve-metadata', '--kind', 'nosuchcloud', '--dir', dir]);
   assert.equal(unknown.code, 2);

@@ -4,7 +4,13 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { convertToV3, createAptConfigureModule, disableSuites, packageMirrorInfo, type AptDeps } from '../../src/modules/apt-configure';
+import {
+  convertToV3,
+  createAptConfigureModule,
+  disableSuites,
+  packageMirrorInfo,
+  type AptDeps,
+} from '../../src/modules/apt-configure';
 import { dearmorKey } from '../../src/keys/openpgp-armor';
 import { ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
@@ -38,7 +44,12 @@ function withAnswers(ctx: ReturnType<typeof dryContext>): ReturnType<typeof dryC
   ctx.dry.run = async (cmd, opts) => {
     const r = await run(cmd, opts);
     const c = Array.isArray(cmd) ? cmd.join(' ') : cmd;
-    if (c === 'lsb_release --all') return { ...r, stdout: 'Distributor ID:\tDebian\nDescription:\tDebian GNU/Linux 12 (bookworm)\nRelease:\t12\nCodename:\tbookworm\n' };
+    if (c === 'lsb_release --all')
+      return {
+        ...r,
+        stdout:
+          'Distributor ID:\tDebian\nDescription:\tDebian GNU/Linux 12 (bookworm)\nRelease:\t12\nCodename:\tbookworm\n',
+      };
     if (c === 'dpkg --print-architecture') return { ...r, stdout: 'amd64\n' };
     if (c === 'dpkg-query --list') return { ...r, stdout: 'ii  cloud-init 22.4 all x\nii  tzdata 2024 all y\n' };
     return r;
@@ -65,7 +76,10 @@ test('sources.list from the target template with primary/security mirrors, disab
     await text('/etc/apt/sources.list'),
     'deb http://mirror.test/debian bookworm main\ndeb http://sec.test/debian-security bookworm-security main\n# suite disabled by cloud-init: deb http://mirror.test/debian bookworm-backports main\n',
   );
-  assert.equal(await text('/etc/apt/apt.conf.d/90cloud-init-aptproxy'), 'Acquire::http::Proxy "http://proxy.test:3128";\nAcquire::https::Proxy "http://proxy.test:3129";\n');
+  assert.equal(
+    await text('/etc/apt/apt.conf.d/90cloud-init-aptproxy'),
+    'Acquire::http::Proxy "http://proxy.test:3128";\nAcquire::https::Proxy "http://proxy.test:3129";\n',
+  );
   assert.equal(await text('/etc/apt/apt.conf.d/94cloud-init-config'), 'APT::Get::Assume-Yes "true";\n');
 });
 
@@ -81,24 +95,63 @@ test('mirrors from system_info.package_mirrors: region and availability zone pla
       package_mirrors: [
         {
           arches: ['default'],
-          failsafe: { primary: 'http://deb.failsafe.test/debian', security: 'http://deb.failsafe.test/debian-security' },
+          failsafe: {
+            primary: 'http://deb.failsafe.test/debian',
+            security: 'http://deb.failsafe.test/debian-security',
+          },
           search: {
-            primary: ['http://%(ec2_region)s.ec2.archive.test/debian', 'http://%(availability_zone)s.mirror.test/debian'],
+            primary: [
+              'http://%(ec2_region)s.ec2.archive.test/debian',
+              'http://%(availability_zone)s.mirror.test/debian',
+            ],
             security: ['http://%(region)s.security.test/debian'],
           },
         },
       ],
     },
   };
-  const ec2 = await packageMirrorInfo(cfg, 'amd64', { instanceId: 'i', cloudName: 'aws', platform: 'ec2', subplatform: '', publicKeys: [], metadata: {}, availabilityZone: 'us-east-1b', region: 'us-east-1' }, deps);
-  assert.deepEqual(ec2, { primary: 'http://us-east-1.ec2.archive.test/debian', security: 'http://deb.failsafe.test/debian-security' });
+  const ec2 = await packageMirrorInfo(
+    cfg,
+    'amd64',
+    {
+      instanceId: 'i',
+      cloudName: 'aws',
+      platform: 'ec2',
+      subplatform: '',
+      publicKeys: [],
+      metadata: {},
+      availabilityZone: 'us-east-1b',
+      region: 'us-east-1',
+    },
+    deps,
+  );
+  assert.deepEqual(ec2, {
+    primary: 'http://us-east-1.ec2.archive.test/debian',
+    security: 'http://deb.failsafe.test/debian-security',
+  });
   // ec2_region is only offered on EC2; elsewhere the availability-zone template is tried.
-  const other = await packageMirrorInfo(cfg, 'amd64', { instanceId: 'i', cloudName: 'openstack', platform: 'openstack', subplatform: '', publicKeys: [], metadata: {}, availabilityZone: 'eu-zone-a' }, deps);
+  const other = await packageMirrorInfo(
+    cfg,
+    'amd64',
+    {
+      instanceId: 'i',
+      cloudName: 'openstack',
+      platform: 'openstack',
+      subplatform: '',
+      publicKeys: [],
+      metadata: {},
+      availabilityZone: 'eu-zone-a',
+    },
+    deps,
+  );
   assert.equal(other.primary, 'http://eu-zone-a.mirror.test/debian');
   const root = sandbox(t);
   const ctx = withAnswers(dryContext(root, { instance: { availabilityZone: 'eu-zone-a' } }));
   await createAptConfigureModule(deps).run(ctx, { ...cfg, apt: { preserve_sources_list: false } });
-  assert.match(await readPlanned(ctx, '/etc/apt/sources.list'), /^deb http:\/\/eu-zone-a\.mirror\.test\/debian bookworm main\ndeb http:\/\/deb\.failsafe\.test\/debian-security bookworm-security main/);
+  assert.match(
+    await readPlanned(ctx, '/etc/apt/sources.list'),
+    /^deb http:\/\/eu-zone-a\.mirror\.test\/debian bookworm main\ndeb http:\/\/deb\.failsafe\.test\/debian-security bookworm-security main/,
+  );
 });
 
 test('sources: $MIRROR/$RELEASE rendered, .list added, append unless append: false, add-apt-repository for ppa:, apt-get update', async (t) => {
@@ -118,8 +171,14 @@ test('sources: $MIRROR/$RELEASE rendered, .list added, append unless append: fal
       },
     },
   });
-  assert.equal(await readPlanned(ctx, '/etc/apt/sources.list.d/extra.list'), 'deb http://m.test/debian bookworm contrib\n');
-  assert.equal(await readPlanned(ctx, '/etc/apt/sources.list.d/old.list'), 'deb http://old.test/ x main\ndeb http://new.test/ bookworm main\n');
+  assert.equal(
+    await readPlanned(ctx, '/etc/apt/sources.list.d/extra.list'),
+    'deb http://m.test/debian bookworm contrib\n',
+  );
+  assert.equal(
+    await readPlanned(ctx, '/etc/apt/sources.list.d/old.list'),
+    'deb http://old.test/ x main\ndeb http://new.test/ bookworm main\n',
+  );
   assert.equal(await readPlanned(ctx, '/etc/apt/custom.list'), 'deb http://fresh.test/ bookworm main\n');
   assert.ok(!(await ctx.dry.exists('/etc/apt/sources.list')), 'preserve_sources_list keeps sources.list');
   const cmds = ctx.commands();
@@ -132,7 +191,10 @@ test('sources: $MIRROR/$RELEASE rendered, .list added, append unless append: fal
 test('keys: armored keys are dearmored into trusted.gpg.d, $KEY_FILE ones into cloud-init.gpg.d; keyid uses the injected fetcher', async (t) => {
   if (!need(t, hasCommand('gpg'), 'needs gpg to make a test key and check the dearmoring')) return;
   const home = tempDir(t, 'kiln-gpg-');
-  const gpg = (args: string[], input?: string) => spawnSync('gpg', ['--homedir', home, '--batch', '--pinentry-mode', 'loopback', '--passphrase', '', ...args], { input });
+  const gpg = (args: string[], input?: string) =>
+    spawnSync('gpg', ['--homedir', home, '--batch', '--pinentry-mode', 'loopback', '--passphrase', '', ...args], {
+      input,
+    });
   gpg(['--quick-gen-key', 'kiln test <kiln@test.invalid>', 'ed25519', 'sign', 'never']);
   const armored = gpg(['--armor', '--export', 'kiln@test.invalid']).stdout.toString();
   assert.match(armored, /BEGIN PGP PUBLIC KEY BLOCK/);
@@ -159,10 +221,16 @@ test('keys: armored keys are dearmored into trusted.gpg.d, $KEY_FILE ones into c
     },
   });
   assert.deepEqual(Buffer.from(await ctx.dry.readFile('/etc/apt/cloud-init.gpg.d/signed.gpg')), expected);
-  assert.equal(await readPlanned(ctx, '/etc/apt/sources.list.d/signed.list'), 'deb [signed-by=/etc/apt/cloud-init.gpg.d/signed.gpg] http://s.test/ bookworm main\n');
+  assert.equal(
+    await readPlanned(ctx, '/etc/apt/sources.list.d/signed.list'),
+    'deb [signed-by=/etc/apt/cloud-init.gpg.d/signed.gpg] http://s.test/ bookworm main\n',
+  );
   assert.deepEqual(Buffer.from(await ctx.dry.readFile('/etc/apt/trusted.gpg.d/byid.gpg')), expected);
   assert.deepEqual(fetched, ['ABCDEF0123456789@keys.test']);
-  assert.throws(() => dearmorKey('not a key', 'apt_configure', 'sources.x'), /sources\.x: the key is not an ASCII-armored OpenPGP key block/);
+  assert.throws(
+    () => dearmorKey('not a key', 'apt_configure', 'sources.x'),
+    /sources\.x: the key is not an ASCII-armored OpenPGP key block/,
+  );
 });
 
 test('debconf selections go to debconf-set-selections; preseeding cloud-init reconfigures it', async (t) => {
@@ -170,7 +238,15 @@ test('debconf selections go to debconf-set-selections; preseeding cloud-init rec
   mkdirSync(join(root, 'etc/cloud/cloud.cfg.d'), { recursive: true });
   writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/90_dpkg.cfg'), 'datasource_list: [NoCloud]\n');
   const ctx = withAnswers(dryContext(root));
-  await createAptConfigureModule(noNetwork).run(ctx, { apt: { preserve_sources_list: true, debconf_selections: { b: 'cloud-init cloud-init/datasources multiselect NoCloud', a: 'tzdata tzdata/Areas select Etc' } } });
+  await createAptConfigureModule(noNetwork).run(ctx, {
+    apt: {
+      preserve_sources_list: true,
+      debconf_selections: {
+        b: 'cloud-init cloud-init/datasources multiselect NoCloud',
+        a: 'tzdata tzdata/Areas select Etc',
+      },
+    },
+  });
   const cmds = ctx.commands();
   assert.equal(cmds[0], 'debconf-set-selections');
   assert.ok(cmds.includes('dpkg-reconfigure --frontend=noninteractive cloud-init'));
@@ -180,19 +256,35 @@ test('debconf selections go to debconf-set-selections; preseeding cloud-init rec
 
 test('old apt_* keys convert to the v3 apt: format; disable_suites understands [options] columns', () => {
   const warnings: string[] = [];
-  const v3 = convertToV3({ apt_mirror: 'http://m.test/', apt_proxy: 'http://p.test', apt_preserve_sources_list: true }, (m) => warnings.push(m));
-  assert.deepEqual(v3.apt, { proxy: 'http://p.test', preserve_sources_list: true, primary: [{ arches: ['default'], uri: 'http://m.test/' }] });
+  const v3 = convertToV3(
+    { apt_mirror: 'http://m.test/', apt_proxy: 'http://p.test', apt_preserve_sources_list: true },
+    (m) => warnings.push(m),
+  );
+  assert.deepEqual(v3.apt, {
+    proxy: 'http://p.test',
+    preserve_sources_list: true,
+    primary: [{ arches: ['default'], uri: 'http://m.test/' }],
+  });
   assert.equal(warnings.length, 1);
-  assert.equal(disableSuites(['updates'], 'deb [arch=amd64 trusted=yes] http://x bookworm-updates main\ndeb http://x bookworm main\n', 'bookworm'),
-    '# suite disabled by cloud-init: deb [arch=amd64 trusted=yes] http://x bookworm-updates main\ndeb http://x bookworm main\n');
+  assert.equal(
+    disableSuites(
+      ['updates'],
+      'deb [arch=amd64 trusted=yes] http://x bookworm-updates main\ndeb http://x bookworm main\n',
+      'bookworm',
+    ),
+    '# suite disabled by cloud-init: deb [arch=amd64 trusted=yes] http://x bookworm-updates main\ndeb http://x bookworm main\n',
+  );
 });
 
 test("with Debian's own sources.list template (from the cached rootfs) the output is what cloud-init 22.4 writes", async (t) => {
-  if (!need(t, isRoot() && hasCommand('debootstrap'), 'needs root and debootstrap for the cached Debian rootfs')) return;
+  if (!need(t, isRoot() && hasCommand('debootstrap'), 'needs root and debootstrap for the cached Debian rootfs'))
+    return;
   const tmpl = readFileSync(join(ensureDebianRootfs('trixie'), 'etc/cloud/templates/sources.list.debian.tmpl'), 'utf8');
   const root = sandbox(t, tmpl);
   const ctx = withAnswers(dryContext(root));
-  await createAptConfigureModule(noNetwork).run(ctx, { apt: { preserve_sources_list: false, primary: [{ arches: ['default'], uri: 'http://m.test/debian' }] } });
+  await createAptConfigureModule(noNetwork).run(ctx, {
+    apt: { preserve_sources_list: false, primary: [{ arches: ['default'], uri: 'http://m.test/debian' }] },
+  });
   const out = await readPlanned(ctx, '/etc/apt/sources.list');
   assert.ok(out.includes('deb http://m.test/debian bookworm main\ndeb-src http://m.test/debian bookworm main\n'));
   assert.ok(out.includes('deb http://m.test/debian bookworm-security main\n'));
@@ -231,8 +323,15 @@ Components: main
     // cloud-init 25.1.4's disable_suites on the same text, byte for byte (run in the trixie rootfs).
     'Types: deb\nURIs: http://m.test/debian\n# cloud-init disable_suites redacted: Suites: bookworm bookworm-updates bookworm-backports\nSuites: bookworm bookworm-updates\nComponents: main\n\n\n## Entry disabled by cloud-init, due to disable_suites\n# disabled by cloud-init: Types: deb\n# disabled by cloud-init: URIs: http://s.test/debian-security\n# disabled by cloud-init: Suites: bookworm-security\n# disabled by cloud-init: Components: main\n',
   );
-  assert.equal(await ctx.platform.exists('/etc/apt/sources.list'), false, 'outside Ubuntu, 25.1 removes the one-line sources.list');
-  assert.equal(await readPlanned(ctx, '/etc/apt/sources.list.d/extra.sources'), 'Types: deb\nURIs: http://x.test/\nSuites: bookworm\nComponents: main\n');
+  assert.equal(
+    await ctx.platform.exists('/etc/apt/sources.list'),
+    false,
+    'outside Ubuntu, 25.1 removes the one-line sources.list',
+  );
+  assert.equal(
+    await readPlanned(ctx, '/etc/apt/sources.list.d/extra.sources'),
+    'Types: deb\nURIs: http://x.test/\nSuites: bookworm\nComponents: main\n',
+  );
 });
 
 test("the release codename comes from the target's os-release; lsb_release and dpkg are not started", async (t) => {
@@ -241,14 +340,25 @@ test("the release codename comes from the target's os-release; lsb_release and d
   mkdirSync(join(root, 'usr/bin'), { recursive: true });
   writeFileSync(join(root, 'usr/bin/dpkg'), readFileSync('/proc/self/exe'));
   const ctx = dryContext(root);
-  await createAptConfigureModule(noNetwork).run(ctx, { apt: { preserve_sources_list: false, primary: [{ arches: ['default'], uri: 'http://mirror.test/debian' }] } });
+  await createAptConfigureModule(noNetwork).run(ctx, {
+    apt: { preserve_sources_list: false, primary: [{ arches: ['default'], uri: 'http://mirror.test/debian' }] },
+  });
   assert.match(await readPlanned(ctx, '/etc/apt/sources.list'), /^deb http:\/\/mirror\.test\/debian trixie main$/m);
   const commands = ctx.dry.effects.flatMap((e) => (e.kind === 'run' ? [e.command] : []));
-  assert.deepEqual(commands.filter((c) => /lsb_release|dpkg/.test(c)), []);
+  assert.deepEqual(
+    commands.filter((c) => /lsb_release|dpkg/.test(c)),
+    [],
+  );
 });
 
-/** A sandbox without /etc/cloud/templates (kiln installed by `kiln install`, no cloud-init package), release from os-release. */
-function bareSandbox(t: Parameters<typeof tempDir>[0], osRelease = 'ID=debian\nVERSION_ID="12"\nVERSION_CODENAME=bookworm\n'): string {
+/**
+ * A sandbox without /etc/cloud/templates (kiln installed by `kiln install`, no cloud-init package), release from
+ * os-release.
+ */
+function bareSandbox(
+  t: Parameters<typeof tempDir>[0],
+  osRelease = 'ID=debian\nVERSION_ID="12"\nVERSION_CODENAME=bookworm\n',
+): string {
   const root = tempDir(t);
   mkdirSync(join(root, 'etc'), { recursive: true });
   writeFileSync(join(root, 'etc/os-release'), osRelease);
@@ -261,7 +371,11 @@ test("no template in the target: Debian bookworm's sources.list comes from kiln'
   const root = bareSandbox(t);
   const ctx = withAnswers(dryContext(root));
   await createAptConfigureModule(noNetwork).run(ctx, {
-    apt: { preserve_sources_list: false, primary: [{ arches: ['default'], uri: 'http://m.test/debian' }], security: [{ arches: ['default'], uri: 'http://s.test/debian-security' }] },
+    apt: {
+      preserve_sources_list: false,
+      primary: [{ arches: ['default'], uri: 'http://m.test/debian' }],
+      security: [{ arches: ['default'], uri: 'http://s.test/debian-security' }],
+    },
   });
   const entries = (await readPlanned(ctx, '/etc/apt/sources.list')).split('\n').filter((l) => /^deb/.test(l));
   assert.deepEqual(entries, [
@@ -282,30 +396,45 @@ test("no template in the target: Debian bookworm's sources.list comes from kiln'
 test('a template file in the target is used, not the built-in one; a distro kiln has no template for still warns', async (t) => {
   const withFile = sandbox(t);
   const ctx = withAnswers(dryContext(withFile));
-  await createAptConfigureModule(noNetwork).run(ctx, { apt: { preserve_sources_list: false, primary: [{ arches: ['default'], uri: 'http://m.test/debian' }] } });
-  assert.match(await readPlanned(ctx, '/etc/apt/sources.list'), /^deb http:\/\/m\.test\/debian bookworm main\ndeb \S+ bookworm-security main\ndeb http:\/\/m\.test\/debian bookworm-backports main\n$/);
+  await createAptConfigureModule(noNetwork).run(ctx, {
+    apt: { preserve_sources_list: false, primary: [{ arches: ['default'], uri: 'http://m.test/debian' }] },
+  });
+  assert.match(
+    await readPlanned(ctx, '/etc/apt/sources.list'),
+    /^deb http:\/\/m\.test\/debian bookworm main\ndeb \S+ bookworm-security main\ndeb http:\/\/m\.test\/debian bookworm-backports main\n$/,
+  );
 
   const unknown = bareSandbox(t, 'ID=raspbian\nID_LIKE=debian\nVERSION_CODENAME=bookworm\n');
   const other = withAnswers(dryContext(unknown, { distro: { name: 'raspbian', family: 'debian', version: '12' } }));
-  await createAptConfigureModule(noNetwork).run(other, { apt: { preserve_sources_list: false, primary: [{ arches: ['default'], uri: 'http://m.test/raspbian' }] } });
+  await createAptConfigureModule(noNetwork).run(other, {
+    apt: { preserve_sources_list: false, primary: [{ arches: ['default'], uri: 'http://m.test/raspbian' }] },
+  });
   assert.ok(!(await other.dry.exists('/etc/apt/sources.list')));
-  assert.ok(warnings(other).some((l) => l.includes('No template found, not rendering /etc/apt/sources.list')), other.lines.join('\n'));
+  assert.ok(
+    warnings(other).some((l) => l.includes('No template found, not rendering /etc/apt/sources.list')),
+    other.lines.join('\n'),
+  );
 });
 
-/** The apt entries of a sources.list as a sorted set of (type, uri, suite, component), so groupings and comments do not count. */
+/**
+ * The apt entries of a sources.list as a sorted set of (type, uri, suite, component), so groupings and comments do not
+ * count.
+ */
 function aptEntries(text: string): string[] {
   const out = new Set<string>();
   for (const line of text.split('\n')) {
     const m = /^(?:# )?(deb|deb-src)\s+(\S+)\s+(\S+)\s+(.*)$/.exec(line);
     if (!m) continue;
     const enabled = !line.startsWith('#');
-    for (const comp of (m[4] ?? '').trim().split(/\s+/)) out.add(`${enabled ? '' : '#'}${m[1]} ${m[2]} ${m[3]} ${comp}`);
+    for (const comp of (m[4] ?? '').trim().split(/\s+/))
+      out.add(`${enabled ? '' : '#'}${m[1]} ${m[2]} ${m[3]} ${comp}`);
   }
   return [...out].sort();
 }
 
 test("kiln's built-in templates render the apt entries cloud-init 22.4's packaged templates do (default and custom mirrors)", async (t) => {
-  if (!need(t, isRoot() && hasCommand('debootstrap'), 'needs root and debootstrap for the cached Debian rootfs')) return;
+  if (!need(t, isRoot() && hasCommand('debootstrap'), 'needs root and debootstrap for the cached Debian rootfs'))
+    return;
   const templates = join(ensureDebianRootfs('trixie'), 'etc/cloud/templates');
   const cases = [
     { name: 'debian', osRelease: 'ID=debian\nVERSION_ID="12"\nVERSION_CODENAME=bookworm\n' },
@@ -315,21 +444,33 @@ test("kiln's built-in templates render the apt entries cloud-init 22.4's package
   ];
   const configs = [
     { preserve_sources_list: false },
-    { preserve_sources_list: false, primary: [{ arches: ['default'], uri: 'http://m.test/mirror' }], security: [{ arches: ['default'], uri: 'http://s.test/security' }], disable_suites: ['backports'] },
+    {
+      preserve_sources_list: false,
+      primary: [{ arches: ['default'], uri: 'http://m.test/mirror' }],
+      security: [{ arches: ['default'], uri: 'http://s.test/security' }],
+      disable_suites: ['backports'],
+    },
   ];
   for (const { name, osRelease } of cases) {
     for (const apt of configs) {
       const distro = { name, family: 'debian' as const, version: '' };
       const packaged = bareSandbox(t, osRelease);
       mkdirSync(join(packaged, 'etc/cloud/templates'), { recursive: true });
-      writeFileSync(join(packaged, `etc/cloud/templates/sources.list.${name}.tmpl`), readFileSync(join(templates, `sources.list.${name}.tmpl`)));
+      writeFileSync(
+        join(packaged, `etc/cloud/templates/sources.list.${name}.tmpl`),
+        readFileSync(join(templates, `sources.list.${name}.tmpl`)),
+      );
       const withPackaged = withAnswers(dryContext(packaged, { distro }));
       await createAptConfigureModule(noNetwork).run(withPackaged, { apt });
       const builtin = withAnswers(dryContext(bareSandbox(t, osRelease), { distro }));
       await createAptConfigureModule(noNetwork).run(builtin, { apt });
       const want = aptEntries(await readPlanned(withPackaged, '/etc/apt/sources.list'));
       assert.ok(want.length > 0);
-      assert.deepEqual(aptEntries(await readPlanned(builtin, '/etc/apt/sources.list')), want, `${osRelease} ${JSON.stringify(apt)}`);
+      assert.deepEqual(
+        aptEntries(await readPlanned(builtin, '/etc/apt/sources.list')),
+        want,
+        `${osRelease} ${JSON.stringify(apt)}`,
+      );
       assert.deepEqual(warnings(builtin), []);
     }
   }

@@ -9,10 +9,15 @@ import { tempDir } from '../helpers/temp';
 import { dryContext } from './late-context';
 
 const USERS = { users: ['default'], system_info: { default_user: { name: 'debian' } } };
-const SYSTEM_ON = 'echo "byobu byobu/launch-by-default boolean true" | debconf-set-selections && dpkg-reconfigure byobu --frontend=noninteractive || X=$(($X+1)); ';
+const SYSTEM_ON =
+  'echo "byobu byobu/launch-by-default boolean true" | debconf-set-selections && dpkg-reconfigure byobu --frontend=noninteractive || X=$(($X+1)); ';
 const SYSTEM_OFF = SYSTEM_ON.replace('boolean true', 'boolean false');
 
-async function planned(t: Parameters<typeof tempDir>[0], cfg: Record<string, unknown>, { installed = true } = {}): Promise<{ commands: string[]; lines: string[] }> {
+async function planned(
+  t: Parameters<typeof tempDir>[0],
+  cfg: Record<string, unknown>,
+  { installed = true } = {},
+): Promise<{ commands: string[]; lines: string[] }> {
   const root = tempDir(t);
   if (installed) {
     mkdirSync(join(root, 'usr/bin'), { recursive: true });
@@ -25,12 +30,18 @@ async function planned(t: Parameters<typeof tempDir>[0], cfg: Record<string, unk
 
 test('byobu_by_default user enables the launcher for the default user and system-wide, in one sh -c', async (t) => {
   const { commands } = await planned(t, { ...USERS, byobu_by_default: 'user' });
-  assert.deepEqual(commands, [`/bin/sh -c X=0;  sudo -Hu "debian" byobu-launcher-install || X=$(($X+1)); ${SYSTEM_ON} exit $X`]);
+  assert.deepEqual(commands, [
+    `/bin/sh -c X=0;  sudo -Hu "debian" byobu-launcher-install || X=$(($X+1)); ${SYSTEM_ON} exit $X`,
+  ]);
 });
 
 test('byobu_by_default system, disable-system and disable plan the debconf step; disable also the user uninstall', async (t) => {
-  assert.deepEqual((await planned(t, { ...USERS, byobu_by_default: 'system' })).commands, [`/bin/sh -c X=0; ${SYSTEM_ON} exit $X`]);
-  assert.deepEqual((await planned(t, { ...USERS, byobu_by_default: 'disable-system' })).commands, [`/bin/sh -c X=0; ${SYSTEM_OFF} exit $X`]);
+  assert.deepEqual((await planned(t, { ...USERS, byobu_by_default: 'system' })).commands, [
+    `/bin/sh -c X=0; ${SYSTEM_ON} exit $X`,
+  ]);
+  assert.deepEqual((await planned(t, { ...USERS, byobu_by_default: 'disable-system' })).commands, [
+    `/bin/sh -c X=0; ${SYSTEM_OFF} exit $X`,
+  ]);
   assert.deepEqual((await planned(t, { ...USERS, byobu_by_default: 'disable' })).commands, [
     `/bin/sh -c X=0;  sudo -Hu "debian" byobu-launcher-uninstall || X=$(($X+1)); ${SYSTEM_OFF} exit $X`,
   ]);
@@ -43,11 +54,16 @@ test('byobu without the key, with an unknown value, or without a default user do
   assert.deepEqual((await planned(t, USERS)).commands, []);
   const unknown = await planned(t, { ...USERS, byobu_by_default: 'sometimes' });
   assert.deepEqual(unknown.commands, []);
-  assert.ok(unknown.lines.some((l) => l.includes('Unknown value sometimes for byobu_by_default')), unknown.lines.join('\n'));
+  assert.ok(
+    unknown.lines.some((l) => l.includes('Unknown value sometimes for byobu_by_default')),
+    unknown.lines.join('\n'),
+  );
   // No default user: the user step is left out with a warning, the system step still runs.
   const noUser = await planned(t, { users: [], byobu_by_default: 'enable-user' });
   assert.deepEqual(noUser.commands, [`/bin/sh -c X=0; ${SYSTEM_ON} exit $X`]);
-  assert.ok(noUser.lines.some((l) => l.includes('No default byobu user provided, can not launch install for the default user')));
+  assert.ok(
+    noUser.lines.some((l) => l.includes('No default byobu user provided, can not launch install for the default user')),
+  );
 });
 
 test('byobu missing from the target is installed before the debconf step, as 25.1 does (22.4 did not)', async (t) => {

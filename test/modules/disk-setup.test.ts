@@ -19,7 +19,9 @@ function image(root: string, name: string, mib: number): string {
 function table(path: string): { label: string; partitions: Array<{ type: string; size: number }> } {
   const r = spawnSync('sfdisk', ['--json', path], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
-  return (JSON.parse(r.stdout) as { partitiontable: { label: string; partitions: Array<{ type: string; size: number }> } }).partitiontable;
+  return (
+    JSON.parse(r.stdout) as { partitiontable: { label: string; partitions: Array<{ type: string; size: number }> } }
+  ).partitiontable;
 }
 
 function blkid(path: string): string {
@@ -29,12 +31,22 @@ function blkid(path: string): string {
 test('layout arithmetic follows cloud-init', () => {
   assert.equal(mbrLayout(1000, true), '0,');
   assert.equal(mbrLayout(1000, [33, [66, 82]]), ',330,83\n,,82');
-  assert.deepEqual(gptLayout(1000, [25, [75, 8200]]), [[undefined, '0', '+250'], ['8200', '0', '0']]);
+  assert.deepEqual(gptLayout(1000, [25, [75, 8200]]), [
+    [undefined, '0', '+250'],
+    ['8200', '0', '0'],
+  ]);
   assert.throws(() => mbrLayout(1000, [10, 10, 10, 10, 10]), /simply/);
 });
 
 test('disk_setup partitions MBR and GPT images and fs_setup makes labelled filesystems, once', async (t) => {
-  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('debootstrap') && hasCommand('sfdisk') && hasCommand('blkid'), 'needs root, unshare, debootstrap, sfdisk and blkid')) return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('unshare') && hasCommand('debootstrap') && hasCommand('sfdisk') && hasCommand('blkid'),
+      'needs root, unshare, debootstrap, sfdisk and blkid',
+    )
+  )
+    return;
   const root = copyRootfs(tempDir(t, 'kiln-disk-'));
   const mbr = image(root, 'mbr.img', 64);
   const gpt = image(root, 'gpt.img', 64);
@@ -55,25 +67,39 @@ test('disk_setup partitions MBR and GPT images and fs_setup makes labelled files
   await diskSetup.run(ctx, cfg);
   const m = table(mbr);
   assert.equal(m.label, 'dos');
-  assert.deepEqual(m.partitions.map((p) => p.type), ['83', '82']);
+  assert.deepEqual(
+    m.partitions.map((p) => p.type),
+    ['83', '82'],
+  );
   const g = table(gpt);
   assert.equal(g.label, 'gpt');
   assert.equal(g.partitions.length, 1);
   assert.match(blkid(raw), /^LABEL=rawfs$/m);
   assert.match(blkid(raw), /^TYPE=ext4$/m);
-  assert.ok(ctx.problems.some((p) => p.includes("disk_setup./nothing.img") && p.includes('not a disk device')), ctx.problems.join('\n'));
-  assert.ok(ctx.problems.some((p) => p.startsWith('ERROR: fs_setup[1]')), 'a missing device is reported and the rest still done');
+  assert.ok(
+    ctx.problems.some((p) => p.includes('disk_setup./nothing.img') && p.includes('not a disk device')),
+    ctx.problems.join('\n'),
+  );
+  assert.ok(
+    ctx.problems.some((p) => p.startsWith('ERROR: fs_setup[1]')),
+    'a missing device is reported and the rest still done',
+  );
 
   // Second run: layouts match and the filesystem exists, so nothing is rewritten.
   const uuid = /^UUID=(.*)$/m.exec(blkid(raw))?.[1];
   const again = moduleContext(root);
   await diskSetup.run(again, { ...cfg, fs_setup: [cfg.fs_setup[0]] });
   assert.equal(/^UUID=(.*)$/m.exec(blkid(raw))?.[1], uuid, 'the filesystem was not recreated');
-  assert.deepEqual(table(mbr).partitions.map((p) => p.type), ['83', '82']);
+  assert.deepEqual(
+    table(mbr).partitions.map((p) => p.type),
+    ['83', '82'],
+  );
 
   // A used disk is not repartitioned without overwrite; with overwrite it is.
   await diskSetup.run(moduleContext(root), { disk_setup: { '/mbr.img': { table_type: 'mbr', layout: [100] } } });
   assert.equal(table(mbr).partitions.length, 2);
-  await diskSetup.run(moduleContext(root), { disk_setup: { '/mbr.img': { table_type: 'mbr', layout: [100], overwrite: true } } });
+  await diskSetup.run(moduleContext(root), {
+    disk_setup: { '/mbr.img': { table_type: 'mbr', layout: [100], overwrite: true } },
+  });
   assert.equal(table(mbr).partitions.length, 1);
 });

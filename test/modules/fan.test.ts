@@ -8,7 +8,8 @@ import { tempDir } from '../helpers/temp';
 import { dryContext } from './late-context';
 
 const UBUNTU = { name: 'ubuntu', family: 'debian', version: '22.04' } as const;
-const APT = 'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
+const APT =
+  'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
 
 test('fan writes its config with a final newline, installs ubuntu-fan without fanctl, and stops, starts and enables it', async (t) => {
   const root = tempDir(t);
@@ -17,8 +18,11 @@ test('fan writes its config with a final newline, installs ubuntu-fan without fa
   await fanModule.run(ctx, { fan: { config: '10.0.0.0/8 250.0.0.0/8' } });
   assert.equal(await ctx.dry.readText('/etc/network/fan'), '10.0.0.0/8 250.0.0.0/8\n');
   assert.deepEqual(ctx.commands(), [
-    `${APT} update`, `${APT} install ubuntu-fan`,
-    'systemctl stop ubuntu-fan', 'systemctl start ubuntu-fan', 'systemctl enable ubuntu-fan',
+    `${APT} update`,
+    `${APT} install ubuntu-fan`,
+    'systemctl stop ubuntu-fan',
+    'systemctl start ubuntu-fan',
+    'systemctl enable ubuntu-fan',
   ]);
 });
 

@@ -1,4 +1,5 @@
-// Final-stage modules: final_message, power_state_change, phone_home, ssh_authkey_fingerprints, packages, write_files_deferred.
+// Final-stage modules: final_message, power_state_change, phone_home, ssh_authkey_fingerprints, packages,
+// write_files_deferred.
 import assert from 'node:assert/strict';
 import { KILN_CLOUD_INIT_VERSION } from '../../src/build-info';
 import { spawnSync } from 'node:child_process';
@@ -8,7 +9,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createFinalMessageModule, finalMessageModule, timeRfc2822 } from '../../src/modules/final-message';
-import { createPackageUpdateUpgradeInstallModule, expandPackageList } from '../../src/modules/package-update-upgrade-install';
+import {
+  createPackageUpdateUpgradeInstallModule,
+  expandPackageList,
+} from '../../src/modules/package-update-upgrade-install';
 import { createPhoneHomeModule, fetchFormPoster } from '../../src/modules/phone-home';
 import { createPowerStateChangeModule, loadPowerState, powerStateScript } from '../../src/modules/power-state-change';
 import { keyFingerprint, pyCenter, sshAuthkeyFingerprintsModule } from '../../src/modules/ssh-authkey-fingerprints';
@@ -32,10 +36,16 @@ test('final_message renders $vars and {{vars}}, writes boot-finished with uptime
   const ctx = { ...moduleContext(root), datasource: found };
   await mod.run(ctx, { final_message: 'done $version on $DATASOURCE after ${uptime}s' });
   assert.equal(ctx.outputText(), 'done 9.9.9 on DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud] after 123.45s\n');
-  assert.equal(readFileSync(join(root, 'var/lib/cloud/instances/iid-test-1/boot-finished'), 'utf8'), '123.45 - Sun, 22 Nov 2026 04:05:06 +0000 - v. 9.9.9\n');
+  assert.equal(
+    readFileSync(join(root, 'var/lib/cloud/instances/iid-test-1/boot-finished'), 'utf8'),
+    '123.45 - Sun, 22 Nov 2026 04:05:06 +0000 - v. 9.9.9\n',
+  );
   const ctx2 = { ...moduleContext(root), datasource: found };
   await mod.run(ctx2, {});
-  assert.equal(ctx2.outputText(), 'Cloud-init v. 9.9.9 finished at Sun, 22 Nov 2026 04:05:06 +0000. Datasource DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud].  Up 123.45 seconds\n');
+  assert.equal(
+    ctx2.outputText(),
+    'Cloud-init v. 9.9.9 finished at Sun, 22 Nov 2026 04:05:06 +0000. Datasource DataSourceNoCloud [seed=/var/lib/cloud/seed/nocloud].  Up 123.45 seconds\n',
+  );
   assert.equal(timeRfc2822(FIXED), 'Sun, 22 Nov 2026 04:05:06 +0000');
   const ctx3 = moduleContext(root);
   await mod.run(ctx3, { final_message: '$datasource' });
@@ -46,7 +56,9 @@ test('power_state_change plans a detached wait-then-shutdown, never runs it, and
   const root = tempDir(t);
   const mod = createPowerStateChangeModule({ pid: () => 4242 });
   const ctx = dryContext(root);
-  await mod.run(ctx, { power_state: { mode: 'reboot', delay: '+5', message: "bye 'now'", timeout: 7.5, condition: 'test -e /run/go' } });
+  await mod.run(ctx, {
+    power_state: { mode: 'reboot', delay: '+5', message: "bye 'now'", timeout: 7.5, condition: 'test -e /run/go' },
+  });
   const [cmd] = ctx.commands();
   assert.ok(cmd, 'one command planned');
   assert.match(cmd, /^sh -c \( end=\$\(\( \$\(date \+%s\) \+ 8 \)\); while kill -0 4242 /);
@@ -57,7 +69,13 @@ test('power_state_change plans a detached wait-then-shutdown, never runs it, and
   await mod.run(ctx2, { power_state: { mode: 'poweroff', condition: false } });
   await mod.run(ctx2, { power_state: { mode: 'explode' } });
   assert.deepEqual(ctx2.commands(), []);
-  assert.ok(ctx2.lines.some((l) => l.includes("power_state[mode] required, must be one of: halt,poweroff,reboot. found: 'explode'. Not performing power state change!")));
+  assert.ok(
+    ctx2.lines.some((l) =>
+      l.includes(
+        "power_state[mode] required, must be one of: halt,poweroff,reboot. found: 'explode'. Not performing power state change!",
+      ),
+    ),
+  );
   assert.deepEqual(loadPowerState({ power_state: { mode: 'halt' } })?.command, ['shutdown', '-H', 'now']);
   assert.throws(() => loadPowerState({ power_state: { mode: 'halt', delay: 'soon' } }), /must be 'now' or '\+m'/);
 });
@@ -72,17 +90,26 @@ test('power_state_change reads power_state as load_power_state does, and only wa
   assert.match(cmd, /\+ 3 \)\); while kill -0 4242 /);
   assert.match(cmd, /exec 'shutdown' '-H' '\+3' \) </);
   const warned = dryContext(tempDir(t));
-  for (const power_state of ['reboot', { mode: 'REBOOT' }, { mode: 'reboot', delay: 'soon' }, { mode: 'reboot', timeout: 'long' }, { mode: 'reboot', condition: 5 }]) {
+  for (const power_state of [
+    'reboot',
+    { mode: 'REBOOT' },
+    { mode: 'reboot', delay: 'soon' },
+    { mode: 'reboot', timeout: 'long' },
+    { mode: 'reboot', condition: 5 },
+  ]) {
     await mod.run(warned, { power_state });
   }
   assert.deepEqual(warned.commands(), []);
-  assert.deepEqual(warned.lines.filter((l) => l.includes('WARNING')).map((l) => l.replace(/.*WARNING[^:]*: /, '').trim()), [
-    'power_state is not a dict. Not performing power state change!',
-    "power_state[mode] required, must be one of: halt,poweroff,reboot. found: 'REBOOT'. Not performing power state change!",
-    "power_state[delay] must be 'now' or '+m' (minutes). found 'soon'. Not performing power state change!",
-    "failed to convert timeout 'long' to float. Not performing power state change!",
-    'condition type invalid. must be list, bool, str Not performing power state change!',
-  ]);
+  assert.deepEqual(
+    warned.lines.filter((l) => l.includes('WARNING')).map((l) => l.replace(/.*WARNING[^:]*: /, '').trim()),
+    [
+      'power_state is not a dict. Not performing power state change!',
+      "power_state[mode] required, must be one of: halt,poweroff,reboot. found: 'REBOOT'. Not performing power state change!",
+      "power_state[delay] must be 'now' or '+m' (minutes). found 'soon'. Not performing power state change!",
+      "failed to convert timeout 'long' to float. Not performing power state change!",
+      'condition type invalid. must be list, bool, str Not performing power state change!',
+    ],
+  );
 });
 
 test('the power_state script waits for the pid, checks the condition, and only then runs the command (a harmless one)', (t) => {
@@ -90,7 +117,10 @@ test('the power_state script waits for the pid, checks the condition, and only t
   const dir = tempDir(t);
   const marker = join(dir, 'ran');
   const mk = (condition: boolean | string) =>
-    powerStateScript({ command: ['touch', marker], timeoutSeconds: 5, condition }, 999_999_999).replace(/exec /, 'exec ');
+    powerStateScript({ command: ['touch', marker], timeoutSeconds: 5, condition }, 999_999_999).replace(
+      /exec /,
+      'exec ',
+    );
   spawnSync('sh', ['-c', mk(false)]);
   assert.ok(!existsSync(marker));
   spawnSync('sh', ['-c', mk('exit 1')]);
@@ -117,9 +147,18 @@ test('phone_home posts the selected keys to a 127.0.0.1 server and records a fai
   t.after(() => server.close());
   const port = (server.address() as AddressInfo).port;
   const sleeps: number[] = [];
-  const mod = createPhoneHomeModule({ post: fetchFormPoster, secondsBetween: 3, sleep: async (ms) => void sleeps.push(ms) });
+  const mod = createPhoneHomeModule({
+    post: fetchFormPoster,
+    secondsBetween: 3,
+    sleep: async (ms) => void sleeps.push(ms),
+  });
   const ctx = moduleContext(root, { instance: { localHostname: 'host1.example.internal' } });
-  await mod.run(ctx, { phone_home: { url: `http://127.0.0.1:${port}/$INSTANCE_ID/`, post: ['instance_id', 'hostname', 'fqdn', 'pub_key_ed25519', 'pub_key_rsa'] } });
+  await mod.run(ctx, {
+    phone_home: {
+      url: `http://127.0.0.1:${port}/$INSTANCE_ID/`,
+      post: ['instance_id', 'hostname', 'fqdn', 'pub_key_ed25519', 'pub_key_rsa'],
+    },
+  });
   assert.equal(bodies.length, 1);
   assert.equal(bodies[0]?.url, '/iid-test-1/');
   assert.equal(bodies[0]?.type, 'application/x-www-form-urlencoded');
@@ -130,7 +169,11 @@ test('phone_home posts the selected keys to a 127.0.0.1 server and records a fai
   assert.equal(form.get('pub_key_ed25519'), 'ssh-ed25519 AAAA host\n');
   assert.equal(form.get('pub_key_rsa'), 'N/A');
   // cloud-init posts cloud.get_hostname(): the datasource's names, never the config's hostname or fqdn.
-  await mod.run(ctx, { hostname: 'from-config', fqdn: 'from-config.example.org', phone_home: { url: `http://127.0.0.1:${port}/cfg/`, post: ['hostname', 'fqdn'] } });
+  await mod.run(ctx, {
+    hostname: 'from-config',
+    fqdn: 'from-config.example.org',
+    phone_home: { url: `http://127.0.0.1:${port}/cfg/`, post: ['hostname', 'fqdn'] },
+  });
   const named = new URLSearchParams(bodies.pop()?.body);
   assert.deepEqual([named.get('hostname'), named.get('fqdn')], ['host1', 'host1.example.internal']);
   await mod.run(ctx, { phone_home: { url: `http://127.0.0.1:${port}/fail`, tries: 3 } });
@@ -145,13 +188,19 @@ test('ssh_authkey_fingerprints prints a table whose md5 fingerprint matches ssh-
   if (!need(t, hasCommand('ssh-keygen'), 'ssh-keygen (openssh-client) is not installed')) return;
   spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'me@test', '-f', join(dir, 'k')]);
   const pub = readFileSync(join(dir, 'k.pub'), 'utf8').trim();
-  const md5 = spawnSync('ssh-keygen', ['-l', '-E', 'md5', '-f', join(dir, 'k.pub')], { encoding: 'utf8' }).stdout.split(' ')[1]?.replace(/^MD5:/, '');
+  const md5 = spawnSync('ssh-keygen', ['-l', '-E', 'md5', '-f', join(dir, 'k.pub')], { encoding: 'utf8' })
+    .stdout.split(' ')[1]
+    ?.replace(/^MD5:/, '');
   mkdirSync(join(root, 'etc'), { recursive: true });
   writeFileSync(join(root, 'etc/passwd'), 'debian:x:1000:1000::/home/debian:/bin/bash\n');
   mkdirSync(join(root, 'home/debian/.ssh'), { recursive: true });
   writeFileSync(join(root, 'home/debian/.ssh/authorized_keys'), `# comment\nno-pty ${pub}\n`);
   const ctx = moduleContext(root);
-  await sshAuthkeyFingerprintsModule.run(ctx, { system_info: { default_user: { name: 'debian' } }, users: ['default', { name: 'svc', system: true }], authkey_hash: 'md5' });
+  await sshAuthkeyFingerprintsModule.run(ctx, {
+    system_info: { default_user: { name: 'debian' } },
+    users: ['default', { name: 'svc', system: true }],
+    authkey_hash: 'md5',
+  });
   const out = ctx.outputText();
   assert.match(out, /^ci-info: \+*Authorized keys from \/home\/debian\/\.ssh\/authorized_keys for user debian\+*\n/);
   assert.ok(out.includes(md5 as string), `fingerprint ${md5} in\n${out}`);
@@ -172,7 +221,10 @@ test('ssh_authkey_fingerprints prints a table whose md5 fingerprint matches ssh-
   // authkey_hash: null is get_cfg_option_str's 'None', a hash that does not exist: '?' fingerprints, as upstream's
   // _gen_fingerprint; a user's dashed no-create-home is read as no_create_home and skips the user.
   const ctx3 = moduleContext(root);
-  await sshAuthkeyFingerprintsModule.run(ctx3, { users: [{ name: 'debian' }, { name: 'bob', 'no-create-home': 'yes' }], authkey_hash: null });
+  await sshAuthkeyFingerprintsModule.run(ctx3, {
+    users: [{ name: 'debian' }, { name: 'bob', 'no-create-home': 'yes' }],
+    authkey_hash: null,
+  });
   assert.match(ctx3.outputText(), /\| Fingerprint \(None\) \|[\s\S]*\| ssh-ed25519 \| +\? +\|/);
   assert.ok(!ctx3.outputText().includes('user bob'));
 });
@@ -180,10 +232,14 @@ test('ssh_authkey_fingerprints prints a table whose md5 fingerprint matches ssh-
 test('package_update_upgrade_install: update, upgrade, install with versions, reboot when required (planned only)', async (t) => {
   const root = tempDir(t);
   const sleeps: number[] = [];
-  const mod = createPackageUpdateUpgradeInstallModule({ sleep: async (ms) => void sleeps.push(ms), distroOps: (c) => distroOpsFor(c.platform, c.distro) });
+  const mod = createPackageUpdateUpgradeInstallModule({
+    sleep: async (ms) => void sleeps.push(ms),
+    distroOps: (c) => distroOpsFor(c.platform, c.distro),
+  });
   const ctx = dryContext(root);
   await mod.run(ctx, { package_update: true, package_upgrade: true, packages: ['jq', ['curl', '7.88']] });
-  const apt = 'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
+  const apt =
+    'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
   assert.deepEqual(ctx.commands(), [`${apt} update`, `${apt} dist-upgrade`, `${apt} install jq curl=7.88`]);
   mkdirSync(join(root, 'var/run'), { recursive: true });
   writeFileSync(join(root, 'var/run/reboot-required'), '');
@@ -192,7 +248,10 @@ test('package_update_upgrade_install: update, upgrade, install with versions, re
   assert.deepEqual(ctx2.commands(), ['dnf makecache', 'dnf -t -y install vim', '/sbin/reboot']);
   assert.deepEqual(sleeps, [1000, 2000, 4000, 8000, 16000, 32000]);
   for (const [distro, expected] of [
-    [{ name: 'opensuse-leap', family: 'suse', version: '15' }, 'zypper --non-interactive install --auto-agree-with-licenses vim'],
+    [
+      { name: 'opensuse-leap', family: 'suse', version: '15' },
+      'zypper --non-interactive install --auto-agree-with-licenses vim',
+    ],
     [{ name: 'alpine', family: 'alpine', version: '3.19' }, 'apk add --quiet vim'],
     [{ name: 'arch', family: 'arch', version: '' }, 'pacman -Sy --quiet --noconfirm vim'],
   ] as const) {
@@ -208,8 +267,12 @@ test('package_update_upgrade_install: update, upgrade, install with versions, re
 });
 
 test('package_update_upgrade_install: {apt: …} and {snap: …} entries go to their managers as newer upstream; apt failures fall to snap on Ubuntu', async (t) => {
-  const mod = createPackageUpdateUpgradeInstallModule({ sleep: async () => undefined, distroOps: (c) => distroOpsFor(c.platform, c.distro) });
-  const apt = 'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
+  const mod = createPackageUpdateUpgradeInstallModule({
+    sleep: async () => undefined,
+    distroOps: (c) => distroOpsFor(c.platform, c.distro),
+  });
+  const apt =
+    'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
   const ubuntu = { name: 'ubuntu', family: 'debian', version: '24.04' } as const;
   const withSnap = (): string => {
     const root = tempDir(t);
@@ -220,8 +283,15 @@ test('package_update_upgrade_install: {apt: …} and {snap: …} entries go to t
   const packages = ['jq', { apt: [['curl', '7.88']], snap: ['lxd', ['juju', '3.1/stable']] }, { pip: ['x'] }];
   const c = dryContext(withSnap(), { distro: { ...ubuntu } });
   await mod.run(c, { packages });
-  assert.deepEqual(c.commands(), [`${apt} update`, `${apt} install jq curl=7.88`, 'snap install lxd', 'snap install juju --channel=3.1/stable']);
-  assert.deepEqual(c.problems, ["ERROR: Cannot install packages under 'pip' as it is not a supported package manager!"]);
+  assert.deepEqual(c.commands(), [
+    `${apt} update`,
+    `${apt} install jq curl=7.88`,
+    'snap install lxd',
+    'snap install juju --channel=3.1/stable',
+  ]);
+  assert.deepEqual(c.problems, [
+    "ERROR: Cannot install packages under 'pip' as it is not a supported package manager!",
+  ]);
   // Debian lists only apt, yet snap entries are still installed by snap (a manager the distro does not list).
   const d = dryContext(tempDir(t));
   await mod.run(d, { packages: [{ snap: ['hello'] }] });
@@ -229,14 +299,23 @@ test('package_update_upgrade_install: {apt: …} and {snap: …} entries go to t
   // On Ubuntu a plain package apt could not install is tried with snap; {apt: …} ones are not.
   const f = dryContext(withSnap(), { distro: { ...ubuntu } });
   const run = f.platform.run.bind(f.platform);
-  f.platform.run = async (argv, opts) => (argv[0] === 'apt-get' && argv.includes('install') ? { code: 100, stdout: '', stderr: 'E: Unable to locate package\n' } : run(argv, opts));
-  await assert.rejects(mod.run(f, { packages: ['only-a-snap', { apt: ['aptonly'] }] }), /Failed to install the following packages: aptonly\. See associated package manager logs/);
+  f.platform.run = async (argv, opts) =>
+    argv[0] === 'apt-get' && argv.includes('install')
+      ? { code: 100, stdout: '', stderr: 'E: Unable to locate package\n' }
+      : run(argv, opts);
+  await assert.rejects(
+    mod.run(f, { packages: ['only-a-snap', { apt: ['aptonly'] }] }),
+    /Failed to install the following packages: aptonly\. See associated package manager logs/,
+  );
   assert.deepEqual(f.commands().slice(-1), ['snap install only-a-snap']);
   // A manager that is not the distro's: apt entries on Fedora fail by name.
   const r = dryContext(tempDir(t), { distro: { name: 'fedora', family: 'redhat', version: '40' } });
   await assert.rejects(mod.run(r, { packages: ['vim', { apt: ['jq'] }] }), /following packages: jq\./);
   assert.deepEqual(r.commands(), ['dnf makecache', 'dnf -t -y install vim']);
-  await assert.rejects(mod.run(dryContext(tempDir(t)), { packages: [{ apt: [['a', 'b', 'c']] }] }), /packages\[0\]\.apt\[0\]/);
+  await assert.rejects(
+    mod.run(dryContext(tempDir(t)), { packages: [{ apt: [['a', 'b', 'c']] }] }),
+    /packages\[0\]\.apt\[0\]/,
+  );
 });
 
 test('write_files_deferred writes only the deferred entries', async (t) => {
@@ -261,6 +340,12 @@ test("the registered final_message names the cloud-init release kiln reproduces,
   writeFileSync(join(root, 'proc/uptime'), '5.00 1.00\n');
   const ctx = { ...moduleContext(root), datasource: 'DataSourceNoCloud [seed=/dev/sr0]' };
   await finalMessageModule.run(ctx, {});
-  assert.match(ctx.outputText(), new RegExp(`^Cloud-init v\\. ${KILN_CLOUD_INIT_VERSION.replaceAll('.', '\\.')} finished at `));
-  assert.match(readFileSync(join(root, 'var/lib/cloud/instances/iid-test-1/boot-finished'), 'utf8'), new RegExp(` - v\\. ${KILN_CLOUD_INIT_VERSION.replaceAll('.', '\\.')}\\n$`));
+  assert.match(
+    ctx.outputText(),
+    new RegExp(`^Cloud-init v\\. ${KILN_CLOUD_INIT_VERSION.replaceAll('.', '\\.')} finished at `),
+  );
+  assert.match(
+    readFileSync(join(root, 'var/lib/cloud/instances/iid-test-1/boot-finished'), 'utf8'),
+    new RegExp(` - v\\. ${KILN_CLOUD_INIT_VERSION.replaceAll('.', '\\.')}\\n$`),
+  );
 });

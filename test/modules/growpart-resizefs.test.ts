@@ -13,7 +13,10 @@ import { moduleContext } from './module-context';
 /** A fake machine inside the rootfs: / is /dev/vda1 (254:1), an image file standing in for the disk. */
 function fakeMachine(root: string, fstype: string): void {
   mkdirSync(join(root, 'proc/self'), { recursive: true });
-  writeFileSync(join(root, 'proc/self/mountinfo'), `21 1 254:1 / / rw,relatime shared:1 - ${fstype} /dev/vda1 rw\n25 21 0:5 / /dev rw - devtmpfs udev rw\n`);
+  writeFileSync(
+    join(root, 'proc/self/mountinfo'),
+    `21 1 254:1 / / rw,relatime shared:1 - ${fstype} /dev/vda1 rw\n25 21 0:5 / /dev rw - devtmpfs udev rw\n`,
+  );
   mkdirSync(join(root, 'sys/devices/virtual/block/vda/vda1'), { recursive: true });
   writeFileSync(join(root, 'sys/devices/virtual/block/vda/vda1/partition'), '1\n');
   mkdirSync(join(root, 'sys/dev/block'), { recursive: true });
@@ -23,7 +26,11 @@ function fakeMachine(root: string, fstype: string): void {
 }
 
 function rootfsOk(t: Parameters<typeof tempDir>[0]): boolean {
-  return need(t, isRoot() && hasCommand('unshare') && hasCommand('debootstrap') && hasCommand('sfdisk') && hasCommand('sgdisk'), 'needs root, unshare, debootstrap, sfdisk and sgdisk');
+  return need(
+    t,
+    isRoot() && hasCommand('unshare') && hasCommand('debootstrap') && hasCommand('sfdisk') && hasCommand('sgdisk'),
+    'needs root, unshare, debootstrap, sfdisk and sgdisk',
+  );
 }
 
 test('growpart finds the disk behind / through mountinfo and /sys and grows its last partition', async (t) => {
@@ -33,15 +40,25 @@ test('growpart finds the disk behind / through mountinfo and /sys and grows its 
   const disk = join(root, 'dev/vda');
   writeFileSync(disk, '');
   truncateSync(disk, 32 * 2 ** 20);
-  assert.equal(spawnSync('sfdisk', ['--no-reread', '--no-tell-kernel', disk], { input: 'label: gpt\nsize=8MiB, type=linux\n' }).status, 0);
+  assert.equal(
+    spawnSync('sfdisk', ['--no-reread', '--no-tell-kernel', disk], { input: 'label: gpt\nsize=8MiB, type=linux\n' })
+      .status,
+    0,
+  );
   truncateSync(disk, 64 * 2 ** 20);
   const ctx = moduleContext(root);
   await growpart.run(ctx, {});
-  assert.ok(ctx.lines.some((l) => /'\/' resized: changed \(\/dev\/vda, 1\) from 8388608 to \d+/.test(l)), ctx.lines.join(''));
+  assert.ok(
+    ctx.lines.some((l) => /'\/' resized: changed \(\/dev\/vda, 1\) from 8388608 to \d+/.test(l)),
+    ctx.lines.join(''),
+  );
   assert.match(spawnSync('sgdisk', ['-v', disk], { encoding: 'utf8' }).stdout, /No problems found/);
   const again = moduleContext(root);
   await growpart.run(again, { growpart: { mode: 'auto', devices: ['/'] } });
-  assert.ok(again.lines.some((l) => l.includes("'/' NOCHANGE")), 'a second boot has nothing to do');
+  assert.ok(
+    again.lines.some((l) => l.includes("'/' NOCHANGE")),
+    'a second boot has nothing to do',
+  );
   writeFileSync(join(root, 'etc/growroot-disabled'), '');
   const off = moduleContext(root);
   await growpart.run(off, {});
@@ -63,8 +80,12 @@ test("growpart reads its config as 25.1's cc_growpart: a non-mapping only warned
   const root = tempDir(t);
   const warned = moduleContext(root);
   await growpart.run(warned, { growpart: 'yes' });
-  assert.ok(warned.lines.some((l) => l.includes("WARNING") && l.includes("'growpart' in config was not a dict")));
-  assert.equal(warned.lines.some((l) => l.includes("'/' SKIPPED")), false, 'no default growth after the warning');
+  assert.ok(warned.lines.some((l) => l.includes('WARNING') && l.includes("'growpart' in config was not a dict")));
+  assert.equal(
+    warned.lines.some((l) => l.includes("'/' SKIPPED")),
+    false,
+    'no default growth after the warning',
+  );
   const no = moduleContext(root);
   await growpart.run(no, { growpart: { mode: 'no' } });
   assert.ok(no.lines.some((l) => l.includes('growpart disabled: mode=')));
@@ -74,7 +95,10 @@ test("growpart reads its config as 25.1's cc_growpart: a non-mapping only warned
   assert.ok(none.lines.some((l) => l.includes('growpart: empty device list')));
   const one = moduleContext(root);
   await growpart.run(one, { growpart: { devices: '/srv', ignore_growroot_disabled: 'false' } });
-  assert.ok(one.lines.some((l) => l.includes("'/srv' SKIPPED")), one.lines.join(''));
+  assert.ok(
+    one.lines.some((l) => l.includes("'/srv' SKIPPED")),
+    one.lines.join(''),
+  );
 });
 
 test('resizefs grows an ext4 root with resize2fs', async (t) => {
@@ -89,7 +113,8 @@ test('resizefs grows an ext4 root with resize2fs', async (t) => {
   truncateSync(part, 16 * 2 ** 20);
   assert.equal(spawnSync('mkfs.ext4', ['-q', '-F', part]).status, 0);
   truncateSync(part, 48 * 2 ** 20);
-  const blocks = () => Number(/Block count:\s+(\d+)/.exec(spawnSync('dumpe2fs', ['-h', part], { encoding: 'utf8' }).stdout)?.[1]);
+  const blocks = () =>
+    Number(/Block count:\s+(\d+)/.exec(spawnSync('dumpe2fs', ['-h', part], { encoding: 'utf8' }).stdout)?.[1]);
   const before = blocks();
   await resizefs.run(moduleContext(root), {});
   assert.ok(blocks() > before * 2, `block count grew from ${before} to ${blocks()}`);
@@ -107,6 +132,9 @@ test('resizefs: disabled, commands per filesystem, and bad values', async (t) =>
   for (const resize_rootfs of ['sometimes', 'no', 'False', 0, null]) {
     const ctx = moduleContext(root);
     await resizefs.run(ctx, { resize_rootfs });
-    assert.ok(ctx.lines.some((l) => l.includes('Skipping module named resizefs, resizing disabled')), String(resize_rootfs));
+    assert.ok(
+      ctx.lines.some((l) => l.includes('Skipping module named resizefs, resizing disabled')),
+      String(resize_rootfs),
+    );
   }
 });

@@ -21,7 +21,10 @@ test('set_hostname writes the short name, records set-hostname, and update_hostn
   const ctx = moduleContext(root, { instance: { localHostname: 'web1.example.org' } });
   await setHostname.run(ctx, {});
   assert.equal(read(root, 'etc/hostname'), 'web1\n');
-  assert.deepEqual(JSON.parse(read(root, 'var/lib/cloud/data/set-hostname')), { hostname: 'web1', fqdn: 'web1.example.org' });
+  assert.deepEqual(JSON.parse(read(root, 'var/lib/cloud/data/set-hostname')), {
+    hostname: 'web1',
+    fqdn: 'web1.example.org',
+  });
   await updateHostname.run(ctx, {});
   assert.equal(read(root, 'var/lib/cloud/data/previous-hostname'), 'web1\n');
   assert.equal(read(root, 'etc/hostname'), 'web1\n');
@@ -35,12 +38,17 @@ test('cloud-config hostname/fqdn win over metadata; prefer_fqdn_over_hostname wr
   const root2 = sandbox(t);
   await setHostname.run(moduleContext(root2), { hostname: 'app.corp.test' });
   assert.equal(read(root2, 'etc/hostname'), 'app\n');
-  assert.deepEqual(JSON.parse(read(root2, 'var/lib/cloud/data/set-hostname')), { hostname: 'app', fqdn: 'app.corp.test' });
+  assert.deepEqual(JSON.parse(read(root2, 'var/lib/cloud/data/set-hostname')), {
+    hostname: 'app',
+    fqdn: 'app.corp.test',
+  });
 });
 
 test('RHEL-family targets default to the FQDN', async (t) => {
   const root = sandbox(t);
-  await setHostname.run(moduleContext(root, { distro: { name: 'rocky', family: 'redhat', version: '9' } }), { fqdn: 'r.example.net' });
+  await setHostname.run(moduleContext(root, { distro: { name: 'rocky', family: 'redhat', version: '9' } }), {
+    fqdn: 'r.example.net',
+  });
   assert.equal(read(root, 'etc/hostname'), 'r.example.net\n');
 });
 
@@ -82,7 +90,10 @@ test('create_hostname_file: false leaves an absent hostname file absent and stil
   await updateHostname.run(ctx, { create_hostname_file: false });
   assert.equal(existsSync(join(root, 'etc/hostname')), false);
   assert.ok(ctx.lines.some((l) => l.includes('create_hostname_file is False; hostname file not created')));
-  assert.deepEqual(JSON.parse(read(root, 'var/lib/cloud/data/set-hostname')), { hostname: 'web1', fqdn: 'web1.example.org' });
+  assert.deepEqual(JSON.parse(read(root, 'var/lib/cloud/data/set-hostname')), {
+    hostname: 'web1',
+    fqdn: 'web1.example.org',
+  });
   assert.equal(read(root, 'var/lib/cloud/data/previous-hostname'), 'web1\n');
   const root2 = sandbox(t);
   await setHostname.run(moduleContext(root2, { instance: { localHostname: 'web2' } }), { create_hostname_file: false });
@@ -101,7 +112,10 @@ test('the hostname keys are read as 25.1 reads them: get_cfg_option_bool flags, 
   assert.equal(read(root, 'etc/hostname'), 'n1.example.test\n');
   const root2 = sandbox(t);
   await setHostname.run(moduleContext(root2), { hostname: 42, fqdn: 'x.example.test' });
-  assert.deepEqual(JSON.parse(read(root2, 'var/lib/cloud/data/set-hostname')), { hostname: '42', fqdn: 'x.example.test' });
+  assert.deepEqual(JSON.parse(read(root2, 'var/lib/cloud/data/set-hostname')), {
+    hostname: '42',
+    fqdn: 'x.example.test',
+  });
   // create_hostname_file: null is translate_bool(None), false: an absent hostname file stays absent.
   const root3 = tempDir(t);
   await setHostname.run(moduleContext(root3, { instance: { localHostname: 'web3' } }), { create_hostname_file: null });

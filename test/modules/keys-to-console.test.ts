@@ -10,7 +10,15 @@ import { hasCommand, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 import { dryContext } from './late-context';
 
-const KEYGEN_TYPES = [['rsa', '3072'], ['rsa', '1024'], ['ecdsa', '256'], ['ecdsa', '384'], ['ecdsa', '521'], ['ed25519', ''], ['dsa', '']] as const;
+const KEYGEN_TYPES = [
+  ['rsa', '3072'],
+  ['rsa', '1024'],
+  ['ecdsa', '256'],
+  ['ecdsa', '384'],
+  ['ecdsa', '521'],
+  ['ed25519', ''],
+  ['dsa', ''],
+] as const;
 
 /** ssh-keygen -l's line for FILE (the oracle). */
 function keygenList(file: string): string {
@@ -20,7 +28,18 @@ function keygenList(file: string): string {
 function makeHostKey(root: string, type: string, bits: string, name = type): string {
   const file = join(root, 'etc/ssh', `ssh_host_${name}_key`);
   mkdirSync(join(root, 'etc/ssh'), { recursive: true });
-  const r = spawnSync('ssh-keygen', ['-q', '-N', '', '-t', type, ...(bits ? ['-b', bits] : []), '-C', 'root@parity one', '-f', file]);
+  const r = spawnSync('ssh-keygen', [
+    '-q',
+    '-N',
+    '',
+    '-t',
+    type,
+    ...(bits ? ['-b', bits] : []),
+    '-C',
+    'root@parity one',
+    '-f',
+    file,
+  ]);
   assert.equal(r.status, 0, String(r.stderr));
   return `${file}.pub`;
 }
@@ -37,13 +56,24 @@ test("each key type's line is the one ssh-keygen -l prints", (t) => {
     assert.equal(sshKeygenListLine(readFileSync(bare, 'utf8')), keygenList(bare), `${type} ${bits} without a comment`);
   }
   assert.equal(sshKeygenListLine('ssh-rsa not-base64!'), undefined);
-  assert.equal(sshKeygenListLine('ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKkTXG46bNRVyr6zAIrJbl0V/dtLSh+MuCGlNZtgc+6c x'.replace('ssh-ed25519', 'ssh-rsa')), undefined, 'a type word that disagrees with the blob');
+  assert.equal(
+    sshKeygenListLine(
+      'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKkTXG46bNRVyr6zAIrJbl0V/dtLSh+MuCGlNZtgc+6c x'.replace(
+        'ssh-ed25519',
+        'ssh-rsa',
+      ),
+    ),
+    undefined,
+    'a type word that disagrees with the blob',
+  );
 });
 
 test('the console gets the fingerprints as logger --stderr prints them, then the keys, with the blacklists applied', async (t) => {
   if (!need(t, hasCommand('ssh-keygen'), 'ssh-keygen (openssh-client)')) return;
   const root = tempDir(t);
-  const pubs = Object.fromEntries(['rsa', 'dsa', 'ed25519'].map((type) => [type, makeHostKey(root, type, type === 'rsa' ? '2048' : '')]));
+  const pubs = Object.fromEntries(
+    ['rsa', 'dsa', 'ed25519'].map((type) => [type, makeHostKey(root, type, type === 'rsa' ? '2048' : '')]),
+  );
   const ctx = dryContext(root);
   const before = syslogTime(new Date());
   await keysToConsoleModule.run(ctx, { ssh_fp_console_blacklist: ['ssh-rsa'] });

@@ -9,7 +9,8 @@ import { tempDir } from '../helpers/temp';
 import { dryContext, type DryContext } from './late-context';
 
 const UBUNTU = { name: 'ubuntu', family: 'debian', version: '22.04' } as const;
-const APT = 'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
+const APT =
+  'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
 
 /** A dry context whose `landscape-config --is-registered` answers with EXIT (5: not registered, 0: registered). */
 function landscapeContext(root: string, registeredExit: number): DryContext {
@@ -25,23 +26,34 @@ function landscapeContext(root: string, registeredExit: number): DryContext {
 test('landscape installs the client, merges defaults < existing client.conf < config in ConfigObj order, and registers', async (t) => {
   const root = tempDir(t);
   mkdirSync(join(root, 'etc/landscape'), { recursive: true });
-  writeFileSync(join(root, 'etc/landscape/client.conf'), '[client]\nlog_level = warning\ncomputer_title = "old title"\n');
+  writeFileSync(
+    join(root, 'etc/landscape/client.conf'),
+    '[client]\nlog_level = warning\ncomputer_title = "old title"\n',
+  );
   const ctx = landscapeContext(root, 5);
-  await landscapeModule.run(ctx, { landscape: { client: { computer_title: 'web 1', account_name: 'acme', tags: 'a,b', url: 'https://ls.example/message-system' } } });
-  assert.equal(await ctx.dry.readText(LANDSCAPE_CLIENT_CONF), [
-    '[client]',
-    'log_level = warning',
-    'url = https://ls.example/message-system',
-    'ping_url = http://landscape.canonical.com/ping',
-    'data_path = /var/lib/landscape/client',
-    'computer_title = web 1',
-    'account_name = acme',
-    'tags = "a,b"',
-    '',
-  ].join('\n'));
+  await landscapeModule.run(ctx, {
+    landscape: {
+      client: { computer_title: 'web 1', account_name: 'acme', tags: 'a,b', url: 'https://ls.example/message-system' },
+    },
+  });
+  assert.equal(
+    await ctx.dry.readText(LANDSCAPE_CLIENT_CONF),
+    [
+      '[client]',
+      'log_level = warning',
+      'url = https://ls.example/message-system',
+      'ping_url = http://landscape.canonical.com/ping',
+      'data_path = /var/lib/landscape/client',
+      'computer_title = web 1',
+      'account_name = acme',
+      'tags = "a,b"',
+      '',
+    ].join('\n'),
+  );
   assert.equal(await ctx.dry.readText('/etc/default/landscape-client'), 'RUN=1\n');
   assert.deepEqual(ctx.commands(), [
-    `${APT} update`, `${APT} install landscape-client`,
+    `${APT} update`,
+    `${APT} install landscape-client`,
     'landscape-config --silent --is-registered',
     'landscape-config --silent --account-name acme --computer-title web 1 --data-path /var/lib/landscape/client --log-level warning --ping-url http://landscape.canonical.com/ping --tags a,b --url https://ls.example/message-system',
   ]);
@@ -56,7 +68,10 @@ test('landscape: an already registered client is only warned about; an empty sec
   const none = landscapeContext(root, 5);
   await landscapeModule.run(none, { landscape: {} });
   assert.deepEqual(none.dry.effects, []);
-  await assert.rejects(landscapeModule.run(none, { landscape: ['x'] }), /'landscape' key existed in config, but not a dictionary type, is a list instead/);
+  await assert.rejects(
+    landscapeModule.run(none, { landscape: ['x'] }),
+    /'landscape' key existed in config, but not a dictionary type, is a list instead/,
+  );
   const failing = landscapeContext(root, 2);
   await assert.rejects(landscapeModule.run(failing, { landscape: { client: {} } }), /Failure registering client/);
 });

@@ -13,7 +13,10 @@ export interface DryContext extends TestModuleContext {
 }
 
 /** Effects are recorded, never applied: reads see the sandbox root and the planned writes. */
-export function dryContext(root: string, opts: { instance?: Partial<InstanceData>; distro?: DistroInfo } = {}): DryContext {
+export function dryContext(
+  root: string,
+  opts: { instance?: Partial<InstanceData>; distro?: DistroInfo } = {},
+): DryContext {
   const ctx = moduleContext(root, opts);
   const dry = new DryRunPlatform(ctx.platform);
   return {

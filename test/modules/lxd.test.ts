@@ -1,5 +1,5 @@
-// cc_lxd on a sandbox root, as cloud-init 25.1: lxd from the snap, the packages each storage backend needs, lxd init's exact
-// options (and the lvm retry without a thin pool), the preseed on stdin, and the bridge through lxc or debconf.
+// cc_lxd on a sandbox root, as cloud-init 25.1: lxd from the snap, the packages each storage backend needs, lxd init's
+// exact options (and the lvm retry without a thin pool), the preseed on stdin, and the bridge through lxc or debconf.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,13 +10,22 @@ import { putTool } from './root-files';
 import { scriptedModule } from './scripted-module-platform';
 
 const UBUNTU = { name: 'ubuntu', family: 'debian', version: '22.04' } as const;
-const APT = 'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
+const APT =
+  'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
 
 test('lxd: installs lxd from the snap and zfsutils-linux when missing, waits, then lxd init --auto with every option in order', async (t) => {
   const { ctx, commands } = scriptedModule(t, {}, UBUNTU);
   await lxdModule.run(ctx, {
     lxd: {
-      init: { trust_password: 'pw', storage_pool: 'pool1', storage_create_loop: 10, storage_backend: 'zfs', network_port: 8443, network_address: '0.0.0.0', storage_create_device: '' },
+      init: {
+        trust_password: 'pw',
+        storage_pool: 'pool1',
+        storage_create_loop: 10,
+        storage_backend: 'zfs',
+        network_port: 8443,
+        network_address: '0.0.0.0',
+        storage_create_device: '',
+      },
     },
   });
   assert.deepEqual(commands(), [
@@ -34,7 +43,12 @@ test('lxd: the backend tools already present install nothing; btrfs and dir need
   putTool(root, '/usr/bin/mkfs.btrfs');
   await lxdModule.run(ctx, { lxd: { init: { storage_backend: 'btrfs' } } });
   await lxdModule.run(ctx, { lxd: { init: { storage_backend: 'dir' } } });
-  assert.deepEqual(commands(), ['lxd waitready --timeout=300', 'lxd init --auto --storage-backend=btrfs', 'lxd waitready --timeout=300', 'lxd init --auto --storage-backend=dir']);
+  assert.deepEqual(commands(), [
+    'lxd waitready --timeout=300',
+    'lxd init --auto --storage-backend=btrfs',
+    'lxd waitready --timeout=300',
+    'lxd init --auto --storage-backend=dir',
+  ]);
 });
 
 test('lxd: lvm goes to lxd init; only when that fails is the pool made without a thin pool and init run again without the backend (25.1)', async (t) => {
@@ -43,27 +57,52 @@ test('lxd: lvm goes to lxd init; only when that fails is the pool made without a
   putTool(failing.root, '/usr/bin/lxd');
   putTool(failing.root, '/usr/sbin/lvcreate');
   await lxdModule.run(failing.ctx, { lxd: { init: { storage_backend: 'lvm', storage_pool: 'p' } } });
-  assert.deepEqual(failing.commands(), ['lxd waitready --timeout=300', INIT, 'lxc storage create default lvm lvm.use_thinpool=false', 'lxd init --auto --storage-pool=p']);
+  assert.deepEqual(failing.commands(), [
+    'lxd waitready --timeout=300',
+    INIT,
+    'lxc storage create default lvm lvm.use_thinpool=false',
+    'lxd init --auto --storage-pool=p',
+  ]);
   assert.ok(failing.ctx.lines.some((l) => l.includes('LP #1982780')));
   const working = scriptedModule(t, {}, UBUNTU);
   putTool(working.root, '/usr/bin/lxd');
   await lxdModule.run(working.ctx, { lxd: { init: { storage_backend: 'lvm' } } });
-  assert.deepEqual(working.commands(), [`${APT} update`, `${APT} install lvm2`, 'lxd waitready --timeout=300', 'lxd init --auto --storage-backend=lvm']);
+  assert.deepEqual(working.commands(), [
+    `${APT} update`,
+    `${APT} install lvm2`,
+    'lxd waitready --timeout=300',
+    'lxd init --auto --storage-backend=lvm',
+  ]);
   // Another backend's failure fails the module; without a backend, cloud-init's lookup of it is a KeyError.
-  const zfs = scriptedModule(t, { 'lxd init --auto --storage-backend=dir': { code: 1 }, 'lxd init --auto --network-port=1': { code: 1 } }, UBUNTU);
+  const zfs = scriptedModule(
+    t,
+    { 'lxd init --auto --storage-backend=dir': { code: 1 }, 'lxd init --auto --network-port=1': { code: 1 } },
+    UBUNTU,
+  );
   putTool(zfs.root, '/usr/bin/lxd');
   await assert.rejects(lxdModule.run(zfs.ctx, { lxd: { init: { storage_backend: 'dir' } } }), /exited with code 1/);
   await assert.rejects(lxdModule.run(zfs.ctx, { lxd: { init: { network_port: 1 } } }), /'storage_backend'/);
 });
 
 test('lxd: without lxd and without snap, the snap install fails the module before anything else runs (25.1)', async (t) => {
-  const { ctx, commands } = scriptedModule(t, { 'snap install lxd': { code: 1, stderr: 'error: snap "lxd" not found' } }, UBUNTU);
-  await assert.rejects(lxdModule.run(ctx, { lxd: { init: { storage_backend: 'dir' } } }), /Failed to install lxd from snap/);
+  const { ctx, commands } = scriptedModule(
+    t,
+    { 'snap install lxd': { code: 1, stderr: 'error: snap "lxd" not found' } },
+    UBUNTU,
+  );
+  await assert.rejects(
+    lxdModule.run(ctx, { lxd: { init: { storage_backend: 'dir' } } }),
+    /Failed to install lxd from snap/,
+  );
   assert.deepEqual(commands(), ['snap install lxd']);
 });
 
 test('lxd: a failed package install is a warning and ends the module without failing it', async (t) => {
-  const { root, ctx, commands } = scriptedModule(t, { [`${APT} install zfsutils-linux`]: { code: 100, stderr: 'E: Unable to locate package zfsutils-linux' } }, UBUNTU);
+  const { root, ctx, commands } = scriptedModule(
+    t,
+    { [`${APT} install zfsutils-linux`]: { code: 100, stderr: 'E: Unable to locate package zfsutils-linux' } },
+    UBUNTU,
+  );
   putTool(root, '/usr/bin/lxd');
   await lxdModule.run(ctx, { lxd: { init: { storage_backend: 'zfs' } } });
   assert.deepEqual(commands(), [`${APT} update`, `${APT} install zfsutils-linux`]);
@@ -75,24 +114,47 @@ test('lxd: preseed goes to lxd init --preseed on stdin; its storage_pools driver
   putTool(root, '/usr/bin/lxd');
   const preseed = 'config: {}\nstorage_pools:\n- name: default\n  driver: btrfs\n- name: z\n  driver: zfs\n';
   await lxdModule.run(ctx, { lxd: { preseed } });
-  assert.deepEqual(commands(), [`${APT} update`, `${APT} install zfsutils-linux btrfs-progs`, 'lxd waitready --timeout=300', 'lxd init --preseed']);
+  assert.deepEqual(commands(), [
+    `${APT} update`,
+    `${APT} install zfsutils-linux btrfs-progs`,
+    'lxd waitready --timeout=300',
+    'lxd init --preseed',
+  ]);
   assert.equal(dry.calls.at(-1)?.input, preseed);
 });
 
 test('lxd: preseed with init or bridge is refused, naming both', async (t) => {
   const { ctx, commands } = scriptedModule(t, {}, UBUNTU);
-  await assert.rejects(lxdModule.run(ctx, { lxd: { preseed: 'x', init: { storage_backend: 'dir' }, bridge: { mode: 'none' } } }), /can not be provided with key\(s\): lxd\.init, lxd\.bridge/);
+  await assert.rejects(
+    lxdModule.run(ctx, { lxd: { preseed: 'x', init: { storage_backend: 'dir' }, bridge: { mode: 'none' } } }),
+    /can not be provided with key\(s\): lxd\.init, lxd\.bridge/,
+  );
   assert.deepEqual(commands(), []);
 });
 
 test('lxd: a new bridge after init: lxdbr0 that init made is detached and deleted, eth0 removed, then created and attached with --force-local', async (t) => {
   // Exit code 1 from a cleanup step means the thing was not there: the module goes on.
-  const { root, ctx, dry, commands } = scriptedModule(t, { 'lxc profile device remove default eth0 --force-local': { code: 1 } }, UBUNTU);
+  const { root, ctx, dry, commands } = scriptedModule(
+    t,
+    { 'lxc profile device remove default eth0 --force-local': { code: 1 } },
+    UBUNTU,
+  );
   putTool(root, '/usr/bin/lxd');
   await lxdModule.run(ctx, {
     lxd: {
       init: { storage_backend: 'dir' },
-      bridge: { mode: 'new', ipv4_address: '10.0.8.1', ipv4_netmask: 24, ipv4_dhcp_first: '10.0.8.2', ipv4_dhcp_last: '10.0.8.254', ipv6_address: 'fd98::1', ipv6_netmask: 64, ipv6_nat: 'true', domain: 'lxd', mtu: 1400 },
+      bridge: {
+        mode: 'new',
+        ipv4_address: '10.0.8.1',
+        ipv4_netmask: 24,
+        ipv4_dhcp_first: '10.0.8.2',
+        ipv4_dhcp_last: '10.0.8.254',
+        ipv6_address: 'fd98::1',
+        ipv6_netmask: 64,
+        ipv6_nat: 'true',
+        domain: 'lxd',
+        mtu: 1400,
+      },
     },
   });
   assert.deepEqual(commands(), [
@@ -112,8 +174,16 @@ test('lxd: bridge commands: no addresses means none; a boolean ipv4_nat does not
     create: ['network', 'create', 'br9', 'ipv4.address=none', 'ipv6.address=none'],
     attach: ['network', 'attach-profile', 'br9', 'default', 'eth0'],
   });
-  assert.deepEqual(bridgeCommands({ mode: 'new', ipv4_address: '10.1.1.1', ipv4_netmask: 24, ipv4_nat: true }).create, ['network', 'create', 'lxdbr0', 'ipv4.address=10.1.1.1/24', 'ipv6.address=none']);
-  assert.deepEqual(bridgeCommands({ mode: 'existing', name: 'br0' }), { attach: ['network', 'attach-profile', 'br0', 'default', 'eth0'] });
+  assert.deepEqual(bridgeCommands({ mode: 'new', ipv4_address: '10.1.1.1', ipv4_netmask: 24, ipv4_nat: true }).create, [
+    'network',
+    'create',
+    'lxdbr0',
+    'ipv4.address=10.1.1.1/24',
+    'ipv6.address=none',
+  ]);
+  assert.deepEqual(bridgeCommands({ mode: 'existing', name: 'br0' }), {
+    attach: ['network', 'attach-profile', 'br0', 'default', 'eth0'],
+  });
   assert.deepEqual(bridgeCommands({ mode: 'none' }), {});
   assert.throws(() => bridgeCommands({ mode: 'odd' }), /invalid bridge mode "odd"/);
   // cloud-init's 'invalid bridge mode "%s"' % None: Python's str() of a null mode.
@@ -126,8 +196,14 @@ test('lxd: with /etc/default/lxd-bridge and debconf-communicate, the bridge goes
   putTool(root, '/usr/bin/debconf-communicate');
   mkdirSync(join(root, 'etc/default'), { recursive: true });
   writeFileSync(join(root, 'etc/default/lxd-bridge'), 'USE_LXD_BRIDGE="true"\n');
-  await lxdModule.run(ctx, { lxd: { bridge: { mode: 'new', name: 'lxdbr1', ipv4_address: '10.0.9.1', ipv4_netmask: 24, domain: 'x' } } });
-  assert.deepEqual(commands(), ['lxd waitready --timeout=300', 'debconf-communicate', 'dpkg-reconfigure lxd --frontend=noninteractive']);
+  await lxdModule.run(ctx, {
+    lxd: { bridge: { mode: 'new', name: 'lxdbr1', ipv4_address: '10.0.9.1', ipv4_netmask: 24, domain: 'x' } },
+  });
+  assert.deepEqual(commands(), [
+    'lxd waitready --timeout=300',
+    'debconf-communicate',
+    'dpkg-reconfigure lxd --frontend=noninteractive',
+  ]);
   assert.equal(
     dry.calls[1]?.input,
     [
@@ -148,6 +224,18 @@ test('lxd: with /etc/default/lxd-bridge and debconf-communicate, the bridge goes
 });
 
 test('lxd: the schema names a bad key and its line', () => {
-  const doc = ['#cloud-config', 'lxd:', '  init:', '    storage_backend: ext4', '  bridge:', '    mode: new', '    ipv4_adress: 10.0.0.1', ''].join('\n');
-  assert.deepEqual(validateCloudConfig(doc).problems.map((p) => `${p.line} ${p.path}`), ['5 lxd.bridge', '4 lxd.init.storage_backend']);
+  const doc = [
+    '#cloud-config',
+    'lxd:',
+    '  init:',
+    '    storage_backend: ext4',
+    '  bridge:',
+    '    mode: new',
+    '    ipv4_adress: 10.0.0.1',
+    '',
+  ].join('\n');
+  assert.deepEqual(
+    validateCloudConfig(doc).problems.map((p) => `${p.line} ${p.path}`),
+    ['5 lxd.bridge', '4 lxd.init.storage_backend'],
+  );
 });

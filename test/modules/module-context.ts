@@ -14,7 +14,10 @@ export interface TestModuleContext extends ModuleContext {
   problems: string[];
 }
 
-export function moduleContext(root: string, opts: { instance?: Partial<InstanceData>; distro?: DistroInfo } = {}): TestModuleContext {
+export function moduleContext(
+  root: string,
+  opts: { instance?: Partial<InstanceData>; distro?: DistroInfo } = {},
+): TestModuleContext {
   const logger = new Logger();
   const sink = new MemorySink('DEBUG');
   logger.addSink(sink);

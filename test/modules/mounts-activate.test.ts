@@ -1,4 +1,5 @@
-// mounts on the running system: `mount -a` after an fstab change, and its failure fails the module, as in cloud-init 25.1.
+// mounts on the running system: `mount -a` after an fstab change, and its failure fails the module, as in cloud-init
+// 25.1.
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { mounts } from '../../src/modules/mounts';
@@ -21,5 +22,8 @@ test('a new fstab entry runs mount -a; its failure fails the module with the com
   await mounts.run(ok.ctx, CFG);
   assert.ok(ok.commands().includes('mount -a'), ok.commands().join('\n'));
   const failing = running(t, { 'mount -a': { code: 64, stderr: "mount: /scratch: can't find LABEL=scratch." } });
-  await assert.rejects(mounts.run(failing.ctx, CFG), /command 'mount -a' exited with code 64: mount: \/scratch: can't find LABEL=scratch\./);
+  await assert.rejects(
+    mounts.run(failing.ctx, CFG),
+    /command 'mount -a' exited with code 64: mount: \/scratch: can't find LABEL=scratch\./,
+  );
 });

@@ -14,7 +14,10 @@ const OPTS = 'defaults,nobootwait,comment=cloudconfig';
 function sandbox(t: Parameters<typeof tempDir>[0]): string {
   const root = tempDir(t);
   mkdirSync(join(root, 'etc'));
-  writeFileSync(join(root, 'etc/fstab'), 'UUID=abc / ext4 errors=remount-ro 0 1\n/dev/vdc\t/old\tauto\tdefaults,comment=cloudconfig\t0\t2\n');
+  writeFileSync(
+    join(root, 'etc/fstab'),
+    'UUID=abc / ext4 errors=remount-ro 0 1\n/dev/vdc\t/old\tauto\tdefaults,comment=cloudconfig\t0\t2\n',
+  );
   // A fake disk the module can see: /dev/vdb with a first partition, known to /sys/block.
   mkdirSync(join(root, 'dev'));
   writeFileSync(join(root, 'dev/vdb'), '');
@@ -26,7 +29,12 @@ function sandbox(t: Parameters<typeof tempDir>[0]): string {
 test('mounts: fills defaults, resolves short names to partitions, tags lines and drops old cloud-config lines', async (t) => {
   const root = sandbox(t);
   await mounts.run(moduleContext(root), {
-    mounts: [['vdb', '/data'], ['/dev/vdz', '/missing', 'ext4'], ['nfs.example:/export', '/nfs', 'nfs', 'rw,hard', '0', '0'], 'not-a-list'],
+    mounts: [
+      ['vdb', '/data'],
+      ['/dev/vdz', '/missing', 'ext4'],
+      ['nfs.example:/export', '/nfs', 'nfs', 'rw,hard', '0', '0'],
+      'not-a-list',
+    ],
   });
   const fstab = readFileSync(join(root, 'etc/fstab'), 'utf8');
   assert.equal(
@@ -45,17 +53,47 @@ test('mounts: fills defaults, resolves short names to partitions, tags lines and
 test('mounts: a null mount point cancels a device; systemd targets get the systemd default options; mount_default_fields', async (t) => {
   const root = sandbox(t);
   mkdirSync(join(root, 'run/systemd/system'), { recursive: true });
-  await mounts.run(moduleContext(root), { mounts: [['vdb', '/data'], ['vdb', null]] });
+  await mounts.run(moduleContext(root), {
+    mounts: [
+      ['vdb', '/data'],
+      ['vdb', null],
+    ],
+  });
   assert.doesNotMatch(readFileSync(join(root, 'etc/fstab'), 'utf8'), /\/data/);
-  await mounts.run(moduleContext(root), { mounts: [['/dev/vdb', '/srv'], ['vdb.1', '/dotted']] });
-  assert.match(readFileSync(join(root, 'etc/fstab'), 'utf8'), /^\/dev\/vdb1\t\/srv\tauto\tdefaults,nofail,x-systemd\.requires=cloud-init\.service,_netdev,comment=cloudconfig\t0\t2$/m);
-  assert.match(readFileSync(join(root, 'etc/fstab'), 'utf8'), /^vdb\.1\t\/dotted\t/m, 'a dotted plain name is kept as written, as cloud-init does');
-  await mounts.run(moduleContext(root), { mount_default_fields: [null, null, 'xfs', 'noatime', '0', '0'], mounts: [['vdb', '/x']] });
-  assert.match(readFileSync(join(root, 'etc/fstab'), 'utf8'), /^\/dev\/vdb1\t\/x\txfs\tnoatime,comment=cloudconfig\t0\t0$/m);
+  await mounts.run(moduleContext(root), {
+    mounts: [
+      ['/dev/vdb', '/srv'],
+      ['vdb.1', '/dotted'],
+    ],
+  });
+  assert.match(
+    readFileSync(join(root, 'etc/fstab'), 'utf8'),
+    /^\/dev\/vdb1\t\/srv\tauto\tdefaults,nofail,x-systemd\.requires=cloud-init\.service,_netdev,comment=cloudconfig\t0\t2$/m,
+  );
+  assert.match(
+    readFileSync(join(root, 'etc/fstab'), 'utf8'),
+    /^vdb\.1\t\/dotted\t/m,
+    'a dotted plain name is kept as written, as cloud-init does',
+  );
+  await mounts.run(moduleContext(root), {
+    mount_default_fields: [null, null, 'xfs', 'noatime', '0', '0'],
+    mounts: [['vdb', '/x']],
+  });
+  assert.match(
+    readFileSync(join(root, 'etc/fstab'), 'utf8'),
+    /^\/dev\/vdb1\t\/x\txfs\tnoatime,comment=cloudconfig\t0\t0$/m,
+  );
 });
 
 test('mounts: a swap file is created with mkswap and listed', async (t) => {
-  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('debootstrap'), 'needs root, unshare and debootstrap for the Debian rootfs')) return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('unshare') && hasCommand('debootstrap'),
+      'needs root, unshare and debootstrap for the Debian rootfs',
+    )
+  )
+    return;
   const root = copyRootfs(tempDir(t, 'kiln-swap-'));
   const ctx = moduleContext(root);
   await mounts.run(ctx, { swap: { filename: '/swapfile', size: '8M' } });
@@ -63,7 +101,10 @@ test('mounts: a swap file is created with mkswap and listed', async (t) => {
   assert.equal(st.size, 8 * 2 ** 20);
   assert.equal(st.mode & 0o777, 0o600);
   assert.match(readFileSync(join(root, 'swapfile')).subarray(4086, 4096).toString('latin1'), /SWAPSPACE2/);
-  assert.match(readFileSync(join(root, 'etc/fstab'), 'utf8'), /^\/swapfile\tnone\tswap\tsw,comment=cloudconfig\t0\t0$/m);
+  assert.match(
+    readFileSync(join(root, 'etc/fstab'), 'utf8'),
+    /^\/swapfile\tnone\tswap\tsw,comment=cloudconfig\t0\t0$/m,
+  );
 });
 
 test('human sizes', () => {

@@ -27,10 +27,12 @@ test('ntp on Debian: chrony preferred, rendered from the target template to /etc
   putFile(root, '/etc/chrony/chrony.conf', 'old\n');
   const ctx = dryContext(root);
   await ntpModule.run(ctx, { ntp: { servers: ['192.0.2.1'], pools: ['pool.test'] } });
-  // As Jinja2 and cloud-init's templater render it: the loop keeps its last line break, the template's final newline is added back.
+  // As Jinja2 and cloud-init's templater render it: the loop keeps its last line break, the template's final newline is
+  // added back.
   assert.equal(await ctx.dry.readText('/etc/chrony/chrony.conf'), 'pool pool.test iburst\nserver 192.0.2.1 iburst\n\n');
   assert.equal(await ctx.dry.readText('/etc/chrony/chrony.conf.dist'), 'old\n');
-  const apt = 'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
+  const apt =
+    'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
   assert.deepEqual(ctx.commands(), [`${apt} update`, `${apt} install chrony`, 'service chrony restart']);
 });
 
@@ -41,9 +43,17 @@ test('ntp picks an installed client, uses distro pools by default, and systemd r
   const ctx = dryContext(root);
   await ntpModule.run(ctx, { ntp: {} });
   // No template in the target: kiln writes its own minimal timesyncd drop-in.
-  assert.equal(await ctx.dry.readText('/etc/systemd/timesyncd.conf.d/cloud-init.conf'), `[Time]\nNTP=${defaultPoolNames('debian').join(' ')}\n`);
+  assert.equal(
+    await ctx.dry.readText('/etc/systemd/timesyncd.conf.d/cloud-init.conf'),
+    `[Time]\nNTP=${defaultPoolNames('debian').join(' ')}\n`,
+  );
   assert.deepEqual(ctx.commands(), ['systemctl reload-or-restart systemd-timesyncd']);
-  assert.deepEqual(defaultPoolNames('sles'), ['0.opensuse.pool.ntp.org', '1.opensuse.pool.ntp.org', '2.opensuse.pool.ntp.org', '3.opensuse.pool.ntp.org']);
+  assert.deepEqual(defaultPoolNames('sles'), [
+    '0.opensuse.pool.ntp.org',
+    '1.opensuse.pool.ntp.org',
+    '2.opensuse.pool.ntp.org',
+    '3.opensuse.pool.ntp.org',
+  ]);
   assert.deepEqual(defaultPoolNames('alpine')[0], '0.pool.ntp.org');
   assert.equal(clientConfigsFor('rhel').chrony?.service_name, 'chronyd');
   assert.equal(clientConfigsFor('debian').chrony?.confpath, '/etc/chrony/chrony.conf');
@@ -55,19 +65,39 @@ test('ntp: enabled false skips, a non-mapping or bad config is an error naming t
   await ntpModule.run(ctx, { ntp: { enabled: false } });
   assert.deepEqual(ctx.dry.effects, []);
   await assert.rejects(ntpModule.run(ctx, { ntp: ['x'] }), /not a dictionary/);
-  await assert.rejects(ntpModule.run(ctx, { ntp: { ntp_client: 'chrony', config: { packages: 'chrony' } } }), /Expected a list of required package names for ntp:config:packages/);
+  await assert.rejects(
+    ntpModule.run(ctx, { ntp: { ntp_client: 'chrony', config: { packages: 'chrony' } } }),
+    /Expected a list of required package names for ntp:config:packages/,
+  );
   // A custom template and client from config, on RHEL: installs without refreshing first.
   const ctx2 = dryContext(root, { distro: { name: 'rocky', family: 'redhat', version: '9' } });
-  await ntpModule.run(ctx2, { ntp: { servers: ['a.test'], config: { confpath: '/etc/my-ntp.conf', check_exe: 'myntpd', packages: ['myntp'], service_name: 'myntp', template: '## template:jinja\n{% for s in servers %}S {{s}}\n{% endfor %}' } } });
-  assert.equal(await ctx2.dry.readText('/etc/my-ntp.conf'), 'S a.test\n', 'a template without a final newline keeps what its loop body wrote (Jinja2 gives the same)');
+  await ntpModule.run(ctx2, {
+    ntp: {
+      servers: ['a.test'],
+      config: {
+        confpath: '/etc/my-ntp.conf',
+        check_exe: 'myntpd',
+        packages: ['myntp'],
+        service_name: 'myntp',
+        template: '## template:jinja\n{% for s in servers %}S {{s}}\n{% endfor %}',
+      },
+    },
+  });
+  assert.equal(
+    await ctx2.dry.readText('/etc/my-ntp.conf'),
+    'S a.test\n',
+    'a template without a final newline keeps what its loop body wrote (Jinja2 gives the same)',
+  );
   assert.deepEqual(ctx2.commands(), ['dnf -t -y install myntp', 'service myntp restart']);
 });
 
 test("ntp with Debian 13's own templates (cloud-init 25.1's) renders chrony's and timesyncd's configs, allow and peers included", async (t) => {
-  if (!need(t, isRoot() && hasCommand('debootstrap'), 'needs root and debootstrap for the cached Debian rootfs')) return;
+  if (!need(t, isRoot() && hasCommand('debootstrap'), 'needs root and debootstrap for the cached Debian rootfs'))
+    return;
   const rootfs = ensureDebianRootfs('trixie');
   const root = tempDir(t);
-  for (const name of ['chrony.conf.debian.tmpl', 'timesyncd.conf.tmpl']) putFile(root, `/etc/cloud/templates/${name}`, readFileSync(join(rootfs, 'etc/cloud/templates', name), 'utf8'));
+  for (const name of ['chrony.conf.debian.tmpl', 'timesyncd.conf.tmpl'])
+    putFile(root, `/etc/cloud/templates/${name}`, readFileSync(join(rootfs, 'etc/cloud/templates', name), 'utf8'));
   const ctx = dryContext(root);
   // 25.1's chrony template loops over allow and peers: both are always given (empty when not configured).
   await ntpModule.run(ctx, { ntp: { servers: ['192.0.2.5'] } });
@@ -91,7 +121,13 @@ test('yum_add_repo writes one .repo per entry, skipping existing files and entri
   const ctx = moduleContext(root, { distro: { name: 'rocky', family: 'redhat', version: '9' } });
   await mod.run(ctx, {
     yum_repos: {
-      'epel testing': { baseurl: 'http://epel.test/$basearch', enabled: false, gpgcheck: true, 'gpg-key': ['k1', 'k2'], name: 'EPEL' },
+      'epel testing': {
+        baseurl: 'http://epel.test/$basearch',
+        enabled: false,
+        gpgcheck: true,
+        'gpg-key': ['k1', 'k2'],
+        name: 'EPEL',
+      },
       exists: { baseurl: 'http://x' },
       nobase: { name: 'n' },
     },
@@ -114,28 +150,61 @@ test('zypper_add_repo writes repos with enabled/autorefresh defaults and appends
       config: { 'download.deltarpm': 'false', configdir: '/elsewhere', empty: '' },
     },
   });
-  assert.equal(readFileSync(join(root, 'etc/zypp/repos.d/my_repo.repo'), 'utf8'), '[my repo]\nbaseurl = http://zyp.test/repo\nname = Mine\nenabled = 1\nautorefresh = 1');
-  assert.equal(readFileSync(join(root, 'etc/zypp/zypp.conf'), 'utf8'), '[main]\n# Added via cloud.cfg\ndownload.deltarpm=false');
+  assert.equal(
+    readFileSync(join(root, 'etc/zypp/repos.d/my_repo.repo'), 'utf8'),
+    '[my repo]\nbaseurl = http://zyp.test/repo\nname = Mine\nenabled = 1\nautorefresh = 1',
+  );
+  assert.equal(
+    readFileSync(join(root, 'etc/zypp/zypp.conf'), 'utf8'),
+    '[main]\n# Added via cloud.cfg\ndownload.deltarpm=false',
+  );
   assert.ok(ctx.lines.some((l) => l.includes('missing required config keys: id')));
 });
 
 test('apk_configure writes /etc/apk/repositories from alpine_repo and skips without a version', async (t) => {
   const root = tempDir(t);
   const ctx = moduleContext(root, { distro: { name: 'alpine', family: 'alpine', version: '3.19' } });
-  await apkConfigureModule.run(ctx, { apk_repos: { alpine_repo: { base_url: 'https://apk.test/alpine', version: 'v3.19', community_enabled: true, testing_enabled: true }, local_repo_base_url: 'https://local.test' } });
-  const lines = readFileSync(join(root, 'etc/apk/repositories'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
-  assert.deepEqual(lines, ['https://apk.test/alpine/v3.19/main', 'https://apk.test/alpine/v3.19/community', 'https://apk.test/alpine/edge/testing', 'https://local.test/v3.19']);
+  await apkConfigureModule.run(ctx, {
+    apk_repos: {
+      alpine_repo: {
+        base_url: 'https://apk.test/alpine',
+        version: 'v3.19',
+        community_enabled: true,
+        testing_enabled: true,
+      },
+      local_repo_base_url: 'https://local.test',
+    },
+  });
+  const lines = readFileSync(join(root, 'etc/apk/repositories'), 'utf8')
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#'));
+  assert.deepEqual(lines, [
+    'https://apk.test/alpine/v3.19/main',
+    'https://apk.test/alpine/v3.19/community',
+    'https://apk.test/alpine/edge/testing',
+    'https://local.test/v3.19',
+  ]);
   const root2 = tempDir(t);
   await apkConfigureModule.run(moduleContext(root2), { apk_repos: { alpine_repo: { base_url: 'x' } } });
-  await apkConfigureModule.run(moduleContext(root2), { apk_repos: { preserve_repositories: true, alpine_repo: { version: 'edge' } } });
+  await apkConfigureModule.run(moduleContext(root2), {
+    apk_repos: { preserve_repositories: true, alpine_repo: { version: 'edge' } },
+  });
   assert.throws(() => readFileSync(join(root2, 'etc/apk/repositories')));
-  assert.ok(!renderApkRepositories({ baseUrl: 'b', version: 'edge', community: false, testing: true, localRepo: '' }).includes('non-edge'));
+  assert.ok(
+    !renderApkRepositories({ baseUrl: 'b', version: 'edge', community: false, testing: true, localRepo: '' }).includes(
+      'non-edge',
+    ),
+  );
 });
 
 test('apk_configure prints base_url and local_repo_base_url as its template does (str()), a number included', async (t) => {
   const root = tempDir(t);
   const ctx = moduleContext(root, { distro: { name: 'alpine', family: 'alpine', version: '3.19' } });
-  await apkConfigureModule.run(ctx, { apk_repos: { alpine_repo: { base_url: 'https://apk.test/alpine', version: 3.2 }, local_repo_base_url: 8080 } });
-  const lines = readFileSync(join(root, 'etc/apk/repositories'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+  await apkConfigureModule.run(ctx, {
+    apk_repos: { alpine_repo: { base_url: 'https://apk.test/alpine', version: 3.2 }, local_repo_base_url: 8080 },
+  });
+  const lines = readFileSync(join(root, 'etc/apk/repositories'), 'utf8')
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#'));
   assert.deepEqual(lines, ['https://apk.test/alpine/3.2/main', '8080/3.2']);
 });

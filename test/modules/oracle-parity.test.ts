@@ -33,13 +33,48 @@ const SCENARIOS: Scenario[] = [
     cfg: {
       ssh_genkeytypes: ['ed25519'],
       groups: ['ops', { devs: ['root'] }],
-      users: ['default', { name: 'alice', gecos: 'Alice', groups: 'ops,devs', sudo: ['ALL=(ALL) ALL', 'ALL=(root) NOPASSWD:/bin/true'], shell: '/bin/bash', lock_passwd: false, hashed_passwd: '$6$abcdefgh$GtAXg0UM7cj2o5Tgru0G1O8B1cjxFoakVJaIbC0zxA8pBXcZg5bdYJ5tiQSZh10PUbqnfPpBo/YoXgTFpVwSA.', ssh_authorized_keys: [KEY_B] }, { name: 'svc', system: true }],
-      chpasswd: { expire: false, users: [{ name: 'alice', password: '$6$rounds=5000$xyz$LVl9R8dY1hXGcmCaaWsWnM06bd9mtfzkTVwyBzjPjhG0JwazIM.pa1HGBNh7wmW1A7zuJALi.AU/K4mfxZkuf0' }] },
+      users: [
+        'default',
+        {
+          name: 'alice',
+          gecos: 'Alice',
+          groups: 'ops,devs',
+          sudo: ['ALL=(ALL) ALL', 'ALL=(root) NOPASSWD:/bin/true'],
+          shell: '/bin/bash',
+          lock_passwd: false,
+          hashed_passwd:
+            '$6$abcdefgh$GtAXg0UM7cj2o5Tgru0G1O8B1cjxFoakVJaIbC0zxA8pBXcZg5bdYJ5tiQSZh10PUbqnfPpBo/YoXgTFpVwSA.',
+          ssh_authorized_keys: [KEY_B],
+        },
+        { name: 'svc', system: true },
+      ],
+      chpasswd: {
+        expire: false,
+        users: [
+          {
+            name: 'alice',
+            password:
+              '$6$rounds=5000$xyz$LVl9R8dY1hXGcmCaaWsWnM06bd9mtfzkTVwyBzjPjhG0JwazIM.pa1HGBNh7wmW1A7zuJALi.AU/K4mfxZkuf0',
+          },
+        ],
+      },
       ssh_pwauth: true,
     },
     metadata: { 'local-hostname': 'web1' },
     publicKeys: [KEY_A],
-    files: ['/etc/passwd', '/etc/group', '/etc/shadow', '/etc/gshadow', '/etc/sudoers.d/90-cloud-init-users', '/etc/sudoers', '/home/debian/.ssh/authorized_keys', '/home/alice/.ssh/authorized_keys', '/root/.ssh/authorized_keys', '/etc/ssh/sshd_config', '/etc/ssh/sshd_config.d/50-cloud-init.conf'],
+    files: [
+      '/etc/passwd',
+      '/etc/group',
+      '/etc/shadow',
+      '/etc/gshadow',
+      '/etc/sudoers.d/90-cloud-init-users',
+      '/etc/sudoers',
+      '/home/debian/.ssh/authorized_keys',
+      '/home/alice/.ssh/authorized_keys',
+      '/root/.ssh/authorized_keys',
+      '/etc/ssh/sshd_config',
+      '/etc/ssh/sshd_config.d/50-cloud-init.conf',
+    ],
   },
   {
     name: 'hostname, hosts, fstab, files and rsyslog',
@@ -47,13 +82,28 @@ const SCENARIOS: Scenario[] = [
     cfg: {
       fqdn: 'db1.example.org',
       manage_etc_hosts: true,
-      write_files: [{ path: '/etc/app/a.conf', content: 'x=1\n', permissions: '0600' }, { path: '/etc/app/b.bin', content: 'aGk=', encoding: 'b64', append: true }],
-      mounts: [['/dev/vdz', '/data', 'ext4'], ['nfs:/x', '/nfs', 'nfs', 'ro']],
+      write_files: [
+        { path: '/etc/app/a.conf', content: 'x=1\n', permissions: '0600' },
+        { path: '/etc/app/b.bin', content: 'aGk=', encoding: 'b64', append: true },
+      ],
+      mounts: [
+        ['/dev/vdz', '/data', 'ext4'],
+        ['nfs:/x', '/nfs', 'nfs', 'ro'],
+      ],
       rsyslog: { configs: ['*.* @@10.0.0.1'], remotes: { one: '10.0.0.2:514' } },
     },
     metadata: { 'local-hostname': 'ignored' },
     publicKeys: [],
-    files: ['/etc/hostname', '/etc/hosts', '/var/lib/cloud/data/set-hostname', '/var/lib/cloud/data/previous-hostname', '/etc/fstab', '/etc/app/a.conf', '/etc/app/b.bin', '/etc/rsyslog.d/20-cloud-config.conf'],
+    files: [
+      '/etc/hostname',
+      '/etc/hosts',
+      '/var/lib/cloud/data/set-hostname',
+      '/var/lib/cloud/data/previous-hostname',
+      '/etc/fstab',
+      '/etc/app/a.conf',
+      '/etc/app/b.bin',
+      '/etc/rsyslog.d/20-cloud-config.conf',
+    ],
   },
   {
     name: 'localhost hosts entry, resolv.conf, legacy user and chpasswd forms',
@@ -63,19 +113,49 @@ const SCENARIOS: Scenario[] = [
       fqdn: 'node7.lan',
       manage_etc_hosts: 'localhost',
       user: { name: 'admin', gecos: 'Admin User' },
-      users: { default: true, bob: { groups: ['adm'], no_create_home: false, ssh_authorized_keys: KEY_B, lock_passwd: true } },
+      users: {
+        default: true,
+        bob: { groups: ['adm'], no_create_home: false, ssh_authorized_keys: KEY_B, lock_passwd: true },
+      },
       disable_root: false,
       ssh_deletekeys: false,
       ssh_genkeytypes: [],
-      chpasswd: { list: ['bob:$6$rounds=5000$xyz$LVl9R8dY1hXGcmCaaWsWnM06bd9mtfzkTVwyBzjPjhG0JwazIM.pa1HGBNh7wmW1A7zuJALi.AU/K4mfxZkuf0'], expire: true },
+      chpasswd: {
+        list: [
+          'bob:$6$rounds=5000$xyz$LVl9R8dY1hXGcmCaaWsWnM06bd9mtfzkTVwyBzjPjhG0JwazIM.pa1HGBNh7wmW1A7zuJALi.AU/K4mfxZkuf0',
+        ],
+        expire: true,
+      },
       ssh_pwauth: 'unchanged',
       manage_resolv_conf: true,
       resolv_conf: { nameservers: ['192.0.2.53'], searchdomains: ['lan'], options: { rotate: true, attempts: 3 } },
-      write_files: [{ path: '/opt/gz', encoding: 'gz+b64', content: 'H4sIAAAAAAAAA8tIzcnJBwCGphA2BQAAAA==', owner: 'bob:adm', permissions: 416 }, { path: '/opt/later', content: 'x', defer: true }],
+      write_files: [
+        {
+          path: '/opt/gz',
+          encoding: 'gz+b64',
+          content: 'H4sIAAAAAAAAA8tIzcnJBwCGphA2BQAAAA==',
+          owner: 'bob:adm',
+          permissions: 416,
+        },
+        { path: '/opt/later', content: 'x', defer: true },
+      ],
     },
     metadata: { 'local-hostname': 'meta' },
     publicKeys: [KEY_A],
-    files: ['/etc/hosts', '/etc/passwd', '/etc/group', '/etc/shadow', '/etc/sudoers.d/90-cloud-init-users', '/home/admin/.ssh/authorized_keys', '/home/bob/.ssh/authorized_keys', '/root/.ssh/authorized_keys', '/etc/ssh/sshd_config', '/etc/resolv.conf', '/opt/gz', '/opt/later'],
+    files: [
+      '/etc/hosts',
+      '/etc/passwd',
+      '/etc/group',
+      '/etc/shadow',
+      '/etc/sudoers.d/90-cloud-init-users',
+      '/home/admin/.ssh/authorized_keys',
+      '/home/bob/.ssh/authorized_keys',
+      '/root/.ssh/authorized_keys',
+      '/etc/ssh/sshd_config',
+      '/etc/resolv.conf',
+      '/opt/gz',
+      '/opt/later',
+    ],
   },
 ];
 
@@ -96,17 +176,49 @@ function describe(root: string, path: string): string {
 
 for (const s of SCENARIOS) {
   test(`kiln matches cloud-init 25.1 on the Debian 13 rootfs: ${s.name}`, async (t) => {
-    if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('debootstrap'), 'needs root, unshare and debootstrap for the Debian rootfs')) return;
+    if (
+      !need(
+        t,
+        isRoot() && hasCommand('unshare') && hasCommand('debootstrap'),
+        'needs root, unshare and debootstrap for the Debian rootfs',
+      )
+    )
+      return;
     const oracle = copyRootfs(tempDir(t, 'kiln-oracle-'), { suite: 'trixie' });
     const kiln = copyRootfs(tempDir(t, 'kiln-mine-'), { suite: 'trixie' });
-    writeFileSync(join(oracle, 'tmp/run-modules.py'), readFileSync(join(REPO, 'test/modules/fixtures/run-cloud-init-modules.py')));
+    writeFileSync(
+      join(oracle, 'tmp/run-modules.py'),
+      readFileSync(join(REPO, 'test/modules/fixtures/run-cloud-init-modules.py')),
+    );
     const req = JSON.stringify({ modules: s.modules, cfg: s.cfg, metadata: s.metadata, public_keys: s.publicKeys });
-    const r = spawnSync('unshare', ['--net', '--uts', '--ipc', '--mount', '--pid', '--fork', 'chroot', oracle, 'python3', '/tmp/run-modules.py', req], { encoding: 'utf8' });
+    const r = spawnSync(
+      'unshare',
+      [
+        '--net',
+        '--uts',
+        '--ipc',
+        '--mount',
+        '--pid',
+        '--fork',
+        'chroot',
+        oracle,
+        'python3',
+        '/tmp/run-modules.py',
+        req,
+      ],
+      { encoding: 'utf8' },
+    );
     assert.equal(r.status, 0, r.stderr);
 
     const sys = parseYamlConfig(readFileSync(join(kiln, 'etc/cloud/cloud.cfg'), 'utf8'), '/etc/cloud/cloud.cfg');
     const cfg = mergeSystemConfig(sys, structuredClone(s.cfg));
-    const ctx = moduleContext(kiln, { instance: { localHostname: s.metadata['local-hostname'] as string, publicKeys: s.publicKeys, metadata: s.metadata } });
+    const ctx = moduleContext(kiln, {
+      instance: {
+        localHostname: s.metadata['local-hostname'] as string,
+        publicKeys: s.publicKeys,
+        metadata: s.metadata,
+      },
+    });
     for (const name of s.modules) {
       const mod = findModule(name);
       assert.ok(mod, name);
@@ -116,7 +228,10 @@ for (const s of SCENARIOS) {
     // Only deferred files may be missing on both sides: the comparison must be of real content.
     for (const f of s.files) if (f !== '/opt/later') assert.ok(existsSync(join(kiln, f)), `${f} was written`);
     if (s.modules.includes('ssh')) {
-      const keys = (root: string) => readdirSync(join(root, 'etc/ssh')).filter((n) => n.startsWith('ssh_host_')).sort();
+      const keys = (root: string) =>
+        readdirSync(join(root, 'etc/ssh'))
+          .filter((n) => n.startsWith('ssh_host_'))
+          .sort();
       assert.deepEqual(keys(kiln), keys(oracle), 'the same host key files');
     }
   });

@@ -15,11 +15,22 @@ test('module names are unique and found with cloud-init spellings', () => {
 
 test("stages and frequencies are cloud-init 22.4's", () => {
   const expect: Record<string, [string, string]> = {
-    seed_random: ['init', 'once-per-instance'], bootcmd: ['init', 'always'], write_files: ['init', 'once-per-instance'],
-    growpart: ['init', 'always'], resizefs: ['init', 'always'], disk_setup: ['init', 'once-per-instance'], mounts: ['init', 'once-per-instance'],
-    set_hostname: ['init', 'once-per-instance'], update_hostname: ['init', 'always'], update_etc_hosts: ['init', 'always'],
-    ca_certs: ['init', 'once-per-instance'], rsyslog: ['init', 'once-per-instance'], users_groups: ['init', 'once-per-instance'],
-    ssh: ['init', 'once-per-instance'], set_passwords: ['init', 'once-per-instance'], resolv_conf: ['init', 'once-per-instance'],
+    seed_random: ['init', 'once-per-instance'],
+    bootcmd: ['init', 'always'],
+    write_files: ['init', 'once-per-instance'],
+    growpart: ['init', 'always'],
+    resizefs: ['init', 'always'],
+    disk_setup: ['init', 'once-per-instance'],
+    mounts: ['init', 'once-per-instance'],
+    set_hostname: ['init', 'once-per-instance'],
+    update_hostname: ['init', 'always'],
+    update_etc_hosts: ['init', 'always'],
+    ca_certs: ['init', 'once-per-instance'],
+    rsyslog: ['init', 'once-per-instance'],
+    users_groups: ['init', 'once-per-instance'],
+    ssh: ['init', 'once-per-instance'],
+    set_passwords: ['init', 'once-per-instance'],
+    resolv_conf: ['init', 'once-per-instance'],
   };
   for (const m of MODULES) {
     const e = expect[m.name];
@@ -30,9 +41,16 @@ test("stages and frequencies are cloud-init 22.4's", () => {
 
 test('every module of every stage in the embedded cloud.cfg is registered, in its stage', () => {
   const cfg = readFileSync(join(REPO, 'src/config/defaults/cloud.cfg'), 'utf8');
-  for (const [key, stage] of [['cloud_init_modules', 'init'], ['cloud_config_modules', 'config'], ['cloud_final_modules', 'final']] as const) {
+  for (const [key, stage] of [
+    ['cloud_init_modules', 'init'],
+    ['cloud_config_modules', 'config'],
+    ['cloud_final_modules', 'final'],
+  ] as const) {
     const block = new RegExp(`${key}:\\n((?:\\s+- .+\\n)+)`).exec(cfg)?.[1] ?? '';
-    const listed = block.split('\n').map((l) => l.replace(/^\s+- /, '').trim()).filter(Boolean);
+    const listed = block
+      .split('\n')
+      .map((l) => l.replace(/^\s+- /, '').trim())
+      .filter(Boolean);
     assert.ok(listed.length > 8, key);
     for (const name of listed) {
       const m = findModule(name);

@@ -1,4 +1,5 @@
-// rightscale_userdata: CLOUD_INIT_REMOTE_HOOK URLs in raw user data fetched (from 127.0.0.1) into scripts/rightscale-NN, 0700.
+// rightscale_userdata: CLOUD_INIT_REMOTE_HOOK URLs in raw user data fetched (from 127.0.0.1) into
+// scripts/rightscale-NN, 0700.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,22 +20,35 @@ async function scriptServer(t: { after(fn: () => void): void }): Promise<string>
 }
 
 test('parse_qs as Python: repeated names, percent and plus decoding, blank and bare fields dropped', () => {
-  assert.deepEqual([...parseQueryString('a=1&a=2&b=x%2Fy+z&c=&d&CLOUD_INIT_REMOTE_HOOK=http%3A%2F%2Fh%2Fs')], [
-    ['a', ['1', '2']], ['b', ['x/y z']], ['CLOUD_INIT_REMOTE_HOOK', ['http://h/s']],
-  ]);
+  assert.deepEqual(
+    [...parseQueryString('a=1&a=2&b=x%2Fy+z&c=&d&CLOUD_INIT_REMOTE_HOOK=http%3A%2F%2Fh%2Fs')],
+    [
+      ['a', ['1', '2']],
+      ['b', ['x/y z']],
+      ['CLOUD_INIT_REMOTE_HOOK', ['http://h/s']],
+    ],
+  );
 });
 
 test('rightscale_userdata writes each fetched script as rightscale-NN (0700); empty bodies are skipped, failures fail the module last', async (t) => {
   const base = await scriptServer(t);
-  const userData = Buffer.from(`CLOUD_INIT_REMOTE_HOOK=${base}/one&CLOUD_INIT_REMOTE_HOOK=${base}/empty&CLOUD_INIT_REMOTE_HOOK=${base}/one`);
+  const userData = Buffer.from(
+    `CLOUD_INIT_REMOTE_HOOK=${base}/one&CLOUD_INIT_REMOTE_HOOK=${base}/empty&CLOUD_INIT_REMOTE_HOOK=${base}/one`,
+  );
   const ctx = dryContext(tempDir(t), { instance: { userData } });
   await rightscaleUserdataModule.run(ctx, {});
   const writes = ctx.dry.effects.filter((e) => e.kind === 'write-file');
-  assert.deepEqual(writes.map((w) => [w.kind === 'write-file' ? w.path : '', w.kind === 'write-file' ? w.mode : 0]), [
-    ['/var/lib/cloud/instance/scripts/rightscale-00', 0o700], ['/var/lib/cloud/instance/scripts/rightscale-02', 0o700],
-  ]);
+  assert.deepEqual(
+    writes.map((w) => [w.kind === 'write-file' ? w.path : '', w.kind === 'write-file' ? w.mode : 0]),
+    [
+      ['/var/lib/cloud/instance/scripts/rightscale-00', 0o700],
+      ['/var/lib/cloud/instance/scripts/rightscale-02', 0o700],
+    ],
+  );
   assert.equal(await ctx.dry.readText('/var/lib/cloud/instance/scripts/rightscale-00'), '#!/bin/sh\necho one\n');
-  const failing = dryContext(tempDir(t), { instance: { userData: Buffer.from(`CLOUD_INIT_REMOTE_HOOK=${base}/missing&CLOUD_INIT_REMOTE_HOOK=${base}/one`) } });
+  const failing = dryContext(tempDir(t), {
+    instance: { userData: Buffer.from(`CLOUD_INIT_REMOTE_HOOK=${base}/missing&CLOUD_INIT_REMOTE_HOOK=${base}/one`) },
+  });
   await assert.rejects(rightscaleUserdataModule.run(failing, {}), /rightscale_userdata.*1 failed with exceptions/s);
   // The script that could be fetched is still written.
   assert.equal(await failing.dry.readText('/var/lib/cloud/instance/scripts/rightscale-01'), '#!/bin/sh\necho one\n');

@@ -1,4 +1,5 @@
-// Files a module test puts in its sandbox root before the module runs: config the image holds, tools the module looks for.
+// Files a module test puts in its sandbox root before the module runs: config the image holds, tools the module looks
+// for.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 

@@ -1,4 +1,5 @@
-// A module context on a sandbox root whose commands are planned, not run: each answers from a table, and every call (argv, input, environment, folder) is kept for assertions.
+// A module context on a sandbox root whose commands are planned, not run: each answers from a table, and every call
+// (argv, input, environment, folder) is kept for assertions.
 import type { TestContext } from 'node:test';
 import { DryRunPlatform } from '../../src/platform/dry-run-platform';
 import type { DistroInfo } from '../../src/platform/linux/distro/distro-info';
@@ -12,7 +13,10 @@ export interface ScriptedCall {
   /** The argv joined by spaces, as the answer table and most assertions name a command. */
   command: string;
   input?: string;
-  /** For a command fed a file name on its input (`X_LOADTEMPLATEFILE /path`): that file's planned content when the command ran. */
+  /**
+   * For a command fed a file name on its input (`X_LOADTEMPLATEFILE /path`): that file's planned content when the
+   * command ran.
+   */
   inputFile?: string;
   env?: Record<string, string>;
   cwd?: string;
@@ -31,15 +35,23 @@ export class ScriptedModulePlatform extends DryRunPlatform {
     const argv = typeof cmd === 'string' ? [cmd] : cmd;
     const command = argv.join(' ');
     await super.run(cmd, opts);
-    const call: ScriptedCall = { argv, command, ...(opts.input !== undefined ? { input: opts.input } : {}), ...(opts.env ? { env: opts.env } : {}), ...(opts.cwd ? { cwd: opts.cwd } : {}) };
+    const call: ScriptedCall = {
+      argv,
+      command,
+      ...(opts.input !== undefined ? { input: opts.input } : {}),
+      ...(opts.env ? { env: opts.env } : {}),
+      ...(opts.cwd ? { cwd: opts.cwd } : {}),
+    };
     const named = /\s(\/\S+)\n?$/.exec(opts.input ?? '')?.[1];
     const planned = named ? await this.readTextIfExists(named) : undefined;
     if (planned !== undefined) call.inputFile = planned;
     this.calls.push(call);
     const a = this.answers[command] ?? this.answers[argv[0] as string] ?? {};
     const r = { code: a.code ?? 0, stdout: a.stdout ?? '', stderr: a.stderr ?? '' };
-    // As the real platforms: a failed command the caller did not allow is a CommandError (cloud-init's ProcessExecutionError).
-    if (r.code !== 0 && !opts.allowFailure) throw new CommandError(`${command} failed`, { argv, code: r.code, stdout: r.stdout, stderr: r.stderr });
+    // As the real platforms: a failed command the caller did not allow is a CommandError (cloud-init's
+    // ProcessExecutionError).
+    if (r.code !== 0 && !opts.allowFailure)
+      throw new CommandError(`${command} failed`, { argv, code: r.code, stdout: r.stdout, stderr: r.stderr });
     return r;
   }
   /** Every run effect as --dry-run prints it (secrets already replaced). */

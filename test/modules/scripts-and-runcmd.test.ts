@@ -28,7 +28,10 @@ test('runcmd writes instances/<iid>/scripts/runcmd (0700) with strings as-is and
 
 test('runcmd rejects a mapping with an error naming the key', async (t) => {
   const root = tempDir(t);
-  await assert.rejects(runcmdModule.run(moduleContext(root), { runcmd: { a: 1 } }), (e: Error) => e instanceof ModuleError && /runcmd/.test(e.message));
+  await assert.rejects(
+    runcmdModule.run(moduleContext(root), { runcmd: { a: 1 } }),
+    (e: Error) => e instanceof ModuleError && /runcmd/.test(e.message),
+  );
 });
 
 test("runcmd writes each word util.shellify str()s: [sleep, 10] is 'sleep' '10', true is 'True'", async (t) => {
@@ -57,7 +60,10 @@ test('scripts_* plan executables in sorted order, skip non-executables and folde
   mkdirSync(join(root, 'var/lib/cloud/instances/iid-test-1/scripts/vendor'), { recursive: true });
   const ctx = dryContext(root);
   await scriptsUserModule.run(ctx, {});
-  assert.deepEqual(ctx.commands(), ['/var/lib/cloud/instance/scripts/a-first', '/var/lib/cloud/instance/scripts/b-second']);
+  assert.deepEqual(ctx.commands(), [
+    '/var/lib/cloud/instance/scripts/a-first',
+    '/var/lib/cloud/instance/scripts/b-second',
+  ]);
 
   script(root, '/var/lib/cloud/scripts/per-boot/10-x', '#!/bin/sh\n');
   script(root, '/var/lib/cloud/scripts/per-instance/10-y', '#!/bin/sh\n');
@@ -66,8 +72,15 @@ test('scripts_* plan executables in sorted order, skip non-executables and folde
   await scriptsPerBootModule.run(ctx2, {});
   await scriptsPerInstanceModule.run(ctx2, {});
   await scriptsPerOnceModule.run(ctx2, {});
-  assert.deepEqual(ctx2.commands(), ['/var/lib/cloud/scripts/per-boot/10-x', '/var/lib/cloud/scripts/per-instance/10-y', '/var/lib/cloud/scripts/per-once/10-z']);
-  assert.deepEqual([scriptsPerBootModule.frequency, scriptsPerInstanceModule.frequency, scriptsPerOnceModule.frequency], ['always', 'once-per-instance', 'once']);
+  assert.deepEqual(ctx2.commands(), [
+    '/var/lib/cloud/scripts/per-boot/10-x',
+    '/var/lib/cloud/scripts/per-instance/10-y',
+    '/var/lib/cloud/scripts/per-once/10-z',
+  ]);
+  assert.deepEqual(
+    [scriptsPerBootModule.frequency, scriptsPerInstanceModule.frequency, scriptsPerOnceModule.frequency],
+    ['always', 'once-per-instance', 'once'],
+  );
 });
 
 test('scripts_vendor puts vendor_data.prefix before each script; a missing folder is nothing to do', async (t) => {
@@ -82,7 +95,8 @@ test('scripts_vendor puts vendor_data.prefix before each script; a missing folde
   assert.deepEqual(vendorPrefix('/bin/wrap'), ['/bin/wrap']);
   // get_cfg_by_path: a vendor_data that is no mapping, or a null prefix, is no prefix; enabled is not this module's.
   const plain = dryContext(root);
-  for (const vendor_data of [null, 'off', { prefix: null, enabled: 'maybe' }]) await scriptsVendorModule.run(plain, { vendor_data });
+  for (const vendor_data of [null, 'off', { prefix: null, enabled: 'maybe' }])
+    await scriptsVendorModule.run(plain, { vendor_data });
   assert.deepEqual(plain.commands(), Array(3).fill('/var/lib/cloud/instance/scripts/vendor/v1'));
   const wrapped = dryContext(root);
   await scriptsVendorModule.run(wrapped, { vendor_data: { prefix: ['/bin/wrap', 7] } });
@@ -91,7 +105,14 @@ test('scripts_vendor puts vendor_data.prefix before each script; a missing folde
 });
 
 test('scripts_user really runs scripts in a Debian rootfs: a failing one is reported after the rest ran', async (t) => {
-  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('debootstrap'), 'needs root, unshare and debootstrap for the cached Debian rootfs')) return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('unshare') && hasCommand('debootstrap'),
+      'needs root, unshare and debootstrap for the cached Debian rootfs',
+    )
+  )
+    return;
   const root = copyRootfs(tempDir(t, 'kiln-late-'));
   linkInstanceDir(root, 'iid-real');
   const ctx = moduleContext(root, { instance: { instanceId: 'iid-real' } });

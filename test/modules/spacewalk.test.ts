@@ -21,7 +21,9 @@ function spacewalkContext(root: string, syncExit: number): DryContext {
 
 test('spacewalk on an unregistered RHEL installs rhn-setup and runs rhnreg_ks with the fqdn as profile', async (t) => {
   const ctx = spacewalkContext(tempDir(t), 1);
-  await spacewalkModule.run(ctx, { spacewalk: { server: 'sw.example.com', proxy: 'proxy.example.com:3128', activation_key: 'KEY-1' } });
+  await spacewalkModule.run(ctx, {
+    spacewalk: { server: 'sw.example.com', proxy: 'proxy.example.com:3128', activation_key: 'KEY-1' },
+  });
   const cmds = ctx.commands();
   assert.match(cmds[0] ?? '', /^(dnf|yum) .*install rhn-setup$/);
   assert.deepEqual(cmds.slice(1), [
@@ -38,5 +40,8 @@ test('spacewalk: registered already, no server, or an unexpected rhn-profile-syn
   const noServer = spacewalkContext(root, 1);
   await spacewalkModule.run(noServer, { spacewalk: { proxy: 'p' } });
   assert.deepEqual(noServer.dry.effects, []);
-  await assert.rejects(spacewalkModule.run(spacewalkContext(root, 2), { spacewalk: { server: 's' } }), /'rhn-profile-sync --verbose' exited with code 2/);
+  await assert.rejects(
+    spacewalkModule.run(spacewalkContext(root, 2), { spacewalk: { server: 's' } }),
+    /'rhn-profile-sync --verbose' exited with code 2/,
+  );
 });

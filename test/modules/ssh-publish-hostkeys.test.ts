@@ -1,4 +1,5 @@
-// ssh_publish_hostkeys: the ssh module hands the host's public keys (dsa left out) to the datasource, as cloud-init's cc_ssh does.
+// ssh_publish_hostkeys: the ssh module hands the host's public keys (dsa left out) to the datasource, as cloud-init's
+// cc_ssh does.
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,13 +24,30 @@ test('publicHostKeys: ssh_host_*_key.pub as (type, blob), blacklisted names and 
   writeFileSync(join(root, 'etc/ssh/ssh_host_rsa_key'), 'private, never published\n');
   writeFileSync(join(root, 'etc/ssh/ssh_host_rsa_key-cert.pub'), 'ssh-rsa-cert-v01@openssh.com AAAAcert\n');
   const platform = new LinuxPlatform({ root, log: new Logger().for('test') });
-  assert.deepEqual(await publicHostKeys(platform, ['dsa']), [{ type: 'ssh-ed25519', value: 'AAAAed' }, { type: 'ssh-rsa', value: 'AAAArsa' }]);
-  assert.deepEqual((await publicHostKeys(platform, [])).map((k) => k.type), ['ssh-dss', 'ssh-ed25519', 'ssh-rsa']);
-  assert.deepEqual(await publicHostKeys(new LinuxPlatform({ root: tempDir(t), log: new Logger().for('test') }), ['dsa']), [], 'no /etc/ssh: nothing');
+  assert.deepEqual(await publicHostKeys(platform, ['dsa']), [
+    { type: 'ssh-ed25519', value: 'AAAAed' },
+    { type: 'ssh-rsa', value: 'AAAArsa' },
+  ]);
+  assert.deepEqual(
+    (await publicHostKeys(platform, [])).map((k) => k.type),
+    ['ssh-dss', 'ssh-ed25519', 'ssh-rsa'],
+  );
+  assert.deepEqual(
+    await publicHostKeys(new LinuxPlatform({ root: tempDir(t), log: new Logger().for('test') }), ['dsa']),
+    [],
+    'no /etc/ssh: nothing',
+  );
 });
 
 test('ssh: host keys published to the datasource unless ssh_publish_hostkeys.enabled is false; a failure is a warning', async (t) => {
-  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('debootstrap'), 'needs root, unshare and debootstrap for the Debian rootfs')) return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('unshare') && hasCommand('debootstrap'),
+      'needs root, unshare and debootstrap for the Debian rootfs',
+    )
+  )
+    return;
   const root = copyRootfs(tempDir(t, 'kiln-ssh-publish-'));
   const published: HostKey[][] = [];
   const ctx = moduleContext(root);
@@ -45,5 +63,8 @@ test('ssh: host keys published to the datasource unless ssh_publish_hostkeys.ena
 
   ctx.publishHostKeys = async () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:9'));
   await ssh.run(ctx, { ssh_genkeytypes: ['ed25519'] });
-  assert.ok(ctx.problems.some((p) => /^WARNING: Publishing host keys failed! connect ECONNREFUSED/.test(p)), ctx.problems.join('\n'));
+  assert.ok(
+    ctx.problems.some((p) => /^WARNING: Publishing host keys failed! connect ECONNREFUSED/.test(p)),
+    ctx.problems.join('\n'),
+  );
 });

@@ -8,7 +8,10 @@ import type { RunResult } from '../../src/platform/platform';
 import { putFile } from './root-files';
 import { scriptedModule } from './scripted-module-platform';
 
-/** A scripted context that counts as the running system (restarts are only tried there), sshd_config saying no (so ssh_pwauth: true changes it). */
+/**
+ * A scripted context that counts as the running system (restarts are only tried there), sshd_config saying no (so
+ * ssh_pwauth: true changes it).
+ */
 function running(t: TestContext, answers: Record<string, Partial<RunResult>>, systemd: boolean) {
   const s = scriptedModule(t, answers);
   Object.defineProperty(s.dry, 'root', { get: () => '/' });
@@ -25,13 +28,19 @@ test('without systemd, sshd is restarted through the service tool whatever its s
   assert.deepEqual(restarts(s.commands()), ['service ssh restart']);
   const failing = running(t, { 'service ssh restart': { code: 1, stderr: 'sshd: no hostkeys available' } }, false);
   await setPasswords.run(failing.ctx, { ssh_pwauth: true, system_info: { ssh_svcname: 'ssh' } });
-  assert.match(failing.ctx.problems.join('\n'), /WARNING: 'ssh_pwauth' configuration may not be applied\. Cloud-init was unable to restart SSH daemon due to error: .*no hostkeys available/);
+  assert.match(
+    failing.ctx.problems.join('\n'),
+    /WARNING: 'ssh_pwauth' configuration may not be applied\. Cloud-init was unable to restart SSH daemon due to error: .*no hostkeys available/,
+  );
 });
 
 test('under systemd, only an active sshd is restarted, ignoring its dependencies', async (t) => {
   const active = running(t, { 'systemctl show --property ActiveState --value ssh': { stdout: 'active\n' } }, true);
   await setPasswords.run(active.ctx, { ssh_pwauth: true, system_info: { ssh_svcname: 'ssh' } });
-  assert.deepEqual(restarts(active.commands()), ['systemctl show --property ActiveState --value ssh', 'systemctl restart ssh --job-mode=ignore-dependencies']);
+  assert.deepEqual(restarts(active.commands()), [
+    'systemctl show --property ActiveState --value ssh',
+    'systemctl restart ssh --job-mode=ignore-dependencies',
+  ]);
   const stopped = running(t, { 'systemctl show --property ActiveState --value ssh': { stdout: 'inactive\n' } }, true);
   await setPasswords.run(stopped.ctx, { ssh_pwauth: true, system_info: { ssh_svcname: 'ssh' } });
   assert.deepEqual(restarts(stopped.commands()), ['systemctl show --property ActiveState --value ssh']);

@@ -23,16 +23,39 @@ function moduleNamed(name: string): Module {
 
 /** The modules converted to typed config: none of them may go back to reading the whole config untyped. */
 const TYPED_MODULES = [
-  'timezone', 'locale', 'resolv_conf', 'ca_certs', 'keys_to_console', 'spacewalk', 'salt_minion',
-  'disable_ec2_metadata', 'fan', 'final_message', 'keyboard',
-  'runcmd', 'bootcmd', 'apt_pipelining', 'scripts_vendor', 'seed_random', 'resizefs',
-  'write_files', 'write_files_deferred', 'power_state_change', 'growpart', 'install_hotplug',
-  'apk_configure', 'ubuntu_drivers', 'wireguard',
+  'timezone',
+  'locale',
+  'resolv_conf',
+  'ca_certs',
+  'keys_to_console',
+  'spacewalk',
+  'salt_minion',
+  'disable_ec2_metadata',
+  'fan',
+  'final_message',
+  'keyboard',
+  'runcmd',
+  'bootcmd',
+  'apt_pipelining',
+  'scripts_vendor',
+  'seed_random',
+  'resizefs',
+  'write_files',
+  'write_files_deferred',
+  'power_state_change',
+  'growpart',
+  'install_hotplug',
+  'apk_configure',
+  'ubuntu_drivers',
+  'wireguard',
   'grub_dpkg',
   'snap',
   'ntp',
-  'set_hostname', 'update_hostname', 'update_etc_hosts',
-  'ssh_import_id', 'ssh_authkey_fingerprints',
+  'set_hostname',
+  'update_hostname',
+  'update_etc_hosts',
+  'ssh_import_id',
+  'ssh_authkey_fingerprints',
 ];
 
 test('each typed module names schema keys and its file reads no untyped config', () => {
@@ -41,7 +64,8 @@ test('each typed module names schema keys and its file reads no untyped config',
     const mod = findModule(name);
     assert.ok(mod, name);
     assert.ok(mod.configKeys && mod.configKeys.length > 0, `${name} is not made by configModule (no configKeys)`);
-    for (const key of mod.configKeys) assert.ok(known.has(key), `${name}: ${key} is not a cloud-config key of the schema`);
+    for (const key of mod.configKeys)
+      assert.ok(known.has(key), `${name}: ${key} is not a cloud-config key of the schema`);
     const source = readFileSync(join(REPO, 'src/modules', `${name.replace(/_/g, '-')}.ts`), 'utf8');
     for (const untyped of [/Record<string, unknown>/, /\bCloudConfig\b/, /\bcfg(String|List|Map|Bool|Record)\(/]) {
       assert.doesNotMatch(source, untyped, `${name} reads its config untyped again`);
@@ -52,7 +76,12 @@ test('each typed module names schema keys and its file reads no untyped config',
 test('a typed module gets only its keys, as given, and nothing when none is set', async (t) => {
   const seen: unknown[] = [];
   const probe = configModule({
-    name: 'probe', stage: 'config', frequency: 'always', distros: 'all', activateBy: [], configKeys: { timezone: 'str', ntp: 'as-is' },
+    name: 'probe',
+    stage: 'config',
+    frequency: 'always',
+    distros: 'all',
+    activateBy: [],
+    configKeys: { timezone: 'str', ntp: 'as-is' },
     async run(_ctx, cfg) {
       seen.push(cfg);
     },
@@ -67,11 +96,17 @@ test('a typed module gets only its keys, as given, and nothing when none is set'
 test("a typed module whose keys, as read, break the schema fails with a ModuleError naming the key and the schema's message", async (t) => {
   const ctx = moduleContext(tempDir(t));
   // generate_resolv_conf meets a string where it wants a mapping and fails; so does the typed module, naming the key.
-  await assert.rejects(moduleNamed('resolv_conf').run(ctx, { manage_resolv_conf: true, resolv_conf: 'nameserver 1.1.1.1' }), (err: unknown) => {
-    assert.ok(err instanceof ModuleError);
-    assert.equal(err.message, "resolv_conf: Invalid cloud-config: resolv_conf: 'nameserver 1.1.1.1' is not of type 'object'");
-    return true;
-  });
+  await assert.rejects(
+    moduleNamed('resolv_conf').run(ctx, { manage_resolv_conf: true, resolv_conf: 'nameserver 1.1.1.1' }),
+    (err: unknown) => {
+      assert.ok(err instanceof ModuleError);
+      assert.equal(
+        err.message,
+        "resolv_conf: Invalid cloud-config: resolv_conf: 'nameserver 1.1.1.1' is not of type 'object'",
+      );
+      return true;
+    },
+  );
   await assert.rejects(moduleNamed('ca_certs').run(ctx, { ca_certs: { trusted: [1, 'x'] } }), {
     name: 'ModuleError',
     message: "ca_certs: Invalid cloud-config: ca_certs.trusted.0: 1 is not of type 'string'",
@@ -83,8 +118,10 @@ test('each key is read as the upstream module reads it: get_cfg_option_str, _boo
   assert.equal(readConfigValue('str', null), 'None');
   assert.equal(readConfigValue('str', false), 'False');
   assert.equal(readConfigValue('str', [1, 'a']), "[1, 'a']");
-  for (const yes of [true, 'yes', ' On ', 'TRUE', '1', 1]) assert.equal(readConfigValue('bool', yes), true, String(yes));
-  for (const no of [false, 'no', 'maybe', '', null, 0, 2, [], ['yes']]) assert.equal(readConfigValue('bool', no), false, String(no));
+  for (const yes of [true, 'yes', ' On ', 'TRUE', '1', 1])
+    assert.equal(readConfigValue('bool', yes), true, String(yes));
+  for (const no of [false, 'no', 'maybe', '', null, 0, 2, [], ['yes']])
+    assert.equal(readConfigValue('bool', no), false, String(no));
   assert.deepEqual(readConfigValue('list', 'one'), ['one']);
   assert.deepEqual(readConfigValue('list', null), []);
   assert.deepEqual(readConfigValue('list', 7), ['7']);
@@ -102,17 +139,29 @@ test('each key is read as the upstream module reads it: get_cfg_option_str, _boo
 test("the values cloud-init 25.1's modules accept beyond the schema still work: quoted booleans, empty lists, numbers", async (t) => {
   // manage_resolv_conf: 'yes' (get_cfg_option_bool) writes resolv.conf; domain: 5 is written as Jinja prints it.
   const root = tempDir(t);
-  await moduleNamed('resolv_conf').run(moduleContext(root), { manage_resolv_conf: 'yes', resolv_conf: { nameservers: ['192.0.2.53'], domain: 5, unknown: 1 } });
+  await moduleNamed('resolv_conf').run(moduleContext(root), {
+    manage_resolv_conf: 'yes',
+    resolv_conf: { nameservers: ['192.0.2.53'], domain: 5, unknown: 1 },
+  });
   assert.match(readFileSync(join(root, 'etc/resolv.conf'), 'utf8'), /^nameserver 192\.0\.2\.53\n\ndomain 5\n$/m);
   // ca_certs: trusted: [] and a mapping with no keys add nothing and refresh the store; a string is one certificate.
-  for (const cfg of [{ ca_certs: { trusted: [] } }, { ca_certs: {} }, { ca_certs: { trusted: null, remove_defaults: '' } }]) {
+  for (const cfg of [
+    { ca_certs: { trusted: [] } },
+    { ca_certs: {} },
+    { ca_certs: { trusted: null, remove_defaults: '' } },
+  ]) {
     const ctx = dryContext(tempDir(t));
     await moduleNamed('ca_certs').run(ctx, cfg);
     assert.deepEqual(ctx.dry.effects, [{ kind: 'run', command: 'update-ca-certificates' }], JSON.stringify(cfg));
   }
   const one = dryContext(tempDir(t));
-  await moduleNamed('ca_certs').run(one, { ca_certs: { trusted: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----' } });
-  assert.deepEqual(one.dry.effects.map((e) => (e.kind === 'write-file' ? e.path : e.kind)), ['/usr/local/share/ca-certificates/cloud-init-ca-cert-1.crt', 'run']);
+  await moduleNamed('ca_certs').run(one, {
+    ca_certs: { trusted: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----' },
+  });
+  assert.deepEqual(
+    one.dry.effects.map((e) => (e.kind === 'write-file' ? e.path : e.kind)),
+    ['/usr/local/share/ca-certificates/cloud-init-ca-cert-1.crt', 'run'],
+  );
   // timezone: null is get_cfg_option_str's 'None', a zone that does not exist: the module fails as cloud-init's does.
   await assert.rejects(moduleNamed('timezone').run(moduleContext(tempDir(t)), { timezone: null }), {
     name: 'ModuleError',
@@ -121,10 +170,15 @@ test("the values cloud-init 25.1's modules accept beyond the schema still work: 
   // keys_to_console: is_false's words turn it off; an ssh mapping without the key leaves it on.
   const off = dryContext(tempDir(t));
   await moduleNamed('keys_to_console').run(off, { ssh: { emit_keys_to_console: 'no' } });
-  assert.ok(off.lines.some((l) => l.includes('Skipping module named keys_to_console, logging of SSH host keys disabled')));
+  assert.ok(
+    off.lines.some((l) => l.includes('Skipping module named keys_to_console, logging of SSH host keys disabled')),
+  );
   const on = dryContext(tempDir(t));
   await moduleNamed('keys_to_console').run(on, { ssh: {}, ssh_key_console_blacklist: 'ssh-dss' });
-  assert.equal(on.lines.some((l) => l.includes('logging of SSH host keys disabled')), false);
+  assert.equal(
+    on.lines.some((l) => l.includes('logging of SSH host keys disabled')),
+    false,
+  );
   // spacewalk: a Python-false server skips the module.
   const sw = dryContext(tempDir(t), { distro: { name: 'rhel', family: 'redhat', version: '9' } });
   await moduleNamed('spacewalk').run(sw, { spacewalk: { server: 0 } });
@@ -133,7 +187,10 @@ test("the values cloud-init 25.1's modules accept beyond the schema still work: 
   // disable_ec2_metadata: a quoted 'yes' (get_cfg_option_bool) plans the route; fan: a fan without config skips.
   const ec2 = dryContext(tempDir(t));
   await moduleNamed('disable_ec2_metadata').run(ec2, { disable_ec2_metadata: 'yes' });
-  assert.equal(ec2.lines.some((l) => l.includes('disabling the ec2 route not enabled')), false);
+  assert.equal(
+    ec2.lines.some((l) => l.includes('disabling the ec2 route not enabled')),
+    false,
+  );
   const fan = dryContext(tempDir(t));
   await moduleNamed('fan').run(fan, { fan: { config_path: '/etc/network/fan' } });
   assert.deepEqual(fan.dry.effects, []);
@@ -148,17 +205,37 @@ test("the values cloud-init 25.1's modules accept beyond the schema still work: 
 
 test("a WarningReader logs upstream's warning and leaves the key as if absent when it cannot read a value", async (t) => {
   const warnings: string[] = [];
-  const upTo3 = new WarningReader((v) => (typeof v === 'number' && v <= 3 ? v : undefined), (v) => `Cannot use ${String(v)}`);
-  assert.equal(readConfigValue(upTo3, 2, (m) => warnings.push(m)), 2);
-  assert.equal(readConfigValue(upTo3, 9, (m) => warnings.push(m)), undefined);
-  assert.deepEqual(readConfigValue({ depth: upTo3 }, { depth: 'x' }, (m) => warnings.push(m)), {});
+  const upTo3 = new WarningReader(
+    (v) => (typeof v === 'number' && v <= 3 ? v : undefined),
+    (v) => `Cannot use ${String(v)}`,
+  );
+  assert.equal(
+    readConfigValue(upTo3, 2, (m) => warnings.push(m)),
+    2,
+  );
+  assert.equal(
+    readConfigValue(upTo3, 9, (m) => warnings.push(m)),
+    undefined,
+  );
+  assert.deepEqual(
+    readConfigValue({ depth: upTo3 }, { depth: 'x' }, (m) => warnings.push(m)),
+    {},
+  );
   assert.deepEqual(warnings, ['Cannot use 9', 'Cannot use x']);
   const orOff = new WarningReader(upTo3.read, upTo3.warning, 'off');
-  assert.equal(readConfigValue(orOff, 9, (m) => warnings.push(m)), 'off');
+  assert.equal(
+    readConfigValue(orOff, 9, (m) => warnings.push(m)),
+    'off',
+  );
   assert.equal(warnings.at(-1), 'Cannot use 9');
   const seen: unknown[] = [];
   const probe = configModule({
-    name: 'probe', stage: 'config', frequency: 'always', distros: 'all', activateBy: [], configKeys: { apt_pipelining: upTo3 },
+    name: 'probe',
+    stage: 'config',
+    frequency: 'always',
+    distros: 'all',
+    activateBy: [],
+    configKeys: { apt_pipelining: upTo3 },
     async run(_ctx, cfg) {
       seen.push(cfg);
     },
@@ -166,16 +243,25 @@ test("a WarningReader logs upstream's warning and leaves the key as if absent wh
   const ctx = moduleContext(tempDir(t));
   await probe.run(ctx, { apt_pipelining: 5 });
   assert.deepEqual(seen, [{}]);
-  assert.ok(ctx.lines.some((l) => l.includes('WARNING') && l.includes('Cannot use 5')), ctx.lines.join('\n'));
+  assert.ok(
+    ctx.lines.some((l) => l.includes('WARNING') && l.includes('Cannot use 5')),
+    ctx.lines.join('\n'),
+  );
 });
 
 test('ubuntu_drivers reads nvidia/license-accepted by translate_bool and says False as upstream does; apk_configure skips a Python-false version', async (t) => {
   const ctx = dryContext(tempDir(t), { distro: { name: 'ubuntu', family: 'debian', version: '24.04' } });
   await moduleNamed('ubuntu_drivers').run(ctx, { drivers: { nvidia: { 'license-accepted': 'nah', flavour: 'open' } } });
-  assert.ok(ctx.lines.some((l) => l.includes('Not installing NVIDIA drivers. nvidia/license-accepted=False')), ctx.lines.join('\n'));
+  assert.ok(
+    ctx.lines.some((l) => l.includes('Not installing NVIDIA drivers. nvidia/license-accepted=False')),
+    ctx.lines.join('\n'),
+  );
   assert.deepEqual(ctx.dry.effects, []);
   const apk = dryContext(tempDir(t), { distro: { name: 'alpine', family: 'alpine', version: '3.19' } });
   await moduleNamed('apk_configure').run(apk, { apk_repos: { alpine_repo: { version: 0 } } });
-  assert.ok(apk.lines.some((l) => l.includes("'version' not specified in alpine_repo")), apk.lines.join('\n'));
+  assert.ok(
+    apk.lines.some((l) => l.includes("'version' not specified in alpine_repo")),
+    apk.lines.join('\n'),
+  );
   assert.deepEqual(apk.dry.effects, []);
 });

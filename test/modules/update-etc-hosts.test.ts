@@ -17,11 +17,19 @@ test("manage_etc_hosts: true renders Debian's real hosts.debian.tmpl as python j
   const rootfs = ensureDebianRootfs('trixie');
   const root = tempDir(t);
   mkdirSync(join(root, 'etc/cloud/templates'), { recursive: true });
-  writeFileSync(join(root, 'etc/cloud/templates/hosts.debian.tmpl'), readFileSync(join(rootfs, 'etc/cloud/templates/hosts.debian.tmpl')));
+  writeFileSync(
+    join(root, 'etc/cloud/templates/hosts.debian.tmpl'),
+    readFileSync(join(rootfs, 'etc/cloud/templates/hosts.debian.tmpl')),
+  );
   await updateEtcHosts.run(moduleContext(root), { manage_etc_hosts: true, hostname: 'web', fqdn: 'web.example.com' });
   // The oracle: cloud-init's own templater in the rootfs, run in a chroot.
-  const script = "from cloudinit import templater; import sys; sys.stdout.write(templater.render_from_file('/etc/cloud/templates/hosts.debian.tmpl', {'hostname': 'web', 'fqdn': 'web.example.com'}))";
-  const r = spawnSync('unshare', ['--net', '--uts', '--ipc', '--mount', '--pid', '--fork', 'chroot', rootfs, 'python3', '-c', script], { encoding: 'utf8' });
+  const script =
+    "from cloudinit import templater; import sys; sys.stdout.write(templater.render_from_file('/etc/cloud/templates/hosts.debian.tmpl', {'hostname': 'web', 'fqdn': 'web.example.com'}))";
+  const r = spawnSync(
+    'unshare',
+    ['--net', '--uts', '--ipc', '--mount', '--pid', '--fork', 'chroot', rootfs, 'python3', '-c', script],
+    { encoding: 'utf8' },
+  );
   assert.equal(r.status, 0, r.stderr);
   assert.equal(read(root), r.stdout);
   assert.match(read(root), /^127\.0\.1\.1 web\.example\.com web$/m);
@@ -29,7 +37,10 @@ test("manage_etc_hosts: true renders Debian's real hosts.debian.tmpl as python j
 
 test('manage_etc_hosts: true without a template file uses the built-in one for the family', async (t) => {
   const root = tempDir(t);
-  await updateEtcHosts.run(moduleContext(root, { distro: { name: 'rocky', family: 'redhat', version: '9' } }), { manage_etc_hosts: 'template', fqdn: 'db.lan' });
+  await updateEtcHosts.run(moduleContext(root, { distro: { name: 'rocky', family: 'redhat', version: '9' } }), {
+    manage_etc_hosts: 'template',
+    fqdn: 'db.lan',
+  });
   assert.match(read(root), /^127\.0\.0\.1 db\.lan db$/m);
   assert.match(read(root), /^::1 db\.lan db$/m);
   assert.doesNotMatch(read(root), /\{\{|template:jinja/);
@@ -39,10 +50,24 @@ test('manage_etc_hosts: localhost adds or extends the 127.0.1.1 line and keeps t
   const root = tempDir(t);
   mkdirSync(join(root, 'etc'));
   writeFileSync(join(root, 'etc/hosts'), '127.0.0.1 localhost   # loop\n\n# comment\n127.0.1.1 old.example old\n');
-  await updateEtcHosts.run(moduleContext(root), { manage_etc_hosts: 'localhost', hostname: 'new', fqdn: 'new.example' });
-  assert.equal(read(root), '127.0.0.1\tlocalhost#loop\n\n# comment\n127.0.1.1\told.example\told\n127.0.1.1\tnew.example\tnew\n\n'.replace('#loop', '# loop'));
+  await updateEtcHosts.run(moduleContext(root), {
+    manage_etc_hosts: 'localhost',
+    hostname: 'new',
+    fqdn: 'new.example',
+  });
+  assert.equal(
+    read(root),
+    '127.0.0.1\tlocalhost#loop\n\n# comment\n127.0.1.1\told.example\told\n127.0.1.1\tnew.example\tnew\n\n'.replace(
+      '#loop',
+      '# loop',
+    ),
+  );
   const before = read(root);
-  await updateEtcHosts.run(moduleContext(root), { manage_etc_hosts: 'localhost', hostname: 'new', fqdn: 'new.example' });
+  await updateEtcHosts.run(moduleContext(root), {
+    manage_etc_hosts: 'localhost',
+    hostname: 'new',
+    fqdn: 'new.example',
+  });
   assert.equal(read(root), before, 'nothing to change: the file is left alone');
   const fresh = tempDir(t);
   await updateEtcHosts.run(moduleContext(fresh), { manage_etc_hosts: 'localhost', hostname: 'h', fqdn: 'h.d' });
@@ -61,12 +86,12 @@ test('the template renderer: basic $vars, jinja comments and whitespace control'
   assert.equal(renderTemplateText('## template:jinja\n{# c -#}\nA {{ v }}\n{# d #}\nB\n', { v: 'x' }), 'A x\nB\n');
 });
 
-test('manage_etc_hosts renders an image template with jinja statements and filters, as cloud-init\'s templater', async (t) => {
+test("manage_etc_hosts renders an image template with jinja statements and filters, as cloud-init's templater", async (t) => {
   const root = tempDir(t);
   mkdirSync(join(root, 'etc/cloud/templates'), { recursive: true });
   const tpl = [
     '## template:jinja',
-    '{# an image\'s own template #}',
+    "{# an image's own template #}",
     '{% set short = hostname | lower %}',
     '{% if fqdn and fqdn != hostname %}',
     '127.0.1.1 {{ fqdn }} {{ short }}',
@@ -83,5 +108,8 @@ test('manage_etc_hosts renders an image template with jinja statements and filte
   // The loop's last line plus the newline cloud-init's jinja_render adds back for a template ending in one.
   assert.equal(read(root), '127.0.1.1 web.example.com web\n127.0.0.1 localhost\n127.0.0.1 localhost.localdomain\n\n');
   writeFileSync(join(root, 'etc/cloud/templates/hosts.debian.tmpl'), '## template:jinja\n{% if %}\n');
-  await assert.rejects(updateEtcHosts.run(moduleContext(root), { manage_etc_hosts: true, hostname: 'w' }), /update_etc_hosts.*hosts\.debian\.tmpl/);
+  await assert.rejects(
+    updateEtcHosts.run(moduleContext(root), { manage_etc_hosts: true, hostname: 'w' }),
+    /update_etc_hosts.*hosts\.debian\.tmpl/,
+  );
 });

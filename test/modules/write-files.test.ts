@@ -34,7 +34,8 @@ test('write_files decodes every encoding, sets modes and owners, appends, and le
       { path: '/etc/plain.txt', content: 'more\n', append: true },
     ],
   });
-  for (const f of ['b64.txt', 'base64.txt', 'gz.txt', 'gzb64.txt']) assert.equal(readFileSync(join(root, 'etc', f), 'utf8'), text, f);
+  for (const f of ['b64.txt', 'base64.txt', 'gz.txt', 'gzb64.txt'])
+    assert.equal(readFileSync(join(root, 'etc', f), 'utf8'), text, f);
   assert.equal(readFileSync(join(root, 'etc/plain.txt'), 'utf8'), `${text}more\n`);
   assert.equal(statSync(join(root, 'etc/plain.txt')).mode & 0o777, 0o644);
   assert.equal(statSync(join(root, 'etc/gzb64.txt')).mode & 0o777, 0o600);
@@ -53,7 +54,9 @@ test("write_files gives the folders it creates the file's owner, as 25.1's ensur
   if (!need(t, isRoot(), 'needs root to chown')) return;
   const root = sandbox(t);
   mkdirSync(join(root, 'srv'), { recursive: true });
-  await writeFiles.run(moduleContext(root), { write_files: [{ path: '/srv/a/b/conf', content: 'x', owner: 'svc:www' }] });
+  await writeFiles.run(moduleContext(root), {
+    write_files: [{ path: '/srv/a/b/conf', content: 'x', owner: 'svc:www' }],
+  });
   for (const d of ['srv/a', 'srv/a/b']) {
     const st = statSync(join(root, d));
     assert.deepEqual([st.uid, st.gid, st.mode & 0o777], [1500, 33, 0o755], d);
@@ -63,8 +66,14 @@ test("write_files gives the folders it creates the file's owner, as 25.1's ensur
 
 test('write_files errors name the entry; bad gzip and unknown owners fail', async (t) => {
   const root = sandbox(t);
-  await assert.rejects(writeFiles.run(moduleContext(root), { write_files: [{ path: '/a', content: 'notgz', encoding: 'gz' }] }), /write_files\[0\] \(\/a\).*gzip/);
-  await assert.rejects(writeFiles.run(moduleContext(root), { write_files: [{ path: '/b', content: 'x', owner: 'nobody-here' }] }), /write_files\[0\].*nobody-here/);
+  await assert.rejects(
+    writeFiles.run(moduleContext(root), { write_files: [{ path: '/a', content: 'notgz', encoding: 'gz' }] }),
+    /write_files\[0\] \(\/a\).*gzip/,
+  );
+  await assert.rejects(
+    writeFiles.run(moduleContext(root), { write_files: [{ path: '/b', content: 'x', owner: 'nobody-here' }] }),
+    /write_files\[0\].*nobody-here/,
+  );
   await assert.rejects(writeFiles.run(moduleContext(root), { write_files: 'nope' }), /write_files/);
 });
 
@@ -90,13 +99,26 @@ test("write_files reads each entry as 25.1's cc_write_files does: permissions 06
   assert.equal(readFileSync(join(root, 'etc/blank'), 'utf8'), '');
   assert.equal(readFileSync(join(root, 'etc/quoted'), 'utf8'), 'q\nq\n');
   assert.equal(existsSync(join(root, 'etc/deferred')), false);
-  const warnings = ctx.lines.filter((l) => l.includes('WARNING')).map((l) => l.replace(/.*?(Unknown|No path)/, '$1').trim());
-  assert.deepEqual(warnings, ['Unknown encoding type rot13, assuming text/plain', 'No path provided to write for entry 4 in module write_files']);
+  const warnings = ctx.lines
+    .filter((l) => l.includes('WARNING'))
+    .map((l) => l.replace(/.*?(Unknown|No path)/, '$1').trim());
+  assert.deepEqual(warnings, [
+    'Unknown encoding type rot13, assuming text/plain',
+    'No path provided to write for entry 4 in module write_files',
+  ]);
   // write_files_deferred reads only its own entries: the deferred one's encoding is warned about there, once.
   const later = moduleContext(root);
-  await writeFilesDeferredModule.run(later, { write_files: [{ path: '/etc/now', content: 'x', encoding: 'rot13' }, { path: '/etc/deferred', content: 'd', defer: 'yes', encoding: 'rot47' }] });
+  await writeFilesDeferredModule.run(later, {
+    write_files: [
+      { path: '/etc/now', content: 'x', encoding: 'rot13' },
+      { path: '/etc/deferred', content: 'd', defer: 'yes', encoding: 'rot47' },
+    ],
+  });
   assert.equal(readFileSync(join(root, 'etc/deferred'), 'utf8'), 'd');
-  assert.deepEqual(later.lines.filter((l) => l.includes('Unknown encoding')).map((l) => l.replace(/.*Unknown/, 'Unknown').trim()), ['Unknown encoding type rot47, assuming text/plain']);
+  assert.deepEqual(
+    later.lines.filter((l) => l.includes('Unknown encoding')).map((l) => l.replace(/.*Unknown/, 'Unknown').trim()),
+    ['Unknown encoding type rot47, assuming text/plain'],
+  );
 });
 
 test('write_files with only deferred files or no key does nothing', async (t) => {
@@ -117,17 +139,26 @@ test('under --dry-run, modules plan their writes and commands and change nothing
   await updateEtcHosts.run(dctx, { manage_etc_hosts: 'localhost', hostname: 'h', fqdn: 'h.d' });
   assert.equal(existsSync(join(root, 'etc/new.conf')), false);
   assert.equal(existsSync(join(root, 'etc/hosts')), false);
-  assert.deepEqual(dry.effects.map((e) => (e.kind === 'write-file' ? `${e.path} ${e.mode?.toString(8)}` : e.kind)), ['/etc/new.conf 600', '/etc/hosts 644']);
+  assert.deepEqual(
+    dry.effects.map((e) => (e.kind === 'write-file' ? `${e.path} ${e.mode?.toString(8)}` : e.kind)),
+    ['/etc/new.conf 600', '/etc/hosts 644'],
+  );
 });
 
-/** A download server on 127.0.0.1: /conf wants an X-Token header, /flaky fails its first answer, /redirect goes to /conf, anything else is 404. */
-async function sourceServer(t: { after(fn: () => Promise<void> | void): void }): Promise<{ base: string; hits: string[] }> {
+/**
+ * A download server on 127.0.0.1: /conf wants an X-Token header, /flaky fails its first answer, /redirect goes to
+ * /conf, anything else is 404.
+ */
+async function sourceServer(t: {
+  after(fn: () => Promise<void> | void): void;
+}): Promise<{ base: string; hits: string[] }> {
   const { createServer } = await import('node:http');
   const hits: string[] = [];
   let flaky = 0;
   const server = createServer((req, res) => {
     hits.push(`${req.url} ${req.headers['x-token'] ?? '-'}`);
-    if (req.url === '/conf' && req.headers['x-token'] === 's3cret') return res.end(Buffer.from([0x00, 0xff, 0x41, 0x0a]));
+    if (req.url === '/conf' && req.headers['x-token'] === 's3cret')
+      return res.end(Buffer.from([0x00, 0xff, 0x41, 0x0a]));
     if (req.url === '/flaky' && flaky++ > 0) return res.end('second time\n');
     if (req.url === '/redirect') return res.writeHead(302, { location: '/conf' }).end();
     res.writeHead(req.url === '/conf' ? 403 : 404).end('no');
@@ -146,16 +177,33 @@ test('write_files source: fetched with its headers and written as-is with the en
   const ctx = moduleContext(root);
   const waits: number[] = [];
   const sleep = async (ms: number) => void waits.push(ms);
-  await writeFileEntries(ctx, 'write_files', [
-    { path: '/etc/fetched', source: { uri: `${base}/conf`, headers: { 'X-Token': 's3cret' } }, content: 'fallback', encoding: 'b64', permissions: '0600', owner: 'svc:www' },
-    { path: '/etc/flaky', source: { uri: `${base}/flaky` } },
-    { path: '/etc/fallback', source: { uri: `${base}/missing` }, content: Buffer.from('inline\n').toString('base64'), encoding: 'b64' },
-    { path: '/etc/skipped', source: { uri: `${base}/missing` } },
-    { path: '/etc/from-file', source: { uri: 'file:///etc/local.src' }, append: true },
-    { path: '/etc/from-path', source: { uri: '/etc/local.src' } },
-    { path: '/etc/redirected', source: { uri: `${base}/redirect`, headers: { 'X-Token': 's3cret' } } },
-    { path: '/etc/empty-uri', source: { uri: '' }, content: 'plain' },
-  ], { sleep });
+  await writeFileEntries(
+    ctx,
+    'write_files',
+    [
+      {
+        path: '/etc/fetched',
+        source: { uri: `${base}/conf`, headers: { 'X-Token': 's3cret' } },
+        content: 'fallback',
+        encoding: 'b64',
+        permissions: '0600',
+        owner: 'svc:www',
+      },
+      { path: '/etc/flaky', source: { uri: `${base}/flaky` } },
+      {
+        path: '/etc/fallback',
+        source: { uri: `${base}/missing` },
+        content: Buffer.from('inline\n').toString('base64'),
+        encoding: 'b64',
+      },
+      { path: '/etc/skipped', source: { uri: `${base}/missing` } },
+      { path: '/etc/from-file', source: { uri: 'file:///etc/local.src' }, append: true },
+      { path: '/etc/from-path', source: { uri: '/etc/local.src' } },
+      { path: '/etc/redirected', source: { uri: `${base}/redirect`, headers: { 'X-Token': 's3cret' } } },
+      { path: '/etc/empty-uri', source: { uri: '' }, content: 'plain' },
+    ],
+    { sleep },
+  );
   assert.deepEqual([...readFileSync(join(root, 'etc/fetched'))], [0x00, 0xff, 0x41, 0x0a]);
   assert.equal(statSync(join(root, 'etc/fetched')).mode & 0o777, 0o600);
   if (isRoot()) assert.equal(statSync(join(root, 'etc/fetched')).uid, 1500);
@@ -171,14 +219,24 @@ test('write_files source: fetched with its headers and written as-is with the en
   assert.ok(waits.length === 7 && waits.every((w) => w === 3000), String(waits));
   assert.ok(hits.includes('/conf s3cret'));
   const warnings = ctx.lines.filter((l) => l.includes('WARNING')).join('\n');
-  assert.match(warnings, /Failed to retrieve contents from source "http:\/\/127\.0\.0\.1:\d+\/missing"; falling back to data from "contents" key/);
+  assert.match(
+    warnings,
+    /Failed to retrieve contents from source "http:\/\/127\.0\.0\.1:\d+\/missing"; falling back to data from "contents" key/,
+  );
   assert.match(warnings, /No content could be loaded for entry 4 in module write_files; skipping/);
 });
 
 test('the schema accepts write_files source {uri, headers} and names an unknown source key', async () => {
   const { validateCloudConfig } = await import('../../src/config/validate-cloud-config');
-  const ok = validateCloudConfig('#cloud-config\nwrite_files:\n- path: /a\n  source: {uri: "http://x/y", headers: {A: b}}\n');
+  const ok = validateCloudConfig(
+    '#cloud-config\nwrite_files:\n- path: /a\n  source: {uri: "http://x/y", headers: {A: b}}\n',
+  );
   assert.deepEqual(ok.problems, []);
   const bad = validateCloudConfig('#cloud-config\nwrite_files:\n- path: /a\n  source: {url: "http://x/y"}\n');
-  assert.ok(bad.problems.some((p) => p.path === 'write_files.0.source' && p.line === 4 && /'url' was unexpected/.test(p.message)), JSON.stringify(bad));
+  assert.ok(
+    bad.problems.some(
+      (p) => p.path === 'write_files.0.source' && p.line === 4 && /'url' was unexpected/.test(p.message),
+    ),
+    JSON.stringify(bad),
+  );
 });

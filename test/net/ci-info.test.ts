@@ -30,7 +30,11 @@ test("Python's two centrings: str.center's odd space goes left only when padding
 });
 
 test('the device and route tables match cloud-init 22.4 byte for byte on the same ip output', async (t) => {
-  const p = recordingRoot(t, ['bin/ip'], ipAnswers(read('ip-json-addr.json'), read('ip-route.txt'), read('ip6-route.txt')));
+  const p = recordingRoot(
+    t,
+    ['bin/ip'],
+    ipAnswers(read('ip-json-addr.json'), read('ip-route.txt'), read('ip6-route.txt')),
+  );
   const got = await networkDebugInfo(p, new Logger().for('netinfo.py'));
   assert.equal(`${got}\n`, read('expected.txt'));
   assert.deepEqual(p.commands, ['ip --json addr', 'ip -o route list', 'ip --oneline -6 route list table all']);
@@ -50,5 +54,8 @@ test('a route the table cannot show (IPv6 default without a gateway) is one fail
   const got = await networkDebugInfo(p, new Logger().for('netinfo.py'));
   assert.equal(got, `ci-info: \nci-info: ${pyFormatCenter("Route info failed ('gateway')", '!', 80)}`);
   const bad = recordingRoot(t, ['bin/ip'], ipAnswers('not json', '', ''));
-  assert.match(await networkDebugInfo(bad, new Logger().for('netinfo.py')), /^ci-info: !*Net device info failed \('ip --json addr' printed something that is not JSON/);
+  assert.match(
+    await networkDebugInfo(bad, new Logger().for('netinfo.py')),
+    /^ci-info: !*Net device info failed \('ip --json addr' printed something that is not JSON/,
+  );
 });

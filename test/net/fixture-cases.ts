@@ -1,4 +1,5 @@
-// Reads the network fixture corpus: one folder per case under test/fixtures/net (input, case.json, expected/<renderer>/…).
+// Reads the network fixture corpus: one folder per case under test/fixtures/net (input, case.json,
+// expected/<renderer>/…).
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { readYaml } from '../../src/config/read-yaml';
@@ -47,13 +48,37 @@ export function loadCases(): NetCase[] {
     .sort()
     .map((name) => {
       const dir = join(FIXTURES, name);
-      const meta = existsSync(join(dir, 'case.json')) ? (JSON.parse(readFileSync(join(dir, 'case.json'), 'utf8')) as { kind?: string; distro?: string; macs?: Record<string, string> }) : {};
+      const meta = existsSync(join(dir, 'case.json'))
+        ? (JSON.parse(readFileSync(join(dir, 'case.json'), 'utf8')) as {
+            kind?: string;
+            distro?: string;
+            macs?: Record<string, string>;
+          })
+        : {};
       const inputName = readdirSync(dir).find((n) => n.startsWith('input.'));
       if (!inputName) throw new Error(`fixture ${name} has no input.* file`);
       const input = join(dir, inputName);
       const ext = inputName.slice('input.'.length);
-      const cliKind = meta.kind === 'ec2' ? 'ec2' : meta.kind === 'azure-imds' ? 'azure-imds' : ext === 'yaml' ? 'yaml' : ext === 'json' ? 'network_data.json' : ext === 'cfg' ? 'vmware-imc' : 'eni';
-      const kind: InputKind | NetworkFormat | undefined = cliKind === 'yaml' || cliKind === 'azure-imds' ? 'yaml' : cliKind === 'eni' ? 'eni' : cliKind === 'network_data.json' ? 'openstack' : networkFormatByName(cliKind);
+      const cliKind =
+        meta.kind === 'ec2'
+          ? 'ec2'
+          : meta.kind === 'azure-imds'
+            ? 'azure-imds'
+            : ext === 'yaml'
+              ? 'yaml'
+              : ext === 'json'
+                ? 'network_data.json'
+                : ext === 'cfg'
+                  ? 'vmware-imc'
+                  : 'eni';
+      const kind: InputKind | NetworkFormat | undefined =
+        cliKind === 'yaml' || cliKind === 'azure-imds'
+          ? 'yaml'
+          : cliKind === 'eni'
+            ? 'eni'
+            : cliKind === 'network_data.json'
+              ? 'openstack'
+              : networkFormatByName(cliKind);
       if (!kind) throw new Error(`fixture ${name}: no datasource registers the format ${cliKind}`);
       const expDir = join(dir, 'expected');
       const renderers = (existsSync(expDir) ? readdirSync(expDir) : []).sort() as RendererName[];
@@ -75,7 +100,8 @@ export function loadCases(): NetCase[] {
           if (cliKind === 'yaml') return readYaml(text, input);
           if (cliKind === 'eni' || cliKind === 'vmware-imc') return text;
           // net-convert's azure-imds: the instance document's network, as the Azure source renders it.
-          if (cliKind === 'azure-imds') return azureImdsNetworkConfig((JSON.parse(text) as { network?: unknown }).network);
+          if (cliKind === 'azure-imds')
+            return azureImdsNetworkConfig((JSON.parse(text) as { network?: unknown }).network);
           return JSON.parse(text);
         },
       };

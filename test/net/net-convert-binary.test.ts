@@ -18,10 +18,25 @@ test('dist/kiln-linux-x64 devel net-convert matches the fixtures (netplan and en
   if (!need(t, bin !== undefined, 'dist/kiln-linux-x64 is not built (node build.mjs linux-x64)')) return;
   const dir = tempDir(t);
   for (const c of loadCases()) {
-    const renderers = c.name === 'v1-vlan-on-bond' ? c.renderers : c.renderers.filter((r) => r === 'netplan' || r === 'eni');
+    const renderers =
+      c.name === 'v1-vlan-on-bond' ? c.renderers : c.renderers.filter((r) => r === 'netplan' || r === 'eni');
     for (const renderer of renderers) {
       const out = join(dir, c.name, renderer);
-      const args = ['devel', 'net-convert', '-p', c.input, '-k', c.cliKind, '-d', out, '-D', distroFor(c, renderer), '-O', renderer, ...Object.entries(c.macs).flatMap(([n, m]) => ['-m', `${n},${m}`])];
+      const args = [
+        'devel',
+        'net-convert',
+        '-p',
+        c.input,
+        '-k',
+        c.cliKind,
+        '-d',
+        out,
+        '-D',
+        distroFor(c, renderer),
+        '-O',
+        renderer,
+        ...Object.entries(c.macs).flatMap(([n, m]) => ['-m', `${n},${m}`]),
+      ];
       const r = spawnSync(bin as string, args, { encoding: 'utf8', env: { ...process.env, KILN_FACE: 'cloud-init' } });
       assert.equal(r.status, 0, `${c.name}/${renderer}: ${r.stderr}`);
       const want = c.expected(renderer);

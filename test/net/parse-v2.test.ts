@@ -8,7 +8,7 @@ import { parseNetworkDocument } from '../../src/net/parse-network-config';
 
 const parse = (yaml: string) => parseNetworkDocument(readYaml(yaml, 'v2.yaml'));
 
-test('an interface\'s nameservers are that interface\'s only, not the global DNS (25.1; 22.4 made them global too)', () => {
+test("an interface's nameservers are that interface's only, not the global DNS (25.1; 22.4 made them global too)", () => {
   const ns = parse(`network:
   version: 2
   ethernets:
@@ -20,7 +20,7 @@ test('an interface\'s nameservers are that interface\'s only, not the global DNS
   assert.deepEqual(ns.interfaces.get('eth1')?.dns, { nameservers: ['10.0.1.53'], search: [] });
 });
 
-test('nameservers without addresses: a warning, and (as in cloud-init) the section\'s later interface DNS is not applied', () => {
+test("nameservers without addresses: a warning, and (as in cloud-init) the section's later interface DNS is not applied", () => {
   const ns = parse(`network:
   version: 2
   ethernets:
@@ -40,7 +40,10 @@ test('nameservers without addresses: a warning, and (as in cloud-init) the secti
 
 test('nameservers that are not lists of strings are errors naming the key', () => {
   assert.throws(
-    () => parse('network:\n  version: 2\n  ethernets:\n    eth0: {dhcp4: true, nameservers: {addresses: {a: 10.0.0.53}}}\n'),
+    () =>
+      parse(
+        'network:\n  version: 2\n  ethernets:\n    eth0: {dhcp4: true, nameservers: {addresses: {a: 10.0.0.53}}}\n',
+      ),
     (e: unknown) => e instanceof NetworkConfigError && e.key === 'network.ethernets.eth0.nameservers.addresses',
   );
   assert.throws(
@@ -62,5 +65,8 @@ test('routes keep metric and mtu; ethernets keep optional', () => {
   const eth0 = ns.interfaces.get('eth0');
   assert.equal(eth0?.optional, true);
   assert.equal(ns.interfaces.get('eth1')?.optional, undefined);
-  assert.deepEqual(eth0?.subnets[0]?.routes.map((r) => [r.network, r.prefix, r.gateway, r.metric, r.mtu]), [['10.9.0.0', 16, '10.0.0.1', 50, 1400]]);
+  assert.deepEqual(
+    eth0?.subnets[0]?.routes.map((r) => [r.network, r.prefix, r.gateway, r.metric, r.mtu]),
+    [['10.9.0.0', 16, '10.0.0.1', 50, 1400]],
+  );
 });

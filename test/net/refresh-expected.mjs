@@ -3,6 +3,9 @@
 import { join } from 'node:path';
 import { bundleTests, repo } from '../bundle.mjs';
 
-const [built] = await bundleTests([join(repo, 'test', 'net', 'refresh-expected.ts')], join(repo, '.build', 'refresh-expected'));
+const [built] = await bundleTests(
+  [join(repo, 'test', 'net', 'refresh-expected.ts')],
+  join(repo, '.build', 'refresh-expected'),
+);
 const { refreshExpected } = await import(built);
 refreshExpected(process.argv.slice(2));

@@ -14,14 +14,19 @@ import { loadCases, type NetCase } from './fixture-cases';
 
 const ALL_RENDERERS = ['eni', 'netplan', 'network-manager', 'networkd', 'sysconfig'] as const;
 
-/** networkd output of a case with bonds, bridges or VLANs carries kiln's own .netdev files: those are kept as they are. */
+/**
+ * networkd output of a case with bonds, bridges or VLANs carries kiln's own .netdev files: those are kept as they are.
+ */
 function hasVirtualDevices(c: NetCase): boolean {
   return /\b(bonds|bridges|vlans):|type:\s*(bond|bridge|vlan)\b/.test(readFileSync(c.input, 'utf8'));
 }
 
 function sameYaml(a: string, b: string): boolean {
   try {
-    return JSON.stringify(parseYaml(a, { version: '1.1', merge: true })) === JSON.stringify(parseYaml(b, { version: '1.1', merge: true }));
+    return (
+      JSON.stringify(parseYaml(a, { version: '1.1', merge: true })) ===
+      JSON.stringify(parseYaml(b, { version: '1.1', merge: true }))
+    );
   } catch {
     return false;
   }
@@ -33,7 +38,12 @@ export function refreshExpected(only: readonly string[]): void {
   const cases = loadCases()
     .filter((c) => names.length === 0 || names.includes(c.name))
     // A new case has no expected/ yet: it gets every renderer's.
-    .map((c) => ({ ...c, renderers: (c.renderers.length ? c.renderers : [...ALL_RENDERERS]).filter((r) => renderers.length === 0 || renderers.includes(r)) }));
+    .map((c) => ({
+      ...c,
+      renderers: (c.renderers.length ? c.renderers : [...ALL_RENDERERS]).filter(
+        (r) => renderers.length === 0 || renderers.includes(r),
+      ),
+    }));
   const scratch = mkdtempSync(join(tmpdir(), 'kiln-refresh-expected-'));
   const root = copyRootfs(scratch, { suite: 'trixie' });
   try {
@@ -58,9 +68,10 @@ export function refreshExpected(only: readonly string[]): void {
       }
       console.log(`wrote ${c.name}/${renderer}: ${files.size} file(s)`);
     }
-    for (const [i, a] of ALLOWED_RENDER_DIFFERENCES.entries()) if (a.oracle === 'trixie' && !used.has(i)) console.log(`allow-list entry ${a.case}/${a.renderer} ${a.path} changed nothing`);
+    for (const [i, a] of ALLOWED_RENDER_DIFFERENCES.entries())
+      if (a.oracle === 'trixie' && !used.has(i))
+        console.log(`allow-list entry ${a.case}/${a.renderer} ${a.path} changed nothing`);
   } finally {
     removeTree(scratch);
   }
 }
-

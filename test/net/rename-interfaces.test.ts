@@ -1,4 +1,5 @@
-// The renames planned before a config is applied (cloud-init's _rename_interfaces), and the devices a config names (extract_physdevs).
+// The renames planned before a config is applied (cloud-init's _rename_interfaces), and the devices a config names
+// (extract_physdevs).
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,37 +18,72 @@ function nic(name: string, mac: string, up = false, downable = true): CurrentInt
 }
 
 test('a down device is renamed in one step; a name already right needs nothing', () => {
-  assert.deepEqual(planRenames([{ mac: A, name: 'eth1' }], [nic('ens9', A)]), { ops: [{ op: 'rename', mac: A, newName: 'eth1', from: 'ens9', to: 'eth1' }], errors: [] });
+  assert.deepEqual(planRenames([{ mac: A, name: 'eth1' }], [nic('ens9', A)]), {
+    ops: [{ op: 'rename', mac: A, newName: 'eth1', from: 'ens9', to: 'eth1' }],
+    errors: [],
+  });
   assert.deepEqual(planRenames([{ mac: A.toUpperCase(), name: 'ens9' }], [nic('ens9', A)]), { ops: [], errors: [] });
 });
 
 test('an up device without addresses is taken down, renamed and brought up again; with addresses it is busy', () => {
   const { ops } = planRenames([{ mac: A, name: 'eth1' }], [nic('ens9', A, true)]);
-  assert.deepEqual(ops.map((o) => (o.op === 'rename' ? `rename ${o.from} ${o.to}` : `${o.op} ${o.dev}`)), ['down ens9', 'rename ens9 eth1', 'up eth1']);
-  assert.deepEqual(planRenames([{ mac: A, name: 'eth1' }], [nic('ens9', A, true, false)]).errors, [`[busy] Error renaming mac=${A} from ens9 to eth1`]);
+  assert.deepEqual(
+    ops.map((o) => (o.op === 'rename' ? `rename ${o.from} ${o.to}` : `${o.op} ${o.dev}`)),
+    ['down ens9', 'rename ens9 eth1', 'up eth1'],
+  );
+  assert.deepEqual(planRenames([{ mac: A, name: 'eth1' }], [nic('ens9', A, true, false)]).errors, [
+    `[busy] Error renaming mac=${A} from ens9 to eth1`,
+  ]);
 });
 
 test('two devices swapping names: the name in use moves to cirename0 first', () => {
-  const { ops, errors } = planRenames([{ mac: A, name: 'eth1' }, { mac: B, name: 'eth0' }], [nic('eth0', A), nic('eth1', B)]);
+  const { ops, errors } = planRenames(
+    [
+      { mac: A, name: 'eth1' },
+      { mac: B, name: 'eth0' },
+    ],
+    [nic('eth0', A), nic('eth1', B)],
+  );
   assert.deepEqual(errors, []);
-  assert.deepEqual(ops.map((o) => (o.op === 'rename' ? `${o.from}>${o.to}` : o.op)), ['eth1>cirename0', 'eth0>eth1', 'cirename0>eth0']);
+  assert.deepEqual(
+    ops.map((o) => (o.op === 'rename' ? `${o.from}>${o.to}` : o.op)),
+    ['eth1>cirename0', 'eth0>eth1', 'cirename0>eth0'],
+  );
 });
 
 test('a MAC that is not present is an error; two devices matching one MAC refuse the whole plan', () => {
-  assert.deepEqual(planRenames([{ mac: A, name: 'eth1' }], [nic('ens9', B)]).errors, [`[nic not present] Cannot rename mac=${A} to eth1, not available.`]);
+  assert.deepEqual(planRenames([{ mac: A, name: 'eth1' }], [nic('ens9', B)]).errors, [
+    `[nic not present] Cannot rename mac=${A} to eth1, not available.`,
+  ]);
   assert.throws(() => planRenames([{ mac: A, name: 'eth1' }], [nic('x', A), nic('y', A)]), RenameInterfacesError);
 });
 
 test('extract_physdevs: v1 physical entries with a MAC, v2 ethernets with set-name and a MAC match; the driver from the config', async (t) => {
   const p = new LinuxPlatform({ root: tempDir(t), log: new Logger().for('t'), isolateNetwork: true });
-  const v1 = { version: 1, config: [{ type: 'physical', name: 'eth0', mac_address: A, params: { driver: 'virtio_net' } }, { type: 'physical', name: 'eth1' }, { type: 'bond', name: 'bond0', mac_address: B }] };
+  const v1 = {
+    version: 1,
+    config: [
+      { type: 'physical', name: 'eth0', mac_address: A, params: { driver: 'virtio_net' } },
+      { type: 'physical', name: 'eth1' },
+      { type: 'bond', name: 'bond0', mac_address: B },
+    ],
+  };
   assert.deepEqual(await extractPhysdevs(p, v1), [{ mac: A, name: 'eth0', driver: 'virtio_net' }]);
-  const v2 = { network: { version: 2, ethernets: { a: { match: { macaddress: A }, 'set-name': 'lan' }, b: { match: { macaddress: B } }, c: { 'set-name': 'x' } } } };
+  const v2 = {
+    network: {
+      version: 2,
+      ethernets: {
+        a: { match: { macaddress: A }, 'set-name': 'lan' },
+        b: { match: { macaddress: B } },
+        c: { 'set-name': 'x' },
+      },
+    },
+  };
   assert.deepEqual(await extractPhysdevs(p, v2), [{ mac: A, name: 'lan' }]);
   await assert.rejects(extractPhysdevs(p, { version: 3 }), /Unknown network config version: 3/);
 });
 
-test('the machine\'s interfaces: bridges, bonds, VLANs, enslaved and stolen-MAC devices and zero MACs are left out', async (t) => {
+test("the machine's interfaces: bridges, bonds, VLANs, enslaved and stolen-MAC devices and zero MACs are left out", async (t) => {
   const root = tempDir(t);
   const dev = (name: string, files: Record<string, string>, dirs: string[] = []): void => {
     const d = join(root, 'sys/class/net', name);
@@ -58,7 +94,13 @@ test('the machine\'s interfaces: bridges, bonds, VLANs, enslaved and stolen-MAC 
     }
     for (const sub of dirs) mkdirSync(join(d, sub), { recursive: true });
   };
-  dev('ens9', { address: A.toUpperCase(), operstate: 'down', addr_assign_type: '3', 'device/uevent': 'DRIVER=virtio_net', 'device/device': '0x1000' });
+  dev('ens9', {
+    address: A.toUpperCase(),
+    operstate: 'down',
+    addr_assign_type: '3',
+    'device/uevent': 'DRIVER=virtio_net',
+    'device/device': '0x1000',
+  });
   dev('br0', { address: B, operstate: 'up' }, ['bridge']);
   dev('bond0', { address: B, operstate: 'up' }, ['bonding']);
   dev('vlan5', { address: A, operstate: 'up', uevent: 'DEVTYPE=vlan\nINTERFACE=vlan5' });

@@ -19,6 +19,9 @@ test("a v2 default IPv6 route with a metric ahead of the interface's IPv6 sectio
   const file = renderNetworkManager(ns).find((f) => f.path.endsWith('/cloud-init-eth0.nmconnection'));
   assert.ok(file, 'eth0 keyfile');
   const ipv6 = file.content.split('\n[ipv6]\n')[1]?.split('\n\n')[0];
-  assert.equal(ipv6, 'route-metric=70\nroute1=::/0,2001:db8:62::1\nmethod=manual\nmay-fail=false\naddress1=2001:db8:62::5/64');
+  assert.equal(
+    ipv6,
+    'route-metric=70\nroute1=::/0,2001:db8:62::1\nmethod=manual\nmay-fail=false\naddress1=2001:db8:62::5/64',
+  );
   assert.doesNotMatch(file.content.split('\n[ipv6]\n')[0] as string, /route/, 'nothing of the IPv6 route in [ipv4]');
 });

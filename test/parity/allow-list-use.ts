@@ -29,7 +29,8 @@ export class AllowListUse {
     for (const rule of rules) {
       const uses = this.used.get(rule) ?? new Set<Use>();
       const name = `${rule.path}${rule.seeds ? ` (seeds ${rule.seeds})` : ''}`;
-      if (rule.normalize && !uses.has('normalize')) out.push(`${name}: its normaliser changed no compared file (${rule.reason})`);
+      if (rule.normalize && !uses.has('normalize'))
+        out.push(`${name}: its normaliser changed no compared file (${rule.reason})`);
       for (const kind of rule.kinds === 'any' ? [] : rule.kinds) {
         if (!uses.has(kind)) out.push(`${name}: no '${kind}' difference on its paths (${rule.reason})`);
       }

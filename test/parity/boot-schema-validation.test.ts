@@ -1,4 +1,5 @@
-// The init stage's schema check of the user's cloud-config (src/runner/validate-user-cloud-config.ts) against cloud-init
+// The init stage's schema check of the user's cloud-config (src/runner/validate-user-cloud-config.ts) against
+// cloud-init
 // 25.1's own: Debian 13's validate_cloudconfig_schema, called as its main_init calls it, in a chroot of the trixie
 // rootfs, on the same cloud-config.txt texts; the lines logged at INFO and above must be the same, level and words.
 import assert from 'node:assert/strict';
@@ -35,25 +36,66 @@ for name in sys.argv[1:]:
 `;
 
 test("the init stage's schema check logs what cloud-init 25.1's does, level and words, on the same cloud-config", async (t) => {
-  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the trixie rootfs')) return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'),
+      'needs root, unshare, chroot and debootstrap for the trixie rootfs',
+    )
+  )
+    return;
   const root = copyRootfs(tempDir(t, 'kiln-schema-boot-'), { suite: 'trixie' });
   const names = Object.keys(CASES).map((_, i) => `case-${i}`);
   spawnSync('mkdir', ['-p', join(root, 'tmp/schema-cases')]);
-  for (const [i, body] of Object.values(CASES).entries()) writeFileSync(join(root, 'tmp/schema-cases', names[i] as string), `#cloud-config\n\n# from 1 files\n# part-001\n\n---\n${body}...\n`);
+  for (const [i, body] of Object.values(CASES).entries())
+    writeFileSync(
+      join(root, 'tmp/schema-cases', names[i] as string),
+      `#cloud-config\n\n# from 1 files\n# part-001\n\n---\n${body}...\n`,
+    );
   writeFileSync(join(root, 'tmp/validate.py'), PYTHON);
-  const r = spawnSync('unshare', ['--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, 'python3', '/tmp/validate.py', ...names], { encoding: 'utf8' });
+  const r = spawnSync(
+    'unshare',
+    [
+      '--uts',
+      '--ipc',
+      '--mount',
+      '--pid',
+      '--net',
+      '--fork',
+      '--kill-child',
+      'chroot',
+      root,
+      'python3',
+      '/tmp/validate.py',
+      ...names,
+    ],
+    { encoding: 'utf8' },
+  );
   assert.equal(r.status, 0, r.stderr);
-  const theirs = new Map(r.stdout.split(/^== /m).filter(Boolean).map((block) => {
-    const [name, ...lines] = block.trimEnd().split('\n');
-    return [name as string, lines.filter((l) => !l.startsWith('DEBUG'))];
-  }));
+  const theirs = new Map(
+    r.stdout
+      .split(/^== /m)
+      .filter(Boolean)
+      .map((block) => {
+        const [name, ...lines] = block.trimEnd().split('\n');
+        return [name as string, lines.filter((l) => !l.startsWith('DEBUG'))];
+      }),
+  );
   const all = [...theirs.values()].flat();
-  assert.ok(all.some((l) => l.startsWith('DEPRECATED ')) && all.some((l) => l.startsWith('WARNING ')) && (theirs.get('case-0') ?? ['?']).length === 0, `25.1 judged the cases as expected:\n${r.stdout}`);
+  assert.ok(
+    all.some((l) => l.startsWith('DEPRECATED ')) &&
+      all.some((l) => l.startsWith('WARNING ')) &&
+      (theirs.get('case-0') ?? ['?']).length === 0,
+    `25.1 judged the cases as expected:\n${r.stdout}`,
+  );
   for (const [i, [label, body]] of Object.entries(CASES).entries()) {
     const sink = new MemorySink('INFO');
     const logger = new Logger();
     logger.addSink(sink);
-    await validateUserCloudConfig(readFileSync(join(root, 'tmp/schema-cases', names[i] as string), 'utf8'), logger.for('schema.py'));
+    await validateUserCloudConfig(
+      readFileSync(join(root, 'tmp/schema-cases', names[i] as string), 'utf8'),
+      logger.for('schema.py'),
+    );
     // kiln's lines: `<time> - schema.py[LEVEL]: message`, cloud-init.log's format.
     const mine = sink.lines.map((l) => l.trimEnd().replace(/^.* - schema\.py\[([A-Z]+)\]: /, '$1 '));
     assert.deepEqual(mine, theirs.get(names[i] as string), `${label}:\n${body}`);

@@ -32,7 +32,9 @@ export interface AllowedDifference {
 }
 
 function describeEntry(e: TreeEntry): string {
-  return e.type === 'symlink' ? `symlink -> ${e.target}` : `${e.type} ${e.mode.toString(8).padStart(4, '0')} ${e.uid}:${e.gid} ${e.size} bytes`;
+  return e.type === 'symlink'
+    ? `symlink -> ${e.target}`
+    : `${e.type} ${e.mode.toString(8).padStart(4, '0')} ${e.uid}:${e.gid} ${e.size} bytes`;
 }
 
 /** A short line-level diff of two texts, for the report. */
@@ -50,15 +52,27 @@ export function textDiff(a: string, b: string, maxLines = 12): string {
   return out.join('\n');
 }
 
-function rulesFor(path: string, kind: DifferenceKind, rules: AllowedDifference[], seed: string): AllowedDifference | undefined {
-  return rules.find((r) => r.path.test(path) && (r.kinds === 'any' || r.kinds.includes(kind)) && (!r.seeds || r.seeds.test(seed)));
+function rulesFor(
+  path: string,
+  kind: DifferenceKind,
+  rules: AllowedDifference[],
+  seed: string,
+): AllowedDifference | undefined {
+  return rules.find(
+    (r) => r.path.test(path) && (r.kinds === 'any' || r.kinds.includes(kind)) && (!r.seeds || r.seeds.test(seed)),
+  );
 }
 
 /**
  * Of NORMS, which make two texts equal together, the ones without which they would differ; when none is needed
  * alone (two normalisers that each suffice), those that change either text.
  */
-function neededNormalisers(a: string, b: string, norms: AllowedDifference[], apply: (t: string, using: AllowedDifference[]) => string): AllowedDifference[] {
+function neededNormalisers(
+  a: string,
+  b: string,
+  norms: AllowedDifference[],
+  apply: (t: string, using: AllowedDifference[]) => string,
+): AllowedDifference[] {
   const needed = norms.filter((r) => {
     const rest = norms.filter((x) => x !== r);
     return apply(a, rest) !== apply(b, rest);
@@ -99,17 +113,29 @@ export function compareTrees(cloudInit: Tree, kiln: Tree, rules: AllowedDifferen
     if (a.type === 'file' && a.sha256 !== b.sha256) {
       const norms = rules.filter((r) => r.normalize && r.path.test(path) && (!r.seeds || r.seeds.test(seed)));
       if (norms.length > 0 && a.text !== undefined && b.text !== undefined) {
-        const apply = (t: string, using: AllowedDifference[]) => using.reduce((acc, r) => (r.normalize as (x: string, p: string) => string)(acc, path), t);
+        const apply = (t: string, using: AllowedDifference[]) =>
+          using.reduce((acc, r) => (r.normalize as (x: string, p: string) => string)(acc, path), t);
         const na = apply(a.text, norms);
         const nb = apply(b.text, norms);
         if (na === nb) {
-          diffs.push({ path, kind: 'content', detail: 'equal after normalising', normalised: true, allowedBy: norms.map((r) => r.reason).join('; '), excusedBy: neededNormalisers(a.text, b.text, norms, apply) });
+          diffs.push({
+            path,
+            kind: 'content',
+            detail: 'equal after normalising',
+            normalised: true,
+            allowedBy: norms.map((r) => r.reason).join('; '),
+            excusedBy: neededNormalisers(a.text, b.text, norms, apply),
+          });
           continue;
         }
         add(path, 'content', `after normalising (${norms.map((r) => r.reason).join('; ')}):\n${textDiff(na, nb)}`);
         continue;
       }
-      add(path, 'content', a.text !== undefined && b.text !== undefined ? textDiff(a.text, b.text) : `sha256 ${a.sha256} vs ${b.sha256}`);
+      add(
+        path,
+        'content',
+        a.text !== undefined && b.text !== undefined ? textDiff(a.text, b.text) : `sha256 ${a.sha256} vs ${b.sha256}`,
+      );
     }
   }
   return diffs;
@@ -117,5 +143,7 @@ export function compareTrees(cloudInit: Tree, kiln: Tree, rules: AllowedDifferen
 
 /** The report printed when unexplained differences remain. */
 export function formatDifferences(seed: string, diffs: Difference[]): string {
-  return diffs.map((d) => `[${seed}] ${d.kind} ${d.path}${d.allowedBy ? ` (allowed: ${d.allowedBy})` : ''}\n${d.detail}`).join('\n');
+  return diffs
+    .map((d) => `[${seed}] ${d.kind} ${d.path}${d.allowedBy ? ` (allowed: ${d.allowedBy})` : ''}\n${d.detail}`)
+    .join('\n');
 }

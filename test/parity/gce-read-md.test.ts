@@ -1,4 +1,5 @@
-// GCE parity: cloud-init 25.1's own read_md and _parse_public_keys (Python, in the cached Debian 13 rootfs) and kiln's GCE source read the same mock server.
+// GCE parity: cloud-init 25.1's own read_md and _parse_public_keys (Python, in the cached Debian 13 rootfs) and kiln's
+// GCE source read the same mock server.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -38,7 +39,14 @@ print(json.dumps({"success": ret["success"], "reason": ret["reason"], "md": md,
   "keys": None if md is None else g._parse_public_keys(md["public-keys-data"], "debian")}))
 `;
 
-const CASES = ['happy-path', 'expired-keys', 'project-keys-blocked', 'legacy-instance-sshkeys', 'base64-user-data', 'unknown-user-data-encoding'];
+const CASES = [
+  'happy-path',
+  'expired-keys',
+  'project-keys-blocked',
+  'legacy-instance-sshkeys',
+  'base64-user-data',
+  'unknown-user-data-encoding',
+];
 
 for (const name of CASES) {
   test(`GCE parity with cloud-init 25.1's read_md: ${name}`, async (t) => {
@@ -47,11 +55,28 @@ for (const name of CASES) {
     const server = await mockMetadataServer(t, { kind: 'gce', dir: join(FIXTURES, 'sources/gce', name, 'tree') });
     const v1 = `${server.url}/computeMetadata/v1/`;
     // The host's network namespace, but only 127.0.0.1 is asked (no proxy variables, no name lookups).
-    const { stdout } = await run('chroot', [rootfs, '/usr/bin/python3', '-B', '-c', READ_MD, v1], { env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' }, timeout: 60_000 });
-    const ci = JSON.parse(stdout) as { success: boolean; reason: string | null; md: Record<string, unknown>; ud: string | null; keys: string[] };
+    const { stdout } = await run('chroot', [rootfs, '/usr/bin/python3', '-B', '-c', READ_MD, v1], {
+      env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' },
+      timeout: 60_000,
+    });
+    const ci = JSON.parse(stdout) as {
+      success: boolean;
+      reason: string | null;
+      md: Record<string, unknown>;
+      ud: string | null;
+      keys: string[];
+    };
     assert.equal(ci.success, true, `cloud-init: ${ci.reason}`);
-    assert.deepEqual(Object.keys(ci.md).sort(), ['availability-zone', 'instance-data', 'instance-id', 'local-hostname', 'project-data', 'public-keys-data']);
-    if (name === 'happy-path') assert.equal(ci.keys.length, 4, 'the fixture gives the default user and cloudinit four keys');
+    assert.deepEqual(Object.keys(ci.md).sort(), [
+      'availability-zone',
+      'instance-data',
+      'instance-id',
+      'local-hostname',
+      'project-data',
+      'public-keys-data',
+    ]);
+    if (name === 'happy-path')
+      assert.equal(ci.keys.length, 4, 'the fixture gives the default user and cloudinit four keys');
     const log = new Logger().for('test');
     const platform = new LinuxPlatform({ root: tempDir(t), log });
     const data = await gceSource.crawl({
@@ -64,7 +89,11 @@ for (const name of CASES) {
       settings: { metadata_url: v1, timeout: 5, retries: 0 },
     });
     assert.deepEqual(data.metadata, ci.md, 'ds.meta_data');
-    assert.equal(data.userData === undefined ? null : Buffer.from(data.userData).toString('base64'), ci.ud, 'user data');
+    assert.equal(
+      data.userData === undefined ? null : Buffer.from(data.userData).toString('base64'),
+      ci.ud,
+      'user data',
+    );
     assert.deepEqual(data.publicKeys, ci.keys, 'keys of the default user');
     // DataSourceGCE's accessors: short host name, zone, region.
     assert.equal(data.localHostname, String(ci.md['local-hostname']).split('.')[0]);

@@ -23,7 +23,9 @@ const NETWORK_CONFIG = [
   '',
 ].join('\n');
 
-/** The session, run in fresh mount, network, PID, UTS and IPC namespaces; `== step` lines, each command's output and rc. */
+/**
+ * The session, run in fresh mount, network, PID, UTS and IPC namespaces; `== step` lines, each command's output and rc.
+ */
 function session(root: string): string {
   const hook = (args: string) => `chroot "$R" cloud-init devel hotplug-hook ${args}`;
   const step = (name: string, cmd: string, stderr = '2>&1') => `echo "== ${name}"; ${cmd} ${stderr}; echo "rc=$?"`;
@@ -52,7 +54,11 @@ function session(root: string): string {
     // Usage errors: the exit codes alone.
     `echo "== usage"; ${hook('-s foo query')} >/dev/null 2>&1; echo "rc=$?"; ${hook('-s net')} >/dev/null 2>&1; echo "rc=$?"; ${hook('-s net handle -u add')} >/dev/null 2>&1; echo "rc=$?"`,
   ].join('\n');
-  const r = spawnSync('unshare', ['--mount', '--net', '--pid', '--uts', '--ipc', '--fork', '--kill-child', '/bin/sh', '-c', script], { encoding: 'utf8', timeout: 300_000 });
+  const r = spawnSync(
+    'unshare',
+    ['--mount', '--net', '--pid', '--uts', '--ipc', '--fork', '--kill-child', '/bin/sh', '-c', script],
+    { encoding: 'utf8', timeout: 300_000 },
+  );
   return `${r.stdout}${r.stderr}`;
 }
 
@@ -62,17 +68,30 @@ function seeded(name: string, t: Parameters<typeof tempDir>[0], hotplug: boolean
   spawnSync('mkdir', ['-p', seed]);
   const files: Record<string, string> = {
     'meta-data': 'instance-id: iid-hotplug-1\nlocal-hostname: hp\n',
-    'user-data': hotplug ? '#cloud-config\nupdates:\n  network:\n    when: [boot-new-instance, hotplug]\n' : '#cloud-config\n{}\n',
+    'user-data': hotplug
+      ? '#cloud-config\nupdates:\n  network:\n    when: [boot-new-instance, hotplug]\n'
+      : '#cloud-config\n{}\n',
     'network-config': NETWORK_CONFIG,
   };
   for (const [file, text] of Object.entries(files)) spawnSync('tee', [join(seed, file)], { input: text });
-  spawnSync('tee', [join(root, 'etc/cloud/cloud.cfg.d/90-kiln-hotplug.cfg')], { input: 'datasource_list: [NoCloud, None]\n' });
+  spawnSync('tee', [join(root, 'etc/cloud/cloud.cfg.d/90-kiln-hotplug.cfg')], {
+    input: 'datasource_list: [NoCloud, None]\n',
+  });
   return root;
 }
 
-test('devel hotplug-hook query, handle and enable as cloud-init 25.1 on the same NoCloud root, with and without hotplug enabled', { timeout: 900_000 }, async (t) => {
+test('devel hotplug-hook query, handle and enable as cloud-init 25.1 on the same NoCloud root, with and without hotplug enabled', {
+  timeout: 900_000,
+}, async (t) => {
   const binary = builtBinary('kiln-linux-x64');
-  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('ip') && hasCommand('debootstrap'), 'needs root, unshare, chroot, iproute2 and debootstrap for the trixie rootfs')) return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('ip') && hasCommand('debootstrap'),
+      'needs root, unshare, chroot, iproute2 and debootstrap for the trixie rootfs',
+    )
+  )
+    return;
   if (!need(t, binary !== undefined, 'needs the built binary (node build.mjs linux-x64)')) return;
   for (const hotplug of [false, true]) {
     const theirs = session(seeded('cloud-init', t, hotplug));

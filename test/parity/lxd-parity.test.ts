@@ -25,9 +25,12 @@ const REASON = 'needs root, unshare, chroot, debootstrap and GNU time (/usr/bin/
  */
 function dropInitLocalCopies(text: string): string {
   try {
-    const doc = JSON.parse(text) as { v1?: Record<string, { recoverable_errors?: Record<string, string[]> } | unknown> };
+    const doc = JSON.parse(text) as {
+      v1?: Record<string, { recoverable_errors?: Record<string, string[]> } | unknown>;
+    };
     const stages = doc.v1 ?? {};
-    const local = (stages['init-local'] as { recoverable_errors?: Record<string, string[]> } | undefined)?.recoverable_errors;
+    const local = (stages['init-local'] as { recoverable_errors?: Record<string, string[]> } | undefined)
+      ?.recoverable_errors;
     if (!local || Array.isArray(local)) return text;
     for (const [name, rec] of Object.entries(stages)) {
       if (name === 'init-local' || !rec || typeof rec !== 'object') continue;
@@ -61,7 +64,11 @@ const LXD_ALLOWED: AllowedDifference[] = [
 ];
 
 async function startDevLxd(kiln: string, tree: string, socket: string): Promise<ChildProcess> {
-  const child = spawn(kiln, ['devel', 'serve-metadata', '--kind', 'lxd', '--dir', tree, '--socket', socket, '--exit-after', '900'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    kiln,
+    ['devel', 'serve-metadata', '--kind', 'lxd', '--dir', tree, '--socket', socket, '--exit-after', '900'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   await new Promise<void>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`the devlxd mock did not start: ${out}`)), 20_000);
@@ -77,7 +84,12 @@ async function startDevLxd(kiln: string, tree: string, socket: string): Promise<
   return child;
 }
 
-async function runSide(side: 'cloud-init' | 'kiln', kiln: string, tree: string, work: string): Promise<{ root: string; tree: Tree; runs: StageRun[] }> {
+async function runSide(
+  side: 'cloud-init' | 'kiln',
+  kiln: string,
+  tree: string,
+  work: string,
+): Promise<{ root: string; tree: Tree; runs: StageRun[] }> {
   const root = join(work, side);
   mkdirSync(root, { recursive: true });
   // Debian 13's cloud-init 25.1, the reference (as the seeds' parity harness).
@@ -121,23 +133,52 @@ function unmet(root: string, fixture: string): string[] {
     }
     if (e.absent && text !== undefined) out.push(`${e.path} should not exist`);
     else if (!e.absent && text === undefined) out.push(`${e.path} is missing`);
-    else if (e.contains !== undefined && !text?.includes(e.contains)) out.push(`${e.path} lacks ${JSON.stringify(e.contains)}: ${JSON.stringify(text)}`);
+    else if (e.contains !== undefined && !text?.includes(e.contains))
+      out.push(`${e.path} lacks ${JSON.stringify(e.contains)}: ${JSON.stringify(text)}`);
   }
   return out;
 }
 
 for (const fixture of ['parity', 'parity-fallback']) {
-  test(`LXD parity (${fixture}): cloud-init 25.1 and kiln leave the same trees reading the same devlxd socket`, { timeout: 900_000 }, async (t) => {
-    if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap') && hasCommand('/usr/bin/time'), REASON)) return;
+  test(`LXD parity (${fixture}): cloud-init 25.1 and kiln leave the same trees reading the same devlxd socket`, {
+    timeout: 900_000,
+  }, async (t) => {
+    if (
+      !need(
+        t,
+        isRoot() &&
+          hasCommand('unshare') &&
+          hasCommand('chroot') &&
+          hasCommand('debootstrap') &&
+          hasCommand('/usr/bin/time'),
+        REASON,
+      )
+    )
+      return;
     const kiln = builtBinary('kiln-linux-x64');
     if (!need(t, kiln !== undefined, 'dist/kiln-linux-x64 is not built (node build.mjs linux-x64)')) return;
     const tree = join(FIXTURES, 'sources/lxd', fixture);
     const work = tempDir(t, 'kiln-lxd-parity-');
     const ci = await runSide('cloud-init', kiln as string, tree, work);
     const k = await runSide('kiln', kiln as string, tree, work);
-    const ciData = JSON.parse(readFileSync(join(ci.root, 'run/cloud-init/instance-data.json'), 'utf8')) as { v1: Record<string, unknown> };
-    assert.equal(ciData.v1.platform, 'lxd', `cloud-init itself did not find LXD: ${ci.runs.map((r) => r.stderr).join('\n').slice(-800)}`);
-    assert.ok(k.tree.has('/run/cloud-init/instance-data.json'), `kiln wrote no instance-data.json: ${k.runs.map((r) => r.stderr).join('\n').slice(-800)}`);
+    const ciData = JSON.parse(readFileSync(join(ci.root, 'run/cloud-init/instance-data.json'), 'utf8')) as {
+      v1: Record<string, unknown>;
+    };
+    assert.equal(
+      ciData.v1.platform,
+      'lxd',
+      `cloud-init itself did not find LXD: ${ci.runs
+        .map((r) => r.stderr)
+        .join('\n')
+        .slice(-800)}`,
+    );
+    assert.ok(
+      k.tree.has('/run/cloud-init/instance-data.json'),
+      `kiln wrote no instance-data.json: ${k.runs
+        .map((r) => r.stderr)
+        .join('\n')
+        .slice(-800)}`,
+    );
     assert.deepEqual(unmet(ci.root, fixture), [], 'the fixture does not do its work under cloud-init itself');
     assert.deepEqual(unmet(k.root, fixture), [], 'kiln misses what cloud-init did');
     const diffs = compareTrees(ci.tree, k.tree, [...LXD_ALLOWED, ...ALLOWED_DIFFERENCES], `lxd-${fixture}`);
@@ -145,6 +186,10 @@ for (const fixture of ['parity', 'parity-fallback']) {
     mkdirSync(reportDir, { recursive: true });
     writeFileSync(join(reportDir, `lxd-${fixture}.txt`), `${formatDifferences(`lxd-${fixture}`, diffs)}\n`);
     const left = diffs.filter((d) => !d.allowedBy);
-    assert.equal(left.length, 0, `unexplained differences (full list in .build/parity/lxd-${fixture}.txt):\n${formatDifferences(`lxd-${fixture}`, left)}`);
+    assert.equal(
+      left.length,
+      0,
+      `unexplained differences (full list in .build/parity/lxd-${fixture}.txt):\n${formatDifferences(`lxd-${fixture}`, left)}`,
+    );
   });
 }

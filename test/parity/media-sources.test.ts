@@ -28,7 +28,11 @@ import { PARITY_SUITE } from './run-case';
 /** Where the work folder appears inside the rootfs (a bind mount in the child's own mount namespace). */
 const INSIDE = '/mnt';
 const DRIVER = join(REPO, 'test/parity/media-sources-25.1.py');
-const SYSTEM_CFG = { system_info: { default_user: { name: 'debian', lock_passwd: true, gecos: 'Debian', groups: ['adm', 'sudo'], shell: '/bin/bash' } } };
+const SYSTEM_CFG = {
+  system_info: {
+    default_user: { name: 'debian', lock_passwd: true, gecos: 'Debian', groups: ['adm', 'sudo'], shell: '/bin/bash' },
+  },
+};
 
 interface MediaCase {
   name: string;
@@ -36,7 +40,9 @@ interface MediaCase {
   /** Files of the fake machine (kiln's --root; 25.1's patched paths point there too). */
   rootFiles?: Record<string, string>;
   /** Each drive's files, or a fixture folder to copy. */
-  drives: Array<Omit<FakeDrive, 'dir'> & { files?: Record<string, string>; bytes?: Record<string, Uint8Array>; fixture?: string }>;
+  drives: Array<
+    Omit<FakeDrive, 'dir'> & { files?: Record<string, string>; bytes?: Record<string, Uint8Array>; fixture?: string }
+  >;
   dmi?: Record<string, string>;
   macs?: Record<string, string>;
   /** false: neither side may find the source. */
@@ -44,8 +50,16 @@ interface MediaCase {
 }
 
 const RBX_NETADP = [
-  { macaddress: '00:15:5D:FF:0F:03', ip: [{ address: '62.181.8.174' }], network: { dns: { nameservers: ['8.8.8.8', '8.8.4.4'] }, gateway: '62.181.8.1', netmask: '255.255.248.0' } },
-  { macaddress: '00:15:5D:FF:0F:24', ip: [{ address: '10.209.78.11' }, { address: '10.209.78.255' }], network: { dns: { nameservers: [] }, gateway: '10.209.78.254', netmask: '255.255.255.0' } },
+  {
+    macaddress: '00:15:5D:FF:0F:03',
+    ip: [{ address: '62.181.8.174' }],
+    network: { dns: { nameservers: ['8.8.8.8', '8.8.4.4'] }, gateway: '62.181.8.1', netmask: '255.255.248.0' },
+  },
+  {
+    macaddress: '00:15:5D:FF:0F:24',
+    ip: [{ address: '10.209.78.11' }, { address: '10.209.78.255' }],
+    network: { dns: { nameservers: [] }, gateway: '10.209.78.254', netmask: '255.255.255.0' },
+  },
 ];
 
 const CASES: MediaCase[] = [
@@ -53,13 +67,29 @@ const CASES: MediaCase[] = [
     name: 'AltCloud RHEV (cloud-info): user-data.txt on the floppy, stripped as Python strips',
     source: altCloudSource,
     rootFiles: { 'etc/sysconfig/cloud-info': ' rhev \n' },
-    drives: [{ device: '/dev/fd0', label: '', fsType: 'vfat', files: { 'user-data.txt': '\n \t#cloud-config\nruncmd: [touch /rhev]\n\x0b\x0c\x1c\x1d\x1e\x1f\x85\u3000\u2028 \n' } }],
+    drives: [
+      {
+        device: '/dev/fd0',
+        label: '',
+        fsType: 'vfat',
+        files: {
+          'user-data.txt': '\n \t#cloud-config\nruncmd: [touch /rhev]\n\x0b\x0c\x1c\x1d\x1e\x1f\x85\u3000\u2028 \n',
+        },
+      },
+    ],
   },
   {
     name: 'AltCloud RHEV (DMI): deltacloud-user-data.txt before user-data.txt',
     source: altCloudSource,
     dmi: { product_name: 'RHEV Hypervisor' },
-    drives: [{ device: '/dev/fd0', label: '', fsType: 'vfat', files: { 'deltacloud-user-data.txt': '#!/bin/sh\necho delta\n', 'user-data.txt': '#!/bin/sh\necho plain\n' } }],
+    drives: [
+      {
+        device: '/dev/fd0',
+        label: '',
+        fsType: 'vfat',
+        files: { 'deltacloud-user-data.txt': '#!/bin/sh\necho delta\n', 'user-data.txt': '#!/bin/sh\necho plain\n' },
+      },
+    ],
   },
   {
     name: 'AltCloud RHEV-H (cloud-info): a type containing RHEV, the source left unknown',
@@ -73,8 +103,18 @@ const CASES: MediaCase[] = [
     dmi: { product_name: 'VMware Virtual Platform' },
     drives: [
       { device: '/dev/sr0', label: 'CDROM', fsType: 'iso9660', files: { 'deltacloud-user-data.txt': '' } },
-      { device: '/dev/sr1', label: 'cdrom', fsType: 'iso9660', files: { 'user-data.txt': 'not the one (label case)\n' } },
-      { device: '/dev/sr2', label: 'CDROM', fsType: 'iso9660', files: { 'user-data.txt': '#cloud-config\nhostname: vsphere\n' } },
+      {
+        device: '/dev/sr1',
+        label: 'cdrom',
+        fsType: 'iso9660',
+        files: { 'user-data.txt': 'not the one (label case)\n' },
+      },
+      {
+        device: '/dev/sr2',
+        label: 'CDROM',
+        fsType: 'iso9660',
+        files: { 'user-data.txt': '#cloud-config\nhostname: vsphere\n' },
+      },
     ],
   },
   {
@@ -87,13 +127,28 @@ const CASES: MediaCase[] = [
     name: 'AltCloud RHEV: a byte order mark is not whitespace to Python',
     source: altCloudSource,
     rootFiles: { 'etc/sysconfig/cloud-info': 'RHEV' },
-    drives: [{ device: '/dev/fd0', label: '', fsType: 'vfat', files: { 'user-data.txt': '\ufeff#cloud-config\nhostname: bom\n\ufeff' } }],
+    drives: [
+      {
+        device: '/dev/fd0',
+        label: '',
+        fsType: 'vfat',
+        files: { 'user-data.txt': '\ufeff#cloud-config\nhostname: bom\n\ufeff' },
+      },
+    ],
   },
   {
     name: 'AltCloud RHEV: user data that is not UTF-8 fails the read',
     source: altCloudSource,
     rootFiles: { 'etc/sysconfig/cloud-info': 'RHEV' },
-    drives: [{ device: '/dev/fd0', label: '', fsType: 'vfat', files: { 'user-data.txt': '' }, bytes: { 'user-data.txt': Buffer.from([0x23, 0x21, 0xff, 0xfe, 0x0a]) } }],
+    drives: [
+      {
+        device: '/dev/fd0',
+        label: '',
+        fsType: 'vfat',
+        files: { 'user-data.txt': '' },
+        bytes: { 'user-data.txt': Buffer.from([0x23, 0x21, 0xff, 0xfe, 0x0a]) },
+      },
+    ],
     found: false,
   },
   {
@@ -113,24 +168,61 @@ const CASES: MediaCase[] = [
     name: 'RbxCloud: cloudmd in lower case, no additionalMetadata, no user.data, /etc/hosts present, a gateway whose +2 carries into the next octet',
     source: rbxCloudSource,
     rootFiles: { 'etc/hosts': '127.0.0.1 localhost\n' },
-    drives: [{ device: '/dev/vdc', label: 'cloudmd', fsType: 'vfat', files: { 'cloud.json': JSON.stringify({ vm: { _id: 'b1f0c3de-0000-4000-8000-000000000001', name: 'rbx.example.com' }, netadp: RBX_NETADP }) } }],
+    drives: [
+      {
+        device: '/dev/vdc',
+        label: 'cloudmd',
+        fsType: 'vfat',
+        files: {
+          'cloud.json': JSON.stringify({
+            vm: { _id: 'b1f0c3de-0000-4000-8000-000000000001', name: 'rbx.example.com' },
+            netadp: RBX_NETADP,
+          }),
+        },
+      },
+    ],
   },
   {
     name: 'RbxCloud: cloud.json with a UTF-8 byte order mark fails the read (json.loads of bytes refuses it)',
     source: rbxCloudSource,
-    drives: [{ device: '/dev/vdb', label: 'CLOUDMD', fsType: 'vfat', files: { 'cloud.json': `\ufeff${JSON.stringify({ vm: { _id: 'bom', name: 'bom' }, netadp: [], additionalMetadata: { username: 'u' } })}`, 'user.data': '#cloud-config\n' } }],
+    drives: [
+      {
+        device: '/dev/vdb',
+        label: 'CLOUDMD',
+        fsType: 'vfat',
+        files: {
+          'cloud.json': `\ufeff${JSON.stringify({ vm: { _id: 'bom', name: 'bom' }, netadp: [], additionalMetadata: { username: 'u' } })}`,
+          'user.data': '#cloud-config\n',
+        },
+      },
+    ],
     found: false,
   },
   {
     name: 'RbxCloud: user.data that is not UTF-8 fails the read',
     source: rbxCloudSource,
-    drives: [{ device: '/dev/vdb', label: 'CLOUDMD', fsType: 'vfat', files: { 'cloud.json': JSON.stringify({ vm: { _id: 'x', name: 'y' }, netadp: [] }) }, bytes: { 'user.data': Buffer.from([0xc3, 0x28]) } }],
+    drives: [
+      {
+        device: '/dev/vdb',
+        label: 'CLOUDMD',
+        fsType: 'vfat',
+        files: { 'cloud.json': JSON.stringify({ vm: { _id: 'x', name: 'y' }, netadp: [] }) },
+        bytes: { 'user.data': Buffer.from([0xc3, 0x28]) },
+      },
+    ],
     found: false,
   },
   {
     name: 'RbxCloud: cloud.json without netadp',
     source: rbxCloudSource,
-    drives: [{ device: '/dev/vdb', label: 'CLOUDMD', fsType: 'vfat', files: { 'cloud.json': '{"vm": {"_id": "x", "name": "y"}}' } }],
+    drives: [
+      {
+        device: '/dev/vdb',
+        label: 'CLOUDMD',
+        fsType: 'vfat',
+        files: { 'cloud.json': '{"vm": {"_id": "x", "name": "y"}}' },
+      },
+    ],
     found: false,
   },
   {
@@ -144,8 +236,20 @@ const CASES: MediaCase[] = [
     source: ibmCloudSource,
     rootFiles: { 'proc/xen/capabilities': '' },
     drives: [
-      { device: '/dev/xvdb', label: 'config-2', fsType: 'vfat', uuid: '1234-ABCD', files: { 'openstack/latest/meta_data.json': '{"uuid": "not-ibm"}' } },
-      { device: '/dev/xvdh', label: 'config-2', fsType: 'vfat', uuid: '9796-932E', fixture: 'sources/ibmcloud/os-code-drive' },
+      {
+        device: '/dev/xvdb',
+        label: 'config-2',
+        fsType: 'vfat',
+        uuid: '1234-ABCD',
+        files: { 'openstack/latest/meta_data.json': '{"uuid": "not-ibm"}' },
+      },
+      {
+        device: '/dev/xvdh',
+        label: 'config-2',
+        fsType: 'vfat',
+        uuid: '9796-932E',
+        fixture: 'sources/ibmcloud/os-code-drive',
+      },
     ],
     macs: { eth0: '06:c3:52:0a:11:aa' },
   },
@@ -159,27 +263,65 @@ const CASES: MediaCase[] = [
     name: 'IBMCloud OS-code: a random_seed with line breaks (Python skips them), uuid null',
     source: ibmCloudSource,
     rootFiles: { 'proc/xen/capabilities': '' },
-    drives: [{ device: '/dev/xvdh', label: 'config-2', fsType: 'vfat', uuid: '9796-932E', files: { 'openstack/latest/meta_data.json': JSON.stringify({ uuid: null, hostname: 'seedy', random_seed: 'a2lsbi1p\nYm0tcmFuZG9t\r\nLXNlZWQ=' }) } }],
+    drives: [
+      {
+        device: '/dev/xvdh',
+        label: 'config-2',
+        fsType: 'vfat',
+        uuid: '9796-932E',
+        files: {
+          'openstack/latest/meta_data.json': JSON.stringify({
+            uuid: null,
+            hostname: 'seedy',
+            random_seed: 'a2lsbi1p\nYm0tcmFuZG9t\r\nLXNlZWQ=',
+          }),
+        },
+      },
+    ],
   },
   {
     name: 'IBMCloud OS-code: a random_seed with bad padding fails the read',
     source: ibmCloudSource,
     rootFiles: { 'proc/xen/capabilities': '' },
-    drives: [{ device: '/dev/xvdh', label: 'config-2', fsType: 'vfat', uuid: '9796-932E', files: { 'openstack/latest/meta_data.json': JSON.stringify({ uuid: 'u', random_seed: 'a2lsbi1' }) } }],
+    drives: [
+      {
+        device: '/dev/xvdh',
+        label: 'config-2',
+        fsType: 'vfat',
+        uuid: '9796-932E',
+        files: { 'openstack/latest/meta_data.json': JSON.stringify({ uuid: 'u', random_seed: 'a2lsbi1' }) },
+      },
+    ],
     found: false,
   },
   {
     name: 'IBMCloud OS-code: meta_data.json that is not JSON fails the read',
     source: ibmCloudSource,
     rootFiles: { 'proc/xen/capabilities': '' },
-    drives: [{ device: '/dev/xvdh', label: 'config-2', fsType: 'vfat', uuid: '9796-932E', files: { 'openstack/latest/meta_data.json': '{"uuid": ' } }],
+    drives: [
+      {
+        device: '/dev/xvdh',
+        label: 'config-2',
+        fsType: 'vfat',
+        uuid: '9796-932E',
+        files: { 'openstack/latest/meta_data.json': '{"uuid": ' },
+      },
+    ],
     found: false,
   },
   {
     name: "IBMCloud OS-code without a hostname: v1.local_hostname is the machine's (25.1's get_hostname falls back to it, as 22.4's)",
     source: ibmCloudSource,
     rootFiles: { 'proc/xen/capabilities': '' },
-    drives: [{ device: '/dev/xvdh', label: 'config-2', fsType: 'vfat', uuid: '9796-932E', files: { 'openstack/latest/meta_data.json': '{"uuid": "no-name"}' } }],
+    drives: [
+      {
+        device: '/dev/xvdh',
+        label: 'config-2',
+        fsType: 'vfat',
+        uuid: '9796-932E',
+        files: { 'openstack/latest/meta_data.json': '{"uuid": "no-name"}' },
+      },
+    ],
   },
   {
     name: 'IBMCloud template, still provisioning: nothing',
@@ -192,14 +334,30 @@ const CASES: MediaCase[] = [
     name: 'IBMCloud OS-code: CONFIG-2 in capitals with a lower-case UUID, a uuid that is a number, no network_data.json',
     source: ibmCloudSource,
     rootFiles: { 'proc/xen/capabilities': '' },
-    drives: [{ device: '/dev/xvdh', label: 'CONFIG-2', fsType: 'vfat', uuid: '9796-932e', files: { 'openstack/latest/meta_data.json': '{"uuid": 1234, "hostname": "ibm-plain", "public_keys": {"a": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIbm a@ibm"}}' } }],
+    drives: [
+      {
+        device: '/dev/xvdh',
+        label: 'CONFIG-2',
+        fsType: 'vfat',
+        uuid: '9796-932e',
+        files: {
+          'openstack/latest/meta_data.json':
+            '{"uuid": 1234, "hostname": "ibm-plain", "public_keys": {"a": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIbm a@ibm"}}',
+        },
+      },
+    ],
   },
 ];
 
 interface Theirs {
   ok: boolean;
   error?: string | null;
-  instance_data?: { v1: Record<string, unknown>; ds: Record<string, unknown>; base64_encoded_keys: string[]; sensitive_keys: string[] };
+  instance_data?: {
+    v1: Record<string, unknown>;
+    ds: Record<string, unknown>;
+    base64_encoded_keys: string[];
+    sensitive_keys: string[];
+  };
   userdata_raw?: string | null;
   vendordata_raw?: string | null;
   network_config?: unknown;
@@ -209,7 +367,21 @@ interface Theirs {
 }
 
 /** The v1 keys a datasource decides (the rest describe the machine or the interpreter). */
-const V1_KEYS = ['availability-zone', 'availability_zone', 'cloud-name', 'cloud_id', 'cloud_name', 'instance-id', 'instance_id', 'local-hostname', 'local_hostname', 'platform', 'public_ssh_keys', 'region', 'subplatform'];
+const V1_KEYS = [
+  'availability-zone',
+  'availability_zone',
+  'cloud-name',
+  'cloud_id',
+  'cloud_name',
+  'instance-id',
+  'instance_id',
+  'local-hostname',
+  'local_hostname',
+  'platform',
+  'public_ssh_keys',
+  'region',
+  'subplatform',
+];
 const pick = (o: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
 const withoutDoc = ({ _doc: _, ...rest }: Record<string, unknown>) => rest;
 const b64 = (b: Uint8Array | undefined) => (b === undefined ? null : Buffer.from(b).toString('base64'));
@@ -225,7 +397,11 @@ function writeTree(dir: string, files: Record<string, string | Uint8Array>): voi
 function runCloudInit(rootfs: string, work: string, args: unknown): Theirs {
   const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
   const script = `set -e\nmount --bind ${q(work)} ${q(join(rootfs, INSIDE))}\nexec chroot ${q(rootfs)} /usr/bin/python3 -B ${INSIDE}/driver.py ${q(JSON.stringify(args))}`;
-  const r = spawnSync('unshare', ['--mount', '--propagation', 'private', '--net', '/bin/sh', '-c', script], { encoding: 'utf8', env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' }, timeout: 120_000 });
+  const r = spawnSync('unshare', ['--mount', '--propagation', 'private', '--net', '/bin/sh', '-c', script], {
+    encoding: 'utf8',
+    env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' },
+    timeout: 120_000,
+  });
   assert.equal(r.status, 0, `cloud-init's side failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as Theirs;
 }
@@ -247,10 +423,18 @@ function makeImage(d: FakeDrive, image: string): void {
 /** The image's files, unpacked again (what a mount would show 25.1), and the tags blkid reads from it. */
 function unpackImage(d: FakeDrive, image: string, into: string): FakeDrive {
   mkdirSync(into, { recursive: true });
-  const argv = d.fsType === 'iso9660' ? ['xorriso', '-osirrox', 'on', '-indev', image, '-extract', '/', into] : ['mcopy', '-s', '-n', '-i', image, '::/*', `${into}/`];
+  const argv =
+    d.fsType === 'iso9660'
+      ? ['xorriso', '-osirrox', 'on', '-indev', image, '-extract', '/', into]
+      : ['mcopy', '-s', '-n', '-i', image, '::/*', `${into}/`];
   const r = spawnSync(argv[0] as string, argv.slice(1), { encoding: 'utf8' });
   assert.equal(r.status, 0, `${argv.join(' ')}: ${r.stderr}`);
-  const tags = Object.fromEntries(spawnSync('blkid', ['-o', 'export', image], { encoding: 'utf8' }).stdout.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  const tags = Object.fromEntries(
+    spawnSync('blkid', ['-o', 'export', image], { encoding: 'utf8' })
+      .stdout.trim()
+      .split('\n')
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
   const fsType = tags.TYPE === 'iso9660' ? 'iso9660' : 'vfat';
   return { device: image, label: tags.LABEL ?? '', fsType, dir: into, ...(tags.UUID ? { uuid: tags.UUID } : {}) };
 }
@@ -260,8 +444,23 @@ for (const c of CASES) {
   const variants: Array<'folders' | 'images'> = c.drives.every((d) => d.label) ? ['folders', 'images'] : ['folders'];
   for (const variant of variants) {
     test(`${c.source.name} parity with cloud-init 25.1 (${variant}): ${c.name}`, async (t) => {
-      if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the Debian cloud-init rootfs')) return;
-      if (variant === 'images' && !need(t, ['mkfs.vfat', 'mcopy', 'genisoimage', 'xorriso', 'blkid'].every(hasCommand), 'mkfs.vfat, mcopy, genisoimage, xorriso and blkid make and unpack the images')) return;
+      if (
+        !need(
+          t,
+          isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'),
+          'needs root, unshare, chroot and debootstrap for the Debian cloud-init rootfs',
+        )
+      )
+        return;
+      if (
+        variant === 'images' &&
+        !need(
+          t,
+          ['mkfs.vfat', 'mcopy', 'genisoimage', 'xorriso', 'blkid'].every(hasCommand),
+          'mkfs.vfat, mcopy, genisoimage, xorriso and blkid make and unpack the images',
+        )
+      )
+        return;
       await compare(t, c, variant);
     });
   }
@@ -286,7 +485,9 @@ async function compare(t: TestContext, c: MediaCase, variant: 'folders' | 'image
   const images = variant === 'images' ? drives.map((_d, i) => join(work, 'img', `${i}.img`)) : [];
   if (images.length) mkdirSync(join(work, 'img'));
   for (const [i, img] of images.entries()) makeImage(drives[i] as FakeDrive, img);
-  const theirDrives = images.length ? images.map((img, i) => unpackImage(drives[i] as FakeDrive, img, join(work, 'unpacked', String(i)))) : drives;
+  const theirDrives = images.length
+    ? images.map((img, i) => unpackImage(drives[i] as FakeDrive, img, join(work, 'unpacked', String(i))))
+    : drives;
   const inside = (p: string) => INSIDE + p.slice(work.length);
   const theirs = runCloudInit(rootfs, work, {
     source: c.source.name,
@@ -300,7 +501,9 @@ async function compare(t: TestContext, c: MediaCase, variant: 'folders' | 'image
 
   const log = new Logger().for('test');
   const platform = new LinuxPlatform({ root, log });
-  const finder = images.length ? new ImageFilesFinder(images, log) : new FakeFinder(new LinuxPlatform({ root: '/', log }), drives);
+  const finder = images.length
+    ? new ImageFilesFinder(images, log)
+    : new FakeFinder(new LinuxPlatform({ root: '/', log }), drives);
   const ctx = { platform, log, kernelCmdline: '', dmi: c.dmi ?? {}, config: {}, finder, settings: {} };
   const ours = await c.source.crawl(ctx).then(
     (d) => d,
@@ -308,7 +511,9 @@ async function compare(t: TestContext, c: MediaCase, variant: 'folders' | 'image
   );
   if (c.found === false) {
     assert.equal(theirs.ok, false, 'cloud-init 25.1 does not find the source either');
-    t.diagnostic(`cloud-init: ${theirs.error ?? 'get_data() returned False'}; kiln: ${ours instanceof Error ? ours.message : ''}`);
+    t.diagnostic(
+      `cloud-init: ${theirs.error ?? 'get_data() returned False'}; kiln: ${ours instanceof Error ? ours.message : ''}`,
+    );
     assert.ok(ours instanceof Error, 'kiln finds no source');
     return;
   }
@@ -318,7 +523,12 @@ async function compare(t: TestContext, c: MediaCase, variant: 'folders' | 'image
 
   const doc = theirs.instance_data;
   assert.ok(doc, 'cloud-init wrote instance-data-sensitive.json');
-  const mine = buildInstanceData({ instance: data, distro: { name: 'debian', family: 'debian', version: '13', codename: 'trixie' }, mergedConfig: {}, systemConfig: {} });
+  const mine = buildInstanceData({
+    instance: data,
+    distro: { name: 'debian', family: 'debian', version: '13', codename: 'trixie' },
+    mergedConfig: {},
+    systemConfig: {},
+  });
   assert.deepEqual(pick(mine.v1 as Record<string, unknown>, V1_KEYS), pick(doc.v1, V1_KEYS), 'v1');
   assert.deepEqual(withoutDoc(mine.ds as Record<string, unknown>), withoutDoc(doc.ds), 'ds');
   assert.deepEqual(mine.base64_encoded_keys, doc.base64_encoded_keys, 'base64_encoded_keys');
@@ -334,5 +544,10 @@ async function compare(t: TestContext, c: MediaCase, variant: 'folders' | 'image
   const system = SYSTEM_CFG as unknown as ConfigMap;
   const merged = mergeSystemConfig(system, (data.sourceConfig ?? {}) as ConfigMap);
   assert.deepEqual(merged, theirs.merged, 'the datasource config over the system config');
-  if (c.source === rbxCloudSource) assert.deepEqual(rbxArpPairs(net?.config).map((p) => ['arping', '-c', '2', '-S', p.source, p.destination]), theirs.arping, 'gratuitous ARP');
+  if (c.source === rbxCloudSource)
+    assert.deepEqual(
+      rbxArpPairs(net?.config).map((p) => ['arping', '-c', '2', '-S', p.source, p.destination]),
+      theirs.arping,
+      'gratuitous ARP',
+    );
 }

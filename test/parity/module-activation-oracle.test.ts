@@ -23,16 +23,48 @@ for info in pkgutil.iter_modules(cloudinit.config.__path__):
     print(json.dumps([info.name[3:], sorted(meta.get("activate_by_schema_keys", []))]))
 `;
 
-test("every module kiln shares with cloud-init 25.1.4 is activated by the same config keys", (t) => {
-  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the trixie rootfs')) return;
+test('every module kiln shares with cloud-init 25.1.4 is activated by the same config keys', (t) => {
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'),
+      'needs root, unshare, chroot and debootstrap for the trixie rootfs',
+    )
+  )
+    return;
   const root = copyRootfs(tempDir(t, 'kiln-activation-'), { suite: 'trixie' });
   writeFileSync(join(root, 'tmp/activation.py'), PYTHON);
-  const r = spawnSync('unshare', ['--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, 'python3', '/tmp/activation.py'], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  const r = spawnSync(
+    'unshare',
+    [
+      '--uts',
+      '--ipc',
+      '--mount',
+      '--pid',
+      '--net',
+      '--fork',
+      '--kill-child',
+      'chroot',
+      root,
+      'python3',
+      '/tmp/activation.py',
+    ],
+    { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 },
+  );
   assert.equal(r.status, 0, r.stderr.slice(-3000));
-  const theirs = new Map(r.stdout.trim().split('\n').map((l) => JSON.parse(l) as [string, string[]]));
+  const theirs = new Map(
+    r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as [string, string[]]),
+  );
   const shared = MODULES.filter((m) => theirs.has(m.name));
-  // Guards the comparison itself: 25.1 has all but the few modules it dropped or never had (raspberry_pi, the rmc ones, rightscale).
-  assert.ok(shared.length >= 55, `only ${shared.length} of kiln's modules found in 25.1.4: ${[...theirs.keys()].join(' ')}`);
+  // Guards the comparison itself: 25.1 has all but the few modules it dropped or never had (raspberry_pi, the rmc ones,
+  // rightscale).
+  assert.ok(
+    shared.length >= 55,
+    `only ${shared.length} of kiln's modules found in 25.1.4: ${[...theirs.keys()].join(' ')}`,
+  );
   const wrong = shared.flatMap((m) => {
     const keys = JSON.stringify([...m.activateBy].sort());
     const want = JSON.stringify(theirs.get(m.name));

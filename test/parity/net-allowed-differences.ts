@@ -33,7 +33,10 @@ function dropRegion(text: string): string {
   }
 }
 
-/** In the projected instance-data.json: v1's availability zone (both spellings) emptied, as cloud-init's Hetzner leaves it. */
+/**
+ * In the projected instance-data.json: v1's availability zone (both spellings) emptied, as cloud-init's Hetzner leaves
+ * it.
+ */
 function dropAvailabilityZone(text: string): string {
   try {
     const doc = JSON.parse(text) as { v1?: Record<string, unknown> };
@@ -68,7 +71,10 @@ function dropFallbackDhcp6(text: string): string {
   return text.replace(/\n# control-alias (\S+)\niface \1 inet6 dhcp\n/, '');
 }
 
-/** The version and creation time in the header both write on files they create ("# Created by cloud-init v. 25.1.4 on <date>"). */
+/**
+ * The version and creation time in the header both write on files they create ("# Created by cloud-init v. 25.1.4 on
+ * <date>").
+ */
 function dropHeaderVersionAndTime(text: string): string {
   return text.replace(/^# Created by cloud-init v\. [\d.]+ on .*$/m, '# Created by cloud-init v. <version> on <time>');
 }
@@ -78,7 +84,9 @@ function sortLines(text: string): string {
   return text.split('\n').filter(Boolean).sort().join('\n');
 }
 
-/** The `#cloud-config` line cloud-init repeats at the start of the file it fetched from the kernel command line's URL. */
+/**
+ * The `#cloud-config` line cloud-init repeats at the start of the file it fetched from the kernel command line's URL.
+ */
 function undoubleCloudConfigHeader(text: string): string {
   return text.replace(/^#cloud-config#cloud-config/, '#cloud-config');
 }
@@ -88,56 +96,64 @@ export const NET_ALLOWED_DIFFERENCES: AllowedDifference[] = [
     path: /^\/run\/cloud-init\/instance-data\.json(@init-local)?$/,
     kinds: [],
     normalize: maskPythonVersion,
-    reason: 'v1.python_version names the interpreter (Python 3.13 for cloud-init 25.1, the Node runtime kiln is built on); every other v1 key and the ds block are compared',
+    reason:
+      'v1.python_version names the interpreter (Python 3.13 for cloud-init 25.1, the Node runtime kiln is built on); every other v1 key and the ds block are compared',
   },
   {
     path: /^\/run\/cloud-init\/instance-data\.json(@init-local)?$/,
     kinds: [],
     normalize: trimPublicKeyLineBreaks,
     seeds: /openstack/,
-    reason: "cloud-init 25.1 (as 22.4) lists OpenStack's public_keys values in v1.public_ssh_keys as meta_data.json gives them, a key's final line break included (normalize_pubkey_data does not strip); kiln lists each key without it. The same keys reach authorized_keys on both sides, and ds.meta_data keeps the raw values on both",
+    reason:
+      "cloud-init 25.1 (as 22.4) lists OpenStack's public_keys values in v1.public_ssh_keys as meta_data.json gives them, a key's final line break included (normalize_pubkey_data does not strip); kiln lists each key without it. The same keys reach authorized_keys on both sides, and ds.meta_data keeps the raw values on both",
   },
   {
     path: /^\/run\/cloud-init\/instance-data\.json(@init-local)?$/,
     kinds: [],
     normalize: dropRegion,
     seeds: /digitalocean|hetzner/,
-    reason: "cloud-init 25.1's (as 22.4's) DigitalOcean and Hetzner leave v1.region null (only their availability zone is set, from the metadata's region); kiln also names the region as v1.region (docs/datasources.md, 'Each source against cloud-init'). v1.availability_zone and the ds block are compared",
+    reason:
+      "cloud-init 25.1's (as 22.4's) DigitalOcean and Hetzner leave v1.region null (only their availability zone is set, from the metadata's region); kiln also names the region as v1.region (docs/datasources.md, 'Each source against cloud-init'). v1.availability_zone and the ds block are compared",
   },
   {
     path: /^\/run\/cloud-init\/instance-data\.json(@init-local)?$/,
     kinds: [],
     normalize: dropAvailabilityZone,
     seeds: /hetzner/,
-    reason: "cloud-init 25.1's (as 22.4's) Hetzner sets no availability zone; kiln takes v1.availability_zone from the metadata's availability-zone (docs/datasources.md). The metadata itself is compared in ds.meta_data",
+    reason:
+      "cloud-init 25.1's (as 22.4's) Hetzner sets no availability zone; kiln takes v1.availability_zone from the metadata's availability-zone (docs/datasources.md). The metadata itself is compared in ds.meta_data",
   },
   {
     path: /^\/run\/cloud-init\/instance-data\.json(@init-local)?$/,
     kinds: [],
     normalize: dropPrivateNetworks,
     seeds: /hetzner/,
-    reason: "kiln reads Hetzner's metadata/private-networks into ds.meta_data['private-networks'], which no cloud-init release up to 25.1 fetches (25.1's Hetzner source has no private-networks). The private networks are not in the rendered network on either side",
+    reason:
+      "kiln reads Hetzner's metadata/private-networks into ds.meta_data['private-networks'], which no cloud-init release up to 25.1 fetches (25.1's Hetzner source has no private-networks). The private networks are not in the rendered network on either side",
   },
   {
     path: /^\/etc\/network\/interfaces\.d\/50-cloud-init(@init-local)?$/,
     kinds: [],
     normalize: dropEniPythonDnsLine,
     seeds: /vmware/,
-    reason: "cloud-init 25.1 (as 22.4) writes a v2 interface's DNS in ENI as a Python dict (`dns {'nameservers': [...]}`), which ifupdown cannot read; kiln leaves the broken line out, the dns-nameservers line carries the same (docs/network.md; the same entry as test/parity/allowed-differences.ts)",
+    reason:
+      "cloud-init 25.1 (as 22.4) writes a v2 interface's DNS in ENI as a Python dict (`dns {'nameservers': [...]}`), which ifupdown cannot read; kiln leaves the broken line out, the dns-nameservers line carries the same (docs/network.md; the same entry as test/parity/allowed-differences.ts)",
   },
   {
     path: /^\/etc\/shadow$/,
     kinds: [],
     normalize: maskPasswordHashes,
     seeds: /exoscale|cloudstack/,
-    reason: "the password server's password is hashed with a random salt (both sides hand it to chpasswd, which picks yescrypt on trixie); the user, the change date and the no-expiry fields are still compared, and the case's expectations check a hash was set",
+    reason:
+      "the password server's password is hashed with a random salt (both sides hand it to chpasswd, which picks yescrypt on trixie); the user, the change date and the no-expiry fields are still compared, and the case's expectations check a hash was set",
   },
   {
     path: /^\/etc\/cloud\/cloud\.cfg\.d\/91_kernel_cmdline_url\.cfg$/,
     kinds: [],
     normalize: undoubleCloudConfigHeader,
     seeds: /maas-cmdline-url/,
-    reason: "cloud-init 25.1 (as 22.4) sniffs the answer's first 13 bytes for `#cloud-config` after readurl has already read the whole body (to log its length), so it writes those bytes twice (`#cloud-config#cloud-config` on the first line, still a YAML comment); kiln writes the answer as served. The rest of the file and its mode (0600) are compared",
+    reason:
+      "cloud-init 25.1 (as 22.4) sniffs the answer's first 13 bytes for `#cloud-config` after readurl has already read the whole body (to log its length), so it writes those bytes twice (`#cloud-config#cloud-config` on the first line, still a YAML comment); kiln writes the answer as served. The rest of the file and its mode (0600) are compared",
   },
   {
     path: /^\/etc\/network\/interfaces\.d\/50-cloud-init(@init-local)?$/,
@@ -151,12 +167,14 @@ export const NET_ALLOWED_DIFFERENCES: AllowedDifference[] = [
     path: /^\/etc\/sudoers\.d\/90-cloud-init-users$/,
     kinds: [],
     normalize: dropHeaderVersionAndTime,
-    reason: "the header carries the time the file was written (the two sides run at different times) and the writer's version: kiln names the release its boot follows as a whole (KILN_CLOUD_INIT_VERSION), as the whole-tree allow-list does",
+    reason:
+      "the header carries the time the file was written (the two sides run at different times) and the writer's version: kiln names the release its boot follows as a whole (KILN_CLOUD_INIT_VERSION), as the whole-tree allow-list does",
   },
   {
     path: /^\/(root|home\/[^/]+)\/\.ssh\/authorized_keys$/,
     kinds: [],
     normalize: sortLines,
-    reason: "cloud-init 25.1 (as 22.4) collects the keys in a Python set, so their order follows string hashing (the harness fixes PYTHONHASHSEED to 2, whose order differs from the metadata's in the Ec2 case, so this entry is exercised on every run); kiln keeps the metadata's order. The same keys with the same options are compared",
+    reason:
+      "cloud-init 25.1 (as 22.4) collects the keys in a Python set, so their order follows string hashing (the harness fixes PYTHONHASHSEED to 2, whose order differs from the metadata's in the Ec2 case, so this entry is exercised on every run); kiln keeps the metadata's order. The same keys with the same options are compared",
   },
 ];

@@ -74,7 +74,10 @@ export interface NetCase {
   ipv6: boolean;
   /** More NICs of the machine: each a veth whose cloud end holds cloudAddress (CIDR) and is up. */
   extraNics: Array<{ name: string; mac: string; cloudAddress: string }>;
-  /** Lines the machine's normalised addresses must hold on both sides after the stages ('eth1 inet 10.198.0.5/24 scope global'). */
+  /**
+   * Lines the machine's normalised addresses must hold on both sides after the stages ('eth1 inet 10.198.0.5/24 scope
+   * global').
+   */
   expectAddresses: string[];
   /**
    * The machine's kernel command line (`kernel_cmdline`), bind-mounted over /proc/cmdline in every stage of both
@@ -124,11 +127,18 @@ export function loadNetCases(dir = NET_CASES_DIR): NetCase[] {
       const d = join(dir, name);
       const c = JSON.parse(readFileSync(join(d, 'case.json'), 'utf8')) as CaseJson;
       if (!c.serve?.kind) throw caseError(name, 'case.json names no serve.kind');
-      if (!c.mac || !/^([0-9a-f]{2}:){5}[0-9a-f]{2}$/.test(c.mac)) throw caseError(name, 'case.json needs mac, lower-case aa:bb:cc:dd:ee:ff');
+      if (!c.mac || !/^([0-9a-f]{2}:){5}[0-9a-f]{2}$/.test(c.mac))
+        throw caseError(name, 'case.json needs mac, lower-case aa:bb:cc:dd:ee:ff');
       if (!c.datasource_list?.length) throw caseError(name, 'case.json needs a datasource_list');
-      if (c.init_address !== undefined) throw caseError(name, 'init_address is gone: "network_up": "dhclient" gives the init stage its network (a lease from the lab\'s udhcpd)');
-      if (c.network_up !== undefined && c.network_up !== 'dhclient') throw caseError(name, `network_up is "dhclient" or absent, not ${JSON.stringify(c.network_up)}`);
-      // serve.kind "none": a source with no metadata service on the link (VMware's guestinfo through a fake tool in rootfs/).
+      if (c.init_address !== undefined)
+        throw caseError(
+          name,
+          'init_address is gone: "network_up": "dhclient" gives the init stage its network (a lease from the lab\'s udhcpd)',
+        );
+      if (c.network_up !== undefined && c.network_up !== 'dhclient')
+        throw caseError(name, `network_up is "dhclient" or absent, not ${JSON.stringify(c.network_up)}`);
+      // serve.kind "none": a source with no metadata service on the link (VMware's guestinfo through a fake tool in
+      // rootfs/).
       if (c.serve.kind !== 'none' && !existsSync(join(d, 'tree'))) throw caseError(name, 'no tree/ folder to serve');
       const cfg = join(d, 'cloud.cfg');
       return {
@@ -136,7 +146,12 @@ export function loadNetCases(dir = NET_CASES_DIR): NetCase[] {
         dir: d,
         notes: c.notes ?? '',
         tree: join(d, 'tree'),
-        serve: { kind: c.serve.kind, args: c.serve.args ?? [], listen: c.serve.listen ?? '169.254.169.254:80', addresses: c.serve.addresses ?? ['169.254.169.254/32'] },
+        serve: {
+          kind: c.serve.kind,
+          args: c.serve.args ?? [],
+          listen: c.serve.listen ?? '169.254.169.254:80',
+          addresses: c.serve.addresses ?? ['169.254.169.254/32'],
+        },
         dmi: c.dmi ?? {},
         mac: c.mac,
         datasourceList: c.datasource_list,

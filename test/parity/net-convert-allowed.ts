@@ -21,7 +21,9 @@ type Yaml = Record<string, unknown>;
 
 /** Rewrites every device of the SECTIONS of a netplan file with EDIT (the file read and written as YAML). */
 function eachNetplanDevice(text: string, sections: readonly string[], edit: (device: Yaml) => void): string {
-  const doc = parseYaml(text, { version: '1.1', merge: true }) as { network?: Record<string, Record<string, Yaml> | undefined> };
+  const doc = parseYaml(text, { version: '1.1', merge: true }) as {
+    network?: Record<string, Record<string, Yaml> | undefined>;
+  };
   for (const section of sections) for (const device of Object.values(doc.network?.[section] ?? {})) edit(device);
   return stringifyYaml(doc, { version: '1.1' });
 }
@@ -29,7 +31,17 @@ function eachNetplanDevice(text: string, sections: readonly string[], edit: (dev
 const NETPLAN_FILE = '/etc/netplan/50-cloud-init.yaml';
 
 /** The bond and bridge parameters netplan's emitter writes as strings (its parser keeps them as text). */
-const NETPLAN_TEXT_PARAMETERS = ['mii-monitor-interval', 'up-delay', 'down-delay', 'arp-interval', 'learn-packet-interval', 'ageing-time', 'forward-delay', 'hello-time', 'max-age'];
+const NETPLAN_TEXT_PARAMETERS = [
+  'mii-monitor-interval',
+  'up-delay',
+  'down-delay',
+  'arp-interval',
+  'learn-packet-interval',
+  'ageing-time',
+  'forward-delay',
+  'hello-time',
+  'max-age',
+];
 
 export const ALLOWED_RENDER_DIFFERENCES: AllowedRenderDifference[] = [
   // 25.1 on Debian 13 writes netplan's file through netplan's Python API (netplan_api_write_yaml_file), which
@@ -61,7 +73,8 @@ export const ALLOWED_RENDER_DIFFERENCES: AllowedRenderDifference[] = [
     fix: (t) =>
       eachNetplanDevice(t, ['bonds', 'bridges'], (d) => {
         const params = d.parameters as Yaml | undefined;
-        for (const k of NETPLAN_TEXT_PARAMETERS) if (params && typeof params[k] === 'string' && /^\d+$/.test(params[k])) params[k] = Number(params[k]);
+        for (const k of NETPLAN_TEXT_PARAMETERS)
+          if (params && typeof params[k] === 'string' && /^\d+$/.test(params[k])) params[k] = Number(params[k]);
       }),
   },
   {
@@ -102,10 +115,18 @@ export const ALLOWED_RENDER_DIFFERENCES: AllowedRenderDifference[] = [
  * cloud-init's TEXT of PATH as ORACLE wrote it, with every entry for the case and renderer applied; USED collects
  * the entries that changed it.
  */
-export function applyAllowed(oracle: DebianSuite, caseName: string, renderer: RendererName, path: string, text: string, used: Set<number>): string {
+export function applyAllowed(
+  oracle: DebianSuite,
+  caseName: string,
+  renderer: RendererName,
+  path: string,
+  text: string,
+  used: Set<number>,
+): string {
   let want = text;
   ALLOWED_RENDER_DIFFERENCES.forEach((a, i) => {
-    if (a.oracle !== oracle || (a.case !== caseName && a.case !== '*') || a.renderer !== renderer || a.path !== path) return;
+    if (a.oracle !== oracle || (a.case !== caseName && a.case !== '*') || a.renderer !== renderer || a.path !== path)
+      return;
     const fixed = a.fix(want);
     if (fixed !== want) used.add(i);
     want = fixed;

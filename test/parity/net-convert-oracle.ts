@@ -48,7 +48,9 @@ function walk(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
 }
 
-/** net-convert for every case and renderer in ROOT (a private rootfs copy); throws with cloud-init's stderr on failure. */
+/**
+ * net-convert for every case and renderer in ROOT (a private rootfs copy); throws with cloud-init's stderr on failure.
+ */
 export function oracleNetConvert(root: string, cases: readonly NetCase[]): OracleRun[] {
   const work = join(root, 'tmp/parity');
   mkdirSync(work, { recursive: true });
@@ -62,26 +64,58 @@ export function oracleNetConvert(root: string, cases: readonly NetCase[]): Oracl
     for (const renderer of c.renderers) {
       let input = `${c.name}/${inputName}`;
       let kind: string = c.cliKind;
-      let macs = Object.entries(c.macs).map(([n, m]) => `-m ${n},${m}`).join(' ');
+      let macs = Object.entries(c.macs)
+        .map(([n, m]) => `-m ${n},${m}`)
+        .join(' ');
       if (c.cliKind === 'ec2') {
         const macsToNics = JSON.stringify(Object.fromEntries(Object.entries(c.macs).map(([n, m]) => [m, n])));
-        script.push(`python3 ec2-to-v2.py ${input} '${macsToNics}' ${renderer} > ${c.name}/ec2-${renderer}.yaml 2>>net-convert.log`);
+        script.push(
+          `python3 ec2-to-v2.py ${input} '${macsToNics}' ${renderer} > ${c.name}/ec2-${renderer}.yaml 2>>net-convert.log`,
+        );
         input = `${c.name}/ec2-${renderer}.yaml`;
         kind = 'yaml';
         macs = '';
       }
       const out = `out/${c.name}/${renderer}`;
-      script.push(`cloud-init devel net-convert -p ${input} -k ${kind} -d ${out} -D ${distroFor(c, renderer)} -O ${renderer} ${macs} 2>>net-convert.log`);
+      script.push(
+        `cloud-init devel net-convert -p ${input} -k ${kind} -d ${out} -D ${distroFor(c, renderer)} -O ${renderer} ${macs} 2>>net-convert.log`,
+      );
       // With python3-netplan present (as on Debian 13), 25.1 writes netplan's file through netplan's own API, which
       // puts it in the system's /etc/netplan whatever -d says: it is moved to where the other renderers' files are.
-      if (renderer === 'netplan') script.push(`if [ -e /etc/netplan/50-cloud-init.yaml ]; then mkdir -p ${out}/etc/netplan && mv /etc/netplan/50-cloud-init.yaml ${out}/etc/netplan/; fi`);
+      if (renderer === 'netplan')
+        script.push(
+          `if [ -e /etc/netplan/50-cloud-init.yaml ]; then mkdir -p ${out}/etc/netplan && mv /etc/netplan/50-cloud-init.yaml ${out}/etc/netplan/; fi`,
+        );
       pending.push({ c, renderer, out: join(work, out) });
     }
   }
   writeFileSync(join(work, 'run.sh'), `${script.join('\n')}\n`);
-  const r = spawnSync('unshare', ['--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, 'sh', '/tmp/parity/run.sh'], { encoding: 'utf8', timeout: 600_000 });
-  if (r.status !== 0) throw new Error(`cloud-init net-convert in the chroot failed: ${r.stderr}\n${readIfExists(join(work, 'net-convert.log')).slice(-3000)}`);
-  return pending.map(({ c, renderer, out }) => ({ c, renderer, files: new Map(walk(out).map((f) => [`/${relative(out, f)}`, readFileSync(f, 'utf8')])) }));
+  const r = spawnSync(
+    'unshare',
+    [
+      '--uts',
+      '--ipc',
+      '--mount',
+      '--pid',
+      '--net',
+      '--fork',
+      '--kill-child',
+      'chroot',
+      root,
+      'sh',
+      '/tmp/parity/run.sh',
+    ],
+    { encoding: 'utf8', timeout: 600_000 },
+  );
+  if (r.status !== 0)
+    throw new Error(
+      `cloud-init net-convert in the chroot failed: ${r.stderr}\n${readIfExists(join(work, 'net-convert.log')).slice(-3000)}`,
+    );
+  return pending.map(({ c, renderer, out }) => ({
+    c,
+    renderer,
+    files: new Map(walk(out).map((f) => [`/${relative(out, f)}`, readFileSync(f, 'utf8')])),
+  }));
 }
 
 function readIfExists(p: string): string {

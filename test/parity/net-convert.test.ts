@@ -21,7 +21,14 @@ import { oracleNetConvert } from './net-convert-oracle';
 const ORACLE: DebianSuite = 'trixie';
 
 test('kiln and cloud-init net-convert write the same files for every fixture', async (t) => {
-  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the Debian cloud-init rootfs')) return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'),
+      'needs root, unshare, chroot and debootstrap for the Debian cloud-init rootfs',
+    )
+  )
+    return;
   const allowedUsed = new Set<number>();
   const cases = loadCases();
   const suite = ORACLE;
@@ -39,24 +46,36 @@ test('kiln and cloud-init net-convert write the same files for every fixture', a
       const kiln = new Map(RENDERERS[renderer].render(ns, cfg).map((f) => [f.path, f.content]));
       // A file cloud-init did not write is excused by an entry that turns its absence ('') into kiln's file.
       const excused = new Map(theirs);
-      for (const path of kiln.keys()) if (!excused.has(path) && applyAllowed(suite, c.name, renderer, path, '', new Set()) !== '') excused.set(path, '');
+      for (const path of kiln.keys())
+        if (!excused.has(path) && applyAllowed(suite, c.name, renderer, path, '', new Set()) !== '')
+          excused.set(path, '');
       assert.deepEqual([...kiln.keys()].sort(), [...excused.keys()].sort(), 'the same set of files');
       for (const [path, text] of excused) {
         const want = applyAllowed(suite, c.name, renderer, path, text, allowedUsed);
         const got = kiln.get(path) as string;
         if (path.endsWith('.yaml')) {
           // YAML by meaning (PyYAML may use anchors for shared objects); and the header comment by text.
-          assert.deepEqual(parseYaml(got, { version: '1.1' }), parseYaml(want, { version: '1.1', merge: true }), `${path} (as YAML)`);
+          assert.deepEqual(
+            parseYaml(got, { version: '1.1' }),
+            parseYaml(want, { version: '1.1', merge: true }),
+            `${path} (as YAML)`,
+          );
           assert.equal(leadingComments(got), leadingComments(want), `${path} header`);
         } else assert.equal(got, want, path);
       }
     });
   }
   for (const [i, a] of ALLOWED_RENDER_DIFFERENCES.entries()) {
-    assert.ok(allowedUsed.has(i), `allow-list entry for ${a.oracle}'s ${a.case}/${a.renderer} ${a.path} no longer needed: cloud-init's output already matches, or no case of ${a.renderer} is compared with ${a.oracle}`);
+    assert.ok(
+      allowedUsed.has(i),
+      `allow-list entry for ${a.oracle}'s ${a.case}/${a.renderer} ${a.path} no longer needed: cloud-init's output already matches, or no case of ${a.renderer} is compared with ${a.oracle}`,
+    );
   }
 });
 
 function leadingComments(text: string): string {
-  return text.split('\n').filter((_line, i, all) => all.slice(0, i + 1).every((x) => x.startsWith('#') || x === '')).join('\n');
+  return text
+    .split('\n')
+    .filter((_line, i, all) => all.slice(0, i + 1).every((x) => x.startsWith('#') || x === ''))
+    .join('\n');
 }

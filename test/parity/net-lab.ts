@@ -28,9 +28,34 @@ export async function openNetLab(c: NetCase, kiln: string, dir: string): Promise
   });
   let output = '';
   const requestLog = join(dir, 'requests.log');
-  const netLab = { machine: lab.client, serverOutput: () => output, requests: () => readRequestLog(requestLog), close: lab.close };
+  const netLab = {
+    machine: lab.client,
+    serverOutput: () => output,
+    requests: () => readRequestLog(requestLog),
+    close: lab.close,
+  };
   if (c.serve.kind === 'none') return netLab;
-  const server = spawn('ip', ['netns', 'exec', lab.server, kiln, 'devel', 'serve-metadata', '--kind', c.serve.kind, '--dir', c.tree, '--listen', c.serve.listen, '--request-log', requestLog, ...c.serve.args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const server = spawn(
+    'ip',
+    [
+      'netns',
+      'exec',
+      lab.server,
+      kiln,
+      'devel',
+      'serve-metadata',
+      '--kind',
+      c.serve.kind,
+      '--dir',
+      c.tree,
+      '--listen',
+      c.serve.listen,
+      '--request-log',
+      requestLog,
+      ...c.serve.args,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const close = () => {
     if (server.exitCode === null) server.kill('SIGKILL');
     lab.close();
@@ -39,7 +64,10 @@ export async function openNetLab(c: NetCase, kiln: string, dir: string): Promise
   server.stderr?.on('data', (b: Buffer) => void (output += b.toString()));
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the ${c.serve.kind} metadata service did not start in 30 s: ${output}`)), 30_000);
+      const timer = setTimeout(
+        () => reject(new Error(`the ${c.serve.kind} metadata service did not start in 30 s: ${output}`)),
+        30_000,
+      );
       server.stdout?.on('data', () => {
         if (output.includes(c.serve.listen.replace(/:80$/, ''))) {
           clearTimeout(timer);
@@ -61,5 +89,8 @@ export async function openNetLab(c: NetCase, kiln: string, dir: string): Promise
 /** The lines of a `--request-log` file, parsed (none yet: empty). */
 function readRequestLog(path: string): Array<Record<string, unknown>> {
   if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }

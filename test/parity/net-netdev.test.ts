@@ -36,9 +36,22 @@ function parseIni(text: string): Ini {
 }
 
 test("kiln's .netdev files match what netplan generate makes from the same v2 input", (t) => {
-  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the Debian rootfs with netplan')) return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'),
+      'needs root, unshare, chroot and debootstrap for the Debian rootfs with netplan',
+    )
+  )
+    return;
   // v2-bond-undeclared-members is a config netplan refuses (a bond member no entry declares) and cloud-init renders.
-  const cases = loadCases().filter((c) => c.name !== 'v2-bond-undeclared-members' && c.kind === 'yaml' && /^\s*version:\s*2/m.test(readFileSync(c.input, 'utf8')) && /bonds:|bridges:|vlans:/.test(readFileSync(c.input, 'utf8')));
+  const cases = loadCases().filter(
+    (c) =>
+      c.name !== 'v2-bond-undeclared-members' &&
+      c.kind === 'yaml' &&
+      /^\s*version:\s*2/m.test(readFileSync(c.input, 'utf8')) &&
+      /bonds:|bridges:|vlans:/.test(readFileSync(c.input, 'utf8')),
+  );
   assert.ok(cases.length > 0, 'a v2 fixture with bonds, bridges or VLANs');
   const root = copyRootfs(tempDir(t, 'kiln-net-netdev-'));
   for (const c of cases) {
@@ -47,13 +60,22 @@ test("kiln's .netdev files match what netplan generate makes from the same v2 in
     rmSync(join(root, 'run/systemd'), { recursive: true, force: true });
     mkdirSync(join(root, 'etc/netplan'), { recursive: true });
     copyFileSync(c.input, join(root, 'etc/netplan/50-kiln-test.yaml'));
-    const r = spawnSync('unshare', ['--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, 'netplan', 'generate'], { encoding: 'utf8' });
+    const r = spawnSync(
+      'unshare',
+      ['--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, 'netplan', 'generate'],
+      { encoding: 'utf8' },
+    );
     assert.equal(r.status, 0, r.stderr);
     const dir = join(root, 'run/systemd/network');
-    const theirs = new Map(readdirSync(dir).filter((f) => f.endsWith('.netdev')).map((f) => [f.replace(/^10-netplan-|\.netdev$/g, ''), parseIni(readFileSync(join(dir, f), 'utf8'))]));
+    const theirs = new Map(
+      readdirSync(dir)
+        .filter((f) => f.endsWith('.netdev'))
+        .map((f) => [f.replace(/^10-netplan-|\.netdev$/g, ''), parseIni(readFileSync(join(dir, f), 'utf8'))]),
+    );
     const ns = parseNetworkInput('yaml', c.load());
     const mine = new Map(
-      RENDERERS.networkd.render(ns, rendererConfigFor('debian', 'networkd'))
+      RENDERERS.networkd
+        .render(ns, rendererConfigFor('debian', 'networkd'))
         .filter((f) => f.path.endsWith('.netdev'))
         .map((f) => [f.path.replace(/^.*10-cloud-init-|\.netdev$/g, ''), parseIni(f.content)]),
     );

@@ -1,6 +1,7 @@
 // What the network parity cases compare of a finished root: instance-data.json's v1 keys and ds metadata, the
 // hostname, users and their keys, the rendered network, the found datasource's name (status.json and
-// previous-datasource) and the config fetched from the kernel command line's URL, taken once after init-local and once after all stages.
+// previous-datasource) and the config fetched from the kernel command line's URL, taken once after init-local and once
+// after all stages.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,14 +30,26 @@ export const VIEW_FILES = [
 ];
 
 /** Files init-local must already have written: what the source found, and the network rendered before it starts. */
-export const INIT_LOCAL_FILES = ['/run/cloud-init/instance-data.json', '/var/lib/cloud/data/status.json', '/var/lib/cloud/data/previous-datasource', '/etc/network/interfaces.d/50-cloud-init', '/etc/netplan/50-cloud-init.yaml', '/etc/udev/rules.d/70-persistent-net.rules'];
+export const INIT_LOCAL_FILES = [
+  '/run/cloud-init/instance-data.json',
+  '/var/lib/cloud/data/status.json',
+  '/var/lib/cloud/data/previous-datasource',
+  '/etc/network/interfaces.d/50-cloud-init',
+  '/etc/netplan/50-cloud-init.yaml',
+  '/etc/udev/rules.d/70-persistent-net.rules',
+];
 
 /** The suffix marking a view entry taken right after init-local. */
 export const AFTER_INIT_LOCAL = '@init-local';
 
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+    );
   return value;
 }
 
@@ -70,13 +83,18 @@ export function projectStatus(text: string): string {
 export function snapshotView(root: string, files: string[] = VIEW_FILES, suffix = ''): Tree {
   const paths = [...files];
   if (files === VIEW_FILES && existsSync(join(root, 'home'))) {
-    for (const user of readdirSync(join(root, 'home')).sort()) paths.push(`/home/${user}/.ssh`, `/home/${user}/.ssh/authorized_keys`);
+    for (const user of readdirSync(join(root, 'home')).sort())
+      paths.push(`/home/${user}/.ssh`, `/home/${user}/.ssh/authorized_keys`);
   }
   const view: Tree = new Map();
   for (const path of paths) {
     if (!existsSync(join(root, path))) continue;
     const entry = readEntry(join(root, path));
-    const project = path.endsWith('/instance-data.json') ? projectInstanceData : path.endsWith('/status.json') ? projectStatus : undefined;
+    const project = path.endsWith('/instance-data.json')
+      ? projectInstanceData
+      : path.endsWith('/status.json')
+        ? projectStatus
+        : undefined;
     if (project && entry.text !== undefined) {
       entry.text = project(entry.text);
       entry.sha256 = createHash('sha256').update(entry.text).digest('hex');

@@ -11,8 +11,9 @@ import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { PARITY_SUITE } from './run-case';
 
 /**
- * 25.1's Init with only its surroundings replaced: the datasource is the real class whose detection and _get_data succeed (the
- * metadata "updated"; instance-data.json is not written), is_new_instance says no, the per-boot semaphore is given, and the distro records the render.
+ * 25.1's Init with only its surroundings replaced: the datasource is the real class whose detection and _get_data
+ * succeed (the metadata "updated"; instance-data.json is not written), is_new_instance says no, the per-boot semaphore
+ * is given, and the distro records the render.
  */
 const CLOUD_INIT_SIDE = `
 import importlib, json, sys, tempfile
@@ -65,14 +66,38 @@ const USER: Array<Record<string, unknown>> = [
 ];
 
 test("a later boot renders the network again exactly when cloud-init 25.1's apply_network_config does", (t) => {
-  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the Debian cloud-init rootfs')) return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'),
+      'needs root, unshare, chroot and debootstrap for the Debian cloud-init rootfs',
+    )
+  )
+    return;
   const rootfs = ensureDebianRootfs(PARITY_SUITE);
-  const cases = SOURCES.flatMap((source) => USER.flatMap((cfg) => [false, true].map((applied) => ({ source, cfg, applied }))));
-  const r = spawnSync('unshare', ['--net', 'chroot', rootfs, '/usr/bin/python3', '-B', '-c', CLOUD_INIT_SIDE, JSON.stringify(cases)], { encoding: 'utf8', env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' }, timeout: 120_000 });
+  const cases = SOURCES.flatMap((source) =>
+    USER.flatMap((cfg) => [false, true].map((applied) => ({ source, cfg, applied }))),
+  );
+  const r = spawnSync(
+    'unshare',
+    ['--net', 'chroot', rootfs, '/usr/bin/python3', '-B', '-c', CLOUD_INIT_SIDE, JSON.stringify(cases)],
+    { encoding: 'utf8', env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' }, timeout: 120_000 },
+  );
   assert.equal(r.status, 0, `cloud-init's side failed: ${r.stderr}`);
   const theirs = JSON.parse(r.stdout) as Array<[boolean, boolean]>;
-  const ours = cases.map((c): [boolean, boolean] => [bootNetworkEvent({ source: c.source, cfg: c.cfg, appliedThisBoot: c.applied }) !== undefined, updateEventEnabled({ source: c.source, cfg: c.cfg, event: 'hotplug' })]);
-  const table = (v: Array<[boolean, boolean]>) => cases.map((c, i) => `${c.source} ${JSON.stringify(c.cfg)} applied=${c.applied}: rendered ${v[i]?.[0]}, hotplug ${v[i]?.[1]}`);
+  const ours = cases.map((c): [boolean, boolean] => [
+    bootNetworkEvent({ source: c.source, cfg: c.cfg, appliedThisBoot: c.applied }) !== undefined,
+    updateEventEnabled({ source: c.source, cfg: c.cfg, event: 'hotplug' }),
+  ]);
+  const table = (v: Array<[boolean, boolean]>) =>
+    cases.map(
+      (c, i) =>
+        `${c.source} ${JSON.stringify(c.cfg)} applied=${c.applied}: rendered ${v[i]?.[0]}, hotplug ${v[i]?.[1]}`,
+    );
   assert.deepEqual(table(ours), table(theirs));
-  for (const column of [0, 1]) assert.ok(theirs.some((v) => v[column]) && theirs.some((v) => !v[column]), `both outcomes occur in column ${column}`);
+  for (const column of [0, 1])
+    assert.ok(
+      theirs.some((v) => v[column]) && theirs.some((v) => !v[column]),
+      `both outcomes occur in column ${column}`,
+    );
 });

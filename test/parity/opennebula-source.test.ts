@@ -80,7 +80,14 @@ function run(argv: string[]): void {
 
 /** The root's state before each side runs: the seed folder from the ISO, one physical NIC with the context's MAC. */
 function prepare(root: string, iso: string): void {
-  for (const p of ['var/lib/cloud', 'run/cloud-init', 'etc/network/interfaces.d/50-cloud-init', 'var/log/cloud-init.log', 'sys']) rmSync(join(root, p), { recursive: true, force: true });
+  for (const p of [
+    'var/lib/cloud',
+    'run/cloud-init',
+    'etc/network/interfaces.d/50-cloud-init',
+    'var/log/cloud-init.log',
+    'sys',
+  ])
+    rmSync(join(root, p), { recursive: true, force: true });
   mkdirSync(join(root, 'sys/class/net/eth0/device'), { recursive: true });
   writeFileSync(join(root, 'sys/class/net/eth0/address'), `${MAC}\n`);
   writeFileSync(join(root, 'sys/class/net/eth0/addr_assign_type'), '0\n');
@@ -93,8 +100,22 @@ function prepare(root: string, iso: string): void {
 }
 
 test('kiln reads an OpenNebula CONTEXT ISO as cloud-init 25.1 reads its context.sh', async (t) => {
-  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the Debian cloud-init rootfs')) return;
-  if (!need(t, hasCommand('genisoimage') && hasCommand('xorriso'), 'genisoimage and xorriso make and unpack the CONTEXT ISO')) return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'),
+      'needs root, unshare, chroot and debootstrap for the Debian cloud-init rootfs',
+    )
+  )
+    return;
+  if (
+    !need(
+      t,
+      hasCommand('genisoimage') && hasCommand('xorriso'),
+      'genisoimage and xorriso make and unpack the CONTEXT ISO',
+    )
+  )
+    return;
   const work = tempDir(t, 'kiln-one-parity-');
   const ctxDir = join(work, 'context');
   mkdirSync(ctxDir);
@@ -107,8 +128,14 @@ test('kiln reads an OpenNebula CONTEXT ISO as cloud-init 25.1 reads its context.
   const local = runStage(root, { name: 'init-local', args: ['init', '--local'] }, 120_000);
   assert.equal(local.code, 0, `cloud-init init --local failed: ${local.stderr}`);
   const docPath = join(root, 'run/cloud-init/instance-data-sensitive.json');
-  assert.ok(existsSync(docPath), `cloud-init found no datasource:\n${readIf(join(root, 'var/log/cloud-init.log'))?.slice(-3000)}`);
-  const theirs = JSON.parse(readFileSync(docPath, 'utf8')) as { v1: Record<string, unknown>; ds: { meta_data: Record<string, unknown> } };
+  assert.ok(
+    existsSync(docPath),
+    `cloud-init found no datasource:\n${readIf(join(root, 'var/log/cloud-init.log'))?.slice(-3000)}`,
+  );
+  const theirs = JSON.parse(readFileSync(docPath, 'utf8')) as {
+    v1: Record<string, unknown>;
+    ds: { meta_data: Record<string, unknown> };
+  };
   // Allowed (test/parity/allowed-differences.ts): 25.1, as 22.4, writes an interface's DNS also as a Python dict line
   // (`dns {'nameservers': …}`) ifupdown cannot read; kiln leaves it out.
   const theirEni = readIf(join(root, 'etc/network/interfaces.d/50-cloud-init'))?.replace(/^ {4}dns \{.*\n/gm, '');
@@ -120,7 +147,15 @@ test('kiln reads an OpenNebula CONTEXT ISO as cloud-init 25.1 reads its context.
   prepare(root, iso);
   const log = new Logger().for('test');
   const platform = new LinuxPlatform({ root, log });
-  const base: CrawlContext = { platform, log, kernelCmdline: '', dmi: {}, config: {}, finder: new FakeFinder(platform, []), settings: {} };
+  const base: CrawlContext = {
+    platform,
+    log,
+    kernelCmdline: '',
+    dmi: {},
+    config: {},
+    finder: new FakeFinder(platform, []),
+    settings: {},
+  };
   const fromSeed = await openNebulaSource.crawl(base);
   // The ISO itself, through kiln's ISO 9660 reader: the seed folder would hide it, as it does in 25.1.
   rmSync(join(root, OPENNEBULA_SEED_DIR), { recursive: true, force: true });
@@ -129,20 +164,33 @@ test('kiln reads an OpenNebula CONTEXT ISO as cloud-init 25.1 reads its context.
   const fromIso = await openNebulaSource.crawl(isoCtx);
   assert.equal(fromIso.subplatform, `config-disk (${iso})`);
 
-  for (const [name, data] of [['seed folder', fromSeed], ['ISO', fromIso]] as Array<[string, InstanceData]>) {
+  for (const [name, data] of [
+    ['seed folder', fromSeed],
+    ['ISO', fromIso],
+  ] as Array<[string, InstanceData]>) {
     assert.equal(data.instanceId, theirs.v1.instance_id, `${name}: instance_id`);
     assert.equal(shortLocalHostname(data.localHostname) ?? null, theirs.v1.local_hostname, `${name}: local_hostname`);
     assert.deepEqual(data.publicKeys, theirs.v1.public_ssh_keys, `${name}: public_ssh_keys`);
     assert.equal(data.cloudName, theirs.v1.cloud_name, `${name}: cloud_name`);
     assert.equal(data.platform, theirs.v1.platform, `${name}: platform`);
-    assert.equal(theirs.ds.meta_data[SH_IS_DASH.key], SH_IS_DASH.dash, `${name}: dash read $'…' literally (else the allowed difference is not needed)`);
+    assert.equal(
+      theirs.ds.meta_data[SH_IS_DASH.key],
+      SH_IS_DASH.dash,
+      `${name}: dash read $'…' literally (else the allowed difference is not needed)`,
+    );
     assert.equal(data.metadata?.[SH_IS_DASH.key], SH_IS_DASH.bash, `${name}: kiln reads $'…' as bash`);
-    assert.deepEqual(withoutKey(data.metadata ?? {}, SH_IS_DASH.key), withoutKey(theirs.ds.meta_data, SH_IS_DASH.key), `${name}: ds.meta_data (every variable context.sh set)`);
+    assert.deepEqual(
+      withoutKey(data.metadata ?? {}, SH_IS_DASH.key),
+      withoutKey(theirs.ds.meta_data, SH_IS_DASH.key),
+      `${name}: ds.meta_data (every variable context.sh set)`,
+    );
     assert.equal(text(data.userData), theirUserData, `${name}: user-data.txt`);
     const nc = data.networkConfig;
     assert.ok(nc, `${name}: a network config from ETH0_*`);
     const ns = parseNetworkInput('v2', { network: nc.config }, { macs: new Map([[MAC, 'eth0']]) });
-    const eni = RENDERERS.eni.render(ns, rendererConfigFor('debian', 'eni')).find((f) => f.path === '/etc/network/interfaces.d/50-cloud-init');
+    const eni = RENDERERS.eni
+      .render(ns, rendererConfigFor('debian', 'eni'))
+      .find((f) => f.path === '/etc/network/interfaces.d/50-cloud-init');
     assert.equal(eni?.content, theirEni, `${name}: the rendered ENI`);
   }
   assert.equal(fromSeed.subplatform, theirs.v1.subplatform, 'subplatform of the seed folder');

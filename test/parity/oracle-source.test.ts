@@ -56,8 +56,19 @@ print(json.dumps({"found": True, "address": ds.metadata_address, "metadata": ds.
 `;
 
 const MACS: Record<string, string> = { ens3: '02:00:17:05:d1:db', ens5: '02:00:17:0d:6b:be' };
-const NICS: NicFacts[] = Object.entries(MACS).map(([name, mac]) => ({ name, mac, driver: 'mlx5_core', isBridge: false, isBond: false, hasMaster: false, standbyFeature: false }));
-const KLIBC = { '/run/net-ens3.conf': "DEVICE='ens3'\nPROTO='dhcp'\nIPV4ADDR='10.0.0.8'\nIPV4NETMASK='255.255.255.0'\nIPV4BROADCAST='10.0.0.255'\nIPV4GATEWAY='10.0.0.1'\nIPV4DNS0='169.254.169.254'\nIPV4DNS1='0.0.0.0'\nHOSTNAME='kiln-oci-test'\nDNSDOMAIN='sub.vcn.oraclevcn.com'\nfilename=''\n" };
+const NICS: NicFacts[] = Object.entries(MACS).map(([name, mac]) => ({
+  name,
+  mac,
+  driver: 'mlx5_core',
+  isBridge: false,
+  isBond: false,
+  hasMaster: false,
+  standbyFeature: false,
+}));
+const KLIBC = {
+  '/run/net-ens3.conf':
+    "DEVICE='ens3'\nPROTO='dhcp'\nIPV4ADDR='10.0.0.8'\nIPV4NETMASK='255.255.255.0'\nIPV4BROADCAST='10.0.0.255'\nIPV4GATEWAY='10.0.0.1'\nIPV4DNS0='169.254.169.254'\nIPV4DNS1='0.0.0.0'\nHOSTNAME='kiln-oci-test'\nDNSDOMAIN='sub.vcn.oraclevcn.com'\nfilename=''\n",
+};
 
 const CASES: Array<{ name: string; tree: string; secondary: boolean; klibc: Record<string, string> }> = [
   { name: 'a VM on IMDS v2: every VNIC from the IMDS', tree: 'happy-v2', secondary: false, klibc: {} },
@@ -66,7 +77,12 @@ const CASES: Array<{ name: string; tree: string; secondary: boolean; klibc: Reco
   { name: 'iSCSI root: the initramfs config only', tree: 'happy-v2', secondary: false, klibc: KLIBC },
   { name: 'iSCSI root with configure_secondary_nics', tree: 'happy-v2', secondary: true, klibc: KLIBC },
   { name: 'no IMDS instance document (404 on v2 and v1)', tree: 'not-found', secondary: false, klibc: {} },
-  { name: 'IPv6: an IPv6-only primary VNIC and a dual-stack secondary', tree: 'ipv6-vnics', secondary: false, klibc: {} },
+  {
+    name: 'IPv6: an IPv6-only primary VNIC and a dual-stack secondary',
+    tree: 'ipv6-vnics',
+    secondary: false,
+    klibc: {},
+  },
 ];
 
 /**
@@ -75,11 +91,16 @@ const CASES: Array<{ name: string; tree: string; secondary: boolean; klibc: Reco
  * an IPv6 address claims a /24 of the IPv6 space as on-link, which breaks reaching it through the router).
  * Applied to cloud-init's answer; USED counts the cases it changed (it must still be needed).
  */
-const IPV6_PREFIX = { why: "kiln gives a secondary VNIC's IPv6 address its ipv6SubnetCidrBlock prefix; 25.1 the IPv4 subnet's", used: 0 };
+const IPV6_PREFIX = {
+  why: "kiln gives a secondary VNIC's IPv6 address its ipv6SubnetCidrBlock prefix; 25.1 the IPv4 subnet's",
+  used: 0,
+};
 
 function withKilnIpv6Prefixes(network: unknown, vnics: Array<Record<string, unknown>>): unknown {
   if (!network || typeof network !== 'object') return network;
-  const config = (network as { config: Array<{ mac_address?: string; subnets?: Array<{ type: string; address?: string }> }> }).config;
+  const config = (
+    network as { config: Array<{ mac_address?: string; subnets?: Array<{ type: string; address?: string }> }> }
+  ).config;
   const changed = config.map((entry) => {
     const vnic = vnics.find((v) => String(v.macAddr).toLowerCase() === entry.mac_address);
     const subnet = typeof vnic?.ipv6SubnetCidrBlock === 'string' ? vnic.ipv6SubnetCidrBlock : undefined;
@@ -98,27 +119,49 @@ function withKilnIpv6Prefixes(network: unknown, vnics: Array<Record<string, unkn
 /** python3 in the rootfs (chroot, the host's network), asynchronously: the mock answers from this process. */
 function runCloudInit(rootfs: string, args: unknown): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn('chroot', [rootfs, 'python3', '-', JSON.stringify(args)], { env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', PYTHONDONTWRITEBYTECODE: '1', LANG: 'C.UTF-8' } });
+    const child = spawn('chroot', [rootfs, 'python3', '-', JSON.stringify(args)], {
+      env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', PYTHONDONTWRITEBYTECODE: '1', LANG: 'C.UTF-8' },
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (b: Buffer) => void (out += b.toString()));
     child.stderr.on('data', (b: Buffer) => void (err += b.toString()));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`cloud-init's side failed (${code}): ${err}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`cloud-init's side failed (${code}): ${err}`)),
+    );
     child.stdin.end(CLOUD_INIT_SIDE);
   });
 }
 
 test("kiln's Oracle source reads the mock as cloud-init 25.1's DataSourceOracle does", async (t) => {
-  if (!need(t, isRoot() && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, chroot and debootstrap for the Debian cloud-init rootfs')) return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('chroot') && hasCommand('debootstrap'),
+      'needs root, chroot and debootstrap for the Debian cloud-init rootfs',
+    )
+  )
+    return;
   const rootfs = ensureDebianRootfs(PARITY_SUITE);
   const log = new Logger().for('test');
   for (const c of CASES) {
     const server = await startMetadataServer({ kind: 'oracle', dir: join(FIXTURES, 'sources/oracle', c.tree, 'tree') });
     try {
-      const theirs = JSON.parse(await runCloudInit(rootfs, { url: server.url, klibc: c.klibc, macs: MACS, secondary: c.secondary })) as Record<string, unknown>;
+      const theirs = JSON.parse(
+        await runCloudInit(rootfs, { url: server.url, klibc: c.klibc, macs: MACS, secondary: c.secondary }),
+      ) as Record<string, unknown>;
       const platform = new LinuxPlatform({ root: tempDir(t), log });
-      const crawl = oracleSource.crawl({ platform, log, kernelCmdline: '', dmi: { chassis_asset_tag: 'OracleCloud.com' }, config: {}, finder: new FakeFinder(platform), settings: { configure_secondary_nics: c.secondary, timeout: 2, max_wait: 3 }, baseUrl: server.url });
+      const crawl = oracleSource.crawl({
+        platform,
+        log,
+        kernelCmdline: '',
+        dmi: { chassis_asset_tag: 'OracleCloud.com' },
+        config: {},
+        finder: new FakeFinder(platform),
+        settings: { configure_secondary_nics: c.secondary, timeout: 2, max_wait: 3 },
+        baseUrl: server.url,
+      });
       if (theirs.found === false) {
         await assert.rejects(crawl, SourceError, `${c.name}: cloud-init finds no instance, nor must kiln`);
         continue;
@@ -128,9 +171,17 @@ test("kiln's Oracle source reads the mock as cloud-init 25.1's DataSourceOracle 
       assert.equal(data.subplatform, `metadata (${String(theirs.address)})`, c.name);
       assert.deepEqual(data.metadata, theirs.metadata, c.name);
       assert.deepEqual(data.publicKeys, theirs.keys, c.name);
-      assert.equal(data.userData === undefined ? null : Buffer.from(data.userData).toString('utf8'), theirs.userData, c.name);
-      const vnics = ((data.networkConfig?.config as { vnics?: Array<Record<string, unknown>> } | undefined)?.vnics ?? []);
-      assert.deepEqual(convertOracleNetwork(data.networkConfig?.config, NICS, c.klibc) ?? null, withKilnIpv6Prefixes(theirs.network, vnics), c.name);
+      assert.equal(
+        data.userData === undefined ? null : Buffer.from(data.userData).toString('utf8'),
+        theirs.userData,
+        c.name,
+      );
+      const vnics = (data.networkConfig?.config as { vnics?: Array<Record<string, unknown>> } | undefined)?.vnics ?? [];
+      assert.deepEqual(
+        convertOracleNetwork(data.networkConfig?.config, NICS, c.klibc) ?? null,
+        withKilnIpv6Prefixes(theirs.network, vnics),
+        c.name,
+      );
     } finally {
       await server.close();
     }

@@ -21,7 +21,13 @@ function selectedSeeds() {
 }
 
 function sandboxReady(): boolean {
-  return isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap') && hasCommand('/usr/bin/time');
+  return (
+    isRoot() &&
+    hasCommand('unshare') &&
+    hasCommand('chroot') &&
+    hasCommand('debootstrap') &&
+    hasCommand('/usr/bin/time')
+  );
 }
 
 const REASON = 'needs root, unshare, chroot, debootstrap and GNU time (/usr/bin/time) for the Debian rootfs sandboxes';
@@ -35,8 +41,7 @@ const use = new AllowListUse();
  * not counted) until kiln follows. Not an allow-list: nothing here is deliberate, and the hygiene test below fails
  * when a pending seed matches, so that it leaves this list.
  */
-const PENDING_25_1: Record<string, string> = {
-};
+const PENDING_25_1: Record<string, string> = {};
 
 /** Pending seeds whose trees matched 25.1's: they must leave PENDING_25_1. */
 const pendingMatched: string[] = [];
@@ -48,7 +53,9 @@ const pendingMatched: string[] = [];
  */
 const ORACLE_HASH_SEEDS = ['0', '2'] as const;
 
-test('oracle check: two runs of cloud-init itself differ only by what the allow-list explains', { timeout: 900_000 }, (t) => {
+test('oracle check: two runs of cloud-init itself differ only by what the allow-list explains', {
+  timeout: 900_000,
+}, (t) => {
   if (!need(t, sandboxReady(), REASON)) return;
   for (const c of loadSeeds().filter((s) => /^(04|05|20)-/.test(s.name))) {
     const work = tempDir(t, 'kiln-parity-');
@@ -74,19 +81,41 @@ test('parity: cloud-init 25.1.4 and kiln leave the same trees on every seed', { 
       try {
         const ci = runCaseOnSide(c, 'cloud-init', work);
         // A pending seed's expectations may be 22.4's; its trees are compared all the same.
-        if (!PENDING_25_1[c.name]) assert.deepEqual(ci.unmet, [], `the seed's own expectations fail under cloud-init itself: fix the seed ${c.name}`);
+        if (!PENDING_25_1[c.name])
+          assert.deepEqual(
+            ci.unmet,
+            [],
+            `the seed's own expectations fail under cloud-init itself: fix the seed ${c.name}`,
+          );
         const k = runCaseOnSide(c, { kilnBinary: kiln as string }, work);
         // Say it plainly when kiln found no instance at all: every difference below would follow from that.
-        assert.ok(k.tree.has('/var/lib/cloud/data/instance-id'), `kiln found no instance in the NoCloud seed of ${c.name}: ${k.boots.flat().map((s) => s.stderr.trim()).filter(Boolean).join('\n').slice(-600)}`);
+        assert.ok(
+          k.tree.has('/var/lib/cloud/data/instance-id'),
+          `kiln found no instance in the NoCloud seed of ${c.name}: ${k.boots
+            .flat()
+            .map((s) => s.stderr.trim())
+            .filter(Boolean)
+            .join('\n')
+            .slice(-600)}`,
+        );
         const diffs = compareTrees(ci.tree, k.tree, ALLOWED_DIFFERENCES, c.name);
         use.record(c.name, diffs);
         writeFileSync(join(reportDir, `${c.name}.txt`), `${formatDifferences(c.name, diffs)}\n`);
         const stages = k.boots.flat().filter((s) => s.code === 127 || s.code < 0);
-        assert.deepEqual(stages.map((s) => `${s.stage}: ${s.stderr.trim().slice(-300)}`), [], 'kiln stages could not run at all');
+        assert.deepEqual(
+          stages.map((s) => `${s.stage}: ${s.stderr.trim().slice(-300)}`),
+          [],
+          'kiln stages could not run at all',
+        );
         const left = diffs.filter((d) => !d.allowedBy);
-        if (PENDING_25_1[c.name] && left.length === 0 && k.unmet.length === ci.unmet.length) pendingMatched.push(c.name);
+        if (PENDING_25_1[c.name] && left.length === 0 && k.unmet.length === ci.unmet.length)
+          pendingMatched.push(c.name);
         assert.deepEqual(k.unmet, [], `kiln misses the seed's expectations (${c.notes})`);
-        assert.equal(left.length, 0, `unexplained differences (full list in .build/parity/${c.name}.txt):\n${formatDifferences(c.name, left)}`);
+        assert.equal(
+          left.length,
+          0,
+          `unexplained differences (full list in .build/parity/${c.name}.txt):\n${formatDifferences(c.name, left)}`,
+        );
       } finally {
         removeTree(work);
       }
@@ -96,11 +125,31 @@ test('parity: cloud-init 25.1.4 and kiln leave the same trees on every seed', { 
 
 test('allow-list hygiene: every entry (each kind it lists, its normaliser) excused a difference in the runs above', (t) => {
   if (!need(t, sandboxReady(), REASON)) return;
-  if (!need(t, builtBinary('kiln-linux-x64') !== undefined, 'dist/kiln-linux-x64 is not built, so no seed was compared')) return;
-  if (!need(t, !process.env.KILN_PARITY_SEEDS, 'KILN_PARITY_SEEDS runs only some seeds; entries for the others would look unused')) return;
-  const missing = loadSeeds().map((s) => s.name).filter((name) => !use.seeds.has(name));
-  assert.deepEqual(missing, [], 'seeds whose trees were never compared (see the failures above): the allow-list cannot be checked without them');
+  if (
+    !need(t, builtBinary('kiln-linux-x64') !== undefined, 'dist/kiln-linux-x64 is not built, so no seed was compared')
+  )
+    return;
+  if (
+    !need(
+      t,
+      !process.env.KILN_PARITY_SEEDS,
+      'KILN_PARITY_SEEDS runs only some seeds; entries for the others would look unused',
+    )
+  )
+    return;
+  const missing = loadSeeds()
+    .map((s) => s.name)
+    .filter((name) => !use.seeds.has(name));
+  assert.deepEqual(
+    missing,
+    [],
+    'seeds whose trees were never compared (see the failures above): the allow-list cannot be checked without them',
+  );
   assert.deepEqual(pendingMatched, [], 'pending seeds that now match cloud-init 25.1: remove them from PENDING_25_1');
   const unused = use.unused(ALLOWED_DIFFERENCES);
-  assert.deepEqual(unused, [], `allow-list entries no longer needed, or wider than needed: narrow or remove them in test/parity/allowed-differences.ts\n${unused.join('\n')}`);
+  assert.deepEqual(
+    unused,
+    [],
+    `allow-list entries no longer needed, or wider than needed: narrow or remove them in test/parity/allowed-differences.ts\n${unused.join('\n')}`,
+  );
 });

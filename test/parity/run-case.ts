@@ -42,7 +42,8 @@ export function checkExpectations(root: string, expect: Expectation[]): string[]
     if (e.absent) {
       if (text !== undefined) unmet.push(`${e.path} should not exist`);
     } else if (text === undefined) unmet.push(`${e.path} is missing`);
-    else if (e.contains !== undefined && !text.includes(e.contains)) unmet.push(`${e.path} does not contain ${JSON.stringify(e.contains)}`);
+    else if (e.contains !== undefined && !text.includes(e.contains))
+      unmet.push(`${e.path} does not contain ${JSON.stringify(e.contains)}`);
   }
   return unmet;
 }

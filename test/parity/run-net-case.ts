@@ -59,7 +59,12 @@ export async function runNetCaseOnSide(c: NetCase, side: Side, work: string, kil
   const lab = await openNetLab(c, kiln, join(work, `${name}-lab`));
   try {
     if (!c.ipv6) disableIpv6(lab.machine, 'eth0');
-    const net = { netns: lab.machine, dmiDir, ...(c.physicalNic ? { physicalNic: 'eth0' } : {}), ...(cmdlineFile ? { cmdlineFile } : {}) };
+    const net = {
+      netns: lab.machine,
+      dmiDir,
+      ...(c.physicalNic ? { physicalNic: 'eth0' } : {}),
+      ...(cmdlineFile ? { cmdlineFile } : {}),
+    };
     const [local, ...later] = STAGES;
     // A fixed hash seed makes cloud-init's set orders (authorized keys) the same on every run.
     const env: Record<string, string> = side === 'cloud-init' ? { PYTHONHASHSEED: '2' } : {};
@@ -79,9 +84,18 @@ export async function runNetCaseOnSide(c: NetCase, side: Side, work: string, kil
     for (const [path, entry] of snapshotView(root)) view.set(path, entry);
     if (c.activation) {
       const init = stages.find((s) => s.stage === 'init');
-      for (const [path, entry] of activationView(root, `${init?.stdout ?? ''}${init?.stderr ?? ''}`, machineAddresses(lab.machine))) view.set(path, entry);
+      for (const [path, entry] of activationView(
+        root,
+        `${init?.stdout ?? ''}${init?.stderr ?? ''}`,
+        machineAddresses(lab.machine),
+      ))
+        view.set(path, entry);
     }
-    const unmet = [...checkExpectations(root, c.expect), ...(c.activation ? unmetActivation(view, c.expectAddresses) : []), ...unmetRequests(lab.requests(), c.expectRequests)];
+    const unmet = [
+      ...checkExpectations(root, c.expect),
+      ...(c.activation ? unmetActivation(view, c.expectAddresses) : []),
+      ...unmetRequests(lab.requests(), c.expectRequests),
+    ];
     return { root, stages, view, unmet, server: lab.serverOutput() };
   } finally {
     lab.close();
@@ -89,7 +103,10 @@ export async function runNetCaseOnSide(c: NetCase, side: Side, work: string, kil
 }
 
 /** The case's expected requests that no logged request matches (every field given equal), described. */
-export function unmetRequests(logged: Array<Record<string, unknown>>, expected: Array<Record<string, string | number>>): string[] {
+export function unmetRequests(
+  logged: Array<Record<string, unknown>>,
+  expected: Array<Record<string, string | number>>,
+): string[] {
   return expected
     .filter((want) => !logged.some((r) => Object.entries(want).every(([k, v]) => r[k] === v)))
     .map((want) => `no request matching ${JSON.stringify(want)} reached the mock (it logged ${logged.length})`);
@@ -97,7 +114,11 @@ export function unmetRequests(logged: Array<Record<string, unknown>>, expected: 
 
 /** Turns IPv6 off on NIC in the machine's namespace (see NetCase.ipv6). */
 function disableIpv6(netns: string, nic: string): void {
-  const r = spawnSync('ip', ['netns', 'exec', netns, 'sh', '-c', `echo 1 > /proc/sys/net/ipv6/conf/${nic}/disable_ipv6`], { encoding: 'utf8' });
+  const r = spawnSync(
+    'ip',
+    ['netns', 'exec', netns, 'sh', '-c', `echo 1 > /proc/sys/net/ipv6/conf/${nic}/disable_ipv6`],
+    { encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(`could not turn IPv6 off on ${nic} in ${netns}: ${r.stderr}`);
 }
 
@@ -129,10 +150,29 @@ const LEASES = 'var/lib/dhcp/dhclient.eth0.leases';
  */
 async function bringUpEth0(root: string, netns: string): Promise<ChildProcess> {
   rmSync(join(root, LEASES), { force: true });
-  const child = spawn('ip', ['netns', 'exec', netns, 'chroot', root, '/sbin/dhclient', '-d', '-4', '-pf', '/run/dhclient.eth0.pid', '-lf', `/${LEASES}`, 'eth0'], { stdio: 'ignore' });
+  const child = spawn(
+    'ip',
+    [
+      'netns',
+      'exec',
+      netns,
+      'chroot',
+      root,
+      '/sbin/dhclient',
+      '-d',
+      '-4',
+      '-pf',
+      '/run/dhclient.eth0.pid',
+      '-lf',
+      `/${LEASES}`,
+      'eth0',
+    ],
+    { stdio: 'ignore' },
+  );
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    if (existsSync(join(root, LEASES)) && readFileSync(join(root, LEASES), 'utf8').includes('dhcp-server-identifier')) return child;
+    if (existsSync(join(root, LEASES)) && readFileSync(join(root, LEASES), 'utf8').includes('dhcp-server-identifier'))
+      return child;
     if (child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -41,7 +41,10 @@ export function prepareLaterBoot(root: string, c: ParityCase, boot: LaterBoot): 
   rmSync(join(root, 'run/cloud-init'), { recursive: true, force: true });
   const seed = join(root, SEED_DIR_IN_ROOT);
   if (boot.instanceId) {
-    const md = readFileSync(join(seed, 'meta-data'), 'utf8').replace(/^instance-id:.*$/m, `instance-id: ${boot.instanceId}`);
+    const md = readFileSync(join(seed, 'meta-data'), 'utf8').replace(
+      /^instance-id:.*$/m,
+      `instance-id: ${boot.instanceId}`,
+    );
     writeFileSync(join(seed, 'meta-data'), md);
   }
   if (boot.userData) copyFileSync(join(c.dir, boot.userData), join(seed, 'user-data'));
@@ -58,7 +61,11 @@ export function notAContainer(root: string): void {
   const program = join(root, 'usr/bin/systemd-detect-virt');
   if (!existsSync(program)) return;
   renameSync(program, `${program}.real`);
-  writeFileSync(program, '#!/bin/sh\nfor a in "$@"; do case "$a" in -c|--container) echo none; exit 1;; esac; done\nexec /usr/bin/systemd-detect-virt.real "$@"\n', { mode: 0o755 });
+  writeFileSync(
+    program,
+    '#!/bin/sh\nfor a in "$@"; do case "$a" in -c|--container) echo none; exit 1;; esac; done\nexec /usr/bin/systemd-detect-virt.real "$@"\n',
+    { mode: 0o755 },
+  );
 }
 
 /**
@@ -105,7 +112,22 @@ function physicalNicScript(r: string, nic: string): string[] {
  */
 function stageCommand(root: string, args: string[], net?: NetSandbox, program = '/usr/bin/cloud-init'): string[] {
   const cloudInit = `${program} ${args.join(' ')}`;
-  if (!net) return ['unshare', '--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', 'chroot', root, '/bin/sh', '-c', `mount -t proc proc /proc && exec ${cloudInit}`];
+  if (!net)
+    return [
+      'unshare',
+      '--uts',
+      '--ipc',
+      '--mount',
+      '--pid',
+      '--net',
+      '--fork',
+      '--kill-child',
+      'chroot',
+      root,
+      '/bin/sh',
+      '-c',
+      `mount -t proc proc /proc && exec ${cloudInit}`,
+    ];
   const r = shQuote(root);
   const script = [
     'set -e',
@@ -120,20 +142,42 @@ function stageCommand(root: string, args: string[], net?: NetSandbox, program = 
     `mount --bind ${shQuote(net.dmiDir)} ${r}/sys/class/dmi/id`,
     `exec chroot ${r} ${cloudInit}`,
   ].join('\n');
-  return ['ip', 'netns', 'exec', net.netns, 'unshare', '--uts', '--ipc', '--mount', '--pid', '--fork', '--kill-child', '/bin/sh', '-c', script];
+  return [
+    'ip',
+    'netns',
+    'exec',
+    net.netns,
+    'unshare',
+    '--uts',
+    '--ipc',
+    '--mount',
+    '--pid',
+    '--fork',
+    '--kill-child',
+    '/bin/sh',
+    '-c',
+    script,
+  ];
 }
 
 /**
  * Runs one stage of /usr/bin/cloud-init (whichever program that is in ROOT) in new namespaces, chrooted (see
  * stageCommand); /proc is mounted inside those namespaces only.
  */
-export function runStage(root: string, stage: { name: string; args: string[] }, timeoutMs = 300_000, env: Record<string, string> = {}, net?: NetSandbox): StageRun {
+export function runStage(
+  root: string,
+  stage: { name: string; args: string[] },
+  timeoutMs = 300_000,
+  env: Record<string, string> = {},
+  net?: NetSandbox,
+): StageRun {
   const timeFile = join(root, '..', `.time-${process.pid}-${Date.now()}`);
-  const r = spawnSync(
-    '/usr/bin/time',
-    ['-f', '%e %M', '-o', timeFile, ...stageCommand(root, stage.args, net)],
-    { encoding: 'utf8', timeout: timeoutMs, env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8', ...env }, maxBuffer: 64 * 1024 * 1024 },
-  );
+  const r = spawnSync('/usr/bin/time', ['-f', '%e %M', '-o', timeFile, ...stageCommand(root, stage.args, net)], {
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8', ...env },
+    maxBuffer: 64 * 1024 * 1024,
+  });
   let wallMs = NaN;
   let maxRssKb = NaN;
   try {
@@ -145,12 +189,20 @@ export function runStage(root: string, stage: { name: string; args: string[] }, 
     /* the time file is missing when the command could not start; code says why */
   }
   rmSync(timeFile, { force: true });
-  return { stage: stage.name, code: r.status ?? -1, wallMs, maxRssKb, stderr: `${r.stderr ?? ''}${r.error ? String(r.error) : ''}`, stdout: r.stdout ?? '' };
+  return {
+    stage: stage.name,
+    code: r.status ?? -1,
+    wallMs,
+    maxRssKb,
+    stderr: `${r.stderr ?? ''}${r.error ? String(r.error) : ''}`,
+    stdout: r.stdout ?? '',
+  };
 }
 
 /**
  * What Debian's networking.service does between init-local and init at boot, `ifup -a` (ifupdown's), in the sandbox a
- * stage of NET runs in: the interfaces init-local's rendered config marks `auto` come up (dhclient leases on DHCP ones).
+ * stage of NET runs in: the interfaces init-local's rendered config marks `auto` come up (dhclient leases on DHCP
+ * ones).
  */
 export function runDistroNetworking(root: string, net: NetSandbox, timeoutMs = 120_000): StageRun {
   const t0 = Date.now();
@@ -160,7 +212,13 @@ export function runDistroNetworking(root: string, net: NetSandbox, timeoutMs = 1
     timeout: timeoutMs,
     env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' },
   });
-  return { stage: 'networking (ifup -a)', code: r.status ?? -1, wallMs: Date.now() - t0, maxRssKb: NaN, stderr: `${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
+  return {
+    stage: 'networking (ifup -a)',
+    code: r.status ?? -1,
+    wallMs: Date.now() - t0,
+    maxRssKb: NaN,
+    stderr: `${r.stderr ?? ''}${r.error ? String(r.error) : ''}`,
+  };
 }
 
 /**

@@ -48,6 +48,14 @@ export function loadSeeds(dir = SEEDS_DIR): ParityCase[] {
       if (ud) files.userData = ud;
       if (vd) files.vendorData = vd;
       if (nc) files.networkConfig = nc;
-      return { name, dir: d, notes: c.notes ?? '', modules: c.modules ?? [], laterBoots: c.laterBoots ?? [], expect: c.expect ?? [], files };
+      return {
+        name,
+        dir: d,
+        notes: c.notes ?? '',
+        modules: c.modules ?? [],
+        laterBoots: c.laterBoots ?? [],
+        expect: c.expect ?? [],
+        files,
+      };
     });
 }

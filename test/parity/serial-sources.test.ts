@@ -1,7 +1,18 @@
-// Parity: Debian 13's cloud-init 25.1 (pyserial on a pty bound over /dev/ttyS1 in its sandbox) and kiln's SmartOS and CloudSigma sources read the same fake host: instance data, user and vendor data, the files SmartOS writes, the rendered ENI.
+// Parity: Debian 13's cloud-init 25.1 (pyserial on a pty bound over /dev/ttyS1 in its sandbox) and kiln's SmartOS and
+// CloudSigma sources read the same fake host: instance data, user and vendor data, the files SmartOS writes, the
+// rendered ENI.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { rendererConfigFor } from '../../src/net/distro-renderer-configs';
@@ -37,13 +48,18 @@ const SMARTOS_KEYS: Record<string, string> = {
   'sdc:operator-script': '#!/bin/sh\necho operator\n',
   'sdc:dns_domain': 'example',
   // No MAC: cloud-init 25.1 (as 22.4) stops init-local when a MAC in the network config is not on the machine.
-  'sdc:nics': JSON.stringify([{ interface: 'net0', gateways: ['192.0.2.1'], ips: ['192.0.2.26/24'], mtu: 1500, primary: true }]),
+  'sdc:nics': JSON.stringify([
+    { interface: 'net0', gateways: ['192.0.2.1'], ips: ['192.0.2.26/24'], mtu: 1500, primary: true },
+  ]),
   'sdc:resolvers': JSON.stringify(['192.0.2.53']),
   'sdc:routes': JSON.stringify([{ linklocal: false, dst: '198.51.100.0/24', gateway: '192.0.2.3' }]),
 };
 const SERVER_CONTEXT = {
   cpu: 1000,
-  meta: { ssh_public_key: 'ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAAAgQC1 sigma@example', 'cloudinit-user-data': '#cloud-config\nfinal_message: sigma\n' },
+  meta: {
+    ssh_public_key: 'ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAAAgQC1 sigma@example',
+    'cloudinit-user-data': '#cloud-config\nfinal_message: sigma\n',
+  },
   name: 'sigma_server',
   uuid: '65b2fb23-8c03-4187-a3ba-8b7c919e8890',
   vnc_password: '9e84d6cb49e46379',
@@ -71,7 +87,12 @@ const CASES: Case[] = [
       const h = await startSmartOsHost({ dir: join(dir, 'keys'), socketPath: socket });
       return h.close;
     },
-    files: [`var/lib/cloud/instances/${IID}/data/user-script`, `var/lib/cloud/instances/${IID}/data/operator-script`, 'var/db/mdata-user-data', 'var/db/user-script'],
+    files: [
+      `var/lib/cloud/instances/${IID}/data/user-script`,
+      `var/lib/cloud/instances/${IID}/data/operator-script`,
+      'var/db/mdata-user-data',
+      'var/db/user-script',
+    ],
   },
   {
     name: 'CloudSigma: the server context over /dev/ttyS1',
@@ -99,7 +120,16 @@ function fileState(root: string, rel: string): string | undefined {
 }
 
 function prepare(root: string, c: Case): void {
-  for (const p of ['var/lib/cloud', 'run/cloud-init', 'var/db', 'etc/network/interfaces.d/50-cloud-init', 'var/log/cloud-init.log', 'dev/ttyS1', 'sys']) rmSync(join(root, p), { recursive: true, force: true });
+  for (const p of [
+    'var/lib/cloud',
+    'run/cloud-init',
+    'var/db',
+    'etc/network/interfaces.d/50-cloud-init',
+    'var/log/cloud-init.log',
+    'dev/ttyS1',
+    'sys',
+  ])
+    rmSync(join(root, p), { recursive: true, force: true });
   mkdirSync(join(root, 'sys/class/dmi/id'), { recursive: true });
   for (const [k, v] of Object.entries(c.dmi)) writeFileSync(join(root, 'sys/class/dmi/id', k), `${v}\n`);
   writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/90-kiln-parity.cfg'), `datasource_list: [${c.source.name}, None]\n`);
@@ -114,10 +144,14 @@ function cloudInitStage(root: string, slave: string, args: string[]): Promise<{ 
   writeFileSync(join(root, 'dev/ttyS1'), '');
   const script = `set -e\nmount --bind ${q(slave)} ${q(join(root, 'dev/ttyS1'))}\nexec chroot ${q(root)} /bin/sh -c 'mount -t proc proc /proc && exec /usr/bin/cloud-init ${args.join(' ')}'`;
   return new Promise((resolve, reject) => {
-    const child = spawn('unshare', ['--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', '/bin/sh', '-c', script], {
-      env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      'unshare',
+      ['--uts', '--ipc', '--mount', '--pid', '--net', '--fork', '--kill-child', '/bin/sh', '-c', script],
+      {
+        env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => void (stderr += c.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
@@ -130,7 +164,14 @@ function cloudInitStage(root: string, slave: string, args: string[]): Promise<{ 
 }
 
 test('kiln reads SmartOS and CloudSigma serial hosts as cloud-init 25.1 does', async (t) => {
-  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the Debian cloud-init rootfs')) return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'),
+      'needs root, unshare, chroot and debootstrap for the Debian cloud-init rootfs',
+    )
+  )
+    return;
   const skip = ptySkipReason();
   if (!need(t, skip === undefined, skip ?? '')) return;
   const root = copyRootfs(tempDir(t, 'kiln-serial-parity-'), { suite: PARITY_SUITE });
@@ -149,11 +190,25 @@ test('kiln reads SmartOS and CloudSigma serial hosts as cloud-init 25.1 does', a
 
       prepare(root, c);
       const local = await cloudInitStage(root, pty.slave, ['init', '--local']);
-      assert.equal(local.code, 0, `cloud-init init --local failed: ${local.stderr}\n${readIf(join(root, "var/log/cloud-init.log"))?.slice(-6000)}`);
+      assert.equal(
+        local.code,
+        0,
+        `cloud-init init --local failed: ${local.stderr}\n${readIf(join(root, 'var/log/cloud-init.log'))?.slice(-6000)}`,
+      );
       const docPath = join(root, 'run/cloud-init/instance-data-sensitive.json');
-      assert.ok(existsSync(docPath), `cloud-init found no datasource:\n${readIf(join(root, 'var/log/cloud-init.log'))?.slice(-4000)}`);
-      const theirs = JSON.parse(readFileSync(docPath, 'utf8')) as { v1: Record<string, unknown>; ds: { meta_data: Record<string, unknown> } };
-      assert.equal(theirs.v1.platform, c.source === smartOsSource ? 'joyent' : 'cloudsigma', `cloud-init used ${String(theirs.v1.platform)}`);
+      assert.ok(
+        existsSync(docPath),
+        `cloud-init found no datasource:\n${readIf(join(root, 'var/log/cloud-init.log'))?.slice(-4000)}`,
+      );
+      const theirs = JSON.parse(readFileSync(docPath, 'utf8')) as {
+        v1: Record<string, unknown>;
+        ds: { meta_data: Record<string, unknown> };
+      };
+      assert.equal(
+        theirs.v1.platform,
+        c.source === smartOsSource ? 'joyent' : 'cloudsigma',
+        `cloud-init used ${String(theirs.v1.platform)}`,
+      );
       const theirEni = readIf(join(root, 'etc/network/interfaces.d/50-cloud-init'));
       const theirFiles = Object.fromEntries(c.files.map((f) => [f, fileState(root, f)]));
       const init = await cloudInitStage(root, pty.slave, ['init']);
@@ -166,7 +221,15 @@ test('kiln reads SmartOS and CloudSigma serial hosts as cloud-init 25.1 does', a
       mkdirSync(join(root, 'dev'), { recursive: true });
       symlinkSync(pty.slave, join(root, 'dev/ttyS1'));
       const platform = new LinuxPlatform({ root, log, loadKoffi: testKoffi });
-      const ctx: CrawlContext = { platform, log, kernelCmdline: '', dmi: c.dmi, config: {}, finder: new FakeFinder(platform, []), settings: { serial_timeout: 10 } };
+      const ctx: CrawlContext = {
+        platform,
+        log,
+        kernelCmdline: '',
+        dmi: c.dmi,
+        config: {},
+        finder: new FakeFinder(platform, []),
+        settings: { serial_timeout: 10 },
+      };
       assert.equal(await c.source.detect(ctx), true, 'kiln detects it');
       const data: InstanceData = await c.source.crawl(ctx);
 
@@ -180,10 +243,16 @@ test('kiln reads SmartOS and CloudSigma serial hosts as cloud-init 25.1 does', a
       assert.deepEqual(data.metadata, theirs.ds.meta_data, 'ds.meta_data');
       assert.equal(text(data.userData) ?? '', theirUserData ?? '', 'user-data.txt');
       assert.equal(text(data.vendorData) ?? '', theirVendorData ?? '', 'vendor-data.txt');
-      assert.deepEqual(Object.fromEntries(c.files.map((f) => [f, fileState(root, f)])), theirFiles, 'the files the crawl writes');
+      assert.deepEqual(
+        Object.fromEntries(c.files.map((f) => [f, fileState(root, f)])),
+        theirFiles,
+        'the files the crawl writes',
+      );
       if (data.networkConfig) {
         const ns = parseNetworkInput('v1', { network: data.networkConfig.config }, {});
-        const eni = RENDERERS.eni.render(ns, rendererConfigFor('debian', 'eni')).find((f) => f.path === '/etc/network/interfaces.d/50-cloud-init');
+        const eni = RENDERERS.eni
+          .render(ns, rendererConfigFor('debian', 'eni'))
+          .find((f) => f.path === '/etc/network/interfaces.d/50-cloud-init');
         assert.equal(eni?.content, theirEni, 'the rendered ENI');
       } else assert.equal(theirEni, undefined, 'no network config on either side');
     });

@@ -25,7 +25,19 @@ export type Tree = Map<string, TreeEntry>;
  * Folders never walked: kernel file systems, the OS's own programs and package state, logs, and /tmp and
  * /var/tmp (other tests leave temporary folders in the shared cached rootfs; no seed writes there).
  */
-export const NOT_WALKED = ['/proc', '/sys', '/dev', '/usr', '/boot', '/tmp', '/var/tmp', '/var/lib/dpkg', '/var/lib/apt', '/var/log', '/var/lib/systemd/deb-systemd-helper-enabled'];
+export const NOT_WALKED = [
+  '/proc',
+  '/sys',
+  '/dev',
+  '/usr',
+  '/boot',
+  '/tmp',
+  '/var/tmp',
+  '/var/lib/dpkg',
+  '/var/lib/apt',
+  '/var/log',
+  '/var/lib/systemd/deb-systemd-helper-enabled',
+];
 
 /**
  * Folders of which only the named children are walked. Of the caches, only debconf's database: the
@@ -38,7 +50,10 @@ const MAX_TEXT = 256 * 1024;
 /** Files whose recorded text and hash leave out what the clock decides (dateChangesOfThisRun). */
 const CLOCK_DATED = /\/etc\/shadow-?$/;
 
-/** One file system entry as the snapshot records it (the path must exist; lstat, so a symlink is not followed; CLOCK_DATED files normalised). */
+/**
+ * One file system entry as the snapshot records it (the path must exist; lstat, so a symlink is not followed;
+ * CLOCK_DATED files normalised).
+ */
 export function readEntry(host: string): TreeEntry {
   const st = lstatSync(host);
   const base = { mode: st.mode & 0o7777, uid: st.uid, gid: st.gid, size: st.size };
@@ -55,7 +70,11 @@ export function readEntry(host: string): TreeEntry {
   return entry;
 }
 
-export function snapshotTree(root: string, skip: string[] = NOT_WALKED, only: Record<string, string[]> = ONLY_WALKED): Tree {
+export function snapshotTree(
+  root: string,
+  skip: string[] = NOT_WALKED,
+  only: Record<string, string[]> = ONLY_WALKED,
+): Tree {
   const tree: Tree = new Map();
   const walk = (rel: string) => {
     let names: string[];

@@ -34,8 +34,30 @@ test('new ids: above the highest regular id, below the lowest system id, a free 
 
 test('subordinate ranges: the first hole that fits, in range order', () => {
   assert.equal(freeSubordinateRange([], 100000, 600100000, 65536), 100000);
-  assert.equal(freeSubordinateRange([{ start: 165536, count: 65536 }, { start: 100000, count: 65536 }], 100000, 600100000, 65536), 231072);
-  assert.equal(freeSubordinateRange([{ start: 100000, count: 10 }, { start: 300000, count: 10 }], 100000, 600100000, 65536), 100010);
+  assert.equal(
+    freeSubordinateRange(
+      [
+        { start: 165536, count: 65536 },
+        { start: 100000, count: 65536 },
+      ],
+      100000,
+      600100000,
+      65536,
+    ),
+    231072,
+  );
+  assert.equal(
+    freeSubordinateRange(
+      [
+        { start: 100000, count: 10 },
+        { start: 300000, count: 10 },
+      ],
+      100000,
+      600100000,
+      65536,
+    ),
+    100010,
+  );
   assert.equal(freeSubordinateRange([{ start: 100000, count: 65536 }], 100000, 165535, 65536), undefined);
 });
 
@@ -43,7 +65,10 @@ test('a colon file keeps what it does not change, byte for byte', () => {
   const f = new ColonFile('# comment\nroot:x:0:0:root:/root:/bin/bash\n\nbin:x:2:2::/bin:/usr/sbin/nologin\n');
   assert.ok(f.replace(['bin', 'x', '2', '2', 'bin', '/bin', '/bin/false']));
   f.append(['new', 'x', '1000', '1000', '', '/home/new', '/bin/sh']);
-  assert.equal(f.text(), '# comment\nroot:x:0:0:root:/root:/bin/bash\n\nbin:x:2:2:bin:/bin:/bin/false\nnew:x:1000:1000::/home/new:/bin/sh\n');
+  assert.equal(
+    f.text(),
+    '# comment\nroot:x:0:0:root:/root:/bin/bash\n\nbin:x:2:2:bin:/bin:/bin/false\nnew:x:1000:1000::/home/new:/bin/sh\n',
+  );
   assert.equal(new ColonFile('').text(), '');
 });
 
@@ -55,7 +80,10 @@ test("the lock waits for a live holder, and takes over a dead holder's lock", as
   t.after(() => holder.kill());
   writeFileSync(`${file}.lock`, `${holder.pid}\0`);
   let waits = 0;
-  await assert.rejects(lockAccountFiles([file], async () => void waits++), /held by a running process/);
+  await assert.rejects(
+    lockAccountFiles([file], async () => void waits++),
+    /held by a running process/,
+  );
   assert.equal(waits, 14, 'fifteen tries, a pause between each');
   holder.kill();
   await new Promise((r) => holder.once('exit', r));
@@ -83,7 +111,8 @@ test('a lock this process holds is shared, and the file stays until its last hol
   assert.ok(!existsSync(`${file}.lock`));
 });
 
-const HASH = '$6$rounds=4096$saltsalt$3xwDn5b9lI1Ay1y0S4wRZmtQhM1hB8y1SJhfo7qHuWeOhd/bqjT0Sm6qGJpvlcIVQ5LL8u1Hy1l1y0iBoe5Tq.';
+const HASH =
+  '$6$rounds=4096$saltsalt$3xwDn5b9lI1Ay1y0S4wRZmtQhM1hB8y1SJhfo7qHuWeOhd/bqjT0Sm6qGJpvlcIVQ5LL8u1Hy1l1y0iBoe5Tq.';
 const HASH2 = '$6$othersalt$Wm2w1tqvS9VvYgUu3t8YqJkC0oZJ6gkz4h6nC2r2b9yE6m0hV2sI8qk2e4T1y7p3a0JkF5cXqGg9Lw1Qx8Zr/.';
 
 /** Files, modes and owners of a home directory, for comparison. */
@@ -92,14 +121,18 @@ function tree(dir: string): string[] {
   const out: string[] = [];
   const walk = (rel: string) => {
     const st = lstatSync(join(dir, rel));
-    out.push(`${rel} ${(st.mode & 0o7777).toString(8)} ${st.uid}:${st.gid}${st.isFile() ? ` ${readFileSync(join(dir, rel)).length}` : ''}`);
+    out.push(
+      `${rel} ${(st.mode & 0o7777).toString(8)} ${st.uid}:${st.gid}${st.isFile() ? ` ${readFileSync(join(dir, rel)).length}` : ''}`,
+    );
     if (st.isDirectory()) for (const n of readdirSync(join(dir, rel)).sort()) walk(join(rel, n));
   };
   walk('.');
   return out;
 }
 
-test('the same accounts through shadow-utils and through kiln leave identical files, backups and homes', { timeout: 300_000 }, async (t) => {
+test('the same accounts through shadow-utils and through kiln leave identical files, backups and homes', {
+  timeout: 300_000,
+}, async (t) => {
   if (!need(t, isRoot() && hasCommand('debootstrap'), 'needs root and debootstrap (the cached Debian rootfs)')) return;
   const tools = copyRootfs(tempDir(t, 'kiln-accounts-tools-'));
   const native = copyRootfs(tempDir(t, 'kiln-accounts-native-'));
@@ -111,7 +144,21 @@ test('the same accounts through shadow-utils and through kiln leave identical fi
   run(['groupadd', '--system', 'sysg']);
   run(['useradd', 'alice', '--comment', 'Alice Example', '--groups', 'admins,sysg', '--shell', '/bin/bash', '-m']);
   run(['useradd', 'svc', '--shell', '/usr/sbin/nologin', '--system', '-M']);
-  run(['useradd', 'bob', '--home', '/srv/deep/bob', '--uid', '2001', '--password', HASH, '--expiredate', '2030-01-02', '--inactive', '5', '-m']);
+  run([
+    'useradd',
+    'bob',
+    '--home',
+    '/srv/deep/bob',
+    '--uid',
+    '2001',
+    '--password',
+    HASH,
+    '--expiredate',
+    '2030-01-02',
+    '--inactive',
+    '5',
+    '-m',
+  ]);
   run(['passwd', '-l', 'alice']);
   run(['passwd', '-l', 'alice']);
   run(['chpasswd', '-e'], `bob:${HASH2}\n`);
@@ -125,9 +172,20 @@ test('the same accounts through shadow-utils and through kiln leave identical fi
   await platform.batch(async () => {
     assert.ok(await accounts.addGroup('admins', false));
     assert.ok(await accounts.addGroup('sysg', true));
-    assert.ok(await accounts.addUser({ name: 'alice', gecos: 'Alice Example', groups: ['admins', 'sysg'], shell: '/bin/bash' }));
+    assert.ok(
+      await accounts.addUser({ name: 'alice', gecos: 'Alice Example', groups: ['admins', 'sysg'], shell: '/bin/bash' }),
+    );
     assert.ok(await accounts.addUser({ name: 'svc', shell: '/usr/sbin/nologin', system: true }));
-    assert.ok(await accounts.addUser({ name: 'bob', homedir: '/srv/deep/bob', uid: 2001, passwdHash: HASH, expiredate: '2030-01-02', inactive: '5' }));
+    assert.ok(
+      await accounts.addUser({
+        name: 'bob',
+        homedir: '/srv/deep/bob',
+        uid: 2001,
+        passwdHash: HASH,
+        expiredate: '2030-01-02',
+        inactive: '5',
+      }),
+    );
     assert.ok(await accounts.lockPassword('alice'));
     assert.ok(await accounts.lockPassword('alice'));
     assert.ok(await accounts.setHashes([{ user: 'bob', password: HASH2 }]));
@@ -141,30 +199,51 @@ test('the same accounts through shadow-utils and through kiln leave identical fi
   for (const name of ['passwd', 'shadow', 'group', 'gshadow', 'subuid', 'subgid']) {
     for (const file of [`etc/${name}`, `etc/${name}-`]) {
       const [a, b] = [join(tools, file), join(native, file)];
-      const text = (path: string) => (name === 'shadow' ? dateChangesOfThisRun(readFileSync(path, 'utf8')) : readFileSync(path, 'utf8'));
+      const text = (path: string) =>
+        name === 'shadow' ? dateChangesOfThisRun(readFileSync(path, 'utf8')) : readFileSync(path, 'utf8');
       assert.equal(text(b), text(a), file);
       const [sa, sb] = [lstatSync(a), lstatSync(b)];
-      assert.deepEqual([sb.mode & 0o7777, sb.uid, sb.gid], [sa.mode & 0o7777, sa.uid, sa.gid], `${file} mode and owner`);
+      assert.deepEqual(
+        [sb.mode & 0o7777, sb.uid, sb.gid],
+        [sa.mode & 0o7777, sa.uid, sa.gid],
+        `${file} mode and owner`,
+      );
       assert.ok(!existsSync(`${b}.lock`), `${file} is unlocked`);
     }
   }
-  for (const home of ['home/alice', 'srv/deep/bob', 'srv/deep', 'home/svc']) assert.deepEqual(tree(join(native, home)), tree(join(tools, home)), home);
+  for (const home of ['home/alice', 'srv/deep/bob', 'srv/deep', 'home/svc'])
+    assert.deepEqual(tree(join(native, home)), tree(join(tools, home)), home);
 
   assert.equal(await accounts.addUser({ name: 'Bad Name' }), false, 'names kiln does not vouch for go to useradd');
-  assert.equal(await accounts.addUser({ name: 'carol', groups: ['nosuchgroup'] }), false, 'a missing group is useradd\'s error to report');
+  assert.equal(
+    await accounts.addUser({ name: 'carol', groups: ['nosuchgroup'] }),
+    false,
+    "a missing group is useradd's error to report",
+  );
   assert.equal(await accounts.lockPassword('nosuchuser'), false);
   spawnSync('mkdir', ['-p', join(native, 'etc/selinux')]);
   writeFileSync(join(native, 'etc/selinux/config'), 'SELINUX=enforcing\n');
-  assert.equal(await NativeAccounts.suits(platform), false, 'SELinux labels are the tools\' job');
+  assert.equal(await NativeAccounts.suits(platform), false, "SELinux labels are the tools' job");
 });
 
 /** A python3 in ROOT that takes glibc's own lckpwdf() there, says so, and holds it until its stdin closes. */
-const LCKPWDF_HOLDER = 'import ctypes, sys\nlibc = ctypes.CDLL("libc.so.6")\nassert libc.lckpwdf() == 0\nprint("held", flush=True)\nsys.stdin.read()\nlibc.ulckpwdf()\n';
+const LCKPWDF_HOLDER =
+  'import ctypes, sys\nlibc = ctypes.CDLL("libc.so.6")\nassert libc.lckpwdf() == 0\nprint("held", flush=True)\nsys.stdin.read()\nlibc.ulckpwdf()\n';
 /** Exit 0 when /etc/.pwd.lock in the root can be write-locked (fcntl) now, 1 when another process holds it. */
-const PWD_LOCK_FREE = 'import fcntl, os, sys\nfd = os.open("/etc/.pwd.lock", os.O_WRONLY | os.O_CREAT, 0o600)\ntry:\n    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\nexcept OSError:\n    sys.exit(1)\n';
+const PWD_LOCK_FREE =
+  'import fcntl, os, sys\nfd = os.open("/etc/.pwd.lock", os.O_WRONLY | os.O_CREAT, 0o600)\ntry:\n    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\nexcept OSError:\n    sys.exit(1)\n';
 
-test("kiln takes glibc's account database lock in the root: it waits for a lckpwdf() holder there, and holds the lock against the tools", { timeout: 120_000 }, async (t) => {
-  if (!need(t, isRoot() && hasCommand('debootstrap'), 'needs root and debootstrap (the cached Debian rootfs, whose python3 calls lckpwdf)')) return;
+test("kiln takes glibc's account database lock in the root: it waits for a lckpwdf() holder there, and holds the lock against the tools", {
+  timeout: 120_000,
+}, async (t) => {
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('debootstrap'),
+      'needs root and debootstrap (the cached Debian rootfs, whose python3 calls lckpwdf)',
+    )
+  )
+    return;
   const root = copyRootfs(tempDir(t, 'kiln-pwdlock-'));
   const platform = new LinuxPlatform({ root, log: new Logger().for('test.ts'), loadKoffi: testKoffi });
   if (!need(t, platform.recordLocks() !== undefined, 'KILN_KOFFI_ADDON is not set (test/run.mjs sets it)')) return;

@@ -8,8 +8,10 @@ import { Logger, MemorySink } from '../../src/util/log';
 import { need } from '../helpers/requirements';
 
 test('KILN_POSIX_SPAWN=0, false, no and off opt out; anything else, or nothing, keeps posix_spawn', () => {
-  for (const off of ['0', 'false', 'no', 'off', 'OFF', ' 0 ']) assert.equal(posixSpawnWanted({ KILN_POSIX_SPAWN: off }), false, off);
-  for (const on of [undefined, '', '1', 'yes', 'true']) assert.equal(posixSpawnWanted({ KILN_POSIX_SPAWN: on }), true, String(on));
+  for (const off of ['0', 'false', 'no', 'off', 'OFF', ' 0 '])
+    assert.equal(posixSpawnWanted({ KILN_POSIX_SPAWN: off }), false, off);
+  for (const on of [undefined, '', '1', 'yes', 'true'])
+    assert.equal(posixSpawnWanted({ KILN_POSIX_SPAWN: on }), true, String(on));
 });
 
 /** Runs `true` through a fresh platform with ENV and returns the platform's debug log. */
@@ -23,10 +25,15 @@ async function startOne(env: NodeJS.ProcessEnv): Promise<string[]> {
   return sink.lines;
 }
 
-test('with the opt-out a command starts with Node spawn and koffi is never loaded for it', { skip: process.platform !== 'linux' }, async (t) => {
+test('with the opt-out a command starts with Node spawn and koffi is never loaded for it', {
+  skip: process.platform !== 'linux',
+}, async (t) => {
   if (!need(t, process.env.KILN_KOFFI_ADDON !== undefined, 'KILN_KOFFI_ADDON is not set (npm test sets it)')) return;
   const withSpawn = await startOne({ ...process.env, KILN_POSIX_SPAWN: undefined });
-  assert.ok(withSpawn.some((l) => l.includes('commands are started with posix_spawn')), withSpawn.join(''));
+  assert.ok(
+    withSpawn.some((l) => l.includes('commands are started with posix_spawn')),
+    withSpawn.join(''),
+  );
   const optedOut = await startOne({ ...process.env, KILN_POSIX_SPAWN: '0' });
   assert.ok(!optedOut.some((l) => l.includes('posix_spawn')), optedOut.join(''));
 });

@@ -2,7 +2,17 @@
 // chroot), and files that would block the boot or share an inode with the outside are refused or replaced.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { main } from '../../src/main';
@@ -27,9 +37,22 @@ test("kiln's own log follows a link out of the root inside the root, never to th
   writeFileSync(canary, 'canary\n');
   symlinkSync(canary, join(root, 'var/log/cloud-init.log'));
   const out: string[] = [];
-  const code = await main({ argv: ['--root', root, 'init', '--local'], argv0: 'kiln', env: {}, io: { out: (s) => void out.push(s), err: (s) => void out.push(s) } });
-  assert.equal(readFileSync(canary, 'utf8'), 'canary\n', `the host file the link names is untouched (exit ${code}: ${out.join('')})`);
-  assert.match(readFileSync(join(root, canary), 'utf8'), /iid-boundary/, 'the log went to the same path inside the root');
+  const code = await main({
+    argv: ['--root', root, 'init', '--local'],
+    argv0: 'kiln',
+    env: {},
+    io: { out: (s) => void out.push(s), err: (s) => void out.push(s) },
+  });
+  assert.equal(
+    readFileSync(canary, 'utf8'),
+    'canary\n',
+    `the host file the link names is untouched (exit ${code}: ${out.join('')})`,
+  );
+  assert.match(
+    readFileSync(join(root, canary), 'utf8'),
+    /iid-boundary/,
+    'the log went to the same path inside the root',
+  );
 });
 
 test('appending to a FIFO is refused at once instead of blocking the boot', async (t) => {
@@ -37,7 +60,10 @@ test('appending to a FIFO is refused at once instead of blocking the boot', asyn
   mkdirSync(join(root, 'etc'));
   assert.equal(spawnSync('mkfifo', [join(root, 'etc/pipe')]).status, 0);
   const platform = new LinuxPlatform({ root, log });
-  await assert.rejects(platform.writeFile('/etc/pipe', 'x\n', { append: true }), /cannot append to \/etc\/pipe: it is a FIFO/);
+  await assert.rejects(
+    platform.writeFile('/etc/pipe', 'x\n', { append: true }),
+    /cannot append to \/etc\/pipe: it is a FIFO/,
+  );
 });
 
 test('reading a FIFO, or under --root a device node, is refused at once instead of blocking', async (t) => {
@@ -45,7 +71,10 @@ test('reading a FIFO, or under --root a device node, is refused at once instead 
   mkdirSync(join(root, 'etc/cloud/cloud.cfg.d'), { recursive: true });
   assert.equal(spawnSync('mkfifo', [join(root, 'etc/cloud/cloud.cfg.d/99-pipe.cfg')]).status, 0);
   const platform = new LinuxPlatform({ root, log });
-  await assert.rejects(platform.readText('/etc/cloud/cloud.cfg.d/99-pipe.cfg'), /cannot read \/etc\/cloud\/cloud\.cfg\.d\/99-pipe\.cfg: it is a FIFO/);
+  await assert.rejects(
+    platform.readText('/etc/cloud/cloud.cfg.d/99-pipe.cfg'),
+    /cannot read \/etc\/cloud\/cloud\.cfg\.d\/99-pipe\.cfg: it is a FIFO/,
+  );
   await assert.rejects(platform.readFile('/etc/cloud/cloud.cfg.d/99-pipe.cfg'), /it is a FIFO/);
   if (isRoot()) {
     assert.equal(spawnSync('mknod', [join(root, 'etc/null'), 'c', '1', '3']).status, 0);
@@ -89,10 +118,16 @@ test('resolvedHostPath follows absolute and relative links inside the root', asy
   symlinkSync('/data/home', join(root, 'home'));
   const platform = new LinuxPlatform({ root, log });
   assert.equal(await platform.resolvedHostPath('/home/alice/.bashrc'), join(root, 'data/home/alice/.bashrc'));
-  assert.equal(platform.hostPath('/home/alice/.bashrc'), join(root, 'home/alice/.bashrc'), 'hostPath itself does not resolve');
+  assert.equal(
+    platform.hostPath('/home/alice/.bashrc'),
+    join(root, 'home/alice/.bashrc'),
+    'hostPath itself does not resolve',
+  );
 });
 
-test("a new user's home behind a link out of the root, and a hard-linked lastlog, never touch the outside", { timeout: 300_000 }, async (t) => {
+test("a new user's home behind a link out of the root, and a hard-linked lastlog, never touch the outside", {
+  timeout: 300_000,
+}, async (t) => {
   if (!need(t, isRoot() && hasCommand('debootstrap'), 'needs root and debootstrap (the cached Debian rootfs)')) return;
   const root = copyRootfs(tempDir(t, 'kiln-boundary-'), { sameFileSystem: true });
   const outside = tempDir(t);
@@ -114,7 +149,13 @@ test("a new user's home behind a link out of the root, and a hard-linked lastlog
   await assert.rejects(accounts.addUser({ name: 'alice', uid: 1000 }), /\/var\/log\/lastlog in .* is a hard link/);
   assert.equal(statSync(canary).mtimeMs, 1_000_000_000_000, 'the host file keeps its times');
   assert.equal(readFileSync(canary, 'utf8'), 'host file\n');
-  assert.ok(readFileSync(hostLastlog).every((b) => b === 0x55), 'the host lastlog is untouched');
-  assert.ok(existsSync(join(root, outside, 'alice/.bashrc')), 'the home was made inside the root, where the link leads there');
+  assert.ok(
+    readFileSync(hostLastlog).every((b) => b === 0x55),
+    'the host lastlog is untouched',
+  );
+  assert.ok(
+    existsSync(join(root, outside, 'alice/.bashrc')),
+    'the home was made inside the root, where the link leads there',
+  );
   assert.match(readFileSync(join(root, 'etc/passwd'), 'utf8'), /^alice:x:1000:/m);
 });

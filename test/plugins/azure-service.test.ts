@@ -1,4 +1,5 @@
-// cloudbase-init's AzureService on kiln's Azure source: wireserver 2015-04-05 from [azure] wireserver_url or DHCP option 245, the tagged drive's ovf-env.xml, and the health reports at cloudbase-init's points.
+// cloudbase-init's AzureService on kiln's Azure source: wireserver 2015-04-05 from [azure] wireserver_url or DHCP
+// option 245, the tagged drive's ovf-env.xml, and the health reports at cloudbase-init's points.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,7 +9,11 @@ import { loadCloudbaseConf } from '../../src/config/cloudbase-init-conf';
 import type { Plugin } from '../../src/plugins/plugin';
 import { PLUGINS } from '../../src/plugins/registry';
 import { runCloudbaseInit, type CloudbaseRunnerDeps } from '../../src/plugins/runner';
-import { cloudbaseHealthReport, findWindowsWireserver, parseCloudbaseGoalState } from '../../src/sources/azure/cloudbase-wireserver';
+import {
+  cloudbaseHealthReport,
+  findWindowsWireserver,
+  parseCloudbaseGoalState,
+} from '../../src/sources/azure/cloudbase-wireserver';
 import { parseWindowsOvfEnv } from '../../src/sources/azure/windows-ovf-env';
 import type { InstanceData } from '../../src/sources/datasource';
 import { DATASOURCES } from '../../src/sources/registry';
@@ -98,9 +103,19 @@ test('AzureService: Versions, then the goal state with x-ms-version 2015-04-05; 
   assert.equal(data.localHostname, 'kiln-win-vm');
   assert.equal(data.adminPassword, 'Azure-Pa55word!');
   assert.equal(data.metadata.admin_username, 'azureadmin');
-  assert.equal(Buffer.from(data.userData ?? []).toString(), 'rem cmd\r\necho hello\r\n', 'CustomData.bin is handed on undecoded');
-  assert.deepEqual(data.metadata.vm_agent, { provision: true, package_name: 'WaAppAgent_2.7.41491.1102_CustomerConfig.zip' });
-  assert.deepEqual(data.metadata.winrm_listeners, [{ protocol: 'Http' }, { protocol: 'Https', certificate_thumbprint: 'D4A5D0B8E8C5B1A6F1E2D3C4B5A69788796A5B4C' }]);
+  assert.equal(
+    Buffer.from(data.userData ?? []).toString(),
+    'rem cmd\r\necho hello\r\n',
+    'CustomData.bin is handed on undecoded',
+  );
+  assert.deepEqual(data.metadata.vm_agent, {
+    provision: true,
+    package_name: 'WaAppAgent_2.7.41491.1102_CustomerConfig.zip',
+  });
+  assert.deepEqual(data.metadata.winrm_listeners, [
+    { protocol: 'Http' },
+    { protocol: 'Https', certificate_thumbprint: 'D4A5D0B8E8C5B1A6F1E2D3C4B5A69788796A5B4C' },
+  ]);
   const [versions, goal] = s.server.requests;
   assert.equal(versions?.path, '/?comp=Versions');
   assert.equal(versions?.headers['x-ms-version'], undefined, 'the Versions request names no version yet');
@@ -109,9 +124,18 @@ test('AzureService: Versions, then the goal state with x-ms-version 2015-04-05; 
   assert.ok(s.server.requests.every((r) => r.headers['x-ms-guest-agent-name'] === 'cloudbase-init'));
   // NotReady/Provisioning before the MAIN plugins, Ready after them.
   const health = posts(s);
-  assert.deepEqual(health.map((r) => r.path), ['/machine?comp=health', '/machine?comp=health']);
-  assert.match(health[0]?.body ?? '', /<State>NotReady<\/State><Details><SubStatus>Provisioning<\/SubStatus><Description>Cloudbase-Init is preparing your computer for first use\.\.\.<\/Description><\/Details>/);
-  assert.match(health[1]?.body ?? '', /<GoalStateIncarnation>3<\/GoalStateIncarnation>.*<InstanceId>1f2e3d4c5b6a4978a1b2c3d4e5f60718\._kiln-win-vm<\/InstanceId><Health><State>Ready<\/State><\/Health>/);
+  assert.deepEqual(
+    health.map((r) => r.path),
+    ['/machine?comp=health', '/machine?comp=health'],
+  );
+  assert.match(
+    health[0]?.body ?? '',
+    /<State>NotReady<\/State><Details><SubStatus>Provisioning<\/SubStatus><Description>Cloudbase-Init is preparing your computer for first use\.\.\.<\/Description><\/Details>/,
+  );
+  assert.match(
+    health[1]?.body ?? '',
+    /<GoalStateIncarnation>3<\/GoalStateIncarnation>.*<InstanceId>1f2e3d4c5b6a4978a1b2c3d4e5f60718\._kiln-win-vm<\/InstanceId><Health><State>Ready<\/State><\/Health>/,
+  );
   assert.ok(health.every((r) => r.status === 200 && r.headers['content-type'] === 'text/xml; charset=utf-8'));
 });
 
@@ -128,9 +152,14 @@ test('AzureService: a failed MAIN plugin is reported NotReady/ProvisioningFailed
   await run(s, { plugins: [failing] });
   const health = posts(s);
   assert.equal(health.length, 2);
-  assert.match(health[1]?.body ?? '', /<State>NotReady<\/State><Details><SubStatus>ProvisioningFailed<\/SubStatus><Description>Provisioning failed<\/Description>/);
+  assert.match(
+    health[1]?.body ?? '',
+    /<State>NotReady<\/State><Details><SubStatus>ProvisioningFailed<\/SubStatus><Description>Provisioning failed<\/Description>/,
+  );
   const quiet = await setup(t);
-  const { report } = await run(quiet, { conf: 'metadata_report_provisioning_started=false\nmetadata_report_provisioning_completed=false' });
+  const { report } = await run(quiet, {
+    conf: 'metadata_report_provisioning_started=false\nmetadata_report_provisioning_completed=false',
+  });
   assert.deepEqual(report.errors, []);
   assert.equal(posts(quiet).length, 0, "cloudbase-init's defaults send no report");
 });
@@ -146,13 +175,19 @@ test('AzureService: the RDP thumbprint goes to the wireserver as a role property
       return { status: 'done', reboot: false };
     },
   };
-  const { report } = await run(s, { plugins: [rdp], conf: 'metadata_report_provisioning_started=false\nmetadata_report_provisioning_completed=false' });
+  const { report } = await run(s, {
+    plugins: [rdp],
+    conf: 'metadata_report_provisioning_started=false\nmetadata_report_provisioning_completed=false',
+  });
   assert.deepEqual(report.errors, []);
   const props = posts(s);
   assert.equal(props.length, 1);
   assert.equal(props[0]?.path, '/machine?comp=roleProperties');
   assert.equal(props[0]?.status, 200);
-  assert.match(props[0]?.body ?? '', /<RoleProperties><Container><ContainerId>7e3a2c1b-5d4f-4a8e-9b6c-0d1e2f3a4b5c<\/ContainerId><RoleInstances><RoleInstance><Id>1f2e3d4c5b6a4978a1b2c3d4e5f60718\._kiln-win-vm<\/Id><Properties><Property name="CertificateThumbprint" value="0123456789ABCDEF0123456789ABCDEF01234567" \/>/);
+  assert.match(
+    props[0]?.body ?? '',
+    /<RoleProperties><Container><ContainerId>7e3a2c1b-5d4f-4a8e-9b6c-0d1e2f3a4b5c<\/ContainerId><RoleInstances><RoleInstance><Id>1f2e3d4c5b6a4978a1b2c3d4e5f60718\._kiln-win-vm<\/Id><Properties><Property name="CertificateThumbprint" value="0123456789ABCDEF0123456789ABCDEF01234567" \/>/,
+  );
 });
 
 test('AzureService: no tagged drive, or CustomData without CustomData.bin, and the service is not loaded (the wireserver is told nothing)', async (t) => {
@@ -172,7 +207,19 @@ test('AzureService: no tagged drive, or CustomData without CustomData.bin, and t
 test('the wireserver address: option 245 of a DHCP adapter, else 168.63.129.16 after the polls', async () => {
   const win = new FakeWindows();
   const log = new Logger().for('test');
-  const adapter = { ifIndex: 3, luid: 3n, guid: '{AAAA}', mac: '00:15:5d:00:00:01', friendlyName: 'Ethernet', description: 'Hyper-V', mtu: 1500, dhcpv4: true, up: true, unicast: [], dnsServers: [] };
+  const adapter = {
+    ifIndex: 3,
+    luid: 3n,
+    guid: '{AAAA}',
+    mac: '00:15:5d:00:00:01',
+    friendlyName: 'Ethernet',
+    description: 'Hyper-V',
+    mtu: 1500,
+    dhcpv4: true,
+    up: true,
+    unicast: [],
+    dnsServers: [],
+  };
   win.adapters.push(adapter);
   const system = win.platform(new Logger());
   assert.equal(await findWindowsWireserver(system, log, { waitMs: 0, pollMs: 1 }), '168.63.129.16');
@@ -181,7 +228,8 @@ test('the wireserver address: option 245 of a DHCP adapter, else 168.63.129.16 a
 });
 
 test('goal state and health documents: ExpectedState must be Started; the report is what ElementTree writes', () => {
-  const xml = (state: string) => `<GoalState><Incarnation>1</Incarnation><Machine><ExpectedState>${state}</ExpectedState></Machine><Container><ContainerId>c&amp;1</ContainerId><RoleInstanceList><RoleInstance><InstanceId>r</InstanceId><Configuration><Certificates>http://x/certs</Certificates></Configuration></RoleInstance></RoleInstanceList></Container></GoalState>`;
+  const xml = (state: string) =>
+    `<GoalState><Incarnation>1</Incarnation><Machine><ExpectedState>${state}</ExpectedState></Machine><Container><ContainerId>c&amp;1</ContainerId><RoleInstanceList><RoleInstance><InstanceId>r</InstanceId><Configuration><Certificates>http://x/certs</Certificates></Configuration></RoleInstance></RoleInstanceList></Container></GoalState>`;
   const goal = parseCloudbaseGoalState(xml('Started'), 'gs');
   assert.equal(goal.certificatesUrl, 'http://x/certs');
   assert.throws(() => parseCloudbaseGoalState(xml('Stopped'), 'gs'), /invalid machine expected state 'Stopped'/);
@@ -192,13 +240,28 @@ test('goal state and health documents: ExpectedState must be Started; the report
 });
 
 test('the Windows ovf-env.xml: a Linux one is refused with the reason, defaults when PlatformSettings says little', (t) => {
-  const linux = Buffer.from('<Environment xmlns="http://schemas.dmtf.org/ovf/environment/1" xmlns:wa="http://schemas.microsoft.com/windowsazure"><wa:ProvisioningSection><wa:LinuxProvisioningConfigurationSet><wa:UserName>u</wa:UserName></wa:LinuxProvisioningConfigurationSet></wa:ProvisioningSection></Environment>');
-  assert.throws(() => parseWindowsOvfEnv(linux, 'x'), /no WindowsProvisioningConfigurationSet \(this is a Linux VM's provisioning data\)/);
+  const linux = Buffer.from(
+    '<Environment xmlns="http://schemas.dmtf.org/ovf/environment/1" xmlns:wa="http://schemas.microsoft.com/windowsazure"><wa:ProvisioningSection><wa:LinuxProvisioningConfigurationSet><wa:UserName>u</wa:UserName></wa:LinuxProvisioningConfigurationSet></wa:ProvisioningSection></Environment>',
+  );
+  assert.throws(
+    () => parseWindowsOvfEnv(linux, 'x'),
+    /no WindowsProvisioningConfigurationSet \(this is a Linux VM's provisioning data\)/,
+  );
   const dir = tempDir(t);
-  const minimal = '<Environment xmlns:wa="http://schemas.microsoft.com/windowsazure"><wa:ProvisioningSection><wa:WindowsProvisioningConfigurationSet><wa:ComputerName>c</wa:ComputerName><wa:AdminUsername>a</wa:AdminUsername></wa:WindowsProvisioningConfigurationSet></wa:ProvisioningSection></Environment>';
+  const minimal =
+    '<Environment xmlns:wa="http://schemas.microsoft.com/windowsazure"><wa:ProvisioningSection><wa:WindowsProvisioningConfigurationSet><wa:ComputerName>c</wa:ComputerName><wa:AdminUsername>a</wa:AdminUsername></wa:WindowsProvisioningConfigurationSet></wa:ProvisioningSection></Environment>';
   writeFileSync(join(dir, 'o.xml'), minimal);
   const env = parseWindowsOvfEnv(Buffer.from(minimal), 'x');
-  assert.deepEqual(env, { adminUsername: 'a', computerName: 'c', enableAutomaticUpdates: false, winrmListeners: [], hasCustomData: false, provisionGuestAgent: false, kmsHost: 'kms.core.windows.net', useAvma: false });
+  assert.deepEqual(env, {
+    adminUsername: 'a',
+    computerName: 'c',
+    enableAutomaticUpdates: false,
+    winrmListeners: [],
+    hasCustomData: false,
+    provisionGuestAgent: false,
+    kmsHost: 'kms.core.windows.net',
+    useAvma: false,
+  });
 });
 
 test('ServerCertificatesPlugin with Azure: a transport certificate in [azure] transport_cert_store_name, the CMS envelope (made by openssl) decrypted, the PFX imported into the StoredCertificate stores, the transport certificate deleted', async (t) => {
@@ -206,10 +269,27 @@ test('ServerCertificatesPlugin with Azure: a transport certificate in [azure] tr
   const dir = tempDir(t);
   const wire = join(dir, 'wireserver');
   cpSync(join(FIXTURE, 'wireserver'), wire, { recursive: true });
-  const goal = readFileSync(join(wire, 'goalstate.xml'), 'utf8').replace('<SharedConfig>', '<Certificates>{{url}}/machine/?comp=certificates&amp;incarnation=3</Certificates>\n          <SharedConfig>');
+  const goal = readFileSync(join(wire, 'goalstate.xml'), 'utf8').replace(
+    '<SharedConfig>',
+    '<Certificates>{{url}}/machine/?comp=certificates&amp;incarnation=3</Certificates>\n          <SharedConfig>',
+  );
   writeFileSync(join(wire, 'goalstate.xml'), goal);
   // The server certificate, made now (no key material is committed).
-  const made = spawnSync('openssl', ['req', '-x509', '-nodes', '-subj', '/CN=kiln-azure-server-cert', '-days', '2', '-newkey', 'rsa:2048', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem')]);
+  const made = spawnSync('openssl', [
+    'req',
+    '-x509',
+    '-nodes',
+    '-subj',
+    '/CN=kiln-azure-server-cert',
+    '-days',
+    '2',
+    '-newkey',
+    'rsa:2048',
+    '-keyout',
+    join(dir, 'k.pem'),
+    '-out',
+    join(dir, 'c.pem'),
+  ]);
   assert.equal(made.status, 0, made.stderr.toString());
   const certPem = readFileSync(join(dir, 'c.pem'), 'utf8');
   writeFileSync(join(wire, 'certificates.pem'), certPem + readFileSync(join(dir, 'k.pem'), 'utf8'));
@@ -219,23 +299,43 @@ test('ServerCertificatesPlugin with Azure: a transport certificate in [azure] tr
   );
   const s = await setup(t, wire);
   s.win.realCertificates = true;
-  const { report, log } = await run(s, { conf: 'plugins=cloudbaseinit.plugins.windows.certificates.ServerCertificatesPlugin\nmetadata_report_provisioning_started=false\nmetadata_report_provisioning_completed=false\n[azure]\ntransport_cert_store_name=Kiln Transport' });
+  const { report, log } = await run(s, {
+    conf: 'plugins=cloudbaseinit.plugins.windows.certificates.ServerCertificatesPlugin\nmetadata_report_provisioning_started=false\nmetadata_report_provisioning_completed=false\n[azure]\ntransport_cert_store_name=Kiln Transport',
+  });
   assert.deepEqual(report.errors, [], log);
-  assert.deepEqual(report.plugins.map((p) => `${p.name} ${p.outcome}`), ['ServerCertificatesPlugin done']);
+  assert.deepEqual(
+    report.plugins.map((p) => `${p.name} ${p.outcome}`),
+    ['ServerCertificatesPlugin done'],
+  );
   const certReq = s.server.requests.find((r) => r.path.startsWith('/machine/?comp=certificates'));
   assert.equal(certReq?.status, 200);
   assert.equal(certReq?.headers['x-ms-cipher-name'], undefined, 'cloudbase-init names no cipher');
   assert.equal(certReq?.headers['x-ms-version'], '2015-04-05');
   assert.ok(s.win.calls.includes('CertCreateSelfSignCertificate CN=Cloudbase-Init AzureService Transport'));
-  assert.ok(s.win.calls.some((c) => /^CMSG_CTRL_DECRYPT kiln-transport-[0-9a-f-]{36}$/.test(c)), s.win.calls.join('\n'));
+  assert.ok(
+    s.win.calls.some((c) => /^CMSG_CTRL_DECRYPT kiln-transport-[0-9a-f-]{36}$/.test(c)),
+    s.win.calls.join('\n'),
+  );
   assert.ok(s.win.calls.includes('CertDeleteCertificateFromStore Kiln Transport'));
-  assert.equal(s.win.certificates.filter((c) => c.store === 'Kiln Transport').length, 0, 'the transport certificate is gone');
+  assert.equal(
+    s.win.certificates.filter((c) => c.store === 'Kiln Transport').length,
+    0,
+    'the transport certificate is gone',
+  );
   // The server certificate (with its key) went to LocalMachine\My and, for the CurrentUser entry, to that store too.
   const der = Buffer.from(certPem.replace(/-----[^-]+-----|\s+/g, ''), 'base64');
   const thumb = (await import('node:crypto')).createHash('sha1').update(der).digest('hex').toUpperCase();
-  assert.deepEqual(s.win.certificates.filter((c) => c.thumbprint === thumb).map((c) => c.store), ['My', 'TrustedPeople']);
-  assert.deepEqual(s.win.calls.filter((c) => c.startsWith('PFXImportCertStore')), ['PFXImportCertStore machine', 'PFXImportCertStore user']);
-  assert.ok(s.server.requests.some((r) => r.path.includes('comp=config&type=hostingEnvironmentConfig') && r.status === 200));
+  assert.deepEqual(
+    s.win.certificates.filter((c) => c.thumbprint === thumb).map((c) => c.store),
+    ['My', 'TrustedPeople'],
+  );
+  assert.deepEqual(
+    s.win.calls.filter((c) => c.startsWith('PFXImportCertStore')),
+    ['PFXImportCertStore machine', 'PFXImportCertStore user'],
+  );
+  assert.ok(
+    s.server.requests.some((r) => r.path.includes('comp=config&type=hostingEnvironmentConfig') && r.status === 200),
+  );
 });
 
 test('ServerCertificatesPlugin with Azure: a certificates request the wireserver fails (500) fails the plugin with the reason, and the transport certificate is still deleted', async (t) => {
@@ -243,14 +343,45 @@ test('ServerCertificatesPlugin with Azure: a certificates request the wireserver
   const dir = tempDir(t);
   const wire = join(dir, 'wireserver');
   cpSync(join(FIXTURE, 'wireserver'), wire, { recursive: true });
-  writeFileSync(join(wire, 'goalstate.xml'), readFileSync(join(wire, 'goalstate.xml'), 'utf8').replace('<SharedConfig>', '<Certificates>{{url}}/machine/?comp=certificates&amp;incarnation=3</Certificates>\n          <SharedConfig>'));
-  const made = spawnSync('openssl', ['req', '-x509', '-nodes', '-subj', '/CN=x', '-days', '2', '-newkey', 'rsa:2048', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem')]);
+  writeFileSync(
+    join(wire, 'goalstate.xml'),
+    readFileSync(join(wire, 'goalstate.xml'), 'utf8').replace(
+      '<SharedConfig>',
+      '<Certificates>{{url}}/machine/?comp=certificates&amp;incarnation=3</Certificates>\n          <SharedConfig>',
+    ),
+  );
+  const made = spawnSync('openssl', [
+    'req',
+    '-x509',
+    '-nodes',
+    '-subj',
+    '/CN=x',
+    '-days',
+    '2',
+    '-newkey',
+    'rsa:2048',
+    '-keyout',
+    join(dir, 'k.pem'),
+    '-out',
+    join(dir, 'c.pem'),
+  ]);
   assert.equal(made.status, 0);
-  writeFileSync(join(wire, 'certificates.pem'), readFileSync(join(dir, 'c.pem'), 'utf8') + readFileSync(join(dir, 'k.pem'), 'utf8'));
+  writeFileSync(
+    join(wire, 'certificates.pem'),
+    readFileSync(join(dir, 'c.pem'), 'utf8') + readFileSync(join(dir, 'k.pem'), 'utf8'),
+  );
   const s = await setup(t, wire);
   // The fake's plain certificates are no X.509 the mock's openssl can encrypt to: it answers 500.
-  const { report } = await run(s, { conf: 'plugins=cloudbaseinit.plugins.windows.certificates.ServerCertificatesPlugin\nmetadata_report_provisioning_started=false\nmetadata_report_provisioning_completed=false' });
-  assert.deepEqual(report.plugins.map((p) => `${p.name} ${p.outcome}`), ['ServerCertificatesPlugin failed']);
-  assert.match(report.plugins[0]?.error ?? '', /could not get the server certificates from .*AzureService: .*comp=certificates.*HTTP 500/);
+  const { report } = await run(s, {
+    conf: 'plugins=cloudbaseinit.plugins.windows.certificates.ServerCertificatesPlugin\nmetadata_report_provisioning_started=false\nmetadata_report_provisioning_completed=false',
+  });
+  assert.deepEqual(
+    report.plugins.map((p) => `${p.name} ${p.outcome}`),
+    ['ServerCertificatesPlugin failed'],
+  );
+  assert.match(
+    report.plugins[0]?.error ?? '',
+    /could not get the server certificates from .*AzureService: .*comp=certificates.*HTTP 500/,
+  );
   assert.equal(s.win.certificates.filter((c) => c.store === 'Windows Azure Environment').length, 0);
 });

@@ -1,4 +1,5 @@
-// cloudbase-init's CloudStack service on kiln's CloudStack source: [cloudstack] options, the DHCP servers of the adapters as the fallback metadata hosts, the password injected and acknowledged.
+// cloudbase-init's CloudStack service on kiln's CloudStack source: [cloudstack] options, the DHCP servers of the
+// adapters as the fallback metadata hosts, the password injected and acknowledged.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -16,21 +17,52 @@ import { FakeFinder } from '../sources/fake-finder';
 import { FakeFiles } from './fake-files';
 
 const CLASS = 'cloudbaseinit.metadata.services.cloudstack.CloudStack';
-const PLUGINS = 'cloudbaseinit.plugins.windows.createuser.CreateUserPlugin,cloudbaseinit.plugins.common.setuserpassword.SetUserPasswordPlugin';
+const PLUGINS =
+  'cloudbaseinit.plugins.windows.createuser.CreateUserPlugin,cloudbaseinit.plugins.common.setuserpassword.SetUserPasswordPlugin';
 const TREE = join(FIXTURES, 'sources', 'cloudstack', 'happy-path', 'tree');
 
 function adapter(over: Partial<NetAdapter>): NetAdapter {
-  return { ifIndex: 3, luid: 1n, guid: '{A}', mac: '02:00:00:00:00:01', friendlyName: 'Ethernet', description: 'virtio', mtu: 1500, dhcpv4: true, up: true, unicast: [], dnsServers: [], ...over };
+  return {
+    ifIndex: 3,
+    luid: 1n,
+    guid: '{A}',
+    mac: '02:00:00:00:00:01',
+    friendlyName: 'Ethernet',
+    description: 'virtio',
+    mtu: 1500,
+    dhcpv4: true,
+    up: true,
+    unicast: [],
+    dnsServers: [],
+    ...over,
+  };
 }
 
-test('[cloudstack] options and the DHCP-enabled adapters\' DHCP servers become the source\'s settings', () => {
-  const conf = loadCloudbaseConf([{ path: 'c.conf', text: '[DEFAULT]\nretry_count=2\n[cloudstack]\nmetadata_base_url=http://10.0.0.1/\npassword_server_port=8081\nadd_metadata_private_ip_route=true\n' }]);
-  const adapters = [adapter({ dhcpServer: '10.1.1.1' }), adapter({ dhcpv4: false, dhcpServer: '10.9.9.9' }), adapter({})];
-  assert.deepEqual(cloudbaseCloudStackService.settings(conf, () => adapters).settings, { metadata_base_url: 'http://10.0.0.1/', password_server_port: 8081, retries: 2, dhcp_servers: ['10.1.1.1'] });
+test("[cloudstack] options and the DHCP-enabled adapters' DHCP servers become the source's settings", () => {
+  const conf = loadCloudbaseConf([
+    {
+      path: 'c.conf',
+      text: '[DEFAULT]\nretry_count=2\n[cloudstack]\nmetadata_base_url=http://10.0.0.1/\npassword_server_port=8081\nadd_metadata_private_ip_route=true\n',
+    },
+  ]);
+  const adapters = [
+    adapter({ dhcpServer: '10.1.1.1' }),
+    adapter({ dhcpv4: false, dhcpServer: '10.9.9.9' }),
+    adapter({}),
+  ];
+  assert.deepEqual(cloudbaseCloudStackService.settings(conf, () => adapters).settings, {
+    metadata_base_url: 'http://10.0.0.1/',
+    password_server_port: 8081,
+    retries: 2,
+    dhcp_servers: ['10.1.1.1'],
+  });
   const defaults = loadCloudbaseConf([{ path: 'c.conf', text: '[DEFAULT]\n' }]);
-  assert.deepEqual(cloudbaseCloudStackService.settings(defaults, () => {
-    throw new Error('GetAdaptersAddresses failed');
-  }).settings, { metadata_base_url: 'http://data-server/', password_server_port: 8080, retries: 5, dhcp_servers: [] });
+  assert.deepEqual(
+    cloudbaseCloudStackService.settings(defaults, () => {
+      throw new Error('GetAdaptersAddresses failed');
+    }).settings,
+    { metadata_base_url: 'http://data-server/', password_server_port: 8080, retries: 5, dhcp_servers: [] },
+  );
 });
 
 test('CloudStack service: metadata_base_url does not answer, the DHCP server does; the password is set on the user and acknowledged', async (t) => {

@@ -11,7 +11,11 @@ export class FakeFiles implements Platform {
   onRun: (argv: string[], files: Map<string, Uint8Array>) => Partial<RunResult> = () => ({});
 
   private k(path: string): string {
-    return path.replace(/\//g, '\\').replace(/^[a-z]:\\/i, '').replace(/^\\+/, '').toLowerCase();
+    return path
+      .replace(/\//g, '\\')
+      .replace(/^[a-z]:\\/i, '')
+      .replace(/^\\+/, '')
+      .toLowerCase();
   }
   hostPath(path: string): string {
     return /^[a-z]:\\/i.test(path) ? path : `C:\\${path.replace(/\//g, '\\').replace(/^\\+/, '')}`;
@@ -34,7 +38,11 @@ export class FakeFiles implements Platform {
   }
   async listDir(path: string): Promise<string[]> {
     const k = `${this.k(path).replace(/\\+$/, '')}\\`;
-    return [...new Set([...this.files.keys()].filter((f) => f.startsWith(k)).map((f) => f.slice(k.length).split('\\')[0] as string))].sort();
+    return [
+      ...new Set(
+        [...this.files.keys()].filter((f) => f.startsWith(k)).map((f) => f.slice(k.length).split('\\')[0] as string),
+      ),
+    ].sort();
   }
   async writeFile(path: string, data: string | Uint8Array, opts: { append?: boolean } = {}): Promise<void> {
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;

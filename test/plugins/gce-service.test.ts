@@ -1,4 +1,5 @@
-// cloudbase-init's GCEService on kiln's GCE source: [gce] metadata_base_url, the username's keys, instance/name as host name, no DMI gate.
+// cloudbase-init's GCEService on kiln's GCE source: [gce] metadata_base_url, the username's keys, instance/name as host
+// name, no DMI gate.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -18,7 +19,10 @@ const GCE = 'cloudbaseinit.metadata.services.gceservice.GCEService';
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGtpbG4tZ2NlLWZpeHR1cmUta2V5LW51bWJlci0w';
 
 test('GCEService: the GCE source read from [gce] metadata_base_url on a machine whose DMI says nothing of Google', async (t) => {
-  const server = await mockMetadataServer(t, { kind: 'gce', dir: join(FIXTURES, 'sources/gce/cloudbase-init-gceservice/tree') });
+  const server = await mockMetadataServer(t, {
+    kind: 'gce',
+    dir: join(FIXTURES, 'sources/gce/cloudbase-init-gceservice/tree'),
+  });
   const seen: InstanceData[] = [];
   const probe: Plugin = {
     classPath: 'test.ProbePlugin',

@@ -9,7 +9,11 @@ import { findPlugin } from '../../src/plugins/registry';
 import { resolvePlugins } from '../../src/plugins/runner';
 import { REPO } from '../helpers/repo';
 
-for (const rel of ['images/windows/cloudbase-init.conf', 'images/windows/cloudbase-init-unattend.conf', 'src/config/defaults/cloudbase-init.conf']) {
+for (const rel of [
+  'images/windows/cloudbase-init.conf',
+  'images/windows/cloudbase-init-unattend.conf',
+  'src/config/defaults/cloudbase-init.conf',
+]) {
   test(`${rel} is valid for kiln: known options, implemented plugins, no warnings`, () => {
     const path = join(REPO, ...rel.split('/'));
     const conf = loadCloudbaseConf([{ path, text: readFileSync(path, 'utf8') }]);
@@ -25,5 +29,8 @@ for (const rel of ['images/windows/cloudbase-init.conf', 'images/windows/cloudba
 
 test('images/windows/Unattend.xml runs kiln with the unattend conf in the specialize pass', () => {
   const xml = readFileSync(join(REPO, 'images', 'windows', 'Unattend.xml'), 'utf8');
-  assert.match(xml, /<settings pass="specialize">[\s\S]*kiln\.exe&quot;|<settings pass="specialize">[\s\S]*kiln\.exe" cloudbase-init --config-file "[^"]*cloudbase-init-unattend\.conf"/);
+  assert.match(
+    xml,
+    /<settings pass="specialize">[\s\S]*kiln\.exe&quot;|<settings pass="specialize">[\s\S]*kiln\.exe" cloudbase-init --config-file "[^"]*cloudbase-init-unattend\.conf"/,
+  );
 });

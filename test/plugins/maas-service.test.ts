@@ -1,4 +1,5 @@
-// cloudbase-init's MaaSHttpService on kiln's MAAS source: the [maas] options (and their old [DEFAULT] maas_* names), realm="" headers, and no error when no metadata_base_url is set.
+// cloudbase-init's MaaSHttpService on kiln's MAAS source: the [maas] options (and their old [DEFAULT] maas_* names),
+// realm="" headers, and no error when no metadata_base_url is set.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -64,9 +65,20 @@ for (const style of ['[maas] section', 'deprecated [DEFAULT] maas_* names']) {
     assert.equal(Buffer.from(seen[0]?.userData ?? []).toString(), '#ps1_sysnative\nWrite-Host maas\n');
     assert.deepEqual(
       server.requests.map((r) => `${r.status} ${r.path}`),
-      ['/2012-03-01/meta-data/', '/2012-03-01/meta-data/instance-id', '/2012-03-01/meta-data/local-hostname', '/2012-03-01/meta-data/public-keys', '/2012-03-01/meta-data/x509', '/2012-03-01/user-data'].map((p) => `200 /MAAS/metadata${p}`),
+      [
+        '/2012-03-01/meta-data/',
+        '/2012-03-01/meta-data/instance-id',
+        '/2012-03-01/meta-data/local-hostname',
+        '/2012-03-01/meta-data/public-keys',
+        '/2012-03-01/meta-data/x509',
+        '/2012-03-01/user-data',
+      ].map((p) => `200 /MAAS/metadata${p}`),
     );
-    for (const r of server.requests) assert.match(String(r.headers.authorization), /^OAuth realm="", oauth_nonce="\d+", oauth_timestamp="\d+", oauth_version="1\.0", oauth_signature_method="PLAINTEXT", oauth_consumer_key="CKwin", oauth_token="TKwin", oauth_signature="CSwin%26TSwin"$/);
+    for (const r of server.requests)
+      assert.match(
+        String(r.headers.authorization),
+        /^OAuth realm="", oauth_nonce="\d+", oauth_timestamp="\d+", oauth_version="1\.0", oauth_signature_method="PLAINTEXT", oauth_consumer_key="CKwin", oauth_token="TKwin", oauth_signature="CSwin%26TSwin"$/,
+      );
   });
 }
 
@@ -74,7 +86,9 @@ test('MaaSHttpService without metadata_base_url is skipped quietly (cloudbase-in
   const conf = `[DEFAULT]\nmetadata_services=${MAAS}\nplugins=test.ProbePlugin\nallow_reboot=false\n`;
   const { report, seen } = await run(conf);
   // Only the run's own verdict: no error from the service itself.
-  assert.deepEqual(report.errors, ['No available metadata service found (tried MaaSHttpService); MAIN plugins not run']);
+  assert.deepEqual(report.errors, [
+    'No available metadata service found (tried MaaSHttpService); MAIN plugins not run',
+  ]);
   assert.equal(report.service, undefined);
   assert.equal(seen.length, 0);
 });
@@ -82,7 +96,19 @@ test('MaaSHttpService without metadata_base_url is skipped quietly (cloudbase-in
 test("MaaSHttpService's network details: curtin's v1 network.json on the system drive becomes the network config; another version is an error", async (t) => {
   const server = await mockMetadataServer(t, { kind: 'maas', dir: TREE });
   const conf = `[DEFAULT]\nmetadata_services=${MAAS}\nplugins=test.ProbePlugin\nallow_reboot=false\nretry_count=0\n[maas]\nmetadata_base_url=${server.url}/MAAS/metadata/\noauth_consumer_key=CKwin\noauth_consumer_secret=CSwin\noauth_token_key=TKwin\noauth_token_secret=TSwin\n`;
-  const v1 = { version: 1, config: [{ type: 'physical', id: 'eth0', name: 'eth0', mac_address: '52:54:00:aa:bb:01', subnets: [{ type: 'static', address: '10.20.0.5/24', gateway: '10.20.0.1' }] }, { type: 'nameserver', address: ['10.20.0.1'] }] };
+  const v1 = {
+    version: 1,
+    config: [
+      {
+        type: 'physical',
+        id: 'eth0',
+        name: 'eth0',
+        mac_address: '52:54:00:aa:bb:01',
+        subnets: [{ type: 'static', address: '10.20.0.5/24', gateway: '10.20.0.1' }],
+      },
+      { type: 'nameserver', address: ['10.20.0.1'] },
+    ],
+  };
   const { report, seen } = await run(conf, { 'C:\\curtin\\network.json': JSON.stringify(v1) });
   assert.deepEqual(report.errors, []);
   assert.deepEqual(seen[0]?.networkConfig, { format: 'v1', config: v1 });

@@ -1,4 +1,5 @@
-// cloudbase-init's metadata services as registered objects: each names a cloud kiln has, by a class path docs/windows.md lists, found by its full or short name.
+// cloudbase-init's metadata services as registered objects: each names a cloud kiln has, by a class path
+// docs/windows.md lists, found by its full or short name.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,11 +15,18 @@ test('every registered service belongs to a datasource kiln has, once per class 
   const doc = readFileSync(join(REPO, 'docs', 'windows.md'), 'utf8');
   const paths = CLOUDBASE_SERVICES.map((s) => s.classPath);
   assert.equal(new Set(paths).size, paths.length, 'class paths are unique');
-  assert.equal(new Set(paths.map((p) => p.split('.').pop())).size, paths.length, 'short names are unique (metadata_services may give only those)');
+  assert.equal(
+    new Set(paths.map((p) => p.split('.').pop())).size,
+    paths.length,
+    'short names are unique (metadata_services may give only those)',
+  );
   for (const s of CLOUDBASE_SERVICES) {
     assert.ok(names.has(s.datasource), `${s.classPath}: no datasource ${s.datasource}`);
     assert.ok(s.classPath.startsWith(CLOUDBASE_SERVICES_PACKAGE), s.classPath);
-    assert.ok(doc.includes(`| \`${s.classPath.slice(CLOUDBASE_SERVICES_PACKAGE.length)}\` |`), `docs/windows.md has no row for ${s.classPath}`);
+    assert.ok(
+      doc.includes(`| \`${s.classPath.slice(CLOUDBASE_SERVICES_PACKAGE.length)}\` |`),
+      `docs/windows.md has no row for ${s.classPath}`,
+    );
   }
   assert.equal(CLOUDBASE_SERVICES.length, 13);
 });
@@ -31,7 +39,12 @@ test('a metadata_services entry is found by its class path or its last component
 });
 
 test('the route before load(): only the HTTP services with a route section, as its add_metadata_private_ip_route says', () => {
-  const conf = loadCloudbaseConf([{ path: 'c.conf', text: '[openstack]\nmetadata_base_url=http://169.254.169.254/\n[cloudstack]\nmetadata_base_url=http://10.1.1.1/\n' }]);
+  const conf = loadCloudbaseConf([
+    {
+      path: 'c.conf',
+      text: '[openstack]\nmetadata_base_url=http://169.254.169.254/\n[cloudstack]\nmetadata_base_url=http://10.1.1.1/\n',
+    },
+  ]);
   const route = (short: string) => metadataRouteUrl(findMetadataService(short) ?? assert.fail(short), conf);
   assert.equal(route('HttpService'), 'http://169.254.169.254/');
   assert.equal(route('CloudStack'), undefined, '[cloudstack] add_metadata_private_ip_route defaults to false');

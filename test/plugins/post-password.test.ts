@@ -1,4 +1,5 @@
-// SetUserPasswordPlugin posting the random password, RSA-encrypted with the first SSH key, to an OpenStack metadata service on 127.0.0.1.
+// SetUserPasswordPlugin posting the random password, RSA-encrypted with the first SSH key, to an OpenStack metadata
+// service on 127.0.0.1.
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -26,7 +27,10 @@ test('encryptPassword: RSA PKCS#1 v1.5 with the ssh-rsa key, base64; other key t
   assert.throws(() => encryptPassword('ssh-rsa AAAA x', 'p'), /malformed/);
 });
 
-/** Answers POSTs with STATUSES in turn (recording them) and GETs of the password with STORED ('' = 404, as Nova before a POST). */
+/**
+ * Answers POSTs with STATUSES in turn (recording them) and GETs of the password with STORED ('' = 404, as Nova before a
+ * POST).
+ */
 async function passwordServer(statuses: number[], stored = '') {
   const posts: Array<{ method: string; path: string; body: string }> = [];
   const server = createServer((req, res) => {
@@ -61,7 +65,15 @@ function context(conf: string, classPath: string, datasource: string, injected?:
     windows: win.platform(logger),
     log: logger.for('test'),
     conf: c,
-    instance: { instanceId: 'i-1', cloudName: 'openstack', platform: 'openstack', subplatform: 'x', publicKeys: [sshRsaLine(publicKey)], metadata: {}, ...(injected ? { adminPassword: injected } : {}) },
+    instance: {
+      instanceId: 'i-1',
+      cloudName: 'openstack',
+      platform: 'openstack',
+      subplatform: 'x',
+      publicKeys: [sshRsaLine(publicKey)],
+      metadata: {},
+      ...(injected ? { adminPassword: injected } : {}),
+    },
     shared: new Map(),
     randomPassword: (n) => 'Rand0m!'.padEnd(n, 'q'),
     secret: (v) => logger.redactor.add(v),

@@ -24,12 +24,25 @@ function source(name: string, instance: Partial<InstanceData> | undefined, seen:
       seen.push(name);
       return instance !== undefined;
     },
-    crawl: async () => ({ instanceId: 'i-0123', cloudName: 'openstack', platform: 'openstack', subplatform: 'config-disk (D:\\)', publicKeys: [], metadata: {}, ...instance }),
+    crawl: async () => ({
+      instanceId: 'i-0123',
+      cloudName: 'openstack',
+      platform: 'openstack',
+      subplatform: 'config-disk (D:\\)',
+      publicKeys: [],
+      metadata: {},
+      ...instance,
+    }),
   };
 }
 
 /** Every registered service, with its settings and route, reading through the test's fake datasource of its cloud. */
-const THROUGH_FAKES = CLOUDBASE_SERVICES.map((s) => sourceService(s.classPath.slice(CLOUDBASE_SERVICES_PACKAGE.length), s.datasource, { settings: s.settings, ...(s.routeSection ? { routeSection: s.routeSection } : {}) }));
+const THROUGH_FAKES = CLOUDBASE_SERVICES.map((s) =>
+  sourceService(s.classPath.slice(CLOUDBASE_SERVICES_PACKAGE.length), s.datasource, {
+    settings: s.settings,
+    ...(s.routeSection ? { routeSection: s.routeSection } : {}),
+  }),
+);
 
 function setup(conf: string, datasources: Datasource[], win = new FakeWindows()) {
   const sink = new MemorySink();
@@ -58,16 +71,32 @@ test('MAIN plugins run, their state is written under the instance id, and a seco
   const first = await runCloudbaseInit(deps);
   assert.deepEqual(first.errors, []);
   assert.equal(first.service?.datasource, 'ConfigDrive');
-  assert.deepEqual(first.plugins.map((p) => [p.name, p.outcome]), [['SetHostNamePlugin', 'done'], ['CreateUserPlugin', 'done']]);
-  assert.equal(first.rebootSuppressed, true, 'the host name change asks for a reboot, which allow_reboot=false suppresses');
+  assert.deepEqual(
+    first.plugins.map((p) => [p.name, p.outcome]),
+    [
+      ['SetHostNamePlugin', 'done'],
+      ['CreateUserPlugin', 'done'],
+    ],
+  );
+  assert.equal(
+    first.rebootSuppressed,
+    true,
+    'the host name change asks for a reboot, which allow_reboot=false suppresses',
+  );
   assert.deepEqual(win.getValue('HKLM', pluginsKey('i-0123'), 'SetHostNamePlugin'), { type: 'REG_DWORD', data: 1 });
-  assert.deepEqual(win.getValue('HKLM', 'SOFTWARE\\Cloudbase Solutions\\Cloudbase-Init\\i-0123\\Plugins', 'CreateUserPlugin'), { type: 'REG_DWORD', data: 1 });
+  assert.deepEqual(
+    win.getValue('HKLM', 'SOFTWARE\\Cloudbase Solutions\\Cloudbase-Init\\i-0123\\Plugins', 'CreateUserPlugin'),
+    { type: 'REG_DWORD', data: 1 },
+  );
   assert.ok(win.users.has('kiln'));
   assert.deepEqual(win.groups.get('administrators'), ['kiln']);
 
   const calls = win.calls.length;
   const second = await runCloudbaseInit(deps);
-  assert.deepEqual(second.plugins.map((p) => p.outcome), ['already-done', 'already-done']);
+  assert.deepEqual(
+    second.plugins.map((p) => p.outcome),
+    ['already-done', 'already-done'],
+  );
   assert.equal(win.calls.length, calls, 'nothing is called again');
 });
 
@@ -75,13 +104,19 @@ test('a new instance id runs the plugins again', async () => {
   const win = new FakeWindows();
   await runCloudbaseInit(setup(BASE, [source('ConfigDrive', {})], win).deps);
   const again = await runCloudbaseInit(setup(BASE, [source('ConfigDrive', { instanceId: 'i-other' })], win).deps);
-  assert.deepEqual(again.plugins.map((p) => p.outcome), ['done', 'done']);
+  assert.deepEqual(
+    again.plugins.map((p) => p.outcome),
+    ['done', 'done'],
+  );
   assert.equal(again.instanceId, 'i-other');
 });
 
 test('metadata services are tried in order; those kiln lacks are skipped with a clear warning', async () => {
   const seen: string[] = [];
-  const { deps } = setup(BASE.replace(`metadata_services=${CD}`, `metadata_services=${GCE},${EC2},${CD}`), [source('Ec2', undefined, seen), source('ConfigDrive', {}, seen)]);
+  const { deps } = setup(BASE.replace(`metadata_services=${CD}`, `metadata_services=${GCE},${EC2},${CD}`), [
+    source('Ec2', undefined, seen),
+    source('ConfigDrive', {}, seen),
+  ]);
   const r = await runCloudbaseInit(deps);
   assert.deepEqual(seen, ['Ec2', 'ConfigDrive']);
   assert.equal(r.service?.classPath, CD);
@@ -96,8 +131,14 @@ test('no metadata: MAIN does not run and the error says what was tried', async (
 });
 
 test('a failing metadata service is reported and the next one is tried', async () => {
-  const broken: Datasource = { ...source('Ec2', {}), crawl: async () => Promise.reject(new Error('meta_data.json: unexpected end of JSON input')) };
-  const { deps } = setup(BASE.replace(`metadata_services=${CD}`, `metadata_services=${EC2},${CD}`), [broken, source('ConfigDrive', {})]);
+  const broken: Datasource = {
+    ...source('Ec2', {}),
+    crawl: async () => Promise.reject(new Error('meta_data.json: unexpected end of JSON input')),
+  };
+  const { deps } = setup(BASE.replace(`metadata_services=${CD}`, `metadata_services=${EC2},${CD}`), [
+    broken,
+    source('ConfigDrive', {}),
+  ]);
   const r = await runCloudbaseInit(deps);
   assert.equal(r.service?.datasource, 'ConfigDrive');
   assert.match(r.errors.join('\n'), /EC2Service: meta_data.json: unexpected end/);
@@ -112,28 +153,52 @@ test('HTTP services are tried whatever DMI says, as cloudbase-init does; one tha
     crawl: async () => {
       crawled.push(name);
       if (!ok) throw new Error('connect ECONNREFUSED 127.0.0.1:9');
-      return { instanceId: 'i-gce', cloudName: 'gce', platform: 'gce', subplatform: 'metadata (http://127.0.0.1/)', publicKeys: [], metadata: {} };
+      return {
+        instanceId: 'i-gce',
+        cloudName: 'gce',
+        platform: 'gce',
+        subplatform: 'metadata (http://127.0.0.1/)',
+        publicKeys: [],
+        metadata: {},
+      };
     },
   });
-  const { deps, sink } = setup(BASE.replace(`metadata_services=${CD}`, `metadata_services=${EC2},${GCE},${CD}`), [http('Ec2', false), http('GCE', true), source('ConfigDrive', {})]);
+  const { deps, sink } = setup(BASE.replace(`metadata_services=${CD}`, `metadata_services=${EC2},${GCE},${CD}`), [
+    http('Ec2', false),
+    http('GCE', true),
+    source('ConfigDrive', {}),
+  ]);
   const r = await runCloudbaseInit(deps);
   assert.deepEqual(crawled, ['Ec2', 'GCE']);
   assert.equal(r.service?.classPath, GCE);
   assert.equal(r.instanceId, 'i-gce');
   assert.deepEqual(r.errors, []);
-  assert.match(sink.lines.join(''), /Metadata service cloudbaseinit\.metadata\.services\.ec2service\.EC2Service not available: .*ECONNREFUSED/);
+  assert.match(
+    sink.lines.join(''),
+    /Metadata service cloudbaseinit\.metadata\.services\.ec2service\.EC2Service not available: .*ECONNREFUSED/,
+  );
 });
 
 test('unknown plugins are reported, the others run', async () => {
-  const conf = BASE.replace('plugins=', 'plugins=cloudbaseinit.plugins.windows.certificates.ServerCertificatesPlugin,nope.Nope,');
+  const conf = BASE.replace(
+    'plugins=',
+    'plugins=cloudbaseinit.plugins.windows.certificates.ServerCertificatesPlugin,nope.Nope,',
+  );
   const r = await runCloudbaseInit(setup(conf, [source('ConfigDrive', {})]).deps);
-  assert.deepEqual(r.warnings.filter((w) => /not implemented/.test(w)), []);
+  assert.deepEqual(
+    r.warnings.filter((w) => /not implemented/.test(w)),
+    [],
+  );
   assert.match(r.errors.join('\n'), /unknown plugin 'nope.Nope'/);
   assert.deepEqual(r.plugins.map((p) => p.name).slice(0, 1), ['ServerCertificatesPlugin']);
   assert.equal(r.plugins.length, 3);
 });
 
-function fakePlugin(name: string, results: Array<{ status: 'done' | 'next-boot'; reboot: boolean }>, stage: Plugin['stage'] = 'main'): Plugin & { runs: number } {
+function fakePlugin(
+  name: string,
+  results: Array<{ status: 'done' | 'next-boot'; reboot: boolean }>,
+  stage: Plugin['stage'] = 'main',
+): Plugin & { runs: number } {
   const p = {
     classPath: `test.${name}`,
     name,
@@ -149,7 +214,10 @@ function fakePlugin(name: string, results: Array<{ status: 'done' | 'next-boot';
 }
 
 test('run-next-boot (2) runs the plugin again; a reboot stops the stage when allowed', async () => {
-  const again = fakePlugin('AgainPlugin', [{ status: 'next-boot', reboot: false }, { status: 'done', reboot: false }]);
+  const again = fakePlugin('AgainPlugin', [
+    { status: 'next-boot', reboot: false },
+    { status: 'done', reboot: false },
+  ]);
   const rebooter = fakePlugin('RebootPlugin', [{ status: 'done', reboot: true }]);
   const after = fakePlugin('AfterPlugin', [{ status: 'done', reboot: false }]);
   const extra = [again, rebooter, after];
@@ -164,7 +232,14 @@ test('run-next-boot (2) runs the plugin again; a reboot stops the stage when all
     assert.equal(win.shutdowns.length, 1);
     assert.ok(win.privileges.includes('SeShutdownPrivilege'));
     const r2 = await runCloudbaseInit(deps);
-    assert.deepEqual(r2.plugins.map((p) => [p.name, p.outcome]), [['AgainPlugin', 'done'], ['RebootPlugin', 'already-done'], ['AfterPlugin', 'done']]);
+    assert.deepEqual(
+      r2.plugins.map((p) => [p.name, p.outcome]),
+      [
+        ['AgainPlugin', 'done'],
+        ['RebootPlugin', 'already-done'],
+        ['AfterPlugin', 'done'],
+      ],
+    );
     assert.equal(again.runs, 2);
   }
 });
@@ -189,30 +264,55 @@ test('the reboot-loop guard stops a plugin that asks for reboot and run-again to
 });
 
 test('a failing plugin is reported, leaves no state and runs again next time', async () => {
-  const failing: Plugin = { classPath: 'test.FailPlugin', name: 'FailPlugin', stage: 'main', execute: async () => Promise.reject(new Error('no disk')) };
+  const failing: Plugin = {
+    classPath: 'test.FailPlugin',
+    name: 'FailPlugin',
+    stage: 'main',
+    execute: async () => Promise.reject(new Error('no disk')),
+  };
   const extra = [failing];
   {
-    const { deps, win } = setup(`[DEFAULT]\nmetadata_services=${CD}\nplugins=test.FailPlugin\n`, [source('ConfigDrive', {})]);
+    const { deps, win } = setup(`[DEFAULT]\nmetadata_services=${CD}\nplugins=test.FailPlugin\n`, [
+      source('ConfigDrive', {}),
+    ]);
     deps.plugins = extra;
     const r = await runCloudbaseInit(deps);
-    assert.deepEqual(r.plugins.map((p) => [p.outcome, p.error]), [['failed', 'no disk']]);
+    assert.deepEqual(
+      r.plugins.map((p) => [p.outcome, p.error]),
+      [['failed', 'no disk']],
+    );
     assert.equal(win.getValue('HKLM', pluginsKey('i-0123'), 'FailPlugin'), undefined);
   }
 });
 
-test('plugins before metadata discovery keep no state and run at every boot, as cloudbase-init\'s (no instance id yet)', async () => {
+test("plugins before metadata discovery keep no state and run at every boot, as cloudbase-init's (no instance id yet)", async () => {
   const early = fakePlugin('EarlyPlugin', [{ status: 'done', reboot: false }], 'pre-networking');
   const discovery = fakePlugin('DiscoveryPlugin', [{ status: 'done', reboot: false }], 'pre-metadata-discovery');
   const win = new FakeWindows();
   for (const boot of [1, 2]) {
-    const { deps } = setup(`[DEFAULT]\nmetadata_services=${CD}\nplugins=test.EarlyPlugin,test.DiscoveryPlugin\n`, [source('ConfigDrive', {})], win);
+    const { deps } = setup(
+      `[DEFAULT]\nmetadata_services=${CD}\nplugins=test.EarlyPlugin,test.DiscoveryPlugin\n`,
+      [source('ConfigDrive', {})],
+      win,
+    );
     deps.plugins = [early, discovery];
     const r = await runCloudbaseInit(deps);
-    assert.deepEqual(r.plugins.map((p) => [p.name, p.outcome]), [['EarlyPlugin', 'done'], ['DiscoveryPlugin', 'done']], `boot ${boot}`);
+    assert.deepEqual(
+      r.plugins.map((p) => [p.name, p.outcome]),
+      [
+        ['EarlyPlugin', 'done'],
+        ['DiscoveryPlugin', 'done'],
+      ],
+      `boot ${boot}`,
+    );
   }
   assert.equal(early.runs, 2);
   assert.equal(discovery.runs, 2);
-  assert.equal(win.getValue('HKLM', pluginsKey(undefined), 'EarlyPlugin'), undefined, 'nothing under ...\\Cloudbase-Init\\Plugins');
+  assert.equal(
+    win.getValue('HKLM', pluginsKey(undefined), 'EarlyPlugin'),
+    undefined,
+    'nothing under ...\\Cloudbase-Init\\Plugins',
+  );
   assert.equal(win.getValue('HKLM', pluginsKey(undefined), 'DiscoveryPlugin'), undefined);
 });
 
@@ -242,10 +342,19 @@ test('MAIN plugins see the found service: the OpenStack HttpService takes a pass
       return { status: 'next-boot', reboot: false };
     },
   };
-  for (const [service, ds] of [[HTTP, 'OpenStack'], [CD, 'ConfigDrive']] as const) {
-    const { deps } = setup(`[DEFAULT]\nmetadata_services=${service}\nplugins=test.ProbePlugin\n[openstack]\nmetadata_base_url=http://127.0.0.1:9/\n`, [source(ds, {})]);
+  for (const [service, ds] of [
+    [HTTP, 'OpenStack'],
+    [CD, 'ConfigDrive'],
+  ] as const) {
+    const { deps } = setup(
+      `[DEFAULT]\nmetadata_services=${service}\nplugins=test.ProbePlugin\n[openstack]\nmetadata_base_url=http://127.0.0.1:9/\n`,
+      [source(ds, {})],
+    );
     deps.plugins = [probe];
     await runCloudbaseInit(deps);
   }
-  assert.deepEqual(seen, [{ classPath: 'cloudbaseinit.metadata.services.httpservice.HttpService', canPost: true }, { classPath: CD, canPost: false }]);
+  assert.deepEqual(seen, [
+    { classPath: 'cloudbaseinit.metadata.services.httpservice.HttpService', canPost: true },
+    { classPath: CD, canPost: false },
+  ]);
 });

@@ -9,7 +9,10 @@ import { Logger, MemorySink } from '../../src/util/log';
 import { FakeWindows } from '../platform/windows/fake-win32';
 import { FakeFiles } from './fake-files';
 
-/** Runs USERDATA through UserDataPlugin; a cmd.exe block exits SCRIPT, a PowerShell one POWERSHELL ('fail': cannot be started). */
+/**
+ * Runs USERDATA through UserDataPlugin; a cmd.exe block exits SCRIPT, a PowerShell one POWERSHELL ('fail': cannot be
+ * started).
+ */
 async function run(userData: string, script: number | 'fail', powershell: number) {
   const logger = new Logger();
   const sink = new MemorySink();
@@ -27,7 +30,15 @@ async function run(userData: string, script: number | 'fail', powershell: number
     windows: new FakeWindows().platform(logger),
     log: logger.for('test'),
     conf: loadCloudbaseConf([{ path: 'c.conf', text: '[DEFAULT]\n' }]),
-    instance: { instanceId: 'i-1', cloudName: 'aws', platform: 'ec2', subplatform: 'x', publicKeys: [], metadata: {}, userData: Buffer.from(userData) },
+    instance: {
+      instanceId: 'i-1',
+      cloudName: 'aws',
+      platform: 'ec2',
+      subplatform: 'x',
+      publicKeys: [],
+      metadata: {},
+      userData: Buffer.from(userData),
+    },
     shared: new Map(),
     randomPassword: (n) => 'Rand0m!'.padEnd(n, 'z'),
     secret: (v) => logger.redactor.add(v),
@@ -40,7 +51,7 @@ async function run(userData: string, script: number | 'fail', powershell: number
 
 const BOTH = '<powershell>Write-Output ps</powershell>\n<script>echo cmd</script>\n';
 
-test('<script> runs before <powershell> wherever it is written, and a reboot one block asks for is the user data\'s', async () => {
+test("<script> runs before <powershell> wherever it is written, and a reboot one block asks for is the user data's", async () => {
   const r = await run(BOTH, 1001, 0);
   assert.deepEqual(r.ran, ['script', 'powershell'], 'both run; the reboot waits for the last block');
   assert.deepEqual(r.result, { status: 'done', reboot: true });

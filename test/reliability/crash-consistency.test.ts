@@ -11,11 +11,22 @@ import { tempDir } from '../helpers/temp';
 const KILLS = 20;
 const SEED = 20261126;
 
-test(`a first boot killed at ${KILLS} moments boots again to done, with nothing corrupt or done twice`, { timeout: 900_000 }, async (t) => {
+test(`a first boot killed at ${KILLS} moments boots again to done, with nothing corrupt or done twice`, {
+  timeout: 900_000,
+}, async (t) => {
   const binary = builtBinary('kiln-linux-x64');
-  if (!need(t, isRoot() && hasCommand('debootstrap') && hasCommand('unshare') && binary !== undefined, 'needs root, debootstrap (the cached Debian rootfs), unshare and dist/kiln-linux-x64')) return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('debootstrap') && hasCommand('unshare') && binary !== undefined,
+      'needs root, debootstrap (the cached Debian rootfs), unshare and dist/kiln-linux-x64',
+    )
+  )
+    return;
   const r = await crashCampaign(tempDir(t, 'kiln-crash-'), binary as string, KILLS, SEED);
-  t.diagnostic(`an undisturbed first boot took ${r.wholeMs} ms; ${r.landed} of ${KILLS} kills landed before the boot ended; ${r.staging} staging files of killed writes were left beside their targets`);
+  t.diagnostic(
+    `an undisturbed first boot took ${r.wholeMs} ms; ${r.landed} of ${KILLS} kills landed before the boot ended; ${r.staging} staging files of killed writes were left beside their targets`,
+  );
   assert.deepEqual(r.failures, []);
   assert.ok(r.landed >= KILLS / 2, `only ${r.landed} of ${KILLS} kills landed: the kill points do not cover the boot`);
 });

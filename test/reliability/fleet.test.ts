@@ -12,13 +12,32 @@ const BOOTS = 30;
 const STORM = ['status,value=429,times=60', 'status,value=503,times=60', 'delay,value=1500,times=30'];
 
 for (const kind of ['ec2', 'openstack'] as FleetKind[]) {
-  test(`${BOOTS} ${kind} boots at once through a 429/503 storm: each its own instance id, in budget, bounded requests`, { timeout: 300_000 }, async (t) => {
+  test(`${BOOTS} ${kind} boots at once through a 429/503 storm: each its own instance id, in budget, bounded requests`, {
+    timeout: 300_000,
+  }, async (t) => {
     const binary = builtBinary('kiln-linux-x64');
-    if (!need(t, isRoot() && hasCommand('ip') && binary !== undefined, 'needs root (a private network namespace), iproute2 and dist/kiln-linux-x64')) return;
-    const options = { binary: binary as string, work: tempDir(t, 'kiln-fleet-'), boots: BOOTS, kind, misbehave: STORM, budgetS: 150 };
+    if (
+      !need(
+        t,
+        isRoot() && hasCommand('ip') && binary !== undefined,
+        'needs root (a private network namespace), iproute2 and dist/kiln-linux-x64',
+      )
+    )
+      return;
+    const options = {
+      binary: binary as string,
+      work: tempDir(t, 'kiln-fleet-'),
+      boots: BOOTS,
+      kind,
+      misbehave: STORM,
+      budgetS: 150,
+    };
     const r = await runFleet(options);
     t.diagnostic(fleetSummary(r));
     assert.deepEqual(fleetProblems(r, options, 80), []);
-    assert.ok(r.outcomes.some((b) => b.refused > 0), 'the storm reached the boots');
+    assert.ok(
+      r.outcomes.some((b) => b.refused > 0),
+      'the storm reached the boots',
+    );
   });
 }

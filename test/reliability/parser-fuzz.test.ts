@@ -14,7 +14,9 @@ if (!isMainThread) {
   fuzzWorkerMain(workerData as { target: string; iterations: number; seed: number });
 } else {
   for (const target of FUZZ_TARGETS) {
-    test(`fuzz ${target.name}: ${ITERATIONS} mutants and the hostile inputs, no crash, hang or runaway memory`, { timeout: 10 * 60_000 }, async () => {
+    test(`fuzz ${target.name}: ${ITERATIONS} mutants and the hostile inputs, no crash, hang or runaway memory`, {
+      timeout: 10 * 60_000,
+    }, async () => {
       const result = await fuzzTarget(fileURLToPath(import.meta.url), target.name, ITERATIONS, SEED);
       assert.equal(result.kind, 'done', `fuzz ${target.name} failed: ${JSON.stringify(result, null, 2)}`);
     });

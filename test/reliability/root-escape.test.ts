@@ -4,7 +4,16 @@
 // the canary folder outside it are writable, so a write that escaped would land on the canaries and nowhere else.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { copyRootfs } from '../helpers/debian-rootfs';
@@ -21,7 +30,13 @@ function snapshot(dir: string): Record<string, string> {
     for (const name of readdirSync(path).sort()) {
       const full = join(path, name);
       const st = lstatSync(full);
-      const what = st.isFile() ? readFileSync(full, 'utf8') : st.isSymbolicLink() ? 'link' : st.isDirectory() ? 'dir' : 'other';
+      const what = st.isFile()
+        ? readFileSync(full, 'utf8')
+        : st.isSymbolicLink()
+          ? 'link'
+          : st.isDirectory()
+            ? 'dir'
+            : 'other';
       out[`${rel}${name}`] = `${st.mode.toString(8)} ${st.uid}:${st.gid} ${st.size} ${st.mtimeMs} ${what}`;
       if (st.isDirectory()) walk(full, `${rel}${name}/`);
     }
@@ -30,10 +45,19 @@ function snapshot(dir: string): Record<string, string> {
   return out;
 }
 
-test('a hostile image under --root: every write stays inside the root, refusals name their entry, the boot goes on', { timeout: 600_000 }, async (t) => {
+test('a hostile image under --root: every write stays inside the root, refusals name their entry, the boot goes on', {
+  timeout: 600_000,
+}, async (t) => {
   if (!need(t, isRoot(), 'needs root (namespaces, chroot, a copy of the Debian rootfs)')) return;
   if (!need(t, binary !== undefined, 'dist/kiln-linux-x64 is not built (npm run build)')) return;
-  if (!need(t, hasCommand('unshare') && hasCommand('mknod') && hasCommand('mkfifo'), 'unshare, mknod and mkfifo are needed')) return;
+  if (
+    !need(
+      t,
+      hasCommand('unshare') && hasCommand('mknod') && hasCommand('mkfifo'),
+      'unshare, mknod and mkfifo are needed',
+    )
+  )
+    return;
   const work = tempDir(t);
   const root = join(work, 'root');
   const outside = join(work, 'outside');
@@ -91,11 +115,15 @@ test('a hostile image under --root: every write stays inside the root, refusals 
     'mount -o remount,bind,ro /',
     'exec "$KILN" --root "$ROOT" init --all-stages',
   ].join('\n');
-  const r = spawnSync('unshare', ['--mount', '--uts', '--ipc', '--net', '--pid', '--fork', '--kill-child', 'sh', '-c', script], {
-    encoding: 'utf8',
-    env: { ...process.env, ROOT: root, OUTSIDE: outside, KILN: binary as string },
-    timeout: 480_000,
-  });
+  const r = spawnSync(
+    'unshare',
+    ['--mount', '--uts', '--ipc', '--net', '--pid', '--fork', '--kill-child', 'sh', '-c', script],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, ROOT: root, OUTSIDE: outside, KILN: binary as string },
+      timeout: 480_000,
+    },
+  );
   const out = `${r.stdout}\n${r.stderr}`;
   assert.notEqual(r.status, null, `the boot did not end: ${out.slice(-3000)}`);
 
@@ -110,8 +138,16 @@ test('a hostile image under --root: every write stays inside the root, refusals 
   assert.match(out, /write_files\[4\] \(\/etc\/kiln-fifo\): cannot append to \/etc\/kiln-fifo: it is a FIFO/);
   assert.match(out, /write_files\[\d\] \(\/etc\/kiln-null\): cannot append to \/etc\/kiln-null: it is a device node/);
   assert.equal(readFileSync(join(root, 'var/lib/kiln-runcmd-ran'), 'utf8'), 'ran\n');
-  assert.ok(lstatSync(join(root, 'etc/kiln-fifo')).isFIFO() && lstatSync(join(root, 'etc/kiln-null')).isCharacterDevice(), 'refused targets are left as they were');
-  const result = JSON.parse(readFileSync(join(root, 'var/lib/cloud/data/result.json'), 'utf8')) as { v1: { errors: string[] } };
-  assert.ok(result.v1.errors.some((e) => e.includes('kiln-fifo')), `result.json names the FIFO entry: ${JSON.stringify(result.v1.errors)}`);
+  assert.ok(
+    lstatSync(join(root, 'etc/kiln-fifo')).isFIFO() && lstatSync(join(root, 'etc/kiln-null')).isCharacterDevice(),
+    'refused targets are left as they were',
+  );
+  const result = JSON.parse(readFileSync(join(root, 'var/lib/cloud/data/result.json'), 'utf8')) as {
+    v1: { errors: string[] };
+  };
+  assert.ok(
+    result.v1.errors.some((e) => e.includes('kiln-fifo')),
+    `result.json names the FIFO entry: ${JSON.stringify(result.v1.errors)}`,
+  );
   assert.doesNotMatch(out, /internal error|^\s+at .+:\d+:\d+\)?$/m, 'no JavaScript stack reaches the user');
 });

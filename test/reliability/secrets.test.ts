@@ -56,22 +56,49 @@ function walk(dir: string, visit: (path: string, mode: number) => void): void {
   }
 }
 
-test('planted secrets stay out of logs, world-readable files, the console and collect-logs without -u', { timeout: 600_000 }, async (t) => {
+test('planted secrets stay out of logs, world-readable files, the console and collect-logs without -u', {
+  timeout: 600_000,
+}, async (t) => {
   const binary = builtBinary('kiln-linux-x64');
-  if (!need(t, isRoot() && hasCommand('debootstrap') && binary !== undefined, 'needs root, debootstrap (the cached Debian rootfs) and dist/kiln-linux-x64')) return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('debootstrap') && binary !== undefined,
+      'needs root, debootstrap (the cached Debian rootfs) and dist/kiln-linux-x64',
+    )
+  )
+    return;
   const root = copyRootfs(tempDir(t, 'kiln-secrets-'));
   installKiln(root, binary as string);
   const seed = join(root, 'var/lib/cloud/seed/nocloud');
   mkdirSync(seed, { recursive: true });
   // Sensitive metadata: cloud-init redacts keys such as security-credentials from instance-data.json.
   // The seed is the user's own input: root-only here, so that any world-readable hit is kiln's doing.
-  writeFileSync(join(seed, 'meta-data'), `instance-id: iid-secrets\nsecurity-credentials: {token: ${SECRET.metadata}}\n`, { mode: 0o600 });
+  writeFileSync(
+    join(seed, 'meta-data'),
+    `instance-id: iid-secrets\nsecurity-credentials: {token: ${SECRET.metadata}}\n`,
+    { mode: 0o600 },
+  );
   writeFileSync(join(seed, 'user-data'), USER_DATA, { mode: 0o600 });
   writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/90-secrets.cfg'), 'datasource_list: [NoCloud]\n');
 
   const runs = runAllStages(root);
   const consoleText = runs.map((r) => r.stderr).join('\n');
-  const collect = spawnSync('unshare', ['--mount', '--pid', '--fork', 'chroot', root, '/usr/bin/cloud-init', 'collect-logs', '--tarfile', '/tmp/logs.tar.gz'], { encoding: 'utf8' });
+  const collect = spawnSync(
+    'unshare',
+    [
+      '--mount',
+      '--pid',
+      '--fork',
+      'chroot',
+      root,
+      '/usr/bin/cloud-init',
+      'collect-logs',
+      '--tarfile',
+      '/tmp/logs.tar.gz',
+    ],
+    { encoding: 'utf8' },
+  );
   assert.equal(collect.status, 0, collect.stderr);
   const unpacked = join(root, 'tmp/logs');
   mkdirSync(unpacked);
@@ -85,7 +112,8 @@ test('planted secrets stay out of logs, world-readable files, the console and co
   walk(join(root, 'var/log'), (p) => check(p.slice(root.length), readFileSync(p, 'latin1')));
   walk(unpacked, (p) => check(`collect-logs: ${p.slice(unpacked.length)}`, readFileSync(p, 'latin1')));
   walk(root, (p, mode) => {
-    if (mode & 0o004) check(`world-readable ${p.slice(root.length)} (mode ${mode.toString(8)})`, readFileSync(p, 'latin1'));
+    if (mode & 0o004)
+      check(`world-readable ${p.slice(root.length)} (mode ${mode.toString(8)})`, readFileSync(p, 'latin1'));
   });
   assert.deepEqual(leaks, []);
 
@@ -95,10 +123,21 @@ test('planted secrets stay out of logs, world-readable files, the console and co
   assert.equal(mode('root/.ssh/id_deploy'), '600');
   assert.match(readFileSync(join(root, 'etc/ssh/ssh_host_ed25519_key'), 'utf8'), new RegExp(SECRET.sshKey));
   assert.equal(mode('etc/ssh/ssh_host_ed25519_key'), '600');
-  assert.match(readFileSync(join(root, 'run/cloud-init/instance-data-sensitive.json'), 'utf8'), new RegExp(SECRET.metadata));
+  assert.match(
+    readFileSync(join(root, 'run/cloud-init/instance-data-sensitive.json'), 'utf8'),
+    new RegExp(SECRET.metadata),
+  );
   assert.equal(mode('run/cloud-init/instance-data-sensitive.json'), '600');
-  assert.doesNotMatch(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8'), new RegExp(SECRET.metadata));
-  for (const f of ['user-data.txt', 'cloud-config.txt', 'obj.json']) assert.equal(mode(`var/lib/cloud/instances/iid-secrets/${f}`), '600', f);
-  assert.match(readFileSync(join(root, 'etc/shadow'), 'utf8'), /^daemon:\$6\$saltsalt\$Sekrit-hash/m, 'the hashed password was set');
+  assert.doesNotMatch(
+    readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8'),
+    new RegExp(SECRET.metadata),
+  );
+  for (const f of ['user-data.txt', 'cloud-config.txt', 'obj.json'])
+    assert.equal(mode(`var/lib/cloud/instances/iid-secrets/${f}`), '600', f);
+  assert.match(
+    readFileSync(join(root, 'etc/shadow'), 'utf8'),
+    /^daemon:\$6\$saltsalt\$Sekrit-hash/m,
+    'the hashed password was set',
+  );
   assert.equal(mode('etc/shadow'), '640');
 });

@@ -18,11 +18,29 @@ const instance: InstanceData = {
   subplatform: 'seed-dir (/seed)',
   publicKeys: [],
   metadata: {},
-  networkConfig: { format: 'v1', config: { version: 1, config: [{ type: 'physical', name: 'eth0', subnets: [{ type: 'dhcp' }] }, { type: 'physical', name: 'eth1', subnets: [{ type: 'static', address: '10.0.0.2/24' }] }] } },
+  networkConfig: {
+    format: 'v1',
+    config: {
+      version: 1,
+      config: [
+        { type: 'physical', name: 'eth0', subnets: [{ type: 'dhcp' }] },
+        { type: 'physical', name: 'eth1', subnets: [{ type: 'static', address: '10.0.0.2/24' }] },
+      ],
+    },
+  },
 };
 
 function input(p: NetworkInput['platform'], bringUp: boolean, config: Record<string, unknown> = {}): NetworkInput {
-  return { platform: p, log: new Logger().for('stages.py'), instance, config, distro: DEBIAN, stage: bringUp ? 'network' : 'local', kernelCmdline: '', bringUp };
+  return {
+    platform: p,
+    log: new Logger().for('stages.py'),
+    instance,
+    config,
+    distro: DEBIAN,
+    stage: bringUp ? 'network' : 'local',
+    kernelCmdline: '',
+    bringUp,
+  };
 }
 
 test('ifupdown: init-local renders only; the network stage renders and runs ifup for each interface', async (t) => {
@@ -43,7 +61,9 @@ test('system_info.network.activators picks the activator; none available is a wa
   await applyNetworkOnLinux(input(both, true, { system_info: { network: { activators: ['networkd'] } } }));
   assert.deepEqual(both.commands, ['systemctl restart systemd-networkd systemd-resolved']);
   const eniOnly = recordingRoot(t, IFUPDOWN_FILES);
-  const out = await applyNetworkOnLinux(input(eniOnly, true, { system_info: { network: { activators: ['netplan'] } } }));
+  const out = await applyNetworkOnLinux(
+    input(eniOnly, true, { system_info: { network: { activators: ['netplan'] } } }),
+  );
   assert.deepEqual(eniOnly.commands, []);
   assert.equal(out.broughtUp, false);
 });
@@ -58,12 +78,21 @@ test('netplan on Debian: netplan generate and net_setup_link for every device in
   assert.deepEqual(p.commands, ['netplan generate', 'udevadm test-builtin net_setup_link /sys/class/net/eth0']);
   const applied = recordingRoot(t, NETPLAN_FILES);
   await applyNetworkOnLinux(input(applied, true));
-  assert.deepEqual(applied.commands, ['netplan generate', 'netplan apply'], 'no devices, no net_setup_link; then netplan apply brings up');
+  assert.deepEqual(
+    applied.commands,
+    ['netplan generate', 'netplan apply'],
+    'no devices, no net_setup_link; then netplan apply brings up',
+  );
 });
 
 test('a failing post-render command is an error naming it; other distros run none', async (t) => {
-  const p = recordingRoot(t, NETPLAN_FILES, (argv) => (argv[1] === 'generate' ? { code: 1, stderr: 'Error in network definition' } : {}));
-  await assert.rejects(applyNetworkOnLinux(input(p, false)), /\['netplan', 'generate'\] failed \(exit code 1\): Error in network definition/);
+  const p = recordingRoot(t, NETPLAN_FILES, (argv) =>
+    argv[1] === 'generate' ? { code: 1, stderr: 'Error in network definition' } : {},
+  );
+  await assert.rejects(
+    applyNetworkOnLinux(input(p, false)),
+    /\['netplan', 'generate'\] failed \(exit code 1\): Error in network definition/,
+  );
   const fedora = recordingRoot(t, NETPLAN_FILES);
   await applyNetworkOnLinux({ ...input(fedora, false), distro: { name: 'fedora', family: 'redhat', version: '40' } });
   assert.deepEqual(fedora.commands, []);
@@ -77,8 +106,16 @@ test('EC2 at boot: with netplan the secondary NIC gets its own routing table (25
       config: {
         interfaces: {
           macs: {
-            '0a:00:00:00:00:01': { 'device-number': '0', 'local-ipv4s': '10.0.0.5', 'subnet-ipv4-cidr-block': '10.0.0.0/20' },
-            '0a:00:00:00:00:02': { 'device-number': '1', 'local-ipv4s': '10.0.16.5', 'subnet-ipv4-cidr-block': '10.0.16.0/20' },
+            '0a:00:00:00:00:01': {
+              'device-number': '0',
+              'local-ipv4s': '10.0.0.5',
+              'subnet-ipv4-cidr-block': '10.0.0.0/20',
+            },
+            '0a:00:00:00:00:02': {
+              'device-number': '1',
+              'local-ipv4s': '10.0.16.5',
+              'subnet-ipv4-cidr-block': '10.0.16.0/20',
+            },
           },
         },
       },
@@ -86,7 +123,10 @@ test('EC2 at boot: with netplan the secondary NIC gets its own routing table (25
   };
   const withNics = (files: string[]) => {
     const p = recordingRoot(t, files);
-    for (const [name, mac] of [['ens5', '0a:00:00:00:00:01'], ['ens6', '0a:00:00:00:00:02']] as const) {
+    for (const [name, mac] of [
+      ['ens5', '0a:00:00:00:00:01'],
+      ['ens6', '0a:00:00:00:00:02'],
+    ] as const) {
       mkdirSync(join(p.root, 'sys/devices/pci0000:00', name), { recursive: true });
       writeFileSync(join(p.root, 'sys/devices/pci0000:00', name, 'address'), `${mac}\n`);
       mkdirSync(join(p.root, 'sys/class/net'), { recursive: true });
@@ -101,7 +141,10 @@ test('EC2 at boot: with netplan the secondary NIC gets its own routing table (25
   assert.match(yaml, /use-routes: true/);
   const eni = withNics(IFUPDOWN_FILES);
   await applyNetworkOnLinux({ ...input(eni, false), instance: ec2 });
-  assert.doesNotMatch(readFileSync(join(eni.root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8'), /table|10\.0\.16\.0/);
+  assert.doesNotMatch(
+    readFileSync(join(eni.root, 'etc/network/interfaces.d/50-cloud-init'), 'utf8'),
+    /table|10\.0\.16\.0/,
+  );
 });
 
 test("the applied network config is checked against the schema as 25.1's apply_network_config checks it: a warning without details, and the config still applied", async (t) => {
@@ -110,13 +153,33 @@ test("the applied network config is checked against the schema as 25.1's apply_n
     const sink = new MemorySink('INFO');
     logger.addSink(sink);
     const p = recordingRoot(t, IFUPDOWN_FILES);
-    const out = await applyNetworkOnLinux({ ...input(p, false), log: logger.for('stages.py'), instance: { ...instance, networkConfig: { format: 'v1', config } } });
-    return { lines: sink.lines.filter((l) => /\[(WARNING|DEPRECATED)\]/.test(l)).map((l) => l.replace(/^.*\[(WARNING|DEPRECATED)\]: /, '$1 ').trimEnd()), written: out.written };
+    const out = await applyNetworkOnLinux({
+      ...input(p, false),
+      log: logger.for('stages.py'),
+      instance: { ...instance, networkConfig: { format: 'v1', config } },
+    });
+    return {
+      lines: sink.lines
+        .filter((l) => /\[(WARNING|DEPRECATED)\]/.test(l))
+        .map((l) => l.replace(/^.*\[(WARNING|DEPRECATED)\]: /, '$1 ').trimEnd()),
+      written: out.written,
+    };
   };
-  const good = await warnings({ version: 1, config: [{ type: 'physical', name: 'eth0', subnets: [{ type: 'dhcp' }] }] });
+  const good = await warnings({
+    version: 1,
+    config: [{ type: 'physical', name: 'eth0', subnets: [{ type: 'dhcp' }] }],
+  });
   assert.deepEqual(good.lines, []);
   // MAAS's `id` and a stray key: outside the v1 schema (a warning), passed over by the parser (applied).
-  const stray = await warnings({ version: 1, config: [{ type: 'physical', id: 'eth0', name: 'eth0', colour: 'blue', subnets: [{ type: 'dhcp' }] }] });
-  assert.ok(stray.lines.includes("WARNING network-config failed schema validation! You may run 'sudo cloud-init schema --system' to check the details."), stray.lines.join('\n'));
+  const stray = await warnings({
+    version: 1,
+    config: [{ type: 'physical', id: 'eth0', name: 'eth0', colour: 'blue', subnets: [{ type: 'dhcp' }] }],
+  });
+  assert.ok(
+    stray.lines.includes(
+      "WARNING network-config failed schema validation! You may run 'sudo cloud-init schema --system' to check the details.",
+    ),
+    stray.lines.join('\n'),
+  );
   assert.ok(stray.written.includes('/etc/network/interfaces.d/50-cloud-init'));
 });

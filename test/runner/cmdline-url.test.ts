@@ -1,17 +1,24 @@
-// The kernel command line's cloud-config-url: parsed as cloud-init does, fetched from a mock on 127.0.0.1 (retries, wrong content, local files), written to cloud.cfg.d, and read by the stage that fetched it.
+// The kernel command line's cloud-config-url: parsed as cloud-init does, fetched from a mock on 127.0.0.1 (retries,
+// wrong content, local files), written to cloud.cfg.d, and read by the stage that fetched it.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
-import { attemptCmdlineUrl, KERNEL_CMDLINE_URL_CFG, parseCmdlineUrl, type CmdlineUrlOptions } from '../../src/runner/cmdline-url';
+import {
+  attemptCmdlineUrl,
+  KERNEL_CMDLINE_URL_CFG,
+  parseCmdlineUrl,
+  type CmdlineUrlOptions,
+} from '../../src/runner/cmdline-url';
 import { StageRunner } from '../../src/runner/stage-runner';
 import { Logger, MemorySink } from '../../src/util/log';
 import { mockMetadataServer, type Misbehaviour } from '../helpers/mock-metadata-server';
 import { tempDir } from '../helpers/temp';
 import { fakeDeps, fakeSource, recordingModule, type Recorder } from './fakes';
 
-const MAAS_CFG = '#cloud-config\ndatasource_list: [Second]\ndatasource:\n  MAAS: {metadata_url: "http://10.0.0.1:5240/MAAS/metadata/"}\n';
+const MAAS_CFG =
+  '#cloud-config\ndatasource_list: [Second]\ndatasource:\n  MAAS: {metadata_url: "http://10.0.0.1:5240/MAAS/metadata/"}\n';
 
 /** A mock serving FILES (name → content) under any path, misbehaving as asked. */
 async function serve(t: TestContext, files: Record<string, string>, misbehave: Misbehaviour[] = []) {
@@ -20,17 +27,33 @@ async function serve(t: TestContext, files: Record<string, string>, misbehave: M
   return mockMetadataServer(t, { kind: 'nocloud', dir, misbehave });
 }
 
-function options(t: TestContext, cmdline: string, network = true): CmdlineUrlOptions & { root: string; sink: MemorySink } {
+function options(
+  t: TestContext,
+  cmdline: string,
+  network = true,
+): CmdlineUrlOptions & { root: string; sink: MemorySink } {
   const root = tempDir(t);
   const sink = new MemorySink('DEBUG');
   const logger = new Logger();
   logger.addSink(sink);
   const log = logger.for('main.py');
-  return { root, sink, platform: new LinuxPlatform({ root, log }), log, cmdline, network, env: {}, sleep: async () => undefined };
+  return {
+    root,
+    sink,
+    platform: new LinuxPlatform({ root, log }),
+    log,
+    cmdline,
+    network,
+    env: {},
+    sleep: async () => undefined,
+  };
 }
 
 test('the URL is cloud-config-url (preferred) or url, split at the first =, a later word overriding an earlier one', () => {
-  assert.deepEqual(parseCmdlineUrl('ro url=http://a/x cloud-config-url=http://b/y?a=1 quiet'), { key: 'cloud-config-url', url: 'http://b/y?a=1' });
+  assert.deepEqual(parseCmdlineUrl('ro url=http://a/x cloud-config-url=http://b/y?a=1 quiet'), {
+    key: 'cloud-config-url',
+    url: 'http://b/y?a=1',
+  });
   assert.deepEqual(parseCmdlineUrl('url=http://a/1 url=http://a/2'), { key: 'url', url: 'http://a/2' });
   assert.equal(parseCmdlineUrl('root=/dev/sda1 ro quiet'), undefined);
   assert.equal(parseCmdlineUrl('cloud-config-url'), undefined);
@@ -47,7 +70,11 @@ test('a #cloud-config answer is written to 91_kernel_cmdline_url.cfg (0600), aga
   assert.equal(readFileSync(file, 'utf8'), MAAS_CFG);
   assert.equal(statSync(file).mode & 0o777, 0o600);
   writeFileSync(file, '#cloud-config\n{}\n');
-  assert.equal((await attemptCmdlineUrl({ ...o, network: true })).wrote, true, 'a network URL is fetched again in the init stage');
+  assert.equal(
+    (await attemptCmdlineUrl({ ...o, network: true })).wrote,
+    true,
+    'a network URL is fetched again in the init stage',
+  );
   assert.equal(readFileSync(file, 'utf8'), MAAS_CFG);
 
   const other = options(t, `cloud-config-url=${server.url}/script.sh`);
@@ -59,7 +86,9 @@ test('a #cloud-config answer is written to 91_kernel_cmdline_url.cfg (0600), aga
   assert.equal((await attemptCmdlineUrl(options(t, `url=${server.url}/script.sh`))).level, 'INFO');
   const old = options(t, `url=${server.url}/maas.cfg`);
   assert.equal((await attemptCmdlineUrl(old)).wrote, true);
-  assert.ok(old.sink.lines.some((l) => l.includes('WARNING') && l.includes('DEPRECATED: `url` kernel command line key')));
+  assert.ok(
+    old.sink.lines.some((l) => l.includes('WARNING') && l.includes('DEPRECATED: `url` kernel command line key')),
+  );
 });
 
 test('failures are retried twice (3 requests) and then only logged: loudly in init, quietly in init-local', async (t) => {
@@ -98,20 +127,29 @@ test('the stages fetch it before reading their config: its datasource_list picks
   const server = await serve(t, { 'maas.cfg': MAAS_CFG });
   const root = tempDir(t);
   mkdirSync(join(root, 'etc/cloud/cloud.cfg.d'), { recursive: true });
-  writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/50-test.cfg'), 'datasource_list: [First, Second]\ncloud_init_modules: [m]\ncloud_config_modules: []\ncloud_final_modules: []\n');
+  writeFileSync(
+    join(root, 'etc/cloud/cloud.cfg.d/50-test.cfg'),
+    'datasource_list: [First, Second]\ncloud_init_modules: [m]\ncloud_config_modules: []\ncloud_final_modules: []\n',
+  );
   for (const name of ['first', 'second']) {
     mkdirSync(join(root, `seed/${name}`), { recursive: true });
     writeFileSync(join(root, `seed/${name}/instance-id`), `iid-${name}\n`);
   }
   const rec: Recorder = { runs: [] };
-  const deps = fakeDeps([fakeSource('First', 'local', '/seed/first'), fakeSource('Second', 'local', '/seed/second')], [recordingModule(rec, 'm', 'init', 'always')], {
-    kernelCmdline: async () => `ro cloud-config-url=${server.url}/maas.cfg`,
-  });
+  const deps = fakeDeps(
+    [fakeSource('First', 'local', '/seed/first'), fakeSource('Second', 'local', '/seed/second')],
+    [recordingModule(rec, 'm', 'init', 'always')],
+    {
+      kernelCmdline: async () => `ro cloud-config-url=${server.url}/maas.cfg`,
+    },
+  );
   const logger = new Logger();
   const runner = new StageRunner({ platform: new LinuxPlatform({ root, log: logger.for('platform') }), logger, deps });
   await runner.runAllStages();
   assert.equal(readFileSync(join(root, KERNEL_CMDLINE_URL_CFG), 'utf8'), MAAS_CFG);
   assert.equal(server.requests.length, 2, 'init-local and init each fetch it');
-  const status = JSON.parse(readFileSync(join(root, 'var/lib/cloud/data/status.json'), 'utf8')) as { v1: { datasource: string } };
+  const status = JSON.parse(readFileSync(join(root, 'var/lib/cloud/data/status.json'), 'utf8')) as {
+    v1: { datasource: string };
+  };
   assert.match(status.v1.datasource, /Second/);
 });

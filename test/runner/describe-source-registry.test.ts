@@ -5,13 +5,33 @@ import { describeSource, sourceClassName } from '../../src/runner/describe-sourc
 import type { InstanceData } from '../../src/sources/datasource';
 import { DATASOURCES, WINDOWS_ONLY_SOURCES } from '../../src/sources/registry';
 
-const data: InstanceData = { instanceId: 'i-1', cloudName: 'c', platform: 'p', subplatform: 'seed-dir (/dev/sr0)', publicKeys: [], metadata: { dsmode: 'local' } };
+const data: InstanceData = {
+  instanceId: 'i-1',
+  cloudName: 'c',
+  platform: 'p',
+  subplatform: 'seed-dir (/dev/sr0)',
+  publicKeys: [],
+  metadata: { dsmode: 'local' },
+};
 
 test('every source is named by its registered class per stage, else DataSource<name>', () => {
   const perStage = DATASOURCES.filter((s) => s.classNames);
-  assert.deepEqual(perStage.map((s) => s.name).sort(), ['AliYun', 'Ec2', 'GCE', 'NoCloud', 'OVF', 'OpenStack', 'UpCloud']);
+  assert.deepEqual(perStage.map((s) => s.name).sort(), [
+    'AliYun',
+    'Ec2',
+    'GCE',
+    'NoCloud',
+    'OVF',
+    'OpenStack',
+    'UpCloud',
+  ]);
   for (const s of [...DATASOURCES, ...WINDOWS_ONLY_SOURCES]) {
-    for (const stage of ['local', 'network'] as const) assert.equal(sourceClassName(s.name, stage), `DataSource${s.classNames?.[stage] ?? s.name}`, `${s.name} ${stage}`);
+    for (const stage of ['local', 'network'] as const)
+      assert.equal(
+        sourceClassName(s.name, stage),
+        `DataSource${s.classNames?.[stage] ?? s.name}`,
+        `${s.name} ${stage}`,
+      );
   }
   assert.equal(sourceClassName('Ec2', 'local'), 'DataSourceEc2Local');
 });

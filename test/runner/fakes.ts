@@ -53,7 +53,13 @@ export interface Recorder {
   runs: string[];
 }
 
-export function recordingModule(rec: Recorder, name: string, stage: ModuleStage, frequency: Frequency, opts: { fail?: boolean; activateBy?: string[]; distros?: string[] | 'all'; warn?: string } = {}): Module {
+export function recordingModule(
+  rec: Recorder,
+  name: string,
+  stage: ModuleStage,
+  frequency: Frequency,
+  opts: { fail?: boolean; activateBy?: string[]; distros?: string[] | 'all'; warn?: string } = {},
+): Module {
   return {
     name,
     stage,
@@ -71,7 +77,11 @@ export function recordingModule(rec: Recorder, name: string, stage: ModuleStage,
 }
 
 /** Dependencies with the given sources and modules; user data is plain YAML cloud-config. */
-export function fakeDeps(sources: Datasource[], modules: Module[], extra: Partial<RunnerDeps> = {}): RunnerDeps & { network: Array<string | undefined> } {
+export function fakeDeps(
+  sources: Datasource[],
+  modules: Module[],
+  extra: Partial<RunnerDeps> = {},
+): RunnerDeps & { network: Array<string | undefined> } {
   const network: Array<string | undefined> = [];
   let t = Date.UTC(2026, 0, 1, 0, 0, 0);
   return {

@@ -51,6 +51,9 @@ test('a changed or missing blob, or an older cache, is not trusted', async (t) =
   assert.equal(await restoreInstance(platform, dir), undefined, 'same size, other content');
   writeFileSync(join(root, dir, 'user-data.txt'), '');
   assert.equal(await restoreInstance(platform, dir), undefined, 'empty (a crash before it was written)');
-  writeFileSync(join(root, dir, CACHE_FILE), JSON.stringify({ version: 1, source: 'NoCloud', data: { instanceId: 'iid-1' } }));
+  writeFileSync(
+    join(root, dir, CACHE_FILE),
+    JSON.stringify({ version: 1, source: 'NoCloud', data: { instanceId: 'iid-1' } }),
+  );
   assert.equal(await restoreInstance(platform, dir), undefined);
 });

@@ -6,14 +6,32 @@ import { buildInstanceData, REDACT_SENSITIVE_VALUE, redactInstanceData } from '.
 import type { InstanceData } from '../../src/sources/datasource';
 
 function build(instance: InstanceData): { v1: Record<string, unknown>; ds: Record<string, unknown> } {
-  return buildInstanceData({ instance, distro: { name: 'debian', family: 'debian', version: '12' }, mergedConfig: {}, systemConfig: {} }) as { v1: Record<string, unknown>; ds: Record<string, unknown> };
+  return buildInstanceData({
+    instance,
+    distro: { name: 'debian', family: 'debian', version: '12' },
+    mergedConfig: {},
+    systemConfig: {},
+  }) as { v1: Record<string, unknown>; ds: Record<string, unknown> };
 }
 
-const BASE: InstanceData = { instanceId: 'i-1', cloudName: 'aws', platform: 'ec2', subplatform: 'metadata (http://169.254.169.254)', publicKeys: [], metadata: { 'instance-id': 'i-1' } };
+const BASE: InstanceData = {
+  instanceId: 'i-1',
+  cloudName: 'aws',
+  platform: 'ec2',
+  subplatform: 'metadata (http://169.254.169.254)',
+  publicKeys: [],
+  metadata: { 'instance-id': 'i-1' },
+};
 
 test('v1.local_hostname is the short name of local-hostname (DataSource.get_hostname), ip-A-B-C-D for an address', () => {
-  assert.equal(build({ ...BASE, localHostname: 'ip-10-0-0-5.us-east-2.compute.internal' }).v1.local_hostname, 'ip-10-0-0-5');
-  assert.equal(build({ ...BASE, localHostname: 'ip-10-0-0-5.us-east-2.compute.internal' }).v1['local-hostname'], 'ip-10-0-0-5');
+  assert.equal(
+    build({ ...BASE, localHostname: 'ip-10-0-0-5.us-east-2.compute.internal' }).v1.local_hostname,
+    'ip-10-0-0-5',
+  );
+  assert.equal(
+    build({ ...BASE, localHostname: 'ip-10-0-0-5.us-east-2.compute.internal' }).v1['local-hostname'],
+    'ip-10-0-0-5',
+  );
   assert.equal(build({ ...BASE, localHostname: '10.0.0.5' }).v1.local_hostname, 'ip-10-0-0-5');
   assert.equal(build({ ...BASE, localHostname: 'plain' }).v1.local_hostname, 'plain');
   // Without one (or an empty one), get_hostname falls back to the machine's own name, its first label.
@@ -22,7 +40,11 @@ test('v1.local_hostname is the short name of local-hostname (DataSource.get_host
 });
 
 test("a source's crawled metadata is the ds block as crawled; otherwise ds is meta_data plus the source's extra", () => {
-  const crawled = { _metadata_api_version: '2021-03-23', 'meta-data': { 'instance-id': 'i-1' }, dynamic: { 'instance-identity': { document: { region: 'r' } } } };
+  const crawled = {
+    _metadata_api_version: '2021-03-23',
+    'meta-data': { 'instance-id': 'i-1' },
+    dynamic: { 'instance-identity': { document: { region: 'r' } } },
+  };
   const ds = build({ ...BASE, crawledMetadata: crawled, extra: { ec2_metadata: {} } }).ds;
   assert.deepEqual(Object.keys(ds).sort(), ['_doc', '_metadata_api_version', 'dynamic', 'meta-data']);
   assert.deepEqual(ds['meta-data'], { 'instance-id': 'i-1' });
@@ -38,7 +60,17 @@ test('non-root readers lose the secrets in ds, not the settings that only name a
       platform: 'azure',
       subplatform: 'imds (IMDS)',
       publicKeys: [],
-      metadata: { disable_password: true, lock_passwd: false, admin_password: 'hunter22secret', imds: { compute: { osProfile: { disablePasswordAuthentication: 'true', adminPassword: 'p4ss' }, userData: 'I2Nsb3Vk' } } },
+      metadata: {
+        disable_password: true,
+        lock_passwd: false,
+        admin_password: 'hunter22secret',
+        imds: {
+          compute: {
+            osProfile: { disablePasswordAuthentication: 'true', adminPassword: 'p4ss' },
+            userData: 'I2Nsb3Vk',
+          },
+        },
+      },
     },
     distro: { name: 'debian', family: 'debian', version: '12' },
     mergedConfig: {},

@@ -14,7 +14,10 @@ import { fakeDeps, fakeSource } from './fakes';
 function root(t: Parameters<typeof tempDir>[0], cfg: string, seeds: Record<string, string>): string {
   const dir = tempDir(t);
   mkdirSync(join(dir, 'etc/cloud/cloud.cfg.d'), { recursive: true });
-  writeFileSync(join(dir, 'etc/cloud/cloud.cfg.d/50-test.cfg'), `cloud_init_modules: []\ncloud_config_modules: []\ncloud_final_modules: []\n${cfg}`);
+  writeFileSync(
+    join(dir, 'etc/cloud/cloud.cfg.d/50-test.cfg'),
+    `cloud_init_modules: []\ncloud_config_modules: []\ncloud_final_modules: []\n${cfg}`,
+  );
   for (const [seed, iid] of Object.entries(seeds)) {
     mkdirSync(join(dir, seed), { recursive: true });
     writeFileSync(join(dir, seed, 'instance-id'), `${iid}\n`);
@@ -22,13 +25,20 @@ function root(t: Parameters<typeof tempDir>[0], cfg: string, seeds: Record<strin
   return dir;
 }
 
-function recordingNetwork(): { calls: Array<Pick<NetworkInput, 'stage' | 'bringUp'> & { iid?: string }>; deps: Partial<RunnerDeps> } {
+function recordingNetwork(): {
+  calls: Array<Pick<NetworkInput, 'stage' | 'bringUp'> & { iid?: string }>;
+  deps: Partial<RunnerDeps>;
+} {
   const calls: Array<Pick<NetworkInput, 'stage' | 'bringUp'> & { iid?: string }> = [];
   return {
     calls,
     deps: {
       async selectAndRenderNetwork(input) {
-        calls.push({ stage: input.stage, bringUp: input.bringUp, ...(input.instance ? { iid: input.instance.instanceId } : {}) });
+        calls.push({
+          stage: input.stage,
+          bringUp: input.bringUp,
+          ...(input.instance ? { iid: input.instance.instanceId } : {}),
+        });
         return { written: ['/etc/network/interfaces.d/50-cloud-init'] };
       },
       networkInfo: async () => 'ci-info: +++Net device info+++\nci-info: | eth0 |',
@@ -40,7 +50,12 @@ async function stages(dir: string, deps: RunnerDeps, names: Array<'init-local' |
   const logger = new Logger();
   for (const stage of names) {
     // One process per stage, as systemd runs them.
-    const runner = new StageRunner({ platform: new LinuxPlatform({ root: dir, log: logger.for('platform') }), logger, deps, print: (s) => void printed.push(s) });
+    const runner = new StageRunner({
+      platform: new LinuxPlatform({ root: dir, log: logger.for('platform') }),
+      logger,
+      deps,
+      print: (s) => void printed.push(s),
+    });
     await runner.runStage(stage);
   }
 }
@@ -57,7 +72,10 @@ test('a source first found in the network stage: init-local renders the fallback
   ]);
   const info = printed.findIndex((s) => s.includes('ci-info: +++Net device info+++'));
   assert.ok(info > 0 && printed[info - 1]?.includes("running 'init'"), 'the tables come right after the init banner');
-  assert.match(readFileSync(join(dir, 'var/log/cloud-init-output.log'), 'utf8'), /running 'init' at .*\nci-info: \+\+\+Net device info\+\+\+\nci-info: \| eth0 \|\n/);
+  assert.match(
+    readFileSync(join(dir, 'var/log/cloud-init-output.log'), 'utf8'),
+    /running 'init' at .*\nci-info: \+\+\+Net device info\+\+\+\nci-info: \| eth0 \|\n/,
+  );
 });
 
 test('a source found in init-local: rendered there without bring-up, and the network stage does not render again', async (t) => {
@@ -71,7 +89,10 @@ test('disable_network_activation: the network stage renders but brings nothing u
   const dir = root(t, 'datasource_list: [NetOnly]\ndisable_network_activation: true\n', { 'seed/net': 'i-net' });
   const net = recordingNetwork();
   await stages(dir, fakeDeps([fakeSource('NetOnly', 'network', '/seed/net')], [], net.deps), ['init-local', 'init']);
-  assert.deepEqual(net.calls.map((c) => c.bringUp), [false, false]);
+  assert.deepEqual(
+    net.calls.map((c) => c.bringUp),
+    [false, false],
+  );
 });
 
 test('no source at all: the network stage still applies and brings up the fallback before failing', async (t) => {
@@ -112,7 +133,9 @@ test("a source with the base class's events renders only the instance's first bo
   await stages(dir, deps, ['init-local', 'init']);
   assert.deepEqual(net.calls, [{ stage: 'local', bringUp: false, iid: 'i-local' }]);
 
-  const rbx = root(t, 'datasource_list: [RbxCloud]\nupdates: {network: {when: [boot-new-instance]}}\n', { 'seed/rbx': 'i-rbx' });
+  const rbx = root(t, 'datasource_list: [RbxCloud]\nupdates: {network: {when: [boot-new-instance]}}\n', {
+    'seed/rbx': 'i-rbx',
+  });
   const rbxNet = recordingNetwork();
   const rbxDeps = fakeDeps([fakeSource('RbxCloud', 'local', '/seed/rbx')], [], rbxNet.deps);
   await stages(rbx, rbxDeps, ['init-local', 'init']);
@@ -124,7 +147,11 @@ test("a source with the base class's events renders only the instance's first bo
 /** All four stages in one process (kiln-all-stages.service), as `--all-stages` runs them. */
 async function allStages(dir: string, deps: RunnerDeps): Promise<void> {
   const logger = new Logger();
-  await new StageRunner({ platform: new LinuxPlatform({ root: dir, log: logger.for('platform') }), logger, deps }).runAllStages();
+  await new StageRunner({
+    platform: new LinuxPlatform({ root: dir, log: logger.for('platform') }),
+    logger,
+    deps,
+  }).runAllStages();
 }
 
 test('in one process, the network stage first brings up what init-local wrote (no networking service ran after it), then a source found there is applied', async (t) => {
@@ -157,5 +184,8 @@ test('in one process with disable_network_activation, nothing is brought up', as
   const dir = root(t, 'datasource_list: [Local]\ndisable_network_activation: true\n', { 'seed/local': 'i-local' });
   const net = recordingNetwork();
   await allStages(dir, fakeDeps([fakeSource('Local', 'local', '/seed/local')], [], net.deps));
-  assert.ok(net.calls.every((c) => !c.bringUp), JSON.stringify(net.calls));
+  assert.ok(
+    net.calls.every((c) => !c.bringUp),
+    JSON.stringify(net.calls),
+  );
 });

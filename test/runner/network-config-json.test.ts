@@ -20,7 +20,13 @@ test('the applied network config goes to the instance folder as sorted JSON (060
   symlinkSync('/var/lib/cloud/instances/i-1', join(root, 'var/lib/cloud/instance'));
   await writeNetworkConfigJson(platform, paths, config);
   const file = join(root, 'var/lib/cloud/instances/i-1/network-config.json');
-  assert.equal(readFileSync(file, 'utf8'), '{\n "ethernets": {\n  "eth0": {\n   "dhcp4": true\n  }\n },\n "version": 2\n}\n');
+  assert.equal(
+    readFileSync(file, 'utf8'),
+    '{\n "ethernets": {\n  "eth0": {\n   "dhcp4": true\n  }\n },\n "version": 2\n}\n',
+  );
   assert.equal(statSync(file).mode & 0o777, 0o600);
-  assert.equal(readlinkSync(join(root, 'run/cloud-init/network-config.json')), '/var/lib/cloud/instance/network-config.json');
+  assert.equal(
+    readlinkSync(join(root, 'run/cloud-init/network-config.json')),
+    '/var/lib/cloud/instance/network-config.json',
+  );
 });

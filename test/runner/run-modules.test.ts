@@ -1,4 +1,5 @@
-// runModules: a module listed under the name cloud-init renamed (ubuntu_advantage) runs as the new one, with a deprecation.
+// runModules: a module listed under the name cloud-init renamed (ubuntu_advantage) runs as the new one, with a
+// deprecation.
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,7 +21,14 @@ function setup(t: TestContext, frequency: Module['frequency']) {
   const log = logger.for('test');
   const platform = new LinuxPlatform({ root, log, isolateNetwork: true });
   const ran: string[] = [];
-  const pro: Module = { name: 'ubuntu_pro', stage: 'config', frequency, distros: ['ubuntu'], activateBy: [], run: async () => void ran.push('ubuntu_pro') };
+  const pro: Module = {
+    name: 'ubuntu_pro',
+    stage: 'config',
+    frequency,
+    distros: ['ubuntu'],
+    activateBy: [],
+    run: async () => void ran.push('ubuntu_pro'),
+  };
   const now = () => new Date(0);
   return { root, sink, log, platform, ran, pro, now };
 }
@@ -28,14 +36,31 @@ function setup(t: TestContext, frequency: Module['frequency']) {
 test('a cloud.cfg listing ubuntu_advantage runs ubuntu_pro and logs the rename as a deprecation', async (t) => {
   const { sink, log, platform, ran, pro, now } = setup(t, 'always');
   const out = await runModules({
-    platform, log, stage: 'config', eventPrefix: 'modules-config', modules: [pro],
+    platform,
+    log,
+    stage: 'config',
+    eventPrefix: 'modules-config',
+    modules: [pro],
     config: { cloud_config_modules: ['ubuntu-advantage'] },
     distro: { name: 'ubuntu', family: 'debian', version: '24.04' },
-    instance: { instanceId: 'i-1', cloudName: 'nocloud', platform: 'nocloud', subplatform: '', publicKeys: [], metadata: {} },
-    paths: cloudPaths(), events: new EventLog(platform, '/var/log/events', log, now), now, output: async () => undefined,
+    instance: {
+      instanceId: 'i-1',
+      cloudName: 'nocloud',
+      platform: 'nocloud',
+      subplatform: '',
+      publicKeys: [],
+      metadata: {},
+    },
+    paths: cloudPaths(),
+    events: new EventLog(platform, '/var/log/events', log, now),
+    now,
+    output: async () => undefined,
   });
   assert.deepEqual(ran, ['ubuntu_pro']);
-  assert.deepEqual(out.modules.map((m) => m.name), ['ubuntu_pro']);
+  assert.deepEqual(
+    out.modules.map((m) => m.name),
+    ['ubuntu_pro'],
+  );
   assert.match(sink.lines.join('\n'), /DEPRECATED.*Module has been renamed from cc_ubuntu_advantage to cc_ubuntu_pro/);
 });
 
@@ -43,11 +68,25 @@ test('unverified_modules names the module as the list spells it: a listed ubuntu
   const { root, log, platform, ran, pro, now } = setup(t, 'once-per-instance');
   const run = (unverified: string[]) =>
     runModules({
-      platform, log, stage: 'config', eventPrefix: 'modules-config', modules: [pro],
+      platform,
+      log,
+      stage: 'config',
+      eventPrefix: 'modules-config',
+      modules: [pro],
       config: { cloud_config_modules: ['ubuntu_advantage'], unverified_modules: unverified },
       distro: { name: 'debian', family: 'debian', version: '12' },
-      instance: { instanceId: 'i-1', cloudName: 'nocloud', platform: 'nocloud', subplatform: '', publicKeys: [], metadata: {} },
-      paths: cloudPaths(), events: new EventLog(platform, '/var/log/events', log, now), now, output: async () => undefined,
+      instance: {
+        instanceId: 'i-1',
+        cloudName: 'nocloud',
+        platform: 'nocloud',
+        subplatform: '',
+        publicKeys: [],
+        metadata: {},
+      },
+      paths: cloudPaths(),
+      events: new EventLog(platform, '/var/log/events', log, now),
+      now,
+      output: async () => undefined,
     });
   const skipped = await run([]);
   assert.deepEqual([ran, skipped.modules[0]?.outcome], [[], 'skipped']);

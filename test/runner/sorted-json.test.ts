@@ -18,7 +18,15 @@ test('pythonJson: keys sorted at every level, indent 1, non-ASCII as \\uXXXX (su
 });
 
 test("pythonJson is byte for byte Python's json.dumps(indent=1, sort_keys=True, separators=(',', ': ')), in Debian 13's Python", (t) => {
-  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the trixie rootfs')) return;
-  const script = "import json,sys; sys.stdout.write(json.dumps(json.loads(sys.argv[1]), indent=1, sort_keys=True, separators=(',', ': ')))";
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'),
+      'needs root, unshare, chroot and debootstrap for the trixie rootfs',
+    )
+  )
+    return;
+  const script =
+    "import json,sys; sys.stdout.write(json.dumps(json.loads(sys.argv[1]), indent=1, sort_keys=True, separators=(',', ': ')))";
   assert.equal(pythonJson(VALUE), runCloudInitPython(ensureDebianRootfs('trixie'), script, JSON.stringify(VALUE)));
 });

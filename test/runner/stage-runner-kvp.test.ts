@@ -1,4 +1,6 @@
-// The runner's reporting events in Hyper-V KVP: a boot on a sandbox root with a hyperv handler leaves the stage and module records cloud-init 22.4 leaves (records compared byte for byte with 22.4's handler in the Debian rootfs), none without one.
+// The runner's reporting events in Hyper-V KVP: a boot on a sandbox root with a hyperv handler leaves the stage and
+// module records cloud-init 22.4 leaves (records compared byte for byte with 22.4's handler in the Debian rootfs), none
+// without one.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,21 +39,37 @@ function sandbox(t: TestContext, reporting: string): string {
 }
 
 function deps(rec: Recorder): RunnerDeps {
-  return fakeDeps([fakeSource()], [recordingModule(rec, 'init_mod', 'init', 'once-per-instance'), recordingModule(rec, 'cfg_mod', 'config', 'always'), recordingModule(rec, 'final_mod', 'final', 'once-per-instance', { fail: true })], {
-    reportingHandlers: (platform, config, log) => KvpTelemetry.fromConfig(platform, config, log),
-  });
+  return fakeDeps(
+    [fakeSource()],
+    [
+      recordingModule(rec, 'init_mod', 'init', 'once-per-instance'),
+      recordingModule(rec, 'cfg_mod', 'config', 'always'),
+      recordingModule(rec, 'final_mod', 'final', 'once-per-instance', { fail: true }),
+    ],
+    {
+      reportingHandlers: (platform, config, log) => KvpTelemetry.fromConfig(platform, config, log),
+    },
+  );
 }
 
 async function bootAll(root: string, d: RunnerDeps): Promise<void> {
   const logger = new Logger();
-  await new StageRunner({ platform: new LinuxPlatform({ root, log: logger.for('platform') }), logger, deps: d }).runAllStages();
+  await new StageRunner({
+    platform: new LinuxPlatform({ root, log: logger.for('platform') }),
+    logger,
+    deps: d,
+  }).runAllStages();
 }
 
 /** Each stage in a process of its own, as the four systemd units run them. */
 async function bootInStages(root: string, d: RunnerDeps): Promise<void> {
   for (const stage of ['init-local', 'init', 'modules-config', 'modules-final'] as const) {
     const logger = new Logger();
-    await new StageRunner({ platform: new LinuxPlatform({ root, log: logger.for('platform') }), logger, deps: d }).runStage(stage);
+    await new StageRunner({
+      platform: new LinuxPlatform({ root, log: logger.for('platform') }),
+      logger,
+      deps: d,
+    }).runStage(stage);
   }
 }
 
@@ -63,7 +81,10 @@ interface Parsed {
 function pool(root: string, path = POOL): Parsed[] {
   const bytes = readFileSync(join(root, path));
   assert.equal(bytes.length % RECORD, 0, 'whole records only');
-  return readKvpRecords(bytes).map((r) => ({ key: r.key.split('|'), value: JSON.parse(r.value) as Record<string, unknown> }));
+  return readKvpRecords(bytes).map((r) => ({
+    key: r.key.split('|'),
+    value: JSON.parse(r.value) as Record<string, unknown>,
+  }));
 }
 
 const EXPECTED = [
@@ -87,27 +108,45 @@ test("a boot with a hyperv reporting handler: every stage's finish, the datasour
   utimesSync(join(root, POOL), new Date(Date.now() - 86_400_000), new Date(Date.now() - 86_400_000));
   await bootAll(root, deps({ runs: [] }));
   const records = pool(root);
-  assert.deepEqual(records.map((r) => `${r.key[2]} ${r.key[3]}`), EXPECTED, "a stage's own start event is sent before cloud-init reads the reporting config, so KVP never has it");
+  assert.deepEqual(
+    records.map((r) => `${r.key[2]} ${r.key[3]}`),
+    EXPECTED,
+    "a stage's own start event is sent before cloud-init reads the reporting config, so KVP never has it",
+  );
   const hostBoot = Date.now() / 1000 - Number.parseFloat(readFileSync('/proc/uptime', 'utf8'));
   for (const r of records) {
     assert.equal(r.key.length, 5);
     assert.equal(r.key[0], 'CLOUD_INIT');
     assert.ok(Math.abs(Number(r.key[1]) - hostBoot) <= 2, `incarnation ${r.key[1]} is the boot time`);
     assert.match(r.key[4] ?? '', /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    assert.deepEqual(Object.keys(r.value), r.key[2] === 'finish' ? ['name', 'type', 'ts', 'result', 'msg'] : ['name', 'type', 'ts', 'msg']);
+    assert.deepEqual(
+      Object.keys(r.value),
+      r.key[2] === 'finish' ? ['name', 'type', 'ts', 'result', 'msg'] : ['name', 'type', 'ts', 'msg'],
+    );
     assert.equal(r.value.name, r.key[3]);
     assert.equal(r.value.type, r.key[2]);
     assert.match(String(r.value.ts), /^2026-01-01T00:00:00\.\d{6}Z$/, "the event's own time, from the runner's clock");
   }
   const byName = new Map(records.filter((r) => r.key[2] === 'finish').map((r) => [r.key[3], r.value]));
-  assert.deepEqual(byName.get('init-local/search-Fake'), { ...byName.get('init-local/search-Fake'), result: 'SUCCESS', msg: 'found local data from DataSourceFake' });
+  assert.deepEqual(byName.get('init-local/search-Fake'), {
+    ...byName.get('init-local/search-Fake'),
+    result: 'SUCCESS',
+    msg: 'found local data from DataSourceFake',
+  });
   assert.equal(byName.get('modules-final/config-final_mod')?.result, 'FAIL');
-  assert.equal(byName.get('modules-final/config-final_mod')?.msg, 'running config-final_mod with frequency once-per-instance', "22.4's message for a module that raised: its start description");
+  assert.equal(
+    byName.get('modules-final/config-final_mod')?.msg,
+    'running config-final_mod with frequency once-per-instance',
+    "22.4's message for a module that raised: its start description",
+  );
   assert.equal(byName.get('init-network/config-init_mod')?.result, 'SUCCESS');
 });
 
 test('each stage in a process of its own: the same records, the stale pool emptied once (by the first stage), and event_types and kvp_file_path honoured', async (t) => {
-  const root = sandbox(t, "reporting:\n  kvp: {type: hyperv, kvp_file_path: /var/lib/hyperv/other_pool, event_types: ['finish']}\n");
+  const root = sandbox(
+    t,
+    "reporting:\n  kvp: {type: hyperv, kvp_file_path: /var/lib/hyperv/other_pool, event_types: ['finish']}\n",
+  );
   const other = 'var/lib/hyperv/other_pool';
   writeFileSync(join(root, other), kvpRecord('OLD', 'an earlier boot'));
   utimesSync(join(root, other), new Date(Date.now() - 86_400_000), new Date(Date.now() - 86_400_000));
@@ -129,14 +168,23 @@ test('without a hyperv reporting handler (or with it set to null) the boot write
 });
 
 test("the runner's records are byte for byte what 22.4's HyperVKvpReportingHandler writes for the same events (run in the Debian rootfs)", async (t) => {
-  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the Debian cloud-init rootfs')) return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'),
+      'needs root, unshare, chroot and debootstrap for the Debian cloud-init rootfs',
+    )
+  )
+    return;
   const rootfs = ensureDebianRootfs();
   const root = sandbox(t, 'reporting:\n  telemetry: {type: hyperv}\n');
   await bootAll(root, deps({ runs: [] }));
   const ours = readFileSync(join(root, POOL));
   const keys = readKvpRecords(ours).map((r) => r.key.split('|'));
   // The events the runner logged, less the stages' start events (sent before cloud-init registers the handler).
-  const events = parseEventLog(readFileSync(join(root, 'var/log/kiln-events.jsonl'), 'utf8')).filter((e) => !(e.event_type === 'start' && !e.name.includes('/')));
+  const events = parseEventLog(readFileSync(join(root, 'var/log/kiln-events.jsonl'), 'utf8')).filter(
+    (e) => !(e.event_type === 'start' && !e.name.includes('/')),
+  );
   assert.equal(events.length, keys.length);
   const script = [
     'import base64, json, sys, tempfile, uuid',
@@ -171,10 +219,17 @@ test("the runner's records are byte for byte what 22.4's HyperVKvpReportingHandl
 test("the datasource search's events name 22.4's class for the stage: a source's own 'not here' is SUCCESS with 'no … data found', one that threw something else FAIL", async (t) => {
   const root = sandbox(t, '');
   writeFileSync(join(root, 'etc/cloud/cloud.cfg.d/50-test.cfg'), MODULES.replace('[Fake]', '[Absent, Broken, Fake]'));
-  const absent: Datasource = { name: 'Absent', kind: 'local', detect: async () => true, crawl: async () => Promise.reject(new SourceError('Absent', 'no seed here')) };
+  const absent: Datasource = {
+    name: 'Absent',
+    kind: 'local',
+    detect: async () => true,
+    crawl: async () => Promise.reject(new SourceError('Absent', 'no seed here')),
+  };
   const d = fakeDeps([absent, brokenSource(), fakeSource()], []);
   await bootAll(root, d);
-  const events = parseEventLog(readFileSync(join(root, 'var/log/kiln-events.jsonl'), 'utf8')).filter((e) => e.name.includes('/search-'));
+  const events = parseEventLog(readFileSync(join(root, 'var/log/kiln-events.jsonl'), 'utf8')).filter((e) =>
+    e.name.includes('/search-'),
+  );
   assert.deepEqual(
     events.map((e) => [e.event_type, e.name, e.description, e.result ?? '']),
     [

@@ -64,11 +64,19 @@ test('per-instance modules run on the first boot of an instance only; always eve
   assert.deepEqual(rec.runs, ['init_once_per_instance', 'cfg_always', 'cfg_override', 'cfg_once', 'final_mod']);
   rec.runs = [];
   await boot(root, deps);
-  assert.deepEqual(rec.runs, ['cfg_always', 'cfg_override'], 'same instance id: only always (and the [name, always] override)');
+  assert.deepEqual(
+    rec.runs,
+    ['cfg_always', 'cfg_override'],
+    'same instance id: only always (and the [name, always] override)',
+  );
   rec.runs = [];
   setSeed(root, 'i-2');
   await boot(root, deps);
-  assert.deepEqual(rec.runs, ['init_once_per_instance', 'cfg_always', 'cfg_override', 'final_mod'], 'new instance: per-instance again, once never again');
+  assert.deepEqual(
+    rec.runs,
+    ['init_once_per_instance', 'cfg_always', 'cfg_override', 'final_mod'],
+    'new instance: per-instance again, once never again',
+  );
   assert.equal(readFileSync(join(root, 'var/lib/cloud/data/previous-instance-id'), 'utf8'), 'i-2\n');
   assert.equal(readFileSync(join(root, 'var/lib/cloud/data/instance-id'), 'utf8'), 'i-2\n');
   assert.equal(readlinkSync(join(root, 'var/lib/cloud/instance')), '/var/lib/cloud/instances/i-2');
@@ -90,13 +98,30 @@ test('the files cloud-init writes, in their shapes and modes', async (t) => {
     assert.ok(Array.isArray(status.v1[s].errors));
   }
   assert.equal(status.v1.stage, null);
-  assert.deepEqual(Object.keys(status.v1).filter((k) => k.startsWith('modules-')).sort(), ['modules-config', 'modules-final'], "25.1 keeps no empty modules-init record (22.4 did)");
+  assert.deepEqual(
+    Object.keys(status.v1)
+      .filter((k) => k.startsWith('modules-'))
+      .sort(),
+    ['modules-config', 'modules-final'],
+    '25.1 keeps no empty modules-init record (22.4 did)',
+  );
   assert.equal(readlinkSync(join(root, 'run/cloud-init/status.json')), '../../var/lib/cloud/data/status.json');
   assert.equal(readlinkSync(join(root, 'run/cloud-init/result.json')), '../../var/lib/cloud/data/result.json');
-  assert.equal(status.v1.datasource, 'DataSourceFake', 'a class without its own __str__: the class name alone, as cloud-init 22.4');
-  assert.match(status.v1['init-local'].recoverable_errors.WARNING[0], /^datasource Broken failed: metadata is corrupt$/);
+  assert.equal(
+    status.v1.datasource,
+    'DataSourceFake',
+    'a class without its own __str__: the class name alone, as cloud-init 22.4',
+  );
+  assert.match(
+    status.v1['init-local'].recoverable_errors.WARNING[0],
+    /^datasource Broken failed: metadata is corrupt$/,
+  );
   const result = json(root, 'run/cloud-init/result.json');
-  assert.deepEqual(Object.keys(result.v1).sort(), ['datasource', 'errors'], "25.1's result.json: the datasource and the errors only");
+  assert.deepEqual(
+    Object.keys(result.v1).sort(),
+    ['datasource', 'errors'],
+    "25.1's result.json: the datasource and the errors only",
+  );
   const sensitive = json(root, 'run/cloud-init/instance-data-sensitive.json');
   const open = json(root, 'run/cloud-init/instance-data.json');
   assert.equal(statSync(join(root, 'run/cloud-init/instance-data-sensitive.json')).mode & 0o777, 0o600);
@@ -129,11 +154,20 @@ test('the files cloud-init writes, in their shapes and modes', async (t) => {
   assert.ok(!readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8').includes('hunter22secret'));
   assert.equal(readFileSync(join(root, 'run/cloud-init/cloud-id-fakecloud'), 'utf8'), 'fakecloud\n');
   assert.equal(readlinkSync(join(root, 'run/cloud-init/cloud-id')), '/run/cloud-init/cloud-id-fakecloud');
-  assert.match(readFileSync(join(root, 'var/lib/cloud/instances/i-1/boot-finished'), 'utf8'), new RegExp(`^12\\.50 - .* - v\\. ${KILN_CLOUD_INIT_VERSION.replaceAll('.', '\\.')}\n$`));
-  assert.match(readFileSync(join(root, 'var/lib/cloud/instances/i-1/datasource'), 'utf8'), /^DataSourceFake: DataSourceFake\n$/);
+  assert.match(
+    readFileSync(join(root, 'var/lib/cloud/instances/i-1/boot-finished'), 'utf8'),
+    new RegExp(`^12\\.50 - .* - v\\. ${KILN_CLOUD_INIT_VERSION.replaceAll('.', '\\.')}\n$`),
+  );
+  assert.match(
+    readFileSync(join(root, 'var/lib/cloud/instances/i-1/datasource'), 'utf8'),
+    /^DataSourceFake: DataSourceFake\n$/,
+  );
   assert.equal(statSync(join(root, 'var/lib/cloud/instances/i-1/user-data.txt')).mode & 0o777, 0o600);
   assert.match(readFileSync(join(root, 'var/log/cloud-init-output.log'), 'utf8'), /final_mod ran with \{"x":1\}/);
-  const events = readFileSync(join(root, 'var/log/kiln-events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const events = readFileSync(join(root, 'var/log/kiln-events.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.ok(events.some((e) => e.name === 'modules-final/config-final_mod' && e.result === 'SUCCESS'));
 });
 
@@ -145,9 +179,14 @@ test('a failing module does not stop the others; the boot ends in error (status 
   logger.addSink(sink);
   const outcomes = await boot(root, fakeDeps([fakeSource()], modulesFor(rec, true)), logger);
   assert.deepEqual(rec.runs, ['init_once_per_instance', 'cfg_always', 'cfg_override', 'cfg_once', 'final_mod']);
-  assert.deepEqual(outcomes.find((o) => o.stage === 'modules-config')?.errors, ["('cfg_always', Error('cfg_always exploded'))"]);
+  assert.deepEqual(outcomes.find((o) => o.stage === 'modules-config')?.errors, [
+    "('cfg_always', Error('cfg_always exploded'))",
+  ]);
   assert.ok(sink.lines.some((l) => /\[WARNING\]: Running module cfg_always failed/.test(l)));
-  assert.ok(sink.lines.some((l) => l.includes('sees admin password REDACTED')), 'the admin password is scrubbed from the log');
+  assert.ok(
+    sink.lines.some((l) => l.includes('sees admin password REDACTED')),
+    'the admin password is scrubbed from the log',
+  );
   assert.ok(!sink.lines.some((l) => l.includes('adm1nSecretPw')));
   const platform = new LinuxPlatform({ root, log: new Logger().for('t') });
   const s = await readBootStatus(platform, fakeDeps([], []).embeddedConfig, '');
@@ -155,11 +194,17 @@ test('a failing module does not stop the others; the boot ends in error (status 
   assert.equal(s.status, 'error');
   assert.equal(s.extended_status, 'error - done');
   assert.equal(statusExitCode(s), 1);
-  assert.deepEqual(json(root, 'run/cloud-init/result.json').v1.errors, ["('cfg_always', Error('cfg_always exploded'))"]);
+  assert.deepEqual(json(root, 'run/cloud-init/result.json').v1.errors, [
+    "('cfg_always', Error('cfg_always exploded'))",
+  ]);
 });
 
 test('no datasource at all: the init stage fails and status says error (exit 1)', async (t) => {
-  const root = sandbox(t, 'unused', 'datasource_list: [Fake]\ncloud_init_modules: []\ncloud_config_modules: []\ncloud_final_modules: []\n');
+  const root = sandbox(
+    t,
+    'unused',
+    'datasource_list: [Fake]\ncloud_init_modules: []\ncloud_config_modules: []\ncloud_final_modules: []\n',
+  );
   writeFileSync(join(root, 'seed/fake/instance-id'), '');
   const { rmSync } = await import('node:fs');
   rmSync(join(root, 'seed/fake/instance-id'));
@@ -174,14 +219,24 @@ test('no datasource at all: the init stage fails and status says error (exit 1)'
 
 test('config merge: system < datasource < vendor < user; vendor_data: {enabled: false} drops vendor data', async (t) => {
   for (const disabled of [false, true]) {
-    const root = sandbox(t, 'i-1', `datasource_list: [Fake]\ncloud_init_modules: []\ncloud_config_modules: []\ncloud_final_modules: [final_mod]\nfinal_mod: {a: sys, b: sys, c: sys, d: sys}\n`);
+    const root = sandbox(
+      t,
+      'i-1',
+      `datasource_list: [Fake]\ncloud_init_modules: []\ncloud_config_modules: []\ncloud_final_modules: [final_mod]\nfinal_mod: {a: sys, b: sys, c: sys, d: sys}\n`,
+    );
     writeFileSync(join(root, 'seed/fake/ds-config'), 'final_mod: {b: ds, c: ds, d: ds}\n');
     writeFileSync(join(root, 'seed/fake/vendor-data'), '#cloud-config\nfinal_mod: {c: vendor, d: vendor}\n');
-    writeFileSync(join(root, 'seed/fake/user-data'), `#cloud-config\nfinal_mod: {d: user}\n${disabled ? 'vendor_data: {enabled: false}\n' : ''}`);
+    writeFileSync(
+      join(root, 'seed/fake/user-data'),
+      `#cloud-config\nfinal_mod: {d: user}\n${disabled ? 'vendor_data: {enabled: false}\n' : ''}`,
+    );
     const rec: Recorder = { runs: [] };
     await boot(root, fakeDeps([fakeSource()], modulesFor(rec)));
     const merged = json(root, 'run/cloud-init/combined-cloud-config.json');
-    assert.deepEqual(merged.final_mod, disabled ? { a: 'sys', b: 'ds', c: 'ds', d: 'user' } : { a: 'sys', b: 'ds', c: 'vendor', d: 'user' });
+    assert.deepEqual(
+      merged.final_mod,
+      disabled ? { a: 'sys', b: 'ds', c: 'ds', d: 'user' } : { a: 'sys', b: 'ds', c: 'vendor', d: 'user' },
+    );
   }
 });
 
@@ -190,11 +245,18 @@ test('kernel cmdline cc: … end_cc sits above the files; cloud-init=disabled an
   const rec: Recorder = { runs: [] };
   const cmdline = 'ro quiet cc: cloud_final_modules: [[init_once_per_instance, always], final_mod] end_cc';
   await boot(root, fakeDeps([fakeSource()], modulesFor(rec), { kernelCmdline: async () => cmdline }));
-  assert.deepEqual(rec.runs.slice(-2), ['init_once_per_instance', 'final_mod'], 'the final list comes from the kernel command line');
+  assert.deepEqual(
+    rec.runs.slice(-2),
+    ['init_once_per_instance', 'final_mod'],
+    'the final list comes from the kernel command line',
+  );
 
   const off = sandbox(t);
   const rec2: Recorder = { runs: [] };
-  const out = await boot(off, fakeDeps([fakeSource()], modulesFor(rec2), { kernelCmdline: async () => 'ro cloud-init=disabled' }));
+  const out = await boot(
+    off,
+    fakeDeps([fakeSource()], modulesFor(rec2), { kernelCmdline: async () => 'ro cloud-init=disabled' }),
+  );
   assert.equal(out[0]?.disabled, true);
   assert.deepEqual(rec2.runs, []);
   assert.ok(!existsSync(join(off, 'run/cloud-init/status.json')));
@@ -235,37 +297,92 @@ test('separate stage processes share state through the files (systemd units)', a
     statuses.push((await readBootStatus(platform, undefined, '')).status);
   }
   assert.deepEqual(statuses, ['running', 'running', 'running', 'done']);
-  assert.match(readFileSync(join(root, 'var/log/cloud-init-output.log'), 'utf8'), /final_mod ran with \{"from":"user"\}/);
-  assert.equal(readFileSync(join(root, 'var/lib/cloud/data/previous-instance-id'), 'utf8'), 'i-1\n', 'the init stage re-reads the id the local stage wrote, as cloud-init does');
+  assert.match(
+    readFileSync(join(root, 'var/log/cloud-init-output.log'), 'utf8'),
+    /final_mod ran with \{"from":"user"\}/,
+  );
+  assert.equal(
+    readFileSync(join(root, 'var/lib/cloud/data/previous-instance-id'), 'utf8'),
+    'i-1\n',
+    'the init stage re-reads the id the local stage wrote, as cloud-init does',
+  );
 });
 
 test('status as cloud-init 26.x computes it: running from status.json without result.json, error over degraded, disabled first', () => {
-  const base = { resultExists: false, bootStatusCode: 'enabled-by-generator' as const, bootDescription: 'Cloud-init enabled by systemd cloud-init-generator' };
+  const base = {
+    resultExists: false,
+    bootStatusCode: 'enabled-by-generator' as const,
+    bootDescription: 'Cloud-init enabled by systemd cloud-init-generator',
+  };
   const none = computeBootStatus({ ...base, v1: undefined });
-  assert.deepEqual([none.status, none.extended_status, none.detail, none.datasource, statusExitCode(none)], ['not started', 'not started', 'Cloud-init enabled by systemd cloud-init-generator', '', 0]);
-  const stage = (start: number | null, finished: number | null, errors: string[] = [], recoverable_errors: Record<string, string[]> = {}) => ({ start, finished, errors, recoverable_errors });
-  const v1 = (final: ReturnType<typeof stage>, extra: Record<string, unknown> = {}) => ({ datasource: 'DataSourceNone', stage: null, 'init-local': stage(1, 2), init: stage(2, 3), 'modules-config': stage(3, 4), 'modules-final': final, ...extra });
-  const early = computeBootStatus({ ...base, v1: { datasource: null, stage: 'init-local', 'init-local': stage(1, null) } });
+  assert.deepEqual(
+    [none.status, none.extended_status, none.detail, none.datasource, statusExitCode(none)],
+    ['not started', 'not started', 'Cloud-init enabled by systemd cloud-init-generator', '', 0],
+  );
+  const stage = (
+    start: number | null,
+    finished: number | null,
+    errors: string[] = [],
+    recoverable_errors: Record<string, string[]> = {},
+  ) => ({ start, finished, errors, recoverable_errors });
+  const v1 = (final: ReturnType<typeof stage>, extra: Record<string, unknown> = {}) => ({
+    datasource: 'DataSourceNone',
+    stage: null,
+    'init-local': stage(1, 2),
+    init: stage(2, 3),
+    'modules-config': stage(3, 4),
+    'modules-final': final,
+    ...extra,
+  });
+  const early = computeBootStatus({
+    ...base,
+    v1: { datasource: null, stage: 'init-local', 'init-local': stage(1, null) },
+  });
   assert.deepEqual([early.status, early.detail, early.datasource], ['running', 'Running in stage: init-local', null]);
   const running = computeBootStatus({ ...base, v1: v1(stage(4, null)) });
   assert.deepEqual([running.status, running.extended_status, statusExitCode(running)], ['running', 'running', 0]);
   const done = computeBootStatus({ ...base, resultExists: true, v1: v1(stage(4, 5)) });
-  assert.deepEqual([done.status, done.extended_status, done.datasource, done.detail, done.lastUpdate, statusExitCode(done)], ['done', 'done', 'none', 'DataSourceNone', 5, 0]);
+  assert.deepEqual(
+    [done.status, done.extended_status, done.datasource, done.detail, done.lastUpdate, statusExitCode(done)],
+    ['done', 'done', 'none', 'DataSourceNone', 5, 0],
+  );
   assert.equal('datasource' in done.v1, false, 'datasource is shown once, shortened');
   const failed = computeBootStatus({ ...base, resultExists: true, v1: v1(stage(4, 5, ['x'], { WARNING: ['w'] })) });
-  assert.deepEqual([failed.status, failed.extended_status, failed.running, statusExitCode(failed)], ['error', 'error - done', 'done', 1]);
+  assert.deepEqual(
+    [failed.status, failed.extended_status, failed.running, statusExitCode(failed)],
+    ['error', 'error - done', 'done', 1],
+  );
   const failing = computeBootStatus({ ...base, v1: v1(stage(4, null, ['x'])) });
   assert.deepEqual([failing.status, failing.extended_status, statusExitCode(failing)], ['error', 'error - running', 1]);
   const warned = computeBootStatus({ ...base, resultExists: true, v1: v1(stage(4, 5, [], { WARNING: ['w'] })) });
   assert.deepEqual([warned.status, warned.extended_status, statusExitCode(warned)], ['done', 'degraded done', 2]);
   const deprecated = computeBootStatus({ ...base, v1: v1(stage(4, null, [], { DEPRECATED: ['d'] })) });
-  assert.deepEqual([deprecated.status, deprecated.extended_status, statusExitCode(deprecated)], ['running', 'degraded running', 2]);
+  assert.deepEqual(
+    [deprecated.status, deprecated.extended_status, statusExitCode(deprecated)],
+    ['running', 'degraded running', 2],
+  );
   // Errors of every stage, stages in sorted key order (init before init-local), levels merged.
-  const many = computeBootStatus({ ...base, resultExists: true, v1: { ...v1(stage(4, 5, ['final'], { WARNING: ['w2'] })), 'init-local': stage(1, 2, ['local'], { WARNING: ['w1'] }), init: stage(2, 3, ['init']) } });
+  const many = computeBootStatus({
+    ...base,
+    resultExists: true,
+    v1: {
+      ...v1(stage(4, 5, ['final'], { WARNING: ['w2'] })),
+      'init-local': stage(1, 2, ['local'], { WARNING: ['w1'] }),
+      init: stage(2, 3, ['init']),
+    },
+  });
   assert.deepEqual(many.errors, ['init', 'local', 'final']);
   assert.deepEqual(many.recoverable_errors, { WARNING: ['w1', 'w2'] });
-  const off = computeBootStatus({ ...base, bootStatusCode: 'disabled-by-marker-file', bootDescription: 'Cloud-init disabled by /etc/cloud/cloud-init.disabled', v1: undefined });
-  assert.deepEqual([off.status, off.detail, statusExitCode(off)], ['disabled', 'Cloud-init disabled by /etc/cloud/cloud-init.disabled', 0]);
+  const off = computeBootStatus({
+    ...base,
+    bootStatusCode: 'disabled-by-marker-file',
+    bootDescription: 'Cloud-init disabled by /etc/cloud/cloud-init.disabled',
+    v1: undefined,
+  });
+  assert.deepEqual(
+    [off.status, off.detail, statusExitCode(off)],
+    ['disabled', 'Cloud-init disabled by /etc/cloud/cloud-init.disabled', 0],
+  );
 });
 
 test('prepare hooks: in --all-stages an init module is prepared before the source search on a root no instance has booted in, as soon as init-local knows the instance is new, again with the final config; separate stages prepare in their own stage only', async (t) => {
@@ -282,7 +399,11 @@ test('prepare hooks: in --all-stages an init module is prepared before the sourc
   await boot(root, fakeDeps([fakeSource()], [preparing(rec), ...modulesFor(rec).slice(1)]));
   // No instance before: prepared from the system config before the search, then with the datasource's config
   // once the instance is known, then by the init stage itself with user data.
-  assert.deepEqual(calls, ['prepare null after 0 runs', 'prepare null after 0 runs', 'prepare "from-user-data" after 0 runs']);
+  assert.deepEqual(calls, [
+    'prepare null after 0 runs',
+    'prepare null after 0 runs',
+    'prepare "from-user-data" after 0 runs',
+  ]);
 
   // A second boot of the same instance: nothing new, so nothing is prepared early, and the module has run.
   calls.length = 0;
@@ -301,7 +422,11 @@ test('prepare hooks: in --all-stages an init module is prepared before the sourc
   const root2 = sandbox(t, 'i-2');
   calls.length = 0;
   const logger = new Logger();
-  const runner = new StageRunner({ platform: new LinuxPlatform({ root: root2, log: logger.for('platform') }), logger, deps: fakeDeps([fakeSource()], [preparing({ runs: [] })]) });
+  const runner = new StageRunner({
+    platform: new LinuxPlatform({ root: root2, log: logger.for('platform') }),
+    logger,
+    deps: fakeDeps([fakeSource()], [preparing({ runs: [] })]),
+  });
   await runner.runStage('init-local');
   assert.deepEqual(calls, []);
   await runner.runStage('init');
@@ -320,20 +445,38 @@ test('release hook: work started ahead and not used is released once the modules
   const root = sandbox(t);
   setSeed(root, 'i-1');
   const logger = new Logger();
-  const runner = new StageRunner({ platform: new LinuxPlatform({ root, log: logger.for('platform') }), logger, deps: fakeDeps([fakeSource()], [releasing(rec), ...modulesFor(rec).slice(1)]) });
+  const runner = new StageRunner({
+    platform: new LinuxPlatform({ root, log: logger.for('platform') }),
+    logger,
+    deps: fakeDeps([fakeSource()], [releasing(rec), ...modulesFor(rec).slice(1)]),
+  });
   await runner.runAllStages();
   // One release after each of the three module stages (each after more modules ran), one more when the run ends.
   const releasedAfter = calls.map((c) => Number(/^release after (\d+) runs$/.exec(c)?.[1]));
   assert.equal(releasedAfter.length, 4);
-  assert.ok((releasedAfter[0] as number) > 0 && (releasedAfter[1] as number) > (releasedAfter[0] as number) && (releasedAfter[2] as number) > (releasedAfter[1] as number));
+  assert.ok(
+    (releasedAfter[0] as number) > 0 &&
+      (releasedAfter[1] as number) > (releasedAfter[0] as number) &&
+      (releasedAfter[2] as number) > (releasedAfter[1] as number),
+  );
   assert.equal(releasedAfter[3], releasedAfter[2]);
 });
 
 test("at boot the distro comes from detect-distro's table: Linux Mint (ID_LIKE ubuntu) runs modules verified on ubuntu, and instance data names linuxmint", async (t) => {
-  const root = sandbox(t, 'i-mint', 'datasource_list: [Fake]\ncloud_init_modules: [ubuntu_only, suse_only]\ncloud_config_modules: []\ncloud_final_modules: []\n');
+  const root = sandbox(
+    t,
+    'i-mint',
+    'datasource_list: [Fake]\ncloud_init_modules: [ubuntu_only, suse_only]\ncloud_config_modules: []\ncloud_final_modules: []\n',
+  );
   writeFileSync(join(root, 'etc/os-release'), readFileSync(join(FIXTURES, 'os-release', 'linuxmint-21.3'), 'utf8'));
   const rec: Recorder = { runs: [] };
-  const deps = fakeDeps([fakeSource()], [recordingModule(rec, 'ubuntu_only', 'init', 'once-per-instance', { distros: ['ubuntu'] }), recordingModule(rec, 'suse_only', 'init', 'once-per-instance', { distros: ['sles'] })]);
+  const deps = fakeDeps(
+    [fakeSource()],
+    [
+      recordingModule(rec, 'ubuntu_only', 'init', 'once-per-instance', { distros: ['ubuntu'] }),
+      recordingModule(rec, 'suse_only', 'init', 'once-per-instance', { distros: ['sles'] }),
+    ],
+  );
   await boot(root, deps);
   assert.deepEqual(rec.runs, ['ubuntu_only']);
   const data = json(root, 'run/cloud-init/instance-data.json');
@@ -342,8 +485,12 @@ test("at boot the distro comes from detect-distro's table: Linux Mint (ID_LIKE u
   assert.equal(data.v1.distro_release, 'virginia');
 });
 
-test('every WARNING logged during a stage is a recoverable error (degraded, exit 2), secrets scrubbed, as cloud-init\'s LogExporter', async (t) => {
-  const root = sandbox(t, 'i-1', 'datasource_list: [Fake]\ncloud_init_modules: []\ncloud_config_modules: [loud]\ncloud_final_modules: []\n');
+test("every WARNING logged during a stage is a recoverable error (degraded, exit 2), secrets scrubbed, as cloud-init's LogExporter", async (t) => {
+  const root = sandbox(
+    t,
+    'i-1',
+    'datasource_list: [Fake]\ncloud_init_modules: []\ncloud_config_modules: [loud]\ncloud_final_modules: []\n',
+  );
   const loud = {
     ...recordingModule({ runs: [] }, 'loud', 'config', 'always'),
     async run(ctx: Parameters<ReturnType<typeof recordingModule>['run']>[0]) {
@@ -353,14 +500,20 @@ test('every WARNING logged during a stage is a recoverable error (degraded, exit
   };
   await boot(root, fakeDeps([fakeSource()], [loud]));
   const status = json(root, 'run/cloud-init/status.json');
-  assert.deepEqual(status.v1['modules-config'].recoverable_errors, { WARNING: ['DEPRECATION: old key; the admin password is REDACTED'] });
+  assert.deepEqual(status.v1['modules-config'].recoverable_errors, {
+    WARNING: ['DEPRECATION: old key; the admin password is REDACTED'],
+  });
   assert.deepEqual(status.v1['modules-config'].errors, []);
   const s = await readBootStatus(new LinuxPlatform({ root, log: new Logger().for('t') }), undefined, '');
   assert.deepEqual([s.status, s.extended_status, statusExitCode(s)], ['done', 'degraded done', 2]);
 });
 
 test('a listed module kiln does not implement is a WARNING naming it (degraded, exit 2); one cloud-init removed is INFO only', async (t) => {
-  const root = sandbox(t, 'i-1', 'datasource_list: [Fake]\ncloud_init_modules: [migrator]\ncloud_config_modules: [snap, cfg_always]\ncloud_final_modules: []\n');
+  const root = sandbox(
+    t,
+    'i-1',
+    'datasource_list: [Fake]\ncloud_init_modules: [migrator]\ncloud_config_modules: [snap, cfg_always]\ncloud_final_modules: []\n',
+  );
   const rec: Recorder = { runs: [] };
   const sink = new MemorySink();
   const logger = new Logger();
@@ -368,7 +521,9 @@ test('a listed module kiln does not implement is a WARNING naming it (degraded, 
   await boot(root, fakeDeps([fakeSource()], modulesFor(rec)), logger);
   assert.deepEqual(rec.runs, ['cfg_always'], 'the other modules still run');
   const status = json(root, 'run/cloud-init/status.json');
-  assert.deepEqual(status.v1['modules-config'].recoverable_errors.WARNING, ["Could not find module named cc_snap (kiln does not implement it; any 'snap' config is not applied)"]);
+  assert.deepEqual(status.v1['modules-config'].recoverable_errors.WARNING, [
+    "Could not find module named cc_snap (kiln does not implement it; any 'snap' config is not applied)",
+  ]);
   assert.deepEqual(status.v1.init.recoverable_errors, {}, 'migrator was removed from cloud-init itself: not a problem');
   assert.ok(sink.lines.some((l) => /\[INFO\]: Module `migrator` has been removed from cloud-init/.test(l)));
   const s = await readBootStatus(new LinuxPlatform({ root, log: new Logger().for('t') }), undefined, '');
@@ -376,14 +531,21 @@ test('a listed module kiln does not implement is a WARNING naming it (degraded, 
 });
 
 test('an unknown frequency in a module list is a deprecation (degraded, exit 2): the module runs at its own frequency, the stage goes on', async (t) => {
-  const root = sandbox(t, 'i-1', 'datasource_list: [Fake]\ncloud_init_modules: []\ncloud_config_modules: [[cfg_once, sometimes], cfg_always]\ncloud_final_modules: []\n');
+  const root = sandbox(
+    t,
+    'i-1',
+    'datasource_list: [Fake]\ncloud_init_modules: []\ncloud_config_modules: [[cfg_once, sometimes], cfg_always]\ncloud_final_modules: []\n',
+  );
   const rec: Recorder = { runs: [] };
   await boot(root, fakeDeps([fakeSource()], modulesFor(rec)));
   assert.deepEqual(rec.runs, ['cfg_once', 'cfg_always']);
   assert.ok(existsSync(join(root, 'var/lib/cloud/sem/config_cfg_once.once')), "cfg_once's own frequency");
   const status = json(root, 'run/cloud-init/status.json');
   assert.deepEqual(status.v1['modules-config'].errors, []);
-  assert.match(status.v1['modules-config'].recoverable_errors.DEPRECATED[0], /^Config specified module cfg_once has an unknown frequency sometimes is deprecated in 22\.1/);
+  assert.match(
+    status.v1['modules-config'].recoverable_errors.DEPRECATED[0],
+    /^Config specified module cfg_once has an unknown frequency sometimes is deprecated in 22\.1/,
+  );
   const s = await readBootStatus(new LinuxPlatform({ root, log: new Logger().for('t') }), undefined, '');
   assert.deepEqual([s.extended_status, statusExitCode(s)], ['degraded done', 2]);
 });
@@ -408,9 +570,17 @@ test('init-local sets the hostname of a later boot from the cached user cloud-co
 });
 
 test("modules get the found source's publishHostKeys with its settings from the config (ssh_publish_hostkeys); other sources give none", async (t) => {
-  const root = sandbox(t, 'i-1', 'datasource_list: [Fake]\ndatasource: {Fake: {metadata_url: "http://127.0.0.1:9/"}}\ncloud_init_modules: [publisher]\ncloud_config_modules: []\ncloud_final_modules: []\n');
+  const root = sandbox(
+    t,
+    'i-1',
+    'datasource_list: [Fake]\ndatasource: {Fake: {metadata_url: "http://127.0.0.1:9/"}}\ncloud_init_modules: [publisher]\ncloud_config_modules: []\ncloud_final_modules: []\n',
+  );
   const calls: Array<{ settings: Record<string, unknown>; iid: string; keys: unknown }> = [];
-  const publishing = { ...fakeSource(), publishHostKeys: async (ctx: { settings: Record<string, unknown> }, data: { instanceId: string }, keys: unknown) => void calls.push({ settings: ctx.settings, iid: data.instanceId, keys }) };
+  const publishing = {
+    ...fakeSource(),
+    publishHostKeys: async (ctx: { settings: Record<string, unknown> }, data: { instanceId: string }, keys: unknown) =>
+      void calls.push({ settings: ctx.settings, iid: data.instanceId, keys }),
+  };
   const seen: boolean[] = [];
   const publisher = {
     ...recordingModule({ runs: [] }, 'publisher', 'init', 'always'),
@@ -420,41 +590,77 @@ test("modules get the found source's publishHostKeys with its settings from the 
     },
   };
   await boot(root, fakeDeps([publishing], [publisher]));
-  assert.deepEqual(calls, [{ settings: { metadata_url: 'http://127.0.0.1:9/' }, iid: 'i-1', keys: [{ type: 'ssh-ed25519', value: 'AAAA' }] }]);
-  const plain = sandbox(t, 'i-2', 'datasource_list: [Fake]\ncloud_init_modules: [publisher]\ncloud_config_modules: []\ncloud_final_modules: []\n');
+  assert.deepEqual(calls, [
+    { settings: { metadata_url: 'http://127.0.0.1:9/' }, iid: 'i-1', keys: [{ type: 'ssh-ed25519', value: 'AAAA' }] },
+  ]);
+  const plain = sandbox(
+    t,
+    'i-2',
+    'datasource_list: [Fake]\ncloud_init_modules: [publisher]\ncloud_config_modules: []\ncloud_final_modules: []\n',
+  );
   await boot(plain, fakeDeps([fakeSource()], [publisher]));
   assert.deepEqual(seen, [true, false]);
 });
 
 test("each stage in a process of its own names the source by the stage that found it (DataSourceEc2Local after the init stage's cache restore), as cloud-init's pickle keeps the class", async (t) => {
-  const run = async (root: string, deps: RunnerDeps, stages: Array<'init-local' | 'init' | 'modules-config' | 'modules-final'>) => {
+  const run = async (
+    root: string,
+    deps: RunnerDeps,
+    stages: Array<'init-local' | 'init' | 'modules-config' | 'modules-final'>,
+  ) => {
     for (const stage of stages) {
       const logger = new Logger();
-      await new StageRunner({ platform: new LinuxPlatform({ root, log: logger.for('platform') }), logger, deps }).runStage(stage);
+      await new StageRunner({
+        platform: new LinuxPlatform({ root, log: logger.for('platform') }),
+        logger,
+        deps,
+      }).runStage(stage);
     }
   };
   const cfg = 'datasource_list: [Ec2]\ncloud_init_modules: []\ncloud_config_modules: []\ncloud_final_modules: []\n';
   const local = sandbox(t, 'i-1', cfg);
-  await run(local, fakeDeps([fakeSource('Ec2', 'local')], []), ['init-local', 'init', 'modules-config', 'modules-final']);
+  await run(local, fakeDeps([fakeSource('Ec2', 'local')], []), [
+    'init-local',
+    'init',
+    'modules-config',
+    'modules-final',
+  ]);
   assert.equal(json(local, 'run/cloud-init/status.json').v1.datasource, 'DataSourceEc2Local');
   assert.equal(json(local, 'run/cloud-init/result.json').v1.datasource, 'DataSourceEc2Local');
-  assert.equal(readFileSync(join(local, 'var/lib/cloud/instances/i-1/datasource'), 'utf8'), 'DataSourceEc2Local: DataSourceEc2Local\n');
-  assert.equal(readFileSync(join(local, 'var/lib/cloud/data/previous-datasource'), 'utf8'), 'DataSourceEc2Local: DataSourceEc2Local\n');
+  assert.equal(
+    readFileSync(join(local, 'var/lib/cloud/instances/i-1/datasource'), 'utf8'),
+    'DataSourceEc2Local: DataSourceEc2Local\n',
+  );
+  assert.equal(
+    readFileSync(join(local, 'var/lib/cloud/data/previous-datasource'), 'utf8'),
+    'DataSourceEc2Local: DataSourceEc2Local\n',
+  );
   // Found only by the init stage (no init-local this boot): cloud-init's network class, DataSourceEc2.
   const network = sandbox(t, 'i-2', cfg);
   await run(network, fakeDeps([fakeSource('Ec2', 'local')], []), ['init', 'modules-config', 'modules-final']);
   assert.equal(json(network, 'run/cloud-init/status.json').v1.datasource, 'DataSourceEc2');
-  assert.equal(readFileSync(join(network, 'var/lib/cloud/instances/i-2/datasource'), 'utf8'), 'DataSourceEc2: DataSourceEc2\n');
+  assert.equal(
+    readFileSync(join(network, 'var/lib/cloud/instances/i-2/datasource'), 'utf8'),
+    'DataSourceEc2: DataSourceEc2\n',
+  );
 });
 
 test("the init stage runs the found source's setup (cloud-init's setup_datasource) before user data, and instance-data.json shows what it added", async (t) => {
-  const root = sandbox(t, 'i-1', 'datasource_list: [Fake]\ncloud_init_modules: []\ncloud_config_modules: []\ncloud_final_modules: []\n');
+  const root = sandbox(
+    t,
+    'i-1',
+    'datasource_list: [Fake]\ncloud_init_modules: []\ncloud_config_modules: []\ncloud_final_modules: []\n',
+  );
   const calls: Array<string | undefined> = [];
   const base = fakeSource();
   const source = {
     ...base,
     async setup(_ctx: SetupContext, data: InstanceData) {
-      calls.push(existsSync(join(root, 'run/cloud-init/status.json')) ? (json(root, 'run/cloud-init/status.json').v1.stage as string) : undefined);
+      calls.push(
+        existsSync(join(root, 'run/cloud-init/status.json'))
+          ? (json(root, 'run/cloud-init/status.json').v1.stage as string)
+          : undefined,
+      );
       return { ...data, metadata: { ...data.metadata, 'local-ipv4': '10.0.0.5' } };
     },
   };
@@ -466,26 +672,41 @@ test("the init stage runs the found source's setup (cloud-init's setup_datasourc
 test("a source's activate() may make per-instance modules run again on every boot of the same instance", async (t) => {
   const root = sandbox(t);
   const rec: Recorder = { runs: [] };
-  const rerunning: Datasource = { ...fakeSource(), async activate(ctx) {
-    await ctx.rerunModule('final_mod');
-    await ctx.rerunModule('init_once_per_instance');
-  } };
+  const rerunning: Datasource = {
+    ...fakeSource(),
+    async activate(ctx) {
+      await ctx.rerunModule('final_mod');
+      await ctx.rerunModule('init_once_per_instance');
+    },
+  };
   const deps = fakeDeps([brokenSource(), rerunning], modulesFor(rec));
   await boot(root, deps);
   rec.runs = [];
   await boot(root, deps);
-  assert.deepEqual(rec.runs, ['init_once_per_instance', 'cfg_always', 'cfg_override', 'final_mod'], 'the per-instance modules it names ran again');
+  assert.deepEqual(
+    rec.runs,
+    ['init_once_per_instance', 'cfg_always', 'cfg_override', 'final_mod'],
+    'the per-instance modules it names ran again',
+  );
 });
 
 test("Exoscale's activate(): set_passwords runs on every boot of the same instance (a console password reset applies at the next one); other per-instance modules do not", async (t) => {
-  const root = sandbox(t, 'i-1', `datasource_list: [Fake]
+  const root = sandbox(
+    t,
+    'i-1',
+    `datasource_list: [Fake]
 cloud_init_modules: [init_once_per_instance]
 cloud_config_modules: [set_passwords]
 cloud_final_modules: [final_mod]
-`);
+`,
+  );
   const rec: Recorder = { runs: [] };
   const exoscaleLike: Datasource = { ...fakeSource(), activate: exoscaleSource.activate };
-  const modules = [recordingModule(rec, 'init_once_per_instance', 'init', 'once-per-instance'), recordingModule(rec, 'set_passwords', 'config', 'once-per-instance'), recordingModule(rec, 'final_mod', 'final', 'once-per-instance')];
+  const modules = [
+    recordingModule(rec, 'init_once_per_instance', 'init', 'once-per-instance'),
+    recordingModule(rec, 'set_passwords', 'config', 'once-per-instance'),
+    recordingModule(rec, 'final_mod', 'final', 'once-per-instance'),
+  ];
   const deps = fakeDeps([exoscaleLike], modules);
   await boot(root, deps);
   assert.deepEqual(rec.runs, ['init_once_per_instance', 'set_passwords', 'final_mod']);
@@ -494,7 +715,10 @@ cloud_final_modules: [final_mod]
     await boot(root, deps);
     assert.deepEqual(rec.runs, expected, 'only set_passwords again');
   }
-  assert.ok(existsSync(join(root, 'var/lib/cloud/instances/i-1/sem/config_set_passwords')), 'its semaphore is written again after each run');
+  assert.ok(
+    existsSync(join(root, 'var/lib/cloud/instances/i-1/sem/config_set_passwords')),
+    'its semaphore is written again after each run',
+  );
 });
 
 test("the init stage validates the user's cloud-config as cloud-init 25.1: deprecations at DEPRECATED, errors as one WARNING without details, degraded done, every module still runs", async (t) => {
@@ -505,12 +729,24 @@ test("the init stage validates the user's cloud-config as cloud-init 25.1: depre
   const logger = new Logger();
   logger.addSink(sink);
   await boot(root, fakeDeps([fakeSource()], modulesFor(rec)), logger);
-  assert.deepEqual(rec.runs, ['init_once_per_instance', 'cfg_always', 'cfg_override', 'cfg_once', 'final_mod'], 'the typo stops nothing');
+  assert.deepEqual(
+    rec.runs,
+    ['init_once_per_instance', 'cfg_always', 'cfg_override', 'cfg_once', 'final_mod'],
+    'the typo stops nothing',
+  );
   const init = json(root, 'run/cloud-init/status.json').v1.init;
-  // The words of Debian 13's cloud-init 25.1.4 on the same cloud-config (its validate_cloudconfig_schema, run in the trixie rootfs).
-  assert.deepEqual(init.recoverable_errors.DEPRECATED, ['Deprecated cloud-config provided: users.1.lock-passwd:  Deprecated in version 22.3. Use **lock_passwd** instead.']);
-  assert.deepEqual(init.recoverable_errors.WARNING, ["cloud-config failed schema validation! You may run 'sudo cloud-init schema --system' to check the details."]);
-  assert.ok(!sink.lines.some((l) => l.includes('hostnam') && l.includes('schema')), 'no details: user data may hold secrets');
+  // The words of Debian 13's cloud-init 25.1.4 on the same cloud-config (its validate_cloudconfig_schema, run in the
+  // trixie rootfs).
+  assert.deepEqual(init.recoverable_errors.DEPRECATED, [
+    'Deprecated cloud-config provided: users.1.lock-passwd:  Deprecated in version 22.3. Use **lock_passwd** instead.',
+  ]);
+  assert.deepEqual(init.recoverable_errors.WARNING, [
+    "cloud-config failed schema validation! You may run 'sudo cloud-init schema --system' to check the details.",
+  ]);
+  assert.ok(
+    !sink.lines.some((l) => l.includes('hostnam') && l.includes('schema')),
+    'no details: user data may hold secrets',
+  );
   const s = await readBootStatus(new LinuxPlatform({ root, log: new Logger().for('t') }), undefined, '');
   assert.deepEqual([s.status, s.extended_status, statusExitCode(s)], ['done', 'degraded done', 2]);
 });

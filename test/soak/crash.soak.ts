@@ -23,8 +23,12 @@ try {
   const r = await crashCampaign(work, binary, kills, seed, (done) => {
     if (done % 10 === 0 || done === kills) process.stdout.write(`  ${done}/${kills} kill points\n`);
   });
-  console.log(`seed ${seed}: ${kills} kill points (${r.landed} landed before the boot ended; half kiln alone, half the whole namespace) over a ${r.wholeMs} ms first boot, in ${Math.round((Date.now() - started) / 1000)} s`);
-  console.log(`${r.failures.length} with problems; ${r.staging} staging files of killed writes left beside their targets`);
+  console.log(
+    `seed ${seed}: ${kills} kill points (${r.landed} landed before the boot ended; half kiln alone, half the whole namespace) over a ${r.wholeMs} ms first boot, in ${Math.round((Date.now() - started) / 1000)} s`,
+  );
+  console.log(
+    `${r.failures.length} with problems; ${r.staging} staging files of killed writes left beside their targets`,
+  );
   for (const f of r.failures) console.log(f);
   process.exitCode = r.failures.length ? 1 : 0;
 } finally {

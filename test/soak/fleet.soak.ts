@@ -13,13 +13,23 @@ const argv = minimist(process.argv.slice(2), { string: ['boots', 'kind'] });
 const boots = Number(argv.boots ?? 100);
 const kinds: FleetKind[] = argv.kind ? [argv.kind as FleetKind] : ['ec2', 'openstack'];
 const binary = builtBinary('kiln-linux-x64');
-if (!binary || process.getuid?.() !== 0 || !Number.isInteger(boots) || boots < 1 || boots > 250 || kinds.some((k) => k !== 'ec2' && k !== 'openstack')) {
+if (
+  !binary ||
+  process.getuid?.() !== 0 ||
+  !Number.isInteger(boots) ||
+  boots < 1 ||
+  boots > 250 ||
+  kinds.some((k) => k !== 'ec2' && k !== 'openstack')
+) {
   console.error('fleet soak: needs root, dist/kiln-linux-x64 (npm run build), --boots 1..250 and --kind ec2|openstack');
   process.exit(2);
 }
 const storms: Array<[string, string[]]> = [
   ['undisturbed', []],
-  ['429/503 storm and slow answers', [`status,value=429,times=${boots * 3}`, `status,value=503,times=${boots * 3}`, `delay,value=2000,times=${boots}`]],
+  [
+    '429/503 storm and slow answers',
+    [`status,value=429,times=${boots * 3}`, `status,value=503,times=${boots * 3}`, `delay,value=2000,times=${boots}`],
+  ],
 ];
 let failed = 0;
 for (const kind of kinds) {

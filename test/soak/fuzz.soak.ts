@@ -26,7 +26,10 @@ if (!isMainThread) {
     const started = Date.now();
     const r = await fuzzTarget(fileURLToPath(import.meta.url), t.name, iterations, seed, 120_000);
     const secs = Math.round((Date.now() - started) / 1000);
-    if (r.kind === 'done') console.log(`${t.name}: ${r.inputs} inputs (seed ${seed}), ${r.rejected} rejected with a clear error, 0 crashes, hangs or runaways, ${secs} s`);
+    if (r.kind === 'done')
+      console.log(
+        `${t.name}: ${r.inputs} inputs (seed ${seed}), ${r.rejected} rejected with a clear error, 0 crashes, hangs or runaways, ${secs} s`,
+      );
     else {
       failed++;
       console.log(`${t.name}: FAILED (seed ${seed}) ${JSON.stringify(r, null, 2)}`);
@@ -34,7 +37,10 @@ if (!isMainThread) {
   }
   if (!argv.target) {
     console.log(`device readers: ${iterations} mutants per image (test/devices/fuzz.test.ts, udf-fuzz.test.ts)`);
-    const d = spawnSync(process.execPath, [`${REPO}/test/run.mjs`, 'devices/fuzz', 'devices/udf-fuzz'], { stdio: 'inherit', env: { ...process.env, KILN_FUZZ_ITERATIONS: String(iterations) } });
+    const d = spawnSync(process.execPath, [`${REPO}/test/run.mjs`, 'devices/fuzz', 'devices/udf-fuzz'], {
+      stdio: 'inherit',
+      env: { ...process.env, KILN_FUZZ_ITERATIONS: String(iterations) },
+    });
     if (d.status !== 0) failed++;
   }
   process.exitCode = failed ? 1 : 0;

@@ -1,4 +1,5 @@
-// Akamai: the DMI baseboard-serial flags and the user data decoding as cloud-init's helpers/akamai.py and DataSourceAkamai read them, and the mock's token rules.
+// Akamai: the DMI baseboard-serial flags and the user data decoding as cloud-init's helpers/akamai.py and
+// DataSourceAkamai read them, and the mock's token rules.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -17,7 +18,14 @@ import { FakeFinder } from './fake-finder';
 const log = new Logger().for('test');
 
 test('DMI flags: 0/1 are booleans, pmp a comma list, unknown keys ignored; they win over the system config', () => {
-  assert.deepEqual(akamaiDmiConfig('als=0;ais=1;dhcp=0;v4=1;v6=0;pmp=f2:3,aa:b;zz=1'), { allow_local_stage: false, allow_init_stage: true, allow_dhcp: false, allow_ipv4: true, allow_ipv6: false, preferred_mac_prefixes: ['f2:3', 'aa:b'] });
+  assert.deepEqual(akamaiDmiConfig('als=0;ais=1;dhcp=0;v4=1;v6=0;pmp=f2:3,aa:b;zz=1'), {
+    allow_local_stage: false,
+    allow_init_stage: true,
+    allow_dhcp: false,
+    allow_ipv4: true,
+    allow_ipv6: false,
+    preferred_mac_prefixes: ['f2:3', 'aa:b'],
+  });
   assert.deepEqual(akamaiDmiConfig(undefined), {});
   const cfg = akamaiConfig('v6=0', { allow_ipv6: true, allow_dhcp: false, base_urls: { ipv4: 'http://10.0.0.1' } });
   assert.equal(cfg.allow_ipv6, false);
@@ -29,7 +37,10 @@ test('DMI flags: 0/1 are booleans, pmp a comma list, unknown keys ignored; they 
 
 test("user data: base64 is decoded (line breaks dropped, as Python's b64decode), bad padding keeps it as it came", () => {
   const enc = Buffer.from('#cloud-config\nruncmd: []\n').toString('base64');
-  assert.equal(Buffer.from(akamaiUserData(Buffer.from(`${enc.slice(0, 8)}\n${enc.slice(8)}`), log)).toString(), '#cloud-config\nruncmd: []\n');
+  assert.equal(
+    Buffer.from(akamaiUserData(Buffer.from(`${enc.slice(0, 8)}\n${enc.slice(8)}`), log)).toString(),
+    '#cloud-config\nruncmd: []\n',
+  );
   assert.equal(Buffer.from(akamaiUserData(Buffer.from('#cloud-config\n'), log)).toString(), '#cloud-config\n');
   assert.equal(Buffer.from(akamaiUserData(Buffer.from(''), log)).length, 0);
 });
@@ -37,9 +48,15 @@ test("user data: base64 is decoded (line breaks dropped, as Python's b64decode),
 test('mock: PUT /v1/token with an expiry gives a token; /v1/instance, /v1/network and /v1/user-data need it', async (t) => {
   const server = await mockMetadataServer(t, { kind: 'akamai', dir: TREE });
   assert.equal((await fetch(`${server.url}/v1/token`)).status, 405);
-  assert.equal((await fetch(`${server.url}/v1/token`, { method: 'PUT', headers: { 'Metadata-Token-Expiry-Seconds': '0' } })).status, 400);
+  assert.equal(
+    (await fetch(`${server.url}/v1/token`, { method: 'PUT', headers: { 'Metadata-Token-Expiry-Seconds': '0' } }))
+      .status,
+    400,
+  );
   assert.equal((await fetch(`${server.url}/v1/instance`)).status, 401);
-  const token = await (await fetch(`${server.url}/v1/token`, { method: 'PUT', headers: { 'Metadata-Token-Expiry-Seconds': '300' } })).text();
+  const token = await (
+    await fetch(`${server.url}/v1/token`, { method: 'PUT', headers: { 'Metadata-Token-Expiry-Seconds': '300' } })
+  ).text();
   const md = await fetch(`${server.url}/v1/instance`, { headers: { 'Metadata-Token': token } });
   assert.equal(((await md.json()) as { label: string }).label, 'linode-web-1');
   const net = await fetch(`${server.url}/v1/network`, { headers: { 'Metadata-Token': token } });
@@ -98,6 +115,9 @@ test('init-local with dhcp=0 in the baseboard serial: IPv6 only; als=0: left to 
   assert.deepEqual(server.requests, []);
   assert.equal(data.instanceId, '56212143');
   const refused = recordingNetwork();
-  await assert.rejects(akamaiSource.crawl(crawlCtx(t, server.url, { ...AKAMAI_DMI, board_serial: 'als=0' }, refused)), (err: unknown) => err instanceof EphemeralNetworkRefused && /allow_local_stage/.test(err.message));
+  await assert.rejects(
+    akamaiSource.crawl(crawlCtx(t, server.url, { ...AKAMAI_DMI, board_serial: 'als=0' }, refused)),
+    (err: unknown) => err instanceof EphemeralNetworkRefused && /allow_local_stage/.test(err.message),
+  );
   assert.deepEqual(refused.asked, []);
 });

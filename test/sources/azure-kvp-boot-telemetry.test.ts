@@ -1,4 +1,5 @@
-// Boot telemetry, system information and the log pushed to KVP as 22.4's Azure helpers write them (compared with 22.4's own functions in the Debian rootfs), and the Azure source's activate pushing the log.
+// Boot telemetry, system information and the log pushed to KVP as 22.4's Azure helpers write them (compared with 22.4's
+// own functions in the Debian rootfs), and the Azure source's activate pushing the log.
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,7 +9,13 @@ import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import type { RunOpts, RunResult } from '../../src/platform/platform';
 import { azureSource } from '../../src/sources/azure/azure';
 import { KvpTelemetry, readKvpRecords } from '../../src/sources/azure/kvp';
-import { LOG_PUSHED_TO_KVP_INDEX_FILE, pushLogToKvp, reportBootTelemetry, reportSystemInfo, utcIsoMicros } from '../../src/sources/azure/kvp-boot-telemetry';
+import {
+  LOG_PUSHED_TO_KVP_INDEX_FILE,
+  pushLogToKvp,
+  reportBootTelemetry,
+  reportSystemInfo,
+  utcIsoMicros,
+} from '../../src/sources/azure/kvp-boot-telemetry';
 import { Logger } from '../../src/util/log';
 import { runCloudInitPython } from '../helpers/cloud-init-python';
 import { ensureDebianRootfs } from '../helpers/debian-rootfs';
@@ -21,7 +28,8 @@ const NOW_MS = 1_764_000_000_250;
 const UPTIME = '31.41';
 const USERSPACE_US = 2_345_678;
 const ACTIVATION_US = 9_876_543;
-const DMESG = '[    0.000000] Linux version 6.1.0 (debian-kernel@lists.debian.org)\n[    1.234567] hv_vmbus: registering driver hv_netvsc\n';
+const DMESG =
+  '[    0.000000] Linux version 6.1.0 (debian-kernel@lists.debian.org)\n[    1.234567] hv_vmbus: registering driver hv_netvsc\n';
 
 /** A sandbox platform whose systemctl and dmesg answer as on a Hyper-V guest (the sandbox root has neither). */
 class GuestPlatform extends LinuxPlatform {
@@ -29,8 +37,10 @@ class GuestPlatform extends LinuxPlatform {
   override async run(cmd: string[] | string, _opts: RunOpts = {}): Promise<RunResult> {
     const line = Array.isArray(cmd) ? cmd.join(' ') : cmd;
     this.runs.push(line);
-    if (line === 'systemctl show -p UserspaceTimestampMonotonic') return { code: 0, stdout: `UserspaceTimestampMonotonic=${USERSPACE_US}\n`, stderr: '' };
-    if (line === 'systemctl show cloud-init-local -p InactiveExitTimestampMonotonic') return { code: 0, stdout: `InactiveExitTimestampMonotonic=${ACTIVATION_US}\n`, stderr: '' };
+    if (line === 'systemctl show -p UserspaceTimestampMonotonic')
+      return { code: 0, stdout: `UserspaceTimestampMonotonic=${USERSPACE_US}\n`, stderr: '' };
+    if (line === 'systemctl show cloud-init-local -p InactiveExitTimestampMonotonic')
+      return { code: 0, stdout: `InactiveExitTimestampMonotonic=${ACTIVATION_US}\n`, stderr: '' };
     if (line === 'dmesg') return { code: 0, stdout: DMESG, stderr: '' };
     throw new Error(`unexpected command ${line}`);
   }
@@ -38,7 +48,8 @@ class GuestPlatform extends LinuxPlatform {
 
 function guestRoot(t: TestContext): string {
   const root = tempDir(t);
-  for (const d of ['proc', 'run/systemd/system', 'run/cloud-init', 'var/lib/hyperv', 'var/log', 'etc']) mkdirSync(join(root, d), { recursive: true });
+  for (const d of ['proc', 'run/systemd/system', 'run/cloud-init', 'var/lib/hyperv', 'var/log', 'etc'])
+    mkdirSync(join(root, d), { recursive: true });
   writeFileSync(join(root, 'proc/uptime'), `${UPTIME} 99.00\n`);
   return root;
 }
@@ -49,7 +60,10 @@ interface Reported {
   msg: string;
 }
 
-/** The events in a pool, a split one joined again: its slices cut the JSON-escaped text, so they are joined raw and unescaped once. */
+/**
+ * The events in a pool, a split one joined again: its slices cut the JSON-escaped text, so they are joined raw and
+ * unescaped once.
+ */
 function eventsIn(pool: Uint8Array): Reported[] {
   const out = new Map<string, { type: string; name: string; raw: string }>();
   for (const r of readKvpRecords(pool)) {
@@ -66,7 +80,11 @@ function eventsIn(pool: Uint8Array): Reported[] {
 /** A compressed event's payload: the JSON around it with the data left out, and the data inflated. */
 function unpack(msg: string): { shape: string; lines: string[]; content: string } {
   const parsed = JSON.parse(msg) as { encoding: string; data: string };
-  return { shape: msg.replace(JSON.stringify(parsed.data), '"…"'), lines: parsed.data.split('\n'), content: inflateSync(Buffer.from(parsed.data, 'base64')).toString('utf8') };
+  return {
+    shape: msg.replace(JSON.stringify(parsed.data), '"…"'),
+    lines: parsed.data.split('\n'),
+    content: inflateSync(Buffer.from(parsed.data, 'base64')).toString('utf8'),
+  };
 }
 
 test("utcIsoMicros is Python's utcfromtimestamp(t).isoformat() + 'Z'", () => {
@@ -93,18 +111,25 @@ test('boot telemetry needs systemd; the log push takes what is new since the las
   await pushLogToKvp(platform, kvp, log, '/var/log/missing.log');
   await kvp.flush();
   const events = eventsIn(readFileSync(join(root, POOL)));
-  assert.deepEqual(events[0], { type: 'boot-telemetry', name: 'boot-telemetry', msg: `kernel_start=${utcIsoMicros(NOW_MS / 1000 - 31.41)} user_start=${utcIsoMicros(NOW_MS / 1000 - 31.41 + 2.345678)} cloudinit_activation=${utcIsoMicros(NOW_MS / 1000 - 31.41 + 9.876543)}` });
-  assert.deepEqual(events.slice(1).map((e) => (e.type === 'compressed' ? `${e.name}: ${unpack(e.msg).content.length}` : e.msg)), [
-    'Dumping last 512000 bytes of cloud-init.log file to KVP starting from index: 88000',
-    'cloud-init.log: 512000',
-    `dmesg: ${DMESG.length}`,
-    'Dumping last 12 bytes of cloud-init.log file to KVP starting from index: 600000',
-    'cloud-init.log: 12',
-    `dmesg: ${DMESG.length}`,
-    `Invalid value in LOG_PUSHED_TO_KVP_INDEX_FILE: ValueError("invalid literal for int() with base 10: 'garbage'").`,
-    events[8]?.msg ?? '',
-    `dmesg: ${DMESG.length}`,
-  ]);
+  assert.deepEqual(events[0], {
+    type: 'boot-telemetry',
+    name: 'boot-telemetry',
+    msg: `kernel_start=${utcIsoMicros(NOW_MS / 1000 - 31.41)} user_start=${utcIsoMicros(NOW_MS / 1000 - 31.41 + 2.345678)} cloudinit_activation=${utcIsoMicros(NOW_MS / 1000 - 31.41 + 9.876543)}`,
+  });
+  assert.deepEqual(
+    events.slice(1).map((e) => (e.type === 'compressed' ? `${e.name}: ${unpack(e.msg).content.length}` : e.msg)),
+    [
+      'Dumping last 512000 bytes of cloud-init.log file to KVP starting from index: 88000',
+      'cloud-init.log: 512000',
+      `dmesg: ${DMESG.length}`,
+      'Dumping last 12 bytes of cloud-init.log file to KVP starting from index: 600000',
+      'cloud-init.log: 12',
+      `dmesg: ${DMESG.length}`,
+      `Invalid value in LOG_PUSHED_TO_KVP_INDEX_FILE: ValueError("invalid literal for int() with base 10: 'garbage'").`,
+      events[8]?.msg ?? '',
+      `dmesg: ${DMESG.length}`,
+    ],
+  );
   assert.match(events[8]?.msg ?? '', /^Exception when dumping log file: .*missing\.log/);
   // Without /run/systemd/system (a non-systemd distro) there is no boot telemetry, as in cloud-init.
   const bare = tempDir(t);
@@ -112,7 +137,14 @@ test('boot telemetry needs systemd; the log push takes what is new since the las
 });
 
 test("the events are 22.4's get_boot_telemetry, get_system_info and push_log_to_kvp for the same inputs (run in the Debian rootfs)", async (t) => {
-  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the Debian cloud-init rootfs')) return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'),
+      'needs root, unshare, chroot and debootstrap for the Debian cloud-init rootfs',
+    )
+  )
+    return;
   const rootfs = ensureDebianRootfs();
   const root = guestRoot(t);
   writeFileSync(join(root, 'etc/os-release'), readFileSync(join(rootfs, 'etc/os-release')));
@@ -161,7 +193,10 @@ test("the events are 22.4's get_boot_telemetry, get_system_info and push_log_to_
     dmesg: DMESG,
     log: logText,
     more,
-    systemctl: { 'systemctl show -p UserspaceTimestampMonotonic': `UserspaceTimestampMonotonic=${USERSPACE_US}\n`, 'systemctl show cloud-init-local -p InactiveExitTimestampMonotonic': `InactiveExitTimestampMonotonic=${ACTIVATION_US}\n` },
+    systemctl: {
+      'systemctl show -p UserspaceTimestampMonotonic': `UserspaceTimestampMonotonic=${USERSPACE_US}\n`,
+      'systemctl show cloud-init-local -p InactiveExitTimestampMonotonic': `InactiveExitTimestampMonotonic=${ACTIVATION_US}\n`,
+    },
   };
   const theirs = JSON.parse(runCloudInitPython(rootfs, script, JSON.stringify(input))) as Reported[];
   // Node's zlib and Python's compress the same bytes differently (both valid): the payload is compared inflated,
@@ -170,29 +205,62 @@ test("the events are 22.4's get_boot_telemetry, get_system_info and push_log_to_
     events.map((e) => {
       if (e.type === 'compressed') {
         const u = unpack(e.msg);
-        return { ...e, msg: u.shape, lineWidths: [...new Set(u.lines.slice(0, -2).map((l) => l.length))], last: u.lines.at(-1), content: u.content };
+        return {
+          ...e,
+          msg: u.shape,
+          lineWidths: [...new Set(u.lines.slice(0, -2).map((l) => l.length))],
+          last: u.lines.at(-1),
+          content: u.content,
+        };
       }
-      if (e.type === 'system-info') return { ...e, msg: e.msg.replace(/cloudinit_version=[^,]*/, 'cloudinit_version=V').replace(/python_version=.*/, 'python_version=P') };
+      if (e.type === 'system-info')
+        return {
+          ...e,
+          msg: e.msg
+            .replace(/cloudinit_version=[^,]*/, 'cloudinit_version=V')
+            .replace(/python_version=.*/, 'python_version=P'),
+        };
       return e;
     });
   assert.deepEqual(comparable(ours), comparable(theirs));
-  assert.deepEqual(ours.map((e) => e.type), ['boot-telemetry', 'system-info', 'diagnostic', 'compressed', 'compressed', 'diagnostic', 'compressed', 'compressed']);
+  assert.deepEqual(
+    ours.map((e) => e.type),
+    [
+      'boot-telemetry',
+      'system-info',
+      'diagnostic',
+      'compressed',
+      'compressed',
+      'diagnostic',
+      'compressed',
+      'compressed',
+    ],
+  );
 });
 
 test("the Azure source's activate pushes the log to KVP with a hyperv handler, and does nothing without one", async (t) => {
   const log = new Logger().for('test');
-  for (const [config, expected] of [[TELEMETRY, ['diagnostic', 'compressed', 'compressed']], [{}, []]] as const) {
+  for (const [config, expected] of [
+    [TELEMETRY, ['diagnostic', 'compressed', 'compressed']],
+    [{}, []],
+  ] as const) {
     const root = guestRoot(t);
     writeFileSync(join(root, 'var/log/cloud-init.log'), 'init stage log\n');
     const platform = new GuestPlatform({ root, log });
-    await azureSource.activate?.({ platform, log, distroName: 'debian', isNewInstance: true, rerunModule: async () => {}, systemConfig: config }, { instanceId: 'i', cloudName: 'azure', platform: 'azure', subplatform: 'x', publicKeys: [], metadata: {} });
+    await azureSource.activate?.(
+      { platform, log, distroName: 'debian', isNewInstance: true, rerunModule: async () => {}, systemConfig: config },
+      { instanceId: 'i', cloudName: 'azure', platform: 'azure', subplatform: 'x', publicKeys: [], metadata: {} },
+    );
     let events: Reported[] = [];
     try {
       events = eventsIn(readFileSync(join(root, POOL)));
     } catch {
       events = [];
     }
-    assert.deepEqual(events.map((e) => e.type), expected);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      expected,
+    );
     if (expected.length) assert.equal(unpack(events[1]?.msg ?? '').content, 'init stage log\n');
     else assert.deepEqual(platform.runs, [], 'no dmesg without a handler');
   }

@@ -1,5 +1,6 @@
-// Azure: ovf-env.xml parsing, the health report (against cloud-init's own), the wireserver address, the mock's rules, and whole crawls
-// against the mock (the Ready report recorded), a UDF medium found by label, the password kept out of the disk copy.
+// Azure: ovf-env.xml parsing, the health report (against cloud-init's own), the wireserver address, the mock's rules,
+// and whole crawls against the mock (the Ready report recorded), a UDF medium found by label, the password kept out of
+// the disk copy.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -15,7 +16,12 @@ import { azureSource, isByteSwapped, ppsType } from '../../src/sources/azure/azu
 import { cloudbaseAzureService } from '../../src/sources/azure/cloudbase-azure-service';
 import { azureImdsNetworkConfig, normalizeAzureMac } from '../../src/sources/azure/imds-network';
 import { minimalOvfEnv, NotAzureOvfEnv, parseOvfEnv, redactOvfPassword } from '../../src/sources/azure/ovf-env';
-import { findWireserver, healthReport, parseGoalState, wireserverFromLeaseValue } from '../../src/sources/azure/wireserver';
+import {
+  findWireserver,
+  healthReport,
+  parseGoalState,
+  wireserverFromLeaseValue,
+} from '../../src/sources/azure/wireserver';
 import type { CrawlContext } from '../../src/sources/datasource';
 import { SourceError } from '../../src/sources/source-error';
 import { Logger, MemorySink } from '../../src/util/log';
@@ -30,7 +36,11 @@ import { FakeFinder } from './fake-finder';
 
 const HAPPY = join(FIXTURES, 'sources', 'azure', 'happy-path');
 const OVF = readFileSync(join(HAPPY, 'media', 'ovf-env.xml'), 'utf8');
-const DMI = { chassis_asset_tag: '7783-7084-3265-9085-8269-3286-77', sys_vendor: 'Microsoft Corporation', product_uuid: '9963F513-52BD-5041-9748-7190AAE1FF21' };
+const DMI = {
+  chassis_asset_tag: '7783-7084-3265-9085-8269-3286-77',
+  sys_vendor: 'Microsoft Corporation',
+  product_uuid: '9963F513-52BD-5041-9748-7190AAE1FF21',
+};
 const FAST = { retries: 2, timeout: 1, max_wait: 10, report_ready_retry_sleep: 0.05, report_ready_max_wait: 2 };
 
 function ovfWith(replace: Record<string, string>): string {
@@ -49,7 +59,13 @@ test('ovf-env.xml: the fields cloud-init reads, CustomData decoded', () => {
   assert.equal(env.password, undefined);
   assert.equal(env.disableSshPasswordAuthentication, true);
   assert.equal(Buffer.from(env.customData ?? []).toString(), '#cloud-config\nruncmd: [echo from-ovf]\n');
-  assert.deepEqual(env.publicKeys, [{ fingerprint: '6BE7A7C3C8A8F4B123CCA5D0C2F1BE4CA7B63ED7', path: '/home/azureuser/.ssh/authorized_keys', value: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKilnOvfKeyXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX azureuser@ovf' }]);
+  assert.deepEqual(env.publicKeys, [
+    {
+      fingerprint: '6BE7A7C3C8A8F4B123CCA5D0C2F1BE4CA7B63ED7',
+      path: '/home/azureuser/.ssh/authorized_keys',
+      value: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKilnOvfKeyXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX azureuser@ovf',
+    },
+  ]);
   assert.equal(env.preprovisionedVm, false);
   assert.equal(env.preprovisionedVmType, undefined);
 });
@@ -58,8 +74,10 @@ test('ovf-env.xml: preprovisioning flags, an empty DisableSshPasswordAuthenticat
   const env = parseOvfEnv(
     Buffer.from(
       ovfWith({
-        '<DisableSshPasswordAuthentication>true</DisableSshPasswordAuthentication>': '<DisableSshPasswordAuthentication></DisableSshPasswordAuthentication><UserPassword>P&amp;ss&lt;word</UserPassword>',
-        '<PreprovisionedVm>false</PreprovisionedVm>': '<PreprovisionedVm>True</PreprovisionedVm><PreprovisionedVMType>Savable</PreprovisionedVMType>',
+        '<DisableSshPasswordAuthentication>true</DisableSshPasswordAuthentication>':
+          '<DisableSshPasswordAuthentication></DisableSshPasswordAuthentication><UserPassword>P&amp;ss&lt;word</UserPassword>',
+        '<PreprovisionedVm>false</PreprovisionedVm>':
+          '<PreprovisionedVm>True</PreprovisionedVm><PreprovisionedVMType>Savable</PreprovisionedVMType>',
       }),
     ),
     'ovf-env.xml',
@@ -76,16 +94,43 @@ test('ovf-env.xml: preprovisioning flags, an empty DisableSshPasswordAuthenticat
 });
 
 test('ovf-env.xml: not Azure, broken and incomplete documents', () => {
-  assert.throws(() => parseOvfEnv(Buffer.from('<Environment xmlns="http://schemas.dmtf.org/ovf/environment/1"><PropertySection/></Environment>'), 'x'), NotAzureOvfEnv);
-  assert.throws(() => parseOvfEnv(Buffer.from('<Environment><unclosed></Environment>'), 'x'), (e: unknown) => e instanceof SourceError && !(e instanceof NotAzureOvfEnv) && /invalid ovf-env.xml/.test(e.message));
-  assert.throws(() => parseOvfEnv(Buffer.from(ovfWith({ '<UserName>azureuser</UserName>': '' })), 'x'), /no UserName element/);
-  assert.throws(() => parseOvfEnv(Buffer.from(ovfWith({ '<HostName>kiln-ovf-name</HostName>': '<HostName>a</HostName><HostName>b</HostName>' })), 'x'), /HostName appears 2 times/);
-  assert.throws(() => parseOvfEnv(Buffer.from(ovfWith({ '<CustomData>': '<CustomData>not base64!' })), 'x'), /CustomData is not base64/);
+  assert.throws(
+    () =>
+      parseOvfEnv(
+        Buffer.from('<Environment xmlns="http://schemas.dmtf.org/ovf/environment/1"><PropertySection/></Environment>'),
+        'x',
+      ),
+    NotAzureOvfEnv,
+  );
+  assert.throws(
+    () => parseOvfEnv(Buffer.from('<Environment><unclosed></Environment>'), 'x'),
+    (e: unknown) => e instanceof SourceError && !(e instanceof NotAzureOvfEnv) && /invalid ovf-env.xml/.test(e.message),
+  );
+  assert.throws(
+    () => parseOvfEnv(Buffer.from(ovfWith({ '<UserName>azureuser</UserName>': '' })), 'x'),
+    /no UserName element/,
+  );
+  assert.throws(
+    () =>
+      parseOvfEnv(
+        Buffer.from(ovfWith({ '<HostName>kiln-ovf-name</HostName>': '<HostName>a</HostName><HostName>b</HostName>' })),
+        'x',
+      ),
+    /HostName appears 2 times/,
+  );
+  assert.throws(
+    () => parseOvfEnv(Buffer.from(ovfWith({ '<CustomData>': '<CustomData>not base64!' })), 'x'),
+    /CustomData is not base64/,
+  );
 });
 
 test('the copy of ovf-env.xml on disk has the password replaced, whatever the prefix', () => {
-  const text = '<a xmlns:wa="x"><wa:UserPassword>s3cret</wa:UserPassword><UserPassword attr="1">other</UserPassword></a>';
-  assert.equal(redactOvfPassword(text), '<a xmlns:wa="x"><wa:UserPassword>REDACTED</wa:UserPassword><UserPassword attr="1">REDACTED</UserPassword></a>');
+  const text =
+    '<a xmlns:wa="x"><wa:UserPassword>s3cret</wa:UserPassword><UserPassword attr="1">other</UserPassword></a>';
+  assert.equal(
+    redactOvfPassword(text),
+    '<a xmlns:wa="x"><wa:UserPassword>REDACTED</wa:UserPassword><UserPassword attr="1">REDACTED</UserPassword></a>',
+  );
 });
 
 test('with IMDS alone, a minimal ovf-env.xml (as cloud-init writes it) is kept, and it parses back', async (t) => {
@@ -99,7 +144,7 @@ test('with IMDS alone, a minimal ovf-env.xml (as cloud-init writes it) is kept, 
   assert.equal(minimalOvfEnv('a<b', 'h', false).includes('<ns1:UserName>a&lt;b</ns1:UserName>'), true);
 });
 
-test('IMDS network → v2: MAC forms, NICs without addresses left out, secondary NICs without the DHCP server\'s DNS, secondary addresses without a subnet refused', () => {
+test("IMDS network → v2: MAC forms, NICs without addresses left out, secondary NICs without the DHCP server's DNS, secondary addresses without a subnet refused", () => {
   assert.equal(normalizeAzureMac('000D3A047598'), '00:0d:3a:04:75:98');
   assert.equal(normalizeAzureMac('00:0D:3A:04:75:98'), '00:0d:3a:04:75:98');
   const doc = JSON.parse(readFileSync(join(HAPPY, 'imds', 'instance.json'), 'utf8')) as { network: unknown };
@@ -110,7 +155,18 @@ test('IMDS network → v2: MAC forms, NICs without addresses left out, secondary
   // The primary NIC's DHCP gives the DNS; a secondary NIC's is ignored (25.1).
   assert.deepEqual(cfg.ethernets.eth0?.['dhcp4-overrides'], { 'route-metric': 100 });
   assert.deepEqual(cfg.ethernets.eth1?.['dhcp4-overrides'], { 'route-metric': 200, 'use-dns': false });
-  assert.throws(() => azureImdsNetworkConfig({ interface: [{ macAddress: '000D3A047598', ipv4: { ipAddress: [{ privateIpAddress: '10.0.0.4' }, { privateIpAddress: '10.0.0.5' }] } }] }), /secondary addresses but no subnet/);
+  assert.throws(
+    () =>
+      azureImdsNetworkConfig({
+        interface: [
+          {
+            macAddress: '000D3A047598',
+            ipv4: { ipAddress: [{ privateIpAddress: '10.0.0.4' }, { privateIpAddress: '10.0.0.5' }] },
+          },
+        ],
+      }),
+    /secondary addresses but no subnet/,
+  );
   assert.throws(() => azureImdsNetworkConfig({}), /no interface list/);
 });
 
@@ -119,7 +175,12 @@ test('the wireserver address from option 245 in its three spellings, and from le
   assert.equal(wireserverFromLeaseValue('64:41:60:82'), '100.65.96.130');
   assert.equal(wireserverFromLeaseValue('a:b:c:d'), '10.11.12.13');
   assert.equal(wireserverFromLeaseValue('A83F8110'), '168.63.129.16');
-  assert.equal(wireserverFromLeaseValue('\\250?\\201\\020'.replace(/\\(\d{3})/g, (_m, o: string) => String.fromCharCode(Number.parseInt(o, 8)))), '168.63.129.16');
+  assert.equal(
+    wireserverFromLeaseValue(
+      '\\250?\\201\\020'.replace(/\\(\d{3})/g, (_m, o: string) => String.fromCharCode(Number.parseInt(o, 8))),
+    ),
+    '168.63.129.16',
+  );
   assert.equal(wireserverFromLeaseValue('zz:zz:zz:zz'), undefined);
   const log = new Logger().for('test');
   const root = tempDir(t);
@@ -129,7 +190,10 @@ test('the wireserver address from option 245 in its three spellings, and from le
   writeFileSync(join(root, 'run/systemd/netif/leases/2'), 'ADDRESS=10.0.0.4\nOPTION_245=A83F8111\n');
   assert.equal(await findWireserver(platform, log), '168.63.129.17');
   mkdirSync(join(root, 'var/lib/dhcp'), { recursive: true });
-  writeFileSync(join(root, 'var/lib/dhcp/dhclient.eth0.leases'), 'lease {\n  interface "eth0";\n  option unknown-245 a8:3f:81:10;\n}\nlease {\n  interface "eth0";\n  option unknown-245 a8:3f:81:12;\n}\n');
+  writeFileSync(
+    join(root, 'var/lib/dhcp/dhclient.eth0.leases'),
+    'lease {\n  interface "eth0";\n  option unknown-245 a8:3f:81:10;\n}\nlease {\n  interface "eth0";\n  option unknown-245 a8:3f:81:12;\n}\n',
+  );
   assert.equal(await findWireserver(platform, log), '168.63.129.18');
 });
 
@@ -149,14 +213,27 @@ test('the health report body: Ready, and NotReady with an escaped, trimmed descr
   assert.match(ready, /<GoalStateIncarnation>3<\/GoalStateIncarnation>/);
   assert.match(ready, /<InstanceId>i&amp;1<\/InstanceId>/);
   assert.match(ready, /<State>Ready<\/State>\n {10}\n {8}<\/Health>/);
-  const failed = healthReport(goal, 'NotReady', { substatus: 'ProvisioningFailed', description: `<bad>${'x'.repeat(600)}` });
+  const failed = healthReport(goal, 'NotReady', {
+    substatus: 'ProvisioningFailed',
+    description: `<bad>${'x'.repeat(600)}`,
+  });
   assert.match(failed, /<SubStatus>ProvisioningFailed<\/SubStatus>/);
   assert.match(failed, /<Description>&lt;bad&gt;x{507}<\/Description>/);
-  assert.throws(() => parseGoalState('<GoalState><Incarnation>1</Incarnation></GoalState>', 'goalstate'), /no Container\/ContainerId/);
+  assert.throws(
+    () => parseGoalState('<GoalState><Incarnation>1</Incarnation></GoalState>', 'goalstate'),
+    /no Container\/ContainerId/,
+  );
 });
 
 test("the health report is byte for byte cloud-init 22.4's (GoalStateHealthReporter.build_report in the Debian rootfs)", async (t) => {
-  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap for the Debian cloud-init rootfs')) return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'),
+      'needs root, unshare, chroot and debootstrap for the Debian cloud-init rootfs',
+    )
+  )
+    return;
   const rootfs = ensureDebianRootfs();
   const script = [
     'import json, sys',
@@ -166,12 +243,19 @@ test("the health report is byte for byte cloud-init 22.4's (GoalStateHealthRepor
     '       r.build_report(incarnation="7", container_id="c<&>", instance_id="i-1", status="NotReady", substatus="ProvisioningFailed", description="d & <e> " + "y" * 600)]',
     'sys.stdout.write(json.dumps(out))',
   ].join('\n');
-  const r = spawnSync('unshare', ['--mount', '--net', '--fork', 'chroot', rootfs, 'env', 'PYTHONDONTWRITEBYTECODE=1', 'python3', '-c', script], { encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(
+    'unshare',
+    ['--mount', '--net', '--fork', 'chroot', rootfs, 'env', 'PYTHONDONTWRITEBYTECODE=1', 'python3', '-c', script],
+    { encoding: 'utf8', timeout: 60_000 },
+  );
   assert.equal(r.status, 0, r.stderr);
   const [ready, failed] = JSON.parse(r.stdout) as [string, string];
   const goal = { incarnation: '7', containerId: 'c<&>', instanceId: 'i-1' };
   assert.equal(healthReport(goal, 'Ready'), ready);
-  assert.equal(healthReport(goal, 'NotReady', { substatus: 'ProvisioningFailed', description: `d & <e> ${'y'.repeat(600)}` }), failed);
+  assert.equal(
+    healthReport(goal, 'NotReady', { substatus: 'ProvisioningFailed', description: `d & <e> ${'y'.repeat(600)}` }),
+    failed,
+  );
 });
 
 test('the azure mock refuses what IMDS and the wireserver refuse', async (t) => {
@@ -184,16 +268,36 @@ test('the azure mock refuses what IMDS and the wireserver refuse', async (t) => 
   assert.equal(noHeader.status, 400);
   assert.match(noHeader.body, /Required metadata header not specified/);
   assert.equal((await get('/metadata/instance', { Metadata: 'true' })).status, 400);
-  assert.match((await get('/metadata/instance?api-version=1999-01-01', { Metadata: 'true' })).body, /api-version is invalid/);
-  assert.equal((await get('/metadata/instance?api-version=2021-08-01', { Metadata: 'true', 'X-Forwarded-For': '1.2.3.4' })).status, 400);
-  const plain = JSON.parse((await get('/metadata/instance?api-version=2021-08-01', { Metadata: 'true' })).body) as Record<string, unknown>;
+  assert.match(
+    (await get('/metadata/instance?api-version=1999-01-01', { Metadata: 'true' })).body,
+    /api-version is invalid/,
+  );
+  assert.equal(
+    (await get('/metadata/instance?api-version=2021-08-01', { Metadata: 'true', 'X-Forwarded-For': '1.2.3.4' })).status,
+    400,
+  );
+  const plain = JSON.parse(
+    (await get('/metadata/instance?api-version=2021-08-01', { Metadata: 'true' })).body,
+  ) as Record<string, unknown>;
   assert.equal('extended' in plain, false);
-  const extended = JSON.parse((await get('/metadata/instance?api-version=2021-08-01&extended=true', { Metadata: 'true' })).body) as Record<string, unknown>;
+  const extended = JSON.parse(
+    (await get('/metadata/instance?api-version=2021-08-01&extended=true', { Metadata: 'true' })).body,
+  ) as Record<string, unknown>;
   assert.equal('extended' in extended, true);
-  assert.deepEqual(await get('/metadata/instance/compute/location?api-version=2021-08-01&format=text', { Metadata: 'true' }), { status: 200, body: 'westeurope' });
+  assert.deepEqual(
+    await get('/metadata/instance/compute/location?api-version=2021-08-01&format=text', { Metadata: 'true' }),
+    { status: 200, body: 'westeurope' },
+  );
   assert.equal((await get('/machine/?comp=goalstate')).status, 400);
-  assert.match((await get('/machine/?comp=goalstate', { 'x-ms-version': '2012-11-30' })).body, /<Incarnation>1<\/Incarnation>/);
-  const post = await fetch(`${server.url}/machine?comp=health`, { method: 'POST', headers: { 'x-ms-version': '2012-11-30', 'Content-Type': 'text/xml; charset=utf-8' }, body: '<Health><State>Ready</State></Health>' });
+  assert.match(
+    (await get('/machine/?comp=goalstate', { 'x-ms-version': '2012-11-30' })).body,
+    /<Incarnation>1<\/Incarnation>/,
+  );
+  const post = await fetch(`${server.url}/machine?comp=health`, {
+    method: 'POST',
+    headers: { 'x-ms-version': '2012-11-30', 'Content-Type': 'text/xml; charset=utf-8' },
+    body: '<Health><State>Ready</State></Health>',
+  });
   assert.equal(post.status, 200);
   assert.equal(server.requests.at(-1)?.body, '<Health><State>Ready</State></Health>');
 });
@@ -205,7 +309,16 @@ interface Crawled {
   log: string;
 }
 
-async function crawlAgainstMock(t: TestContext, opts: { imdsDir?: string; ovf?: string; finder?: FilesystemFinder; platform?: (root: string) => Platform; settings?: Record<string, unknown> } = {}): Promise<Crawled> {
+async function crawlAgainstMock(
+  t: TestContext,
+  opts: {
+    imdsDir?: string;
+    ovf?: string;
+    finder?: FilesystemFinder;
+    platform?: (root: string) => Platform;
+    settings?: Record<string, unknown>;
+  } = {},
+): Promise<Crawled> {
   const server = await mockMetadataServer(t, { kind: 'azure', dir: opts.imdsDir ?? join(HAPPY, 'imds') });
   const logger = new Logger();
   const sink = new MemorySink();
@@ -218,9 +331,22 @@ async function crawlAgainstMock(t: TestContext, opts: { imdsDir?: string; ovf?: 
     const media = join(tempDir(t), 'media');
     mkdirSync(media);
     if (opts.ovf !== undefined) writeFileSync(join(media, 'ovf-env.xml'), opts.ovf);
-    finder = new FakeFinder(new LinuxPlatform({ root: '/', log }), opts.ovf !== undefined ? [{ device: 'sr0-image', label: 'rd_rdfe_stable.1', fsType: 'udf', dir: media }] : []);
+    finder = new FakeFinder(
+      new LinuxPlatform({ root: '/', log }),
+      opts.ovf !== undefined ? [{ device: 'sr0-image', label: 'rd_rdfe_stable.1', fsType: 'udf', dir: media }] : [],
+    );
   }
-  const ctx: CrawlContext = { platform, log, kernelCmdline: '', dmi: DMI, config: {}, finder, settings: { ...FAST, ...(opts.settings ?? {}) }, baseUrl: server.url, signal: AbortSignal.timeout(20_000) };
+  const ctx: CrawlContext = {
+    platform,
+    log,
+    kernelCmdline: '',
+    dmi: DMI,
+    config: {},
+    finder,
+    settings: { ...FAST, ...(opts.settings ?? {}) },
+    baseUrl: server.url,
+    signal: AbortSignal.timeout(20_000),
+  };
   const data = await azureSource.crawl(ctx);
   return { data, server, root, log: sink.lines.join('') };
 }
@@ -228,16 +354,32 @@ async function crawlAgainstMock(t: TestContext, opts: { imdsDir?: string; ovf?: 
 test('a crawl reads IMDS with Metadata: true and the extended api-version, then reports Ready to the wireserver', async (t) => {
   const { data, server } = await crawlAgainstMock(t, { ovf: OVF });
   const imds = server.requests.filter((r) => r.path.startsWith('/metadata'));
-  assert.deepEqual(imds.map((r) => r.path), ['/metadata/instance?api-version=2021-08-01&extended=true']);
+  assert.deepEqual(
+    imds.map((r) => r.path),
+    ['/metadata/instance?api-version=2021-08-01&extended=true'],
+  );
   assert.equal(imds[0]?.headers.metadata, 'true');
   const wire = server.requests.filter((r) => r.path.startsWith('/machine'));
-  assert.deepEqual(wire.map((r) => `${r.method} ${r.path} ${r.status}`), ['GET /machine/?comp=goalstate 200', 'POST /machine?comp=health 200']);
+  assert.deepEqual(
+    wire.map((r) => `${r.method} ${r.path} ${r.status}`),
+    ['GET /machine/?comp=goalstate 200', 'POST /machine?comp=health 200'],
+  );
   for (const r of wire) {
     assert.equal(r.headers['x-ms-agent-name'], 'WALinuxAgent');
     assert.equal(r.headers['x-ms-version'], '2012-11-30');
   }
   assert.equal(wire[1]?.headers['content-type'], 'text/xml; charset=utf-8');
-  assert.equal(wire[1]?.body, healthReport({ incarnation: '1', containerId: 'b7a7e9f2-0d8c-4a55-9a8e-4c2b64d1e0a1', instanceId: 'd5fd8c84-7f6a-4f2d-8e47-1c1c1d0a3b7e.kiln-vm' }, 'Ready'));
+  assert.equal(
+    wire[1]?.body,
+    healthReport(
+      {
+        incarnation: '1',
+        containerId: 'b7a7e9f2-0d8c-4a55-9a8e-4c2b64d1e0a1',
+        instanceId: 'd5fd8c84-7f6a-4f2d-8e47-1c1c1d0a3b7e.kiln-vm',
+      },
+      'Ready',
+    ),
+  );
   assert.equal(data.instanceId, '9963f513-52bd-5041-9748-7190aae1ff21');
   assert.equal((data.metadata.imds as Record<string, unknown>).extended !== undefined, true);
 });
@@ -255,7 +397,8 @@ test('report_ready: false sends nothing to the wireserver; a wireserver that fai
 });
 
 test('a dry run sends nothing to the wireserver and writes nothing', async (t) => {
-  const platform = (root: string): Platform => new DryRunPlatform(new LinuxPlatform({ root, log: new Logger().for('test') }));
+  const platform = (root: string): Platform =>
+    new DryRunPlatform(new LinuxPlatform({ root, log: new Logger().for('test') }));
   const { server, root, log } = await crawlAgainstMock(t, { ovf: OVF, platform });
   assert.equal(server.requests.filter((r) => r.path.startsWith('/machine')).length, 0);
   assert.match(log, /no ready report to the wireserver \(dry run\)/);
@@ -263,9 +406,15 @@ test('a dry run sends nothing to the wireserver and writes nothing', async (t) =
 });
 
 test('an older IMDS (400 for 2021-08-01) is read with 2019-06-01, without the extended tree', async (t) => {
-  const { data, server } = await crawlAgainstMock(t, { ovf: OVF, imdsDir: join(FIXTURES, 'sources', 'azure', 'api-version-fallback', 'imds') });
+  const { data, server } = await crawlAgainstMock(t, {
+    ovf: OVF,
+    imdsDir: join(FIXTURES, 'sources', 'azure', 'api-version-fallback', 'imds'),
+  });
   const imds = server.requests.filter((r) => r.path.startsWith('/metadata')).map((r) => `${r.path} ${r.status}`);
-  assert.deepEqual(imds, ['/metadata/instance?api-version=2021-08-01&extended=true 400', '/metadata/instance?api-version=2019-06-01 200']);
+  assert.deepEqual(imds, [
+    '/metadata/instance?api-version=2021-08-01&extended=true 400',
+    '/metadata/instance?api-version=2019-06-01 200',
+  ]);
   assert.equal('extended' in (data.metadata.imds as Record<string, unknown>), false);
   assert.equal(data.region, 'westeurope');
 });
@@ -284,7 +433,12 @@ test('a password: hashed by openssl passwd -6 for the default user, REDACTED in 
       },
     });
   };
-  const { data, root, log } = await crawlAgainstMock(t, { ovf: ovfWith({ '<UserName>azureuser</UserName>': `<UserName>azureuser</UserName><UserPassword>${secret}</UserPassword>` }), platform });
+  const { data, root, log } = await crawlAgainstMock(t, {
+    ovf: ovfWith({
+      '<UserName>azureuser</UserName>': `<UserName>azureuser</UserName><UserPassword>${secret}</UserPassword>`,
+    }),
+    platform,
+  });
   assert.ok(data.sourceConfig, 'the source gives system config');
   const user = (data.sourceConfig.system_info as { default_user: Record<string, unknown> }).default_user;
   assert.equal(user.name, 'azureuser');
@@ -292,7 +446,10 @@ test('a password: hashed by openssl passwd -6 for the default user, REDACTED in 
   const hash = String(user.hashed_passwd);
   const salt = /^\$6\$([^$]+)\$/.exec(hash)?.[1];
   assert.ok(salt, hash);
-  const again = spawnSync('openssl', ['passwd', '-6', '-salt', salt, '-stdin'], { input: `${secret}\n`, encoding: 'utf8' });
+  const again = spawnSync('openssl', ['passwd', '-6', '-salt', salt, '-stdin'], {
+    input: `${secret}\n`,
+    encoding: 'utf8',
+  });
   assert.equal(again.stdout.trim(), hash);
   assert.equal(data.adminPassword, secret);
   assert.equal(data.sourceConfig?.ssh_pwauth, false);
@@ -306,7 +463,7 @@ test('a password: hashed by openssl passwd -6 for the default user, REDACTED in 
   assert.ok(!log.includes(secret), 'the password reached the log');
 });
 
-test('the previous boot\'s id is kept when it is the byte-swapped form of the system UUID', async (t) => {
+test("the previous boot's id is kept when it is the byte-swapped form of the system UUID", async (t) => {
   const platform = (root: string): Platform => {
     mkdirSync(join(root, 'var/lib/cloud/data'), { recursive: true });
     writeFileSync(join(root, 'var/lib/cloud/data/instance-id'), '13F56399-BD52-4150-9748-7190AAE1FF21\n');
@@ -330,14 +487,21 @@ test('ovf-env.xml on a real UDF image (genisoimage -udf, ISO9660 side removed) i
   const cidata = join(dir, 'cidata.udf');
   makeUdfImage(other, cidata, 'cidata');
   const finder = new ImageFilesFinder([cidata, image]);
-  const detectCtx = { platform: new LinuxPlatform({ root: tempDir(t), log: new Logger().for('test') }), log: new Logger().for('test'), kernelCmdline: '', dmi: { sys_vendor: 'Microsoft Corporation' }, config: {}, finder };
+  const detectCtx = {
+    platform: new LinuxPlatform({ root: tempDir(t), log: new Logger().for('test') }),
+    log: new Logger().for('test'),
+    kernelCmdline: '',
+    dmi: { sys_vendor: 'Microsoft Corporation' },
+    config: {},
+    finder,
+  };
   assert.equal(await azureSource.detect(detectCtx), true);
   const { data } = await crawlAgainstMock(t, { finder });
   assert.equal(data.subplatform, `config-disk (${image})`);
   assert.equal(Buffer.from(data.userData ?? []).toString(), '#cloud-config\nruncmd: [echo from-ovf]\n');
 });
 
-test('through the stage runner: instance-data.json carries Azure\'s v1 keys, the IMDS tree, and the ready report went out', async (t) => {
+test("through the stage runner: instance-data.json carries Azure's v1 keys, the IMDS tree, and the ready report went out", async (t) => {
   const server = await mockMetadataServer(t, { kind: 'azure', dir: join(HAPPY, 'imds') });
   const root = tempDir(t);
   mkdirSync(join(root, 'etc/cloud/cloud.cfg.d'), { recursive: true });
@@ -351,9 +515,16 @@ test('through the stage runner: instance-data.json carries Azure\'s v1 keys, the
   writeFileSync(join(media, 'ovf-env.xml'), OVF);
   const logger = new Logger();
   const platform = new LinuxPlatform({ root, log: logger.for('platform') });
-  const deps = fakeDeps([azureSource], [], { finder: new FakeFinder(new LinuxPlatform({ root: '/', log: logger.for('t') }), [{ device: 'sr0-image', label: 'rd_rdfe_1', fsType: 'udf', dir: media }]) });
+  const deps = fakeDeps([azureSource], [], {
+    finder: new FakeFinder(new LinuxPlatform({ root: '/', log: logger.for('t') }), [
+      { device: 'sr0-image', label: 'rd_rdfe_1', fsType: 'udf', dir: media },
+    ]),
+  });
   await new StageRunner({ platform, logger, deps }).runAllStages();
-  const doc = JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8')) as { v1: Record<string, unknown>; ds: { meta_data: Record<string, unknown> } };
+  const doc = JSON.parse(readFileSync(join(root, 'run/cloud-init/instance-data.json'), 'utf8')) as {
+    v1: Record<string, unknown>;
+    ds: { meta_data: Record<string, unknown> };
+  };
   assert.equal(doc.v1.cloud_name, 'azure');
   assert.equal(doc.v1.platform, 'azure');
   assert.equal(doc.v1.subplatform, 'config-disk (sr0-image)');
@@ -361,50 +532,131 @@ test('through the stage runner: instance-data.json carries Azure\'s v1 keys, the
   assert.equal(doc.v1.local_hostname, 'kiln-vm');
   assert.equal(doc.v1.region, 'westeurope');
   assert.equal(doc.v1.availability_zone, '0');
-  assert.deepEqual(doc.v1.public_ssh_keys, ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKilnImdsKeyForTheAzureUserOnlyXXXXXXXXXXXXX azureuser@example']);
+  assert.deepEqual(doc.v1.public_ssh_keys, [
+    'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKilnImdsKeyForTheAzureUserOnlyXXXXXXXXXXXXX azureuser@example',
+  ]);
   assert.equal((doc.ds.meta_data.imds as { compute: { location: string } }).compute.location, 'westeurope');
-  assert.ok(server.requests.some((r) => r.method === 'POST' && r.path === '/machine?comp=health' && r.status === 200 && /<State>Ready<\/State>/.test(r.body ?? '')));
+  assert.ok(
+    server.requests.some(
+      (r) =>
+        r.method === 'POST' &&
+        r.path === '/machine?comp=health' &&
+        r.status === 200 &&
+        /<State>Ready<\/State>/.test(r.body ?? ''),
+    ),
+  );
 });
 
 test('a broken ovf-env.xml fails the crawl with the reason, and NotReady/ProvisioningFailed goes to the fabric', async (t) => {
-  await assert.rejects(crawlAgainstMock(t, { ovf: ovfWith({ '<UserName>azureuser</UserName>': '' }) }), /no UserName element/);
+  await assert.rejects(
+    crawlAgainstMock(t, { ovf: ovfWith({ '<UserName>azureuser</UserName>': '' }) }),
+    /no UserName element/,
+  );
   // The same with the requests in view: the failure report reaches the wireserver.
   const server = await mockMetadataServer(t, { kind: 'azure', dir: join(HAPPY, 'imds') });
   const log = new Logger().for('test');
   const media = tempDir(t);
-  writeFileSync(join(media, 'ovf-env.xml'), '<Environment xmlns:wa="http://schemas.microsoft.com/windowsazure"><wa:ProvisioningSection><wa:Broken/></wa:ProvisioningSection></Environment>');
+  writeFileSync(
+    join(media, 'ovf-env.xml'),
+    '<Environment xmlns:wa="http://schemas.microsoft.com/windowsazure"><wa:ProvisioningSection><wa:Broken/></wa:ProvisioningSection></Environment>',
+  );
   const platform = new LinuxPlatform({ root: tempDir(t), log });
-  const finder = new FakeFinder(new LinuxPlatform({ root: '/', log }), [{ device: 'sr0-image', label: 'rd_rdfe_1', fsType: 'udf', dir: media }]);
-  await assert.rejects(azureSource.crawl({ platform, log, kernelCmdline: '', dmi: DMI, config: {}, finder, settings: FAST, baseUrl: server.url }), /no LinuxProvisioningConfigurationSet/);
+  const finder = new FakeFinder(new LinuxPlatform({ root: '/', log }), [
+    { device: 'sr0-image', label: 'rd_rdfe_1', fsType: 'udf', dir: media },
+  ]);
+  await assert.rejects(
+    azureSource.crawl({
+      platform,
+      log,
+      kernelCmdline: '',
+      dmi: DMI,
+      config: {},
+      finder,
+      settings: FAST,
+      baseUrl: server.url,
+    }),
+    /no LinuxProvisioningConfigurationSet/,
+  );
   const health = server.requests.filter((r) => r.method === 'POST');
   assert.equal(health.length, 1);
   assert.match(health[0]?.body ?? '', /<State>NotReady<\/State>[\s\S]*<SubStatus>ProvisioningFailed<\/SubStatus>/);
-  assert.equal(server.requests.filter((r) => r.path.startsWith('/metadata')).length, 0, 'IMDS is not asked when the OVF is broken');
+  assert.equal(
+    server.requests.filter((r) => r.path.startsWith('/metadata')).length,
+    0,
+    'IMDS is not asked when the OVF is broken',
+  );
 });
 
-test('cloudbase-init\'s AzureService speaks its own protocol: Versions and goal state, never IMDS, no report', async (t) => {
+test("cloudbase-init's AzureService speaks its own protocol: Versions and goal state, never IMDS, no report", async (t) => {
   const server = await mockMetadataServer(t, { kind: 'azure', dir: join(HAPPY, 'imds') });
   const log = new Logger().for('test');
   const linux = new LinuxPlatform({ root: tempDir(t), log });
-  await assert.rejects(cloudbaseAzureService.crawl({ platform: linux, log, kernelCmdline: '', dmi: DMI, config: {}, finder: new FakeFinder(linux), settings: { retries: 0 }, baseUrl: server.url }, azureSource), /no drive holds E6DA6616/);
-  assert.deepEqual(server.requests.map((r) => `${r.method} ${r.path}`), ['GET /?comp=Versions', 'GET /machine?comp=goalstate']);
+  await assert.rejects(
+    cloudbaseAzureService.crawl(
+      {
+        platform: linux,
+        log,
+        kernelCmdline: '',
+        dmi: DMI,
+        config: {},
+        finder: new FakeFinder(linux),
+        settings: { retries: 0 },
+        baseUrl: server.url,
+      },
+      azureSource,
+    ),
+    /no drive holds E6DA6616/,
+  );
+  assert.deepEqual(
+    server.requests.map((r) => `${r.method} ${r.path}`),
+    ['GET /?comp=Versions', 'GET /machine?comp=goalstate'],
+  );
 });
 
-test('a key given only by fingerprint: the wireserver\'s certificates, decrypted with a transport certificate, give the OpenSSH key', async (t) => {
+test("a key given only by fingerprint: the wireserver's certificates, decrypted with a transport certificate, give the OpenSSH key", async (t) => {
   if (!need(t, hasCommand('openssl') && hasCommand('ssh-keygen'), 'openssl and ssh-keygen are needed')) return;
   const work = tempDir(t);
   // The user's certificate, made now (no key material is committed).
   const userKey = join(work, 'user-key.pem');
   const userCert = join(work, 'user-cert.pem');
-  const made = spawnSync('openssl', ['req', '-x509', '-nodes', '-subj', '/CN=azureuser', '-days', '2', '-newkey', 'rsa:2048', '-keyout', userKey, '-out', userCert], { encoding: 'utf8' });
+  const made = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-nodes',
+      '-subj',
+      '/CN=azureuser',
+      '-days',
+      '2',
+      '-newkey',
+      'rsa:2048',
+      '-keyout',
+      userKey,
+      '-out',
+      userCert,
+    ],
+    { encoding: 'utf8' },
+  );
   assert.equal(made.status, 0, made.stderr);
-  const fp = spawnSync('openssl', ['x509', '-noout', '-fingerprint', '-sha1', '-in', userCert], { encoding: 'utf8' }).stdout.trim().split('=')[1]?.replace(/:/g, '') ?? '';
-  writeFileSync(join(work, 'pub.pem'), spawnSync('openssl', ['x509', '-noout', '-pubkey', '-in', userCert], { encoding: 'utf8' }).stdout);
-  const wantKey = spawnSync('ssh-keygen', ['-i', '-m', 'PKCS8', '-f', join(work, 'pub.pem')], { encoding: 'utf8' }).stdout.trim();
+  const fp =
+    spawnSync('openssl', ['x509', '-noout', '-fingerprint', '-sha1', '-in', userCert], { encoding: 'utf8' })
+      .stdout.trim()
+      .split('=')[1]
+      ?.replace(/:/g, '') ?? '';
+  writeFileSync(
+    join(work, 'pub.pem'),
+    spawnSync('openssl', ['x509', '-noout', '-pubkey', '-in', userCert], { encoding: 'utf8' }).stdout,
+  );
+  const wantKey = spawnSync('ssh-keygen', ['-i', '-m', 'PKCS8', '-f', join(work, 'pub.pem')], {
+    encoding: 'utf8',
+  }).stdout.trim();
   assert.match(wantKey, /^ssh-rsa /);
   const imdsDir = join(work, 'imds');
   mkdirSync(imdsDir);
-  const doc = JSON.parse(readFileSync(join(HAPPY, 'imds', 'instance.json'), 'utf8')) as { compute: Record<string, unknown> };
+  const doc = JSON.parse(readFileSync(join(HAPPY, 'imds', 'instance.json'), 'utf8')) as {
+    compute: Record<string, unknown>;
+  };
   delete doc.compute.publicKeys;
   writeFileSync(join(imdsDir, 'instance.json'), JSON.stringify(doc));
   writeFileSync(join(imdsDir, 'certificates.pem'), readFileSync(userCert, 'utf8') + readFileSync(userKey, 'utf8'));
@@ -412,7 +664,11 @@ test('a key given only by fingerprint: the wireserver\'s certificates, decrypted
     join(imdsDir, 'goalstate.xml'),
     '<GoalState><Incarnation>2</Incarnation><Container><ContainerId>c</ContainerId><RoleInstanceList><RoleInstance><InstanceId>i</InstanceId><Configuration><Certificates>{{url}}/machine/?comp=certificates&amp;incarnation=2</Certificates></Configuration></RoleInstance></RoleInstanceList></Container></GoalState>',
   );
-  const ovf = ovfWith({ '<Value>ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKilnOvfKeyXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX azureuser@ovf</Value>': '', '<Fingerprint>6BE7A7C3C8A8F4B123CCA5D0C2F1BE4CA7B63ED7</Fingerprint>': `<Fingerprint>${fp}</Fingerprint>` });
+  const ovf = ovfWith({
+    '<Value>ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKilnOvfKeyXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX azureuser@ovf</Value>':
+      '',
+    '<Fingerprint>6BE7A7C3C8A8F4B123CCA5D0C2F1BE4CA7B63ED7</Fingerprint>': `<Fingerprint>${fp}</Fingerprint>`,
+  });
   // openssl and ssh-keygen run on the host, their files (the transport certificate) in the sandbox root.
   const platform = (root: string): Platform => {
     const inner = new LinuxPlatform({ root, log: new Logger().for('test') });
@@ -432,17 +688,33 @@ test('a key given only by fingerprint: the wireserver\'s certificates, decrypted
   assert.equal(certReq?.status, 200);
   assert.equal(certReq?.headers['x-ms-cipher-name'], 'DES_EDE3_CBC');
   assert.match(String(certReq?.headers['x-ms-guest-agent-public-x509-cert']), /^MII[A-Za-z0-9+/=]+$/);
-  assert.ok(server.requests.some((r) => r.method === 'POST' && /<GoalStateIncarnation>2<\/GoalStateIncarnation>/.test(r.body ?? '')));
-  assert.equal(existsSync(join(root, 'run')) ? readdirSync(join(root, 'run')).filter((n) => n.startsWith('kiln-azure-certs')).length : 0, 0, 'the transport certificate is removed');
+  assert.ok(
+    server.requests.some(
+      (r) => r.method === 'POST' && /<GoalStateIncarnation>2<\/GoalStateIncarnation>/.test(r.body ?? ''),
+    ),
+  );
+  assert.equal(
+    existsSync(join(root, 'run'))
+      ? readdirSync(join(root, 'run')).filter((n) => n.startsWith('kiln-azure-certs')).length
+      : 0,
+    0,
+    'the transport certificate is removed',
+  );
 });
 
 test("IMDS's disablePasswordAuthentication decides ssh_pwauth over ovf-env.xml's, as cloud-init 25.1 does, and is not copied into the metadata", async (t) => {
   const imdsTrue = await crawlAgainstMock(t, {});
   assert.equal(imdsTrue.data.sourceConfig?.ssh_pwauth, false);
-  assert.equal('disable_password' in imdsTrue.data.metadata, false, '25.1 writes no disable_password into the metadata (22.4 did)');
+  assert.equal(
+    'disable_password' in imdsTrue.data.metadata,
+    false,
+    '25.1 writes no disable_password into the metadata (22.4 did)',
+  );
   const dir = join(tempDir(t), 'imds');
   mkdirSync(dir);
-  const doc = JSON.parse(readFileSync(join(HAPPY, 'imds', 'instance.json'), 'utf8')) as { compute: { osProfile: Record<string, string> } };
+  const doc = JSON.parse(readFileSync(join(HAPPY, 'imds', 'instance.json'), 'utf8')) as {
+    compute: { osProfile: Record<string, string> };
+  };
   doc.compute.osProfile.disablePasswordAuthentication = 'false';
   writeFileSync(join(dir, 'instance.json'), JSON.stringify(doc));
   // The OVF document says DisableSshPasswordAuthentication true; IMDS's false wins.

@@ -1,4 +1,5 @@
-// Bigstep: the URL file, the JSON at it (the `bigstep` mock kind), and a metadata service that misbehaves (errors, delays, cut and huge bodies, drops, redirects).
+// Bigstep: the URL file, the JSON at it (the `bigstep` mock kind), and a metadata service that misbehaves (errors,
+// delays, cut and huge bodies, drops, redirects).
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +13,11 @@ import { tempDir } from '../helpers/temp';
 import { FakeFinder } from './fake-finder';
 
 const ANSWER = {
-  metadata: { 'instance-id': 'bs-4711', 'local-hostname': 'bigstep-node', 'public-keys': ['ssh-ed25519 AAAAbig big@x'] },
+  metadata: {
+    'instance-id': 'bs-4711',
+    'local-hostname': 'bigstep-node',
+    'public-keys': ['ssh-ed25519 AAAAbig big@x'],
+  },
   vendordata_raw: '#cloud-config\npackages: [htop]\n',
   userdata_raw: '#!/bin/sh\necho hi\n',
 };
@@ -30,7 +35,12 @@ function bigstepTree(t: TestContext): string {
  * A root whose url file points at /bs.json of a mock, misbehaving as asked: the bigstep kind (ANSWER) when BODY
  * is undefined, else a nocloud mock serving BODY as it is (documents the bigstep kind never assembles).
  */
-async function setup(t: TestContext, body: string | undefined, misbehave: Misbehaviour[] = [], settings: Record<string, unknown> = {}) {
+async function setup(
+  t: TestContext,
+  body: string | undefined,
+  misbehave: Misbehaviour[] = [],
+  settings: Record<string, unknown> = {},
+) {
   let server: RunningMetadataServer;
   if (body === undefined) server = await mockMetadataServer(t, { kind: 'bigstep', dir: bigstepTree(t), misbehave });
   else {
@@ -43,7 +53,16 @@ async function setup(t: TestContext, body: string | undefined, misbehave: Misbeh
   writeFileSync(join(root, BIGSTEP_URL_FILE), `${server.url}/bs.json\n`);
   const log = new Logger().for('test');
   const platform = new LinuxPlatform({ root, log });
-  const ctx: CrawlContext = { platform, log, kernelCmdline: '', dmi: {}, config: {}, finder: new FakeFinder(platform), settings, signal: AbortSignal.timeout(20_000) };
+  const ctx: CrawlContext = {
+    platform,
+    log,
+    kernelCmdline: '',
+    dmi: {},
+    config: {},
+    finder: new FakeFinder(platform),
+    settings,
+    signal: AbortSignal.timeout(20_000),
+  };
   return { ctx, server };
 }
 
@@ -60,7 +79,17 @@ test('Bigstep: detected by the url file only; its JSON gives metadata, vendor da
   const empty = tempDir(t);
   const log = new Logger().for('test');
   const elsewhere = new LinuxPlatform({ root: empty, log });
-  assert.equal(await bigstepSource.detect({ platform: elsewhere, log, kernelCmdline: '', dmi: {}, config: {}, finder: new FakeFinder(elsewhere) }), false);
+  assert.equal(
+    await bigstepSource.detect({
+      platform: elsewhere,
+      log,
+      kernelCmdline: '',
+      dmi: {},
+      config: {},
+      finder: new FakeFinder(elsewhere),
+    }),
+    false,
+  );
 });
 
 test('Bigstep: a missing key or a non-JSON answer is an error naming it', async (t) => {
@@ -71,11 +100,17 @@ test('Bigstep: a missing key or a non-JSON answer is an error naming it', async 
     [JSON.stringify({ metadata: {}, vendordata_raw: 5, userdata_raw: '' }), "'vendordata_raw' must be a string"],
   ] as const) {
     const { ctx } = await setup(t, body);
-    await assert.rejects(bigstepSource.crawl(ctx), (e: Error) => e.name === 'SourceError' && e.message.includes(why), why);
+    await assert.rejects(
+      bigstepSource.crawl(ctx),
+      (e: Error) => e.name === 'SourceError' && e.message.includes(why),
+      why,
+    );
   }
 });
 
-test('Bigstep: a misbehaving service ends in a SourceError within its budget; retries, when configured, get past a 503', { timeout: 60_000 }, async (t) => {
+test('Bigstep: a misbehaving service ends in a SourceError within its budget; retries, when configured, get past a 503', {
+  timeout: 60_000,
+}, async (t) => {
   const cases: Array<[string, Misbehaviour[], Record<string, unknown>]> = [
     ['status 500', [{ kind: 'status', value: 500 }], {}],
     ['delay past the timeout', [{ kind: 'delay', value: 4000 }], { timeout: 1 }],
@@ -109,12 +144,21 @@ test('the bigstep mock kind: the document at any path, raw blobs absent as empty
 test("Bigstep: the zone, region and cloud-name come from the metadata, as cloud-init's DataSource base class reads them", () => {
   const url = 'http://10.0.0.1/x';
   const base = { vendordata_raw: '', userdata_raw: '' };
-  const given = bigstepInstanceData({ ...base, metadata: { 'instance-id': 'a', 'availability-zone': 'z1', region: 'r1', 'cloud-name': 'BigStep-Private' } }, url);
+  const given = bigstepInstanceData(
+    {
+      ...base,
+      metadata: { 'instance-id': 'a', 'availability-zone': 'z1', region: 'r1', 'cloud-name': 'BigStep-Private' },
+    },
+    url,
+  );
   assert.equal(given.availabilityZone, 'z1');
   assert.equal(given.region, 'r1');
   assert.equal(given.cloudName, 'bigstep-private');
   assert.equal(bigstepInstanceData({ ...base, metadata: { availability_zone: 'z2' } }, url).availabilityZone, 'z2');
-  assert.equal(bigstepInstanceData({ ...base, metadata: { placement: { 'availability-zone': 'z3' } } }, url).availabilityZone, 'z3');
+  assert.equal(
+    bigstepInstanceData({ ...base, metadata: { placement: { 'availability-zone': 'z3' } } }, url).availabilityZone,
+    'z3',
+  );
   const none = bigstepInstanceData({ ...base, metadata: { 'cloud-name': 5 } }, url);
   assert.equal(none.availabilityZone, undefined);
   assert.equal(none.region, undefined);

@@ -1,4 +1,5 @@
-// CloudSigma: detection, the cepko request over a serial port (a pty pair) to a fake host, the server context as instance data, and a host that misbehaves.
+// CloudSigma: detection, the cepko request over a serial port (a pty pair) to a fake host, the server context as
+// instance data, and a host that misbehaves.
 import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,16 +29,35 @@ const SERVER_CONTEXT = {
   vendor_data: { location: 'zrh', cloudinit: '#cloud-config\n\nvendor' },
 };
 
-function ctxFor(t: TestContext, dmi: Record<string, string>, settings: Record<string, unknown> = {}): { ctx: CrawlContext; root: string } {
+function ctxFor(
+  t: TestContext,
+  dmi: Record<string, string>,
+  settings: Record<string, unknown> = {},
+): { ctx: CrawlContext; root: string } {
   const root = tempDir(t);
   const log = new Logger().for('test');
-  return { root, ctx: { platform: new LinuxPlatform({ root, log, loadKoffi: testKoffi }), log, kernelCmdline: '', dmi, config: {}, finder: { find: async () => [] } as never, settings } };
+  return {
+    root,
+    ctx: {
+      platform: new LinuxPlatform({ root, log, loadKoffi: testKoffi }),
+      log,
+      kernelCmdline: '',
+      dmi,
+      config: {},
+      finder: { find: async () => [] } as never,
+      settings,
+    },
+  };
 }
 
 async function hostOnPty(t: TestContext, root: string, context: unknown, misbehave?: CloudSigmaMisbehaviour) {
   const dir = tempDir(t);
   writeFileSync(join(dir, 'context.json'), JSON.stringify(context));
-  const host = await startCloudSigmaHost({ contextFile: join(dir, 'context.json'), socketPath: join(dir, 'host.sock'), ...(misbehave ? { misbehave } : {}) });
+  const host = await startCloudSigmaHost({
+    contextFile: join(dir, 'context.json'),
+    socketPath: join(dir, 'host.sock'),
+    ...(misbehave ? { misbehave } : {}),
+  });
   t.after(() => host.close());
   const pty = await openPtyPair(join(dir, 'host.sock'));
   t.after(() => pty.close());
@@ -48,7 +68,8 @@ async function hostOnPty(t: TestContext, root: string, context: unknown, misbeha
 
 test('detection: the DMI product name CloudSigma, exactly (as ds-identify)', async (t) => {
   assert.equal(await cloudSigmaSource.detect(ctxFor(t, { product_name: 'CloudSigma' }).ctx), true);
-  for (const p of ['', 'cloudsigma', 'CloudSigma Cloud', 'Standard PC']) assert.equal(await cloudSigmaSource.detect(ctxFor(t, { product_name: p }).ctx), false, p);
+  for (const p of ['', 'cloudsigma', 'CloudSigma Cloud', 'Standard PC'])
+    assert.equal(await cloudSigmaSource.detect(ctxFor(t, { product_name: p }).ctx), false, p);
 });
 
 test('the server context as cloud-init reads it: uuid, name as host name, one key, meta user data, vendor_data.cloudinit', () => {
@@ -65,10 +86,23 @@ test('the server context as cloud-init reads it: uuid, name as host name, one ke
   assert.equal(cloudSigmaInstanceData({ ...SERVER_CONTEXT, name: 'tést' }).localHostname, '65b2fb23');
   assert.equal(cloudSigmaInstanceData({ ...SERVER_CONTEXT, name: 'x'.repeat(80) }).localHostname, 'x'.repeat(61));
   // base64_fields names the user data as base64.
-  const b64 = cloudSigmaInstanceData({ ...SERVER_CONTEXT, meta: { base64_fields: 'cloudinit-user-data', 'cloudinit-user-data': Buffer.from('#!/bin/sh\necho hi\n').toString('base64') } });
+  const b64 = cloudSigmaInstanceData({
+    ...SERVER_CONTEXT,
+    meta: {
+      base64_fields: 'cloudinit-user-data',
+      'cloudinit-user-data': Buffer.from('#!/bin/sh\necho hi\n').toString('base64'),
+    },
+  });
   assert.equal(Buffer.from(b64.userData ?? []).toString(), '#!/bin/sh\necho hi\n');
   assert.deepEqual(b64.publicKeys, []);
-  assert.throws(() => cloudSigmaInstanceData({ ...SERVER_CONTEXT, meta: { base64_fields: 'cloudinit-user-data', 'cloudinit-user-data': 'not base64!' } }), /not base64/);
+  assert.throws(
+    () =>
+      cloudSigmaInstanceData({
+        ...SERVER_CONTEXT,
+        meta: { base64_fields: 'cloudinit-user-data', 'cloudinit-user-data': 'not base64!' },
+      }),
+    /not base64/,
+  );
   assert.throws(() => cloudSigmaInstanceData({ uuid: 'x' }), /no 'meta' object/);
   assert.throws(() => cloudSigmaInstanceData('just text'), /not a JSON object/);
 });
@@ -84,7 +118,9 @@ test('over a serial port (a pty pair): one cepko request for the whole context, 
   assert.deepEqual(host.requests, ['']);
 });
 
-test('a misbehaving CloudSigma host is an error naming the port, within serial_timeout', { timeout: 60_000 }, async (t) => {
+test('a misbehaving CloudSigma host is an error naming the port, within serial_timeout', {
+  timeout: 60_000,
+}, async (t) => {
   const skip = ptySkipReason();
   if (!need(t, skip === undefined, skip ?? '')) return;
   const cases: Array<[CloudSigmaMisbehaviour, RegExp]> = [

@@ -16,7 +16,8 @@ import { moduleContext } from '../modules/module-context';
 import { FakeFinder } from './fake-finder';
 
 const log = new Logger().for('test');
-const LEASE = (domain?: string) => `lease {\n  interface "eth0";\n  fixed-address 10.1.1.23;\n  option dhcp-server-identifier 10.1.1.1;\n${domain ? `  option domain-name "${domain}";\n` : ''}}\n`;
+const LEASE = (domain?: string) =>
+  `lease {\n  interface "eth0";\n  fixed-address 10.1.1.23;\n  option dhcp-server-identifier 10.1.1.1;\n${domain ? `  option domain-name "${domain}";\n` : ''}}\n`;
 
 function root(t: TestContext, files: Record<string, string>): string {
   const dir = tempDir(t);
@@ -29,7 +30,12 @@ function root(t: TestContext, files: Record<string, string>): string {
 
 test('parse_leases: each lease block as options, quotes and the option prefix dropped, oldest first', () => {
   assert.deepEqual(parseDhclientLeaseOptions(LEASE('a.example') + LEASE()), [
-    { interface: 'eth0', 'fixed-address': '10.1.1.23', 'dhcp-server-identifier': '10.1.1.1', 'domain-name': 'a.example' },
+    {
+      interface: 'eth0',
+      'fixed-address': '10.1.1.23',
+      'dhcp-server-identifier': '10.1.1.1',
+      'domain-name': 'a.example',
+    },
     { interface: 'eth0', 'fixed-address': '10.1.1.23', 'dhcp-server-identifier': '10.1.1.1' },
   ]);
 });
@@ -48,18 +54,40 @@ test("_get_domainname: networkd's DOMAINNAME first, then the newest dhclient lea
   assert.equal(await cloudStackDomainName(new LinuxPlatform({ root: noNetworkd, log }), log), 'dhclient.example');
   const fallbackFolder = root(t, { '/var/lib/dhclient/eth0.lease': LEASE('fallback.example') });
   assert.equal(await cloudStackDomainName(new LinuxPlatform({ root: fallbackFolder, log }), log), 'fallback.example');
-  assert.equal(await cloudStackDomainName(new LinuxPlatform({ root: root(t, { '/var/lib/dhcp/dhclient.eth0.leases': LEASE() }), log }), log), undefined);
+  assert.equal(
+    await cloudStackDomainName(
+      new LinuxPlatform({ root: root(t, { '/var/lib/dhcp/dhclient.eth0.leases': LEASE() }), log }),
+      log,
+    ),
+    undefined,
+  );
 });
 
 test("the crawl keeps the lease's domain, and the FQDN the modules use is the short host name with it (25.1's get_hostname); a name with a domain keeps its own", async (t) => {
-  const server = await mockMetadataServer(t, { kind: 'cloudstack', dir: join(FIXTURES, 'sources', 'cloudstack', 'happy-path', 'tree') });
+  const server = await mockMetadataServer(t, {
+    kind: 'cloudstack',
+    dir: join(FIXTURES, 'sources', 'cloudstack', 'happy-path', 'tree'),
+  });
   const dir = root(t, { '/var/lib/dhcp/dhclient.eth0.leases': LEASE('cs.example.internal') });
   const platform = new LinuxPlatform({ root: dir, log });
-  const data = await cloudStackSource.crawl({ platform, log, kernelCmdline: '', dmi: {}, config: {}, finder: new FakeFinder(platform, []), baseUrl: server.url, settings: { password_server_port: server.port, timeout: 2, max_wait: 10 } });
+  const data = await cloudStackSource.crawl({
+    platform,
+    log,
+    kernelCmdline: '',
+    dmi: {},
+    config: {},
+    finder: new FakeFinder(platform, []),
+    baseUrl: server.url,
+    settings: { password_server_port: server.port, timeout: 2, max_wait: 10 },
+  });
   assert.equal(data.localHostname, 'cs-web-1');
   assert.equal(data.fqdnDomain, 'cs.example.internal');
   const module = moduleContext(tempDir(t), { instance: data });
-  assert.deepEqual(await hostnameAndFqdn(module, {}), { hostname: 'cs-web-1', fqdn: 'cs-web-1.cs.example.internal', isDefault: false });
+  assert.deepEqual(await hostnameAndFqdn(module, {}), {
+    hostname: 'cs-web-1',
+    fqdn: 'cs-web-1.cs.example.internal',
+    isDefault: false,
+  });
   const qualified = moduleContext(tempDir(t), { instance: { ...data, localHostname: 'web.own.example' } });
   assert.equal((await hostnameAndFqdn(qualified, {})).fqdn, 'web.own.example');
   const { fqdnDomain: _none, ...withoutDomain } = data;

@@ -25,14 +25,29 @@ function fatImage(t: TestContext, dir: string, label: string): string {
   const out = join(tempDir(t), 'fat.img');
   run(['truncate', '-s', '1440K', out]);
   run(['mkfs.vfat', ...(label ? ['-n', label] : []), out]);
-  const names = spawnSync('sh', ['-c', `ls -A '${dir}'`], { encoding: 'utf8' }).stdout.trim().split('\n');
+  const names = spawnSync('sh', ['-c', `ls -A '${dir}'`], { encoding: 'utf8' })
+    .stdout.trim()
+    .split('\n');
   run(['mcopy', '-s', '-i', out, ...names.map((n) => join(dir, n)), '::']);
   return out;
 }
 
-async function crawl(t: TestContext, source: Datasource, image: string, dmi: Record<string, string> = {}): Promise<InstanceData> {
+async function crawl(
+  t: TestContext,
+  source: Datasource,
+  image: string,
+  dmi: Record<string, string> = {},
+): Promise<InstanceData> {
   const log = new Logger().for('test');
-  const ctx: CrawlContext = { platform: new LinuxPlatform({ root: tempDir(t), log }), log, kernelCmdline: '', dmi, config: {}, finder: new ImageFilesFinder([image], log), settings: {} };
+  const ctx: CrawlContext = {
+    platform: new LinuxPlatform({ root: tempDir(t), log }),
+    log,
+    kernelCmdline: '',
+    dmi,
+    config: {},
+    finder: new ImageFilesFinder([image], log),
+    settings: {},
+  };
   assert.equal(await source.detect(ctx), true, `${source.name} detects the image`);
   return source.crawl(ctx);
 }
@@ -57,7 +72,9 @@ test('RbxCloud: cloud.json and user.data on a FAT filesystem labelled CLOUDMD', 
 
 test('AltCloud: user-data.txt on an unlabelled FAT floppy image (RHEV by DMI)', async (t) => {
   if (!need(t, haveFatTools(), 'mkfs.vfat and mcopy (dosfstools, mtools) make the image')) return;
-  const data = await crawl(t, altCloudSource, fatImage(t, join(FIXTURES, 'sources/altcloud/rhev-dmi/floppy'), ''), { product_name: 'RHEV Hypervisor' });
+  const data = await crawl(t, altCloudSource, fatImage(t, join(FIXTURES, 'sources/altcloud/rhev-dmi/floppy'), ''), {
+    product_name: 'RHEV Hypervisor',
+  });
   assert.equal(data.subplatform, 'rhev (/dev/fd0)');
   assert.equal(Buffer.from(data.userData ?? []).toString(), '#cloud-config\nruncmd: [touch /rhev]');
 });

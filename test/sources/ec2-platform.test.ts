@@ -1,4 +1,5 @@
-// The EC2-compatible clouds cloud-init tells apart by DMI, strict_id's modes, and what a lookalike is spared (tokens, identity document, Ec2Local).
+// The EC2-compatible clouds cloud-init tells apart by DMI, strict_id's modes, and what a lookalike is spared (tokens,
+// identity document, Ec2Local).
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -12,7 +13,12 @@ import { FIXTURES } from '../helpers/repo';
 import { tempDir } from '../helpers/temp';
 import { FakeFinder } from './fake-finder';
 
-function ctx(t: TestContext, dmi: Record<string, string>, config: Record<string, unknown> = {}, kernelCmdline = ''): DetectContext & { sink: MemorySink } {
+function ctx(
+  t: TestContext,
+  dmi: Record<string, string>,
+  config: Record<string, unknown> = {},
+  kernelCmdline = '',
+): DetectContext & { sink: MemorySink } {
   const logger = new Logger();
   const sink = new MemorySink();
   logger.addSink(sink);
@@ -45,7 +51,10 @@ test('strict_id: true by default; false and warn[,N] let an unknown platform be 
   assert.equal(mode({ datasource: { Ec2: { strict_id: 'false' } } }), 'false');
   assert.equal(mode({ datasource: { Ec2: { strict_id: 'warn' } } }), 'warn');
   assert.equal(mode({ datasource: { Ec2: { strict_id: 'warn,30' } } }), 'warn');
-  assert.equal(mode({ datasource: { Ec2: { strict_id: false } } }, 'ro ci.datasource.ec2.strict_id=true quiet'), 'true');
+  assert.equal(
+    mode({ datasource: { Ec2: { strict_id: false } } }, 'ro ci.datasource.ec2.strict_id=true quiet'),
+    'true',
+  );
   assert.equal(mode({}, 'ci.datasource.ec2.strict_id=warn'), 'warn');
   const c = ctx(t, {}, { datasource: { Ec2: { strict_id: 'maybe' } } });
   assert.equal(ec2StrictMode(c), 'true');
@@ -55,7 +64,10 @@ test('strict_id: true by default; false and warn[,N] let an unknown platform be 
 test('detect: an identified lookalike needs no strict_id; an unknown one needs false or warn', async (t) => {
   assert.equal(await ec2Source.detect(ctx(t, { sys_vendor: 'e24cloud' })), true);
   assert.equal(await ec2Source.detect(ctx(t, { sys_vendor: 'QEMU' })), false);
-  assert.equal(await ec2Source.detect(ctx(t, { sys_vendor: 'QEMU' }, { datasource: { Ec2: { strict_id: 'warn' } } })), true);
+  assert.equal(
+    await ec2Source.detect(ctx(t, { sys_vendor: 'QEMU' }, { datasource: { Ec2: { strict_id: 'warn' } } })),
+    true,
+  );
 });
 
 test('Ec2Local (a lease in init-local) only on AWS and Outscale, as cloud-init', async (t) => {
@@ -70,14 +82,24 @@ test('a lookalike is read over IMDSv1: no token PUT, no identity document; AWS s
   const tree = join(FIXTURES, 'sources/ec2/lookalike-tree');
   const server = await mockMetadataServer(t, { kind: 'ec2', dir: tree });
   const c = ctx(t, { chassis_asset_tag: 'abc.zstack.io' });
-  const data = await ec2Source.crawl({ ...c, settings: { timeout: 2, max_wait: 5 }, baseUrl: server.url, signal: AbortSignal.timeout(10_000) });
+  const data = await ec2Source.crawl({
+    ...c,
+    settings: { timeout: 2, max_wait: 5 },
+    baseUrl: server.url,
+    signal: AbortSignal.timeout(10_000),
+  });
   assert.equal(data.cloudName, 'zstack');
   assert.equal(data.region, 'us-east-2');
   assert.equal(server.requests.filter((r) => r.method === 'PUT').length, 0);
   assert.ok(!server.requests.some((r) => r.path.includes('/dynamic/')), 'no identity document off AWS');
   assert.ok(!data.extra?.dynamic);
   const aws = await mockMetadataServer(t, { kind: 'ec2', dir: tree });
-  const awsData = await ec2Source.crawl({ ...ctx(t, { sys_vendor: 'Amazon EC2' }), settings: { timeout: 2, max_wait: 5 }, baseUrl: aws.url, signal: AbortSignal.timeout(10_000) });
+  const awsData = await ec2Source.crawl({
+    ...ctx(t, { sys_vendor: 'Amazon EC2' }),
+    settings: { timeout: 2, max_wait: 5 },
+    baseUrl: aws.url,
+    signal: AbortSignal.timeout(10_000),
+  });
   assert.equal(awsData.cloudName, 'aws');
   assert.ok(aws.requests.some((r) => r.method === 'PUT'));
   assert.ok(aws.requests.some((r) => r.path.includes('/dynamic/instance-identity/document')));

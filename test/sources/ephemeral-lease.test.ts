@@ -13,8 +13,15 @@ const failing = (err: Error): EphemeralNetwork => ({ up: async () => Promise.rej
 test('a lease that fails is a SourceError with the same subject and message; the crawl never runs', async () => {
   let ran = false;
   await assert.rejects(
-    withEphemeralNetwork(failing(new EphemeralNetworkError('ephemeral-dhcp', 'no DHCP answer on ens3')), async () => (ran = true)),
-    (e: unknown) => e instanceof SourceError && !(e instanceof LeftToNetworkStage) && e.subject === 'ephemeral-dhcp' && e.message === 'ephemeral-dhcp: no DHCP answer on ens3',
+    withEphemeralNetwork(
+      failing(new EphemeralNetworkError('ephemeral-dhcp', 'no DHCP answer on ens3')),
+      async () => (ran = true),
+    ),
+    (e: unknown) =>
+      e instanceof SourceError &&
+      !(e instanceof LeftToNetworkStage) &&
+      e.subject === 'ephemeral-dhcp' &&
+      e.message === 'ephemeral-dhcp: no DHCP answer on ens3',
   );
   assert.equal(ran, false);
 });
@@ -22,11 +29,17 @@ test('a lease that fails is a SourceError with the same subject and message; the
 test("a lease refused on the host's network leaves the source to the init stage", async () => {
   await assert.rejects(
     ephemeralLease(failing(new HostNetworkRefused('ephemeral-dhcp', 'no temporary DHCP lease under --root /x'))),
-    (e: unknown) => e instanceof EphemeralNetworkRefused && e instanceof LeftToNetworkStage && e.message === 'ephemeral-dhcp: no temporary DHCP lease under --root /x',
+    (e: unknown) =>
+      e instanceof EphemeralNetworkRefused &&
+      e instanceof LeftToNetworkStage &&
+      e.message === 'ephemeral-dhcp: no temporary DHCP lease under --root /x',
   );
 });
 
 test("errors that are not the network's pass through unchanged", async () => {
   const own = new SourceError('Scaleway', 'refused by config');
-  await assert.rejects(withEphemeralNetwork(failing(own), async () => 1), (e: unknown) => e === own);
+  await assert.rejects(
+    withEphemeralNetwork(failing(own), async () => 1),
+    (e: unknown) => e === own,
+  );
 });

@@ -19,7 +19,14 @@ import { FakeFinder } from './fake-finder';
 function ctx(t: TestContext, config: Record<string, unknown> = {}): DetectContext {
   const log = new Logger().for('test');
   const platform = new LinuxPlatform({ root: tempDir(t), log });
-  return { platform, log, kernelCmdline: '', dmi: { sys_vendor: 'Amazon EC2' }, config, finder: new FakeFinder(platform) };
+  return {
+    platform,
+    log,
+    kernelCmdline: '',
+    dmi: { sys_vendor: 'Amazon EC2' },
+    config,
+    finder: new FakeFinder(platform),
+  };
 }
 
 test('init-local skips network sources and None without a lease; init takes None last', async (t) => {
@@ -32,15 +39,27 @@ test('init-local skips network sources and None without a lease; init takes None
 });
 
 test('init-local with an ephemeral network crawls Ec2 inside a lease, released afterwards', async (t) => {
-  const server = await mockMetadataServer(t, { kind: 'ec2', dir: join(FIXTURES, 'sources/ec2/imdsv2-required/tree'), imdsv2: 'required' });
+  const server = await mockMetadataServer(t, {
+    kind: 'ec2',
+    dir: join(FIXTURES, 'sources/ec2/imdsv2-required/tree'),
+    imdsv2: 'required',
+  });
   const events: string[] = [];
   const network: EphemeralNetwork = {
     up: async () => {
       events.push(`up (requests so far: ${server.requests.length})`);
-      return { interface: 'eth0', release: async () => void events.push(`release (requests: ${server.requests.length > 0 ? 'some' : 'none'})`) };
+      return {
+        interface: 'eth0',
+        release: async () => void events.push(`release (requests: ${server.requests.length > 0 ? 'some' : 'none'})`),
+      };
     },
   };
-  const found = await findSource(ctx(t, { datasource: { Ec2: { timeout: 2 } } }), [ec2Source, noneSource], { stage: 'local', network, baseUrl: server.url, signal: AbortSignal.timeout(10_000) });
+  const found = await findSource(ctx(t, { datasource: { Ec2: { timeout: 2 } } }), [ec2Source, noneSource], {
+    stage: 'local',
+    network,
+    baseUrl: server.url,
+    signal: AbortSignal.timeout(10_000),
+  });
   assert.equal(found?.source.name, 'Ec2');
   assert.equal(found?.data.instanceId, 'i-0123456789abcdef0');
   assert.deepEqual(events, ['up (requests so far: 0)', 'release (requests: some)']);
@@ -72,11 +91,22 @@ test('a lease refused (a --root sandbox in the host network namespace) leaves th
 });
 
 test("Ec2 passes cloud-init's apply_full_imds_network_config: false on with its network config", async (t) => {
-  const server = await mockMetadataServer(t, { kind: 'ec2', dir: join(FIXTURES, 'sources/ec2/imdsv2-required/tree'), imdsv2: 'required' });
-  const full = await findSource(ctx(t, { datasource: { Ec2: { timeout: 2 } } }), [ec2Source], { stage: 'network', baseUrl: server.url });
+  const server = await mockMetadataServer(t, {
+    kind: 'ec2',
+    dir: join(FIXTURES, 'sources/ec2/imdsv2-required/tree'),
+    imdsv2: 'required',
+  });
+  const full = await findSource(ctx(t, { datasource: { Ec2: { timeout: 2 } } }), [ec2Source], {
+    stage: 'network',
+    baseUrl: server.url,
+  });
   assert.equal(full?.data.networkConfig?.format, 'ec2');
   assert.equal(full?.data.networkConfig?.full, undefined);
-  const primary = await findSource(ctx(t, { datasource: { Ec2: { timeout: 2, apply_full_imds_network_config: false } } }), [ec2Source], { stage: 'network', baseUrl: server.url });
+  const primary = await findSource(
+    ctx(t, { datasource: { Ec2: { timeout: 2, apply_full_imds_network_config: false } } }),
+    [ec2Source],
+    { stage: 'network', baseUrl: server.url },
+  );
   assert.equal(primary?.data.networkConfig?.full, false);
 });
 
@@ -90,12 +120,20 @@ test('init-local crawls GCE (GCELocal) inside a lease when DMI says Google, and 
     },
   };
   const google = { ...ctx(t, { datasource: { GCE: { timeout: 2 } } }), dmi: { product_name: 'Google Compute Engine' } };
-  const found = await findSource(google, [gceSource, noneSource], { stage: 'local', network, baseUrl: server.url, signal: AbortSignal.timeout(10_000) });
+  const found = await findSource(google, [gceSource, noneSource], {
+    stage: 'local',
+    network,
+    baseUrl: server.url,
+    signal: AbortSignal.timeout(10_000),
+  });
   assert.equal(found?.source.name, 'GCE');
   assert.equal(found?.data.availabilityZone, 'us-central1-a');
   assert.deepEqual(events, ['up (requests so far: 0)', 'release']);
   const qemu = { ...google, dmi: { product_name: 'Standard PC (Q35 + ICH9, 2009)' } };
-  assert.equal(await findSource(qemu, [gceSource, noneSource], { stage: 'local', network, baseUrl: server.url }), undefined);
+  assert.equal(
+    await findSource(qemu, [gceSource, noneSource], { stage: 'local', network, baseUrl: server.url }),
+    undefined,
+  );
   assert.equal(events.length, 2, 'no lease without Google DMI');
 });
 
@@ -105,8 +143,23 @@ test('init-local leaves NoCloud with an http seedfrom (DMI serial) to the networ
   logger.addSink(sink);
   const log = logger.for('sources.py');
   const platform = new LinuxPlatform({ root: tempDir(t), log });
-  const c: DetectContext = { platform, log, kernelCmdline: '', dmi: { product_serial: 'ds=nocloud;s=http://10.0.2.100/' }, config: {}, finder: new FakeFinder(platform) };
+  const c: DetectContext = {
+    platform,
+    log,
+    kernelCmdline: '',
+    dmi: { product_serial: 'ds=nocloud;s=http://10.0.2.100/' },
+    config: {},
+    finder: new FakeFinder(platform),
+  };
   assert.equal(await findSource(c, [noCloudSource, noneSource], { stage: 'local' }), undefined);
-  assert.deepEqual(sink.lines.filter((l) => /WARNING|ERROR/.test(l)), []);
-  assert.ok(sink.lines.some((l) => /NoCloud left to the init stage: NoCloud: seedfrom http:\/\/10\.0\.2\.100\/ needs the network/.test(l)), sink.lines.join('\n'));
+  assert.deepEqual(
+    sink.lines.filter((l) => /WARNING|ERROR/.test(l)),
+    [],
+  );
+  assert.ok(
+    sink.lines.some((l) =>
+      /NoCloud left to the init stage: NoCloud: seedfrom http:\/\/10\.0\.2\.100\/ needs the network/.test(l),
+    ),
+    sink.lines.join('\n'),
+  );
 });

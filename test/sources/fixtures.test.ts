@@ -1,4 +1,5 @@
-// Walks test/fixtures/sources/<source>/<scenario>/scenario.json: detect and crawl each, against folders and the mock server.
+// Walks test/fixtures/sources/<source>/<scenario>/scenario.json: detect and crawl each, against folders and the mock
+// server.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
@@ -29,7 +30,24 @@ interface Scenario {
   env?: Record<string, string>;
   config?: Record<string, unknown>;
   settings?: Record<string, unknown>;
-  serve?: { kind: 'openstack' | 'ec2' | 'gce' | 'nocloud' | 'azure' | 'digitalocean' | 'hetzner' | 'cloudstack' | 'exoscale' | 'aliyun'; dir: string; host?: string; imdsv2?: 'required' | 'optional' | 'disabled'; tokenUses?: number; misbehave?: Misbehaviour[] };
+  serve?: {
+    kind:
+      | 'openstack'
+      | 'ec2'
+      | 'gce'
+      | 'nocloud'
+      | 'azure'
+      | 'digitalocean'
+      | 'hetzner'
+      | 'cloudstack'
+      | 'exoscale'
+      | 'aliyun';
+    dir: string;
+    host?: string;
+    imdsv2?: 'required' | 'optional' | 'disabled';
+    tokenUses?: number;
+    misbehave?: Misbehaviour[];
+  };
   baseUrl?: false;
   stage?: 'local' | 'network';
   needsIpv6?: boolean;
@@ -51,8 +69,12 @@ const cctx0 = (sc: Scenario): Record<string, unknown> => sc.settings ?? {};
 /** Every key of EXPECTED must match ACTUAL; objects compare partially, arrays and scalars exactly. */
 function assertSubset(actual: unknown, expected: unknown, path: string): void {
   if (expected !== null && typeof expected === 'object' && !Array.isArray(expected)) {
-    assert.ok(actual !== null && typeof actual === 'object', `${path}: expected an object, got ${JSON.stringify(actual)}`);
-    for (const [k, v] of Object.entries(expected)) assertSubset((actual as Record<string, unknown>)[k], v, `${path}.${k}`);
+    assert.ok(
+      actual !== null && typeof actual === 'object',
+      `${path}: expected an object, got ${JSON.stringify(actual)}`,
+    );
+    for (const [k, v] of Object.entries(expected))
+      assertSubset((actual as Record<string, unknown>)[k], v, `${path}.${k}`);
     return;
   }
   assert.deepEqual(actual, expected, path);
@@ -69,13 +91,19 @@ function checkData(data: InstanceData, expect: Record<string, unknown>): void {
         assert.equal(text(data[key]), want, key);
         break;
       case 'vendorDataContains':
-        for (const s of want as string[]) assert.ok(text(data.vendorData)?.includes(s), `vendorData lacks '${s}': ${text(data.vendorData)}`);
+        for (const s of want as string[])
+          assert.ok(text(data.vendorData)?.includes(s), `vendorData lacks '${s}': ${text(data.vendorData)}`);
         break;
       case 'files':
-        assert.deepEqual(data.files?.map((f) => ({ path: f.path, content: text(f.content) })), want, 'files');
+        assert.deepEqual(
+          data.files?.map((f) => ({ path: f.path, content: text(f.content) })),
+          want,
+          'files',
+        );
         break;
       case 'absent':
-        for (const k of want as string[]) assert.equal((data as unknown as Record<string, unknown>)[k], undefined, `${k} must not be set`);
+        for (const k of want as string[])
+          assert.equal((data as unknown as Record<string, unknown>)[k], undefined, `${k} must not be set`);
         break;
       case 'metadataLacks':
         for (const k of want as string[]) assert.ok(!(k in data.metadata), `metadata must not carry '${k}'`);
@@ -93,7 +121,8 @@ function hasIpv6Loopback(): boolean {
 const scenarios: Array<{ name: string; dir: string }> = [];
 for (const source of readdirSync(ROOT).sort()) {
   for (const name of readdirSync(join(ROOT, source)).sort()) {
-    if (existsSync(join(ROOT, source, name, 'scenario.json'))) scenarios.push({ name: `${source}/${name}`, dir: join(ROOT, source, name) });
+    if (existsSync(join(ROOT, source, name, 'scenario.json')))
+      scenarios.push({ name: `${source}/${name}`, dir: join(ROOT, source, name) });
   }
 }
 
@@ -103,7 +132,10 @@ for (const { name, dir } of scenarios) {
     if (sc.needsIpv6 && !need(t, hasIpv6Loopback(), 'the IPv6 loopback ::1 is not configured')) return;
     const source = datasourceByName(sc.source);
     assert.ok(source, `unknown source ${sc.source}`);
-    const service = sc.service === undefined ? undefined : CLOUDBASE_SERVICES.find((s) => s.classPath === sc.service && s.datasource === source.name);
+    const service =
+      sc.service === undefined
+        ? undefined
+        : CLOUDBASE_SERVICES.find((s) => s.classPath === sc.service && s.datasource === source.name);
     if (sc.service !== undefined) assert.ok(service, `no service ${sc.service} of the ${source.name} source`);
     const logger = new Logger();
     const sink = new MemorySink();
@@ -112,24 +144,39 @@ for (const { name, dir } of scenarios) {
     const root = sc.root ? join(dir, sc.root) : tempDir(t);
     const platform = new LinuxPlatform({ root, log });
     const hostPlatform = new LinuxPlatform({ root: '/', log });
-    const finder = new FakeFinder(hostPlatform, (sc.drives ?? []).map((d) => ({ ...d, dir: join(dir, d.dir) })));
+    const finder = new FakeFinder(
+      hostPlatform,
+      (sc.drives ?? []).map((d) => ({ ...d, dir: join(dir, d.dir) })),
+    );
     const server = sc.serve ? await mockMetadataServer(t, { ...sc.serve, dir: join(dir, sc.serve.dir) }) : undefined;
     // {{port}}: the mock's port, for a second service on the same server (CloudStack's and Exoscale's password server).
-    const sub = (v: unknown): unknown => JSON.parse(JSON.stringify(v ?? null).replaceAll('{{url}}', server?.url ?? 'NO-SERVER').replaceAll('{{port}}', String(server?.port ?? 0)));
+    const sub = (v: unknown): unknown =>
+      JSON.parse(
+        JSON.stringify(v ?? null)
+          .replaceAll('{{url}}', server?.url ?? 'NO-SERVER')
+          .replaceAll('{{port}}', String(server?.port ?? 0)),
+      );
     const dctx: DetectContext = {
       platform,
       log,
-      kernelCmdline: (sub(sc.cmdline ?? '') as string),
-      dmi: (sub(sc.dmi ?? {}) as Record<string, string>),
-      config: (sub(sc.config ?? {}) as Record<string, unknown>),
+      kernelCmdline: sub(sc.cmdline ?? '') as string,
+      dmi: sub(sc.dmi ?? {}) as Record<string, string>,
+      config: sub(sc.config ?? {}) as Record<string, unknown>,
       finder,
       ...(sc.env ? { env: sc.env } : {}),
     };
-    if (sc.expectDetect !== undefined) assert.equal(await (service ? service.detect(dctx, source) : source.detect(dctx)), sc.expectDetect, 'detect()');
+    if (sc.expectDetect !== undefined)
+      assert.equal(await (service ? service.detect(dctx, source) : source.detect(dctx)), sc.expectDetect, 'detect()');
     if (sc.expect === undefined && sc.expectError === undefined) return;
     // Never let a network source reach a real endpoint: its URLs must come from the mock server.
-    if ((service?.kind ?? source.kind) === 'network') assert.ok(server, `${name}: a network source crawled without a mock server would reach real endpoints`);
-    for (const u of ((cctx0(sc).metadata_urls as string[] | undefined) ?? [])) assert.match(u, /^(http:\/\/(127\.0\.0\.1|\[::1\])[:/]|\{\{url\}\})/, `${name}: metadata_urls must stay on loopback`);
+    if ((service?.kind ?? source.kind) === 'network')
+      assert.ok(server, `${name}: a network source crawled without a mock server would reach real endpoints`);
+    for (const u of (cctx0(sc).metadata_urls as string[] | undefined) ?? [])
+      assert.match(
+        u,
+        /^(http:\/\/(127\.0\.0\.1|\[::1\])[:/]|\{\{url\}\})/,
+        `${name}: metadata_urls must stay on loopback`,
+      );
     const budget = sc.maxMs ?? 5000;
     const cctx: CrawlContext = {
       ...dctx,
@@ -152,7 +199,10 @@ for (const { name, dir } of scenarios) {
     if (sc.expectError !== undefined) {
       assert.ok(error, `expected an error matching '${sc.expectError}', got data ${JSON.stringify(data?.instanceId)}`);
       assert.ok(error instanceof SourceError, `expected a SourceError, got ${String(error)}`);
-      assert.ok(error.message.includes(sc.expectError), `error '${error.message}' does not mention '${sc.expectError}'`);
+      assert.ok(
+        error.message.includes(sc.expectError),
+        `error '${error.message}' does not mention '${sc.expectError}'`,
+      );
     } else {
       if (error) throw error;
       assert.ok(data);
@@ -161,16 +211,19 @@ for (const { name, dir } of scenarios) {
     if (server && sc.expectAllTokened) {
       const gets = server.requests.filter((r) => r.method === 'GET');
       assert.ok(gets.length > 0);
-      for (const r of gets) assert.ok(typeof r.headers['x-aws-ec2-metadata-token'] === 'string', `GET ${r.path} went without a token`);
+      for (const r of gets)
+        assert.ok(typeof r.headers['x-aws-ec2-metadata-token'] === 'string', `GET ${r.path} went without a token`);
     }
     if (server && sc.expectMinPuts !== undefined) {
       const puts = server.requests.filter((r) => r.method === 'PUT').length;
       assert.ok(puts >= sc.expectMinPuts, `expected at least ${sc.expectMinPuts} token requests, saw ${puts}`);
     }
     if (server && sc.expectNoRequests) assert.equal(server.requests.length, 0, 'no request may be sent');
-    if (server && sc.expectNoGets) assert.equal(server.requests.filter((r) => r.method === 'GET').length, 0, 'no IMDSv1 GET may be sent');
+    if (server && sc.expectNoGets)
+      assert.equal(server.requests.filter((r) => r.method === 'GET').length, 0, 'no IMDSv1 GET may be sent');
     // Secrets never reach the log.
     const logged = sink.lines.join('');
-    for (const secret of ['s3cret-Admin-Pass', 'http-admin-pass']) assert.ok(!logged.includes(secret), `the log shows ${secret}`);
+    for (const secret of ['s3cret-Admin-Pass', 'http-admin-pass'])
+      assert.ok(!logged.includes(secret), `the log shows ${secret}`);
   });
 }

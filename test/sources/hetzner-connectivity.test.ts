@@ -19,7 +19,19 @@ function crawlCtx(t: TestContext, url: string, network: EphemeralNetwork): Crawl
   const log = new Logger().for('test');
   const platform = new LinuxPlatform({ root: tempDir(t), log });
   const dmi = { sys_vendor: 'Hetzner', product_serial: '42' };
-  return { platform, log, kernelCmdline: '', dmi, config: {}, finder: new FakeFinder(platform), settings: { timeout: 1, retries: 2, max_wait: 5 }, baseUrl: url, network, stage: 'local', signal: AbortSignal.timeout(10_000) };
+  return {
+    platform,
+    log,
+    kernelCmdline: '',
+    dmi,
+    config: {},
+    finder: new FakeFinder(platform),
+    settings: { timeout: 1, retries: 2, max_wait: 5 },
+    baseUrl: url,
+    network,
+    stage: 'local',
+    signal: AbortSignal.timeout(10_000),
+  };
 }
 
 function countingNetwork(): EphemeralNetwork & { ups: number } {
@@ -39,7 +51,10 @@ test('init-local: no temporary lease when metadata/instance-id already answers; 
   const data = await hetznerSource.crawl(crawlCtx(t, server.url, reachable));
   assert.equal(reachable.ups, 0, 'the service answered: no lease');
   assert.equal(data.instanceId, '42');
-  assert.ok(server.requests.some((r) => r.path === '/hetzner/v1/metadata/instance-id'), 'the connectivity probe asks for metadata/instance-id');
+  assert.ok(
+    server.requests.some((r) => r.path === '/hetzner/v1/metadata/instance-id'),
+    'the connectivity probe asks for metadata/instance-id',
+  );
   // The first connection is dropped, as when nothing routes to 169.254.169.254 yet: the crawl runs inside a lease.
   const dropping = await mockMetadataServer(t, { kind: 'hetzner', dir: TREE, misbehave: [{ kind: 'drop', times: 1 }] });
   const needed = countingNetwork();

@@ -1,4 +1,5 @@
-// IBMCloud's provisioning-boot check: swinstall.log written in this boot (newer than PID 1's environ) means still provisioning, an older one means the provisioned system.
+// IBMCloud's provisioning-boot check: swinstall.log written in this boot (newer than PID 1's environ) means still
+// provisioning, an older one means the provisioned system.
 import assert from 'node:assert/strict';
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

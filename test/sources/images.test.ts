@@ -1,4 +1,5 @@
-// NoCloud and ConfigDrive read from real images made by genisoimage, mkfs.vfat + mcopy and kiln's make-seed, through the device readers.
+// NoCloud and ConfigDrive read from real images made by genisoimage, mkfs.vfat + mcopy and kiln's make-seed, through
+// the device readers.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -45,7 +46,17 @@ function genisoimage(dir: string, label: string, out: string): void {
 function vfat(dir: string, label: string, out: string): void {
   run(['truncate', '-s', '8M', out]);
   run(['mkfs.vfat', '-n', label, out]);
-  run(['mcopy', '-s', '-i', out, ...spawnSync('sh', ['-c', `ls -A '${dir}'`], { encoding: 'utf8' }).stdout.trim().split('\n').map((n) => join(dir, n)), '::']);
+  run([
+    'mcopy',
+    '-s',
+    '-i',
+    out,
+    ...spawnSync('sh', ['-c', `ls -A '${dir}'`], { encoding: 'utf8' })
+      .stdout.trim()
+      .split('\n')
+      .map((n) => join(dir, n)),
+    '::',
+  ]);
 }
 
 function checkNoCloud(data: InstanceData, device: string): void {
@@ -60,7 +71,10 @@ function checkConfigDrive(data: InstanceData): void {
   assert.equal(data.publicKeys.length, 3);
   assert.equal(data.adminPassword, 's3cret-Admin-Pass');
   assert.equal(Buffer.from(data.vendorData2 ?? []).toString(), '#cloud-config\nruncmd: [vd2]\n');
-  assert.deepEqual(data.files?.map((f) => [f.path, Buffer.from(f.content).toString()]), [['/etc/motd', 'hello from content\n']]);
+  assert.deepEqual(
+    data.files?.map((f) => [f.path, Buffer.from(f.content).toString()]),
+    [['/etc/motd', 'hello from content\n']],
+  );
   assert.equal(data.networkConfig?.format, 'openstack');
 }
 
@@ -72,7 +86,14 @@ test('NoCloud from a cidata ISO made by genisoimage', async (t) => {
 });
 
 test('NoCloud from a CIDATA FAT image made by mkfs.vfat + mcopy', async (t) => {
-  if (!need(t, hasCommand('mkfs.vfat') && hasCommand('mcopy'), 'mkfs.vfat and mcopy (dosfstools, mtools) are not installed')) return;
+  if (
+    !need(
+      t,
+      hasCommand('mkfs.vfat') && hasCommand('mcopy'),
+      'mkfs.vfat and mcopy (dosfstools, mtools) are not installed',
+    )
+  )
+    return;
   const img = join(tempDir(t), 'seed.img');
   vfat(NOCLOUD_DIR, 'CIDATA', img);
   checkNoCloud(await crawlImage(t, noCloudSource, img), img);
@@ -86,7 +107,14 @@ test('ConfigDrive from a config-2 ISO made by genisoimage', async (t) => {
 });
 
 test('ConfigDrive from a config-2 FAT image made by mkfs.vfat + mcopy', async (t) => {
-  if (!need(t, hasCommand('mkfs.vfat') && hasCommand('mcopy'), 'mkfs.vfat and mcopy (dosfstools, mtools) are not installed')) return;
+  if (
+    !need(
+      t,
+      hasCommand('mkfs.vfat') && hasCommand('mcopy'),
+      'mkfs.vfat and mcopy (dosfstools, mtools) are not installed',
+    )
+  )
+    return;
   const img = join(tempDir(t), 'cd.img');
   vfat(CONFIG_DRIVE_DIR, 'config-2', img);
   checkConfigDrive(await crawlImage(t, configDriveSource, img));

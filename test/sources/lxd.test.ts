@@ -1,4 +1,5 @@
-// The LXD source against the devlxd mock on a unix socket inside a sandbox root: keys and their precedence, network, faults.
+// The LXD source against the devlxd mock on a unix socket inside a sandbox root: keys and their precedence, network,
+// faults.
 import assert from 'node:assert/strict';
 import { linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
@@ -12,7 +13,11 @@ import { defaultLxdNicName } from '../../src/sources/lxd/fallback-network';
 import { lxdSource } from '../../src/sources/lxd/lxd';
 import { datasourceByName } from '../../src/sources/registry';
 import { SourceError } from '../../src/sources/source-error';
-import { startMetadataServer, type Misbehaviour, type RunningMetadataServer } from '../../src/metadata-server/metadata-server';
+import {
+  startMetadataServer,
+  type Misbehaviour,
+  type RunningMetadataServer,
+} from '../../src/metadata-server/metadata-server';
 import { Logger, MemorySink } from '../../src/util/log';
 import { FIXTURES } from '../helpers/repo';
 import { tempDir } from '../helpers/temp';
@@ -29,7 +34,10 @@ interface Sandbox {
 }
 
 /** A sandbox root (short path: a unix socket path has at most 107 bytes) with its platform and a detect context. */
-function sandbox(t: TestContext, opts: { dmi?: Record<string, string>; virt?: string; config?: Record<string, unknown> } = {}): Sandbox {
+function sandbox(
+  t: TestContext,
+  opts: { dmi?: Record<string, string>; virt?: string; config?: Record<string, unknown> } = {},
+): Sandbox {
   const root = tempDir(t, 'klxd-');
   const logger = new Logger();
   const sink = new MemorySink();
@@ -46,17 +54,36 @@ function sandbox(t: TestContext, opts: { dmi?: Record<string, string>; virt?: st
             return async (cmd: string[] | string, _o?: RunOpts): Promise<RunResult> => {
               assert.deepEqual(cmd, ['systemd-detect-virt']);
               sink.lines.push('ran systemd-detect-virt\n');
-              return opts.virt === 'none' ? { code: 1, stdout: 'none\n', stderr: '' } : { code: 0, stdout: `${opts.virt}\n`, stderr: '' };
+              return opts.virt === 'none'
+                ? { code: 1, stdout: 'none\n', stderr: '' }
+                : { code: 0, stdout: `${opts.virt}\n`, stderr: '' };
             };
           },
         });
-  const ctx: DetectContext = { platform, log, kernelCmdline: '', dmi: opts.dmi ?? {}, config: opts.config ?? {}, finder: new FakeFinder(linux) };
+  const ctx: DetectContext = {
+    platform,
+    log,
+    kernelCmdline: '',
+    dmi: opts.dmi ?? {},
+    config: opts.config ?? {},
+    finder: new FakeFinder(linux),
+  };
   return { root, platform, sink, ctx };
 }
 
-async function serveLxd(t: TestContext, sb: Sandbox, tree: string, misbehave: Misbehaviour[] = []): Promise<RunningMetadataServer> {
+async function serveLxd(
+  t: TestContext,
+  sb: Sandbox,
+  tree: string,
+  misbehave: Misbehaviour[] = [],
+): Promise<RunningMetadataServer> {
   mkdirSync(join(sb.root, 'dev/lxd'), { recursive: true });
-  const server = await startMetadataServer({ kind: 'lxd', dir: join(TREES, tree), socketPath: join(sb.root, 'dev/lxd/sock'), misbehave });
+  const server = await startMetadataServer({
+    kind: 'lxd',
+    dir: join(TREES, tree),
+    socketPath: join(sb.root, 'dev/lxd/sock'),
+    misbehave,
+  });
   t.after(() => server.close());
   return server;
 }
@@ -95,7 +122,10 @@ test('cloud-init.* keys: user data, vendor data, v2 network config, raw crawl as
   assert.equal(data.subplatform, 'LXD socket API v. 1.0 (/dev/lxd/sock)');
   assert.equal(text(data.userData), '#cloud-config\nruncmd:\n  - echo from cloud-init.user-data\n');
   assert.equal(text(data.vendorData), '#cloud-config\npackages: [htop]\n');
-  assert.deepEqual(data.networkConfig, { format: 'v2', config: { version: 2, ethernets: { eth0: { dhcp4: true, dhcp6: true } } } });
+  assert.deepEqual(data.networkConfig, {
+    format: 'v2',
+    config: { version: 2, ethernets: { eth0: { dhcp4: true, dhcp6: true } } },
+  });
   assert.deepEqual(data.metadata, { 'instance-id': '5a4b1c2d-lxd-c1', 'local-hostname': 'c1' });
   const ds = data.crawledMetadata as Record<string, unknown>;
   assert.equal(ds._metadata_api_version, '1.0');
@@ -107,10 +137,23 @@ test('cloud-init.* keys: user data, vendor data, v2 network config, raw crawl as
   // Every request went over the socket, each route once (no retries needed).
   assert.deepEqual(
     server.requests.map((r) => r.path),
-    ['/1.0/meta-data', '/1.0/config', '/1.0/config/cloud-init.network-config', '/1.0/config/cloud-init.user-data', '/1.0/config/cloud-init.vendor-data', '/1.0/config/user.favourite-colour', '/1.0/devices'],
+    [
+      '/1.0/meta-data',
+      '/1.0/config',
+      '/1.0/config/cloud-init.network-config',
+      '/1.0/config/cloud-init.user-data',
+      '/1.0/config/cloud-init.vendor-data',
+      '/1.0/config/user.favourite-colour',
+      '/1.0/devices',
+    ],
   );
   // instance-data.json: ds is the crawl (no meta_data), v1 says lxd, user data in config is root-only.
-  const full = buildInstanceData({ instance: data, distro: { name: 'debian', family: 'debian', version: '12' }, mergedConfig: {}, systemConfig: {} });
+  const full = buildInstanceData({
+    instance: data,
+    distro: { name: 'debian', family: 'debian', version: '12' },
+    mergedConfig: {},
+    systemConfig: {},
+  });
   const v1 = full.v1 as Record<string, unknown>;
   assert.equal(v1.cloud_name, 'lxd');
   assert.equal(v1.platform, 'lxd');
@@ -119,7 +162,10 @@ test('cloud-init.* keys: user data, vendor data, v2 network config, raw crawl as
   const fullDs = full.ds as Record<string, unknown>;
   assert.ok(!('meta_data' in fullDs));
   assert.match(String(fullDs._doc), /^EXPERIMENTAL/);
-  assert.deepEqual((full.sensitive_keys as string[]).filter((k) => k.startsWith('ds/')).sort(), ['ds/config/cloud-init.user-data', 'ds/config/cloud-init.vendor-data']);
+  assert.deepEqual((full.sensitive_keys as string[]).filter((k) => k.startsWith('ds/')).sort(), [
+    'ds/config/cloud-init.user-data',
+    'ds/config/cloud-init.vendor-data',
+  ]);
   const redacted = redactInstanceData(full).ds as { config: Record<string, string> };
   assert.equal(redacted.config['cloud-init.user-data'], 'redacted for non-root user');
   assert.equal(redacted.config['user.favourite-colour'], 'blue');
@@ -131,42 +177,73 @@ test('legacy user.* keys are used on an LXD without cloud-init.* ones; user.meta
   const data = await lxdSource.crawl(crawlCtx(sb));
   assert.equal(data.instanceId, 'legacy-c2');
   assert.equal(data.localHostname, 'c2-from-user-meta');
-  assert.deepEqual(data.publicKeys, ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKiln0lxd0legacy0key0only0for0tests0000000 test@kiln']);
+  assert.deepEqual(data.publicKeys, [
+    'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKiln0lxd0legacy0key0only0for0tests0000000 test@kiln',
+  ]);
   assert.equal(text(data.userData), '#cloud-config\nruncmd:\n  - echo from user.user-data\n');
   assert.equal(text(data.vendorData), '#cloud-config\nbootcmd:\n  - echo from user.vendor-data\n');
   assert.equal(data.networkConfig?.format, 'v1');
   assert.ok(data.networkConfig, 'a network config');
-  assert.deepEqual((data.networkConfig.config as { config: unknown[] }).config[0], { type: 'physical', name: 'eth0', subnets: [{ type: 'static', address: '10.0.3.10/24', gateway: '10.0.3.1' }] });
+  assert.deepEqual((data.networkConfig.config as { config: unknown[] }).config[0], {
+    type: 'physical',
+    name: 'eth0',
+    subnets: [{ type: 'static', address: '10.0.3.10/24', gateway: '10.0.3.1' }],
+  });
   assert.ok(!(data.crawledMetadata as Record<string, unknown>).devices, 'no /1.0/devices (404): skipped, not fatal');
-  const full = buildInstanceData({ instance: data, distro: { name: 'debian', family: 'debian', version: '12' }, mergedConfig: {}, systemConfig: {} });
-  assert.deepEqual((full.sensitive_keys as string[]).filter((k) => k.startsWith('ds/')).sort(), ['ds/config/user.meta-data', 'ds/config/user.user-data', 'ds/config/user.vendor-data']);
+  const full = buildInstanceData({
+    instance: data,
+    distro: { name: 'debian', family: 'debian', version: '12' },
+    mergedConfig: {},
+    systemConfig: {},
+  });
+  assert.deepEqual((full.sensitive_keys as string[]).filter((k) => k.startsWith('ds/')).sort(), [
+    'ds/config/user.meta-data',
+    'ds/config/user.user-data',
+    'ds/config/user.vendor-data',
+  ]);
 });
 
-test('cloud-init.* keys win over user.* ones, with cloud-init\'s warning; network-config under `network:` is unwrapped', async (t) => {
+test("cloud-init.* keys win over user.* ones, with cloud-init's warning; network-config under `network:` is unwrapped", async (t) => {
   const sb = sandbox(t);
   await serveLxd(t, sb, 'both-keys');
   const data = await lxdSource.crawl(crawlCtx(sb));
   assert.equal(text(data.userData), '#cloud-config\nruncmd: [echo new]\n');
-  assert.deepEqual(data.networkConfig, { format: 'v2', config: { version: 2, ethernets: { enp5s0: { dhcp4: true } } } });
+  assert.deepEqual(data.networkConfig, {
+    format: 'v2',
+    config: { version: 2, ethernets: { enp5s0: { dhcp4: true } } },
+  });
   const config = (data.crawledMetadata as { config: Record<string, string> }).config;
-  assert.equal(config['user.user-data'], '#cloud-config\nruncmd: [echo old]\n', 'the overridden key stays in ds.config');
+  assert.equal(
+    config['user.user-data'],
+    '#cloud-config\nruncmd: [echo old]\n',
+    'the overridden key stays in ds.config',
+  );
   const logged = sb.sink.lines.join('');
   assert.match(logged, /WARNING.*Ignoring LXD config user\.user-data in favor of cloud-init\.user-data value\./);
-  assert.match(logged, /WARNING.*Ignoring LXD config user\.network-config in favor of cloud-init\.network-config value\./);
+  assert.match(
+    logged,
+    /WARNING.*Ignoring LXD config user\.network-config in favor of cloud-init\.network-config value\./,
+  );
 });
 
 test('no network-config: v1 DHCP on the connected NIC in /sys/class/net, else eth0 (systemd-detect-virt unavailable)', async (t) => {
   const sb = sandbox(t);
   await serveLxd(t, sb, 'no-network-config');
   const data = await lxdSource.crawl(crawlCtx(sb));
-  assert.deepEqual(data.networkConfig, { format: 'v1', config: { version: 1, config: [{ type: 'physical', name: 'eth0', subnets: [{ type: 'dhcp', control: 'auto' }] }] } });
+  assert.deepEqual(data.networkConfig, {
+    format: 'v1',
+    config: { version: 1, config: [{ type: 'physical', name: 'eth0', subnets: [{ type: 'dhcp', control: 'auto' }] }] },
+  });
   const nic = join(sb.root, 'sys/class/net/ens7');
   mkdirSync(nic, { recursive: true });
   writeFileSync(join(nic, 'address'), '00:16:3e:12:34:56\n');
   writeFileSync(join(nic, 'carrier'), '1\n');
   const again = await lxdSource.crawl(crawlCtx(sb));
   assert.ok(again.networkConfig, 'a network config');
-  assert.equal(((again.networkConfig.config as { config: Array<{ name: string }> }).config[0] as { name: string }).name, 'ens7');
+  assert.equal(
+    ((again.networkConfig.config as { config: Array<{ name: string }> }).config[0] as { name: string }).name,
+    'ens7',
+  );
 });
 
 test('no NIC seen: the name LXD gives by instance type and machine, as cloud-init', async (t) => {
@@ -195,7 +272,11 @@ test('detection: a socket at /dev/lxd/sock, not a file or a link to one; DMI boa
   await serveLxd(t, linked, 'no-network-config');
   mkdirSync(join(linked.root, 'run'), { recursive: true });
   symlinkSync('/dev/lxd/sock', join(linked.root, 'run/sock-link'));
-  assert.equal(await lxdSource.detect({ ...linked.ctx, config: { datasource: { LXD: { socket_path: '/run/sock-link' } } } }), false, 'a link to the socket is not it (lstat)');
+  assert.equal(
+    await lxdSource.detect({ ...linked.ctx, config: { datasource: { LXD: { socket_path: '/run/sock-link' } } } }),
+    false,
+    'a link to the socket is not it (lstat)',
+  );
   assert.equal(await lxdSource.detect(linked.ctx), true);
 
   const vm = sandbox(t, { dmi: { board_name: 'LXD', product_name: 'LXD', sys_vendor: 'Canonical Ltd.' }, virt: 'kvm' });
@@ -203,10 +284,17 @@ test('detection: a socket at /dev/lxd/sock, not a file or a link to one; DMI boa
   const qemu = sandbox(t, { dmi: { board_name: 'LXD' }, virt: 'qemu' });
   assert.equal(await lxdSource.detect(qemu.ctx), true);
   const container = sandbox(t, { dmi: { board_name: 'LXD' }, virt: 'docker' });
-  assert.equal(await lxdSource.detect(container.ctx), false, 'a container on an LXD VM sees its DMI, but is not LXD without a socket');
+  assert.equal(
+    await lxdSource.detect(container.ctx),
+    false,
+    'a container on an LXD VM sees its DMI, but is not LXD without a socket',
+  );
   const other = sandbox(t, { dmi: { board_name: 'Standard PC', sys_vendor: 'QEMU' }, virt: 'kvm' });
   assert.equal(await lxdSource.detect(other.ctx), false);
-  assert.ok(!other.sink.lines.join('').includes('ran systemd-detect-virt'), 'no command runs on a machine that is not LXD');
+  assert.ok(
+    !other.sink.lines.join('').includes('ran systemd-detect-virt'),
+    'no command runs on a machine that is not LXD',
+  );
 
   const port = sandbox(t, { virt: 'kvm' });
   mkdirSync(join(port.root, 'sys/class/virtio-ports/vport1p1'), { recursive: true });
@@ -216,7 +304,9 @@ test('detection: a socket at /dev/lxd/sock, not a file or a link to one; DMI boa
 
 test('HTTP 500 twice on meta-data, then an answer: retried as newer cloud-init does', async (t) => {
   const sb = sandbox(t);
-  const server = await serveLxd(t, sb, 'cloud-init-keys', [{ kind: 'status', value: 500, times: 2, path: '/1.0/meta-data' }]);
+  const server = await serveLxd(t, sb, 'cloud-init-keys', [
+    { kind: 'status', value: 500, times: 2, path: '/1.0/meta-data' },
+  ]);
   const data = await lxdSource.crawl(crawlCtx(sb));
   assert.equal(data.instanceId, '5a4b1c2d-lxd-c1');
   assert.equal(server.requests.filter((r) => r.path === '/1.0/meta-data').length, 3);
@@ -297,7 +387,11 @@ test('bad answers: config listing not JSON, meta-data not a mapping, network-con
   const cases: Array<[string, Record<string, string>, RegExp]> = [
     ['listing', { 'meta-data': 'instance-id: x\n' }, /expected JSON/],
     ['meta', { 'meta-data': '- a list\n' }, /invalid meta-data: expected a mapping/],
-    ['netcfg', { 'meta-data': 'instance-id: x\n', 'config/cloud-init.network-config': 'ethernets: {}\n' }, /'version' must be 1 or 2/],
+    [
+      'netcfg',
+      { 'meta-data': 'instance-id: x\n', 'config/cloud-init.network-config': 'ethernets: {}\n' },
+      /'version' must be 1 or 2/,
+    ],
   ];
   for (const [name, files, want] of cases) {
     const dir = tempDir(t, `klxd-${name}-`);
@@ -312,7 +406,9 @@ test('bad answers: config listing not JSON, meta-data not a mapping, network-con
     if (name === 'listing') {
       // Replace the listing with HTML, as a proxy or a broken agent might answer.
       await server.close();
-      const bad = createServer((s) => s.end('HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 6\r\nconnection: close\r\n\r\n<html>'));
+      const bad = createServer((s) =>
+        s.end('HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 6\r\nconnection: close\r\n\r\n<html>'),
+      );
       await new Promise<void>((r) => bad.listen(join(sb.root, 'dev/lxd/sock'), r));
       t.after(() => bad.close());
     }
@@ -323,9 +419,11 @@ test('bad answers: config listing not JSON, meta-data not a mapping, network-con
 
 test('datasource.LXD.socket_path must be absolute', async (t) => {
   const sb = sandbox(t);
-  await assert.rejects(lxdSource.crawl(crawlCtx(sb, { socket_path: 'dev/lxd/sock' })), /socket_path must be an absolute path/);
+  await assert.rejects(
+    lxdSource.crawl(crawlCtx(sb, { socket_path: 'dev/lxd/sock' })),
+    /socket_path must be an absolute path/,
+  );
 });
-
 
 test('devel serve-metadata --kind lxd needs --socket, and --socket is for the socket kinds only', async () => {
   const { parseInvocation } = await import('../../src/cli/parse-args');
@@ -334,12 +432,29 @@ test('devel serve-metadata --kind lxd needs --socket, and --socket is for the so
   const { buildFacts } = await import('../../src/build-info');
   for (const [argv, want] of [
     [['--kind', 'lxd', '--dir', '/tmp'], /--kind lxd needs --socket PATH/],
-    [['--kind', 'ec2', '--dir', '/tmp', '--socket', '/tmp/s'], /--socket is for --kind lxd, cloudsigma or smartos only/],
+    [
+      ['--kind', 'ec2', '--dir', '/tmp', '--socket', '/tmp/s'],
+      /--socket is for --kind lxd, cloudsigma or smartos only/,
+    ],
   ] as Array<[string[], RegExp]>) {
     const inv = parseInvocation(['devel', 'serve-metadata', ...argv], COMMANDS, 'kiln');
     assert.ok(inv.command);
     const logger = new Logger();
-    const ctx = { face: 'kiln', facts: buildFacts, root: '/', dryRun: false, debug: false, logger, log: logger.for('test'), io: { out: () => undefined, err: () => undefined }, env: {}, platform: () => assert.fail('not used') };
-    await assert.rejects(inv.command.run(ctx as never, inv.args), (err: unknown) => err instanceof UsageError && want.test(err.message));
+    const ctx = {
+      face: 'kiln',
+      facts: buildFacts,
+      root: '/',
+      dryRun: false,
+      debug: false,
+      logger,
+      log: logger.for('test'),
+      io: { out: () => undefined, err: () => undefined },
+      env: {},
+      platform: () => assert.fail('not used'),
+    };
+    await assert.rejects(
+      inv.command.run(ctx as never, inv.args),
+      (err: unknown) => err instanceof UsageError && want.test(err.message),
+    );
   }
 });

@@ -27,10 +27,14 @@ test('the crawl names keys after their index line, reads 0/openssh-key directly 
     'meta-data/placement/availability-zone': 'us-east-2b',
   };
   const asked: string[] = [];
-  const meta = await crawlMetadataTree('Ec2', async (p) => {
-    asked.push(p);
-    return served[p];
-  }, 'meta-data/');
+  const meta = await crawlMetadataTree(
+    'Ec2',
+    async (p) => {
+      asked.push(p);
+      return served[p];
+    },
+    'meta-data/',
+  );
   assert.deepEqual(meta, {
     'instance-id': 'i-0123',
     'local-ipv4s': ['10.0.0.5', '10.0.0.6'],
@@ -38,6 +42,9 @@ test('the crawl names keys after their index line, reads 0/openssh-key directly 
     iam: { info: { Code: 'Success' } },
     placement: { 'availability-zone': 'us-east-2b' },
   });
-  assert.deepEqual(asked.filter((p) => p.includes('security-credentials') || p.endsWith('/0/')), []);
+  assert.deepEqual(
+    asked.filter((p) => p.includes('security-credentials') || p.endsWith('/0/')),
+    [],
+  );
   assert.deepEqual(ec2PublicKeys(meta), ['ssh-ed25519 AAAA alice@example', 'ssh-rsa BBBB bob@example']);
 });

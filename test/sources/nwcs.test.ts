@@ -1,4 +1,5 @@
-// NWCS: init-local's temporary DHCP lease (taken only when the service does not answer already) and the NIC names taken from this machine's MACs.
+// NWCS: init-local's temporary DHCP lease (taken only when the service does not answer already) and the NIC names taken
+// from this machine's MACs.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -27,11 +28,26 @@ function fakeNetwork(): { network: EphemeralNetwork; events: string[] } {
 
 function ctxFor(baseUrl: string, network: EphemeralNetwork): CrawlContext {
   const { platform } = scriptedPlatform({ nics: [], answer: () => undefined });
-  return { platform, log: new Logger().for('test'), kernelCmdline: '', dmi: { sys_vendor: 'NWCS' }, config: {}, finder: { find: async () => [] } as never, settings: { retries: 2, timeout: 2, max_wait: 10 }, baseUrl, stage: 'local', network };
+  return {
+    platform,
+    log: new Logger().for('test'),
+    kernelCmdline: '',
+    dmi: { sys_vendor: 'NWCS' },
+    config: {},
+    finder: { find: async () => [] } as never,
+    settings: { retries: 2, timeout: 2, max_wait: 10 },
+    baseUrl,
+    stage: 'local',
+    network,
+  };
 }
 
 test('init-local: a temporary lease around the read when the service does not answer on the link yet, released after', async (t) => {
-  const server = await mockMetadataServer(t, { kind: 'nwcs', dir: TREE, misbehave: [{ kind: 'drop', path: '/api/v1/metadata/instance-id', times: 1 }] });
+  const server = await mockMetadataServer(t, {
+    kind: 'nwcs',
+    dir: TREE,
+    misbehave: [{ kind: 'drop', path: '/api/v1/metadata/instance-id', times: 1 }],
+  });
   const { network, events } = fakeNetwork();
   const data = await nwcsSource.crawl(ctxFor(server.url, network));
   assert.equal(data.instanceId, 'test');
@@ -64,8 +80,14 @@ test('NICs named in the metadata take the names this machine gives their MACs', 
   };
   const data = nwcsInstanceData(md, 'http://x', new Map([['96:00:00:08:19:da', 'ens3']]));
   const cfg = data.networkConfig?.config as { config: Array<{ name: string }> };
-  assert.deepEqual(cfg.config.map((c) => c.name), ['ens3', 'eth1']);
+  assert.deepEqual(
+    cfg.config.map((c) => c.name),
+    ['ens3', 'eth1'],
+  );
   // The metadata itself is kept as the service gave it.
   assert.equal((md.network.config[0] as { name: string }).name, 'eth0');
-  assert.throws(() => nwcsInstanceData({ 'instance-id': 'i', hostname: 'h', network: md.network }, 'http://x'), /has no 'public-keys'/);
+  assert.throws(
+    () => nwcsInstanceData({ 'instance-id': 'i', hostname: 'h', network: md.network }, 'http://x'),
+    /has no 'public-keys'/,
+  );
 });

@@ -1,4 +1,5 @@
-// The OpenStack lookalikes cloud-init recognises by the DMI chassis asset tag alone, and machines it must not take for OpenStack.
+// The OpenStack lookalikes cloud-init recognises by the DMI chassis asset tag alone, and machines it must not take for
+// OpenStack.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openStackSource } from '../../src/sources/openstack';
@@ -7,11 +8,25 @@ import { scriptedPlatform } from './scripted-platform';
 
 function ctxWith(dmi: Record<string, string>) {
   const log = new Logger().for('test');
-  return { platform: scriptedPlatform({ nics: [], answer: () => undefined }).platform, log, kernelCmdline: '', dmi, config: {}, finder: { find: async () => [] } } as never;
+  return {
+    platform: scriptedPlatform({ nics: [], answer: () => undefined }).platform,
+    log,
+    kernelCmdline: '',
+    dmi,
+    config: {},
+    finder: { find: async () => [] },
+  } as never;
 }
 
 test('OpenStack lookalikes are detected by the asset tags cloud-init lists (Samsung SCP, Huawei, OTC, SAP, Nova/Compute as a tag)', async () => {
-  for (const tag of ['Samsung Cloud Platform', 'HUAWEICLOUD', 'OpenTelekomCloud', 'SAP CCloud VM', 'OpenStack Nova', 'OpenStack Compute']) {
+  for (const tag of [
+    'Samsung Cloud Platform',
+    'HUAWEICLOUD',
+    'OpenTelekomCloud',
+    'SAP CCloud VM',
+    'OpenStack Nova',
+    'OpenStack Compute',
+  ]) {
     assert.equal(await openStackSource.detect(ctxWith({ chassis_asset_tag: tag })), true, tag);
     assert.equal(await openStackSource.localEvidence?.(ctxWith({ chassis_asset_tag: tag })), true, tag);
   }

@@ -1,4 +1,5 @@
-// Oracle beyond the fixtures: the mock's v2 header rule, the header on every v2 request, and when the temporary lease and the vnics are skipped.
+// Oracle beyond the fixtures: the mock's v2 header rule, the header on every v2 request, and when the temporary lease
+// and the vnics are skipped.
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,10 +20,25 @@ import { FakeFinder } from './fake-finder';
 const TREE = join(FIXTURES, 'sources/oracle/happy-v2/tree');
 const DMI = { chassis_asset_tag: 'OracleCloud.com' };
 
-function crawlCtx(t: TestContext, url: string, root = tempDir(t), settings: Record<string, unknown> = {}): CrawlContext {
+function crawlCtx(
+  t: TestContext,
+  url: string,
+  root = tempDir(t),
+  settings: Record<string, unknown> = {},
+): CrawlContext {
   const log = new Logger().for('test');
   const platform = new LinuxPlatform({ root, log });
-  return { platform, log, kernelCmdline: '', dmi: DMI, config: {}, finder: new FakeFinder(platform), settings: { timeout: 1, max_wait: 5, ...settings }, baseUrl: url, signal: AbortSignal.timeout(10_000) };
+  return {
+    platform,
+    log,
+    kernelCmdline: '',
+    dmi: DMI,
+    config: {},
+    finder: new FakeFinder(platform),
+    settings: { timeout: 1, max_wait: 5, ...settings },
+    baseUrl: url,
+    signal: AbortSignal.timeout(10_000),
+  };
 }
 
 function countingNetwork(): EphemeralNetwork & { ups: number } {
@@ -39,7 +55,10 @@ function countingNetwork(): EphemeralNetwork & { ups: number } {
 test('the mock answers /opc/v2/ only with Authorization: Bearer Oracle; v1 only where the tree has it', async (t) => {
   const server = await mockMetadataServer(t, { kind: 'oracle', dir: TREE });
   assert.equal((await fetch(`${server.url}/opc/v2/instance/`)).status, 401);
-  assert.equal((await fetch(`${server.url}/opc/v2/instance/`, { headers: { Authorization: 'Bearer Other' } })).status, 401);
+  assert.equal(
+    (await fetch(`${server.url}/opc/v2/instance/`, { headers: { Authorization: 'Bearer Other' } })).status,
+    401,
+  );
   const ok = await fetch(`${server.url}/opc/v2/instance/`, { headers: { Authorization: 'Bearer Oracle' } });
   assert.equal(ok.status, 200);
   assert.equal(((await ok.json()) as { id: string }).id, 'ocid1.instance.oc1.iad.anuwcljtkiln0000');
@@ -50,17 +69,26 @@ test('every v2 request carries the Bearer header; instance then vnics', async (t
   const server = await mockMetadataServer(t, { kind: 'oracle', dir: TREE });
   const data = await oracleSource.crawl(crawlCtx(t, server.url));
   assert.equal(data.instanceId, 'ocid1.instance.oc1.iad.anuwcljtkiln0000');
-  assert.deepEqual(server.requests.map((r) => [r.path, r.headers.authorization, r.status]), [
-    ['/opc/v2/instance/', 'Bearer Oracle', 200],
-    ['/opc/v2/vnics/', 'Bearer Oracle', 200],
-  ]);
+  assert.deepEqual(
+    server.requests.map((r) => [r.path, r.headers.authorization, r.status]),
+    [
+      ['/opc/v2/instance/', 'Bearer Oracle', 200],
+      ['/opc/v2/vnics/', 'Bearer Oracle', 200],
+    ],
+  );
 });
 
 test('the v1 fallback sends no Authorization header', async (t) => {
-  const server = await mockMetadataServer(t, { kind: 'oracle', dir: join(FIXTURES, 'sources/oracle/v1-fallback/tree') });
+  const server = await mockMetadataServer(t, {
+    kind: 'oracle',
+    dir: join(FIXTURES, 'sources/oracle/v1-fallback/tree'),
+  });
   await oracleSource.crawl(crawlCtx(t, server.url));
   const v1 = server.requests.filter((r) => r.path.startsWith('/opc/v1/'));
-  assert.deepEqual(v1.map((r) => r.path), ['/opc/v1/instance/', '/opc/v1/vnics/']);
+  assert.deepEqual(
+    v1.map((r) => r.path),
+    ['/opc/v1/instance/', '/opc/v1/vnics/'],
+  );
   for (const r of v1) assert.equal(r.headers.authorization, undefined);
 });
 
@@ -72,12 +100,18 @@ test('iSCSI root (klibc /run/net-*.conf): no vnics request and no temporary leas
   const network = countingNetwork();
   const data = await oracleSource.crawl({ ...crawlCtx(t, server.url, root), network, stage: 'local' });
   assert.equal(network.ups, 0);
-  assert.deepEqual(server.requests.map((r) => r.path), ['/opc/v2/instance/']);
+  assert.deepEqual(
+    server.requests.map((r) => r.path),
+    ['/opc/v2/instance/'],
+  );
   assert.deepEqual(data.networkConfig?.config, { configureSecondaryNics: false });
   // configure_secondary_nics needs the vnics even on iSCSI root.
   server.requests.length = 0;
   await oracleSource.crawl(crawlCtx(t, server.url, root, { configure_secondary_nics: true }));
-  assert.deepEqual(server.requests.map((r) => r.path), ['/opc/v2/instance/', '/opc/v2/vnics/']);
+  assert.deepEqual(
+    server.requests.map((r) => r.path),
+    ['/opc/v2/instance/', '/opc/v2/vnics/'],
+  );
 });
 
 test('init-local: a lease only when the metadata service does not already answer', async (t) => {
@@ -96,15 +130,31 @@ test('init-local: a lease only when the metadata service does not already answer
 test('findSource in init-local crawls Oracle on its asset tag alone, and not without it', async (t) => {
   const server = await mockMetadataServer(t, { kind: 'oracle', dir: TREE });
   const base = crawlCtx(t, server.url);
-  const found = await findSource(base, [oracleSource, noneSource], { stage: 'local', network: countingNetwork(), baseUrl: server.url });
+  const found = await findSource(base, [oracleSource, noneSource], {
+    stage: 'local',
+    network: countingNetwork(),
+    baseUrl: server.url,
+  });
   assert.equal(found?.source.name, 'Oracle');
-  assert.equal(await findSource({ ...base, dmi: { chassis_asset_tag: 'No Asset Tag' } }, [oracleSource, noneSource], { stage: 'local', network: countingNetwork(), baseUrl: server.url }), undefined);
+  assert.equal(
+    await findSource({ ...base, dmi: { chassis_asset_tag: 'No Asset Tag' } }, [oracleSource, noneSource], {
+      stage: 'local',
+      network: countingNetwork(),
+      baseUrl: server.url,
+    }),
+    undefined,
+  );
 });
 
 test("instance-data.json's ds is the crawled instance document alone, as cloud-init's _crawled_metadata makes it (no meta_data beside it)", async (t) => {
   const server = await mockMetadataServer(t, { kind: 'oracle', dir: TREE });
   const data = await oracleSource.crawl(crawlCtx(t, server.url));
-  const doc = buildInstanceData({ instance: data, distro: { name: 'debian', family: 'debian', version: '12' }, mergedConfig: {}, systemConfig: {} }) as { ds: Record<string, unknown> };
+  const doc = buildInstanceData({
+    instance: data,
+    distro: { name: 'debian', family: 'debian', version: '12' },
+    mergedConfig: {},
+    systemConfig: {},
+  }) as { ds: Record<string, unknown> };
   const instance = JSON.parse(readFileSync(join(TREE, 'opc/v2/instance'), 'utf8')) as Record<string, unknown>;
   assert.deepEqual(Object.keys(doc.ds).sort(), [...Object.keys(instance), '_doc'].sort());
   assert.equal(doc.ds.id, 'ocid1.instance.oc1.iad.anuwcljtkiln0000');

@@ -1,4 +1,5 @@
-// OVF: the XML reader on well-formed and hostile documents, and ovf-env.xml read from real ISO 9660 images through the device readers.
+// OVF: the XML reader on well-formed and hostile documents, and ovf-env.xml read from real ISO 9660 images through the
+// device readers.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -51,7 +52,11 @@ const HOSTILE: Array<[string, string, RegExp]> = [
 ];
 for (const [name, xml, why] of HOSTILE) {
   test(`XML: ${name} is refused, naming the source and line`, () => {
-    assert.throws(() => parseOvfXml(xml, 'the-doc'), (e: unknown) => e instanceof SourceError && e.message.startsWith('OVF: the-doc: not usable XML at line') && why.test(e.message));
+    assert.throws(
+      () => parseOvfXml(xml, 'the-doc'),
+      (e: unknown) =>
+        e instanceof SourceError && e.message.startsWith('OVF: the-doc: not usable XML at line') && why.test(e.message),
+    );
   });
 }
 
@@ -62,25 +67,48 @@ test('ovf-env.xml: only the first PropertySection, oe:key/oe:value; unprefixed k
   const ns = 'http://schemas.dmtf.org/ovf/environment/1';
   const two = `<Environment xmlns="${ns}"><PropertySection><Property key="a" value="1"/></PropertySection><PropertySection><Property key="b" value="2"/></PropertySection></Environment>`;
   assert.deepEqual([...ovfProperties(two, 'x')], [['a', '1']]);
-  assert.throws(() => ovfProperties(`<Environment xmlns="${ns}"><PropertySection><Property key="a"/></PropertySection></Environment>`, 'x'), /Property 1 of the PropertySection lacks oe:value/);
+  assert.throws(
+    () =>
+      ovfProperties(
+        `<Environment xmlns="${ns}"><PropertySection><Property key="a"/></PropertySection></Environment>`,
+        'x',
+      ),
+    /Property 1 of the PropertySection lacks oe:value/,
+  );
   assert.throws(() => ovfProperties('<Other/>', 'x'), /the document element is <Other>, not an OVF <Environment>/);
 });
 
 test('network-config that is not base64 YAML with a network key is ignored with a warning, as cloud-init ignores it', () => {
   const ns = 'http://schemas.dmtf.org/ovf/environment/1';
-  const env = readOvfEnvironment(`<Environment xmlns:oe="${ns}"><PropertySection><Property oe:key="network-config" oe:value="bm90IHlhbWw6IFs="/></PropertySection></Environment>`, 'x', log, true);
+  const env = readOvfEnvironment(
+    `<Environment xmlns:oe="${ns}"><PropertySection><Property oe:key="network-config" oe:value="bm90IHlhbWw6IFs="/></PropertySection></Environment>`,
+    'x',
+    log,
+    true,
+  );
   assert.equal('network-config' in env.metadata, false);
 });
 
 async function crawlImage(t: TestContext, image: string) {
-  const ctx: CrawlContext = { platform: new LinuxPlatform({ root: tempDir(t), log }), log, kernelCmdline: '', dmi: {}, config: {}, finder: new ImageFilesFinder([image], log), settings: {} };
+  const ctx: CrawlContext = {
+    platform: new LinuxPlatform({ root: tempDir(t), log }),
+    log,
+    kernelCmdline: '',
+    dmi: {},
+    config: {},
+    finder: new ImageFilesFinder([image], log),
+    settings: {},
+  };
   assert.equal(await ovfSource.detect(ctx), true, 'detect() finds the environment ISO');
   return ovfSource.crawl(ctx);
 }
 
-test('a real ISO 9660 image written by kiln\'s writer (label OVF ENV, Joliet and Rock Ridge) is read through the device reader', async (t) => {
+test("a real ISO 9660 image written by kiln's writer (label OVF ENV, Joliet and Rock Ridge) is read through the device reader", async (t) => {
   const image = join(tempDir(t), 'ovf.iso');
-  writeFileSync(image, writeIso9660([{ path: 'ovf-env.xml', data: readFileSync(ENV) }], { label: 'OVF ENV', time: new Date(0) }));
+  writeFileSync(
+    image,
+    writeIso9660([{ path: 'ovf-env.xml', data: readFileSync(ENV) }], { label: 'OVF ENV', time: new Date(0) }),
+  );
   const data = await crawlImage(t, image);
   assert.equal(data.instanceId, 'iid-ovf-web');
   assert.equal(Buffer.from(data.userData ?? []).toString(), '#cloud-config\nruncmd: [echo ovf]\n');

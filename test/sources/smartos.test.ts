@@ -1,4 +1,5 @@
-// SmartOS: detection, the Joyent protocol V2 against a fake host on the zone socket and on a pty pair (the serial port), the files written, and a host that misbehaves.
+// SmartOS: detection, the Joyent protocol V2 against a fake host on the zone socket and on a pty pair (the serial
+// port), the files written, and a host that misbehaves.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,7 +18,16 @@ import { need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 
 const NICS = [
-  { interface: 'net0', mac: '90:b8:d0:d8:82:b4', vlan_id: 324, gateway: '8.12.42.1', gateways: ['8.12.42.1'], ips: ['8.12.42.26/24'], mtu: 1500, primary: true },
+  {
+    interface: 'net0',
+    mac: '90:b8:d0:d8:82:b4',
+    vlan_id: 324,
+    gateway: '8.12.42.1',
+    gateways: ['8.12.42.1'],
+    ips: ['8.12.42.26/24'],
+    mtu: 1500,
+    primary: true,
+  },
   { interface: 'net1', mac: '90:b8:d0:0a:51:31', vlan_id: 600, ips: ['10.210.1.27/24'], mtu: 1500 },
 ];
 const ROUTES = [
@@ -48,7 +58,10 @@ function hostKeys(dir: string, extra: Record<string, string> = {}): void {
   for (const [k, v] of Object.entries(keys)) writeFileSync(join(dir, k), v);
 }
 
-/** A root and a platform whose `file --mime-type` answers text/plain (the sandboxed chroot needs root; the answer is what file(1) gives a script without #!). */
+/**
+ * A root and a platform whose `file --mime-type` answers text/plain (the sandboxed chroot needs root; the answer is
+ * what file(1) gives a script without #!).
+ */
 function setup(t: TestContext, dmi: Record<string, string>, files: Record<string, string> = {}) {
   const root = tempDir(t);
   for (const [p, c] of Object.entries(files)) {
@@ -67,16 +80,32 @@ function setup(t: TestContext, dmi: Record<string, string>, files: Record<string
       return { code: 0, stdout: 'text/plain\n', stderr: '' };
     },
   });
-  const ctx = (settings: Record<string, unknown> = {}): CrawlContext => ({ platform, log, kernelCmdline: '', dmi, config: {}, finder: { find: async () => [] } as never, settings });
+  const ctx = (settings: Record<string, unknown> = {}): CrawlContext => ({
+    platform,
+    log,
+    kernelCmdline: '',
+    dmi,
+    config: {},
+    finder: { find: async () => [] } as never,
+    settings,
+  });
   return { root, ctx, runs, sink };
 }
 
 async function lxZone(t: TestContext, keys: Record<string, string> = {}, misbehave: SmartOsMisbehaviour[] = []) {
-  const s = setup(t, { product_name: 'Standard PC' }, { 'proc/sys/kernel/version': 'BrandZ virtual linux\n', 'var/svc/provisioning': '' });
+  const s = setup(
+    t,
+    { product_name: 'Standard PC' },
+    { 'proc/sys/kernel/version': 'BrandZ virtual linux\n', 'var/svc/provisioning': '' },
+  );
   const dir = join(tempDir(t), 'keys');
   hostKeys(dir, keys);
   mkdirSync(join(s.root, 'native/.zonecontrol'), { recursive: true });
-  const host = await startSmartOsHost({ dir, misbehave, socketPath: join(s.root, 'native/.zonecontrol/metadata.sock') });
+  const host = await startSmartOsHost({
+    dir,
+    misbehave,
+    socketPath: join(s.root, 'native/.zonecontrol/metadata.sock'),
+  });
   t.after(() => host.close());
   return { ...s, host, dir };
 }
@@ -90,13 +119,42 @@ test('sdc:nics, sdc:routes and resolvers become network config v1 as cloud-init 
   assert.deepEqual(net, {
     version: 1,
     config: [
-      { mac_address: '90:b8:d0:d8:82:b4', mtu: 1500, name: 'net0', type: 'physical', subnets: [{ address: '8.12.42.26/24', gateway: '8.12.42.1', type: 'static', routes }] },
-      { mac_address: '90:b8:d0:0a:51:31', mtu: 1500, name: 'net1', type: 'physical', subnets: [{ address: '10.210.1.27/24', type: 'static', routes }] },
+      {
+        mac_address: '90:b8:d0:d8:82:b4',
+        mtu: 1500,
+        name: 'net0',
+        type: 'physical',
+        subnets: [{ address: '8.12.42.26/24', gateway: '8.12.42.1', type: 'static', routes }],
+      },
+      {
+        mac_address: '90:b8:d0:0a:51:31',
+        mtu: 1500,
+        name: 'net1',
+        type: 'physical',
+        subnets: [{ address: '10.210.1.27/24', type: 'static', routes }],
+      },
       { type: 'nameserver', address: ['8.8.8.8'], search: ['example'] },
     ],
   });
-  const addrconf = smartOsNetworkConfig([{ interface: 'net0', mac: 'e2:7f:c1:50:eb:99', gateways: ['10.64.1.129'], ips: ['10.64.1.130/26', 'addrconf', 'dhcp'], primary: true }], undefined, undefined, undefined);
-  assert.deepEqual(addrconf.config[0]?.subnets, [{ address: '10.64.1.130/26', gateway: '10.64.1.129', type: 'static' }, { type: 'dhcp6' }, { type: 'dhcp4' }]);
+  const addrconf = smartOsNetworkConfig(
+    [
+      {
+        interface: 'net0',
+        mac: 'e2:7f:c1:50:eb:99',
+        gateways: ['10.64.1.129'],
+        ips: ['10.64.1.130/26', 'addrconf', 'dhcp'],
+        primary: true,
+      },
+    ],
+    undefined,
+    undefined,
+    undefined,
+  );
+  assert.deepEqual(addrconf.config[0]?.subnets, [
+    { address: '10.64.1.130/26', gateway: '10.64.1.129', type: 'static' },
+    { type: 'dhcp6' },
+    { type: 'dhcp4' },
+  ]);
   assert.throws(() => smartOsNetworkConfig({ interface: 'net0' }, [], [], []), /must be a JSON list/);
 });
 
@@ -107,14 +165,18 @@ test('the request frame is the one cloud-init sends (length, CRC-32 of the body,
 });
 
 test('detection: DMI product SmartDC…, or an LX-brand kernel with the zone socket; nothing else', async (t) => {
-  const on = (dmi: Record<string, string>, files: Record<string, string> = {}) => smartOsSource.detect(setup(t, dmi, files).ctx());
+  const on = (dmi: Record<string, string>, files: Record<string, string> = {}) =>
+    smartOsSource.detect(setup(t, dmi, files).ctx());
   assert.equal(await on({ product_name: 'SmartDC HVM' }), true);
   assert.equal(await on({ product_name: 'Standard PC (i440FX + PIIX, 1996)' }), false);
   assert.equal(await on({ product_name: 'Joyent' }), false);
   // A kernel that says BrandZ but no socket: an LXD container on a BrandZ zone (ds-identify's guard).
   assert.equal(await on({}, { 'proc/sys/kernel/version': 'BrandZ virtual linux\n' }), false);
   assert.equal(await on({}, { 'native/.zonecontrol/metadata.sock': '' }), false);
-  assert.equal(await on({}, { 'proc/sys/kernel/version': 'BrandZ virtual linux\n', 'native/.zonecontrol/metadata.sock': '' }), true);
+  assert.equal(
+    await on({}, { 'proc/sys/kernel/version': 'BrandZ virtual linux\n', 'native/.zonecontrol/metadata.sock': '' }),
+    true,
+  );
   assert.ok(DATASOURCES.some((d) => d.name === 'SmartOS'));
 });
 
@@ -127,7 +189,10 @@ test('LX-brand zone: the socket is read, the scripts and mdata-user-data written
   assert.equal(data.subplatform, 'serial (/dev/ttyS1)');
   assert.equal(data.localHostname, 'web1');
   assert.equal(data.availabilityZone, 'us-east-1');
-  assert.deepEqual(data.publicKeys, ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKx root@a', 'ssh-rsa AAAAB3NzaC1yc2E root@b']);
+  assert.deepEqual(data.publicKeys, [
+    'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKx root@a',
+    'ssh-rsa AAAAB3NzaC1yc2E root@b',
+  ]);
   assert.equal(Buffer.from(data.userData ?? []).toString(), '#cloud-config\nruncmd: [true]\n');
   assert.equal(data.sourceConfig, undefined, 'disk_setup is for KVM guests only');
   assert.ok(data.networkConfig, 'a network config');
@@ -136,7 +201,12 @@ test('LX-brand zone: the socket is read, the scripts and mdata-user-data written
   const vendor = Buffer.from(data.vendorData ?? []).toString();
   assert.match(vendor, /^#cloud-boothook\n/);
   assert.match(vendor, /fname="\/var\/lib\/cloud\/scripts\/per-boot\/01_smartos_vendor_data.sh"/);
-  assert.match(vendor, new RegExp(`for script in "/var/lib/cloud/instances/${IID}/data/operator-script" "/var/lib/cloud/instances/${IID}/data/user-script"`));
+  assert.match(
+    vendor,
+    new RegExp(
+      `for script in "/var/lib/cloud/instances/${IID}/data/operator-script" "/var/lib/cloud/instances/${IID}/data/user-script"`,
+    ),
+  );
   const data_d = join(root, 'var/lib/cloud/instances', IID, 'data');
   assert.equal(readFileSync(join(data_d, 'user-script'), 'utf8'), '#!/bin/bash\necho hello from user-script\n');
   assert.equal(statSync(join(data_d, 'user-script')).mode & 0o777, 0o700);
@@ -178,7 +248,11 @@ test('a misbehaving zone host is an error naming the fault, within the timeout',
   ];
   for (const [fault, expected] of cases) {
     const { ctx } = await lxZone(t, {}, [fault]);
-    await assert.rejects(smartOsSource.crawl(ctx({ serial_timeout: 0.5 })), (err: Error) => err.name === 'SourceError' && expected.test(err.message), fault.kind);
+    await assert.rejects(
+      smartOsSource.crawl(ctx({ serial_timeout: 0.5 })),
+      (err: Error) => err.name === 'SourceError' && expected.test(err.message),
+      fault.kind,
+    );
   }
   const { ctx } = await lxZone(t, { 'sdc:nics': '{not json' });
   await assert.rejects(smartOsSource.crawl(ctx()), /the value of sdc:nics is not JSON/);
@@ -207,9 +281,15 @@ test('KVM guest over a serial port (a pty pair in cooked mode at first): resync,
   const data = await smartOsSource.crawl(s.ctx({ serial_timeout: 5 }));
   assert.equal(data.instanceId, IID);
   assert.equal(Buffer.from(data.userData ?? []).toString(), '#cloud-config\nhostname: from-b64\n');
-  assert.equal(readFileSync(join(s.root, 'var/lib/cloud/instances', IID, 'data/operator-script'), 'utf8'), '#!/bin/sh\necho decoded\n');
+  assert.equal(
+    readFileSync(join(s.root, 'var/lib/cloud/instances', IID, 'data/operator-script'), 'utf8'),
+    '#!/bin/sh\necho decoded\n',
+  );
   // b64-user-data does not mark user-data as base64 in cloud-init (it looks up '-user-data'); kiln agrees.
-  assert.equal(readFileSync(join(s.root, 'var/db/mdata-user-data'), 'utf8'), Buffer.from('legacy decoded\n').toString('base64'));
+  assert.equal(
+    readFileSync(join(s.root, 'var/db/mdata-user-data'), 'utf8'),
+    Buffer.from('legacy decoded\n').toString('base64'),
+  );
   // root_authorized_keys is never decoded (NO_BASE64_DECODE).
   assert.equal(data.publicKeys.length, 2);
   assert.deepEqual(data.sourceConfig, {
@@ -218,22 +298,34 @@ test('KVM guest over a serial port (a pty pair in cooked mode at first): resync,
   });
   // The serial resync: an empty line answered 'invalid command', then the negotiation; no echo came back to the host.
   assert.deepEqual(host.record.lines.slice(0, 2), ['', 'NEGOTIATE V2']);
-  assert.ok(host.record.lines.every((l) => l === '' || l === 'NEGOTIATE V2' || l.startsWith('V2 ')), host.record.lines.join('|'));
+  assert.ok(
+    host.record.lines.every((l) => l === '' || l === 'NEGOTIATE V2' || l.startsWith('V2 ')),
+    host.record.lines.join('|'),
+  );
 });
 
-test('a serial host that never answers ends the crawl at serial_timeout; a missing port is named', { timeout: 60_000 }, async (t) => {
+test('a serial host that never answers ends the crawl at serial_timeout; a missing port is named', {
+  timeout: 60_000,
+}, async (t) => {
   const skip = ptySkipReason();
   if (!need(t, skip === undefined, skip ?? '')) return;
   const s = setup(t, { product_name: 'SmartDC HVM' });
   const dir = join(tempDir(t), 'keys');
   hostKeys(dir);
-  const host = await startSmartOsHost({ dir, misbehave: [{ kind: 'silent', key: 'sdc:uuid' }], socketPath: join(dir, '..', 'host.sock') });
+  const host = await startSmartOsHost({
+    dir,
+    misbehave: [{ kind: 'silent', key: 'sdc:uuid' }],
+    socketPath: join(dir, '..', 'host.sock'),
+  });
   t.after(() => host.close());
   const pty = await openPtyPair(join(dir, '..', 'host.sock'));
   t.after(() => pty.close());
   mkdirSync(join(s.root, 'dev'));
   symlinkSync(pty.slave, join(s.root, 'dev/ttyS1'));
-  await assert.rejects(smartOsSource.crawl(s.ctx({ serial_timeout: 1 })), /\/dev\/ttyS1: GET sdc:uuid: no answer within 1 s/);
+  await assert.rejects(
+    smartOsSource.crawl(s.ctx({ serial_timeout: 1 })),
+    /\/dev\/ttyS1: GET sdc:uuid: no answer within 1 s/,
+  );
   const none = setup(t, { product_name: 'SmartDC HVM' });
   await assert.rejects(smartOsSource.crawl(none.ctx()), /no metadata serial port \/dev\/ttyS1/);
 });

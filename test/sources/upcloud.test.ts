@@ -1,4 +1,5 @@
-// UpCloud beyond the fixtures: UpCloudLocal reads inside a temporary DHCP lease, UpCloud (init) without one; the mock's key paths.
+// UpCloud beyond the fixtures: UpCloudLocal reads inside a temporary DHCP lease, UpCloud (init) without one; the mock's
+// key paths.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -18,7 +19,17 @@ const log = new Logger().for('test');
 function crawlCtx(t: TestContext, url: string): CrawlContext {
   const platform = new LinuxPlatform({ root: tempDir(t), log });
   const dmi = { sys_vendor: 'UpCloud', product_uuid: '00322b68-0096-4042-9406-faad61922128' };
-  return { platform, log, kernelCmdline: '', dmi, config: {}, finder: new FakeFinder(platform), settings: { timeout: 1, max_wait: 5 }, baseUrl: url, signal: AbortSignal.timeout(10_000) };
+  return {
+    platform,
+    log,
+    kernelCmdline: '',
+    dmi,
+    config: {},
+    finder: new FakeFinder(platform),
+    settings: { timeout: 1, max_wait: 5 },
+    baseUrl: url,
+    signal: AbortSignal.timeout(10_000),
+  };
 }
 
 test('UpCloudLocal takes one DHCP lease around the read and gives it back; UpCloud in init takes none', async (t) => {
@@ -39,7 +50,11 @@ test('UpCloudLocal takes one DHCP lease around the read and gives it back; UpClo
 });
 
 test('a missing instance_id falls back to the DMI system UUID and a missing region to the zone "default", as cloud-init', () => {
-  const data = upCloudInstanceData({ hostname: 'h' }, '00322b68-0096-4042-9406-faad61922128', 'http://x/metadata/v1.json');
+  const data = upCloudInstanceData(
+    { hostname: 'h' },
+    '00322b68-0096-4042-9406-faad61922128',
+    'http://x/metadata/v1.json',
+  );
   assert.equal(data.instanceId, '00322b68-0096-4042-9406-faad61922128');
   assert.equal(data.availabilityZone, 'default');
   assert.equal(data.networkConfig, undefined);

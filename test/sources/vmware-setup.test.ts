@@ -27,7 +27,14 @@ if (process.env[ROLE]) {
   const platform = new LinuxPlatform({ root: '/', log });
   if (process.env[ROLE] === 'host-info') process.stdout.write(JSON.stringify(await readHostInfo(platform, log)));
   else {
-    const data: InstanceData = { instanceId: 'vm-1', cloudName: 'vmware', platform: 'vmware', subplatform: 'guestinfo (guestinfo.metadata)', publicKeys: [], metadata: JSON.parse(process.env.KILN_TEST_VMWARE_MD ?? '{}') as Record<string, unknown> };
+    const data: InstanceData = {
+      instanceId: 'vm-1',
+      cloudName: 'vmware',
+      platform: 'vmware',
+      subplatform: 'guestinfo (guestinfo.metadata)',
+      publicKeys: [],
+      metadata: JSON.parse(process.env.KILN_TEST_VMWARE_MD ?? '{}') as Record<string, unknown>,
+    };
     const out = await vmwareSource.setup?.({ platform, log, settings: {} }, data, true);
     process.stdout.write(JSON.stringify(out ?? null));
   }
@@ -48,13 +55,18 @@ function namespace(t: TestContext): string {
     ['link', 'set', 'peer0', 'up'],
     ['route', 'add', 'default', 'via', '10.0.0.1'],
     ['-6', 'route', 'add', 'default', 'via', '2001:db8::1', 'dev', 'eth0'],
-  ]) sh(['ip', '-n', ns, ...cmd]);
+  ])
+    sh(['ip', '-n', ns, ...cmd]);
   return ns;
 }
 
 /** SCRIPT run in NS under a UTS namespace whose host name is vmw-test (and a mount namespace of its own). */
 function inNamespace(ns: string, script: string, env: NodeJS.ProcessEnv = {}): string {
-  const r = spawnSync('ip', ['netns', 'exec', ns, 'unshare', '--uts', '--mount', '--fork', 'sh', '-c', `hostname vmw-test && ${script}`], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
+  const r = spawnSync(
+    'ip',
+    ['netns', 'exec', ns, 'unshare', '--uts', '--mount', '--fork', 'sh', '-c', `hostname vmw-test && ${script}`],
+    { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 },
+  );
   assert.equal(r.status, 0, `${script}: ${r.stderr}`);
   return r.stdout;
 }
@@ -62,7 +74,7 @@ function inNamespace(ns: string, script: string, env: NodeJS.ProcessEnv = {}): s
 const self = () => `${JSON.stringify(process.execPath)} ${JSON.stringify(process.argv[1] as string)}`;
 
 function registerTests(): void {
-  test("IPv6 netmasks as netifaces writes them (the compressed mask, then the prefix)", () => {
+  test('IPv6 netmasks as netifaces writes them (the compressed mask, then the prefix)', () => {
     assert.equal(ipv6Netmask(64), 'ffff:ffff:ffff:ffff::/64');
     assert.equal(ipv6Netmask(56), 'ffff:ffff:ffff:ff00::/56');
     assert.equal(ipv6Netmask(128), 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/128');
@@ -72,16 +84,41 @@ function registerTests(): void {
 
   test("the host info merges under the metadata as mergemanydict does: the metadata's own values win, mappings merge", () => {
     const md = { 'local-hostname': 'from-md', network: { version: 2, ethernets: {} }, list: [1] };
-    const merged = mergeMissing(md, { 'local-hostname': 'host', 'local-ipv4': '10.0.0.5', network: { interfaces: { 'by-mac': {} } }, list: [2] });
-    assert.deepEqual(merged, { 'local-hostname': 'from-md', network: { version: 2, ethernets: {}, interfaces: { 'by-mac': {} } }, list: [1], 'local-ipv4': '10.0.0.5' });
+    const merged = mergeMissing(md, {
+      'local-hostname': 'host',
+      'local-ipv4': '10.0.0.5',
+      network: { interfaces: { 'by-mac': {} } },
+      list: [2],
+    });
+    assert.deepEqual(merged, {
+      'local-hostname': 'from-md',
+      network: { version: 2, ethernets: {}, interfaces: { 'by-mac': {} } },
+      list: [1],
+      'local-ipv4': '10.0.0.5',
+    });
   });
 
-  test("the host info is what cloud-init 22.4's get_host_info reads in the same namespace", { timeout: 120_000 }, (t) => {
-    if (!need(t, isRoot() && hasCommand('ip') && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, iproute2, unshare, chroot and the Debian cloud-init rootfs')) return;
+  test("the host info is what cloud-init 22.4's get_host_info reads in the same namespace", {
+    timeout: 120_000,
+  }, (t) => {
+    if (
+      !need(
+        t,
+        isRoot() && hasCommand('ip') && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'),
+        'needs root, iproute2, unshare, chroot and the Debian cloud-init rootfs',
+      )
+    )
+      return;
     const rootfs = ensureDebianRootfs();
     const ns = namespace(t);
-    const python = 'import json; from cloudinit.sources.DataSourceVMware import get_host_info; print(json.dumps(get_host_info()))';
-    const theirs = JSON.parse(inNamespace(ns, `PYTHONDONTWRITEBYTECODE=1 chroot ${JSON.stringify(rootfs)} python3 -c ${JSON.stringify(python)}`)) as Record<string, unknown>;
+    const python =
+      'import json; from cloudinit.sources.DataSourceVMware import get_host_info; print(json.dumps(get_host_info()))';
+    const theirs = JSON.parse(
+      inNamespace(
+        ns,
+        `PYTHONDONTWRITEBYTECODE=1 chroot ${JSON.stringify(rootfs)} python3 -c ${JSON.stringify(python)}`,
+      ),
+    ) as Record<string, unknown>;
     const ours = JSON.parse(inNamespace(ns, `exec ${self()}`, { [ROLE]: 'host-info' })) as Record<string, unknown>;
     assert.deepEqual(ours, theirs);
     // The case it shows: eth0 holds one IPv4 (local-ipv4) but two IPv6 (its link-local one counts), so no local-ipv6.
@@ -89,16 +126,25 @@ function registerTests(): void {
     assert.equal(ours['local-ipv6'], undefined);
   });
 
-  test('setup publishes local-ipv4 with `info-set guestinfo.local-ipv4` through the rpctool and merges the host info under the metadata', { timeout: 120_000 }, (t) => {
+  test('setup publishes local-ipv4 with `info-set guestinfo.local-ipv4` through the rpctool and merges the host info under the metadata', {
+    timeout: 120_000,
+  }, (t) => {
     if (!need(t, isRoot() && hasCommand('ip') && hasCommand('unshare'), 'needs root, iproute2 and unshare')) return;
     const ns = namespace(t);
     const dir = tempDir(t);
     const calls = join(dir, 'rpctool-calls');
-    // The fake vmware-rpctool records each RPC; a tmpfs over /usr/local/bin in the stage's own mount namespace holds it.
-    writeFileSync(join(dir, 'vmware-rpctool'), `#!/bin/sh\nprintf '%s\\n' "$1" >> ${JSON.stringify(calls)}\n`, { mode: 0o755 });
+    // The fake vmware-rpctool records each RPC; a tmpfs over /usr/local/bin in the stage's own mount namespace holds
+    // it.
+    writeFileSync(join(dir, 'vmware-rpctool'), `#!/bin/sh\nprintf '%s\\n' "$1" >> ${JSON.stringify(calls)}\n`, {
+      mode: 0o755,
+    });
     const md = { 'instance-id': 'vm-1', 'local-hostname': 'from-metadata', 'wait-on-network': { ipv4: true } };
     const out = JSON.parse(
-      inNamespace(ns, `mount -t tmpfs tmpfs /usr/local/bin && cp ${JSON.stringify(join(dir, 'vmware-rpctool'))} /usr/local/bin/ && exec ${self()}`, { [ROLE]: 'setup', KILN_TEST_VMWARE_MD: JSON.stringify(md), PATH: `/usr/local/bin:${process.env.PATH ?? ''}` }),
+      inNamespace(
+        ns,
+        `mount -t tmpfs tmpfs /usr/local/bin && cp ${JSON.stringify(join(dir, 'vmware-rpctool'))} /usr/local/bin/ && exec ${self()}`,
+        { [ROLE]: 'setup', KILN_TEST_VMWARE_MD: JSON.stringify(md), PATH: `/usr/local/bin:${process.env.PATH ?? ''}` },
+      ),
     ) as InstanceData;
     assert.ok(existsSync(calls), 'the rpctool was never called');
     assert.deepEqual(readFileSync(calls, 'utf8').trim().split('\n'), ['info-set guestinfo.local-ipv4 10.0.0.5']);

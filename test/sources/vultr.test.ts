@@ -1,4 +1,5 @@
-// Vultr beyond the fixtures: the request headers cloud-init sends, the lease in init-local, user data given as a list, and the mock's key paths.
+// Vultr beyond the fixtures: the request headers cloud-init sends, the lease in init-local, user data given as a list,
+// and the mock's key paths.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -17,7 +18,17 @@ const log = new Logger().for('test');
 
 function crawlCtx(t: TestContext, url: string): CrawlContext {
   const platform = new LinuxPlatform({ root: tempDir(t), log });
-  return { platform, log, kernelCmdline: '', dmi: { sys_vendor: 'Vultr' }, config: {}, finder: new FakeFinder(platform), settings: { timeout: 1, max_wait: 5 }, baseUrl: url, signal: AbortSignal.timeout(10_000) };
+  return {
+    platform,
+    log,
+    kernelCmdline: '',
+    dmi: { sys_vendor: 'Vultr' },
+    config: {},
+    finder: new FakeFinder(platform),
+    settings: { timeout: 1, max_wait: 5 },
+    baseUrl: url,
+    signal: AbortSignal.timeout(10_000),
+  };
 }
 
 test('v1.json is asked for with Metadata-Token: cloudinit and a user agent, inside one temporary lease in init-local', async (t) => {
@@ -31,7 +42,10 @@ test('v1.json is asked for with Metadata-Token: cloudinit and a user agent, insi
   };
   await vultrSource.crawl({ ...crawlCtx(t, server.url), network, stage: 'local' });
   assert.equal(ups, 1);
-  assert.deepEqual(server.requests.map((r) => [r.path, r.headers['metadata-token']]), [['/v1.json', 'cloudinit']]);
+  assert.deepEqual(
+    server.requests.map((r) => [r.path, r.headers['metadata-token']]),
+    [['/v1.json', 'cloudinit']],
+  );
   assert.match(String(server.requests[0]?.headers['user-agent']), /^Cloud-Init\//);
 });
 
@@ -43,7 +57,9 @@ test("user data: '' and [] are none, a list of parts becomes one multipart docum
   assert.equal(none.localHostname, 'guest');
   assert.equal(none.region, 'ewr');
   assert.equal(vultrInstanceData({ ...base, 'user-data': '' }).userData, undefined);
-  const parts = Buffer.from(vultrInstanceData({ ...base, 'user-data': ['#cloud-config\nruncmd: []\n', '#!/bin/sh\necho hi\n'] }).userData ?? []).toString();
+  const parts = Buffer.from(
+    vultrInstanceData({ ...base, 'user-data': ['#cloud-config\nruncmd: []\n', '#!/bin/sh\necho hi\n'] }).userData ?? [],
+  ).toString();
   assert.match(parts, /^Content-Type: multipart\/mixed/);
   assert.match(parts, /text\/cloud-config[\s\S]*text\/x-shellscript/);
 });

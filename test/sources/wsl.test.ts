@@ -44,7 +44,8 @@ function runningSystem(run: (argv: string[]) => RunResult): { platform: Platform
           runs.push(cmd);
           return run(cmd);
         };
-      if (key === 'stat') return async (p: string) => (p.endsWith('cmd.exe') ? { type: 'file', mode: 0o777, size: 1 } : target.stat?.(p));
+      if (key === 'stat')
+        return async (p: string) => (p.endsWith('cmd.exe') ? { type: 'file', mode: 0o777, size: 1 } : target.stat?.(p));
       const v = Reflect.get(target, key) as unknown;
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },
@@ -60,20 +61,46 @@ test("on the running system: cmd.exe /U's UTF-16 %USERPROFILE% and wslpath -am /
     return { code: 127, stdout: '', stderr: 'not found' };
   });
   const log = new Logger().for('t');
-  const data = await wslSource.crawl({ platform, log, kernelCmdline: '', dmi: {}, config: {}, finder: new FakeFinder(platform), settings: {} });
+  const data = await wslSource.crawl({
+    platform,
+    log,
+    kernelCmdline: '',
+    dmi: {},
+    config: {},
+    finder: new FakeFinder(platform),
+    settings: {},
+  });
   assert.equal(data.instanceId, 'dev-0001');
   assert.equal(Buffer.from(data.userData ?? []).toString(), '#cloud-config\nhostname: from-version\n');
   assert.deepEqual(runs.slice(0, 2), [
     ['/usr/bin/wslpath', '-am', '/'],
     ['/init', '/mnt/c/Windows/System32/cmd.exe', '/U', '/C', 'echo.%USERPROFILE%'],
   ]);
-  const silent = runningSystem((argv) => (argv[0] === '/init' ? { code: 0, stdout: '', stderr: '' } : { code: 0, stdout: '//wsl.localhost/Dev/\n', stderr: '' }));
-  await assert.rejects(wslSource.crawl({ platform: silent.platform, log, kernelCmdline: '', dmi: {}, config: {}, finder: new FakeFinder(silent.platform), settings: {} }), /no output from cmd.exe/);
+  const silent = runningSystem((argv) =>
+    argv[0] === '/init'
+      ? { code: 0, stdout: '', stderr: '' }
+      : { code: 0, stdout: '//wsl.localhost/Dev/\n', stderr: '' },
+  );
+  await assert.rejects(
+    wslSource.crawl({
+      platform: silent.platform,
+      log,
+      kernelCmdline: '',
+      dmi: {},
+      config: {},
+      finder: new FakeFinder(silent.platform),
+      settings: {},
+    }),
+    /no output from cmd.exe/,
+  );
 });
 
 test("Landscape's client gets installation_request_id = the instance id (unless set), and the text is rewritten; the default id leaves it", () => {
   const text = '#cloud-config\nlandscape:\n  client:\n    account_name: acme\n';
-  assert.equal(configData(text, 'a', 'wsl-7').raw, '#cloud-config\nlandscape:\n  client:\n    account_name: acme\n    installation_request_id: wsl-7');
+  assert.equal(
+    configData(text, 'a', 'wsl-7').raw,
+    '#cloud-config\nlandscape:\n  client:\n    account_name: acme\n    installation_request_id: wsl-7',
+  );
   assert.equal(configData(text, 'a', 'iid-datasource-wsl').raw, text);
   assert.equal(configData(text, 'a', '').raw, text);
   const preset = '#cloud-config\nlandscape:\n  client:\n    installation_request_id: other\n';
@@ -81,5 +108,8 @@ test("Landscape's client gets installation_request_id = the instance id (unless 
   assert.equal(configData('#cloud-config-archive\n- x\n', 'a', 'wsl-7').config, undefined);
   const log = new Logger().for('t');
   assert.equal(mergeAgentAndUserData(undefined, undefined, log), undefined);
-  assert.equal(mergeAgentAndUserData(configData('', 'agent', ''), configData('#!/bin/sh\n', 'u', ''), log), '#!/bin/sh\n');
+  assert.equal(
+    mergeAgentAndUserData(configData('', 'agent', ''), configData('#!/bin/sh\n', 'u', ''), log),
+    '#!/bin/sh\n',
+  );
 });

@@ -18,13 +18,21 @@ test('a 100 MB user data is refused with a clear error; vendor data still proces
 });
 
 test('a 100 MB MIME part is skipped with an error naming it; the other parts run', async () => {
-  const head = 'Content-Type: multipart/mixed; boundary=B\nMIME-Version: 1.0\n\n--B\nContent-Type: text/x-shellscript\nContent-Disposition: attachment; filename="huge.sh"\n\n#!/bin/sh\n';
-  const tail = '\n--B\nContent-Type: text/x-shellscript\nContent-Disposition: attachment; filename="small.sh"\n\n#!/bin/sh\necho ok\n--B--\n';
+  const head =
+    'Content-Type: multipart/mixed; boundary=B\nMIME-Version: 1.0\n\n--B\nContent-Type: text/x-shellscript\nContent-Disposition: attachment; filename="huge.sh"\n\n#!/bin/sh\n';
+  const tail =
+    '\n--B\nContent-Type: text/x-shellscript\nContent-Disposition: attachment; filename="small.sh"\n\n#!/bin/sh\necho ok\n--B--\n';
   const data = Buffer.concat([Buffer.from(head), Buffer.alloc(100 * MB, '#'), Buffer.from(tail)]);
   const r = await processUserData({ userData: data });
-  assert.deepEqual(r.errors.map((e) => e.part), ['user-data part-001 (huge.sh)']);
+  assert.deepEqual(
+    r.errors.map((e) => e.part),
+    ['user-data part-001 (huge.sh)'],
+  );
   assert.match(r.errors[0]?.message ?? '', /larger than the 33554432-byte limit/);
-  assert.deepEqual(r.scripts.map((s) => s.name), ['small.sh']);
+  assert.deepEqual(
+    r.scripts.map((s) => s.name),
+    ['small.sh'],
+  );
 });
 
 test('a gzip bomb stops at the size cap', async () => {
@@ -36,11 +44,17 @@ test('a gzip bomb stops at the size cap', async () => {
 
 test('the total size limit applies to each source', async () => {
   const r = await processUserData({ userData: Buffer.alloc(2048, 'x') }, { maxTotalBytes: 1024 });
-  assert.deepEqual(r.errors, [{ part: 'user-data', message: '2048 bytes is larger than the 1024-byte limit; ignored' }]);
+  assert.deepEqual(r.errors, [
+    { part: 'user-data', message: '2048 bytes is larger than the 1024-byte limit; ignored' },
+  ]);
 });
 
 test('invalid UTF-8 in cloud-config fails that part with its line and column, as PyYAML refuses it; nothing of it is applied', async () => {
-  const bad = Buffer.concat([Buffer.from('#cloud-config\nruncmd: [true]\nhostname: bad'), Buffer.from([0xff, 0xfe, 0x80]), Buffer.from('(name\n')]);
+  const bad = Buffer.concat([
+    Buffer.from('#cloud-config\nruncmd: [true]\nhostname: bad'),
+    Buffer.from([0xff, 0xfe, 0x80]),
+    Buffer.from('(name\n'),
+  ]);
   const r = await processUserData({ userData: bad, vendorData: '#cloud-config\nhostname: v\n' });
   assert.equal(r.errors.length, 1);
   assert.match(r.errors[0]?.message ?? '', /:3:14: invalid UTF-8 \(byte 0xff at offset 42\); it must be UTF-8 text/);

@@ -37,7 +37,14 @@ async function run(face: Face, argv: string[]): Promise<{ code: number; out: str
     log: logger.for('test.ts'),
     io: { out: (s) => void (out += s), err: (s) => void (err += s) },
     env: process.env,
-    platform: () => (platform ??= createPlatform({ root: inv.global.root, dryRun: false, log: logger.for('platform.ts'), facts: buildFacts, env: process.env })),
+    platform: () =>
+      (platform ??= createPlatform({
+        root: inv.global.root,
+        dryRun: false,
+        log: logger.for('platform.ts'),
+        facts: buildFacts,
+        env: process.env,
+      })),
   };
   try {
     return { code: await command.run(ctx, inv.args), out, err };
@@ -53,20 +60,46 @@ test('cloud-init devel make-mime builds a message that processes back into the s
   writeFileSync(join(dir, 'cfg.yaml'), '#cloud-config\nhostname: mm\n');
   writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\necho héllo\n');
   writeFileSync(join(dir, 'boot.sh'), '#!/bin/sh\nuptime\n');
-  const r = await run('cloud-init', ['devel', 'make-mime', '-a', `${join(dir, 'cfg.yaml')}:cloud-config`, '-a', `${join(dir, 'run.sh')}:x-shellscript`, '--attach', `${join(dir, 'boot.sh')}:x-shellscript-per-boot`]);
+  const r = await run('cloud-init', [
+    'devel',
+    'make-mime',
+    '-a',
+    `${join(dir, 'cfg.yaml')}:cloud-config`,
+    '-a',
+    `${join(dir, 'run.sh')}:x-shellscript`,
+    '--attach',
+    `${join(dir, 'boot.sh')}:x-shellscript-per-boot`,
+  ]);
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /^Content-Type: multipart\/mixed; boundary="===============[0-9a-f]+=="\nMIME-Version: 1\.0\n/);
   const p = await processUserData({ userData: r.out });
   assert.deepEqual(p.errors, []);
-  assert.deepEqual(p.parts.map((x) => [x.name, x.contentType]), [['cfg.yaml', 'text/cloud-config'], ['run.sh', 'text/x-shellscript'], ['boot.sh', 'text/x-shellscript-per-boot']]);
+  assert.deepEqual(
+    p.parts.map((x) => [x.name, x.contentType]),
+    [
+      ['cfg.yaml', 'text/cloud-config'],
+      ['run.sh', 'text/x-shellscript'],
+      ['boot.sh', 'text/x-shellscript-per-boot'],
+    ],
+  );
   assert.deepEqual(p.cloudConfig, { hostname: 'mm' });
-  assert.equal(Buffer.from(p.scripts[0]?.content ?? []).toString('utf8'), '#!/bin/sh\necho héllo\n', 'non-ASCII content survives (base64)');
+  assert.equal(
+    Buffer.from(p.scripts[0]?.content ?? []).toString('utf8'),
+    '#!/bin/sh\necho héllo\n',
+    'non-ASCII content survives (base64)',
+  );
   assert.equal(Buffer.from(p.scripts[1]?.content ?? []).toString('utf8'), '#!/bin/sh\nuptime\n');
 
   const bad = await run('cloud-init', ['devel', 'make-mime', '-a', `${join(dir, 'cfg.yaml')}:no-such-type`]);
   assert.equal(bad.code, 2);
   assert.match(bad.err, /'text\/no-such-type' .* --force/);
-  const forced = await run('cloud-init', ['devel', 'make-mime', '-a', `${join(dir, 'cfg.yaml')}:no-such-type`, '--force']);
+  const forced = await run('cloud-init', [
+    'devel',
+    'make-mime',
+    '-a',
+    `${join(dir, 'cfg.yaml')}:no-such-type`,
+    '--force',
+  ]);
   assert.equal(forced.code, 0);
   const list = await run('cloud-init', ['devel', 'make-mime', '--list-types']);
   assert.match(list.out, /^cloud-boothook\ncloud-config\n/);
@@ -75,8 +108,14 @@ test('cloud-init devel make-mime builds a message that processes back into the s
 
 test('cloud-init devel render renders with instance data, marks undefined names as cloud-init does and names the line of an error', async (t) => {
   const dir = tempDir(t);
-  writeFileSync(join(dir, 'ud'), '## template: jinja\n#cloud-config\nhostname: {{ v1.local_hostname }}\nregion: {{ ds.meta_data["avail-zone"] }}\n');
-  writeFileSync(join(dir, 'id.json'), JSON.stringify({ v1: { local_hostname: 'r1' }, ds: { meta_data: { 'avail-zone': 'z1' } } }));
+  writeFileSync(
+    join(dir, 'ud'),
+    '## template: jinja\n#cloud-config\nhostname: {{ v1.local_hostname }}\nregion: {{ ds.meta_data["avail-zone"] }}\n',
+  );
+  writeFileSync(
+    join(dir, 'id.json'),
+    JSON.stringify({ v1: { local_hostname: 'r1' }, ds: { meta_data: { 'avail-zone': 'z1' } } }),
+  );
   const ok = await run('cloud-init', ['devel', 'render', join(dir, 'ud'), '-i', join(dir, 'id.json')]);
   assert.equal(ok.code, 0, ok.err);
   assert.equal(ok.out, '#cloud-config\nhostname: r1\nregion: z1\n');
@@ -96,12 +135,25 @@ test('cloud-init devel render renders with instance data, marks undefined names 
 });
 
 test('kiln devel run-user-data runs the scripts in a sandbox root and reports each exit code', async (t) => {
-  if (!need(t, isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, unshare, chroot and debootstrap')) return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'),
+      'needs root, unshare, chroot and debootstrap',
+    )
+  )
+    return;
   const root = copyRootfs(tempDir(t, 'kiln-ud-cli-'));
   const dir = tempDir(t);
-  writeFileSync(join(dir, 'ud'), 'Content-Type: multipart/mixed; boundary=R\nMIME-Version: 1.0\n\n--R\nContent-Type: text/x-shellscript\nContent-Disposition: attachment; filename="a.sh"\n\n#!/bin/sh\nexit 4\n--R\nContent-Type: text/x-shellscript\nContent-Disposition: attachment; filename="b.sh"\n\n#!/bin/bash\necho "$BASH_VERSION" > /root/b\n--R--\n');
+  writeFileSync(
+    join(dir, 'ud'),
+    'Content-Type: multipart/mixed; boundary=R\nMIME-Version: 1.0\n\n--R\nContent-Type: text/x-shellscript\nContent-Disposition: attachment; filename="a.sh"\n\n#!/bin/sh\nexit 4\n--R\nContent-Type: text/x-shellscript\nContent-Disposition: attachment; filename="b.sh"\n\n#!/bin/bash\necho "$BASH_VERSION" > /root/b\n--R--\n',
+  );
   const r = await run('kiln', ['--root', root, 'devel', 'run-user-data', join(dir, 'ud'), '--instance-id', 'i-cli']);
   assert.equal(r.code, 1, 'a failed script makes the command fail');
-  assert.equal(r.out, 'script /var/lib/cloud/instances/i-cli/scripts/a.sh: exit 4 (script /var/lib/cloud/instances/i-cli/scripts/a.sh failed with exit code 4)\nscript /var/lib/cloud/instances/i-cli/scripts/b.sh: exit 0\n');
+  assert.equal(
+    r.out,
+    'script /var/lib/cloud/instances/i-cli/scripts/a.sh: exit 4 (script /var/lib/cloud/instances/i-cli/scripts/a.sh failed with exit code 4)\nscript /var/lib/cloud/instances/i-cli/scripts/b.sh: exit 0\n',
+  );
   assert.match(readFileSync(join(root, 'root/b'), 'utf8'), /^5\./);
 });

@@ -73,7 +73,14 @@ function candidates(): Array<{ name: string; data: Buffer }> {
 }
 
 test('corpus parity with cloud-init 22.4: parts (type, name) and merged cloud-config', async (t) => {
-  if (!need(t, isRoot() && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, chroot and debootstrap for the Debian rootfs')) return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('chroot') && hasCommand('debootstrap'),
+      'needs root, chroot and debootstrap for the Debian rootfs',
+    )
+  )
+    return;
   const root = ensureDebianRootfs('trixie');
   const cases = candidates();
   assert.ok(cases.length >= 15, `only ${cases.length} comparable cases`);
@@ -87,7 +94,11 @@ test('corpus parity with cloud-init 22.4: parts (type, name) and merged cloud-co
   for (const [i, c] of cases.entries()) {
     const ours = await processUserData({ userData: c.data });
     const exp = expected[i] as { parts: Array<[string, string]>; cfg: unknown };
-    assert.deepEqual(ours.parts.map((p) => [p.contentType, p.name]), exp.parts, `${c.name}: parts`);
+    assert.deepEqual(
+      ours.parts.map((p) => [p.contentType, p.name]),
+      exp.parts,
+      `${c.name}: parts`,
+    );
     assert.deepEqual(ours.userCloudConfig, exp.cfg, `${c.name}: cloud-config`);
   }
 });

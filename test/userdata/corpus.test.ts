@@ -49,7 +49,9 @@ interface Expected {
 }
 
 const ROOT = join(FIXTURES, 'userdata');
-const cases = readdirSync(ROOT).filter((d) => existsSync(join(ROOT, d, 'case.json'))).sort();
+const cases = readdirSync(ROOT)
+  .filter((d) => existsSync(join(ROOT, d, 'case.json')))
+  .sort();
 
 let server: Server;
 let base = '';
@@ -67,7 +69,9 @@ before(async () => {
       res.writeHead(r.serve.status).end('no');
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/plain' }).end(substitute(readFileSync(join(r.dir, r.serve.file as string))));
+    res
+      .writeHead(200, { 'content-type': 'text/plain' })
+      .end(substitute(readFileSync(join(r.dir, r.serve.file as string))));
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -94,8 +98,10 @@ function checkScripts(actual: Array<Record<string, unknown>>, expected: Expected
   assert.deepEqual(
     actual.map((s) => {
       const o: Record<string, unknown> = {};
-      for (const k of ['name', 'source', 'frequency', 'kind', 'persist'] as const) if (expected.some((e) => e[k] !== undefined)) o[k] = s[k];
-      if (expected.some((e) => e.content !== undefined)) o.content = Buffer.from(s.content as Uint8Array).toString('utf8');
+      for (const k of ['name', 'source', 'frequency', 'kind', 'persist'] as const)
+        if (expected.some((e) => e[k] !== undefined)) o[k] = s[k];
+      if (expected.some((e) => e.content !== undefined))
+        o.content = Buffer.from(s.content as Uint8Array).toString('utf8');
       return o;
     }),
     expected.map((e) => Object.fromEntries(Object.entries(e).filter(([, v]) => v !== undefined))),
@@ -124,7 +130,11 @@ for (const name of cases) {
       checkErrors(r.errors, expected.errors);
       if (expected.steps !== undefined) {
         assert.deepEqual(
-          r.steps.map((s) => (s.kind === 'cloud-config' ? { part: s.part, cloudConfig: s.config } : { part: s.part, scripts: (s.kind === 'heat' ? (s.scripts ?? []) : s.scripts).map((x) => x.name) })),
+          r.steps.map((s) =>
+            s.kind === 'cloud-config'
+              ? { part: s.part, cloudConfig: s.config }
+              : { part: s.part, scripts: (s.kind === 'heat' ? (s.scripts ?? []) : s.scripts).map((x) => x.name) },
+          ),
           expected.steps,
           'steps',
         );
@@ -138,21 +148,39 @@ for (const name of cases) {
     const vendorData = readInput(dir, spec.inputs.vendorData);
     const vendorData2 = readInput(dir, spec.inputs.vendorData2);
     const r = await processUserData(
-      { ...(userData ? { userData } : {}), ...(vendorData ? { vendorData } : {}), ...(vendorData2 ? { vendorData2 } : {}) },
+      {
+        ...(userData ? { userData } : {}),
+        ...(vendorData ? { vendorData } : {}),
+        ...(vendorData2 ? { vendorData2 } : {}),
+      },
       {
         fetchInclude: httpIncludeFetcher({ timeoutMs: 1500 }),
-        ...(spec.instanceData ? { instanceData: JSON.parse(readFileSync(join(dir, spec.instanceData), 'utf8')) as Record<string, unknown> } : {}),
+        ...(spec.instanceData
+          ? { instanceData: JSON.parse(readFileSync(join(dir, spec.instanceData), 'utf8')) as Record<string, unknown> }
+          : {}),
         ...(spec.launchIndex !== undefined ? { launchIndex: spec.launchIndex } : {}),
       },
     );
     checkErrors(r.errors, expected.errors);
-    if (expected.parts) assert.deepEqual(r.parts.map(({ source, name: n, contentType }) => ({ source, name: n, contentType })), expected.parts, 'parts');
-    if (expected.cloudConfig !== undefined) assert.deepEqual(r.cloudConfig, expected.cloudConfig, 'merged cloud-config');
-    if (expected.userCloudConfig !== undefined) assert.deepEqual(r.userCloudConfig, expected.userCloudConfig, 'user cloud-config');
-    if (expected.vendorCloudConfig !== undefined) assert.deepEqual(r.vendorCloudConfig, expected.vendorCloudConfig, 'vendor cloud-config');
+    if (expected.parts)
+      assert.deepEqual(
+        r.parts.map(({ source, name: n, contentType }) => ({ source, name: n, contentType })),
+        expected.parts,
+        'parts',
+      );
+    if (expected.cloudConfig !== undefined)
+      assert.deepEqual(r.cloudConfig, expected.cloudConfig, 'merged cloud-config');
+    if (expected.userCloudConfig !== undefined)
+      assert.deepEqual(r.userCloudConfig, expected.userCloudConfig, 'user cloud-config');
+    if (expected.vendorCloudConfig !== undefined)
+      assert.deepEqual(r.vendorCloudConfig, expected.vendorCloudConfig, 'vendor cloud-config');
     checkScripts(r.scripts as unknown as Array<Record<string, unknown>>, expected.scripts ?? [], 'scripts');
     checkScripts(r.boothooks as unknown as Array<Record<string, unknown>>, expected.boothooks ?? [], 'boothooks');
     if (expected.ignored) assert.deepEqual(r.ignored, expected.ignored, 'ignored');
-    assert.deepEqual(r.partHandlers.map((h) => h.name), expected.partHandlers ?? [], 'part handlers');
+    assert.deepEqual(
+      r.partHandlers.map((h) => h.name),
+      expected.partHandlers ?? [],
+      'part handlers',
+    );
   });
 }

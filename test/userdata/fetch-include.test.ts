@@ -1,4 +1,5 @@
-// The #include fetcher against a mock server on 127.0.0.1 that misbehaves: redirects, loops, big, stalled and cut bodies.
+// The #include fetcher against a mock server on 127.0.0.1 that misbehaves: redirects, loops, big, stalled and cut
+// bodies.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -9,7 +9,13 @@ import { ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 
 const CTX = {
-  v1: { local_hostname: 'host-1', region: 'us-east-2', availability_zone: 'us-east-2a', public_ssh_keys: ['k1', 'k2'], instance_id: 'i-1' },
+  v1: {
+    local_hostname: 'host-1',
+    region: 'us-east-2',
+    availability_zone: 'us-east-2a',
+    public_ssh_keys: ['k1', 'k2'],
+    instance_id: 'i-1',
+  },
   ds: { meta_data: { tags: { role: 'web', env: 'prod' }, list: [3, 1, 2], name: 'Mixed Case' } },
   n: 7,
   words: 'a b  c',
@@ -58,8 +64,14 @@ test('fixed renders', () => {
 });
 
 test("an undefined name prints as cloud-init's marker with its last name; using it further is an error naming the line", () => {
-  assert.equal(renderJinja('a {{ v1.nope }} {{ nope }} {{ ds.meta_data["gone"] }}', CTX), 'a CI_MISSING_JINJA_VAR/nope CI_MISSING_JINJA_VAR/nope CI_MISSING_JINJA_VAR/gone');
-  assert.equal(missingJinjaWarning('part-001', 'x CI_MISSING_JINJA_VAR/a.b\nCI_MISSING_JINJA_VAR/c'), "Could not render jinja template variables in file 'part-001': 'a.b', 'c'");
+  assert.equal(
+    renderJinja('a {{ v1.nope }} {{ nope }} {{ ds.meta_data["gone"] }}', CTX),
+    'a CI_MISSING_JINJA_VAR/nope CI_MISSING_JINJA_VAR/nope CI_MISSING_JINJA_VAR/gone',
+  );
+  assert.equal(
+    missingJinjaWarning('part-001', 'x CI_MISSING_JINJA_VAR/a.b\nCI_MISSING_JINJA_VAR/c'),
+    "Could not render jinja template variables in file 'part-001': 'a.b', 'c'",
+  );
   assert.equal(missingJinjaWarning('part-001', 'nothing missing'), undefined);
 });
 
@@ -75,23 +87,42 @@ test('undefined names used further and syntax errors name the line', () => {
   };
   assert.equal(err('a\nb\n{{ v1.nope.deeper }}'), "3: 'v1.nope' is undefined");
   assert.equal(err('{{ nope.deeper }}'), "1: 'nope' is undefined");
-  assert.equal(err('x\n{% for a in nothing_here %}{% endfor %}'), "2: 'nothing_here' is undefined (cannot loop over it)");
+  assert.equal(
+    err('x\n{% for a in nothing_here %}{% endfor %}'),
+    "2: 'nothing_here' is undefined (cannot loop over it)",
+  );
   assert.equal(err('a\n\n{% if x %}\n'), "3: 'if' opened here is never closed with 'endif'");
   assert.equal(err('{% endif %}'), "1: unexpected 'endif' (no matching opening tag)");
   assert.equal(err('1\n{{ n | nosuch }}'), "2: unknown filter 'nosuch'");
   assert.equal(err('{{ 1 +  }}'), '1: unexpected end of expression');
   assert.equal(err('\n{{ "a" - 1 }}'), '2: unsupported operand types for -: str and int');
-  assert.equal(err('{% macro m() %}{% endmacro %}'), "1: unknown tag 'macro' (kiln renders if/elif/else, for, set, do)");
+  assert.equal(
+    err('{% macro m() %}{% endmacro %}'),
+    "1: unknown tag 'macro' (kiln renders if/elif/else, for, set, do)",
+  );
   assert.equal(err('a\n{{ x'), "2: unclosed '{{' (no '}}' found)");
 });
 
 test('instance-data keys get underscore aliases and v1 keys are top-level', () => {
   const vars = jinjaVariables({ v1: { 'local-hostname': 'h' }, ds: { meta_data: { 'instance-id': 'i-9' } } });
-  assert.equal(renderJinja('{{ v1.local_hostname }} {{ local_hostname }} {{ ds.meta_data.instance_id }} {{ ds.meta_data["instance-id"] }}', vars), 'h h i-9 i-9');
+  assert.equal(
+    renderJinja(
+      '{{ v1.local_hostname }} {{ local_hostname }} {{ ds.meta_data.instance_id }} {{ ds.meta_data["instance-id"] }}',
+      vars,
+    ),
+    'h h i-9 i-9',
+  );
 });
 
 test('parity with Jinja2 (python3-jinja2 in the Debian rootfs, trim_blocks=True)', (t) => {
-  if (!need(t, isRoot() && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, chroot and debootstrap for the Debian rootfs')) return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('chroot') && hasCommand('debootstrap'),
+      'needs root, chroot and debootstrap for the Debian rootfs',
+    )
+  )
+    return;
   const root = ensureDebianRootfs('trixie');
   const script = [
     'import sys, json, jinja2',
@@ -107,5 +138,6 @@ test('parity with Jinja2 (python3-jinja2 in the Debian rootfs, trim_blocks=True)
   });
   assert.equal(r.status, 0, r.stderr);
   const expected = JSON.parse(r.stdout) as string[];
-  for (const [i, src] of PARITY.entries()) assert.equal(renderJinja(src, CTX), expected[i], `template ${i}: ${JSON.stringify(src)}`);
+  for (const [i, src] of PARITY.entries())
+    assert.equal(renderJinja(src, CTX), expected[i], `template ${i}: ${JSON.stringify(src)}`);
 });

@@ -53,7 +53,14 @@ echo "$INSTANCE_ID" > /root/boothook-iid
 
 test('scripts land in cloud-init folders with mode 0700 and run in the target root; a failure does not stop the rest', async (t) => {
   if (!need(t, isRoot(), 'needs root (chroot and namespaces)')) return;
-  if (!need(t, hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs unshare, chroot and debootstrap')) return;
+  if (
+    !need(
+      t,
+      hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'),
+      'needs unshare, chroot and debootstrap',
+    )
+  )
+    return;
   const root = copyRootfs(tempDir(t, 'kiln-ud-root-'));
   const platform = new LinuxPlatform({ root, log: new Logger().for('test.ts') });
   const processed = await processUserData({ userData: USER_DATA, vendorData: '#!/bin/sh\ntouch /root/vendor-ran\n' });
@@ -77,15 +84,29 @@ test('scripts land in cloud-init folders with mode 0700 and run in the target ro
   for (const w of written) assert.equal(statSync(join(root, w)).mode & 0o777, 0o700, w);
 
   const user = await runScriptsIn(ctx, '/var/lib/cloud/instances/iid-sandbox-1/scripts');
-  assert.deepEqual(user.map((o) => [o.name, o.code]), [['10-sh.sh', 0], ['20-fails.sh', 3], ['30-python.py', 0]], 'the vendor folder is skipped, the failure recorded, the next still runs');
+  assert.deepEqual(
+    user.map((o) => [o.name, o.code]),
+    [
+      ['10-sh.sh', 0],
+      ['20-fails.sh', 3],
+      ['30-python.py', 0],
+    ],
+    'the vendor folder is skipped, the failure recorded, the next still runs',
+  );
   assert.match(user[1]?.error ?? '', /20-fails\.sh failed with exit code 3: failing/);
   assert.equal(readFileSync(join(root, 'root/sh-ran'), 'utf8').trim(), 'sh ran as 0');
   assert.match(readFileSync(join(root, 'root/py-ran'), 'utf8'), /^python 3\.\d+$/);
   const vendor = await runScriptsIn(ctx, '/var/lib/cloud/instances/iid-sandbox-1/scripts/vendor');
-  assert.deepEqual(vendor.map((o) => o.ok), [true]);
+  assert.deepEqual(
+    vendor.map((o) => o.ok),
+    [true],
+  );
   assert.ok(existsSync(join(root, 'root/vendor-ran')));
   const boot = await runScriptsIn(ctx, '/var/lib/cloud/scripts/per-boot');
-  assert.deepEqual(boot.map((o) => o.ok), [true]);
+  assert.deepEqual(
+    boot.map((o) => o.ok),
+    [true],
+  );
   assert.ok(existsSync(join(root, 'root/per-boot-ran')));
   assert.deepEqual(await runScriptsIn(ctx, '/var/lib/cloud/scripts/per-once'), [], 'a missing folder runs nothing');
 
@@ -99,9 +120,15 @@ test('scripts land in cloud-init folders with mode 0700 and run in the target ro
   }
   rmSync(join(root, 'root/sh-ran'));
   const again = await runScriptsIn(ctx, '/var/lib/cloud/instances/iid-sandbox-1/scripts');
-  assert.deepEqual(again.map((o) => o.ok), [true, false, false]);
+  assert.deepEqual(
+    again.map((o) => o.ok),
+    [true, false, false],
+  );
   assert.equal(again[2]?.code, -1);
-  assert.match(again[2]?.error ?? '', /30-python\.py cannot run: its interpreter 'python3' \(from '#!\/usr\/bin\/env python3'\) is not installed in the target root/);
+  assert.match(
+    again[2]?.error ?? '',
+    /30-python\.py cannot run: its interpreter 'python3' \(from '#!\/usr\/bin\/env python3'\) is not installed in the target root/,
+  );
   assert.ok(existsSync(join(root, 'root/sh-ran')));
 });
 
@@ -109,10 +136,22 @@ test('script names from user data cannot leave their folder', () => {
   assert.equal(cleanName('../../etc/cron.d/x'), '.._.._etc_cron.d_x');
   assert.equal(cleanName('..'), '_');
   assert.equal(cleanName('a\nb'), 'ab');
-  assert.equal(scriptDir({ source: 'user', frequency: 'per-instance', frequencyFromType: false, kind: 'script' }, '../i'), '/var/lib/cloud/instances/.._i/scripts');
-  assert.equal(scriptDir({ source: 'vendor2', frequency: 'per-instance', frequencyFromType: false, kind: 'script' }, 'i-1'), '/var/lib/cloud/instances/i-1/scripts/vendor');
-  assert.equal(scriptDir({ source: 'user', frequency: 'per-once', frequencyFromType: true, kind: 'script' }, 'i-1'), '/var/lib/cloud/scripts/per-once');
-  assert.equal(scriptDir({ source: 'user', frequency: 'per-boot', frequencyFromType: false, kind: 'boothook' }, 'i-1'), '/var/lib/cloud/instances/i-1/boothooks');
+  assert.equal(
+    scriptDir({ source: 'user', frequency: 'per-instance', frequencyFromType: false, kind: 'script' }, '../i'),
+    '/var/lib/cloud/instances/.._i/scripts',
+  );
+  assert.equal(
+    scriptDir({ source: 'vendor2', frequency: 'per-instance', frequencyFromType: false, kind: 'script' }, 'i-1'),
+    '/var/lib/cloud/instances/i-1/scripts/vendor',
+  );
+  assert.equal(
+    scriptDir({ source: 'user', frequency: 'per-once', frequencyFromType: true, kind: 'script' }, 'i-1'),
+    '/var/lib/cloud/scripts/per-once',
+  );
+  assert.equal(
+    scriptDir({ source: 'user', frequency: 'per-boot', frequencyFromType: false, kind: 'boothook' }, 'i-1'),
+    '/var/lib/cloud/instances/i-1/boothooks',
+  );
 });
 
 const WITH_HANDLERS = `Content-Type: multipart/mixed; boundary="H"
@@ -150,16 +189,34 @@ handled by custom.py
 
 test('#part-handler Python runs in the target root and gets the later parts of its types', async (t) => {
   if (!need(t, isRoot(), 'needs root (chroot and namespaces)')) return;
-  if (!need(t, hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'), 'needs unshare, chroot and debootstrap')) return;
+  if (
+    !need(
+      t,
+      hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap'),
+      'needs unshare, chroot and debootstrap',
+    )
+  )
+    return;
   const root = copyRootfs(tempDir(t, 'kiln-ud-ph-'));
   const platform = new LinuxPlatform({ root, log: new Logger().for('test.ts') });
   const processed = await processUserData({ userData: WITH_HANDLERS });
   assert.deepEqual(processed.errors, []);
-  assert.deepEqual(processed.partHandlers.map((h) => h.name), ['broken.py', 'custom.py']);
+  assert.deepEqual(
+    processed.partHandlers.map((h) => h.name),
+    ['broken.py', 'custom.py'],
+  );
   const outcomes = await runPartHandlers({ platform, instanceId: 'iid-ph' }, processed);
   assert.equal(outcomes[0]?.ok, false);
   assert.match(outcomes[0]?.error ?? '', /part handler broken\.py failed \(exit 1\): RuntimeError: broken on purpose/);
   assert.deepEqual(outcomes[1], { name: 'custom.py', types: ['text/x-custom'], handled: ['after.txt'], ok: true });
-  assert.equal(readFileSync(join(root, 'root/handler.log'), 'utf8'), ['__begin__ None once-per-instance ', 'text/x-custom after.txt once-per-instance handled by custom.py', '__end__ None once-per-instance ', ''].join('\n'));
+  assert.equal(
+    readFileSync(join(root, 'root/handler.log'), 'utf8'),
+    [
+      '__begin__ None once-per-instance ',
+      'text/x-custom after.txt once-per-instance handled by custom.py',
+      '__end__ None once-per-instance ',
+      '',
+    ].join('\n'),
+  );
   assert.ok(existsSync(join(root, 'var/lib/cloud/instances/iid-ph/handlers/part-handler-001.py')));
 });

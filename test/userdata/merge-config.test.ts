@@ -2,7 +2,12 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
-import { ConfigMerger, extractConfigMergers, mergeManyConfigs, parseMergeString } from '../../src/userdata/merge-config';
+import {
+  ConfigMerger,
+  extractConfigMergers,
+  mergeManyConfigs,
+  parseMergeString,
+} from '../../src/userdata/merge-config';
 import { ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 
@@ -24,21 +29,48 @@ const STRINGS = [
 
 test('fixed merges', () => {
   assert.deepEqual(ConfigMerger.from('dict(replace)+list()+str()').merge(A, B), { ...A, ...B });
-  assert.deepEqual(ConfigMerger.from('dict(no_replace,recurse_list)+list(append)+str()').merge({ r: ['a'] }, { r: ['b'], n: 1 }), { r: ['a', 'b'], n: 1 });
-  assert.deepEqual(ConfigMerger.from('list(replace)').merge([1, 2, 3], [9]), [9, 2, 3], 'list replace works index by index');
+  assert.deepEqual(
+    ConfigMerger.from('dict(no_replace,recurse_list)+list(append)+str()').merge({ r: ['a'] }, { r: ['b'], n: 1 }),
+    { r: ['a', 'b'], n: 1 },
+  );
+  assert.deepEqual(
+    ConfigMerger.from('list(replace)').merge([1, 2, 3], [9]),
+    [9, 2, 3],
+    'list replace works index by index',
+  );
   assert.deepEqual(ConfigMerger.from('dict(allow_delete,replace)').merge({ a: 1, b: 2 }, { a: null }), { b: 2 });
-  assert.deepEqual(mergeManyConfigs([{ a: 1, d: { x: 1 } }, { a: 2, b: 2, d: { y: 2 } }]), { a: 1, b: 2, d: { x: 1, y: 2 } }, 'the first config wins, dicts recurse');
+  assert.deepEqual(
+    mergeManyConfigs([
+      { a: 1, d: { x: 1 } },
+      { a: 2, b: 2, d: { y: 2 } },
+    ]),
+    { a: 1, b: 2, d: { x: 1, y: 2 } },
+    'the first config wins, dicts recurse',
+  );
 });
 
 test('merge_how in a document: string and list forms, and bad values', () => {
-  assert.deepEqual(extractConfigMergers({ merge_how: 'dict(replace)+list(append)' }), [{ name: 'dict', options: ['replace'] }, { name: 'list', options: ['append'] }]);
-  assert.deepEqual(extractConfigMergers({ merge_type: [{ name: 'list', settings: ['append'] }, ['str', 'append']] }), [{ name: 'list', options: ['append'] }, { name: 'str', options: ['append'] }]);
+  assert.deepEqual(extractConfigMergers({ merge_how: 'dict(replace)+list(append)' }), [
+    { name: 'dict', options: ['replace'] },
+    { name: 'list', options: ['append'] },
+  ]);
+  assert.deepEqual(extractConfigMergers({ merge_type: [{ name: 'list', settings: ['append'] }, ['str', 'append']] }), [
+    { name: 'list', options: ['append'] },
+    { name: 'str', options: ['append'] },
+  ]);
   assert.throws(() => parseMergeString('dict(replace'), /not in the form name\(option,…\)/);
   assert.throws(() => parseMergeString('tuple()'), /unknown merger 'tuple'/);
 });
 
 test('parity with cloud-init 22.4 mergers (Debian rootfs)', (t) => {
-  if (!need(t, isRoot() && hasCommand('chroot') && hasCommand('debootstrap'), 'needs root, chroot and debootstrap for the Debian rootfs')) return;
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('chroot') && hasCommand('debootstrap'),
+      'needs root, chroot and debootstrap for the Debian rootfs',
+    )
+  )
+    return;
   const root = ensureDebianRootfs();
   const script = [
     'import sys, json, importlib.util',
@@ -50,7 +82,10 @@ test('parity with cloud-init 22.4 mergers (Debian rootfs)', (t) => {
     '    out.append(m.merge(json.loads(json.dumps(req["a"])), json.loads(json.dumps(req["b"]))))',
     'json.dump(out, sys.stdout)',
   ].join('\n');
-  const r = spawnSync('unshare', ['--mount', '--pid', '--fork', 'chroot', root, 'python3', '-B', '-c', script], { input: JSON.stringify({ strings: STRINGS, a: A, b: B }), encoding: 'utf8' });
+  const r = spawnSync('unshare', ['--mount', '--pid', '--fork', 'chroot', root, 'python3', '-B', '-c', script], {
+    input: JSON.stringify({ strings: STRINGS, a: A, b: B }),
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 0, r.stderr);
   const expected = JSON.parse(r.stdout) as unknown[];
   for (const [i, s] of STRINGS.entries()) assert.deepEqual(ConfigMerger.from(s).merge(A, B), expected[i], s);

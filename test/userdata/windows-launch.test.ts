@@ -50,18 +50,37 @@ test('detection follows cloudbase-init order', () => {
 
 test('PowerShell launch lines: Sysnative from a 32-bit process, SysWOW64 for #ps1_x86, System32 otherwise', () => {
   const flags = ['-ExecutionPolicy', 'RemoteSigned', '-NonInteractive', '-File', 'C:\\t\\x.ps1'];
-  assert.deepEqual(windowsLaunchLine('powershell', 'C:\\t\\x.ps1', host64), ['C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe', ...flags]);
-  assert.deepEqual(windowsLaunchLine('powershell', 'C:\\t\\x.ps1', host32on64), ['C:\\Windows\\Sysnative\\WindowsPowerShell\\v1.0\\powershell.exe', ...flags]);
-  assert.deepEqual(windowsLaunchLine('powershell-x86', 'C:\\t\\x.ps1', host64), ['C:\\Windows\\SysWOW64\\WindowsPowerShell\\v1.0\\powershell.exe', ...flags]);
-  assert.deepEqual(windowsLaunchLine('powershell-x86', 'C:\\t\\x.ps1', { systemRoot: 'C:\\Windows', os64: false, wow64: false }), ['C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe', ...flags]);
+  assert.deepEqual(windowsLaunchLine('powershell', 'C:\\t\\x.ps1', host64), [
+    'C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe',
+    ...flags,
+  ]);
+  assert.deepEqual(windowsLaunchLine('powershell', 'C:\\t\\x.ps1', host32on64), [
+    'C:\\Windows\\Sysnative\\WindowsPowerShell\\v1.0\\powershell.exe',
+    ...flags,
+  ]);
+  assert.deepEqual(windowsLaunchLine('powershell-x86', 'C:\\t\\x.ps1', host64), [
+    'C:\\Windows\\SysWOW64\\WindowsPowerShell\\v1.0\\powershell.exe',
+    ...flags,
+  ]);
+  assert.deepEqual(
+    windowsLaunchLine('powershell-x86', 'C:\\t\\x.ps1', { systemRoot: 'C:\\Windows', os64: false, wow64: false }),
+    ['C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe', ...flags],
+  );
   assert.deepEqual(windowsLaunchLine('cmd', 'C:\\t\\x.cmd', host64), ['cmd.exe', '/c', 'C:\\t\\x.cmd']);
   assert.deepEqual(windowsLaunchLine('python', 'C:\\t\\x.py', host64), ['python', 'C:\\t\\x.py']);
   assert.deepEqual(windowsLaunchLine('bash', 'C:\\t\\x.sh', host64), ['bash', 'C:\\t\\x.sh']);
 });
 
 test('host facts come from the Windows environment', () => {
-  assert.deepEqual(windowsHostFacts({ SystemRoot: 'D:\\Win', PROCESSOR_ARCHITECTURE: 'x86', PROCESSOR_ARCHITEW6432: 'AMD64' }), { systemRoot: 'D:\\Win', os64: true, wow64: true });
-  assert.deepEqual(windowsHostFacts({ SystemRoot: 'C:\\Windows', PROCESSOR_ARCHITECTURE: 'AMD64' }), { systemRoot: 'C:\\Windows', os64: true, wow64: false });
+  assert.deepEqual(
+    windowsHostFacts({ SystemRoot: 'D:\\Win', PROCESSOR_ARCHITECTURE: 'x86', PROCESSOR_ARCHITEW6432: 'AMD64' }),
+    { systemRoot: 'D:\\Win', os64: true, wow64: true },
+  );
+  assert.deepEqual(windowsHostFacts({ SystemRoot: 'C:\\Windows', PROCESSOR_ARCHITECTURE: 'AMD64' }), {
+    systemRoot: 'C:\\Windows',
+    os64: true,
+    wow64: false,
+  });
 });
 
 test('exit codes 1001/1002/1003 ask for reboot and/or another run; others for nothing', () => {
@@ -76,15 +95,37 @@ test('exit codes 1001/1002/1003 ask for reboot and/or another run; others for no
 test('a script is written to a random temp file, launched, and removed', async () => {
   const p = new RecordingPlatform(1002);
   const ctx = { platform: p as unknown as Platform, host: host64, tempDir: 'C:\\Temp' };
-  const a = await runWindowsScript(ctx, { kind: 'powershell', name: 'user-data', content: Buffer.from('#ps1\nexit 1002'), persist: false, runAsLocalSystem: false });
-  const b = await runWindowsScript(ctx, { kind: 'powershell', name: 'user-data', content: Buffer.from('#ps1\nexit 1002'), persist: false, runAsLocalSystem: false });
+  const a = await runWindowsScript(ctx, {
+    kind: 'powershell',
+    name: 'user-data',
+    content: Buffer.from('#ps1\nexit 1002'),
+    persist: false,
+    runAsLocalSystem: false,
+  });
+  const b = await runWindowsScript(ctx, {
+    kind: 'powershell',
+    name: 'user-data',
+    content: Buffer.from('#ps1\nexit 1002'),
+    persist: false,
+    runAsLocalSystem: false,
+  });
   const path = a.launch[a.launch.length - 1] as string;
   assert.match(path, /^C:\\Temp\\kiln-[0-9a-f]{32}\.ps1$/);
   assert.notEqual(path, b.launch[b.launch.length - 1], 'names are random');
   assert.ok(p.sawFileAtRun, 'the file existed when the interpreter ran');
   assert.deepEqual(p.removed, [path, b.launch[b.launch.length - 1]]);
   assert.equal(p.files.size, 0);
-  assert.deepEqual({ code: a.code, reboot: a.reboot, runAgain: a.runAgain }, { code: 1002, reboot: false, runAgain: true });
-  const persisted = await runWindowsScript({ ...ctx, platform: new RecordingPlatform(0) as unknown as Platform }, { kind: 'cmd', name: 'x', content: Buffer.from('echo'), persist: true, runAsLocalSystem: false });
-  assert.deepEqual({ runAgain: persisted.runAgain, persist: persisted.persist }, { runAgain: false, persist: true }, '<persist> is not a request to run again, but runs at every boot');
+  assert.deepEqual(
+    { code: a.code, reboot: a.reboot, runAgain: a.runAgain },
+    { code: 1002, reboot: false, runAgain: true },
+  );
+  const persisted = await runWindowsScript(
+    { ...ctx, platform: new RecordingPlatform(0) as unknown as Platform },
+    { kind: 'cmd', name: 'x', content: Buffer.from('echo'), persist: true, runAsLocalSystem: false },
+  );
+  assert.deepEqual(
+    { runAgain: persisted.runAgain, persist: persisted.persist },
+    { runAgain: false, persist: true },
+    '<persist> is not a request to run again, but runs at every boot',
+  );
 });

@@ -6,7 +6,6 @@ import { test } from 'node:test';
 import { tempDir } from '../helpers/temp';
 import { runUnderWine, WINE_PREFIX, wineExe } from '../helpers/wine';
 
-
 function leftoverTempScripts(): string[] {
   const users = join(WINE_PREFIX, 'drive_c', 'users');
   const found: string[] = [];
@@ -37,7 +36,10 @@ test('cmd user data runs under wine; exit codes map to reboot / run again; the t
     writeFileSync(file, `rem cmd\r\necho marker-${c.code}\r\nexit ${c.code}\r\n`);
     const r = runUnderWine(exe, ['devel', 'run-user-data', '--debug', file], { KILN_FACE: 'cloudbase-init' });
     assert.equal(r.code, c.rc, `exit ${c.code}: ${r.stdout}\n${r.stderr}`);
-    assert.match(r.stdout, new RegExp(`script user-data \\[cmd\\]: exit ${c.code} reboot=${c.reboot} run-again=${c.runAgain}`));
+    assert.match(
+      r.stdout,
+      new RegExp(`script user-data \\[cmd\\]: exit ${c.code} reboot=${c.reboot} run-again=${c.runAgain}`),
+    );
     assert.match(r.stdout, /launch: cmd\.exe \/c [A-Za-z]:\\.*\\kiln-[0-9a-f]{32}\.cmd/);
     assert.match(r.stdout, new RegExp(`marker-${c.code}`), 'the script really ran');
     assert.match(r.stdout, new RegExp(`plugin: reboot=${c.reboot} run-again=${c.runAgain}`));
@@ -50,7 +52,10 @@ test('EC2 <script> blocks run in order under wine; <persist> makes the user data
   if (!exe) return;
   const dir = tempDir(t);
   const file = join(dir, 'ec2.txt');
-  writeFileSync(file, '<script>\r\necho first\r\nexit 1001\r\n</script>\r\n<script>echo second</script>\r\n<persist>true</persist>\r\n');
+  writeFileSync(
+    file,
+    '<script>\r\necho first\r\nexit 1001\r\n</script>\r\n<script>echo second</script>\r\n<persist>true</persist>\r\n',
+  );
   const r = runUnderWine(exe, ['devel', 'run-user-data', file], { KILN_FACE: 'cloudbase-init' });
   assert.equal(r.code, 0, r.stderr);
   const lines = r.stdout.trim().split(/\r?\n/);

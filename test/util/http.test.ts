@@ -58,8 +58,12 @@ test('the total budget stops retries and waits, whatever the retry count', { tim
   const { server } = await setup(t, [{ kind: 'delay', value: 10_000 }]);
   const client = new HttpClient({ log: new Logger().for('http.ts') });
   t.after(() => client.close());
-  // Ends (the server would answer only after 10 s, and 100 retries of 200 ms would take 20 s): by the budget, not a retry.
-  await rejects(client.fetch(`${server.url}/a/file`, { retries: 100, timeoutMs: 200, signal: AbortSignal.timeout(700) }), 'budget');
+  // Ends (the server would answer only after 10 s, and 100 retries of 200 ms would take 20 s): by the budget, not a
+  // retry.
+  await rejects(
+    client.fetch(`${server.url}/a/file`, { retries: 100, timeoutMs: 200, signal: AbortSignal.timeout(700) }),
+    'budget',
+  );
 });
 
 test('per-request timeout', async (t) => {
@@ -97,7 +101,10 @@ test('truncated bodies and dropped connections are errors, retried', async (t) =
 
 test('token headers are redacted in the log', async (t) => {
   const { server, client, sink } = await setup(t);
-  await client.fetch(`${server.url}/a/file`, { headers: { 'X-aws-ec2-metadata-token': 'TOPSECRETTOKEN' }, secretHeaders: ['x-aws-ec2-metadata-token'] });
+  await client.fetch(`${server.url}/a/file`, {
+    headers: { 'X-aws-ec2-metadata-token': 'TOPSECRETTOKEN' },
+    secretHeaders: ['x-aws-ec2-metadata-token'],
+  });
   assert.ok(sink.lines.some((l) => l.includes('REDACTED')));
   assert.ok(!sink.lines.join('').includes('TOPSECRETTOKEN'));
 });

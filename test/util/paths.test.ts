@@ -17,7 +17,10 @@ test('absolute symlinks inside the root resolve inside the root', async (t) => {
   mkdirSync(join(root, 'var/lib/cloud/instances/i-1'), { recursive: true });
   symlinkSync('/var/lib/cloud/instances/i-1', join(root, 'var/lib/cloud/instance'));
   symlinkSync('../../../../../etc', join(root, 'var/lib/cloud/instances/i-1/up'));
-  assert.equal(await resolveInRoot(root, '/var/lib/cloud/instance/boot-finished', fsp), join(root, 'var/lib/cloud/instances/i-1/boot-finished'));
+  assert.equal(
+    await resolveInRoot(root, '/var/lib/cloud/instance/boot-finished', fsp),
+    join(root, 'var/lib/cloud/instances/i-1/boot-finished'),
+  );
   assert.equal(await resolveInRoot(root, '/var/lib/cloud/instance/up/passwd', fsp), join(root, 'etc/passwd'));
 });
 

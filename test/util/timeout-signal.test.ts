@@ -13,14 +13,18 @@ const gc = runInNewContext('gc') as () => void;
 function reasonOf(signal: AbortSignal): Promise<unknown> {
   return new Promise((resolve) => {
     const collect = setInterval(gc, 10);
-    signal.addEventListener('abort', () => {
-      clearInterval(collect);
-      resolve(signal.reason);
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearInterval(collect);
+        resolve(signal.reason);
+      },
+      { once: true },
+    );
   });
 }
 
-test('a deadline under a long-lived parent fires by its own timer, not the parent\'s, across garbage collections', async () => {
+test("a deadline under a long-lived parent fires by its own timer, not the parent's, across garbage collections", async () => {
   const parent = new AbortController();
   // The parent's reason comes only after 5 s, a timer queued after the 50 ms one: whatever the load, the deadline's
   // reason wins unless its timer was lost.

@@ -41,7 +41,12 @@ test('malformed documents and DTDs are refused with the document named', () => {
     ['<a x=1/>', /quoted value/],
   ];
   for (const [doc, re] of bad) {
-    assert.throws(() => parseXml(doc, 'ovf-env.xml'), (err: unknown) => err instanceof XmlError && /^ovf-env\.xml: not usable XML/.test(err.message) && re.test(err.message), doc);
+    assert.throws(
+      () => parseXml(doc, 'ovf-env.xml'),
+      (err: unknown) =>
+        err instanceof XmlError && /^ovf-env\.xml: not usable XML/.test(err.message) && re.test(err.message),
+      doc,
+    );
   }
   assert.throws(() => parseXml('<a>'.repeat(100) + '</a>'.repeat(100), 'deep'), /nested deeper than 64/);
 });

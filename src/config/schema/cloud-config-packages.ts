@@ -1,13 +1,34 @@
 // The cloud-config keys of packages and their sources (apt_configure, apt_pipelining, apk_configure,
 // package_update_upgrade_install, snap, yum_add_repo, zypper_add_repo), as cloud-init 25.1's schema judges them.
-import { arrayOf, bool, closedObject, deprecated, enumOf, int, nonEmptyArrayOf, nonEmptyStrings, oneOf, renamed, str, strings } from './schema-builders';
+import {
+  arrayOf,
+  bool,
+  closedObject,
+  deprecated,
+  enumOf,
+  int,
+  nonEmptyArrayOf,
+  nonEmptyStrings,
+  oneOf,
+  renamed,
+  str,
+  strings,
+} from './schema-builders';
 
 /** An apt mirror list (`primary`, `security`): per architectures, a URI or mirrors to search. */
 const aptMirrors = nonEmptyArrayOf({
   type: 'object',
   required: ['arches'],
   additionalProperties: false,
-  properties: { arches: nonEmptyStrings, uri: str, search: nonEmptyStrings, search_dns: bool, keyid: str, key: str, keyserver: str },
+  properties: {
+    arches: nonEmptyStrings,
+    uri: str,
+    search: nonEmptyStrings,
+    search_dns: bool,
+    keyid: str,
+    key: str,
+    keyserver: str,
+  },
 });
 
 const apt = {
@@ -20,7 +41,12 @@ const apt = {
     primary: aptMirrors,
     security: aptMirrors,
     add_apt_repo_match: str,
-    debconf_selections: { type: 'object', minProperties: 1, additionalProperties: false, patternProperties: { '^.+$': str } },
+    debconf_selections: {
+      type: 'object',
+      minProperties: 1,
+      additionalProperties: false,
+      patternProperties: { '^.+$': str },
+    },
     sources_list: str,
     conf: str,
     https_proxy: str,
@@ -31,7 +57,10 @@ const apt = {
       type: 'object',
       additionalProperties: false,
       patternProperties: {
-        '^.+$': { ...closedObject({ source: str, keyid: str, key: str, keyserver: str, filename: str, append: bool }), minProperties: 1 },
+        '^.+$': {
+          ...closedObject({ source: str, keyid: str, key: str, keyserver: str, filename: str, append: bool }),
+          minProperties: 1,
+        },
       },
     },
   },
@@ -45,7 +74,10 @@ const snapCommand = oneOf(str, strings);
 
 export const PACKAGE_KEYS = {
   apt,
-  apt_pipelining: oneOf(int, bool, { type: 'string', ...oneOf(enumOf('os'), deprecated(enumOf('none', 'unchanged'), '22.4', 'Use **os** instead.')) }),
+  apt_pipelining: oneOf(int, bool, {
+    type: 'string',
+    ...oneOf(enumOf('os'), deprecated(enumOf('none', 'unchanged'), '22.4', 'Use **os** instead.')),
+  }),
   apk_repos: {
     type: 'object',
     minProperties: 1,
@@ -62,7 +94,9 @@ export const PACKAGE_KEYS = {
       local_repo_base_url: str,
     },
   },
-  packages: nonEmptyArrayOf(oneOf(closedObject({ apt: arrayOf(packageItem), snap: arrayOf(packageItem) }), packageItem)),
+  packages: nonEmptyArrayOf(
+    oneOf(closedObject({ apt: arrayOf(packageItem), snap: arrayOf(packageItem) }), packageItem),
+  ),
   package_update: bool,
   package_upgrade: bool,
   package_reboot_if_required: bool,
@@ -74,8 +108,21 @@ export const PACKAGE_KEYS = {
     minProperties: 1,
     additionalProperties: false,
     properties: {
-      assertions: { type: ['object', 'array'], items: str, minItems: 1, minProperties: 1, uniqueItems: true, additionalProperties: str },
-      commands: { type: ['object', 'array'], items: snapCommand, minItems: 1, minProperties: 1, additionalProperties: snapCommand },
+      assertions: {
+        type: ['object', 'array'],
+        items: str,
+        minItems: 1,
+        minProperties: 1,
+        uniqueItems: true,
+        additionalProperties: str,
+      },
+      commands: {
+        type: ['object', 'array'],
+        items: snapCommand,
+        minItems: 1,
+        minProperties: 1,
+        additionalProperties: snapCommand,
+      },
     },
   },
   yum_repo_dir: str,
@@ -98,7 +145,12 @@ export const PACKAGE_KEYS = {
     minProperties: 1,
     additionalProperties: true,
     properties: {
-      repos: nonEmptyArrayOf({ type: 'object', additionalProperties: true, properties: { id: str, baseurl: str }, required: ['id', 'baseurl'] }),
+      repos: nonEmptyArrayOf({
+        type: 'object',
+        additionalProperties: true,
+        properties: { id: str, baseurl: str },
+        required: ['id', 'baseurl'],
+      }),
       config: { type: 'object' },
     },
   },

@@ -1,19 +1,34 @@
 // The cloud-config keys of disks, filesystems and mounts (disk_setup, mounts, growpart, resizefs), as cloud-init
 // 25.1's schema judges them.
-import { anyOf, bool, changed, closedObject, enumOf, int, mapOf, nul, oneOf, str, stringEnum, strings } from './schema-builders';
+import {
+  anyOf,
+  bool,
+  changed,
+  closedObject,
+  enumOf,
+  int,
+  mapOf,
+  nul,
+  oneOf,
+  str,
+  stringEnum,
+  strings,
+} from './schema-builders';
 
 /** A swap size: `auto`, bytes, or a number with a unit (`1.5G`). */
 const sizeWithUnit = { type: 'string', pattern: '^([0-9]+)?\\.?[0-9]+[BKMGT]$' } as const;
 
-const partitionLayout = oneOf(
-  stringEnum('remove'),
-  bool,
-  { type: 'array', items: oneOf(int, { type: 'array', items: anyOf(int, str), minItems: 2, maxItems: 2 }) },
-);
+const partitionLayout = oneOf(stringEnum('remove'), bool, {
+  type: 'array',
+  items: oneOf(int, { type: 'array', items: anyOf(int, str), minItems: 2, maxItems: 2 }),
+});
 
 export const STORAGE_KEYS = {
   device_aliases: mapOf('^.+$', str),
-  disk_setup: mapOf('^.+$', closedObject({ table_type: stringEnum('mbr', 'gpt'), layout: partitionLayout, overwrite: bool })),
+  disk_setup: mapOf(
+    '^.+$',
+    closedObject({ table_type: stringEnum('mbr', 'gpt'), layout: partitionLayout, overwrite: bool }),
+  ),
   fs_setup: {
     type: 'array',
     items: closedObject({
@@ -36,7 +51,14 @@ export const STORAGE_KEYS = {
     maxsize: oneOf(int, sizeWithUnit),
   }),
   growpart: closedObject({
-    mode: oneOf(enumOf('auto', 'growpart', 'gpart', 'off'), changed(enumOf(false), '22.3', "Specifying a boolean ``false`` value for **mode** is deprecated. Use the string ``'off'`` instead.")),
+    mode: oneOf(
+      enumOf('auto', 'growpart', 'gpart', 'off'),
+      changed(
+        enumOf(false),
+        '22.3',
+        "Specifying a boolean ``false`` value for **mode** is deprecated. Use the string ``'off'`` instead.",
+      ),
+    ),
     devices: strings,
     ignore_growroot_disabled: bool,
   }),

@@ -1,6 +1,21 @@
 // The cloud-config keys of users, passwords and SSH access (users_groups, set_passwords, ssh, ssh_import_id,
 // ssh_authkey_fingerprints, keys_to_console), as cloud-init 25.1's schema judges them.
-import { anyOf, arrayOf, bool, changed, closedObject, deprecated, int, nonEmptyArrayOf, nonEmptyStrings, oneOf, renamed, str, stringEnum, strings } from './schema-builders';
+import {
+  anyOf,
+  arrayOf,
+  bool,
+  changed,
+  closedObject,
+  deprecated,
+  int,
+  nonEmptyArrayOf,
+  nonEmptyStrings,
+  oneOf,
+  renamed,
+  str,
+  stringEnum,
+  strings,
+} from './schema-builders';
 
 /** A group's members: one name or a list of at least one name. */
 const groupMembers = { type: ['string', 'array'], items: str, minItems: 1 } as const;
@@ -17,11 +32,16 @@ const userMapping = {
     doas: nonEmptyStrings,
     expiredate: str,
     gecos: str,
-    groups: oneOf(
-      str,
-      nonEmptyArrayOf({ type: ['string'] }),
-      { type: 'object', patternProperties: { '^.+$': deprecated({ type: ['null'], minItems: 1 }, '23.1', 'The use of ``object`` type is deprecated. Use ``string`` or ``array`` of ``string`` instead.') } },
-    ),
+    groups: oneOf(str, nonEmptyArrayOf({ type: ['string'] }), {
+      type: 'object',
+      patternProperties: {
+        '^.+$': deprecated(
+          { type: ['null'], minItems: 1 },
+          '23.1',
+          'The use of ``object`` type is deprecated. Use ``string`` or ``array`` of ``string`` instead.',
+        ),
+      },
+    }),
     homedir: str,
     inactive: str,
     'lock-passwd': renamed(bool, '22.3', 'lock_passwd'),
@@ -52,7 +72,11 @@ const userMapping = {
     'ssh-redirect-user': renamed(bool, '24.2', 'ssh_redirect_user'),
     ssh_redirect_user: bool,
     system: bool,
-    sudo: oneOf({ type: ['string', 'null'] }, arrayOf({ type: ['string', 'null'] }), changed(bool, '22.2', 'The value ``false`` is deprecated for this key, use ``null`` instead.')),
+    sudo: oneOf(
+      { type: ['string', 'null'] },
+      arrayOf({ type: ['string', 'null'] }),
+      changed(bool, '22.2', 'The value ``false`` is deprecated for this key, use ``null`` instead.'),
+    ),
     uid: oneOf(int, changed(str, '22.3', 'The use of ``string`` type is deprecated. Use an ``integer`` instead.')),
   },
 } as const;
@@ -64,8 +88,16 @@ const chpasswdUser = {
   minItems: 1,
   type: 'object',
   ...anyOf(
-    { required: ['name', 'type'], additionalProperties: false, properties: { name: str, type: { enum: ['RANDOM'], type: 'string' } } },
-    { required: ['name', 'password'], additionalProperties: false, properties: { name: str, type: { enum: ['hash', 'text'], type: 'string' }, password: str } },
+    {
+      required: ['name', 'type'],
+      additionalProperties: false,
+      properties: { name: str, type: { enum: ['RANDOM'], type: 'string' } },
+    },
+    {
+      required: ['name', 'password'],
+      additionalProperties: false,
+      properties: { name: str, type: { enum: ['hash', 'text'], type: 'string' }, password: str },
+    },
   ),
 } as const;
 
@@ -73,7 +105,12 @@ const uniqueStrings = { type: 'array', items: str, uniqueItems: true } as const;
 
 export const USERS_AND_ACCESS_KEYS = {
   // users_groups
-  groups: { type: ['string', 'object', 'array'], ...groupsByName, items: { type: ['string', 'object'], ...groupsByName }, minItems: 1 },
+  groups: {
+    type: ['string', 'object', 'array'],
+    ...groupsByName,
+    items: { type: ['string', 'object'], ...groupsByName },
+    minItems: 1,
+  },
   user: oneOf(str, userAsObject),
   users: { type: ['string', 'array', 'object'], items: oneOf(str, strings, userAsObject) },
   // set_passwords
@@ -81,11 +118,19 @@ export const USERS_AND_ACCESS_KEYS = {
   chpasswd: closedObject({
     expire: bool,
     users: arrayOf(chpasswdUser),
-    list: deprecated({ ...oneOf(str, arrayOf({ type: 'string', pattern: '^.+:.+$' })), minItems: 1 }, '22.2', 'Use **users** instead.'),
+    list: deprecated(
+      { ...oneOf(str, arrayOf({ type: 'string', pattern: '^.+:.+$' })), minItems: 1 },
+      '22.2',
+      'Use **users** instead.',
+    ),
   }),
   password: str,
   // ssh
-  ssh_keys: { type: 'object', patternProperties: { '^(ecdsa|ed25519|rsa)_(public|private|certificate)$': str }, additionalProperties: false },
+  ssh_keys: {
+    type: 'object',
+    patternProperties: { '^(ecdsa|ed25519|rsa)_(public|private|certificate)$': str },
+    additionalProperties: false,
+  },
   ssh_authorized_keys: { type: 'array', minItems: 1, items: str },
   ssh_deletekeys: bool,
   ssh_genkeytypes: { type: 'array', minItems: 1, items: stringEnum('ecdsa', 'ed25519', 'rsa') },

@@ -24,7 +24,12 @@ interface Lifecycle {
 }
 
 function pointerSegments(pointer: string): string[] {
-  return pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return pointer === ''
+    ? []
+    : pointer
+        .slice(1)
+        .split('/')
+        .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function valueAt(value: unknown, segments: readonly string[]): unknown {
@@ -37,11 +42,15 @@ function valueAt(value: unknown, segments: readonly string[]): unknown {
 function forValidation(value: unknown): unknown {
   if (value instanceof Uint8Array) return Buffer.from(value).toString('latin1');
   if (Array.isArray(value)) return value.map(forValidation);
-  if (value && typeof value === 'object' && !(value instanceof Date)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, forValidation(v)]));
+  if (value && typeof value === 'object' && !(value instanceof Date))
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, forValidation(v)]));
   return value;
 }
 
-/** Whether a reached lifecycle node counts: every alternative it lies in chose its branch (the first valid one of an anyOf, the only valid one of a oneOf). */
+/**
+ * Whether a reached lifecycle node counts: every alternative it lies in chose its branch (the first valid one of an
+ * anyOf, the only valid one of a oneOf).
+ */
 function counts(validators: SchemaValidators, data: unknown, r: ReachedLifecycle): boolean {
   const segments = pointerSegments(r.instancePath);
   for (const a of alternativesAround(validators.root, r.schemaPath)) {
@@ -69,10 +78,15 @@ function sortedUnique(findings: SchemaFinding[]): SchemaFinding[] {
     seen.add(key);
     return true;
   });
-  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.message < b.message ? -1 : a.message > b.message ? 1 : 0));
+  return out.sort((a, b) =>
+    a.path < b.path ? -1 : a.path > b.path ? 1 : a.message < b.message ? -1 : a.message > b.message ? 1 : 0,
+  );
 }
 
-/** What cloud-init's validator names the path of a problem: the keys and indexes joined with dots, an unknown top-level key by itself. */
+/**
+ * What cloud-init's validator names the path of a problem: the keys and indexes joined with dots, an unknown top-level
+ * key by itself.
+ */
 function problemPath(e: PyError): string {
   if (e.path.length === 0 && e.validator === 'additionalProperties' && e.schemaPath === '#/additionalProperties') {
     const one = /.*\('(.*)' was unexpected\)/.exec(e.message);
@@ -81,7 +95,10 @@ function problemPath(e: PyError): string {
   return e.path.join('.');
 }
 
-/** DATA's errors and deprecations against VALIDATORS, each list sorted by path and message, without repeats (as cloud-init's SchemaValidationError). */
+/**
+ * DATA's errors and deprecations against VALIDATORS, each list sorted by path and message, without repeats (as
+ * cloud-init's SchemaValidationError).
+ */
 export function checkValue(validators: SchemaValidators, data: unknown): SchemaFinding[] {
   const input = forValidation(data);
   const recorder: LifecycleRecorder = { reached: [] };
@@ -90,13 +107,24 @@ export function checkValue(validators: SchemaValidators, data: unknown): SchemaF
     ? []
     : explainErrors((validators.validate.errors ?? []) as ErrorObject[], data).map((e) => {
         const path = problemPath(e);
-        return { path, segments: e.path.length === 0 && path !== '' ? [path] : e.path, message: e.message, kind: 'error' as const, keyword: e.validator };
+        return {
+          path,
+          segments: e.path.length === 0 && path !== '' ? [path] : e.path,
+          message: e.message,
+          kind: 'error' as const,
+          keyword: e.validator,
+        };
       });
   const deprecations = recorder.reached
     .filter((r) => counts(validators, input, r))
     .map((r) => {
       const segments = pointerSegments(r.instancePath);
-      return { path: segments.join('.'), segments, message: lifecycleMessage(nodeAt(validators.root, r.schemaPath)), kind: 'deprecation' as const };
+      return {
+        path: segments.join('.'),
+        segments,
+        message: lifecycleMessage(nodeAt(validators.root, r.schemaPath)),
+        kind: 'deprecation' as const,
+      };
     });
   return [...sortedUnique(errors), ...sortedUnique(deprecations)];
 }

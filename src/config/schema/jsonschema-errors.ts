@@ -27,7 +27,12 @@ function isComposite(e: AjvError): boolean {
 }
 
 function segments(pointer: string): string[] {
-  return pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return pointer === ''
+    ? []
+    : pointer
+        .slice(1)
+        .split('/')
+        .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 /** Whether E lies inside the branches of the composite error C (same instance or below it, schema path below it). */
@@ -56,7 +61,9 @@ function pyTypeMatches(v: unknown, type: string): boolean {
     case 'array':
       return Array.isArray(v);
     case 'object':
-      return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Uint8Array) && !(v instanceof Date);
+      return (
+        v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Uint8Array) && !(v instanceof Date)
+      );
     default:
       return false;
   }
@@ -77,7 +84,8 @@ function relevance(e: PyError): number[] {
 }
 
 function compare(a: number[], b: number[]): number {
-  for (let i = 0; i < a.length; i++) if ((a[i] as number) !== (b[i] as number)) return (a[i] as number) - (b[i] as number);
+  for (let i = 0; i < a.length; i++)
+    if ((a[i] as number) !== (b[i] as number)) return (a[i] as number) - (b[i] as number);
   return 0;
 }
 
@@ -94,7 +102,10 @@ export function bestMatch(errors: PyError[]): PyError | undefined {
   return best;
 }
 
-/** cloud-init's cloud_init_deepest_matches: for a mapping with a `type`, the branch of that type; else the deepest errors. */
+/**
+ * cloud-init's cloud_init_deepest_matches: for a mapping with a `type`, the branch of that type; else the deepest
+ * errors.
+ */
 function deepestMatches(errors: PyError[], instance: unknown, base: number): PyError[] {
   const typed = instance !== null && typeof instance === 'object' && !Array.isArray(instance) && 'type' in instance;
   let best: PyError[] = [];
@@ -103,7 +114,10 @@ function deepestMatches(errors: PyError[], instance: unknown, base: number): PyE
     if (typed) {
       const wanted = (e.schema.properties as Record<string, { enum?: unknown[] }> | undefined)?.type?.enum ?? [];
       if (wanted.includes((instance as { type: unknown }).type)) return [e];
-      const jsonPath = `$${e.path.slice(base).map((s) => (/^\d+$/.test(s) ? `[${s}]` : `.${s}`)).join('')}`;
+      const jsonPath = `$${e.path
+        .slice(base)
+        .map((s) => (/^\d+$/.test(s) ? `[${s}]` : `.${s}`))
+        .join('')}`;
       if (jsonPath.endsWith('type')) best.push(e);
     } else if (e.path.length - base === depth) best.push(e);
     else if (e.path.length - base > depth) {
@@ -119,7 +133,10 @@ function limitMessage(e: AjvError, instance: unknown): string {
   const r = pyRepr(instance);
   switch (e.keyword) {
     case 'type':
-      return `${r} is not of type ${[schema.type].flat().map((t) => pyRepr(t)).join(', ')}`;
+      return `${r} is not of type ${[schema.type]
+        .flat()
+        .map((t) => pyRepr(t))
+        .join(', ')}`;
     case 'enum':
       return `${r} is not one of ${pyRepr(schema.enum)}`;
     case 'required':
@@ -147,7 +164,9 @@ function limitMessage(e: AjvError, instance: unknown): string {
   }
 }
 
-/** Errors outside any failed anyOf/oneOf, as jsonschema words them (all unexpected keys of one mapping in one error). */
+/**
+ * Errors outside any failed anyOf/oneOf, as jsonschema words them (all unexpected keys of one mapping in one error).
+ */
 function plainErrors(errors: AjvError[], data: unknown): PyError[] {
   const out: PyError[] = [];
   const extras = new Map<string, { e: AjvError; names: string[] }>();
@@ -162,7 +181,14 @@ function plainErrors(errors: AjvError[], data: unknown): PyError[] {
       else extras.set(key, { e, names: [name] });
       continue;
     }
-    out.push({ path, validator: e.keyword, message: limitMessage(e, instance), schema: e.parentSchema ?? {}, schemaPath: e.schemaPath, instance });
+    out.push({
+      path,
+      validator: e.keyword,
+      message: limitMessage(e, instance),
+      schema: e.parentSchema ?? {},
+      schemaPath: e.schemaPath,
+      instance,
+    });
   }
   for (const { e, names } of extras.values()) {
     const schema = e.parentSchema ?? {};
@@ -171,9 +197,19 @@ function plainErrors(errors: AjvError[], data: unknown): PyError[] {
     const joined = sorted.map((n) => pyRepr(n)).join(', ');
     const patterns = schema.patternProperties as Record<string, unknown> | undefined;
     const message = patterns
-      ? `${joined} ${sorted.length === 1 ? 'does' : 'do'} not match any of the regexes: ${Object.keys(patterns).sort().map((p) => pyRepr(p)).join(', ')}`
+      ? `${joined} ${sorted.length === 1 ? 'does' : 'do'} not match any of the regexes: ${Object.keys(patterns)
+          .sort()
+          .map((p) => pyRepr(p))
+          .join(', ')}`
       : `Additional properties are not allowed (${joined} ${sorted.length === 1 ? 'was' : 'were'} unexpected)`;
-    out.push({ path, validator: 'additionalProperties', message, schema, schemaPath: e.schemaPath, instance: valueAt(data, path) });
+    out.push({
+      path,
+      validator: 'additionalProperties',
+      message,
+      schema,
+      schemaPath: e.schemaPath,
+      instance: valueAt(data, path),
+    });
   }
   return out;
 }
@@ -186,12 +222,16 @@ function valueAt(value: unknown, path: readonly string[]): unknown {
 
 /** The `type` of a mapping that has one, as Python formats it into a string. */
 function typeOfMapping(instance: unknown): string | undefined {
-  if (instance === null || typeof instance !== 'object' || Array.isArray(instance) || !('type' in instance)) return undefined;
+  if (instance === null || typeof instance !== 'object' || Array.isArray(instance) || !('type' in instance))
+    return undefined;
   const t = (instance as { type: unknown }).type;
   return typeof t === 'string' ? t : pyRepr(t);
 }
 
-/** Whether BRANCH is an anyOf_type_ branch whose name holds `anyOf_type_<TYPE>` (upstream tests the $ref name with `in`). */
+/**
+ * Whether BRANCH is an anyOf_type_ branch whose name holds `anyOf_type_<TYPE>` (upstream tests the $ref name with
+ * `in`).
+ */
 function isTypeBranch(branch: unknown, type: string): boolean {
   const title = (branch as { title?: unknown } | null)?.title;
   return typeof title === 'string' && title.startsWith('anyOf_type_') && title.includes(`anyOf_type_${type}`);
@@ -214,10 +254,22 @@ export function explainErrors(errors: AjvError[], data: unknown): PyError[] {
     const passing = (c.params as { passingSchemas?: number[] | null }).passingSchemas;
     if (c.keyword === 'oneOf' && Array.isArray(passing)) {
       const valid = [...passing.slice(1), passing[0]].map((i) => pyRepr(branches[i as number]));
-      out.push({ path, validator: 'oneOf', message: `${pyRepr(instance)} is valid under each of ${valid.join(', ')}`, schema, schemaPath: c.schemaPath, instance });
+      out.push({
+        path,
+        validator: 'oneOf',
+        message: `${pyRepr(instance)} is valid under each of ${valid.join(', ')}`,
+        schema,
+        schemaPath: c.schemaPath,
+        instance,
+      });
       continue;
     }
-    const perBranch = branches.map((_, i) => explainErrors(members.filter((e) => branchOf(e, c) === i), data));
+    const perBranch = branches.map((_, i) =>
+      explainErrors(
+        members.filter((e) => branchOf(e, c) === i),
+        data,
+      ),
+    );
     const all = perBranch.flat();
     if (c.keyword === 'anyOf') {
       // A branch whose errors cloud-init's validator all dropped (a oneOf inside it whose deepest matches are none)
@@ -226,13 +278,22 @@ export function explainErrors(errors: AjvError[], data: unknown): PyError[] {
       // cloud-init's anyOf: for a mapping with a `type`, the errors of the branches named after it (network v1's
       // anyOf_type_<type>, here their title) instead of jsonschema's best match.
       const typed = typeOfMapping(instance);
-      const named = typed === undefined ? [] : branches.map((b, i) => [b, i] as const).filter(([b]) => isTypeBranch(b, typed));
+      const named =
+        typed === undefined ? [] : branches.map((b, i) => [b, i] as const).filter(([b]) => isTypeBranch(b, typed));
       if (named.length) for (const [, i] of named) out.push(...(perBranch[i] ?? []));
       else {
         const best = bestMatch(all);
         if (best) out.push(best);
       }
-      out.push({ path, validator: 'anyOf', message: `${pyRepr(instance)} is not valid under any of the given schemas`, schema, schemaPath: c.schemaPath, instance, context: all });
+      out.push({
+        path,
+        validator: 'anyOf',
+        message: `${pyRepr(instance)} is not valid under any of the given schemas`,
+        schema,
+        schemaPath: c.schemaPath,
+        instance,
+        context: all,
+      });
     } else {
       // cloud-init's oneOf takes the first branch left without errors as valid (see the anyOf above); any later one
       // also valid makes "valid under each of".
@@ -241,7 +302,14 @@ export function explainErrors(errors: AjvError[], data: unknown): PyError[] {
         const later = perBranch.map((errs, i) => (i > first && errs.length === 0 ? i : -1)).filter((i) => i >= 0);
         if (later.length) {
           const valid = [...later, first].map((i) => pyRepr(branches[i]));
-          out.push({ path, validator: 'oneOf', message: `${pyRepr(instance)} is valid under each of ${valid.join(', ')}`, schema, schemaPath: c.schemaPath, instance });
+          out.push({
+            path,
+            validator: 'oneOf',
+            message: `${pyRepr(instance)} is valid under each of ${valid.join(', ')}`,
+            schema,
+            schemaPath: c.schemaPath,
+            instance,
+          });
         }
         continue;
       }

@@ -2,7 +2,10 @@
 // around its node chose the node's branch for the value (the first valid branch of an anyOf, the only valid one of a
 // oneOf), so those branches get validators of their own; their list is derived here, the same at build and at run time.
 
-/** An anyOf/oneOf around a lifecycle node: its pointer, the branch the node is in, and how many instance levels the node lies below it. */
+/**
+ * An anyOf/oneOf around a lifecycle node: its pointer, the branch the node is in, and how many instance levels the node
+ * lies below it.
+ */
 export interface Alternative {
   pointer: string;
   keyword: 'anyOf' | 'oneOf';
@@ -78,7 +81,8 @@ function lifecycleNodes(schema: unknown, at = '#'): string[] {
 export function lifecycleBranches(root: unknown): string[] {
   const branches = new Set<string>();
   for (const node of lifecycleNodes(root)) {
-    for (const a of alternativesAround(root, node)) for (let i = 0; i < a.branchCount; i++) branches.add(`${a.pointer}/${i}`);
+    for (const a of alternativesAround(root, node))
+      for (let i = 0; i < a.branchCount; i++) branches.add(`${a.pointer}/${i}`);
   }
   return [...branches].sort();
 }

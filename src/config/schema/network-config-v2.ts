@@ -10,8 +10,15 @@ const dhcpOverrides = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    hostname: str, 'route-metric': int, 'send-hostname': bool, 'use-dns': bool, 'use-domains': str, 'use-hostname': bool, 'use-mtu': bool,
-    'use-ntp': bool, 'use-routes': bool,
+    hostname: str,
+    'route-metric': int,
+    'send-hostname': bool,
+    'use-dns': bool,
+    'use-domains': str,
+    'use-hostname': bool,
+    'use-mtu': bool,
+    'use-ntp': bool,
+    'use-routes': bool,
   },
 } as const;
 
@@ -32,7 +39,12 @@ const DEVICE = {
     optional: bool,
     mtu: int,
     nameservers: { type: 'object', additionalProperties: false, properties: { search: strings, addresses: strings } },
-    routes: arrayOf({ type: 'object', required: ['to'], additionalProperties: false, properties: { to: str, via: str, metric: int } }),
+    routes: arrayOf({
+      type: 'object',
+      required: ['to'],
+      additionalProperties: false,
+      properties: { to: str, via: str, metric: int },
+    }),
   },
 } as const;
 
@@ -51,7 +63,15 @@ const BOND = device({
   parameters: {
     type: 'object',
     properties: {
-      mode: stringEnum('balance-rr', 'active-backup', 'balance-xor', 'broadcast', '802.3ad', 'balance-tlb', 'balance-alb'),
+      mode: stringEnum(
+        'balance-rr',
+        'active-backup',
+        'balance-xor',
+        'broadcast',
+        '802.3ad',
+        'balance-tlb',
+        'balance-alb',
+      ),
       'lacp-rate': stringEnum('fast', 'slow'),
       'mii-monitor-interval': str,
       'min-links': int,
@@ -77,7 +97,15 @@ const BRIDGE = device({
   interfaces: strings,
   parameters: {
     type: 'object',
-    properties: { 'ageing-time': int, priority: int, 'forward-delay': int, 'hello-time': int, 'max-age': int, 'path-cost': int, stp: bool },
+    properties: {
+      'ageing-time': int,
+      priority: int,
+      'forward-delay': int,
+      'hello-time': int,
+      'max-age': int,
+      'path-cost': int,
+      stp: bool,
+    },
   },
 });
 

@@ -45,11 +45,16 @@ export function pyRepr(v: unknown): string {
   if (v instanceof Date) {
     const parts = [v.getUTCFullYear(), v.getUTCMonth() + 1, v.getUTCDate()];
     const time = [v.getUTCHours(), v.getUTCMinutes(), v.getUTCSeconds()];
-    return time.every((t) => t === 0) ? `datetime.date(${parts.join(', ')})` : `datetime.datetime(${[...parts, ...time].join(', ')})`;
+    return time.every((t) => t === 0)
+      ? `datetime.date(${parts.join(', ')})`
+      : `datetime.datetime(${[...parts, ...time].join(', ')})`;
   }
   if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`;
   if (v instanceof Set) return v.size ? `{${[...v].map(pyRepr).join(', ')}}` : 'set()';
   if (v instanceof Map) return `{${[...v].map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`).join(', ')}}`;
-  if (typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`).join(', ')}}`;
+  if (typeof v === 'object')
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`)
+      .join(', ')}}`;
   return String(v);
 }

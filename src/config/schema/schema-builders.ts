@@ -46,23 +46,42 @@ export function closedObject<const P>(properties: P) {
 
 /** A mapping whose keys match PATTERN, each value checked by VALUE, and no other keys. */
 export function mapOf<const V>(pattern: string, value: V) {
-  return { type: 'object', patternProperties: { [pattern]: value } as { readonly [key: string]: V }, additionalProperties: false } as const;
+  return {
+    type: 'object',
+    patternProperties: { [pattern]: value } as { readonly [key: string]: V },
+    additionalProperties: false,
+  } as const;
 }
 
 /**
  * NODE marked as deprecated the way cloud-init's schema marks it: whenever a value reaches it, a deprecation
  * (never an error) " Deprecated in version VERSION. DESCRIPTION" is reported.
  */
-export function deprecated<const N extends object, const V extends string, const D extends string>(node: N, version: V, description: D) {
+export function deprecated<const N extends object, const V extends string, const D extends string>(
+  node: N,
+  version: V,
+  description: D,
+) {
   return { ...node, deprecated: true, lifecycle: { change: 'Deprecated', version, description } } as const;
 }
 
-/** NODE as a form still accepted but changed in VERSION: reported as deprecations are, " Changed in version VERSION. DESCRIPTION". */
-export function changed<const N extends object, const V extends string, const D extends string>(node: N, version: V, description: D) {
+/**
+ * NODE as a form still accepted but changed in VERSION: reported as deprecations are, " Changed in version VERSION.
+ * DESCRIPTION".
+ */
+export function changed<const N extends object, const V extends string, const D extends string>(
+  node: N,
+  version: V,
+  description: D,
+) {
   return { ...node, lifecycle: { change: 'Changed', version, description } } as const;
 }
 
 /** "Use **KEY** instead.": the description of a key deprecated for another. */
-export function renamed<const N extends object, const V extends string, const K extends string>(node: N, version: V, replacement: K) {
+export function renamed<const N extends object, const V extends string, const K extends string>(
+  node: N,
+  version: V,
+  replacement: K,
+) {
   return deprecated(node, version, `Use **${replacement}** instead.` as `Use **${K}** instead.`);
 }

@@ -1,15 +1,33 @@
-// Parses and updates authorized_keys files as cloud-init's ssh_util does (setup_user_keys), with cloud-init's modes and owners.
+// Parses and updates authorized_keys files as cloud-init's ssh_util does (setup_user_keys), with cloud-init's modes and
+// owners.
 import { posix } from 'node:path';
 import type { Platform } from '../../platform/platform';
 import { lookupUser } from './passwd-entries';
 import { SSHD_CONFIG, sshdConfigMap } from './sshd-config';
 
 const VALID_KEY_TYPES = new Set([
-  'dsa', 'rsa', 'ecdsa', 'ed25519',
-  'ecdsa-sha2-nistp256-cert-v01@openssh.com', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384-cert-v01@openssh.com', 'ecdsa-sha2-nistp384',
-  'ecdsa-sha2-nistp521-cert-v01@openssh.com', 'ecdsa-sha2-nistp521', 'sk-ecdsa-sha2-nistp256-cert-v01@openssh.com', 'sk-ecdsa-sha2-nistp256@openssh.com',
-  'sk-ssh-ed25519-cert-v01@openssh.com', 'sk-ssh-ed25519@openssh.com', 'ssh-dss-cert-v01@openssh.com', 'ssh-dss',
-  'ssh-ed25519-cert-v01@openssh.com', 'ssh-ed25519', 'ssh-rsa-cert-v01@openssh.com', 'ssh-rsa', 'ssh-xmss-cert-v01@openssh.com', 'ssh-xmss@openssh.com',
+  'dsa',
+  'rsa',
+  'ecdsa',
+  'ed25519',
+  'ecdsa-sha2-nistp256-cert-v01@openssh.com',
+  'ecdsa-sha2-nistp256',
+  'ecdsa-sha2-nistp384-cert-v01@openssh.com',
+  'ecdsa-sha2-nistp384',
+  'ecdsa-sha2-nistp521-cert-v01@openssh.com',
+  'ecdsa-sha2-nistp521',
+  'sk-ecdsa-sha2-nistp256-cert-v01@openssh.com',
+  'sk-ecdsa-sha2-nistp256@openssh.com',
+  'sk-ssh-ed25519-cert-v01@openssh.com',
+  'sk-ssh-ed25519@openssh.com',
+  'ssh-dss-cert-v01@openssh.com',
+  'ssh-dss',
+  'ssh-ed25519-cert-v01@openssh.com',
+  'ssh-ed25519',
+  'ssh-rsa-cert-v01@openssh.com',
+  'ssh-rsa',
+  'ssh-xmss-cert-v01@openssh.com',
+  'ssh-xmss@openssh.com',
 ]);
 
 /** The options login is refused with for root when disable_root is set ($USER and $DISABLE_USER are filled in). */
@@ -89,7 +107,9 @@ export function updateAuthorizedKeys(old: AuthKeyLine[], keys: AuthKeyLine[]): s
   return [...entries.map(renderAuthKeyLine), ''].join('\n');
 }
 
-/** The authorized_keys file sshd reads for USER (AuthorizedKeysFile's first per-user path, else ~/.ssh/authorized_keys). */
+/**
+ * The authorized_keys file sshd reads for USER (AuthorizedKeysFile's first per-user path, else ~/.ssh/authorized_keys).
+ */
 async function authorizedKeysPath(platform: Platform, user: string, home: string): Promise<string> {
   const map = sshdConfigMap((await platform.readTextIfExists(SSHD_CONFIG)) ?? '');
   const value = map.get('authorizedkeysfile') || '%h/.ssh/authorized_keys';
@@ -119,7 +139,16 @@ export async function setupUserKeys(platform: Platform, user: string, keys: stri
     await platform.mkdir(folder, { mode: mine ? 0o700 : 0o755, owner: mine ? `${pw.uid}:${pw.gid}` : '0:0' });
   }
   const existing = await platform.readTextIfExists(file);
-  const old = existing === undefined ? [] : existing.split('\n').filter((l, i, all) => !(i === all.length - 1 && l === '')).map((l) => parseAuthKeyLine(l));
-  const content = updateAuthorizedKeys(old, keys.map((k) => parseAuthKeyLine(String(k), options)));
+  const old =
+    existing === undefined
+      ? []
+      : existing
+          .split('\n')
+          .filter((l, i, all) => !(i === all.length - 1 && l === ''))
+          .map((l) => parseAuthKeyLine(l));
+  const content = updateAuthorizedKeys(
+    old,
+    keys.map((k) => parseAuthKeyLine(String(k), options)),
+  );
   await platform.writeFile(file, content, existing === undefined ? { mode: 0o600, owner: `${pw.uid}:${pw.gid}` } : {});
 }

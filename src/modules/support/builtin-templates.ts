@@ -1,4 +1,5 @@
-// kiln's own templates for images without cloud-init's /etc/cloud/templates: /etc/hosts per osfamily, apt sources.list for Debian and Ubuntu.
+// kiln's own templates for images without cloud-init's /etc/cloud/templates: /etc/hosts per osfamily, apt sources.list
+// for Debian and Ubuntu.
 
 const NOTE = [
   '# This file is managed by kiln because cloud-config sets manage_etc_hosts: true.',
@@ -6,19 +7,54 @@ const NOTE = [
   "# or turn 'manage_etc_hosts' off to keep your own.",
 ];
 
-const DEBIAN_LIKE = ['127.0.1.1 {{fqdn}} {{hostname}}', '127.0.0.1 localhost', '', '# IPv6 loopback and multicast names', '::1 localhost ip6-localhost ip6-loopback', 'ff02::1 ip6-allnodes', 'ff02::2 ip6-allrouters'];
+const DEBIAN_LIKE = [
+  '127.0.1.1 {{fqdn}} {{hostname}}',
+  '127.0.0.1 localhost',
+  '',
+  '# IPv6 loopback and multicast names',
+  '::1 localhost ip6-localhost ip6-loopback',
+  'ff02::1 ip6-allnodes',
+  'ff02::2 ip6-allrouters',
+];
 const REDHAT_LIKE = [
-  '127.0.0.1 {{fqdn}} {{hostname}}', '127.0.0.1 localhost.localdomain localhost', '127.0.0.1 localhost4.localdomain4 localhost4', '',
-  '::1 {{fqdn}} {{hostname}}', '::1 localhost.localdomain localhost', '::1 localhost6.localdomain6 localhost6',
+  '127.0.0.1 {{fqdn}} {{hostname}}',
+  '127.0.0.1 localhost.localdomain localhost',
+  '127.0.0.1 localhost4.localdomain4 localhost4',
+  '',
+  '::1 {{fqdn}} {{hostname}}',
+  '::1 localhost.localdomain localhost',
+  '::1 localhost6.localdomain6 localhost6',
 ];
 const SUSE_LIKE = [
-  '127.0.0.1 localhost', '127.0.1.1 {{fqdn}} {{hostname}}', '', '# IPv6 loopback and multicast names',
-  '::1 localhost ipv6-localhost ipv6-loopback', 'fe00::0 ipv6-localnet', 'ff00::0 ipv6-mcastprefix', 'ff02::1 ipv6-allnodes', 'ff02::2 ipv6-allrouters', 'ff02::3 ipv6-allhosts',
+  '127.0.0.1 localhost',
+  '127.0.1.1 {{fqdn}} {{hostname}}',
+  '',
+  '# IPv6 loopback and multicast names',
+  '::1 localhost ipv6-localhost ipv6-loopback',
+  'fe00::0 ipv6-localnet',
+  'ff00::0 ipv6-mcastprefix',
+  'ff02::1 ipv6-allnodes',
+  'ff02::2 ipv6-allrouters',
+  'ff02::3 ipv6-allhosts',
 ];
-const ALPINE_LIKE = ['127.0.1.1 {{fqdn}} {{hostname}}', '127.0.0.1 localhost.localdomain localhost', '::1 localhost ipv6-localhost ipv6-loopback'];
-const ARCH_LIKE = ['127.0.1.1 {{fqdn}} {{hostname}}', '127.0.0.1 localhost.localdomain localhost', '::1 localhost.localdomain localhost'];
+const ALPINE_LIKE = [
+  '127.0.1.1 {{fqdn}} {{hostname}}',
+  '127.0.0.1 localhost.localdomain localhost',
+  '::1 localhost ipv6-localhost ipv6-loopback',
+];
+const ARCH_LIKE = [
+  '127.0.1.1 {{fqdn}} {{hostname}}',
+  '127.0.0.1 localhost.localdomain localhost',
+  '::1 localhost.localdomain localhost',
+];
 
-const BODIES: Record<string, string[]> = { debian: DEBIAN_LIKE, redhat: REDHAT_LIKE, suse: SUSE_LIKE, alpine: ALPINE_LIKE, arch: ARCH_LIKE };
+const BODIES: Record<string, string[]> = {
+  debian: DEBIAN_LIKE,
+  redhat: REDHAT_LIKE,
+  suse: SUSE_LIKE,
+  alpine: ALPINE_LIKE,
+  arch: ARCH_LIKE,
+};
 
 /** The built-in hosts template for FAMILY (jinja subset), or undefined for a family kiln has none for. */
 export function builtinHostsTemplate(family: string): string | undefined {

@@ -29,6 +29,10 @@ export function renderTemplateText(text: string, params: Record<string, unknown>
 }
 
 /** The template NAME (without .tmpl) from the target's templates folder, or undefined when it has none. */
-export async function readSystemTemplate(platform: { readTextIfExists(p: string): Promise<string | undefined> }, cfg: CloudConfig, name: string): Promise<string | undefined> {
+export async function readSystemTemplate(
+  platform: { readTextIfExists(p: string): Promise<string | undefined> },
+  cfg: CloudConfig,
+  name: string,
+): Promise<string | undefined> {
   return platform.readTextIfExists(posix.join(templatesDir(cfg), `${name}.tmpl`));
 }

@@ -18,10 +18,18 @@ import { type ConfigReader, type ReaderWarn, readConfigValue } from './config-re
 export type ConfigReaders = { readonly [P in CloudConfigKey]?: ConfigReader };
 
 /** The type of a value of schema type V once READER has read it (a reader that always gives a string, a string …). */
-type ReadType<R, V> = R extends 'str' | 'truthy-str' ? Extract<V, string> : R extends 'bool' | 'truthy' | 'not-false' ? Extract<V, boolean> : R extends 'list' ? Extract<V, readonly unknown[]> : V;
+type ReadType<R, V> = R extends 'str' | 'truthy-str'
+  ? Extract<V, string>
+  : R extends 'bool' | 'truthy' | 'not-false'
+    ? Extract<V, boolean>
+    : R extends 'list'
+      ? Extract<V, readonly unknown[]>
+      : V;
 
 /** The part of the cloud-config a module with READERS gets: each key it reads, absent or as read and checked. */
-export type ReadSlice<R extends ConfigReaders> = { readonly [P in keyof R & CloudConfigKey]?: ReadType<R[P], CloudConfigValue<P>> };
+export type ReadSlice<R extends ConfigReaders> = {
+  readonly [P in keyof R & CloudConfigKey]?: ReadType<R[P], CloudConfigValue<P>>;
+};
 
 /** A module that reads the cloud-config keys of READERS, each read by its reader and typed by the schema. */
 export interface ConfigModuleSpec<R extends ConfigReaders> extends Omit<Module, 'run' | 'prepare' | 'configKeys'> {
@@ -46,17 +54,28 @@ function readSlice(cfg: CloudConfig, readers: ConfigReaders, warn?: ReaderWarn):
  * when it is not as the schema says. The validators are loaded on first use (as load-validators.ts does), so that a
  * command that runs no module never evaluates them.
  */
-export async function checkedSlice<R extends ConfigReaders>(module: string, readers: R, cfg: CloudConfig, warn?: ReaderWarn): Promise<ReadSlice<R>> {
+export async function checkedSlice<R extends ConfigReaders>(
+  module: string,
+  readers: R,
+  cfg: CloudConfig,
+  warn?: ReaderWarn,
+): Promise<ReadSlice<R>> {
   const slice = readSlice(cfg, readers, warn);
   if (Object.keys(slice).length === 0) return {};
   const { configSliceErrors } = await import('../../config/schema/config-slice-errors');
   const errors = configSliceErrors(slice);
-  if (errors.length > 0) throw new ModuleError(module, `Invalid cloud-config: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
+  if (errors.length > 0)
+    throw new ModuleError(module, `Invalid cloud-config: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
   return slice as ReadSlice<R>;
 }
 
-/** SPEC as a Module: its run() gets only its keys, read as its upstream code reads them, checked against the schema and typed. */
-export function configModule<const R extends ConfigReaders>(spec: ConfigModuleSpec<R> & { readonly configKeys: Record<Exclude<keyof R, CloudConfigKey>, never> }): Module {
+/**
+ * SPEC as a Module: its run() gets only its keys, read as its upstream code reads them, checked against the schema and
+ * typed.
+ */
+export function configModule<const R extends ConfigReaders>(
+  spec: ConfigModuleSpec<R> & { readonly configKeys: Record<Exclude<keyof R, CloudConfigKey>, never> },
+): Module {
   const { run, ...rest } = spec;
   return {
     ...rest,

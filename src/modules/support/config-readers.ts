@@ -59,7 +59,13 @@ function pythonStr(value: unknown): string {
 }
 
 function isMapping(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array) && !(value instanceof Date);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !(value instanceof Uint8Array) &&
+    !(value instanceof Date)
+  );
 }
 
 /** VALUE (present under its key) as READER reads it; undefined when the key is then as if absent. */

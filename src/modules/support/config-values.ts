@@ -51,7 +51,8 @@ export function cfgList(cfg: Record<string, unknown>, key: string): string[] | u
 export function cfgMap(module: string, cfg: Record<string, unknown>, key: string): Record<string, unknown> | undefined {
   const v = cfg[key];
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'object' || Array.isArray(v)) throw new ModuleError(module, `'${key}' must be a mapping, got ${describeType(v)}`);
+  if (typeof v !== 'object' || Array.isArray(v))
+    throw new ModuleError(module, `'${key}' must be a mapping, got ${describeType(v)}`);
   return v as Record<string, unknown>;
 }
 
@@ -63,5 +64,8 @@ export function describeType(v: unknown): string {
 
 /** Splits a comma-separated string ("a, b,c") into trimmed non-empty parts, as cloud-init does for groups. */
 export function splitCommaList(s: string): string[] {
-  return s.split(',').map((x) => x.trim()).filter(Boolean);
+  return s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
 }

@@ -1,4 +1,5 @@
-// The subset of Python's ConfigObj that cloud-init's mcollective module reads and writes (server.cfg): keys, one level of [sections], comments kept.
+// The subset of Python's ConfigObj that cloud-init's mcollective module reads and writes (server.cfg): keys, one level
+// of [sections], comments kept.
 import { ModuleError } from '../module';
 
 export type ConfigObjValue = string | string[];
@@ -41,7 +42,8 @@ function parseValue(module: string, raw: string, lineNo: number): { value: Confi
     if (i >= s.length || s[i] === '#') break;
     const q = s[i];
     if (q === '"' || q === "'") {
-      if (s.startsWith(q.repeat(3), i)) throw new ModuleError(module, `triple-quoted values are not supported (line ${lineNo})`);
+      if (s.startsWith(q.repeat(3), i))
+        throw new ModuleError(module, `triple-quoted values are not supported (line ${lineNo})`);
       const end = s.indexOf(q, i + 1);
       if (end < 0) throw new ModuleError(module, `Parse error in value at line ${lineNo}.`);
       items.push(s.slice(i + 1, end));
@@ -62,7 +64,11 @@ function parseValue(module: string, raw: string, lineNo: number): { value: Confi
     break;
   }
   const comment = i < s.length ? s.slice(i).trim() : '';
-  if (isList) return { value: items.filter((x, n) => !(n === items.length - 1 && x === '' && raw.trim().endsWith(','))), comment };
+  if (isList)
+    return {
+      value: items.filter((x, n) => !(n === items.length - 1 && x === '' && raw.trim().endsWith(','))),
+      comment,
+    };
   return { value: items[0] ?? '', comment };
 }
 
@@ -99,9 +105,11 @@ export function parseConfigObj(module: string, text: string): ConfigObjFile {
     const marker = /^\s*(\[+)\s*([^\]]*?)\s*(\]+)\s*(#.*)?$/.exec(line);
     if (marker) {
       const depth = (marker[1] as string).length;
-      if (depth !== 1 || (marker[3] as string).length !== 1) throw new ModuleError(module, `nested sections are not supported (line ${lineNo})`);
+      if (depth !== 1 || (marker[3] as string).length !== 1)
+        throw new ModuleError(module, `nested sections are not supported (line ${lineNo})`);
       const name = marker[2] as string;
-      if (file.root.sections.has(name) || file.root.scalars.has(name)) throw new ModuleError(module, `Duplicate section name at line ${lineNo}.`);
+      if (file.root.sections.has(name) || file.root.scalars.has(name))
+        throw new ModuleError(module, `Duplicate section name at line ${lineNo}.`);
       section = emptySection();
       file.root.sections.set(name, section);
       file.root.comments.set(name, comments);
@@ -110,10 +118,15 @@ export function parseConfigObj(module: string, text: string): ConfigObjFile {
       return;
     }
     const kv = /^\s*([^=]+?)\s*=\s*(.*)$/.exec(line);
-    if (!kv) throw new ModuleError(module, `Invalid line ('${line}') (matched as neither section nor keyword) at line ${lineNo}.`);
+    if (!kv)
+      throw new ModuleError(
+        module,
+        `Invalid line ('${line}') (matched as neither section nor keyword) at line ${lineNo}.`,
+      );
     let key = kv[1] as string;
     if (/^(["']).*\1$/.test(key)) key = key.slice(1, -1);
-    if (section.scalars.has(key) || section.sections.has(key)) throw new ModuleError(module, `Duplicate keyword name at line ${lineNo}.`);
+    if (section.scalars.has(key) || section.sections.has(key))
+      throw new ModuleError(module, `Duplicate keyword name at line ${lineNo}.`);
     const { value, comment } = parseValue(module, kv[2] as string, lineNo);
     section.scalars.set(key, value);
     section.comments.set(key, comments);
@@ -121,7 +134,8 @@ export function parseConfigObj(module: string, text: string): ConfigObjFile {
     comments = [];
   });
   file.indentType = indentType ?? '';
-  if (file.root.scalars.size === 0 && file.root.sections.size === 0 && file.initialComment.length === 0) file.initialComment = comments;
+  if (file.root.scalars.size === 0 && file.root.sections.size === 0 && file.initialComment.length === 0)
+    file.initialComment = comments;
   else if (!resetComment) file.finalComment = comments;
   return file;
 }
@@ -129,11 +143,14 @@ export function parseConfigObj(module: string, text: string): ConfigObjFile {
 /** ConfigObj's _quote for one string. */
 function quote(module: string, v: string): string {
   if (v === '') return '""';
-  if (v.includes('\n')) throw new ModuleError(module, `a value with a line break cannot be written: ${JSON.stringify(v)}`);
+  if (v.includes('\n'))
+    throw new ModuleError(module, `a value with a line break cannot be written: ${JSON.stringify(v)}`);
   const ws = ' \r\n\v\t\'"';
-  const plain = !ws.includes(v[0] as string) && !ws.includes(v[v.length - 1] as string) && !v.includes(',') && !v.includes('#');
+  const plain =
+    !ws.includes(v[0] as string) && !ws.includes(v[v.length - 1] as string) && !v.includes(',') && !v.includes('#');
   if (plain) return v;
-  if (v.includes("'") && v.includes('"')) throw new ModuleError(module, `Value ${JSON.stringify(v)} cannot be safely quoted.`);
+  if (v.includes("'") && v.includes('"'))
+    throw new ModuleError(module, `Value ${JSON.stringify(v)} cannot be safely quoted.`);
   return v.includes('"') ? `'${v}'` : `"${v}"`;
 }
 

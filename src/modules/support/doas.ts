@@ -1,4 +1,5 @@
-// doas rules for users_groups (newer cloud-init's write_doas_rules): /etc/doas.conf, 0440, one block per user, checked first.
+// doas rules for users_groups (newer cloud-init's write_doas_rules): /etc/doas.conf, 0440, one block per user, checked
+// first.
 import type { Platform } from '../../platform/platform';
 import type { Log } from '../../util/log';
 import { makeHeader } from './cloud-header';
@@ -20,7 +21,13 @@ function ruleIsForUser(rule: string, user: string): boolean {
  * warning, as cloud-init does). A block already in the file is not added twice. When the target has doas, its own
  * parser (`doas -C`) checks the result.
  */
-export async function writeDoasRules(platform: Platform, log: Log, user: string, rules: unknown, now: Date = new Date()): Promise<void> {
+export async function writeDoasRules(
+  platform: Platform,
+  log: Log,
+  user: string,
+  rules: unknown,
+  now: Date = new Date(),
+): Promise<void> {
   if (!Array.isArray(rules) || rules.some((r) => typeof r !== 'string')) {
     log.warn(`Invalid doas rules ${JSON.stringify(rules)} for user ${user}, not writing any doas rules for user!`);
     return;
@@ -37,7 +44,10 @@ export async function writeDoasRules(platform: Platform, log: Log, user: string,
   for (const doas of ['/usr/bin/doas', '/bin/doas', '/usr/local/bin/doas']) {
     if (!(await platform.exists(doas))) continue;
     const r = await platform.run([doas, '-C', DOAS_CONF], { allowFailure: true });
-    if (r.code !== 0) log.warn(`${DOAS_CONF} does not parse after the rules for ${user}: ${r.stderr.trim() || `doas -C exited with code ${r.code}`}`);
+    if (r.code !== 0)
+      log.warn(
+        `${DOAS_CONF} does not parse after the rules for ${user}: ${r.stderr.trim() || `doas -C exited with code ${r.code}`}`,
+      );
     break;
   }
 }

@@ -1,4 +1,5 @@
-// The hostname and FQDN a module should apply: from cloud-config, else the datasource, else the system (util.get_hostname_fqdn).
+// The hostname and FQDN a module should apply: from cloud-config, else the datasource, else the system
+// (util.get_hostname_fqdn).
 import type { CloudConfigValue } from '../../config/schema/cloud-config-types';
 import type { ModuleContext } from '../module';
 import { readConfigValue } from './config-readers';
@@ -39,7 +40,10 @@ const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
 async function systemHostname(ctx: ModuleContext): Promise<string> {
   const kernel = (await ctx.platform.readTextIfExists('/proc/sys/kernel/hostname'))?.trim();
   if (kernel) return kernel;
-  const file = (await ctx.platform.readTextIfExists('/etc/hostname'))?.split('\n').map((l) => l.trim()).find((l) => l && !l.startsWith('#'));
+  const file = (await ctx.platform.readTextIfExists('/etc/hostname'))
+    ?.split('\n')
+    .map((l) => l.trim())
+    .find((l) => l && !l.startsWith('#'));
   return file ?? '';
 }
 
@@ -57,7 +61,10 @@ async function fqdnFromHosts(ctx: ModuleContext, hostname: string): Promise<stri
 }
 
 /** The datasource's hostname (DataSource.get_hostname), short or qualified. */
-export async function datasourceHostname(ctx: ModuleContext, fqdn: boolean): Promise<{ hostname: string; isDefault: boolean }> {
+export async function datasourceHostname(
+  ctx: ModuleContext,
+  fqdn: boolean,
+): Promise<{ hostname: string; isDefault: boolean }> {
   const lhost = ctx.instance?.localHostname ?? localHostnameFromMetadata(ctx);
   let toks: string[];
   let isDefault = false;
@@ -104,7 +111,10 @@ export async function hostnameAndFqdn(ctx: ModuleContext, cfg: HostnameConfig): 
 }
 
 /** Distro._select_hostname: the FQDN when prefer_fqdn_over_hostname (or the family's default) says so. */
-export function preferFqdn(ctx: ModuleContext, cfg: { readonly prefer_fqdn_over_hostname?: CloudConfigValue<'prefer_fqdn_over_hostname'> }): boolean {
+export function preferFqdn(
+  ctx: ModuleContext,
+  cfg: { readonly prefer_fqdn_over_hostname?: CloudConfigValue<'prefer_fqdn_over_hostname'> },
+): boolean {
   if (cfg.prefer_fqdn_over_hostname !== undefined) return cfg.prefer_fqdn_over_hostname;
   // rhel, photon, mariner and freebsd default to the FQDN in cloud-init.
   return ctx.distro.family === 'redhat' || ['photon', 'mariner'].includes(ctx.distro.name);
@@ -114,7 +124,11 @@ export function preferFqdn(ctx: ModuleContext, cfg: { readonly prefer_fqdn_over_
  * Whether the distro's hostname FILE may be written: newer cloud-init's `create_hostname_file: false` updates an
  * existing file but never creates one (the running hostname is still set).
  */
-export async function mayWriteHostnameFile(ctx: ModuleContext, cfg: { readonly create_hostname_file?: CloudConfigValue<'create_hostname_file'> }, file: string): Promise<boolean> {
+export async function mayWriteHostnameFile(
+  ctx: ModuleContext,
+  cfg: { readonly create_hostname_file?: CloudConfigValue<'create_hostname_file'> },
+  file: string,
+): Promise<boolean> {
   if (cfg.create_hostname_file ?? true) return true;
   if ((await ctx.platform.readTextIfExists(file)) !== undefined) return true;
   ctx.log.info('create_hostname_file is False; hostname file not created');

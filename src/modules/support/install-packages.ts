@@ -5,12 +5,21 @@ import type { PackageAction } from '../../platform/linux/distro/distro';
 import { ModuleError, type ModuleContext } from '../module';
 import { takeSemaphore } from './semaphore';
 
-export async function runPackageAction(ctx: ModuleContext, module: string, action: PackageAction, pkgs: string[] = []): Promise<void> {
+export async function runPackageAction(
+  ctx: ModuleContext,
+  module: string,
+  action: PackageAction,
+  pkgs: string[] = [],
+): Promise<void> {
   const ops = await distroOpsFor(ctx.platform, ctx.distro);
   const cmd = ops.packageCommand(action, pkgs);
   const r = await ctx.platform.run(cmd.argv, { env: cmd.env, allowFailure: true });
   if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
-  if (r.code !== 0) throw new ModuleError(module, `'${cmd.argv.join(' ')}' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim().split('\n').slice(-2).join(' / ')}` : ''}`);
+  if (r.code !== 0)
+    throw new ModuleError(
+      module,
+      `'${cmd.argv.join(' ')}' exited with code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim().split('\n').slice(-2).join(' / ')}` : ''}`,
+    );
 }
 
 /**
@@ -18,7 +27,11 @@ export async function runPackageAction(ctx: ModuleContext, module: string, actio
  * instances/<iid>/sem/update_sources (taken before running, kept on failure, as cloud-init's runner does); with
  * FORCE (25.1's force=True, as apt_configure asks after writing sources) it runs every time and takes none.
  */
-export async function updatePackageSources(ctx: ModuleContext, module: string, { force = false }: { force?: boolean } = {}): Promise<void> {
+export async function updatePackageSources(
+  ctx: ModuleContext,
+  module: string,
+  { force = false }: { force?: boolean } = {},
+): Promise<void> {
   if (force) {
     await runPackageAction(ctx, module, 'update');
     return;

@@ -1,4 +1,5 @@
-// Newer cloud-init's per-manager `packages` ({apt: [...]}, {snap: [...]}): which manager installs what, as distro.install_packages splits it.
+// Newer cloud-init's per-manager `packages` ({apt: [...]}, {snap: [...]}): which manager installs what, as
+// distro.install_packages splits it.
 import { ModuleError, type ModuleContext } from '../module';
 
 export type PackageSpec = string | [string, string];
@@ -12,7 +13,10 @@ function validateEntry(entry: unknown, where: string): PackageSpec {
   if (typeof entry === 'string') return entry;
   if (Array.isArray(entry) && entry.length === 1) return String(entry[0]);
   if (Array.isArray(entry) && entry.length === 2) return [String(entry[0]), String(entry[1])];
-  throw new ModuleError(MODULE, `Invalid 'packages' yaml specification at ${where}: ${JSON.stringify(entry)} must be a name or [name, version]`);
+  throw new ModuleError(
+    MODULE,
+    `Invalid 'packages' yaml specification at ${where}: ${JSON.stringify(entry)} must be a name or [name, version]`,
+  );
 }
 
 export interface SplitPackages {
@@ -29,11 +33,15 @@ export function splitPackages(ctx: ModuleContext, packages: unknown): SplitPacka
     if (typeof entry === 'object' && entry !== null && !Array.isArray(entry)) {
       for (const [manager, defs] of Object.entries(entry as Record<string, unknown>)) {
         if (!(KNOWN_MANAGERS as readonly string[]).includes(manager)) {
-          ctx.recoverable('ERROR', `Cannot install packages under '${manager}' as it is not a supported package manager!`);
+          ctx.recoverable(
+            'ERROR',
+            `Cannot install packages under '${manager}' as it is not a supported package manager!`,
+          );
           continue;
         }
         const specs = out.byManager.get(manager as ManagerName) ?? [];
-        for (const [j, d] of (Array.isArray(defs) ? defs : [defs]).entries()) specs.push(validateEntry(d, `packages[${i}].${manager}[${j}]`));
+        for (const [j, d] of (Array.isArray(defs) ? defs : [defs]).entries())
+          specs.push(validateEntry(d, `packages[${i}].${manager}[${j}]`));
         out.byManager.set(manager as ManagerName, specs);
       }
     } else out.generic.push(validateEntry(entry, `packages[${i}]`));
@@ -41,7 +49,9 @@ export function splitPackages(ctx: ModuleContext, packages: unknown): SplitPacka
   return out;
 }
 
-/** The managers cloud-init's distro class lists, in order: Ubuntu has apt then snap, the rest of the Debian family apt. */
+/**
+ * The managers cloud-init's distro class lists, in order: Ubuntu has apt then snap, the rest of the Debian family apt.
+ */
 export function distroManagers(ctx: ModuleContext): ManagerName[] {
   if (ctx.distro.name === 'ubuntu') return ['apt', 'snap'];
   return ctx.distro.family === 'debian' ? ['apt'] : [];

@@ -13,7 +13,8 @@ export async function lookupUser(platform: Platform, name: string): Promise<Pass
   const text = (await platform.readTextIfExists('/etc/passwd')) ?? '';
   for (const line of text.split('\n')) {
     const f = line.split(':');
-    if (f[0] === name && f.length >= 7) return { name, uid: Number(f[2]), gid: Number(f[3]), home: f[5] as string, shell: f[6] as string };
+    if (f[0] === name && f.length >= 7)
+      return { name, uid: Number(f[2]), gid: Number(f[3]), home: f[5] as string, shell: f[6] as string };
   }
   return undefined;
 }

@@ -1,4 +1,5 @@
-// cloud-init's get_public_host_keys: the host's /etc/ssh/ssh_host_*_key.pub files as (type, blob) pairs, for publishing to the datasource.
+// cloud-init's get_public_host_keys: the host's /etc/ssh/ssh_host_*_key.pub files as (type, blob) pairs, for publishing
+// to the datasource.
 import type { Platform } from '../../platform/platform';
 import type { HostKey } from '../../sources/datasource';
 

@@ -25,17 +25,27 @@ export function parsePyConfig(module: string, text: string, source: string): PyC
     const header = /^\[(.+)\]/.exec(trimmed);
     if (header) {
       const name = header[1] as string;
-      if (conf.has(name)) throw new ModuleError(module, `While reading from '${source}' [line ${lineNo}]: section '${name}' already exists`);
+      if (conf.has(name))
+        throw new ModuleError(
+          module,
+          `While reading from '${source}' [line ${lineNo}]: section '${name}' already exists`,
+        );
       section = new Map();
       conf.set(name, section);
       last = undefined;
       return;
     }
-    if (!section) throw new ModuleError(module, `File contains no section headers.\nfile: '${source}', line: ${lineNo}\n'${line}'`);
+    if (!section)
+      throw new ModuleError(module, `File contains no section headers.\nfile: '${source}', line: ${lineNo}\n'${line}'`);
     const m = /^(.*?)\s*[=:]\s*(.*)$/.exec(trimmed);
-    if (!m?.[1]) throw new ModuleError(module, `Source contains parsing errors: '${source}'\n\t[line ${lineNo}]: '${line}'`);
+    if (!m?.[1])
+      throw new ModuleError(module, `Source contains parsing errors: '${source}'\n\t[line ${lineNo}]: '${line}'`);
     const key = m[1].toLowerCase();
-    if (section.has(key)) throw new ModuleError(module, `While reading from '${source}' [line ${lineNo}]: option '${key}' in section already exists`);
+    if (section.has(key))
+      throw new ModuleError(
+        module,
+        `While reading from '${source}' [line ${lineNo}]: option '${key}' in section already exists`,
+      );
     section.set(key, m[2] as string);
     last = { map: section, key };
   });
@@ -45,7 +55,8 @@ export function parsePyConfig(module: string, text: string, source: string): PyC
 /** configparser's set(): the section is made when missing (DefaultingConfigParser), the name lower-cased. */
 export function setPyOption(module: string, conf: PyConfig, section: string, option: string, value: unknown): void {
   if (!conf.has(section)) {
-    if (section.toLowerCase() === 'default' && section !== 'DEFAULT') throw new ModuleError(module, `No section: '${section}'`);
+    if (section.toLowerCase() === 'default' && section !== 'DEFAULT')
+      throw new ModuleError(module, `No section: '${section}'`);
     conf.set(section, new Map());
   }
   (conf.get(section) as Map<string, string>).set(option.toLowerCase(), pyStr(value));

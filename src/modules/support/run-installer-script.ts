@@ -1,4 +1,5 @@
-// Downloads an installer script (puppet's AIO, chef's omnibus) and runs it from a temporary folder in the target, as cloud-init's subp_blob_in_tempfile does.
+// Downloads an installer script (puppet's AIO, chef's omnibus) and runs it from a temporary folder in the target, as
+// cloud-init's subp_blob_in_tempfile does.
 import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import { HttpClient } from '../../util/http';
@@ -9,7 +10,14 @@ import { describeError } from '../../util/errors';
 const TMP_EXEC_DIR = '/var/tmp/cloud-init';
 
 /** readurl(url, retries) then the script, written 0700 as BASENAME in a fresh temp folder, runs with ARGS. */
-export async function runInstallerScript(ctx: ModuleContext, module: string, url: string, retries: number, basename: string, args: string[]): Promise<void> {
+export async function runInstallerScript(
+  ctx: ModuleContext,
+  module: string,
+  url: string,
+  retries: number,
+  basename: string,
+  args: string[],
+): Promise<void> {
   const client = new HttpClient({ log: ctx.log, env: process.env });
   let body: Uint8Array;
   try {

@@ -28,9 +28,18 @@ async function isDirectlyExecutable(ctx: ModuleContext, path: string): Promise<b
  * cloud-init-output.log. A missing folder is nothing to do. Throws ModuleError naming the failed scripts
  * after all have run, as cloud-init raises "Runparts: N failures …".
  */
-export async function runParts(ctx: ModuleContext, module: string, dir: string, prefix: string[] = []): Promise<RunPartsOutcome> {
+export async function runParts(
+  ctx: ModuleContext,
+  module: string,
+  dir: string,
+  prefix: string[] = [],
+): Promise<RunPartsOutcome> {
   const { platform } = ctx;
-  const info = platform.stat ? await platform.stat(dir) : (await platform.exists(dir)) ? { type: 'directory' as const, mode: 0o755, size: 0 } : undefined;
+  const info = platform.stat
+    ? await platform.stat(dir)
+    : (await platform.exists(dir))
+      ? { type: 'directory' as const, mode: 0o755, size: 0 }
+      : undefined;
   if (info?.type !== 'directory') return { attempted: [], failed: [] };
   const names = (await platform.listDir(dir)).slice().sort(codePointCompare);
   const attempted: string[] = [];
@@ -52,7 +61,9 @@ export async function runParts(ctx: ModuleContext, module: string, dir: string, 
       const text = r.stdout + r.stderr;
       if (text) await ctx.output(text);
       if (r.code !== 0) {
-        ctx.log.debug(`Unexpected error while running command. Command: ['${[...prefix, path].join("', '")}'] Exit code: ${r.code}`);
+        ctx.log.debug(
+          `Unexpected error while running command. Command: ['${[...prefix, path].join("', '")}'] Exit code: ${r.code}`,
+        );
         failed.push(name);
       }
     } catch (err) {
@@ -63,7 +74,10 @@ export async function runParts(ctx: ModuleContext, module: string, dir: string, 
   if (failed.length > 0) {
     // Worded as cloud-init's runparts RuntimeError (status.json shows it); the folder goes to the log.
     ctx.log.warn(`${failed.length} of ${attempted.length} scripts in ${dir} failed`);
-    const err = new ModuleError(module, `Runparts: ${failed.length} failures (${failed.join(',')}) in ${attempted.length} attempted commands`);
+    const err = new ModuleError(
+      module,
+      `Runparts: ${failed.length} failures (${failed.join(',')}) in ${attempted.length} attempted commands`,
+    );
     throw Object.assign(err, { pythonName: 'RuntimeError' });
   }
   return { attempted, failed };

@@ -7,7 +7,13 @@ export type ServiceAction = 'start' | 'stop' | 'enable' | 'disable' | 'restart' 
 export async function serviceCommand(ctx: ModuleContext, action: ServiceAction, service: string): Promise<string[]> {
   if (await usesSystemd(ctx.platform)) {
     const verb: Record<ServiceAction, string> = {
-      start: 'start', stop: 'stop', enable: 'enable', disable: 'disable', restart: 'restart', reload: 'reload-or-restart', 'try-reload': 'reload-or-try-restart',
+      start: 'start',
+      stop: 'stop',
+      enable: 'enable',
+      disable: 'disable',
+      restart: 'restart',
+      reload: 'reload-or-restart',
+      'try-reload': 'reload-or-try-restart',
     };
     return ['systemctl', verb[action], service];
   }
@@ -17,7 +23,13 @@ export async function serviceCommand(ctx: ModuleContext, action: ServiceAction, 
     return ['rc-service', '--nocolor', service, action === 'reload' || action === 'try-reload' ? 'restart' : action];
   }
   const verb: Record<ServiceAction, string> = {
-    start: 'start', stop: 'stop', enable: 'start', disable: 'stop', restart: 'restart', reload: 'restart', 'try-reload': 'restart',
+    start: 'start',
+    stop: 'stop',
+    enable: 'start',
+    disable: 'stop',
+    restart: 'restart',
+    reload: 'restart',
+    'try-reload': 'restart',
   };
   return ['service', service, verb[action]];
 }

@@ -1,4 +1,5 @@
-// util.shellify: turns a bootcmd/runcmd list (strings run as-is, lists single-quoted word by word) into a /bin/sh script.
+// util.shellify: turns a bootcmd/runcmd list (strings run as-is, lists single-quoted word by word) into a /bin/sh
+// script.
 import { ModuleError } from '../module';
 import { readConfigValue } from './config-readers';
 
@@ -32,7 +33,9 @@ export function shellCommands(module: string, key: string, cmdlist: unknown): Sh
     if (Array.isArray(args)) commands.push(args.map((word: unknown) => readConfigValue('str', word) as string));
     else if (typeof args === 'string') commands.push(args);
     else if (args !== null && args !== undefined) {
-      refuse(`Unable to shellify type '${pyTypeName(args)}'. Expected list, string, tuple. Got: ${readConfigValue('str', args) as string}`);
+      refuse(
+        `Unable to shellify type '${pyTypeName(args)}'. Expected list, string, tuple. Got: ${readConfigValue('str', args) as string}`,
+      );
     }
   }
   return commands;
@@ -43,7 +46,8 @@ export function shellify(commands: readonly (ShellCommand | null)[]): string {
   let content = '#!/bin/sh\n';
   for (const args of commands) {
     if (args === null) continue;
-    content += typeof args === 'string' ? `${args}\n` : `${args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}\n`;
+    content +=
+      typeof args === 'string' ? `${args}\n` : `${args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}\n`;
   }
   return content;
 }

@@ -1,4 +1,5 @@
-// Edits sshd_config as cloud-init's ssh_util does: set options in place, append missing ones, or use sshd_config.d when included.
+// Edits sshd_config as cloud-init's ssh_util does: set options in place, append missing ones, or use sshd_config.d when
+// included.
 import type { Platform } from '../../platform/platform';
 
 export const SSHD_CONFIG = '/etc/ssh/sshd_config';
@@ -28,7 +29,8 @@ export function parseSshdConfig(text: string): SshdLine[] {
 /** Values of the first occurrence of each keyword (lower-cased), as sshd reads them. */
 export function sshdConfigMap(text: string): Map<string, string> {
   const map = new Map<string, string>();
-  for (const l of parseSshdConfig(text)) if (l.key && !map.has(l.key.toLowerCase())) map.set(l.key.toLowerCase(), l.value ?? '');
+  for (const l of parseSshdConfig(text))
+    if (l.key && !map.has(l.key.toLowerCase())) map.set(l.key.toLowerCase(), l.value ?? '');
   return map;
 }
 
@@ -36,7 +38,11 @@ export function sshdConfigMap(text: string): Map<string, string> {
  * Applies UPDATES ({Option: value}); returns the options that changed. When sshd_config includes
  * sshd_config.d/*.conf, the changes go to sshd_config.d/50-cloud-init.conf (created 0600) instead.
  */
-export async function updateSshdConfig(platform: Platform, updates: Record<string, string>, file = SSHD_CONFIG): Promise<string[]> {
+export async function updateSshdConfig(
+  platform: Platform,
+  updates: Record<string, string>,
+  file = SSHD_CONFIG,
+): Promise<string[]> {
   let target = file;
   const main = await platform.readTextIfExists(file);
   if (main?.split('\n').some((l) => l.startsWith(`Include ${file}.d/*.conf`))) {

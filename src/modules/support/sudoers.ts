@@ -1,4 +1,5 @@
-// Sudo rules for users_groups: /etc/sudoers.d/90-cloud-init-users and the #includedir line in /etc/sudoers (distro.write_sudo_rules).
+// Sudo rules for users_groups: /etc/sudoers.d/90-cloud-init-users and the #includedir line in /etc/sudoers
+// (distro.write_sudo_rules).
 import { posix } from 'node:path';
 import type { Platform } from '../../platform/platform';
 import { makeHeader } from './cloud-header';
@@ -15,10 +16,18 @@ export async function ensureSudoDir(platform: Platform, dir: string, now: Date):
   });
   if (!included) {
     if (text === undefined) {
-      const body = ['# See sudoers(5) for more information on "#include" directives:', '', makeHeader(now, 'added'), `#includedir ${dir}`, ''].join('\n');
+      const body = [
+        '# See sudoers(5) for more information on "#include" directives:',
+        '',
+        makeHeader(now, 'added'),
+        `#includedir ${dir}`,
+        '',
+      ].join('\n');
       await platform.writeFile(base, body, { mode: 0o440 });
     } else {
-      await platform.writeFile(base, ['', makeHeader(now, 'added'), `#includedir ${dir}`, ''].join('\n'), { append: true });
+      await platform.writeFile(base, ['', makeHeader(now, 'added'), `#includedir ${dir}`, ''].join('\n'), {
+        append: true,
+      });
     }
   }
   await platform.mkdir(dir, { mode: 0o750 });
@@ -29,10 +38,22 @@ export async function ensureSudoDir(platform: Platform, dir: string, now: Date):
  * file already holds, word for word, are not added again (25.1's write_sudo_rules: a new instance id does not repeat
  * the default user's rules).
  */
-export async function writeSudoRules(platform: Platform, user: string, rules: string | string[], now: Date = new Date(), file = CLOUD_INIT_SUDOERS): Promise<void> {
-  const lines = ['', `# User rules for ${user}`, ...(Array.isArray(rules) ? rules : [rules]).map((r) => `${user} ${r}`)];
+export async function writeSudoRules(
+  platform: Platform,
+  user: string,
+  rules: string | string[],
+  now: Date = new Date(),
+  file = CLOUD_INIT_SUDOERS,
+): Promise<void> {
+  const lines = [
+    '',
+    `# User rules for ${user}`,
+    ...(Array.isArray(rules) ? rules : [rules]).map((r) => `${user} ${r}`),
+  ];
   const content = `${lines.join('\n')}\n`;
   await ensureSudoDir(platform, posix.dirname(file), now);
-  if (!(await platform.exists(file))) await platform.writeFile(file, [makeHeader(now), content].join('\n'), { mode: 0o440 });
-  else if (!((await platform.readTextIfExists(file)) ?? '').includes(content)) await platform.writeFile(file, content, { append: true });
+  if (!(await platform.exists(file)))
+    await platform.writeFile(file, [makeHeader(now), content].join('\n'), { mode: 0o440 });
+  else if (!((await platform.readTextIfExists(file)) ?? '').includes(content))
+    await platform.writeFile(file, content, { append: true });
 }

@@ -6,7 +6,12 @@ function quote(value: string): string {
 }
 
 /** Sets each key (replacing its line or appending one), keeping every other line; HEADER goes on a new file. */
-export async function updateSysconfigFile(platform: Platform, path: string, values: Record<string, string>, header: string): Promise<void> {
+export async function updateSysconfigFile(
+  platform: Platform,
+  path: string,
+  values: Record<string, string>,
+  header: string,
+): Promise<void> {
   const before = await platform.readTextIfExists(path);
   const lines = before === undefined ? [] : before.replace(/\n$/, '').split('\n');
   for (const [key, value] of Object.entries(values)) {

@@ -1,4 +1,5 @@
-// cloud-init's ug_util: normalises `users`, `user`, `groups` and system_info.default_user into one map of users and one of groups.
+// cloud-init's ug_util: normalises `users`, `user`, `groups` and system_info.default_user into one map of users and one
+// of groups.
 import { isTrue } from './config-values';
 import { ModuleError } from '../module';
 import type { UsersConfig } from './users-readers';
@@ -18,7 +19,15 @@ export interface NormalizedUsers {
 function uniqMerge(...lists: unknown[]): string[] {
   const out: string[] = [];
   for (const l of lists) {
-    const items = typeof l === 'string' ? l.trim().split(',').map((s) => s.trim()) : Array.isArray(l) ? l.map((x) => String(x).trim()) : [];
+    const items =
+      typeof l === 'string'
+        ? l
+            .trim()
+            .split(',')
+            .map((s) => s.trim())
+        : Array.isArray(l)
+          ? l.map((x) => String(x).trim())
+          : [];
     for (const i of items) if (!out.includes(i)) out.push(i);
   }
   return out;
@@ -63,7 +72,8 @@ function normalizeGroups(module: string, grpCfg: unknown): Map<string, string[]>
       } else throw new ModuleError(module, `groups: unknown group name type ${typeof item}`);
     }
   } else if (isDict(cfg)) {
-    for (const [k, v] of Object.entries(cfg)) collected.set(k, v === null || v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)]);
+    for (const [k, v] of Object.entries(cfg))
+      collected.set(k, v === null || v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)]);
   } else {
     throw new ModuleError(module, `groups must be a list, a mapping or a string, got ${typeof grpCfg}`);
   }
@@ -72,7 +82,11 @@ function normalizeGroups(module: string, grpCfg: unknown): Map<string, string[]>
   return groups;
 }
 
-function normalizeUserList(module: string, uCfg: unknown, defUserCfg: Record<string, unknown>): { users: Map<string, UserConfig>; defaultUser: string | undefined } {
+function normalizeUserList(
+  module: string,
+  uCfg: unknown,
+  defUserCfg: Record<string, unknown>,
+): { users: Map<string, UserConfig>; defaultUser: string | undefined } {
   let list: unknown[];
   if (isDict(uCfg)) {
     list = [];
@@ -93,7 +107,11 @@ function normalizeUserList(module: string, uCfg: unknown, defUserCfg: Record<str
       const { name, ...rest } = entry;
       const n = name === undefined || name === null ? 'default' : String(name);
       raw.set(n, mergeManyDict([raw.get(n) ?? {}, rest]));
-    } else throw new ModuleError(module, `users: each entry must be a mapping, a list or a string, got ${entry === null ? 'null' : typeof entry}`);
+    } else
+      throw new ModuleError(
+        module,
+        `users: each entry must be a mapping, a list or a string, got ${entry === null ? 'null' : typeof entry}`,
+      );
   }
   const users = new Map<string, UserConfig>();
   for (const [name, cfg] of raw) {
@@ -121,13 +139,19 @@ function normalizeUserList(module: string, uCfg: unknown, defUserCfg: Record<str
 }
 
 /** normalize_users_groups(cfg, distro) with extract_default folded in. */
-export function normalizeUsersGroups(module: string, cfg: UsersConfig, log: { warn(m: string): void }): NormalizedUsers {
+export function normalizeUsersGroups(
+  module: string,
+  cfg: UsersConfig,
+  log: { warn(m: string): void },
+): NormalizedUsers {
   let oldUser: Record<string, unknown> = {};
   const userKey = cfg.user;
   if (userKey) {
     if (typeof userKey === 'string') {
       oldUser = { name: userKey };
-      log.warn("DEPRECATED: 'user' of type string is deprecated and will be removed in a future release. Use 'users' list instead.");
+      log.warn(
+        "DEPRECATED: 'user' of type string is deprecated and will be removed in a future release. Use 'users' list instead.",
+      );
     } else if (isDict(userKey)) oldUser = userKey;
     else log.warn(`Format for 'user' key must be a string or dictionary and not ${typeof userKey}`);
   }
@@ -136,7 +160,9 @@ export function normalizeUsersGroups(module: string, cfg: UsersConfig, log: { wa
   const defaultUserCfg = mergeManyDict([oldUser, distroDefault]);
   let baseUsers: unknown = cfg.users ?? [];
   if (!Array.isArray(baseUsers) && !isDict(baseUsers) && typeof baseUsers !== 'string') {
-    log.warn(`Format for 'users' key must be a comma-separated string or a dictionary or a list but found ${typeof baseUsers}`);
+    log.warn(
+      `Format for 'users' key must be a comma-separated string or a dictionary or a list but found ${typeof baseUsers}`,
+    );
     baseUsers = [];
   }
   if (Object.keys(oldUser).length > 0) {
@@ -144,7 +170,10 @@ export function normalizeUsersGroups(module: string, cfg: UsersConfig, log: { wa
     else if (isDict(baseUsers)) baseUsers = { ...baseUsers, default: baseUsers.default ?? true };
     else baseUsers = `${baseUsers as string},default`;
   }
-  const groups = 'groups' in cfg && cfg.groups !== null && cfg.groups !== undefined ? normalizeGroups(module, cfg.groups) : new Map<string, string[]>();
+  const groups =
+    'groups' in cfg && cfg.groups !== null && cfg.groups !== undefined
+      ? normalizeGroups(module, cfg.groups)
+      : new Map<string, string[]>();
   const { users, defaultUser } = normalizeUserList(module, baseUsers, defaultUserCfg);
   return { users, groups, defaultUser };
 }

@@ -25,7 +25,13 @@ export interface UsersConfig {
 export type UserSettingReaders = { readonly [setting: string]: ConfigReader };
 
 function isMapping(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array) && !(value instanceof Date);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !(value instanceof Uint8Array) &&
+    !(value instanceof Date)
+  );
 }
 
 /**
@@ -33,7 +39,11 @@ function isMapping(value: unknown): value is Readonly<Record<string, unknown>> {
  * (str() of it, as kiln names users; null is none) and snapuser kept, each setting READERS names read by its reader.
  * With DEFAULT_NAME, a mapping that names no user (nor a snap user) is upstream's `name: default` entry.
  */
-function readUserEntry(entry: Readonly<Record<string, unknown>>, readers: UserSettingReaders, defaultName: boolean): Record<string, unknown> {
+function readUserEntry(
+  entry: Readonly<Record<string, unknown>>,
+  readers: UserSettingReaders,
+  defaultName: boolean,
+): Record<string, unknown> {
   const spelled: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(entry)) {
     const k = key.replace(/-/g, '_').trim();
@@ -57,7 +67,8 @@ export function usersReaders(readers: UserSettingReaders) {
   return {
     // A list (each mapping one user), a mapping of names (each mapping one user's settings) or a string of names.
     users: (value: unknown): unknown => {
-      if (Array.isArray(value)) return value.map((item) => (isMapping(item) ? readUserEntry(item, readers, true) : item));
+      if (Array.isArray(value))
+        return value.map((item) => (isMapping(item) ? readUserEntry(item, readers, true) : item));
       if (isMapping(value)) return Object.fromEntries(Object.entries(value).map(([name, v]) => [name, entry(v)]));
       return typeof value === 'string' ? value : undefined;
     },
@@ -89,17 +100,29 @@ export function foldUsersConfig(cfg: CloudConfig, warn: (message: string) => voi
     if (typeof name === 'string') out.user = { ...user, name };
   }
   const users = out.users;
-  if (users !== undefined && users !== null && !Array.isArray(users) && !isMapping(users) && typeof users !== 'string') {
+  if (
+    users !== undefined &&
+    users !== null &&
+    !Array.isArray(users) &&
+    !isMapping(users) &&
+    typeof users !== 'string'
+  ) {
     warn(`Format for 'users' key must be a comma-separated string or a dictionary or a list but found ${typeof users}`);
     delete out.users;
   }
   return out;
 }
 
-/** MODULE (made by configModule with usersReaders) with its config read across the users keys first (foldUsersConfig). */
+/**
+ * MODULE (made by configModule with usersReaders) with its config read across the users keys first (foldUsersConfig).
+ */
 export function readingUsers(module: Module): Module {
   return {
     ...module,
-    run: (ctx, cfg) => module.run(ctx, foldUsersConfig(cfg, (m) => ctx.log.warn(m))),
+    run: (ctx, cfg) =>
+      module.run(
+        ctx,
+        foldUsersConfig(cfg, (m) => ctx.log.warn(m)),
+      ),
   };
 }

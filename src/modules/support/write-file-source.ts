@@ -1,4 +1,5 @@
-// Reads a write_files entry's `source: {uri, headers}` as newer cloud-init's read_url_or_decode does: http(s) through kiln's client, file:// and bare paths from the target.
+// Reads a write_files entry's `source: {uri, headers}` as newer cloud-init's read_url_or_decode does: http(s) through
+// kiln's client, file:// and bare paths from the target.
 import { HttpClient, abortableSleep } from '../../util/http';
 import { isRecord } from './config-shapes';
 import type { ModuleContext } from '../module';
@@ -25,7 +26,8 @@ export function sourceUri(source: unknown): string | undefined {
 
 function sourceHeaders(source: Record<string, unknown>): Record<string, string> {
   const headers: Record<string, string> = {};
-  if (isRecord(source.headers)) for (const [k, v] of Object.entries(source.headers)) if (v !== undefined && v !== null) headers[k] = String(v);
+  if (isRecord(source.headers))
+    for (const [k, v] of Object.entries(source.headers)) if (v !== undefined && v !== null) headers[k] = String(v);
   return headers;
 }
 
@@ -33,10 +35,20 @@ function sourceHeaders(source: Record<string, unknown>): Record<string, string> 
  * The bytes at the entry's source URI (read_file_or_url: `/path` and file:// read the target's file once, other
  * schemes are fetched with the headers, retried). Throws with the reason when it cannot be read.
  */
-export async function readWriteFileSource(ctx: ModuleContext, source: Record<string, unknown>, uri: string, opts: SourceFetchOptions = {}): Promise<Uint8Array> {
+export async function readWriteFileSource(
+  ctx: ModuleContext,
+  source: Record<string, unknown>,
+  uri: string,
+  opts: SourceFetchOptions = {},
+): Promise<Uint8Array> {
   const fileUrl = uri.startsWith('/') ? `file://${uri}` : uri;
   if (/^file:\/\//i.test(fileUrl)) return ctx.platform.readFile(decodeURIComponent(fileUrl.slice('file://'.length)));
-  const client = new HttpClient({ log: ctx.log, env: process.env, sleep: opts.sleep ?? abortableSleep, random: () => 1 });
+  const client = new HttpClient({
+    log: ctx.log,
+    env: process.env,
+    sleep: opts.sleep ?? abortableSleep,
+    random: () => 1,
+  });
   try {
     const res = await client.fetch(uri, {
       headers: sourceHeaders(source),

@@ -58,7 +58,10 @@ export async function alterInterface(ctx: ActivatorContext, cmd: string[], devic
 }
 
 /** Python's all() over the devices: stops at the first one that fails, as cloud-init's bring_up_interfaces does. */
-export async function bringUpEach(devices: Iterable<string>, one: (device: string) => Promise<boolean>): Promise<boolean> {
+export async function bringUpEach(
+  devices: Iterable<string>,
+  one: (device: string) => Promise<boolean>,
+): Promise<boolean> {
   for (const device of devices) if (!(await one(device))) return false;
   return true;
 }

@@ -1,4 +1,5 @@
-// NetworkManager's activator: load the connection file kiln wrote and bring it up (cloud-init's NetworkManagerActivator).
+// NetworkManager's activator: load the connection file kiln wrote and bring it up (cloud-init's
+// NetworkManagerActivator).
 import { alterInterface, bringUpEach, interfaceNames, type ActivatorContext, type NetworkActivator } from './activator';
 
 /** The keyfile the network-manager renderer writes for DEVICE (cloud-init's conn_filename). */

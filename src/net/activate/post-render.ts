@@ -18,7 +18,10 @@ export class PostRenderCommandError extends KilnError {
 
 async function runChecked(p: Platform, log: Log, argv: string[]): Promise<void> {
   const r = await p.run(argv, { allowFailure: true, timeoutMs: 120_000 });
-  if (r.code !== 0) throw new PostRenderCommandError(`${pythonList(argv)} failed (exit code ${r.code}): ${(r.stderr || r.stdout).trim() || 'no output'}`);
+  if (r.code !== 0)
+    throw new PostRenderCommandError(
+      `${pythonList(argv)} failed (exit code ${r.code}): ${(r.stderr || r.stdout).trim() || 'no output'}`,
+    );
   log.debug(`${pythonList(argv)} done`);
 }
 
@@ -32,18 +35,27 @@ async function netSetupLink(p: Platform, log: Log): Promise<void> {
   for (let attempt = 0; attempt < SETUP_LINK_ATTEMPTS; attempt++) {
     try {
       for (const dev of await p.listDir(SYS_CLASS_NET).catch(() => [] as string[])) {
-        if (await isLink(p, SYS_CLASS_NET + dev)) await runChecked(p, log, ['udevadm', 'test-builtin', 'net_setup_link', SYS_CLASS_NET + dev]);
+        if (await isLink(p, SYS_CLASS_NET + dev))
+          await runChecked(p, log, ['udevadm', 'test-builtin', 'net_setup_link', SYS_CLASS_NET + dev]);
       }
       return;
     } catch (err) {
       last = err;
     }
   }
-  throw new PostRenderCommandError(`'udevadm test-builtin net_setup_link' could not run for every device in /sys/class/net: ${describeError(last)}`, { cause: last });
+  throw new PostRenderCommandError(
+    `'udevadm test-builtin net_setup_link' could not run for every device in /sys/class/net: ${describeError(last)}`,
+    { cause: last },
+  );
 }
 
 /** Runs RENDERER's post-write commands on DISTRO; a failing one is an error naming the command. */
-export async function runPostRenderCommands(p: Platform, log: Log, renderer: RendererName, distro: string): Promise<void> {
+export async function runPostRenderCommands(
+  p: Platform,
+  log: Log,
+  renderer: RendererName,
+  distro: string,
+): Promise<void> {
   if (renderer !== 'netplan') return;
   if (!POSTCMD_DISTROS.includes(distro)) {
     log.debug('netplan generate postcmd disabled');

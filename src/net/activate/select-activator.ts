@@ -26,11 +26,18 @@ function isActivatorName(name: string): name is ActivatorName {
  * The activator to bring interfaces up with, or undefined when none of PRIORITY is available (cloud-init then warns
  * and leaves the interfaces down). An unknown name is an error naming the setting, as cloud-init's ValueError.
  */
-export async function selectActivator(p: Platform, distro: string, priority?: readonly string[]): Promise<NetworkActivator | undefined> {
+export async function selectActivator(
+  p: Platform,
+  distro: string,
+  priority?: readonly string[],
+): Promise<NetworkActivator | undefined> {
   const order = priority ?? DEFAULT_ACTIVATOR_PRIORITY;
   const unknown = order.filter((n) => !isActivatorName(n));
   if (unknown.length) {
-    throw new NetworkConfigError('system_info.network.activators', `unknown activator${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `'${n}'`).join(', ')}; expected some of ${DEFAULT_ACTIVATOR_PRIORITY.join(', ')}`);
+    throw new NetworkConfigError(
+      'system_info.network.activators',
+      `unknown activator${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `'${n}'`).join(', ')}; expected some of ${DEFAULT_ACTIVATOR_PRIORITY.join(', ')}`,
+    );
   }
   for (const name of order as ActivatorName[]) if (await rendererAvailable(p, name, distro)) return ACTIVATORS[name];
   return undefined;

@@ -54,7 +54,15 @@ export function formatRouteTables(routes: RouteInfo | Error, log?: Log): string 
   try {
     if (routes.ipv4.length) {
       const tbl = new SimpleTable(['Route', 'Destination', 'Gateway', 'Genmask', 'Interface', 'Flags']);
-      for (const [n, r] of routes.ipv4.entries()) tbl.addRow([String(n), field(r, 'destination'), field(r, 'gateway'), field(r, 'genmask'), field(r, 'iface'), field(r, 'flags')]);
+      for (const [n, r] of routes.ipv4.entries())
+        tbl.addRow([
+          String(n),
+          field(r, 'destination'),
+          field(r, 'gateway'),
+          field(r, 'genmask'),
+          field(r, 'iface'),
+          field(r, 'flags'),
+        ]);
       lines.push(...titled('Route IPv4 info', tbl.toString()));
     }
     if (routes.ipv6.length) {
@@ -78,7 +86,8 @@ async function hasIp(p: Platform): Promise<boolean> {
 
 async function ip(p: Platform, argv: string[], okCodes: number[] = [0]): Promise<string> {
   const r = await p.run(['ip', ...argv], { allowFailure: true, timeoutMs: 30_000 });
-  if (!okCodes.includes(r.code)) throw new Error(`'ip ${argv.join(' ')}' failed (exit code ${r.code}): ${r.stderr.trim()}`);
+  if (!okCodes.includes(r.code))
+    throw new Error(`'ip ${argv.join(' ')}' failed (exit code ${r.code}): ${r.stderr.trim()}`);
   return r.stdout;
 }
 

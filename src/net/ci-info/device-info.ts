@@ -59,10 +59,20 @@ export function parseIpJsonAddr(text: string): Map<string, DeviceInfo> {
   const devs = new Map<string, DeviceInfo>();
   for (const link of links as IpLink[]) {
     const flags = link.flags ?? [];
-    const info: DeviceInfo = { hwaddr: link.link_type === 'ether' ? (link.address ?? '') : '', up: flags.includes('UP') && flags.includes('LOWER_UP'), ipv4: [], ipv6: [] };
+    const info: DeviceInfo = {
+      hwaddr: link.link_type === 'ether' ? (link.address ?? '') : '',
+      up: flags.includes('UP') && flags.includes('LOWER_UP'),
+      ipv4: [],
+      ipv6: [],
+    };
     for (const a of link.addr_info ?? []) {
       if (a.family === 'inet') {
-        info.ipv4.push({ ip: a.local ?? '', mask: a.prefixlen !== undefined ? ipv4Mask(a.prefixlen) : '', bcast: a.broadcast ?? '', scope: a.scope ?? '' });
+        info.ipv4.push({
+          ip: a.local ?? '',
+          mask: a.prefixlen !== undefined ? ipv4Mask(a.prefixlen) : '',
+          bcast: a.broadcast ?? '',
+          scope: a.scope ?? '',
+        });
       } else if (a.family === 'inet6') {
         // With a peer address the prefix belongs to the peer, so the local address is shown bare (man 8 ip-address).
         let ip = a.local ?? '';

@@ -23,6 +23,8 @@ export class SimpleTable {
   }
 
   toString(): string {
-    return [this.rule(), this.row(this.fields), this.rule(), ...this.rows.map((r) => this.row(r)), this.rule()].join('\n');
+    return [this.rule(), this.row(this.fields), this.rule(), ...this.rows.map((r) => this.row(r)), this.rule()].join(
+      '\n',
+    );
   }
 }

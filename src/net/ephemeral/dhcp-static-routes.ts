@@ -1,4 +1,5 @@
-// DHCP option 121 (RFC 3442 classless static routes) as DHCP clients report it, and the routes a temporary lease installs, as cloud-init's EphemeralIPv4Network does.
+// DHCP option 121 (RFC 3442 classless static routes) as DHCP clients report it, and the routes a temporary lease
+// installs, as cloud-init's EphemeralIPv4Network does.
 
 /** One classless static route: DESTINATION ('a.b.c.d/n') through GATEWAY ('0.0.0.0' = on-link). */
 export interface StaticRoute {
@@ -13,7 +14,10 @@ export interface StaticRoute {
  * malformed route and keeps the routes before it (`problems` says why), as cloud-init does.
  */
 export function parseRfc3442Routes(text: string, problems: string[] = []): StaticRoute[] {
-  const tokens = text.replace(/;+\s*$/, '').split(/[, .]/).filter((t) => t !== '');
+  const tokens = text
+    .replace(/;+\s*$/, '')
+    .split(/[, .]/)
+    .filter((t) => t !== '');
   const routes: StaticRoute[] = [];
   for (let i = 0; i < tokens.length; ) {
     const tok = tokens[i] as string;
@@ -25,7 +29,9 @@ export function parseRfc3442Routes(text: string, problems: string[] = []): Stati
     const significant = Math.ceil(len / 8);
     const needed = 1 + significant + 4;
     if (tokens.length - i < needed) {
-      problems.push(`the classless static routes '${text}' end inside a /${len} route (it needs ${needed} octets, ${tokens.length - i} remain)`);
+      problems.push(
+        `the classless static routes '${text}' end inside a /${len} route (it needs ${needed} octets, ${tokens.length - i} remain)`,
+      );
       return routes;
     }
     const octets = tokens.slice(i + 1, i + needed);
@@ -40,7 +46,10 @@ export function parseRfc3442Routes(text: string, problems: string[] = []): Stati
   return routes;
 }
 
-/** dhclient's form of an option it has no name for (`unknown-121 20:a9:fe:a9:fe:a:c7:0:1`): hex octets, read as RFC 3442 bytes. */
+/**
+ * dhclient's form of an option it has no name for (`unknown-121 20:a9:fe:a9:fe:a:c7:0:1`): hex octets, read as RFC 3442
+ * bytes.
+ */
 export function parseHexRfc3442Routes(hex: string, problems: string[] = []): StaticRoute[] {
   const parts = hex.trim().split(':');
   if (!parts.every((p) => /^[0-9a-f]{1,2}$/i.test(p))) {
@@ -52,7 +61,10 @@ export function parseHexRfc3442Routes(hex: string, problems: string[] = []): Sta
 
 /** busybox udhcpc's `$staticroutes`: 'a.b.c.d/n gateway' pairs separated by spaces. */
 export function parseUdhcpcStaticRoutes(text: string, problems: string[] = []): StaticRoute[] {
-  const words = text.trim().split(/\s+/).filter((w) => w !== '');
+  const words = text
+    .trim()
+    .split(/\s+/)
+    .filter((w) => w !== '');
   const routes: StaticRoute[] = [];
   for (let i = 0; i + 1 < words.length; i += 2) {
     const destination = words[i] as string;
@@ -63,7 +75,8 @@ export function parseUdhcpcStaticRoutes(text: string, problems: string[] = []): 
     }
     routes.push({ destination, gateway });
   }
-  if (words.length % 2 === 1) problems.push(`udhcpc's staticroutes '${text}' ends with a destination without a gateway`);
+  if (words.length % 2 === 1)
+    problems.push(`udhcpc's staticroutes '${text}' ends with a destination without a gateway`);
   return routes;
 }
 
@@ -79,16 +92,30 @@ export interface RouteStep {
  * on-link. Without them, ROUTER: an on-link host route to it first (it may lie outside the leased subnet, as
  * with a /32 lease), then the default route through it. Undo the steps that succeeded in reverse order.
  */
-export function leaseRouteSteps(nic: string, address: string, router: string | undefined, staticRoutes: readonly StaticRoute[]): RouteStep[] {
+export function leaseRouteSteps(
+  nic: string,
+  address: string,
+  router: string | undefined,
+  staticRoutes: readonly StaticRoute[],
+): RouteStep[] {
   if (staticRoutes.length > 0) {
     return staticRoutes.map((r) => {
       const via = r.gateway === '0.0.0.0' ? [] : ['via', r.gateway];
-      return { add: ['ip', '-4', 'route', 'append', r.destination, ...via, 'dev', nic], undo: ['ip', '-4', 'route', 'del', r.destination, ...via, 'dev', nic] };
+      return {
+        add: ['ip', '-4', 'route', 'append', r.destination, ...via, 'dev', nic],
+        undo: ['ip', '-4', 'route', 'del', r.destination, ...via, 'dev', nic],
+      };
     });
   }
   if (!router) return [];
   return [
-    { add: ['ip', '-4', 'route', 'add', router, 'dev', nic, 'src', address], undo: ['ip', '-4', 'route', 'del', router, 'dev', nic, 'src', address] },
-    { add: ['ip', '-4', 'route', 'add', 'default', 'via', router, 'dev', nic], undo: ['ip', '-4', 'route', 'del', 'default', 'dev', nic] },
+    {
+      add: ['ip', '-4', 'route', 'add', router, 'dev', nic, 'src', address],
+      undo: ['ip', '-4', 'route', 'del', router, 'dev', nic, 'src', address],
+    },
+    {
+      add: ['ip', '-4', 'route', 'add', 'default', 'via', router, 'dev', nic],
+      undo: ['ip', '-4', 'route', 'del', 'default', 'dev', nic],
+    },
   ];
 }

@@ -8,7 +8,8 @@ export class EphemeralNetworkError extends SubjectError {
 
 /**
  * The temporary network may not be brought up here without touching a network that is not the target's (a --root
- * sandbox in the host's network namespace): not a failure of the network, a reason to leave the source to the init stage.
+ * sandbox in the host's network namespace): not a failure of the network, a reason to leave the source to the init
+ * stage.
  */
 export class HostNetworkRefused extends EphemeralNetworkError {
   override readonly name = 'HostNetworkRefused';

@@ -1,4 +1,5 @@
-// Short-lived networking for sources read before the network is configured (cloud-init's ephemeral DHCP or IPv4 link-local address), through the platform.
+// Short-lived networking for sources read before the network is configured (cloud-init's ephemeral DHCP or IPv4
+// link-local address), through the platform.
 import type { Platform } from '../../platform/platform';
 import type { Log } from '../../util/log';
 import { monotonicMs } from '../../util/monotonic-clock';
@@ -62,7 +63,10 @@ export interface LinuxDhcpOptions {
   sharesHostNetwork?: () => Promise<boolean>;
 }
 
-/** The fixed inode of the initial network namespace on recent kernels (PROC_NET_INIT_INO); older ones fall to the checks below. */
+/**
+ * The fixed inode of the initial network namespace on recent kernels (PROC_NET_INIT_INO); older ones fall to the checks
+ * below.
+ */
 const INIT_NET_INODE = 0xeffffff9;
 
 /**
@@ -125,7 +129,8 @@ export function parseUdhcpcReport(stdout: string): LeaseFacts | undefined {
   for (const m of stdout.matchAll(/^kiln-lease (\w+)=(.*)$/gm)) facts[m[1] as string] = (m[2] as string).trim();
   const address = facts.ip ?? '';
   const prefix = Number(facts.mask);
-  if (!/^\d{1,3}(\.\d{1,3}){3}$/.test(address) || !Number.isInteger(prefix) || prefix < 0 || prefix > 32) return undefined;
+  if (!/^\d{1,3}(\.\d{1,3}){3}$/.test(address) || !Number.isInteger(prefix) || prefix < 0 || prefix > 32)
+    return undefined;
   const routeProblems: string[] = [];
   return {
     address,
@@ -150,13 +155,19 @@ async function applyLease(platform: Platform, log: Log, nic: string, lease: Leas
     for (const step of leaseRouteSteps(nic, lease.address, undefined, lease.staticRoutes)) {
       const r = await platform.run(step.add, { allowFailure: true, timeoutMs: 5000 });
       if (r.code === 0) cleanup.unshift(step.undo);
-      else log.warn(`temporary DHCP lease on ${nic}: route ${step.add.slice(4).join(' ')} not installed: ${r.stderr.trim()}`);
+      else
+        log.warn(
+          `temporary DHCP lease on ${nic}: route ${step.add.slice(4).join(' ')} not installed: ${r.stderr.trim()}`,
+        );
     }
     how = `routes ${lease.staticRoutes.map((r) => `${r.destination} via ${r.gateway}`).join(', ')} (option 121; routers ignored)`;
   } else {
     const existing = await platform.run(['ip', 'route', 'show', '0.0.0.0/0'], { allowFailure: true, timeoutMs: 5000 });
     const defaultExists = existing.code === 0 && /\bdefault\b/.test(existing.stdout);
-    if (defaultExists) log.debug(`temporary DHCP lease on ${nic}: a default route exists already (${existing.stdout.trim()}); left alone`);
+    if (defaultExists)
+      log.debug(
+        `temporary DHCP lease on ${nic}: a default route exists already (${existing.stdout.trim()}); left alone`,
+      );
     let used: string | undefined;
     for (const router of defaultExists ? [] : lease.routers) {
       const steps = leaseRouteSteps(nic, lease.address, router, []);
@@ -195,7 +206,10 @@ export async function fallbackInterface(platform: Platform): Promise<string | un
   return real.includes('eth0') ? 'eth0' : real[0];
 }
 
-/** Interfaces from `ip -o link show` ('2: eth0@if3: <…>' → 2, 'eth0') in the target's network namespace, in ifindex order; empty when ip fails. */
+/**
+ * Interfaces from `ip -o link show` ('2: eth0@if3: <…>' → 2, 'eth0') in the target's network namespace, in ifindex
+ * order; empty when ip fails.
+ */
 export async function linkList(platform: Platform): Promise<Array<{ index: number; name: string }>> {
   const r = await platform.run(['ip', '-o', 'link', 'show'], { allowFailure: true, timeoutMs: 5000 });
   if (r.code !== 0) return [];
@@ -234,7 +248,10 @@ export function randomLinkLocalAddress(random: () => number = Math.random): stri
 async function refuseOnHostNetwork(opts: LinuxDhcpOptions, what: string): Promise<void> {
   const { platform } = opts;
   if (platform.root !== '/' && (await (opts.sharesHostNetwork ?? sharesHostNetworkNamespace)())) {
-    throw new HostNetworkRefused(`ephemeral-${what}`, `no temporary ${what === 'dhcp' ? 'DHCP lease' : 'link-local address'} under --root ${platform.root}: kiln runs in the host's network namespace and would change the host's interfaces (run it in the target's own, e.g. with ip netns exec)`);
+    throw new HostNetworkRefused(
+      `ephemeral-${what}`,
+      `no temporary ${what === 'dhcp' ? 'DHCP lease' : 'link-local address'} under --root ${platform.root}: kiln runs in the host's network namespace and would change the host's interfaces (run it in the target's own, e.g. with ip netns exec)`,
+    );
   }
 }
 
@@ -250,7 +267,12 @@ async function linkIsUp(platform: Platform, nic: string): Promise<boolean> {
  * duplicate address detection, so the first request does not fail on a tentative address. The address, or
  * undefined when none became usable (IPv6 off on the link, DAD failed, no `ip`).
  */
-export async function usableLinkLocalIpv6(platform: Platform, log: Log, nic: string, waitMs: number): Promise<string | undefined> {
+export async function usableLinkLocalIpv6(
+  platform: Platform,
+  log: Log,
+  nic: string,
+  waitMs: number,
+): Promise<string | undefined> {
   if (!(await linkIsUp(platform, nic))) {
     const r = await platform.run(['ip', 'link', 'set', 'dev', nic, 'up'], { allowFailure: true, timeoutMs: 5000 });
     if (r.code !== 0) {
@@ -261,7 +283,10 @@ export async function usableLinkLocalIpv6(platform: Platform, log: Log, nic: str
   const started = monotonicMs();
   const deadline = started + waitMs;
   for (;;) {
-    const r = await platform.run(['ip', '-6', '-o', 'addr', 'show', 'dev', nic, 'scope', 'link'], { allowFailure: true, timeoutMs: 5000 });
+    const r = await platform.run(['ip', '-6', '-o', 'addr', 'show', 'dev', nic, 'scope', 'link'], {
+      allowFailure: true,
+      timeoutMs: 5000,
+    });
     const line = r.code === 0 ? r.stdout.split('\n').find((l) => /\binet6 fe80:/i.test(l)) : undefined;
     const address = line ? /\binet6 (\S+)/.exec(line)?.[1] : undefined;
     if (address && /\bdadfailed\b/.test(line ?? '')) {
@@ -272,7 +297,9 @@ export async function usableLinkLocalIpv6(platform: Platform, log: Log, nic: str
     // The kernel adds the (tentative) address as the link comes up: none after a while means IPv6 is off there.
     const noAddressYet = !address && monotonicMs() - started >= Math.min(waitMs, 3000);
     if (noAddressYet || monotonicMs() >= deadline) {
-      log.debug(`ephemeral ipv6: no usable link-local address on ${nic} within ${waitMs} ms${address ? ` (${address} still tentative)` : ''}`);
+      log.debug(
+        `ephemeral ipv6: no usable link-local address on ${nic} within ${waitMs} ms${address ? ` (${address} still tentative)` : ''}`,
+      );
       return undefined;
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -292,11 +319,19 @@ export class LinuxEphemeralDhcp implements EphemeralNetwork {
     const { platform, log } = this.opts;
     await refuseOnHostNetwork(this.opts, 'dhcp');
     const nic = opts.interface ?? this.opts.interface ?? (await fallbackInterface(platform));
-    if (!nic) throw new EphemeralNetworkError('ephemeral-dhcp', 'no network interface (besides loopback and virtual ones) to bring up a temporary DHCP lease on');
+    if (!nic)
+      throw new EphemeralNetworkError(
+        'ephemeral-dhcp',
+        'no network interface (besides loopback and virtual ones) to bring up a temporary DHCP lease on',
+      );
     if (!opts.ipv6) return this.dhcpv4(nic);
     if (opts.ipv4 === false) {
       const v6 = await usableLinkLocalIpv6(platform, log, nic, this.opts.ipv6WaitMs ?? 10_000);
-      if (!v6) throw new EphemeralNetworkError('ephemeral-ipv6', `no usable IPv6 link-local address on ${nic} (IPv6 off there, or duplicate address detection failed)`);
+      if (!v6)
+        throw new EphemeralNetworkError(
+          'ephemeral-ipv6',
+          `no usable IPv6 link-local address on ${nic} (IPv6 off there, or duplicate address detection failed)`,
+        );
       log.info(`temporary network on ${nic}: IPv6 only, link-local ${v6}`);
       return { interface: nic, release: async () => undefined };
     }
@@ -328,7 +363,8 @@ export class LinuxEphemeralDhcp implements EphemeralNetwork {
     const wasUp = await linkIsUp(platform, nic);
     await platform.run(['ip', 'link', 'set', 'dev', nic, 'up'], { allowFailure: true, timeoutMs: 5000 });
     const linkBack = async () => {
-      if (!wasUp) await platform.run(['ip', 'link', 'set', 'dev', nic, 'down'], { allowFailure: true, timeoutMs: 5000 });
+      if (!wasUp)
+        await platform.run(['ip', 'link', 'set', 'dev', nic, 'down'], { allowFailure: true, timeoutMs: 5000 });
     };
     const hasDhclient = (await platform.run(['sh', '-c', 'command -v dhclient'], { allowFailure: true })).code === 0;
     if (hasDhclient) {
@@ -349,7 +385,11 @@ export class LinuxEphemeralDhcp implements EphemeralNetwork {
       };
       const r = await platform.run(['dhclient', '-1', '-v', ...dhclient], { allowFailure: true, timeoutMs });
       try {
-        if (r.code !== 0) throw new EphemeralNetworkError('ephemeral-dhcp', `no DHCP answer on ${nic}: dhclient got no lease (exit ${r.code}): ${r.stderr.trim().split('\n').pop() ?? ''}`);
+        if (r.code !== 0)
+          throw new EphemeralNetworkError(
+            'ephemeral-dhcp',
+            `no DHCP answer on ${nic}: dhclient got no lease (exit ${r.code}): ${r.stderr.trim().split('\n').pop() ?? ''}`,
+          );
         const lease = parseDhclientLease((await platform.readTextIfExists(leaseFile)) ?? '', leaseFile);
         routeCleanup = await applyLease(platform, log, nic, lease);
         return { interface: nic, staticRoutes: lease.staticRoutes, release };
@@ -370,11 +410,22 @@ export class LinuxEphemeralDhcp implements EphemeralNetwork {
     };
     // Foreground, quit once bound, give up after 3 discovers 2 s apart: a cloud with no DHCP costs seconds, not
     // minutes. Option 121 is asked for, as Debian's dhclient.conf asks for it.
-    const r = await platform.run(['udhcpc', '-f', '-q', '-n', '-t', '3', '-T', '2', '-O', 'staticroutes', '-i', nic, '-s', script], { allowFailure: true, timeoutMs });
+    const r = await platform.run(
+      ['udhcpc', '-f', '-q', '-n', '-t', '3', '-T', '2', '-O', 'staticroutes', '-i', nic, '-s', script],
+      { allowFailure: true, timeoutMs },
+    );
     try {
-      if (r.code !== 0) throw new EphemeralNetworkError('ephemeral-dhcp', `no DHCP answer on ${nic}: udhcpc got no lease (exit ${r.code})`);
+      if (r.code !== 0)
+        throw new EphemeralNetworkError(
+          'ephemeral-dhcp',
+          `no DHCP answer on ${nic}: udhcpc got no lease (exit ${r.code})`,
+        );
       const lease = parseUdhcpcReport(r.stdout);
-      if (!lease) throw new EphemeralNetworkError('ephemeral-dhcp', `udhcpc on ${nic} reported no usable address: ${r.stdout.trim().split('\n').slice(-4).join(' | ')}`);
+      if (!lease)
+        throw new EphemeralNetworkError(
+          'ephemeral-dhcp',
+          `udhcpc on ${nic} reported no usable address: ${r.stdout.trim().split('\n').slice(-4).join(' | ')}`,
+        );
       routeCleanup = await applyLease(platform, log, nic, lease);
       return { interface: nic, staticRoutes: lease.staticRoutes, release };
     } catch (err) {
@@ -392,19 +443,34 @@ export class LinuxEphemeralDhcp implements EphemeralNetwork {
     const { platform, log } = this.opts;
     await refuseOnHostNetwork(this.opts, 'link-local');
     const nic = this.opts.interface ?? (await lowestIndexInterface(platform));
-    if (!nic) throw new EphemeralNetworkError('ephemeral-link-local', 'no network interface (besides loopback and virtual ones) to put a temporary link-local address on');
+    if (!nic)
+      throw new EphemeralNetworkError(
+        'ephemeral-link-local',
+        'no network interface (besides loopback and virtual ones) to put a temporary link-local address on',
+      );
     const address = randomLinkLocalAddress();
     const wasUp = await linkIsUp(platform, nic);
     const release = async () => {
       await platform.run(['ip', '-4', 'addr', 'del', address, 'dev', nic], { allowFailure: true, timeoutMs: 5000 });
-      if (!wasUp) await platform.run(['ip', 'link', 'set', 'dev', nic, 'down'], { allowFailure: true, timeoutMs: 5000 });
+      if (!wasUp)
+        await platform.run(['ip', 'link', 'set', 'dev', nic, 'down'], { allowFailure: true, timeoutMs: 5000 });
     };
-    const added = await platform.run(['ip', '-4', 'addr', 'add', address, 'dev', nic], { allowFailure: true, timeoutMs: 5000 });
-    if (added.code !== 0) throw new EphemeralNetworkError('ephemeral-link-local', `could not put the link-local address ${address} on ${nic}: ${added.stderr.trim() || `ip exited ${added.code}`}`);
+    const added = await platform.run(['ip', '-4', 'addr', 'add', address, 'dev', nic], {
+      allowFailure: true,
+      timeoutMs: 5000,
+    });
+    if (added.code !== 0)
+      throw new EphemeralNetworkError(
+        'ephemeral-link-local',
+        `could not put the link-local address ${address} on ${nic}: ${added.stderr.trim() || `ip exited ${added.code}`}`,
+      );
     const linked = await platform.run(['ip', 'link', 'set', 'dev', nic, 'up'], { allowFailure: true, timeoutMs: 5000 });
     if (linked.code !== 0) {
       await release();
-      throw new EphemeralNetworkError('ephemeral-link-local', `could not bring ${nic} up for its link-local address: ${linked.stderr.trim() || `ip exited ${linked.code}`}`);
+      throw new EphemeralNetworkError(
+        'ephemeral-link-local',
+        `could not bring ${nic} up for its link-local address: ${linked.stderr.trim() || `ip exited ${linked.code}`}`,
+      );
     }
     log.info(`temporary link-local address on ${nic}: ${address}`);
     return { interface: nic, release };

@@ -4,8 +4,32 @@ import { isIpv6Subnet } from '../model';
 import type { NetworkRenderer, RenderedFile, RendererConfig } from '../renderer';
 import { renderPersistentNetRules } from './udev-rules';
 
-const SUBNET_KEYS = ['address', 'netmask', 'broadcast', 'metric', 'gateway', 'pointopoint', 'mtu', 'scope', 'dns_search', 'dns_nameservers'];
-const IGNORED_ATTRS = ['control', 'device_id', 'driver', 'index', 'inet', 'mode', 'name', 'subnets', 'type', 'match', 'dns', 'config_id'];
+const SUBNET_KEYS = [
+  'address',
+  'netmask',
+  'broadcast',
+  'metric',
+  'gateway',
+  'pointopoint',
+  'mtu',
+  'scope',
+  'dns_search',
+  'dns_nameservers',
+];
+const IGNORED_ATTRS = [
+  'control',
+  'device_id',
+  'driver',
+  'index',
+  'inet',
+  'mode',
+  'name',
+  'subnets',
+  'type',
+  'match',
+  'dns',
+  'config_id',
+];
 const MULTILINE = ['bridge_pathcost', 'bridge_portprio', 'bridge_waitport'];
 const ORDER: Record<string, number> = { loopback: 0, physical: 1, infiniband: 2, bond: 3, bridge: 4, vlan: 5 };
 
@@ -51,7 +75,8 @@ export function renderEniRoute(r: Route, indent = ''): string[] {
   if (r.network === '0.0.0.0' && r.netmask === '0.0.0.0') def = ' default';
   else if (r.network === '::' && r.prefix === 0) def = ' -A inet6 default';
   let line = '';
-  if (!def) line += `${r.network.includes(':') ? ' -A inet6' : r.prefix === 32 ? ' -host' : ' -net'} ${r.network}/${r.prefix}`;
+  if (!def)
+    line += `${r.network.includes(':') ? ' -A inet6' : r.prefix === 32 ? ' -host' : ' -net'} ${r.network}/${r.prefix}`;
   line += `${def} gw ${String(r.gateway)}`;
   if (r.metric !== undefined) line += ` metric ${r.metric}`;
   return [`${indent}post-up route add${line} || true`, `${indent}pre-down route del${line} || true`];
@@ -97,7 +122,10 @@ function renderIface(source: Interface | State): string[][] {
     if (sections.some((sec) => sec.some((l) => l.includes(`auto ${String(iface.name)}`)))) iface.control = 'alias';
     const control = String(iface.control);
     const verb = control === 'auto' ? 'auto' : control === 'hotplug' ? 'allow-hotplug' : `# control-${control}`;
-    const lines = [`${verb} ${String(iface.name)}`, `iface ${String(iface.name)} ${String(iface.inet)} ${String(iface.mode)}`];
+    const lines = [
+      `${verb} ${String(iface.name)}`,
+      `iface ${String(iface.name)} ${String(iface.inet)} ${String(iface.mode)}`,
+    ];
     lines.push(...subnetLines(s), ...attrLines(iface, index, ipv4Mtu));
     for (const r of s.routes) lines.push(...renderEniRoute(r, '    '));
     sections.push(lines);
@@ -106,7 +134,12 @@ function renderIface(source: Interface | State): string[][] {
 }
 
 export function renderEniContent(ns: NetworkState): string {
-  let lo: State = { name: 'lo', type: 'physical', inet: 'inet', subnets: [{ type: 'loopback', control: 'auto', routes: [] }] };
+  let lo: State = {
+    name: 'lo',
+    type: 'physical',
+    inet: 'inet',
+    subnets: [{ type: 'loopback', control: 'auto', routes: [] }],
+  };
   const given = ns.interfaces.get('lo');
   if (given) lo = structuredClone(given) as unknown as State;
   const loSubnet = ((lo.subnets as Subnet[])[0] ?? { type: 'loopback', routes: [] }) as Subnet;
@@ -114,7 +147,9 @@ export function renderEniContent(ns: NetworkState): string {
   if (ns.dns.search.length) loSubnet.dns_search = [ns.dns.search.join(' ')];
   const sections = renderIface(lo);
   const ifaces = [...ns.interfaces.values()].filter((i) => i.name !== 'lo');
-  ifaces.sort((a, b) => (ORDER[a.type] ?? 9) - (ORDER[b.type] ?? 9) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  ifaces.sort(
+    (a, b) => (ORDER[a.type] ?? 9) - (ORDER[b.type] ?? 9) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
   for (const iface of ifaces) sections.push(...renderIface(iface));
   for (const r of ns.routes) sections.push(renderEniRoute(r));
   return `${sections.map((s) => s.join('\n')).join('\n\n')}\n`;
@@ -123,7 +158,9 @@ export function renderEniContent(ns: NetworkState): string {
 export const eniRenderer: NetworkRenderer = {
   name: 'eni',
   render(ns: NetworkState, cfg: RendererConfig): RenderedFile[] {
-    const files: RenderedFile[] = [{ path: cfg.eniPath ?? '/etc/network/interfaces', content: (cfg.header ?? '') + renderEniContent(ns) }];
+    const files: RenderedFile[] = [
+      { path: cfg.eniPath ?? '/etc/network/interfaces', content: (cfg.header ?? '') + renderEniContent(ns) },
+    ];
     if (cfg.netrulesPath) files.push({ path: cfg.netrulesPath, content: renderPersistentNetRules(ns) });
     return files;
   },

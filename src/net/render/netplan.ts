@@ -8,7 +8,11 @@ import type { NetworkRenderer, RenderedFile, RendererConfig } from '../renderer'
 
 type Entry = Record<string, unknown>;
 
-const BOND_V1_TO_V2 = Object.fromEntries(Object.entries(BOND_V2_TO_V1).filter(([k]) => k !== 'gratuitious-arp' && k !== 'arp-ip-targets').map(([k, v]) => [v, k]));
+const BOND_V1_TO_V2 = Object.fromEntries(
+  Object.entries(BOND_V2_TO_V1)
+    .filter(([k]) => k !== 'gratuitious-arp' && k !== 'arp-ip-targets')
+    .map(([k, v]) => [v, k]),
+);
 const BRIDGE_V1_TO_V2 = Object.fromEntries(Object.entries(BRIDGE_V2_TO_V1).map(([k, v]) => [v, k]));
 
 function splitList(v: unknown): string[] {
@@ -30,11 +34,21 @@ function addAddresses(iface: Interface, entry: Entry, features: string[]): void 
       addresses.push(address);
       // 25.1 writes the subnet's gateway as a default route (netplan deprecates gateway4/gateway6), on-link when
       // the gateway is outside the subnet.
-      if (s.gateway) routes.push({ via: s.gateway, to: 'default', ...(gatewayIsOnLink(s.gateway, address) ? { 'on-link': true } : {}) });
+      if (s.gateway)
+        routes.push({
+          via: s.gateway,
+          to: 'default',
+          ...(gatewayIsOnLink(s.gateway, address) ? { 'on-link': true } : {}),
+        });
       if (s.dns_nameservers) nameservers.push(...splitList(s.dns_nameservers));
       if (s.dns_search) search.push(...splitList(s.dns_search));
       if (s.mtu !== undefined) entry[isIpv6Subnet(s) && features.includes('ipv6-mtu') ? 'ipv6-mtu' : 'mtu'] = s.mtu;
-      for (const r of s.routes) routes.push({ via: r.gateway, to: `${r.network}/${r.prefix}`, ...(r.metric !== undefined ? { metric: r.metric } : {}) });
+      for (const r of s.routes)
+        routes.push({
+          via: r.gateway,
+          to: `${r.network}/${r.prefix}`,
+          ...(r.metric !== undefined ? { metric: r.metric } : {}),
+        });
     }
   }
   if (iface.mtu !== undefined && iface.mtu !== null) {
@@ -48,12 +62,20 @@ function addAddresses(iface: Interface, entry: Entry, features: string[]): void 
 }
 
 function paramsWith(iface: Interface, prefixes: string[]): Array<[string, unknown]> {
-  return Object.entries(iface).filter(([k, v]) => v !== undefined && v !== null && prefixes.some((p) => k.startsWith(p)));
+  return Object.entries(iface).filter(
+    ([k, v]) => v !== undefined && v !== null && prefixes.some((p) => k.startsWith(p)),
+  );
 }
 
 export function renderNetplanContent(ns: NetworkState, features: string[]): string {
   if (ns.version === 2 && ns.v2) return pyyamlDump({ network: ns.v2 });
-  const sections: Record<string, Record<string, Entry>> = { ethernets: {}, wifis: {}, bonds: {}, bridges: {}, vlans: {} };
+  const sections: Record<string, Record<string, Entry>> = {
+    ethernets: {},
+    wifis: {},
+    bonds: {},
+    bridges: {},
+    vlans: {},
+  };
   const ifaces = [...ns.interfaces.values()];
   for (const iface of ifaces) {
     const name = iface.name;
@@ -74,7 +96,10 @@ export function renderNetplanContent(ns: NetworkState, features: string[]): stri
       if (Object.keys(params).length) bond.parameters = params;
       if (iface.mac_address) bond.macaddress = iface.mac_address.toLowerCase();
       if (iface['bond-slaves'] === 'none') {
-        const members = ifaces.filter((i) => i['bond-master'] === name).map((i) => i.name).sort();
+        const members = ifaces
+          .filter((i) => i['bond-master'] === name)
+          .map((i) => i.name)
+          .sort();
         if (members.length) bond.interfaces = members;
       }
       addAddresses(iface, bond, features);
@@ -129,6 +154,12 @@ export const netplanRenderer: NetworkRenderer = {
     if (!header.endsWith('\n')) header += '\n';
     // Root-only, as 25.1 writes it (netplan's API, or its own fallback with NETPLAN_CONFIG_ROOT_READ_ONLY): v2 passes
     // wifi passwords through.
-    return [{ path: cfg.netplanPath ?? '/etc/netplan/50-cloud-init.yaml', content: header + renderNetplanContent(ns, cfg.features ?? []), mode: 0o600 }];
+    return [
+      {
+        path: cfg.netplanPath ?? '/etc/netplan/50-cloud-init.yaml',
+        content: header + renderNetplanContent(ns, cfg.features ?? []),
+        mode: 0o600,
+      },
+    ];
   },
 };

@@ -1,5 +1,6 @@
-// NetworkManager renderer: one keyfile per interface, /etc/NetworkManager/system-connections/cloud-init-<name>.nmconnection,
-// and the conf.d file that makes EUI-64 the default IPv6 address generation mode (cloud-init 25.1's output).
+// NetworkManager renderer: one keyfile per interface,
+// /etc/NetworkManager/system-connections/cloud-init-<name>.nmconnection, and the conf.d file that makes EUI-64 the
+// default IPv6 address generation mode (cloud-init 25.1's output).
 import { createHash } from 'node:crypto';
 import { isIPv6 } from '../ip';
 import { isDefaultRoute, type Interface, type NetworkState, type Route, type Subnet } from '../model';
@@ -17,15 +18,45 @@ export function uuid5(namespace: string, name: string): string {
   return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
 }
 
-const TYPES: Record<string, string | null> = { physical: 'ethernet', vlan: 'vlan', bond: 'bond', bridge: 'bridge', infiniband: 'infiniband', loopback: null };
+const TYPES: Record<string, string | null> = {
+  physical: 'ethernet',
+  vlan: 'vlan',
+  bond: 'bond',
+  bridge: 'bridge',
+  infiniband: 'infiniband',
+  loopback: null,
+};
 /**
  * NetworkManager bond property → the interface key it comes from, as 25.1 spells them: underscores after `bond-`, so
  * v1's hyphenated `bond-xmit-hash-policy` (and v2's parameters, which become hyphenated keys) are not carried over.
  */
 const BOND_PROPS = [
-  'xmit_hash_policy', 'num_grat_arp', 'downdelay', 'updelay', 'fail_over_mac', 'primary_reselect', 'primary', 'active_slave', 'ad_actor_sys_prio', 'ad_actor_system',
-  'ad_select', 'ad_user_port_key', 'all_slaves_active', 'arp_all_targets', 'arp_interval', 'arp_ip_target', 'arp_validate', 'lacp_rate', 'lp_interval', 'min_links',
-  'num_unsol_na', 'packets_per_slave', 'peer_notif_delay', 'resend_igmp', 'tlb_dynamic_lb', 'use_carrier',
+  'xmit_hash_policy',
+  'num_grat_arp',
+  'downdelay',
+  'updelay',
+  'fail_over_mac',
+  'primary_reselect',
+  'primary',
+  'active_slave',
+  'ad_actor_sys_prio',
+  'ad_actor_system',
+  'ad_select',
+  'ad_user_port_key',
+  'all_slaves_active',
+  'arp_all_targets',
+  'arp_interval',
+  'arp_ip_target',
+  'arp_validate',
+  'lacp_rate',
+  'lp_interval',
+  'min_links',
+  'num_unsol_na',
+  'packets_per_slave',
+  'peer_notif_delay',
+  'resend_igmp',
+  'tlb_dynamic_lb',
+  'use_carrier',
 ];
 const PROPS: Record<string, Record<string, string>> = {
   bond: { mode: 'bond-mode', miimon: 'bond-miimon', ...Object.fromEntries(BOND_PROPS.map((p) => [p, `bond-${p}`])) },
@@ -35,12 +66,22 @@ const PROPS: Record<string, Record<string, string>> = {
   infiniband: {},
 };
 const METHODS: Record<string, string> = {
-  static: 'manual', static6: 'manual', dhcp6: 'auto', ipv6_slaac: 'auto', 'ipv6_dhcpv6-stateless': 'auto', 'ipv6_dhcpv6-stateful': 'dhcp', dhcp4: 'auto', dhcp: 'auto',
+  static: 'manual',
+  static6: 'manual',
+  dhcp6: 'auto',
+  ipv6_slaac: 'auto',
+  'ipv6_dhcpv6-stateless': 'auto',
+  'ipv6_dhcpv6-stateful': 'dhcp',
+  dhcp4: 'auto',
+  dhcp: 'auto',
 };
 /** Subnet types after which a connection without IPv4 gets `[ipv4] method=disabled`, as the sysconfig renderer does. */
 const IPV6_ONLY_TYPES = ['ipv6_dhcpv6-stateful', 'ipv6_dhcpv6-stateless', 'ipv6_slaac'];
 
-/** The conf.d file 25.1 writes beside the keyfiles: EUI-64 addresses for profiles that do not choose (NetworkManager 1.40+). */
+/**
+ * The conf.d file 25.1 writes beside the keyfiles: EUI-64 addresses for profiles that do not choose (NetworkManager
+ * 1.40+).
+ */
 export const IP6_ADDR_GEN_MODE_CONF: RenderedFile = {
   path: '/etc/NetworkManager/conf.d/30-cloud-init-ip6-addr-gen-mode.conf',
   content: [
@@ -58,7 +99,11 @@ export const IP6_ADDR_GEN_MODE_CONF: RenderedFile = {
 };
 
 function subnetIsV6(s: Subnet): boolean {
-  return s.type.endsWith('6') || s.type.startsWith('ipv6_') || (s.type === 'static' && typeof s.address === 'string' && isIPv6(s.address));
+  return (
+    s.type.endsWith('6') ||
+    s.type.startsWith('ipv6_') ||
+    (s.type === 'static' && typeof s.address === 'string' && isIPv6(s.address))
+  );
 }
 
 function macAddr(a: string): string {
@@ -71,7 +116,14 @@ class Connection {
   readonly uuid: string;
   constructor(name: string) {
     this.uuid = uuid5(CI_NM_UUID, name);
-    this.sections.set('connection', new Map([['id', `cloud-init ${name}`], ['uuid', this.uuid], ['autoconnect-priority', '120']]));
+    this.sections.set(
+      'connection',
+      new Map([
+        ['id', `cloud-init ${name}`],
+        ['uuid', this.uuid],
+        ['autoconnect-priority', '120'],
+      ]),
+    );
     this.sections.set('user', new Map([['org.freedesktop.NetworkManager.origin', 'cloud-init']]));
   }
   section(name: string): Map<string, string> {
@@ -121,7 +173,9 @@ class Connection {
   addNumbered(section: string, prefix: string, value: string): void {
     this.section(section).set(this.nextNumbered(section, prefix), value);
   }
-  /** routeN in the route's own family; a default route's metric is the family's route-metric, others' go on the line. */
+  /**
+   * routeN in the route's own family; a default route's metric is the family's route-metric, others' go on the line.
+   */
   addRoute(r: Route): void {
     const family = isIPv6(r.network) ? 'ipv6' : 'ipv4';
     let value = `${r.network}/${r.prefix}`;
@@ -161,7 +215,9 @@ class Connection {
   }
 }
 
-/** The key a connection is known by, and its file name: the v2 id for a v2 ethernet (25.1's config_id), else the name. */
+/**
+ * The key a connection is known by, and its file name: the v2 id for a v2 ethernet (25.1's config_id), else the name.
+ */
 function connectionKey(iface: Interface): string {
   return iface.config_id ?? iface.name;
 }
@@ -182,7 +238,8 @@ function renderInterface(conn: Connection, iface: Interface, ns: NetworkState, c
   let ipv4Mtu: number | null = null;
   let nameservers: string[] = [];
   let search: string[] = [];
-  if (ifType === 'bond' && iface.subnets.length === 0) for (const family of ['ipv4', 'ipv6']) conn.setIpMethod(family, undefined);
+  if (ifType === 'bond' && iface.subnets.length === 0)
+    for (const family of ['ipv4', 'ipv6']) conn.setIpMethod(family, undefined);
   for (const s of iface.subnets) {
     const family = subnetIsV6(s) ? 'ipv6' : 'ipv4';
     conn.setIpMethod(family, s.type);
@@ -236,8 +293,15 @@ function renderInterface(conn: Connection, iface: Interface, ns: NetworkState, c
 export function renderNetworkManager(ns: NetworkState): RenderedFile[] {
   const conns = new Map<string, Connection>();
   for (const iface of ns.interfaces.values()) conns.set(connectionKey(iface), new Connection(iface.name));
-  for (const iface of ns.interfaces.values()) renderInterface(conns.get(connectionKey(iface)) as Connection, iface, ns, conns);
-  const keyfiles = [...conns].filter(([, c]) => c.valid()).map(([key, c]) => ({ path: `/etc/NetworkManager/system-connections/cloud-init-${key}.nmconnection`, content: c.text(), mode: 0o600 }));
+  for (const iface of ns.interfaces.values())
+    renderInterface(conns.get(connectionKey(iface)) as Connection, iface, ns, conns);
+  const keyfiles = [...conns]
+    .filter(([, c]) => c.valid())
+    .map(([key, c]) => ({
+      path: `/etc/NetworkManager/system-connections/cloud-init-${key}.nmconnection`,
+      content: c.text(),
+      mode: 0o600,
+    }));
   return [...keyfiles, IP6_ADDR_GEN_MODE_CONF];
 }
 

@@ -1,4 +1,5 @@
-// systemd-networkd renderer: /etc/systemd/network/10-cloud-init-<name>.network per interface, in cloud-init 25.1's layout.
+// systemd-networkd renderer: /etc/systemd/network/10-cloud-init-<name>.network per interface, in cloud-init 25.1's
+// layout.
 import { isObj, type Obj } from '../check';
 import { gatewayIsOnLink } from '../ip';
 import type { Interface, NetworkState, Route } from '../model';
@@ -29,7 +30,8 @@ class NetworkdFile {
     const names = [...this.sections.keys(), ...(this.routes.size ? ['Route'] : [])].sort();
     for (const name of names) {
       if (name === 'Route') {
-        for (const id of [...this.routes.keys()].sort()) out += `[Route]\n${(this.routes.get(id) as string[]).join('\n')}\n\n`;
+        for (const id of [...this.routes.keys()].sort())
+          out += `[Route]\n${(this.routes.get(id) as string[]).join('\n')}\n\n`;
       } else if (name === 'Address') {
         for (const l of [...(this.sections.get(name) as string[])].sort()) out += `[Address]\n${l}\n\n`;
       } else out += `[${name}]\n${(this.sections.get(name) as string[]).join('\n')}\n\n`;
@@ -62,8 +64,7 @@ function subnets(iface: Interface, f: NetworkdFile): string {
           const id = `a${rid++}`;
           f.addRoute(id, 'Gateway', v);
           if (gatewayIsOnLink(String(v), address)) f.addRoute(id, 'GatewayOnLink', 'yes');
-        }
-        else if (k === 'dns_nameservers') f.add('Network', 'DNS', (v as string[]).join(' '));
+        } else if (k === 'dns_nameservers') f.add('Network', 'DNS', (v as string[]).join(' '));
         else if (k === 'dns_search') f.add('Network', 'Domains', (v as string[]).join(' '));
       }
     }
@@ -74,8 +75,19 @@ function subnets(iface: Interface, f: NetworkdFile): string {
   return dhcp;
 }
 
-const DHCP_OVERRIDES: Record<string, string> = { UseDNS: 'use-dns', UseDomains: 'use-domains', UseHostname: 'use-hostname', UseNTP: 'use-ntp' };
-const DHCP4_OVERRIDES: Record<string, string> = { SendHostname: 'send-hostname', Hostname: 'hostname', RouteMetric: 'route-metric', UseMTU: 'use-mtu', UseRoutes: 'use-routes' };
+const DHCP_OVERRIDES: Record<string, string> = {
+  UseDNS: 'use-dns',
+  UseDomains: 'use-domains',
+  UseHostname: 'use-hostname',
+  UseNTP: 'use-ntp',
+};
+const DHCP4_OVERRIDES: Record<string, string> = {
+  SendHostname: 'send-hostname',
+  Hostname: 'hostname',
+  RouteMetric: 'route-metric',
+  UseMTU: 'use-mtu',
+  UseRoutes: 'use-routes',
+};
 
 /** Bond parameter (v1 name) → [Bond] key of a .netdev, with how networkd wants the value. */
 const BOND_NETDEV: Array<[string, string, (v: unknown) => string]> = [
@@ -111,20 +123,28 @@ function param(iface: Interface, v1: string): unknown {
  * The .netdev files that create bonds, bridges and VLANs, and the lines that attach members to them. cloud-init
  * (22.4 and 25.1) writes neither (its networkd renderer leaves virtual devices uncreated); kiln writes both.
  */
-export function renderNetdevs(ns: NetworkState): { netdevs: Map<string, string>; attach: Map<string, Array<[string, string, string]>> } {
+export function renderNetdevs(ns: NetworkState): {
+  netdevs: Map<string, string>;
+  attach: Map<string, Array<[string, string, string]>>;
+} {
   const netdevs = new Map<string, string>();
   const attach = new Map<string, Array<[string, string, string]>>();
-  const add = (name: string, section: string, key: string, value: string) => attach.set(name, [...(attach.get(name) ?? []), [section, key, value]]);
+  const add = (name: string, section: string, key: string, value: string) =>
+    attach.set(name, [...(attach.get(name) ?? []), [section, key, value]]);
   for (const iface of ns.interfaces.values()) {
-    const kind = iface.type === 'bond' ? 'bond' : iface.type === 'bridge' ? 'bridge' : iface.type === 'vlan' ? 'vlan' : undefined;
-    // A bond's member the config never declared is typed 'bond' by cloud-init's placeholder: a NIC, not a device to create.
+    const kind =
+      iface.type === 'bond' ? 'bond' : iface.type === 'bridge' ? 'bridge' : iface.type === 'vlan' ? 'vlan' : undefined;
+    // A bond's member the config never declared is typed 'bond' by cloud-init's placeholder: a NIC, not a device to
+    // create.
     if (!kind || (kind === 'bond' && iface['bond-master'] !== undefined)) continue;
     const lines = ['[NetDev]', `Name=${iface.name}`, `Kind=${kind}`];
     if (iface.mac_address) lines.push(`MACAddress=${iface.mac_address}`);
     if (iface.mtu) lines.push(`MTUBytes=${iface.mtu}`);
     lines.push('');
     if (kind === 'bond') {
-      const body = BOND_NETDEV.filter(([k]) => param(iface, k) !== undefined).map(([k, key, fmt]) => `${key}=${fmt(param(iface, k))}`);
+      const body = BOND_NETDEV.filter(([k]) => param(iface, k) !== undefined).map(
+        ([k, key, fmt]) => `${key}=${fmt(param(iface, k))}`,
+      );
       if (body.length) lines.push('[Bond]', ...body, '');
       const primary = param(iface, 'bond-primary');
       for (const m of ns.interfaces.values()) {
@@ -133,10 +153,15 @@ export function renderNetdevs(ns: NetworkState): { netdevs: Map<string, string>;
         if (primary === m.name) add(m.name, 'Network', 'PrimarySlave', 'yes');
       }
     } else if (kind === 'bridge') {
-      const body = BRIDGE_NETDEV.filter(([k]) => iface[k] !== undefined).map(([k, key, fmt]) => `${key}=${fmt(iface[k])}`);
+      const body = BRIDGE_NETDEV.filter(([k]) => iface[k] !== undefined).map(
+        ([k, key, fmt]) => `${key}=${fmt(iface[k])}`,
+      );
       if (body.length) lines.push('[Bridge]', ...body, '');
       for (const port of iface.bridge_ports ?? []) add(port, 'Network', 'Bridge', iface.name);
-      for (const [k, key] of [['bridge_pathcost', 'Cost'], ['bridge_portprio', 'Priority']] as const) {
+      for (const [k, key] of [
+        ['bridge_pathcost', 'Cost'],
+        ['bridge_portprio', 'Priority'],
+      ] as const) {
         for (const item of (iface[k] as string[] | undefined) ?? []) {
           const [port, value] = String(item).split(/\s+/);
           if (port && value) add(port, 'Bridge', key, value);
@@ -184,8 +209,10 @@ export function renderNetworkdFiles(ns: NetworkState, opts: { netdevs?: boolean 
         for (const version of ['4', '6']) {
           const overrides = device[`dhcp${version}-overrides`];
           if (!isObj(overrides) || !(dhcp === 'yes' || dhcp === `ipv${version}`)) continue;
-          const map: Record<string, string> = version === '4' ? { ...DHCP_OVERRIDES, ...DHCP4_OVERRIDES } : DHCP_OVERRIDES;
-          for (const [k, v] of Object.entries(map)) if (v in overrides) f.add(`DHCPv${version}`, k, (overrides as Obj)[v]);
+          const map: Record<string, string> =
+            version === '4' ? { ...DHCP_OVERRIDES, ...DHCP4_OVERRIDES } : DHCP_OVERRIDES;
+          for (const [k, v] of Object.entries(map))
+            if (v in overrides) f.add(`DHCPv${version}`, k, (overrides as Obj)[v]);
         }
       }
     }
@@ -198,8 +225,14 @@ export const networkdRenderer: NetworkRenderer = {
   name: 'networkd',
   render(ns: NetworkState, cfg: RendererConfig): RenderedFile[] {
     const netdevs = cfg.networkdNetdevs !== false;
-    const files: RenderedFile[] = [...renderNetworkdFiles(ns, { netdevs })].map(([name, content]) => ({ path: `/etc/systemd/network/10-cloud-init-${name}.network`, content, owner: 'systemd-network:systemd-network' }));
-    if (netdevs) for (const [name, content] of renderNetdevs(ns).netdevs) files.push({ path: `/etc/systemd/network/10-cloud-init-${name}.netdev`, content });
+    const files: RenderedFile[] = [...renderNetworkdFiles(ns, { netdevs })].map(([name, content]) => ({
+      path: `/etc/systemd/network/10-cloud-init-${name}.network`,
+      content,
+      owner: 'systemd-network:systemd-network',
+    }));
+    if (netdevs)
+      for (const [name, content] of renderNetdevs(ns).netdevs)
+        files.push({ path: `/etc/systemd/network/10-cloud-init-${name}.netdev`, content });
     return files;
   },
 };

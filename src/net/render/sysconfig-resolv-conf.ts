@@ -30,7 +30,9 @@ export function collectDns(ns: NetworkState): { nameservers: string[]; search: s
 export function hasAnyDns(ns: NetworkState): boolean {
   if (ns.dns.nameservers.length || ns.dns.search.length) return true;
   return [...ns.interfaces.values()].some(
-    (i) => i.subnets.some((s) => s.dns_nameservers !== undefined || s.dns_search !== undefined) || (i.dns !== undefined && (i.dns.nameservers.length > 0 || i.dns.search.length > 0)),
+    (i) =>
+      i.subnets.some((s) => s.dns_nameservers !== undefined || s.dns_search !== undefined) ||
+      (i.dns !== undefined && (i.dns.nameservers.length > 0 || i.dns.search.length > 0)),
   );
 }
 

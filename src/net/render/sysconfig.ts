@@ -12,20 +12,50 @@ type Value = string | number | boolean;
 
 const HEADER = '# Created by cloud-init automatically, do not edit.\n#';
 const IPV6_DYNAMIC = ['dhcp6', 'ipv6_slaac', 'ipv6_dhcpv6-stateless', 'ipv6_dhcpv6-stateful'];
-const TYPE_NAMES: Record<string, string> = { ethernet: 'Ethernet', bond: 'Bond', bridge: 'Bridge', infiniband: 'InfiniBand', vlan: 'Vlan' };
+const TYPE_NAMES: Record<string, string> = {
+  ethernet: 'Ethernet',
+  bond: 'Bond',
+  bridge: 'Bridge',
+  infiniband: 'InfiniBand',
+  vlan: 'Vlan',
+};
 const DEFAULTS: Record<Flavor, Record<string, Value>> = {
   rhel: { ONBOOT: true, USERCTL: false, BOOTPROTO: 'none' },
   suse: { BOOTPROTO: 'static', STARTMODE: 'auto' },
 };
 const KEY_MAPS: Record<Flavor, Record<string, string>> = {
-  rhel: { 'accept-ra': 'IPV6_FORCE_ACCEPT_RA', bridge_stp: 'STP', bridge_ageing: 'AGEING', bridge_bridgeprio: 'PRIO', mac_address: 'HWADDR', mtu: 'MTU' },
-  suse: { bridge_stp: 'BRIDGE_STP', bridge_ageing: 'BRIDGE_AGEINGTIME', bridge_bridgeprio: 'BRIDGE_PRIORITY', mac_address: 'LLADDR', mtu: 'MTU' },
+  rhel: {
+    'accept-ra': 'IPV6_FORCE_ACCEPT_RA',
+    bridge_stp: 'STP',
+    bridge_ageing: 'AGEING',
+    bridge_bridgeprio: 'PRIO',
+    mac_address: 'HWADDR',
+    mtu: 'MTU',
+  },
+  suse: {
+    bridge_stp: 'BRIDGE_STP',
+    bridge_ageing: 'BRIDGE_AGEINGTIME',
+    bridge_bridgeprio: 'BRIDGE_PRIORITY',
+    mac_address: 'LLADDR',
+    mtu: 'MTU',
+  },
 };
 const BOND_OPTS: Array<[string, string]> = [
-  ['bond_mode', 'mode'], ['bond_xmit_hash_policy', 'xmit_hash_policy'], ['bond_miimon', 'miimon'], ['bond_min_links', 'min_links'],
-  ['bond_arp_interval', 'arp_interval'], ['bond_arp_ip_target', 'arp_ip_target'], ['bond_arp_validate', 'arp_validate'], ['bond_ad_select', 'ad_select'],
-  ['bond_num_grat_arp', 'num_grat_arp'], ['bond_downdelay', 'downdelay'], ['bond_updelay', 'updelay'], ['bond_lacp_rate', 'lacp_rate'],
-  ['bond_fail_over_mac', 'fail_over_mac'], ['bond_primary', 'primary'], ['bond_primary_reselect', 'primary_reselect'],
+  ['bond_mode', 'mode'],
+  ['bond_xmit_hash_policy', 'xmit_hash_policy'],
+  ['bond_miimon', 'miimon'],
+  ['bond_min_links', 'min_links'],
+  ['bond_arp_interval', 'arp_interval'],
+  ['bond_arp_ip_target', 'arp_ip_target'],
+  ['bond_arp_validate', 'arp_validate'],
+  ['bond_ad_select', 'ad_select'],
+  ['bond_num_grat_arp', 'num_grat_arp'],
+  ['bond_downdelay', 'downdelay'],
+  ['bond_updelay', 'updelay'],
+  ['bond_lacp_rate', 'lacp_rate'],
+  ['bond_fail_over_mac', 'fail_over_mac'],
+  ['bond_primary', 'primary'],
+  ['bond_primary_reselect', 'primary_reselect'],
 ];
 
 function quote(v: string): string {
@@ -37,7 +67,11 @@ function valueText(v: Value): string {
 }
 
 function subnetIsV6(s: Subnet): boolean {
-  return s.type.endsWith('6') || IPV6_DYNAMIC.includes(s.type) || (s.type === 'static' && typeof s.address === 'string' && isIPv6(s.address));
+  return (
+    s.type.endsWith('6') ||
+    IPV6_DYNAMIC.includes(s.type) ||
+    (s.type === 'static' && typeof s.address === 'string' && isIPv6(s.address))
+  );
 }
 
 /** Where a RHEL ifcfg file takes the metric of SUBNET's routes (its default route's included). */
@@ -52,7 +86,10 @@ class IfCfg {
   routeIdx = 1;
   hasDefault4 = false;
   hasDefault6 = false;
-  constructor(readonly name: string, flavor: Flavor) {
+  constructor(
+    readonly name: string,
+    flavor: Flavor,
+  ) {
     if (flavor === 'rhel') {
       this.conf.set('DEVICE', name);
       this.conf.set('TYPE', 'Ethernet');
@@ -151,7 +188,8 @@ function renderSubnets(cfg: IfCfg, subnets: Subnet[], hasDefault: boolean, flavo
       }
     } else if (t === 'manual') {
       if (flavor !== 'suse') c.set('ONBOOT', c.has(mtuKey));
-    } else if (t !== 'loopback') throw new NetworkConfigError(`interfaces.${cfg.name}`, `subnet type '${t}' cannot be rendered by sysconfig`);
+    } else if (t !== 'loopback')
+      throw new NetworkConfigError(`interfaces.${cfg.name}`, `subnet type '${t}' cannot be rendered by sysconfig`);
     if (s.control === 'manual') {
       if (flavor === 'suse') c.set('STARTMODE', 'manual');
       else c.set('ONBOOT', false);
@@ -184,7 +222,8 @@ function renderSubnets(cfg: IfCfg, subnets: Subnet[], hasDefault: boolean, flavo
       c.set(isIPv6(s.gateway) ? 'IPV6_DEFAULTGW' : 'GATEWAY', s.gateway);
     }
     if (s.dns_search !== undefined && flavor !== 'suse') c.set('DOMAIN', s.dns_search.join(' '));
-    if (s.dns_nameservers !== undefined && flavor !== 'suse') for (const [i, n] of s.dns_nameservers.slice(0, 3).entries()) c.set(`DNS${i + 1}`, n);
+    if (s.dns_nameservers !== undefined && flavor !== 'suse')
+      for (const [i, n] of s.dns_nameservers.slice(0, 3).entries()) c.set(`DNS${i + 1}`, n);
   }
 }
 
@@ -195,7 +234,8 @@ function renderSubnetRoutes(cfg: IfCfg, subnets: Subnet[], flavor: Flavor): void
     for (const r of s.routes) {
       const v6 = Boolean(s.ipv6) || (r.gateway !== undefined && isIPv6(r.gateway));
       if (isDefaultRoute(r) && !IPV6_DYNAMIC.includes(s.type)) {
-        if ((s.ipv4 && cfg.hasDefault4) || (s.ipv6 && cfg.hasDefault6)) throw new NetworkConfigError(`interfaces.${cfg.name}`, 'a second default route on one interface');
+        if ((s.ipv4 && cfg.hasDefault4) || (s.ipv6 && cfg.hasDefault6))
+          throw new NetworkConfigError(`interfaces.${cfg.name}`, 'a second default route on one interface');
         c.set('DEFROUTE', true);
         if (c.get('BOOTPROTO') === 'dhcp' || c.get('BOOTPROTO') === 'dhcp4') c.set('DHCLIENT_SET_DEFAULT_ROUTE', true);
         if (r.gateway !== undefined) {
@@ -209,7 +249,13 @@ function renderSubnetRoutes(cfg: IfCfg, subnets: Subnet[], flavor: Flavor): void
         }
         if (r.metric !== undefined) c.set(routeMetricKey(s), r.metric);
       } else {
-        for (const [from, to] of [['gateway', 'GATEWAY'], ['metric', 'METRIC'], ['prefix', 'PREFIX'], ['netmask', 'NETMASK'], ['network', 'ADDRESS']] as const) {
+        for (const [from, to] of [
+          ['gateway', 'GATEWAY'],
+          ['metric', 'METRIC'],
+          ['prefix', 'PREFIX'],
+          ['netmask', 'NETMASK'],
+          ['network', 'ADDRESS'],
+        ] as const) {
           const v = r[from];
           if (v !== undefined) cfg.routes.set(`${to}${cfg.routeIdx}`, v as Value);
         }
@@ -227,7 +273,10 @@ export function renderSysconfig(ns: NetworkState, cfg: RendererConfig): Rendered
   const flavor: Flavor = cfg.flavor ?? 'rhel';
   const base = '/etc/sysconfig';
   const ifaceTpl = cfg.ifaceTemplate ?? '{base}/network-scripts/ifcfg-{name}';
-  const routeTpl = cfg.routeTemplates ?? { ipv4: '{base}/network-scripts/route-{name}', ipv6: '{base}/network-scripts/route6-{name}' };
+  const routeTpl = cfg.routeTemplates ?? {
+    ipv4: '{base}/network-scripts/route-{name}',
+    ipv6: '{base}/network-scripts/route6-{name}',
+  };
   const hasDefault = hasDefaultRoute(ns);
   const cfgs = new Map<string, IfCfg>();
   const ifaces = [...ns.interfaces.values()].filter((i) => i.type !== 'loopback');
@@ -247,7 +296,8 @@ export function renderSysconfig(ns: NetworkState, cfg: RendererConfig): Rendered
   const of = (type: string) => ifaces.filter((i) => i.type === type);
   const get = (name: string, from: Interface) => {
     const c = cfgs.get(name);
-    if (!c) throw new NetworkConfigError(`interfaces.${from.name}`, `refers to interface '${name}', which is not defined`);
+    if (!c)
+      throw new NetworkConfigError(`interfaces.${from.name}`, `refers to interface '${name}', which is not defined`);
     return c;
   };
   const subnetsAndRoutes = (iface: Interface, c: IfCfg) => {
@@ -272,7 +322,10 @@ export function renderSysconfig(ns: NetworkState, cfg: RendererConfig): Rendered
     if (flavor !== 'suse') c.kind = 'bond';
     if (iface.mac_address) c.conf.set(flavor === 'suse' ? 'LLADDR' : 'MACADDR', iface.mac_address);
     subnetsAndRoutes(iface, c);
-    const members = ifaces.filter((i) => i['bond-master'] === iface.name).map((i) => i.name).sort();
+    const members = ifaces
+      .filter((i) => i['bond-master'] === iface.name)
+      .map((i) => i.name)
+      .sort();
     members.forEach((m, i) => {
       c.conf.set(flavor === 'suse' ? `BONDING_SLAVE_${i}` : `BONDING_SLAVE${i}`, m);
       const mc = get(m, iface);
@@ -300,11 +353,14 @@ export function renderSysconfig(ns: NetworkState, cfg: RendererConfig): Rendered
   for (const iface of of('bridge')) {
     const c = get(iface.name, iface);
     if (flavor !== 'suse') c.kind = 'bridge';
-    for (const [old, key] of Object.entries(KEY_MAPS[flavor])) if (old.startsWith('bridge') && iface[old] !== undefined) c.conf.set(key, iface[old] as Value);
-    if (flavor === 'suse' && c.conf.has('BRIDGE_STP')) c.conf.set('BRIDGE_STP', c.conf.get('BRIDGE_STP') ? 'on' : 'off');
+    for (const [old, key] of Object.entries(KEY_MAPS[flavor]))
+      if (old.startsWith('bridge') && iface[old] !== undefined) c.conf.set(key, iface[old] as Value);
+    if (flavor === 'suse' && c.conf.has('BRIDGE_STP'))
+      c.conf.set('BRIDGE_STP', c.conf.get('BRIDGE_STP') ? 'on' : 'off');
     if (iface.mac_address) c.conf.set(flavor === 'suse' ? 'LLADDRESS' : 'MACADDR', iface.mac_address);
     if (flavor === 'suse' && iface.bridge_ports?.length) c.conf.set('BRIDGE_PORTS', iface.bridge_ports.join(' '));
-    for (const port of iface.bridge_ports ?? []) get(port, iface).conf.set('BRIDGE', flavor === 'suse' ? 'yes' : iface.name);
+    for (const port of iface.bridge_ports ?? [])
+      get(port, iface).conf.set('BRIDGE', flavor === 'suse' ? 'yes' : iface.name);
     subnetsAndRoutes(iface, c);
   }
   for (const iface of of('infiniband')) {
@@ -327,7 +383,8 @@ export function renderSysconfig(ns: NetworkState, cfg: RendererConfig): Rendered
   }
   const resolv = renderResolvConf(ns, cfg.existingResolvConf);
   if (resolv) files.push({ path: '/etc/resolv.conf', content: resolv });
-  if (hasAnyDns(ns)) files.push({ path: '/etc/NetworkManager/conf.d/99-cloud-init.conf', content: `${HEADER}\n[main]\ndns = none\n` });
+  if (hasAnyDns(ns))
+    files.push({ path: '/etc/NetworkManager/conf.d/99-cloud-init.conf', content: `${HEADER}\n[main]\ndns = none\n` });
   if (cfg.netrulesPath) files.push({ path: cfg.netrulesPath, content: renderPersistentNetRules(ns) });
   const control = cfg.control ?? '/etc/sysconfig/network';
   if (control.endsWith('network')) files.push({ path: control, content: renderControlFile(ns, cfg.existingControl) });
@@ -344,7 +401,8 @@ function renderControlFile(ns: NetworkState, existing = ''): string {
   const ours = ['NETWORKING', 'IPV6_AUTOCONF'];
   const headerLines = HEADER.split('\n');
   const existingLines = existing === '' ? [] : existing.replace(/\r\n?/g, '\n').replace(/\n$/, '').split('\n');
-  for (const line of existingLines) if (!ours.some((k) => line.includes(k)) && !headerLines.includes(line)) lines.push(line);
+  for (const line of existingLines)
+    if (!ours.some((k) => line.includes(k)) && !headerLines.includes(line)) lines.push(line);
   return `${lines.join('\n')}\n`;
 }
 

@@ -5,13 +5,24 @@ import type { Platform } from '../platform';
 const DPKG = '/usr/bin/dpkg';
 
 /** ELF e_machine values kiln names. */
-const EM = { I386: 3, PPC: 20, PPC64: 21, S390: 22, ARM: 40, X86_64: 62, AARCH64: 183, RISCV: 243, LOONGARCH: 258 } as const;
+const EM = {
+  I386: 3,
+  PPC: 20,
+  PPC64: 21,
+  S390: 22,
+  ARM: 40,
+  X86_64: 62,
+  AARCH64: 183,
+  RISCV: 243,
+  LOONGARCH: 258,
+} as const;
 /** ARM's e_flags bit for the hard-float ABI (armhf). */
 const EF_ARM_ABI_FLOAT_HARD = 0x400;
 
 /** The Debian architecture an ELF image was built for, undefined when the header is not one kiln can name. */
 export function debianArchOfElf(image: Uint8Array): string | undefined {
-  if (image.length < 52 || image[0] !== 0x7f || image[1] !== 0x45 || image[2] !== 0x4c || image[3] !== 0x46) return undefined;
+  if (image.length < 52 || image[0] !== 0x7f || image[1] !== 0x45 || image[2] !== 0x4c || image[3] !== 0x46)
+    return undefined;
   const is64 = image[4] === 2;
   const little = image[5] === 1;
   const view = new DataView(image.buffer, image.byteOffset, image.byteLength);

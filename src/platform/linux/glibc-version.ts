@@ -32,7 +32,8 @@ export function elfReadOnlyData(path: string): Buffer | undefined {
   try {
     const header = readAt(fd, 0, 64);
     // Magic, ELFCLASS64, ELFDATA2LSB.
-    if (header.length < 64 || header.readUInt32BE(0) !== 0x7f454c46 || header[4] !== 2 || header[5] !== 1) return undefined;
+    if (header.length < 64 || header.readUInt32BE(0) !== 0x7f454c46 || header[4] !== 2 || header[5] !== 1)
+      return undefined;
     const sectionsAt = Number(header.readBigUInt64LE(0x28));
     const entrySize = header.readUInt16LE(0x3a);
     const count = header.readUInt16LE(0x3c);
@@ -40,7 +41,11 @@ export function elfReadOnlyData(path: string): Buffer | undefined {
     if (entrySize < 64 || count === 0 || namesIndex >= count) return undefined;
     const sections = readAt(fd, sectionsAt, entrySize * count);
     if (sections.length < entrySize * count) return undefined;
-    const section = (i: number) => ({ name: sections.readUInt32LE(i * entrySize), offset: Number(sections.readBigUInt64LE(i * entrySize + 0x18)), size: Number(sections.readBigUInt64LE(i * entrySize + 0x20)) });
+    const section = (i: number) => ({
+      name: sections.readUInt32LE(i * entrySize),
+      offset: Number(sections.readBigUInt64LE(i * entrySize + 0x18)),
+      size: Number(sections.readBigUInt64LE(i * entrySize + 0x20)),
+    });
     const names = section(namesIndex);
     const nameTable = readAt(fd, names.offset, names.size);
     for (let i = 0; i < count; i++) {

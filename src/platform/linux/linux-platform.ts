@@ -1,6 +1,24 @@
 // The Linux platform: files and commands in a target root ('/' at boot, an image or sandbox with --root).
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, closeSync, fchmodSync, fchownSync, fsyncSync, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, type Stats } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  fchmodSync,
+  fchownSync,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
 import { release } from 'node:os';
 import { posix } from 'node:path';
 import type { Log } from '../../util/log';
@@ -10,7 +28,16 @@ import { execProcess, startWithNode, type ProcessStarter } from '../../util/exec
 import { resolveInRoot } from '../../util/paths';
 import { readOsRelease } from '../os-release';
 import { undefinedIfMissing } from '../missing-file';
-import type { FileOpts, FileStat, HostReports, OsVersion, Platform, RunOpts, RunResult, UnixDatagrams } from '../platform';
+import type {
+  FileOpts,
+  FileStat,
+  HostReports,
+  OsVersion,
+  Platform,
+  RunOpts,
+  RunResult,
+  UnixDatagrams,
+} from '../platform';
 import { HostReportFiles } from '../host-report-files';
 import { AccountWriteBack } from './accounts/account-write-back';
 import type { Koffi } from '../../util/koffi-addon';
@@ -106,21 +133,25 @@ export class LinuxPlatform implements Platform {
         this.locks = koffi ? bindRecordLocks(koffi) : null;
       } catch (err) {
         this.locks = null;
-        this.log.debug(`the account files are left to the distro's tools: libc's fcntl cannot be reached (${describeError(err)})`);
+        this.log.debug(
+          `the account files are left to the distro's tools: libc's fcntl cannot be reached (${describeError(err)})`,
+        );
       }
     }
     return this.locks ?? undefined;
   }
 
   hostPath(path: string): string {
-    return this.root === '/' ? posix.normalize(posix.join('/', path)) : posix.join(this.root, posix.normalize(posix.join('/', path)));
+    return this.root === '/'
+      ? posix.normalize(posix.join('/', path))
+      : posix.join(this.root, posix.normalize(posix.join('/', path)));
   }
 
   async osVersion(): Promise<OsVersion> {
     const rel = await readOsRelease(this);
     return {
       id: rel.ID ?? 'linux',
-      pretty: rel.PRETTY_NAME ?? (`${rel.NAME ?? 'Linux'} ${rel.VERSION ?? ''}`.trim()),
+      pretty: rel.PRETTY_NAME ?? `${rel.NAME ?? 'Linux'} ${rel.VERSION ?? ''}`.trim(),
       version: rel.VERSION_ID ?? '',
       source: Object.keys(rel).length ? '/etc/os-release' : 'none (no os-release in the target)',
       kernel: release(),
@@ -175,7 +206,9 @@ export class LinuxPlatform implements Platform {
 
   async readFile(path: string): Promise<Uint8Array> {
     const held = this.accountWrites.textOf(rootPath(path));
-    return held !== undefined ? Buffer.from(held, 'utf8') : readRegularFile(await this.resolve(path), path, this.root !== '/');
+    return held !== undefined
+      ? Buffer.from(held, 'utf8')
+      : readRegularFile(await this.resolve(path), path, this.root !== '/');
   }
 
   async readText(path: string): Promise<string> {
@@ -205,9 +238,22 @@ export class LinuxPlatform implements Platform {
     const host = opts?.followLinks === false ? await this.resolveParentOnly(path) : await this.resolve(path);
     const st = statOrUndefined(host, opts?.followLinks !== false);
     if (!st) return undefined;
-    const type = st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'directory' : st.isSocket() ? 'socket' : 'other';
+    const type = st.isSymbolicLink()
+      ? 'symlink'
+      : st.isFile()
+        ? 'file'
+        : st.isDirectory()
+          ? 'directory'
+          : st.isSocket()
+            ? 'socket'
+            : 'other';
     const held = this.accountWrites.textOf(rootPath(path));
-    return { type, mode: st.mode & 0o7777, size: held !== undefined ? Buffer.byteLength(held, 'utf8') : st.size, mtimeMs: st.mtimeMs };
+    return {
+      type,
+      mode: st.mode & 0o7777,
+      size: held !== undefined ? Buffer.byteLength(held, 'utf8') : st.size,
+      mtimeMs: st.mtimeMs,
+    };
   }
 
   async readLink(path: string): Promise<string | undefined> {
@@ -267,13 +313,27 @@ export class LinuxPlatform implements Platform {
     const existingMode = existing?.mode;
     if (existing && !existing.isFile()) {
       // A FIFO would block the boot until someone reads it; a device node in a sandbox is the host's device.
-      if (existing.isFIFO() || existing.isSocket() || existing.isDirectory() || this.root !== '/') throw new PlatformError(`cannot append to ${path}: it is ${fileKind(existing)}; kiln appends only to regular files`);
+      if (existing.isFIFO() || existing.isSocket() || existing.isDirectory() || this.root !== '/')
+        throw new PlatformError(
+          `cannot append to ${path}: it is ${fileKind(existing)}; kiln appends only to regular files`,
+        );
     }
     if (existing?.isFile() && existing.nlink > 1 && this.root !== '/') {
       // Under --root a hard link may share its inode with a file outside the root: the appended content goes to
       // a new file that replaces this name (the link is broken), as a write without append does.
       const before = readFileSync(host);
-      return this.writeFiles([{ path, data: Buffer.concat([before, bytes]), opts: { ...opts, append: false, mode: opts.mode ?? existing.mode & 0o7777, ...(opts.owner ? {} : { owner: `${existing.uid}:${existing.gid}` }) } }]);
+      return this.writeFiles([
+        {
+          path,
+          data: Buffer.concat([before, bytes]),
+          opts: {
+            ...opts,
+            append: false,
+            mode: opts.mode ?? existing.mode & 0o7777,
+            ...(opts.owner ? {} : { owner: `${existing.uid}:${existing.gid}` }),
+          },
+        },
+      ]);
     }
     const mode = opts.mode ?? (existingMode === undefined ? 0o644 : existingMode & 0o7777);
     try {
@@ -305,9 +365,14 @@ export class LinuxPlatform implements Platform {
       for (const { path, data, opts = {} } of writes) {
         const host = await this.resolve(path);
         const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-        if (opts.append) throw new PlatformError(`cannot write ${path}: writeFiles replaces files; append with writeFile`);
+        if (opts.append)
+          throw new PlatformError(`cannot write ${path}: writeFiles replaces files; append with writeFile`);
         const existing = statOrUndefined(host);
-        const ids = opts.owner ? await this.ownerIds(opts.owner, path) : existing ? { uid: existing.uid, gid: existing.gid } : undefined;
+        const ids = opts.owner
+          ? await this.ownerIds(opts.owner, path)
+          : existing
+            ? { uid: existing.uid, gid: existing.gid }
+            : undefined;
         const mode = opts.mode ?? (existing ? existing.mode & 0o7777 : 0o644);
         let file: StagedFile;
         try {
@@ -320,7 +385,9 @@ export class LinuxPlatform implements Platform {
       const durable = staged.filter((s) => s.durable).map((s) => s.file);
       if (durable.length) {
         await syncStaged(durable).catch((err: unknown) => {
-          throw new PlatformError(`cannot write ${staged.map((s) => s.path).join(', ')}: ${describeError(err)}`, { cause: err });
+          throw new PlatformError(`cannot write ${staged.map((s) => s.path).join(', ')}: ${describeError(err)}`, {
+            cause: err,
+          });
         });
       }
     } catch (err) {
@@ -368,13 +435,16 @@ export class LinuxPlatform implements Platform {
     const argv = this.commandLine(cmd);
     const shown = scrubAll(typeof cmd === 'string' ? cmd : cmd.join(' '), opts.secrets);
     this.log.debug(`Running command ${shown}${this.root === '/' ? '' : ` in ${this.root}`}`);
-    const outcome = await execProcess({
-      argv,
-      ...(opts.input !== undefined ? { input: opts.input } : {}),
-      env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', ...opts.env },
-      ...(opts.cwd !== undefined ? { cwd: this.hostPath(opts.cwd) } : {}),
-      ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
-    }, this.startProcess);
+    const outcome = await execProcess(
+      {
+        argv,
+        ...(opts.input !== undefined ? { input: opts.input } : {}),
+        env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', ...opts.env },
+        ...(opts.cwd !== undefined ? { cwd: this.hostPath(opts.cwd) } : {}),
+        ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+      },
+      this.startProcess,
+    );
     const result: RunResult = { code: outcome.code, stdout: outcome.stdout, stderr: outcome.stderr };
     const failed = outcome.code !== 0 || outcome.timedOut || outcome.spawnError !== undefined;
     if (failed && !opts.allowFailure) {
@@ -389,7 +459,10 @@ export class LinuxPlatform implements Platform {
         stdout: scrubAll(outcome.stdout, opts.secrets),
         stderr: scrubAll(outcome.stderr, opts.secrets),
       };
-      throw new CommandError(`command '${shown}' ${why}${outcome.stderr ? `: ${scrubAll(outcome.stderr.trim(), opts.secrets)}` : ''}`, failure);
+      throw new CommandError(
+        `command '${shown}' ${why}${outcome.stderr ? `: ${scrubAll(outcome.stderr.trim(), opts.secrets)}` : ''}`,
+        failure,
+      );
     }
     return result;
   }

@@ -1,4 +1,5 @@
-// Which block device and filesystem back a mount point, and which disk and partition number a block device is (from /proc and /sys).
+// Which block device and filesystem back a mount point, and which disk and partition number a block device is (from
+// /proc and /sys).
 import { posix } from 'node:path';
 import type { Platform } from '../platform';
 
@@ -17,7 +18,12 @@ export function parseMountinfo(text: string): MountEntry[] {
     const f = line.split(' ');
     const dash = f.indexOf('-');
     if (dash < 6) continue;
-    out.push({ devno: f[2] as string, mountpoint: decodeOctalEscapes(f[4] as string), fstype: f[dash + 1] as string, source: f[dash + 2] as string });
+    out.push({
+      devno: f[2] as string,
+      mountpoint: decodeOctalEscapes(f[4] as string),
+      fstype: f[dash + 1] as string,
+      source: f[dash + 2] as string,
+    });
   }
   return out;
 }
@@ -42,7 +48,10 @@ export interface BlockInfo {
 }
 
 /** Resolves a device by major:minor (or a /dev path) through /sys to its disk and partition number. */
-export async function blockInfo(platform: Platform, ref: { devno?: string; path?: string }): Promise<BlockInfo | undefined> {
+export async function blockInfo(
+  platform: Platform,
+  ref: { devno?: string; path?: string },
+): Promise<BlockInfo | undefined> {
   let sysPath: string | undefined;
   if (ref.devno) sysPath = `/sys/dev/block/${ref.devno}`;
   else if (ref.path) {
@@ -55,5 +64,9 @@ export async function blockInfo(platform: Platform, ref: { devno?: string; path?
   const name = posix.basename(real);
   const partText = await platform.readTextIfExists(posix.join(real, 'partition'));
   if (partText === undefined) return { device: `/dev/${name}` };
-  return { device: `/dev/${name}`, disk: `/dev/${posix.basename(posix.dirname(real))}`, partition: Number(partText.trim()) };
+  return {
+    device: `/dev/${name}`,
+    disk: `/dev/${posix.basename(posix.dirname(real))}`,
+    partition: Number(partText.trim()),
+  };
 }

@@ -12,7 +12,10 @@ function parseColonFile(text: string): string[][] {
     .map((l) => l.split(':'));
 }
 
-/** Resolves OWNER (`user`, `user:group`, `:group`, numeric ids) against passwd/group texts; throws naming the unknown name. */
+/**
+ * Resolves OWNER (`user`, `user:group`, `:group`, numeric ids) against passwd/group texts; throws naming the unknown
+ * name.
+ */
 export function resolveOwner(owner: string, passwdText: string, groupText: string): OwnerIds {
   const [userPart = '', groupPart] = owner.split(/[:.]/, 2);
   const passwd = parseColonFile(passwdText);

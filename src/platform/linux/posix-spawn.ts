@@ -19,7 +19,14 @@ import { describeError } from '../../util/errors';
 
 /** The libc calls a start needs; addChdir is missing before glibc 2.29. */
 export interface LibcSpawn {
-  posixSpawn(pid: Int32Array, path: string, fileActions: Buffer, attributes: Buffer, argv: Array<string | null>, envp: Array<string | null>): number;
+  posixSpawn(
+    pid: Int32Array,
+    path: string,
+    fileActions: Buffer,
+    attributes: Buffer,
+    argv: Array<string | null>,
+    envp: Array<string | null>,
+  ): number;
   waitpid(pid: number, status: Int32Array, options: number): number;
   pipe2(fds: Int32Array, flags: number): number;
   close(fd: number): number;
@@ -60,13 +67,27 @@ export function bindLibcSpawn(koffi: Koffi): LibcSpawn {
     if (rc !== 0) throw new Error(`${what} failed (${rc})`);
   };
   check('posix_spawnattr_init', fn('int posix_spawnattr_init(void *attr)')(attributes));
-  check('posix_spawnattr_setflags', fn('int posix_spawnattr_setflags(void *attr, short flags)')(attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK));
+  check(
+    'posix_spawnattr_setflags',
+    fn('int posix_spawnattr_setflags(void *attr, short flags)')(
+      attributes,
+      POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK,
+    ),
+  );
   check('sigemptyset', fn('int sigemptyset(void *set)')(signals));
-  check('posix_spawnattr_setsigmask', fn('int posix_spawnattr_setsigmask(void *attr, const void *set)')(attributes, signals));
+  check(
+    'posix_spawnattr_setsigmask',
+    fn('int posix_spawnattr_setsigmask(void *attr, const void *set)')(attributes, signals),
+  );
   check('sigfillset', fn('int sigfillset(void *set)')(signals));
-  check('posix_spawnattr_setsigdefault', fn('int posix_spawnattr_setsigdefault(void *attr, const void *set)')(attributes, signals));
+  check(
+    'posix_spawnattr_setsigdefault',
+    fn('int posix_spawnattr_setsigdefault(void *attr, const void *set)')(attributes, signals),
+  );
   return {
-    posixSpawn: fn('int posix_spawn(_Out_ int *pid, const char *path, const void *fa, const void *attr, const char **argv, const char **envp)'),
+    posixSpawn: fn(
+      'int posix_spawn(_Out_ int *pid, const char *path, const void *fa, const void *attr, const char **argv, const char **envp)',
+    ),
     waitpid: fn('int waitpid(int pid, _Out_ int *status, int options)'),
     pipe2: fn('int pipe2(_Out_ int *fds, int flags)'),
     close: fn('int close(int fd)'),
@@ -152,7 +173,8 @@ export function spawnWithLibc(libc: LibcSpawn, start: ProcessStart): StartedProc
     envp.push(null);
     rc = libc.posixSpawn(pid, path, fa, libc.attributes, [start.file, ...start.args, null], envp);
     // execvp runs a file the kernel cannot execute (no #! line) with /bin/sh; Node's spawn does, so kiln does.
-    if (rc === ENOEXEC) rc = libc.posixSpawn(pid, '/bin/sh', fa, libc.attributes, ['/bin/sh', path, ...start.args, null], envp);
+    if (rc === ENOEXEC)
+      rc = libc.posixSpawn(pid, '/bin/sh', fa, libc.attributes, ['/bin/sh', path, ...start.args, null], envp);
   } finally {
     libc.fileActionsDestroy(fa);
   }
@@ -166,11 +188,18 @@ export function spawnWithLibc(libc: LibcSpawn, start: ProcessStart): StartedProc
 }
 
 /** The started program's pipes as streams, and its end once both output pipes have closed. */
-function watch(libc: LibcSpawn, pid: number, stdoutFd: number, stderrFd: number, stdinFd: number | undefined): StartedProcess {
+function watch(
+  libc: LibcSpawn,
+  pid: number,
+  stdoutFd: number,
+  stderrFd: number,
+  stdinFd: number | undefined,
+): StartedProcess {
   const { Socket } = net();
   const stdout: Socket = new Socket({ fd: stdoutFd, readable: true, writable: false });
   const stderr: Socket = new Socket({ fd: stderrFd, readable: true, writable: false });
-  const stdin: Socket | undefined = stdinFd === undefined ? undefined : new Socket({ fd: stdinFd, readable: false, writable: true });
+  const stdin: Socket | undefined =
+    stdinFd === undefined ? undefined : new Socket({ fd: stdinFd, readable: false, writable: true });
   let reaped = false;
   const ended = new Promise<ProcessEnd>((resolve) => {
     const status = new Int32Array(1);
@@ -189,7 +218,9 @@ function watch(libc: LibcSpawn, pid: number, stdoutFd: number, stderrFd: number,
       }
       const raw = status[0] as number;
       const termSignal = raw & 0x7f;
-      resolve(termSignal === 0 ? { code: (raw >> 8) & 0xff, signal: null } : { code: null, signal: signalName(termSignal) });
+      resolve(
+        termSignal === 0 ? { code: (raw >> 8) & 0xff, signal: null } : { code: null, signal: signalName(termSignal) },
+      );
     };
     let open = 2;
     const closed = () => {
@@ -219,7 +250,11 @@ function watch(libc: LibcSpawn, pid: number, stdoutFd: number, stderrFd: number,
  * A starter that uses posix_spawn, with koffi loaded (by LOAD_KOFFI) at the first command, and Node's spawn
  * (FALLBACK) when koffi cannot be had or a working directory is asked of a glibc that cannot set one.
  */
-export function posixSpawnStarter(loadKoffi: () => Koffi | undefined, fallback: ProcessStarter, onUnavailable: (why: string) => void): ProcessStarter {
+export function posixSpawnStarter(
+  loadKoffi: () => Koffi | undefined,
+  fallback: ProcessStarter,
+  onUnavailable: (why: string) => void,
+): ProcessStarter {
   let libc: LibcSpawn | null | undefined;
   return (start) => {
     if (libc === undefined) {

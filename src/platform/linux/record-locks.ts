@@ -4,7 +4,9 @@ import type { Koffi } from '../../util/koffi-addon';
 
 /** A whole-file write lock on an open descriptor, as fcntl(2) gives it. */
 export interface RecordLocks {
-  /** Takes the write lock on FD without waiting: true when taken, false when another process holds a lock on the file. */
+  /**
+   * Takes the write lock on FD without waiting: true when taken, false when another process holds a lock on the file.
+   */
   tryWriteLock(fd: number): boolean;
   /** The pid of a process whose lock keeps FD's write lock from being taken; undefined when none does now. */
   holder(fd: number): number | undefined;
@@ -36,7 +38,12 @@ function wholeFileWriteLock(): Buffer {
 export function bindRecordLocks(koffi: Koffi): RecordLocks {
   const libc = koffi.load('libc.so.6');
   // fcntl is variadic: its third argument is given with its type at each call.
-  const fcntl = libc.func('int fcntl(int fd, int cmd, ...)') as (fd: number, cmd: number, type: string, arg: Buffer) => number;
+  const fcntl = libc.func('int fcntl(int fd, int cmd, ...)') as (
+    fd: number,
+    cmd: number,
+    type: string,
+    arg: Buffer,
+  ) => number;
   const call = (fd: number, cmd: number, flock: Buffer): number => {
     for (;;) {
       if (fcntl(fd, cmd, 'void *', flock) === 0) return 0;

@@ -24,7 +24,12 @@ export function writeAll(fd: number, bytes: Uint8Array): void {
 }
 
 /** Writes CONTENT to a new temporary file in TARGET's folder (made when missing), with MODE and, when given, IDS. */
-export function stageFile(target: string, content: Uint8Array, mode: number, ids?: { uid: number; gid: number }): StagedFile {
+export function stageFile(
+  target: string,
+  content: Uint8Array,
+  mode: number,
+  ids?: { uid: number; gid: number },
+): StagedFile {
   const dir = posix.dirname(target);
   makeDirs(dir);
   const temp = posix.join(dir, `.${posix.basename(target)}.kiln-${randomBytes(6).toString('hex')}`);

@@ -17,7 +17,10 @@ const SOCKADDR_UN_BYTES = SUN_PATH_OFFSET + SUN_PATH_BYTES;
 function sockaddr(path: string): { addr: Buffer; len: number } {
   const name = Buffer.from(path.startsWith('@') ? `\0${path.slice(1)}` : path, 'utf8');
   const abstract = path.startsWith('@');
-  if (name.length + (abstract ? 0 : 1) > SUN_PATH_BYTES) throw new PlatformError(`the unix socket path ${path} is longer than the ${SUN_PATH_BYTES - 1} bytes a socket address holds`);
+  if (name.length + (abstract ? 0 : 1) > SUN_PATH_BYTES)
+    throw new PlatformError(
+      `the unix socket path ${path} is longer than the ${SUN_PATH_BYTES - 1} bytes a socket address holds`,
+    );
   const addr = Buffer.alloc(SOCKADDR_UN_BYTES);
   addr.writeUInt16LE(AF_UNIX, 0);
   name.copy(addr, SUN_PATH_OFFSET);
@@ -34,15 +37,35 @@ function pathOf(addr: Buffer, len: number): string {
 }
 
 type RecvFrom = ((fd: number, buf: Buffer, len: number, flags: number, addr: Buffer, addrlen: Buffer) => number) & {
-  async: (fd: number, buf: Buffer, len: number, flags: number, addr: Buffer, addrlen: Buffer, cb: (err: unknown, n: number) => void) => void;
+  async: (
+    fd: number,
+    buf: Buffer,
+    len: number,
+    flags: number,
+    addr: Buffer,
+    addrlen: Buffer,
+    cb: (err: unknown, n: number) => void,
+  ) => void;
 };
 
 export function bindUnixDatagrams(koffi: Koffi): UnixDatagrams {
   const libc = koffi.load('libc.so.6');
-  const socket = libc.func('int socket(int domain, int type, int protocol)') as (d: number, t: number, p: number) => number;
-  const bind = libc.func('int bind(int fd, void *addr, uint32_t len)') as (fd: number, addr: Buffer, len: number) => number;
-  const sendto = libc.func('intptr_t sendto(int fd, void *buf, size_t len, int flags, void *addr, uint32_t addrlen)') as (fd: number, buf: Buffer, len: number, flags: number, addr: Buffer, alen: number) => number;
-  const recvfrom = libc.func('intptr_t recvfrom(int fd, void *buf, size_t len, int flags, void *addr, void *addrlen)') as RecvFrom;
+  const socket = libc.func('int socket(int domain, int type, int protocol)') as (
+    d: number,
+    t: number,
+    p: number,
+  ) => number;
+  const bind = libc.func('int bind(int fd, void *addr, uint32_t len)') as (
+    fd: number,
+    addr: Buffer,
+    len: number,
+  ) => number;
+  const sendto = libc.func(
+    'intptr_t sendto(int fd, void *buf, size_t len, int flags, void *addr, uint32_t addrlen)',
+  ) as (fd: number, buf: Buffer, len: number, flags: number, addr: Buffer, alen: number) => number;
+  const recvfrom = libc.func(
+    'intptr_t recvfrom(int fd, void *buf, size_t len, int flags, void *addr, void *addrlen)',
+  ) as RecvFrom;
   const close = libc.func('int close(int fd)') as (fd: number) => number;
 
   const open = (): number => {
@@ -53,7 +76,8 @@ export function bindUnixDatagrams(koffi: Koffi): UnixDatagrams {
   const sendFrom = (fd: number, to: string, data: Uint8Array): void => {
     const { addr, len } = sockaddr(to);
     const buf = Buffer.from(data);
-    if (sendto(fd, buf, buf.length, 0, addr, len) < 0) throw new PlatformError(`sending to the unix socket ${to} failed with errno ${koffi.errno()}`);
+    if (sendto(fd, buf, buf.length, 0, addr, len) < 0)
+      throw new PlatformError(`sending to the unix socket ${to} failed with errno ${koffi.errno()}`);
   };
 
   return {
@@ -77,11 +101,18 @@ export function bindUnixDatagrams(koffi: Koffi): UnixDatagrams {
               const fromLen = Buffer.alloc(4);
               fromLen.writeUInt32LE(SOCKADDR_UN_BYTES, 0);
               recvfrom.async(fd, buf, maxBytes, 0, from, fromLen, (err, n) => {
-                if (err) return reject(new PlatformError(`receiving on the unix socket ${path} failed: ${describeError(err)}`));
+                if (err)
+                  return reject(
+                    new PlatformError(`receiving on the unix socket ${path} failed: ${describeError(err)}`),
+                  );
                 if (n < 0) {
                   const errno = koffi.errno();
                   if (errno === EINTR && !closed) return attempt();
-                  return reject(new PlatformError(`receiving on the unix socket ${path} failed${errno ? ` with errno ${errno}` : ''}`));
+                  return reject(
+                    new PlatformError(
+                      `receiving on the unix socket ${path} failed${errno ? ` with errno ${errno}` : ''}`,
+                    ),
+                  );
                 }
                 resolve({ data: buf.subarray(0, n), from: pathOf(from, fromLen.readUInt32LE(0)) });
               });

@@ -19,7 +19,10 @@ export function koffiCachePath(addon: NonNullable<BuildFacts['koffiAddon']>, env
  */
 export function loadKoffi(facts: BuildFacts, env: NodeJS.ProcessEnv = process.env): Koffi {
   const addon = facts.koffiAddon;
-  if (!addon) throw new PlatformError(`this build (${facts.target.name}) carries no koffi addon; Win32 calls need a Windows build`);
+  if (!addon)
+    throw new PlatformError(
+      `this build (${facts.target.name}) carries no koffi addon; Win32 calls need a Windows build`,
+    );
   const path = koffiCachePath(addon, env);
   if (!existsSync(path) || createHash('sha256').update(readFileSync(path)).digest('hex') !== addon.sha256) {
     mkdirSync(join(path, '..'), { recursive: true });

@@ -18,7 +18,13 @@ import { bindIphlpapi, type AdapterRef, type IpFamily, type IpRoute, type NetAda
 import { bindDhcpcsvc } from './win32/dhcpcsvc';
 import type { ServiceSpec, ServiceStartType } from './win32/advapi32';
 import { bindVersion } from './win32/version';
-import { ComputerNameFormat, bindKernel32, bindKernel32Disk, bindKernel32Volumes, type VolumeExtent } from './win32/kernel32';
+import {
+  ComputerNameFormat,
+  bindKernel32,
+  bindKernel32Disk,
+  bindKernel32Volumes,
+  type VolumeExtent,
+} from './win32/kernel32';
 import { planVolumeGrowth } from './volume-growth';
 import { bindNetapi32 } from './win32/netapi32';
 import { bindNtdll } from './win32/ntdll';
@@ -94,7 +100,11 @@ export class WindowsPlatform implements Platform, WindowsMachine {
 
   computerName(): { active: string; pending: string } {
     const k = this.win32().kernel32;
-    const pending = this.regGet('HKLM', 'SYSTEM\\CurrentControlSet\\Control\\ComputerName\\ComputerName', 'ComputerName');
+    const pending = this.regGet(
+      'HKLM',
+      'SYSTEM\\CurrentControlSet\\Control\\ComputerName\\ComputerName',
+      'ComputerName',
+    );
     const active = k.getComputerNameEx(ComputerNameFormat.NetBIOS);
     return { active, pending: pending?.type === 'REG_SZ' ? pending.data : active };
   }
@@ -129,7 +139,8 @@ export class WindowsPlatform implements Platform, WindowsMachine {
     if (this.win32().netapi32.localGroupAdd(name)) this.log.info(`Created local group ${name}`);
   }
   addUserToGroup(user: string, group: string): void {
-    if (this.win32().netapi32.localGroupAddMember(group, user)) this.log.info(`Added user ${user} to local group ${group}`);
+    if (this.win32().netapi32.localGroupAddMember(group, user))
+      this.log.info(`Added user ${user} to local group ${group}`);
     else this.log.debug(`User ${user} already is a member of ${group}`);
   }
   groupMembers(group: string): string[] {
@@ -170,8 +181,14 @@ export class WindowsPlatform implements Platform, WindowsMachine {
     const sid = api.advapi32.accountSid(user);
     if (!sid) return undefined;
     const registered = () => {
-      const v = this.regGet('HKLM', `SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\ProfileList\\${sid}`, 'ProfileImagePath');
-      return v && (v.type === 'REG_SZ' || v.type === 'REG_EXPAND_SZ') ? v.data.replace(/%([^%]+)%/g, (m, name: string) => process.env[name] ?? m) : undefined;
+      const v = this.regGet(
+        'HKLM',
+        `SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\ProfileList\\${sid}`,
+        'ProfileImagePath',
+      );
+      return v && (v.type === 'REG_SZ' || v.type === 'REG_EXPAND_SZ')
+        ? v.data.replace(/%([^%]+)%/g, (m, name: string) => process.env[name] ?? m)
+        : undefined;
     };
     const known = registered();
     if (known !== undefined || !create) return known;
@@ -180,7 +197,10 @@ export class WindowsPlatform implements Platform, WindowsMachine {
     if (made !== undefined) return made;
     // CreateProfile says the profile exists (made since we looked, or known to it but not yet registered): ask again.
     const existing = registered();
-    if (existing === undefined) throw new PlatformError(`CreateProfile for '${user}': the profile already exists, but ProfileList has no ProfileImagePath for ${sid}`);
+    if (existing === undefined)
+      throw new PlatformError(
+        `CreateProfile for '${user}': the profile already exists, but ProfileList has no ProfileImagePath for ${sid}`,
+      );
     return existing;
   }
 
@@ -206,12 +226,23 @@ export class WindowsPlatform implements Platform, WindowsMachine {
     this.log.info(`Imported certificate ${r.thumbprint} into LocalMachine\\${store}`);
     return r;
   }
-  importPfx(pfx: Uint8Array, password: string, store: string, machine: boolean): Array<{ thumbprint: string; store: string }> {
+  importPfx(
+    pfx: Uint8Array,
+    password: string,
+    store: string,
+    machine: boolean,
+  ): Array<{ thumbprint: string; store: string }> {
     const r = this.win32().crypt32.importPfx(pfx, password, store, machine);
-    for (const c of r) this.log.info(`Imported certificate ${c.thumbprint} into ${machine ? 'LocalMachine' : 'CurrentUser'}\\${c.store}`);
+    for (const c of r)
+      this.log.info(
+        `Imported certificate ${c.thumbprint} into ${machine ? 'LocalMachine' : 'CurrentUser'}\\${c.store}`,
+      );
     return r;
   }
-  createTransportCertificate(subject: string, store: string): { thumbprint: string; der: Uint8Array; container: string } {
+  createTransportCertificate(
+    subject: string,
+    store: string,
+  ): { thumbprint: string; der: Uint8Array; container: string } {
     const crypt = this.win32().crypt32;
     const container = `kiln-transport-${randomUUID()}`;
     const thumbprint = crypt.createSelfSignedCertificate(subject, { store, container, validDays: 365 });
@@ -260,7 +291,8 @@ export class WindowsPlatform implements Platform, WindowsMachine {
     for (;;) {
       const now = api.queryService(name)?.currentState;
       if (now === undefined || now === SERVICE_STOPPED) return;
-      if (Date.now() >= deadline) throw new PlatformError(`service ${name} did not stop within ${Math.round(timeoutMs / 1000)} s (state ${now})`);
+      if (Date.now() >= deadline)
+        throw new PlatformError(`service ${name} did not stop within ${Math.round(timeoutMs / 1000)} s (state ${now})`);
       await new Promise((r) => setTimeout(r, 500));
     }
   }
@@ -283,12 +315,19 @@ export class WindowsPlatform implements Platform, WindowsMachine {
   }
   addIpAddress(adapter: AdapterRef, address: string, prefixLength: number, family: IpFamily): boolean {
     const r = this.win32().iphlpapi.addUnicastAddress(adapter, address, prefixLength, family);
-    this.log.info(`${r === 'added' ? 'Added' : 'Already had'} ${address}/${prefixLength} on interface ${adapter.ifIndex}`);
+    this.log.info(
+      `${r === 'added' ? 'Added' : 'Already had'} ${address}/${prefixLength} on interface ${adapter.ifIndex}`,
+    );
     return r === 'added';
   }
-  addRoute(adapter: AdapterRef, route: { destination: string; prefixLength: number; nextHop: string; family: IpFamily; metric?: number }): boolean {
+  addRoute(
+    adapter: AdapterRef,
+    route: { destination: string; prefixLength: number; nextHop: string; family: IpFamily; metric?: number },
+  ): boolean {
     const r = this.win32().iphlpapi.addRoute(adapter, route);
-    this.log.info(`${r === 'added' ? 'Added' : 'Already had'} route ${route.destination}/${route.prefixLength} via ${route.nextHop} on interface ${adapter.ifIndex}`);
+    this.log.info(
+      `${r === 'added' ? 'Added' : 'Already had'} route ${route.destination}/${route.prefixLength} via ${route.nextHop} on interface ${adapter.ifIndex}`,
+    );
     return r === 'added';
   }
   setInterfaceMtu(adapter: AdapterRef, family: IpFamily, mtu: number): void {
@@ -300,7 +339,10 @@ export class WindowsPlatform implements Platform, WindowsMachine {
   }
   fixedVolumes(): Array<{ root: string; device: string | undefined }> {
     const { disk, volumes } = this.win32();
-    return disk.logicalDrives().filter((root) => disk.driveType(root) === 3).map((root) => ({ root, device: volumes.ntDevice(root) }));
+    return disk
+      .logicalDrives()
+      .filter((root) => disk.driveType(root) === 3)
+      .map((root) => ({ root, device: volumes.ntDevice(root) }));
   }
   volumeDiskNumber(root: string): number | undefined {
     const extents = this.win32().volumes.volumeExtents(root);
@@ -311,7 +353,12 @@ export class WindowsPlatform implements Platform, WindowsMachine {
     const uuid = randomUUID();
     const hex = Buffer.from(uuid.replace(/-/g, ''), 'hex');
     // GUID memory layout: Data1, Data2, Data3 little-endian, Data4 as is.
-    const gpt = Buffer.concat([Buffer.from(hex.subarray(0, 4)).reverse(), Buffer.from(hex.subarray(4, 6)).reverse(), Buffer.from(hex.subarray(6, 8)).reverse(), hex.subarray(8)]);
+    const gpt = Buffer.concat([
+      Buffer.from(hex.subarray(0, 4)).reverse(),
+      Buffer.from(hex.subarray(4, 6)).reverse(),
+      Buffer.from(hex.subarray(6, 8)).reverse(),
+      hex.subarray(8),
+    ]);
     const style = this.win32().volumes.setDiskId(diskNumber, { mbr, gpt });
     const id = style === 'mbr' ? mbr.toString(16).padStart(8, '0') : `{${uuid}}`;
     this.log.info(`Disk ${diskNumber} has the new ${style.toUpperCase()} id ${id}`);
@@ -320,7 +367,9 @@ export class WindowsPlatform implements Platform, WindowsMachine {
   extendVolume(root: string): { bytes: number; reason?: string } {
     const api = this.win32().volumes;
     const extents = api.volumeExtents(root);
-    const layout = extents[0] ? api.diskLayout(extents[0].diskNumber) : { style: 'raw' as const, partitions: [], usableEnd: 0 };
+    const layout = extents[0]
+      ? api.diskLayout(extents[0].diskNumber)
+      : { style: 'raw' as const, partitions: [], usableEnd: 0 };
     const plan = planVolumeGrowth(extents, layout);
     if (!plan.grow) return { bytes: 0, reason: plan.reason };
     // A plan to grow means the volume has one extent.
@@ -430,7 +479,9 @@ export class WindowsPlatform implements Platform, WindowsMachine {
       ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
     });
     if ((outcome.code !== 0 || outcome.spawnError) && !opts.allowFailure) {
-      throw new PlatformError(`command '${argv.join(' ')}' ${outcome.spawnError ? `could not start (${outcome.spawnError})` : `exited with code ${outcome.code}`}`);
+      throw new PlatformError(
+        `command '${argv.join(' ')}' ${outcome.spawnError ? `could not start (${outcome.spawnError})` : `exited with code ${outcome.code}`}`,
+      );
     }
     return { code: outcome.code, stdout: outcome.stdout, stderr: outcome.stderr };
   }

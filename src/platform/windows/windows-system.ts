@@ -1,4 +1,5 @@
-// What the cloudbase-init plugins and runner need from Windows beyond files and commands: registry, names, users, reboots.
+// What the cloudbase-init plugins and runner need from Windows beyond files and commands: registry, names, users,
+// reboots.
 import type { AdapterRef, IpFamily, IpRoute, NetAdapter } from './win32/iphlpapi';
 import type { RegRoot, RegValue } from './win32/registry-value';
 import type { ServiceSpec, ServiceStartType } from './win32/advapi32';
@@ -34,22 +35,43 @@ export interface WindowsSystem {
   /** Sets the time zone by its Windows key name ('UTC', 'W. Europe Standard Time'). */
   setTimeZone(keyName: string): void;
   timeZone(): string;
-  /** The user's profile folder (ProfileList by SID); with CREATE, the profile is made when missing. Undefined: no such user. */
+  /**
+   * The user's profile folder (ProfileList by SID); with CREATE, the profile is made when missing. Undefined: no such
+   * user.
+   */
   userProfilePath(user: string, create: boolean): string | undefined;
   /** Logs USER on and loads (so creates) the profile, as cloudbase-init does for a new user; unloaded again at once. */
   loadUserProfile(user: string, password: string): void;
-  /** A self-signed SHA-256/RSA-2048 certificate in LocalMachine\My: its SHA-1 thumbprint and key container (for deleteCertificate). */
+  /**
+   * A self-signed SHA-256/RSA-2048 certificate in LocalMachine\My: its SHA-1 thumbprint and key container (for
+   * deleteCertificate).
+   */
   createSelfSignedCertificate(subject: string, validDays: number): { thumbprint: string; container: string };
-  /** Adds a DER certificate to LocalMachine\STORE ('Root', 'TrustedPeople' …); its thumbprint and UPN ('' when none). */
+  /**
+   * Adds a DER certificate to LocalMachine\STORE ('Root', 'TrustedPeople' …); its thumbprint and UPN ('' when none).
+   */
   importCertificate(der: Uint8Array, store: string): { thumbprint: string; upn: string };
-  /** Imports a PFX into the LocalMachine (MACHINE) or LocalSystem's CurrentUser stores: keyed certificates to STORE, the chain to CA. */
-  importPfx(pfx: Uint8Array, password: string, store: string, machine: boolean): Array<{ thumbprint: string; store: string }>;
+  /**
+   * Imports a PFX into the LocalMachine (MACHINE) or LocalSystem's CurrentUser stores: keyed certificates to STORE, the
+   * chain to CA.
+   */
+  importPfx(
+    pfx: Uint8Array,
+    password: string,
+    store: string,
+    machine: boolean,
+  ): Array<{ thumbprint: string; store: string }>;
   /**
    * A self-signed certificate with a new machine key in LocalMachine\\STORE for a key exchange (Azure's transport
    * certificate): its thumbprint, DER and key container, for decryptEnvelopedMessage and deleteCertificate.
    */
-  createTransportCertificate(subject: string, store: string): { thumbprint: string; der: Uint8Array; container: string };
-  /** The content of a CMS EnvelopedData (DER) addressed to the certificate whose key is in the machine key CONTAINER. */
+  createTransportCertificate(
+    subject: string,
+    store: string,
+  ): { thumbprint: string; der: Uint8Array; container: string };
+  /**
+   * The content of a CMS EnvelopedData (DER) addressed to the certificate whose key is in the machine key CONTAINER.
+   */
   decryptEnvelopedMessage(cms: Uint8Array, container: string): Uint8Array;
   /** Removes a certificate from LocalMachine\\STORE and its key container; false when it was not there. */
   deleteCertificate(thumbprint: string, store: string, container?: string): boolean;
@@ -75,9 +97,15 @@ export interface WindowsSystem {
   routes(family: IpFamily): IpRoute[];
   /** Adds a static address now; false when the adapter already had it. */
   addIpAddress(adapter: AdapterRef, address: string, prefixLength: number, family: IpFamily): boolean;
-  addRoute(adapter: AdapterRef, route: { destination: string; prefixLength: number; nextHop: string; family: IpFamily; metric?: number }): boolean;
+  addRoute(
+    adapter: AdapterRef,
+    route: { destination: string; prefixLength: number; nextHop: string; family: IpFamily; metric?: number },
+  ): boolean;
   setInterfaceMtu(adapter: AdapterRef, family: IpFamily, mtu: number): void;
-  /** The raw data of DHCP OPTION in the lease of the adapter with GUID ('{…}'); undefined when absent (dhcpcsvc DhcpRequestParams). */
+  /**
+   * The raw data of DHCP OPTION in the lease of the adapter with GUID ('{…}'); undefined when absent (dhcpcsvc
+   * DhcpRequestParams).
+   */
   dhcpOption(adapterGuid: string, option: number): Uint8Array | undefined;
   /** Drive letters on fixed disks with their NT device ('\\Device\\HarddiskVolume2'), in drive letter order. */
   fixedVolumes(): Array<{ root: string; device: string | undefined }>;
@@ -85,7 +113,10 @@ export interface WindowsSystem {
   volumeDiskNumber(root: string): number | undefined;
   /** A new random MBR signature or GPT disk GUID for the disk; the new id as text. */
   setUniqueDiskId(diskNumber: number): string;
-  /** Grows the partition of the volume at ROOT ('C:\\') into the free space after it, then its file system; bytes gained (0: none, with why). */
+  /**
+   * Grows the partition of the volume at ROOT ('C:\\') into the free space after it, then its file system; bytes gained
+   * (0: none, with why).
+   */
   extendVolume(root: string): { bytes: number; reason?: string };
   /** Asks Windows to restart in TIMEOUT seconds (SeShutdownPrivilege enabled first). */
   reboot(message: string, timeoutSeconds?: number): void;

@@ -1,4 +1,5 @@
-// Azure: detected by the chassis asset tag; the provisioning media's ovf-env.xml (UDF or ISO9660), IMDS, and the wireserver's ready report.
+// Azure: detected by the chassis asset tag; the provisioning media's ovf-env.xml (UDF or ISO9660), IMDS, and the
+// wireserver's ready report.
 import type { FoundFilesystem } from '../../devices/filesystem-finder';
 import { HttpClient, HttpError } from '../../util/http';
 import { budgetSignal } from '../../util/timeout-signal';
@@ -13,7 +14,14 @@ import { minimalOvfEnv, NotAzureOvfEnv, parseOvfEnv, redactOvfPassword, type Ovf
 import { wireserverCertificateKeys } from './certificates';
 import { AzureLease } from './pool-lease';
 import { azureReason, REPORTED_READY_MARKER, reprovision, type PpsSettings } from './pps';
-import { fetchGoalState, findWireserver, postHealth, reportFailure, type GoalState, type WireserverOptions } from './wireserver';
+import {
+  fetchGoalState,
+  findWireserver,
+  postHealth,
+  reportFailure,
+  type GoalState,
+  type WireserverOptions,
+} from './wireserver';
 import { subplatformSource } from '../source-description';
 import { azureMock } from './mock-answers';
 import { describeError } from '../../util/errors';
@@ -22,7 +30,12 @@ export const AZURE_CHASSIS_ASSET_TAG = '7783-7084-3265-9085-8269-3286-77';
 export const AZURE_SEED_DIR = '/var/lib/cloud/seed/azure';
 /** Where walinuxagent (and cloud-init) keep ovf-env.xml, so that a reboot without the media still finds it. */
 export const AZURE_DATA_DIR = '/var/lib/waagent';
-export const AZURE_DEFAULTS: UrlSettings = { metadataUrls: ['http://169.254.169.254'], timeout: 2, maxWait: 300, retries: 10 };
+export const AZURE_DEFAULTS: UrlSettings = {
+  metadataUrls: ['http://169.254.169.254'],
+  timeout: 2,
+  maxWait: 300,
+  retries: 10,
+};
 /** The device cloud-init tries first for the provisioning media. */
 const PROVISIONING_DEV = '/dev/sr0';
 /** Hyper-V's entropy for the guest, which cloud-init hands on as metadata random_seed. */
@@ -52,11 +65,22 @@ async function platformViable(ctx: DetectContext): Promise<boolean> {
   return ctx.platform.exists(`${AZURE_SEED_DIR}/ovf-env.xml`).catch(() => false);
 }
 
-/** Provisioning media found by the finder: any ISO9660/UDF filesystem holding ovf-env.xml, rd_rdfe_* labels and /dev/sr0 first. */
+/**
+ * Provisioning media found by the finder: any ISO9660/UDF filesystem holding ovf-env.xml, rd_rdfe_* labels and /dev/sr0
+ * first.
+ */
 async function provisioningMedia(ctx: DetectContext): Promise<FoundFilesystem[]> {
-  const found = await ctx.finder.find({ labels: [], anyLabel: true, fsTypes: ['udf', 'iso9660'], mustContain: ['ovf-env.xml'] });
+  const found = await ctx.finder.find({
+    labels: [],
+    anyLabel: true,
+    fsTypes: ['udf', 'iso9660'],
+    mustContain: ['ovf-env.xml'],
+  });
   const rank = (f: FoundFilesystem) => (f.device === PROVISIONING_DEV ? 0 : f.label.startsWith('rd_rdfe_') ? 1 : 2);
-  return found.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i).map((x) => x.f);
+  return found
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i)
+    .map((x) => x.f);
 }
 
 interface OvfSource {
@@ -105,10 +129,14 @@ function osProfile(imds: Record<string, unknown>, key: string): string | undefin
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
-/** True when KEY reads as an OpenSSH public key line (cloud-init refuses IMDS keys otherwise and asks the wireserver). */
+/**
+ * True when KEY reads as an OpenSSH public key line (cloud-init refuses IMDS keys otherwise and asks the wireserver).
+ */
 function looksOpenSsh(key: string): boolean {
   if (key.trim().includes('\r\n')) return false;
-  return /^(?:\S+\s+)?(ssh-(rsa|dss|ed25519)|ecdsa-sha2-nistp(256|384|521)|sk-(ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com|ssh-(rsa|ed25519)-cert-v01@openssh\.com)\s+[A-Za-z0-9+/=]+/.test(key.trim());
+  return /^(?:\S+\s+)?(ssh-(rsa|dss|ed25519)|ecdsa-sha2-nistp(256|384|521)|sk-(ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com|ssh-(rsa|ed25519)-cert-v01@openssh\.com)\s+[A-Za-z0-9+/=]+/.test(
+    key.trim(),
+  );
 }
 
 /** IMDS keys when IMDS has them all in OpenSSH form, else undefined (then OVF's keys count). */
@@ -131,29 +159,53 @@ export function ppsType(env: OvfEnv | undefined, imds: Record<string, unknown>, 
   return 'None';
 }
 
-/** True when PREVIOUS is CURRENT with its first three groups byte-swapped (Azure's two spellings of one SMBIOS UUID). */
+/**
+ * True when PREVIOUS is CURRENT with its first three groups byte-swapped (Azure's two spellings of one SMBIOS UUID).
+ */
 export function isByteSwapped(previous: string, current: string): boolean {
   if (previous === current) return false;
   const parts = current.split('-');
   if (parts.length !== 5) return false;
   const swap = (s: string) => (s.match(/../g) ?? []).reverse().join('');
-  return previous === [swap(parts[0] as string), swap(parts[1] as string), swap(parts[2] as string), parts[3], parts[4]].join('-');
+  return (
+    previous ===
+    [swap(parts[0] as string), swap(parts[1] as string), swap(parts[2] as string), parts[3], parts[4]].join('-')
+  );
 }
 
-/** cloud-init's _iid: the lower-cased system UUID, unless the previous boot's id is the same UUID in another case or byte order. */
+/**
+ * cloud-init's _iid: the lower-cased system UUID, unless the previous boot's id is the same UUID in another case or
+ * byte order.
+ */
 async function instanceId(ctx: CrawlContext, imds: Record<string, unknown>): Promise<string> {
   const uuid = (ctx.dmi.product_uuid ?? '').trim().toLowerCase();
   const vmId = obj(imds.compute).vmId;
   const iid = uuid || (typeof vmId === 'string' && vmId ? vmId.toLowerCase() : '');
-  if (!iid) throw new SourceError('Azure', 'no system UUID in /sys/class/dmi/id/product_uuid and no compute.vmId from IMDS to name the instance');
-  const previous = ((await ctx.platform.readTextIfExists('/var/lib/cloud/data/instance-id').catch(() => undefined)) ?? '').trim();
+  if (!iid)
+    throw new SourceError(
+      'Azure',
+      'no system UUID in /sys/class/dmi/id/product_uuid and no compute.vmId from IMDS to name the instance',
+    );
+  const previous = (
+    (await ctx.platform.readTextIfExists('/var/lib/cloud/data/instance-id').catch(() => undefined)) ?? ''
+  ).trim();
   if (previous && (previous.toLowerCase() === iid || isByteSwapped(previous.toLowerCase(), iid))) return previous;
   return iid;
 }
 
-/** A SHA-512 crypt hash of PASSWORD by the target's openssl (as cloud-init's crypt with a '$6$' salt), or undefined when openssl cannot. */
+/**
+ * A SHA-512 crypt hash of PASSWORD by the target's openssl (as cloud-init's crypt with a '$6$' salt), or undefined when
+ * openssl cannot.
+ */
 async function hashPassword(ctx: CrawlContext, password: string): Promise<string | undefined> {
-  const r = await ctx.platform.run(['openssl', 'passwd', '-6', '-stdin'], { input: `${password}\n`, allowFailure: true, timeoutMs: 10_000, secrets: [password] }).catch(() => undefined);
+  const r = await ctx.platform
+    .run(['openssl', 'passwd', '-6', '-stdin'], {
+      input: `${password}\n`,
+      allowFailure: true,
+      timeoutMs: 10_000,
+      secrets: [password],
+    })
+    .catch(() => undefined);
   const hash = r?.code === 0 ? r.stdout.trim() : '';
   if (!hash.startsWith('$6$')) {
     ctx.log.warn('Azure: openssl passwd -6 is not available in the target; the password from ovf-env.xml is not set');
@@ -162,8 +214,15 @@ async function hashPassword(ctx: CrawlContext, password: string): Promise<string
   return hash;
 }
 
-/** The config cloud-init's read_azure_ovf derives (default user, password logins), with IMDS's admin user name and password setting over OVF's. */
-async function sourceConfig(ctx: CrawlContext, env: OvfEnv | undefined, imds: Record<string, unknown>): Promise<Record<string, unknown>> {
+/**
+ * The config cloud-init's read_azure_ovf derives (default user, password logins), with IMDS's admin user name and
+ * password setting over OVF's.
+ */
+async function sourceConfig(
+  ctx: CrawlContext,
+  env: OvfEnv | undefined,
+  imds: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   const cfg: Record<string, unknown> = {};
   const user: Record<string, unknown> = {};
   if (env) {
@@ -217,7 +276,11 @@ export const azureSource: Datasource = {
     const wireOpts = async (): Promise<WireserverOptions> => ({
       client,
       log: ctx.log,
-      baseUrl: ctx.baseUrl ?? (typeof ctx.settings.wireserver_url === 'string' ? ctx.settings.wireserver_url.replace(/\/+$/, '') : `http://${await findWireserver(ctx.platform, ctx.log)}`),
+      baseUrl:
+        ctx.baseUrl ??
+        (typeof ctx.settings.wireserver_url === 'string'
+          ? ctx.settings.wireserver_url.replace(/\/+$/, '')
+          : `http://${await findWireserver(ctx.platform, ctx.log)}`),
       timeoutMs: num(ctx.settings.report_ready_timeout, 60) * 1000,
       retrySleepMs: num(ctx.settings.report_ready_retry_sleep, 5) * 1000,
       deadlineMs: num(ctx.settings.report_ready_max_wait, 1200) * 1000,
@@ -235,8 +298,16 @@ export const azureSource: Datasource = {
         const message = `Azure: ${reason}: the DHCP lease on ${nic} routes ${routes.length ? routes.map((r) => `${r.destination} via ${r.gateway}`).join(', ') : 'nothing'} (option 121), neither IMDS nor the wireserver ${wireserver}`;
         ctx.log.error(message);
         kvp?.diagnostic(message);
-        const pythonRoutes = routes.length ? `[${routes.map((r) => `('${r.destination}', '${r.gateway}')`).join(', ')}]` : 'None';
-        kvp?.writeKey('PROVISIONING_REPORT', failureReport(reason, (ctx.dmi.product_uuid ?? '').trim().toLowerCase(), new Date(), 'kiln', [`interface=${nic}`, `static_routes=${pythonRoutes}`]));
+        const pythonRoutes = routes.length
+          ? `[${routes.map((r) => `('${r.destination}', '${r.gateway}')`).join(', ')}]`
+          : 'None';
+        kvp?.writeKey(
+          'PROVISIONING_REPORT',
+          failureReport(reason, (ctx.dmi.product_uuid ?? '').trim().toLowerCase(), new Date(), 'kiln', [
+            `interface=${nic}`,
+            `static_routes=${pythonRoutes}`,
+          ]),
+        );
       },
     });
     try {
@@ -251,11 +322,21 @@ export const azureSource: Datasource = {
       } catch (err) {
         // Newer cloud-init's report_failure_to_host: the reason as an encoded report under PROVISIONING_REPORT.
         kvp?.diagnostic(`Azure: provisioning failed: ${describeError(err)}`);
-        kvp?.writeKey('PROVISIONING_REPORT', failureReport(describeError(err), (ctx.dmi.product_uuid ?? '').trim().toLowerCase(), new Date()));
-        // Tell the fabric, so that the portal shows a failed deployment instead of waiting (cloud-init's _report_failure).
-        if (err instanceof SourceError && reportsToFabric(ctx) && (ctx.dmi.chassis_asset_tag ?? '').trim() === AZURE_CHASSIS_ASSET_TAG) {
+        kvp?.writeKey(
+          'PROVISIONING_REPORT',
+          failureReport(describeError(err), (ctx.dmi.product_uuid ?? '').trim().toLowerCase(), new Date()),
+        );
+        // Tell the fabric, so that the portal shows a failed deployment instead of waiting (cloud-init's
+        // _report_failure).
+        if (
+          err instanceof SourceError &&
+          reportsToFabric(ctx) &&
+          (ctx.dmi.chassis_asset_tag ?? '').trim() === AZURE_CHASSIS_ASSET_TAG
+        ) {
           if (kvp) await pushLogToKvp(ctx.platform, kvp, ctx.log, logFileOf(ctx.config));
-          await reportFailure(await wireOpts()).catch((e: unknown) => ctx.log.warn(`Azure: could not report the failure to the fabric: ${describeError(e)}`));
+          await reportFailure(await wireOpts()).catch((e: unknown) =>
+            ctx.log.warn(`Azure: could not report the failure to the fabric: ${describeError(e)}`),
+          );
         }
         throw err;
       }
@@ -274,8 +355,12 @@ function logFileOf(config: Record<string, unknown>): string {
 
 /** cloud-init's _get_data opens with boot telemetry and system information; either failing is a warning only. */
 async function bootTelemetry(ctx: CrawlContext, kvp: KvpTelemetry): Promise<void> {
-  await reportBootTelemetry(ctx.platform, kvp).catch((err: unknown) => ctx.log.warn(`Failed to get boot telemetry: ${describeError(err)}`));
-  await reportSystemInfo(ctx.platform, kvp).catch((err: unknown) => ctx.log.warn(`Failed to get system information: ${describeError(err)}`));
+  await reportBootTelemetry(ctx.platform, kvp).catch((err: unknown) =>
+    ctx.log.warn(`Failed to get boot telemetry: ${describeError(err)}`),
+  );
+  await reportSystemInfo(ctx.platform, kvp).catch((err: unknown) =>
+    ctx.log.warn(`Failed to get system information: ${describeError(err)}`),
+  );
 }
 
 /** cloud-init's activate pushes the log to KVP once more, after user data was consumed (init stage, every boot). */
@@ -305,19 +390,37 @@ async function crawlWithNetwork(
   kvp?: KvpTelemetry,
 ): Promise<InstanceData> {
   const base = s.metadataUrls[0] ?? 'http://169.254.169.254';
-  const readImds = (budget: AbortSignal | undefined) => fetchImds({ client, log: ctx.log, baseUrl: base, timeoutMs: s.timeout * 1000, retries: s.retries, ...(budget ? { signal: budget } : {}) });
+  const readImds = (budget: AbortSignal | undefined) =>
+    fetchImds({
+      client,
+      log: ctx.log,
+      baseUrl: base,
+      timeoutMs: s.timeout * 1000,
+      retries: s.retries,
+      ...(budget ? { signal: budget } : {}),
+    });
   let result: ImdsResult = await readImds(signal);
-  if (!result.metadata && !ovf) throw new SourceError('Azure', `no ovf-env.xml on any provisioning medium and no IMDS (${result.error ?? 'no answer'})`);
+  if (!result.metadata && !ovf)
+    throw new SourceError(
+      'Azure',
+      `no ovf-env.xml on any provisioning medium and no IMDS (${result.error ?? 'no answer'})`,
+    );
   // Where the provisioning data came from (cloud-init's seed): kept when a pool VM gets the customer's ovf-env.xml.
   const subplatform = ovf ? `${ovf.device ? 'config-disk' : 'seed-dir'} (${ovf.seed})` : 'imds (IMDS)';
-  const pps = ppsType(ovf?.env, result.metadata ?? {}, await ctx.platform.exists(REPORTED_READY_MARKER).catch(() => false));
+  const pps = ppsType(
+    ovf?.env,
+    result.metadata ?? {},
+    await ctx.platform.exists(REPORTED_READY_MARKER).catch(() => false),
+  );
   kvp?.diagnostic(`Azure: IMDS ${result.metadata ? 'read' : `not read (${result.error ?? 'no answer'})`}`);
   // The medium is ejected once, before the first ready report (the pool's, or the final one).
   let mediumToEject = ovf?.device?.startsWith('/dev/') ? ovf.device : undefined;
   const ready = async (opts: WireserverOptions, goal: GoalState) => {
     if (mediumToEject) {
       // Azure ejects nothing itself: cloud-init ejects the provisioning medium before it reports ready.
-      await ctx.platform.run(['eject', mediumToEject], { allowFailure: true, timeoutMs: 10_000 }).catch(() => undefined);
+      await ctx.platform
+        .run(['eject', mediumToEject], { allowFailure: true, timeoutMs: 10_000 })
+        .catch(() => undefined);
       mediumToEject = undefined;
     }
     // cloud-init pushes its log to KVP before each health report (_post_health_report).
@@ -335,7 +438,10 @@ async function crawlWithNetwork(
     }
   }
   const imds = result.metadata ?? {};
-  const metadata: Record<string, unknown> = { ...(ovf?.env.hostname ? { 'local-hostname': ovf.env.hostname } : {}), imds };
+  const metadata: Record<string, unknown> = {
+    ...(ovf?.env.hostname ? { 'local-hostname': ovf.env.hostname } : {}),
+    imds,
+  };
   const hostname = osProfile(imds, 'computerName');
   if (hostname) metadata['local-hostname'] = hostname;
   // 25.1 no longer copies disablePasswordAuthentication into the metadata as disable_password (22.4 did): it sets
@@ -359,7 +465,11 @@ async function crawlWithNetwork(
   const fromImds = imdsKeys(imds);
   // Keys by value come straight from ovf-env.xml; keys by certificate fingerprint need the wireserver's certificates.
   const publicKeys = fromImds ?? (ovf?.env.publicKeys ?? []).map((k) => k.value).filter((v) => v !== '');
-  const byFingerprint = fromImds ? [] : (ovf?.env.publicKeys ?? []).filter((k) => !k.value && k.fingerprint).map((k) => (k.fingerprint as string).toUpperCase());
+  const byFingerprint = fromImds
+    ? []
+    : (ovf?.env.publicKeys ?? [])
+        .filter((k) => !k.value && k.fingerprint)
+        .map((k) => (k.fingerprint as string).toUpperCase());
 
   if (reportsToFabric(ctx)) {
     try {
@@ -368,34 +478,57 @@ async function crawlWithNetwork(
       const goal = await fetchGoalState(opts);
       if (byFingerprint.length && goal.certificatesUrl) {
         try {
-          const keys = await wireserverCertificateKeys({ platform: ctx.platform, client, log: ctx.log, url: goal.certificatesUrl, timeoutMs: opts.timeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+          const keys = await wireserverCertificateKeys({
+            platform: ctx.platform,
+            client,
+            log: ctx.log,
+            url: goal.certificatesUrl,
+            timeoutMs: opts.timeoutMs,
+            ...(ctx.signal ? { signal: ctx.signal } : {}),
+          });
           for (const fp of byFingerprint) {
             const key = keys.get(fp);
             if (key) publicKeys.push(key);
             else ctx.log.warn(`Azure: ovf-env.xml's key fingerprint ${fp} is not among the wireserver's certificates`);
           }
         } catch (err) {
-          ctx.log.warn(`Azure: could not read the SSH keys given by fingerprint from the wireserver: ${describeError(err)}`);
+          ctx.log.warn(
+            `Azure: could not read the SSH keys given by fingerprint from the wireserver: ${describeError(err)}`,
+          );
         }
-      } else if (byFingerprint.length) ctx.log.warn(`Azure: ${byFingerprint.length} SSH key(s) given by fingerprint, but the goal state names no certificates`);
+      } else if (byFingerprint.length)
+        ctx.log.warn(
+          `Azure: ${byFingerprint.length} SSH key(s) given by fingerprint, but the goal state names no certificates`,
+        );
       await ready(opts, goal);
       ctx.log.info('Azure: reported ready to the fabric');
       kvp?.diagnostic('Azure: reported ready to the fabric');
       kvp?.writeKey('PROVISIONING_REPORT', successReport(iid, new Date()));
       await ctx.platform.remove(REPORTED_READY_MARKER).catch(() => undefined);
     } catch (err) {
-      ctx.log.warn(`Azure: could not report ready to the fabric (the VM may be shown as still provisioning): ${describeError(err)}`);
-      kvp?.diagnostic(`Error communicating with Azure fabric; You may experience connectivity issues: ${describeError(err)}`);
+      ctx.log.warn(
+        `Azure: could not report ready to the fabric (the VM may be shown as still provisioning): ${describeError(err)}`,
+      );
+      kvp?.diagnostic(
+        `Error communicating with Azure fabric; You may experience connectivity issues: ${describeError(err)}`,
+      );
     }
   } else {
     ctx.log.info(`Azure: no ready report to the wireserver (${tellsHost(ctx) ? 'report_ready is off' : 'dry run'})`);
-    if (byFingerprint.length) ctx.log.warn(`Azure: ${byFingerprint.length} SSH key(s) given by fingerprint are not fetched without the wireserver exchange`);
+    if (byFingerprint.length)
+      ctx.log.warn(
+        `Azure: ${byFingerprint.length} SSH key(s) given by fingerprint are not fetched without the wireserver exchange`,
+      );
   }
 
   // walinuxagent expects its copy in data_dir (folder 0700, file 0600), the password replaced; with IMDS alone
   // cloud-init writes a minimal one from IMDS's user and host name.
   const imdsUser = osProfile(imds, 'adminUsername');
-  const keep = ovf ? redactOvfPassword(Buffer.from(ovf.raw).toString('utf8')) : imdsUser && hostname ? minimalOvfEnv(imdsUser, hostname, disablePassword === 'true') : undefined;
+  const keep = ovf
+    ? redactOvfPassword(Buffer.from(ovf.raw).toString('utf8'))
+    : imdsUser && hostname
+      ? minimalOvfEnv(imdsUser, hostname, disablePassword === 'true')
+      : undefined;
   if (keep !== undefined) {
     await ctx.platform.mkdir(dataDir, { mode: 0o700 });
     await ctx.platform.writeFile(`${dataDir}/ovf-env.xml`, keep, { mode: 0o600 });
@@ -414,7 +547,8 @@ async function crawlWithNetwork(
   const local = metadata['local-hostname'];
   if (typeof local === 'string' && local) data.localHostname = local;
   if (typeof compute.location === 'string' && compute.location) data.region = compute.location;
-  if (typeof compute.platformFaultDomain === 'string' && compute.platformFaultDomain) data.availabilityZone = compute.platformFaultDomain;
+  if (typeof compute.platformFaultDomain === 'string' && compute.platformFaultDomain)
+    data.availabilityZone = compute.platformFaultDomain;
   if (userData?.length) data.userData = userData;
   if (ovf?.env.password && ovf.env.password !== 'REDACTED') data.adminPassword = ovf.env.password;
   if (boolSetting(ctx.settings, 'apply_network_config', true) && imds.network) {
@@ -462,9 +596,15 @@ function ppsSettings(settings: Record<string, unknown>): PpsSettings {
  * The customer's ovf-env.xml for a pool VM (cloud-init's _reprovision), or undefined after one warning: an OS
  * Disk VM, no ready reports allowed, or a step that failed. Then the crawl goes on with the pool's data.
  */
-async function reprovisionPoolVm(ctx: CrawlContext, pps: PpsType, t: PoolVmTools): Promise<{ env: OvfEnv; raw: Uint8Array } | undefined> {
+async function reprovisionPoolVm(
+  ctx: CrawlContext,
+  pps: PpsType,
+  t: PoolVmTools,
+): Promise<{ env: OvfEnv; raw: Uint8Array } | undefined> {
   const warn = (why: string) => {
-    ctx.log.warn(`Azure: preprovisioned VM (PPS type ${pps}) not reprovisioned: ${why}; provisioning with the data at hand`);
+    ctx.log.warn(
+      `Azure: preprovisioned VM (PPS type ${pps}) not reprovisioned: ${why}; provisioning with the data at hand`,
+    );
     t.kvp?.diagnostic(`Azure: PPS type ${pps} not reprovisioned: ${why}`);
   };
   if (pps === 'OS Disk') {
@@ -474,7 +614,9 @@ async function reprovisionPoolVm(ctx: CrawlContext, pps: PpsType, t: PoolVmTools
   }
   if (pps === 'None') return undefined;
   if (!reportsToFabric(ctx)) {
-    warn(`a pool VM is only claimed after its ready report, and ${tellsHost(ctx) ? 'report_ready is off' : 'a dry run sends none'}`);
+    warn(
+      `a pool VM is only claimed after its ready report, and ${tellsHost(ctx) ? 'report_ready is off' : 'a dry run sends none'}`,
+    );
     return undefined;
   }
   try {
@@ -501,7 +643,11 @@ async function reprovisionPoolVm(ctx: CrawlContext, pps: PpsType, t: PoolVmTools
     if (!(err instanceof SourceError || err instanceof HttpError || err instanceof NotAzureOvfEnv)) throw err;
     warn(azureReason(err));
     // The rest of the crawl (IMDS, the final ready report) needs the network the flow may have left down.
-    await t.lease.up().catch((e: unknown) => ctx.log.warn(`Azure: no temporary lease after the preprovisioning flow: ${describeError(e)}`));
+    await t.lease
+      .up()
+      .catch((e: unknown) =>
+        ctx.log.warn(`Azure: no temporary lease after the preprovisioning flow: ${describeError(e)}`),
+      );
     return undefined;
   }
 }

@@ -1,4 +1,5 @@
-// cloudbase-init's AzureService: the wireserver's 2015-04-05 protocol and the provisioning drive, read by cloudbase-azure.ts.
+// cloudbase-init's AzureService: the wireserver's 2015-04-05 protocol and the provisioning drive, read by
+// cloudbase-azure.ts.
 import type { CloudbaseMetadataService } from '../cloudbase-metadata-service';
 import { CLOUDBASE_SERVICES_PACKAGE } from '../cloudbase-metadata-service';
 import { crawlCloudbaseAzure } from './cloudbase-azure';
@@ -23,6 +24,7 @@ export const cloudbaseAzureService: CloudbaseMetadataService = {
   // The cloud's own platform check (DMI, the provisioning media): an HTTP service that fails where it says
   // Azure is an error, elsewhere "not available".
   detect: (ctx, source) => source.detect(ctx),
-  // WindowsProvisioningConfigurationSet, wireserver protocol 2015-04-05; the runner sends the reports after the plugins.
+  // WindowsProvisioningConfigurationSet, wireserver protocol 2015-04-05; the runner sends the reports after the
+  // plugins.
   crawl: (ctx) => crawlCloudbaseAzure(ctx),
 };

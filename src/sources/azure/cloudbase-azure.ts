@@ -1,4 +1,5 @@
-// Azure on Windows as cloudbase-init's AzureService reads it: the wireserver (2015-04-05) and the provisioning drive's ovf-env.xml and CustomData.bin.
+// Azure on Windows as cloudbase-init's AzureService reads it: the wireserver (2015-04-05) and the provisioning drive's
+// ovf-env.xml and CustomData.bin.
 import { MountedVolumeTree } from '../../devices/mounted-volume-tree';
 import type { FileTree } from '../../devices/filesystem-finder';
 import type { WindowsSystem } from '../../platform/windows/windows-system';
@@ -30,7 +31,10 @@ export interface CloudbaseAzureMetadata {
   provisioning_drive: string;
 }
 
-/** The wireserver settings a crawl and the later reports share: [azure] wireserver_url, retry_count, retry_count_interval. */
+/**
+ * The wireserver settings a crawl and the later reports share: [azure] wireserver_url, retry_count,
+ * retry_count_interval.
+ */
 export interface CloudbaseAzureSettings {
   wireserverUrl?: string;
   retries: number;
@@ -40,15 +44,31 @@ export interface CloudbaseAzureSettings {
 export function cloudbaseAzureSettings(settings: Record<string, unknown>): CloudbaseAzureSettings {
   const num = (v: unknown, d: number) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : d);
   return {
-    ...(typeof settings.wireserver_url === 'string' && settings.wireserver_url ? { wireserverUrl: settings.wireserver_url.replace(/\/+$/, '') } : {}),
+    ...(typeof settings.wireserver_url === 'string' && settings.wireserver_url
+      ? { wireserverUrl: settings.wireserver_url.replace(/\/+$/, '') }
+      : {}),
     retries: num(settings.retries, 5),
     retryIntervalMs: num(settings.retry_interval, 4) * 1000,
   };
 }
 
 /** A wireserver client for BASE (reports after the crawl make their own, as the crawl's client is closed by then). */
-export function cloudbaseWireserver(client: HttpClient, log: Log, baseUrl: string, s: CloudbaseAzureSettings, signal?: AbortSignal): CloudbaseWireserver {
-  return new CloudbaseWireserver({ client, log, baseUrl, retries: s.retries, retryIntervalMs: s.retryIntervalMs, timeoutMs: 60_000, ...(signal ? { signal } : {}) });
+export function cloudbaseWireserver(
+  client: HttpClient,
+  log: Log,
+  baseUrl: string,
+  s: CloudbaseAzureSettings,
+  signal?: AbortSignal,
+): CloudbaseWireserver {
+  return new CloudbaseWireserver({
+    client,
+    log,
+    baseUrl,
+    retries: s.retries,
+    retryIntervalMs: s.retryIntervalMs,
+    timeoutMs: 60_000,
+    ...(signal ? { signal } : {}),
+  });
 }
 
 /** The first drive holding the tag file, in drive order (cloudbase-init walks the logical drives). */
@@ -68,13 +88,20 @@ async function provisioningDrive(ctx: CrawlContext): Promise<{ root: string; tre
  */
 export async function crawlCloudbaseAzure(ctx: CrawlContext): Promise<InstanceData> {
   const s = cloudbaseAzureSettings(ctx.settings);
-  const baseUrl = ctx.baseUrl?.replace(/\/+$/, '') ?? s.wireserverUrl ?? (ctx.windows ? `http://${await findWindowsWireserver(ctx.windows, ctx.log, ctx.signal ? { signal: ctx.signal } : {})}` : undefined);
-  if (!baseUrl) throw new SourceError('Azure', 'no Windows system to read DHCP option 245 from, and no [azure] wireserver_url');
+  const baseUrl =
+    ctx.baseUrl?.replace(/\/+$/, '') ??
+    s.wireserverUrl ??
+    (ctx.windows
+      ? `http://${await findWindowsWireserver(ctx.windows, ctx.log, ctx.signal ? { signal: ctx.signal } : {})}`
+      : undefined);
+  if (!baseUrl)
+    throw new SourceError('Azure', 'no Windows system to read DHCP option 245 from, and no [azure] wireserver_url');
   const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
   try {
     const wire = cloudbaseWireserver(client, ctx.log, baseUrl, s, ctx.signal);
     const goal = await wire.goalState();
-    // The goal state's certificates are fetched when ServerCertificatesPlugin asks (the metadata service's serverCertificates), as cloudbase-init does.
+    // The goal state's certificates are fetched when ServerCertificatesPlugin asks (the metadata service's
+    // serverCertificates), as cloudbase-init does.
     return await fromDrive(ctx, baseUrl, goal);
   } finally {
     await client.close();
@@ -95,16 +122,28 @@ function firstNamed(el: XmlElement, name: string): XmlElement | undefined {
 /**
  * cloudbase-init's get_server_certs: a transport certificate made in LocalMachine\\STORE (its DER, base64, in
  * x-ms-guest-agent-public-x509-cert), the goal state's certificates decrypted with it (CryptoAPI's
- * CryptMsgControl's decrypt: CryptDecryptMessage's parts) into one PFX, the transport certificate deleted again; then one server certificate per
- * HostingEnvironmentConfig StoredCertificate (its store; configurationLevel System is LocalMachine), each with that PFX.
+ * CryptMsgControl's decrypt: CryptDecryptMessage's parts) into one PFX, the transport certificate deleted again; then
+ * one server certificate per HostingEnvironmentConfig StoredCertificate (its store; configurationLevel System is
+ * LocalMachine), each with that PFX.
  */
-export async function azureServerCertificates(windows: WindowsSystem, log: Log, wire: CloudbaseWireserver, goal: CloudbaseGoalState, store: string): Promise<NonNullable<InstanceData['serverCertificates']>> {
+export async function azureServerCertificates(
+  windows: WindowsSystem,
+  log: Log,
+  wire: CloudbaseWireserver,
+  goal: CloudbaseGoalState,
+  store: string,
+): Promise<NonNullable<InstanceData['serverCertificates']>> {
   const url = goal.certificatesUrl as string;
   await wire.checkVersion();
   const transport = windows.createTransportCertificate(TRANSPORT_SUBJECT, store);
   let pfx: Uint8Array;
   try {
-    const doc = parseXml(await wire.request(url, { headers: { 'x-ms-guest-agent-public-x509-cert': Buffer.from(transport.der).toString('base64') } }), url);
+    const doc = parseXml(
+      await wire.request(url, {
+        headers: { 'x-ms-guest-agent-public-x509-cert': Buffer.from(transport.der).toString('base64') },
+      }),
+      url,
+    );
     const data = firstNamed(doc, 'Data')?.text.replace(/\s+/g, '');
     if (!data) throw new SourceError('Azure', `${url}: the certificates document has no Data`);
     log.debug(`Azure: certificates in format ${firstNamed(doc, 'Format')?.text.trim() ?? '(none named)'}`);
@@ -116,15 +155,25 @@ export async function azureServerCertificates(windows: WindowsSystem, log: Log, 
       log.warn(`Azure: could not delete the transport certificate ${transport.thumbprint}: ${describeError(err)}`);
     }
   }
-  if (!goal.hostingEnvironmentUrl) throw new SourceError('Azure', 'the goal state names certificates but no HostingEnvironmentConfig to say where they go');
+  if (!goal.hostingEnvironmentUrl)
+    throw new SourceError(
+      'Azure',
+      'the goal state names certificates but no HostingEnvironmentConfig to say where they go',
+    );
   const env = parseXml(await wire.request(goal.hostingEnvironmentUrl), goal.hostingEnvironmentUrl);
   const stored = firstNamed(env, 'StoredCertificates');
   const out: NonNullable<InstanceData['serverCertificates']> = [];
   for (const c of stored ? childrenNamed(stored, '', 'StoredCertificate') : []) {
     const level = c.attributes.configurationLevel ?? '';
     const storeName = c.attributes.storeName ?? '';
-    if (level !== 'System' && level !== 'LocalMachine' && level !== 'CurrentUser') throw new SourceError('Azure', `${goal.hostingEnvironmentUrl}: StoredCertificate '${c.attributes.name ?? ''}' has the unsupported store location '${level}'`);
-    log.debug(`Azure: server certificate ${c.attributes.name ?? ''} (${c.attributes.certificateId ?? ''}) for ${level}\\${storeName}`);
+    if (level !== 'System' && level !== 'LocalMachine' && level !== 'CurrentUser')
+      throw new SourceError(
+        'Azure',
+        `${goal.hostingEnvironmentUrl}: StoredCertificate '${c.attributes.name ?? ''}' has the unsupported store location '${level}'`,
+      );
+    log.debug(
+      `Azure: server certificate ${c.attributes.name ?? ''} (${c.attributes.certificateId ?? ''}) for ${level}\\${storeName}`,
+    );
     out.push({ storeLocation: level === 'CurrentUser' ? 'CurrentUser' : 'LocalMachine', storeName, pfx });
   }
   return out;
@@ -137,14 +186,24 @@ async function fromDrive(ctx: CrawlContext, baseUrl: string, goal: CloudbaseGoal
   if (!raw) throw new SourceError('Azure', `ovf-env path does not exist: ${drive.root}ovf-env.xml`);
   const env = parseWindowsOvfEnv(raw, `${drive.root}ovf-env.xml`);
   const custom = await drive.tree.readFile(CUSTOM_DATA_FILENAME);
-  if (!custom && env.hasCustomData) throw new SourceError('Azure', `ovf-env.xml has CustomData, but ${drive.root}${CUSTOM_DATA_FILENAME} is not present`);
+  if (!custom && env.hasCustomData)
+    throw new SourceError(
+      'Azure',
+      `ovf-env.xml has CustomData, but ${drive.root}${CUSTOM_DATA_FILENAME} is not present`,
+    );
   const meta: CloudbaseAzureMetadata = {
     wireserver: baseUrl,
     goal_state: goal,
     admin_username: env.adminUsername,
     enable_automatic_updates: env.enableAutomaticUpdates,
-    winrm_listeners: env.winrmListeners.map((l) => ({ protocol: l.protocol, ...(l.certificateThumbprint ? { certificate_thumbprint: l.certificateThumbprint } : {}) })),
-    vm_agent: { provision: env.provisionGuestAgent, ...(env.guestAgentPackageName ? { package_name: env.guestAgentPackageName } : {}) },
+    winrm_listeners: env.winrmListeners.map((l) => ({
+      protocol: l.protocol,
+      ...(l.certificateThumbprint ? { certificate_thumbprint: l.certificateThumbprint } : {}),
+    })),
+    vm_agent: {
+      provision: env.provisionGuestAgent,
+      ...(env.guestAgentPackageName ? { package_name: env.guestAgentPackageName } : {}),
+    },
     kms_host: env.kmsHost,
     use_avma: env.useAvma,
     provisioning_drive: drive.root,

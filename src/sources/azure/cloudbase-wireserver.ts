@@ -1,4 +1,5 @@
-// The wireserver as cloudbase-init's AzureService speaks to it: protocol 2015-04-05, its goal state, health reports and role properties.
+// The wireserver as cloudbase-init's AzureService speaks to it: protocol 2015-04-05, its goal state, health reports and
+// role properties.
 import type { WindowsSystem } from '../../platform/windows/windows-system';
 import { abortableSleep, HttpError, type HttpClient } from '../../util/http';
 import type { Log } from '../../util/log';
@@ -42,7 +43,11 @@ export function parseCloudbaseGoalState(xml: string, where: string): CloudbaseGo
     roleInstanceId: need([...role, 'InstanceId']),
     expectedState: need(['Machine', 'ExpectedState']),
   };
-  if (goal.expectedState !== 'Started') throw new SourceError('Azure', `${where}: invalid machine expected state '${goal.expectedState}' (cloudbase-init provisions only a Started machine)`);
+  if (goal.expectedState !== 'Started')
+    throw new SourceError(
+      'Azure',
+      `${where}: invalid machine expected state '${goal.expectedState}' (cloudbase-init provisions only a Started machine)`,
+    );
   const certs = text([...role, 'Configuration', 'Certificates']);
   if (certs) goal.certificatesUrl = certs;
   const hosting = text([...role, 'Configuration', 'HostingEnvironmentConfig']);
@@ -56,8 +61,15 @@ function document(body: string): string {
 }
 
 /** The Health document cloudbase-init posts: State, and SubStatus/Description under Details when given. */
-export function cloudbaseHealthReport(goal: CloudbaseGoalState, state: 'Ready' | 'NotReady', subStatus?: string, description?: string): string {
-  const details = subStatus ? `<Details><SubStatus>${escapeXmlText(subStatus)}</SubStatus><Description>${escapeXmlText(description ?? '')}</Description></Details>` : '';
+export function cloudbaseHealthReport(
+  goal: CloudbaseGoalState,
+  state: 'Ready' | 'NotReady',
+  subStatus?: string,
+  description?: string,
+): string {
+  const details = subStatus
+    ? `<Details><SubStatus>${escapeXmlText(subStatus)}</SubStatus><Description>${escapeXmlText(description ?? '')}</Description></Details>`
+    : '';
   return document(
     `<Health><GoalStateIncarnation>${escapeXmlText(goal.incarnation)}</GoalStateIncarnation><Container><ContainerId>${escapeXmlText(goal.containerId)}</ContainerId>` +
       `<RoleInstanceList><Role><InstanceId>${escapeXmlText(goal.roleInstanceId)}</InstanceId><Health><State>${state}</State>${details}</Health></Role></RoleInstanceList></Container></Health>`,
@@ -97,7 +109,11 @@ export class CloudbaseWireserver {
   /** PATH relative to the wireserver ('machine?comp=goalstate') or an absolute URL the goal state gave. */
   async request(pathOrUrl: string, req: { body?: string; headers?: Record<string, string> } = {}): Promise<string> {
     const url = /^https?:\/\//.test(pathOrUrl) ? pathOrUrl : `${this.opts.baseUrl}/${pathOrUrl}`;
-    const headers = { ...this.headers, ...(req.body !== undefined ? { 'Content-Type': 'text/xml; charset=utf-8' } : {}), ...(req.headers ?? {}) };
+    const headers = {
+      ...this.headers,
+      ...(req.body !== undefined ? { 'Content-Type': 'text/xml; charset=utf-8' } : {}),
+      ...(req.headers ?? {}),
+    };
     // cloudbase-init's _exec_with_retry: retry_count more attempts, retry_count_interval apart, whatever the failure.
     for (let attempt = 0; ; attempt++) {
       try {
@@ -112,29 +128,46 @@ export class CloudbaseWireserver {
         return res.text();
       } catch (err) {
         if (!(err instanceof HttpError) || attempt >= this.opts.retries || err.kind === 'budget') throw err;
-        this.opts.log.debug(`Azure: ${url} failed (attempt ${attempt + 1} of ${this.opts.retries + 1}): ${err.message}`);
+        this.opts.log.debug(
+          `Azure: ${url} failed (attempt ${attempt + 1} of ${this.opts.retries + 1}): ${err.message}`,
+        );
         await abortableSleep(this.opts.retryIntervalMs, this.opts.signal);
       }
     }
   }
 
-  /** cloudbase-init's _check_version_header: the wireserver must support 2015-04-05, which every later request then names. */
+  /**
+   * cloudbase-init's _check_version_header: the wireserver must support 2015-04-05, which every later request then
+   * names.
+   */
   async checkVersion(): Promise<void> {
     if (this.headers['x-ms-version']) return;
     const where = `${this.opts.baseUrl}/?comp=Versions`;
     const root = parseXml(await this.request('?comp=Versions'), where);
     const supported = path(root, ['Supported']);
     const versions = supported ? childrenNamed(supported, '', 'Version').map((v) => v.text.trim()) : [];
-    if (!versions.includes(CLOUDBASE_WIRESERVER_VERSION)) throw new SourceError('Azure', `unsupported Azure wireserver version: ${CLOUDBASE_WIRESERVER_VERSION} is not among ${versions.join(', ') || 'none'} (${where})`);
+    if (!versions.includes(CLOUDBASE_WIRESERVER_VERSION))
+      throw new SourceError(
+        'Azure',
+        `unsupported Azure wireserver version: ${CLOUDBASE_WIRESERVER_VERSION} is not among ${versions.join(', ') || 'none'} (${where})`,
+      );
     this.headers['x-ms-version'] = CLOUDBASE_WIRESERVER_VERSION;
   }
 
   async goalState(): Promise<CloudbaseGoalState> {
     await this.checkVersion();
-    return parseCloudbaseGoalState(await this.request('machine?comp=goalstate'), `${this.opts.baseUrl}/machine?comp=goalstate`);
+    return parseCloudbaseGoalState(
+      await this.request('machine?comp=goalstate'),
+      `${this.opts.baseUrl}/machine?comp=goalstate`,
+    );
   }
 
-  async postHealth(goal: CloudbaseGoalState, state: 'Ready' | 'NotReady', subStatus?: string, description?: string): Promise<void> {
+  async postHealth(
+    goal: CloudbaseGoalState,
+    state: 'Ready' | 'NotReady',
+    subStatus?: string,
+    description?: string,
+  ): Promise<void> {
     await this.checkVersion();
     const body = cloudbaseHealthReport(goal, state, subStatus, description);
     this.opts.log.debug(`Azure: health data: ${body}`);
@@ -159,7 +192,11 @@ export function wireserverFromOption(data: Uint8Array | undefined): string | und
  * every POLL_MS until WAIT_MS have passed (it "tends to happen within 20 seconds or not at all"), else the
  * well-known address.
  */
-export async function findWindowsWireserver(windows: WindowsSystem, log: Log, opts: { waitMs?: number; pollMs?: number; signal?: AbortSignal } = {}): Promise<string> {
+export async function findWindowsWireserver(
+  windows: WindowsSystem,
+  log: Log,
+  opts: { waitMs?: number; pollMs?: number; signal?: AbortSignal } = {},
+): Promise<string> {
   const waitMs = opts.waitMs ?? 20_000;
   const pollMs = opts.pollMs ?? 5_000;
   for (let waited = 0; ; waited += pollMs) {

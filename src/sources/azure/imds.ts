@@ -1,4 +1,5 @@
-// Azure's instance metadata service: /metadata/instance with `Metadata: true`, extended api-version first and the minimum on HTTP 400, cloud-init's retries.
+// Azure's instance metadata service: /metadata/instance with `Metadata: true`, extended api-version first and the
+// minimum on HTTP 400, cloud-init's retries.
 import { HttpError, type HttpClient } from '../../util/http';
 import type { Log } from '../../util/log';
 import { describeError } from '../../util/errors';
@@ -44,7 +45,8 @@ async function fetchJson(opts: ImdsOptions, version: string): Promise<Record<str
   } catch (err) {
     throw new HttpError(url, 'status', `the answer is not JSON (${describeError(err)})`);
   }
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new HttpError(url, 'status', 'the answer is not a JSON object');
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc))
+    throw new HttpError(url, 'status', 'the answer is not a JSON object');
   return doc as Record<string, unknown>;
 }
 

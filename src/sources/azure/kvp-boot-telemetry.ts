@@ -1,4 +1,5 @@
-// What cloud-init 22.4's Azure helpers put in KVP besides diagnostics: boot telemetry from systemd's timestamps, system information, and the cloud-init log and dmesg compressed (get_boot_telemetry, get_system_info, push_log_to_kvp).
+// What cloud-init 22.4's Azure helpers put in KVP besides diagnostics: boot telemetry from systemd's timestamps, system
+// information, and the cloud-init log and dmesg compressed (get_boot_telemetry, get_system_info, push_log_to_kvp).
 import { deflateSync } from 'node:zlib';
 import { release } from 'node:os';
 import type { Platform } from '../../platform/platform';
@@ -18,7 +19,10 @@ export class BootTelemetryUnavailable extends KilnError {
   override readonly name = 'BootTelemetryUnavailable';
 }
 
-/** datetime.utcfromtimestamp(SECONDS).isoformat() + 'Z': its modf split, microseconds rounded half to even, shown only when there are any. */
+/**
+ * datetime.utcfromtimestamp(SECONDS).isoformat() + 'Z': its modf split, microseconds rounded half to even, shown only
+ * when there are any.
+ */
 export function utcIsoMicros(seconds: number): string {
   let whole = Math.trunc(seconds);
   const scaled = (seconds - whole) * 1e6;
@@ -40,11 +44,15 @@ export function utcIsoMicros(seconds: number): string {
 async function systemdMonotonic(platform: Platform, unit: string | undefined, property: string): Promise<number> {
   const argv = ['systemctl', 'show', ...(unit ? [unit] : []), '-p', property];
   const r = await platform.run(argv, { allowFailure: true, timeoutMs: 10_000 });
-  if (r.code !== 0) throw new BootTelemetryUnavailable(`Failed to get ${property}: ${argv.join(' ')} exited ${r.code}: ${r.stderr.trim()}`);
+  if (r.code !== 0)
+    throw new BootTelemetryUnavailable(
+      `Failed to get ${property}: ${argv.join(' ')} exited ${r.code}: ${r.stderr.trim()}`,
+    );
   const value = r.stdout.includes('=') ? (r.stdout.split('=')[1] ?? '').trim() : '';
   if (!value) throw new BootTelemetryUnavailable(`Failed to parse ${property} from systemd`);
   const n = Number(value);
-  if (!Number.isFinite(n)) throw new BootTelemetryUnavailable(`Failed to parse ${property} from systemd: '${value}' is not a number`);
+  if (!Number.isFinite(n))
+    throw new BootTelemetryUnavailable(`Failed to parse ${property} from systemd: '${value}' is not a number`);
   return n;
 }
 
@@ -54,9 +62,15 @@ async function systemdMonotonic(platform: Platform, unit: string | undefined, pr
  * cloud-init-main.service too, init-local runs once that unit has started it) as one `boot-telemetry` event. Throws
  * BootTelemetryUnavailable without systemd or its answers.
  */
-export async function reportBootTelemetry(platform: Platform, kvp: KvpTelemetry, nowMs: number = Date.now()): Promise<void> {
+export async function reportBootTelemetry(
+  platform: Platform,
+  kvp: KvpTelemetry,
+  nowMs: number = Date.now(),
+): Promise<void> {
   // cloud-init's uses_systemd: /run/systemd/system is a folder (lstat: a link does not count).
-  const st = platform.stat ? await platform.stat('/run/systemd/system', { followLinks: false }).catch(() => undefined) : undefined;
+  const st = platform.stat
+    ? await platform.stat('/run/systemd/system', { followLinks: false }).catch(() => undefined)
+    : undefined;
   const systemd = platform.stat ? st?.type === 'directory' : await platform.exists('/run/systemd/system');
   if (!systemd) throw new BootTelemetryUnavailable('distro not using systemd, skipping boot telemetry');
   const uptime = await uptimeSeconds(platform);
@@ -65,13 +79,35 @@ export async function reportBootTelemetry(platform: Platform, kvp: KvpTelemetry,
   const userStart = kernelStart + (await systemdMonotonic(platform, undefined, 'UserspaceTimestampMonotonic')) / 1e6;
   const activation = await systemdMonotonic(platform, 'cloud-init-local', 'InactiveExitTimestampMonotonic');
   const cloudinitActivation = kernelStart + activation / 1e6;
-  kvp.event('boot-telemetry', 'boot-telemetry', `kernel_start=${utcIsoMicros(kernelStart)} user_start=${utcIsoMicros(userStart)} cloudinit_activation=${utcIsoMicros(cloudinitActivation)}`);
+  kvp.event(
+    'boot-telemetry',
+    'boot-telemetry',
+    `kernel_start=${utcIsoMicros(kernelStart)} user_start=${utcIsoMicros(userStart)} cloudinit_activation=${utcIsoMicros(cloudinitActivation)}`,
+  );
 }
 
 /** cloud-init's _get_variant for Linux: the os-release ID folded into its variant names. */
 function variantOf(distroName: string): string {
   const id = distroName.toLowerCase();
-  const own = ['almalinux', 'alpine', 'arch', 'centos', 'cloudlinux', 'debian', 'eurolinux', 'fedora', 'mariner', 'miraclelinux', 'openeuler', 'openmandriva', 'photon', 'rhel', 'rocky', 'suse', 'virtuozzo'];
+  const own = [
+    'almalinux',
+    'alpine',
+    'arch',
+    'centos',
+    'cloudlinux',
+    'debian',
+    'eurolinux',
+    'fedora',
+    'mariner',
+    'miraclelinux',
+    'openeuler',
+    'openmandriva',
+    'photon',
+    'rhel',
+    'rocky',
+    'suse',
+    'virtuozzo',
+  ];
   if (own.includes(id)) return id;
   if (['ubuntu', 'linuxmint', 'mint'].includes(id)) return 'ubuntu';
   if (id === 'redhat') return 'rhel';
@@ -88,7 +124,8 @@ export async function reportSystemInfo(platform: Platform, kvp: KvpTelemetry, ag
   let name = os.ID ?? '';
   const version = os.VERSION_ID ?? '';
   let flavor: string;
-  if (name.includes('sles') || name.includes('suse')) flavor = process.arch === 'x64' ? 'x86_64' : process.arch === 'arm64' ? 'aarch64' : process.arch;
+  if (name.includes('sles') || name.includes('suse'))
+    flavor = process.arch === 'x64' ? 'x86_64' : process.arch === 'arm64' ? 'aarch64' : process.arch;
   else if (name === 'photon' || name === 'virtuozzo') flavor = os.PRETTY_NAME ?? '';
   else flavor = os.VERSION_CODENAME || (/^[^ ]+ \(([^)]+)\)/.exec(os.VERSION ?? '')?.[1] ?? '');
   if (name === 'rhel') name = 'redhat';
@@ -133,7 +170,12 @@ async function lastPushedIndex(platform: Platform, kvp: KvpTelemetry, log: Log):
  * dmesg, each as a compressed event; a failure of either is a diagnostic and a warning, never the crawl's.
  * cloud-init calls it before each health report to the wireserver and when the source is activated.
  */
-export async function pushLogToKvp(platform: Platform, kvp: KvpTelemetry, log: Log, logFile: string = DEFAULT_LOG_FILE): Promise<void> {
+export async function pushLogToKvp(
+  platform: Platform,
+  kvp: KvpTelemetry,
+  log: Log,
+  logFile: string = DEFAULT_LOG_FILE,
+): Promise<void> {
   const start = await lastPushedIndex(platform, kvp, log);
   log.debug('Dumping cloud-init.log file to KVP');
   try {

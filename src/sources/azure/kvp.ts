@@ -1,4 +1,5 @@
-// Hyper-V KVP telemetry as cloud-init's HyperVKvpReportingHandler writes it: 512-byte key + 2048-byte value records appended to the guest pool file.
+// Hyper-V KVP telemetry as cloud-init's HyperVKvpReportingHandler writes it: 512-byte key + 2048-byte value records
+// appended to the guest pool file.
 import { randomUUID } from 'node:crypto';
 import type { HostReports, Platform } from '../../platform/platform';
 import type { Log } from '../../util/log';
@@ -31,14 +32,20 @@ export function readKvpRecords(bytes: Uint8Array): Array<{ key: string; value: s
   return out;
 }
 
-/** cloud-init's encode_report: the fields joined by '|', csv's minimal quoting with "'" (a field with '|', "'" or a line break is quoted, quotes doubled). */
+/**
+ * cloud-init's encode_report: the fields joined by '|', csv's minimal quoting with "'" (a field with '|', "'" or a line
+ * break is quoted, quotes doubled).
+ */
 export function encodeReport(fields: string[]): string {
   return fields.map((f) => (/[|'\r\n]/.test(f) ? `'${f.replace(/'/g, "''")}'` : f)).join('|');
 }
 
 /** Python's json.dumps with (",", ":") separators and ASCII escapes, which the value's JSON must match. */
 function pyJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    /[\u007f-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** datetime.utcfromtimestamp(t).isoformat() + 'Z': microseconds only when there are any. */
@@ -59,7 +66,10 @@ export interface KvpEvent {
   timestamp: number;
 }
 
-/** The records of one event: one, or several 'msg_i' slices when the JSON passes 1024 characters (cloud-init's _break_down). */
+/**
+ * The records of one event: one, or several 'msg_i' slices when the JSON passes 1024 characters (cloud-init's
+ * _break_down).
+ */
 export function encodeKvpEvent(prefix: string, event: KvpEvent, uuid: string = randomUUID()): Buffer[] {
   const key = `${prefix}|${event.type}|${event.name}|${uuid}`;
   const meta: Record<string, unknown> = { name: event.name, type: event.type, ts: isoZ(event.timestamp) };
@@ -94,18 +104,32 @@ export function hypervHandlers(config: Record<string, unknown>): HypervHandler[]
   for (const [name, v] of Object.entries(reporting as Record<string, unknown>)) {
     if (!v || typeof v !== 'object' || (v as Record<string, unknown>).type !== 'hyperv') continue;
     const h = v as Record<string, unknown>;
-    const types = Array.isArray(h.event_types) ? h.event_types.filter((t): t is string => typeof t === 'string') : undefined;
-    out.push({ name, path: typeof h.kvp_file_path === 'string' && h.kvp_file_path ? h.kvp_file_path : KVP_POOL_FILE, ...(types?.length ? { eventTypes: types } : {}) });
+    const types = Array.isArray(h.event_types)
+      ? h.event_types.filter((t): t is string => typeof t === 'string')
+      : undefined;
+    out.push({
+      name,
+      path: typeof h.kvp_file_path === 'string' && h.kvp_file_path ? h.kvp_file_path : KVP_POOL_FILE,
+      ...(types?.length ? { eventTypes: types } : {}),
+    });
   }
   return out;
 }
 
-/** Pool files this process already considered emptying (cloud-init's class flag: once per process, whichever handler asks first). */
+/**
+ * Pool files this process already considered emptying (cloud-init's class flag: once per process, whichever handler
+ * asks first).
+ */
 const consideredForTruncation = new Set<string>();
 
-/** The seconds since boot: the target's /proc/uptime, else this host's (a --root sandbox has no procfs; at boot they are one file). */
+/**
+ * The seconds since boot: the target's /proc/uptime, else this host's (a --root sandbox has no procfs; at boot they are
+ * one file).
+ */
 export async function uptimeSeconds(platform: Platform): Promise<number | undefined> {
-  const seconds = Number.parseFloat((await platform.readTextIfExists('/proc/uptime').catch(() => undefined))?.split(/\s+/)[0] ?? '');
+  const seconds = Number.parseFloat(
+    (await platform.readTextIfExists('/proc/uptime').catch(() => undefined))?.split(/\s+/)[0] ?? '',
+  );
   if (Number.isFinite(seconds)) return seconds;
   return platform.hostUptime?.();
 }
@@ -138,7 +162,12 @@ export class KvpTelemetry {
   ) {}
 
   /** Undefined when no hyperv handler is configured, or the platform tells the host nothing (a dry run). */
-  static async fromConfig(platform: Platform, config: Record<string, unknown>, log: Log, now: () => number = Date.now): Promise<KvpTelemetry | undefined> {
+  static async fromConfig(
+    platform: Platform,
+    config: Record<string, unknown>,
+    log: Log,
+    now: () => number = Date.now,
+  ): Promise<KvpTelemetry | undefined> {
     const handlers = hypervHandlers(config);
     const files = platform.hostReports?.();
     if (handlers.length === 0 || !files) return undefined;
@@ -146,7 +175,14 @@ export class KvpTelemetry {
     const uptime = await uptimeSeconds(platform);
     if (uptime === undefined) log.warn('KVP: /proc/uptime is unreadable; the incarnation number is 0');
     const bootTimeMs = uptime === undefined ? 0 : now() - uptime * 1000;
-    const telemetry = new KvpTelemetry(platform, files, handlers, log, `${EVENT_PREFIX}|${uptime === undefined ? 0 : Math.trunc(bootTimeMs / 1000)}`, now);
+    const telemetry = new KvpTelemetry(
+      platform,
+      files,
+      handlers,
+      log,
+      `${EVENT_PREFIX}|${uptime === undefined ? 0 : Math.trunc(bootTimeMs / 1000)}`,
+      now,
+    );
     for (const h of handlers) await telemetry.truncateStalePool(h, bootTimeMs);
     return telemetry;
   }
@@ -175,7 +211,13 @@ export class KvpTelemetry {
 
   /** Queues an event for every handler whose event_types allow it (cloud-init's publish_event). */
   publish(event: PublishedEvent): void {
-    const kvpEvent: KvpEvent = { type: event.event_type, name: event.name, description: event.description, timestamp: event.timestamp * 1000, ...(event.result !== undefined ? { result: event.result } : {}) };
+    const kvpEvent: KvpEvent = {
+      type: event.event_type,
+      name: event.name,
+      description: event.description,
+      timestamp: event.timestamp * 1000,
+      ...(event.result !== undefined ? { result: event.result } : {}),
+    };
     for (const h of this.handlers) {
       if (h.eventTypes && !h.eventTypes.includes(kvpEvent.type)) continue;
       const list = this.queued.get(h) ?? [];
@@ -186,7 +228,13 @@ export class KvpTelemetry {
 
   /** An event of TYPE stamped now. */
   event(type: string, name: string, description: string, result?: string): void {
-    this.publish({ event_type: type, name, description, timestamp: this.now() / 1000, ...(result !== undefined ? { result } : {}) });
+    this.publish({
+      event_type: type,
+      name,
+      description,
+      timestamp: this.now() / 1000,
+      ...(result !== undefined ? { result } : {}),
+    });
   }
 
   /** cloud-init's report_diagnostic_event: type 'diagnostic', name 'diagnostic message'. */
@@ -194,7 +242,9 @@ export class KvpTelemetry {
     this.event('diagnostic', 'diagnostic message', message);
   }
 
-  /** A plain key (newer cloud-init's PROVISIONING_REPORT), to the `telemetry` handler only, as its kvp.report_via_kvp. */
+  /**
+   * A plain key (newer cloud-init's PROVISIONING_REPORT), to the `telemetry` handler only, as its kvp.report_via_kvp.
+   */
   writeKey(key: string, value: string): void {
     const h = this.handlers.find((x) => x.name === 'telemetry');
     if (!h) return;
@@ -222,11 +272,30 @@ export class KvpTelemetry {
  * The PROVISIONING_REPORT newer cloud-init writes on failure (ReportableError.as_encoded_report); SUPPORTING
  * (`key=value`) goes between the agent and the VM id, as the error's supporting data.
  */
-export function failureReport(reason: string, vmId: string, at: Date, agent = 'kiln', supporting: string[] = []): string {
-  return encodeReport([`result=error`, `reason=${reason}`, `agent=${agent}`, ...supporting, `vm_id=${vmId}`, `timestamp=${at.toISOString().replace(/Z$/, '')}`, 'documentation_url=https://aka.ms/linuxprovisioningerror']);
+export function failureReport(
+  reason: string,
+  vmId: string,
+  at: Date,
+  agent = 'kiln',
+  supporting: string[] = [],
+): string {
+  return encodeReport([
+    `result=error`,
+    `reason=${reason}`,
+    `agent=${agent}`,
+    ...supporting,
+    `vm_id=${vmId}`,
+    `timestamp=${at.toISOString().replace(/Z$/, '')}`,
+    'documentation_url=https://aka.ms/linuxprovisioningerror',
+  ]);
 }
 
 /** The PROVISIONING_REPORT newer cloud-init writes once the ready report went out (report_success_to_host). */
 export function successReport(vmId: string, at: Date, agent = 'kiln'): string {
-  return encodeReport([`result=success`, `agent=${agent}`, `timestamp=${at.toISOString().replace(/Z$/, '')}`, `vm_id=${vmId}`]);
+  return encodeReport([
+    `result=success`,
+    `agent=${agent}`,
+    `timestamp=${at.toISOString().replace(/Z$/, '')}`,
+    `vm_id=${vmId}`,
+  ]);
 }

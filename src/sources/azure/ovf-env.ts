@@ -1,10 +1,14 @@
-// Azure's ovf-env.xml (the provisioning media's one file): host name, user, password, SSH keys, custom data, preprovisioning flags.
+// Azure's ovf-env.xml (the provisioning media's one file): host name, user, password, SSH keys, custom data,
+// preprovisioning flags.
 import { childrenNamed, parseXml, XmlError, type XmlElement } from '../../util/xml-reader';
 import { SourceError } from '../source-error';
 
 export const OVF_NS = 'http://schemas.dmtf.org/ovf/environment/1';
 export const WA_NS = 'http://schemas.microsoft.com/windowsazure';
-/** What cloud-init writes in place of the password in the copy it keeps (it fails Azure's complexity rules, so it is never a real one). */
+/**
+ * What cloud-init writes in place of the password in the copy it keeps (it fails Azure's complexity rules, so it is
+ * never a real one).
+ */
 export const PASSWORD_REDACTION = 'REDACTED';
 
 /** An SSH key entry: a key by value, or a fingerprint of a certificate the wireserver holds. */
@@ -38,7 +42,8 @@ function one(parent: XmlElement, name: string, required: true, where: string): X
 function one(parent: XmlElement, name: string, required: false, where: string): XmlElement | undefined;
 function one(parent: XmlElement, name: string, required: boolean, where: string): XmlElement | undefined {
   const found = childrenNamed(parent, WA_NS, name);
-  if (found.length > 1) throw new SourceError('Azure', `${where}: ${name} appears ${found.length} times; expected once`);
+  if (found.length > 1)
+    throw new SourceError('Azure', `${where}: ${name} appears ${found.length} times; expected once`);
   if (found.length === 0 && required) throw new SourceError('Azure', `${where}: no ${name} element`);
   return found[0];
 }
@@ -61,7 +66,8 @@ export function parseOvfEnv(bytes: Uint8Array, where: string): OvfEnv {
   }
   const provisioning = childrenNamed(root, WA_NS, 'ProvisioningSection');
   // cloud-init tests the element's truth, which is false for an element without children too.
-  if (provisioning.length === 0 || provisioning.every((p) => p.children.length === 0)) throw new NotAzureOvfEnv('Azure', `${where} is not Azure's (no ProvisioningSection)`);
+  if (provisioning.length === 0 || provisioning.every((p) => p.children.length === 0))
+    throw new NotAzureOvfEnv('Azure', `${where} is not Azure's (no ProvisioningSection)`);
   const section = one(root, 'ProvisioningSection', true, where);
   const set = one(section, 'LinuxProvisioningConfigurationSet', true, `${where} ProvisioningSection`);
   const at = `${where} LinuxProvisioningConfigurationSet`;
@@ -75,7 +81,8 @@ export function parseOvfEnv(bytes: Uint8Array, where: string): OvfEnv {
   if (password !== undefined) env.password = password;
   if (custom !== undefined) {
     const compact = custom.replace(/\s+/g, '');
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.length % 4 === 1) throw new SourceError('Azure', `${at}: CustomData is not base64`);
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.length % 4 === 1)
+      throw new SourceError('Azure', `${at}: CustomData is not base64`);
     env.customData = new Uint8Array(Buffer.from(compact, 'base64'));
   }
   const disable = one(set, 'DisableSshPasswordAuthentication', false, at);
@@ -90,7 +97,12 @@ export function parseOvfEnv(bytes: Uint8Array, where: string): OvfEnv {
     if (path !== undefined) k.path = path;
     env.publicKeys.push(k);
   }
-  const platform = one(one(root, 'PlatformSettingsSection', true, where), 'PlatformSettings', true, `${where} PlatformSettingsSection`);
+  const platform = one(
+    one(root, 'PlatformSettingsSection', true, where),
+    'PlatformSettings',
+    true,
+    `${where} PlatformSettingsSection`,
+  );
   const pps = one(platform, 'PreprovisionedVm', false, `${where} PlatformSettings`);
   env.preprovisionedVm = pps ? asBool(pps.text) : false;
   const ppsType = textOf(platform, 'PreprovisionedVMType', false, `${where} PlatformSettings`);
@@ -130,7 +142,12 @@ export function minimalOvfEnv(username: string, hostname: string, disableSshPass
   ].join('\n');
 }
 
-/** TEXT with every UserPassword element's content replaced by REDACTED: the copy kept on disk never holds the password. */
+/**
+ * TEXT with every UserPassword element's content replaced by REDACTED: the copy kept on disk never holds the password.
+ */
 export function redactOvfPassword(text: string): string {
-  return text.replace(/(<((?:[A-Za-z_][\w.-]*:)?UserPassword)(?:\s[^>]*)?>)([\s\S]*?)(<\/\2\s*>)/g, (_m, open: string, _n: string, _body: string, close: string) => `${open}${PASSWORD_REDACTION}${close}`);
+  return text.replace(
+    /(<((?:[A-Za-z_][\w.-]*:)?UserPassword)(?:\s[^>]*)?>)([\s\S]*?)(<\/\2\s*>)/g,
+    (_m, open: string, _n: string, _body: string, close: string) => `${open}${PASSWORD_REDACTION}${close}`,
+  );
 }

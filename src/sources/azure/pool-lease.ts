@@ -1,4 +1,5 @@
-// The temporary DHCP lease an Azure crawl holds, which the preprovisioned-VM flow drops and takes again (on a new NIC after a swap).
+// The temporary DHCP lease an Azure crawl holds, which the preprovisioned-VM flow drops and takes again (on a new NIC
+// after a swap).
 import type { Log } from '../../util/log';
 import type { StaticRoute } from '../../net/ephemeral/dhcp-static-routes';
 import type { EphemeralLease, EphemeralNetwork } from '../../net/ephemeral/ephemeral-network';
@@ -69,7 +70,8 @@ export class AzureLease {
     this.lease = lease;
     if (!this.secondary || !reportSecondary) return;
     const wireserver = await this.secondary.wireserverAddress();
-    if (!routesToAzure(this.staticRoutes, wireserver)) await this.secondary.report(lease.interface, this.staticRoutes, wireserver);
+    if (!routesToAzure(this.staticRoutes, wireserver))
+      await this.secondary.report(lease.interface, this.staticRoutes, wireserver);
   }
 
   /** Releases the lease; a NIC unplugged under it makes the release fail, which is expected and only logged. */
@@ -80,7 +82,9 @@ export class AzureLease {
     try {
       await lease.release();
     } catch (err) {
-      this.log.info(`Azure: ignoring a failure while releasing the temporary lease on ${lease.interface} (the NIC was likely unplugged): ${describeError(err)}`);
+      this.log.info(
+        `Azure: ignoring a failure while releasing the temporary lease on ${lease.interface} (the NIC was likely unplugged): ${describeError(err)}`,
+      );
     }
   }
 }

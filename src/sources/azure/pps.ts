@@ -1,4 +1,5 @@
-// Azure's preprovisioned (pool) VMs reprovisioned as cloud-init 25.1 does: report ready for the pool, wait to be claimed, then fetch the customer's ovf-env.xml from IMDS reprovisiondata.
+// Azure's preprovisioned (pool) VMs reprovisioned as cloud-init 25.1 does: report ready for the pool, wait to be
+// claimed, then fetch the customer's ovf-env.xml from IMDS reprovisiondata.
 import type { Platform } from '../../platform/platform';
 import { abortableSleep, HttpError, type HttpClient } from '../../util/http';
 import { deadlineSignal } from '../../util/timeout-signal';
@@ -16,7 +17,9 @@ export const REPORTED_READY_MARKER = '/var/lib/cloud/data/reported_ready';
 /** cloud-init's IMDS_TIMEOUT_IN_SECONDS, for each reprovisiondata poll. */
 const IMDS_ATTEMPT_MS = 2000;
 
-/** The PPS types that are reprovisioned (OS Disk VMs are shut down by the host instead, which kiln does not wait for). */
+/**
+ * The PPS types that are reprovisioned (OS Disk VMs are shut down by the host instead, which kiln does not wait for).
+ */
 export type ReprovisionedPps = 'Running' | 'Savable' | 'Unknown';
 
 export interface PpsSettings {
@@ -41,7 +44,9 @@ export interface PpsContext {
   imdsBase: string;
   lease: AzureLease;
   settings: PpsSettings;
-  /** The wireserver's address (option 245 of the lease held, else 168.63.129.16): a primary NIC's lease routes to it. */
+  /**
+   * The wireserver's address (option 245 of the lease held, else 168.63.129.16): a primary NIC's lease routes to it.
+   */
   wireserverAddress(): Promise<string>;
   /** The goal state and a Ready health report to the wireserver (the provisioning medium ejected first). */
   reportReady(): Promise<void>;
@@ -78,7 +83,9 @@ export async function reprovision(p: PpsContext, type: ReprovisionedPps): Promis
   } else if (type === 'Savable') {
     await waitForNicSwap(p, deadline, event);
   } else {
-    event('the ready report for the pool went out on an earlier boot (PPS type Unknown); polling IMDS for the reprovisioning data');
+    event(
+      'the ready report for the pool went out on an earlier boot (PPS type Unknown); polling IMDS for the reprovisioning data',
+    );
   }
   return pollReprovisionData(p, deadline);
 }
@@ -89,7 +96,12 @@ async function reportForPool(p: PpsContext, expectUrlError: boolean): Promise<vo
     await p.reportReady();
   } catch (err) {
     // A Savable VM may lose its NIC or be saved before the answer arrives: no harm, the pool discards it if so.
-    if (!(expectUrlError && err instanceof HttpError)) throw new PreprovisioningFailed('Azure', `could not report ready while in the preprovisioning pool: ${azureReason(err)}`, { cause: err });
+    if (!(expectUrlError && err instanceof HttpError))
+      throw new PreprovisioningFailed(
+        'Azure',
+        `could not report ready while in the preprovisioning pool: ${azureReason(err)}`,
+        { cause: err },
+      );
     p.log.debug(`Azure: ignoring the failed ready report for the pool, it was expected: ${err.message}`);
   }
   await p.platform.mkdir('/var/lib/cloud/data');
@@ -103,7 +115,12 @@ async function nics(platform: Platform): Promise<Array<{ index: number; name: st
 }
 
 /** Runs CHECK every INTERVAL until it gives a value; PreprovisioningFailed (saying WHAT) when DEADLINE aborts first. */
-async function until<T>(deadline: AbortSignal, intervalMs: number, what: string, check: () => Promise<T | undefined>): Promise<T> {
+async function until<T>(
+  deadline: AbortSignal,
+  intervalMs: number,
+  what: string,
+  check: () => Promise<T | undefined>,
+): Promise<T> {
   for (;;) {
     const found = await check();
     if (found !== undefined) return found;
@@ -126,17 +143,23 @@ async function waitForNicSwap(p: PpsContext, deadline: AbortSignal, event: (m: s
   // the report at once, and a NIC attached by then must not be taken for the pool's.
   const present = await nics(p.platform);
   const poolNic = present.find((n) => n.name === p.lease.interface) ?? present[0];
-  if (!poolNic) throw new PreprovisioningFailed('Azure', 'no NIC to wait for the detach of (ip -o link show lists none)');
+  if (!poolNic)
+    throw new PreprovisioningFailed('Azure', 'no NIC to wait for the detach of (ip -o link show lists none)');
   await reportForPool(p, true);
   await p.lease.down();
   event(`reported ready while in the preprovisioning pool (Savable); waiting for ${poolNic.name} to be detached`);
   const interval = p.settings.nicPollIntervalMs;
-  await until(deadline, interval, `the preprovisioned NIC ${poolNic.name} to be detached`, async () => ((await nics(p.platform)).some((n) => n.index === poolNic.index) ? undefined : true));
-  // New NICs are those the machine did not have before the report, whether they came before the detach was seen or after.
+  await until(deadline, interval, `the preprovisioned NIC ${poolNic.name} to be detached`, async () =>
+    (await nics(p.platform)).some((n) => n.index === poolNic.index) ? undefined : true,
+  );
+  // New NICs are those the machine did not have before the report, whether they came before the detach was seen or
+  // after.
   const seen = new Set(present.map((n) => n.index));
   event(`the preprovisioned NIC ${poolNic.name} is detached; waiting for the primary NIC to be attached`);
   for (;;) {
-    const attached = await until(deadline, interval, 'the primary NIC to be hot-attached', async () => (await nics(p.platform)).find((n) => !seen.has(n.index)));
+    const attached = await until(deadline, interval, 'the primary NIC to be hot-attached', async () =>
+      (await nics(p.platform)).find((n) => !seen.has(n.index)),
+    );
     seen.add(attached.index);
     event(`NIC ${attached.name} attached; checking whether it is the primary one`);
     if (await isPrimaryNic(p, attached.name, deadline)) {
@@ -167,8 +190,11 @@ async function isPrimaryNic(p: PpsContext, nic: string, deadline: AbortSignal): 
         await abortableSleep(p.settings.pollIntervalMs, dhcpBudget);
       } catch {
         // The sleep ends early only when aborted: which budget ran out decides what happens next.
-        if (deadline.aborted) throw new PreprovisioningFailed('Azure', `timed out taking a DHCP lease on the new NIC ${nic}`);
-        p.log.warn(`Azure: no DHCP lease on ${nic} within ${p.settings.dhcpMaxWaitMs / 1000} s; taking it for a secondary NIC`);
+        if (deadline.aborted)
+          throw new PreprovisioningFailed('Azure', `timed out taking a DHCP lease on the new NIC ${nic}`);
+        p.log.warn(
+          `Azure: no DHCP lease on ${nic} within ${p.settings.dhcpMaxWaitMs / 1000} s; taking it for a secondary NIC`,
+        );
         return false;
       }
     }
@@ -176,12 +202,17 @@ async function isPrimaryNic(p: PpsContext, nic: string, deadline: AbortSignal): 
   const wireserver = await p.wireserverAddress();
   const routed = p.lease.staticRoutes.map((r) => r.destination.split('/')[0]);
   const primary = routesToAzure(p.lease.staticRoutes, wireserver);
-  p.log.info(`Azure: the lease on ${nic} routes ${routed.length ? routed.join(', ') : 'nothing'} (option 121): ${primary ? `a route to IMDS or the wireserver ${wireserver}` : `no route to IMDS or the wireserver ${wireserver}, not the primary NIC`}`);
+  p.log.info(
+    `Azure: the lease on ${nic} routes ${routed.length ? routed.join(', ') : 'nothing'} (option 121): ${primary ? `a route to IMDS or the wireserver ${wireserver}` : `no route to IMDS or the wireserver ${wireserver}, not the primary NIC`}`,
+  );
   if (!primary) await p.lease.down();
   return primary;
 }
 
-/** True for the 1st, 2nd, 4th, 8th… time: cloud-init logs repeated poll failures so, that a day in the pool does not flood the log. */
+/**
+ * True for the 1st, 2nd, 4th, 8th… time: cloud-init logs repeated poll failures so, that a day in the pool does not
+ * flood the log.
+ */
 function doublingThreshold(n: number): boolean {
   return n > 0 && (n & (n - 1)) === 0;
 }
@@ -198,7 +229,10 @@ async function pollReprovisionData(p: PpsContext, deadline: AbortSignal): Promis
   const pause = () => abortableSleep(p.settings.pollIntervalMs, deadline).catch(() => undefined);
   for (;;) {
     if (deadline.aborted) {
-      throw new PreprovisioningFailed('Azure', `IMDS gave no reprovisioning data within ${p.settings.maxWaitMs / 1000} s (${polls} polls, ${dhcpAttempts} DHCP attempts): the pool VM was not claimed`);
+      throw new PreprovisioningFailed(
+        'Azure',
+        `IMDS gave no reprovisioning data within ${p.settings.maxWaitMs / 1000} s (${polls} polls, ${dhcpAttempts} DHCP attempts): the pool VM was not claimed`,
+      );
     }
     if (!p.lease.isUp) {
       dhcpAttempts++;
@@ -206,14 +240,22 @@ async function pollReprovisionData(p: PpsContext, deadline: AbortSignal): Promis
         await p.lease.up();
       } catch (err) {
         if (!(err instanceof SourceError)) throw err;
-        if (doublingThreshold(dhcpAttempts)) p.log.info(`Azure: DHCP attempt ${dhcpAttempts} while polling for the reprovisioning data failed: ${err.message}`);
+        if (doublingThreshold(dhcpAttempts))
+          p.log.info(
+            `Azure: DHCP attempt ${dhcpAttempts} while polling for the reprovisioning data failed: ${err.message}`,
+          );
         await pause();
         continue;
       }
     }
     polls++;
     try {
-      const res = await p.client.fetch(url, { headers: { Metadata: 'true' }, timeoutMs: IMDS_ATTEMPT_MS, maxRedirects: 0, signal: deadline });
+      const res = await p.client.fetch(url, {
+        headers: { Metadata: 'true' },
+        timeoutMs: IMDS_ATTEMPT_MS,
+        maxRedirects: 0,
+        signal: deadline,
+      });
       const done = `Azure: reprovisioning data read after ${polls} polls of IMDS and ${dhcpAttempts} DHCP attempts after reuse`;
       p.log.info(done);
       p.kvp?.diagnostic(done);
@@ -225,7 +267,10 @@ async function pollReprovisionData(p: PpsContext, deadline: AbortSignal): Promis
       if (err.status === 404 || err.status === 410) {
         if (logged) p.log.debug(`Azure: poll ${polls} of IMDS reprovisiondata: ${err.message} (not claimed yet)`);
       } else {
-        if (logged) p.log.info(`Azure: poll ${polls} of IMDS reprovisiondata failed (${err.message}); ${p.lease.managed ? 'taking a new DHCP lease' : 'trying again'}`);
+        if (logged)
+          p.log.info(
+            `Azure: poll ${polls} of IMDS reprovisiondata failed (${err.message}); ${p.lease.managed ? 'taking a new DHCP lease' : 'trying again'}`,
+          );
         await p.lease.down();
       }
       await pause();

@@ -1,4 +1,5 @@
-// Azure's ovf-env.xml for a Windows VM (WindowsProvisioningConfigurationSet), read as cloudbase-init's AzureService reads it.
+// Azure's ovf-env.xml for a Windows VM (WindowsProvisioningConfigurationSet), read as cloudbase-init's AzureService
+// reads it.
 import { childrenNamed, parseXml, XmlError, type XmlElement } from '../../util/xml-reader';
 import { SourceError } from '../source-error';
 import { WA_NS } from './ovf-env';
@@ -19,7 +20,10 @@ export interface WindowsOvfEnv {
   winrmListeners: WinRmListener[];
   /** The set has a CustomData element: then CustomData.bin must be on the drive (cloudbase-init refuses otherwise). */
   hasCustomData: boolean;
-  /** PlatformSettings' ProvisionGuestAgent and GuestAgentPackageName (cloudbase-init's get_vm_agent_package_provisioning_data). */
+  /**
+   * PlatformSettings' ProvisionGuestAgent and GuestAgentPackageName (cloudbase-init's
+   * get_vm_agent_package_provisioning_data).
+   */
   provisionGuestAgent: boolean;
   guestAgentPackageName?: string;
   kmsHost: string;
@@ -41,7 +45,9 @@ function isTrue(el: XmlElement | undefined): boolean {
   return (el?.text ?? '').trim().toLowerCase() === 'true';
 }
 
-/** Parses the Windows ovf-env.xml: AdminUsername and ComputerName are required, as cloudbase-init's getters need them. */
+/**
+ * Parses the Windows ovf-env.xml: AdminUsername and ComputerName are required, as cloudbase-init's getters need them.
+ */
 export function parseWindowsOvfEnv(bytes: Uint8Array, where: string): WindowsOvfEnv {
   let root: XmlElement;
   try {
@@ -54,7 +60,10 @@ export function parseWindowsOvfEnv(bytes: Uint8Array, where: string): WindowsOvf
   const set = child(provisioning, 'WindowsProvisioningConfigurationSet');
   if (!set) {
     const linux = child(provisioning, 'LinuxProvisioningConfigurationSet');
-    throw new SourceError('Azure', `${where}: no WindowsProvisioningConfigurationSet${linux ? ' (this is a Linux VM\'s provisioning data)' : ''}`);
+    throw new SourceError(
+      'Azure',
+      `${where}: no WindowsProvisioningConfigurationSet${linux ? " (this is a Linux VM's provisioning data)" : ''}`,
+    );
   }
   const at = `${where} WindowsProvisioningConfigurationSet`;
   const adminUsername = need(set, 'AdminUsername', at).text.trim();

@@ -1,4 +1,5 @@
-// Azure's wireserver (the fabric endpoint): where it is (DHCP option 245), its goal state, and the health report that marks the VM provisioned.
+// Azure's wireserver (the fabric endpoint): where it is (DHCP option 245), its goal state, and the health report that
+// marks the VM provisioned.
 import type { Platform } from '../../platform/platform';
 import { abortableSleep, HttpError, type HttpClient } from '../../util/http';
 import type { Log } from '../../util/log';
@@ -31,7 +32,9 @@ export function wireserverFromLeaseValue(value: string): string | undefined {
   return bytes.join('.');
 }
 
-/** Lease files that may hold option 245, newest knowledge first: kiln's temporary lease, dhclient's, systemd-networkd's. */
+/**
+ * Lease files that may hold option 245, newest knowledge first: kiln's temporary lease, dhclient's, systemd-networkd's.
+ */
 const LEASE_GLOBS: Array<{ dir: string; match: RegExp; kind: 'dhclient' | 'networkd' }> = [
   { dir: '/run', match: /^kiln-ephemeral-dhcp\..+\.lease$/, kind: 'dhclient' },
   { dir: '/var/lib/dhcp', match: /\.leases?$/, kind: 'dhclient' },
@@ -39,7 +42,9 @@ const LEASE_GLOBS: Array<{ dir: string; match: RegExp; kind: 'dhclient' | 'netwo
   { dir: '/run/systemd/netif/leases', match: /^\d+$/, kind: 'networkd' },
 ];
 
-/** The wireserver address from the DHCP leases on the target, or the well-known default when none carries option 245. */
+/**
+ * The wireserver address from the DHCP leases on the target, or the well-known default when none carries option 245.
+ */
 export async function findWireserver(platform: Platform, log: Log): Promise<string> {
   for (const g of LEASE_GLOBS) {
     let names: string[];
@@ -51,7 +56,12 @@ export async function findWireserver(platform: Platform, log: Log): Promise<stri
     }
     for (const name of names) {
       const text = (await platform.readTextIfExists(`${g.dir}/${name}`).catch(() => undefined)) ?? '';
-      const values = g.kind === 'dhclient' ? [...text.matchAll(/option\s+unknown-245\s+([^;]+);/g)].map((m) => (m[1] as string).trim().replace(/^"|"$/g, '')) : [...text.matchAll(/^OPTION_245=(\S+)$/gm)].map((m) => m[1] as string);
+      const values =
+        g.kind === 'dhclient'
+          ? [...text.matchAll(/option\s+unknown-245\s+([^;]+);/g)].map((m) =>
+              (m[1] as string).trim().replace(/^"|"$/g, ''),
+            )
+          : [...text.matchAll(/^OPTION_245=(\S+)$/gm)].map((m) => m[1] as string);
       const last = values.at(-1);
       const ip = last === undefined ? undefined : wireserverFromLeaseValue(last);
       if (ip) {
@@ -93,7 +103,12 @@ export function parseGoalState(xml: string, where: string): GoalState {
     if (v === undefined) throw new SourceError('Azure', `${where}: the goal state has no ${name}`);
   }
   const certs = text(['Container', 'RoleInstanceList', 'RoleInstance', 'Configuration', 'Certificates']);
-  return { incarnation: incarnation as string, containerId: containerId as string, instanceId: instanceId as string, ...(certs ? { certificatesUrl: certs } : {}) };
+  return {
+    incarnation: incarnation as string,
+    containerId: containerId as string,
+    instanceId: instanceId as string,
+    ...(certs ? { certificatesUrl: certs } : {}),
+  };
 }
 
 /** Longest failure description sent (cloud-init trims it so). */
@@ -103,7 +118,11 @@ const DESCRIPTION_LIMIT = 512;
  * The health report body, byte for byte as cloud-init's GoalStateHealthReporter writes it: 'Ready', or
  * 'NotReady' with a ProvisioningFailed substatus and a description.
  */
-export function healthReport(goal: GoalState, status: 'Ready' | 'NotReady', failure?: { substatus: string; description: string }): string {
+export function healthReport(
+  goal: GoalState,
+  status: 'Ready' | 'NotReady',
+  failure?: { substatus: string; description: string },
+): string {
   const detail = failure
     ? `<Details>\n  <SubStatus>${escapeXmlText(failure.substatus)}</SubStatus>\n  <Description>${escapeXmlText(failure.description.slice(0, DESCRIPTION_LIMIT))}</Description>\n</Details>\n`
     : '';
@@ -143,8 +162,15 @@ export interface WireserverOptions {
   signal?: AbortSignal;
 }
 
-/** One wireserver request, repeated every retrySleepMs until it succeeds or the deadline passes (cloud-init's http_with_retries). */
-async function withRetries(opts: WireserverOptions, url: string, req: { method: 'GET' | 'POST'; body?: string; headers?: Record<string, string> }): Promise<string> {
+/**
+ * One wireserver request, repeated every retrySleepMs until it succeeds or the deadline passes (cloud-init's
+ * http_with_retries).
+ */
+async function withRetries(
+  opts: WireserverOptions,
+  url: string,
+  req: { method: 'GET' | 'POST'; body?: string; headers?: Record<string, string> },
+): Promise<string> {
   const deadline = Date.now() + opts.deadlineMs;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -161,7 +187,8 @@ async function withRetries(opts: WireserverOptions, url: string, req: { method: 
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
       opts.log.debug(`Azure: ${req.method} ${url} failed (attempt ${attempt}): ${err.message}`);
-      if (Date.now() + opts.retrySleepMs >= deadline || err.kind === 'budget' || /unreachable/i.test(err.message)) throw err;
+      if (Date.now() + opts.retrySleepMs >= deadline || err.kind === 'budget' || /unreachable/i.test(err.message))
+        throw err;
       await abortableSleep(opts.retrySleepMs, opts.signal);
     }
   }
@@ -174,8 +201,17 @@ export async function fetchGoalState(opts: WireserverOptions): Promise<GoalState
 }
 
 /** POSTs a health report for GOAL (machine?comp=health). */
-export async function postHealth(opts: WireserverOptions, goal: GoalState, status: 'Ready' | 'NotReady', failure?: { substatus: string; description: string }): Promise<void> {
-  await withRetries(opts, `${opts.baseUrl}/machine?comp=health`, { method: 'POST', body: healthReport(goal, status, failure), headers: { 'Content-Type': 'text/xml; charset=utf-8' } });
+export async function postHealth(
+  opts: WireserverOptions,
+  goal: GoalState,
+  status: 'Ready' | 'NotReady',
+  failure?: { substatus: string; description: string },
+): Promise<void> {
+  await withRetries(opts, `${opts.baseUrl}/machine?comp=health`, {
+    method: 'POST',
+    body: healthReport(goal, status, failure),
+    headers: { 'Content-Type': 'text/xml; charset=utf-8' },
+  });
 }
 
 /** The default user-visible text cloud-init sends with a failure report. */

@@ -1,4 +1,5 @@
-// DigitalOcean: the droplet metadata JSON at 169.254.169.254/metadata/v1.json, read in init-local over a temporary link-local address; detected from DMI.
+// DigitalOcean: the droplet metadata JSON at 169.254.169.254/metadata/v1.json, read in init-local over a temporary
+// link-local address; detected from DMI.
 import { HttpClient, HttpError } from '../../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
 import { withEphemeralNetwork } from '../ephemeral-lease';
@@ -14,7 +15,12 @@ import { digitalOceanMock } from './mock-answers';
 const BASE = 'http://169.254.169.254';
 export const DIGITALOCEAN_METADATA_PATH = '/metadata/v1.json';
 /** cloud-init's: 30 tries, 2 s each, 2 s apart (a minute or two); kiln bounds the whole wait with max_wait as well. */
-export const DIGITALOCEAN_DEFAULTS: UrlSettings = { metadataUrls: [`${BASE}${DIGITALOCEAN_METADATA_PATH}`], timeout: 2, maxWait: 120, retries: 30 };
+export const DIGITALOCEAN_DEFAULTS: UrlSettings = {
+  metadataUrls: [`${BASE}${DIGITALOCEAN_METADATA_PATH}`],
+  timeout: 2,
+  maxWait: 120,
+  retries: 30,
+};
 
 /** ds-identify's dscheck_DigitalOcean: the DMI system vendor. */
 function onDigitalOcean(ctx: DetectContext): boolean {
@@ -22,7 +28,13 @@ function onDigitalOcean(ctx: DetectContext): boolean {
 }
 
 function settingsFor(ctx: CrawlContext): UrlSettings {
-  return wholeUrlSettings('DigitalOcean', ctx.settings, { ...DIGITALOCEAN_DEFAULTS, metadataUrls: [BASE] }, DIGITALOCEAN_METADATA_PATH, ctx.baseUrl);
+  return wholeUrlSettings(
+    'DigitalOcean',
+    ctx.settings,
+    { ...DIGITALOCEAN_DEFAULTS, metadataUrls: [BASE] },
+    DIGITALOCEAN_METADATA_PATH,
+    ctx.baseUrl,
+  );
 }
 
 export const digitalOceanSource: Datasource = {
@@ -38,9 +50,14 @@ export const digitalOceanSource: Datasource = {
     return onDigitalOcean(ctx);
   },
   async crawl(ctx: CrawlContext): Promise<InstanceData> {
-    if (!onDigitalOcean(ctx)) throw new SourceError('DigitalOcean', `the DMI system vendor is '${ctx.dmi.sys_vendor ?? ''}', not DigitalOcean`);
+    if (!onDigitalOcean(ctx))
+      throw new SourceError('DigitalOcean', `the DMI system vendor is '${ctx.dmi.sys_vendor ?? ''}', not DigitalOcean`);
     const dropletId = ctx.dmi.product_serial;
-    if (!dropletId) throw new SourceError('DigitalOcean', 'DMI says DigitalOcean but gives no droplet id (system serial number); file a support ticket with DigitalOcean');
+    if (!dropletId)
+      throw new SourceError(
+        'DigitalOcean',
+        'DMI says DigitalOcean but gives no droplet id (system serial number); file a support ticket with DigitalOcean',
+      );
     const s = settingsFor(ctx);
     // use_ip4LL (cloud-init's switch): the metadata service answers on the link; no DHCP is needed to reach it.
     const network = boolSetting(ctx.settings, 'use_ip4LL', true) ? ctx.network : undefined;
@@ -71,7 +88,10 @@ export const digitalOceanSource: Datasource = {
   },
 };
 
-/** The droplet metadata MD as cloud-init's DataSourceDigitalOcean keeps it; DROPLETID (DMI) stands in for missing fields. */
+/**
+ * The droplet metadata MD as cloud-init's DataSourceDigitalOcean keeps it; DROPLETID (DMI) stands in for missing
+ * fields.
+ */
 export function digitalOceanInstanceData(md: Record<string, unknown>, dropletId: string, url: string): InstanceData {
   const id = md.droplet_id ?? dropletId;
   const hostname = md.hostname ?? dropletId;

@@ -1,4 +1,5 @@
-// The DigitalOcean droplet metadata service as `devel serve-metadata --kind digitalocean` answers it: metadata/v1.json as JSON, and its keys as plain-text paths below metadata/v1/.
+// The DigitalOcean droplet metadata service as `devel serve-metadata --kind digitalocean` answers it: metadata/v1.json
+// as JSON, and its keys as plain-text paths below metadata/v1/.
 import { readMockText, type HttpMockService, type MockAnswer, type MockFiles } from '../mock-service';
 
 /**
@@ -23,8 +24,15 @@ async function digitalOceanAnswer(files: MockFiles, path: string): Promise<MockA
     else return { status: 404, body: 'not found\n' };
   }
   if (value === undefined) return { status: 404, body: 'not found\n' };
-  if (Array.isArray(value)) return { status: 200, body: value.map((v, i) => (v && typeof v === 'object' ? `${i}/` : String(v))).join('\n') };
-  if (value && typeof value === 'object') return { status: 200, body: Object.entries(value).map(([k, v]) => (v && typeof v === 'object' ? `${k}/` : k)).join('\n') };
+  if (Array.isArray(value))
+    return { status: 200, body: value.map((v, i) => (v && typeof v === 'object' ? `${i}/` : String(v))).join('\n') };
+  if (value && typeof value === 'object')
+    return {
+      status: 200,
+      body: Object.entries(value)
+        .map(([k, v]) => (v && typeof v === 'object' ? `${k}/` : k))
+        .join('\n'),
+    };
   return { status: 200, body: value === null ? '' : String(value) };
 }
 

@@ -1,4 +1,5 @@
-// Which EC2-compatible cloud this is, from DMI (cloud-init's Ec2 identify_platform and ds-identify), and what strict_id allows when none says so.
+// Which EC2-compatible cloud this is, from DMI (cloud-init's Ec2 identify_platform and ds-identify), and what strict_id
+// allows when none says so.
 import type { DetectContext } from '../datasource';
 import { sourceSettings } from '../settings';
 
@@ -8,7 +9,11 @@ export function looksLikeEc2(dmi: Record<string, string>): boolean {
   const uuid = (dmi.product_uuid ?? '').toLowerCase();
   const serial = (dmi.product_serial ?? '').toLowerCase();
   const hv = (dmi.hypervisor_uuid ?? '').toLowerCase();
-  return hv.startsWith('ec2') || (uuid.startsWith('ec2') && (serial === '' || serial.startsWith('ec2'))) || (uuid.startsWith('ec2') && serial === uuid);
+  return (
+    hv.startsWith('ec2') ||
+    (uuid.startsWith('ec2') && (serial === '' || serial.startsWith('ec2'))) ||
+    (uuid.startsWith('ec2') && serial === uuid)
+  );
 }
 
 /** cloud-init's CloudNames for Ec2: the cloud_name each reports. */
@@ -45,13 +50,18 @@ export type StrictMode = 'true' | 'false' | 'warn';
  */
 export function ec2StrictMode(ctx: DetectContext): StrictMode {
   const fromCmdline = /(?:^|\s)ci\.datasource\.ec2\.strict_id=(\S*)/.exec(ctx.kernelCmdline)?.[1];
-  const given: unknown = fromCmdline !== undefined && fromCmdline !== '' ? fromCmdline : sourceSettings(ctx.config, 'Ec2').strict_id;
+  const given: unknown =
+    fromCmdline !== undefined && fromCmdline !== '' ? fromCmdline : sourceSettings(ctx.config, 'Ec2').strict_id;
   if (given === undefined || given === null) return 'true';
   if (given === true || given === false) return given ? 'true' : 'false';
   const text = String(given).trim().toLowerCase();
   const mode = text.split(',')[0] ?? '';
   const sleep = text.split(',').slice(1).join(',');
-  if ((mode === 'true' || mode === 'false' || mode === 'warn') && (sleep === '' || (mode === 'warn' && /^\d+$/.test(sleep)))) return mode;
+  if (
+    (mode === 'true' || mode === 'false' || mode === 'warn') &&
+    (sleep === '' || (mode === 'warn' && /^\d+$/.test(sleep)))
+  )
+    return mode;
   ctx.log.warn(`datasource.Ec2.strict_id '${String(given)}' is not true, false or warn[,SECONDS]; using true`);
   return 'true';
 }

@@ -1,4 +1,5 @@
-// Ec2: the AWS instance metadata service, IMDSv2 tokens first (IMDSv1 fallback unless turned off), IPv4 and IPv6 endpoints.
+// Ec2: the AWS instance metadata service, IMDSv2 tokens first (IMDSv1 fallback unless turned off), IPv4 and IPv6
+// endpoints.
 import { HttpClient, HttpError, type HttpRequest } from '../../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
 import { SourceError, sourceErrorOfHttp } from '../source-error';
@@ -10,7 +11,12 @@ import { waitForEndpoint } from '../wait-for-url';
 import { ec2NetworkFormat } from './network-format';
 import { imdsMock } from './mock-answers';
 
-export const EC2_DEFAULTS: UrlSettings = { metadataUrls: ['http://169.254.169.254', 'http://[fd00:ec2::254]'], timeout: 10, maxWait: 120, retries: 10 };
+export const EC2_DEFAULTS: UrlSettings = {
+  metadataUrls: ['http://169.254.169.254', 'http://[fd00:ec2::254]'],
+  timeout: 10,
+  maxWait: 120,
+  retries: 10,
+};
 /** Newest first; the minimum version every IMDS serves comes last (cloud-init's extended + min versions). */
 export const EC2_VERSIONS = ['2021-03-23', '2018-09-24', '2016-09-02', '2009-04-04'];
 export const TOKEN_TTL_HEADER = 'X-aws-ec2-metadata-token-ttl-seconds';
@@ -74,7 +80,13 @@ class ImdsSession {
       });
       if (res.status === 404) return undefined;
       if (res.status === 401) {
-        if (!this.token || attempt > 0) throw new HttpError(`${this.url}/${path}`, 'status', 'HTTP 401: the metadata service refused the request (IMDSv2 token required or rejected)', 401);
+        if (!this.token || attempt > 0)
+          throw new HttpError(
+            `${this.url}/${path}`,
+            'status',
+            'HTTP 401: the metadata service refused the request (IMDSv2 token required or rejected)',
+            401,
+          );
         this.token = await this.fetchToken(signal);
         continue;
       }
@@ -83,7 +95,10 @@ class ImdsSession {
   }
 }
 
-/** How one EC2-style metadata service is spoken to: Ec2's or a lookalike's (AliYun) versions, tokens and identity document. */
+/**
+ * How one EC2-style metadata service is spoken to: Ec2's or a lookalike's (AliYun) versions, tokens and identity
+ * document.
+ */
 export interface ImdsDialect {
   source: string;
   /** Newest first; the first whose meta-data/instance-id answers is crawled, the last is the probe. */
@@ -110,7 +125,13 @@ export interface ImdsCrawl {
  * newest version it serves, and crawls meta-data, user-data and (AWS) the identity document. Call it inside
  * the ephemeral network; HttpErrors are the caller's to turn into SourceErrors.
  */
-export async function crawlImds(ctx: CrawlContext, s: UrlSettings, client: HttpClient, base: HttpRequest, dialect: ImdsDialect): Promise<ImdsCrawl> {
+export async function crawlImds(
+  ctx: CrawlContext,
+  s: UrlSettings,
+  client: HttpClient,
+  base: HttpRequest,
+  dialect: ImdsDialect,
+): Promise<ImdsCrawl> {
   const { source, versions } = dialect;
   const probeVersion = versions.at(-1) as string;
   const { value: session } = await waitForEndpoint(
@@ -124,9 +145,17 @@ export async function crawlImds(ctx: CrawlContext, s: UrlSettings, client: HttpC
           return session;
         } catch (err) {
           // 403/404/405 mean IMDSv2 is off or unsupported: IMDSv1 may still answer (cloud-init does the same).
-          const refused = err instanceof HttpError && err.kind === 'status' && [400, 403, 404, 405].includes(err.status ?? 0);
+          const refused =
+            err instanceof HttpError && err.kind === 'status' && [400, 403, 404, 405].includes(err.status ?? 0);
           if (!refused) throw err;
-          if (!dialect.v1Fallback) throw Object.assign(new SourceError(source, `${url} refused an IMDSv2 token (HTTP ${(err as HttpError).status}) and imdsv1_fallback is off`), { final: true });
+          if (!dialect.v1Fallback)
+            throw Object.assign(
+              new SourceError(
+                source,
+                `${url} refused an IMDSv2 token (HTTP ${(err as HttpError).status}) and imdsv1_fallback is off`,
+              ),
+              { final: true },
+            );
           ctx.log.debug(`${source}: ${url} gave no token (HTTP ${(err as HttpError).status}); trying IMDSv1`);
         }
       }
@@ -144,12 +173,15 @@ export async function crawlImds(ctx: CrawlContext, s: UrlSettings, client: HttpC
       break;
     }
   }
-  if (!version) throw new SourceError(source, `${session.url} serves none of the metadata versions ${versions.join(', ')}`);
+  if (!version)
+    throw new SourceError(source, `${session.url} serves none of the metadata versions ${versions.join(', ')}`);
   ctx.log.debug(`${source}: metadata version ${version} at ${session.url} (${session.token ? 'IMDSv2' : 'IMDSv1'})`);
   const meta = await crawlMetadataTree(source, (p) => session.get(`${version}/${p}`), 'meta-data/');
   const userData = await session.getBytes(`${version}/user-data`);
   let identity: Record<string, unknown> | undefined;
-  const doc = dialect.identity ? await session.get(`${version}/dynamic/instance-identity/document`).catch(() => undefined) : undefined;
+  const doc = dialect.identity
+    ? await session.get(`${version}/dynamic/instance-identity/document`).catch(() => undefined)
+    : undefined;
   if (doc) {
     try {
       identity = JSON.parse(doc) as Record<string, unknown>;
@@ -173,12 +205,17 @@ export const ec2Source: Datasource = {
   async detect(ctx: DetectContext) {
     // AWS and the clouds cloud-init knows by their DMI (Brightbox, ZStack, e24cloud, Outscale, Tilaa) are found.
     if (identifyEc2Platform(ctx.dmi) !== 'unknown') return true;
-    // cloud-init's strict_id (false or warn) lets Ec2 be tried on clouds that imitate it without identifying themselves.
+    // cloud-init's strict_id (false or warn) lets Ec2 be tried on clouds that imitate it without identifying
+    // themselves.
     const mode = ec2StrictMode(ctx);
-    if (mode === 'warn') ctx.log.warn('Ec2: this platform does not identify itself as an EC2-compatible cloud; trying the EC2 metadata service because strict_id is warn');
+    if (mode === 'warn')
+      ctx.log.warn(
+        'Ec2: this platform does not identify itself as an EC2-compatible cloud; trying the EC2 metadata service because strict_id is warn',
+      );
     return mode !== 'true';
   },
-  // Ec2Local: only on AWS and Outscale as DMI shows them (cloud-init's DataSourceEc2Local); strict_id or a URL is no local evidence.
+  // Ec2Local: only on AWS and Outscale as DMI shows them (cloud-init's DataSourceEc2Local); strict_id or a URL is no
+  // local evidence.
   async localEvidence(ctx: DetectContext) {
     return EC2_LOCAL_CLOUDS.includes(identifyEc2Platform(ctx.dmi));
   },
@@ -192,19 +229,24 @@ export const ec2Source: Datasource = {
     const base: HttpRequest = { timeoutMs: s.timeout * 1000, ...(ctx.signal ? { signal: ctx.signal } : {}) };
     try {
       // Ec2Local brings IPv6 up too (IMDS answers at fd00:ec2::254), and goes on with it when DHCPv4 fails.
-      return await withEphemeralNetwork(ctx.network, async () => {
-        const { meta, userData, identity, url, version } = await crawlImds(ctx, s, client, base, {
-          source: 'Ec2',
-          versions: EC2_VERSIONS,
-          ...(aws ? { token: AWS_TOKEN_HEADERS } : {}),
-          v1Fallback,
-          identity: aws,
-        });
-        const data = ec2InstanceData(meta, userData, identity, url, version, cloud);
-        // cloud-init's apply_full_imds_network_config (default true): false configures the fallback NIC only.
-        if (data.networkConfig && !boolSetting(ctx.settings, 'apply_full_imds_network_config', true)) data.networkConfig.full = false;
-        return data;
-      }, { ipv6: true });
+      return await withEphemeralNetwork(
+        ctx.network,
+        async () => {
+          const { meta, userData, identity, url, version } = await crawlImds(ctx, s, client, base, {
+            source: 'Ec2',
+            versions: EC2_VERSIONS,
+            ...(aws ? { token: AWS_TOKEN_HEADERS } : {}),
+            v1Fallback,
+            identity: aws,
+          });
+          const data = ec2InstanceData(meta, userData, identity, url, version, cloud);
+          // cloud-init's apply_full_imds_network_config (default true): false configures the fallback NIC only.
+          if (data.networkConfig && !boolSetting(ctx.settings, 'apply_full_imds_network_config', true))
+            data.networkConfig.full = false;
+          return data;
+        },
+        { ipv6: true },
+      );
     } catch (err) {
       if (err instanceof HttpError) throw sourceErrorOfHttp('Ec2', err);
       throw err;
@@ -215,14 +257,26 @@ export const ec2Source: Datasource = {
 };
 
 /** The crawl as cloud-init's Ec2 (and its AliYun subclass, CLOUD 'aliyun') keeps it. */
-export function ec2InstanceData(meta: Record<string, unknown>, userData: Uint8Array | undefined, identity: Record<string, unknown> | undefined, url: string, version: string, cloud: Ec2CloudName | 'aliyun', source = 'Ec2'): InstanceData {
+export function ec2InstanceData(
+  meta: Record<string, unknown>,
+  userData: Uint8Array | undefined,
+  identity: Record<string, unknown> | undefined,
+  url: string,
+  version: string,
+  cloud: Ec2CloudName | 'aliyun',
+  source = 'Ec2',
+): InstanceData {
   const id = meta['instance-id'];
-  if (typeof id !== 'string' || !id.trim()) throw new SourceError(source, `${url}/${version}/meta-data/instance-id is empty`);
+  if (typeof id !== 'string' || !id.trim())
+    throw new SourceError(source, `${url}/${version}/meta-data/instance-id is empty`);
   const placement = (meta.placement ?? {}) as Record<string, unknown>;
   const az = typeof placement['availability-zone'] === 'string' ? placement['availability-zone'] : undefined;
   const regionFromDoc = typeof identity?.region === 'string' ? identity.region : undefined;
   // Elsewhere than AWS cloud-init takes the zone minus its last character as the region.
-  const region = cloud === 'aws' ? (regionFromDoc ?? (typeof placement.region === 'string' ? placement.region : az?.replace(/[a-z]$/, ''))) : az?.slice(0, -1) || undefined;
+  const region =
+    cloud === 'aws'
+      ? (regionFromDoc ?? (typeof placement.region === 'string' ? placement.region : az?.replace(/[a-z]$/, '')))
+      : az?.slice(0, -1) || undefined;
   const data: InstanceData = {
     instanceId: id.trim(),
     cloudName: cloud,
@@ -231,7 +285,11 @@ export function ec2InstanceData(meta: Record<string, unknown>, userData: Uint8Ar
     publicKeys: ec2PublicKeys(meta),
     metadata: meta,
     // As 22.4's Ec2 crawl: ds holds the crawled meta-data, dynamic and the API version (user data left out).
-    crawledMetadata: { _metadata_api_version: version, 'meta-data': meta, ...(identity ? { dynamic: { 'instance-identity': { document: identity } } } : {}) },
+    crawledMetadata: {
+      _metadata_api_version: version,
+      'meta-data': meta,
+      ...(identity ? { dynamic: { 'instance-identity': { document: identity } } } : {}),
+    },
   };
   const host = meta['local-hostname'];
   if (typeof host === 'string' && host.trim()) data.localHostname = host.trim();

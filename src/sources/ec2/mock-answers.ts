@@ -9,7 +9,10 @@ export interface MockTokenHeaders {
   ttlHeader: string;
 }
 
-/** One server's token rules: PUT /latest/api/token hands out a token; a request with a token needs a live one; OPTS say whether one is needed at all. */
+/**
+ * One server's token rules: PUT /latest/api/token hands out a token; a request with a token needs a live one; OPTS say
+ * whether one is needed at all.
+ */
 function tokenRules(opts: MockOptions, names: MockTokenHeaders): (req: MockRequest) => Promise<MockAnswer | undefined> {
   const tokens = new Map<string, { uses: number; expires: number }>();
   const [TOKEN_HEADER, TTL_HEADER] = [names.header.toLowerCase(), names.ttlHeader.toLowerCase()];
@@ -20,7 +23,8 @@ function tokenRules(opts: MockOptions, names: MockTokenHeaders): (req: MockReque
       if (mode === 'disabled') return { status: 403, body: 'IMDSv2 is disabled\n' };
       if (req.headers['x-forwarded-for']) return { status: 403, body: 'forwarded requests are refused\n' };
       const ttl = Number(req.headers[TTL_HEADER]);
-      if (!Number.isInteger(ttl) || ttl < 1 || ttl > 21600) return { status: 400, body: `${TTL_HEADER} must be 1..21600\n` };
+      if (!Number.isInteger(ttl) || ttl < 1 || ttl > 21600)
+        return { status: 400, body: `${TTL_HEADER} must be 1..21600\n` };
       const token = randomBytes(24).toString('base64url');
       tokens.set(token, { uses: 0, expires: Date.now() + ttl * 1000 });
       return { status: 200, body: token };
@@ -28,7 +32,8 @@ function tokenRules(opts: MockOptions, names: MockTokenHeaders): (req: MockReque
     const given = req.headers[TOKEN_HEADER];
     if (typeof given === 'string') {
       const t = tokens.get(given);
-      if (!t || t.expires < Date.now() || (opts.tokenUses !== undefined && t.uses >= opts.tokenUses)) return { status: 401, body: 'token expired or unknown\n' };
+      if (!t || t.expires < Date.now() || (opts.tokenUses !== undefined && t.uses >= opts.tokenUses))
+        return { status: 401, body: 'token expired or unknown\n' };
       t.uses++;
       return undefined;
     }
@@ -39,5 +44,12 @@ function tokenRules(opts: MockOptions, names: MockTokenHeaders): (req: MockReque
 
 /** The mock of an EC2-style IMDS whose tokens go by NAMES, served as --kind KIND. */
 export function imdsMock(kind: string, names: MockTokenHeaders, note?: string): HttpMockService {
-  return { kind, transport: 'http', ...(note ? { note } : {}), keyNamedFolders: true, imdsv2: true, answers: (opts) => ({ anyMethod: tokenRules(opts, names) }) };
+  return {
+    kind,
+    transport: 'http',
+    ...(note ? { note } : {}),
+    keyNamedFolders: true,
+    imdsv2: true,
+    answers: (opts) => ({ anyMethod: tokenRules(opts, names) }),
+  };
 }

@@ -21,14 +21,19 @@ export interface Ec2NetworkOptions {
 
 function ipList(v: unknown): string[] {
   if (Array.isArray(v)) return v.map(String);
-  if (typeof v === 'string') return v.split('\n').map((s) => s.trim()).filter(Boolean);
+  if (typeof v === 'string')
+    return v
+      .split('\n')
+      .map((s) => s.trim())
+      .filter(Boolean);
   return [];
 }
 
 /** Python's truth of an IMDS value: absent, empty and 0 are false ("0" is true). */
 function secondary(meta: Obj, cidrKey: string, ips: string[], defaultPrefix: string): string[] {
   const cidr = meta[cidrKey];
-  const prefix = typeof cidr === 'string' && cidr.split('/').length === 2 ? (cidr.split('/')[1] as string) : defaultPrefix;
+  const prefix =
+    typeof cidr === 'string' && cidr.split('/').length === 2 ? (cidr.split('/')[1] as string) : defaultPrefix;
   return ips.slice(1).map((ip) => `${ip}/${prefix}`);
 }
 
@@ -37,7 +42,8 @@ function orderNumber(meta: Obj, key: string, where: string): number {
   const v = meta[key];
   if (v === undefined || v === null) return Number.POSITIVE_INFINITY;
   const n = Number.parseInt(String(v), 10);
-  if (!Number.isInteger(n) || String(n) !== String(v).trim()) throw new NetworkConfigError(`${where}.${key}`, `'${String(v)}' is not a number`);
+  if (!Number.isInteger(n) || String(n) !== String(v).trim())
+    throw new NetworkConfigError(`${where}.${key}`, `'${String(v)}' is not a number`);
   return n;
 }
 
@@ -46,10 +52,16 @@ function orderNumber(meta: Obj, key: string, where: string): number {
  * primary NIC.
  */
 function nicOrder(byMac: Obj, macs: Array<[string, string]>, key: string): Map<string, number> {
-  const present = macs.filter(([mac]) => isObj(byMac[mac])).map(([mac]) => {
-    const meta = byMac[mac] as Obj;
-    return { mac, card: orderNumber(meta, 'network-card', `${key}.${mac}`), device: orderNumber(meta, 'device-number', `${key}.${mac}`) };
-  });
+  const present = macs
+    .filter(([mac]) => isObj(byMac[mac]))
+    .map(([mac]) => {
+      const meta = byMac[mac] as Obj;
+      return {
+        mac,
+        card: orderNumber(meta, 'network-card', `${key}.${mac}`),
+        device: orderNumber(meta, 'device-number', `${key}.${mac}`),
+      };
+    });
   present.sort((a, b) => a.card - b.card || a.device - b.device || (a.mac < b.mac ? -1 : a.mac > b.mac ? 1 : 0));
   return new Map(present.map((p, i) => [p.mac, i]));
 }
@@ -64,7 +76,8 @@ function policyRouting(dev: Obj, meta: Obj, ipv4: boolean, table: number): void 
   const ips = ipList(meta[ipv4 ? 'local-ipv4s' : 'ipv6s']);
   if (!subnets.length || !ips.length) return;
   const routes = (dev.routes ??= []) as Obj[];
-  // `scope: link` is netplan's default for a route without `via`; 25.1's file (written through netplan's API) spells it.
+  // `scope: link` is netplan's default for a route without `via`; 25.1's file (written through netplan's API) spells
+  // it.
   for (const to of subnets) routes.push({ scope: 'link', table, to });
   const rules = (dev['routing-policy'] ??= []) as Obj[];
   for (const from of ips) rules.push({ from, table });
@@ -84,7 +97,12 @@ export function convertEc2Network(imds: unknown, macs: Map<string, string>, opts
     if (!entry) throw new NetworkConfigError(key, 'no network interface on this machine to configure');
     const [mac, name] = entry;
     const meta = isObj(byMac[mac]) ? byMac[mac] : {};
-    ethernets[name] = { dhcp4: true, dhcp6: ipList(meta.ipv6s).length > 0, match: { macaddress: mac.toLowerCase() }, 'set-name': name };
+    ethernets[name] = {
+      dhcp4: true,
+      dhcp6: ipList(meta.ipv6s).length > 0,
+      match: { macaddress: mac.toLowerCase() },
+      'set-name': name,
+    };
     return { version: 2, ethernets };
   }
   const sorted = [...macs.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -95,7 +113,13 @@ export function convertEc2Network(imds: unknown, macs: Map<string, string>, opts
     const idx = order.get(mac) as number;
     // One object for both overrides, as in cloud-init: use-routes set for IPv4 shows in dhcp6-overrides too.
     const override: Obj = { 'route-metric': (idx + 1) * 100 };
-    const dev: Obj = { dhcp4: true, 'dhcp4-overrides': override, dhcp6: false, match: { macaddress: mac.toLowerCase() }, 'set-name': name };
+    const dev: Obj = {
+      dhcp4: true,
+      'dhcp4-overrides': override,
+      dhcp6: false,
+      match: { macaddress: mac.toLowerCase() },
+      'set-name': name,
+    };
     const routed = opts.policyRouting === true && truthy(meta['device-number']) && idx !== 0;
     if (routed) {
       override['use-routes'] = true;
@@ -108,7 +132,10 @@ export function convertEc2Network(imds: unknown, macs: Map<string, string>, opts
       dev['dhcp6-overrides'] = override;
       if (routed) policyRouting(dev, meta, false, 100 + idx);
     }
-    const addresses = [...(v4.length > 1 ? secondary(meta, 'subnet-ipv4-cidr-block', v4, '24') : []), ...(v6.length > 1 ? secondary(meta, 'subnet-ipv6-cidr-block', v6, '128') : [])].sort();
+    const addresses = [
+      ...(v4.length > 1 ? secondary(meta, 'subnet-ipv4-cidr-block', v4, '24') : []),
+      ...(v6.length > 1 ? secondary(meta, 'subnet-ipv6-cidr-block', v6, '128') : []),
+    ].sort();
     if (addresses.length) dev.addresses = addresses;
     ethernets[name] = dev;
   }

@@ -1,4 +1,5 @@
-// Hetzner Cloud: YAML metadata, private networks and user data at 169.254.169.254/hetzner/v1/, read in init-local inside a temporary DHCP lease; detected from DMI.
+// Hetzner Cloud: YAML metadata, private networks and user data at 169.254.169.254/hetzner/v1/, read in init-local
+// inside a temporary DHCP lease; detected from DMI.
 import { readYaml } from '../../config/read-yaml';
 import { HttpClient, HttpError, type HttpRequest } from '../../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
@@ -17,7 +18,10 @@ const API = '/hetzner/v1';
 /** cloud-init's: 2 s per request, 2 s apart, 120 s in all (max_wait, newer upstream) or 60 tries (22.4). */
 export const HETZNER_DEFAULTS: UrlSettings = { metadataUrls: [BASE], timeout: 2, maxWait: 120, retries: 60 };
 
-/** ds-identify's dscheck_Hetzner: the DMI system vendor (the serial, the server id, is checked against the metadata later). */
+/**
+ * ds-identify's dscheck_Hetzner: the DMI system vendor (the serial, the server id, is checked against the metadata
+ * later).
+ */
 function onHetzner(ctx: DetectContext): boolean {
   return ctx.dmi.sys_vendor === 'Hetzner';
 }
@@ -25,7 +29,11 @@ function onHetzner(ctx: DetectContext): boolean {
 function pathSetting(settings: Record<string, unknown>, key: string, fallback: string): string {
   const v = settings[key];
   if (v === undefined) return fallback;
-  if (typeof v !== 'string' || !v.trim()) throw new SourceError('Hetzner', `datasource.Hetzner.${key} must be a path below ${API}/, not ${JSON.stringify(v)}`);
+  if (typeof v !== 'string' || !v.trim())
+    throw new SourceError(
+      'Hetzner',
+      `datasource.Hetzner.${key} must be a path below ${API}/, not ${JSON.stringify(v)}`,
+    );
   return v.replace(/^\/+/, '');
 }
 
@@ -43,9 +51,11 @@ function urlsFor(ctx: CrawlContext, base: string): { metadata: string; privateNe
   };
   if (!ctx.baseUrl && typeof s.metadata_url === 'string') {
     urls.metadata = s.metadata_url;
-    if (s.metadata_private_networks_url === undefined) urls.privateNetworks = `${s.metadata_url.replace(/\/+$/, '')}/private-networks`;
+    if (s.metadata_private_networks_url === undefined)
+      urls.privateNetworks = `${s.metadata_url.replace(/\/+$/, '')}/private-networks`;
   }
-  if (!ctx.baseUrl && typeof s.metadata_private_networks_url === 'string') urls.privateNetworks = s.metadata_private_networks_url;
+  if (!ctx.baseUrl && typeof s.metadata_private_networks_url === 'string')
+    urls.privateNetworks = s.metadata_private_networks_url;
   if (!ctx.baseUrl && typeof s.userdata_url === 'string') urls.userdata = s.userdata_url;
   return urls;
 }
@@ -78,9 +88,11 @@ export const hetznerSource: Datasource = {
     return onHetzner(ctx);
   },
   async crawl(ctx: CrawlContext): Promise<InstanceData> {
-    if (!onHetzner(ctx)) throw new SourceError('Hetzner', `the DMI system vendor is '${ctx.dmi.sys_vendor ?? ''}', not Hetzner`);
+    if (!onHetzner(ctx))
+      throw new SourceError('Hetzner', `the DMI system vendor is '${ctx.dmi.sys_vendor ?? ''}', not Hetzner`);
     const serial = ctx.dmi.product_serial;
-    if (!serial) throw new SourceError('Hetzner', 'DMI says Hetzner Cloud but gives no system serial number (the server id)');
+    if (!serial)
+      throw new SourceError('Hetzner', 'DMI says Hetzner Cloud but gives no system serial number (the server id)');
     const s = readUrlSettings('Hetzner', ctx.settings, HETZNER_DEFAULTS, ctx.baseUrl);
     const urls = urlsFor(ctx, s.metadataUrls[0] ?? BASE);
     const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
@@ -94,7 +106,11 @@ export const hetznerSource: Datasource = {
         ctx.log,
         ctx.signal,
       ).catch((err: unknown) => {
-        throw err instanceof SourceError ? new SourceError('Hetzner', `reading the ${what} failed: ${err.message.replace(/^Hetzner: /, '')}`, { cause: err }) : err;
+        throw err instanceof SourceError
+          ? new SourceError('Hetzner', `reading the ${what} failed: ${err.message.replace(/^Hetzner: /, '')}`, {
+              cause: err,
+            })
+          : err;
       });
       return value;
     };
@@ -102,10 +118,12 @@ export const hetznerSource: Datasource = {
       // As cloud-init's EphemeralDHCPv4 with a connectivity URL: no lease when the metadata service already answers.
       let network = ctx.network;
       if (network) {
-        const reachable = await client.fetch(`${urls.metadata}/instance-id`, { timeoutMs: 1000, ...(ctx.signal ? { signal: ctx.signal } : {}) }).then(
-          () => true,
-          () => false,
-        );
+        const reachable = await client
+          .fetch(`${urls.metadata}/instance-id`, { timeoutMs: 1000, ...(ctx.signal ? { signal: ctx.signal } : {}) })
+          .then(
+            () => true,
+            () => false,
+          );
         if (reachable) {
           ctx.log.debug(`Hetzner: ${urls.metadata}/instance-id answers already; no temporary DHCP lease`);
           network = undefined;
@@ -114,14 +132,20 @@ export const hetznerSource: Datasource = {
       const { md, privateNetworks, userData } = await withEphemeralNetwork(network, async () => {
         const metaRes = await fetchOne(urls.metadata, 'metadata');
         const md = yamlOf(metaRes.body, urls.metadata);
-        if (!md || typeof md !== 'object' || Array.isArray(md)) throw new SourceError('Hetzner', `${urls.metadata} is not a YAML mapping`);
+        if (!md || typeof md !== 'object' || Array.isArray(md))
+          throw new SourceError('Hetzner', `${urls.metadata} is not a YAML mapping`);
         // cloud-init 25.2 reads the private networks; older metadata services answer 404 (then there are none).
         const pnRes = await fetchOne(urls.privateNetworks, 'private networks', [404]);
         const privateNetworks = pnRes.status === 404 ? undefined : yamlOf(pnRes.body, urls.privateNetworks);
-        if (privateNetworks !== undefined && privateNetworks !== null && !Array.isArray(privateNetworks)) throw new SourceError('Hetzner', `${urls.privateNetworks} is not a YAML list`);
+        if (privateNetworks !== undefined && privateNetworks !== null && !Array.isArray(privateNetworks))
+          throw new SourceError('Hetzner', `${urls.privateNetworks} is not a YAML list`);
         // 204 (or an empty 200) is "no user data", as cloud-init's get_metadata takes it.
         const udRes = await fetchOne(urls.userdata, 'user data', [204]);
-        return { md: md as Record<string, unknown>, privateNetworks: (privateNetworks ?? undefined) as unknown[] | undefined, userData: udRes.body };
+        return {
+          md: md as Record<string, unknown>,
+          privateNetworks: (privateNetworks ?? undefined) as unknown[] | undefined,
+          userData: udRes.body,
+        };
       });
       return hetznerInstanceData(md, privateNetworks, userData, serial, urls.metadata);
     } catch (err) {
@@ -134,13 +158,25 @@ export const hetznerSource: Datasource = {
 };
 
 /** The metadata MD as cloud-init's DataSourceHetzner keeps it, checked against the DMI SERIAL. */
-export function hetznerInstanceData(md: Record<string, unknown>, privateNetworks: unknown[] | undefined, userData: Uint8Array, serial: string, url: string): InstanceData {
+export function hetznerInstanceData(
+  md: Record<string, unknown>,
+  privateNetworks: unknown[] | undefined,
+  userData: Uint8Array,
+  serial: string,
+  url: string,
+): InstanceData {
   const id = md['instance-id'];
-  if (id === undefined || id === null || String(id).trim() === '') throw new SourceError('Hetzner', `${url} has no instance-id`);
+  if (id === undefined || id === null || String(id).trim() === '')
+    throw new SourceError('Hetzner', `${url} has no instance-id`);
   const hostname = md.hostname;
-  if (hostname === undefined || hostname === null || String(hostname).trim() === '') throw new SourceError('Hetzner', `${url} has no hostname`);
+  if (hostname === undefined || hostname === null || String(hostname).trim() === '')
+    throw new SourceError('Hetzner', `${url} has no hostname`);
   // The server id is both the SMBIOS serial and the instance id: a mismatch means metadata of another server.
-  if (String(id) !== serial) throw new SourceError('Hetzner', `the SMBIOS serial ${serial} does not match instance-id ${String(id)} from ${url}`);
+  if (String(id) !== serial)
+    throw new SourceError(
+      'Hetzner',
+      `the SMBIOS serial ${serial} does not match instance-id ${String(id)} from ${url}`,
+    );
   const metadata: Record<string, unknown> = {
     'instance-id': id,
     'local-hostname': hostname,
@@ -159,12 +195,17 @@ export function hetznerInstanceData(md: Record<string, unknown>, privateNetworks
   };
   // cloud-init leaves these empty; the metadata has them, and templates and `query` are better off with them.
   if (typeof md.region === 'string' && md.region) data.region = md.region;
-  if (typeof md['availability-zone'] === 'string' && md['availability-zone']) data.availabilityZone = md['availability-zone'];
+  if (typeof md['availability-zone'] === 'string' && md['availability-zone'])
+    data.availabilityZone = md['availability-zone'];
   const ud = maybeBase64Decode(userData);
   if (ud.length > 0) data.userData = ud;
   const vendor = convertVendorData('Hetzner', `${url} vendor_data`, md.vendor_data);
   if (vendor && vendor.length > 0) data.vendorData = vendor;
   const net = md['network-config'];
-  if (net && typeof net === 'object') data.networkConfig = { format: 'hetzner', config: { networkConfig: net, ...(privateNetworks ? { privateNetworks } : {}) } };
+  if (net && typeof net === 'object')
+    data.networkConfig = {
+      format: 'hetzner',
+      config: { networkConfig: net, ...(privateNetworks ? { privateNetworks } : {}) },
+    };
   return data;
 }

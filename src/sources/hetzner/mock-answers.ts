@@ -1,4 +1,5 @@
-// Hetzner Cloud's metadata service as `devel serve-metadata --kind hetzner` answers it: one YAML document whose keys are also paths, and 204 for no user data.
+// Hetzner Cloud's metadata service as `devel serve-metadata --kind hetzner` answers it: one YAML document whose keys
+// are also paths, and 204 for no user data.
 import { pyyamlDump } from '../../config/pyyaml-dump';
 import { readYaml } from '../../config/read-yaml';
 import type { HttpMockService, MockAnswer, MockFiles } from '../mock-service';
@@ -26,7 +27,8 @@ async function hetznerAnswer(files: MockFiles, path: string): Promise<MockAnswer
     return { status: 500, body: `the mock's hetzner/v1/metadata is not YAML: ${describeError(err)}\n` };
   }
   for (const key of path.slice(`${API}/metadata/`.length).split('/').filter(Boolean).map(decodeURIComponent)) {
-    if (!value || typeof value !== 'object' || Array.isArray(value) || !(key in value)) return { status: 404, body: 'not found\n' };
+    if (!value || typeof value !== 'object' || Array.isArray(value) || !(key in value))
+      return { status: 404, body: 'not found\n' };
     value = (value as Record<string, unknown>)[key];
   }
   if (value === null || typeof value !== 'object') return { status: 200, body: value === null ? '' : String(value) };

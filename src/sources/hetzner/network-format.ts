@@ -1,4 +1,5 @@
-// Hetzner Cloud's metadata `network-config` (v1) with its private networks added as DHCP NICs, as cloud-init's Hetzner source does.
+// Hetzner Cloud's metadata `network-config` (v1) with its private networks added as DHCP NICs, as cloud-init's Hetzner
+// source does.
 import { isObj, list, obj, str, type Obj } from '../../net/check';
 import type { NetworkFormat } from '../../net/network-format';
 
@@ -17,7 +18,10 @@ export function convertHetznerNetwork(input: unknown, macs: Map<string, string>)
   const root = obj(input, 'hetzner');
   const v1 = obj(root.networkConfig, 'hetzner.network-config');
   const config = [...list(v1.config, 'hetzner.network-config.config')];
-  const privates = root.privateNetworks === undefined || root.privateNetworks === null ? [] : list(root.privateNetworks, 'hetzner.private-networks');
+  const privates =
+    root.privateNetworks === undefined || root.privateNetworks === null
+      ? []
+      : list(root.privateNetworks, 'hetzner.private-networks');
   privates.forEach((p, i) => {
     if (!isObj(p)) return;
     const mac = str(p.mac_address, `hetzner.private-networks[${i}].mac_address`);

@@ -1,4 +1,5 @@
-// What `systemd-detect-virt` says about the target, as ds-identify and DataSourceLXD ask it; undefined when it cannot tell.
+// What `systemd-detect-virt` says about the target, as ds-identify and DataSourceLXD ask it; undefined when it cannot
+// tell.
 import type { Platform } from '../../platform/platform';
 import type { Log } from '../../util/log';
 import { describeError } from '../../util/errors';

@@ -20,7 +20,11 @@ export function defaultLxdNicName(virt: string | undefined, arch: string): strin
  * LXD's /1.0/devices names the host side's devices, not the guest's interfaces, so cloud-init does not use them
  * for the name, and neither does kiln.
  */
-export async function lxdFallbackNetworkConfig(platform: Platform, log: Log, arch: string = machine()): Promise<Record<string, unknown>> {
+export async function lxdFallbackNetworkConfig(
+  platform: Platform,
+  log: Log,
+  arch: string = machine(),
+): Promise<Record<string, unknown>> {
   let nic = candidateNics(await readSysClassNet(platform))[0];
   if (nic) log.debug(`LXD datasource generating network from discovered active device: ${nic}`);
   else {

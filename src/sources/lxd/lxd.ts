@@ -1,4 +1,5 @@
-// LXD: instance data from the devlxd API on /dev/lxd/sock (cloud-init's DataSourceLXD), read with undici over the unix socket.
+// LXD: instance data from the devlxd API on /dev/lxd/sock (cloud-init's DataSourceLXD), read with undici over the unix
+// socket.
 import { readYaml, YamlError } from '../../config/read-yaml';
 import { HttpClient, type HttpRequest } from '../../util/http';
 import { timeoutSignal } from '../../util/timeout-signal';
@@ -13,21 +14,34 @@ import { describeError } from '../../util/errors';
 import { lxdMock } from './mock-answers';
 
 export const LXD_SOCKET_PATH = '/dev/lxd/sock';
-/** The names LXD gives the virtio serial port of its VM agent (current and legacy): newer ds-identify's check for VMs without DMI. */
+/**
+ * The names LXD gives the virtio serial port of its VM agent (current and legacy): newer ds-identify's check for VMs
+ * without DMI.
+ */
 export const LXD_VIRTIO_PORTS = ['com.canonical.lxd', 'org.linuxcontainers.lxd'];
 /**
  * timeout: seconds per request; max_wait: seconds for the whole crawl; retries: how often an HTTP 500 is asked
  * again (every 0.1 s, as newer cloud-init does). cloud-init sets no time limit on the socket; kiln bounds it.
  */
 export const LXD_DEFAULTS: UrlSettings = { metadataUrls: [], timeout: 10, maxWait: 30, retries: 30 };
-/** Config keys holding user data or vendor data, hidden from non-root readers of instance-data.json (newer cloud-init's list). */
-export const LXD_SENSITIVE_KEYS = ['user.meta-data', 'user.vendor-data', 'user.user-data', 'cloud-init.user-data', 'cloud-init.vendor-data'];
+/**
+ * Config keys holding user data or vendor data, hidden from non-root readers of instance-data.json (newer cloud-init's
+ * list).
+ */
+export const LXD_SENSITIVE_KEYS = [
+  'user.meta-data',
+  'user.vendor-data',
+  'user.user-data',
+  'cloud-init.user-data',
+  'cloud-init.vendor-data',
+];
 
 /** The socket's path inside the target root: /dev/lxd/sock, or datasource.LXD.socket_path (kiln's, for tests). */
 export function lxdSocketPath(settings: Record<string, unknown>): string {
   const given = settings.socket_path;
   if (given === undefined) return LXD_SOCKET_PATH;
-  if (typeof given !== 'string' || !given.startsWith('/')) throw new SourceError('LXD', `datasource.LXD.socket_path must be an absolute path, not ${JSON.stringify(given)}`);
+  if (typeof given !== 'string' || !given.startsWith('/'))
+    throw new SourceError('LXD', `datasource.LXD.socket_path must be an absolute path, not ${JSON.stringify(given)}`);
   return given;
 }
 
@@ -57,7 +71,9 @@ export async function detectLxd(ctx: DetectContext, socketPath: string = LXD_SOC
   if (await isSocket(ctx, socketPath)) return true;
   if (ctx.dmi.board_name !== 'LXD' && !(await hasLxdVirtioPort(ctx))) return false;
   const virt = await detectVirt(ctx.platform, ctx.log);
-  ctx.log.debug(`LXD: no socket at ${socketPath}; LXD's DMI or virtio port found, systemd-detect-virt says ${virt ?? 'nothing'}`);
+  ctx.log.debug(
+    `LXD: no socket at ${socketPath}; LXD's DMI or virtio port found, systemd-detect-virt says ${virt ?? 'nothing'}`,
+  );
   return virt === 'kvm' || virt === 'qemu';
 }
 
@@ -67,16 +83,30 @@ function yamlMapping(text: string, what: string): Record<string, unknown> {
   try {
     value = readYaml(text, what);
   } catch (err) {
-    throw new SourceError('LXD', err instanceof YamlError ? `invalid ${what}: ${err.message}` : `invalid ${what}: ${describeError(err)}`);
+    throw new SourceError(
+      'LXD',
+      err instanceof YamlError ? `invalid ${what}: ${err.message}` : `invalid ${what}: ${describeError(err)}`,
+    );
   }
-  if (value === null || value === undefined) throw new SourceError('LXD', `invalid ${what} format: expected YAML but found: ${JSON.stringify(text.slice(0, 200))}`);
-  if (typeof value !== 'object' || Array.isArray(value)) throw new SourceError('LXD', `invalid ${what}: expected a mapping, not ${Array.isArray(value) ? 'a list' : typeof value}`);
+  if (value === null || value === undefined)
+    throw new SourceError(
+      'LXD',
+      `invalid ${what} format: expected YAML but found: ${JSON.stringify(text.slice(0, 200))}`,
+    );
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new SourceError(
+      'LXD',
+      `invalid ${what}: expected a mapping, not ${Array.isArray(value) ? 'a list' : typeof value}`,
+    );
   return value as Record<string, unknown>;
 }
 
 /** network-config v1 or v2 (bare or under `network:`), as the renderers take it. */
 function networkConfigOf(cfg: Record<string, unknown>, what: string): NonNullable<InstanceData['networkConfig']> {
-  const inner = cfg.network && typeof cfg.network === 'object' && !Array.isArray(cfg.network) ? (cfg.network as Record<string, unknown>) : cfg;
+  const inner =
+    cfg.network && typeof cfg.network === 'object' && !Array.isArray(cfg.network)
+      ? (cfg.network as Record<string, unknown>)
+      : cfg;
   const version = Number(inner.version);
   if (version === 1) return { format: 'v1', config: inner };
   if (version === 2) return { format: 'v2', config: inner };
@@ -97,8 +127,15 @@ function publicKeysOf(value: unknown): string[] {
   return keys;
 }
 
-/** The crawl as InstanceData: meta-data merged with user.meta-data, the promoted keys, and the network config or LXD's fallback. */
-export async function lxdInstanceData(crawl: DevLxdCrawl, ctx: { platform: DetectContext['platform']; log: Log }, socketPath: string): Promise<InstanceData> {
+/**
+ * The crawl as InstanceData: meta-data merged with user.meta-data, the promoted keys, and the network config or LXD's
+ * fallback.
+ */
+export async function lxdInstanceData(
+  crawl: DevLxdCrawl,
+  ctx: { platform: DetectContext['platform']; log: Log },
+  socketPath: string,
+): Promise<InstanceData> {
   const metadata = yamlMapping(crawl['meta-data'], 'meta-data');
   const userMeta = crawl.config['user.meta-data'];
   // Newer cloud-init merges user.meta-data over meta-data (22.4 meant to, but its check never let it).
@@ -145,7 +182,13 @@ export const lxdSource: Datasource = {
     // Checked first, as cloud-init's ds_detect: without the socket (an LXD VM whose agent has not started, or
     // security.devlxd off) there is nothing to connect to, and saying so is clearer than a connect error.
     const st = ctx.platform.stat ? await ctx.platform.stat(socketPath, { followLinks: false }) : undefined;
-    if (st?.type !== 'socket') throw new SourceError('LXD', st ? `${socketPath} is not a socket` : `${socketPath} does not exist (security.devlxd off, or lxd-agent not started in a VM)`);
+    if (st?.type !== 'socket')
+      throw new SourceError(
+        'LXD',
+        st
+          ? `${socketPath} is not a socket`
+          : `${socketPath} does not exist (security.devlxd off, or lxd-agent not started in a VM)`,
+      );
     const budget = s.maxWait > 0 ? timeoutSignal(s.maxWait * 1000) : undefined;
     const signal = budget && ctx.signal ? AbortSignal.any([budget, ctx.signal]) : (budget ?? ctx.signal);
     const client = new HttpClient({ log: ctx.log, socketPath: ctx.platform.hostPath(socketPath) });
@@ -154,7 +197,10 @@ export const lxdSource: Datasource = {
       const crawl = await readDevLxd({ client, log: ctx.log, base, retries: s.retries });
       return await lxdInstanceData(crawl, ctx, socketPath);
     } catch (err) {
-      if (budget?.aborted) throw new SourceError('LXD', `no complete answer on ${socketPath} within max_wait ${s.maxWait} s`, { cause: err });
+      if (budget?.aborted)
+        throw new SourceError('LXD', `no complete answer on ${socketPath} within max_wait ${s.maxWait} s`, {
+          cause: err,
+        });
       throw devLxdFailure(err, socketPath);
     } finally {
       await client.close();

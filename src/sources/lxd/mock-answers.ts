@@ -18,7 +18,13 @@ async function lxdAnswer(files: MockFiles, path: string): Promise<MockAnswer> {
   if (route === '') return { status: 200, body: JSON.stringify(['/1.0']), headers: JSON_TYPE };
   if (route === '/1.0') {
     const doc = await files.read('instance.json');
-    return { status: 200, body: doc ?? JSON.stringify({ api_version: '1.0', location: 'kiln-mock', instance_type: 'container', state: 'Started' }), headers: JSON_TYPE };
+    return {
+      status: 200,
+      body:
+        doc ??
+        JSON.stringify({ api_version: '1.0', location: 'kiln-mock', instance_type: 'container', state: 'Started' }),
+      headers: JSON_TYPE,
+    };
   }
   if (route === '/1.0/meta-data') {
     const text = await files.read('meta-data');

@@ -1,4 +1,5 @@
-// Reads LXD's devlxd API over /dev/lxd/sock as cloud-init's DataSourceLXD read_metadata does: meta-data, config keys, devices.
+// Reads LXD's devlxd API over /dev/lxd/sock as cloud-init's DataSourceLXD read_metadata does: meta-data, config keys,
+// devices.
 import { abortableSleep, HttpError, type HttpClient, type HttpRequest, type HttpResponse } from '../../util/http';
 import type { Log } from '../../util/log';
 import { SourceError } from '../source-error';
@@ -7,7 +8,9 @@ import { SourceError } from '../source-error';
 export const LXD_URL = 'http://lxd';
 export const LXD_API_VERSION = '1.0';
 
-/** Config keys promoted to user data, vendor data and network config; cloud-init.* ones win over the older user.* ones. */
+/**
+ * Config keys promoted to user data, vendor data and network config; cloud-init.* ones win over the older user.* ones.
+ */
 export const CONFIG_KEY_ALIASES: Readonly<Record<string, 'user-data' | 'vendor-data' | 'network-config'>> = {
   'cloud-init.user-data': 'user-data',
   'cloud-init.network-config': 'network-config',
@@ -42,7 +45,10 @@ export interface DevLxdRequestOptions {
 /** Every error status: answered, not thrown, so the caller decides (config keys are skipped, meta-data is required). */
 const ERROR_STATUSES = Array.from({ length: 200 }, (_, i) => 400 + i);
 
-/** GET ROUTE (an absolute path like /1.0/meta-data); HTTP 500 is asked again every 0.1 s, RETRIES times, as newer cloud-init does. */
+/**
+ * GET ROUTE (an absolute path like /1.0/meta-data); HTTP 500 is asked again every 0.1 s, RETRIES times, as newer
+ * cloud-init does.
+ */
 async function get(opts: DevLxdRequestOptions, route: string): Promise<HttpResponse> {
   const url = `${LXD_URL}${route}`;
   for (let left = opts.retries; ; left--) {
@@ -68,7 +74,10 @@ function parseJson(res: HttpResponse, route: string): unknown {
   try {
     return JSON.parse(res.text());
   } catch {
-    throw new SourceError('LXD', `unable to process LXD config at ${LXD_URL}${route}: expected JSON but found: ${res.text().slice(0, 200)}`);
+    throw new SourceError(
+      'LXD',
+      `unable to process LXD config at ${LXD_URL}${route}: expected JSON but found: ${res.text().slice(0, 200)}`,
+    );
   }
 }
 
@@ -77,14 +86,26 @@ export async function readDevLxd(opts: DevLxdRequestOptions): Promise<DevLxdCraw
   const version = `/${LXD_API_VERSION}`;
   const metaRoute = `${version}/meta-data`;
   const meta = await get(opts, metaRoute);
-  if (!ok(meta)) throw new SourceError('LXD', `invalid HTTP response [${meta.status}] from ${LXD_URL}${metaRoute}: ${meta.text().trim().slice(0, 200)}`);
+  if (!ok(meta))
+    throw new SourceError(
+      'LXD',
+      `invalid HTTP response [${meta.status}] from ${LXD_URL}${metaRoute}: ${meta.text().trim().slice(0, 200)}`,
+    );
   const crawl: DevLxdCrawl = { _metadata_api_version: LXD_API_VERSION, 'meta-data': meta.text(), config: {} };
 
   const configRoute = `${version}/config`;
   const listing = await get(opts, configRoute);
-  if (!ok(listing)) throw new SourceError('LXD', `invalid HTTP response [${listing.status}] from ${LXD_URL}${configRoute}: ${listing.text().trim().slice(0, 200)}`);
+  if (!ok(listing))
+    throw new SourceError(
+      'LXD',
+      `invalid HTTP response [${listing.status}] from ${LXD_URL}${configRoute}: ${listing.text().trim().slice(0, 200)}`,
+    );
   const routes = parseJson(listing, configRoute);
-  if (!Array.isArray(routes) || !routes.every((r) => typeof r === 'string')) throw new SourceError('LXD', `${LXD_URL}${configRoute} must list config routes (a JSON list of strings), not ${listing.text().slice(0, 200)}`);
+  if (!Array.isArray(routes) || !routes.every((r) => typeof r === 'string'))
+    throw new SourceError(
+      'LXD',
+      `${LXD_URL}${configRoute} must list config routes (a JSON list of strings), not ${listing.text().slice(0, 200)}`,
+    );
   // Sorted, so cloud-init.* keys come before user.* ones and take the alias first (cloud-init's precedence).
   for (const route of [...(routes as string[])].sort()) {
     const path = route.startsWith('/') ? route : `/${route}`;
@@ -107,7 +128,11 @@ export async function readDevLxd(opts: DevLxdRequestOptions): Promise<DevLxdCraw
   const devices = await get(opts, devicesRoute);
   if (ok(devices)) {
     const doc = parseJson(devices, devicesRoute);
-    if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new SourceError('LXD', `${LXD_URL}${devicesRoute} must be a JSON object of devices, not ${devices.text().slice(0, 200)}`);
+    if (!doc || typeof doc !== 'object' || Array.isArray(doc))
+      throw new SourceError(
+        'LXD',
+        `${LXD_URL}${devicesRoute} must be a JSON object of devices, not ${devices.text().slice(0, 200)}`,
+      );
     crawl.devices = doc as Record<string, unknown>;
   } else {
     opts.log.debug(`Skipping ${LXD_URL}${devicesRoute} on [HTTP:${devices.status}]:${devices.text()}`);
@@ -118,6 +143,7 @@ export async function readDevLxd(opts: DevLxdRequestOptions): Promise<DevLxdCraw
 /** An HTTP failure on the socket as the SourceError a person can act on. */
 export function devLxdFailure(err: unknown, socket: string): unknown {
   if (!(err instanceof HttpError)) return err;
-  const why = err.kind === 'budget' ? 'the wait budget ran out' : err.kind === 'timeout' ? 'no answer in time' : err.kind;
+  const why =
+    err.kind === 'budget' ? 'the wait budget ran out' : err.kind === 'timeout' ? 'no answer in time' : err.kind;
   return new SourceError('LXD', `${why} on ${socket}: ${err.message}`, { cause: err });
 }

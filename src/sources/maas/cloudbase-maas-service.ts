@@ -39,7 +39,10 @@ async function curtinNetworkConfig(ctx: CrawlContext): Promise<Record<string, un
     } catch (err) {
       throw fail(`${path} is not JSON: ${describeError(err)}`, err);
     }
-    const version = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>).version : undefined;
+    const version =
+      parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+        ? (parsed as Record<string, unknown>).version
+        : undefined;
     if (version !== 1) throw fail(`Unsupported MAAS network metadata version: ${JSON.stringify(version)} (${path})`);
     return parsed as Record<string, unknown>;
   }
@@ -58,7 +61,12 @@ async function crawlMaasHttpService(ctx: CrawlContext, base: string): Promise<In
   const retries = Math.max(0, intSetting(s, 'retries', 5));
   const intervalMs = Math.max(0, intSetting(s, 'retry_interval', 4)) * 1000;
   // cloudbase-init signs every request, even with empty or partial credentials.
-  const credentials = { consumerKey: text(s, 'consumer_key'), consumerSecret: text(s, 'consumer_secret'), tokenKey: text(s, 'token_key'), tokenSecret: text(s, 'token_secret') };
+  const credentials = {
+    consumerKey: text(s, 'consumer_key'),
+    consumerSecret: text(s, 'consumer_secret'),
+    tokenKey: text(s, 'token_key'),
+    tokenSecret: text(s, 'token_secret'),
+  };
   const timeoutS = intSetting(s, 'timeout', 60);
   const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
   const reader = new OAuthUrlReader({

@@ -1,4 +1,6 @@
-// MAAS: the seed folder /var/lib/cloud/seed/maas, or the MAAS metadata service at datasource.MAAS.metadata_url read with OAuth-signed requests (cloud-init's DataSourceMAAS; cloudbase-init's MaaSHttpService, cloudbase-maas-service.ts, shares its readers).
+// MAAS: the seed folder /var/lib/cloud/seed/maas, or the MAAS metadata service at datasource.MAAS.metadata_url read
+// with OAuth-signed requests (cloud-init's DataSourceMAAS; cloudbase-init's MaaSHttpService, cloudbase-maas-service.ts,
+// shares its readers).
 import { readYaml } from '../../config/read-yaml';
 import { HttpClient } from '../../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
@@ -35,7 +37,8 @@ export function fail(reason: string, cause?: unknown): SourceError {
 export function text(settings: Record<string, unknown>, key: string): string {
   const v = settings[key];
   if (v === undefined || v === null) return '';
-  if (typeof v !== 'string' && typeof v !== 'number') throw fail(`datasource.MAAS.${key} must be a string, not ${JSON.stringify(v)}`);
+  if (typeof v !== 'string' && typeof v !== 'number')
+    throw fail(`datasource.MAAS.${key} must be a string, not ${JSON.stringify(v)}`);
   return String(v);
 }
 
@@ -53,7 +56,10 @@ export function maasCredentials(settings: Record<string, unknown>): OAuthCredent
   return { consumerKey, consumerSecret: text(settings, 'consumer_secret'), tokenKey, tokenSecret };
 }
 
-/** ds-identify's dscheck_MAAS: MAAS's ephemeral boot (its iSCSI target with cloud-config-url on the cmdline), or MAAS settings in the system config. */
+/**
+ * ds-identify's dscheck_MAAS: MAAS's ephemeral boot (its iSCSI target with cloud-config-url on the cmdline), or MAAS
+ * settings in the system config.
+ */
 function onMaas(ctx: DetectContext): boolean {
   const cmdline = ctx.kernelCmdline;
   if (cmdline.includes('cloud-config-url=') && cmdline.includes(MAAS_IQN)) return true;
@@ -68,14 +74,19 @@ type Fetched = Map<string, Uint8Array>;
  * cloud-init's check_seed_contents: the required files present, vendor-data loadable as YAML. Returns user
  * data, the meta-data mapping and the loaded vendor data.
  */
-function checkSeedContents(content: Fetched, where: string, ctx: CrawlContext): { userData?: Uint8Array; metadata: Record<string, string>; vendor: unknown } {
+function checkSeedContents(
+  content: Fetched,
+  where: string,
+  ctx: CrawlContext,
+): { userData?: Uint8Array; metadata: Record<string, string>; vendor: unknown } {
   const missing = DS_FIELDS.filter((f) => !f.optional && !content.has(f.path)).map((f) => f.path);
   if (content.size === 0) throw fail(`${where}: no data files found`);
   if (missing.length > 0) throw fail(`${where}: missing files ${missing.join(', ')}`);
   const metadata: Record<string, string> = {};
   for (const f of DS_FIELDS) {
     const bytes = content.get(f.path);
-    if (bytes && f.path.startsWith('meta-data/') && !f.binary) metadata[f.path.slice('meta-data/'.length)] = Buffer.from(bytes).toString('utf8');
+    if (bytes && f.path.startsWith('meta-data/') && !f.binary)
+      metadata[f.path.slice('meta-data/'.length)] = Buffer.from(bytes).toString('utf8');
   }
   let vendor: unknown;
   const vd = content.get('meta-data/vendor-data');
@@ -91,7 +102,11 @@ function checkSeedContents(content: Fetched, where: string, ctx: CrawlContext): 
   return { ...(userData ? { userData } : {}), metadata, vendor };
 }
 
-function instanceData(parts: ReturnType<typeof checkSeedContents>, subplatform: string, ctx: CrawlContext): InstanceData {
+function instanceData(
+  parts: ReturnType<typeof checkSeedContents>,
+  subplatform: string,
+  ctx: CrawlContext,
+): InstanceData {
   const md = parts.metadata;
   const id = md['instance-id'] as string;
   if (id.trim() === '') throw fail(`${subplatform}: meta-data/instance-id is empty`);
@@ -117,7 +132,10 @@ function instanceData(parts: ReturnType<typeof checkSeedContents>, subplatform: 
   return data;
 }
 
-/** cloud-init's read_maas_seed_dir: the files straight in the folder (no version level); undefined when it is absent or empty. */
+/**
+ * cloud-init's read_maas_seed_dir: the files straight in the folder (no version level); undefined when it is absent or
+ * empty.
+ */
 async function readSeedDir(ctx: CrawlContext): Promise<InstanceData | undefined> {
   const names = await ctx.platform.listDir(MAAS_SEED_DIR).catch(() => [] as string[]);
   if (names.length === 0) return undefined;
@@ -135,17 +153,22 @@ export function intSetting(settings: Record<string, unknown>, key: string, fallb
   const v = settings[key];
   if (v === undefined || v === null) return fallback;
   const n = typeof v === 'string' ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isFinite(n)) throw fail(`datasource.MAAS.${key} must be a number, not ${JSON.stringify(v)}`);
+  if (typeof n !== 'number' || !Number.isFinite(n))
+    throw fail(`datasource.MAAS.${key} must be a number, not ${JSON.stringify(v)}`);
   return Math.trunc(n);
 }
 
-/** cloud-init's flow: wait for <url>/2012-03-01/meta-data/instance-id (learning the clock skew), then read each file once. */
+/**
+ * cloud-init's flow: wait for <url>/2012-03-01/meta-data/instance-id (learning the clock skew), then read each file
+ * once.
+ */
 async function crawlCloudInit(ctx: CrawlContext, url: string): Promise<InstanceData> {
   const base = url.replace(/\/+$/, '');
   const s = ctx.settings;
   const maxWait = intSetting(s, 'max_wait', 120);
   if (maxWait === 0) throw fail('datasource.MAAS.max_wait is 0: the metadata service is not to be waited for');
-  // cloud-init means 50 s unless datasource.MAAS.timeout says otherwise (its check for the key is broken, so it always uses 50; kiln honours the setting).
+  // cloud-init means 50 s unless datasource.MAAS.timeout says otherwise (its check for the key is broken, so it always
+  // uses 50; kiln honours the setting).
   const timeout = intSetting(s, 'timeout', 50);
   const credentials = maasCredentials(s);
   const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });

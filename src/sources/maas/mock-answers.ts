@@ -1,4 +1,5 @@
-// The MAAS metadata service as `devel serve-metadata --kind maas` answers it: every request must carry a valid OAuth 1.0a PLAINTEXT signature with a fresh nonce and a timestamp near the server's (possibly wrong) clock.
+// The MAAS metadata service as `devel serve-metadata --kind maas` answers it: every request must carry a valid OAuth
+// 1.0a PLAINTEXT signature with a fresh nonce and a timestamp near the server's (possibly wrong) clock.
 import { timingSafeEqual } from 'node:crypto';
 import type { HttpMockService, MockAnswer, MockRequest } from '../mock-service';
 import { parseOAuthAuthorization, plaintextSignature } from './oauth1';
@@ -45,22 +46,30 @@ function maasRequestRules(): (req: MockRequest) => Promise<MockAnswer | undefine
     }
     const serverNow = Math.trunc(Date.now() / 1000) + (auth.clock_offset ?? 0);
     const date = new Date(serverNow * 1000).toUTCString();
-    const refuse = (why: string): MockAnswer => ({ status: 401, body: `Authorization Error: ${why}\n`, headers: { date, 'www-authenticate': 'OAuth realm="OAuth"' } });
+    const refuse = (why: string): MockAnswer => ({
+      status: 401,
+      body: `Authorization Error: ${why}\n`,
+      headers: { date, 'www-authenticate': 'OAuth realm="OAuth"' },
+    });
     const header = req.headers.authorization;
     if (typeof header !== 'string') return refuse('no Authorization header');
     const parsed = parseOAuthAuthorization(header);
     if (!parsed) return refuse('the Authorization header is not OAuth');
     const p = parsed.params;
-    if (auth.realm !== undefined && parsed.realm !== auth.realm) return refuse(`realm ${JSON.stringify(parsed.realm)} is not ${JSON.stringify(auth.realm)}`);
+    if (auth.realm !== undefined && parsed.realm !== auth.realm)
+      return refuse(`realm ${JSON.stringify(parsed.realm)} is not ${JSON.stringify(auth.realm)}`);
     if (p.oauth_version !== undefined && p.oauth_version !== '1.0') return refuse(`oauth_version ${p.oauth_version}`);
-    if (p.oauth_signature_method !== 'PLAINTEXT') return refuse(`signature method ${p.oauth_signature_method ?? 'missing'} (PLAINTEXT expected)`);
+    if (p.oauth_signature_method !== 'PLAINTEXT')
+      return refuse(`signature method ${p.oauth_signature_method ?? 'missing'} (PLAINTEXT expected)`);
     if (!same(p.oauth_consumer_key ?? '', auth.consumer_key)) return refuse('unknown consumer key');
     if (!same(p.oauth_token ?? '', auth.token_key)) return refuse('unknown token');
-    if (!same(p.oauth_signature ?? '', plaintextSignature(auth.consumer_secret ?? '', auth.token_secret))) return refuse('invalid signature');
+    if (!same(p.oauth_signature ?? '', plaintextSignature(auth.consumer_secret ?? '', auth.token_secret)))
+      return refuse('invalid signature');
     const nonce = p.oauth_nonce;
     if (!nonce) return refuse('no nonce');
     const ts = Number(p.oauth_timestamp);
-    if (!/^\d+$/.test(p.oauth_timestamp ?? '') || Math.abs(ts - serverNow) > (auth.max_skew ?? 300)) return refuse(`timestamp ${p.oauth_timestamp ?? 'missing'} is too far from the server's ${serverNow}`);
+    if (!/^\d+$/.test(p.oauth_timestamp ?? '') || Math.abs(ts - serverNow) > (auth.max_skew ?? 300))
+      return refuse(`timestamp ${p.oauth_timestamp ?? 'missing'} is too far from the server's ${serverNow}`);
     if (seenNonces.has(`${ts}:${nonce}`)) return refuse('nonce already used');
     seenNonces.add(`${ts}:${nonce}`);
     return undefined;

@@ -1,4 +1,5 @@
-// cloud-init's OauthUrlHelper: GETs signed with OAuth 1.0a PLAINTEXT, and the clock-skew correction learnt from the Date of a 401/403 (kept per host in /run/oauth_skew.json).
+// cloud-init's OauthUrlHelper: GETs signed with OAuth 1.0a PLAINTEXT, and the clock-skew correction learnt from the
+// Date of a 401/403 (kept per host in /run/oauth_skew.json).
 import type { Platform } from '../../platform/platform';
 import { abortableSleep, HttpError, type HttpClient, type HttpResponse } from '../../util/http';
 import { deadlineSignal } from '../../util/timeout-signal';
@@ -8,7 +9,10 @@ import { describeError } from '../../util/errors';
 
 /** cloud-init's skew_data_file. */
 export const OAUTH_SKEW_FILE = '/run/oauth_skew.json';
-/** A learnt skew is written to the file only when it moved by more than this many seconds (cloud-init's skew_change_limit). */
+/**
+ * A learnt skew is written to the file only when it moved by more than this many seconds (cloud-init's
+ * skew_change_limit).
+ */
 const SKEW_CHANGE_LIMIT = 5;
 
 export interface OAuthReaderOptions {
@@ -18,7 +22,9 @@ export interface OAuthReaderOptions {
   credentials?: OAuthCredentials;
   /** cloudbase-init sends `realm=""`; cloud-init no realm. */
   realm?: string;
-  /** Where learnt skews persist across boots and stages; undefined: kept in memory only (cloudbase-init learns none). */
+  /**
+   * Where learnt skews persist across boots and stages; undefined: kept in memory only (cloudbase-init learns none).
+   */
   skewFile?: { platform: Platform; path: string };
   /** false: no correction at all (cloudbase-init's MaaSHttpService has none). */
   correctSkew: boolean;
@@ -66,7 +72,8 @@ export class OAuthUrlReader {
         try {
           const parsed: unknown = JSON.parse(text);
           if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
-            for (const [host, v] of Object.entries(parsed)) if (typeof v === 'number' && Number.isFinite(v)) this.skew[host] = Math.trunc(v);
+            for (const [host, v] of Object.entries(parsed))
+              if (typeof v === 'number' && Number.isFinite(v)) this.skew[host] = Math.trunc(v);
           }
         } catch {
           // JSON.parse fails only on text that is not JSON, which the warning says
@@ -84,8 +91,16 @@ export class OAuthUrlReader {
     const host = new URL(url).host;
     const skews = await this.skews();
     // cloud-init: int(time.time()) + skew when a skew is known for the host, else oauthlib's own now.
-    const timestamp = this.opts.correctSkew && host in skews ? Math.trunc(this.now()) + (skews[host] as number) : Math.trunc(this.now());
-    return { Authorization: oauthAuthorization(creds, { timestamp, ...(this.opts.realm !== undefined ? { realm: this.opts.realm } : {}) }) };
+    const timestamp =
+      this.opts.correctSkew && host in skews
+        ? Math.trunc(this.now()) + (skews[host] as number)
+        : Math.trunc(this.now());
+    return {
+      Authorization: oauthAuthorization(creds, {
+        timestamp,
+        ...(this.opts.realm !== undefined ? { realm: this.opts.realm } : {}),
+      }),
+    };
   }
 
   /** What cloud-init's exception_cb does with a 401/403 answer: learn the skew from its Date header. */
@@ -127,7 +142,9 @@ export class OAuthUrlReader {
     current[host] = skew;
     try {
       // Python's json.dumps spacing, so the file reads the same as cloud-init's.
-      const text = `{${Object.entries(current).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(', ')}}`;
+      const text = `{${Object.entries(current)
+        .map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`)
+        .join(', ')}}`;
       await file.platform.writeFile(file.path, text);
     } catch (err) {
       this.opts.log.warn(`could not record the OAuth clock skew in ${file.path}: ${describeError(err)}`);
@@ -149,12 +166,17 @@ export class OAuthUrlReader {
         ...(sig ? { signal: sig } : {}),
       });
     } catch (err) {
-      if (err instanceof HttpError) throw new OAuthReadError(url, `${err.kind}: ${err.message.replace(`${url}: `, '')}`, err.status);
+      if (err instanceof HttpError)
+        throw new OAuthReadError(url, `${err.kind}: ${err.message.replace(`${url}: `, '')}`, err.status);
       throw err;
     }
     if (res.status === 401 || res.status === 403) {
       await this.learnSkew(url, res.status, res.headers.date);
-      throw new OAuthReadError(url, `refused with ${res.status} (the OAuth credentials or the clock are wrong)`, res.status);
+      throw new OAuthReadError(
+        url,
+        `refused with ${res.status} (the OAuth credentials or the clock are wrong)`,
+        res.status,
+      );
     }
     return res;
   }

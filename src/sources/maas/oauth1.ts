@@ -1,4 +1,5 @@
-// OAuth 1.0a (RFC 5849) Authorization headers with the PLAINTEXT signature, built as oauthlib's Client.sign builds them for cloud-init and cloudbase-init.
+// OAuth 1.0a (RFC 5849) Authorization headers with the PLAINTEXT signature, built as oauthlib's Client.sign builds them
+// for cloud-init and cloudbase-init.
 import { randomBytes } from 'node:crypto';
 
 export interface OAuthCredentials {
@@ -9,7 +10,9 @@ export interface OAuthCredentials {
 }
 
 export interface OAuthSignOptions {
-  /** Seconds since the epoch as sent in oauth_timestamp; default now (cloud-init adds its clock-skew correction here). */
+  /**
+   * Seconds since the epoch as sent in oauth_timestamp; default now (cloud-init adds its clock-skew correction here).
+   */
   timestamp?: number;
   /** Default: oauthlib's generate_nonce, a random 64-bit decimal number followed by the current time. */
   nonce?: string;
@@ -33,7 +36,10 @@ export function oauthEscape(text: string): string {
   return out;
 }
 
-/** RFC 5849 section 3.4.4: the PLAINTEXT signature, the two escaped secrets joined by '&' (present even when both are empty). */
+/**
+ * RFC 5849 section 3.4.4: the PLAINTEXT signature, the two escaped secrets joined by '&' (present even when both are
+ * empty).
+ */
 export function plaintextSignature(consumerSecret: string, tokenSecret: string): string {
   return `${oauthEscape(consumerSecret)}&${oauthEscape(tokenSecret)}`;
 }
@@ -69,7 +75,9 @@ export interface ParsedOAuthHeader {
   params: Record<string, string>;
 }
 
-/** Reads an `OAuth k="v", …` header back (for the mock service that checks signatures); undefined when it is not one. */
+/**
+ * Reads an `OAuth k="v", …` header back (for the mock service that checks signatures); undefined when it is not one.
+ */
 export function parseOAuthAuthorization(header: string): ParsedOAuthHeader | undefined {
   const m = /^OAuth\s+(.*)$/is.exec(header.trim());
   if (!m) return undefined;

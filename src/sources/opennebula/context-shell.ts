@@ -12,7 +12,17 @@ export class ContextShellError extends KilnError {
  * Variables cloud-init never reports: the ones bash changes on its own and its own loop variable
  * (parse_shell_config's `excluded`), and IFS, which its script unsets again after the content ran.
  */
-const NEVER_REPORTED = new Set(['EPOCHREALTIME', 'EPOCHSECONDS', 'RANDOM', 'LINENO', 'SECONDS', '_', 'SRANDOM', '__v', 'IFS']);
+const NEVER_REPORTED = new Set([
+  'EPOCHREALTIME',
+  'EPOCHSECONDS',
+  'RANDOM',
+  'LINENO',
+  'SECONDS',
+  '_',
+  'SRANDOM',
+  '__v',
+  'IFS',
+]);
 /** bash's read-only variables: assigning one stops `bash -e`, and cloud-init then calls the drive broken. */
 const READ_ONLY = new Set(['BASHOPTS', 'BASH_VERSINFO', 'EUID', 'PPID', 'SHELLOPTS', 'UID']);
 /** Builtins whose arguments are assignments or names and that change nothing else at the top level. */
@@ -29,7 +39,9 @@ interface Word {
   line: number;
 }
 
-/** Reads context.sh TEXT; the result holds every variable it set, in the order first set, as cloud-init reports them. */
+/**
+ * Reads context.sh TEXT; the result holds every variable it set, in the order first set, as cloud-init reports them.
+ */
 export function parseContextShell(text: string): Record<string, string> {
   return new ContextReader(text).read();
 }
@@ -82,7 +94,7 @@ class ContextReader {
         this.next();
         continue;
       }
-      if (ch === '#' ) {
+      if (ch === '#') {
         while (this.peek() !== undefined && this.peek() !== '\n') this.next();
         continue;
       }
@@ -91,7 +103,10 @@ class ContextReader {
         if (ch === ';' && this.peek() === ';') this.fail("';;' outside a case statement");
         return words;
       }
-      if ('&|<>()'.includes(ch)) this.fail(`'${ch}' (a pipeline, redirection, background job or subshell) would need a running shell; kiln reads variable assignments only`);
+      if ('&|<>()'.includes(ch))
+        this.fail(
+          `'${ch}' (a pipeline, redirection, background job or subshell) would need a running shell; kiln reads variable assignments only`,
+        );
       const leading = words.every((w) => w.assign);
       const declaring = words.length > 0 && DECLARING.has((words[0] as Word).text) && !(words[0] as Word).assign;
       const w = this.word(leading || declaring);
@@ -114,7 +129,8 @@ class ContextReader {
     if (DECLARING.has(cmd.text)) {
       for (const a of args) {
         if (a.assign) this.assign(a);
-        else if (!NAME.test(a.text)) this.fail(`'${cmd.text} ${a.text}': options and non-names are not read by kiln`, a.line);
+        else if (!NAME.test(a.text))
+          this.fail(`'${cmd.text} ${a.text}': options and non-names are not read by kiln`, a.line);
       }
       return;
     }
@@ -236,14 +252,18 @@ class ContextReader {
       while (/[A-Za-z0-9_]/.test(this.peek() ?? '')) name += this.next();
       return this.lookup(name);
     }
-    if (ch !== undefined && /[0-9@*#?$!-]/.test(ch)) this.fail(`$${ch} is a special parameter of a running shell; kiln runs none`);
+    if (ch !== undefined && /[0-9@*#?$!-]/.test(ch))
+      this.fail(`$${ch} is a special parameter of a running shell; kiln runs none`);
     return '$';
   }
 
-  /** A variable context.sh set earlier; any other would be the shell's own or its environment's, which kiln cannot know. */
+  /**
+   * A variable context.sh set earlier; any other would be the shell's own or its environment's, which kiln cannot know.
+   */
   private lookup(name: string): string {
     const v = this.vars.get(name);
-    if (v === undefined) this.fail(`$${name} is not set earlier in context.sh; its value would come from the shell kiln does not run`);
+    if (v === undefined)
+      this.fail(`$${name} is not set earlier in context.sh; its value would come from the shell kiln does not run`);
     return v;
   }
 
@@ -252,7 +272,21 @@ class ContextReader {
     const start = this.line;
     const bytes: number[] = [];
     const pushText = (t: string) => bytes.push(...Buffer.from(t, 'utf8'));
-    const SIMPLE: Record<string, number> = { a: 7, b: 8, e: 27, E: 27, f: 12, n: 10, r: 13, t: 9, v: 11, '\\': 92, "'": 39, '"': 34, '?': 63 };
+    const SIMPLE: Record<string, number> = {
+      a: 7,
+      b: 8,
+      e: 27,
+      E: 27,
+      f: 12,
+      n: 10,
+      r: 13,
+      t: 9,
+      v: 11,
+      '\\': 92,
+      "'": 39,
+      '"': 34,
+      '?': 63,
+    };
     for (;;) {
       const ch = this.peek();
       if (ch === undefined) this.fail("unexpected end of file looking for the matching `''", start);

@@ -31,7 +31,10 @@ function netmaskFromGateway(address: string, gateway: string): string {
  * OpenNebulaService.get_network_details as a v1 config: for each ETH<i>_MAC from 0 up (stopping at the first
  * missing one), a static address; a NIC lacking its IP, its DNS, or both mask and gateway is left to DHCP.
  */
-export function cloudbaseOpenNebulaNetwork(context: Record<string, string>, log: { debug(m: string): void }): Record<string, unknown> | undefined {
+export function cloudbaseOpenNebulaNetwork(
+  context: Record<string, string>,
+  log: { debug(m: string): void },
+): Record<string, unknown> | undefined {
   const config: unknown[] = [];
   for (let i = 0; context[`ETH${i}_MAC`]; i++) {
     const mac = (context[`ETH${i}_MAC`] as string).toLowerCase();
@@ -60,11 +63,21 @@ export async function crawlCloudbaseOpenNebula(ctx: CrawlContext): Promise<Insta
   try {
     context = parseContextShell(Buffer.from(bytes).toString('utf8'));
   } catch (err) {
-    if (err instanceof ContextShellError) throw new SourceError(NAME, `${drive.device}: ${err.message}`, { cause: err });
+    if (err instanceof ContextShellError)
+      throw new SourceError(NAME, `${drive.device}: ${err.message}`, { cause: err });
     throw err;
   }
-  ctx.log.info(`Found drive ${drive.label || '(no label)'} (${drive.device}) with OpenNebula metadata file ${CONTEXT_FILE}`);
-  const data: InstanceData = { instanceId: INSTANCE_ID, cloudName: 'opennebula', platform: 'opennebula', subplatform: `config-disk (${drive.device})`, publicKeys: [], metadata: { ...context, 'instance-id': INSTANCE_ID } };
+  ctx.log.info(
+    `Found drive ${drive.label || '(no label)'} (${drive.device}) with OpenNebula metadata file ${CONTEXT_FILE}`,
+  );
+  const data: InstanceData = {
+    instanceId: INSTANCE_ID,
+    cloudName: 'opennebula',
+    platform: 'opennebula',
+    subplatform: `config-disk (${drive.device})`,
+    publicKeys: [],
+    metadata: { ...context, 'instance-id': INSTANCE_ID },
+  };
   const host = context.SET_HOSTNAME ?? context.HOSTNAME;
   if (host) data.localHostname = host;
   // SSH_PUBLIC_KEY before SSH_KEY here, the other way round from cloud-init.

@@ -1,4 +1,5 @@
-// The network config cloud-init's OpenNebulaNetwork makes of the ETHx_* context variables (a v2 config naming every physical NIC).
+// The network config cloud-init's OpenNebulaNetwork makes of the ETHx_* context variables (a v2 config naming every
+// physical NIC).
 import { naturalCompare } from '../../net/fallback';
 import { maskToPrefix } from '../../net/ip';
 import { readSysClassNet } from '../../net/sys-class-net';
@@ -34,7 +35,10 @@ function macToIp(mac: string): string {
 }
 
 /** cloud-init's OpenNebulaNetwork.gen_conf: one v2 ethernet per physical NIC, its fields from <ETHx>_<FIELD>. */
-export function openNebulaNetworkConfig(context: Record<string, string>, nicsByMac: Map<string, string>): Record<string, unknown> {
+export function openNebulaNetworkConfig(
+  context: Record<string, string>,
+  nicsByMac: Map<string, string>,
+): Record<string, unknown> {
   // ETHx_MAC names the context's device for a MAC (OpenNebula 4.14+).
   const contextDev = new Map<string, string>();
   for (const [k, v] of Object.entries(context)) {
@@ -54,7 +58,8 @@ export function openNebulaNetworkConfig(context: Record<string, string>, nicsByM
     const conf: Record<string, unknown> = { match: { macaddress: mac } };
     const mask = field(cdev, 'mask', '255.255.255.0') as string;
     const prefix = maskToPrefix(mask);
-    if (prefix === undefined || prefix > 32) throw new SourceError('OpenNebula', `context.sh: ${cdev.toUpperCase()}_MASK '${mask}' is not an IPv4 netmask`);
+    if (prefix === undefined || prefix > 32)
+      throw new SourceError('OpenNebula', `context.sh: ${cdev.toUpperCase()}_MASK '${mask}' is not an IPv4 netmask`);
     const addresses = [`${field(cdev, 'ip', macToIp(mac))}/${prefix}`];
     const ip6 = [field(cdev, 'ip6'), field(cdev, 'ip6_ula')].filter((a): a is string => Boolean(a));
     const prefix6 = field(cdev, 'ip6_prefix_length', '64');
@@ -64,7 +69,9 @@ export function openNebulaNetworkConfig(context: Record<string, string>, nicsByM
     if (gw) conf.gateway4 = gw;
     const gw6 = field(cdev, 'ip6_gateway', field(cdev, 'gateway6'));
     if (gw6) conf.gateway6 = gw6;
-    const dns = [...(field(cdev, 'dns', '') as string).split(/\s+/), ...(context.DNS ?? '').split(/\s+/)].filter(Boolean);
+    const dns = [...(field(cdev, 'dns', '') as string).split(/\s+/), ...(context.DNS ?? '').split(/\s+/)].filter(
+      Boolean,
+    );
     const search = (field(cdev, 'search_domain', '') as string).split(/\s+/).filter(Boolean);
     const nameservers: Record<string, unknown> = {};
     if (dns.length > 0) nameservers.addresses = dns;

@@ -26,24 +26,46 @@ interface Candidate {
  * a folder, which it is not), so only the seed folder is read then.
  */
 async function candidates(ctx: DetectContext): Promise<Candidate[]> {
-  if (await ctx.platform.exists(OPENNEBULA_SEED_DIR)) return [{ tree: new FolderTree(ctx.platform, OPENNEBULA_SEED_DIR), subplatform: `seed-dir (${OPENNEBULA_SEED_DIR})` }];
+  if (await ctx.platform.exists(OPENNEBULA_SEED_DIR))
+    return [
+      { tree: new FolderTree(ctx.platform, OPENNEBULA_SEED_DIR), subplatform: `seed-dir (${OPENNEBULA_SEED_DIR})` },
+    ];
   const found = await ctx.finder.find({ labels: OPENNEBULA_LABELS, anyLabel: true });
-  const byDevice = (a: { device: string }, b: { device: string }) => (a.device < b.device ? -1 : a.device > b.device ? 1 : 0);
-  const groups = [...OPENNEBULA_LABELS.map((l) => found.filter((f) => f.label === l)), found.filter((f) => f.fsType === 'iso9660')];
+  const byDevice = (a: { device: string }, b: { device: string }) =>
+    a.device < b.device ? -1 : a.device > b.device ? 1 : 0;
+  const groups = [
+    ...OPENNEBULA_LABELS.map((l) => found.filter((f) => f.label === l)),
+    found.filter((f) => f.fsType === 'iso9660'),
+  ];
   const out: Candidate[] = [];
   for (const g of groups) {
-    for (const f of g.sort(byDevice)) if (!out.some((c) => c.subplatform === `config-disk (${f.device})`)) out.push({ tree: f.tree, subplatform: `config-disk (${f.device})` });
+    for (const f of g.sort(byDevice))
+      if (!out.some((c) => c.subplatform === `config-disk (${f.device})`))
+        out.push({ tree: f.tree, subplatform: `config-disk (${f.device})` });
   }
   return out;
 }
 
 /** cloud-init's read_context_disk_dir after the shell: keys, host name, user data, network. */
-async function contextToInstanceData(ctx: CrawlContext, context: Record<string, string>, subplatform: string): Promise<InstanceData> {
+async function contextToInstanceData(
+  ctx: CrawlContext,
+  context: Record<string, string>,
+  subplatform: string,
+): Promise<InstanceData> {
   const metadata: Record<string, unknown> = { ...context };
-  const data: InstanceData = { instanceId: OPENNEBULA_INSTANCE_ID, cloudName: 'opennebula', platform: 'opennebula', subplatform, publicKeys: [], metadata };
+  const data: InstanceData = {
+    instanceId: OPENNEBULA_INSTANCE_ID,
+    cloudName: 'opennebula',
+    platform: 'opennebula',
+    subplatform,
+    publicKeys: [],
+    metadata,
+  };
   const keyVar = 'SSH_KEY' in context ? 'SSH_KEY' : 'SSH_PUBLIC_KEY' in context ? 'SSH_PUBLIC_KEY' : undefined;
   if (keyVar) {
-    const keys = (context[keyVar] as string).split(/\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/).filter((l) => l.length > 0 && !l.startsWith('#'));
+    const keys = (context[keyVar] as string)
+      .split(/\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/)
+      .filter((l) => l.length > 0 && !l.startsWith('#'));
     metadata['public-keys'] = keys;
     data.publicKeys = keys;
   }
@@ -58,11 +80,16 @@ async function contextToInstanceData(ctx: CrawlContext, context: Record<string, 
   if (userData !== undefined) {
     if (encoding === 'base64') {
       const decoded = pythonB64decode(userData);
-      if (typeof decoded === 'string') throw new SourceError(NAME, `${subplatform}: USER_DATA is marked base64 but is not: ${decoded}`);
+      if (typeof decoded === 'string')
+        throw new SourceError(NAME, `${subplatform}: USER_DATA is marked base64 but is not: ${decoded}`);
       data.userData = decoded;
     } else data.userData = Buffer.from(userData, 'utf8');
   } else if (encoding === 'base64') ctx.log.warn('Failed base64 decoding of userdata'); // cloud-init decodes the missing user data and logs this
-  if (contextHasAddresses(context)) data.networkConfig = { format: 'v2', config: openNebulaNetworkConfig(context, await physicalNicsByMac(ctx.platform)) };
+  if (contextHasAddresses(context))
+    data.networkConfig = {
+      format: 'v2',
+      config: openNebulaNetworkConfig(context, await physicalNicsByMac(ctx.platform)),
+    };
   metadata['instance-id'] = OPENNEBULA_INSTANCE_ID;
   return data;
 }
@@ -82,7 +109,8 @@ async function readCandidate(ctx: CrawlContext, c: Candidate): Promise<InstanceD
     context = parseContextShell(text);
   } catch (err) {
     // cloud-init's BrokenContextDiskDir: a context.sh the shell stops on ends the search.
-    if (err instanceof ContextShellError) throw new SourceError(NAME, `${c.subplatform}: error processing ${err.message}`, { cause: err });
+    if (err instanceof ContextShellError)
+      throw new SourceError(NAME, `${c.subplatform}: error processing ${err.message}`, { cause: err });
     throw err;
   }
   return contextToInstanceData(ctx, context, c.subplatform);
@@ -99,7 +127,8 @@ export const openNebulaSource: Datasource = {
     return (await ctx.finder.find({ labels: OPENNEBULA_LABELS })).some((f) => OPENNEBULA_LABELS.includes(f.label));
   },
   async crawl(ctx) {
-    if (ctx.settings.dsmode === 'disabled') throw new SourceError(NAME, "dsmode is 'disabled' in the datasource settings");
+    if (ctx.settings.dsmode === 'disabled')
+      throw new SourceError(NAME, "dsmode is 'disabled' in the datasource settings");
     for (const c of await candidates(ctx)) {
       const data = await readCandidate(ctx, c);
       if (!data) {
@@ -109,6 +138,9 @@ export const openNebulaSource: Datasource = {
       ctx.log.debug(`OpenNebula: found datasource in ${c.subplatform}`);
       return data;
     }
-    throw new SourceError(NAME, `no context.sh in ${OPENNEBULA_SEED_DIR} or on a filesystem labelled ${OPENNEBULA_LABELS.join('/')} or any ISO 9660 one`);
+    throw new SourceError(
+      NAME,
+      `no context.sh in ${OPENNEBULA_SEED_DIR} or on a filesystem labelled ${OPENNEBULA_LABELS.join('/')} or any ISO 9660 one`,
+    );
   },
 };

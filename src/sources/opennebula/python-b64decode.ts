@@ -1,4 +1,5 @@
-// Python's base64.b64decode as cloud-init's util.b64d calls it (not validating): stray characters skipped, padding checked.
+// Python's base64.b64decode as cloud-init's util.b64d calls it (not validating): stray characters skipped, padding
+// checked.
 
 const ALPHABET = /[A-Za-z0-9+/]/;
 
@@ -22,7 +23,8 @@ export function pythonB64decode(text: string): Uint8Array | string {
     quad = (quad + 1) % 4;
     pads = 0;
   }
-  if (quad === 1) return `Invalid base64-encoded string: number of data characters (${data.length}) cannot be 1 more than a multiple of 4`;
+  if (quad === 1)
+    return `Invalid base64-encoded string: number of data characters (${data.length}) cannot be 1 more than a multiple of 4`;
   if (quad !== 0) return 'Incorrect padding';
   return Buffer.from(data, 'base64');
 }

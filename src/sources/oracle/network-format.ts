@@ -1,4 +1,5 @@
-// Oracle's network config as cloud-init's DataSourceOracle builds it: the iSCSI (initramfs) config or the primary VNIC, plus secondary VNICs when asked.
+// Oracle's network config as cloud-init's DataSourceOracle builds it: the iSCSI (initramfs) config or the primary VNIC,
+// plus secondary VNICs when asked.
 import { isObj, type Obj } from '../../net/check';
 import { initramfsNetworkConfig } from '../../net/initramfs-config';
 import { isIpNetwork } from '../../net/ip';
@@ -12,11 +13,15 @@ export const ORACLE_MTU = 9000;
  * v1 config from the source's `{vnics, configureSecondaryNics}` and the klibc files of the initramfs (any file
  * counts, as on iSCSI-root bare metal). Without that config every VNIC is configured (the primary, vnics[0],
  * by DHCP; the others with their private address statically, whatever configure_secondary_nics says, as
- * cloud-init does); with it, the secondaries only when configureSecondaryNics is set and this is no bare metal. VNICs whose MAC is on no interface here are skipped,
- * and, as cloud-init swallows a malformed IMDS answer, an entry that makes no sense ends the list there.
- * Undefined when nothing results (the fallback applies).
+ * cloud-init does); with it, the secondaries only when configureSecondaryNics is set and this is no bare metal. VNICs
+ * whose MAC is on no interface here are skipped, and, as cloud-init swallows a malformed IMDS answer, an entry that
+ * makes no sense ends the list there. Undefined when nothing results (the fallback applies).
  */
-export function convertOracleNetwork(data: unknown, nics: NicFacts[], klibcFiles: Record<string, string>): Obj | undefined {
+export function convertOracleNetwork(
+  data: unknown,
+  nics: NicFacts[],
+  klibcFiles: Record<string, string>,
+): Obj | undefined {
   const input = isObj(data) ? data : {};
   const macs = macsToNames(nics);
   const config: Obj[] = [];
@@ -47,7 +52,8 @@ function vnicEntry(vnic: Obj, primary: boolean, macs: Map<string, string>): Obj 
   const name = macs.get(mac);
   if (!name) return undefined;
   const v4 = typeof vnic.privateIp === 'string' && vnic.privateIp !== '' ? vnic.privateIp : undefined;
-  const v6 = Array.isArray(vnic.ipv6Addresses) && typeof vnic.ipv6Addresses[0] === 'string' ? vnic.ipv6Addresses[0] : undefined;
+  const v6 =
+    Array.isArray(vnic.ipv6Addresses) && typeof vnic.ipv6Addresses[0] === 'string' ? vnic.ipv6Addresses[0] : undefined;
   // cloud-init 25.1: a VNIC with an IPv6 subnet and no private IPv4 is IPv6-only (OCI added those).
   const v6Only = Boolean(vnic.ipv6SubnetCidrBlock) && !vnic.privateIp;
   // 25.1 takes the VNIC's network (the IPv6 address for an IPv6-only one, else subnetCidrBlock) before anything
@@ -70,7 +76,10 @@ function cidrPrefix(v: unknown): number | undefined {
   return p !== undefined && /^\d+$/.test(p) ? Number(p) : undefined;
 }
 
-/** cloud-init's _ensure_netfailover_safe: a netfailover master shares its MAC with its standby devices, so it is not matched by MAC. */
+/**
+ * cloud-init's _ensure_netfailover_safe: a netfailover master shares its MAC with its standby devices, so it is not
+ * matched by MAC.
+ */
 function netfailoverSafe(config: Obj[], nics: NicFacts[]): void {
   for (const cfg of config) {
     if (cfg.type !== 'physical' || typeof cfg.mac_address !== 'string') continue;

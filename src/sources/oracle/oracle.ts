@@ -1,4 +1,5 @@
-// Oracle (OCI): the /opc/ instance metadata service, v2 with its Bearer header first and v1 as fallback; detected by the DMI asset tag.
+// Oracle (OCI): the /opc/ instance metadata service, v2 with its Bearer header first and v1 as fallback; detected by
+// the DMI asset tag.
 import { HttpClient, HttpError, type HttpRequest, type HttpResponse } from '../../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
 import { withEphemeralNetwork } from '../ephemeral-lease';
@@ -13,16 +14,29 @@ import { oracleMock } from './mock-answers';
 /** cloud-init's CHASSIS_ASSET_TAG: bare metal and VM shapes both carry it. */
 export const ORACLE_ASSET_TAG = 'OracleCloud.com';
 /** IPv4 as in 22.4, and the IPv6 address newer cloud-init also tries (OCI added an IPv6 IMDS). */
-export const ORACLE_DEFAULTS: UrlSettings = { metadataUrls: ['http://169.254.169.254', 'http://[fd00:c1::a9fe:a9fe]'], timeout: 5, maxWait: 30, retries: 2 };
+export const ORACLE_DEFAULTS: UrlSettings = {
+  metadataUrls: ['http://169.254.169.254', 'http://[fd00:c1::a9fe:a9fe]'],
+  timeout: 5,
+  maxWait: 30,
+  retries: 2,
+};
 /** The header v2 demands (it answers 401 without it); v1 takes none. */
 export const ORACLE_V2_HEADERS: Readonly<Record<string, string>> = { Authorization: 'Bearer Oracle' };
 /**
  * cloud-init 25.1's network_config_sources for Oracle: the system config's `network` before the source (with the
  * iSCSI config inside it), the initramfs files last (22.4 put the system config last, below the initramfs).
  */
-export const ORACLE_NETWORK_ORDER: Array<'cmdline' | 'initramfs' | 'system_cfg' | 'ds'> = ['cmdline', 'system_cfg', 'ds', 'initramfs'];
+export const ORACLE_NETWORK_ORDER: Array<'cmdline' | 'initramfs' | 'system_cfg' | 'ds'> = [
+  'cmdline',
+  'system_cfg',
+  'ds',
+  'initramfs',
+];
 
-/** What the network step needs to build Oracle's network config (net/convert-oracle.ts), as cloud-init builds it at render time. */
+/**
+ * What the network step needs to build Oracle's network config (net/convert-oracle.ts), as cloud-init builds it at
+ * render time.
+ */
 export interface OracleNetworkData {
   /** /opc/vN/vnics/, the primary first; absent when it was not fetched or could not be. */
   vnics?: unknown[];
@@ -49,8 +63,21 @@ function opcUrl(base: string, version: 1 | 2, path: string): string {
   return `${base}/opc/v${version}/${path}/`;
 }
 
-async function fetchOpc(client: HttpClient, base: HttpRequest, url: string, version: 1 | 2, path: string, retries: number, signal?: AbortSignal): Promise<HttpResponse> {
-  const res = await client.fetch(opcUrl(url, version, path), { ...base, ...(signal ? { signal } : {}), retries, ...(version === 2 ? { headers: { ...ORACLE_V2_HEADERS } } : {}) });
+async function fetchOpc(
+  client: HttpClient,
+  base: HttpRequest,
+  url: string,
+  version: 1 | 2,
+  path: string,
+  retries: number,
+  signal?: AbortSignal,
+): Promise<HttpResponse> {
+  const res = await client.fetch(opcUrl(url, version, path), {
+    ...base,
+    ...(signal ? { signal } : {}),
+    retries,
+    ...(version === 2 ? { headers: { ...ORACLE_V2_HEADERS } } : {}),
+  });
   return res;
 }
 
@@ -60,17 +87,30 @@ function refuseForGood(reason: string, cause?: unknown): SourceError {
 }
 
 /** v2 first; any failure of v2 (a 404 where only v1 exists, a refusal, a timeout) tries v1, as cloud-init does. */
-async function readInstance(client: HttpClient, base: HttpRequest, url: string, retries: number, signal: AbortSignal, ctx: CrawlContext): Promise<Opc> {
+async function readInstance(
+  client: HttpClient,
+  base: HttpRequest,
+  url: string,
+  retries: number,
+  signal: AbortSignal,
+  ctx: CrawlContext,
+): Promise<Opc> {
   let v2err: unknown;
   try {
-    return { version: 2, instance: parseJsonObject(refuseForGood, await fetchOpc(client, base, url, 2, 'instance', retries, signal)) };
+    return {
+      version: 2,
+      instance: parseJsonObject(refuseForGood, await fetchOpc(client, base, url, 2, 'instance', retries, signal)),
+    };
   } catch (err) {
     if (signal.aborted) throw err;
     v2err = err;
   }
   ctx.log.debug(`Oracle: ${opcUrl(url, 2, 'instance')} failed (${describeError(v2err)}); trying v1`);
   try {
-    return { version: 1, instance: parseJsonObject(refuseForGood, await fetchOpc(client, base, url, 1, 'instance', retries, signal)) };
+    return {
+      version: 1,
+      instance: parseJsonObject(refuseForGood, await fetchOpc(client, base, url, 1, 'instance', retries, signal)),
+    };
   } catch (v1err) {
     // Worth another round when either answer may change (5xx, timeout); else the v2 reason is the one to show.
     if (isTransient(v1err) && !isTransient(v2err)) throw v1err;
@@ -83,8 +123,19 @@ async function readInstance(client: HttpClient, base: HttpRequest, url: string, 
  * connectivity_url_data): true when any URL's v2 instance document answers within TIMEOUT_MS. On iSCSI root
  * the initramfs configured the NIC, and a lease released with an address flush would cut the root disk off.
  */
-async function imdsAlreadyReachable(client: HttpClient, urls: string[], timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
-  const attempts = urls.map((url) => client.fetch(opcUrl(url, 2, 'instance'), { timeoutMs, headers: { ...ORACLE_V2_HEADERS }, ...(signal ? { signal } : {}) }));
+async function imdsAlreadyReachable(
+  client: HttpClient,
+  urls: string[],
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  const attempts = urls.map((url) =>
+    client.fetch(opcUrl(url, 2, 'instance'), {
+      timeoutMs,
+      headers: { ...ORACLE_V2_HEADERS },
+      ...(signal ? { signal } : {}),
+    }),
+  );
   return Promise.any(attempts).then(
     () => true,
     () => false,
@@ -113,24 +164,41 @@ export const oracleSource: Datasource = {
     const base: HttpRequest = { timeoutMs: s.timeout * 1000, ...(ctx.signal ? { signal: ctx.signal } : {}) };
     try {
       let network = ctx.network;
-      if (network && (iscsi || (await imdsAlreadyReachable(client, s.metadataUrls, Math.min(s.timeout * 1000, 2000), ctx.signal)))) {
-        ctx.log.debug(`Oracle: ${iscsi ? 'the initramfs configured the network (iSCSI root)' : 'the metadata service already answers'}; no temporary lease`);
+      if (
+        network &&
+        (iscsi || (await imdsAlreadyReachable(client, s.metadataUrls, Math.min(s.timeout * 1000, 2000), ctx.signal)))
+      ) {
+        ctx.log.debug(
+          `Oracle: ${iscsi ? 'the initramfs configured the network (iSCSI root)' : 'the metadata service already answers'}; no temporary lease`,
+        );
         network = undefined;
       }
       return await withEphemeralNetwork(network, async () => {
-        const { url, value: opc } = await waitForEndpoint('Oracle', s, (u, signal) => readInstance(client, base, u, s.retries, signal, ctx), ctx.log, ctx.signal);
+        const { url, value: opc } = await waitForEndpoint(
+          'Oracle',
+          s,
+          (u, signal) => readInstance(client, base, u, s.retries, signal, ctx),
+          ctx.log,
+          ctx.signal,
+        );
         let vnics: unknown[] | undefined;
         if (wantVnics) {
           try {
             const v = parseJson(refuseForGood, await fetchOpc(client, base, url, opc.version, 'vnics', s.retries));
             if (Array.isArray(v) && v.length > 0) vnics = v;
-            else ctx.log.warn(`Oracle: ${opcUrl(url, opc.version, 'vnics')} holds no VNIC list; network config falls back`);
+            else
+              ctx.log.warn(
+                `Oracle: ${opcUrl(url, opc.version, 'vnics')} holds no VNIC list; network config falls back`,
+              );
           } catch (err) {
             // As cloud-init: the instance is still found; only the IMDS network config is missing.
             ctx.log.warn(`Oracle: failed to fetch the IMDS network configuration: ${describeError(err)}`);
           }
         }
-        return oracleInstanceData(opc, `${url}/opc/v${opc.version}/`, { ...(vnics ? { vnics } : {}), configureSecondaryNics: secondary });
+        return oracleInstanceData(opc, `${url}/opc/v${opc.version}/`, {
+          ...(vnics ? { vnics } : {}),
+          configureSecondaryNics: secondary,
+        });
       });
     } catch (err) {
       if (err instanceof HttpError) throw sourceErrorOfHttp('Oracle', err);
@@ -143,7 +211,10 @@ export const oracleSource: Datasource = {
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 
-/** cloud-init's metadata for Oracle (availability-zone, instance-id, launch-index, local-hostname, name, public_keys); `ds` is the raw instance. */
+/**
+ * cloud-init's metadata for Oracle (availability-zone, instance-id, launch-index, local-hostname, name, public_keys);
+ * `ds` is the raw instance.
+ */
 export function oracleInstanceData(opc: Opc, metadataAddress: string, network: OracleNetworkData): InstanceData {
   const data = opc.instance;
   const where = `${metadataAddress}instance/`;
@@ -184,7 +255,10 @@ export function oracleInstanceData(opc: Opc, metadataAddress: string, network: O
   return out;
 }
 
-/** cloud-init's normalize_pubkey_data: a string is split into lines (Python's splitlines), a list is taken as is, a mapping's values flattened. */
+/**
+ * cloud-init's normalize_pubkey_data: a string is split into lines (Python's splitlines), a list is taken as is, a
+ * mapping's values flattened.
+ */
 function publicKeys(v: unknown): string[] {
   if (!v) return [];
   if (typeof v === 'string') {
@@ -194,7 +268,9 @@ function publicKeys(v: unknown): string[] {
   }
   if (Array.isArray(v)) return v.filter((k): k is string => typeof k === 'string');
   if (typeof v === 'object') {
-    return Object.values(v as Record<string, unknown>).flatMap((list) => (typeof list === 'string' ? [list] : Array.isArray(list) ? list : [])).filter((k): k is string => typeof k === 'string' && k !== '');
+    return Object.values(v as Record<string, unknown>)
+      .flatMap((list) => (typeof list === 'string' ? [list] : Array.isArray(list) ? list : []))
+      .filter((k): k is string => typeof k === 'string' && k !== '');
   }
   return [];
 }

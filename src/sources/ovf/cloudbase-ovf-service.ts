@@ -11,7 +11,9 @@ export const cloudbaseOvfService: CloudbaseMetadataService = {
   classPath: `${CLOUDBASE_SERVICES_PACKAGE}ovfservice.OvfService`,
   datasource: NAME,
   kind: 'local',
-  settings: (conf) => ({ settings: Object.fromEntries(OPTIONS.map((k) => [k, conf.str(k, 'ovf')]).filter(([, v]) => v !== undefined)) }),
+  settings: (conf) => ({
+    settings: Object.fromEntries(OPTIONS.map((k) => [k, conf.str(k, 'ovf')]).filter(([, v]) => v !== undefined)),
+  }),
   detect: (ctx) => detectCloudbaseOvf(ctx, sourceSettings(ctx.config, NAME)),
   crawl: (ctx) => crawlCloudbaseOvf(ctx),
 };

@@ -1,4 +1,5 @@
-// The OVF environment on Windows as cloudbase-init's OvfService reads it: a drive labelled [ovf] drive_label, properties by prefix.
+// The OVF environment on Windows as cloudbase-init's OvfService reads it: a drive labelled [ovf] drive_label,
+// properties by prefix.
 import type { FoundFilesystem } from '../../devices/filesystem-finder';
 import type { CrawlContext, DetectContext, InstanceData } from '../datasource';
 import { SourceError } from '../source-error';
@@ -14,7 +15,8 @@ interface OvfConf {
 }
 
 function conf(settings: Record<string, unknown>): OvfConf {
-  const s = (k: string, d: string) => (typeof settings[k] === 'string' && settings[k] !== '' ? (settings[k] as string) : d);
+  const s = (k: string, d: string) =>
+    typeof settings[k] === 'string' && settings[k] !== '' ? (settings[k] as string) : d;
   return { label: s('drive_label', 'OVF ENV'), file: s('config_file_name', 'ovf-env.xml'), ns: s('ns', 'oe') };
 }
 
@@ -52,7 +54,8 @@ export async function crawlCloudbaseOvf(ctx: CrawlContext): Promise<InstanceData
     publicKeys: values('public-keys'),
     metadata: {},
   };
-  for (const key of ['instance-id', 'hostname', 'username', 'public-keys']) if (one(key) !== undefined) data.metadata[key] = key === 'public-keys' ? values(key) : one(key);
+  for (const key of ['instance-id', 'hostname', 'username', 'public-keys'])
+    if (one(key) !== undefined) data.metadata[key] = key === 'public-keys' ? values(key) : one(key);
   const user = one('username');
   if (user) data.metadata.admin_username = user;
   const host = one('hostname');
@@ -62,7 +65,8 @@ export async function crawlCloudbaseOvf(ctx: CrawlContext): Promise<InstanceData
   const ud = one('user-data');
   if (ud) {
     const compact = ud.replace(/\s+/g, '');
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.length % 4 !== 0) throw new SourceError(NAME, `${where}: the user-data property is not base64`);
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.length % 4 !== 0)
+      throw new SourceError(NAME, `${where}: the user-data property is not base64`);
     data.userData = Buffer.from(compact, 'base64');
   }
   return data;

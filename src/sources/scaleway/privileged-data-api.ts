@@ -1,4 +1,5 @@
-// Scaleway's user and vendor data API: answered only to a client whose source port is below 1024 (only root can bind one), tried port after port as cloud-init's query_data_api does.
+// Scaleway's user and vendor data API: answered only to a client whose source port is below 1024 (only root can bind
+// one), tried port after port as cloud-init's query_data_api does.
 import { abortableSleep, HttpClient, HttpError } from '../../util/http';
 import type { Log } from '../../util/log';
 import { SourceError } from '../source-error';
@@ -22,7 +23,10 @@ export interface DataApiAnswer {
   nextPort: number;
 }
 
-/** Errors that say the source port is taken here (or still in TIME_WAIT towards this server), not that the server failed. */
+/**
+ * Errors that say the source port is taken here (or still in TIME_WAIT towards this server), not that the server
+ * failed.
+ */
 const LOCAL_PORT_CODES = new Set(['EADDRINUSE', 'EADDRNOTAVAIL']);
 
 /**
@@ -32,7 +36,11 @@ const LOCAL_PORT_CODES = new Set(['EADDRINUSE', 'EADDRNOTAVAIL']);
  * reason. Unlike cloud-init, a second query starts after the port the first one used: that connection's
  * TIME_WAIT would otherwise cost a try and a pause.
  */
-export async function queryPrivilegedDataApi(what: 'user-data' | 'vendor-data', url: string, opts: DataApiOptions): Promise<DataApiAnswer> {
+export async function queryPrivilegedDataApi(
+  what: 'user-data' | 'vendor-data',
+  url: string,
+  opts: DataApiOptions,
+): Promise<DataApiAnswer> {
   let last = 'no port was tried';
   const first = opts.firstPort ?? 1;
   const lastPort = first - 1 + Math.max(opts.retries, 2);
@@ -41,7 +49,12 @@ export async function queryPrivilegedDataApi(what: 'user-data' | 'vendor-data', 
     opts.log.debug(`Scaleway: getting ${what} from ${url} (source port ${port})`);
     const client = new HttpClient({ log: opts.log, localPort: port, ...(opts.env ? { env: opts.env } : {}) });
     try {
-      const res = await client.fetch(url, { timeoutMs: opts.timeoutMs, acceptStatuses: [404], maxBytes: 16 * 1024 * 1024, ...(opts.signal ? { signal: opts.signal } : {}) });
+      const res = await client.fetch(url, {
+        timeoutMs: opts.timeoutMs,
+        acceptStatuses: [404],
+        maxBytes: 16 * 1024 * 1024,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
       return { data: res.status === 404 ? undefined : res.body, nextPort: port + 1 };
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
@@ -52,12 +65,18 @@ export async function queryPrivilegedDataApi(what: 'user-data' | 'vendor-data', 
         opts.log.debug(`Scaleway: ${last}; trying the next one`);
         continue;
       }
-      last = code === 'EACCES' || /EACCES/.test(err.message) ? `binding source port ${port} was refused (EACCES): only root may bind a port below 1024` : err.message;
+      last =
+        code === 'EACCES' || /EACCES/.test(err.message)
+          ? `binding source port ${port} was refused (EACCES): only root may bind a port below 1024`
+          : err.message;
       opts.log.warn(`Scaleway: error getting ${what} (source port ${port}): ${last}`);
     } finally {
       await client.close();
     }
     if (port + 1 < lastPort) await abortableSleep(opts.pauseMs ?? 5000, opts.signal).catch(() => undefined);
   }
-  throw new SourceError('Scaleway', `reading the ${what} from ${url} failed on source ports ${first}…${lastPort - 1}: ${last}`);
+  throw new SourceError(
+    'Scaleway',
+    `reading the ${what} from ${url} failed on source ports ${first}…${lastPort - 1}: ${last}`,
+  );
 }

@@ -1,9 +1,13 @@
-// The network config cloud-init's Scaleway source writes: DHCPv4 on the fallback NIC plus the metadata's IPv6 (older instances), or the `public_ips` list as v2 (newer ones, without a `private_ip`).
+// The network config cloud-init's Scaleway source writes: DHCPv4 on the fallback NIC plus the metadata's IPv6 (older
+// instances), or the `public_ips` list as v2 (newer ones, without a `private_ip`).
 import type { InstanceData } from '../datasource';
 
 type Md = Record<string, unknown>;
 
-/** The metadata route cloud-init forces on the DHCP address (Scaleway's service is not behind the default gateway there). */
+/**
+ * The metadata route cloud-init forces on the DHCP address (Scaleway's service is not behind the default gateway
+ * there).
+ */
 const METADATA_ROUTE = { to: '169.254.42.42/32', via: '62.210.0.1' };
 
 function str(v: unknown): string {
@@ -16,7 +20,11 @@ function str(v: unknown): string {
  * had (kiln takes the public IPv4 Scaleway provisions by DHCP, else the first IPv4, when DHCPv4 was used) and
  * static addresses for the rest, IPv6 with a default route.
  */
-export function scalewayNetworkConfig(md: Md, nic: string, dhcpv4: boolean): NonNullable<InstanceData['networkConfig']>['config'] {
+export function scalewayNetworkConfig(
+  md: Md,
+  nic: string,
+  dhcpv4: boolean,
+): NonNullable<InstanceData['networkConfig']>['config'] {
   if (md.private_ip === null && Array.isArray(md.public_ips)) {
     const ips = md.public_ips.filter((ip): ip is Md => Boolean(ip) && typeof ip === 'object');
     const v4 = ips.filter((ip) => ip.family === 'inet');
@@ -41,7 +49,12 @@ export function scalewayNetworkConfig(md: Md, nic: string, dhcpv4: boolean): Non
   const v6 = md.ipv6;
   if (v6 && typeof v6 === 'object') {
     const ip = v6 as Md;
-    subnets.push({ type: 'static', address: str(ip.address), netmask: str(ip.netmask), routes: [{ network: '::', prefix: '0', gateway: str(ip.gateway) }] });
+    subnets.push({
+      type: 'static',
+      address: str(ip.address),
+      netmask: str(ip.netmask),
+      routes: [{ network: '::', prefix: '0', gateway: str(ip.gateway) }],
+    });
   }
   return { version: 1, config: [{ type: 'physical', name: nic, subnets }] };
 }

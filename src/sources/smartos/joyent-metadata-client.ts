@@ -1,4 +1,5 @@
-// The guest side of the Joyent metadata protocol V2 (eng.joyent.com/mdata/protocol.html) over a line channel: NEGOTIATE, framed GET/KEYS requests with request ids and CRC-32, base64 payloads.
+// The guest side of the Joyent metadata protocol V2 (eng.joyent.com/mdata/protocol.html) over a line channel:
+// NEGOTIATE, framed GET/KEYS requests with request ids and CRC-32, base64 payloads.
 import { randomBytes } from 'node:crypto';
 import { crc32 } from '../../util/crc32';
 import type { Log } from '../../util/log';
@@ -6,7 +7,10 @@ import { LineTimeoutError, type LineChannel } from '../../util/line-channel';
 import { SourceError } from '../source-error';
 import { describeError } from '../../util/errors';
 
-/** cloud-init's frame (matched from the start only, as Python's re.match; the length check catches trailing bytes): `V2 <length> <crc32> <request id> SUCCESS|NOTFOUND[ <base64 payload>]`. */
+/**
+ * cloud-init's frame (matched from the start only, as Python's re.match; the length check catches trailing bytes): `V2
+ * <length> <crc32> <request id> SUCCESS|NOTFOUND[ <base64 payload>]`.
+ */
 const FRAME = /^V2 (\d+) ([0-9a-f]+) (([0-9a-f]+) (SUCCESS|NOTFOUND)( (.+))?)/;
 
 /** The protocol's checksum: CRC-32 of the frame body as lowercase 8-digit hex. */
@@ -22,7 +26,8 @@ export function requestFrame(requestId: string, type: string, param?: string): s
 
 /** Decodes base64 as Python's b64decode does by default: characters outside the alphabet are an error. */
 function strictBase64(text: string, what: string): string {
-  if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) throw new SourceError('SmartOS', `${what} is not base64`);
+  if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text))
+    throw new SourceError('SmartOS', `${what} is not base64`);
   return Buffer.from(text, 'base64').toString('utf8');
 }
 
@@ -40,7 +45,12 @@ export class JoyentMetadataClient {
     try {
       return await this.channel.readLine(timeoutMs);
     } catch (err) {
-      if (err instanceof LineTimeoutError) throw new SourceError('SmartOS', `${this.where}: ${what}: ${err.message}; is the host's metadata service running?`, { cause: err });
+      if (err instanceof LineTimeoutError)
+        throw new SourceError(
+          'SmartOS',
+          `${this.where}: ${what}: ${err.message}; is the host's metadata service running?`,
+          { cause: err },
+        );
       throw new SourceError('SmartOS', `${this.where}: ${what}: ${describeError(err)}`, { cause: err });
     }
   }
@@ -66,24 +76,43 @@ export class JoyentMetadataClient {
       try {
         answer = await this.channel.readLine(Math.max(1, Math.min(5000, left)));
       } catch (err) {
-        if (!(err instanceof LineTimeoutError)) throw new SourceError('SmartOS', `${this.where}: ${describeError(err)}`, { cause: err });
-        if (Date.now() >= deadline) throw new SourceError('SmartOS', `${this.where}: no 'invalid command' answer to an empty line within ${this.timeoutMs / 1000} s; is the host's metadata service running?`);
-        this.log.warn(`SmartOS: timeout while initializing the metadata client on ${this.where}; is the host metadata service running?`);
+        if (!(err instanceof LineTimeoutError))
+          throw new SourceError('SmartOS', `${this.where}: ${describeError(err)}`, { cause: err });
+        if (Date.now() >= deadline)
+          throw new SourceError(
+            'SmartOS',
+            `${this.where}: no 'invalid command' answer to an empty line within ${this.timeoutMs / 1000} s; is the host's metadata service running?`,
+          );
+        this.log.warn(
+          `SmartOS: timeout while initializing the metadata client on ${this.where}; is the host metadata service running?`,
+        );
         continue;
       }
       if (answer === 'invalid command') return;
-      if (answer !== 'FAILURE') this.log.warn(`SmartOS: unexpected answer '${answer.slice(0, 200)}' while flushing ${this.where}`);
-      if (Date.now() >= deadline) throw new SourceError('SmartOS', `${this.where}: no 'invalid command' answer to an empty line within ${this.timeoutMs / 1000} s (last: '${answer.slice(0, 200)}')`);
+      if (answer !== 'FAILURE')
+        this.log.warn(`SmartOS: unexpected answer '${answer.slice(0, 200)}' while flushing ${this.where}`);
+      if (Date.now() >= deadline)
+        throw new SourceError(
+          'SmartOS',
+          `${this.where}: no 'invalid command' answer to an empty line within ${this.timeoutMs / 1000} s (last: '${answer.slice(0, 200)}')`,
+        );
     }
   }
 
   async negotiate(): Promise<void> {
     await this.channel.write('NEGOTIATE V2\n');
     const answer = await this.readLine('NEGOTIATE V2');
-    if (answer !== 'V2_OK') throw new SourceError('SmartOS', `${this.where}: invalid answer '${answer.slice(0, 200)}' to 'NEGOTIATE V2' (the host must speak protocol V2)`);
+    if (answer !== 'V2_OK')
+      throw new SourceError(
+        'SmartOS',
+        `${this.where}: invalid answer '${answer.slice(0, 200)}' to 'NEGOTIATE V2' (the host must speak protocol V2)`,
+      );
   }
 
-  /** One request; the decoded payload, or undefined for NOTFOUND, SUCCESS without a payload, or any answer without SUCCESS (as cloud-init). */
+  /**
+   * One request; the decoded payload, or undefined for NOTFOUND, SUCCESS without a payload, or any answer without
+   * SUCCESS (as cloud-init).
+   */
   async request(type: 'GET' | 'KEYS', param?: string): Promise<string | undefined> {
     const requestId = randomBytes(4).toString('hex');
     await this.channel.write(requestFrame(requestId, type, param));
@@ -91,12 +120,37 @@ export class JoyentMetadataClient {
     const answer = await this.readLine(what);
     if (!answer.includes('SUCCESS')) return undefined;
     const m = FRAME.exec(answer);
-    if (!m) throw new SourceError('SmartOS', `${this.where}: the answer to ${what} is not a V2 frame: '${answer.slice(0, 200)}'`);
-    const [, length, checksum, body, id, , , payload] = m as unknown as [string, string, string, string, string, string, string | undefined, string | undefined];
-    if (Number(length) !== body.length) throw new SourceError('SmartOS', `${this.where}: incorrect frame length in the answer to ${what} (${length} != ${body.length})`);
+    if (!m)
+      throw new SourceError(
+        'SmartOS',
+        `${this.where}: the answer to ${what} is not a V2 frame: '${answer.slice(0, 200)}'`,
+      );
+    const [, length, checksum, body, id, , , payload] = m as unknown as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string | undefined,
+      string | undefined,
+    ];
+    if (Number(length) !== body.length)
+      throw new SourceError(
+        'SmartOS',
+        `${this.where}: incorrect frame length in the answer to ${what} (${length} != ${body.length})`,
+      );
     const expected = frameChecksum(body);
-    if (checksum !== expected) throw new SourceError('SmartOS', `${this.where}: invalid checksum in the answer to ${what} (expected ${expected}, got ${checksum})`);
-    if (id !== requestId) throw new SourceError('SmartOS', `${this.where}: request id mismatch in the answer to ${what} (expected ${requestId}, got ${id})`);
+    if (checksum !== expected)
+      throw new SourceError(
+        'SmartOS',
+        `${this.where}: invalid checksum in the answer to ${what} (expected ${expected}, got ${checksum})`,
+      );
+    if (id !== requestId)
+      throw new SourceError(
+        'SmartOS',
+        `${this.where}: request id mismatch in the answer to ${what} (expected ${requestId}, got ${id})`,
+      );
     if (!payload) return undefined;
     return strictBase64(payload, `the payload of the answer to ${what}`);
   }

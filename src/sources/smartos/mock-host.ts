@@ -1,4 +1,5 @@
-// SmartOS's host metadata agent as `devel serve-metadata --kind smartos --socket PATH` answers it: the Joyent protocol V2 answered from a folder of keys (one file a key), misbehaving on request.
+// SmartOS's host metadata agent as `devel serve-metadata --kind smartos --socket PATH` answers it: the Joyent protocol
+// V2 answered from a folder of keys (one file a key), misbehaving on request.
 import { crc32 } from '../../util/crc32';
 import type { MockFiles, MockSerialHost, MockStream, SerialMockService } from '../mock-service';
 
@@ -32,11 +33,26 @@ export function smartOsMockHost(files: MockFiles, misbehave: SmartOsMisbehaviour
     if (line === 'NEGOTIATE V2') return rule()?.kind === 'no-v2' ? 'FAILURE\n' : 'V2_OK\n';
     const m = /^V2 (\d+) ([0-9a-f]{8}) (([0-9a-f]+) (GET|KEYS|PUT)( (\S+))?)$/.exec(line);
     if (!m) return 'invalid command\n';
-    const [, length, sum, body, id, type, , param] = m as unknown as [string, string, string, string, string, string, string | undefined, string | undefined];
+    const [, length, sum, body, id, type, , param] = m as unknown as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string | undefined,
+      string | undefined,
+    ];
     if (Number(length) !== Buffer.byteLength(body) || sum !== checksum(body)) return 'invalid command\n';
     const key = param ? Buffer.from(param, 'base64').toString('utf8') : undefined;
     let value: Buffer | undefined;
-    if (type === 'KEYS') value = Buffer.from(((await files.list('')) ?? []).filter((e) => !e.folder).map((e) => e.name).join('\n'));
+    if (type === 'KEYS')
+      value = Buffer.from(
+        ((await files.list('')) ?? [])
+          .filter((e) => !e.folder)
+          .map((e) => e.name)
+          .join('\n'),
+      );
     else if (type === 'GET' && key !== undefined && !key.includes('/') && key !== '.' && key !== '..') {
       gets.push(key);
       const bytes = await files.read(key);
@@ -49,9 +65,12 @@ export function smartOsMockHost(files: MockFiles, misbehave: SmartOsMisbehaviour
     const answerId = fault === 'wrong-request-id' ? (id === '00000000' ? '00000001' : '00000000') : id;
     // An empty value is SUCCESS without a payload (the guest takes it as no value, as cloud-init does).
     const payload = fault === 'not-base64' ? '!!not*base64!!' : value?.length ? value.toString('base64') : '';
-    const answerBody = value === undefined ? `${answerId} NOTFOUND` : payload ? `${answerId} SUCCESS ${payload}` : `${answerId} SUCCESS`;
-    if (fault === 'bad-checksum') return `V2 ${Buffer.byteLength(answerBody)} ${checksum(`${answerBody}x`)} ${answerBody}\n`;
-    if (fault === 'bad-length') return `V2 ${Buffer.byteLength(answerBody) + 1} ${checksum(answerBody)} ${answerBody}\n`;
+    const answerBody =
+      value === undefined ? `${answerId} NOTFOUND` : payload ? `${answerId} SUCCESS ${payload}` : `${answerId} SUCCESS`;
+    if (fault === 'bad-checksum')
+      return `V2 ${Buffer.byteLength(answerBody)} ${checksum(`${answerBody}x`)} ${answerBody}\n`;
+    if (fault === 'bad-length')
+      return `V2 ${Buffer.byteLength(answerBody) + 1} ${checksum(answerBody)} ${answerBody}\n`;
     return frame(answerBody);
   };
   return {

@@ -1,7 +1,18 @@
-// cloud-init's convert_smartos_network_data: SmartOS sdc:nics, sdc:resolvers, sdc:dns_domain and sdc:routes as network config v1.
+// cloud-init's convert_smartos_network_data: SmartOS sdc:nics, sdc:resolvers, sdc:dns_domain and sdc:routes as network
+// config v1.
 
 const PHYSICAL_KEYS = ['mac_address', 'mtu', 'name', 'params', 'subnets', 'type'];
-const SUBNET_KEYS = ['address', 'broadcast', 'dns_nameservers', 'dns_search', 'metric', 'pointopoint', 'routes', 'scope', 'type'];
+const SUBNET_KEYS = [
+  'address',
+  'broadcast',
+  'dns_nameservers',
+  'dns_search',
+  'metric',
+  'pointopoint',
+  'routes',
+  'scope',
+  'type',
+];
 const ROUTE_KEYS = ['network', 'gateway'];
 
 type Obj = Record<string, unknown>;
@@ -18,17 +29,25 @@ const asList = (v: unknown): unknown[] => (v ? (Array.isArray(v) ? v : [v]) : []
  * goes on every static subnet (SmartOS guarantees that an interface route's gateway is local). Resolvers
  * become one nameserver entry with the DNS domain as its search list.
  */
-export function smartOsNetworkConfig(nics: unknown, dnsServers: unknown, dnsDomain: unknown, routes: unknown): { version: 1; config: Obj[] } {
-  if (!Array.isArray(nics)) throw new TypeError(`sdc:nics must be a JSON list, not ${JSON.stringify(nics)?.slice(0, 100)}`);
+export function smartOsNetworkConfig(
+  nics: unknown,
+  dnsServers: unknown,
+  dnsDomain: unknown,
+  routes: unknown,
+): { version: 1; config: Obj[] } {
+  if (!Array.isArray(nics))
+    throw new TypeError(`sdc:nics must be a JSON list, not ${JSON.stringify(nics)?.slice(0, 100)}`);
   const servers = asList(dnsServers);
   const search = asList(dnsDomain);
   const routeList = (Array.isArray(routes) ? routes : []).filter((r): r is Obj => !!r && typeof r === 'object');
   const gateways: Record<'ipv4' | 'ipv6', string | undefined> = { ipv4: undefined, ipv6: undefined };
   const config: Obj[] = [];
   for (const raw of nics) {
-    if (!raw || typeof raw !== 'object') throw new TypeError(`an sdc:nics entry is not an object: ${JSON.stringify(raw)}`);
+    if (!raw || typeof raw !== 'object')
+      throw new TypeError(`an sdc:nics entry is not an object: ${JSON.stringify(raw)}`);
     const nic = raw as Obj;
-    if (typeof nic.interface !== 'string') throw new TypeError(`an sdc:nics entry has no interface name: ${JSON.stringify(nic).slice(0, 200)}`);
+    if (typeof nic.interface !== 'string')
+      throw new TypeError(`an sdc:nics entry has no interface name: ${JSON.stringify(nic).slice(0, 200)}`);
     const cfg: Obj = { ...pick(nic, PHYSICAL_KEYS), type: 'physical', name: nic.interface };
     if ('mac' in nic) cfg.mac_address = nic.mac;
     const subnets: Obj[] = [];
@@ -45,7 +64,9 @@ export function smartOsNetworkConfig(nics: unknown, dnsServers: unknown, dnsDoma
       const subnet: Obj = { ...pick(nic, SUBNET_KEYS), type: 'static', address };
       const family = address.includes('.') ? 'ipv4' : 'ipv6';
       if (nic.primary && !gateways[family]) {
-        const match = (Array.isArray(nic.gateways) ? nic.gateways : []).find((g) => typeof g === 'string' && (family === 'ipv4' ? g.includes('.') : g.includes(':')));
+        const match = (Array.isArray(nic.gateways) ? nic.gateways : []).find(
+          (g) => typeof g === 'string' && (family === 'ipv4' ? g.includes('.') : g.includes(':')),
+        );
         if (match) {
           gateways[family] = match as string;
           subnet.gateway = match;

@@ -1,4 +1,5 @@
-// SmartOS (Joyent Triton): metadata from the host over the Joyent protocol V2, on /dev/ttyS1 in a KVM guest or the zone socket in an LX-brand zone; detected from DMI or the zone's kernel version (cloud-init's DataSourceSmartOS).
+// SmartOS (Joyent Triton): metadata from the host over the Joyent protocol V2, on /dev/ttyS1 in a KVM guest or the zone
+// socket in an LX-brand zone; detected from DMI or the zone's kernel version (cloud-init's DataSourceSmartOS).
 import { version as kernelVersion } from 'node:os';
 import { posix } from 'node:path';
 import type { Platform } from '../../platform/platform';
@@ -47,7 +48,14 @@ const JSON_ATTRIBUTES: Array<[string, string]> = [
  * cloud-init's NO_BASE64_DECODE, including its missing comma: 'sdc:uuid' and 'user-data' run together as
  * 'sdc:uuiduser-data', so those two keys are decoded when base64_keys names them. Kept so both agree.
  */
-const NO_BASE64_DECODE = ['iptables_disable', 'motd_sys_info', 'root_authorized_keys', 'sdc:datacenter_name', 'sdc:uuiduser-data', 'user-script'];
+const NO_BASE64_DECODE = [
+  'iptables_disable',
+  'motd_sys_info',
+  'root_authorized_keys',
+  'sdc:datacenter_name',
+  'sdc:uuiduser-data',
+  'user-script',
+];
 
 /** cloud-init's BUILTIN_CLOUD_CONFIG for KVM guests: the ephemeral disk, formatted ext4. */
 const KVM_CLOUD_CONFIG = {
@@ -73,7 +81,8 @@ async function smartOsType(ctx: DetectContext): Promise<SmartOsType | undefined>
 function stringSetting(settings: Record<string, unknown>, key: string, fallback: string): string {
   const v = settings[key];
   if (v === undefined) return fallback;
-  if (typeof v !== 'string' || !v.startsWith('/')) throw new SourceError('SmartOS', `datasource.SmartOS.${key} must be an absolute path, not ${JSON.stringify(v)}`);
+  if (typeof v !== 'string' || !v.startsWith('/'))
+    throw new SourceError('SmartOS', `datasource.SmartOS.${key} must be an absolute path, not ${JSON.stringify(v)}`);
   return v;
 }
 
@@ -81,7 +90,11 @@ function timeoutSetting(settings: Record<string, unknown>): number {
   const v = settings.serial_timeout;
   if (v === undefined) return SERIAL_TIMEOUT_S;
   const n = typeof v === 'string' ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) throw new SourceError('SmartOS', `datasource.SmartOS.serial_timeout must be a number of seconds, not ${JSON.stringify(v)}`);
+  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0)
+    throw new SourceError(
+      'SmartOS',
+      `datasource.SmartOS.serial_timeout must be a number of seconds, not ${JSON.stringify(v)}`,
+    );
   return n;
 }
 
@@ -103,7 +116,9 @@ class LegacyBase64Keys {
       const listed = await this.client.keys();
       this.all = listed.includes('base64_all') ? isTrue(await this.client.get('base64_all')) : false;
       if (!this.all) {
-        const keys = new Set(listed.includes('base64_keys') ? ((await this.client.get('base64_keys')) ?? '').split(',') : []);
+        const keys = new Set(
+          listed.includes('base64_keys') ? ((await this.client.get('base64_keys')) ?? '').split(',') : [],
+        );
         // cloud-init takes `b64-<key>` as naming '-<key>' (it cuts 3 characters, not 4), which no host has: so
         // b64- keys never mark anything as base64 there. Kept the same, so the same host gives the same values.
         for (const k of listed.filter((l) => l.startsWith('b64-')).map((l) => l.slice(3))) {
@@ -118,13 +133,18 @@ class LegacyBase64Keys {
 }
 
 /** What the host holds, as cloud-init's _get_data reads it. */
-async function readHost(client: JoyentMetadataClient, legacy: LegacyBase64Keys | undefined, log: Log): Promise<Record<string, unknown>> {
+async function readHost(
+  client: JoyentMetadataClient,
+  legacy: LegacyBase64Keys | undefined,
+  log: Log,
+): Promise<Record<string, unknown>> {
   const md: Record<string, unknown> = {};
   for (const [name, key, strip] of ATTRIBUTES) {
     let v = await client.get(key);
     if (v !== undefined && legacy && (await legacy.encoded(key))) {
       const text = v;
-      if (text.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(text)) v = Buffer.from(text, 'base64').toString('utf8');
+      if (text.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(text))
+        v = Buffer.from(text, 'base64').toString('utf8');
       else log.warn(`SmartOS: failed base64 decoding key '${key}'; kept as it is`);
     }
     md[name] = v !== undefined && strip ? v.trim() : (v ?? null);
@@ -145,7 +165,13 @@ function cloudDir(config: Record<string, unknown>): string {
  * a script without `#!` that `file` calls text/plain gets `#!/bin/bash` (cloud-init runs scripts without a
  * shell); LINK, when given, points at the file.
  */
-async function writeBootContent(platform: Platform, log: Log, content: unknown, file: string, opts: { link?: string; shebang?: boolean; mode: number }): Promise<void> {
+async function writeBootContent(
+  platform: Platform,
+  log: Log,
+  content: unknown,
+  file: string,
+  opts: { link?: string; shebang?: boolean; mode: number },
+): Promise<void> {
   const text = typeof content === 'string' ? content : '';
   if (!text && (await platform.exists(file))) await platform.remove(file);
   if (opts.link && (await platform.readLink?.(opts.link)) !== undefined) await platform.remove(opts.link);
@@ -153,8 +179,11 @@ async function writeBootContent(platform: Platform, log: Log, content: unknown, 
   await platform.mkdir(posix.dirname(file));
   await platform.writeFile(file, text, { mode: opts.mode });
   if (opts.shebang && !text.startsWith('#!')) {
-    const r = await platform.run(['file', '--brief', '--mime-type', file], { allowFailure: true }).catch((err: unknown) => ({ code: 127, stdout: '', stderr: describeError(err) }));
-    if (r.code !== 0) log.warn(`SmartOS: could not tell the type of ${file} with file(1): ${r.stderr.trim() || `exit ${r.code}`}`);
+    const r = await platform
+      .run(['file', '--brief', '--mime-type', file], { allowFailure: true })
+      .catch((err: unknown) => ({ code: 127, stdout: '', stderr: describeError(err) }));
+    if (r.code !== 0)
+      log.warn(`SmartOS: could not tell the type of ${file} with file(1): ${r.stderr.trim() || `exit ${r.code}`}`);
     else if (r.stdout.trim() === 'text/plain') {
       await platform.writeFile(file, `#!/bin/bash\n${text}`, { mode: opts.mode });
       log.debug(`SmartOS: added a shebang to ${file}`);
@@ -166,7 +195,9 @@ async function writeBootContent(platform: Platform, log: Log, content: unknown, 
   }
 }
 
-/** cloud-init's BUILTIN_VENDOR_DATA: a boothook that installs a per-boot script running the operator and user scripts. */
+/**
+ * cloud-init's BUILTIN_VENDOR_DATA: a boothook that installs a per-boot script running the operator and user scripts.
+ */
 function builtinVendorData(userScript: string, operatorScript: string, perBootDir: string): string {
   return `#cloud-boothook
 #!/bin/sh
@@ -192,13 +223,27 @@ chmod +x "$fname"
 `;
 }
 
-async function openChannel(ctx: CrawlContext, type: SmartOsType, path: string, timeoutMs: number): Promise<LineChannel> {
+async function openChannel(
+  ctx: CrawlContext,
+  type: SmartOsType,
+  path: string,
+  timeoutMs: number,
+): Promise<LineChannel> {
   const host = ctx.platform.hostPath(path);
   try {
-    return type === 'kvm' ? openSerialChannel(host, ctx.platform.makeTtyRaw?.bind(ctx.platform), ctx.log) : await openSocketChannel(host, timeoutMs);
+    return type === 'kvm'
+      ? openSerialChannel(host, ctx.platform.makeTtyRaw?.bind(ctx.platform), ctx.log)
+      : await openSocketChannel(host, timeoutMs);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new SourceError('SmartOS', `no metadata ${type === 'kvm' ? 'serial port' : 'socket'} ${path}`, { cause: err });
-    throw new SourceError('SmartOS', `cannot open the metadata ${type === 'kvm' ? 'serial port' : 'socket'} ${path}: ${describeError(err)}`, { cause: err });
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new SourceError('SmartOS', `no metadata ${type === 'kvm' ? 'serial port' : 'socket'} ${path}`, {
+        cause: err,
+      });
+    throw new SourceError(
+      'SmartOS',
+      `cannot open the metadata ${type === 'kvm' ? 'serial port' : 'socket'} ${path}: ${describeError(err)}`,
+      { cause: err },
+    );
   }
 }
 
@@ -211,20 +256,29 @@ export const smartOsSource: Datasource = {
     const source = subplatformSource(data);
     return `${cls} [client=${source.startsWith('/dev/') ? `JoyentMetadataSerialClient(device=${source}, timeout=60)` : `JoyentMetadataSocketClient(socketpath=${source})`}]`;
   },
-  /** ds-identify's dscheck_SmartOS: DMI product `SmartDC*`, or an LX-brand kernel with the zone's metadata socket present. */
+  /**
+   * ds-identify's dscheck_SmartOS: DMI product `SmartDC*`, or an LX-brand kernel with the zone's metadata socket
+   * present.
+   */
   async detect(ctx: DetectContext) {
     if ((ctx.dmi.product_name ?? '').startsWith('SmartDC')) return true;
     return (await unameVersion(ctx.platform)) === LX_BRAND_KERNEL && (await ctx.platform.exists(SMARTOS_SOCKET));
   },
   async crawl(ctx: CrawlContext): Promise<InstanceData> {
     const type = await smartOsType(ctx);
-    if (!type) throw new SourceError('SmartOS', `not on SmartOS: DMI product '${ctx.dmi.product_name ?? ''}' is not SmartDC… and the kernel is not '${LX_BRAND_KERNEL}'`);
+    if (!type)
+      throw new SourceError(
+        'SmartOS',
+        `not on SmartOS: DMI product '${ctx.dmi.product_name ?? ''}' is not SmartDC… and the kernel is not '${LX_BRAND_KERNEL}'`,
+      );
     const device = stringSetting(ctx.settings, 'serial_device', SMARTOS_SERIAL_DEVICE);
     const sockfile = stringSetting(ctx.settings, 'metadata_sockfile', SMARTOS_SOCKET);
     const timeoutMs = timeoutSetting(ctx.settings) * 1000;
     const path = type === 'kvm' ? device : sockfile;
-    // The serial port is opened where the root's /dev/ttyS1 leads (a device node, or a link to a pty in tests); opening is the existence check.
-    if (type === 'lx-brand' && !(await ctx.platform.exists(path))) throw new SourceError('SmartOS', `no metadata socket ${path}`);
+    // The serial port is opened where the root's /dev/ttyS1 leads (a device node, or a link to a pty in tests); opening
+    // is the existence check.
+    if (type === 'lx-brand' && !(await ctx.platform.exists(path)))
+      throw new SourceError('SmartOS', `no metadata socket ${path}`);
     const channel = await openChannel(ctx, type, path, timeoutMs);
     const client = new JoyentMetadataClient(channel, timeoutMs, ctx.log, path);
     const onAbort = () => void channel.close();
@@ -235,7 +289,8 @@ export const smartOsSource: Datasource = {
       await client.negotiate();
       md = await readHost(client, type === 'kvm' ? new LegacyBase64Keys(client) : undefined, ctx.log);
     } catch (err) {
-      if (ctx.signal?.aborted) throw new SourceError('SmartOS', `the stage's time ran out while reading ${path}`, { cause: err });
+      if (ctx.signal?.aborted)
+        throw new SourceError('SmartOS', `the stage's time ran out while reading ${path}`, { cause: err });
       throw err;
     } finally {
       ctx.signal?.removeEventListener('abort', onAbort);
@@ -246,20 +301,32 @@ export const smartOsSource: Datasource = {
 };
 
 /** The instance data of what the host gave, after writing the scripts and user data file as cloud-init does. */
-async function smartOsInstanceData(ctx: CrawlContext, type: SmartOsType, md: Record<string, unknown>): Promise<InstanceData> {
+async function smartOsInstanceData(
+  ctx: CrawlContext,
+  type: SmartOsType,
+  md: Record<string, unknown>,
+): Promise<InstanceData> {
   const iid = md['instance-id'];
   if (typeof iid !== 'string' || !iid) throw new SourceError('SmartOS', 'the host gave no sdc:uuid (the instance id)');
-  if (iid.includes('/') || iid === '.' || iid === '..') throw new SourceError('SmartOS', `the instance id ${JSON.stringify(iid)} from sdc:uuid cannot name a folder`);
+  if (iid.includes('/') || iid === '.' || iid === '..')
+    throw new SourceError('SmartOS', `the instance id ${JSON.stringify(iid)} from sdc:uuid cannot name a folder`);
   const cloud = cloudDir(ctx.config);
   const dataDir = posix.join(cloud, 'instances', iid, 'data');
   const userScript = posix.join(dataDir, 'user-script');
   const operatorScript = posix.join(dataDir, 'operator-script');
   // Written on every boot, as the SmartOS data dictionary says; the default vendor data runs them.
-  await writeBootContent(ctx.platform, ctx.log, md['user-script'], userScript, { link: `${LEGACY_USER_D}/user-script`, shebang: true, mode: 0o700 });
+  await writeBootContent(ctx.platform, ctx.log, md['user-script'], userScript, {
+    link: `${LEGACY_USER_D}/user-script`,
+    shebang: true,
+    mode: 0o700,
+  });
   await writeBootContent(ctx.platform, ctx.log, md['operator-script'], operatorScript, { mode: 0o700 });
-  await writeBootContent(ctx.platform, ctx.log, md['legacy-user-data'], `${LEGACY_USER_D}/mdata-user-data`, { mode: 0o400 });
+  await writeBootContent(ctx.platform, ctx.log, md['legacy-user-data'], `${LEGACY_USER_D}/mdata-user-data`, {
+    mode: 0o400,
+  });
   if (!md['local-hostname']) md['local-hostname'] = md.hostname || iid;
-  if (!md['vendor-data']) md['vendor-data'] = builtinVendorData(userScript, operatorScript, posix.join(cloud, 'scripts', 'per-boot'));
+  if (!md['vendor-data'])
+    md['vendor-data'] = builtinVendorData(userScript, operatorScript, posix.join(cloud, 'scripts', 'per-boot'));
   const data: InstanceData = {
     instanceId: iid,
     cloudName: 'joyent',
@@ -272,10 +339,14 @@ async function smartOsInstanceData(ctx: CrawlContext, type: SmartOsType, md: Rec
     metadata: md,
   };
   if (typeof md.availability_zone === 'string' && md.availability_zone) data.availabilityZone = md.availability_zone;
-  if (typeof md['user-data'] === 'string' && md['user-data']) data.userData = new Uint8Array(Buffer.from(md['user-data'], 'utf8'));
+  if (typeof md['user-data'] === 'string' && md['user-data'])
+    data.userData = new Uint8Array(Buffer.from(md['user-data'], 'utf8'));
   if (md['network-data'] !== null) {
     try {
-      data.networkConfig = { format: 'v1', config: smartOsNetworkConfig(md['network-data'], md.dns_servers, md.dns_domain, md.routes) };
+      data.networkConfig = {
+        format: 'v1',
+        config: smartOsNetworkConfig(md['network-data'], md.dns_servers, md.dns_domain, md.routes),
+      };
     } catch (err) {
       throw new SourceError('SmartOS', `sdc:nics cannot be read as network config: ${describeError(err)}`);
     }

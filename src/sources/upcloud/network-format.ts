@@ -1,4 +1,5 @@
-// UpCloud's metadata `network` (interfaces with their IP addresses, and the DNS servers) converted to network config v1, as cloud-init's helpers/upcloud.py does.
+// UpCloud's metadata `network` (interfaces with their IP addresses, and the DNS servers) converted to network config
+// v1, as cloud-init's helpers/upcloud.py does.
 import { isObj, list, obj, str, type Obj } from '../../net/check';
 import { NetworkConfigError } from '../../net/net-error';
 import type { NetworkFormat } from '../../net/network-format';
@@ -13,7 +14,8 @@ function subnetFor(raw: unknown, key: string, dns: unknown): Obj {
   const network = typeof ip.network === 'string' ? ip.network : '';
   if (network.includes('/')) sub.netmask = network.split('/')[1];
   // Only DNS servers that differ from the global list are the address's own (cloud-init compares the lists).
-  if (Array.isArray(ip.dns) && ip.dns.length > 0 && JSON.stringify(ip.dns) !== JSON.stringify(dns)) sub.dns_nameservers = ip.dns;
+  if (Array.isArray(ip.dns) && ip.dns.length > 0 && JSON.stringify(ip.dns) !== JSON.stringify(dns))
+    sub.dns_nameservers = ip.dns;
   return sub;
 }
 
@@ -29,12 +31,19 @@ export function convertUpCloudNetwork(input: unknown, macs: Map<string, string>)
     const iface = obj(raw, key);
     const mac = str(iface.mac, `${key}.mac`);
     const name = macs.get(mac.toLowerCase());
-    if (!name) throw new NetworkConfigError(`${key}.mac`, `no network interface on this machine has the MAC ${mac}; the configuration cannot be applied`);
-    const subnets = list(iface.ip_addresses, `${key}.ip_addresses`).map((ip, j) => subnetFor(ip, `${key}.ip_addresses[${j}]`, root.dns));
+    if (!name)
+      throw new NetworkConfigError(
+        `${key}.mac`,
+        `no network interface on this machine has the MAC ${mac}; the configuration cannot be applied`,
+      );
+    const subnets = list(iface.ip_addresses, `${key}.ip_addresses`).map((ip, j) =>
+      subnetFor(ip, `${key}.ip_addresses[${j}]`, root.dns),
+    );
     config.push({ type: 'physical', name, mac_address: mac, subnets });
   });
   if (Array.isArray(root.dns) && root.dns.length > 0) config.push({ type: 'nameserver', address: root.dns });
-  else if (root.dns !== undefined && root.dns !== null && !isObj(root.dns) && !Array.isArray(root.dns)) throw new NetworkConfigError('upcloud.network.dns', 'must be a list of addresses');
+  else if (root.dns !== undefined && root.dns !== null && !isObj(root.dns) && !Array.isArray(root.dns))
+    throw new NetworkConfigError('upcloud.network.dns', 'must be a list of addresses');
   return { version: 1, config };
 }
 

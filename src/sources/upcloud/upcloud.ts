@@ -1,4 +1,5 @@
-// UpCloud: the server metadata JSON at 169.254.169.254/metadata/v1.json, read in init-local inside a temporary DHCP lease (UpCloudLocal) or in init (UpCloud); detected from DMI, the server UUID from the system UUID.
+// UpCloud: the server metadata JSON at 169.254.169.254/metadata/v1.json, read in init-local inside a temporary DHCP
+// lease (UpCloudLocal) or in init (UpCloud); detected from DMI, the server UUID from the system UUID.
 import { HttpClient, HttpError } from '../../util/http';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
 import { withEphemeralNetwork } from '../ephemeral-lease';
@@ -35,14 +36,20 @@ export const upCloudSource: Datasource = {
   async detect(ctx: DetectContext) {
     return onUpCloud(ctx);
   },
-  // UpCloudLocal: init-local takes a lease on the fallback NIC when DMI says UpCloud; UpCloud (init) reads over the configured network.
+  // UpCloudLocal: init-local takes a lease on the fallback NIC when DMI says UpCloud; UpCloud (init) reads over the
+  // configured network.
   async localEvidence(ctx: DetectContext) {
     return onUpCloud(ctx);
   },
   async crawl(ctx: CrawlContext): Promise<InstanceData> {
-    if (!onUpCloud(ctx)) throw new SourceError('UpCloud', `the DMI system vendor is '${ctx.dmi.sys_vendor ?? ''}', not UpCloud`);
+    if (!onUpCloud(ctx))
+      throw new SourceError('UpCloud', `the DMI system vendor is '${ctx.dmi.sys_vendor ?? ''}', not UpCloud`);
     const serverUuid = ctx.dmi.product_uuid;
-    if (!serverUuid) throw new SourceError('UpCloud', 'DMI says UpCloud but gives no system UUID (the server UUID); contact UpCloud support at https://hub.upcloud.com');
+    if (!serverUuid)
+      throw new SourceError(
+        'UpCloud',
+        'DMI says UpCloud but gives no system UUID (the server UUID); contact UpCloud support at https://hub.upcloud.com',
+      );
     const s = settingsFor(ctx);
     const client = new HttpClient({ log: ctx.log, ...(ctx.env ? { env: ctx.env } : {}) });
     try {

@@ -1,4 +1,5 @@
-// cloudbase-init's VMwareGuestInfoService: guestinfo through [vmwareguestinfo] vmware_rpctool_path, read by cloudbase-guestinfo.ts.
+// cloudbase-init's VMwareGuestInfoService: guestinfo through [vmwareguestinfo] vmware_rpctool_path, read by
+// cloudbase-guestinfo.ts.
 import type { CloudbaseMetadataService } from '../cloudbase-metadata-service';
 import { CLOUDBASE_SERVICES_PACKAGE } from '../cloudbase-metadata-service';
 import { sourceSettings } from '../settings';

@@ -11,7 +11,10 @@ const MAX_INFLATED = 64 * 1024 * 1024;
 function base64(where: string, text: string): Buffer {
   const compact = text.replace(/\s+/g, '');
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.length % 4 !== 0) {
-    throw new SourceError('VMware', `${where} is not valid base64 (${compact.length % 4 !== 0 ? 'its length is not a multiple of 4' : 'it holds characters outside the base64 alphabet'})`);
+    throw new SourceError(
+      'VMware',
+      `${where} is not valid base64 (${compact.length % 4 !== 0 ? 'its length is not a multiple of 4' : 'it holds characters outside the base64 alphabet'})`,
+    );
   }
   return Buffer.from(compact, 'base64');
 }
@@ -32,7 +35,10 @@ export function decodeGuestinfo(where: string, encoding: string | undefined, val
     try {
       return gunzipSync(packed, { maxOutputLength: MAX_INFLATED });
     } catch (err) {
-      const why = (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? `inflates past ${MAX_INFLATED} bytes` : describeError(err);
+      const why =
+        (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE'
+          ? `inflates past ${MAX_INFLATED} bytes`
+          : describeError(err);
       throw new SourceError('VMware', `${where} is not valid gzip (encoding ${enc}): ${why}`);
     }
   }

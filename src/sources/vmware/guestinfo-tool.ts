@@ -48,17 +48,27 @@ function argv(tool: 'vmware-rpctool' | 'vmtoolsd', path: string, rpc: string): s
   return tool === 'vmtoolsd' ? [path, '--cmd', rpc] : [path, rpc];
 }
 
-export function guestinfoTool(platform: Platform, tool: 'vmware-rpctool' | 'vmtoolsd', path: string, timeoutMs: number): GuestinfoTool {
-  /** Stdout of one RPC; undefined for "No value found"; GuestinfoToolFailed for any other failure, timeouts included. */
+export function guestinfoTool(
+  platform: Platform,
+  tool: 'vmware-rpctool' | 'vmtoolsd',
+  path: string,
+  timeoutMs: number,
+): GuestinfoTool {
+  /**
+   * Stdout of one RPC; undefined for "No value found"; GuestinfoToolFailed for any other failure, timeouts included.
+   */
   const call = async (rpc: string): Promise<string | undefined> => {
     try {
       return (await platform.run(argv(tool, path, rpc), { timeoutMs })).stdout;
     } catch (err) {
-      if (err instanceof CommandError && err.failure.code === 1 && err.failure.stderr?.trim() === NO_VALUE) return undefined;
+      if (err instanceof CommandError && err.failure.code === 1 && err.failure.stderr?.trim() === NO_VALUE)
+        return undefined;
       const f = err instanceof CommandError ? err.failure : undefined;
       const why = f?.reason ?? (f?.code !== undefined ? `exit ${f.code}` : describeError(err));
       const stderr = f?.stderr?.trim().slice(0, 300);
-      throw new GuestinfoToolFailed(`${tool} '${rpc.split(' ').slice(0, 2).join(' ')}' failed (${why})${stderr ? `: ${stderr}` : ''}`);
+      throw new GuestinfoToolFailed(
+        `${tool} '${rpc.split(' ').slice(0, 2).join(' ')}' failed (${why})${stderr ? `: ${stderr}` : ''}`,
+      );
     }
   };
   return {

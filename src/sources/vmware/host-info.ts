@@ -1,4 +1,5 @@
-// VMware's host info (cloud-init's DataSourceVMware.get_host_info): the host name, the default IPv4/IPv6 addresses and every NIC's addresses, read with iproute2's JSON output in the target.
+// VMware's host info (cloud-init's DataSourceVMware.get_host_info): the host name, the default IPv4/IPv6 addresses and
+// every NIC's addresses, read with iproute2's JSON output in the target.
 import { prefixToIpv4Mask } from '../../net/ip';
 import type { Platform } from '../../platform/platform';
 import type { Log } from '../../util/log';
@@ -15,7 +16,13 @@ interface IpLink {
 }
 
 export interface HostInfo {
-  network: { interfaces: { 'by-mac': Record<string, Record<string, NetifacesAddress[]>>; 'by-ipv4': Record<string, NetifacesAddress>; 'by-ipv6': Record<string, NetifacesAddress> } };
+  network: {
+    interfaces: {
+      'by-mac': Record<string, Record<string, NetifacesAddress[]>>;
+      'by-ipv4': Record<string, NetifacesAddress>;
+      'by-ipv6': Record<string, NetifacesAddress>;
+    };
+  };
   hostname?: string;
   'local-hostname'?: string;
   local_hostname?: string;
@@ -45,7 +52,11 @@ function isUsableAddress(addr: string, family: 'inet' | 'inet6'): boolean {
 
 /** netifaces' AF_INET entry: the broadcast is the local address itself when the kernel holds none (getifaddrs). */
 function inetEntry(a: NonNullable<IpLink['addr_info']>[number]): NetifacesAddress {
-  return { addr: a.local as string, netmask: prefixToIpv4Mask(a.prefixlen ?? 32), broadcast: a.broadcast ?? (a.local as string) };
+  return {
+    addr: a.local as string,
+    netmask: prefixToIpv4Mask(a.prefixlen ?? 32),
+    broadcast: a.broadcast ?? (a.local as string),
+  };
 }
 
 function inet6Entry(a: NonNullable<IpLink['addr_info']>[number]): NetifacesAddress {
@@ -59,7 +70,9 @@ function inet6Entry(a: NonNullable<IpLink['addr_info']>[number]): NetifacesAddre
 function onlyAddress(link: IpLink | undefined, family: 'inet' | 'inet6', log: Log): string | undefined {
   const list = (link?.addr_info ?? []).filter((a) => a.family === family && a.local);
   if (list.length > 1) {
-    log.warn(`device ${link?.ifname ?? '?'} has more than one ${family === 'inet' ? 'ipv4' : 'ipv6'} address: ${list.map((a) => a.local).join(', ')}`);
+    log.warn(
+      `device ${link?.ifname ?? '?'} has more than one ${family === 'inet' ? 'ipv4' : 'ipv6'} address: ${list.map((a) => a.local).join(', ')}`,
+    );
     return undefined;
   }
   return list[0]?.local;
@@ -67,7 +80,10 @@ function onlyAddress(link: IpLink | undefined, family: 'inet' | 'inet6', log: Lo
 
 /** The default route's device for one family (`ip -j [-6] route show default`), or undefined. */
 async function defaultRouteDevice(platform: Platform, family: '-4' | '-6'): Promise<string | undefined> {
-  const r = await platform.run(['ip', '-j', family, 'route', 'show', 'default'], { allowFailure: true, timeoutMs: 5000 });
+  const r = await platform.run(['ip', '-j', family, 'route', 'show', 'default'], {
+    allowFailure: true,
+    timeoutMs: 5000,
+  });
   if (r.code !== 0) return undefined;
   try {
     const routes = JSON.parse(r.stdout || '[]') as Array<{ dev?: string }>;
@@ -99,7 +115,12 @@ export async function readLinks(platform: Platform): Promise<IpLink[]> {
  * default routes' addresses, each falling back to the other family's NIC), and every NIC with a MAC under
  * by-mac, every usable address under by-ipv4/by-ipv6, in netifaces' shapes. LINKS are `ip -j addr show`'s.
  */
-export function hostInfoFrom(links: IpLink[], defaults: { v4?: string; v6?: string }, hostname: string | undefined, log: Log): HostInfo {
+export function hostInfoFrom(
+  links: IpLink[],
+  defaults: { v4?: string; v6?: string },
+  hostname: string | undefined,
+  log: Log,
+): HostInfo {
   const info: HostInfo = { network: { interfaces: { 'by-mac': {}, 'by-ipv4': {}, 'by-ipv6': {} } } };
   if (hostname) {
     info.hostname = hostname;
@@ -124,7 +145,8 @@ export function hostInfoFrom(links: IpLink[], defaults: { v4?: string; v6?: stri
     if (mac && (inet.length > 0 || inet6.length > 0)) {
       const entry: Record<string, NetifacesAddress[]> = {};
       if (inet.length > 0) entry.ipv4 = inet.filter((a) => isUsableAddress(a.local as string, 'inet')).map(inetEntry);
-      if (inet6.length > 0) entry.ipv6 = inet6.filter((a) => isUsableAddress(a.local as string, 'inet6')).map(inet6Entry);
+      if (inet6.length > 0)
+        entry.ipv6 = inet6.filter((a) => isUsableAddress(a.local as string, 'inet6')).map(inet6Entry);
       byMac[mac] = entry;
     }
     for (const a of inet.filter((x) => isUsableAddress(x.local as string, 'inet'))) {

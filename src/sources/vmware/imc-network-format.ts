@@ -1,4 +1,5 @@
-// A VMware customization spec's NICs and DNS turned into network config v2, as cloud-init 25.1's imc/config_nic.py does.
+// A VMware customization spec's NICs and DNS turned into network config v2, as cloud-init 25.1's imc/config_nic.py
+// does.
 import { readCustSpec, type CustNic, type CustSpec } from '../../config/vmware-cust-cfg';
 import type { Obj } from '../../net/check';
 import { isIPv4, isIPv6, maskToPrefix, networkOf } from '../../net/ip';
@@ -10,23 +11,29 @@ function ipv4Prefix(nic: CustNic, key: string): number {
   // No NETMASK: the address stands alone (/32), as in cloud-init.
   if (netmask === undefined) return 32;
   const prefix = maskToPrefix(netmask);
-  if (prefix === undefined || prefix > 32 || (!/^\d+$/.test(netmask) && !isIPv4(netmask))) throw new NetworkConfigError(`${key}.NETMASK`, `'${netmask}' is not a netmask`);
+  if (prefix === undefined || prefix > 32 || (!/^\d+$/.test(netmask) && !isIPv4(netmask)))
+    throw new NetworkConfigError(`${key}.NETMASK`, `'${netmask}' is not a netmask`);
   return prefix;
 }
 
 function ipv6Prefix(netmask: string | undefined, key: string): number {
   if (netmask === undefined) throw new NetworkConfigError(key, 'is missing or empty');
   const prefix = maskToPrefix(netmask);
-  if (prefix === undefined || prefix > 128 || (!/^\d+$/.test(netmask) && !isIPv6(netmask))) throw new NetworkConfigError(key, `'${netmask}' is not an IPv6 prefix or netmask`);
+  if (prefix === undefined || prefix > 128 || (!/^\d+$/.test(netmask) && !isIPv6(netmask)))
+    throw new NetworkConfigError(key, `'${netmask}' is not an IPv6 prefix or netmask`);
   return prefix;
 }
 
 function checkIp(addr: string, v6: boolean, key: string): string {
-  if (!(v6 ? isIPv6(addr) : isIPv4(addr))) throw new NetworkConfigError(key, `'${addr}' is not an IPv${v6 ? 6 : 4} address`);
+  if (!(v6 ? isIPv6(addr) : isIPv4(addr)))
+    throw new NetworkConfigError(key, `'${addr}' is not an IPv${v6 ? 6 : 4} address`);
   return addr;
 }
 
-/** One NIC's ethernet entry: the keys in cloud-init's order (match, set-name, wakeonlan, dhcp4, dhcp6, addresses, routes, nameservers). */
+/**
+ * One NIC's ethernet entry: the keys in cloud-init's order (match, set-name, wakeonlan, dhcp4, dhcp6, addresses,
+ * routes, nameservers).
+ */
 function ethernet(nic: CustNic, spec: CustSpec, hasPrimary: boolean, key: string): Obj {
   const dev: Obj = { match: { macaddress: nic.mac } };
   // ONBOOT is read as wake-on-LAN by cloud-init 25.1 (22.4 read it as `control: auto`).
@@ -73,10 +80,17 @@ function ethernet(nic: CustNic, spec: CustSpec, hasPrimary: boolean, key: string
  * SPEC's network as v2. MACS maps a lower-case MAC to this machine's interface name; without it (net-convert) the
  * NIC's section name (`NIC1`) names the interface, as cloud-init's net-convert does.
  */
-export function convertVmwareImcNetwork(spec: CustSpec, macs?: Map<string, string>): { version: 2; ethernets: Record<string, Obj> } {
+export function convertVmwareImcNetwork(
+  spec: CustSpec,
+  macs?: Map<string, string>,
+): { version: 2; ethernets: Record<string, Obj> } {
   if (spec.nics.length === 0) throw new NetworkConfigError('cust.cfg NIC-CONFIG.NICS', 'no NICs are listed');
   const primaries = spec.nics.filter((n) => n.primary);
-  if (primaries.length > 1) throw new NetworkConfigError('cust.cfg', `only one NIC may be PRIMARY, not ${primaries.map((n) => n.name).join(' and ')}`);
+  if (primaries.length > 1)
+    throw new NetworkConfigError(
+      'cust.cfg',
+      `only one NIC may be PRIMARY, not ${primaries.map((n) => n.name).join(' and ')}`,
+    );
   const ethernets: Record<string, Obj> = {};
   for (const nic of spec.nics) {
     const key = `cust.cfg ${nic.name}`;
@@ -95,5 +109,6 @@ export function convertVmwareImcNetwork(spec: CustSpec, macs?: Map<string, strin
 export const vmwareImcNetworkFormat: NetworkFormat = {
   name: 'vmware-imc',
   documentKey: 'cust.cfg',
-  toNetworkConfig: (config, ctx) => convertVmwareImcNetwork(readCustSpec(String(config), ctx.key ?? 'cust.cfg'), ctx.macs.size ? ctx.macs : undefined),
+  toNetworkConfig: (config, ctx) =>
+    convertVmwareImcNetwork(readCustSpec(String(config), ctx.key ?? 'cust.cfg'), ctx.macs.size ? ctx.macs : undefined),
 };

@@ -1,4 +1,5 @@
-// VMware's init-stage setup (cloud-init's DataSourceVMware.setup): waits for the addresses metadata asks for, merges the host info into the metadata and publishes local-ipv4/local-ipv6 to guestinfo.
+// VMware's init-stage setup (cloud-init's DataSourceVMware.setup): waits for the addresses metadata asks for, merges
+// the host info into the metadata and publishes local-ipv4/local-ipv6 to guestinfo.
 import type { InstanceData, SetupContext } from '../datasource';
 import { guestinfoKey, guestinfoTools } from './guestinfo-tool';
 import { readHostInfo, type HostInfo } from './host-info';
@@ -11,7 +12,11 @@ const POLL_MS = 1000;
 /** cloud-init's translate_bool: a boolean as is; true, 1, on, yes (any case) as true; anything else false. */
 function translateBool(v: unknown): boolean {
   if (typeof v === 'boolean') return v;
-  return ['true', '1', 'on', 'yes'].includes(String(v ?? '').trim().toLowerCase());
+  return ['true', '1', 'on', 'yes'].includes(
+    String(v ?? '')
+      .trim()
+      .toLowerCase(),
+  );
 }
 
 /** util.mergemanydict([A, B]) with the default mergers: A's values win, B adds what A lacks, mappings merged deeply. */
@@ -38,10 +43,14 @@ function ready(info: HostInfo, want: { v4: boolean; v6: boolean }): boolean {
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }
 
@@ -50,7 +59,11 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * such an address is up, at most LIMIT_MS), its local-ipv4/local-ipv6 published with `info-set
  * guestinfo.local-ipv4 …` through the rpctool, and merged into the metadata (the metadata's own keys win).
  */
-export async function vmwareSetup(ctx: SetupContext, data: InstanceData, limitMs = WAIT_ON_NETWORK_LIMIT_MS): Promise<InstanceData> {
+export async function vmwareSetup(
+  ctx: SetupContext,
+  data: InstanceData,
+  limitMs = WAIT_ON_NETWORK_LIMIT_MS,
+): Promise<InstanceData> {
   const md = data.metadata;
   const w = isMapping(md['wait-on-network']) ? md['wait-on-network'] : {};
   const want = { v4: translateBool(w.ipv4), v6: translateBool(w.ipv6) };
@@ -58,7 +71,9 @@ export async function vmwareSetup(ctx: SetupContext, data: InstanceData, limitMs
   let info = await readHostInfo(ctx.platform, ctx.log);
   while (!ready(info, want) && !ctx.signal?.aborted) {
     if (Date.now() >= deadline) {
-      ctx.log.warn(`VMware: gave up waiting on the network after ${Math.round(limitMs / 1000)} s (wait-on-network ipv4=${want.v4}, ipv6=${want.v6}); going on without those addresses`);
+      ctx.log.warn(
+        `VMware: gave up waiting on the network after ${Math.round(limitMs / 1000)} s (wait-on-network ipv4=${want.v4}, ipv6=${want.v6}); going on without those addresses`,
+      );
       break;
     }
     ctx.log.debug(`waiting on network: wait4=${want.v4}, wait6=${want.v6}`);
@@ -81,7 +96,9 @@ async function advertise(ctx: SetupContext, info: HostInfo): Promise<void> {
   const [tool] = await guestinfoTools(ctx.platform, 30_000);
   for (const [key, value] of pairs) {
     if (!tool) {
-      ctx.log.warn(`VMware: failed to set ${guestinfoKey(key)} to ${value}: neither vmware-rpctool nor vmtoolsd is installed`);
+      ctx.log.warn(
+        `VMware: failed to set ${guestinfoKey(key)} to ${value}: neither vmware-rpctool nor vmtoolsd is installed`,
+      );
       continue;
     }
     try {

@@ -1,11 +1,18 @@
-// VMware: cloud-init's DataSourceVMware: metadata, user data and vendor data from the VM's guestinfo keys (or VMX_GUESTINFO_* variables).
+// VMware: cloud-init's DataSourceVMware: metadata, user data and vendor data from the VM's guestinfo keys (or
+// VMX_GUESTINFO_* variables).
 import { readYaml, YamlError } from '../../config/read-yaml';
 import type { Log } from '../../util/log';
 import type { CrawlContext, Datasource, DetectContext, InstanceData } from '../datasource';
 import { SourceError } from '../source-error';
 import { sourceSettings } from '../settings';
 import { decodeGuestinfo, guestinfoText } from './guestinfo-decode';
-import { GUESTINFO_CLEARED, GuestinfoToolFailed, guestinfoKey, guestinfoTools, type GuestinfoTool } from './guestinfo-tool';
+import {
+  GUESTINFO_CLEARED,
+  GuestinfoToolFailed,
+  guestinfoKey,
+  guestinfoTools,
+  type GuestinfoTool,
+} from './guestinfo-tool';
 import { vmwareSetup } from './vmware-setup';
 import { vmwareImcNetworkFormat } from './imc-network-format';
 import { describeError } from '../../util/errors';
@@ -34,7 +41,11 @@ function timeoutMs(settings: Record<string, unknown>): number {
   const v = settings.timeout;
   if (v === undefined || v === null) return DEFAULT_TIMEOUT_S * 1000;
   const n = typeof v === 'string' ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) throw new SourceError(NAME, `datasource.VMware.timeout must be a positive number of seconds, not ${JSON.stringify(v)}`);
+  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0)
+    throw new SourceError(
+      NAME,
+      `datasource.VMware.timeout must be a positive number of seconds, not ${JSON.stringify(v)}`,
+    );
   return n * 1000;
 }
 
@@ -45,7 +56,8 @@ function fromEnv(env: NodeJS.ProcessEnv, log: Log): Raw | undefined {
   const raw: Raw = {};
   for (const key of DATA_KEYS) {
     const value = present(env[envKey(key)]);
-    if (value !== undefined) raw[key] = decodeGuestinfo(envKey(key), present(env[envKey(`${key}.encoding`)]), value, log);
+    if (value !== undefined)
+      raw[key] = decodeGuestinfo(envKey(key), present(env[envKey(`${key}.encoding`)]), value, log);
   }
   return Object.keys(raw).length > 0 ? raw : undefined;
 }
@@ -54,7 +66,8 @@ async function fromTool(tool: GuestinfoTool, log: Log): Promise<Raw> {
   const raw: Raw = {};
   for (const key of DATA_KEYS) {
     const value = await tool.get(key);
-    if (value !== undefined) raw[key] = decodeGuestinfo(guestinfoKey(key), await tool.get(`${key}.encoding`), value, log);
+    if (value !== undefined)
+      raw[key] = decodeGuestinfo(guestinfoKey(key), await tool.get(`${key}.encoding`), value, log);
   }
   return raw;
 }
@@ -74,18 +87,29 @@ function jsonOrYaml(where: string, text: string): Record<string, unknown> {
     }
   }
   if (value === null || value === undefined) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw new SourceError(NAME, `${where} must be a mapping, not ${Array.isArray(value) ? 'a list' : typeof value}`);
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new SourceError(NAME, `${where} must be a mapping, not ${Array.isArray(value) ? 'a list' : typeof value}`);
   return value as Record<string, unknown>;
 }
 
-/** cloud-init's process_metadata: `network` (a mapping, or text encoded by `network.encoding`) moved under `network.config`. */
+/**
+ * cloud-init's process_metadata: `network` (a mapping, or text encoded by `network.encoding`) moved under
+ * `network.config`.
+ */
 function processMetadata(where: string, md: Record<string, unknown>, log: Log): Record<string, unknown> {
   const { network, 'network.encoding': encoding, ...rest } = md;
   if (!network) return rest;
   if (typeof network === 'object' && !Array.isArray(network)) return { ...rest, network: { config: network } };
-  if (typeof network !== 'string') throw new SourceError(NAME, `${where}: network must be a mapping or encoded text, not ${Array.isArray(network) ? 'a list' : typeof network}`);
+  if (typeof network !== 'string')
+    throw new SourceError(
+      NAME,
+      `${where}: network must be a mapping or encoded text, not ${Array.isArray(network) ? 'a list' : typeof network}`,
+    );
   const netWhere = `${where} network`;
-  const text = guestinfoText(netWhere, decodeGuestinfo(netWhere, typeof encoding === 'string' ? encoding : undefined, network, log));
+  const text = guestinfoText(
+    netWhere,
+    decodeGuestinfo(netWhere, typeof encoding === 'string' ? encoding : undefined, network, log),
+  );
   return { ...rest, network: { config: jsonOrYaml(netWhere, text) } };
 }
 
@@ -93,7 +117,8 @@ function networkConfigOf(where: string, md: Record<string, unknown>): InstanceDa
   const net = md.network as { config?: Record<string, unknown> } | undefined;
   if (!net?.config) return undefined;
   let cfg = net.config;
-  if (cfg.network && typeof cfg.network === 'object' && !Array.isArray(cfg.network)) cfg = cfg.network as Record<string, unknown>;
+  if (cfg.network && typeof cfg.network === 'object' && !Array.isArray(cfg.network))
+    cfg = cfg.network as Record<string, unknown>;
   const version = Number(cfg.version);
   if (version === 1) return { format: 'v1', config: cfg };
   if (version === 2) return { format: 'v2', config: cfg };
@@ -108,7 +133,9 @@ export function vmwarePublicKeys(md: Record<string, unknown>): string[] {
   if (typeof data === 'string') return data.split(/\r?\n/).filter((l) => l.trim() !== '');
   if (Array.isArray(data)) return data.filter((k): k is string => typeof k === 'string' && k !== '');
   if (typeof data === 'object') {
-    return Object.values(data).flatMap((v) => (typeof v === 'string' ? [v] : Array.isArray(v) ? v : [])).filter((k): k is string => typeof k === 'string' && k !== '');
+    return Object.values(data)
+      .flatMap((v) => (typeof v === 'string' ? [v] : Array.isArray(v) ? v : []))
+      .filter((k): k is string => typeof k === 'string' && k !== '');
   }
   return [];
 }
@@ -118,13 +145,19 @@ function keysToRedact(md: Record<string, unknown>): string[] {
   const v = 'redact' in md ? md.redact : md['cleanup-guestinfo'];
   if (!v) return [];
   // cloud-init wraps a single value in a list; only names (strings, numbers) can be guestinfo keys.
-  return (Array.isArray(v) ? v : [v]).filter((k): k is string | number => typeof k === 'string' || typeof k === 'number').map(String);
+  return (Array.isArray(v) ? v : [v])
+    .filter((k): k is string | number => typeof k === 'string' || typeof k === 'number')
+    .map(String);
 }
 
 /** Reads guestinfo with vmware-rpctool, falling back to vmtoolsd when the first tool fails (newer cloud-init). */
 async function readGuestinfo(ctx: DetectContext, ms: number): Promise<{ raw: Raw; tool: GuestinfoTool }> {
   const tools = await guestinfoTools(ctx.platform, ms);
-  if (tools.length === 0) throw new SourceError(NAME, 'neither vmware-rpctool nor vmtoolsd is installed in the target (open-vm-tools), so guestinfo cannot be read');
+  if (tools.length === 0)
+    throw new SourceError(
+      NAME,
+      'neither vmware-rpctool nor vmtoolsd is installed in the target (open-vm-tools), so guestinfo cannot be read',
+    );
   const failures: string[] = [];
   for (const tool of tools) {
     try {
@@ -145,7 +178,9 @@ export const vmwareSource: Datasource = {
   networkFormat: vmwareImcNetworkFormat,
   /** 25.1's own __str__ (22.4 had none): the data access method, envvar, guestinfo or imc. */
   describe: (data, cls) => `${cls} [seed=${/^(\w+) \(/.exec(data.subplatform)?.[1] ?? 'None'}]`,
-  /** ds-identify's dscheck_VMware: VMX_GUESTINFO variables, else VMware DMI, a tool, and data in one of the three keys. */
+  /**
+   * ds-identify's dscheck_VMware: VMX_GUESTINFO variables, else VMware DMI, a tool, and data in one of the three keys.
+   */
   async detect(ctx) {
     if (ctx.env?.VMX_GUESTINFO && DATA_KEYS.some((k) => present(ctx.env?.[envKey(k)]) !== undefined)) return true;
     if (!isVmwarePlatform(ctx.dmi)) return false;
@@ -166,13 +201,25 @@ export const vmwareSource: Datasource = {
     let method: 'envvar' | 'guestinfo' = 'envvar';
     let tool: GuestinfoTool | undefined;
     if (!raw) {
-      if (!isVmwarePlatform(ctx.dmi)) throw new SourceError(NAME, `not a VMware platform (DMI product_name '${ctx.dmi.product_name ?? ''}') and no VMX_GUESTINFO variables`);
+      if (!isVmwarePlatform(ctx.dmi))
+        throw new SourceError(
+          NAME,
+          `not a VMware platform (DMI product_name '${ctx.dmi.product_name ?? ''}') and no VMX_GUESTINFO variables`,
+        );
       ({ raw, tool } = await readGuestinfo(ctx, ms));
       method = 'guestinfo';
     }
     const mdKey = method === 'envvar' ? envKey('metadata') : guestinfoKey('metadata');
-    if (!raw.metadata && !raw.userdata && !raw.vendordata) throw new SourceError(NAME, `${guestinfoKey('metadata')}, ${guestinfoKey('userdata')} and ${guestinfoKey('vendordata')} are all unset or empty`);
-    const metadata = processMetadata(mdKey, raw.metadata ? jsonOrYaml(mdKey, guestinfoText(mdKey, raw.metadata)) : {}, ctx.log);
+    if (!raw.metadata && !raw.userdata && !raw.vendordata)
+      throw new SourceError(
+        NAME,
+        `${guestinfoKey('metadata')}, ${guestinfoKey('userdata')} and ${guestinfoKey('vendordata')} are all unset or empty`,
+      );
+    const metadata = processMetadata(
+      mdKey,
+      raw.metadata ? jsonOrYaml(mdKey, guestinfoText(mdKey, raw.metadata)) : {},
+      ctx.log,
+    );
     // cloud-init clears the keys metadata names once read, so the secrets in them leave the VM's config.
     if (tool) {
       for (const key of keysToRedact(metadata)) {
@@ -186,8 +233,10 @@ export const vmwareSource: Datasource = {
       }
     }
     const given = metadata['instance-id'];
-    const instanceId = typeof given === 'string' || typeof given === 'number' ? String(given) : ctx.dmi.product_uuid?.toLowerCase();
-    if (!instanceId) throw new SourceError(NAME, `${mdKey} has no instance-id and DMI has no product_uuid to use instead`);
+    const instanceId =
+      typeof given === 'string' || typeof given === 'number' ? String(given) : ctx.dmi.product_uuid?.toLowerCase();
+    if (!instanceId)
+      throw new SourceError(NAME, `${mdKey} has no instance-id and DMI has no product_uuid to use instead`);
     if (given === undefined) metadata['instance-id'] = instanceId;
     const data: InstanceData = {
       instanceId,

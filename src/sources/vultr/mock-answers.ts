@@ -1,4 +1,5 @@
-// The Vultr metadata service as `devel serve-metadata --kind vultr` answers it: v1.json as JSON, and its keys as plain-text paths below /v1/ as the real service has them.
+// The Vultr metadata service as `devel serve-metadata --kind vultr` answers it: v1.json as JSON, and its keys as
+// plain-text paths below /v1/ as the real service has them.
 import { readMockText, type HttpMockService, type MockAnswer, type MockFiles } from '../mock-service';
 
 /**
@@ -24,7 +25,10 @@ export async function jsonKeysAnswer(files: MockFiles, path: string, prefix = ''
     else return { status: 404, body: 'not found\n' };
   }
   if (value === undefined) return { status: 404, body: 'not found\n' };
-  return { status: 200, body: value === null || typeof value !== 'object' ? String(value ?? '') : JSON.stringify(value) };
+  return {
+    status: 200,
+    body: value === null || typeof value !== 'object' ? String(value ?? '') : JSON.stringify(value),
+  };
 }
 
 export const vultrMock: HttpMockService = {

@@ -1,9 +1,13 @@
-// Vultr's v1.json `interfaces` (or its ready-made `cloud_interfaces`) converted to network config v1, as cloud-init's helpers/vultr.py does.
+// Vultr's v1.json `interfaces` (or its ready-made `cloud_interfaces`) converted to network config v1, as cloud-init's
+// helpers/vultr.py does.
 import { isObj, list, obj, str, type Obj } from '../../net/check';
 import { NetworkConfigError } from '../../net/net-error';
 import type { NetworkFormat } from '../../net/network-format';
 
-/** What the Vultr source hands over: the metadata's `interfaces`, or `cloud_interfaces` when Vultr gives a finished config. */
+/**
+ * What the Vultr source hands over: the metadata's `interfaces`, or `cloud_interfaces` when Vultr gives a finished
+ * config.
+ */
 export interface VultrNetwork {
   interfaces?: unknown;
   cloudInterfaces?: unknown;
@@ -25,14 +29,23 @@ function additionalSubnets(iface: Obj, key: string): Obj[] {
   const v4 = isObj(iface.ipv4) ? iface.ipv4 : undefined;
   for (const [i, a] of (v4 && Array.isArray(v4.additional) ? v4.additional : []).entries()) {
     const add = obj(a, `${key}.ipv4.additional[${i}]`);
-    const sub: Obj = { type: 'static', control: 'auto', address: str(add.address, `${key}.ipv4.additional[${i}].address`), netmask: str(add.netmask, `${key}.ipv4.additional[${i}].netmask`) };
+    const sub: Obj = {
+      type: 'static',
+      control: 'auto',
+      address: str(add.address, `${key}.ipv4.additional[${i}].address`),
+      netmask: str(add.netmask, `${key}.ipv4.additional[${i}].netmask`),
+    };
     if (add.routes !== undefined) sub.routes = add.routes;
     out.push(sub);
   }
   const v6 = isObj(iface.ipv6) ? iface.ipv6 : undefined;
   for (const [i, a] of (v6 && Array.isArray(v6.additional) ? v6.additional : []).entries()) {
     const add = obj(a, `${key}.ipv6.additional[${i}]`);
-    const sub: Obj = { type: 'static6', control: 'auto', address: `${str(add.network, `${key}.ipv6.additional[${i}].network`)}/${String(add.prefix)}` };
+    const sub: Obj = {
+      type: 'static6',
+      control: 'auto',
+      address: `${str(add.network, `${key}.ipv6.additional[${i}].network`)}/${String(add.prefix)}`,
+    };
     if (add.routes !== undefined) sub.routes = add.routes;
     out.push(sub);
   }
@@ -53,7 +66,14 @@ function nicConfig(raw: unknown, key: string, primary: boolean, macs: Map<string
     ];
   } else {
     const v4 = obj(iface.ipv4, `${key}.ipv4`);
-    subnets = [{ type: 'static', control: 'auto', address: str(v4.address, `${key}.ipv4.address`), netmask: str(v4.netmask, `${key}.ipv4.netmask`) }];
+    subnets = [
+      {
+        type: 'static',
+        control: 'auto',
+        address: str(v4.address, `${key}.ipv4.address`),
+        netmask: str(v4.netmask, `${key}.ipv4.netmask`),
+      },
+    ];
   }
   if (iface.mtu !== undefined) cfg.mtu = iface.mtu;
   if (iface['accept-ra'] !== undefined) cfg['accept-ra'] = iface['accept-ra'];

@@ -9,17 +9,25 @@ export const DEFAULT_WSL_INSTANCE_ID = 'iid-datasource-wsl';
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** One configuration file: its text (perhaps rewritten), its path in the instance, and its mapping when it is cloud-config. */
+/**
+ * One configuration file: its text (perhaps rewritten), its path in the instance, and its mapping when it is
+ * cloud-config.
+ */
 export interface ConfigData {
   raw: string;
   path: string;
   config?: Obj;
 }
 
-/** True when TEXT starts as a #cloud-config part (not #cloud-config-archive or -jsonp), as cloud-init's type_from_starts_with. */
+/**
+ * True when TEXT starts as a #cloud-config part (not #cloud-config-archive or -jsonp), as cloud-init's
+ * type_from_starts_with.
+ */
 function isCloudConfigText(text: string): boolean {
   const lc = text.slice(0, 64).trimStart().toLowerCase();
-  return lc.startsWith('#cloud-config') && !lc.startsWith('#cloud-config-archive') && !lc.startsWith('#cloud-config-jsonp');
+  return (
+    lc.startsWith('#cloud-config') && !lc.startsWith('#cloud-config-archive') && !lc.startsWith('#cloud-config-jsonp')
+  );
 }
 
 /**
@@ -39,15 +47,28 @@ export function configData(raw: string, path: string, instanceId: string): Confi
   }
   const landscape = data.config?.landscape;
   const client = isObj(landscape) ? landscape.client : undefined;
-  if (data.config && Object.keys(data.config).length > 0 && instanceId && instanceId !== DEFAULT_WSL_INSTANCE_ID && client !== undefined && client !== null && isObj(client)) {
+  if (
+    data.config &&
+    Object.keys(data.config).length > 0 &&
+    instanceId &&
+    instanceId !== DEFAULT_WSL_INSTANCE_ID &&
+    client !== undefined &&
+    client !== null &&
+    isObj(client)
+  ) {
     if (!('installation_request_id' in client)) client.installation_request_id = instanceId;
-    if (client.installation_request_id === instanceId) data.raw = `#cloud-config\n${pyyamlDump(data.config, true, 2).trim()}`;
+    if (client.installation_request_id === instanceId)
+      data.raw = `#cloud-config\n${pyyamlDump(data.config, true, 2).trim()}`;
   }
   return data;
 }
 
 /** Upstream's merge_agent_landscape_data: what becomes the instance's user data, or undefined for none. */
-export function mergeAgentAndUserData(agent: ConfigData | undefined, user: ConfigData | undefined, log: Log): string | undefined {
+export function mergeAgentAndUserData(
+  agent: ConfigData | undefined,
+  user: ConfigData | undefined,
+  log: Log,
+): string | undefined {
   if (!agent?.raw) return user?.raw ? user.raw : undefined;
   if (!user?.raw) return agent.raw;
   if (!agent.config || !user.config) {

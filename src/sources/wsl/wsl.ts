@@ -16,13 +16,20 @@ export async function isWsl(platform: Platform): Promise<boolean> {
   const read = (p: string) => platform.readTextIfExists(p).catch(() => undefined);
   const release = `${(await read('/proc/sys/kernel/osrelease')) ?? ''} ${(await read('/proc/version')) ?? ''}`;
   if (/microsoft|wsl/i.test(release)) return true;
-  return (await platform.exists('/proc/sys/fs/binfmt_misc/WSLInterop')) || (await platform.exists('/proc/sys/fs/binfmt_misc/WSLInterop-late'));
+  return (
+    (await platform.exists('/proc/sys/fs/binfmt_misc/WSLInterop')) ||
+    (await platform.exists('/proc/sys/fs/binfmt_misc/WSLInterop-late'))
+  );
 }
 
 /** os-release's ID and VERSION_ID (else VERSION_CODENAME), as cloud-init's get_linux_distro gives them. */
 async function osRelease(platform: Platform): Promise<{ id: string; version: string }> {
   const text = (await platform.readTextIfExists('/etc/os-release').catch(() => undefined)) ?? '';
-  const get = (k: string) => new RegExp(`^${k}=(.*)$`, 'm').exec(text)?.[1]?.trim().replace(/^(["'])(.*)\1$/, '$2') ?? '';
+  const get = (k: string) =>
+    new RegExp(`^${k}=(.*)$`, 'm')
+      .exec(text)?.[1]
+      ?.trim()
+      .replace(/^(["'])(.*)\1$/, '$2') ?? '';
   return { id: get('ID'), version: get('VERSION_ID') || get('VERSION_CODENAME') };
 }
 
@@ -43,7 +50,11 @@ async function readText(platform: Platform, path: string): Promise<string | unde
 }
 
 /** The meta-data: <instance>.meta-data in .ubuntupro/.cloud-init, else in .cloud-init; it must carry an instance-id. */
-async function loadMetadata(platform: Platform, dirs: Array<string | undefined>, instance: string): Promise<Record<string, unknown>> {
+async function loadMetadata(
+  platform: Platform,
+  dirs: Array<string | undefined>,
+  instance: string,
+): Promise<Record<string, unknown>> {
   for (const dir of dirs) {
     if (!dir) continue;
     const path = posix.join(dir, `${instance}.meta-data`);
@@ -55,7 +66,8 @@ async function loadMetadata(platform: Platform, dirs: Array<string | undefined>,
     } catch {
       md = {}; // load_yaml's default here
     }
-    if (md === null || typeof md !== 'object' || Array.isArray(md) || !('instance-id' in md)) throw new SourceError(NAME, `metadata at ${path} does not contain instance-id key`);
+    if (md === null || typeof md !== 'object' || Array.isArray(md) || !('instance-id' in md))
+      throw new SourceError(NAME, `metadata at ${path} does not contain instance-id key`);
     return md as Record<string, unknown>;
   }
   return { 'instance-id': DEFAULT_WSL_INSTANCE_ID };
@@ -96,7 +108,8 @@ export const wslSource: Datasource = {
   },
   async crawl(ctx) {
     const p = ctx.platform;
-    if (!(await p.exists(WSLPATH))) throw new SourceError(NAME, `no WSL command ${WSLPATH} found; this is not a WSL instance`);
+    if (!(await p.exists(WSLPATH)))
+      throw new SourceError(NAME, `no WSL command ${WSLPATH} found; this is not a WSL instance`);
     const instance = await wslInstanceName(p, ctx.settings, ctx.env);
     const home = await findWindowsHome(p, ctx.log, await readDrvfsMounts(p), ctx.settings);
     const seedDir = posix.join(home, '.cloud-init');
@@ -114,7 +127,9 @@ export const wslSource: Datasource = {
       const landscapePath = posix.join(pro, `${instance}.user-data`);
       const landscape = await readText(p, landscapePath);
       if (landscape !== undefined) {
-        ctx.log.debug(`WSL: Landscape configuration found: ${landscapePath}. Organization policy ignores any local user-data in ${seedDir}`);
+        ctx.log.debug(
+          `WSL: Landscape configuration found: ${landscapePath}. Organization policy ignores any local user-data in ${seedDir}`,
+        );
         user = configData(landscape, landscapePath, iid);
       }
       const agentPath = posix.join(pro, 'agent.yaml');
@@ -129,12 +144,22 @@ export const wslSource: Datasource = {
       } catch (err) {
         if (!(err instanceof SourceError)) throw err;
         userError = err.message;
-        (agent ? ctx.log.info.bind(ctx.log) : ctx.log.error.bind(ctx.log))(`Unable to load any user-data file in ${seed}: ${err.message}`);
+        (agent ? ctx.log.info.bind(ctx.log) : ctx.log.error.bind(ctx.log))(
+          `Unable to load any user-data file in ${seed}: ${err.message}`,
+        );
       }
     }
-    if (!user && !agent) throw new SourceError(NAME, userError ?? `no user data: neither ${seedDir} nor Ubuntu Pro's ${proDir} has any`);
+    if (!user && !agent)
+      throw new SourceError(NAME, userError ?? `no user data: neither ${seedDir} nor Ubuntu Pro's ${proDir} has any`);
     const userData = mergeAgentAndUserData(agent, user, ctx.log);
-    const data: InstanceData = { instanceId: String(metadata['instance-id']), cloudName: 'wsl', platform: 'wsl', subplatform: 'unknown', publicKeys: [], metadata };
+    const data: InstanceData = {
+      instanceId: String(metadata['instance-id']),
+      cloudName: 'wsl',
+      platform: 'wsl',
+      subplatform: 'unknown',
+      publicKeys: [],
+      metadata,
+    };
     if (typeof metadata['local-hostname'] === 'string') data.localHostname = metadata['local-hostname'];
     if (userData !== undefined) data.userData = Buffer.from(userData, 'utf8');
     return data;

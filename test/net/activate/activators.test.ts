@@ -21,18 +21,41 @@ const twoNics = () =>
 function capturingLog(): { log: ReturnType<Logger['for']>; lines: () => Array<[LogLevel, string]> } {
   const logger = new Logger();
   const capture = logger.capture();
-  return { log: logger.for('activators.py'), lines: () => Object.entries(capture.levels).flatMap(([lvl, msgs]) => msgs.map((m): [LogLevel, string] => [lvl as LogLevel, m])) };
+  return {
+    log: logger.for('activators.py'),
+    lines: () =>
+      Object.entries(capture.levels).flatMap(([lvl, msgs]) =>
+        msgs.map((m): [LogLevel, string] => [lvl as LogLevel, m]),
+      ),
+  };
 }
 
 test('the default priority is eni, netplan, network-manager, networkd; the first whose tools are there wins', async (t) => {
   const all = recordingRoot(t, [...IFUPDOWN_FILES, ...NETPLAN_FILES, ...NM_FILES, ...NETWORKD_FILES]);
   assert.equal((await selectActivator(all, 'debian'))?.name, 'eni');
-  assert.equal((await selectActivator(recordingRoot(t, [...NETPLAN_FILES, ...NETWORKD_FILES]), 'ubuntu'))?.name, 'netplan');
-  assert.equal((await selectActivator(recordingRoot(t, [...NM_FILES, ...NETWORKD_FILES]), 'fedora'))?.name, 'network-manager');
+  assert.equal(
+    (await selectActivator(recordingRoot(t, [...NETPLAN_FILES, ...NETWORKD_FILES]), 'ubuntu'))?.name,
+    'netplan',
+  );
+  assert.equal(
+    (await selectActivator(recordingRoot(t, [...NM_FILES, ...NETWORKD_FILES]), 'fedora'))?.name,
+    'network-manager',
+  );
   assert.equal((await selectActivator(recordingRoot(t, NETWORKD_FILES), 'arch'))?.name, 'networkd');
-  assert.equal(await selectActivator(recordingRoot(t, []), 'debian'), undefined, 'nothing available: no activator (cloud-init warns and leaves the interfaces)');
-  assert.equal((await selectActivator(all, 'debian', ['networkd', 'eni']))?.name, 'networkd', 'system_info.network.activators orders the search');
-  await assert.rejects(selectActivator(all, 'debian', ['eni', 'ifupdown2']), (e: unknown) => e instanceof NetworkConfigError && /system_info\.network\.activators.*'ifupdown2'/.test(e.message));
+  assert.equal(
+    await selectActivator(recordingRoot(t, []), 'debian'),
+    undefined,
+    'nothing available: no activator (cloud-init warns and leaves the interfaces)',
+  );
+  assert.equal(
+    (await selectActivator(all, 'debian', ['networkd', 'eni']))?.name,
+    'networkd',
+    'system_info.network.activators orders the search',
+  );
+  await assert.rejects(
+    selectActivator(all, 'debian', ['eni', 'ifupdown2']),
+    (e: unknown) => e instanceof NetworkConfigError && /system_info\.network\.activators.*'ifupdown2'/.test(e.message),
+  );
 });
 
 test('ifupdown runs ifup for each interface, bounded, and stops at the first that fails (Python all())', async (t) => {
@@ -41,12 +64,20 @@ test('ifupdown runs ifup for each interface, bounded, and stops at the first tha
   assert.ok(a);
   assert.equal(await a.bringUpAll({ platform: p, log: new Logger().for('x') }, twoNics()), true);
   assert.deepEqual(p.commands, ['ifup eth0', 'ifup eth1']);
-  assert.ok(p.timeouts.every((ms) => ms === ACTIVATION_TIMEOUT_MS), 'every bring-up command has a time limit');
-  const failing = recordingRoot(t, IFUPDOWN_FILES, (argv) => (argv[1] === 'eth0' ? { code: 1, stderr: 'ifup: unknown interface eth0' } : {}));
+  assert.ok(
+    p.timeouts.every((ms) => ms === ACTIVATION_TIMEOUT_MS),
+    'every bring-up command has a time limit',
+  );
+  const failing = recordingRoot(t, IFUPDOWN_FILES, (argv) =>
+    argv[1] === 'eth0' ? { code: 1, stderr: 'ifup: unknown interface eth0' } : {},
+  );
   const { log, lines } = capturingLog();
   assert.equal(await a.bringUpAll({ platform: failing, log }, twoNics()), false);
   assert.deepEqual(failing.commands, ['ifup eth0'], 'cloud-init stops at the first interface that fails');
-  assert.ok(lines().some(([lvl, m]) => lvl === 'WARNING' && m.includes("['ifup', 'eth0']") && m.includes('unknown interface')), 'the failure is a warning naming the command and why');
+  assert.ok(
+    lines().some(([lvl, m]) => lvl === 'WARNING' && m.includes("['ifup', 'eth0']") && m.includes('unknown interface')),
+    'the failure is a warning naming the command and why',
+  );
 });
 
 test('stderr output from a command that succeeded is a warning, not a failure', async (t) => {
@@ -54,7 +85,11 @@ test('stderr output from a command that succeeded is a warning, not a failure', 
   const a = await selectActivator(p, 'debian');
   const { log, lines } = capturingLog();
   assert.equal(await a?.bringUpInterface({ platform: p, log }, 'eth0'), true);
-  assert.ok(lines().some(([lvl, m]) => lvl === 'WARNING' && m.startsWith("Running ['ifup', 'eth0'] resulted in stderr output: RTNETLINK")));
+  assert.ok(
+    lines().some(
+      ([lvl, m]) => lvl === 'WARNING' && m.startsWith("Running ['ifup', 'eth0'] resulted in stderr output: RTNETLINK"),
+    ),
+  );
 });
 
 test('netplan applies once for all interfaces; networkd restarts networkd and resolved', async (t) => {
@@ -69,7 +104,9 @@ test('netplan applies once for all interfaces; networkd restarts networkd and re
 });
 
 test('NetworkManager loads the connection file and brings it up; a failed load reloads and brings the device up by name', async (t) => {
-  const p = recordingRoot(t, NM_FILES, (argv) => (argv.join(' ').includes('load') && argv.join(' ').includes('eth1') ? { code: 10 } : {}));
+  const p = recordingRoot(t, NM_FILES, (argv) =>
+    argv.join(' ').includes('load') && argv.join(' ').includes('eth1') ? { code: 10 } : {},
+  );
   await (await selectActivator(p, 'fedora'))?.bringUpAll({ platform: p, log: new Logger().for('x') }, twoNics());
   assert.deepEqual(p.commands, [
     'nmcli connection load /etc/NetworkManager/system-connections/cloud-init-eth0.nmconnection',

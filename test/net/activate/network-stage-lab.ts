@@ -11,12 +11,37 @@ import { hasCommand, isRoot, need } from '../../helpers/requirements';
 import { tempDir } from '../../helpers/temp';
 
 export function canRunNetworkStage(t: TestContext): boolean {
-  return need(t, isRoot() && hasCommand('ip') && hasCommand('unshare') && hasCommand('chroot') && hasCommand('debootstrap') && existsSync(BUSYBOX), 'needs root, iproute2, unshare, chroot, debootstrap (the cached Debian rootfs) and busybox (udhcpd) for network namespaces');
+  return need(
+    t,
+    isRoot() &&
+      hasCommand('ip') &&
+      hasCommand('unshare') &&
+      hasCommand('chroot') &&
+      hasCommand('debootstrap') &&
+      existsSync(BUSYBOX),
+    'needs root, iproute2, unshare, chroot, debootstrap (the cached Debian rootfs) and busybox (udhcpd) for network namespaces',
+  );
 }
 
 /** A second veth pair: NAME (MAC) in the machine, vs1 (10.198.0.1/24) in the cloud. */
 export function addSecondNic(lab: Lab, name: string, mac: string): void {
-  sh(['ip', '-n', lab.client, 'link', 'add', name, 'address', mac, 'type', 'veth', 'peer', 'name', 'vs1', 'netns', lab.server]);
+  sh([
+    'ip',
+    '-n',
+    lab.client,
+    'link',
+    'add',
+    name,
+    'address',
+    mac,
+    'type',
+    'veth',
+    'peer',
+    'name',
+    'vs1',
+    'netns',
+    lab.server,
+  ]);
   sh(['ip', '-n', lab.server, 'addr', 'add', '10.198.0.1/24', 'dev', 'vs1']);
   sh(['ip', '-n', lab.server, 'link', 'set', 'vs1', 'up']);
 }
@@ -29,7 +54,10 @@ export function nocloudNetworkRoot(t: TestContext, name: string, networkConfig: 
   writeFileSync(join(seed, 'meta-data'), `instance-id: i-${name}\n`);
   writeFileSync(join(seed, 'user-data'), '');
   writeFileSync(join(seed, 'network-config'), networkConfig);
-  writeFileSync(join(root, `etc/cloud/cloud.cfg.d/99-${name}-test.cfg`), `datasource_list: [NoCloud]\ncloud_init_modules: []\n${config}`);
+  writeFileSync(
+    join(root, `etc/cloud/cloud.cfg.d/99-${name}-test.cfg`),
+    `datasource_list: [NoCloud]\ncloud_init_modules: []\n${config}`,
+  );
   return root;
 }
 
@@ -37,14 +65,38 @@ export function nocloudNetworkRoot(t: TestContext, name: string, networkConfig: 
  * kiln's init (network) stage in the machine's namespace (the calling test file started again as kiln: see
  * playRole); its exit code, output, log and how long it took.
  */
-export function runInitStage(lab: Lab, root: string): { code: number | null; output: string; log: string; seconds: number } {
+export function runInitStage(
+  lab: Lab,
+  root: string,
+): { code: number | null; output: string; log: string; seconds: number } {
   const started = Date.now();
   const script = 'mount -t sysfs sysfs "$0/sys" && exec "$@"';
-  const r = spawnSync('ip', ['netns', 'exec', lab.client, 'unshare', '--mount', '/bin/sh', '-c', script, root, process.execPath, process.argv[1] as string], {
-    env: roleEnv('kiln', ['init', '--root', root]),
-    encoding: 'utf8',
-    timeout: 400_000,
-  });
+  const r = spawnSync(
+    'ip',
+    [
+      'netns',
+      'exec',
+      lab.client,
+      'unshare',
+      '--mount',
+      '/bin/sh',
+      '-c',
+      script,
+      root,
+      process.execPath,
+      process.argv[1] as string,
+    ],
+    {
+      env: roleEnv('kiln', ['init', '--root', root]),
+      encoding: 'utf8',
+      timeout: 400_000,
+    },
+  );
   const logFile = join(root, 'var/log/cloud-init.log');
-  return { code: r.status, output: `${r.stdout}\n${r.stderr}`, log: existsSync(logFile) ? readFileSync(logFile, 'utf8') : '', seconds: (Date.now() - started) / 1000 };
+  return {
+    code: r.status,
+    output: `${r.stdout}\n${r.stderr}`,
+    log: existsSync(logFile) ? readFileSync(logFile, 'utf8') : '',
+    seconds: (Date.now() - started) / 1000,
+  };
 }

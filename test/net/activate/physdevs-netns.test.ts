@@ -52,7 +52,9 @@ function links(lab: Lab): string {
 }
 
 function registerTests(): void {
-  test('a NIC the config names eth1 by its MAC, which the kernel called ens9, is renamed before ifup brings it up', { timeout: 600_000 }, async (t) => {
+  test('a NIC the config names eth1 by its MAC, which the kernel called ens9, is renamed before ifup brings it up', {
+    timeout: 600_000,
+  }, async (t) => {
     if (!canRunNetworkStage(t)) return;
     const lab = labWithEns9(t);
     const root = seededRoot(t, networkConfig(MAC1));
@@ -71,17 +73,24 @@ function registerTests(): void {
     assert.ok(!existsSync(join(root, 'var/tmp/udevadm-calls')));
   });
 
-  test('a MAC that never appears: five settles, then 22.4\'s warning, and nothing is rendered or renamed', { timeout: 600_000 }, async (t) => {
+  test("a MAC that never appears: five settles, then 22.4's warning, and nothing is rendered or renamed", {
+    timeout: 600_000,
+  }, async (t) => {
     if (!canRunNetworkStage(t)) return;
     const lab = labWithEns9(t);
     const root = seededRoot(t, networkConfig(NEVER));
     const run = runInitStage(lab, root);
     assert.match(run.log, new RegExp(`WARNING.*Not all expected physical devices present: \\{'${NEVER}'\\}`));
-    assert.equal(readFileSync(join(root, 'var/tmp/udevadm-calls'), 'utf8'), 'udevadm settle --exit-if-exists=/sys/class/net/eth1\n'.repeat(5));
+    assert.equal(
+      readFileSync(join(root, 'var/tmp/udevadm-calls'), 'utf8'),
+      'udevadm settle --exit-if-exists=/sys/class/net/eth1\n'.repeat(5),
+    );
     assert.ok(run.seconds < 120, `the wait is bounded (took ${run.seconds} s)`);
     assert.ok(!existsSync(join(root, 'etc/network/interfaces.d/50-cloud-init')), 'the config was not applied');
     assert.match(links(lab), /\bens9\b/);
-    const status = JSON.parse(readFileSync(join(root, 'run/cloud-init/status.json'), 'utf8')) as { v1: { init: { recoverable_errors?: Record<string, string[]> } } };
+    const status = JSON.parse(readFileSync(join(root, 'run/cloud-init/status.json'), 'utf8')) as {
+      v1: { init: { recoverable_errors?: Record<string, string[]> } };
+    };
     assert.match(JSON.stringify(status.v1.init.recoverable_errors ?? {}), /Not all expected physical devices present/);
   });
 }

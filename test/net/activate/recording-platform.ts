@@ -27,7 +27,11 @@ export class RecordingPlatform extends LinuxPlatform {
 }
 
 /** A temp root holding FILES (empty) and a platform over it that records commands. */
-export function recordingRoot(t: TestContext, files: string[], answer?: (argv: string[]) => Partial<RunResult>): RecordingPlatform {
+export function recordingRoot(
+  t: TestContext,
+  files: string[],
+  answer?: (argv: string[]) => Partial<RunResult>,
+): RecordingPlatform {
   const root = tempDir(t);
   for (const f of files) {
     mkdirSync(join(root, f, '..'), { recursive: true });

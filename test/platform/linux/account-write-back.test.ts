@@ -15,7 +15,8 @@ const PASSWD = 'root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534:nobody:/no
 const SHADOW = 'root:*:19800:0:99999:7:::\nnobody:*:19800:0:99999:7:::\n';
 const GROUP = 'root:x:0:\nsudo:x:27:\nusers:x:100:\nnogroup:x:65534:\n';
 const GSHADOW = 'root:*::\nsudo:*::\nusers:*::\nnogroup:*::\n';
-const LOGIN_DEFS = 'UID_MIN 1000\nUID_MAX 60000\nSYS_UID_MIN 100\nSYS_UID_MAX 999\nGID_MIN 1000\nGID_MAX 60000\nSYS_GID_MIN 100\nSYS_GID_MAX 999\nUSERGROUPS_ENAB yes\n';
+const LOGIN_DEFS =
+  'UID_MIN 1000\nUID_MAX 60000\nSYS_UID_MIN 100\nSYS_UID_MAX 999\nGID_MIN 1000\nGID_MAX 60000\nSYS_GID_MIN 100\nSYS_GID_MAX 999\nUSERGROUPS_ENAB yes\n';
 const LONG_AGO = new Date('2024-01-02T03:04:05Z');
 
 /** A root with small account files (dated LONG_AGO) and the platform on it. */
@@ -23,7 +24,15 @@ function accountRoot(t: TestContext): { root: string; platform: LinuxPlatform; a
   const root = mkdtempSync(join(tmpdir(), 'kiln-write-back-'));
   t.after(() => rmSync(root, { recursive: true, force: true }));
   mkdirSync(join(root, 'etc'));
-  for (const [name, text] of Object.entries({ passwd: PASSWD, shadow: SHADOW, group: GROUP, gshadow: GSHADOW, subuid: '', subgid: '', 'login.defs': LOGIN_DEFS })) {
+  for (const [name, text] of Object.entries({
+    passwd: PASSWD,
+    shadow: SHADOW,
+    group: GROUP,
+    gshadow: GSHADOW,
+    subuid: '',
+    subgid: '',
+    'login.defs': LOGIN_DEFS,
+  })) {
     writeFileSync(join(root, 'etc', name), text, { mode: name.includes('shadow') ? 0o640 : 0o644 });
     utimesSync(join(root, 'etc', name), LONG_AGO, LONG_AGO);
   }
@@ -40,7 +49,11 @@ test('the changes of a batch are written once: each file as the last change leav
     assert.ok(await accounts.addUser({ name: 'alice', groups: ['admins'], shell: '/bin/bash', noCreateHome: true }));
     assert.ok(await accounts.lockPassword('alice'));
     assert.equal(etc(root, 'passwd'), PASSWD, 'nothing on disk before the batch ends');
-    assert.match(await platform.readText('/etc/group'), /^admins:x:1000:alice$/m, 'reads through the platform see the held changes');
+    assert.match(
+      await platform.readText('/etc/group'),
+      /^admins:x:1000:alice$/m,
+      'reads through the platform see the held changes',
+    );
   });
   assert.match(etc(root, 'passwd'), /^alice:x:1000:1001::\/home\/alice:\/bin\/bash$/m);
   assert.match(etc(root, 'shadow'), /^alice:!/m);

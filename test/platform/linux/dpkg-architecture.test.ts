@@ -28,7 +28,7 @@ test('each machine kiln names maps to its Debian architecture; others are left t
   assert.equal(debianArchOfElf(elf(true, false, 22)), 's390x');
   assert.equal(debianArchOfElf(elf(true, true, 243)), 'riscv64');
   assert.equal(debianArchOfElf(elf(true, true, 258)), 'loong64');
-  assert.equal(debianArchOfElf(elf(false, true, 8)), undefined, 'MIPS ABIs are dpkg\'s to name');
+  assert.equal(debianArchOfElf(elf(false, true, 8)), undefined, "MIPS ABIs are dpkg's to name");
   assert.equal(debianArchOfElf(new TextEncoder().encode('#!/bin/sh\necho amd64\n'.padEnd(64))), undefined);
 });
 

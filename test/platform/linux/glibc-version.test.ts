@@ -11,7 +11,9 @@ test('the running glibc version agrees with what process.report says', () => {
 });
 
 test('the version is read from the banner glibc carries, and absent without one', () => {
-  const banner = Buffer.from('\0\0GNU C Library (Debian GLIBC 2.36-9+deb12u13) stable release version 2.36.\nCopyright\0');
+  const banner = Buffer.from(
+    '\0\0GNU C Library (Debian GLIBC 2.36-9+deb12u13) stable release version 2.36.\nCopyright\0',
+  );
   assert.equal(glibcVersionInImage(banner), '2.36');
   assert.equal(glibcVersionInImage(Buffer.from('musl libc (x86_64)\0Version 1.2.4\0')), undefined);
 });

@@ -40,7 +40,10 @@ test('an append writes at the end of the same file (no copy renamed over it) and
   symlinkSync('/var/log/out.log', join(root, 'var/log/link.log'));
   await p.writeFile('/var/log/link.log', 'fourth\n', { append: true });
   assert.equal(readFileSync(file, 'utf8'), 'first\nsecond\nthird\nfourth\n', 'a link inside the root is followed');
-  await assert.rejects(p.writeFiles([{ path: '/var/log/out.log', data: 'x', opts: { append: true } }]), /append with writeFile/);
+  await assert.rejects(
+    p.writeFiles([{ path: '/var/log/out.log', data: 'x', opts: { append: true } }]),
+    /append with writeFile/,
+  );
   mkdirSync(join(root, 'var/log/dir.log'));
   await assert.rejects(p.writeFile('/var/log/dir.log', 'x', { append: true }), /cannot append to \/var\/log\/dir\.log/);
 });
@@ -86,7 +89,14 @@ test('owners are looked up in the target root', async (t) => {
   writeFileSync(join(root, 'etc/passwd'), 'root:x:0:0::/root:/bin/sh\nalice:x:1234:1235::/home/alice:/bin/sh\n');
   writeFileSync(join(root, 'etc/group'), 'root:x:0:\nalice:x:1235:\nstaff:x:50:\n');
   assert.deepEqual(resolveOwner('alice', readFileSync(join(root, 'etc/passwd'), 'utf8'), ''), { uid: 1234, gid: 1235 });
-  assert.deepEqual(resolveOwner('alice:staff', readFileSync(join(root, 'etc/passwd'), 'utf8'), readFileSync(join(root, 'etc/group'), 'utf8')), { uid: 1234, gid: 50 });
+  assert.deepEqual(
+    resolveOwner(
+      'alice:staff',
+      readFileSync(join(root, 'etc/passwd'), 'utf8'),
+      readFileSync(join(root, 'etc/group'), 'utf8'),
+    ),
+    { uid: 1234, gid: 50 },
+  );
   const p = platformAt(root);
   await assert.rejects(p.writeFile('/x', 'y', { owner: 'mallory' }), /mallory/);
   if (process.getuid?.() === 0) {

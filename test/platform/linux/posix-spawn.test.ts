@@ -3,7 +3,13 @@ import { chmodSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { execProcess, startWithNode, type ExecOutcome, type ExecRequest, type ProcessStarter } from '../../../src/util/exec';
+import {
+  execProcess,
+  startWithNode,
+  type ExecOutcome,
+  type ExecRequest,
+  type ProcessStarter,
+} from '../../../src/util/exec';
 import { dlopenKoffi } from '../../../src/util/koffi-addon';
 import { addonFolders, loadKoffiFromBytes } from '../../../src/platform/linux/koffi-loader';
 import { bindLibcSpawn, findExecutable, posixSpawnStarter } from '../../../src/platform/linux/posix-spawn';
@@ -33,7 +39,11 @@ const cases: Case[] = [
   {
     name: 'stdout and stderr are kept apart, with the exit code',
     request: () => ({ argv: ['sh', '-c', 'echo out; echo err >&2; exit 3'] }),
-    expect: (o) => assert.deepEqual([o.code, o.signal, o.stdout, o.stderr, o.timedOut, o.spawnError], [3, null, 'out\n', 'err\n', false, undefined]),
+    expect: (o) =>
+      assert.deepEqual(
+        [o.code, o.signal, o.stdout, o.stderr, o.timedOut, o.spawnError],
+        [3, null, 'out\n', 'err\n', false, undefined],
+      ),
   },
   {
     name: 'without input stdin is the null device',
@@ -51,7 +61,7 @@ const cases: Case[] = [
     expect: (o) => assert.equal(o.code, 0),
   },
   {
-    name: 'the environment given is added to kiln\'s, and PATH from it finds the program',
+    name: "the environment given is added to kiln's, and PATH from it finds the program",
     request: (dir) => {
       writeFileSync(join(dir, 'kiln-test-prog'), '#!/bin/sh\necho "$KILN_TEST_VALUE $0"\n');
       chmodSync(join(dir, 'kiln-test-prog'), 0o755);
@@ -105,7 +115,8 @@ const cases: Case[] = [
     name: 'the program starts with no signal blocked or ignored (Node ignores SIGPIPE; a pipeline must not)',
     request: () => ({ argv: ['grep', '-E', '^Sig(Blk|Ign):', '/proc/self/status'] }),
     expect: (o) => {
-      const mask = (name: string) => BigInt(`0x${new RegExp(`^${name}:\\s*([0-9a-f]+)$`, 'm').exec(o.stdout)?.[1] ?? 'ff'}`);
+      const mask = (name: string) =>
+        BigInt(`0x${new RegExp(`^${name}:\\s*([0-9a-f]+)$`, 'm').exec(o.stdout)?.[1] ?? 'ff'}`);
       assert.equal(mask('SigBlk'), 0n);
       // glibc's posix_spawn leaves its two internal signals (32 and 33, bits 31 and 32) ignored; every glibc
       // program sets its own handlers for them at start.
@@ -113,10 +124,17 @@ const cases: Case[] = [
     },
   },
   {
-    name: 'no descriptor of kiln\'s reaches the program',
+    name: "no descriptor of kiln's reaches the program",
     request: () => ({ argv: ['sh', '-c', 'ls /proc/$$/fd'] }),
     // sh's own 0-2, and 10 or so where dash keeps its script; nothing else.
-    expect: (o) => assert.deepEqual(o.stdout.split('\n').filter(Boolean).filter((fd) => Number(fd) > 2 && Number(fd) < 10), []),
+    expect: (o) =>
+      assert.deepEqual(
+        o.stdout
+          .split('\n')
+          .filter(Boolean)
+          .filter((fd) => Number(fd) > 2 && Number(fd) < 10),
+        [],
+      ),
   },
   {
     name: 'a program that closes its output and goes on is waited for',
@@ -125,10 +143,14 @@ const cases: Case[] = [
   },
 ];
 
-for (const [label, starter] of [['Node spawn', startWithNode], ['posix_spawn', posixStarter]] as const) {
+for (const [label, starter] of [
+  ['Node spawn', startWithNode],
+  ['posix_spawn', posixStarter],
+] as const) {
   for (const c of cases) {
     test(`${label}: ${c.name}`, async (t) => {
-      if (label === 'posix_spawn' && !need(t, libc !== undefined, 'KILN_KOFFI_ADDON is not set (npm test sets it)')) return;
+      if (label === 'posix_spawn' && !need(t, libc !== undefined, 'KILN_KOFFI_ADDON is not set (npm test sets it)'))
+        return;
       const dir = tempDir(t);
       c.expect(await execProcess(c.request(dir), starter), dir);
     });
@@ -169,13 +191,19 @@ test("koffi's addon is loaded from the first folder it can be written to, and no
   const koffi = loadKoffiFromBytes(bytes, [join(dir, 'missing-folder'), dir]);
   assert.equal(typeof koffi.load, 'function');
   assert.deepEqual(readdirSync(dir), []);
-  assert.throws(() => loadKoffiFromBytes(bytes, [join(dir, 'one'), join(dir, 'two')]), (err: Error) => {
-    assert.match(err.message, /one or .*two: cannot mkdtemp .*\/one\/\S+: no such file or folder \[ENOENT\]; cannot mkdtemp .*\/two\/\S+: no such file or folder \[ENOENT\]/);
-    return true;
-  });
+  assert.throws(
+    () => loadKoffiFromBytes(bytes, [join(dir, 'one'), join(dir, 'two')]),
+    (err: Error) => {
+      assert.match(
+        err.message,
+        /one or .*two: cannot mkdtemp .*\/one\/\S+: no such file or folder \[ENOENT\]; cannot mkdtemp .*\/two\/\S+: no such file or folder \[ENOENT\]/,
+      );
+      return true;
+    },
+  );
 });
 
-test('koffi\'s addon is tried in /run, the temporary folder, then /var/tmp: at an early boot /run may be noexec (initramfs-tools) and /tmp emptied under it (systemd-tmpfiles)', () => {
+test("koffi's addon is tried in /run, the temporary folder, then /var/tmp: at an early boot /run may be noexec (initramfs-tools) and /tmp emptied under it (systemd-tmpfiles)", () => {
   const folders = addonFolders();
   assert.equal(folders[0], '/run');
   assert.equal(folders.at(-1), '/var/tmp');

@@ -7,7 +7,13 @@ import { join } from 'node:path';
 import { PlatformError } from '../../../src/util/errors';
 import { Logger } from '../../../src/util/log';
 import type { Advapi32, ServiceSpec } from '../../../src/platform/windows/win32/advapi32';
-import type { DiskLayout, DynamicTimeZone, Kernel32, Kernel32Disk, Kernel32Volumes } from '../../../src/platform/windows/win32/kernel32';
+import type {
+  DiskLayout,
+  DynamicTimeZone,
+  Kernel32,
+  Kernel32Disk,
+  Kernel32Volumes,
+} from '../../../src/platform/windows/win32/kernel32';
 import type { Dhcpcsvc } from '../../../src/platform/windows/win32/dhcpcsvc';
 import type { Iphlpapi, NetAdapter } from '../../../src/platform/windows/win32/iphlpapi';
 import type { Crypt32 } from '../../../src/platform/windows/win32/crypt32';
@@ -23,13 +29,28 @@ import type { BuildFacts } from '../../../src/build-info';
  * its own (same localKeyID), as PFXImportCertStore tells them apart; undefined when openssl cannot read it.
  */
 function realPfx(pfx: Uint8Array, password: string): Array<{ der: string; key: boolean }> | undefined {
-  const r = spawnSync('openssl', ['pkcs12', '-nodes', '-passin', `pass:${password}`], { input: Buffer.from(pfx), encoding: 'utf8' });
+  const r = spawnSync('openssl', ['pkcs12', '-nodes', '-passin', `pass:${password}`], {
+    input: Buffer.from(pfx),
+    encoding: 'utf8',
+  });
   if (r.status !== 0) return undefined;
-  const blocks = [...r.stdout.matchAll(/Bag Attributes([\s\S]*?)-----BEGIN (CERTIFICATE|PRIVATE KEY)-----([\s\S]*?)-----END \2-----/g)];
-  const keyIds = new Set(blocks.filter((b) => b[2] === 'PRIVATE KEY').map((b) => /localKeyID: ([0-9A-F ]+)/.exec(b[1] ?? '')?.[1]?.trim()).filter(Boolean));
+  const blocks = [
+    ...r.stdout.matchAll(
+      /Bag Attributes([\s\S]*?)-----BEGIN (CERTIFICATE|PRIVATE KEY)-----([\s\S]*?)-----END \2-----/g,
+    ),
+  ];
+  const keyIds = new Set(
+    blocks
+      .filter((b) => b[2] === 'PRIVATE KEY')
+      .map((b) => /localKeyID: ([0-9A-F ]+)/.exec(b[1] ?? '')?.[1]?.trim())
+      .filter(Boolean),
+  );
   return blocks
     .filter((b) => b[2] === 'CERTIFICATE')
-    .map((b) => ({ der: Buffer.from((b[3] ?? '').replace(/\s+/g, ''), 'base64').toString('base64'), key: keyIds.has(/localKeyID: ([0-9A-F ]+)/.exec(b[1] ?? '')?.[1]?.trim()) }));
+    .map((b) => ({
+      der: Buffer.from((b[3] ?? '').replace(/\s+/g, ''), 'base64').toString('base64'),
+      key: keyIds.has(/localKeyID: ([0-9A-F ]+)/.exec(b[1] ?? '')?.[1]?.trim()),
+    }));
 }
 
 export class FakeWindows {
@@ -37,7 +58,10 @@ export class FakeWindows {
   readonly registry = new Map<string, Map<string, { name: string; value: RegValue }>>();
   /** PASSWORD_EXPIRED: usri4_password_expired, set by userExpirePassword (NetUserSetInfo level 4). */
   readonly users = new Map<string, { password: string; comment: string; flags: number; passwordExpired?: boolean }>();
-  readonly groups = new Map<string, string[]>([['administrators', []], ['users', []]]);
+  readonly groups = new Map<string, string[]>([
+    ['administrators', []],
+    ['users', []],
+  ]);
   computerName = 'WINE-HOST';
   timeZone = 'UTC';
   readonly shutdowns: Array<{ message: string; reboot: boolean }> = [];
@@ -49,21 +73,44 @@ export class FakeWindows {
   readonly certificateUpns = new Map<string, string>();
   /** Drive letters with a medium: root and volume label. */
   readonly drives: Array<{ root: string; label: string }> = [{ root: 'C:\\', label: '' }];
-  readonly certificates: Array<{ subject: string; store: string; thumbprint: string; pem?: string; keyPem?: string; container?: string }> = [];
+  readonly certificates: Array<{
+    subject: string;
+    store: string;
+    thumbprint: string;
+    pem?: string;
+    keyPem?: string;
+    container?: string;
+  }> = [];
   /** Self-signed certificates get a real key and certificate from the host's openssl (for real CMS envelopes). */
   realCertificates = false;
   /** Service name (lower case) → SERVICE_* state, for services the tests pretend exist. */
   readonly serviceStates = new Map<string, number>();
   /** The routing table: routes a test seeds (a DHCP default route) and those CreateIpForwardEntry2 added. */
-  readonly routes: Array<{ ifIndex: number; destination: string; prefixLength: number; nextHop: string; metric?: number; family?: 'ipv4' | 'ipv6' }> = [];
+  readonly routes: Array<{
+    ifIndex: number;
+    destination: string;
+    prefixLength: number;
+    nextHop: string;
+    metric?: number;
+    family?: 'ipv4' | 'ipv6';
+  }> = [];
   /** Adapter GUID (lower case) → DHCP option code → the lease's data for it. */
   readonly dhcpLeases = new Map<string, Map<number, Uint8Array>>();
   /** Physical disk number → the id last set (MBR signature or GPT DiskId bytes, hex). */
   readonly diskIds = new Map<number, string>();
   /** Physical disk number → its layout (partitions change when grown). */
   readonly disks = new Map<number, DiskLayout>();
-  /** Fixed volumes by drive root: NT device, extents, sector size, and the file system's size in sectors once extended. */
-  readonly fixedVolumes: Array<{ root: string; device: string; diskNumber: number; start: number; bytesPerSector: number; fsSectors?: number }> = [];
+  /**
+   * Fixed volumes by drive root: NT device, extents, sector size, and the file system's size in sectors once extended.
+   */
+  readonly fixedVolumes: Array<{
+    root: string;
+    device: string;
+    diskNumber: number;
+    start: number;
+    bytesPerSector: number;
+    fsSectors?: number;
+  }> = [];
   /** Path (lower case) → the file version version.dll reports. */
   readonly fileVersions = new Map<string, [number, number, number, number]>();
   /** Calls in order, for assertions on which API was used. */
@@ -92,8 +139,12 @@ export class FakeWindows {
       lastError: () => 0,
       setComputerNameEx: (_format: number, name: string) => {
         this.calls.push(`SetComputerNameExW ${name}`);
-        if (name.length > 63 || /[\s"/\\[\]:|<>+=;,?*]/.test(name)) throw new PlatformError(`SetComputerNameExW '${name}' failed: invalid name`);
-        this.setValue('HKLM', 'SYSTEM\\CurrentControlSet\\Control\\ComputerName\\ComputerName', 'ComputerName', { type: 'REG_SZ', data: name.toUpperCase().slice(0, 15) });
+        if (name.length > 63 || /[\s"/\\[\]:|<>+=;,?*]/.test(name))
+          throw new PlatformError(`SetComputerNameExW '${name}' failed: invalid name`);
+        this.setValue('HKLM', 'SYSTEM\\CurrentControlSet\\Control\\ComputerName\\ComputerName', 'ComputerName', {
+          type: 'REG_SZ',
+          data: name.toUpperCase().slice(0, 15),
+        });
       },
       closeHandle: () => undefined,
       getTimeZoneKeyName: () => this.timeZone,
@@ -106,7 +157,9 @@ export class FakeWindows {
   }
 
   ntdll(): Ntdll {
-    return { rtlGetVersion: () => ({ major: 10, minor: 0, build: 20348, platformId: 2, servicePack: '', productType: 3 }) };
+    return {
+      rtlGetVersion: () => ({ major: 10, minor: 0, build: 20348, platformId: 2, servicePack: '', productType: 3 }),
+    };
   }
 
   advapi32(): Advapi32 {
@@ -123,14 +176,17 @@ export class FakeWindows {
       regListKeys: (root, key) => {
         const prefix = `${this.keyOf(root, key)}\\`;
         if (!this.registry.has(this.keyOf(root, key))) return undefined;
-        return [...this.registry.keys()].filter((k) => k.startsWith(prefix) && !k.slice(prefix.length).includes('\\')).map((k) => k.slice(prefix.length));
+        return [...this.registry.keys()]
+          .filter((k) => k.startsWith(prefix) && !k.slice(prefix.length).includes('\\'))
+          .map((k) => k.slice(prefix.length));
       },
       regDeleteValue: (root, key, name) => {
         this.registry.get(this.keyOf(root, key))?.delete(name.toLowerCase());
       },
       regDeleteTree: (root, key) => {
         const k = this.keyOf(root, key);
-        for (const existing of [...this.registry.keys()]) if (existing === k || existing.startsWith(`${k}\\`)) this.registry.delete(existing);
+        for (const existing of [...this.registry.keys()])
+          if (existing === k || existing.startsWith(`${k}\\`)) this.registry.delete(existing);
       },
       enablePrivilege: (name) => {
         this.privileges.push(name);
@@ -142,10 +198,15 @@ export class FakeWindows {
       logonUser: (user, password) => this.users.get(user.toLowerCase())?.password === password,
       logonToken: (user, password) => {
         this.calls.push(`LogonUserW ${user}`);
-        return this.users.get(user.toLowerCase())?.password === password ? { token: 77 } : { error: 'The user name or password is incorrect. (error 1326)' };
+        return this.users.get(user.toLowerCase())?.password === password
+          ? { token: 77 }
+          : { error: 'The user name or password is incorrect. (error 1326)' };
       },
       createService: (spec) => {
-        if (this.services.has(spec.name.toLowerCase())) throw new PlatformError(`CreateServiceW '${spec.name}' failed: The specified service already exists. (error 1073)`);
+        if (this.services.has(spec.name.toLowerCase()))
+          throw new PlatformError(
+            `CreateServiceW '${spec.name}' failed: The specified service already exists. (error 1073)`,
+          );
         this.services.set(spec.name.toLowerCase(), spec);
       },
       deleteService: (name) => {
@@ -154,7 +215,8 @@ export class FakeWindows {
         return this.services.delete(name.toLowerCase());
       },
       queryService: (name) => {
-        const state = this.serviceStates.get(name.toLowerCase()) ?? (this.services.has(name.toLowerCase()) ? 1 : undefined);
+        const state =
+          this.serviceStates.get(name.toLowerCase()) ?? (this.services.has(name.toLowerCase()) ? 1 : undefined);
         return state === undefined ? undefined : { currentState: state, exitCode: 0 };
       },
       stopService: (name) => {
@@ -162,16 +224,25 @@ export class FakeWindows {
         if (this.serviceStates.has(name.toLowerCase())) this.serviceStates.set(name.toLowerCase(), 1);
       },
       startService: (name) => {
-        if (!this.services.has(name.toLowerCase()) && !this.serviceStates.has(name.toLowerCase())) throw new PlatformError(`OpenServiceW '${name}' failed: The specified service does not exist as an installed service. (error 1060)`);
+        if (!this.services.has(name.toLowerCase()) && !this.serviceStates.has(name.toLowerCase()))
+          throw new PlatformError(
+            `OpenServiceW '${name}' failed: The specified service does not exist as an installed service. (error 1060)`,
+          );
         this.calls.push(`StartServiceW ${name}`);
         this.serviceStates.set(name.toLowerCase(), 4);
       },
       setServiceStartType: (name, startType) => {
         const spec = this.services.get(name.toLowerCase());
-        if (!spec) throw new PlatformError(`OpenServiceW '${name}' failed: The specified service does not exist as an installed service. (error 1060)`);
+        if (!spec)
+          throw new PlatformError(
+            `OpenServiceW '${name}' failed: The specified service does not exist as an installed service. (error 1060)`,
+          );
         this.services.set(name.toLowerCase(), { ...spec, startType });
       },
-      accountSid: (name) => (this.users.has(name.toLowerCase()) ? `S-1-5-21-1-2-3-${1000 + [...this.users.keys()].indexOf(name.toLowerCase())}` : undefined),
+      accountSid: (name) =>
+        this.users.has(name.toLowerCase())
+          ? `S-1-5-21-1-2-3-${1000 + [...this.users.keys()].indexOf(name.toLowerCase())}`
+          : undefined,
       runService: async (name, work) => {
         this.calls.push(`StartServiceCtrlDispatcherW ${name}`);
         this.serviceExitCodes.push(await work());
@@ -187,30 +258,43 @@ export class FakeWindows {
       },
       userAdd: ({ name, password, comment, passwordNeverExpires }) => {
         this.calls.push(`NetUserAdd ${name}`);
-        if (this.users.has(name.toLowerCase())) throw new PlatformError(`NetUserAdd '${name}' failed: The account already exists (error 2224)`);
-        this.users.set(name.toLowerCase(), { password, comment: comment ?? '', flags: UF.SCRIPT | UF.NORMAL_ACCOUNT | (passwordNeverExpires ? UF.DONT_EXPIRE_PASSWD : 0) });
+        if (this.users.has(name.toLowerCase()))
+          throw new PlatformError(`NetUserAdd '${name}' failed: The account already exists (error 2224)`);
+        this.users.set(name.toLowerCase(), {
+          password,
+          comment: comment ?? '',
+          flags: UF.SCRIPT | UF.NORMAL_ACCOUNT | (passwordNeverExpires ? UF.DONT_EXPIRE_PASSWD : 0),
+        });
       },
       userSetPassword: (name, password) => {
         this.calls.push(`NetUserSetInfo(1003) ${name}`);
         const u = this.users.get(name.toLowerCase());
-        if (!u) throw new PlatformError(`NetUserSetInfo(1003) '${name}' failed: The user name could not be found (error 2221)`);
+        if (!u)
+          throw new PlatformError(
+            `NetUserSetInfo(1003) '${name}' failed: The user name could not be found (error 2221)`,
+          );
         u.password = password;
       },
       userFlags: (name) => {
         const u = this.users.get(name.toLowerCase());
-        if (!u) throw new PlatformError(`NetUserGetInfo '${name}' failed: The user name could not be found (error 2221)`);
+        if (!u)
+          throw new PlatformError(`NetUserGetInfo '${name}' failed: The user name could not be found (error 2221)`);
         return u.flags;
       },
       userSetFlags: (name, flags) => {
         this.calls.push(`NetUserSetInfo(1008) ${name}`);
         const u = this.users.get(name.toLowerCase());
-        if (!u) throw new PlatformError(`NetUserSetInfo(1008) '${name}' failed: The user name could not be found (error 2221)`);
+        if (!u)
+          throw new PlatformError(
+            `NetUserSetInfo(1008) '${name}' failed: The user name could not be found (error 2221)`,
+          );
         u.flags = flags;
       },
       userExpirePassword: (name) => {
         this.calls.push(`NetUserSetInfo(4) ${name}`);
         const u = this.users.get(name.toLowerCase());
-        if (!u) throw new PlatformError(`NetUserGetInfo(4) '${name}' failed: The user name could not be found (error 2221)`);
+        if (!u)
+          throw new PlatformError(`NetUserGetInfo(4) '${name}' failed: The user name could not be found (error 2221)`);
         u.flags &= ~UF.DONT_EXPIRE_PASSWD;
         u.passwordExpired = true;
       },
@@ -225,7 +309,10 @@ export class FakeWindows {
       },
       localGroupAddMember: (group, member) => {
         const g = this.groups.get(group.toLowerCase());
-        if (!g) throw new PlatformError(`NetLocalGroupAddMembers '${member}' to '${group}' failed: The specified local group does not exist (error 1376)`);
+        if (!g)
+          throw new PlatformError(
+            `NetLocalGroupAddMembers '${member}' to '${group}' failed: The specified local group does not exist (error 1376)`,
+          );
         if (g.includes(member)) return false;
         this.calls.push(`NetLocalGroupAddMembers ${group} ${member}`);
         g.push(member);
@@ -246,7 +333,11 @@ export class FakeWindows {
       routes: (family) => {
         this.calls.push(`GetIpForwardTable2 ${family}`);
         return this.routes
-          .map((r) => ({ ...r, family: r.family ?? (r.destination.includes(':') ? ('ipv6' as const) : ('ipv4' as const)), metric: r.metric ?? 0 }))
+          .map((r) => ({
+            ...r,
+            family: r.family ?? (r.destination.includes(':') ? ('ipv6' as const) : ('ipv4' as const)),
+            metric: r.metric ?? 0,
+          }))
           .filter((r) => r.family === family);
       },
       addUnicastAddress: (ref, address, prefixLength, family) => {
@@ -258,8 +349,16 @@ export class FakeWindows {
       },
       addRoute: (ref, route) => {
         find(ref.ifIndex);
-        this.calls.push(`CreateIpForwardEntry2 ${ref.ifIndex} ${route.destination}/${route.prefixLength} via ${route.nextHop}`);
-        if (this.routes.some((r) => r.ifIndex === ref.ifIndex && r.destination === route.destination && r.prefixLength === route.prefixLength)) return 'exists';
+        this.calls.push(
+          `CreateIpForwardEntry2 ${ref.ifIndex} ${route.destination}/${route.prefixLength} via ${route.nextHop}`,
+        );
+        if (
+          this.routes.some(
+            (r) =>
+              r.ifIndex === ref.ifIndex && r.destination === route.destination && r.prefixLength === route.prefixLength,
+          )
+        )
+          return 'exists';
         this.routes.push({ ifIndex: ref.ifIndex, ...route });
         return 'added';
       },
@@ -276,12 +375,22 @@ export class FakeWindows {
       loadUserProfile: (token, user) => {
         this.calls.push(`LoadUserProfileW ${user} token ${token}`);
         const sid = `S-1-5-21-1-2-3-${1000 + [...this.users.keys()].indexOf(user.toLowerCase())}`;
-        this.setValue('HKLM', `SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\ProfileList\\${sid}`, 'ProfileImagePath', { type: 'REG_EXPAND_SZ', data: `C:\\Users\\${user}` });
+        this.setValue(
+          'HKLM',
+          `SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\ProfileList\\${sid}`,
+          'ProfileImagePath',
+          { type: 'REG_EXPAND_SZ', data: `C:\\Users\\${user}` },
+        );
       },
       createProfile: (sid, user) => {
         this.calls.push(`CreateProfile ${user}`);
         const path = `C:\\Users\\${user}`;
-        this.setValue('HKLM', `SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\ProfileList\\${sid}`, 'ProfileImagePath', { type: 'REG_EXPAND_SZ', data: path });
+        this.setValue(
+          'HKLM',
+          `SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\ProfileList\\${sid}`,
+          'ProfileImagePath',
+          { type: 'REG_EXPAND_SZ', data: path },
+        );
         return path;
       },
     };
@@ -295,7 +404,8 @@ export class FakeWindows {
         this.calls.push(`CertAddCertificateContextToStore ${store}`);
         return { thumbprint, upn: this.certificateUpns.get(thumbprint) ?? '' };
       },
-      // The fake's PFX: JSON { password, certs: [{ der (base64), key }] }, so tests can say which certificate has a key.
+      // The fake's PFX: JSON { password, certs: [{ der (base64), key }] }, so tests can say which certificate has a
+      // key.
       importPfx: (pfx, password, store, machine) => {
         this.calls.push(`PFXImportCertStore ${machine ? 'machine' : 'user'}`);
         let parsed: { password: string; certs: Array<{ der: string; key: boolean }> };
@@ -303,10 +413,16 @@ export class FakeWindows {
           parsed = JSON.parse(Buffer.from(pfx).toString('utf8')) as typeof parsed;
         } catch {
           const real = this.realCertificates ? realPfx(pfx, password) : undefined;
-          if (!real) throw new PlatformError('PFXImportCertStore (not a PFX, or a wrong password?) failed: ASN1 bad tag value met. (error 0x8009310b)');
+          if (!real)
+            throw new PlatformError(
+              'PFXImportCertStore (not a PFX, or a wrong password?) failed: ASN1 bad tag value met. (error 0x8009310b)',
+            );
           parsed = { password, certs: real };
         }
-        if (parsed.password !== password) throw new PlatformError('PFXImportCertStore (not a PFX, or a wrong password?) failed: The specified network password is not correct. (error 86)');
+        if (parsed.password !== password)
+          throw new PlatformError(
+            'PFXImportCertStore (not a PFX, or a wrong password?) failed: The specified network password is not correct. (error 86)',
+          );
         return parsed.certs.map((c) => {
           const thumbprint = createHash('sha1').update(Buffer.from(c.der, 'base64')).digest('hex').toUpperCase();
           const target = c.key ? store : 'CA';
@@ -314,11 +430,19 @@ export class FakeWindows {
           return { thumbprint, store: target };
         });
       },
-      storeThumbprints: (store) => this.certificates.filter((c) => c.store.toLowerCase() === store.toLowerCase()).map((c) => c.thumbprint).reverse(),
+      storeThumbprints: (store) =>
+        this.certificates
+          .filter((c) => c.store.toLowerCase() === store.toLowerCase())
+          .map((c) => c.thumbprint)
+          .reverse(),
       certificateDer: (thumbprint, store) => {
-        const c = this.certificates.find((x) => x.thumbprint === thumbprint && x.store.toLowerCase() === store.toLowerCase());
+        const c = this.certificates.find(
+          (x) => x.thumbprint === thumbprint && x.store.toLowerCase() === store.toLowerCase(),
+        );
         if (!c) return undefined;
-        return c.pem ? new Uint8Array(Buffer.from(c.pem.replace(/-----[^-]+-----|\s+/g, ''), 'base64')) : Buffer.from(c.thumbprint, 'hex');
+        return c.pem
+          ? new Uint8Array(Buffer.from(c.pem.replace(/-----[^-]+-----|\s+/g, ''), 'base64'))
+          : Buffer.from(c.thumbprint, 'hex');
       },
       // With realCertificates, a real key and certificate from the host's openssl decrypt a real CMS envelope.
       decryptEnvelopedMessage: (cms, container) => {
@@ -328,16 +452,24 @@ export class FakeWindows {
           try {
             writeFileSync(join(dir, 'key.pem'), c.keyPem as string);
             writeFileSync(join(dir, 'cert.pem'), c.pem as string);
-            const r = spawnSync('openssl', ['cms', '-decrypt', '-inform', 'DER', '-inkey', join(dir, 'key.pem'), '-recip', join(dir, 'cert.pem')], { input: Buffer.from(cms) });
+            const r = spawnSync(
+              'openssl',
+              ['cms', '-decrypt', '-inform', 'DER', '-inkey', join(dir, 'key.pem'), '-recip', join(dir, 'cert.pem')],
+              { input: Buffer.from(cms) },
+            );
             if (r.status === 0) return new Uint8Array(r.stdout);
           } finally {
             rmSync(dir, { recursive: true, force: true });
           }
         }
-        throw new PlatformError('CryptMsgControl CMSG_CTRL_DECRYPT (not an envelope for this key?) failed: Bad Data. (error 0x80090005)');
+        throw new PlatformError(
+          'CryptMsgControl CMSG_CTRL_DECRYPT (not an envelope for this key?) failed: Bad Data. (error 0x80090005)',
+        );
       },
       deleteCertificate: (thumbprint, store) => {
-        const i = this.certificates.findIndex((x) => x.thumbprint === thumbprint && x.store.toLowerCase() === store.toLowerCase());
+        const i = this.certificates.findIndex(
+          (x) => x.thumbprint === thumbprint && x.store.toLowerCase() === store.toLowerCase(),
+        );
         if (i < 0) return false;
         this.certificates.splice(i, 1);
         this.calls.push(`CertDeleteCertificateFromStore ${store}`);
@@ -347,12 +479,34 @@ export class FakeWindows {
         if (this.realCertificates) {
           const dir = mkdtempSync(join(tmpdir(), 'kiln-fake-crypt32-'));
           try {
-            const r = spawnSync('openssl', ['req', '-x509', '-nodes', '-subj', `/${subject.replace(/^CN=/, 'CN=')}`, '-days', '2', '-newkey', 'rsa:2048', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')]);
-            if (r.status !== 0) throw new PlatformError(`fake CertCreateSelfSignCertificate: openssl req failed: ${r.stderr.toString()}`);
+            const r = spawnSync('openssl', [
+              'req',
+              '-x509',
+              '-nodes',
+              '-subj',
+              `/${subject.replace(/^CN=/, 'CN=')}`,
+              '-days',
+              '2',
+              '-newkey',
+              'rsa:2048',
+              '-keyout',
+              join(dir, 'key.pem'),
+              '-out',
+              join(dir, 'cert.pem'),
+            ]);
+            if (r.status !== 0)
+              throw new PlatformError(`fake CertCreateSelfSignCertificate: openssl req failed: ${r.stderr.toString()}`);
             const pem = readFileSync(join(dir, 'cert.pem'), 'utf8');
             const der = Buffer.from(pem.replace(/-----[^-]+-----|\s+/g, ''), 'base64');
             const thumbprint = createHash('sha1').update(der).digest('hex').toUpperCase();
-            this.certificates.push({ subject, store, thumbprint, pem, keyPem: readFileSync(join(dir, 'key.pem'), 'utf8'), container });
+            this.certificates.push({
+              subject,
+              store,
+              thumbprint,
+              pem,
+              keyPem: readFileSync(join(dir, 'key.pem'), 'utf8'),
+              container,
+            });
             this.calls.push(`CertCreateSelfSignCertificate ${subject}`);
             return thumbprint;
           } finally {
@@ -369,7 +523,8 @@ export class FakeWindows {
 
   disk(): Kernel32Disk {
     return {
-      logicalDrives: () => [...new Set([...this.drives.map((d) => d.root), ...this.fixedVolumes.map((v) => v.root)])].sort(),
+      logicalDrives: () =>
+        [...new Set([...this.drives.map((d) => d.root), ...this.fixedVolumes.map((v) => v.root)])].sort(),
       driveType: () => 3,
       volumeInformation: (root) => {
         const d = this.drives.find((x) => x.root === root);
@@ -395,12 +550,18 @@ export class FakeWindows {
   volumes(): Kernel32Volumes {
     const volume = (root: string) => {
       const v = this.fixedVolumes.find((x) => x.root === root);
-      if (!v) throw new PlatformError(`CreateFileW \\\\.\\${root} failed: The system cannot find the file specified. (error 2)`);
+      if (!v)
+        throw new PlatformError(
+          `CreateFileW \\\\.\\${root} failed: The system cannot find the file specified. (error 2)`,
+        );
       return v;
     };
     const disk = (n: number) => {
       const d = this.disks.get(n);
-      if (!d) throw new PlatformError(`CreateFileW \\\\.\\PhysicalDrive${n} failed: The system cannot find the file specified. (error 2)`);
+      if (!d)
+        throw new PlatformError(
+          `CreateFileW \\\\.\\PhysicalDrive${n} failed: The system cannot find the file specified. (error 2)`,
+        );
       return d;
     };
     return {
@@ -417,11 +578,16 @@ export class FakeWindows {
         this.calls.push(`IOCTL_DISK_GROW_PARTITION ${n} ${number} ${bytes}`);
         const d = disk(n);
         const p = d.partitions.find((x) => x.number === number);
-        if (!p) throw new PlatformError(`IOCTL_DISK_GROW_PARTITION partition ${number}: The parameter is incorrect. (error 87)`);
+        if (!p)
+          throw new PlatformError(
+            `IOCTL_DISK_GROW_PARTITION partition ${number}: The parameter is incorrect. (error 87)`,
+          );
         const end = p.start + p.length + bytes;
         // As Windows: growing over another partition or past the usable end is refused.
         if (end > d.usableEnd || d.partitions.some((o) => o !== p && o.start >= p.start + p.length && o.start < end)) {
-          throw new PlatformError(`IOCTL_DISK_GROW_PARTITION partition ${number} by ${bytes}: The parameter is incorrect. (error 87)`);
+          throw new PlatformError(
+            `IOCTL_DISK_GROW_PARTITION partition ${number} by ${bytes}: The parameter is incorrect. (error 87)`,
+          );
         }
         p.length += bytes;
       },
@@ -429,13 +595,15 @@ export class FakeWindows {
         this.calls.push(`FSCTL_EXTEND_VOLUME ${root} ${sectors}`);
         const v = volume(root);
         const p = disk(v.diskNumber).partitions.find((x) => x.start === v.start);
-        if (!p || sectors * v.bytesPerSector > p.length) throw new PlatformError(`FSCTL_EXTEND_VOLUME ${root}: The parameter is incorrect. (error 87)`);
+        if (!p || sectors * v.bytesPerSector > p.length)
+          throw new PlatformError(`FSCTL_EXTEND_VOLUME ${root}: The parameter is incorrect. (error 87)`);
         v.fsSectors = sectors;
       },
       bytesPerSector: (root) => volume(root).bytesPerSector,
       setDiskId: (n, id) => {
         const d = disk(n);
-        if (d.style === 'raw') throw new PlatformError(`\\\\.\\PhysicalDrive${n} is neither MBR nor GPT: no disk id to set`);
+        if (d.style === 'raw')
+          throw new PlatformError(`\\\\.\\PhysicalDrive${n} is neither MBR nor GPT: no disk id to set`);
         this.calls.push(`IOCTL_DISK_SET_DRIVE_LAYOUT_EX ${n}`);
         this.diskIds.set(n, d.style === 'mbr' ? id.mbr.toString(16) : Buffer.from(id.gpt).toString('hex'));
         return d.style;
@@ -446,19 +614,37 @@ export class FakeWindows {
 
   bindings(): Win32Bindings {
     return {
-      kernel32: this.kernel32(), ntdll: this.ntdll(), advapi32: this.advapi32(), netapi32: this.netapi32(), iphlpapi: this.iphlpapi(),
-      userenv: this.userenv(), crypt32: this.crypt32(), disk: this.disk(), volumes: this.volumes(), dhcpcsvc: this.dhcpcsvc(),
-      version: { fileVersion: (path) => {
-        const v = this.fileVersions.get(path.toLowerCase());
-        if (!v) throw new PlatformError(`GetFileVersionInfoSizeW '${path}' failed: The system cannot find the file specified. (error 2)`);
-        return v;
-      } },
+      kernel32: this.kernel32(),
+      ntdll: this.ntdll(),
+      advapi32: this.advapi32(),
+      netapi32: this.netapi32(),
+      iphlpapi: this.iphlpapi(),
+      userenv: this.userenv(),
+      crypt32: this.crypt32(),
+      disk: this.disk(),
+      volumes: this.volumes(),
+      dhcpcsvc: this.dhcpcsvc(),
+      version: {
+        fileVersion: (path) => {
+          const v = this.fileVersions.get(path.toLowerCase());
+          if (!v)
+            throw new PlatformError(
+              `GetFileVersionInfoSizeW '${path}' failed: The system cannot find the file specified. (error 2)`,
+            );
+          return v;
+        },
+      },
     };
   }
 
   /** A WindowsPlatform whose Win32 layer is this fake. */
   platform(logger = new Logger()): WindowsPlatform {
     const facts = { version: 'test', target: { name: 'win-x64' }, defaultConfigs: {} } as unknown as BuildFacts;
-    return new WindowsPlatform({ root: 'C:\\', log: logger.for('windows-platform.ts'), facts, bindings: this.bindings() });
+    return new WindowsPlatform({
+      root: 'C:\\',
+      log: logger.for('windows-platform.ts'),
+      facts,
+      bindings: this.bindings(),
+    });
   }
 }

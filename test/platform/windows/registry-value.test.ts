@@ -1,7 +1,12 @@
 // The byte encoding of registry values, as RegSetValueExW and RegQueryValueExW exchange them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { REG_TYPES, decodeRegValue, encodeRegValue, type RegValue } from '../../../src/platform/windows/win32/registry-value';
+import {
+  REG_TYPES,
+  decodeRegValue,
+  encodeRegValue,
+  type RegValue,
+} from '../../../src/platform/windows/win32/registry-value';
 
 const cases: RegValue[] = [
   { type: 'REG_SZ', data: 'Cloudbase-Init ünïcode' },
@@ -21,7 +26,10 @@ for (const value of cases) {
 
 test('strings carry their terminating NULs as Windows expects', () => {
   assert.deepEqual([...encodeRegValue({ type: 'REG_SZ', data: 'A' })], [0x41, 0, 0, 0]);
-  assert.deepEqual([...encodeRegValue({ type: 'REG_MULTI_SZ', data: ['A', 'B'] })], [0x41, 0, 0, 0, 0x42, 0, 0, 0, 0, 0]);
+  assert.deepEqual(
+    [...encodeRegValue({ type: 'REG_MULTI_SZ', data: ['A', 'B'] })],
+    [0x41, 0, 0, 0, 0x42, 0, 0, 0, 0, 0],
+  );
   assert.deepEqual([...encodeRegValue({ type: 'REG_DWORD', data: 1 })], [1, 0, 0, 0]);
 });
 

@@ -12,7 +12,10 @@ function sockaddr(family: number, bytes: Uint8Array): Buffer {
 
 test('IPv4 and IPv6 addresses round-trip through SOCKADDR bytes', () => {
   assert.deepEqual([...addressBytes('10.0.0.5', 'ipv4')], [10, 0, 0, 5]);
-  assert.deepEqual(sockaddrText(sockaddr(2, addressBytes('192.168.1.254', 'ipv4'))), { address: '192.168.1.254', family: 'ipv4' });
+  assert.deepEqual(sockaddrText(sockaddr(2, addressBytes('192.168.1.254', 'ipv4'))), {
+    address: '192.168.1.254',
+    family: 'ipv4',
+  });
   for (const a of ['2001:db8::5', '::', '::1', 'fe80::1:2:3:4', '2001:db8:0:1:1:1:1:1', '2001:db8::1:0:0:1']) {
     assert.deepEqual(sockaddrText(sockaddr(23, addressBytes(a, 'ipv6'))), { address: a, family: 'ipv6' });
   }

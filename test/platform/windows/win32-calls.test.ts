@@ -47,7 +47,16 @@ test('DhcpRequestParams gets SendParams and RecdParams by value, as dhcpcsdk.h d
       DhcpRequestParams: {
         result: 'uint32_t',
         params: ['uint32_t', 'void *', 'str16', 'void *', PARAMS_ARRAY, PARAMS_ARRAY, 'void *', 'void *', 'void *'],
-        impl: ((flags: number, _reserved: unknown, adapter: string, _classId: unknown, send: { nParams: number }, recd: { nParams: number; Params: unknown }, buffer: unknown, size: unknown) => {
+        impl: ((
+          flags: number,
+          _reserved: unknown,
+          adapter: string,
+          _classId: unknown,
+          send: { nParams: number },
+          recd: { nParams: number; Params: unknown },
+          buffer: unknown,
+          size: unknown,
+        ) => {
           const option = recd.nParams === 1 && recd.Params ? memory(koffi, recd.Params, 32).readUInt32LE(4) : -1;
           seen.push({ flags, adapter, send: send.nParams, recd: recd.nParams, option });
           if (recd.nParams !== 1 || option !== 26 || memory(koffi, size, 4).readUInt32LE(0) < 2) return 87;
@@ -102,7 +111,11 @@ test("a password expires as cloudbase-init's change_password_next_logon: NetUser
         impl: ((_server: string | null, user: string, level: number, buf: unknown) => {
           levels.push(`set ${level} ${user}`);
           const b = memory(koffi, buf, 192);
-          written.push({ flags: b.readUInt32LE(level === 1008 ? 0 : 40), expired: level === 4 ? b.readUInt32LE(184) : 0, sidKept: level === 4 && b.readBigUInt64LE(152) === BigInt(koffi.address(sid)) });
+          written.push({
+            flags: b.readUInt32LE(level === 1008 ? 0 : 40),
+            expired: level === 4 ? b.readUInt32LE(184) : 0,
+            sidKept: level === 4 && b.readBigUInt64LE(152) === BigInt(koffi.address(sid)),
+          });
           return 0;
         }) as never,
       },
@@ -121,7 +134,11 @@ test("a password expires as cloudbase-init's change_password_next_logon: NetUser
   Object.assign(platform.win32(), { netapi32: bindNetapi32(dlls.koffi, kernel32) });
   platform.expireUserPassword('cloud');
   assert.deepEqual(levels, ['get 4 cloud', 'set 4 cloud', 'free']);
-  assert.deepEqual(written, [{ flags: 0x1 | 0x200, expired: 1, sidKept: true }], 'UF_DONT_EXPIRE_PASSWD cleared, usri4_password_expired = 1, the rest written back');
+  assert.deepEqual(
+    written,
+    [{ flags: 0x1 | 0x200, expired: 1, sidKept: true }],
+    'UF_DONT_EXPIRE_PASSWD cleared, usri4_password_expired = 1, the rest written back',
+  );
   assert.deepEqual(freed, [BigInt(koffi.address(info))]);
 });
 
@@ -142,7 +159,11 @@ test('CreateProfile answering HRESULT_FROM_WIN32(ERROR_ALREADY_EXISTS) is no fai
           if (pszUserSid !== sid || user !== 'cloud' || chars < 20) return 0x80070057;
           if (answer === 0) Buffer.from('C:\\Users\\cloud\0', 'utf16le').copy(memory(koffi, path, chars * 2));
           // Made by another process between kiln's look and its call (or known to Windows, registered now).
-          else win.bindings().advapi32.regSetValue('HKLM', profileKey, 'ProfileImagePath', { type: 'REG_EXPAND_SZ', data: 'C:\\Users\\cloud.WIN' });
+          else
+            win.bindings().advapi32.regSetValue('HKLM', profileKey, 'ProfileImagePath', {
+              type: 'REG_EXPAND_SZ',
+              data: 'C:\\Users\\cloud.WIN',
+            });
           return answer;
         }) as never,
       },
@@ -153,7 +174,11 @@ test('CreateProfile answering HRESULT_FROM_WIN32(ERROR_ALREADY_EXISTS) is no fai
   assert.equal(platform.userProfilePath('cloud', true), 'C:\\Users\\cloud.WIN');
   win.bindings().advapi32.regDeleteTree('HKLM', profileKey);
   answer = 0;
-  assert.equal(platform.userProfilePath('cloud', true), 'C:\\Users\\cloud', 'a new profile: the folder CreateProfile wrote');
+  assert.equal(
+    platform.userProfilePath('cloud', true),
+    'C:\\Users\\cloud',
+    'a new profile: the folder CreateProfile wrote',
+  );
 });
 
 test('GetAdaptersAddresses: the koffi buffer is freed, also when there is no adapter', (t) => {
@@ -161,7 +186,11 @@ test('GetAdaptersAddresses: the koffi buffer is freed, also when there is no ada
   if (!koffi) return;
   const dlls = fakeDlls(koffi, {
     'iphlpapi.dll': {
-      GetAdaptersAddresses: { result: 'uint32_t', params: ['uint32_t', 'uint32_t', 'void *', 'void *', 'void *'], impl: () => 232 },
+      GetAdaptersAddresses: {
+        result: 'uint32_t',
+        params: ['uint32_t', 'uint32_t', 'void *', 'void *', 'void *'],
+        impl: () => 232,
+      },
     },
   });
   assert.deepEqual(bindIphlpapi(dlls.koffi, kernel32).adapters(), []);

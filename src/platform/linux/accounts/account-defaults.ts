@@ -38,7 +38,13 @@ export async function readAccountDefaults(platform: Pick<Platform, 'readTextIfEx
 export function defNumber(defs: AccountDefaults, key: string, fallback: number): number {
   const raw = defs.loginDefs.get(key);
   if (raw === undefined) return fallback;
-  const n = /^0x[0-9a-f]+$/i.test(raw) ? Number.parseInt(raw, 16) : /^0[0-7]+$/.test(raw) ? Number.parseInt(raw, 8) : /^-?\d+$/.test(raw) ? Number(raw) : NaN;
+  const n = /^0x[0-9a-f]+$/i.test(raw)
+    ? Number.parseInt(raw, 16)
+    : /^0[0-7]+$/.test(raw)
+      ? Number.parseInt(raw, 8)
+      : /^-?\d+$/.test(raw)
+        ? Number(raw)
+        : NaN;
   return Number.isFinite(n) ? n : fallback;
 }
 

@@ -10,10 +10,17 @@ export interface AccountFileWrite {
   opts?: FileOpts;
 }
 
-export interface AccountHost extends Pick<Platform, 'root' | 'exists' | 'readText' | 'readTextIfExists' | 'readFile' | 'writeFile' | 'mkdir' | 'listDir' | 'symlink'> {
+export interface AccountHost
+  extends Pick<
+    Platform,
+    'root' | 'exists' | 'readText' | 'readTextIfExists' | 'readFile' | 'writeFile' | 'mkdir' | 'listDir' | 'symlink'
+  > {
   /** PATH (in the target root) as a path on this machine. */
   hostPath(path: string): string;
-  /** PATH's host path with its links followed inside the root (LinuxPlatform.resolvedHostPath): for files opened by hand. */
+  /**
+   * PATH's host path with its links followed inside the root (LinuxPlatform.resolvedHostPath): for files opened by
+   * hand.
+   */
   resolvedHostPath(path: string): Promise<string>;
   /** PATH's content on disk, whatever the account write-back holds for it. */
   readDiskText(path: string): Promise<string>;

@@ -10,7 +10,10 @@ import { clearStaleLocks, lockAccountFiles } from './shadow-lock';
 export async function lockAccounts(host: AccountHost, rootPaths: string[]): Promise<() => Promise<void>> {
   const locks = host.recordLocks();
   // NativeAccounts is only used where the locks can be had; reaching this without them is kiln's own mistake.
-  if (!locks) throw new PlatformError(`cannot lock the account files in ${host.root}: libc's fcntl is not available to take /etc/.pwd.lock`);
+  if (!locks)
+    throw new PlatformError(
+      `cannot lock the account files in ${host.root}: libc's fcntl is not available to take /etc/.pwd.lock`,
+    );
   // Resolved inside the root: an /etc that links out of a --root sandbox must not lock the host's files.
   const unlockDatabase = await lockPasswdDatabase(await host.resolvedHostPath('/etc/.pwd.lock'), locks);
   let unlockFiles: () => Promise<void>;

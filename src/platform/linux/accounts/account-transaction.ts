@@ -1,12 +1,11 @@
-// One change to the account files, as shadow-utils' commonio makes it: under the database's and the files' locks, read, changed in
-// memory, and handed to the platform's write-back (account-write-back.ts), which keeps each changed file's
-// previous content as FILE- (same mode, owner and times) and replaces FILE atomically with FILE's own mode and
-// owner, once for all the changes of a module.
+// One change to the account files, as shadow-utils' commonio makes it: under the database's and the files' locks, read,
+// changed in memory, and handed to the platform's write-back (account-write-back.ts), which keeps each changed file's
+// previous content as FILE- (same mode, owner and times) and replaces FILE atomically with FILE's own mode and owner,
+// once for all the changes of a module.
 import { ACCOUNT_FILE_NAMES, type AccountFileName } from './account-file-names';
 import type { AccountHost } from './account-host';
 import { lockAccounts } from './account-locks';
 import { ColonFile } from './colon-file';
-
 
 interface Loaded {
   before: string;
@@ -24,8 +23,12 @@ export class AccountTransaction {
   /** Locks and reads NAMES (those that exist; a missing shadow or gshadow is simply not there). */
   static async open(platform: AccountHost, names: AccountFileName[]): Promise<AccountTransaction> {
     const present: AccountFileName[] = [];
-    for (const name of ACCOUNT_FILE_NAMES) if (names.includes(name) && (await platform.exists(`/etc/${name}`))) present.push(name);
-    const unlock = await lockAccounts(platform, present.map((n) => `/etc/${n}`));
+    for (const name of ACCOUNT_FILE_NAMES)
+      if (names.includes(name) && (await platform.exists(`/etc/${name}`))) present.push(name);
+    const unlock = await lockAccounts(
+      platform,
+      present.map((n) => `/etc/${n}`),
+    );
     const files = new Map<AccountFileName, Loaded>();
     try {
       for (const name of present) {
@@ -64,7 +67,8 @@ export class AccountTransaction {
       const now = new Date();
       for (const name of ACCOUNT_FILE_NAMES) {
         const loaded = this.files.get(name);
-        if (loaded?.changed) await this.platform.accountWrites.change(`/etc/${name}`, loaded.before, loaded.file.text(), now);
+        if (loaded?.changed)
+          await this.platform.accountWrites.change(`/etc/${name}`, loaded.before, loaded.file.text(), now);
       }
     } finally {
       await this.unlock();

@@ -77,7 +77,10 @@ export class AccountWriteBack {
     return result;
   }
 
-  /** Takes a change of PATH from BEFORE to AFTER (BEFORE being what the change read, from disk or from here): held in a batch, else written now. */
+  /**
+   * Takes a change of PATH from BEFORE to AFTER (BEFORE being what the change read, from disk or from here): held in a
+   * batch, else written now.
+   */
   async change(path: string, before: string, after: string, now: Date): Promise<void> {
     await this.hold(path, before, after, now);
     if (this.batches === 0) await this.flush();
@@ -86,16 +89,28 @@ export class AccountWriteBack {
   private async hold(path: string, before: string, after: string, now: Date): Promise<void> {
     const earlier = this.held.get(path);
     if (earlier) {
-      this.held.set(path, { onDisk: earlier.onDisk, before, after, backupTimes: { atime: earlier.changedAt, mtime: earlier.changedAt }, changedAt: now });
+      this.held.set(path, {
+        onDisk: earlier.onDisk,
+        before,
+        after,
+        backupTimes: { atime: earlier.changedAt, mtime: earlier.changedAt },
+        changedAt: now,
+      });
       return;
     }
     const st = statSync(await this.platform.resolvedHostPath(path));
-    this.held.set(path, { onDisk: before, before, after, backupTimes: { atime: st.atime, mtime: st.mtime }, changedAt: now });
+    this.held.set(path, {
+      onDisk: before,
+      before,
+      after,
+      backupTimes: { atime: st.atime, mtime: st.mtime },
+      changedAt: now,
+    });
   }
 
   /**
-   * Writes what is held under the database's and the files' locks: for each file its backup and its new content, with the file's own
-   * mode and owner, durably. A file that another process changed since its first change was held is not
+   * Writes what is held under the database's and the files' locks: for each file its backup and its new content, with
+   * the file's own mode and owner, durably. A file that another process changed since its first change was held is not
    * overwritten: that is an error naming it, and nothing is written.
    */
   async flush(): Promise<void> {
@@ -110,7 +125,10 @@ export class AccountWriteBack {
         const host = await this.platform.resolvedHostPath(path);
         const st = statSync(host);
         const current = await this.platform.readDiskText(path);
-        if (current !== file.onDisk) throw new PlatformError(`${path} was changed by another process while kiln was updating it; kiln's changes to it were not written`);
+        if (current !== file.onDisk)
+          throw new PlatformError(
+            `${path} was changed by another process while kiln was updating it; kiln's changes to it were not written`,
+          );
         const opts = { mode: st.mode & 0o7777, owner: `${st.uid}:${st.gid}`, durable: true };
         writes.push({ path: `${path}-`, data: file.before, opts }, { path, data: file.after, opts });
       }

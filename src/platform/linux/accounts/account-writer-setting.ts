@@ -9,7 +9,10 @@ const KEY = 'system_info.kiln_account_writer';
 /** The setting in the merged config CFG; 'in-process' when not set. */
 export function accountWriterSetting(cfg: Record<string, unknown>): AccountWriter {
   const sys = cfg.system_info;
-  const value = sys !== null && typeof sys === 'object' && !Array.isArray(sys) ? (sys as Record<string, unknown>).kiln_account_writer : undefined;
+  const value =
+    sys !== null && typeof sys === 'object' && !Array.isArray(sys)
+      ? (sys as Record<string, unknown>).kiln_account_writer
+      : undefined;
   if (value === undefined || value === null) return 'in-process';
   if (value === 'in-process' || value === 'tools') return value;
   throw new PlatformError(`${KEY} must be 'in-process' or 'tools', not ${JSON.stringify(value)}`);

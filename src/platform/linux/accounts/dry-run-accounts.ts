@@ -15,16 +15,37 @@ export interface PlannedFiles {
 }
 
 /** useradd's options that take a value, in the long form useraddArgv writes. */
-const USERADD_VALUE_OPTIONS = new Set(['--comment', '--home', '--gid', '--uid', '--groups', '--password', '--shell', '--expiredate', '--inactive', '--selinux-user']);
+const USERADD_VALUE_OPTIONS = new Set([
+  '--comment',
+  '--home',
+  '--gid',
+  '--uid',
+  '--groups',
+  '--password',
+  '--shell',
+  '--expiredate',
+  '--inactive',
+  '--selinux-user',
+]);
 
-const idsOf = (file: ColonFile) => file.entries().map((f) => Number(f[2])).filter(Number.isInteger);
+const idsOf = (file: ColonFile) =>
+  file
+    .entries()
+    .map((f) => Number(f[2]))
+    .filter(Number.isInteger);
 
 async function read(files: PlannedFiles, path: string): Promise<ColonFile> {
   return new ColonFile((await files.readTextIfExists(path)) ?? '');
 }
 
 function plan(files: PlannedFiles, path: string, file: ColonFile): void {
-  files.plan(path, `${file.entries().map((f) => f.join(':')).join('\n')}\n`);
+  files.plan(
+    path,
+    `${file
+      .entries()
+      .map((f) => f.join(':'))
+      .join('\n')}\n`,
+  );
 }
 
 /** Plans `useradd NAME [options]` as kiln builds it; false when ARGV is not that, or names an existing user. */
@@ -43,7 +64,9 @@ async function planUseradd(argv: string[], files: PlannedFiles): Promise<boolean
   if (passwd.find(name)) return false;
   const defs = await readAccountDefaults(files);
   const system = flags.has('--system');
-  const uid = options.has('--uid') ? Number(options.get('--uid')) : newId(idsOf(passwd), idRange(defs, 'UID', system), system);
+  const uid = options.has('--uid')
+    ? Number(options.get('--uid'))
+    : newId(idsOf(passwd), idRange(defs, 'UID', system), system);
   if (uid === undefined || !Number.isInteger(uid)) return false;
   let gid: number | undefined;
   const primary = options.get('--gid');
@@ -56,7 +79,15 @@ async function planUseradd(argv: string[], files: PlannedFiles): Promise<boolean
   if (gid === undefined || !Number.isInteger(gid)) return false;
   for (const g of (options.get('--groups') ?? '').split(',').filter(Boolean)) group.addMember(g, name);
   const home = options.get('--home') ?? posix.join(defs.useradd.get('HOME') ?? '/home', name);
-  passwd.append([name, 'x', String(uid), String(gid), options.get('--comment') ?? '', home, options.get('--shell') ?? defs.useradd.get('SHELL') ?? '/bin/sh']);
+  passwd.append([
+    name,
+    'x',
+    String(uid),
+    String(gid),
+    options.get('--comment') ?? '',
+    home,
+    options.get('--shell') ?? defs.useradd.get('SHELL') ?? '/bin/sh',
+  ]);
   const shadow = await read(files, '/etc/shadow');
   shadow.append([name, options.get('--password') ?? '!', '', '', '', '', '', '', '']);
   plan(files, '/etc/passwd', passwd);

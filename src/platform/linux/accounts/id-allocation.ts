@@ -43,7 +43,12 @@ export function newId(used: Iterable<number>, range: IdRange, system: boolean, p
 }
 
 /** The first free block of COUNT subordinate ids in [MIN, MAX] (shadow's find_free_range), undefined when none. */
-export function freeSubordinateRange(ranges: Array<{ start: number; count: number }>, min: number, max: number, count: number): number | undefined {
+export function freeSubordinateRange(
+  ranges: Array<{ start: number; count: number }>,
+  min: number,
+  max: number,
+  count: number,
+): number | undefined {
   let low = min;
   for (const r of [...ranges].sort((a, b) => a.start - b.start)) {
     const end = r.start + r.count - 1;

@@ -42,7 +42,8 @@ function expiryDays(value: string): string | undefined {
   return Number.isNaN(ms) ? undefined : String(Math.floor(ms / 86_400_000));
 }
 
-const ids = (file: ColonFile | undefined, field: number) => (file?.entries() ?? []).map((f) => Number(f[field])).filter(Number.isInteger);
+const ids = (file: ColonFile | undefined, field: number) =>
+  (file?.entries() ?? []).map((f) => Number(f[field])).filter(Number.isInteger);
 
 export class NativeAccounts {
   constructor(
@@ -58,7 +59,14 @@ export class NativeAccounts {
     if (!platform.recordLocks()) return false;
     const selinux = await platform.readTextIfExists('/etc/selinux/config');
     if (selinux !== undefined && !/^\s*SELINUX\s*=\s*disabled\s*$/m.test(selinux)) return false;
-    for (const tool of ['/usr/sbin/nscd', '/usr/sbin/sss_cache', '/sbin/auditd', '/usr/sbin/auditd', '/sbin/pam_tally2']) if (await platform.exists(tool)) return false;
+    for (const tool of [
+      '/usr/sbin/nscd',
+      '/usr/sbin/sss_cache',
+      '/sbin/auditd',
+      '/usr/sbin/auditd',
+      '/sbin/pam_tally2',
+    ])
+      if (await platform.exists(tool)) return false;
     return !new ColonFile((await platform.readTextIfExists('/etc/passwd')) ?? '').hasCompatEntries();
   }
 
@@ -105,7 +113,12 @@ export class NativeAccounts {
     let refused: PlatformError | undefined;
     if (!user.noLogInit) {
       try {
-        await this.resetLogRecord('/var/log/lastlog', planned.uid, LASTLOG_RECORD, defNumber(defs, 'LASTLOG_UID_MAX', 0xffffffff));
+        await this.resetLogRecord(
+          '/var/log/lastlog',
+          planned.uid,
+          LASTLOG_RECORD,
+          defNumber(defs, 'LASTLOG_UID_MAX', 0xffffffff),
+        );
         await this.resetLogRecord('/var/log/faillog', planned.uid, FAILLOG_RECORD, 0xffffffff);
       } catch (err) {
         if (!(err instanceof PlatformError)) throw err;
@@ -118,7 +131,13 @@ export class NativeAccounts {
   }
 
   /** The entries useradd would add, made in TX; undefined when kiln leaves this user to useradd. */
-  private planUser(tx: AccountTransaction, defs: AccountDefaults, user: UserSpec, system: boolean, expire: string): { uid: number; gid: number; home: string } | undefined {
+  private planUser(
+    tx: AccountTransaction,
+    defs: AccountDefaults,
+    user: UserSpec,
+    system: boolean,
+    expire: string,
+  ): { uid: number; gid: number; home: string } | undefined {
     const passwd = tx.read('passwd');
     const shadow = tx.read('shadow');
     const group = tx.read('group');
@@ -128,7 +147,9 @@ export class NativeAccounts {
     if (uid === undefined || (user.uid !== undefined && uidsInUse.includes(user.uid))) return undefined;
     let gid: number | undefined;
     if (user.primaryGroup !== undefined) {
-      gid = /^\d+$/.test(user.primaryGroup) ? Number(user.primaryGroup) : Number(group.find(user.primaryGroup)?.[2] ?? NaN);
+      gid = /^\d+$/.test(user.primaryGroup)
+        ? Number(user.primaryGroup)
+        : Number(group.find(user.primaryGroup)?.[2] ?? NaN);
       if (!Number.isInteger(gid) || !group.entries().some((g) => Number(g[2]) === gid)) return undefined;
     } else {
       if (group.find(user.name)) return undefined;
@@ -142,13 +163,25 @@ export class NativeAccounts {
     const subuid = tx.read('subuid');
     const subgid = tx.read('subgid');
     const subRanges = (file: ColonFile, kind: 'UID' | 'GID') => {
-      file.sortEntries((a, b) => Number(a[1]) - Number(b[1]) || Number(a[2]) - Number(b[2]) || ((a[0] ?? '') < (b[0] ?? '') ? -1 : (a[0] ?? '') > (b[0] ?? '') ? 1 : 0));
+      file.sortEntries(
+        (a, b) =>
+          Number(a[1]) - Number(b[1]) ||
+          Number(a[2]) - Number(b[2]) ||
+          ((a[0] ?? '') < (b[0] ?? '') ? -1 : (a[0] ?? '') > (b[0] ?? '') ? 1 : 0),
+      );
       const count = defNumber(defs, `SUB_${kind}_COUNT`, 65536);
-      const start = freeSubordinateRange(file.entries().map((f) => ({ start: Number(f[1]), count: Number(f[2]) })), defNumber(defs, `SUB_${kind}_MIN`, 100000), defNumber(defs, `SUB_${kind}_MAX`, 600100000), count);
+      const start = freeSubordinateRange(
+        file.entries().map((f) => ({ start: Number(f[1]), count: Number(f[2]) })),
+        defNumber(defs, `SUB_${kind}_MIN`, 100000),
+        defNumber(defs, `SUB_${kind}_MAX`, 600100000),
+        count,
+      );
       return start === undefined ? undefined : [user.name, String(start), String(count)];
     };
-    const subuidLine = subuid && defNumber(defs, 'SUB_UID_COUNT', 65536) > 0 ? subRanges(tx.change('subuid'), 'UID') : undefined;
-    const subgidLine = subgid && defNumber(defs, 'SUB_GID_COUNT', 65536) > 0 ? subRanges(tx.change('subgid'), 'GID') : undefined;
+    const subuidLine =
+      subuid && defNumber(defs, 'SUB_UID_COUNT', 65536) > 0 ? subRanges(tx.change('subuid'), 'UID') : undefined;
+    const subgidLine =
+      subgid && defNumber(defs, 'SUB_GID_COUNT', 65536) > 0 ? subRanges(tx.change('subgid'), 'GID') : undefined;
     if ((subuid && !subuidLine) || (subgid && !subgidLine)) return undefined;
 
     tx.change('passwd').append([user.name, 'x', String(uid), String(gid), user.gecos ?? '', home, shell]);
@@ -156,7 +189,13 @@ export class NativeAccounts {
     // System accounts get no ageing, inactivity or expiry at all, whatever was asked.
     const ages = system
       ? ['', '', '', '', '']
-      : [ageField(defs, 'PASS_MIN_DAYS'), ageField(defs, 'PASS_MAX_DAYS'), ageField(defs, 'PASS_WARN_AGE'), Number(inactive) < 0 ? '' : inactive, expire];
+      : [
+          ageField(defs, 'PASS_MIN_DAYS'),
+          ageField(defs, 'PASS_MAX_DAYS'),
+          ageField(defs, 'PASS_WARN_AGE'),
+          Number(inactive) < 0 ? '' : inactive,
+          expire,
+        ];
     tx.change('shadow').append([user.name, user.passwdHash ?? '!', today(), ...ages, '']);
     if (user.primaryGroup === undefined || supplementary.length > 0) {
       const groups = tx.change('group');
@@ -182,7 +221,10 @@ export class NativeAccounts {
     const st = statSync(host, { throwIfNoEntry: false });
     // Only a file of the image's own: a hard link may share its record with a file outside a --root sandbox.
     if (!st?.isFile() || st.size <= uid * size) return;
-    if (this.platform.root !== '/' && st.nlink > 1) throw new PlatformError(`${path} in ${this.platform.root} is a hard link (${st.nlink} names): kiln does not write records into it under --root, where it may be a file outside the root`);
+    if (this.platform.root !== '/' && st.nlink > 1)
+      throw new PlatformError(
+        `${path} in ${this.platform.root} is a hard link (${st.nlink} names): kiln does not write records into it under --root, where it may be a file outside the root`,
+      );
     const fd = openSync(host, 'r+');
     try {
       writeSync(fd, Buffer.alloc(size), 0, size, uid * size);

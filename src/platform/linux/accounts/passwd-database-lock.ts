@@ -23,7 +23,11 @@ export interface PasswdLockWait {
 }
 
 /** Takes the write lock on LOCK PATH (a host path: the root's /etc/.pwd.lock); returns the function that lets it go. */
-export async function lockPasswdDatabase(lockPath: string, locks: RecordLocks, wait: PasswdLockWait = {}): Promise<() => void> {
+export async function lockPasswdDatabase(
+  lockPath: string,
+  locks: RecordLocks,
+  wait: PasswdLockWait = {},
+): Promise<() => void> {
   const release = () => {
     const held = heldByThisProcess.get(lockPath);
     if (!held) return;
@@ -38,10 +42,13 @@ export async function lockPasswdDatabase(lockPath: string, locks: RecordLocks, w
   }
   let fd: number;
   try {
-    // Node opens every descriptor close-on-exec, as lckpwdf does (O_CLOEXEC): a command kiln starts does not inherit the lock.
+    // Node opens every descriptor close-on-exec, as lckpwdf does (O_CLOEXEC): a command kiln starts does not inherit
+    // the lock.
     fd = openSync(lockPath, constants.O_WRONLY | constants.O_CREAT, 0o600);
   } catch (err) {
-    throw new PlatformError(`cannot lock the account files: cannot open ${lockPath}: ${describeError(err)}`, { cause: err });
+    throw new PlatformError(`cannot lock the account files: cannot open ${lockPath}: ${describeError(err)}`, {
+      cause: err,
+    });
   }
   const sleep = wait.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const deadline = Date.now() + (wait.waitMs ?? WAIT_MS);

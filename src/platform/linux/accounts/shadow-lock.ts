@@ -98,7 +98,10 @@ function removeLeftStaging(file: string): void {
 }
 
 /** Locks the account files at HOST PATHS in order; returns the function that unlocks them all. */
-export async function lockAccountFiles(hostPaths: string[], sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))): Promise<() => Promise<void>> {
+export async function lockAccountFiles(
+  hostPaths: string[],
+  sleep = (ms: number) => new Promise((r) => setTimeout(r, ms)),
+): Promise<() => Promise<void>> {
   const held: string[] = [];
   const release = async () => {
     for (const lock of held.reverse()) {

@@ -24,11 +24,14 @@ export class AlpineDistro extends BaseDistro {
 
   override async addUser(platform: Platform, user: UserSpec): Promise<boolean> {
     if (await this.userExists(platform, user.name)) return false;
-    if (!user.keepMissingGroups) for (const g of user.groups ?? []) if (!(await this.groupExists(platform, g))) await this.addGroup(platform, g);
+    if (!user.keepMissingGroups)
+      for (const g of user.groups ?? []) if (!(await this.groupExists(platform, g))) await this.addGroup(platform, g);
     await platform.run(this.adduserArgv(user));
     for (const g of user.groups ?? []) await platform.run(['addgroup', user.name, g]);
-    if (user.passwdHash !== undefined) await this.setPasswords(platform, [{ user: user.name, password: user.passwdHash }], true);
-    if (user.expiredate !== undefined) await platform.run(['chage', '-E', user.expiredate, user.name], { allowFailure: true });
+    if (user.passwdHash !== undefined)
+      await this.setPasswords(platform, [{ user: user.name, password: user.passwdHash }], true);
+    if (user.expiredate !== undefined)
+      await platform.run(['chage', '-E', user.expiredate, user.name], { allowFailure: true });
     return true;
   }
 
@@ -51,7 +54,14 @@ export class AlpineDistro extends BaseDistro {
   }
 
   override serviceName(kind: ServiceKind): string {
-    const names: Record<ServiceKind, string> = { ssh: 'sshd', cron: 'crond', rsyslog: 'rsyslog', chrony: 'chronyd', ntp: 'ntpd', timesyncd: 'ntpd' };
+    const names: Record<ServiceKind, string> = {
+      ssh: 'sshd',
+      cron: 'crond',
+      rsyslog: 'rsyslog',
+      chrony: 'chronyd',
+      ntp: 'ntpd',
+      timesyncd: 'ntpd',
+    };
     return names[kind];
   }
 

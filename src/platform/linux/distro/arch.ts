@@ -13,7 +13,14 @@ export class ArchDistro extends BaseDistro {
   }
 
   override serviceName(kind: ServiceKind): string {
-    const names: Record<ServiceKind, string> = { ssh: 'sshd', cron: 'cronie', rsyslog: 'rsyslog', chrony: 'chronyd', ntp: 'ntpd', timesyncd: 'systemd-timesyncd' };
+    const names: Record<ServiceKind, string> = {
+      ssh: 'sshd',
+      cron: 'cronie',
+      rsyslog: 'rsyslog',
+      chrony: 'chronyd',
+      ntp: 'ntpd',
+      timesyncd: 'systemd-timesyncd',
+    };
     return names[kind];
   }
 }

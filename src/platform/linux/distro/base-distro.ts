@@ -9,10 +9,17 @@ import { LinuxPlatform } from '../linux-platform';
 /** Names in a colon file (/etc/passwd, /etc/group) of the target. */
 async function colonNames(platform: Platform, file: string): Promise<Set<string>> {
   const text = (await platform.readTextIfExists(file)) ?? '';
-  return new Set(text.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split(':')[0] as string));
+  return new Set(
+    text
+      .split('\n')
+      .filter((l) => l && !l.startsWith('#'))
+      .map((l) => l.split(':')[0] as string),
+  );
 }
 
-/** A hostname file with HOSTNAME in place of its old name; comment and blank lines are kept (cloud-init's HostnameConf). */
+/**
+ * A hostname file with HOSTNAME in place of its old name; comment and blank lines are kept (cloud-init's HostnameConf).
+ */
 export function renderHostnameFile(old: string, hostname: string): string {
   const out: string[] = [];
   let placed = false;
@@ -78,8 +85,13 @@ export abstract class BaseDistro implements DistroOps {
    * runs), on a target NativeAccounts.suits.
    */
   protected async nativeAccounts(platform: Platform): Promise<NativeAccounts | undefined> {
-    if (this.options.accountWriter === 'tools' || !this.shadowUtils || !(platform instanceof LinuxPlatform)) return undefined;
-    if (!this.native.has(platform)) this.native.set(platform, (await NativeAccounts.suits(platform)) ? new NativeAccounts(platform, this.info.family) : null);
+    if (this.options.accountWriter === 'tools' || !this.shadowUtils || !(platform instanceof LinuxPlatform))
+      return undefined;
+    if (!this.native.has(platform))
+      this.native.set(
+        platform,
+        (await NativeAccounts.suits(platform)) ? new NativeAccounts(platform, this.info.family) : null,
+      );
     return this.native.get(platform) ?? undefined;
   }
 
@@ -94,7 +106,8 @@ export abstract class BaseDistro implements DistroOps {
 
   async addUser(platform: Platform, user: UserSpec): Promise<boolean> {
     if (await this.userExists(platform, user.name)) return false;
-    if (!user.keepMissingGroups) for (const g of user.groups ?? []) if (!(await this.groupExists(platform, g))) await this.addGroup(platform, g);
+    if (!user.keepMissingGroups)
+      for (const g of user.groups ?? []) if (!(await this.groupExists(platform, g))) await this.addGroup(platform, g);
     if (await (await this.nativeAccounts(platform))?.addUser(user)) return true;
     await this.runAccountTool(platform, this.useraddArgv(user), user.passwdHash ? { secrets: [user.passwdHash] } : {});
     return true;
@@ -102,7 +115,8 @@ export abstract class BaseDistro implements DistroOps {
 
   async addGroup(platform: Platform, group: string, members: string[] = [], system = false): Promise<void> {
     if (!(await this.groupExists(platform, group))) {
-      if (!(await (await this.nativeAccounts(platform))?.addGroup(group, system))) await this.runAccountTool(platform, this.groupaddArgv(group, system));
+      if (!(await (await this.nativeAccounts(platform))?.addGroup(group, system)))
+        await this.runAccountTool(platform, this.groupaddArgv(group, system));
     }
     for (const m of members) {
       if (!(await this.userExists(platform, m))) continue;
@@ -138,12 +152,19 @@ export abstract class BaseDistro implements DistroOps {
     if (r.stderr.trim()) await this.runAccountTool(platform, ['passwd', '-d', user]);
   }
 
-  async setPasswords(platform: Platform, entries: Array<{ user: string; password: string }>, hashed: boolean): Promise<void> {
+  async setPasswords(
+    platform: Platform,
+    entries: Array<{ user: string; password: string }>,
+    hashed: boolean,
+  ): Promise<void> {
     if (entries.length === 0) return;
     // Plain text always goes to chpasswd, so that the distro's default hash (yescrypt on Debian 12) is used.
     if (hashed && (await (await this.nativeAccounts(platform))?.setHashes(entries))) return;
     const input = entries.map((e) => `${e.user}:${e.password}\n`).join('');
-    await this.runAccountTool(platform, hashed ? ['chpasswd', '-e'] : ['chpasswd'], { input, secrets: entries.map((e) => e.password) });
+    await this.runAccountTool(platform, hashed ? ['chpasswd', '-e'] : ['chpasswd'], {
+      input,
+      secrets: entries.map((e) => e.password),
+    });
   }
 
   async expirePassword(platform: Platform, user: string): Promise<void> {
@@ -165,7 +186,10 @@ export abstract class BaseDistro implements DistroOps {
 
   async readHostname(platform: Platform, file: string = this.hostnameFile): Promise<string | undefined> {
     const text = await platform.readTextIfExists(file);
-    const line = text?.split('\n').map((l) => l.trim()).find((l) => l && !l.startsWith('#'));
+    const line = text
+      ?.split('\n')
+      .map((l) => l.trim())
+      .find((l) => l && !l.startsWith('#'));
     return line || undefined;
   }
 
@@ -177,7 +201,14 @@ export abstract class BaseDistro implements DistroOps {
   }
 
   serviceName(kind: ServiceKind): string {
-    const names: Record<ServiceKind, string> = { ssh: 'sshd', cron: 'crond', rsyslog: 'rsyslog', chrony: 'chronyd', ntp: 'ntpd', timesyncd: 'systemd-timesyncd' };
+    const names: Record<ServiceKind, string> = {
+      ssh: 'sshd',
+      cron: 'crond',
+      rsyslog: 'rsyslog',
+      chrony: 'chronyd',
+      ntp: 'ntpd',
+      timesyncd: 'systemd-timesyncd',
+    };
     return names[kind];
   }
 

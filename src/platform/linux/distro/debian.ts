@@ -7,14 +7,27 @@ export class DebianDistro extends BaseDistro {
 
   packageCommand(action: PackageAction, pkgs: string[] = []): PackageCommand {
     const env = { DEBIAN_FRONTEND: 'noninteractive' };
-    const apt = ['apt-get', '--option=Dpkg::Options::=--force-confold', '--option=Dpkg::options::=--force-unsafe-io', '--assume-yes', '--quiet'];
+    const apt = [
+      'apt-get',
+      '--option=Dpkg::Options::=--force-confold',
+      '--option=Dpkg::options::=--force-unsafe-io',
+      '--assume-yes',
+      '--quiet',
+    ];
     if (action === 'update') return { argv: [...apt, 'update'], env };
     if (action === 'upgrade') return { argv: [...apt, 'dist-upgrade'], env };
     return { argv: [...apt, 'install', ...pkgs], env };
   }
 
   override serviceName(kind: ServiceKind): string {
-    const names: Record<ServiceKind, string> = { ssh: 'ssh', cron: 'cron', rsyslog: 'rsyslog', chrony: 'chrony', ntp: 'ntp', timesyncd: 'systemd-timesyncd' };
+    const names: Record<ServiceKind, string> = {
+      ssh: 'ssh',
+      cron: 'cron',
+      rsyslog: 'rsyslog',
+      chrony: 'chrony',
+      ntp: 'ntp',
+      timesyncd: 'systemd-timesyncd',
+    };
     return names[kind];
   }
 }

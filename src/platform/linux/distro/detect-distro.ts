@@ -1,4 +1,5 @@
-// The one os-release → distro table: finds the target's distro (cloud-init's name and osfamily) from /etc/os-release under the root, and its DistroOps.
+// The one os-release → distro table: finds the target's distro (cloud-init's name and osfamily) from /etc/os-release
+// under the root, and its DistroOps.
 import type { DistroInfo } from './distro-info';
 import { readOsRelease } from '../../os-release';
 import type { Platform } from '../../platform';
@@ -49,7 +50,10 @@ const KNOWN_IDS: Record<string, { name: string; family: Family }> = {
   arch: { name: 'arch', family: 'arch' },
 };
 
-/** os-release's release codename: VERSION_CODENAME, else the word in parentheses of VERSION, as cloud-init's get_linux_distro. */
+/**
+ * os-release's release codename: VERSION_CODENAME, else the word in parentheses of VERSION, as cloud-init's
+ * get_linux_distro.
+ */
 function codenameOf(rel: Record<string, string>): string | undefined {
   if (rel.VERSION_CODENAME) return rel.VERSION_CODENAME;
   return /^[^ ]+ \(([^)]+)\)/.exec(rel.VERSION ?? '')?.[1];
@@ -67,20 +71,33 @@ export function distroInfoFromOsRelease(rel: Record<string, string>, configured?
   const name = wanted ?? found?.name ?? (id || 'unknown');
   const family = (wanted !== undefined ? KNOWN_IDS[wanted]?.family : undefined) ?? found?.family ?? 'unknown';
   const codename = codenameOf(rel);
-  return { name, family, version: rel.VERSION_ID ?? '', ...(codename ? { codename } : {}), ...(id ? { osReleaseId: id } : {}) };
+  return {
+    name,
+    family,
+    version: rel.VERSION_ID ?? '',
+    ...(codename ? { codename } : {}),
+    ...(id ? { osReleaseId: id } : {}),
+  };
 }
 
 /** The target's distro from its os-release and, when CONFIG sets system_info.distro, that name. */
 export async function detectDistro(platform: Platform, config: Record<string, unknown> = {}): Promise<DistroInfo> {
   const sys = (config.system_info ?? {}) as Record<string, unknown>;
-  return distroInfoFromOsRelease(await readOsRelease(platform), typeof sys.distro === 'string' ? sys.distro : undefined);
+  return distroInfoFromOsRelease(
+    await readOsRelease(platform),
+    typeof sys.distro === 'string' ? sys.distro : undefined,
+  );
 }
 
 /**
  * The family's operations for INFO. An unknown family gets Debian's shadow-utils behaviour for users and apt
  * for packages, which is what cloud-init falls back to as well ('ubuntu'/debian defaults).
  */
-export async function distroOpsFor(platform: Platform, info: DistroInfo, options: DistroOptions = {}): Promise<DistroOps> {
+export async function distroOpsFor(
+  platform: Platform,
+  info: DistroInfo,
+  options: DistroOptions = {},
+): Promise<DistroOps> {
   switch (info.family) {
     case 'redhat': {
       const hasDnf = (await platform.exists('/usr/bin/dnf')) || (await platform.exists('/usr/bin/dnf5'));

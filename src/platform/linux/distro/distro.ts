@@ -1,4 +1,5 @@
-// The distro-family seam: how a Linux family adds users and groups, names its hostname file, installs packages and names services.
+// The distro-family seam: how a Linux family adds users and groups, names its hostname file, installs packages and
+// names services.
 import type { DistroInfo } from './distro-info';
 import type { Platform, RunResult } from '../../platform';
 import type { AccountWriter } from '../accounts/account-writer-setting';
@@ -62,13 +63,18 @@ export interface DistroOps {
   addToGroups(platform: Platform, user: string, groups: string[]): Promise<void>;
   /** Locks USER's password (passwd -l / usermod --lock). */
   lockPassword(platform: Platform, user: string): Promise<void>;
-  /** distro.unlock_passwd: `passwd -u`; an account it will not unlock (no password behind the lock) gets an empty one. */
+  /**
+   * distro.unlock_passwd: `passwd -u`; an account it will not unlock (no password behind the lock) gets an empty one.
+   */
   unlockPassword(platform: Platform, user: string): Promise<void>;
   /** Sets passwords in one chpasswd call; HASHED means the values are already crypted. */
   setPasswords(platform: Platform, entries: Array<{ user: string; password: string }>, hashed: boolean): Promise<void>;
   /** Expires USER's password so it must be changed at next login. */
   expirePassword(platform: Platform, user: string): Promise<void>;
-  /** Writes HOSTNAME into FILE (default: the static hostname file), keeping its comments; no hostnamectl, the target may not be running. */
+  /**
+   * Writes HOSTNAME into FILE (default: the static hostname file), keeping its comments; no hostnamectl, the target may
+   * not be running.
+   */
   writeHostname(platform: Platform, hostname: string, file?: string): Promise<void>;
   /** Reads the hostname in FILE (default: the static hostname file), undefined when not set. */
   readHostname(platform: Platform, file?: string): Promise<string | undefined>;

@@ -13,7 +13,10 @@ export class SuseDistro extends BaseDistro {
     super(info, options);
     const major = Number.parseInt(info.version, 10);
     // cloud-init uses /etc/HOSTNAME on SUSE older than 15 (systemd-hostnamed reads /etc/hostname since).
-    this.hostnameFile = Number.isFinite(major) && major < 15 && major > 0 && info.osReleaseId !== 'opensuse-tumbleweed' ? '/etc/HOSTNAME' : '/etc/hostname';
+    this.hostnameFile =
+      Number.isFinite(major) && major < 15 && major > 0 && info.osReleaseId !== 'opensuse-tumbleweed'
+        ? '/etc/HOSTNAME'
+        : '/etc/hostname';
   }
 
   packageCommand(action: PackageAction, pkgs: string[] = []): PackageCommand {

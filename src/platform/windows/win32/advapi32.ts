@@ -70,7 +70,9 @@ export interface Advapi32 {
   initiateSystemShutdown(opts: { message: string; timeoutSeconds: number; reboot: boolean; force: boolean }): void;
   /** Whether USER can log on with PASSWORD (LOGON32_LOGON_INTERACTIVE). */
   logonUser(user: string, password: string, domain?: string): boolean;
-  /** An interactive logon token for USER (the caller closes it), or undefined with the error text when the logon fails. */
+  /**
+   * An interactive logon token for USER (the caller closes it), or undefined with the error text when the logon fails.
+   */
   logonToken(user: string, password: string, domain?: string): { token: number | bigint } | { error: string };
   createService(spec: ServiceSpec): void;
   /** False when there was no such service. */
@@ -93,56 +95,191 @@ export interface Advapi32 {
 
 export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
   const lib = koffi.load('advapi32.dll');
-  const { SERVICE_DESCRIPTIONW, SERVICE_STATUS, SERVICE_TABLE_ENTRYW, TOKEN_PRIVILEGES, LUID_AND_ATTRIBUTES } = win32Structs(koffi);
+  const { SERVICE_DESCRIPTIONW, SERVICE_STATUS, SERVICE_TABLE_ENTRYW, TOKEN_PRIVILEGES, LUID_AND_ATTRIBUTES } =
+    win32Structs(koffi);
   const PRIVILEGES = {
     size: koffi.sizeof(TOKEN_PRIVILEGES),
     luid: koffi.offsetof(TOKEN_PRIVILEGES, 'Privileges') + koffi.offsetof(LUID_AND_ATTRIBUTES, 'Luid'),
     attributes: koffi.offsetof(TOKEN_PRIVILEGES, 'Privileges') + koffi.offsetof(LUID_AND_ATTRIBUTES, 'Attributes'),
   };
-  const STATUS = { size: koffi.sizeof(SERVICE_STATUS), currentState: koffi.offsetof(SERVICE_STATUS, 'dwCurrentState'), exitCode: koffi.offsetof(SERVICE_STATUS, 'dwWin32ExitCode') };
+  const STATUS = {
+    size: koffi.sizeof(SERVICE_STATUS),
+    currentState: koffi.offsetof(SERVICE_STATUS, 'dwCurrentState'),
+    exitCode: koffi.offsetof(SERVICE_STATUS, 'dwWin32ExitCode'),
+  };
   const HANDLE_OUT = koffi.out(koffi.pointer('intptr_t'));
   const U32_INOUT = koffi.inout(koffi.pointer('uint32_t'));
   const U32_OUT = koffi.out(koffi.pointer('uint32_t'));
-  const RegCreateKeyExW = lib.func('__stdcall', 'RegCreateKeyExW', 'int32_t', ['intptr_t', 'str16', 'uint32_t', 'str16', 'uint32_t', 'uint32_t', 'void *', HANDLE_OUT, U32_OUT]);
-  const RegOpenKeyExW = lib.func('__stdcall', 'RegOpenKeyExW', 'int32_t', ['intptr_t', 'str16', 'uint32_t', 'uint32_t', HANDLE_OUT]);
+  const RegCreateKeyExW = lib.func('__stdcall', 'RegCreateKeyExW', 'int32_t', [
+    'intptr_t',
+    'str16',
+    'uint32_t',
+    'str16',
+    'uint32_t',
+    'uint32_t',
+    'void *',
+    HANDLE_OUT,
+    U32_OUT,
+  ]);
+  const RegOpenKeyExW = lib.func('__stdcall', 'RegOpenKeyExW', 'int32_t', [
+    'intptr_t',
+    'str16',
+    'uint32_t',
+    'uint32_t',
+    HANDLE_OUT,
+  ]);
   const RegCloseKey = lib.func('__stdcall', 'RegCloseKey', 'int32_t', ['intptr_t']);
-  const RegSetValueExW = lib.func('__stdcall', 'RegSetValueExW', 'int32_t', ['intptr_t', 'str16', 'uint32_t', 'uint32_t', 'void *', 'uint32_t']);
-  const RegQueryValueExW = lib.func('__stdcall', 'RegQueryValueExW', 'int32_t', ['intptr_t', 'str16', 'void *', U32_OUT, 'void *', U32_INOUT]);
-  const RegEnumValueW = lib.func('__stdcall', 'RegEnumValueW', 'int32_t', ['intptr_t', 'uint32_t', 'void *', U32_INOUT, 'void *', U32_OUT, 'void *', U32_INOUT]);
-  const RegEnumKeyExW = lib.func('__stdcall', 'RegEnumKeyExW', 'int32_t', ['intptr_t', 'uint32_t', 'void *', U32_INOUT, 'void *', 'void *', 'void *', 'void *']);
+  const RegSetValueExW = lib.func('__stdcall', 'RegSetValueExW', 'int32_t', [
+    'intptr_t',
+    'str16',
+    'uint32_t',
+    'uint32_t',
+    'void *',
+    'uint32_t',
+  ]);
+  const RegQueryValueExW = lib.func('__stdcall', 'RegQueryValueExW', 'int32_t', [
+    'intptr_t',
+    'str16',
+    'void *',
+    U32_OUT,
+    'void *',
+    U32_INOUT,
+  ]);
+  const RegEnumValueW = lib.func('__stdcall', 'RegEnumValueW', 'int32_t', [
+    'intptr_t',
+    'uint32_t',
+    'void *',
+    U32_INOUT,
+    'void *',
+    U32_OUT,
+    'void *',
+    U32_INOUT,
+  ]);
+  const RegEnumKeyExW = lib.func('__stdcall', 'RegEnumKeyExW', 'int32_t', [
+    'intptr_t',
+    'uint32_t',
+    'void *',
+    U32_INOUT,
+    'void *',
+    'void *',
+    'void *',
+    'void *',
+  ]);
   const RegDeleteValueW = lib.func('__stdcall', 'RegDeleteValueW', 'int32_t', ['intptr_t', 'str16']);
   const RegDeleteTreeW = lib.func('__stdcall', 'RegDeleteTreeW', 'int32_t', ['intptr_t', 'str16']);
   const OpenProcessToken = lib.func('__stdcall', 'OpenProcessToken', 'int', ['intptr_t', 'uint32_t', HANDLE_OUT]);
   const LookupPrivilegeValueW = lib.func('__stdcall', 'LookupPrivilegeValueW', 'int', ['str16', 'str16', 'void *']);
-  const AdjustTokenPrivileges = lib.func('__stdcall', 'AdjustTokenPrivileges', 'int', ['intptr_t', 'int', 'void *', 'uint32_t', 'void *', 'void *']);
-  const InitiateSystemShutdownExW = lib.func('__stdcall', 'InitiateSystemShutdownExW', 'int', ['str16', 'str16', 'uint32_t', 'int', 'int', 'uint32_t']);
-  const LogonUserW = lib.func('__stdcall', 'LogonUserW', 'int', ['str16', 'str16', 'str16', 'uint32_t', 'uint32_t', HANDLE_OUT]);
+  const AdjustTokenPrivileges = lib.func('__stdcall', 'AdjustTokenPrivileges', 'int', [
+    'intptr_t',
+    'int',
+    'void *',
+    'uint32_t',
+    'void *',
+    'void *',
+  ]);
+  const InitiateSystemShutdownExW = lib.func('__stdcall', 'InitiateSystemShutdownExW', 'int', [
+    'str16',
+    'str16',
+    'uint32_t',
+    'int',
+    'int',
+    'uint32_t',
+  ]);
+  const LogonUserW = lib.func('__stdcall', 'LogonUserW', 'int', [
+    'str16',
+    'str16',
+    'str16',
+    'uint32_t',
+    'uint32_t',
+    HANDLE_OUT,
+  ]);
   const OpenSCManagerW = lib.func('__stdcall', 'OpenSCManagerW', 'intptr_t', ['str16', 'str16', 'uint32_t']);
-  const CreateServiceW = lib.func('__stdcall', 'CreateServiceW', 'intptr_t', ['intptr_t', 'str16', 'str16', 'uint32_t', 'uint32_t', 'uint32_t', 'uint32_t', 'str16', 'str16', 'void *', 'void *', 'str16', 'str16']);
+  const CreateServiceW = lib.func('__stdcall', 'CreateServiceW', 'intptr_t', [
+    'intptr_t',
+    'str16',
+    'str16',
+    'uint32_t',
+    'uint32_t',
+    'uint32_t',
+    'uint32_t',
+    'str16',
+    'str16',
+    'void *',
+    'void *',
+    'str16',
+    'str16',
+  ]);
   const OpenServiceW = lib.func('__stdcall', 'OpenServiceW', 'intptr_t', ['intptr_t', 'str16', 'uint32_t']);
   const DeleteService = lib.func('__stdcall', 'DeleteService', 'int', ['intptr_t']);
   const CloseServiceHandle = lib.func('__stdcall', 'CloseServiceHandle', 'int', ['intptr_t']);
   const ControlService = lib.func('__stdcall', 'ControlService', 'int', ['intptr_t', 'uint32_t', 'void *']);
   const StartServiceW = lib.func('__stdcall', 'StartServiceW', 'int', ['intptr_t', 'uint32_t', 'void *']);
-  const ChangeServiceConfigW = lib.func('__stdcall', 'ChangeServiceConfigW', 'int', ['intptr_t', 'uint32_t', 'uint32_t', 'uint32_t', 'str16', 'str16', 'void *', 'str16', 'str16', 'str16', 'str16']);
+  const ChangeServiceConfigW = lib.func('__stdcall', 'ChangeServiceConfigW', 'int', [
+    'intptr_t',
+    'uint32_t',
+    'uint32_t',
+    'uint32_t',
+    'str16',
+    'str16',
+    'void *',
+    'str16',
+    'str16',
+    'str16',
+    'str16',
+  ]);
   const QueryServiceStatus = lib.func('__stdcall', 'QueryServiceStatus', 'int', ['intptr_t', 'void *']);
-  const ChangeServiceConfig2W = lib.func('__stdcall', 'ChangeServiceConfig2W', 'int', ['intptr_t', 'uint32_t', koffi.pointer(SERVICE_DESCRIPTIONW)]);
+  const ChangeServiceConfig2W = lib.func('__stdcall', 'ChangeServiceConfig2W', 'int', [
+    'intptr_t',
+    'uint32_t',
+    koffi.pointer(SERVICE_DESCRIPTIONW),
+  ]);
 
   const ServiceMainProto = koffi.proto('__stdcall', 'KilnServiceMain', 'void', ['uint32_t', 'void *']);
-  const HandlerExProto = koffi.proto('__stdcall', 'KilnServiceHandlerEx', 'uint32_t', ['uint32_t', 'uint32_t', 'void *', 'void *']);
-  const StartServiceCtrlDispatcherW = lib.func('__stdcall', 'StartServiceCtrlDispatcherW', 'int', [koffi.pointer(SERVICE_TABLE_ENTRYW)]);
-  const RegisterServiceCtrlHandlerExW = lib.func('__stdcall', 'RegisterServiceCtrlHandlerExW', 'intptr_t', ['str16', koffi.pointer(HandlerExProto), 'void *']);
-  const SetServiceStatus = lib.func('__stdcall', 'SetServiceStatus', 'int', ['intptr_t', koffi.pointer(SERVICE_STATUS)]);
+  const HandlerExProto = koffi.proto('__stdcall', 'KilnServiceHandlerEx', 'uint32_t', [
+    'uint32_t',
+    'uint32_t',
+    'void *',
+    'void *',
+  ]);
+  const StartServiceCtrlDispatcherW = lib.func('__stdcall', 'StartServiceCtrlDispatcherW', 'int', [
+    koffi.pointer(SERVICE_TABLE_ENTRYW),
+  ]);
+  const RegisterServiceCtrlHandlerExW = lib.func('__stdcall', 'RegisterServiceCtrlHandlerExW', 'intptr_t', [
+    'str16',
+    koffi.pointer(HandlerExProto),
+    'void *',
+  ]);
+  const SetServiceStatus = lib.func('__stdcall', 'SetServiceStatus', 'int', [
+    'intptr_t',
+    koffi.pointer(SERVICE_STATUS),
+  ]);
 
-  const LookupAccountNameW = lib.func('__stdcall', 'LookupAccountNameW', 'int', ['str16', 'str16', 'void *', U32_INOUT, 'void *', U32_INOUT, U32_OUT]);
-  const ConvertSidToStringSidW = lib.func('__stdcall', 'ConvertSidToStringSidW', 'int', ['void *', koffi.out(koffi.pointer('void *'))]);
+  const LookupAccountNameW = lib.func('__stdcall', 'LookupAccountNameW', 'int', [
+    'str16',
+    'str16',
+    'void *',
+    U32_INOUT,
+    'void *',
+    U32_INOUT,
+    U32_OUT,
+  ]);
+  const ConvertSidToStringSidW = lib.func('__stdcall', 'ConvertSidToStringSidW', 'int', [
+    'void *',
+    koffi.out(koffi.pointer('void *')),
+  ]);
   const LocalFree = koffi.load('kernel32.dll').func('__stdcall', 'LocalFree', 'void *', ['void *']);
 
   const regFail = (what: string, root: RegRoot, key: string, code: number) =>
     new PlatformError(`${what} ${root}\\${key} failed: ${kernel32.lastErrorText(code)}`);
 
   /** Runs FN with KEY open; undefined when the key does not exist. */
-  function withKey<T>(root: RegRoot, key: string, access: number, create: boolean, fn: (h: number) => T): T | undefined {
+  function withKey<T>(
+    root: RegRoot,
+    key: string,
+    access: number,
+    create: boolean,
+    fn: (h: number) => T,
+  ): T | undefined {
     const handle = [0];
     const rc = create
       ? (RegCreateKeyExW(ROOTS[root], key, 0, null, 0, access, null, handle, [0]) as number)
@@ -176,7 +313,8 @@ export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
 
   function withScm<T>(fn: (scm: number) => T): T {
     const scm = OpenSCManagerW(null, null, SC_MANAGER_ALL_ACCESS) as number;
-    if (!scm) throw new PlatformError(`OpenSCManagerW failed (kiln must run as an administrator): ${kernel32.lastErrorText()}`);
+    if (!scm)
+      throw new PlatformError(`OpenSCManagerW failed (kiln must run as an administrator): ${kernel32.lastErrorText()}`);
     try {
       return fn(scm);
     } finally {
@@ -244,7 +382,8 @@ export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
     regDeleteValue(root, key, name) {
       withKey(root, key, KEY_ALL_ACCESS, false, (h) => {
         const rc = RegDeleteValueW(h, name) as number;
-        if (rc !== ERROR_SUCCESS && rc !== ERROR_FILE_NOT_FOUND) throw regFail(`RegDeleteValueW '${name}' in`, root, key, rc);
+        if (rc !== ERROR_SUCCESS && rc !== ERROR_FILE_NOT_FOUND)
+          throw regFail(`RegDeleteValueW '${name}' in`, root, key, rc);
       });
     },
     regDeleteTree(root, key) {
@@ -254,22 +393,37 @@ export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
     enablePrivilege(name) {
       const token = [0];
       // GetCurrentProcess() is the pseudo handle -1.
-      if (!OpenProcessToken(-1, TOKEN_ADJUST_PRIVILEGES | TOKEN_QUERY, token)) throw new PlatformError(`OpenProcessToken failed: ${kernel32.lastErrorText()}`);
+      if (!OpenProcessToken(-1, TOKEN_ADJUST_PRIVILEGES | TOKEN_QUERY, token))
+        throw new PlatformError(`OpenProcessToken failed: ${kernel32.lastErrorText()}`);
       try {
         const luid = Buffer.alloc(8);
-        if (!LookupPrivilegeValueW(null, name, luid)) throw new PlatformError(`LookupPrivilegeValueW '${name}' failed: ${kernel32.lastErrorText()}`);
+        if (!LookupPrivilegeValueW(null, name, luid))
+          throw new PlatformError(`LookupPrivilegeValueW '${name}' failed: ${kernel32.lastErrorText()}`);
         const privileges = Buffer.alloc(PRIVILEGES.size);
         privileges.writeUInt32LE(1, 0);
         luid.copy(privileges, PRIVILEGES.luid);
         privileges.writeUInt32LE(SE_PRIVILEGE_ENABLED, PRIVILEGES.attributes);
-        if (!AdjustTokenPrivileges(token[0] as number, 0, privileges, 0, null, null)) throw new PlatformError(`AdjustTokenPrivileges '${name}' failed: ${kernel32.lastErrorText()}`);
-        if (kernel32.lastError() === ERROR_NOT_ALL_ASSIGNED) throw new PlatformError(`privilege ${name} is not held by this account (run kiln as LocalSystem or an administrator)`);
+        if (!AdjustTokenPrivileges(token[0] as number, 0, privileges, 0, null, null))
+          throw new PlatformError(`AdjustTokenPrivileges '${name}' failed: ${kernel32.lastErrorText()}`);
+        if (kernel32.lastError() === ERROR_NOT_ALL_ASSIGNED)
+          throw new PlatformError(
+            `privilege ${name} is not held by this account (run kiln as LocalSystem or an administrator)`,
+          );
       } finally {
         kernel32.closeHandle(token[0] as number);
       }
     },
     initiateSystemShutdown({ message, timeoutSeconds, reboot, force }) {
-      if (!InitiateSystemShutdownExW(null, message, timeoutSeconds, force ? 1 : 0, reboot ? 1 : 0, SHUTDOWN_REASON_PLANNED_INSTALL)) {
+      if (
+        !InitiateSystemShutdownExW(
+          null,
+          message,
+          timeoutSeconds,
+          force ? 1 : 0,
+          reboot ? 1 : 0,
+          SHUTDOWN_REASON_PLANNED_INSTALL,
+        )
+      ) {
         throw new PlatformError(`InitiateSystemShutdownExW failed: ${kernel32.lastErrorText()}`);
       }
     },
@@ -287,15 +441,28 @@ export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
     },
     createService(spec) {
       withScm((scm) => {
-        const deps = spec.dependencies.length > 0 ? Buffer.from(`${spec.dependencies.join('\0')}\0\0`, 'utf16le') : null;
+        const deps =
+          spec.dependencies.length > 0 ? Buffer.from(`${spec.dependencies.join('\0')}\0\0`, 'utf16le') : null;
         const h = CreateServiceW(
-          scm, spec.name, spec.displayName, SERVICE_ALL_ACCESS, SERVICE_WIN32_OWN_PROCESS, ServiceStartType[spec.startType],
-          SERVICE_ERROR_NORMAL, spec.binaryPath, null, null, deps, spec.account ?? null, spec.password ?? null,
+          scm,
+          spec.name,
+          spec.displayName,
+          SERVICE_ALL_ACCESS,
+          SERVICE_WIN32_OWN_PROCESS,
+          ServiceStartType[spec.startType],
+          SERVICE_ERROR_NORMAL,
+          spec.binaryPath,
+          null,
+          null,
+          deps,
+          spec.account ?? null,
+          spec.password ?? null,
         ) as number;
         if (!h) throw new PlatformError(`CreateServiceW '${spec.name}' failed: ${kernel32.lastErrorText()}`);
         try {
           if (spec.description) {
-            if (!ChangeServiceConfig2W(h, SERVICE_CONFIG_DESCRIPTION, { lpDescription: spec.description })) throw new PlatformError(`ChangeServiceConfig2W '${spec.name}' failed: ${kernel32.lastErrorText()}`);
+            if (!ChangeServiceConfig2W(h, SERVICE_CONFIG_DESCRIPTION, { lpDescription: spec.description }))
+              throw new PlatformError(`ChangeServiceConfig2W '${spec.name}' failed: ${kernel32.lastErrorText()}`);
           }
         } finally {
           CloseServiceHandle(h);
@@ -312,8 +479,12 @@ export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
     queryService(name) {
       return withService(name, (h) => {
         const status = Buffer.alloc(STATUS.size);
-        if (!QueryServiceStatus(h, status)) throw new PlatformError(`QueryServiceStatus '${name}' failed: ${kernel32.lastErrorText()}`);
-        return { currentState: status.readUInt32LE(STATUS.currentState), exitCode: status.readUInt32LE(STATUS.exitCode) };
+        if (!QueryServiceStatus(h, status))
+          throw new PlatformError(`QueryServiceStatus '${name}' failed: ${kernel32.lastErrorText()}`);
+        return {
+          currentState: status.readUInt32LE(STATUS.currentState),
+          exitCode: status.readUInt32LE(STATUS.exitCode),
+        };
       });
     },
     runService(name, work, log) {
@@ -367,7 +538,12 @@ export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
           koffi.unregister(main);
           koffi.unregister(handler);
           if (err) reject(new PlatformError(`StartServiceCtrlDispatcherW failed: ${describeError(err)}`));
-          else if (!ok) reject(new PlatformError(`cannot connect to the service control manager as '${name}': 'service run' is started by Windows for the installed service, not by hand (use 'cloudbase-init' or 'kiln cloudbase-init' to run the flow directly)`));
+          else if (!ok)
+            reject(
+              new PlatformError(
+                `cannot connect to the service control manager as '${name}': 'service run' is started by Windows for the installed service, not by hand (use 'cloudbase-init' or 'kiln cloudbase-init' to run the flow directly)`,
+              ),
+            );
           else resolve();
         });
       });
@@ -382,7 +558,8 @@ export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
         throw new PlatformError(`LookupAccountNameW '${name}' failed: ${kernel32.lastErrorText(code)}`);
       }
       const out: [unknown] = [null];
-      if (!ConvertSidToStringSidW(sid, out)) throw new PlatformError(`ConvertSidToStringSidW for '${name}' failed: ${kernel32.lastErrorText()}`);
+      if (!ConvertSidToStringSidW(sid, out))
+        throw new PlatformError(`ConvertSidToStringSidW for '${name}' failed: ${kernel32.lastErrorText()}`);
       try {
         return koffi.decode.string16(out[0]);
       } finally {
@@ -391,12 +568,27 @@ export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
     },
     startService(name) {
       withService(name, (h) => {
-        if (!StartServiceW(h, 0, null)) throw new PlatformError(`StartServiceW '${name}' failed: ${kernel32.lastErrorText()}`);
+        if (!StartServiceW(h, 0, null))
+          throw new PlatformError(`StartServiceW '${name}' failed: ${kernel32.lastErrorText()}`);
       });
     },
     setServiceStartType(name, startType) {
       withService(name, (h) => {
-        if (!ChangeServiceConfigW(h, SERVICE_NO_CHANGE, ServiceStartType[startType], SERVICE_NO_CHANGE, null, null, null, null, null, null, null)) {
+        if (
+          !ChangeServiceConfigW(
+            h,
+            SERVICE_NO_CHANGE,
+            ServiceStartType[startType],
+            SERVICE_NO_CHANGE,
+            null,
+            null,
+            null,
+            null,
+            null,
+            null,
+            null,
+          )
+        ) {
           throw new PlatformError(`ChangeServiceConfigW '${name}' failed: ${kernel32.lastErrorText()}`);
         }
       });
@@ -404,7 +596,8 @@ export function bindAdvapi32(koffi: Koffi, kernel32: Kernel32): Advapi32 {
     stopService(name) {
       withService(name, (h) => {
         const status = Buffer.alloc(STATUS.size);
-        if (!ControlService(h, SERVICE_CONTROL_STOP, status)) throw new PlatformError(`ControlService stop '${name}' failed: ${kernel32.lastErrorText()}`);
+        if (!ControlService(h, SERVICE_CONTROL_STOP, status))
+          throw new PlatformError(`ControlService stop '${name}' failed: ${kernel32.lastErrorText()}`);
       });
     },
   };

@@ -25,15 +25,33 @@ const ERROR_NOT_FOUND = 1168;
  * passed BY VALUE. x64 passes a 16-byte structure as a pointer to a copy, but arm64 passes it in two registers, so
  * a pointer in their place would shift every later argument there; koffi places them as each ABI wants.
  */
-export function dhcpRequestParamsParameters(koffi: Koffi): Array<string | ReturnType<Koffi['struct']> | ReturnType<Koffi['out']>> {
+export function dhcpRequestParamsParameters(
+  koffi: Koffi,
+): Array<string | ReturnType<Koffi['struct']> | ReturnType<Koffi['out']>> {
   const { DHCPCAPI_PARAMS_ARRAY } = win32Structs(koffi);
-  return ['uint32_t', 'void *', 'str16', 'void *', DHCPCAPI_PARAMS_ARRAY, DHCPCAPI_PARAMS_ARRAY, 'void *', koffi.inout(koffi.pointer('uint32_t')), 'void *'];
+  return [
+    'uint32_t',
+    'void *',
+    'str16',
+    'void *',
+    DHCPCAPI_PARAMS_ARRAY,
+    DHCPCAPI_PARAMS_ARRAY,
+    'void *',
+    koffi.inout(koffi.pointer('uint32_t')),
+    'void *',
+  ];
 }
 
 export function bindDhcpcsvc(koffi: Koffi, kernel32: Kernel32): Dhcpcsvc {
   const { DHCPCAPI_PARAMS } = win32Structs(koffi);
-  const param = { size: koffi.sizeof(DHCPCAPI_PARAMS), optionId: koffi.offsetof(DHCPCAPI_PARAMS, 'OptionId'), data: koffi.offsetof(DHCPCAPI_PARAMS, 'Data'), length: koffi.offsetof(DHCPCAPI_PARAMS, 'nBytesData') };
-  // Loaded and bound on first use: a dhcpcsvc that lacks an export (wine's) must fail only the caller, not every binding.
+  const param = {
+    size: koffi.sizeof(DHCPCAPI_PARAMS),
+    optionId: koffi.offsetof(DHCPCAPI_PARAMS, 'OptionId'),
+    data: koffi.offsetof(DHCPCAPI_PARAMS, 'Data'),
+    length: koffi.offsetof(DHCPCAPI_PARAMS, 'nBytesData'),
+  };
+  // Loaded and bound on first use: a dhcpcsvc that lacks an export (wine's) must fail only the caller, not every
+  // binding.
   let api: { init: (version: number[]) => unknown; request: (...args: unknown[]) => unknown } | undefined;
   const bind = () => {
     if (api) return api;
@@ -72,25 +90,43 @@ export function bindDhcpcsvc(koffi: Koffi, kernel32: Kernel32): Dhcpcsvc {
           const out = koffi.alloc('uint8_t', size);
           try {
             const len = [size];
-            const rc = bind().request(DHCPCAPI_REQUEST_SYNCHRONOUS, null, adapterGuid, null, send, recd, out, len, null) as number;
+            const rc = bind().request(
+              DHCPCAPI_REQUEST_SYNCHRONOUS,
+              null,
+              adapterGuid,
+              null,
+              send,
+              recd,
+              out,
+              len,
+              null,
+            ) as number;
             if (rc === ERROR_MORE_DATA) {
               size = (len[0] ?? size) + 64;
               continue;
             }
             if (rc === ERROR_FILE_NOT_FOUND || rc === ERROR_NOT_FOUND) return undefined;
-            if (rc !== 0) throw new PlatformError(`DhcpRequestParams option ${option} on adapter ${adapterGuid} failed: ${kernel32.lastErrorText(rc)}`);
+            if (rc !== 0)
+              throw new PlatformError(
+                `DhcpRequestParams option ${option} on adapter ${adapterGuid} failed: ${kernel32.lastErrorText(rc)}`,
+              );
             const n = paramBuf.readUInt32LE(param.length);
             const data = paramBuf.readBigUInt64LE(param.data);
             if (n === 0 || data === 0n) return undefined;
             // Data points into OUT (the API fills our buffer): read it as an offset there.
             const at = Number(data - BigInt(koffi.address(out)));
-            if (at < 0 || at + n > size) throw new PlatformError(`DhcpRequestParams option ${option} on adapter ${adapterGuid} returned data outside its buffer`);
+            if (at < 0 || at + n > size)
+              throw new PlatformError(
+                `DhcpRequestParams option ${option} on adapter ${adapterGuid} returned data outside its buffer`,
+              );
             return Uint8Array.from(Buffer.from(koffi.view(out, size)).subarray(at, at + n));
           } finally {
             koffi.free(out);
           }
         }
-        throw new PlatformError(`DhcpRequestParams option ${option} on adapter ${adapterGuid}: buffer of ${size} bytes still too small`);
+        throw new PlatformError(
+          `DhcpRequestParams option ${option} on adapter ${adapterGuid}: buffer of ${size} bytes still too small`,
+        );
       } finally {
         koffi.free(paramMem);
       }

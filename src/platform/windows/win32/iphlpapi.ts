@@ -1,4 +1,5 @@
-// iphlpapi.dll bindings: adapters (GetAdaptersAddresses), static addresses, routes and interface MTU through the IP Helper API.
+// iphlpapi.dll bindings: adapters (GetAdaptersAddresses), static addresses, routes and interface MTU through the IP
+// Helper API.
 import type { Koffi } from '../../../util/koffi-addon';
 import { describeError, PlatformError } from '../../../util/errors';
 import type { Kernel32 } from './kernel32';
@@ -46,7 +47,10 @@ export interface Iphlpapi {
   routes(family: IpFamily): IpRoute[];
   /** 'exists' when Windows already has the address on the adapter. */
   addUnicastAddress(adapter: AdapterRef, address: string, prefixLength: number, family: IpFamily): 'added' | 'exists';
-  addRoute(adapter: AdapterRef, route: { destination: string; prefixLength: number; nextHop: string; family: IpFamily; metric?: number }): 'added' | 'exists';
+  addRoute(
+    adapter: AdapterRef,
+    route: { destination: string; prefixLength: number; nextHop: string; family: IpFamily; metric?: number },
+  ): 'added' | 'exists';
   /** Sets the interface MTU (NlMtu) for FAMILY. */
   setMtu(adapter: AdapterRef, family: IpFamily, mtu: number): void;
 }
@@ -75,32 +79,64 @@ export function bindIphlpapi(koffi: Koffi, kernel32: Kernel32): Iphlpapi {
   const t = win32Structs(koffi);
   const offset = (type: keyof typeof t, field: string) => koffi.offsetof(t[type], field);
   const ADAPTER = {
-    ifIndex: offset('IP_ADAPTER_ADDRESSES_LH', 'IfIndex'), next: offset('IP_ADAPTER_ADDRESSES_LH', 'Next'), adapterName: offset('IP_ADAPTER_ADDRESSES_LH', 'AdapterName'),
-    firstUnicast: offset('IP_ADAPTER_ADDRESSES_LH', 'FirstUnicastAddress'), firstDns: offset('IP_ADAPTER_ADDRESSES_LH', 'FirstDnsServerAddress'),
-    description: offset('IP_ADAPTER_ADDRESSES_LH', 'Description'), friendlyName: offset('IP_ADAPTER_ADDRESSES_LH', 'FriendlyName'),
-    physical: offset('IP_ADAPTER_ADDRESSES_LH', 'PhysicalAddress'), physicalLength: offset('IP_ADAPTER_ADDRESSES_LH', 'PhysicalAddressLength'),
-    flags: offset('IP_ADAPTER_ADDRESSES_LH', 'Flags'), mtu: offset('IP_ADAPTER_ADDRESSES_LH', 'Mtu'), operStatus: offset('IP_ADAPTER_ADDRESSES_LH', 'OperStatus'),
-    luid: offset('IP_ADAPTER_ADDRESSES_LH', 'Luid'), dhcpv4Server: offset('IP_ADAPTER_ADDRESSES_LH', 'Dhcpv4Server'),
+    ifIndex: offset('IP_ADAPTER_ADDRESSES_LH', 'IfIndex'),
+    next: offset('IP_ADAPTER_ADDRESSES_LH', 'Next'),
+    adapterName: offset('IP_ADAPTER_ADDRESSES_LH', 'AdapterName'),
+    firstUnicast: offset('IP_ADAPTER_ADDRESSES_LH', 'FirstUnicastAddress'),
+    firstDns: offset('IP_ADAPTER_ADDRESSES_LH', 'FirstDnsServerAddress'),
+    description: offset('IP_ADAPTER_ADDRESSES_LH', 'Description'),
+    friendlyName: offset('IP_ADAPTER_ADDRESSES_LH', 'FriendlyName'),
+    physical: offset('IP_ADAPTER_ADDRESSES_LH', 'PhysicalAddress'),
+    physicalLength: offset('IP_ADAPTER_ADDRESSES_LH', 'PhysicalAddressLength'),
+    flags: offset('IP_ADAPTER_ADDRESSES_LH', 'Flags'),
+    mtu: offset('IP_ADAPTER_ADDRESSES_LH', 'Mtu'),
+    operStatus: offset('IP_ADAPTER_ADDRESSES_LH', 'OperStatus'),
+    luid: offset('IP_ADAPTER_ADDRESSES_LH', 'Luid'),
+    dhcpv4Server: offset('IP_ADAPTER_ADDRESSES_LH', 'Dhcpv4Server'),
   };
   // SOCKET_ADDRESS starts with its sockaddr pointer.
-  const UNICAST = { next: offset('IP_ADAPTER_UNICAST_ADDRESS_LH', 'Next'), sockaddr: offset('IP_ADAPTER_UNICAST_ADDRESS_LH', 'Address'), prefixLength: offset('IP_ADAPTER_UNICAST_ADDRESS_LH', 'OnLinkPrefixLength') };
-  const DNS = { next: offset('IP_ADAPTER_DNS_SERVER_ADDRESS_XP', 'Next'), sockaddr: offset('IP_ADAPTER_DNS_SERVER_ADDRESS_XP', 'Address') };
+  const UNICAST = {
+    next: offset('IP_ADAPTER_UNICAST_ADDRESS_LH', 'Next'),
+    sockaddr: offset('IP_ADAPTER_UNICAST_ADDRESS_LH', 'Address'),
+    prefixLength: offset('IP_ADAPTER_UNICAST_ADDRESS_LH', 'OnLinkPrefixLength'),
+  };
+  const DNS = {
+    next: offset('IP_ADAPTER_DNS_SERVER_ADDRESS_XP', 'Next'),
+    sockaddr: offset('IP_ADAPTER_DNS_SERVER_ADDRESS_XP', 'Address'),
+  };
   const UNICAST_ROW = {
-    size: koffi.sizeof(t.MIB_UNICASTIPADDRESS_ROW), address: offset('MIB_UNICASTIPADDRESS_ROW', 'Address'), luid: offset('MIB_UNICASTIPADDRESS_ROW', 'InterfaceLuid'),
-    ifIndex: offset('MIB_UNICASTIPADDRESS_ROW', 'InterfaceIndex'), prefixOrigin: offset('MIB_UNICASTIPADDRESS_ROW', 'PrefixOrigin'),
-    suffixOrigin: offset('MIB_UNICASTIPADDRESS_ROW', 'SuffixOrigin'), prefixLength: offset('MIB_UNICASTIPADDRESS_ROW', 'OnLinkPrefixLength'),
+    size: koffi.sizeof(t.MIB_UNICASTIPADDRESS_ROW),
+    address: offset('MIB_UNICASTIPADDRESS_ROW', 'Address'),
+    luid: offset('MIB_UNICASTIPADDRESS_ROW', 'InterfaceLuid'),
+    ifIndex: offset('MIB_UNICASTIPADDRESS_ROW', 'InterfaceIndex'),
+    prefixOrigin: offset('MIB_UNICASTIPADDRESS_ROW', 'PrefixOrigin'),
+    suffixOrigin: offset('MIB_UNICASTIPADDRESS_ROW', 'SuffixOrigin'),
+    prefixLength: offset('MIB_UNICASTIPADDRESS_ROW', 'OnLinkPrefixLength'),
   };
   const FORWARD_ROW = {
-    size: koffi.sizeof(t.MIB_IPFORWARD_ROW2), luid: offset('MIB_IPFORWARD_ROW2', 'InterfaceLuid'), ifIndex: offset('MIB_IPFORWARD_ROW2', 'InterfaceIndex'),
+    size: koffi.sizeof(t.MIB_IPFORWARD_ROW2),
+    luid: offset('MIB_IPFORWARD_ROW2', 'InterfaceLuid'),
+    ifIndex: offset('MIB_IPFORWARD_ROW2', 'InterfaceIndex'),
     destination: offset('MIB_IPFORWARD_ROW2', 'DestinationPrefix') + koffi.offsetof(t.IP_ADDRESS_PREFIX, 'Prefix'),
-    destinationLength: offset('MIB_IPFORWARD_ROW2', 'DestinationPrefix') + koffi.offsetof(t.IP_ADDRESS_PREFIX, 'PrefixLength'),
-    nextHop: offset('MIB_IPFORWARD_ROW2', 'NextHop'), metric: offset('MIB_IPFORWARD_ROW2', 'Metric'),
+    destinationLength:
+      offset('MIB_IPFORWARD_ROW2', 'DestinationPrefix') + koffi.offsetof(t.IP_ADDRESS_PREFIX, 'PrefixLength'),
+    nextHop: offset('MIB_IPFORWARD_ROW2', 'NextHop'),
+    metric: offset('MIB_IPFORWARD_ROW2', 'Metric'),
   };
   const INTERFACE_ROW = {
-    size: koffi.sizeof(t.MIB_IPINTERFACE_ROW), family: offset('MIB_IPINTERFACE_ROW', 'Family'), luid: offset('MIB_IPINTERFACE_ROW', 'InterfaceLuid'),
-    sitePrefixLength: offset('MIB_IPINTERFACE_ROW', 'SitePrefixLength'), mtu: offset('MIB_IPINTERFACE_ROW', 'NlMtu'),
+    size: koffi.sizeof(t.MIB_IPINTERFACE_ROW),
+    family: offset('MIB_IPINTERFACE_ROW', 'Family'),
+    luid: offset('MIB_IPINTERFACE_ROW', 'InterfaceLuid'),
+    sitePrefixLength: offset('MIB_IPINTERFACE_ROW', 'SitePrefixLength'),
+    mtu: offset('MIB_IPINTERFACE_ROW', 'NlMtu'),
   };
-  const GetAdaptersAddresses = lib.func('__stdcall', 'GetAdaptersAddresses', 'uint32_t', ['uint32_t', 'uint32_t', 'void *', 'void *', koffi.inout(koffi.pointer('uint32_t'))]);
+  const GetAdaptersAddresses = lib.func('__stdcall', 'GetAdaptersAddresses', 'uint32_t', [
+    'uint32_t',
+    'uint32_t',
+    'void *',
+    'void *',
+    koffi.inout(koffi.pointer('uint32_t')),
+  ]);
   const InitializeUnicastIpAddressEntry = lazy('InitializeUnicastIpAddressEntry', 'void');
   const CreateUnicastIpAddressEntry = lazy('CreateUnicastIpAddressEntry', 'uint32_t');
   const InitializeIpForwardEntry = lazy('InitializeIpForwardEntry', 'void');
@@ -108,11 +144,15 @@ export function bindIphlpapi(koffi: Koffi, kernel32: Kernel32): Iphlpapi {
   const InitializeIpInterfaceEntry = lazy('InitializeIpInterfaceEntry', 'void');
   const GetIpInterfaceEntry = lazy('GetIpInterfaceEntry', 'uint32_t');
   const SetIpInterfaceEntry = lazy('SetIpInterfaceEntry', 'uint32_t');
-  const GetIpForwardTable2 = lib.func('__stdcall', 'GetIpForwardTable2', 'uint32_t', ['uint16_t', koffi.out(koffi.pointer('void *'))]);
+  const GetIpForwardTable2 = lib.func('__stdcall', 'GetIpForwardTable2', 'uint32_t', [
+    'uint16_t',
+    koffi.out(koffi.pointer('void *')),
+  ]);
   const FreeMibTable = lib.func('__stdcall', 'FreeMibTable', 'void', ['void *']);
 
   function lazy(name: string, result: string): (row: Buffer) => unknown {
-    // Bound on first use: an export missing from this iphlpapi (wine's lacks the row initialisers) fails only its caller.
+    // Bound on first use: an export missing from this iphlpapi (wine's lacks the row initialisers) fails only its
+    // caller.
     let fn: ((row: Buffer) => unknown) | undefined;
     return (row) => {
       try {
@@ -150,7 +190,8 @@ export function bindIphlpapi(koffi: Koffi, kernel32: Kernel32): Iphlpapi {
             while (end + 1 < buf.length && (buf[end] !== 0 || buf[end + 1] !== 0)) end += 2;
             return buf.subarray(off, end).toString('utf16le');
           };
-          const cstr = (off: number | undefined): string => (off === undefined ? '' : buf.subarray(off, buf.indexOf(0, off)).toString('latin1'));
+          const cstr = (off: number | undefined): string =>
+            off === undefined ? '' : buf.subarray(off, buf.indexOf(0, off)).toString('latin1');
           const sockaddr = (off: number): { address: string; family: IpFamily } | undefined => {
             const sa = ptrAt(off);
             return sa === undefined ? undefined : sockaddrText(buf.subarray(sa, sa + 28));
@@ -173,7 +214,9 @@ export function bindIphlpapi(koffi: Koffi, kernel32: Kernel32): Iphlpapi {
               ifIndex: buf.readUInt32LE(a + ADAPTER.ifIndex),
               luid: buf.readBigUInt64LE(a + ADAPTER.luid),
               guid: cstr(ptrAt(a + ADAPTER.adapterName)),
-              mac: [...buf.subarray(a + ADAPTER.physical, a + ADAPTER.physical + macLen)].map((b) => b.toString(16).padStart(2, '0')).join(':'),
+              mac: [...buf.subarray(a + ADAPTER.physical, a + ADAPTER.physical + macLen)]
+                .map((b) => b.toString(16).padStart(2, '0'))
+                .join(':'),
               friendlyName: wstr(ptrAt(a + ADAPTER.friendlyName)),
               description: wstr(ptrAt(a + ADAPTER.description)),
               mtu: buf.readUInt32LE(a + ADAPTER.mtu),
@@ -199,13 +242,24 @@ export function bindIphlpapi(koffi: Koffi, kernel32: Kernel32): Iphlpapi {
       try {
         // MIB_IPFORWARD_TABLE2: NumEntries, then the rows from offset 8 (their alignment).
         const count = koffi.decode(out[0], 'uint32_t') as number;
-        const buf = Buffer.from(Uint8Array.from(koffi.decode(out[0], koffi.array('uint8_t', 8 + count * FORWARD_ROW.size)) as ArrayLike<number>));
+        const buf = Buffer.from(
+          Uint8Array.from(
+            koffi.decode(out[0], koffi.array('uint8_t', 8 + count * FORWARD_ROW.size)) as ArrayLike<number>,
+          ),
+        );
         const rows: IpRoute[] = [];
         for (let i = 0, r = 8; i < count; i++, r += FORWARD_ROW.size) {
           const dest = sockaddrText(buf.subarray(r + FORWARD_ROW.destination, r + FORWARD_ROW.destination + 28));
           const hop = sockaddrText(buf.subarray(r + FORWARD_ROW.nextHop, r + FORWARD_ROW.nextHop + 28));
           if (!dest || !hop) continue;
-          rows.push({ ifIndex: buf.readUInt32LE(r + FORWARD_ROW.ifIndex), destination: dest.address, prefixLength: buf.readUInt8(r + FORWARD_ROW.destinationLength), nextHop: hop.address, metric: buf.readUInt32LE(r + FORWARD_ROW.metric), family: dest.family });
+          rows.push({
+            ifIndex: buf.readUInt32LE(r + FORWARD_ROW.ifIndex),
+            destination: dest.address,
+            prefixLength: buf.readUInt8(r + FORWARD_ROW.destinationLength),
+            nextHop: hop.address,
+            metric: buf.readUInt32LE(r + FORWARD_ROW.metric),
+            family: dest.family,
+          });
         }
         return rows;
       } finally {
@@ -223,7 +277,8 @@ export function bindIphlpapi(koffi: Koffi, kernel32: Kernel32): Iphlpapi {
       row.writeUInt8(prefixLength, UNICAST_ROW.prefixLength);
       const rc = CreateUnicastIpAddressEntry(row) as number;
       if (rc === ERROR_OBJECT_ALREADY_EXISTS) return 'exists';
-      if (rc !== 0) throw fail(`CreateUnicastIpAddressEntry ${address}/${prefixLength} on interface ${adapter.ifIndex}`, rc);
+      if (rc !== 0)
+        throw fail(`CreateUnicastIpAddressEntry ${address}/${prefixLength} on interface ${adapter.ifIndex}`, rc);
       return 'added';
     },
     addRoute(adapter, route) {
@@ -237,7 +292,8 @@ export function bindIphlpapi(koffi: Koffi, kernel32: Kernel32): Iphlpapi {
       if (route.metric !== undefined) row.writeUInt32LE(route.metric, FORWARD_ROW.metric);
       const rc = CreateIpForwardEntry2(row) as number;
       if (rc === ERROR_OBJECT_ALREADY_EXISTS) return 'exists';
-      if (rc !== 0) throw fail(`CreateIpForwardEntry2 ${route.destination}/${route.prefixLength} via ${route.nextHop}`, rc);
+      if (rc !== 0)
+        throw fail(`CreateIpForwardEntry2 ${route.destination}/${route.prefixLength} via ${route.nextHop}`, rc);
       return 'added';
     },
     setMtu(adapter, family, mtu) {

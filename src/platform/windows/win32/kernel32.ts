@@ -27,7 +27,9 @@ export interface Kernel32 {
   closeHandle(handle: number): void;
   /** The current time zone's standard name and bias, as GetDynamicTimeZoneInformation reports them. */
   getTimeZoneKeyName(): string;
-  /** Sets the system time zone from its registry key name (e.g. 'W. Europe Standard Time'); needs SeTimeZonePrivilege. */
+  /**
+   * Sets the system time zone from its registry key name (e.g. 'W. Europe Standard Time'); needs SeTimeZonePrivilege.
+   */
   setDynamicTimeZone(tz: DynamicTimeZone): void;
   getCurrentProcessId(): number;
 }
@@ -37,7 +39,10 @@ export interface DynamicTimeZone {
   keyName: string;
   standardName: string;
   daylightName: string;
-  /** TZI blob fields: bias, standard bias, daylight bias (minutes), and the two SYSTEMTIME transition dates (16 bytes each). */
+  /**
+   * TZI blob fields: bias, standard bias, daylight bias (minutes), and the two SYSTEMTIME transition dates (16 bytes
+   * each).
+   */
   bias: number;
   standardBias: number;
   daylightBias: number;
@@ -50,15 +55,29 @@ export function bindKernel32(koffi: Koffi): Kernel32 {
   const { DYNAMIC_TIME_ZONE_INFORMATION: DTZI_TYPE } = win32Structs(koffi);
   const dtzi = (field: string) => koffi.offsetof(DTZI_TYPE, field);
   const DTZI = {
-    size: koffi.sizeof(DTZI_TYPE), standardName: dtzi('StandardName'), standardDate: dtzi('StandardDate'), standardBias: dtzi('StandardBias'),
-    daylightName: dtzi('DaylightName'), daylightDate: dtzi('DaylightDate'), daylightBias: dtzi('DaylightBias'), keyName: dtzi('TimeZoneKeyName'),
+    size: koffi.sizeof(DTZI_TYPE),
+    standardName: dtzi('StandardName'),
+    standardDate: dtzi('StandardDate'),
+    standardBias: dtzi('StandardBias'),
+    daylightName: dtzi('DaylightName'),
+    daylightDate: dtzi('DaylightDate'),
+    daylightBias: dtzi('DaylightBias'),
+    keyName: dtzi('TimeZoneKeyName'),
   };
   const GetLastError = lib.func('__stdcall', 'GetLastError', 'uint32_t', []);
   const FormatMessageW = lib.func('__stdcall', 'FormatMessageW', 'uint32_t', [
-    'uint32_t', 'void *', 'uint32_t', 'uint32_t', koffi.out(koffi.pointer('char16_t')), 'uint32_t', 'void *',
+    'uint32_t',
+    'void *',
+    'uint32_t',
+    'uint32_t',
+    koffi.out(koffi.pointer('char16_t')),
+    'uint32_t',
+    'void *',
   ]);
   const GetComputerNameExW = lib.func('__stdcall', 'GetComputerNameExW', 'int', [
-    'int', koffi.out(koffi.pointer('char16_t')), koffi.inout(koffi.pointer('uint32_t')),
+    'int',
+    koffi.out(koffi.pointer('char16_t')),
+    koffi.inout(koffi.pointer('uint32_t')),
   ]);
 
   const SetComputerNameExW = lib.func('__stdcall', 'SetComputerNameExW', 'int', ['int', 'str16']);
@@ -79,8 +98,22 @@ export function bindKernel32(koffi: Koffi): Kernel32 {
 
   function lastErrorText(code: number = GetLastError() as number): string {
     const buf = Buffer.alloc(1024);
-    const n = FormatMessageW(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, null, code, 0, buf, 512, null) as number;
-    const text = n > 0 ? buf.subarray(0, n * 2).toString('utf16le').trim() : 'unknown error';
+    const n = FormatMessageW(
+      FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS,
+      null,
+      code,
+      0,
+      buf,
+      512,
+      null,
+    ) as number;
+    const text =
+      n > 0
+        ? buf
+            .subarray(0, n * 2)
+            .toString('utf16le')
+            .trim()
+        : 'unknown error';
     return `${text} (error ${code})`;
   }
 
@@ -89,22 +122,28 @@ export function bindKernel32(koffi: Koffi): Kernel32 {
     getComputerNameEx(format: number): string {
       const size = [256];
       const buf = Buffer.alloc(512);
-      if (!GetComputerNameExW(format, buf, size)) throw new PlatformError(`GetComputerNameExW failed: ${lastErrorText()}`);
+      if (!GetComputerNameExW(format, buf, size))
+        throw new PlatformError(`GetComputerNameExW failed: ${lastErrorText()}`);
       return buf.subarray(0, (size[0] ?? 0) * 2).toString('utf16le');
     },
     lastError(): number {
       return GetLastError() as number;
     },
     setComputerNameEx(format: number, name: string): void {
-      if (!SetComputerNameExW(format, name)) throw new PlatformError(`SetComputerNameExW '${name}' failed: ${lastErrorText()}`);
+      if (!SetComputerNameExW(format, name))
+        throw new PlatformError(`SetComputerNameExW '${name}' failed: ${lastErrorText()}`);
     },
     closeHandle(handle: number): void {
       CloseHandle(handle);
     },
     getTimeZoneKeyName(): string {
       const info = Buffer.alloc(DTZI.size);
-      if ((GetDynamicTimeZoneInformation(info) as number) === 0xffffffff) throw new PlatformError(`GetDynamicTimeZoneInformation failed: ${lastErrorText()}`);
-      return info.subarray(DTZI.keyName, DTZI.keyName + 256).toString('utf16le').replace(/\0.*$/s, '');
+      if ((GetDynamicTimeZoneInformation(info) as number) === 0xffffffff)
+        throw new PlatformError(`GetDynamicTimeZoneInformation failed: ${lastErrorText()}`);
+      return info
+        .subarray(DTZI.keyName, DTZI.keyName + 256)
+        .toString('utf16le')
+        .replace(/\0.*$/s, '');
     },
     setDynamicTimeZone(tz: DynamicTimeZone): void {
       const info = Buffer.alloc(DTZI.size);
@@ -116,7 +155,8 @@ export function bindKernel32(koffi: Koffi): Kernel32 {
       Buffer.from(tz.daylightDate).copy(info, DTZI.daylightDate, 0, 16);
       info.writeInt32LE(tz.daylightBias, DTZI.daylightBias);
       info.write(tz.keyName.slice(0, 127), DTZI.keyName, 'utf16le');
-      if (!setDynamicTimeZoneInformation(info)) throw new PlatformError(`SetDynamicTimeZoneInformation '${tz.keyName}' failed: ${lastErrorText()}`);
+      if (!setDynamicTimeZoneInformation(info))
+        throw new PlatformError(`SetDynamicTimeZoneInformation '${tz.keyName}' failed: ${lastErrorText()}`);
     },
     getCurrentProcessId(): number {
       return GetCurrentProcessId() as number;
@@ -147,7 +187,9 @@ export interface Kernel32Disk {
   driveType(root: string): number;
   /** Label, serial and filesystem name of a mounted volume; undefined when there is no medium. */
   volumeInformation(root: string): VolumeInformation | undefined;
-  /** Opens a device ('\\\\.\\PhysicalDrive0', '\\\\.\\D:') for reading; undefined with the error code when it cannot. */
+  /**
+   * Opens a device ('\\\\.\\PhysicalDrive0', '\\\\.\\D:') for reading; undefined with the error code when it cannot.
+   */
   openDevice(path: string): { handle: number | bigint } | { error: number };
   /** Byte length of an opened disk or volume (IOCTL_DISK_GET_LENGTH_INFO), undefined when the ioctl fails. */
   deviceLength(handle: number | bigint): number | undefined;
@@ -163,14 +205,46 @@ export function bindKernel32Disk(koffi: Koffi): Kernel32Disk {
   const GetLogicalDriveStringsW = lib.func('__stdcall', 'GetLogicalDriveStringsW', 'uint32_t', ['uint32_t', 'void *']);
   const GetDriveTypeW = lib.func('__stdcall', 'GetDriveTypeW', 'uint32_t', ['str16']);
   const GetVolumeInformationW = lib.func('__stdcall', 'GetVolumeInformationW', 'int', [
-    'str16', 'void *', 'uint32_t', koffi.out(koffi.pointer('uint32_t')), koffi.out(koffi.pointer('uint32_t')),
-    koffi.out(koffi.pointer('uint32_t')), 'void *', 'uint32_t',
+    'str16',
+    'void *',
+    'uint32_t',
+    koffi.out(koffi.pointer('uint32_t')),
+    koffi.out(koffi.pointer('uint32_t')),
+    koffi.out(koffi.pointer('uint32_t')),
+    'void *',
+    'uint32_t',
   ]);
-  const CreateFileW = lib.func('__stdcall', 'CreateFileW', 'intptr_t', ['str16', 'uint32_t', 'uint32_t', 'void *', 'uint32_t', 'uint32_t', 'intptr_t']);
-  const ReadFile = lib.func('__stdcall', 'ReadFile', 'int', ['intptr_t', 'void *', 'uint32_t', koffi.out(koffi.pointer('uint32_t')), 'void *']);
-  const SetFilePointerEx = lib.func('__stdcall', 'SetFilePointerEx', 'int', ['intptr_t', 'int64_t', 'void *', 'uint32_t']);
+  const CreateFileW = lib.func('__stdcall', 'CreateFileW', 'intptr_t', [
+    'str16',
+    'uint32_t',
+    'uint32_t',
+    'void *',
+    'uint32_t',
+    'uint32_t',
+    'intptr_t',
+  ]);
+  const ReadFile = lib.func('__stdcall', 'ReadFile', 'int', [
+    'intptr_t',
+    'void *',
+    'uint32_t',
+    koffi.out(koffi.pointer('uint32_t')),
+    'void *',
+  ]);
+  const SetFilePointerEx = lib.func('__stdcall', 'SetFilePointerEx', 'int', [
+    'intptr_t',
+    'int64_t',
+    'void *',
+    'uint32_t',
+  ]);
   const DeviceIoControl = lib.func('__stdcall', 'DeviceIoControl', 'int', [
-    'intptr_t', 'uint32_t', 'void *', 'uint32_t', 'void *', 'uint32_t', koffi.out(koffi.pointer('uint32_t')), 'void *',
+    'intptr_t',
+    'uint32_t',
+    'void *',
+    'uint32_t',
+    'void *',
+    'uint32_t',
+    koffi.out(koffi.pointer('uint32_t')),
+    'void *',
   ]);
   const CloseHandle = lib.func('__stdcall', 'CloseHandle', 'int', ['intptr_t']);
   const GetLastError = lib.func('__stdcall', 'GetLastError', 'uint32_t', []);
@@ -192,7 +266,11 @@ export function bindKernel32Disk(koffi: Koffi): Kernel32Disk {
         n = GetLogicalDriveStringsW(1024, buf) as number;
       }
       if (n === 0 || n > 1024) throw new PlatformError(`GetLogicalDriveStringsW failed: ${base.lastErrorText()}`);
-      return buf.subarray(0, n * 2).toString('utf16le').split('\0').filter((s) => s.length > 0);
+      return buf
+        .subarray(0, n * 2)
+        .toString('utf16le')
+        .split('\0')
+        .filter((s) => s.length > 0);
     },
     driveType(root: string): number {
       return GetDriveTypeW(root) as number;
@@ -218,9 +296,11 @@ export function bindKernel32Disk(koffi: Koffi): Kernel32Disk {
       return Number(out.readBigInt64LE(0));
     },
     readAt(handle: number | bigint, offset: number, buf: Buffer): number {
-      if (!SetFilePointerEx(handle, offset, null, FILE_BEGIN)) throw new PlatformError(`SetFilePointerEx to ${offset} failed: ${base.lastErrorText()}`);
+      if (!SetFilePointerEx(handle, offset, null, FILE_BEGIN))
+        throw new PlatformError(`SetFilePointerEx to ${offset} failed: ${base.lastErrorText()}`);
       const read = [0];
-      if (!ReadFile(handle, buf, buf.length, read, null)) throw new PlatformError(`ReadFile of ${buf.length} bytes at ${offset} failed: ${base.lastErrorText()}`);
+      if (!ReadFile(handle, buf, buf.length, read, null))
+        throw new PlatformError(`ReadFile of ${buf.length} bytes at ${offset} failed: ${base.lastErrorText()}`);
       return read[0] ?? 0;
     },
     closeHandle(handle: number | bigint): void {
@@ -289,33 +369,76 @@ export function bindKernel32Volumes(koffi: Koffi): Kernel32Volumes {
   const off = (type: keyof typeof s, field: string) => koffi.offsetof(s[type], field);
   const layoutUnion = off('DRIVE_LAYOUT_INFORMATION_EX', 'Layout');
   const LAYOUT = {
-    style: off('DRIVE_LAYOUT_INFORMATION_EX', 'PartitionStyle'), count: off('DRIVE_LAYOUT_INFORMATION_EX', 'PartitionCount'),
+    style: off('DRIVE_LAYOUT_INFORMATION_EX', 'PartitionStyle'),
+    count: off('DRIVE_LAYOUT_INFORMATION_EX', 'PartitionCount'),
     /** The layout's union: MBR Signature, or GPT DiskId, both at its start. */
     diskId: layoutUnion + off('DRIVE_LAYOUT_INFORMATION_GPT', 'DiskId'),
-    gptUsableStart: layoutUnion + off('DRIVE_LAYOUT_INFORMATION_GPT', 'StartingUsableOffset'), gptUsableLength: layoutUnion + off('DRIVE_LAYOUT_INFORMATION_GPT', 'UsableLength'),
-    entries: off('DRIVE_LAYOUT_INFORMATION_EX', 'PartitionEntry'), entrySize: koffi.sizeof(s.PARTITION_INFORMATION_EX),
+    gptUsableStart: layoutUnion + off('DRIVE_LAYOUT_INFORMATION_GPT', 'StartingUsableOffset'),
+    gptUsableLength: layoutUnion + off('DRIVE_LAYOUT_INFORMATION_GPT', 'UsableLength'),
+    entries: off('DRIVE_LAYOUT_INFORMATION_EX', 'PartitionEntry'),
+    entrySize: koffi.sizeof(s.PARTITION_INFORMATION_EX),
   };
-  const PARTITION = { start: off('PARTITION_INFORMATION_EX', 'StartingOffset'), length: off('PARTITION_INFORMATION_EX', 'PartitionLength'), number: off('PARTITION_INFORMATION_EX', 'PartitionNumber') };
+  const PARTITION = {
+    start: off('PARTITION_INFORMATION_EX', 'StartingOffset'),
+    length: off('PARTITION_INFORMATION_EX', 'PartitionLength'),
+    number: off('PARTITION_INFORMATION_EX', 'PartitionNumber'),
+  };
   const EXTENTS = {
-    count: off('VOLUME_DISK_EXTENTS', 'NumberOfDiskExtents'), first: off('VOLUME_DISK_EXTENTS', 'Extents'), size: koffi.sizeof(s.DISK_EXTENT),
-    diskNumber: off('DISK_EXTENT', 'DiskNumber'), start: off('DISK_EXTENT', 'StartingOffset'), length: off('DISK_EXTENT', 'ExtentLength'),
+    count: off('VOLUME_DISK_EXTENTS', 'NumberOfDiskExtents'),
+    first: off('VOLUME_DISK_EXTENTS', 'Extents'),
+    size: koffi.sizeof(s.DISK_EXTENT),
+    diskNumber: off('DISK_EXTENT', 'DiskNumber'),
+    start: off('DISK_EXTENT', 'StartingOffset'),
+    length: off('DISK_EXTENT', 'ExtentLength'),
   };
-  const GROW = { size: koffi.sizeof(s.DISK_GROW_PARTITION), number: off('DISK_GROW_PARTITION', 'PartitionNumber'), bytes: off('DISK_GROW_PARTITION', 'BytesToGrow') };
-  const CreateFileW = lib.func('__stdcall', 'CreateFileW', 'intptr_t', ['str16', 'uint32_t', 'uint32_t', 'void *', 'uint32_t', 'uint32_t', 'intptr_t']);
+  const GROW = {
+    size: koffi.sizeof(s.DISK_GROW_PARTITION),
+    number: off('DISK_GROW_PARTITION', 'PartitionNumber'),
+    bytes: off('DISK_GROW_PARTITION', 'BytesToGrow'),
+  };
+  const CreateFileW = lib.func('__stdcall', 'CreateFileW', 'intptr_t', [
+    'str16',
+    'uint32_t',
+    'uint32_t',
+    'void *',
+    'uint32_t',
+    'uint32_t',
+    'intptr_t',
+  ]);
   const DeviceIoControl = lib.func('__stdcall', 'DeviceIoControl', 'int', [
-    'intptr_t', 'uint32_t', 'void *', 'uint32_t', 'void *', 'uint32_t', koffi.out(koffi.pointer('uint32_t')), 'void *',
+    'intptr_t',
+    'uint32_t',
+    'void *',
+    'uint32_t',
+    'void *',
+    'uint32_t',
+    koffi.out(koffi.pointer('uint32_t')),
+    'void *',
   ]);
   const CloseHandle = lib.func('__stdcall', 'CloseHandle', 'int', ['intptr_t']);
   const GetLastError = lib.func('__stdcall', 'GetLastError', 'uint32_t', []);
   const GetDiskFreeSpaceW = lib.func('__stdcall', 'GetDiskFreeSpaceW', 'int', [
-    'str16', koffi.out(koffi.pointer('uint32_t')), koffi.out(koffi.pointer('uint32_t')), koffi.out(koffi.pointer('uint32_t')), koffi.out(koffi.pointer('uint32_t')),
+    'str16',
+    koffi.out(koffi.pointer('uint32_t')),
+    koffi.out(koffi.pointer('uint32_t')),
+    koffi.out(koffi.pointer('uint32_t')),
+    koffi.out(koffi.pointer('uint32_t')),
   ]);
 
   const QueryDosDeviceW = lib.func('__stdcall', 'QueryDosDeviceW', 'uint32_t', ['str16', 'void *', 'uint32_t']);
   const volumePath = (root: string) => `\\\\.\\${root.replace(/\\$/, '')}`;
   function withDevice<T>(path: string, write: boolean, work: (h: number | bigint) => T): T {
-    const h = CreateFileW(path, GENERIC_READ | (write ? GENERIC_WRITE : 0), FILE_SHARE_READ_WRITE, null, OPEN_EXISTING, 0, 0) as number | bigint;
-    if (h === -1 || h === -1n || h === 0 || h === 0n) throw new PlatformError(`CreateFileW ${path} failed: ${base.lastErrorText()}`);
+    const h = CreateFileW(
+      path,
+      GENERIC_READ | (write ? GENERIC_WRITE : 0),
+      FILE_SHARE_READ_WRITE,
+      null,
+      OPEN_EXISTING,
+      0,
+      0,
+    ) as number | bigint;
+    if (h === -1 || h === -1n || h === 0 || h === 0n)
+      throw new PlatformError(`CreateFileW ${path} failed: ${base.lastErrorText()}`);
     try {
       return work(h);
     } finally {
@@ -327,9 +450,11 @@ export function bindKernel32Volumes(koffi: Koffi): Kernel32Volumes {
     for (let size = 4096; size <= 1 << 20; size *= 4) {
       const out = Buffer.alloc(size);
       const returned = [0];
-      if (DeviceIoControl(h, code, input, input?.length ?? 0, out, size, returned, null)) return out.subarray(0, returned[0] ?? 0);
+      if (DeviceIoControl(h, code, input, input?.length ?? 0, out, size, returned, null))
+        return out.subarray(0, returned[0] ?? 0);
       const err = GetLastError() as number;
-      if (err !== ERROR_INSUFFICIENT_BUFFER && err !== ERROR_MORE_DATA) throw new PlatformError(`${what} failed: ${base.lastErrorText(err)}`);
+      if (err !== ERROR_INSUFFICIENT_BUFFER && err !== ERROR_MORE_DATA)
+        throw new PlatformError(`${what} failed: ${base.lastErrorText(err)}`);
     }
     throw new PlatformError(`${what} failed: output larger than 1 MiB`);
   }
@@ -337,7 +462,11 @@ export function bindKernel32Volumes(koffi: Koffi): Kernel32Volumes {
   return {
     volumeExtents(root) {
       return withDevice(volumePath(root), false, (h) => {
-        const out = ioctlOut(h, IOCTL_VOLUME_GET_VOLUME_DISK_EXTENTS, `IOCTL_VOLUME_GET_VOLUME_DISK_EXTENTS on ${root}`);
+        const out = ioctlOut(
+          h,
+          IOCTL_VOLUME_GET_VOLUME_DISK_EXTENTS,
+          `IOCTL_VOLUME_GET_VOLUME_DISK_EXTENTS on ${root}`,
+        );
         const n = out.readUInt32LE(EXTENTS.count);
         const at = (i: number) => EXTENTS.first + i * EXTENTS.size;
         return Array.from({ length: n }, (_, i) => ({
@@ -355,15 +484,21 @@ export function bindKernel32Volumes(koffi: Koffi): Kernel32Volumes {
         const partitions: PartitionEntry[] = [];
         for (let i = 0; i < out.readUInt32LE(LAYOUT.count); i++) {
           const e = LAYOUT.entries + i * LAYOUT.entrySize;
-          const p = { number: out.readUInt32LE(e + PARTITION.number), start: Number(out.readBigInt64LE(e + PARTITION.start)), length: Number(out.readBigInt64LE(e + PARTITION.length)) };
+          const p = {
+            number: out.readUInt32LE(e + PARTITION.number),
+            start: Number(out.readBigInt64LE(e + PARTITION.start)),
+            length: Number(out.readBigInt64LE(e + PARTITION.length)),
+          };
           if (p.length > 0) partitions.push(p);
         }
         let usableEnd: number;
-        if (style === 'gpt') usableEnd = Number(out.readBigInt64LE(LAYOUT.gptUsableStart) + out.readBigInt64LE(LAYOUT.gptUsableLength));
+        if (style === 'gpt')
+          usableEnd = Number(out.readBigInt64LE(LAYOUT.gptUsableStart) + out.readBigInt64LE(LAYOUT.gptUsableLength));
         else {
           const len = Buffer.alloc(8);
           const returned = [0];
-          if (!DeviceIoControl(h, IOCTL_DISK_GET_LENGTH_INFO, null, 0, len, 8, returned, null)) throw new PlatformError(`IOCTL_DISK_GET_LENGTH_INFO on ${path} failed: ${base.lastErrorText()}`);
+          if (!DeviceIoControl(h, IOCTL_DISK_GET_LENGTH_INFO, null, 0, len, 8, returned, null))
+            throw new PlatformError(`IOCTL_DISK_GET_LENGTH_INFO on ${path} failed: ${base.lastErrorText()}`);
           usableEnd = Number(len.readBigInt64LE(0));
         }
         return { style, partitions, usableEnd };
@@ -377,7 +512,9 @@ export function bindKernel32Volumes(koffi: Koffi): Kernel32Volumes {
         input.writeBigInt64LE(BigInt(bytes), GROW.bytes);
         const returned = [0];
         if (!DeviceIoControl(h, IOCTL_DISK_GROW_PARTITION, input, input.length, null, 0, returned, null)) {
-          throw new PlatformError(`IOCTL_DISK_GROW_PARTITION partition ${partitionNumber} of ${path} by ${bytes} bytes failed: ${base.lastErrorText()}`);
+          throw new PlatformError(
+            `IOCTL_DISK_GROW_PARTITION partition ${partitionNumber} of ${path} by ${bytes} bytes failed: ${base.lastErrorText()}`,
+          );
         }
         // Lets the partition manager see the new size before the file system is extended; failure is harmless.
         DeviceIoControl(h, IOCTL_DISK_UPDATE_PROPERTIES, null, 0, null, 0, returned, null);
@@ -386,7 +523,9 @@ export function bindKernel32Volumes(koffi: Koffi): Kernel32Volumes {
     setDiskId(diskNumber, id) {
       const path = `\\\\.\\PhysicalDrive${diskNumber}`;
       return withDevice(path, true, (h) => {
-        const layout = Buffer.from(ioctlOut(h, IOCTL_DISK_GET_DRIVE_LAYOUT_EX, `IOCTL_DISK_GET_DRIVE_LAYOUT_EX on ${path}`));
+        const layout = Buffer.from(
+          ioctlOut(h, IOCTL_DISK_GET_DRIVE_LAYOUT_EX, `IOCTL_DISK_GET_DRIVE_LAYOUT_EX on ${path}`),
+        );
         const style = PARTITION_STYLE[layout.readUInt32LE(LAYOUT.style)];
         if (style === 'mbr') layout.writeUInt32LE(id.mbr >>> 0, LAYOUT.diskId);
         else if (style === 'gpt') Buffer.from(id.gpt).copy(layout, LAYOUT.diskId, 0, 16);
@@ -407,7 +546,9 @@ export function bindKernel32Volumes(koffi: Koffi): Kernel32Volumes {
         input.writeBigInt64LE(BigInt(totalSectors), 0);
         const returned = [0];
         if (!DeviceIoControl(h, FSCTL_EXTEND_VOLUME, input, 8, null, 0, returned, null)) {
-          throw new PlatformError(`FSCTL_EXTEND_VOLUME on ${root} to ${totalSectors} sectors failed: ${base.lastErrorText()}`);
+          throw new PlatformError(
+            `FSCTL_EXTEND_VOLUME on ${root} to ${totalSectors} sectors failed: ${base.lastErrorText()}`,
+          );
         }
       });
     },
@@ -416,14 +557,20 @@ export function bindKernel32Volumes(koffi: Koffi): Kernel32Volumes {
       const bps = [0];
       const free = [0];
       const total = [0];
-      if (!GetDiskFreeSpaceW(root, spc, bps, free, total)) throw new PlatformError(`GetDiskFreeSpaceW ${root} failed: ${base.lastErrorText()}`);
+      if (!GetDiskFreeSpaceW(root, spc, bps, free, total))
+        throw new PlatformError(`GetDiskFreeSpaceW ${root} failed: ${base.lastErrorText()}`);
       return bps[0] ?? 512;
     },
     ntDevice(root) {
       const buf = Buffer.alloc(2 * 1024);
       const n = QueryDosDeviceW(root.replace(/\\$/, ''), buf, 1024) as number;
       if (n === 0) return undefined;
-      return buf.subarray(0, n * 2).toString('utf16le').split('\0')[0] || undefined;
+      return (
+        buf
+          .subarray(0, n * 2)
+          .toString('utf16le')
+          .split('\0')[0] || undefined
+      );
     },
   };
 }

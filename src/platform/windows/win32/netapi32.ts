@@ -36,7 +36,12 @@ export const UF = {
   NORMAL_ACCOUNT: 0x200,
   DONT_EXPIRE_PASSWD: 0x10000,
 } as const;
-const { SCRIPT: UF_SCRIPT, ACCOUNTDISABLE: UF_ACCOUNTDISABLE, NORMAL_ACCOUNT: UF_NORMAL_ACCOUNT, DONT_EXPIRE_PASSWD: UF_DONT_EXPIRE_PASSWD } = UF;
+const {
+  SCRIPT: UF_SCRIPT,
+  ACCOUNTDISABLE: UF_ACCOUNTDISABLE,
+  NORMAL_ACCOUNT: UF_NORMAL_ACCOUNT,
+  DONT_EXPIRE_PASSWD: UF_DONT_EXPIRE_PASSWD,
+} = UF;
 const MAX_PREFERRED_LENGTH = 0xffffffff;
 const FILTER_NORMAL_ACCOUNT = 0x2;
 
@@ -78,20 +83,80 @@ export function netErrorText(code: number, kernel32: Kernel32): string {
 
 export function bindNetapi32(koffi: Koffi, kernel32: Kernel32): Netapi32 {
   const lib = koffi.load('netapi32.dll');
-  const { USER_INFO_0, USER_INFO_1, USER_INFO_4, USER_INFO_1003, USER_INFO_1008, LOCALGROUP_INFO_1, LOCALGROUP_MEMBERS_INFO_3 } = win32Structs(koffi);
+  const {
+    USER_INFO_0,
+    USER_INFO_1,
+    USER_INFO_4,
+    USER_INFO_1003,
+    USER_INFO_1008,
+    LOCALGROUP_INFO_1,
+    LOCALGROUP_MEMBERS_INFO_3,
+  } = win32Structs(koffi);
   const PTR_OUT = koffi.out(koffi.pointer('void *'));
   const U32_OUT = koffi.out(koffi.pointer('uint32_t'));
 
-  const NetUserAdd = lib.func('__stdcall', 'NetUserAdd', 'uint32_t', ['str16', 'uint32_t', koffi.pointer(USER_INFO_1), U32_OUT]);
+  const NetUserAdd = lib.func('__stdcall', 'NetUserAdd', 'uint32_t', [
+    'str16',
+    'uint32_t',
+    koffi.pointer(USER_INFO_1),
+    U32_OUT,
+  ]);
   const NetUserGetInfo = lib.func('__stdcall', 'NetUserGetInfo', 'uint32_t', ['str16', 'str16', 'uint32_t', PTR_OUT]);
-  const NetUserSetInfoPassword = lib.func('__stdcall', 'NetUserSetInfo', 'uint32_t', ['str16', 'str16', 'uint32_t', koffi.pointer(USER_INFO_1003), U32_OUT]);
-  const NetUserSetInfo4 = lib.func('__stdcall', 'NetUserSetInfo', 'uint32_t', ['str16', 'str16', 'uint32_t', koffi.pointer(USER_INFO_4), U32_OUT]);
-  const NetUserSetInfoFlags = lib.func('__stdcall', 'NetUserSetInfo', 'uint32_t', ['str16', 'str16', 'uint32_t', koffi.pointer(USER_INFO_1008), U32_OUT]);
+  const NetUserSetInfoPassword = lib.func('__stdcall', 'NetUserSetInfo', 'uint32_t', [
+    'str16',
+    'str16',
+    'uint32_t',
+    koffi.pointer(USER_INFO_1003),
+    U32_OUT,
+  ]);
+  const NetUserSetInfo4 = lib.func('__stdcall', 'NetUserSetInfo', 'uint32_t', [
+    'str16',
+    'str16',
+    'uint32_t',
+    koffi.pointer(USER_INFO_4),
+    U32_OUT,
+  ]);
+  const NetUserSetInfoFlags = lib.func('__stdcall', 'NetUserSetInfo', 'uint32_t', [
+    'str16',
+    'str16',
+    'uint32_t',
+    koffi.pointer(USER_INFO_1008),
+    U32_OUT,
+  ]);
   const NetUserDel = lib.func('__stdcall', 'NetUserDel', 'uint32_t', ['str16', 'str16']);
-  const NetUserEnum = lib.func('__stdcall', 'NetUserEnum', 'uint32_t', ['str16', 'uint32_t', 'uint32_t', PTR_OUT, 'uint32_t', U32_OUT, U32_OUT, koffi.inout(koffi.pointer('uint32_t'))]);
-  const NetLocalGroupAdd = lib.func('__stdcall', 'NetLocalGroupAdd', 'uint32_t', ['str16', 'uint32_t', koffi.pointer(LOCALGROUP_INFO_1), U32_OUT]);
-  const NetLocalGroupAddMembers = lib.func('__stdcall', 'NetLocalGroupAddMembers', 'uint32_t', ['str16', 'str16', 'uint32_t', koffi.pointer(LOCALGROUP_MEMBERS_INFO_3), 'uint32_t']);
-  const NetLocalGroupGetMembers = lib.func('__stdcall', 'NetLocalGroupGetMembers', 'uint32_t', ['str16', 'str16', 'uint32_t', PTR_OUT, 'uint32_t', U32_OUT, U32_OUT, koffi.inout(koffi.pointer('uintptr_t'))]);
+  const NetUserEnum = lib.func('__stdcall', 'NetUserEnum', 'uint32_t', [
+    'str16',
+    'uint32_t',
+    'uint32_t',
+    PTR_OUT,
+    'uint32_t',
+    U32_OUT,
+    U32_OUT,
+    koffi.inout(koffi.pointer('uint32_t')),
+  ]);
+  const NetLocalGroupAdd = lib.func('__stdcall', 'NetLocalGroupAdd', 'uint32_t', [
+    'str16',
+    'uint32_t',
+    koffi.pointer(LOCALGROUP_INFO_1),
+    U32_OUT,
+  ]);
+  const NetLocalGroupAddMembers = lib.func('__stdcall', 'NetLocalGroupAddMembers', 'uint32_t', [
+    'str16',
+    'str16',
+    'uint32_t',
+    koffi.pointer(LOCALGROUP_MEMBERS_INFO_3),
+    'uint32_t',
+  ]);
+  const NetLocalGroupGetMembers = lib.func('__stdcall', 'NetLocalGroupGetMembers', 'uint32_t', [
+    'str16',
+    'str16',
+    'uint32_t',
+    PTR_OUT,
+    'uint32_t',
+    U32_OUT,
+    U32_OUT,
+    koffi.inout(koffi.pointer('uintptr_t')),
+  ]);
   const NetApiBufferFree = lib.func('__stdcall', 'NetApiBufferFree', 'uint32_t', ['void *']);
 
   const fail = (what: string, code: number) => new PlatformError(`${what} failed: ${netErrorText(code, kernel32)}`);
@@ -135,8 +200,16 @@ export function bindNetapi32(koffi: Koffi, kernel32: Kernel32): Netapi32 {
       if (rc === NERR.UserNotFound) return undefined;
       if (rc !== NERR_SUCCESS) throw fail(`NetUserGetInfo '${name}'`, rc);
       try {
-        const info = koffi.decode(out[0], USER_INFO_1) as { usri1_name: string | null; usri1_comment: string | null; usri1_flags: number };
-        return { name: info.usri1_name ?? name, comment: info.usri1_comment ?? '', disabled: (info.usri1_flags & UF_ACCOUNTDISABLE) !== 0 };
+        const info = koffi.decode(out[0], USER_INFO_1) as {
+          usri1_name: string | null;
+          usri1_comment: string | null;
+          usri1_flags: number;
+        };
+        return {
+          name: info.usri1_name ?? name,
+          comment: info.usri1_comment ?? '',
+          disabled: (info.usri1_flags & UF_ACCOUNTDISABLE) !== 0,
+        };
       } finally {
         NetApiBufferFree(out[0]);
       }
@@ -179,7 +252,9 @@ export function bindNetapi32(koffi: Koffi, kernel32: Kernel32): Netapi32 {
       try {
         const n = read[0] as number;
         if (n === 0 || !out[0]) return [];
-        return (koffi.decode(out[0], koffi.array(USER_INFO_0, n)) as Array<{ usri0_name: string }>).map((u) => u.usri0_name);
+        return (koffi.decode(out[0], koffi.array(USER_INFO_0, n)) as Array<{ usri0_name: string }>).map(
+          (u) => u.usri0_name,
+        );
       } finally {
         if (out[0]) NetApiBufferFree(out[0]);
       }
@@ -205,7 +280,9 @@ export function bindNetapi32(koffi: Koffi, kernel32: Kernel32): Netapi32 {
       try {
         const n = read[0] as number;
         if (n === 0 || !out[0]) return [];
-        return (koffi.decode(out[0], koffi.array(LOCALGROUP_MEMBERS_INFO_3, n)) as Array<{ lgrmi3_domainandname: string }>).map((m) => m.lgrmi3_domainandname);
+        return (
+          koffi.decode(out[0], koffi.array(LOCALGROUP_MEMBERS_INFO_3, n)) as Array<{ lgrmi3_domainandname: string }>
+        ).map((m) => m.lgrmi3_domainandname);
       } finally {
         if (out[0]) NetApiBufferFree(out[0]);
       }

@@ -33,7 +33,9 @@ interface OsVersionInfoExW {
 export function bindNtdll(koffi: Koffi): Ntdll {
   const lib = koffi.load('ntdll.dll');
   const { OSVERSIONINFOEXW } = win32Structs(koffi);
-  const RtlGetVersion = lib.func('__stdcall', 'RtlGetVersion', 'int32_t', [koffi.inout(koffi.pointer(OSVERSIONINFOEXW))]);
+  const RtlGetVersion = lib.func('__stdcall', 'RtlGetVersion', 'int32_t', [
+    koffi.inout(koffi.pointer(OSVERSIONINFOEXW)),
+  ]);
   return {
     rtlGetVersion(): WindowsVersion {
       const info: Partial<OsVersionInfoExW> = { dwOSVersionInfoSize: koffi.sizeof(OSVERSIONINFOEXW) };

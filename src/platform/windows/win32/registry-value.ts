@@ -57,7 +57,13 @@ export function decodeRegValue(type: number, bytes: Uint8Array): RegValue {
     case REG_TYPES.REG_EXPAND_SZ:
       return { type: type === REG_TYPES.REG_SZ ? 'REG_SZ' : 'REG_EXPAND_SZ', data: utf16(bytes).replace(/\0+$/, '') };
     case REG_TYPES.REG_MULTI_SZ:
-      return { type: 'REG_MULTI_SZ', data: utf16(bytes).replace(/\0+$/, '').split('\0').filter((s, i, all) => s !== '' || i < all.length - 1) };
+      return {
+        type: 'REG_MULTI_SZ',
+        data: utf16(bytes)
+          .replace(/\0+$/, '')
+          .split('\0')
+          .filter((s, i, all) => s !== '' || i < all.length - 1),
+      };
     case REG_TYPES.REG_DWORD:
       return { type: 'REG_DWORD', data: b.length >= 4 ? b.readUInt32LE(0) : 0 };
     case REG_TYPES.REG_QWORD:

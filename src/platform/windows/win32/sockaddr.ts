@@ -8,7 +8,8 @@ const AF_INET6 = 23;
 export function addressBytes(address: string, family: 'ipv4' | 'ipv6'): Uint8Array {
   if (family === 'ipv4') {
     const parts = address.split('.').map(Number);
-    if (parts.length !== 4 || parts.some((p) => !Number.isInteger(p) || p < 0 || p > 255)) throw new PlatformError(`'${address}' is not an IPv4 address`);
+    if (parts.length !== 4 || parts.some((p) => !Number.isInteger(p) || p < 0 || p > 255))
+      throw new PlatformError(`'${address}' is not an IPv4 address`);
     return Uint8Array.from(parts);
   }
   const pieces = (address.split('%')[0] ?? '').split('::');
@@ -18,7 +19,8 @@ export function addressBytes(address: string, family: 'ipv4' | 'ipv6'): Uint8Arr
   const left = groups(head);
   const right = tail === undefined ? [] : groups(tail);
   const missing = 8 - left.length - right.length;
-  if ((tail === undefined && missing !== 0) || missing < 0) throw new PlatformError(`'${address}' is not an IPv6 address`);
+  if ((tail === undefined && missing !== 0) || missing < 0)
+    throw new PlatformError(`'${address}' is not an IPv6 address`);
   const all = [...left, ...Array<string>(tail === undefined ? 0 : missing).fill('0'), ...right];
   const out = new Uint8Array(16);
   all.forEach((g, i) => {
@@ -54,7 +56,8 @@ export function sockaddrText(sa: Uint8Array): { address: string; family: 'ipv4' 
       }
       i = j;
     }
-    const text = best < 0 ? groups.join(':') : `${groups.slice(0, best).join(':')}::${groups.slice(best + bestLen).join(':')}`;
+    const text =
+      best < 0 ? groups.join(':') : `${groups.slice(0, best).join(':')}::${groups.slice(best + bestLen).join(':')}`;
     return { address: text, family: 'ipv6' };
   }
   return undefined;

@@ -23,22 +23,39 @@ const MAX_PATH_CHARS = 520;
 
 export function bindUserenv(koffi: Koffi, kernel32: Kernel32): Userenv {
   const lib = koffi.load('userenv.dll');
-  const GetProfilesDirectoryW = lib.func('__stdcall', 'GetProfilesDirectoryW', 'int', ['void *', koffi.inout(koffi.pointer('uint32_t'))]);
+  const GetProfilesDirectoryW = lib.func('__stdcall', 'GetProfilesDirectoryW', 'int', [
+    'void *',
+    koffi.inout(koffi.pointer('uint32_t')),
+  ]);
   const { PROFILEINFOW } = win32Structs(koffi);
-  const LoadUserProfileW = lib.func('__stdcall', 'LoadUserProfileW', 'int', ['intptr_t', koffi.inout(koffi.pointer(PROFILEINFOW))]);
+  const LoadUserProfileW = lib.func('__stdcall', 'LoadUserProfileW', 'int', [
+    'intptr_t',
+    koffi.inout(koffi.pointer(PROFILEINFOW)),
+  ]);
   const UnloadUserProfile = lib.func('__stdcall', 'UnloadUserProfile', 'int', ['intptr_t', 'intptr_t']);
   let CreateProfile: ((sid: string, user: string, path: Buffer, size: number) => unknown) | undefined;
   return {
     profilesDirectory() {
       const buf = Buffer.alloc(1040);
       const size = [520];
-      if (!GetProfilesDirectoryW(buf, size)) throw new PlatformError(`GetProfilesDirectoryW failed: ${kernel32.lastErrorText()}`);
+      if (!GetProfilesDirectoryW(buf, size))
+        throw new PlatformError(`GetProfilesDirectoryW failed: ${kernel32.lastErrorText()}`);
       return buf.toString('utf16le').replace(/\0.*$/s, '');
     },
     loadUserProfile(token, user) {
       // PI_NOUI: no message box may come up in a service.
-      const info = { dwSize: koffi.sizeof(PROFILEINFOW), dwFlags: 1, lpUserName: user, lpProfilePath: null, lpDefaultPath: null, lpServerName: null, lpPolicyPath: null, hProfile: 0 };
-      if (!LoadUserProfileW(token, info)) throw new PlatformError(`LoadUserProfileW for '${user}' failed: ${kernel32.lastErrorText()}`);
+      const info = {
+        dwSize: koffi.sizeof(PROFILEINFOW),
+        dwFlags: 1,
+        lpUserName: user,
+        lpProfilePath: null,
+        lpDefaultPath: null,
+        lpServerName: null,
+        lpPolicyPath: null,
+        hProfile: 0,
+      };
+      if (!LoadUserProfileW(token, info))
+        throw new PlatformError(`LoadUserProfileW for '${user}' failed: ${kernel32.lastErrorText()}`);
       if (info.hProfile) UnloadUserProfile(token, info.hProfile);
     },
     createProfile(sid, user) {

@@ -72,21 +72,33 @@ test('a lock that is not let go in time is a clear error naming its holder', { s
   const file = join(tempDir(t), '.pwd.lock');
   const holder = await holdLock(t, file);
   await assert.rejects(lockPasswdDatabase(file, locks, { waitMs: 300 }), (err: Error) => {
-    assert.match(err.message, new RegExp(`${file.replace(/[.]/g, '\\.')} is locked by process ${holder.pid} .*not let go within 0\\.3 s`));
+    assert.match(
+      err.message,
+      new RegExp(`${file.replace(/[.]/g, '\\.')} is locked by process ${holder.pid} .*not let go within 0\\.3 s`),
+    );
     assert.equal(err.name, 'PlatformError');
     return true;
   });
 });
 
-test('the lock file is created 0600, and a lock held here is shared until its last holder lets go', { skip }, async (t) => {
+test('the lock file is created 0600, and a lock held here is shared until its last holder lets go', {
+  skip,
+}, async (t) => {
   const locks = bindRecordLocks(koffi as NonNullable<typeof koffi>);
   const dir = tempDir(t);
   const file = join(dir, '.pwd.lock');
   const outer = await lockPasswdDatabase(file, locks, { waitMs: 0 });
   assert.equal(statSync(file).mode & 0o777, 0o600);
-  const inner = await lockPasswdDatabase(file, locks, { waitMs: 0, sleep: async () => assert.fail('a lock held here is never waited for') });
+  const inner = await lockPasswdDatabase(file, locks, {
+    waitMs: 0,
+    sleep: async () => assert.fail('a lock held here is never waited for'),
+  });
   inner();
-  assert.equal(othersCanLock(file), false, 'the outer holder still has it: closing the inner descriptor would have dropped it');
+  assert.equal(
+    othersCanLock(file),
+    false,
+    'the outer holder still has it: closing the inner descriptor would have dropped it',
+  );
   outer();
   assert.equal(othersCanLock(file), true);
   // An existing lock file keeps its content and mode (lckpwdf opens it without truncating).

@@ -45,7 +45,9 @@ test('a lock written before this boot is stale even when its pid is alive now', 
   writeFileSync(`${file}.lock`, `${process.ppid}\0`);
   const beforeBoot = bootTimeSeconds() - 3600;
   utimesSync(`${file}.lock`, beforeBoot, beforeBoot);
-  const unlock = await lockAccountFiles([file], async () => assert.fail('a lock from an earlier boot is not waited for'));
+  const unlock = await lockAccountFiles([file], async () =>
+    assert.fail('a lock from an earlier boot is not waited for'),
+  );
   await unlock();
 });
 
@@ -57,7 +59,10 @@ test('a holder that started before it wrote the lock is waited for', async (t) =
   writeFileSync(`${file}.lock`, `${pid}\0`);
   assert.equal(lockHolderAlive(`${file}.lock`, pid), true);
   let waits = 0;
-  await assert.rejects(lockAccountFiles([file], async () => void waits++), /held by a running process/);
+  await assert.rejects(
+    lockAccountFiles([file], async () => void waits++),
+    /held by a running process/,
+  );
   assert.equal(waits, 14);
 });
 
@@ -73,7 +78,10 @@ test('where /proc cannot tell, a live pid is taken at its word; a missing pid ne
   const nowSec = Math.floor(Date.now() / 1000);
   const procWithStart = (startSecondsAfterBoot: number): ProcReader => ({
     exists: () => true,
-    read: (p) => (p === '/proc/stat' ? `cpu 1 2 3\nbtime ${nowSec - 1000}\n` : `4242 (a) b (c)) S ${'0 '.repeat(18)}${startSecondsAfterBoot * 100} 0 0\n`),
+    read: (p) =>
+      p === '/proc/stat'
+        ? `cpu 1 2 3\nbtime ${nowSec - 1000}\n`
+        : `4242 (a) b (c)) S ${'0 '.repeat(18)}${startSecondsAfterBoot * 100} 0 0\n`,
   });
   assert.equal(lockHolderAlive(lock, 4242, procWithStart(500)), true, 'started 500 s before the lock was written');
   assert.equal(lockHolderAlive(lock, 4242, procWithStart(1600)), false, 'started after the lock was written');
@@ -117,6 +125,11 @@ test("before the tools run, locks nobody holds are cleared; a live holder's and 
   utimesSync(join(root, 'gshadow.lock'), minuteAgo, minuteAgo); // ... by a process that started later: a reused pid
   const unlock = await lockAccountFiles([join(root, 'subuid')], async () => undefined);
   clearStaleLocks(names.map((n) => join(root, n)));
-  assert.deepEqual(readdirSync(root).filter((n) => n.endsWith('.lock')).sort(), ['group.lock', 'subuid.lock']);
+  assert.deepEqual(
+    readdirSync(root)
+      .filter((n) => n.endsWith('.lock'))
+      .sort(),
+    ['group.lock', 'subuid.lock'],
+  );
   await unlock();
 });
