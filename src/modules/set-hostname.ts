@@ -3,7 +3,7 @@
 import { posix } from 'node:path';
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import { configModule } from './support/config-module';
-import { HOSTNAME_READERS, hostnameAndFqdn, mayWriteHostnameFile, preferFqdn } from './support/hostname-facts';
+import { hostnameAndFqdn, SET_HOSTNAME_READERS, mayWriteHostnameFile, preferFqdn } from './support/hostname-facts';
 import { type Module, ModuleError } from './module';
 import { describeError } from '../util/errors';
 
@@ -13,13 +13,7 @@ export const setHostname: Module = configModule({
   frequency: 'once-per-instance',
   distros: 'all',
   activateBy: [],
-  // Each flag by get_cfg_option_bool ('yes' is true, null false), hostname and fqdn as get_hostname_fqdn reads them.
-  configKeys: {
-    preserve_hostname: 'bool',
-    prefer_fqdn_over_hostname: 'bool',
-    create_hostname_file: 'bool',
-    ...HOSTNAME_READERS,
-  },
+  configKeys: SET_HOSTNAME_READERS,
   async run(ctx, cfg): Promise<void> {
     if (cfg.preserve_hostname) {
       ctx.log.debug("Configuration option 'preserve_hostname' is set, not setting the hostname in module set_hostname");

@@ -4,20 +4,14 @@ import { isRecord } from './support/config-shapes';
 import { whichInTarget } from './support/distro-facts';
 import { installPackages } from './support/install-packages';
 import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
+import { UBUNTU_PRO_PROXY_KEYS } from '../config/schema/cloud-config-system';
 
 const MODULE = 'ubuntu_pro';
 /** The names cloud-init still reads, with a warning, in place of `ubuntu_pro`. */
 export const DEPRECATED_PRO_KEYS = ['ubuntu-advantage', 'ubuntu_advantage'];
 const REDACTED = 'REDACTED';
-/** The `config` keys whose values upstream checks are http(s) URLs. */
-const KNOWN_PRO_CONFIG_PROPS = [
-  'http_proxy',
-  'https_proxy',
-  'global_apt_http_proxy',
-  'global_apt_https_proxy',
-  'ua_apt_http_proxy',
-  'ua_apt_https_proxy',
-];
+/** The `config` keys whose values upstream checks are http(s) URLs (the schema's proxy keys). */
+const KNOWN_PRO_CONFIG_PROPS: readonly string[] = UBUNTU_PRO_PROXY_KEYS;
 
 function pyType(v: unknown): string {
   if (Array.isArray(v)) return 'list';

@@ -3,7 +3,7 @@
 import { posix } from 'node:path';
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import { configModule } from './support/config-module';
-import { HOSTNAME_READERS, hostnameAndFqdn, mayWriteHostnameFile, preferFqdn } from './support/hostname-facts';
+import { hostnameAndFqdn, SET_HOSTNAME_READERS, mayWriteHostnameFile, preferFqdn } from './support/hostname-facts';
 import type { Module } from './module';
 
 export const updateHostname: Module = configModule({
@@ -12,13 +12,7 @@ export const updateHostname: Module = configModule({
   frequency: 'always',
   distros: 'all',
   activateBy: [],
-  // Each flag by get_cfg_option_bool ('yes' is true, null false), hostname and fqdn as get_hostname_fqdn reads them.
-  configKeys: {
-    preserve_hostname: 'bool',
-    prefer_fqdn_over_hostname: 'bool',
-    create_hostname_file: 'bool',
-    ...HOSTNAME_READERS,
-  },
+  configKeys: SET_HOSTNAME_READERS,
   async run(ctx, cfg): Promise<void> {
     if (cfg.preserve_hostname) {
       ctx.log.debug(

@@ -52,6 +52,16 @@ const caCerts = {
   minProperties: 1,
 } as const;
 
+/** ubuntu_pro's `config` keys that name proxies (http or https URLs, or null). */
+export const UBUNTU_PRO_PROXY_KEYS = [
+  'http_proxy',
+  'https_proxy',
+  'global_apt_http_proxy',
+  'global_apt_https_proxy',
+  'ua_apt_http_proxy',
+  'ua_apt_https_proxy',
+] as const;
+
 const ubuntuPro = closedObject({
   enable: strings,
   enable_beta: strings,
@@ -60,16 +70,10 @@ const ubuntuPro = closedObject({
   config: {
     type: 'object',
     additionalProperties: true,
-    properties: Object.fromEntries(
-      [
-        'http_proxy',
-        'https_proxy',
-        'global_apt_http_proxy',
-        'global_apt_https_proxy',
-        'ua_apt_http_proxy',
-        'ua_apt_https_proxy',
-      ].map((k) => [k, { type: ['string', 'null'] }]),
-    ) as Record<string, { readonly type: readonly ['string', 'null'] }>,
+    properties: Object.fromEntries(UBUNTU_PRO_PROXY_KEYS.map((k) => [k, { type: ['string', 'null'] }])) as Record<
+      string,
+      { readonly type: readonly ['string', 'null'] }
+    >,
   },
 });
 

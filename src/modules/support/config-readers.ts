@@ -58,7 +58,8 @@ function pythonStr(value: unknown): string {
   return typeof value === 'object' && value !== null && !(value instanceof Date) ? pyRepr(value) : pyStr(value);
 }
 
-function isMapping(value: unknown): value is Readonly<Record<string, unknown>> {
+/** A YAML or JSON mapping (not a list, bytes or a date). */
+export function isMapping(value: unknown): value is Readonly<Record<string, unknown>> {
   return (
     typeof value === 'object' &&
     value !== null &&

@@ -34,6 +34,17 @@ export const HOSTNAME_READERS = {
   fqdn: 'str',
 } as const;
 
+/**
+ * What set_hostname and update_hostname both read: each flag by get_cfg_option_bool ('yes' is true, null false),
+ * hostname and fqdn as get_hostname_fqdn reads them.
+ */
+export const SET_HOSTNAME_READERS = {
+  preserve_hostname: 'bool',
+  prefer_fqdn_over_hostname: 'bool',
+  create_hostname_file: 'bool',
+  ...HOSTNAME_READERS,
+} as const;
+
 const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
 
 /** The running system's hostname: the kernel's when visible in the target, else its /etc/hostname, else ''. */

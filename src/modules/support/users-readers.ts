@@ -10,7 +10,7 @@
 //   upstream cannot read is warned about, in upstream's words, and is as if absent.
 import type { CloudConfigValue } from '../../config/schema/cloud-config-types';
 import type { CloudConfig, Module } from '../module';
-import { type ConfigReader, readConfigValue } from './config-readers';
+import { type ConfigReader, isMapping, readConfigValue } from './config-readers';
 import { pyTruthy } from '../../util/python-truthy';
 
 /** The keys normalize_users_groups reads, as a typed module hands them to it. */
@@ -23,16 +23,6 @@ export interface UsersConfig {
 
 /** How a module reads the settings of one user: a reader per setting (the others are left out). */
 export type UserSettingReaders = { readonly [setting: string]: ConfigReader };
-
-function isMapping(value: unknown): value is Readonly<Record<string, unknown>> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    !(value instanceof Uint8Array) &&
-    !(value instanceof Date)
-  );
-}
 
 /**
  * ENTRY, one user's mapping, as a module with READERS reads it: keys spelled with '_' for '-' (stripped), the name
