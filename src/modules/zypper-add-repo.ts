@@ -1,7 +1,12 @@
 // cc_zypper_add_repo: repo files in /etc/zypp/repos.d and settings appended to /etc/zypp/zypp.conf.
 import { posix } from 'node:path';
-import { isRecord } from './support/config-shapes';
+import { pyTruthy } from '../util/python-truthy';
+import { configModule } from './support/config-module';
+import { isMapping, type ReaderWarn } from './support/config-readers';
 import type { Module, ModuleContext } from './module';
+
+/** Settings of a repo file or of zypp.conf, each value as formatValue writes it. */
+type Settings = { readonly [key: string]: unknown };
 
 function formatValue(v: unknown): string {
   if (typeof v === 'boolean') return v ? '1' : '0';
@@ -16,11 +21,11 @@ function quote(v: string): string {
   return v.includes('"') ? `'${v}'` : `"${v}"`;
 }
 
-export function formatZypperRepo(id: string, config: Record<string, unknown>): string {
+export function formatZypperRepo(id: string, config: Settings): string {
   return [`[${id}]`, ...Object.entries(config).map(([k, v]) => `${k} = ${quote(formatValue(v))}`)].join('\n');
 }
 
-async function writeZyppConfig(ctx: ModuleContext, config: Record<string, unknown>): Promise<void> {
+async function writeZyppConfig(ctx: ModuleContext, config: Settings): Promise<void> {
   if (Object.keys(config).length === 0) return;
   const path = '/etc/zypp/zypp.conf';
   const current = (await ctx.platform.readTextIfExists(path)) ?? '';
@@ -35,35 +40,60 @@ async function writeZyppConfig(ctx: ModuleContext, config: Record<string, unknow
   await ctx.platform.writeFile(path, settings.length > 1 ? current + settings.join('\n') : current);
 }
 
-export const zypperAddRepoModule: Module = {
+/**
+ * zypper.repos as _write_repos reads it: a repo without id or baseurl (one that is not a mapping has neither) is warned
+ * about and skipped, as upstream (the schema requires both); baseurl is the text it is written as; the repos left
+ * (maybe none: zypp.conf is still written).
+ */
+function readRepos(value: unknown, warn?: ReaderWarn): unknown {
+  if (!pyTruthy(value)) return undefined;
+  if (!Array.isArray(value)) return value;
+  const repos: Settings[] = [];
+  for (const [index, raw] of value.entries()) {
+    const repo = isMapping(raw) ? raw : {};
+    const missing = ['id', 'baseurl'].filter((k) => !(k in repo));
+    if (missing.length) {
+      warn?.(`Repo config at index ${index} is missing required config keys: ${missing.join(',')}`);
+      continue;
+    }
+    repos.push({ ...repo, baseurl: formatValue(repo.baseurl) });
+  }
+  return repos;
+}
+
+/** zypper as handle reads it: a Python-false section is none; its repos (Python-false: none) and config, if set. */
+function readZypper(value: unknown, warn?: ReaderWarn): unknown {
+  if (!pyTruthy(value)) return undefined;
+  if (!isMapping(value)) return value;
+  const repos = readRepos(value.repos, warn);
+  const config = pyTruthy(value.config) ? value.config : undefined;
+  return { ...(repos === undefined ? {} : { repos }), ...(config === undefined ? {} : { config }) };
+}
+
+export const zypperAddRepoModule: Module = configModule({
   name: 'zypper_add_repo',
   stage: 'config',
   frequency: 'always',
   distros: ['opensuse', 'sles'],
   activateBy: ['zypper'],
+  configKeys: { zypper: readZypper },
   async run(ctx, cfg): Promise<void> {
     const section = cfg.zypper;
-    if (!isRecord(section) || Object.keys(section).length === 0) {
+    if (!section) {
       ctx.log.debug("Skipping module named zypper_add_repo, no 'zypper' relevant configuration found");
       return;
     }
     const repos = section.repos;
-    if (!Array.isArray(repos) || repos.length === 0) {
+    if (!repos) {
       ctx.log.debug("Skipping module named zypper_add_repo, no 'repos' configuration found");
       return;
     }
-    const config = isRecord(section.config) ? section.config : {};
+    const config = section.config ?? {};
     const base = typeof config.reposdir === 'string' ? config.reposdir : '/etc/zypp/repos.d/';
     await writeZyppConfig(ctx, config);
-    const valid = new Map<string, { path: string; config: Record<string, unknown> }>();
-    for (const [index, raw] of repos.entries()) {
-      const repo = isRecord(raw) ? raw : {};
-      const missing = ['id', 'baseurl'].filter((k) => !(k in repo));
-      if (missing.length) {
-        ctx.log.warn(`Repo config at index ${index} is missing required config keys: ${missing.join(',')}`);
-        continue;
-      }
-      const repoId = String(repo.id);
+    const valid = new Map<string, { path: string; config: Settings }>();
+    for (const repo of repos) {
+      const repoId = repo.id;
       const path = posix.join(base, `${repoId.replace(/ /g, '_')}.repo`);
       if (await ctx.platform.exists(path)) {
         ctx.log.info(`Skipping repo ${repoId}, file ${path} already exists!`);
@@ -73,7 +103,7 @@ export const zypperAddRepoModule: Module = {
         ctx.log.info(`Skipping repo ${repoId}, file ${path} already pending!`);
         continue;
       }
-      const conf: Record<string, unknown> = {};
+      const conf: { [key: string]: unknown } = {};
       for (const [k, v] of Object.entries(repo))
         if (k && k !== 'id') conf[k.toLowerCase().trim().replace(/-/g, '_')] = v;
       for (const f of ['enabled', 'autorefresh']) if (!(f in conf)) conf[f] = '1';
@@ -81,4 +111,4 @@ export const zypperAddRepoModule: Module = {
     }
     for (const [id, { path, config: conf }] of valid) await ctx.platform.writeFile(path, formatZypperRepo(id, conf));
   },
-};
+});

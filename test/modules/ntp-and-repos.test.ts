@@ -1,6 +1,6 @@
 // ntp, yum_add_repo, zypper_add_repo and apk_configure on sandbox roots.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { apkConfigureModule, renderApkRepositories } from '../../src/modules/apk-configure';
@@ -159,6 +159,34 @@ test('zypper_add_repo writes repos with enabled/autorefresh defaults and appends
     '[main]\n# Added via cloud.cfg\ndownload.deltarpm=false',
   );
   assert.ok(ctx.lines.some((l) => l.includes('missing required config keys: id')));
+});
+
+test('zypper_add_repo skips repos without id or baseurl but still writes zypp.conf, and fails naming a key the schema rejects', async (t) => {
+  const root = tempDir(t);
+  putFile(root, '/etc/zypp/zypp.conf', '[main]\n');
+  const ctx = moduleContext(root, { distro: { name: 'sles', family: 'suse', version: '15' } });
+  // No repo left to write: zypp.conf is written all the same, as _write_zypp_config runs first; a baseurl is its text.
+  await zypperAddRepoModule.run(ctx, { zypper: { repos: ['not a repo'], config: { 'solver.onlyRequires': 'true' } } });
+  assert.equal(
+    readFileSync(join(root, 'etc/zypp/zypp.conf'), 'utf8'),
+    '[main]\n# Added via cloud.cfg\nsolver.onlyRequires=true',
+  );
+  assert.ok(ctx.lines.some((l) => l.includes('Repo config at index 0 is missing required config keys: id,baseurl')));
+  await zypperAddRepoModule.run(ctx, { zypper: { repos: [{ id: 'n', baseurl: 8080 }] } });
+  assert.equal(
+    readFileSync(join(root, 'etc/zypp/repos.d/n.repo'), 'utf8'),
+    '[n]\nbaseurl = 8080\nenabled = 1\nautorefresh = 1',
+  );
+  // An id that is not a string (upstream's _canonicalize_id fails on it) and a config that is not a mapping.
+  await assert.rejects(zypperAddRepoModule.run(ctx, { zypper: { repos: [{ id: 7, baseurl: 'http://x' }] } }), {
+    name: 'ModuleError',
+    message: "zypper_add_repo: Invalid cloud-config: zypper.repos.0.id: 7 is not of type 'string'",
+  });
+  await assert.rejects(zypperAddRepoModule.run(ctx, { zypper: { repos: [{ id: 'm', baseurl: 'u' }], config: 'x' } }), {
+    name: 'ModuleError',
+    message: "zypper_add_repo: Invalid cloud-config: zypper.config: 'x' is not of type 'object'",
+  });
+  assert.ok(!existsSync(join(root, 'etc/zypp/repos.d/7.repo')));
 });
 
 test('apk_configure writes /etc/apk/repositories from alpine_repo and skips without a version', async (t) => {

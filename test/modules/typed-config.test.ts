@@ -56,6 +56,7 @@ const TYPED_MODULES = [
   'update_etc_hosts',
   'ssh_import_id',
   'ssh_authkey_fingerprints',
+  'zypper_add_repo',
 ];
 
 test('each typed module names schema keys and its file reads no untyped config', () => {
