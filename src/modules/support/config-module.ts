@@ -4,12 +4,12 @@
 // (config/schema/cloud-config-types.ts), so it re-checks no types of its own.
 //
 // cloud-init 25.1 validates the whole config once, in the init stage, with warnings only, and still runs every
-// module; an invalid value then fails the module with whatever error its code meets. A typed module fails instead
-// with a ModuleError that names the key at fault and the schema's message (the init stage has already warned about
-// it): the module still runs on invalid config in the sense that it is called and fails on its own, never the stage.
-// Before the check each key is read as the module's upstream code reads it (support/config-readers.ts: str(), is_true,
-// a one-item list …), so the module gets the value cloud-init's module would have worked with, and fails only where
-// that value is still not of the schema's shape (the check leaves out counts and repeats: config-slice-errors.ts).
+// module; its module then reads each key with its own lenient readers and warns, skips or fails as its code does.
+// So before the check each key is read as the module's upstream code reads it (support/config-readers.ts: str(),
+// is_true, a one-item list, upstream's warn-and-skip, or a function of the module's own), and the module gets the
+// value cloud-init's module would have worked with. Only a value still not of the schema's shape fails the module,
+// with a ModuleError naming the key and the schema's message (the check leaves out counts and repeats:
+// config-slice-errors.ts); never the stage.
 import type { CloudConfigKey, CloudConfigValue } from '../../config/schema/cloud-config-types';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from '../module';
 import { type ConfigReader, type ReaderWarn, readConfigValue } from './config-readers';
