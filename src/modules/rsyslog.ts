@@ -1,24 +1,16 @@
 // cc_rsyslog: writes rsyslog.configs and remotes into /etc/rsyslog.d and reloads rsyslog.
 import { posix } from 'node:path';
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
-import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
+import type { Module, ModuleContext } from './module';
+import { configModule } from './support/config-module';
+import { isMapping, type ReaderWarn, readConfigValue } from './support/config-readers';
 import { installPackages } from './support/install-packages';
+import { readingRsyslogList } from './support/rsyslog-list-format';
 import { describeError } from '../util/errors';
 
 const DEF_FILENAME = '20-cloud-config.conf';
 const DEF_DIR = '/etc/rsyslog.d';
 const HOST_PORT = /^(@{0,2})(?:\[([^\]]*)\]|([^:]*))(?::([0-9]+))?$/;
-
-interface RsyslogConfig {
-  configs: unknown[];
-  configDir: string;
-  configFilename: string;
-  reload: string | string[];
-  remotes: Record<string, unknown>;
-  installRsyslog: boolean;
-  packages: string[];
-  checkExe: string;
-}
 
 /** The PATH cloud-init's subp.which searches on a booting system (the target's, under --root). */
 const SEARCH_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
@@ -29,41 +21,67 @@ async function targetHasCommand(ctx: ModuleContext, exe: string): Promise<boolea
   return false;
 }
 
-function loadConfig(ctx: ModuleContext, cfg: CloudConfig): RsyslogConfig {
-  let my: Record<string, unknown>;
-  const raw = cfg.rsyslog;
-  if (Array.isArray(raw)) {
-    ctx.log.warn(
-      'DEPRECATION: This rsyslog list format is deprecated and will be removed in a future version of cloud-init. Use documented keys.',
-    );
-    my = { configs: raw };
-    if ('rsyslog_filename' in cfg) my.config_filename = cfg.rsyslog_filename;
-    if ('rsyslog_dir' in cfg) my.config_dir = cfg.rsyslog_dir;
-  } else if (raw && typeof raw === 'object') my = raw as Record<string, unknown>;
-  else if (raw === null || raw === undefined) my = {};
-  else throw new ModuleError('rsyslog', "'rsyslog' must be a mapping");
-  const typed = <T>(key: string, dflt: T, ok: (v: unknown) => boolean, what: string): T => {
-    if (!(key in my) || my[key] === undefined) return dflt;
-    if (!ok(my[key])) throw new ModuleError('rsyslog', `rsyslog.${key}: invalid type, expected ${what}`);
-    return my[key] as T;
-  };
-  const isMap = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
-  return {
-    configs: [...typed<unknown[]>('configs', [], Array.isArray, 'a list')],
-    configDir: typed('config_dir', DEF_DIR, (v) => typeof v === 'string', 'a string'),
-    configFilename: typed('config_filename', DEF_FILENAME, (v) => typeof v === 'string', 'a string'),
-    reload: typed<string | string[]>(
-      'service_reload_command',
-      'auto',
-      (v) => typeof v === 'string' || Array.isArray(v),
-      'a string or a list',
-    ),
-    remotes: typed<Record<string, unknown>>('remotes', {}, isMap, 'a mapping'),
-    // Newer upstream: install rsyslog (the distro's default packages and program) when it is missing.
-    installRsyslog: typed('install_rsyslog', false, (v) => typeof v === 'boolean', 'a boolean'),
-    packages: typed<unknown[]>('packages', ['rsyslog'], Array.isArray, 'a list').map(String),
-    checkExe: typed('check_exe', 'rsyslogd', (v) => typeof v === 'string', 'a string'),
-  };
+/** The keys of `rsyslog` load_config reads (the others it never looks at). */
+const RSYSLOG_KEYS = [
+  'configs',
+  'config_dir',
+  'config_filename',
+  'remotes',
+  'service_reload_command',
+  'install_rsyslog',
+  'check_exe',
+  'packages',
+];
+
+/**
+ * The configs entries apply_rsyslog_changes writes, each a string or a mapping with its content (and file name),
+ * as strings: an entry without content or whose file name is blank is warned about (by its place in the list given)
+ * and left out, as upstream skips it.
+ */
+function readConfigs(entries: readonly unknown[], defaultFilename: string, warn?: ReaderWarn): unknown[] {
+  const kept: unknown[] = [];
+  for (const [i, entry] of entries.entries()) {
+    let filename = defaultFilename;
+    let read: unknown;
+    if (isMapping(entry)) {
+      if (!Object.hasOwn(entry, 'content')) {
+        warn?.(`No 'content' entry in config entry ${i + 1}`);
+        continue;
+      }
+      if (typeof entry.filename === 'string') filename = entry.filename;
+      read = {
+        content: readConfigValue('str', entry.content),
+        ...(typeof entry.filename === 'string' ? { filename } : {}),
+      };
+    } else read = readConfigValue('str', entry);
+    if (!filename.trim()) {
+      warn?.(`Entry ${i + 1} has an empty filename`);
+      continue;
+    }
+    kept.push(read);
+  }
+  return kept;
+}
+
+/**
+ * `rsyslog` as load_config and handle read it: null is no settings; of a mapping only the keys upstream reads, the
+ * configs entries it writes (readConfigs), packages and a reload command list each item its str(); a reload command
+ * string other than 'auto' is run by the shell, as kiln always has.
+ */
+function readRsyslog(value: unknown, warn?: ReaderWarn): unknown {
+  if (value === null) return {};
+  if (!isMapping(value)) return value;
+  const read = Object.fromEntries(
+    RSYSLOG_KEYS.filter((key) => value[key] !== undefined && Object.hasOwn(value, key)).map((key) => [key, value[key]]),
+  );
+  const asStrings = (list: readonly unknown[]) => list.map((item) => readConfigValue('str', item));
+  const { configs, config_filename: filename, service_reload_command: reload, packages } = read;
+  if (Array.isArray(configs))
+    read.configs = readConfigs(configs, typeof filename === 'string' ? filename : DEF_FILENAME, warn);
+  if (typeof reload === 'string' && reload !== 'auto') read.service_reload_command = ['/bin/sh', '-c', reload];
+  else if (Array.isArray(reload)) read.service_reload_command = asStrings(reload);
+  if (Array.isArray(packages)) read.packages = asStrings(packages);
+  return read;
 }
 
 /** One remotes entry ("[match] [@|@@]host[:port] [# name]") as the rsyslog forwarding line. */
@@ -92,84 +110,83 @@ export function remoteLine(line: string, name: string | undefined): string {
   return buf;
 }
 
-export const rsyslog: Module = {
-  name: 'rsyslog',
-  stage: 'init',
-  frequency: 'once-per-instance',
-  distros: 'all',
-  activateBy: ['rsyslog'],
-  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-    if (!('rsyslog' in cfg)) {
-      ctx.log.debug("Skipping module named rsyslog, no 'rsyslog' key in configuration");
-      return;
-    }
-    const my = loadConfig(ctx, cfg);
-    if (Object.keys(my.remotes).length > 0) {
-      const lines = ['# begin remotes'];
-      for (const [name, line] of Object.entries(my.remotes)) {
-        if (!line) continue;
-        try {
-          lines.push(remoteLine(String(line), name));
-        } catch (err) {
-          ctx.log.warn(`failed loading remote ${name}: ${String(line)} [${describeError(err)}]`);
-        }
-      }
-      lines.push('# end remotes');
-      my.configs.push(`${lines.join('\n')}\n`);
-    }
-    if (my.installRsyslog) {
-      if (await targetHasCommand(ctx, my.checkExe))
-        ctx.log.debug(`${my.checkExe} found, not installing ${my.packages.join(', ')}`);
-      else {
-        ctx.log.debug(`${my.checkExe} not found, installing ${my.packages.join(', ')}`);
-        await installPackages(ctx, 'rsyslog', my.packages);
-      }
-    }
-    if (my.configs.length === 0) {
-      ctx.log.debug("Empty config rsyslog['configs'], nothing to do");
-      return;
-    }
-    const files: string[] = [];
-    for (const [i, ent] of my.configs.entries()) {
-      let content: string;
-      let filename = my.configFilename;
-      if (ent && typeof ent === 'object' && !Array.isArray(ent)) {
-        const e = ent as Record<string, unknown>;
-        if (!('content' in e)) {
-          ctx.log.warn(`No 'content' entry in config entry ${i + 1}`);
-          continue;
-        }
-        content = String(e.content);
-        if (typeof e.filename === 'string') filename = e.filename;
-      } else content = String(ent);
-      filename = filename.trim();
-      if (!filename) {
-        ctx.log.warn(`Entry ${i + 1} has an empty filename`);
-        continue;
-      }
-      const path = posix.join(my.configDir, filename);
-      const append = files.includes(path);
-      if (!append) files.push(path);
-      await ctx.platform.writeFile(path, content.endsWith('\n') ? content : `${content}\n`, { append });
-    }
-    if (files.length === 0) {
-      ctx.log.debug('restart of syslog not necessary, no changes made');
-      return;
-    }
-    let argv: string[];
-    if (my.reload === 'auto') {
-      if (ctx.platform.root !== '/') {
-        ctx.log.debug('rsyslog: the target is not the running system, not reloading rsyslog');
+export const rsyslog: Module = readingRsyslogList(
+  configModule({
+    name: 'rsyslog',
+    stage: 'init',
+    frequency: 'once-per-instance',
+    distros: 'all',
+    activateBy: ['rsyslog'],
+    configKeys: { rsyslog: readRsyslog },
+    async run(ctx, cfg): Promise<void> {
+      const my = cfg.rsyslog;
+      if (my === undefined) {
+        ctx.log.debug("Skipping module named rsyslog, no 'rsyslog' key in configuration");
         return;
       }
-      const ops = await distroOpsFor(ctx.platform, ctx.distro);
-      argv =
-        ctx.distro.family === 'alpine'
-          ? ['rc-service', '--ifstarted', 'rsyslog', 'reload']
-          : ['systemctl', 'try-reload-or-restart', ops.serviceName('rsyslog')];
-    } else argv = Array.isArray(my.reload) ? my.reload.map(String) : ['/bin/sh', '-c', my.reload];
-    const r = await ctx.platform.run(argv, { allowFailure: true });
-    if (r.code !== 0) ctx.log.warn(`Failed to reload syslog: ${r.stderr.trim()}`);
-    else ctx.log.debug(`rsyslog configured ${JSON.stringify(files)} files`);
-  },
-};
+      const configs: Array<string | { readonly content: string; readonly filename?: string }> = [...(my.configs ?? [])];
+      const configFilename = my.config_filename ?? DEF_FILENAME;
+      const remotes = my.remotes ?? {};
+      if (Object.keys(remotes).length > 0) {
+        const lines = ['# begin remotes'];
+        for (const [name, line] of Object.entries(remotes)) {
+          if (!line) continue;
+          try {
+            lines.push(remoteLine(String(line), name));
+          } catch (err) {
+            ctx.log.warn(`failed loading remote ${name}: ${String(line)} [${describeError(err)}]`);
+          }
+        }
+        lines.push('# end remotes');
+        // The remotes entry goes to the default file; the configs given were read (and warned about) before.
+        if (configFilename.trim()) configs.push(`${lines.join('\n')}\n`);
+        else ctx.log.warn(`Entry ${configs.length + 1} has an empty filename`);
+      }
+      if (my.install_rsyslog) {
+        // Newer upstream: install rsyslog (the distro's default packages and program) when it is missing.
+        const checkExe = my.check_exe ?? 'rsyslogd';
+        const packages = my.packages ?? ['rsyslog'];
+        if (await targetHasCommand(ctx, checkExe))
+          ctx.log.debug(`${checkExe} found, not installing ${packages.join(', ')}`);
+        else {
+          ctx.log.debug(`${checkExe} not found, installing ${packages.join(', ')}`);
+          await installPackages(ctx, 'rsyslog', [...packages]);
+        }
+      }
+      if (configs.length === 0) {
+        ctx.log.debug("Empty config rsyslog['configs'], nothing to do");
+        return;
+      }
+      const configDir = my.config_dir ?? DEF_DIR;
+      const files: string[] = [];
+      for (const entry of configs) {
+        const content = typeof entry === 'string' ? entry : entry.content;
+        const filename = (typeof entry === 'string' ? configFilename : (entry.filename ?? configFilename)).trim();
+        const path = posix.join(configDir, filename);
+        const append = files.includes(path);
+        if (!append) files.push(path);
+        await ctx.platform.writeFile(path, content.endsWith('\n') ? content : `${content}\n`, { append });
+      }
+      if (files.length === 0) {
+        ctx.log.debug('restart of syslog not necessary, no changes made');
+        return;
+      }
+      const reload = my.service_reload_command ?? 'auto';
+      let argv: string[];
+      if (reload === 'auto') {
+        if (ctx.platform.root !== '/') {
+          ctx.log.debug('rsyslog: the target is not the running system, not reloading rsyslog');
+          return;
+        }
+        const ops = await distroOpsFor(ctx.platform, ctx.distro);
+        argv =
+          ctx.distro.family === 'alpine'
+            ? ['rc-service', '--ifstarted', 'rsyslog', 'reload']
+            : ['systemctl', 'try-reload-or-restart', ops.serviceName('rsyslog')];
+      } else argv = [...reload];
+      const r = await ctx.platform.run(argv, { allowFailure: true });
+      if (r.code !== 0) ctx.log.warn(`Failed to reload syslog: ${r.stderr.trim()}`);
+      else ctx.log.debug(`rsyslog configured ${JSON.stringify(files)} files`);
+    },
+  }),
+);

@@ -57,6 +57,7 @@ const TYPED_MODULES = [
   'ssh_import_id',
   'ssh_authkey_fingerprints',
   'zypper_add_repo',
+  'rsyslog',
 ];
 
 test('each typed module names schema keys and its file reads no untyped config', () => {
