@@ -4,8 +4,12 @@ import { randomInt } from 'node:crypto';
 import { accountWriterSetting } from '../platform/linux/accounts/account-writer-setting';
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import type { DistroOps } from '../platform/linux/distro/distro';
-import { cfgBool, cfgString, isFalse, isTrue } from './support/config-values';
-import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
+import { isFalse, isTrue } from './support/config-values';
+import { type Module, type ModuleContext, ModuleError } from './module';
+import { configModule, type ReadSlice } from './support/config-module';
+import { isMapping, type ReaderWarn, readConfigValue } from './support/config-readers';
+import { foldUsersConfig, usersReaders } from './support/users-readers';
+import { pyTruthy } from '../util/python-truthy';
 import { updateSshdConfig } from './support/sshd-config';
 import { usesSystemd } from './support/distro-facts';
 import { serviceCommand } from './support/service-control';
@@ -24,16 +28,65 @@ export function randUserPassword(len = 20): string {
   return s;
 }
 
-function usersByType(users: unknown[], type: string): Array<[string, string]> {
-  const out: Array<[string, string]> = [];
-  for (const [i, item] of users.entries()) {
-    if (typeof item !== 'object' || item === null || Array.isArray(item))
-      throw new ModuleError('set_passwords', `chpasswd.users[${i}] must be a mapping with 'name'`);
-    const u = item as Record<string, unknown>;
-    if (typeof u.name !== 'string') throw new ModuleError('set_passwords', `chpasswd.users[${i}] has no 'name'`);
-    if ((u.type ?? 'hash') === type) out.push([u.name, u.password === undefined ? 'RANDOM' : String(u.password)]);
-  }
-  return out;
+/** A chpasswd.users entry as the module reads it (readChpasswdUsers). */
+type ChpasswdUser = { readonly name: string; readonly type?: string; readonly password?: string };
+
+/** get_users_by_type: the name and password (RANDOM when none) of each entry of TYPE (hash when it gives none). */
+function usersByType(users: readonly ChpasswdUser[], type: string): Array<[string, string]> {
+  return users.filter((u) => (u.type ?? 'hash') === type).map((u) => [u.name, u.password ?? 'RANDOM']);
+}
+
+/**
+ * chpasswd.users as handle reads it (get_cfg_option_list, then get_users_by_type): each entry a mapping with a name
+ * (else the module's error), its password its str(); only name, type and password are read. An entry of a type
+ * upstream sorts into no list is left out, as upstream sets nothing for it; a text or hash entry without a password
+ * gets the 'RANDOM' upstream gives it.
+ */
+function readChpasswdUsers(value: unknown): unknown {
+  return (readConfigValue('list', value) as unknown[]).flatMap((item, i) => {
+    if (!isMapping(item)) throw new ModuleError('set_passwords', `chpasswd.users[${i}] must be a mapping with 'name'`);
+    if (typeof item.name !== 'string') throw new ModuleError('set_passwords', `chpasswd.users[${i}] has no 'name'`);
+    const type = item.type ?? 'hash';
+    if (type === 'RANDOM') return [{ name: item.name, type }];
+    if (type !== 'text' && type !== 'hash') return [];
+    const password = item.password === undefined ? 'RANDOM' : readConfigValue('str', item.password);
+    return [{ name: item.name, type, password }];
+  });
+}
+
+/**
+ * chpasswd.list (deprecated) as handle reads it: a Python-false list is none; a list (each line its str()) or a
+ * multi-line string, each line 'user:password' (else the module's error naming the line), handed on as one
+ * multi-line string (the form the schema takes without a rule per line, as upstream reads lines of either form).
+ */
+function readChpasswdList(value: unknown, warn?: ReaderWarn): unknown {
+  if (!pyTruthy(value)) return undefined;
+  warn?.("DEPRECATION: key 'lists' is now deprecated. Use 'users'.");
+  const lines = Array.isArray(value)
+    ? value.map((line) => readConfigValue('str', line) as string)
+    : typeof value === 'string'
+      ? value.split(/\r?\n/).filter((l) => l !== '')
+      : [];
+  for (const [i, line] of lines.entries())
+    if (!line.includes(':')) throw new ModuleError('set_passwords', `chpasswd.list[${i}] is not 'user:password'`);
+  return Array.isArray(value) || typeof value === 'string' ? lines.join('\n') : value;
+}
+
+/** get_cfg_option_str as kiln reads `password` and ssh_svcname: null, a list or a mapping is none. */
+function scalarString(value: unknown): unknown {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    ? readConfigValue('str', value)
+    : undefined;
+}
+
+/**
+ * ssh_pwauth as handle_ssh_pwauth reads it: null is none (left unchanged); a number is what is_true / is_false make
+ * of it (1, 0), any other its str() (then an unrecognized value).
+ */
+function readSshPwauth(value: unknown): unknown {
+  if (value === null) return undefined;
+  if (typeof value !== 'number') return value;
+  return isTrue(value) ? true : isFalse(value) ? false : readConfigValue('str', value);
 }
 
 /** Writes TEXT to the console when the target has one (cloud-init's multi_log with no stdout fallback). */
@@ -49,7 +102,7 @@ async function toConsole(ctx: ModuleContext, text: string): Promise<boolean> {
 }
 
 /** handle_ssh_pwauth: PasswordAuthentication yes/no in sshd_config, and restart sshd when it is running. */
-async function handleSshPwauth(ctx: ModuleContext, ops: DistroOps, cfg: CloudConfig): Promise<void> {
+async function handleSshPwauth(ctx: ModuleContext, ops: DistroOps, cfg: SetPasswordsConfig): Promise<void> {
   const pwAuth = cfg.ssh_pwauth;
   let value: string;
   if (typeof pwAuth === 'string')
@@ -59,8 +112,8 @@ async function handleSshPwauth(ctx: ModuleContext, ops: DistroOps, cfg: CloudCon
   if (isTrue(pwAuth)) value = 'yes';
   else if (isFalse(pwAuth)) value = 'no';
   else {
-    if (pwAuth === undefined || pwAuth === null || String(pwAuth).toLowerCase() === 'unchanged')
-      ctx.log.debug(`Leaving SSH config 'PasswordAuthentication' unchanged. ssh_pwauth=${String(pwAuth)}`);
+    if (pwAuth === undefined || String(pwAuth).toLowerCase() === 'unchanged')
+      ctx.log.debug(`Leaving SSH config 'PasswordAuthentication' unchanged. ssh_pwauth=${pwAuth ?? 'None'}`);
     else
       ctx.log.warn(
         `Leaving SSH config 'PasswordAuthentication' unchanged. Unrecognized value: ssh_pwauth=${String(pwAuth)}`,
@@ -72,12 +125,8 @@ async function handleSshPwauth(ctx: ModuleContext, ops: DistroOps, cfg: CloudCon
     ctx.log.debug('No need to restart SSH service, PasswordAuthentication not updated.');
     return;
   }
-  const sysInfo = cfg.system_info;
-  const fromCfg =
-    sysInfo && typeof sysInfo === 'object' && !Array.isArray(sysInfo)
-      ? cfgString(sysInfo as Record<string, unknown>, 'ssh_svcname')
-      : undefined;
-  const service = fromCfg ?? ops.serviceName('ssh');
+  const fromCfg = cfg.system_info?.ssh_svcname;
+  const service = typeof fromCfg === 'string' ? fromCfg : ops.serviceName('ssh');
   // Only a running sshd is restarted; at image-build time (a --root that is not '/') nothing runs.
   if (ctx.platform.root !== '/') {
     ctx.log.debug('Not restarting SSH service: the target is not the running system.');
@@ -112,34 +161,54 @@ async function restartSshDaemon(ctx: ModuleContext, argv: string[]): Promise<voi
   ctx.recoverable('WARNING', msg);
 }
 
-export const setPasswords: Module = {
+/** chpasswd as handle reads it: null is none; of a mapping its users, list and expire. */
+function readChpasswd(value: unknown, warn?: ReaderWarn): unknown {
+  if (value === null) return undefined;
+  const expire = (v: unknown) => (v === null ? undefined : readConfigValue('bool', v));
+  return readConfigValue({ users: readChpasswdUsers, list: readChpasswdList, expire }, value, warn);
+}
+
+const USERS_READERS = usersReaders({});
+
+/** The keys set_passwords reads, each as its upstream code reads it. */
+const SET_PASSWORDS_READERS = {
+  password: scalarString,
+  chpasswd: readChpasswd,
+  ssh_pwauth: readSshPwauth,
+  users: USERS_READERS.users,
+  user: USERS_READERS.user,
+  groups: USERS_READERS.groups,
+  system_info: { ...USERS_READERS.system_info, ssh_svcname: scalarString, kiln_account_writer: 'as-is' },
+} as const;
+
+type SetPasswordsConfig = ReadSlice<typeof SET_PASSWORDS_READERS>;
+
+/**
+ * Whether handle reads the users keys for CFG: only for a password and no chpasswd users or list (then the
+ * default user's name); otherwise they are left out, as upstream never looks at them.
+ */
+function readsUsers(cfg: { readonly [key: string]: unknown }): boolean {
+  if (!pyTruthy(scalarString(cfg.password))) return false;
+  const ch = cfg.chpasswd;
+  if (!isMapping(ch)) return true;
+  return !pyTruthy(readConfigValue('list', ch.users)) && !pyTruthy(ch.list);
+}
+
+const typedSetPasswords = configModule({
   name: 'set_passwords',
   stage: 'init',
   frequency: 'once-per-instance',
   distros: 'all',
   activateBy: [],
-  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
+  configKeys: SET_PASSWORDS_READERS,
+  async run(ctx, cfg): Promise<void> {
     const ops = await distroOpsFor(ctx.platform, ctx.distro, { accountWriter: accountWriterSetting(cfg) });
-    const password = cfgString(cfg, 'password');
-    let expire = true;
-    let plist: string[] = [];
-    let usersList: unknown[] = [];
+    const password = cfg.password;
     const ch = cfg.chpasswd;
-    if (ch !== undefined && ch !== null) {
-      if (typeof ch !== 'object' || Array.isArray(ch))
-        throw new ModuleError('set_passwords', "'chpasswd' must be a mapping (users, list, expire)");
-      const chfg = ch as Record<string, unknown>;
-      if (chfg.users !== undefined && chfg.users !== null) {
-        if (!Array.isArray(chfg.users)) throw new ModuleError('set_passwords', "'chpasswd.users' must be a list");
-        usersList = chfg.users;
-      }
-      if (chfg.list) {
-        ctx.log.warn("DEPRECATION: key 'lists' is now deprecated. Use 'users'.");
-        if (Array.isArray(chfg.list)) plist = chfg.list.map(String);
-        else if (typeof chfg.list === 'string') plist = chfg.list.split(/\r?\n/).filter((l) => l !== '');
-      }
-      expire = cfgBool(chfg, 'expire', true);
-    }
+    const usersList: readonly ChpasswdUser[] = ch?.users ?? [];
+    const list = ch?.list ?? [];
+    let plist = typeof list === 'string' ? list.split(/\r?\n/).filter((l) => l !== '') : [...list];
+    const expire = ch?.expire ?? true;
     if (usersList.length === 0 && plist.length === 0 && password) {
       const { defaultUser } = normalizeUsersGroups('set_passwords', cfg, ctx.log);
       if (defaultUser) plist = [`${defaultUser}:${password}`];
@@ -215,5 +284,14 @@ export const setPasswords: Module = {
     }
     await handleSshPwauth(ctx, ops, cfg);
     if (errors.length > 0) throw new ModuleError('set_passwords', `chpasswd: ${errors.join('; ')}`);
+  },
+});
+
+/** set_passwords, given the users keys only when it reads them (readsUsers), then read across keys (users-readers). */
+export const setPasswords: Module = {
+  ...typedSetPasswords,
+  run: (ctx, cfg) => {
+    const { users, user, groups, ...rest } = cfg;
+    return typedSetPasswords.run(ctx, readsUsers(cfg) ? foldUsersConfig(cfg, (m) => ctx.log.warn(m)) : rest);
   },
 };

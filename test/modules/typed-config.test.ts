@@ -58,6 +58,7 @@ const TYPED_MODULES = [
   'ssh_authkey_fingerprints',
   'zypper_add_repo',
   'rsyslog',
+  'set_passwords',
 ];
 
 test('each typed module names schema keys and its file reads no untyped config', () => {

@@ -1,0 +1,47 @@
+// set_passwords reads its config typed (configModule) yet as cloud-init 25.1's handle does: chpasswd.users entries
+// as get_users_by_type reads them, the deprecated list, and the users keys only when the default user's password is
+// set (a users key the module does not read cannot fail it).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { setPasswords } from '../../src/modules/set-passwords';
+import { tempDir } from '../helpers/temp';
+import { dryContext } from './late-context';
+
+test('chpasswd entries upstream sorts into no list are left out; the list may be a multi-line string', async (t) => {
+  const ctx = dryContext(tempDir(t));
+  await setPasswords.run(ctx, {
+    chpasswd: {
+      expire: false,
+      users: [
+        { name: 'ann', password: 'annpass', type: 'text', comment: 'never read' },
+        { name: 'ben', type: 'other' },
+      ],
+      list: 'dan:danpass\neve:evepass\n',
+    },
+    users: 5,
+  });
+  assert.ok(ctx.lines.some((l) => l.includes('Changing password for ["ann","dan","eve"]')));
+  assert.ok(ctx.lines.some((l) => l.includes("DEPRECATION: key 'lists' is now deprecated")));
+  assert.equal(
+    ctx.lines.some((l) => l.includes("Format for 'users' key")),
+    false,
+    'users is not read when chpasswd names the users',
+  );
+});
+
+test("a chpasswd that is no mapping fails with the schema's message; a list line without ':' names its place", async (t) => {
+  await assert.rejects(setPasswords.run(dryContext(tempDir(t)), { chpasswd: 'ann:pw' }), {
+    name: 'ModuleError',
+    message: "set_passwords: Invalid cloud-config: chpasswd: 'ann:pw' is not of type 'object'",
+  });
+  await assert.rejects(setPasswords.run(dryContext(tempDir(t)), { chpasswd: { list: ['a:b', 'nocolon'] } }), {
+    name: 'ModuleError',
+    message: "set_passwords: chpasswd.list[1] is not 'user:password'",
+  });
+});
+
+test('ssh_pwauth null leaves sshd alone, logged as upstream prints it', async (t) => {
+  const ctx = dryContext(tempDir(t));
+  await setPasswords.run(ctx, { ssh_pwauth: null });
+  assert.ok(ctx.lines.some((l) => l.includes("'PasswordAuthentication' unchanged. ssh_pwauth=None")));
+});
