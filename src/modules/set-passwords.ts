@@ -62,14 +62,16 @@ function readChpasswdUsers(value: unknown): unknown {
 function readChpasswdList(value: unknown, warn?: ReaderWarn): unknown {
   if (!pyTruthy(value)) return undefined;
   warn?.("DEPRECATION: key 'lists' is now deprecated. Use 'users'.");
-  const lines = Array.isArray(value)
-    ? value.map((line) => readConfigValue('str', line) as string)
-    : typeof value === 'string'
-      ? value.split(/\r?\n/).filter((l) => l !== '')
-      : [];
+  const lines = listLines(value);
   for (const [i, line] of lines.entries())
     if (!line.includes(':')) throw new ModuleError('set_passwords', `chpasswd.list[${i}] is not 'user:password'`);
-  return Array.isArray(value) || typeof value === 'string' ? lines.join('\n') : value;
+  return lines.length > 0 ? lines.join('\n') : undefined;
+}
+
+/** The lines of chpasswd.list: a list's items (each its str()), a string's non-empty lines; none of anything else. */
+function listLines(value: unknown): string[] {
+  if (Array.isArray(value)) return value.map((line) => readConfigValue('str', line) as string);
+  return typeof value === 'string' ? value.split(/\r?\n/).filter((l) => l !== '') : [];
 }
 
 /** get_cfg_option_str as kiln reads `password` and ssh_svcname: null, a list or a mapping is none. */
@@ -80,13 +82,16 @@ function scalarString(value: unknown): unknown {
 }
 
 /**
- * ssh_pwauth as handle_ssh_pwauth reads it: null is none (left unchanged); a number is what is_true / is_false make
- * of it (1, 0), any other its str() (then an unrecognized value).
+ * ssh_pwauth as handle_ssh_pwauth reads it: null is none (left unchanged); a boolean or a string as given; any other
+ * value is what is_true / is_false make of it (1, 0), else warned about as unrecognized and left unchanged.
  */
-function readSshPwauth(value: unknown): unknown {
+function readSshPwauth(value: unknown, warn?: ReaderWarn): unknown {
   if (value === null) return undefined;
-  if (typeof value !== 'number') return value;
-  return isTrue(value) ? true : isFalse(value) ? false : readConfigValue('str', value);
+  if (typeof value === 'boolean' || typeof value === 'string') return value;
+  if (isTrue(value)) return true;
+  if (isFalse(value)) return false;
+  warn?.(`Leaving SSH config 'PasswordAuthentication' unchanged. Unrecognized value: ssh_pwauth=${String(value)}`);
+  return undefined;
 }
 
 /** Writes TEXT to the console when the target has one (cloud-init's multi_log with no stdout fallback). */
@@ -191,7 +196,7 @@ function readsUsers(cfg: { readonly [key: string]: unknown }): boolean {
   if (!pyTruthy(scalarString(cfg.password))) return false;
   const ch = cfg.chpasswd;
   if (!isMapping(ch)) return true;
-  return !pyTruthy(readConfigValue('list', ch.users)) && !pyTruthy(ch.list);
+  return !pyTruthy(readConfigValue('list', ch.users)) && !(pyTruthy(ch.list) && listLines(ch.list).length > 0);
 }
 
 const typedSetPasswords = configModule({

@@ -45,3 +45,17 @@ test('ssh_pwauth null leaves sshd alone, logged as upstream prints it', async (t
   await setPasswords.run(ctx, { ssh_pwauth: null });
   assert.ok(ctx.lines.some((l) => l.includes("'PasswordAuthentication' unchanged. ssh_pwauth=None")));
 });
+
+test('an ssh_pwauth neither boolean nor string is read as is_true / is_false, else warned about and left unchanged', async (t) => {
+  const two = dryContext(tempDir(t));
+  await setPasswords.run(two, { ssh_pwauth: { yes: 1 }, chpasswd: { list: 5 } });
+  assert.deepEqual(
+    two.lines
+      .filter((l) => l.includes('WARNING') || l.includes('DEPRECATION'))
+      .map((l) => l.replace(/^.*?(?=DEP|Leav)/, '').trim()),
+    [
+      "DEPRECATION: key 'lists' is now deprecated. Use 'users'.",
+      "Leaving SSH config 'PasswordAuthentication' unchanged. Unrecognized value: ssh_pwauth=[object Object]",
+    ],
+  );
+});
