@@ -10,6 +10,7 @@ import { FolderTree } from './folder-tree';
 import { noCloudHint, noCloudHintDsmode, type NoCloudHint } from './kernel-cmdline';
 import { subplatformSource, dsmodeOf } from './source-description';
 import { describeError } from '../util/errors';
+import { mergeMissing } from './merge-many-dict';
 
 export const NOCLOUD_SEED_DIRS = ['/var/lib/cloud/seed/nocloud', '/var/lib/cloud/seed/nocloud-net'];
 export const NOCLOUD_LABELS = ['cidata', 'CIDATA'];
@@ -36,21 +37,6 @@ function hintMetaData(hint: NoCloudHint): Record<string, unknown> {
   const dsmode = noCloudHintDsmode(hint);
   if (dsmode !== undefined) meta.dsmode = dsmode;
   return meta;
-}
-
-/** util.mergemanydict([FIRST, LATER]): FIRST's values win, LATER adds what FIRST lacks, mappings merged deeply. */
-function mergeMissing(first: Record<string, unknown>, later: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...first };
-  for (const [k, v] of Object.entries(later)) {
-    const mine = out[k];
-    if (!(k in out)) out[k] = v;
-    else if (isMapping(mine) && isMapping(v)) out[k] = mergeMissing(mine, v);
-  }
-  return out;
-}
-
-function isMapping(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 async function seedDirs(ctx: DetectContext): Promise<FolderTree[]> {

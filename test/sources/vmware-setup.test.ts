@@ -10,7 +10,7 @@ import { test, type TestContext } from 'node:test';
 import { LinuxPlatform } from '../../src/platform/linux/linux-platform';
 import type { InstanceData } from '../../src/sources/datasource';
 import { ipv6Netmask, readHostInfo } from '../../src/sources/vmware/host-info';
-import { mergeMissing } from '../../src/sources/vmware/vmware-setup';
+import { mergeMissing } from '../../src/sources/merge-many-dict';
 import { vmwareSource } from '../../src/sources/vmware/vmware-source';
 import { Logger } from '../../src/util/log';
 import { ensureDebianRootfs } from '../helpers/debian-rootfs';

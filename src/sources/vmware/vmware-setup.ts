@@ -4,6 +4,7 @@ import type { InstanceData, SetupContext } from '../datasource';
 import { guestinfoKey, guestinfoTools } from './guestinfo-tool';
 import { readHostInfo, type HostInfo } from './host-info';
 import { describeError } from '../../util/errors';
+import { mergeMissing } from '../merge-many-dict';
 
 /** How long the wait for an address (metadata's wait-on-network) may last; cloud-init waits forever. */
 export const WAIT_ON_NETWORK_LIMIT_MS = 300_000;
@@ -17,17 +18,6 @@ function translateBool(v: unknown): boolean {
       .trim()
       .toLowerCase(),
   );
-}
-
-/** util.mergemanydict([A, B]) with the default mergers: A's values win, B adds what A lacks, mappings merged deeply. */
-export function mergeMissing(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...a };
-  for (const [k, v] of Object.entries(b)) {
-    const mine = out[k];
-    if (!(k in out)) out[k] = v;
-    else if (isMapping(mine) && isMapping(v)) out[k] = mergeMissing(mine, v);
-  }
-  return out;
 }
 
 function isMapping(v: unknown): v is Record<string, unknown> {
