@@ -3,7 +3,7 @@
 // its errors in its words (jsonschema's messages, its choice of the best error of an anyOf, the deepest ones of a
 // oneOf) and its deprecations, which are never errors.
 import type { ErrorObject } from 'ajv';
-import { explainErrors, type PyError } from './jsonschema-errors';
+import { explainErrors, pointerSegments, type PyError } from './jsonschema-errors';
 import { alternativesAround, nodeAt } from './lifecycle-branches';
 import type { LifecycleRecorder, ReachedLifecycle, SchemaValidators } from './schema-validators';
 export interface SchemaFinding {
@@ -21,15 +21,6 @@ interface Lifecycle {
   change: 'Deprecated' | 'Changed';
   version: string;
   description: string;
-}
-
-function pointerSegments(pointer: string): string[] {
-  return pointer === ''
-    ? []
-    : pointer
-        .slice(1)
-        .split('/')
-        .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function valueAt(value: unknown, segments: readonly string[]): unknown {

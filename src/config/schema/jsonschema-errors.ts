@@ -26,7 +26,8 @@ function isComposite(e: AjvError): boolean {
   return e.keyword === 'anyOf' || e.keyword === 'oneOf';
 }
 
-function segments(pointer: string): string[] {
+/** A JSON pointer's reference tokens, ~1 and ~0 decoded (Ajv's instancePath). */
+export function pointerSegments(pointer: string): string[] {
   return pointer === ''
     ? []
     : pointer
@@ -171,7 +172,7 @@ function plainErrors(errors: AjvError[], data: unknown): PyError[] {
   const out: PyError[] = [];
   const extras = new Map<string, { e: AjvError; names: string[] }>();
   for (const e of errors) {
-    const path = segments(e.instancePath);
+    const path = pointerSegments(e.instancePath);
     const instance = valueAt(data, path);
     if (e.keyword === 'additionalProperties') {
       const key = `${e.instancePath}\0${e.schemaPath}`;
@@ -192,7 +193,7 @@ function plainErrors(errors: AjvError[], data: unknown): PyError[] {
   }
   for (const { e, names } of extras.values()) {
     const schema = e.parentSchema ?? {};
-    const path = segments(e.instancePath);
+    const path = pointerSegments(e.instancePath);
     const sorted = [...names].sort();
     const joined = sorted.map((n) => pyRepr(n)).join(', ');
     const patterns = schema.patternProperties as Record<string, unknown> | undefined;
@@ -246,22 +247,24 @@ export function explainErrors(errors: AjvError[], data: unknown): PyError[] {
     data,
   );
   for (const c of outer) {
-    const path = segments(c.instancePath);
+    const path = pointerSegments(c.instancePath);
     const instance = valueAt(data, path);
     const schema = c.parentSchema ?? {};
     const branches = (c.schema ?? []) as unknown[];
     const members = errors.filter((e) => inside(e, c));
-    const passing = (c.params as { passingSchemas?: number[] | null }).passingSchemas;
-    if (c.keyword === 'oneOf' && Array.isArray(passing)) {
-      const valid = [...passing.slice(1), passing[0]].map((i) => pyRepr(branches[i as number]));
+    // cloud-init's oneOf error for an instance several branches accept, the later ones named first.
+    const validUnderEach = (first: number, later: number[]) =>
       out.push({
         path,
         validator: 'oneOf',
-        message: `${pyRepr(instance)} is valid under each of ${valid.join(', ')}`,
+        message: `${pyRepr(instance)} is valid under each of ${[...later, first].map((i) => pyRepr(branches[i])).join(', ')}`,
         schema,
         schemaPath: c.schemaPath,
         instance,
       });
+    const passing = (c.params as { passingSchemas?: number[] | null }).passingSchemas;
+    if (c.keyword === 'oneOf' && Array.isArray(passing)) {
+      validUnderEach(passing[0] as number, passing.slice(1));
       continue;
     }
     const perBranch = branches.map((_, i) =>
@@ -300,17 +303,7 @@ export function explainErrors(errors: AjvError[], data: unknown): PyError[] {
       const first = perBranch.findIndex((errs) => errs.length === 0);
       if (first >= 0) {
         const later = perBranch.map((errs, i) => (i > first && errs.length === 0 ? i : -1)).filter((i) => i >= 0);
-        if (later.length) {
-          const valid = [...later, first].map((i) => pyRepr(branches[i]));
-          out.push({
-            path,
-            validator: 'oneOf',
-            message: `${pyRepr(instance)} is valid under each of ${valid.join(', ')}`,
-            schema,
-            schemaPath: c.schemaPath,
-            instance,
-          });
-        }
+        if (later.length) validUnderEach(first, later);
         continue;
       }
       out.push(...deepestMatches(all, instance, path.length));
