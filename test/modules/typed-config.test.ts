@@ -8,7 +8,7 @@ import { CLOUD_CONFIG_SCHEMA } from '../../src/config/schema/cloud-config';
 import { type Module, ModuleError } from '../../src/modules/module';
 import { findModule } from '../../src/modules/registry';
 import { configModule } from '../../src/modules/support/config-module';
-import { readConfigValue, WarningReader } from '../../src/modules/support/config-readers';
+import { OwnParser, readConfigValue, WarningReader } from '../../src/modules/support/config-readers';
 import { REPO } from '../helpers/repo';
 import { tempDir } from '../helpers/temp';
 import { dryContext } from './late-context';
@@ -113,6 +113,33 @@ test("a typed module whose keys, as read, break the schema fails with a ModuleEr
   await assert.rejects(moduleNamed('ca_certs').run(ctx, { ca_certs: { trusted: [1, 'x'] } }), {
     name: 'ModuleError',
     message: "ca_certs: Invalid cloud-config: ca_certs.trusted.0: 1 is not of type 'string'",
+  });
+});
+
+test("a key read by the module's own parser reaches it as parsed, unjudged by the schema; the other keys are still checked", async (t) => {
+  const seen: unknown[] = [];
+  const probe = configModule({
+    name: 'probe',
+    stage: 'config',
+    frequency: 'always',
+    distros: 'all',
+    activateBy: [],
+    // lxd's ipv4_nat: "true" is one the schema rejects and 25.1's module takes.
+    configKeys: {
+      lxd: new OwnParser((value) => ({ parsed: JSON.stringify(value) })),
+      timezone: 'as-is',
+    },
+    async run(_ctx, cfg) {
+      const parsed: string | undefined = cfg.lxd?.parsed;
+      seen.push(parsed);
+    },
+  });
+  const ctx = moduleContext(tempDir(t));
+  await probe.run(ctx, { lxd: { bridge: { ipv4_nat: 'true' } } });
+  assert.deepEqual(seen, ['{"bridge":{"ipv4_nat":"true"}}']);
+  await assert.rejects(probe.run(ctx, { lxd: 1, timezone: 5 }), {
+    name: 'ModuleError',
+    message: "probe: Invalid cloud-config: timezone: 5 is not of type 'string'",
   });
 });
 

@@ -10,21 +10,27 @@
 // value cloud-init's module would have worked with. Only a value still not of the schema's shape fails the module,
 // with a ModuleError naming the key and the schema's message (the check leaves out counts and repeats:
 // config-slice-errors.ts); never the stage.
+//
+// A key whose upstream module acts on values 25.1's own schema rejects is read by the module's OwnParser instead:
+// its typed value is what the parser gives, and the schema does not judge it (config-readers.ts says why).
 import type { CloudConfigKey, CloudConfigValue } from '../../config/schema/cloud-config-types';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from '../module';
-import { type ConfigReader, type ReaderWarn, readConfigValue } from './config-readers';
+import { type ConfigReader, OwnParser, type ReaderWarn, readConfigValue } from './config-readers';
 
 /** How a module reads each top-level key it reads. */
 export type ConfigReaders = { readonly [P in CloudConfigKey]?: ConfigReader };
 
 /** The type of a value of schema type V once READER has read it (a reader that always gives a string, a string …). */
-type ReadType<R, V> = R extends 'str' | 'truthy-str'
-  ? Extract<V, string>
-  : R extends 'bool' | 'truthy' | 'not-false'
-    ? Extract<V, boolean>
-    : R extends 'list'
-      ? Extract<V, readonly unknown[]>
-      : V;
+type ReadType<R, V> =
+  R extends OwnParser<infer T>
+    ? T
+    : R extends 'str' | 'truthy-str'
+      ? Extract<V, string>
+      : R extends 'bool' | 'truthy' | 'not-false'
+        ? Extract<V, boolean>
+        : R extends 'list'
+          ? Extract<V, readonly unknown[]>
+          : V;
 
 /** The part of the cloud-config a module with READERS gets: each key it reads, absent or as read and checked. */
 export type ReadSlice<R extends ConfigReaders> = {
@@ -61,9 +67,12 @@ export async function checkedSlice<R extends ConfigReaders>(
   warn?: ReaderWarn,
 ): Promise<ReadSlice<R>> {
   const slice = readSlice(cfg, readers, warn);
-  if (Object.keys(slice).length === 0) return {};
+  const judged = Object.fromEntries(
+    Object.entries(slice).filter(([key]) => !(readers[key as CloudConfigKey] instanceof OwnParser)),
+  );
+  if (Object.keys(judged).length === 0) return slice as ReadSlice<R>;
   const { configSliceErrors } = await import('../../config/schema/config-slice-errors');
-  const errors = configSliceErrors(slice);
+  const errors = configSliceErrors(judged);
   if (errors.length > 0)
     throw new ModuleError(module, `Invalid cloud-config: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
   return slice as ReadSlice<R>;

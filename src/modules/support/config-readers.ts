@@ -24,6 +24,9 @@ import { isFalse, isTrue } from './config-values';
  * - a WarningReader: for a key whose upstream module only warns on a value it cannot use (often one the schema
  *   rejects): its read's value, or, when that is undefined, upstream's warning logged and the key as if absent (or
  *   read as the reader's `instead`).
+ * - an OwnParser: for a key the module's upstream code reads wider than 25.1's own schema allows (it acts on values
+ *   the schema rejects, since 25.1's init stage only warns about them): the module's own parse of the value, typed,
+ *   which the schema then does not judge (config-module.ts).
  */
 export type ConfigReader =
   | 'as-is'
@@ -35,7 +38,8 @@ export type ConfigReader =
   | 'truthy-str'
   | { readonly [key: string]: ConfigReader }
   | ((value: unknown, warn?: ReaderWarn) => unknown)
-  | WarningReader;
+  | WarningReader
+  | OwnParser<unknown>;
 
 /**
  * READ's value of a key, or (READ giving undefined) WARNING's words logged as a warning and the key as if absent, or
@@ -47,6 +51,16 @@ export class WarningReader {
     readonly warning: (value: unknown) => string,
     readonly instead?: unknown,
   ) {}
+}
+
+/**
+ * A key read by the module's own PARSE, which gives the typed value the module works with (undefined for "as if
+ * absent") or refuses the value with a ModuleError naming the key. The schema does not check what it gives: the
+ * module's upstream code takes values its schema rejects (`{pip: …}` packages, lxd's `ipv4_nat: "true"`, a user's
+ * `known`, …), and kiln's schema stays 25.1's, so that `kiln schema` judges as `cloud-init schema` does.
+ */
+export class OwnParser<T> {
+  constructor(readonly parse: (value: unknown, warn?: ReaderWarn) => T | undefined) {}
 }
 
 /** Where a WarningReader's warning goes (the module's log). */
@@ -77,6 +91,7 @@ export function readConfigValue(reader: ConfigReader, value: unknown, warn?: Rea
     warn?.(reader.warning(value));
     return reader.instead;
   }
+  if (reader instanceof OwnParser) return reader.parse(value, warn);
   if (typeof reader === 'function') return reader(value, warn);
   if (typeof reader === 'object') {
     if (!isMapping(value)) return value;
