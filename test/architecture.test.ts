@@ -155,6 +155,7 @@ const DIRECT_EFFECTS_ALLOWED: Record<string, string> = {
   'cli/devel-serve-metadata.ts': MOCK_SERVER,
   'devices/block-reader.ts': DEVICES,
   'devices/linux-block-devices.ts': DEVICES,
+  'devices/udev-filesystem-facts.ts': `${DEVICES}; and udev's database of what its probe found on them (/run/udev/data)`,
   'devices/mounted-volume-tree.ts': `${DEVICES}; a Windows volume's drive letter is read as a folder`,
   'devices/open-image.ts': `${DEVICES}; or the image file the user names`,
   'devices/make-seed.ts': `the files the user names for \`kiln make-seed\` (${USER_NAMED})`,

@@ -36,6 +36,7 @@ export function createFilesystemFinder(choice: FinderChoice): FilesystemFinder {
   return new LinuxFilesystemFinder({
     root: choice.root,
     probeOnce: choice.env.KILN_DEVICE_PROBE_CACHE !== '0',
+    udevFacts: choice.env.KILN_DEVICE_UDEV !== '0',
     ...(choice.log ? { log: choice.log } : {}),
   });
 }
