@@ -143,6 +143,39 @@ test("a key read by the module's own parser reaches it as parsed, unjudged by th
   });
 });
 
+test('a top-level key outside the schema is read only by an OwnParser, and reaches the module as it parses it', async (t) => {
+  const seen: unknown[] = [];
+  const probe = configModule({
+    name: 'probe',
+    stage: 'config',
+    frequency: 'always',
+    distros: 'all',
+    activateBy: [],
+    // ubuntu_pro's old `ubuntu-advantage`: 25.1's module reads it, 25.1's schema does not know it.
+    configKeys: {
+      ubuntu_pro: 'as-is',
+      'ubuntu-advantage': new OwnParser((value) => ({ given: JSON.stringify(value) })),
+    },
+    async run(_ctx, cfg) {
+      const given: string | undefined = cfg['ubuntu-advantage']?.given;
+      seen.push(given);
+    },
+  });
+  await probe.run(moduleContext(tempDir(t)), { 'ubuntu-advantage': { token: 5 }, runcmd: ['x'] });
+  assert.deepEqual(seen, ['{"token":5}']);
+  assert.deepEqual(probe.configKeys, ['ubuntu_pro', 'ubuntu-advantage']);
+  configModule({
+    name: 'probe',
+    stage: 'config',
+    frequency: 'always',
+    distros: 'all',
+    activateBy: [],
+    // @ts-expect-error only an OwnParser may read a key the schema does not know
+    configKeys: { ubuntu_pro: 'as-is', 'ubuntu-advantage': 'as-is' },
+    async run() {},
+  });
+});
+
 test('each key is read as the upstream module reads it: get_cfg_option_str, _bool, _list, is_false, truthiness', () => {
   assert.equal(readConfigValue('str', 5), '5');
   assert.equal(readConfigValue('str', null), 'None');

@@ -12,7 +12,9 @@
 // config-slice-errors.ts); never the stage.
 //
 // A key whose upstream module acts on values 25.1's own schema rejects is read by the module's OwnParser instead:
-// its typed value is what the parser gives, and the schema does not judge it (config-readers.ts says why).
+// its typed value is what the parser gives, and the schema does not judge it (config-readers.ts says why). So is a
+// top-level key 25.1's schema does not know at all but its module still reads (ubuntu_pro's old `ubuntu-advantage`):
+// only an OwnParser may read such a key.
 import type { CloudConfigKey, CloudConfigValue } from '../../config/schema/cloud-config-types';
 import { type CloudConfig, type Module, type ModuleContext, ModuleError } from '../module';
 import { type ConfigReader, OwnParser, type ReaderWarn, readConfigValue } from './config-readers';
@@ -32,9 +34,16 @@ type ReadType<R, V> =
           ? Extract<V, readonly unknown[]>
           : V;
 
-/** The part of the cloud-config a module with READERS gets: each key it reads, absent or as read and checked. */
+/**
+ * The part of the cloud-config a module with READERS gets: each key it reads, absent or as read and checked (a key
+ * outside the schema as its OwnParser gives it).
+ */
 export type ReadSlice<R extends ConfigReaders> = {
-  readonly [P in keyof R & CloudConfigKey]?: ReadType<R[P], CloudConfigValue<P>>;
+  readonly [P in keyof R & string]?: P extends CloudConfigKey
+    ? ReadType<R[P], CloudConfigValue<P>>
+    : R[P] extends OwnParser<infer T>
+      ? T
+      : never;
 };
 
 /** A module that reads the cloud-config keys of READERS, each read by its reader and typed by the schema. */
@@ -80,10 +89,12 @@ export async function checkedSlice<R extends ConfigReaders>(
 
 /**
  * SPEC as a Module: its run() gets only its keys, read as its upstream code reads them, checked against the schema and
- * typed.
+ * typed. A key the schema does not know must be read by an OwnParser.
  */
 export function configModule<const R extends ConfigReaders>(
-  spec: ConfigModuleSpec<R> & { readonly configKeys: Record<Exclude<keyof R, CloudConfigKey>, never> },
+  spec: ConfigModuleSpec<R> & {
+    readonly configKeys: { readonly [K in Exclude<keyof R, CloudConfigKey>]: OwnParser<unknown> };
+  },
 ): Module {
   const { run, ...rest } = spec;
   return {
