@@ -4,12 +4,14 @@ import { isRecord } from './support/config-shapes';
 import { isFalse, isTrue } from './support/config-values';
 import { pyStr } from '../util/python-str';
 import { whichInTarget } from './support/distro-facts';
-import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
+import { configModule } from './support/config-module';
+import { OwnParser } from './support/config-readers';
+import { ModuleError, type Module, type ModuleContext } from './module';
 
 const MODULE = 'rh_subscription';
 
 /** The keys newest upstream renamed (25.3) from the dashed forms, which it still reads when the new one is absent. */
-const RENAMED_KEYS = [
+const RENAMED_KEYS: readonly string[] = [
   'activation_key',
   'auto_attach',
   'service_level',
@@ -20,15 +22,94 @@ const RENAMED_KEYS = [
   'server_hostname',
 ];
 
-/** The configuration with each dashed key read under its new name (the new name wins when both are given). */
-export function normaliseRhKeys(raw: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...raw };
-  for (const key of RENAMED_KEYS) {
-    const dashed = key.replace(/_/g, '-');
-    if (out[key] === undefined && raw[dashed] !== undefined) out[key] = raw[dashed];
-    delete out[dashed];
-  }
-  return out;
+/** A list key given as something else: the module registers, then stops at it with its warning. */
+const NOT_A_LIST = 'not a list';
+
+/** A list key's items (each Python's str() of it), or NOT_A_LIST. */
+type ListSetting = readonly string[] | typeof NOT_A_LIST;
+
+/** auto_attach as the module acts on it (given, not null). */
+interface AutoAttach {
+  /** is_true or is_false reads it: anything else is refused before registering. */
+  readonly readsAsBoolean: boolean;
+  /** Its truthiness: a quoted false word ('no') is true too, and upstream's `elif sm.auto_attach` attaches with it. */
+  readonly attach: boolean;
+  /** service_level may go with it: truthy and not a false word. */
+  readonly withServiceLevel: boolean;
+}
+
+/**
+ * rh_subscription as the module works with it, each renamed key under its 25.3 name; a value it writes into a
+ * subscription-manager argument is Python's str() of it, absent when not given or null.
+ */
+export interface RhSubscription {
+  /** is_configured: a username with a password, or an activation key (each as given, by its truthiness). */
+  readonly configured: boolean;
+  readonly username?: string;
+  readonly password?: string;
+  readonly activation_key?: string;
+  readonly org?: string;
+  readonly rhsm_baseurl?: string;
+  readonly server_hostname?: string;
+  readonly auto_attach?: AutoAttach;
+  readonly service_level?: string;
+  readonly add_pool?: ListSetting;
+  readonly enable_repo?: ListSetting;
+  readonly disable_repo?: ListSetting;
+  /** Only a truthy one (`if self.release_version:`). */
+  readonly release_version?: string;
+}
+
+/** What `subscription-manager register` is given. */
+export type RegisterSettings = Pick<
+  RhSubscription,
+  'username' | 'password' | 'activation_key' | 'org' | 'rhsm_baseurl' | 'server_hostname'
+>;
+
+/**
+ * rh_subscription read: null is as if absent (not configured), a value not a mapping the module's error; each renamed
+ * key read under its dashed name when the new one is absent (the new name wins when both are given); keys it does not
+ * know are left out, as newest upstream never reads them.
+ */
+function readRhSubscription(value: unknown): RhSubscription | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (!isRecord(value))
+    throw new ModuleError(MODULE, `'rh_subscription' must be a mapping, not ${JSON.stringify(value)}`);
+  const given = (key: string): unknown =>
+    value[key] === undefined && RENAMED_KEYS.includes(key) ? value[key.replace(/_/g, '-')] : value[key];
+  const text = (key: string): string | undefined => {
+    const v = given(key);
+    return v === undefined || v === null ? undefined : pyStr(v);
+  };
+  const list = (key: string): ListSetting | undefined => {
+    const v = given(key);
+    if (v === undefined || v === null) return undefined;
+    return Array.isArray(v) ? v.map(pyStr) : NOT_A_LIST;
+  };
+  const autoAttach = given('auto_attach');
+  const release = given('release_version');
+  return {
+    configured: Boolean((given('username') && given('password')) || given('activation_key')),
+    username: text('username'),
+    password: text('password'),
+    activation_key: text('activation_key'),
+    org: text('org'),
+    rhsm_baseurl: text('rhsm_baseurl'),
+    server_hostname: text('server_hostname'),
+    auto_attach:
+      autoAttach === undefined || autoAttach === null
+        ? undefined
+        : {
+            readsAsBoolean: isTrue(autoAttach) || isFalse(autoAttach),
+            attach: Boolean(autoAttach),
+            withServiceLevel: Boolean(autoAttach) && !isFalse(pyStr(autoAttach)),
+          },
+    service_level: text('service_level'),
+    add_pool: list('add_pool'),
+    enable_repo: list('enable_repo'),
+    disable_repo: list('disable_repo'),
+    release_version: release ? pyStr(release) : undefined,
+  };
 }
 
 /** A step that did not complete: cloud-init logs it as a warning and the module still ends without failing. */
@@ -45,25 +126,22 @@ interface SubManResult {
 /**
  * The argv of `subscription-manager register` for the configured credentials, or undefined when they are incomplete.
  */
-export function registerArgv(rh: Record<string, unknown>): string[] | undefined {
-  const given = (k: string) => rh[k] !== undefined && rh[k] !== null;
+export function registerArgv(rh: RegisterSettings): string[] | undefined {
   let argv: string[];
-  if (given('activation_key') && given('org'))
-    argv = ['register', `--activationkey=${pyStr(rh.activation_key)}`, `--org=${pyStr(rh.org)}`];
-  else if (given('username') && given('password'))
-    argv = ['register', `--username=${pyStr(rh.username)}`, `--password=${pyStr(rh.password)}`];
+  if (rh.activation_key !== undefined && rh.org !== undefined)
+    argv = ['register', `--activationkey=${rh.activation_key}`, `--org=${rh.org}`];
+  else if (rh.username !== undefined && rh.password !== undefined)
+    argv = ['register', `--username=${rh.username}`, `--password=${rh.password}`];
   else return undefined;
-  if (given('rhsm_baseurl')) argv.push(`--baseurl=${pyStr(rh.rhsm_baseurl)}`);
-  if (given('server_hostname')) argv.push(`--serverurl=${pyStr(rh.server_hostname)}`);
+  if (rh.rhsm_baseurl !== undefined) argv.push(`--baseurl=${rh.rhsm_baseurl}`);
+  if (rh.server_hostname !== undefined) argv.push(`--serverurl=${rh.server_hostname}`);
   return ['subscription-manager', ...argv];
 }
 
 /** _verify_keys (unknown keys are the schema's to report, as upstream): the first problem, or undefined. */
-export function verifyKeys(rh: Record<string, unknown>): string | undefined {
-  const autoAttach = rh.auto_attach;
-  if (autoAttach !== undefined && autoAttach !== null && !(isTrue(autoAttach) || isFalse(autoAttach)))
-    return 'The key auto_attach must be a boolean value (True/False)';
-  if (rh.service_level !== undefined && rh.service_level !== null && (!autoAttach || isFalse(pyStr(autoAttach)))) {
+export function verifyKeys(rh: RhSubscription): string | undefined {
+  if (rh.auto_attach?.readsAsBoolean === false) return 'The key auto_attach must be a boolean value (True/False)';
+  if (rh.service_level !== undefined && !rh.auto_attach?.withServiceLevel) {
     return 'The service_level key must be used in conjunction with the auto_attach key.  Please re-run with auto_attach: True';
   }
   return undefined;
@@ -72,7 +150,7 @@ export function verifyKeys(rh: Record<string, unknown>): string | undefined {
 class SubscriptionManager {
   constructor(
     private readonly ctx: ModuleContext,
-    private readonly rh: Record<string, unknown>,
+    private readonly rh: RhSubscription,
   ) {}
 
   /**
@@ -80,10 +158,7 @@ class SubscriptionManager {
    * whole command).
    */
   async cli(args: string[]): Promise<SubManResult> {
-    const secrets = ['password', 'activation_key']
-      .map((k) => this.rh[k])
-      .filter((v) => v !== undefined && v !== null && pyStr(v) !== '')
-      .map(pyStr);
+    const secrets = [this.rh.password, this.rh.activation_key].filter((v): v is string => v !== undefined && v !== '');
     const argv = args[0] === 'subscription-manager' ? args : ['subscription-manager', ...args];
     // A tool that cannot be started: cloud-init's ProcessExecutionError then carries '-' as its output, so no
     // "Registration failed due to" line is logged (that needs an empty stdout).
@@ -127,8 +202,8 @@ class SubscriptionManager {
     return true;
   }
 
-  async setServiceLevel(level: unknown): Promise<boolean> {
-    const r = await this.cli(['attach', '--auto', `--servicelevel=${pyStr(level)}`]);
+  async setServiceLevel(level: string): Promise<boolean> {
+    const r = await this.cli(['attach', '--auto', `--servicelevel=${level}`]);
     if (!r.ok) {
       if (r.stdout.trimEnd() !== '') {
         for (const line of r.stdout.split('\n')) if (line !== '') this.warn(line);
@@ -151,7 +226,7 @@ class SubscriptionManager {
     return true;
   }
 
-  async addPools(pools: unknown[]): Promise<boolean> {
+  async addPools(pools: readonly string[]): Promise<boolean> {
     if (!pools.length) {
       this.ctx.log.debug('No pools to attach');
       return true;
@@ -159,7 +234,7 @@ class SubscriptionManager {
     const available = (await this.mustRun(['list', '--available', '--pool-only'])).trimEnd().split('\n');
     const consumed = (await this.mustRun(['list', '--consumed', '--pool-only'])).trimEnd().split('\n');
     const flags: string[] = [];
-    for (const pool of pools.map(pyStr)) {
+    for (const pool of pools) {
       if (!consumed.includes(pool) && available.includes(pool)) flags.push(`--pool=${pool}`);
       else this.warn(`Pool ${pool} is not available`);
     }
@@ -168,7 +243,7 @@ class SubscriptionManager {
     const r = await this.cli(['attach', ...flags]);
     if (!r.ok) {
       this.warn(
-        `Unable to attach pool ${pyStr(pools[pools.length - 1])} due to exit code ${r.code}: ${r.stderr.trim()}`,
+        `Unable to attach pool ${pools[pools.length - 1] ?? ''} due to exit code ${r.code}: ${r.stderr.trim()}`,
       );
       return false;
     }
@@ -189,7 +264,7 @@ class SubscriptionManager {
   async updateRepos(): Promise<boolean> {
     const erepos = this.rh.enable_repo ?? [];
     const drepos = this.rh.disable_repo ?? [];
-    if (!Array.isArray(erepos) || !Array.isArray(drepos)) {
+    if (erepos === NOT_A_LIST || drepos === NOT_A_LIST) {
       this.warn('Repo IDs must in the format of a list.');
       return false;
     }
@@ -201,12 +276,12 @@ class SubscriptionManager {
     const inactive = await this.repoIds('--list-disabled');
     const enable: string[] = [];
     const disable: string[] = [];
-    for (const id of erepos.map(pyStr)) {
+    for (const id of erepos) {
       if (inactive.includes(id)) enable.push(`--enable=${id}`);
       else if (active.includes(id)) this.ctx.log.debug(`Repo ${id} is already enabled`);
       else this.warn(`Repo ${id} does not appear to exist`);
     }
-    for (const id of drepos.map(pyStr)) {
+    for (const id of drepos) {
       if (active.includes(id)) disable.push(`--disable=${id}`);
       else this.ctx.log.debug(`Repo ${id} not disabled because it is not enabled`);
     }
@@ -230,9 +305,9 @@ class SubscriptionManager {
     const problem = verifyKeys(rh);
     if (problem) throw new SubscriptionError(problem);
     if (!(await this.register())) throw new SubscriptionError('Registration failed or did not run completely');
-    const autoAttach = rh.auto_attach;
+    const autoAttach = rh.auto_attach?.attach;
     const level = rh.service_level;
-    if (autoAttach && level !== undefined && level !== null) {
+    if (autoAttach && level !== undefined) {
       if (!(await this.setServiceLevel(level))) throw new SubscriptionError('Setting of service_level failed');
       this.ctx.log.debug('Completed auto_attach with service level');
     } else if (autoAttach) {
@@ -240,14 +315,14 @@ class SubscriptionManager {
       this.ctx.log.debug('Completed auto_attach');
     }
     const pools = rh.add_pool;
-    if (pools !== undefined && pools !== null) {
-      if (!Array.isArray(pools)) throw new SubscriptionError('Pools must in the format of a list');
+    if (pools !== undefined) {
+      if (pools === NOT_A_LIST) throw new SubscriptionError('Pools must in the format of a list');
       if (!(await this.addPools(pools)))
-        throw new SubscriptionError(`Unable to attach pools [${pools.map((p) => `'${pyStr(p)}'`).join(', ')}]`);
+        throw new SubscriptionError(`Unable to attach pools [${pools.map((p) => `'${p}'`).join(', ')}]`);
     }
     if (!(await this.updateRepos())) throw new SubscriptionError('Unable to add or remove repos');
-    if (rh.release_version) {
-      const args = ['release', `--set=${pyStr(rh.release_version)}`];
+    if (rh.release_version !== undefined) {
+      const args = ['release', `--set=${rh.release_version}`];
       if (!(await this.cli(args)).ok)
         throw new SubscriptionError(`Unable to set release_version using: [${args.map((a) => `'${a}'`).join(', ')}]`);
       // The package manager's cache still describes the old release.
@@ -259,19 +334,18 @@ class SubscriptionManager {
   }
 }
 
-export const rhSubscriptionModule: Module = {
+export const rhSubscriptionModule: Module = configModule({
   name: 'rh_subscription',
   stage: 'config',
   frequency: 'once-per-instance',
   distros: ['fedora', 'rhel'],
   activateBy: ['rh_subscription'],
-  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-    const raw = cfg.rh_subscription ?? {};
-    if (!isRecord(raw))
-      throw new ModuleError(MODULE, `'rh_subscription' must be a mapping, not ${JSON.stringify(raw)}`);
-    const rh = normaliseRhKeys(raw);
+  // OwnParser: 25.1 acts on auto-attach 'yes', numbers str()'d, an add-pool not a list (registers, then stops).
+  configKeys: { rh_subscription: new OwnParser(readRhSubscription) },
+  async run(ctx, cfg): Promise<void> {
+    const rh = cfg.rh_subscription;
     // is_configured: a username with a password, or an activation key.
-    if (!((rh.username && rh.password) || rh.activation_key)) {
+    if (!rh?.configured) {
       ctx.log.debug(`${MODULE}: module not configured.`);
       return;
     }
@@ -289,4 +363,4 @@ export const rhSubscriptionModule: Module = {
       sm.warn('rh_subscription plugin did not complete successfully');
     }
   },
-};
+});

@@ -190,3 +190,55 @@ test("rh_subscription: register argv, RHEL and Fedora only, schema with 25.1's d
   ].join('\n');
   assert.deepEqual(validateCloudConfig(newer).problems, []);
 });
+
+test("rh_subscription: what 25.1's schema rejects and its module acts on: a quoted auto-attach, a number, a pool or repos not a list register first and then stop with a warning", async (t) => {
+  const a = withSubMan(
+    t,
+    { ...NOT_REGISTERED, [`${SM} register --username=7 --password=p`]: { stdout: 'ID: 7\n' } },
+    RHEL,
+  );
+  await rhSubscriptionModule.run(a.ctx, {
+    rh_subscription: { username: 7, password: 'p', 'auto-attach': 'no', 'add-pool': 'pool-a' },
+  });
+  // A quoted false word passes the boolean check and, being truthy, still attaches (as upstream).
+  assert.deepEqual(a.commands(), [`${SM} identity`, `${SM} register --username=7 --password=p`, `${SM} attach --auto`]);
+  assert.deepEqual(a.ctx.problems, [
+    'WARNING: Pools must in the format of a list',
+    'WARNING: rh_subscription plugin did not complete successfully',
+  ]);
+  const b = withSubMan(
+    t,
+    { ...NOT_REGISTERED, [`${SM} register --activationkey=k --org=o`]: { stdout: 'ID: 8\n' } },
+    RHEL,
+  );
+  await rhSubscriptionModule.run(b.ctx, {
+    rh_subscription: { activation_key: 'k', org: 'o', 'enable-repo': 'codeready', auto_attach: 'maybe' },
+  });
+  assert.deepEqual(b.commands(), [`${SM} identity`]);
+  assert.deepEqual(b.ctx.problems, [
+    'WARNING: The key auto_attach must be a boolean value (True/False)',
+    'WARNING: rh_subscription plugin did not complete successfully',
+  ]);
+  const c = withSubMan(
+    t,
+    { ...NOT_REGISTERED, [`${SM} register --activationkey=k --org=o`]: { stdout: 'ID: 8\n' } },
+    RHEL,
+  );
+  await rhSubscriptionModule.run(c.ctx, {
+    rh_subscription: { 'activation-key': 'k', org: 'o', disable_repo: 'x', sku: 'ignored' },
+  });
+  assert.deepEqual(c.commands(), [`${SM} identity`, `${SM} register --activationkey=k --org=o`]);
+  assert.deepEqual(c.ctx.problems, [
+    'WARNING: Repo IDs must in the format of a list.',
+    'WARNING: Unable to add or remove repos',
+    'WARNING: rh_subscription plugin did not complete successfully',
+  ]);
+  const d = withSubMan(t, {}, RHEL);
+  await rhSubscriptionModule.run(d.ctx, { rh_subscription: null });
+  assert.deepEqual(d.commands(), []);
+  assert.match(d.ctx.lines.join('\n'), /rh_subscription: module not configured\./);
+  await assert.rejects(rhSubscriptionModule.run(d.ctx, { rh_subscription: 'alice' }), {
+    name: 'ModuleError',
+    message: `rh_subscription: 'rh_subscription' must be a mapping, not "alice"`,
+  });
+});

@@ -59,6 +59,7 @@ const TYPED_MODULES = [
   'zypper_add_repo',
   'rsyslog',
   'set_passwords',
+  'rh_subscription',
 ];
 
 test('each typed module names schema keys and its file reads no untyped config', () => {
