@@ -1,14 +1,16 @@
 // cc_ubuntu_pro (formerly ubuntu_advantage): installs the pro client, sets its proxy config, then auto-attaches or
 // attaches with the token and enables services, as newest upstream.
+import { configModule, type ReadSlice } from './support/config-module';
+import { OwnParser } from './support/config-readers';
 import { isRecord } from './support/config-shapes';
 import { whichInTarget } from './support/distro-facts';
 import { installPackages } from './support/install-packages';
-import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
+import { ModuleError, type Module, type ModuleContext } from './module';
 import { UBUNTU_PRO_PROXY_KEYS } from '../config/schema/cloud-config-system';
 
 const MODULE = 'ubuntu_pro';
 /** The names cloud-init still reads, with a warning, in place of `ubuntu_pro`. */
-export const DEPRECATED_PRO_KEYS = ['ubuntu-advantage', 'ubuntu_advantage'];
+export const DEPRECATED_PRO_KEYS = ['ubuntu-advantage', 'ubuntu_advantage'] as const;
 const REDACTED = 'REDACTED';
 /** The `config` keys whose values upstream checks are http(s) URLs (the schema's proxy keys). */
 const KNOWN_PRO_CONFIG_PROPS: readonly string[] = UBUNTU_PRO_PROXY_KEYS;
@@ -33,22 +35,150 @@ function reEscape(s: string): string {
   return s.replace(/[^A-Za-z0-9_]/g, (c) => `\\${c}`);
 }
 
-/** The pro section and the key it came from, following upstream's precedence and warnings. */
-export function proSection(ctx: ModuleContext, cfg: CloudConfig): unknown {
-  const deprecated = DEPRECATED_PRO_KEYS.filter((k) => k in cfg);
-  let section: unknown;
+/** A pro key's value, or its `config`, that is not a mapping: its Python type's name, for handle's error. */
+interface NotADict {
+  readonly notADict: string;
+}
+
+/** One `config` setting, as set_pro_config takes it (in key order). */
+interface ProConfigSetting {
+  readonly key: string;
+  /** What `pro config set` is given (the value's str()), or null: `pro config unset`. */
+  readonly value: string | null;
+  /** One of the proxy keys upstream checks; any other is only warned about as unknown, and still set. */
+  readonly known: boolean;
+  /** A known key's value neither null nor an http(s) URL: upstream's complaint, which never names the value. */
+  readonly problem?: string;
+}
+
+/** `enable` as configure_pro reads it: the services (each its str()), and its warning for a value not a list. */
+interface ServicesToEnable {
+  readonly services: readonly string[];
+  readonly warning?: string;
+}
+
+/** The pro section (ubuntu_pro, or a deprecated name in its place) as handle and its helpers read it. */
+interface ProSettings {
+  /** `commands`: the form before `token`, which handle refuses. */
+  readonly hasCommands: boolean;
+  /** No key but `features` (or none): nothing to attach with when auto-attach does not apply. */
+  readonly onlyFeatures: boolean;
+  /** `config`'s settings, or a `config` not a mapping (handle's error once the client is installed). */
+  readonly config?: { readonly settings: readonly ProConfigSetting[] } | NotADict;
+  /** handle's error for a `features` not a mapping or a disable_auto_attach not a boolean (after `pro config`). */
+  readonly featuresProblem?: string;
+  /** features.disable_auto_attach: the pro client is not asked whether to auto-attach. */
+  readonly disableAutoAttach: boolean;
+  /** The --data of full_auto_attach: enable and enable_beta as given. */
+  readonly autoAttachData: string;
+  /** enable or enable_beta given: on an attached instance, the warning that they are ignored. */
+  readonly servicesGiven: boolean;
+  /** A truthy token's text, which `pro attach` needs on a non-Pro instance. */
+  readonly token?: string;
+  readonly enable: ServicesToEnable;
+  /** A truthy enable_beta's services, which the token attach leaves out (said in a debug line). */
+  readonly ignoredBeta?: string;
+}
+
+/** A pro key as handle reads it: null (nothing to do), a mapping's settings, or not a mapping. */
+type ProSection = ProSettings | NotADict | null;
+
+/** A known config key's problem: a value not a string, or a URL not http(s). */
+function proxyProblem(key: string, value: unknown): string | undefined {
+  if (typeof value !== 'string') return `Expected a URL for ua:config:${key}`;
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(value)?.[1]?.toLowerCase();
+  return scheme === 'http' || scheme === 'https' ? undefined : `Expected URL scheme http/https for ua:config:${key}`;
+}
+
+/** `config` as set_pro_config reads it: none when absent or null; each setting in key order. */
+function readProConfig(config: unknown): ProSettings['config'] {
+  if (config === undefined || config === null) return undefined;
+  if (!isRecord(config)) return { notADict: pyType(config) };
+  const settings = Object.keys(config)
+    .sort()
+    .map((key): ProConfigSetting => {
+      const given = config[key];
+      const value = given === null || given === undefined ? null : String(given);
+      const known = KNOWN_PRO_CONFIG_PROPS.includes(key);
+      return { key, value, known, problem: known && value !== null ? proxyProblem(key, given) : undefined };
+    });
+  return { settings };
+}
+
+/** validate_schema_features' error for the section's `features`, if any. */
+function featuresProblem(section: { readonly features?: unknown }): string | undefined {
+  if (!('features' in section)) return undefined;
+  const features = section.features;
+  if (!isRecord(features)) return `'ubuntu_pro.features' should be a dict, not a ${pyType(features)}`;
+  if ('disable_auto_attach' in features && typeof features.disable_auto_attach !== 'boolean')
+    return `'ubuntu_pro.features.disable_auto_attach' should be a bool, not a ${pyType(features.disable_auto_attach)}`;
+  return undefined;
+}
+
+/** The services list configure_pro takes: a list, a string (one service, warned), anything else none (warned). */
+function servicesToEnable(enable: unknown): ServicesToEnable {
+  if (enable === undefined || enable === null) return { services: [] };
+  if (typeof enable === 'string')
+    return {
+      services: [enable],
+      warning: 'ubuntu_pro: enable should be a list, not a string; treating as a single enable',
+    };
+  if (!Array.isArray(enable))
+    return {
+      services: [],
+      warning: `ubuntu_pro: enable should be a list, not a ${pyType(enable)}; skipping enabling services`,
+    };
+  return { services: enable.map(String) };
+}
+
+/** A pro key's value as handle and its helpers read it; none of its checks fail here, as the key may go unused. */
+function readProSection(value: unknown): ProSection {
+  if (value === null || value === undefined) return null;
+  if (!isRecord(value)) return { notADict: pyType(value) };
+  const data: { enable?: unknown; enable_beta?: unknown } = {};
+  if (value.enable !== undefined) data.enable = value.enable;
+  if (value.enable_beta !== undefined) data.enable_beta = value.enable_beta;
+  const beta = value.enable_beta;
+  return {
+    hasCommands: 'commands' in value,
+    onlyFeatures: Object.keys(value).every((k) => k === 'features'),
+    config: readProConfig(value.config),
+    featuresProblem: featuresProblem(value),
+    disableAutoAttach: isRecord(value.features) && Boolean(value.features.disable_auto_attach),
+    autoAttachData: JSON.stringify(data),
+    servicesGiven: value.enable !== undefined || value.enable_beta !== undefined,
+    token: value.token ? String(value.token) : undefined,
+    enable: servicesToEnable(value.enable),
+    ignoredBeta: beta ? (Array.isArray(beta) ? beta.map(String).join(', ') : String(beta)) : undefined,
+  };
+}
+
+/** Each pro key, read by readProSection. */
+const proSectionReader = new OwnParser(readProSection);
+// OwnParser: 25.1 reads `ubuntu-advantage` (no schema key), an enable string, `commands`, a non-bool auto-attach flag.
+const PRO_READERS = {
+  ubuntu_pro: proSectionReader,
+  'ubuntu-advantage': proSectionReader,
+  ubuntu_advantage: proSectionReader,
+} as const;
+
+/** The pro section, following upstream's precedence and warnings. */
+function proSection(ctx: ModuleContext, cfg: ReadSlice<typeof PRO_READERS>): ProSection {
+  const deprecated = DEPRECATED_PRO_KEYS.filter((k) => cfg[k] !== undefined);
+  let section: ProSection = null;
   if (deprecated.length > 1)
     fail(ctx, `Unable to configure Ubuntu Pro. Multiple deprecated config keys provided: ${deprecated.join(', ')}`);
-  if (deprecated.length === 1) {
+  const [old] = deprecated;
+  if (old !== undefined) {
     ctx.recoverable(
       'WARNING',
-      `Deprecated configuration key(s) provided: ${deprecated[0]}. Expected "ubuntu_pro"; will attempt to continue.`,
+      `Deprecated configuration key(s) provided: ${old}. Expected "ubuntu_pro"; will attempt to continue.`,
     );
-    section = cfg[deprecated[0] as string];
+    section = cfg[old] ?? null;
   }
-  if ('ubuntu_pro' in cfg) {
-    if (deprecated.length)
-      ctx.recoverable('WARNING', `Ignoring deprecated key ${deprecated[0]} and preferring ubuntu_pro config`);
+  if (cfg.ubuntu_pro !== undefined) {
+    if (old !== undefined)
+      ctx.recoverable('WARNING', `Ignoring deprecated key ${old} and preferring ubuntu_pro config`);
     section = cfg.ubuntu_pro;
   }
   return section;
@@ -57,43 +187,30 @@ export function proSection(ctx: ModuleContext, cfg: CloudConfig): unknown {
 /**
  * `pro config set key=value` / `pro config unset key` for each config key in sorted order; values never reach the log.
  */
-async function setProConfig(ctx: ModuleContext, config: unknown): Promise<void> {
-  if (config === undefined || config === null) return;
-  if (!isRecord(config))
+async function setProConfig(ctx: ModuleContext, config: ProSettings['config']): Promise<void> {
+  if (config === undefined) return;
+  if ('notADict' in config)
     throw new ModuleError(
       MODULE,
-      `ubuntu_pro: config should be a dict, not a ${pyType(config)}; skipping enabling config parameters`,
+      `ubuntu_pro: config should be a dict, not a ${config.notADict}; skipping enabling config parameters`,
     );
-  const keys = Object.keys(config).sort();
   const errors: string[] = [];
-  for (const key of keys) {
-    const value = config[key];
-    if (!KNOWN_PRO_CONFIG_PROPS.includes(key)) {
-      ctx.recoverable('WARNING', `Not validating unknown ubuntu_pro.config.${key} property`);
-      continue;
-    }
-    if (value === null || value === undefined) continue;
-    // The value itself is never named: a proxy URL may carry credentials.
-    const scheme =
-      typeof value === 'string' ? /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(value)?.[1]?.toLowerCase() : undefined;
-    if (typeof value !== 'string') errors.push(`Expected a URL for ua:config:${key}`);
-    else if (scheme !== 'http' && scheme !== 'https')
-      errors.push(`Expected URL scheme http/https for ua:config:${key}`);
+  for (const { key, known, problem } of config.settings) {
+    if (!known) ctx.recoverable('WARNING', `Not validating unknown ubuntu_pro.config.${key} property`);
+    else if (problem !== undefined) errors.push(problem);
   }
   if (errors.length) throw new ModuleError(MODULE, `Invalid ubuntu_pro configuration:\n${errors.join('\n')}`);
   const failed: string[] = [];
-  for (const key of keys) {
-    const value = config[key];
+  for (const { key, value } of config.settings) {
     let argv: string[];
     const secrets: string[] = [];
-    if (value === null || value === undefined) {
+    if (value === null) {
       ctx.log.debug(`Disabling Pro config for ${key}`);
       argv = ['pro', 'config', 'unset', key];
     } else {
-      const text = String(value);
       ctx.log.debug(`Enabling Pro config ${key}=${REDACTED}`);
-      argv = ['pro', 'config', 'set', /\s/.test(text) ? `${key}=${reEscape(text)}` : `${key}=${text}`];
-      secrets.push(text, reEscape(text));
+      argv = ['pro', 'config', 'set', /\s/.test(value) ? `${key}=${reEscape(value)}` : `${key}=${value}`];
+      secrets.push(value, reEscape(value));
     }
     const r = await ctx.platform.run(argv, { allowFailure: true, secrets });
     if (r.code !== 0) {
@@ -110,31 +227,15 @@ async function setProConfig(ctx: ModuleContext, config: unknown): Promise<void> 
     );
 }
 
-/** The services list upstream accepts: a list, a string (one service, warned), anything else ignored with a warning. */
-function enableList(ctx: ModuleContext, enable: unknown): string[] {
-  if (enable === undefined || enable === null) return [];
-  if (typeof enable === 'string') {
-    ctx.recoverable('WARNING', 'ubuntu_pro: enable should be a list, not a string; treating as a single enable');
-    return [enable];
-  }
-  if (!Array.isArray(enable)) {
-    ctx.recoverable(
-      'WARNING',
-      `ubuntu_pro: enable should be a list, not a ${pyType(enable)}; skipping enabling services`,
-    );
-    return [];
-  }
-  return enable.map(String);
-}
-
 /** The `pro attach` argv: `--no-auto-enable` when services are named, the token last. */
-export function attachArgv(token: string, enable: string[]): string[] {
+export function attachArgv(token: string, enable: readonly string[]): string[] {
   return enable.length ? ['pro', 'attach', '--no-auto-enable', token] : ['pro', 'attach', token];
 }
 
 /** configure_pro: attach (exit 0 or 2 is success), then `pro enable --assume-yes --format json` and its JSON errors. */
-async function configurePro(ctx: ModuleContext, token: string, enableValue: unknown): Promise<void> {
-  const enable = enableList(ctx, enableValue);
+async function configurePro(ctx: ModuleContext, token: string, toEnable: ServicesToEnable): Promise<void> {
+  if (toEnable.warning !== undefined) ctx.recoverable('WARNING', toEnable.warning);
+  const enable = toEnable.services;
   const argv = attachArgv(token, enable);
   ctx.log.debug(`Attaching to Ubuntu Pro. ${[...argv.slice(0, -1), REDACTED].join(' ')}`);
   const r = await ctx.platform.run(argv, { allowFailure: true, secrets: [token] });
@@ -157,14 +258,11 @@ async function configurePro(ctx: ModuleContext, token: string, enableValue: unkn
     throw new ModuleError(MODULE, `Pro response was not json: ${e.stdout}`);
   }
   const errs = isRecord(resp) && Array.isArray(resp.errors) ? resp.errors.filter(isRecord) : [];
-  const failures: Array<Record<string, unknown>> = [];
-  for (const err of errs) {
-    if (err.message_code === 'service-already-enabled') {
-      ctx.log.debug(`Service \`${String(err.service)}\` already enabled.`);
-      continue;
-    }
-    failures.push(err);
-  }
+  const failures = errs.filter((err) => {
+    if (err.message_code !== 'service-already-enabled') return true;
+    ctx.log.debug(`Service \`${String(err.service)}\` already enabled.`);
+    return false;
+  });
   if (!failures.length) return;
   const services: string[] = [];
   for (const err of failures) {
@@ -178,64 +276,59 @@ async function configurePro(ctx: ModuleContext, token: string, enableValue: unkn
   throw new ModuleError(MODULE, `Failure enabling Ubuntu Pro service(s): ${services.join(', ')}`);
 }
 
-/**
- * One call of the pro client's JSON API (`pro api <endpoint>`), which upstream reaches through the uaclient Python
- * module: the parsed answer, or undefined with the reason when the client gave none.
- */
-async function proApi(
-  ctx: ModuleContext,
-  endpoint: string,
-  data?: Record<string, unknown>,
-): Promise<Record<string, unknown>> {
-  const argv = ['pro', 'api', endpoint, ...(data ? ['--data', JSON.stringify(data)] : [])];
-  const r = await ctx.platform.run(argv, { allowFailure: true });
-  try {
-    const parsed: unknown = JSON.parse(r.stdout);
-    if (isRecord(parsed)) return parsed;
-  } catch {
-    // fall through: no JSON answer
-  }
-  return {
-    result: 'failure',
-    errors: [
-      { title: (r.stderr || r.stdout).trim() || `'${argv.join(' ')}' exited with code ${r.code}`, code: 'no-json' },
-    ],
-  };
+/** A pro API call's error: its title and code. */
+interface ProApiError {
+  readonly title: string;
+  readonly code: unknown;
 }
 
-function apiError(answer: Record<string, unknown>): Record<string, unknown> | undefined {
-  if (answer.result === 'success') return undefined;
-  const errs = Array.isArray(answer.errors) ? answer.errors.filter(isRecord) : [];
-  return errs[0] ?? { title: 'unknown error', code: 'unknown' };
+/** A pro API call's answer: a success's data attributes, or its first error. */
+type ProApiAnswer = { readonly attributes: unknown } | { readonly error: ProApiError };
+
+/**
+ * One call of the pro client's JSON API (`pro api <endpoint>`, DATA its --data), which upstream reaches through the
+ * uaclient Python module: its answer, or an error with the reason when the client gave none.
+ */
+async function proApi(ctx: ModuleContext, endpoint: string, data?: string): Promise<ProApiAnswer> {
+  const argv = ['pro', 'api', endpoint, ...(data !== undefined ? ['--data', data] : [])];
+  const r = await ctx.platform.run(argv, { allowFailure: true });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(r.stdout);
+  } catch {
+    // Not JSON: the answer is the error below.
+  }
+  if (!isRecord(parsed)) {
+    const title = (r.stderr || r.stdout).trim() || `'${argv.join(' ')}' exited with code ${r.code}`;
+    return { error: { title, code: 'no-json' } };
+  }
+  if (parsed.result === 'success') return { attributes: isRecord(parsed.data) ? parsed.data.attributes : undefined };
+  const first = Array.isArray(parsed.errors) ? parsed.errors.find(isRecord) : undefined;
+  return {
+    error: first ? { title: String(first.title), code: first.code } : { title: 'unknown error', code: 'unknown' },
+  };
 }
 
 /**
  * _should_auto_attach: never with features.disable_auto_attach; else what the pro client says (false when it cannot
  * say).
  */
-async function shouldAutoAttach(ctx: ModuleContext, section: Record<string, unknown>): Promise<boolean> {
-  const features = isRecord(section.features) ? section.features : {};
-  if (features.disable_auto_attach) return false;
+async function shouldAutoAttach(ctx: ModuleContext, section: ProSettings): Promise<boolean> {
+  if (section.disableAutoAttach) return false;
   const answer = await proApi(ctx, 'u.pro.attach.auto.should_auto_attach.v1');
-  const err = apiError(answer);
-  if (err) {
-    ctx.log.debug(`Error during \`should_auto_attach\`: ${String(err.title)}`);
+  if ('error' in answer) {
+    ctx.log.debug(`Error during \`should_auto_attach\`: ${answer.error.title}`);
     ctx.recoverable('WARNING', 'Unable to determine if this is an Ubuntu Pro instance. Fallback to normal Pro attach.');
     return false;
   }
-  const data = isRecord(answer.data) && isRecord(answer.data.attributes) ? answer.data.attributes : {};
-  return data.should_auto_attach === true;
+  return isRecord(answer.attributes) && answer.attributes.should_auto_attach === true;
 }
 
-async function autoAttach(ctx: ModuleContext, section: Record<string, unknown>): Promise<void> {
-  const data: Record<string, unknown> = {};
-  if (section.enable !== undefined) data.enable = section.enable;
-  if (section.enable_beta !== undefined) data.enable_beta = section.enable_beta;
-  const answer = await proApi(ctx, 'u.pro.attach.auto.full_auto_attach.v1', data);
-  const err = apiError(answer);
-  if (!err) return;
-  if (err.code === 'already-attached') {
-    if (section.enable !== undefined || section.enable_beta !== undefined) {
+async function autoAttach(ctx: ModuleContext, section: ProSettings): Promise<void> {
+  const answer = await proApi(ctx, 'u.pro.attach.auto.full_auto_attach.v1', section.autoAttachData);
+  if (!('error' in answer)) return;
+  if (answer.error.code === 'already-attached') {
+    if (section.servicesGiven) {
       ctx.recoverable(
         'WARNING',
         'The instance is already attached to Pro. Leaving enabled services untouched. Ignoring config directives ubuntu_pro: enable and enable_beta',
@@ -243,50 +336,37 @@ async function autoAttach(ctx: ModuleContext, section: Record<string, unknown>):
     }
     return;
   }
-  fail(ctx, `Error during \`full_auto_attach\`: ${String(err.title)}`);
+  fail(ctx, `Error during \`full_auto_attach\`: ${answer.error.title}`);
 }
 
-export const ubuntuProModule: Module = {
+export const ubuntuProModule: Module = configModule({
   name: 'ubuntu_pro',
   stage: 'config',
   frequency: 'once-per-instance',
   distros: ['ubuntu'],
   activateBy: ['ubuntu_pro', ...DEPRECATED_PRO_KEYS],
-  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
+  configKeys: PRO_READERS,
+  async run(ctx, cfg): Promise<void> {
     const section = proSection(ctx, cfg);
-    if (section === undefined || section === null) {
+    if (section === null) {
       ctx.log.debug(`Skipping module named ${MODULE}, no 'ubuntu_pro' configuration found`);
       return;
     }
-    if (!isRecord(section)) fail(ctx, `'ubuntu_pro' should be a dict, not a ${pyType(section)}`);
-    if ('commands' in section)
+    if ('notADict' in section) fail(ctx, `'ubuntu_pro' should be a dict, not a ${section.notADict}`);
+    if (section.hasCommands)
       fail(ctx, 'Deprecated configuration "ubuntu-advantage: commands" provided. Expected "token"');
     if (!(await whichInTarget(ctx.platform, 'pro'))) await installPackages(ctx, MODULE, ['ubuntu-advantage-tools']);
     await setProConfig(ctx, section.config);
-    if ('features' in section) {
-      const features = section.features;
-      if (!isRecord(features)) fail(ctx, `'ubuntu_pro.features' should be a dict, not a ${pyType(features)}`);
-      if ('disable_auto_attach' in features && typeof features.disable_auto_attach !== 'boolean') {
-        fail(
-          ctx,
-          `'ubuntu_pro.features.disable_auto_attach' should be a bool, not a ${pyType(features.disable_auto_attach)}`,
-        );
-      }
-    }
+    if (section.featuresProblem !== undefined) fail(ctx, section.featuresProblem);
     ctx.log.debug('To discover more log info, please check /var/log/ubuntu-advantage.log');
     if (await shouldAutoAttach(ctx, section)) {
       await autoAttach(ctx, section);
       return;
     }
-    if (Object.keys(section).every((k) => k === 'features')) return;
-    const token = section.token;
-    if (!token) fail(ctx, '`ubuntu_pro.token` required in non-Pro Ubuntu instances.');
-    if (section.enable_beta) {
-      const beta = Array.isArray(section.enable_beta)
-        ? section.enable_beta.map(String).join(', ')
-        : String(section.enable_beta);
-      ctx.log.debug(`Ignoring \`ubuntu_pro.enable_beta\` services in Pro attach: ${beta}`);
-    }
-    await configurePro(ctx, String(token), section.enable);
+    if (section.onlyFeatures) return;
+    if (section.token === undefined) fail(ctx, '`ubuntu_pro.token` required in non-Pro Ubuntu instances.');
+    if (section.ignoredBeta !== undefined)
+      ctx.log.debug(`Ignoring \`ubuntu_pro.enable_beta\` services in Pro attach: ${section.ignoredBeta}`);
+    await configurePro(ctx, section.token, section.enable);
   },
-};
+});

@@ -60,7 +60,14 @@ const TYPED_MODULES = [
   'rsyslog',
   'set_passwords',
   'rh_subscription',
+  'ubuntu_pro',
 ];
+
+/**
+ * The top-level keys outside the schema a typed module still reads (by its own parser, as configModule requires):
+ * 25.1's module reads them, and 25.1's schema rejects them as unknown.
+ */
+const OFF_SCHEMA_KEYS: Readonly<Record<string, readonly string[]>> = { ubuntu_pro: ['ubuntu-advantage'] };
 
 test('each typed module names schema keys and its file reads no untyped config', () => {
   const known = new Set(Object.keys(CLOUD_CONFIG_SCHEMA.properties));
@@ -69,7 +76,10 @@ test('each typed module names schema keys and its file reads no untyped config',
     assert.ok(mod, name);
     assert.ok(mod.configKeys && mod.configKeys.length > 0, `${name} is not made by configModule (no configKeys)`);
     for (const key of mod.configKeys)
-      assert.ok(known.has(key), `${name}: ${key} is not a cloud-config key of the schema`);
+      assert.ok(
+        known.has(key) || OFF_SCHEMA_KEYS[name]?.includes(key),
+        `${name}: ${key} is not a cloud-config key of the schema`,
+      );
     const source = readFileSync(join(REPO, 'src/modules', `${name.replace(/_/g, '-')}.ts`), 'utf8');
     for (const untyped of [/Record<string, unknown>/, /\bCloudConfig\b/, /\bcfg(String|List|Map|Bool|Record)\(/]) {
       assert.doesNotMatch(source, untyped, `${name} reads its config untyped again`);

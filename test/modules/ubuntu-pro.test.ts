@@ -220,3 +220,44 @@ test('ubuntu_pro: Ubuntu only, config stage; the schema names bad keys and lines
     ['2 ubuntu_advantage'],
   );
 });
+
+test("ubuntu_pro: what 25.1's schema rejects and its module acts on: the dashed old key, ubuntu_pro preferred even when null, and its own errors after the install", async (t) => {
+  const a = scriptedModule(t, NOT_PRO, UBUNTU);
+  putTool(a.root, '/usr/bin/pro');
+  await ubuntuProModule.run(a.ctx, { 'ubuntu-advantage': { token: TOKEN, enable: 7 } });
+  assert.deepEqual(a.commands(), [SHOULD, `pro attach ${TOKEN}`]);
+  assert.deepEqual(a.ctx.problems, [
+    'WARNING: Deprecated configuration key(s) provided: ubuntu-advantage. Expected "ubuntu_pro"; will attempt to continue.',
+    'WARNING: ubuntu_pro: enable should be a list, not a int; skipping enabling services',
+  ]);
+  const b = scriptedModule(t, NOT_PRO, UBUNTU);
+  putTool(b.root, '/usr/bin/pro');
+  await ubuntuProModule.run(b.ctx, { ubuntu_pro: null, ubuntu_advantage: { token: TOKEN } });
+  assert.deepEqual(b.commands(), []);
+  assert.deepEqual(b.ctx.problems, [
+    'WARNING: Deprecated configuration key(s) provided: ubuntu_advantage. Expected "ubuntu_pro"; will attempt to continue.',
+    'WARNING: Ignoring deprecated key ubuntu_advantage and preferring ubuntu_pro config',
+  ]);
+  assert.match(b.ctx.lines.join('\n'), /Skipping module named ubuntu_pro, no 'ubuntu_pro' configuration found/);
+  await assert.rejects(ubuntuProModule.run(b.ctx, { ubuntu_pro: 'token' }), {
+    name: 'ModuleError',
+    message: "ubuntu_pro: 'ubuntu_pro' should be a dict, not a str",
+  });
+  const c = scriptedModule(t, NOT_PRO, UBUNTU);
+  putTool(c.root, '/usr/bin/pro');
+  await assert.rejects(
+    ubuntuProModule.run(c.ctx, {
+      ubuntu_pro: { token: TOKEN, config: { http_proxy: null, proxy_x: 3 }, features: { disable_auto_attach: 'yes' } },
+    }),
+    {
+      name: 'ModuleError',
+      message: "ubuntu_pro: 'ubuntu_pro.features.disable_auto_attach' should be a bool, not a str",
+    },
+  );
+  assert.deepEqual(c.commands(), ['pro config unset http_proxy', 'pro config set proxy_x=3']);
+  assert.deepEqual(c.ctx.problems, ['WARNING: Not validating unknown ubuntu_pro.config.proxy_x property']);
+  await assert.rejects(ubuntuProModule.run(c.ctx, { ubuntu_pro: { token: TOKEN, config: ['x'] } }), {
+    name: 'ModuleError',
+    message: 'ubuntu_pro: ubuntu_pro: config should be a dict, not a list; skipping enabling config parameters',
+  });
+});
