@@ -1,9 +1,13 @@
 // cc_disk_setup: partitions disks (disk_setup: MBR via sfdisk, GPT via sgdisk) and makes filesystems (fs_setup) in the
 // target.
 import { posix } from 'node:path';
+import type { CloudConfigValue } from '../config/schema/cloud-config-types';
 import type { Platform } from '../platform/platform';
 import { isTrue } from './support/config-values';
-import type { CloudConfig, Module, ModuleContext } from './module';
+import { configModule } from './support/config-module';
+import { isMapping, OwnParser } from './support/config-readers';
+import { isRecord } from './support/config-shapes';
+import type { Module, ModuleContext } from './module';
 import { describeError } from '../util/errors';
 
 interface Partition {
@@ -11,12 +15,14 @@ interface Partition {
   type: string;
 }
 
+/** device_aliases once read: an alias name to the disk it names. */
+type DeviceAliases = CloudConfigValue<'device_aliases'>;
+
 /** The device behind a name: device_aliases first, then the datasource's meta names (ephemeral0 …). */
-function aliasToDevice(ctx: ModuleContext, aliases: Record<string, unknown>, cand: string): string {
-  const named = typeof aliases[cand] === 'string' ? (aliases[cand] as string) : undefined;
+function aliasToDevice(ctx: ModuleContext, aliases: DeviceAliases, cand: string): string {
+  const named = aliases[cand];
   const bdm = ctx.instance?.metadata?.['block-device-mapping'];
-  const meta =
-    bdm && typeof bdm === 'object' && !Array.isArray(bdm) ? (bdm as Record<string, unknown>)[named ?? cand] : undefined;
+  const meta = isMapping(bdm) ? bdm[named ?? cand] : undefined;
   if (typeof meta === 'string' && meta) return meta.startsWith('/') ? meta : `/dev/${meta}`;
   return named ?? cand;
 }
@@ -60,38 +66,77 @@ async function sizeInSectors(platform: Platform, dev: string): Promise<number> {
   return n;
 }
 
-type LayoutItem = number | [number, string | number];
+/** A partition of a layout: its percent of the disk, alone (type 83 on MBR) or with its partition type. */
+export type LayoutPart = number | readonly [number, string | number];
 
-function layoutItems(layout: unknown): LayoutItem[] {
-  if (!Array.isArray(layout) || layout.length === 0) throw new Error('Partition layout is invalid');
-  return layout.map((p) => {
-    if (Array.isArray(p)) {
-      if (p.length !== 2) throw new Error(`Partition was incorrectly defined: ${JSON.stringify(p)}`);
-      return [Number(p[0]), p[1] as string | number];
-    }
-    return Number(p);
-  });
+/** A layout mkpart cannot read, and its words: the disk's turn fails with them where upstream's fails. */
+interface UnreadableLayout {
+  readonly unreadable: string;
+}
+
+/**
+ * layout as mkpart reads it: false (the disk is not partitioned), true (one partition on the whole disk), 'remove'
+ * (its partition table is purged), its partitions, or why it cannot be read.
+ */
+type PartitionLayout = boolean | 'remove' | readonly LayoutPart[] | UnreadableLayout;
+
+/** A disk_setup definition as mkpart reads it. */
+interface DiskDefinition {
+  /** table_type when a string, else 'mbr' (mkpart refuses any but mbr and gpt). */
+  readonly tableType: string;
+  readonly layout: PartitionLayout;
+  /** is_true of overwrite. */
+  readonly overwrite: boolean;
+}
+
+/** An fs_setup entry as mkfs reads it, its device not yet looked up in device_aliases. */
+interface FilesystemDefinition {
+  readonly device: string | undefined;
+  readonly label: string | undefined;
+  readonly filesystem: string | undefined;
+  /** str() of partition (default 'any'): a partition number, '', auto, any or none (else the entry fails). */
+  readonly partition: string;
+  /** is_true of overwrite. */
+  readonly overwrite: boolean;
+  /** The file system type to replace: replace_fs (its str()) when is_true of it, else none. */
+  readonly replaceFs: string | undefined;
+  /** The command line to run instead of mkfs, its %(…)s not yet filled; none when cmd is absent or empty. */
+  readonly cmd: string | undefined;
+  /** extra_opts: a list (each its str()) or a string split at whitespace. */
+  readonly extraOpts: readonly string[];
+}
+
+/** A disk_setup or fs_setup entry that is not a mapping, as JSON: warned about in its turn and skipped. */
+interface NotAMapping {
+  readonly notAMapping: string;
+}
+
+/** The layout's partitions; true for the whole disk; a layout mkpart cannot read is refused in its words. */
+function layoutParts(layout: true | readonly LayoutPart[] | UnreadableLayout): true | readonly LayoutPart[] {
+  if (layout !== true && 'unreadable' in layout) throw new Error(layout.unreadable);
+  return layout;
 }
 
 /** get_partition_mbr_layout: the sfdisk script (sizes in sectors, the last partition takes the rest). */
-export function mbrLayout(size: number, layout: unknown): string {
-  if (typeof layout === 'boolean') return '0,';
-  const items = layoutItems(layout);
-  if (items.length > 4) throw new Error('Only simply partitioning is allowed.');
-  return items
+export function mbrLayout(size: number, layout: true | readonly LayoutPart[]): string {
+  if (layout === true) return '0,';
+  if (layout.length > 4) throw new Error('Only simply partitioning is allowed.');
+  return layout
     .map((p, i) => {
-      const [percent, type] = Array.isArray(p) ? p : [p, 83];
-      return i === items.length - 1 ? `,,${type}` : `,${Math.trunc(size * (percent / 100))},${type}`;
+      const [percent, type] = typeof p === 'number' ? [p, 83] : p;
+      return i === layout.length - 1 ? `,,${type}` : `,${Math.trunc(size * (percent / 100))},${type}`;
     })
     .join('\n');
 }
 
 /** get_partition_gpt_layout: [type code or undefined, start, end] per partition for sgdisk -n. */
-export function gptLayout(size: number, layout: unknown): Array<[string | undefined, string, string]> {
-  if (typeof layout === 'boolean') return [[undefined, '0', '0']];
-  const items = layoutItems(layout);
-  const specs = items.map((p): [string | undefined, string, string] => {
-    const [percent, type] = Array.isArray(p) ? p : [p, undefined];
+export function gptLayout(
+  size: number,
+  layout: true | readonly LayoutPart[],
+): Array<[string | undefined, string, string]> {
+  if (layout === true) return [[undefined, '0', '0']];
+  const specs = layout.map((p): [string | undefined, string, string] => {
+    const [percent, type] = typeof p === 'number' ? [p, undefined] : p;
     return [type === undefined ? undefined : String(type), '0', `+${Math.trunc(size * (percent / 100))}`];
   });
   (specs[specs.length - 1] as [string | undefined, string, string])[2] = '0';
@@ -99,17 +144,15 @@ export function gptLayout(size: number, layout: unknown): Array<[string | undefi
 }
 
 /** check_partition_layout: true when the disk already has the asked-for partitions. */
-function layoutMatches(tableType: string, found: Partition[], layout: unknown): boolean {
-  if (typeof layout === 'boolean') return layout && found.length >= 1;
-  const items = layoutItems(layout);
-  if (found.length !== items.length) return false;
+function layoutMatches(tableType: string, found: Partition[], layout: true | readonly LayoutPart[]): boolean {
+  if (layout === true) return found.length >= 1;
+  if (found.length !== layout.length) return false;
   if (tableType !== 'mbr') return true;
-  return items.every((p, i) => {
-    const want = String(Array.isArray(p) ? p[1] : 83).toLowerCase();
+  return layout.every((p, i) => {
+    const want = String(typeof p === 'number' ? 83 : p[1]).toLowerCase();
     return (found[i] as Partition).type === want || (found[i] as Partition).type === want.replace(/^0x/, '');
   });
 }
-
 async function rereadTable(platform: Platform, dev: string): Promise<void> {
   if ((await sh(platform, '[ -b "$1" ]', dev)).code !== 0) return;
   const r = await sh(
@@ -120,16 +163,14 @@ async function rereadTable(platform: Platform, dev: string): Promise<void> {
   if (r.code !== 0) throw new Error(`Failed reading the partition table of ${dev}: ${r.stderr.trim()}`);
 }
 
-async function mkpart(ctx: ModuleContext, device: string, def: Record<string, unknown>): Promise<void> {
-  const overwrite = isTrue(def.overwrite);
-  const layout = def.layout ?? false;
-  const tableType = typeof def.table_type === 'string' ? def.table_type : 'mbr';
-  if (!layout) {
+async function mkpart(ctx: ModuleContext, device: string, def: DiskDefinition): Promise<void> {
+  const { layout, tableType, overwrite } = def;
+  if (layout === false) {
     ctx.log.debug('Device is not to be partitioned, skipping');
     return;
   }
   if (!(await isDiskLike(ctx.platform, device))) throw new Error(`Device ${device} is not a disk device!`);
-  if (typeof layout === 'string' && layout.toLowerCase() === 'remove') {
+  if (layout === 'remove') {
     for (const p of (await partitionsOf(ctx.platform, device)).parts)
       await ctx.platform.run(['wipefs', '--all', p.node], { allowFailure: true });
     await sh(
@@ -143,7 +184,8 @@ async function mkpart(ctx: ModuleContext, device: string, def: Record<string, un
   if (tableType !== 'mbr' && tableType !== 'gpt')
     throw new Error(`table_type '${tableType}' is not supported (mbr or gpt)`);
   const existing = await partitionsOf(ctx.platform, device);
-  if (layoutMatches(tableType, existing.parts, layout)) {
+  const parts = layoutParts(layout);
+  if (layoutMatches(tableType, existing.parts, parts)) {
     ctx.log.debug('Device partitioning layout matches');
     return;
   }
@@ -153,7 +195,7 @@ async function mkpart(ctx: ModuleContext, device: string, def: Record<string, un
   }
   const size = await sizeInSectors(ctx.platform, device);
   if (tableType === 'mbr') {
-    const script = mbrLayout(size, layout);
+    const script = mbrLayout(size, parts);
     ctx.log.debug(`   Layout is: ${script}`);
     const r = await ctx.platform.run(
       ['sfdisk', '--Linux', '--unit=S', '--force', '--no-reread', '--no-tell-kernel', device],
@@ -161,7 +203,7 @@ async function mkpart(ctx: ModuleContext, device: string, def: Record<string, un
     );
     if (r.code !== 0) throw new Error(`Failed to partition device ${device}: ${r.stderr.trim()}`);
   } else {
-    const specs = gptLayout(size, layout);
+    const specs = gptLayout(size, parts);
     await ctx.platform.run(['sgdisk', '-Z', device], { allowFailure: true });
     for (const [i, [type, start, end]] of specs.entries()) {
       await ctx.platform.run(['sgdisk', '-n', `${i + 1}:${start}:${end}`, device]);
@@ -176,12 +218,9 @@ function partitionNode(dev: string, n: string): string {
   return /\d$/.test(posix.basename(dev)) ? `${dev}p${n}` : `${dev}${n}`;
 }
 
-async function mkfs(ctx: ModuleContext, def: Record<string, unknown>): Promise<void> {
-  const label = typeof def.label === 'string' ? def.label : undefined;
-  let device = typeof def.device === 'string' ? def.device : undefined;
-  const partition = String(def.partition ?? 'any');
-  const fsType = typeof def.filesystem === 'string' ? def.filesystem : undefined;
-  const overwrite = isTrue(def.overwrite);
+async function mkfs(ctx: ModuleContext, def: FilesystemDefinition): Promise<void> {
+  const { label, partition, filesystem: fsType, overwrite } = def;
+  let device = def.device;
   if (!device) throw new Error('fs_setup entry has no device');
   if (partition === '' || /^\d+$/.test(partition)) {
     if (/^\d+$/.test(partition)) device = partitionNode(device, partition);
@@ -205,7 +244,7 @@ async function mkfs(ctx: ModuleContext, def: Record<string, unknown>): Promise<v
         return;
       }
       if (!fs.type && free === undefined) free = c;
-      if (fs.type && isTrue(def.replace_fs) && fs.type === String(def.replace_fs) && free === undefined) free = c;
+      if (fs.type && fs.type === def.replaceFs && free === undefined) free = c;
     }
     if (!free) {
       ctx.log.debug('No device available that matches request. Skipping fs creation');
@@ -216,9 +255,8 @@ async function mkfs(ctx: ModuleContext, def: Record<string, unknown>): Promise<v
     throw new Error(`fs_setup partition '${partition}' is not a number, auto, any or none`);
   }
   let argv: string[];
-  const cmd = def.cmd;
-  if (cmd !== undefined && cmd !== null && cmd !== '' && !(Array.isArray(cmd) && cmd.length === 0)) {
-    const text = (Array.isArray(cmd) ? cmd.map(String).join(' ') : String(cmd))
+  if (def.cmd !== undefined) {
+    const text = def.cmd
       .replace(/%\(label\)s/g, label ?? 'None')
       .replace(/%\(filesystem\)s/g, fsType ?? 'None')
       .replace(/%\(device\)s/g, device);
@@ -245,8 +283,7 @@ async function mkfs(ctx: ModuleContext, def: Record<string, unknown>): Promise<v
       if (force) argv.push(force);
       else ctx.log.warn(`Force flag for ${fsType} is unknown.`);
     }
-    if (Array.isArray(def.extra_opts)) argv.push(...def.extra_opts.map(String));
-    else if (typeof def.extra_opts === 'string') argv.push(...def.extra_opts.split(/\s+/).filter(Boolean));
+    argv.push(...def.extraOpts);
     argv.push(device);
   }
   ctx.log.debug(`Creating file system ${label ?? ''} on ${device}`);
@@ -255,58 +292,119 @@ async function mkfs(ctx: ModuleContext, def: Record<string, unknown>): Promise<v
   if (r.code !== 0) throw new Error(`Failed to exec of '${argv.join(' ')}': ${r.stderr.trim()}`);
 }
 
-export const diskSetup: Module = {
+/** layout as mkpart reads it: a JS-false one is none, 'remove' in any case purges, each percent is its Number(). */
+function readLayout(layout: unknown): PartitionLayout {
+  if (!layout) return false;
+  if (layout === true) return true;
+  if (typeof layout === 'string' && layout.toLowerCase() === 'remove') return 'remove';
+  if (!Array.isArray(layout) || layout.length === 0) return { unreadable: 'Partition layout is invalid' };
+  const parts: LayoutPart[] = [];
+  for (const p of layout) {
+    if (!Array.isArray(p)) parts.push(Number(p));
+    else if (p.length !== 2) return { unreadable: `Partition was incorrectly defined: ${JSON.stringify(p)}` };
+    else parts.push([Number(p[0]), typeof p[1] === 'number' ? p[1] : String(p[1])]);
+  }
+  return parts;
+}
+
+/** disk_setup as the module reads it: each disk's definition in order; none when disk_setup is not a mapping. */
+function readDiskSetup(value: unknown): ReadonlyMap<string, DiskDefinition | NotAMapping> | undefined {
+  if (!isRecord(value)) return undefined;
+  const disks = new Map<string, DiskDefinition | NotAMapping>();
+  for (const [disk, def] of Object.entries(value)) {
+    disks.set(
+      disk,
+      isRecord(def)
+        ? {
+            tableType: typeof def.table_type === 'string' ? def.table_type : 'mbr',
+            layout: readLayout(def.layout),
+            overwrite: isTrue(def.overwrite),
+          }
+        : { notAMapping: JSON.stringify(def) },
+    );
+  }
+  return disks;
+}
+
+/** fs_setup as the module reads it: each entry in order; none when fs_setup is not a list. */
+function readFsSetup(value: unknown): ReadonlyArray<FilesystemDefinition | NotAMapping> | undefined {
+  if (!Array.isArray(value)) return undefined;
+  return value.map((def: unknown): FilesystemDefinition | NotAMapping => {
+    if (!isRecord(def)) return { notAMapping: JSON.stringify(def) };
+    const { cmd, extra_opts: opts } = def;
+    return {
+      device: typeof def.device === 'string' ? def.device : undefined,
+      label: typeof def.label === 'string' ? def.label : undefined,
+      filesystem: typeof def.filesystem === 'string' ? def.filesystem : undefined,
+      partition: String(def.partition ?? 'any'),
+      overwrite: isTrue(def.overwrite),
+      replaceFs: isTrue(def.replace_fs) ? String(def.replace_fs) : undefined,
+      cmd:
+        cmd === undefined || cmd === null || cmd === '' || (Array.isArray(cmd) && cmd.length === 0)
+          ? undefined
+          : Array.isArray(cmd)
+            ? cmd.map(String).join(' ')
+            : String(cmd),
+      extraOpts: Array.isArray(opts)
+        ? opts.map(String)
+        : typeof opts === 'string'
+          ? opts.split(/\s+/).filter(Boolean)
+          : [],
+    };
+  });
+}
+
+/** An fs_setup entry with its device looked up: '<alias>.<n>' names partition n of the alias's disk. */
+function withDevice(ctx: ModuleContext, aliases: DeviceAliases, def: FilesystemDefinition): FilesystemDefinition {
+  if (def.device === undefined) return def;
+  const m = /^(.*)\.(\d+)$/.exec(def.device);
+  if (m && !def.device.startsWith('/'))
+    return { ...def, device: aliasToDevice(ctx, aliases, m[1] as string), partition: m[2] as string };
+  return { ...def, device: aliasToDevice(ctx, aliases, def.device) };
+}
+
+export const diskSetup: Module = configModule({
   name: 'disk_setup',
   stage: 'init',
   frequency: 'once-per-instance',
   distros: 'all',
   activateBy: ['disk_setup', 'fs_setup'],
-  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-    const aliases =
-      cfg.device_aliases && typeof cfg.device_aliases === 'object' && !Array.isArray(cfg.device_aliases)
-        ? (cfg.device_aliases as Record<string, unknown>)
-        : {};
+  configKeys: {
+    // null is none, as before; any other value as given, for the schema to judge.
+    device_aliases: (aliases: unknown) => (aliases === null ? undefined : aliases),
+    // 25.1's mkpart takes float or numeric-string percents and a non-boolean overwrite, which its schema rejects.
+    disk_setup: new OwnParser(readDiskSetup),
+    // 25.1's mkfs takes a numeric partition (str() of it), which its schema's oneOf of words rejects.
+    fs_setup: new OwnParser(readFsSetup),
+  },
+  async run(ctx, cfg): Promise<void> {
+    const aliases = cfg.device_aliases ?? {};
     // Like cloud-init, a failed disk or filesystem is reported and the next one is still tried.
     const report = (what: string, err: unknown) => {
       const msg = `${what}: ${describeError(err)}`;
       ctx.recoverable('ERROR', msg);
     };
-    const ds = cfg.disk_setup;
-    if (ds && typeof ds === 'object' && !Array.isArray(ds)) {
-      for (const [disk, def] of Object.entries(ds as Record<string, unknown>)) {
-        if (!def || typeof def !== 'object' || Array.isArray(def)) {
-          ctx.log.warn(`Invalid disk definition for ${disk}`);
-          continue;
-        }
-        try {
-          await mkpart(ctx, aliasToDevice(ctx, aliases, disk), def as Record<string, unknown>);
-        } catch (err) {
-          report(`disk_setup.${disk}: Failed partitioning operation`, err);
-        }
+    for (const [disk, def] of cfg.disk_setup ?? []) {
+      if ('notAMapping' in def) {
+        ctx.log.warn(`Invalid disk definition for ${disk}`);
+        continue;
+      }
+      try {
+        await mkpart(ctx, aliasToDevice(ctx, aliases, disk), def);
+      } catch (err) {
+        report(`disk_setup.${disk}: Failed partitioning operation`, err);
       }
     }
-    const fs = cfg.fs_setup;
-    if (Array.isArray(fs)) {
-      for (const [i, def] of fs.entries()) {
-        if (!def || typeof def !== 'object' || Array.isArray(def)) {
-          ctx.log.warn(`Invalid file system definition: ${JSON.stringify(def)}`);
-          continue;
-        }
-        const d = { ...(def as Record<string, unknown>) };
-        if (typeof d.device === 'string') {
-          // 'ephemeral0.1' style names carry the partition after the dot.
-          const m = /^(.*)\.(\d+)$/.exec(d.device);
-          if (m && !d.device.startsWith('/')) {
-            d.device = aliasToDevice(ctx, aliases, m[1] as string);
-            d.partition = m[2];
-          } else d.device = aliasToDevice(ctx, aliases, d.device);
-        }
-        try {
-          await mkfs(ctx, d);
-        } catch (err) {
-          report(`fs_setup[${i}]: Failed during filesystem operation`, err);
-        }
+    for (const [i, def] of (cfg.fs_setup ?? []).entries()) {
+      if ('notAMapping' in def) {
+        ctx.log.warn(`Invalid file system definition: ${def.notAMapping}`);
+        continue;
+      }
+      try {
+        await mkfs(ctx, withDevice(ctx, aliases, def));
+      } catch (err) {
+        report(`fs_setup[${i}]: Failed during filesystem operation`, err);
       }
     }
   },
-};
+});

@@ -61,6 +61,7 @@ const TYPED_MODULES = [
   'set_passwords',
   'rh_subscription',
   'ubuntu_pro',
+  'disk_setup',
 ];
 
 /**
