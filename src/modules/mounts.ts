@@ -1,10 +1,13 @@
 // cc_mounts: adds mounts (and the ephemeral0/swap defaults) to /etc/fstab tagged comment=cloudconfig, and sets up a
 // swap file.
 import { posix } from 'node:path';
+import type { CloudConfigValue } from '../config/schema/cloud-config-types';
 import { CommandError } from '../util/command-error';
-import { cfgMap } from './support/config-values';
+import { configModule } from './support/config-module';
+import { isMapping, OwnParser } from './support/config-readers';
+import { isRecord } from './support/config-shapes';
 import { humanToBytes } from './support/human-size';
-import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
+import { type Module, type ModuleContext, ModuleError } from './module';
 import { describeError } from '../util/errors';
 
 export const MNT_COMMENT = 'comment=cloudconfig';
@@ -15,6 +18,32 @@ const MB = 2 ** 20;
 const GB = 2 ** 30;
 
 type Entry = Array<string | null>;
+
+/** device_aliases once read: an alias name to the device it names. */
+type DeviceAliases = CloudConfigValue<'device_aliases'>;
+
+/** A mounts entry that is not a list: warned about in its turn (by its Python type's name) and skipped. */
+interface NotAList {
+  readonly notAList: string;
+}
+
+/** A swap size as handle_swapcfg reads it: bytes, 'auto', or util.human2bytes's refusal (warned about in turn). */
+type SwapSize = number | 'auto' | { readonly refused: string };
+
+/** swap as handle_swapcfg reads it. */
+interface SwapFile {
+  /** filename when a string, else '/swap.img'; '' is no swap. */
+  readonly filename: string;
+  /** Undefined when size is JS-false (absent, 0, ''): no swap. A string is human2bytes of it, else its Number(). */
+  readonly size: SwapSize | undefined;
+  /** maxsize: a number, or human2bytes of a string; none for anything else. */
+  readonly maxsize: Exclude<SwapSize, 'auto'> | undefined;
+}
+
+/** A swap that is not a mapping: warned about in its turn ("input for swap config was not a dict."). */
+interface SwapNotADict {
+  readonly notADict: true;
+}
 
 function isMetaDeviceName(name: string): boolean {
   if (['ami', 'root', 'swap'].includes(name)) return true;
@@ -31,11 +60,8 @@ function expandDotted(name: string): [string, string | undefined] {
 /** The datasource's device for a meta name (EC2's block-device-mapping), as device_name_to_device does. */
 function metaDevice(ctx: ModuleContext, name: string): string | undefined {
   const bdm = ctx.instance?.metadata?.['block-device-mapping'];
-  if (bdm && typeof bdm === 'object' && !Array.isArray(bdm)) {
-    const v = (bdm as Record<string, unknown>)[name];
-    if (typeof v === 'string' && v) return v;
-  }
-  return undefined;
+  const v = isMapping(bdm) ? bdm[name] : undefined;
+  return typeof v === 'string' && v ? v : undefined;
 }
 
 async function nthPartition(ctx: ModuleContext, device: string, n: string): Promise<string | undefined> {
@@ -54,16 +80,11 @@ async function realName(ctx: ModuleContext, path: string): Promise<string> {
  * sanitize_devname: a device name, alias or meta name → an existing block device (or its first partition), else
  * undefined.
  */
-async function sanitizeDevname(
-  ctx: ModuleContext,
-  start: string,
-  aliases: Record<string, unknown>,
-): Promise<string | undefined> {
+async function sanitizeDevname(ctx: ModuleContext, start: string, aliases: DeviceAliases): Promise<string | undefined> {
   const devname = start === 'ephemeral' ? 'ephemeral0' : start;
   if (NETWORK_NAME_RE.test(start)) return start;
   let [device, part] = expandDotted(devname);
-  const alias = aliases[device];
-  if (typeof alias === 'string') device = alias;
+  device = aliases[device] ?? device;
   if (isMetaDeviceName(device)) {
     const mapped = metaDevice(ctx, device);
     if (!mapped) return undefined;
@@ -132,19 +153,26 @@ async function createSwapfile(ctx: ModuleContext, fname: string, mib: number): P
   }
 }
 
+/** SIZE in bytes, or its refusal by human2bytes thrown (handle_swapcfg warns about it). */
+function bytesOf(size: Exclude<SwapSize, 'auto'>): number {
+  if (typeof size === 'number') return size;
+  throw new Error(size.refused);
+}
+
 /** handle_swapcfg: the swap file to list in fstab (created when missing), or undefined. */
-async function handleSwapcfg(ctx: ModuleContext, swapcfg: unknown): Promise<string | undefined> {
-  if (typeof swapcfg !== 'object' || swapcfg === null || Array.isArray(swapcfg)) {
+async function handleSwapcfg(
+  ctx: ModuleContext,
+  swap: SwapFile | SwapNotADict | undefined,
+): Promise<string | undefined> {
+  if (swap !== undefined && 'notADict' in swap) {
     ctx.log.warn('input for swap config was not a dict.');
     return undefined;
   }
-  const s = swapcfg as Record<string, unknown>;
-  const fname = typeof s.filename === 'string' ? s.filename : '/swap.img';
-  const size = s.size ?? 0;
-  if (!size || !fname) {
+  if (swap?.size === undefined || !swap.filename) {
     ctx.log.debug('no need to setup swap');
     return undefined;
   }
+  const { filename: fname, size } = swap;
   if (await ctx.platform.exists(fname)) {
     const swaps = await ctx.platform.readTextIfExists('/proc/swaps');
     if (swaps === undefined) {
@@ -159,9 +187,8 @@ async function handleSwapcfg(ctx: ModuleContext, swapcfg: unknown): Promise<stri
   }
   try {
     let bytes: number;
-    const maxsize =
-      typeof s.maxsize === 'string' ? humanToBytes(s.maxsize) : typeof s.maxsize === 'number' ? s.maxsize : undefined;
-    if (String(size).toLowerCase() === 'auto') {
+    const maxsize = swap.maxsize === undefined ? undefined : bytesOf(swap.maxsize);
+    if (size === 'auto') {
       const mem = await memTotal(ctx);
       if (mem === undefined) {
         ctx.log.debug('Not creating swap: failed to read meminfo');
@@ -169,7 +196,7 @@ async function handleSwapcfg(ctx: ModuleContext, swapcfg: unknown): Promise<stri
       }
       await ctx.platform.mkdir(posix.dirname(fname));
       bytes = suggestedSwapsize(mem, maxsize, await freeBytes(ctx, posix.dirname(fname)));
-    } else bytes = typeof size === 'string' ? humanToBytes(size) : Number(size);
+    } else bytes = bytesOf(size);
     if (!bytes) {
       ctx.log.debug('Not creating swap: suggested size was 0');
       return undefined;
@@ -182,29 +209,76 @@ async function handleSwapcfg(ctx: ModuleContext, swapcfg: unknown): Promise<stri
   }
 }
 
-export const mounts: Module = {
+/**
+ * mounts as the module reads it: null is none; each entry a list whose items are str()'d (null stays: a null mount
+ * point cancels the device), or, when not a list, noted for its warning; anything but a list fails the module.
+ */
+function readMounts(value: unknown): ReadonlyArray<readonly (string | null)[] | NotAList> {
+  if (value === null) return [];
+  if (!Array.isArray(value))
+    throw new ModuleError('mounts', "'mounts' must be a list of [device, mountpoint, …] lists");
+  return value.map((m: unknown) =>
+    Array.isArray(m)
+      ? m.map((v: unknown) => (v === null || v === undefined ? null : String(v)))
+      : { notAList: m === null ? 'NoneType' : typeof m },
+  );
+}
+
+/** human2bytes of SIZE, or its refusal. */
+function humanSize(size: string): Exclude<SwapSize, 'auto'> {
+  try {
+    return humanToBytes(size);
+  } catch (err) {
+    return { refused: describeError(err) };
+  }
+}
+
+/** swap as handle_swapcfg reads it (SwapFile); null is none, as an absent swap. */
+function readSwap(value: unknown): SwapFile | SwapNotADict | undefined {
+  if (value === null) return undefined;
+  if (!isRecord(value)) return { notADict: true };
+  const { size = 0, maxsize } = value;
+  return {
+    filename: typeof value.filename === 'string' ? value.filename : '/swap.img',
+    size: !size
+      ? undefined
+      : String(size).toLowerCase() === 'auto'
+        ? 'auto'
+        : typeof size === 'string'
+          ? humanSize(size)
+          : Number(size),
+    maxsize: typeof maxsize === 'string' ? humanSize(maxsize) : typeof maxsize === 'number' ? maxsize : undefined,
+  };
+}
+
+export const mounts: Module = configModule({
   name: 'mounts',
   stage: 'init',
   frequency: 'once-per-instance',
   distros: 'all',
   activateBy: [],
-  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
+  configKeys: {
+    // 25.1 takes null items (a null mount point cancels its device) and numbers (str()'d): its schema rejects both.
+    mounts: new OwnParser(readMounts),
+    mount_default_fields: 'as-is',
+    // 25.1's human2bytes takes sizes its schema's pattern rejects ('2GB', '1048576'), and float sizes.
+    swap: new OwnParser(readSwap),
+    // null is none, as before (25.1: `if aliases:`); any other value as given, for the schema to judge.
+    device_aliases: (aliases: unknown) => (aliases === null ? undefined : aliases),
+  },
+  async run(ctx, cfg): Promise<void> {
     const usesSystemd = await ctx.platform.exists('/run/systemd/system');
     const defOpts = usesSystemd
       ? 'defaults,nofail,x-systemd.requires=cloud-init.service,_netdev'
       : 'defaults,nobootwait';
-    const rawDefvals = cfg.mount_default_fields;
-    const defvals: Entry = Array.isArray(rawDefvals)
-      ? rawDefvals.map((v) => (v === null || v === undefined ? null : String(v)))
+    const defvals: Entry = cfg.mount_default_fields
+      ? [...cfg.mount_default_fields]
       : [null, null, 'auto', defOpts, '0', '2'];
     const defmnts: Entry[] = [
       ['ephemeral0', '/mnt', 'auto', defvals[3] ?? null, '0', '2'],
       ['swap', 'none', 'swap', 'sw', '0', '0'],
     ];
-    const rawMounts = cfg.mounts ?? [];
-    if (!Array.isArray(rawMounts))
-      throw new ModuleError('mounts', "'mounts' must be a list of [device, mountpoint, …] lists");
-    const aliases = cfgMap('mounts', cfg, 'device_aliases') ?? {};
+    const aliases = cfg.device_aliases ?? {};
 
     const fstabLines: string[] = [];
     const fstabDevs = new Map<string, string>();
@@ -222,14 +296,14 @@ export const mounts: Module = {
     }
 
     const cfgmnt: Entry[] = [];
-    for (const [i, m] of rawMounts.entries()) {
-      if (!Array.isArray(m)) {
-        ctx.log.warn(`Mount option ${i + 1} not a list, got a ${m === null ? 'NoneType' : typeof m} instead`);
+    for (const [i, m] of (cfg.mounts ?? []).entries()) {
+      if ('notAList' in m) {
+        ctx.log.warn(`Mount option ${i + 1} not a list, got a ${m.notAList} instead`);
         continue;
       }
-      const entry: Entry = m.map((v) => (v === null || v === undefined ? null : String(v)));
+      const entry: Entry = [...m];
       cfgmnt.push(entry);
-      const start = String(m[0]);
+      const start = String(entry[0]);
       const sanitized = await sanitizeDevname(ctx, start, aliases);
       // As in cloud-init, an entry whose device is unknown or already in fstab is still kept as written.
       if (sanitized === undefined) {
@@ -274,7 +348,7 @@ export const mounts: Module = {
       if (x[1] === null) ctx.log.debug(`Skipping nonexistent device named ${x[0]}`);
       else actlist.push(x);
     }
-    const swap = await handleSwapcfg(ctx, cfg.swap ?? {});
+    const swap = await handleSwapcfg(ctx, cfg.swap);
     if (swap) actlist.push([swap, 'none', 'swap', 'sw', '0', '0']);
     if (actlist.length === 0) {
       ctx.log.debug('No modifications to fstab needed');
@@ -331,4 +405,4 @@ export const mounts: Module = {
         );
     }
   },
-};
+});

@@ -62,6 +62,7 @@ const TYPED_MODULES = [
   'rh_subscription',
   'ubuntu_pro',
   'disk_setup',
+  'mounts',
 ];
 
 /**
