@@ -63,6 +63,7 @@ const TYPED_MODULES = [
   'ubuntu_pro',
   'disk_setup',
   'mounts',
+  'raspberry_pi',
 ];
 
 /**
