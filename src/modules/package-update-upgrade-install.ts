@@ -3,23 +3,44 @@
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import type { DistroOps } from '../platform/linux/distro/distro';
 import { describeError } from '../util/errors';
-import { cfgBool } from './support/config-values';
+import { configModule } from './support/config-module';
+import { OwnParser } from './support/config-readers';
+import { isRecord } from './support/config-shapes';
 import { updatePackageSources } from './support/install-packages';
 import {
+  checkPackageList,
   distroManagers,
+  type PackageList,
   type PackageSpec,
+  readPackageList,
   snapInstallArgv,
   specKey,
   specText,
-  splitPackages,
 } from './support/package-managers';
-import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
+import { ModuleError, type Module, type ModuleContext } from './module';
 
 export const REBOOT_REQUIRED_FILE = '/var/run/reboot-required';
 export const REBOOT_COMMAND = ['/sbin/reboot'];
 
-function anyTrue(cfg: CloudConfig, ...keys: string[]): boolean {
-  return keys.some((k) => cfgBool(cfg, k, false));
+/** `packages` as the module reads it. */
+interface PackagesSetting {
+  /** The list as given (a non-list is a one-item list), as JSON, as the failure message quotes it. */
+  readonly json: string;
+  /** Whether it names a package at all (a plain entry, or an item of a manager's list): the module has work. */
+  readonly namesAny: boolean;
+  readonly list: PackageList;
+}
+
+/** packages as get_cfg_option_list and distro.install_packages read it: null is none, a non-list one entry. */
+function readPackages(value: unknown): PackagesSetting {
+  const listed: readonly unknown[] = Array.isArray(value) ? value : value === null ? [] : [value];
+  return {
+    json: JSON.stringify(listed),
+    namesAny: listed.some(
+      (p) => !isRecord(p) || Object.values(p).some((defs) => !Array.isArray(defs) || defs.length > 0),
+    ),
+    list: readPackageList(listed),
+  };
 }
 
 /** `packages` items: a name, or [name, version] joined as the family's package manager spells a version. */
@@ -45,13 +66,13 @@ function versionJoin(family: string): string {
 /** Where a target's snap command is (cloud-init's which('snap')). */
 const SNAP_PATHS = ['/usr/bin/snap', '/usr/local/bin/snap', '/snap/bin/snap'];
 
-function union(a: PackageSpec[], b: PackageSpec[]): PackageSpec[] {
+function union(a: readonly PackageSpec[], b: readonly PackageSpec[]): PackageSpec[] {
   const seen = new Set<string>();
   return [...a, ...b].filter((s) => !seen.has(specKey(s)) && Boolean(seen.add(specKey(s))));
 }
 
 /** Snap's install_packages: one `snap install` per package; returns the ones that failed. */
-async function snapInstall(ctx: ModuleContext, specs: PackageSpec[]): Promise<PackageSpec[]> {
+async function snapInstall(ctx: ModuleContext, specs: readonly PackageSpec[]): Promise<PackageSpec[]> {
   const failed: PackageSpec[] = [];
   for (const spec of specs) {
     const r = await ctx.platform.run(snapInstallArgv(spec), { allowFailure: true });
@@ -66,12 +87,12 @@ async function snapInstall(ctx: ModuleContext, specs: PackageSpec[]): Promise<Pa
  * ({apt: …} on the Debian family); on Ubuntu snap then takes its entries and the plain ones apt failed; a manager
  * the distro does not list installs its entries last. Throws naming every package that ended up failed.
  */
-async function installByManager(ctx: ModuleContext, ops: DistroOps, packages: unknown): Promise<void> {
-  const split = splitPackages(ctx, packages);
+async function installByManager(ctx: ModuleContext, ops: DistroOps, split: PackageList): Promise<void> {
+  checkPackageList(ctx, split);
   const managers = distroManagers(ctx);
   const join = versionJoin(ctx.distro.family);
   const failed = new Map<string, PackageSpec>();
-  const note = (specs: PackageSpec[]) => {
+  const note = (specs: readonly PackageSpec[]) => {
     for (const s of specs) failed.set(specKey(s), s);
   };
   const aptOwn = managers.includes('apt') ? (split.byManager.get('apt') ?? []) : [];
@@ -143,27 +164,29 @@ async function runLogged(
 }
 
 export function createPackageUpdateUpgradeInstallModule(deps: PackageModuleDeps): Module {
-  return {
+  return configModule({
     name: 'package_update_upgrade_install',
     stage: 'final',
     frequency: 'once-per-instance',
     distros: 'all',
     activateBy: ['apt_update', 'package_update', 'apt_upgrade', 'package_upgrade', 'packages'],
+    configKeys: {
+      apt_update: 'bool',
+      package_update: 'bool',
+      package_upgrade: 'bool',
+      apt_upgrade: 'bool',
+      apt_reboot_if_required: 'bool',
+      package_reboot_if_required: 'bool',
+      // 25.1's install_packages logs an ERROR for a manager it does not know ({pip: …}), which its schema rejects.
+      packages: new OwnParser(readPackages),
+    },
     async run(ctx, cfg): Promise<void> {
-      const update = anyTrue(cfg, 'apt_update', 'package_update');
-      const upgrade = anyTrue(cfg, 'package_upgrade', 'apt_upgrade');
-      const rebootIfRequired = anyTrue(cfg, 'apt_reboot_if_required', 'package_reboot_if_required');
-      const listed = Array.isArray(cfg.packages)
-        ? cfg.packages
-        : cfg.packages === undefined || cfg.packages === null
-          ? []
-          : [cfg.packages];
-      const pkgs = listed.flatMap((p) =>
-        typeof p === 'object' && p !== null && !Array.isArray(p)
-          ? Object.values(p as Record<string, unknown>).flat()
-          : [p],
-      );
-      if (!update && !upgrade && pkgs.length === 0) return;
+      const update = cfg.apt_update === true || cfg.package_update === true;
+      const upgrade = cfg.package_upgrade === true || cfg.apt_upgrade === true;
+      const rebootIfRequired = cfg.apt_reboot_if_required === true || cfg.package_reboot_if_required === true;
+      const packages = cfg.packages;
+      const install = packages?.namesAny === true;
+      if (!update && !upgrade && !install) return;
       const ops = await deps.distroOps(ctx);
       const errors: string[] = [];
       const attempt = async (what: string, fn: () => Promise<void>) => {
@@ -176,14 +199,11 @@ export function createPackageUpdateUpgradeInstallModule(deps: PackageModuleDeps)
       };
       await attempt('Package update failed', () => updatePackageSources(ctx, 'package_update_upgrade_install'));
       if (upgrade) await attempt('Package upgrade failed', () => runLogged(ctx, ops, 'upgrade'));
-      if (pkgs.length) {
-        await attempt(`Failed to install packages: ${JSON.stringify(listed)}`, () =>
-          installByManager(ctx, ops, cfg.packages),
-        );
-      }
+      if (packages && install)
+        await attempt(`Failed to install packages: ${packages.json}`, () => installByManager(ctx, ops, packages.list));
       const st = ctx.platform.stat ? await ctx.platform.stat(REBOOT_REQUIRED_FILE) : undefined;
       const rebootRequired = st ? st.type === 'file' : await ctx.platform.exists(REBOOT_REQUIRED_FILE);
-      if ((upgrade || pkgs.length) && rebootIfRequired && rebootRequired) {
+      if ((upgrade || install) && rebootIfRequired && rebootRequired) {
         await attempt('Requested reboot did not happen', async () => {
           ctx.log.warn(`Rebooting after upgrade or install per ${REBOOT_REQUIRED_FILE}`);
           await ctx.platform.run(REBOOT_COMMAND);
@@ -205,7 +225,7 @@ export function createPackageUpdateUpgradeInstallModule(deps: PackageModuleDeps)
         throw new ModuleError('package_update_upgrade_install', errors[errors.length - 1] as string);
       }
     },
-  };
+  });
 }
 
 export const packageUpdateUpgradeInstallModule: Module = createPackageUpdateUpgradeInstallModule({

@@ -64,6 +64,7 @@ const TYPED_MODULES = [
   'disk_setup',
   'mounts',
   'raspberry_pi',
+  'package_update_upgrade_install',
 ];
 
 /**
