@@ -268,14 +268,16 @@ export const mounts: Module = configModule({
   },
   async run(ctx, cfg): Promise<void> {
     const usesSystemd = await ctx.platform.exists('/run/systemd/system');
+    // 25.1: ordered after the network stage's unit (24.3 renamed cloud-init.service), not requiring it.
     const defOpts = usesSystemd
-      ? 'defaults,nofail,x-systemd.requires=cloud-init.service,_netdev'
+      ? 'defaults,nofail,x-systemd.after=cloud-init-network.service,_netdev'
       : 'defaults,nobootwait';
     const defvals: Entry = cfg.mount_default_fields
       ? [...cfg.mount_default_fields]
       : [null, null, 'auto', defOpts, '0', '2'];
     const defmnts: Entry[] = [
-      ['ephemeral0', '/mnt', 'auto', defvals[3] ?? null, '0', '2'],
+      // 25.1's add_default_mounts_to_cfg: the built-in options, whatever mount_default_fields says.
+      ['ephemeral0', '/mnt', 'auto', defOpts, '0', '2'],
       ['swap', 'none', 'swap', 'sw', '0', '0'],
     ];
     const aliases = cfg.device_aliases ?? {};

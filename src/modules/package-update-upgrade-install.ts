@@ -19,7 +19,8 @@ import {
 } from './support/package-managers';
 import { ModuleError, type Module, type ModuleContext } from './module';
 
-export const REBOOT_REQUIRED_FILE = '/var/run/reboot-required';
+/** The files whose presence asks for a reboot after an upgrade or install (25.1: Debian's, then Alpine's). */
+export const REBOOT_MARKERS = ['/var/run/reboot-required', '/run/reboot-needed'];
 export const REBOOT_COMMAND = ['/sbin/reboot'];
 
 /** `packages` as the module reads it. */
@@ -150,6 +151,15 @@ export interface PackageModuleDeps {
   distroOps: (ctx: ModuleContext) => Promise<DistroOps>;
 }
 
+/** The first of PATHS that is a file (os.path.isfile), or undefined. */
+async function firstFile(ctx: ModuleContext, paths: readonly string[]): Promise<string | undefined> {
+  for (const path of paths) {
+    const st = ctx.platform.stat ? await ctx.platform.stat(path) : undefined;
+    if (st ? st.type === 'file' : await ctx.platform.exists(path)) return path;
+  }
+  return undefined;
+}
+
 async function runLogged(
   ctx: ModuleContext,
   ops: DistroOps,
@@ -201,11 +211,10 @@ export function createPackageUpdateUpgradeInstallModule(deps: PackageModuleDeps)
       if (upgrade) await attempt('Package upgrade failed', () => runLogged(ctx, ops, 'upgrade'));
       if (packages && install)
         await attempt(`Failed to install packages: ${packages.json}`, () => installByManager(ctx, ops, packages.list));
-      const st = ctx.platform.stat ? await ctx.platform.stat(REBOOT_REQUIRED_FILE) : undefined;
-      const rebootRequired = st ? st.type === 'file' : await ctx.platform.exists(REBOOT_REQUIRED_FILE);
-      if ((upgrade || install) && rebootIfRequired && rebootRequired) {
+      const rebootMarker = await firstFile(ctx, REBOOT_MARKERS);
+      if ((upgrade || install) && rebootIfRequired && rebootMarker) {
         await attempt('Requested reboot did not happen', async () => {
-          ctx.log.warn(`Rebooting after upgrade or install per ${REBOOT_REQUIRED_FILE}`);
+          ctx.log.warn(`Rebooting after upgrade or install per ${rebootMarker}`);
           await ctx.platform.run(REBOOT_COMMAND);
           let wait = 1000;
           const start = Date.now();

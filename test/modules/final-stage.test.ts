@@ -247,6 +247,14 @@ test('package_update_upgrade_install: update, upgrade, install with versions, re
   await assert.rejects(mod.run(ctx2, { packages: ['vim'], package_reboot_if_required: true }), /Reboot did not happen/);
   assert.deepEqual(ctx2.commands(), ['dnf makecache', 'dnf -t -y install vim', '/sbin/reboot']);
   assert.deepEqual(sleeps, [1000, 2000, 4000, 8000, 16000, 32000]);
+  // 25.1 also reboots for Alpine's marker, /run/reboot-needed, and names the marker it found.
+  const alpineRoot = tempDir(t);
+  mkdirSync(join(alpineRoot, 'run'), { recursive: true });
+  writeFileSync(join(alpineRoot, 'run/reboot-needed'), '');
+  const alpine = dryContext(alpineRoot, { distro: { name: 'alpine', family: 'alpine', version: '3.19' } });
+  await assert.rejects(mod.run(alpine, { packages: ['vim'], package_reboot_if_required: true }), /Reboot did not/);
+  assert.equal(alpine.commands().at(-1), '/sbin/reboot');
+  assert.ok(alpine.lines.some((l) => l.includes('Rebooting after upgrade or install per /run/reboot-needed')));
   for (const [distro, expected] of [
     [
       { name: 'opensuse-leap', family: 'suse', version: '15' },

@@ -68,7 +68,7 @@ test('mounts: a null mount point cancels a device; systemd targets get the syste
   });
   assert.match(
     readFileSync(join(root, 'etc/fstab'), 'utf8'),
-    /^\/dev\/vdb1\t\/srv\tauto\tdefaults,nofail,x-systemd\.requires=cloud-init\.service,_netdev,comment=cloudconfig\t0\t2$/m,
+    /^\/dev\/vdb1\t\/srv\tauto\tdefaults,nofail,x-systemd\.after=cloud-init-network\.service,_netdev,comment=cloudconfig\t0\t2$/m,
   );
   assert.match(
     readFileSync(join(root, 'etc/fstab'), 'utf8'),
@@ -82,6 +82,15 @@ test('mounts: a null mount point cancels a device; systemd targets get the syste
   assert.match(
     readFileSync(join(root, 'etc/fstab'), 'utf8'),
     /^\/dev\/vdb1\t\/x\txfs\tnoatime,comment=cloudconfig\t0\t0$/m,
+  );
+  // The ephemeral0 default keeps the built-in options whatever mount_default_fields says (25.1's
+  // add_default_mounts_to_cfg).
+  await mounts.run(moduleContext(root, { instance: { metadata: { 'block-device-mapping': { ephemeral0: 'vdb' } } } }), {
+    mount_default_fields: [null, null, 'xfs', 'noatime', '0', '0'],
+  });
+  assert.match(
+    readFileSync(join(root, 'etc/fstab'), 'utf8'),
+    /^\/dev\/vdb1\t\/mnt\tauto\tdefaults,nofail,x-systemd\.after=cloud-init-network\.service,_netdev,comment=cloudconfig\t0\t2$/m,
   );
 });
 
