@@ -1,11 +1,14 @@
 // cc_lxd: installs lxd and the storage backend's tools, waits for lxd, then `lxd init --preseed` or `lxd init --auto`,
 // and sets up the bridge (debconf or `lxc network`).
 import { readYaml } from '../config/read-yaml';
+import { configModule } from './support/config-module';
+import { OwnParser, readConfigValue } from './support/config-readers';
 import { isRecord } from './support/config-shapes';
 import { whichInTarget } from './support/distro-facts';
 import { installPackages } from './support/install-packages';
+import { RefusedSetting } from './support/refused-setting';
 import { waitForSnapSeeded } from './support/snap-seeded';
-import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
+import { ModuleError, type Module, type ModuleContext } from './module';
 import { pyStr } from '../util/python-str';
 import { pyTruthy as truthy } from '../util/python-truthy';
 import { describeError } from '../util/errors';
@@ -32,19 +35,111 @@ function pyTypeName(v: unknown): string {
   return isRecord(v) ? 'dict' : typeof v;
 }
 
+/** lxd.init as handle_init_cfg and get_required_packages read it (a mapping with keys). */
+export interface LxdInit {
+  /** `lxd init --auto`'s options in INIT_KEYS' order: each key set to a Python-true value, with its str(). */
+  readonly options: readonly string[];
+  /** storage_backend's str() when the key is there (null too): its driver; without it a failed init is a KeyError. */
+  readonly storage_backend?: string;
+}
+
+/**
+ * The keys of lxd.bridge that bridge_to_cmd and bridge_to_debconf read, each as given: upstream takes any type there
+ * and only tests a value for truth, compares it with a string or writes its str().
+ */
+export interface LxdBridge {
+  readonly mode?: unknown;
+  readonly name?: unknown;
+  readonly mtu?: unknown;
+  readonly ipv4_address?: unknown;
+  readonly ipv4_netmask?: unknown;
+  readonly ipv4_dhcp_first?: unknown;
+  readonly ipv4_dhcp_last?: unknown;
+  readonly ipv4_dhcp_leases?: unknown;
+  readonly ipv4_nat?: unknown;
+  readonly ipv6_address?: unknown;
+  readonly ipv6_netmask?: unknown;
+  readonly ipv6_nat?: unknown;
+  readonly domain?: unknown;
+}
+
+/** lxd as handle reads it: init and bridge when Python-true (lxd init and the bridge set-up run for them). */
+export interface LxdSettings {
+  readonly init?: LxdInit;
+  readonly bridge?: LxdBridge;
+  /** The preseed for `lxd init --preseed`, '' when none. */
+  readonly preseed: string;
+}
+
+/** How the bridge is read: each key LxdBridge names as given, the others left out (upstream never reads them). */
+const BRIDGE_READERS = {
+  mode: 'as-is',
+  name: 'as-is',
+  mtu: 'as-is',
+  ipv4_address: 'as-is',
+  ipv4_netmask: 'as-is',
+  ipv4_dhcp_first: 'as-is',
+  ipv4_dhcp_last: 'as-is',
+  ipv4_dhcp_leases: 'as-is',
+  ipv4_nat: 'as-is',
+  ipv6_address: 'as-is',
+  ipv6_netmask: 'as-is',
+  ipv6_nat: 'as-is',
+  domain: 'as-is',
+} as const satisfies { readonly [K in keyof LxdBridge]-?: 'as-is' };
+
+/** lxd.init (a mapping with keys) as handle_init_cfg and get_required_packages read it. */
+function readInit(init: { readonly [key: string]: unknown }): LxdInit {
+  return {
+    options: INIT_KEYS.filter((k) => truthy(init[k])).map((k) => `--${k.replace(/_/g, '-')}=${pyStr(init[k])}`),
+    ...(Object.hasOwn(init, 'storage_backend')
+      ? { storage_backend: readConfigValue('str', init.storage_backend) as string }
+      : {}),
+  };
+}
+
+/**
+ * lxd as 25.1's handle reads it: a Python-false value skips the module and anything else but a mapping fails it;
+ * supplemental_schema_validation's errors (init or bridge no mapping, preseed no string, preseed with either) are
+ * kept to fail the module after the snap seed wait, where upstream's do.
+ */
+function readLxd(value: unknown): LxdSettings | RefusedSetting | undefined {
+  if (!truthy(value)) return undefined;
+  if (!isRecord(value))
+    throw new ModuleError(MODULE, `lxd config must be a dictionary. found a '${pyTypeName(value)}'`);
+  const init = value.init ?? {};
+  const preseed = value.preseed ?? '';
+  const bridge = value.bridge ?? {};
+  const errors: string[] = [];
+  if (!isRecord(init)) errors.push(`lxd.init config must be a dictionary. found a '${pyTypeName(init)}'`);
+  if (!isRecord(bridge)) errors.push(`lxd.bridge config must be a dictionary. found a '${pyTypeName(bridge)}'`);
+  if (typeof preseed !== 'string') errors.push(`lxd.preseed config must be a string. found a '${pyTypeName(preseed)}'`);
+  if (truthy(preseed) && (truthy(init) || truthy(bridge))) {
+    const with_ = [...(truthy(init) ? ['lxd.init'] : []), ...(truthy(bridge) ? ['lxd.bridge'] : [])];
+    errors.push(`Unable to configure LXD. lxd.preseed config can not be provided with key(s): ${with_.join(', ')}`);
+  }
+  if (errors.length > 0 || !isRecord(init) || !isRecord(bridge) || typeof preseed !== 'string')
+    return new RefusedSetting(errors.join('. '));
+  return {
+    preseed,
+    ...(truthy(init) ? { init: readInit(init) } : {}),
+    ...(truthy(bridge) ? { bridge: readConfigValue(BRIDGE_READERS, bridge) as LxdBridge } : {}),
+  };
+}
+
 /**
  * The packages cloud-init adds: lxd when missing, and the tool each requested storage driver needs (zfs, lvcreate,
  * mkfs.btrfs).
  */
 export async function requiredPackages(
   ctx: ModuleContext,
-  init: Record<string, unknown>,
+  init: LxdInit | undefined,
   preseed: string,
 ): Promise<string[]> {
   const packages: string[] = [];
   const drivers: unknown[] = [];
-  if ('storage_backend' in init) drivers.push(init.storage_backend);
-  if (preseed?.includes('storage_pools')) {
+  if (init?.storage_backend !== undefined) drivers.push(init.storage_backend);
+  if (preseed.includes('storage_pools')) {
     let parsed: unknown;
     try {
       parsed = readYaml(preseed, 'lxd.preseed');
@@ -64,7 +159,7 @@ export async function requiredPackages(
 }
 
 /** The `lxc network create` and `lxc network attach-profile` arguments for the built-in bridge (none for mode none). */
-export function bridgeCommands(bridge: Record<string, unknown>): { create?: string[]; attach?: string[] } {
+export function bridgeCommands(bridge: LxdBridge): { create?: string[]; attach?: string[] } {
   if (bridge.mode === 'none') return {};
   const name = bridge.name === undefined ? DEFAULT_NETWORK : pyStr(bridge.name);
   const attach = ['network', 'attach-profile', name, 'default', 'eth0'];
@@ -96,7 +191,7 @@ export function bridgeCommands(bridge: Record<string, unknown>): { create?: stri
 /**
  * The lxd package's debconf answers for the bridge (used when /etc/default/lxd-bridge and debconf-communicate exist).
  */
-export function bridgeDebconf(bridge: Record<string, unknown>): Array<[string, string]> {
+export function bridgeDebconf(bridge: LxdBridge): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   const set = (k: string, v: unknown) => out.push([`lxd/${k}`, v === undefined || v === null ? 'None' : pyStr(v)]);
   if (bridge.mode === 'none') {
@@ -187,35 +282,24 @@ async function cleanupDefault(
   }
 }
 
-export const lxdModule: Module = {
+export const lxdModule: Module = configModule({
   name: 'lxd',
   stage: 'final',
   frequency: 'once-per-instance',
   distros: ['ubuntu'],
   activateBy: ['lxd'],
-  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-    const lxdCfg = cfg.lxd;
-    if (!truthy(lxdCfg)) {
+  // 25.1's module takes what its schema rejects: bridge.ipv4_nat "true" (a string) and init and bridge values of any
+  // type (str()'d), a bridge without mode (its own 'invalid bridge mode' error), its own checks' words.
+  configKeys: { lxd: new OwnParser(readLxd) },
+  async run(ctx, cfg): Promise<void> {
+    const lxd = cfg.lxd;
+    if (lxd === undefined) {
       ctx.log.debug('Skipping module named lxd, not present or disabled by cfg');
       return;
     }
-    if (!isRecord(lxdCfg))
-      throw new ModuleError(MODULE, `lxd config must be a dictionary. found a '${pyTypeName(lxdCfg)}'`);
     await waitForSnapSeeded(ctx);
-    const init = lxdCfg.init ?? {};
-    const preseed = lxdCfg.preseed ?? '';
-    const bridge = lxdCfg.bridge ?? {};
-    const errors: string[] = [];
-    if (!isRecord(init)) errors.push(`lxd.init config must be a dictionary. found a '${pyTypeName(init)}'`);
-    if (!isRecord(bridge)) errors.push(`lxd.bridge config must be a dictionary. found a '${pyTypeName(bridge)}'`);
-    if (typeof preseed !== 'string')
-      errors.push(`lxd.preseed config must be a string. found a '${pyTypeName(preseed)}'`);
-    if (truthy(preseed) && (truthy(init) || truthy(bridge))) {
-      const with_ = [...(truthy(init) ? ['lxd.init'] : []), ...(truthy(bridge) ? ['lxd.bridge'] : [])];
-      errors.push(`Unable to configure LXD. lxd.preseed config can not be provided with key(s): ${with_.join(', ')}`);
-    }
-    if (errors.length > 0 || !isRecord(init) || !isRecord(bridge) || typeof preseed !== 'string')
-      throw new ModuleError(MODULE, errors.join('. '));
+    if (lxd instanceof RefusedSetting) throw new ModuleError(MODULE, lxd.message);
+    const { init, bridge, preseed } = lxd;
 
     // 25.1: lxd comes from the snap when the image has none (the failure ends the module).
     if (!(await whichInTarget(ctx.platform, 'lxd'))) {
@@ -247,16 +331,15 @@ export const lxdModule: Module = {
       return;
     }
 
-    if (truthy(init)) {
+    if (init) {
       // 25.1's handle_init_cfg: lxd init first; only when it fails with the lvm backend (LP #1982780: no thin
       // pool on a minimal image) is the pool made without a thin pool and init run again without the backend.
-      const argv = ['lxd', 'init', '--auto'];
-      for (const k of INIT_KEYS) if (truthy(init[k])) argv.push(`--${k.replace(/_/g, '-')}=${pyStr(init[k])}`);
+      const argv = ['lxd', 'init', '--auto', ...init.options];
       const first = await ctx.platform.run(argv, { allowFailure: true });
       if (first.stdout || first.stderr) await ctx.output(first.stdout + first.stderr);
       if (first.code !== 0) {
         // cloud-init reads storage_backend without a default here: a failed init without one is a KeyError.
-        if (!('storage_backend' in init))
+        if (init.storage_backend === undefined)
           throw Object.assign(new ModuleError(MODULE, "'storage_backend'"), { pythonName: 'KeyError' });
         if (init.storage_backend !== 'lvm')
           throw new ModuleError(
@@ -274,7 +357,7 @@ export const lxdModule: Module = {
       }
     }
 
-    if (!truthy(bridge)) return;
+    if (!bridge) return;
     const net = bridge.name === undefined ? DEFAULT_NETWORK : pyStr(bridge.name);
     if (
       (await ctx.platform.exists('/etc/default/lxd-bridge')) &&
@@ -292,7 +375,7 @@ export const lxdModule: Module = {
       return;
     }
     const { create, attach } = bridgeCommands(bridge);
-    await cleanupDefault(ctx, net, truthy(init), Boolean(create), Boolean(attach));
+    await cleanupDefault(ctx, net, init !== undefined, Boolean(create), Boolean(attach));
     if (create) {
       ctx.log.debug(`Creating lxd bridge: ${create.join(' ')}`);
       await mustLxc(ctx, create);
@@ -302,4 +385,4 @@ export const lxdModule: Module = {
       await mustLxc(ctx, attach);
     }
   },
-};
+});

@@ -190,6 +190,41 @@ test('lxd: bridge commands: no addresses means none; a boolean ipv4_nat does not
   assert.throws(() => bridgeCommands({ mode: null }), /invalid bridge mode "None"/);
 });
 
+test('lxd: values 25.1 takes and its schema rejects reach the module: ipv4_nat "true" turns NAT on, a numeric port and netmask are their str()', async (t) => {
+  const { root, ctx, commands } = scriptedModule(t, {}, UBUNTU);
+  putTool(root, '/usr/bin/lxd');
+  await lxdModule.run(ctx, {
+    lxd: {
+      init: { network_port: '8443', storage_backend: 'dir' },
+      bridge: { mode: 'new', name: 'br1', ipv4_address: '10.2.0.1', ipv4_netmask: '16', ipv4_nat: 'true' },
+    },
+  });
+  assert.deepEqual(commands(), [
+    'lxd waitready --timeout=300',
+    'lxd init --auto --network-port=8443 --storage-backend=dir',
+    'lxc network create br1 ipv4.address=10.2.0.1/16 ipv4.nat=true ipv6.address=none --force-local',
+    'lxc network attach-profile br1 default eth0 --force-local',
+  ]);
+});
+
+test("lxd: its own checks fail the module in its words after the snap seed wait, as 25.1's do; a mapping-less lxd before it", async (t) => {
+  const { root, ctx, commands } = scriptedModule(t, {}, UBUNTU);
+  putTool(root, '/usr/bin/snap');
+  await assert.rejects(lxdModule.run(ctx, { lxd: { init: 'dir', preseed: 5 } }), {
+    name: 'ModuleError',
+    message:
+      "lxd: lxd.init config must be a dictionary. found a 'str'. lxd.preseed config must be a string. found a 'int'. Unable to configure LXD. lxd.preseed config can not be provided with key(s): lxd.init",
+  });
+  assert.deepEqual(commands(), ['snap wait system seed.loaded']);
+  await assert.rejects(lxdModule.run(ctx, { lxd: ['x'] }), {
+    name: 'ModuleError',
+    message: "lxd: lxd config must be a dictionary. found a 'list'",
+  });
+  await lxdModule.run(ctx, { lxd: {} });
+  assert.deepEqual(commands(), ['snap wait system seed.loaded']);
+  assert.ok(ctx.lines.some((l) => l.includes('Skipping module named lxd, not present or disabled by cfg')));
+});
+
 test('lxd: with /etc/default/lxd-bridge and debconf-communicate, the bridge goes through debconf and dpkg-reconfigure', async (t) => {
   const { root, ctx, dry, commands } = scriptedModule(t, {}, UBUNTU);
   putTool(root, '/usr/bin/lxd');

@@ -65,6 +65,7 @@ const TYPED_MODULES = [
   'mounts',
   'raspberry_pi',
   'package_update_upgrade_install',
+  'lxd',
 ];
 
 /**
