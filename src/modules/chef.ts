@@ -3,12 +3,14 @@
 import { posix } from 'node:path';
 import { isRecord } from './support/config-shapes';
 import { makeHeader } from './support/cloud-header';
-import { readSystemTemplate, renderTemplateText } from './support/cloud-template';
+import { readSystemTemplate, renderTemplateText, templatesDirSetting } from './support/cloud-template';
+import { configModule } from './support/config-module';
+import { OwnParser, readConfigValue } from './support/config-readers';
 import { installPackages } from './support/install-packages';
 import { pythonJsonDumps } from './support/python-json';
-import { pyStr } from '../util/python-str';
+import { RefusedSetting } from './support/refused-setting';
 import { runInstallerScript } from './support/run-installer-script';
-import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
+import { ModuleError, type Module, type ModuleContext } from './module';
 
 const MODULE = 'chef';
 const CHEF_DIRS = [
@@ -35,7 +37,7 @@ const EXEC_DEFAULT_ARGS = ['-d', '-i', '1800', '-s', '20'];
 const RUBY_VERSION_DEFAULT = '1.8';
 
 /** The template's parameters and their defaults, in cloud-init's CHEF_RB_TPL_DEFAULTS order. */
-const TPL_DEFAULTS: Record<string, unknown> = {
+const TPL_DEFAULTS: { readonly [param: string]: string | boolean | null } = {
   ssl_verify_mode: ':verify_none',
   log_level: ':info',
   log_location: '/var/log/chef/client.log',
@@ -68,41 +70,136 @@ const TPL_KEYS = new Set([
   'chef_license',
 ]);
 
-function truthy(v: unknown): boolean {
-  return v === true || ['true', '1', 'on', 'yes'].includes(String(v).toLowerCase());
+/** A value for the template: a key's str() (get_cfg_option_str), show_time's get_cfg_option_bool, null kept. */
+type TemplateValue = string | boolean | null;
+
+/** firstboot.json's attributes: run_list, then initial_attributes' keys, as given. */
+interface ChefAttributes {
+  readonly [attribute: string]: unknown;
 }
 
-function optBool(cfg: Record<string, unknown>, key: string, dflt: boolean): boolean {
-  return key in cfg ? truthy(cfg[key]) : dflt;
+/** chef as 25.1's handle reads it (a null setting is as if absent, as kiln has read it). */
+export interface ChefSettings {
+  /** The folders to make (none given: CHEF_DIRS): a list's items or a single string. */
+  readonly directories: readonly string[];
+  readonly validation_key?: string;
+  /** A Python-true validation_cert's text ('system': the key is on disk already). */
+  readonly validation_cert?: string;
+  /** get_template_params' keys given, in their order, each as it converts it. */
+  readonly template: ReadonlyMap<string, TemplateValue>;
+  /** The other keys, which get_template_params skips (and logs), in their order. */
+  readonly notTemplate: readonly string[];
+  readonly firstboot_path?: string;
+  /** firstboot.json's attributes; an initial_attributes that is no mapping fails the module as it writes the file. */
+  readonly firstboot: ChefAttributes | RefusedSetting;
+  readonly force_install: boolean;
+  readonly exec?: boolean;
+  readonly install_type?: string;
+  readonly ruby_version?: string;
+  readonly version?: string;
+  readonly omnibus_url?: string;
+  readonly omnibus_version?: string;
+  /** A retry count that is no integer fails the module where the omnibus install reads it. */
+  readonly omnibus_url_retries?: number | RefusedSetting;
+  /** chef-client's arguments: a list's items or one string; another type is warned about when chef-client runs. */
+  readonly exec_arguments?: readonly string[] | RefusedSetting;
+  readonly delete_validation_post_exec: boolean;
 }
 
-function optStr(cfg: Record<string, unknown>, key: string, dflt?: string): string | undefined {
-  const v = cfg[key];
-  return v === undefined || v === null ? dflt : pyStr(v);
+/** get_cfg_option_str, a null as if absent. */
+function optionalStr(value: unknown): string | undefined {
+  return value === null || value === undefined ? undefined : (readConfigValue('str', value) as string);
 }
 
-/** cloud-init's get_template_params: the defaults, overridden by the known keys of the chef config. */
+/** get_cfg_option_bool of KEY of CHEF, DFLT when absent. */
+function optionalBool(chef: { readonly [key: string]: unknown }, key: string, dflt: boolean): boolean {
+  return Object.hasOwn(chef, key) ? (readConfigValue('bool', chef[key]) as boolean) : dflt;
+}
+
+/** get_template_params' conversion of a template key's VALUE. */
+function templateValue(key: string, value: unknown): TemplateValue {
+  if (value === null) return null;
+  return (BOOL_KEYS.has(key) ? readConfigValue('bool', value) : readConfigValue('str', value)) as TemplateValue;
+}
+
+/** firstboot.json's attributes: run_list, then each key of initial_attributes, which must be a mapping. */
+function readFirstboot(chef: { readonly [key: string]: unknown }): ChefAttributes | RefusedSetting {
+  const attributes: { [attribute: string]: unknown } = {};
+  if (Object.hasOwn(chef, 'run_list')) attributes.run_list = chef.run_list;
+  if (Object.hasOwn(chef, 'initial_attributes')) {
+    if (!isRecord(chef.initial_attributes)) return new RefusedSetting('chef.initial_attributes must be a mapping');
+    Object.assign(attributes, chef.initial_attributes);
+  }
+  return attributes;
+}
+
+/** omnibus_url_retries as install_chef reads it: an integer (a numeric string too), else refused. */
+function readRetries(value: unknown): number | RefusedSetting | undefined {
+  if (value === undefined || value === null) return undefined;
+  const retries = Number(value);
+  return Number.isInteger(retries)
+    ? retries
+    : new RefusedSetting(`chef.omnibus_url_retries must be an integer, not ${JSON.stringify(value)}`);
+}
+
+/** exec_arguments as run_chef reads it: a list (each item its text) or one string; another type is refused. */
+function readExecArguments(value: unknown): readonly string[] | RefusedSetting {
+  if (Array.isArray(value)) return value.map(String);
+  if (typeof value === 'string') return [value];
+  return new RefusedSetting("Unknown type provided for chef 'exec_arguments' expected list, tuple, or string");
+}
+
+/**
+ * chef as 25.1's handle reads it: a mapping (else the module fails), each setting read as handle and its helpers
+ * read it. Upstream reads keys its schema lacks (exec_arguments, delete_validation_post_exec, ruby_version, version)
+ * and any other key only to skip it; values it cannot use fail or are warned about where it uses them.
+ */
+function readChef(value: unknown): ChefSettings {
+  if (!isRecord(value)) throw new ModuleError(MODULE, `'chef' must be a mapping, not ${JSON.stringify(value)}`);
+  const dirs = value.directories;
+  const template = new Map<string, TemplateValue>();
+  const notTemplate: string[] = [];
+  for (const [key, v] of Object.entries(value)) {
+    if (TPL_KEYS.has(key)) template.set(key, templateValue(key, v));
+    else notTemplate.push(key);
+  }
+  return {
+    directories: Array.isArray(dirs) ? dirs.map(String) : typeof dirs === 'string' ? [dirs] : [],
+    ...(Object.hasOwn(value, 'validation_key')
+      ? { validation_key: readConfigValue('str', value.validation_key) as string }
+      : {}),
+    validation_cert: readConfigValue('truthy-str', value.validation_cert) as string | undefined,
+    template,
+    notTemplate,
+    firstboot_path: optionalStr(value.firstboot_path),
+    firstboot: readFirstboot(value),
+    force_install: optionalBool(value, 'force_install', false),
+    ...(Object.hasOwn(value, 'exec') ? { exec: optionalBool(value, 'exec', false) } : {}),
+    install_type: optionalStr(value.install_type),
+    ruby_version: optionalStr(value.ruby_version),
+    version: optionalStr(value.version),
+    omnibus_url: optionalStr(value.omnibus_url),
+    omnibus_version: optionalStr(value.omnibus_version),
+    omnibus_url_retries: readRetries(value.omnibus_url_retries),
+    ...(Object.hasOwn(value, 'exec_arguments') ? { exec_arguments: readExecArguments(value.exec_arguments) } : {}),
+    delete_validation_post_exec: optionalBool(value, 'delete_validation_post_exec', false),
+  };
+}
+
+/** cloud-init's get_template_params: the defaults, overridden by the template keys of the chef config. */
 export function templateParams(
   iid: string,
-  ccfg: Record<string, unknown>,
+  chef: Pick<ChefSettings, 'template' | 'notTemplate'>,
   ctx: ModuleContext,
   now = new Date(),
-): Record<string, unknown> {
-  const params: Record<string, unknown> = { ...TPL_DEFAULTS };
-  for (const [k, v] of Object.entries(ccfg)) {
-    if (!TPL_KEYS.has(k)) {
-      ctx.log.debug(`Skipping unknown chef template key '${k}'`);
-      continue;
-    }
-    params[k] = v === null ? null : BOOL_KEYS.has(k) ? truthy(v) : pyStr(v);
-  }
+): { [param: string]: TemplateValue } {
+  for (const key of chef.notTemplate) ctx.log.debug(`Skipping unknown chef template key '${key}'`);
+  const params: { [param: string]: TemplateValue } = { ...TPL_DEFAULTS, ...Object.fromEntries(chef.template) };
   for (const k of ['server_url', 'validation_name'])
-    if (!(k in ccfg)) throw new ModuleError(MODULE, `chef.${k} is required to render ${CLIENT_RB}`);
+    if (!chef.template.has(k)) throw new ModuleError(MODULE, `chef.${k} is required to render ${CLIENT_RB}`);
   params.generated_by = makeHeader(now);
-  params.node_name = optStr(ccfg, 'node_name', iid);
-  params.environment = optStr(ccfg, 'environment', '_default');
-  params.server_url = ccfg.server_url;
-  params.validation_name = ccfg.validation_name;
+  params.node_name = chef.template.get('node_name') ?? iid;
+  params.environment = chef.template.get('environment') ?? '_default';
   return params;
 }
 
@@ -113,11 +210,11 @@ async function runChecked(ctx: ModuleContext, argv: string[]): Promise<void> {
 }
 
 /** install_chef: returns whether chef-client should run afterwards. */
-async function installChef(ctx: ModuleContext, ccfg: Record<string, unknown>): Promise<boolean> {
-  const type = optStr(ccfg, 'install_type', 'packages');
+async function installChef(ctx: ModuleContext, chef: ChefSettings): Promise<boolean> {
+  const type = chef.install_type ?? 'packages';
   if (type === 'gems') {
-    const ruby = optStr(ccfg, 'ruby_version', RUBY_VERSION_DEFAULT) as string;
-    const version = optStr(ccfg, 'version');
+    const ruby = chef.ruby_version ?? RUBY_VERSION_DEFAULT;
+    const version = chef.version;
     await installPackages(ctx, MODULE, [
       `ruby${ruby}`,
       `ruby${ruby}-dev`,
@@ -137,24 +234,17 @@ async function installChef(ctx: ModuleContext, ccfg: Record<string, unknown>): P
       '/usr/bin',
       '-q',
     ]);
-    return optBool(ccfg, 'exec', true);
+    return chef.exec ?? true;
   }
   if (type === 'packages') await installPackages(ctx, MODULE, ['chef']);
   else if (type === 'omnibus') {
-    const version = optStr(ccfg, 'omnibus_version');
-    const retries =
-      ccfg.omnibus_url_retries === undefined || ccfg.omnibus_url_retries === null
-        ? OMNIBUS_URL_RETRIES
-        : Number(ccfg.omnibus_url_retries);
-    if (!Number.isInteger(retries))
-      throw new ModuleError(
-        MODULE,
-        `chef.omnibus_url_retries must be an integer, not ${JSON.stringify(ccfg.omnibus_url_retries)}`,
-      );
+    const version = chef.omnibus_version;
+    const retries = chef.omnibus_url_retries ?? OMNIBUS_URL_RETRIES;
+    if (retries instanceof RefusedSetting) throw new ModuleError(MODULE, retries.message);
     await runInstallerScript(
       ctx,
       MODULE,
-      optStr(ccfg, 'omnibus_url', OMNIBUS_URL) as string,
+      chef.omnibus_url ?? OMNIBUS_URL,
       retries,
       'chef-omnibus-install',
       version ? ['-v', version] : [],
@@ -163,7 +253,7 @@ async function installChef(ctx: ModuleContext, ccfg: Record<string, unknown>): P
     ctx.recoverable('WARNING', `Unknown chef install type '${type}'`);
     return false;
   }
-  return optBool(ccfg, 'exec', false);
+  return chef.exec ?? false;
 }
 
 /** migrate_chef_config_dirs: each entry of an old folder moved into the new one, unless the new one has it already. */
@@ -181,31 +271,29 @@ async function migrateChefDirs(ctx: ModuleContext): Promise<void> {
   }
 }
 
-export const chefModule: Module = {
+export const chefModule: Module = configModule({
   name: 'chef',
   stage: 'final',
   frequency: 'always',
   distros: 'all',
   activateBy: ['chef'],
-  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-    if (!('chef' in cfg)) {
+  // 25.1's module reads keys its schema rejects (exec_arguments, delete_validation_post_exec, ruby_version, version)
+  // and values of other types than the schema's (str()'d, or refused where it uses them).
+  configKeys: { chef: new OwnParser(readChef), system_info: templatesDirSetting },
+  async run(ctx, cfg): Promise<void> {
+    const chef = cfg.chef;
+    if (chef === undefined) {
       ctx.log.debug("Skipping module named chef, no 'chef' key in configuration");
       return;
     }
-    const ccfg = cfg.chef;
-    if (!isRecord(ccfg)) throw new ModuleError(MODULE, `'chef' must be a mapping, not ${JSON.stringify(ccfg)}`);
-    const listed = Array.isArray(ccfg.directories)
-      ? ccfg.directories.map(String)
-      : typeof ccfg.directories === 'string'
-        ? [ccfg.directories]
-        : [];
-    for (const d of [...(listed.length ? listed : CHEF_DIRS), ...REQUIRED_DIRS]) await ctx.platform.mkdir(d);
+    const dirs = chef.directories.length > 0 ? chef.directories : CHEF_DIRS;
+    for (const d of [...dirs, ...REQUIRED_DIRS]) await ctx.platform.mkdir(d);
     await migrateChefDirs(ctx);
 
-    const vkeyPath = 'validation_key' in ccfg ? pyStr(ccfg.validation_key) : VALIDATION_PEM;
-    const vcert = ccfg.validation_cert;
-    if (vcert) {
-      if (vcert !== 'system') await ctx.platform.writeFile(vkeyPath, pyStr(vcert), { mode: 0o644 });
+    const vkeyPath = chef.validation_key ?? VALIDATION_PEM;
+    const vcert = chef.validation_cert;
+    if (vcert !== undefined) {
+      if (vcert !== 'system') await ctx.platform.writeFile(vkeyPath, vcert, { mode: 0o644 });
       else if (!(await ctx.platform.exists(vkeyPath)))
         ctx.recoverable(
           'WARNING',
@@ -213,44 +301,34 @@ export const chefModule: Module = {
         );
     }
 
-    const template = await readSystemTemplate(ctx.platform, cfg, 'chef_client.rb');
+    const template = await readSystemTemplate(ctx.platform, { system_info: cfg.system_info }, 'chef_client.rb');
     if (template !== undefined) {
-      const params = templateParams(ctx.instance?.instanceId ?? '', ccfg, ctx);
+      const params = templateParams(ctx.instance?.instanceId ?? '', chef, ctx);
       for (const [k, v] of Object.entries(params))
         if (PATH_KEYS.has(k) && v) await ctx.platform.mkdir(posix.dirname(String(v)));
       await ctx.platform.writeFile(CLIENT_RB, renderTemplateText(template, params), { mode: 0o644 });
     } else ctx.recoverable('WARNING', `No template found, not rendering to ${CLIENT_RB}`);
 
-    const fbPath = optStr(ccfg, 'firstboot_path', FIRSTBOOT_PATH);
+    const fbPath = chef.firstboot_path ?? FIRSTBOOT_PATH;
     if (!fbPath) ctx.log.info('First boot path empty, not writing first boot json file');
     else {
-      const initial: Record<string, unknown> = {};
-      if ('run_list' in ccfg) initial.run_list = ccfg.run_list;
-      if ('initial_attributes' in ccfg) {
-        if (!isRecord(ccfg.initial_attributes))
-          throw new ModuleError(MODULE, 'chef.initial_attributes must be a mapping');
-        Object.assign(initial, ccfg.initial_attributes);
-      }
-      await ctx.platform.writeFile(fbPath, pythonJsonDumps(initial), { mode: 0o644 });
+      if (chef.firstboot instanceof RefusedSetting) throw new ModuleError(MODULE, chef.firstboot.message);
+      await ctx.platform.writeFile(fbPath, pythonJsonDumps(chef.firstboot), { mode: 0o644 });
     }
 
     const st = ctx.platform.stat ? await ctx.platform.stat(CHEF_EXEC) : undefined;
     const installed = st !== undefined && st.type === 'file' && (st.mode & 0o111) !== 0;
-    const run =
-      !installed || optBool(ccfg, 'force_install', false) ? await installChef(ctx, ccfg) : optBool(ccfg, 'exec', false);
+    const run = !installed || chef.force_install ? await installChef(ctx, chef) : (chef.exec ?? false);
     if (!run) return;
     ctx.log.debug('Running chef-client');
     const argv = [CHEF_EXEC];
-    const ea = ccfg.exec_arguments;
-    if (!('exec_arguments' in ccfg)) argv.push(...EXEC_DEFAULT_ARGS);
-    else if (Array.isArray(ea)) argv.push(...ea.map(String));
-    else if (typeof ea === 'string') argv.push(ea);
-    else {
-      ctx.recoverable('WARNING', "Unknown type provided for chef 'exec_arguments' expected list, tuple, or string");
+    const args = chef.exec_arguments ?? EXEC_DEFAULT_ARGS;
+    if (args instanceof RefusedSetting) {
+      ctx.recoverable('WARNING', args.message);
       argv.push(...EXEC_DEFAULT_ARGS);
-    }
+    } else argv.push(...args);
     await runChecked(ctx, argv);
-    if (optBool(ccfg, 'delete_validation_post_exec', false) && (await ctx.platform.exists(VALIDATION_PEM)))
+    if (chef.delete_validation_post_exec && (await ctx.platform.exists(VALIDATION_PEM)))
       await ctx.platform.remove(VALIDATION_PEM);
   },
-};
+});

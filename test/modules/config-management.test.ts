@@ -251,6 +251,27 @@ test('chef: validation_cert system keeps the key (a warning when absent), an ins
   assert.deepEqual(b.commands(), []);
 });
 
+test('chef: settings 25.1 reads beyond its schema, and the values it refuses only where it uses them, after the work before', async (t) => {
+  const { root, ctx, commands, text } = scriptedModule(t);
+  putFile(root, '/usr/bin/chef-client', '', 0o755);
+  await chefModule.run(ctx, { chef: { exec: 'yes', exec_arguments: 5, run_list: 'recipe[x]', other: 1 } });
+  assert.deepEqual(commands(), ['/usr/bin/chef-client -d -i 1800 -s 20']);
+  assert.ok(ctx.problems.some((p) => p.includes("Unknown type provided for chef 'exec_arguments'")));
+  assert.equal(await text('/etc/chef/firstboot.json'), '{"run_list": "recipe[x]"}');
+  const b = scriptedModule(t);
+  await assert.rejects(chefModule.run(b.ctx, { chef: { validation_cert: 'K', initial_attributes: ['a'] } }), {
+    name: 'ModuleError',
+    message: 'chef: chef.initial_attributes must be a mapping',
+  });
+  assert.equal(await b.text('/etc/chef/validation.pem'), 'K');
+  const c = scriptedModule(t);
+  await assert.rejects(
+    chefModule.run(c.ctx, { chef: { install_type: 'omnibus', omnibus_url_retries: 'many', firstboot_path: '/fb' } }),
+    { name: 'ModuleError', message: 'chef: chef.omnibus_url_retries must be an integer, not "many"' },
+  );
+  assert.equal(await c.text('/fb'), '{}');
+});
+
 test('chef: omnibus downloads the installer; with no network the module fails naming the URL, after the files were written', async (t) => {
   const { ctx } = scriptedModule(t);
   await assert.rejects(

@@ -66,6 +66,7 @@ const TYPED_MODULES = [
   'raspberry_pi',
   'package_update_upgrade_install',
   'lxd',
+  'chef',
 ];
 
 /**

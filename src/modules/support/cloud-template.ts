@@ -1,6 +1,7 @@
 // Renders cloud-init's system templates (/etc/cloud/templates/<name>.tmpl in the target) as its templater does.
 import { posix } from 'node:path';
 import { renderJinja } from '../../userdata/jinja-render';
+import { readConfigValue } from './config-readers';
 import { isRecord } from './config-shapes';
 import type { CloudConfig } from '../module';
 import { renderBasic } from './template-vars';
@@ -12,6 +13,14 @@ export function templatesDir(cfg: CloudConfig): string {
   const si = isRecord(cfg.system_info) ? cfg.system_info : {};
   const paths = isRecord(si.paths) ? si.paths : {};
   return typeof paths.templates_dir === 'string' && paths.templates_dir ? paths.templates_dir : DEFAULT_TEMPLATES_DIR;
+}
+
+/**
+ * system_info as cloud.get_template_filename reads it, for a typed module (config-module.ts): its paths.templates_dir,
+ * the rest left out; anything but a mapping is none.
+ */
+export function templatesDirSetting(value: unknown): unknown {
+  return isRecord(value) ? readConfigValue({ paths: { templates_dir: 'as-is' } }, value) : undefined;
 }
 
 /**
