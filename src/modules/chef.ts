@@ -5,7 +5,7 @@ import { isRecord } from './support/config-shapes';
 import { makeHeader } from './support/cloud-header';
 import { readSystemTemplate, renderTemplateText, templatesDirSetting } from './support/cloud-template';
 import { configModule } from './support/config-module';
-import { OwnParser, readConfigValue } from './support/config-readers';
+import { OwnParser, readConfigValue, strUnlessNull } from './support/config-readers';
 import { installPackages } from './support/install-packages';
 import { pythonJsonDumps } from './support/python-json';
 import { RefusedSetting } from './support/refused-setting';
@@ -106,11 +106,6 @@ export interface ChefSettings {
   readonly delete_validation_post_exec: boolean;
 }
 
-/** get_cfg_option_str, a null as if absent. */
-function optionalStr(value: unknown): string | undefined {
-  return value === null || value === undefined ? undefined : (readConfigValue('str', value) as string);
-}
-
 /** get_cfg_option_bool of KEY of CHEF, DFLT when absent. */
 function optionalBool(chef: { readonly [key: string]: unknown }, key: string, dflt: boolean): boolean {
   return Object.hasOwn(chef, key) ? (readConfigValue('bool', chef[key]) as boolean) : dflt;
@@ -171,15 +166,15 @@ function readChef(value: unknown): ChefSettings {
     validation_cert: readConfigValue('truthy-str', value.validation_cert) as string | undefined,
     template,
     notTemplate,
-    firstboot_path: optionalStr(value.firstboot_path),
+    firstboot_path: strUnlessNull(value.firstboot_path),
     firstboot: readFirstboot(value),
     force_install: optionalBool(value, 'force_install', false),
     ...(Object.hasOwn(value, 'exec') ? { exec: optionalBool(value, 'exec', false) } : {}),
-    install_type: optionalStr(value.install_type),
-    ruby_version: optionalStr(value.ruby_version),
-    version: optionalStr(value.version),
-    omnibus_url: optionalStr(value.omnibus_url),
-    omnibus_version: optionalStr(value.omnibus_version),
+    install_type: strUnlessNull(value.install_type),
+    ruby_version: strUnlessNull(value.ruby_version),
+    version: strUnlessNull(value.version),
+    omnibus_url: strUnlessNull(value.omnibus_url),
+    omnibus_version: strUnlessNull(value.omnibus_version),
     omnibus_url_retries: readRetries(value.omnibus_url_retries),
     ...(Object.hasOwn(value, 'exec_arguments') ? { exec_arguments: readExecArguments(value.exec_arguments) } : {}),
     delete_validation_post_exec: optionalBool(value, 'delete_validation_post_exec', false),

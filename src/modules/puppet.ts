@@ -3,31 +3,106 @@
 import { hostname } from 'node:os';
 import { posix } from 'node:path';
 import { pyyamlDump } from '../config/pyyaml-dump';
+import { configModule } from './support/config-module';
+import { OwnParser, readConfigValue, strUnlessNull } from './support/config-readers';
 import { isRecord } from './support/config-shapes';
 import { installPackages, updatePackageSources } from './support/install-packages';
 import { manageService } from './support/service-control';
 import { CommandError } from '../util/command-error';
 import { parsePyConfig, setPyOption, stringifyPyConfig } from './support/python-config-parser';
+import { RefusedSetting } from './support/refused-setting';
 import { runInstallerScript } from './support/run-installer-script';
-import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
+import { pyStr } from '../util/python-str';
+import { ModuleError, type Module, type ModuleContext } from './module';
 
 const MODULE = 'puppet';
 export const AIO_INSTALL_URL = 'https://raw.githubusercontent.com/puppetlabs/install-puppet/main/install.sh';
 const AGENT_DEFAULT_ARGS = ['--test'];
 
-/** util.get_cfg_option_bool: true, or one of cloud-init's true words. */
-function optBool(cfg: Record<string, unknown>, key: string, dflt: boolean): boolean {
-  if (!(key in cfg)) return dflt;
-  const v = cfg[key];
-  if (typeof v === 'boolean') return v;
-  return ['true', '1', 'on', 'yes'].includes(String(v).toLowerCase());
+/** A section of puppet.conf to set: each option with its value's text (certname's before %f and %i are expanded). */
+interface PuppetConfSection {
+  readonly section: string;
+  readonly options: ReadonlyArray<readonly [option: string, value: string]>;
 }
 
-/** util.get_cfg_option_str: the value as a string, DFLT when absent. */
-function optStr(cfg: Record<string, unknown>, key: string, dflt: string | undefined): string | undefined {
-  if (!(key in cfg)) return dflt;
-  const v = cfg[key];
-  return typeof v === 'string' ? v : v === null || v === undefined ? dflt : String(v);
+/** puppet.conf's ca_cert entry: the CA certificate, written to certs/ca.pem under ssl_dir. */
+interface PuppetCaCert {
+  readonly caCert: string;
+}
+
+/**
+ * puppet as 25.1's handle reads it (get_cfg_option_bool and _str, a null as if absent); each absent setting has
+ * handle's default.
+ */
+export interface PuppetSettings {
+  readonly install?: boolean;
+  readonly version?: string;
+  readonly collection?: string;
+  readonly install_type?: string;
+  readonly cleanup?: boolean;
+  readonly exec?: boolean;
+  readonly start_service?: boolean;
+  readonly aio_install_url?: string;
+  readonly package_name?: string;
+  readonly conf_file?: string;
+  readonly ssl_dir?: string;
+  readonly csr_attributes_path?: string;
+  /** puppet.conf's entries in their order; conf or a section that is not a mapping fails the module where it is set. */
+  readonly conf?: ReadonlyArray<PuppetConfSection | PuppetCaCert | RefusedSetting> | RefusedSetting;
+  /** csr_attributes.yaml's text: yaml.dump of csr_attributes as given. */
+  readonly csr_attributes?: string;
+  /** puppet agent's arguments (a list's items or a string's words); another type is warned about when it runs. */
+  readonly exec_args?: readonly string[] | RefusedSetting;
+}
+
+/** puppet.conf as handle sets it: each section name (ca_cert: the CA certificate) and its options, in order. */
+function readConf(conf: unknown): ReadonlyArray<PuppetConfSection | PuppetCaCert | RefusedSetting> | RefusedSetting {
+  if (!isRecord(conf)) return new RefusedSetting("'puppet.conf' must be a mapping of sections");
+  return Object.entries(conf).map(([section, value]) => {
+    if (section === 'ca_cert') return { caCert: String(value) };
+    if (!isRecord(value)) return new RefusedSetting(`puppet.conf.${section} must be a mapping of settings`);
+    // The option's value is written as its str(); handle replaces in certname's text.
+    const options = Object.entries(value).map(
+      ([option, v]) => [option, option === 'certname' ? String(v) : pyStr(v)] as const,
+    );
+    return { section, options };
+  });
+}
+
+/** exec_args as handle reads it: a list (each item its text) or a string's words; another type is refused. */
+function readExecArgs(value: unknown): readonly string[] | RefusedSetting {
+  if (Array.isArray(value)) return value.map(String);
+  if (typeof value === 'string') return value.split(/\s+/).filter(Boolean);
+  return new RefusedSetting("Unknown type provided for puppet 'exec_args' expected list, tuple, or string");
+}
+
+/**
+ * puppet as 25.1's handle reads it: a mapping (else the module fails) with the keys it reads. Upstream sets any
+ * section of conf (its schema only main, server, agent, user and ca_cert) and str()s values of other types; conf
+ * and exec_args it cannot use fail or are warned about where it uses them.
+ */
+function readPuppet(value: unknown): PuppetSettings {
+  if (!isRecord(value)) throw new ModuleError(MODULE, `'puppet' must be a mapping, not ${JSON.stringify(value)}`);
+  return readConfigValue(
+    {
+      install: 'bool',
+      version: strUnlessNull,
+      collection: strUnlessNull,
+      install_type: strUnlessNull,
+      cleanup: 'bool',
+      exec: 'bool',
+      start_service: 'bool',
+      aio_install_url: strUnlessNull,
+      package_name: strUnlessNull,
+      conf_file: strUnlessNull,
+      ssl_dir: strUnlessNull,
+      csr_attributes_path: strUnlessNull,
+      conf: readConf,
+      csr_attributes: (attributes: unknown) => pyyamlDump(attributes, true, 2),
+      exec_args: readExecArgs,
+    },
+    value,
+  ) as PuppetSettings;
 }
 
 async function run(ctx: ModuleContext, argv: string[]): Promise<string> {
@@ -98,32 +173,33 @@ function packageSpec(ctx: ModuleContext, name: string, version: string | undefin
   return `${name}${['debian', 'alpine'].includes(ctx.distro.family) ? '=' : '-'}${version}`;
 }
 
-export const puppetModule: Module = {
+export const puppetModule: Module = configModule({
   name: 'puppet',
   stage: 'final',
   frequency: 'once-per-instance',
   distros: 'all',
   activateBy: ['puppet'],
-  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-    if (!('puppet' in cfg)) {
+  // 25.1's module sets conf sections its schema rejects and str()s values of other types than the schema's.
+  configKeys: { puppet: new OwnParser(readPuppet) },
+  async run(ctx, cfg): Promise<void> {
+    const puppet = cfg.puppet;
+    if (puppet === undefined) {
       ctx.log.debug("Skipping module named puppet, no 'puppet' configuration found");
       return;
     }
-    const pcfg = cfg.puppet;
-    if (!isRecord(pcfg)) throw new ModuleError(MODULE, `'puppet' must be a mapping, not ${JSON.stringify(pcfg)}`);
-    const install = optBool(pcfg, 'install', true);
-    const version = optStr(pcfg, 'version', undefined);
-    const collection = optStr(pcfg, 'collection', undefined);
-    const installType = optStr(pcfg, 'install_type', 'packages') as string;
-    const cleanup = optBool(pcfg, 'cleanup', true);
-    let exec = optBool(pcfg, 'exec', false);
-    const startService = optBool(pcfg, 'start_service', true);
-    const aioUrl = optStr(pcfg, 'aio_install_url', AIO_INSTALL_URL) as string;
+    const install = puppet.install ?? true;
+    const version = puppet.version;
+    const collection = puppet.collection;
+    const installType = puppet.install_type ?? 'packages';
+    const cleanup = puppet.cleanup ?? true;
+    let exec = puppet.exec ?? false;
+    const startService = puppet.start_service ?? true;
+    const aioUrl = puppet.aio_install_url ?? AIO_INSTALL_URL;
     // AIO and distro packages keep puppet in different places and run it as different users.
     const aio = installType === 'aio';
     const puppetUser = aio ? 'root' : 'puppet';
     const bin = aio ? '/opt/puppetlabs/bin/puppet' : 'puppet';
-    const packageName = optStr(pcfg, 'package_name', aio ? 'puppet-agent' : undefined);
+    const packageName = puppet.package_name ?? (aio ? 'puppet-agent' : undefined);
 
     if (!install && version)
       ctx.recoverable('WARNING', 'Puppet install set to false but version supplied, doing nothing.');
@@ -148,13 +224,15 @@ export const puppetModule: Module = {
     }
 
     // As 22.4: puppet is asked for all three paths even when the config gives them.
-    const conf = optStr(pcfg, 'conf_file', await configValue(ctx, bin, 'config')) as string;
-    const sslDir = optStr(pcfg, 'ssl_dir', await configValue(ctx, bin, 'ssldir')) as string;
-    const csrPath = optStr(pcfg, 'csr_attributes_path', await configValue(ctx, bin, 'csr_attributes')) as string;
+    const printedConf = await configValue(ctx, bin, 'config');
+    const printedSslDir = await configValue(ctx, bin, 'ssldir');
+    const printedCsrPath = await configValue(ctx, bin, 'csr_attributes');
+    const conf = puppet.conf_file ?? printedConf;
+    const sslDir = puppet.ssl_dir ?? printedSslDir;
+    const csrPath = puppet.csr_attributes_path ?? printedCsrPath;
 
-    if ('conf' in pcfg) {
-      const sections = pcfg.conf;
-      if (!isRecord(sections)) throw new ModuleError(MODULE, "'puppet.conf' must be a mapping of sections");
+    if (puppet.conf !== undefined) {
+      if (puppet.conf instanceof RefusedSetting) throw new ModuleError(MODULE, puppet.conf.message);
       const text = await ctx.platform.readTextIfExists(conf);
       if (text === undefined) throw new ModuleError(MODULE, `cannot read ${conf}: no such file`);
       const parsed = parsePyConfig(
@@ -165,27 +243,27 @@ export const puppetModule: Module = {
           .join('\n'),
         conf,
       );
-      for (const [section, value] of Object.entries(sections)) {
-        if (section === 'ca_cert') {
+      for (const entry of puppet.conf) {
+        if (entry instanceof RefusedSetting) throw new ModuleError(MODULE, entry.message);
+        if ('caCert' in entry) {
           const certDir = posix.join(sslDir, 'certs');
           await ctx.platform.mkdir(sslDir, { mode: 0o771, owner: `${puppetUser}:root` });
           await ctx.platform.mkdir(certDir, { owner: `${puppetUser}:root` });
-          await ctx.platform.writeFile(posix.join(certDir, 'ca.pem'), String(value), {
+          await ctx.platform.writeFile(posix.join(certDir, 'ca.pem'), entry.caCert, {
             mode: 0o644,
             owner: `${puppetUser}:root`,
           });
         } else {
-          if (!isRecord(value)) throw new ModuleError(MODULE, `puppet.conf.${section} must be a mapping of settings`);
-          for (const [option, v] of Object.entries(value)) {
-            let setting: unknown = v;
+          for (const [option, value] of entry.options) {
+            let setting = value;
             if (option === 'certname') {
               const iid = ctx.instance?.instanceId ?? '';
-              setting = String(v)
+              setting = value
                 .replace(/%f/g, await fqdn(ctx))
                 .replace(/%i/g, iid)
                 .toLowerCase();
             }
-            setPyOption(MODULE, parsed, section, option, setting);
+            setPyOption(MODULE, parsed, entry.section, option, setting);
           }
         }
         // As cloud-init: the rename and the write happen once per section, so .old holds the previous section's result.
@@ -195,22 +273,19 @@ export const puppetModule: Module = {
         await ctx.platform.writeFile(conf, stringifyPyConfig(parsed), { mode: 0o644 });
       }
     }
-    if ('csr_attributes' in pcfg)
-      await ctx.platform.writeFile(csrPath, pyyamlDump(pcfg.csr_attributes, true, 2), { mode: 0o644 });
+    if (puppet.csr_attributes !== undefined)
+      await ctx.platform.writeFile(csrPath, puppet.csr_attributes, { mode: 0o644 });
     if (startService) await managePuppetServices(ctx, 'enable');
     if (exec) {
       ctx.log.debug('Running puppet-agent');
       const argv = [bin, 'agent'];
-      const ea = pcfg.exec_args;
-      if (!('exec_args' in pcfg)) argv.push(...AGENT_DEFAULT_ARGS);
-      else if (Array.isArray(ea)) argv.push(...ea.map(String));
-      else if (typeof ea === 'string') argv.push(...ea.split(/\s+/).filter(Boolean));
-      else {
-        ctx.recoverable('WARNING', "Unknown type provided for puppet 'exec_args' expected list, tuple, or string");
+      const args = puppet.exec_args ?? AGENT_DEFAULT_ARGS;
+      if (args instanceof RefusedSetting) {
+        ctx.recoverable('WARNING', args.message);
         argv.push(...AGENT_DEFAULT_ARGS);
-      }
+      } else argv.push(...args);
       await ctx.output(await run(ctx, argv));
     }
     if (startService) await managePuppetServices(ctx, 'start');
   },
-};
+});

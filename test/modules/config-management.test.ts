@@ -151,6 +151,42 @@ test('puppet: no puppet to ask for its paths fails the module, naming the comman
   assert.deepEqual(c.commands().slice(0, 1), ['dnf -t -y install puppet-agent-7']);
 });
 
+test('puppet: settings 25.1 takes beyond its schema (another conf section, a numeric version); a section that is no mapping fails the module after the sections before it, exec_args of another type is warned about', async (t) => {
+  const { root, ctx, commands, text } = scriptedModule(t, PUPPET_PATHS);
+  putFile(root, '/etc/puppet/puppet.conf', '[main]\nlogdir = /var/log/puppet\n');
+  await assert.rejects(
+    puppetModule.run(ctx, {
+      puppet: {
+        install: 'no',
+        start_service: false,
+        exec: 'yes',
+        exec_args: 5,
+        conf: { master: { storeconfigs: 1 }, agent: 'x' },
+      },
+    }),
+    { name: 'ModuleError', message: 'puppet: puppet.conf.agent must be a mapping of settings' },
+  );
+  assert.equal(
+    await text('/etc/puppet/puppet.conf'),
+    '[main]\nlogdir = /var/log/puppet\n\n[master]\nstoreconfigs = 1\n\n',
+  );
+  // Nothing ran after the refused section: no service, no agent.
+  assert.equal(commands().length, 3);
+  const b = scriptedModule(t, PUPPET_PATHS);
+  await puppetModule.run(b.ctx, { puppet: { package_name: 'puppet', version: 7, start_service: false } });
+  assert.deepEqual(b.commands(), [
+    `${APT} update`,
+    `${APT} install puppet=7`,
+    'puppet config print config',
+    'puppet config print ssldir',
+    'puppet config print csr_attributes',
+  ]);
+  const c = scriptedModule(t, PUPPET_PATHS);
+  await puppetModule.run(c.ctx, { puppet: { install: false, exec: true, exec_args: 5, start_service: false } });
+  assert.ok(c.ctx.problems.some((p) => p.includes("Unknown type provided for puppet 'exec_args'")));
+  assert.equal(c.commands().at(-1), 'puppet agent --test');
+});
+
 test("chef: folders, validation key, client.rb from Debian 13's cloud-init template and firstboot.json, then the package install", async (t) => {
   if (
     !need(

@@ -67,6 +67,7 @@ const TYPED_MODULES = [
   'package_update_upgrade_install',
   'lxd',
   'chef',
+  'puppet',
 ];
 
 /**

@@ -121,3 +121,8 @@ export function readConfigValue(reader: ConfigReader, value: unknown, warn?: Rea
       return pyTruthy(value) ? pythonStr(value) : undefined;
   }
 }
+
+/** get_cfg_option_str as kiln's chef and puppet read their options: a null is as if absent (the option's default). */
+export function strUnlessNull(value: unknown): string | undefined {
+  return value === null || value === undefined ? undefined : pythonStr(value);
+}
