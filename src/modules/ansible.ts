@@ -1,10 +1,14 @@
 // cc_ansible: installs ansible (distro package or pip, as run_user), then runs ansible-galaxy actions, ansible-pull and
 // the controller's clones and playbooks.
+import { configModule } from './support/config-module';
+import { OwnParser } from './support/config-readers';
 import { isRecord } from './support/config-shapes';
 import { whichInTarget } from './support/distro-facts';
 import { installPackages } from './support/install-packages';
+import { RefusedSetting } from './support/refused-setting';
 import { pyStr } from '../util/python-str';
-import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
+import { pyTruthy } from '../util/python-truthy';
+import { ModuleError, type Module, type ModuleContext } from './module';
 
 const MODULE = 'ansible';
 /** cloud-init runs pip with its own interpreter (sys.executable), Debian's /usr/bin/python3. */
@@ -24,12 +28,12 @@ export class AnsibleRunner {
   }
 
   /** The argv cloud-init runs for COMMAND: distro.do_as joins the words into `su`'s one shell command. */
-  argv(command: string[], cwd?: string): string[] {
-    if (!this.runUser) return command;
+  argv(command: readonly string[], cwd?: string): string[] {
+    if (!this.runUser) return [...command];
     return ['su', '-', this.runUser, '-c', `${cwd ? `cd ${cwd} && ` : ''}env PATH=$PATH ${command.join(' ')}`];
   }
 
-  async run(command: string[], cwd?: string): Promise<string> {
+  async run(command: readonly string[], cwd?: string): Promise<string> {
     const argv = this.argv(command, cwd);
     const direct = !this.runUser;
     const r = await this.ctx.platform.run(argv, {
@@ -48,8 +52,55 @@ export class AnsibleRunner {
   }
 }
 
+/** Options of a command, each key an option (--key-with-dashes=value) and its value as given. */
+interface AnsibleOptions {
+  readonly [option: string]: unknown;
+}
+
+/**
+ * ansible.pull as run_ansible_pull reads it: playbook_name (the playbook, last) and any other key an ansible-pull
+ * option, whatever its name (25.1's schema names 21).
+ */
+export interface AnsiblePullSettings extends AnsibleOptions {
+  readonly playbook_name: unknown;
+}
+
+/** An entry of setup_controller.run_ansible: the playbook, its folder and any other key an option. */
+interface AnsiblePlaybookSettings extends AnsibleOptions {
+  readonly playbook_dir: unknown;
+  readonly playbook_name: unknown;
+}
+
+/** An entry of setup_controller.repositories: the git source cloned into path. */
+interface AnsibleRepository {
+  readonly source: string;
+  readonly path: string;
+}
+
+/**
+ * ansible as 25.1's handle reads it once validate_config passed. An entry it cannot use is refused where handle
+ * reaches it, after the ones before it ran; galaxy without actions is warned about there.
+ */
+export interface AnsibleSettings {
+  readonly install_method: 'pip' | 'distro';
+  readonly package_name: string;
+  /** A run_user given as a non-empty string: pip and every command run as that user. */
+  readonly run_user?: string;
+  /** A Python-true ansible_config, its text. */
+  readonly ansible_config?: string;
+  /** galaxy's actions when galaxy is Python-true, each a command. */
+  readonly galaxy?: ReadonlyArray<readonly string[] | RefusedSetting> | RefusedSetting;
+  /** A Python-true pull. */
+  readonly pull?: AnsiblePullSettings;
+  /** A Python-true setup_controller: its clones and playbooks. */
+  readonly setup_controller?: {
+    readonly repositories: ReadonlyArray<AnsibleRepository | RefusedSetting>;
+    readonly run_ansible: ReadonlyArray<AnsiblePlaybookSettings | RefusedSetting>;
+  };
+}
+
 /** validate_config: the keys cloud-init requires before doing anything. */
-export function validateAnsibleConfig(a: Record<string, unknown>): void {
+export function validateAnsibleConfig(a: { readonly [key: string]: unknown }): void {
   for (const key of ['install_method', 'package_name'])
     if (!a[key]) throw new ModuleError(MODULE, `Missing required key '${key}' from ${JSON.stringify(a)}`);
   if (a.pull) {
@@ -71,16 +122,68 @@ export function validateAnsibleConfig(a: Record<string, unknown>): void {
 }
 
 /** filter_args: '_' becomes '-', false values are left out; true gives a bare flag. */
-export function flagArgs(cfg: Record<string, unknown>): string[] {
-  return Object.entries(cfg)
+export function flagArgs(options: AnsibleOptions): string[] {
+  return Object.entries(options)
     .filter(([, v]) => v !== false)
     .map(([k, v]) => (v === true ? `--${k.replace(/_/g, '-')}` : `--${k.replace(/_/g, '-')}=${pyStr(v)}`));
 }
 
 /** The ansible-pull argv cloud-init builds from `pull` (playbook_name last). */
-export function pullArgv(pull: Record<string, unknown>): string[] {
+export function pullArgv(pull: AnsiblePullSettings): string[] {
   const { playbook_name: playbook, ...rest } = pull;
   return ['ansible-pull', ...flagArgs(rest), pyStr(playbook)];
+}
+
+/** galaxy as ansible_galaxy reads it: its actions, each a command list; none is only warned about. */
+function readGalaxy(galaxy: unknown): ReadonlyArray<readonly string[] | RefusedSetting> | RefusedSetting {
+  const actions = isRecord(galaxy) && Array.isArray(galaxy.actions) ? galaxy.actions : [];
+  if (actions.length === 0) return new RefusedSetting(`Invalid config: ${JSON.stringify(galaxy)}`);
+  return actions.map((action: unknown) =>
+    Array.isArray(action)
+      ? action.map(String)
+      : new RefusedSetting(`ansible.galaxy.actions: each action is a command list, not ${JSON.stringify(action)}`),
+  );
+}
+
+/** A repositories entry as ansible_controller reads it: source and path (each its text), else refused. */
+function readRepository(repo: unknown): AnsibleRepository | RefusedSetting {
+  const r = isRecord(repo) ? repo : {};
+  if (r.source === undefined || r.path === undefined)
+    return new RefusedSetting('ansible.setup_controller.repositories: each entry needs source and path');
+  return { source: pyStr(r.source), path: pyStr(r.path) };
+}
+
+/** A run_ansible entry as ansible_controller reads it: a mapping with playbook_dir and playbook_name, else refused. */
+function readPlaybookRun(entry: unknown): AnsiblePlaybookSettings | RefusedSetting {
+  if (!isRecord(entry) || entry.playbook_dir === undefined || entry.playbook_name === undefined)
+    return new RefusedSetting('ansible.setup_controller.run_ansible: each entry needs playbook_dir and playbook_name');
+  return { ...entry, playbook_dir: entry.playbook_dir, playbook_name: entry.playbook_name };
+}
+
+/**
+ * ansible as 25.1's handle reads it: none or an empty mapping does nothing, anything else but a mapping fails the
+ * module, and validate_config's checks fail it before anything runs. Upstream passes every pull key to ansible-pull
+ * (and every run_ansible key to ansible-playbook) as an option, whatever its name, and str()s every value.
+ */
+function readAnsible(value: unknown): AnsibleSettings | undefined {
+  const a = value ?? {};
+  if (!isRecord(a)) throw new ModuleError(MODULE, `'ansible' must be a mapping, not ${JSON.stringify(a)}`);
+  if (Object.keys(a).length === 0) return undefined;
+  validateAnsibleConfig(a);
+  const controller = isRecord(a.setup_controller) ? a.setup_controller : {};
+  const repositories: unknown[] = Array.isArray(controller.repositories) ? controller.repositories : [];
+  const runs: unknown[] = Array.isArray(controller.run_ansible) ? controller.run_ansible : [];
+  return {
+    install_method: a.install_method === 'pip' ? 'pip' : 'distro',
+    package_name: pyStr(a.package_name),
+    ...(typeof a.run_user === 'string' && a.run_user ? { run_user: a.run_user } : {}),
+    ...(pyTruthy(a.ansible_config) ? { ansible_config: pyStr(a.ansible_config) } : {}),
+    ...(pyTruthy(a.galaxy) ? { galaxy: readGalaxy(a.galaxy) } : {}),
+    ...(pyTruthy(a.pull) && isRecord(a.pull) ? { pull: { ...a.pull, playbook_name: a.pull.playbook_name } } : {}),
+    ...(pyTruthy(a.setup_controller)
+      ? { setup_controller: { repositories: repositories.map(readRepository), run_ansible: runs.map(readPlaybookRun) } }
+      : {}),
+  };
 }
 
 function versionOf(text: string): number[] | undefined {
@@ -110,22 +213,22 @@ async function installWithPip(ctx: ModuleContext, runner: AnsibleRunner, pkg: st
   await runner.run([...cmd, pkg]);
 }
 
-export const ansibleModule: Module = {
+export const ansibleModule: Module = configModule({
   name: 'ansible',
   stage: 'final',
   frequency: 'once-per-instance',
   distros: 'all',
   activateBy: ['ansible'],
-  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-    const a = cfg.ansible ?? {};
-    if (!isRecord(a)) throw new ModuleError(MODULE, `'ansible' must be a mapping, not ${JSON.stringify(a)}`);
-    if (Object.keys(a).length === 0) return;
-    validateAnsibleConfig(a);
-    const runUser = typeof a.run_user === 'string' && a.run_user ? a.run_user : undefined;
-    const pkg = pyStr(a.package_name);
+  // 25.1's module passes pull keys its schema rejects (any name) to ansible-pull and str()s values of other types
+  // (a numeric pull timeout).
+  configKeys: { ansible: new OwnParser(readAnsible) },
+  async run(ctx, cfg): Promise<void> {
+    const a = cfg.ansible;
+    if (a === undefined) return;
+    const pkg = a.package_name;
     let runner: AnsibleRunner;
     if (a.install_method === 'pip') {
-      runner = new AnsibleRunner(ctx, runUser);
+      runner = new AnsibleRunner(ctx, a.run_user);
       // As cloud-init: the user's site folder joins PATH (its quoted -c argument makes python print nothing, so this is
       // '/bin/').
       const userBase = (await runner.run([PYTHON, '-c', "'import site; print(site.getuserbase())'"])).replace(
@@ -142,56 +245,40 @@ export const ansibleModule: Module = {
       if (!(await whichInTarget(ctx.platform, 'ansible')))
         throw new ModuleError(MODULE, 'command: ansible is not installed');
     }
-    if (a.ansible_config) runner.env[CFG_OVERRIDE] = pyStr(a.ansible_config);
+    if (a.ansible_config !== undefined) runner.env[CFG_OVERRIDE] = a.ansible_config;
 
-    if (a.galaxy) {
-      const actions = isRecord(a.galaxy) && Array.isArray(a.galaxy.actions) ? a.galaxy.actions : [];
-      if (actions.length === 0) ctx.recoverable('WARNING', `Invalid config: ${JSON.stringify(a.galaxy)}`);
-      for (const action of actions) {
-        if (!Array.isArray(action))
-          throw new ModuleError(
-            MODULE,
-            `ansible.galaxy.actions: each action is a command list, not ${JSON.stringify(action)}`,
-          );
-        await runner.run(action.map(String));
+    if (a.galaxy instanceof RefusedSetting) ctx.recoverable('WARNING', a.galaxy.message);
+    else
+      for (const action of a.galaxy ?? []) {
+        if (action instanceof RefusedSetting) throw new ModuleError(MODULE, action.message);
+        await runner.run(action);
       }
-    }
     if (a.pull) {
-      const pull = a.pull as Record<string, unknown>;
       const v = versionOf(await runner.run(['ansible-pull', '--version']));
       if (!v) ctx.recoverable('WARNING', 'Cannot parse ansible version');
-      else if (below(v, [2, 7, 0]) && pull.diff)
+      else if (below(v, [2, 7, 0]) && a.pull.diff)
         throw new ModuleError(
           MODULE,
           `Ansible version ${v.slice(0, 3).join('.')}doesn't support --diff flag, exiting.`,
         );
-      const out = await runner.run(pullArgv(pull));
+      const out = await runner.run(pullArgv(a.pull));
       if (out) await ctx.output(out);
     }
-    if (a.setup_controller) {
-      const c = a.setup_controller as Record<string, unknown>;
-      for (const repo of Array.isArray(c.repositories) ? c.repositories : []) {
-        const r = isRecord(repo) ? repo : {};
-        if (r.source === undefined || r.path === undefined)
-          throw new ModuleError(MODULE, 'ansible.setup_controller.repositories: each entry needs source and path');
-        await runner.run(['git', 'clone', pyStr(r.source), pyStr(r.path)]);
-      }
-      for (const entry of Array.isArray(c.run_ansible) ? c.run_ansible : []) {
-        if (!isRecord(entry) || entry.playbook_dir === undefined || entry.playbook_name === undefined)
-          throw new ModuleError(
-            MODULE,
-            'ansible.setup_controller.run_ansible: each entry needs playbook_dir and playbook_name',
-          );
-        const { playbook_dir: dir, playbook_name: name, ...rest } = entry;
-        const argv = [
-          'ansible-playbook',
-          pyStr(name),
-          ...Object.entries(rest)
-            .filter(([, v]) => v !== false)
-            .map(([k, v]) => `--${k.replace(/_/g, '-')}=${pyStr(v)}`),
-        ];
-        await runner.run(argv, pyStr(dir));
-      }
+    for (const repo of a.setup_controller?.repositories ?? []) {
+      if (repo instanceof RefusedSetting) throw new ModuleError(MODULE, repo.message);
+      await runner.run(['git', 'clone', repo.source, repo.path]);
+    }
+    for (const entry of a.setup_controller?.run_ansible ?? []) {
+      if (entry instanceof RefusedSetting) throw new ModuleError(MODULE, entry.message);
+      const { playbook_dir: dir, playbook_name: name, ...rest } = entry;
+      const argv = [
+        'ansible-playbook',
+        pyStr(name),
+        ...Object.entries(rest)
+          .filter(([, v]) => v !== false)
+          .map(([k, v]) => `--${k.replace(/_/g, '-')}=${pyStr(v)}`),
+      ];
+      await runner.run(argv, pyStr(dir));
     }
   },
-};
+});

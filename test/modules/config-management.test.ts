@@ -449,6 +449,40 @@ test('ansible distro: installs when missing, galaxy actions, the exact ansible-p
   ]);
 });
 
+test('ansible: pull keys 25.1 passes beyond its schema are options too; a galaxy action or controller entry it cannot use fails the module after the ones before it ran', async (t) => {
+  const { root, ctx, dry } = scriptedModule(t, {
+    'ansible-pull --version': { stdout: 'ansible-pull [core 2.14.3]\n' },
+  });
+  putFile(root, '/usr/bin/ansible', '', 0o755);
+  const base = { install_method: 'distro', package_name: 'ansible' };
+  await ansibleModule.run(ctx, {
+    ansible: {
+      ...base,
+      pull: { url: 'u', playbook_name: 'p.yml', purge: true, extra_vars: 'a=1', only_if_changed: false },
+    },
+  });
+  assert.deepEqual(
+    dry.calls.map((c) => c.command),
+    ['ansible-pull --version', 'ansible-pull --url=u --purge --extra-vars=a=1 p.yml'],
+  );
+  const b = scriptedModule(t);
+  putFile(b.root, '/usr/bin/ansible', '', 0o755);
+  await assert.rejects(
+    ansibleModule.run(b.ctx, { ansible: { ...base, galaxy: { actions: [['ansible-galaxy', 'list'], 'x'] } } }),
+    { name: 'ModuleError', message: 'ansible: ansible.galaxy.actions: each action is a command list, not "x"' },
+  );
+  assert.deepEqual(b.commands(), ['ansible-galaxy list']);
+  const c = scriptedModule(t);
+  putFile(c.root, '/usr/bin/ansible', '', 0o755);
+  await assert.rejects(
+    ansibleModule.run(c.ctx, {
+      ansible: { ...base, setup_controller: { repositories: [{ source: 's', path: '/p' }, { source: 's' }] } },
+    }),
+    /each entry needs source and path/,
+  );
+  assert.deepEqual(c.commands(), ['git clone s /p']);
+});
+
 test('ansible pip as run_user: su - user -c with PATH, --user, --break-system-packages from pip 23.0.1; a missing ansible fails', async (t) => {
   let listed = 0;
   const { ctx, dry } = scriptedModule(t, {

@@ -68,6 +68,7 @@ const TYPED_MODULES = [
   'lxd',
   'chef',
   'puppet',
+  'ansible',
 ];
 
 /**
