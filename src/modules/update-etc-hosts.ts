@@ -10,7 +10,7 @@ import { isRecord } from './support/config-shapes';
 import { isTrue } from './support/config-values';
 import { HOSTNAME_READERS, hostnameAndFqdn } from './support/hostname-facts';
 import { type Module, ModuleError } from './module';
-import { renderTemplateText } from './support/cloud-template';
+import { renderTemplateText, templatesDirSetting } from './support/cloud-template';
 import { describeError } from '../util/errors';
 
 const HOSTS = '/etc/hosts';
@@ -70,18 +70,13 @@ function manageEtcHostsSetting(value: unknown): CloudConfigValue<'manage_etc_hos
   return text === 'localhost' ? 'localhost' : false;
 }
 
-/** system_info as cloud.get_template_filename reads it (its paths.templates_dir); anything but a mapping is none. */
-function systemInfoSetting(value: unknown): unknown {
-  return isRecord(value) ? readConfigValue({ paths: { templates_dir: 'as-is' } }, value) : undefined;
-}
-
 export const updateEtcHosts: Module = configModule({
   name: 'update_etc_hosts',
   stage: 'init',
   frequency: 'always',
   distros: 'all',
   activateBy: ['manage_etc_hosts'],
-  configKeys: { manage_etc_hosts: manageEtcHostsSetting, system_info: systemInfoSetting, ...HOSTNAME_READERS },
+  configKeys: { manage_etc_hosts: manageEtcHostsSetting, system_info: templatesDirSetting, ...HOSTNAME_READERS },
   async run(ctx, cfg): Promise<void> {
     const manage = cfg.manage_etc_hosts ?? false;
     if (manage === true || manage === 'template') {
