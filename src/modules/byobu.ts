@@ -1,10 +1,13 @@
 // cc_byobu: turns byobu's launch-at-login on or off for the default user and/or system-wide (byobu_by_default).
 import { CommandError } from '../util/command-error';
 import type { Module } from './module';
+import { configModule } from './support/config-module';
+import { OwnParser } from './support/config-readers';
 import { configuredUsers } from './support/configured-users';
 import { pyStr } from '../util/python-str';
 import { whichInTarget } from './support/distro-facts';
 import { installPackages } from './support/install-packages';
+import { foldUsersConfig, usersReaders } from './support/users-readers';
 
 const VALID_VALUES = ['enable-user', 'enable-system', 'enable', 'disable-user', 'disable-system', 'disable'];
 
@@ -45,26 +48,50 @@ export function byobuScript(
   return body ? `X=0; ${body} exit $X` : undefined;
 }
 
-export const byobuModule: Module = {
+/**
+ * byobu_by_default as handle reads it: get_cfg_option_str's str() of it ('' when absent; kiln reads null as absent
+ * too). 25.1's module takes any value its schema's enum rejects: it installs byobu, warns "Unknown value", goes on.
+ */
+function byobuValue(raw: unknown): string {
+  return raw === undefined || raw === null ? '' : pyStr(raw);
+}
+
+/** The value handle acts on: 'user' and 'system' are 'enable-user' and 'enable-system'. */
+function normalisedValue(value: string): string {
+  return value === 'user' || value === 'system' ? `enable-${value}` : value;
+}
+
+/** Whether handle reads the default user for VALUE (read by byobuValue): only when it changes the user's launcher. */
+function readsUsers(value: string): boolean {
+  const v = normalisedValue(value);
+  return v !== '' && (v.endsWith('-user') || v === 'disable');
+}
+
+const USERS_READERS = usersReaders({});
+
+const typedByobu = configModule({
   name: 'byobu',
   stage: 'config',
   frequency: 'once-per-instance',
   distros: ['ubuntu', 'debian'],
   activateBy: [],
+  configKeys: {
+    // 25.1's module acts on a value its schema's enum rejects (installs byobu, warns and goes on).
+    byobu_by_default: new OwnParser((raw) => byobuValue(raw) || undefined),
+    ...USERS_READERS,
+  },
   async run(ctx, cfg): Promise<void> {
-    const raw = cfg.byobu_by_default;
-    // get_cfg_option_str: absent or null is '', anything else its Python str().
-    let value = raw === undefined || raw === null ? '' : pyStr(raw);
-    if (!value) {
+    if (cfg.byobu_by_default === undefined) {
       ctx.log.debug("Skipping module named byobu, no 'byobu' values found");
       return;
     }
     // 25.1 installs byobu first where it is missing (22.4 went straight to debconf and dpkg-reconfigure).
     if (!(await whichInTarget(ctx.platform, 'byobu'))) await installPackages(ctx, 'byobu', ['byobu']);
-    if (value === 'user' || value === 'system') value = `enable-${value}`;
+    const value = normalisedValue(cfg.byobu_by_default);
     if (!VALID_VALUES.includes(value)) ctx.log.warn(`Unknown value ${value} for byobu_by_default`);
-    const needsUser = value.endsWith('-user') || value === 'disable';
-    const defaultUser = needsUser ? configuredUsers('byobu', cfg, ctx.log).find((u) => u.isDefault)?.name : undefined;
+    const defaultUser = readsUsers(value)
+      ? configuredUsers('byobu', cfg, ctx.log).find((u) => u.isDefault)?.name
+      : undefined;
     const script = byobuScript(value, defaultUser, (m) => ctx.log.warn(m));
     if (script === undefined) return;
     ctx.log.debug(`Setting byobu to ${value}`);
@@ -74,5 +101,18 @@ export const byobuModule: Module = {
     if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
     if (r.code !== 0)
       throw new CommandError(`command '${argv.join(' ')}' exited with code ${r.code}`, { argv, code: r.code });
+  },
+});
+
+/**
+ * byobu, given the users keys only when it reads them (readsUsers), then read across keys (users-readers), so that a
+ * users key the module never reads cannot fail it.
+ */
+export const byobuModule: Module = {
+  ...typedByobu,
+  run: (ctx, cfg) => {
+    const { users, user, groups, system_info, ...rest } = cfg;
+    const reads = readsUsers(byobuValue(cfg.byobu_by_default));
+    return typedByobu.run(ctx, reads ? foldUsersConfig(cfg, (m) => ctx.log.warn(m)) : rest);
   },
 };

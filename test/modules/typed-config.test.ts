@@ -69,6 +69,7 @@ const TYPED_MODULES = [
   'chef',
   'puppet',
   'ansible',
+  'byobu',
 ];
 
 /**
