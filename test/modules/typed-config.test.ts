@@ -70,6 +70,7 @@ const TYPED_MODULES = [
   'puppet',
   'ansible',
   'byobu',
+  'mcollective',
 ];
 
 /**
