@@ -1,10 +1,12 @@
 // cc_yum_add_repo: one /etc/yum.repos.d/<id>.repo (INI, as Python's ConfigParser writes it) per `yum_repos` entry.
 import { posix } from 'node:path';
+import { configModule } from './support/config-module';
+import { OwnParser } from './support/config-readers';
 import { isRecord } from './support/config-shapes';
-import { cfgString } from './support/config-values';
 import { timeRfc2822 } from './final-message';
 import type { Module } from './module';
 
+/** _format_repo_value: booleans as 1 and 0, a list one value a line, anything else its text. */
 function formatValue(v: unknown): string {
   if (typeof v === 'boolean') return v ? '1' : '0';
   if (Array.isArray(v)) return v.map(formatValue).join('\n');
@@ -12,15 +14,41 @@ function formatValue(v: unknown): string {
   return typeof v === 'string' ? v : String(v);
 }
 
+/**
+ * One repo of yum_repos as handle reads it: its options in order, each key lower-cased, stripped and spelled with
+ * '_' for '-' (an empty key left out, a later spelling of the same key replacing its value), each value as
+ * _format_repo_value writes it.
+ */
+export type YumRepoOptions = ReadonlyMap<string, string>;
+
+/** A repo's config as handle reads it (see YumRepoOptions); one that is no mapping has no options. */
+function yumRepoOptions(raw: unknown): YumRepoOptions {
+  const options = new Map<string, string>();
+  for (const [k, v] of Object.entries(isRecord(raw) ? raw : {})) {
+    const key = k.toLowerCase().trim().replace(/-/g, '_');
+    if (key) options.set(key, formatValue(v));
+  }
+  return options;
+}
+
+/**
+ * yum_repos as handle reads it: each repo id (as written) with its options; none (the module skips) for a section
+ * that is empty or no mapping.
+ */
+function yumReposSetting(value: unknown): ReadonlyMap<string, YumRepoOptions> | undefined {
+  if (!isRecord(value) || Object.keys(value).length === 0) return undefined;
+  return new Map(Object.entries(value).map(([id, raw]) => [id, yumRepoOptions(raw)]));
+}
+
 /** `[id]` then `key = value` lines (continuation lines indented with a tab), a blank line, and cloud-init's header. */
-export function formatYumRepo(id: string, config: Record<string, unknown>, now: Date): string {
+export function formatYumRepo(id: string, options: YumRepoOptions, now: Date): string {
   const lines = [`# Created by cloud-init on ${timeRfc2822(now)}`, `[${id}]`];
-  for (const [k, v] of Object.entries(config)) lines.push(`${k} = ${formatValue(v).replace(/\n/g, '\n\t')}`);
+  for (const [k, v] of options) lines.push(`${k} = ${v.replace(/\n/g, '\n\t')}`);
   return `${lines.join('\n')}\n\n`;
 }
 
 export function createYumAddRepoModule(now: () => Date): Module {
-  return {
+  return configModule({
     name: 'yum_add_repo',
     stage: 'config',
     frequency: 'once-per-instance',
@@ -39,15 +67,20 @@ export function createYumAddRepoModule(now: () => Date): Module {
       'virtuozzo',
     ],
     activateBy: ['yum_repos'],
+    configKeys: {
+      // 25.1's module writes repo ids, option keys and values its schema rejects ('gpg-key', enabled: maybe, lists).
+      yum_repos: new OwnParser(yumReposSetting),
+      yum_repo_dir: 'str',
+    },
     async run(ctx, cfg): Promise<void> {
       const repos = cfg.yum_repos;
-      if (!isRecord(repos) || Object.keys(repos).length === 0) {
+      if (repos === undefined) {
         ctx.log.debug("Skipping module named yum_add_repo, no 'yum_repos' configuration found");
         return;
       }
-      const base = cfgString(cfg, 'yum_repo_dir') ?? '/etc/yum.repos.d/';
-      const pending = new Map<string, { path: string; config: Record<string, unknown> }>();
-      for (const [repoId, raw] of Object.entries(repos)) {
+      const base = cfg.yum_repo_dir ?? '/etc/yum.repos.d/';
+      const pending = new Map<string, { path: string; options: YumRepoOptions }>();
+      for (const [repoId, options] of repos) {
         const id = repoId.replace(/ /g, '-');
         const path = posix.join(base, `${id}.repo`);
         if (await ctx.platform.exists(path)) {
@@ -58,22 +91,17 @@ export function createYumAddRepoModule(now: () => Date): Module {
           ctx.log.info(`Skipping repo ${repoId}, file ${path} already pending!`);
           continue;
         }
-        const config: Record<string, unknown> = {};
-        for (const [k, v] of Object.entries(isRecord(raw) ? raw : {})) {
-          const key = k.toLowerCase().trim().replace(/-/g, '_');
-          if (key) config[key] = v;
-        }
-        if (!('baseurl' in config)) {
+        if (!options.has('baseurl')) {
           ctx.log.warn(`Repository ${repoId} does not contain a baseurl configuration 'required' entry`);
           ctx.log.warn(`Repository ${repoId} is missing 1 required fields, skipping!`);
           continue;
         }
-        pending.set(id, { path, config });
+        pending.set(id, { path, options });
       }
-      for (const [id, { path, config }] of pending)
-        await ctx.platform.writeFile(path, formatYumRepo(id, config, now()));
+      for (const [id, { path, options }] of pending)
+        await ctx.platform.writeFile(path, formatYumRepo(id, options, now()));
     },
-  };
+  });
 }
 
 export const yumAddRepoModule: Module = createYumAddRepoModule(() => new Date());

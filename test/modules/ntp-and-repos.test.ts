@@ -140,6 +140,20 @@ test('yum_add_repo writes one .repo per entry, skipping existing files and entri
   assert.ok(ctx.lines.some((l) => l.includes('Repository nobase is missing 1 required fields, skipping!')));
 });
 
+test("yum_add_repo writes what 25.1's schema rejects as 25.1's module does: an odd repo id, enabled: maybe, a float, null", async (t) => {
+  const root = tempDir(t);
+  const mod = createYumAddRepoModule(() => new Date(Date.UTC(2026, 0, 2, 3, 4, 5)));
+  const ctx = moduleContext(root, { distro: { name: 'rocky', family: 'redhat', version: '9' } });
+  await mod.run(ctx, {
+    yum_repo_dir: '/etc/yum.repos.d',
+    yum_repos: { 'my~repo': { baseurl: 'http://x.test/', enabled: 'maybe', Priority: 1.5, cost: null } },
+  });
+  assert.equal(
+    readFileSync(join(root, 'etc/yum.repos.d/my~repo.repo'), 'utf8'),
+    '# Created by cloud-init on Fri, 02 Jan 2026 03:04:05 +0000\n[my~repo]\nbaseurl = http://x.test/\nenabled = maybe\npriority = 1.5\ncost = None\n\n',
+  );
+});
+
 test('zypper_add_repo writes repos with enabled/autorefresh defaults and appends zypp.conf settings', async (t) => {
   const root = tempDir(t);
   putFile(root, '/etc/zypp/zypp.conf', '[main]\n');

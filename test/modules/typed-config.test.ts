@@ -71,6 +71,7 @@ const TYPED_MODULES = [
   'ansible',
   'byobu',
   'mcollective',
+  'yum_add_repo',
 ];
 
 /**
