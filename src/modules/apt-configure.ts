@@ -5,11 +5,15 @@ import type { InstanceData } from '../sources/datasource';
 import { describeError } from '../util/errors';
 import { builtinSourcesListTemplate } from './support/builtin-templates';
 import { readSystemTemplate, renderTemplateText } from './support/cloud-template';
+import type { CloudConfigValue } from '../config/schema/cloud-config-types';
+import { readingAptV3 } from './support/apt-v3-format';
+import { configModule, type ReadSlice } from './support/config-module';
+import { OwnParser } from './support/config-readers';
 import { isRecord } from './support/config-shapes';
 import { isFalse, isTrue } from './support/config-values';
 import { whichInTarget } from './support/distro-facts';
 import { updatePackageSources } from './support/install-packages';
-import { ModuleError, type CloudConfig, type Module, type ModuleContext } from './module';
+import { ModuleError, type Module, type ModuleContext } from './module';
 import { dearmorKey } from '../keys/openpgp-armor';
 import { dpkgArchitecture } from '../platform/linux/dpkg-architecture';
 import { readOsRelease } from '../platform/os-release';
@@ -32,6 +36,8 @@ const PORTS_MIRRORS = {
 };
 const EC2_AZ = /^[a-z][a-z]-(?:[a-z]+-)+[0-9][a-z]$/;
 
+export { convertToV3 } from './support/apt-v3-format';
+
 export interface AptDeps {
   /**
    * Fetches the armored key KEYID from KEYSERVER (cloud-init: gpg --recv-keys + --export --armor). Never used in tests.
@@ -43,107 +49,189 @@ export interface AptDeps {
 
 type Mirrors = Record<string, string>;
 
+/** The key of an apt mirror or source, as add_apt_key reads it. */
+interface AptKeySpec {
+  /** The armored key (its text), when given. */
+  readonly key?: string;
+  /** The key's id (its text), fetched from the keyserver when no key is given. */
+  readonly keyid?: string;
+  /** The keyserver to fetch it from, when a string (else the default one). */
+  readonly keyserver?: string;
+}
+
+/** One entry of apt.primary or apt.security, as get_arch_mirrorconfig, get_mirror and add_mirror_keys read it. */
+interface AptMirrorConfig extends AptKeySpec {
+  /** The architectures it is for ('default' for any other), each its text; none when not a list. */
+  readonly arches: readonly string[];
+  /** The mirror, when a string. */
+  readonly uri?: string;
+  /** The mirrors to search (each its text), when a list. */
+  readonly search?: readonly string[];
+  /** search_dns by is_true. */
+  readonly searchDns: boolean;
+}
+
+/** One entry of apt.sources, as add_apt_sources reads it. */
+interface AptSource extends AptKeySpec {
+  /** Its file name: filename's text, else the entry's key. */
+  readonly filename: string;
+  /** The source line (or deb822 text) to render, when a string. */
+  readonly source?: string;
+  /** Append to the file (append absent or true), else replace it. */
+  readonly append: boolean;
+}
+
+/** An apt.sources that is no mapping: add_apt_sources refuses it (unknown apt format) once it gets there. */
+interface UnknownAptSourcesFormat {
+  /** The value as JSON, for the module's error. */
+  readonly unknownFormat: string;
+}
+
+type AptProxyKey = 'proxy' | 'http_proxy' | 'ftp_proxy' | 'https_proxy';
+
+/** apt as the module reads it (after the old formats are converted: support/apt-v3-format.ts). */
+export interface AptConfig {
+  /** apt has any key at all (`if not cfg`: with none and no apt commands there is nothing to do). */
+  readonly hasKeys: boolean;
+  /** debconf_selections, when a mapping with keys: each value's text, in order. */
+  readonly debconfSelections?: ReadonlyMap<string, string>;
+  /** The mapping entries of apt.primary and apt.security (none when not a list). */
+  readonly primary: readonly AptMirrorConfig[];
+  readonly security: readonly AptMirrorConfig[];
+  /** generate_mirrorlists by is_true (Debian's patch to 25.1 reads it; upstream 25.1's schema has no such key). */
+  readonly generateMirrorlists: boolean;
+  /** preserve_sources_list not is_false (absent or null: false, as kiln reads it; the sources list is written). */
+  readonly preserveSourcesList: boolean;
+  /** sources_list, the custom template, when a string. */
+  readonly sourcesList?: string;
+  /** disable_suites' suites (each its text), when a list. */
+  readonly disableSuites?: readonly string[];
+  /** Each proxy that is set (truthy), as its text. */
+  readonly proxies: Readonly<Partial<Record<AptProxyKey, string>>>;
+  /** conf's text, when set (truthy). */
+  readonly conf?: string;
+  /** sources, when the key is present. */
+  readonly sources?: readonly AptSource[] | UnknownAptSourcesFormat;
+  /** The pattern of sources for add-apt-repository (add_apt_repo_match, else the default); none when empty. */
+  readonly addAptRepoMatch?: string;
+}
+
+/** ENT's key settings, as add_apt_key reads them. */
+function aptKeySpec(ent: { readonly [key: string]: unknown }): AptKeySpec {
+  return {
+    key: ent.key === undefined ? undefined : String(ent.key),
+    keyid: ent.keyid === undefined ? undefined : String(ent.keyid),
+    keyserver: typeof ent.keyserver === 'string' ? ent.keyserver : undefined,
+  };
+}
+
+/** apt.primary or apt.security: its mapping entries, as get_arch_mirrorconfig and add_mirror_keys read them. */
+function aptMirrorConfigs(list: unknown): AptMirrorConfig[] {
+  if (!Array.isArray(list)) return [];
+  return list.filter(isRecord).map((m) => ({
+    ...aptKeySpec(m),
+    arches: Array.isArray(m.arches) ? m.arches.map(String) : [],
+    uri: typeof m.uri === 'string' ? m.uri : undefined,
+    search: Array.isArray(m.search) ? m.search.map(String) : undefined,
+    searchDns: isTrue(m.search_dns),
+  }));
+}
+
+/** apt.sources as add_apt_sources reads it: each entry (one that is no mapping has no settings) in order. */
+function aptSources(sources: unknown): AptSource[] | UnknownAptSourcesFormat {
+  if (!isRecord(sources)) return { unknownFormat: JSON.stringify(sources) };
+  return Object.entries(sources).map(([name, raw]) => {
+    const ent = isRecord(raw) ? raw : {};
+    return {
+      ...aptKeySpec(ent),
+      filename: ent.filename === undefined ? name : String(ent.filename),
+      source: typeof ent.source === 'string' ? ent.source : undefined,
+      append: !('append' in ent) || !!ent.append,
+    };
+  });
+}
+
+/** The apt mapping APT as the module reads it (AptConfig). */
+function readAptConfig(apt: { readonly [key: string]: unknown }): AptConfig {
+  const sel = apt.debconf_selections;
+  const proxies: Partial<Record<AptProxyKey, string>> = {};
+  for (const key of ['proxy', 'http_proxy', 'ftp_proxy', 'https_proxy'] as const)
+    if (apt[key]) proxies[key] = String(apt[key]);
+  const match = apt.add_apt_repo_match ?? ADD_APT_REPO_MATCH;
+  return {
+    hasKeys: Object.keys(apt).length > 0,
+    debconfSelections:
+      isRecord(sel) && Object.keys(sel).length > 0
+        ? new Map(Object.entries(sel).map(([k, v]) => [k, String(v)]))
+        : undefined,
+    primary: aptMirrorConfigs(apt.primary),
+    security: aptMirrorConfigs(apt.security),
+    generateMirrorlists: isTrue(apt.generate_mirrorlists ?? false),
+    preserveSourcesList: !isFalse(apt.preserve_sources_list ?? false),
+    sourcesList: typeof apt.sources_list === 'string' ? apt.sources_list : undefined,
+    disableSuites: Array.isArray(apt.disable_suites) ? apt.disable_suites.map(String) : undefined,
+    proxies,
+    conf: apt.conf ? String(apt.conf) : undefined,
+    sources: 'sources' in apt ? aptSources(apt.sources) : undefined,
+    addAptRepoMatch: match ? String(match) : undefined,
+  };
+}
+
+/** apt absent or null: nothing configured. */
+const NO_APT_CONFIG = readAptConfig({});
+
+/**
+ * apt as handle reads it: null as none (kiln's reading), another value that is no mapping refused in the module's
+ * words, a mapping as the module reads it (readAptConfig).
+ */
+function aptSetting(value: unknown): AptConfig | undefined {
+  if (value === null) return undefined;
+  if (!isRecord(value))
+    throw new ModuleError(
+      MODULE,
+      `Expected dictionary for 'apt' config, found ${Array.isArray(value) ? 'list' : typeof value}`,
+    );
+  return readAptConfig(value);
+}
+
+/**
+ * fqdn as the mirror search by DNS reads it: a string; anything else is as if absent and the datasource's name is
+ * used (upstream's get_hostname_fqdn fails on it).
+ */
+function fqdnSetting(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+const APT_CONFIGURE_READERS = {
+  // Debian's 25.1 module acts on apt values 25.1's schema rejects: generate_mirrorlists, 'no', mirrors without arches.
+  apt: new OwnParser(aptSetting),
+  fqdn: fqdnSetting,
+  // package_mirrors and the templates folder.
+  system_info: 'as-is',
+} as const;
+
+/** The keys apt_configure reads, as it reads them. */
+type AptConfigureConfig = ReadSlice<typeof APT_CONFIGURE_READERS>;
+
 function defaultMirrors(arch: string): Mirrors {
   if (['amd64', 'i386'].includes(arch)) return { ...PRIMARY_ARCH_MIRRORS };
   if (['s390x', 'arm64', 'armhf', 'powerpc', 'ppc64el', 'riscv64'].includes(arch)) return { ...PORTS_MIRRORS };
   throw new ModuleError(MODULE, `No default mirror known for arch ${arch}`);
 }
 
-/** convert_to_v3_apt_format: old top-level apt_* keys and the v1 apt_sources list become `apt:`. */
-export function convertToV3(cfgIn: CloudConfig, warn: (m: string) => void): CloudConfig {
-  const cfg: CloudConfig = { ...cfgIn };
-  if (cfg.apt_sources !== undefined && cfg.apt_sources !== null) {
-    warn("DEPRECATION: 'apt_sources' deprecated config key found. Use 'apt' instead");
-    if (Array.isArray(cfg.apt_sources)) {
-      const dict: Record<string, unknown> = {};
-      let n = 0;
-      for (const ent of cfg.apt_sources) {
-        if (!isRecord(ent)) continue;
-        const key =
-          typeof ent.filename === 'string'
-            ? ent.filename
-            : n++ === 0
-              ? 'cloud_config_sources.list'
-              : `cloud_config_sources.list_${n}`;
-        dict[key] = { filename: 'cloud_config_sources.list', ...ent };
-      }
-      cfg.apt_sources = dict;
-    } else if (!isRecord(cfg.apt_sources)) throw new ModuleError(MODULE, 'unknown apt_sources format');
-  }
-  const map: Record<string, string | null> = {
-    apt_sources: 'sources',
-    apt_mirror: null,
-    apt_mirror_search: null,
-    apt_mirror_search_dns: null,
-    apt_proxy: 'proxy',
-    apt_http_proxy: 'http_proxy',
-    apt_ftp_proxy: 'https_proxy',
-    apt_https_proxy: 'ftp_proxy',
-    apt_preserve_sources_list: 'preserve_sources_list',
-    apt_custom_sources_list: 'sources_list',
-    add_apt_repo_match: 'add_apt_repo_match',
-  };
-  const present = Object.keys(map).filter((k) => k in cfg && cfg[k] !== null && cfg[k] !== '');
-  for (const k of Object.keys(map)) if (k in cfg && (cfg[k] === null || cfg[k] === '')) delete cfg[k];
-  if (present.length === 0) return cfg;
-  warn(
-    `DEPRECATION apt: converted deprecated config V2 to V3 format for keys '${present.join(', ')}'. Use updated config keys.`,
-  );
-  if (isRecord(cfg.apt)) {
-    for (const k of present) {
-      const nk = map[k];
-      const old = cfg[k];
-      delete cfg[k];
-      if (!nk || cfg.apt[nk] === undefined || cfg.apt[nk] === null) continue;
-      if (JSON.stringify(old) !== JSON.stringify(cfg.apt[nk]))
-        throw new ModuleError(MODULE, `Old and New apt format defined with unequal values for ${k}`);
-    }
-    return cfg;
-  }
-  const apt: Record<string, unknown> = {};
-  for (const k of present) {
-    const nk = map[k];
-    if (nk) apt[nk] = cfg[k];
-  }
-  const mirror: Record<string, unknown> = { arches: ['default'] };
-  let hasMirror = false;
-  for (const [ok, nk] of [
-    ['apt_mirror', 'uri'],
-    ['apt_mirror_search', 'search'],
-    ['apt_mirror_search_dns', 'search_dns'],
-  ] as const) {
-    if (cfg[ok] !== undefined) {
-      mirror[nk] = cfg[ok];
-      hasMirror = true;
-    }
-  }
-  if (hasMirror) apt.primary = [mirror];
-  for (const k of present) delete cfg[k];
-  cfg.apt = apt;
-  return cfg;
-}
-
-/** The mirror config entry for ARCH (or the 'default' one) from primary/security. */
-function archMirrorConfig(
-  apt: Record<string, unknown>,
-  type: string,
-  arch: string,
-): Record<string, unknown> | undefined {
-  const list = apt[type];
-  if (!Array.isArray(list)) return undefined;
-  let dflt: Record<string, unknown> | undefined;
+/** The mirror config entry of LIST (primary or security) for ARCH, or the 'default' one. */
+function archMirrorConfig(list: readonly AptMirrorConfig[], arch: string): AptMirrorConfig | undefined {
+  let dflt: AptMirrorConfig | undefined;
   for (const e of list) {
-    if (!isRecord(e)) continue;
-    const arches = Array.isArray(e.arches) ? e.arches.map(String) : [];
-    if (arches.includes(arch)) return e;
-    if (arches.includes('default')) dflt = e;
+    if (e.arches.includes(arch)) return e;
+    if (e.arches.includes('default')) dflt = e;
   }
   return dflt;
 }
 
-async function searchMirror(deps: AptDeps, candidates: unknown): Promise<string | undefined> {
-  if (!Array.isArray(candidates)) return undefined;
-  for (const c of candidates.map(String)) if (await deps.resolvable(c).catch(() => false)) return c;
+async function searchMirror(deps: AptDeps, candidates: readonly string[] | undefined): Promise<string | undefined> {
+  if (candidates === undefined) return undefined;
+  for (const c of candidates) if (await deps.resolvable(c).catch(() => false)) return c;
   return undefined;
 }
 
@@ -159,14 +247,14 @@ function pyPercent(tmpl: string, subst: Record<string, string>): string | undefi
 
 /** The package mirrors of system_info.package_mirrors for ARCH, with region and availability zone filled in. */
 export async function packageMirrorInfo(
-  cfg: CloudConfig,
+  cfg: { readonly system_info?: CloudConfigValue<'system_info'> },
   arch: string,
   instance: InstanceData | undefined,
   deps: AptDeps,
 ): Promise<Mirrors> {
   const si = isRecord(cfg.system_info) ? cfg.system_info : {};
   const list = Array.isArray(si.package_mirrors) ? si.package_mirrors.filter(isRecord) : [];
-  let info: Record<string, unknown> | undefined;
+  let info: { readonly [key: string]: unknown } | undefined;
   for (const item of list) {
     const arches = Array.isArray(item.arches) ? item.arches.map(String) : [];
     if (arches.includes(arch)) {
@@ -218,19 +306,19 @@ export function sanitizeMirrorUrl(url: string): string | undefined {
 
 async function findMirrors(
   ctx: ModuleContext,
-  cfg: CloudConfig,
-  apt: Record<string, unknown>,
+  cfg: AptConfigureConfig,
+  apt: AptConfig,
   arch: string,
   deps: AptDeps,
 ): Promise<Mirrors> {
   const get = async (type: 'primary' | 'security'): Promise<string | undefined> => {
-    const m = archMirrorConfig(apt, type, arch);
+    const m = archMirrorConfig(apt[type], arch);
     if (!m) return undefined;
-    if (typeof m.uri === 'string') return m.uri;
+    if (m.uri !== undefined) return m.uri;
     const found = await searchMirror(deps, m.search);
     if (found) return found;
-    if (isTrue(m.search_dns)) {
-      const fqdn = typeof cfg.fqdn === 'string' ? cfg.fqdn : (ctx.instance?.localHostname ?? '');
+    if (m.searchDns) {
+      const fqdn = cfg.fqdn ?? ctx.instance?.localHostname ?? '';
       const dom = fqdn.split('.').slice(1).join('.');
       const doms = [...(dom ? [`.${dom}`] : []), '.localdomain', ''];
       const name = type === 'primary' ? 'mirror' : 'security-mirror';
@@ -268,15 +356,15 @@ function mapKnownSuite(s: string): string {
 }
 
 /** disable_suites: comments out every line whose suite column is one of DISABLED. */
-export function disableSuites(disabled: unknown, src: string, release: string): string {
-  if (!Array.isArray(disabled) || disabled.length === 0) return src;
+export function disableSuites(disabled: readonly string[] | undefined, src: string, release: string): string {
+  if (disabled === undefined || disabled.length === 0) return src;
   if (isDeb822Sources(src))
     return disableSuitesDeb822(
-      disabled.map((d) => renderTemplateText(mapKnownSuite(String(d)), { RELEASE: release })),
+      disabled.map((d) => renderTemplateText(mapKnownSuite(d), { RELEASE: release })),
       src,
     );
   let out = src;
-  for (const raw of disabled.map(String)) {
+  for (const raw of disabled) {
     const suite = renderTemplateText(mapKnownSuite(raw), { RELEASE: release });
     out = out
       .split(/(?<=\n)/)
@@ -359,38 +447,36 @@ function disableSuitesDeb822(suites: string[], src: string): string {
 async function addAptKey(
   ctx: ModuleContext,
   deps: AptDeps,
-  ent: Record<string, unknown>,
+  spec: AptKeySpec,
   fileName: string,
   hardened: boolean,
 ): Promise<string | undefined> {
-  if (ent.keyid !== undefined && ent.key === undefined) {
-    const server = typeof ent.keyserver === 'string' ? ent.keyserver : DEFAULT_KEYSERVER;
-    ent.key = await deps.fetchKey(String(ent.keyid), server);
-  }
-  if (ent.key === undefined) return undefined;
+  let key = spec.key;
+  if (spec.keyid !== undefined && key === undefined)
+    key = await deps.fetchKey(spec.keyid, spec.keyserver ?? DEFAULT_KEYSERVER);
+  if (key === undefined) return undefined;
   const name = posix.basename(fileName).replace(/\.[^.]*$/, '');
   const dir = hardened ? CLOUD_INIT_GPG_DIR : APT_TRUSTED_GPG_DIR;
   const path = `${dir}${name}.gpg`;
-  await ctx.platform.writeFile(path, dearmorKey(String(ent.key), MODULE, `key for ${fileName}`), { mode: 0o644 });
+  await ctx.platform.writeFile(path, dearmorKey(key, MODULE, `key for ${fileName}`), { mode: 0o644 });
   return path;
 }
 
-async function applyDebconfSelections(ctx: ModuleContext, apt: Record<string, unknown>): Promise<void> {
-  const sel = apt.debconf_selections;
-  if (!isRecord(sel) || Object.keys(sel).length === 0) {
+async function applyDebconfSelections(ctx: ModuleContext, apt: AptConfig): Promise<void> {
+  const sel = apt.debconfSelections;
+  if (sel === undefined) {
     ctx.log.debug('debconf_selections was not set in config');
     return;
   }
-  let selections = Object.keys(sel)
+  let selections = [...sel.keys()]
     .sort()
-    .map((k) => String(sel[k]))
+    .map((k) => sel.get(k))
     .join('\n');
   if (!selections.endsWith('\n')) selections += '\n';
   await ctx.platform.run(['debconf-set-selections'], { input: selections });
   const configured = new Set<string>();
-  for (const content of Object.values(sel)) {
-    for (const line of String(content).split('\n'))
-      if (!line.startsWith('#')) configured.add(line.replace(/[:\s].*/, ''));
+  for (const content of sel.values()) {
+    for (const line of content.split('\n')) if (!line.startsWith('#')) configured.add(line.replace(/[:\s].*/, ''));
   }
   const listed = await ctx.platform.run(['dpkg-query', '--list']);
   const installed = new Set<string>();
@@ -413,7 +499,7 @@ async function applyDebconfSelections(ctx: ModuleContext, apt: Record<string, un
   }
 }
 
-async function applyAptConfig(ctx: ModuleContext, apt: Record<string, unknown>): Promise<void> {
+async function applyAptConfig(ctx: ModuleContext, apt: AptConfig): Promise<void> {
   const proxies = (
     [
       ['proxy', 'Acquire::http::Proxy "%s";'],
@@ -421,12 +507,13 @@ async function applyAptConfig(ctx: ModuleContext, apt: Record<string, unknown>):
       ['ftp_proxy', 'Acquire::ftp::Proxy "%s";'],
       ['https_proxy', 'Acquire::https::Proxy "%s";'],
     ] as const
-  )
-    .filter(([k]) => apt[k])
-    .map(([k, fmt]) => fmt.replace('%s', String(apt[k])));
+  ).flatMap(([k, fmt]) => {
+    const proxy = apt.proxies[k];
+    return proxy === undefined ? [] : [fmt.replace('%s', proxy)];
+  });
   if (proxies.length) await ctx.platform.writeFile(APT_PROXY_FILE, `${proxies.join('\n')}\n`);
   else if (await ctx.platform.exists(APT_PROXY_FILE)) await ctx.platform.remove(APT_PROXY_FILE);
-  if (apt.conf) await ctx.platform.writeFile(APT_CONFIG_FILE, String(apt.conf));
+  if (apt.conf !== undefined) await ctx.platform.writeFile(APT_CONFIG_FILE, apt.conf);
   else if (await ctx.platform.exists(APT_CONFIG_FILE)) await ctx.platform.remove(APT_CONFIG_FILE);
 }
 
@@ -465,25 +552,26 @@ export function isDeb822Sources(text: string): boolean {
 
 async function generateSourcesList(
   ctx: ModuleContext,
-  cfg: CloudConfig,
-  apt: Record<string, unknown>,
+  cfg: AptConfigureConfig,
+  apt: AptConfig,
   release: string,
   mirrors: Mirrors,
 ): Promise<void> {
-  const params: Record<string, unknown> = { RELEASE: release, codename: release };
+  const params: Record<string, string> = { RELEASE: release, codename: release };
   for (const [k, v] of Object.entries(mirrors)) {
     params[k] = v;
     params[k.toLowerCase()] = v;
   }
   const distro = ctx.distro.name;
-  let tmpl = typeof apt.sources_list === 'string' ? apt.sources_list : undefined;
+  let tmpl = apt.sourcesList;
   if (tmpl === undefined) {
     ctx.log.info('No custom template provided, fall back to builtin');
+    const templates = { system_info: cfg.system_info };
     // A deb822 template (newer cloud-init ships sources.list.<distro>.deb822.tmpl) wins when the target has one.
     tmpl =
-      (await readSystemTemplate(ctx.platform, cfg, `sources.list.${distro}.deb822`)) ??
-      (await readSystemTemplate(ctx.platform, cfg, `sources.list.${distro}`)) ??
-      (await readSystemTemplate(ctx.platform, cfg, 'sources.list'));
+      (await readSystemTemplate(ctx.platform, templates, `sources.list.${distro}.deb822`)) ??
+      (await readSystemTemplate(ctx.platform, templates, `sources.list.${distro}`)) ??
+      (await readSystemTemplate(ctx.platform, templates, 'sources.list'));
     // An image with kiln but without cloud-init's package has no templates: kiln's own keeps the boot clean.
     if (tmpl === undefined) {
       tmpl = builtinSourcesListTemplate(distro);
@@ -495,7 +583,7 @@ async function generateSourcesList(
       return;
     }
   }
-  const rendered = disableSuites(apt.disable_suites, renderTemplateText(tmpl, params), release);
+  const rendered = disableSuites(apt.disableSuites, renderTemplateText(tmpl, params), release);
   if (!isDeb822Sources(rendered)) {
     await ctx.platform.writeFile('/etc/apt/sources.list', rendered, { mode: 0o644 });
     return;
@@ -519,16 +607,14 @@ async function generateSourcesList(
 async function addAptSources(
   ctx: ModuleContext,
   deps: AptDeps,
-  sources: unknown,
-  params: Record<string, unknown>,
+  sources: readonly AptSource[] | UnknownAptSourcesFormat,
+  params: Record<string, string>,
   matcher: RegExp | undefined,
 ): Promise<void> {
-  if (!isRecord(sources)) throw new ModuleError(MODULE, `unknown apt format: ${JSON.stringify(sources)}`);
-  for (const [key, raw] of Object.entries(sources)) {
-    const ent: Record<string, unknown> = isRecord(raw) ? { ...raw } : {};
-    if (ent.filename === undefined) ent.filename = key;
-    let filename = String(ent.filename);
-    const source = typeof ent.source === 'string' ? ent.source : undefined;
+  if ('unknownFormat' in sources) throw new ModuleError(MODULE, `unknown apt format: ${sources.unknownFormat}`);
+  for (const ent of sources) {
+    let filename = ent.filename;
+    const source = ent.source;
     if (source?.includes('$KEY_FILE')) {
       const keyFile = await addAptKey(ctx, deps, ent, filename, true);
       params.KEY_FILE = keyFile ?? '/dev/null';
@@ -542,69 +628,62 @@ async function addAptSources(
       await ctx.platform.run(['add-apt-repository', '--no-update', rendered]);
       continue;
     }
-    const append = !('append' in ent) || !!ent.append;
-    await ctx.platform.writeFile(filename, `${rendered}\n`, { append });
+    await ctx.platform.writeFile(filename, `${rendered}\n`, { append: ent.append });
   }
   // 25.1 refreshes the index after adding sources whatever ran before (force=True: no update_sources semaphore).
   await updatePackageSources(ctx, MODULE, { force: true });
 }
 
 export function createAptConfigureModule(deps: AptDeps): Module {
-  return {
-    name: 'apt_configure',
-    stage: 'config',
-    frequency: 'once-per-instance',
-    distros: ['ubuntu', 'debian'],
-    activateBy: [],
-    async run(ctx, cfgIn): Promise<void> {
-      const cfg = convertToV3(cfgIn, (m) => ctx.log.warn(m));
-      const apt = cfg.apt ?? {};
-      if (!isRecord(apt))
-        throw new ModuleError(
-          MODULE,
-          `Expected dictionary for 'apt' config, found ${Array.isArray(apt) ? 'list' : typeof apt}`,
-        );
-      await applyDebconfSelections(ctx, apt);
-      if (
-        Object.keys(apt).length === 0 &&
-        !(await whichInTarget(ctx.platform, 'apt-get')) &&
-        !(await whichInTarget(ctx.platform, 'apt'))
-      ) {
-        ctx.log.debug('Nothing to do: No apt config and no apt commands.');
-        return;
-      }
-      const release = await codename(ctx);
-      const arch = await dpkgArchitecture(ctx.platform);
-      const mirrors = await findMirrors(ctx, cfg, apt, arch, deps);
-      ctx.log.debug(`Apt Mirror info: ${JSON.stringify(mirrors)}`);
-      if (isTrue(apt.generate_mirrorlists ?? false)) {
-        await ctx.platform.writeFile(`/etc/apt/mirrors/${ctx.distro.name}.list`, `${mirrors.PRIMARY}\n`, {
-          mode: 0o644,
-        });
-        await ctx.platform.writeFile(`/etc/apt/mirrors/${ctx.distro.name}-security.list`, `${mirrors.SECURITY}\n`, {
-          mode: 0o644,
-        });
-      } else if (isFalse(apt.preserve_sources_list ?? false)) {
-        for (const type of ['primary', 'security']) {
-          const list = Array.isArray(apt[type]) ? (apt[type] as unknown[]) : [];
-          for (const m of list) if (isRecord(m)) await addAptKey(ctx, deps, { ...m }, type, false);
+  return readingAptV3(
+    configModule({
+      name: 'apt_configure',
+      stage: 'config',
+      frequency: 'once-per-instance',
+      distros: ['ubuntu', 'debian'],
+      activateBy: [],
+      configKeys: APT_CONFIGURE_READERS,
+      async run(ctx, cfg): Promise<void> {
+        const apt = cfg.apt ?? NO_APT_CONFIG;
+        await applyDebconfSelections(ctx, apt);
+        if (
+          !apt.hasKeys &&
+          !(await whichInTarget(ctx.platform, 'apt-get')) &&
+          !(await whichInTarget(ctx.platform, 'apt'))
+        ) {
+          ctx.log.debug('Nothing to do: No apt config and no apt commands.');
+          return;
         }
-        await generateSourcesList(ctx, cfg, apt, release, mirrors);
-        await renameAptLists(ctx, mirrors, arch);
-      }
-      try {
-        await applyAptConfig(ctx, apt);
-      } catch (err) {
-        ctx.log.error(`Failed to apply proxy or apt config info: ${describeError(err)}`);
-      }
-      if ('sources' in apt) {
-        const params: Record<string, unknown> = { ...mirrors, RELEASE: release, MIRROR: mirrors.MIRROR };
-        const matchCfg = apt.add_apt_repo_match ?? ADD_APT_REPO_MATCH;
-        const matcher = matchCfg ? new RegExp(String(matchCfg), 'u') : undefined;
-        await addAptSources(ctx, deps, apt.sources, params, matcher);
-      }
-    },
-  };
+        const release = await codename(ctx);
+        const arch = await dpkgArchitecture(ctx.platform);
+        const mirrors = await findMirrors(ctx, cfg, apt, arch, deps);
+        ctx.log.debug(`Apt Mirror info: ${JSON.stringify(mirrors)}`);
+        if (apt.generateMirrorlists) {
+          await ctx.platform.writeFile(`/etc/apt/mirrors/${ctx.distro.name}.list`, `${mirrors.PRIMARY}\n`, {
+            mode: 0o644,
+          });
+          await ctx.platform.writeFile(`/etc/apt/mirrors/${ctx.distro.name}-security.list`, `${mirrors.SECURITY}\n`, {
+            mode: 0o644,
+          });
+        } else if (!apt.preserveSourcesList) {
+          for (const type of ['primary', 'security'] as const)
+            for (const m of apt[type]) await addAptKey(ctx, deps, m, type, false);
+          await generateSourcesList(ctx, cfg, apt, release, mirrors);
+          await renameAptLists(ctx, mirrors, arch);
+        }
+        try {
+          await applyAptConfig(ctx, apt);
+        } catch (err) {
+          ctx.log.error(`Failed to apply proxy or apt config info: ${describeError(err)}`);
+        }
+        if (apt.sources !== undefined) {
+          const params: Record<string, string> = { ...mirrors, RELEASE: release };
+          const matcher = apt.addAptRepoMatch === undefined ? undefined : new RegExp(apt.addAptRepoMatch, 'u');
+          await addAptSources(ctx, deps, apt.sources, params, matcher);
+        }
+      },
+    }),
+  );
 }
 
 /**

@@ -254,6 +254,21 @@ test('debconf selections go to debconf-set-selections; preseeding cloud-init rec
   assert.ok(ctx.lines.some((l) => l.includes('cannot be unconfigured: tzdata')));
 });
 
+test("values 25.1's schema rejects and Debian's 25.1 module reads: generate_mirrorlists writes the mirror lists, preserve_sources_list: 'no' writes sources.list", async (t) => {
+  const lists = withAnswers(dryContext(sandbox(t)));
+  await createAptConfigureModule(noNetwork).run(lists, {
+    apt: { generate_mirrorlists: true, primary: [{ arches: ['default'], uri: 'http://m.test/debian' }] },
+  });
+  assert.equal(await readPlanned(lists, '/etc/apt/mirrors/debian.list'), 'http://m.test/debian\n');
+  assert.equal(await readPlanned(lists, '/etc/apt/mirrors/debian-security.list'), 'http://m.test/debian\n');
+  assert.ok(!(await lists.dry.exists('/etc/apt/sources.list')));
+  const no = withAnswers(dryContext(sandbox(t)));
+  await createAptConfigureModule(noNetwork).run(no, {
+    apt: { preserve_sources_list: 'no', primary: [{ arches: ['default'], uri: 'http://m.test/debian' }] },
+  });
+  assert.match(await readPlanned(no, '/etc/apt/sources.list'), /^deb http:\/\/m\.test\/debian bookworm main$/m);
+});
+
 test('old apt_* keys convert to the v3 apt: format; disable_suites understands [options] columns', () => {
   const warnings: string[] = [];
   const v3 = convertToV3(

@@ -72,6 +72,7 @@ const TYPED_MODULES = [
   'byobu',
   'mcollective',
   'yum_add_repo',
+  'apt_configure',
 ];
 
 /**
