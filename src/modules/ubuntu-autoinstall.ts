@@ -1,5 +1,7 @@
 // cc_ubuntu_autoinstall: only checks an `autoinstall` section for Ubuntu's live installer (which itself acts on it).
 import { isRecord } from './support/config-shapes';
+import { configModule } from './support/config-module';
+import { OwnParser } from './support/config-readers';
 import { waitForSnapSeeded } from './support/snap-seeded';
 import { ModuleError, type Module } from './module';
 
@@ -28,14 +30,22 @@ export function autoinstallProblem(autoinstall: unknown): string | undefined {
   return undefined;
 }
 
-export const ubuntuAutoinstallModule: Module = {
+/** The autoinstall section as the module judges it: the installer acts on it; the module only names its problem. */
+interface AutoinstallCheck {
+  /** What is wrong with the section, in cloud-init's words (autoinstallProblem); undefined when nothing is. */
+  readonly problem: string | undefined;
+}
+
+export const ubuntuAutoinstallModule: Module = configModule({
   name: 'ubuntu_autoinstall',
   stage: 'config',
   frequency: 'once',
   distros: ['ubuntu'],
   activateBy: ['autoinstall'],
+  // 25.1's module runs for any autoinstall value its schema rejects: without an installer snap it only warns.
+  configKeys: { autoinstall: new OwnParser((value): AutoinstallCheck => ({ problem: autoinstallProblem(value) })) },
   async run(ctx, cfg): Promise<void> {
-    if (!('autoinstall' in cfg)) {
+    if (cfg.autoinstall === undefined) {
       ctx.log.debug("Skipping module named ubuntu_autoinstall, no 'autoinstall' key in configuration");
       return;
     }
@@ -49,8 +59,8 @@ export const ubuntuAutoinstallModule: Module = {
       );
       return;
     }
-    const problem = autoinstallProblem(cfg.autoinstall);
+    const { problem } = cfg.autoinstall;
     if (problem) throw new ModuleError('ubuntu_autoinstall', `Cloud config schema errors: ${problem}`);
     ctx.log.debug(`Valid autoinstall schema. Config will be processed by ${installer}`);
   },
-};
+});

@@ -73,6 +73,7 @@ const TYPED_MODULES = [
   'mcollective',
   'yum_add_repo',
   'apt_configure',
+  'ubuntu_autoinstall',
 ];
 
 /**
