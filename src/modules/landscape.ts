@@ -1,6 +1,8 @@
 // cc_landscape: installs landscape-client, writes /etc/landscape/client.conf merged as ConfigObj merges, and registers.
 import { parseIni } from '../config/ini-file';
 import { isRecord } from './support/config-shapes';
+import { configModule } from './support/config-module';
+import { OwnParser } from './support/config-readers';
 import { pyStr } from '../util/python-str';
 import { installPackages } from './support/install-packages';
 import { ModuleError, type Module } from './module';
@@ -35,23 +37,37 @@ function mergeInto(into: Sections, from: Sections): void {
   }
 }
 
-/** A cloud-config mapping as ConfigObj sections; values become their Python str(), lists ConfigObj's "a, b". */
-function sectionsFromConfig(cfg: Record<string, unknown>): Sections {
-  const out: Sections = new Map();
-  for (const [name, body] of Object.entries(cfg)) {
-    if (!isRecord(body))
-      throw new ModuleError(
-        'landscape',
-        `'landscape.${name}' must be a mapping of client.conf settings (it becomes the [${name}] section)`,
-      );
-    out.set(
+/**
+ * landscape as the module reads it: its entries as ConfigObj sections, up to the first that is not a mapping, which
+ * the module fails on once the client is installed.
+ */
+interface LandscapeSetting {
+  readonly sections: Sections;
+  /** The name of the first entry that is not a mapping, if any. */
+  readonly notASection?: string;
+}
+
+/**
+ * landscape's mapping as ConfigObj sections (values their Python str(), lists ConfigObj's "a, b"); any other value is
+ * refused in the module's words.
+ */
+function readLandscape(value: unknown): LandscapeSetting {
+  if (!isRecord(value))
+    throw new ModuleError(
+      'landscape',
+      `'landscape' key existed in config, but not a dictionary type, is a ${Array.isArray(value) ? 'list' : typeof value} instead`,
+    );
+  const sections: Sections = new Map();
+  for (const [name, body] of Object.entries(value)) {
+    if (!isRecord(body)) return { sections, notASection: name };
+    sections.set(
       name,
       new Map(
         Object.entries(body).map(([k, v]) => [k, Array.isArray(v) ? v.map((x) => pyStr(x)).join(', ') : pyStr(v)]),
       ),
     );
   }
-  return out;
+  return { sections };
 }
 
 /** An existing client.conf as ConfigObj reads a plain one (surrounding quotes removed). */
@@ -88,26 +104,29 @@ export function renderClientConf(sections: Sections): string {
   return `${lines.join('\n')}\n`;
 }
 
-export const landscapeModule: Module = {
+export const landscapeModule: Module = configModule({
   name: 'landscape',
   stage: 'final',
   frequency: 'once-per-instance',
   distros: ['ubuntu'],
   activateBy: ['landscape'],
+  // 25.1's module registers with any client mapping (its schema requires account_name and computer_title, and a
+  // client section) and does nothing for an empty landscape.
+  configKeys: { landscape: new OwnParser(readLandscape) },
   async run(ctx, cfg): Promise<void> {
-    const ls = cfg.landscape === undefined ? {} : cfg.landscape;
-    if (!isRecord(ls))
-      throw new ModuleError(
-        'landscape',
-        `'landscape' key existed in config, but not a dictionary type, is a ${Array.isArray(ls) ? 'list' : typeof ls} instead`,
-      );
-    if (Object.keys(ls).length === 0) return;
+    const ls = cfg.landscape;
+    if (ls === undefined || (ls.sections.size === 0 && ls.notASection === undefined)) return;
     await installPackages(ctx, 'landscape', ['landscape-client']);
     // Later entries win: built-in defaults, then the file as it is (the package ships one), then the cloud-config.
     const merged = builtinSections();
     const existing = await ctx.platform.readTextIfExists(LANDSCAPE_CLIENT_CONF);
     if (existing !== undefined) mergeInto(merged, sectionsFromFile(existing));
-    mergeInto(merged, sectionsFromConfig(ls));
+    if (ls.notASection !== undefined)
+      throw new ModuleError(
+        'landscape',
+        `'landscape.${ls.notASection}' must be a mapping of client.conf settings (it becomes the [${ls.notASection}] section)`,
+      );
+    mergeInto(merged, ls.sections);
     await ctx.platform.writeFile(LANDSCAPE_CLIENT_CONF, renderClientConf(merged));
     ctx.log.debug(`Wrote landscape config file to ${LANDSCAPE_CLIENT_CONF}`);
     await ctx.platform.writeFile(LANDSCAPE_DEFAULT_FILE, 'RUN=1\n');
@@ -131,4 +150,4 @@ export const landscapeModule: Module = {
     if (r.code !== 0)
       throw new ModuleError('landscape', `Failure registering client: landscape-config exited with code ${r.code}`);
   },
-};
+});

@@ -74,6 +74,7 @@ const TYPED_MODULES = [
   'yum_add_repo',
   'apt_configure',
   'ubuntu_autoinstall',
+  'landscape',
 ];
 
 /**
