@@ -2,6 +2,8 @@
 import { describeError } from '../util/errors';
 import { datasourceHostname } from './support/hostname-facts';
 import { isRecord } from './support/config-shapes';
+import { configModule } from './support/config-module';
+import { OwnParser } from './support/config-readers';
 import type { Module } from './module';
 import { renderBasic } from './support/template-vars';
 
@@ -43,32 +45,52 @@ export interface PhoneHomeDeps {
   sleep: (ms: number) => Promise<void>;
 }
 
-export function createPhoneHomeModule(deps: PhoneHomeDeps): Module {
+/** phone_home as the module reads it. */
+interface PhoneHomeSetting {
+  /** The URL, its str(); none when the mapping has no url (the module then warns and posts nothing). */
+  readonly url?: string;
+  /** The names to post: POST_LIST_ALL for 'all' (the default), else each name given, str()'d. */
+  readonly post: readonly string[];
+  /** int() of tries: 10 when it is absent; undefined when it is not an integer (10 then, with a warning). */
+  readonly tries: number | undefined;
+}
+
+/** phone_home as handle reads it: a mapping (anything else is none); its url, post and tries (PhoneHomeSetting). */
+function readPhoneHome(ph: unknown): PhoneHomeSetting | undefined {
+  if (!isRecord(ph)) return undefined;
+  const postCfg = ph.post ?? 'all';
+  const post = postCfg === 'all' ? POST_LIST_ALL : Array.isArray(postCfg) ? postCfg.map(String) : [String(postCfg)];
+  const tries = Number.parseInt(String(ph.tries), 10);
+  const isInt = Number.isFinite(tries) && String(ph.tries).trim() === String(tries);
   return {
+    ...('url' in ph && { url: String(ph.url) }),
+    post,
+    tries: isInt ? tries : ph.tries === undefined ? 10 : undefined,
+  };
+}
+
+export function createPhoneHomeModule(deps: PhoneHomeDeps): Module {
+  return configModule({
     name: 'phone_home',
     stage: 'final',
     frequency: 'once-per-instance',
     distros: 'all',
     activateBy: ['phone_home'],
+    // 25.1's module acts on what its schema rejects: a post name it does not know is posted as N/A, tries that is no
+    // integer is 10 with a warning, a mapping without url is only warned about.
+    configKeys: { phone_home: new OwnParser(readPhoneHome) },
     async run(ctx, cfg): Promise<void> {
       const ph = cfg.phone_home;
-      if (!isRecord(ph)) {
+      if (ph === undefined) {
         ctx.log.debug("Skipping module named phone_home, no 'phone_home' configuration found");
         return;
       }
-      if (!('url' in ph)) {
+      if (ph.url === undefined) {
         ctx.log.warn("Skipping module named phone_home, no 'url' found in 'phone_home' configuration");
         return;
       }
-      const postCfg = ph.post ?? 'all';
-      const postList =
-        postCfg === 'all' ? POST_LIST_ALL : Array.isArray(postCfg) ? postCfg.map(String) : [String(postCfg)];
-      let tries = Number.parseInt(String(ph.tries), 10);
-      if (!Number.isFinite(tries) || String(ph.tries).trim() !== String(tries)) {
-        tries = 10;
-        if (ph.tries !== undefined)
-          ctx.log.warn(`Configuration entry 'tries' is not an integer, using ${tries} instead`);
-      }
+      const tries = ph.tries ?? 10;
+      if (ph.tries === undefined) ctx.log.warn(`Configuration entry 'tries' is not an integer, using ${tries} instead`);
       const instanceId = ctx.instance?.instanceId ?? 'iid-datasource-none';
       // cloud-init's cloud.get_hostname(): the datasource's names, whatever hostname/fqdn the config sets.
       const hostname = (await datasourceHostname(ctx, false)).hostname;
@@ -80,14 +102,14 @@ export function createPhoneHomeModule(deps: PhoneHomeDeps): Module {
         else all[key] = text;
       }
       const form: Record<string, string> = {};
-      for (const key of postList) {
+      for (const key of ph.post) {
         if (key in all) form[key] = all[key] as string;
         else {
           form[key] = 'N/A';
           ctx.log.warn(`Requested key ${key} from 'post' configuration list not available`);
         }
       }
-      const url = renderBasic(String(ph.url), { INSTANCE_ID: instanceId });
+      const url = renderBasic(ph.url, { INSTANCE_ID: instanceId });
       let lastError = '';
       for (let attempt = 1; attempt <= Math.max(1, tries); attempt++) {
         try {
@@ -101,7 +123,7 @@ export function createPhoneHomeModule(deps: PhoneHomeDeps): Module {
       }
       ctx.recoverable('WARNING', `Failed to post phone home data to ${url} in ${tries} tries: ${lastError}`);
     },
-  };
+  });
 }
 
 export const phoneHomeModule: Module = createPhoneHomeModule({

@@ -75,6 +75,7 @@ const TYPED_MODULES = [
   'apt_configure',
   'ubuntu_autoinstall',
   'landscape',
+  'phone_home',
 ];
 
 /**
