@@ -5,8 +5,9 @@ import type { Platform, RunResult } from '../platform/platform';
 import type { DistroInfo } from '../platform/linux/distro/distro-info';
 import { DISABLE_USER_OPTS, setupUserKeys } from './support/authorized-keys';
 import { HOST_KEY_PUBLISH_BLACKLIST, publicHostKeys } from './support/public-host-keys';
-import { cfgBool, cfgList, cfgString } from './support/config-values';
-import { type CloudConfig, type Module, type ModuleContext, ModuleError } from './module';
+import { configModule } from './support/config-module';
+import { isMapping, OwnParser, readConfigValue } from './support/config-readers';
+import { type Module, type ModuleContext, ModuleError } from './module';
 import { sha256Digest, sha256Fingerprint } from '../keys/fingerprint';
 import { generateHostKey } from '../keys/generate-host-key';
 import { type HostKeyType, isHostKeyType, type OpenSshKey } from '../keys/openssh-key';
@@ -14,7 +15,9 @@ import { privateKeyFile, publicKeyLine } from '../keys/openssh-key-files';
 import { keygenReport, randomart } from '../keys/ssh-randomart';
 import { updateSshdConfig } from './support/sshd-config';
 import { normalizeUsersGroups } from './support/users-config';
+import { readingUsers, usersReaders } from './support/users-readers';
 import { describeError } from '../util/errors';
+import { pyTruthy } from '../util/python-truthy';
 
 export const GENERATE_KEY_NAMES = ['rsa', 'dsa', 'ecdsa', 'ed25519'];
 const keyFile = (type: string) => `/etc/ssh/ssh_host_${type}_key`;
@@ -48,18 +51,38 @@ async function deleteHostKeys(ctx: ModuleContext): Promise<void> {
   }
 }
 
-async function writeGivenKeys(ctx: ModuleContext, given: Record<string, unknown>): Promise<void> {
-  for (const [key, val] of Object.entries(given)) {
+/**
+ * ssh_keys as handle reads it: each entry's name and key text (its str()), in order; NOT_A_MAPPING for any other
+ * value, which the module fails on once the image's keys are deleted (where upstream's `.items()` fails).
+ */
+type GivenKeys = ReadonlyMap<string, string> | typeof NOT_A_MAPPING;
+const NOT_A_MAPPING = 'not a mapping';
+
+/** ssh_keys (GivenKeys); null, as an absent key, is none: the keys are then generated. */
+function readGivenKeys(value: unknown): GivenKeys | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isMapping(value)) return NOT_A_MAPPING;
+  return new Map(Object.entries(value).map(([key, text]) => [key, String(text)]));
+}
+
+/** ssh_genkeytypes as get_cfg_option_list reads it, each type its str(); null, as an absent key, the defaults. */
+function readKeyTypes(value: unknown): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  return (readConfigValue('list', value) as unknown[]).map(String);
+}
+
+async function writeGivenKeys(ctx: ModuleContext, given: ReadonlyMap<string, string>): Promise<void> {
+  for (const [key, text] of given) {
     const target = configKeyFile(key);
     if (!target) {
       ctx.log.warn(`Skipping ${UNSUPPORTED.test(key) ? 'unsupported' : 'unrecognized'} ssh_keys entry: "${key}"`);
       continue;
     }
-    await ctx.platform.writeFile(target[0], typeof val === 'string' ? val : String(val), { mode: target[1] });
+    await ctx.platform.writeFile(target[0], text, { mode: target[1] });
     if (key.includes('_certificate')) await updateSshdConfig(ctx.platform, { HostCertificate: target[0] });
   }
   for (const type of GENERATE_KEY_NAMES) {
-    if (`${type}_public` in given || !(`${type}_private` in given)) continue;
+    if (given.has(`${type}_public`) || !given.has(`${type}_private`)) continue;
     const priv = keyFile(type);
     // cloud-init derives the missing public half with ssh-keygen -y and tags it root@localhost.
     const r = await ctx.platform.run(['ssh-keygen', '-yf', priv], { allowFailure: true });
@@ -88,8 +111,9 @@ export function defaultKeyTypes(distro: DistroInfo): string[] {
   return debian22 ? GENERATE_KEY_NAMES : GENERATE_KEY_NAMES.filter((t) => t !== 'dsa');
 }
 
-function keyTypes(ctx: ModuleContext, cfg: CloudConfig): string[] {
-  return cfgList(cfg, 'ssh_genkeytypes') ?? defaultKeyTypes(ctx.distro);
+/** The key types to make: ssh_genkeytypes as read, else the target's defaults. */
+function keyTypes(ctx: ModuleContext, genkeytypes: readonly string[] | undefined): readonly string[] {
+  return genkeytypes ?? defaultKeyTypes(ctx.distro);
 }
 
 /** The host key of TYPE for this run: the one already under way, else a new one. Each is used once. */
@@ -185,9 +209,7 @@ async function reportSshKeygen(
  * newer OpenSSH no longer knows) go to ssh-keygen, as cloud-init sends every type. Files already present are
  * kept, as cloud-init keeps them.
  */
-async function generateKeys(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-  const types = keyTypes(ctx, cfg);
-  const quiet = cfgBool(cfg, 'ssh_quiet_keygen', false);
+async function generateKeys(ctx: ModuleContext, types: readonly string[], quiet: boolean): Promise<void> {
   const group = await sshKeysGid(ctx);
   const missing: string[] = [];
   // A type listed twice is made once, as cloud-init's exists check before each ssh-keygen does.
@@ -235,22 +257,115 @@ async function applyCredentials(
   await setupUserKeys(ctx.platform, 'root', unique, prefix);
 }
 
-export const ssh: Module = {
+/**
+ * ssh_publish_hostkeys as handle reads it: of a mapping enabled (get_cfg_option_bool) and blacklist
+ * (get_cfg_option_list, each type its str()); anything else is as if absent.
+ */
+function readPublishHostkeys(value: unknown): unknown {
+  if (!isMapping(value)) return undefined;
+  return readConfigValue({ enabled: 'bool', blacklist: readKeyTypes }, value);
+}
+
+/**
+ * ssh_authorized_keys as the module reads it: a string is one key, each listed key its str(); null or [] is none;
+ * anything else is the schema's to judge (the credentials then fail with a warning, as upstream's extend fails).
+ */
+function readAuthorizedKeys(value: unknown): unknown {
+  if (value === null || (Array.isArray(value) && value.length === 0)) return undefined;
+  if (typeof value === 'string') return [value];
+  return Array.isArray(value) ? value.map(String) : value;
+}
+
+/**
+ * handle up to the credentials: the image's host keys deleted, the given ones written or new ones made, and
+ * published to the datasource.
+ */
+const sshHostKeys = configModule({
   name: 'ssh',
   stage: 'init',
   frequency: 'once-per-instance',
   distros: 'all',
   activateBy: [],
+  // `cfg.get("ssh_deletekeys", True)`'s truth, get_cfg_option_bool(ssh_quiet_keygen). ssh_keys and ssh_genkeytypes
+  // by the module's own parsers: 25.1's module writes the ssh_keys entries it knows and warns about the others, and
+  // runs ssh-keygen for every type listed (dsa too; none for an empty list), which its schema rejects.
+  configKeys: {
+    ssh_deletekeys: 'truthy',
+    ssh_keys: new OwnParser(readGivenKeys),
+    ssh_genkeytypes: new OwnParser(readKeyTypes),
+    ssh_quiet_keygen: 'bool',
+    ssh_publish_hostkeys: readPublishHostkeys,
+  },
+  async run(ctx, cfg): Promise<void> {
+    if (cfg.ssh_deletekeys ?? true) await deleteHostKeys(ctx);
+    const given = cfg.ssh_keys;
+    if (given === NOT_A_MAPPING)
+      throw new ModuleError('ssh', `'ssh_keys' must be a mapping of <type>_private/_public/_certificate to key text`);
+    if (given !== undefined) await writeGivenKeys(ctx, given);
+    else await generateKeys(ctx, keyTypes(ctx, cfg.ssh_genkeytypes), cfg.ssh_quiet_keygen ?? false);
+    // ssh_publish_hostkeys (default on, dsa left out): the datasource's publish_host_keys, a no-op but for GCE.
+    const publish = cfg.ssh_publish_hostkeys;
+    if (ctx.publishHostKeys && (publish?.enabled ?? true)) {
+      try {
+        await ctx.publishHostKeys(await publicHostKeys(ctx.platform, publish?.blacklist ?? HOST_KEY_PUBLISH_BLACKLIST));
+      } catch (err) {
+        ctx.recoverable('WARNING', `Publishing host keys failed! ${describeError(err)}`);
+      }
+    }
+  },
+});
+
+/**
+ * handle's credentials: the keys for the default user and root. Run inside upstream's try: what fails here, its
+ * config not as the schema says included, is a warning.
+ */
+const sshCredentials = readingUsers(
+  configModule({
+    name: 'ssh',
+    stage: 'init',
+    frequency: 'once-per-instance',
+    distros: 'all',
+    activateBy: [],
+    // get_cfg_option_bool(disable_root), get_cfg_option_str(disable_root_opts),
+    // get_cfg_option_bool(allow_public_ssh_keys); the default user as normalize_users_groups finds it.
+    configKeys: {
+      disable_root: 'bool',
+      disable_root_opts: 'str',
+      allow_public_ssh_keys: 'bool',
+      ssh_authorized_keys: readAuthorizedKeys,
+      ...usersReaders({}),
+    },
+    async run(ctx, cfg): Promise<void> {
+      const { defaultUser } = normalizeUsersGroups('ssh', cfg, ctx.log);
+      const allowPublic = cfg.allow_public_ssh_keys ?? true;
+      const keys = allowPublic ? [...(ctx.instance?.publicKeys ?? [])] : [];
+      if (!allowPublic)
+        ctx.log.debug('Skipping import of publish SSH keys per config setting: allow_public_ssh_keys=False');
+      keys.push(...(cfg.ssh_authorized_keys ?? []));
+      await applyCredentials(
+        ctx,
+        keys,
+        defaultUser,
+        cfg.disable_root ?? true,
+        cfg.disable_root_opts ?? DISABLE_USER_OPTS,
+      );
+    },
+  }),
+);
+
+export const ssh: Module = {
+  ...sshHostKeys,
+  configKeys: [...(sshHostKeys.configKeys ?? []), ...(sshCredentials.configKeys ?? [])],
   /**
    * Starts the host keys as the stage begins (under --all-stages already in init-local, see run-modules and
    * stage-runner), so that OpenSSL's work overlaps what runs before ssh; keys this config does not want are forgotten.
    */
-  prepare(ctx: ModuleContext, cfg: CloudConfig): void {
-    const given = cfg.ssh_keys !== undefined && cfg.ssh_keys !== null;
-    const wanted = given ? [] : keyTypes(ctx, cfg).filter(isHostKeyType);
+  prepare(ctx, cfg): void {
+    const given = readGivenKeys(cfg.ssh_keys) !== undefined;
+    const wanted = given ? [] : keyTypes(ctx, readKeyTypes(cfg.ssh_genkeytypes)).filter(isHostKeyType);
     for (const type of [...(started.get(ctx.platform)?.keys() ?? [])])
       if (!wanted.includes(type)) forgetKey(ctx.platform, type);
-    const deleting = cfgBool(cfg, 'ssh_deletekeys', true);
+    const deleting = !Object.hasOwn(cfg, 'ssh_deletekeys') || pyTruthy(cfg.ssh_deletekeys);
     for (const type of wanted) {
       // Without ssh_deletekeys an existing key is kept; the check is cheap next to the generation it may spare.
       if (deleting) void hostKey(ctx.platform, type);
@@ -265,41 +380,10 @@ export const ssh: Module = {
   release(platform: Platform): void {
     started.delete(platform);
   },
-  async run(ctx: ModuleContext, cfg: CloudConfig): Promise<void> {
-    if (cfgBool(cfg, 'ssh_deletekeys', true)) await deleteHostKeys(ctx);
-    const given = cfg.ssh_keys;
-    if (given !== undefined && given !== null) {
-      if (typeof given !== 'object' || Array.isArray(given))
-        throw new ModuleError('ssh', `'ssh_keys' must be a mapping of <type>_private/_public/_certificate to key text`);
-      await writeGivenKeys(ctx, given as Record<string, unknown>);
-    } else {
-      await generateKeys(ctx, cfg);
-    }
-    // ssh_publish_hostkeys (default on, dsa left out): the datasource's publish_host_keys, a no-op but for GCE.
-    const publishCfg =
-      cfg.ssh_publish_hostkeys && typeof cfg.ssh_publish_hostkeys === 'object'
-        ? (cfg.ssh_publish_hostkeys as Record<string, unknown>)
-        : {};
-    if (ctx.publishHostKeys && cfgBool(publishCfg, 'enabled', true)) {
-      try {
-        await ctx.publishHostKeys(
-          await publicHostKeys(ctx.platform, cfgList(publishCfg, 'blacklist') ?? HOST_KEY_PUBLISH_BLACKLIST),
-        );
-      } catch (err) {
-        ctx.recoverable('WARNING', `Publishing host keys failed! ${describeError(err)}`);
-      }
-    }
+  async run(ctx, cfg): Promise<void> {
+    await sshHostKeys.run(ctx, cfg);
     try {
-      const { defaultUser } = normalizeUsersGroups('ssh', cfg, ctx.log);
-      const disableRoot = cfgBool(cfg, 'disable_root', true);
-      const opts = cfgString(cfg, 'disable_root_opts') ?? DISABLE_USER_OPTS;
-      const keys = cfgBool(cfg, 'allow_public_ssh_keys', true) ? [...(ctx.instance?.publicKeys ?? [])] : [];
-      if (!cfgBool(cfg, 'allow_public_ssh_keys', true))
-        ctx.log.debug('Skipping import of publish SSH keys per config setting: allow_public_ssh_keys=False');
-      const extra = cfg.ssh_authorized_keys;
-      if (Array.isArray(extra)) keys.push(...extra.map(String));
-      else if (typeof extra === 'string') keys.push(extra);
-      await applyCredentials(ctx, keys, defaultUser, disableRoot, opts);
+      await sshCredentials.run(ctx, cfg);
     } catch (err) {
       // cloud-init logs this at WARNING and goes on; a warning is a recoverable error.
       ctx.recoverable('WARNING', `Applying SSH credentials failed! ${describeError(err)}`);

@@ -76,6 +76,7 @@ const TYPED_MODULES = [
   'ubuntu_autoinstall',
   'landscape',
   'phone_home',
+  'ssh',
 ];
 
 /**
