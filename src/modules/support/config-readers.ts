@@ -72,8 +72,11 @@ function pythonStr(value: unknown): string {
   return typeof value === 'object' && value !== null && !(value instanceof Date) ? pyRepr(value) : pyStr(value);
 }
 
+/** A YAML or JSON mapping, its values not yet read. */
+export type YamlMapping = Readonly<Record<string, unknown>>;
+
 /** A YAML or JSON mapping (not a list, bytes or a date). */
-export function isMapping(value: unknown): value is Readonly<Record<string, unknown>> {
+export function isMapping(value: unknown): value is YamlMapping {
   return (
     typeof value === 'object' &&
     value !== null &&

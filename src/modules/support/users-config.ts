@@ -2,13 +2,21 @@
 // of groups.
 import { isTrue } from './config-values';
 import { ModuleError } from '../module';
-import type { UsersConfig } from './users-readers';
 
+/** One user's settings as given (or as a caller's readers read them). */
 export type UserConfig = Record<string, unknown>;
 
-export interface NormalizedUsers {
+/** The keys normalize_users_groups reads, in any shape: it judges them as ug_util does. */
+export interface UsersKeys {
+  readonly users?: unknown;
+  readonly user?: unknown;
+  readonly groups?: unknown;
+  readonly system_info?: unknown;
+}
+
+export interface NormalizedUsers<S = UserConfig> {
   /** User name → its merged settings (keys with '-' turned into '_'), in cloud-init's order. */
-  users: Map<string, UserConfig>;
+  users: Map<string, S>;
   /** Group name → sorted unique members. */
   groups: Map<string, string[]>;
   /** The default user's name, when `default` was listed and system_info.default_user names one. */
@@ -131,19 +139,24 @@ function normalizeUserList(
       defaultUser = name as string;
       const parsed = users.get(defaultUser) ?? {};
       users.delete(defaultUser);
+      // upstream joins the groups with ',', which create_user splits again: kept as the list.
       const merged = uniqMergeSorted(parsed.groups ?? [], defGroups ?? []);
-      users.set(defaultUser, mergeManyDict([defRest, defConfig, { ...parsed, groups: merged.join(',') }]));
+      users.set(defaultUser, mergeManyDict([defRest, defConfig, { ...parsed, groups: merged }]));
     }
   }
   return { users, defaultUser };
 }
 
-/** normalize_users_groups(cfg, distro) with extract_default folded in. */
-export function normalizeUsersGroups(
+/**
+ * normalize_users_groups(cfg, distro) with extract_default folded in. S is what the caller's readers made of each
+ * user's mapping (users, user and system_info.default_user alike), which the merge keeps: the settings as given
+ * (UserConfig) when it read them as they are.
+ */
+export function normalizeUsersGroups<S extends object = UserConfig>(
   module: string,
-  cfg: UsersConfig,
+  cfg: UsersKeys,
   log: { warn(m: string): void },
-): NormalizedUsers {
+): NormalizedUsers<S> {
   let oldUser: Record<string, unknown> = {};
   const userKey = cfg.user;
   if (userKey) {
@@ -175,5 +188,5 @@ export function normalizeUsersGroups(
       ? normalizeGroups(module, cfg.groups)
       : new Map<string, string[]>();
   const { users, defaultUser } = normalizeUserList(module, baseUsers, defaultUserCfg);
-  return { users, groups, defaultUser };
+  return { users: users as Map<string, S>, groups, defaultUser };
 }

@@ -24,6 +24,16 @@ export interface UsersConfig {
 /** How a module reads the settings of one user: a reader per setting (the others are left out). */
 export type UserSettingReaders = { readonly [setting: string]: ConfigReader };
 
+/** ENTRY, one user's mapping, with its keys spelled as _normalize_users spells them: '_' for '-', stripped. */
+export function spelledUserKeys(entry: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  const spelled: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(entry)) {
+    const k = key.replace(/-/g, '_').trim();
+    if (k) spelled[k] = value;
+  }
+  return spelled;
+}
+
 /**
  * ENTRY, one user's mapping, as a module with READERS reads it: keys spelled with '_' for '-' (stripped), the name
  * (str() of it, as kiln names users; null is none) and snapuser kept, each setting READERS names read by its reader.
@@ -34,11 +44,7 @@ function readUserEntry(
   readers: UserSettingReaders,
   defaultName: boolean,
 ): Record<string, unknown> {
-  const spelled: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(entry)) {
-    const k = key.replace(/-/g, '_').trim();
-    if (k) spelled[k] = value;
-  }
+  const spelled = spelledUserKeys(entry);
   const out: Record<string, unknown> = {};
   if (spelled.name !== undefined && spelled.name !== null) out.name = readConfigValue('str', spelled.name);
   if (Object.hasOwn(spelled, 'snapuser')) out.snapuser = spelled.snapuser;
