@@ -77,6 +77,7 @@ const TYPED_MODULES = [
   'landscape',
   'phone_home',
   'ssh',
+  'users_groups',
 ];
 
 /**

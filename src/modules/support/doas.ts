@@ -25,19 +25,15 @@ export async function writeDoasRules(
   platform: Platform,
   log: Log,
   user: string,
-  rules: unknown,
+  rules: readonly string[],
   now: Date = new Date(),
 ): Promise<void> {
-  if (!Array.isArray(rules) || rules.some((r) => typeof r !== 'string')) {
-    log.warn(`Invalid doas rules ${JSON.stringify(rules)} for user ${user}, not writing any doas rules for user!`);
-    return;
-  }
-  const bad = (rules as string[]).find((r) => !ruleIsForUser(r, user));
+  const bad = rules.find((r) => !ruleIsForUser(r, user));
   if (bad !== undefined) {
     log.warn(`Invalid doas rule ${JSON.stringify(bad)} for user '${user}', not writing any doas rules for user!`);
     return;
   }
-  const content = `${['', `# cloud-init User rules for ${user}`, ...(rules as string[])].join('\n')}\n`;
+  const content = `${['', `# cloud-init User rules for ${user}`, ...rules].join('\n')}\n`;
   const old = await platform.readTextIfExists(DOAS_CONF);
   if (old === undefined) await platform.writeFile(DOAS_CONF, [makeHeader(now), content].join('\n'), { mode: 0o440 });
   else if (!old.includes(content)) await platform.writeFile(DOAS_CONF, content, { append: true });
