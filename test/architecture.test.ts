@@ -110,8 +110,6 @@ const DIRECT_EFFECT =
 
 const USER_NAMED =
   "reads or writes the host file (or stdin/stdout) the user names on the command line: the user's machine, not the target";
-const HOST_FACTS =
-  'reads a fact of the running kernel (node:os: release, hostname, arch) as cloud-init reads os.uname(); not yet a Platform fact (issue 32 item 4: frozen, so it does not grow)';
 const MOCK_SERVER =
   "`devel serve-metadata`'s mock cloud: its tree is a host folder the tester gives and its listening socket is its job; it is test tooling and changes nothing of a target";
 const DEVICES =
@@ -161,14 +159,6 @@ const DIRECT_EFFECTS_ALLOWED: Record<string, string> = {
   'devices/make-seed.ts': `the files the user names for \`kiln make-seed\` (${USER_NAMED})`,
   'net/ephemeral/ephemeral-network.ts':
     "whether this process shares the host's network namespace (/proc/self/ns/net), which decides if a temporary lease may be taken at all",
-  'modules/final-message.ts': HOST_FACTS,
-  'modules/puppet.ts': HOST_FACTS,
-  'modules/ssh.ts': HOST_FACTS,
-  'modules/wireguard.ts': HOST_FACTS,
-  'runner/instance-data.ts': HOST_FACTS,
-  'sources/azure/kvp-boot-telemetry.ts': HOST_FACTS,
-  'sources/lxd/fallback-network.ts': HOST_FACTS,
-  'sources/smartos/smartos.ts': HOST_FACTS,
 };
 
 test('code outside src/platform/ reaches the machine only through the Platform, but where DIRECT_EFFECTS_ALLOWED says why', () => {

@@ -1,5 +1,4 @@
 // cc_final_message: prints the final message (version, uptime, timestamp, datasource) and writes boot-finished.
-import { uptime as hostUptime } from 'node:os';
 import { posix } from 'node:path';
 import { KILN_CLOUD_INIT_VERSION } from '../build-info';
 import { describeError } from '../util/errors';
@@ -18,11 +17,12 @@ export function timeRfc2822(d: Date): string {
   return `${days[d.getUTCDay()]}, ${p(d.getUTCDate())} ${months[d.getUTCMonth()]} ${d.getUTCFullYear()} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} +0000`;
 }
 
-/** /proc/uptime's first field in the target, else the host's uptime. */
+/** /proc/uptime's first field in the target, else the host's uptime, else '??' (util.uptime()). */
 async function readUptime(ctx: ModuleContext): Promise<string> {
   const text = await ctx.platform.readTextIfExists('/proc/uptime').catch(() => undefined);
   const first = text?.split(/\s+/)[0];
-  return first && first !== '' ? first : hostUptime().toFixed(2);
+  if (first && first !== '') return first;
+  return (await ctx.platform.hostUptime?.())?.toFixed(2) ?? '??';
 }
 
 export interface FinalMessageDeps {

@@ -1,6 +1,5 @@
 // cc_puppet: installs puppet (distro packages or the AIO script), merges `conf` into puppet.conf, writes
 // csr_attributes.yaml, enables, runs and starts the agent.
-import { hostname } from 'node:os';
 import { posix } from 'node:path';
 import { pyyamlDump } from '../config/pyyaml-dump';
 import { configModule } from './support/config-module';
@@ -122,7 +121,7 @@ async function configValue(ctx: ModuleContext, bin: string, setting: string): Pr
 
 /** socket.getfqdn(): this host's name, completed from the target's /etc/hosts when a line lists it with a dot. */
 async function fqdn(ctx: ModuleContext): Promise<string> {
-  const name = hostname();
+  const name = ctx.platform.uname().nodename;
   const hosts = (await ctx.platform.readTextIfExists('/etc/hosts')) ?? '';
   for (const line of hosts.split('\n')) {
     const names = line.replace(/#.*/, '').trim().split(/\s+/).slice(1);

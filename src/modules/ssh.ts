@@ -1,6 +1,5 @@
 // cc_ssh: host keys (delete the image's, write given ones or generate per ssh_genkeytypes) and authorized keys for the
 // default user and root.
-import { hostname, userInfo } from 'node:os';
 import type { Platform, RunResult } from '../platform/platform';
 import type { DistroInfo } from '../platform/linux/distro/distro-info';
 import { DISABLE_USER_OPTS, setupUserKeys } from './support/authorized-keys';
@@ -135,14 +134,14 @@ function forgetKey(platform: Platform, type: HostKeyType): void {
 }
 
 /** ssh-keygen's default comment: the user it runs as (from the target's passwd) and the host name. */
-function keygenComment(): string {
+function keygenComment(platform: Platform): string {
   let user = 'root';
   try {
-    user = userInfo().username;
+    user = platform.runningUser();
   } catch {
     /* the uid has no passwd entry: ssh-keygen would fail outright; root is what cloud-init runs as */
   }
-  return `${user}@${hostname()}`;
+  return `${user}@${platform.uname().nodename}`;
 }
 
 async function writeHostKey(
@@ -155,7 +154,7 @@ async function writeHostKey(
   const key = await hostKey(ctx.platform, type);
   // Used once: a later run in the same process (cloud-init single, say) must make a fresh key.
   forgetKey(ctx.platform, type);
-  const comment = keygenComment();
+  const comment = keygenComment(ctx.platform);
   const owner = group === undefined ? undefined : 'root:ssh_keys';
   // The same permissions sshd-keygen gives on systems with an ssh_keys group (RHEL family).
   await ctx.platform.writeFile(file, privateKeyFile(key, comment), {

@@ -1,6 +1,5 @@
 // cc_wireguard: installs wireguard-tools when `wg` is missing, loads the kernel module, writes each interface's config
 // (0600), enables and starts wg-quick@NAME, then runs the readiness probes.
-import { release } from 'node:os';
 import { configModule } from './support/config-module';
 import { readConfigValue } from './support/config-readers';
 import { isRecord } from './support/config-shapes';
@@ -116,7 +115,8 @@ export const wireguardModule: Module = configModule({
     ctx.log.debug('Found Wireguard section in config');
     const section = cfg.wireguard;
     // As cloud-init: the tools and the kernel module come first, even for a null section.
-    if (!(await whichInTarget(ctx.platform, 'wg'))) await installPackages(ctx, MODULE, wireguardPackages(release()));
+    if (!(await whichInTarget(ctx.platform, 'wg')))
+      await installPackages(ctx, MODULE, wireguardPackages(ctx.platform.uname().release));
     await loadKernelModule(ctx);
     if (section === null) throw new ModuleError(MODULE, WIREGUARD_SHAPE);
 

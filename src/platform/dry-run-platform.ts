@@ -1,7 +1,7 @@
 // --dry-run: reads go to the real target, every effect is recorded (and kept in memory) but never applied.
 import { posix } from 'node:path';
 import type { PlannedFiles } from './linux/accounts/dry-run-accounts';
-import type { Effect, FileOpts, FileStat, OsVersion, Platform, RunOpts, RunResult } from './platform';
+import type { Effect, FileOpts, FileStat, OsVersion, Platform, RunOpts, RunResult, Uname } from './platform';
 import { undefinedIfMissing } from './missing-file';
 
 export class DryRunPlatform implements Platform {
@@ -38,6 +38,14 @@ export class DryRunPlatform implements Platform {
   /**
    * A read: the machine's uptime as the platform it wraps tells it. (No hostReports: a dry run tells the host nothing.)
    */
+  uname(): Uname {
+    return this.inner.uname();
+  }
+
+  runningUser(): string {
+    return this.inner.runningUser();
+  }
+
   async hostUptime(): Promise<number | undefined> {
     return this.inner.hostUptime?.();
   }

@@ -112,6 +112,17 @@ export interface HostReports {
   append(path: string, data: Uint8Array): Promise<void>;
 }
 
+/** The running kernel as Python's os.uname() gives it: the machine kiln runs on, also under --root. */
+export interface Uname {
+  sysname: string;
+  /** The machine's own name (socket.gethostname()). */
+  nodename: string;
+  release: string;
+  version: string;
+  /** 'x86_64', 'aarch64' …, as `uname -m`. */
+  machine: string;
+}
+
 export interface Platform {
   /** '/' at boot; a mounted image or sandbox with --root. Paths given to methods are inside this root. */
   readonly root: string;
@@ -158,6 +169,10 @@ export interface Platform {
    * undefined when it cannot be read. Optional: callers take a platform without it as one that cannot tell.
    */
   hostUptime?(): Promise<number | undefined>;
+  /** The running kernel and the machine's name (os.uname()). */
+  uname(): Uname;
+  /** The name of the user kiln runs as (getpass.getuser()). */
+  runningUser(): string;
   /**
    * What kiln tells the machine's host about this boot through files they share (the KVP reporting handler).
    * Optional: a dry run tells the host nothing, so it has none, and where it is missing the sources send their

@@ -46,6 +46,7 @@ export async function consumeData(input: ConsumeDataInput): Promise<ConsumedData
   const { platform: p, log, paths, config, found } = input;
   const dir = paths.instanceDir(found.data.instanceId);
   const instanceData = buildInstanceData({
+    kernel: p.uname(),
     instance: found.data,
     distro: input.distro,
     mergedConfig: config,

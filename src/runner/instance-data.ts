@@ -1,8 +1,7 @@
 // instance-data.json (world-readable, sensitive keys redacted) and instance-data-sensitive.json (0600).
-import { arch, hostname, release, version } from 'node:os';
 import type { ConfigMap } from '../config/parse-yaml-config';
 import type { DistroInfo } from '../platform/linux/distro/distro-info';
-import type { Platform } from '../platform/platform';
+import type { Platform, Uname } from '../platform/platform';
 import type { InstanceData } from '../sources/datasource';
 import { isSecretKey } from '../util/redact';
 import type { CloudPaths } from './cloud-paths';
@@ -20,19 +19,11 @@ export const REDACT_SENSITIVE_VALUE = 'redacted for non-root user';
  */
 export const SENSITIVE_KEYS = ['merged_cfg', 'merged_system_cfg', 'security-credentials'];
 
-const MACHINE: Record<string, string> = {
-  x64: 'x86_64',
-  arm64: 'aarch64',
-  arm: 'armv7l',
-  ia32: 'i686',
-  ppc64: 'ppc64le',
-  s390x: 's390x',
-  riscv64: 'riscv64',
-};
-
 export interface InstanceDataInput {
   instance: InstanceData;
   distro: DistroInfo;
+  /** The running kernel and machine name (Platform.uname()): v1.kernel_release, machine, sys_info. */
+  kernel: Uname;
   /** The merged cloud-config in effect (system < datasource < vendor < user); kept for callers, not written. */
   mergedConfig: ConfigMap;
   /**
@@ -52,9 +43,9 @@ function restrictedSystemConfig(system: ConfigMap): ConfigMap {
  * What Python's platform.platform() says: Linux-<release>-<machine>-with-glibc<version> (the glibc the process runs
  * on).
  */
-function systemPlatform(machine: string): string {
+function systemPlatform(kernel: Uname): string {
   const glibc = runningGlibcVersion();
-  return `Linux-${release()}-${machine}${glibc ? `-with-glibc${glibc}` : ''}`;
+  return `Linux-${kernel.release}-${kernel.machine}${glibc ? `-with-glibc${glibc}` : ''}`;
 }
 
 /**
@@ -72,11 +63,11 @@ export function shortLocalHostname(name: string | undefined): string | undefined
  * v1.local_hostname when the source gives none: cloud-init's get_hostname() then falls back to the machine's own
  * name (socket.gethostname(); its first label), 'localhost' when it has none.
  */
-function machineShortHostname(): string {
-  return (hostname() || 'localhost').split('.')[0] as string;
+function machineShortHostname(kernel: Uname): string {
+  return (kernel.nodename || 'localhost').split('.')[0] as string;
 }
 
-function standardized(input: InstanceDataInput, machine: string, platformText: string): Record<string, unknown> {
+function standardized(input: InstanceDataInput, platformText: string): Record<string, unknown> {
   const i = input.instance;
   const v1: Record<string, unknown> = {
     _beta_keys: ['subplatform'],
@@ -87,9 +78,9 @@ function standardized(input: InstanceDataInput, machine: string, platformText: s
     distro_release: input.distro.codename ?? '',
     distro_version: input.distro.version,
     instance_id: i.instanceId,
-    kernel_release: release(),
-    local_hostname: i.localHostname ? shortLocalHostname(i.localHostname) : machineShortHostname(),
-    machine,
+    kernel_release: input.kernel.release,
+    local_hostname: i.localHostname ? shortLocalHostname(i.localHostname) : machineShortHostname(input.kernel),
+    machine: input.kernel.machine,
     platform: i.platform,
     public_ssh_keys: i.publicKeys,
     python_version: `node ${process.versions.node}`,
@@ -122,9 +113,8 @@ function sensitivePaths(
 
 /** The full document, as instance-data-sensitive.json holds it when the source is found (cloud-init 25.1's layout). */
 export function buildInstanceData(input: InstanceDataInput): Record<string, unknown> {
-  const machine = MACHINE[arch()] ?? arch();
-  const platformText = systemPlatform(machine);
-  const v1 = standardized(input, machine, platformText);
+  const platformText = systemPlatform(input.kernel);
+  const v1 = standardized(input, platformText);
   const experimental =
     "EXPERIMENTAL: The structure and format of content scoped under the 'ds' key may change in subsequent releases of cloud-init.";
   const crawled = input.instance.crawledMetadata;
@@ -145,9 +135,9 @@ export function buildInstanceData(input: InstanceDataInput): Record<string, unkn
       dist: [input.distro.osReleaseId ?? input.distro.name, input.distro.version, input.distro.codename ?? ''],
       platform: platformText,
       python: `node ${process.versions.node}`,
-      release: release(),
+      release: input.kernel.release,
       system: 'Linux',
-      uname: ['Linux', hostname(), release(), version(), machine, ''],
+      uname: ['Linux', input.kernel.nodename, input.kernel.release, input.kernel.version, input.kernel.machine, ''],
       variant: input.distro.name,
     },
     v1,
@@ -185,9 +175,9 @@ export function redactInstanceData(doc: Record<string, unknown>): Record<string,
 export async function writeInstanceData(
   platform: Platform,
   paths: CloudPaths,
-  input: InstanceDataInput,
+  input: Omit<InstanceDataInput, 'kernel'>,
 ): Promise<Record<string, unknown>> {
-  const full = buildInstanceData(input);
+  const full = buildInstanceData({ ...input, kernel: platform.uname() });
   await platform.writeFile(paths.instanceDataSensitiveFile, sortedJson(full), { mode: 0o600 });
   await platform.writeFile(paths.instanceDataFile, sortedJson(redactInstanceData(full)), { mode: 0o644 });
   const cloudId = (full.v1 as Record<string, unknown>).cloud_id as string;

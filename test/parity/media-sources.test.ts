@@ -24,6 +24,7 @@ import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 import { FakeFinder, type FakeDrive } from '../sources/fake-finder';
 import { PARITY_SUITE } from './run-case';
+import { hostUname } from '../../src/platform/host-uname';
 
 /** Where the work folder appears inside the rootfs (a bind mount in the child's own mount namespace). */
 const INSIDE = '/mnt';
@@ -524,6 +525,7 @@ async function compare(t: TestContext, c: MediaCase, variant: 'folders' | 'image
   const doc = theirs.instance_data;
   assert.ok(doc, 'cloud-init wrote instance-data-sensitive.json');
   const mine = buildInstanceData({
+    kernel: hostUname(),
     instance: data,
     distro: { name: 'debian', family: 'debian', version: '13', codename: 'trixie' },
     mergedConfig: {},

@@ -1,5 +1,5 @@
 // An in-memory Platform for plugin tests: files in a map, commands answered by a scripted handler.
-import type { OsVersion, Platform, RunOpts, RunResult } from '../../src/platform/platform';
+import type { OsVersion, Platform, RunOpts, RunResult, Uname } from '../../src/platform/platform';
 
 export class FakeFiles implements Platform {
   readonly root = 'C:\\';
@@ -16,6 +16,18 @@ export class FakeFiles implements Platform {
       .replace(/^[a-z]:\\/i, '')
       .replace(/^\\+/, '')
       .toLowerCase();
+  }
+  uname(): Uname {
+    return {
+      sysname: 'Windows_NT',
+      nodename: 'WIN-FAKE',
+      release: '10.0.20348',
+      version: 'Windows Server 2022',
+      machine: 'x86_64',
+    };
+  }
+  runningUser(): string {
+    return 'SYSTEM';
   }
   hostPath(path: string): string {
     return /^[a-z]:\\/i.test(path) ? path : `C:\\${path.replace(/\//g, '\\').replace(/^\\+/, '')}`;

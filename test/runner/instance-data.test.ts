@@ -4,9 +4,11 @@ import { hostname } from 'node:os';
 import { test } from 'node:test';
 import { buildInstanceData, REDACT_SENSITIVE_VALUE, redactInstanceData } from '../../src/runner/instance-data';
 import type { InstanceData } from '../../src/sources/datasource';
+import { hostUname } from '../../src/platform/host-uname';
 
 function build(instance: InstanceData): { v1: Record<string, unknown>; ds: Record<string, unknown> } {
   return buildInstanceData({
+    kernel: hostUname(),
     instance,
     distro: { name: 'debian', family: 'debian', version: '12' },
     mergedConfig: {},
@@ -54,6 +56,7 @@ test("a source's crawled metadata is the ds block as crawled; otherwise ds is me
 
 test('non-root readers lose the secrets in ds, not the settings that only name a password (Azure: disable_password, disablePasswordAuthentication)', () => {
   const full = buildInstanceData({
+    kernel: hostUname(),
     instance: {
       instanceId: 'i-1',
       cloudName: 'azure',

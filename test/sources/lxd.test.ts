@@ -22,6 +22,7 @@ import { Logger, MemorySink } from '../../src/util/log';
 import { FIXTURES } from '../helpers/repo';
 import { tempDir } from '../helpers/temp';
 import { FakeFinder } from './fake-finder';
+import { hostUname } from '../../src/platform/host-uname';
 
 const TREES = join(FIXTURES, 'sources/lxd');
 const text = (b: Uint8Array | undefined) => (b === undefined ? undefined : Buffer.from(b).toString('utf8'));
@@ -149,6 +150,7 @@ test('cloud-init.* keys: user data, vendor data, v2 network config, raw crawl as
   );
   // instance-data.json: ds is the crawl (no meta_data), v1 says lxd, user data in config is root-only.
   const full = buildInstanceData({
+    kernel: hostUname(),
     instance: data,
     distro: { name: 'debian', family: 'debian', version: '12' },
     mergedConfig: {},
@@ -191,6 +193,7 @@ test('legacy user.* keys are used on an LXD without cloud-init.* ones; user.meta
   });
   assert.ok(!(data.crawledMetadata as Record<string, unknown>).devices, 'no /1.0/devices (404): skipped, not fatal');
   const full = buildInstanceData({
+    kernel: hostUname(),
     instance: data,
     distro: { name: 'debian', family: 'debian', version: '12' },
     mergedConfig: {},

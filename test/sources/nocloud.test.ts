@@ -13,6 +13,7 @@ import { noCloudSource, parseMetaData, parseNetworkConfig } from '../../src/sour
 import { Logger } from '../../src/util/log';
 import { tempDir } from '../helpers/temp';
 import { FakeFinder } from './fake-finder';
+import { hostUname } from '../../src/platform/host-uname';
 
 async function crawl(t: TestContext, metaData: string) {
   const root = tempDir(t);
@@ -52,6 +53,7 @@ test("NoCloud with meta-data's cloud-name: that name, lower-cased, is cloud_name
   );
   const v1 = (
     buildInstanceData({
+      kernel: hostUname(),
       instance: data,
       distro: { name: 'debian', family: 'debian', version: '12' },
       mergedConfig: {},
@@ -68,6 +70,7 @@ test("instance-data's v1 local_hostname is cloud-init's short form of local-host
     const data = await crawl(t, `instance-id: i-1\nlocal-hostname: ${host}\n`);
     return (
       buildInstanceData({
+        kernel: hostUname(),
         instance: data,
         distro: { name: 'debian', family: 'debian', version: '12' },
         mergedConfig: {},

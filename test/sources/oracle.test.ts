@@ -16,6 +16,7 @@ import { mockMetadataServer } from '../helpers/mock-metadata-server';
 import { FIXTURES } from '../helpers/repo';
 import { tempDir } from '../helpers/temp';
 import { FakeFinder } from './fake-finder';
+import { hostUname } from '../../src/platform/host-uname';
 
 const TREE = join(FIXTURES, 'sources/oracle/happy-v2/tree');
 const DMI = { chassis_asset_tag: 'OracleCloud.com' };
@@ -150,6 +151,7 @@ test("instance-data.json's ds is the crawled instance document alone, as cloud-i
   const server = await mockMetadataServer(t, { kind: 'oracle', dir: TREE });
   const data = await oracleSource.crawl(crawlCtx(t, server.url));
   const doc = buildInstanceData({
+    kernel: hostUname(),
     instance: data,
     distro: { name: 'debian', family: 'debian', version: '12' },
     mergedConfig: {},

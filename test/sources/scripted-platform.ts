@@ -29,6 +29,9 @@ export function scriptedPlatform(script: Script): ScriptedPlatform {
   const unused = async (): Promise<never> => {
     throw new Error('not used by the temporary network');
   };
+  const unusedFact = (): never => {
+    throw new Error('not used by the temporary network');
+  };
   const platform: Platform = {
     root: '/',
     os: 'linux',
@@ -46,6 +49,8 @@ export function scriptedPlatform(script: Script): ScriptedPlatform {
     remove: async (p) => void removed.push(p),
     symlink: unused,
     osVersion: unused,
+    uname: unusedFact,
+    runningUser: unusedFact,
     setHostname: unused,
     run: async (cmd: string[] | string, _opts?: RunOpts): Promise<RunResult> => {
       const line = typeof cmd === 'string' ? cmd : cmd.join(' ');

@@ -37,7 +37,9 @@ import type {
   RunOpts,
   RunResult,
   UnixDatagrams,
+  Uname,
 } from '../platform';
+import { hostUname, hostUser } from '../host-uname';
 import { HostReportFiles } from '../host-report-files';
 import { AccountWriteBack } from './accounts/account-write-back';
 import type { Koffi } from '../../util/koffi-addon';
@@ -182,6 +184,14 @@ export class LinuxPlatform implements Platform {
 
   resolvedHostPath(path: string): Promise<string> {
     return this.resolve(path);
+  }
+
+  uname(): Uname {
+    return hostUname();
+  }
+
+  runningUser(): string {
+    return hostUser();
   }
 
   /** This machine's /proc/uptime, whatever the root: a sandbox has no procfs, and at boot they are one file. */

@@ -6,7 +6,8 @@ import type { BuildFacts } from '../../build-info';
 import type { Log } from '../../util/log';
 import { describeError, PlatformError } from '../../util/errors';
 import { execProcess } from '../../util/exec';
-import type { FileOpts, HostReports, OsVersion, Platform, RunOpts, RunResult } from '../platform';
+import type { FileOpts, HostReports, OsVersion, Platform, RunOpts, RunResult, Uname } from '../platform';
+import { hostUname, hostUser } from '../host-uname';
 import { HostReportFiles } from '../host-report-files';
 import { undefinedIfMissing } from '../missing-file';
 import type { Koffi } from '../../util/koffi-addon';
@@ -385,6 +386,14 @@ export class WindowsPlatform implements Platform, WindowsMachine {
     api.enablePrivilege('SeShutdownPrivilege');
     this.log.info(`Rebooting: ${message}`);
     api.initiateSystemShutdown({ message, timeoutSeconds, reboot: true, force: true });
+  }
+
+  uname(): Uname {
+    return hostUname();
+  }
+
+  runningUser(): string {
+    return hostUser();
   }
 
   async osVersion(): Promise<OsVersion> {

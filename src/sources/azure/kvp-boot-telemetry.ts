@@ -1,7 +1,6 @@
 // What cloud-init 22.4's Azure helpers put in KVP besides diagnostics: boot telemetry from systemd's timestamps, system
 // information, and the cloud-init log and dmesg compressed (get_boot_telemetry, get_system_info, push_log_to_kvp).
 import { deflateSync } from 'node:zlib';
-import { release } from 'node:os';
 import type { Platform } from '../../platform/platform';
 import { readOsRelease } from '../../platform/os-release';
 import { KilnError, describeError } from '../../util/errors';
@@ -124,15 +123,15 @@ export async function reportSystemInfo(platform: Platform, kvp: KvpTelemetry, ag
   let name = os.ID ?? '';
   const version = os.VERSION_ID ?? '';
   let flavor: string;
-  if (name.includes('sles') || name.includes('suse'))
-    flavor = process.arch === 'x64' ? 'x86_64' : process.arch === 'arm64' ? 'aarch64' : process.arch;
+  const kernel = platform.uname();
+  if (name.includes('sles') || name.includes('suse')) flavor = kernel.machine;
   else if (name === 'photon' || name === 'virtuozzo') flavor = os.PRETTY_NAME ?? '';
   else flavor = os.VERSION_CODENAME || (/^[^ ]+ \(([^)]+)\)/.exec(os.VERSION ?? '')?.[1] ?? '');
   if (name === 'rhel') name = 'redhat';
   kvp.event(
     'system-info',
     'system information',
-    `cloudinit_version=${agent}, kernel_version=${release()}, variant=${variantOf(name)}, distro_name=${name}, distro_version=${version}, flavor=${flavor}, python_version=node ${process.versions.node}`,
+    `cloudinit_version=${agent}, kernel_version=${kernel.release}, variant=${variantOf(name)}, distro_name=${name}, distro_version=${version}, flavor=${flavor}, python_version=node ${process.versions.node}`,
   );
 }
 

@@ -1,5 +1,4 @@
 // The network config DataSourceLXD gives when the instance config has none: DHCP on the NIC cloud-init would pick.
-import { machine } from 'node:os';
 import { candidateNics } from '../../net/fallback';
 import { readSysClassNet } from '../../net/sys-class-net';
 import type { Platform } from '../../platform/platform';
@@ -23,7 +22,7 @@ export function defaultLxdNicName(virt: string | undefined, arch: string): strin
 export async function lxdFallbackNetworkConfig(
   platform: Platform,
   log: Log,
-  arch: string = machine(),
+  arch: string = platform.uname().machine,
 ): Promise<Record<string, unknown>> {
   let nic = candidateNics(await readSysClassNet(platform))[0];
   if (nic) log.debug(`LXD datasource generating network from discovered active device: ${nic}`);

@@ -1,6 +1,5 @@
 // SmartOS (Joyent Triton): metadata from the host over the Joyent protocol V2, on /dev/ttyS1 in a KVM guest or the zone
 // socket in an LX-brand zone; detected from DMI or the zone's kernel version (cloud-init's DataSourceSmartOS).
-import { version as kernelVersion } from 'node:os';
 import { posix } from 'node:path';
 import type { Platform } from '../../platform/platform';
 import type { Log } from '../../util/log';
@@ -67,7 +66,7 @@ type SmartOsType = 'kvm' | 'lx-brand';
 
 /** `uname -v` of the system: the running kernel's at '/', the root's /proc/sys/kernel/version for a sandbox. */
 async function unameVersion(platform: Platform): Promise<string> {
-  if (platform.root === '/') return kernelVersion();
+  if (platform.root === '/') return platform.uname().version;
   return ((await platform.readTextIfExists('/proc/sys/kernel/version').catch(() => undefined)) ?? '').trim();
 }
 
