@@ -19,7 +19,7 @@ async function filesUnder(platform: Platform, dir: string): Promise<string[]> {
   const out: string[] = [];
   for (const name of (await platform.listDir(dir).catch(() => [] as string[])).sort()) {
     const path = posix.join(dir, name);
-    const st = await platform.stat?.(path);
+    const st = await platform.stat(path);
     if (st?.type === 'directory') out.push(...(await filesUnder(platform, path)));
     else out.push(path);
   }
@@ -70,7 +70,7 @@ export const collectLogsCommand: Command = {
     };
     /** A file at its own path, as cloud-init's _collect_file: skipped when redacting and others may not read it. */
     const file = async (path: string, sensitive = !includeSensitive): Promise<void> => {
-      const st = await platform.stat?.(path);
+      const st = await platform.stat(path);
       if (st?.type !== 'file') return;
       if (sensitive && (st.mode & 0o004) === 0) return;
       const data = await platform.readFile(path).catch(() => undefined);

@@ -17,10 +17,7 @@ export interface SystemSchemaPart {
  */
 async function processedOrRaw(platform: Platform, dir: string, processed: string, raw: string): Promise<string> {
   const primary = posix.join(dir, processed);
-  const size = async (p: string) =>
-    platform.stat
-      ? (await platform.stat(p, { followLinks: true }))?.size
-      : (await platform.readTextIfExists(p))?.length;
+  const size = async (p: string) => (await platform.stat(p, { followLinks: true }))?.size;
   if ((await size(primary)) === 0 && ((await size(posix.join(dir, raw))) ?? 0) > 0) return posix.join(dir, raw);
   return primary;
 }

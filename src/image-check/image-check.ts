@@ -22,7 +22,7 @@ function imageFiles(p: Platform): ImageFiles {
     listDir: (path) => p.listDir(path),
     readTextIfExists: (path) => p.readTextIfExists(path),
     readLink: async (path) => p.readLink?.(path),
-    stat: async (path) => p.stat?.(path, { followLinks: true }),
+    stat: async (path) => p.stat(path, { followLinks: true }),
   };
 }
 

@@ -298,7 +298,7 @@ export async function uninstallLinux(req: LinuxUninstallRequest): Promise<void> 
     const target = await platform.readLink?.(name);
     if (target === 'kiln' || target === KILN_BINARY) await remove(name);
   }
-  if ((await platform.stat?.(KILN_BINARY, { followLinks: false }))?.type === 'file') await remove(KILN_BINARY);
+  if ((await platform.stat(KILN_BINARY, { followLinks: false }))?.type === 'file') await remove(KILN_BINARY);
   for (const d of await dpkgDiversions(platform)) {
     if (!CLOUD_INIT_NAMES.includes(d.from) || d.to !== `${d.from}.distrib` || d.package !== ':') continue;
     if (await platform.exists(d.from)) {

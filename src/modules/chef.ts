@@ -311,7 +311,7 @@ export const chefModule: Module = configModule({
       await ctx.platform.writeFile(fbPath, pythonJsonDumps(chef.firstboot), { mode: 0o644 });
     }
 
-    const st = ctx.platform.stat ? await ctx.platform.stat(CHEF_EXEC) : undefined;
+    const st = await ctx.platform.stat(CHEF_EXEC);
     const installed = st !== undefined && st.type === 'file' && (st.mode & 0o111) !== 0;
     const run = !installed || chef.force_install ? await installChef(ctx, chef) : (chef.exec ?? false);
     if (!run) return;

@@ -38,7 +38,7 @@ async function alpineKeymap(
     throw new ModuleError('keyboard', msg);
   };
   const isA = async (path: string, type: 'file' | 'directory'): Promise<boolean> =>
-    ctx.platform.stat ? (await ctx.platform.stat(path))?.type === type : ctx.platform.exists(path);
+    (await ctx.platform.stat(path))?.type === type;
   const layoutDir = posix.join('/usr/share/bkeymaps/', layout);
   if (!(await isA(layoutDir, 'directory'))) fail(`Keyboard layout directory ${layoutDir} does not exist.`);
   if (!variant) fail('Keyboard variant not specified.');

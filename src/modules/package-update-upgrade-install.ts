@@ -154,8 +154,7 @@ export interface PackageModuleDeps {
 /** The first of PATHS that is a file (os.path.isfile), or undefined. */
 async function firstFile(ctx: ModuleContext, paths: readonly string[]): Promise<string | undefined> {
   for (const path of paths) {
-    const st = ctx.platform.stat ? await ctx.platform.stat(path) : undefined;
-    if (st ? st.type === 'file' : await ctx.platform.exists(path)) return path;
+    if ((await ctx.platform.stat(path))?.type === 'file') return path;
   }
   return undefined;
 }

@@ -16,8 +16,7 @@ async function nodeId(ctx: ModuleContext): Promise<string> {
 }
 
 async function isDirectory(ctx: ModuleContext, path: string): Promise<boolean> {
-  if (ctx.platform.stat) return (await ctx.platform.stat(path))?.type === 'directory';
-  return ctx.platform.exists(path);
+  return (await ctx.platform.stat(path))?.type === 'directory';
 }
 
 export const resetRmcModule: Module = {

@@ -76,7 +76,7 @@ export const saltMinionModule: Module = configModule({
       await ctx.platform.writeFile(posix.join(c.confDir, 'grains'), safeyamlDumps(scfg.grains), { mode: 0o644 });
     if (scfg.public_key !== undefined && scfg.private_key !== undefined) {
       let pkiDefault = posix.join(c.confDir, 'pki/minion');
-      if ((await ctx.platform.stat?.(pkiDefault))?.type !== 'directory') pkiDefault = posix.join(c.confDir, 'pki');
+      if ((await ctx.platform.stat(pkiDefault))?.type !== 'directory') pkiDefault = posix.join(c.confDir, 'pki');
       const pki = scfg.pki_dir ?? pkiDefault;
       await ensurePrivateDir(ctx, pki);
       // As 22.4: the folder is private (umask 077), the files get write_file's 0644.

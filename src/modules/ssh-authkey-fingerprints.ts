@@ -109,7 +109,7 @@ async function ensureKeysPath(ctx: ModuleContext, user: PasswdEntry, file: strin
   let folder = '';
   for (const part of posix.dirname(file).split('/').filter(Boolean)) {
     folder += `/${part}`;
-    const st = platform.stat ? await platform.stat(folder, { followLinks: false }) : undefined;
+    const st = await platform.stat(folder, { followLinks: false });
     if (st && st.type !== 'directory') return false; // a symlink or a file in the path: refused, as cloud-init does
     if (homeParent.startsWith(folder) || folder === user.home) continue;
     if (!(await platform.exists(folder))) {
@@ -117,7 +117,7 @@ async function ensureKeysPath(ctx: ModuleContext, user: PasswdEntry, file: strin
       await platform.mkdir(folder, { mode: mine ? 0o700 : 0o755, owner: mine ? `${user.uid}:${user.gid}` : '0:0' });
     }
   }
-  const st = platform.stat ? await platform.stat(file, { followLinks: false }) : undefined;
+  const st = await platform.stat(file, { followLinks: false });
   if (st && st.type !== 'file') return false;
   if (!(await platform.exists(file)))
     await platform.writeFile(file, '', { mode: 0o600, owner: `${user.uid}:${user.gid}` });

@@ -12,11 +12,7 @@ export const ZONEINFO_DIR = '/usr/share/zoneinfo';
 export async function setTimezone(ctx: ModuleContext, tz: string): Promise<void> {
   const { platform } = ctx;
   const zoneFile = posix.join(ZONEINFO_DIR, tz);
-  const st = platform.stat
-    ? await platform.stat(zoneFile)
-    : (await platform.exists(zoneFile))
-      ? { type: 'file' }
-      : undefined;
+  const st = await platform.stat(zoneFile);
   if (st?.type !== 'file') throw new ModuleError('timezone', `Invalid timezone ${tz}, no file found at ${zoneFile}`);
   const family = ctx.distro.family;
   if (family === 'redhat' || family === 'suse') {
@@ -43,7 +39,6 @@ export async function setTimezone(ctx: ModuleContext, tz: string): Promise<void>
 
 /** Whether PATH is a symlink, another file, or absent, without following a final link. */
 async function lstatKind(ctx: ModuleContext, path: string): Promise<'link' | 'file' | 'missing'> {
-  if (!ctx.platform.stat) return (await ctx.platform.exists(path)) ? 'file' : 'missing';
   const st = await ctx.platform.stat(path, { followLinks: false });
   return st === undefined ? 'missing' : st.type === 'symlink' ? 'link' : 'file';
 }

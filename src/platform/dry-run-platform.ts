@@ -79,7 +79,7 @@ export class DryRunPlatform implements Platform {
     const planned = this.written.get(k);
     if (planned) return { type: 'file', mode: 0o644, size: planned.length };
     if (this.removed.has(k)) return undefined;
-    return this.inner.stat ? this.inner.stat(path, opts) : undefined;
+    return this.inner.stat(path, opts);
   }
   async readLink(path: string): Promise<string | undefined> {
     const k = this.key(path);

@@ -141,8 +141,11 @@ export interface Platform {
   readTextIfExists(path: string): Promise<string | undefined>;
   exists(path: string): Promise<boolean>;
   listDir(path: string): Promise<string[]>;
-  /** Type and mode of PATH, undefined when it does not exist. Optional: callers fall back when a platform lacks it. */
-  stat?(path: string, opts?: { followLinks?: boolean }): Promise<FileStat | undefined>;
+  /**
+   * Type, mode, size and time of PATH, undefined when it does not exist (or cannot be looked at). Windows gives the
+   * permission bits Node makes of its attributes (no execute bit).
+   */
+  stat(path: string, opts?: { followLinks?: boolean }): Promise<FileStat | undefined>;
   /** Where the symlink PATH points (its text, unresolved), undefined when PATH is not a symlink. Optional, as stat. */
   readLink?(path: string): Promise<string | undefined>;
   /** Writes atomically: temp file in the same folder, mode and owner set, fsync when durable, rename. */

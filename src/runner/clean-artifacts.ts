@@ -124,7 +124,7 @@ export async function runCleanScripts(platform: Platform, log: Log, dir = '/etc/
     if (!/^[A-Za-z0-9_-]+$/.test(name)) continue;
     const path = posix.join(dir, name);
     // run-parts runs executable regular files only (Debian ships a README there).
-    const st = platform.stat ? await platform.stat(path) : undefined;
+    const st = await platform.stat(path);
     if (st && (st.type !== 'file' || (st.mode & 0o111) === 0)) continue;
     const r = await platform.run([path], { allowFailure: true });
     if (r.code !== 0) {

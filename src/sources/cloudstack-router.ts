@@ -43,7 +43,7 @@ export async function latestLeaseFile(platform: Platform): Promise<string | unde
     for (const name of names) {
       if (!match.test(name)) continue;
       const path = posix.join(dir, name);
-      const mtime = (await platform.stat?.(path).catch(() => undefined))?.mtimeMs;
+      const mtime = (await platform.stat(path).catch(() => undefined))?.mtimeMs;
       if (mtime !== undefined && (!newest || mtime > newest.mtime)) newest = { path, mtime };
     }
     if (newest) return newest.path;

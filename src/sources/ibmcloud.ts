@@ -31,7 +31,7 @@ export interface IbmFinding {
 }
 
 async function mtimeMs(platform: Platform, path: string): Promise<number | undefined> {
-  return (await platform.stat?.(path).catch(() => undefined))?.mtimeMs;
+  return (await platform.stat(path).catch(() => undefined))?.mtimeMs;
 }
 
 /**

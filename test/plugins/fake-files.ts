@@ -1,5 +1,5 @@
 // An in-memory Platform for plugin tests: files in a map, commands answered by a scripted handler.
-import type { OsVersion, Platform, RunOpts, RunResult, Uname } from '../../src/platform/platform';
+import type { FileStat, OsVersion, Platform, RunOpts, RunResult, Uname } from '../../src/platform/platform';
 
 export class FakeFiles implements Platform {
   readonly root = 'C:\\';
@@ -47,6 +47,11 @@ export class FakeFiles implements Platform {
   async exists(path: string): Promise<boolean> {
     const k = this.k(path);
     return this.files.has(k) || [...this.files.keys()].some((f) => f.startsWith(`${k.replace(/\\+$/, '')}\\`));
+  }
+  async stat(path: string): Promise<FileStat | undefined> {
+    const data = this.files.get(this.k(path));
+    if (data) return { type: 'file', mode: 0o644, size: data.length };
+    return (await this.exists(path)) ? { type: 'directory', mode: 0o755, size: 0 } : undefined;
   }
   async listDir(path: string): Promise<string[]> {
     const k = `${this.k(path).replace(/\\+$/, '')}\\`;

@@ -49,6 +49,7 @@ export function scriptedPlatform(script: Script): ScriptedPlatform {
     remove: async (p) => void removed.push(p),
     symlink: unused,
     osVersion: unused,
+    stat: unused,
     uname: unusedFact,
     runningUser: unusedFact,
     setHostname: unused,

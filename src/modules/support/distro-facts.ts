@@ -3,8 +3,7 @@ import type { Platform } from '../../platform/platform';
 
 /** cloud-init's uses_systemd: /run/systemd/system is a folder in the target. */
 export async function usesSystemd(platform: Platform): Promise<boolean> {
-  if (platform.stat) return (await platform.stat('/run/systemd/system'))?.type === 'directory';
-  return platform.exists('/run/systemd/system');
+  return (await platform.stat('/run/systemd/system'))?.type === 'directory';
 }
 
 const PATH_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
@@ -13,10 +12,8 @@ const PATH_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin',
 export async function whichInTarget(platform: Platform, tool: string): Promise<string | undefined> {
   const candidates = tool.includes('/') ? [tool] : PATH_DIRS.map((dir) => `${dir}/${tool}`);
   for (const path of candidates) {
-    if (platform.stat) {
-      const st = await platform.stat(path);
-      if (st && st.type === 'file' && (st.mode & 0o111) !== 0) return path;
-    } else if (await platform.exists(path)) return path;
+    const st = await platform.stat(path);
+    if (st && st.type === 'file' && (st.mode & 0o111) !== 0) return path;
   }
   return undefined;
 }

@@ -35,18 +35,14 @@ export async function runParts(
   prefix: string[] = [],
 ): Promise<RunPartsOutcome> {
   const { platform } = ctx;
-  const info = platform.stat
-    ? await platform.stat(dir)
-    : (await platform.exists(dir))
-      ? { type: 'directory' as const, mode: 0o755, size: 0 }
-      : undefined;
+  const info = await platform.stat(dir);
   if (info?.type !== 'directory') return { attempted: [], failed: [] };
   const names = (await platform.listDir(dir)).slice().sort(codePointCompare);
   const attempted: string[] = [];
   const failed: string[] = [];
   for (const name of names) {
     const path = posix.join(dir, name);
-    const st = platform.stat ? await platform.stat(path) : { type: 'file' as const, mode: 0o755, size: 0 };
+    const st = await platform.stat(path);
     if (st?.type !== 'file' || (st.mode & 0o111) === 0) continue;
     attempted.push(path);
     if (!(await isDirectlyExecutable(ctx, path))) {

@@ -1,12 +1,12 @@
 // The Windows platform: files under a root folder (C:\ at boot) and commands run directly.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
+import { promises as fsp, type Stats } from 'node:fs';
 import { win32 } from 'node:path';
 import type { BuildFacts } from '../../build-info';
 import type { Log } from '../../util/log';
 import { describeError, PlatformError } from '../../util/errors';
 import { execProcess } from '../../util/exec';
-import type { FileOpts, HostReports, OsVersion, Platform, RunOpts, RunResult, Uname } from '../platform';
+import type { FileOpts, FileStat, HostReports, OsVersion, Platform, RunOpts, RunResult, Uname } from '../platform';
 import { hostUname, hostUser } from '../host-uname';
 import { HostReportFiles } from '../host-report-files';
 import { undefinedIfMissing } from '../missing-file';
@@ -433,6 +433,16 @@ export class WindowsPlatform implements Platform, WindowsMachine {
     } catch {
       return false; // whatever stat's code, the path cannot be used: not there
     }
+  }
+  async stat(path: string, opts?: { followLinks?: boolean }): Promise<FileStat | undefined> {
+    let st: Stats;
+    try {
+      st = opts?.followLinks === false ? await fsp.lstat(this.hostPath(path)) : await fsp.stat(this.hostPath(path));
+    } catch {
+      return undefined; // whatever stat's code, the path cannot be used: not there (as exists() says)
+    }
+    const type = st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other';
+    return { type, mode: st.mode & 0o7777, size: st.size, mtimeMs: st.mtimeMs };
   }
   async listDir(path: string): Promise<string[]> {
     return (await fsp.readdir(this.hostPath(path))).sort();

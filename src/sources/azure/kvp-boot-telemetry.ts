@@ -67,10 +67,8 @@ export async function reportBootTelemetry(
   nowMs: number = Date.now(),
 ): Promise<void> {
   // cloud-init's uses_systemd: /run/systemd/system is a folder (lstat: a link does not count).
-  const st = platform.stat
-    ? await platform.stat('/run/systemd/system', { followLinks: false }).catch(() => undefined)
-    : undefined;
-  const systemd = platform.stat ? st?.type === 'directory' : await platform.exists('/run/systemd/system');
+  const st = await platform.stat('/run/systemd/system', { followLinks: false }).catch(() => undefined);
+  const systemd = st?.type === 'directory';
   if (!systemd) throw new BootTelemetryUnavailable('distro not using systemd, skipping boot telemetry');
   const uptime = await uptimeSeconds(platform);
   if (uptime === undefined) throw new BootTelemetryUnavailable('Failed to determine kernel start timestamp');

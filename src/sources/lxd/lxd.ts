@@ -47,8 +47,7 @@ export function lxdSocketPath(settings: Record<string, unknown>): string {
 
 async function isSocket(ctx: DetectContext, path: string): Promise<boolean> {
   // Not following a final symlink, as cloud-init's lstat: a link to a socket is not LXD's device.
-  if (ctx.platform.stat) return (await ctx.platform.stat(path, { followLinks: false }))?.type === 'socket';
-  return false;
+  return (await ctx.platform.stat(path, { followLinks: false }))?.type === 'socket';
 }
 
 /** Newer ds-identify: an LXD VM's agent port under /sys/class/virtio-ports, for VMs without LXD's DMI board name. */
@@ -181,7 +180,7 @@ export const lxdSource: Datasource = {
     const s = readUrlSettings('LXD', ctx.settings, LXD_DEFAULTS);
     // Checked first, as cloud-init's ds_detect: without the socket (an LXD VM whose agent has not started, or
     // security.devlxd off) there is nothing to connect to, and saying so is clearer than a connect error.
-    const st = ctx.platform.stat ? await ctx.platform.stat(socketPath, { followLinks: false }) : undefined;
+    const st = await ctx.platform.stat(socketPath, { followLinks: false });
     if (st?.type !== 'socket')
       throw new SourceError(
         'LXD',

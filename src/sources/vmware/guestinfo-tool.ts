@@ -32,10 +32,8 @@ export interface GuestinfoTool {
 export async function findInTarget(platform: Platform, tool: string): Promise<string | undefined> {
   for (const dir of PATH_DIRS) {
     const path = `${dir}/${tool}`;
-    if (platform.stat) {
-      const st = await platform.stat(path).catch(() => undefined);
-      if (st && st.type === 'file' && (st.mode & 0o111) !== 0) return path;
-    } else if (await platform.exists(path)) return path;
+    const st = await platform.stat(path).catch(() => undefined);
+    if (st && st.type === 'file' && (st.mode & 0o111) !== 0) return path;
   }
   return undefined;
 }

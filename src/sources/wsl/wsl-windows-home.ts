@@ -55,11 +55,7 @@ export function windowsToLinuxPath(winPath: string, mounts: DrvfsMount[]): strin
 async function cmdExecutable(platform: Platform, mounts: DrvfsMount[]): Promise<string | undefined> {
   for (const m of mounts) {
     const cmd = posix.join(m.mountpoint, 'Windows/System32/cmd.exe');
-    const st = platform.stat
-      ? await platform.stat(cmd).catch(() => undefined)
-      : (await platform.exists(cmd))
-        ? { type: 'file', mode: 0o755 }
-        : undefined;
+    const st = await platform.stat(cmd).catch(() => undefined);
     if (st && st.type === 'file' && (st.mode & 0o111) !== 0) return cmd;
   }
   return undefined;
