@@ -30,10 +30,7 @@ function hint(ctx: DetectContext): NoCloudHint | undefined {
 
 /** The meta-data a `ds=nocloud;…` hint gives, as 25.1's load_cmdline_data fills it: its pairs and its dsmode. */
 function hintMetaData(hint: NoCloudHint): Record<string, unknown> {
-  const meta: Record<string, unknown> = {};
-  if (hint.instanceId) meta['instance-id'] = hint.instanceId;
-  if (hint.localHostname) meta['local-hostname'] = hint.localHostname;
-  if (hint.seedfrom) meta.seedfrom = hint.seedfrom;
+  const meta: Record<string, unknown> = Object.fromEntries(hint.pairs);
   const dsmode = noCloudHintDsmode(hint);
   if (dsmode !== undefined) meta.dsmode = dsmode;
   return meta;

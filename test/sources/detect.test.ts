@@ -139,10 +139,16 @@ test('cmdline parsing: ci.ds=, ci.datasource=, ds=nocloud;s=…;i=…;h=…', ()
     seedfrom: 'http://10.0.0.2:8000/seed/',
     instanceId: 'iid-1',
     localHostname: 'web1',
+    pairs: [
+      ['seedfrom', 'http://10.0.0.2:8000/seed/'],
+      ['instance-id', 'iid-1'],
+      ['local-hostname', 'web1'],
+    ],
   });
   assert.deepEqual(noCloudHint('ds=nocloud;seedfrom=file:///srv/seed/'), {
     mode: 'nocloud',
     seedfrom: 'file:///srv/seed/',
+    pairs: [['seedfrom', 'file:///srv/seed/']],
   });
   assert.equal(noCloudHint('ds=other'), undefined);
 });

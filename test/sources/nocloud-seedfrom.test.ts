@@ -134,6 +134,16 @@ test("the hint's dsmode from its seed's scheme, as 25.1: file:// and paths local
     (await crawl(t, { 'meta-data': metaData }, 'local', cmdline)).metadata.dsmode;
   assert.equal(await dsmode('ro ds=nocloud-net;s=file:///var/lib/cloud/seed/nocloud-net/'), 'local');
   assert.equal(await dsmode('ro ds=nocloud-net;s=/var/lib/cloud/seed/nocloud-net/'), 'local');
+  // Every pair of the hint is meta-data, short keys long and a key without '=' None, as parse_cmdline_data fills it.
+  const hinted = await crawl(
+    t,
+    { 'meta-data': 'instance-id: i-1\n' },
+    'local',
+    `ro ds=nocloud;i=iid-cmdline;h=host1;region=lab;flag;s=file:///var/lib/cloud/seed/nocloud-net/`,
+  );
+  assert.equal(hinted.metadata.region, 'lab');
+  assert.equal(hinted.metadata.flag, null);
+  assert.equal(hinted.metadata['local-hostname'], 'host1');
   const hint = (h: Parameters<typeof noCloudHintDsmode>[0]) => noCloudHintDsmode(h);
   assert.equal(hint({ mode: 'nocloud', seedfrom: 'ftp://10.0.0.1/' }), 'net');
   assert.equal(hint({ mode: 'nocloud', seedfrom: 'tftp://10.0.0.1/' }), undefined);
