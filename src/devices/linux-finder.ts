@@ -1,10 +1,9 @@
 // Finds labelled filesystems on Linux by reading block devices listed in /sys/class/block; no blkid, no mount. Where
 // udev's probe at boot already says what a device holds, a device that cannot answer is not opened.
 import type { BlockReader } from './block-reader';
-import type { FilesystemFinder, FindRequest, FoundFilesystem } from './filesystem-finder';
+import type { FilesystemFinder, FilesystemType, FindRequest, FoundFilesystem } from './filesystem-finder';
 import { byLabelOrder, matchOpened, openForMatching } from './find-matching';
 import { type LinuxBlockDevice, listLinuxBlockDevices, openLinuxBlockDevice } from './linux-block-devices';
-import type { FilesystemType } from './filesystem-finder';
 import type { OpenedFilesystem } from './probe';
 import { type UdevFilesystemFacts, udevFilesystemFacts } from './udev-filesystem-facts';
 import type { Log } from '../util/log';
@@ -64,7 +63,11 @@ export class LinuxFilesystemFinder implements FilesystemFinder {
     if (this.opts.udevFacts === false) return Promise.resolve(undefined);
     let facts = this.udev.get(dev.name);
     if (!facts) {
-      facts = udevFilesystemFacts(this.opts.root, dev.name);
+      facts = udevFilesystemFacts(this.opts.root, dev.name).then((found) => {
+        const said = found ? `${found.fsType || 'no filesystem'}${found.label ? ` '${found.label}'` : ''}` : 'nothing';
+        this.opts.log?.debug(`${dev.devPath}: udev's probe says ${said}`);
+        return found;
+      });
       this.udev.set(dev.name, facts);
     }
     return facts;
@@ -83,6 +86,7 @@ export class LinuxFilesystemFinder implements FilesystemFinder {
   }
 
   private async readDevice(dev: LinuxBlockDevice): Promise<OpenedFilesystem | undefined | 'unreadable'> {
+    const started = performance.now();
     let reader: BlockReader;
     try {
       reader = await openLinuxBlockDevice(this.opts.root, dev);
@@ -90,6 +94,9 @@ export class LinuxFilesystemFinder implements FilesystemFinder {
       this.opts.log?.debug(`cannot read ${dev.devPath}: ${describeError(err)}`);
       return 'unreadable';
     }
-    return openForMatching(reader, this.opts.log);
+    const fs = await openForMatching(reader, this.opts.log);
+    const what = fs ? `${fs.fsType} '${fs.label}'` : 'no filesystem kiln reads';
+    this.opts.log?.debug(`${dev.devPath}: read ${what} in ${Math.round(performance.now() - started)} ms`);
+    return fs;
   }
 }
