@@ -398,40 +398,81 @@ function sourceMapAsset(bundleFile) {
 }
 
 /**
- * Runs the bundle the way the loader does, on a dry run of every stage over the example NoCloud seed in an
- * empty temporary root (no effect outside it: the same run as `npm run demo` without root), then saves V8's
- * cache of everything the run compiled.
+ * Runs the bundle the way the loader does, on a dry run of every stage in an empty temporary root (no effect
+ * outside it: the same run as `npm run demo` without root), then saves V8's cache of everything the run compiled.
+ * The root is made to look like a first boot's, so that what a real boot runs is in the cache and not compiled at
+ * start (seconds under emulation): the example NoCloud seed on a CD-ROM (an ISO made by the bundle's own
+ * make-seed, with its udev database entry), one NIC with a carrier for the fallback network, and ifupdown's tools
+ * so that the network config is validated and rendered.
  */
-function trainCodeCache(bundleFile, node) {
-  const work = join(dirname(bundleFile), 'training');
-  rmSync(work, { recursive: true, force: true });
-  const seed = join(work, 'root', 'var/lib/cloud/seed/nocloud');
-  mkdirSync(seed, { recursive: true });
-  const example = join(repo, 'images/examples/nocloud-seed');
-  for (const f of readdirSync(example)) copyFileSync(join(example, f), join(seed, f));
-  const cacheFile = join(dirname(bundleFile), 'kiln.cache');
-  rmSync(cacheFile, { force: true });
-  const trainer = join(work, 'train.cjs');
+function runBundle(bundleFile, node, work, argv, extra = '') {
+  const script = join(work, `run-${argv[0]}.cjs`);
   writeFileSync(
-    trainer,
+    script,
     `'use strict';
 const { Script } = require('node:vm');
 const { readFileSync, writeFileSync } = require('node:fs');
 const script = new Script(readFileSync(${JSON.stringify(bundleFile)}, 'latin1'), { filename: 'kiln.cjs' });
-process.argv = [process.argv[0], '/usr/bin/cloud-init', '--root', ${JSON.stringify(join(work, 'root'))}, '--dry-run', '--all-stages'];
-process.on('exit', () => writeFileSync(${JSON.stringify(cacheFile)}, script.createCachedData()));
+process.argv = [process.argv[0], '/usr/bin/cloud-init', ...${JSON.stringify(argv)}];
+${extra}
 script.runInThisContext()(module.exports, require, module, __filename, __dirname);
 `,
   );
-  // The dry run may end in errors (an empty root has no users or sshd); only the cache matters here. V8 seeds
-  // its random numbers and string hashes per process, which changes the cache's bytes from run to run; a fixed
-  // --random-seed makes two builds identical, and V8 leaves that flag out of the flag hash a cache is checked
-  // against, so the binary (started without it) still takes the cache.
-  spawnSync(node, ['--random-seed=1', trainer], {
+  return spawnSync(node, ['--random-seed=1', script], {
     stdio: 'ignore',
     env: { ...process.env, KILN_FACE: 'cloud-init' },
     cwd: work,
   });
+}
+
+/** A first boot's root for the training run (trainCodeCache), in WORK/root. */
+function trainingRoot(bundleFile, node, work) {
+  const root = join(work, 'root');
+  const files = {
+    'sys/class/block/sr0/removable': '1\n',
+    'sys/class/block/sr0/dev': '11:0\n',
+    'run/udev/data/b11:0': 'E:ID_CDROM=1\nE:ID_FS_TYPE=iso9660\nE:ID_FS_LABEL=cidata\nE:ID_FS_LABEL_ENC=cidata\n',
+    'sys/class/net/eth0/address': '52:54:00:12:34:56\n',
+    'sys/class/net/eth0/carrier': '1\n',
+    'sys/class/net/eth0/operstate': 'up\n',
+    'sys/class/net/eth0/type': '1\n',
+    'sys/class/net/eth0/addr_assign_type': '0\n',
+    'sys/class/net/eth0/device/uevent': 'DRIVER=virtio_net\n',
+    'sbin/ifup': '',
+    'sbin/ifdown': '',
+    'sbin/ifquery': '',
+    'etc/network/interfaces': 'source /etc/network/interfaces.d/*\n',
+  };
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  const iso = join(root, 'dev/sr0');
+  mkdirSync(dirname(iso), { recursive: true });
+  runBundle(bundleFile, node, work, ['make-seed', '-o', iso, join(repo, 'images/examples/nocloud-seed')]);
+  if (!existsSync(iso)) throw new Error('the code cache training root: make-seed wrote no seed image');
+  writeFileSync(join(root, 'sys/class/block/sr0/size'), `${Math.ceil(statSync(iso).size / 512)}\n`);
+  return root;
+}
+
+function trainCodeCache(bundleFile, node) {
+  const work = join(dirname(bundleFile), 'training');
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  const root = trainingRoot(bundleFile, node, work);
+  const cacheFile = join(dirname(bundleFile), 'kiln.cache');
+  rmSync(cacheFile, { force: true });
+  // The dry run may end in errors (an empty root has no users or sshd); only the cache matters here. V8 seeds
+  // its random numbers and string hashes per process, which changes the cache's bytes from run to run; a fixed
+  // --random-seed makes two builds identical, and V8 leaves that flag out of the flag hash a cache is checked
+  // against, so the binary (started without it) still takes the cache.
+  runBundle(
+    bundleFile,
+    node,
+    work,
+    ['--root', root, '--dry-run', '--all-stages'],
+    `process.on('exit', () => writeFileSync(${JSON.stringify(cacheFile)}, script.createCachedData()));`,
+  );
   if (!existsSync(cacheFile)) throw new Error('the code cache training run wrote no cache');
   rmSync(work, { recursive: true, force: true });
   return cacheFile;

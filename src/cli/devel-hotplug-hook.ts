@@ -2,7 +2,7 @@
 // (once cloud-init has finished) writes `--subsystem=net handle --devpath=… --udevaction=…` to the FIFO
 // /run/cloud-init/share/hook-hotplug-cmd; cloud-init-hotplugd.socket starts the service that runs this command.
 import { posix } from 'node:path';
-import { LinuxFilesystemFinder } from '../devices/linux-finder';
+import { createLinuxFinder } from '../devices/create-finder';
 import { runPostRenderCommands } from '../net/activate/post-render';
 import { selectActivator } from '../net/activate/select-activator';
 import { renderNetwork, selectRenderer } from '../net/render-network';
@@ -59,7 +59,7 @@ async function noneWithoutCache(p: Platform, ctx: CommandContext, rc: RunConfig)
     platform: p,
     log: ctx.log,
     config: rc.config,
-    finder: new LinuxFilesystemFinder({ root: p.root }),
+    finder: createLinuxFinder(p.root, ctx.env, ctx.log),
     kernelCmdline: rc.kernelCmdline,
     env: ctx.env,
   });
@@ -114,7 +114,7 @@ async function recrawl(p: Platform, ctx: CommandContext, s: HotplugState): Promi
     platform: p,
     log: ctx.log,
     config: s.rc.config,
-    finder: new LinuxFilesystemFinder({ root: p.root }),
+    finder: createLinuxFinder(p.root, ctx.env, ctx.log),
     kernelCmdline: s.rc.kernelCmdline,
     env: ctx.env,
   });

@@ -1,6 +1,6 @@
 // `devel ds-identify`: kiln's ds-identify; exit 0 when a datasource may be present, 1 when none can be (the generator
 // asks).
-import { LinuxFilesystemFinder } from '../devices/linux-finder';
+import { createLinuxFinder } from '../devices/create-finder';
 import { loadRunConfig, readKernelCmdline } from '../runner/run-config';
 import { buildDetectContext, detectSources } from '../sources/detect';
 import type { Command } from './command';
@@ -23,7 +23,7 @@ export const dsIdentifyCommand: Command = {
       platform,
       log: ctx.log,
       config: rc.config,
-      finder: new LinuxFilesystemFinder({ root: platform.root }),
+      finder: createLinuxFinder(platform.root, ctx.env, ctx.log),
       kernelCmdline: rc.kernelCmdline,
       env: ctx.env,
     });

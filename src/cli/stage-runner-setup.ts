@@ -21,6 +21,7 @@ export async function createStageRunner(
       embeddedConfig: ctx.facts.defaultCloudConfig,
       cloudInitVersion: KILN_CLOUD_INIT_VERSION,
       env: ctx.env,
+      log: ctx.logger.for('util.py'),
       dryRun: ctx.dryRun,
     });
   let extraConfig: ConfigMap | undefined;

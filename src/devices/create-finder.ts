@@ -33,10 +33,18 @@ export function createFilesystemFinder(choice: FinderChoice): FilesystemFinder {
       ...(choice.locations ? { locations: choice.locations } : {}),
     });
   }
+  return createLinuxFinder(choice.root, choice.env, choice.log);
+}
+
+/**
+ * The Linux finder over ROOT's /sys/class/block and /dev, with ENV's off switches for its fast paths
+ * (KILN_DEVICE_PROBE_CACHE=0: read the devices for every request; KILN_DEVICE_UDEV=0: open every device).
+ */
+export function createLinuxFinder(root: string, env: NodeJS.ProcessEnv, log?: Log): LinuxFilesystemFinder {
   return new LinuxFilesystemFinder({
-    root: choice.root,
-    probeOnce: choice.env.KILN_DEVICE_PROBE_CACHE !== '0',
-    udevFacts: choice.env.KILN_DEVICE_UDEV !== '0',
-    ...(choice.log ? { log: choice.log } : {}),
+    root,
+    probeOnce: env.KILN_DEVICE_PROBE_CACHE !== '0',
+    udevFacts: env.KILN_DEVICE_UDEV !== '0',
+    ...(log ? { log } : {}),
   });
 }

@@ -1,5 +1,6 @@
 // The real implementations the CLI hands the runner: kiln's sources, modules, user-data and network code.
-import { LinuxFilesystemFinder } from '../devices/linux-finder';
+import { createLinuxFinder } from '../devices/create-finder';
+import type { Log } from '../util/log';
 import type { ConfigMap } from '../config/parse-yaml-config';
 import type { Platform } from '../platform/platform';
 import { networkDebugInfo } from '../net/ci-info/debug-info';
@@ -16,6 +17,8 @@ export interface DefaultDepsInput {
   embeddedConfig: ConfigMap | undefined;
   cloudInitVersion: string;
   env: NodeJS.ProcessEnv;
+  /** Where the device finder logs what it read (cloud-init logs its blkid lookups). */
+  log?: Log;
   /** A dry run takes no lease: it would change the network, and nothing can be crawled without it. */
   dryRun?: boolean;
 }
@@ -26,7 +29,7 @@ export function defaultRunnerDeps(input: DefaultDepsInput): RunnerDeps {
     modules: [...MODULES],
     processUserData: processUserDataOnLinux,
     selectAndRenderNetwork: applyNetworkOnLinux,
-    finder: new LinuxFilesystemFinder({ root: input.platform.root }),
+    finder: createLinuxFinder(input.platform.root, input.env, input.log),
     env: input.env,
     embeddedConfig: input.embeddedConfig,
     cloudInitVersion: input.cloudInitVersion,
