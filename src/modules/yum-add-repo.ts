@@ -47,6 +47,9 @@ export function formatYumRepo(id: string, options: YumRepoOptions, now: Date): s
   return `${lines.join('\n')}\n\n`;
 }
 
+/** The keys of which a repository needs one at least: where its packages come from. */
+const REPO_SOURCE_KEYS = ['baseurl', 'metalink', 'mirrorlist'];
+
 export function createYumAddRepoModule(now: () => Date): Module {
   return configModule({
     name: 'yum_add_repo',
@@ -54,12 +57,13 @@ export function createYumAddRepoModule(now: () => Date): Module {
     frequency: 'once-per-instance',
     distros: [
       'almalinux',
+      'azurelinux',
       'centos',
       'cloudlinux',
       'eurolinux',
       'fedora',
       'mariner',
-      'openEuler',
+      'openeuler',
       'openmandriva',
       'photon',
       'rhel',
@@ -91,9 +95,11 @@ export function createYumAddRepoModule(now: () => Date): Module {
           ctx.log.info(`Skipping repo ${repoId}, file ${path} already pending!`);
           continue;
         }
-        if (!options.has('baseurl')) {
-          ctx.log.warn(`Repository ${repoId} does not contain a baseurl configuration 'required' entry`);
-          ctx.log.warn(`Repository ${repoId} is missing 1 required fields, skipping!`);
+        // 25.1 takes any of the three (22.4 wanted baseurl).
+        if (!REPO_SOURCE_KEYS.some((key) => options.has(key))) {
+          ctx.log.warn(
+            `Repository ${repoId} should contain atleast one of the following configuration entries: ${REPO_SOURCE_KEYS.join(', ')}, skipping!`,
+          );
           continue;
         }
         pending.set(id, { path, options });

@@ -32,7 +32,7 @@ const REDHAT = [
   'fedora',
   'mariner',
   'miraclelinux',
-  'openEuler',
+  'openeuler',
   'openmandriva',
   'photon',
   'rhel',

@@ -13,7 +13,7 @@ const SYSCONFIG_DISTROS = [
   'eurolinux',
   'fedora',
   'miraclelinux',
-  'openEuler',
+  'openeuler',
   'openmandriva',
   'rhel',
   'rocky',

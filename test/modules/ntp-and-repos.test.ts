@@ -114,7 +114,7 @@ test("ntp with Debian 13's own templates (cloud-init 25.1's) renders chrony's an
   assert.match(await ctx2.dry.readText('/etc/systemd/timesyncd.conf.d/cloud-init.conf'), /^NTP=s\.test p\.test $/m);
 });
 
-test('yum_add_repo writes one .repo per entry, skipping existing files and entries without baseurl', async (t) => {
+test('yum_add_repo writes one .repo per entry, skipping existing files and entries without baseurl, metalink or mirrorlist', async (t) => {
   const root = tempDir(t);
   putFile(root, '/etc/yum.repos.d/exists.repo', 'keep');
   const mod = createYumAddRepoModule(() => new Date(Date.UTC(2026, 0, 2, 3, 4, 5)));
@@ -130,6 +130,7 @@ test('yum_add_repo writes one .repo per entry, skipping existing files and entri
       },
       exists: { baseurl: 'http://x' },
       nobase: { name: 'n' },
+      fedora: { metalink: 'https://mirrors.test/metalink?repo=fedora-$releasever' },
     },
   });
   assert.equal(
@@ -137,7 +138,15 @@ test('yum_add_repo writes one .repo per entry, skipping existing files and entri
     '# Created by cloud-init on Fri, 02 Jan 2026 03:04:05 +0000\n[epel-testing]\nbaseurl = http://epel.test/$basearch\nenabled = 0\ngpgcheck = 1\ngpg_key = k1\n\tk2\nname = EPEL\n\n',
   );
   assert.equal(readFileSync(join(root, 'etc/yum.repos.d/exists.repo'), 'utf8'), 'keep');
-  assert.ok(ctx.lines.some((l) => l.includes('Repository nobase is missing 1 required fields, skipping!')));
+  // 25.1 takes a metalink or a mirrorlist as well as a baseurl, and skips a repository with none of them.
+  assert.ok(
+    ctx.lines.some((l) =>
+      l.includes(
+        'Repository nobase should contain atleast one of the following configuration entries: baseurl, metalink, mirrorlist, skipping!',
+      ),
+    ),
+  );
+  assert.match(readFileSync(join(root, 'etc/yum.repos.d/fedora.repo'), 'utf8'), /^metalink = https:\/\/mirrors/m);
 });
 
 test("yum_add_repo writes what 25.1's schema rejects as 25.1's module does: an odd repo id, enabled: maybe, a float, null", async (t) => {

@@ -72,6 +72,8 @@ test('eni needs ifupdown and /etc/network/interfaces; sysconfig needs a sysconfi
   assert.equal(await selectRenderer(p, 'debian'), 'eni');
   assert.equal(await selectRenderer(p, 'rhel', ['sysconfig', 'eni']), 'sysconfig');
   assert.equal(await selectRenderer(p, 'debian', ['sysconfig', 'eni']), 'eni', 'sysconfig is not available on debian');
+  // openEuler's distro is named in lower case (cloud-init's and kiln's detection alike).
+  assert.equal(await selectRenderer(p, 'openeuler', ['sysconfig', 'eni']), 'sysconfig');
 });
 
 test("sysconfig is also available where NetworkManager's ifcfg-rh plugin reads ifcfg files and initscripts are gone (25.1)", async (t) => {
