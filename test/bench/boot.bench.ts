@@ -31,7 +31,7 @@ import { builtBinary, REPO } from '../helpers/repo';
 import { hasCommand, isRoot } from '../helpers/requirements';
 import { printTable } from './measure';
 import { removeTree } from '../helpers/overlay-copy';
-import { loggedSpan, longestGaps, STAGE_LOG_PROBE_SHELL, stageLogLines } from '../helpers/stage-log-gaps';
+import { longestGaps, STAGE_LOG_PROBE_SHELL, stageLogLines, stageLogParts } from '../helpers/stage-log-gaps';
 
 /** Boots per side; each boots a fresh copy of the side's disk (a first boot every time). */
 const ROUNDS = Number(process.env.KILN_BOOT_BENCH_ROUNDS ?? 2);
@@ -147,17 +147,22 @@ function timelineOf(lines: readonly ConsoleLine[]): BootTimeline {
 }
 
 /**
- * Where init-local's time went on one boot, from the side's own cloud-init.log: its logged span and its longest
- * pauses, each with the line logged before it (the step that was running).
+ * Where the stages' time went on one boot, from the side's own cloud-init.log: each stage's logged span and the part
+ * of it other programs took, then init-local's longest pauses, each with the line logged before it (the step that
+ * was running).
  */
-function printInitLocalSteps(side: Side, round: number, lines: readonly ConsoleLine[]): void {
-  const log = stageLogLines(lines);
-  if (log.length === 0) {
-    console.log(`  ${side}, round ${round}: no init-local lines of cloud-init.log on the console`);
+function printStageSteps(side: Side, round: number, lines: readonly ConsoleLine[]): void {
+  const parts = stageLogParts(stageLogLines(lines));
+  if (parts.length === 0) {
+    console.log(`  ${side}, round ${round}: no stage lines of cloud-init.log on the console`);
     return;
   }
-  console.log(`  ${side}, round ${round}: init-local's log spans ${s(loggedSpan(log))} s; its longest pauses, after:`);
-  for (const gap of longestGaps(log, 8))
+  const spans = parts.map((p) => `${p.stage} ${s(p.span)} (programs ${s(p.commands)})`).join(', ');
+  console.log(`  ${side}, round ${round}: logged spans, s: ${spans}`);
+  const local = parts.find((p) => p.stage === 'init-local');
+  if (!local) return;
+  console.log(`  ${side}, round ${round}: init-local's longest pauses, after:`);
+  for (const gap of longestGaps(local.lines, 8))
     console.log(`    ${gap.seconds.toFixed(2).padStart(6)} s  ${gap.before.slice(0, 150)}`);
 }
 
@@ -176,7 +181,7 @@ async function bootOnce(
   try {
     const result = await bootQemu({ image: { ...image, disk }, seed, timeoutMs: BOOT_TIMEOUT_MS, logFile: log, accel });
     const timeline = timelineOf(result.lines);
-    printInitLocalSteps(side, round, result.lines);
+    printStageSteps(side, round, result.lines);
     return timeline;
   } catch (err) {
     fail(`${side}, round ${round}: ${(err as Error).message}\n(the whole console: ${log}, kept)`);
@@ -194,7 +199,7 @@ function replay(dir: string): Record<Side, BootTimeline[]> {
       try {
         const lines = readConsoleLog(readFileSync(log, 'utf8'));
         timelines[side].push(timelineOf(lines));
-        printInitLocalSteps(side, round, lines);
+        printStageSteps(side, round, lines);
       } catch (err) {
         fail(`${log}: ${(err as Error).message}`);
       }
