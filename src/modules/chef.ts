@@ -104,6 +104,8 @@ export interface ChefSettings {
   /** chef-client's arguments: a list's items or one string; another type is warned about when chef-client runs. */
   readonly exec_arguments?: readonly string[] | RefusedSetting;
   readonly delete_validation_post_exec: boolean;
+  /** Where client.rb is written (get_cfg_option_str's config_path, CHEF_RB_PATH by default). */
+  readonly config_path?: string;
 }
 
 /** get_cfg_option_bool of KEY of CHEF, DFLT when absent. */
@@ -178,6 +180,7 @@ function readChef(value: unknown): ChefSettings {
     omnibus_url_retries: readRetries(value.omnibus_url_retries),
     ...(Object.hasOwn(value, 'exec_arguments') ? { exec_arguments: readExecArguments(value.exec_arguments) } : {}),
     delete_validation_post_exec: optionalBool(value, 'delete_validation_post_exec', false),
+    config_path: strUnlessNull(value.config_path),
   };
 }
 
@@ -296,13 +299,14 @@ export const chefModule: Module = configModule({
         );
     }
 
+    const clientRb = chef.config_path ?? CLIENT_RB;
     const template = await readSystemTemplate(ctx.platform, { system_info: cfg.system_info }, 'chef_client.rb');
     if (template !== undefined) {
       const params = templateParams(ctx.instance?.instanceId ?? '', chef, ctx);
       for (const [k, v] of Object.entries(params))
         if (PATH_KEYS.has(k) && v) await ctx.platform.mkdir(posix.dirname(String(v)));
-      await ctx.platform.writeFile(CLIENT_RB, renderTemplateText(template, params), { mode: 0o644 });
-    } else ctx.recoverable('WARNING', `No template found, not rendering to ${CLIENT_RB}`);
+      await ctx.platform.writeFile(clientRb, renderTemplateText(template, params), { mode: 0o644 });
+    } else ctx.recoverable('WARNING', `No template found, not rendering to ${clientRb}`);
 
     const fbPath = chef.firstboot_path ?? FIRSTBOOT_PATH;
     if (!fbPath) ctx.log.info('First boot path empty, not writing first boot json file');

@@ -239,6 +239,17 @@ test("chef: folders, validation key, client.rb from Debian 13's cloud-init templ
     '{"run_list": ["recipe[apache2]", "role[db]"], "apache": {"prefork": {"maxclients": 100}, "keepalive": "off", "na\\u00efve": true, "f": 1.5}}',
   );
   assert.deepEqual(commands(), [`${APT} update`, `${APT} install chef`]);
+  // config_path says where client.rb goes (get_cfg_option_str's default is /etc/chef/client.rb).
+  const other = scriptedModule(t);
+  putFile(
+    other.root,
+    '/etc/cloud/templates/chef_client.rb.tmpl',
+    '## template:jinja\nchef_server_url "{{server_url}}"\n',
+  );
+  await chefModule.run(other.ctx, {
+    chef: { server_url: 'https://chef.test', validation_name: 'v', config_path: '/etc/chef/other.rb' },
+  });
+  assert.match(await other.text('/etc/chef/other.rb'), /chef_server_url "https:\/\/chef\.test"/);
 });
 
 test('chef moves what an older cloud-init left in /var/cache/chef and /var/backups/chef into /var/chef, keeping what is there (25.1)', async (t) => {
