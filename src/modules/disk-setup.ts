@@ -9,6 +9,7 @@ import { isMapping, OwnParser } from './support/config-readers';
 import { isRecord } from './support/config-shapes';
 import type { Module, ModuleContext } from './module';
 import { describeError } from '../util/errors';
+import { pyTruthy } from '../util/python-truthy';
 
 interface Partition {
   node: string;
@@ -292,9 +293,10 @@ async function mkfs(ctx: ModuleContext, def: FilesystemDefinition): Promise<void
   if (r.code !== 0) throw new Error(`Failed to exec of '${argv.join(' ')}': ${r.stderr.trim()}`);
 }
 
-/** layout as mkpart reads it: a JS-false one is none, 'remove' in any case purges, each percent is its Number(). */
+/** layout as mkpart reads it: a Python-false one is none, 'remove' in any case purges, each percent its Number(). */
 function readLayout(layout: unknown): PartitionLayout {
-  if (!layout) return false;
+  // `if … or not layout: return`: an empty list or mapping is as if absent too.
+  if (!pyTruthy(layout)) return false;
   if (layout === true) return true;
   if (typeof layout === 'string' && layout.toLowerCase() === 'remove') return 'remove';
   if (!Array.isArray(layout) || layout.length === 0) return { unreadable: 'Partition layout is invalid' };

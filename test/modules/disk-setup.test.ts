@@ -103,3 +103,20 @@ test('disk_setup partitions MBR and GPT images and fs_setup makes labelled files
   });
   assert.equal(table(mbr).partitions.length, 1);
 });
+
+test('an empty layout list or mapping leaves the disk unpartitioned, as a false one (25.1: `or not layout`)', async (t) => {
+  const root = tempDir(t);
+  const disk = image(root, 'empty.img', 8);
+  for (const layout of [[], {}]) {
+    const ctx = moduleContext(root);
+    await diskSetup.run(ctx, { disk_setup: { [disk.slice(root.length)]: { table_type: 'mbr', layout } } });
+    assert.ok(
+      ctx.lines.some((l) => l.includes('Device is not to be partitioned, skipping')),
+      JSON.stringify(layout),
+    );
+    assert.equal(
+      ctx.lines.some((l) => l.includes('Partition layout is invalid')),
+      false,
+    );
+  }
+});
