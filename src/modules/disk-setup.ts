@@ -99,7 +99,10 @@ interface FilesystemDefinition {
   readonly partition: string;
   /** is_true of overwrite. */
   readonly overwrite: boolean;
-  /** The file system type to replace: replace_fs (its str()) when is_true of it, else none. */
+  /**
+   * The file system type to replace with partition 'any': replace_fs as given, compared with each device's type as
+   * find_device_node compares it (so only a string can match).
+   */
   readonly replaceFs: string | undefined;
   /** The command line to run instead of mkfs, its %(…)s not yet filled; none when cmd is absent or empty. */
   readonly cmd: string | undefined;
@@ -245,7 +248,8 @@ async function mkfs(ctx: ModuleContext, def: FilesystemDefinition): Promise<void
         return;
       }
       if (!fs.type && free === undefined) free = c;
-      if (fs.type && fs.type === def.replaceFs && free === undefined) free = c;
+      // find_device_node replaces only when the label need not match (partition 'any').
+      if (!labelMatch && fs.type && fs.type === def.replaceFs && free === undefined) free = c;
     }
     if (!free) {
       ctx.log.debug('No device available that matches request. Skipping fs creation');
@@ -340,7 +344,7 @@ function readFsSetup(value: unknown): ReadonlyArray<FilesystemDefinition | NotAM
       filesystem: typeof def.filesystem === 'string' ? def.filesystem : undefined,
       partition: String(def.partition ?? 'any'),
       overwrite: isTrue(def.overwrite),
-      replaceFs: isTrue(def.replace_fs) ? String(def.replace_fs) : undefined,
+      replaceFs: typeof def.replace_fs === 'string' && def.replace_fs !== '' ? def.replace_fs : undefined,
       cmd:
         cmd === undefined || cmd === null || cmd === '' || (Array.isArray(cmd) && cmd.length === 0)
           ? undefined

@@ -42,8 +42,13 @@ test('disk_setup partitions MBR and GPT images and fs_setup makes labelled files
   if (
     !need(
       t,
-      isRoot() && hasCommand('unshare') && hasCommand('debootstrap') && hasCommand('sfdisk') && hasCommand('blkid'),
-      'needs root, unshare, debootstrap, sfdisk and blkid',
+      isRoot() &&
+        hasCommand('unshare') &&
+        hasCommand('debootstrap') &&
+        hasCommand('sfdisk') &&
+        hasCommand('blkid') &&
+        hasCommand('mkfs.vfat'),
+      'needs root, unshare, debootstrap, sfdisk, blkid and mkfs.vfat',
     )
   )
     return;
@@ -102,6 +107,15 @@ test('disk_setup partitions MBR and GPT images and fs_setup makes labelled files
     disk_setup: { '/mbr.img': { table_type: 'mbr', layout: [100], overwrite: true } },
   });
   assert.equal(table(mbr).partitions.length, 1);
+
+  // replace_fs names the type to replace with partition 'any' (find_device_node compares it with the device's).
+  const vfat = image(root, 'vfat.img', 32);
+  assert.equal(spawnSync('mkfs.vfat', [vfat]).status, 0);
+  const replace = { device: '/vfat.img', filesystem: 'ext4', label: 'newfs', partition: 'any', overwrite: true };
+  await diskSetup.run(moduleContext(root), { fs_setup: [{ ...replace, replace_fs: 'xfs' }] });
+  assert.match(blkid(vfat), /^TYPE=vfat$/m, 'another type is left alone');
+  await diskSetup.run(moduleContext(root), { fs_setup: [{ ...replace, replace_fs: 'vfat' }] });
+  assert.match(blkid(vfat), /^TYPE=ext4$/m);
 });
 
 test('an empty layout list or mapping leaves the disk unpartitioned, as a false one (25.1: `or not layout`)', async (t) => {
