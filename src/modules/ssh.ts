@@ -275,16 +275,21 @@ function readAuthorizedKeys(value: unknown): unknown {
   return Array.isArray(value) ? value.map(String) : value;
 }
 
-/**
- * handle up to the credentials: the image's host keys deleted, the given ones written or new ones made, and
- * published to the datasource.
- */
-const sshHostKeys = configModule({
+/** What both halves of the module (host keys, credentials) are: one module to the runner. */
+const SSH_MODULE: Pick<Module, 'name' | 'stage' | 'frequency' | 'distros' | 'activateBy'> = {
   name: 'ssh',
   stage: 'init',
   frequency: 'once-per-instance',
   distros: 'all',
   activateBy: [],
+};
+
+/**
+ * handle up to the credentials: the image's host keys deleted, the given ones written or new ones made, and
+ * published to the datasource.
+ */
+const sshHostKeys = configModule({
+  ...SSH_MODULE,
   // `cfg.get("ssh_deletekeys", True)`'s truth, get_cfg_option_bool(ssh_quiet_keygen). ssh_keys and ssh_genkeytypes
   // by the module's own parsers: 25.1's module writes the ssh_keys entries it knows and warns about the others, and
   // runs ssh-keygen for every type listed (dsa too; none for an empty list), which its schema rejects.
@@ -320,11 +325,7 @@ const sshHostKeys = configModule({
  */
 const sshCredentials = readingUsers(
   configModule({
-    name: 'ssh',
-    stage: 'init',
-    frequency: 'once-per-instance',
-    distros: 'all',
-    activateBy: [],
+    ...SSH_MODULE,
     // get_cfg_option_bool(disable_root), get_cfg_option_str(disable_root_opts),
     // get_cfg_option_bool(allow_public_ssh_keys); the default user as normalize_users_groups finds it.
     configKeys: {
