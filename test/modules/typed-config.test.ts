@@ -21,6 +21,15 @@ function moduleNamed(name: string): Module {
   return mod;
 }
 
+/** What the tests' probe modules declare besides their keys. */
+const PROBE_MODULE: Pick<Module, 'name' | 'stage' | 'frequency' | 'distros' | 'activateBy'> = {
+  name: 'probe',
+  stage: 'config',
+  frequency: 'always',
+  distros: 'all',
+  activateBy: [],
+};
+
 /** The modules converted to typed config: none of them may go back to reading the whole config untyped. */
 const TYPED_MODULES = [
   'timezone',
@@ -107,11 +116,7 @@ test('each typed module names schema keys and its file reads no untyped config',
 test('a typed module gets only its keys, as given, and nothing when none is set', async (t) => {
   const seen: unknown[] = [];
   const probe = configModule({
-    name: 'probe',
-    stage: 'config',
-    frequency: 'always',
-    distros: 'all',
-    activateBy: [],
+    ...PROBE_MODULE,
     configKeys: { timezone: 'str', ntp: 'as-is' },
     async run(_ctx, cfg) {
       seen.push(cfg);
@@ -147,11 +152,7 @@ test("a typed module whose keys, as read, break the schema fails with a ModuleEr
 test("a key read by the module's own parser reaches it as parsed, unjudged by the schema; the other keys are still checked", async (t) => {
   const seen: unknown[] = [];
   const probe = configModule({
-    name: 'probe',
-    stage: 'config',
-    frequency: 'always',
-    distros: 'all',
-    activateBy: [],
+    ...PROBE_MODULE,
     // lxd's ipv4_nat: "true" is one the schema rejects and 25.1's module takes.
     configKeys: {
       lxd: new OwnParser((value) => ({ parsed: JSON.stringify(value) })),
@@ -174,11 +175,7 @@ test("a key read by the module's own parser reaches it as parsed, unjudged by th
 test('a top-level key outside the schema is read only by an OwnParser, and reaches the module as it parses it', async (t) => {
   const seen: unknown[] = [];
   const probe = configModule({
-    name: 'probe',
-    stage: 'config',
-    frequency: 'always',
-    distros: 'all',
-    activateBy: [],
+    ...PROBE_MODULE,
     // ubuntu_pro's old `ubuntu-advantage`: 25.1's module reads it, 25.1's schema does not know it.
     configKeys: {
       ubuntu_pro: 'as-is',
@@ -193,11 +190,7 @@ test('a top-level key outside the schema is read only by an OwnParser, and reach
   assert.deepEqual(seen, ['{"token":5}']);
   assert.deepEqual(probe.configKeys, ['ubuntu_pro', 'ubuntu-advantage']);
   configModule({
-    name: 'probe',
-    stage: 'config',
-    frequency: 'always',
-    distros: 'all',
-    activateBy: [],
+    ...PROBE_MODULE,
     // @ts-expect-error only an OwnParser may read a key the schema does not know
     configKeys: { ubuntu_pro: 'as-is', 'ubuntu-advantage': 'as-is' },
     async run() {},
@@ -321,11 +314,7 @@ test("a WarningReader logs upstream's warning and leaves the key as if absent wh
   assert.equal(warnings.at(-1), 'Cannot use 9');
   const seen: unknown[] = [];
   const probe = configModule({
-    name: 'probe',
-    stage: 'config',
-    frequency: 'always',
-    distros: 'all',
-    activateBy: [],
+    ...PROBE_MODULE,
     configKeys: { apt_pipelining: upTo3 },
     async run(_ctx, cfg) {
       seen.push(cfg);
