@@ -24,10 +24,10 @@ const UNSUPPORTED = /^(ecdsa-sk|ed25519-sk)_(private|public|certificate)$/;
 
 /**
  * ssh_keys entry name → [file, mode]: the private key 0600, the public key and certificate 0644 (25.1; 22.4 made all
- * three 0600).
+ * three 0600). A DSA entry is skipped as unrecognized, as since 24.1.
  */
 function configKeyFile(key: string): [string, number] | undefined {
-  const m = /^(rsa|dsa|ecdsa|ed25519)_(private|public|certificate)$/.exec(key);
+  const m = /^(rsa|ecdsa|ed25519)_(private|public|certificate)$/.exec(key);
   if (!m) return undefined;
   const base = keyFile(m[1] as string);
   return m[2] === 'private' ? [base, 0o600] : [m[2] === 'public' ? `${base}.pub` : `${base}-cert.pub`, 0o644];

@@ -156,7 +156,7 @@ test('phone_home posts the selected keys to a 127.0.0.1 server and records a fai
   await mod.run(ctx, {
     phone_home: {
       url: `http://127.0.0.1:${port}/$INSTANCE_ID/`,
-      post: ['instance_id', 'hostname', 'fqdn', 'pub_key_ed25519', 'pub_key_rsa'],
+      post: ['instance_id', 'hostname', 'fqdn', 'pub_key_ed25519', 'pub_key_rsa', 'pub_key_dsa'],
     },
   });
   assert.equal(bodies.length, 1);
@@ -168,6 +168,11 @@ test('phone_home posts the selected keys to a 127.0.0.1 server and records a fai
   assert.equal(form.get('fqdn'), 'host1.example.internal');
   assert.equal(form.get('pub_key_ed25519'), 'ssh-ed25519 AAAA host\n');
   assert.equal(form.get('pub_key_rsa'), 'N/A');
+  // 25.1 (since 24.1) knows no DSA key: asked for, it is posted as N/A with a warning.
+  assert.equal(form.get('pub_key_dsa'), 'N/A');
+  assert.ok(
+    ctx.lines.some((l) => l.includes("Requested key pub_key_dsa from 'post' configuration list not available")),
+  );
   // cloud-init posts cloud.get_hostname(): the datasource's names, never the config's hostname or fqdn.
   await mod.run(ctx, {
     hostname: 'from-config',
@@ -178,6 +183,11 @@ test('phone_home posts the selected keys to a 127.0.0.1 server and records a fai
   assert.deepEqual([named.get('hostname'), named.get('fqdn')], ['host1', 'host1.example.internal']);
   await mod.run(ctx, { phone_home: { url: `http://127.0.0.1:${port}/fail`, tries: 3 } });
   assert.equal(bodies.length, 4);
+  // 'all', the default: 25.1's POST_LIST_ALL, in its order.
+  assert.deepEqual(
+    [...new URLSearchParams(bodies[1]?.body).keys()],
+    ['pub_key_rsa', 'pub_key_ecdsa', 'pub_key_ed25519', 'instance_id', 'hostname', 'fqdn'],
+  );
   assert.deepEqual(sleeps, [3000, 3000]);
   assert.ok(ctx.problems.some((p) => /Failed to post phone home data to .*\/fail in 3 tries: HTTP 503/.test(p)));
 });

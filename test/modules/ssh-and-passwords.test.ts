@@ -107,6 +107,7 @@ test('ssh: given ssh_keys are written and a missing public half is derived; disa
       ed25519_private: gen.stdout,
       ed25519_certificate: 'ssh-ed25519-cert-v01@openssh.com AAAAfake cert',
       bogus_private: 'x',
+      dsa_private: 'x',
     },
     disable_root: false,
     users: [],
@@ -130,6 +131,9 @@ test('ssh: given ssh_keys are written and a missing public half is derived; disa
   assert.equal(existsSync(join(root, 'etc/ssh/ssh_host_rsa_key')), false);
   assert.equal(readFileSync(join(root, 'root/.ssh/authorized_keys'), 'utf8'), `${META_KEY}\n`);
   assert.ok(ctx.lines.some((l) => l.includes('Skipping unrecognized ssh_keys entry: "bogus_private"')));
+  // DSA entries left ssh_keys in 24.1: skipped like any name 25.1 does not know.
+  assert.ok(ctx.lines.some((l) => l.includes('Skipping unrecognized ssh_keys entry: "dsa_private"')));
+  assert.equal(existsSync(join(root, 'etc/ssh/ssh_host_dsa_key')), false);
 });
 
 test('set_passwords: users list (text, hash, RANDOM), legacy list, expire, ssh_pwauth', async (t) => {
