@@ -1,5 +1,5 @@
 // cc_wireguard: installs wireguard-tools when `wg` is missing, loads the kernel module, writes each interface's config
-// (0600), enables and starts wg-quick@NAME, then runs the readiness probes.
+// (0600), enables and restarts wg-quick@NAME, then runs the readiness probes.
 import { configModule } from './support/config-module';
 import { readConfigValue } from './support/config-readers';
 import { isRecord } from './support/config-shapes';
@@ -125,8 +125,8 @@ export const wireguardModule: Module = configModule({
       ctx.log.debug(`Configuring Wireguard interface ${wgInt.name}`);
       ctx.log.debug(`Writing wireguard config to file ${wgInt.config_path}`);
       await ctx.platform.writeFile(wgInt.config_path, wgInt.content, { mode: 0o600 });
-      // 22.4 enables then starts the unit (upstream later restarts it, so a rerun picks up a changed file).
-      for (const action of ['enable', 'start'] as const) {
+      // 25.1 enables then restarts the unit, so a rerun picks up a changed file (22.4 started it).
+      for (const action of ['enable', 'restart'] as const) {
         const argv = await serviceCommand(ctx, action, `wg-quick@${wgInt.name}`);
         const r = await ctx.platform.run(argv, { allowFailure: true });
         if (r.code !== 0)

@@ -16,7 +16,7 @@ const APT =
 const WG0 =
   '[Interface]\nPrivateKey = aGVsbG8=\nAddress = 10.10.0.2/24\n\n[Peer]\nPublicKey = d29ybGQ=\nEndpoint = 192.0.2.1:51820\nAllowedIPs = 10.10.0.0/24\n';
 
-test('wireguard: installs wireguard-tools, loads the module, writes each config 0600, enables and starts wg-quick@, runs the probes', async (t) => {
+test('wireguard: installs wireguard-tools, loads the module, writes each config 0600, enables and restarts wg-quick@, runs the probes', async (t) => {
   const { root, ctx, dry, commands } = scriptedModule(
     t,
     { 'sh -c lsmod': { stdout: 'Module Size Used by\nip_tables 32768 0\n' } },
@@ -44,9 +44,9 @@ test('wireguard: installs wireguard-tools, loads the module, writes each config 
     'sh -c lsmod',
     'sh -c modprobe wireguard',
     'systemctl enable wg-quick@wg0',
-    'systemctl start wg-quick@wg0',
+    'systemctl restart wg-quick@wg0',
     'systemctl enable wg-quick@wg1',
-    'systemctl start wg-quick@wg1',
+    'systemctl restart wg-quick@wg1',
     'sh -c systemctl restart service',
     'sh -c nc -zv 10.10.0.1 443',
   ]);
@@ -58,8 +58,8 @@ test('wireguard: with wg present and the module loaded, nothing is installed or 
   await wireguardModule.run(ctx, {
     wireguard: { interfaces: [{ name: 'wg0', config_path: '/etc/wireguard/wg0.conf', content: WG0 }] },
   });
-  // No /run/systemd/system: the distro's service tool.
-  assert.deepEqual(commands(), ['sh -c lsmod', 'service wg-quick@wg0 start', 'service wg-quick@wg0 start']);
+  // No /run/systemd/system: the distro's service tool ('enable' is its start, as cloud-init's sysvinit verbs).
+  assert.deepEqual(commands(), ['sh -c lsmod', 'service wg-quick@wg0 start', 'service wg-quick@wg0 restart']);
   assert.ok(ctx.lines.some((l) => l.includes('Skipping readinessprobe - no checks defined')));
 });
 
