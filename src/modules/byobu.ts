@@ -49,11 +49,12 @@ export function byobuScript(
 }
 
 /**
- * byobu_by_default as handle reads it: get_cfg_option_str's str() of it ('' when absent; kiln reads null as absent
- * too). 25.1's module takes any value its schema's enum rejects: it installs byobu, warns "Unknown value", goes on.
+ * byobu_by_default as handle reads it: get_cfg_option_str's str() of it ('' when absent, 'None' for null). 25.1's
+ * module takes any value its schema's enum rejects (null among them): it installs byobu, warns "Unknown value", goes
+ * on.
  */
 function byobuValue(raw: unknown): string {
-  return raw === undefined || raw === null ? '' : pyStr(raw);
+  return raw === undefined ? '' : pyStr(raw);
 }
 
 /** The value handle acts on: 'user' and 'system' are 'enable-user' and 'enable-system'. */

@@ -74,4 +74,12 @@ test('byobu missing from the target is installed before the debconf step, as 25.
   assert.equal(commands[2], `/bin/sh -c X=0; ${SYSTEM_ON} exit $X`);
   // Without the key nothing is installed.
   assert.deepEqual((await planned(t, USERS, { installed: false })).commands, []);
+  // A null value is get_cfg_option_str's 'None': byobu is installed, the value warned about, nothing set.
+  const nulled = await planned(t, { ...USERS, byobu_by_default: null }, { installed: false });
+  assert.equal(nulled.commands.length, 2, nulled.commands.join('\n'));
+  assert.match(nulled.commands[1] as string, /^apt-get .*install byobu$/);
+  assert.ok(
+    nulled.lines.some((l) => l.includes('Unknown value None for byobu_by_default')),
+    nulled.lines.join('\n'),
+  );
 });
