@@ -107,9 +107,10 @@ function readLxd(value: unknown): LxdSettings | RefusedSetting | undefined {
   if (!truthy(value)) return undefined;
   if (!isRecord(value))
     throw new ModuleError(MODULE, `lxd config must be a dictionary. found a '${pyTypeName(value)}'`);
-  const init = value.init ?? {};
-  const preseed = value.preseed ?? '';
-  const bridge = value.bridge ?? {};
+  // dict.get(key, default): the default only for an absent key; a null one is None, which the checks refuse.
+  const init = value.init === undefined ? {} : value.init;
+  const preseed = value.preseed === undefined ? '' : value.preseed;
+  const bridge = value.bridge === undefined ? {} : value.bridge;
   const errors: string[] = [];
   if (!isRecord(init)) errors.push(`lxd.init config must be a dictionary. found a '${pyTypeName(init)}'`);
   if (!isRecord(bridge)) errors.push(`lxd.bridge config must be a dictionary. found a '${pyTypeName(bridge)}'`);

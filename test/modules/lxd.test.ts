@@ -216,6 +216,12 @@ test("lxd: its own checks fail the module in its words after the snap seed wait,
       "lxd: lxd.init config must be a dictionary. found a 'str'. lxd.preseed config must be a string. found a 'int'. Unable to configure LXD. lxd.preseed config can not be provided with key(s): lxd.init",
   });
   assert.deepEqual(commands(), ['snap wait system seed.loaded']);
+  // A null init, bridge or preseed is None to dict.get, not its default: refused the same way.
+  await assert.rejects(lxdModule.run(ctx, { lxd: { init: null, bridge: null, preseed: null } }), {
+    name: 'ModuleError',
+    message:
+      "lxd: lxd.init config must be a dictionary. found a 'NoneType'. lxd.bridge config must be a dictionary. found a 'NoneType'. lxd.preseed config must be a string. found a 'NoneType'",
+  });
   await assert.rejects(lxdModule.run(ctx, { lxd: ['x'] }), {
     name: 'ModuleError',
     message: "lxd: lxd config must be a dictionary. found a 'list'",
