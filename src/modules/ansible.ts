@@ -84,7 +84,7 @@ interface AnsibleRepository {
 export interface AnsibleSettings {
   readonly install_method: 'pip' | 'distro';
   readonly package_name: string;
-  /** A run_user given as a non-empty string: pip and every command run as that user. */
+  /** A run_user given as a non-empty string: pip (install_method pip) and every ansible command run as that user. */
   readonly run_user?: string;
   /** A Python-true ansible_config, its text. */
   readonly ansible_config?: string;
@@ -240,7 +240,9 @@ export const ansibleModule: Module = configModule({
       if (!(await runner.run([PYTHON, '-m', 'pip', 'list'])).includes('ansible'))
         throw new ModuleError(MODULE, 'command: ansible is not installed');
     } else {
-      runner = new AnsibleRunner(ctx, undefined);
+      // The distro's package is installed as root; ansible's commands then run as run_user, as 25.1's
+      // AnsiblePullDistro does.
+      runner = new AnsibleRunner(ctx, a.run_user);
       if (!(await whichInTarget(ctx.platform, 'ansible'))) await installPackages(ctx, MODULE, [pkg]);
       if (!(await whichInTarget(ctx.platform, 'ansible')))
         throw new ModuleError(MODULE, 'command: ansible is not installed');

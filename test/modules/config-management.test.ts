@@ -494,6 +494,28 @@ test('ansible: pull keys 25.1 passes beyond its schema are options too; a galaxy
   assert.deepEqual(c.commands(), ['git clone s /p']);
 });
 
+test('ansible distro with run_user: the package is found as root, the ansible commands run as the user (25.1)', async (t) => {
+  const { root, ctx, dry } = scriptedModule(t, {
+    'su - ansible -c env PATH=$PATH ansible-pull --version': { stdout: 'ansible-pull [core 2.14.3]\n' },
+  });
+  putFile(root, '/usr/bin/ansible', '', 0o755);
+  await ansibleModule.run(ctx, {
+    ansible: {
+      install_method: 'distro',
+      package_name: 'ansible',
+      run_user: 'ansible',
+      pull: { url: 'u', playbook_name: 'p.yml' },
+    },
+  });
+  assert.deepEqual(
+    dry.calls.map((c) => c.command),
+    [
+      'su - ansible -c env PATH=$PATH ansible-pull --version',
+      'su - ansible -c env PATH=$PATH ansible-pull --url=u p.yml',
+    ],
+  );
+});
+
 test('ansible pip as run_user: su - user -c with PATH, --user, --break-system-packages from pip 23.0.1; a missing ansible fails', async (t) => {
   let listed = 0;
   const { ctx, dry } = scriptedModule(t, {
