@@ -12,7 +12,7 @@ import { OwnParser } from './support/config-readers';
 import { isRecord } from './support/config-shapes';
 import { isFalse, isTrue } from './support/config-values';
 import { whichInTarget } from './support/distro-facts';
-import { updatePackageSources } from './support/install-packages';
+import { installPackages, updatePackageSources } from './support/install-packages';
 import { ModuleError, type Module, type ModuleContext } from './module';
 import { dearmorKey } from '../keys/openpgp-armor';
 import { dpkgArchitecture } from '../platform/linux/dpkg-architecture';
@@ -100,9 +100,12 @@ export interface AptConfig {
   readonly security: readonly AptMirrorConfig[];
   /** generate_mirrorlists by is_true (Debian's patch to 25.1 reads it; upstream 25.1's schema has no such key). */
   readonly generateMirrorlists: boolean;
-  /** preserve_sources_list not is_false (absent or null: false, as kiln reads it; the sources list is written). */
+  /**
+   * preserve_sources_list not is_false: absent, false, 'no' … write the sources list; null, as any other value, keeps
+   * it.
+   */
   readonly preserveSourcesList: boolean;
-  /** sources_list, the custom template, when a string. */
+  /** sources_list, the custom template, when a non-empty string. */
   readonly sourcesList?: string;
   /** disable_suites' suites (each its text), when a list. */
   readonly disableSuites?: readonly string[];
@@ -167,8 +170,9 @@ function readAptConfig(apt: { readonly [key: string]: unknown }): AptConfig {
     primary: aptMirrorConfigs(apt.primary),
     security: aptMirrorConfigs(apt.security),
     generateMirrorlists: isTrue(apt.generate_mirrorlists ?? false),
-    preserveSourcesList: !isFalse(apt.preserve_sources_list ?? false),
-    sourcesList: typeof apt.sources_list === 'string' ? apt.sources_list : undefined,
+    preserveSourcesList: 'preserve_sources_list' in apt && !isFalse(apt.preserve_sources_list),
+    // An empty template is none, as 25.1's `if not tmpl`: the target's (or kiln's) template is rendered.
+    sourcesList: typeof apt.sources_list === 'string' && apt.sources_list !== '' ? apt.sources_list : undefined,
     disableSuites: Array.isArray(apt.disable_suites) ? apt.disable_suites.map(String) : undefined,
     proxies,
     conf: apt.conf ? String(apt.conf) : undefined,
@@ -604,6 +608,18 @@ async function generateSourcesList(
   }
 }
 
+/**
+ * 25.1's _ensure_dependencies, up front so the index is refreshed once: software-properties-common when a source is
+ * for add-apt-repository (its unrendered text matches) and the target has no such command. 25.1 also installs gnupg
+ * for keys when gpg is missing; kiln reads and fetches keys itself, so it needs no gpg.
+ */
+async function ensureDependencies(ctx: ModuleContext, apt: AptConfig, matcher: RegExp | undefined): Promise<void> {
+  if (matcher === undefined || apt.sources === undefined || 'unknownFormat' in apt.sources) return;
+  if (!apt.sources.some((ent) => matcher.test(ent.source ?? ''))) return;
+  if (await whichInTarget(ctx.platform, 'add-apt-repository')) return;
+  await installPackages(ctx, MODULE, ['software-properties-common']);
+}
+
 async function addAptSources(
   ctx: ModuleContext,
   deps: AptDeps,
@@ -658,6 +674,8 @@ export function createAptConfigureModule(deps: AptDeps): Module {
         const arch = await dpkgArchitecture(ctx.platform);
         const mirrors = await findMirrors(ctx, cfg, apt, arch, deps);
         ctx.log.debug(`Apt Mirror info: ${JSON.stringify(mirrors)}`);
+        const matcher = apt.addAptRepoMatch === undefined ? undefined : new RegExp(apt.addAptRepoMatch, 'u');
+        await ensureDependencies(ctx, apt, matcher);
         if (apt.generateMirrorlists) {
           await ctx.platform.writeFile(`/etc/apt/mirrors/${ctx.distro.name}.list`, `${mirrors.PRIMARY}\n`, {
             mode: 0o644,
@@ -678,7 +696,6 @@ export function createAptConfigureModule(deps: AptDeps): Module {
         }
         if (apt.sources !== undefined) {
           const params: Record<string, string> = { ...mirrors, RELEASE: release };
-          const matcher = apt.addAptRepoMatch === undefined ? undefined : new RegExp(apt.addAptRepoMatch, 'u');
           await addAptSources(ctx, deps, apt.sources, params, matcher);
         }
       },

@@ -158,6 +158,9 @@ test('sources: $MIRROR/$RELEASE rendered, .list added, append unless append: fal
   const root = sandbox(t);
   mkdirSync(join(root, 'etc/apt/sources.list.d'), { recursive: true });
   writeFileSync(join(root, 'etc/apt/sources.list.d/old.list'), 'deb http://old.test/ x main\n');
+  // add-apt-repository is there: nothing to install first (the next test has it missing).
+  mkdirSync(join(root, 'usr/bin'), { recursive: true });
+  writeFileSync(join(root, 'usr/bin/add-apt-repository'), '#!/bin/sh\n', { mode: 0o755 });
   const ctx = withAnswers(dryContext(root));
   await createAptConfigureModule(noNetwork).run(ctx, {
     apt: {
@@ -252,6 +255,32 @@ test('debconf selections go to debconf-set-selections; preseeding cloud-init rec
   assert.ok(cmds.includes('dpkg-reconfigure --frontend=noninteractive cloud-init'));
   assert.ok(!(await ctx.dry.exists('/etc/cloud/cloud.cfg.d/90_dpkg.cfg')));
   assert.ok(ctx.lines.some((l) => l.includes('cannot be unconfigured: tzdata')));
+});
+
+test('a ppa: source on a target without add-apt-repository installs software-properties-common first, as 25.1', async (t) => {
+  const sources = { ppa: { source: 'ppa:someone/thing' }, plain: { source: 'deb http://p.test/ $RELEASE main' } };
+  const ctx = withAnswers(dryContext(sandbox(t)));
+  await createAptConfigureModule(noNetwork).run(ctx, { apt: { preserve_sources_list: true, sources } });
+  const cmds = ctx.commands();
+  const install = cmds.findIndex((c) => /^apt-get .*install software-properties-common$/.test(c));
+  assert.ok(install > 0 && /^apt-get .* update$/.test(cmds[install - 1] ?? ''), cmds.join('\n'));
+  assert.ok(install < cmds.indexOf('add-apt-repository --no-update ppa:someone/thing'), cmds.join('\n'));
+  // Without such a source nothing is installed (kiln reads keys itself: no gnupg either).
+  const plain = withAnswers(dryContext(sandbox(t)));
+  await createAptConfigureModule(noNetwork).run(plain, {
+    apt: { preserve_sources_list: true, sources: { plain: sources.plain } },
+  });
+  assert.ok(!plain.commands().some((c) => c.includes(' install ')), plain.commands().join('\n'));
+});
+
+test('preserve_sources_list: null keeps sources.list (is_false(None) is false); sources_list: "" renders the template', async (t) => {
+  const primary = [{ arches: ['default'], uri: 'http://m.test/debian' }];
+  const kept = withAnswers(dryContext(sandbox(t)));
+  await createAptConfigureModule(noNetwork).run(kept, { apt: { preserve_sources_list: null, primary } });
+  assert.ok(!(await kept.dry.exists('/etc/apt/sources.list')));
+  const empty = withAnswers(dryContext(sandbox(t)));
+  await createAptConfigureModule(noNetwork).run(empty, { apt: { sources_list: '', primary } });
+  assert.match(await readPlanned(empty, '/etc/apt/sources.list'), /^deb http:\/\/m\.test\/debian bookworm main$/m);
 });
 
 test("values 25.1's schema rejects and Debian's 25.1 module reads: generate_mirrorlists writes the mirror lists, preserve_sources_list: 'no' writes sources.list", async (t) => {
