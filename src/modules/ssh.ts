@@ -100,7 +100,7 @@ async function writeGivenKeys(ctx: ModuleContext, given: ReadonlyMap<string, str
 const started = new WeakMap<Platform, Map<HostKeyType, Promise<OpenSshKey>>>();
 
 /**
- * The key types made when ssh_genkeytypes is not set. cloud-init dropped DSA from its default in 23.4; Debian 12
+ * The key types made when ssh_genkeytypes is not set. cloud-init dropped DSA from its default in 24.1; Debian 12
  * and older ship 22.4 (whose default still makes a DSA key, and which kiln matches there, parity included), every
  * other target gets the newer default. An image's cloud.cfg that sets ssh_genkeytypes decides instead.
  */
@@ -307,7 +307,7 @@ const sshHostKeys = configModule({
       throw new ModuleError('ssh', `'ssh_keys' must be a mapping of <type>_private/_public/_certificate to key text`);
     if (given !== undefined) await writeGivenKeys(ctx, given);
     else await generateKeys(ctx, keyTypes(ctx, cfg.ssh_genkeytypes), cfg.ssh_quiet_keygen ?? false);
-    // ssh_publish_hostkeys (default on, dsa left out): the datasource's publish_host_keys, a no-op but for GCE.
+    // ssh_publish_hostkeys (default on, nothing blacklisted): the datasource's publish_host_keys, a no-op but for GCE.
     const publish = cfg.ssh_publish_hostkeys;
     if (ctx.publishHostKeys && (publish?.enabled ?? true)) {
       try {

@@ -3,8 +3,8 @@
 import type { Platform } from '../../platform/platform';
 import type { HostKey } from '../../sources/datasource';
 
-/** cc_ssh's HOST_KEY_PUBLISH_BLACKLIST: the dsa key is not published (OpenSSH advises against it). */
-export const HOST_KEY_PUBLISH_BLACKLIST = ['dsa'];
+/** cc_ssh's HOST_KEY_PUBLISH_BLACKLIST: empty since 24.1 (which dropped DSA); 22.4's left the dsa key out. */
+export const HOST_KEY_PUBLISH_BLACKLIST: readonly string[] = [];
 
 /**
  * Every `/etc/ssh/ssh_host_<name>_key.pub` whose <name> is not in BLACKLIST, as the first two fields of its
