@@ -3,53 +3,17 @@ import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import { configModule } from './support/config-module';
 import { configuredUsers } from './support/configured-users';
+import { type AuthKeyLine, parseAuthKeyLine, VALID_KEY_TYPES } from './support/authorized-keys';
 import { lookupUser, type PasswdEntry } from './support/passwd-entries';
 import { readingUsers, usersReaders } from './support/users-readers';
 import { ModuleError, type Module, type ModuleContext } from './module';
 
-const VALID_KEY_TYPES = [
-  'rsa',
-  'dsa',
-  'ecdsa',
-  'ed25519',
-  'ssh-rsa',
-  'ssh-dss',
-  'ssh-ed25519',
-  'ecdsa-sha2-nistp256',
-  'ecdsa-sha2-nistp384',
-  'ecdsa-sha2-nistp521',
-  'sk-ecdsa-sha2-nistp256@openssh.com',
-  'sk-ssh-ed25519@openssh.com',
-  'ssh-rsa-cert-v01@openssh.com',
-  'ssh-dss-cert-v01@openssh.com',
-  'ssh-ed25519-cert-v01@openssh.com',
-  'ecdsa-sha2-nistp256-cert-v01@openssh.com',
-  'ecdsa-sha2-nistp384-cert-v01@openssh.com',
-  'ecdsa-sha2-nistp521-cert-v01@openssh.com',
-  'rsa-sha2-256',
-  'rsa-sha2-512',
-];
-
-export interface AuthorizedKey {
-  options?: string;
-  keytype?: string;
-  base64?: string;
-  comment?: string;
-}
-
-/** One authorized_keys line: [options] keytype base64 [comment]. */
-export function parseAuthorizedKey(line: string): AuthorizedKey | undefined {
-  const text = line.trim();
-  if (!text || text.startsWith('#')) return undefined;
-  const parts = text.split(/\s+/);
-  const first = parts[0] as string;
-  if (VALID_KEY_TYPES.includes(first.toLowerCase())) {
-    return { keytype: first, base64: parts[1], comment: parts.slice(2).join(' ') || undefined };
-  }
-  // Options come first; they may hold quoted spaces.
-  const m = /^((?:[^\s"]|"(?:[^"\\]|\\.)*")+)\s+(\S+)\s+(\S+)(?:\s+(.*))?$/.exec(text);
-  if (!m) return undefined;
-  return { options: m[1], keytype: m[2], base64: m[3], comment: m[4] };
+/**
+ * _is_printable_key: a parsed line with a key type ssh_util knows (compared lowercased); comments, blank lines and
+ * lines the parser could not split are left out of the table.
+ */
+function isPrintable(k: AuthKeyLine): boolean {
+  return !!k.keytype && VALID_KEY_TYPES.has(k.keytype.toLowerCase().trim());
 }
 
 /** Hex digest of the decoded key in colon-separated pairs; '?' when the key does not decode. */
@@ -160,17 +124,16 @@ export const sshAuthkeyFingerprintsModule: Module = readingUsers(
           );
         const file = await authorizedKeysFile(ctx, entry);
         const text = (await ctx.platform.readTextIfExists(file)) ?? '';
-        const keys = text
-          .split('\n')
-          .map(parseAuthorizedKey)
-          .filter((k): k is AuthorizedKey => k !== undefined);
-        if (keys.length === 0) {
+        // parse_authorized_keys: every line of the file (str.splitlines), each through ssh_util's one parser.
+        const fileLines = text === '' ? [] : text.replace(/(\r\n|\r|\n)$/, '').split(/\r\n|\r|\n/);
+        const entries = fileLines.map((line) => parseAuthKeyLine(line));
+        if (entries.length === 0) {
           await ctx.output(`${prefix}no authorized SSH keys fingerprints found for user ${user.name}.\n`);
           continue;
         }
-        const rows = keys
-          .filter((k) => k.keytype && VALID_KEY_TYPES.includes(k.keytype.toLowerCase().trim()))
-          .map((k) => [k.keytype ?? '-', keyFingerprint(k.base64, hash) || '-', k.options ?? '-', k.comment ?? '-']);
+        const rows = entries
+          .filter(isPrintable)
+          .map((k) => [k.keytype || '-', keyFingerprint(k.base64, hash) || '-', k.options || '-', k.comment || '-']);
         const table = simpleTable(['Keytype', `Fingerprint (${hash})`, 'Options', 'Comment'], rows).split('\n');
         const width = Math.max(...table.map((l) => l.length));
         const lines = [pyCenter(`Authorized keys from ${file} for user ${user.name}`, width, '+'), ...table];

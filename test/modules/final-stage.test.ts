@@ -237,6 +237,14 @@ test('ssh_authkey_fingerprints prints a table whose md5 fingerprint matches ssh-
   });
   assert.match(ctx3.outputText(), /\| Fingerprint \(None\) \|[\s\S]*\| ssh-ed25519 \| +\? +\|/);
   assert.ok(!ctx3.outputText().includes('user bob'));
+  // Every line is an entry (parse_authorized_keys): a file of comments and an ssh-dss key (no key type 25.1 knows
+  // since 24.1) gives the table with no rows, not the "no keys" line.
+  writeFileSync(join(root, 'home/debian/.ssh/authorized_keys'), '# only a comment\nssh-dss AAAAB3NzaC1kc3M= old@dsa\n');
+  const ctx4 = moduleContext(root);
+  await sshAuthkeyFingerprintsModule.run(ctx4, { users: [{ name: 'debian' }] });
+  const table = ctx4.outputText();
+  assert.match(table, /Authorized keys from \/home\/debian\/\.ssh\/authorized_keys for user debian/);
+  assert.ok(table.includes('| Keytype |') && !table.includes('ssh-dss'), table);
 });
 
 test('package_update_upgrade_install: update, upgrade, install with versions, reboot when required (planned only)', async (t) => {

@@ -5,8 +5,8 @@ import type { Platform } from '../../platform/platform';
 import { lookupUser } from './passwd-entries';
 import { SSHD_CONFIG, sshdConfigMap } from './sshd-config';
 
-const VALID_KEY_TYPES = new Set([
-  'dsa',
+/** ssh_util.VALID_KEY_TYPES as 25.1 has it (24.1 dropped dsa, ssh-dss and its certificate). */
+export const VALID_KEY_TYPES: ReadonlySet<string> = new Set([
   'rsa',
   'ecdsa',
   'ed25519',
@@ -20,8 +20,6 @@ const VALID_KEY_TYPES = new Set([
   'sk-ecdsa-sha2-nistp256@openssh.com',
   'sk-ssh-ed25519-cert-v01@openssh.com',
   'sk-ssh-ed25519@openssh.com',
-  'ssh-dss-cert-v01@openssh.com',
-  'ssh-dss',
   'ssh-ed25519-cert-v01@openssh.com',
   'ssh-ed25519',
   'ssh-rsa-cert-v01@openssh.com',
