@@ -81,7 +81,8 @@ export const keysToConsoleModule: Module = configModule({
       return;
     }
     const fpBlacklist = new Set(cfg.ssh_fp_console_blacklist ?? []);
-    const keyBlacklist = new Set(cfg.ssh_key_console_blacklist ?? ['ssh-dss']);
+    // Nothing left out by default since 24.1 (22.4 kept ssh-dss keys off the console).
+    const keyBlacklist = new Set(cfg.ssh_key_console_blacklist ?? []);
     const keys = await hostKeys(ctx);
     const listed = keys.filter((k) => !fpBlacklist.has(k.type));
     const messages: string[] = [];
