@@ -1,7 +1,6 @@
 // cc_ssh: host keys (delete the image's, write given ones or generate per ssh_genkeytypes) and authorized keys for the
 // default user and root.
 import type { Platform, RunResult } from '../platform/platform';
-import type { DistroInfo } from '../platform/linux/distro/distro-info';
 import { DISABLE_USER_OPTS, setupUserKeys } from './support/authorized-keys';
 import { HOST_KEY_PUBLISH_BLACKLIST, publicHostKeys } from './support/public-host-keys';
 import { configModule } from './support/config-module';
@@ -18,7 +17,11 @@ import { readingUsers, usersReaders } from './support/users-readers';
 import { describeError } from '../util/errors';
 import { pyTruthy } from '../util/python-truthy';
 
-export const GENERATE_KEY_NAMES = ['rsa', 'dsa', 'ecdsa', 'ed25519'];
+/**
+ * The host key types made when ssh_genkeytypes is not set, and those whose public half is derived from a given private
+ * one: 25.1's, without the DSA 22.4 (Debian 12's package) still made; cloud-init dropped it in 24.1.
+ */
+export const GENERATE_KEY_NAMES: readonly string[] = ['rsa', 'ecdsa', 'ed25519'];
 const keyFile = (type: string) => `/etc/ssh/ssh_host_${type}_key`;
 const UNSUPPORTED = /^(ecdsa-sk|ed25519-sk)_(private|public|certificate)$/;
 
@@ -99,20 +102,9 @@ async function writeGivenKeys(ctx: ModuleContext, given: ReadonlyMap<string, str
  */
 const started = new WeakMap<Platform, Map<HostKeyType, Promise<OpenSshKey>>>();
 
-/**
- * The key types made when ssh_genkeytypes is not set. cloud-init dropped DSA from its default in 24.1; Debian 12
- * and older ship 22.4 (whose default still makes a DSA key, and which kiln matches there, parity included), every
- * other target gets the newer default. An image's cloud.cfg that sets ssh_genkeytypes decides instead.
- */
-export function defaultKeyTypes(distro: DistroInfo): string[] {
-  const major = Number.parseInt(distro.version, 10);
-  const debian22 = distro.name === 'debian' && Number.isFinite(major) && major <= 12;
-  return debian22 ? GENERATE_KEY_NAMES : GENERATE_KEY_NAMES.filter((t) => t !== 'dsa');
-}
-
-/** The key types to make: ssh_genkeytypes as read, else the target's defaults. */
-function keyTypes(ctx: ModuleContext, genkeytypes: readonly string[] | undefined): readonly string[] {
-  return genkeytypes ?? defaultKeyTypes(ctx.distro);
+/** The key types to make: ssh_genkeytypes as read, else 25.1's GENERATE_KEY_NAMES. */
+function keyTypes(genkeytypes: readonly string[] | undefined): readonly string[] {
+  return genkeytypes ?? GENERATE_KEY_NAMES;
 }
 
 /** The host key of TYPE for this run: the one already under way, else a new one. Each is used once. */
@@ -306,7 +298,7 @@ const sshHostKeys = configModule({
     if (given === NOT_A_MAPPING)
       throw new ModuleError('ssh', `'ssh_keys' must be a mapping of <type>_private/_public/_certificate to key text`);
     if (given !== undefined) await writeGivenKeys(ctx, given);
-    else await generateKeys(ctx, keyTypes(ctx, cfg.ssh_genkeytypes), cfg.ssh_quiet_keygen ?? false);
+    else await generateKeys(ctx, keyTypes(cfg.ssh_genkeytypes), cfg.ssh_quiet_keygen ?? false);
     // ssh_publish_hostkeys (default on, nothing blacklisted): the datasource's publish_host_keys, a no-op but for GCE.
     const publish = cfg.ssh_publish_hostkeys;
     if (ctx.publishHostKeys && (publish?.enabled ?? true)) {
@@ -362,7 +354,7 @@ export const ssh: Module = {
    */
   prepare(ctx, cfg): void {
     const given = readGivenKeys(cfg.ssh_keys) !== undefined;
-    const wanted = given ? [] : keyTypes(ctx, readKeyTypes(cfg.ssh_genkeytypes)).filter(isHostKeyType);
+    const wanted = given ? [] : keyTypes(readKeyTypes(cfg.ssh_genkeytypes)).filter(isHostKeyType);
     for (const type of [...(started.get(ctx.platform)?.keys() ?? [])])
       if (!wanted.includes(type)) forgetKey(ctx.platform, type);
     const deleting = !Object.hasOwn(cfg, 'ssh_deletekeys') || pyTruthy(cfg.ssh_deletekeys);
