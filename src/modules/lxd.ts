@@ -12,6 +12,7 @@ import { ModuleError, type Module, type ModuleContext } from './module';
 import { pyStr } from '../util/python-str';
 import { pyTruthy as truthy } from '../util/python-truthy';
 import { describeError } from '../util/errors';
+import { pyTypeName } from '../util/python-type-name';
 
 const MODULE = 'lxd';
 const DEFAULT_NETWORK = 'lxdbr0';
@@ -25,15 +26,6 @@ const INIT_KEYS = [
   'storage_pool',
   'trust_password',
 ];
-
-function pyTypeName(v: unknown): string {
-  if (v === null) return 'NoneType';
-  if (Array.isArray(v)) return 'list';
-  if (typeof v === 'string') return 'str';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
-  return isRecord(v) ? 'dict' : typeof v;
-}
 
 /** lxd.init as handle_init_cfg and get_required_packages read it (a mapping with keys). */
 export interface LxdInit {

@@ -4,19 +4,10 @@ import { configModule } from './support/config-module';
 import { OwnParser } from './support/config-readers';
 import { waitForSnapSeeded } from './support/snap-seeded';
 import { ModuleError, type Module } from './module';
+import { pyTypeName } from '../util/python-type-name';
 
 /** The installer snaps cloud-init 22.4 looks for in `snap list`. */
 export const LIVE_INSTALLER_SNAPS = ['subiquity', 'ubuntu-desktop-installer'];
-
-/** Python's type name of a YAML value, as cloud-init's messages print it. */
-function pyTypeName(v: unknown): string {
-  if (v === null || v === undefined) return 'NoneType';
-  if (Array.isArray(v)) return 'list';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
-  if (typeof v === 'string') return 'str';
-  return isRecord(v) ? 'dict' : typeof v;
-}
 
 /** The one schema problem cloud-init reports for AUTOINSTALL (a mapping with an integer `version`), or undefined. */
 export function autoinstallProblem(autoinstall: unknown): string | undefined {

@@ -2,21 +2,10 @@
 // script.
 import { ModuleError } from '../module';
 import { readConfigValue } from './config-readers';
+import { pyTypeName } from '../../util/python-type-name';
 
 /** A command as shellify takes it: a line run as it is, or words each single-quoted. */
 export type ShellCommand = string | readonly string[];
-
-/** Python's type name of a value parsed from YAML (type_utils.obj_name), for shellify's TypeErrors. */
-function pyTypeName(v: unknown): string {
-  if (v === null || v === undefined) return 'NoneType';
-  if (Array.isArray(v)) return 'list';
-  if (typeof v === 'string') return 'str';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
-  if (v instanceof Uint8Array) return 'bytes';
-  if (v instanceof Date) return 'datetime';
-  return 'dict';
-}
 
 /**
  * CMDLIST as util.shellify reads it, for a module's config reader: a list is required, each word of a list item is
