@@ -114,6 +114,14 @@ test("ntp with Debian 13's own templates (cloud-init 25.1's) renders chrony's an
   assert.match(await ctx2.dry.readText('/etc/systemd/timesyncd.conf.d/cloud-init.conf'), /^NTP=s\.test p\.test $/m);
 });
 
+test('ntp: a client with no packages to install (systemd-timesyncd) runs no package command, as 25.1', async (t) => {
+  const root = tempDir(t);
+  const ctx = dryContext(root);
+  // Not installed, but its package list is empty: 25.1's install_packages([]) refreshes nothing and installs nothing.
+  await ntpModule.run(ctx, { ntp: { ntp_client: 'systemd-timesyncd', servers: ['s.test'] } });
+  assert.deepEqual(ctx.commands(), ['service systemd-timesyncd restart']);
+});
+
 test('yum_add_repo writes one .repo per entry, skipping existing files and entries without baseurl, metalink or mirrorlist', async (t) => {
   const root = tempDir(t);
   putFile(root, '/etc/yum.repos.d/exists.repo', 'keep');

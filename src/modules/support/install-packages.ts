@@ -45,7 +45,9 @@ export async function updatePackageSources(
   await runPackageAction(ctx, module, 'update');
 }
 
+/** 25.1's install_packages: with nothing to install it does nothing (no index refresh, no install command). */
 export async function installPackages(ctx: ModuleContext, module: string, pkgs: string[]): Promise<void> {
+  if (pkgs.length === 0) return;
   if (!['redhat', 'suse'].includes(ctx.distro.family)) await updatePackageSources(ctx, module);
   await runPackageAction(ctx, module, 'install', pkgs);
 }
