@@ -63,34 +63,75 @@ const BASE_CLIENTS: Record<string, NtpClientConfig> = {
   },
 };
 
-/** Per-distro changes to the base client table (cloud-init's DISTRO_CLIENT_CONFIG). */
+const RHEL_CLIENTS: Record<string, Partial<NtpClientConfig>> = {
+  ntp: { service_name: 'ntpd' },
+  chrony: { service_name: 'chronyd' },
+};
+const SUSE_CLIENTS: Record<string, Partial<NtpClientConfig>> = {
+  chrony: { service_name: 'chronyd' },
+  ntp: { confpath: '/etc/ntp.conf', service_name: 'ntpd' },
+  'systemd-timesyncd': { check_exe: '/usr/lib/systemd/systemd-timesyncd' },
+};
+const AZURE_CLIENTS: Record<string, Partial<NtpClientConfig>> = {
+  chrony: { service_name: 'chronyd' },
+  'systemd-timesyncd': {
+    check_exe: '/usr/lib/systemd/systemd-timesyncd',
+    confpath: '/etc/systemd/timesyncd.conf',
+  },
+};
+
+/**
+ * Per-distro changes to the base client table: 25.1's DISTRO_CLIENT_CONFIG, by the distro names kiln detects (its
+ * freebsd and openbsd entries left out: kiln runs no BSD target). fedora and arch are kiln's own (chronyd and ntpd
+ * are those distros' units; docs/modules.md, Known differences).
+ */
 const DISTRO_CLIENTS: Record<string, Record<string, Partial<NtpClientConfig>>> = {
   alpine: {
     chrony: { confpath: '/etc/chrony/chrony.conf', service_name: 'chronyd' },
     ntp: { confpath: '/etc/ntp.conf', packages: [], service_name: 'ntpd' },
   },
+  aosc: {
+    'systemd-timesyncd': {
+      check_exe: '/usr/lib/systemd/systemd-timesyncd',
+      confpath: '/etc/systemd/timesyncd.conf',
+    },
+  },
+  azurelinux: AZURE_CLIENTS,
+  mariner: AZURE_CLIENTS,
   centos: { ntp: { service_name: 'ntpd' }, chrony: { service_name: 'chronyd' } },
+  cos: { chrony: { service_name: 'chronyd', confpath: '/etc/chrony/chrony.conf' } },
   debian: { chrony: { confpath: '/etc/chrony/chrony.conf' } },
   ubuntu: { chrony: { confpath: '/etc/chrony/chrony.conf' } },
-  opensuse: {
+  openmandriva: {
     chrony: { service_name: 'chronyd' },
     ntp: { confpath: '/etc/ntp.conf', service_name: 'ntpd' },
-    'systemd-timesyncd': { check_exe: '/usr/lib/systemd/systemd-timesyncd' },
+    'systemd-timesyncd': { check_exe: '/lib/systemd/systemd-timesyncd' },
   },
-  sles: {
+  opensuse: SUSE_CLIENTS,
+  'opensuse-microos': SUSE_CLIENTS,
+  'opensuse-tumbleweed': SUSE_CLIENTS,
+  'opensuse-leap': SUSE_CLIENTS,
+  photon: {
     chrony: { service_name: 'chronyd' },
-    ntp: { confpath: '/etc/ntp.conf', service_name: 'ntpd' },
-    'systemd-timesyncd': { check_exe: '/usr/lib/systemd/systemd-timesyncd' },
+    ntp: { service_name: 'ntpd', confpath: '/etc/ntp.conf' },
+    'systemd-timesyncd': {
+      check_exe: '/usr/lib/systemd/systemd-timesyncd',
+      confpath: '/etc/systemd/timesyncd.conf',
+    },
   },
-  rhel: { ntp: { service_name: 'ntpd' }, chrony: { service_name: 'chronyd' } },
+  rhel: RHEL_CLIENTS,
+  almalinux: RHEL_CLIENTS,
+  cloudlinux: RHEL_CLIENTS,
+  rocky: RHEL_CLIENTS,
+  sles: SUSE_CLIENTS,
+  sle_hpc: SUSE_CLIENTS,
+  'sle-micro': SUSE_CLIENTS,
   fedora: { ntp: { service_name: 'ntpd' }, chrony: { service_name: 'chronyd' } },
-  rocky: { ntp: { service_name: 'ntpd' }, chrony: { service_name: 'chronyd' } },
-  almalinux: { ntp: { service_name: 'ntpd' }, chrony: { service_name: 'chronyd' } },
   arch: { chrony: { service_name: 'chronyd' }, ntp: { service_name: 'ntpd' } },
 };
 
 export function clientConfigsFor(distro: string): Record<string, NtpClientConfig> {
-  const extra = DISTRO_CLIENTS[distro] ?? (distro.startsWith('opensuse') ? DISTRO_CLIENTS.opensuse : undefined) ?? {};
+  const extra = DISTRO_CLIENTS[distro] ?? {};
   const out: Record<string, NtpClientConfig> = {};
   for (const [name, base] of Object.entries(BASE_CLIENTS)) out[name] = { ...base, ...(extra[name] ?? {}) };
   return out;
@@ -235,24 +276,36 @@ export const ntpModule: Module = configModule({
   name: 'ntp',
   stage: 'config',
   frequency: 'once-per-instance',
+  // 25.1's meta distros by the names kiln detects (lower-case: OpenCloudOS, TencentOS), its BSDs left out.
   distros: [
     'almalinux',
     'alpine',
+    'aosc',
+    'azurelinux',
     'centos',
     'cloudlinux',
     'cos',
     'debian',
     'eurolinux',
     'fedora',
+    'mariner',
     'miraclelinux',
+    'openeuler',
+    'opencloudos',
+    'openmandriva',
     'opensuse',
+    'opensuse-microos',
+    'opensuse-tumbleweed',
+    'opensuse-leap',
     'photon',
     'rhel',
     'rocky',
+    'sle_hpc',
+    'sle-micro',
     'sles',
+    'tencentos',
     'ubuntu',
     'virtuozzo',
-    'arch',
   ],
   activateBy: ['ntp'],
   // system_info names the distro's preferred client (ntp_client) and the templates folder.

@@ -122,6 +122,35 @@ test('ntp: a client with no packages to install (systemd-timesyncd) runs no pack
   assert.deepEqual(ctx.commands(), ['service systemd-timesyncd restart']);
 });
 
+test('ntp: a client with no packages to install (systemd-timesyncd) runs no package command, as 25.1', async (t) => {
+  const root = tempDir(t);
+  const ctx = dryContext(root);
+  // Not installed, but its package list is empty: 25.1's install_packages([]) refreshes nothing and installs nothing.
+  await ntpModule.run(ctx, { ntp: { ntp_client: 'systemd-timesyncd', servers: ['s.test'] } });
+  assert.deepEqual(ctx.commands(), ['service systemd-timesyncd restart']);
+});
+
+test("ntp: the per-distro client table and the distros list are 25.1's", () => {
+  for (const d of ['rhel', 'almalinux', 'cloudlinux', 'rocky', 'centos'])
+    assert.equal(clientConfigsFor(d).chrony?.service_name, 'chronyd', d);
+  for (const d of ['sles', 'sle_hpc', 'sle-micro', 'opensuse', 'opensuse-leap', 'opensuse-tumbleweed']) {
+    assert.equal(clientConfigsFor(d)['systemd-timesyncd']?.check_exe, '/usr/lib/systemd/systemd-timesyncd', d);
+    assert.equal(clientConfigsFor(d).ntp?.service_name, 'ntpd', d);
+  }
+  for (const d of ['photon', 'azurelinux', 'mariner', 'aosc'])
+    assert.equal(clientConfigsFor(d)['systemd-timesyncd']?.confpath, '/etc/systemd/timesyncd.conf', d);
+  assert.equal(clientConfigsFor('photon').ntp?.service_name, 'ntpd');
+  assert.equal(clientConfigsFor('cos').chrony?.confpath, '/etc/chrony/chrony.conf');
+  assert.equal(clientConfigsFor('openmandriva').chrony?.service_name, 'chronyd');
+  assert.equal(clientConfigsFor('openmandriva')['systemd-timesyncd']?.check_exe, '/lib/systemd/systemd-timesyncd');
+  // A name 25.1 does not list keeps the base table (no prefix match).
+  assert.equal(clientConfigsFor('opensuse-other').chrony?.service_name, 'chrony');
+  const distros = ntpModule.distros as string[];
+  for (const d of ['aosc', 'azurelinux', 'mariner', 'openeuler', 'openmandriva', 'photon', 'sle_hpc', 'sle-micro'])
+    assert.ok(distros.includes(d), d);
+  assert.ok(!distros.includes('arch'), '25.1 does not run ntp on Arch');
+});
+
 test('yum_add_repo writes one .repo per entry, skipping existing files and entries without baseurl, metalink or mirrorlist', async (t) => {
   const root = tempDir(t);
   putFile(root, '/etc/yum.repos.d/exists.repo', 'keep');
