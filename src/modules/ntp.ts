@@ -1,7 +1,8 @@
 // cc_ntp: picks an NTP client (chrony, systemd-timesyncd, ntp, ntpdate, openntpd) per distro, writes its config,
 // installs and reloads it.
 import { configModule } from './support/config-module';
-import { readConfigValue } from './support/config-readers';
+import { OwnParser, readConfigValue } from './support/config-readers';
+import { pyRepr } from '../config/schema/python-repr';
 import { isRecord } from './support/config-shapes';
 import { readSystemTemplate, renderTemplateText } from './support/cloud-template';
 import { whichInTarget } from './support/distro-facts';
@@ -199,59 +200,56 @@ function hostList(what: string): (v: unknown) => unknown {
   };
 }
 
-/** supplemental_schema_validation's type checks of the client config C (of the keys it has). */
-function clientConfigTypeErrors(c: { readonly [key: string]: unknown }): string[] {
-  const errors: string[] = [];
-  for (const [k, v] of Object.entries(c).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (k === 'packages') {
-      if (!Array.isArray(v))
-        errors.push(`Expected a list of required package names for ntp:config:packages. Found (${String(v)})`);
-    } else if (k === 'template' || k === 'template_name') {
-      if (v !== null && v !== undefined && typeof v !== 'string')
-        errors.push(`Expected a string type for ntp:config:${k}. Found (${String(v)})`);
-    } else if (typeof v !== 'string' || (k === 'confpath' && !v))
-      errors.push(`Expected a string type for ntp:config:${k}. Found (${String(v)})`);
-  }
-  return errors;
+/** Python's str() of a config value, as supplemental_schema_validation's "Found (…)" prints it. */
+function foundText(v: unknown): string {
+  return typeof v === 'object' && v !== null && !(v instanceof Date) ? pyRepr(v) : pyStr(v);
 }
 
-function invalidClientConfig(errors: string[]): ModuleError {
-  return new ModuleError('ntp', `Invalid ntp configuration:\n${errors.join('\n')}`);
-}
-
-/** supplemental_schema_validation of the merged client config: the required keys, a template, each value's type. */
-function validateClientConfig(c: Partial<NtpClientConfig>): asserts c is NtpClientConfig {
+/**
+ * supplemental_schema_validation of the merged client config C: the required keys, a template, each value's type (keys
+ * in sorted order), in its words. Its message starts with a literal backslash-n (25.1 formats it from a raw string).
+ */
+function validateClientConfig(c: ClientConfigSetting): asserts c is ClientConfigSetting & NtpClientConfig {
   const errors: string[] = [];
   const missing = (['check_exe', 'confpath', 'packages', 'service_name'] as const).filter((k) => !(k in c)).sort();
   if (missing.length) errors.push(`Missing required ntp:config keys: ${missing.join(', ')}`);
   else if (!c.template && !c.template_name)
     errors.push('Either ntp:config:template or ntp:config:template_name values are required');
-  errors.push(...clientConfigTypeErrors(c));
-  if (errors.length) throw invalidClientConfig(errors);
+  for (const [k, v] of Object.entries(c).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const keypath = `ntp:config:${k}`;
+    if (k === 'confpath') {
+      if (!v || typeof v !== 'string') errors.push(`Expected a config file path ${keypath}. Found (${foundText(v)})`);
+    } else if (k === 'packages') {
+      if (!Array.isArray(v))
+        errors.push(`Expected a list of required package names for ${keypath}. Found (${foundText(v)})`);
+    } else if (k === 'template' || k === 'template_name') {
+      if (v !== null && v !== undefined && typeof v !== 'string')
+        errors.push(`Expected a string type for ${keypath}. Found (${foundText(v)})`);
+    } else if (typeof v !== 'string') errors.push(`Expected a string type for ${keypath}. Found (${foundText(v)})`);
+  }
+  if (errors.length) throw new ModuleError('ntp', `Invalid ntp configuration:\\n${errors.join('\n')}`);
+}
+
+/** ntp.config as handle merges it over the client's defaults: a mapping, its values checked once merged. */
+type ClientConfigSetting = { readonly [key: string]: unknown };
+
+/** The ntp key as the module works with it. */
+interface NtpSetting {
+  enabled?: boolean;
+  ntp_client?: string;
+  config?: ClientConfigSetting;
+  servers?: string[];
+  pools?: string[];
+  allow?: string[];
+  peers?: string[];
 }
 
 /**
- * ntp.config as the module reads it: a mapping merged over the client's defaults (anything else adds nothing), its
- * values' types checked as supplemental_schema_validation checks them, in its words; a null template is as if absent.
+ * ntp as handle reads it: null is {} (install the client with defaults), another non-mapping fails in its words;
+ * enabled by is_false; ntp.config a mapping merged as it is (anything else adds nothing), template_name included,
+ * which 25.1's schema does not know but its handle merges and renders from (so the schema does not judge this key).
  */
-function clientConfigSetting(c: unknown): unknown {
-  if (!isRecord(c)) return undefined;
-  const errors = clientConfigTypeErrors(c);
-  if (errors.length) throw invalidClientConfig(errors);
-  return readConfigValue(
-    {
-      confpath: 'as-is',
-      check_exe: 'as-is',
-      packages: 'as-is',
-      service_name: 'as-is',
-      template: (t: unknown) => (t === null ? undefined : t),
-    },
-    c,
-  );
-}
-
-/** ntp as handle reads it: null is {} (install the client with defaults), another non-mapping fails in its words. */
-function ntpSetting(raw: unknown): unknown {
+function ntpSetting(raw: unknown): NtpSetting {
   if (raw === null) return {};
   if (!isRecord(raw))
     throw new ModuleError(
@@ -261,15 +259,16 @@ function ntpSetting(raw: unknown): unknown {
   return readConfigValue(
     {
       enabled: 'not-false',
-      ntp_client: 'as-is',
-      config: clientConfigSetting,
+      ntp_client: (v: unknown) => (typeof v === 'string' ? v : v ? foundText(v) : undefined),
+      // template_name included: 25.1's schema omits it, but its handle merges it and looks the template up by it.
+      config: (c: unknown) => (isRecord(c) ? c : undefined),
       servers: hostList('ntp:servers'),
       pools: hostList('ntp:pools'),
       allow: hostList('ntp:allow'),
       peers: hostList('ntp:peers'),
     },
     raw,
-  );
+  ) as NtpSetting;
 }
 
 export const ntpModule: Module = configModule({
@@ -309,7 +308,7 @@ export const ntpModule: Module = configModule({
   ],
   activateBy: ['ntp'],
   // system_info names the distro's preferred client (ntp_client) and the templates folder.
-  configKeys: { ntp: ntpSetting, system_info: 'as-is' },
+  configKeys: { ntp: new OwnParser(ntpSetting), system_info: 'as-is' },
   async run(ctx, cfg): Promise<void> {
     const raw = cfg.ntp;
     if (raw === undefined) {
@@ -321,7 +320,7 @@ export const ntpModule: Module = configModule({
       return;
     }
     const selected = await selectNtpClient(ctx, cfg.system_info, raw?.ntp_client);
-    const client: Partial<NtpClientConfig> = { ...selected, ...raw?.config };
+    const client: ClientConfigSetting = { ...selected, ...raw?.config };
     validateClientConfig(client);
     const { platform } = ctx;
     // rename_ntp_conf: an existing config is kept as <path>.dist.
@@ -341,7 +340,7 @@ export const ntpModule: Module = configModule({
       else if (servers.length === 0 && pools.length === 0) pools = defaultPoolNames(distro);
       let template = typeof client.template === 'string' && client.template ? client.template : undefined;
       if (template === undefined) {
-        const name = (client.template_name ?? '').replace('{distro}', distro);
+        const name = (client.template_name ?? '').replaceAll('{distro}', distro);
         template = await readSystemTemplate(platform, { system_info: cfg.system_info }, name);
         if (template === undefined) {
           ctx.log.debug(`No template ${name} in the target; writing kiln's own ${client.confpath}`);

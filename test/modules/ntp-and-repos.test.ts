@@ -122,12 +122,19 @@ test('ntp: a client with no packages to install (systemd-timesyncd) runs no pack
   assert.deepEqual(ctx.commands(), ['service systemd-timesyncd restart']);
 });
 
-test('ntp: a client with no packages to install (systemd-timesyncd) runs no package command, as 25.1', async (t) => {
+test("ntp: ntp.config's template_name, which 25.1's schema lacks, names the template as 25.1's handle uses it", async (t) => {
   const root = tempDir(t);
+  putFile(root, '/etc/cloud/templates/mine.debian.debian.tmpl', CHRONY_TMPL);
   const ctx = dryContext(root);
-  // Not installed, but its package list is empty: 25.1's install_packages([]) refreshes nothing and installs nothing.
-  await ntpModule.run(ctx, { ntp: { ntp_client: 'systemd-timesyncd', servers: ['s.test'] } });
-  assert.deepEqual(ctx.commands(), ['service systemd-timesyncd restart']);
+  await ntpModule.run(ctx, {
+    ntp: { ntp_client: 'chrony', servers: ['192.0.2.9'], config: { template_name: 'mine.{distro}.{distro}' } },
+  });
+  assert.equal(await ctx.dry.readText('/etc/chrony/chrony.conf'), 'server 192.0.2.9 iburst\n\n');
+  // A null template_name with no template: 25.1's "Either … required".
+  await assert.rejects(
+    ntpModule.run(dryContext(tempDir(t)), { ntp: { config: { template_name: null } } }),
+    /Either ntp:config:template or ntp:config:template_name values are required/,
+  );
 });
 
 test("ntp: the per-distro client table and the distros list are 25.1's", () => {
@@ -149,6 +156,33 @@ test("ntp: the per-distro client table and the distros list are 25.1's", () => {
   for (const d of ['aosc', 'azurelinux', 'mariner', 'openeuler', 'openmandriva', 'photon', 'sle_hpc', 'sle-micro'])
     assert.ok(distros.includes(d), d);
   assert.ok(!distros.includes('arch'), '25.1 does not run ntp on Arch');
+});
+
+test("ntp: the merged client config is checked in supplemental_schema_validation's words", async (t) => {
+  const run = (ntp: unknown) => ntpModule.run(dryContext(tempDir(t)), { ntp });
+  await assert.rejects(run({ ntp_client: 'chrony', config: { confpath: '' } }), (err: unknown) => {
+    assert.equal(
+      (err as Error).message,
+      'ntp: Invalid ntp configuration:\\nExpected a config file path ntp:config:confpath. Found ()',
+    );
+    return true;
+  });
+  // An unknown client gives {}: the missing keys and the values' types are reported together, each value as str().
+  await assert.rejects(
+    run({ ntp_client: 'nope', config: { packages: 'x', service_name: ['a', 1], confpath: null } }),
+    (err: unknown) => {
+      assert.equal(
+        (err as Error).message,
+        [
+          'ntp: Invalid ntp configuration:\\nMissing required ntp:config keys: check_exe',
+          'Expected a config file path ntp:config:confpath. Found (None)',
+          'Expected a list of required package names for ntp:config:packages. Found (x)',
+          "Expected a string type for ntp:config:service_name. Found (['a', 1])",
+        ].join('\n'),
+      );
+      return true;
+    },
+  );
 });
 
 test('yum_add_repo writes one .repo per entry, skipping existing files and entries without baseurl, metalink or mirrorlist', async (t) => {
