@@ -2,7 +2,9 @@
 // reboot if required.
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import type { DistroOps } from '../platform/linux/distro/distro';
+import { pyRepr, strRepr } from '../config/schema/python-repr';
 import { describeError } from '../util/errors';
+import { pyStr } from '../util/python-str';
 import { configModule } from './support/config-module';
 import { OwnParser } from './support/config-readers';
 import { isRecord } from './support/config-shapes';
@@ -25,18 +27,22 @@ export const REBOOT_COMMAND = ['/sbin/reboot'];
 
 /** `packages` as the module reads it. */
 interface PackagesSetting {
-  /** The list as given (a non-list is a one-item list), as JSON, as the failure message quotes it. */
-  readonly json: string;
+  /** The list as get_cfg_option_list gives it, as Python prints it in the failure message. */
+  readonly repr: string;
   /** Whether it names a package at all (a plain entry, or an item of a manager's list): the module has work. */
   readonly namesAny: boolean;
   readonly list: PackageList;
 }
 
-/** packages as get_cfg_option_list and distro.install_packages read it: null is none, a non-list one entry. */
+/** packages as get_cfg_option_list reads it: null is none, a list as it is, anything else str() of it. */
 function readPackages(value: unknown): PackagesSetting {
-  const listed: readonly unknown[] = Array.isArray(value) ? value : value === null ? [] : [value];
+  const listed: readonly unknown[] = Array.isArray(value)
+    ? value
+    : value === null
+      ? []
+      : [typeof value === 'string' ? value : isRecord(value) ? pyRepr(value) : pyStr(value)];
   return {
-    json: JSON.stringify(listed),
+    repr: pyRepr(listed),
     namesAny: listed.some(
       (p) => !isRecord(p) || Object.values(p).some((defs) => !Array.isArray(defs) || defs.length > 0),
     ),
@@ -72,21 +78,60 @@ function union(a: readonly PackageSpec[], b: readonly PackageSpec[]): PackageSpe
   return [...a, ...b].filter((s) => !seen.has(specKey(s)) && Boolean(seen.add(specKey(s))));
 }
 
-/** Snap's install_packages: one `snap install` per package; returns the ones that failed. */
-async function snapInstall(ctx: ModuleContext, specs: readonly PackageSpec[]): Promise<PackageSpec[]> {
-  const failed: PackageSpec[] = [];
+/** A package as a Python set of them prints it: 'name', or the (name, version) tuple. */
+function specRepr(spec: PackageSpec): string {
+  return typeof spec === 'string' ? strRepr(spec) : `(${strRepr(spec[0])}, ${strRepr(spec[1])})`;
+}
+
+const FAILED_TEXT = (what: string) =>
+  `Failed to install the following packages: ${what}. See associated package manager logs for more details.`;
+
+/** Snap's install_packages: one `snap install` per package; returns the ones that failed, as name=version. */
+async function snapInstall(ctx: ModuleContext, specs: readonly PackageSpec[]): Promise<string[]> {
+  const failed: string[] = [];
   for (const spec of specs) {
     const r = await ctx.platform.run(snapInstallArgv(spec), { allowFailure: true });
     if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
-    if (r.code !== 0) failed.push(spec);
+    if (r.code !== 0) {
+      failed.push(specText(spec, '='));
+      ctx.log.info(`Failed to 'snap install ${specText(spec, '=')}'!`);
+    }
   }
   return failed;
 }
 
 /**
- * Newer cloud-init's distro.install_packages: the distro's own manager takes the plain entries and its own
- * ({apt: …} on the Debian family); on Ubuntu snap then takes its entries and the plain ones apt failed; a manager
- * the distro does not list installs its entries last. Throws naming every package that ended up failed.
+ * 25.1's Apt.install_packages: the index refresh (once per instance, its failure escapes), then `apt-cache pkgnames`;
+ * a name it does not list (a target release, version, trailing - or ^ stripped) is left out and returned, the rest
+ * go to one `apt-get install`, whose failure escapes. As 25.1, a [name, version] whose name is missing is still
+ * passed to apt-get (only the bare name is compared) and still returned.
+ *
+ * A dry run answers `apt-cache pkgnames` with nothing; apt always lists at least itself, so an empty answer leaves
+ * every name in.
+ */
+async function aptInstall(ctx: ModuleContext, ops: DistroOps, specs: readonly PackageSpec[]): Promise<string[]> {
+  await updatePackageSources(ctx, 'package_update_upgrade_install');
+  const pkglist = specs.map((s) => specText(s, '='));
+  const listed = (await ctx.platform.run(['apt-cache', 'pkgnames'])).stdout.split('\n').filter(Boolean);
+  const known = new Set(listed);
+  const unavailable = pkglist
+    .map((p) => p.split('=')[0] as string)
+    .filter((p) => listed.length > 0 && !known.has((p.split(/\/|=/)[0] as string).replace(/[-^]+$/, '')));
+  if (unavailable.length > 0)
+    ctx.log.debug(
+      `The following packages were not found by APT so APT will not attempt to install them: ${pyRepr(unavailable)}`,
+    );
+  const toInstall = pkglist.filter((p) => !unavailable.includes(p));
+  if (toInstall.length > 0) await runLogged(ctx, ops, 'install', toInstall);
+  return unavailable;
+}
+
+/**
+ * Newer cloud-init's distro.install_packages. On the Debian family each of the distro's managers in turn (apt, then
+ * on Ubuntu snap) takes its own entries and the plain ones the one before could not install (apt: the names it does
+ * not know); a failing `apt-get install` escapes, so snap is not tried. Elsewhere the family's own install takes the
+ * plain entries, its failure escaping. A manager the distro does not list installs its entries last. Throws naming
+ * every package that ended up failed.
  */
 async function installByManager(ctx: ModuleContext, ops: DistroOps, split: PackageList): Promise<void> {
   checkPackageList(ctx, split);
@@ -96,39 +141,37 @@ async function installByManager(ctx: ModuleContext, ops: DistroOps, split: Packa
   const note = (specs: readonly PackageSpec[]) => {
     for (const s of specs) failed.set(specKey(s), s);
   };
-  const aptOwn = managers.includes('apt') ? (split.byManager.get('apt') ?? []) : [];
-  let generic = union(split.generic, []);
-  const native = union(generic, aptOwn);
-  if (native.length > 0) {
-    try {
-      // install_packages refreshes first on apt/pacman/apk families (a no-op after the update step's semaphore).
-      if (!['redhat', 'suse'].includes(ctx.distro.family))
-        await updatePackageSources(ctx, 'package_update_upgrade_install');
-      await runLogged(
-        ctx,
-        ops,
-        'install',
-        native.map((s) => specText(s, join)),
-      );
-      generic = [];
-    } catch (err) {
-      ctx.log.info(`${describeError(err)}; failed: ${native.map((s) => specText(s, join)).join(', ')}`);
-      note(native);
-      const own = new Set(aptOwn.map(specKey));
-      generic = native.filter((s) => !own.has(specKey(s)));
-    }
+  if (managers.length === 0 && split.generic.length > 0) {
+    // install_packages refreshes first on the apk and pacman families.
+    if (!['redhat', 'suse'].includes(ctx.distro.family))
+      await updatePackageSources(ctx, 'package_update_upgrade_install');
+    await runLogged(
+      ctx,
+      ops,
+      'install',
+      split.generic.map((s) => specText(s, join)),
+    );
   }
-  const snapOwn = split.byManager.get('snap') ?? [];
-  if (managers.includes('snap')) {
-    const toTry = union(snapOwn, generic);
+  let generic: PackageSpec[] = union(split.generic, []);
+  for (const manager of managers) {
+    const own = split.byManager.get(manager) ?? [];
+    // A set in 25.1 (no order): the plain entries first for apt, as written; snap's own first.
+    const toTry = manager === 'apt' ? union(generic, own) : union(own, generic);
     for (const s of toTry) failed.delete(specKey(s));
-    let available = false;
-    for (const p of SNAP_PATHS) if (await ctx.platform.exists(p)) available = true;
-    if (!available) {
+    if (manager === 'snap' && !(await snapAvailable(ctx))) {
       ctx.log.debug("Package manager 'snap' not available");
       note(toTry);
-    } else note(await snapInstall(ctx, toTry));
-  } else if (snapOwn.length > 0) note(await snapInstall(ctx, snapOwn));
+      continue;
+    }
+    if (toTry.length === 0) continue;
+    const left = manager === 'apt' ? await aptInstall(ctx, ops, toTry) : await snapInstall(ctx, toTry);
+    note(left);
+    if (left.length > 0) ctx.log.info(FAILED_TEXT(pyRepr(left)));
+    const ownKeys = new Set(own.map(specKey));
+    generic = left.filter((s) => !ownKeys.has(specKey(s)));
+  }
+  const snapOwn = split.byManager.get('snap') ?? [];
+  if (!managers.includes('snap') && snapOwn.length > 0) note(await snapInstall(ctx, snapOwn));
   const aptElsewhere = managers.includes('apt') ? [] : (split.byManager.get('apt') ?? []);
   if (aptElsewhere.length > 0) {
     ctx.log.warn(
@@ -136,13 +179,19 @@ async function installByManager(ctx: ModuleContext, ops: DistroOps, split: Packa
     );
     note(aptElsewhere);
   }
-  if (failed.size > 0) {
-    const names = [...failed.values()].map((s) => specText(s, join)).join(', ');
-    throw new ModuleError(
-      'package_update_upgrade_install',
-      `Failed to install the following packages: ${names}. See associated package manager logs for more details.`,
+  if (failed.size > 0)
+    throw Object.assign(
+      new ModuleError(
+        'package_update_upgrade_install',
+        FAILED_TEXT(`{${[...failed.values()].map(specRepr).join(', ')}}`),
+      ),
+      { pythonName: 'PackageInstallerError' },
     );
-  }
+}
+
+async function snapAvailable(ctx: ModuleContext): Promise<boolean> {
+  for (const p of SNAP_PATHS) if (await ctx.platform.exists(p)) return true;
+  return false;
 }
 
 export interface PackageModuleDeps {
@@ -197,40 +246,57 @@ export function createPackageUpdateUpgradeInstallModule(deps: PackageModuleDeps)
       const install = packages?.namesAny === true;
       if (!update && !upgrade && !install) return;
       const ops = await deps.distroOps(ctx);
-      const errors: string[] = [];
+      const errors: unknown[] = [];
+      // util.logexc: the message at WARNING; the exception is kept and the last one is re-raised at the end.
       const attempt = async (what: string, fn: () => Promise<void>) => {
         try {
           await fn();
         } catch (err) {
-          ctx.log.warn(`${what}: ${describeError(err)}`);
-          errors.push(`${what}: ${describeError(err)}`);
+          ctx.log.warn(what);
+          ctx.log.debug(describeError(err));
+          errors.push(err);
         }
       };
-      await attempt('Package update failed', () => updatePackageSources(ctx, 'package_update_upgrade_install'));
+      if (update || upgrade) {
+        if (ctx.distro.family === 'debian') {
+          // The Debian family's update_package_sources logs a manager's failure and goes on.
+          try {
+            await updatePackageSources(ctx, 'package_update_upgrade_install');
+          } catch (err) {
+            ctx.recoverable('ERROR', `Failed to update package using apt: ${describeError(err)}`);
+          }
+        } else
+          await attempt('Package update failed', () => updatePackageSources(ctx, 'package_update_upgrade_install'));
+      }
       if (upgrade) await attempt('Package upgrade failed', () => runLogged(ctx, ops, 'upgrade'));
       if (packages && install)
-        await attempt(`Failed to install packages: ${packages.json}`, () => installByManager(ctx, ops, packages.list));
+        await attempt(`Failure when attempting to install packages: ${packages.repr}`, () =>
+          installByManager(ctx, ops, packages.list),
+        );
       const rebootMarker = await firstFile(ctx, REBOOT_MARKERS);
       if ((upgrade || install) && rebootIfRequired && rebootMarker) {
-        await attempt('Requested reboot did not happen', async () => {
-          ctx.log.warn(`Rebooting after upgrade or install per ${rebootMarker}`);
+        await attempt('Requested reboot did not happen!', async () => {
+          ctx.log.info(`***WARNING*** Rebooting after upgrade or install per ${rebootMarker}`);
           await ctx.platform.run(REBOOT_COMMAND);
           let wait = 1000;
           const start = Date.now();
           for (let i = 0; i < 6; i++) {
             await deps.sleep(wait);
             wait *= 2;
-            ctx.log.debug(`Rebooted, but still running after ${Math.round((Date.now() - start) / 1000)} seconds`);
+            ctx.log.debug(`Rebooted, but still running after ${Math.trunc((Date.now() - start) / 1000)} seconds`);
           }
-          throw new ModuleError(
-            'package_update_upgrade_install',
-            `Reboot did not happen after ${Math.round((Date.now() - start) / 1000)} seconds!`,
+          throw Object.assign(
+            new ModuleError(
+              'package_update_upgrade_install',
+              `Reboot did not happen after ${Math.trunc((Date.now() - start) / 1000)} seconds!`,
+            ),
+            { pythonName: 'RuntimeError' },
           );
         });
       }
       if (errors.length) {
         ctx.log.warn(`${errors.length} failed with exceptions, re-raising the last one`);
-        throw new ModuleError('package_update_upgrade_install', errors[errors.length - 1] as string);
+        throw errors[errors.length - 1];
       }
     },
   });

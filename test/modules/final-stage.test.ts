@@ -258,12 +258,19 @@ test('package_update_upgrade_install: update, upgrade, install with versions, re
   await mod.run(ctx, { package_update: true, package_upgrade: true, packages: ['jq', ['curl', '7.88']] });
   const apt =
     'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
-  assert.deepEqual(ctx.commands(), [`${apt} update`, `${apt} dist-upgrade`, `${apt} install jq curl=7.88`]);
+  // Apt.install_packages asks `apt-cache pkgnames` first (a dry run answers nothing: every name stays in).
+  assert.deepEqual(ctx.commands(), [
+    `${apt} update`,
+    `${apt} dist-upgrade`,
+    'apt-cache pkgnames',
+    `${apt} install jq curl=7.88`,
+  ]);
   mkdirSync(join(root, 'var/run'), { recursive: true });
   writeFileSync(join(root, 'var/run/reboot-required'), '');
   const ctx2 = dryContext(root, { distro: { name: 'fedora', family: 'redhat', version: '40' } });
   await assert.rejects(mod.run(ctx2, { packages: ['vim'], package_reboot_if_required: true }), /Reboot did not happen/);
-  assert.deepEqual(ctx2.commands(), ['dnf makecache', 'dnf -t -y install vim', '/sbin/reboot']);
+  // 25.1 refreshes the index only for package_update or package_upgrade: `packages` alone installs, no makecache.
+  assert.deepEqual(ctx2.commands(), ['dnf -t -y install vim', '/sbin/reboot']);
   assert.deepEqual(sleeps, [1000, 2000, 4000, 8000, 16000, 32000]);
   // 25.1 also reboots for Alpine's marker, /run/reboot-needed, and names the marker it found.
   const alpineRoot = tempDir(t);
@@ -272,7 +279,12 @@ test('package_update_upgrade_install: update, upgrade, install with versions, re
   const alpine = dryContext(alpineRoot, { distro: { name: 'alpine', family: 'alpine', version: '3.19' } });
   await assert.rejects(mod.run(alpine, { packages: ['vim'], package_reboot_if_required: true }), /Reboot did not/);
   assert.equal(alpine.commands().at(-1), '/sbin/reboot');
-  assert.ok(alpine.lines.some((l) => l.includes('Rebooting after upgrade or install per /run/reboot-needed')));
+  assert.ok(
+    alpine.lines.some((l) =>
+      l.includes('[INFO]: ***WARNING*** Rebooting after upgrade or install per /run/reboot-needed'),
+    ),
+  );
+  assert.ok(alpine.lines.some((l) => l.includes('[WARNING]: Requested reboot did not happen!')));
   for (const [distro, expected] of [
     [
       { name: 'opensuse-leap', family: 'suse', version: '15' },
@@ -311,6 +323,7 @@ test('package_update_upgrade_install: {apt: …} and {snap: …} entries go to t
   await mod.run(c, { packages });
   assert.deepEqual(c.commands(), [
     `${apt} update`,
+    'apt-cache pkgnames',
     `${apt} install jq curl=7.88`,
     'snap install lxd',
     'snap install juju --channel=3.1/stable',
@@ -321,26 +334,109 @@ test('package_update_upgrade_install: {apt: …} and {snap: …} entries go to t
   // Debian lists only apt, yet snap entries are still installed by snap (a manager the distro does not list).
   const d = dryContext(tempDir(t));
   await mod.run(d, { packages: [{ snap: ['hello'] }] });
-  assert.deepEqual(d.commands(), [`${apt} update`, 'snap install hello']);
-  // On Ubuntu a plain package apt could not install is tried with snap; {apt: …} ones are not.
+  assert.deepEqual(d.commands(), ['snap install hello']);
+  // On Ubuntu a plain package apt does not know (`apt-cache pkgnames`) is tried with snap; {apt: …} ones are not.
   const f = dryContext(withSnap(), { distro: { ...ubuntu } });
   const run = f.platform.run.bind(f.platform);
   f.platform.run = async (argv, opts) =>
-    argv[0] === 'apt-get' && argv.includes('install')
-      ? { code: 100, stdout: '', stderr: 'E: Unable to locate package\n' }
-      : run(argv, opts);
+    String(argv) === 'apt-cache,pkgnames' ? { code: 0, stdout: 'jq\napt\n', stderr: '' } : run(argv, opts);
   await assert.rejects(
-    mod.run(f, { packages: ['only-a-snap', { apt: ['aptonly'] }] }),
-    /Failed to install the following packages: aptonly\. See associated package manager logs/,
+    mod.run(f, { packages: ['only-a-snap', 'jq', { apt: ['aptonly'] }] }),
+    /^ModuleError: .*Failed to install the following packages: \{'aptonly'\}\. See associated package manager logs/,
   );
-  assert.deepEqual(f.commands().slice(-1), ['snap install only-a-snap']);
+  assert.deepEqual(f.commands(), [`${apt} update`, `${apt} install jq`, 'snap install only-a-snap']);
+  assert.ok(
+    f.lines.some((l) =>
+      l.includes(
+        "[INFO]: Failed to install the following packages: ['only-a-snap', 'aptonly']. See associated package manager logs for more details.",
+      ),
+    ),
+  );
+  assert.ok(
+    f.lines.some((l) =>
+      l.includes("[WARNING]: Failure when attempting to install packages: ['only-a-snap', 'jq', {'apt': ['aptonly']}]"),
+    ),
+  );
   // A manager that is not the distro's: apt entries on Fedora fail by name.
   const r = dryContext(tempDir(t), { distro: { name: 'fedora', family: 'redhat', version: '40' } });
-  await assert.rejects(mod.run(r, { packages: ['vim', { apt: ['jq'] }] }), /following packages: jq\./);
-  assert.deepEqual(r.commands(), ['dnf makecache', 'dnf -t -y install vim']);
+  await assert.rejects(mod.run(r, { packages: ['vim', { apt: ['jq'] }] }), /following packages: \{'jq'\}\./);
+  assert.deepEqual(r.commands(), ['dnf -t -y install vim']);
   await assert.rejects(
     mod.run(dryContext(tempDir(t)), { packages: [{ apt: [['a', 'b', 'c']] }] }),
     /packages\[0\]\.apt\[0\]/,
+  );
+});
+
+test('package_update_upgrade_install: a failed apt-get update is an ERROR on Debian only; a failed apt-get install escapes before snap; names apt does not list are left out', async (t) => {
+  const mod = createPackageUpdateUpgradeInstallModule({
+    sleep: async () => undefined,
+    distroOps: (c) => distroOpsFor(c.platform, c.distro),
+  });
+  const apt =
+    'apt-get --option=Dpkg::Options::=--force-confold --option=Dpkg::options::=--force-unsafe-io --assume-yes --quiet';
+  type Ctx = ReturnType<typeof dryContext>;
+  const answer = (c: Ctx, fake: (cmd: string) => { code: number; stdout: string; stderr: string } | undefined) => {
+    const run = c.platform.run.bind(c.platform);
+    c.platform.run = async (argv, opts) => {
+      const r = Array.isArray(argv) ? fake(argv.join(' ')) : undefined;
+      if (r === undefined) return run(argv, opts);
+      await run(argv, opts);
+      if (r.code !== 0 && !opts?.allowFailure) throw new Error(`${String(argv)} failed`);
+      return r;
+    };
+  };
+  // Debian's update_package_sources logs the manager's failure as an ERROR and goes on: the module succeeds.
+  const deb = dryContext(tempDir(t));
+  answer(deb, (cmd) => (cmd === `${apt} update` ? { code: 100, stdout: '', stderr: 'E: no network\n' } : undefined));
+  await mod.run(deb, { package_update: true, packages: ['jq'] });
+  assert.equal(deb.problems.length, 1);
+  assert.match(deb.problems[0] as string, /^ERROR: Failed to update package using apt: /);
+  // The install's own refresh is the same once-per-instance one: not run again.
+  assert.deepEqual(deb.commands(), [`${apt} update`, 'apt-cache pkgnames', `${apt} install jq`]);
+  // RHEL's does not catch it: the module fails (after the install).
+  const fedora = dryContext(tempDir(t), { distro: { name: 'fedora', family: 'redhat', version: '40' } });
+  answer(fedora, (cmd) => (cmd === 'dnf makecache' ? { code: 1, stdout: '', stderr: '' } : undefined));
+  await assert.rejects(mod.run(fedora, { package_update: true, packages: ['vim'] }), /dnf makecache/);
+  assert.deepEqual(fedora.commands(), ['dnf makecache', 'dnf -t -y install vim']);
+  assert.ok(fedora.lines.some((l) => l.includes('[WARNING]: Package update failed')));
+  // Ubuntu: apt-get install failing ends install_packages; snap is not tried for the plain entries.
+  const root = tempDir(t);
+  mkdirSync(join(root, 'usr/bin'), { recursive: true });
+  writeFileSync(join(root, 'usr/bin/snap'), '');
+  const ubuntu = dryContext(root, { distro: { name: 'ubuntu', family: 'debian', version: '24.04' } });
+  answer(ubuntu, (cmd) =>
+    cmd === 'apt-cache pkgnames'
+      ? { code: 0, stdout: 'jq\napt\n', stderr: '' }
+      : cmd.startsWith(`${apt} install`)
+        ? { code: 100, stdout: '', stderr: 'E: broken\n' }
+        : undefined,
+  );
+  await assert.rejects(mod.run(ubuntu, { packages: ['jq', { snap: ['hello'] }] }), /exited with code 100/);
+  assert.deepEqual(ubuntu.commands(), [`${apt} update`, 'apt-cache pkgnames', `${apt} install jq`]);
+  // Names apt does not know are left out and reported (a version, target release, trailing - or ^ stripped to
+  // compare); as 25.1, [name, version] of an unknown name is reported and still passed to apt-get.
+  const dd = dryContext(tempDir(t));
+  answer(dd, (cmd) =>
+    cmd === 'apt-cache pkgnames' ? { code: 0, stdout: 'jq\nvim\nlamp-server\n', stderr: '' } : undefined,
+  );
+  await assert.rejects(
+    mod.run(dd, { packages: ['jq', 'vim/trixie-backports', 'lamp-server^', 'nosuch', ['curl', '1']] }),
+    /Failed to install the following packages: \{'nosuch', 'curl'\}\. See associated/,
+  );
+  assert.deepEqual(dd.commands().slice(-1), [`${apt} install jq vim/trixie-backports lamp-server^ curl=1`]);
+  assert.ok(
+    dd.lines.some((l) =>
+      l.includes(
+        "[DEBUG]: The following packages were not found by APT so APT will not attempt to install them: ['nosuch', 'curl']",
+      ),
+    ),
+  );
+  assert.ok(
+    dd.lines.some((l) =>
+      l.includes(
+        "[WARNING]: Failure when attempting to install packages: ['jq', 'vim/trixie-backports', 'lamp-server^', 'nosuch', ['curl', '1']]",
+      ),
+    ),
   );
 });
 
