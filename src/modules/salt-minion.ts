@@ -1,11 +1,16 @@
 // cc_salt_minion: installs salt-minion, writes the minion config and grains as YAML, the minion key pair into pki_dir,
-// and restarts the service.
+// enables and restarts the service (a masterless minion, conf.file_client 'local': disables and stops it, then runs
+// `salt-call --local state.apply`).
 import { posix } from 'node:path';
 import { pyyamlDump } from '../config/pyyaml-dump';
 import { installPackages } from './support/install-packages';
 import type { CloudConfigValue } from '../config/schema/cloud-config-types';
 import { ModuleError, type Module, type ModuleContext } from './module';
 import { configModule } from './support/config-module';
+import { isRecord } from './support/config-shapes';
+import { manageService } from './support/service-control';
+import { pyTruthy } from '../util/python-truthy';
+import { pyTypeName } from '../util/python-type-name';
 
 const MODULE = 'salt_minion';
 
@@ -83,9 +88,20 @@ export const saltMinionModule: Module = configModule({
       await ctx.platform.writeFile(posix.join(pki, 'minion.pub'), scfg.public_key, { mode: 0o644 });
       await ctx.platform.writeFile(posix.join(pki, 'minion.pem'), scfg.private_key, { mode: 0o644 });
     }
-    const argv = ['service', c.srvName, 'restart'];
-    const r = await ctx.platform.run(argv, { allowFailure: true });
-    if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
-    if (r.code !== 0) throw new ModuleError(MODULE, `'${argv.join(' ')}' exited with code ${r.code}`);
+    // conf.file_client 'local' is a masterless minion: no daemon, one local state run instead.
+    const conf: unknown = scfg.conf;
+    if (pyTruthy(conf) && !isRecord(conf))
+      throw Object.assign(new ModuleError(MODULE, `'${pyTypeName(conf)}' object has no attribute 'get'`), {
+        pythonName: 'AttributeError',
+      });
+    const daemon = !(isRecord(conf) && conf.file_client === 'local');
+    await manageService(ctx, daemon ? 'enable' : 'disable', c.srvName);
+    await manageService(ctx, daemon ? 'restart' : 'stop', c.srvName);
+    if (!daemon) {
+      const argv = ['salt-call', '--local', 'state.apply'];
+      const r = await ctx.platform.run(argv, { allowFailure: true });
+      if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
+      if (r.code !== 0) throw new ModuleError(MODULE, `'${argv.join(' ')}' exited with code ${r.code}`);
+    }
   },
 });

@@ -329,7 +329,7 @@ test('chef: omnibus downloads the installer; with no network the module fails na
   );
 });
 
-test('salt_minion: package, minion and grains as safeyaml.dumps, keys into pki_dir (0700 folder), service restart', async (t) => {
+test('salt_minion: package, minion and grains as safeyaml.dumps, keys into pki_dir (0700 folder), service enabled and restarted', async (t) => {
   const { ctx, commands, text, dry } = scriptedModule(t);
   await saltMinionModule.run(ctx, {
     salt_minion: {
@@ -347,7 +347,13 @@ test('salt_minion: package, minion and grains as safeyaml.dumps, keys into pki_d
   assert.equal(await text('/etc/salt/pki/minion.pub'), 'PUB');
   assert.equal(await text('/etc/salt/pki/minion.pem'), 'PRIV');
   assert.ok(dry.effects.some((e) => e.kind === 'mkdir' && e.path === '/etc/salt/pki' && e.mode === 0o700));
-  assert.deepEqual(commands(), [`${APT} update`, `${APT} install salt-minion`, 'service salt-minion restart']);
+  // 25.1: manage_service enable, then restart (no systemd in the sandbox: `service` start, then restart).
+  assert.deepEqual(commands(), [
+    `${APT} update`,
+    `${APT} install salt-minion`,
+    'service salt-minion start',
+    'service salt-minion restart',
+  ]);
   const b = scriptedModule(t);
   await saltMinionModule.run(b.ctx, {
     salt_minion: {
@@ -360,7 +366,7 @@ test('salt_minion: package, minion and grains as safeyaml.dumps, keys into pki_d
     },
   });
   assert.equal(await b.text('/srv/keys/m/minion.pem'), 'Q');
-  assert.deepEqual(b.commands().slice(1), [`${APT} install salt`, 'service salt-m restart']);
+  assert.deepEqual(b.commands().slice(1), [`${APT} install salt`, 'service salt-m start', 'service salt-m restart']);
   const c = scriptedModule(t, { [`${APT} install salt-minion`]: { code: 100 } });
   await assert.rejects(
     saltMinionModule.run(c.ctx, { salt_minion: { conf: { a: 1 } } }),
@@ -370,6 +376,22 @@ test('salt_minion: package, minion and grains as safeyaml.dumps, keys into pki_d
     !c.dry.effects.some((e) => e.kind === 'write-file' && e.path === '/etc/salt/minion'),
     'nothing is written when the install fails',
   );
+  // conf.file_client 'local': the service is disabled and stopped, then `salt-call --local state.apply` runs.
+  const local = scriptedModule(t);
+  await saltMinionModule.run(local.ctx, { salt_minion: { conf: { file_client: 'local' } } });
+  assert.deepEqual(local.commands().slice(2), [
+    'service salt-minion stop',
+    'service salt-minion stop',
+    'salt-call --local state.apply',
+  ]);
+  const failing = scriptedModule(t, { 'salt-call': { code: 1 } });
+  await assert.rejects(
+    saltMinionModule.run(failing.ctx, { salt_minion: { conf: { file_client: 'local' } } }),
+    /salt_minion: 'salt-call --local state\.apply' exited with code 1/,
+  );
+  // A failing service command fails the module (ProcessExecutionError in 25.1).
+  const svc = scriptedModule(t, { 'service salt-minion restart': { code: 1 } });
+  await assert.rejects(saltMinionModule.run(svc.ctx, { salt_minion: {} }), /service salt-minion restart failed/);
 });
 
 test('mcollective: conf merged into server.cfg as ConfigObj writes it (comments and other lines kept), certs, restart', async (t) => {
