@@ -65,13 +65,53 @@ test('growpart finds the disk behind / through mountinfo and /sys and grows its 
   assert.ok(off.lines.some((l) => l.includes('/etc/growroot-disabled exists')));
 });
 
+/** A stand-in growpart in the rootfs: --help as cloud-guest-utils', every other call exits with CODE. */
+function fakeGrowpartTool(root: string, code: number): void {
+  mkdirSync(join(root, 'usr/local/bin'), { recursive: true });
+  writeFileSync(
+    join(root, 'usr/local/bin/growpart'),
+    `#!/bin/sh\n[ "$1" = --help ] && { echo '    -u | --update  R do it'; exit 0; }\necho "growpart $*" >>/growpart.log\necho "failed: $*" >&2\nexit ${code}\n`,
+    { mode: 0o755 },
+  );
+}
+
+test('growpart only logs a FAILED entry, as 25.1 does, and does not fail the module', async (t) => {
+  if (!rootfsOk(t)) return;
+  const root = copyRootfs(tempDir(t, 'kiln-gp-'));
+  fakeMachine(root, 'ext4');
+  const disk = join(root, 'dev/vda');
+  writeFileSync(disk, '');
+  truncateSync(disk, 32 * 2 ** 20);
+  fakeGrowpartTool(root, 2);
+  for (const mode of ['auto', 'growpart']) {
+    const ctx = moduleContext(root);
+    await growpart.run(ctx, { growpart: { mode } });
+    assert.ok(
+      ctx.lines.some((l) => l.includes('DEBUG') && l.includes("'/' FAILED: ")),
+      ctx.lines.join(''),
+    );
+  }
+});
+
 test('growpart: off, unknown modes and missing mounts', async (t) => {
   const root = tempDir(t);
   const ctx = moduleContext(root);
   await growpart.run(ctx, { growpart: { mode: 'off' } });
   await growpart.run(ctx, { growpart: { mode: false } });
   assert.ok(ctx.lines.some((l) => l.includes('DEPRECATED: growpart mode')));
-  await assert.rejects(growpart.run(ctx, { growpart: { mode: 'gpart' } }), /growpart: growpart\.mode 'gpart'/);
+  // resizer_factory: FreeBSD's gpart, or growpart without the tool, is not available: a ValueError.
+  await assert.rejects(
+    growpart.run(ctx, { growpart: { mode: 'gpart' } }),
+    /^ModuleError: growpart: mode gpart not available$/,
+  );
+  await assert.rejects(growpart.run(ctx, { growpart: { mode: 'growpart' } }), (e: Error & { pythonName?: string }) => {
+    assert.equal(e.message, 'growpart: mode growpart not available');
+    assert.equal(e.pythonName, 'ValueError');
+    return true;
+  });
+  assert.ok(
+    ctx.lines.some((l) => l.includes("growpart unable to find resizer for 'growpart': mode growpart not available")),
+  );
   await growpart.run(ctx, {});
   assert.ok(ctx.lines.some((l) => l.includes("'/' SKIPPED")));
 });
