@@ -60,23 +60,28 @@ async function resizeOne(ctx: ModuleContext, mode: string, entry: string): Promi
   return { entry, action: 'FAILED', msg: result };
 }
 
+const MODE_GIVEN = Symbol('growpart mode as given');
+
 /**
  * growpart as cc_growpart reads it: a mapping, else only warned about and growpart left alone (read as mode 'off',
  * not as the default config an absent growpart means); mode 'off' or another is_false word (false: the deprecated
  * spelling) turns it off; ignore_growroot_disabled is `not is_false`; devices get_cfg_option_list's (null is none).
  */
 const growpartSetting = new WarningReader(
-  (value) =>
-    isRecord(value)
-      ? readConfigValue(
-          {
-            mode: (mode: unknown) => (mode === 'off' || !isFalse(mode) ? mode : false),
-            devices: 'list',
-            ignore_growroot_disabled: 'not-false',
-          },
-          value,
-        )
-      : undefined,
+  (value) => {
+    if (!isRecord(value)) return undefined;
+    const read = readConfigValue(
+      {
+        mode: (mode: unknown) => (mode === 'off' || !isFalse(mode) ? mode : false),
+        devices: 'list',
+        ignore_growroot_disabled: 'not-false',
+      },
+      value,
+    ) as Record<string | symbol, unknown>;
+    // The mode as written, for the messages (out of the schema's sight: a symbol key is not enumerable data).
+    if (Object.hasOwn(value, 'mode')) read[MODE_GIVEN] = value.mode;
+    return read;
+  },
   () => "'growpart' in config was not a dict",
   { mode: 'off' },
 );
@@ -92,8 +97,13 @@ export const growpart: Module = configModule({
     const my = cfg.growpart ?? { mode: 'auto', devices: ['/'], ignore_growroot_disabled: false };
     const mode = my.mode ?? 'auto';
     if (mode === false || mode === 'off') {
-      if (mode !== 'off') ctx.log.warn(`DEPRECATED: growpart mode '${pyStr(mode)}' is deprecated. Use 'off' instead.`);
-      ctx.log.debug(`growpart disabled: mode=${pyStr(mode)}`);
+      const given = (my as { [MODE_GIVEN]?: unknown })[MODE_GIVEN] ?? mode;
+      if (given !== 'off')
+        ctx.log.deprecated(
+          `Growpart's 'mode' key with value '${pyStr(given)}' is deprecated in 22.2 and scheduled to be removed in ` +
+            "27.2. Use 'off' instead.",
+        );
+      ctx.log.debug(`growpart disabled: mode=${pyStr(given)}`);
       return;
     }
     if (my.ignore_growroot_disabled !== true) {

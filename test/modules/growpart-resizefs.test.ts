@@ -97,8 +97,20 @@ test('growpart: off, unknown modes and missing mounts', async (t) => {
   const root = tempDir(t);
   const ctx = moduleContext(root);
   await growpart.run(ctx, { growpart: { mode: 'off' } });
+  assert.equal(
+    ctx.lines.some((l) => l.includes('DEPRECATED')),
+    false,
+    "'off' is the spelling to use",
+  );
   await growpart.run(ctx, { growpart: { mode: false } });
-  assert.ok(ctx.lines.some((l) => l.includes('DEPRECATED: growpart mode')));
+  assert.ok(
+    ctx.lines.some((l) =>
+      l.includes(
+        "[DEPRECATED]: Growpart's 'mode' key with value 'False' is deprecated in 22.2 and scheduled to be removed in 27.2. Use 'off' instead.",
+      ),
+    ),
+    ctx.lines.join(''),
+  );
   // resizer_factory: FreeBSD's gpart, or growpart without the tool, is not available: a ValueError.
   await assert.rejects(
     growpart.run(ctx, { growpart: { mode: 'gpart' } }),
@@ -128,8 +140,11 @@ test("growpart reads its config as 25.1's cc_growpart: a non-mapping only warned
   );
   const no = moduleContext(root);
   await growpart.run(no, { growpart: { mode: 'no' } });
-  assert.ok(no.lines.some((l) => l.includes('growpart disabled: mode=')));
-  assert.ok(no.lines.some((l) => l.includes('DEPRECATED: growpart mode')));
+  // The value as given in the message, not the false it is read as.
+  assert.ok(no.lines.some((l) => l.includes('[DEBUG]: growpart disabled: mode=no')));
+  assert.ok(
+    no.lines.some((l) => l.includes("[DEPRECATED]: Growpart's 'mode' key with value 'no' is deprecated in 22.2")),
+  );
   const none = moduleContext(root);
   await growpart.run(none, { growpart: { devices: null } });
   assert.ok(none.lines.some((l) => l.includes('growpart: empty device list')));
