@@ -1,5 +1,7 @@
 // cc_growpart: grows the partitions behind the listed mount points (default '/') to fill their disks, every boot.
 import { growPartition, platformDiskIo } from '../devices/partition-grow';
+import { pyRepr } from '../config/schema/python-repr';
+import { CommandError, type CommandFailure } from '../util/command-error';
 import { pyStr } from '../util/python-str';
 import { isFalse } from './support/config-values';
 import { configModule } from './support/config-module';
@@ -16,24 +18,101 @@ async function growpartAvailable(ctx: ModuleContext): Promise<boolean> {
   return r.code === 0 && /--update\s+/.test(r.stdout);
 }
 
-async function growWithTool(ctx: ModuleContext, disk: string, part: number): Promise<Outcome['action'] | string> {
-  const r = await ctx.platform.run(['growpart', disk, String(part)], { env: { LANG: 'C' }, allowFailure: true });
-  if (r.code === 1 && /NOCHANGE/.test(r.stdout)) return 'NOCHANGE';
-  if (r.code !== 0) return `growpart ${disk} ${part} failed (${r.code}): ${(r.stderr || r.stdout).trim()}`;
-  return 'CHANGED';
+/** get_size: the byte size of a partition device (or image file); undefined where it cannot be read. */
+async function sizeOf(ctx: ModuleContext, path: string): Promise<number | undefined> {
+  const r = await ctx.platform.run(
+    ['/bin/sh', '-c', 'if [ -b "$1" ]; then blockdev --getsize64 "$1"; else stat -L -c %s "$1"; fi', 'sh', path],
+    { allowFailure: true },
+  );
+  const n = Number(r.stdout.trim());
+  return r.code === 0 && r.stdout.trim() !== '' && Number.isFinite(n) ? n : undefined;
+}
+
+/** str() of the ProcessExecutionError for F (captured output; later lines indented by 8). */
+function processExecutionMessage(f: CommandFailure): string {
+  const out = (text: string | undefined) =>
+    text === undefined
+      ? '-'
+      : text
+          .replace(/\r/g, '')
+          .replace(/\n$/, '')
+          .replace(/\n/g, `\n${' '.repeat(8)}`);
+  return [
+    'Unexpected error while running command.',
+    `Command: ${pyRepr(f.argv)}`,
+    `Exit code: ${f.code ?? '-'}`,
+    `Reason: ${f.reason ?? '-'}`,
+    `Stdout: ${out(f.stdout)}`,
+    `Stderr: ${out(f.stderr)}`,
+  ].join('\n');
+}
+
+/** The failure of ARGV as cloud-init's ProcessExecutionError shows it; rethrows any other error. */
+async function runCommand(ctx: ModuleContext, argv: string[]): Promise<CommandFailure | undefined> {
+  try {
+    await ctx.platform.run(argv, { env: { LANG: 'C' } });
+    return undefined;
+  } catch (err) {
+    if (err instanceof CommandError) return err.failure;
+    throw err;
+  }
+}
+
+/**
+ * ResizeGrowPart.resize: a dry run first (exit 1: nothing to grow), then growpart itself; the partition's size before
+ * and after.
+ */
+async function growWithTool(
+  ctx: ModuleContext,
+  disk: string,
+  part: number,
+  partdev: string,
+): Promise<{ old: number | undefined; new: number | undefined } | { failed: CommandFailure }> {
+  const before = await sizeOf(ctx, partdev);
+  const dry = await runCommand(ctx, ['growpart', '--dry-run', disk, String(part)]);
+  if (dry) {
+    if (dry.code === 1) return { old: before, new: before };
+    ctx.log.warn(`Failed growpart --dry-run for (${disk}, ${part})`);
+    return { failed: dry };
+  }
+  const grown = await runCommand(ctx, ['growpart', disk, String(part)]);
+  if (grown) {
+    ctx.log.warn(`Failed: growpart ${disk} ${part}`);
+    return { failed: grown };
+  }
+  return { old: before, new: await sizeOf(ctx, partdev) };
+}
+
+/** _call_resizer's entry for sizes OLD and NEW of BLOCKDEV, partition PART of DISK. */
+function sizeOutcome(
+  entry: string,
+  disk: string,
+  part: number,
+  blockdev: string,
+  old: number | undefined,
+  now: number | undefined,
+): Outcome {
+  if (old === now) return { entry, action: 'NOCHANGE', msg: `no change necessary (${disk}, ${part})` };
+  if (old === undefined || now === undefined)
+    return { entry, action: 'CHANGED', msg: `changed (${blockdev}) size, new size is unknown` };
+  return { entry, action: 'CHANGED', msg: `changed (${blockdev}) from ${old} to ${now}` };
 }
 
 async function resizeOne(ctx: ModuleContext, mode: string, entry: string): Promise<Outcome> {
   let info: Awaited<ReturnType<typeof blockInfo>>;
+  // The device cc_growpart names in its messages: the entry itself, or the mount's source (/dev/root resolved).
+  let blockdev = entry;
   if (entry.startsWith('/dev/')) info = await blockInfo(ctx.platform, { path: entry });
   else {
     const m = await mountFor(ctx.platform, entry);
     if (!m) return { entry, action: 'SKIPPED', msg: 'unable to find mount point (no /proc/self/mountinfo entry)' };
     info = await blockInfo(ctx.platform, { devno: m.devno });
+    blockdev = m.source;
   }
   if (!info) return { entry, action: 'SKIPPED', msg: 'unable to find its block device in /sys' };
   if (!info.disk || !info.partition)
     return { entry, action: 'SKIPPED', msg: `device '${info.device}' not a partition` };
+  if (!blockdev.startsWith('/dev/') || blockdev === '/dev/root') blockdev = info.device;
   const { disk, partition } = info;
   if (mode === 'auto') {
     const r = await growPartition(platformDiskIo(ctx.platform, disk), partition);
@@ -44,20 +123,28 @@ async function resizeOne(ctx: ModuleContext, mode: string, entry: string): Promi
         ctx.log.warn(
           `partx --update ${disk} ${partition} failed; the new size applies after a reboot: ${px.stderr.trim()}`,
         );
+      return sizeOutcome(entry, disk, partition, blockdev, r.oldSectors * 512, r.newSectors * 512);
+    }
+    if (r.status === 'nochange') {
+      ctx.log.debug(`growpart: ${disk} ${partition} needs no change: ${r.reason}`);
+      return sizeOutcome(entry, disk, partition, blockdev, 0, 0);
+    }
+    if (!(await growpartAvailable(ctx)))
       return {
         entry,
-        action: 'CHANGED',
-        msg: `changed (${disk}, ${partition}) from ${r.oldSectors * 512} to ${r.newSectors * 512}`,
+        action: 'FAILED',
+        msg: `kiln cannot grow (${disk}, ${partition}) itself (${r.reason}) and the growpart tool is not available`,
       };
-    }
-    if (r.status === 'nochange')
-      return { entry, action: 'NOCHANGE', msg: `no change necessary (${disk}, ${partition}): ${r.reason}` };
     ctx.log.debug(`growpart: kiln cannot grow ${disk} ${partition} itself (${r.reason}); trying the growpart tool`);
   }
-  const result = await growWithTool(ctx, disk, partition);
-  if (result === 'CHANGED') return { entry, action: 'CHANGED', msg: `changed (${disk}, ${partition}) by growpart` };
-  if (result === 'NOCHANGE') return { entry, action: 'NOCHANGE', msg: `no change necessary (${disk}, ${partition})` };
-  return { entry, action: 'FAILED', msg: result };
+  const grown = await growWithTool(ctx, disk, partition, blockdev);
+  if ('failed' in grown)
+    return {
+      entry,
+      action: 'FAILED',
+      msg: `failed to resize: disk=${disk}, ptnum=${partition}: ${processExecutionMessage(grown.failed)}`,
+    };
+  return sizeOutcome(entry, disk, partition, blockdev, grown.old, grown.new);
 }
 
 const MODE_GIVEN = Symbol('growpart mode as given');

@@ -49,7 +49,7 @@ test('growpart finds the disk behind / through mountinfo and /sys and grows its 
   const ctx = moduleContext(root);
   await growpart.run(ctx, {});
   assert.ok(
-    ctx.lines.some((l) => /'\/' resized: changed \(\/dev\/vda, 1\) from 8388608 to \d+/.test(l)),
+    ctx.lines.some((l) => /INFO\]: '\/' resized: changed \(\/dev\/vda1\) from 8388608 to \d+/.test(l)),
     ctx.lines.join(''),
   );
   assert.match(spawnSync('sgdisk', ['-v', disk], { encoding: 'utf8' }).stdout, /No problems found/);
@@ -65,12 +65,18 @@ test('growpart finds the disk behind / through mountinfo and /sys and grows its 
   assert.ok(off.lines.some((l) => l.includes('/etc/growroot-disabled exists')));
 });
 
-/** A stand-in growpart in the rootfs: --help as cloud-guest-utils', every other call exits with CODE. */
-function fakeGrowpartTool(root: string, code: number): void {
+/** A stand-in growpart in the rootfs: --help as cloud-guest-utils', its dry run exiting DRY, the real run GROW. */
+function fakeGrowpartTool(root: string, dry: number, grow = 'exit 2'): void {
   mkdirSync(join(root, 'usr/local/bin'), { recursive: true });
   writeFileSync(
     join(root, 'usr/local/bin/growpart'),
-    `#!/bin/sh\n[ "$1" = --help ] && { echo '    -u | --update  R do it'; exit 0; }\necho "growpart $*" >>/growpart.log\necho "failed: $*" >&2\nexit ${code}\n`,
+    [
+      '#!/bin/sh',
+      `[ "$1" = --help ] && { echo '    -u | --update  R do it'; exit 0; }`,
+      `[ "$1" = --dry-run ] && { echo "dry run $*" >&2; exit ${dry}; }`,
+      grow,
+      '',
+    ].join('\n'),
     { mode: 0o755 },
   );
 }
@@ -91,6 +97,43 @@ test('growpart only logs a FAILED entry, as 25.1 does, and does not fail the mod
       ctx.lines.join(''),
     );
   }
+});
+
+test("growpart's growpart mode: 25.1's dry run, then the partition's size before and after", async (t) => {
+  if (!rootfsOk(t)) return;
+  const root = copyRootfs(tempDir(t, 'kiln-gp-'));
+  fakeMachine(root, 'ext4');
+  writeFileSync(join(root, 'dev/vda'), '');
+  const part = join(root, 'dev/vda1');
+  writeFileSync(part, '');
+  truncateSync(part, 8 * 2 ** 20);
+  fakeGrowpartTool(root, 0, 'truncate -s 16M /dev/vda1');
+  const grown = moduleContext(root);
+  await growpart.run(grown, { growpart: { mode: 'growpart' } });
+  assert.ok(
+    grown.lines.some((l) => l.includes("[INFO]: '/' resized: changed (/dev/vda1) from 8388608 to 16777216")),
+    grown.lines.join(''),
+  );
+  fakeGrowpartTool(root, 1);
+  const same = moduleContext(root);
+  await growpart.run(same, { growpart: { mode: 'growpart' } });
+  assert.ok(
+    same.lines.some((l) => l.includes("[DEBUG]: '/' NOCHANGE: no change necessary (/dev/vda, 1)")),
+    same.lines.join(''),
+  );
+  fakeGrowpartTool(root, 2);
+  const failed = moduleContext(root);
+  await growpart.run(failed, { growpart: { mode: 'growpart' } });
+  const text = failed.lines.join('');
+  assert.ok(text.includes('[WARNING]: Failed growpart --dry-run for (/dev/vda, 1)'), text);
+  assert.ok(
+    text.includes(
+      "[DEBUG]: '/' FAILED: failed to resize: disk=/dev/vda, ptnum=1: Unexpected error while running command.\n" +
+        "Command: ['growpart', '--dry-run', '/dev/vda', '1']\nExit code: 2\nReason: -\nStdout: \n" +
+        'Stderr: dry run --dry-run /dev/vda 1\n',
+    ),
+    text,
+  );
 });
 
 test('growpart: off, unknown modes and missing mounts', async (t) => {
