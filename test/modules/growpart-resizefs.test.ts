@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { growpart } from '../../src/modules/growpart';
+import { CommandError } from '../../src/util/command-error';
 import { resizeCommand, resizefs } from '../../src/modules/resizefs';
 import { copyRootfs } from '../helpers/debian-rootfs';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
@@ -214,8 +215,82 @@ test('resizefs grows an ext4 root with resize2fs', async (t) => {
   const blocks = () =>
     Number(/Block count:\s+(\d+)/.exec(spawnSync('dumpe2fs', ['-h', part], { encoding: 'utf8' }).stdout)?.[1]);
   const before = blocks();
-  await resizefs.run(moduleContext(root), {});
+  const ctx = moduleContext(root);
+  await resizefs.run(ctx, {});
   assert.ok(blocks() > before * 2, `block count grew from ${before} to ${blocks()}`);
+  assert.ok(ctx.lines.some((l) => l.includes('[DEBUG]: Resizing / (ext4) using resize2fs /dev/vda1')));
+  // do_resize captures resize2fs's output: none of it goes to the output log.
+  assert.equal(ctx.outputText(), '');
+});
+
+test("resizefs: btrfs as 25.1's _resize_btrfs (--enqueue from btrfs-progs 5.10, /.snapshots on a read-only /)", async (t) => {
+  if (!rootfsOk(t)) return;
+  const root = copyRootfs(tempDir(t, 'kiln-rfs-'));
+  fakeMachine(root, 'btrfs');
+  writeFileSync(join(root, 'dev/vda1'), '');
+  const btrfs = (version: string, resize = 'exit 0') => {
+    mkdirSync(join(root, 'usr/local/bin'), { recursive: true });
+    writeFileSync(
+      join(root, 'usr/local/bin/btrfs'),
+      `#!/bin/sh\n[ "$1" = --version ] && { echo "btrfs-progs v${version}"; echo '-EXPERIMENTAL'; exit 0; }\necho "$*" >/btrfs.log\n${resize}\n`,
+      { mode: 0o755 },
+    );
+  };
+  const resized = async (version: string) => {
+    btrfs(version);
+    await resizefs.run(moduleContext(root), {});
+    return readFileSync(join(root, 'btrfs.log'), 'utf8').trim();
+  };
+  assert.equal(await resized('6.14'), 'filesystem resize --enqueue max /');
+  assert.equal(await resized('5.10'), 'filesystem resize --enqueue max /');
+  assert.equal(await resized('5.4'), 'filesystem resize max /');
+  mkdirSync(join(root, '.snapshots'));
+  assert.equal(await resized('6.14'), 'filesystem resize --enqueue max /', 'a read-write / is resized itself');
+  writeFileSync(
+    join(root, 'proc/self/mountinfo'),
+    '21 1 254:1 / / ro,relatime shared:1 - btrfs /dev/vda1 ro\n25 21 0:5 / /dev rw - devtmpfs udev rw\n',
+  );
+  assert.equal(await resized('6.14'), 'filesystem resize --enqueue max //.snapshots');
+  btrfs('6.14', 'echo busy >&2; exit 1');
+  const failed = moduleContext(root);
+  // The ProcessExecutionError raised again: a CommandError, which the runner reports as one.
+  await assert.rejects(resizefs.run(failed, {}), CommandError);
+  assert.ok(
+    failed.lines.some((l) =>
+      l.includes("[WARNING]: Failed to resize filesystem (cmd=('btrfs', 'filesystem', 'resize', '--enqueue', 'max',"),
+    ),
+    failed.lines.join(''),
+  );
+});
+
+test('resizefs: a missing root device is a WARNING, in a container only a DEBUG line (25.1)', async (t) => {
+  const root = tempDir(t);
+  mkdirSync(join(root, 'proc/self'), { recursive: true });
+  writeFileSync(join(root, 'proc/self/mountinfo'), '21 1 254:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw\n');
+  const vm = moduleContext(root);
+  await resizefs.run(vm, {});
+  assert.ok(
+    vm.lines.some((l) =>
+      l.includes("[WARNING]: Device '/dev/vda1' did not exist. cannot resize: dev=/dev/vda1 mnt_point=/ path=/"),
+    ),
+    vm.lines.join(''),
+  );
+  mkdirSync(join(root, 'proc/1'));
+  writeFileSync(join(root, 'proc/1/environ'), 'PATH=/bin\0container=lxc\0');
+  const ct = moduleContext(root);
+  await resizefs.run(ct, {});
+  assert.ok(
+    ct.lines.some((l) =>
+      l.includes(
+        "[DEBUG]: Device '/dev/vda1' did not exist in container. cannot resize: dev=/dev/vda1 mnt_point=/ path=/",
+      ),
+    ),
+    ct.lines.join(''),
+  );
+  assert.equal(
+    ct.lines.some((l) => l.includes('[WARNING]')),
+    false,
+  );
 });
 
 test('resizefs: disabled, commands per filesystem, and bad values', async (t) => {

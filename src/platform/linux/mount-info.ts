@@ -9,6 +9,8 @@ export interface MountEntry {
   source: string;
   /** 'major:minor' of the backing device. */
   devno: string;
+  /** The per-mount options (mountinfo's sixth field: 'rw,relatime' …). */
+  options: string;
 }
 
 /** Parses /proc/self/mountinfo; the last entry for a mount point wins (it is the one on top). */
@@ -23,6 +25,7 @@ export function parseMountinfo(text: string): MountEntry[] {
       mountpoint: decodeOctalEscapes(f[4] as string),
       fstype: f[dash + 1] as string,
       source: f[dash + 2] as string,
+      options: f[5] as string,
     });
   }
   return out;
