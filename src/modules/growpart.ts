@@ -1,6 +1,5 @@
 // cc_growpart: grows the partitions behind the listed mount points (default '/') to fill their disks, every boot.
 import { growPartition, platformDiskIo } from '../devices/partition-grow';
-import { pyRepr } from '../config/schema/python-repr';
 import { CommandError, type CommandFailure } from '../util/command-error';
 import { pyStr } from '../util/python-str';
 import { isFalse } from './support/config-values';
@@ -9,6 +8,7 @@ import { readConfigValue, WarningReader } from './support/config-readers';
 import { isRecord } from './support/config-shapes';
 import { type Module, type ModuleContext, ModuleError } from './module';
 import { blockInfo, mountFor } from '../platform/linux/mount-info';
+import { processExecutionMessage } from '../util/process-execution-message';
 
 type Outcome = { entry: string; action: 'CHANGED' | 'NOCHANGE' | 'SKIPPED' | 'FAILED'; msg: string };
 
@@ -26,25 +26,6 @@ async function sizeOf(ctx: ModuleContext, path: string): Promise<number | undefi
   );
   const n = Number(r.stdout.trim());
   return r.code === 0 && r.stdout.trim() !== '' && Number.isFinite(n) ? n : undefined;
-}
-
-/** str() of the ProcessExecutionError for F (captured output; later lines indented by 8). */
-function processExecutionMessage(f: CommandFailure): string {
-  const out = (text: string | undefined) =>
-    text === undefined
-      ? '-'
-      : text
-          .replace(/\r/g, '')
-          .replace(/\n$/, '')
-          .replace(/\n/g, `\n${' '.repeat(8)}`);
-  return [
-    'Unexpected error while running command.',
-    `Command: ${pyRepr(f.argv)}`,
-    `Exit code: ${f.code ?? '-'}`,
-    `Reason: ${f.reason ?? '-'}`,
-    `Stdout: ${out(f.stdout)}`,
-    `Stderr: ${out(f.stderr)}`,
-  ].join('\n');
 }
 
 /** The failure of ARGV as cloud-init's ProcessExecutionError shows it; rethrows any other error. */

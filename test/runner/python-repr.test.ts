@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { formatCloudConfigFile } from '../../src/runner/merge-cloud-config';
-import { moduleErrorRepr, pyStrRepr } from '../../src/runner/python-repr';
+import { moduleErrorRepr } from '../../src/runner/python-repr';
+import { pyStrRepr } from '../../src/util/python-str-repr';
 import { CommandError } from '../../src/util/command-error';
 
 test('a failed command reads as ProcessExecutionError in status.json', () => {
