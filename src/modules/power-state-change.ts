@@ -1,84 +1,117 @@
 // cc_power_state_change: after kiln exits, checks a condition and runs shutdown (halt/poweroff/reboot, delay, message).
-import type { CloudConfigValue } from '../config/schema/cloud-config-types';
+import { pyRepr } from '../config/schema/python-repr';
 import { pyStr } from '../util/python-str';
+import { pyTruthy } from '../util/python-truthy';
+import { pyTypeName } from '../util/python-type-name';
 import { ModuleError, type Module } from './module';
 import { configModule } from './support/config-module';
-import { readConfigValue, type ReaderWarn, WarningReader } from './support/config-readers';
-import { isRecord, shellQuote } from './support/config-shapes';
+import { isMapping, OwnParser, type ReaderWarn } from './support/config-readers';
+import { shellQuote } from './support/config-shapes';
 
 const MODE_FLAGS: Record<string, string> = { halt: '-H', poweroff: '-P', reboot: '-r' };
 
 export interface PowerStatePlan {
-  /** The shutdown command line, as cloud-init's distro.shutdown_command builds it. */
-  command: string[];
-  /** Seconds to wait for kiln to exit before acting anyway. */
+  /** The shutdown command line, as cloud-init's distro.shutdown_command builds it (a message as configured). */
+  command: unknown[];
+  /** Seconds to wait for kiln to exit before acting anyway (Infinity: until it exits). */
   timeoutSeconds: number;
   /** true/false, a shell string, or an argv list; run after the wait: exit 0 applies the change. */
   condition: boolean | string | string[];
+  /** The condition as check_condition's messages print it (str() of it). */
+  conditionText?: string;
 }
 
-/** power_state once read: the schema's shape, with the delay, timeout and condition as load_power_state takes them. */
-type PowerStateSetting = CloudConfigValue<'power_state'>;
+/** A problem load_power_state raises: its TypeError's or ValueError's words. */
+class PowerStateProblem extends Error {}
+
+/** Python's int() of a delay (not 'now'): its whole number, or the TypeError, OverflowError or ValueError. */
+function pyIntDelay(v: unknown): number {
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v === 'number') {
+    if (Number.isNaN(v)) throw new PowerStateProblem('');
+    if (!Number.isFinite(v)) throw new PowerStateProblem('cannot convert float infinity to integer');
+    return Math.trunc(v);
+  }
+  if (typeof v === 'string') {
+    const t = v.trim();
+    if (!/^[+-]?\d(?:_?\d)*$/.test(t)) throw new PowerStateProblem('');
+    return Number.parseInt(t.replace(/_/g, ''), 10);
+  }
+  throw new PowerStateProblem(
+    `int() argument must be a string, a bytes-like object or a real number, not '${pyTypeName(v)}'`,
+  );
+}
+
+const FLOAT_WORDS: Record<string, number> = { inf: Infinity, infinity: Infinity, nan: Number.NaN };
+
+/** Python's float() of a timeout: its value, the TypeError, or undefined for the ValueError. */
+function pyFloat(v: unknown): number | undefined {
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string') {
+    const t = v.trim();
+    const sign = t.startsWith('-') ? -1 : 1;
+    const word = FLOAT_WORDS[t.replace(/^[+-]/, '').toLowerCase()];
+    if (word !== undefined) return sign * word;
+    const digits = '\\d(?:_?\\d)*';
+    const literal = new RegExp(`^[+-]?(?:${digits}(?:\\.(?:${digits})?)?|\\.${digits})(?:[eE][+-]?${digits})?$`);
+    return literal.test(t) ? Number(t.replace(/_/g, '')) : undefined;
+  }
+  throw new PowerStateProblem(`float() argument must be a string or a real number, not '${pyTypeName(v)}'`);
+}
 
 /**
  * power_state as load_power_state and distro.shutdown_command read it: the mode one of the three, a delay 'now' or
- * int() of it, a Python-true message str()'d, the timeout float() of it (rounded up to whole seconds, as the wait
- * counts them), the condition a string, a list or a boolean (default true); else the TypeError or ValueError's words.
+ * int() of it, a Python-true message as it is, the timeout float() of it, the condition a string, a list or a
+ * boolean (default true); else the words of the TypeError or ValueError it raises. A key set to null is not its
+ * default: int(None), float(None) and a None condition are TypeErrors.
  */
-function readPowerState(ps: unknown): { setting: PowerStateSetting } | { problem: string } {
-  if (!isRecord(ps)) return { problem: 'power_state is not a dict.' };
+function readPowerState(ps: unknown): PowerStatePlan {
+  if (!isMapping(ps)) throw new PowerStateProblem('power_state is not a dict.');
   const mode = ps.mode;
+  // `mode not in distro.shutdown_options_map`: a list or a mapping cannot be a dict key.
+  if (Array.isArray(mode) || isMapping(mode)) throw new PowerStateProblem(`unhashable type: '${pyTypeName(mode)}'`);
   if (mode !== 'halt' && mode !== 'poweroff' && mode !== 'reboot') {
-    return { problem: `power_state[mode] required, must be one of: halt,poweroff,reboot. found: '${pyStr(mode)}'.` };
+    throw new PowerStateProblem(
+      `power_state[mode] required, must be one of: halt,poweroff,reboot. found: '${pyStr(mode)}'.`,
+    );
   }
-  const rawDelay = ps.delay ?? 'now';
-  const delayText = typeof rawDelay === 'number' ? String(Math.trunc(rawDelay)) : String(rawDelay).trim();
-  if (rawDelay !== 'now' && !/^\+?\d+$/.test(delayText))
-    return { problem: `power_state[delay] must be 'now' or '+m' (minutes). found '${pyStr(rawDelay)}'.` };
-  const delay = rawDelay === 'now' ? 'now' : Number.parseInt(delayText, 10);
-  const rawTimeout = ps.timeout ?? 30;
-  const timeout =
-    typeof rawTimeout === 'number'
-      ? rawTimeout
-      : typeof rawTimeout === 'string' && rawTimeout.trim() !== ''
-        ? Number(rawTimeout)
-        : Number.NaN;
-  if (!Number.isFinite(timeout)) return { problem: `failed to convert timeout '${pyStr(rawTimeout)}' to float.` };
-  const condition = ps.condition ?? true;
+  const rawDelay = Object.hasOwn(ps, 'delay') ? ps.delay : 'now';
+  let delay = 'now';
+  if (rawDelay !== 'now') {
+    try {
+      delay = `+${pyIntDelay(rawDelay)}`;
+    } catch (err) {
+      // Only int()'s ValueError becomes shutdown_command's own message; a TypeError or OverflowError stays as it is.
+      if (err instanceof PowerStateProblem && err.message !== '') throw err;
+      throw new PowerStateProblem(
+        `power_state[delay] must be 'now' or '+m' (minutes). found '${pythonStr(rawDelay)}'.`,
+      );
+    }
+  }
+  const command: unknown[] = ['shutdown', MODE_FLAGS[mode], delay];
+  if (pyTruthy(ps.message)) command.push(ps.message);
+  const rawTimeout = Object.hasOwn(ps, 'timeout') ? ps.timeout : 30;
+  const timeout = pyFloat(rawTimeout);
+  if (timeout === undefined)
+    throw new PowerStateProblem(`failed to convert timeout '${pythonStr(rawTimeout)}' to float.`);
+  const condition = Object.hasOwn(ps, 'condition') ? ps.condition : true;
+  // 25.1's message has the '%s' as it is: the format is never applied.
   if (typeof condition !== 'boolean' && typeof condition !== 'string' && !Array.isArray(condition))
-    return { problem: 'condition type invalid. must be list, bool, str' };
-  const message = readConfigValue('truthy-str', ps.message ?? '') as string | undefined;
+    throw new PowerStateProblem('condition type %s invalid. must be list, bool, str');
   return {
-    setting: { mode, delay, timeout: Math.ceil(timeout), condition, ...(message !== undefined && { message }) },
+    command,
+    // NaN never passes `monotonic() > end_time`: like infinity, the wait lasts until kiln exits.
+    timeoutSeconds: Number.isNaN(timeout) ? Infinity : timeout,
+    condition: Array.isArray(condition) ? condition.map((c) => pythonStr(c)) : condition,
+    ...(typeof condition !== 'boolean' && { conditionText: pythonStr(condition) }),
   };
 }
 
-/** power_state read (readPowerState), or upstream's warning ("… Not performing power state change!") and none. */
-const powerStateReader = new WarningReader(
-  (ps) => {
-    const read = readPowerState(ps);
-    return 'setting' in read ? read.setting : undefined;
-  },
-  (ps) => {
-    const read = readPowerState(ps);
-    return `${'problem' in read ? read.problem : ''} Not performing power state change!`;
-  },
-);
-
-/** The plan of power_state as read: cloud-init's shutdown command line, the wait and the condition. */
-function planFor(ps: PowerStateSetting): PowerStatePlan {
-  const delay =
-    ps.delay === 'now' || ps.delay === undefined
-      ? 'now'
-      : `+${Number.parseInt(String(ps.delay).replace(/^\+/, ''), 10)}`;
-  const command = ['shutdown', MODE_FLAGS[ps.mode] as string, delay];
-  if (ps.message) command.push(ps.message);
-  const condition = ps.condition ?? true;
-  return {
-    command,
-    timeoutSeconds: ps.timeout ?? 30,
-    condition: Array.isArray(condition) ? condition.map((c) => String(c)) : condition,
-  };
+/** Python's str() of a config value: lists and mappings as their repr. */
+function pythonStr(v: unknown): string {
+  if (typeof v === 'string') return v;
+  return typeof v === 'object' && v !== null && !(v instanceof Date) ? pyRepr(v) : pyStr(v);
 }
 
 /**
@@ -87,16 +120,31 @@ function planFor(ps: PowerStateSetting): PowerStatePlan {
  */
 export function loadPowerState(cfg: { readonly power_state?: unknown }): PowerStatePlan | undefined {
   if (cfg.power_state === undefined || cfg.power_state === null) return undefined;
-  const read = readPowerState(cfg.power_state);
-  if ('problem' in read) throw new ModuleError('power_state_change', read.problem);
-  return planFor(read.setting);
+  try {
+    return readPowerState(cfg.power_state);
+  } catch (err) {
+    if (err instanceof PowerStateProblem) throw new ModuleError('power_state_change', err.message);
+    throw err;
+  }
 }
+
+/** Where the detached script logs what cloud-init's forked child logs: the log files and the file column. */
+export interface PowerStateLog {
+  /** The log files, as paths the script (run in the target) opens. */
+  files: string[];
+  /** The log lines' file column ('cc_power_state_change.py'). */
+  source: string;
+}
+
+/** Seconds the script waits when the timeout is infinite (float('inf'), NaN): about 68 years. */
+const FOREVER_SECONDS = 2 ** 31;
 
 /**
  * The detached shell script that waits for PID (kiln) to end or the timeout to pass, evaluates the condition
- * (exit 0 applies, 1 does not, anything else warns and does not), then runs the shutdown command.
+ * (exit 0 applies, 1 does not, anything else logs check_condition's warning to LOG's files and does not), then runs
+ * the shutdown command.
  */
-export function powerStateScript(plan: PowerStatePlan, pid: number): string {
+export function powerStateScript(plan: PowerStatePlan, pid: number, log?: PowerStateLog): string {
   const cond =
     plan.condition === true
       ? 'true'
@@ -105,14 +153,30 @@ export function powerStateScript(plan: PowerStatePlan, pid: number): string {
         : typeof plan.condition === 'string'
           ? `sh -c ${shellQuote(plan.condition)}`
           : plan.condition.map(shellQuote).join(' ');
-  const secs = Math.max(0, Math.ceil(plan.timeoutSeconds));
+  const secs = Number.isFinite(plan.timeoutSeconds)
+    ? Math.max(0, Math.ceil(plan.timeoutSeconds))
+    : plan.timeoutSeconds > 0
+      ? FOREVER_SECONDS
+      : 0;
+  const pre = `check_condition command (${plan.conditionText ?? pythonStr(plan.condition)}): `;
+  // check_condition's WARNING, in cloud-init's log line format; a date(1) without %N gives ',000'.
+  const warn =
+    log && log.files.length > 0
+      ? [
+          `t=$(date '+%Y-%m-%d %H:%M:%S,%3N' 2>/dev/null); case "$t" in *N) t="\${t%,*},000";; esac`,
+          ...log.files.map(
+            (f) =>
+              `printf '%s - %s[WARNING]: %sunexpected exit %s. do not apply change.\n' "$t" ${shellQuote(log.source)} ${shellQuote(pre)} "$rc" >>${shellQuote(f)} 2>/dev/null`,
+          ),
+        ].join('; ')
+      : ':';
   return [
     `end=$(( $(date +%s) + ${secs} ))`,
     `while kill -0 ${pid} 2>/dev/null && [ "$(date +%s)" -lt "$end" ]; do sleep 0.25; done`,
     `${cond}; rc=$?`,
-    `[ "$rc" -eq 0 ] || { [ "$rc" -eq 1 ] || echo "power_state: condition exited $rc, not changing power state" >&2; exit 0; }`,
-    `exec ${plan.command.map(shellQuote).join(' ')}`,
-  ].join('\n');
+    `[ "$rc" -eq 0 ] || { [ "$rc" -eq 1 ] || { ${warn}; }; exit 0; }`,
+    `exec ${plan.command.map((a) => shellQuote(String(a))).join(' ')}`,
+  ].join('; ');
 }
 
 export interface PowerStateDeps {
@@ -127,28 +191,59 @@ export function createPowerStateChangeModule(deps: PowerStateDeps): Module {
     frequency: 'once-per-instance',
     distros: 'all',
     activateBy: ['power_state'],
-    // cc_power_state_change only warns about a power_state it cannot read (the schema's rejects too), never fails.
+    // cc_power_state_change only warns about a power_state it cannot read (the schema's rejects too), never fails:
+    // its own reading, not the schema's, decides.
     configKeys: {
-      power_state: (ps: unknown, warn?: ReaderWarn) =>
-        ps === null ? undefined : readConfigValue(powerStateReader, ps, warn),
+      power_state: new OwnParser((ps: unknown, warn?: ReaderWarn): PowerStatePlan | undefined => {
+        if (ps === null) return undefined;
+        try {
+          return readPowerState(ps);
+        } catch (err) {
+          if (!(err instanceof PowerStateProblem)) throw err;
+          warn?.(`${err.message} Not performing power state change!`);
+          return undefined;
+        }
+      }),
     },
     async run(ctx, cfg): Promise<void> {
-      if (cfg.power_state === undefined) {
+      const plan = cfg.power_state;
+      if (plan === undefined) {
         ctx.log.debug('no power_state provided. doing nothing');
         return;
       }
-      const plan = planFor(cfg.power_state);
       if (plan.condition === false) {
         ctx.log.debug('Condition was false. Will not perform state change.');
         return;
       }
       const pid = deps.pid();
+      // handle's " ".join(arg_list), outside its try: a message that is not a str fails the module.
+      const bad = plan.command.findIndex((a) => typeof a !== 'string');
+      if (bad >= 0)
+        throw new ModuleError(
+          'power_state_change',
+          `sequence item ${bad}: expected str instance, ${pyTypeName(plan.command[bad])} found`,
+        );
       ctx.log.debug(`After pid ${pid} ends, will execute: ${plan.command.join(' ')}`);
+      // check_condition's warning goes to the log files, as the forked child's does (inside the target's root).
+      const log: PowerStateLog = {
+        files: ctx.log.filePaths('WARNING').flatMap((f) => {
+          const inTarget = targetPath(ctx.platform.root, f);
+          return inTarget === undefined ? [] : [inTarget];
+        }),
+        source: ctx.log.file,
+      };
       // The subshell is put in the background with its output closed, so run() returns at once.
-      const script = powerStateScript(plan, pid);
-      await ctx.platform.run(['sh', '-c', `( ${script.replace(/\n/g, '; ')} ) </dev/null >/dev/null 2>&1 &`]);
+      const script = powerStateScript(plan, pid, log);
+      await ctx.platform.run(['sh', '-c', `( ${script} ) </dev/null >/dev/null 2>&1 &`]);
     },
   });
+}
+
+/** HOST's path inside ROOT (where commands run), or undefined for a file outside it. */
+function targetPath(root: string, host: string): string | undefined {
+  const r = root.replace(/\/+$/, '');
+  if (r === '') return host;
+  return host.startsWith(`${r}/`) ? host.slice(r.length) : undefined;
 }
 
 export const powerStateChangeModule: Module = createPowerStateChangeModule({ pid: () => process.pid });

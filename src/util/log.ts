@@ -53,7 +53,7 @@ export class FileSink implements LogSink {
   private failed = false;
   constructor(
     readonly minLevel: LogLevel,
-    private readonly path: string,
+    readonly path: string,
     private readonly mode = 0o640,
     private readonly onFailure: (message: string) => void = (m) => void process.stderr.write(`${m}\n`),
   ) {}
@@ -154,6 +154,16 @@ export class Logger {
   close(): void {
     for (const sink of this.sinks) sink.close?.();
   }
+
+  /**
+   * The files (host paths) that take lines at LEVEL: where a process kiln leaves behind (power_state's wait) writes
+   * what cloud-init's forked child logs.
+   */
+  filePaths(level: LogLevel): string[] {
+    return this.sinks.flatMap((s) =>
+      s instanceof FileSink && LEVEL_RANK[level] >= LEVEL_RANK[s.minLevel] ? [s.path] : [],
+    );
+  }
 }
 
 export class Log {
@@ -176,5 +186,9 @@ export class Log {
   }
   error(msg: string): void {
     this.logger.emit(this.file, 'ERROR', msg);
+  }
+  /** The log files (host paths) that take lines at LEVEL. */
+  filePaths(level: LogLevel): string[] {
+    return this.logger.filePaths(level);
   }
 }

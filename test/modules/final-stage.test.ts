@@ -18,6 +18,7 @@ import { createPowerStateChangeModule, loadPowerState, powerStateScript } from '
 import { keyFingerprint, pyCenter, sshAuthkeyFingerprintsModule } from '../../src/modules/ssh-authkey-fingerprints';
 import { writeFilesDeferredModule } from '../../src/modules/write-files-deferred';
 import { distroOpsFor } from '../../src/platform/linux/distro/detect-distro';
+import { FileSink, Logger } from '../../src/util/log';
 import { hasCommand, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
 import { dryContext, linkInstanceDir } from './late-context';
@@ -96,6 +97,13 @@ test('power_state_change reads power_state as load_power_state does, and only wa
     { mode: 'reboot', delay: 'soon' },
     { mode: 'reboot', timeout: 'long' },
     { mode: 'reboot', condition: 5 },
+    // A key set to null is not its default in load_power_state: int(None), float(None), a None condition.
+    { mode: 'reboot', delay: null },
+    { mode: 'reboot', timeout: null },
+    { mode: 'reboot', condition: null },
+    { mode: 'reboot', delay: [5] },
+    { mode: 'reboot', timeout: { s: 1 } },
+    { mode: ['reboot'] },
   ]) {
     await mod.run(warned, { power_state });
   }
@@ -107,8 +115,51 @@ test('power_state_change reads power_state as load_power_state does, and only wa
       "power_state[mode] required, must be one of: halt,poweroff,reboot. found: 'REBOOT'. Not performing power state change!",
       "power_state[delay] must be 'now' or '+m' (minutes). found 'soon'. Not performing power state change!",
       "failed to convert timeout 'long' to float. Not performing power state change!",
-      'condition type invalid. must be list, bool, str Not performing power state change!',
+      'condition type %s invalid. must be list, bool, str Not performing power state change!',
+      "int() argument must be a string, a bytes-like object or a real number, not 'NoneType' Not performing power state change!",
+      "float() argument must be a string or a real number, not 'NoneType' Not performing power state change!",
+      'condition type %s invalid. must be list, bool, str Not performing power state change!',
+      "int() argument must be a string, a bytes-like object or a real number, not 'list' Not performing power state change!",
+      "float() argument must be a string or a real number, not 'dict' Not performing power state change!",
+      "unhashable type: 'list' Not performing power state change!",
     ],
+  );
+  // int() and float() of a bool, int() of a signed or underscored string: taken as Python takes them.
+  const taken = dryContext(tempDir(t));
+  await mod.run(taken, { power_state: { mode: 'halt', delay: true, timeout: true } });
+  await mod.run(taken, { power_state: { mode: 'halt', delay: ' 1_0 ', timeout: '1e1' } });
+  const [first, second] = taken.commands();
+  assert.match(first ?? '', /\+ 1 \)\); while .* exec 'shutdown' '-H' '\+1' \)/);
+  assert.match(second ?? '', /\+ 10 \)\); while .* exec 'shutdown' '-H' '\+10' \)/);
+  // handle joins the command line outside its try: a message that is not a str fails the module.
+  await assert.rejects(
+    mod.run(dryContext(tempDir(t)), { power_state: { mode: 'halt', message: 5 } }),
+    /sequence item 3: expected str instance, int found/,
+  );
+});
+
+test('power_state: a condition exiting 2 or more logs the check_condition warning to the log file', async (t) => {
+  if (!need(t, hasCommand('sh'), 'no sh')) return;
+  const root = tempDir(t);
+  const logger = new Logger();
+  const logFile = join(root, 'var/log/cloud-init.log');
+  logger.addSink(new FileSink('DEBUG', logFile));
+  const ctx = { ...dryContext(root), log: logger.for('cc_power_state_change.py') };
+  const mod = createPowerStateChangeModule({ pid: () => 4242 });
+  await mod.run(ctx, { power_state: { mode: 'reboot', condition: ['sh', '-c', 'exit 3'] } });
+  const [cmd] = ctx.commands();
+  assert.ok(cmd?.includes(">>'/var/log/cloud-init.log'"), 'the file inside the root, where the script runs');
+  // The same script with the file's host path, a harmless command and no pid to wait for.
+  const script = powerStateScript(
+    { command: ['touch', join(root, 'ran')], timeoutSeconds: 5, condition: ['sh', '-c', 'exit 3'] },
+    999_999_999,
+    { files: [logFile], source: 'cc_power_state_change.py' },
+  );
+  spawnSync('sh', ['-c', script]);
+  assert.ok(!existsSync(join(root, 'ran')));
+  assert.match(
+    readFileSync(logFile, 'utf8'),
+    /\n\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - cc_power_state_change\.py\[WARNING\]: check_condition command \(\['sh', '-c', 'exit 3'\]\): unexpected exit 3\. do not apply change\.\n$/,
   );
 });
 
