@@ -1,4 +1,6 @@
 // cc_ssh_import_id: imports SSH keys (lp:/gh: ids) for configured users by running ssh-import-id as each user.
+import { pyRepr } from '../config/schema/python-repr';
+import { CommandError } from '../util/command-error';
 import { configModule } from './support/config-module';
 import { readConfigValue } from './support/config-readers';
 import { isRecord } from './support/config-shapes';
@@ -17,9 +19,14 @@ export function keyInNestedDict(value: object, key: string): boolean {
   return false;
 }
 
-/** The command cloud-init runs for USER: sudo keeps https_proxy, runs ssh-import-id with the user's home. */
-export function sshImportIdCommand(user: string, ids: string[]): string[] {
-  return ['sudo', '--preserve-env=https_proxy', '-Hu', user, 'ssh-import-id', ...ids];
+/**
+ * The command cloud-init runs for USER: sudo keeps https_proxy and runs ssh-import-id with the user's home; without
+ * sudo, doas -u USER.
+ */
+export function sshImportIdCommand(user: string, ids: string[], via: 'sudo' | 'doas' = 'sudo'): string[] {
+  return via === 'sudo'
+    ? ['sudo', '--preserve-env=https_proxy', '-Hu', user, 'ssh-import-id', ...ids]
+    : ['doas', '-u', user, 'ssh-import-id', ...ids];
 }
 
 /** The default user's ids: get_cfg_option_list's list, each id its str(). */
@@ -57,7 +64,8 @@ export const sshImportIdModule: Module = readingUsers(
       }
       const passwd = (await ctx.platform.readTextIfExists('/etc/passwd')) ?? '';
       const known = new Set(passwd.split('\n').map((l) => l.split(':')[0]));
-      const errors: string[] = [];
+      // handle goes on past a user whose import fails (warning about each) and raises the first error at the end.
+      let first: Error | undefined;
       for (const user of configuredUsers('ssh_import_id', cfg, ctx.log)) {
         // A user's settings merge the default user's from system_info, which the schema does not describe.
         const own = user.config.ssh_import_id;
@@ -65,16 +73,38 @@ export const sshImportIdModule: Module = readingUsers(
           ...new Set(user.isDefault ? (cfg.ssh_import_id ?? []) : Array.isArray(own) ? own.map(String) : []),
         ];
         if (ids.length === 0) continue;
+        let err: Error | undefined;
         if (!known.has(user.name)) {
-          errors.push(`user ${user.name} does not exist in /etc/passwd`);
-          continue;
+          // pwd.getpwnam's KeyError.
+          err = Object.assign(new ModuleError('ssh_import_id', `getpwnam(): name not found: ${pyRepr(user.name)}`), {
+            pythonName: 'KeyError',
+          });
+        } else {
+          const via = (await whichInTarget(ctx.platform, 'sudo'))
+            ? 'sudo'
+            : (await whichInTarget(ctx.platform, 'doas'))
+              ? 'doas'
+              : undefined;
+          if (via === undefined) {
+            ctx.log.error('Neither sudo nor doas available! Unable to import SSH ids.');
+            continue;
+          }
+          ctx.log.debug(`Importing SSH ids for user ${user.name}.`);
+          const argv = sshImportIdCommand(user.name, ids, via);
+          const r = await ctx.platform.run(argv, { allowFailure: true });
+          if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
+          if (r.code !== 0) {
+            ctx.log.warn(`Failed to run command to import ${user.name} SSH ids`);
+            // subp's ProcessExecutionError; the output went to the console (capture=False).
+            err = new CommandError(`command '${argv.join(' ')}' exited with code ${r.code}`, { argv, code: r.code });
+          }
         }
-        ctx.log.debug(`Importing SSH ids for user ${user.name}.`);
-        const r = await ctx.platform.run(sshImportIdCommand(user.name, ids), { allowFailure: true });
-        if (r.stdout || r.stderr) await ctx.output(r.stdout + r.stderr);
-        if (r.code !== 0) errors.push(`ssh-import-id failed for: ${user.name} ${ids.join(' ')} (exit ${r.code})`);
+        if (err) {
+          ctx.log.warn(`ssh-import-id failed for: ${user.name} ${pyRepr(ids)}`);
+          first ??= err;
+        }
       }
-      if (errors.length) throw new ModuleError('ssh_import_id', errors.join('; '));
+      if (first) throw first;
     },
   }),
 );

@@ -267,6 +267,7 @@ test('ssh_import_id runs sudo -Hu USER ssh-import-id IDS for the default and nam
   await sshImportIdModule.run(ctx, cfg);
   assert.deepEqual(ctx.commands(), [], 'skipped: ssh-import-id is not installed in the target');
   putFile(root, '/usr/bin/ssh-import-id', '#!/bin/sh\n', 0o755);
+  putFile(root, '/usr/bin/sudo', '#!/bin/sh\n', 0o755);
   const ctx2 = dryContext(root);
   await sshImportIdModule.run(ctx2, cfg);
   // Users in normalize_users_groups order (the default user is re-added after the others, as cloud-init's dict does).
@@ -278,6 +279,62 @@ test('ssh_import_id runs sudo -Hu USER ssh-import-id IDS for the default and nam
   assert.ok(!keyInNestedDict({ users: ['default'] }, 'ssh_import_id'));
 });
 
+test('ssh_import_id: doas without sudo, an error without either; a failing user is warned about, the first fails it', async (t) => {
+  const root = tempDir(t);
+  putFile(root, '/etc/passwd', 'root:x:0:0::/root:/bin/sh\nann:x:1001:1001::/home/ann:/bin/bash\n');
+  putFile(root, '/usr/bin/ssh-import-id', '#!/bin/sh\n', 0o755);
+  const cfg = {
+    users: [
+      { name: 'bob', ssh_import_id: ['gh:bob'] },
+      { name: 'ann', ssh_import_id: ['gh:ann', 'lp:ann'] },
+    ],
+  };
+  // Neither: an ERROR for ann, nothing run, the module does not fail on it; bob (no such user) does fail it.
+  const neither = dryContext(root);
+  await assert.rejects(sshImportIdModule.run(neither, cfg), /getpwnam\(\): name not found: 'bob'/);
+  assert.deepEqual(neither.commands(), []);
+  assert.ok(
+    neither.lines.some((l) => l.includes('[ERROR]: Neither sudo nor doas available! Unable to import SSH ids.')),
+  );
+  assert.ok(neither.lines.some((l) => l.includes("[WARNING]: ssh-import-id failed for: bob ['gh:bob']")));
+  const annOnly = { users: [{ name: 'ann', ssh_import_id: ['gh:ann'] }] };
+  await sshImportIdModule.run(dryContext(root), annOnly);
+  putFile(root, '/usr/bin/doas', '#!/bin/sh\n', 0o755);
+  const doas = dryContext(root);
+  await sshImportIdModule.run(doas, annOnly);
+  assert.deepEqual(doas.commands(), ['doas -u ann ssh-import-id gh:ann']);
+  // A command that fails: both of upstream's warnings, the next user still tried, the first error raised.
+  putFile(root, '/usr/bin/sudo', '#!/bin/sh\n', 0o755);
+  const failing = dryContext(root);
+  const ran: string[] = [];
+  failing.dry.run = async (cmd) => {
+    ran.push(Array.isArray(cmd) ? cmd.join(' ') : cmd);
+    return { code: 1, stdout: '', stderr: '' };
+  };
+  await assert.rejects(
+    sshImportIdModule.run(failing, {
+      users: [
+        { name: 'ann', ssh_import_id: ['gh:ann'] },
+        { name: 'root', ssh_import_id: 'gh:r' },
+      ],
+    }),
+    /exited with code 1/,
+  );
+  assert.deepEqual(ran, [
+    'sudo --preserve-env=https_proxy -Hu ann ssh-import-id gh:ann',
+    'sudo --preserve-env=https_proxy -Hu root ssh-import-id gh:r',
+  ]);
+  assert.deepEqual(
+    failing.lines.filter((l) => l.includes('[WARNING]')).map((l) => l.replace(/.*\[WARNING\]: /, '').trim()),
+    [
+      'Failed to run command to import ann SSH ids',
+      "ssh-import-id failed for: ann ['gh:ann']",
+      'Failed to run command to import root SSH ids',
+      "ssh-import-id failed for: root ['gh:r']",
+    ],
+  );
+});
+
 test("ssh_import_id reads users as 25.1 does: a user's ids by uniq_merge, a nameless `user` is the default user, unread settings left out", async (t) => {
   const root = tempDir(t);
   putFile(
@@ -286,6 +343,7 @@ test("ssh_import_id reads users as 25.1 does: a user's ids by uniq_merge, a name
     'root:x:0:0::/root:/bin/sh\ndebian:x:1000:1000::/home/debian:/bin/bash\nann:x:1001:1001::/home/ann:/bin/bash\n',
   );
   putFile(root, '/usr/bin/ssh-import-id', '#!/bin/sh\n', 0o755);
+  putFile(root, '/usr/bin/sudo', '#!/bin/sh\n', 0o755);
   // ann's string is uniq_merge's comma-separated ids; her other settings (one the schema does not know) are never
   // read, so never refused; `user` without a name is system_info's default user; the top-level ids are str()'d.
   const ctx = dryContext(root);
