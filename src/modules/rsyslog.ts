@@ -1,10 +1,13 @@
 // cc_rsyslog: writes rsyslog.configs and remotes into /etc/rsyslog.d and reloads rsyslog.
 import { posix } from 'node:path';
-import { distroOpsFor } from '../platform/linux/distro/detect-distro';
-import type { Module, ModuleContext } from './module';
+import { bytesRepr, pyRepr } from '../config/schema/python-repr';
+import { pyTypeName } from '../util/python-type-name';
+import { type Module, type ModuleContext, ModuleError } from './module';
 import { configModule } from './support/config-module';
 import { isMapping, type ReaderWarn, readConfigValue } from './support/config-readers';
+import { whichInTarget } from './support/distro-facts';
 import { installPackages } from './support/install-packages';
+import { serviceCommand } from './support/service-control';
 import { readingRsyslogList } from './support/rsyslog-list-format';
 import { describeError } from '../util/errors';
 
@@ -63,14 +66,33 @@ function readConfigs(entries: readonly unknown[], defaultFilename: string, warn?
   return kept;
 }
 
+/** The reload commands readRsyslog made of a string: subp's error shows the string as it is, not a list. */
+const RELOAD_STRINGS = new WeakSet<readonly unknown[]>();
+
 /**
- * `rsyslog` as load_config and handle read it: null is no settings; of a mapping only the keys upstream reads, the
- * configs entries it writes (readConfigs), packages and a reload command list each item its str(); a reload command
- * string other than 'auto' is run by the shell, as kiln always has.
+ * The TypeError load_config's `key not in mycfg` (and `mycfg[key] = default`) raises for an `rsyslog` that is not a
+ * mapping (nor the list form, folded before): null, a number or a bool is not iterable; a str takes no item.
+ */
+function notAMapping(value: unknown): ModuleError {
+  const message =
+    typeof value === 'string'
+      ? value.includes('configs')
+        ? "string indices must be integers, not 'str'"
+        : "'str' object does not support item assignment"
+      : `argument of type '${pyTypeName(value)}' is not iterable`;
+  return Object.assign(new ModuleError('rsyslog', message), { pythonName: 'TypeError' });
+}
+
+/**
+ * `rsyslog` as load_config and handle read it: a value that is not a mapping fails (notAMapping); of a mapping only
+ * the keys upstream reads, the configs entries it writes (readConfigs), packages and a reload command list each item
+ * its str().
  */
 function readRsyslog(value: unknown, warn?: ReaderWarn): unknown {
-  if (value === null) return {};
-  if (!isMapping(value)) return value;
+  if (!isMapping(value)) {
+    if (value === null || typeof value !== 'object' || value instanceof Date) throw notAMapping(value);
+    return value;
+  }
   const read = Object.fromEntries(
     RSYSLOG_KEYS.filter((key) => value[key] !== undefined && Object.hasOwn(value, key)).map((key) => [key, value[key]]),
   );
@@ -78,10 +100,35 @@ function readRsyslog(value: unknown, warn?: ReaderWarn): unknown {
   const { configs, config_filename: filename, service_reload_command: reload, packages } = read;
   if (Array.isArray(configs))
     read.configs = readConfigs(configs, typeof filename === 'string' ? filename : DEF_FILENAME, warn);
-  if (typeof reload === 'string' && reload !== 'auto') read.service_reload_command = ['/bin/sh', '-c', reload];
-  else if (Array.isArray(reload)) read.service_reload_command = asStrings(reload);
+  if (Array.isArray(reload)) read.service_reload_command = asStrings(reload);
+  else if (typeof reload === 'string' && reload !== 'auto') {
+    // 25.1's schema allows only 'auto' as a string, yet reload_syslog hands any string to subp: one program name.
+    const argv = [reload];
+    RELOAD_STRINGS.add(argv);
+    read.service_reload_command = argv;
+  }
   if (Array.isArray(packages)) read.packages = asStrings(packages);
   return read;
+}
+
+/**
+ * str() of subp's ProcessExecutionError for COMMAND (as given: a string as it is, a list as its repr): '-' for what
+ * it does not have, output with later lines indented by 8.
+ */
+function processExecutionText(
+  command: string,
+  f: { code?: number; reason?: string; stdout?: string; stderr?: string },
+): string {
+  const output = (text: string | undefined) =>
+    text === undefined ? '-' : text.replace(/\n+$/, '').replace(/\n/g, `\n${' '.repeat(8)}`);
+  return [
+    'Unexpected error while running command.',
+    `Command: ${command}`,
+    `Exit code: ${f.code ?? '-'}`,
+    `Reason: ${f.reason ?? '-'}`,
+    `Stdout: ${output(f.stdout)}`,
+    `Stderr: ${output(f.stderr)}`,
+  ].join('\n');
 }
 
 /** One remotes entry ("[match] [@|@@]host[:port] [# name]") as the rsyslog forwarding line. */
@@ -117,7 +164,7 @@ export const rsyslog: Module = readingRsyslogList(
     frequency: 'once-per-instance',
     distros: 'all',
     activateBy: ['rsyslog'],
-    configKeys: { rsyslog: readRsyslog },
+    configKeys: { rsyslog: readRsyslog, system_info: { rsyslog_svcname: 'as-is' } },
     async run(ctx, cfg): Promise<void> {
       const my = cfg.rsyslog;
       if (my === undefined) {
@@ -171,22 +218,36 @@ export const rsyslog: Module = readingRsyslogList(
         ctx.log.debug('restart of syslog not necessary, no changes made');
         return;
       }
+      // reload_syslog: 'auto' is manage_service('try-reload', system_info's rsyslog_svcname or 'rsyslog'); any other
+      // command goes to subp as it is, without a shell (a string is one program name).
       const reload = my.service_reload_command ?? 'auto';
       let argv: string[];
+      let shown: string | undefined;
       if (reload === 'auto') {
         if (ctx.platform.root !== '/') {
           ctx.log.debug('rsyslog: the target is not the running system, not reloading rsyslog');
           return;
         }
-        const ops = await distroOpsFor(ctx.platform, ctx.distro);
-        argv =
-          ctx.distro.family === 'alpine'
-            ? ['rc-service', '--ifstarted', 'rsyslog', 'reload']
-            : ['systemctl', 'try-reload-or-restart', ops.serviceName('rsyslog')];
-      } else argv = [...reload];
-      const r = await ctx.platform.run(argv, { allowFailure: true });
-      if (r.code !== 0) ctx.log.warn(`Failed to reload syslog: ${r.stderr.trim()}`);
-      else ctx.log.debug(`rsyslog configured ${JSON.stringify(files)} files`);
+        const svcname = cfg.system_info?.rsyslog_svcname;
+        argv = await serviceCommand(ctx, 'try-reload', typeof svcname === 'string' ? svcname : 'rsyslog');
+      } else {
+        argv = [...reload];
+        if (RELOAD_STRINGS.has(reload)) shown = argv[0];
+      }
+      const program = argv[0] ?? '';
+      let failure: string | undefined;
+      if (!(await whichInTarget(ctx.platform, program))) {
+        // Popen's OSError, as subp wraps it.
+        failure = processExecutionText(shown ?? pyRepr(argv), {
+          reason: `[Errno 2] No such file or directory: ${bytesRepr(Buffer.from(program))}`,
+        });
+      } else {
+        const r = await ctx.platform.run(argv, { allowFailure: true });
+        if (r.code !== 0)
+          failure = processExecutionText(shown ?? pyRepr(argv), { code: r.code, stdout: r.stdout, stderr: r.stderr });
+      }
+      if (failure !== undefined) ctx.log.warn(`Failed to reload syslog ${failure}`);
+      else ctx.log.debug(`rsyslog configured ${pyRepr(files)} files`);
     },
   }),
 );

@@ -267,7 +267,11 @@ test('rsyslog install_rsyslog installs the packages when check_exe is missing (n
   const missing = dryContext(tempDir(t));
   await rsyslog.run(missing, { rsyslog: { install_rsyslog: true } });
   assert.deepEqual(missing.commands(), [`${apt} update`, `${apt} install rsyslog`]);
-  const custom = dryContext(tempDir(t), { distro: { name: 'fedora', family: 'redhat', version: '40' } });
+  // reload_syslog's command is run when the target has it (else subp's "No such file" is warned about).
+  const customRoot = tempDir(t);
+  mkdirSync(join(customRoot, 'usr/bin'), { recursive: true });
+  writeFileSync(join(customRoot, 'usr/bin/true'), '', { mode: 0o755 });
+  const custom = dryContext(customRoot, { distro: { name: 'fedora', family: 'redhat', version: '40' } });
   await rsyslog.run(custom, {
     rsyslog: {
       install_rsyslog: true,
