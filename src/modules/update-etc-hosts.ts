@@ -80,7 +80,10 @@ export const updateEtcHosts: Module = configModule({
   async run(ctx, cfg): Promise<void> {
     const manage = cfg.manage_etc_hosts ?? false;
     if (manage === true || manage === 'template') {
-      if (manage === 'template') ctx.log.warn("DEPRECATED: please use manage_etc_hosts: true instead of 'template'");
+      if (manage === 'template')
+        ctx.log.deprecated(
+          "Value 'template' for key 'manage_etc_hosts' is deprecated in 22.2 and scheduled to be removed in 27.2. Use 'true' instead.",
+        );
       const { hostname, fqdn } = await hostnameAndFqdn(ctx, cfg);
       if (!hostname) {
         ctx.log.warn("Option 'manage_etc_hosts' was set, but no hostname was found");

@@ -37,10 +37,16 @@ test("manage_etc_hosts: true renders Debian's real hosts.debian.tmpl as python j
 
 test('manage_etc_hosts: true without a template file uses the built-in one for the family', async (t) => {
   const root = tempDir(t);
-  await updateEtcHosts.run(moduleContext(root, { distro: { name: 'rocky', family: 'redhat', version: '9' } }), {
-    manage_etc_hosts: 'template',
-    fqdn: 'db.lan',
-  });
+  const ctx = moduleContext(root, { distro: { name: 'rocky', family: 'redhat', version: '9' } });
+  await updateEtcHosts.run(ctx, { manage_etc_hosts: 'template', fqdn: 'db.lan' });
+  // 25.1's lifecycle.deprecate for the 'template' value, at the DEPRECATED level.
+  assert.ok(
+    ctx.lines.some((l) =>
+      l.includes(
+        "[DEPRECATED]: Value 'template' for key 'manage_etc_hosts' is deprecated in 22.2 and scheduled to be removed in 27.2. Use 'true' instead.",
+      ),
+    ),
+  );
   assert.match(read(root), /^127\.0\.0\.1 db\.lan db$/m);
   assert.match(read(root), /^::1 db\.lan db$/m);
   assert.doesNotMatch(read(root), /\{\{|template:jinja/);
