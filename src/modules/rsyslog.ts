@@ -7,6 +7,7 @@ import { configModule } from './support/config-module';
 import { isMapping, type ReaderWarn, readConfigValue } from './support/config-readers';
 import { whichInTarget } from './support/distro-facts';
 import { installPackages } from './support/install-packages';
+import { processExecutionText } from './support/process-execution-text';
 import { serviceCommand } from './support/service-control';
 import { readingRsyslogList } from './support/rsyslog-list-format';
 import { describeError } from '../util/errors';
@@ -109,26 +110,6 @@ function readRsyslog(value: unknown, warn?: ReaderWarn): unknown {
   }
   if (Array.isArray(packages)) read.packages = asStrings(packages);
   return read;
-}
-
-/**
- * str() of subp's ProcessExecutionError for COMMAND (as given: a string as it is, a list as its repr): '-' for what
- * it does not have, output with later lines indented by 8.
- */
-function processExecutionText(
-  command: string,
-  f: { code?: number; reason?: string; stdout?: string; stderr?: string },
-): string {
-  const output = (text: string | undefined) =>
-    text === undefined ? '-' : text.replace(/\n+$/, '').replace(/\n/g, `\n${' '.repeat(8)}`);
-  return [
-    'Unexpected error while running command.',
-    `Command: ${command}`,
-    `Exit code: ${f.code ?? '-'}`,
-    `Reason: ${f.reason ?? '-'}`,
-    `Stdout: ${output(f.stdout)}`,
-    `Stderr: ${output(f.stderr)}`,
-  ].join('\n');
 }
 
 /** One remotes entry ("[match] [@|@@]host[:port] [# name]") as the rsyslog forwarding line. */
@@ -238,13 +219,13 @@ export const rsyslog: Module = readingRsyslogList(
       let failure: string | undefined;
       if (!(await whichInTarget(ctx.platform, program))) {
         // Popen's OSError, as subp wraps it.
-        failure = processExecutionText(shown ?? pyRepr(argv), {
+        failure = processExecutionText(shown ?? argv, {
           reason: `[Errno 2] No such file or directory: ${bytesRepr(Buffer.from(program))}`,
         });
       } else {
         const r = await ctx.platform.run(argv, { allowFailure: true });
         if (r.code !== 0)
-          failure = processExecutionText(shown ?? pyRepr(argv), { code: r.code, stdout: r.stdout, stderr: r.stderr });
+          failure = processExecutionText(shown ?? argv, { code: r.code, stdout: r.stdout, stderr: r.stderr });
       }
       if (failure !== undefined) ctx.log.warn(`Failed to reload syslog ${failure}`);
       else ctx.log.debug(`rsyslog configured ${pyRepr(files)} files`);
