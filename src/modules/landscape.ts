@@ -6,7 +6,7 @@ import { isMapping, OwnParser, type YamlMapping } from './support/config-readers
 import { configModule } from './support/config-module';
 import { parseConfigObj } from './support/configobj-file';
 import { installPackages } from './support/install-packages';
-import { processExecutionText } from './support/process-execution-text';
+import { processExecutionMessage } from '../util/process-execution-message';
 import { type ModuleContext, ModuleError, type Module } from './module';
 
 export const LANDSCAPE_CLIENT_CONF = '/etc/landscape/client.conf';
@@ -93,20 +93,23 @@ export const landscapeModule: Module = configModule({
     if (check.code !== 5)
       throw registrationFailure(
         ctx,
-        processExecutionText(checkArgv, { code: check.code, stdout: check.stdout, stderr: check.stderr }),
+        processExecutionMessage({ argv: checkArgv, code: check.code, stdout: check.stdout, stderr: check.stderr }),
       );
     const argv: unknown[] = ['landscape-config', '--silent', ...params];
     // subp refuses a command with a part that is not text (a number, a list …) before running it.
     if (argv.some((a) => typeof a !== 'string' && !(a instanceof Uint8Array))) {
       const reason = `Running invalid command: ${pyRepr(argv)}`;
       ctx.log.warn(reason);
-      throw registrationFailure(ctx, processExecutionText(argv, { reason }));
+      throw registrationFailure(ctx, processExecutionMessage({ argv: pyRepr(argv), reason }));
     }
     const r = await ctx.platform.run(
       argv.map((a) => (typeof a === 'string' ? a : Buffer.from(a as Uint8Array).toString('utf8'))),
       { allowFailure: true },
     );
     if (r.code !== 0)
-      throw registrationFailure(ctx, processExecutionText(argv, { code: r.code, stdout: r.stdout, stderr: r.stderr }));
+      throw registrationFailure(
+        ctx,
+        processExecutionMessage({ argv: pyRepr(argv), code: r.code, stdout: r.stdout, stderr: r.stderr }),
+      );
   },
 });

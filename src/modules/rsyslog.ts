@@ -7,7 +7,7 @@ import { configModule } from './support/config-module';
 import { isMapping, type ReaderWarn, readConfigValue } from './support/config-readers';
 import { whichInTarget } from './support/distro-facts';
 import { installPackages } from './support/install-packages';
-import { processExecutionText } from './support/process-execution-text';
+import { processExecutionMessage } from '../util/process-execution-message';
 import { serviceCommand } from './support/service-control';
 import { readingRsyslogList } from './support/rsyslog-list-format';
 import { describeError } from '../util/errors';
@@ -219,13 +219,14 @@ export const rsyslog: Module = readingRsyslogList(
       let failure: string | undefined;
       if (!(await whichInTarget(ctx.platform, program))) {
         // Popen's OSError, as subp wraps it.
-        failure = processExecutionText(shown ?? argv, {
+        failure = processExecutionMessage({
+          argv: shown ?? argv,
           reason: `[Errno 2] No such file or directory: ${bytesRepr(Buffer.from(program))}`,
         });
       } else {
         const r = await ctx.platform.run(argv, { allowFailure: true });
         if (r.code !== 0)
-          failure = processExecutionText(shown ?? argv, { code: r.code, stdout: r.stdout, stderr: r.stderr });
+          failure = processExecutionMessage({ argv: shown ?? argv, code: r.code, stdout: r.stdout, stderr: r.stderr });
       }
       if (failure !== undefined) ctx.log.warn(`Failed to reload syslog ${failure}`);
       else ctx.log.debug(`rsyslog configured ${pyRepr(files)} files`);
