@@ -4,6 +4,7 @@ import { jinjaVariables } from '../userdata/jinja-context';
 import { renderJinja } from '../userdata/jinja-render';
 import { describeError, KilnError } from '../util/errors';
 import type { CloudPaths } from './cloud-paths';
+import { REDACT_SENSITIVE_VALUE } from './instance-data';
 import { pythonJson } from './sorted-json';
 
 export class QueryError extends KilnError {
@@ -50,19 +51,23 @@ export async function loadQueryData(o: QuerySourceOptions): Promise<Record<strin
   const v1 = doc.v1;
   if (v1 && typeof v1 === 'object' && !Array.isArray(v1))
     for (const [k, v] of Object.entries(v1)) if (!(k in doc)) doc[k] = v;
-  const blob = async (given: string | undefined, name: string): Promise<string | undefined> => {
-    if (given) return o.readHostFile(given).catch(() => undefined);
-    if (!o.privileged) return undefined;
-    return o.platform.readTextIfExists(`${o.paths.instanceLink}/${name}`);
-  };
-  const user = await blob(o.userDataFile, 'user-data.txt');
-  const vendor = await blob(o.vendorDataFile, 'vendor-data.txt');
-  doc.userdata = user ?? (o.privileged ? '' : '<redacted for non-root user> file:user-data.txt');
-  doc.vendordata = vendor ?? (o.privileged ? '' : '<redacted for non-root user> file:vendor-data.txt');
-  if (o.privileged) {
-    const combined = await o.platform.readTextIfExists(o.paths.combinedCloudConfigFile);
-    if (combined) doc.combined_cloud_config = JSON.parse(combined) as unknown;
+  // As _read_instance_data: root gets the files' contents ('' for a missing one, null for a combined config not yet
+  // written); others get each file's name after REDACT_SENSITIVE_VALUE.
+  const userFile = o.userDataFile ?? `${o.paths.instanceLink}/user-data.txt`;
+  const vendorFile = o.vendorDataFile ?? `${o.paths.instanceLink}/vendor-data.txt`;
+  if (!o.privileged) {
+    const redacted = (path: string) => `<${REDACT_SENSITIVE_VALUE}> file:${path}`;
+    doc.userdata = redacted(userFile);
+    doc.vendordata = redacted(vendorFile);
+    doc.combined_cloud_config = redacted(o.paths.combinedCloudConfigFile);
+    return doc;
   }
+  const read = (given: string | undefined, path: string): Promise<string | undefined> =>
+    given ? o.readHostFile(given).catch(() => undefined) : o.platform.readTextIfExists(path);
+  doc.userdata = (await read(o.userDataFile, userFile)) ?? '';
+  doc.vendordata = (await read(o.vendorDataFile, vendorFile)) ?? '';
+  const combined = await o.platform.readTextIfExists(o.paths.combinedCloudConfigFile);
+  doc.combined_cloud_config = combined ? (JSON.parse(combined) as unknown) : null;
   return doc;
 }
 
