@@ -1,11 +1,12 @@
-// The corpus through Debian's cloud-init 22.4 (UserDataProcessor + its cloud-config handler): same parts, same config.
+// The corpus through Debian 13's cloud-init 25.1 (UserDataProcessor and its cloud-config handler): same parts and
+// config.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { processUserData } from '../../src/userdata/process-user-data';
+import { runCloudInitPython } from '../helpers/cloud-init-python';
 import { ensureDebianRootfs } from '../helpers/debian-rootfs';
 import { FIXTURES } from '../helpers/repo';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
@@ -15,10 +16,10 @@ const ROOT = join(FIXTURES, 'userdata');
 /** Cases where kiln deliberately differs from cloud-init, and why. */
 const DIFFERENT: Record<string, string> = {
   'truncated-gzip-whole': 'cloud-init turns a corrupt gzip into a text part; kiln reports the corruption',
-  'truncated-gzip-part': 'cloud-init 22.4 stops processing with DecompressionError; kiln reports the part and goes on',
+  'truncated-gzip-part':
+    'cloud-init 25.1 stops processing the whole user data with an error; kiln reports the part and goes on',
   'bad-base64': "Python's email module decodes bad base64 leniently; kiln reports the part",
-  'charset-latin1': 'cloud-init 22.4 ends with an empty config for the iso-8859-1 part; kiln decodes it by its charset',
-  'broken-boundary-wrong': "Python's email module keeps the whole body as one part; kiln reports the missing boundary",
+  'charset-latin1': 'cloud-init 25.1 ends with an empty config for the iso-8859-1 part; kiln decodes it by its charset',
 };
 
 const SCRIPT = `
@@ -27,7 +28,7 @@ logging.disable(logging.CRITICAL)
 from cloudinit import user_data as ud, helpers, util, handlers
 from cloudinit.handlers.cloud_config import CloudConfigPartHandler
 out = []
-for b in json.load(sys.stdin):
+for b in json.loads(sys.argv[1]):
     tmp = tempfile.mkdtemp()
     paths = helpers.Paths({"cloud_dir": tmp, "run_dir": tmp})
     msg = ud.UserDataProcessor(paths).process(base64.b64decode(b))
@@ -72,7 +73,7 @@ function candidates(): Array<{ name: string; data: Buffer }> {
   return out;
 }
 
-test('corpus parity with cloud-init 22.4: parts (type, name) and merged cloud-config', async (t) => {
+test('corpus parity with cloud-init 25.1: parts (type, name) and merged cloud-config', async (t) => {
   if (
     !need(
       t,
@@ -84,13 +85,9 @@ test('corpus parity with cloud-init 22.4: parts (type, name) and merged cloud-co
   const root = ensureDebianRootfs('trixie');
   const cases = candidates();
   assert.ok(cases.length >= 15, `only ${cases.length} comparable cases`);
-  const r = spawnSync('unshare', ['--mount', '--pid', '--fork', 'chroot', root, 'python3', '-B', '-c', SCRIPT], {
-    input: JSON.stringify(cases.map((c) => c.data.toString('base64'))),
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  assert.equal(r.status, 0, r.stderr);
-  const expected = JSON.parse(r.stdout) as Array<{ parts: Array<[string, string]>; cfg: unknown }>;
+  // The cached rootfs itself, with a private /tmp for the processor's temporary folders (nothing left in the cache).
+  const stdout = runCloudInitPython(root, SCRIPT, JSON.stringify(cases.map((c) => c.data.toString('base64'))));
+  const expected = JSON.parse(stdout) as Array<{ parts: Array<[string, string]>; cfg: unknown }>;
   for (const [i, c] of cases.entries()) {
     const ours = await processUserData({ userData: c.data });
     const exp = expected[i] as { parts: Array<[string, string]>; cfg: unknown };
