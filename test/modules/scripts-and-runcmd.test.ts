@@ -64,6 +64,19 @@ test('scripts_* plan executables in sorted order, skip non-executables and folde
     '/var/lib/cloud/instance/scripts/a-first',
     '/var/lib/cloud/instance/scripts/b-second',
   ]);
+  // 25.1's runparts warns about the regular file it skips, and notes the folder at DEBUG.
+  assert.ok(
+    ctx.lines.some(
+      (l) =>
+        /WARN/.test(l) &&
+        l.includes(
+          'skipping /var/lib/cloud/instance/scripts/c-not-exec as its not executable or the underlying file system ' +
+            'is mounted without executable permissions.',
+        ),
+    ),
+    ctx.lines.join('\n'),
+  );
+  assert.ok(ctx.lines.some((l) => l.includes('Not executing special file [/var/lib/cloud/instance/scripts/vendor]')));
 
   script(root, '/var/lib/cloud/scripts/per-boot/10-x', '#!/bin/sh\n');
   script(root, '/var/lib/cloud/scripts/per-instance/10-y', '#!/bin/sh\n');

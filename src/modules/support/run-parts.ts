@@ -43,7 +43,17 @@ export async function runParts(
   for (const name of names) {
     const path = posix.join(dir, name);
     const st = await platform.stat(path);
-    if (st?.type !== 'file' || (st.mode & 0o111) === 0) continue;
+    if (st?.type !== 'file') {
+      ctx.log.debug(`Not executing special file [${path}]`);
+      continue;
+    }
+    if ((st.mode & 0o111) === 0) {
+      // 25.1's runparts warns about a regular file it cannot execute (and leaves it out of the attempted ones).
+      ctx.log.warn(
+        `skipping ${path} as its not executable or the underlying file system is mounted without executable permissions.`,
+      );
+      continue;
+    }
     attempted.push(path);
     if (!(await isDirectlyExecutable(ctx, path))) {
       // cloud-init execs the file itself (no execvp shell fallback): a script without '#!' fails with ENOEXEC.
