@@ -23,6 +23,8 @@ export interface ModuleContext {
   instanceDir: string;
   /** cloud-init's paths: cloud_dir (/var/lib/cloud), run_dir (/run/cloud-init). */
   paths: { cloudDir: string; runDir: string };
+  /** The module's name as the module list spells it (cloud-init's handle `name`: 'scripts-user'), when listed. */
+  listedAs?: string;
   /** Appends command output to /var/log/cloud-init-output.log (as cloud-init's output redirection does). */
   output(text: string): Promise<void>;
   /**

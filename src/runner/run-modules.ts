@@ -203,7 +203,10 @@ export async function runModules(input: ModuleRunInput): Promise<ModuleRunOutcom
     await markRun(input.platform, sem, input.now());
     input.events.start(eventName, description);
     const started = input.now().getTime();
-    const ctx = makeModuleContext(input, instanceDir, recover);
+    const ctx: ModuleContext = {
+      ...makeModuleContext(input, instanceDir, recover),
+      ...(entry.listedAs !== undefined ? { listedAs: entry.listedAs } : {}),
+    };
     try {
       // One batch per module: account files it changes in several steps are written once, when it ends.
       const work = () => mod.run(ctx, input.config);

@@ -128,7 +128,8 @@ test('scripts_user really runs scripts in a Debian rootfs: a failing one is repo
     return;
   const root = copyRootfs(tempDir(t, 'kiln-late-'));
   linkInstanceDir(root, 'iid-real');
-  const ctx = moduleContext(root, { instance: { instanceId: 'iid-real' } });
+  // As Debian's cloud.cfg lists it: cc_scripts_user's warning names the module so.
+  const ctx = { ...moduleContext(root, { instance: { instanceId: 'iid-real' } }), listedAs: 'scripts-user' };
   await runcmdModule.run(ctx, { runcmd: ['echo from-runcmd > /root/runcmd.out', 'exit 4'] });
   script(root, '/var/lib/cloud/instances/iid-real/scripts/part-001', '#!/bin/sh\necho part1 > /root/part1.out\n');
   script(root, '/var/lib/cloud/instances/iid-real/scripts/part-002', 'echo no shebang\n');
@@ -137,6 +138,13 @@ test('scripts_user really runs scripts in a Debian rootfs: a failing one is repo
     assert.match(e.message, /Runparts: 2 failures \(part-002,runcmd\) in 4 attempted commands/);
     return true;
   });
+  assert.ok(
+    ctx.lines.some(
+      (l) =>
+        /WARN/.test(l) && l.includes('Failed to run module scripts-user (scripts in /var/lib/cloud/instance/scripts)'),
+    ),
+    ctx.lines.join('\n'),
+  );
   assert.equal(readFileSync(join(root, 'root/part1.out'), 'utf8'), 'part1\n');
   assert.equal(readFileSync(join(root, 'root/runcmd.out'), 'utf8'), 'from-runcmd\n');
   assert.equal(readFileSync(join(root, 'root/last.out'), 'utf8'), '/var/lib/cloud/instance/scripts/zz-last\n');

@@ -78,8 +78,9 @@ export async function runParts(
     }
   }
   if (failed.length > 0) {
-    // Worded as cloud-init's runparts RuntimeError (status.json shows it); the folder goes to the log.
-    ctx.log.warn(`${failed.length} of ${attempted.length} scripts in ${dir} failed`);
+    // Worded as cloud-init's runparts RuntimeError (status.json shows it); the cc_scripts_* handler first warns
+    // with the name the module list gives it and the folder (its SCRIPT_SUBDIR is the folder's last part).
+    ctx.log.warn(`Failed to run module ${ctx.listedAs ?? module} (${posix.basename(dir)} in ${dir})`);
     const err = new ModuleError(
       module,
       `Runparts: ${failed.length} failures (${failed.join(',')}) in ${attempted.length} attempted commands`,
