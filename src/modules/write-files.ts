@@ -4,6 +4,7 @@ import { posix } from 'node:path';
 import { promisify } from 'node:util';
 import type { CloudConfigValue } from '../config/schema/cloud-config-types';
 import { pyTruthy } from '../util/python-truthy';
+import { pyStrRepr } from '../util/python-str-repr';
 import { type Module, type ModuleContext, ModuleError } from './module';
 import { configModule } from './support/config-module';
 import { readConfigValue, type ReaderWarn, WarningReader } from './support/config-readers';
@@ -104,12 +105,15 @@ export function extractionsFor(encoding: string | undefined): Extraction[] {
   return ['text'];
 }
 
-/** decode_perms: a string (as writeFileEntry reads it) as octal, anything else the default (with a warning). */
+/**
+ * decode_perms: a string (as writeFileEntry reads it) as octal, anything else the default with 25.1's warning, which
+ * gives the text as its repr() ("%o" of a str raises, so 25.1 falls back to "%r").
+ */
 export function decodePerms(perm: string | undefined, warn: (m: string) => void): number {
   if (perm === undefined) return DEFAULT_PERMS;
   const s = perm.trim();
   if (/^(0o?)?[0-7]+$/i.test(s)) return Number.parseInt(s.replace(/^0o/i, ''), 8);
-  warn(`Undecodable permissions ${s}, returning default ${DEFAULT_PERMS.toString(8)}`);
+  warn(`Undecodable permissions ${pyStrRepr(perm)}, returning default ${DEFAULT_PERMS.toString(8)}`);
   return DEFAULT_PERMS;
 }
 

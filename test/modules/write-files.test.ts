@@ -240,3 +240,14 @@ test('the schema accepts write_files source {uri, headers} and names an unknown 
     JSON.stringify(bad),
   );
 });
+
+test("write_files warns about permissions it cannot decode with their repr() and writes 0644, as 25.1's decode_perms", async (t) => {
+  const root = sandbox(t);
+  const ctx = moduleContext(root);
+  await writeFiles.run(ctx, { write_files: [{ path: '/etc/symbolic', content: 's', permissions: ' rw-r--r--' }] });
+  assert.equal(statSync(join(root, 'etc/symbolic')).mode & 0o777, 0o644);
+  assert.ok(
+    ctx.lines.some((l) => /WARN/.test(l) && l.includes("Undecodable permissions ' rw-r--r--', returning default 644")),
+    ctx.lines.join('\n'),
+  );
+});
