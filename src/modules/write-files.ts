@@ -199,7 +199,8 @@ export async function writeFileEntries(
     const mode = decodePerms(f.permissions, warn);
     try {
       await makeParentDirs(ctx, posix.dirname(path), owner);
-      await ctx.platform.writeFile(path, data, { mode, owner, append: f.append === true });
+      // util.chmod skips a mode of 0 (falsy): the file keeps its mode, a new one open()'s 0644 under umask 022.
+      await ctx.platform.writeFile(path, data, { ...(mode ? { mode } : {}), owner, append: f.append === true });
     } catch (err) {
       throw new ModuleError(module, `${where}: ${describeError(err)}`, { cause: err });
     }

@@ -251,3 +251,19 @@ test("write_files warns about permissions it cannot decode with their repr() and
     ctx.lines.join('\n'),
   );
 });
+
+test("write_files leaves the mode alone for permissions 0, as 25.1's util.chmod skips a falsy mode", async (t) => {
+  const root = sandbox(t);
+  mkdirSync(join(root, 'etc'), { recursive: true });
+  writeFileSync(join(root, 'etc/kept'), 'old', { mode: 0o600 });
+  const ctx = moduleContext(root);
+  await writeFiles.run(ctx, {
+    write_files: [
+      { path: '/etc/kept', content: 'new', permissions: '0000' },
+      { path: '/etc/fresh', content: 'f', permissions: 0 },
+    ],
+  });
+  assert.equal(readFileSync(join(root, 'etc/kept'), 'utf8'), 'new');
+  assert.equal(statSync(join(root, 'etc/kept')).mode & 0o7777, 0o600);
+  assert.equal(statSync(join(root, 'etc/fresh')).mode & 0o7777, 0o644);
+});
