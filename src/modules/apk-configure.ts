@@ -16,25 +16,20 @@ export interface ApkRepoParams {
   localRepo: string;
 }
 
-/** The repositories file: main, then community and edge/testing when enabled, then the local repo. */
+/**
+ * The repositories file as 25.1's template renders it: its header, main, then community and edge/testing when
+ * enabled (testing with a warning comment off edge), then the local repo; the text always ends in a blank line.
+ */
 export function renderApkRepositories(p: ApkRepoParams): string {
-  const lines = [
-    '#',
-    '# Created by cloud-init (kiln)',
-    '#',
-    '# This file is written on first boot of an instance',
-    '#',
-    '',
-  ];
+  const lines = ['#', '# Created by cloud-init', '#', '# This file is written on first boot of an instance', '#', ''];
   lines.push(`${p.baseUrl}/${p.version}/main`);
   if (p.community) lines.push(`${p.baseUrl}/${p.version}/community`);
   if (p.testing) {
-    if (p.version !== 'edge')
-      lines.push('#', '# Testing repository on a non-edge release: packages may not match this release', '#');
+    if (p.version !== 'edge') lines.push('#', '# Testing - using with non-Edge installation may cause problems!', '#');
     lines.push(`${p.baseUrl}/edge/testing`);
   }
   if (p.localRepo !== '') lines.push('', '#', '# Local repo', '#', `${p.localRepo}/${p.version}`);
-  return `${lines.join('\n')}\n`;
+  return `${lines.join('\n')}\n\n`;
 }
 
 /**

@@ -314,8 +314,35 @@ test('apk_configure writes /etc/apk/repositories from alpine_repo and skips with
   assert.throws(() => readFileSync(join(root2, 'etc/apk/repositories')));
   assert.ok(
     !renderApkRepositories({ baseUrl: 'b', version: 'edge', community: false, testing: true, localRepo: '' }).includes(
-      'non-edge',
+      'Non-Edge',
     ),
+  );
+});
+
+test("apk_configure's repositories file is 25.1's template text, ending in a blank line", () => {
+  const header = ['#', '# Created by cloud-init', '#', '# This file is written on first boot of an instance', '#', ''];
+  assert.equal(
+    renderApkRepositories({ baseUrl: 'B', version: '3.20', community: false, testing: false, localRepo: '' }),
+    [...header, 'B/3.20/main', '', ''].join('\n'),
+  );
+  assert.equal(
+    renderApkRepositories({ baseUrl: 'B', version: '3.20', community: true, testing: true, localRepo: 'L' }),
+    [
+      ...header,
+      'B/3.20/main',
+      'B/3.20/community',
+      '#',
+      '# Testing - using with non-Edge installation may cause problems!',
+      '#',
+      'B/edge/testing',
+      '',
+      '#',
+      '# Local repo',
+      '#',
+      'L/3.20',
+      '',
+      '',
+    ].join('\n'),
   );
 });
 
