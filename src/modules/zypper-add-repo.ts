@@ -3,7 +3,7 @@ import { posix } from 'node:path';
 import { pyTruthy } from '../util/python-truthy';
 import { configModule } from './support/config-module';
 import { isMapping, type ReaderWarn } from './support/config-readers';
-import type { Module, ModuleContext } from './module';
+import { type Module, type ModuleContext, ModuleError } from './module';
 
 /** Settings of a repo file or of zypp.conf, each value as formatValue writes it. */
 type Settings = { readonly [key: string]: unknown };
@@ -14,15 +14,37 @@ function formatValue(v: unknown): string {
   return typeof v === 'string' ? v : String(v);
 }
 
-/** configobj quotes a value holding a comma, a '#', quotes or surrounding spaces. */
-function quote(v: string): string {
-  if (v.includes('\n')) return `"""${v}"""`;
-  if (!/[,#"']|^\s|\s$/.test(v) && v !== '') return v;
+/**
+ * ConfigObj's _quote for one string (stringify and list_values on, as a new ConfigObj has them): a value needing
+ * it is quoted, in triple quotes (''' unless the value holds it) when it has a line break or both quote characters
+ * and multiline is allowed (values, not keys or the section name); one that cannot be quoted fails the module, as
+ * ConfigObjError does.
+ */
+function quote(v: string, multiline: boolean): string {
+  if (v === '') return '""';
+  const unquotable = (): never => {
+    throw new ModuleError('zypper_add_repo', `Value "${v}" cannot be safely quoted.`);
+  };
+  const both = v.includes("'") && v.includes('"');
+  const needTriple = multiline && (both || v.includes('\n'));
+  const hashTriple = multiline && !needTriple && both && v.includes('#');
+  if (needTriple || hashTriple) {
+    if (v.includes('"""') && v.includes("'''")) unquotable();
+    return v.includes('"""') ? `"""${v}"""` : `'''${v}'''`;
+  }
+  if (v.includes('\n')) unquotable();
+  const ws = ' \r\n\v\t\'"';
+  const plain = !ws.includes(v[0] as string) && !ws.includes(v[v.length - 1] as string) && !v.includes(',');
+  if (plain && !v.includes('#')) return v;
+  if (both) unquotable();
   return v.includes('"') ? `'${v}'` : `"${v}"`;
 }
 
 export function formatZypperRepo(id: string, config: Settings): string {
-  return [`[${id}]`, ...Object.entries(config).map(([k, v]) => `${k} = ${quote(formatValue(v))}`)].join('\n');
+  return [
+    `[${quote(id, false)}]`,
+    ...Object.entries(config).map(([k, v]) => `${quote(k, false)} = ${quote(formatValue(v), true)}`),
+  ].join('\n');
 }
 
 async function writeZyppConfig(ctx: ModuleContext, config: Settings): Promise<void> {

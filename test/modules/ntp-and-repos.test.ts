@@ -357,3 +357,46 @@ test('apk_configure prints base_url and local_repo_base_url as its template does
     .filter((l) => l && !l.startsWith('#'));
   assert.deepEqual(lines, ['https://apk.test/alpine/3.2/main', '8080/3.2']);
 });
+
+test("zypper_add_repo quotes as ConfigObj's _quote does: a list in ''' quotes, an inner quote left bare", async (t) => {
+  const root = tempDir(t);
+  const ctx = moduleContext(root, { distro: { name: 'sles', family: 'suse', version: '15' } });
+  await zypperAddRepoModule.run(ctx, {
+    zypper: {
+      repos: [
+        {
+          id: 'my,id',
+          baseurl: 'http://x',
+          name: "It's repo",
+          enabled: true,
+          a: 'x,y',
+          b: ' lead',
+          c: '',
+          gpgkey: ['u1', 'u2'],
+          e: 'has#hash',
+          f: '"q',
+          g: 2,
+          h: 'both \' and "',
+        },
+      ],
+    },
+  });
+  assert.equal(
+    readFileSync(join(root, 'etc/zypp/repos.d/my,id.repo'), 'utf8'),
+    [
+      '["my,id"]',
+      'baseurl = http://x',
+      "name = It's repo",
+      'enabled = 1',
+      'a = "x,y"',
+      'b = " lead"',
+      'c = ""',
+      "gpgkey = '''u1\n    u2'''",
+      'e = "has#hash"',
+      "f = '\"q'",
+      'g = 2',
+      "h = '''both ' and \"'''",
+      'autorefresh = 1',
+    ].join('\n'),
+  );
+});
