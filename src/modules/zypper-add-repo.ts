@@ -1,5 +1,6 @@
 // cc_zypper_add_repo: repo files in /etc/zypp/repos.d and settings appended to /etc/zypp/zypp.conf.
 import { posix } from 'node:path';
+import { pyStr } from '../util/python-str';
 import { pyTruthy } from '../util/python-truthy';
 import { configModule } from './support/config-module';
 import { isMapping, type ReaderWarn } from './support/config-readers';
@@ -57,7 +58,8 @@ async function writeZyppConfig(ctx: ModuleContext, config: Settings): Promise<vo
       ctx.log.warn('Changing the location of the zypper configuration is not supported, skipping "configdir" setting');
       continue;
     }
-    if (v) settings.push(`${k}=${formatValue(v)}`);
+    // '%s=%s' % (setting, value): Python's str() of the value (True, not 1).
+    if (pyTruthy(v)) settings.push(`${k}=${pyStr(v)}`);
   }
   await ctx.platform.writeFile(path, settings.length > 1 ? current + settings.join('\n') : current);
 }

@@ -400,3 +400,16 @@ test("zypper_add_repo quotes as ConfigObj's _quote does: a list in ''' quotes, a
     ].join('\n'),
   );
 });
+
+test("zypper_add_repo appends zypp.conf values as Python's str() prints them", async (t) => {
+  const root = tempDir(t);
+  putFile(root, '/etc/zypp/zypp.conf', '[main]\n');
+  const ctx = moduleContext(root, { distro: { name: 'sles', family: 'suse', version: '15' } });
+  await zypperAddRepoModule.run(ctx, {
+    zypper: { repos: [{ id: 'r', baseurl: 'http://x' }], config: { 'solver.onlyRequires': true, n: 3, l: [] } },
+  });
+  assert.equal(
+    readFileSync(join(root, 'etc/zypp/zypp.conf'), 'utf8'),
+    '[main]\n# Added via cloud.cfg\nsolver.onlyRequires=True\nn=3',
+  );
+});
