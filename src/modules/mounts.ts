@@ -131,12 +131,14 @@ async function createSwapfile(ctx: ModuleContext, fname: string, mib: number): P
   const fstype = (
     await ctx.platform.run(['findmnt', '-n', '-o', 'FSTYPE', '-T', dir], { allowFailure: true })
   ).stdout.trim();
+  // A btrfs swap file must be NOCOW: create_swapfile empties it and sets +C first (a failure fails the swap setup).
+  if (fstype === 'btrfs') {
+    await ctx.platform.run(['truncate', '-s', '0', fname]);
+    await ctx.platform.run(['chattr', '+C', fname]);
+  }
   const dd = ['dd', 'if=/dev/zero', `of=${fname}`, 'bs=1M', `count=${mib}`];
-  let r =
-    fstype === 'btrfs'
-      ? await ctx.platform.run(dd, { allowFailure: true })
-      : await ctx.platform.run(['fallocate', '-l', `${mib}M`, fname], { allowFailure: true });
-  if (r.code !== 0 && fstype !== 'btrfs') {
+  let r = await ctx.platform.run(['fallocate', '-l', `${mib}M`, fname], { allowFailure: true });
+  if (r.code !== 0) {
     ctx.log.info('fallocate swap creation failed, will attempt with dd');
     await ctx.platform.remove(fname);
     r = await ctx.platform.run(dd, { allowFailure: true });

@@ -116,6 +116,38 @@ test('mounts: a swap file is created with mkswap and listed', async (t) => {
   );
 });
 
+test("mounts: a btrfs swap file is emptied and made NOCOW (chattr +C) before fallocate, as 25.1's create_swapfile", async (t) => {
+  if (
+    !need(
+      t,
+      isRoot() && hasCommand('unshare') && hasCommand('debootstrap'),
+      'needs root, unshare and debootstrap for the Debian rootfs',
+    )
+  )
+    return;
+  const root = copyRootfs(tempDir(t, 'kiln-swap-'));
+  const log = '/swap-cmds.log';
+  const fake = (name: string, body: string) => {
+    writeFileSync(join(root, 'usr/local/bin', name), `#!/bin/sh\necho "${name} $*" >>${log}\n${body}\n`, {
+      mode: 0o755,
+    });
+  };
+  fake('findmnt', 'echo btrfs');
+  fake('chattr', 'exit 0');
+  fake('truncate', 'exec /usr/bin/truncate "$@"');
+  fake('fallocate', 'exec /usr/bin/fallocate "$@"');
+  fake('dd', 'exec /usr/bin/dd "$@"');
+  await mounts.run(moduleContext(root), { swap: { filename: '/swapfile', size: '8M' } });
+  assert.deepEqual(
+    readFileSync(join(root, log.slice(1)), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1),
+    ['truncate -s 0 /swapfile', 'chattr +C /swapfile', 'fallocate -l 8M /swapfile'],
+  );
+  assert.equal(statSync(join(root, 'swapfile')).size, 8 * 2 ** 20);
+});
+
 test('human sizes', () => {
   assert.equal(humanToBytes('10M'), 10485760);
   assert.equal(humanToBytes('.5G'), 536870912);
