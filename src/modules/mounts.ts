@@ -352,6 +352,8 @@ export const mounts: Module = configModule({
       if (x[1] === null) ctx.log.debug(`Skipping nonexistent device named ${x[0]}`);
       else actlist.push(x);
     }
+    for (const line of actlist) line[3] = `${line[3] ?? 'None'},${MNT_COMMENT}`;
+    // 25.1 tags the entries (add_comment) before it appends the swap file's: that line is written untagged.
     const swap = await handleSwapcfg(ctx, cfg.swap);
     if (swap) actlist.push([swap, 'none', 'swap', 'sw', '0', '0']);
     if (actlist.length === 0) {
@@ -362,7 +364,6 @@ export const mounts: Module = configModule({
     let needSwap = false;
     const dirs: string[] = [];
     for (const line of actlist) {
-      line[3] = `${line[3] ?? 'None'},${MNT_COMMENT}`;
       if (line[2] === 'swap') needSwap = true;
       if ((line[1] ?? '').startsWith('/')) dirs.push(line[1] as string);
       ccLines.push(line.map((v) => v ?? 'None').join('\t'));
