@@ -141,7 +141,9 @@ export function gptLayout(
   if (layout === true) return [[undefined, '0', '0']];
   const specs = layout.map((p): [string | undefined, string, string] => {
     const [percent, type] = typeof p === 'number' ? [p, undefined] : p;
-    return [type === undefined ? undefined : String(type), '0', `+${Math.trunc(size * (percent / 100))}`];
+    // sgdisk -t takes the type as exec_mkpart_gpt gives it: str() right-padded with 0 to 4 characters (82 -> 8200).
+    const code = type === undefined ? undefined : String(type).padEnd(4, '0');
+    return [code, '0', `+${Math.trunc(size * (percent / 100))}`];
   });
   (specs[specs.length - 1] as [string | undefined, string, string])[2] = '0';
   return specs;

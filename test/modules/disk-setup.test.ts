@@ -38,6 +38,19 @@ test('layout arithmetic follows cloud-init', () => {
   assert.throws(() => mbrLayout(1000, [10, 10, 10, 10, 10]), /simply/);
 });
 
+test("gpt partition types are right-padded with 0 to 4 characters, as 25.1's exec_mkpart_gpt (82 -> 8200)", () => {
+  assert.deepEqual(
+    gptLayout(1000, [
+      [50, 82],
+      [50, 'Linux'],
+    ]),
+    [
+      ['8200', '0', '+500'],
+      ['Linux', '0', '0'],
+    ],
+  );
+});
+
 test('disk_setup partitions MBR and GPT images and fs_setup makes labelled filesystems, once', async (t) => {
   if (
     !need(
