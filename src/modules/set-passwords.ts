@@ -59,9 +59,8 @@ function readChpasswdUsers(value: unknown): unknown {
  * multi-line string, each line 'user:password' (else the module's error naming the line), handed on as one
  * multi-line string (the form the schema takes without a rule per line, as upstream reads lines of either form).
  */
-function readChpasswdList(value: unknown, warn?: ReaderWarn): unknown {
+function readChpasswdList(value: unknown): unknown {
   if (!pyTruthy(value)) return undefined;
-  warn?.("DEPRECATION: key 'lists' is now deprecated. Use 'users'.");
   const lines = listLines(value);
   for (const [i, line] of lines.entries())
     if (!line.includes(':')) throw new ModuleError('set_passwords', `chpasswd.list[${i}] is not 'user:password'`);
@@ -111,8 +110,8 @@ async function handleSshPwauth(ctx: ModuleContext, ops: DistroOps, cfg: SetPassw
   const pwAuth = cfg.ssh_pwauth;
   let value: string;
   if (typeof pwAuth === 'string')
-    ctx.log.warn(
-      "DEPRECATION: The 'ssh_pwauth' config key should be set to a boolean value. The string format is deprecated and will be removed in a future version of cloud-init.",
+    ctx.log.deprecated(
+      "Using a string value for the 'ssh_pwauth' key is deprecated in 22.2 and scheduled to be removed in 27.2. Use a boolean value with 'ssh_pwauth'.",
     );
   if (isTrue(pwAuth)) value = 'yes';
   else if (isFalse(pwAuth)) value = 'no';
@@ -296,6 +295,17 @@ const typedSetPasswords = configModule({
 export const setPasswords: Module = {
   ...typedSetPasswords,
   run: (ctx, cfg) => {
+    // 25.1's handle: a Python-true chpasswd.list is deprecated, a list that is no list (a string) twice over.
+    const list = isMapping(cfg.chpasswd) ? cfg.chpasswd.list : undefined;
+    if (pyTruthy(list)) {
+      ctx.log.deprecated(
+        "Config key 'lists' is deprecated in 22.3 and scheduled to be removed in 27.3. Use 'users' instead.",
+      );
+      if (!Array.isArray(list))
+        ctx.log.deprecated(
+          'The chpasswd multiline string is deprecated in 22.2 and scheduled to be removed in 27.2. Use string type instead.',
+        );
+    }
     const { users, user, groups, ...rest } = cfg;
     return typedSetPasswords.run(ctx, readsUsers(cfg) ? foldUsersConfig(cfg, (m) => ctx.log.warn(m)) : rest);
   },

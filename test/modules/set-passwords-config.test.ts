@@ -21,7 +21,18 @@ test('chpasswd entries upstream sorts into no list are left out; the list may be
     users: 5,
   });
   assert.ok(ctx.lines.some((l) => l.includes('Changing password for ["ann","dan","eve"]')));
-  assert.ok(ctx.lines.some((l) => l.includes("DEPRECATION: key 'lists' is now deprecated")));
+  assert.ok(
+    ctx.lines.some((l) =>
+      /DEPRECATED.*Config key 'lists' is deprecated in 22\.3 and scheduled to be removed in 27\.3\. Use 'users' instead\./.test(
+        l,
+      ),
+    ),
+  );
+  assert.ok(
+    ctx.lines.some((l) =>
+      /DEPRECATED.*The chpasswd multiline string is deprecated in 22\.2 and scheduled to be removed in 27\.2\./.test(l),
+    ),
+  );
   assert.equal(
     ctx.lines.some((l) => l.includes("Format for 'users' key")),
     false,
@@ -51,11 +62,27 @@ test('an ssh_pwauth neither boolean nor string is read as is_true / is_false, el
   await setPasswords.run(two, { ssh_pwauth: { yes: 1 }, chpasswd: { list: 5 } });
   assert.deepEqual(
     two.lines
-      .filter((l) => l.includes('WARNING') || l.includes('DEPRECATION'))
-      .map((l) => l.replace(/^.*?(?=DEP|Leav)/, '').trim()),
+      .filter((l) => l.includes('WARNING') || l.includes('DEPRECATED'))
+      .map((l) => l.replace(/^.*?(?=Config|The|Leav)/, '').trim()),
     [
-      "DEPRECATION: key 'lists' is now deprecated. Use 'users'.",
+      "Config key 'lists' is deprecated in 22.3 and scheduled to be removed in 27.3. Use 'users' instead.",
+      'The chpasswd multiline string is deprecated in 22.2 and scheduled to be removed in 27.2. Use string type instead.',
       "Leaving SSH config 'PasswordAuthentication' unchanged. Unrecognized value: ssh_pwauth=[object Object]",
     ],
   );
+});
+
+test("a string ssh_pwauth is deprecated at the DEPRECATED level in 25.1's words; a chpasswd list only once", async (t) => {
+  const ctx = dryContext(tempDir(t));
+  await setPasswords.run(ctx, { ssh_pwauth: 'unchanged', chpasswd: { expire: false, list: ['ann:pw'] } });
+  const deprecated = ctx.lines.filter((l) => l.includes('DEPRECATED'));
+  assert.equal(deprecated.length, 2, deprecated.join('\n'));
+  assert.ok(
+    deprecated.some((l) =>
+      l.includes(
+        "Using a string value for the 'ssh_pwauth' key is deprecated in 22.2 and scheduled to be removed in 27.2. Use a boolean value with 'ssh_pwauth'.",
+      ),
+    ),
+  );
+  assert.ok(deprecated.some((l) => l.includes("Config key 'lists' is deprecated in 22.3")));
 });
