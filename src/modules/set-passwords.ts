@@ -16,16 +16,27 @@ import { serviceCommand } from './support/service-control';
 import { normalizeUsersGroups } from './support/users-config';
 import { describeError } from '../util/errors';
 
-/** Letters and digits without the look-alikes l, o, L, O, I, 0 and 1. */
-const PW_SET = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789']
-  .filter((c) => !'loLOI01'.includes(c))
-  .join('');
+const DIGITS = '0123456789';
+const LOWER = 'abcdefghijklmnopqrstuvwxyz';
+const UPPER = LOWER.toUpperCase();
+/** Python's string.punctuation. */
+const PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
+const PW_SET = DIGITS + LOWER + UPPER + PUNCTUATION;
 const HASHED = /^\$(1|2a|2y|5|6)(\$.+){2}/;
 
+/**
+ * 25.1's rand_user_password: one digit, one lower-case and one upper-case letter and one punctuation character, the
+ * rest from all four classes, shuffled.
+ */
 export function randUserPassword(len = 20): string {
-  let s = '';
-  for (let i = 0; i < len; i++) s += PW_SET[randomInt(PW_SET.length)];
-  return s;
+  const pick = (set: string) => set[randomInt(set.length)] as string;
+  const chars = [pick(DIGITS), pick(LOWER), pick(UPPER), pick(PUNCTUATION)];
+  while (chars.length < len) chars.push(pick(PW_SET));
+  for (let i = chars.length - 1; i > 0; i--) {
+    const j = randomInt(i + 1);
+    [chars[i], chars[j]] = [chars[j] as string, chars[i] as string];
+  }
+  return chars.join('');
 }
 
 /** A chpasswd.users entry as the module reads it (readChpasswdUsers). */

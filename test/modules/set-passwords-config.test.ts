@@ -86,3 +86,23 @@ test("a string ssh_pwauth is deprecated at the DEPRECATED level in 25.1's words;
   );
   assert.ok(deprecated.some((l) => l.includes("Config key 'lists' is deprecated in 22.3")));
 });
+
+test("random passwords are 25.1's: 20 characters with a digit, a lower- and upper-case letter and punctuation", async () => {
+  const { randUserPassword } = await import('../../src/modules/set-passwords');
+  const punctuation = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
+  for (let i = 0; i < 200; i++) {
+    const p = randUserPassword();
+    assert.equal(p.length, 20);
+    assert.match(p, /[0-9]/);
+    assert.match(p, /[a-z]/);
+    assert.match(p, /[A-Z]/);
+    assert.ok(
+      [...p].some((c) => punctuation.includes(c)),
+      p,
+    );
+    assert.ok(
+      [...p].every((c) => /[0-9a-zA-Z]/.test(c) || punctuation.includes(c)),
+      p,
+    );
+  }
+});
