@@ -1,5 +1,5 @@
 // The users a cloud-config names, as the users_groups module normalises them, in the shape later modules read.
-import { normalizeUsersGroups } from './users-config';
+import { normalizeUsersGroups, type UsersLog } from './users-config';
 import type { UsersConfig } from './users-readers';
 
 export interface ConfiguredUser {
@@ -10,7 +10,7 @@ export interface ConfiguredUser {
 }
 
 /** cloud-init's ug_util.normalize_users_groups (src/modules/users-config.ts), reduced to names and settings. */
-export function configuredUsers(module: string, cfg: UsersConfig, log: { warn(m: string): void }): ConfiguredUser[] {
+export function configuredUsers(module: string, cfg: UsersConfig, log: UsersLog): ConfiguredUser[] {
   const n = normalizeUsersGroups(module, cfg, log);
   return [...n.users.entries()].map(([name, config]) => ({ name, isDefault: name === n.defaultUser, config }));
 }

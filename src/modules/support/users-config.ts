@@ -147,6 +147,12 @@ function normalizeUserList(
   return { users, defaultUser };
 }
 
+/** Where normalize_users_groups logs: its warnings, and its lifecycle.deprecate lines at the DEPRECATED level. */
+export interface UsersLog {
+  warn(m: string): void;
+  deprecated(m: string): void;
+}
+
 /**
  * normalize_users_groups(cfg, distro) with extract_default folded in. S is what the caller's readers made of each
  * user's mapping (users, user and system_info.default_user alike), which the merge keeps: the settings as given
@@ -155,15 +161,15 @@ function normalizeUserList(
 export function normalizeUsersGroups<S extends object = UserConfig>(
   module: string,
   cfg: UsersKeys,
-  log: { warn(m: string): void },
+  log: UsersLog,
 ): NormalizedUsers<S> {
   let oldUser: Record<string, unknown> = {};
   const userKey = cfg.user;
   if (userKey) {
     if (typeof userKey === 'string') {
       oldUser = { name: userKey };
-      log.warn(
-        "DEPRECATED: 'user' of type string is deprecated and will be removed in a future release. Use 'users' list instead.",
+      log.deprecated(
+        "'user' of type string is deprecated in 22.2 and scheduled to be removed in 27.2. Use 'users' list instead.",
       );
     } else if (isDict(userKey)) oldUser = userKey;
     else log.warn(`Format for 'user' key must be a string or dictionary and not ${typeof userKey}`);
@@ -172,7 +178,11 @@ export function normalizeUsersGroups<S extends object = UserConfig>(
   const distroDefault = isDict(sysInfo.default_user) ? sysInfo.default_user : {};
   const defaultUserCfg = mergeManyDict([oldUser, distroDefault]);
   let baseUsers: unknown = cfg.users ?? [];
-  if (!Array.isArray(baseUsers) && !isDict(baseUsers) && typeof baseUsers !== 'string') {
+  if (isDict(baseUsers) || typeof baseUsers === 'string')
+    log.deprecated(
+      `'users' of type <class '${isDict(baseUsers) ? 'dict' : 'str'}'> is deprecated in 22.2 and scheduled to be removed in 27.2. Use 'users' as a list.`,
+    );
+  else if (!Array.isArray(baseUsers)) {
     log.warn(
       `Format for 'users' key must be a comma-separated string or a dictionary or a list but found ${typeof baseUsers}`,
     );
