@@ -340,8 +340,8 @@ export async function createUser(
   else if (sudo === true)
     throw new ModuleError('users_groups', `users: '${name}': sudo must be a rule string or a list of rules, not true`);
   else if (sudo === false)
-    ctx.log.warn(
-      `DEPRECATED: The user ${name} has a 'sudo' config value of 'false' which will be dropped after April 2027. Use 'null' instead.`,
+    ctx.log.deprecated(
+      `The value of 'false' in user ${name}'s 'sudo' config is deprecated in 22.2 and scheduled to be removed in 27.2. Use 'null' instead.`,
     );
   const doas = c.doas;
   if (doas !== undefined && 'notRules' in doas)

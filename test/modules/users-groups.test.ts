@@ -9,6 +9,7 @@ import { cryptMatchesInRoot } from '../helpers/crypt-in-root';
 import { copyRootfs } from '../helpers/debian-rootfs';
 import { hasCommand, isRoot, need } from '../helpers/requirements';
 import { tempDir } from '../helpers/temp';
+import { dryContext } from './late-context';
 import { moduleContext } from './module-context';
 
 const KEY1 = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGq1 alice@laptop';
@@ -365,4 +366,19 @@ test('lock_passwd: false as 25.1: a blank existing password is left with a warni
   const ignored = moduleContext(root);
   await usersGroups.run(ignored, { users: [{ name: 'bob', passwd: '$6$z$z' }] });
   assert.deepEqual(ignored.problems, ["WARNING: 'passwd' in user-data is ignored for existing user bob"]);
+});
+
+test("sudo: false is deprecated at the DEPRECATED level in 25.1's words", async (t) => {
+  const ctx = dryContext(tempDir(t));
+  await usersGroups.run(ctx, { users: [{ name: 'sam', sudo: false }] });
+  assert.ok(
+    ctx.lines.some(
+      (l) =>
+        l.includes('DEPRECATED') &&
+        l.includes(
+          "The value of 'false' in user sam's 'sudo' config is deprecated in 22.2 and scheduled to be removed in 27.2. Use 'null' instead.",
+        ),
+    ),
+    ctx.lines.join('\n'),
+  );
 });
