@@ -319,14 +319,12 @@ export async function createUser(
     return;
   }
   const spec = userSpecFrom(name, c);
-  // cloud-init creates a missing primary group only when supplementary groups are listed too (add_user).
-  if (
-    spec.primaryGroup &&
-    spec.groups &&
-    !spec.keepMissingGroups &&
-    !(await ops.groupExists(ctx.platform, spec.primaryGroup))
-  ) {
-    await ops.addGroup(ctx.platform, spec.primaryGroup);
+  // 25.1's add_user (for a user not there yet) creates the missing groups in the order listed, the primary group
+  // last (only when supplementary groups are listed too): groupadd gives them their ids in that order.
+  if (spec.groups && !spec.keepMissingGroups && !(await ops.userExists(ctx.platform, name))) {
+    for (const g of [...spec.groups, ...(spec.primaryGroup ? [spec.primaryGroup] : [])])
+      if (!(await ops.groupExists(ctx.platform, g))) await ops.addGroup(ctx.platform, g);
+    spec.keepMissingGroups = true;
   }
   const preExisting = !(await ops.addUser(ctx.platform, spec));
   if (preExisting) ctx.log.info(`User ${name} already exists, skipping.`);

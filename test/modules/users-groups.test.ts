@@ -382,3 +382,12 @@ test("sudo: false is deprecated at the DEPRECATED level in 25.1's words", async 
     ctx.lines.join('\n'),
   );
 });
+
+test("a new user's missing groups are made in 25.1's order: the listed ones first, the primary group last", async (t) => {
+  const ctx = dryContext(tempDir(t));
+  await usersGroups.run(ctx, { users: [{ name: 'pat', primary_group: 'pg', groups: ['g1', 'g2'] }] });
+  assert.deepEqual(
+    ctx.commands().filter((c) => c.startsWith('groupadd')),
+    ['groupadd g1', 'groupadd g2', 'groupadd pg'],
+  );
+});
