@@ -3,7 +3,7 @@
 import { posix } from 'node:path';
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import { configModule } from './support/config-module';
-import { hostnameAndFqdn, SET_HOSTNAME_READERS, mayWriteHostnameFile, preferFqdn } from './support/hostname-facts';
+import { hostnameAndFqdn, SET_HOSTNAME_READERS, mayWriteHostnameFile, selectHostname } from './support/hostname-facts';
 import { type Module, ModuleError } from './module';
 import { describeError } from '../util/errors';
 
@@ -39,7 +39,7 @@ export const setHostname: Module = configModule({
       return;
     }
     const ops = await distroOpsFor(ctx.platform, ctx.distro);
-    const chosen = preferFqdn(ctx, cfg) && fqdn ? fqdn : hostname;
+    const chosen = selectHostname(ctx, cfg, hostname, fqdn);
     ctx.log.debug(`Setting the hostname to ${fqdn} (${hostname})`);
     try {
       if (await mayWriteHostnameFile(ctx, cfg, ops.hostnameFile)) await ops.writeHostname(ctx.platform, chosen);

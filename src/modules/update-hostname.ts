@@ -3,7 +3,7 @@
 import { posix } from 'node:path';
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import { configModule } from './support/config-module';
-import { hostnameAndFqdn, SET_HOSTNAME_READERS, mayWriteHostnameFile, preferFqdn } from './support/hostname-facts';
+import { hostnameAndFqdn, SET_HOSTNAME_READERS, mayWriteHostnameFile, selectHostname } from './support/hostname-facts';
 import type { Module } from './module';
 
 export const updateHostname: Module = configModule({
@@ -27,7 +27,7 @@ export const updateHostname: Module = configModule({
     }
     const ops = await distroOpsFor(ctx.platform, ctx.distro);
     const prevFile = posix.join(ctx.paths.cloudDir, 'data', 'previous-hostname');
-    const hostname = preferFqdn(ctx, cfg) && fqdn ? fqdn : short;
+    const hostname = selectHostname(ctx, cfg, short, fqdn);
     const prevHostname = await ops.readHostname(ctx.platform, prevFile);
     const sysFile = ops.hostnameFile;
     const sysHostname = await ops.readHostname(ctx.platform, sysFile);

@@ -133,3 +133,17 @@ test('the hostname keys are read as 25.1 reads them: get_cfg_option_bool flags, 
     message: "set_hostname: Invalid cloud-config: hostname: ['a'] is not of type 'string'",
   });
 });
+
+test('an empty hostname writes the FQDN instead, as Distro._select_hostname', async (t) => {
+  const root = sandbox(t);
+  const ctx = moduleContext(root);
+  await setHostname.run(ctx, { hostname: '', fqdn: 'e1.example.test' });
+  assert.equal(read(root, 'etc/hostname'), 'e1.example.test\n');
+  assert.deepEqual(JSON.parse(read(root, 'var/lib/cloud/data/set-hostname')), {
+    hostname: '',
+    fqdn: 'e1.example.test',
+  });
+  await updateHostname.run(ctx, { hostname: '', fqdn: 'e1.example.test' });
+  assert.equal(read(root, 'var/lib/cloud/data/previous-hostname'), 'e1.example.test\n');
+  assert.equal(read(root, 'etc/hostname'), 'e1.example.test\n');
+});

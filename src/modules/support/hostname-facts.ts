@@ -132,6 +132,20 @@ export function preferFqdn(
 }
 
 /**
+ * Distro._select_hostname: the name written and applied, the FQDN when preferred (and there is one), else the short
+ * name, else (an empty short name, as `hostname: ''` gives) the FQDN.
+ */
+export function selectHostname(
+  ctx: ModuleContext,
+  cfg: { readonly prefer_fqdn_over_hostname?: CloudConfigValue<'prefer_fqdn_over_hostname'> },
+  hostname: string,
+  fqdn: string,
+): string {
+  if (preferFqdn(ctx, cfg) && fqdn) return fqdn;
+  return hostname || fqdn;
+}
+
+/**
  * Whether the distro's hostname FILE may be written: newer cloud-init's `create_hostname_file: false` updates an
  * existing file but never creates one (the running hostname is still set).
  */
