@@ -52,7 +52,11 @@ export const setHostname: Module = configModule({
     }
     if (!(await ctx.platform.setHostname(chosen)))
       ctx.log.warn(`Failed to non-persistently adjust the system hostname to ${chosen}`);
-    // cloud-init's write_json: sorted keys, one-space indent, trailing newline.
-    await ctx.platform.writeFile(prevFile, `${JSON.stringify({ fqdn, hostname }, null, 1)}\n`, { mode: 0o644 });
+    // cloud-init's write_json: sorted keys, one-space indent, ASCII only (json.dumps' ensure_ascii), trailing newline.
+    const json = JSON.stringify({ fqdn, hostname }, null, 1).replace(
+      /[\u007f-\uffff]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
+    await ctx.platform.writeFile(prevFile, `${json}\n`, { mode: 0o644 });
   },
 });

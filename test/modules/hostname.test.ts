@@ -147,3 +147,12 @@ test('an empty hostname writes the FQDN instead, as Distro._select_hostname', as
   assert.equal(read(root, 'var/lib/cloud/data/previous-hostname'), 'e1.example.test\n');
   assert.equal(read(root, 'etc/hostname'), 'e1.example.test\n');
 });
+
+test('set-hostname is written as json.dumps writes it: non-ASCII letters escaped', async (t) => {
+  const root = sandbox(t);
+  await setHostname.run(moduleContext(root), { hostname: 'caf\u00e9', fqdn: 'caf\u00e9.example.test' });
+  assert.equal(
+    read(root, 'var/lib/cloud/data/set-hostname'),
+    '{\n "fqdn": "caf\\u00e9.example.test",\n "hostname": "caf\\u00e9"\n}\n',
+  );
+});
