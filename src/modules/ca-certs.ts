@@ -3,6 +3,7 @@
 import { posix } from 'node:path';
 import { type Module, type ModuleContext, ModuleError } from './module';
 import { configModule } from './support/config-module';
+import { describeError } from '../util/errors';
 
 export interface CaPaths {
   /** The system store remove_defaults empties (rhel, photon); null where the defaults are disabled instead. */
@@ -99,11 +100,16 @@ export function disableEntries(text: string): string {
 }
 
 async function deleteDirContents(ctx: ModuleContext, dir: string): Promise<void> {
+  // util.delete_dir_contents lists the folder first: a missing one (or no folder) fails the module, before any
+  // certificate is written or the store refreshed.
+  const fail = (why: string, cause?: unknown) =>
+    new ModuleError('ca_certs', `cannot empty the certificate store ${dir}: ${why}`, { cause });
+  if (!(await ctx.platform.exists(dir))) throw fail('no such folder');
   let names: string[];
   try {
     names = await ctx.platform.listDir(dir);
-  } catch {
-    return; // util.delete_dir_contents of a folder that is not there: nothing to delete
+  } catch (err) {
+    throw fail(describeError(err), err);
   }
   for (const n of names) await ctx.platform.remove(posix.join(dir, n), { recursive: true });
 }

@@ -346,3 +346,25 @@ test("ca_certs' remove_defaults deselects each entry of ca-certificates.conf onc
   );
   assert.equal(disableEntries(once), once, 'a second run changes nothing');
 });
+
+test("ca_certs' remove_defaults on RHEL fails on a missing store folder, as 25.1's delete_dir_contents", async (t) => {
+  const { dryContext } = await import('./late-context');
+  const rhel = { name: 'rhel', family: 'redhat', version: '9' } as const;
+  const missing = dryContext(tempDir(t), { distro: { ...rhel } });
+  await assert.rejects(caCerts.run(missing, { ca_certs: { remove_defaults: true, trusted: ['c'] } }), {
+    name: 'ModuleError',
+    message: /cannot empty the certificate store \/etc\/pki\/ca-trust\//,
+  });
+  assert.deepEqual(missing.commands(), []);
+  assert.deepEqual(
+    missing.dry.effects.filter((e) => e.kind === 'write-file'),
+    [],
+  );
+  // With both folders there, their contents go and the certificate is written and the store refreshed.
+  const root = tempDir(t);
+  mkdirSync(join(root, 'etc/pki/ca-trust/extracted'), { recursive: true });
+  mkdirSync(join(root, 'usr/share/pki/ca-trust-source'), { recursive: true });
+  const present = dryContext(root, { distro: { ...rhel } });
+  await caCerts.run(present, { ca_certs: { remove_defaults: true, trusted: ['c'] } });
+  assert.deepEqual(present.commands(), ['update-ca-trust']);
+});
