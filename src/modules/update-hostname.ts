@@ -5,6 +5,7 @@ import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import { configModule } from './support/config-module';
 import { hostnameAndFqdn, SET_HOSTNAME_READERS, mayWriteHostnameFile, selectHostname } from './support/hostname-facts';
 import type { Module } from './module';
+import { describeError } from '../util/errors';
 
 export const updateHostname: Module = configModule({
   name: 'update_hostname',
@@ -39,9 +40,15 @@ export const updateHostname: Module = configModule({
       ctx.log.info(`${prevFile} differs from ${sysFile}, assuming user maintained hostname.`);
       return;
     }
-    for (const file of update)
-      if (file !== sysFile || (await mayWriteHostnameFile(ctx, cfg, sysFile)))
+    for (const file of update) {
+      if (file === sysFile && !(await mayWriteHostnameFile(ctx, cfg, sysFile))) continue;
+      try {
         await ops.writeHostname(ctx.platform, hostname, file);
+      } catch (err) {
+        // Distro.update_hostname logs a file it cannot write and goes on with the next one.
+        ctx.recoverable('WARNING', `Failed to write hostname ${hostname} to ${file}: ${describeError(err)}`);
+      }
+    }
     if (update.has(sysFile) && !(await ctx.platform.setHostname(short))) {
       ctx.log.warn(`Failed to non-persistently adjust the system hostname to ${short}`);
     }

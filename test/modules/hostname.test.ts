@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setHostname } from '../../src/modules/set-hostname';
@@ -154,5 +154,20 @@ test('set-hostname is written as json.dumps writes it: non-ASCII letters escaped
   assert.equal(
     read(root, 'var/lib/cloud/data/set-hostname'),
     '{\n "fqdn": "caf\\u00e9.example.test",\n "hostname": "caf\\u00e9"\n}\n',
+  );
+});
+
+test('update_hostname warns about a hostname file it cannot write and goes on, as Distro.update_hostname', async (t) => {
+  const root = sandbox(t);
+  rmSync(join(root, 'etc/hostname'));
+  // previous-hostname is a folder: it can be neither read nor written.
+  mkdirSync(join(root, 'var/lib/cloud/data/previous-hostname'), { recursive: true });
+  const ctx = moduleContext(root, { instance: { localHostname: 'w1' } });
+  await updateHostname.run(ctx, {});
+  assert.equal(read(root, 'etc/hostname'), 'w1\n');
+  assert.equal(ctx.problems.length, 1);
+  assert.match(
+    ctx.problems[0] as string,
+    /^WARNING: Failed to write hostname w1 to \/var\/lib\/cloud\/data\/previous-hostname: /,
   );
 });

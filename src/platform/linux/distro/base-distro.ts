@@ -185,7 +185,8 @@ export abstract class BaseDistro implements DistroOps {
   }
 
   async readHostname(platform: Platform, file: string = this.hostnameFile): Promise<string | undefined> {
-    const text = await platform.readTextIfExists(file);
+    // A file that cannot be read (a folder, no permission) has no hostname, as _read_hostname's IOError.
+    const text = await platform.readTextIfExists(file).catch(() => undefined);
     const line = text
       ?.split('\n')
       .map((l) => l.trim())
