@@ -7,6 +7,9 @@ import type { Module, ModuleContext } from './module';
 import { configModule } from './support/config-module';
 
 const TARGET = '/etc/resolv.conf';
+/** Distro.resolve_conf_fn where it is systemd-resolved's file (25.1's photon, mariner and azurelinux classes). */
+const RESOLVED_TARGET = '/etc/systemd/resolved.conf';
+const RESOLVED_DISTROS = ['photon', 'mariner', 'azurelinux'];
 const KILN_HEADER = [
   '# This file was written from cloud-config (manage_resolv_conf: true).',
   '# It is written once per instance; edit the cloud-config to change it.',
@@ -52,11 +55,36 @@ export function renderResolvConf(header: string[], params: CloudConfigValue<'res
   return `${out}\n`;
 }
 
+/** The text cloud-init's systemd.resolved.conf template produces for PARAMS: only nameservers and searchdomains. */
+export function renderResolvedConf(header: string[], params: CloudConfigValue<'resolv_conf'>): string {
+  let out = `${header.map((l) => `${l}\n`).join('')}[Resolve]\nLLMNR=false\n`;
+  if (params.nameservers) out += `DNS=${params.nameservers.map((s) => `${pyStr(s)} `).join('')}`;
+  out += '\n';
+  if (params.searchdomains) out += `Domains=${params.searchdomains.map((s) => `${pyStr(s)} `).join('')}`;
+  return `${out}\n`;
+}
+
 export const resolvConf: Module = configModule({
   name: 'resolv_conf',
   stage: 'init',
   frequency: 'once-per-instance',
-  distros: ['alpine', 'fedora', 'mariner', 'opensuse', 'photon', 'rhel', 'sles'],
+  // 25.1's list (kiln names every openSUSE release 'opensuse'; the other names are kept as upstream's).
+  distros: [
+    'alpine',
+    'azurelinux',
+    'fedora',
+    'mariner',
+    'opensuse',
+    'opensuse-leap',
+    'opensuse-microos',
+    'opensuse-tumbleweed',
+    'photon',
+    'rhel',
+    'sle_hpc',
+    'sle-micro',
+    'sles',
+    'openeuler',
+  ],
   activateBy: ['manage_resolv_conf'],
   configKeys: {
     manage_resolv_conf: 'bool',
@@ -77,8 +105,15 @@ export const resolvConf: Module = configModule({
       ctx.log.warn('manage_resolv_conf True but no parameters provided!');
       return;
     }
-    const tplFile = posix.join('/etc/cloud/templates', 'resolv.conf.tmpl');
+    // Distro.resolve_conf_fn picks the file and its template.
+    const resolved = RESOLVED_DISTROS.includes(ctx.distro.name);
+    const tplFile = posix.join('/etc/cloud/templates', resolved ? 'systemd.resolved.conf.tmpl' : 'resolv.conf.tmpl');
     ctx.log.debug(`Writing resolv.conf from template ${tplFile}`);
-    await ctx.platform.writeFile(TARGET, renderResolvConf(await headerLines(ctx, tplFile), params), { mode: 0o644 });
+    const header = await headerLines(ctx, tplFile);
+    await ctx.platform.writeFile(
+      resolved ? RESOLVED_TARGET : TARGET,
+      resolved ? renderResolvedConf(header, params) : renderResolvConf(header, params),
+      { mode: 0o644 },
+    );
   },
 });

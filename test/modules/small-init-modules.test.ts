@@ -368,3 +368,33 @@ test("ca_certs' remove_defaults on RHEL fails on a missing store folder, as 25.1
   await caCerts.run(present, { ca_certs: { remove_defaults: true, trusted: ['c'] } });
   assert.deepEqual(present.commands(), ['update-ca-trust']);
 });
+
+test("resolv_conf writes systemd-resolved's file on Photon, Mariner and Azure Linux, and runs on 25.1's distros", async (t) => {
+  const root = tempDir(t);
+  mkdirSync(join(root, 'etc/cloud/templates'), { recursive: true });
+  writeFileSync(
+    join(root, 'etc/cloud/templates/systemd.resolved.conf.tmpl'),
+    '## template:jinja\n# Written from cloud-config.\n#\n[Resolve]\n{% if nameservers is defined %}\n',
+  );
+  const ctx = moduleContext(root, { distro: { name: 'mariner', family: 'redhat', version: '2.0' } });
+  await resolvConf.run(ctx, {
+    manage_resolv_conf: true,
+    resolv_conf: { nameservers: ['192.0.2.1', '192.0.2.2'], searchdomains: ['a.test'], domain: 'a.test' },
+  });
+  assert.equal(
+    readFileSync(join(root, 'etc/systemd/resolved.conf'), 'utf8'),
+    '# Written from cloud-config.\n#\n[Resolve]\nLLMNR=false\nDNS=192.0.2.1 192.0.2.2 \nDomains=a.test \n',
+  );
+  assert.equal(existsSync(join(root, 'etc/resolv.conf')), false);
+  const azure = tempDir(t);
+  await resolvConf.run(moduleContext(azure, { distro: { name: 'azurelinux', family: 'redhat', version: '3.0' } }), {
+    manage_resolv_conf: true,
+    resolv_conf: { nameservers: ['192.0.2.1'] },
+  });
+  assert.match(
+    readFileSync(join(azure, 'etc/systemd/resolved.conf'), 'utf8'),
+    /\[Resolve\]\nLLMNR=false\nDNS=192\.0\.2\.1 \n\n$/,
+  );
+  for (const name of ['openeuler', 'sle_hpc', 'sle-micro', 'azurelinux'])
+    assert.ok((resolvConf.distros as string[]).includes(name), name);
+});
