@@ -26,7 +26,8 @@ function hostnameSetting(value: unknown): unknown {
 /**
  * How util.get_hostname_fqdn reads hostname and fqdn: fqdn by str() (null is 'None'), hostname by
  * get_cfg_option_str, so a number is its digits (upstream calls .find on it when no fqdn is given and fails; kiln
- * reads it the same either way). A null hostname is as if absent (kiln's reading: upstream fails on it too); a list
+ * reads it the same either way). A null hostname is as if absent (kiln's reading: upstream fails on it without an
+ * fqdn and names the host 'None' with one; see docs/modules.md's known differences); a list
  * or a mapping stays as it is, for the schema to refuse, as upstream's .find does.
  */
 export const HOSTNAME_READERS = {
