@@ -1,6 +1,6 @@
 // cc_set_passwords: chpasswd users/list (plain text hashed by the distro's chpasswd), random passwords to the console,
 // expiry, ssh_pwauth.
-import { randomInt } from 'node:crypto';
+import { passwordOfClasses } from '../util/password-of-classes';
 import { accountWriterSetting } from '../platform/linux/accounts/account-writer-setting';
 import { distroOpsFor } from '../platform/linux/distro/detect-distro';
 import type { DistroOps } from '../platform/linux/distro/distro';
@@ -21,7 +21,6 @@ const LOWER = 'abcdefghijklmnopqrstuvwxyz';
 const UPPER = LOWER.toUpperCase();
 /** Python's string.punctuation. */
 const PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
-const PW_SET = DIGITS + LOWER + UPPER + PUNCTUATION;
 const HASHED = /^\$(1|2a|2y|5|6)(\$.+){2}/;
 
 /**
@@ -29,14 +28,7 @@ const HASHED = /^\$(1|2a|2y|5|6)(\$.+){2}/;
  * rest from all four classes, shuffled.
  */
 export function randUserPassword(len = 20): string {
-  const pick = (set: string) => set[randomInt(set.length)] as string;
-  const chars = [pick(DIGITS), pick(LOWER), pick(UPPER), pick(PUNCTUATION)];
-  while (chars.length < len) chars.push(pick(PW_SET));
-  for (let i = chars.length - 1; i > 0; i--) {
-    const j = randomInt(i + 1);
-    [chars[i], chars[j]] = [chars[j] as string, chars[i] as string];
-  }
-  return chars.join('');
+  return passwordOfClasses([DIGITS, LOWER, UPPER, PUNCTUATION], len);
 }
 
 /** A chpasswd.users entry as the module reads it (readChpasswdUsers). */
