@@ -1,11 +1,10 @@
 // cc_power_state_change: after kiln exits, checks a condition and runs shutdown (halt/poweroff/reboot, delay, message).
-import { pyRepr } from '../config/schema/python-repr';
 import { pyStr } from '../util/python-str';
 import { pyTruthy } from '../util/python-truthy';
 import { pyTypeName } from '../util/python-type-name';
 import { ModuleError, type Module } from './module';
 import { configModule } from './support/config-module';
-import { isMapping, OwnParser, type ReaderWarn } from './support/config-readers';
+import { isMapping, OwnParser, pythonStr, type ReaderWarn } from './support/config-readers';
 import { shellQuote } from './support/config-shapes';
 
 const MODE_FLAGS: Record<string, string> = { halt: '-H', poweroff: '-P', reboot: '-r' };
@@ -106,12 +105,6 @@ function readPowerState(ps: unknown): PowerStatePlan {
     condition: Array.isArray(condition) ? condition.map((c) => pythonStr(c)) : condition,
     ...(typeof condition !== 'boolean' && { conditionText: pythonStr(condition) }),
   };
-}
-
-/** Python's str() of a config value: lists and mappings as their repr. */
-function pythonStr(v: unknown): string {
-  if (typeof v === 'string') return v;
-  return typeof v === 'object' && v !== null && !(v instanceof Date) ? pyRepr(v) : pyStr(v);
 }
 
 /**

@@ -67,7 +67,7 @@ export class OwnParser<T> {
 export type ReaderWarn = (message: string) => void;
 
 /** Python's str() of a value parsed from YAML or JSON: lists and mappings as their repr. */
-function pythonStr(value: unknown): string {
+export function pythonStr(value: unknown): string {
   if (typeof value === 'string') return value;
   return typeof value === 'object' && value !== null && !(value instanceof Date) ? pyRepr(value) : pyStr(value);
 }
